@@ -1,0 +1,55 @@
+# Two doors in: `make docs` builds the course site, `make test` checks everything.
+# Every target bootstraps a local virtual environment (.venv) from PyPI on first use.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+LECTURES := $(sort $(wildcard lectures/[0-9][0-9]_*.py))
+SITE   := docs/_build/html
+
+.PHONY: help venv lint unit docs browser test lectures figures clean
+
+help:
+	@echo "make docs      build the course site (runs every lecture) into $(SITE)"
+	@echo "make test      lint, unit tests, site build and the browser test"
+	@echo "make lectures  run every lecture in order"
+	@echo "make figures   run the lectures that draw and save their PNGs into figures/"
+	@echo "make clean     remove generated output (site, figures, results, caches)"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test,docs]"
+	@touch $@
+
+venv: $(STAMP)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+unit: $(STAMP)
+	$(PY) -m pytest -m "not browser" -q
+
+docs: $(STAMP)
+	rm -rf docs/_build docs/auto_lectures docs/gen_modules
+	$(PY) -m sphinx -W --keep-going -n -b html docs $(SITE)
+	@echo "Site built: $(abspath $(SITE))/index.html"
+
+browser: $(STAMP)
+	$(PY) -m pytest -m browser -q
+
+test: lint unit docs browser
+
+lectures: $(STAMP)
+	@set -e; for f in $(LECTURES); do echo "== $$f"; $(PY) $$f; done
+
+figures: $(STAMP)
+	@set -e; for f in $(LECTURES); do \
+	  if $(PY) $$f --help | grep -q -- '--png'; then echo "== $$f --png"; $(PY) $$f --png; \
+	  elif $(PY) $$f --help | grep -q -- '--outdir'; then echo "== $$f"; $(PY) $$f; fi; done
+
+clean:
+	rm -rf docs/_build docs/auto_lectures docs/gen_modules figures/*.png results .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,56 @@
+"""Atomic file output: a failed or interrupted write never destroys the previous file."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+
+def writable_dir(path: str | os.PathLike[str], what: str = "output folder") -> Path:
+    """Create `path` if needed and check that files can be written in it; ValueError if not."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create {what} {folder}: {exc.strerror or exc}") from None
+    if not folder.is_dir():
+        raise ValueError(f"{what} {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write to {what} {folder}: permission denied")
+    return folder
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO]:
+    """Open a temporary file beside `path`; on success fsync and rename it over `path`."""
+    target = Path(path)
+    writable_dir(target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write `text` to `path` atomically (temp file + rename)."""
+    with atomic_output(path, "w") as handle:
+        handle.write(text)
+    return Path(path)
+
+
+def atomic_write_with(path: str | os.PathLike[str], writer: Callable[[IO], None]) -> Path:
+    """Call writer(binary_handle) on a temp file, then rename it over `path`."""
+    with atomic_output(path, "wb") as handle:
+        writer(handle)
+    return Path(path)

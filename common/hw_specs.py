@@ -1,0 +1,260 @@
+"""The hardware table: every chip figure the course uses, each with its source.
+
+Standard library only. Each figure is a plain literal in one place below: to redo
+an exercise, edit a number here (for example A100's bf16 ``peak_flops``) and rerun
+a lecture; every dependent number moves with it.
+
+Conventions: peak FLOP/s are dense (no structured sparsity); one multiply-add is
+2 FLOP; bandwidths are bytes per second; a chip-to-chip link figure is one
+direction of one link (NVLink: per GPU, one way; TPU ICI: one link, one way);
+capacities are bytes as the vendor states them (decimal GB).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+# ---------------------------------------------------------------------------
+# Sources (cited by every figure)
+# ---------------------------------------------------------------------------
+A100_DATASHEET = "NVIDIA A100 Tensor Core GPU datasheet (SXM4 40GB)"
+H100_DATASHEET = "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM)"
+H200_DATASHEET = "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM)"
+HGX_B200_DATASHEET = "NVIDIA HGX B200 datasheet (8-GPU totals divided by 8, sparsity halved)"
+B300_BLOG = "NVIDIA Technical Blog, 'Inside NVIDIA Blackwell Ultra' (2025)"
+HGX_B300_DATASHEET = "NVIDIA HGX B300 datasheet"
+TPU_V5E_DOCS = "Google Cloud TPU v5e documentation; How to Scale Your Model, ch. 'All About TPUs'"
+TPU_V6E_DOCS = "Google Cloud TPU v6e documentation; How to Scale Your Model, ch. 'All About TPUs'"
+SCALING_BOOK_ROOFLINE = "How to Scale Your Model, ch. 'All About Rooflines'"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One hardware figure: its value, unit, source, and whether it is an estimate."""
+
+    value: float
+    unit: str
+    source: str
+    estimate: bool = False
+    note: str = ""
+
+
+def flops(value: float, source: str, estimate: bool = False, note: str = "") -> Figure:
+    """A dense peak compute figure in FLOP/s (or OP/s for integer precisions)."""
+    return Figure(value, "FLOP/s", source, estimate, note)
+
+
+def bandwidth(value: float, source: str, estimate: bool = False, note: str = "") -> Figure:
+    """A bandwidth figure in bytes/s."""
+    return Figure(value, "B/s", source, estimate, note)
+
+
+def capacity(value: float, source: str, estimate: bool = False, note: str = "") -> Figure:
+    """A memory capacity figure in bytes."""
+    return Figure(value, "B", source, estimate, note)
+
+
+def _positive(value: object, what: str) -> float:
+    """Return value as a float, or raise ValueError unless it is finite and > 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class Chip:
+    """A chip: dense peak FLOP/s per precision, memory bandwidth and capacity, link bandwidth."""
+
+    name: str
+    peak_flops_table: Mapping[str, Figure]
+    mem_bw_figure: Figure
+    mem_capacity_figure: Figure
+    link_bw_figure: Figure
+    link_name: str = ""
+    key: str = field(default="", compare=False)
+
+    def _check(self, fig: Figure, what: str) -> float:
+        return _positive(fig.value, f"{self.name} {what}")
+
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        """The precisions this chip has a peak for, e.g. ('bf16', 'fp8', 'int8')."""
+        return tuple(self.peak_flops_table)
+
+    def peak_flops(self, precision: str) -> float:
+        """Dense peak FLOP/s at `precision`; ValueError naming the precisions it has."""
+        if precision not in self.peak_flops_table:
+            have = ", ".join(self.precisions)
+            raise ValueError(f"{self.name} has no {precision!r} peak; it has: {have}")
+        return self._check(self.peak_flops_table[precision], f"{precision} peak FLOP/s")
+
+    @property
+    def mem_bw(self) -> float:
+        """Main-memory (HBM) bandwidth in bytes/s."""
+        return self._check(self.mem_bw_figure, "memory bandwidth")
+
+    @property
+    def mem_capacity(self) -> float:
+        """Main-memory capacity in bytes."""
+        return self._check(self.mem_capacity_figure, "memory capacity")
+
+    @property
+    def link_bw(self) -> float:
+        """One-way chip-to-chip link bandwidth in bytes/s."""
+        return self._check(self.link_bw_figure, "link bandwidth")
+
+    def critical_intensity(self, precision: str) -> float:
+        """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte."""
+        return self.peak_flops(precision) / self.mem_bw
+
+    ridge_point = critical_intensity
+
+    def figures(self) -> Iterator[tuple[str, Figure]]:
+        """Every figure of the chip with a readable label (for the docs' hardware table)."""
+        for precision, fig in self.peak_flops_table.items():
+            yield f"peak {precision}", fig
+        yield "memory bandwidth", self.mem_bw_figure
+        yield "memory capacity", self.mem_capacity_figure
+        yield f"link ({self.link_name})" if self.link_name else "link", self.link_bw_figure
+
+    def validate(self) -> None:
+        """Raise ValueError if any figure is not a positive finite number."""
+        for label, fig in self.figures():
+            self._check(fig, label)
+
+
+# ---------------------------------------------------------------------------
+# The table. Edit a literal, rerun a lecture.
+# ---------------------------------------------------------------------------
+A100 = Chip(
+    name="A100 40GB SXM",
+    key="a100",
+    peak_flops_table={
+        "bf16": flops(312e12, A100_DATASHEET),
+        "int8": flops(624e12, A100_DATASHEET, note="INT8 Tensor Core, dense TOPS"),
+    },
+    mem_bw_figure=bandwidth(1555e9, A100_DATASHEET, note="HBM2"),
+    mem_capacity_figure=capacity(40e9, A100_DATASHEET),
+    link_bw_figure=bandwidth(300e9, A100_DATASHEET, note="NVLink 3: 600 GB/s both ways"),
+    link_name="NVLink 3",
+)
+
+H100 = Chip(
+    name="H100 SXM",
+    key="h100",
+    peak_flops_table={
+        "bf16": flops(989e12, H100_DATASHEET),
+        "fp8": flops(1979e12, H100_DATASHEET),
+        "int8": flops(1979e12, H100_DATASHEET, note="dense TOPS"),
+    },
+    mem_bw_figure=bandwidth(3.35e12, H100_DATASHEET, note="HBM3"),
+    mem_capacity_figure=capacity(80e9, H100_DATASHEET),
+    link_bw_figure=bandwidth(450e9, H100_DATASHEET, note="NVLink 4: 900 GB/s both ways"),
+    link_name="NVLink 4",
+)
+
+H200 = Chip(
+    name="H200",
+    key="h200",
+    peak_flops_table={  # same compute die as H100
+        "bf16": flops(989e12, H200_DATASHEET),
+        "fp8": flops(1979e12, H200_DATASHEET),
+        "int8": flops(1979e12, H200_DATASHEET, note="dense TOPS"),
+    },
+    mem_bw_figure=bandwidth(4.8e12, H200_DATASHEET, note="HBM3e"),
+    mem_capacity_figure=capacity(141e9, H200_DATASHEET),
+    link_bw_figure=bandwidth(450e9, H200_DATASHEET, note="NVLink 4: 900 GB/s both ways"),
+    link_name="NVLink 4",
+)
+
+B200 = Chip(
+    name="B200",
+    key="b200",
+    peak_flops_table={
+        "bf16": flops(2.25e15, HGX_B200_DATASHEET, estimate=True),
+        "fp8": flops(4.5e15, HGX_B200_DATASHEET, estimate=True),
+        "int8": flops(4.5e15, HGX_B200_DATASHEET, estimate=True, note="dense TOPS"),
+        "nvfp4": flops(9e15, HGX_B200_DATASHEET, estimate=True),
+    },
+    mem_bw_figure=bandwidth(8e12, HGX_B200_DATASHEET, note="HBM3e"),
+    mem_capacity_figure=capacity(180e9, HGX_B200_DATASHEET),
+    link_bw_figure=bandwidth(900e9, HGX_B200_DATASHEET, note="NVLink 5: 1.8 TB/s both ways"),
+    link_name="NVLink 5",
+)
+
+B300 = Chip(
+    name="B300",
+    key="b300",
+    peak_flops_table={
+        "bf16": flops(2.5e15, B300_BLOG, estimate=True, note="about 2.5x H100 bf16"),
+        "fp8": flops(5e15, B300_BLOG),
+        "nvfp4": flops(15e15, B300_BLOG),
+    },
+    mem_bw_figure=bandwidth(8e12, HGX_B300_DATASHEET, note="HBM3e"),
+    mem_capacity_figure=capacity(288e9, HGX_B300_DATASHEET),
+    link_bw_figure=bandwidth(900e9, HGX_B300_DATASHEET, note="NVLink 5: 1.8 TB/s both ways"),
+    link_name="NVLink 5",
+)
+
+TPU_V5E = Chip(
+    name="TPU v5e",
+    key="tpu-v5e",
+    peak_flops_table={
+        "bf16": flops(197e12, TPU_V5E_DOCS),
+        "int8": flops(394e12, TPU_V5E_DOCS, note="dense TOPS"),
+    },
+    mem_bw_figure=bandwidth(8.2e11, TPU_V5E_DOCS),
+    mem_capacity_figure=capacity(16e9, TPU_V5E_DOCS),
+    link_bw_figure=bandwidth(4.5e10, SCALING_BOOK_ROOFLINE, note="one ICI link, one way"),
+    link_name="ICI, one link",
+)
+
+TPU_V6E = Chip(
+    name="TPU v6e",
+    key="tpu-v6e",
+    peak_flops_table={
+        "bf16": flops(920e12, TPU_V6E_DOCS),
+        "int8": flops(1840e12, TPU_V6E_DOCS, note="dense TOPS"),
+    },
+    mem_bw_figure=bandwidth(1.64e12, TPU_V6E_DOCS),
+    mem_capacity_figure=capacity(32e9, TPU_V6E_DOCS),
+    link_bw_figure=bandwidth(9e10, SCALING_BOOK_ROOFLINE, note="one ICI link, one way"),
+    link_name="ICI, one link",
+)
+
+CHIPS: dict[str, Chip] = {c.key: c for c in (A100, H100, H200, B200, B300, TPU_V5E, TPU_V6E)}
+
+# Bytes per stored element. nvfp4 stores 4-bit values plus one 8-bit scale per
+# 16 values: (16 * 4 + 8) / 16 = 4.5 bits = 0.5625 bytes.
+BYTES_PER_ELEM: dict[str, float] = {
+    "fp32": 4,
+    "bf16": 2,
+    "fp16": 2,
+    "fp8": 1,
+    "int8": 1,
+    "int4": 0.5,
+    "nvfp4": 0.5625,
+}
+
+
+def get_chip(name: str) -> Chip:
+    """Look a chip up by key or name, case-insensitively ('h100', 'H100 SXM', 'tpu-v5e')."""
+    wanted = str(name).strip().lower().replace("_", "-").replace(" ", "-")
+    for chip in CHIPS.values():
+        if wanted in (chip.key, chip.name.lower().replace(" ", "-")):
+            return chip
+    raise ValueError(f"unknown chip {name!r}; choose one of: {', '.join(CHIPS)}")
+
+
+def bytes_per_elem(precision: str) -> float:
+    """Bytes one element takes at `precision`; ValueError listing the known precisions."""
+    if precision not in BYTES_PER_ELEM:
+        raise ValueError(
+            f"unknown precision {precision!r}; choose one of: {', '.join(BYTES_PER_ELEM)}"
+        )
+    return BYTES_PER_ELEM[precision]

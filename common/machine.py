@@ -1,0 +1,141 @@
+"""What this machine is: CPU model, cores, BLAS library, the kernel it runs, threads.
+
+Measured numbers mean little without this: a ridge point measured with
+OpenBLAS's Haswell kernel on 2 threads is not comparable with one measured
+with Accelerate on 10. Everything here only reads settings; nothing is changed.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+from typing import Any
+
+# Environment variables that steer BLAS; reported, never set.
+BLAS_ENV_VARS = (
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
+
+
+def cpu_model() -> str:
+    """The CPU's model name, from /proc/cpuinfo, sysctl (macOS) or platform."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    if sys.platform == "darwin":
+        try:
+            out = subprocess.run(
+                ["sysctl", "-n", "machdep.cpu.brand_string"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+            )
+            if out.stdout.strip():
+                return out.stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (affinity-aware)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def blas_env() -> dict[str, str]:
+    """The BLAS-related environment variables that are set, as they are."""
+    return {k: os.environ[k] for k in BLAS_ENV_VARS if k in os.environ}
+
+
+def blas_info() -> dict[str, Any]:
+    """numpy's BLAS: library, version, kernel (e.g. OpenBLAS core type) and thread count."""
+    import numpy as np
+
+    np.ones(1) @ np.ones(1)  # make sure the BLAS library is loaded before inspecting it
+    info: dict[str, Any] = {
+        "library": "unknown",
+        "version": "",
+        "kernel": "unknown",
+        "threads": None,
+        "threading_layer": "",
+    }
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        threadpool_info = None
+    if threadpool_info is not None:
+        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+        if blas:
+            first = blas[0]
+            info.update(
+                library=first.get("internal_api", "unknown"),
+                version=str(first.get("version") or ""),
+                kernel=str(first.get("architecture") or "n/a"),
+                threads=first.get("num_threads"),
+                threading_layer=str(first.get("threading_layer") or ""),
+            )
+            return info
+    try:  # numpy >= 1.25 describes its build
+        config = np.show_config(mode="dicts")
+        blas_cfg = config.get("Build Dependencies", {}).get("blas", {})
+        info["library"] = blas_cfg.get("name", "unknown")
+        info["version"] = blas_cfg.get("version", "")
+    except (TypeError, AttributeError):
+        pass
+    return info
+
+
+def describe() -> dict[str, Any]:
+    """A dictionary describing this machine and its numeric stack (for results files)."""
+    import numpy as np
+
+    return {
+        "cpu": cpu_model(),
+        "cores": usable_cores(),
+        "system": f"{platform.system()} {platform.machine()}",
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "blas": blas_info(),
+        "blas_env": blas_env(),
+    }
+
+
+def fingerprint(desc: dict[str, Any]) -> str:
+    """What must match for two measurements to count as the same machine."""
+    blas = desc.get("blas") or {}
+    return " | ".join(
+        str(x)
+        for x in (
+            desc.get("cpu"),
+            desc.get("cores"),
+            desc.get("system"),
+            blas.get("library"),
+            blas.get("kernel"),
+            blas.get("threads"),
+        )
+    )
+
+
+def summary_line(desc: dict[str, Any]) -> str:
+    """One line: CPU, cores, BLAS library and version, kernel, threads."""
+    blas = desc.get("blas") or {}
+    version = f" {blas['version']}" if blas.get("version") else ""
+    return (
+        f"{desc.get('cpu')}, {desc.get('cores')} cores; numpy {desc.get('numpy')} with "
+        f"{blas.get('library')}{version}, kernel {blas.get('kernel')}, "
+        f"{blas.get('threads')} BLAS threads"
+    )

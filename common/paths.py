@@ -1,0 +1,17 @@
+"""Where the course's files live: the repository root and its output folders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FIGURES_DIR = REPO_ROOT / "figures"
+RESULTS_DIR = REPO_ROOT / "results"
+RESULTS_ENV = "ROOFLINE_RESULTS"  # overrides the results file (the docs build uses it)
+
+
+def default_results_path() -> Path:
+    """The results file: $ROOFLINE_RESULTS if set, else results/machine.json at the repo root."""
+    override = os.environ.get(RESULTS_ENV)
+    return Path(override) if override else RESULTS_DIR / "machine.json"
