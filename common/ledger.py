@@ -1,0 +1,153 @@
+"""The two ledgers' formulas beyond matmul: operator FLOP/byte counts and the memory ledger.
+
+Standard library only. Speed ledger: each function returns (F, D) = (FLOPs,
+bytes moved) for one operator, counting every read and every write at the
+element size. Capacity ledger: weights + KV cache + activations + overhead.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+GIB = 2**30
+
+
+def _size(n: object, what: str) -> int:
+    """n as a positive int; ValueError otherwise."""
+    if isinstance(n, bool) or not isinstance(n, (int, float)):
+        raise ValueError(f"{what} must be a positive integer, got {n!r}")
+    if isinstance(n, float) and (not math.isfinite(n) or n != int(n)):
+        raise ValueError(f"{what} must be a positive integer, got {n!r}")
+    if n <= 0:
+        raise ValueError(f"{what} must be a positive integer, got {n!r}")
+    return int(n)
+
+
+def _positive(x: object, what: str) -> float:
+    """x as a positive finite float; ValueError otherwise."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise ValueError(f"{what} must be a number, got {x!r}")
+    v = float(x)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{what} must be a positive finite number, got {x!r}")
+    return v
+
+
+def _fraction(x: object, what: str) -> float:
+    """x as a finite float >= 0; ValueError otherwise."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise ValueError(f"{what} must be a number, got {x!r}")
+    v = float(x)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"{what} must be a finite number >= 0, got {x!r}")
+    return v
+
+
+# ---------------------------------------------------------------------------
+# Speed ledger: operators
+# ---------------------------------------------------------------------------
+def elementwise_counts(n: int, elem_bytes: float = 2, reads: int = 2) -> tuple[float, float]:
+    """n elements, one op each, `reads` inputs and one output: F = n, D = b (reads + 1) n."""
+    n, r = _size(n, "element count"), _size(reads, "number of inputs")
+    return float(n), _positive(elem_bytes, "bytes per element") * (r + 1) * n
+
+
+def layernorm_counts(n: int, d: int, elem_bytes: float = 2) -> tuple[float, float]:
+    """LayerNorm without bias over [n, d]: about 6 ops per element, read x and write y once."""
+    n, d = _size(n, "rows"), _size(d, "columns")
+    return 6.0 * n * d, _positive(elem_bytes, "bytes per element") * 2 * n * d
+
+
+def softmax_counts(
+    n: int, d: int, elem_bytes: float = 2, fused: bool = True
+) -> tuple[float, float]:
+    """Row softmax over [n, d]: F = 5nd; fused reads once, writes once, naive 3 reads + 2 writes."""
+    n, d = _size(n, "rows"), _size(d, "columns")
+    passes = 2 if fused else 5
+    return 5.0 * n * d, _positive(elem_bytes, "bytes per element") * passes * n * d
+
+
+def attention_counts(
+    N: int, d_head: int, elem_bytes: float = 2, materialized: bool = True
+) -> tuple[float, float]:
+    """One head: F = 4 N^2 d + 5 N^2; D = b (4N^2 + 4Nd) materialized, b 4Nd at minimum traffic."""
+    N, d = _size(N, "tokens"), _size(d_head, "head dim")
+    b = _positive(elem_bytes, "bytes per element")
+    flops = 4.0 * N * N * d + 5.0 * N * N
+    # Q, K, V read and O written once (4Nd); materializing S and P adds write S, read S,
+    # write P, read P (4N^2).
+    nbytes = b * (4 * N * N + 4 * N * d) if materialized else b * 4 * N * d
+    return flops, nbytes
+
+
+# ---------------------------------------------------------------------------
+# Capacity ledger
+# ---------------------------------------------------------------------------
+def kv_cache_bytes(n_tokens: int, n_layers: int, d_kv: int, elem_bytes: float = 2) -> float:
+    """KV cache = 2 (K and V) x tokens x layers x d_kv x bytes, with d_kv = KV heads x head dim."""
+    t, layers = _size(n_tokens, "tokens"), _size(n_layers, "layers")
+    return 2.0 * t * layers * _size(d_kv, "d_kv") * _positive(elem_bytes, "bytes per element")
+
+
+class MemoryLedger(NamedTuple):
+    """The four terms of the capacity ledger, in bytes."""
+
+    weights: float
+    kv_cache: float
+    activations: float
+    overhead: float
+
+    @property
+    def total(self) -> float:
+        """Sum of the four terms."""
+        return self.weights + self.kv_cache + self.activations + self.overhead
+
+    def fits(self, budget_bytes: float) -> bool:
+        """True when the total stays within the budget."""
+        return self.total <= budget_bytes
+
+
+def memory_ledger(
+    n_params: float,
+    weight_bytes: float,
+    n_layers: int,
+    d_kv: int,
+    batch: int,
+    seq: int,
+    act_bytes_per_token: float,
+    overhead_rate: float,
+    kv_bytes: float = 2,
+    active_tokens: int | None = None,
+) -> MemoryLedger:
+    """Weights N b_w + KV 2 B S L d_kv b + activations T a + overhead rho x (sum of the three).
+
+    T, the tokens alive at once, is B S for unchunked prefill (the default) and B for decode.
+    """
+    w = _positive(n_params, "parameter count") * _positive(weight_bytes, "bytes per weight")
+    b, s = _size(batch, "batch"), _size(seq, "sequence length")
+    kv = kv_cache_bytes(b * s, n_layers, d_kv, kv_bytes)
+    tokens = b * s if active_tokens is None else _size(active_tokens, "active tokens")
+    act = tokens * _fraction(act_bytes_per_token, "activation bytes per token")
+    rate = _fraction(overhead_rate, "overhead rate")
+    return MemoryLedger(w, kv, act, rate * (w + kv + act))
+
+
+def largest_batch_that_fits(budget_bytes: float, ledger_at: object, limit: int = 1 << 20) -> int:
+    """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none."""
+    budget = _positive(budget_bytes, "memory budget")
+    if not callable(ledger_at):
+        raise ValueError("ledger_at must be a function of the batch size")
+    if ledger_at(1).total > budget:
+        return 0
+    lo, hi = 1, 2
+    while hi <= limit and ledger_at(hi).total <= budget:
+        lo, hi = hi, hi * 2
+    hi = min(hi, limit + 1)
+    while hi - lo > 1:  # invariant: lo fits, hi does not (or is past the limit)
+        mid = (lo + hi) // 2
+        if ledger_at(mid).total <= budget:
+            lo = mid
+        else:
+            hi = mid
+    return lo
