@@ -80,15 +80,19 @@ def fmt_time(seconds: float, unit: str | None = None, digits: int | None = None)
             raise ValueError(f"unknown time unit {unit!r}; use one of ns, µs, ms, s")
         value = seconds / _TIME_UNITS[unit]
         return f"{value:.{3 if digits is None else digits}f} {unit}"
-    for unit_name, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if abs(seconds) >= scale:
-            name, value = unit_name, seconds / scale
-            break
-    else:
-        name, value = "ns", seconds / 1e-9
-    if digits is None:  # three significant figures
-        digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2
-    return f"{value:.{digits}f} {name}"
+    units = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+    index = next((i for i, (_, scale) in enumerate(units) if abs(seconds) >= scale), 3)
+
+    def places(value: float) -> int:  # three significant figures unless `digits` is given
+        if digits is not None:
+            return digits
+        return 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2
+
+    value = seconds / units[index][1]
+    if index > 0 and round(abs(value), places(value)) >= 1000:  # 999.96 µs prints as 1.00 ms
+        index -= 1
+        value = seconds / units[index][1]
+    return f"{value:.{places(value)}f} {units[index][0]}"
 
 
 def fmt_ratio(x: float, digits: int = 2) -> str:

@@ -212,7 +212,8 @@ def sharded_matmul_two_chips(
 
 def network_critical_dim(peak: float, link_bw: float, elem_bytes: float = 2) -> float:
     """Sharded matmul is compute-bound iff I = D / b > P / link, i.e. D > b P / link."""
-    return _positive(elem_bytes, "bytes per element") * ridge_point(peak, link_bw)
+    e = _positive(elem_bytes, "bytes per element")
+    return e * _positive(peak, "peak FLOP/s") / _positive(link_bw, "link bandwidth")
 
 
 # ---------------------------------------------------------------------------

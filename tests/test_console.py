@@ -1,0 +1,210 @@
+"""Tests for common.console: unit formatting, tables, headers and observations."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+
+import pytest
+
+from common import console
+from common.console import (
+    WIDTH,
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_num,
+    fmt_rate,
+    fmt_ratio,
+    fmt_time,
+    format_observations,
+    format_table,
+    print_header,
+    print_observations,
+    print_table,
+)
+
+# ---------------------------------------------------------------------------
+# Numbers and units
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (8.67e9, "8.67 G"),
+        (16, "16"),
+        (0.5, "0.50"),
+        (1e3, "1.00 K"),
+        (2.5e15, "2.50 P"),
+        (-4.2e6, "-4.20 M"),
+    ],
+)
+def test_fmt_num(value: float, expected: str) -> None:
+    assert fmt_num(value) == expected
+
+
+def test_fmt_flops_rate_and_bandwidth() -> None:
+    assert fmt_flops(8.67e9) == "8.67 GFLOP"
+    assert fmt_rate(989e12) == "989.0 TFLOP/s"
+    assert fmt_rate(1979e12, digits=2) == "1.98 PFLOP/s"
+    assert fmt_bw(3.35e12) == "3.35 TB/s"
+    assert fmt_bw(4.5e10, digits=0) == "45 GB/s"
+
+
+def test_fmt_bytes_keeps_decimal_and_binary_units_apart() -> None:
+    assert fmt_bytes(1000) == "1.00 KB"
+    assert fmt_bytes(1024) == "1.02 KB"
+    assert fmt_bytes(1024, binary=True) == "1.00 KiB"
+    assert fmt_bytes(1000, binary=True) == "1000 B"  # not a KiB yet
+    assert fmt_bytes(1e6) == "1.00 MB"
+    assert fmt_bytes(2**20) == "1.05 MB"
+    assert fmt_bytes(2**20, binary=True) == "1.00 MiB"
+    assert fmt_bytes(13.0 * 2**30, binary=True) == "13.00 GiB"
+    assert fmt_bytes(138.41e6) == "138.41 MB"
+    assert fmt_bytes(512, binary=True) == "512 B"
+
+
+def test_fmt_bytes_never_mixes_unit_families() -> None:
+    rng = random.Random(2)
+    for _ in range(300):
+        n = 10 ** rng.uniform(0, 16)
+        decimal, binary = fmt_bytes(n), fmt_bytes(n, binary=True)
+        assert "i" not in decimal.split()[-1], decimal
+        assert binary.endswith(" B") or "iB" in binary, binary
+
+
+def test_fmt_bytes_value_matches_unit() -> None:
+    rng = random.Random(3)
+    scales = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15}
+    scales.update({"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50})
+    for _ in range(300):
+        n = 10 ** rng.uniform(0, 17)
+        for binary in (False, True):
+            number, unit = fmt_bytes(n, binary=binary).split()
+            assert float(number) * scales[unit] == pytest.approx(n, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "expected"),
+    [
+        (0, "0.00 ns"),
+        (5e-9, "5.00 ns"),
+        (123e-9, "123 ns"),
+        (2.5e-6, "2.50 µs"),
+        (30e-6, "30.0 µs"),
+        (139e-6, "139 µs"),
+        (0.089e-3, "89.0 µs"),
+        (1.40e-3, "1.40 ms"),
+        (0.5, "500 ms"),
+        (1.5, "1.50 s"),
+        (42.0, "42.0 s"),
+        (999.96e-6, "1.00 ms"),  # rounds up into the next unit, never "1000 µs"
+        (999.6e-9, "1.00 µs"),
+    ],
+)
+def test_fmt_time_from_ns_to_s(seconds: float, expected: str) -> None:
+    assert fmt_time(seconds) == expected
+
+
+def test_fmt_time_three_significant_figures_below_1000() -> None:
+    rng = random.Random(4)
+    scales = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+    for _ in range(500):
+        t = 10 ** rng.uniform(-9, 1)
+        number, unit = fmt_time(t).split()
+        assert float(number) * scales[unit] == pytest.approx(t, rel=0.01)
+        if unit != "s":
+            assert 1 <= float(number) < 1000 or unit == "ns", fmt_time(t)
+        digits = len(re.sub(r"\D", "", number).lstrip("0"))
+        assert digits == 3, fmt_time(t)
+
+
+def test_fmt_time_fixed_unit_and_digits() -> None:
+    assert fmt_time(0.028e-3, unit="ms") == "0.028 ms"
+    assert fmt_time(1e-3, unit="µs", digits=1) == "1000.0 µs"
+    assert fmt_time(1e-3, unit="us", digits=0) == "1000 us"
+    assert fmt_time(2.5, digits=3) == "2.500 s"
+    with pytest.raises(ValueError, match="ns, µs, ms, s"):
+        fmt_time(1.0, unit="hours")
+
+
+def test_fmt_ratio() -> None:
+    assert fmt_ratio(3.17) == "x3.17"
+    assert fmt_ratio(2.0, digits=1) == "x2.0"
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, "abc", None])
+@pytest.mark.parametrize("formatter", [fmt_num, fmt_bytes, fmt_time, fmt_ratio, fmt_bw])
+def test_formatters_reject_non_finite(formatter, bad) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        formatter(bad)
+
+
+# ---------------------------------------------------------------------------
+# Tables, headers, observations
+# ---------------------------------------------------------------------------
+
+
+def test_format_table_aligns_numbers_right_and_text_left() -> None:
+    text = format_table(["chip", "ridge"], [["H100 SXM", "295"], ["TPU v5e", "1875"]])
+    lines = text.splitlines()
+    assert lines[0] == "chip      ridge"
+    assert lines[1] == "--------  -----"
+    assert lines[2] == "H100 SXM    295"
+    assert lines[3] == "TPU v5e    1875"
+
+
+def test_format_table_numeric_detection() -> None:
+    text = format_table(
+        ["a", "b", "c"], [["x2.15", "1,875", "D > 8,755.6"], ["x10.00", "12", "D > 1.0"]]
+    )
+    rows = text.splitlines()[2:]
+    # ratio and comma numbers are right-aligned, the 'D > ...' text is left-aligned
+    assert rows[0].startswith(" x2.15")
+    assert rows[1].split("  ")[-1] == "D > 1.0"
+
+
+def test_format_table_rejects_ragged_rows() -> None:
+    with pytest.raises(ValueError, match="2 cells, header has 3"):
+        format_table(["a", "b", "c"], [["1", "2"]])
+
+
+def test_format_table_with_no_rows() -> None:
+    assert format_table(["a", "bb"], []) == "a  bb\n-  --"
+
+
+def test_print_table_header_and_observations(capsys: pytest.CaptureFixture[str]) -> None:
+    print_header("1. Basics")
+    print_table(["x"], [[1]])
+    print_observations(["first " * 40, "second"])
+    out = capsys.readouterr().out
+    assert "\n1. Basics\n====================\n" in out  # underline at least 20 wide
+    assert "What to observe:" in out
+    assert "  1. first" in out and "  2. second" in out
+    assert max(len(line) for line in out.splitlines()) <= WIDTH
+
+
+def test_header_underline_follows_title_up_to_width(capsys: pytest.CaptureFixture[str]) -> None:
+    print_header("t" * 40)
+    print_header("u" * 200)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "=" * 40
+    assert lines[5] == "=" * WIDTH
+
+
+def test_observations_wrap_with_hanging_indent() -> None:
+    text = format_observations(["word " * 60], title="Notes")
+    lines = text.splitlines()
+    assert lines[0] == "Notes:"
+    assert lines[1].startswith("  1. word")
+    assert all(line.startswith("     word") for line in lines[2:])
+    assert all(len(line) <= WIDTH for line in lines)
+
+
+def test_progress_is_silent_when_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    console.progress("working")
+    console.progress_done()
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""

@@ -1,0 +1,361 @@
+"""Tests for common.roofline: the formulas against NUMBERS.md and against their own definitions."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from common import plotting, roofline
+from common.hw_specs import B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
+from common.roofline import (
+    ascii_roofline,
+    attainable_flops,
+    batched_matvec_counts,
+    bound_of,
+    critical_batch,
+    decode_attention_counts,
+    gemm_counts,
+    intensity,
+    lower_bound_time,
+    matmul_counts,
+    network_critical_dim,
+    ridge_point,
+    save_roofline_png,
+    sharded_matmul_two_chips,
+    speedup_2x,
+    speedup_2x_at_ratio,
+    tiled_matmul_bytes,
+    time_bounds,
+)
+
+D = F = 8192
+
+
+# ---------------------------------------------------------------------------
+# NUMBERS.md, lecture-script section
+# ---------------------------------------------------------------------------
+def test_matmul_intensity_grows_like_b_then_saturates() -> None:
+    assert f"{intensity(*matmul_counts(1, D, F)):.1f}" == "1.0"
+    for B in (2, 4, 8, 16):
+        assert intensity(*matmul_counts(B, D, F)) == pytest.approx(B, rel=0.01)
+    assert intensity(*matmul_counts(4096, D, F)) == 2048
+    limit = D * F / (D + F)
+    assert limit == 4096
+    assert intensity(*matmul_counts(10**9, D, F)) == pytest.approx(limit, rel=1e-5)
+    assert intensity(*matmul_counts(10**9, D, F)) < limit
+
+
+def test_matmul_counts_by_definition() -> None:
+    flops, nbytes = matmul_counts(3, 5, 7, 1, 0.5, 4)
+    assert flops == 2 * 3 * 5 * 7
+    assert nbytes == 3 * 5 * 1 + 5 * 7 * 0.5 + 3 * 7 * 4
+    assert gemm_counts(512, 4096, 4096) == matmul_counts(512, 4096, 4096)
+
+
+@pytest.mark.parametrize(
+    ("chip", "precision", "formats", "expected"),
+    [
+        (H100, "bf16", ("bf16", "bf16", "bf16"), 319),
+        (H100, "fp8", ("fp8", "fp8", "bf16"), 332),
+        (B300, "nvfp4", ("nvfp4", "nvfp4", "bf16"), 747),
+        (TPU_V5E, "int8", ("int8", "int8", "int8"), 256),  # exercise 1
+        (TPU_V5E, "bf16", ("bf16", "int8", "bf16"), 128),  # exercise 2
+        (TPU_V5E, "bf16", ("bf16", "bf16", "bf16"), 256),
+    ],
+)
+def test_critical_batches(chip, precision: str, formats, expected: int) -> None:
+    sizes = [bytes_per_elem(p) for p in formats]
+    assert critical_batch(D, F, chip.ridge_point(precision), *sizes) == expected
+
+
+def test_book_approximations_of_the_exercises() -> None:
+    # For small B, I ~ 2B / w, so B ~ I* w / 2: the book's 240 and 120 on TPU v5e.
+    assert f"{TPU_V5E.ridge_point('int8') * 1 / 2:.0f}" == "240"
+    assert f"{TPU_V5E.ridge_point('bf16') * 1 / 2:.0f}" == "120"
+    assert abs(critical_batch(D, F, B300.ridge_point("nvfp4"), 0.5625, 0.5625, 2) - 750) < 5
+
+
+def test_lecture_ridge_points() -> None:
+    assert round(H100.ridge_point("bf16")) == 295
+    assert round(H200.ridge_point("bf16")) == 206
+    assert B300.ridge_point("nvfp4") == 1875
+    assert round(TPU_V5E.ridge_point("bf16")) == 240
+    assert ridge_point(989e12, 3.35e12) == H100.ridge_point("bf16")
+
+
+@pytest.mark.parametrize("B", [1, 16, 256, 4096, 65536])
+def test_one_matrix_per_example_stays_near_one(B: int) -> None:
+    assert intensity(*batched_matvec_counts(B, D, F)) == pytest.approx(1, abs=1e-3)
+
+
+@pytest.mark.parametrize(("kv_heads", "expected"), [(32, 1), (8, 4), (1, 32)])
+def test_decode_attention_intensity_is_query_heads_per_kv_head(kv_heads, expected) -> None:
+    for context in (128, 4096, 32768):
+        flops, nbytes = decode_attention_counts(32, kv_heads, 128, context)
+        assert intensity(flops, nbytes) == expected
+    flops, nbytes = decode_attention_counts(32, kv_heads, 128, 4096)
+    assert flops == 4 * 32 * 128 * 4096
+    assert nbytes == 2 * 4096 * kv_heads * 128 * 2
+
+
+def test_decode_attention_rejects_uneven_groups() -> None:
+    with pytest.raises(
+        ValueError, match=r"query heads \(32\) must be a multiple of KV heads \(5\)"
+    ):
+        decode_attention_counts(32, 5, 128, 4096)
+
+
+@pytest.mark.parametrize(
+    ("tile", "exact", "approx"),
+    [
+        ((32, 32, 32), "15.9", "16.0"),
+        ((64, 64, 64), "31.8", "32.0"),
+        ((128, 64, 128), "63.0", "64.0"),
+        ((128, 64, 256), "83.6", "85.3"),
+        ((256, 64, 256), "124.1", "128.0"),
+    ],
+)
+def test_tiled_intensity_exact_and_approximate(tile, exact: str, approx: str) -> None:
+    bm, bk, bn = tile
+    assert f"{intensity(*tiled_matmul_bytes(4096, 4096, 4096, bm, bk, bn)):.1f}" == exact
+    assert f"{bm * bn / (bm + bn):.1f}" == approx
+
+
+def test_tile_needed_for_the_h100_ridge() -> None:
+    side = 2 * H100.ridge_point("bf16")  # an s x s bf16 tile reaches s / 2 FLOP/B
+    assert f"{side:.0f}" == "590"
+    accumulator = side**2 * 4
+    assert f"{accumulator / 2**20:.1f}" == "1.3"
+    assert accumulator > 256 * 1024
+
+
+@pytest.mark.parametrize(("chip", "threshold"), [(TPU_V5E, 8755), (H100, 4396), (TPU_V6E, 20444)])
+def test_network_critical_dimension(chip, threshold: int) -> None:
+    dim = network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
+    assert abs(dim - threshold) < 1
+    assert dim == pytest.approx(2 * chip.peak_flops("bf16") / chip.link_bw)
+
+
+def test_network_verdict_does_not_depend_on_batch() -> None:
+    peak, link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
+    for dim, verdict in ((4096, "comms"), (8192, "comms"), (16384, "compute")):
+        for B in (1, 8, 128, 2048, 65536):
+            r = sharded_matmul_two_chips(B, dim, 8192, peak, link)
+            assert r["bound"] == verdict
+            assert r["intensity"] == dim / 2
+            assert r["flops"] == B * dim * 8192
+            assert r["comm_bytes"] == B * 8192 * 2
+
+
+# ---------------------------------------------------------------------------
+# Properties over many valid inputs
+# ---------------------------------------------------------------------------
+def _random_machine(rng: random.Random) -> tuple[float, float, float, float]:
+    flops = 10 ** rng.uniform(0, 16)
+    nbytes = 10 ** rng.uniform(0, 13)
+    peak = 10 ** rng.uniform(9, 16)
+    bw = 10 ** rng.uniform(8, 13)
+    return flops, nbytes, peak, bw
+
+
+def test_lower_bound_is_the_larger_time() -> None:
+    rng = random.Random(20)
+    for _ in range(1000):
+        flops, nbytes, peak, bw = _random_machine(rng)
+        t = time_bounds(flops, nbytes, peak, bw)
+        assert t["compute"] == flops / peak
+        assert t["memory"] == nbytes / bw
+        assert t["lower"] == max(flops / peak, nbytes / bw)
+        assert lower_bound_time(flops, nbytes, peak, bw) == t["lower"]
+        assert t["bound"] == ("compute" if flops / peak >= nbytes / bw else "memory")
+        assert t["bound"] == bound_of(flops / nbytes, peak / bw) or math.isclose(
+            flops / nbytes, peak / bw
+        )
+
+
+def test_attainable_never_exceeds_peak() -> None:
+    rng = random.Random(21)
+    for _ in range(1000):
+        _, _, peak, bw = _random_machine(rng)
+        i = 10 ** rng.uniform(-3, 5)
+        a = attainable_flops(i, peak, bw)
+        assert a <= peak
+        assert a == min(peak, i * bw)
+        assert a == pytest.approx(intensity(i, 1) * bw if i < peak / bw else peak)
+    assert attainable_flops(0, 1e12, 1e9) == 0
+
+
+def test_speedups_from_doubling() -> None:
+    assert speedup_2x_at_ratio(0.001) == (1.0, 2.0)  # memory-bound: only bandwidth helps
+    assert speedup_2x_at_ratio(10.0) == (2.0, 1.0)  # compute-bound: only compute helps
+    rng = random.Random(22)
+    for _ in range(300):
+        flops, nbytes, peak, bw = _random_machine(rng)
+        s_compute, s_bw = speedup_2x(flops, nbytes, peak, bw)
+        assert 1 <= s_compute <= 2 and 1 <= s_bw <= 2
+        assert s_compute * s_bw <= 2 + 1e-9
+
+
+def _intensity(B: int, d: int, f: int, x: float, w: float, out: float) -> float:
+    """X[B,d] W[d,f] intensity with x, w, out bytes per element, written out independently."""
+    return 2 * B * d * f / (B * d * x + d * f * w + B * f * out)
+
+
+def test_critical_batch_is_the_smallest_batch_reaching_the_ridge() -> None:
+    rng = random.Random(23)
+    seen_none = seen_batch = 0
+    for _ in range(400):
+        d, f = rng.choice([64, 512, 4096, 8192, 12288]), rng.choice([128, 1024, 8192, 28672])
+        x, w, out = (rng.choice([0.5625, 1, 2, 4]) for _ in range(3))
+        ridge = 10 ** rng.uniform(-1, 4)
+        b = critical_batch(d, f, ridge, x, w, out)
+        if b is None:
+            seen_none += 1
+            assert 2 * d * f / (d * x + f * out) <= ridge  # the limit never gets there
+            assert _intensity(10**12, d, f, x, w, out) < ridge
+        else:
+            seen_batch += 1
+            assert _intensity(b, d, f, x, w, out) >= ridge
+            assert b == 1 or _intensity(b - 1, d, f, x, w, out) < ridge
+    assert seen_none > 20 and seen_batch > 100
+
+
+def test_critical_batch_none_and_one() -> None:
+    assert critical_batch(D, F, 4096) is None  # the limit DF/(D+F) only approaches 4096
+    assert critical_batch(D, F, 4095) is not None
+    assert critical_batch(D, F, 0.5) == 1
+
+
+def test_tiled_traffic_falls_as_tiles_grow_and_has_a_floor() -> None:
+    rng = random.Random(24)
+    for _ in range(200):
+        m, k, n = (rng.randint(1, 3000) for _ in range(3))
+        e = rng.choice([1, 2, 4])
+        floor = e * (m * k + k * n + m * n)  # read both inputs once, write the output once
+        previous = math.inf
+        for bm in sorted({1, 7, 32, 64, 100, 128, 256, m, 2 * m}):
+            flops, nbytes = tiled_matmul_bytes(m, k, n, bm, 64, 128, e)
+            assert flops == 2 * m * k * n
+            assert nbytes <= previous
+            assert nbytes >= floor
+            previous = nbytes
+        previous = math.inf
+        for bn in sorted({1, 16, 128, 200, 512, n, 3 * n}):
+            nbytes = tiled_matmul_bytes(m, k, n, 64, 32, bn, e)[1]
+            assert floor <= nbytes <= previous
+            previous = nbytes
+        assert tiled_matmul_bytes(m, k, n, m, 16, n, e)[1] == floor
+
+
+def test_tiled_traffic_does_not_depend_on_bk() -> None:
+    sizes = {tiled_matmul_bytes(4096, 4096, 4096, 128, bk, 128) for bk in (8, 32, 64, 4096)}
+    assert len(sizes) == 1
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+BAD = [0, -1, -2.5, math.nan, math.inf, -math.inf, True, False, "1e12", None]
+BAD_SIZES = [*BAD, 1.5]
+
+
+@pytest.mark.parametrize("bad", BAD, ids=repr)
+def test_bad_peak_or_bandwidth(bad: object) -> None:
+    with pytest.raises(ValueError, match="peak FLOP/s must be"):
+        time_bounds(1, 1, bad, 1)
+    with pytest.raises(ValueError, match="bandwidth must be"):
+        time_bounds(1, 1, 1, bad)
+    with pytest.raises(ValueError, match="peak FLOP/s must be"):
+        ridge_point(bad, 1)
+    with pytest.raises(ValueError, match="bandwidth must be"):
+        ridge_point(1, bad)
+    with pytest.raises(ValueError, match="peak FLOP/s must be"):
+        attainable_flops(1, bad, 1)
+    with pytest.raises(ValueError, match="bandwidth must be"):
+        lower_bound_time(1, 1, 1, bad)
+    with pytest.raises(ValueError, match="ridge point must be"):
+        critical_batch(D, F, bad)
+    with pytest.raises(ValueError, match="link bandwidth must be"):
+        sharded_matmul_two_chips(1, 2, 3, 1e12, bad)
+    with pytest.raises(ValueError, match="link bandwidth must be"):
+        network_critical_dim(1e12, bad)
+    with pytest.raises(ValueError, match="bytes per X element must be"):
+        matmul_counts(1, 2, 3, x_bytes=bad)
+
+
+@pytest.mark.parametrize("bad", BAD_SIZES, ids=repr)
+def test_bad_sizes(bad: object) -> None:
+    with pytest.raises(ValueError, match="B must be a positive integer"):
+        matmul_counts(bad, D, F)
+    with pytest.raises(ValueError, match="D must be a positive integer"):
+        critical_batch(bad, F, 300)
+    with pytest.raises(ValueError, match="bm must be a positive integer"):
+        tiled_matmul_bytes(64, 64, 64, bad, 8, 8)
+    with pytest.raises(ValueError, match="context must be a positive integer"):
+        decode_attention_counts(32, 8, 128, bad)
+    with pytest.raises(ValueError, match="F must be a positive integer"):
+        batched_matvec_counts(1, 2, bad)
+
+
+@pytest.mark.parametrize("bad", [-1, math.nan, math.inf, True, "3"], ids=repr)
+def test_bad_counts(bad: object) -> None:
+    with pytest.raises(ValueError, match="FLOP count must be"):
+        time_bounds(bad, 1, 1, 1)
+    with pytest.raises(ValueError, match="byte count must be"):
+        intensity(1, bad)
+    with pytest.raises(ValueError, match="intensity must be"):
+        bound_of(bad, 1)
+
+
+def test_zero_bytes_has_no_intensity() -> None:
+    with pytest.raises(ValueError, match="byte count must be a positive"):
+        intensity(1, 0)
+    assert time_bounds(0, 0, 1, 1)["lower"] == 0
+
+
+# ---------------------------------------------------------------------------
+# Charts
+# ---------------------------------------------------------------------------
+def test_ascii_roofline_marks_ridge_and_points() -> None:
+    peak, bw = H100.peak_flops("bf16"), H100.mem_bw
+    points = [("a", 1 / 6, None), ("h", 2048.0, None), ("z", 1e6, None)]  # z is off the chart
+    lines = ascii_roofline(points, peak, bw)
+    chart = "\n".join(lines)
+    assert "+" in chart.split("+---")[0]  # the ridge marker, above the axis
+    assert "a" in chart and "h" in chart and "z" not in chart.replace("log scale", "")
+    assert "/" in chart and "_" in chart
+    assert max(len(line) for line in lines) <= 88
+    assert lines[-1].strip().startswith("arithmetic intensity")
+
+
+def test_ascii_roofline_rejects_bad_ranges() -> None:
+    with pytest.raises(ValueError, match="xmax"):
+        ascii_roofline([], 1e12, 1e9, xmin=10, xmax=1)
+    with pytest.raises(ValueError, match="peak FLOP/s must be"):
+        ascii_roofline([], 0, 1e9)
+
+
+def test_png_is_skipped_cleanly_without_matplotlib(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(plotting, "matplotlib_available", lambda: False)
+    target = tmp_path / "r.png"
+    result = save_roofline_png(str(target), [("H100", 989e12, 3.35e12)], [("x", 1.0, 3.35e12)])
+    assert not result
+    assert result.path is None and "matplotlib" in result.reason
+    assert not target.exists()
+
+
+def test_png_validates_curves_first(tmp_path) -> None:
+    with pytest.raises(ValueError, match="H100 peak FLOP/s"):
+        roofline.save_roofline_png(str(tmp_path / "r.png"), [("H100", 0, 1)], [])
+
+
+def test_png_is_written_with_matplotlib(tmp_path) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "out" / "r.png"
+    result = save_roofline_png(
+        str(target), [("H100 bf16", 989e12, 3.35e12)], [("matvec", 1.0, 3.35e12)]
+    )
+    assert result and result.path == str(target)
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
