@@ -7,7 +7,9 @@ element size. Capacity ledger: weights + KV cache + activations + overhead.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 GIB = 2**30
@@ -151,3 +153,131 @@ def largest_batch_that_fits(budget_bytes: float, ledger_at: object, limit: int =
         else:
             hi = mid
     return lo
+
+
+def kv_bytes_per_token(n_layers: int, d_kv: int, elem_bytes: float = 2) -> float:
+    """KV cache one token costs: 2 (K and V) x layers x d_kv x bytes."""
+    return kv_cache_bytes(1, n_layers, d_kv, elem_bytes)
+
+
+# ---------------------------------------------------------------------------
+# The article's teaching model (inputs of lecture 03 and of its figure in lecture 04)
+# ---------------------------------------------------------------------------
+KIB = 2**10
+
+PHASES = ("prefill", "decode")
+
+
+class ModelSpec(NamedTuple):
+    """What the capacity ledger needs to know about a model and its requests."""
+
+    name: str
+    n_params: float  # parameters
+    weight_bytes: float  # bytes per parameter
+    n_layers: int
+    d_kv: int  # KV heads x head dim, per layer
+    kv_bytes: float  # bytes per KV cache element
+    seq: int  # tokens per sequence
+    act_bytes_per_token: float  # peak live activations per active token
+
+
+# Llama-2-7B's shape (32 layers, 32 KV heads x 128 = 4096), fp16 weights and KV cache.
+# 128 KiB/token of activations is the article's rule of thumb for d_model = 4096 in fp16:
+# about 16 live [d_model] tensors of 8 KiB each; real engines differ a lot.
+ARTICLE_7B = ModelSpec(
+    name="7B, fp16",
+    n_params=7e9,
+    weight_bytes=2,
+    n_layers=32,
+    d_kv=4096,
+    kv_bytes=2,
+    seq=4096,
+    act_bytes_per_token=128 * KIB,
+)
+ARTICLE_OVERHEAD_RATE = 0.30  # the article's assumed overhead: 30% of the other three terms
+LOW_OVERHEAD_RATE = 0.04  # the low-overhead assumption (a teaching number, not a measurement)
+ARTICLE_BUDGET_GIB = 78.0  # memory assumed usable on an 80 GB card
+ARTICLE_BATCHES = (1, 4, 8, 16, 24, 32)
+
+
+def model_ledger(
+    spec: ModelSpec, batch: int, overhead_rate: float, phase: str = "prefill"
+) -> MemoryLedger:
+    """memory_ledger for `spec`; prefill keeps B S tokens' activations alive, decode only B."""
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r}; choose one of: {', '.join(PHASES)}")
+    b = _size(batch, "batch")
+    return memory_ledger(
+        spec.n_params,
+        spec.weight_bytes,
+        spec.n_layers,
+        spec.d_kv,
+        b,
+        spec.seq,
+        spec.act_bytes_per_token,
+        overhead_rate,
+        kv_bytes=spec.kv_bytes,
+        active_tokens=b if phase == "decode" else None,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Sweeps: where a size crosses the ridge point, and what a roofline cannot explain
+# ---------------------------------------------------------------------------
+class Crossover(NamedTuple):
+    """The first size whose intensity reaches I*, and the size before it (None if first)."""
+
+    before: int | None
+    first: int
+
+
+def crossover(sizes: Sequence[int], intensities: Sequence[float], ridge: float) -> Crossover | None:
+    """First size with I >= I* in an increasing sweep, with its predecessor; None if none."""
+    if len(sizes) != len(intensities) or not sizes:
+        raise ValueError("sizes and intensities must be non-empty and of equal length")
+    checked = [_size(s, "size") for s in sizes]
+    if any(b <= a for a, b in itertools.pairwise(checked)):
+        raise ValueError(f"sizes must increase, got {list(sizes)}")
+    r = _positive(ridge, "ridge point")
+    for i, value in enumerate(intensities):
+        if _fraction(value, "intensity") >= r:
+            return Crossover(checked[i - 1] if i else None, checked[i])
+    return None
+
+
+ANOMALY_TOLERANCE = 0.10  # timing noise allowed before a measured point counts as an anomaly
+
+
+class Anomaly(NamedTuple):
+    """A measured batch the roofline cannot explain: `kind` relative to batch `other`."""
+
+    batch: int
+    kind: str  # "throughput_drop" (fewer tokens/s than `other` < batch) or
+    #            "slower_than_larger" (more latency than `other` > batch)
+    other: int
+
+
+def sweep_anomalies(
+    batches: Sequence[int], latencies: Sequence[float], tolerance: float = ANOMALY_TOLERANCE
+) -> list[Anomaly]:
+    """Neighbours that break T(B) <= T(B') <= (B'/B) T(B) for B < B', beyond `tolerance`.
+
+    A roofline time max(F/P, D/beta) never falls as B grows (latency is monotone), and it
+    grows at most in proportion to B (throughput B/T is monotone), because F is
+    proportional to B and D grows more slowly. A measured pair that breaks either rule by
+    more than the tolerance is behaviour the model cannot see (kernel choice, threading).
+    """
+    if len(batches) != len(latencies) or not batches:
+        raise ValueError("batches and latencies must be non-empty and of equal length")
+    bs = [_size(b, "batch") for b in batches]
+    if any(b <= a for a, b in itertools.pairwise(bs)):
+        raise ValueError(f"batches must increase, got {list(batches)}")
+    ts = [_positive(t, "latency") for t in latencies]
+    tol = _fraction(tolerance, "tolerance")
+    found: list[Anomaly] = []
+    for i in range(len(bs)):
+        if i > 0 and ts[i] > ts[i - 1] * (bs[i] / bs[i - 1]) * (1 + tol):
+            found.append(Anomaly(bs[i], "throughput_drop", bs[i - 1]))
+        if i + 1 < len(bs) and ts[i] > ts[i + 1] * (1 + tol):
+            found.append(Anomaly(bs[i], "slower_than_larger", bs[i + 1]))
+    return found

@@ -1,0 +1,447 @@
+"""The four figures of lecture 04: local roofline, batch sweep, memory ledger, 2x speedups.
+
+Each function takes plain numbers (already read from the results file or computed
+from the ledgers), draws one figure with the object-oriented API of
+``common.plotting`` and writes it atomically; it returns the path written.
+matplotlib is imported only inside ``common.plotting``'s helpers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from common import ledger, plotting
+from common.roofline import attainable_flops, speedup_2x_at_ratio
+
+GIB = 2**30
+
+
+class MeasuredPoint(NamedTuple):
+    """One measured operation on the roofline: name, intensity, achieved FLOP/s, bound."""
+
+    name: str
+    intensity: float  # FLOP/byte
+    flops_per_s: float  # achieved
+    bound: str  # predicted: "memory" or "compute"
+
+
+# ---------------------------------------------------------------------------
+# Label placement
+# ---------------------------------------------------------------------------
+_OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (6, -4), (-6, -4), (0, 7), (0, -15))
+
+
+def _text_box(x: float, y: float, dx: float, dy: float, text: str, size_px: float) -> tuple:
+    """Approximate pixel box of `text` anchored at (x + dx, y + dy): left-aligned if dx >= 0."""
+    width = 0.62 * size_px * max(len(text), 1)
+    left = x + dx if dx >= 0 else x + dx - width
+    bottom = y + dy
+    return left, bottom, left + width, bottom + size_px
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _tick_label(v: float) -> str:
+    """Plain tick text: 0.05, 1, 20, 1,000."""
+    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+
+
+def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
+    """Plain-number ticks on a log axis: 1-2-5 steps over short ranges, decades over long."""
+    decades = math.log10(hi / lo)
+    steps = (1, 2, 5) if decades <= 3 else (1,)
+    values = [
+        m * 10.0**e
+        for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+        for m in steps
+        if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)
+    ]
+    setter = ax.set_xticks if axis == "x" else ax.set_yticks
+    setter(values, [_tick_label(v) for v in values])
+    setter([], minor=True)
+
+
+def _along(xs: Sequence[float], ys: Sequence[float], per_segment: int = 8) -> list[tuple]:
+    """Points spaced along a polyline drawn on log-log axes (obstacles for labels)."""
+    pts = list(zip(xs, ys, strict=True))
+    out = [
+        (x0 * (x1 / x0) ** (k / per_segment), y0 * (y1 / y0) ** (k / per_segment))
+        for (x0, y0), (x1, y1) in itertools.pairwise(pts)
+        for k in range(per_segment)
+    ]
+    return [*out, pts[-1]]
+
+
+def place_labels(
+    ax: Any,
+    points: Sequence[tuple[float, float]],
+    texts: Sequence[str],
+    fontsize: float = 8,
+    color: str = "black",
+    obstacles: Sequence[tuple[float, float]] = (),
+    pad: float = 0.0,
+) -> None:
+    """Annotate data points with short texts, choosing offsets that keep labels apart.
+
+    Each label tries a few offsets around its point and takes the first whose box stays
+    inside the axes and clear of other markers, earlier labels, the legend and
+    `obstacles` (data points along lines, for example), and of the texts already on the
+    axes. `pad` (points) pushes every
+    offset further out, for points drawn with large markers.
+    """
+    fig = ax.figure
+    fig.draw_without_rendering()  # apply the layout so data -> pixel transforms are final
+    px_per_pt = fig.dpi / 72
+    size_px = fontsize * px_per_pt
+    marker_px = 5 * px_per_pt
+    line_px = 2.5 * px_per_pt
+    offsets = [
+        (dx + math.copysign(pad, dx) if dx else 0, dy + math.copysign(pad, dy) if dy else 0)
+        for dx, dy in _OFFSETS
+    ]
+    anchors = [tuple(ax.transData.transform(p)) for p in points]
+    markers = [(x - marker_px, y - marker_px, x + marker_px, y + marker_px) for x, y in anchors]
+    taken = []
+    for ox, oy in (tuple(ax.transData.transform(p)) for p in obstacles):
+        taken.append((ox - line_px, oy - line_px, ox + line_px, oy + line_px))
+    for artist in [*ax.texts, ax.get_legend()]:  # existing annotations and the legend
+        if artist is not None:
+            box = artist.get_window_extent()
+            taken.append((box.x0, box.y0, box.x1, box.y1))
+    frame = ax.get_window_extent()
+    # A second ring further out, joined to its point by a thin leader line.
+    far = [(dx * 3, dy * 2 if dy > 0 else dy * 1.6) for dx, dy in offsets if dx]
+    for k, ((x, y), (px, py), text) in enumerate(zip(anchors, points, texts, strict=True)):
+        others = markers[:k] + markers[k + 1 :]
+        best = None
+        for dx, dy in [*offsets, *far]:
+            box = _text_box(x, y, dx * px_per_pt, dy * px_per_pt, text, size_px)
+            inside = frame.x0 <= box[0] and box[2] <= frame.x1
+            inside = inside and frame.y0 <= box[1] and box[3] <= frame.y1
+            clashes = sum(_overlap(box, o) for o in taken + others) + (0 if inside else 100)
+            if best is None or clashes < best[0]:
+                best = (clashes, (dx, dy), box)
+            if clashes == 0:
+                break
+        _, (dx, dy), box = best
+        taken.append(box)
+        leader = (dx, dy) not in offsets
+        ax.annotate(
+            text,
+            (px, py),
+            textcoords="offset points",
+            xytext=(dx, dy),
+            ha="left" if dx >= 0 else "right",
+            va="bottom",
+            fontsize=fontsize,
+            color=color,
+            arrowprops={"arrowstyle": "-", "color": color, "lw": 0.5, "shrinkA": 0, "shrinkB": 3}
+            if leader
+            else None,
+        )
+
+
+# ---------------------------------------------------------------------------
+# (a) The local roofline with lecture 01's measured operations
+# ---------------------------------------------------------------------------
+def local_roofline_figure(
+    path: str | os.PathLike[str],
+    peak: float,
+    bandwidth: float,
+    points: Sequence[MeasuredPoint],
+    title: str = "This machine's roofline",
+) -> str:
+    """Roof min(P, I beta) and numbered measured points coloured by predicted bound."""
+    ridge = peak / bandwidth
+    giga = 1e9  # the y axis is in GFLOP/s
+    xs_data = [p.intensity for p in points] + [ridge / 100, ridge * 10]
+    lo = 10 ** math.floor(math.log10(min(xs_data) / 1.5))
+    hi = 10 ** math.ceil(math.log10(max(xs_data) * 4))
+    fig, ax = plotting.new_figure(height=4.6 + 0.16 * math.ceil(len(points) / 2))
+    xs = plotting.log_range(lo, hi)
+    roof = [attainable_flops(x, peak, bandwidth) / giga for x in xs]
+    ax.plot(xs, roof, color="black", linewidth=2)
+    ax.axvline(ridge, color=plotting.NEUTRAL_COLOR, linestyle="--", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    y_lo = min([p.flops_per_s for p in points] + [attainable_flops(lo, peak, bandwidth)]) / 3
+    y_lo = 10 ** math.floor(math.log10(y_lo / giga))
+    y_hi = 10 ** math.ceil(math.log10(max([peak] + [p.flops_per_s for p in points]) * 3 / giga))
+    ax.set_ylim(y_lo, y_hi)
+    log_ticks(ax, "x", lo, hi)
+    log_ticks(ax, "y", y_lo, y_hi)
+    ax.annotate(
+        f"P = {peak / giga:,.0f} GFLOP/s",
+        (ridge, peak / giga),
+        textcoords="offset points",
+        xytext=(5, 4),
+        ha="left",
+        fontsize=8,
+    )
+    ax.annotate(
+        f"I* = {ridge:.1f}",
+        (ridge, y_lo),
+        textcoords="offset points",
+        xytext=(4, 4),
+        fontsize=8,
+        color=plotting.NEUTRAL_COLOR,
+    )
+    slope_x = math.sqrt(lo * ridge)  # midway up the bandwidth roof, in log space
+    ax.annotate(
+        f"beta = {bandwidth / 1e9:.1f} GB/s",
+        (slope_x, attainable_flops(slope_x, peak, bandwidth) / giga),
+        textcoords="offset points",
+        xytext=(-6, 6),
+        ha="right",
+        va="bottom",
+        fontsize=8,
+    )
+    colors = {"memory": plotting.MEMORY_COLOR, "compute": plotting.COMPUTE_COLOR}
+    for k, p in enumerate(points, 1):
+        ax.plot(
+            [p.intensity],
+            [p.flops_per_s / giga],
+            marker="o",
+            linestyle="",
+            color=colors.get(p.bound, plotting.NEUTRAL_COLOR),
+            markersize=6,
+            markeredgecolor="white",
+            zorder=5,
+            label=f"{k}  {p.name}",
+        )
+    ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
+    ax.set_ylabel("GFLOP/s (measured)")
+    ax.set_title(title)
+    if points:
+        fig.legend(
+            loc="outside lower center",
+            ncols=2,
+            fontsize=7.5,
+            frameon=False,
+            handletextpad=0.3,
+            columnspacing=1.2,
+        )
+        key = [ax.plot([], [], marker="o", linestyle="", color=c)[0] for c in colors.values()]
+        ax.legend(
+            key,
+            ["memory-bound (predicted)", "compute-bound (predicted)"],
+            loc="lower right",
+            fontsize=7.5,
+        )
+        place_labels(
+            ax,
+            [(p.intensity, p.flops_per_s / giga) for p in points],
+            [str(k) for k in range(1, len(points) + 1)],
+            obstacles=list(zip(xs, roof, strict=True)),
+        )
+    else:
+        ax.text(
+            0.03,
+            0.94,
+            "no measured operations (run lecture 01)",
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            fontsize=9,
+            color=plotting.NEUTRAL_COLOR,
+        )
+    return plotting.save_figure(fig, path)
+
+
+# ---------------------------------------------------------------------------
+# (b) Latency and throughput against batch size
+# ---------------------------------------------------------------------------
+def batch_sweep_figure(
+    path: str | os.PathLike[str],
+    rows: Sequence[dict[str, Any]],
+    crossing: tuple[int | None, int] | None,
+    title: str = "Batch sweep",
+) -> str:
+    """Measured latency and throughput against B, roofline prediction, ridge crossing, anomalies."""
+    bs = [int(r["B"]) for r in rows]
+    latency_ms = [1e3 * float(r["latency_s"]) for r in rows]
+    predicted_ms = [1e3 * float(r["t_pred_s"]) for r in rows]
+    throughput = [float(r["throughput_per_s"]) for r in rows]
+    predicted_tp = [b / (t / 1e3) for b, t in zip(bs, predicted_ms, strict=True)]
+    flagged = [(b, t) for b, t, r in zip(bs, latency_ms, rows, strict=True) if r.get("anomaly")]
+    band = crossing is not None and crossing[0] is not None
+    fig, (ax_lat, ax_tp) = plotting.new_figure(height=3.9, ncols=2)
+    ax_lat.plot(bs, latency_ms, marker="o", color=plotting.COMPUTE_COLOR, label="measured")
+    ax_lat.plot(bs, predicted_ms, linestyle="--", color=plotting.NEUTRAL_COLOR, label="roofline")
+    ax_tp.plot(bs, throughput, marker="s", color=plotting.ACCENT_COLOR, label="measured")
+    ax_tp.plot(bs, predicted_tp, linestyle="--", color=plotting.NEUTRAL_COLOR, label="roofline")
+    if flagged:
+        ax_lat.plot(
+            [b for b, _ in flagged],
+            [t for _, t in flagged],
+            marker="o",
+            markersize=11,
+            markerfacecolor="none",
+            markeredgecolor=plotting.MEMORY_COLOR,
+            linestyle="",
+            zorder=6,
+            label="anomaly",
+        )
+    for ax, values in ((ax_lat, latency_ms + predicted_ms), (ax_tp, throughput + predicted_tp)):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(bs[0] / 1.4, bs[-1] * 1.4)
+        ax.set_xticks(bs, [str(b) for b in bs], fontsize=7.5)
+        ax.set_xticks([], minor=True)
+        lo, hi = min(values) / 1.3, max(values) * 1.3
+        ax.set_ylim(lo, hi)
+        log_ticks(ax, "y", lo, hi)
+        ax.set_xlabel("batch B (tokens per call)")
+        if band:
+            ax.axvspan(crossing[0], crossing[1], color=plotting.NEUTRAL_COLOR, alpha=0.15, lw=0)
+            ax.text(  # at the top: small batches have low latency and low throughput
+                math.sqrt(crossing[0] * crossing[1]),
+                0.97,
+                "I = I*",
+                transform=ax.get_xaxis_transform(),
+                ha="center",
+                va="top",
+                fontsize=7.5,
+            )
+        ax.legend(loc="lower right", fontsize=7.5)
+    ax_lat.set_ylabel("latency (ms)")
+    ax_tp.set_ylabel("throughput (tokens/s)")
+    ax_lat.set_title("Latency", fontsize=9.5)
+    ax_tp.set_title("Throughput", fontsize=9.5)
+    fig.suptitle(title, fontsize=10)
+    if flagged:
+        place_labels(
+            ax_lat,
+            flagged,
+            [f"B={b}" for b, _ in flagged],
+            fontsize=7.5,
+            color=plotting.MEMORY_COLOR,
+            obstacles=_along(bs, latency_ms) + _along(bs, predicted_ms),
+            pad=3,
+        )
+    return plotting.save_figure(fig, path)
+
+
+# ---------------------------------------------------------------------------
+# (c) The stacked memory ledger and the overhead comparison
+# ---------------------------------------------------------------------------
+def memory_ledger_figure(
+    path: str | os.PathLike[str],
+    spec: ledger.ModelSpec,
+    batches: Sequence[int],
+    rate: float,
+    low_rate: float,
+    budget_bytes: float,
+    title: str = "Memory ledger",
+) -> str:
+    """Stacked four-term ledger at `rate` and totals at `rate` vs `low_rate` against a budget."""
+    at = [ledger.model_ledger(spec, b, rate) for b in batches]
+    low = [ledger.model_ledger(spec, b, low_rate) for b in batches]
+    budget = budget_bytes / GIB
+    fig, (ax, ax2) = plotting.new_figure(height=3.9, ncols=2)
+    xs = list(range(len(batches)))
+    terms = (
+        ("weights", plotting.COMPUTE_COLOR),
+        ("kv_cache", plotting.MEMORY_COLOR),
+        ("activations", "#E69F00"),
+        ("overhead", plotting.NEUTRAL_COLOR),
+    )
+    bottom = [0.0] * len(batches)
+    for name, color in terms:
+        values = [getattr(m, name) / GIB for m in at]
+        label = name.replace("_", " ").replace("kv", "KV")
+        ax.bar(xs, values, bottom=bottom, color=color, width=0.65, label=label)
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    width = 0.38
+    for shift, series, label, color in (
+        (-width / 2, at, f"overhead {rate:.0%}", plotting.MEMORY_COLOR),
+        (width / 2, low, f"overhead {low_rate:.0%}", plotting.ACCENT_COLOR),
+    ):
+        bars = ax2.bar(
+            [x + shift for x in xs],
+            [m.total / GIB for m in series],
+            width,
+            label=label,
+            color=color,
+        )
+        for bar, m in zip(bars, series, strict=True):
+            if not m.fits(budget_bytes):
+                bar.set_hatch("////")
+                bar.set_edgecolor("white")
+    ax2.bar([0], [0], width, color="white", edgecolor="black", hatch="////", label="over budget")
+    top = max(m.total for m in at) / GIB
+    for axis in (ax, ax2):
+        axis.axhline(budget, color="black", linestyle="--", linewidth=1)
+        axis.set_xticks(xs, [str(b) for b in batches])
+        axis.set_xlabel("batch (sequences)")
+        axis.set_ylim(0, max(top, budget) * 1.18)
+        axis.text(-0.45, budget, f"budget {budget:g} GiB", va="bottom", fontsize=7.5)
+    for x, m in zip(xs, at, strict=True):
+        if not m.fits(budget_bytes):
+            ax.text(
+                x,
+                m.total / GIB,
+                "OOM",
+                ha="center",
+                va="bottom",
+                fontsize=7.5,
+                color=plotting.MEMORY_COLOR,
+                fontweight="bold",
+            )
+    ax.set_ylabel("memory (GiB)")
+    ax.set_title(f"Four terms, overhead {rate:.0%}", fontsize=9.5)
+    ax2.set_title("Total by overhead rate", fontsize=9.5)
+    ax.legend(loc="upper left", fontsize=7.5)
+    ax2.legend(loc="upper left", fontsize=7.5)
+    fig.suptitle(title, fontsize=10)
+    return plotting.save_figure(fig, path)
+
+
+# ---------------------------------------------------------------------------
+# (d) What doubling compute or bandwidth buys, against I / I*
+# ---------------------------------------------------------------------------
+def speedup_figure(
+    path: str | os.PathLike[str],
+    lo: float = 0.05,
+    hi: float = 20.0,
+    title: str = "2x compute or 2x bandwidth?",
+) -> str:
+    """Speedups from 2x compute and 2x bandwidth as functions of I / I*."""
+    ratios = plotting.log_range(lo, hi, 300)
+    gains = [speedup_2x_at_ratio(r) for r in ratios]
+    fig, ax = plotting.new_figure(height=3.8)
+    ax.axvspan(lo, 1, color=plotting.MEMORY_COLOR, alpha=0.06, lw=0)
+    ax.axvspan(1, hi, color=plotting.COMPUTE_COLOR, alpha=0.06, lw=0)
+    ax.plot(
+        ratios, [g[0] for g in gains], color=plotting.COMPUTE_COLOR, linewidth=2, label="2x compute"
+    )
+    ax.plot(
+        ratios,
+        [g[1] for g in gains],
+        color=plotting.MEMORY_COLOR,
+        linewidth=2,
+        linestyle="--",
+        label="2x bandwidth",
+    )
+    ax.axvline(1, color="black", linewidth=1)
+    for x in (0.5, 2):
+        ax.axvline(x, color=plotting.NEUTRAL_COLOR, linewidth=0.8, linestyle=":")
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    log_ticks(ax, "x", lo, hi)
+    ax.set_ylim(0.9, 2.15)
+    ax.set_xlabel("I / I* (intensity over ridge point)")
+    ax.set_ylabel("speedup")
+    ax.text(0.07, 1.5, "memory-bound", fontsize=8.5, color=plotting.MEMORY_COLOR)
+    ax.text(12, 1.5, "compute-bound", fontsize=8.5, color=plotting.COMPUTE_COLOR, ha="right")
+    ax.text(1.04, 0.93, "I = I*", fontsize=7.5)
+    ax.set_title(title)
+    ax.legend(loc="center left", fontsize=8, bbox_to_anchor=(0.0, 0.3))
+    return plotting.save_figure(fig, path)

@@ -1,0 +1,232 @@
+r"""
+Four figures from the saved results
+===================================
+
+What do the speed and capacity ledgers look like as pictures? This tool draws
+four figures: this machine's roofline with the operations lecture 01 measured,
+the batch sweep of lecture 03, the memory ledger of the 7B model, and what
+doubling compute or bandwidth buys as a function of :math:`I / I^{\ast}`.
+
+The measured figures are drawn from the results file, not from new
+measurements, so each picture shows the same numbers its lecture printed. Run
+lectures 01 and 03 first; a missing section is reported in one line and the
+figure is skipped (or, for the roofline, drawn from another saved calibration
+or a quick fresh one, without measured points). The script exits with status 1
+only when it cannot draw at all (matplotlib missing, output folder not
+writable): drawing is its whole job.
+
+Run it::
+
+    python3 lectures/04_make_figures.py                    # PNGs into figures/
+    python3 lectures/04_make_figures.py --outdir /tmp/figs --results FILE
+    python3 lectures/04_make_figures.py --budget-gib 70    # memory budget of the ledger figure
+"""
+
+from __future__ import annotations
+
+# sphinx_gallery_start_ignore
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+# sphinx_gallery_end_ignore
+
+from pathlib import Path
+from typing import Any
+
+from common import cli, ledger, measure, plotting, results
+from common.fileio import writable_dir
+
+FIGURE_NAMES = {
+    "roofline": "local_roofline.png",
+    "batch": "batch_sweep.png",
+    "ledger": "memory_ledger.png",
+    "speedup": "speedup_2x.png",
+}
+
+
+def make_parser() -> cli.LectureParser:
+    """The command line: --outdir, --results, --budget-gib."""
+    parser = cli.lecture_parser(__doc__)
+    cli.add_outdir_flag(parser)
+    cli.add_results_flag(parser)
+    parser.add_argument(
+        "--budget-gib",
+        type=cli.positive_float,
+        default=ledger.ARTICLE_BUDGET_GIB,
+        metavar="GIB",
+        help=f"memory budget drawn on the ledger figure (default: {ledger.ARTICLE_BUDGET_GIB:g})",
+    )
+    return parser
+
+
+def probe_points(probe: dict[str, Any]) -> tuple[list[Any], int]:
+    """Lecture 01's measured operations as roofline points; also how many were unusable."""
+    from common.article_figures import MeasuredPoint
+
+    points, bad = [], 0
+    for op in probe.get("operations") or []:
+        try:
+            name = str(op["name"])
+            i = results.positive_number(op, "intensity")
+            achieved = results.positive_number(op, "achieved_flops_per_s")
+            bound = op.get("bound") if op.get("bound") in ("memory", "compute") else "unknown"
+        except (KeyError, TypeError, ValueError):
+            bad += 1
+            continue
+        points.append(MeasuredPoint(name, i, achieved, bound))
+    return points, bad
+
+
+def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
+    """The batch sweep's rows, checked: positive B, latency, throughput, predicted time."""
+    rows = section["rows"]
+    if not isinstance(rows, list) or not rows:
+        raise ValueError("no rows")
+    for r in rows:
+        for key in ("B", "latency_s", "throughput_per_s", "t_pred_s"):
+            results.positive_number(r, key)
+    return rows
+
+
+# %%
+# Set-up
+# ------
+#
+# The script checks first that it can draw and write (matplotlib installed, the
+# output folder writable), then reads the results file once.
+
+parser = make_parser()
+args = cli.parse_args(parser)
+plotting.require_matplotlib()  # ImportError -> one line, exit 1
+OUTDIR = writable_dir(args.outdir, "figure folder")  # ValueError -> one line, exit 1
+
+from common import article_figures  # needs matplotlib, checked just above
+
+loaded = results.load_results(args.results)
+if not loaded:
+    print(f"results: {loaded.reason}")
+
+
+def why(reason: str) -> str:
+    """A section's problem, short when the whole file was already reported unusable."""
+    return reason if loaded else "no usable results file"
+
+
+written: list[str] = []
+
+
+def out(key: str) -> Path:
+    """Where figure `key` goes."""
+    return OUTDIR / FIGURE_NAMES[key]
+
+
+def report(path: str) -> None:
+    """Print and remember a written figure."""
+    written.append(path)
+    print(f"saved figure: {path}")
+
+
+# %%
+# This machine's roofline
+# -----------------------
+#
+# The two roofs are lecture 01's calibration: the sloped line is the measured
+# bandwidth :math:`\beta`, the flat one the measured matmul rate :math:`P`, and
+# they meet at :math:`I^{\ast} = P / \beta`. Each numbered point is one operation
+# lecture 01 timed, placed at its counted intensity and its achieved FLOP/s, and
+# coloured by the bound the model predicted for it. The gap between a point and
+# the roof is how far that implementation is from the model's limit; it does not
+# say why.
+
+probe, probe_reason = results.get_section(loaded, "probe")
+points: list[Any] = []
+calibration = None
+title = "This machine's roofline"
+if probe is not None:
+    try:
+        calib = probe["calibration"]
+        calibration = (
+            results.positive_number(calib, "matmul_flops_per_s"),
+            results.positive_number(calib, "bandwidth_bytes_per_s"),
+        )
+        points, unusable = probe_points(probe)
+        if unusable:
+            print(f"roofline: left out {unusable} malformed operation(s) of the probe section")
+    except (KeyError, TypeError, ValueError) as exc:
+        probe_reason = f"results file {loaded.path} has a bad probe section ({exc})"
+if calibration is None:
+    sweep_section, _ = results.get_section(loaded, "batch_sweep")
+    try:
+        calib = sweep_section["calibration"]  # type: ignore[index]
+        calibration = (
+            results.positive_number(calib, "matmul_flops_per_s"),
+            results.positive_number(calib, "bandwidth_bytes_per_s"),
+        )
+        print(f"roofline: {why(probe_reason)}; roofs from lecture 03's calibration, no points")
+    except (KeyError, TypeError, ValueError):
+        calib = measure.calibrate(quick=True)
+        calibration = (calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"])
+        print(f"roofline: {why(probe_reason)}; roofs from a quick calibration, no points")
+    title = "This machine's roofs (no measured points)"
+report(article_figures.local_roofline_figure(out("roofline"), *calibration, points, title=title))
+
+# %%
+# Latency and throughput against batch size
+# -----------------------------------------
+#
+# Lecture 03's sweep: one fp32 weight matrix times a batch of :math:`B` tokens.
+# Left, the fastest measured call and the roofline time :math:`\max(F/P, D/\beta)`;
+# right, tokens per second. The grey band marks the two sampled batch sizes
+# between which the model's intensity crosses :math:`I^{\ast}`. Circled points
+# are anomalies: a larger batch that finished sooner, or a batch whose throughput
+# fell below that of the smaller one, which a roofline cannot produce.
+
+sweep, sweep_reason = results.get_section(loaded, "batch_sweep")
+rows = None
+if sweep is not None:
+    try:
+        rows = sweep_rows(sweep)
+        crossing = sweep.get("crossing")
+        cross = (crossing.get("before"), crossing["first"]) if isinstance(crossing, dict) else None
+        shape = sweep.get("weight_shape") or ["?", "?"]
+        sweep_title = f"Batch sweep, W[{shape[0]}, {shape[1]}] fp32"
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        rows, sweep_reason = None, f"the batch_sweep section is malformed ({exc})"
+if rows is None:
+    print(f"skipped {FIGURE_NAMES['batch']}: {why(sweep_reason)} (run lecture 03)")
+else:
+    report(article_figures.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title))
+
+# %%
+# The memory ledger
+# -----------------
+#
+# The 7B model of lecture 03 in unchunked prefill. Left, the four terms stacked
+# at the article's 30% overhead: the weights stay constant while the KV cache and
+# activations grow with every sequence, until the total crosses the budget line.
+# Right, the totals at 30% and at 4% overhead side by side.
+
+report(
+    article_figures.memory_ledger_figure(
+        out("ledger"),
+        ledger.ARTICLE_7B,
+        ledger.ARTICLE_BATCHES,
+        ledger.ARTICLE_OVERHEAD_RATE,
+        ledger.LOW_OVERHEAD_RATE,
+        args.budget_gib * 2**30,
+        title=f"Memory ledger of a {ledger.ARTICLE_7B.name} model",
+    )
+)
+
+# %%
+# Two times the compute or two times the bandwidth?
+# -------------------------------------------------
+#
+# Where an operator sits relative to the ridge decides which upgrade pays. Left
+# of :math:`I/I^{\ast} = 1`, doubling compute buys nothing; right of it, doubling
+# bandwidth buys nothing. The full 2x only arrives beyond the dotted lines at 1/2
+# and 2.
+
+report(article_figures.speedup_figure(out("speedup")))
+print(f"wrote {len(written)} figure(s) to {OUTDIR}")

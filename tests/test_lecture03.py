@@ -1,0 +1,196 @@
+"""Lecture 03: the capacity ledger's printed numbers and the measured batch sweep it saves."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture
+
+from common import ledger, results
+
+CALIBRATION = {  # a stated calibration, so predictions can be checked exactly
+    "bandwidth_bytes_per_s": 2.0e10,
+    "matmul_flops_per_s": 1.0e11,
+    "ridge_point": 5.0,
+}
+
+
+def table_rows(text: str, title_start: str) -> dict[str, list[str]]:
+    """Rows (first cell -> other cells) of the table printed under the title `title_start`."""
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(title_start))
+    rows: dict[str, list[str]] = {}
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            if rows:
+                break
+            continue
+        cells = re.split(r"\s{2,}", line.strip())
+        if set(cells[0]) <= {"-"}:
+            continue
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, float]:
+    """Run the lecture once against a results file holding a probe calibration."""
+    path = tmp_path_factory.mktemp("results") / "machine.json"
+    results.save_section("probe", {"calibration": CALIBRATION, "operations": []}, path)
+    t0 = time.perf_counter()
+    proc = run_lecture("03", "--results", str(path))
+    wall = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # progress goes to stderr only on a terminal
+    loaded = results.load_results(path)
+    assert loaded, loaded.reason
+    assert loaded.data["probe"]["calibration"] == CALIBRATION  # other sections kept
+    return proc.stdout, loaded.data["batch_sweep"], wall
+
+
+# ---------------------------------------------------------------------------
+# The capacity ledger
+# ---------------------------------------------------------------------------
+def test_model_prices(run: tuple[str, dict, float]) -> None:
+    out = run[0]
+    assert "= 13.0 GiB of weights" in out
+    assert "KV cache: 512 KiB per token; 2.00 GiB per 4096-token sequence" in out
+
+
+def test_prefill_ledger_rows(run: tuple[str, dict, float]) -> None:
+    rows = table_rows(run[0], "Prefill ledger")
+    assert rows["1"] == ["13.0", "2.00", "0.50", "4.66", "20.20", "fits"]
+    totals = {b: rows[b][4] for b in ("1", "4", "8", "16", "24", "32")}
+    assert [totals[b] for b in ("1", "8", "16", "24", "32")] == [
+        "20.20",
+        "42.95",
+        "68.95",
+        "94.95",
+        "120.95",
+    ]
+    assert [rows[b][-1] for b in ("1", "4", "8", "16")] == ["fits"] * 4
+    assert [rows[b][-1] for b in ("24", "32")] == ["OOM", "OOM"]
+    assert "at batch 16 it holds 32.00 GiB, 2.5x the weights" in run[0]
+
+
+def test_low_overhead(run: tuple[str, dict, float]) -> None:
+    rows = table_rows(run[0], "Overhead 30% vs 4%")
+    assert rows["24"] == ["94.95", "OOM", "75.96", "fits", "OOM -> fits"]
+
+
+def test_largest_batches_are_derived(run: tuple[str, dict, float]) -> None:
+    rows = table_rows(run[0], "Largest prefill batch")
+    assert rows["30%"][0] == "18"
+    assert rows["4%"][0] == "24"
+    # the batch found fits and one more does not
+    for key in ("30%", "4%"):
+        assert float(rows[key][1]) <= ledger.ARTICLE_BUDGET_GIB < float(rows[key][2])
+    assert "largest decode batch: 23 at 30% overhead, 30 at 4% (prefill: 18 and 24)" in run[0]
+
+
+def test_decode_ledger(run: tuple[str, dict, float]) -> None:
+    rows = table_rows(run[0], "Decode ledger")
+    assert rows["1"][:3] == ["13.0", "2.00", "0.00"]  # 128 KiB of activations, not 512 MiB
+    assert rows["24"][-1] == "OOM"
+
+
+# ---------------------------------------------------------------------------
+# The measured sweep
+# ---------------------------------------------------------------------------
+def test_sweep_section_structure(run: tuple[str, dict, float]) -> None:
+    sweep = run[1]
+    d_in, d_out = sweep["weight_shape"]
+    assert d_in == d_out and d_in >= 1024
+    assert sweep["weight_bytes"] == 4 * d_in * d_out
+    assert [r["B"] for r in sweep["rows"]] == [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert sweep["calibration"]["bandwidth_bytes_per_s"] == CALIBRATION["bandwidth_bytes_per_s"]
+    assert sweep["calibration"]["matmul_flops_per_s"] == CALIBRATION["matmul_flops_per_s"]
+    assert "lecture 01" in sweep["calibration_source"]
+
+
+def test_sweep_rows_are_consistent(run: tuple[str, dict, float]) -> None:
+    sweep = run[1]
+    d = sweep["weight_shape"][0]
+    peak = sweep["calibration"]["matmul_flops_per_s"]
+    bw = sweep["calibration"]["bandwidth_bytes_per_s"]
+    ridge = peak / bw
+    for r in sweep["rows"]:
+        b = r["B"]
+        assert r["flops"] == 2 * b * d * d
+        assert r["bytes"] == 4 * (d * d + 2 * b * d)
+        assert r["intensity"] == pytest.approx(r["flops"] / r["bytes"], rel=1e-12)
+        assert r["bound"] == ("compute" if r["intensity"] >= ridge else "memory")
+        assert r["latency_s"] > 0 and math.isfinite(r["latency_s"])
+        assert r["throughput_per_s"] == pytest.approx(b / r["latency_s"], rel=1e-12)
+        assert r["t_pred_s"] == pytest.approx(max(r["flops"] / peak, r["bytes"] / bw), rel=1e-12)
+        # physically sensible: no call runs 100x faster than the calibrated compute roof
+        assert r["latency_s"] > r["flops"] / (100 * peak)
+
+
+def test_sweep_crossing(run: tuple[str, dict, float]) -> None:
+    out, sweep, _ = run
+    rows = sweep["rows"]
+    ridge = sweep["calibration"]["ridge_point"]
+    first = next(i for i, r in enumerate(rows) if r["intensity"] >= ridge)
+    before, after = rows[first - 1], rows[first]
+    assert before["intensity"] < ridge <= after["intensity"]
+    assert sweep["crossing"] == {"before": before["B"], "first": after["B"]}
+    assert f"ridge crossing: B in ({before['B']}, {after['B']}]" in out
+
+
+def test_sweep_anomalies_match_the_rule(run: tuple[str, dict, float]) -> None:
+    out, sweep, _ = run
+    rows = sweep["rows"]
+    found = ledger.sweep_anomalies(
+        [r["B"] for r in rows], [r["latency_s"] for r in rows], sweep["anomaly_tolerance"]
+    )
+    flagged = {a.batch for a in found}
+    assert {r["B"] for r in rows if r["anomaly"]} == flagged
+    printed = {int(m) for m in re.findall(r"^! B=(\d+):", out, flags=re.M)}
+    assert printed == flagged
+
+
+def test_sweep_table_printed(run: tuple[str, dict, float]) -> None:
+    out, sweep, _ = run
+    rows = table_rows(out, "Batch sweep")
+    for r in sweep["rows"]:
+        cells = rows[str(r["B"])]
+        assert cells[3] == r["bound"]
+        assert cells[4] == f"{r['latency_s'] * 1e3:.3f} ms"
+
+
+def test_sweep_time_is_reasonable(run: tuple[str, dict, float]) -> None:
+    out, sweep, wall = run
+    assert 0 < sweep["sweep_seconds"] < 15  # designed for about 5 s; loose on a busy machine
+    assert f"sweep time: {sweep['sweep_seconds']:.2f} s" in out
+    assert wall < 90
+
+
+def test_without_a_probe_it_calibrates_quickly(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.json"
+    proc = run_lecture("03", "--results", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "measured a quick calibration instead" in proc.stdout
+    sweep = results.load_results(path).data["batch_sweep"]
+    assert "quick calibration" in sweep["calibration_source"]
+    assert len(sweep["rows"]) == 9
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "nan", "lots"])
+def test_bad_budget_is_one_line(value: str, tmp_path: Path) -> None:
+    proc = run_lecture("03", "--budget-gib", value, "--results", str(tmp_path / "r.json"))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "--budget-gib" in proc.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_help() -> None:
+    proc = run_lecture("03", "--help")
+    assert proc.returncode == 0
+    assert "--budget-gib" in proc.stdout and "--results" in proc.stdout

@@ -1,0 +1,200 @@
+"""Lecture 04 draws four PNGs from a results file, and says in one line what it cannot draw."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture
+
+from common import ledger, plotting, results
+from common.roofline import lower_bound_time, matmul_counts
+
+NAMES = ("local_roofline.png", "batch_sweep.png", "memory_ledger.png", "speedup_2x.png")
+CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.5e11, "ridge_point": 7.5}
+
+
+def probe_section() -> dict:
+    """A probe section shaped like lecture 01's, with made-up timings."""
+    peak, bw = CALIBRATION["matmul_flops_per_s"], CALIBRATION["bandwidth_bytes_per_s"]
+    ops = []
+    for name, flops, nbytes, seconds in [
+        ("elementwise add", 32e6, 384e6, 0.02),
+        ("add+relu, two passes", 64e6, 640e6, 0.04),
+        ("LayerNorm [8192, 4096]", 2.0e8, 1.3e9, 0.09),
+        ("naive attention", 2.2e9, 1.7e8, 0.05),
+        ("GEMM 512x4096x4096", 1.7e10, 8.4e7, 0.13),
+        ("GEMM 4096x4096x4096", 1.4e11, 2.0e8, 1.0),
+    ]:
+        intensity = flops / nbytes
+        t_pred = max(flops / peak, nbytes / bw)
+        ops.append(
+            {
+                "name": name,
+                "flops": flops,
+                "bytes": nbytes,
+                "intensity": intensity,
+                "bound": "compute" if intensity >= CALIBRATION["ridge_point"] else "memory",
+                "t_pred_s": t_pred,
+                "t_meas_s": seconds,
+                "fraction_of_bound": t_pred / seconds,
+                "achieved_flops_per_s": flops / seconds,
+                "flag": "",
+            }
+        )
+    return {"calibration": CALIBRATION, "operations": ops, "same_flops": {}}
+
+
+def sweep_section() -> dict:
+    """A batch_sweep section shaped like lecture 03's, with one anomaly at B = 2."""
+    peak, bw = CALIBRATION["matmul_flops_per_s"], CALIBRATION["bandwidth_bytes_per_s"]
+    batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    rows = []
+    for b in batches:
+        flops, nbytes = matmul_counts(b, 4096, 4096, 4, 4, 4)
+        t_pred = lower_bound_time(flops, nbytes, peak, bw)
+        latency = t_pred * (3.0 if b == 2 else 1.2)
+        rows.append(
+            {
+                "B": b,
+                "flops": flops,
+                "bytes": nbytes,
+                "intensity": flops / nbytes,
+                "bound": "compute" if flops / nbytes >= CALIBRATION["ridge_point"] else "memory",
+                "latency_s": latency,
+                "throughput_per_s": b / latency,
+                "t_pred_s": t_pred,
+                "anomaly": None,
+            }
+        )
+    for a in ledger.sweep_anomalies(batches, [r["latency_s"] for r in rows]):
+        rows[batches.index(a.batch)]["anomaly"] = f"{a.kind} vs B={a.other}"
+    return {
+        "weight_shape": [4096, 4096],
+        "weight_bytes": 4 * 4096 * 4096,
+        "rows": rows,
+        "calibration": CALIBRATION,
+        "calibration_source": "test",
+        "crossing": {"before": 8, "first": 16},
+    }
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """Width and height in pixels from a PNG's IHDR chunk."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def make_results(path: Path, *, probe: bool = True, sweep: bool = True) -> Path:
+    """A results file for this machine with the chosen sections."""
+    if probe:
+        results.save_section("probe", probe_section(), path)
+    if sweep:
+        results.save_section("batch_sweep", sweep_section(), path)
+    return path
+
+
+def saved_paths(stdout: str) -> list[Path]:
+    return [
+        Path(ln.split(": ", 1)[1]) for ln in stdout.splitlines() if ln.startswith("saved figure:")
+    ]
+
+
+def test_four_figures(tmp_path: Path) -> None:
+    res = make_results(tmp_path / "machine.json")
+    outdir = tmp_path / "figs"
+    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(res))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert saved_paths(proc.stdout) == [outdir / n for n in NAMES]
+    assert sorted(p.name for p in outdir.iterdir()) == sorted(NAMES)  # no temporary files left
+    for name in NAMES:
+        width, height = png_size(outdir / name)
+        assert 0 < width <= plotting.MAX_WIDTH_IN * plotting.DPI + 1, name
+        assert height > 100
+    assert "skipped" not in proc.stdout
+
+
+def test_missing_sweep_is_one_line(tmp_path: Path) -> None:
+    res = make_results(tmp_path / "machine.json", sweep=False)
+    outdir = tmp_path / "figs"
+    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(res))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
+    assert len(skipped) == 1
+    assert "batch_sweep" in skipped[0] and "lecture 03" in skipped[0]
+    assert sorted(p.name for p in outdir.iterdir()) == sorted(set(NAMES) - {"batch_sweep.png"})
+
+
+def test_missing_probe_uses_the_sweep_calibration(tmp_path: Path) -> None:
+    res = make_results(tmp_path / "machine.json", probe=False)
+    proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res))
+    assert proc.returncode == 0, proc.stderr
+    notes = [ln for ln in proc.stdout.splitlines() if ln.startswith("roofline:")]
+    assert len(notes) == 1 and "no 'probe' section" in notes[0]
+    assert len(saved_paths(proc.stdout)) == 4
+
+
+def test_no_results_file(tmp_path: Path) -> None:
+    outdir = tmp_path / "figs"
+    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(tmp_path / "none.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout.splitlines()[0].startswith("results: no results file")
+    assert "quick calibration" in proc.stdout
+    assert len(saved_paths(proc.stdout)) == 3
+    assert not (tmp_path / "none.json").exists()  # drawing never writes results
+
+
+def test_malformed_sweep_is_one_line(tmp_path: Path) -> None:
+    res = make_results(tmp_path / "machine.json", sweep=False)
+    bad = sweep_section()
+    bad["rows"][3]["latency_s"] = -1.0
+    results.save_section("batch_sweep", bad, res)
+    proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res))
+    assert proc.returncode == 0, proc.stderr
+    skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
+    assert len(skipped) == 1 and "malformed" in skipped[0]
+
+
+def test_unwritable_outdir_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    proc = run_lecture("04", "--outdir", str(blocker / "figs"), "--results", str(tmp_path / "r"))
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "figure folder" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_without_matplotlib_is_one_line(tmp_path: Path) -> None:
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\nsys.modules['matplotlib'] = None  # as if it were not installed\n",
+        encoding="utf-8",
+    )
+    outdir = tmp_path / "figs"
+    proc = run_lecture(
+        "04",
+        "--outdir",
+        str(outdir),
+        "--results",
+        str(tmp_path / "r"),
+        env={"PYTHONPATH": str(hide)},
+    )
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "matplotlib is not installed" in proc.stderr
+    assert not outdir.exists()
+
+
+@pytest.mark.parametrize("args", [("--budget-gib", "0"), ("--colour", "red")])
+def test_bad_flags_are_one_line(args: tuple[str, ...], tmp_path: Path) -> None:
+    proc = run_lecture("04", *args, "--outdir", str(tmp_path / "figs"))
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "figs").exists()

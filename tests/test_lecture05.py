@@ -1,0 +1,201 @@
+"""Lecture 05 prints the article's roofline numbers, and the exercise moves them."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, lecture_path, run_lecture
+
+from common import results
+
+HEADER = re.compile(r"^=+$")
+
+
+def sections(text: str) -> dict[str, list[str]]:
+    """The printed sections, by title (a title is the line above a row of '=')."""
+    lines = text.splitlines()
+    found: dict[str, list[str]] = {}
+    title = None
+    for i, line in enumerate(lines):
+        if HEADER.match(line) and i > 0:
+            title = lines[i - 1]
+            found[title] = []
+        elif title is not None and not (i + 1 < len(lines) and HEADER.match(lines[i + 1])):
+            found[title].append(line)
+    return found
+
+
+def section(text: str, start: str) -> list[str]:
+    """The one section whose title starts with `start`."""
+    matches = [lines for title, lines in sections(text).items() if title.startswith(start)]
+    assert len(matches) == 1, f"expected one section starting {start!r}"
+    return matches[0]
+
+
+def table_rows(lines: list[str]) -> dict[str, list[str]]:
+    """Rows of a printed table keyed by their first cell (cells are 2+ spaces apart)."""
+    rows = {}
+    for line in lines:
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) > 2 and not set(cells[0]) <= {"-"}:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def output() -> str:
+    """Lecture 05's output with no results file (nothing measured, defaults everywhere)."""
+    proc = run_lecture("05", "--results", str(REPO / "no-such-dir" / "none.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return proc.stdout
+
+
+def test_machines_table(output: str) -> None:
+    rows = table_rows(section(output, "Machines"))
+    assert rows["A100 40GB SXM (bf16)"][-1] == "200.6"
+    assert rows["H100 SXM (bf16)"][-1] == "295.2"
+    assert rows["H100 SXM (fp8)"][-1] == "590.7"
+    assert rows["this machine (numpy, fp32)"][0] == "not measured (run lecture 01)"
+    assert "A100 -> H100: bandwidth x2.15, bf16 compute x3.17" in output
+    assert "H100 fp8 peak vs A100 bf16 peak: 6.3x" in output
+    assert len([ln for ln in output.splitlines() if ln.startswith("note: this machine")]) == 1
+
+
+def test_operator_ledger(output: str) -> None:
+    rows = table_rows(section(output, "Operator ledger"))
+    # columns: F, D, I, I/I*, bound, time bound
+    expected = {
+        "elementwise add [16M]": ("0.17", "0.001", "memory"),
+        "LayerNorm [4096, 3072]": ("1.50", "0.007", "memory"),
+        "softmax fused [4096, 4096]": ("1.25", None, "memory"),
+        "softmax naive [4096, 4096]": ("0.50", "0.002", "memory"),
+        "GEMM 512x4096x4096": ("409.60", "2.041", "compute"),
+        "GEMM 4096x4096x4096": ("1365.33", None, "compute"),
+        "attention naive [N=4096, Dh=128]": ("62.67", "0.312", "memory"),
+        "attention ideal-min [N=4096, Dh=128]": ("2068.00", "10.307", "compute"),
+    }
+    for name, (i, ratio, bound) in expected.items():
+        cells = rows[name]
+        assert cells[2] == i, name
+        if ratio is not None:
+            assert cells[3] == ratio, name
+        assert cells[4] == bound, name
+    attention = rows["attention naive [N=4096, Dh=128]"]
+    assert attention[0] == "8.67 GFLOP"
+    assert attention[1] == "138.41 MB"
+    assert attention[5] == "0.089 ms"
+    assert rows["attention ideal-min [N=4096, Dh=128]"][1] == "4.19 MB"
+    assert rows["attention ideal-min [N=4096, Dh=128]"][5] == "0.028 ms"
+
+
+def test_attention_comparison(output: str) -> None:
+    rows = table_rows(section(output, "Attention"))
+    assert rows["FLOPs"][-1] == "x1.000"
+    assert rows["bytes"] == ["138.41 MB", "4.19 MB", "33x fewer"]
+    assert rows["intensity (FLOP/B)"][:2] == ["62.7", "2068.0"]
+    assert rows["roofline time"] == ["0.089 ms", "0.028 ms", "x3.2 faster"]
+    bound = next(ln for ln in section(output, "Attention") if ln.startswith("bound"))
+    assert bound.split()[1:] == ["memory", "compute"]
+    assert "not a measured" in output and "FlashAttention" in output
+
+
+def test_speedup_table(output: str) -> None:
+    rows = table_rows(section(output, "Speedup"))
+    expected = {
+        "elementwise add [16M]": ["1.00x", "2.00x"],
+        "LayerNorm [4096, 3072]": ["1.00x", "2.00x"],
+        "softmax naive [4096, 4096]": ["1.00x", "2.00x"],
+        "GEMM 512x4096x4096": ["2.00x", "1.00x"],
+        "attention naive [N=4096, Dh=128]": ["1.00x", "2.00x"],
+        "attention ideal-min [N=4096, Dh=128]": ["2.00x", "1.00x"],
+    }
+    for name, speedups in expected.items():
+        assert rows[name][1:] == speedups, name
+
+
+def test_gemm_crossover(output: str) -> None:
+    rows = table_rows(section(output, "GEMM [M"))
+    assert rows["128"][2:] == ["120.47", "memory"]
+    assert rows["256"][2:] == ["227.56", "compute"]
+    assert "crossover: M in (128, 256]: I(128) = 120.47 < I* = 200.6 <= I(256) = 227.56" in output
+
+
+def test_this_machine_from_the_results_file(results_file: Path) -> None:
+    calibration = {
+        "bandwidth_bytes_per_s": 2.0e10,
+        "matmul_flops_per_s": 1.0e11,
+        "ridge_point": 5.0,
+    }
+    results.save_section("probe", {"calibration": calibration, "operations": []}, results_file)
+    proc = run_lecture("05")
+    assert proc.returncode == 0, proc.stderr
+    row = table_rows(section(proc.stdout, "Machines"))["this machine (numpy, fp32)"]
+    assert row == ["100.0 GFLOP/s", "20.000 GB/s", "5.0"]
+    assert "note: this machine" not in proc.stdout
+
+
+def test_corrupt_results_file_is_one_line(results_file: Path) -> None:
+    results_file.parent.mkdir(parents=True, exist_ok=True)
+    results_file.write_text("{not json", encoding="utf-8")
+    proc = run_lecture("05")
+    assert proc.returncode == 0, proc.stderr
+    notes = [ln for ln in proc.stdout.splitlines() if ln.startswith("note: this machine")]
+    assert len(notes) == 1 and "corrupt" in notes[0]
+
+
+def test_exercise_3_moves_the_crossover(tmp_path: Path) -> None:
+    """A student sets A100's bf16 peak to 1979e12 in the hardware table and reruns."""
+    shutil.copytree(REPO / "common", tmp_path / "common")
+    (tmp_path / "lectures").mkdir()
+    script = shutil.copy(lecture_path("05"), tmp_path / "lectures")
+    specs = tmp_path / "common" / "hw_specs.py"
+    text = specs.read_text(encoding="utf-8")
+    original = '"bf16": flops(312e12, A100_DATASHEET)'
+    assert text.count(original) == 1
+    specs.write_text(text.replace(original, '"bf16": flops(1979e12, A100_DATASHEET)'), "utf-8")
+    proc = run_lecture(Path(script), "--results", str(tmp_path / "none.json"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "ridge point: I* = 1272.7 FLOP/B" in proc.stdout
+    assert "crossover: M in (1024, 4096]" in proc.stdout
+    assert "(128, 256]" not in proc.stdout
+
+
+def test_other_chip_and_precision() -> None:
+    proc = run_lecture("05", "--chip", "H100", "--precision", "fp8", "--results", "/nonexistent/x")
+    assert proc.returncode == 0, proc.stderr
+    assert "I* = 590.7 FLOP/B" in proc.stdout
+    assert "elements of 1 bytes" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--chip", "x100"), "unknown chip 'x100'; choose one of: a100, h100"),
+        (("--precision", "fp8"), "A100 40GB SXM has no 'fp8' peak; it has: bf16, int8"),
+        (("--chip", "tpu-v5e", "--precision", "nvfp4"), "it has: bf16, int8"),
+    ],
+)
+def test_bad_chip_or_precision_is_one_line(args: tuple[str, ...], needle: str) -> None:
+    proc = run_lecture("05", *args)
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert needle in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_help() -> None:
+    proc = run_lecture("05", "--help")
+    assert proc.returncode == 0
+    for flag in ("--chip", "--precision", "--results"):
+        assert flag in proc.stdout
+
+
+def test_runs_from_another_folder(tmp_path: Path) -> None:
+    proc = run_lecture("05", "--results", str(tmp_path / "none.json"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written

@@ -1,0 +1,268 @@
+"""The ledger helpers reproduce every number of the article (NUMBERS.md, article section)."""
+
+from __future__ import annotations
+
+import pytest
+
+from common import hw_specs, ledger
+from common.ledger import (
+    ARTICLE_7B,
+    attention_counts,
+    crossover,
+    elementwise_counts,
+    kv_bytes_per_token,
+    largest_batch_that_fits,
+    layernorm_counts,
+    memory_ledger,
+    model_ledger,
+    softmax_counts,
+    sweep_anomalies,
+)
+from common.roofline import gemm_counts, lower_bound_time, matmul_counts, speedup_2x
+
+GIB, KIB = 2**30, 2**10
+A100_PEAK = hw_specs.A100.peak_flops("bf16")
+A100_BW = hw_specs.A100.mem_bw
+A100_RIDGE = A100_PEAK / A100_BW
+BUDGET = ledger.ARTICLE_BUDGET_GIB * GIB
+
+
+def ratio_to_ridge(counts: tuple[float, float]) -> float:
+    """I / I* on A100 bf16."""
+    flops, nbytes = counts
+    return flops / nbytes / A100_RIDGE
+
+
+# ---------------------------------------------------------------------------
+# Speed ledger
+# ---------------------------------------------------------------------------
+def test_a100_ridge_point() -> None:
+    assert round(A100_RIDGE, 1) == 200.6
+
+
+def test_elementwise_add() -> None:
+    flops, nbytes = elementwise_counts(16_000_000, 2, reads=2)
+    assert (flops, nbytes) == (16e6, 96e6)
+    assert round(flops / nbytes, 2) == 0.17
+    assert round(ratio_to_ridge((flops, nbytes)), 3) == 0.001
+
+
+def test_layernorm() -> None:
+    counts = layernorm_counts(4096, 3072, 2)
+    assert round(counts[0] / counts[1], 2) == 1.50
+    assert round(ratio_to_ridge(counts), 3) == 0.007
+
+
+def test_softmax_fused_and_naive() -> None:
+    fused = softmax_counts(4096, 4096, 2, fused=True)
+    naive = softmax_counts(4096, 4096, 2, fused=False)
+    assert fused[0] == naive[0] == 5 * 4096 * 4096  # 5 ops per element (the text's count)
+    assert round(fused[0] / fused[1], 2) == 1.25
+    assert round(naive[0] / naive[1], 2) == 0.50
+    assert round(ratio_to_ridge(naive), 3) == 0.002
+
+
+def test_gemms() -> None:
+    small = gemm_counts(512, 4096, 4096, 2)
+    assert round(small[0] / small[1], 1) == 409.6
+    assert round(ratio_to_ridge(small), 3) == 2.041
+    big = gemm_counts(4096, 4096, 4096, 2)
+    assert round(big[0] / big[1], 1) == 1365.3
+
+
+def test_attention_naive_and_ideal_minimum() -> None:
+    flops, naive_bytes = attention_counts(4096, 128, 2, materialized=True)
+    flops_ideal, ideal_bytes = attention_counts(4096, 128, 2, materialized=False)
+    assert round(flops / 1e9, 2) == 8.67
+    assert round(naive_bytes / 1e6, 2) == 138.41
+    assert round(flops / naive_bytes, 1) == 62.7
+    assert round(ratio_to_ridge((flops, naive_bytes)), 3) == 0.312
+    assert round(ideal_bytes / 1e6, 2) == 4.19
+    assert round(flops / ideal_bytes, 1) == 2068.0
+    assert round(ratio_to_ridge((flops, ideal_bytes)), 3) == 10.307
+    # naive -> ideal minimum: same FLOPs, 33x fewer bytes, 0.089 ms -> 0.028 ms (x3.2)
+    assert f"{flops_ideal / flops:.3f}" == "1.000"
+    assert round(naive_bytes / ideal_bytes) == 33
+    t_naive = lower_bound_time(flops, naive_bytes, A100_PEAK, A100_BW)
+    t_ideal = lower_bound_time(flops_ideal, ideal_bytes, A100_PEAK, A100_BW)
+    assert f"{t_naive * 1e3:.3f}" == "0.089"
+    assert f"{t_ideal * 1e3:.3f}" == "0.028"
+    assert round(t_naive / t_ideal, 1) == 3.2
+
+
+@pytest.mark.parametrize(
+    ("counts", "expected"),
+    [
+        (elementwise_counts(16_000_000, 2, reads=2), (1.00, 2.00)),
+        (layernorm_counts(4096, 3072, 2), (1.00, 2.00)),
+        (softmax_counts(4096, 4096, 2, fused=False), (1.00, 2.00)),
+        (gemm_counts(512, 4096, 4096, 2), (2.00, 1.00)),
+        (attention_counts(4096, 128, 2, materialized=True), (1.00, 2.00)),
+        (attention_counts(4096, 128, 2, materialized=False), (2.00, 1.00)),
+    ],
+)
+def test_the_six_2x_speedups(counts: tuple[float, float], expected: tuple[float, float]) -> None:
+    compute, bandwidth = speedup_2x(*counts, A100_PEAK, A100_BW)
+    assert (round(compute, 2), round(bandwidth, 2)) == expected
+
+
+M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
+
+
+def gemm_intensities() -> list[float]:
+    return [f / d for f, d in (gemm_counts(m, 4096, 4096, 2) for m in M_SWEEP)]
+
+
+def test_gemm_crossover_on_a100() -> None:
+    intensities = gemm_intensities()
+    assert crossover(M_SWEEP, intensities, A100_RIDGE) == (128, 256)
+    by_m = dict(zip(M_SWEEP, intensities, strict=True))
+    assert round(by_m[128], 2) == 120.47
+    assert round(by_m[256], 2) == 227.56
+
+
+def test_gemm_crossover_after_exercise_3() -> None:
+    ridge = 1979e12 / A100_BW
+    assert round(ridge, 1) == 1272.7
+    assert crossover(M_SWEEP, gemm_intensities(), ridge) == (1024, 4096)
+
+
+def test_crossover_edges() -> None:
+    assert crossover([1, 2, 4], [1.0, 2.0, 3.0], 10.0) is None
+    assert crossover([1, 2, 4], [11.0, 12.0, 13.0], 10.0) == (None, 1)
+    assert crossover([1, 2, 4], [1.0, 10.0, 13.0], 10.0) == (1, 2)  # I = I* counts
+
+
+# ---------------------------------------------------------------------------
+# Capacity ledger
+# ---------------------------------------------------------------------------
+def test_weights_and_kv_price() -> None:
+    assert f"{ARTICLE_7B.n_params * ARTICLE_7B.weight_bytes / GIB:.1f}" == "13.0"
+    per_token = kv_bytes_per_token(32, 4096, 2)
+    assert per_token == 512 * KIB
+    assert f"{per_token * 4096 / GIB:.2f}" == "2.00"
+
+
+def test_ledger_rows_at_30_percent() -> None:
+    totals = {b: model_ledger(ARTICLE_7B, b, 0.30).total / GIB for b in (1, 8, 16, 24, 32)}
+    assert [f"{totals[b]:.2f}" for b in (1, 8, 16, 24, 32)] == [
+        "20.20",
+        "42.95",
+        "68.95",
+        "94.95",
+        "120.95",
+    ]
+    row = model_ledger(ARTICLE_7B, 1, 0.30)
+    assert f"{row.weights / GIB:.1f}" == "13.0"
+    assert [f"{x / GIB:.2f}" for x in (row.kv_cache, row.activations, row.overhead)] == [
+        "2.00",
+        "0.50",
+        "4.66",
+    ]
+    assert row.total == pytest.approx(sum(row))
+
+
+def test_ledger_matches_memory_ledger() -> None:
+    direct = memory_ledger(7e9, 2, 32, 4096, 8, 4096, 128 * KIB, 0.30)
+    assert model_ledger(ARTICLE_7B, 8, 0.30) == direct
+
+
+def test_fits_the_budget() -> None:
+    for b in (1, 4, 8, 16):
+        assert model_ledger(ARTICLE_7B, b, 0.30).fits(BUDGET)
+    for b in (24, 32):
+        assert not model_ledger(ARTICLE_7B, b, 0.30).fits(BUDGET)
+
+
+def test_low_overhead_rescues_batch_24() -> None:
+    low = model_ledger(ARTICLE_7B, 24, 0.04)
+    assert f"{low.total / GIB:.2f}" == "75.96"
+    assert low.fits(BUDGET)
+
+
+def test_kv_cache_vs_weights_at_batch_16() -> None:
+    m = model_ledger(ARTICLE_7B, 16, 0.30)
+    assert f"{m.kv_cache / GIB:.2f}" == "32.00"
+    assert round(m.kv_cache / m.weights, 1) == 2.5
+
+
+@pytest.mark.parametrize(
+    ("rate", "phase", "expected"),
+    [(0.30, "prefill", 18), (0.04, "prefill", 24), (0.30, "decode", 23), (0.04, "decode", 30)],
+)
+def test_largest_batch_that_fits(rate: float, phase: str, expected: int) -> None:
+    def at(b: int) -> ledger.MemoryLedger:
+        return model_ledger(ARTICLE_7B, b, rate, phase)
+
+    best = largest_batch_that_fits(BUDGET, at)
+    assert best == expected
+    assert at(best).fits(BUDGET)
+    assert not at(best + 1).fits(BUDGET)
+
+
+def test_largest_batch_when_nothing_fits() -> None:
+    assert largest_batch_that_fits(GIB, lambda b: model_ledger(ARTICLE_7B, b, 0.30)) == 0
+
+
+def test_decode_keeps_only_active_tokens() -> None:
+    prefill = model_ledger(ARTICLE_7B, 16, 0.30)
+    decode = model_ledger(ARTICLE_7B, 16, 0.30, "decode")
+    assert decode.activations == 16 * 128 * KIB
+    assert prefill.activations == 16 * 4096 * 128 * KIB
+    assert decode.kv_cache == prefill.kv_cache
+
+
+# ---------------------------------------------------------------------------
+# Sweep anomalies
+# ---------------------------------------------------------------------------
+def test_a_roofline_sweep_has_no_anomalies() -> None:
+    batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    times = [lower_bound_time(*matmul_counts(b, 4096, 4096, 4, 4, 4), 1e11, 2e10) for b in batches]
+    assert sweep_anomalies(batches, times) == []
+
+
+def test_anomalies_found() -> None:
+    batches = [1, 2, 4, 8]
+    times = [1.0, 3.0, 3.2, 2.0]  # B=2 loses throughput; B=4 is slower than B=8
+    found = sweep_anomalies(batches, times)
+    assert ledger.Anomaly(2, "throughput_drop", 1) in found
+    assert ledger.Anomaly(4, "slower_than_larger", 8) in found
+    assert all(a.batch != 1 for a in found)
+
+
+def test_anomaly_tolerance() -> None:
+    assert sweep_anomalies([1, 2], [1.0, 0.95]) == []  # 5% faster: within the 10% noise
+    assert sweep_anomalies([1, 2], [1.0, 0.8]) == [ledger.Anomaly(1, "slower_than_larger", 2)]
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: elementwise_counts(0),
+        lambda: elementwise_counts(10, elem_bytes=0),
+        lambda: layernorm_counts(-1, 3),
+        lambda: softmax_counts(1.5, 2),
+        lambda: attention_counts(4096, 0),
+        lambda: ledger.kv_cache_bytes(10, 32, 4096, elem_bytes=-2),
+        lambda: kv_bytes_per_token(0, 4096),
+        lambda: memory_ledger(7e9, 2, 32, 4096, 1, 4096, 128, overhead_rate=-0.1),
+        lambda: memory_ledger(float("nan"), 2, 32, 4096, 1, 4096, 128, 0.3),
+        lambda: model_ledger(ARTICLE_7B, 4, 0.3, phase="training"),
+        lambda: model_ledger(ARTICLE_7B, 0, 0.3),
+        lambda: largest_batch_that_fits(-1, lambda b: model_ledger(ARTICLE_7B, b, 0.3)),
+        lambda: largest_batch_that_fits(BUDGET, "not a function"),
+        lambda: crossover([1, 2], [1.0], 2.0),
+        lambda: crossover([2, 1], [1.0, 2.0], 2.0),
+        lambda: crossover([1, 2], [1.0, 2.0], 0.0),
+        lambda: crossover([], [], 1.0),
+        lambda: sweep_anomalies([1, 2], [1.0, 0.0]),
+        lambda: sweep_anomalies([1, 1], [1.0, 1.0]),
+        lambda: sweep_anomalies([1, 2], [1.0, 2.0], tolerance=-1),
+    ],
+)
+def test_bad_input_raises_value_error(call) -> None:
+    with pytest.raises(ValueError):
+        call()
