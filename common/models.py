@@ -1,0 +1,184 @@
+"""The model table: the decoder-only transformers the course sizes, each with its source.
+
+Standard library only, in the style of the hardware table ``common/hw_specs.py``:
+every value is a plain literal in one place below, copied from the model's
+published ``config.json`` on the Hugging Face hub (field names in the comments).
+Edit a number here and rerun lecture 06; every dependent number moves with it.
+
+The published parameter counts are a cross-check only: the course derives its own
+count from the config (``common.transformer.parameter_count``) and a test checks
+that the two agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+# ---------------------------------------------------------------------------
+# Sources
+# ---------------------------------------------------------------------------
+LLAMA_2_7B_CONFIG = "meta-llama/Llama-2-7b-hf config.json"
+LLAMA_3_8B_CONFIG = "meta-llama/Meta-Llama-3-8B config.json"
+LLAMA_3_70B_CONFIG = "meta-llama/Meta-Llama-3-70B config.json"
+LLAMA_2_7B_SIZE = "Hugging Face hub, meta-llama/Llama-2-7b-hf: safetensors size 6.74B params"
+LLAMA_3_8B_SIZE = "Hugging Face hub, meta-llama/Meta-Llama-3-8B: safetensors size 8.03B params"
+LLAMA_3_70B_SIZE = "Hugging Face hub, meta-llama/Meta-Llama-3-70B: safetensors size 70.6B params"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A decoder-only transformer (pre-norm, RMSNorm, rotary positions, no biases)."""
+
+    name: str
+    key: str
+    n_layers: int  # num_hidden_layers
+    d_model: int  # hidden_size
+    n_heads: int  # num_attention_heads (query heads)
+    n_kv_heads: int  # num_key_value_heads (< n_heads: grouped-query attention)
+    d_head: int  # head_dim (hidden_size / num_attention_heads when not given)
+    d_ff: int  # intermediate_size
+    gated_mlp: bool  # hidden_act silu with gate_proj: down(silu(gate(x)) * up(x))
+    vocab_size: int  # vocab_size
+    tied_embeddings: bool  # tie_word_embeddings
+    max_context: int  # max_position_embeddings
+    config_source: str
+    published_params: float | None = None
+    params_source: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        for field in (
+            "n_layers",
+            "d_model",
+            "n_heads",
+            "n_kv_heads",
+            "d_head",
+            "d_ff",
+            "vocab_size",
+            "max_context",
+        ):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
+        if self.n_heads % self.n_kv_heads:
+            raise ValueError(
+                f"{self.name}: query heads ({self.n_heads}) must be a multiple of "
+                f"KV heads ({self.n_kv_heads})"
+            )
+        if self.published_params is not None and not self.published_params > 0:
+            raise ValueError(f"{self.name}: published_params must be > 0 or None")
+
+    @property
+    def q_dim(self) -> int:
+        """Width of the query projection: n_heads x d_head."""
+        return self.n_heads * self.d_head
+
+    @property
+    def kv_dim(self) -> int:
+        """Width of the key (and of the value) projection: n_kv_heads x d_head."""
+        return self.n_kv_heads * self.d_head
+
+    @property
+    def group_size(self) -> int:
+        """Query heads sharing one KV head: n_heads / n_kv_heads (1 = full multi-head)."""
+        return self.n_heads // self.n_kv_heads
+
+    @property
+    def attention_kind(self) -> str:
+        """'MHA' (one KV head per query head), 'MQA' (one KV head) or 'GQA' (in between)."""
+        if self.n_kv_heads == self.n_heads:
+            return "MHA"
+        return "MQA" if self.n_kv_heads == 1 else "GQA"
+
+
+# ---------------------------------------------------------------------------
+# The table. Edit a literal, rerun a lecture.
+# ---------------------------------------------------------------------------
+LLAMA_2_7B = Model(
+    name="Llama-2-7B",
+    key="llama-2-7b",
+    n_layers=32,
+    d_model=4096,
+    n_heads=32,
+    n_kv_heads=32,
+    d_head=128,
+    d_ff=11008,
+    gated_mlp=True,
+    vocab_size=32000,
+    tied_embeddings=False,
+    max_context=4096,
+    config_source=LLAMA_2_7B_CONFIG,
+    published_params=6.74e9,
+    params_source=LLAMA_2_7B_SIZE,
+)
+
+LLAMA_3_8B = Model(
+    name="Llama-3-8B",
+    key="llama-3-8b",
+    n_layers=32,
+    d_model=4096,
+    n_heads=32,
+    n_kv_heads=8,
+    d_head=128,
+    d_ff=14336,
+    gated_mlp=True,
+    vocab_size=128256,
+    tied_embeddings=False,
+    max_context=8192,
+    config_source=LLAMA_3_8B_CONFIG,
+    published_params=8.03e9,
+    params_source=LLAMA_3_8B_SIZE,
+)
+
+LLAMA_3_70B = Model(
+    name="Llama-3-70B",
+    key="llama-3-70b",
+    n_layers=80,
+    d_model=8192,
+    n_heads=64,
+    n_kv_heads=8,
+    d_head=128,
+    d_ff=28672,
+    gated_mlp=True,
+    vocab_size=128256,
+    tied_embeddings=False,
+    max_context=8192,
+    config_source=LLAMA_3_70B_CONFIG,
+    published_params=70.6e9,
+    params_source=LLAMA_3_70B_SIZE,
+)
+
+MODELS: dict[str, Model] = {m.key: m for m in (LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B)}
+
+
+def get_model(name: str) -> Model:
+    """Look a model up by key or name, case-insensitively ('llama-3-8b', 'Llama-3-8B')."""
+    wanted = str(name).strip().lower().replace("_", "-").replace(" ", "-")
+    for model in MODELS.values():
+        if wanted in (model.key, model.name.lower()):
+            return model
+    raise ValueError(f"unknown model {name!r}; choose one of: {', '.join(MODELS)}")
+
+
+def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
+    """The same model with another number of KV heads (a what-if; n_heads must divide evenly)."""
+    if not isinstance(model, Model):
+        raise ValueError(f"expected a Model, got {model!r}")
+    if n_kv_heads == model.n_kv_heads:
+        return model
+    kind = "MHA" if n_kv_heads == model.n_heads else f"{n_kv_heads} KV heads"
+    return dataclasses.replace(
+        model,
+        name=f"{model.name} ({kind})",
+        key=f"{model.key}-kv{n_kv_heads}",
+        n_kv_heads=n_kv_heads,
+        published_params=None,
+        params_source="",
+        note=f"{model.name} with {n_kv_heads} KV heads (a what-if, not a released model)",
+    )
+
+
+def with_full_mha(model: Model) -> Model:
+    """The same model with full multi-head attention: n_kv_heads = n_heads (for GQA comparisons)."""
+    return with_kv_heads(model, model.n_heads)

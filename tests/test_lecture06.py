@@ -1,0 +1,212 @@
+"""Lecture 06 as a student runs it: flags, errors, printed summary, figure and wall time."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture
+
+from common.hw_specs import B200, H100, H200
+from common.models import LLAMA_3_8B, LLAMA_3_70B
+
+LECTURE = "06"
+
+
+@pytest.fixture(scope="module")
+def default_run() -> tuple[str, float]:
+    """The default run's stdout and wall time (seconds), shared by several tests."""
+    start = time.perf_counter()
+    proc = run_lecture(LECTURE)
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return proc.stdout, elapsed
+
+
+def summary_value(out: str, label: str) -> str:
+    """The value printed after `label` in the Summary table."""
+    summary = out[out.index("\nSummary\n") :]
+    match = re.search(rf"^{re.escape(label)}\s+(.+)$", summary, re.MULTILINE)
+    assert match, f"summary line {label!r} missing"
+    return match.group(1).strip()
+
+
+def ms(text: str) -> float:
+    """'4.644 ms (batch 1, ...)' -> 4.644e-3 seconds."""
+    match = re.match(r"([\d,.]+) ms", text)
+    assert match, text
+    return float(match.group(1).replace(",", "")) * 1e-3
+
+
+def test_runs_quickly(default_run: tuple[str, float]) -> None:
+    _, elapsed = default_run
+    if elapsed >= 2.0:  # a busy machine: measure once more before failing
+        start = time.perf_counter()
+        run_lecture(LECTURE)
+        elapsed = min(elapsed, time.perf_counter() - start)
+    assert elapsed < 2.0
+
+
+def test_prints_every_section(default_run: tuple[str, float]) -> None:
+    out, _ = default_run
+    for heading in (
+        "1. Llama-3-8B on H100 SXM",
+        "2. Parameters from the config",
+        "3. Prefill:",
+        "4. Decode:",
+        "Attention: materialized scores against minimum traffic",
+        "5. Memory ledger",
+        "6. Critical batch of decode's weight matmuls",
+        "7. Weight-only quantization",
+        "8. KV heads and the KV cache",
+        "9. Llama-3-8B across chips",
+        "Summary",
+    ):
+        assert heading in out
+    assert out.count("What to observe:") >= 8
+    assert "Time to first token >=" in out and "Time per output token >=" in out
+    assert "Largest batch that fits:" in out and "Decode critical batch:" in out
+    assert "(add --png to save the figure 06_decode_throughput.png)" in out
+
+
+def test_summary_kv_cache_and_parameters(default_run: tuple[str, float]) -> None:
+    out, _ = default_run
+    assert summary_value(out, "KV cache per token") == "128.00 KiB"  # 2 x 32 x 8 x 128 x 2 B
+    assert summary_value(out, "parameters (config / published)") == "8.03 G / 8.03 G"
+    assert summary_value(out, "model / chip") == "Llama-3-8B on H100 SXM, bf16 compute"
+
+
+def test_summary_decode_bound_sits_between_weights_and_everything(default_run) -> None:
+    out, _ = default_run
+    m, S = LLAMA_3_8B, 4096
+    tpot = ms(summary_value(out, "time per output token >="))
+    weights = (8_030_261_248 - m.vocab_size * m.d_model) * 2  # every matmul weight, bf16
+    kv = 2 * m.n_layers * m.n_kv_heads * m.d_head * 2 * S
+    act_allowance = m.n_layers * 12 * (m.d_model + m.d_ff) * 2 + 2 * m.vocab_size * 2
+    lo, hi = weights / H100.mem_bw, (weights + kv + act_allowance) / H100.mem_bw
+    assert lo * 0.999 <= tpot <= hi * 1.001  # the summary prints four significant figures
+    tokens_per_s = float(summary_value(out, "decode throughput <=").split()[0].replace(",", ""))
+    assert tokens_per_s == pytest.approx(1 / tpot, rel=1e-3)
+
+
+def test_summary_prefill_is_compute_bound(default_run) -> None:
+    out, _ = default_run
+    ttft = ms(summary_value(out, "time to first token >="))
+    # At least 2 FLOP per matmul weight per prompt token at peak; at most 20% more.
+    flops = 2 * (8_030_261_248 - LLAMA_3_8B.vocab_size * LLAMA_3_8B.d_model) * 4096
+    assert flops / H100.peak_flops("bf16") < ttft < 1.2 * flops / H100.peak_flops("bf16")
+
+
+def test_summary_batch_numbers_are_consistent(default_run) -> None:
+    out, _ = default_run
+    wall = int(summary_value(out, "largest batch that fits").replace(",", ""))
+    knee = int(summary_value(out, "decode critical batch").replace(",", ""))
+    # Memory: 80 GB holds the 16 GB of weights plus roughly (80/1.1 - 16) / 0.537 sequences.
+    per_seq = 2 * 32 * 8 * 128 * 2 * 4096
+    rough = (H100.mem_capacity / 1.1 - 8_030_261_248 * 2) / per_seq
+    assert abs(wall - rough) <= 1
+    # Critical batch: near ridge x 2 bytes / 2 FLOP, a little above for activation traffic.
+    ridge = H100.ridge_point("bf16")
+    assert ridge <= knee <= 1.15 * ridge
+    assert f"memory wall ({wall:,}) comes before the knee ({knee:,})" in out
+
+
+def test_gqa_and_chip_observations(default_run) -> None:
+    out, _ = default_run
+    assert "KV cache, Llama-3-8B (MHA) over Llama-3-8B: x4.00" in out
+    bw_ratio = H200.mem_bw / H100.mem_bw
+    assert f"and {bw_ratio:.2f}x the bandwidth: decode at batch 1 gets x{bw_ratio:.2f} faster" in (
+        " ".join(out.split())
+    )
+    assert B200.name in out
+
+
+def test_llama_2_7b_kv_cache_matches_the_article() -> None:
+    proc = run_lecture(LECTURE, "--model", "llama-2-7b", "--kv", "fp16")
+    assert proc.returncode == 0, proc.stderr
+    assert summary_value(proc.stdout, "KV cache per token") == "512.00 KiB"
+    assert "per 4,096-token sequence: 2.00 GiB" in proc.stdout
+
+
+def test_70b_on_h100_does_not_fit() -> None:
+    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key)
+    assert proc.returncode == 0, proc.stderr
+    assert summary_value(proc.stdout, "largest batch that fits") == "0"
+    assert "Largest batch that fits: 0 (the weights alone need 141.11 GB)" in proc.stdout
+    assert "KV cache, Llama-3-70B (MHA) over Llama-3-70B: x8.00" in proc.stdout
+
+
+def test_quantized_weights_and_fp8_cache() -> None:
+    proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16")
+    assert proc.returncode == 0, proc.stderr
+    assert summary_value(proc.stdout, "storage") == ("int4 weights, fp8 KV cache, bf16 activations")
+    assert summary_value(proc.stdout, "KV cache per token") == "64.00 KiB"
+    assert summary_value(proc.stdout, "weights") == f"{8_030_261_248 * 0.5 / 1e9:.2f} GB"
+
+
+def test_png_is_written_into_outdir(tmp_path: Path) -> None:
+    outdir = tmp_path / "figs"
+    proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), "--chip", "b200")
+    assert proc.returncode == 0, proc.stderr
+    png = outdir / "06_decode_throughput.png"
+    assert png.is_file() and png.stat().st_size > 10_000
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"saved figure: {png}" in proc.stdout
+    assert sorted(p.name for p in outdir.iterdir()) == ["06_decode_throughput.png"]
+
+
+def test_runs_from_another_folder(tmp_path: Path) -> None:
+    proc = run_lecture(LECTURE, "--context", "512", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_help_explains_every_flag() -> None:
+    proc = run_lecture(LECTURE, "--help")
+    assert proc.returncode == 0
+    for flag in ("--model", "--chip", "--precision", "--weights", "--kv", "--context", "--batch"):
+        assert flag in proc.stdout
+    assert "--png" in proc.stdout and "--outdir" in proc.stdout
+    assert "llama-3-70b" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "gpt-5"], "choose one of: llama-2-7b, llama-3-8b, llama-3-70b"),
+        (["--chip", "tpu"], "choose one of: a100, h100"),
+        (["--precision", "nvfp4"], "H100 SXM has no 'nvfp4' peak; choose one of: bf16, fp8, int8"),
+        (["--chip", "a100", "--precision", "fp8"], "no 'fp8' peak"),
+        (["--precision", "fp64"], "unknown precision 'fp64'"),
+        (["--weights", "fp7"], "unknown weight precision 'fp7'; choose one of: bf16"),
+        (["--kv", "int3"], "unknown KV-cache precision 'int3'; choose one of: bf16"),
+        (["--context", "0"], "expected a positive integer"),
+        (["--context", "lots"], "expected a positive integer"),
+        (["--context", "9000"], "exceeds Llama-3-8B's window of 8192 tokens"),
+        (["--model", "llama-2-7b", "--context", "4097"], "window of 4096 tokens"),
+        (["--batch", "0"], "expected a positive integer"),
+        (["--batch", "1.5"], "expected a positive integer"),
+        (["--frobnicate"], "unrecognized arguments"),
+    ],
+)
+def test_bad_values_give_one_line(args: list[str], message: str) -> None:
+    proc = run_lecture(LECTURE, *args)
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert message in lines[0]
+
+
+def test_bad_outdir_gives_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    proc = run_lecture(LECTURE, "--png", "--outdir", str(blocker))
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert "figure folder" in lines[0]

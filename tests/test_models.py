@@ -1,0 +1,119 @@
+"""The model table: values match the published config.json files, lookups and what-if twins."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from common import models
+from common.models import (
+    LLAMA_2_7B,
+    LLAMA_3_8B,
+    LLAMA_3_70B,
+    MODELS,
+    Model,
+    get_model,
+    with_full_mha,
+    with_kv_heads,
+)
+
+# (layers, hidden, heads, KV heads, head dim, intermediate, gated, vocab, tied, published)
+# as published in each model's config.json on the Hugging Face hub.
+PUBLISHED = {
+    "llama-2-7b": (32, 4096, 32, 32, 128, 11008, True, 32000, False, 6.74e9),
+    "llama-3-8b": (32, 4096, 32, 8, 128, 14336, True, 128256, False, 8.03e9),
+    "llama-3-70b": (80, 8192, 64, 8, 128, 28672, True, 128256, False, 70.6e9),
+}
+
+
+@pytest.mark.parametrize("key", sorted(PUBLISHED))
+def test_table_matches_published_config(key: str) -> None:
+    m = MODELS[key]
+    got = (
+        m.n_layers,
+        m.d_model,
+        m.n_heads,
+        m.n_kv_heads,
+        m.d_head,
+        m.d_ff,
+        m.gated_mlp,
+        m.vocab_size,
+        m.tied_embeddings,
+        m.published_params,
+    )
+    assert got == PUBLISHED[key]
+    assert m.d_head * m.n_heads == m.d_model  # Llama: head_dim = hidden_size / heads
+
+
+@pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
+def test_every_model_cites_its_sources(m: Model) -> None:
+    assert m.config_source.endswith("config.json")
+    assert m.config_source.startswith("meta-llama/")
+    assert m.params_source and "Hugging Face" in m.params_source
+
+
+def test_sources_are_module_constants() -> None:
+    assert models.LLAMA_3_8B_CONFIG == "meta-llama/Meta-Llama-3-8B config.json"
+    assert LLAMA_3_8B.config_source is models.LLAMA_3_8B_CONFIG
+
+
+def test_attention_kinds() -> None:
+    assert LLAMA_2_7B.attention_kind == "MHA"
+    assert LLAMA_3_8B.attention_kind == "GQA"
+    assert LLAMA_3_8B.group_size == 4
+    assert LLAMA_3_70B.group_size == 8
+    assert with_kv_heads(LLAMA_3_8B, 1).attention_kind == "MQA"
+    assert LLAMA_3_8B.q_dim == 4096 and LLAMA_3_8B.kv_dim == 1024
+
+
+@pytest.mark.parametrize("name", ["llama-3-8b", "Llama-3-8B", "LLAMA_3_8B", " llama 3 8b "])
+def test_get_model_is_forgiving(name: str) -> None:
+    assert get_model(name) is LLAMA_3_8B
+
+
+def test_get_model_lists_valid_names() -> None:
+    with pytest.raises(ValueError, match="llama-2-7b, llama-3-8b, llama-3-70b"):
+        get_model("gpt-5")
+
+
+def test_full_mha_twin() -> None:
+    twin = with_full_mha(LLAMA_3_70B)
+    assert twin.n_kv_heads == twin.n_heads == 64
+    assert twin.published_params is None
+    assert "MHA" in twin.name and twin.key != LLAMA_3_70B.key
+    # Every other shape is the same model.
+    same = ("n_layers", "d_model", "n_heads", "d_head", "d_ff", "vocab_size", "max_context")
+    for field in same:
+        assert getattr(twin, field) == getattr(LLAMA_3_70B, field)
+    assert with_full_mha(LLAMA_2_7B) is LLAMA_2_7B  # already MHA
+    assert LLAMA_3_70B.n_kv_heads == 8  # the table itself is untouched (frozen)
+
+
+def test_with_kv_heads_validates() -> None:
+    with pytest.raises(ValueError, match="multiple of KV heads"):
+        with_kv_heads(LLAMA_3_8B, 5)
+    with pytest.raises(ValueError, match="positive integer"):
+        with_kv_heads(LLAMA_3_8B, 0)
+    with pytest.raises(ValueError, match="expected a Model"):
+        with_kv_heads("llama-3-8b", 8)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"n_layers": 0},
+        {"d_model": -1},
+        {"d_ff": 1.5},
+        {"vocab_size": True},
+        {"published_params": 0},
+    ],
+)
+def test_model_rejects_bad_values(change: dict) -> None:
+    with pytest.raises(ValueError):
+        dataclasses.replace(LLAMA_3_8B, **change)
+
+
+def test_models_are_frozen() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        LLAMA_3_8B.n_layers = 1  # type: ignore[misc]
