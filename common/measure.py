@@ -1,94 +1,245 @@
 """Measurement helpers (numpy): timers and this machine's two roofs.
 
 Imported only by the lectures that measure. Working sets are sized from the
-machine (last-level cache, available memory), never from fixed constants.
+machine (last-level cache, available memory), never from fixed constants, and
+repeats are time-budgeted: a fast machine takes more samples in the same time.
 
 Numpy's elementwise operations run on one thread; its matmul runs on every
 BLAS thread. So the bandwidth roof measured here is a one-thread figure and the
-compute roof an all-thread figure; ``calibrate`` records both thread counts.
+compute roof an all-thread figure; ``calibrate`` records both thread counts and
+also measures matmul on one thread, so that a same-threads ridge can be shown.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from common import caches, machine, results
 
 FP32 = 4  # bytes per float32 element: every measurement here runs in fp32
 
-# Quick-calibration defaults, used when no results file is usable and a lecture
-# must not spend the probe's full time. They are stated, not hidden.
-MIN_BANDWIDTH_SET_BYTES = 256 * 2**20
-MAX_FRACTION_OF_FREE_MEMORY = 0.25
+# Working-set rules. A streaming test over 8x the last-level cache (LLC) finds at
+# most 1/8 of its data in cache, so it measures main memory, not the cache.
+LLC_MULTIPLE = 8
+FALLBACK_LLC_BYTES = 32 * 2**20  # assumed when the operating system does not report caches
+MIN_BANDWIDTH_SET_BYTES = 256 * 2**20  # floor, so a small or unknown LLC still gives a long stream
+MAX_FRACTION_OF_FREE_MEMORY = 0.25  # never take more than this share of available memory
+MIN_WORKING_SET_BYTES = 3 * FP32 * 1024  # the smallest test that still means something
+
+# Matmul sizes are chosen by timing: the first of these whose one call takes at
+# least the target time, so one call is far above timer resolution and the BLAS
+# kernels reach their steady speed. The sizes are spaced so that a typical call
+# time is well away from the target, and the choice does not flip between runs.
+MATMUL_SIZES = (512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
+
+# Time budgets in seconds of timed calls. Bandwidth on a shared machine moves in
+# phases of a second or so, so it gets the largest budget: the best of many calls
+# is the roof the memory system allows when nothing else competes.
+FULL_BUDGET = {
+    "bandwidth_s": 1.1,
+    "bandwidth_min_repeat": 20,
+    "matmul_call_s": 0.025,
+    "matmul_s": 0.5,
+    "matmul_min_repeat": 3,
+    "one_thread_s": 0.0,  # two calls: only to compare thread counts
+}
+QUICK_BUDGET = {
+    "bandwidth_s": 0.25,
+    "bandwidth_min_repeat": 5,
+    "matmul_call_s": 0.025,
+    "matmul_s": 0.2,
+    "matmul_min_repeat": 2,
+    "one_thread_s": 0.0,
+}
 
 
-def best_time(fn: Callable[[], object], repeat: int = 5, warmup: int = 1) -> float:
-    """Fastest of `repeat` timed calls after `warmup` untimed ones, in seconds."""
-    for _ in range(warmup):
+def time_samples(
+    fn: Callable[[], object],
+    repeat: int = 5,
+    warmup: int = 1,
+    budget_s: float = 0.0,
+    max_repeat: int = 10_000,
+) -> list[float]:
+    """Durations (s) of timed calls: `repeat` at least, more while `budget_s` lasts."""
+    for _ in range(max(0, warmup)):
         fn()
-    best = float("inf")
-    for _ in range(max(1, repeat)):
+    durations: list[float] = []
+    start = time.perf_counter()
+    while len(durations) < max(1, repeat) or (
+        time.perf_counter() - start < budget_s and len(durations) < max_repeat
+    ):
         t0 = time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+        durations.append(time.perf_counter() - t0)
+    return durations
+
+
+def best_time(
+    fn: Callable[[], object], repeat: int = 5, warmup: int = 1, budget_s: float = 0.0
+) -> float:
+    """Fastest of the timed calls (at least `repeat`, more while `budget_s` lasts), in seconds."""
+    return min(time_samples(fn, repeat=repeat, warmup=warmup, budget_s=budget_s))
+
+
+def llc_bytes() -> tuple[int, bool]:
+    """(last-level cache bytes, whether the OS reported it); a stated fallback when unknown."""
+    llc = caches.last_level_cache_bytes()
+    return (llc, True) if llc else (FALLBACK_LLC_BYTES, False)
+
+
+def memory_cap_bytes() -> int | None:
+    """The most bytes one test may allocate: a quarter of available memory (None if unknown)."""
+    free = caches.available_memory_bytes()
+    return int(free * MAX_FRACTION_OF_FREE_MEMORY) if free else None
 
 
 def bandwidth_working_set_bytes() -> int:
-    """Bytes a bandwidth test should stream: >= 8x the last-level cache, <= 1/4 of free memory."""
-    llc = caches.last_level_cache_bytes() or 32 * 2**20
-    want = max(8 * llc, MIN_BANDWIDTH_SET_BYTES)
-    free = caches.available_memory_bytes()
-    if free is not None:
-        want = min(want, int(free * MAX_FRACTION_OF_FREE_MEMORY))
-    return max(want, 3 * FP32 * 1024)
+    """Bytes a bandwidth test streams: max(8 x LLC, floor), capped at 1/4 of available memory."""
+    want = max(LLC_MULTIPLE * llc_bytes()[0], MIN_BANDWIDTH_SET_BYTES)
+    cap = memory_cap_bytes()
+    if cap is not None:
+        want = min(want, cap)
+    return max(want, MIN_WORKING_SET_BYTES)
 
 
-def measure_bandwidth(working_set_bytes: int | None = None, repeat: int = 10) -> dict[str, Any]:
-    """Streaming add z = x + y over a working set (read 2n, write n, fp32): bytes/s."""
+@contextlib.contextmanager
+def blas_threads(threads: int | None) -> Iterator[int | None]:
+    """Run the block with `threads` BLAS threads (threadpoolctl; no environment change)."""
+    if threads is None:
+        yield machine.blas_info().get("threads")
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # cannot limit: report the count that really ran
+        yield machine.blas_info().get("threads")
+        return
+    with threadpool_limits(limits=threads, user_api="blas"):
+        yield threads
+
+
+def measure_bandwidth(
+    working_set_bytes: int | None = None, repeat: int = 10, budget_s: float = 0.0
+) -> dict[str, Any]:
+    """Streaming add z = x + y over a working set (read 2n, write n, fp32): bytes/s = 12 n / t."""
     import numpy as np
 
     total = working_set_bytes or bandwidth_working_set_bytes()
     n = max(1024, total // (3 * FP32))
     x = np.ones(n, dtype=np.float32)
     y = np.ones(n, dtype=np.float32)
-    z = np.empty(n, dtype=np.float32)
-    t = best_time(lambda: np.add(x, y, out=z), repeat=repeat)
+    z = np.empty(n, dtype=np.float32)  # the warm-up call touches its pages
+    durations = time_samples(lambda: np.add(x, y, out=z), repeat=repeat, budget_s=budget_s)
+    nbytes = 3 * n * FP32
+    best = min(durations)
     return {
-        "bytes_per_s": 3 * n * FP32 / t,
-        "working_set_bytes": 3 * n * FP32,
-        "seconds": t,
+        "bytes_per_s": nbytes / best,
+        "working_set_bytes": nbytes,
+        "seconds": best,
         "threads": 1,  # numpy ufuncs run on the calling thread
+        "samples": len(durations),
+        "median_bytes_per_s": nbytes / statistics.median(durations),
     }
 
 
-def measure_matmul(n: int = 2048, repeat: int = 3) -> dict[str, Any]:
-    """Square fp32 matmul C = A @ B of size n: FLOP/s with F = 2 n^3."""
+def matmul_size_for(call_s: float, max_bytes: int | None = None) -> int:
+    """First size in MATMUL_SIZES whose fp32 n x n matmul takes >= call_s (timed upwards)."""
+    import numpy as np
+
+    chosen = MATMUL_SIZES[0]
+    for n in MATMUL_SIZES:
+        if max_bytes is not None and 3 * FP32 * n * n > max_bytes:
+            break
+        chosen = n
+        a = np.ones((n, n), dtype=np.float32)
+        c = np.empty((n, n), dtype=np.float32)
+        # the faster of two calls: a single call can hit a hiccup and stop the search early
+        if best_time(partial(np.matmul, a, a, out=c), repeat=2, warmup=0) >= call_s:
+            break
+    return chosen
+
+
+def _square_operands(n: int) -> tuple[Any, Any, Any]:
+    """Two random fp32 n x n matrices and an output buffer."""
     import numpy as np
 
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((n, n), dtype=np.float32)
-    b = rng.standard_normal((n, n), dtype=np.float32)
-    c = np.empty((n, n), dtype=np.float32)
-    t = best_time(lambda: np.matmul(a, b, out=c), repeat=repeat)
+    a = rng.random((n, n), dtype=np.float32)
+    b = rng.random((n, n), dtype=np.float32)
+    return a, b, np.empty((n, n), dtype=np.float32)
+
+
+def _matmul_rate(
+    operands: tuple[Any, Any, Any],
+    threads: int | None,
+    repeat: int,
+    budget_s: float,
+    warmup: int = 1,
+) -> dict[str, Any]:
+    """Best FLOP/s of C = A @ B on given operands with `threads` BLAS threads (None: all)."""
+    import numpy as np
+
+    a, b, c = operands
+    n = a.shape[0]
+    with blas_threads(threads) as used:
+        durations = time_samples(
+            lambda: np.matmul(a, b, out=c), repeat=repeat, warmup=warmup, budget_s=budget_s
+        )
+    t = min(durations)
     return {
         "flops_per_s": 2.0 * n**3 / t,
         "n": n,
         "seconds": t,
-        "threads": machine.blas_info().get("threads"),
+        "threads": used,
+        "samples": len(durations),
     }
 
 
+def measure_matmul(
+    n: int | None = None,
+    repeat: int = 3,
+    budget_s: float = 0.0,
+    threads: int | None = None,
+    call_s: float = FULL_BUDGET["matmul_call_s"],
+) -> dict[str, Any]:
+    """Square fp32 matmul C = A @ B of size n: FLOP/s = 2 n^3 / t (n chosen by speed if None)."""
+    if n is None:
+        n = matmul_size_for(call_s, memory_cap_bytes())
+    return _matmul_rate(_square_operands(n), threads, repeat, budget_s)
+
+
 def calibrate(quick: bool = False) -> dict[str, Any]:
-    """Measure this machine's bandwidth and matmul roofs and their ridge point."""
-    bw = measure_bandwidth(repeat=3 if quick else 10)
-    mm = measure_matmul(n=1024 if quick else 2048, repeat=2 if quick else 3)
+    """Measure this machine's bandwidth and matmul roofs and their ridge point I* = P / beta."""
+    budget = QUICK_BUDGET if quick else FULL_BUDGET
+    llc, llc_known = llc_bytes()
+    bw = measure_bandwidth(repeat=budget["bandwidth_min_repeat"], budget_s=budget["bandwidth_s"])
+    operands = _square_operands(matmul_size_for(budget["matmul_call_s"], memory_cap_bytes()))
+    mm = _matmul_rate(operands, None, budget["matmul_min_repeat"], budget["matmul_s"])
+    # The operands are already hot; the best of two calls absorbs the thread change.
+    one = _matmul_rate(operands, 1, 2, budget["one_thread_s"], warmup=0)
+    del operands
+    ridge = mm["flops_per_s"] / bw["bytes_per_s"]
     return {
         "bandwidth_bytes_per_s": bw["bytes_per_s"],
         "matmul_flops_per_s": mm["flops_per_s"],
-        "ridge_point": mm["flops_per_s"] / bw["bytes_per_s"],
+        "ridge_point": ridge,
+        "bandwidth_threads": bw["threads"],
+        "matmul_threads": mm["threads"],
+        "bandwidth_working_set_bytes": bw["working_set_bytes"],
+        "bandwidth_samples": bw["samples"],
+        "bandwidth_median_bytes_per_s": bw["median_bytes_per_s"],
+        "matmul_n": mm["n"],
+        "matmul_samples": mm["samples"],
+        "matmul_one_thread_flops_per_s": one["flops_per_s"],
+        "ridge_point_one_thread": one["flops_per_s"] / bw["bytes_per_s"],
+        "llc_bytes": llc,
+        "llc_known": llc_known,
+        "available_memory_bytes": caches.available_memory_bytes(),
         "bandwidth": bw,
         "matmul": mm,
         "quick": quick,
@@ -102,8 +253,13 @@ def load_or_calibrate(path: object = None) -> tuple[dict[str, Any], str]:
     if probe is not None:
         try:
             calib = probe["calibration"]
-            results.positive_number(calib, "bandwidth_bytes_per_s")
-            results.positive_number(calib, "matmul_flops_per_s")
+            if not isinstance(calib, dict):
+                raise TypeError("calibration is not a JSON object")
+            bw = results.positive_number(calib, "bandwidth_bytes_per_s")
+            peak = results.positive_number(calib, "matmul_flops_per_s")
+            ridge = results.positive_number(calib, "ridge_point")
+            if not math.isclose(ridge, peak / bw, rel_tol=1e-6):
+                raise ValueError("ridge_point is not matmul_flops_per_s / bandwidth_bytes_per_s")
             return calib, f"lecture 01's calibration from {loaded.path}"
         except (KeyError, TypeError, ValueError) as exc:
             reason = f"results file {loaded.path} has a bad probe section ({exc})"

@@ -1,0 +1,208 @@
+"""Lecture 01's operation ledger: sizes, FLOP and byte counts, and roofline rows.
+
+Standard library only. Bytes count every pass the numpy code really makes over
+main memory: one pass over an array of n fp32 elements moves 4n bytes, a read
+and a write of the same array count as two passes. Lecture 01 counts the passes
+line by line in comments next to the numpy calls; the totals live here once.
+
+Sizes come from the machine: arrays that are swept again and again are at least
+twice the last-level cache (LLC), so under LRU replacement none of a sweep is
+still cached when the next one starts, and nothing exceeds the memory cap.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from common import roofline
+
+FP32 = 4  # bytes per float32 element
+ABOVE_ROOF = 1.10  # a measured point more than 10% above its roof is flagged, not printed as %
+CACHE_MARGIN = 2  # swept arrays are >= 2x the LLC
+HIDDEN = 4096  # LayerNorm row width and the GEMMs' K = N: the article's model width
+HEAD_DIM = 128  # attention head dimension D_h (the article's)
+SEQ_STEP = 512  # attention sequence lengths are multiples of this
+ROW_STEP = 64  # LayerNorm row counts are multiples of this
+GEMM_SKINNY_M = 8  # a decode-like GEMM: few rows, weight-streaming, memory-bound
+GEMM_WIDE_M = 512  # the article's GEMM 512 x 4096 x 4096
+SAME_FLOPS_STEP = 16  # the same-FLOPs matmul size is a multiple of this
+
+# Time budgets (seconds of timed calls per operation): at least MIN_REPEAT calls.
+OP_BUDGET_S = {"full": 0.2, "quick": 0.05}
+MIN_REPEAT = 2
+
+# Passes over main memory, as counted next to each numpy line in lecture 01.
+ADD_PASSES = 3  # read a, read b, write out
+ADD_RELU_TWO_PASS_PASSES = 5  # + read tmp, write out; the add wrote tmp
+ADD_RELU_ONE_EXPR_PASSES = 6  # the two-pass traffic + the OS zero-filling the fresh temporary
+LAYERNORM_PASSES = 10  # mean, subtract, square, mean, divide, scale (the article's count)
+LAYERNORM_OPS_PER_ELEM = 6  # add (mean), subtract, multiply, add (mean), divide, multiply
+ATTENTION_S_PASSES = 10  # write S, max, subtract, exp, sum, divide, read S for P @ V
+SOFTMAX_OPS_PER_ELEM = 5  # max, subtract, exp, sum, divide (the article's 5 N^2)
+
+
+def _positive_int(value: object, what: str) -> int:
+    """value as an int >= 1; ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{what} must be a positive integer, got {value!r}")
+    return value
+
+
+# ---------------------------------------------------------------------------
+# Sizes from the machine
+# ---------------------------------------------------------------------------
+def elementwise_n(working_set_bytes: int) -> int:
+    """Elements per vector so that a, b, out (3 fp32 vectors) fill the working set."""
+    return max(1024, _positive_int(working_set_bytes, "working set") // (3 * FP32))
+
+
+def layernorm_shape(working_set_bytes: int, d: int = HIDDEN) -> tuple[int, int]:
+    """[rows, d] so that x, xc and its square (3 fp32 arrays) fill the working set."""
+    rows = _positive_int(working_set_bytes, "working set") // (3 * FP32 * d)
+    return max(ROW_STEP, rows // ROW_STEP * ROW_STEP), d
+
+
+def attention_seq_len(llc_bytes: int, cap_bytes: int | None = None) -> int:
+    """Smallest multiple of SEQ_STEP with the N x N score matrix S >= 2x LLC (within the cap)."""
+    need = CACHE_MARGIN * _positive_int(llc_bytes, "LLC size")
+    n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
+    while cap_bytes is not None and FP32 * n * n > cap_bytes and n > SEQ_STEP:
+        n -= SEQ_STEP
+    return n
+
+
+def gemm_width(llc_bytes: int, cap_bytes: int | None = None) -> int:
+    """K = N for the GEMMs: HIDDEN, or the smallest power of two whose K x N weight is >= 2x LLC."""
+    need = CACHE_MARGIN * _positive_int(llc_bytes, "LLC size")
+    k = HIDDEN
+    while FP32 * k * k < need:
+        k *= 2
+    while cap_bytes is not None and FP32 * k * k > cap_bytes and k > 1024:
+        k //= 2
+    return k
+
+
+def same_flops_matmul_size(flops: float) -> int:
+    """Square matmul size m (a multiple of SAME_FLOPS_STEP) whose 2 m^3 is closest to `flops`."""
+    m = round((flops / 2) ** (1 / 3) / SAME_FLOPS_STEP) * SAME_FLOPS_STEP
+    return max(SAME_FLOPS_STEP, m)
+
+
+# ---------------------------------------------------------------------------
+# FLOP and byte ledgers (fp32)
+# ---------------------------------------------------------------------------
+def add_counts(n: int) -> tuple[float, float]:
+    """out = a + b: F = n, D = 3 passes x 4n bytes."""
+    n = _positive_int(n, "n")
+    return float(n), float(ADD_PASSES * FP32 * n)
+
+
+def add_relu_two_pass_counts(n: int) -> tuple[float, float]:
+    """tmp = a + b; out = max(tmp, 0): F = 2n, D = 5 passes x 4n bytes."""
+    n = _positive_int(n, "n")
+    return 2.0 * n, float(ADD_RELU_TWO_PASS_PASSES * FP32 * n)
+
+
+def add_relu_one_expr_counts(n: int) -> tuple[float, float]:
+    """out = max(a + b, 0) with a fresh temporary: F = 2n, D = 6 passes x 4n (zero fill + 5)."""
+    n = _positive_int(n, "n")
+    return 2.0 * n, float(ADD_RELU_ONE_EXPR_PASSES * FP32 * n)
+
+
+def layernorm_counts(rows: int, d: int) -> tuple[float, float]:
+    """LayerNorm (no bias) of [rows, d]: F = 6 rows d, D = 10 passes x 4 rows d bytes."""
+    e = _positive_int(rows, "rows") * _positive_int(d, "d")
+    return float(LAYERNORM_OPS_PER_ELEM * e), float(LAYERNORM_PASSES * FP32 * e)
+
+
+def attention_naive_counts(n: int, dh: int) -> tuple[float, float]:
+    """Naive one-head attention: F = 4 N^2 Dh + 5 N^2, D = 4 (10 N^2 + 4 N Dh) bytes."""
+    n, dh = _positive_int(n, "N"), _positive_int(dh, "Dh")
+    flops = 4.0 * n * n * dh + SOFTMAX_OPS_PER_ELEM * n * n
+    return flops, float(FP32 * (ATTENTION_S_PASSES * n * n + 4 * n * dh))
+
+
+def attention_matmul_counts(n: int, dh: int) -> tuple[float, float]:
+    """The two matmuls of naive attention alone: F = 4 N^2 Dh, D = 4 (2 N^2 + 4 N Dh)."""
+    n, dh = _positive_int(n, "N"), _positive_int(dh, "Dh")
+    return 4.0 * n * n * dh, float(FP32 * (2 * n * n + 4 * n * dh))
+
+
+def attention_softmax_counts(n: int) -> tuple[float, float]:
+    """The in-place softmax passes over S alone: F = 5 N^2, D = 4 x 8 N^2 bytes."""
+    n = _positive_int(n, "N")
+    return float(SOFTMAX_OPS_PER_ELEM * n * n), float(FP32 * (ATTENTION_S_PASSES - 2) * n * n)
+
+
+def gemm_counts(m: int, k: int, n: int) -> tuple[float, float]:
+    """fp32 A[M,K] @ B[K,N]: F = 2MNK, D = 4 (MK + KN + MN)."""
+    return roofline.gemm_counts(m, k, n, FP32)
+
+
+# ---------------------------------------------------------------------------
+# Rows: the roofline's prediction next to the measurement
+# ---------------------------------------------------------------------------
+def roofline_row(
+    name: str,
+    flops: float,
+    nbytes: float,
+    t_meas_s: float,
+    peak_flops_per_s: float,
+    bandwidth_bytes_per_s: float,
+    working_set_bytes: float,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One operation: I = F/D, t_pred = max(F/P, D/beta), fraction = t_pred/t_meas, flag."""
+    bounds = roofline.time_bounds(flops, nbytes, peak_flops_per_s, bandwidth_bytes_per_s)
+    if not (isinstance(t_meas_s, (int, float)) and math.isfinite(t_meas_s) and t_meas_s > 0):
+        raise ValueError(f"measured time of {name} must be a positive number, got {t_meas_s!r}")
+    fraction = float(bounds["lower"]) / t_meas_s
+    return {
+        "name": name,
+        **extra,
+        "flops": float(flops),
+        "bytes": float(nbytes),
+        "intensity": roofline.intensity(flops, nbytes),
+        "bound": bounds["bound"],
+        "t_compute_s": bounds["compute"],
+        "t_memory_s": bounds["memory"],
+        "t_pred_s": bounds["lower"],
+        "t_meas_s": float(t_meas_s),
+        "fraction_of_bound": fraction,
+        "achieved_flops_per_s": flops / t_meas_s,
+        "achieved_bytes_per_s": nbytes / t_meas_s,
+        "working_set_bytes": float(working_set_bytes),
+        "flag": "above roof" if fraction > ABOVE_ROOF else None,
+    }
+
+
+def above_roof_reasons(
+    row: dict[str, Any], llc_bytes: float, bandwidth_threads: int | None
+) -> list[str]:
+    """Likely reasons a measured point sits above its roof, most specific first."""
+    reasons = []
+    if row.get("same_as_calibration"):
+        reasons.append(
+            "it repeats the calibration's own operation, so the roof itself was measured "
+            "in a slower moment (another program may have been running)"
+        )
+    if row["working_set_bytes"] <= CACHE_MARGIN * llc_bytes:
+        reasons.append(
+            "its working set is within twice the last-level cache, so repeated runs "
+            "find part of it cached and beat the main-memory roof"
+        )
+    threads = row.get("threads")
+    if (
+        row["bound"] == "memory"
+        and isinstance(threads, int)
+        and isinstance(bandwidth_threads, int)
+        and threads > bandwidth_threads
+    ):
+        reasons.append(
+            f"it streamed memory on {threads} threads, while the bandwidth roof was "
+            f"measured on {bandwidth_threads}"
+        )
+    reasons.append("its bytes may be over-counted (a pass the hardware did not really make)")
+    reasons.append("timer noise: the roofs were measured in a slower moment than this run")
+    return reasons

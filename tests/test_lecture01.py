@@ -1,0 +1,282 @@
+"""Lecture 01 (machine probe), run once as a student runs it; structure and consistency only."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import lecture_path, run_lecture
+
+from common import machine, probe_ops, results
+
+OPERATIONS = [
+    "add",
+    "add+relu 2 passes",
+    "add+relu 1 expr",
+    "LayerNorm",
+    "attention naive",
+    f"GEMM M={probe_ops.GEMM_SKINNY_M}",
+    f"GEMM M={probe_ops.GEMM_WIDE_M}",
+    "GEMM square",
+]
+ROW_KEYS = {
+    "name",
+    "flops",
+    "bytes",
+    "intensity",
+    "bound",
+    "t_pred_s",
+    "t_meas_s",
+    "fraction_of_bound",
+    "achieved_flops_per_s",
+    "working_set_bytes",
+    "flag",
+}
+CALIBRATION_KEYS = {
+    "bandwidth_bytes_per_s",
+    "matmul_flops_per_s",
+    "ridge_point",
+    "bandwidth_threads",
+    "matmul_threads",
+    "bandwidth_working_set_bytes",
+    "matmul_n",
+}
+SI = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+FLAG_TEXT = "above roof (see note)"
+TIMING_TABLE = "The roofline's prediction next to the measurement"
+
+
+class Run:
+    """One finished run of the lecture and the results file it wrote."""
+
+    def __init__(self, proc: subprocess.CompletedProcess[str], path: Path) -> None:
+        self.proc = proc
+        self.out = proc.stdout
+        self.path = path
+        self.doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+    @property
+    def probe(self) -> dict:
+        assert self.doc is not None, "the lecture did not write its results file"
+        return self.doc["probe"]
+
+    def table(self, title: str) -> list[dict[str, str]]:
+        """Rows of the table printed under `title`, as {header: cell} (cells split at 2+ spaces)."""
+        lines = self.out.splitlines()
+        start = lines.index(title)
+        header = re.split(r"\s{2,}", lines[start + 2].strip())
+        rows = []
+        for line in lines[start + 4 :]:  # title, ===, header, ---
+            if not line.strip() or line.startswith("("):
+                break
+            cells = re.split(r"\s{2,}", line.strip())
+            assert len(cells) == len(header), line
+            rows.append(dict(zip(header, cells, strict=True)))
+        return rows
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """Run the lecture once for this module, results into a temporary file."""
+    path = tmp_path_factory.mktemp("lecture01") / "results" / "machine.json"
+    proc = run_lecture("01", "--results", str(path), timeout=300)
+    return Run(proc, path)
+
+
+def test_exit_status_and_quiet_stderr(run: Run) -> None:
+    assert run.proc.returncode == 0, run.proc.stderr
+    assert run.proc.stderr == ""  # progress goes to stderr only on a terminal
+    assert "Traceback" not in run.out
+
+
+def test_machine_and_blas_lines(run: Run) -> None:
+    blas = machine.blas_info()
+    out = run.out
+    assert re.search(r"^CPU: +.+, \d+ usable cores", out, re.M)
+    assert re.search(rf"^BLAS library: +{re.escape(str(blas['library']))}", out, re.M)
+    assert re.search(rf"^BLAS kernel: +{re.escape(str(blas['kernel']))}", out, re.M)
+    assert re.search(rf"^BLAS threads: +{blas['threads']} ", out, re.M)
+    assert re.search(r"^numpy elementwise threads: 1 ", out, re.M)
+    env = machine.blas_env()
+    line = re.search(r"^BLAS environment variables: (.*)$", out, re.M)
+    assert line
+    if env:
+        assert all(f"{k}={v}" in line.group(1) for k, v in env.items())
+    else:
+        assert line.group(1) == "none set"
+
+
+def test_roofs_table_shows_thread_counts(run: Run) -> None:
+    calib = run.probe["calibration"]
+    rows = {r["roof"]: r for r in run.table("The two roofs of this machine (numpy, fp32)")}
+    assert rows["bandwidth beta"]["threads"] == str(calib["bandwidth_threads"]) == "1"
+    assert rows["compute P"]["threads"] == str(calib["matmul_threads"])
+    assert rows["compute, 1 thread"]["threads"] == "1"
+    assert f"n = {calib['matmul_n']}" in rows["compute P"]["measured with"]
+
+
+def _si(number: str, prefix: str) -> float:
+    return float(number) * SI[prefix]
+
+
+def _half_digit(number: str) -> float:
+    """Half a unit in the last printed digit: the largest rounding error of `number`."""
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    return 0.5 * 10.0**-decimals
+
+
+def test_printed_ridge_is_peak_over_bandwidth(run: Run) -> None:
+    m = re.search(
+        r"ridge point I\* = P / beta = ([\d.]+) ([KMGTP]?)FLOP/s / ([\d.]+) ([KMGTP]?)B/s "
+        r"= ([\d.]+) FLOP/byte",
+        run.out,
+    )
+    assert m, "ridge point line not found"
+    peak, beta = _si(m.group(1), m.group(2)), _si(m.group(3), m.group(4))
+    ridge = float(m.group(5))
+    # printed values are rounded: their relative rounding errors add up
+    rounding = sum(_half_digit(m.group(i)) / float(m.group(i)) for i in (1, 3, 5))
+    assert ridge == pytest.approx(peak / beta, rel=rounding * 1.01)
+    calib = run.probe["calibration"]
+    assert calib["ridge_point"] == pytest.approx(
+        calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"], rel=1e-12
+    )
+    # each printed number is the saved one rounded to its printed digits
+    assert ridge == pytest.approx(calib["ridge_point"], abs=_half_digit(m.group(5)) * 1.001)
+    assert peak == pytest.approx(
+        calib["matmul_flops_per_s"], abs=_half_digit(m.group(1)) * SI[m.group(2)] * 1.001
+    )
+    assert beta == pytest.approx(
+        calib["bandwidth_bytes_per_s"], abs=_half_digit(m.group(3)) * SI[m.group(4)] * 1.001
+    )
+
+
+def test_every_operation_is_printed_and_saved(run: Run) -> None:
+    saved = [r["name"] for r in run.probe["operations"]]
+    assert saved == OPERATIONS
+    ledger = [r["operation"] for r in run.table("The ledger: what each operation must do")]
+    timing = [r["operation"] for r in run.table(TIMING_TABLE)]
+    assert ledger == OPERATIONS and timing == OPERATIONS
+
+
+def test_saved_rows_are_consistent(run: Run) -> None:
+    calib = run.probe["calibration"]
+    peak, beta = calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"]
+    for row in run.probe["operations"]:
+        assert set(row) >= ROW_KEYS, row["name"]
+        t_compute, t_memory = row["flops"] / peak, row["bytes"] / beta
+        assert row["t_pred_s"] == pytest.approx(max(t_compute, t_memory), rel=1e-12)
+        assert row["fraction_of_bound"] == pytest.approx(row["t_pred_s"] / row["t_meas_s"])
+        assert row["intensity"] == pytest.approx(row["flops"] / row["bytes"])
+        assert row["achieved_flops_per_s"] == pytest.approx(row["flops"] / row["t_meas_s"])
+        assert row["bound"] == ("compute" if t_compute >= t_memory else "memory")
+        assert row["bound"] == ("compute" if row["intensity"] >= calib["ridge_point"] else "memory")
+        assert row["t_meas_s"] > 0 and row["working_set_bytes"] > 0
+        assert row["t_compute_s"] == pytest.approx(t_compute, rel=1e-12)
+        assert row["t_memory_s"] == pytest.approx(t_memory, rel=1e-12)
+
+
+def test_printed_prediction_is_the_larger_time(run: Run) -> None:
+    for printed in run.table(TIMING_TABLE):
+        bound_col = "F/P" if printed["bound"] == "compute" else "D/beta"
+        assert printed["t_pred"] == printed[bound_col], printed["operation"]
+
+
+def test_flags_are_exactly_the_rows_above_110_percent(run: Run) -> None:
+    rows = run.probe["operations"]
+    flagged = {r["name"] for r in rows if r["flag"] is not None}
+    assert flagged == {r["name"] for r in rows if r["fraction_of_bound"] > probe_ops.ABOVE_ROOF}
+    printed = {r["operation"]: r["% of bound"] for r in run.table(TIMING_TABLE)}
+    for r in rows:
+        if r["name"] in flagged:
+            assert printed[r["name"]] == FLAG_TEXT
+            assert f"note: {r['name']} ran at " in run.out
+        else:
+            assert printed[r["name"]] == f"{r['fraction_of_bound'] * 100:.0f}%"
+            assert f"note: {r['name']} ran at " not in run.out
+
+
+def test_working_sets_are_sized_from_the_machine(run: Run) -> None:
+    calib = run.probe["calibration"]
+    llc = calib["llc_bytes"]
+    rows = {r["name"]: r for r in run.probe["operations"]}
+    # streaming operations exceed the LLC (2x at least), unless memory was too small
+    for name in ("add", "add+relu 2 passes", "LayerNorm", "attention naive", "GEMM M=8"):
+        assert rows[name]["working_set_bytes"] >= 2 * llc, name
+    assert calib["bandwidth_working_set_bytes"] > 8 * llc - 12
+
+
+def test_same_flops_section(run: Run) -> None:
+    same = run.probe["same_flops"]
+    mm, ew = same["matmul"], same["elementwise"]
+    assert same["flop_ratio"] == pytest.approx(ew["flops"] / mm["flops"])
+    assert same["flop_ratio"] == pytest.approx(1.0, rel=0.25)
+    assert same["time_ratio"] == pytest.approx(ew["t_meas_s"] / mm["t_meas_s"])
+    m = re.search(r"FLOP ratio add / GEMM = ([\d.]+); time ratio = x(\d+)", run.out)
+    assert m and float(m.group(1)) == pytest.approx(same["flop_ratio"], abs=0.0006)
+    assert int(m.group(2)) == round(same["time_ratio"])
+    assert ew["bytes"] < 1.5 * 2**30  # sized to the memory budget, unlike the article's 12 GB
+
+
+def test_results_file_schema(run: Run) -> None:
+    doc = run.doc
+    assert doc is not None and doc["format_version"] == results.FORMAT_VERSION
+    assert {"created", "updated", "machine", "probe"} <= set(doc)
+    assert set(run.probe["calibration"]) >= CALIBRATION_KEYS
+    assert results.load_results(run.path), "the saved file must be readable on this machine"
+    assert f"saved results: {run.path}" in run.out
+    assert not [p for p in run.path.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_observations_are_printed(run: Run) -> None:
+    assert run.out.count("What to observe:") >= 3
+    assert "Naive attention reached only" in run.out
+
+
+def test_ctrl_c_mid_run_keeps_the_previous_file(tmp_path: Path) -> None:
+    path = tmp_path / "machine.json"
+    results.save_section("probe", {"calibration": {"note": "previous run"}}, path)
+    old = path.read_bytes()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("ROOFLINE_TRACEBACK", None)
+    proc = subprocess.Popen(
+        [sys.executable, str(lecture_path("01")), "--quick", "--results", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:  # interrupt once the operations are being timed
+        if line.startswith("The two roofs"):
+            proc.send_signal(signal.SIGINT)
+            break
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0
+    assert err.strip().splitlines() == [
+        "01_machine_probe.py: interrupted; nothing half-written was kept"
+    ]
+    assert path.read_bytes() == old
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_bad_flag_gives_one_line(tmp_path: Path) -> None:
+    proc = run_lecture("01", "--bogus", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0] and "--bogus" in lines[0]
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_help_lists_the_flags(tmp_path: Path) -> None:
+    proc = run_lecture("01", "--help", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == ""
+    for flag in ("--results", "--quick", "--help"):
+        assert flag in proc.stdout

@@ -1,0 +1,230 @@
+"""The results file (common.results): schema, atomic replacement, bad files, fallbacks."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture
+
+from common import fileio, machine, measure, results
+
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
+
+FAKE_CALIBRATION = {
+    "bandwidth_bytes_per_s": 2.0e10,
+    "matmul_flops_per_s": 1.6e11,
+    "ridge_point": 8.0,
+    "quick": True,
+}
+
+
+@pytest.fixture(scope="module")
+def this_machine() -> dict:
+    """machine.describe(), computed once."""
+    return machine.describe()
+
+
+def _probe_payload() -> dict:
+    return {"calibration": dict(FAKE_CALIBRATION, quick=False), "operations": []}
+
+
+def _leftover_temp_files(folder: Path) -> list[Path]:
+    return [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------------------
+# Schema
+# ---------------------------------------------------------------------------
+def test_saved_document_schema(results_file: Path, this_machine: dict) -> None:
+    saved = results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
+    assert saved == results_file and results_file.exists()
+    doc = json.loads(results_file.read_text(encoding="utf-8"))
+    assert doc["format_version"] == results.FORMAT_VERSION
+    for key in ("created", "updated"):
+        stamp = datetime.strptime(doc[key], TIME_FORMAT)
+        assert abs((datetime.now(stamp.tzinfo) - stamp).total_seconds()) < 3600
+    m = doc["machine"]
+    assert isinstance(m["cpu"], str) and m["cpu"]
+    assert isinstance(m["cores"], int) and m["cores"] >= 1
+    for key in ("library", "kernel", "threads"):
+        assert key in m["blas"]
+    assert m["blas"]["library"] == this_machine["blas"]["library"]
+    assert doc["probe"] == _probe_payload()
+    loaded = results.load_results(results_file, this_machine=this_machine)
+    assert loaded and loaded.reason == "" and loaded.data == doc
+
+
+def test_default_path_comes_from_the_environment(results_file: Path, this_machine: dict) -> None:
+    # the results_file fixture exports $ROOFLINE_RESULTS; no path means that file
+    results.save_section("probe", _probe_payload(), this_machine=this_machine)
+    assert results_file.exists()
+    assert results.load_results(this_machine=this_machine).path == results_file
+
+
+def test_save_section_keeps_other_sections(results_file: Path, this_machine: dict) -> None:
+    sweep = {"rows": [1, 2, 3]}
+    results.save_section("batch_sweep", sweep, results_file, this_machine=this_machine)
+    results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
+    first = json.loads(results_file.read_text(encoding="utf-8"))
+    new_probe = {"calibration": dict(FAKE_CALIBRATION, ridge_point=8.0), "operations": [{}]}
+    results.save_section("probe", new_probe, results_file, this_machine=this_machine)
+    doc = json.loads(results_file.read_text(encoding="utf-8"))
+    assert doc["batch_sweep"] == sweep
+    assert doc["probe"] == new_probe
+    assert doc["created"] == first["created"]
+
+
+# ---------------------------------------------------------------------------
+# Atomic replacement
+# ---------------------------------------------------------------------------
+def _write_old_file(results_file: Path, this_machine: dict) -> bytes:
+    results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
+    return results_file.read_bytes()
+
+
+def test_interrupted_write_keeps_the_old_file(
+    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = _write_old_file(results_file, this_machine)
+
+    def half_then_ctrl_c(path: os.PathLike[str], text: str) -> Path:
+        with fileio.atomic_output(path, "w") as handle:
+            handle.write(text[: len(text) // 2])
+            handle.flush()
+            raise KeyboardInterrupt  # as if the student pressed Ctrl-C mid-write
+        return Path(path)  # pragma: no cover
+
+    monkeypatch.setattr(results, "atomic_write_text", half_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        results.save_section("probe", {"calibration": {}}, results_file, this_machine=this_machine)
+    assert results_file.read_bytes() == old
+    assert results.load_results(results_file, this_machine=this_machine)
+    assert _leftover_temp_files(results_file.parent) == []
+
+
+def test_failed_rename_keeps_the_old_file(
+    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = _write_old_file(results_file, this_machine)
+
+    def no_replace(src: str, dst: str) -> None:
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr(fileio.os, "replace", no_replace)
+    with pytest.raises(OSError, match="simulated"):
+        results.save_section("probe", {"calibration": {}}, results_file, this_machine=this_machine)
+    monkeypatch.undo()
+    assert results_file.read_bytes() == old
+    loaded = results.load_results(results_file, this_machine=this_machine)
+    assert loaded.data is not None and loaded.data["probe"] == _probe_payload()
+    assert _leftover_temp_files(results_file.parent) == []
+
+
+# ---------------------------------------------------------------------------
+# Bad files: Loaded(None, one-line reason), and callers fall back
+# ---------------------------------------------------------------------------
+def _make_bad_file(kind: str, path: Path, this_machine: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "missing":
+        return
+    if kind == "corrupt":
+        path.write_text('{"format_version": 1, "machine": {', encoding="utf-8")
+    elif kind == "not an object":
+        path.write_text("[1, 2, 3]\n", encoding="utf-8")
+    elif kind == "other version":
+        doc = results.new_document(this_machine)
+        doc["format_version"] = results.FORMAT_VERSION + 1
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    elif kind == "other machine":
+        other = dict(this_machine, cpu="A CPU that is not this one", cores=4096)
+        doc = results.new_document(other)
+        doc["probe"] = _probe_payload()
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    else:  # pragma: no cover
+        raise AssertionError(kind)
+
+
+BAD_KINDS = {
+    "missing": "no results file",
+    "corrupt": "corrupt",
+    "not an object": "corrupt",
+    "other version": "format version",
+    "other machine": "another machine",
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_KINDS))
+def test_bad_file_gives_none_and_one_line_reason(
+    kind: str, results_file: Path, this_machine: dict
+) -> None:
+    _make_bad_file(kind, results_file, this_machine)
+    loaded = results.load_results(results_file, this_machine=this_machine)
+    assert loaded.data is None and not loaded
+    assert BAD_KINDS[kind] in loaded.reason
+    assert "\n" not in loaded.reason and str(results_file) in loaded.reason
+    section, reason = results.get_section(loaded, "probe")
+    assert section is None and reason == loaded.reason
+
+
+@pytest.mark.parametrize("kind", list(BAD_KINDS))
+def test_load_or_calibrate_falls_back(
+    kind: str, results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _make_bad_file(kind, results_file, this_machine)
+    monkeypatch.setattr(measure, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
+    calib, note = measure.load_or_calibrate(results_file)
+    assert calib == FAKE_CALIBRATION
+    assert BAD_KINDS[kind] in note and "quick calibration" in note and "\n" not in note
+
+
+@pytest.mark.parametrize(
+    "probe",
+    [
+        {"operations": []},  # no calibration
+        {"calibration": [1, 2]},  # not an object
+        {"calibration": dict(FAKE_CALIBRATION, bandwidth_bytes_per_s=-1.0)},
+        {"calibration": dict(FAKE_CALIBRATION, matmul_flops_per_s="fast")},
+        {"calibration": dict(FAKE_CALIBRATION, ridge_point=99.0)},  # not P / beta
+    ],
+)
+def test_load_or_calibrate_rejects_a_bad_probe_section(
+    probe: dict, results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results.save_section("probe", probe, results_file, this_machine=this_machine)
+    monkeypatch.setattr(measure, "calibrate", lambda quick=False: {"fresh": True})
+    calib, note = measure.load_or_calibrate(results_file)
+    assert calib == {"fresh": True}
+    assert "bad probe section" in note and "\n" not in note
+
+
+def test_load_or_calibrate_uses_a_good_file(
+    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
+
+    def must_not_measure(quick: bool = False) -> dict:
+        raise AssertionError("a usable file must not trigger a calibration")
+
+    monkeypatch.setattr(measure, "calibrate", must_not_measure)
+    calib, note = measure.load_or_calibrate(results_file)
+    assert calib == _probe_payload()["calibration"]
+    assert "lecture 01" in note and str(results_file) in note
+
+
+def test_lecture_01_reads_a_corrupt_file_and_replaces_it(tmp_path: Path) -> None:
+    path = tmp_path / "machine.json"
+    path.write_text("{ this is not json", encoding="utf-8")
+    proc = run_lecture("01", "--quick", "--results", str(path), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "Traceback" not in proc.stdout
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith("previous calibration: none usable") and "corrupt" in first
+    loaded = results.load_results(path)
+    assert loaded, loaded.reason
+    assert loaded.data["probe"]["calibration"]["quick"] is True
+    assert _leftover_temp_files(tmp_path) == []
