@@ -2,6 +2,13 @@
 
 Standard library only. Reading never raises: a missing or unreadable source
 gives an empty list, and callers say that the sizes are unknown.
+
+Where the sizes come from:
+
+- Linux: ``/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size,shared_cpu_list}``,
+  and ``getconf`` (glibc's ``LEVEL1_DCACHE_SIZE`` ...) when sysfs is absent.
+- macOS: ``sysctl hw.perflevel0.*`` (the performance cores of Apple silicon),
+  then ``hw.l1dcachesize``, ``hw.l2cachesize``, ``hw.l3cachesize``.
 """
 
 from __future__ import annotations
@@ -17,11 +24,12 @@ SYSFS_CPU0_CACHE = Path("/sys/devices/system/cpu/cpu0/cache")
 
 @dataclass(frozen=True)
 class Cache:
-    """One cache level as one core sees it: level, type, size in bytes."""
+    """One cache level as one core sees it: level, type, size in bytes, CPUs sharing it."""
 
     level: int
     kind: str  # "Data", "Instruction" or "Unified"
     size_bytes: int
+    shared_cpus: int | None = None  # how many logical CPUs share this cache (None: unknown)
 
     @property
     def name(self) -> str:
@@ -44,6 +52,31 @@ def parse_size(text: str) -> int | None:
     return value * scale if value > 0 else None
 
 
+def parse_cpu_list(text: str) -> int | None:
+    """Number of CPUs in a sysfs CPU list: '0-3,8' -> 5; None when unparseable."""
+    count = 0
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        try:
+            first, last = int(lo), int(hi) if hi else int(lo)
+        except ValueError:
+            return None
+        if last < first:
+            return None
+        count += last - first + 1
+    return count or None
+
+
+def _read_text(path: Path) -> str | None:
+    """A small sysfs file's text, or None when it is missing or unreadable."""
+    try:
+        return path.read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
     """Caches listed under a sysfs cpuN/cache folder (index0, index1, ...)."""
     caches: list[Cache] = []
@@ -56,46 +89,121 @@ def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
             level = int((entry / "level").read_text().strip())
             kind = (entry / "type").read_text().strip()
             size = parse_size((entry / "size").read_text())
-        except (OSError, ValueError):
+        except (OSError, ValueError, UnicodeDecodeError):
             continue
-        if size is not None:
-            caches.append(Cache(level, kind, size))
+        shared_text = _read_text(entry / "shared_cpu_list")
+        shared = parse_cpu_list(shared_text) if shared_text is not None else None
+        if size is not None and level > 0:
+            caches.append(Cache(level, kind, size, shared))
     return sorted(caches, key=lambda c: (c.level, c.kind))
 
 
+def _run_quiet(args: list[str]) -> str | None:
+    """stdout of a short command, or None when it cannot run or fails."""
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout
+
+
+def _sysctl_int(key: str) -> int | None:
+    """A positive integer sysctl value, or None."""
+    text = _run_quiet(["sysctl", "-n", key])
+    try:
+        value = int((text or "").strip())
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
 def read_sysctl() -> list[Cache]:
-    """Caches reported by macOS sysctl (hw.l1dcachesize, hw.l2cachesize, hw.l3cachesize)."""
+    """Caches reported by macOS sysctl (performance-core keys first, then hw.l*cachesize)."""
     keys = (
-        ("hw.l1dcachesize", 1, "Data"),
-        ("hw.l2cachesize", 2, "Unified"),
-        ("hw.l3cachesize", 3, "Unified"),
+        (("hw.perflevel0.l1dcachesize", "hw.l1dcachesize"), 1, "Data"),
+        (("hw.perflevel0.l2cachesize", "hw.l2cachesize"), 2, "Unified"),
+        (("hw.perflevel0.l3cachesize", "hw.l3cachesize"), 3, "Unified"),
     )
     caches = []
-    for key, level, kind in keys:
-        try:
-            out = subprocess.run(
-                ["sysctl", "-n", key], capture_output=True, text=True, timeout=5, check=False
-            )
-            value = int(out.stdout.strip())
-        except (OSError, ValueError, subprocess.SubprocessError):
-            continue
-        if value > 0:
-            caches.append(Cache(level, kind, value))
+    for names, level, kind in keys:
+        for name in names:
+            value = _sysctl_int(name)
+            if value is not None:
+                caches.append(Cache(level, kind, value))
+                break
     return caches
+
+
+def read_getconf() -> list[Cache]:
+    """Caches reported by glibc's `getconf -a` (LEVEL1_DCACHE_SIZE, LEVEL2_CACHE_SIZE, ...)."""
+    text = _run_quiet(["getconf", "-a"])
+    if not text:
+        return []
+    wanted = {
+        "LEVEL1_DCACHE_SIZE": (1, "Data"),
+        "LEVEL1_ICACHE_SIZE": (1, "Instruction"),
+        "LEVEL2_CACHE_SIZE": (2, "Unified"),
+        "LEVEL3_CACHE_SIZE": (3, "Unified"),
+        "LEVEL4_CACHE_SIZE": (4, "Unified"),
+    }
+    caches = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[0] in wanted:
+            try:
+                value = int(fields[1])
+            except ValueError:
+                continue
+            if value > 0:
+                level, kind = wanted[fields[0]]
+                caches.append(Cache(level, kind, value))
+    return sorted(caches, key=lambda c: (c.level, c.kind))
+
+
+def read_caches_with_source() -> tuple[list[Cache], str]:
+    """This machine's caches and where they were read ('' and [] when nothing says)."""
+    if sys.platform.startswith("linux"):
+        found = read_sysfs()
+        if found:
+            return found, f"Linux sysfs ({SYSFS_CPU0_CACHE})"
+        found = read_getconf()
+        if found:
+            return found, "getconf -a (sysfs had no cache entries)"
+        return [], ""
+    if sys.platform == "darwin":
+        found = read_sysctl()
+        return found, ("macOS sysctl" if found else "")
+    return [], ""
 
 
 def read_caches() -> list[Cache]:
     """This machine's caches, or [] when the operating system does not say."""
-    if sys.platform.startswith("linux"):
-        return read_sysfs()
-    if sys.platform == "darwin":
-        return read_sysctl()
-    return []
+    return read_caches_with_source()[0]
 
 
 def data_caches(caches: list[Cache]) -> list[Cache]:
     """The caches data passes through (instruction caches dropped)."""
     return [c for c in caches if c.kind != "Instruction"]
+
+
+def data_levels(caches: list[Cache]) -> list[tuple[str, int]]:
+    """The data path as (name, bytes) per level, outward: [('L1', 32768), ('L2', 524288), ...].
+
+    One entry per level (the largest data or unified cache at that level); a level
+    no larger than the one inside it is dropped, since a sweep cannot separate them.
+    """
+    by_level: dict[int, int] = {}
+    for c in data_caches(caches):
+        by_level[c.level] = max(by_level.get(c.level, 0), c.size_bytes)
+    levels: list[tuple[str, int]] = []
+    for level in sorted(by_level):
+        size = by_level[level]
+        if levels and size <= levels[-1][1]:
+            continue
+        levels.append((f"L{level}", size))
+    return levels
 
 
 def last_level_cache_bytes(caches: list[Cache] | None = None) -> int | None:

@@ -1,0 +1,576 @@
+"""The hierarchical roofline: a bandwidth sweep over working-set sizes and its plateaus.
+
+Two halves. The pure half (standard library, testable on synthetic curves):
+sweep sizes, the per-call cost correction, each cache level's range and
+plateau, a change-point detector for machines whose cache sizes are unknown,
+and which roof bounds an operation. The measuring half imports numpy inside
+its functions, so importing this module never needs numpy.
+
+The streamed operation is z = x + y in fp32 with ``out=``: per element it reads
+8 bytes and writes 4, so a call on n elements moves D = 12 n bytes, and its
+working set (the three arrays) is the same 12 n bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+FP32 = 4  # bytes per float32 element
+STREAM_ARRAYS = 3  # x and y read, z written
+BYTES_PER_ELEMENT = STREAM_ARRAYS * FP32  # D = 12 n for z = x + y on n elements
+FLOPS_PER_ELEMENT = 1  # one addition
+
+MIN_WORKING_SET_BYTES = 4 * 2**10  # the sweep's first size: well inside any L1
+ASSUMED_LLC_BYTES = 32 * 2**20  # used only to size the sweep when the OS names no cache
+ASSUMED_L2_BYTES = 512 * 2**10  # used only to size the small matmul when the OS names no L2
+LLC_FACTOR = 8  # the sweep runs to 8x the last-level cache ...
+MIN_SWEEP_MAX_BYTES = 256 * 2**20  # ... and at least this far, for caches the OS does not list
+MAX_SWEEP_BYTES = 2**30  # the buffer's ceiling: keeps the lecture's peak RSS under 1.5 GiB
+MEMORY_FRACTION = 0.25  # never take more than a quarter of the memory that is free
+
+INSIDE_MARGIN = 2.0  # "comfortably inside": 2x from both of a level's boundaries
+DRAM_MARGIN = 4.0  # caches keep part of a streamed set up to a few times their size
+RELIABLE_CALL_SHARE = 0.9  # above this share of fixed cost, t - t0 is mostly noise
+CALL_COST_MATTERS = 0.10  # the per-call cost "matters" when it is >= 10% of a call
+FLAT_SLOPE = 0.15  # a plateau changes by < 2**0.15 (11%) per octave of working set
+NOISE_FLOOR = 0.05  # log2 units (about 3.5%): bandwidths rarely repeat better than that
+SAME_LEVEL_STEP = 1.12  # the detector merges neighbouring plateaus within 12%
+MIN_BATCH_S = 2e-4  # time batches of calls at least this long (timer and loop noise)
+# numpy releases the GIL only inside loops longer than 500 elements
+# (NPY_BEGIN_THREADS_THRESHOLDED in numpy/_core/include/numpy/ndarraytypes.h),
+# so calls above this length pay a little more fixed cost.
+GIL_RELEASE_ELEMENTS = 500
+
+
+# ---------------------------------------------------------------------------
+# Pure half: sizes, corrections, ranges, plateaus, roofs
+# ---------------------------------------------------------------------------
+def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int]:
+    """Array lengths n whose working sets 12 n grow geometrically from lo to hi bytes."""
+    if lo_bytes <= 0 or hi_bytes < lo_bytes:
+        raise ValueError(f"sweep needs 0 < lo <= hi bytes, got {lo_bytes!r} and {hi_bytes!r}")
+    if per_octave < 1:
+        raise ValueError(f"sizes per octave must be >= 1, got {per_octave!r}")
+    octaves = math.log2(hi_bytes / lo_bytes)
+    steps = math.floor(octaves * per_octave + 1e-9)
+    lengths = []
+    for i in range(steps + 1):
+        n = max(1, round(lo_bytes * 2 ** (i / per_octave) / BYTES_PER_ELEMENT))
+        if not lengths or n > lengths[-1]:
+            lengths.append(n)
+    return lengths
+
+
+def sweep_limit_bytes(llc_bytes: int | None, available_bytes: int | None) -> int:
+    """Largest working set: max(8 LLC, 256 MiB), at most 1 GiB and 1/4 of free memory."""
+    llc = llc_bytes if llc_bytes else ASSUMED_LLC_BYTES
+    want = min(max(LLC_FACTOR * llc, MIN_SWEEP_MAX_BYTES), MAX_SWEEP_BYTES)
+    if available_bytes:
+        want = min(want, int(available_bytes * MEMORY_FRACTION))
+    return max(want, 16 * MIN_WORKING_SET_BYTES)
+
+
+def corrected_bandwidth(nbytes: float, seconds: float, call_seconds: float) -> float | None:
+    """beta = D / (t - t_call): bandwidth without the fixed per-call cost; None if t <= t_call."""
+    if seconds <= call_seconds:
+        return None
+    return nbytes / (seconds - call_seconds)
+
+
+def fixed_call_seconds(
+    elements: int,
+    call_seconds: float,
+    gil_seconds: float,
+    gil_threshold: int = GIL_RELEASE_ELEMENTS,
+) -> float:
+    """Fixed cost of one call on n elements: t_call, plus the GIL release when n > threshold."""
+    return call_seconds + (max(0.0, gil_seconds) if elements > gil_threshold else 0.0)
+
+
+def call_share(seconds: float, call_seconds: float) -> float:
+    """Share of a call's time that is the fixed per-call cost: t_call / t, within [0, 1]."""
+    if seconds <= 0:
+        raise ValueError(f"a call's time must be positive, got {seconds!r}")
+    return min(1.0, max(0.0, call_seconds / seconds))
+
+
+def affine_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
+    """Least-squares line y = a + b x through the points; returns (a, b)."""
+    if len(xs) != len(ys):
+        raise ValueError("a line fit needs as many x values as y values")
+    fit = statistics.linear_regression(xs, ys)  # StatisticsError (a ValueError) if degenerate
+    return fit.intercept, fit.slope
+
+
+def median(values: Sequence[float]) -> float:
+    """The median of a non-empty sequence (ValueError when empty)."""
+    return statistics.median(values)
+
+
+class LevelRange(NamedTuple):
+    """The working sets that live in one level: lo < size <= hi bytes (size None: DRAM)."""
+
+    name: str
+    size_bytes: int | None
+    lo_bytes: float
+    hi_bytes: float
+
+
+class Plateau(NamedTuple):
+    """A level's sustained bandwidth: the median over the sweep points inside its range."""
+
+    name: str
+    lo_bytes: float
+    hi_bytes: float
+    bytes_per_s: float | None  # None: no sweep point inside the range
+    points: int
+    margin: float | None  # the margin that was used (None: found by the detector)
+
+
+def level_ranges(
+    levels: Sequence[tuple[str, int]],
+    margin: float = INSIDE_MARGIN,
+    dram_margin: float = DRAM_MARGIN,
+) -> list[LevelRange]:
+    """Each level's comfortable range, [S_(k-1) m, S_k / m], then DRAM past dram_margin x LLC."""
+    if margin < 1 or dram_margin < 1:
+        raise ValueError("margins must be >= 1")
+    ranges = []
+    previous = 0.0
+    for name, size in levels:
+        ranges.append(LevelRange(name, size, previous * margin, size / margin))
+        previous = float(size)
+    ranges.append(LevelRange("DRAM", None, previous * dram_margin, math.inf))
+    return ranges
+
+
+def in_range(size: float, lo: float, hi: float) -> bool:
+    """lo <= size <= hi, within 1% (sweep sizes are rounded to whole elements)."""
+    return lo * 0.99 <= size <= hi * 1.01
+
+
+def _inside(
+    sizes: Sequence[float], values: Sequence[float | None], lo: float, hi: float
+) -> list[float]:
+    """The positive values whose size is in range [lo, hi]."""
+    return [
+        v
+        for s, v in zip(sizes, values, strict=True)
+        if v is not None and v > 0 and in_range(s, lo, hi)
+    ]
+
+
+def plateaus_known(
+    sizes: Sequence[float],
+    bandwidths: Sequence[float | None],
+    levels: Sequence[tuple[str, int]],
+    margin: float = INSIDE_MARGIN,
+    dram_margin: float = DRAM_MARGIN,
+) -> list[Plateau]:
+    """One plateau per level (and DRAM): the median bandwidth of the points inside its range.
+
+    When no point lies comfortably inside, the margin is relaxed step by step
+    (down to the bare boundaries) and the margin used is recorded.
+    """
+    plateaus = []
+    for index in range(len(levels) + 1):
+        is_dram = index == len(levels)
+        first = dram_margin if is_dram else margin
+        tried = [first] + [m for m in (margin, math.sqrt(margin), 1.0) if m < first]
+        found = None
+        for m in tried:
+            rng = level_ranges(levels, m, m)[index]  # only this level's own margin matters
+            values = _inside(sizes, bandwidths, rng.lo_bytes, rng.hi_bytes)
+            if values:
+                found = Plateau(
+                    rng.name, rng.lo_bytes, rng.hi_bytes, median(values), len(values), m
+                )
+                break
+        if found is None:
+            rng = level_ranges(levels, margin, dram_margin)[index]
+            found = Plateau(rng.name, rng.lo_bytes, rng.hi_bytes, None, 0, None)
+        plateaus.append(found)
+    return plateaus
+
+
+def running_median(values: Sequence[float], window: int = 5) -> list[float]:
+    """Median of each value's neighbourhood (window clipped at the ends)."""
+    half = max(0, window // 2)
+    return [median(values[max(0, i - half) : i + half + 1]) for i in range(len(values))]
+
+
+def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) -> list[int]:
+    """Optimal piecewise-constant split: start indices minimising SSE + penalty per segment.
+
+    Dynamic programming over all split points (O(n^2)); each segment holds at
+    least `min_length` values (fewer only when the whole series is shorter).
+    """
+    n = len(values)
+    if n == 0:
+        return []
+    s1, s2 = [0.0], [0.0]  # prefix sums of values and squares: O(1) segment costs
+    for v in values:
+        s1.append(s1[-1] + v)
+        s2.append(s2[-1] + v * v)
+
+    def sse(a: int, b: int) -> float:  # values[a:b]
+        total = s1[b] - s1[a]
+        return s2[b] - s2[a] - total * total / (b - a)
+
+    if n < 2 * min_length:
+        return [0]
+    best = [0.0] + [math.inf] * n  # best[b]: cheapest split of values[:b]; inf if impossible
+    start = [0] * (n + 1)
+    for b in range(min_length, n + 1):
+        for a in range(0, b - min_length + 1):
+            cost = best[a] + sse(a, b) + penalty
+            if cost < best[b]:
+                best[b], start[b] = cost, a
+    cuts, b = [], n
+    while b > 0:
+        cuts.append(start[b])
+        b = start[b]
+    return sorted(cuts)
+
+
+def find_plateaus(
+    sizes: Sequence[float],
+    bandwidths: Sequence[float | None],
+    flat_slope: float = FLAT_SLOPE,
+    min_points: int = 3,
+    same_level: float = SAME_LEVEL_STEP,
+    min_octaves: float = 1.0,
+    noise_floor: float = NOISE_FLOOR,
+) -> list[Plateau]:
+    """Plateaus of a bandwidth curve without knowing the cache sizes (a change-point detector).
+
+    On log2 scales: smooth the curve with a 3-point running median, split it
+    into constant segments by penalised least squares (the penalty grows with
+    the measured noise, never below `noise_floor`), keep the segments that span
+    >= `min_octaves` octaves and >= `min_points` points, slope by less than
+    `flat_slope` per octave and keep most points within 2**flat_slope of their
+    median, and merge neighbours whose medians differ by less
+    than the factor `same_level`. Plateaus are named 'plateau 1', 'plateau 2',
+    ... from the smallest working set outward.
+    """
+    pts = sorted(
+        (float(s), float(b)) for s, b in zip(sizes, bandwidths, strict=True) if b and b > 0
+    )
+    if len(pts) < min_points:
+        return []
+    xs = [math.log2(s) for s, _ in pts]
+    ys = running_median([math.log2(b) for _, b in pts], 3)
+    # Noise from neighbour differences (robust to the steps themselves), with a floor.
+    diffs = [abs(b - a) for a, b in itertools.pairwise(ys)]
+    sigma = max(noise_floor, 1.4826 * median(diffs) / math.sqrt(2)) if diffs else noise_floor
+    penalty = 4 * sigma**2 * math.log(len(ys))
+    cuts = [*segment_means(ys, penalty), len(ys)]
+    segments: list[list[int]] = []
+    for a, b in itertools.pairwise(cuts):
+        idx = list(range(a, b))
+        if len(idx) < min_points or xs[idx[-1]] - xs[idx[0]] < min_octaves - 0.05:
+            continue
+        slope = affine_fit([xs[i] for i in idx], [ys[i] for i in idx])[1]
+        # Flat, and flat throughout: at most a quarter of the points stray from the
+        # segment's median by more than one octave's worth of allowed slope.
+        raw = [math.log2(pts[i][1]) for i in idx]
+        strays = sum(abs(r - median(raw)) > flat_slope for r in raw)
+        if abs(slope) <= flat_slope and strays <= len(idx) // 4:
+            segments.append(idx)
+    merged: list[list[int]] = []
+    for seg in segments:
+        if merged:
+            a = median([pts[i][1] for i in merged[-1]])
+            b = median([pts[i][1] for i in seg])
+            if max(a, b) / min(a, b) < same_level:
+                merged[-1] = merged[-1] + seg
+                continue
+        merged.append(seg)
+    return [
+        Plateau(
+            f"plateau {k}",
+            pts[seg[0]][0],
+            pts[seg[-1]][0],
+            median([pts[i][1] for i in seg]),
+            len(seg),
+            None,
+        )
+        for k, seg in enumerate(merged, 1)
+    ]
+
+
+def name_detected(plateaus: Sequence[Plateau]) -> list[Plateau]:
+    """Name detected plateaus as levels: L1, L2, ... and the last (largest sets) DRAM."""
+    count = len(plateaus)
+    names = [f"L{k}" for k in range(1, count)] + ["DRAM"] if count else []
+    return [p._replace(name=name) for p, name in zip(plateaus, names, strict=True)]
+
+
+def level_of_size(working_set_bytes: float, levels: Sequence[tuple[str, int]]) -> str:
+    """The innermost level a working set fits in ('DRAM' when it fits in none)."""
+    for name, size in levels:
+        if working_set_bytes <= size:
+            return name
+    return "DRAM"
+
+
+def closest_roof(
+    intensity: float, flops_per_s: float, roofs: Sequence[tuple[str, float]], peak: float
+) -> tuple[str, float]:
+    """The roof nearest a measured point on log scales: (name, measured / roof).
+
+    Candidates are each level's memory roof I * beta below the compute roof, and
+    the compute roof P itself ('compute').
+    """
+    if intensity <= 0 or flops_per_s <= 0 or peak <= 0:
+        raise ValueError("intensity, FLOP/s and peak must be positive")
+    candidates = [(name, intensity * bw) for name, bw in roofs if intensity * bw < peak]
+    candidates.append(("compute", peak))
+    name, value = min(candidates, key=lambda c: abs(math.log(flops_per_s / c[1])))
+    return name, flops_per_s / value
+
+
+def predicted_bound(
+    intensity: float, level: str, roofs: Sequence[tuple[str, float]], peak: float
+) -> tuple[str, float]:
+    """The model's bound for data living in `level`: (level or 'compute', min(P, I beta))."""
+    bw = dict(roofs).get(level)
+    if bw is None:
+        raise ValueError(f"no roof for level {level!r}")
+    memory_roof = intensity * bw
+    return (level, memory_roof) if memory_roof < peak else ("compute", peak)
+
+
+def call_cost_limit_bytes(
+    sizes: Sequence[float], seconds: Sequence[float], fixed_seconds: Sequence[float]
+) -> float | None:
+    """The largest working set whose call time is >= 10% fixed cost (None: no such size)."""
+    limit = None
+    for s, t, f in zip(sizes, seconds, fixed_seconds, strict=True):
+        if call_share(t, f) >= CALL_COST_MATTERS:
+            limit = s if limit is None else max(limit, s)
+    return limit
+
+
+# ---------------------------------------------------------------------------
+# Measuring half (numpy imported inside the functions)
+# ---------------------------------------------------------------------------
+class StreamArrays:
+    """Three fp32 arrays x, y, z carved from one buffer; views(n) gives their first n elements.
+
+    The arrays start 1 KiB apart modulo 4 KiB, so x[i], y[i] and z[i] never share
+    the low 12 address bits (x86 "4K aliasing" would stall loads behind stores).
+    """
+
+    def __init__(self, max_elements: int) -> None:
+        import numpy as np
+
+        if max_elements < 1:
+            raise ValueError(f"need at least one element, got {max_elements!r}")
+        page = 1024  # 4 KiB of fp32
+        stride = -(-max_elements // page) * page + page // 4  # round up, then +1 KiB
+        self.max_elements = max_elements
+        self.buffer = np.ones(STREAM_ARRAYS * stride, dtype=np.float32)  # touches every page
+        self.x = self.buffer[0:max_elements]
+        self.y = self.buffer[stride : stride + max_elements]
+        self.z = self.buffer[2 * stride : 2 * stride + max_elements]
+
+    def views(self, n: int) -> tuple[Any, Any, Any]:
+        """The first n elements of x, y and z (views, no copies)."""
+        if not 1 <= n <= self.max_elements:
+            raise ValueError(f"length must be in 1..{self.max_elements}, got {n!r}")
+        return self.x[:n], self.y[:n], self.z[:n]
+
+    def add_call(self, n: int) -> Callable[[], object]:
+        """A no-argument function running z = x + y on the first n elements (no allocation)."""
+        import numpy as np
+
+        x, y, z = self.views(n)
+        add = np.add
+        return lambda: add(x, y, z)
+
+
+class CallTiming(NamedTuple):
+    """Best time per call, from batches of `calls` back-to-back calls."""
+
+    seconds: float
+    calls: int
+    batches: int
+
+
+def time_per_call(
+    fn: Callable[[], object],
+    budget_s: float,
+    min_batch_s: float = MIN_BATCH_S,
+    min_batches: int = 3,
+) -> CallTiming:
+    """Fastest mean time per call over batches of k calls, k grown until a batch >= min_batch_s."""
+    fn()  # warm-up: caches filled, code paths resolved
+    start = time.perf_counter()
+    calls = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        elapsed = time.perf_counter() - t0
+        if elapsed >= min_batch_s or calls >= 1 << 24:
+            break
+        calls *= 2
+    best, batches = elapsed / calls, 1
+    while batches < min_batches or time.perf_counter() - start < budget_s:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+        batches += 1
+    return CallTiming(best, calls, batches)
+
+
+def measure_call_costs(arrays: StreamArrays, budget_s: float = 0.3) -> dict[str, Any]:
+    """numpy's fixed cost per call of z = x + y, and the extra cost of releasing the GIL.
+
+    t_call is the time of a call on one element (the Python loop's share
+    included); the GIL cost is t(501) - t(500) elements, one element apart
+    across numpy's threshold, so the streaming time cancels.
+    """
+    share = budget_s / 3
+    one = time_per_call(arrays.add_call(1), share)
+    below = above = None
+    if arrays.max_elements > GIL_RELEASE_ELEMENTS:
+        below = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS), share).seconds
+        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share).seconds
+    return call_costs(one.seconds, below, above)
+
+
+def call_costs(
+    one_element_s: float, below_s: float | None, above_s: float | None
+) -> dict[str, Any]:
+    """The call-cost record from t(1), t(500), t(501): t_call and the GIL step t(501) - t(500)."""
+    gil = 0.0 if below_s is None or above_s is None else max(0.0, above_s - below_s)
+    return {
+        "call_seconds": one_element_s,
+        "gil_seconds": gil,
+        "gil_threshold_elements": GIL_RELEASE_ELEMENTS,
+        "below_threshold_seconds": below_s,
+        "above_threshold_seconds": above_s,
+    }
+
+
+def merge_call_costs(*records: dict[str, Any]) -> dict[str, Any]:
+    """Combine call-cost measurements from several moments: the fastest of each timing."""
+    if not records:
+        raise ValueError("no call-cost measurements to merge")
+
+    def fastest(key: str) -> float | None:
+        values = [r[key] for r in records if r.get(key) is not None]
+        return min(values) if values else None
+
+    return call_costs(
+        min(r["call_seconds"] for r in records),
+        fastest("below_threshold_seconds"),
+        fastest("above_threshold_seconds"),
+    )
+
+
+def run_sweep(
+    arrays: StreamArrays,
+    lengths: Sequence[int],
+    budget_s: float,
+    passes: int = 2,
+    on_point: Callable[[int, int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Time z = x + y at each length within a total time budget; one record per size.
+
+    The sizes are swept `passes` times, up and then down, and each keeps its
+    fastest time: a burst of other work then spoils one pass, not the result.
+    """
+    per_point = budget_s / max(1, len(lengths) * passes)
+    best: dict[int, CallTiming] = {}
+    step, total = 0, len(lengths) * passes
+    for sweep_pass in range(passes):
+        order = list(lengths) if sweep_pass % 2 == 0 else list(reversed(lengths))
+        for n in order:
+            if on_point is not None:
+                on_point(step, total, n * BYTES_PER_ELEMENT)
+            step += 1
+            timing = time_per_call(arrays.add_call(n), per_point)
+            old = best.get(n)
+            if old is None or timing.seconds < old.seconds:
+                batches = timing.batches + (old.batches if old else 0)
+                best[n] = timing._replace(batches=batches)
+            else:
+                best[n] = old._replace(batches=old.batches + timing.batches)
+    return [
+        {
+            "elements": n,
+            "working_set_bytes": n * BYTES_PER_ELEMENT,
+            "seconds": best[n].seconds,
+            "calls_per_batch": best[n].calls,
+            "batches": best[n].batches,
+        }
+        for n in lengths
+    ]
+
+
+def measure_threads(arrays: StreamArrays, n: int, threads: int, repeat: int = 5) -> dict[str, Any]:
+    """Bandwidth of z = x + y on n elements from one thread and from `threads` threads.
+
+    numpy releases the GIL inside a large ufunc call, so threads that each add
+    their own slice of the arrays stream at the same time. The two ways are
+    timed alternately, so a burst of other work hits both alike.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    x, y, z = arrays.views(n)
+    nbytes = n * BYTES_PER_ELEMENT
+    bounds = [(k * n // threads, (k + 1) * n // threads) for k in range(max(1, threads))]
+    slices = [(x[a:b], y[a:b], z[a:b]) for a, b in bounds]
+
+    def part(s: tuple[Any, Any, Any]) -> None:
+        np.add(s[0], s[1], s[2])
+
+    def timed(fn: Callable[[], object]) -> float:
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0
+
+    one_s = many_s = math.inf
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+
+        def all_threads() -> None:
+            list(pool.map(part, slices))
+
+        np.add(x, y, z)  # warm-up: pages touched, threads started
+        all_threads()
+        for _ in range(max(1, repeat)):
+            one_s = min(one_s, timed(lambda: np.add(x, y, z)))
+            if threads >= 2:
+                many_s = min(many_s, timed(all_threads))
+    return {
+        "threads": threads,
+        "working_set_bytes": nbytes,
+        "repeats": max(1, repeat),
+        "one_thread_seconds": one_s,
+        "one_thread_bytes_per_s": nbytes / one_s,
+        "all_thread_seconds": many_s if threads >= 2 else None,
+        "all_thread_bytes_per_s": nbytes / many_s if threads >= 2 else None,
+    }
+
+
+def matmul_flops_per_s(n: int, budget_s: float) -> dict[str, Any]:
+    """Best rate of an n x n fp32 matmul C = A @ B (2 n^3 FLOP), batched like the sweep."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = rng.random((n, n), dtype=np.float32)
+    b = rng.random((n, n), dtype=np.float32)
+    c = np.empty((n, n), dtype=np.float32)
+    timing = time_per_call(lambda: np.matmul(a, b, c), budget_s)
+    return {"n": n, "seconds": timing.seconds, "flops_per_s": 2.0 * n**3 / timing.seconds}

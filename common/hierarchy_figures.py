@@ -1,0 +1,195 @@
+"""Figures of lecture 07: bandwidth against working set, and the hierarchical roofline.
+
+matplotlib is reached only through common.plotting's object-oriented helpers,
+so importing this module never needs matplotlib.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+
+from common import plotting
+from common.console import fmt_bytes
+
+GB = 1e9  # figures show decimal GB/s and GFLOP/s, like the console
+
+
+def level_color(name: str, order: Sequence[str]) -> str:
+    """The colour of a memory level, stable across both figures."""
+    index = list(order).index(name) if name in order else len(order)
+    return plotting.SERIES_COLORS[index % len(plotting.SERIES_COLORS)]
+
+
+def _binary_ticks(ax: object, lo: float, hi: float) -> None:
+    """Ticks at powers of 4 bytes with KiB/MiB/GiB labels on a log2 x axis."""
+    ticks = [4.0**k for k in range(math.floor(math.log(lo, 4)), math.ceil(math.log(hi, 4)) + 1)]
+    ticks = [t for t in ticks if lo <= t <= hi]
+    labels = [fmt_bytes(t, binary=True, digits=0) for t in ticks]
+    ax.set_xticks(ticks)  # type: ignore[attr-defined]
+    ax.set_xticklabels(labels)  # type: ignore[attr-defined]
+    ax.minorticks_off()  # type: ignore[attr-defined]
+
+
+def bandwidth_sweep_figure(
+    path: str | os.PathLike[str],
+    sizes: Sequence[float],
+    measured: Sequence[float],
+    corrected: Sequence[float | None],
+    caches: Sequence[tuple[str, int]],
+    plateaus: Sequence[tuple[str, float, float, float]],
+    call_cost_limit: float | None = None,
+) -> str:
+    """Bandwidth (GB/s) against working set, cache sizes marked, plateaus drawn over their ranges.
+
+    caches: (label, bytes); plateaus: (level, lo bytes, hi bytes, bytes/s).
+    """
+    fig, ax = plotting.new_figure(height=4.6)
+    lo, hi = min(sizes) / 1.3, max(sizes) * 1.3
+    ax.set_xscale("log", base=2)
+    if call_cost_limit is not None:
+        ax.axvspan(lo, call_cost_limit, color=plotting.NEUTRAL_COLOR, alpha=0.12, lw=0)
+        ax.text(
+            math.sqrt(lo * call_cost_limit),
+            0.975,
+            "fixed call cost ≥ 10% of the time",
+            transform=ax.get_xaxis_transform(),
+            ha="center",
+            va="top",
+            fontsize=7,
+            color="#555555",
+        )
+    ax.plot(
+        sizes,
+        [m / GB for m in measured],
+        marker=".",
+        color=plotting.NEUTRAL_COLOR,
+        lw=1,
+        label="measured per call",
+    )
+    pairs = [(s, c / GB) for s, c in zip(sizes, corrected, strict=True) if c is not None]
+    if pairs:
+        ax.plot(
+            [p[0] for p in pairs],
+            [p[1] for p in pairs],
+            marker=".",
+            color=plotting.MEMORY_COLOR,
+            lw=1.2,
+            label="per-call cost removed",
+        )
+    order = [p[0] for p in plateaus]
+    for name, p_lo, p_hi, bw in plateaus:
+        a, b = max(p_lo, lo), min(p_hi, hi)
+        if a >= b:
+            continue
+        color = level_color(name, order)
+        ax.plot([a, b], [bw / GB, bw / GB], color=color, lw=4, alpha=0.75, solid_capstyle="butt")
+        at_edge = b >= hi / 1.01  # a label centred there would run off the axes
+        ax.annotate(
+            f"{name} {bw / GB:.0f} GB/s",
+            (b if at_edge else math.sqrt(a * b), bw / GB),
+            textcoords="offset points",
+            xytext=(0, 7),
+            ha="right" if at_edge else "center",
+            fontsize=7.5,
+            color=color,
+            fontweight="bold",
+            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
+            zorder=6,
+        )
+    for label, size in caches:
+        if lo <= size <= hi:
+            ax.axvline(size, color="black", lw=0.8, ls="--", alpha=0.6)
+            ax.text(
+                size,
+                0.015,
+                f"{label} {fmt_bytes(size, binary=True, digits=0)} ",
+                transform=ax.get_xaxis_transform(),
+                rotation=90,
+                va="bottom",
+                ha="right",
+                fontsize=7,
+            )
+    top = max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18
+    ax.set_ylim(0, top)
+    ax.set_xlim(lo, hi)
+    _binary_ticks(ax, lo, hi)
+    ax.set_xlabel("working set of z = x + y (fp32, three arrays)")
+    ax.set_ylabel("bandwidth (GB/s)")
+    ax.set_title("Streaming bandwidth by working-set size")
+    ax.legend(loc="upper right", fontsize=7.5)
+    return plotting.save_figure(fig, path)
+
+
+def hierarchical_roofline_figure(
+    path: str | os.PathLike[str],
+    roofs: Sequence[tuple[str, float]],
+    peak: float,
+    operations: Sequence[tuple[str, float, float, str]],
+    extra_roofs: Sequence[tuple[str, float]] = (),
+    title: str = "Hierarchical roofline of this machine",
+) -> str:
+    """One memory roof per level plus the compute roof, with operations placed on them.
+
+    roofs and extra_roofs (dashed): (level, bytes/s); operations: (label, FLOP/byte,
+    FLOP/s, level whose colour to use, or '' for black).
+    """
+    fig, ax = plotting.new_figure(height=5.4)
+    bws = [bw for _, bw in roofs] + [bw for _, bw in extra_roofs]
+    intensities = [op[1] for op in operations] + [peak / bw for bw in bws]
+    xlo = 10 ** math.floor(math.log10(min(intensities) / 2))
+    xhi = 10 ** math.ceil(math.log10(max(intensities) * 2))
+    xs = plotting.log_range(xlo, xhi)
+    order = [name for name, _ in roofs]
+    threads_note = ", 1 thread" if extra_roofs else ""  # the sweep streams from one thread
+    for name, bw in roofs:
+        color = level_color(name, order)
+        ax.plot(
+            xs,
+            [min(peak, x * bw) / GB for x in xs],
+            color=color,
+            lw=2,
+            label=f"{name} roof{threads_note}: {bw / GB:.1f} GB/s",
+        )
+    for name, bw in extra_roofs:
+        ax.plot(
+            xs,
+            [min(peak, x * bw) / GB for x in xs],
+            color=plotting.NEUTRAL_COLOR,
+            lw=1.5,
+            ls="--",
+            label=f"{name}: {bw / GB:.1f} GB/s",
+        )
+    ax.axhline(peak / GB, color="black", lw=1, alpha=0.5)
+    ax.text(
+        xlo * 1.2,
+        peak / GB * 1.15,
+        f"compute roof {peak / GB:.0f} GFLOP/s",
+        ha="left",
+        fontsize=7.5,
+    )
+    markers = "oDs^v<>P"
+    for i, (label, x, flops, level) in enumerate(operations):
+        color = level_color(level, order) if level else "black"
+        ax.plot(
+            [x],
+            [flops / GB],
+            marker=markers[i % len(markers)],
+            color=color,
+            markeredgecolor="black",
+            markersize=6,
+            ls="none",
+            zorder=5,
+            label=label,
+        )
+    ys = [op[2] / GB for op in operations] + [xlo * min(bws) / GB]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(xlo, xhi)
+    ax.set_ylim(min(ys) / 2, peak / GB * 2.5)
+    ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
+    ax.set_ylabel("attainable GFLOP/s")
+    ax.set_title(title)
+    fig.legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
+    return plotting.save_figure(fig, path)

@@ -1,0 +1,226 @@
+"""Cache sizes read from the operating system: sysfs trees, sysctl, getconf, bad input."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from common import caches
+from common.caches import Cache
+
+KIB, MIB = 2**10, 2**20
+real_read_sysfs = caches.read_sysfs
+
+
+def make_index(root: Path, index: int, level: str, kind: str, size: str, shared: str = "0") -> Path:
+    """One sysfs cache entry: root/indexN/{level,type,size,shared_cpu_list}."""
+    entry = root / f"index{index}"
+    entry.mkdir(parents=True)
+    (entry / "level").write_text(f"{level}\n")
+    (entry / "type").write_text(f"{kind}\n")
+    (entry / "size").write_text(f"{size}\n")
+    (entry / "shared_cpu_list").write_text(f"{shared}\n")
+    return entry
+
+
+@pytest.fixture
+def x86_tree(tmp_path: Path) -> Path:
+    """A typical x86 core: 32K L1d, 32K L1i, 1M L2, 32 MiB L3 shared by 8 CPUs."""
+    root = tmp_path / "cache"
+    make_index(root, 0, "1", "Data", "32K")
+    make_index(root, 1, "1", "Instruction", "32K")
+    make_index(root, 2, "2", "Unified", "1024K", "0,8")
+    make_index(root, 3, "3", "Unified", "32768K", "0-7")
+    return root
+
+
+def test_parse_size_units() -> None:
+    assert caches.parse_size("32K") == 32 * KIB
+    assert caches.parse_size("1M") == MIB
+    assert caches.parse_size("1024K") == MIB
+    assert caches.parse_size("32768K") == 32 * MIB
+    assert caches.parse_size("512") == 512
+    assert caches.parse_size(" 48KB\n") == 48 * KIB
+    assert caches.parse_size("1G") == 2**30
+    for bad in ("", "K", "lots", "-1K", "0K", "1.5M"):
+        assert caches.parse_size(bad) is None
+
+
+def test_parse_cpu_list() -> None:
+    assert caches.parse_cpu_list("0") == 1
+    assert caches.parse_cpu_list("0-7") == 8
+    assert caches.parse_cpu_list("0,8") == 2
+    assert caches.parse_cpu_list("0-3,8-11,16\n") == 9
+    assert caches.parse_cpu_list("") is None
+    assert caches.parse_cpu_list("a-b") is None
+    assert caches.parse_cpu_list("5-2") is None
+
+
+def test_typical_x86_tree(x86_tree: Path) -> None:
+    found = caches.read_sysfs(x86_tree)
+    assert [c.name for c in found] == ["L1d", "L1i", "L2", "L3"]
+    assert [c.size_bytes for c in found] == [32 * KIB, 32 * KIB, MIB, 32 * MIB]
+    assert [c.shared_cpus for c in found] == [1, 1, 2, 8]
+    assert caches.data_levels(found) == [("L1", 32 * KIB), ("L2", MIB), ("L3", 32 * MIB)]
+    assert caches.last_level_cache_bytes(found) == 32 * MIB
+    assert [c.name for c in caches.data_caches(found)] == ["L1d", "L2", "L3"]
+
+
+def test_machine_without_l3(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    make_index(root, 0, "1", "Data", "64K")
+    make_index(root, 1, "1", "Instruction", "128K")
+    make_index(root, 2, "2", "Unified", "4096K", "0-3")
+    found = caches.read_sysfs(root)
+    assert caches.data_levels(found) == [("L1", 64 * KIB), ("L2", 4 * MIB)]
+    assert caches.last_level_cache_bytes(found) == 4 * MIB
+
+
+def test_missing_folder_gives_empty(tmp_path: Path) -> None:
+    assert caches.read_sysfs(tmp_path / "no-such-folder") == []
+    assert caches.last_level_cache_bytes([]) is None
+    assert caches.data_levels([]) == []
+
+
+def test_unparseable_and_odd_entries_are_skipped(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    make_index(root, 0, "1", "Data", "32K")
+    make_index(root, 1, "one", "Instruction", "32K")  # level not a number
+    make_index(root, 2, "2", "Unified", "a lot")  # size not parseable
+    odd = root / "index3"
+    odd.mkdir()
+    (odd / "level").mkdir()  # a folder where a file is expected
+    (odd / "type").write_text("Unified\n")
+    (odd / "size").write_text("8M\n")
+    make_index(root, 4, "3", "Unified", "16M", "garbage")  # unreadable sharing list
+    (root / "uevent").write_text("")  # not an index entry
+    found = caches.read_sysfs(root)
+    assert [(c.name, c.size_bytes) for c in found] == [("L1d", 32 * KIB), ("L3", 16 * MIB)]
+    assert found[1].shared_cpus is None
+
+
+def test_unreadable_files_give_empty(x86_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Permissions do not stop root, so unreadability is simulated at the read itself.
+    def refuse(self: Path, *args: object, **kwargs: object) -> str:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_text", refuse)
+    assert caches.read_sysfs(x86_tree) == []
+
+
+def test_unlistable_folder_gives_empty(x86_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: Path) -> object:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    assert caches.read_sysfs(x86_tree) == []
+
+
+def test_levels_drop_a_level_no_larger_than_the_one_inside() -> None:
+    found = [
+        Cache(1, "Data", 48 * KIB),
+        Cache(2, "Unified", 2 * MIB),
+        Cache(3, "Unified", 2 * MIB),  # cannot be told apart from L2 by a sweep
+    ]
+    assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 2 * MIB)]
+
+
+class FakeRun:
+    """Stands in for subprocess.run: answers sysctl/getconf from a table."""
+
+    def __init__(self, values: dict[str, str], fail: bool = False) -> None:
+        self.values = values
+        self.fail = fail
+        self.calls: list[list[str]] = []
+
+    def __call__(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        self.calls.append(list(args))
+        if self.fail:
+            raise FileNotFoundError(2, "No such file or directory", args[0])
+        if args[0] == "getconf":
+            return subprocess.CompletedProcess(args, 0, self.values.get("-a", ""), "")
+        key = args[-1]
+        if key in self.values:
+            return subprocess.CompletedProcess(args, 0, self.values[key] + "\n", "")
+        return subprocess.CompletedProcess(args, 1, "", f"sysctl: unknown oid '{key}'")
+
+
+def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeRun(
+        {"hw.l1dcachesize": "32768", "hw.l2cachesize": "262144", "hw.l3cachesize": "8388608"}
+    )
+    monkeypatch.setattr(caches.subprocess, "run", fake)
+    found = caches.read_sysctl()
+    assert [(c.name, c.size_bytes) for c in found] == [
+        ("L1d", 32 * KIB),
+        ("L2", 256 * KIB),
+        ("L3", 8 * MIB),
+    ]
+    assert all(call[:2] == ["sysctl", "-n"] for call in fake.calls)
+
+
+def test_macos_apple_silicon_prefers_performance_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeRun(
+        {
+            "hw.perflevel0.l1dcachesize": "131072",
+            "hw.perflevel0.l2cachesize": "12582912",
+            "hw.l1dcachesize": "65536",  # efficiency cores: ignored when perflevel0 answers
+            "hw.l2cachesize": "4194304",
+        }
+    )
+    monkeypatch.setattr(caches.subprocess, "run", fake)
+    found = caches.read_sysctl()
+    assert caches.data_levels(found) == [("L1", 128 * KIB), ("L2", 12 * MIB)]
+
+
+def test_sysctl_missing_or_garbage(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({}, fail=True))
+    assert caches.read_sysctl() == []
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "n/a"}))
+    assert caches.read_sysctl() == []
+
+
+def test_darwin_platform_uses_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(caches.sys, "platform", "darwin")
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l2cachesize": "4194304"}))
+    found, source = caches.read_caches_with_source()
+    assert [(c.name, c.size_bytes) for c in found] == [("L2", 4 * MIB)]
+    assert "sysctl" in source
+    assert caches.read_caches() == found
+
+
+def test_linux_falls_back_to_getconf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    listing = "\n".join(
+        [
+            "LEVEL1_ICACHE_SIZE                 32768",
+            "LEVEL1_ICACHE_ASSOC                ",
+            "LEVEL1_DCACHE_SIZE                 49152",
+            "LEVEL2_CACHE_SIZE                  1310720",
+            "LEVEL3_CACHE_SIZE                  0",
+            "PAGESIZE                           4096",
+        ]
+    )
+    monkeypatch.setattr(caches.sys, "platform", "linux")
+    # sysfs without cache entries, as in some containers
+    monkeypatch.setattr(caches, "read_sysfs", lambda: real_read_sysfs(tmp_path / "absent"))
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": listing}))
+    found, source = caches.read_caches_with_source()
+    assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 1280 * KIB)]
+    assert "getconf" in source
+
+
+def test_unknown_platform_says_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(caches.sys, "platform", "win32")
+    assert caches.read_caches_with_source() == ([], "")
+
+
+def test_this_machine_never_raises() -> None:
+    found, source = caches.read_caches_with_source()
+    assert isinstance(found, list)
+    assert bool(found) == bool(source)
+    for c in found:
+        assert c.size_bytes > 0 and c.level >= 1
+    free = caches.available_memory_bytes()
+    assert free is None or free > 0

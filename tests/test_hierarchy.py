@@ -1,0 +1,366 @@
+"""The hierarchy sweep's pure half on synthetic curves, its measuring half, and its figures."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from common import hierarchy
+from common.hierarchy import Plateau
+
+KIB, MIB, GB = 2**10, 2**20, 1e9
+
+FOUR_LEVELS = [("L1", 32 * KIB), ("L2", 1 * MIB), ("L3", 32 * MIB)]
+FOUR_PLATEAUS = {"L1": 200 * GB, "L2": 100 * GB, "L3": 60 * GB, "DRAM": 20 * GB}
+NO_L3 = [("L1", 64 * KIB), ("L2", 4 * MIB)]
+NO_L3_PLATEAUS = {"L1": 150 * GB, "L2": 70 * GB, "DRAM": 25 * GB}
+
+
+def synthetic_curve(
+    levels: list[tuple[str, int]],
+    plateaus: dict[str, float],
+    seed: int,
+    noise: float = 0.03,
+    per_octave: int = 4,
+    hi_bytes: float = 256 * MIB,
+) -> tuple[list[float], list[float]]:
+    """Bandwidth against working set: smooth steps (logistic in log2 size) at each cache size."""
+    rng = random.Random(seed)
+    names = [name for name, _ in levels] + ["DRAM"]
+    sizes = [
+        n * hierarchy.BYTES_PER_ELEMENT
+        for n in hierarchy.sweep_lengths(4 * KIB, hi_bytes, per_octave)
+    ]
+    bws = []
+    for s in sizes:
+        log_bw = math.log(plateaus["DRAM"])
+        for (name, size), outer in zip(levels, names[1:], strict=True):
+            step = math.log(plateaus[name]) - math.log(plateaus[outer])
+            # the drop is centred just past the cache size and spread over about an octave
+            log_bw += step / (1 + math.exp((math.log2(s) - math.log2(size) - 0.3) / 0.25))
+        bws.append(math.exp(log_bw + rng.gauss(0.0, noise)))
+    return sizes, bws
+
+
+def close(a: float, b: float, tol: float) -> bool:
+    return abs(a / b - 1) <= tol
+
+
+# ---------------------------------------------------------------------------
+# Plateaus with known cache sizes
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_plateaus_known_four_levels(seed: int) -> None:
+    sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed)
+    found = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)
+    assert [p.name for p in found] == ["L1", "L2", "L3", "DRAM"]
+    for p in found:
+        assert p.bytes_per_s is not None and p.points >= 3
+        assert close(p.bytes_per_s, FOUR_PLATEAUS[p.name], 0.06), p
+    assert [p.margin for p in found] == [2.0, 2.0, 2.0, 4.0]
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_plateaus_known_without_l3(seed: int) -> None:
+    sizes, bws = synthetic_curve(NO_L3, NO_L3_PLATEAUS, seed)
+    found = hierarchy.plateaus_known(sizes, bws, NO_L3)
+    assert [p.name for p in found] == ["L1", "L2", "DRAM"]
+    for p in found:
+        assert close(p.bytes_per_s, NO_L3_PLATEAUS[p.name], 0.06), p
+
+
+def test_plateau_is_median_of_points_inside() -> None:
+    sizes = [1 * KIB, 2 * KIB, 4 * KIB, 8 * KIB, 64 * KIB, 128 * KIB]
+    bws = [10.0, 30.0, 20.0, 999.0, 5.0, 7.0]
+    found = hierarchy.plateaus_known(sizes, bws, [("L1", 16 * KIB)])
+    assert found[0] == Plateau("L1", 0.0, 8 * KIB, 25.0, 4, 2.0)  # median of 10, 30, 20, 999
+    assert found[1].name == "DRAM" and found[1].bytes_per_s == 6.0
+    assert found[1].lo_bytes == 64 * KIB and math.isinf(found[1].hi_bytes)
+
+
+def test_none_points_are_skipped() -> None:
+    sizes = [1 * KIB, 2 * KIB, 4 * KIB, 64 * KIB]
+    found = hierarchy.plateaus_known(sizes, [None, 30.0, None, 5.0], [("L1", 16 * KIB)])
+    assert (found[0].bytes_per_s, found[0].points) == (30.0, 1)
+
+
+def test_margin_relaxes_when_levels_are_close() -> None:
+    levels = [("L1", 32 * KIB), ("L2", 64 * KIB), ("L3", 8 * MIB)]  # no size 2x from both ends
+    sizes, bws = synthetic_curve(
+        levels, {"L1": 200 * GB, "L2": 150 * GB, "L3": 60 * GB, "DRAM": 20 * GB}, seed=5
+    )
+    found = {p.name: p for p in hierarchy.plateaus_known(sizes, bws, levels)}
+    assert found["L2"].bytes_per_s is not None
+    assert found["L2"].margin is not None and found["L2"].margin < 2.0
+    assert found["L1"].margin == 2.0
+
+
+def test_sweep_short_of_dram_gives_no_dram_plateau() -> None:
+    sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=3, hi_bytes=16 * MIB)
+    found = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)
+    assert found[-1].name == "DRAM"
+    assert found[-1].bytes_per_s is None and found[-1].points == 0 and found[-1].margin is None
+
+
+def test_dram_margin_relaxes_to_reach_a_short_sweep() -> None:
+    sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=4, hi_bytes=80 * MIB)
+    dram = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)[-1]
+    assert dram.bytes_per_s is not None
+    assert dram.margin is not None and dram.margin < hierarchy.DRAM_MARGIN
+
+
+def test_level_ranges() -> None:
+    ranges = hierarchy.level_ranges(FOUR_LEVELS)
+    assert [r.name for r in ranges] == ["L1", "L2", "L3", "DRAM"]
+    assert ranges[0].lo_bytes == 0 and ranges[0].hi_bytes == 16 * KIB
+    assert ranges[1].lo_bytes == 64 * KIB and ranges[1].hi_bytes == 512 * KIB
+    assert ranges[3].lo_bytes == 128 * MIB and ranges[3].size_bytes is None
+    assert hierarchy.level_ranges([])[0] == hierarchy.LevelRange("DRAM", None, 0.0, math.inf)
+    with pytest.raises(ValueError):
+        hierarchy.level_ranges(FOUR_LEVELS, margin=0.5)
+
+
+# ---------------------------------------------------------------------------
+# The change-point detector (cache sizes unknown)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_detector_finds_four_levels(seed: int) -> None:
+    sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed)
+    found = hierarchy.find_plateaus(sizes, bws)
+    assert len(found) == 4
+    for p, (name, truth) in zip(found, FOUR_PLATEAUS.items(), strict=True):
+        assert close(p.bytes_per_s, truth, 0.08), (name, p)
+    # each plateau stays between the cache sizes around it (with the transition's width)
+    bounds = [0.0] + [size for _, size in FOUR_LEVELS] + [math.inf]
+    for p, lo, hi in zip(found, bounds, bounds[1:], strict=False):
+        assert lo / 2 <= p.lo_bytes <= p.hi_bytes <= hi * 2
+    named = hierarchy.name_detected(found)
+    assert [p.name for p in named] == ["L1", "L2", "L3", "DRAM"]
+
+
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_detector_finds_three_levels_without_l3(seed: int) -> None:
+    sizes, bws = synthetic_curve(NO_L3, NO_L3_PLATEAUS, seed)
+    found = hierarchy.name_detected(hierarchy.find_plateaus(sizes, bws))
+    assert [p.name for p in found] == ["L1", "L2", "DRAM"]
+    for p in found:
+        assert close(p.bytes_per_s, NO_L3_PLATEAUS[p.name], 0.08), p
+
+
+def test_detector_agrees_with_known_sizes() -> None:
+    sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=21)
+    known = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)
+    blind = hierarchy.find_plateaus(sizes, bws)
+    for k, b in zip(known, blind, strict=True):
+        assert close(k.bytes_per_s, b.bytes_per_s, 0.08)
+
+
+def test_detector_merges_levels_with_the_same_bandwidth() -> None:
+    same = {"L1": 100 * GB, "L2": 97 * GB, "L3": 60 * GB, "DRAM": 20 * GB}
+    sizes, bws = synthetic_curve(FOUR_LEVELS, same, seed=2, noise=0.01)
+    found = hierarchy.find_plateaus(sizes, bws)
+    assert len(found) == 3
+    assert close(found[0].bytes_per_s, 98.5 * GB, 0.05)
+
+
+def test_detector_on_a_flat_curve_and_on_too_few_points() -> None:
+    sizes = [4 * KIB * 2**i for i in range(12)]
+    found = hierarchy.find_plateaus(sizes, [50.0] * 12)
+    assert len(found) == 1 and found[0].bytes_per_s == 50.0 and found[0].points == 12
+    assert hierarchy.find_plateaus(sizes[:2], [50.0, 50.0]) == []
+    assert hierarchy.find_plateaus(sizes[:4], [None, None, 50.0, None]) == []
+    assert hierarchy.name_detected([]) == []
+
+
+def test_running_median_and_median() -> None:
+    assert hierarchy.running_median([1, 9, 2, 8, 3], window=3) == [5.0, 2, 8, 3, 5.5]
+    assert hierarchy.median([3, 1, 2]) == 2
+    assert hierarchy.median([4, 1, 2, 3]) == 2.5
+    with pytest.raises(ValueError):
+        hierarchy.median([])
+
+
+# ---------------------------------------------------------------------------
+# The per-call cost correction
+# ---------------------------------------------------------------------------
+def test_corrected_bandwidth_math() -> None:
+    # D = 1200 B in t = 1 us with t_call = 0.4 us: the memory moved it in 0.6 us.
+    assert hierarchy.corrected_bandwidth(1200, 1e-6, 4e-7) == pytest.approx(2e9)
+    assert hierarchy.corrected_bandwidth(1200, 1e-6, 0.0) == pytest.approx(1.2e9)
+    assert hierarchy.corrected_bandwidth(1200, 4e-7, 4e-7) is None
+    assert hierarchy.corrected_bandwidth(1200, 3e-7, 4e-7) is None
+
+
+def test_correction_recovers_the_true_bandwidth() -> None:
+    t_call, gil, beta = 400e-9, 60e-9, 120 * GB
+    for n in (16, 500, 501, 4096, 10**6):
+        d = n * hierarchy.BYTES_PER_ELEMENT
+        t0 = hierarchy.fixed_call_seconds(n, t_call, gil)
+        assert t0 == pytest.approx(t_call + (gil if n > 500 else 0.0))
+        assert hierarchy.corrected_bandwidth(d, t0 + d / beta, t0) == pytest.approx(beta)
+    assert hierarchy.fixed_call_seconds(10**6, t_call, -5e-9) == t_call  # noise never lowers t0
+
+
+def test_call_share_and_where_the_cost_matters() -> None:
+    assert hierarchy.call_share(1e-6, 4e-7) == pytest.approx(0.4)
+    assert hierarchy.call_share(1e-6, 2e-6) == 1.0
+    with pytest.raises(ValueError):
+        hierarchy.call_share(0.0, 1e-7)
+    sizes = [4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB]
+    seconds = [5e-7, 1.5e-6, 1.2e-5, 2e-4]
+    fixed = [4e-7] * 4
+    assert hierarchy.call_cost_limit_bytes(sizes, seconds, fixed) == 64 * KIB
+    assert hierarchy.call_cost_limit_bytes(sizes[2:], seconds[2:], fixed[2:]) is None
+
+
+def test_affine_fit_recovers_cost_and_bandwidth() -> None:
+    nbytes = [8 * KIB, 12 * KIB, 16 * KIB, 24 * KIB]
+    times = [450e-9 + d / (110 * GB) for d in nbytes]
+    intercept, slope = hierarchy.affine_fit(nbytes, times)
+    assert intercept == pytest.approx(450e-9)
+    assert 1 / slope == pytest.approx(110 * GB)
+    with pytest.raises(ValueError):
+        hierarchy.affine_fit([1.0], [2.0])
+    with pytest.raises(ValueError):
+        hierarchy.affine_fit([1.0, 1.0], [2.0, 3.0])
+
+
+# ---------------------------------------------------------------------------
+# Sweep sizes, levels and roofs
+# ---------------------------------------------------------------------------
+def test_sweep_lengths_are_geometric() -> None:
+    lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
+    assert len(lengths) == 16 * 4 + 1
+    assert lengths == sorted(set(lengths))
+    ws = [n * hierarchy.BYTES_PER_ELEMENT for n in lengths]
+    assert close(ws[0], 4 * KIB, 0.01) and close(ws[-1], 256 * MIB, 0.01)
+    ratios = [b / a for a, b in itertools.pairwise(ws)]
+    assert all(close(r, 2**0.25, 0.02) for r in ratios[5:])
+    assert len(hierarchy.sweep_lengths(4 * KIB, 64 * KIB, 2)) == 9
+    for bad in ((0, 10, 1), (100, 10, 1), (10, 100, 0)):
+        with pytest.raises(ValueError):
+            hierarchy.sweep_lengths(*bad)
+
+
+def test_sweep_limit() -> None:
+    assert hierarchy.sweep_limit_bytes(32 * MIB, None) == 256 * MIB
+    assert hierarchy.sweep_limit_bytes(96 * MIB, None) == 768 * MIB
+    assert hierarchy.sweep_limit_bytes(512 * MIB, None) == hierarchy.MAX_SWEEP_BYTES
+    assert hierarchy.sweep_limit_bytes(2 * MIB, None) == hierarchy.MIN_SWEEP_MAX_BYTES
+    assert hierarchy.sweep_limit_bytes(None, None) == 256 * MIB
+    assert hierarchy.sweep_limit_bytes(32 * MIB, 400 * MIB) == 100 * MIB
+
+
+def test_level_of_size() -> None:
+    assert hierarchy.level_of_size(16 * KIB, FOUR_LEVELS) == "L1"
+    assert hierarchy.level_of_size(32 * KIB, FOUR_LEVELS) == "L1"
+    assert hierarchy.level_of_size(33 * KIB, FOUR_LEVELS) == "L2"
+    assert hierarchy.level_of_size(1 * 2**30, FOUR_LEVELS) == "DRAM"
+    assert hierarchy.level_of_size(1, []) == "DRAM"
+
+
+def test_roofs_for_operations() -> None:
+    roofs = [("L1", 200 * GB), ("L2", 100 * GB), ("DRAM", 20 * GB)]
+    peak = 100 * GB  # FLOP/s
+    i_add = 1 / 12
+    # An add running just under the L2 roof is closest to it.
+    name, fraction = hierarchy.closest_roof(i_add, 0.95 * i_add * 100 * GB, roofs, peak)
+    assert name == "L2" and fraction == pytest.approx(0.95)
+    assert hierarchy.closest_roof(i_add, i_add * 19 * GB, roofs, peak)[0] == "DRAM"
+    # At high intensity every memory roof is above the compute roof.
+    assert hierarchy.closest_roof(200.0, 60 * GB, roofs, peak) == ("compute", 0.6)
+    assert hierarchy.predicted_bound(i_add, "L1", roofs, peak) == (
+        "L1",
+        pytest.approx(i_add * 200 * GB),
+    )
+    assert hierarchy.predicted_bound(10.0, "DRAM", roofs, peak) == ("compute", peak)
+    with pytest.raises(ValueError):
+        hierarchy.predicted_bound(1.0, "L3", roofs, peak)
+    with pytest.raises(ValueError):
+        hierarchy.closest_roof(0.0, 1.0, roofs, peak)
+
+
+# ---------------------------------------------------------------------------
+# Measuring half (tiny and quick: structure, not speed)
+# ---------------------------------------------------------------------------
+def test_stream_arrays_and_timers() -> None:
+    np = pytest.importorskip("numpy")
+    arrays = hierarchy.StreamArrays(4096)
+    x, y, z = arrays.views(1000)
+    assert x.shape == y.shape == z.shape == (1000,) and x.dtype == np.float32
+    assert not np.shares_memory(x, z) and not np.shares_memory(y, z)
+    # the arrays start 1 KiB apart modulo 4 KiB (no 4K aliasing)
+    starts = [a.__array_interface__["data"][0] for a in (x, y, z)]
+    assert {(b - a) % 4096 for a, b in itertools.pairwise(starts)} == {1024}
+    arrays.add_call(1000)()
+    assert float(z[0]) == 2.0
+    with pytest.raises(ValueError):
+        arrays.views(0)
+    with pytest.raises(ValueError):
+        arrays.views(4097)
+
+    costs = hierarchy.measure_call_costs(arrays, budget_s=0.01)
+    assert costs["call_seconds"] > 0 and costs["gil_seconds"] >= 0
+    points = hierarchy.run_sweep(arrays, [16, 256, 4096], budget_s=0.01)
+    assert [p["working_set_bytes"] for p in points] == [192, 3072, 49152]
+    assert all(p["seconds"] > 0 and p["batches"] >= 3 for p in points)
+    threads = hierarchy.measure_threads(arrays, 4096, threads=2, repeat=2)
+    assert threads["threads"] == 2
+    assert threads["one_thread_bytes_per_s"] > 0 and threads["all_thread_bytes_per_s"] > 0
+    single = hierarchy.measure_threads(arrays, 4096, threads=1, repeat=2)
+    assert single["all_thread_bytes_per_s"] is None
+
+
+# ---------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------
+def is_png(path: Path) -> bool:
+    return (
+        path.is_file()
+        and path.stat().st_size > 1000
+        and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    )
+
+
+def test_figures_are_written(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from common import hierarchy_figures
+
+    sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=1)
+    measured = [b * min(1.0, s / (64 * KIB)) for s, b in zip(sizes, bws, strict=True)]
+    corrected = [None if s < 8 * KIB else b for s, b in zip(sizes, bws, strict=True)]
+    plateaus = hierarchy.plateaus_known(sizes, corrected, FOUR_LEVELS)
+    sweep = hierarchy_figures.bandwidth_sweep_figure(
+        tmp_path / "sweep.png",
+        sizes,
+        measured,
+        corrected,
+        [("L1d", 32 * KIB), ("L2", 1 * MIB), ("L3", 32 * MIB)],
+        [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in plateaus],
+        call_cost_limit=256 * KIB,
+    )
+    assert is_png(Path(sweep))
+    roof = hierarchy_figures.hierarchical_roofline_figure(
+        tmp_path / "sub" / "roofline.png",
+        [(p.name, p.bytes_per_s) for p in plateaus],
+        150 * GB,
+        [("add, L1", 1 / 12, 15 * GB, "L1"), ("matmul", 100.0, 120 * GB, "")],
+        extra_roofs=[("DRAM, 8 threads", 60 * GB)],
+    )
+    assert is_png(Path(roof))
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["roofline.png", "sub", "sweep.png"]
+
+
+def test_segment_means_finds_steps() -> None:
+    values = [5.0] * 6 + [3.0] * 5 + [1.0] * 7
+    assert hierarchy.segment_means(values, penalty=0.5) == [0, 6, 11]
+    assert hierarchy.segment_means(values, penalty=1e6) == [0]  # steps never pay for themselves
+    assert hierarchy.segment_means([1.0, 9.0, 1.0], penalty=0.0) == [0]  # too short to split
+    assert hierarchy.segment_means([], penalty=1.0) == []
+    # every segment keeps at least min_length values, even with a free split
+    cuts = hierarchy.segment_means([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], penalty=0.0, min_length=2)
+    assert all(b - a >= 2 for a, b in itertools.pairwise([*cuts, 6]))

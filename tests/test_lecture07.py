@@ -1,0 +1,203 @@
+"""Lecture 07 run as a student runs it: levels named, results section, figures, flags."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, lecture_path, run_lecture
+
+from common import caches, machine, results
+
+LEVELS_HERE = [name for name, _ in caches.data_levels(caches.read_caches())]
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """One --quick run with figures, no probe section (so the quick calibration stands in)."""
+    tmp = tmp_path_factory.mktemp("lecture07")
+    results_path = tmp / "results" / "machine.json"
+    outdir = tmp / "figures"
+    proc = run_lecture(
+        "07",
+        "--quick",
+        "--png",
+        "--outdir",
+        str(outdir),
+        "--results",
+        str(results_path),
+        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")},
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(results_path.read_text())
+    return {"proc": proc, "doc": doc, "outdir": outdir, "tmp": tmp}
+
+
+def table_rows(output: str, header: str) -> list[str]:
+    """The data rows of the table printed under a header line (until a blank line)."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 4 :]:  # header, ====, column names, ----
+        if not line.strip():
+            break
+        rows.append(line)
+    return rows
+
+
+def test_output_names_every_level(quick_run: dict) -> None:
+    out = quick_run["proc"].stdout
+    assert quick_run["proc"].stderr == ""  # no progress when stderr is not a terminal
+    rows = table_rows(out, "Plateaus")
+    names = [row.split()[0] for row in rows]
+    if LEVELS_HERE:
+        assert names == [*LEVELS_HERE, "DRAM"]
+    else:
+        assert names[-1] == "DRAM"
+    for level in [*LEVELS_HERE, "DRAM"]:
+        assert re.search(rf"\b{level}\b", out)
+    assert "Caches the operating system reports" in out
+    assert "Fixed cost of one call" in out
+    assert "Operations on the hierarchical roofline" in out
+    assert "What to observe:" in out
+    assert "quick calibration" in out  # no probe section in this results file
+
+
+def test_results_section_schema(quick_run: dict) -> None:
+    doc = quick_run["doc"]
+    assert doc["format_version"] == results.FORMAT_VERSION
+    assert machine.fingerprint(doc["machine"]) == machine.fingerprint(machine.describe())
+    h = doc["hierarchy"]
+    assert h["quick"] is True
+    assert h["bytes_per_element"] == 12
+    assert [c["size_bytes"] > 0 for c in h["caches"]] == [True] * len(h["caches"])
+    assert [lv["name"] for lv in h["levels"]] == LEVELS_HERE
+    assert h["per_call"]["call_seconds"] > 0 and h["per_call"]["gil_seconds"] >= 0
+
+    points = h["sweep"]["points"]
+    assert len(points) >= 20
+    sizes = [p["working_set_bytes"] for p in points]
+    assert sizes == sorted(sizes) and len(set(sizes)) == len(sizes)
+    for p in points:
+        assert p["working_set_bytes"] == 12 * p["elements"]
+        assert p["seconds"] > 0 and p["batches"] >= 1
+        assert p["bytes_per_s"] == pytest.approx(p["working_set_bytes"] / p["seconds"])
+        if p["corrected_bytes_per_s"] is not None:  # the fixed cost only ever adds time
+            assert p["corrected_bytes_per_s"] >= p["bytes_per_s"]
+    if LEVELS_HERE:  # the sweep runs well past the last-level cache
+        assert sizes[-1] >= 4 * h["levels"][-1]["size_bytes"]
+
+    plateaus = {p["level"]: p for p in h["plateaus"]}
+    assert list(plateaus) == [*LEVELS_HERE, "DRAM"]
+    for p in plateaus.values():
+        assert p["bytes_per_s"] > 0 and p["points"] >= 1
+    assert plateaus["DRAM"]["bytes_per_s"] < plateaus["L1"]["bytes_per_s"]
+    assert plateaus["DRAM"]["hi_bytes"] is None
+
+    roof = h["compute_roof_flops_per_s"]
+    assert roof > 0
+    ops = h["operations"]
+    assert {op["level"] for op in ops if op["label"].startswith("add")} == set(plateaus)
+    assert sum(op["label"].startswith("matmul") for op in ops) >= 1
+    for op in ops:
+        assert op["intensity"] > 0 and op["flops_per_s"] > 0
+        assert op["closest_roof"] in [*plateaus, "compute"]
+        assert op["flops_per_s"] <= roof * 1.0001 or op["label"].startswith("add")
+
+    t = h["threads"]
+    assert t["threads"] == machine.usable_cores()
+    assert t["one_thread_bytes_per_s"] > 0
+    assert t["ridge_one_thread"] == pytest.approx(roof / t["one_thread_bytes_per_s"])
+    if t["threads"] >= 2:
+        assert t["all_thread_bytes_per_s"] > 0
+        assert t["ridge_all_threads"] == pytest.approx(roof / t["all_thread_bytes_per_s"])
+
+
+def test_thread_comparison_is_reported(quick_run: dict) -> None:
+    out = quick_run["proc"].stdout
+    cores = machine.usable_cores()
+    assert f"1 thread against {cores}" in out
+    rows = table_rows(out, "DRAM bandwidth at")
+    assert rows[0].split()[0] == "1" and "GB/s" in rows[0]
+    if cores >= 2:
+        assert rows[1].split()[0] == str(cores) and "GB/s" in rows[1]
+        assert "FLOP/byte" in rows[1]
+
+
+def test_figures_and_files_written(quick_run: dict) -> None:
+    out, outdir = quick_run["proc"].stdout, quick_run["outdir"]
+    written = sorted(p.name for p in outdir.iterdir())
+    assert written == ["07_bandwidth_by_working_set.png", "07_hierarchical_roofline.png"]
+    for name in written:
+        data = (outdir / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+        assert f"saved figure: {outdir / name}" in out
+    assert "saved results:" in out
+    assert not (quick_run["tmp"] / "elsewhere.json").exists()  # --results wins over the env
+
+
+def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
+    """No cache sizes from the OS: the detector names the levels; a low probe roof is raised."""
+    results_path = tmp_path / "machine.json"
+    results.save_section(
+        "probe",
+        {
+            "calibration": {
+                "bandwidth_bytes_per_s": 1e9,
+                "matmul_flops_per_s": 1e6,  # far below any real matmul: must be raised
+                "ridge_point": 1e-3,
+            }
+        },
+        results_path,
+    )
+    script = lecture_path("07")
+    code = (
+        "import runpy, sys\n"
+        "from common import caches\n"
+        "caches.read_caches_with_source = lambda: ([], '')\n"
+        f"sys.argv = [{str(script)!r}, '--quick', '--results', {str(results_path)!r}]\n"
+        f"runpy.run_path({str(script)!r}, run_name='__main__')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=240,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "cache sizes: unknown" in out
+    assert "change-point detector (cache sizes unknown)" in out
+    assert "compute roof raised" in out
+    doc = json.loads(results_path.read_text())
+    assert "probe" in doc  # lecture 01's section is kept
+    h = doc["hierarchy"]
+    assert h["caches"] == [] and h["cache_source"] is None
+    assert "detector" in h["plateau_method"]
+    names = [p["level"] for p in h["plateaus"]]
+    if names:
+        assert names[-1] == "DRAM"
+        assert names[:-1] == [f"L{k}" for k in range(1, len(names))]
+    assert h["compute_roof_flops_per_s"] > 1e6
+
+
+def test_bad_flag_is_one_line() -> None:
+    proc = run_lecture("07", "--bogus")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error" in lines[0] and "--bogus" in lines[0]
+
+
+def test_help_explains_every_flag() -> None:
+    proc = run_lecture("07", "--help")
+    assert proc.returncode == 0
+    for flag in ("--quick", "--png", "--outdir", "--results"):
+        assert flag in proc.stdout
