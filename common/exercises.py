@@ -1,0 +1,783 @@
+"""The course's exercises and their worked answers, computed from the hardware table.
+
+Standard library only. Each exercise is a question plus a ``solve`` function that
+works the answer out with ``common.roofline``, ``common.ledger`` and
+``common.hw_specs``: no answer is typed in, so editing a figure in the hardware
+table changes the answers with it. The docs site renders every exercise (the
+``exercise`` directive) with its answer behind a reveal; ``tests/test_exercises.py``
+pins the numbers.
+
+Answers are plain text; a span between double backquotes is code. Two exercises
+read this machine's roofs from lecture 01's results file and fall back to a
+stated example machine when there is none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from common import hw_specs
+from common.console import fmt_bw, fmt_bytes, fmt_rate, fmt_time
+from common.hw_specs import Chip
+from common.ledger import (
+    ARTICLE_7B,
+    ARTICLE_BUDGET_GIB,
+    ARTICLE_OVERHEAD_RATE,
+    GIB,
+    LOW_OVERHEAD_RATE,
+    attention_counts,
+    crossover,
+    elementwise_counts,
+    kv_cache_bytes,
+    largest_batch_that_fits,
+    layernorm_counts,
+    model_ledger,
+    softmax_counts,
+)
+from common.roofline import (
+    batched_matvec_counts,
+    bound_of,
+    critical_batch,
+    decode_attention_counts,
+    gemm_counts,
+    intensity,
+    matmul_counts,
+    network_critical_dim,
+    ridge_point,
+    speedup_2x,
+)
+
+FP32 = 4  # bytes per element of the measured (numpy) exercises
+
+
+# ---------------------------------------------------------------------------
+# Data model
+# ---------------------------------------------------------------------------
+class Table(NamedTuple):
+    """A small table inside an answer: header cells and rows of text cells."""
+
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """A worked answer: formula (LaTeX), steps (text), optional table, and its key values."""
+
+    steps: tuple[str, ...]
+    values: Mapping[str, Any]
+    formula: str = ""
+    table: Table | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Exercise:
+    """One exercise: a key, a title, where it comes from, the question and its solver."""
+
+    key: str
+    title: str
+    origin: str
+    question: str
+    solve: Callable[[], Answer]
+
+
+class Calibration(NamedTuple):
+    """A machine's two measured roofs: bandwidth (bytes/s) and matmul FLOP/s."""
+
+    bandwidth_bytes_per_s: float
+    matmul_flops_per_s: float
+    source: str
+
+    @property
+    def ridge(self) -> float:
+        """Measured ridge point I* = P / beta, in FLOP/byte."""
+        return ridge_point(self.matmul_flops_per_s, self.bandwidth_bytes_per_s)
+
+
+#: The article's laptop measurement, used only when this machine has no results file.
+EXAMPLE_CALIBRATION = Calibration(71.8e9, 2003e9, "an example laptop (the article's probe)")
+
+
+def measured_sections(
+    path: str | os.PathLike[str] | None = None,
+) -> dict[str, Mapping[str, Any] | None]:
+    """The results file's ``probe`` (lecture 01) and ``batch_sweep`` (lecture 03) sections."""
+    from common import results  # reads the machine description only when called
+
+    loaded = results.load_results(path)
+    return {name: results.get_section(loaded, name)[0] for name in ("probe", "batch_sweep")}
+
+
+def calibration_from(section: Mapping[str, Any] | None, source: str) -> Calibration | None:
+    """The Calibration stored in a results section's ``calibration`` record, or None."""
+    from common.results import positive_number
+
+    try:
+        calib = section["calibration"]  # type: ignore[index]
+        return Calibration(
+            positive_number(calib, "bandwidth_bytes_per_s"),
+            positive_number(calib, "matmul_flops_per_s"),
+            source,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
+    """A copy of `chip` whose dense peak at `precision` is `peak` FLOP/s (a what-if edit)."""
+    old = chip.peak_flops_table[precision]
+    table = dict(chip.peak_flops_table)
+    table[precision] = dataclasses.replace(old, value=peak, note="edited for an exercise")
+    return dataclasses.replace(chip, peak_flops_table=table)
+
+
+def _f1(x: float) -> str:
+    return f"{x:,.1f}"
+
+
+# ---------------------------------------------------------------------------
+# The article's operators (bf16) and the GEMM crossover
+# ---------------------------------------------------------------------------
+def article_operators() -> list[tuple[str, float, float]]:
+    """The article's operator ledger in bf16: (name, FLOPs, bytes)."""
+    return [
+        ("elementwise add, n = 16,000,000", *elementwise_counts(16_000_000)),
+        ("LayerNorm [4096, 3072]", *layernorm_counts(4096, 3072)),
+        ("softmax [4096, 4096], fused", *softmax_counts(4096, 4096, fused=True)),
+        ("softmax [4096, 4096], naive", *softmax_counts(4096, 4096, fused=False)),
+        ("GEMM 512 x 4096 x 4096", *gemm_counts(512, 4096, 4096)),
+        ("GEMM 4096 x 4096 x 4096", *gemm_counts(4096, 4096, 4096)),
+        ("attention, naive (N = 4096, d = 128)", *attention_counts(4096, 128)),
+        ("attention, minimum traffic", *attention_counts(4096, 128, materialized=False)),
+    ]
+
+
+GEMM_CROSSOVER_MS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
+
+
+def gemm_crossover(
+    ridge: float, ms: Sequence[int] = GEMM_CROSSOVER_MS, k: int = 4096, n: int = 4096
+) -> tuple[int | None, int | None]:
+    """(last M below I*, first M with I >= I*) for [M, k] x [k, n] in bf16; None if absent."""
+    below = None
+    for m in ms:
+        if intensity(*gemm_counts(m, k, n)) >= ridge:
+            return below, m
+        below = m
+    return below, None
+
+
+# ---------------------------------------------------------------------------
+# Article exercise 1: lecture 01's percentage of the bound
+# ---------------------------------------------------------------------------
+NOISY_BELOW = 0.85  # a roof's own operation below this share of its bound ran on a busy machine
+
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:.0f}%"
+
+
+def percent_of_bound_answer(
+    calib: Calibration,
+    operations: Sequence[Mapping[str, Any]] | None,
+    llc_bytes: int | None,
+) -> Answer:
+    """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
+    from common import probe_ops
+
+    ridge = calib.ridge
+    values: dict[str, Any] = {"ridge": ridge, "percent": {}}
+    rows = []
+    for op in operations or ():
+        name, fraction = str(op["name"]), float(op["fraction_of_bound"])
+        values["percent"][name] = fraction
+        shown = "above roof" if op.get("flag") else _pct(fraction)
+        rows.append((name, f"{float(op['intensity']):.3g}", str(op["bound"]), shown))
+    steps = [
+        "The percentage is the roofline's lower bound divided by the measured time, "
+        "t_pred / t_meas: 100% means the operation ran as fast as the two roofs allow, "
+        "50% means it took twice the bound.",
+        f"The roofs here come from {calib.source}: {fmt_bw(calib.bandwidth_bytes_per_s)} "
+        f"and {fmt_rate(calib.matmul_flops_per_s)}, so I* = {_f1(ridge)} FLOP/byte.",
+    ]
+    measured = values["percent"]
+    if "add" in measured and "GEMM square" in measured:
+        low = min(measured["add"], measured["GEMM square"]) < NOISY_BELOW
+        steps.append(
+            f"The add reached {_pct(measured['add'])} and the square GEMM "
+            f"{_pct(measured['GEMM square'])} of their bounds. Expect both near 100%: "
+            "each is the very operation that measured its own roof."
+            + (
+                " One of them fell well short here: the machine was busier while it ran "
+                "than during the calibration. Rerun on a quiet machine."
+                if low
+                else ""
+            )
+        )
+    else:
+        steps.append(
+            "Expect the add and the square GEMM near 100%: each is the very operation "
+            "that measured its own roof."
+        )
+    if "attention naive" in measured:
+        share = measured["attention naive"]
+        steps.append(
+            f"Naive attention reached {_pct(share)}, "
+            + ("well below half its bound" if share < 0.5 else "more than half its bound")
+            + ", as expected: numpy runs its matmul and softmax phases one after the other "
+            "(the roofline assumes they overlap), the softmax runs on one thread, and exp "
+            "costs far more than the one FLOP it is counted as."
+        )
+    else:
+        steps.append(
+            "Expect naive attention well below 50%: numpy runs its matmul and softmax "
+            "phases one after the other, the softmax on one thread, and exp costs far "
+            "more than the one FLOP it is counted as."
+        )
+    if llc_bytes:
+        n = probe_ops.attention_seq_len(llc_bytes)
+        values["attention_n"] = n
+        steps.append(
+            f"A high attention score means its N x N score matrix stayed in cache. With a "
+            f"{fmt_bytes(llc_bytes, True)} last-level cache the lecture picks N = {n:,}, so "
+            f"S takes {fmt_bytes(n * n * FP32, True)}, at least twice the cache. If your "
+            "score is still high, double N (S grows four times) and rerun."
+        )
+    return Answer(
+        steps=tuple(steps),
+        values=values,
+        formula=r"\%\ \text{of bound} = 100 \times "
+        r"\frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}",
+        table=(
+            Table(("operation", "I (FLOP/B)", "bound", "% of bound"), tuple(rows)) if rows else None
+        ),
+    )
+
+
+def _solve_percent_of_bound() -> Answer:
+    from common import caches
+
+    probe = measured_sections()["probe"]
+    calib = calibration_from(probe, "this machine (lecture 01)") or EXAMPLE_CALIBRATION
+    operations = probe.get("operations") if probe else None
+    valid = isinstance(operations, list) and all(isinstance(op, dict) for op in operations)
+    return percent_of_bound_answer(
+        calib, operations if valid else None, caches.last_level_cache_bytes()
+    )
+
+
+# ---------------------------------------------------------------------------
+# Article exercise 2: the batch sweep's ridge crossing
+# ---------------------------------------------------------------------------
+SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+SWEEP_DIM = 4096  # the article's weight W[4096, 4096]
+
+
+def sweep_crossing_answer(
+    calib: Calibration,
+    d: int = SWEEP_DIM,
+    batches: Sequence[int] = SWEEP_BATCHES,
+    throughputs: Sequence[float] | None = None,
+) -> Answer:
+    """Where x[B, d] @ W[d, d] (fp32) crosses the ridge, and where throughput levels off."""
+    ridge = calib.ridge
+    exact = critical_batch(d, d, ridge, FP32, FP32, FP32)
+    intensities = [intensity(*matmul_counts(b, d, d, FP32, FP32, FP32)) for b in batches]
+    cross = crossover(batches, intensities, ridge)
+    ceiling = calib.matmul_flops_per_s / (2.0 * d * d)  # tokens/s once compute-bound
+    values: dict[str, Any] = {
+        "ridge": ridge,
+        "critical_batch": exact,
+        "crossing": None if cross is None else (cross.before, cross.first),
+        "throughput_ceiling": ceiling,
+    }
+    steps = [
+        f"Each call reads W once ({fmt_bytes(d * d * FP32, True)} for d = {d:,}) plus x and "
+        "y, so the intensity grows about as B / 2 for small batches and levels off at "
+        f"d / 4 = {_f1(d / FP32)} FLOP/byte.",
+        f"With I* = {_f1(ridge)} FLOP/byte from {calib.source}, the smallest batch that "
+        + (
+            f"reaches the ridge is B = {exact:,}."
+            if exact is not None
+            else "reaches the ridge does not exist: the ridge lies above the ceiling."
+        ),
+    ]
+    if cross is not None and cross.before is not None:
+        steps.append(
+            f"In the sweep's list the crossing lies in B in ({cross.before}, {cross.first}]: "
+            "the bound column changes from memory to compute there."
+        )
+    elif cross is not None:
+        steps.append(f"Already the first batch, B = {cross.first}, is compute-bound.")
+    else:
+        steps.append(
+            f"The sweep stops at B = {max(batches)}, before the crossing: extend the list "
+            "to see the bound column change."
+        )
+    steps.append(
+        "Below the crossing a bigger batch rides along almost for free (the weights are "
+        "read once either way), so throughput grows with B. Past it the time grows with B "
+        f"and throughput levels off near P / (2 d^2) = {ceiling:,.0f} tokens/s."
+    )
+    if throughputs:
+        best = max(throughputs)
+        b90 = next(b for b, t in zip(batches, throughputs, strict=True) if t >= 0.9 * best)
+        values["measured_b90"] = b90
+        above = (
+            " (above it: the calibration's compute roof was measured low for this matmul)"
+            if best > 1.1 * ceiling
+            else ""
+        )
+        steps.append(
+            f"The measured sweep peaked at {best:,.0f} tokens/s, {_pct(best / ceiling)} of "
+            f"that ceiling{above}, and first came within 10% of its peak at B = {b90}: "
+            "that is where, on this machine, a bigger batch stops paying."
+        )
+    return Answer(
+        steps=tuple(steps),
+        values=values,
+        formula=r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*",
+    )
+
+
+def _solve_sweep_crossing() -> Answer:
+    sections = measured_sections()
+    sweep = sections["batch_sweep"]
+    calib = calibration_from(sweep, "this machine (lecture 03's sweep)")
+    try:
+        rows = sweep["rows"]  # type: ignore[index]
+        d = int(sweep["weight_shape"][0])  # type: ignore[index]
+        batches = [int(r["B"]) for r in rows]
+        throughputs = [float(r["throughput_per_s"]) for r in rows]
+    except (KeyError, TypeError, ValueError, IndexError):
+        calib = None
+    if calib is None:
+        calib = calibration_from(sections["probe"], "this machine (lecture 01)")
+        d, batches, throughputs = SWEEP_DIM, list(SWEEP_BATCHES), None
+    return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, d, batches, throughputs)
+
+
+# ---------------------------------------------------------------------------
+# Article exercise 3: A100 with H100's fp8 peak
+# ---------------------------------------------------------------------------
+def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
+    """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak."""
+    chip = hw_specs.A100
+    edited = with_peak(chip, "bf16", new_peak)
+    r0, r1 = chip.ridge_point("bf16"), edited.ridge_point("bf16")
+    c0, c1 = gemm_crossover(r0), gemm_crossover(r1)
+    rows, flipped = [], []
+    for name, f, d in article_operators():
+        i = intensity(f, d)
+        b0, b1 = bound_of(i, r0), bound_of(i, r1)
+        rows.append((name, f"{i:,.2f}", b0, b1))
+        if b0 != b1:
+            flipped.append(name)
+    steps = (
+        f"The ridge moves from {_f1(r0)} to {_f1(r1)} FLOP/byte: the bandwidth is "
+        f"unchanged, so the ridge grows with the peak ({new_peak / chip.peak_flops('bf16'):.2f}x).",
+        f"The GEMM [M, 4096] x [4096, 4096] first reaches the ridge in M in ({c0[0]}, {c0[1]}] "
+        f"before the edit and in M in ({c1[0]}, {c1[1]}] after it.",
+        "Operators whose intensity lies between the two ridges change from compute-bound "
+        f"to memory-bound: {'; '.join(flipped) if flipped else 'none of the article list'}. "
+        "A faster compute unit raises the bar every kernel must clear to use it.",
+        "This edit changes one variable only; a real H100 also brings more bandwidth.",
+    )
+    return Answer(
+        steps=steps,
+        values={
+            "ridge_before": r0,
+            "ridge_after": r1,
+            "before": c0,
+            "after": c1,
+            "flipped": flipped,
+        },
+        formula=r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}(M) = "
+        r"\frac{2MNK}{2(MK + KN + MN)}",
+        table=Table(("operator", "I (FLOP/B)", "bound before", "bound after"), tuple(rows)),
+    )
+
+
+# ---------------------------------------------------------------------------
+# The lecture script's exercises (critical batch on TPU v5e; per-example matrices)
+# ---------------------------------------------------------------------------
+MATMUL_DIM = 8192  # D = F = 8192, the lecture script's layer
+
+
+def critical_batch_answer(
+    chip: Chip, precision: str, x_bytes: float, w_bytes: float, out_bytes: float
+) -> Answer:
+    """Exact critical batch for X[B,D] W[D,F], D = F = 8192, against the book's B ~ I* w / 2."""
+    ridge = chip.ridge_point(precision)
+    exact = critical_batch(MATMUL_DIM, MATMUL_DIM, ridge, x_bytes, w_bytes, out_bytes)
+    approx = ridge * w_bytes / 2  # B << D, F: I ~ 2BDF / (D F w) = 2B / w
+    f, d = matmul_counts(exact or 1, MATMUL_DIM, MATMUL_DIM, x_bytes, w_bytes, out_bytes)
+    steps = (
+        f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
+        f"{fmt_bw(chip.mem_bw)} = {_f1(ridge)} FLOP/byte.",
+        f"Bytes per element: x {x_bytes:g}, W {w_bytes:g}, output {out_bytes:g}. For a "
+        "batch much smaller than D and F the weights dominate the traffic, so I is about "
+        f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
+        f"Solving the full inequality with D = F = {MATMUL_DIM:,} gives B = {exact:,} "
+        f"(I = {intensity(f, d):.1f} FLOP/byte there): the activation and output bytes "
+        "the estimate ignores push the answer up a little.",
+    )
+    return Answer(
+        steps=steps,
+        values={"ridge": ridge, "critical_batch": exact, "approximation": approx},
+        formula=r"\frac{2BDF}{B D\,b_x + D F\,b_w + B F\,b_{out}} \;\geq\; "
+        r"\frac{P_{\text{peak}}}{\beta}",
+    )
+
+
+def per_example_matrices_answer(batches: Sequence[int] = (1, 16, 256, 4096)) -> Answer:
+    """One weight matrix per example: intensity stays near 1 FLOP/byte for every batch."""
+    chip = hw_specs.TPU_V5E
+    rows, values = [], {}
+    for b in batches:
+        i = intensity(*batched_matvec_counts(b, MATMUL_DIM, MATMUL_DIM))
+        rows.append((f"{b:,}", f"{i:.4f}"))
+        values[b] = i
+    ridge = chip.ridge_point("bf16")
+    steps = (
+        "Every example now brings its own D x F matrix, so the bytes grow with B exactly "
+        "as fast as the FLOPs: the batch no longer shares the weight read.",
+        "Each weight element is read once (2 bytes) and used for one multiply-add "
+        "(2 FLOP), so the intensity is about 1 FLOP/byte whatever B is (table).",
+        f"That is far below {chip.name}'s bf16 ridge of {_f1(ridge)} FLOP/byte: the "
+        "operation is memory-bound at any batch. Decode attention over a per-sequence KV "
+        "cache has the same shape.",
+    )
+    return Answer(
+        steps=steps,
+        values=values,
+        formula=r"I = \frac{2BDF}{b\,(BD + BDF + BF)} \approx \frac{2}{b} = 1 \text{ (bf16)}",
+        table=Table(("batch B", "I (FLOP/B)"), tuple(rows)),
+    )
+
+
+# ---------------------------------------------------------------------------
+# This course's exercises
+# ---------------------------------------------------------------------------
+def h200_vs_h100_answer(n_params: float = 7e9, weight_bytes: float = 2) -> Answer:
+    """H200 vs H100: same compute, more bandwidth; ridge, critical batch and decode time."""
+    rows, values = [], {}
+    for chip in (hw_specs.H100, hw_specs.H200):
+        ridge = chip.ridge_point("bf16")
+        crit = critical_batch(MATMUL_DIM, MATMUL_DIM, ridge)
+        t_decode = n_params * weight_bytes / chip.mem_bw
+        values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
+        rows.append((chip.name, fmt_bw(chip.mem_bw), _f1(ridge), f"{crit}", fmt_time(t_decode)))
+    h100, h200 = values["h100"], values["h200"]
+    speedup = h100["decode_s"] / h200["decode_s"]
+    values["decode_speedup"] = speedup
+    steps = (
+        "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
+        "batches) takes the same time on both.",
+        "The H200's extra bandwidth lowers its ridge, and with it the critical batch of "
+        f"a D = F = {MATMUL_DIM:,} layer (table): it needs fewer concurrent sequences to "
+        "keep its tensor cores busy.",
+        f"Decode at small batch is memory-bound: each step reads all {n_params / 1e9:g}B "
+        f"weights ({fmt_bytes(n_params * weight_bytes)} in bf16). That read bounds the step "
+        f"at {fmt_time(h100['decode_s'])} on H100 and {fmt_time(h200['decode_s'])} on "
+        f"H200, x{speedup:.2f} faster: decode speeds up by the bandwidth ratio, not the "
+        "compute ratio.",
+    )
+    return Answer(
+        steps=steps,
+        values=values,
+        formula=r"T_{\text{decode step}} \geq \frac{N_{\text{params}}\, b_w}{\beta}",
+        table=Table(
+            ("chip", "bandwidth", "I* bf16", "critical batch", "decode step bound"),
+            tuple(rows),
+        ),
+    )
+
+
+def gqa_decode_answer(
+    n_q_heads: int = 32,
+    d_head: int = 128,
+    context: int = 4096,
+    kv_heads: Sequence[int] = (32, 8, 1),
+) -> Answer:
+    """Decode attention intensity for MHA, GQA and MQA: query heads per KV head."""
+    names = {n_q_heads: "MHA", 1: "MQA"}
+    ridge = hw_specs.H100.ridge_point("bf16")
+    rows, values = [], {}
+    for hkv in kv_heads:
+        f, d = decode_attention_counts(n_q_heads, hkv, d_head, context)
+        i = intensity(f, d)
+        per_token = kv_cache_bytes(1, 1, hkv * d_head)
+        name = names.get(hkv, "GQA")
+        values[hkv] = i
+        heads = f"{hkv} KV head{'s' if hkv != 1 else ''}"
+        rows.append((f"{name} ({heads})", f"{i:g}", fmt_bytes(per_token, True)))
+    steps = (
+        "At decode each sequence reads its whole K and V cache once per layer and uses "
+        "each cached element in one dot product per query head that shares it.",
+        f"With {n_q_heads} query heads of size {d_head} and {context:,} tokens of context, "
+        "the intensity equals the number of query heads per KV head (table); the context "
+        "length cancels.",
+        f"Even MQA stays far below the H100's bf16 ridge of {_f1(ridge)} FLOP/byte: decode "
+        "attention is memory-bound, and fewer KV heads help by shrinking the cache "
+        "(the last column, per token and layer) that every step must read.",
+    )
+    return Answer(
+        steps=steps,
+        values=values,
+        formula=r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = \frac{H_q}{H_{kv}} "
+        r"\text{ (bf16)}",
+        table=Table(("attention", "I (FLOP/B)", "KV bytes per token and layer"), tuple(rows)),
+    )
+
+
+def largest_batch_answer(
+    rates: Sequence[float] = (ARTICLE_OVERHEAD_RATE, LOW_OVERHEAD_RATE),
+    budget_gib: float = ARTICLE_BUDGET_GIB,
+) -> Answer:
+    """Largest prefill batch of the article's 7B model within the budget at each overhead rate."""
+    spec = ARTICLE_7B
+    rows, values = [], {}
+    for rate in rates:
+
+        def at(b: int, rate: float = rate) -> Any:
+            return model_ledger(spec, b, rate)
+
+        best = largest_batch_that_fits(budget_gib * GIB, at)
+        total, over = at(best).total / GIB, at(best + 1).total / GIB
+        values[rate] = {"batch": best, "total_gib": total, "next_gib": over}
+        rows.append((f"{rate:.0%}", f"{best}", f"{total:.2f} GiB", f"{over:.2f} GiB"))
+    weights = spec.n_params * spec.weight_bytes / GIB
+    kv_seq = kv_cache_bytes(spec.seq, spec.n_layers, spec.d_kv, spec.kv_bytes) / GIB
+    steps = (
+        f"The weights take {weights:.1f} GiB whatever the batch; each {spec.seq:,}-token "
+        f"sequence adds {kv_seq:.2f} GiB of KV cache plus its activations; the overhead is "
+        "a share of those three terms.",
+        f"Search every batch size for the last one whose total stays within {budget_gib:g} "
+        "GiB (table): the next batch up no longer fits.",
+        "Cutting the overhead (what paged KV-cache allocation does) buys more concurrent "
+        "sequences than any kernel tuning could: here capacity, not speed, sets the batch.",
+    )
+    return Answer(
+        steps=steps,
+        values=values,
+        formula=r"N b_w + 2BSLd_{kv}b_{kv} + BSa + \rho\,(\ldots) \;\leq\; \text{budget}",
+        table=Table(("overhead", "largest batch", "its total", "one more"), tuple(rows)),
+    )
+
+
+def bandwidth_2x_answer() -> Answer:
+    """Which of the article's operators gain from 2x bandwidth, which from 2x compute (A100)."""
+    chip = hw_specs.A100
+    peak, bw = chip.peak_flops("bf16"), chip.mem_bw
+    ridge = chip.ridge_point("bf16")
+    rows, gain_bw, gain_compute = [], [], []
+    for name, f, d in article_operators():
+        s_compute, s_bw = speedup_2x(f, d, peak, bw)
+        rows.append((name, f"{intensity(f, d) / ridge:.3f}", f"{s_compute:.2f}x", f"{s_bw:.2f}x"))
+        (gain_bw if s_bw > s_compute else gain_compute).append(name)
+    steps = (
+        f"An operator below the ridge (I / I* < 1, with I* = {_f1(ridge)} FLOP/byte) is "
+        "bound by its bytes: doubling bandwidth halves its time and doubling compute does "
+        "nothing. Above the ridge the roles swap.",
+        f"Gain from 2x bandwidth: {'; '.join(gain_bw)}.",
+        f"Gain from 2x compute: {'; '.join(gain_compute)}.",
+        "An operator close to the ridge gains less than 2x from either, because the other "
+        "roof soon takes over.",
+    )
+    return Answer(
+        steps=steps,
+        values={"bandwidth": gain_bw, "compute": gain_compute},
+        formula=r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)",
+        table=Table(("operator", "I / I*", "2x compute", "2x bandwidth"), tuple(rows)),
+    )
+
+
+def sharded_matmul_answer(d_example: int = 8192) -> Answer:
+    """Critical D for X[B,D] W[D,F] split along D over two chips, per chip and link."""
+    rows, values = [], {}
+    for chip in (hw_specs.H100, hw_specs.TPU_V5E, hw_specs.TPU_V6E):
+        peak = chip.peak_flops("bf16")
+        d_crit = network_critical_dim(peak, chip.link_bw)
+        values[chip.key] = d_crit
+        verdict = "compute" if d_example > d_crit else "communication"
+        rows.append((chip.name, fmt_bw(chip.link_bw), f"{d_crit:,.1f}", verdict))
+    steps = (
+        "Each chip multiplies its half of D (B D F FLOP) and then sends its [B, F] partial "
+        "sums (2 B F bytes in bf16) to the other. B and F appear on both sides and cancel.",
+        "So the step is compute-bound when its intensity against the link, D / b FLOP per "
+        "byte, exceeds peak / link: D must pass the third column of the table.",
+        f"For a layer with D = {d_example:,}, the last column says which side bounds the "
+        "step. Slow links need much wider layers before sharding pays.",
+    )
+    return Answer(
+        steps=steps,
+        values=values,
+        formula=r"\frac{B D F / P_{\text{peak}}}{B F b / \beta_{\text{link}}} \geq 1 "
+        r"\iff D \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
+        table=Table(
+            ("chip", "link (one way)", "critical D", f"bound at D = {d_example:,}"),
+            tuple(rows),
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------
+# The list the docs render
+# ---------------------------------------------------------------------------
+ARTICLE = "the article"
+SCRIPT = "the lecture script's book exercises"
+COURSE = "this course"
+
+EXERCISES: tuple[Exercise, ...] = (
+    Exercise(
+        "percent-of-bound",
+        "Read the percentage of the bound",
+        ARTICLE,
+        "Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a "
+        "few operators and prints each one's time as a percentage of its roofline bound. "
+        "Which operators come close to 100%, which stay far below, and what should you "
+        "change if naive attention scores high?",
+        _solve_percent_of_bound,
+    ),
+    Exercise(
+        "sweep-crossing",
+        "Find the batch sweep's ridge crossing",
+        ARTICLE,
+        "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's d = 4096, "
+        "unless this machine's cache calls for another size) for B = 1, 2, 4, ..., 256 and "
+        "labels each batch memory- or compute-bound against this machine's ridge point. "
+        "Between which two batches does the label change, and when does "
+        "throughput stop growing? Extend the list of batches to check.",
+        _solve_sweep_crossing,
+    ),
+    Exercise(
+        "a100-peak-edit",
+        "Raise the A100's compute peak",
+        ARTICLE,
+        "In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave "
+        "everything else alone, and rerun lecture 05. Where does the GEMM crossover "
+        "[M, 4096] x [4096, 4096] move, and which operators change their bound?",
+        a100_peak_edit_answer,
+    ),
+    Exercise(
+        "v5e-int8",
+        "Critical batch for int8 on TPU v5e",
+        SCRIPT,
+        "On a TPU v5e, X[B, 8192] W[8192, 8192] runs entirely in int8: inputs, weights and "
+        "outputs take 1 byte each and the int8 peak applies. What batch makes it "
+        "compute-bound? The book estimates 240.",
+        lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1),
+    ),
+    Exercise(
+        "v5e-int8-weights",
+        "int8 weights, bf16 activations",
+        SCRIPT,
+        "Same layer on a TPU v5e, but only the weights are int8 (1 byte); activations, "
+        "outputs and the arithmetic stay bf16 (2 bytes, bf16 peak). What is the critical "
+        "batch now? The book estimates 120.",
+        lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2),
+    ),
+    Exercise(
+        "per-example-matrices",
+        "One matrix per example",
+        SCRIPT,
+        "Each example b multiplies its own vector by its own matrix W[b] of shape "
+        "[8192, 8192], all in bf16. What is the arithmetic intensity as the batch grows?",
+        per_example_matrices_answer,
+    ),
+    Exercise(
+        "h200-vs-h100",
+        "H200 against H100 for decode",
+        COURSE,
+        "The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 "
+        "ridge points and critical batches, and say what the difference means for "
+        "decoding a 7B-parameter bf16 model at batch 1.",
+        h200_vs_h100_answer,
+    ),
+    Exercise(
+        "gqa-decode",
+        "Decode attention with MHA, GQA and MQA",
+        COURSE,
+        "A model has 32 query heads of size 128 and a 4096-token context in bf16. Compute "
+        "the decode attention intensity with 32 KV heads (MHA), 8 (GQA) and 1 (MQA). Is "
+        "any of them compute-bound on an H100?",
+        gqa_decode_answer,
+    ),
+    Exercise(
+        "largest-batch",
+        "The largest batch that fits",
+        COURSE,
+        "Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 "
+        "layers, d_kv = 4096, 4096-token sequences in prefill, 128 KiB of activations per "
+        "token and a 78 GiB budget. What is the largest batch at 30% overhead, and at 4%?",
+        largest_batch_answer,
+    ),
+    Exercise(
+        "bandwidth-2x",
+        "Who gains from twice the bandwidth?",
+        COURSE,
+        "On an A100, which of the article's operators would run faster with twice the "
+        "memory bandwidth, and which with twice the compute?",
+        bandwidth_2x_answer,
+    ),
+    Exercise(
+        "sharded-matmul",
+        "When does sharding a matmul pay?",
+        COURSE,
+        "X[B, D] W[D, F] is split along D over two chips, which then exchange bf16 partial "
+        "sums over one link. How large must D be for the step to stay compute-bound on "
+        "H100 (NVLink), TPU v5e and TPU v6e (one ICI link)?",
+        sharded_matmul_answer,
+    ),
+)
+
+
+def get_exercise(key: str) -> Exercise:
+    """The exercise with this key; ValueError listing the keys otherwise."""
+    for exercise in EXERCISES:
+        if exercise.key == key:
+            return exercise
+    raise ValueError(
+        f"unknown exercise {key!r}; choose one of: {', '.join(e.key for e in EXERCISES)}"
+    )
+
+
+def format_exercise(exercise: Exercise) -> str:
+    """An exercise and its worked answer as plain text, for a terminal."""
+    from common.console import format_table
+
+    answer = exercise.solve()
+    lines = [exercise.title, "=" * len(exercise.title), f"(from {exercise.origin})", ""]
+    lines += [exercise.question, "", "Worked answer:"]
+    if answer.formula:
+        lines.append(f"  {answer.formula}")
+    lines += [f"- {step}" for step in answer.steps]
+    if answer.table is not None:
+        lines += ["", format_table(answer.table.headers, answer.table.rows)]
+    return "\n".join(line.replace("``", "") for line in lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python3 -m common.exercises [KEY ...]``: print exercises with their answers."""
+    import sys
+
+    keys = list(sys.argv[1:] if argv is None else argv)
+    if keys in (["-h"], ["--help"]):
+        print("usage: python3 -m common.exercises [KEY ...]")
+        print("keys: " + ", ".join(e.key for e in EXERCISES))
+        return 0
+    try:
+        chosen = [get_exercise(k) for k in keys] if keys else list(EXERCISES)
+    except ValueError as exc:
+        print(f"common.exercises: error: {exc}", file=sys.stderr)
+        return 2
+    print("\n\n".join(format_exercise(e) for e in chosen))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

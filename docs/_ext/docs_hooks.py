@@ -1,0 +1,212 @@
+"""Hooks that run the lectures under sphinx-gallery: their flags and their figures.
+
+sphinx-gallery runs each lecture in the Sphinx process, with ``sys.argv[1:]``
+taken from ``reset_argv``. The lectures draw with matplotlib's object-oriented
+API and save their own PNGs, so the default matplotlib scraper finds nothing;
+``scrape_pngs`` embeds instead the PNGs a cell wrote into the lecture's output
+folder, under the prose of that cell.
+
+Which flags a lecture gets is read from its source (the calls to
+``common.cli.add_png_flags`` / ``add_outdir_flag`` / ``add_results_flag`` and
+``add_argument("--png" / "--outdir" / "--results")``), never from a list kept
+here. Every file a lecture writes goes under ``docs/_build/lecture_outputs``:
+nothing is written into the source tree.
+
+Both hooks are named in ``conf.py`` as ``"docs_hooks.reset_argv"`` and
+``"docs_hooks.scrape_pngs"`` strings, so the configuration stays picklable.
+
+Loaded as an extension too, the module names the culprit when a lecture ends the
+whole build: sphinx-gallery reports a lecture's exceptions, but ``SystemExit``
+(``sys.exit()``, or an argparse error from a flag the lecture does not accept)
+stops Sphinx on the spot with no message.
+"""
+
+from __future__ import annotations
+
+import ast
+import atexit
+import os
+import shutil
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+#: Outputs of the lectures run by the docs build, relative to the docs folder.
+OUTPUTS_SUBDIR = Path("_build") / "lecture_outputs"
+
+#: Image types a lecture may write into its output folder.
+IMAGE_SUFFIXES = (".png",)
+
+# Per lecture: what its output folder held before the current cell ran.
+_SNAPSHOTS: dict[str, dict[str, tuple[int, int, int]]] = {}
+# The lecture the gallery is running, until the gallery has finished.
+_RUNNING: dict[str, str] = {}
+
+
+class LectureFlags(NamedTuple):
+    """The output flags a lecture accepts."""
+
+    png: bool
+    outdir: bool
+    results: bool
+
+
+def outputs_root(docs_dir: str | os.PathLike[str]) -> Path:
+    """Folder for everything the lectures write during a docs build."""
+    return Path(docs_dir) / OUTPUTS_SUBDIR
+
+
+def results_file(docs_dir: str | os.PathLike[str]) -> Path:
+    """The results file the lectures share during a docs build."""
+    return outputs_root(docs_dir) / "results" / "machine.json"
+
+
+def figure_dir(docs_dir: str | os.PathLike[str], src_file: str | os.PathLike[str]) -> Path:
+    """Where one lecture's figures go during a docs build (one folder per lecture)."""
+    return outputs_root(docs_dir) / "figures" / Path(src_file).stem
+
+
+_FLAG_HELPERS = {
+    "add_png_flags": ("png", "outdir"),
+    "add_outdir_flag": ("outdir",),
+    "add_results_flag": ("results",),
+}
+_FLAG_STRINGS = {"--png": "png", "--outdir": "outdir", "--results": "results"}
+
+
+def _called_name(call: ast.Call) -> str:
+    """The bare name of a called function: f(...) -> 'f', m.f(...) -> 'f'."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def lecture_flags(source: str) -> LectureFlags:
+    """Read from a lecture's code (not its prose) whether it accepts --png, --outdir, --results."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _called_name(node)
+        found.update(_FLAG_HELPERS.get(name, ()))
+        if name == "add_argument":
+            for arg in node.args:
+                if isinstance(arg, ast.Constant) and arg.value in _FLAG_STRINGS:
+                    found.add(_FLAG_STRINGS[arg.value])
+    return LectureFlags("png" in found, "outdir" in found, "results" in found)
+
+
+def lecture_argv(flags: LectureFlags, outdir: Path, results: Path) -> list[str]:
+    """The arguments a lecture gets under the docs build, given the flags it accepts."""
+    argv: list[str] = []
+    if flags.png:
+        argv.append("--png")
+    if flags.outdir:
+        argv += ["--outdir", str(outdir)]
+    if flags.results:
+        argv += ["--results", str(results)]
+    return argv
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int, int]]:
+    """(inode, mtime in ns, size) of every image under `folder`; an atomic rewrite changes it."""
+    state: dict[str, tuple[int, int, int]] = {}
+    if not folder.is_dir():
+        return state
+    for path in folder.rglob("*"):
+        if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file():
+            st = path.stat()
+            state[str(path)] = (st.st_ino, st.st_mtime_ns, st.st_size)
+    return state
+
+
+def changed_images(
+    before: Mapping[str, tuple[int, int, int]], after: Mapping[str, tuple[int, int, int]]
+) -> list[str]:
+    """Images new or modified between two snapshots, in the order they were written."""
+    changed = [path for path, sig in after.items() if before.get(path) != sig]
+    return sorted(changed, key=lambda path: (after[path][1], path))
+
+
+def alt_text(path: str | os.PathLike[str]) -> str:
+    """Alternative text from an image's file name: 'roofline_a100.png' -> 'roofline a100'."""
+    return Path(path).stem.replace("_", " ").replace("-", " ").strip() or "figure"
+
+
+def reset_argv(gallery_conf: Mapping[str, Any], script_vars: Mapping[str, Any]) -> list[str]:
+    """sphinx-gallery hook: the lecture's argv, from the flags its source shows it accepts."""
+    src_file = str(script_vars["src_file"])
+    docs_dir = gallery_conf["src_dir"]
+    outdir = figure_dir(docs_dir, src_file)
+    results = results_file(docs_dir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    _SNAPSHOTS[src_file] = snapshot(outdir)  # images from an earlier build are not new
+    _RUNNING["lecture"] = src_file
+    flags = lecture_flags(Path(src_file).read_text(encoding="utf-8"))
+    return lecture_argv(flags, outdir, results)
+
+
+def _copy_images(images: Iterable[str], image_path_iterator: Any) -> list[tuple[str, str]]:
+    """Copy each image to the gallery's next image path; returns (copy, original) pairs."""
+    pairs = []
+    for original in images:
+        target = next(image_path_iterator)
+        shutil.copyfile(original, target)
+        pairs.append((target, original))
+    return pairs
+
+
+def scrape_pngs(
+    block: Any, block_vars: Mapping[str, Any], gallery_conf: Mapping[str, Any], **kwargs: Any
+) -> str:
+    """sphinx-gallery image scraper: embed the PNGs this cell wrote into the lecture's outdir."""
+    from sphinx_gallery.scrapers import figure_rst
+
+    src_file = str(block_vars["src_file"])
+    docs_dir = gallery_conf["src_dir"]
+    outdir = figure_dir(docs_dir, src_file)
+    before = _SNAPSHOTS.get(src_file, {})
+    after = snapshot(outdir)
+    _SNAPSHOTS[src_file] = after
+    rst = ""
+    # One image directive per figure keeps each full width, stacked in the order written.
+    for copy, original in _copy_images(
+        changed_images(before, after), block_vars["image_path_iterator"]
+    ):
+        rst += figure_rst([copy], docs_dir, fig_titles=alt_text(original))
+    return rst
+
+
+def exit_message() -> str:
+    """What to say if the process ends while the gallery is running a lecture ('' if not)."""
+    lecture = _RUNNING.get("lecture")
+    if not lecture:
+        return ""
+    return (
+        f"docs: the build stopped while running {Path(lecture).name}: it raised SystemExit "
+        "(sys.exit(), or a usage error from a flag it does not accept); a lecture must not "
+        "exit, so that the gallery can run the next one\n"
+    )
+
+
+def _report_exit() -> None:
+    message = exit_message()
+    if message:
+        sys.stderr.write(message)
+
+
+def _gallery_finished(*args: Any) -> None:
+    """Every lecture has run (Sphinx reads the documents only after the gallery)."""
+    _RUNNING.clear()
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Sphinx extension: report a lecture that ends the build through SystemExit."""
+    atexit.register(_report_exit)
+    app.connect("env-before-read-docs", _gallery_finished)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

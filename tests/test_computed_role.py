@@ -1,0 +1,247 @@
+"""The :computed: Sphinx role: prose quotes numbers computed from common/ at build time."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from common import hw_specs, ledger
+
+REPO = Path(__file__).resolve().parent.parent
+EXT_DIR = REPO / "docs" / "_ext"
+
+
+def _load_extension() -> ModuleType:
+    """Import docs/_ext/computed.py without touching sys.path."""
+    spec = importlib.util.spec_from_file_location("computed", EXT_DIR / "computed.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+computed = _load_extension()
+
+
+# ---------------------------------------------------------------------------
+# The evaluation function
+# ---------------------------------------------------------------------------
+def test_ridge_point_example_renders_reference_number() -> None:
+    assert computed.evaluate("f\"{A100.ridge_point('bf16'):.1f}\"") == "200.6"
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("f\"{H100.ridge_point('fp8'):.1f}\"", "590.7"),
+        ("fmt_bytes(7e9 * 2, binary=True, digits=1)", "13.0 GiB"),
+        ("fmt_bytes(kv_cache_bytes(1, 32, 4096), binary=True, digits=0)", "512 KiB"),
+        ('f"{intensity(*attention_counts(4096, 128, materialized=False)):.1f}"', "2068.0"),
+        ('f"{math.log2(4096):.0f}"', "12"),
+    ],
+)
+def test_reference_numbers_from_every_namespace_module(expression: str, expected: str) -> None:
+    assert computed.evaluate(expression) == expected
+
+
+def test_largest_batch_matches_the_ledger_directly() -> None:
+    expression = (
+        "largest_batch_that_fits(78 * GIB, lambda b: "
+        "memory_ledger(7e9, 2, 32, 4096, b, 4096, 128 * 1024, 0.30))"
+    )
+    batch = int(computed.evaluate(expression))
+
+    def at(b: int) -> ledger.MemoryLedger:
+        return ledger.memory_ledger(7e9, 2, 32, 4096, b, 4096, 128 * 1024, 0.30)
+
+    # The article's rows: batch 16 fits a 78 GiB budget, batch 24 does not.
+    assert 16 <= batch < 24
+    assert at(batch).fits(78 * ledger.GIB)
+    assert not at(batch + 1).fits(78 * ledger.GIB)
+
+
+def test_expression_follows_the_hardware_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    bigger = hw_specs.Chip(
+        name="A100 edited",
+        peak_flops_table={"bf16": hw_specs.flops(1979e12, "exercise 3")},
+        mem_bw_figure=hw_specs.A100.mem_bw_figure,
+        mem_capacity_figure=hw_specs.A100.mem_capacity_figure,
+        link_bw_figure=hw_specs.A100.link_bw_figure,
+    )
+    namespace = {**computed.build_namespace(), "A100": bigger}
+    assert computed.evaluate("f\"{A100.ridge_point('bf16'):.1f}\"", namespace) == "1272.7"
+
+
+def test_namespace_holds_public_names_only() -> None:
+    namespace = computed.build_namespace()
+    for name in (
+        "A100",
+        "H100",
+        "CHIPS",
+        "get_chip",
+        "ridge_point",
+        "lower_bound_time",
+        "gemm_counts",
+        "memory_ledger",
+        "largest_batch_that_fits",
+        "GIB",
+        "fmt_bytes",
+        "fmt_time",
+        "fmt_ratio",
+        "math",
+    ):
+        assert name in namespace, name
+    assert not [name for name in namespace if name.startswith("_")]
+    for imported in ("dataclass", "field", "NamedTuple", "Sequence", "annotations"):
+        assert imported not in namespace, imported
+
+
+def _fake_module(name: str, **values: object) -> ModuleType:
+    module = ModuleType(name)
+    module.__dict__.update(values)
+    return module
+
+
+def test_modules_sharing_a_constant_are_fine_but_a_real_clash_is_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "fake_a", _fake_module("fake_a", KIB=1024, X=1))
+    monkeypatch.setitem(sys.modules, "fake_b", _fake_module("fake_b", KIB=1024))
+    monkeypatch.setitem(sys.modules, "fake_c", _fake_module("fake_c", X=2))
+    try:
+        monkeypatch.setattr(computed, "NAMESPACE_MODULES", ("fake_a", "fake_b"))
+        computed._base_namespace.cache_clear()
+        assert computed.evaluate("f'{KIB + X}'") == "1025"
+
+        monkeypatch.setattr(computed, "NAMESPACE_MODULES", ("fake_a", "fake_c"))
+        computed._base_namespace.cache_clear()
+        with pytest.raises(computed.ComputedError, match=r"name clash.*'X'"):
+            computed.build_namespace()
+    finally:
+        computed._base_namespace.cache_clear()
+
+
+def test_missing_module_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(computed, "NAMESPACE_MODULES", ("common.no_such_module",))
+    computed._base_namespace.cache_clear()
+    try:
+        with pytest.raises(computed.ComputedError, match=r"cannot import common\.no_such_module"):
+            computed.evaluate("1")
+    finally:
+        computed._base_namespace.cache_clear()
+
+
+def test_each_evaluation_gets_a_fresh_namespace() -> None:
+    assert computed.evaluate("(leak := 3)") == "3"
+    with pytest.raises(computed.ComputedError, match="NameError"):
+        computed.evaluate("leak")
+
+
+def test_int_results_are_text() -> None:
+    assert computed.evaluate("critical_batch(4096, 4096, A100.ridge_point('bf16'))").isdigit()
+
+
+@pytest.mark.parametrize(
+    ("expression", "reason"),
+    [
+        ("A100.ridge_point('bf16')", "float"),
+        ("speedup_2x_at_ratio(0.5)", "tuple"),
+        ("True", "bool"),
+        ("A100.ridge_point(", "SyntaxError"),
+        ("no_such_name + 1", "NameError"),
+        ("A100.peak_flops('fp4')", "ValueError"),
+        ("get_chip('not-a-chip')", "unknown chip"),
+    ],
+)
+def test_bad_expressions_raise_an_error_naming_the_expression(expression: str, reason: str) -> None:
+    with pytest.raises(computed.ComputedError) as info:
+        computed.evaluate(expression)
+    message = str(info.value)
+    assert expression in message
+    assert reason in message
+
+
+def test_empty_expression_is_an_error() -> None:
+    with pytest.raises(computed.ComputedError, match="empty"):
+        computed.evaluate("   ")
+
+
+def test_error_is_a_sphinx_error() -> None:
+    from sphinx.errors import SphinxError
+
+    assert issubclass(computed.ComputedError, SphinxError)
+
+
+def test_setup_registers_the_role_and_is_parallel_safe() -> None:
+    roles: dict[str, object] = {}
+
+    class FakeApp:
+        def add_role(self, name: str, role: object) -> None:
+            roles[name] = role
+
+    metadata = computed.setup(FakeApp())
+    assert roles == {"computed": computed.computed_role}
+    assert metadata["parallel_read_safe"] is True
+    assert metadata["parallel_write_safe"] is True
+
+
+# ---------------------------------------------------------------------------
+# A tiny Sphinx build
+# ---------------------------------------------------------------------------
+def _sphinx_build(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
+    """Build one page with the extension under -W; returns the finished process."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        textwrap.dedent(
+            f"""
+            import sys
+            sys.path.insert(0, {str(EXT_DIR)!r})
+            sys.path.insert(0, {str(REPO)!r})
+            project = "computed role test"
+            extensions = ["computed"]
+            """
+        )
+    )
+    (src / "index.rst").write_text(page)
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_sphinx_build_inserts_the_computed_text(tmp_path: Path) -> None:
+    page = textwrap.dedent(
+        """
+        Ridge
+        =====
+
+        The ridge point is :computed:`f"{A100.ridge_point('bf16'):.1f}"` FLOP/byte.
+
+        .. |kv| replace:: :computed:`fmt_bytes(kv_cache_bytes(1, 32, 4096), binary=True, digits=0)`
+
+        The KV cache costs |kv| per token.
+        """
+    )
+    done = _sphinx_build(tmp_path, page)
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "The ridge point is 200.6 FLOP/byte." in html
+    assert "The KV cache costs 512 KiB per token." in html
+
+
+def test_sphinx_build_fails_under_w_on_a_bad_expression(tmp_path: Path) -> None:
+    page = "Broken\n======\n\nA number: :computed:`A100.ridge_point('fp4')`.\n"
+    done = _sphinx_build(tmp_path, page)
+    assert done.returncode != 0
+    assert "A100.ridge_point('fp4')" in done.stderr
+    assert "index.rst:4" in done.stderr

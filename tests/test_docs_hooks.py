@@ -1,0 +1,217 @@
+"""The docs build's sphinx-gallery hooks: lecture flags, argv, and the PNG scraper (no Sphinx)."""
+
+from __future__ import annotations
+
+import os
+import re
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "docs" / "_ext"))
+import docs_hooks  # noqa: E402
+from docs_hooks import LectureFlags  # noqa: E402
+
+LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
+
+
+# ---------------------------------------------------------------------------
+# Which flags a lecture accepts, read from its code
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("cli.add_png_flags(parser)", LectureFlags(True, True, False)),
+        ("add_png_flags(p)\nadd_results_flag(p)", LectureFlags(True, True, True)),
+        ("from common import cli\ncli.add_outdir_flag(parser)", LectureFlags(False, True, False)),
+        ("parser.add_argument('--results', type=str)", LectureFlags(False, False, True)),
+        (
+            "p.add_argument('--png', action='store_true')\np.add_argument('--outdir')",
+            LectureFlags(True, True, False),
+        ),
+        ("print('done')", LectureFlags(False, False, False)),
+    ],
+)
+def test_lecture_flags_from_code(source: str, expected: LectureFlags) -> None:
+    assert docs_hooks.lecture_flags(source) == expected
+
+
+def test_prose_and_comments_do_not_count_as_flags() -> None:
+    source = (
+        'r"""Title\n=====\n\nRun with ``--png --outdir DIR --results FILE``."""\n'
+        "# add_png_flags(parser) would add --png\n"
+        "print('--outdir is not a flag here')\n"
+    )
+    assert docs_hooks.lecture_flags(source) == LectureFlags(False, False, False)
+
+
+def test_lecture_argv() -> None:
+    out, res = Path("/b/figs"), Path("/b/r.json")
+    assert docs_hooks.lecture_argv(LectureFlags(True, True, True), out, res) == [
+        "--png",
+        "--outdir",
+        "/b/figs",
+        "--results",
+        "/b/r.json",
+    ]
+    assert docs_hooks.lecture_argv(LectureFlags(False, True, False), out, res) == [
+        "--outdir",
+        "/b/figs",
+    ]
+    assert docs_hooks.lecture_argv(LectureFlags(False, False, False), out, res) == []
+
+
+@pytest.mark.parametrize("lecture", LECTURES, ids=[p.stem for p in LECTURES])
+def test_detected_flags_match_the_lectures_help(lecture: Path) -> None:
+    """What the hook reads from the source is what the lecture's --help offers."""
+    done = run_lecture(lecture, "--help", timeout=60)
+    assert done.returncode == 0, done.stderr
+    flags = docs_hooks.lecture_flags(lecture.read_text(encoding="utf-8"))
+    for name, accepted in flags._asdict().items():
+        assert (f"--{name}" in done.stdout) == accepted, f"{lecture.name}: --{name}"
+
+
+# ---------------------------------------------------------------------------
+# reset_argv: paths under docs/_build, nothing in the source tree
+# ---------------------------------------------------------------------------
+def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) -> None:
+    lecture = tmp_path / "lectures" / "09_demo.py"
+    lecture.parent.mkdir()
+    lecture.write_text("from common import cli\ncli.add_png_flags(p)\ncli.add_results_flag(p)\n")
+    docs = tmp_path / "docs"
+    argv = docs_hooks.reset_argv({"src_dir": str(docs)}, {"src_file": str(lecture)})
+    outdir = docs / "_build" / "lecture_outputs" / "figures" / "09_demo"
+    results = docs / "_build" / "lecture_outputs" / "results" / "machine.json"
+    assert argv == ["--png", "--outdir", str(outdir), "--results", str(results)]
+    assert outdir.is_dir() and results.parent.is_dir()
+    assert sorted(p.name for p in lecture.parent.iterdir()) == ["09_demo.py"]
+
+
+# ---------------------------------------------------------------------------
+# The scraper: PNGs new or modified since the previous cell, in the order written
+# ---------------------------------------------------------------------------
+def test_changed_images_orders_by_write_time() -> None:
+    before = {"a.png": (1, 100, 10), "b.png": (2, 100, 10)}
+    after = {"a.png": (1, 100, 10), "b.png": (3, 300, 10), "c.png": (4, 200, 10)}
+    assert docs_hooks.changed_images(before, after) == ["c.png", "b.png"]
+    assert docs_hooks.changed_images(after, after) == []
+
+
+def test_alt_text_from_the_file_name() -> None:
+    assert docs_hooks.alt_text("/x/02_roofline-a100.png") == "02 roofline a100"
+
+
+PNG_BYTES = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
+)
+
+
+class _Block:
+    """Stands in for sphinx-gallery's code block (the scraper does not read it)."""
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write like common.fileio does: a temporary file renamed over the target."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
+    from sphinx_gallery.scrapers import ImagePathIterator
+
+    docs = tmp_path / "docs"
+    lecture = tmp_path / "lectures" / "09_demo.py"
+    lecture.parent.mkdir()
+    lecture.write_text("cli.add_png_flags(parser)\n")
+    gallery_conf = {"src_dir": str(docs)}
+    images = docs / "auto_lectures" / "images"
+    images.mkdir(parents=True)
+    iterator = ImagePathIterator(str(images / "sphx_glr_09_demo_{0:03}.png"))
+    block_vars = {"src_file": str(lecture), "image_path_iterator": iterator}
+
+    argv = docs_hooks.reset_argv(gallery_conf, {"src_file": str(lecture)})
+    outdir = Path(argv[argv.index("--outdir") + 1])
+    assert docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf) == ""  # cell drew nothing
+
+    _write_atomically(outdir / "first.png", PNG_BYTES)
+    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    assert rst.count("image-sg::") == 1 and ":alt: first" in rst
+    assert "/auto_lectures/images/sphx_glr_09_demo_001.png" in rst
+    assert (images / "sphx_glr_09_demo_001.png").read_bytes() == PNG_BYTES
+
+    assert docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf) == ""  # nothing new
+
+    _write_atomically(outdir / "second.png", PNG_BYTES)
+    _write_atomically(outdir / "first.png", PNG_BYTES)  # rewritten with identical bytes
+    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    assert re.findall(r":alt: (\w+)", rst) == ["second", "first"]
+    assert len(iterator) == 3
+
+
+def test_a_rerun_lecture_does_not_reembed_old_figures(tmp_path: Path) -> None:
+    """Figures left in the outdir by an earlier build are not new to this one."""
+    from sphinx_gallery.scrapers import ImagePathIterator
+
+    docs = tmp_path / "docs"
+    lecture = tmp_path / "09_demo.py"
+    lecture.write_text("cli.add_outdir_flag(parser)\n")
+    outdir = docs_hooks.figure_dir(docs, lecture)
+    outdir.mkdir(parents=True)
+    (outdir / "old.png").write_bytes(PNG_BYTES)
+    docs_hooks.reset_argv({"src_dir": str(docs)}, {"src_file": str(lecture)})
+    iterator = ImagePathIterator(str(tmp_path / "img_{0:03}.png"))
+    block_vars = {"src_file": str(lecture), "image_path_iterator": iterator}
+    assert docs_hooks.scrape_pngs(_Block(), block_vars, {"src_dir": str(docs)}) == ""
+
+
+# ---------------------------------------------------------------------------
+# conf.py's gallery patterns
+# ---------------------------------------------------------------------------
+def _conf(monkeypatch: pytest.MonkeyPatch, run: str | None = None) -> dict:
+    """Execute docs/conf.py with the environment and sys.path restored afterwards."""
+    monkeypatch.setenv("ROOFLINE_RESULTS", "unchanged")  # conf.py sets it; restored at teardown
+    if run is None:
+        monkeypatch.delenv("ROOFLINE_DOCS_RUN", raising=False)
+    else:
+        monkeypatch.setenv("ROOFLINE_DOCS_RUN", run)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    conf = runpy.run_path(str(REPO / "docs" / "conf.py"))
+    assert os.environ["ROOFLINE_RESULTS"] == str(docs_hooks.results_file(REPO / "docs"))
+    return conf["sphinx_gallery_conf"]
+
+
+def test_gallery_runs_every_numbered_lecture_and_nothing_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    gallery = _conf(monkeypatch)
+    run, ignore = gallery["filename_pattern"], gallery["ignore_pattern"]
+    for lecture in LECTURES:
+        assert re.search(run, str(lecture)), lecture.name
+        assert not re.search(ignore, lecture.name), lecture.name
+    for helper in ("helpers.py", "_util.py", "1_short.py", "01-dash.py"):
+        assert re.search(ignore, helper), helper
+    assert gallery["reset_argv"] == "docs_hooks.reset_argv"  # strings keep the config picklable
+    assert gallery["image_scrapers"] == ("docs_hooks.scrape_pngs",)
+    assert gallery["write_computation_times"] is False
+
+
+def test_roofline_docs_run_narrows_the_executed_lectures(monkeypatch: pytest.MonkeyPatch) -> None:
+    run = _conf(monkeypatch, "03_")["filename_pattern"]
+    assert re.search(run, "/r/lectures/03_memory_ledger.py")
+    assert not re.search(run, "/r/lectures/01_machine_probe.py")
+    assert not re.search(run, "/r/03_x/lectures/01_machine_probe.py")  # a folder name is no match
+
+
+def test_a_lecture_that_exits_is_named(tmp_path: Path) -> None:
+    lecture = tmp_path / "09_demo.py"
+    lecture.write_text("import sys\nsys.exit(2)\n")
+    docs_hooks.reset_argv({"src_dir": str(tmp_path)}, {"src_file": str(lecture)})
+    assert "09_demo.py" in docs_hooks.exit_message()
+    docs_hooks._gallery_finished()  # the gallery ran to the end: nothing to report
+    assert docs_hooks.exit_message() == ""

@@ -1,0 +1,275 @@
+"""The exercises' worked answers: every number pinned to NUMBERS.md or recomputed here."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from common import exercises as ex
+from common import hw_specs, results
+from common.exercises import Calibration, get_exercise
+
+GIB = 2**30
+
+
+def brute_force_critical_batch(D: int, F: int, ridge: float, x: float, w: float, o: float) -> int:
+    """Smallest B with 2BDF / (BDx + DFw + BFo) >= ridge, by counting up (independent check)."""
+    b = 1
+    while 2 * b * D * F / (b * D * x + D * F * w + b * F * o) < ridge:
+        b += 1
+    return b
+
+
+# ---------------------------------------------------------------------------
+# The list itself
+# ---------------------------------------------------------------------------
+def test_keys_are_unique_and_every_exercise_solves() -> None:
+    keys = [e.key for e in ex.EXERCISES]
+    assert len(keys) == len(set(keys))
+    assert len(ex.EXERCISES) >= 3 + 3 + 4  # article, book, and at least four of the course's
+    for exercise in ex.EXERCISES:
+        answer = exercise.solve()
+        assert exercise.title and exercise.question.endswith(("?", ".")), exercise.key
+        assert answer.steps and all(step.strip() for step in answer.steps), exercise.key
+        assert answer.formula, exercise.key
+        if answer.table is not None:
+            assert all(len(row) == len(answer.table.headers) for row in answer.table.rows)
+
+
+def test_unknown_key_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="v5e-int8"):
+        get_exercise("no-such-exercise")
+
+
+# ---------------------------------------------------------------------------
+# The article's three exercises
+# ---------------------------------------------------------------------------
+def test_percent_of_bound_reads_the_measured_rows() -> None:
+    calib = Calibration(25e9, 200e9, "a test machine")
+    rows = [
+        {"name": "add", "intensity": 1 / 12, "bound": "memory", "fraction_of_bound": 0.99},
+        {
+            "name": "attention naive",
+            "intensity": 12.8,
+            "bound": "compute",
+            "fraction_of_bound": 0.2,
+        },
+        {"name": "GEMM square", "intensity": 171.0, "bound": "compute", "fraction_of_bound": 0.97},
+    ]
+    answer = ex.percent_of_bound_answer(calib, rows, llc_bytes=32 * 2**20)
+    assert answer.values["ridge"] == pytest.approx(8.0)
+    assert answer.values["percent"] == {"add": 0.99, "attention naive": 0.2, "GEMM square": 0.97}
+    # S = N^2 x 4 bytes must be at least twice a 32 MiB cache: N = 4096 (a multiple of 512).
+    assert answer.values["attention_n"] == 4096
+    text = " ".join(answer.steps)
+    assert "99%" in text and "97%" in text and "20%" in text and "well below half" in text
+    assert "busier" not in text  # both roofs' own operations came close to 100%
+    assert [r[3] for r in answer.table.rows] == ["99%", "20%", "97%"]
+
+
+def test_percent_of_bound_flags_a_noisy_roof_and_works_without_rows() -> None:
+    calib = Calibration(25e9, 200e9, "a test machine")
+    rows = [
+        {"name": "add", "intensity": 0.08, "bound": "memory", "fraction_of_bound": 1.0},
+        {"name": "GEMM square", "intensity": 171.0, "bound": "compute", "fraction_of_bound": 0.7},
+    ]
+    assert "busier" in " ".join(ex.percent_of_bound_answer(calib, rows, None).steps)
+    bare = ex.percent_of_bound_answer(calib, None, None)
+    assert bare.table is None and bare.values["percent"] == {}
+
+
+def test_sweep_crossing_with_the_articles_example_roofs() -> None:
+    calib = ex.EXAMPLE_CALIBRATION
+    ridge = 2003e9 / 71.8e9
+    answer = ex.sweep_crossing_answer(calib)
+    assert answer.values["ridge"] == pytest.approx(ridge)
+    # The article: "on this machine between 32 and 64".
+    assert answer.values["crossing"] == (32, 64)
+    assert answer.values["critical_batch"] == brute_force_critical_batch(4096, 4096, ridge, 4, 4, 4)
+    assert answer.values["throughput_ceiling"] == pytest.approx(2003e9 / (2 * 4096**2))
+
+
+def test_sweep_crossing_uses_measured_throughput_and_can_miss_the_ridge() -> None:
+    calib = Calibration(10e9, 20e12, "a test machine")  # I* = 2000 > d / 4 = 1024: no crossing
+    batches = [1, 2, 4, 8]
+    answer = ex.sweep_crossing_answer(calib, 4096, batches, [100.0, 190.0, 350.0, 360.0])
+    assert answer.values["crossing"] is None and answer.values["critical_batch"] is None
+    assert answer.values["measured_b90"] == 4  # 350 >= 0.9 x 360
+    assert any("extend the list" in step for step in answer.steps)
+
+
+def test_a100_peak_edit_moves_the_crossover() -> None:
+    answer = ex.a100_peak_edit_answer(1979e12)
+    assert round(answer.values["ridge_before"], 1) == 200.6
+    assert round(answer.values["ridge_after"], 1) == 1272.7
+    assert answer.values["before"] == (128, 256)
+    assert answer.values["after"] == (1024, 4096)
+    assert answer.values["flipped"] == ["GEMM 512 x 4096 x 4096"]
+    assert hw_specs.A100.peak_flops("bf16") == 312e12  # the what-if copy left the table alone
+
+
+def test_gemm_crossover_intensities_match_the_article() -> None:
+    from common.roofline import gemm_counts, intensity
+
+    assert round(intensity(*gemm_counts(128, 4096, 4096)), 2) == 120.47
+    assert round(intensity(*gemm_counts(256, 4096, 4096)), 2) == 227.56
+    assert ex.gemm_crossover(1e9) == (4096, None)
+    assert ex.gemm_crossover(0.5) == (None, 1)
+
+
+# ---------------------------------------------------------------------------
+# The lecture script's book exercises
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("key", "precision", "nbytes", "exact", "book"),
+    [
+        ("v5e-int8", "int8", (1, 1, 1), 256, 240),
+        ("v5e-int8-weights", "bf16", (2, 1, 2), 128, 120),
+    ],
+)
+def test_v5e_critical_batches(key, precision, nbytes, exact, book) -> None:
+    answer = get_exercise(key).solve()
+    ridge = hw_specs.TPU_V5E.peak_flops(precision) / hw_specs.TPU_V5E.mem_bw
+    assert answer.values["critical_batch"] == exact
+    assert exact == brute_force_critical_batch(8192, 8192, ridge, *nbytes)
+    assert round(answer.values["approximation"]) == book
+
+
+def test_all_bf16_on_v5e_needs_batch_256() -> None:
+    answer = ex.critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 2, 2)
+    assert answer.values["critical_batch"] == 256
+    assert round(answer.values["ridge"]) == 240
+
+
+def test_one_matrix_per_example_has_intensity_about_one() -> None:
+    values = get_exercise("per-example-matrices").solve().values
+    assert set(values) == {1, 16, 256, 4096}
+    assert all(abs(i - 1) < 1e-3 for i in values.values())
+
+
+# ---------------------------------------------------------------------------
+# The course's own exercises
+# ---------------------------------------------------------------------------
+def test_h200_against_h100() -> None:
+    values = get_exercise("h200-vs-h100").solve().values
+    assert round(values["h100"]["ridge"]) == 295
+    assert round(values["h200"]["ridge"]) == 206
+    assert values["h100"]["critical_batch"] == 319
+    assert values["h200"]["critical_batch"] == brute_force_critical_batch(
+        8192, 8192, 989e12 / 4.8e12, 2, 2, 2
+    )
+    assert values["h100"]["decode_s"] == pytest.approx(14e9 / 3.35e12)
+    assert values["decode_speedup"] == pytest.approx(4.8 / 3.35)
+
+
+def test_decode_attention_intensity_is_query_heads_per_kv_head() -> None:
+    assert get_exercise("gqa-decode").solve().values == {32: 1.0, 8: 4.0, 1: 32.0}
+
+
+def test_largest_batch_in_78_gib() -> None:
+    values = get_exercise("largest-batch").solve().values
+
+    def total_gib(batch: int, rate: float) -> float:  # the ledger written out independently
+        weights = 7e9 * 2
+        kv = 2 * 32 * 4096 * 2 * batch * 4096
+        act = batch * 4096 * 128 * 1024
+        return (1 + rate) * (weights + kv + act) / GIB
+
+    for rate in (0.30, 0.04):
+        best = max(b for b in range(1, 100) if total_gib(b, rate) <= 78)
+        assert values[rate]["batch"] == best
+        assert values[rate]["total_gib"] == pytest.approx(total_gib(best, rate))
+    assert values[0.04]["batch"] == 24 and round(values[0.04]["total_gib"], 2) == 75.96
+    assert total_gib(16, 0.30) == pytest.approx(68.95, abs=0.005)  # NUMBERS.md: batch 16 fits
+
+
+ARTICLE_MEMORY_BOUND = [
+    "elementwise add, n = 16,000,000",
+    "LayerNorm [4096, 3072]",
+    "softmax [4096, 4096], fused",
+    "softmax [4096, 4096], naive",
+    "attention, naive (N = 4096, d = 128)",
+]
+ARTICLE_COMPUTE_BOUND = [
+    "GEMM 512 x 4096 x 4096",
+    "GEMM 4096 x 4096 x 4096",
+    "attention, minimum traffic",
+]
+
+
+def test_who_gains_from_twice_the_bandwidth() -> None:
+    answer = get_exercise("bandwidth-2x").solve()
+    assert answer.values == {"bandwidth": ARTICLE_MEMORY_BOUND, "compute": ARTICLE_COMPUTE_BOUND}
+    speedups = {row[0]: (row[2], row[3]) for row in answer.table.rows}
+    assert speedups["LayerNorm [4096, 3072]"] == ("1.00x", "2.00x")
+    assert speedups["GEMM 512 x 4096 x 4096"] == ("2.00x", "1.00x")
+    ratios = {row[0]: row[1] for row in answer.table.rows}
+    assert ratios["attention, naive (N = 4096, d = 128)"] == "0.312"
+    assert ratios["attention, minimum traffic"] == "10.307"
+
+
+def test_editing_the_hardware_table_moves_the_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hw_specs, "A100", ex.with_peak(hw_specs.A100, "bf16", 1979e12))
+    gains = get_exercise("bandwidth-2x").solve().values
+    assert "GEMM 512 x 4096 x 4096" in gains["bandwidth"]
+
+
+def test_sharded_matmul_critical_dimension() -> None:
+    values = get_exercise("sharded-matmul").solve().values
+    assert values["h100"] == pytest.approx(2 * 989e12 / 450e9)
+    assert round(values["h100"]) == 4396
+    assert 8755 < values["tpu-v5e"] < 8756  # NUMBERS.md: D > 8,755
+    assert round(values["tpu-v6e"]) == 20444
+
+
+# ---------------------------------------------------------------------------
+# Reading this machine's measurements
+# ---------------------------------------------------------------------------
+def test_without_a_results_file_the_example_machine_is_used(results_file) -> None:
+    assert not results_file.exists()
+    answer = get_exercise("sweep-crossing").solve()
+    assert answer.values["ridge"] == pytest.approx(ex.EXAMPLE_CALIBRATION.ridge)
+    assert any("example laptop" in step for step in answer.steps)
+
+
+def test_saved_measurements_are_used(results_file) -> None:
+    calib = {"bandwidth_bytes_per_s": 20e9, "matmul_flops_per_s": 100e9, "ridge_point": 5.0}
+    row = {"name": "add", "intensity": 1 / 12, "bound": "memory", "fraction_of_bound": 0.95}
+    results.save_section("probe", {"calibration": calib, "operations": [row]}, results_file)
+    answer = get_exercise("percent-of-bound").solve()
+    assert answer.values["ridge"] == pytest.approx(5.0)
+    assert answer.values["percent"] == {"add": 0.95}
+
+    sweep_rows = [
+        {"B": b, "intensity": 0.0, "throughput_per_s": 1000.0 * min(b, 8)} for b in (1, 2, 4, 8, 16)
+    ]
+    sweep = {"weight_shape": [1024, 1024], "rows": sweep_rows, "calibration": calib}
+    results.save_section("batch_sweep", sweep, results_file)
+    answer = get_exercise("sweep-crossing").solve()
+    assert answer.values["critical_batch"] == brute_force_critical_batch(1024, 1024, 5.0, 4, 4, 4)
+    assert answer.values["measured_b90"] == 8
+    assert any("lecture 03" in step for step in answer.steps)
+
+
+# ---------------------------------------------------------------------------
+# The terminal view
+# ---------------------------------------------------------------------------
+def test_main_prints_one_exercise(capsys: pytest.CaptureFixture[str]) -> None:
+    assert ex.main(["gqa-decode"]) == 0
+    out = capsys.readouterr().out
+    assert "Decode attention with MHA, GQA and MQA" in out and "MQA (1 KV head)" in out
+
+
+def test_main_rejects_an_unknown_key(capsys: pytest.CaptureFixture[str]) -> None:
+    assert ex.main(["nope"]) == 2
+    assert "unknown exercise" in capsys.readouterr().err
+
+
+def test_no_answer_quotes_a_long_float() -> None:
+    long_float = re.compile(r"\d\.\d{5,}")  # every number is formatted to a few digits
+    for exercise in ex.EXERCISES:
+        answer = exercise.solve()
+        cells = [cell for row in answer.table.rows for cell in row] if answer.table else []
+        for text in (*answer.steps, *cells):
+            assert not long_float.search(text), (exercise.key, text)
