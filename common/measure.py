@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any
 
 from common import caches, machine, results
+from common.paths import display_path
 
 FP32 = 4  # bytes per float32 element: every measurement here runs in fp32
 
@@ -260,8 +261,8 @@ def load_or_calibrate(path: object = None) -> tuple[dict[str, Any], str]:
             ridge = results.positive_number(calib, "ridge_point")
             if not math.isclose(ridge, peak / bw, rel_tol=1e-6):
                 raise ValueError("ridge_point is not matmul_flops_per_s / bandwidth_bytes_per_s")
-            return calib, f"lecture 01's calibration from {loaded.path}"
+            return calib, f"lecture 01's calibration from {display_path(loaded.path)}"
         except (KeyError, TypeError, ValueError) as exc:
-            reason = f"results file {loaded.path} has a bad probe section ({exc})"
+            reason = f"results file {display_path(loaded.path)} has a bad probe section ({exc})"
     calib = calibrate(quick=True)
     return calib, f"{reason}; measured a quick calibration instead"

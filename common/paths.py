@@ -15,3 +15,12 @@ def default_results_path() -> Path:
     """The results file: $ROOFLINE_RESULTS if set, else results/machine.json at the repo root."""
     override = os.environ.get(RESULTS_ENV)
     return Path(override) if override else RESULTS_DIR / "machine.json"
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A path for printing: relative to the repository root when inside it, else as given."""
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(REPO_ROOT).as_posix()
+    except (ValueError, OSError):
+        return str(p)

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from common import machine
 from common.fileio import atomic_write_text
-from common.paths import default_results_path
+from common.paths import default_results_path, display_path
 
 FORMAT_VERSION = 1
 
@@ -49,28 +49,33 @@ def load_results(
 ) -> Loaded:
     """Read and check the results file; never raises for a missing or bad file."""
     target = resolve(path)
+    shown = display_path(target)
     if not target.exists():
-        return Loaded(None, f"no results file at {target} (run lecture 01 to create it)", target)
+        return Loaded(None, f"no results file at {shown} (run lecture 01 to create it)", target)
     try:
         data = json.loads(target.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        return Loaded(None, f"cannot read results file {target}: {exc}", target)
+        return Loaded(None, f"cannot read results file {shown}: {exc}", target)
     except json.JSONDecodeError as exc:
-        return Loaded(None, f"results file {target} is corrupt (invalid JSON: {exc.msg})", target)
+        return Loaded(
+            None,
+            f"results file {shown} is corrupt (invalid JSON: {exc.msg})",
+            target,
+        )
     if not isinstance(data, dict) or not isinstance(data.get("machine"), dict):
-        return Loaded(None, f"results file {target} is corrupt (no machine record)", target)
+        return Loaded(None, f"results file {shown} is corrupt (no machine record)", target)
     version = data.get("format_version")
     if version != FORMAT_VERSION:
         return Loaded(
             None,
-            f"results file {target} has format version {version!r}, expected {FORMAT_VERSION}",
+            f"results file {shown} has format version {version!r}, expected {FORMAT_VERSION}",
             target,
         )
     here = this_machine if this_machine is not None else machine.describe()
     if machine.fingerprint(data["machine"]) != machine.fingerprint(here):
         return Loaded(
             None,
-            f"results file {target} was measured on another machine "
+            f"results file {shown} was measured on another machine "
             f"({machine.fingerprint(data['machine'])})",
             target,
         )
@@ -110,7 +115,7 @@ def get_section(loaded: Loaded, section: str) -> tuple[dict[str, Any] | None, st
         return None, loaded.reason
     value = loaded.data.get(section)
     if not isinstance(value, dict):
-        return None, f"results file {loaded.path} has no {section!r} section yet"
+        return None, f"results file {display_path(loaded.path)} has no {section!r} section yet"
     return value, ""
 
 

@@ -1,6 +1,6 @@
 r"""
-Lecture 01: calibrate this machine
-==================================
+Machine probe: this computer's two roofs
+========================================
 
 How fast can this computer really compute, and how fast can it move data?
 This lecture measures both roofs with numpy, prints the ridge point where they
@@ -39,6 +39,7 @@ import numpy as np
 
 from common import caches, cli, console, machine, measure, probe_ops, results
 from common.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
+from common.paths import display_path
 
 parser = cli.lecture_parser(__doc__)
 cli.add_results_flag(parser)
@@ -62,9 +63,12 @@ if previous_probe is not None:
         results.positive_number(candidate, "matmul_flops_per_s")
         previous_calibration = candidate
     except ValueError as exc:
-        previous_reason = f"results file {previous.path} has an unusable probe section ({exc})"
+        previous_reason = (
+            f"results file {display_path(previous.path)} has an unusable probe section ({exc})"
+        )
 if previous_calibration is not None:
-    print(f"previous calibration: {previous.path} (updated {previous.data.get('updated')})")
+    updated = previous.data.get("updated")
+    print(f"previous calibration: {display_path(previous.path)} (updated {updated})")
 else:
     print(f"previous calibration: none usable ({previous_reason})")
 
@@ -587,4 +591,4 @@ payload = {
     "mode": mode,
 }
 saved = results.save_section("probe", payload, args.results, this_machine=desc)
-print(f"\nsaved results: {saved}")
+print(f"\nsaved results: {display_path(saved)}")

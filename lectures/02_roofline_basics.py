@@ -41,6 +41,7 @@ from common.console import (
 )
 from common.fileio import writable_dir
 from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
+from common.paths import display_path
 from common.roofline import (
     ascii_roofline,
     attainable_flops,
@@ -393,7 +394,7 @@ if args.png:
         title=f"bf16 rooflines; points placed on {H100.name}",
     )
     print()
-    print(f"saved figure: {png.path}" if png else f"02_roofline.png: {png.reason}")
+    print(f"saved figure: {display_path(png.path)}" if png else f"02_roofline.png: {png.reason}")
 
 print_observations(
     [

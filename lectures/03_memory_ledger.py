@@ -37,6 +37,7 @@ import time
 
 from common import caches, cli, console, ledger, measure, results
 from common.console import fmt_bytes, fmt_time, print_header, print_observations, print_table
+from common.paths import display_path
 from common.roofline import bound_of, intensity, lower_bound_time, matmul_counts
 
 GIB = 2**30
@@ -442,7 +443,7 @@ saved = results.save_section(
     },
     args.results,
 )
-print(f"saved results: {saved}")
+print(f"saved results: {display_path(saved)}")
 
 first, last = sweep_rows[0], sweep_rows[-1]
 sweep_observations = [

@@ -36,6 +36,7 @@ from typing import Any
 
 from common import cli, ledger, measure, plotting, results
 from common.fileio import writable_dir
+from common.paths import display_path
 
 FIGURE_NAMES = {
     "roofline": "local_roofline.png",
@@ -124,7 +125,7 @@ def out(key: str) -> Path:
 def report(path: str) -> None:
     """Print and remember a written figure."""
     written.append(path)
-    print(f"saved figure: {path}")
+    print(f"saved figure: {display_path(path)}")
 
 
 # %%
@@ -154,7 +155,7 @@ if probe is not None:
         if unusable:
             print(f"roofline: left out {unusable} malformed operation(s) of the probe section")
     except (KeyError, TypeError, ValueError) as exc:
-        probe_reason = f"results file {loaded.path} has a bad probe section ({exc})"
+        probe_reason = f"results file {display_path(loaded.path)} has a bad probe section ({exc})"
 if calibration is None:
     sweep_section, _ = results.get_section(loaded, "batch_sweep")
     try:

@@ -51,6 +51,7 @@ from common.ledger import (
     layernorm_counts,
     softmax_counts,
 )
+from common.paths import display_path
 from common.roofline import (
     bound_of,
     critical_batch,
@@ -120,7 +121,7 @@ if probe is not None:
             results.positive_number(calib, "bandwidth_bytes_per_s"),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        why_missing = f"results file {loaded.path} has a bad probe section ({exc})"
+        why_missing = f"results file {display_path(loaded.path)} has a bad probe section ({exc})"
 
 rows = [
     [

@@ -46,6 +46,7 @@ from common.console import (
 from common.fileio import writable_dir
 from common.hw_specs import B200, CHIPS, H100, H200, get_chip
 from common.models import MODELS, get_model, with_full_mha, with_kv_heads
+from common.paths import display_path
 from common.transformer import (
     ACT_VECTORS_PER_TOKEN,
     OVERHEAD_RATE,
@@ -758,7 +759,7 @@ if args.png:
         f"{model.name} decode, context {S:,}: {fig_precision} compute, "
         f"{dtypes.weights} weights, {dtypes.kv} KV",
     )
-    print(f"saved figure: {path}")
+    print(f"saved figure: {display_path(path)}")
 else:
     print("(add --png to save the figure 06_decode_throughput.png)")
 

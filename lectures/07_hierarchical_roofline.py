@@ -34,6 +34,7 @@ import time
 
 from common import caches, cli, console, hierarchy, machine, measure, results, roofline
 from common.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
+from common.paths import display_path
 
 parser = cli.lecture_parser(__doc__)
 parser.add_argument(
@@ -57,7 +58,7 @@ lecture_start = time.perf_counter()
 
 def saved(kind: str, path: object) -> None:
     """Print the path of a file this lecture wrote."""
-    print(f"saved {kind}: {path}")
+    print(f"saved {kind}: {display_path(path)}")
 
 
 # %%
