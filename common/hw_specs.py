@@ -12,9 +12,10 @@ capacities are bytes as the vendor states them (decimal GB).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+
+from common.validate import positive
 
 # ---------------------------------------------------------------------------
 # Sources (cited by every figure)
@@ -56,16 +57,6 @@ def capacity(value: float, source: str, estimate: bool = False, note: str = "") 
     return Figure(value, "B", source, estimate, note)
 
 
-def _positive(value: object, what: str) -> float:
-    """Return value as a float, or raise ValueError unless it is finite and > 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{what} must be a number, got {value!r}")
-    v = float(value)
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
-    return v
-
-
 @dataclass(frozen=True)
 class Chip:
     """A chip: dense peak FLOP/s per precision, memory bandwidth and capacity, link bandwidth."""
@@ -79,7 +70,7 @@ class Chip:
     key: str = field(default="", compare=False)
 
     def _check(self, fig: Figure, what: str) -> float:
-        return _positive(fig.value, f"{self.name} {what}")
+        return positive(fig.value, f"{self.name} {what}")
 
     @property
     def precisions(self) -> tuple[str, ...]:

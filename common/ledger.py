@@ -8,42 +8,12 @@ element size. Capacity ledger: weights + KV cache + activations + overhead.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from common.validate import non_negative, positive, positive_int
+
 GIB = 2**30
-
-
-def _size(n: object, what: str) -> int:
-    """n as a positive int; ValueError otherwise."""
-    if isinstance(n, bool) or not isinstance(n, (int, float)):
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    if isinstance(n, float) and (not math.isfinite(n) or n != int(n)):
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    if n <= 0:
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    return int(n)
-
-
-def _positive(x: object, what: str) -> float:
-    """x as a positive finite float; ValueError otherwise."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise ValueError(f"{what} must be a number, got {x!r}")
-    v = float(x)
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{what} must be a positive finite number, got {x!r}")
-    return v
-
-
-def _fraction(x: object, what: str) -> float:
-    """x as a finite float >= 0; ValueError otherwise."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise ValueError(f"{what} must be a number, got {x!r}")
-    v = float(x)
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{what} must be a finite number >= 0, got {x!r}")
-    return v
 
 
 # ---------------------------------------------------------------------------
@@ -51,31 +21,31 @@ def _fraction(x: object, what: str) -> float:
 # ---------------------------------------------------------------------------
 def elementwise_counts(n: int, elem_bytes: float = 2, reads: int = 2) -> tuple[float, float]:
     """n elements, one op each, `reads` inputs and one output: F = n, D = b (reads + 1) n."""
-    n, r = _size(n, "element count"), _size(reads, "number of inputs")
-    return float(n), _positive(elem_bytes, "bytes per element") * (r + 1) * n
+    n, r = positive_int(n, "element count"), positive_int(reads, "number of inputs")
+    return float(n), positive(elem_bytes, "bytes per element") * (r + 1) * n
 
 
 def layernorm_counts(n: int, d: int, elem_bytes: float = 2) -> tuple[float, float]:
     """LayerNorm without bias over [n, d]: about 6 ops per element, read x and write y once."""
-    n, d = _size(n, "rows"), _size(d, "columns")
-    return 6.0 * n * d, _positive(elem_bytes, "bytes per element") * 2 * n * d
+    n, d = positive_int(n, "rows"), positive_int(d, "columns")
+    return 6.0 * n * d, positive(elem_bytes, "bytes per element") * 2 * n * d
 
 
 def softmax_counts(
     n: int, d: int, elem_bytes: float = 2, fused: bool = True
 ) -> tuple[float, float]:
     """Row softmax over [n, d]: F = 5nd; fused reads once, writes once, naive 3 reads + 2 writes."""
-    n, d = _size(n, "rows"), _size(d, "columns")
+    n, d = positive_int(n, "rows"), positive_int(d, "columns")
     passes = 2 if fused else 5
-    return 5.0 * n * d, _positive(elem_bytes, "bytes per element") * passes * n * d
+    return 5.0 * n * d, positive(elem_bytes, "bytes per element") * passes * n * d
 
 
 def attention_counts(
     N: int, d_head: int, elem_bytes: float = 2, materialized: bool = True
 ) -> tuple[float, float]:
     """One head: F = 4 N^2 d + 5 N^2; D = b (4N^2 + 4Nd) materialized, b 4Nd at minimum traffic."""
-    N, d = _size(N, "tokens"), _size(d_head, "head dim")
-    b = _positive(elem_bytes, "bytes per element")
+    N, d = positive_int(N, "tokens"), positive_int(d_head, "head dim")
+    b = positive(elem_bytes, "bytes per element")
     flops = 4.0 * N * N * d + 5.0 * N * N
     # Q, K, V read and O written once (4Nd); materializing S and P adds write S, read S,
     # write P, read P (4N^2).
@@ -88,8 +58,8 @@ def attention_counts(
 # ---------------------------------------------------------------------------
 def kv_cache_bytes(n_tokens: int, n_layers: int, d_kv: int, elem_bytes: float = 2) -> float:
     """KV cache = 2 (K and V) x tokens x layers x d_kv x bytes, with d_kv = KV heads x head dim."""
-    t, layers = _size(n_tokens, "tokens"), _size(n_layers, "layers")
-    return 2.0 * t * layers * _size(d_kv, "d_kv") * _positive(elem_bytes, "bytes per element")
+    t, layers = positive_int(n_tokens, "tokens"), positive_int(n_layers, "layers")
+    return 2.0 * t * layers * positive_int(d_kv, "d_kv") * positive(elem_bytes, "bytes per element")
 
 
 class MemoryLedger(NamedTuple):
@@ -126,18 +96,18 @@ def memory_ledger(
 
     T, the tokens alive at once, is B S for unchunked prefill (the default) and B for decode.
     """
-    w = _positive(n_params, "parameter count") * _positive(weight_bytes, "bytes per weight")
-    b, s = _size(batch, "batch"), _size(seq, "sequence length")
+    w = positive(n_params, "parameter count") * positive(weight_bytes, "bytes per weight")
+    b, s = positive_int(batch, "batch"), positive_int(seq, "sequence length")
     kv = kv_cache_bytes(b * s, n_layers, d_kv, kv_bytes)
-    tokens = b * s if active_tokens is None else _size(active_tokens, "active tokens")
-    act = tokens * _fraction(act_bytes_per_token, "activation bytes per token")
-    rate = _fraction(overhead_rate, "overhead rate")
+    tokens = b * s if active_tokens is None else positive_int(active_tokens, "active tokens")
+    act = tokens * non_negative(act_bytes_per_token, "activation bytes per token")
+    rate = non_negative(overhead_rate, "overhead rate")
     return MemoryLedger(w, kv, act, rate * (w + kv + act))
 
 
 def largest_batch_that_fits(budget_bytes: float, ledger_at: object, limit: int = 1 << 20) -> int:
     """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none."""
-    budget = _positive(budget_bytes, "memory budget")
+    budget = positive(budget_bytes, "memory budget")
     if not callable(ledger_at):
         raise ValueError("ledger_at must be a function of the batch size")
     if ledger_at(1).total > budget:
@@ -206,7 +176,7 @@ def model_ledger(
     """memory_ledger for `spec`; prefill keeps B S tokens' activations alive, decode only B."""
     if phase not in PHASES:
         raise ValueError(f"unknown phase {phase!r}; choose one of: {', '.join(PHASES)}")
-    b = _size(batch, "batch")
+    b = positive_int(batch, "batch")
     return memory_ledger(
         spec.n_params,
         spec.weight_bytes,
@@ -235,12 +205,12 @@ def crossover(sizes: Sequence[int], intensities: Sequence[float], ridge: float) 
     """First size with I >= I* in an increasing sweep, with its predecessor; None if none."""
     if len(sizes) != len(intensities) or not sizes:
         raise ValueError("sizes and intensities must be non-empty and of equal length")
-    checked = [_size(s, "size") for s in sizes]
+    checked = [positive_int(s, "size") for s in sizes]
     if any(b <= a for a, b in itertools.pairwise(checked)):
         raise ValueError(f"sizes must increase, got {list(sizes)}")
-    r = _positive(ridge, "ridge point")
+    r = positive(ridge, "ridge point")
     for i, value in enumerate(intensities):
-        if _fraction(value, "intensity") >= r:
+        if non_negative(value, "intensity") >= r:
             return Crossover(checked[i - 1] if i else None, checked[i])
     return None
 
@@ -269,11 +239,11 @@ def sweep_anomalies(
     """
     if len(batches) != len(latencies) or not batches:
         raise ValueError("batches and latencies must be non-empty and of equal length")
-    bs = [_size(b, "batch") for b in batches]
+    bs = [positive_int(b, "batch") for b in batches]
     if any(b <= a for a, b in itertools.pairwise(bs)):
         raise ValueError(f"batches must increase, got {list(batches)}")
-    ts = [_positive(t, "latency") for t in latencies]
-    tol = _fraction(tolerance, "tolerance")
+    ts = [positive(t, "latency") for t in latencies]
+    tol = non_negative(tolerance, "tolerance")
     found: list[Anomaly] = []
     for i in range(len(bs)):
         if i > 0 and ts[i] > ts[i - 1] * (bs[i] / bs[i - 1]) * (1 + tol):

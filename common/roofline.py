@@ -12,36 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-
-def _positive(x: object, what: str) -> float:
-    """Return x as a float, or raise ValueError unless it is finite and > 0."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise ValueError(f"{what} must be a number, got {x!r}")
-    v = float(x)
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{what} must be a positive finite number, got {x!r}")
-    return v
-
-
-def _non_negative(x: object, what: str) -> float:
-    """Return x as a float, or raise ValueError unless it is finite and >= 0."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise ValueError(f"{what} must be a number, got {x!r}")
-    v = float(x)
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{what} must be a finite number >= 0, got {x!r}")
-    return v
-
-
-def _size(n: object, what: str) -> int:
-    """Return n as an int, or raise ValueError unless it is a positive integer."""
-    if isinstance(n, bool) or not isinstance(n, (int, float)):
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    if isinstance(n, float) and (not math.isfinite(n) or n != int(n)):
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    if n <= 0:
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    return int(n)
+from common.validate import non_negative, positive, positive_int
 
 
 # ---------------------------------------------------------------------------
@@ -49,10 +20,10 @@ def _size(n: object, what: str) -> int:
 # ---------------------------------------------------------------------------
 def time_bounds(flops: float, nbytes: float, peak: float, bw: float) -> dict[str, float | str]:
     """T >= max(F / P_peak, D / beta): returns compute, memory, lower (s) and bound."""
-    f = _non_negative(flops, "FLOP count")
-    d = _non_negative(nbytes, "byte count")
-    p = _positive(peak, "peak FLOP/s")
-    b = _positive(bw, "bandwidth")
+    f = non_negative(flops, "FLOP count")
+    d = non_negative(nbytes, "byte count")
+    p = positive(peak, "peak FLOP/s")
+    b = positive(bw, "bandwidth")
     t_compute, t_memory = f / p, d / b
     return {
         "compute": t_compute,
@@ -69,24 +40,24 @@ def lower_bound_time(flops: float, nbytes: float, peak: float, bw: float) -> flo
 
 def intensity(flops: float, nbytes: float) -> float:
     """Arithmetic intensity I = F / D, in FLOP/byte."""
-    return _non_negative(flops, "FLOP count") / _positive(nbytes, "byte count")
+    return non_negative(flops, "FLOP count") / positive(nbytes, "byte count")
 
 
 def ridge_point(peak: float, bw: float) -> float:
     """Critical intensity I* = P_peak / beta, in FLOP/byte."""
-    return _positive(peak, "peak FLOP/s") / _positive(bw, "bandwidth")
+    return positive(peak, "peak FLOP/s") / positive(bw, "bandwidth")
 
 
 def attainable_flops(intensity: float, peak: float, bw: float) -> float:
     """Roofline: attainable FLOP/s = min(P_peak, I * beta)."""
-    i = _non_negative(intensity, "intensity")
-    return min(_positive(peak, "peak FLOP/s"), i * _positive(bw, "bandwidth"))
+    i = non_negative(intensity, "intensity")
+    return min(positive(peak, "peak FLOP/s"), i * positive(bw, "bandwidth"))
 
 
 def bound_of(intensity: float, ridge: float) -> str:
     """'compute' when I >= I*, else 'memory'."""
-    i = _non_negative(intensity, "intensity")
-    return "compute" if i >= _positive(ridge, "ridge point") else "memory"
+    i = non_negative(intensity, "intensity")
+    return "compute" if i >= positive(ridge, "ridge point") else "memory"
 
 
 def speedup_2x(flops: float, nbytes: float, peak: float, bw: float) -> tuple[float, float]:
@@ -102,7 +73,7 @@ def speedup_2x(flops: float, nbytes: float, peak: float, bw: float) -> tuple[flo
 
 def speedup_2x_at_ratio(ratio: float) -> tuple[float, float]:
     """Speedups from 2x compute and 2x bandwidth for an operation at I / I* = ratio."""
-    r = _positive(ratio, "I / I*")
+    r = positive(ratio, "I / I*")
     # Put D = 1 byte and beta = 1 byte/s, so P = I* = 1 FLOP/byte and F = ratio.
     return speedup_2x(r, 1.0, 1.0, 1.0)
 
@@ -114,10 +85,10 @@ def matmul_counts(
     B: int, D: int, F: int, x_bytes: float = 2, w_bytes: float = 2, out_bytes: float = 2
 ) -> tuple[float, float]:
     """X[B,D] @ W[D,F]: F = 2BDF FLOP, bytes = B*D*x + D*F*w + B*F*out."""
-    B, D, F = _size(B, "B"), _size(D, "D"), _size(F, "F")
-    xb = _positive(x_bytes, "bytes per X element")
-    wb = _positive(w_bytes, "bytes per W element")
-    ob = _positive(out_bytes, "bytes per output element")
+    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+    xb = positive(x_bytes, "bytes per X element")
+    wb = positive(w_bytes, "bytes per W element")
+    ob = positive(out_bytes, "bytes per output element")
     return 2.0 * B * D * F, B * D * xb + D * F * wb + B * F * ob
 
 
@@ -135,11 +106,11 @@ def critical_batch(
     out_bytes: float = 2,
 ) -> int | None:
     """Smallest integer B with 2BDF / (B D x + D F w + B F out) >= I*; None if no B reaches it."""
-    D, F = _size(D, "D"), _size(F, "F")
-    r = _positive(ridge, "ridge point")
-    xb = _positive(x_bytes, "bytes per X element")
-    wb = _positive(w_bytes, "bytes per W element")
-    ob = _positive(out_bytes, "bytes per output element")
+    D, F = positive_int(D, "D"), positive_int(F, "F")
+    r = positive(ridge, "ridge point")
+    xb = positive(x_bytes, "bytes per X element")
+    wb = positive(w_bytes, "bytes per W element")
+    ob = positive(out_bytes, "bytes per output element")
     # I(B) >= r  <=>  B (2DF - r (D x + F out)) >= r D F w; I(B) rises to 2DF / (Dx + F out).
     slope = 2.0 * D * F - r * (D * xb + F * ob)
     if slope <= 0:
@@ -159,8 +130,8 @@ def critical_batch(
 
 def batched_matvec_counts(B: int, D: int, F: int, elem_bytes: float = 2) -> tuple[float, float]:
     """x[b] @ W[b] for b < B, one matrix per example: F = 2BDF, bytes = b (BD + BDF + BF)."""
-    B, D, F = _size(B, "B"), _size(D, "D"), _size(F, "F")
-    e = _positive(elem_bytes, "bytes per element")
+    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+    e = positive(elem_bytes, "bytes per element")
     return 2.0 * B * D * F, e * (B * D + B * D * F + B * F)
 
 
@@ -168,21 +139,22 @@ def decode_attention_counts(
     n_q_heads: int, n_kv_heads: int, d_head: int, context: int, kv_bytes: float = 2
 ) -> tuple[float, float]:
     """Decode attention, one layer and sequence: F = 4 Hq d ctx, bytes = 2 ctx Hkv d b (K and V)."""
-    hq, hkv = _size(n_q_heads, "query heads"), _size(n_kv_heads, "KV heads")
+    hq, hkv = positive_int(n_q_heads, "query heads"), positive_int(n_kv_heads, "KV heads")
     if hq % hkv:
         raise ValueError(f"query heads ({hq}) must be a multiple of KV heads ({hkv})")
-    d, ctx = _size(d_head, "head dim"), _size(context, "context")
-    return 4.0 * hq * d * ctx, 2.0 * ctx * hkv * d * _positive(kv_bytes, "bytes per KV element")
+    d, ctx = positive_int(d_head, "head dim"), positive_int(context, "context")
+    return 4.0 * hq * d * ctx, 2.0 * ctx * hkv * d * positive(kv_bytes, "bytes per KV element")
 
 
 def tiled_matmul_bytes(
     m: int, k: int, n: int, bm: int, bk: int, bn: int, elem_bytes: float = 2
 ) -> tuple[float, float]:
     """(m x k)(k x n) in bm x bk x bn tiles: bytes = b (mk ceil(n/bn) + kn ceil(m/bm) + mn)."""
-    m, k, n = _size(m, "m"), _size(k, "k"), _size(n, "n")
-    bm, bn = _size(bm, "bm"), _size(bn, "bn")
-    _size(bk, "bk")  # bk sets on-chip staging only; main-memory traffic does not depend on it
-    e = _positive(elem_bytes, "bytes per element")
+    m, k, n = positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n")
+    bm, bn = positive_int(bm, "bm"), positive_int(bn, "bn")
+    # bk sets on-chip staging only; main-memory traffic does not depend on it.
+    positive_int(bk, "bk")
+    e = positive(elem_bytes, "bytes per element")
     # Each output tile streams its bm x k row panel of A and k x bn column panel of B once.
     a_reads = m * k * math.ceil(n / bn)
     b_reads = k * n * math.ceil(m / bm)
@@ -193,10 +165,10 @@ def sharded_matmul_two_chips(
     B: int, D: int, F: int, peak: float, link_bw: float, elem_bytes: float = 2
 ) -> dict[str, float | str]:
     """X[B,D] W[D,F] split along D on 2 chips: T_math = BDF / P, T_comms = BFb / link, I = D / b."""
-    B, D, F = _size(B, "B"), _size(D, "D"), _size(F, "F")
-    p = _positive(peak, "peak FLOP/s")
-    link = _positive(link_bw, "link bandwidth")
-    e = _positive(elem_bytes, "bytes per element")
+    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+    p = positive(peak, "peak FLOP/s")
+    link = positive(link_bw, "link bandwidth")
+    e = positive(elem_bytes, "bytes per element")
     flops_per_chip = 2.0 * B * (D / 2) * F
     comm_bytes = B * F * e  # each chip sends its [B, F] partial sums to the other
     t_math, t_comms = flops_per_chip / p, comm_bytes / link
@@ -212,8 +184,8 @@ def sharded_matmul_two_chips(
 
 def network_critical_dim(peak: float, link_bw: float, elem_bytes: float = 2) -> float:
     """Sharded matmul is compute-bound iff I = D / b > P / link, i.e. D > b P / link."""
-    e = _positive(elem_bytes, "bytes per element")
-    return e * _positive(peak, "peak FLOP/s") / _positive(link_bw, "link bandwidth")
+    e = positive(elem_bytes, "bytes per element")
+    return e * positive(peak, "peak FLOP/s") / positive(link_bw, "link bandwidth")
 
 
 # ---------------------------------------------------------------------------
@@ -229,11 +201,11 @@ def ascii_roofline(
     height: int = 16,
 ) -> list[str]:
     """Log-log text roofline: '/' memory roof, '_' compute roof, '+' ridge, labelled points."""
-    p, b = _positive(peak, "peak FLOP/s"), _positive(bw, "bandwidth")
-    lo, hi = _positive(xmin, "xmin"), _positive(xmax, "xmax")
+    p, b = positive(peak, "peak FLOP/s"), positive(bw, "bandwidth")
+    lo, hi = positive(xmin, "xmin"), positive(xmax, "xmax")
     if hi <= lo:
         raise ValueError(f"xmax ({xmax}) must be larger than xmin ({xmin})")
-    width, height = max(_size(width, "width"), 16), max(_size(height, "height"), 6)
+    width, height = max(positive_int(width, "width"), 16), max(positive_int(height, "height"), 6)
     ymax = math.log10(p) + 0.25
     ymin = math.log10(attainable_flops(lo, p, b)) - 0.25
     lx0, lx1 = math.log10(lo), math.log10(hi)
@@ -296,8 +268,8 @@ def save_roofline_png(
 ) -> PngResult:
     """Draw rooflines (label, peak, bw) and named points (label, I, FLOP/s) to a PNG at `path`."""
     for label, peak, bw in curves:
-        _positive(peak, f"{label} peak FLOP/s")
-        _positive(bw, f"{label} bandwidth")
+        positive(peak, f"{label} peak FLOP/s")
+        positive(bw, f"{label} bandwidth")
     try:
         from common import plotting
     except ImportError as exc:  # matplotlib missing

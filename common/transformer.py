@@ -41,33 +41,13 @@ from typing import NamedTuple
 from common import ledger, roofline
 from common.hw_specs import Chip, bytes_per_elem
 from common.models import Model
+from common.validate import positive, positive_int
 
 RMSNORM_FLOPS_PER_ELEM = 4  # square, accumulate, scale by 1/rms, multiply by the gain
 SILU_FLOPS_PER_ELEM = 4  # x * sigmoid(x): exp, add, divide, multiply
 SOFTMAX_FLOPS_PER_ELEM = 5  # max, subtract, exp, sum, divide (the article's count)
 ACT_VECTORS_PER_TOKEN = 16  # article: about 128 KiB/token at d_model 4096 in fp16, i.e. 16 x d x 2
 OVERHEAD_RATE = 0.10  # runtime, workspace, fragmentation: 10% of the other three (an assumption)
-
-
-def _size(n: object, what: str) -> int:
-    """n as a positive int; ValueError otherwise."""
-    if isinstance(n, bool) or not isinstance(n, (int, float)):
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    if isinstance(n, float) and (not math.isfinite(n) or n != int(n)):
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    if n <= 0:
-        raise ValueError(f"{what} must be a positive integer, got {n!r}")
-    return int(n)
-
-
-def _positive(x: object, what: str) -> float:
-    """x as a positive finite float; ValueError otherwise."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise ValueError(f"{what} must be a number, got {x!r}")
-    v = float(x)
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{what} must be a positive finite number, got {x!r}")
-    return v
 
 
 def _check_model(model: object) -> Model:
@@ -143,7 +123,7 @@ def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
 def check_context(model: Model, context: int) -> int:
     """context as an int in [1, model.max_context]; ValueError otherwise."""
     m = _check_model(model)
-    c = _size(context, "context")
+    c = positive_int(context, "context")
     if c > m.max_context:
         raise ValueError(
             f"context {c} exceeds {m.name}'s window of {m.max_context} tokens "
@@ -208,7 +188,7 @@ def _rmsnorm(name: str, n: int, d: int, dt: DTypes) -> Op:
 
 def causal_pairs(new_tokens: int, context: int) -> int:
     """Query-key pairs one head scores: T (S - T) + T (T + 1) / 2; S (S + 1) / 2 at T = S."""
-    T, S = _size(new_tokens, "new tokens"), _size(context, "context")
+    T, S = positive_int(new_tokens, "new tokens"), positive_int(context, "context")
     if T > S:
         raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
     return T * (S - T) + T * (T + 1) // 2
@@ -247,7 +227,11 @@ def layer_ops(
     """Operators of one decoder layer for B sequences of T new tokens over S cached ones."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, T, S = _size(batch, "batch"), _size(new_tokens, "new tokens"), check_context(m, context)
+    B, T, S = (
+        positive_int(batch, "batch"),
+        positive_int(new_tokens, "new tokens"),
+        check_context(m, context),
+    )
     if T > S:
         raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
     n, d, a = B * T, m.d_model, dt.act_bytes
@@ -296,7 +280,7 @@ def model_ops(
     """Once-per-model operators: embedding lookup (B T rows), final norm and LM head (B rows)."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, T = _size(batch, "batch"), _size(new_tokens, "new tokens")
+    B, T = positive_int(batch, "batch"), positive_int(new_tokens, "new tokens")
     d = m.d_model
     return (
         Op("embedding lookup", "lookup", 0.0, B * T * d * dt.w_bytes, B * T * d * dt.act_bytes),
@@ -461,7 +445,7 @@ def decode_tokens_per_s(
 def activation_bytes_per_token(model: Model, act_bytes: float = 2) -> float:
     """Peak live activations per active token: 16 x d_model x bytes (the article's rule)."""
     m = _check_model(model)
-    return ACT_VECTORS_PER_TOKEN * m.d_model * _positive(act_bytes, "bytes per activation")
+    return ACT_VECTORS_PER_TOKEN * m.d_model * positive(act_bytes, "bytes per activation")
 
 
 def model_memory_ledger(
@@ -475,7 +459,7 @@ def model_memory_ledger(
     """N b_w + 2 B S L Hkv dh b_kv + T a + rho x (sum); T = B in decode, B S in prefill."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, S = _size(batch, "batch"), check_context(m, context)
+    B, S = positive_int(batch, "batch"), check_context(m, context)
     if phase not in ("decode", "prefill"):
         raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
     return ledger.memory_ledger(
@@ -557,7 +541,7 @@ def matmul_critical_batches(
 def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:
     """Smallest B with sum 2BDF / sum (B(Dx + F out) + DFw) >= I* over all weight matmuls."""
     shapes = weight_matmul_shapes(model, dtypes)
-    r = _positive(ridge, "ridge point")
+    r = positive(ridge, "ridge point")
     W = sum(s.count * s.D * s.F for s in shapes)  # multiply-adds per token
     A = sum(s.count * (s.D * s.x_bytes + s.F * s.out_bytes) for s in shapes)  # bytes per token
     Wb = sum(s.count * s.D * s.F * s.w_bytes for s in shapes)  # weight bytes, once per step
@@ -582,7 +566,7 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
 # ---------------------------------------------------------------------------
 def batch_grid(hi: int, per_decade: int = 24) -> list[int]:
     """Distinct integers from 1 to hi, spaced evenly in log10 (hi itself included)."""
-    hi = _size(hi, "largest batch")
+    hi = positive_int(hi, "largest batch")
     steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0
     grid = {1, hi}
     for i in range(1, steps):

@@ -466,8 +466,9 @@ if over:
         bw_threads = calib.get("bandwidth_threads") or (calib.get("bandwidth") or {}).get("threads")
         mm_threads = calib.get("matmul_threads") or (calib.get("matmul") or {}).get("threads")
         why_faster = (
-            f"the bandwidth roof was measured with {bw_threads} thread(s) while BLAS runs "
-            f"{mm_threads}, and a cache holding part of W also moves bytes faster than memory."
+            f"the bandwidth roof was measured on {bw_threads} "
+            f"{'thread' if bw_threads == 1 else 'threads'} while BLAS runs {mm_threads}, "
+            "and a cache holding part of W also moves bytes faster than memory."
             if bw_threads and mm_threads and bw_threads != mm_threads
             else "a cache holding part of W moves bytes faster than main memory."
         )

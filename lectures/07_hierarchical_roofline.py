@@ -504,7 +504,10 @@ console.print_table(
         ],
     ],
 )
-print(f"P = {fmt_num(peak_flops, 1, 'FLOP/s')} (matmul on {blas_threads} BLAS thread(s))")
+print(
+    f"P = {fmt_num(peak_flops, 1, 'FLOP/s')} (matmul on {blas_threads} BLAS "
+    f"{'thread' if blas_threads == 1 else 'threads'})"
+)
 
 observations = []
 if all_bw:
