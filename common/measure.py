@@ -43,12 +43,13 @@ MATMUL_SIZES = (512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 # phases of a second or so, so it gets the largest budget: the best of many calls
 # is the roof the memory system allows when nothing else competes.
 FULL_BUDGET = {
-    "bandwidth_s": 1.1,
+    "bandwidth_s": 1.2,
     "bandwidth_min_repeat": 20,
-    "matmul_call_s": 0.025,
-    "matmul_s": 0.5,
+    "matmul_call_s": 0.06,
+    "matmul_s": 0.9,
     "matmul_min_repeat": 3,
     "one_thread_s": 0.0,  # two calls: only to compare thread counts
+    "rounds": 3,
 }
 QUICK_BUDGET = {
     "bandwidth_s": 0.25,
@@ -57,6 +58,7 @@ QUICK_BUDGET = {
     "matmul_s": 0.2,
     "matmul_min_repeat": 2,
     "one_thread_s": 0.0,
+    "rounds": 1,
 }
 
 
@@ -128,15 +130,24 @@ def measure_bandwidth(
     working_set_bytes: int | None = None, repeat: int = 10, budget_s: float = 0.0
 ) -> dict[str, Any]:
     """Streaming add z = x + y over a working set (read 2n, write n, fp32): bytes/s = 12 n / t."""
+    stream, nbytes = _stream_add(working_set_bytes)
+    return _bandwidth_summary(time_samples(stream, repeat=repeat, budget_s=budget_s), nbytes)
+
+
+def _stream_add(working_set_bytes: int | None = None) -> tuple[Callable[[], object], int]:
+    """A streaming add z = x + y over the working set, and the bytes one call moves (12 n)."""
     import numpy as np
 
     total = working_set_bytes or bandwidth_working_set_bytes()
     n = max(1024, total // (3 * FP32))
     x = np.ones(n, dtype=np.float32)
     y = np.ones(n, dtype=np.float32)
-    z = np.empty(n, dtype=np.float32)  # the warm-up call touches its pages
-    durations = time_samples(lambda: np.add(x, y, out=z), repeat=repeat, budget_s=budget_s)
-    nbytes = 3 * n * FP32
+    z = np.empty(n, dtype=np.float32)  # the first (warm-up) call touches its pages
+    return partial(np.add, x, y, out=z), 3 * n * FP32
+
+
+def _bandwidth_summary(durations: list[float], nbytes: int) -> dict[str, Any]:
+    """Best and median bandwidth of streaming-add durations that each moved `nbytes`."""
     best = min(durations)
     return {
         "bytes_per_s": nbytes / best,
@@ -186,17 +197,21 @@ def _matmul_rate(
     import numpy as np
 
     a, b, c = operands
-    n = a.shape[0]
     with blas_threads(threads) as used:
         durations = time_samples(
-            lambda: np.matmul(a, b, out=c), repeat=repeat, warmup=warmup, budget_s=budget_s
+            partial(np.matmul, a, b, out=c), repeat=repeat, warmup=warmup, budget_s=budget_s
         )
+    return _matmul_summary(durations, a.shape[0], used)
+
+
+def _matmul_summary(durations: list[float], n: int, threads: int | None) -> dict[str, Any]:
+    """Best FLOP/s (2 n^3 / t) of square-matmul durations."""
     t = min(durations)
     return {
         "flops_per_s": 2.0 * n**3 / t,
         "n": n,
         "seconds": t,
-        "threads": used,
+        "threads": threads,
         "samples": len(durations),
     }
 
@@ -216,14 +231,39 @@ def measure_matmul(
 
 def calibrate(quick: bool = False) -> dict[str, Any]:
     """Measure this machine's bandwidth and matmul roofs and their ridge point I* = P / beta."""
+    import numpy as np
+
     budget = QUICK_BUDGET if quick else FULL_BUDGET
     llc, llc_known = llc_bytes()
-    bw = measure_bandwidth(repeat=budget["bandwidth_min_repeat"], budget_s=budget["bandwidth_s"])
+    stream, stream_bytes = _stream_add()
     operands = _square_operands(matmul_size_for(budget["matmul_call_s"], memory_cap_bytes()))
-    mm = _matmul_rate(operands, None, budget["matmul_min_repeat"], budget["matmul_s"])
+    a, b, c = operands
+    matmul = partial(np.matmul, a, b, out=c)
+    # A shared machine's memory system runs in fast and slow phases of about a second.
+    # Taking the two roofs in alternating rounds spreads each one's samples over the
+    # whole calibration, so one slow phase cannot pull down one roof alone.
+    rounds = budget["rounds"]
+    bw_times: list[float] = []
+    mm_times: list[float] = []
+    with blas_threads(None) as mm_threads:
+        for r in range(rounds):
+            bw_times += time_samples(
+                stream,
+                repeat=-(-budget["bandwidth_min_repeat"] // rounds),
+                warmup=1 if r == 0 else 0,
+                budget_s=budget["bandwidth_s"] / rounds,
+            )
+            mm_times += time_samples(
+                matmul,
+                repeat=-(-budget["matmul_min_repeat"] // rounds),
+                warmup=1 if r == 0 else 0,
+                budget_s=budget["matmul_s"] / rounds,
+            )
+    bw = _bandwidth_summary(bw_times, stream_bytes)
+    mm = _matmul_summary(mm_times, a.shape[0], mm_threads)
     # The operands are already hot; the best of two calls absorbs the thread change.
     one = _matmul_rate(operands, 1, 2, budget["one_thread_s"], warmup=0)
-    del operands
+    del operands, a, b, c, matmul, stream
     ridge = mm["flops_per_s"] / bw["bytes_per_s"]
     return {
         "bandwidth_bytes_per_s": bw["bytes_per_s"],
