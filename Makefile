@@ -14,7 +14,7 @@ help:
 	@echo "make docs      build the course site (runs every lecture) into $(SITE)"
 	@echo "make test      lint, unit tests, site build and the browser test"
 	@echo "make lectures  run every lecture in order"
-	@echo "make figures   run the lectures that draw and save their PNGs into figures/"
+	@echo "make figures   run every lecture, saving each figure into figures/"
 	@echo "make clean     remove generated output (site, figures, results, caches)"
 
 $(STAMP): pyproject.toml
@@ -48,7 +48,8 @@ lectures: $(STAMP)
 figures: $(STAMP)
 	@set -e; for f in $(LECTURES); do \
 	  if $(PY) $$f --help | grep -q -- '--png'; then echo "== $$f --png"; $(PY) $$f --png; \
-	  elif $(PY) $$f --help | grep -q -- '--outdir'; then echo "== $$f"; $(PY) $$f; fi; done
+	  else echo "== $$f"; $(PY) $$f; fi; done
+	@echo "Figures: $(abspath figures)"
 
 clean:
 	rm -rf docs/_build docs/auto_lectures docs/gen_modules figures/*.png results .pytest_cache .ruff_cache
