@@ -45,9 +45,9 @@ print(json.dumps({{"bytes_per_s": 12 * n / best}}))
 
 CALIBRATE_CODE = """
 import json, sys, time
-from common import measure
+from common.measure import roofs
 t0 = time.perf_counter()
-c = measure.calibrate(quick=sys.argv[1] == "quick")
+c = roofs.calibrate(quick=sys.argv[1] == "quick")
 c["wall_s"] = time.perf_counter() - t0
 print(json.dumps({k: v for k, v in c.items() if not isinstance(v, dict)}))
 """

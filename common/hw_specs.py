@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from common.validate import positive
+from common.formulas.validate import positive
 
 # ---------------------------------------------------------------------------
 # Sources (cited by every figure)

@@ -37,9 +37,13 @@ from functools import partial
 
 import numpy as np
 
-from common import caches, cli, console, machine, measure, probe_ops, results
-from common.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
-from common.paths import display_path
+from common.files import results
+from common.files.calibration import saved_calibration
+from common.files.paths import display_path
+from common.formulas import numpy_ops
+from common.measure import caches, machine, roofs
+from common.present import cli, console, explain
+from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
 
 parser = cli.lecture_parser(__doc__)
 cli.add_results_flag(parser)
@@ -51,26 +55,13 @@ parser.add_argument(
 args = cli.parse_args(parser)
 mode = "quick" if args.quick else "full"
 
-previous = results.load_results(args.results)
-previous_probe, previous_reason = results.get_section(previous, "probe")
-previous_calibration = None
-if previous_probe is not None:
-    try:
-        candidate = previous_probe.get("calibration")
-        if not isinstance(candidate, dict):
-            raise ValueError("it has no calibration record")
-        results.positive_number(candidate, "bandwidth_bytes_per_s")
-        results.positive_number(candidate, "matmul_flops_per_s")
-        previous_calibration = candidate
-    except ValueError as exc:
-        previous_reason = (
-            f"results file {display_path(previous.path)} has an unusable probe section ({exc})"
-        )
+previous = saved_calibration(args.results)
+previous_calibration = previous.calibration
 if previous_calibration is not None:
-    updated = previous.data.get("updated")
-    print(f"previous calibration: {display_path(previous.path)} (updated {updated})")
+    updated = previous.loaded.data.get("updated")
+    print(f"previous calibration: {display_path(previous.loaded.path)} (updated {updated})")
 else:
-    print(f"previous calibration: none usable ({previous_reason})")
+    print(f"previous calibration: none usable ({previous.reason})")
 
 # %%
 # This machine
@@ -85,9 +76,9 @@ blas = desc["blas"]
 blas_threads = blas.get("threads")
 blas_env = desc["blas_env"]
 cache_list = caches.data_caches(caches.read_caches())
-llc_bytes = measure.llc_bytes()[0]
+llc_bytes = roofs.llc_bytes()[0]
 available = caches.available_memory_bytes()
-memory_cap = measure.memory_cap_bytes()
+memory_cap = roofs.memory_cap_bytes()
 
 console.print_header("This machine")
 print(f"CPU:              {desc['cpu']}, {desc['cores']} usable cores ({desc['system']})")
@@ -123,7 +114,7 @@ print(f"BLAS environment variables: {env_text}")
 # moments, and a roof is what the hardware allows, not what it gave on
 # average. The matmul is measured twice, on all BLAS threads and on one.
 console.progress("calibrating: streaming add and matmul ...")
-calib = measure.calibrate(quick=args.quick)
+calib = roofs.calibrate(quick=args.quick)
 console.progress_done()
 
 beta = calib["bandwidth_bytes_per_s"]
@@ -207,15 +198,15 @@ console.print_observations(observations)
 # preallocated buffer. The page faults themselves cost time too, which no byte
 # count captures.
 rng = np.random.default_rng(0)
-llc_working_set = measure.bandwidth_working_set_bytes()
-budget_s = probe_ops.OP_BUDGET_S[mode]
+llc_working_set = roofs.bandwidth_working_set_bytes()
+budget_s = numpy_ops.OP_BUDGET_S[mode]
 rows = []
 
 
 def time_op(label, fn):
     """Best time of `fn` within this lecture's per-operation budget (progress on a TTY)."""
     console.progress(f"timing {label} ...")
-    t = measure.best_time(fn, repeat=probe_ops.MIN_REPEAT, budget_s=budget_s)
+    t = roofs.best_time(fn, repeat=numpy_ops.MIN_REPEAT, budget_s=budget_s)
     console.progress_done()
     return t
 
@@ -223,7 +214,7 @@ def time_op(label, fn):
 def add_row(name, shape, counts, t, working_set, threads, threads_text=None, twin=False):
     """Append the roofline row of one timed operation (twin: repeats a calibration)."""
     rows.append(
-        probe_ops.roofline_row(
+        numpy_ops.roofline_row(
             name,
             *counts,
             t,
@@ -242,7 +233,7 @@ def add_row(name, shape, counts, t, working_set, threads, threads_text=None, twi
 # builder allocates its arrays and returns the timed function; the arrays are
 # freed as soon as that function is dropped, so only one operation's data is
 # in memory at a time.
-n = probe_ops.elementwise_n(llc_working_set)
+n = numpy_ops.elementwise_n(llc_working_set)
 vec = 4 * n  # bytes of one fp32 vector
 
 
@@ -269,9 +260,9 @@ def make_elementwise(n):
 
 add, add_relu_two_passes, add_relu_one_expression = make_elementwise(n)
 for name, fn, counts, n_vectors in (
-    ("add", add, probe_ops.add_counts(n), 3),
-    ("add+relu 2 passes", add_relu_two_passes, probe_ops.add_relu_two_pass_counts(n), 4),
-    ("add+relu 1 expr", add_relu_one_expression, probe_ops.add_relu_one_expr_counts(n), 4),
+    ("add", add, numpy_ops.add_counts(n), 3),
+    ("add+relu 2 passes", add_relu_two_passes, numpy_ops.add_relu_two_pass_counts(n), 4),
+    ("add+relu 1 expr", add_relu_one_expression, numpy_ops.add_relu_one_expr_counts(n), 4),
 ):
     add_row(name, f"[{n}]", counts, time_op(name, fn), n_vectors * vec, 1, twin=name == "add")
 del add, add_relu_two_passes, add_relu_one_expression, fn  # frees the vectors
@@ -298,11 +289,11 @@ def make_layernorm(n_rows, d):
     return layernorm
 
 
-ln_rows, ln_d = probe_ops.layernorm_shape(llc_working_set)
+ln_rows, ln_d = numpy_ops.layernorm_shape(llc_working_set)
 add_row(
     "LayerNorm",
     f"[{ln_rows},{ln_d}]",
-    probe_ops.layernorm_counts(ln_rows, ln_d),
+    numpy_ops.layernorm_numpy_counts(ln_rows, ln_d),
     time_op("LayerNorm", make_layernorm(ln_rows, ln_d)),
     3 * 4 * ln_rows * ln_d,  # x, xc and sq
     1,
@@ -343,13 +334,13 @@ def make_attention(n, dh):
     return attention_naive, matmuls_only, softmax_only
 
 
-seq = probe_ops.attention_seq_len(llc_bytes, memory_cap)
-dh = probe_ops.HEAD_DIM
+seq = numpy_ops.attention_seq_len(llc_bytes, memory_cap)
+dh = numpy_ops.HEAD_DIM
 attention_naive, matmuls_only, softmax_only = make_attention(seq, dh)
 add_row(
     "attention naive",
     f"N={seq}, Dh={dh}",
-    probe_ops.attention_naive_counts(seq, dh),
+    numpy_ops.attention_naive_counts(seq, dh),
     time_op("naive attention", attention_naive),
     4 * (seq * seq + 4 * seq * dh),  # S, then Q, K, V and O
     blas_threads,
@@ -357,8 +348,8 @@ add_row(
 )
 # The same code in its two phases, to see where the time goes (observations below).
 # S is already in memory: no warm-up call is needed.
-t_att_mm = measure.best_time(matmuls_only, repeat=2, warmup=0)
-t_att_sm = measure.best_time(softmax_only, repeat=2, warmup=0)
+t_att_mm = roofs.best_time(matmuls_only, repeat=2, warmup=0)
+t_att_sm = roofs.best_time(softmax_only, repeat=2, warmup=0)
 del attention_naive, matmuls_only, softmax_only
 
 
@@ -371,16 +362,16 @@ def make_gemm(m, k, n):
     return partial(np.matmul, lhs, weight, out=res)  # read A, read B, write C: one pass each
 
 
-k_dim = probe_ops.gemm_width(llc_bytes, memory_cap)
+k_dim = numpy_ops.gemm_width(llc_bytes, memory_cap)
 for m, k, n_cols, name in (
-    (probe_ops.GEMM_SKINNY_M, k_dim, k_dim, f"GEMM M={probe_ops.GEMM_SKINNY_M}"),
-    (probe_ops.GEMM_WIDE_M, k_dim, k_dim, f"GEMM M={probe_ops.GEMM_WIDE_M}"),
+    (numpy_ops.GEMM_SKINNY_M, k_dim, k_dim, f"GEMM M={numpy_ops.GEMM_SKINNY_M}"),
+    (numpy_ops.GEMM_WIDE_M, k_dim, k_dim, f"GEMM M={numpy_ops.GEMM_WIDE_M}"),
     (n_mm, n_mm, n_mm, "GEMM square"),
 ):
     add_row(
         name,
         f"{m}x{k}x{n_cols}",
-        probe_ops.gemm_counts(m, k, n_cols),
+        numpy_ops.gemm_fp32_counts(m, k, n_cols),
         time_op(name, make_gemm(m, k, n_cols)),
         4 * (m * k + k * n_cols + m * n_cols),
         blas_threads,
@@ -434,7 +425,7 @@ flagged_rows = [r for r in rows if r["flag"]]
 if flagged_rows:
     print()
 for r in flagged_rows:
-    reasons = probe_ops.above_roof_reasons(r, llc_bytes, calib["bandwidth_threads"])
+    reasons = explain.above_roof_reasons(r, llc_bytes, calib["bandwidth_threads"])
     print(
         f"note: {r['name']} ran at {r['fraction_of_bound'] * 100:.0f}% of its bound, "
         f"which the roofline forbids. Likely reasons: {'; '.join(reasons)}."
@@ -455,10 +446,10 @@ two_r = by_name["add+relu 2 passes"]
 one_r = by_name["add+relu 1 expr"]
 ln_r = by_name["LayerNorm"]
 att_r = by_name["attention naive"]
-skinny_r = by_name[f"GEMM M={probe_ops.GEMM_SKINNY_M}"]
+skinny_r = by_name[f"GEMM M={numpy_ops.GEMM_SKINNY_M}"]
 square_r = by_name["GEMM square"]
-f_mm, d_mm = probe_ops.attention_matmul_counts(seq, dh)
-f_sm, d_sm = probe_ops.attention_softmax_counts(seq)
+f_mm, d_mm = numpy_ops.attention_matmul_counts(seq, dh)
+f_sm, d_sm = numpy_ops.attention_softmax_counts(seq)
 t_mm_pred = max(f_mm / peak, d_mm / beta)
 t_sm_pred = max(f_sm / peak, d_sm / beta)
 zero_fill_s = vec / beta
@@ -473,7 +464,7 @@ memory_rows = [r for r in rows if r["name"].startswith(("add", "LayerNorm"))]
 max_elementwise_i = max(r["intensity"] for r in memory_rows)
 fused_ln_bytes = 2 * 4 * ln_rows * ln_d  # read x once, write y once
 overlap_limit = max(t_mm_pred, t_sm_pred) / (t_mm_pred + t_sm_pred)
-wide_r = by_name[f"GEMM M={probe_ops.GEMM_WIDE_M}"]
+wide_r = by_name[f"GEMM M={numpy_ops.GEMM_WIDE_M}"]
 
 console.print_observations(
     [
@@ -503,11 +494,11 @@ console.print_observations(
         f"{pct(t_mm_pred / t_att_mm)} of their bound and the softmax "
         f"{pct(t_sm_pred / t_att_sm)}: the softmax runs on one thread, and its exp, counted "
         "as one FLOP, costs many instructions.",
-        f"GEMM M={probe_ops.GEMM_SKINNY_M} reads its whole weight for "
-        f"{probe_ops.GEMM_SKINNY_M} rows only (like decoding one token for a few sequences): "
+        f"GEMM M={numpy_ops.GEMM_SKINNY_M} reads its whole weight for "
+        f"{numpy_ops.GEMM_SKINNY_M} rows only (like decoding one token for a few sequences): "
         f"I = {skinny_r['intensity']:.2f} FLOP/byte, {skinny_r['bound']}-bound, "
-        f"{pct(skinny_r['fraction_of_bound'])} of its bound. GEMM M={probe_ops.GEMM_WIDE_M} "
-        f"reuses the same weight {probe_ops.GEMM_WIDE_M} times: I = "
+        f"{pct(skinny_r['fraction_of_bound'])} of its bound. GEMM M={numpy_ops.GEMM_WIDE_M} "
+        f"reuses the same weight {numpy_ops.GEMM_WIDE_M} times: I = "
         f"{wide_r['intensity']:.0f}, {wide_r['bound']}-bound, "
         f"{pct(wide_r['fraction_of_bound'])}. The square GEMM repeats the calibration's own "
         f"matmul, so it should sit near 100%: {pct(square_r['fraction_of_bound'])}.",
@@ -520,10 +511,10 @@ console.print_observations(
 # FLOPs alone do not predict time. Take the add from the table and a small
 # square matmul with (almost) the same FLOP count: the add must stream all its
 # data through memory, the matmul reuses every element it loads many times.
-f_add, d_add = probe_ops.add_counts(n)
-m_same = probe_ops.same_flops_matmul_size(f_add)
-f_same, d_same = probe_ops.gemm_counts(m_same, m_same, m_same)
-t_same = measure.best_time(make_gemm(m_same, m_same, m_same), repeat=5, budget_s=budget_s)
+f_add, d_add = numpy_ops.add_counts(n)
+m_same = numpy_ops.same_flops_matmul_size(f_add)
+f_same, d_same = numpy_ops.gemm_fp32_counts(m_same, m_same, m_same)
+t_same = roofs.best_time(make_gemm(m_same, m_same, m_same), repeat=5, budget_s=budget_s)
 t_add = add_r["t_meas_s"]
 time_ratio = t_add / t_same
 

@@ -28,22 +28,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
 # sphinx_gallery_end_ignore
 
-from common.cli import add_png_flags, lecture_parser, parse_args
-from common.console import (
-    fmt_bw,
-    fmt_bytes,
-    fmt_flops,
-    fmt_rate,
-    fmt_time,
-    print_header,
-    print_observations,
-    print_table,
-)
-from common.fileio import writable_dir
-from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
-from common.paths import display_path
-from common.roofline import (
-    ascii_roofline,
+from common.files.atomic import writable_dir
+from common.files.paths import display_path
+from common.formulas.roofline import (
     attainable_flops,
     batched_matvec_counts,
     bound_of,
@@ -54,9 +41,22 @@ from common.roofline import (
     matmul_counts,
     network_critical_dim,
     ridge_point,
-    save_roofline_png,
     sharded_matmul_two_chips,
     tiled_matmul_bytes,
+)
+from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
+from common.plots.roofline import save_roofline_png
+from common.present.charts import ascii_roofline
+from common.present.cli import add_png_flags, lecture_parser, parse_args
+from common.present.console import (
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_rate,
+    fmt_time,
+    print_header,
+    print_observations,
+    print_table,
 )
 
 parser = lecture_parser(__doc__)

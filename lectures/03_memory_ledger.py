@@ -35,23 +35,25 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))
 
 import time
 
-from common import caches, cli, console, ledger, measure, results
-from common.console import fmt_bytes, fmt_time, print_header, print_observations, print_table
-from common.paths import display_path
-from common.roofline import bound_of, intensity, lower_bound_time, matmul_counts
-
-GIB = 2**30
-MIB = 2**20
-KIB = 2**10
+from common.files import results
+from common.files.paths import display_path
+from common.formulas import ledger, thresholds
+from common.formulas.roofline import bound_of, intensity, lower_bound_time, matmul_counts
+from common.hw_specs import bytes_per_elem
+from common.measure import caches, roofs, timing
+from common.present import cli, console
+from common.present.console import (
+    fmt_bytes,
+    fmt_time,
+    print_header,
+    print_observations,
+    print_table,
+)
+from common.tables import assumptions
+from common.tables.units import GIB, KIB, MIB
 
 parser = cli.lecture_parser(__doc__)
-parser.add_argument(
-    "--budget-gib",
-    type=cli.positive_float,
-    default=ledger.ARTICLE_BUDGET_GIB,
-    metavar="GIB",
-    help=f"memory budget for the ledger, in GiB (default: {ledger.ARTICLE_BUDGET_GIB:g})",
-)
+cli.add_budget_flag(parser)
 cli.add_results_flag(parser)
 args = cli.parse_args(parser)
 BUDGET = args.budget_gib * GIB
@@ -67,7 +69,7 @@ BUDGET = args.budget_gib * GIB
 # differ a lot). Each token stores one K and one V vector in every layer:
 # :math:`2 \cdot L \cdot d_{kv} \cdot b` bytes.
 
-model = ledger.ARTICLE_7B
+model = assumptions.ARTICLE_7B
 weights_bytes = model.n_params * model.weight_bytes
 kv_per_token = ledger.kv_bytes_per_token(model.n_layers, model.d_kv, model.kv_bytes)
 kv_per_sequence = kv_per_token * model.seq
@@ -101,7 +103,7 @@ print(f"memory budget: {args.budget_gib:g} GiB")
 def ledger_rows(rate: float, phase: str = "prefill") -> list[list[str]]:
     """One table row per batch size: the four terms, the total and the verdict."""
     out = []
-    for b in ledger.ARTICLE_BATCHES:
+    for b in assumptions.ARTICLE_BATCHES:
         m = ledger.model_ledger(model, b, rate, phase)
         out.append(
             [
@@ -118,11 +120,11 @@ def ledger_rows(rate: float, phase: str = "prefill") -> list[list[str]]:
 
 
 LEDGER_HEADERS = ["batch", "weights", "KV cache", "activations", "overhead", "total"]
-RATE = ledger.ARTICLE_OVERHEAD_RATE
+RATE = assumptions.ARTICLE_OVERHEAD_RATE
 print_header(f"Prefill ledger in GiB, overhead {RATE:.0%}, budget {args.budget_gib:g} GiB")
 print_table([*LEDGER_HEADERS, f"{args.budget_gib:g} GiB?"], ledger_rows(RATE))
 
-at = {b: ledger.model_ledger(model, b, RATE) for b in ledger.ARTICLE_BATCHES}
+at = {b: ledger.model_ledger(model, b, RATE) for b in assumptions.ARTICLE_BATCHES}
 fitting = [b for b, m in at.items() if m.fits(BUDGET)]
 failing = [b for b, m in at.items() if not m.fits(BUDGET)]
 m16 = ledger.model_ledger(model, 16, RATE)
@@ -149,9 +151,9 @@ print_observations(
 # rate from 30% to 4%. This is a teaching assumption, not a measured PagedAttention
 # result: a real gain applies to the KV allocation only and must be measured.
 
-LOW = ledger.LOW_OVERHEAD_RATE
+LOW = assumptions.LOW_OVERHEAD_RATE
 compare = []
-for b in ledger.ARTICLE_BATCHES:
+for b in assumptions.ARTICLE_BATCHES:
     hi_m, lo_m = ledger.model_ledger(model, b, RATE), ledger.model_ledger(model, b, LOW)
     change = "OOM -> fits" if not hi_m.fits(BUDGET) and lo_m.fits(BUDGET) else ""
     compare.append(
@@ -209,7 +211,7 @@ for rate, best in largest.items():
     next_total = ledger.model_ledger(model, best + 1, rate).total / GIB
     rows.append([f"{rate:.0%}", best, fits_total, f"{next_total:.2f}"])
 print_table(["overhead", "largest batch", "its total (GiB)", "one more (GiB)"], rows)
-largest_in_table = max((b for b in ledger.ARTICLE_BATCHES if at[b].fits(BUDGET)), default=0)
+largest_in_table = max((b for b in assumptions.ARTICLE_BATCHES if at[b].fits(BUDGET)), default=0)
 if largest[RATE] == 0:
     largest_note = f"At {RATE:.0%} overhead not even one sequence fits this budget."
 elif largest[RATE] > largest_in_table:
@@ -271,14 +273,16 @@ print_observations(
 # Each batch size is timed several times and the fastest call kept; the repeats
 # share a fixed time budget.
 
+from functools import partial
+
 import numpy as np  # only the sweep needs numpy
 
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SWEEP_BUDGET_S = 4.0  # timed calls stop here; allocation and warm-up keep the total under 5 s
 MAX_REPEATS = 9
-FP32 = 4
+FP32 = int(bytes_per_elem("fp32"))
 
-calib, calib_note = measure.load_or_calibrate(args.results)
+calib, calib_note = roofs.load_or_calibrate(args.results)
 P = float(calib["matmul_flops_per_s"])
 BETA = float(calib["bandwidth_bytes_per_s"])
 RIDGE = P / BETA
@@ -324,15 +328,9 @@ for k, B in enumerate(SWEEP_BATCHES):
     X = rng.standard_normal((B, D_MODEL), dtype=np.float32)
     Y = np.empty((B, D_MODEL), dtype=np.float32)
     share = (deadline - time.perf_counter()) / (len(SWEEP_BATCHES) - k)  # this batch's time
-    start = time.perf_counter()
-    np.matmul(X, W, out=Y)  # warm-up: first touch of Y, BLAS buffers
-    best, repeats = float("inf"), 0
-    while repeats < MAX_REPEATS and (repeats == 0 or time.perf_counter() - start < share):
-        t0 = time.perf_counter()
-        np.matmul(X, W, out=Y)
-        best = min(best, time.perf_counter() - t0)
-        repeats += 1
-    latencies.append(best)
+    # One warm-up call (first touch of Y, BLAS buffers), then the fastest timed call.
+    call = partial(np.matmul, X, W, out=Y)
+    latencies.append(min(timing.time_samples(call, 1, 1, share, max_repeat=MAX_REPEATS)))
 console.progress_done()
 sweep_seconds = time.perf_counter() - t_sweep
 
@@ -406,7 +404,7 @@ print_table(
     ],
 )
 
-cross = ledger.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
+cross = thresholds.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
 by_b = {r["B"]: r for r in sweep_rows}
 print()
 if cross is None:

@@ -34,9 +34,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))
 from pathlib import Path
 from typing import Any
 
-from common import cli, ledger, measure, plotting, results
-from common.fileio import writable_dir
-from common.paths import display_path
+from common.files import results
+from common.files.atomic import writable_dir
+from common.files.calibration import saved_calibration
+from common.files.paths import display_path
+from common.measure import roofs
+from common.plots import style
+from common.present import cli
+from common.tables import assumptions
 
 FIGURE_NAMES = {
     "roofline": "local_roofline.png",
@@ -51,19 +56,13 @@ def make_parser() -> cli.LectureParser:
     parser = cli.lecture_parser(__doc__)
     cli.add_outdir_flag(parser)
     cli.add_results_flag(parser)
-    parser.add_argument(
-        "--budget-gib",
-        type=cli.positive_float,
-        default=ledger.ARTICLE_BUDGET_GIB,
-        metavar="GIB",
-        help=f"memory budget drawn on the ledger figure (default: {ledger.ARTICLE_BUDGET_GIB:g})",
-    )
+    cli.add_budget_flag(parser, "the ledger figure")
     return parser
 
 
 def probe_points(probe: dict[str, Any]) -> tuple[list[Any], int]:
     """Lecture 01's measured operations as roofline points; also how many were unusable."""
-    from common.article_figures import MeasuredPoint
+    from common.plots.article import MeasuredPoint
 
     points, bad = [], 0
     for op in probe.get("operations") or []:
@@ -99,10 +98,10 @@ def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
 
 parser = make_parser()
 args = cli.parse_args(parser)
-plotting.require_matplotlib()  # ImportError -> one line, exit 1
+style.require_matplotlib()  # ImportError -> one line, exit 1
 OUTDIR = writable_dir(args.outdir, "figure folder")  # ValueError -> one line, exit 1
 
-from common import article_figures  # needs matplotlib, checked just above
+from common.plots import article  # needs matplotlib, checked just above
 
 loaded = results.load_results(args.results)
 if not loaded:
@@ -140,37 +139,26 @@ def report(path: str) -> None:
 # the roof is how far that implementation is from the model's limit; it does not
 # say why.
 
-probe, probe_reason = results.get_section(loaded, "probe")
+probe, _ = results.get_section(loaded, "probe")
+saved = saved_calibration(loaded=loaded)
 points: list[Any] = []
-calibration = None
 title = "This machine's roofline"
-if probe is not None:
-    try:
-        calib = probe["calibration"]
-        calibration = (
-            results.positive_number(calib, "matmul_flops_per_s"),
-            results.positive_number(calib, "bandwidth_bytes_per_s"),
-        )
-        points, unusable = probe_points(probe)
-        if unusable:
-            print(f"roofline: left out {unusable} malformed operation(s) of the probe section")
-    except (KeyError, TypeError, ValueError) as exc:
-        probe_reason = f"results file {display_path(loaded.path)} has a bad probe section ({exc})"
-if calibration is None:
-    sweep_section, _ = results.get_section(loaded, "batch_sweep")
-    try:
-        calib = sweep_section["calibration"]  # type: ignore[index]
-        calibration = (
-            results.positive_number(calib, "matmul_flops_per_s"),
-            results.positive_number(calib, "bandwidth_bytes_per_s"),
-        )
-        print(f"roofline: {why(probe_reason)}; roofs from lecture 03's calibration, no points")
-    except (KeyError, TypeError, ValueError):
-        calib = measure.calibrate(quick=True)
+if saved.calibration is not None:
+    calibration = (saved.peak_flops_per_s, saved.bandwidth_bytes_per_s)
+    points, unusable = probe_points(probe)  # type: ignore[arg-type]
+    if unusable:
+        print(f"roofline: left out {unusable} malformed operation(s) of the probe section")
+else:
+    fallback = saved_calibration(section="batch_sweep", loaded=loaded)
+    if fallback.calibration is not None:
+        calibration = (fallback.peak_flops_per_s, fallback.bandwidth_bytes_per_s)
+        print(f"roofline: {why(saved.reason)}; roofs from lecture 03's calibration, no points")
+    else:
+        calib = roofs.calibrate(quick=True)
         calibration = (calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"])
-        print(f"roofline: {why(probe_reason)}; roofs from a quick calibration, no points")
+        print(f"roofline: {why(saved.reason)}; roofs from a quick calibration, no points")
     title = "This machine's roofs (no measured points)"
-report(article_figures.local_roofline_figure(out("roofline"), *calibration, points, title=title))
+report(article.local_roofline_figure(out("roofline"), *calibration, points, title=title))
 
 # %%
 # Latency and throughput against batch size
@@ -197,7 +185,7 @@ if sweep is not None:
 if rows is None:
     print(f"skipped {FIGURE_NAMES['batch']}: {why(sweep_reason)} (run lecture 03)")
 else:
-    report(article_figures.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title))
+    report(article.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title))
 
 # %%
 # The memory ledger
@@ -209,14 +197,14 @@ else:
 # Right, the totals at 30% and at 4% overhead side by side.
 
 report(
-    article_figures.memory_ledger_figure(
+    article.memory_ledger_figure(
         out("ledger"),
-        ledger.ARTICLE_7B,
-        ledger.ARTICLE_BATCHES,
-        ledger.ARTICLE_OVERHEAD_RATE,
-        ledger.LOW_OVERHEAD_RATE,
+        assumptions.ARTICLE_7B,
+        assumptions.ARTICLE_BATCHES,
+        assumptions.ARTICLE_OVERHEAD_RATE,
+        assumptions.LOW_OVERHEAD_RATE,
         args.budget_gib * 2**30,
-        title=f"Memory ledger of a {ledger.ARTICLE_7B.name} model",
+        title=f"Memory ledger of a {assumptions.ARTICLE_7B.name} model",
     )
 )
 
@@ -229,5 +217,5 @@ report(
 # bandwidth buys nothing. The full 2x only arrives beyond the dotted lines at 1/2
 # and 2.
 
-report(article_figures.speedup_figure(out("speedup")))
+report(article.speedup_figure(out("speedup")))
 print(f"wrote {len(written)} figure(s) to {OUTDIR}")

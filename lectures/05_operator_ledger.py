@@ -32,8 +32,26 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
 # sphinx_gallery_end_ignore
 
-from common import cli, hw_specs, results
-from common.console import (
+from common import hw_specs
+from common.files.calibration import saved_calibration
+from common.formulas.ledger import (
+    attention_counts,
+    elementwise_counts,
+    layernorm_counts,
+    softmax_counts,
+)
+from common.formulas.roofline import (
+    bound_of,
+    critical_batch,
+    gemm_counts,
+    intensity,
+    ridge_point,
+    speedup_2x,
+    time_bounds,
+)
+from common.formulas.thresholds import crossover
+from common.present import cli
+from common.present.console import (
     fmt_bw,
     fmt_bytes,
     fmt_flops,
@@ -43,23 +61,6 @@ from common.console import (
     print_header,
     print_observations,
     print_table,
-)
-from common.ledger import (
-    attention_counts,
-    crossover,
-    elementwise_counts,
-    layernorm_counts,
-    softmax_counts,
-)
-from common.paths import display_path
-from common.roofline import (
-    bound_of,
-    critical_batch,
-    gemm_counts,
-    intensity,
-    ridge_point,
-    speedup_2x,
-    time_bounds,
 )
 
 parser = cli.lecture_parser(__doc__)
@@ -110,18 +111,11 @@ machines = [(A100, "bf16"), (H100, "bf16"), (H100, "fp8")]
 if (chip, PRECISION) not in machines:
     machines.append((chip, PRECISION))
 
-loaded = results.load_results(args.results)
-probe, why_missing = results.get_section(loaded, "probe")
+saved = saved_calibration(args.results)
+why_missing = saved.reason
 local = None
-if probe is not None:
-    try:
-        calib = probe["calibration"]
-        local = (
-            results.positive_number(calib, "matmul_flops_per_s"),
-            results.positive_number(calib, "bandwidth_bytes_per_s"),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        why_missing = f"results file {display_path(loaded.path)} has a bad probe section ({exc})"
+if saved.calibration is not None:
+    local = (saved.peak_flops_per_s, saved.bandwidth_bytes_per_s)
 
 rows = [
     [

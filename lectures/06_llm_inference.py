@@ -30,26 +30,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))
 
 import math
 
-from common.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
-from common.console import (
-    fmt_bw,
-    fmt_bytes,
-    fmt_flops,
-    fmt_num,
-    fmt_rate,
-    fmt_ratio,
-    fmt_time,
-    print_header,
-    print_observations,
-    print_table,
-)
-from common.fileio import writable_dir
-from common.hw_specs import B200, CHIPS, H100, H200, get_chip
-from common.models import MODELS, get_model, with_full_mha, with_kv_heads
-from common.paths import display_path
-from common.transformer import (
-    ACT_VECTORS_PER_TOKEN,
-    OVERHEAD_RATE,
+from common.files.atomic import writable_dir
+from common.files.paths import display_path
+from common.formulas.transformer import (
+    Deployment,
     DTypes,
     PassLedger,
     activation_bytes_per_token,
@@ -67,6 +51,22 @@ from common.transformer import (
     pass_time,
     prefill_ledger,
 )
+from common.hw_specs import B200, CHIPS, H100, H200, get_chip
+from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
+from common.present.console import (
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_num,
+    fmt_rate,
+    fmt_ratio,
+    fmt_time,
+    print_header,
+    print_observations,
+    print_table,
+)
+from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
+from common.tables.models import MODELS, get_model, with_full_mha, with_kv_heads
 
 STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # weight and KV-cache precisions
 COMPUTE = sorted({p for chip in CHIPS.values() for p in chip.precisions})
@@ -466,7 +466,7 @@ print(
 print(
     f"Assumptions: activations {fmt_bytes(act_token, binary=True)} per active token "
     f"({ACT_VECTORS_PER_TOKEN} x d_model x {dtypes.act_bytes:g} B); "
-    f"overhead {OVERHEAD_RATE:.0%} of the other three."
+    f"overhead {LLM_OVERHEAD_RATE:.0%} of the other three."
 )
 print()
 print_table(["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"], mem_rows)
@@ -725,13 +725,12 @@ panels = []
 fig_summary = []
 wall_tps = {}
 if args.png:
-    from common.transformer_figures import ThroughputPanel, decode_throughput_figure
+    from common.plots.transformer import ThroughputPanel, decode_throughput_figure
 for c in FIGURE_CHIPS:
     stats = chip_stats[c.key]
     if stats["wall"]:
-        curve = decode_throughput_curve(
-            model, c, fig_precision, S, batch_grid(stats["wall"]), dtypes
-        )
+        setup = Deployment(model, c, fig_precision, dtypes)
+        curve = decode_throughput_curve(setup, S, batch_grid(stats["wall"]))
         wall_tps[c.key] = curve[-1][1]
         fig_summary.append(
             [c.name, f"{curve[0][1]:,.0f}", f"{stats['wall']:,}", f"{curve[-1][1]:,.0f}"]

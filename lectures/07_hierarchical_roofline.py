@@ -32,9 +32,13 @@ import itertools
 import math
 import time
 
-from common import caches, cli, console, hierarchy, machine, measure, results, roofline
-from common.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
-from common.paths import display_path
+from common.files import results
+from common.files.paths import display_path
+from common.formulas import hierarchy, roofline
+from common.measure import caches, machine, roofs, timing
+from common.measure import hierarchy as sweep
+from common.present import cli, console
+from common.present.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
 
 parser = cli.lecture_parser(__doc__)
 parser.add_argument(
@@ -112,7 +116,7 @@ else:
 # either matmul beats the calibration (lecture 01 may have run while other work
 # kept the cores busy), the faster rate becomes the compute roof.
 
-calibration, calibration_note = measure.load_or_calibrate(args.results)
+calibration, calibration_note = roofs.load_or_calibrate(args.results)
 peak_flops = float(calibration["matmul_flops_per_s"])
 print(f"compute roof: {fmt_num(peak_flops, 1, 'FLOP/s')} ({calibration_note})")
 
@@ -127,13 +131,13 @@ matmul_sides = sorted(
 )
 matmuls = []
 for side in matmul_sides:
-    timing = hierarchy.matmul_flops_per_s(side, MATMUL_BUDGET_S)
+    rate = roofs.measure_matmul(side, repeat=3, budget_s=MATMUL_BUDGET_S)
     flops, nbytes = roofline.gemm_counts(side, side, side, elem_bytes=4)
     matmuls.append(
-        {"side": side, "flops": flops, "bytes": nbytes, "flops_per_s": timing["flops_per_s"]}
+        {"side": side, "flops": flops, "bytes": nbytes, "flops_per_s": rate["flops_per_s"]}
     )
     print(
-        f"matmul n={side}: {fmt_num(timing['flops_per_s'], 1, 'FLOP/s')} "
+        f"matmul n={side}: {fmt_num(rate['flops_per_s'], 1, 'FLOP/s')} "
         f"({fmt_bytes(nbytes, binary=True)} of matrices)"
     )
 fastest = max(matmuls, key=lambda m: m["flops_per_s"])
@@ -168,9 +172,9 @@ if fastest["flops_per_s"] > peak_flops:
 
 sweep_limit = hierarchy.sweep_limit_bytes(llc_bytes, caches.available_memory_bytes())
 lengths = hierarchy.sweep_lengths(hierarchy.MIN_WORKING_SET_BYTES, sweep_limit, SIZES_PER_OCTAVE)
-arrays = hierarchy.StreamArrays(lengths[-1])
+arrays = sweep.StreamArrays(lengths[-1])
 GIL_N = hierarchy.GIL_RELEASE_ELEMENTS
-costs_before = hierarchy.measure_call_costs(arrays, CALL_COST_BUDGET_S)
+costs_before = sweep.measure_call_costs(arrays, CALL_COST_BUDGET_S)
 call_s, gil_s = costs_before["call_seconds"], costs_before["gil_seconds"]
 
 console.print_header("Fixed cost of one call of z = x + y")
@@ -199,7 +203,7 @@ console.print_table(
 # after the sweep for the same reason, and the lower of the two is used.
 
 sweep_start = time.perf_counter()
-points = hierarchy.run_sweep(
+points = sweep.run_sweep(
     arrays,
     lengths,
     SWEEP_BUDGET_S,
@@ -209,7 +213,7 @@ points = hierarchy.run_sweep(
 )
 console.progress_done()
 sweep_seconds = time.perf_counter() - sweep_start
-costs_after = hierarchy.measure_call_costs(arrays, CALL_COST_BUDGET_S)
+costs_after = sweep.measure_call_costs(arrays, CALL_COST_BUDGET_S)
 costs = hierarchy.merge_call_costs(costs_before, costs_after)
 call_s, gil_s = costs["call_seconds"], costs["gil_seconds"]
 print(
@@ -356,9 +360,9 @@ else:
 
 call_limit = hierarchy.call_cost_limit_bytes(sizes, seconds, fixed)
 if args.png:
-    from common import hierarchy_figures
+    from common.plots import hierarchy as hierarchy_plots
 
-    written = hierarchy_figures.bandwidth_sweep_figure(
+    written = hierarchy_plots.bandwidth_sweep_figure(
         args.outdir / "07_bandwidth_by_working_set.png",
         sizes,
         measured_bw,
@@ -482,7 +486,7 @@ console.print_observations(observations)
 # uses every core divides by the all-thread bandwidth.
 
 thread_count = machine.usable_cores()
-threaded = hierarchy.measure_threads(arrays, lengths[-1], thread_count, THREAD_REPEATS)
+threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, THREAD_REPEATS)
 one_bw = threaded["one_thread_bytes_per_s"]
 all_bw = threaded["all_thread_bytes_per_s"]
 blas_threads = machine.blas_info().get("threads")
@@ -602,8 +606,8 @@ for p in found:
 add_seconds = {i: math.inf for _, i in chosen}
 for _ in range(2):
     for _, i in chosen:
-        timing = hierarchy.time_per_call(arrays.add_call(points[i]["elements"]), ADD_BUDGET_S)
-        add_seconds[i] = min(add_seconds[i], timing.seconds)
+        best = timing.time_per_call(arrays.add_call(points[i]["elements"]), ADD_BUDGET_S)
+        add_seconds[i] = min(add_seconds[i], best.seconds)
 
 operations = []  # one dict per operation placed on the chart
 for p, i in chosen:
@@ -672,9 +676,9 @@ print(
 # first figure, the all-thread DRAM roof dashed, and the compute roof on top.
 
 if args.png:
-    from common import hierarchy_figures
+    from common.plots import hierarchy as hierarchy_plots
 
-    written = hierarchy_figures.hierarchical_roofline_figure(
+    written = hierarchy_plots.hierarchical_roofline_figure(
         args.outdir / "07_hierarchical_roofline.png",
         roofs,
         peak_flops,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from common import caches
-from common.caches import Cache
+from common.measure import caches
+from common.measure.caches import Cache
 
 KIB, MIB = 2**10, 2**20
 real_read_sysfs = caches.read_sysfs

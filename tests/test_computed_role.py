@@ -11,7 +11,9 @@ from types import ModuleType
 
 import pytest
 
-from common import hw_specs, ledger
+from common import hw_specs
+from common.formulas import ledger
+from common.tables import units
 
 REPO = Path(__file__).resolve().parent.parent
 EXT_DIR = REPO / "docs" / "_ext"
@@ -62,8 +64,8 @@ def test_largest_batch_matches_the_ledger_directly() -> None:
 
     # The article's rows: batch 16 fits a 78 GiB budget, batch 24 does not.
     assert 16 <= batch < 24
-    assert at(batch).fits(78 * ledger.GIB)
-    assert not at(batch + 1).fits(78 * ledger.GIB)
+    assert at(batch).fits(78 * units.GIB)
+    assert not at(batch + 1).fits(78 * units.GIB)
 
 
 def test_expression_follows_the_hardware_table(monkeypatch: pytest.MonkeyPatch) -> None:

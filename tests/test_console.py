@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from common import console
-from common.console import (
+from common.present import console
+from common.present.console import (
     WIDTH,
     fmt_bw,
     fmt_bytes,

@@ -7,8 +7,10 @@ import re
 import pytest
 
 from common import exercises as ex
-from common import hw_specs, results
+from common import hw_specs
 from common.exercises import Calibration, get_exercise
+from common.files import results
+from common.present import exercises as present_exercises
 
 GIB = 2**30
 
@@ -110,7 +112,7 @@ def test_a100_peak_edit_moves_the_crossover() -> None:
 
 
 def test_gemm_crossover_intensities_match_the_article() -> None:
-    from common.roofline import gemm_counts, intensity
+    from common.formulas.roofline import gemm_counts, intensity
 
     assert round(intensity(*gemm_counts(128, 4096, 4096)), 2) == 120.47
     assert round(intensity(*gemm_counts(256, 4096, 4096)), 2) == 227.56
@@ -256,13 +258,13 @@ def test_saved_measurements_are_used(results_file) -> None:
 # The terminal view
 # ---------------------------------------------------------------------------
 def test_main_prints_one_exercise(capsys: pytest.CaptureFixture[str]) -> None:
-    assert ex.main(["gqa-decode"]) == 0
+    assert present_exercises.main(["gqa-decode"]) == 0
     out = capsys.readouterr().out
     assert "Decode attention with MHA, GQA and MQA" in out and "MQA (1 KV head)" in out
 
 
 def test_main_rejects_an_unknown_key(capsys: pytest.CaptureFixture[str]) -> None:
-    assert ex.main(["nope"]) == 2
+    assert present_exercises.main(["nope"]) == 2
     assert "unknown exercise" in capsys.readouterr().err
 
 

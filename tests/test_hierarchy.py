@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from common import hierarchy
-from common.hierarchy import Plateau
+from common.formulas import hierarchy
+from common.formulas.hierarchy import Plateau
+from common.measure import hierarchy as sweep
 
 KIB, MIB, GB = 2**10, 2**20, 1e9
 
@@ -289,7 +290,7 @@ def test_roofs_for_operations() -> None:
 # ---------------------------------------------------------------------------
 def test_stream_arrays_and_timers() -> None:
     np = pytest.importorskip("numpy")
-    arrays = hierarchy.StreamArrays(4096)
+    arrays = sweep.StreamArrays(4096)
     x, y, z = arrays.views(1000)
     assert x.shape == y.shape == z.shape == (1000,) and x.dtype == np.float32
     assert not np.shares_memory(x, z) and not np.shares_memory(y, z)
@@ -303,15 +304,15 @@ def test_stream_arrays_and_timers() -> None:
     with pytest.raises(ValueError):
         arrays.views(4097)
 
-    costs = hierarchy.measure_call_costs(arrays, budget_s=0.01)
+    costs = sweep.measure_call_costs(arrays, budget_s=0.01)
     assert costs["call_seconds"] > 0 and costs["gil_seconds"] >= 0
-    points = hierarchy.run_sweep(arrays, [16, 256, 4096], budget_s=0.01)
+    points = sweep.run_sweep(arrays, [16, 256, 4096], budget_s=0.01)
     assert [p["working_set_bytes"] for p in points] == [192, 3072, 49152]
     assert all(p["seconds"] > 0 and p["batches"] >= 3 for p in points)
-    threads = hierarchy.measure_threads(arrays, 4096, threads=2, repeat=2)
+    threads = sweep.measure_threads(arrays, 4096, threads=2, repeat=2)
     assert threads["threads"] == 2
     assert threads["one_thread_bytes_per_s"] > 0 and threads["all_thread_bytes_per_s"] > 0
-    single = hierarchy.measure_threads(arrays, 4096, threads=1, repeat=2)
+    single = sweep.measure_threads(arrays, 4096, threads=1, repeat=2)
     assert single["all_thread_bytes_per_s"] is None
 
 
@@ -328,13 +329,13 @@ def is_png(path: Path) -> bool:
 
 def test_figures_are_written(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    from common import hierarchy_figures
+    from common.plots import hierarchy as hierarchy_plots
 
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=1)
     measured = [b * min(1.0, s / (64 * KIB)) for s, b in zip(sizes, bws, strict=True)]
     corrected = [None if s < 8 * KIB else b for s, b in zip(sizes, bws, strict=True)]
     plateaus = hierarchy.plateaus_known(sizes, corrected, FOUR_LEVELS)
-    sweep = hierarchy_figures.bandwidth_sweep_figure(
+    sweep = hierarchy_plots.bandwidth_sweep_figure(
         tmp_path / "sweep.png",
         sizes,
         measured,
@@ -344,7 +345,7 @@ def test_figures_are_written(tmp_path: Path) -> None:
         call_cost_limit=256 * KIB,
     )
     assert is_png(Path(sweep))
-    roof = hierarchy_figures.hierarchical_roofline_figure(
+    roof = hierarchy_plots.hierarchical_roofline_figure(
         tmp_path / "sub" / "roofline.png",
         [(p.name, p.bytes_per_s) for p in plateaus],
         150 * GB,

@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from common.console import fmt_ratio
 from common.hw_specs import (
     A100,
     B200,
@@ -23,6 +22,7 @@ from common.hw_specs import (
     flops,
     get_chip,
 )
+from common.present.console import fmt_ratio
 
 # ---------------------------------------------------------------------------
 # The figures of NUMBERS.md's hardware table (dense peaks, one-way links)

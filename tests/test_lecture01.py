@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import lecture_path, run_lecture
 
-from common import machine, probe_ops, results
+from common.files import results
+from common.formulas import numpy_ops
+from common.measure import machine
 
 OPERATIONS = [
     "add",
@@ -21,8 +23,8 @@ OPERATIONS = [
     "add+relu 1 expr",
     "LayerNorm",
     "attention naive",
-    f"GEMM M={probe_ops.GEMM_SKINNY_M}",
-    f"GEMM M={probe_ops.GEMM_WIDE_M}",
+    f"GEMM M={numpy_ops.GEMM_SKINNY_M}",
+    f"GEMM M={numpy_ops.GEMM_WIDE_M}",
     "GEMM square",
 ]
 ROW_KEYS = {
@@ -191,7 +193,7 @@ def test_printed_prediction_is_the_larger_time(run: Run) -> None:
 def test_flags_are_exactly_the_rows_above_110_percent(run: Run) -> None:
     rows = run.probe["operations"]
     flagged = {r["name"] for r in rows if r["flag"] is not None}
-    assert flagged == {r["name"] for r in rows if r["fraction_of_bound"] > probe_ops.ABOVE_ROOF}
+    assert flagged == {r["name"] for r in rows if r["fraction_of_bound"] > numpy_ops.ABOVE_ROOF}
     printed = {r["operation"]: r["% of bound"] for r in run.table(TIMING_TABLE)}
     for r in rows:
         if r["name"] in flagged:

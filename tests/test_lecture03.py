@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import run_lecture
 
-from common import ledger, results
+from common.files import results
+from common.formulas import ledger
+from common.tables import assumptions
 
 CALIBRATION = {  # a stated calibration, so predictions can be checked exactly
     "bandwidth_bytes_per_s": 2.0e10,
@@ -88,7 +90,7 @@ def test_largest_batches_are_derived(run: tuple[str, dict, float]) -> None:
     assert rows["4%"][0] == "24"
     # the batch found fits and one more does not
     for key in ("30%", "4%"):
-        assert float(rows[key][1]) <= ledger.ARTICLE_BUDGET_GIB < float(rows[key][2])
+        assert float(rows[key][1]) <= assumptions.ARTICLE_BUDGET_GIB < float(rows[key][2])
     assert "largest decode batch: 23 at 30% overhead, 30 at 4% (prefill: 18 and 24)" in run[0]
 
 

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from conftest import run_lecture
 
-from common import ledger, plotting, results
-from common.roofline import lower_bound_time, matmul_counts
+from common.files import results
+from common.formulas import ledger
+from common.formulas.roofline import lower_bound_time, matmul_counts
+from common.plots import style
 
 NAMES = ("local_roofline.png", "batch_sweep.png", "memory_ledger.png", "speedup_2x.png")
 CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.5e11, "ridge_point": 7.5}
@@ -112,7 +114,7 @@ def test_four_figures(tmp_path: Path) -> None:
     assert sorted(p.name for p in outdir.iterdir()) == sorted(NAMES)  # no temporary files left
     for name in NAMES:
         width, height = png_size(outdir / name)
-        assert 0 < width <= plotting.MAX_WIDTH_IN * plotting.DPI + 1, name
+        assert 0 < width <= style.MAX_WIDTH_IN * style.DPI + 1, name
         assert height > 100
     assert "skipped" not in proc.stdout
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, lecture_path, run_lecture
 
-from common import results
+from common.files import results
 
 HEADER = re.compile(r"^=+$")
 

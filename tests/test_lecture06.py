@@ -10,7 +10,7 @@ import pytest
 from conftest import run_lecture
 
 from common.hw_specs import B200, H100, H200
-from common.models import LLAMA_3_8B, LLAMA_3_70B
+from common.tables.models import LLAMA_3_8B, LLAMA_3_70B
 
 LECTURE = "06"
 

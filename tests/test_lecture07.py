@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, lecture_path, run_lecture
 
-from common import caches, machine, results
+from common.files import results
+from common.measure import caches, machine
 
 LEVELS_HERE = [name for name, _ in caches.data_levels(caches.read_caches())]
 
@@ -158,7 +159,7 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
     script = lecture_path("07")
     code = (
         "import runpy, sys\n"
-        "from common import caches\n"
+        "from common.measure import caches\n"
         "caches.read_caches_with_source = lambda: ([], '')\n"
         f"sys.argv = [{str(script)!r}, '--quick', '--results', {str(results_path)!r}]\n"
         f"runpy.run_path({str(script)!r}, run_name='__main__')\n"

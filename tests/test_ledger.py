@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from common import hw_specs, ledger
-from common.ledger import (
-    ARTICLE_7B,
+from common import hw_specs
+from common.formulas import ledger
+from common.formulas.ledger import (
     attention_counts,
-    crossover,
     elementwise_counts,
     kv_bytes_per_token,
     largest_batch_that_fits,
@@ -18,13 +17,16 @@ from common.ledger import (
     softmax_counts,
     sweep_anomalies,
 )
-from common.roofline import gemm_counts, lower_bound_time, matmul_counts, speedup_2x
+from common.formulas.roofline import gemm_counts, lower_bound_time, matmul_counts, speedup_2x
+from common.formulas.thresholds import crossover
+from common.tables import assumptions
+from common.tables.assumptions import ARTICLE_7B
 
 GIB, KIB = 2**30, 2**10
 A100_PEAK = hw_specs.A100.peak_flops("bf16")
 A100_BW = hw_specs.A100.mem_bw
 A100_RIDGE = A100_PEAK / A100_BW
-BUDGET = ledger.ARTICLE_BUDGET_GIB * GIB
+BUDGET = assumptions.ARTICLE_BUDGET_GIB * GIB
 
 
 def ratio_to_ridge(counts: tuple[float, float]) -> float:

@@ -11,7 +11,9 @@ import math
 
 import pytest
 
-from common import caches, measure, probe_ops, roofline
+from common.formulas import numpy_ops, roofline
+from common.measure import caches, roofs
+from common.present import explain
 
 MiB = 2**20
 GiB = 2**30
@@ -20,7 +22,7 @@ GiB = 2**30
 @pytest.fixture(scope="module")
 def quick_calibration() -> dict:
     """One quick calibration of this machine, shared by the tests below."""
-    return measure.calibrate(quick=True)
+    return roofs.calibrate(quick=True)
 
 
 def _fake_machine(monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | None) -> None:
@@ -56,9 +58,9 @@ def test_calibration_is_physically_sensible(quick_calibration: dict) -> None:
     c = quick_calibration
     assert c["quick"] is True
     assert c["bandwidth_threads"] == 1
-    assert c["matmul_n"] in measure.MATMUL_SIZES
-    assert c["bandwidth_samples"] >= measure.QUICK_BUDGET["bandwidth_min_repeat"]
-    assert c["matmul_samples"] >= measure.QUICK_BUDGET["matmul_min_repeat"]
+    assert c["matmul_n"] in roofs.MATMUL_SIZES
+    assert c["bandwidth_samples"] >= roofs.QUICK_BUDGET["bandwidth_min_repeat"]
+    assert c["matmul_samples"] >= roofs.QUICK_BUDGET["matmul_min_repeat"]
     # the best call is at least as fast as the median call
     assert c["bandwidth_bytes_per_s"] >= c["bandwidth_median_bytes_per_s"]
     # between 100 MB/s and 100 TB/s; between 100 MFLOP/s and 10 PFLOP/s
@@ -70,12 +72,12 @@ def test_calibration_is_physically_sensible(quick_calibration: dict) -> None:
 
 def test_calibration_working_set_follows_the_rule(quick_calibration: dict) -> None:
     ws = quick_calibration["bandwidth_working_set_bytes"]
-    expected = measure.bandwidth_working_set_bytes()
+    expected = roofs.bandwidth_working_set_bytes()
     # n = expected // 12 elements per vector, so at most 11 bytes are lost to rounding
-    assert expected - 3 * measure.FP32 < ws <= expected
+    assert expected - 3 * roofs.FP32 < ws <= expected
     llc = quick_calibration["llc_bytes"]
-    cap = measure.memory_cap_bytes()
-    assert ws >= measure.LLC_MULTIPLE * llc - 12 or (cap is not None and ws >= cap - 12)
+    cap = roofs.memory_cap_bytes()
+    assert ws >= roofs.LLC_MULTIPLE * llc - 12 or (cap is not None and ws >= cap - 12)
 
 
 # ---------------------------------------------------------------------------
@@ -86,62 +88,62 @@ def test_calibration_working_set_follows_the_rule(quick_calibration: dict) -> No
     [
         (64 * MiB, 100 * GiB, 8 * 64 * MiB),  # 8x the LLC
         (128 * MiB, 100 * GiB, 8 * 128 * MiB),
-        (1 * MiB, 100 * GiB, measure.MIN_BANDWIDTH_SET_BYTES),  # floor for a small LLC
-        (None, 100 * GiB, 8 * measure.FALLBACK_LLC_BYTES),  # unknown LLC: stated fallback
+        (1 * MiB, 100 * GiB, roofs.MIN_BANDWIDTH_SET_BYTES),  # floor for a small LLC
+        (None, 100 * GiB, 8 * roofs.FALLBACK_LLC_BYTES),  # unknown LLC: stated fallback
         (64 * MiB, 1 * GiB, GiB // 4),  # capped at a quarter of free memory
         (64 * MiB, None, 8 * 64 * MiB),  # unknown free memory: no cap
-        (64 * MiB, 4096, measure.MIN_WORKING_SET_BYTES),  # absurdly little memory
+        (64 * MiB, 4096, roofs.MIN_WORKING_SET_BYTES),  # absurdly little memory
     ],
 )
 def test_bandwidth_working_set_rules(
     monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | None, expected: int
 ) -> None:
     _fake_machine(monkeypatch, llc, free)
-    assert measure.bandwidth_working_set_bytes() == expected
+    assert roofs.bandwidth_working_set_bytes() == expected
 
 
 def test_working_set_is_at_least_8x_llc_when_memory_allows(monkeypatch: pytest.MonkeyPatch) -> None:
     for llc_mib in (2, 8, 32, 96, 256):
         _fake_machine(monkeypatch, llc_mib * MiB, 512 * GiB)
-        ws = measure.bandwidth_working_set_bytes()
-        assert ws >= measure.LLC_MULTIPLE * llc_mib * MiB
-        assert ws <= 512 * GiB * measure.MAX_FRACTION_OF_FREE_MEMORY
+        ws = roofs.bandwidth_working_set_bytes()
+        assert ws >= roofs.LLC_MULTIPLE * llc_mib * MiB
+        assert ws <= 512 * GiB * roofs.MAX_FRACTION_OF_FREE_MEMORY
 
 
 def test_llc_fallback_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_machine(monkeypatch, None, GiB)
-    assert measure.llc_bytes() == (measure.FALLBACK_LLC_BYTES, False)
+    assert roofs.llc_bytes() == (roofs.FALLBACK_LLC_BYTES, False)
     _fake_machine(monkeypatch, 16 * MiB, GiB)
-    assert measure.llc_bytes() == (16 * MiB, True)
-    assert measure.memory_cap_bytes() == GiB // 4
+    assert roofs.llc_bytes() == (16 * MiB, True)
+    assert roofs.memory_cap_bytes() == GiB // 4
 
 
 def test_measure_bandwidth_uses_the_given_working_set() -> None:
-    bw = measure.measure_bandwidth(working_set_bytes=12 * MiB, repeat=3)
+    bw = roofs.measure_bandwidth(working_set_bytes=12 * MiB, repeat=3)
     assert bw["working_set_bytes"] == 12 * MiB
     assert bw["threads"] == 1 and bw["samples"] >= 3
     assert bw["bytes_per_s"] == pytest.approx(bw["working_set_bytes"] / bw["seconds"])
 
 
 def test_matmul_size_respects_memory_cap() -> None:
-    smallest = measure.MATMUL_SIZES[0]
-    assert measure.matmul_size_for(call_s=100.0, max_bytes=3 * 4 * smallest**2) == smallest
-    assert measure.matmul_size_for(call_s=0.0) == smallest  # any call is long enough
+    smallest = roofs.MATMUL_SIZES[0]
+    assert roofs.matmul_size_for(call_s=100.0, max_bytes=3 * 4 * smallest**2) == smallest
+    assert roofs.matmul_size_for(call_s=0.0) == smallest  # any call is long enough
 
 
 def test_measure_matmul_reports_threads() -> None:
-    mm = measure.measure_matmul(n=256, repeat=2, threads=1)
+    mm = roofs.measure_matmul(n=256, repeat=2, threads=1)
     assert mm["n"] == 256 and mm["threads"] == 1
     assert mm["flops_per_s"] == pytest.approx(2 * 256**3 / mm["seconds"])
 
 
 def test_time_samples_repeat_and_budget() -> None:
     calls = []
-    durations = measure.time_samples(lambda: calls.append(1), repeat=4, warmup=2)
+    durations = roofs.time_samples(lambda: calls.append(1), repeat=4, warmup=2)
     assert len(durations) == 4 and len(calls) == 6
-    durations = measure.time_samples(lambda: None, repeat=1, budget_s=0.02, max_repeat=50)
+    durations = roofs.time_samples(lambda: None, repeat=1, budget_s=0.02, max_repeat=50)
     assert 1 <= len(durations) <= 50
-    assert measure.best_time(lambda: None, repeat=3) == pytest.approx(0.0, abs=0.01)
+    assert roofs.best_time(lambda: None, repeat=3) == pytest.approx(0.0, abs=0.01)
 
 
 # ---------------------------------------------------------------------------
@@ -149,38 +151,38 @@ def test_time_samples_repeat_and_budget() -> None:
 # ---------------------------------------------------------------------------
 def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     ws = 256 * MiB
-    n = probe_ops.elementwise_n(ws)
+    n = numpy_ops.elementwise_n(ws)
     assert 3 * 4 * n <= ws < 3 * 4 * (n + 1)
-    rows, d = probe_ops.layernorm_shape(ws)
-    assert d == probe_ops.HIDDEN and rows % probe_ops.ROW_STEP == 0
-    assert 3 * 4 * rows * d <= ws < 3 * 4 * (rows + probe_ops.ROW_STEP) * d
+    rows, d = numpy_ops.layernorm_shape(ws)
+    assert d == numpy_ops.HIDDEN and rows % numpy_ops.ROW_STEP == 0
+    assert 3 * 4 * rows * d <= ws < 3 * 4 * (rows + numpy_ops.ROW_STEP) * d
 
 
 @pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
 def test_attention_and_gemm_arrays_exceed_twice_the_llc(llc_mib: int) -> None:
     llc = llc_mib * MiB
-    seq = probe_ops.attention_seq_len(llc)
-    assert seq % probe_ops.SEQ_STEP == 0
+    seq = numpy_ops.attention_seq_len(llc)
+    assert seq % numpy_ops.SEQ_STEP == 0
     assert 4 * seq * seq >= 2 * llc
-    assert seq == probe_ops.SEQ_STEP or 4 * (seq - probe_ops.SEQ_STEP) ** 2 < 2 * llc
-    k = probe_ops.gemm_width(llc)
-    assert k >= probe_ops.HIDDEN and 4 * k * k >= 2 * llc
+    assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
+    k = numpy_ops.gemm_width(llc)
+    assert k >= numpy_ops.HIDDEN and 4 * k * k >= 2 * llc
 
 
 def test_article_sizes_on_a_32_mib_cache() -> None:
-    assert probe_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
-    assert probe_ops.gemm_width(32 * MiB) == 4096  # the article's K = N
+    assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
+    assert numpy_ops.gemm_width(32 * MiB) == 4096  # the article's K = N
 
 
 def test_sizes_respect_the_memory_cap() -> None:
-    assert 4 * probe_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
-    assert 4 * probe_ops.gemm_width(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
+    assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
+    assert 4 * numpy_ops.gemm_width(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
 
 
 def test_same_flops_matmul_size() -> None:
-    n = probe_ops.elementwise_n(256 * MiB)
-    m = probe_ops.same_flops_matmul_size(n)
-    assert m % probe_ops.SAME_FLOPS_STEP == 0
+    n = numpy_ops.elementwise_n(256 * MiB)
+    m = numpy_ops.same_flops_matmul_size(n)
+    assert m % numpy_ops.SAME_FLOPS_STEP == 0
     assert 2 * m**3 == pytest.approx(n, rel=0.25)
 
 
@@ -189,32 +191,32 @@ def test_same_flops_matmul_size() -> None:
 # ---------------------------------------------------------------------------
 def test_elementwise_ledgers_count_passes() -> None:
     n = 1000
-    assert probe_ops.add_counts(n) == (n, 12 * n)
-    assert probe_ops.add_relu_two_pass_counts(n) == (2 * n, 20 * n)
-    assert probe_ops.add_relu_one_expr_counts(n) == (2 * n, 24 * n)
-    f, d = probe_ops.add_counts(n)
+    assert numpy_ops.add_counts(n) == (n, 12 * n)
+    assert numpy_ops.add_relu_two_pass_counts(n) == (2 * n, 20 * n)
+    assert numpy_ops.add_relu_one_expr_counts(n) == (2 * n, 24 * n)
+    f, d = numpy_ops.add_counts(n)
     assert f / d == pytest.approx(1 / 12)  # I = 1 / (3 b) with b = 4
 
 
 def test_layernorm_and_attention_ledgers_match_the_article() -> None:
-    f, d = probe_ops.layernorm_counts(4096, 3072)
+    f, d = numpy_ops.layernorm_numpy_counts(4096, 3072)
     assert f == 6 * 4096 * 3072 and d == 10 * 4 * 4096 * 3072
-    f, d = probe_ops.attention_naive_counts(4096, 128)
+    f, d = numpy_ops.attention_naive_counts(4096, 128)
     assert round(f / 1e9, 2) == 8.67  # the article's F = 4 N^2 Dh + 5 N^2
     assert d == 4 * (10 * 4096**2 + 4 * 4096 * 128)
-    f_mm, d_mm = probe_ops.attention_matmul_counts(4096, 128)
-    f_sm, d_sm = probe_ops.attention_softmax_counts(4096)
+    f_mm, d_mm = numpy_ops.attention_matmul_counts(4096, 128)
+    f_sm, d_sm = numpy_ops.attention_softmax_counts(4096)
     assert f_mm + f_sm == f and d_mm + d_sm == d  # the two phases make up the whole
 
 
 def test_gemm_ledger_is_fp32_gemm_counts() -> None:
-    assert probe_ops.gemm_counts(512, 4096, 4096) == roofline.gemm_counts(512, 4096, 4096, 4)
+    assert numpy_ops.gemm_fp32_counts(512, 4096, 4096) == roofline.gemm_counts(512, 4096, 4096, 4)
 
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, True, None])
 def test_ledgers_reject_bad_sizes(bad: object) -> None:
     with pytest.raises(ValueError, match="positive integer"):
-        probe_ops.add_counts(bad)  # type: ignore[arg-type]
+        numpy_ops.add_counts(bad)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------
@@ -223,7 +225,7 @@ def test_ledgers_reject_bad_sizes(bad: object) -> None:
 def _row(t_meas: float, **kw: object) -> dict:
     args = {"working_set_bytes": 1e9, "threads": 1}
     args.update(kw)
-    return probe_ops.roofline_row("op", 1e9, 4e9, t_meas, 1e11, 1e10, **args)
+    return numpy_ops.roofline_row("op", 1e9, 4e9, t_meas, 1e11, 1e10, **args)
 
 
 def test_roofline_row_is_consistent() -> None:
@@ -245,14 +247,14 @@ def test_flag_only_above_110_percent() -> None:
 def test_above_roof_reasons() -> None:
     llc = 32 * MiB
     cached = _row(0.1, working_set_bytes=16 * MiB, threads=2)
-    reasons = probe_ops.above_roof_reasons(cached, llc, 1)
+    reasons = explain.above_roof_reasons(cached, llc, 1)
     assert "cache" in reasons[0]
     assert any("2 threads" in r for r in reasons)
     assert any("over-counted" in r for r in reasons) and any("noise" in r for r in reasons)
     streaming = _row(0.1, working_set_bytes=1e9, threads=1)
-    reasons = probe_ops.above_roof_reasons(streaming, llc, 1)
+    reasons = explain.above_roof_reasons(streaming, llc, 1)
     assert not any("cache" in r for r in reasons[:1])
     assert not any("threads" in r for r in reasons)
     assert not any("calibration" in r for r in reasons)
     twin = _row(0.1, working_set_bytes=1e9, threads=1, same_as_calibration=True)
-    assert "calibration's own operation" in probe_ops.above_roof_reasons(twin, llc, 1)[0]
+    assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]

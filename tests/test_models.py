@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from common import models
-from common.models import (
+from common.tables import models
+from common.tables.models import (
     LLAMA_2_7B,
     LLAMA_3_8B,
     LLAMA_3_70B,

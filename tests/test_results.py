@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import run_lecture
 
-from common import fileio, machine, measure, results
+from common.files import atomic, results
+from common.measure import machine, roofs
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 
@@ -92,7 +93,7 @@ def test_interrupted_write_keeps_the_old_file(
     old = _write_old_file(results_file, this_machine)
 
     def half_then_ctrl_c(path: os.PathLike[str], text: str) -> Path:
-        with fileio.atomic_output(path, "w") as handle:
+        with atomic.atomic_output(path, "w") as handle:
             handle.write(text[: len(text) // 2])
             handle.flush()
             raise KeyboardInterrupt  # as if the student pressed Ctrl-C mid-write
@@ -114,7 +115,7 @@ def test_failed_rename_keeps_the_old_file(
     def no_replace(src: str, dst: str) -> None:
         raise OSError("disk full (simulated)")
 
-    monkeypatch.setattr(fileio.os, "replace", no_replace)
+    monkeypatch.setattr(atomic.os, "replace", no_replace)
     with pytest.raises(OSError, match="simulated"):
         results.save_section("probe", {"calibration": {}}, results_file, this_machine=this_machine)
     monkeypatch.undo()
@@ -175,8 +176,8 @@ def test_load_or_calibrate_falls_back(
     kind: str, results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _make_bad_file(kind, results_file, this_machine)
-    monkeypatch.setattr(measure, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
-    calib, note = measure.load_or_calibrate(results_file)
+    monkeypatch.setattr(roofs, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
+    calib, note = roofs.load_or_calibrate(results_file)
     assert calib == FAKE_CALIBRATION
     assert BAD_KINDS[kind] in note and "quick calibration" in note and "\n" not in note
 
@@ -195,8 +196,8 @@ def test_load_or_calibrate_rejects_a_bad_probe_section(
     probe: dict, results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     results.save_section("probe", probe, results_file, this_machine=this_machine)
-    monkeypatch.setattr(measure, "calibrate", lambda quick=False: {"fresh": True})
-    calib, note = measure.load_or_calibrate(results_file)
+    monkeypatch.setattr(roofs, "calibrate", lambda quick=False: {"fresh": True})
+    calib, note = roofs.load_or_calibrate(results_file)
     assert calib == {"fresh": True}
     assert "bad probe section" in note and "\n" not in note
 
@@ -209,8 +210,8 @@ def test_load_or_calibrate_uses_a_good_file(
     def must_not_measure(quick: bool = False) -> dict:
         raise AssertionError("a usable file must not trigger a calibration")
 
-    monkeypatch.setattr(measure, "calibrate", must_not_measure)
-    calib, note = measure.load_or_calibrate(results_file)
+    monkeypatch.setattr(roofs, "calibrate", must_not_measure)
+    calib, note = roofs.load_or_calibrate(results_file)
     assert calib == _probe_payload()["calibration"]
     assert "lecture 01" in note and str(results_file) in note
 

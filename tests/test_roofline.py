@@ -7,10 +7,7 @@ import random
 
 import pytest
 
-from common import plotting, roofline
-from common.hw_specs import B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
-from common.roofline import (
-    ascii_roofline,
+from common.formulas.roofline import (
     attainable_flops,
     batched_matvec_counts,
     bound_of,
@@ -22,13 +19,16 @@ from common.roofline import (
     matmul_counts,
     network_critical_dim,
     ridge_point,
-    save_roofline_png,
     sharded_matmul_two_chips,
     speedup_2x,
     speedup_2x_at_ratio,
     tiled_matmul_bytes,
     time_bounds,
 )
+from common.hw_specs import B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
+from common.plots import roofline as plots_roofline
+from common.plots.roofline import save_roofline_png
+from common.present.charts import ascii_roofline
 
 D = F = 8192
 
@@ -338,7 +338,7 @@ def test_ascii_roofline_rejects_bad_ranges() -> None:
 
 
 def test_png_is_skipped_cleanly_without_matplotlib(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(plotting, "matplotlib_available", lambda: False)
+    monkeypatch.setattr(plots_roofline, "matplotlib_available", lambda: False)
     target = tmp_path / "r.png"
     result = save_roofline_png(str(target), [("H100", 989e12, 3.35e12)], [("x", 1.0, 3.35e12)])
     assert not result
@@ -348,7 +348,7 @@ def test_png_is_skipped_cleanly_without_matplotlib(tmp_path, monkeypatch) -> Non
 
 def test_png_validates_curves_first(tmp_path) -> None:
     with pytest.raises(ValueError, match="H100 peak FLOP/s"):
-        roofline.save_roofline_png(str(tmp_path / "r.png"), [("H100", 0, 1)], [])
+        save_roofline_png(str(tmp_path / "r.png"), [("H100", 0, 1)], [])
 
 
 def test_png_is_written_with_matplotlib(tmp_path) -> None:

@@ -13,10 +13,9 @@ import math
 
 import pytest
 
-from common import ledger, roofline
-from common.hw_specs import B200, CHIPS, H100, H200
-from common.models import LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B, MODELS, Model, with_full_mha
-from common.transformer import (
+from common.formulas import ledger, roofline
+from common.formulas.transformer import (
+    Deployment,
     DTypes,
     Op,
     batch_grid,
@@ -36,6 +35,8 @@ from common.transformer import (
     tpot_lower_bound,
     ttft_lower_bound,
 )
+from common.hw_specs import B200, CHIPS, H100, H200
+from common.tables.models import LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B, MODELS, Model, with_full_mha
 
 ALL_MODELS = list(MODELS.values())
 KIB, GIB = 2**10, 2**30
@@ -200,17 +201,17 @@ def test_decode_at_batch_1_is_weight_reads(m: Model, chip, dt: DTypes) -> None:
     kv = 2 * m.n_layers * m.n_kv_heads * m.d_head * dt.kv_bytes * (S + 1)  # read S, write 1
     # Generous activation allowance: a dozen vectors of d and d_ff per layer, and the logits.
     act = (m.n_layers * 12 * (m.d_model + m.d_ff) + 2 * m.vocab_size) * dt.act_bytes
-    t = tpot_lower_bound(m, chip, "bf16", 1, S, dt)
+    t = tpot_lower_bound(Deployment(m, chip, "bf16", dt), 1, S)
     assert w / chip.mem_bw <= t <= (w + kv + act) / chip.mem_bw
 
 
 def test_h200_speeds_decode_by_its_bandwidth_but_not_prefill() -> None:
     bw_ratio = H200.mem_bw / H100.mem_bw
-    decode = tpot_lower_bound(LLAMA_3_8B, H100, "bf16", 1, 4096) / tpot_lower_bound(
-        LLAMA_3_8B, H200, "bf16", 1, 4096
+    decode = tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "bf16"), 1, 4096) / tpot_lower_bound(
+        Deployment(LLAMA_3_8B, H200, "bf16"), 1, 4096
     )
-    prefill = ttft_lower_bound(LLAMA_3_8B, H100, "bf16", 1, 4096) / ttft_lower_bound(
-        LLAMA_3_8B, H200, "bf16", 1, 4096
+    prefill = ttft_lower_bound(Deployment(LLAMA_3_8B, H100, "bf16"), 1, 4096) / ttft_lower_bound(
+        Deployment(LLAMA_3_8B, H200, "bf16"), 1, 4096
     )
     assert decode == pytest.approx(bw_ratio, rel=1e-4)  # softmax moves no bytes
     assert prefill < 1.1
@@ -242,12 +243,12 @@ def test_weight_only_quantization() -> None:
     bf16, int4 = DTypes(), DTypes(weights="int4")
     m, S = LLAMA_3_8B, 4096
     # Prefill is compute-bound at bf16 compute: int4 storage hardly moves it.
-    assert ttft_lower_bound(m, H100, "bf16", 1, S, int4) == pytest.approx(
-        ttft_lower_bound(m, H100, "bf16", 1, S, bf16), rel=0.01
+    assert ttft_lower_bound(Deployment(m, H100, "bf16", int4), 1, S) == pytest.approx(
+        ttft_lower_bound(Deployment(m, H100, "bf16", bf16), 1, S), rel=0.01
     )
     # Decode at batch 1 gains almost the full 4x, held back only by the KV cache.
-    gain = tpot_lower_bound(m, H100, "bf16", 1, S, bf16) / tpot_lower_bound(
-        m, H100, "bf16", 1, S, int4
+    gain = tpot_lower_bound(Deployment(m, H100, "bf16", bf16), 1, S) / tpot_lower_bound(
+        Deployment(m, H100, "bf16", int4), 1, S
     )
     assert 3 < gain < 4
     # The KV cache and the attention traffic do not change.
@@ -260,10 +261,12 @@ def test_weight_only_quantization() -> None:
 
 
 def test_throughput_curve_rises_with_batch() -> None:
-    curve = decode_throughput_curve(LLAMA_3_8B, H100, "bf16", 4096, [1, 2, 8, 32, 105])
+    curve = decode_throughput_curve(Deployment(LLAMA_3_8B, H100, "bf16"), 4096, [1, 2, 8, 32, 105])
     tps = [t for _, t in curve]
     assert all(b > a for a, b in itertools.pairwise(tps))
-    assert tps[0] == pytest.approx(1 / tpot_lower_bound(LLAMA_3_8B, H100, "bf16", 1, 4096))
+    assert tps[0] == pytest.approx(
+        1 / tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "bf16"), 1, 4096)
+    )
     # Never above bandwidth / KV bytes per sequence per step.
     ceiling = H100.mem_bw / (kv_cache_bytes_per_token(LLAMA_3_8B, 2) * 4096)
     assert max(tps) < ceiling
@@ -351,7 +354,7 @@ def test_bad_inputs_raise_value_error() -> None:
     with pytest.raises(ValueError, match="phase"):
         model_memory_ledger(LLAMA_3_8B, 1, 128, phase="training")
     with pytest.raises(ValueError, match="has no 'nvfp4' peak"):
-        tpot_lower_bound(LLAMA_3_8B, H100, "nvfp4", 1, 128)
+        tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "nvfp4"), 1, 128)
     with pytest.raises(ValueError, match="ridge"):
         decode_critical_batch(LLAMA_3_8B, -1)
     with pytest.raises(ValueError, match="context"):

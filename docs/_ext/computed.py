@@ -5,8 +5,9 @@ Prose never types a derived number. It writes, for example::
     The A100 ridge point is :computed:`f"{A100.ridge_point('bf16'):.1f}"` FLOP/byte.
 
 and the build evaluates the Python expression in a namespace that holds the public
-names of ``common.hw_specs``, ``common.roofline``, ``common.ledger`` and
-``common.console`` (plus ``math``), then inserts the resulting text. Edit a figure in
+names of ``common.hw_specs``, ``common.formulas.roofline``, ``common.formulas.ledger``,
+``common.formulas.thresholds``, ``common.tables.assumptions``, ``common.tables.units`` and
+``common.present.console`` (plus ``math``), then inserts the resulting text. Edit a figure in
 ``common/hw_specs.py``, rebuild, and the page follows.
 
 The expression must give a ``str`` or an ``int``: a float is refused so that every
@@ -31,9 +32,12 @@ from sphinx.errors import SphinxError
 #: Modules whose public names the expressions can use.
 NAMESPACE_MODULES: tuple[str, ...] = (
     "common.hw_specs",
-    "common.roofline",
-    "common.ledger",
-    "common.console",
+    "common.formulas.roofline",
+    "common.formulas.ledger",
+    "common.formulas.thresholds",
+    "common.tables.assumptions",
+    "common.tables.units",
+    "common.present.console",
 )
 
 

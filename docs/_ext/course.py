@@ -254,10 +254,15 @@ class ExerciseDirective(SphinxDirective):
 # ---------------------------------------------------------------------------
 # API of the common package
 # ---------------------------------------------------------------------------
+#: Modules that only re-export names documented in their home module.
+REEXPORTS = ("common.console", "common.roofline", "common.exercises.__main__")
+
+
 def common_modules() -> list[str]:
-    """Every module of the ``common`` package, sorted by name."""
+    """Every module of the ``common`` package and its subpackages, sorted by name."""
     package = importlib.import_module("common")
-    return sorted(f"common.{m.name}" for m in pkgutil.iter_modules(package.__path__))
+    found = pkgutil.walk_packages(package.__path__, prefix="common.")
+    return sorted(m.name for m in found if m.name not in REEXPORTS)
 
 
 class CommonApiDirective(SphinxDirective):

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from common.paths import FIGURES_DIR, default_results_path
+from common.files.paths import FIGURES_DIR, default_results_path
+from common.tables.assumptions import ARTICLE_BUDGET_GIB
 
 
 class LectureParser(argparse.ArgumentParser):
@@ -132,3 +133,14 @@ def _excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType
 def install_error_handler() -> None:
     """Report ValueError, OSError, ImportError and Ctrl-C as one line; Python still exits 1."""
     sys.excepthook = _excepthook
+
+
+def add_budget_flag(parser: argparse.ArgumentParser, what: str = "the ledger") -> None:
+    """--budget-gib GIB: the memory budget (default: the article's 78 GiB usable on 80 GB)."""
+    parser.add_argument(
+        "--budget-gib",
+        type=positive_float,
+        default=ARTICLE_BUDGET_GIB,
+        metavar="GIB",
+        help=f"memory budget for {what}, in GiB (default: {ARTICLE_BUDGET_GIB:g})",
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 FIGURES_DIR = REPO_ROOT / "figures"
 RESULTS_DIR = REPO_ROOT / "results"
 RESULTS_ENV = "ROOFLINE_RESULTS"  # overrides the results file (the docs build uses it)

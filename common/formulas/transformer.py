@@ -18,8 +18,8 @@ Conventions (the same as ``common.roofline`` and ``common.ledger``):
 * attention bytes come in two variants: ``materialized`` writes the score matrix
   to HBM and reads it back (the full T x S rectangle, masked entries included),
   while the default minimum-traffic (flash-style) kernel moves only Q, K, V and O;
-* RMSNorm is counted as 4 FLOP per element, SiLU as 4 (exp, add, divide, multiply)
-  plus 1 for the gate product, softmax as 5 (the article's count); rotary
+* per-element FLOP counts (RMSNorm, SiLU, the gate product, softmax) come from
+  ``common.tables.op_counts``; rotary
   embeddings (a few FLOP per element of Q and K, fused into the projections in
   practice) and sampling are left out;
 * prefill applies the final norm and the LM head to the last position of each
@@ -35,25 +35,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from common import ledger, roofline
+from common.formulas import ledger, roofline
+from common.formulas.thresholds import linear_threshold, smallest_integer_reaching
+from common.formulas.validate import check_phase, positive, positive_int
 from common.hw_specs import Chip, bytes_per_elem
-from common.models import Model
-from common.validate import positive, positive_int
-
-RMSNORM_FLOPS_PER_ELEM = 4  # square, accumulate, scale by 1/rms, multiply by the gain
-SILU_FLOPS_PER_ELEM = 4  # x * sigmoid(x): exp, add, divide, multiply
-SOFTMAX_FLOPS_PER_ELEM = 5  # max, subtract, exp, sum, divide (the article's count)
-ACT_VECTORS_PER_TOKEN = 16  # article: about 128 KiB/token at d_model 4096 in fp16, i.e. 16 x d x 2
-OVERHEAD_RATE = 0.10  # runtime, workspace, fragmentation: 10% of the other three (an assumption)
+from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
+from common.tables.models import Model
+from common.tables.op_counts import (
+    GATE_FLOPS_PER_ELEM,
+    RMSNORM_FLOPS_PER_ELEM,
+    SILU_FLOPS_PER_ELEM,
+    SOFTMAX_FLOPS_PER_ELEM,
+)
 
 
 def _check_model(model: object) -> Model:
     """model itself if it is a Model; ValueError otherwise."""
     if not isinstance(model, Model):
-        raise ValueError(f"expected a Model from common.models, got {model!r}")
+        raise ValueError(f"expected a Model from common.tables.models, got {model!r}")
     return model
 
 
@@ -253,7 +255,7 @@ def layer_ops(
             Op(
                 "SiLU x up",
                 "elementwise",
-                (SILU_FLOPS_PER_ELEM + 1) * n * m.d_ff,
+                (SILU_FLOPS_PER_ELEM + GATE_FLOPS_PER_ELEM) * n * m.d_ff,
                 act_bytes=3 * n * m.d_ff * a,
             ),
         ]
@@ -400,43 +402,42 @@ def pass_time(pass_ledger: PassLedger, chip: Chip, precision: str) -> float:
     return sum(t.count * t.lower_s for t in op_times(pass_ledger, chip, precision))
 
 
-def ttft_lower_bound(
-    model: Model,
-    chip: Chip,
-    precision: str,
-    batch: int,
-    seq: int,
-    dtypes: DTypes | None = None,
-    materialized: bool = False,
-) -> float:
+@dataclass(frozen=True)
+class Deployment:
+    """What a whole-model time bound needs besides the workload: model, chip and precisions.
+
+    `precision` selects the chip's peak FLOP/s; `dtypes` the storage sizes of
+    weights, KV cache and activations; `materialized` the attention kernel.
+    """
+
+    model: Model
+    chip: Chip
+    precision: str = "bf16"
+    dtypes: DTypes = field(default_factory=DTypes)
+    materialized: bool = False
+
+    def __post_init__(self) -> None:
+        _check_model(self.model)
+        if not isinstance(self.chip, Chip):
+            raise ValueError(f"expected a Chip from common.hw_specs, got {self.chip!r}")
+        self.chip.peak_flops(self.precision)  # ValueError naming the precisions it has
+
+
+def ttft_lower_bound(setup: Deployment, batch: int, seq: int) -> float:
     """Time to first token >= prefill pass time for B prompts of S tokens, in seconds."""
-    return pass_time(prefill_ledger(model, batch, seq, dtypes, materialized), chip, precision)
+    prefill = prefill_ledger(setup.model, batch, seq, setup.dtypes, setup.materialized)
+    return pass_time(prefill, setup.chip, setup.precision)
 
 
-def tpot_lower_bound(
-    model: Model,
-    chip: Chip,
-    precision: str,
-    batch: int,
-    context: int,
-    dtypes: DTypes | None = None,
-    materialized: bool = False,
-) -> float:
+def tpot_lower_bound(setup: Deployment, batch: int, context: int) -> float:
     """Time per output token >= decode pass time at batch B and context S, in seconds."""
-    return pass_time(decode_ledger(model, batch, context, dtypes, materialized), chip, precision)
+    decode = decode_ledger(setup.model, batch, context, setup.dtypes, setup.materialized)
+    return pass_time(decode, setup.chip, setup.precision)
 
 
-def decode_tokens_per_s(
-    model: Model,
-    chip: Chip,
-    precision: str,
-    batch: int,
-    context: int,
-    dtypes: DTypes | None = None,
-    materialized: bool = False,
-) -> float:
+def decode_tokens_per_s(setup: Deployment, batch: int, context: int) -> float:
     """Decode throughput bound = B / TPOT, in tokens/s (every sequence gains one token a step)."""
-    return batch / tpot_lower_bound(model, chip, precision, batch, context, dtypes, materialized)
+    return batch / tpot_lower_bound(setup, batch, context)
 
 
 # ---------------------------------------------------------------------------
@@ -453,15 +454,14 @@ def model_memory_ledger(
     batch: int,
     context: int,
     dtypes: DTypes | None = None,
-    overhead_rate: float = OVERHEAD_RATE,
+    overhead_rate: float = LLM_OVERHEAD_RATE,
     phase: str = "decode",
 ) -> ledger.MemoryLedger:
     """N b_w + 2 B S L Hkv dh b_kv + T a + rho x (sum); T = B in decode, B S in prefill."""
     m = _check_model(model)
     dt = dtypes or DTypes()
     B, S = positive_int(batch, "batch"), check_context(m, context)
-    if phase not in ("decode", "prefill"):
-        raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
+    check_phase(phase, ledger.PHASES)
     return ledger.memory_ledger(
         n_params=parameter_count(m),
         weight_bytes=dt.w_bytes,
@@ -481,7 +481,7 @@ def largest_batch(
     chip: Chip,
     context: int,
     dtypes: DTypes | None = None,
-    overhead_rate: float = OVERHEAD_RATE,
+    overhead_rate: float = LLM_OVERHEAD_RATE,
     phase: str = "decode",
 ) -> int:
     """Largest B whose memory ledger fits the chip's capacity at context S; 0 if none."""
@@ -546,19 +546,9 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
     A = sum(s.count * (s.D * s.x_bytes + s.F * s.out_bytes) for s in shapes)  # bytes per token
     Wb = sum(s.count * s.D * s.F * s.w_bytes for s in shapes)  # weight bytes, once per step
 
-    def reaches(b: int) -> bool:
-        return 2.0 * b * W >= r * (b * A + Wb)
-
-    # 2BW >= r (BA + Wb)  <=>  B (2W - rA) >= r Wb; intensity tends to 2W / A as B grows.
-    slope = 2.0 * W - r * A
-    if slope <= 0:
-        return None
-    b = max(1, math.ceil(r * Wb / slope))
-    while b > 1 and reaches(b - 1):  # guard against rounding in the closed form
-        b -= 1
-    while not reaches(b):
-        b += 1
-    return b
+    # Intensity 2BW / (BA + Wb) rises towards 2W / A as B grows.
+    solved = linear_threshold(2.0 * W, A, Wb, r)
+    return None if solved is None else smallest_integer_reaching(solved[1], solved[0])
 
 
 # ---------------------------------------------------------------------------
@@ -575,12 +565,7 @@ def batch_grid(hi: int, per_decade: int = 24) -> list[int]:
 
 
 def decode_throughput_curve(
-    model: Model,
-    chip: Chip,
-    precision: str,
-    context: int,
-    batches: Iterable[int],
-    dtypes: DTypes | None = None,
+    setup: Deployment, context: int, batches: Iterable[int]
 ) -> list[tuple[int, float]]:
     """(B, tokens/s bound) for each batch B: B / TPOT(B) on the chip."""
-    return [(b, decode_tokens_per_s(model, chip, precision, b, context, dtypes)) for b in batches]
+    return [(b, decode_tokens_per_s(setup, b, context)) for b in batches]

@@ -13,23 +13,24 @@ also measures matmul on one thread, so that a same-threads ridge can be shown.
 from __future__ import annotations
 
 import contextlib
-import math
 import statistics
-import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from common import caches, machine, results
-from common.paths import display_path
+from common.files.calibration import saved_calibration
+from common.hw_specs import bytes_per_elem
+from common.measure import caches, machine
+from common.measure.timing import best_time, time_samples
+from common.tables.units import MIB
 
-FP32 = 4  # bytes per float32 element: every measurement here runs in fp32
+FP32 = int(bytes_per_elem("fp32"))  # every measurement here runs in fp32
 
 # Working-set rules. A streaming test over 8x the last-level cache (LLC) finds at
 # most 1/8 of its data in cache, so it measures main memory, not the cache.
 LLC_MULTIPLE = 8
-FALLBACK_LLC_BYTES = 32 * 2**20  # assumed when the operating system does not report caches
-MIN_BANDWIDTH_SET_BYTES = 256 * 2**20  # floor, so a small or unknown LLC still gives a long stream
+FALLBACK_LLC_BYTES = 32 * MIB  # assumed when the operating system does not report caches
+MIN_BANDWIDTH_SET_BYTES = 256 * MIB  # floor, so a small or unknown LLC still gives a long stream
 MAX_FRACTION_OF_FREE_MEMORY = 0.25  # never take more than this share of available memory
 MIN_WORKING_SET_BYTES = 3 * FP32 * 1024  # the smallest test that still means something
 
@@ -60,34 +61,6 @@ QUICK_BUDGET = {
     "one_thread_s": 0.0,
     "rounds": 1,
 }
-
-
-def time_samples(
-    fn: Callable[[], object],
-    repeat: int = 5,
-    warmup: int = 1,
-    budget_s: float = 0.0,
-    max_repeat: int = 10_000,
-) -> list[float]:
-    """Durations (s) of timed calls: `repeat` at least, more while `budget_s` lasts."""
-    for _ in range(max(0, warmup)):
-        fn()
-    durations: list[float] = []
-    start = time.perf_counter()
-    while len(durations) < max(1, repeat) or (
-        time.perf_counter() - start < budget_s and len(durations) < max_repeat
-    ):
-        t0 = time.perf_counter()
-        fn()
-        durations.append(time.perf_counter() - t0)
-    return durations
-
-
-def best_time(
-    fn: Callable[[], object], repeat: int = 5, warmup: int = 1, budget_s: float = 0.0
-) -> float:
-    """Fastest of the timed calls (at least `repeat`, more while `budget_s` lasts), in seconds."""
-    return min(time_samples(fn, repeat=repeat, warmup=warmup, budget_s=budget_s))
 
 
 def llc_bytes() -> tuple[int, bool]:
@@ -289,20 +262,7 @@ def calibrate(quick: bool = False) -> dict[str, Any]:
 
 def load_or_calibrate(path: object = None) -> tuple[dict[str, Any], str]:
     """The probe's saved calibration, or a fresh quick one; returns (calibration, where from)."""
-    loaded = results.load_results(path)  # type: ignore[arg-type]
-    probe, reason = results.get_section(loaded, "probe")
-    if probe is not None:
-        try:
-            calib = probe["calibration"]
-            if not isinstance(calib, dict):
-                raise TypeError("calibration is not a JSON object")
-            bw = results.positive_number(calib, "bandwidth_bytes_per_s")
-            peak = results.positive_number(calib, "matmul_flops_per_s")
-            ridge = results.positive_number(calib, "ridge_point")
-            if not math.isclose(ridge, peak / bw, rel_tol=1e-6):
-                raise ValueError("ridge_point is not matmul_flops_per_s / bandwidth_bytes_per_s")
-            return calib, f"lecture 01's calibration from {display_path(loaded.path)}"
-        except (KeyError, TypeError, ValueError) as exc:
-            reason = f"results file {display_path(loaded.path)} has a bad probe section ({exc})"
-    calib = calibrate(quick=True)
-    return calib, f"{reason}; measured a quick calibration instead"
+    saved = saved_calibration(path)  # type: ignore[arg-type]
+    if saved.calibration is not None:
+        return saved.calibration, saved.source
+    return calibrate(quick=True), f"{saved.reason}; measured a quick calibration instead"

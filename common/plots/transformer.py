@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from common.plotting import (
+from common.plots.style import (
     ACCENT_COLOR,
     COMPUTE_COLOR,
     MEMORY_COLOR,

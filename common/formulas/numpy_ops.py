@@ -15,9 +15,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from common import roofline
+from common.formulas import roofline
+from common.formulas.validate import positive_int
+from common.hw_specs import bytes_per_elem
+from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
 
-FP32 = 4  # bytes per float32 element
+FP32 = int(bytes_per_elem("fp32"))  # every array lecture 01 times is float32
 ABOVE_ROOF = 1.10  # a measured point more than 10% above its roof is flagged, not printed as %
 CACHE_MARGIN = 2  # swept arrays are >= 2x the LLC
 HIDDEN = 4096  # LayerNorm row width and the GEMMs' K = N: the article's model width
@@ -37,16 +40,7 @@ ADD_PASSES = 3  # read a, read b, write out
 ADD_RELU_TWO_PASS_PASSES = 5  # + read tmp, write out; the add wrote tmp
 ADD_RELU_ONE_EXPR_PASSES = 6  # the two-pass traffic + the OS zero-filling the fresh temporary
 LAYERNORM_PASSES = 10  # mean, subtract, square, mean, divide, scale (the article's count)
-LAYERNORM_OPS_PER_ELEM = 6  # add (mean), subtract, multiply, add (mean), divide, multiply
 ATTENTION_S_PASSES = 10  # write S, max, subtract, exp, sum, divide, read S for P @ V
-SOFTMAX_OPS_PER_ELEM = 5  # max, subtract, exp, sum, divide (the article's 5 N^2)
-
-
-def _positive_int(value: object, what: str) -> int:
-    """value as an int >= 1; ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{what} must be a positive integer, got {value!r}")
-    return value
 
 
 # ---------------------------------------------------------------------------
@@ -54,18 +48,18 @@ def _positive_int(value: object, what: str) -> int:
 # ---------------------------------------------------------------------------
 def elementwise_n(working_set_bytes: int) -> int:
     """Elements per vector so that a, b, out (3 fp32 vectors) fill the working set."""
-    return max(1024, _positive_int(working_set_bytes, "working set") // (3 * FP32))
+    return max(1024, positive_int(working_set_bytes, "working set") // (3 * FP32))
 
 
 def layernorm_shape(working_set_bytes: int, d: int = HIDDEN) -> tuple[int, int]:
     """[rows, d] so that x, xc and its square (3 fp32 arrays) fill the working set."""
-    rows = _positive_int(working_set_bytes, "working set") // (3 * FP32 * d)
+    rows = positive_int(working_set_bytes, "working set") // (3 * FP32 * d)
     return max(ROW_STEP, rows // ROW_STEP * ROW_STEP), d
 
 
 def attention_seq_len(llc_bytes: int, cap_bytes: int | None = None) -> int:
     """Smallest multiple of SEQ_STEP with the N x N score matrix S >= 2x LLC (within the cap)."""
-    need = CACHE_MARGIN * _positive_int(llc_bytes, "LLC size")
+    need = CACHE_MARGIN * positive_int(llc_bytes, "LLC size")
     n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
     while cap_bytes is not None and FP32 * n * n > cap_bytes and n > SEQ_STEP:
         n -= SEQ_STEP
@@ -74,7 +68,7 @@ def attention_seq_len(llc_bytes: int, cap_bytes: int | None = None) -> int:
 
 def gemm_width(llc_bytes: int, cap_bytes: int | None = None) -> int:
     """K = N for the GEMMs: HIDDEN, or the smallest power of two whose K x N weight is >= 2x LLC."""
-    need = CACHE_MARGIN * _positive_int(llc_bytes, "LLC size")
+    need = CACHE_MARGIN * positive_int(llc_bytes, "LLC size")
     k = HIDDEN
     while FP32 * k * k < need:
         k *= 2
@@ -94,48 +88,48 @@ def same_flops_matmul_size(flops: float) -> int:
 # ---------------------------------------------------------------------------
 def add_counts(n: int) -> tuple[float, float]:
     """out = a + b: F = n, D = 3 passes x 4n bytes."""
-    n = _positive_int(n, "n")
+    n = positive_int(n, "n")
     return float(n), float(ADD_PASSES * FP32 * n)
 
 
 def add_relu_two_pass_counts(n: int) -> tuple[float, float]:
     """tmp = a + b; out = max(tmp, 0): F = 2n, D = 5 passes x 4n bytes."""
-    n = _positive_int(n, "n")
+    n = positive_int(n, "n")
     return 2.0 * n, float(ADD_RELU_TWO_PASS_PASSES * FP32 * n)
 
 
 def add_relu_one_expr_counts(n: int) -> tuple[float, float]:
     """out = max(a + b, 0) with a fresh temporary: F = 2n, D = 6 passes x 4n (zero fill + 5)."""
-    n = _positive_int(n, "n")
+    n = positive_int(n, "n")
     return 2.0 * n, float(ADD_RELU_ONE_EXPR_PASSES * FP32 * n)
 
 
-def layernorm_counts(rows: int, d: int) -> tuple[float, float]:
+def layernorm_numpy_counts(rows: int, d: int) -> tuple[float, float]:
     """LayerNorm (no bias) of [rows, d]: F = 6 rows d, D = 10 passes x 4 rows d bytes."""
-    e = _positive_int(rows, "rows") * _positive_int(d, "d")
-    return float(LAYERNORM_OPS_PER_ELEM * e), float(LAYERNORM_PASSES * FP32 * e)
+    e = positive_int(rows, "rows") * positive_int(d, "d")
+    return float(LAYERNORM_FLOPS_PER_ELEM * e), float(LAYERNORM_PASSES * FP32 * e)
 
 
 def attention_naive_counts(n: int, dh: int) -> tuple[float, float]:
     """Naive one-head attention: F = 4 N^2 Dh + 5 N^2, D = 4 (10 N^2 + 4 N Dh) bytes."""
-    n, dh = _positive_int(n, "N"), _positive_int(dh, "Dh")
-    flops = 4.0 * n * n * dh + SOFTMAX_OPS_PER_ELEM * n * n
+    n, dh = positive_int(n, "N"), positive_int(dh, "Dh")
+    flops = 4.0 * n * n * dh + SOFTMAX_FLOPS_PER_ELEM * n * n
     return flops, float(FP32 * (ATTENTION_S_PASSES * n * n + 4 * n * dh))
 
 
 def attention_matmul_counts(n: int, dh: int) -> tuple[float, float]:
     """The two matmuls of naive attention alone: F = 4 N^2 Dh, D = 4 (2 N^2 + 4 N Dh)."""
-    n, dh = _positive_int(n, "N"), _positive_int(dh, "Dh")
+    n, dh = positive_int(n, "N"), positive_int(dh, "Dh")
     return 4.0 * n * n * dh, float(FP32 * (2 * n * n + 4 * n * dh))
 
 
 def attention_softmax_counts(n: int) -> tuple[float, float]:
     """The in-place softmax passes over S alone: F = 5 N^2, D = 4 x 8 N^2 bytes."""
-    n = _positive_int(n, "N")
-    return float(SOFTMAX_OPS_PER_ELEM * n * n), float(FP32 * (ATTENTION_S_PASSES - 2) * n * n)
+    n = positive_int(n, "N")
+    return float(SOFTMAX_FLOPS_PER_ELEM * n * n), float(FP32 * (ATTENTION_S_PASSES - 2) * n * n)
 
 
-def gemm_counts(m: int, k: int, n: int) -> tuple[float, float]:
+def gemm_fp32_counts(m: int, k: int, n: int) -> tuple[float, float]:
     """fp32 A[M,K] @ B[K,N]: F = 2MNK, D = 4 (MK + KN + MN)."""
     return roofline.gemm_counts(m, k, n, FP32)
 
@@ -175,34 +169,3 @@ def roofline_row(
         "working_set_bytes": float(working_set_bytes),
         "flag": "above roof" if fraction > ABOVE_ROOF else None,
     }
-
-
-def above_roof_reasons(
-    row: dict[str, Any], llc_bytes: float, bandwidth_threads: int | None
-) -> list[str]:
-    """Likely reasons a measured point sits above its roof, most specific first."""
-    reasons = []
-    if row.get("same_as_calibration"):
-        reasons.append(
-            "it repeats the calibration's own operation, so the roof itself was measured "
-            "in a slower moment (another program may have been running)"
-        )
-    if row["working_set_bytes"] <= CACHE_MARGIN * llc_bytes:
-        reasons.append(
-            "its working set is within twice the last-level cache, so repeated runs "
-            "find part of it cached and beat the main-memory roof"
-        )
-    threads = row.get("threads")
-    if (
-        row["bound"] == "memory"
-        and isinstance(threads, int)
-        and isinstance(bandwidth_threads, int)
-        and threads > bandwidth_threads
-    ):
-        reasons.append(
-            f"it streamed memory on {threads} threads, while the bandwidth roof was "
-            f"measured on {bandwidth_threads}"
-        )
-    reasons.append("its bytes may be over-counted (a pass the hardware did not really make)")
-    reasons.append("timer noise: the roofs were measured in a slower moment than this run")
-    return reasons

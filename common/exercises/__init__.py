@@ -15,21 +15,13 @@ stated example machine when there is none.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from common import hw_specs
-from common.console import fmt_bw, fmt_bytes, fmt_rate, fmt_time
-from common.hw_specs import Chip
-from common.ledger import (
-    ARTICLE_7B,
-    ARTICLE_BUDGET_GIB,
-    ARTICLE_OVERHEAD_RATE,
-    GIB,
-    LOW_OVERHEAD_RATE,
+from common.files.calibration import saved_calibration
+from common.formulas.ledger import (
     attention_counts,
-    crossover,
     elementwise_counts,
     kv_cache_bytes,
     largest_batch_that_fits,
@@ -37,7 +29,7 @@ from common.ledger import (
     model_ledger,
     softmax_counts,
 )
-from common.roofline import (
+from common.formulas.roofline import (
     batched_matvec_counts,
     bound_of,
     critical_batch,
@@ -49,8 +41,20 @@ from common.roofline import (
     ridge_point,
     speedup_2x,
 )
+from common.formulas.thresholds import crossover
+from common.hw_specs import Chip
+from common.present.console import fmt_bw, fmt_bytes, fmt_rate, fmt_time
+from common.tables.assumptions import (
+    ARTICLE_7B,
+    ARTICLE_BUDGET_GIB,
+    ARTICLE_OVERHEAD_RATE,
+    EXAMPLE_BANDWIDTH,
+    EXAMPLE_MATMUL,
+    LOW_OVERHEAD_RATE,
+)
+from common.tables.units import GIB
 
-FP32 = 4  # bytes per element of the measured (numpy) exercises
+FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
 
 
 # ---------------------------------------------------------------------------
@@ -98,32 +102,24 @@ class Calibration(NamedTuple):
 
 
 #: The article's laptop measurement, used only when this machine has no results file.
-EXAMPLE_CALIBRATION = Calibration(71.8e9, 2003e9, "an example laptop (the article's probe)")
+EXAMPLE_CALIBRATION = Calibration(
+    EXAMPLE_BANDWIDTH.value, EXAMPLE_MATMUL.value, "an example laptop (the article's probe)"
+)
 
 
-def measured_sections(
-    path: str | os.PathLike[str] | None = None,
-) -> dict[str, Mapping[str, Any] | None]:
-    """The results file's ``probe`` (lecture 01) and ``batch_sweep`` (lecture 03) sections."""
-    from common import results  # reads the machine description only when called
-
-    loaded = results.load_results(path)
-    return {name: results.get_section(loaded, name)[0] for name in ("probe", "batch_sweep")}
-
-
-def calibration_from(section: Mapping[str, Any] | None, source: str) -> Calibration | None:
-    """The Calibration stored in a results section's ``calibration`` record, or None."""
-    from common.results import positive_number
-
-    try:
-        calib = section["calibration"]  # type: ignore[index]
-        return Calibration(
-            positive_number(calib, "bandwidth_bytes_per_s"),
-            positive_number(calib, "matmul_flops_per_s"),
-            source,
-        )
-    except (KeyError, TypeError, ValueError, AttributeError):
+def measured_calibration(section: str, source: str) -> Calibration | None:
+    """This machine's roofs from a results section (``probe`` or ``batch_sweep``), or None."""
+    saved = saved_calibration(section=section)
+    if saved.calibration is None:
         return None
+    return Calibration(saved.bandwidth_bytes_per_s, saved.peak_flops_per_s, source)
+
+
+def measured_section(section: str) -> Mapping[str, Any] | None:
+    """A section of this machine's results file, or None when there is no usable one."""
+    from common.files.results import get_section, load_results
+
+    return get_section(load_results(), section)[0]
 
 
 def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
@@ -162,12 +158,8 @@ def gemm_crossover(
     ridge: float, ms: Sequence[int] = GEMM_CROSSOVER_MS, k: int = 4096, n: int = 4096
 ) -> tuple[int | None, int | None]:
     """(last M below I*, first M with I >= I*) for [M, k] x [k, n] in bf16; None if absent."""
-    below = None
-    for m in ms:
-        if intensity(*gemm_counts(m, k, n)) >= ridge:
-            return below, m
-        below = m
-    return below, None
+    cross = crossover(ms, [intensity(*gemm_counts(m, k, n)) for m in ms], ridge)
+    return (ms[-1], None) if cross is None else (cross.before, cross.first)
 
 
 # ---------------------------------------------------------------------------
@@ -186,7 +178,7 @@ def percent_of_bound_answer(
     llc_bytes: int | None,
 ) -> Answer:
     """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
-    from common import probe_ops
+    from common.formulas import numpy_ops
 
     ridge = calib.ridge
     values: dict[str, Any] = {"ridge": ridge, "percent": {}}
@@ -238,7 +230,7 @@ def percent_of_bound_answer(
             "more than the one FLOP it is counted as."
         )
     if llc_bytes:
-        n = probe_ops.attention_seq_len(llc_bytes)
+        n = numpy_ops.attention_seq_len(llc_bytes)
         values["attention_n"] = n
         steps.append(
             f"A high attention score means its N x N score matrix stayed in cache. With a "
@@ -258,10 +250,10 @@ def percent_of_bound_answer(
 
 
 def _solve_percent_of_bound() -> Answer:
-    from common import caches
+    from common.measure import caches
 
-    probe = measured_sections()["probe"]
-    calib = calibration_from(probe, "this machine (lecture 01)") or EXAMPLE_CALIBRATION
+    probe = measured_section("probe")
+    calib = measured_calibration("probe", "this machine (lecture 01)") or EXAMPLE_CALIBRATION
     operations = probe.get("operations") if probe else None
     valid = isinstance(operations, list) and all(isinstance(op, dict) for op in operations)
     return percent_of_bound_answer(
@@ -344,9 +336,8 @@ def sweep_crossing_answer(
 
 
 def _solve_sweep_crossing() -> Answer:
-    sections = measured_sections()
-    sweep = sections["batch_sweep"]
-    calib = calibration_from(sweep, "this machine (lecture 03's sweep)")
+    sweep = measured_section("batch_sweep")
+    calib = measured_calibration("batch_sweep", "this machine (lecture 03's sweep)")
     try:
         rows = sweep["rows"]  # type: ignore[index]
         d = int(sweep["weight_shape"][0])  # type: ignore[index]
@@ -355,7 +346,7 @@ def _solve_sweep_crossing() -> Answer:
     except (KeyError, TypeError, ValueError, IndexError):
         calib = None
     if calib is None:
-        calib = calibration_from(sections["probe"], "this machine (lecture 01)")
+        calib = measured_calibration("probe", "this machine (lecture 01)")
         d, batches, throughputs = SWEEP_DIM, list(SWEEP_BATCHES), None
     return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, d, batches, throughputs)
 
@@ -744,40 +735,3 @@ def get_exercise(key: str) -> Exercise:
     raise ValueError(
         f"unknown exercise {key!r}; choose one of: {', '.join(e.key for e in EXERCISES)}"
     )
-
-
-def format_exercise(exercise: Exercise) -> str:
-    """An exercise and its worked answer as plain text, for a terminal."""
-    from common.console import format_table
-
-    answer = exercise.solve()
-    lines = [exercise.title, "=" * len(exercise.title), f"(from {exercise.origin})", ""]
-    lines += [exercise.question, "", "Worked answer:"]
-    if answer.formula:
-        lines.append(f"  {answer.formula}")
-    lines += [f"- {step}" for step in answer.steps]
-    if answer.table is not None:
-        lines += ["", format_table(answer.table.headers, answer.table.rows)]
-    return "\n".join(line.replace("``", "") for line in lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python3 -m common.exercises [KEY ...]``: print exercises with their answers."""
-    import sys
-
-    keys = list(sys.argv[1:] if argv is None else argv)
-    if keys in (["-h"], ["--help"]):
-        print("usage: python3 -m common.exercises [KEY ...]")
-        print("keys: " + ", ".join(e.key for e in EXERCISES))
-        return 0
-    try:
-        chosen = [get_exercise(k) for k in keys] if keys else list(EXERCISES)
-    except ValueError as exc:
-        print(f"common.exercises: error: {exc}", file=sys.stderr)
-        return 2
-    print("\n\n".join(format_exercise(e) for e in chosen))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -14,10 +14,10 @@ import os
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from common import ledger, plotting
-from common.roofline import attainable_flops, speedup_2x_at_ratio
-
-GIB = 2**30
+from common.formulas import ledger
+from common.formulas.roofline import attainable_flops, speedup_2x_at_ratio
+from common.plots import style
+from common.tables.units import GIB
 
 
 class MeasuredPoint(NamedTuple):
@@ -163,11 +163,11 @@ def local_roofline_figure(
     xs_data = [p.intensity for p in points] + [ridge / 100, ridge * 10]
     lo = 10 ** math.floor(math.log10(min(xs_data) / 1.5))
     hi = 10 ** math.ceil(math.log10(max(xs_data) * 4))
-    fig, ax = plotting.new_figure(height=4.6 + 0.16 * math.ceil(len(points) / 2))
-    xs = plotting.log_range(lo, hi)
+    fig, ax = style.new_figure(height=4.6 + 0.16 * math.ceil(len(points) / 2))
+    xs = style.log_range(lo, hi)
     roof = [attainable_flops(x, peak, bandwidth) / giga for x in xs]
     ax.plot(xs, roof, color="black", linewidth=2)
-    ax.axvline(ridge, color=plotting.NEUTRAL_COLOR, linestyle="--", linewidth=1)
+    ax.axvline(ridge, color=style.NEUTRAL_COLOR, linestyle="--", linewidth=1)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
@@ -191,7 +191,7 @@ def local_roofline_figure(
         textcoords="offset points",
         xytext=(4, 4),
         fontsize=8,
-        color=plotting.NEUTRAL_COLOR,
+        color=style.NEUTRAL_COLOR,
     )
     slope_x = math.sqrt(lo * ridge)  # midway up the bandwidth roof, in log space
     ax.annotate(
@@ -203,14 +203,14 @@ def local_roofline_figure(
         va="bottom",
         fontsize=8,
     )
-    colors = {"memory": plotting.MEMORY_COLOR, "compute": plotting.COMPUTE_COLOR}
+    colors = {"memory": style.MEMORY_COLOR, "compute": style.COMPUTE_COLOR}
     for k, p in enumerate(points, 1):
         ax.plot(
             [p.intensity],
             [p.flops_per_s / giga],
             marker="o",
             linestyle="",
-            color=colors.get(p.bound, plotting.NEUTRAL_COLOR),
+            color=colors.get(p.bound, style.NEUTRAL_COLOR),
             markersize=6,
             markeredgecolor="white",
             zorder=5,
@@ -250,9 +250,9 @@ def local_roofline_figure(
             ha="left",
             va="top",
             fontsize=9,
-            color=plotting.NEUTRAL_COLOR,
+            color=style.NEUTRAL_COLOR,
         )
-    return plotting.save_figure(fig, path)
+    return style.save_figure(fig, path)
 
 
 # ---------------------------------------------------------------------------
@@ -272,11 +272,11 @@ def batch_sweep_figure(
     predicted_tp = [b / (t / 1e3) for b, t in zip(bs, predicted_ms, strict=True)]
     flagged = [(b, t) for b, t, r in zip(bs, latency_ms, rows, strict=True) if r.get("anomaly")]
     band = crossing is not None and crossing[0] is not None
-    fig, (ax_lat, ax_tp) = plotting.new_figure(height=3.9, ncols=2)
-    ax_lat.plot(bs, latency_ms, marker="o", color=plotting.COMPUTE_COLOR, label="measured")
-    ax_lat.plot(bs, predicted_ms, linestyle="--", color=plotting.NEUTRAL_COLOR, label="roofline")
-    ax_tp.plot(bs, throughput, marker="s", color=plotting.ACCENT_COLOR, label="measured")
-    ax_tp.plot(bs, predicted_tp, linestyle="--", color=plotting.NEUTRAL_COLOR, label="roofline")
+    fig, (ax_lat, ax_tp) = style.new_figure(height=3.9, ncols=2)
+    ax_lat.plot(bs, latency_ms, marker="o", color=style.COMPUTE_COLOR, label="measured")
+    ax_lat.plot(bs, predicted_ms, linestyle="--", color=style.NEUTRAL_COLOR, label="roofline")
+    ax_tp.plot(bs, throughput, marker="s", color=style.ACCENT_COLOR, label="measured")
+    ax_tp.plot(bs, predicted_tp, linestyle="--", color=style.NEUTRAL_COLOR, label="roofline")
     if flagged:
         ax_lat.plot(
             [b for b, _ in flagged],
@@ -284,7 +284,7 @@ def batch_sweep_figure(
             marker="o",
             markersize=11,
             markerfacecolor="none",
-            markeredgecolor=plotting.MEMORY_COLOR,
+            markeredgecolor=style.MEMORY_COLOR,
             linestyle="",
             zorder=6,
             label="anomaly",
@@ -300,7 +300,7 @@ def batch_sweep_figure(
         log_ticks(ax, "y", lo, hi)
         ax.set_xlabel("batch B (tokens per call)")
         if band:
-            ax.axvspan(crossing[0], crossing[1], color=plotting.NEUTRAL_COLOR, alpha=0.15, lw=0)
+            ax.axvspan(crossing[0], crossing[1], color=style.NEUTRAL_COLOR, alpha=0.15, lw=0)
             ax.text(  # at the top: small batches have low latency and low throughput
                 math.sqrt(crossing[0] * crossing[1]),
                 0.97,
@@ -322,11 +322,11 @@ def batch_sweep_figure(
             flagged,
             [f"B={b}" for b, _ in flagged],
             fontsize=7.5,
-            color=plotting.MEMORY_COLOR,
+            color=style.MEMORY_COLOR,
             obstacles=_along(bs, latency_ms) + _along(bs, predicted_ms),
             pad=3,
         )
-    return plotting.save_figure(fig, path)
+    return style.save_figure(fig, path)
 
 
 # ---------------------------------------------------------------------------
@@ -345,13 +345,13 @@ def memory_ledger_figure(
     at = [ledger.model_ledger(spec, b, rate) for b in batches]
     low = [ledger.model_ledger(spec, b, low_rate) for b in batches]
     budget = budget_bytes / GIB
-    fig, (ax, ax2) = plotting.new_figure(height=3.9, ncols=2)
+    fig, (ax, ax2) = style.new_figure(height=3.9, ncols=2)
     xs = list(range(len(batches)))
     terms = (
-        ("weights", plotting.COMPUTE_COLOR),
-        ("kv_cache", plotting.MEMORY_COLOR),
+        ("weights", style.COMPUTE_COLOR),
+        ("kv_cache", style.MEMORY_COLOR),
         ("activations", "#E69F00"),
-        ("overhead", plotting.NEUTRAL_COLOR),
+        ("overhead", style.NEUTRAL_COLOR),
     )
     bottom = [0.0] * len(batches)
     for name, color in terms:
@@ -361,8 +361,8 @@ def memory_ledger_figure(
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
     width = 0.38
     for shift, series, label, color in (
-        (-width / 2, at, f"overhead {rate:.0%}", plotting.MEMORY_COLOR),
-        (width / 2, low, f"overhead {low_rate:.0%}", plotting.ACCENT_COLOR),
+        (-width / 2, at, f"overhead {rate:.0%}", style.MEMORY_COLOR),
+        (width / 2, low, f"overhead {low_rate:.0%}", style.ACCENT_COLOR),
     ):
         bars = ax2.bar(
             [x + shift for x in xs],
@@ -392,7 +392,7 @@ def memory_ledger_figure(
                 ha="center",
                 va="bottom",
                 fontsize=7.5,
-                color=plotting.MEMORY_COLOR,
+                color=style.MEMORY_COLOR,
                 fontweight="bold",
             )
     ax.set_ylabel("memory (GiB)")
@@ -401,7 +401,7 @@ def memory_ledger_figure(
     ax.legend(loc="upper left", fontsize=7.5)
     ax2.legend(loc="upper left", fontsize=7.5)
     fig.suptitle(title, fontsize=10)
-    return plotting.save_figure(fig, path)
+    return style.save_figure(fig, path)
 
 
 # ---------------------------------------------------------------------------
@@ -414,34 +414,34 @@ def speedup_figure(
     title: str = "2x compute or 2x bandwidth?",
 ) -> str:
     """Speedups from 2x compute and 2x bandwidth as functions of I / I*."""
-    ratios = plotting.log_range(lo, hi, 300)
+    ratios = style.log_range(lo, hi, 300)
     gains = [speedup_2x_at_ratio(r) for r in ratios]
-    fig, ax = plotting.new_figure(height=3.8)
-    ax.axvspan(lo, 1, color=plotting.MEMORY_COLOR, alpha=0.06, lw=0)
-    ax.axvspan(1, hi, color=plotting.COMPUTE_COLOR, alpha=0.06, lw=0)
+    fig, ax = style.new_figure(height=3.8)
+    ax.axvspan(lo, 1, color=style.MEMORY_COLOR, alpha=0.06, lw=0)
+    ax.axvspan(1, hi, color=style.COMPUTE_COLOR, alpha=0.06, lw=0)
     ax.plot(
-        ratios, [g[0] for g in gains], color=plotting.COMPUTE_COLOR, linewidth=2, label="2x compute"
+        ratios, [g[0] for g in gains], color=style.COMPUTE_COLOR, linewidth=2, label="2x compute"
     )
     ax.plot(
         ratios,
         [g[1] for g in gains],
-        color=plotting.MEMORY_COLOR,
+        color=style.MEMORY_COLOR,
         linewidth=2,
         linestyle="--",
         label="2x bandwidth",
     )
     ax.axvline(1, color="black", linewidth=1)
     for x in (0.5, 2):
-        ax.axvline(x, color=plotting.NEUTRAL_COLOR, linewidth=0.8, linestyle=":")
+        ax.axvline(x, color=style.NEUTRAL_COLOR, linewidth=0.8, linestyle=":")
     ax.set_xscale("log")
     ax.set_xlim(lo, hi)
     log_ticks(ax, "x", lo, hi)
     ax.set_ylim(0.9, 2.15)
     ax.set_xlabel("I / I* (intensity over ridge point)")
     ax.set_ylabel("speedup")
-    ax.text(0.07, 1.5, "memory-bound", fontsize=8.5, color=plotting.MEMORY_COLOR)
-    ax.text(12, 1.5, "compute-bound", fontsize=8.5, color=plotting.COMPUTE_COLOR, ha="right")
+    ax.text(0.07, 1.5, "memory-bound", fontsize=8.5, color=style.MEMORY_COLOR)
+    ax.text(12, 1.5, "compute-bound", fontsize=8.5, color=style.COMPUTE_COLOR, ha="right")
     ax.text(1.04, 0.93, "I = I*", fontsize=7.5)
     ax.set_title(title)
     ax.legend(loc="center left", fontsize=8, bbox_to_anchor=(0.0, 0.3))
-    return plotting.save_figure(fig, path)
+    return style.save_figure(fig, path)

@@ -10,8 +10,8 @@ import math
 import os
 from collections.abc import Sequence
 
-from common import plotting
-from common.console import fmt_bytes
+from common.plots import style
+from common.present.console import fmt_bytes
 
 GB = 1e9  # figures show decimal GB/s and GFLOP/s, like the console
 
@@ -19,7 +19,7 @@ GB = 1e9  # figures show decimal GB/s and GFLOP/s, like the console
 def level_color(name: str, order: Sequence[str]) -> str:
     """The colour of a memory level, stable across both figures."""
     index = list(order).index(name) if name in order else len(order)
-    return plotting.SERIES_COLORS[index % len(plotting.SERIES_COLORS)]
+    return style.SERIES_COLORS[index % len(style.SERIES_COLORS)]
 
 
 def _binary_ticks(ax: object, lo: float, hi: float) -> None:
@@ -45,11 +45,11 @@ def bandwidth_sweep_figure(
 
     caches: (label, bytes); plateaus: (level, lo bytes, hi bytes, bytes/s).
     """
-    fig, ax = plotting.new_figure(height=4.6)
+    fig, ax = style.new_figure(height=4.6)
     lo, hi = min(sizes) / 1.3, max(sizes) * 1.3
     ax.set_xscale("log", base=2)
     if call_cost_limit is not None:
-        ax.axvspan(lo, call_cost_limit, color=plotting.NEUTRAL_COLOR, alpha=0.12, lw=0)
+        ax.axvspan(lo, call_cost_limit, color=style.NEUTRAL_COLOR, alpha=0.12, lw=0)
         ax.text(
             math.sqrt(lo * call_cost_limit),
             0.975,
@@ -64,7 +64,7 @@ def bandwidth_sweep_figure(
         sizes,
         [m / GB for m in measured],
         marker=".",
-        color=plotting.NEUTRAL_COLOR,
+        color=style.NEUTRAL_COLOR,
         lw=1,
         label="measured per call",
     )
@@ -74,7 +74,7 @@ def bandwidth_sweep_figure(
             [p[0] for p in pairs],
             [p[1] for p in pairs],
             marker=".",
-            color=plotting.MEMORY_COLOR,
+            color=style.MEMORY_COLOR,
             lw=1.2,
             label="per-call cost removed",
         )
@@ -119,7 +119,7 @@ def bandwidth_sweep_figure(
     ax.set_ylabel("bandwidth (GB/s)")
     ax.set_title("Streaming bandwidth by working-set size")
     ax.legend(loc="upper right", fontsize=7.5)
-    return plotting.save_figure(fig, path)
+    return style.save_figure(fig, path)
 
 
 def hierarchical_roofline_figure(
@@ -135,12 +135,12 @@ def hierarchical_roofline_figure(
     roofs and extra_roofs (dashed): (level, bytes/s); operations: (label, FLOP/byte,
     FLOP/s, level whose colour to use, or '' for black).
     """
-    fig, ax = plotting.new_figure(height=5.4)
+    fig, ax = style.new_figure(height=5.4)
     bws = [bw for _, bw in roofs] + [bw for _, bw in extra_roofs]
     intensities = [op[1] for op in operations] + [peak / bw for bw in bws]
     xlo = 10 ** math.floor(math.log10(min(intensities) / 2))
     xhi = 10 ** math.ceil(math.log10(max(intensities) * 2))
-    xs = plotting.log_range(xlo, xhi)
+    xs = style.log_range(xlo, xhi)
     order = [name for name, _ in roofs]
     threads_note = ", 1 thread" if extra_roofs else ""  # the sweep streams from one thread
     for name, bw in roofs:
@@ -156,7 +156,7 @@ def hierarchical_roofline_figure(
         ax.plot(
             xs,
             [min(peak, x * bw) / GB for x in xs],
-            color=plotting.NEUTRAL_COLOR,
+            color=style.NEUTRAL_COLOR,
             lw=1.5,
             ls="--",
             label=f"{name}: {bw / GB:.1f} GB/s",
@@ -192,4 +192,4 @@ def hierarchical_roofline_figure(
     ax.set_ylabel("attainable GFLOP/s")
     ax.set_title(title)
     fig.legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
-    return plotting.save_figure(fig, path)
+    return style.save_figure(fig, path)

@@ -1,10 +1,9 @@
 """The hierarchical roofline: a bandwidth sweep over working-set sizes and its plateaus.
 
-Two halves. The pure half (standard library, testable on synthetic curves):
-sweep sizes, the per-call cost correction, each cache level's range and
-plateau, a change-point detector for machines whose cache sizes are unknown,
-and which roof bounds an operation. The measuring half imports numpy inside
-its functions, so importing this module never needs numpy.
+Standard library, testable on synthetic curves: sweep sizes, the per-call
+cost correction, each cache level's range and plateau, a change-point detector
+for machines whose cache sizes are unknown, and which roof bounds an operation.
+The sweep itself (numpy) is timed by ``common.measure.hierarchy``.
 
 The streamed operation is z = x + y in fp32 with ``out=``: per element it reads
 8 bytes and writes 4, so a call on n elements moves D = 12 n bytes, and its
@@ -16,21 +15,23 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-FP32 = 4  # bytes per float32 element
+from common.hw_specs import bytes_per_elem
+from common.tables.units import GIB, KIB, MIB
+
+FP32 = int(bytes_per_elem("fp32"))  # the sweep streams float32 arrays
 STREAM_ARRAYS = 3  # x and y read, z written
 BYTES_PER_ELEMENT = STREAM_ARRAYS * FP32  # D = 12 n for z = x + y on n elements
 FLOPS_PER_ELEMENT = 1  # one addition
 
-MIN_WORKING_SET_BYTES = 4 * 2**10  # the sweep's first size: well inside any L1
-ASSUMED_LLC_BYTES = 32 * 2**20  # used only to size the sweep when the OS names no cache
-ASSUMED_L2_BYTES = 512 * 2**10  # used only to size the small matmul when the OS names no L2
+MIN_WORKING_SET_BYTES = 4 * KIB  # the sweep's first size: well inside any L1
+ASSUMED_LLC_BYTES = 32 * MIB  # used only to size the sweep when the OS names no cache
+ASSUMED_L2_BYTES = 512 * KIB  # used only to size the small matmul when the OS names no L2
 LLC_FACTOR = 8  # the sweep runs to 8x the last-level cache ...
-MIN_SWEEP_MAX_BYTES = 256 * 2**20  # ... and at least this far, for caches the OS does not list
-MAX_SWEEP_BYTES = 2**30  # the buffer's ceiling: keeps the lecture's peak RSS under 1.5 GiB
+MIN_SWEEP_MAX_BYTES = 256 * MIB  # ... and at least this far, for caches the OS does not list
+MAX_SWEEP_BYTES = GIB  # the buffer's ceiling: keeps the lecture's peak RSS under 1.5 GiB
 MEMORY_FRACTION = 0.25  # never take more than a quarter of the memory that is free
 
 INSIDE_MARGIN = 2.0  # "comfortably inside": 2x from both of a level's boundaries
@@ -40,16 +41,12 @@ CALL_COST_MATTERS = 0.10  # the per-call cost "matters" when it is >= 10% of a c
 FLAT_SLOPE = 0.15  # a plateau changes by < 2**0.15 (11%) per octave of working set
 NOISE_FLOOR = 0.05  # log2 units (about 3.5%): bandwidths rarely repeat better than that
 SAME_LEVEL_STEP = 1.12  # the detector merges neighbouring plateaus within 12%
-MIN_BATCH_S = 2e-4  # time batches of calls at least this long (timer and loop noise)
 # numpy releases the GIL only inside loops longer than 500 elements
 # (NPY_BEGIN_THREADS_THRESHOLDED in numpy/_core/include/numpy/ndarraytypes.h),
 # so calls above this length pay a little more fixed cost.
 GIL_RELEASE_ELEMENTS = 500
 
 
-# ---------------------------------------------------------------------------
-# Pure half: sizes, corrections, ranges, plateaus, roofs
-# ---------------------------------------------------------------------------
 def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int]:
     """Array lengths n whose working sets 12 n grow geometrically from lo to hi bytes."""
     if lo_bytes <= 0 or hi_bytes < lo_bytes:
@@ -357,96 +354,6 @@ def call_cost_limit_bytes(
     return limit
 
 
-# ---------------------------------------------------------------------------
-# Measuring half (numpy imported inside the functions)
-# ---------------------------------------------------------------------------
-class StreamArrays:
-    """Three fp32 arrays x, y, z carved from one buffer; views(n) gives their first n elements.
-
-    The arrays start 1 KiB apart modulo 4 KiB, so x[i], y[i] and z[i] never share
-    the low 12 address bits (x86 "4K aliasing" would stall loads behind stores).
-    """
-
-    def __init__(self, max_elements: int) -> None:
-        import numpy as np
-
-        if max_elements < 1:
-            raise ValueError(f"need at least one element, got {max_elements!r}")
-        page = 1024  # 4 KiB of fp32
-        stride = -(-max_elements // page) * page + page // 4  # round up, then +1 KiB
-        self.max_elements = max_elements
-        self.buffer = np.ones(STREAM_ARRAYS * stride, dtype=np.float32)  # touches every page
-        self.x = self.buffer[0:max_elements]
-        self.y = self.buffer[stride : stride + max_elements]
-        self.z = self.buffer[2 * stride : 2 * stride + max_elements]
-
-    def views(self, n: int) -> tuple[Any, Any, Any]:
-        """The first n elements of x, y and z (views, no copies)."""
-        if not 1 <= n <= self.max_elements:
-            raise ValueError(f"length must be in 1..{self.max_elements}, got {n!r}")
-        return self.x[:n], self.y[:n], self.z[:n]
-
-    def add_call(self, n: int) -> Callable[[], object]:
-        """A no-argument function running z = x + y on the first n elements (no allocation)."""
-        import numpy as np
-
-        x, y, z = self.views(n)
-        add = np.add
-        return lambda: add(x, y, z)
-
-
-class CallTiming(NamedTuple):
-    """Best time per call, from batches of `calls` back-to-back calls."""
-
-    seconds: float
-    calls: int
-    batches: int
-
-
-def time_per_call(
-    fn: Callable[[], object],
-    budget_s: float,
-    min_batch_s: float = MIN_BATCH_S,
-    min_batches: int = 3,
-) -> CallTiming:
-    """Fastest mean time per call over batches of k calls, k grown until a batch >= min_batch_s."""
-    fn()  # warm-up: caches filled, code paths resolved
-    start = time.perf_counter()
-    calls = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        elapsed = time.perf_counter() - t0
-        if elapsed >= min_batch_s or calls >= 1 << 24:
-            break
-        calls *= 2
-    best, batches = elapsed / calls, 1
-    while batches < min_batches or time.perf_counter() - start < budget_s:
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / calls)
-        batches += 1
-    return CallTiming(best, calls, batches)
-
-
-def measure_call_costs(arrays: StreamArrays, budget_s: float = 0.3) -> dict[str, Any]:
-    """numpy's fixed cost per call of z = x + y, and the extra cost of releasing the GIL.
-
-    t_call is the time of a call on one element (the Python loop's share
-    included); the GIL cost is t(501) - t(500) elements, one element apart
-    across numpy's threshold, so the streaming time cancels.
-    """
-    share = budget_s / 3
-    one = time_per_call(arrays.add_call(1), share)
-    below = above = None
-    if arrays.max_elements > GIL_RELEASE_ELEMENTS:
-        below = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS), share).seconds
-        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share).seconds
-    return call_costs(one.seconds, below, above)
-
-
 def call_costs(
     one_element_s: float, below_s: float | None, above_s: float | None
 ) -> dict[str, Any]:
@@ -475,102 +382,3 @@ def merge_call_costs(*records: dict[str, Any]) -> dict[str, Any]:
         fastest("below_threshold_seconds"),
         fastest("above_threshold_seconds"),
     )
-
-
-def run_sweep(
-    arrays: StreamArrays,
-    lengths: Sequence[int],
-    budget_s: float,
-    passes: int = 2,
-    on_point: Callable[[int, int, int], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Time z = x + y at each length within a total time budget; one record per size.
-
-    The sizes are swept `passes` times, up and then down, and each keeps its
-    fastest time: a burst of other work then spoils one pass, not the result.
-    """
-    per_point = budget_s / max(1, len(lengths) * passes)
-    best: dict[int, CallTiming] = {}
-    step, total = 0, len(lengths) * passes
-    for sweep_pass in range(passes):
-        order = list(lengths) if sweep_pass % 2 == 0 else list(reversed(lengths))
-        for n in order:
-            if on_point is not None:
-                on_point(step, total, n * BYTES_PER_ELEMENT)
-            step += 1
-            timing = time_per_call(arrays.add_call(n), per_point)
-            old = best.get(n)
-            if old is None or timing.seconds < old.seconds:
-                batches = timing.batches + (old.batches if old else 0)
-                best[n] = timing._replace(batches=batches)
-            else:
-                best[n] = old._replace(batches=old.batches + timing.batches)
-    return [
-        {
-            "elements": n,
-            "working_set_bytes": n * BYTES_PER_ELEMENT,
-            "seconds": best[n].seconds,
-            "calls_per_batch": best[n].calls,
-            "batches": best[n].batches,
-        }
-        for n in lengths
-    ]
-
-
-def measure_threads(arrays: StreamArrays, n: int, threads: int, repeat: int = 5) -> dict[str, Any]:
-    """Bandwidth of z = x + y on n elements from one thread and from `threads` threads.
-
-    numpy releases the GIL inside a large ufunc call, so threads that each add
-    their own slice of the arrays stream at the same time. The two ways are
-    timed alternately, so a burst of other work hits both alike.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    import numpy as np
-
-    x, y, z = arrays.views(n)
-    nbytes = n * BYTES_PER_ELEMENT
-    bounds = [(k * n // threads, (k + 1) * n // threads) for k in range(max(1, threads))]
-    slices = [(x[a:b], y[a:b], z[a:b]) for a, b in bounds]
-
-    def part(s: tuple[Any, Any, Any]) -> None:
-        np.add(s[0], s[1], s[2])
-
-    def timed(fn: Callable[[], object]) -> float:
-        t0 = time.perf_counter()
-        fn()
-        return time.perf_counter() - t0
-
-    one_s = many_s = math.inf
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-
-        def all_threads() -> None:
-            list(pool.map(part, slices))
-
-        np.add(x, y, z)  # warm-up: pages touched, threads started
-        all_threads()
-        for _ in range(max(1, repeat)):
-            one_s = min(one_s, timed(lambda: np.add(x, y, z)))
-            if threads >= 2:
-                many_s = min(many_s, timed(all_threads))
-    return {
-        "threads": threads,
-        "working_set_bytes": nbytes,
-        "repeats": max(1, repeat),
-        "one_thread_seconds": one_s,
-        "one_thread_bytes_per_s": nbytes / one_s,
-        "all_thread_seconds": many_s if threads >= 2 else None,
-        "all_thread_bytes_per_s": nbytes / many_s if threads >= 2 else None,
-    }
-
-
-def matmul_flops_per_s(n: int, budget_s: float) -> dict[str, Any]:
-    """Best rate of an n x n fp32 matmul C = A @ B (2 n^3 FLOP), batched like the sweep."""
-    import numpy as np
-
-    rng = np.random.default_rng(0)
-    a = rng.random((n, n), dtype=np.float32)
-    b = rng.random((n, n), dtype=np.float32)
-    c = np.empty((n, n), dtype=np.float32)
-    timing = time_per_call(lambda: np.matmul(a, b, c), budget_s)
-    return {"n": n, "seconds": timing.seconds, "flops_per_s": 2.0 * n**3 / timing.seconds}

@@ -6,7 +6,9 @@ zero or a word into the hardware table learns which figure is wrong.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 
 
 def _number(x: object, what: str, kind: str = "a number") -> float:
@@ -38,3 +40,26 @@ def positive_int(n: object, what: str) -> int:
     if not math.isfinite(v) or v != int(v) or v < 1:
         raise ValueError(f"{what} must be a positive integer, got {n!r}")
     return int(v)
+
+
+def finite(x: object, what: str) -> float:
+    """x as a float; ValueError unless it is a finite number (not a bool)."""
+    v = _number(x, what)
+    if not math.isfinite(v):
+        raise ValueError(f"{what} must be finite, got {x!r}")
+    return v
+
+
+def check_phase(phase: object, phases: tuple[str, ...] = ("prefill", "decode")) -> str:
+    """phase itself when it is one of `phases`; ValueError listing them otherwise."""
+    if phase not in phases:
+        raise ValueError(f"unknown phase {phase!r}; choose one of: {', '.join(phases)}")
+    return str(phase)
+
+
+def increasing_ints(values: Sequence[object], what: str) -> list[int]:
+    """values as positive ints in strictly increasing order; ValueError otherwise."""
+    checked = [positive_int(v, what) for v in values]
+    if any(b <= a for a, b in itertools.pairwise(checked)):
+        raise ValueError(f"{what}s must increase, got {list(values)}")
+    return checked

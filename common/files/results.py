@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from common import machine
-from common.fileio import atomic_write_text
-from common.paths import default_results_path, display_path
+from common.files.atomic import atomic_write_text
+from common.files.paths import default_results_path, display_path
+from common.measure import machine
 
 FORMAT_VERSION = 1
 

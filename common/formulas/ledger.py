@@ -11,9 +11,8 @@ import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from common.validate import non_negative, positive, positive_int
-
-GIB = 2**30
+from common.formulas.validate import check_phase, non_negative, positive, positive_int
+from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
 
 
 # ---------------------------------------------------------------------------
@@ -28,7 +27,9 @@ def elementwise_counts(n: int, elem_bytes: float = 2, reads: int = 2) -> tuple[f
 def layernorm_counts(n: int, d: int, elem_bytes: float = 2) -> tuple[float, float]:
     """LayerNorm without bias over [n, d]: about 6 ops per element, read x and write y once."""
     n, d = positive_int(n, "rows"), positive_int(d, "columns")
-    return 6.0 * n * d, positive(elem_bytes, "bytes per element") * 2 * n * d
+    return float(LAYERNORM_FLOPS_PER_ELEM * n * d), positive(
+        elem_bytes, "bytes per element"
+    ) * 2 * n * d
 
 
 def softmax_counts(
@@ -37,7 +38,9 @@ def softmax_counts(
     """Row softmax over [n, d]: F = 5nd; fused reads once, writes once, naive 3 reads + 2 writes."""
     n, d = positive_int(n, "rows"), positive_int(d, "columns")
     passes = 2 if fused else 5
-    return 5.0 * n * d, positive(elem_bytes, "bytes per element") * passes * n * d
+    return float(SOFTMAX_FLOPS_PER_ELEM * n * d), positive(
+        elem_bytes, "bytes per element"
+    ) * passes * n * d
 
 
 def attention_counts(
@@ -46,7 +49,7 @@ def attention_counts(
     """One head: F = 4 N^2 d + 5 N^2; D = b (4N^2 + 4Nd) materialized, b 4Nd at minimum traffic."""
     N, d = positive_int(N, "tokens"), positive_int(d_head, "head dim")
     b = positive(elem_bytes, "bytes per element")
-    flops = 4.0 * N * N * d + 5.0 * N * N
+    flops = 4.0 * N * N * d + SOFTMAX_FLOPS_PER_ELEM * N * N
     # Q, K, V read and O written once (4Nd); materializing S and P adds write S, read S,
     # write P, read P (4N^2).
     nbytes = b * (4 * N * N + 4 * N * d) if materialized else b * 4 * N * d
@@ -131,10 +134,8 @@ def kv_bytes_per_token(n_layers: int, d_kv: int, elem_bytes: float = 2) -> float
 
 
 # ---------------------------------------------------------------------------
-# The article's teaching model (inputs of lecture 03 and of its figure in lecture 04)
+# A model as the capacity ledger sees it (the article's 7B is in common.tables.assumptions)
 # ---------------------------------------------------------------------------
-KIB = 2**10
-
 PHASES = ("prefill", "decode")
 
 
@@ -151,31 +152,11 @@ class ModelSpec(NamedTuple):
     act_bytes_per_token: float  # peak live activations per active token
 
 
-# Llama-2-7B's shape (32 layers, 32 KV heads x 128 = 4096), fp16 weights and KV cache.
-# 128 KiB/token of activations is the article's rule of thumb for d_model = 4096 in fp16:
-# about 16 live [d_model] tensors of 8 KiB each; real engines differ a lot.
-ARTICLE_7B = ModelSpec(
-    name="7B, fp16",
-    n_params=7e9,
-    weight_bytes=2,
-    n_layers=32,
-    d_kv=4096,
-    kv_bytes=2,
-    seq=4096,
-    act_bytes_per_token=128 * KIB,
-)
-ARTICLE_OVERHEAD_RATE = 0.30  # the article's assumed overhead: 30% of the other three terms
-LOW_OVERHEAD_RATE = 0.04  # the low-overhead assumption (a teaching number, not a measurement)
-ARTICLE_BUDGET_GIB = 78.0  # memory assumed usable on an 80 GB card
-ARTICLE_BATCHES = (1, 4, 8, 16, 24, 32)
-
-
 def model_ledger(
     spec: ModelSpec, batch: int, overhead_rate: float, phase: str = "prefill"
 ) -> MemoryLedger:
     """memory_ledger for `spec`; prefill keeps B S tokens' activations alive, decode only B."""
-    if phase not in PHASES:
-        raise ValueError(f"unknown phase {phase!r}; choose one of: {', '.join(PHASES)}")
+    check_phase(phase, PHASES)
     b = positive_int(batch, "batch")
     return memory_ledger(
         spec.n_params,
@@ -192,29 +173,8 @@ def model_ledger(
 
 
 # ---------------------------------------------------------------------------
-# Sweeps: where a size crosses the ridge point, and what a roofline cannot explain
+# Sweeps: what a roofline cannot explain
 # ---------------------------------------------------------------------------
-class Crossover(NamedTuple):
-    """The first size whose intensity reaches I*, and the size before it (None if first)."""
-
-    before: int | None
-    first: int
-
-
-def crossover(sizes: Sequence[int], intensities: Sequence[float], ridge: float) -> Crossover | None:
-    """First size with I >= I* in an increasing sweep, with its predecessor; None if none."""
-    if len(sizes) != len(intensities) or not sizes:
-        raise ValueError("sizes and intensities must be non-empty and of equal length")
-    checked = [positive_int(s, "size") for s in sizes]
-    if any(b <= a for a, b in itertools.pairwise(checked)):
-        raise ValueError(f"sizes must increase, got {list(sizes)}")
-    r = positive(ridge, "ridge point")
-    for i, value in enumerate(intensities):
-        if non_negative(value, "intensity") >= r:
-            return Crossover(checked[i - 1] if i else None, checked[i])
-    return None
-
-
 ANOMALY_TOLERANCE = 0.10  # timing noise allowed before a measured point counts as an anomaly
 
 

@@ -1,0 +1,7 @@
+"""``python3 -m common.exercises [KEY ...]``: print exercises with their worked answers."""
+
+from __future__ import annotations
+
+from common.present.exercises import main
+
+raise SystemExit(main())

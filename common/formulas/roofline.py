@@ -1,0 +1,175 @@
+"""The roofline formulas: time bounds, intensity, ridge point, matmul counts and charts.
+
+Standard library only.
+Conventions: one multiply-add is 2 FLOP; bytes are every read plus every write
+at the element size; time bounds assume compute and memory traffic overlap
+perfectly, so the lower bound is the larger of the two times.
+"""
+
+from __future__ import annotations
+
+import math
+
+from common.formulas.thresholds import linear_threshold, smallest_integer_reaching
+from common.formulas.validate import non_negative, positive, positive_int
+
+
+# ---------------------------------------------------------------------------
+# Time bounds, intensity, ridge point
+# ---------------------------------------------------------------------------
+def time_bounds(flops: float, nbytes: float, peak: float, bw: float) -> dict[str, float | str]:
+    """T >= max(F / P_peak, D / beta): returns compute, memory, lower (s) and bound."""
+    f = non_negative(flops, "FLOP count")
+    d = non_negative(nbytes, "byte count")
+    p = positive(peak, "peak FLOP/s")
+    b = positive(bw, "bandwidth")
+    t_compute, t_memory = f / p, d / b
+    return {
+        "compute": t_compute,
+        "memory": t_memory,
+        "lower": max(t_compute, t_memory),
+        "bound": "compute" if t_compute >= t_memory else "memory",
+    }
+
+
+def lower_bound_time(flops: float, nbytes: float, peak: float, bw: float) -> float:
+    """T = max(F / P_peak, D / beta), in seconds."""
+    return float(time_bounds(flops, nbytes, peak, bw)["lower"])
+
+
+def intensity(flops: float, nbytes: float) -> float:
+    """Arithmetic intensity I = F / D, in FLOP/byte."""
+    return non_negative(flops, "FLOP count") / positive(nbytes, "byte count")
+
+
+def ridge_point(peak: float, bw: float) -> float:
+    """Critical intensity I* = P_peak / beta, in FLOP/byte."""
+    return positive(peak, "peak FLOP/s") / positive(bw, "bandwidth")
+
+
+def attainable_flops(intensity: float, peak: float, bw: float) -> float:
+    """Roofline: attainable FLOP/s = min(P_peak, I * beta)."""
+    i = non_negative(intensity, "intensity")
+    return min(positive(peak, "peak FLOP/s"), i * positive(bw, "bandwidth"))
+
+
+def bound_of(intensity: float, ridge: float) -> str:
+    """'compute' when I >= I*, else 'memory'."""
+    i = non_negative(intensity, "intensity")
+    return "compute" if i >= positive(ridge, "ridge point") else "memory"
+
+
+def speedup_2x(flops: float, nbytes: float, peak: float, bw: float) -> tuple[float, float]:
+    """What doubling compute or bandwidth buys: (T(P, b) / T(2P, b), T(P, b) / T(P, 2b))."""
+    t0 = lower_bound_time(flops, nbytes, peak, bw)
+    if t0 == 0:
+        return 1.0, 1.0
+    return (
+        t0 / lower_bound_time(flops, nbytes, 2 * peak, bw),
+        t0 / lower_bound_time(flops, nbytes, peak, 2 * bw),
+    )
+
+
+def speedup_2x_at_ratio(ratio: float) -> tuple[float, float]:
+    """Speedups from 2x compute and 2x bandwidth for an operation at I / I* = ratio."""
+    r = positive(ratio, "I / I*")
+    # Put D = 1 byte and beta = 1 byte/s, so P = I* = 1 FLOP/byte and F = ratio.
+    return speedup_2x(r, 1.0, 1.0, 1.0)
+
+
+# ---------------------------------------------------------------------------
+# Matmul ledgers
+# ---------------------------------------------------------------------------
+def matmul_counts(
+    B: int, D: int, F: int, x_bytes: float = 2, w_bytes: float = 2, out_bytes: float = 2
+) -> tuple[float, float]:
+    """X[B,D] @ W[D,F]: F = 2BDF FLOP, bytes = B*D*x + D*F*w + B*F*out."""
+    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+    xb = positive(x_bytes, "bytes per X element")
+    wb = positive(w_bytes, "bytes per W element")
+    ob = positive(out_bytes, "bytes per output element")
+    return 2.0 * B * D * F, B * D * xb + D * F * wb + B * F * ob
+
+
+def gemm_counts(M: int, K: int, N: int, elem_bytes: float = 2) -> tuple[float, float]:
+    """A[M,K] @ B[K,N]: F = 2MNK, D = b (MK + KN + MN)."""
+    return matmul_counts(M, K, N, elem_bytes, elem_bytes, elem_bytes)
+
+
+def critical_batch(
+    D: int,
+    F: int,
+    ridge: float,
+    x_bytes: float = 2,
+    w_bytes: float = 2,
+    out_bytes: float = 2,
+) -> int | None:
+    """Smallest integer B with 2BDF / (B D x + D F w + B F out) >= I*; None if no B reaches it."""
+    D, F = positive_int(D, "D"), positive_int(F, "F")
+    r = positive(ridge, "ridge point")
+    xb = positive(x_bytes, "bytes per X element")
+    wb = positive(w_bytes, "bytes per W element")
+    ob = positive(out_bytes, "bytes per output element")
+    # I(B) = 2DF B / ((D x + F out) B + D F w) rises towards 2DF / (D x + F out).
+    solved = linear_threshold(2.0 * D * F, D * xb + F * ob, D * F * wb, r)
+    return None if solved is None else smallest_integer_reaching(solved[1], solved[0])
+
+
+def batched_matvec_counts(B: int, D: int, F: int, elem_bytes: float = 2) -> tuple[float, float]:
+    """x[b] @ W[b] for b < B, one matrix per example: F = 2BDF, bytes = b (BD + BDF + BF)."""
+    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+    e = positive(elem_bytes, "bytes per element")
+    return 2.0 * B * D * F, e * (B * D + B * D * F + B * F)
+
+
+def decode_attention_counts(
+    n_q_heads: int, n_kv_heads: int, d_head: int, context: int, kv_bytes: float = 2
+) -> tuple[float, float]:
+    """Decode attention, one layer and sequence: F = 4 Hq d ctx, bytes = 2 ctx Hkv d b (K and V)."""
+    hq, hkv = positive_int(n_q_heads, "query heads"), positive_int(n_kv_heads, "KV heads")
+    if hq % hkv:
+        raise ValueError(f"query heads ({hq}) must be a multiple of KV heads ({hkv})")
+    d, ctx = positive_int(d_head, "head dim"), positive_int(context, "context")
+    return 4.0 * hq * d * ctx, 2.0 * ctx * hkv * d * positive(kv_bytes, "bytes per KV element")
+
+
+def tiled_matmul_bytes(
+    m: int, k: int, n: int, bm: int, bk: int, bn: int, elem_bytes: float = 2
+) -> tuple[float, float]:
+    """(m x k)(k x n) in bm x bk x bn tiles: bytes = b (mk ceil(n/bn) + kn ceil(m/bm) + mn)."""
+    m, k, n = positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n")
+    bm, bn = positive_int(bm, "bm"), positive_int(bn, "bn")
+    # bk sets on-chip staging only; main-memory traffic does not depend on it.
+    positive_int(bk, "bk")
+    e = positive(elem_bytes, "bytes per element")
+    # Each output tile streams its bm x k row panel of A and k x bn column panel of B once.
+    a_reads = m * k * math.ceil(n / bn)
+    b_reads = k * n * math.ceil(m / bm)
+    return 2.0 * m * k * n, e * (a_reads + b_reads + m * n)
+
+
+def sharded_matmul_two_chips(
+    B: int, D: int, F: int, peak: float, link_bw: float, elem_bytes: float = 2
+) -> dict[str, float | str]:
+    """X[B,D] W[D,F] split along D on 2 chips: T_math = BDF / P, T_comms = BFb / link, I = D / b."""
+    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+    p = positive(peak, "peak FLOP/s")
+    link = positive(link_bw, "link bandwidth")
+    e = positive(elem_bytes, "bytes per element")
+    flops_per_chip = 2.0 * B * (D / 2) * F
+    comm_bytes = B * F * e  # each chip sends its [B, F] partial sums to the other
+    t_math, t_comms = flops_per_chip / p, comm_bytes / link
+    return {
+        "flops": flops_per_chip,
+        "comm_bytes": comm_bytes,
+        "t_math": t_math,
+        "t_comms": t_comms,
+        "intensity": flops_per_chip / comm_bytes,
+        "bound": "compute" if t_math >= t_comms else "comms",
+    }
+
+
+def network_critical_dim(peak: float, link_bw: float, elem_bytes: float = 2) -> float:
+    """Sharded matmul is compute-bound iff I = D / b > P / link, i.e. D > b P / link."""
+    e = positive(elem_bytes, "bytes per element")
+    return e * positive(peak, "peak FLOP/s") / positive(link_bw, "link bandwidth")

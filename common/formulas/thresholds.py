@@ -1,0 +1,73 @@
+"""Where a growing quantity first reaches a threshold: the critical batch and the crossover.
+
+Standard library only. Two questions recur in the course: the smallest integer
+size at which a ratio reaches the ridge point (solved in closed form, then made
+exact by checking the integers around it), and the first size of a measured or
+listed sweep that reaches it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from common.formulas.validate import increasing_ints, non_negative, positive
+
+MAX_SEARCH = 1 << 40  # a threshold beyond this is reported as unreachable
+
+
+def smallest_integer_reaching(reaches: Callable[[int], bool], estimate: float) -> int | None:
+    """Smallest integer b >= 1 with reaches(b), for a predicate that stays true once true.
+
+    `estimate` is the closed-form answer; the integers around it are checked so that
+    floating-point rounding in the closed form cannot move the result. None when no
+    b up to MAX_SEARCH reaches.
+    """
+    if not math.isfinite(estimate) or estimate > MAX_SEARCH:
+        return None
+    b = max(1, math.ceil(estimate))
+    while b > 1 and reaches(b - 1):
+        b -= 1
+    while not reaches(b):
+        b += 1
+        if b > MAX_SEARCH:
+            return None
+    return b
+
+
+def linear_threshold(
+    gain: float, cost: float, fixed: float, threshold: float
+) -> tuple[float, Callable[[int], bool]] | None:
+    """For I(b) = gain b / (cost b + fixed): the closed-form b with I(b) = threshold, and I(b) >= t.
+
+    I(b) rises towards gain / cost; None when that limit stays below the threshold.
+    """
+    r = positive(threshold, "ridge point")
+    slope = gain - r * cost  # I(b) >= r  <=>  b (gain - r cost) >= r fixed
+    if slope <= 0:
+        return None
+
+    def reaches(b: int) -> bool:
+        return gain * b >= r * (cost * b + fixed)
+
+    return r * fixed / slope, reaches
+
+
+class Crossover(NamedTuple):
+    """The first size whose value reaches the threshold, and the size before it (None if first)."""
+
+    before: int | None
+    first: int
+
+
+def crossover(sizes: Sequence[int], values: Sequence[float], threshold: float) -> Crossover | None:
+    """First size with value >= threshold in an increasing sweep, with its predecessor."""
+    if len(sizes) != len(values) or not sizes:
+        raise ValueError("sizes and intensities must be non-empty and of equal length")
+    checked = increasing_ints(sizes, "size")
+    r = positive(threshold, "ridge point")
+    for i, value in enumerate(values):
+        if non_negative(value, "intensity") >= r:
+            return Crossover(checked[i - 1] if i else None, checked[i])
+    return None

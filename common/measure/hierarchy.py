@@ -1,0 +1,157 @@
+"""The hierarchical roofline's measurements (numpy): the bandwidth sweep and call costs.
+
+Imported only by lecture 07. The streamed operation is z = x + y in fp32 with
+``out=``: a call on n elements moves D = 12 n bytes (``common.formulas.hierarchy``
+has the sizes, the corrections and the plateau analysis). numpy is imported
+inside the functions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from common.formulas.hierarchy import (
+    BYTES_PER_ELEMENT,
+    GIL_RELEASE_ELEMENTS,
+    STREAM_ARRAYS,
+    call_costs,
+)
+from common.measure.timing import CallTiming, time_per_call, time_samples
+
+
+class StreamArrays:
+    """Three fp32 arrays x, y, z carved from one buffer; views(n) gives their first n elements.
+
+    The arrays start 1 KiB apart modulo 4 KiB, so x[i], y[i] and z[i] never share
+    the low 12 address bits (x86 "4K aliasing" would stall loads behind stores).
+    """
+
+    def __init__(self, max_elements: int) -> None:
+        import numpy as np
+
+        if max_elements < 1:
+            raise ValueError(f"need at least one element, got {max_elements!r}")
+        page = 1024  # 4 KiB of fp32
+        stride = -(-max_elements // page) * page + page // 4  # round up, then +1 KiB
+        self.max_elements = max_elements
+        self.buffer = np.ones(STREAM_ARRAYS * stride, dtype=np.float32)  # touches every page
+        self.x = self.buffer[0:max_elements]
+        self.y = self.buffer[stride : stride + max_elements]
+        self.z = self.buffer[2 * stride : 2 * stride + max_elements]
+
+    def views(self, n: int) -> tuple[Any, Any, Any]:
+        """The first n elements of x, y and z (views, no copies)."""
+        if not 1 <= n <= self.max_elements:
+            raise ValueError(f"length must be in 1..{self.max_elements}, got {n!r}")
+        return self.x[:n], self.y[:n], self.z[:n]
+
+    def add_call(self, n: int) -> Callable[[], object]:
+        """A no-argument function running z = x + y on the first n elements (no allocation)."""
+        import numpy as np
+
+        x, y, z = self.views(n)
+        add = np.add
+        return lambda: add(x, y, z)
+
+
+def measure_call_costs(arrays: StreamArrays, budget_s: float = 0.3) -> dict[str, Any]:
+    """numpy's fixed cost per call of z = x + y, and the extra cost of releasing the GIL.
+
+    t_call is the time of a call on one element (the Python loop's share
+    included); the GIL cost is t(501) - t(500) elements, one element apart
+    across numpy's threshold, so the streaming time cancels.
+    """
+    share = budget_s / 3
+    one = time_per_call(arrays.add_call(1), share)
+    below = above = None
+    if arrays.max_elements > GIL_RELEASE_ELEMENTS:
+        below = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS), share).seconds
+        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share).seconds
+    return call_costs(one.seconds, below, above)
+
+
+def run_sweep(
+    arrays: StreamArrays,
+    lengths: Sequence[int],
+    budget_s: float,
+    passes: int = 2,
+    on_point: Callable[[int, int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Time z = x + y at each length within a total time budget; one record per size.
+
+    The sizes are swept `passes` times, up and then down, and each keeps its
+    fastest time: a burst of other work then spoils one pass, not the result.
+    """
+    per_point = budget_s / max(1, len(lengths) * passes)
+    best: dict[int, CallTiming] = {}
+    step, total = 0, len(lengths) * passes
+    for sweep_pass in range(passes):
+        order = list(lengths) if sweep_pass % 2 == 0 else list(reversed(lengths))
+        for n in order:
+            if on_point is not None:
+                on_point(step, total, n * BYTES_PER_ELEMENT)
+            step += 1
+            timing = time_per_call(arrays.add_call(n), per_point)
+            old = best.get(n)
+            if old is None or timing.seconds < old.seconds:
+                batches = timing.batches + (old.batches if old else 0)
+                best[n] = timing._replace(batches=batches)
+            else:
+                best[n] = old._replace(batches=old.batches + timing.batches)
+    return [
+        {
+            "elements": n,
+            "working_set_bytes": n * BYTES_PER_ELEMENT,
+            "seconds": best[n].seconds,
+            "calls_per_batch": best[n].calls,
+            "batches": best[n].batches,
+        }
+        for n in lengths
+    ]
+
+
+def measure_threads(arrays: StreamArrays, n: int, threads: int, repeat: int = 5) -> dict[str, Any]:
+    """Bandwidth of z = x + y on n elements from one thread and from `threads` threads.
+
+    numpy releases the GIL inside a large ufunc call, so threads that each add
+    their own slice of the arrays stream at the same time. The two ways are
+    timed alternately, so a burst of other work hits both alike.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    x, y, z = arrays.views(n)
+    nbytes = n * BYTES_PER_ELEMENT
+    bounds = [(k * n // threads, (k + 1) * n // threads) for k in range(max(1, threads))]
+    slices = [(x[a:b], y[a:b], z[a:b]) for a, b in bounds]
+
+    def part(s: tuple[Any, Any, Any]) -> None:
+        np.add(s[0], s[1], s[2])
+
+    def timed(fn: Callable[[], object]) -> float:
+        return time_samples(fn, repeat=1, warmup=0)[0]
+
+    one_s = many_s = math.inf
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+
+        def all_threads() -> None:
+            list(pool.map(part, slices))
+
+        np.add(x, y, z)  # warm-up: pages touched, threads started
+        all_threads()
+        for _ in range(max(1, repeat)):
+            one_s = min(one_s, timed(lambda: np.add(x, y, z)))
+            if threads >= 2:
+                many_s = min(many_s, timed(all_threads))
+    return {
+        "threads": threads,
+        "working_set_bytes": nbytes,
+        "repeats": max(1, repeat),
+        "one_thread_seconds": one_s,
+        "one_thread_bytes_per_s": nbytes / one_s,
+        "all_thread_seconds": many_s if threads >= 2 else None,
+        "all_thread_bytes_per_s": nbytes / many_s if threads >= 2 else None,
+    }

@@ -1,0 +1,113 @@
+"""The one timer of the course: samples of a call's duration within a time budget.
+
+Standard library only (what is timed may be numpy). Lectures 01, 03 and 07 all
+time through ``time_samples``; ``time_per_call`` batches back-to-back calls
+first, for calls too short for the clock to see one at a time. The clock is a
+parameter so that tests can drive the timer with a fake clock of known answer.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+Clock = Callable[[], float]
+
+MIN_BATCH_S = 2e-4  # a batch of short calls lasts at least this long (timer and loop noise)
+MAX_CALLS_PER_BATCH = 1 << 24
+
+
+def time_samples(
+    fn: Callable[[], object],
+    repeat: int = 5,
+    warmup: int = 1,
+    budget_s: float = 0.0,
+    max_repeat: int = 10_000,
+    calls: int = 1,
+    clock: Clock = time.perf_counter,
+) -> list[float]:
+    """Seconds per call of timed samples: `repeat` at least, more while `budget_s` lasts.
+
+    Each sample runs `calls` back-to-back calls and records their mean duration.
+    """
+    batch = max(1, calls)
+    for _ in range(max(0, warmup)):
+        fn()
+    durations: list[float] = []
+    start = clock()
+    while len(durations) < max(1, repeat) or (
+        clock() - start < budget_s and len(durations) < max_repeat
+    ):
+        t0 = clock()
+        for _ in range(batch):
+            fn()
+        durations.append((clock() - t0) / batch)
+    return durations
+
+
+def best_time(
+    fn: Callable[[], object],
+    repeat: int = 5,
+    warmup: int = 1,
+    budget_s: float = 0.0,
+    clock: Clock = time.perf_counter,
+) -> float:
+    """Fastest of the timed calls (at least `repeat`, more while `budget_s` lasts), in seconds."""
+    return min(time_samples(fn, repeat=repeat, warmup=warmup, budget_s=budget_s, clock=clock))
+
+
+def median_time(durations: list[float]) -> float:
+    """The median of timed durations, in seconds (ValueError when there are none)."""
+    if not durations:
+        raise ValueError("no timed durations")
+    return statistics.median(durations)
+
+
+class CallTiming(NamedTuple):
+    """Best time per call, from batches of `calls` back-to-back calls."""
+
+    seconds: float
+    calls: int
+    batches: int
+
+
+def calls_per_batch(
+    fn: Callable[[], object],
+    min_batch_s: float = MIN_BATCH_S,
+    clock: Clock = time.perf_counter,
+) -> tuple[int, float]:
+    """Smallest power of two k whose k back-to-back calls last >= min_batch_s; (k, seconds)."""
+    calls = 1
+    while True:
+        t0 = clock()
+        for _ in range(calls):
+            fn()
+        elapsed = clock() - t0
+        if elapsed >= min_batch_s or calls >= MAX_CALLS_PER_BATCH:
+            return calls, elapsed
+        calls *= 2
+
+
+def time_per_call(
+    fn: Callable[[], object],
+    budget_s: float,
+    min_batch_s: float = MIN_BATCH_S,
+    min_batches: int = 3,
+    clock: Clock = time.perf_counter,
+) -> CallTiming:
+    """Fastest mean time per call over batches of k calls, k grown until a batch >= min_batch_s."""
+    fn()  # warm-up: caches filled, code paths resolved
+    start = clock()
+    calls, elapsed = calls_per_batch(fn, min_batch_s, clock)
+    remaining = max(0.0, budget_s - (clock() - start))
+    samples = time_samples(
+        fn,
+        repeat=max(0, min_batches - 1),
+        warmup=0,
+        budget_s=remaining,
+        calls=calls,
+        clock=clock,
+    )
+    return CallTiming(min([elapsed / calls, *samples]), calls, 1 + len(samples))

@@ -1,0 +1,1 @@
+"""Presentation: console tables and units, text charts, sentences, the command line."""

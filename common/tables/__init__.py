@@ -1,0 +1,1 @@
+"""Tables (standard library only): models, assumptions, operation counts, units, sources."""

@@ -1,0 +1,131 @@
+"""The teaching assumptions: numbers the course chooses rather than measures or looks up.
+
+Standard library only. Each is a named record with its value, its unit, where it
+comes from and a sentence on when it applies, so a reader can tell a datasheet
+figure from a rule of thumb. Lectures and formulas read the plain constants
+below the records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from common.formulas.ledger import ModelSpec
+from common.tables import sources
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """One teaching assumption: value and unit, its source, and when it applies."""
+
+    name: str
+    value: float
+    unit: str
+    source: str
+    applies: str
+
+
+ACTIVATIONS_PER_TOKEN = Assumption(
+    "live activation vectors per token",
+    16,
+    "vectors of d_model elements",
+    f"{sources.ARTICLE_MEMORY}: about 128 KiB/token at d_model = 4096 in fp16",
+    "Inference keeps only the current layer's temporaries alive: a dozen or so "
+    "[d_model] tensors per token. Real engines differ a lot; a rule of thumb for sizing.",
+)
+
+ARTICLE_OVERHEAD = Assumption(
+    "overhead rate, the article's ledger",
+    0.30,
+    "fraction of weights + KV cache + activations",
+    f"{sources.ARTICLE_LEDGER_RUN}: 'a set ratio, not a measured overhead'",
+    "The article's teaching ledger (lectures 03 and 04) with naive pre-allocation: every "
+    "sequence reserves its full length, so runtime, workspace and fragmentation are "
+    "charged generously. It reproduces the article's 94.95 GiB at batch 24.",
+)
+
+LOW_OVERHEAD = Assumption(
+    "overhead rate, low-overhead what-if",
+    0.04,
+    "fraction of weights + KV cache + activations",
+    f"{sources.ARTICLE_LEDGER_RUN}: the same ledger with 4% instead of 30%",
+    "The article's what-if (for example paged KV allocation): the same card, the same "
+    "model, one assumption changed, and batch 24 fits.",
+)
+
+LLM_OVERHEAD = Assumption(
+    "overhead rate, whole-model ledgers",
+    0.10,
+    "fraction of weights + KV cache + activations",
+    "this course's default for the LLM lectures (a teaching number, not a measurement)",
+    "The whole-model lectures size decode with a paged KV cache allocated as it grows, "
+    "as serving engines do, so the generous 30% of naive pre-allocation would overstate "
+    "the overhead; 10% leaves room for the runtime, CUDA graphs and workspace.",
+)
+
+ARTICLE_BUDGET = Assumption(
+    "usable memory on an 80 GB card",
+    78.0,
+    "GiB",
+    f"{sources.ARTICLE_LEDGER_RUN}: 'assume a 78 GiB usable budget'",
+    "The article's budget line for its 7B ledger; lecture 03's --budget-gib changes it.",
+)
+
+SM_REGISTER_FILE = Assumption(
+    "register file of one SM",
+    65536 * 4,
+    "bytes (64K 32-bit registers)",
+    sources.H100_WHITEPAPER,
+    "What one H100 SM can hold on chip for a tile's fp32 accumulator (lecture 02's tiling "
+    "part); shared memory and L2 come on top of it.",
+)
+
+EXAMPLE_BANDWIDTH = Assumption(
+    "example machine: measured bandwidth",
+    71.8e9,
+    "bytes/s",
+    sources.ARTICLE_PROBE,
+    "Only when this machine has no results file: the exercises on measured roofs then "
+    "use the article's laptop instead, and say so.",
+)
+
+EXAMPLE_MATMUL = Assumption(
+    "example machine: measured matmul rate",
+    2003e9,
+    "FLOP/s",
+    sources.ARTICLE_PROBE,
+    EXAMPLE_BANDWIDTH.applies,
+)
+
+ASSUMPTIONS: tuple[Assumption, ...] = (
+    ACTIVATIONS_PER_TOKEN,
+    ARTICLE_OVERHEAD,
+    LOW_OVERHEAD,
+    LLM_OVERHEAD,
+    ARTICLE_BUDGET,
+    SM_REGISTER_FILE,
+    EXAMPLE_BANDWIDTH,
+    EXAMPLE_MATMUL,
+)
+
+ACT_VECTORS_PER_TOKEN = int(ACTIVATIONS_PER_TOKEN.value)
+ARTICLE_OVERHEAD_RATE = ARTICLE_OVERHEAD.value
+LOW_OVERHEAD_RATE = LOW_OVERHEAD.value
+LLM_OVERHEAD_RATE = LLM_OVERHEAD.value
+ARTICLE_BUDGET_GIB = ARTICLE_BUDGET.value
+SM_REGISTER_FILE_BYTES = int(SM_REGISTER_FILE.value)
+
+#: The article's teaching model: Llama-2-7B's shape (32 layers, 32 KV heads x 128 =
+#: 4096), fp16 weights and KV cache, 4096-token sequences, and the activation rule
+#: above (16 x 4096 x 2 bytes = 128 KiB per token).
+ARTICLE_7B = ModelSpec(
+    name="7B, fp16",
+    n_params=7e9,
+    weight_bytes=2,
+    n_layers=32,
+    d_kv=4096,
+    kv_bytes=2,
+    seq=4096,
+    act_bytes_per_token=ACT_VECTORS_PER_TOKEN * 4096 * 2,
+)
+ARTICLE_BATCHES = (1, 4, 8, 16, 24, 32)  # the article's ledger rows

@@ -1,0 +1,22 @@
+"""The documents the course's numbers come from, named once so every record can cite them.
+
+Standard library only. Each constant names a document precisely enough to find a
+number in it: title, the section or table, and the date it was read.
+"""
+
+from __future__ import annotations
+
+ARTICLE_TITLE = "性能建模与 Profiling：算力、带宽与显存账本"
+ARTICLE_TITLE_EN = "Performance modeling and profiling: the compute, bandwidth and memory ledgers"
+ARTICLE = f"the article '{ARTICLE_TITLE}' ('{ARTICLE_TITLE_EN}')"
+ARTICLE_OPERATORS = f"{ARTICLE}, section 3.3 (operator ledgers)"
+ARTICLE_MEMORY = f"{ARTICLE}, section 3.5 (the capacity ledger)"
+ARTICLE_LEDGER_RUN = f"{ARTICLE}, section 4.3 (memory ledger and batch sweep)"
+ARTICLE_PROBE = f"{ARTICLE}, section 01 (the laptop measurements of machine_probe.py)"
+LECTURE_SCRIPT = "CS349E lecture 1, script 02_roofline_basics.py"
+SCALING_BOOK = "How to Scale Your Model (Austin et al., 2025)"
+SCALING_BOOK_ROOFLINE = f"{SCALING_BOOK}, ch. 'All About Rooflines'"
+H100_WHITEPAPER = (
+    "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), table 'Compute capability "
+    "comparison': 64K 32-bit registers per SM; read 2026-11"
+)
