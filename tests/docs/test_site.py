@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import run_lecture
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "docs" / "_ext"))
 import docs_hooks  # noqa: E402
 from docs_hooks import LectureFlags  # noqa: E402

@@ -15,7 +15,7 @@ from common import hw_specs
 from common.formulas import ledger
 from common.tables import units
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 EXT_DIR = REPO / "docs" / "_ext"
 
 

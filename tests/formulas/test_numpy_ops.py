@@ -1,0 +1,125 @@
+"""Lecture 01's operation ledger (common.formulas.numpy_ops) and its explanations."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.formulas import numpy_ops, roofline
+from common.present import explain
+
+MiB = 2**20
+GiB = 2**30
+
+
+# ---------------------------------------------------------------------------
+# numpy_ops: sizes
+# ---------------------------------------------------------------------------
+def test_elementwise_and_layernorm_fill_the_working_set() -> None:
+    ws = 256 * MiB
+    n = numpy_ops.elementwise_n(ws)
+    assert 3 * 4 * n <= ws < 3 * 4 * (n + 1)
+    rows, d = numpy_ops.layernorm_shape(ws)
+    assert d == numpy_ops.HIDDEN and rows % numpy_ops.ROW_STEP == 0
+    assert 3 * 4 * rows * d <= ws < 3 * 4 * (rows + numpy_ops.ROW_STEP) * d
+
+
+@pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
+def test_attention_and_gemm_arrays_exceed_twice_the_llc(llc_mib: int) -> None:
+    llc = llc_mib * MiB
+    seq = numpy_ops.attention_seq_len(llc)
+    assert seq % numpy_ops.SEQ_STEP == 0
+    assert 4 * seq * seq >= 2 * llc
+    assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
+    k = numpy_ops.gemm_width(llc)
+    assert k >= numpy_ops.HIDDEN and 4 * k * k >= 2 * llc
+
+
+def test_article_sizes_on_a_32_mib_cache() -> None:
+    assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
+    assert numpy_ops.gemm_width(32 * MiB) == 4096  # the article's K = N
+
+
+def test_sizes_respect_the_memory_cap() -> None:
+    assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
+    assert 4 * numpy_ops.gemm_width(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
+
+
+def test_same_flops_matmul_size() -> None:
+    n = numpy_ops.elementwise_n(256 * MiB)
+    m = numpy_ops.same_flops_matmul_size(n)
+    assert m % numpy_ops.SAME_FLOPS_STEP == 0
+    assert 2 * m**3 == pytest.approx(n, rel=0.25)
+
+
+# ---------------------------------------------------------------------------
+# numpy_ops: ledgers
+# ---------------------------------------------------------------------------
+def test_elementwise_ledgers_count_passes() -> None:
+    n = 1000
+    assert numpy_ops.add_counts(n) == (n, 12 * n)
+    assert numpy_ops.add_relu_two_pass_counts(n) == (2 * n, 20 * n)
+    assert numpy_ops.add_relu_one_expr_counts(n) == (2 * n, 24 * n)
+    f, d = numpy_ops.add_counts(n)
+    assert f / d == pytest.approx(1 / 12)  # I = 1 / (3 b) with b = 4
+
+
+def test_layernorm_and_attention_ledgers_match_the_article() -> None:
+    f, d = numpy_ops.layernorm_numpy_counts(4096, 3072)
+    assert f == 6 * 4096 * 3072 and d == 10 * 4 * 4096 * 3072
+    f, d = numpy_ops.attention_naive_counts(4096, 128)
+    assert round(f / 1e9, 2) == 8.67  # the article's F = 4 N^2 Dh + 5 N^2
+    assert d == 4 * (10 * 4096**2 + 4 * 4096 * 128)
+    f_mm, d_mm = numpy_ops.attention_matmul_counts(4096, 128)
+    f_sm, d_sm = numpy_ops.attention_softmax_counts(4096)
+    assert f_mm + f_sm == f and d_mm + d_sm == d  # the two phases make up the whole
+
+
+def test_gemm_ledger_is_fp32_gemm_counts() -> None:
+    assert numpy_ops.gemm_fp32_counts(512, 4096, 4096) == roofline.gemm_counts(512, 4096, 4096, 4)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, None])
+def test_ledgers_reject_bad_sizes(bad: object) -> None:
+    with pytest.raises(ValueError, match="positive integer"):
+        numpy_ops.add_counts(bad)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------
+# numpy_ops: rows and flags
+# ---------------------------------------------------------------------------
+def _row(t_meas: float, **kw: object) -> dict:
+    args = {"working_set_bytes": 1e9, "threads": 1}
+    args.update(kw)
+    return numpy_ops.roofline_row("op", 1e9, 4e9, t_meas, 1e11, 1e10, **args)
+
+
+def test_roofline_row_is_consistent() -> None:
+    row = _row(0.8)
+    assert row["t_pred_s"] == max(1e9 / 1e11, 4e9 / 1e10) == 0.4
+    assert row["bound"] == "memory" and row["intensity"] == 0.25
+    assert row["fraction_of_bound"] == pytest.approx(0.5)
+    assert row["achieved_flops_per_s"] == pytest.approx(1e9 / 0.8)
+    assert row["flag"] is None and row["threads"] == 1
+
+
+def test_flag_only_above_110_percent() -> None:
+    assert _row(0.4 / 1.10)["flag"] is None  # exactly 110%: not flagged
+    assert _row(0.4 / 1.11)["flag"] == "above roof"
+    with pytest.raises(ValueError, match="measured time"):
+        _row(0.0)
+
+
+def test_above_roof_reasons() -> None:
+    llc = 32 * MiB
+    cached = _row(0.1, working_set_bytes=16 * MiB, threads=2)
+    reasons = explain.above_roof_reasons(cached, llc, 1)
+    assert "cache" in reasons[0]
+    assert any("2 threads" in r for r in reasons)
+    assert any("over-counted" in r for r in reasons) and any("noise" in r for r in reasons)
+    streaming = _row(0.1, working_set_bytes=1e9, threads=1)
+    reasons = explain.above_roof_reasons(streaming, llc, 1)
+    assert not any("cache" in r for r in reasons[:1])
+    assert not any("threads" in r for r in reasons)
+    assert not any("calibration" in r for r in reasons)
+    twin = _row(0.1, working_set_bytes=1e9, threads=1, same_as_calibration=True)
+    assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
