@@ -1,10 +1,64 @@
-"""Shared helpers of the roofline lectures.
+"""The shared package of the roofline lectures: every formula, table and routine once.
 
-- ``console``: headers, tables, observations, unit formatting (standard library).
-- ``hw_specs``: the hardware table, one figure per literal, each with its source.
-- ``roofline``: the speed ledger's formulas and charts (standard library).
-- ``cli``: the lectures' command-line parsing and one-line errors.
-- ``results``: the results file lectures share (atomic, versioned).
-- ``machine``: what this machine is (CPU, BLAS, kernel, threads).
-- ``plotting``: matplotlib figures, imported only by lectures that draw.
+The folder a module sits in says its role. ``formulas`` and ``tables`` are pure
+(standard library only: lectures 02 and 06 run on a bare ``python3``); only
+``measure`` imports numpy and only ``plots`` imports matplotlib.
+
+At the top, where students and the course script find them:
+
+- ``hw_specs``: the hardware table; every chip figure one literal with its source (edit here).
+- ``console``: the console helpers under the course script's name (``present.console``).
+- ``roofline``: the speed formulas and both charts under the course script's name.
+
+``formulas``: pure formulas of the two ledgers.
+
+- ``formulas.validate``: argument checks; each returns the value or raises a one-line ValueError.
+- ``formulas.roofline``: time bound, intensity, ridge point, matmul counts, tiling, network.
+- ``formulas.thresholds``: the integer-threshold solver (critical batch) and the crossover.
+- ``formulas.ledger``: operator FLOP/byte counts and the capacity ledger (weights + KV + ...).
+- ``formulas.transformer``: both ledgers for a whole decoder-only model.
+- ``formulas.numpy_ops``: lecture 01's pass counts and sizes for the numpy operations it times.
+- ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
+
+``tables``: numbers the formulas take, each with its source.
+
+- ``tables.models``: the model table (Llama-2-7B, Llama-3-8B, Llama-3-70B) from config.json.
+- ``tables.assumptions``: the teaching assumptions as named records (overhead rates, ...).
+- ``tables.op_counts``: FLOP charged per element (softmax, LayerNorm, RMSNorm, SiLU).
+- ``tables.units``: KB/MB/GB and KiB/MiB/GiB, defined once.
+- ``tables.sources``: the documents the numbers come from, named once.
+
+``measure``: measuring this machine (numpy).
+
+- ``measure.timing``: the one timer (samples within a budget; batched short calls).
+- ``measure.roofs``: the bandwidth and matmul roofs and their calibration.
+- ``measure.caches``: this machine's cache sizes, from the operating system.
+- ``measure.machine``: CPU, BLAS library, kernel and threads.
+- ``measure.hierarchy``: the bandwidth sweep over working-set sizes and call costs.
+
+``plots``: figures (matplotlib, imported only when a figure is drawn).
+
+- ``plots.style``: the house style, colours and atomic PNG output.
+- ``plots.roofline``: rooflines of several chips with named points.
+- ``plots.article``: the article's four figures (lecture 04).
+- ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
+- ``plots.transformer``: decode throughput against batch with the memory wall.
+
+``present``: what the reader sees.
+
+- ``present.console``: unit formatting, aligned text tables, headers, observations.
+- ``present.display``: display objects, printed in a terminal and HTML on the site.
+- ``present.charts``: the ASCII roofline.
+- ``present.explain``: sentences that explain a measurement.
+- ``present.cli``: the lectures' flags and one-line errors.
+- ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).
+
+``files``: what the course writes and reads back.
+
+- ``files.paths``: the repository root and the output folders.
+- ``files.atomic``: atomic writes (a failed write keeps the old file).
+- ``files.results``: the results file the measuring lectures share.
+- ``files.calibration``: the one reader of a saved calibration.
+
+``exercises``: the exercises' questions and their solvers, computed from the tables.
 """

@@ -28,6 +28,8 @@ import docs_hooks
 
 # The lectures share one results file, written fresh by the build (lecture 01 first).
 os.environ["ROOFLINE_RESULTS"] = str(docs_hooks.results_file(DOCS_DIR))
+# Display objects (common.present.display) render as HTML on the pages, not as text.
+os.environ["ROOFLINE_HTML"] = "1"
 
 # -- Project -------------------------------------------------------------------
 project = "Roofline lectures"
@@ -103,7 +105,8 @@ sphinx_gallery_conf = {
     "show_signature": False,
     "download_all_examples": True,
     "remove_config_comments": True,
-    "capture_repr": (),  # lectures print; a trailing expression's repr is noise
+    # A cell ending in show(...) renders its tables and observations as HTML.
+    "capture_repr": ("_repr_html_",),
     "min_reported_time": 0,
     "binder": {},
     "jupyterlite": {},

@@ -13,7 +13,7 @@ Run it from the repository root or from any folder::
 
 ``--results FILE`` says where the calibration and the table are saved (default
 ``results/machine.json``, or ``$ROOFLINE_RESULTS`` when set); lectures 03, 04,
-05 and 07 read them. ``--quick`` takes fewer timed repeats: same sizes, noisier
+05 and 09 read them. ``--quick`` takes fewer timed repeats: same sizes, noisier
 numbers, less time.
 """
 

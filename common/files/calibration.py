@@ -1,6 +1,6 @@
 """The one reader of a saved calibration: lecture 01's two roofs, or why they are unusable.
 
-Lectures 03, 04, 05 and 07 and the exercises read this machine's measured roofs
+Lectures 03, 04, 05 and 09 and the exercises read this machine's measured roofs
 from the results file through ``saved_calibration``. It never raises for a bad
 file: it returns the calibration record, or None and a one-line reason.
 """
@@ -38,7 +38,7 @@ class SavedCalibration(NamedTuple):
         return float(self.calibration["bandwidth_bytes_per_s"])
 
 
-SECTION_OWNERS = {"probe": "lecture 01", "batch_sweep": "lecture 03", "hierarchy": "lecture 07"}
+SECTION_OWNERS = {"probe": "lecture 01", "batch_sweep": "lecture 03", "hierarchy": "lecture 09"}
 
 
 def check_calibration(calib: object) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 One JSON document, written atomically, with a format version, the date, the
 machine it was measured on, and one section per measuring lecture (``probe``
-from lecture 01, ``batch_sweep`` from lecture 03, ``hierarchy`` from lecture 07).
+from lecture 01, ``batch_sweep`` from lecture 03, ``hierarchy`` from lecture 09).
 
 Reading never raises on a bad file: ``load_results`` returns the document or
 ``None`` with a one-line reason (missing, corrupt, another format version,

@@ -1,6 +1,6 @@
 """The hierarchical roofline's measurements (numpy): the bandwidth sweep and call costs.
 
-Imported only by lecture 07. The streamed operation is z = x + y in fp32 with
+Imported only by lecture 09. The streamed operation is z = x + y in fp32 with
 ``out=``: a call on n elements moves D = 12 n bytes (``common.formulas.hierarchy``
 has the sizes, the corrections and the plateau analysis). numpy is imported
 inside the functions.

@@ -1,4 +1,4 @@
-"""Figures of lecture 07: bandwidth against working set, and the hierarchical roofline.
+"""Figures of lecture 09: bandwidth against working set, and the hierarchical roofline.
 
 matplotlib is reached only through common.plotting's object-oriented helpers,
 so importing this module never needs matplotlib.

@@ -1,4 +1,4 @@
-"""Lecture 07 run as a student runs it: levels named, results section, figures, flags."""
+"""Lecture 09 run as a student runs it: levels named, results section, figures, flags."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     results_path = tmp / "results" / "machine.json"
     outdir = tmp / "figures"
     proc = run_lecture(
-        "07",
+        "09",
         "--quick",
         "--png",
         "--outdir",
@@ -133,7 +133,7 @@ def test_thread_comparison_is_reported(quick_run: dict) -> None:
 def test_figures_and_files_written(quick_run: dict) -> None:
     out, outdir = quick_run["proc"].stdout, quick_run["outdir"]
     written = sorted(p.name for p in outdir.iterdir())
-    assert written == ["07_bandwidth_by_working_set.png", "07_hierarchical_roofline.png"]
+    assert written == ["09_bandwidth_by_working_set.png", "09_hierarchical_roofline.png"]
     for name in written:
         data = (outdir / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
@@ -156,7 +156,7 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
         },
         results_path,
     )
-    script = lecture_path("07")
+    script = lecture_path("09")
     code = (
         "import runpy, sys\n"
         "from common.measure import caches\n"
@@ -190,7 +190,7 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
 
 
 def test_bad_flag_is_one_line() -> None:
-    proc = run_lecture("07", "--bogus")
+    proc = run_lecture("09", "--bogus")
     assert proc.returncode == 2
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
@@ -198,7 +198,7 @@ def test_bad_flag_is_one_line() -> None:
 
 
 def test_help_explains_every_flag() -> None:
-    proc = run_lecture("07", "--help")
+    proc = run_lecture("09", "--help")
     assert proc.returncode == 0
     for flag in ("--quick", "--png", "--outdir", "--results"):
         assert flag in proc.stdout

@@ -14,7 +14,7 @@ hierarchical roofline of Yang et al. (2020) with the compute roof that lecture
 01 measured. It then streams DRAM from every core at once and shows what that
 does to the ridge point.
 
-Run it with ``python3 lectures/07_hierarchical_roofline.py``. Flags:
+Run it with ``python3 lectures/09_hierarchical_roofline.py``. Flags:
 ``--quick`` (a shorter sweep, a few seconds), ``--png`` (also save the two
 figures), ``--outdir DIR`` (where the figures go, default ``figures/``),
 ``--results FILE`` (the shared results file, default ``results/machine.json``).
@@ -148,7 +148,7 @@ if fastest["flops_per_s"] > peak_flops:
         f"ran faster than the calibration, which other work probably slowed"
     )
     peak_flops = fastest["flops_per_s"]
-    calibration_note += f"; raised to lecture 07's n={fastest['side']} matmul"
+    calibration_note += f"; raised to lecture 09's n={fastest['side']} matmul"
 
 # %%
 # The fixed cost of a call
@@ -363,7 +363,7 @@ if args.png:
     from common.plots import hierarchy as hierarchy_plots
 
     written = hierarchy_plots.bandwidth_sweep_figure(
-        args.outdir / "07_bandwidth_by_working_set.png",
+        args.outdir / "09_bandwidth_by_working_set.png",
         sizes,
         measured_bw,
         corrected_bw,
@@ -679,7 +679,7 @@ if args.png:
     from common.plots import hierarchy as hierarchy_plots
 
     written = hierarchy_plots.hierarchical_roofline_figure(
-        args.outdir / "07_hierarchical_roofline.png",
+        args.outdir / "09_hierarchical_roofline.png",
         roofs,
         peak_flops,
         [

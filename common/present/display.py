@@ -1,0 +1,183 @@
+"""Display objects: one source for a lecture's terminal output and its page on the site.
+
+Standard library only. A lecture builds a ``Table``, ``Observations`` or
+``Figure`` and hands it to ``show``. In a terminal ``show`` prints the plain
+text the course has always printed (aligned tables, a numbered list of
+observations). Under the docs build (``ROOFLINE_HTML=1``, set by
+``docs/conf.py``) it prints nothing and returns the object, so that when
+``show(...)`` is the last line of a cell, sphinx-gallery renders the object's
+``_repr_html_``: an HTML table in a scrolling box, observations as a styled
+list of prose, a figure with its caption.
+
+Only the last expression of a gallery cell is rendered, so a cell shows one
+thing: ``show(a, b)`` groups several into one.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from common.present.console import _is_numeric, format_observations, format_table
+
+HTML_ENV = "ROOFLINE_HTML"  # set to 1 by the docs build
+
+
+def html_mode() -> bool:
+    """True under the docs build, where display objects render as HTML."""
+    return os.environ.get(HTML_ENV) == "1"
+
+
+def _inline(text: str) -> str:
+    """Escape text for HTML; a span between double backquotes becomes code."""
+    parts = re.split(r"``(.+?)``", str(text))
+    out = []
+    for i, part in enumerate(parts):
+        out.append(f"<code>{html.escape(part)}</code>" if i % 2 else html.escape(part))
+    return "".join(out)
+
+
+def _plain(text: str) -> str:
+    """Text for the terminal: double backquotes removed."""
+    return str(text).replace("``", "")
+
+
+class Table:
+    """A table: header cells, rows of cells, an optional title and a note under it."""
+
+    def __init__(
+        self,
+        headers: Sequence[str],
+        rows: Iterable[Sequence[object]],
+        title: str = "",
+        note: str = "",
+    ) -> None:
+        self.headers = [str(h) for h in headers]
+        self.rows = [[str(c) for c in row] for row in rows]
+        self.title = title
+        self.note = note
+        format_table(self.headers, self.rows)  # ValueError now if a row is the wrong length
+
+    def numeric_columns(self) -> list[bool]:
+        """For each column, whether every cell reads as a number (right-aligned)."""
+        return [
+            bool(self.rows) and all(_is_numeric(r[i]) or r[i] in ("", "-") for r in self.rows)
+            for i in range(len(self.headers))
+        ]
+
+    def __str__(self) -> str:
+        lines = []
+        if self.title:
+            lines.append(_plain(self.title))
+        lines.append(format_table(self.headers, self.rows))
+        if self.note:
+            lines.append(_plain(self.note))
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        numeric = self.numeric_columns()
+
+        def cell(tag: str, text: str, i: int) -> str:
+            cls = ' class="num"' if numeric[i] else ""
+            return f"<{tag}{cls}>{_inline(text)}</{tag}>"
+
+        head = "".join(cell("th", h, i) for i, h in enumerate(self.headers))
+        body = "".join(
+            "<tr>" + "".join(cell("td", c, i) for i, c in enumerate(row)) + "</tr>"
+            for row in self.rows
+        )
+        caption = f"<caption>{_inline(self.title)}</caption>" if self.title else ""
+        note = f'<p class="rl-table-note">{_inline(self.note)}</p>' if self.note else ""
+        return (
+            f'<div class="rl-table-scroll"><table class="rl-table">{caption}'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}"
+        )
+
+
+class Observations:
+    """What to observe: a titled list of sentences, each quoting computed numbers."""
+
+    def __init__(self, items: Sequence[str], title: str = "What to observe") -> None:
+        self.items = [" ".join(str(item).split()) for item in items]
+        self.title = title
+
+    def __str__(self) -> str:
+        return "\n" + format_observations([_plain(i) for i in self.items], self.title)
+
+    def _repr_html_(self) -> str:
+        items = "".join(f"<li>{_inline(i)}</li>" for i in self.items)
+        return (
+            f'<div class="rl-observations"><p class="rl-observations-title">'
+            f"{html.escape(self.title)}</p><ol>{items}</ol></div>"
+        )
+
+
+class Text:
+    """A short paragraph of computed text (a heading line, a one-sentence result)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = str(text)
+
+    def __str__(self) -> str:
+        return _plain(self.text)
+
+    def _repr_html_(self) -> str:
+        return f'<p class="rl-text">{_inline(self.text)}</p>'
+
+
+class Figure:
+    """A figure file with its caption: the site shows the image, the terminal the path."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, caption: str, shown_path: str = ""):
+        self.path = None if path is None else Path(path)
+        self.caption = caption
+        self.shown_path = shown_path or (str(path) if path is not None else "")
+
+    def __str__(self) -> str:
+        return f"saved figure: {self.shown_path}" if self.path else ""
+
+    def _repr_html_(self) -> str:
+        # The image itself reaches the page through the docs' image scraper, which
+        # reads this caption from CAPTIONS; the HTML here adds nothing twice.
+        return ""
+
+
+#: Captions of the figures written in this process, by resolved path (read by the docs).
+CAPTIONS: dict[str, str] = {}
+
+
+def figure(path: str | os.PathLike[str], caption: str, shown_path: str = "") -> Figure:
+    """Record the caption of a figure just written and return its display object."""
+    CAPTIONS[str(Path(path).resolve())] = caption
+    return Figure(path, caption, shown_path)
+
+
+class Group:
+    """Several display objects shown together, in order."""
+
+    def __init__(self, *items: object) -> None:
+        self.items = [i for i in items if i is not None]
+
+    def __str__(self) -> str:
+        return "\n".join(str(i) for i in self.items if str(i))
+
+    def _repr_html_(self) -> str:
+        parts = []
+        for item in self.items:
+            method = getattr(item, "_repr_html_", None)
+            parts.append(method() if method else f"<pre>{html.escape(str(item))}</pre>")
+        return "".join(parts)
+
+
+def show(*items: object) -> Group | None:
+    """Print the items (terminal) or return them for the page (docs build)."""
+    group = Group(*items)
+    if html_mode():
+        return group
+    text = str(group)
+    if text:
+        print(text)
+    return None

@@ -1,0 +1,62 @@
+"""Display objects: the same table and observations as terminal text and as page HTML."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.present import display
+
+
+def test_table_prints_the_aligned_text_table(
+    capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    monkeypatch.delenv(display.HTML_ENV, raising=False)
+    table = display.Table(["chip", "ridge"], [["A100", "200.6"], ["H100", "295.2"]], title="Ridges")
+    assert display.show(table) is None
+    out = capsys.readouterr().out.splitlines()
+    # title, header, rule, two rows; numbers right-aligned under their header
+    assert out == ["Ridges", "chip  ridge", "----  -----", "A100  200.6", "H100  295.2"]
+
+
+def test_table_html_right_aligns_numbers_and_scrolls(monkeypatch) -> None:
+    monkeypatch.setenv(display.HTML_ENV, "1")
+    table = display.Table(["chip", "time"], [["A<100", "1.5 ms"]], note="``x`` note")
+    shown = display.show(table)
+    assert shown is not None
+    page = shown._repr_html_()
+    assert page.startswith('<div class="rl-table-scroll"><table class="rl-table">')
+    assert "<td>A&lt;100</td>" in page  # escaped
+    assert '<td class="num">1.5 ms</td>' in page  # number and unit in one cell
+    assert "<code>x</code> note" in page
+
+
+def test_observations_are_a_list_on_the_page_and_numbered_in_the_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    items = ["First point, ``code``.", "Second   point."]
+    monkeypatch.delenv(display.HTML_ENV, raising=False)
+    display.show(display.Observations(items))
+    text = capsys.readouterr().out
+    assert "What to observe:\n  1. First point, code.\n  2. Second point." in text
+    page = display.Observations(items)._repr_html_()
+    assert "<ol><li>First point, <code>code</code>.</li><li>Second point.</li></ol>" in page
+    assert "<pre" not in page
+
+
+def test_show_groups_in_order(monkeypatch) -> None:
+    monkeypatch.setenv(display.HTML_ENV, "1")
+    group = display.show(display.Text("a"), None, display.Text("b"))
+    assert group is not None
+    assert group._repr_html_() == '<p class="rl-text">a</p><p class="rl-text">b</p>'
+
+
+def test_figure_records_its_caption(tmp_path) -> None:
+    path = tmp_path / "f.png"
+    fig = display.figure(path, "Look at the ridge.", "figures/f.png")
+    assert str(fig) == "saved figure: figures/f.png"
+    assert display.CAPTIONS[str(path.resolve())] == "Look at the ridge."
+
+
+def test_a_row_of_the_wrong_length_is_refused() -> None:
+    with pytest.raises(ValueError, match="2 cells"):
+        display.Table(["a", "b", "c"], [["1", "2"]])
