@@ -20,15 +20,43 @@ from common.formulas.validate import positive
 # ---------------------------------------------------------------------------
 # Sources (cited by every figure)
 # ---------------------------------------------------------------------------
-A100_DATASHEET = "NVIDIA A100 Tensor Core GPU datasheet (SXM4 40GB)"
-H100_DATASHEET = "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM)"
-H200_DATASHEET = "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM)"
-HGX_B200_DATASHEET = "NVIDIA HGX B200 datasheet (8-GPU totals divided by 8, sparsity halved)"
-B300_BLOG = "NVIDIA Technical Blog, 'Inside NVIDIA Blackwell Ultra' (2025)"
-HGX_B300_DATASHEET = "NVIDIA HGX B300 datasheet"
-TPU_V5E_DOCS = "Google Cloud TPU v5e documentation; How to Scale Your Model, ch. 'All About TPUs'"
-TPU_V6E_DOCS = "Google Cloud TPU v6e documentation; How to Scale Your Model, ch. 'All About TPUs'"
-SCALING_BOOK_ROOFLINE = "How to Scale Your Model, ch. 'All About Rooflines'"
+CHECKED = "checked 2026-12-01"  # when the course last compared these figures with the documents
+A100_DATASHEET = (
+    "NVIDIA A100 Tensor Core GPU datasheet (2021), specifications table, column "
+    f"'A100 40GB SXM' (dense: the figures without '*', which mark sparsity); {CHECKED}"
+)
+H100_DATASHEET = (
+    "NVIDIA H100 Tensor Core GPU datasheet (2023), specifications table, column 'H100 SXM'; "
+    f"Tensor Core figures there are with sparsity, halved here for dense; {CHECKED}"
+)
+H200_DATASHEET = (
+    "NVIDIA H200 Tensor Core GPU datasheet (2024), specifications table, column 'H200 SXM'; "
+    f"Tensor Core figures there are with sparsity, halved here for dense; {CHECKED}"
+)
+HGX_B200_DATASHEET = (
+    "NVIDIA HGX B200 datasheet (2025), specifications table, 'HGX B200' column: 8-GPU totals "
+    f"divided by 8, sparse Tensor Core figures halved for dense; {CHECKED}"
+)
+B300_BLOG = (
+    "NVIDIA Technical Blog, 'Inside NVIDIA Blackwell Ultra: The Chip Powering the AI Factory "
+    f"Era' (2025), the per-GPU dense NVFP4 and FP8 figures; {CHECKED}"
+)
+HGX_B300_DATASHEET = (
+    f"NVIDIA HGX B300 datasheet (2025), specifications table: 8-GPU totals divided by 8; {CHECKED}"
+)
+TPU_V5E_DOCS = (
+    "Google Cloud TPU documentation, 'TPU v5e' page, system architecture table (peak compute "
+    "per chip, HBM capacity and bandwidth); How to Scale Your Model, ch. 'All About TPUs', "
+    f"table of TPU specs; {CHECKED}"
+)
+TPU_V6E_DOCS = (
+    "Google Cloud TPU documentation, 'TPU v6e' page, system architecture table; How to Scale "
+    f"Your Model, ch. 'All About TPUs', table of TPU specs; {CHECKED}"
+)
+SCALING_BOOK_ROOFLINE = (
+    "How to Scale Your Model (Austin et al., 2025), ch. 'All About Rooflines', the table of "
+    f"chip-to-chip (ICI) bandwidths: one link, one way; {CHECKED}"
+)
 
 
 @dataclass(frozen=True)
@@ -163,14 +191,23 @@ H200 = Chip(
     link_name="NVLink 4",
 )
 
+B200_ESTIMATE = (
+    "estimated: 8-GPU sparse total / 8 / 2 (the datasheet gives no per-GPU dense figure)"
+)
+B300_BF16_ESTIMATE = (
+    "estimated: about 2.5x H100's dense bf16 (the blog gives dense NVFP4 and FP8 per GPU, not bf16)"
+)
+
 B200 = Chip(
     name="B200",
     key="b200",
     peak_flops_table={
-        "bf16": flops(2.25e15, HGX_B200_DATASHEET, estimate=True),
-        "fp8": flops(4.5e15, HGX_B200_DATASHEET, estimate=True),
-        "int8": flops(4.5e15, HGX_B200_DATASHEET, estimate=True, note="dense TOPS"),
-        "nvfp4": flops(9e15, HGX_B200_DATASHEET, estimate=True),
+        # Estimates: the datasheet gives 8-GPU sparse totals only (BF16 36 PF, FP8 72 PF,
+        # INT8 72 POPS, FP4 144 PF); one GPU is 1/8 of it and dense is half of sparse.
+        "bf16": flops(2.25e15, HGX_B200_DATASHEET, estimate=True, note=B200_ESTIMATE),
+        "fp8": flops(4.5e15, HGX_B200_DATASHEET, estimate=True, note=B200_ESTIMATE),
+        "int8": flops(4.5e15, HGX_B200_DATASHEET, estimate=True, note=B200_ESTIMATE),
+        "nvfp4": flops(9e15, HGX_B200_DATASHEET, estimate=True, note=B200_ESTIMATE),
     },
     mem_bw_figure=bandwidth(8e12, HGX_B200_DATASHEET, note="HBM3e"),
     mem_capacity_figure=capacity(180e9, HGX_B200_DATASHEET),
@@ -182,7 +219,7 @@ B300 = Chip(
     name="B300",
     key="b300",
     peak_flops_table={
-        "bf16": flops(2.5e15, B300_BLOG, estimate=True, note="about 2.5x H100 bf16"),
+        "bf16": flops(2.5e15, B300_BLOG, estimate=True, note=B300_BF16_ESTIMATE),
         "fp8": flops(5e15, B300_BLOG),
         "nvfp4": flops(15e15, B300_BLOG),
     },

@@ -15,15 +15,28 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from common.formulas.validate import positive_int
+
 # ---------------------------------------------------------------------------
 # Sources
 # ---------------------------------------------------------------------------
-LLAMA_2_7B_CONFIG = "meta-llama/Llama-2-7b-hf config.json"
-LLAMA_3_8B_CONFIG = "meta-llama/Meta-Llama-3-8B config.json"
-LLAMA_3_70B_CONFIG = "meta-llama/Meta-Llama-3-70B config.json"
-LLAMA_2_7B_SIZE = "Hugging Face hub, meta-llama/Llama-2-7b-hf: safetensors size 6.74B params"
-LLAMA_3_8B_SIZE = "Hugging Face hub, meta-llama/Meta-Llama-3-8B: safetensors size 8.03B params"
-LLAMA_3_70B_SIZE = "Hugging Face hub, meta-llama/Meta-Llama-3-70B: safetensors size 70.6B params"
+CHECKED = "checked 2026-12-01"  # when the course last compared these values with the files
+
+
+def _config(repo: str) -> str:
+    return f"Hugging Face hub, {repo}, file config.json (fields named beside each value); {CHECKED}"
+
+
+def _size(repo: str, size: str) -> str:
+    return f"Hugging Face hub, {repo}, model card's 'Model size' (safetensors): {size}; {CHECKED}"
+
+
+LLAMA_2_7B_CONFIG = _config("meta-llama/Llama-2-7b-hf")
+LLAMA_3_8B_CONFIG = _config("meta-llama/Meta-Llama-3-8B")
+LLAMA_3_70B_CONFIG = _config("meta-llama/Meta-Llama-3-70B")
+LLAMA_2_7B_SIZE = _size("meta-llama/Llama-2-7b-hf", "6.74B params")
+LLAMA_3_8B_SIZE = _size("meta-llama/Meta-Llama-3-8B", "8.03B params")
+LLAMA_3_70B_SIZE = _size("meta-llama/Meta-Llama-3-70B", "70.6B params")
 
 
 @dataclass(frozen=True)
@@ -59,8 +72,9 @@ class Model:
             "max_context",
         ):
             value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
+            positive_int(value, f"{self.name}: {field}")
         if self.n_heads % self.n_kv_heads:
             raise ValueError(
                 f"{self.name}: query heads ({self.n_heads}) must be a multiple of "

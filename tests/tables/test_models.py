@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -48,13 +49,13 @@ def test_table_matches_published_config(key: str) -> None:
 
 @pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
 def test_every_model_cites_its_sources(m: Model) -> None:
-    assert m.config_source.endswith("config.json")
-    assert m.config_source.startswith("meta-llama/")
+    assert "config.json" in m.config_source and "meta-llama/" in m.config_source
+    assert re.search(r"checked \d{4}-\d{2}-\d{2}", m.config_source)
     assert m.params_source and "Hugging Face" in m.params_source
 
 
 def test_sources_are_module_constants() -> None:
-    assert models.LLAMA_3_8B_CONFIG == "meta-llama/Meta-Llama-3-8B config.json"
+    assert "meta-llama/Meta-Llama-3-8B, file config.json" in models.LLAMA_3_8B_CONFIG
     assert LLAMA_3_8B.config_source is models.LLAMA_3_8B_CONFIG
 
 
