@@ -106,11 +106,15 @@ def test_formulas_and_tables_import_only_formulas_and_tables(name: str) -> None:
         assert in_layer(dep, allowed), f"{name} imports {dep}"
 
 
-def _run(code: str, *flags: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def python(
+    *args: str, cwd: Path = REPO, pythonpath: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """Run this interpreter with `args`; PYTHONPATH is the repository unless told otherwise."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONPATH"] = str(REPO)
+    if pythonpath:
+        env["PYTHONPATH"] = str(REPO)
     return subprocess.run(
-        [sys.executable, *flags, "-c", code],
+        [sys.executable, *args],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -139,7 +143,7 @@ def test_pure_layers_import_with_numpy_and_matplotlib_blocked() -> None:
         " 'common.measure', 'common.files')))\n"
         "print('loaded', bad)\n"
     )
-    proc = _run(code)
+    proc = python("-c", code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "loaded []"
 
@@ -152,28 +156,14 @@ def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -
         "import common.formulas.transformer, common.present.cli, common.present.display\n"
         "print('ok', 'numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-S", "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
+    proc = python("-S", "-c", code, cwd=tmp_path, pythonpath=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok False False"
 
 
 @pytest.mark.parametrize("lecture", ["02_roofline_basics.py", "06_llm_inference.py"])
 def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-S", str(REPO / "lectures" / lecture)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
+    proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
     assert proc.returncode == 0, proc.stderr
     assert "ridge" in proc.stdout.lower()
 
@@ -186,16 +176,7 @@ def test_the_course_script_runs_through_one_line_shims(tmp_path: Path) -> None:
         (tmp_path / f"{name}.py").write_text(f"from common.{name} import *  # noqa: F403\n")
     script = tmp_path / "02_roofline_basics.py"
     script.write_text(COURSE_SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run(
-        [sys.executable, "-S", str(script)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    proc = python("-S", str(script), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     # The script prints H100's bf16 ridge (989e12 / 3.35e12 = 295.2) and H200's (206.0).
     assert "295" in proc.stdout and "206" in proc.stdout

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from collections.abc import Sequence
 
 
 def _number(x: object, what: str, kind: str = "a number") -> float:
-    """x as a float when it is an int or float (not a bool); ValueError otherwise."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
+    """x as a float when it is a real number (int, float, numpy scalar; not a bool)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise ValueError(f"{what} must be {kind}, got {x!r}")
     return float(x)
 

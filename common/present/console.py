@@ -8,11 +8,12 @@ KiB/MiB/GiB powers of 1024; the two are never mixed in one number.
 
 from __future__ import annotations
 
-import math
 import shutil
 import sys
 import textwrap
 from collections.abc import Iterable, Sequence
+
+from common.formulas.validate import finite
 
 WIDTH = 88  # text width of headers and observations, fits a terminal and the docs site
 
@@ -20,17 +21,6 @@ _SI_PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (
 _DECIMAL_BYTES = ((1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB"))
 _BINARY_BYTES = ((2**50, "PiB"), (2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"))
 _TIME_UNITS = {"ns": 1e-9, "µs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-
-
-def _check_finite(x: float, what: str) -> float:
-    """Return float(x), or raise ValueError when x is not a finite number."""
-    try:
-        value = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number, got {x!r}") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{what} must be finite, got {x!r}")
-    return value
 
 
 def _scaled(x: float, table: Sequence[tuple[float, str]], digits: int, base_unit: str) -> str:
@@ -43,7 +33,7 @@ def _scaled(x: float, table: Sequence[tuple[float, str]], digits: int, base_unit
 
 def fmt_num(x: float, digits: int = 2, unit: str = "") -> str:
     """SI-prefixed number: fmt_num(8.67e9, unit="FLOP") == '8.67 GFLOP'."""
-    x = _check_finite(x, "value")
+    x = finite(x, "value")
     for scale, prefix in _SI_PREFIXES:
         if abs(x) >= scale:
             return f"{x / scale:.{digits}f} {prefix}{unit}".rstrip()
@@ -63,7 +53,7 @@ def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
 
 def fmt_bytes(n: float, binary: bool = False, digits: int = 2) -> str:
     """A byte count, decimal (MB = 1e6 B) by default or binary (MiB = 2**20 B)."""
-    n = _check_finite(n, "byte count")
+    n = finite(n, "byte count")
     return _scaled(n, _BINARY_BYTES if binary else _DECIMAL_BYTES, digits, "B")
 
 
@@ -74,7 +64,7 @@ def fmt_bw(bytes_per_s: float, digits: int = 2) -> str:
 
 def fmt_time(seconds: float, unit: str | None = None, digits: int | None = None) -> str:
     """A duration from ns to s; fixed unit with `unit` ('ns', 'µs', 'ms', 's')."""
-    seconds = _check_finite(seconds, "time")
+    seconds = finite(seconds, "time")
     if unit is not None:
         if unit not in _TIME_UNITS:
             raise ValueError(f"unknown time unit {unit!r}; use one of ns, µs, ms, s")
@@ -97,7 +87,7 @@ def fmt_time(seconds: float, unit: str | None = None, digits: int | None = None)
 
 def fmt_ratio(x: float, digits: int = 2) -> str:
     """A speedup or growth factor: fmt_ratio(3.17) == 'x3.17'."""
-    return f"x{_check_finite(x, 'ratio'):.{digits}f}"
+    return f"x{finite(x, 'ratio'):.{digits}f}"
 
 
 def _is_numeric(cell: str) -> bool:
