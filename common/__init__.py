@@ -39,7 +39,7 @@ At the top, where students and the course script find them:
 ``plots``: figures (matplotlib, imported only when a figure is drawn).
 
 - ``plots.style``: the house style, colours and atomic PNG output.
-- ``plots.roofline``: rooflines of several chips with named points.
+- ``plots.roofline``: rooflines of several chips with named points, one roof or a panel each.
 - ``plots.article``: the article's four figures (lecture 04).
 - ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
 - ``plots.transformer``: decode throughput against batch with the memory wall.
@@ -49,6 +49,7 @@ At the top, where students and the course script find them:
 - ``present.console``: unit formatting, aligned text tables, headers, observations.
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
+- ``present.basics``: lecture 02's tables and observations (roofline basics).
 - ``present.explain``: sentences that explain a measurement.
 - ``present.cli``: the lectures' flags and one-line errors.
 - ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).

@@ -521,12 +521,12 @@ print_observations(capacity_obs)
 crit_rows = []
 for shape, cb in matmul_critical_batches(model, ridge, dtypes):
     crit_rows.append(
-        [shape.name, f"{shape.D:,}", f"{shape.F:,}", f"x {shape.count}", fmt_batch(cb)]
+        [shape.name, f"{shape.K:,}", f"{shape.N:,}", f"x {shape.count}", fmt_batch(cb)]
     )
 knee = decode_critical_batch(model, ridge, dtypes)
 crit_rows.append(["all weight matmuls", "", "", "", fmt_batch(knee)])
 print_header(f"6. Critical batch of decode's weight matmuls on {chip.name} ({precision})")
-print_table(["matmul", "D", "F", "per step", "critical batch"], crit_rows)
+print_table(["matmul", "K", "N", "per step", "critical batch"], crit_rows)
 print()
 print(f"Decode critical batch: {fmt_batch(knee)} (ridge {ridge:.0f} FLOP/byte).")
 crit_obs = []
