@@ -50,6 +50,7 @@ At the top, where students and the course script find them:
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
 - ``present.basics``: lecture 02's tables and observations (roofline basics).
+- ``present.operators``: lecture 05's tables and observations (the operator ledger).
 - ``present.explain``: sentences that explain a measurement.
 - ``present.cli``: the lectures' flags and one-line errors.
 - ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).
