@@ -51,9 +51,11 @@ def _draw_roofs(
         ys = [attainable_flops(x, peak, bw) for x in xs]
         bold = placed_on is None or index == placed_on
         text = f"{label} (I* = {peak / bw:.0f})"
-        if placed is not None and index == placed_on:
+        if placed is None or len(curves) == 1:
+            pass
+        elif index == placed_on:
             text += ": points sit here"
-        elif placed is not None and math.isclose(peak, placed[1]):
+        elif math.isclose(peak, placed[1]):
             text += f", same peak as {placed[0].split()[0]}"
         ax.plot(
             xs,
@@ -173,6 +175,46 @@ def _key_handle(text: str) -> Any:
     from matplotlib.lines import Line2D
 
     return Line2D([], [], linestyle="none", label=text)
+
+
+class PointSeries(NamedTuple):
+    """A group of unlabelled points drawn with one marker: (intensity, FLOP/s) pairs."""
+
+    label: str
+    points: Sequence[tuple[float, float]]
+
+
+def roofline_series_figure(
+    path: str | os.PathLike[str], curve: Curve, series: Sequence[PointSeries], title: str
+) -> str:
+    """One chip's roof and its ridge with groups of points, one marker and colour per group."""
+    fig, ax = new_figure(height=4.4)
+    _, peak, bw = curve
+    every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
+    lo, hi = _x_range([curve], every)
+    ys = [attainable_flops(lo, peak, bw)] + [y for _, _, y in every]
+    _frame(ax, lo, hi, [y for y in ys if y > 0])
+    _draw_roofs(ax, [curve], lo, hi, 0)
+    ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
+    # The first group hollow and large, the next filled and smaller: coinciding points of
+    # two groups stay visible, one inside the other.
+    styles = ({"marker": "s", "markersize": 10}, {"marker": "o", "markersize": 5.5})
+    for index, ((name, points), color) in enumerate(zip(series, SERIES_COLORS[1:], strict=False)):
+        hollow = index % 2 == 0
+        ax.plot(
+            [x for x, _ in points],
+            [y for _, y in points],
+            linestyle="none",
+            markerfacecolor="white" if hollow else color,
+            markeredgecolor=color,
+            markeredgewidth=1.6 if hollow else 0.8,
+            zorder=5 + index,
+            label=name,
+            **styles[index % 2],
+        )
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="lower right", fontsize=7.5, framealpha=0.95)
+    return save_figure(fig, path)
 
 
 class PngResult(NamedTuple):
