@@ -75,7 +75,7 @@ basic_ops = [  # (name, FLOPs, bytes)
 ]
 for B in BATCHES:
     basic_ops.append((basics.matmul_name(B), *roofline.matmul_counts(B, K, N)))
-op_intensity = {name: roofline.intensity(flops, nbytes) for name, flops, nbytes in basic_ops}
+op_intensity = {name: roofline.intensity(f, d) for name, f, d in basic_ops}
 
 show(
     basics.basic_ops_table(basic_ops, H100, VECTOR_LEN, K, N),
@@ -113,9 +113,7 @@ for chip, precision, formats in CASES:
 
 show(
     basics.ridge_table(CASES, ridge, crit_batch, K, N),
-    basics.ridge_observations(
-        CASES, ridge, crit_batch, H100, H200, B300, bytes_per_elem("fp8"), bytes_per_elem("nvfp4")
-    ),
+    basics.ridge_observations(CASES, ridge, crit_batch, H100, H200, B300),
 )
 
 # %%
@@ -137,7 +135,8 @@ V5E_CASES = [  # (case, compute precision, element formats of X, W and the outpu
 v5e = []  # (case, compute, ridge, bytes per weight, book's B, exact B)
 for case, precision, formats in V5E_CASES:
     w_bytes, v5e_ridge = bytes_per_elem(formats[1]), TPU_V5E.ridge_point(precision)
-    exact = roofline.critical_batch(K, N, v5e_ridge, *(bytes_per_elem(f) for f in formats))
+    x_w_out = [bytes_per_elem(f) for f in formats]
+    exact = roofline.critical_batch(K, N, v5e_ridge, *x_w_out)
     v5e.append((case, precision, v5e_ridge, w_bytes, v5e_ridge * w_bytes / 2, exact))
 
 # Exercise 4: x[b] @ W[b] for every example b, so nothing is shared across the batch.
@@ -150,16 +149,17 @@ attention = {
     for v, kv in ATTENTION
 }
 LONG = 8 * CONTEXT  # the same at 8x the context
-long_i = {
-    v: roofline.intensity(*roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG))
-    for v, kv in ATTENTION
-}
+long_i = {}
+for v, kv in ATTENTION:
+    f, d = roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG)
+    long_i[v] = roofline.intensity(f, d)
+at_long = (LONG, long_i)
 
 show(
     basics.v5e_table(v5e, TPU_V5E, K, N),
     basics.per_example_table(per_example, K, N),
     basics.attention_table(attention, Q_HEADS, HEAD_DIM, CONTEXT),
-    basics.low_precision_observations(v5e, per_example, attention, long_i, LONG, TPU_V5E, H100),
+    basics.exercise_observations(v5e, per_example, attention, at_long, TPU_V5E, H100),
 )
 
 # %%
@@ -184,7 +184,8 @@ show(
 if args.png:
     h100_peak = H100.peak_flops("bf16")
     others = (H200, B200, TPU_V5E)
-    curves = [(f"{c.name} bf16", c.peak_flops("bf16"), c.mem_bw) for c in (H100, *others)]
+    roofs = (H100, *others)  # the points go on the first
+    curves = [(f"{c.name} bf16", c.peak_flops("bf16"), c.mem_bw) for c in roofs]
     points = [
         (name.split(", ")[-1], i, roofline.attainable_flops(i, h100_peak, H100.mem_bw))
         for name, i in op_intensity.items()
@@ -215,7 +216,7 @@ SIZE = 4096
 TILES = ((32, 32, 32), (64, 64, 64), (128, 64, 128), (128, 64, 256), (256, 64, 256))
 FP32 = bytes_per_elem("fp32")
 # One H100 SM holds 65,536 32-bit registers (NVIDIA H100 architecture whitepaper).
-SM_REGISTER_FILE_BYTES = 65536 * 4
+SM_REGISTERS = 65536 * 4  # bytes
 
 
 def tile_intensity(bm: int, bn: int) -> float:
@@ -226,22 +227,19 @@ def tile_intensity(bm: int, bn: int) -> float:
 tiled = {}  # (bm, bk, bn) -> (bytes, exact intensity, approximate intensity)
 for bm, bk, bn in TILES:
     flops, nbytes = roofline.tiled_matmul_bytes(SIZE, SIZE, SIZE, bm, bk, bn)
-    tiled[(bm, bk, bn)] = (nbytes, roofline.intensity(flops, nbytes), tile_intensity(bm, bn))
+    exact, approx = roofline.intensity(flops, nbytes), tile_intensity(bm, bn)
+    tiled[(bm, bk, bn)] = (nbytes, exact, approx)
 
 # The fp32 accumulator of an output tile must stay on chip until the inner loop ends.
 OUT_TILES = ((64, 64), (128, 128), (128, 256), (256, 256), (512, 512))
-accumulators = {(bm, bn): (bm * bn * FP32, tile_intensity(bm, bn)) for bm, bn in OUT_TILES}
+accumulators = {(m, n): (m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TILES}
 # A square s x s tile reaches s / 2 FLOP/B in bf16: it needs s = 2 I*.
-needed_side = BF16 * H100.ridge_point("bf16")
-needed_accumulator = needed_side**2 * FP32
+side = BF16 * H100.ridge_point("bf16")
+needed = (side, side**2 * FP32)  # the tile's side and its fp32 accumulator in bytes
 
 show(
-    basics.tiling_tables(
-        SIZE, tiled, accumulators, SM_REGISTER_FILE_BYTES, H100, needed_side, needed_accumulator
-    ),
-    basics.tiling_observations(
-        tiled, SM_REGISTER_FILE_BYTES, H100, needed_side, needed_accumulator
-    ),
+    basics.tiling_tables(SIZE, tiled, accumulators, SM_REGISTERS, H100, needed),
+    basics.tiling_observations(tiled, SM_REGISTERS, H100, needed),
 )
 
 # %%
@@ -260,13 +258,13 @@ NETWORK_CHIPS = (TPU_V5E, TPU_V6E, H100, B300)
 NETWORK_DIMS = (4096, 8192, 16384)
 SHARD_N, SHARD_B = 8192, 512  # any batch gives the same verdicts: the v5e rows check it
 
-net_ridge, net_dim, verdicts = {}, {}, {}
+net_ridge, net_k, verdicts = {}, {}, {}  # by chip key; verdicts by (chip key, K)
 for chip in NETWORK_CHIPS:
-    peak = chip.peak_flops("bf16")
-    net_ridge[chip.key] = roofline.ridge_point(peak, chip.link_bw)
-    net_dim[chip.key] = roofline.network_critical_dim(peak, chip.link_bw, BF16)
+    peak, link = chip.peak_flops("bf16"), chip.link_bw
+    net_ridge[chip.key] = roofline.ridge_point(peak, link)
+    net_k[chip.key] = roofline.network_critical_dim(peak, link, BF16)
     for k in NETWORK_DIMS:
-        step = roofline.sharded_matmul_two_chips(SHARD_B, k, SHARD_N, peak, chip.link_bw, BF16)
+        step = roofline.sharded_matmul_two_chips(SHARD_B, k, SHARD_N, peak, link, BF16)
         verdicts[(chip.key, k)] = step["bound"]
 
 v5e_peak, v5e_link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
@@ -276,9 +274,8 @@ v5e_steps = {
     for B in (8, 128, 2048)
 }
 
+network = (net_ridge, net_k, verdicts)
 show(
-    basics.network_tables(
-        NETWORK_CHIPS, net_ridge, net_dim, verdicts, NETWORK_DIMS, v5e_steps, TPU_V5E, SHARD_N
-    ),
-    basics.network_observations(net_ridge, net_dim, v5e_steps, TPU_V5E, TPU_V6E, H100, B300),
+    basics.network_tables(NETWORK_CHIPS, network, v5e_steps, TPU_V5E, SHARD_N),
+    basics.network_observations(network, v5e_steps, TPU_V5E, TPU_V6E, H100, B300),
 )

@@ -67,7 +67,7 @@ args = cli.parse_args(parser)
 
 chip = hw_specs.CHIPS[args.chip]
 PRECISION = args.precision
-PEAK = chip.peak_flops(PRECISION)  # ValueError naming the chip's precisions if it lacks this one
+PEAK = chip.peak_flops(PRECISION)  # a one-line error if the chip lacks this precision
 BW = chip.mem_bw
 RIDGE = roofline.ridge_point(PEAK, BW)
 ELEM_BYTES = hw_specs.bytes_per_elem(PRECISION)
@@ -91,7 +91,8 @@ A100, H100 = hw_specs.A100, hw_specs.H100
 machines = [(A100, "bf16"), (H100, "bf16"), (H100, "fp8")]
 if (chip, PRECISION) not in machines:
     machines.append((chip, PRECISION))
-saved = saved_calibration(args.results)  # lecture 01's measured roofs, or why there are none
+# Lecture 01's measured roofs, if it saved them (else the reason it did not):
+saved = saved_calibration(args.results)
 
 show(
     operators.machines_table(machines, saved),
@@ -117,20 +118,21 @@ show(
 
 TOKENS, HEAD_DIM = 4096, 128
 attention = f"[N={TOKENS}, d_h={HEAD_DIM}]"
+e = ELEM_BYTES  # bytes per stored element
 ops = [  # (name, F, D)
-    ("elementwise add [16M]", *ledger.elementwise_counts(16_000_000, ELEM_BYTES, reads=2)),
-    ("LayerNorm [4096, 3072]", *ledger.layernorm_counts(4096, 3072, ELEM_BYTES)),
-    ("softmax fused [4096, 4096]", *ledger.softmax_counts(4096, 4096, ELEM_BYTES, fused=True)),
-    ("softmax naive [4096, 4096]", *ledger.softmax_counts(4096, 4096, ELEM_BYTES, fused=False)),
-    ("GEMM 512x4096x4096", *roofline.gemm_counts(512, 4096, 4096, ELEM_BYTES)),
-    ("GEMM 4096x4096x4096", *roofline.gemm_counts(4096, 4096, 4096, ELEM_BYTES)),
+    ("elementwise add [16M]", *ledger.elementwise_counts(16_000_000, e, reads=2)),
+    ("LayerNorm [4096, 3072]", *ledger.layernorm_counts(4096, 3072, e)),
+    ("softmax fused [4096, 4096]", *ledger.softmax_counts(4096, 4096, e, fused=True)),
+    ("softmax naive [4096, 4096]", *ledger.softmax_counts(4096, 4096, e, fused=False)),
+    ("GEMM 512x4096x4096", *roofline.gemm_counts(512, 4096, 4096, e)),
+    ("GEMM 4096x4096x4096", *roofline.gemm_counts(4096, 4096, 4096, e)),
     (
         f"attention naive {attention}",
-        *ledger.attention_counts(TOKENS, HEAD_DIM, ELEM_BYTES, materialized=True),
+        *ledger.attention_counts(TOKENS, HEAD_DIM, e, materialized=True),
     ),
     (
         f"attention ideal-min {attention}",
-        *ledger.attention_counts(TOKENS, HEAD_DIM, ELEM_BYTES, materialized=False),
+        *ledger.attention_counts(TOKENS, HEAD_DIM, e, materialized=False),
     ),
 ]
 
@@ -158,11 +160,11 @@ if args.png:
             (str(n), i, roofline.attainable_flops(i, peak, c.mem_bw))
             for n, i in enumerate((roofline.intensity(f, d) for _, f, d in ops), 1)
         ]
-        panels.append(RooflinePanel(f"{c.name} {PRECISION}", (c.name, peak, c.mem_bw), points))
+        roof = (c.name, peak, c.mem_bw)
+        panels.append(RooflinePanel(f"{c.name} {PRECISION}", roof, points))
     key = [f"{n}  {name}" for n, (name, _, _) in enumerate(ops, 1)]
-    path = roofline_panels_figure(
-        args.outdir / "05_operator_rooflines.png", panels, key, f"Operators, {PRECISION}"
-    )
+    target = args.outdir / "05_operator_rooflines.png"
+    path = roofline_panels_figure(target, panels, key, f"Operators, {PRECISION}")
     show(operators.rooflines_png(path, ops, chips, PRECISION))
 
 # %%
@@ -193,7 +195,7 @@ show(
 # least a factor of 2 from the ridge (:math:`I/I^{\ast} \le 1/2` or :math:`\ge 2`);
 # closer in, the other resource becomes the limit before the gain is complete.
 
-speedups = {name: roofline.speedup_2x(flops, nbytes, PEAK, BW) for name, flops, nbytes in ops}
+speedups = {name: roofline.speedup_2x(f, d, PEAK, BW) for name, f, d in ops}
 show(operators.speedup_section(ops, speedups, chip, PRECISION))
 
 # %%
@@ -217,7 +219,8 @@ M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
 sweep = {m: roofline.gemm_counts(m, WIDTH, WIDTH, ELEM_BYTES) for m in M_SWEEP}
 
 cross = crossover(M_SWEEP, [roofline.intensity(*sweep[m]) for m in M_SWEEP], RIDGE)
-exact_m = roofline.critical_batch(WIDTH, WIDTH, RIDGE, ELEM_BYTES, ELEM_BYTES, ELEM_BYTES)
-limit = 2.0 * WIDTH * WIDTH / (ELEM_BYTES * (WIDTH + WIDTH))  # I as M grows without bound
+exact_m = roofline.critical_batch(WIDTH, WIDTH, RIDGE, e, e, e)
+# I as M grows without bound: 2 W^2 M / (e (2 W M + W^2)) -> W / e
+limit = 2.0 * WIDTH * WIDTH / (e * (WIDTH + WIDTH))
 
 show(operators.sweep_section(sweep, WIDTH, chip, PRECISION, cross, exact_m, limit))

@@ -43,13 +43,13 @@ from common.formulas.transformer import (
 )
 from common.hw_specs import CHIPS, get_chip
 from common.present import llm
-from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
 from common.present.display import show
 from common.tables.models import MODELS, get_model
 
 # sphinx_gallery_start_ignore
 STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # weight and KV-cache precisions
 COMPUTE = sorted({p for chip in CHIPS.values() for p in chip.precisions})
+from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
 
 parser = lecture_parser(__doc__)
 parser.add_argument(
@@ -229,16 +229,14 @@ if args.png:
         ops = [t.op for t in times if t.op.flops and t.op.nbytes]
         return [(op.intensity, attainable_flops(op.intensity, peak, bw)) for op in ops]
 
+    phases = {"prefill": pre_times, "decode": dec_times}
     path = roofline_series_figure(
         args.outdir / "06_prefill_decode_roofline.png",
         (f"{chip.name} {precision}", peak, bw),
-        [
-            PointSeries(f"prefill operators ({B:,} x {S:,} tokens)", on_roof(pre_times)),
-            PointSeries(f"decode operators ({B:,} x 1 token)", on_roof(dec_times)),
-        ],
-        f"{model.name} on {chip.name}: prefill and decode operators",
+        [PointSeries(f"{name} operators", on_roof(t)) for name, t in phases.items()],
+        f"{model.name} on {chip.name}, batch {B:,}, context {S:,}",
     )
-    show(llm.speed_png(path, {"prefill": pre_times, "decode": dec_times}, chip, precision))
+    show(llm.speed_png(path, phases, chip, precision))
 else:
     show(llm.png_hint("06_prefill_decode_roofline.png"))
 

@@ -44,13 +44,13 @@ from common.formulas.transformer import (
 )
 from common.hw_specs import CHIPS, get_chip
 from common.present import llm
-from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
 from common.present.display import show
 from common.tables.models import MODELS, get_model
 
 # sphinx_gallery_start_ignore
 STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # weight and KV-cache precisions
 COMPUTE = sorted({p for chip in CHIPS.values() for p in chip.precisions})
+from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
 
 parser = lecture_parser(__doc__)
 parser.add_argument(

@@ -46,14 +46,13 @@ from common.formulas.transformer import (
 )
 from common.hw_specs import B200, CHIPS, H100, H200, get_chip
 from common.present import llm
-from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
 from common.present.display import show
 from common.tables.models import MODELS, get_model, with_full_mha, with_kv_heads
 
 # sphinx_gallery_start_ignore
 STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # weight and KV-cache precisions
 COMPUTE = sorted({p for chip in CHIPS.values() for p in chip.precisions})
-FIGURE_CHIPS = (H100, H200, B200)
+from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
 
 parser = lecture_parser(__doc__)
 parser.add_argument(
@@ -165,7 +164,9 @@ show(llm.quantization_section(quant, precision, B, S))
 # attention for a GQA model; eight KV heads for a model that has full multi-head
 # attention).
 
-twin = with_full_mha(model) if model.n_kv_heads < model.n_heads else with_kv_heads(model, 8)
+# A GQA model meets its full-MHA twin; a full-MHA model a twin with eight KV heads.
+grouped = model.n_kv_heads < model.n_heads
+twin = with_full_mha(model) if grouped else with_kv_heads(model, 8)
 variants = {}  # key -> (model, what its KV heads set)
 for variant in (model, twin):
     step = decode_ledger(variant, B, S, dtypes)
@@ -189,7 +190,10 @@ show(llm.kv_heads_section(variants, chip, dtypes, B, S))
 # precision: its ridge, its bandwidth, the time to first token at the lecture's
 # batch, the time per output token at batch 1, the memory wall and the knee.
 
-fig_precision = precision if all(precision in c.precisions for c in FIGURE_CHIPS) else "bf16"
+FIGURE_CHIPS = (H100, H200, B200)  # the chips of the throughput figure below
+# The figure's chips must all have the precision; if one lacks it, the section uses bf16.
+everywhere = all(precision in c.precisions for c in FIGURE_CHIPS)
+fig_precision = precision if everywhere else "bf16"
 stats = {}  # chip key -> its bounds
 for c in CHIPS.values():
     if fig_precision in c.precisions:
@@ -230,13 +234,15 @@ show(
 if args.png:
     from common.plots.transformer import ThroughputPanel, decode_throughput_figure
 
-    kv_seq = kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S  # one sequence's cache
+    # One sequence's KV cache; no batch beats bandwidth / that.
+    kv_seq = kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S
     panels = []
     for key, (name, curve, wall) in curves.items():
         chip_memory = llm.fmt_gb(CHIPS[key].mem_capacity)
-        ceiling = CHIPS[key].mem_bw / kv_seq  # no batch beats bandwidth / KV per sequence
+        ceiling = CHIPS[key].mem_bw / kv_seq
         note = f"weights alone exceed\n{chip_memory}"
-        panels.append(ThroughputPanel(name, curve, wall, stats[key]["knee"], ceiling, note))
+        knee = stats[key]["knee"]
+        panels.append(ThroughputPanel(name, curve, wall, knee, ceiling, note))
     path = decode_throughput_figure(
         args.outdir / "08_decode_throughput.png",
         panels,

@@ -12,11 +12,20 @@ from collections.abc import Mapping, Sequence
 
 from common.files.paths import display_path
 from common.formulas.roofline import attainable_flops, bound_of, lower_bound_time
-from common.hw_specs import Chip
+from common.hw_specs import Chip, bytes_per_elem
 from common.plots.roofline import PngResult
 from common.present.charts import ascii_roofline
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
-from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.present.display import (
+    Figure,
+    Group,
+    Heading,
+    Observations,
+    Preformatted,
+    Table,
+    Text,
+    figure,
+)
 
 Op = tuple[str, float, float]  # (name, FLOPs, bytes)
 Case = tuple[Chip, str, tuple[str, str, str]]  # (chip, compute precision, X/W/out formats)
@@ -149,10 +158,9 @@ def ridge_observations(
     h100: Chip,
     h200: Chip,
     b300: Chip,
-    fp8_bytes: float,
-    nvfp4_bytes: float,
 ) -> Observations:
     """What part 2 shows: bandwidth lowers the ridge, fp8 keeps the batch, nvfp4 raises it."""
+    fp8_bytes, nvfp4_bytes = bytes_per_elem("fp8"), bytes_per_elem("nvfp4")
     bf16 = {chip.name: ridge[(chip.key, p)] for chip, p, _ in cases if p == "bf16"}
     low, high = min(bf16, key=bf16.__getitem__), max(bf16, key=bf16.__getitem__)
     batch = {key: fmt_batch(b) for key, b in crit.items()}
@@ -236,16 +244,16 @@ def attention_table(
     )
 
 
-def low_precision_observations(
+def exercise_observations(
     v5e: Sequence[tuple[str, str, float, float, float, int | None]],
     per_example: Mapping[int, tuple[float, float]],
     attention: Mapping[str, tuple[int, float, float]],
-    long_attention: Mapping[str, float],
-    long_context: int,
+    long: tuple[int, Mapping[str, float]],
     v5e_chip: Chip,
     h100: Chip,
 ) -> Observations:
-    """What part 3 shows, from the rows and counts of its three tables and the long-context I."""
+    """What part 3 shows, from its three tables' rows and (long context, variant -> I) there."""
+    long_context, long_attention = long
     (*_, book1, exact1), (*_, book2, exact2), (*_, exact_bf16) = v5e
     per_example_i = {B: f / d for B, (f, d) in per_example.items()}
     attention_i = {v: f / d for v, (_, f, d) in attention.items()}
@@ -291,7 +299,7 @@ def roofline_chart(intensities: Mapping[str, float], chip: Chip) -> Group:
     ]
     return Group(
         Heading(f"4. Roofline of {chip.name}, bf16"),
-        "\n".join(ascii_roofline(points, peak, bw)) + "\n",  # monospace: <pre> on the page
+        Preformatted("\n".join(ascii_roofline(points, peak, bw)) + "\n"),
         Table(["point", "operation", "FLOP/B", "attainable"], legend),
     )
 
@@ -346,10 +354,14 @@ def tiling_tables(
     accumulators: Mapping[tuple[int, int], tuple[float, float]],
     register_file: int,
     chip: Chip,
-    needed_side: float,
-    needed_accumulator: float,
+    needed: tuple[float, float],
 ) -> Group:
-    """Tile traffic and intensities; output tiles against the register file and the ridge."""
+    """Tile traffic and intensities; output tiles against the register file and the ridge.
+
+    `needed` is the side of the square tile that would reach the ridge and the bytes of
+    its fp32 accumulator.
+    """
+    needed_side, needed_accumulator = needed
     ridge = chip.ridge_point("bf16")
     reg = fmt_bytes(register_file, binary=True, digits=0)
     traffic = [
@@ -385,10 +397,10 @@ def tiling_observations(
     tiled: Mapping[tuple[int, int, int], tuple[float, float, float]],
     register_file: int,
     chip: Chip,
-    needed_side: float,
-    needed_accumulator: float,
+    needed: tuple[float, float],
 ) -> Observations:
     """What part 5 shows: the output write is the gap; no single SM holds the needed tile."""
+    needed_side, needed_accumulator = needed
     tiles = list(tiled)
     (s_bm, s_bk, s_bn), (l_bm, l_bk, l_bn) = tiles[0], tiles[-1]
     small, large = tiled[tiles[0]], tiled[tiles[-1]]
@@ -416,17 +428,23 @@ def tiling_observations(
 # ---------------------------------------------------------------------------
 # 6. The network roofline
 # ---------------------------------------------------------------------------
+Network = tuple[Mapping[str, float], Mapping[str, float], Mapping[tuple[str, int], str]]
+
+
 def network_tables(
     chips: Sequence[Chip],
-    net_ridge: Mapping[str, float],
-    net_dim: Mapping[str, float],
-    verdicts: Mapping[tuple[str, int], str],
-    dims: Sequence[int],
+    network: Network,
     v5e_steps: Mapping[tuple[int, int], Mapping[str, float | str]],
     v5e: Chip,
     N: int,
 ) -> Group:
-    """Network ridge and verdict per chip and K; then the v5e's times at several batches."""
+    """Network ridge and verdict per chip and K; then the v5e's times at several batches.
+
+    `network` holds, by chip key, the network ridge and the critical K, and the bound
+    by (chip key, K).
+    """
+    net_ridge, net_dim, verdicts = network
+    dims = list(dict.fromkeys(k for _, k in verdicts))
     rows = [
         [
             c.name,
@@ -463,8 +481,7 @@ def network_tables(
 
 
 def network_observations(
-    net_ridge: Mapping[str, float],
-    net_dim: Mapping[str, float],
+    network: Network,
     v5e_steps: Mapping[tuple[int, int], Mapping[str, float | str]],
     v5e: Chip,
     v6e: Chip,
@@ -472,6 +489,7 @@ def network_observations(
     b300: Chip,
 ) -> Observations:
     """What part 6 shows: K/2 against the network ridge; compute outgrows the links."""
+    net_ridge, net_dim, _ = network
     dims = sorted({k for k, _ in v5e_steps})
     batches = sorted({B for _, B in v5e_steps})
     verdict = {

@@ -128,6 +128,19 @@ class Text:
         return f'<p class="rl-text">{_inline(self.text)}</p>'
 
 
+class Preformatted:
+    """Monospace text whose columns matter (an ASCII chart): as is in a terminal, a <pre> box."""
+
+    def __init__(self, text: str) -> None:
+        self.text = str(text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return f'<pre class="rl-pre">{html.escape(self.text)}</pre>'
+
+
 class Heading:
     """A section title: underlined with '=' in a terminal, a bold line above the result on the page.
 
