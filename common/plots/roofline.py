@@ -99,7 +99,7 @@ def _frame(ax: Any, lo: float, hi: float, ys: Sequence[float]) -> None:
     ax.set_ylim(y_lo, y_hi)
     log_ticks(ax, "x", lo, hi)
     tera = [10.0**e for e in range(math.ceil(math.log10(y_lo)), math.floor(math.log10(y_hi)) + 1)]
-    ax.set_yticks(tera, [f"{v / 1e12:g}" for v in tera])
+    ax.set_yticks(tera, [f"{v / 1e12:,g}" for v in tera])
     ax.set_yticks([], minor=True)
     ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
     ax.set_ylabel("attainable TFLOP/s")
@@ -119,9 +119,9 @@ def roofline_figure(
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + [p[2] for p in points]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
     samples = _draw_roofs(ax, curves, lo, hi, placed_on)
-    ax.set_title(title, fontsize=10)
-    ax.legend(loc="lower right", fontsize=7.5, framealpha=0.95)
-    _draw_points(ax, points, samples, fontsize=7.5)
+    ax.set_title(title, fontsize=11)
+    ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
+    _draw_points(ax, points, samples, fontsize=9)
     return save_figure(fig, path)
 
 
@@ -139,7 +139,7 @@ def roofline_panels_figure(
     """One roofline per panel, side by side on shared axes, numbered points; `key` names them."""
     if not panels:
         raise ValueError("need at least one panel to draw")
-    fig, axes = new_figure(height=4.4, ncols=len(panels))
+    fig, axes = new_figure(height=5.0, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)
     every = [p for panel in panels for p in panel.points]
     lo, hi = _x_range([panel.curve for panel in panels], every)
@@ -150,19 +150,22 @@ def roofline_panels_figure(
         label, peak, bw = panel.curve
         samples = _draw_roofs(ax, [panel.curve], lo, hi, 0)
         ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
-        ax.set_title(f"{label}: I* = {peak / bw:.0f} FLOP/B", fontsize=9)
-        ax.tick_params(labelsize=7)
-        _draw_points(ax, panel.points, samples, fontsize=8)
+        ax.set_title(f"{label}: I* = {peak / bw:.0f} FLOP/B", fontsize=10.5)
+        ax.tick_params(labelsize=9)
+        ax.xaxis.label.set_size(10)
+        ax.yaxis.label.set_size(10)
+        _draw_points(ax, panel.points, samples, fontsize=10)
     for ax in axes[1:]:
         ax.set_ylabel("")
         ax.tick_params(labelleft=False)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(title, fontsize=11)
+    fig.get_layout_engine().set(wspace=0.08)  # room between the panels' outer tick labels
     columns = 2 if len(key) > 4 else 1
     fig.legend(
         handles=[_key_handle(text) for text in key],
         loc="outside lower center",
         ncols=columns,
-        fontsize=7.5,
+        fontsize=9.5,
         frameon=False,
         handlelength=0,
         handletextpad=0,
@@ -212,8 +215,8 @@ def roofline_series_figure(
             label=name,
             **styles[index % 2],
         )
-    ax.set_title(title, fontsize=10)
-    ax.legend(loc="lower right", fontsize=7.5, framealpha=0.95)
+    ax.set_title(title, fontsize=11)
+    ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
     return save_figure(fig, path)
 
 

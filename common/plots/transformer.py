@@ -31,7 +31,7 @@ def _legend_below(fig: Any, handles: Sequence[Any], ncols: int) -> None:
         handles=list(handles),
         loc="outside lower center",
         ncols=ncols,
-        fontsize=7.5,
+        fontsize=9,
         frameon=False,
         handlelength=2.2,
     )
@@ -61,7 +61,7 @@ def decode_throughput_figure(
     """Log-log tokens/s against batch per chip, memory wall and compute knee marked; PNG path."""
     if not panels:
         raise ValueError("need at least one panel to draw")
-    fig, axes = new_figure(height=3.9, ncols=len(panels))
+    fig, axes = new_figure(height=4.4, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)
     ys = [y for p in panels for _, y in p.points] + [p.ceiling for p in panels if p.ceiling]
     xs_max = [max([p.memory_wall, p.knee or 0, 2]) for p in panels]
@@ -75,9 +75,9 @@ def decode_throughput_figure(
         ax.set_xlim(1, x_hi)
         ax.set_ylim(y_lo, y_hi)
         knee = f"knee {panel.knee:,}" if panel.knee is not None else "no knee"
-        ax.set_title(f"{panel.label}\nwall {panel.memory_wall:,}, {knee}", fontsize=8.5)
-        ax.set_xlabel("batch (sequences)", fontsize=8)
-        ax.tick_params(labelsize=7)
+        ax.set_title(f"{panel.label}\nwall {panel.memory_wall:,}, {knee}", fontsize=10)
+        ax.set_xlabel("batch (sequences)", fontsize=9.5)
+        ax.tick_params(labelsize=8.5)
         if panel.points:
             bs = [b for b, _ in panel.points]
             tps = [t for _, t in panel.points]
@@ -93,7 +93,7 @@ def decode_throughput_figure(
                 transform=ax.transAxes,
                 ha="center",
                 va="center",
-                fontsize=8,
+                fontsize=9.5,
                 color=MEMORY_COLOR,
                 wrap=True,
             )
@@ -102,10 +102,10 @@ def decode_throughput_figure(
         if panel.ceiling:
             ax.axhline(panel.ceiling, color=NEUTRAL_COLOR, linewidth=1, linestyle=":")
         ax.grid(True, which="major", alpha=0.3, linestyle=":", color=NEUTRAL_COLOR)
-    axes[0].set_ylabel("decode tokens/s (upper bound)", fontsize=8)
+    axes[0].set_ylabel("decode tokens/s (upper bound)", fontsize=9.5)
     for ax in axes[1:]:
         ax.tick_params(labelleft=False)
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle(title, fontsize=10.5)
     _legend_below(
         fig,
         [
@@ -147,6 +147,6 @@ def memory_ledger_figure(
     ax.set_ylim(0, top * 1.08)
     ax.set_xlabel("batch (sequences)")
     ax.set_ylabel("memory (GB)")
-    ax.set_title(title, fontsize=9.5)
+    ax.set_title(title, fontsize=10.5)
     _legend_below(fig, handles, ncols=3)
     return save_figure(fig, path)
