@@ -6,8 +6,10 @@ How fast can this model serve on that chip? This lecture keeps the speed ledger 
 a whole decoder-only transformer, operator by operator: FLOPs and bytes for prefill
 (the prompt in one pass) and for decode (one new token per sequence per step), each
 turned into a time bound on the chip. These are lower bounds on time, upper bounds
-on throughput, that no implementation can beat. Lecture 07 asks how many sequences
-fit in memory; lecture 08 what quantization, fewer KV heads or another chip change.
+on throughput, that no implementation can beat.
+:ref:`Lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>` asks how many sequences
+fit in memory; :ref:`lecture 08 <sphx_glr_auto_lectures_08_llm_levers.py>` what
+quantization, fewer KV heads or another chip change.
 
 The model shapes come from the model table ``common/tables/models.py`` (copied from
 each model's published ``config.json``), the chip figures from ``common/hw_specs.py``,
@@ -245,6 +247,7 @@ else:
 # -------
 #
 # The lines a student would copy into a plan: the model, its size, and the two time
-# bounds. Lecture 07 adds what fits in memory.
+# bounds. :ref:`Lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>` adds what fits
+# in memory.
 
 show(llm.speed_summary(model, chip, precision, dtypes, n_params, ttft, tpot, B, S))

@@ -7,8 +7,10 @@ limited by bandwidth when they are all there? This lecture keeps the capacity
 ledger of a whole decoder-only transformer (weights, KV cache, activations,
 overhead) against the chip's memory, finds the largest batch that fits, the
 *memory wall*, and compares it with the batch at which decode's weight matmuls
-would turn compute-bound, the *knee*. Lecture 06 gives the speed of one step;
-lecture 08 what quantization, fewer KV heads or another chip change.
+would turn compute-bound, the *knee*.
+:ref:`Lecture 06 <sphx_glr_auto_lectures_06_llm_speed.py>` gives the speed of one
+step; :ref:`lecture 08 <sphx_glr_auto_lectures_08_llm_levers.py>` what quantization,
+fewer KV heads or another chip change.
 
 The model shapes come from the model table ``common/tables/models.py`` (copied from
 each model's published ``config.json``), the chip figures from ``common/hw_specs.py``,
@@ -192,7 +194,8 @@ else:
 # Summary
 # -------
 #
-# The lines a student would copy into a capacity plan. Lecture 08 moves them with
-# smaller weights, fewer KV heads and other chips.
+# The lines a student would copy into a capacity plan.
+# :ref:`Lecture 08 <sphx_glr_auto_lectures_08_llm_levers.py>` moves them with smaller
+# weights, fewer KV heads and other chips.
 
 show(llm.capacity_summary(kv_token, S, wall, knee, ridge))

@@ -2,11 +2,13 @@ r"""
 LLM levers: weight quantization, KV heads and the chip
 ======================================================
 
-What moves the two ledgers of lectures 06 and 07? This lecture pulls three levers
-on a whole decoder-only transformer and follows every number they move: storing
-the weights in fewer bits (weight-only quantization), storing fewer key/value heads
-(grouped-query attention), and serving the same model on another chip, where the
-decode throughput bound is drawn against the batch up to each chip's memory wall.
+What moves the two ledgers, speed
+(:ref:`lecture 06 <sphx_glr_auto_lectures_06_llm_speed.py>`) and capacity
+(:ref:`lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>`)? This lecture pulls
+three levers on a whole decoder-only transformer and follows every number they move:
+storing the weights in fewer bits (weight-only quantization), storing fewer key/value
+heads (grouped-query attention), and serving the same model on another chip, where
+the decode throughput bound is drawn against the batch up to each chip's memory wall.
 
 The model shapes come from the model table ``common/tables/models.py`` (copied from
 each model's published ``config.json``), the chip figures from ``common/hw_specs.py``,

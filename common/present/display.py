@@ -145,19 +145,20 @@ class Heading:
     """A section title: underlined with '=' in a terminal, a bold line above the result on the page.
 
     The page's own section heading (from the prose) carries the section number, so the
-    page leaves out a leading "3. " and keeps what the title computes (chip, shapes).
+    page leaves out a leading "3. " and keeps what the title computes (chip, shapes);
+    ``page=""`` shows nothing on the page, where the prose heading says it all.
     """
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, page: str | None = None) -> None:
         self.title = str(title)
+        self.page = re.sub(r"^\d+\.\s+", "", self.title) if page is None else page
 
     def __str__(self) -> str:
         title = _plain(self.title)
         return f"\n{title}\n" + "=" * min(max(len(title), 20), WIDTH)
 
     def _repr_html_(self) -> str:
-        text = re.sub(r"^\d+\.\s+", "", self.title)
-        return f'<p class="rl-heading">{_inline(text)}</p>'
+        return f'<p class="rl-heading">{_inline(self.page)}</p>' if self.page else ""
 
 
 class Figure:

@@ -322,7 +322,7 @@ def speed_summary(
         ],
         ["decode throughput <=", f"{batch / tpot:,.1f} tokens/s"],
     ]
-    return Group(Heading("Summary"), Table(["quantity", "value"], rows))
+    return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))
 
 
 # ---------------------------------------------------------------------------
@@ -473,7 +473,7 @@ def capacity_summary(
         ["decode critical batch", fmt_batch(knee)],
         ["ridge point (FLOP/byte)", f"{ridge:.0f}"],
     ]
-    return Group(Heading("Summary"), Table(["quantity", "value"], rows))
+    return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))
 
 
 # ---------------------------------------------------------------------------

@@ -77,3 +77,8 @@ def test_preformatted_keeps_its_columns(capsys: pytest.CaptureFixture[str], monk
     display.show(display.Preformatted("a  |\n<b>|"))
     assert capsys.readouterr().out == "a  |\n<b>|\n"
     assert display.Preformatted("a  |")._repr_html_() == '<pre class="rl-pre">a  |</pre>'
+
+
+def test_a_heading_can_stay_off_the_page() -> None:
+    assert display.Heading("Summary", page="")._repr_html_() == ""
+    assert str(display.Heading("Summary", page="")) == "\nSummary\n" + "=" * 20
