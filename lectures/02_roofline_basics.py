@@ -120,7 +120,7 @@ show(
 # 3. Low precision, one matrix per example, decode attention
 # ----------------------------------------------------------
 #
-# Exercises 1, 2 and 4 of the roofline chapter of :ref:`the book <sources>`, on a
+# Exercises 1, 2 and 4 of the roofline chapter of the book, on a
 # TPU v5e. For small :math:`B` nearly all the bytes are W's, so
 # :math:`I \approx 2BKN / (KN\,w) = 2B / w` for :math:`w` bytes per weight, and the
 # critical batch is about :math:`I^* w / 2`. That estimate is the book's answer; the

@@ -106,7 +106,7 @@ show(
 # Each row counts the FLOPs :math:`F` and the bytes :math:`D` of one operator
 # (every read plus every write, at the element size), then compares its intensity
 # :math:`I = F / D` with the chip's ridge point. The shapes are those of
-# :ref:`the article <sources>`: a 16M-element add, LayerNorm over [4096, 3072],
+# the article: a 16M-element add, LayerNorm over [4096, 3072],
 # softmax over [4096, 4096] (fused: one read and one write; naive: three reads and
 # two writes), two GEMMs :math:`[M, 4096] \cdot [4096, 4096]`, and one attention head
 # with :math:`N = 4096` tokens and head dimension :math:`d_h = 128`.
@@ -208,7 +208,7 @@ show(operators.speedup_section(ops, speedups, chip, PRECISION))
 # :math:`M = 1, 2, 4, \dots, 1024, 4096` and finds the first :math:`M` whose
 # intensity reaches the ridge point.
 #
-# **Exercise** (from :ref:`the article <sources>`). Open ``common/hw_specs.py``, set
+# **Exercise** (from the article). Open ``common/hw_specs.py``, set
 # A100's bf16 ``peak_flops`` to ``1979e12`` (H100's fp8 figure) and leave the
 # bandwidth alone. Rerun this lecture and watch the ridge point and the crossover
 # move. (This is a controlled experiment, not an H100: a real upgrade changes the
