@@ -128,12 +128,18 @@ def ledger_table(ops: Sequence[Op], chip: Chip, precision: str, elem_bytes: floa
 
 
 def ledger_observations(ops: Sequence[Op], chip: Chip, precision: str) -> Observations:
-    """How many operators are memory-bound; why the add's I is fixed and a GEMM's is not."""
+    """How many operators are memory-bound; why the add's I is fixed and a GEMM's is not.
+
+    Quotes the first rows whose names start 'elementwise', 'LayerNorm' and 'GEMM MxKxN'.
+    """
     ridge = chip.ridge_point(precision)
     by_name = {name: intensity(f, d) for name, f, d in ops}
-    add, norm, gemm = (
-        next(i for n, i in by_name.items() if n.startswith(p)) for p in ("elem", "Layer", "GEMM")
-    )
+
+    def first(prefix: str) -> tuple[str, float]:
+        return next((n, i) for n, i in by_name.items() if n.startswith(prefix))
+
+    (_, add), (_, norm), (gemm_name, gemm) = first("elem"), first("Layer"), first("GEMM")
+    gemm_m = gemm_name.split()[1].split("x")[0]
     memory = [n for n, i in by_name.items() if bound_of(i, ridge) == "memory"]
     return Observations(
         [
@@ -142,7 +148,7 @@ def ledger_observations(ops: Sequence[Op], chip: Chip, precision: str) -> Observ
             f"{norm:.2f}, against I* = {ridge:.1f}: a faster arithmetic unit cannot shorten them "
             "at all.",
             "The add's intensity does not depend on its size: F and D both grow with the element "
-            f"count. A GEMM's does: at M = 512 it is already {gemm:.1f} FLOP/B, because each "
+            f"count. A GEMM's does: at M = {gemm_m} it is already {gemm:.1f} FLOP/B, because each "
             "weight byte is reused by every row of the input.",
         ]
     )
