@@ -1,7 +1,7 @@
 """The shared package of the roofline lectures: every formula, table and routine once.
 
 The folder a module sits in says its role. ``formulas`` and ``tables`` are pure
-(standard library only: lectures 02 and 06 run on a bare ``python3``); only
+(standard library only: lectures 02 and 06-08 run on a bare ``python3``); only
 ``measure`` imports numpy and only ``plots`` imports matplotlib.
 
 At the top, where students and the course script find them:
@@ -39,16 +39,19 @@ At the top, where students and the course script find them:
 ``plots``: figures (matplotlib, imported only when a figure is drawn).
 
 - ``plots.style``: the house style, colours and atomic PNG output.
-- ``plots.roofline``: rooflines of several chips with named points.
+- ``plots.roofline``: rooflines of several chips with named points, one roof or a panel each.
 - ``plots.article``: the article's four figures (lecture 04).
 - ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
-- ``plots.transformer``: decode throughput against batch with the memory wall.
+- ``plots.transformer``: the capacity ledger and decode throughput against batch (memory wall).
 
 ``present``: what the reader sees.
 
 - ``present.console``: unit formatting, aligned text tables, headers, observations.
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
+- ``present.basics``: lecture 02's tables and observations (roofline basics).
+- ``present.operators``: lecture 05's tables and observations (the operator ledger).
+- ``present.llm``: lectures 06-08's tables and observations (a whole LLM's two ledgers).
 - ``present.explain``: sentences that explain a measurement.
 - ``present.cli``: the lectures' flags and one-line errors.
 - ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,3 +52,11 @@ def results_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "results" / "machine.json"
     monkeypatch.setenv("ROOFLINE_RESULTS", str(path))
     return path
+
+
+def summary_value(out: str, label: str) -> str:
+    """The value printed after `label` in a lecture's Summary table (lectures 06 and 07)."""
+    summary = out[out.index("\nSummary\n") :]
+    match = re.search(rf"^{re.escape(label)}\s+(.+)$", summary, re.MULTILINE)
+    assert match, f"summary line {label!r} missing"
+    return match.group(1).strip()

@@ -149,11 +149,12 @@ def test_pure_layers_import_with_numpy_and_matplotlib_blocked() -> None:
 
 
 def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -> None:
-    """What lectures 02 and 06 need imports on ``python3 -S`` (no numpy, no matplotlib)."""
+    """What lectures 02 and 06-08 need imports on ``python3 -S`` (no numpy, no matplotlib)."""
     code = (
         "import sys; sys.path.insert(0, " + repr(str(REPO)) + ")\n"
         "import common.console, common.roofline, common.hw_specs, common.exercises\n"
         "import common.formulas.transformer, common.present.cli, common.present.display\n"
+        "import common.present.basics, common.present.llm\n"
         "print('ok', 'numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
     )
     proc = python("-S", "-c", code, cwd=tmp_path, pythonpath=False)
@@ -161,7 +162,10 @@ def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -
     assert proc.stdout.strip() == "ok False False"
 
 
-@pytest.mark.parametrize("lecture", ["02_roofline_basics.py", "06_llm_inference.py"])
+@pytest.mark.parametrize(
+    "lecture",
+    ["02_roofline_basics.py", "06_llm_speed.py", "07_llm_capacity.py", "08_llm_levers.py"],
+)
 def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_path: Path) -> None:
     proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
     assert proc.returncode == 0, proc.stderr

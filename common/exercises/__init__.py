@@ -395,31 +395,31 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
 # ---------------------------------------------------------------------------
 # The lecture script's exercises (critical batch on TPU v5e; per-example matrices)
 # ---------------------------------------------------------------------------
-MATMUL_DIM = 8192  # D = F = 8192, the lecture script's layer
+MATMUL_DIM = 8192  # K = N = 8192, the lecture script's layer
 
 
 def critical_batch_answer(
     chip: Chip, precision: str, x_bytes: float, w_bytes: float, out_bytes: float
 ) -> Answer:
-    """Exact critical batch for X[B,D] W[D,F], D = F = 8192, against the book's B ~ I* w / 2."""
+    """Exact critical batch for X[B,K] W[K,N], K = N = 8192, against the book's B ~ I* w / 2."""
     ridge = chip.ridge_point(precision)
     exact = critical_batch(MATMUL_DIM, MATMUL_DIM, ridge, x_bytes, w_bytes, out_bytes)
-    approx = ridge * w_bytes / 2  # B << D, F: I ~ 2BDF / (D F w) = 2B / w
+    approx = ridge * w_bytes / 2  # B << K, N: I ~ 2BKN / (K N w) = 2B / w
     f, d = matmul_counts(exact or 1, MATMUL_DIM, MATMUL_DIM, x_bytes, w_bytes, out_bytes)
     steps = (
         f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
         f"{fmt_bw(chip.mem_bw)} = {_f1(ridge)} FLOP/byte.",
         f"Bytes per element: x {x_bytes:g}, W {w_bytes:g}, output {out_bytes:g}. For a "
-        "batch much smaller than D and F the weights dominate the traffic, so I is about "
+        "batch much smaller than K and N the weights dominate the traffic, so I is about "
         f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
-        f"Solving the full inequality with D = F = {MATMUL_DIM:,} gives B = {exact:,} "
+        f"Solving the full inequality with K = N = {MATMUL_DIM:,} gives B = {exact:,} "
         f"(I = {intensity(f, d):.1f} FLOP/byte there): the activation and output bytes "
         "the estimate ignores push the answer up a little.",
     )
     return Answer(
         steps=steps,
         values={"ridge": ridge, "critical_batch": exact, "approximation": approx},
-        formula=r"\frac{2BDF}{B D\,b_x + D F\,b_w + B F\,b_{out}} \;\geq\; "
+        formula=r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
         r"\frac{P_{\text{peak}}}{\beta}",
     )
 
@@ -434,7 +434,7 @@ def per_example_matrices_answer(batches: Sequence[int] = (1, 16, 256, 4096)) -> 
         values[b] = i
     ridge = chip.ridge_point("bf16")
     steps = (
-        "Every example now brings its own D x F matrix, so the bytes grow with B exactly "
+        "Every example now brings its own K x N matrix, so the bytes grow with B exactly "
         "as fast as the FLOPs: the batch no longer shares the weight read.",
         "Each weight element is read once (2 bytes) and used for one multiply-add "
         "(2 FLOP), so the intensity is about 1 FLOP/byte whatever B is (table).",
@@ -445,7 +445,7 @@ def per_example_matrices_answer(batches: Sequence[int] = (1, 16, 256, 4096)) -> 
     return Answer(
         steps=steps,
         values=values,
-        formula=r"I = \frac{2BDF}{b\,(BD + BDF + BF)} \approx \frac{2}{b} = 1 \text{ (bf16)}",
+        formula=r"I = \frac{2BKN}{b\,(BK + BKN + BN)} \approx \frac{2}{b} = 1 \text{ (bf16)}",
         table=Table(("batch B", "I (FLOP/B)"), tuple(rows)),
     )
 
@@ -469,7 +469,7 @@ def h200_vs_h100_answer(n_params: float = 7e9, weight_bytes: float = 2) -> Answe
         "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
         "batches) takes the same time on both.",
         "The H200's extra bandwidth lowers its ridge, and with it the critical batch of "
-        f"a D = F = {MATMUL_DIM:,} layer (table): it needs fewer concurrent sequences to "
+        f"a K = N = {MATMUL_DIM:,} layer (table): it needs fewer concurrent sequences to "
         "keep its tensor cores busy.",
         f"Decode at small batch is memory-bound: each step reads all {n_params / 1e9:g}B "
         f"weights ({fmt_bytes(n_params * weight_bytes)} in bf16). That read bounds the step "
@@ -588,7 +588,7 @@ def bandwidth_2x_answer() -> Answer:
 
 
 def sharded_matmul_answer(d_example: int = 8192) -> Answer:
-    """Critical D for X[B,D] W[D,F] split along D over two chips, per chip and link."""
+    """Critical K for X[B,K] W[K,N] split along K over two chips, per chip and link."""
     rows, values = [], {}
     for chip in (hw_specs.H100, hw_specs.TPU_V5E, hw_specs.TPU_V6E):
         peak = chip.peak_flops("bf16")
@@ -597,20 +597,20 @@ def sharded_matmul_answer(d_example: int = 8192) -> Answer:
         verdict = "compute" if d_example > d_crit else "communication"
         rows.append((chip.name, fmt_bw(chip.link_bw), f"{d_crit:,.1f}", verdict))
     steps = (
-        "Each chip multiplies its half of D (B D F FLOP) and then sends its [B, F] partial "
-        "sums (2 B F bytes in bf16) to the other. B and F appear on both sides and cancel.",
-        "So the step is compute-bound when its intensity against the link, D / b FLOP per "
-        "byte, exceeds peak / link: D must pass the third column of the table.",
-        f"For a layer with D = {d_example:,}, the last column says which side bounds the "
+        "Each chip multiplies its half of K (B K N FLOP) and then sends its [B, N] partial "
+        "sums (2 B N bytes in bf16) to the other. B and N appear on both sides and cancel.",
+        "So the step is compute-bound when its intensity against the link, K / b FLOP per "
+        "byte, exceeds peak / link: K must pass the third column of the table.",
+        f"For a layer with K = {d_example:,}, the last column says which side bounds the "
         "step. Slow links need much wider layers before sharding pays.",
     )
     return Answer(
         steps=steps,
         values=values,
-        formula=r"\frac{B D F / P_{\text{peak}}}{B F b / \beta_{\text{link}}} \geq 1 "
-        r"\iff D \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
+        formula=r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} \geq 1 "
+        r"\iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
         table=Table(
-            ("chip", "link (one way)", "critical D", f"bound at D = {d_example:,}"),
+            ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}"),
             tuple(rows),
         ),
     )
@@ -719,8 +719,8 @@ EXERCISES: tuple[Exercise, ...] = (
         "sharded-matmul",
         "When does sharding a matmul pay?",
         COURSE,
-        "X[B, D] W[D, F] is split along D over two chips, which then exchange bf16 partial "
-        "sums over one link. How large must D be for the step to stay compute-bound on "
+        "X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial "
+        "sums over one link. How large must K be for the step to stay compute-bound on "
         "H100 (NVLink), TPU v5e and TPU v6e (one ICI link)?",
         sharded_matmul_answer,
     ),

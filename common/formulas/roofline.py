@@ -81,45 +81,45 @@ def speedup_2x_at_ratio(ratio: float) -> tuple[float, float]:
 # Matmul ledgers
 # ---------------------------------------------------------------------------
 def matmul_counts(
-    B: int, D: int, F: int, x_bytes: float = 2, w_bytes: float = 2, out_bytes: float = 2
+    B: int, K: int, N: int, x_bytes: float = 2, w_bytes: float = 2, out_bytes: float = 2
 ) -> tuple[float, float]:
-    """X[B,D] @ W[D,F]: F = 2BDF FLOP, bytes = B*D*x + D*F*w + B*F*out."""
-    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+    """X[B,K] @ W[K,N]: F = 2BKN FLOP, D = B K x + K N w + B N out bytes."""
+    B, K, N = positive_int(B, "B"), positive_int(K, "K"), positive_int(N, "N")
     xb = positive(x_bytes, "bytes per X element")
     wb = positive(w_bytes, "bytes per W element")
     ob = positive(out_bytes, "bytes per output element")
-    return 2.0 * B * D * F, B * D * xb + D * F * wb + B * F * ob
+    return 2.0 * B * K * N, B * K * xb + K * N * wb + B * N * ob
 
 
 def gemm_counts(M: int, K: int, N: int, elem_bytes: float = 2) -> tuple[float, float]:
-    """A[M,K] @ B[K,N]: F = 2MNK, D = b (MK + KN + MN)."""
+    """[M,K] @ [K,N]: F = 2MKN FLOP, D = e (MK + KN + MN) bytes for e bytes per element."""
     return matmul_counts(M, K, N, elem_bytes, elem_bytes, elem_bytes)
 
 
 def critical_batch(
-    D: int,
-    F: int,
+    K: int,
+    N: int,
     ridge: float,
     x_bytes: float = 2,
     w_bytes: float = 2,
     out_bytes: float = 2,
 ) -> int | None:
-    """Smallest integer B with 2BDF / (B D x + D F w + B F out) >= I*; None if no B reaches it."""
-    D, F = positive_int(D, "D"), positive_int(F, "F")
+    """Smallest integer B with 2BKN / (B K x + K N w + B N out) >= I*; None if no B reaches it."""
+    K, N = positive_int(K, "K"), positive_int(N, "N")
     r = positive(ridge, "ridge point")
     xb = positive(x_bytes, "bytes per X element")
     wb = positive(w_bytes, "bytes per W element")
     ob = positive(out_bytes, "bytes per output element")
-    # I(B) = 2DF B / ((D x + F out) B + D F w) rises towards 2DF / (D x + F out).
-    solved = linear_threshold(2.0 * D * F, D * xb + F * ob, D * F * wb, r)
+    # I(B) = 2KN B / ((K x + N out) B + K N w) rises towards 2KN / (K x + N out).
+    solved = linear_threshold(2.0 * K * N, K * xb + N * ob, K * N * wb, r)
     return None if solved is None else smallest_integer_reaching(solved[1], solved[0])
 
 
-def batched_matvec_counts(B: int, D: int, F: int, elem_bytes: float = 2) -> tuple[float, float]:
-    """x[b] @ W[b] for b < B, one matrix per example: F = 2BDF, bytes = b (BD + BDF + BF)."""
-    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+def batched_matvec_counts(B: int, K: int, N: int, elem_bytes: float = 2) -> tuple[float, float]:
+    """x[b] @ W[b][K,N] for b < B, one matrix per example: F = 2BKN, D = e (BK + BKN + BN)."""
+    B, K, N = positive_int(B, "B"), positive_int(K, "K"), positive_int(N, "N")
     e = positive(elem_bytes, "bytes per element")
-    return 2.0 * B * D * F, e * (B * D + B * D * F + B * F)
+    return 2.0 * B * K * N, e * (B * K + B * K * N + B * N)
 
 
 def decode_attention_counts(
@@ -149,15 +149,15 @@ def tiled_matmul_bytes(
 
 
 def sharded_matmul_two_chips(
-    B: int, D: int, F: int, peak: float, link_bw: float, elem_bytes: float = 2
+    B: int, K: int, N: int, peak: float, link_bw: float, elem_bytes: float = 2
 ) -> dict[str, float | str]:
-    """X[B,D] W[D,F] split along D on 2 chips: T_math = BDF / P, T_comms = BFb / link, I = D / b."""
-    B, D, F = positive_int(B, "B"), positive_int(D, "D"), positive_int(F, "F")
+    """X[B,K] W[K,N] split along K on 2 chips: T_math = BKN / P, T_comms = BNe / link, I = K / e."""
+    B, K, N = positive_int(B, "B"), positive_int(K, "K"), positive_int(N, "N")
     p = positive(peak, "peak FLOP/s")
     link = positive(link_bw, "link bandwidth")
     e = positive(elem_bytes, "bytes per element")
-    flops_per_chip = 2.0 * B * (D / 2) * F
-    comm_bytes = B * F * e  # each chip sends its [B, F] partial sums to the other
+    flops_per_chip = 2.0 * B * (K / 2) * N
+    comm_bytes = B * N * e  # each chip sends its [B, N] partial sums to the other
     t_math, t_comms = flops_per_chip / p, comm_bytes / link
     return {
         "flops": flops_per_chip,
@@ -170,6 +170,6 @@ def sharded_matmul_two_chips(
 
 
 def network_critical_dim(peak: float, link_bw: float, elem_bytes: float = 2) -> float:
-    """Sharded matmul is compute-bound iff I = D / b > P / link, i.e. D > b P / link."""
+    """Split along K over two chips, compute-bound iff I = K / e > P / link: K > e P / link."""
     e = positive(elem_bytes, "bytes per element")
     return e * positive(peak, "peak FLOP/s") / positive(link_bw, "link bandwidth")

@@ -161,12 +161,12 @@ class Op:
         return math.inf if self.flops else 0.0
 
 
-def _matmul(name: str, n: int, D: int, F: int, dt: DTypes, to_cache: bool = False) -> Op:
-    """X[n, D] @ W[D, F] via roofline.matmul_counts; the output goes to the KV cache if asked."""
+def _matmul(name: str, n: int, K: int, N: int, dt: DTypes, to_cache: bool = False) -> Op:
+    """X[n, K] @ W[K, N] via roofline.matmul_counts; the output goes to the KV cache if asked."""
     out_b = dt.kv_bytes if to_cache else dt.act_bytes
-    flops, nbytes = roofline.matmul_counts(n, D, F, dt.act_bytes, dt.w_bytes, out_b)
-    w = D * F * dt.w_bytes
-    out = n * F * out_b
+    flops, nbytes = roofline.matmul_counts(n, K, N, dt.act_bytes, dt.w_bytes, out_b)
+    w = K * N * dt.w_bytes
+    out = n * N * out_b
     return Op(
         name,
         "matmul",
@@ -497,11 +497,11 @@ def largest_batch(
 # When decode's weight matmuls turn compute-bound
 # ---------------------------------------------------------------------------
 class MatmulShape(NamedTuple):
-    """One weight matmul X[B, D] W[D, F] of a decode step, with its element sizes and count."""
+    """One weight matmul X[B, K] W[K, N] of a decode step, with its element sizes and count."""
 
     name: str
-    D: int
-    F: int
+    K: int  # input width (rows of W)
+    N: int  # output width (columns of W)
     x_bytes: float
     w_bytes: float
     out_bytes: float
@@ -531,20 +531,20 @@ def weight_matmul_shapes(model: Model, dtypes: DTypes | None = None) -> list[Mat
 def matmul_critical_batches(
     model: Model, ridge: float, dtypes: DTypes | None = None
 ) -> list[tuple[MatmulShape, int | None]]:
-    """Each weight matmul's roofline.critical_batch: smallest B with 2BDF / bytes(B) >= I*."""
+    """Each weight matmul's roofline.critical_batch: smallest B with 2BKN / D(B) >= I*."""
     return [
-        (s, roofline.critical_batch(s.D, s.F, ridge, s.x_bytes, s.w_bytes, s.out_bytes))
+        (s, roofline.critical_batch(s.K, s.N, ridge, s.x_bytes, s.w_bytes, s.out_bytes))
         for s in weight_matmul_shapes(model, dtypes)
     ]
 
 
 def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:
-    """Smallest B with sum 2BDF / sum (B(Dx + F out) + DFw) >= I* over all weight matmuls."""
+    """Smallest B with sum 2BKN / sum (B(Kx + N out) + KNw) >= I* over all weight matmuls."""
     shapes = weight_matmul_shapes(model, dtypes)
     r = positive(ridge, "ridge point")
-    W = sum(s.count * s.D * s.F for s in shapes)  # multiply-adds per token
-    A = sum(s.count * (s.D * s.x_bytes + s.F * s.out_bytes) for s in shapes)  # bytes per token
-    Wb = sum(s.count * s.D * s.F * s.w_bytes for s in shapes)  # weight bytes, once per step
+    W = sum(s.count * s.K * s.N for s in shapes)  # multiply-adds per token
+    A = sum(s.count * (s.K * s.x_bytes + s.N * s.out_bytes) for s in shapes)  # bytes per token
+    Wb = sum(s.count * s.K * s.N * s.w_bytes for s in shapes)  # weight bytes, once per step
 
     # Intensity 2BW / (BA + Wb) rises towards 2W / A as B grows.
     solved = linear_threshold(2.0 * W, A, Wb, r)

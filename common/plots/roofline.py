@@ -2,6 +2,11 @@
 
 matplotlib is imported only when a figure is drawn (through ``common.plots.style``),
 so ``save_roofline_png`` can tell a lecture on a bare ``python3`` that it skipped.
+
+The points sit on one chip's roof (``placed_on``): that roof is drawn bold and on
+top, the others thin and dashed, so a roof that shares its peak with another (H100
+and H200 in bf16) still reads as the one the points belong to. Points are black (no
+roof's colour) and their labels are placed clear of the lines and of each other.
 """
 
 from __future__ import annotations
@@ -9,11 +14,13 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from common.formulas.roofline import attainable_flops
 from common.formulas.validate import positive
+from common.plots.article import log_ticks, place_labels
 from common.plots.style import (
+    NEUTRAL_COLOR,
     SERIES_COLORS,
     log_range,
     matplotlib_available,
@@ -21,40 +28,195 @@ from common.plots.style import (
     save_figure,
 )
 
+Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
+Point = tuple[str, float, float]  # (label, intensity FLOP/byte, FLOP/s)
 
-def roofline_figure(
-    path: str | os.PathLike[str],
-    curves: Sequence[tuple[str, float, float]],
-    points: Sequence[tuple[str, float, float]],
-    title: str = "Roofline",
-    xlim: tuple[float, float] | None = None,
-) -> str:
-    """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
-    fig, ax = new_figure(height=4.8)
-    intensities = [p[1] for p in points] + [peak / bw for _, peak, bw in curves]
-    lo = xlim[0] if xlim else 10 ** math.floor(math.log10(max(min(intensities) / 3, 1e-3)))
-    hi = xlim[1] if xlim else 10 ** math.ceil(math.log10(max(intensities) * 3))
-    xs = log_range(lo, hi)
-    for (label, peak, bw), color in zip(curves, SERIES_COLORS, strict=False):
+
+def _x_range(curves: Sequence[Curve], points: Sequence[Point]) -> tuple[float, float]:
+    """Decades that hold every point and every ridge, with a margin."""
+    xs = [p[1] for p in points if p[1] > 0] + [peak / bw for _, peak, bw in curves]
+    lo = 10 ** math.floor(math.log10(max(min(xs) / 1.5, 1e-3)))
+    hi = 10 ** math.ceil(math.log10(max(xs) * 3))
+    return lo, hi
+
+
+def _draw_roofs(
+    ax: Any, curves: Sequence[Curve], lo: float, hi: float, placed_on: int | None
+) -> list[tuple[float, float]]:
+    """Draw each roof min(P, I beta); the one at `placed_on` bold and on top. Returns samples."""
+    xs = log_range(lo, hi, 60)
+    samples = []
+    placed = curves[placed_on] if placed_on is not None else None
+    for index, ((label, peak, bw), color) in enumerate(zip(curves, SERIES_COLORS, strict=False)):
         ys = [attainable_flops(x, peak, bw) for x in xs]
-        ax.plot(xs, ys, color=color, linewidth=2, label=f"{label} (I* = {peak / bw:.0f})")
-        ax.plot([peak / bw], [peak], marker="o", color=color, markersize=4)
-    for i, (label, x, y) in enumerate(points):
-        ax.plot([x], [y], marker="o", color="black", markersize=5, zorder=5)
-        ax.annotate(
-            label,
-            (x, y),
-            textcoords="offset points",
-            xytext=(6, -12 if i % 2 else 4),
-            fontsize=7.5,
+        bold = placed_on is None or index == placed_on
+        text = f"{label} (I* = {peak / bw:.0f})"
+        if placed is None or len(curves) == 1:
+            pass
+        elif index == placed_on:
+            text += ": points sit here"
+        elif math.isclose(peak, placed[1]):
+            text += f", same peak as {placed[0].split()[0]}"
+        ax.plot(
+            xs,
+            ys,
+            color=color,
+            linewidth=2.6 if bold else 1.3,
+            linestyle="-" if bold else (0, (4, 2)),
+            zorder=3 if index == placed_on else 2,
+            label=text,
         )
+        ax.plot([peak / bw], [peak], marker="o", color=color, markersize=4, zorder=4)
+        samples += list(zip(xs, ys, strict=True))
+    return samples
+
+
+def _draw_points(
+    ax: Any, points: Sequence[Point], obstacles: Sequence[tuple[float, float]], fontsize: float
+) -> None:
+    """Black markers (no roof's colour) with labels kept clear of the lines and each other."""
+    for _, x, y in points:
+        ax.plot(
+            [x], [y], marker="o", color="black", markeredgecolor="white", markersize=6, zorder=5
+        )
+    place_labels(
+        ax,
+        [(x, y) for _, x, y in points],
+        [label for label, _, _ in points],
+        fontsize=fontsize,
+        obstacles=obstacles,
+        pad=1.0,
+    )
+
+
+def _frame(ax: Any, lo: float, hi: float, ys: Sequence[float]) -> None:
+    """Log axes from lo to hi in intensity, decades of FLOP/s around `ys`, plain ticks."""
+    y_lo = 10 ** math.floor(math.log10(min(ys)))
+    y_hi = 10 ** math.ceil(math.log10(max(ys) * 2))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
+    ax.set_ylim(y_lo, y_hi)
+    log_ticks(ax, "x", lo, hi)
+    tera = [10.0**e for e in range(math.ceil(math.log10(y_lo)), math.floor(math.log10(y_hi)) + 1)]
+    ax.set_yticks(tera, [f"{v / 1e12:,g}" for v in tera])
+    ax.set_yticks([], minor=True)
     ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
-    ax.set_ylabel("attainable FLOP/s")
-    ax.set_title(title)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.set_ylabel("attainable TFLOP/s")
+
+
+def roofline_figure(
+    path: str | os.PathLike[str],
+    curves: Sequence[Curve],
+    points: Sequence[Point],
+    title: str = "Roofline",
+    xlim: tuple[float, float] | None = None,
+    placed_on: int | None = None,
+) -> str:
+    """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
+    fig, ax = new_figure(height=4.8)
+    lo, hi = xlim or _x_range(curves, points)
+    ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + [p[2] for p in points]
+    _frame(ax, lo, hi, [y for y in ys if y > 0])
+    samples = _draw_roofs(ax, curves, lo, hi, placed_on)
+    ax.set_title(title, fontsize=11)
+    ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
+    _draw_points(ax, points, samples, fontsize=9)
+    return save_figure(fig, path)
+
+
+class RooflinePanel(NamedTuple):
+    """One panel of a multi-chip figure: its title, its roof and the points placed on it."""
+
+    title: str
+    curve: Curve
+    points: Sequence[Point]
+
+
+def roofline_panels_figure(
+    path: str | os.PathLike[str], panels: Sequence[RooflinePanel], key: Sequence[str], title: str
+) -> str:
+    """One roofline per panel, side by side on shared axes, numbered points; `key` names them."""
+    if not panels:
+        raise ValueError("need at least one panel to draw")
+    fig, axes = new_figure(height=5.0, ncols=len(panels))
+    axes = [axes] if len(panels) == 1 else list(axes)
+    every = [p for panel in panels for p in panel.points]
+    lo, hi = _x_range([panel.curve for panel in panels], every)
+    ys = [attainable_flops(lo, peak, bw) for _, peak, bw in (p.curve for p in panels)]
+    ys += [p[2] for p in every]
+    for ax, panel in zip(axes, panels, strict=True):
+        _frame(ax, lo, hi, [y for y in ys if y > 0])
+        label, peak, bw = panel.curve
+        samples = _draw_roofs(ax, [panel.curve], lo, hi, 0)
+        ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
+        ax.set_title(f"{label}: I* = {peak / bw:.0f} FLOP/B", fontsize=10.5)
+        ax.tick_params(labelsize=9)
+        ax.xaxis.label.set_size(10)
+        ax.yaxis.label.set_size(10)
+        _draw_points(ax, panel.points, samples, fontsize=10)
+    for ax in axes[1:]:
+        ax.set_ylabel("")
+        ax.tick_params(labelleft=False)
+    fig.suptitle(title, fontsize=11)
+    fig.get_layout_engine().set(wspace=0.08)  # room between the panels' outer tick labels
+    columns = 2 if len(key) > 4 else 1
+    fig.legend(
+        handles=[_key_handle(text) for text in key],
+        loc="outside lower center",
+        ncols=columns,
+        fontsize=9.5,
+        frameon=False,
+        handlelength=0,
+        handletextpad=0,
+    )
+    return save_figure(fig, path)
+
+
+def _key_handle(text: str) -> Any:
+    """An invisible legend handle, so the figure's key lists 'number  name' lines."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], linestyle="none", label=text)
+
+
+class PointSeries(NamedTuple):
+    """A group of unlabelled points drawn with one marker: (intensity, FLOP/s) pairs."""
+
+    label: str
+    points: Sequence[tuple[float, float]]
+
+
+def roofline_series_figure(
+    path: str | os.PathLike[str], curve: Curve, series: Sequence[PointSeries], title: str
+) -> str:
+    """One chip's roof and its ridge with groups of points, one marker and colour per group."""
+    fig, ax = new_figure(height=4.4)
+    _, peak, bw = curve
+    every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
+    lo, hi = _x_range([curve], every)
+    ys = [attainable_flops(lo, peak, bw)] + [y for _, _, y in every]
+    _frame(ax, lo, hi, [y for y in ys if y > 0])
+    _draw_roofs(ax, [curve], lo, hi, 0)
+    ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
+    # The first group hollow and large, the next filled and smaller: coinciding points of
+    # two groups stay visible, one inside the other.
+    styles = ({"marker": "s", "markersize": 10}, {"marker": "o", "markersize": 5.5})
+    for index, ((name, points), color) in enumerate(zip(series, SERIES_COLORS[1:], strict=False)):
+        hollow = index % 2 == 0
+        ax.plot(
+            [x for x, _ in points],
+            [y for _, y in points],
+            linestyle="none",
+            markerfacecolor="white" if hollow else color,
+            markeredgecolor=color,
+            markeredgewidth=1.6 if hollow else 0.8,
+            zorder=5 + index,
+            label=name,
+            **styles[index % 2],
+        )
+    ax.set_title(title, fontsize=11)
+    ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
     return save_figure(fig, path)
 
 
@@ -70,9 +232,10 @@ class PngResult(NamedTuple):
 
 def save_roofline_png(
     path: str,
-    curves: Sequence[tuple[str, float, float]],
-    points: Sequence[tuple[str, float, float]],
+    curves: Sequence[Curve],
+    points: Sequence[Point],
     title: str = "Roofline",
+    placed_on: int | None = None,
 ) -> PngResult:
     """Draw rooflines (label, peak, bw) and named points (label, I, FLOP/s) to a PNG at `path`."""
     for label, peak, bw in curves:
@@ -80,5 +243,5 @@ def save_roofline_png(
         positive(bw, f"{label} bandwidth")
     if not matplotlib_available():
         return PngResult(None, "matplotlib is not installed; PNG skipped (pip install matplotlib)")
-    written = roofline_figure(path, curves, points, title=title)
+    written = roofline_figure(path, curves, points, title=title, placed_on=placed_on)
     return PngResult(written, "saved")

@@ -1,8 +1,9 @@
-"""Figures for lecture 06: decode throughput bound against batch, one panel per chip.
+"""Figures for lectures 07 and 08: the capacity ledger against batch, decode throughput per chip.
 
-Drawing only: the numbers come from ``common.transformer``. matplotlib is reached
-through ``common.plotting`` (object-oriented Figure, atomic PNG), so importing this
-module never fails without matplotlib.
+Drawing only: the numbers come from ``common.formulas.transformer``. matplotlib is
+reached through ``common.plots.style`` (object-oriented Figure, atomic PNG), so
+importing this module never fails without matplotlib. Legends sit below the axes,
+so that no memory-wall or knee line runs through them.
 """
 
 from __future__ import annotations
@@ -10,16 +11,37 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from common.formulas.ledger import MemoryLedger
 from common.plots.style import (
     ACCENT_COLOR,
     COMPUTE_COLOR,
     MEMORY_COLOR,
     NEUTRAL_COLOR,
+    SERIES_COLORS,
     new_figure,
     save_figure,
 )
+
+
+def _legend_below(fig: Any, handles: Sequence[Any], ncols: int) -> None:
+    """One legend for the whole figure, under the axes (constrained layout makes room)."""
+    fig.legend(
+        handles=list(handles),
+        loc="outside lower center",
+        ncols=ncols,
+        fontsize=9,
+        frameon=False,
+        handlelength=2.2,
+    )
+
+
+def _line(color: str, linestyle: str, label: str, marker: str = "") -> Any:
+    """A legend handle for a line style."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], color=color, linestyle=linestyle, marker=marker, label=label)
 
 
 class ThroughputPanel(NamedTuple):
@@ -39,7 +61,7 @@ def decode_throughput_figure(
     """Log-log tokens/s against batch per chip, memory wall and compute knee marked; PNG path."""
     if not panels:
         raise ValueError("need at least one panel to draw")
-    fig, axes = new_figure(height=3.6, ncols=len(panels))
+    fig, axes = new_figure(height=4.4, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)
     ys = [y for p in panels for _, y in p.points] + [p.ceiling for p in panels if p.ceiling]
     xs_max = [max([p.memory_wall, p.knee or 0, 2]) for p in panels]
@@ -52,23 +74,17 @@ def decode_throughput_figure(
         ax.minorticks_off()  # decades suffice; log minor tick labels cost most of the draw time
         ax.set_xlim(1, x_hi)
         ax.set_ylim(y_lo, y_hi)
-        ax.set_title(panel.label, fontsize=9)
-        ax.set_xlabel("batch (sequences)", fontsize=8)
-        ax.tick_params(labelsize=7)
+        knee = f"knee {panel.knee:,}" if panel.knee is not None else "no knee"
+        ax.set_title(f"{panel.label}\nwall {panel.memory_wall:,}, {knee}", fontsize=10)
+        ax.set_xlabel("batch (sequences)", fontsize=9.5)
+        ax.tick_params(labelsize=8.5)
         if panel.points:
             bs = [b for b, _ in panel.points]
             tps = [t for _, t in panel.points]
             ax.plot(bs, tps, color=ACCENT_COLOR, linewidth=2)
             wall_b, wall_t = panel.points[-1]
             ax.plot([wall_b], [wall_t], marker="s", color=MEMORY_COLOR, markersize=6, zorder=5)
-            ax.axvline(
-                wall_b,
-                color=MEMORY_COLOR,
-                linewidth=1,
-                linestyle="-",
-                alpha=0.7,
-                label=f"memory wall B = {wall_b:,}",
-            )
+            ax.axvline(wall_b, color=MEMORY_COLOR, linewidth=1, alpha=0.7)
         else:
             ax.text(
                 0.5,
@@ -77,31 +93,60 @@ def decode_throughput_figure(
                 transform=ax.transAxes,
                 ha="center",
                 va="center",
-                fontsize=8,
+                fontsize=9.5,
                 color=MEMORY_COLOR,
                 wrap=True,
             )
         if panel.knee is not None:
-            ax.axvline(
-                panel.knee,
-                color=COMPUTE_COLOR,
-                linewidth=1,
-                linestyle="--",
-                label=f"compute knee B = {panel.knee:,}",
-            )
+            ax.axvline(panel.knee, color=COMPUTE_COLOR, linewidth=1, linestyle="--")
         if panel.ceiling:
-            ax.axhline(
-                panel.ceiling,
-                color=NEUTRAL_COLOR,
-                linewidth=1,
-                linestyle=":",
-                label="bandwidth / KV per sequence",
-            )
-        ax.legend(loc="best", fontsize=6, handlelength=1.6, framealpha=0.9)
-    axes[0].set_ylabel("decode tokens/s (upper bound)", fontsize=8)
+            ax.axhline(panel.ceiling, color=NEUTRAL_COLOR, linewidth=1, linestyle=":")
+        ax.grid(True, which="major", alpha=0.3, linestyle=":", color=NEUTRAL_COLOR)
+    axes[0].set_ylabel("decode tokens/s (upper bound)", fontsize=9.5)
     for ax in axes[1:]:
         ax.tick_params(labelleft=False)
-    fig.suptitle(title, fontsize=9)
-    for ax in axes:
-        ax.grid(True, which="major", alpha=0.3, linestyle=":", color=NEUTRAL_COLOR)
+    fig.suptitle(title, fontsize=10.5)
+    _legend_below(
+        fig,
+        [
+            _line(ACCENT_COLOR, "-", "tokens/s bound"),
+            _line(MEMORY_COLOR, "-", "memory wall (largest batch that fits)", marker="s"),
+            _line(COMPUTE_COLOR, "--", "compute knee (weight matmuls compute-bound)"),
+            _line(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence"),
+        ],
+        ncols=2,
+    )
+    return save_figure(fig, path)
+
+
+def memory_ledger_figure(
+    path: str | os.PathLike[str],
+    ledgers: Sequence[tuple[int, MemoryLedger]],
+    capacity: float,
+    wall: int,
+    title: str,
+) -> str:
+    """The four ledger terms stacked against batch (GB), the chip's capacity and the wall."""
+    if not ledgers:
+        raise ValueError("need at least one batch to draw")
+    fig, ax = new_figure(height=4.0)
+    xs = [b for b, _ in ledgers]
+    terms = ("weights", "kv_cache", "activations", "overhead")
+    names = ("weights", "KV cache", "activations", "overhead")
+    stacks = [[getattr(led, t) / 1e9 for _, led in ledgers] for t in terms]
+    colors = (SERIES_COLORS[0], SERIES_COLORS[2], SERIES_COLORS[4], SERIES_COLORS[3])
+    ax.stackplot(xs, stacks, labels=names, colors=colors, alpha=0.85, linewidth=0)
+    ax.axhline(capacity / 1e9, color="black", linestyle="--", linewidth=1.2)
+    handles = [*ax.get_legend_handles_labels()[0]]
+    handles.append(_line("black", "--", f"capacity {capacity / 1e9:.0f} GB"))
+    if wall:
+        ax.axvline(wall, color=MEMORY_COLOR, linewidth=1.2)
+        handles.append(_line(MEMORY_COLOR, "-", f"memory wall B = {wall:,}"))
+    top = max(capacity, max(led.total for _, led in ledgers)) / 1e9
+    ax.set_xlim(xs[0], xs[-1])
+    ax.set_ylim(0, top * 1.08)
+    ax.set_xlabel("batch (sequences)")
+    ax.set_ylabel("memory (GB)")
+    ax.set_title(title, fontsize=10.5)
+    _legend_below(fig, handles, ncols=3)
     return save_figure(fig, path)

@@ -1,7 +1,7 @@
 """Display objects: one source for a lecture's terminal output and its page on the site.
 
-Standard library only. A lecture builds a ``Table``, ``Observations`` or
-``Figure`` and hands it to ``show``. In a terminal ``show`` prints the plain
+Standard library only. A lecture builds a ``Heading``, ``Table``, ``Observations``,
+``Text`` or ``Figure`` and hands it to ``show``. In a terminal ``show`` prints the plain
 text the course has always printed (aligned tables, a numbered list of
 observations). Under the docs build (``ROOFLINE_HTML=1``, set by
 ``docs/conf.py``) it prints nothing and returns the object, so that when
@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from common.present.console import _is_numeric, format_observations, format_table
+from common.present.console import WIDTH, _is_numeric, format_observations, format_table
 
 HTML_ENV = "ROOFLINE_HTML"  # set to 1 by the docs build
 
@@ -126,6 +126,39 @@ class Text:
 
     def _repr_html_(self) -> str:
         return f'<p class="rl-text">{_inline(self.text)}</p>'
+
+
+class Preformatted:
+    """Monospace text whose columns matter (an ASCII chart): as is in a terminal, a <pre> box."""
+
+    def __init__(self, text: str) -> None:
+        self.text = str(text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return f'<pre class="rl-pre">{html.escape(self.text)}</pre>'
+
+
+class Heading:
+    """A section title: underlined with '=' in a terminal, a bold line above the result on the page.
+
+    The page's own section heading (from the prose) carries the section number, so the
+    page leaves out a leading "3. " and keeps what the title computes (chip, shapes);
+    ``page=""`` shows nothing on the page, where the prose heading says it all.
+    """
+
+    def __init__(self, title: str, page: str | None = None) -> None:
+        self.title = str(title)
+        self.page = re.sub(r"^\d+\.\s+", "", self.title) if page is None else page
+
+    def __str__(self) -> str:
+        title = _plain(self.title)
+        return f"\n{title}\n" + "=" * min(max(len(title), 20), WIDTH)
+
+    def _repr_html_(self) -> str:
+        return f'<p class="rl-heading">{_inline(self.page)}</p>' if self.page else ""
 
 
 class Figure:

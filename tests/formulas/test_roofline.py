@@ -289,13 +289,13 @@ def test_bad_peak_or_bandwidth(bad: object) -> None:
 def test_bad_sizes(bad: object) -> None:
     with pytest.raises(ValueError, match="B must be a positive integer"):
         matmul_counts(bad, D, F)
-    with pytest.raises(ValueError, match="D must be a positive integer"):
+    with pytest.raises(ValueError, match="K must be a positive integer"):
         critical_batch(bad, F, 300)
     with pytest.raises(ValueError, match="bm must be a positive integer"):
         tiled_matmul_bytes(64, 64, 64, bad, 8, 8)
     with pytest.raises(ValueError, match="context must be a positive integer"):
         decode_attention_counts(32, 8, 128, bad)
-    with pytest.raises(ValueError, match="F must be a positive integer"):
+    with pytest.raises(ValueError, match="N must be a positive integer"):
         batched_matvec_counts(1, 2, bad)
 
 

@@ -57,17 +57,17 @@ def row(table: list[dict[str, str]], **match: str) -> dict[str, str]:
 
 
 def number(cell: str) -> float:
-    """The first number in a cell ('D > 8,755.6' -> 8755.6)."""
+    """The first number in a cell ('K > 8,755.6' -> 8755.6)."""
     m = re.search(r"-?\d[\d,]*(\.\d+)?", cell)
     assert m, f"no number in {cell!r}"
     return float(m.group().replace(",", ""))
 
 
-def smallest_batch(ridge: float, D: int = 8192, F: int = 8192) -> int:
-    """Smallest B with 2BDF / (2(BD + DF + BF)) >= ridge, by a plain loop (bf16 everywhere)."""
+def smallest_batch(ridge: float, K: int = 8192, N: int = 8192) -> int:
+    """Smallest B with 2BKN / (2(BK + KN + BN)) >= ridge, by a plain loop (bf16 everywhere)."""
 
     def intensity_at(B: int) -> float:
-        return 2 * B * D * F / (2 * (B * D + D * F + B * F))
+        return 2 * B * K * N / (2 * (B * K + K * N + B * N))
 
     B = 1
     while intensity_at(B) < ridge:
@@ -111,7 +111,7 @@ def prose(output: str) -> str:
 
 
 def test_part1_observations_quote_the_limit(output: str) -> None:
-    assert "DF/(D+F) = 4096" in prose(output)
+    assert "KN/(K+N) = 4096" in prose(output)
     assert "ridge 295 FLOP/B" in output
 
 
@@ -204,17 +204,17 @@ def test_part6_network(output: str, tables) -> None:
     assert abs(thresholds["TPU v5e"] - 8755) < 1
     assert abs(thresholds["H100 SXM"] - 4396) < 1
     assert abs(thresholds["TPU v6e"] - 20444) < 1
-    for condition in ("D > 8,755.6", "D > 4,395.6", "D > 20,444.4"):
+    for condition in ("K > 8,755.6", "K > 4,395.6", "K > 20,444.4"):
         assert condition in output
     for r in t:
         for dim in (4096, 8192, 16384):
             expected = "compute" if dim >= thresholds[r["chip"]] else "comms"
-            assert r[f"D={dim}"] == expected, (r["chip"], dim)
-    t = table_with(tables, "D", "B", "T_math", "T_comms", "bound")
+            assert r[f"K={dim}"] == expected, (r["chip"], dim)
+    t = table_with(tables, "K", "B", "T_math", "T_comms", "bound")
     assert {r["B"] for r in t} == {"8", "128", "2048"}
     by_dim: dict[str, set[str]] = {}
     for r in t:
-        by_dim.setdefault(r["D"], set()).add(r["bound"])
+        by_dim.setdefault(r["K"], set()).add(r["bound"])
     assert by_dim == {"8192": {"comms"}, "16384": {"compute"}}
 
 

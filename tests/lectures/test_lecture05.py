@@ -75,8 +75,8 @@ def test_operator_ledger(output: str) -> None:
         "softmax naive [4096, 4096]": ("0.50", "0.002", "memory"),
         "GEMM 512x4096x4096": ("409.60", "2.041", "compute"),
         "GEMM 4096x4096x4096": ("1365.33", None, "compute"),
-        "attention naive [N=4096, Dh=128]": ("62.67", "0.312", "memory"),
-        "attention ideal-min [N=4096, Dh=128]": ("2068.00", "10.307", "compute"),
+        "attention naive [N=4096, d_h=128]": ("62.67", "0.312", "memory"),
+        "attention ideal-min [N=4096, d_h=128]": ("2068.00", "10.307", "compute"),
     }
     for name, (i, ratio, bound) in expected.items():
         cells = rows[name]
@@ -84,12 +84,12 @@ def test_operator_ledger(output: str) -> None:
         if ratio is not None:
             assert cells[3] == ratio, name
         assert cells[4] == bound, name
-    attention = rows["attention naive [N=4096, Dh=128]"]
+    attention = rows["attention naive [N=4096, d_h=128]"]
     assert attention[0] == "8.67 GFLOP"
     assert attention[1] == "138.41 MB"
     assert attention[5] == "0.089 ms"
-    assert rows["attention ideal-min [N=4096, Dh=128]"][1] == "4.19 MB"
-    assert rows["attention ideal-min [N=4096, Dh=128]"][5] == "0.028 ms"
+    assert rows["attention ideal-min [N=4096, d_h=128]"][1] == "4.19 MB"
+    assert rows["attention ideal-min [N=4096, d_h=128]"][5] == "0.028 ms"
 
 
 def test_attention_comparison(output: str) -> None:
@@ -110,8 +110,8 @@ def test_speedup_table(output: str) -> None:
         "LayerNorm [4096, 3072]": ["1.00x", "2.00x"],
         "softmax naive [4096, 4096]": ["1.00x", "2.00x"],
         "GEMM 512x4096x4096": ["2.00x", "1.00x"],
-        "attention naive [N=4096, Dh=128]": ["1.00x", "2.00x"],
-        "attention ideal-min [N=4096, Dh=128]": ["2.00x", "1.00x"],
+        "attention naive [N=4096, d_h=128]": ["1.00x", "2.00x"],
+        "attention ideal-min [N=4096, d_h=128]": ["2.00x", "1.00x"],
     }
     for name, speedups in expected.items():
         assert rows[name][1:] == speedups, name
@@ -191,7 +191,7 @@ def test_bad_chip_or_precision_is_one_line(args: tuple[str, ...], needle: str) -
 def test_help() -> None:
     proc = run_lecture("05", "--help")
     assert proc.returncode == 0
-    for flag in ("--chip", "--precision", "--results"):
+    for flag in ("--chip", "--precision", "--results", "--png", "--outdir"):
         assert flag in proc.stdout
 
 
@@ -199,3 +199,14 @@ def test_runs_from_another_folder(tmp_path: Path) -> None:
     proc = run_lecture("05", "--results", str(tmp_path / "none.json"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_png_draws_the_operators_on_both_rooflines(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    outdir = tmp_path / "figs"
+    proc = run_lecture("05", "--png", "--outdir", str(outdir), "--results", str(tmp_path / "x"))
+    assert proc.returncode == 0, proc.stderr
+    png = outdir / "05_operator_rooflines.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert f"saved figure: {png}" in proc.stdout
+    assert sorted(p.name for p in outdir.iterdir()) == ["05_operator_rooflines.png"]

@@ -1,0 +1,201 @@
+r"""
+LLM capacity: the largest batch that fits, and the memory wall
+==============================================================
+
+How many sequences can this model serve at once on that chip, and is decode still
+limited by bandwidth when they are all there? This lecture keeps the capacity
+ledger of a whole decoder-only transformer (weights, KV cache, activations,
+overhead) against the chip's memory, finds the largest batch that fits, the
+*memory wall*, and compares it with the batch at which decode's weight matmuls
+would turn compute-bound, the *knee*.
+:ref:`Lecture 06 <sphx_glr_auto_lectures_06_llm_speed.py>` gives the speed of one
+step; :ref:`lecture 08 <sphx_glr_auto_lectures_08_llm_levers.py>` what quantization,
+fewer KV heads or another chip change.
+
+The model shapes come from the model table ``common/tables/models.py`` (copied from
+each model's published ``config.json``), the chip figures from ``common/hw_specs.py``,
+and every formula from ``common/formulas/transformer.py``; the tables and sentences
+are composed in ``common/present/llm.py``. Nothing is timed.
+
+Run it with ``python3 lectures/07_llm_capacity.py`` (standard library only).
+Flags (the same in lectures 06, 07 and 08): ``--model`` (llama-2-7b, llama-3-8b,
+llama-3-70b), ``--chip`` (h100, h200, b200, ...), ``--precision`` (the chip's compute
+precision, e.g. bf16 or fp8), ``--weights`` and ``--kv`` (storage precisions of the
+weights and the KV cache), ``--context`` (tokens per sequence) and ``--batch``
+(sequences served together).
+Add ``--png`` to save ``07_memory_ledger.png`` (needs matplotlib) into ``--outdir DIR``
+(default: ``figures/``).
+"""
+
+# sphinx_gallery_start_ignore
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+# sphinx_gallery_end_ignore
+
+from common.files.atomic import writable_dir
+from common.formulas.transformer import (
+    DTypes,
+    activation_bytes_per_token,
+    decode_critical_batch,
+    kv_cache_bytes_per_token,
+    largest_batch,
+    matmul_critical_batches,
+    model_memory_ledger,
+)
+from common.hw_specs import CHIPS, get_chip
+from common.present import llm
+from common.present.display import show
+from common.tables.models import MODELS, get_model
+
+# sphinx_gallery_start_ignore
+STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # weight and KV-cache precisions
+COMPUTE = sorted({p for chip in CHIPS.values() for p in chip.precisions})
+from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
+
+parser = lecture_parser(__doc__)
+parser.add_argument(
+    "--model",
+    type=one_of(MODELS, "model"),
+    default="llama-3-8b",
+    help=f"model from the model table: {', '.join(MODELS)} (default: llama-3-8b)",
+)
+parser.add_argument(
+    "--chip",
+    type=one_of(CHIPS, "chip"),
+    default="h100",
+    help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)",
+)
+parser.add_argument(
+    "--precision",
+    type=one_of(COMPUTE, "precision"),
+    default="bf16",
+    help="compute precision; must be one the chip has a peak for (default: bf16)",
+)
+parser.add_argument(
+    "--weights",
+    type=one_of(STORAGE, "weight precision"),
+    default=None,
+    help=f"weight storage: {', '.join(STORAGE)} (default: the compute precision)",
+)
+parser.add_argument(
+    "--kv",
+    type=one_of(STORAGE, "KV-cache precision"),
+    default="bf16",
+    help=f"KV-cache storage: {', '.join(STORAGE)} (default: bf16)",
+)
+parser.add_argument(
+    "--context",
+    type=positive_int,
+    default=4096,
+    metavar="TOKENS",
+    help="tokens per sequence: prompt length for prefill, cache length for decode "
+    "(default: 4096; at most the model's window)",
+)
+parser.add_argument(
+    "--batch",
+    type=positive_int,
+    default=1,
+    metavar="B",
+    help="sequences processed together (default: 1)",
+)
+add_png_flags(parser)
+args = parse_args(parser)
+
+model = get_model(args.model)
+chip = get_chip(args.chip)
+precision = args.precision
+if precision not in chip.precisions:
+    parser.error(
+        f"argument --precision: {chip.name} has no {precision!r} peak; "
+        f"choose one of: {', '.join(chip.precisions)}"
+    )
+if args.weights is None and precision not in STORAGE:
+    parser.error(f"argument --weights: give a weight precision ({', '.join(STORAGE)})")
+if args.context > model.max_context:
+    parser.error(
+        f"argument --context: {args.context} exceeds {model.name}'s window of "
+        f"{model.max_context} tokens"
+    )
+if args.png:
+    writable_dir(args.outdir, "figure folder")  # a bad --outdir fails before any table
+# sphinx_gallery_end_ignore
+
+# The flags chose model, chip and precision (see --help); sizes and roofs follow.
+dtypes = DTypes(weights=args.weights or precision, kv=args.kv, activations="bf16")
+S, B, L = args.context, args.batch, model.n_layers
+peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
+
+
+# %%
+# 1. The capacity ledger: how many sequences fit
+# ----------------------------------------------
+#
+# Memory holds four things: the weights (fixed), the KV cache (two vectors of
+# :math:`H_{kv} d_h` per token per layer, growing with batch and context), the
+# activations of the tokens in flight, and overhead. Assumptions: activations take
+# the rule of thumb of :ref:`the article <sources>`, sixteen vectors of
+# :math:`d_{model}` per active token, and decode has :math:`B` active tokens; the
+# overhead (runtime, workspace, fragmentation) is a fixed share of the other three.
+# Both are named in ``common/tables/assumptions.py``. The budget is the chip's whole
+# memory; the largest batch within it is the *memory wall*.
+
+kv_token = kv_cache_bytes_per_token(model, dtypes.kv_bytes)  # bytes per cached token
+act_token = activation_bytes_per_token(model, dtypes.act_bytes)  # per token in flight
+wall = largest_batch(model, chip, S, dtypes)  # the memory wall (0: nothing fits)
+
+batches = sorted({1, B} | ({wall, wall + 1} if wall else set()))
+ledgers = {b: model_memory_ledger(model, b, S, dtypes) for b in batches}
+
+show(llm.memory_section(model, chip, dtypes, S, ledgers, kv_token, act_token, wall))
+
+# %%
+# 2. When decode turns compute-bound
+# ----------------------------------
+#
+# A weight matmul :math:`X[B, K] \cdot W[K, N]` does :math:`2BKN` FLOPs and moves
+# :math:`BKx + KNw + BNo` bytes (:math:`x`, :math:`w` and :math:`o` bytes per
+# element of X, W and the output), so its intensity grows with :math:`B` until it
+# reaches the ridge. The table gives that *critical batch* for each weight matmul of
+# a decode step; the last line asks the same question of all of them together
+# (summed FLOPs over summed bytes), the *knee*. Attention is different: each
+# sequence reads its own cache, so batching does not raise its intensity at all.
+
+shapes = matmul_critical_batches(model, ridge, dtypes)  # (matmul, its critical batch)
+knee = decode_critical_batch(model, ridge, dtypes)  # all weight matmuls together
+
+show(llm.critical_batch_section(shapes, knee, wall, chip, precision, dtypes, S))
+
+# %%
+# 3. The ledger against batch
+# ---------------------------
+#
+# The four terms drawn against the batch, with ``--png``: where the stack meets the
+# chip's memory is the wall.
+
+if args.png:
+    from common.plots.transformer import memory_ledger_figure
+
+    top = max(16, round(1.3 * wall))
+    curve = [(b, model_memory_ledger(model, b, S, dtypes)) for b in range(1, top + 1)]
+    path = memory_ledger_figure(
+        args.outdir / "07_memory_ledger.png",
+        curve,
+        chip.mem_capacity,
+        wall,
+        f"{model.name} on {chip.name}, context {S:,}: {dtypes.describe()}",
+    )
+    show(llm.capacity_png(path, chip, wall, S))
+else:
+    show(llm.png_hint("07_memory_ledger.png"))
+
+# %%
+# Summary
+# -------
+#
+# The lines a student would copy into a capacity plan.
+# :ref:`Lecture 08 <sphx_glr_auto_lectures_08_llm_levers.py>` moves them with smaller
+# weights, fewer KV heads and other chips.
+
+show(llm.capacity_summary(kv_token, S, wall, knee, ridge))

@@ -1,0 +1,104 @@
+"""Lecture 07 (capacity) as a student runs it: the memory wall, the knee, the figure, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture, summary_value
+
+from common.hw_specs import H100
+from common.tables.models import LLAMA_3_70B
+
+LECTURE = "07"
+
+
+@pytest.fixture(scope="module")
+def default_run() -> str:
+    """The default run's stdout."""
+    proc = run_lecture(LECTURE)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return proc.stdout
+
+
+def test_prints_every_section(default_run: str) -> None:
+    out = default_run
+    for heading in (
+        "1. Memory ledger",
+        "2. Critical batch of decode's weight matmuls",
+        "Summary",
+    ):
+        assert heading in out
+    assert out.count("What to observe:") >= 2
+    assert "Largest batch that fits:" in out and "Decode critical batch:" in out
+    assert "(add --png to save the figure 07_memory_ledger.png)" in out
+
+
+def test_summary_kv_cache(default_run: str) -> None:
+    assert (
+        summary_value(default_run, "KV cache per token") == "128.00 KiB"
+    )  # 2 x 32 x 8 x 128 x 2 B
+    assert summary_value(default_run, "KV cache per 4,096-token sequence") == "512.00 MiB"
+
+
+def test_summary_batch_numbers_are_consistent(default_run: str) -> None:
+    out = default_run
+    wall = int(summary_value(out, "largest batch that fits").replace(",", ""))
+    knee = int(summary_value(out, "decode critical batch").replace(",", ""))
+    # Memory: 80 GB holds the 16 GB of weights plus roughly (80/1.1 - 16) / 0.537 sequences.
+    per_seq = 2 * 32 * 8 * 128 * 2 * 4096
+    rough = (H100.mem_capacity / 1.1 - 8_030_261_248 * 2) / per_seq
+    assert abs(wall - rough) <= 1
+    # Critical batch: near ridge x 2 bytes / 2 FLOP, a little above for activation traffic.
+    ridge = H100.ridge_point("bf16")
+    assert ridge <= knee <= 1.15 * ridge
+    assert f"memory wall ({wall:,}) comes before the knee ({knee:,})" in out
+
+
+def test_llama_2_7b_kv_cache_matches_the_article() -> None:
+    proc = run_lecture(LECTURE, "--model", "llama-2-7b", "--kv", "fp16")
+    assert proc.returncode == 0, proc.stderr
+    assert summary_value(proc.stdout, "KV cache per token") == "512.00 KiB"
+    assert "per 4,096-token sequence: 2.00 GiB" in proc.stdout
+
+
+def test_70b_on_h100_does_not_fit() -> None:
+    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key)
+    assert proc.returncode == 0, proc.stderr
+    assert summary_value(proc.stdout, "largest batch that fits") == "0"
+    assert "Largest batch that fits: 0 (the weights alone need 141.11 GB)" in proc.stdout
+
+
+def test_fp8_cache_halves_the_kv_per_token() -> None:
+    proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16")
+    assert proc.returncode == 0, proc.stderr
+    assert summary_value(proc.stdout, "KV cache per token") == "64.00 KiB"
+
+
+def test_png_is_written_into_outdir(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    outdir = tmp_path / "figs"
+    proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), "--model", "llama-3-70b")
+    assert proc.returncode == 0, proc.stderr  # nothing fits: the figure still draws
+    png = outdir / "07_memory_ledger.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert f"saved figure: {png}" in proc.stdout
+    assert sorted(p.name for p in outdir.iterdir()) == ["07_memory_ledger.png"]
+
+
+def test_help_and_a_bad_value() -> None:
+    proc = run_lecture(LECTURE, "--help")
+    assert proc.returncode == 0
+    for flag in ("--model", "--chip", "--context", "--batch", "--png", "--outdir"):
+        assert flag in proc.stdout
+    proc = run_lecture(LECTURE, "--context", "9000")
+    assert proc.returncode != 0 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "exceeds Llama-3-8B's window of 8192 tokens" in lines[0]
+
+
+def test_runs_from_another_folder(tmp_path: Path) -> None:
+    proc = run_lecture(LECTURE, "--context", "512", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.iterdir()) == []

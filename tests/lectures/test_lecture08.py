@@ -1,0 +1,78 @@
+"""Lecture 08 (levers) as a student runs it: quantization, KV heads, chips, the figure, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture
+
+from common.hw_specs import B200, H100, H200
+from common.tables.models import LLAMA_3_70B
+
+LECTURE = "08"
+
+
+@pytest.fixture(scope="module")
+def default_run() -> str:
+    """The default run's stdout."""
+    proc = run_lecture(LECTURE)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return proc.stdout
+
+
+def test_prints_every_section(default_run: str) -> None:
+    out = default_run
+    for heading in (
+        "1. Weight-only quantization",
+        "2. KV heads and the KV cache",
+        "3. Llama-3-8B across chips",
+    ):
+        assert heading in out
+    assert out.count("What to observe:") >= 3
+    assert "(add --png to save the figure 08_decode_throughput.png)" in out
+
+
+def test_gqa_and_chip_observations(default_run: str) -> None:
+    out = default_run
+    assert "KV cache, Llama-3-8B (MHA) over Llama-3-8B: x4.00" in out
+    bw_ratio = H200.mem_bw / H100.mem_bw
+    assert f"and {bw_ratio:.2f}x the bandwidth: decode at batch 1 gets x{bw_ratio:.2f} faster" in (
+        " ".join(out.split())
+    )
+    assert B200.name in out
+
+
+def test_70b_kv_heads() -> None:
+    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key)
+    assert proc.returncode == 0, proc.stderr
+    assert "KV cache, Llama-3-70B (MHA) over Llama-3-70B: x8.00" in proc.stdout
+
+
+def test_png_is_written_into_outdir(tmp_path: Path) -> None:
+    outdir = tmp_path / "figs"
+    proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), "--chip", "b200")
+    assert proc.returncode == 0, proc.stderr
+    png = outdir / "08_decode_throughput.png"
+    assert png.is_file() and png.stat().st_size > 10_000
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"saved figure: {png}" in proc.stdout
+    assert sorted(p.name for p in outdir.iterdir()) == ["08_decode_throughput.png"]
+
+
+def test_help_and_a_bad_value() -> None:
+    proc = run_lecture(LECTURE, "--help")
+    assert proc.returncode == 0
+    for flag in ("--model", "--chip", "--weights", "--kv", "--png", "--outdir"):
+        assert flag in proc.stdout
+    proc = run_lecture(LECTURE, "--weights", "fp7")
+    assert proc.returncode != 0 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unknown weight precision 'fp7'" in lines[0]
+
+
+def test_runs_from_another_folder(tmp_path: Path) -> None:
+    proc = run_lecture(LECTURE, "--context", "512", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.iterdir()) == []
