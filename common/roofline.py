@@ -3,8 +3,18 @@
 The formulas live in ``common.formulas.roofline``, the ASCII chart in
 ``common.present.charts`` and the PNG in ``common.plots.roofline`` (matplotlib only
 when a PNG is drawn); this module gathers the names the lecture script imports.
+The script passes the sharded matmul's sizes by keyword under its own letters
+(D and F for what the course calls K and N), so that one call keeps them.
 """
 
+from common.formulas import roofline as _formulas
 from common.formulas.roofline import *  # noqa: F403
 from common.plots.roofline import PngResult, save_roofline_png  # noqa: F401
 from common.present.charts import ascii_roofline  # noqa: F401
+
+
+def sharded_matmul_two_chips(
+    B: int, D: int, F: int, peak: float, link_bw: float, elem_bytes: float = 2
+) -> dict[str, float | str]:
+    """``formulas.roofline.sharded_matmul_two_chips`` with the script's names: K = D, N = F."""
+    return _formulas.sharded_matmul_two_chips(B, D, F, peak, link_bw, elem_bytes)
