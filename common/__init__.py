@@ -19,6 +19,7 @@ At the top, where students and the course script find them:
 - ``formulas.transformer``: both ledgers for a whole decoder-only model.
 - ``formulas.numpy_ops``: lecture 01's pass counts and sizes for the numpy operations it times.
 - ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
+- ``formulas.attention_io``: tiled attention's traffic with M_sm bytes on chip (FlashAttention-2).
 
 ``tables``: numbers the formulas take, each with its source.
 
