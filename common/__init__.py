@@ -36,6 +36,7 @@ At the top, where students and the course script find them:
 - ``measure.caches``: this machine's cache sizes, from the operating system.
 - ``measure.machine``: CPU, BLAS library, kernel and threads.
 - ``measure.hierarchy``: the bandwidth sweep over working-set sizes and call costs.
+- ``measure.attention``: naive and tiled (online-softmax) attention in numpy, and their bytes.
 
 ``plots``: figures (matplotlib, imported only when a figure is drawn).
 
