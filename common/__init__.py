@@ -45,6 +45,7 @@ At the top, where students and the course script find them:
 - ``plots.article``: the article's four figures (lecture 04).
 - ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
 - ``plots.transformer``: decode throughput against batch with the memory wall.
+- ``plots.attention``: tiled attention's traffic against on-chip memory; both kernels' times.
 
 ``present``: what the reader sees.
 
