@@ -150,7 +150,7 @@ def tiled_attention(q: Any, k: Any, v: Any, br: int, bc: int) -> Any:
 
 
 def relative_error(result: Any, reference: Any) -> float:
-    """max |result - reference| / max |reference| (0 when both are zero)."""
+    """The largest absolute difference over the largest absolute reference value (0 if both 0)."""
     import numpy as np
 
     scale = float(np.max(np.abs(reference)))

@@ -119,11 +119,11 @@ def build_kernel_times_figure(
 ) -> Any:
     """Measured seconds per call of both kernels against N (log-log), with the roofline's parts.
 
-    compute_s: F / P (the same for both kernels); *_memory_s: D / beta of each kernel; the
-    bound of a kernel is the larger of the two. llc_tokens: the N at which the naive
-    kernel's N x N scores fill the last-level cache (None: not marked).
+    compute_s: F / P (the same for both kernels); naive_memory_s and tiled_memory_s: each
+    kernel's D / beta. The bound of a kernel is the larger of its two. llc_tokens: the N
+    at which the naive kernel's N x N scores fill the last-level cache (None: not marked).
     """
-    fig, ax = style.new_figure(height=4.4)
+    fig, ax = style.new_figure(height=4.8)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.plot(ns, naive_s, marker="o", color=style.MEMORY_COLOR, lw=1.6, label="naive, measured")
@@ -148,7 +148,7 @@ def build_kernel_times_figure(
     ax.set_xlabel(xlabel)
     ax.set_ylabel("seconds per call")
     ax.set_title(title, fontsize=10)
-    ax.legend(loc="upper left", fontsize=7, framealpha=0.9)
+    fig.legend(loc="outside lower center", ncols=3, fontsize=7, frameon=False)
     return fig
 
 

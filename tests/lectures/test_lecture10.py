@@ -94,14 +94,20 @@ def test_the_two_extremes_are_the_articles(quick_run: dict) -> None:
 
 
 def test_chip_blocks_and_traffic(quick_run: dict) -> None:
-    rows = rows_under(quick_run["out"], "FlashAttention-2's loops in each chip's shared memory")
-    h100, a100 = row(rows, "H100 SXM"), row(rows, "A100 40GB SXM")
+    out = quick_run["out"]
+    blocks = rows_under(out, "FlashAttention-2's blocks in each chip's shared memory")
+    bounds = rows_under(out, "Their traffic, intensity and bound")
     assert rule_blocks(4096, 128, 228 * 1024, BF16) == (130, 128)
-    assert h100[1:5] == ["228 KiB", "130 x 128", "228 KiB", "32"]
-    assert h100[5] == f"{2 * 2 * 4096 * 128 * 33 / 1e6:.2f} MB" == "69.21 MB"
-    assert h100[6] == f"{8_673_820_672 / (2 * 2 * 4096 * 128 * 33):.1f}" == "125.3"
-    assert a100[2] == "99 x 99" and a100[4] == "42"
-    assert a100[5] == f"{2 * 2 * 4096 * 128 * 43 / 1e6:.2f} MB"
+    assert row(blocks, "H100 SXM")[1:] == ["228 KiB", "130 x 128", "228 KiB", "32"]
+    assert row(blocks, "A100 40GB SXM")[2:5:2] == ["99 x 99", "42"]
+    h100, a100 = row(bounds, "H100 SXM"), row(bounds, "A100 40GB SXM")
+    assert h100[1] == f"{2 * 2 * 4096 * 128 * 33 / 1e6:.2f} MB" == "69.21 MB"
+    assert h100[2] == f"{8_673_820_672 / (2 * 2 * 4096 * 128 * 33):.1f}" == "125.3"
+    assert a100[1] == f"{2 * 2 * 4096 * 128 * 43 / 1e6:.2f} MB"
+    # H100: the smallest M_sm reaching I* = 295.2 at N = 4096 (B_r = 316, U = 316 x 1288
+    # + 65,536 = 472,544 B) printed in KiB.
+    assert rule_blocks(4096, 128, 472_544, BF16) == (316, 128)
+    assert h100[5] == f"{472_544 / 1024:.0f} KiB"
 
 
 def test_landmarks(quick_run: dict) -> None:
@@ -154,21 +160,33 @@ def test_measured_tables_are_consistent(quick_run: dict) -> None:
     for r in rows:
         n = int(r[0].replace(",", ""))
         br, bc = rule_blocks(n, 128, l2 / 2, FP32)
-        assert r[3] == f"{br} x {bc}"
-        naive, tiled = seconds(r[4]), seconds(r[5])
+        assert r[1] == f"{br} x {bc}"
+        naive, tiled = seconds(r[2]), seconds(r[3])
         assert naive > 0 and tiled > 0
-        assert float(r[6].lstrip("x")) == pytest.approx(tiled / naive, rel=0.02, abs=0.01)
+        assert float(r[4].lstrip("x")) == pytest.approx(tiled / naive, rel=0.02, abs=0.01)
+    scores = rows_under(out, "Per score, and the memory each kernel needs")
+    for r in scores:
+        n = int(r[0].replace(",", ""))
+        assert r[5] == attention_memory_text(4 * (n * n + n * 128 + 2 * n))
     roof = rows_under(out, "On this machine's one-thread roofline at N = 1,024")
     n, d = 1024, 128
-    assert row(roof, "naive")[2] == f"{4 * (10 * n * n + 4 * n * d) / 1e6:.2f} MB"
+    assert row(roof, "naive")[1] == f"{4 * (10 * n * n + 4 * n * d) / 1e6:.2f} MB"
     br, bc = rule_blocks(n, d, l2 / 2, FP32)
     reads = 1 if bc == n else math.ceil(n / br)
-    assert row(roof, "tiled")[2] == f"{4 * n * d * (2 + 2 * reads) / 1e6:.2f} MB"
-    assert (
-        row(roof, "naive")[1]
-        == row(roof, "tiled")[1]
-        == f"{(4 * n * n * d + 5 * n * n) / 1e6:.2f} MFLOP"
-    )
+    assert row(roof, "tiled")[1] == f"{4 * n * d * (2 + 2 * reads) / 1e6:.2f} MB"
+    flops = f"{(4 * n * n * d + 5 * n * n) / 1e6:.2f} MFLOP"
+    assert f"Both kernels do F = {flops}" in out
+
+
+def attention_memory_text(nbytes: float) -> str:
+    """How the lecture prints a binary size: three significant figures."""
+    value, unit = float(nbytes), "B"
+    for name in ("KiB", "MiB", "GiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, name
+    digits = 0 if value >= 100 else 1 if value >= 10 else 2
+    return f"{value:.{digits}f} {unit}"
 
 
 def test_results_section(quick_run: dict) -> None:
