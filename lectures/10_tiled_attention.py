@@ -614,8 +614,8 @@ show(cache_table, roof_table, notes)
 # a cache size as :math:`M_{sm}`: the L1 data cache, half the L2 (lecture 09's
 # margin for "comfortably inside"), the whole L2, and half the last-level cache.
 # Every kernel runs at the same :math:`N`, timed in alternating rounds. The
-# model's traffic counts what crosses into the block store; the last column is
-# the share of the time that the fixed costs of the inner steps explain.
+# model's traffic counts what crosses into the block store; the speed table's
+# last column is the share of the time that the inner steps' fixed costs explain.
 
 BLOCK_N = 1024 if QUICK else 2048
 budgets = {"L1 data": levels.get("L1"), "L2 / 2": l2 / 2, "L2": l2}
@@ -760,7 +760,7 @@ if args.png:
         f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
         "sequence length N (fp32, one thread)",
     )
-times_rows, score_rows = [], []
+times_rows, score_rows, memory_rows = [], [], []
 for n, (b, t) in measured.items():
     times_rows.append(
         [
@@ -772,10 +772,14 @@ for n, (b, t) in measured.items():
         ]
     )
     score_rows.append(
-        [f"{n:,}", kib(FP32 * n * n), f"{FP32 * n * n / llc:.2g}"]
-        + [f"{t[kind] / n**2 * 1e9:.2f}" for kind in KINDS]
-        + [kib(attention.naive_memory_bytes(n, D_HEAD))]
-        + [kib(attention.tiled_memory_bytes(n, D_HEAD, b.rows, b.cols))]
+        [f"{n:,}", f"{FP32 * n * n / llc:.2g}"] + [f"{t[kind] / n**2 * 1e9:.2f}" for kind in KINDS]
+    )
+    memory_rows.append(
+        [
+            f"{n:,}",
+            kib(attention.naive_memory_bytes(n, D_HEAD)),
+            kib(attention.tiled_memory_bytes(n, D_HEAD, b.rows, b.cols)),
+        ]
     )
 times_table = Table(
     ["N", "Br x Bc", "naive", "tiled", "tiled / naive"],
@@ -783,10 +787,14 @@ times_table = Table(
     title=f"Seconds per call, d_h = {D_HEAD}, fp32, one thread (fastest timed call)",
 )
 score_table = Table(
-    ["N", "S", "S / LLC", "ns/score naive", "ns/score tiled", "memory naive", "memory tiled"],
+    ["N", "S / LLC", "ns/score naive", "ns/score tiled"],
     score_rows,
-    title="Per score, and the memory each kernel needs",
-    note="memory: what each kernel allocates beside Q, K and V.",
+    title="Time per score, with the size of S against the last-level cache",
+)
+memory_table = Table(
+    ["N", "memory naive", "memory tiled"],
+    memory_rows,
+    title="What each kernel allocates beside Q, K and V",
 )
 top = N_LIST[-1]
 b_top, t_top = measured[top]
@@ -795,15 +803,13 @@ placed = {
     for kind in KINDS
 }
 roof_table = Table(
-    ["kernel", "D", "I", "bound", "D / beta", "T bound", "measured", "of bound"],
+    ["kernel", "D", "I", "T bound", "measured", "of bound"],
     [
         [
             kind,
             mb(r["bytes"]),
             f"{r['intensity']:.1f}",
-            r["bound"],
-            fmt_time(r["t_memory_s"]),
-            fmt_time(r["t_pred_s"]),
+            f"{fmt_time(r['t_pred_s'])}, {r['bound']}",
             fmt_time(r["t_meas_s"]),
             r["flag"] or f"{r['fraction_of_bound']:.0%}",
         ]
@@ -866,17 +872,17 @@ if inside and outside:
     a, z = N_LIST.index(inside[-1]), N_LIST.index(outside[0])
     growth = {kind: per_score[kind][z] / per_score[kind][a] for kind in KINDS}
     seen = (
-        "the savings show in time: the tiled kernel's blocks stay in the L2."
+        "Here the savings show in time: the tiled kernel's blocks stay in the L2."
         if growth["naive"] > 1.1 * growth["tiled"]
-        else "here the passes over S cost about the same whether S sits in the cache or in "
-        "DRAM, so the savings do not show in time."
+        else "Here the passes over S cost about the same whether S sits in the cache or in "
+        "DRAM: the savings do not show in time."
     )
     items.append(
         f"Per score the naive kernel takes {per_score['naive'][a] * 1e9:.2f} ns at "
         f"N = {inside[-1]:,} (S inside the last-level cache) and "
         f"{per_score['naive'][z] * 1e9:.2f} ns at N = {outside[0]:,} (S "
         f"{FP32 * outside[0] ** 2 / llc:.1f} times the cache), {fmt_ratio(growth['naive'])}; "
-        f"the tiled one {fmt_ratio(growth['tiled'])}. So {seen}"
+        f"the tiled one {fmt_ratio(growth['tiled'])}. {seen}"
     )
 items.append(
     "Where the savings always show: memory. The naive kernel holds S, "
@@ -893,7 +899,7 @@ caption = (
     "vertical line is where the naive kernel's N x N scores fill the last-level cache."
 )
 # sphinx_gallery_end_ignore
-show(times_table, score_table, roof_table, saved_figure(drawn, caption), notes)
+show(times_table, score_table, memory_table, roof_table, saved_figure(drawn, caption), notes)
 
 # %%
 # 9. Saving the measurements

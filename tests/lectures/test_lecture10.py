@@ -164,10 +164,12 @@ def test_measured_tables_are_consistent(quick_run: dict) -> None:
         naive, tiled = seconds(r[2]), seconds(r[3])
         assert naive > 0 and tiled > 0
         assert float(r[4].lstrip("x")) == pytest.approx(tiled / naive, rel=0.02, abs=0.01)
-    scores = rows_under(out, "Per score, and the memory each kernel needs")
-    for r in scores:
+    for r in rows_under(out, "Time per score"):
         n = int(r[0].replace(",", ""))
-        assert r[5] == attention_memory_text(4 * (n * n + n * 128 + 2 * n))
+        assert r[1] == f"{4 * n * n / (caches.last_level_cache_bytes() or 32 * 2**20):.2g}"
+    for r in rows_under(out, "What each kernel allocates beside Q, K and V"):
+        n = int(r[0].replace(",", ""))
+        assert r[1] == attention_memory_text(4 * (n * n + n * 128 + 2 * n))
     roof = rows_under(out, "On this machine's one-thread roofline at N = 1,024")
     n, d = 1024, 128
     assert row(roof, "naive")[1] == f"{4 * (10 * n * n + 4 * n * d) / 1e6:.2f} MB"
