@@ -640,7 +640,7 @@ def tiled_compute_bound_answer(
         rows.append(
             (
                 label,
-                fmt_bytes(m, True),
+                fmt_bytes(m, True, digits=0),
                 f"{blocks.rows} x {blocks.cols}",
                 str(attention_io.kv_reads(n, blocks.rows, blocks.cols)),
                 fmt_bytes(d),
@@ -662,10 +662,10 @@ def tiled_compute_bound_answer(
         steps += [
             f"The smallest such query block under the footprint rule is B_r = {blocks.rows} "
             f"(with B_c = {blocks.cols}), whose footprint U(B_r, B_c) is "
-            f"{need:,} bytes ({fmt_bytes(need, True)}): one byte less and B_r drops by one, "
-            "T_r grows by one and the intensity falls under the ridge.",
-            f"That is {need / have:.2f} times the {fmt_bytes(have, True)} of shared memory one "
-            f"SM offers: from shared memory alone the schedule stays memory-bound. Real "
+            f"{need:,} bytes ({fmt_bytes(need, True, digits=0)}): one byte less and B_r "
+            "drops by one, T_r grows by one and the intensity falls under the ridge.",
+            f"That is {need / have:.2f} times the {fmt_bytes(have, True, digits=0)} of shared "
+            f"memory one SM offers: from shared memory alone the schedule stays memory-bound. Real "
             "kernels also keep S and the accumulator in registers, and the L2 cache serves "
             "rereads.",
         ]
@@ -706,8 +706,8 @@ def tiled_head_dim_answer(
     growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(head_dims)]
     mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
     steps = (
-        f"With M_sm fixed ({fmt_bytes(m, True)}, the {chip.name}'s shared memory), a larger "
-        "head dim makes every block row bigger, so fewer rows fit: B_r falls about as "
+        f"With M_sm fixed ({fmt_bytes(m, True, digits=0)}, the {chip.name}'s shared memory), "
+        "a larger head dim makes every block row bigger, so fewer rows fit: B_r falls about as "
         "1 / d_h and T_r grows with d_h.",
         "Each reread of K and V also carries d_h elements per row, so the traffic "
         "D = b N d_h (2 + 2 T_r) grows about as d_h^2: FlashAttention's "
