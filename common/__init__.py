@@ -19,6 +19,7 @@ At the top, where students and the course script find them:
 - ``formulas.transformer``: both ledgers for a whole decoder-only model.
 - ``formulas.numpy_ops``: lecture 01's pass counts and sizes for the numpy operations it times.
 - ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
+- ``formulas.attention_io``: tiled attention's traffic with M_sm bytes on chip (FlashAttention-2).
 
 ``tables``: numbers the formulas take, each with its source.
 
@@ -35,6 +36,7 @@ At the top, where students and the course script find them:
 - ``measure.caches``: this machine's cache sizes, from the operating system.
 - ``measure.machine``: CPU, BLAS library, kernel and threads.
 - ``measure.hierarchy``: the bandwidth sweep over working-set sizes and call costs.
+- ``measure.attention``: naive and tiled (online-softmax) attention in numpy, and their bytes.
 
 ``plots``: figures (matplotlib, imported only when a figure is drawn).
 
@@ -43,6 +45,7 @@ At the top, where students and the course script find them:
 - ``plots.article``: the article's four figures (lecture 04).
 - ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
 - ``plots.transformer``: the capacity ledger and decode throughput against batch (memory wall).
+- ``plots.attention``: tiled attention's traffic against on-chip memory; both kernels' times.
 
 ``present``: what the reader sees.
 

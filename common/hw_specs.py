@@ -7,7 +7,8 @@ a lecture; every dependent number moves with it.
 Conventions: peak FLOP/s are dense (no structured sparsity); one multiply-add is
 2 FLOP; bandwidths are bytes per second; a chip-to-chip link figure is one
 direction of one link (NVLink: per GPU, one way; TPU ICI: one link, one way);
-capacities are bytes as the vendor states them (decimal GB).
+capacities are bytes as the vendor states them (decimal GB), except on-chip memory
+per SM, which NVIDIA states in KB of 1024 bytes (164 KB = 167,936 bytes).
 """
 
 from __future__ import annotations
@@ -57,6 +58,16 @@ SCALING_BOOK_ROOFLINE = (
     "How to Scale Your Model (Austin et al., 2025), ch. 'All About Rooflines', the table of "
     f"chip-to-chip (ICI) bandwidths: one link, one way; {CHECKED}"
 )
+AMPERE_TUNING_GUIDE = (
+    "NVIDIA Ampere GPU Architecture Tuning Guide, section 'Unified Shared Memory/L1/Texture "
+    "Cache': 192 KB of combined L1 and shared memory per SM, of which up to 164 KB can be "
+    f"shared memory ({CHECKED})"
+)
+HOPPER_TUNING_GUIDE = (
+    "NVIDIA Hopper Tuning Guide, section 'Unified Shared Memory/L1/Texture Cache': 256 KB "
+    "of combined L1 and shared memory per SM, of which up to 228 KB can be shared memory "
+    f"({CHECKED})"
+)
 
 
 @dataclass(frozen=True)
@@ -96,6 +107,7 @@ class Chip:
     link_bw_figure: Figure
     link_name: str = ""
     key: str = field(default="", compare=False)
+    smem_per_sm_figure: Figure | None = None  # on-chip shared memory per SM (M_sm), if known
 
     def _check(self, fig: Figure, what: str) -> float:
         return positive(fig.value, f"{self.name} {what}")
@@ -127,6 +139,13 @@ class Chip:
         """One-way chip-to-chip link bandwidth in bytes/s."""
         return self._check(self.link_bw_figure, "link bandwidth")
 
+    @property
+    def smem_per_sm(self) -> float:
+        """Shared memory one SM can give a kernel (M_sm), in bytes; ValueError if not listed."""
+        if self.smem_per_sm_figure is None:
+            raise ValueError(f"{self.name} has no shared-memory-per-SM figure in the table")
+        return self._check(self.smem_per_sm_figure, "shared memory per SM")
+
     def critical_intensity(self, precision: str) -> float:
         """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte."""
         return self.peak_flops(precision) / self.mem_bw
@@ -140,6 +159,8 @@ class Chip:
         yield "memory bandwidth", self.mem_bw_figure
         yield "memory capacity", self.mem_capacity_figure
         yield f"link ({self.link_name})" if self.link_name else "link", self.link_bw_figure
+        if self.smem_per_sm_figure is not None:
+            yield "shared memory per SM", self.smem_per_sm_figure
 
     def validate(self) -> None:
         """Raise ValueError if any figure is not a positive finite number."""
@@ -161,6 +182,7 @@ A100 = Chip(
     mem_capacity_figure=capacity(40e9, A100_DATASHEET),
     link_bw_figure=bandwidth(300e9, A100_DATASHEET, note="NVLink 3: 600 GB/s both ways"),
     link_name="NVLink 3",
+    smem_per_sm_figure=capacity(167936, AMPERE_TUNING_GUIDE, note="164 KiB of a 192 KiB L1"),
 )
 
 H100 = Chip(
@@ -175,6 +197,7 @@ H100 = Chip(
     mem_capacity_figure=capacity(80e9, H100_DATASHEET),
     link_bw_figure=bandwidth(450e9, H100_DATASHEET, note="NVLink 4: 900 GB/s both ways"),
     link_name="NVLink 4",
+    smem_per_sm_figure=capacity(233472, HOPPER_TUNING_GUIDE, note="228 KiB of a 256 KiB L1"),
 )
 
 H200 = Chip(
@@ -189,6 +212,9 @@ H200 = Chip(
     mem_capacity_figure=capacity(141e9, H200_DATASHEET),
     link_bw_figure=bandwidth(450e9, H200_DATASHEET, note="NVLink 4: 900 GB/s both ways"),
     link_name="NVLink 4",
+    smem_per_sm_figure=capacity(
+        233472, HOPPER_TUNING_GUIDE, note="the H100's GH100 SMs: 228 KiB of a 256 KiB L1"
+    ),
 )
 
 B200_ESTIMATE = (

@@ -15,11 +15,14 @@ stated example machine when there is none.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from common import hw_specs
 from common.files.calibration import saved_calibration
+from common.formulas import attention_io
 from common.formulas.ledger import (
     attention_counts,
     elementwise_counts,
@@ -617,6 +620,116 @@ def sharded_matmul_answer(d_example: int = 8192) -> Answer:
 
 
 # ---------------------------------------------------------------------------
+# Lecture 10: tiled attention with finite on-chip memory
+# ---------------------------------------------------------------------------
+def tiled_compute_bound_answer(
+    chip: Chip = hw_specs.H100, n: int = 8192, d_head: int = 128, precision: str = "bf16"
+) -> Answer:
+    """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the chip's ridge."""
+    b = hw_specs.bytes_per_elem(precision)
+    ridge = chip.ridge_point(precision)
+    have = chip.smem_per_sm
+    need = attention_io.smallest_on_chip_for(n, d_head, ridge, b)
+    flops = attention_counts(n, d_head, b)[0]
+    rows = []
+    for label, m in (("shared memory of one SM", have), ("smallest M_sm reaching I*", need)):
+        if m is None:
+            continue
+        blocks = attention_io.block_sizes(n, d_head, m, b)
+        d = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
+        rows.append(
+            (
+                label,
+                fmt_bytes(m, True, digits=0),
+                f"{blocks.rows} x {blocks.cols}",
+                str(attention_io.kv_reads(n, blocks.rows, blocks.cols)),
+                fmt_bytes(d),
+                _f1(intensity(flops, d)),
+            )
+        )
+    values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
+    steps = [
+        f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
+        f"traffic is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about B_r in "
+        f"bf16) and the {chip.name}'s ridge of {_f1(ridge)} FLOP/byte needs T_r small enough "
+        "that F / D reaches it.",
+    ]
+    if need is None:
+        steps.append("Even reading K and V once falls short of the ridge: no M_sm is enough.")
+    else:
+        blocks = attention_io.block_sizes(n, d_head, need, b)
+        values["blocks"] = (blocks.rows, blocks.cols)
+        steps += [
+            f"The smallest such query block under the footprint rule is B_r = {blocks.rows} "
+            f"(with B_c = {blocks.cols}), whose footprint U(B_r, B_c) is "
+            f"{need:,} bytes ({fmt_bytes(need, True, digits=0)}): one byte less and B_r "
+            "drops by one, T_r grows by one and the intensity falls under the ridge.",
+            f"That is {need / have:.2f} times the {fmt_bytes(have, True, digits=0)} of shared "
+            f"memory one SM offers: from shared memory alone the schedule stays memory-bound. Real "
+            "kernels also keep S and the accumulator in registers, and the L2 cache serves "
+            "rereads.",
+        ]
+    return Answer(
+        steps=tuple(steps),
+        values=values,
+        formula=r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
+        r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))",
+        table=Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows)),
+    )
+
+
+def tiled_head_dim_answer(
+    chip: Chip = hw_specs.H100,
+    n: int = 8192,
+    head_dims: Sequence[int] = (64, 128, 256),
+    precision: str = "bf16",
+) -> Answer:
+    """How the tiled traffic and intensity move with the head dim at a fixed M_sm."""
+    b = hw_specs.bytes_per_elem(precision)
+    m = chip.smem_per_sm
+    ridge = chip.ridge_point(precision)
+    rows, values = [], {}
+    for d in head_dims:
+        blocks = attention_io.block_sizes(n, d, m, b)
+        flops = attention_counts(n, d, b)[0]
+        traffic = attention_io.tiled_traffic(n, d, blocks.rows, blocks.cols, b)
+        values[d] = (blocks.rows, blocks.cols, traffic, intensity(flops, traffic))
+        rows.append(
+            (
+                str(d),
+                f"{blocks.rows} x {blocks.cols}",
+                fmt_bytes(traffic),
+                _f1(intensity(flops, traffic)),
+                bound_of(intensity(flops, traffic), ridge),
+            )
+        )
+    growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(head_dims)]
+    mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
+    steps = (
+        f"With M_sm fixed ({fmt_bytes(m, True, digits=0)}, the {chip.name}'s shared memory), "
+        "a larger head dim makes every block row bigger, so fewer rows fit: B_r falls about as "
+        "1 / d_h and T_r grows with d_h.",
+        "Each reread of K and V also carries d_h elements per row, so the traffic "
+        "D = b N d_h (2 + 2 T_r) grows about as d_h^2: FlashAttention's "
+        "Theta(N^2 d^2 / M). Here each doubling multiplies it by "
+        + " and ".join(f"{g:.1f}" for g in growth)
+        + f" (geometric mean {mean_growth:.1f}) rather than exactly 4 each time: B_r is "
+        "rounded down, B_c is capped at d_h, and the score block 4 B_r B_c weighs more at "
+        "large d_h.",
+        f"F grows only as d_h, so the intensity falls roughly as 1 / d_h: against the "
+        f"ridge of {_f1(ridge)} FLOP/byte a smaller head dim is what turns the schedule "
+        "compute-bound (table).",
+    )
+    return Answer(
+        steps=steps,
+        values=values,
+        formula=r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
+        r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}",
+        table=Table(("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), tuple(rows)),
+    )
+
+
+# ---------------------------------------------------------------------------
 # The list the docs render
 # ---------------------------------------------------------------------------
 ARTICLE = "the article"
@@ -723,6 +836,25 @@ EXERCISES: tuple[Exercise, ...] = (
         "sums over one link. How large must K be for the step to stay compute-bound on "
         "H100 (NVLink), TPU v5e and TPU v6e (one ICI link)?",
         sharded_matmul_answer,
+    ),
+    Exercise(
+        "tiled-compute-bound",
+        "When does tiled attention turn compute-bound?",
+        COURSE,
+        "Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for "
+        "M_sm bytes of on-chip memory per SM. For one head with N = 8,192 and d_h = 128 in "
+        "bf16 on an H100, what is the smallest M_sm at which the schedule reaches the "
+        "H100's ridge point, and how does it compare with the shared memory one SM has?",
+        tiled_compute_bound_answer,
+    ),
+    Exercise(
+        "tiled-head-dim",
+        "Tiled attention and the head dimension",
+        COURSE,
+        "Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head "
+        "dimension: d_h = 64, 128, 256. How do the block sizes, the traffic and the "
+        "intensity of FlashAttention-2's loops move, and which head dim is compute-bound?",
+        tiled_head_dim_answer,
     ),
 )
 

@@ -6,8 +6,9 @@ Prose never types a derived number. It writes, for example::
 
 and the build evaluates the Python expression in a namespace that holds the public
 names of ``common.hw_specs``, ``common.formulas.roofline``, ``common.formulas.ledger``,
-``common.formulas.thresholds``, ``common.tables.assumptions``, ``common.tables.units`` and
-``common.present.console`` (plus ``math``), then inserts the resulting text. Edit a figure in
+``common.formulas.thresholds``, ``common.formulas.attention_io``,
+``common.tables.assumptions``, ``common.tables.units`` and ``common.present.console``
+(plus ``math``), then inserts the resulting text. Edit a figure in
 ``common/hw_specs.py``, rebuild, and the page follows.
 
 The expression must give a ``str`` or an ``int``: a float is refused so that every
@@ -35,6 +36,7 @@ NAMESPACE_MODULES: tuple[str, ...] = (
     "common.formulas.roofline",
     "common.formulas.ledger",
     "common.formulas.thresholds",
+    "common.formulas.attention_io",
     "common.tables.assumptions",
     "common.tables.units",
     "common.present.console",

@@ -1,0 +1,207 @@
+"""Tiled attention's IO model: main-memory traffic of one schedule with M_sm bytes on chip.
+
+Standard library only. One attention head as in the article's ledger
+(``common.formulas.ledger.attention_counts``): N tokens, head dim d_h, no causal
+mask, no 1/sqrt(d_h) scaling, F = 4 N^2 d_h + 5 N^2 FLOP whatever the schedule.
+Q, K, V and O live in main memory at b bytes per element; on chip the score block,
+the output accumulator and the softmax statistics are fp32.
+
+The schedule is FlashAttention-2's forward pass (Dao, 2023, algorithm 1)::
+
+    for each block Q_i of Br query rows           outer loop, T_r = ceil(N / Br)
+        read Q_i; O_i = 0; m_i = -inf; l_i = 0    kept on chip
+        for each block K_j, V_j of Bc key rows    inner loop, T_c = ceil(N / Bc)
+            read K_j and V_j
+            S = Q_i K_j^T; update m_i and l_i; O_i = rescaled O_i + exp(S - m_i) V_j
+        write O_i / l_i
+
+A block already on chip is not read again: when Bc = N (T_c = 1) the one K, V
+block read for the first query block serves every other one.
+
+Traffic, in bytes: Q read once, O written once, K and V read R times each::
+
+    D = b N d_h (2 + 2 R),  R = T_r (R = 1 when T_c = 1)
+
+so D >= 4 b N d_h, the article's ideal minimum, reached exactly at R = 1.
+
+Footprint of one inner step on chip, in bytes::
+
+    U(Br, Bc) = b d_h Br     (Q_i)
+              + 2 b d_h Bc   (K_j and V_j)
+              + 4 Br Bc      (S, overwritten by P)
+              + 4 d_h Br     (the fp32 accumulator O_i)
+              + 8 Br         (m_i and l_i)
+
+The block-size rule for M_sm bytes of on-chip memory per processing unit:
+
+1. When K and V fit whole beside one query row, U(1, N) <= M_sm: Bc = N (K and V
+   are read once) and Br is the largest <= N with U(Br, N) <= M_sm.
+2. Otherwise the inner block is no taller than the head dim, Bc = min(Br, d_h),
+   and Br is the largest with U(Br, min(Br, d_h)) <= M_sm. This is FlashAttention's
+   rule (Dao et al., 2022, algorithm 1: Bc = ceil(M / 4d), Br = min(ceil(M / 4d), d))
+   with the loops swapped: the outer block is the large one.
+
+Below U(1, 1), one row of each block, no schedule fits. Under rule 2 Br grows as
+M_sm / ((b + 8) d_h), so D ~ 2 b (b + 8) N^2 d_h^2 / M_sm: the Theta(N^2 d^2 / M)
+HBM accesses of FlashAttention's IO-complexity theorem (Dao et al., 2022, theorem 2).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from common.formulas.ledger import attention_counts
+from common.formulas.roofline import intensity
+from common.formulas.validate import positive, positive_int
+from common.hw_specs import bytes_per_elem
+
+ACC_BYTES = int(bytes_per_elem("fp32"))  # S, P, O_i, m_i and l_i stay fp32 on chip
+STATS_PER_ROW = 2  # m_i and l_i: one running max and one running sum per query row
+# Sanity limits: past these a size is a typo, not an attention head.
+MAX_TOKENS = 2**32  # sequence length N
+MAX_HEAD_DIM = 2**16  # head dim d_h
+MAX_ELEM_BYTES = 8  # bytes per element (fp64)
+
+
+def _at_most(value: float, limit: float, what: str) -> None:
+    if value > limit:
+        raise ValueError(f"{what} must be at most {limit:,}, got {value:,}")
+
+
+def _sizes(n: object, d_head: object, elem_bytes: object) -> tuple[int, int, float]:
+    """(N, d_h, b) checked: positive whole N and d_h, positive b, each under its limit."""
+    checked = (
+        positive_int(n, "sequence length N"),
+        positive_int(d_head, "head dim d_h"),
+        positive(elem_bytes, "bytes per element"),
+    )
+    for value, limit, what in zip(
+        checked,
+        (MAX_TOKENS, MAX_HEAD_DIM, MAX_ELEM_BYTES),
+        ("sequence length N", "head dim d_h", "bytes per element"),
+        strict=True,
+    ):
+        _at_most(value, limit, what)
+    return checked
+
+
+def _block(value: object, n: int, what: str) -> int:
+    """A block height as an int in [1, N]; ValueError otherwise."""
+    rows = positive_int(value, what)
+    if rows > n:
+        raise ValueError(f"{what} ({rows}) cannot exceed the sequence length N ({n})")
+    return rows
+
+
+def on_chip_bytes(br: int, bc: int, d_head: int, elem_bytes: float = 2) -> float:
+    """U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br bytes: one inner step's blocks on chip."""
+    br, bc = positive_int(br, "query block Br"), positive_int(bc, "key block Bc")
+    _at_most(br, MAX_TOKENS, "query block Br")
+    _at_most(bc, MAX_TOKENS, "key block Bc")
+    _, d, b = _sizes(1, d_head, elem_bytes)
+    return (
+        b * d * br
+        + 2 * b * d * bc
+        + ACC_BYTES * br * bc
+        + ACC_BYTES * d * br
+        + ACC_BYTES * STATS_PER_ROW * br
+    )
+
+
+def smallest_on_chip_bytes(d_head: int, elem_bytes: float = 2) -> float:
+    """U(1, 1): one row of Q, K and V, one score, one accumulator row and its statistics."""
+    return on_chip_bytes(1, 1, d_head, elem_bytes)
+
+
+def resident_on_chip_bytes(n: int, d_head: int, elem_bytes: float = 2) -> float:
+    """U(1, N): K and V whole beside one query row; from here on K and V are read once."""
+    n, d, b = _sizes(n, d_head, elem_bytes)
+    return on_chip_bytes(1, n, d, b)
+
+
+class Blocks(NamedTuple):
+    """Block heights chosen for an on-chip memory, and their footprint U(Br, Bc) in bytes."""
+
+    rows: int  # Br, query rows per outer block
+    cols: int  # Bc, key (and value) rows per inner block
+    on_chip_bytes: float
+
+
+def _largest(fits: object, hi: int) -> int:
+    """Largest x in [1, hi] with fits(x), for fits true at 1 and monotone (true, then false)."""
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):  # type: ignore[operator]
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Blocks:
+    """Br and Bc for M_sm bytes on chip by the module's rule; ValueError below U(1, 1)."""
+    n, d, b = _sizes(n, d_head, elem_bytes)
+    m = positive(m_sm, "on-chip memory M_sm")
+    least = on_chip_bytes(1, 1, d, b)
+    if m < least:
+        raise ValueError(
+            f"on-chip memory M_sm = {m:,.0f} B is smaller than one row of each block "
+            f"({least:,.0f} B at d_h = {d}, {b:g} B per element)"
+        )
+    if on_chip_bytes(1, n, d, b) <= m:  # rule 1: K and V stay on chip
+        br = _largest(lambda r: on_chip_bytes(r, n, d, b) <= m, n)
+        return Blocks(br, n, on_chip_bytes(br, n, d, b))
+    br = _largest(lambda r: on_chip_bytes(r, min(r, d, n), d, b) <= m, n)  # rule 2
+    bc = min(br, d, n)
+    return Blocks(br, bc, on_chip_bytes(br, bc, d, b))
+
+
+def kv_reads(n: int, br: int, bc: int) -> int:
+    """R, how often K and V are each read: T_r = ceil(N / Br), or 1 when Bc = N (T_c = 1)."""
+    n = _sizes(n, 1, 1)[0]
+    br, bc = _block(br, n, "query block Br"), _block(bc, n, "key block Bc")
+    return 1 if bc == n else math.ceil(n / br)
+
+
+def tiled_traffic(n: int, d_head: int, br: int, bc: int, elem_bytes: float = 2) -> float:
+    """D = b N d_h (2 + 2 R) bytes: Q read and O written once, K and V read R times each."""
+    n, d, b = _sizes(n, d_head, elem_bytes)
+    return b * n * d * (2 + 2 * kv_reads(n, br, bc))
+
+
+def tiled_counts(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> tuple[float, float]:
+    """(F, D) of the schedule with the rule's blocks for M_sm: the article's F, the traffic D."""
+    blocks = block_sizes(n, d_head, m_sm, elem_bytes)
+    flops = attention_counts(n, d_head, elem_bytes)[0]
+    return flops, tiled_traffic(n, d_head, blocks.rows, blocks.cols, elem_bytes)
+
+
+def tiled_intensity(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> float:
+    """I = F / D of the schedule for M_sm, in FLOP/byte (about Br in bf16: 2 Br / b)."""
+    return intensity(*tiled_counts(n, d_head, m_sm, elem_bytes))
+
+
+def smallest_on_chip_for(
+    n: int, d_head: int, target_intensity: float, elem_bytes: float = 2
+) -> int | None:
+    """Smallest whole M_sm in bytes whose schedule reaches I >= target; None if R = 1 falls short.
+
+    The traffic never grows with M_sm, so the intensity never falls: bisection finds it.
+    """
+    n, d, b = _sizes(n, d_head, elem_bytes)
+    target = positive(target_intensity, "target intensity")
+    hi = math.ceil(on_chip_bytes(1, n, d, b))  # from here on D is the ideal minimum
+    if tiled_intensity(n, d, hi, b) < target:
+        return None
+    lo = math.ceil(on_chip_bytes(1, 1, d, b))
+    if tiled_intensity(n, d, lo, b) >= target:
+        return lo
+    while hi - lo > 1:  # invariant: lo falls short, hi reaches
+        mid = (lo + hi) // 2
+        if tiled_intensity(n, d, mid, b) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -1,0 +1,157 @@
+"""Figures of lecture 10: tiled attention's traffic against on-chip memory, and kernel times.
+
+matplotlib is reached only through ``common.plots.style`` (object-oriented API,
+atomic PNG output), so importing this module never needs matplotlib. Each figure
+has a ``build_*`` function returning the matplotlib Figure (what the tests read)
+and a ``*_figure`` function that saves it and returns the path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from common.plots import style
+from common.present.console import fmt_bytes
+
+MB = 1e6  # traffic in decimal MB, like the article's 138.41 MB and 4.19 MB
+
+
+def _kib_ticks(ax: Any, lo: float, hi: float) -> None:
+    """Ticks at powers of 4 KiB with KiB/MiB labels on a log2 x axis."""
+    ticks, t = [], 1.0
+    while t <= hi:
+        if t >= lo:
+            ticks.append(t)
+        t *= 4
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([fmt_bytes(x, binary=True, digits=0) for x in ticks])
+    ax.minorticks_off()
+
+
+def build_traffic_figure(
+    m_values: Sequence[float],
+    traffic: Sequence[float],
+    naive_bytes: float,
+    ideal_bytes: float,
+    flops: float,
+    chips: Sequence[tuple[str, float]],
+    ridges: Sequence[tuple[str, float, float | None]],
+    title: str,
+) -> Any:
+    """Traffic (MB) against M_sm (log-log), naive and ideal lines, chips and ridge crossings.
+
+    chips: (label, M_sm bytes); ridges: (label, ridge FLOP/B, smallest M_sm reaching it or
+    None). The right axis reads the same curve as intensity I = F / D.
+    """
+    fig, ax = style.new_figure(height=4.6)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    lo, hi = min(m_values), max(m_values)
+    ax.plot(
+        m_values,
+        [d / MB for d in traffic],
+        drawstyle="steps-post",
+        color=style.COMPUTE_COLOR,
+        lw=1.8,
+        label="tiled (FlashAttention-2 loops)",
+    )
+    ax.axhline(
+        naive_bytes / MB, color=style.MEMORY_COLOR, lw=1.2, ls="--", label="naive: S, P in HBM"
+    )
+    ax.axhline(ideal_bytes / MB, color=style.ACCENT_COLOR, lw=1.2, ls="--", label="ideal minimum")
+    for label, ridge, m_at in ridges:
+        level = flops / ridge / MB
+        ax.axhline(level, color=style.NEUTRAL_COLOR, lw=0.8, ls=":")
+        ax.text(
+            lo, level, f" I = {ridge:.0f}: {label} ridge", fontsize=7, va="bottom", color="#444444"
+        )
+        if m_at is not None:
+            ax.plot([m_at], [level], marker="o", ms=5, color="black", zorder=5)
+    for i, (label, m_sm) in enumerate(chips):
+        color = style.SERIES_COLORS[(3 + i) % len(style.SERIES_COLORS)]
+        ax.axvline(m_sm, color=color, lw=1.0)
+        ax.text(
+            m_sm,
+            0.68 - 0.09 * i,
+            f" {label}\n {fmt_bytes(m_sm, binary=True, digits=0)}",
+            transform=ax.get_xaxis_transform(),
+            fontsize=7,
+            color=color,
+            va="top",
+        )
+    _kib_ticks(ax, lo, hi)
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("on-chip memory per SM, M_sm")
+    ax.set_ylabel("HBM traffic of one head (MB)")
+    scale = flops / MB
+
+    def flip(values: Any) -> Any:
+        """I = F / D and D = F / I (MB): the same map both ways; matplotlib passes arrays."""
+        try:
+            return scale / values.clip(min=1e-300)
+        except AttributeError:
+            return scale / max(values, 1e-300)
+
+    right = ax.secondary_yaxis("right", functions=(flip, flip))
+    right.set_ylabel("intensity I = F / D (FLOP/byte)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="upper right", fontsize=7, framealpha=0.9)
+    return fig
+
+
+def traffic_figure(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> str:
+    """Save ``build_traffic_figure(*args, **kwargs)`` as a PNG; returns the path."""
+    return style.save_figure(build_traffic_figure(*args, **kwargs), path)
+
+
+def build_kernel_times_figure(
+    ns: Sequence[int],
+    naive_s: Sequence[float],
+    tiled_s: Sequence[float],
+    compute_s: Sequence[float],
+    naive_memory_s: Sequence[float],
+    tiled_memory_s: Sequence[float],
+    llc_tokens: float | None,
+    title: str,
+    xlabel: str = "sequence length N",
+) -> Any:
+    """Measured seconds per call of both kernels against N (log-log), with the roofline's parts.
+
+    compute_s: F / P (the same for both kernels); naive_memory_s and tiled_memory_s: each
+    kernel's D / beta. The bound of a kernel is the larger of its two. llc_tokens: the N
+    at which the naive kernel's N x N scores fill the last-level cache (None: not marked).
+    """
+    fig, ax = style.new_figure(height=4.8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.plot(ns, naive_s, marker="o", color=style.MEMORY_COLOR, lw=1.6, label="naive, measured")
+    ax.plot(ns, tiled_s, marker="s", color=style.COMPUTE_COLOR, lw=1.6, label="tiled, measured")
+    ax.plot(ns, compute_s, color="black", lw=1.2, ls="-.", label="F / P (both kernels)")
+    ax.plot(ns, naive_memory_s, color=style.MEMORY_COLOR, lw=1, ls="--", label="D / beta, naive")
+    ax.plot(ns, tiled_memory_s, color=style.COMPUTE_COLOR, lw=1, ls=":", label="D / beta, tiled")
+    if llc_tokens is not None and min(ns) <= llc_tokens <= max(ns):
+        ax.axvline(llc_tokens, color=style.NEUTRAL_COLOR, lw=1)
+        ax.text(
+            llc_tokens,
+            0.03,
+            " S fills the\n last-level cache",
+            transform=ax.get_xaxis_transform(),
+            fontsize=7,
+            va="bottom",
+            color="#444444",
+        )
+    ax.set_xticks(list(ns))
+    ax.set_xticklabels([f"{n:,}" for n in ns])
+    ax.minorticks_off()
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("seconds per call")
+    ax.set_title(title, fontsize=10)
+    fig.legend(loc="outside lower center", ncols=3, fontsize=7, frameon=False)
+    return fig
+
+
+def kernel_times_figure(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> str:
+    """Save ``build_kernel_times_figure(*args, **kwargs)`` as a PNG; returns the path."""
+    return style.save_figure(build_kernel_times_figure(*args, **kwargs), path)

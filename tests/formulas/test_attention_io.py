@@ -1,0 +1,271 @@
+"""Tiled attention's IO model against an independent count of every block it moves.
+
+The reference values are the article's: one head at N = 4096, d_h = 128 in bf16
+moves 138.41 MB naively and 4.19 MB at the ideal minimum (the article
+'性能建模与 Profiling：算力、带宽与显存账本', section 3.3, the attention ledger).
+The shared-memory figures are NVIDIA's: 164 KB per SM on the A100 (Ampere GPU
+Architecture Tuning Guide, 'Unified Shared Memory/L1/Texture Cache') and 228 KB on
+the H100 (Hopper Tuning Guide, same section), KB meaning 1024 bytes there.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from common import exercises, hw_specs
+from common.formulas import attention_io as io
+from common.formulas.ledger import attention_counts
+
+BF16, FP32 = 2, 4
+
+
+# ---------------------------------------------------------------------------
+# An independent model: the schedule's loops simulated block by block
+# ---------------------------------------------------------------------------
+def simulated_traffic(n: int, d: int, br: int, bc: int, b: float) -> float:
+    """Bytes FlashAttention-2's loops read and write, one block at a time.
+
+    The chip holds one K, V block; a block is read from memory unless it is the
+    one already held. Q_i is read at the start of its outer step, O_i written at
+    its end.
+    """
+    held = None
+    moved = 0.0
+    for i0 in range(0, n, br):
+        rows = min(br, n - i0)
+        moved += rows * d * b  # read Q_i
+        for j0 in range(0, n, bc):
+            cols = min(bc, n - j0)
+            if held != j0:
+                moved += 2 * cols * d * b  # read K_j and V_j
+                held = j0
+        moved += rows * d * b  # write O_i
+    return moved
+
+
+def footprint(br: int, bc: int, d: int, b: float) -> float:
+    """Q_i, K_j, V_j at b bytes; S (then P), O_i, m_i and l_i in fp32: written out in full."""
+    q_block = br * d * b
+    kv_blocks = 2 * bc * d * b
+    scores = br * bc * 4
+    accumulator = br * d * 4
+    statistics = 2 * br * 4
+    return q_block + kv_blocks + scores + accumulator + statistics
+
+
+def brute_force_blocks(n: int, d: int, m: float, b: float) -> tuple[int, int]:
+    """The rule by exhaustive search: Bc = N if K, V fit beside one row, else Bc = min(Br, d)."""
+    if footprint(1, n, d, b) <= m:
+        return max(r for r in range(1, n + 1) if footprint(r, n, d, b) <= m), n
+    br = max(r for r in range(1, n + 1) if footprint(r, min(r, d), d, b) <= m)
+    return br, min(br, d)
+
+
+GRID = [
+    (64, 16, 8, 8),
+    (64, 16, 7, 5),  # neither divides N
+    (100, 32, 33, 100),  # one key block: K and V read once
+    (100, 32, 100, 17),  # one query block
+    (257, 64, 31, 47),
+    (1, 8, 1, 1),
+    (4096, 128, 130, 128),  # the H100's blocks
+]
+
+
+@pytest.mark.parametrize(("n", "d", "br", "bc"), GRID)
+@pytest.mark.parametrize("b", [BF16, FP32])
+def test_traffic_equals_the_simulated_loops(n: int, d: int, br: int, bc: int, b: float) -> None:
+    assert io.tiled_traffic(n, d, br, bc, b) == simulated_traffic(n, d, br, bc, b)
+
+
+@pytest.mark.parametrize(("n", "d", "br", "bc"), GRID)
+def test_footprint_formula(n: int, d: int, br: int, bc: int) -> None:
+    assert io.on_chip_bytes(br, bc, d, BF16) == footprint(br, bc, d, BF16)
+
+
+def test_footprint_by_hand() -> None:
+    # U(130, 128) at d = 128, bf16: 33,280 + 65,536 + 66,560 + 66,560 + 1,040.
+    assert io.on_chip_bytes(130, 128, 128, 2) == 232_976
+    assert io.smallest_on_chip_bytes(128, 2) == 256 + 512 + 4 + 512 + 8
+    # U(1, 4096): Q row 256 + K and V 2,097,152 + S row 16,384 + O row 512 + statistics 8.
+    assert io.resident_on_chip_bytes(4096, 128, 2) == 2_114_312
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "m", "b"),
+    [
+        (64, 16, 1000, BF16),
+        (64, 16, 3000, BF16),
+        (64, 16, 9000, BF16),
+        (64, 16, 20_000, BF16),  # K and V fit: Bc = N
+        (200, 8, 5000, FP32),
+        (50, 64, 60_000, FP32),
+    ],
+)
+def test_block_sizes_follow_the_rule(n: int, d: int, m: float, b: float) -> None:
+    blocks = io.block_sizes(n, d, m, b)
+    assert (blocks.rows, blocks.cols) == brute_force_blocks(n, d, m, b)
+    assert blocks.on_chip_bytes == footprint(blocks.rows, blocks.cols, d, b) <= m
+
+
+def test_chip_blocks_at_the_article_size() -> None:
+    # H100: U(130, 128) = 232,976 <= 233,472 < U(131, 128) = 234,264.
+    h100 = io.block_sizes(4096, 128, 228 * 1024, BF16)
+    assert (h100.rows, h100.cols) == (130, 128)
+    # A100: square blocks, 4 B^2 + 1288 B <= 167,936 holds at B = 99, not at 100.
+    a100 = io.block_sizes(4096, 128, 164 * 1024, BF16)
+    assert (a100.rows, a100.cols) == (99, 99)
+    # 2 B N d_h (1 + T_r): H100 T_r = 32, A100 T_r = 42.
+    assert io.tiled_traffic(4096, 128, 130, 128, BF16) == 2 * 2 * 4096 * 128 * 33
+    assert io.tiled_traffic(4096, 128, 99, 99, BF16) == 2 * 2 * 4096 * 128 * 43
+
+
+# ---------------------------------------------------------------------------
+# Limits
+# ---------------------------------------------------------------------------
+def test_the_article_reference_values() -> None:
+    flops, naive = attention_counts(4096, 128, BF16)
+    ideal = attention_counts(4096, 128, BF16, materialized=False)[1]
+    assert f"{naive / 1e6:.2f} MB" == "138.41 MB"
+    assert f"{ideal / 1e6:.2f} MB" == "4.19 MB"
+    # Enough on chip for K and V whole: the tiled traffic is the ideal minimum exactly.
+    enough = io.tiled_counts(4096, 128, 4 * 1024**2, BF16)
+    assert enough == (flops, ideal)
+    assert f"{flops / enough[1]:.0f}" == "2068"
+    # One row of each block: K and V are read N times, 62 times the naive traffic.
+    least = io.tiled_counts(4096, 128, io.smallest_on_chip_bytes(128), BF16)[1]
+    assert least == 2 * 2 * 4096 * 128 * (1 + 4096)
+    assert least > naive
+
+
+@pytest.mark.parametrize(("n", "d", "b"), [(64, 16, BF16), (100, 32, FP32), (48, 128, BF16)])
+def test_traffic_never_grows_with_memory_and_never_beats_the_ideal(
+    n: int, d: int, b: float
+) -> None:
+    ideal = 4 * b * n * d
+    lo = math.ceil(footprint(1, 1, d, b))
+    hi = math.ceil(footprint(1, n, d, b)) + 5000
+    previous = math.inf
+    for m in range(lo, hi, 37):
+        traffic = io.tiled_counts(n, d, m, b)[1]
+        assert traffic <= previous
+        assert traffic >= ideal
+        previous = traffic
+    assert previous == ideal
+
+
+@pytest.mark.parametrize(("n", "d"), [(64, 16), (4096, 128)])
+def test_kv_fitting_whole_gives_the_ideal(n: int, d: int) -> None:
+    at = io.resident_on_chip_bytes(n, d, BF16)
+    assert io.block_sizes(n, d, at, BF16).cols == n
+    assert io.tiled_counts(n, d, at, BF16)[1] == 4 * BF16 * n * d
+    assert io.tiled_counts(n, d, at - 1, BF16)[1] > 4 * BF16 * n * d
+
+
+def test_traffic_falls_as_one_over_m_in_the_theorem_regime() -> None:
+    # Theta(N^2 d^2 / M): doubling M from 64 KiB to 128 KiB should roughly halve D.
+    d64 = io.tiled_counts(4096, 128, 64 * 1024, BF16)[1]
+    d128 = io.tiled_counts(4096, 128, 128 * 1024, BF16)[1]
+    assert 1.8 < d64 / d128 < 2.2
+
+
+def test_smallest_memory_for_an_intensity_is_exact() -> None:
+    # H100 at N = 8192: I >= 295.22 needs 1 + T_r <= 28, so B_r >= ceil(8192 / 27) = 304,
+    # and U(304, 128) = 304 * 1288 + 65,536 = 457,088 bytes.
+    ridge = hw_specs.H100.ridge_point("bf16")
+    m = io.smallest_on_chip_for(8192, 128, ridge, BF16)
+    assert m == 457_088
+    flops = attention_counts(8192, 128, BF16)[0]
+    for memory, reaches in ((m, True), (m - 1, False)):
+        br, bc = brute_force_blocks_fast(8192, 128, memory, BF16)
+        assert (flops / simulated_traffic(8192, 128, br, bc, BF16) >= ridge) is reaches
+
+
+def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, int]:
+    """The rule's blocks by a downward scan (regime 2 only, as at N = 8192 here)."""
+    assert footprint(1, n, d, b) > m
+    br = n
+    while footprint(br, min(br, d), d, b) > m:
+        br -= 1
+    return br, min(br, d)
+
+
+def test_an_unreachable_intensity_gives_none() -> None:
+    assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
+    # Reachable at the very smallest footprint: that footprint is the answer.
+    assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
+
+
+def test_intensity_is_about_br_in_bf16() -> None:
+    # 4 N^2 d / (2 b N d (1 + T_r)) -> 2 Br / b = Br when Br divides N.
+    i = io.tiled_intensity(8192, 128, io.on_chip_bytes(128, 128, 128, BF16), BF16)
+    assert 0.95 * 128 < i < 1.05 * 128
+
+
+# ---------------------------------------------------------------------------
+# Bad input: one-line ValueErrors
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: io.tiled_traffic(0, 128, 1, 1), "sequence length N"),
+        (lambda: io.tiled_traffic(-5, 128, 1, 1), "sequence length N"),
+        (lambda: io.tiled_traffic(64.5, 128, 1, 1), "sequence length N"),
+        (lambda: io.tiled_traffic(True, 128, 1, 1), "sequence length N"),
+        (lambda: io.tiled_traffic(2**40, 128, 1, 1), "at most"),
+        (lambda: io.tiled_traffic(64, 0, 1, 1), "head dim"),
+        (lambda: io.tiled_traffic(64, 10**6, 1, 1), "at most"),
+        (lambda: io.tiled_traffic(64, 16, 1, 1, elem_bytes=0), "bytes per element"),
+        (lambda: io.tiled_traffic(64, 16, 1, 1, elem_bytes=64), "at most"),
+        (lambda: io.tiled_traffic(64, 16, 65, 8), "cannot exceed"),
+        (lambda: io.tiled_traffic(64, 16, 8, 65), "cannot exceed"),
+        (lambda: io.tiled_traffic(64, 16, 0, 8), "query block"),
+        (lambda: io.block_sizes(64, 16, 10), "smaller than one row"),
+        (lambda: io.block_sizes(64, 16, 0), "on-chip memory"),
+        (lambda: io.block_sizes(64, 16, math.inf), "on-chip memory"),
+        (lambda: io.block_sizes(64, 16, math.nan), "on-chip memory"),
+        (lambda: io.on_chip_bytes(2**40, 1, 16), "at most"),
+        (lambda: io.smallest_on_chip_for(64, 16, 0), "target intensity"),
+    ],
+)
+def test_bad_input_is_a_one_line_value_error(call: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match) as info:
+        call()  # type: ignore[operator]
+    assert "\n" not in str(info.value)
+
+
+# ---------------------------------------------------------------------------
+# The hardware table's on-chip memories and the two exercises
+# ---------------------------------------------------------------------------
+def test_shared_memory_per_sm_figures() -> None:
+    assert hw_specs.A100.smem_per_sm == 164 * 1024
+    assert hw_specs.H100.smem_per_sm == 228 * 1024
+    assert hw_specs.H200.smem_per_sm == hw_specs.H100.smem_per_sm  # the same GH100 SMs
+    for chip in (hw_specs.A100, hw_specs.H100, hw_specs.H200):
+        assert "Tuning Guide" in chip.smem_per_sm_figure.source
+        assert dict(chip.figures())["shared memory per SM"] is chip.smem_per_sm_figure
+    with pytest.raises(ValueError, match="no shared-memory-per-SM figure"):
+        _ = hw_specs.TPU_V5E.smem_per_sm
+
+
+def test_exercise_compute_bound_on_chip_memory() -> None:
+    answer = exercises.get_exercise("tiled-compute-bound").solve()
+    assert answer.values["m_needed"] == 457_088  # derived by hand above
+    assert answer.values["blocks"] == (304, 128)
+    assert answer.values["m_have"] == 228 * 1024
+    assert "457,088 bytes" in " ".join(answer.steps)
+    assert "1.96 times" in " ".join(answer.steps)  # 457,088 / 233,472
+
+
+def test_exercise_head_dim() -> None:
+    values = exercises.get_exercise("tiled-head-dim").solve().values
+    # d = 64: Bc = 64 and 648 Br + 16,384 <= 233,472 gives Br = 335; T_r = 25.
+    # d = 128: the H100's 130 x 128; T_r = 64 (130 * 63 = 8,190 < 8,192).
+    # d = 256: square blocks, 4 B^2 + 2568 B <= 233,472 gives B = 80; T_r = 103.
+    expected = {64: (335, 64, 25), 128: (130, 128, 64), 256: (80, 80, 103)}
+    for d, (br, bc, t_r) in expected.items():
+        assert values[d][:2] == (br, bc)
+        assert values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
+    assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]

@@ -1,0 +1,268 @@
+"""Lecture 10 run as a student runs it: its numbers against hand arithmetic, its flags.
+
+The Part 1 numbers are pure formulas, so the printed values are checked against
+arithmetic written out here (the article's 138.41 MB and 4.19 MB at N = 4096,
+d_h = 128, bf16, section 3.3 of the article). Part 2 measures this machine, so
+its tables are checked for structure and for consistency with the byte counts,
+never for a timing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture
+
+from common.measure import caches
+from common.plots import attention as attention_plots
+
+BF16, FP32 = 2, 4
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """One --quick run with figures, into a fresh results file (so a quick calibration runs)."""
+    tmp = tmp_path_factory.mktemp("lecture10")
+    results_path = tmp / "results" / "machine.json"
+    outdir = tmp / "figures"
+    proc = run_lecture(
+        "10",
+        "--quick",
+        "--png",
+        "--outdir",
+        str(outdir),
+        "--results",
+        str(results_path),
+        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return {"proc": proc, "out": proc.stdout, "results": results_path, "outdir": outdir}
+
+
+def rows_under(out: str, title: str) -> list[list[str]]:
+    """The cells of the table printed under a title line: rows as wide as its header."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    width = len(re.split(r"\s{2,}", lines[start + 1].strip()))
+    rows = []
+    for line in lines[start + 3 :]:  # title, column names, dashes
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) != width:
+            break
+        rows.append(cells)
+    return rows
+
+
+def row(rows: list[list[str]], first: str) -> list[str]:
+    return next(r for r in rows if r[0] == first)
+
+
+def footprint(br: int, bc: int, d: int, b: float) -> float:
+    return br * d * b + 2 * bc * d * b + 4 * br * bc + 4 * d * br + 8 * br
+
+
+def rule_blocks(n: int, d: int, m: float, b: float) -> tuple[int, int]:
+    """The lecture's footprint rule by exhaustive search."""
+    if footprint(1, n, d, b) <= m:
+        return max(r for r in range(1, n + 1) if footprint(r, n, d, b) <= m), n
+    br = max(r for r in range(1, n + 1) if footprint(r, min(r, d), d, b) <= m)
+    return br, min(br, d)
+
+
+def test_runs_cleanly(quick_run: dict) -> None:
+    assert quick_run["proc"].stderr == ""
+    out = quick_run["out"]
+    for heading in ("One head, N = 4,096", "Landmarks on the curve", "Tiled against naive"):
+        assert heading in out
+    assert "What to observe:" in out
+
+
+def test_the_two_extremes_are_the_articles(quick_run: dict) -> None:
+    rows = rows_under(quick_run["out"], "One head, N = 4,096, d_h = 128, bf16: the bound")
+    naive, ideal = row(rows, "naive: S and P in memory"), row(rows, "ideal: Q, K, V and O once")
+    # F = 4 N^2 d + 5 N^2 = 8,673,820,672; D = 2 (4 N^2 + 4 N d) and 2 * 4 N d.
+    assert naive[1] == ideal[1] == "8.67 GFLOP"
+    assert naive[2] == "138.41 MB" and ideal[2] == "4.19 MB"
+    assert naive[3] == "62.7" and ideal[3] == "2068.0"
+    # A100: 138,412,032 B / 1.555 TB/s = 89.0 us; 8.674 GFLOP / 312 TFLOP/s = 27.8 us.
+    assert naive[4] == "memory, 89.0 µs" and ideal[4] == "compute, 27.8 µs"
+
+
+def test_chip_blocks_and_traffic(quick_run: dict) -> None:
+    out = quick_run["out"]
+    blocks = rows_under(out, "FlashAttention-2's blocks in each chip's shared memory")
+    bounds = rows_under(out, "Their traffic, intensity and bound")
+    assert rule_blocks(4096, 128, 228 * 1024, BF16) == (130, 128)
+    assert row(blocks, "H100 SXM")[1:] == ["228 KiB", "130 x 128", "228 KiB", "32"]
+    assert row(blocks, "A100 40GB SXM")[2:5:2] == ["99 x 99", "42"]
+    h100, a100 = row(bounds, "H100 SXM"), row(bounds, "A100 40GB SXM")
+    assert h100[1] == f"{2 * 2 * 4096 * 128 * 33 / 1e6:.2f} MB" == "69.21 MB"
+    assert h100[2] == f"{8_673_820_672 / (2 * 2 * 4096 * 128 * 33):.1f}" == "125.3"
+    assert a100[1] == f"{2 * 2 * 4096 * 128 * 43 / 1e6:.2f} MB"
+    # H100: the smallest M_sm reaching I* = 295.2 at N = 4096 (B_r = 316, U = 316 x 1288
+    # + 65,536 = 472,544 B) printed in KiB.
+    assert rule_blocks(4096, 128, 472_544, BF16) == (316, 128)
+    assert h100[5] == f"{472_544 / 1024:.0f} KiB"
+
+
+def test_landmarks(quick_run: dict) -> None:
+    rows = rows_under(quick_run["out"], "Landmarks on the curve")
+    least = row(rows, "one row of each block")
+    # U(1, 1) = 256 + 512 + 4 + 512 + 8 = 1,292 B; K and V read N times.
+    assert least[1] == f"{1292 / 1024:.2f} KiB"
+    assert least[3] == f"{2 * 2 * 4096 * 128 * 4097 / 1e9:.2f} GB"
+    whole = row(rows, "K and V whole")
+    assert whole[1] == f"{2_114_312 / 1024**2:.2f} MiB"
+    assert whole[2] == "1 x 4096" and whole[3] == "4.19 MB" and whole[4] == "2068.0"
+
+
+def test_sequence_sweep_per_head(quick_run: dict) -> None:
+    rows = rows_under(quick_run["out"], "One head on the H100 SXM")
+    assert [r[0] for r in rows] == [f"{512 * 2**k:,}" for k in range(9)]
+    n, d = 131_072, 128
+    last = row(rows, f"{n:,}")
+    assert last[1] == f"{2 * (4 * n * n + 4 * n * d) / 1e9:.2f} GB"  # naive
+    assert last[2] == f"{2 * 2 * n * d * (1 + math.ceil(n / 130)) / 1e9:.2f} GB"  # tiled
+    assert last[3] == f"{2 * 4 * n * d / 1e6:.2f} MB"  # ideal
+
+
+def seconds(text: str) -> float:
+    value, unit = text.split()
+    return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+
+
+def test_layer_crossing_is_where_the_table_crosses(quick_run: dict) -> None:
+    out = quick_run["out"]
+    text = " ".join(out.split())
+    rows = rows_under(out, "One Llama-3-8B layer")
+    for words, column in (("with the tiled kernel", 3), ("with the naive one", 2)):
+        first = next(r[0] for r in rows if seconds(r[column]) >= seconds(r[1]))
+        assert f"at N = {first} {words}" in text
+
+
+def test_kernels_agree(quick_run: dict) -> None:
+    rows = rows_under(quick_run["out"], "Tiled against naive attention on random inputs")
+    assert len(rows) == 5
+    assert all(float(r[-1]) <= 1e-4 for r in rows)
+
+
+def test_measured_tables_are_consistent(quick_run: dict) -> None:
+    out = quick_run["out"]
+    levels = dict(caches.data_levels(caches.read_caches()))
+    l2 = levels.get("L2", 512 * 1024)
+    rows = rows_under(out, "Seconds per call")
+    assert [r[0] for r in rows] == ["256", "512", "1,024"]
+    for r in rows:
+        n = int(r[0].replace(",", ""))
+        br, bc = rule_blocks(n, 128, l2 / 2, FP32)
+        assert r[1] == f"{br} x {bc}"
+        naive, tiled = seconds(r[2]), seconds(r[3])
+        assert naive > 0 and tiled > 0
+        assert float(r[4].lstrip("x")) == pytest.approx(tiled / naive, rel=0.02, abs=0.01)
+    for r in rows_under(out, "Time per score"):
+        n = int(r[0].replace(",", ""))
+        assert r[1] == f"{4 * n * n / (caches.last_level_cache_bytes() or 32 * 2**20):.2g}"
+    for r in rows_under(out, "What each kernel allocates beside Q, K and V"):
+        n = int(r[0].replace(",", ""))
+        assert r[1] == attention_memory_text(4 * (n * n + n * 128 + 2 * n))
+    roof = rows_under(out, "On this machine's one-thread roofline at N = 1,024")
+    n, d = 1024, 128
+    assert row(roof, "naive")[1] == f"{4 * (10 * n * n + 4 * n * d) / 1e6:.2f} MB"
+    br, bc = rule_blocks(n, d, l2 / 2, FP32)
+    reads = 1 if bc == n else math.ceil(n / br)
+    assert row(roof, "tiled")[1] == f"{4 * n * d * (2 + 2 * reads) / 1e6:.2f} MB"
+    flops = f"{(4 * n * n * d + 5 * n * n) / 1e6:.2f} MFLOP"
+    assert f"Both kernels do F = {flops}" in out
+
+
+def attention_memory_text(nbytes: float) -> str:
+    """How the lecture prints a binary size: three significant figures."""
+    value, unit = float(nbytes), "B"
+    for name in ("KiB", "MiB", "GiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, name
+    digits = 0 if value >= 100 else 1 if value >= 10 else 2
+    return f"{value:.{digits}f} {unit}"
+
+
+def test_results_section(quick_run: dict) -> None:
+    doc = json.loads(Path(quick_run["results"]).read_text())
+    section = doc["attention"]
+    assert section["quick"] is True and section["threads"] == 1
+    assert [s["n"] for s in section["sequence"]] == [256, 512, 1024]
+    for s in section["sequence"]:
+        n = s["n"]
+        assert s["naive_bytes"] == 4 * (10 * n * n + 4 * n * 128)
+        assert s["naive_seconds"] > 0 and s["tiled_seconds"] > 0
+    assert section["fixed_cost_per_step_s"] > 0
+    assert section["lecture_seconds"] > 0
+
+
+def test_figures_are_written(quick_run: dict) -> None:
+    outdir = Path(quick_run["outdir"])
+    for name in ("10_traffic_vs_on_chip_memory.png", "10_kernel_times.png"):
+        png = outdir / name
+        assert png.stat().st_size > 10_000
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"saved figure: {png}" in quick_run["out"]
+
+
+def test_figures_plot_their_data() -> None:
+    fig = attention_plots.build_traffic_figure(
+        [1.0, 2.0, 4.0],
+        [400.0, 200.0, 100.0],
+        300.0,
+        50.0,
+        1e4,
+        [("chip", 2.0)],
+        [("chip", 40.0, 2.5)],
+        "t",
+    )
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    staircase = lines["tiled (FlashAttention-2 loops)"]
+    assert list(staircase.get_ydata()) == [400e-6, 200e-6, 100e-6]  # MB
+    assert list(lines["naive: S, P in HBM"].get_ydata()) == [300e-6, 300e-6]
+    fig = attention_plots.build_kernel_times_figure(
+        [256, 512], [1.0, 4.0], [2.0, 8.0], [0.5, 2.0], [0.3, 1.2], [0.01, 0.04], None, "t"
+    )
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert list(lines["naive, measured"].get_ydata()) == [1.0, 4.0]
+    assert list(lines["tiled, measured"].get_ydata()) == [2.0, 8.0]
+    assert list(lines["F / P (both kernels)"].get_ydata()) == [0.5, 2.0]
+    assert list(lines["D / beta, tiled"].get_ydata()) == [0.01, 0.04]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--bogus"], ["--quick", "extra"], ["--outdir"], ["--results"]],
+)
+def test_bad_flags_are_one_line_and_exit_2(flags: list[str]) -> None:
+    proc = run_lecture("10", *flags, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "error" in proc.stderr
+
+
+def test_an_unwritable_figure_folder_fails_before_any_work(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    proc = run_lecture("10", "--png", "--outdir", str(blocker), timeout=60)
+    assert proc.returncode != 0
+    assert proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "figure folder" in proc.stderr
+
+
+def test_help() -> None:
+    proc = run_lecture("10", "--help", timeout=60)
+    assert proc.returncode == 0
+    for flag in ("--quick", "--png", "--outdir", "--results"):
+        assert flag in proc.stdout
