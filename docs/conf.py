@@ -46,6 +46,7 @@ extensions = [
     "docs_hooks",  # names a lecture that ends the build with SystemExit
     "computed",  # :computed:`expr` role (docs/_ext/computed.py)
     "course",  # hardware table, exercises, API pages (docs/_ext/course.py)
+    "concept_figures",  # figures drawn by common.plots at build time (docs/_ext/concept_figures.py)
 ]
 
 root_doc = "index"
