@@ -316,6 +316,8 @@ class CommonApiDirective(SphinxDirective):
         names = modules_of(part)
         if not names:
             raise self.error(f"common.{part} is not a module or subpackage of common")
+        # Docstrings hold code (unit="FLOP", --png): no typographic quotes on this page.
+        self.state.document.settings.smart_quotes = False
         documented = self.env.domaindata.setdefault("course_api", {})
         lines: list[str] = []
         for name in names:

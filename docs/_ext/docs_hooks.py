@@ -6,7 +6,8 @@ API and save their own PNGs, so the default matplotlib scraper finds nothing;
 ``scrape_pngs`` embeds instead the PNGs a cell wrote into the lecture's output
 folder, under the prose of that cell, each as a figure with the caption the
 lecture gave it (``show(display.figure(path, caption))``). The gallery's
-thumbnail of a lecture is its first such figure.
+thumbnail of a lecture is its first such figure; a lecture picks another with a
+``# sphinx_gallery_thumbnail_number = N`` comment.
 
 Which flags a lecture gets is read from its source (the calls to
 ``common.cli.add_png_flags`` / ``add_outdir_flag`` / ``add_results_flag`` and

@@ -444,6 +444,7 @@ def test_api_pages_show_flags_as_typed_without_alias_noise(visit: Visitor) -> No
     page = visit.open("api/present.html")
     text = page.locator("article").inner_text()
     assert "--png" in text and "\u2013png" not in text, "a flag was turned into a dash"
+    assert 'unit="FLOP"' in text, "code in a docstring got typographic quotes"
     assert "Alias for field number" not in text
     assert "PosixPath(" not in text
     visit.check()
