@@ -373,7 +373,7 @@ def shows_build_machine(value: Any, roots: Iterable[str]) -> bool:
     if isinstance(value, os.PathLike):
         return True
     text = repr(value)
-    return any(root and root in text for root in roots)
+    return any(len(root) > 1 and root in text for root in roots)  # never the bare "/"
 
 
 def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
