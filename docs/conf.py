@@ -46,12 +46,16 @@ extensions = [
     "docs_hooks",  # names a lecture that ends the build with SystemExit
     "computed",  # :computed:`expr` role (docs/_ext/computed.py)
     "course",  # hardware table, exercises, API pages (docs/_ext/course.py)
+    "concept_figures",  # figures drawn by common.plots at build time (docs/_ext/concept_figures.py)
 ]
 
 root_doc = "index"
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_lectures/*.ipynb"]
 nitpicky = True
 suppress_warnings: list[str] = []
+# Quotes and ellipses become typographic, but "--" stays "--": flags such as --png
+# are shown as typed, in prose and in docstrings alike.
+smartquotes_action = "qe"
 
 # -- HTML ----------------------------------------------------------------------
 html_theme = "furo"
@@ -73,6 +77,9 @@ autodoc_typehints_description_target = "documented"
 autodoc_typehints_format = "short"
 autodoc_default_options = {"undoc-members": False}
 autodoc_inherit_docstrings = False  # argparse's own docstrings are not the course's
+# Defaults as written in the source (FIGURES_DIR), never as evaluated on the build
+# machine (PosixPath('/home/...')).
+autodoc_preserve_defaults = True
 # Names from the standard library and third-party packages have no page on this
 # offline site (no intersphinx); keep nitpicky mode for the course's own names.
 nitpick_ignore_regex = [

@@ -8,8 +8,10 @@ and the build evaluates the Python expression in a namespace that holds the publ
 names of ``common.hw_specs``, ``common.formulas.roofline``, ``common.formulas.ledger``,
 ``common.formulas.thresholds``, ``common.formulas.attention_io``,
 ``common.tables.assumptions``, ``common.tables.units`` and ``common.present.console``
-(plus ``math``), then inserts the resulting text. Edit a figure in
-``common/hw_specs.py``, rebuild, and the page follows.
+(plus ``math``, and ``common.tables.sources`` as ``sources``), then inserts the resulting
+text, with a no-break space between a number and its unit so that a line never ends
+between "138.41" and "MB". Edit a figure in ``common/hw_specs.py``, rebuild, and the
+page follows.
 
 The expression must give a ``str`` or an ``int``: a float is refused so that every
 quoted number carries an explicit format (``f"{x:.1f}"`` or a ``fmt_*`` helper). An
@@ -22,6 +24,7 @@ from __future__ import annotations
 import functools
 import importlib
 import math
+import re
 import sys
 import types
 from typing import Any
@@ -41,6 +44,9 @@ NAMESPACE_MODULES: tuple[str, ...] = (
     "common.tables.units",
     "common.present.console",
 )
+
+#: Modules the expressions can use by name (``sources.ARTICLE_TITLE``), not flattened.
+NAMED_MODULES: dict[str, str] = {"sources": "common.tables.sources"}
 
 
 class ComputedError(SphinxError):
@@ -78,6 +84,8 @@ def _same(a: object, b: object) -> bool:
 def _base_namespace() -> types.MappingProxyType[str, Any]:
     """The shared, read-only namespace, built once per process."""
     namespace: dict[str, Any] = {"math": math}
+    for alias, module_name in NAMED_MODULES.items():
+        namespace[alias] = importlib.import_module(module_name)
     for module_name in NAMESPACE_MODULES:
         try:
             module = importlib.import_module(module_name)
@@ -104,7 +112,7 @@ def build_namespace() -> dict[str, Any]:
 def module_files() -> list[str]:
     """Source files of the namespace modules (a page using :computed: depends on them)."""
     files = []
-    for module_name in NAMESPACE_MODULES:
+    for module_name in (*NAMESPACE_MODULES, *NAMED_MODULES.values()):
         module = sys.modules.get(module_name)
         path = getattr(module, "__file__", None)
         if path:
@@ -132,6 +140,14 @@ def evaluate(expression: str, namespace: dict[str, Any] | None = None) -> str:
     return str(value)
 
 
+_NUMBER_SPACE_UNIT = re.compile(r"(?<=\d) (?=[^\W\d_])")
+
+
+def keep_units(text: str) -> str:
+    """Join each number to the unit after it with a no-break space: '1.55 TB/s' stays whole."""
+    return _NUMBER_SPACE_UNIT.sub("\u00a0", text)
+
+
 def computed_role(
     name: str,
     rawtext: str,
@@ -154,7 +170,7 @@ def computed_role(
         if env is not None:  # rebuild the page when a formula or a figure changes
             for path in module_files():
                 env.note_dependency(path)
-    return [nodes.Text(result)], []
+    return [nodes.Text(keep_units(result))], []
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -6,14 +6,19 @@
   can never disagree with the hardware table.
 - ``.. exercise:: KEY`` renders one exercise of ``common.exercises``: a section
   with the question, and the worked answer (computed now) inside a ``<details>``
-  element that opens on click, with no JavaScript and no network.
-- ``.. common-api::`` documents every module of the ``common`` package with
-  autodoc, so a new module appears without editing the page.
+  element that opens on click, with no JavaScript and no network. The answer is
+  marked ``no-search``: it is neither indexed nor quoted in search results.
+- ``.. common-api:: PART`` documents ``common.PART`` (a subpackage and all its
+  modules, or one module) with autodoc, so a new module appears on its
+  subpackage's page without editing it; a module on no page fails the build.
+  NamedTuple field aliases are left out, and so is the value of module data
+  that names the build machine's files.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import re
 from collections.abc import Iterable, Sequence
@@ -22,9 +27,13 @@ from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.parsing import nested_parse_to_nodes
+
+logger = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------------------
@@ -128,18 +137,14 @@ def si_value(value: float, unit: str) -> str:
     return f"{value:.4g} {unit}"
 
 
-def figure_rows(chip: Any) -> list[tuple[str, str, str, str, str]]:
-    """One row per figure of a chip: figure, value with unit, estimate flag, source, note."""
-    return [
-        (
-            label,
-            si_value(fig.value, fig.unit),
-            "estimate" if fig.estimate else "",
-            fig.source,
-            fig.note,
-        )
-        for label, fig in chip.figures()
-    ]
+def figure_rows(chip: Any) -> list[tuple[str, str, str]]:
+    """One row per figure of a chip: figure, value with unit (and 'estimate'), source and note."""
+    rows = []
+    for label, fig in chip.figures():
+        value = si_value(fig.value, fig.unit) + (" (estimate)" if fig.estimate else "")
+        source = f"{fig.source}; {fig.note}" if fig.note else fig.source
+        rows.append((label, value, source))
+    return rows
 
 
 def all_precisions(chips: Iterable[Any]) -> list[str]:
@@ -177,7 +182,7 @@ class HardwareTableDirective(SphinxDirective):
         self.env.note_dependency(hw_specs.__file__)
         chips = list(hw_specs.CHIPS.values())
         if kind == "figures":
-            headers = ("figure", "value", "estimate?", "source", "note")
+            headers = ("figure", "value", "source and note")
             return [
                 build_table(
                     headers,
@@ -218,6 +223,30 @@ def answer_nodes(answer: Any, docname: str) -> list[nodes.Node]:
     return out
 
 
+def origin_rst(origin: str) -> str:
+    """The origin of an exercise as reST, linked to the statement it names in the sources."""
+    from common import exercises
+
+    links = {
+        exercises.ARTICLE: ":ref:`the article, section 09 <sources-article-09>`",
+        exercises.SCRIPT: (
+            ":ref:`the lecture script <sources-script>`'s exercises from "
+            ":ref:`How to Scale Your Model <sources-book>`"
+        ),
+    }
+    return links.get(origin, origin)
+
+
+def origin_paragraph(state: Any, origin: str) -> list[nodes.Node]:
+    """'From <origin>.', with the origin linked to the sources it names (emphasis by CSS)."""
+    text = f"From {origin_rst(origin)}."
+    parsed = nested_parse_to_nodes(state, text, source="exercise origin")
+    for node in parsed:
+        if isinstance(node, nodes.paragraph):
+            node["classes"].append("exercise-origin")
+    return parsed
+
+
 class ExerciseDirective(SphinxDirective):
     """``.. exercise:: KEY``: title, question and a hidden worked answer, computed now."""
 
@@ -240,9 +269,11 @@ class ExerciseDirective(SphinxDirective):
         parsed = nested_parse_to_nodes(self.state, heading, source=f"exercise {exercise.key}")
         section = next(n for n in parsed if isinstance(n, nodes.section))
         section["classes"].append("exercise")
-        section += nodes.paragraph("", "", nodes.emphasis("", f"From {exercise.origin}."))
+        section.extend(origin_paragraph(self.state, exercise.origin))
         section += paragraph(exercise.question)
-        reveal = details(classes=["exercise-answer"])
+        # "no-search": Sphinx's search index skips the answer (sphinx.search.WordCollector),
+        # and the search page's snippets leave it out (_static/search-snippets.js).
+        reveal = details(classes=["exercise-answer", "no-search"])
         reveal += summary("", "Worked answer")
         body = nodes.container(classes=["exercise-answer-body"])
         body.extend(answer_nodes(answer, self.env.docname))
@@ -252,7 +283,7 @@ class ExerciseDirective(SphinxDirective):
 
 
 # ---------------------------------------------------------------------------
-# API of the common package
+# API of the common package: one page per subpackage
 # ---------------------------------------------------------------------------
 #: Modules that only re-export names documented in their home module.
 REEXPORTS = ("common.console", "common.roofline", "common.exercises.__main__")
@@ -265,24 +296,113 @@ def common_modules() -> list[str]:
     return sorted(m.name for m in found if m.name not in REEXPORTS)
 
 
+def modules_of(part: str) -> list[str]:
+    """``common.<part>`` and its modules (a package), or the one module ``common.<part>``."""
+    name = f"common.{part}"
+    return [m for m in common_modules() if m == name or m.startswith(name + ".")]
+
+
 class CommonApiDirective(SphinxDirective):
-    """``.. common-api::``: one section per module of ``common``, documented by autodoc."""
+    """``.. common-api:: PART``: ``common.PART`` (a subpackage or a module), by autodoc.
+
+    A subpackage gets its docstring, then one section per module. Every module of
+    ``common`` must be on some page: the build fails naming any that is not.
+    """
+
+    required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
+        part = self.arguments[0].strip()
+        names = modules_of(part)
+        if not names:
+            raise self.error(f"common.{part} is not a module or subpackage of common")
+        # Docstrings hold code (unit="FLOP", --png): no typographic quotes on this page.
+        self.state.document.settings.smart_quotes = False
+        documented = self.env.domaindata.setdefault("course_api", {})
         lines: list[str] = []
-        for name in common_modules():
-            lines += [
-                f".. _api-{name}:",
-                "",
-                f"``{name}``",
-                "-" * (len(name) + 4),
-                "",
-                f".. automodule:: {name}",
-                "   :members:",
-                "   :show-inheritance:",
-                "",
-            ]
+        for name in names:
+            documented[name] = self.env.docname
+            if name == f"common.{part}" and len(names) > 1:
+                lines += [f".. automodule:: {name}", ""]  # the package's own docstring
+                continue
+            lines += [f".. _api-{name}:", ""]
+            if len(names) > 1:
+                lines += [f"``{name}``", "-" * (len(name) + 4), ""]
+            lines += [f".. automodule:: {name}", "   :members:", "   :show-inheritance:", ""]
         return nested_parse_to_nodes(self.state, "\n".join(lines), source="common-api")
+
+
+def _merge_api(app: Sphinx, env: Any, docnames: Any, other: Any) -> None:
+    """Parallel reads: collect the documented modules of every worker."""
+    env.domaindata.setdefault("course_api", {}).update(other.domaindata.get("course_api", {}))
+
+
+def _purge_api(app: Sphinx, env: Any, docname: str) -> None:
+    data = env.domaindata.get("course_api", {})
+    for name in [n for n, doc in data.items() if doc == docname]:
+        del data[name]
+
+
+def check_api_pages(app: Sphinx, env: Any) -> None:
+    """Every module of ``common`` is documented on an API page (a warning, so -W fails)."""
+    documented = env.domaindata.get("course_api", {})
+    missing = [m for m in common_modules() if m not in documented]
+    if missing and "api" in env.all_docs:
+        logger.warning(
+            "modules of common on no API page: %s; add `.. common-api:: PART` to a page "
+            "under docs/api/",
+            ", ".join(missing),
+        )
+
+
+def _lookup(module: str | None, fullname: str | None) -> Any:
+    """The object a signature documents, or None when it cannot be found."""
+    if not module or not fullname:
+        return None
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in fullname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        return None
+    return obj
+
+
+def shows_build_machine(value: Any, roots: Iterable[str]) -> bool:
+    """True for a value that names the build machine's files (a path, or text holding one)."""
+    if isinstance(value, os.PathLike):
+        return True
+    text = repr(value)
+    return any(len(root) > 1 and root in text for root in roots)  # never the bare "/"
+
+
+def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
+    """Drop the ``= value`` of module data whose value is a path of the build machine.
+
+    A value such as ``CAPTIONS`` (filled while the lectures run) or a folder
+    resolved at import time describes the machine that built the site, not the
+    course: its signature keeps the name and type, without the value.
+    """
+    roots = (str(Path(app.srcdir).resolve().parent), str(Path.home()))
+    for sig in doctree.findall(addnodes.desc_signature):
+        desc = sig.parent
+        if desc.get("domain") != "py" or desc.get("objtype") not in ("data", "attribute"):
+            continue
+        if not shows_build_machine(_lookup(sig.get("module"), sig.get("fullname")), roots):
+            continue
+        for annotation in list(sig.findall(addnodes.desc_annotation)):
+            marks = [p.astext() for p in annotation.findall(addnodes.desc_sig_punctuation)]
+            if "=" in marks:
+                annotation.parent.remove(annotation)
+
+
+def skip_field_aliases(
+    app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any
+) -> bool | None:
+    """Leave out a NamedTuple's field accessors ("Alias for field number N")."""
+    if (getattr(obj, "__doc__", None) or "").startswith("Alias for field number"):
+        return True
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -338,4 +458,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("hardware-table", HardwareTableDirective)
     app.add_directive("exercise", ExerciseDirective)
     app.add_directive("common-api", CommonApiDirective)
+    # Search results quote prose only (no answers, code or TeX): docs/_static/search-snippets.js.
+    app.add_js_file("search-snippets.js", defer="defer")
+    app.connect("autodoc-skip-member", skip_field_aliases)
+    app.connect("doctree-read", hide_build_machine_values)
+    app.connect("env-merge-info", _merge_api)
+    app.connect("env-purge-doc", _purge_api)
+    app.connect("env-check-consistency", check_api_pages)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

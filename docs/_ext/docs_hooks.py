@@ -4,7 +4,10 @@ sphinx-gallery runs each lecture in the Sphinx process, with ``sys.argv[1:]``
 taken from ``reset_argv``. The lectures draw with matplotlib's object-oriented
 API and save their own PNGs, so the default matplotlib scraper finds nothing;
 ``scrape_pngs`` embeds instead the PNGs a cell wrote into the lecture's output
-folder, under the prose of that cell.
+folder, under the prose of that cell, each as a figure with the caption the
+lecture gave it (``show(display.figure(path, caption))``). The gallery's
+thumbnail of a lecture is its first such figure; a lecture picks another with a
+``# sphinx_gallery_thumbnail_number = N`` comment.
 
 Which flags a lecture gets is read from its source (the calls to
 ``common.cli.add_png_flags`` / ``add_outdir_flag`` / ``add_results_flag`` and
@@ -26,6 +29,7 @@ from __future__ import annotations
 import ast
 import atexit
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterable, Mapping
@@ -161,12 +165,53 @@ def _copy_images(images: Iterable[str], image_path_iterator: Any) -> list[tuple[
     return pairs
 
 
+def figure_caption(path: str | os.PathLike[str]) -> str:
+    """The caption a lecture gave this figure with ``display.figure`` ('' if it gave none)."""
+    from common.present import display
+
+    return display.CAPTIONS.get(str(Path(path).resolve()), "")
+
+
+_CODE_SPAN = re.compile(r"(``.+?``)")
+_RST_SPECIAL = re.compile(r"([\\*`|_])")
+_LIST_START = re.compile(r"^(?:[-+*#]|\d+[.)]|[A-Za-z][.)]|\(\w+\))\s")
+
+
+def rst_text(text: str) -> str:
+    """One line of plain text as reST: ``code`` spans kept, other markup characters escaped."""
+    parts = _CODE_SPAN.split(" ".join(str(text).split()))
+    out = "".join(
+        part if i % 2 else _RST_SPECIAL.sub(r"\\\1", part) for i, part in enumerate(parts)
+    )
+    return "\\" + out if _LIST_START.match(out) else out
+
+
+def figure_block(image: str, caption: str, alt: str) -> str:
+    """A reST figure: the image at text width, a link to the full-size file, and its caption.
+
+    ``:width: 100%`` makes Sphinx wrap the image in a link to the full-size PNG
+    (``html_scaled_image_link``), so a phone reader taps the figure to zoom it.
+    """
+    return (
+        f"\n.. figure:: {image}\n"
+        f"   :alt: {' '.join(alt.split())}\n"
+        "   :width: 100%\n"
+        "   :class: sphx-glr-single-img rl-figure-img\n"
+        "   :figclass: rl-figure\n"
+        "\n"
+        f"   {rst_text(caption)}\n\n"
+    )
+
+
 def scrape_pngs(
     block: Any, block_vars: Mapping[str, Any], gallery_conf: Mapping[str, Any], **kwargs: Any
 ) -> str:
-    """sphinx-gallery image scraper: embed the PNGs this cell wrote into the lecture's outdir."""
-    from sphinx_gallery.scrapers import figure_rst
+    """sphinx-gallery image scraper: the PNGs this cell wrote, each as a captioned figure.
 
+    The caption is the one the lecture passed to ``display.figure(path, caption)``
+    (``common.present.display.CAPTIONS``, keyed by the resolved path of the file it
+    wrote); a figure saved without one is captioned with its alt text.
+    """
     src_file = str(block_vars["src_file"])
     docs_dir = gallery_conf["src_dir"]
     outdir = figure_dir(docs_dir, src_file)
@@ -174,11 +219,13 @@ def scrape_pngs(
     after = snapshot(outdir)
     _SNAPSHOTS[src_file] = after
     rst = ""
-    # One image directive per figure keeps each full width, stacked in the order written.
+    # One figure per image keeps each full width, stacked in the order written.
     for copy, original in _copy_images(
         changed_images(before, after), block_vars["image_path_iterator"]
     ):
-        rst += figure_rst([copy], docs_dir, fig_titles=alt_text(original))
+        alt = alt_text(original)
+        image = "/" + Path(os.path.relpath(copy, docs_dir)).as_posix()
+        rst += figure_block(image, figure_caption(original) or alt, alt)
     return rst
 
 

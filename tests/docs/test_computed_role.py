@@ -238,7 +238,9 @@ def test_sphinx_build_inserts_the_computed_text(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert "The ridge point is 200.6 FLOP/byte." in html
-    assert "The KV cache costs 512 KiB per token." in html
+    # The number keeps its unit on one line: a no-break space, however it is written.
+    text = html.replace("&nbsp;", "\u00a0").replace("&#160;", "\u00a0")
+    assert "The KV cache costs 512\u00a0KiB per token." in text
 
 
 def test_sphinx_build_fails_under_w_on_a_bad_expression(tmp_path: Path) -> None:
@@ -247,3 +249,10 @@ def test_sphinx_build_fails_under_w_on_a_bad_expression(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "A100.ridge_point('fp4')" in done.stderr
     assert "index.rst:4" in done.stderr
+
+
+def test_a_number_and_its_unit_are_never_split_across_lines() -> None:
+    nbsp = "\u00a0"
+    assert computed.keep_units("138.41 MB") == f"138.41{nbsp}MB"
+    assert computed.keep_units("1.55 TB/s or 0.089 ms") == f"1.55{nbsp}TB/s or 0.089{nbsp}ms"
+    assert computed.keep_units("(128, 256]") == "(128, 256]"  # no unit: unchanged

@@ -141,8 +141,8 @@ def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
 
     _write_atomically(outdir / "first.png", PNG_BYTES)
     rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
-    assert rst.count("image-sg::") == 1 and ":alt: first" in rst
-    assert "/auto_lectures/images/sphx_glr_09_demo_001.png" in rst
+    assert rst.count(".. figure::") == 1 and ":alt: first" in rst
+    assert ".. figure:: /auto_lectures/images/sphx_glr_09_demo_001.png" in rst
     assert (images / "sphx_glr_09_demo_001.png").read_bytes() == PNG_BYTES
 
     assert docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf) == ""  # nothing new
@@ -168,6 +168,100 @@ def test_a_rerun_lecture_does_not_reembed_old_figures(tmp_path: Path) -> None:
     iterator = ImagePathIterator(str(tmp_path / "img_{0:03}.png"))
     block_vars = {"src_file": str(lecture), "image_path_iterator": iterator}
     assert docs_hooks.scrape_pngs(_Block(), block_vars, {"src_dir": str(docs)}) == ""
+
+
+# ---------------------------------------------------------------------------
+# Captions: the one a lecture gave display.figure, or the alt text
+# ---------------------------------------------------------------------------
+def _cell(tmp_path: Path) -> tuple[Path, dict, dict, Path]:
+    """A fake lecture run: (outdir, block_vars, gallery_conf, images folder)."""
+    from sphinx_gallery.scrapers import ImagePathIterator
+
+    docs = tmp_path / "docs"
+    lecture = tmp_path / "lectures" / "09_demo.py"
+    lecture.parent.mkdir()
+    lecture.write_text("cli.add_png_flags(parser)\n")
+    images = docs / "auto_lectures" / "images"
+    images.mkdir(parents=True)
+    iterator = ImagePathIterator(str(images / "sphx_glr_09_demo_{0:03}.png"))
+    gallery_conf = {"src_dir": str(docs)}
+    argv = docs_hooks.reset_argv(gallery_conf, {"src_file": str(lecture)})
+    block_vars = {"src_file": str(lecture), "image_path_iterator": iterator}
+    return Path(argv[argv.index("--outdir") + 1]), block_vars, gallery_conf, images
+
+
+def _caption(rst: str) -> str:
+    """The caption paragraph of the one figure directive in `rst`."""
+    body = rst.split(".. figure::", 1)[1].split("\n\n", 1)[1]
+    return " ".join(line.strip() for line in body.strip().splitlines())
+
+
+def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
+    from common.present import display
+
+    outdir, block_vars, gallery_conf, _ = _cell(tmp_path)
+    # The lecture writes the PNG under a path of its own spelling (relative, with '..')
+    # and records its caption; the scraper finds it under the resolved path.
+    spelled = outdir / ".." / outdir.name / "roofline.png"
+    _write_atomically(outdir / "roofline.png", PNG_BYTES)
+    shown = display.figure(spelled, "The A100 roof: every ``add`` sits on the slope.")
+    assert str(shown) == f"saved figure: {spelled}"
+    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    assert rst.count(".. figure::") == 1
+    assert _caption(rst) == "The A100 roof: every ``add`` sits on the slope."
+    assert ":alt: roofline" in rst
+    assert ":width: 100%" in rst  # Sphinx then links the image to its full-size file
+
+
+def test_a_figure_without_a_caption_is_captioned_with_its_alt_text(tmp_path: Path) -> None:
+    outdir, block_vars, gallery_conf, _ = _cell(tmp_path)
+    _write_atomically(outdir / "09_bandwidth_by_level.png", PNG_BYTES)
+    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    assert _caption(rst) == "09 bandwidth by level"
+
+
+def test_two_figures_of_one_cell_keep_their_own_captions(tmp_path: Path) -> None:
+    from common.present import display
+
+    outdir, block_vars, gallery_conf, images = _cell(tmp_path)
+    for name, caption in (("a.png", "First: the slope."), ("b.png", "Second: the roof.")):
+        _write_atomically(outdir / name, PNG_BYTES)
+        display.figure(outdir / name, caption)
+    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    parts = rst.split(".. figure::")[1:]
+    assert [_caption(".. figure::" + p) for p in parts] == [
+        "First: the slope.",
+        "Second: the roof.",
+    ]
+    assert sorted(p.name for p in images.iterdir()) == [
+        "sphx_glr_09_demo_001.png",
+        "sphx_glr_09_demo_002.png",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain words", "plain words"),
+        ("I* = P / beta, with |x| and a_b_", r"I\* = P / beta, with \|x\| and a\_b\_"),
+        ("keep ``code_like *this*`` as code", "keep ``code_like *this*`` as code"),
+        ("- not a list", r"\- not a list"),
+        ("2. not a list either", r"\2. not a list either"),
+        ("two\n  lines", "two lines"),
+    ],
+)
+def test_captions_are_escaped_for_rest(text: str, expected: str) -> None:
+    assert docs_hooks.rst_text(text) == expected
+
+
+def test_an_escaped_caption_renders_as_the_text_it_came_from() -> None:
+    """What docutils makes of the escaped caption is the caption, markup characters and all."""
+    from docutils.core import publish_doctree
+
+    text = "I* = P_peak / beta; |x| and *stars* [1]_ stay as typed, ``a_b`` is code"
+    tree = publish_doctree(docs_hooks.rst_text(text), settings_overrides={"report_level": 2})
+    assert tree.astext() == text.replace("``", "")
+    assert [n.astext() for n in tree.findall(lambda n: n.tagname == "literal")] == ["a_b"]
 
 
 # ---------------------------------------------------------------------------

@@ -4,6 +4,20 @@ Needs ``make docs`` first and Debian's Chromium at /usr/bin/chromium (CI install
 without it these tests are skipped). Playwright drives the system browser and
 installs nothing. Every visited page must load without a JavaScript error and
 without a single request leaving 127.0.0.1: the site must work offline.
+
+What a lecture page must be (issue 10, "pages that read as a course"):
+
+- short visible code: at most ``CELL_LINE_LIMIT`` non-blank lines in any code cell
+  and ``PAGE_LINE_LIMIT`` on the page (cells hidden with sphinx-gallery's ignore
+  markers do not count);
+- results as HTML: at least one ``table.rl-table``, "what to observe" as prose in a
+  ``div.rl-observations`` and never inside a ``<pre>``;
+- at least one figure with a caption, and a gallery thumbnail made from it;
+- nothing wider than the window except inside a box that scrolls, at 390 px (a
+  phone) and 1280 px (a laptop), on every page of the site.
+
+Full-page screenshots of every page at both widths are saved under
+``docs/_build/screenshots/`` for a human to look at.
 """
 
 from __future__ import annotations
@@ -35,6 +49,10 @@ CHROMIUM_ARGS = [
 ]
 LOCAL_HOSTS = {"127.0.0.1"}
 TIMEOUT_MS = 30_000
+WIDTHS = (390, 1280)  # a phone and a laptop, in CSS pixels
+CELL_LINE_LIMIT = 30  # visible code lines in one cell of a lecture page
+PAGE_LINE_LIMIT = 200  # visible code lines on one lecture page
+OBSERVATION_TITLE = "What to observe"  # common.present.display.Observations' default title
 
 sys.path.insert(0, str(REPO / "docs" / "_ext"))
 import docs_hooks  # noqa: E402  (reads which lectures draw figures)
@@ -114,6 +132,7 @@ class Visitor:
         response = page.goto(self.base_url + path, wait_until="load")
         assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
         page.wait_for_load_state("networkidle")
+        settle(page)
         return page
 
     def check(self) -> None:
@@ -132,9 +151,31 @@ def visit(browser, base_url) -> Iterator[Visitor]:
         context.close()
 
 
+def settle(page) -> None:
+    """Wait until MathJax (on pages that load it) has typeset, so widths are final."""
+    if page.locator("script[src*='mathjax']").count():
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("() => MathJax.startup.promise")
+
+
 def lecture_page(lecture: Path) -> str:
     """The gallery page of a lecture, relative to the site root."""
     return f"auto_lectures/{lecture.stem}.html"
+
+
+def site_pages() -> list[str]:
+    """Every HTML page of the built site, relative to its root (empty before make docs)."""
+    skip = {"_static", "_sources", "_downloads", "_images"}
+    return sorted(
+        p.relative_to(SITE).as_posix()
+        for p in SITE.rglob("*.html")
+        if not skip & set(p.relative_to(SITE).parts)
+    )
+
+
+def screenshot_name(path: str, width: int) -> str:
+    """docs/_build/screenshots/<page>-<width>.png, e.g. concepts_headroom-390.png."""
+    return f"{path.removesuffix('.html').replace('/', '_')}-{width}.png"
 
 
 def all_images_loaded(page) -> list[str]:
@@ -145,6 +186,83 @@ def all_images_loaded(page) -> list[str]:
     )
 
 
+#: Elements of the page's main content that stick out of the window without sitting
+#: inside a box that scrolls (or clips) horizontally and itself fits the window.
+OVERFLOW_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const clips = (el) => {
+    const s = getComputedStyle(el);
+    return ["auto", "scroll", "hidden", "clip"].includes(s.overflowX);
+  };
+  const out = [];
+  const main = document.querySelector("article[role=main]") || document.body;
+  for (const el of main.querySelectorAll("*")) {
+    if (el.closest("mjx-assistive-mml")) continue;  // MathJax's invisible copy for readers
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.right <= width + 1 && r.left >= -1) continue;
+    // Held: inside a box that scrolls sideways and itself fits the window. A box that
+    // hides what sticks out (overflow hidden) is clipping, not scrolling: not held.
+    let box = el.parentElement, held = false;
+    while (box && box !== document.body) {
+      if (clips(box)) {
+        const b = box.getBoundingClientRect();
+        const scrolls = ["auto", "scroll"].includes(getComputedStyle(box).overflowX);
+        held = scrolls && b.right <= width + 1 && b.left >= -1;
+        break;
+      }
+      box = box.parentElement;
+    }
+    if (!held) {
+      const text = (el.innerText || el.textContent || "").trim().slice(0, 60);
+      const where = `${Math.round(r.left)}..${Math.round(r.right)}px`;
+      out.push(`<${el.tagName.toLowerCase()} class="${el.className}"> ${where}: ${text}`);
+    }
+  }
+  return {pageWidth: document.documentElement.scrollWidth, window: width, out: out.slice(0, 10)};
+}"""
+
+
+def overflow(page) -> list[str]:
+    """What overflows the window outside a scroll box (empty when nothing does)."""
+    found = page.evaluate(OVERFLOW_JS)
+    problems = list(found["out"])
+    if found["pageWidth"] > found["window"]:
+        problems.insert(
+            0, f"the page is {found['pageWidth']}px wide in a {found['window']}px window"
+        )
+    return problems
+
+
+#: Visible code lines of a lecture page: its code cells (sphinx-gallery's Python blocks),
+#: non-blank lines only. Code blocks in the prose (shell commands) are not cells.
+CODE_LINES_JS = """() => Array.from(document.querySelectorAll(
+    "article div[class*='highlight-Python'] pre"))
+  .filter(pre => !pre.closest(".sphx-glr-script-out"))
+  .map(pre => pre.innerText.split("\\n").filter(line => line.trim() !== "").length)"""
+
+
+def code_lines(page) -> list[int]:
+    """Non-blank lines of each visible code cell, in page order."""
+    return page.evaluate(CODE_LINES_JS)
+
+
+def default_thumbnail() -> bytes:
+    """The bytes of sphinx-gallery's "no image" thumbnail, as it makes it for this site."""
+    import sphinx_gallery
+    from sphinx_gallery.gen_gallery import DEFAULT_GALLERY_CONF
+    from sphinx_gallery.gen_rst import scale_image
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    target = SCREENSHOTS / ".default_thumbnail.png"
+    source = Path(sphinx_gallery.__file__).parent / "_static" / "no_image.png"
+    scale_image(str(source), str(target), *DEFAULT_GALLERY_CONF["thumbnail_size"])
+    return target.read_bytes()
+
+
+# ---------------------------------------------------------------------------
+# The gallery
+# ---------------------------------------------------------------------------
 def test_gallery_lists_every_lecture_in_order(visit: Visitor) -> None:
     assert LECTURES, "no lectures found in lectures/"
     page = visit.open("auto_lectures/index.html")
@@ -159,9 +277,27 @@ def test_gallery_lists_every_lecture_in_order(visit: Visitor) -> None:
 
 
 @pytest.mark.parametrize("lecture", LECTURES, ids=[lecture.stem for lecture in LECTURES])
+def test_gallery_thumbnail_is_a_real_figure(visit: Visitor, lecture: Path) -> None:
+    """A lecture's thumbnail is made from its first figure, not the "no image" picture."""
+    page = visit.open("auto_lectures/index.html")
+    link = page.locator(f".sphx-glr-thumbcontainer:has(a[href$='{lecture.stem}.html']) img")
+    src = link.first.get_attribute("src")
+    assert src, f"{lecture.name}: no thumbnail"
+    thumbnail = (SITE / "auto_lectures" / src).resolve()
+    is_default = thumbnail.read_bytes() == default_thumbnail()
+    assert not is_default, (
+        f"{lecture.name}: the gallery shows the default thumbnail (the lecture has no figure)"
+    )
+    visit.check()
+
+
+# ---------------------------------------------------------------------------
+# Lecture pages
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("lecture", LECTURES, ids=[lecture.stem for lecture in LECTURES])
 def test_lecture_page_shows_output_and_figures(visit: Visitor, lecture: Path) -> None:
     page = visit.open(lecture_page(lecture))
-    outputs = page.locator("div.sphx-glr-script-out, pre.sphx-glr-script-out")
+    outputs = page.locator("div.sphx-glr-script-out, pre.sphx-glr-script-out, div.rendered_html")
     assert outputs.count() >= 1, f"{lecture.name}: no captured output on its page"
     assert any(text.strip() for text in outputs.all_inner_texts()), f"{lecture.name}: empty output"
     assert not all_images_loaded(page), f"{lecture.name}: images that did not load"
@@ -170,12 +306,91 @@ def test_lecture_page_shows_output_and_figures(visit: Visitor, lecture: Path) ->
         assert page.locator("img.sphx-glr-single-img").count() >= 1, f"{lecture.name}: no figure"
     text = page.locator("article").inner_text()
     assert "Traceback (most recent call last)" not in text, f"{lecture.name}: an error was shown"
-    # Long printed tables scroll inside their block; the page itself never overflows.
-    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-    assert overflow <= 0, f"{lecture.name}: page is {overflow}px wider than the window"
     visit.check()
 
 
+@pytest.mark.parametrize("lecture", LECTURES, ids=[lecture.stem for lecture in LECTURES])
+def test_lecture_code_is_short(visit: Visitor, lecture: Path) -> None:
+    """At most CELL_LINE_LIMIT visible lines per code cell and PAGE_LINE_LIMIT per page."""
+    page = visit.open(lecture_page(lecture))
+    cells = code_lines(page)
+    assert cells, f"{lecture.name}: no code cell on its page"
+    long_cells = [(i, n) for i, n in enumerate(cells, 1) if n > CELL_LINE_LIMIT]
+    assert not long_cells, (
+        f"{lecture.name}: code cells over {CELL_LINE_LIMIT} lines (cell, lines): {long_cells}"
+    )
+    assert sum(cells) <= PAGE_LINE_LIMIT, (
+        f"{lecture.name}: {sum(cells)} visible code lines, over {PAGE_LINE_LIMIT}"
+    )
+    visit.check()
+
+
+@pytest.mark.parametrize("lecture", LECTURES, ids=[lecture.stem for lecture in LECTURES])
+def test_lecture_results_render_as_html(visit: Visitor, lecture: Path) -> None:
+    """Tables as HTML tables, observations as prose, and a figure with a caption."""
+    page = visit.open(lecture_page(lecture))
+    name = lecture.name
+    assert page.locator("article table.rl-table").count() >= 1, f"{name}: no HTML table"
+    assert page.locator("article div.rl-observations li").count() >= 1, (
+        f"{name}: no observations in prose (div.rl-observations)"
+    )
+    in_pre = [
+        text
+        for text in page.locator("article pre").all_inner_texts()
+        if OBSERVATION_TITLE.lower() in text.lower()
+    ]
+    assert not in_pre, f"{name}: observations printed as monospace output: {in_pre[0][:120]!r}"
+    captions = [
+        c.strip() for c in page.locator("article figure.rl-figure figcaption").all_inner_texts()
+    ]
+    assert any(captions), f"{name}: no figure with a caption"
+    figures = page.locator("article img.sphx-glr-single-img")
+    uncaptioned = figures.count() - page.locator("article figure.rl-figure img").count()
+    assert uncaptioned == 0, f"{name}: {uncaptioned} figure(s) without a caption"
+    visit.check()
+
+
+# ---------------------------------------------------------------------------
+# Every page, at both widths: nothing sticks out; screenshots for a human
+# ---------------------------------------------------------------------------
+PAGES = site_pages()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("path", PAGES or ["index.html"])
+def test_nothing_overflows_outside_a_scroll_box(browser, base_url, path: str, width: int) -> None:
+    """At 390 px and 1280 px only scroll boxes (tables, code, math) may be wider than
+    the window; the page's full-size screenshot is saved either way."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        visitor = Visitor(context, base_url)
+        page = visitor.open(path)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        target = SCREENSHOTS / screenshot_name(path, width)
+        page.screenshot(path=str(target), full_page=True)
+        assert target.stat().st_size > 0
+        problems = overflow(page)
+        assert not problems, f"{path} at {width}px:\n" + "\n".join(problems)
+        visitor.check()
+    finally:
+        context.close()
+
+
+def test_no_build_machine_path_in_the_site() -> None:
+    """No page shows where the site was built (outputs, API defaults, tracebacks)."""
+    if not SITE.is_dir():
+        pytest.fail(f"the site is not built ({SITE} is missing): run make docs first")
+    found = [
+        path
+        for path in PAGES
+        if str(REPO) in (SITE / path).read_text(encoding="utf-8", errors="replace")
+    ]
+    assert not found, f"pages that show the build folder {REPO}: {found}"
+
+
+# ---------------------------------------------------------------------------
+# Reference pages
+# ---------------------------------------------------------------------------
 @pytest.mark.parametrize("path", ["hardware.html", "exercises.html"])
 def test_math_is_rendered_offline(visit: Visitor, path: str) -> None:
     page = visit.open(path)
@@ -202,6 +417,19 @@ def test_exercise_answer_opens_on_click(visit: Visitor) -> None:
     visit.check()
 
 
+def test_exercise_origins_link_to_the_sources(visit: Visitor) -> None:
+    page = visit.open("exercises.html")
+    hrefs = page.eval_on_selector_all(
+        "p.exercise-origin a", "links => links.map(a => a.getAttribute('href'))"
+    )
+    assert any(h.endswith("#sources-article-09") for h in hrefs), hrefs
+    assert any(h.endswith("#sources-script") for h in hrefs), hrefs
+    overview = visit.open("overview.html")
+    for anchor in ("sources", "sources-article", "sources-article-09", "sources-book", "notation"):
+        assert overview.locator(f"[id='{anchor}']").count() == 1, f"overview: no #{anchor}"
+    visit.check()
+
+
 def test_hardware_table_lists_every_chip(visit: Visitor) -> None:
     from common.hw_specs import CHIPS
 
@@ -212,23 +440,69 @@ def test_hardware_table_lists_every_chip(visit: Visitor) -> None:
     visit.check()
 
 
-def test_search_finds_ridge_point(visit: Visitor) -> None:
-    page = visit.open("search.html?q=ridge+point")
-    page.wait_for_selector("#search-results ul.search li", timeout=TIMEOUT_MS)
-    assert page.locator("#search-results ul.search li").count() >= 1
+def test_api_pages_show_flags_as_typed_without_alias_noise(visit: Visitor) -> None:
+    page = visit.open("api/present.html")
+    text = page.locator("article").inner_text()
+    assert "--png" in text and "\u2013png" not in text, "a flag was turned into a dash"
+    assert 'unit="FLOP"' in text, "code in a docstring got typographic quotes"
+    assert "Alias for field number" not in text
+    assert "PosixPath(" not in text
     visit.check()
 
 
-def test_screenshot_of_a_lecture(visit: Visitor) -> None:
-    """Full-page screenshot of a lecture page, kept for a human to look at."""
-    lecture = next((p for p in LECTURES if p.name.startswith("02_")), LECTURES[0])
-    page = visit.open(lecture_page(lecture))
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target = SCREENSHOTS / f"{lecture.stem}.png"
-    page.screenshot(path=str(target), full_page=True)
-    assert target.stat().st_size > 0
-    # On a phone-sized window the output blocks scroll inside themselves, too.
-    page.set_viewport_size({"width": 400, "height": 800})
-    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-    assert overflow <= 0, f"{lecture.name}: page is {overflow}px wider than a 400px window"
+def test_concept_roofline_figure_is_drawn_and_captioned(visit: Visitor) -> None:
+    page = visit.open("concepts/intensity-and-ridge.html")
+    figure = page.locator("figure.rl-figure").first
+    assert figure.locator("img").count() == 1 and not all_images_loaded(page)
+    assert len(figure.locator("figcaption").inner_text().split()) >= 10
+    # A tap opens the full-size image.
+    assert figure.locator("a.image-reference").get_attribute("href").endswith(".png")
+    visit.check()
+
+
+# ---------------------------------------------------------------------------
+# Search
+# ---------------------------------------------------------------------------
+def search_snippets(visit: Visitor, query: str) -> tuple[list[str], list[str]]:
+    """The result links and the quoted snippets of a search, once every snippet has come."""
+    page = visit.open(f"search.html?q={query}")
+    page.wait_for_selector("#search-results ul.search li", timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        "() => (document.querySelector('#search-results .search-summary') || {})"
+        ".innerText?.startsWith('Search finished')"
+    )
+    # Page results get their snippet from a fetch of the page; objects have a description.
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('#search-results ul.search li'))"
+        ".every(li => li.matches('.kind-object, .kind-index') || li.querySelector('p.context'))"
+    )
+    links = page.eval_on_selector_all(
+        "#search-results ul.search li > a", "links => links.map(a => a.getAttribute('href'))"
+    )
+    snippets = page.locator("#search-results ul.search li p.context").all_inner_texts()
+    return links, snippets
+
+
+def test_search_finds_ridge_point(visit: Visitor) -> None:
+    links, snippets = search_snippets(visit, "ridge+point")
+    assert links and snippets
+    visit.check()
+
+
+def test_search_snippets_quote_prose_only(visit: Visitor) -> None:
+    """Searching "ridge": no worked answer, no TeX and no code in the quoted snippets."""
+    answers_page = visit.open("exercises.html")
+    answers = " ".join(answers_page.locator(".exercise-answer-body").all_text_contents())
+    links, snippets = search_snippets(visit, "ridge")
+    assert len(snippets) >= 3, f"too few results for 'ridge': {links}"
+    for snippet in snippets:
+        words = snippet.strip(". ").split()
+        # Any run of eight words found in an answer means the answer is quoted.
+        for i in range(max(len(words) - 7, 0)):
+            chunk = " ".join(words[i : i + 8])
+            assert chunk not in " ".join(answers.split()), f"answer text in a snippet: {chunk!r}"
+        assert not re.search(r"[\\{}$]|\\(frac|text|math)", snippet), f"TeX in: {snippet!r}"
+        assert not re.search(r"\bimport \w|print\(|\w+\(\)|>>>|^\s*#", snippet), (
+            f"code in a snippet: {snippet!r}"
+        )
     visit.check()

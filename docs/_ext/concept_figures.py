@@ -1,0 +1,137 @@
+"""``.. course-figure:: NAME``: a figure drawn by ``common.plots`` while the site builds.
+
+A concept page shows a picture where one explains faster than prose, and the
+picture is computed like every number on the site: never a checked-in image.
+The directive evaluates a Python expression that draws the figure into ``PATH``
+and captions it with its content::
+
+    .. course-figure:: roofline-a100-h100
+       :draw: roofline.roofline_figure(PATH, chip_roofs([A100, H100], "bf16"),
+              on_roof(A100, "bf16", [("add", *elementwise_counts(16_000_000))]))
+       :alt: Rooflines of the A100 and the H100 in bf16.
+
+       The caption: what to look at.
+
+The expression sees the names of the ``:computed:`` role (``docs/_ext/computed.py``:
+the hardware table, the formulas, the assumptions), the figure modules
+``roofline``, ``article``, ``hierarchy`` and ``transformer`` of ``common.plots``,
+``PATH`` and the two helpers below. The PNG goes to
+``docs/_build/concept_figures/NAME.png``; the page shows it at text width, linked
+to the full-size file (tap to enlarge), with the caption under it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.parsing import nested_parse_to_nodes
+
+#: Where the figures are drawn, relative to the docs folder (inside the build folder).
+FIGURES_SUBDIR = Path("_build") / "concept_figures"
+
+#: Figure modules of common.plots the expressions can call, by short name.
+PLOT_MODULES = ("roofline", "article", "hierarchy", "transformer")
+
+
+def chip_roofs(chips: Iterable[Any], precision: str) -> list[tuple[str, float, float]]:
+    """(label, peak FLOP/s, bandwidth B/s) of each chip at one precision, for roofline_figure."""
+    return [(f"{c.name}, {precision}", c.peak_flops(precision), c.mem_bw) for c in chips]
+
+
+def on_roof(
+    chip: Any, precision: str, ops: Sequence[tuple[str, float, float]]
+) -> list[tuple[str, float, float]]:
+    """Operators (label, F FLOP, D bytes) as points on a chip's roof: (label, I, min(P, I beta))."""
+    from common.formulas.roofline import attainable_flops, intensity
+
+    peak = chip.peak_flops(precision)
+    points = []
+    for label, flop, nbytes in ops:
+        i = intensity(flop, nbytes)
+        points.append((label, i, attainable_flops(i, peak, chip.mem_bw)))
+    return points
+
+
+def draw_namespace(path: Path) -> dict[str, Any]:
+    """The names a figure expression can use (a fresh dict per figure)."""
+    import computed
+
+    namespace = computed.build_namespace()
+    for name in PLOT_MODULES:
+        namespace[name] = importlib.import_module(f"common.plots.{name}")
+    namespace.update(PATH=str(path), chip_roofs=chip_roofs, on_roof=on_roof)
+    return namespace
+
+
+def draw(expression: str, path: Path) -> Path:
+    """Evaluate a figure expression that writes `path`; ValueError with a one-line reason."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        eval(compile(expression.strip(), "<course-figure>", "eval"), draw_namespace(path))
+    except Exception as exc:
+        raise ValueError(f"cannot draw {path.name}: {type(exc).__name__}: {exc}") from exc
+    if not path.is_file():
+        raise ValueError(f"the :draw: expression did not write {path.name} (pass it PATH)")
+    return path
+
+
+def figure_rst(uri: str, alt: str, name: str, caption: Sequence[str]) -> str:
+    """A reST figure at text width, linked to its full-size PNG, with its caption."""
+    lines = [
+        f".. figure:: {uri}",
+        f"   :alt: {' '.join(alt.split())}",
+        "   :width: 100%",
+        "   :class: rl-figure-img",
+        "   :figclass: rl-figure",
+        f"   :name: figure-{name}",
+        "",
+    ]
+    lines += [f"   {line}" if line.strip() else "" for line in caption]
+    return "\n".join(lines) + "\n"
+
+
+class CourseFigureDirective(SphinxDirective):
+    """``.. course-figure:: NAME`` with ``:draw: EXPR``, ``:alt: TEXT`` and a caption."""
+
+    required_arguments = 1
+    has_content = True
+    option_spec: ClassVar[dict[str, Any]] = {
+        "draw": directives.unchanged_required,
+        "alt": directives.unchanged_required,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0].strip()
+        if not name.replace("-", "").isalnum():
+            raise self.error(f"figure name {name!r}: use letters, digits and dashes")
+        if "draw" not in self.options or "alt" not in self.options:
+            raise self.error("course-figure needs :draw: and :alt:")
+        if not "".join(self.content).strip():
+            raise self.error(f"figure {name}: write a caption that says what to look at")
+        path = Path(self.env.srcdir) / FIGURES_SUBDIR / f"{name}.png"
+        try:
+            draw(self.options["draw"], path)
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
+        import computed
+
+        for dependency in computed.module_files():
+            self.env.note_dependency(dependency)
+        for module in (*PLOT_MODULES, "style"):
+            self.env.note_dependency(importlib.import_module(f"common.plots.{module}").__file__)
+        uri = "/" + (FIGURES_SUBDIR / path.name).as_posix()
+        rst = figure_rst(uri, self.options["alt"], name, list(self.content))
+        return nested_parse_to_nodes(self.state, rst, source=f"course-figure {name}")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the course-figure directive."""
+    app.add_directive("course-figure", CourseFigureDirective)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
