@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from common.formulas.validate import positive
+from common.tables import sources
 
 # ---------------------------------------------------------------------------
 # Sources (cited by every figure)
@@ -47,16 +48,16 @@ HGX_B300_DATASHEET = (
 )
 TPU_V5E_DOCS = (
     "Google Cloud TPU documentation, 'TPU v5e' page, system architecture table (peak compute "
-    "per chip, HBM capacity and bandwidth); How to Scale Your Model, ch. 'All About TPUs', "
-    f"table of TPU specs; {CHECKED}"
+    f"per chip, HBM capacity and bandwidth); {sources.SCALING_BOOK_TPUS}, table of TPU specs; "
+    f"{CHECKED}"
 )
 TPU_V6E_DOCS = (
-    "Google Cloud TPU documentation, 'TPU v6e' page, system architecture table; How to Scale "
-    f"Your Model, ch. 'All About TPUs', table of TPU specs; {CHECKED}"
+    "Google Cloud TPU documentation, 'TPU v6e' page, system architecture table; "
+    f"{sources.SCALING_BOOK_TPUS}, table of TPU specs; {CHECKED}"
 )
-SCALING_BOOK_ROOFLINE = (
-    "How to Scale Your Model (Austin et al., 2025), ch. 'All About Rooflines', the table of "
-    f"chip-to-chip (ICI) bandwidths: one link, one way; {CHECKED}"
+SCALING_BOOK_ICI = (
+    f"{sources.SCALING_BOOK_ROOFLINE}, the table of chip-to-chip (ICI) bandwidths: one link, "
+    f"one way; {CHECKED}"
 )
 AMPERE_TUNING_GUIDE = (
     "NVIDIA Ampere GPU Architecture Tuning Guide, section 'Unified Shared Memory/L1/Texture "
@@ -264,7 +265,7 @@ TPU_V5E = Chip(
     },
     mem_bw_figure=bandwidth(8.2e11, TPU_V5E_DOCS),
     mem_capacity_figure=capacity(16e9, TPU_V5E_DOCS),
-    link_bw_figure=bandwidth(4.5e10, SCALING_BOOK_ROOFLINE, note="one ICI link, one way"),
+    link_bw_figure=bandwidth(4.5e10, SCALING_BOOK_ICI, note="one ICI link, one way"),
     link_name="ICI, one link",
 )
 
@@ -277,7 +278,7 @@ TPU_V6E = Chip(
     },
     mem_bw_figure=bandwidth(1.64e12, TPU_V6E_DOCS),
     mem_capacity_figure=capacity(32e9, TPU_V6E_DOCS),
-    link_bw_figure=bandwidth(9e10, SCALING_BOOK_ROOFLINE, note="one ICI link, one way"),
+    link_bw_figure=bandwidth(9e10, SCALING_BOOK_ICI, note="one ICI link, one way"),
     link_name="ICI, one link",
 )
 

@@ -15,8 +15,9 @@ ARTICLE_LEDGER_RUN = f"{ARTICLE}, section 4.3 (memory ledger and batch sweep)"
 ARTICLE_PROBE = f"{ARTICLE}, section 01 (the laptop measurements of machine_probe.py)"
 LECTURE_SCRIPT = "CS349E lecture 1, script 02_roofline_basics.py"
 SCALING_BOOK = "How to Scale Your Model (Austin et al., 2025)"
-SCALING_BOOK_ROOFLINE = f"{SCALING_BOOK}, ch. 'All About Rooflines'"
+SCALING_BOOK_ROOFLINE = f"{SCALING_BOOK}, part 1, 'All About Rooflines'"
+SCALING_BOOK_TPUS = f"{SCALING_BOOK}, part 2, 'How to Think About TPUs'"
 H100_WHITEPAPER = (
     "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), table 'Compute capability "
-    "comparison': 64K 32-bit registers per SM; read 2026-11"
+    "comparison': 64K 32-bit registers per SM; checked 2026-12-01"
 )
