@@ -46,6 +46,7 @@ extensions = [
     "docs_hooks",  # names a lecture that ends the build with SystemExit
     "computed",  # :computed:`expr` role (docs/_ext/computed.py)
     "course",  # hardware table, exercises, API pages (docs/_ext/course.py)
+    "runner",  # "Run it here" panels: lectures and exercises in the browser (docs/_ext/runner.py)
 ]
 
 root_doc = "index"
@@ -65,6 +66,27 @@ html_theme_options = {
     "navigation_with_keys": True,
     "top_of_page_buttons": ["view"],
 }
+
+# -- Run it here (docs/_ext/runner.py) --------------------------------------------
+# The lectures whose page gets a panel, each with the flags it offers; choices and
+# defaults come from the lecture's own parser. A lecture must import on the standard
+# library alone (the build checks). The exercises whose answers the panel recomputes
+# are those computed from the hardware table.
+runner_lectures = {
+    "02_roofline_basics": (),
+    "05_operator_ledger": ("--chip", "--precision"),
+    "06_llm_inference": ("--model", "--chip", "--precision", "--batch", "--context"),
+}
+runner_exercises = (
+    "a100-peak-edit",
+    "v5e-int8",
+    "v5e-int8-weights",
+    "per-example-matrices",
+    "h200-vs-h100",
+    "gqa-decode",
+    "bandwidth-2x",
+    "sharded-matmul",
+)
 
 # -- Autodoc (the API page) ------------------------------------------------------
 autodoc_member_order = "bysource"
