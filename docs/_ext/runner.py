@@ -605,13 +605,22 @@ def page_assets(
         return
     app.add_js_file(
         "runner/runner.js",
-        defer="defer",
         **{
+            "async": "async",  # starts Python while the rest of the page loads
             "data-runtime": f"{runtime.subdir}/",
             "data-course": f"course.zip?v={getattr(app, '_runner_digest', '')}",
             "data-warm": json.dumps(warm_modules(app, doctree)),
+            "data-assets": assets_digest(),
         },
     )
+
+
+def assets_digest() -> str:
+    """A digest of the files the worker loads by name, so no browser keeps a stale copy."""
+    digest = hashlib.sha256()
+    for name in ("runner-worker.mjs", "harness.py"):
+        digest.update((STATIC_SOURCE / name).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def write_static(app: Sphinx) -> None:

@@ -7,12 +7,21 @@
 (() => {
   "use strict";
 
+  // Loaded with `async` on pages that have a panel: start Python at once, in parallel with
+  // the rest of the page, and build the panels as soon as the document is parsed.
   const script = document.currentScript;
-  const panels = Array.from(document.querySelectorAll(".rl-runner"));
-  if (!script || panels.length === 0) {
+  if (!script) {
     return;
   }
   const here = new URL(".", script.src);
+  let panels = [];
+  const onDocument = (run) => {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", run, { once: true });
+    } else {
+      run();
+    }
+  };
   const TABLE_PATH = "common/hw_specs.py";
   const TRACEBACK = "Traceback (most recent call last):";
   const SERVE = "python3 -m http.server -d docs/_build/html 8000";
@@ -42,25 +51,33 @@
 
   // ---- Opened from file:// : browsers refuse to start WebAssembly workers there. ------
   if (location.protocol === "file:") {
-    const root = document.documentElement.dataset.content_root || "";
-    const page = new URL(root || ".", location.href);
-    const rest = location.pathname.slice(page.pathname.length);
-    for (const panel of panels) {
-      setStatus(
-        panel,
-        "Run it here needs the site served over HTTP, because browsers do not run " +
-          `WebAssembly from file:// pages: run \`${SERVE}\` in the repository and open ` +
-          `http://127.0.0.1:8000/${rest}`,
-        "off",
-      );
-    }
+    onDocument(() => {
+      const root = document.documentElement.dataset.content_root || "";
+      const page = new URL(root || ".", location.href);
+      const rest = location.pathname.slice(page.pathname.length);
+      for (const panel of document.querySelectorAll(".rl-runner")) {
+        setStatus(
+          panel,
+          "Run it here needs the site served over HTTP, because browsers do not run " +
+            `WebAssembly from file:// pages: run \`${SERVE}\` in the repository and open ` +
+            `http://127.0.0.1:8000/${rest}`,
+          "off",
+        );
+      }
+    });
     return;
   }
 
   // ---- Shared state: the table as in the repository, and as edited. ------------------
-  const source = document.querySelector("script.rl-runner-table");
-  const original = source ? JSON.parse(source.textContent) : "";
-  const state = { table: original, ready: false, busy: false, nextId: 1, waiting: new Map() };
+  let original = "";
+  const state = {
+    table: "",
+    ready: false,
+    status: ["Starting Python in your browser…", "busy"],
+    busy: false,
+    nextId: 1,
+    waiting: new Map(),
+  };
   const editors = [];
 
   function chipsIn(text) {
@@ -96,14 +113,23 @@
     showEdited();
   }
 
-  function jumpTo(area, line) {
+  function jumpTo(area, line, focus = true) {
     const lines = area.value.split("\n");
     const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
-    area.focus({ preventScroll: true });
-    area.setSelectionRange(offset, offset);
+    if (focus) {
+      area.focus({ preventScroll: true });
+      area.setSelectionRange(offset, offset);
+    }
     const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
     area.scrollTop = Math.max(0, line * height - height);
   }
+
+  // The editor first shows the chips, not the file's docstring and imports.
+  const firstChip = () =>
+    Math.max(
+      0,
+      original.split("\n").findIndex((line) => /^# The table\b/.test(line)),
+    );
 
   // ---- Controls of one panel ------------------------------------------------------
   function commandLine(panel, values) {
@@ -193,8 +219,17 @@
       ]),
       area,
     ]);
+    let placed = false;
+    const place = () => {
+      if (editor.open && !placed) {
+        placed = true;
+        jumpTo(area, firstChip(), false);
+      }
+    };
+    editor.addEventListener("toggle", place);
     if (panel.dataset.kind === "lecture") {
       editor.open = true;
+      requestAnimationFrame(place);
     }
 
     const run = element("button", { type: "button", class: "rl-runner-run", text: "Run" });
@@ -329,25 +364,28 @@
     worker.postMessage({ type: "run", id, request });
   }
 
-  // ---- Start Python once for the page --------------------------------------------
-  for (const panel of panels) {
-    build(panel);
-    setStatus(panel, "Starting Python in your browser…", "busy");
+  // ---- Start Python once for the page, then build its panels -------------------------
+  function announce(text, kind) {
+    state.status = [text, kind];
+    for (const panel of panels) {
+      setStatus(panel, text, kind);
+    }
   }
-  const worker = new Worker(new URL("runner-worker.mjs", here), { type: "module" });
+
+  const version = `?v=${script.dataset.assets || ""}`;
+  const worker = new Worker(new URL(`runner-worker.mjs${version}`, here), { type: "module" });
   worker.addEventListener("message", (event) => {
     const message = event.data;
     if (message.type === "ready") {
       state.ready = true;
-      document.documentElement.dataset.rlRunnerReadyMs = String(Math.round(performance.now()));
-      for (const panel of panels) {
-        setStatus(panel, `Ready: Python ${message.python} runs in this page, offline.`, "ready");
-      }
+      const root = document.documentElement;
+      root.dataset.rlRunnerReadyMs = String(Math.round(performance.now()));
+      const started = message.phases.origin - performance.timeOrigin; // the worker's own clock
+      root.dataset.rlRunnerPhases = JSON.stringify({ worker: started, ...message.phases });
+      announce(`Ready: Python ${message.python} runs in this page, offline.`, "ready");
       setBusy(false);
     } else if (message.type === "failed") {
-      for (const panel of panels) {
-        setStatus(panel, `Python could not start in this browser: ${message.message}`, "error");
-      }
+      announce(`Python could not start in this browser: ${message.message}`, "error");
     } else if (message.type === "result") {
       const done = state.waiting.get(message.id);
       state.waiting.delete(message.id);
@@ -355,15 +393,25 @@
     }
   });
   worker.addEventListener("error", (event) => {
-    for (const panel of panels) {
-      setStatus(panel, `Python could not start in this browser: ${event.message || "error"}`, "error");
-    }
+    announce(`Python could not start in this browser: ${event.message || "error"}`, "error");
   });
   worker.postMessage({
     type: "init",
     runtime: new URL(script.dataset.runtime, here).href,
     course: new URL(script.dataset.course, here).href,
-    harness: new URL("harness.py", here).href,
+    harness: new URL(`harness.py${version}`, here).href,
     warm: JSON.parse(script.dataset.warm || "[]"),
+  });
+
+  onDocument(() => {
+    const source = document.querySelector("script.rl-runner-table");
+    original = source ? JSON.parse(source.textContent) : "";
+    state.table = original;
+    panels = Array.from(document.querySelectorAll(".rl-runner"));
+    for (const panel of panels) {
+      build(panel);
+      setStatus(panel, ...state.status);
+    }
+    setBusy(state.busy);
   });
 })();
