@@ -238,9 +238,7 @@ def find_runtime(folder: Path) -> Runtime:
     """The pyodide package in `folder` (``node_modules/pyodide``) if it has every runtime file."""
     manifest = folder / "package.json"
     if not manifest.is_file():
-        return Runtime(
-            folder, reason=f"{display(folder)} is missing (make docs installs it with npm)"
-        )
+        return Runtime(folder, reason=f"{display(folder)} is missing")
     missing = [name for name in RUNTIME_FILES if not (folder / name).is_file()]
     if missing:
         return Runtime(folder, reason=f"{display(folder)} lacks {', '.join(missing)}")
@@ -446,11 +444,15 @@ def panel_html(
         opening,
         '<div class="rl-runner-head"><span class="rl-runner-title">Run it here</span>'
         f'<span class="rl-runner-status" role="status">{status}</span></div>',
-        f'<p class="rl-runner-what">Edit the hardware table and press <b>Run</b>: your browser '
-        f"reruns {what} with the course's own code, and prints what the terminal would.</p>",
-        '<div class="rl-runner-controls" hidden></div>',
     ]
-    if first:  # the repository's table, once per page; every panel of the page edits it
+    if runtime.available:
+        parts += [
+            f'<p class="rl-runner-what">Edit the hardware table and press <b>Run</b>: your '
+            f"browser reruns {what} with the course's own code, and prints what the terminal "
+            "would.</p>",
+            '<div class="rl-runner-controls" hidden></div>',
+        ]
+    if first and runtime.available:  # the repository's table, once per page, for every panel
         data = json.dumps(table).replace("</", "<\\/")
         parts.append(f'<script type="application/json" class="rl-runner-table">{data}</script>')
     parts.append("</div>")

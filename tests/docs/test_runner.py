@@ -185,18 +185,26 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
     assert panel.root.locator(".rl-runner-command").inner_text() == (
         "python3 -m common.exercises v5e-int8"
     )
-    for peak in (V5E_INT8_PEAK, 2 * V5E_INT8_PEAK):
-        if peak != V5E_INT8_PEAK:
-            panel.edit("TPU v5e", "394e12", f"{peak:g}")
+    for peak, literal in ((V5E_INT8_PEAK, ""), (2 * V5E_INT8_PEAK, "788e12")):
+        if literal:
+            panel.edit("TPU v5e", "394e12", literal)
         out = panel.run()
         ridge = peak / V5E_BANDWIDTH  # 480.5, then 961.0 FLOP/byte
         assert f"= {ridge:.1f} FLOP/byte" in out
         assert f"gives B = {critical_batch(ridge, 1):,}" in out
-    # Every panel on the page edits the one table: another exercise sees the edit too.
+    # Every panel on the page edits the one table: another exercise sees the edit too,
     other = Panel(page, ".rl-runner[data-target='v5e-int8-weights']")
-    assert other.root.locator(".rl-runner-edited").is_visible()
+    assert "788e12" in other.table().input_value()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     panel.root.screenshot(path=str(SCREENSHOTS / "runner_exercise.png"))
+    # and so does the next page the reader opens in this tab, until Reset.
+    page.goto(visit.base_url + LECTURE_02)
+    lecture = page.locator(".rl-runner")
+    lecture.locator(".rl-runner-edited").wait_for(state="visible")
+    assert "788e12" in lecture.locator("textarea").input_value()
+    lecture.locator(".rl-runner-reset").click()
+    assert not lecture.locator(".rl-runner-edited").is_visible()
+    assert page.evaluate("() => sessionStorage.length") == 0
     check(visit)
 
 

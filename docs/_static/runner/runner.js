@@ -103,8 +103,37 @@
     }
   }
 
+  // An edited table follows the reader from page to page in this tab (sessionStorage),
+  // as long as the site's own table has not changed since.
+  const STORE = "rl-runner-table";
+
+  function saveTable() {
+    try {
+      if (state.table === original) {
+        sessionStorage.removeItem(STORE);
+      } else {
+        sessionStorage.setItem(STORE, JSON.stringify({ base: original, table: state.table }));
+      }
+    } catch {
+      // storage refused (private mode, quota): the edit simply stays on this page
+    }
+  }
+
+  function savedTable() {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(STORE) || "null");
+      if (saved && saved.base === original && typeof saved.table === "string") {
+        return saved.table;
+      }
+    } catch {
+      // nothing usable stored
+    }
+    return original;
+  }
+
   function setTable(text, from) {
     state.table = text;
+    saveTable();
     for (const area of editors) {
       if (area !== from && area.value !== text) {
         area.value = text;
@@ -309,8 +338,10 @@
       }
     }
     const box = output.parentElement;
-    box.nextElementSibling?.classList.contains("rl-runner-traceback") &&
-      box.nextElementSibling.remove();
+    const previous = box.nextElementSibling;
+    if (previous && previous.classList.contains("rl-runner-traceback")) {
+      previous.remove();
+    }
     if (traceback) {
       box.after(
         element("details", { class: "rl-runner-traceback" }, [
@@ -406,12 +437,13 @@
   onDocument(() => {
     const source = document.querySelector("script.rl-runner-table");
     original = source ? JSON.parse(source.textContent) : "";
-    state.table = original;
+    state.table = savedTable();
     panels = Array.from(document.querySelectorAll(".rl-runner"));
     for (const panel of panels) {
       build(panel);
       setStatus(panel, ...state.status);
     }
+    showEdited();
     setBusy(state.busy);
   });
 })();
