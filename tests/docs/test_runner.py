@@ -208,11 +208,13 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
     check(visit)
 
 
-def test_lecture_06_offers_its_own_flags(visit: Visitor) -> None:
+def test_a_lecture_offers_its_own_flags(visit: Visitor) -> None:
     from common.hw_specs import CHIPS
     from common.tables.models import MODELS
 
-    page = visit.open("auto_lectures/06_llm_inference.html")
+    lectures = conf_value("runner_lectures")
+    stem = next(s for s, flags in lectures.items() if {"--model", "--chip"} <= set(flags))
+    page = visit.open(f"auto_lectures/{stem}.html")
     panel = Panel(page, ".rl-runner")
     for flag, registry in (("model", MODELS), ("chip", CHIPS)):
         options = panel.root.locator(f"select[id$='-{flag}'] option").all_inner_texts()
@@ -220,20 +222,24 @@ def test_lecture_06_offers_its_own_flags(visit: Visitor) -> None:
     panel.choose("--model", "llama-2-7b")
     panel.choose("--chip", "h200")
     assert panel.root.locator(".rl-runner-command").inner_text() == (
-        "python3 lectures/06_llm_inference.py --model llama-2-7b --chip h200"
+        f"python3 lectures/{stem}.py --model llama-2-7b --chip h200"
     )
     out = panel.run()
     assert panel.status.startswith("Ran in"), out
-    assert "Llama-2-7B" in out and "H200" in out
-    panel.choose("--chip", "tpu-v5e")
-    panel.choose("--precision", "fp8")  # the v5e has no fp8 peak: the lecture says so
-    out = panel.run()
-    assert "\n" not in out.strip() and out.startswith("06_llm_inference.py: error: ")
-    assert "exit status 2" in panel.status
+    assert MODELS["llama-2-7b"].name in out and CHIPS["h200"].name in out
+    if "--precision" in lectures[stem]:
+        panel.choose("--chip", "tpu-v5e")
+        panel.choose("--precision", "fp8")  # the v5e has no fp8 peak: the lecture says so
+        out = panel.run()
+        assert "\n" not in out.strip() and out.startswith(f"{stem}.py: error: ")
+        assert "exit status 2" in panel.status
     check(visit)
 
 
 def test_lecture_05_runs_without_numpy(visit: Visitor) -> None:
+    """Lecture 05 reads the results file; in the browser there is none, and it says so."""
+    if "05_operator_ledger" not in conf_value("runner_lectures"):
+        pytest.skip("lecture 05 has no panel in docs/conf.py")
     page = visit.open("auto_lectures/05_operator_ledger.html")
     panel = Panel(page, ".rl-runner")
     out = panel.run()

@@ -269,35 +269,42 @@ def help_default(stem: str, flag: str) -> str:
         timeout=60,
         check=True,
     )
-    line = next(ln for ln in proc.stdout.splitlines() if ln.strip().startswith(flag))
-    return re.search(r"\(default: ([^);]+)", line).group(1)
+    entries = re.split(r"\n  (?=-)", proc.stdout)  # one entry per option, wrapped lines too
+    entry = next(e for e in entries if e.startswith(f"{flag} ")).split()
+    return re.search(r"\(default: ([^);]+)", " ".join(entry)).group(1)
+
+
+def with_flag(*flags: str) -> str:
+    """The first configured lecture whose panel offers all of `flags` (the LLM lecture)."""
+    return next(stem for stem, offered in LECTURES.items() if set(flags) <= set(offered))
 
 
 def test_flag_choices_and_defaults_come_from_the_lecture_parser() -> None:
     from common.hw_specs import CHIPS
     from common.tables.models import MODELS
 
+    registries = {"--model": tuple(MODELS), "--chip": tuple(CHIPS)}
     saved = sys.argv, sys.excepthook, list(sys.path)
-    options = {
-        o.flag: o
-        for o in runner.lecture_options(
-            lecture("06_llm_inference"), ["--model", "--chip", "--batch"]
-        )
-    }
+    for stem, flags in LECTURES.items():
+        options = runner.lecture_options(lecture(stem), flags)
+        assert [o.flag for o in options] == list(flags)
+        for option in options:
+            if option.flag in registries:  # one_of(MODELS / CHIPS): every key, in order
+                assert option.choices == registries[option.flag], (stem, option.flag)
+            if option.choices:
+                assert option.default in option.choices or option.default == ""
+            if "(default: " in option.help:
+                assert option.default == help_default(stem, option.flag), (stem, option.flag)
     assert (sys.argv, sys.excepthook, sys.path) == saved  # the capture leaves no trace
-    assert options["--model"].choices == tuple(MODELS)
-    assert options["--chip"].choices == tuple(CHIPS)
-    assert options["--batch"].choices == ()
-    for flag in ("--model", "--chip", "--batch"):
-        assert options[flag].default == help_default("06_llm_inference", flag), flag
-    chip = runner.lecture_options(lecture("05_operator_ledger"), ["--chip", "--precision"])
-    assert chip[0].choices == tuple(CHIPS) and chip[1].choices == ()
-    assert chip[1].default == help_default("05_operator_ledger", "--precision")
-    assert runner.lecture_options(lecture("02_roofline_basics"), []) == []
+    llm = with_flag("--model", "--chip")
+    batch = (
+        runner.lecture_options(lecture(llm), ["--batch"])[0] if "--batch" in LECTURES[llm] else None
+    )
+    assert batch is None or (batch.choices == () and batch.default == help_default(llm, "--batch"))
     with pytest.raises(runner.ExtensionError, match="set by the build"):
-        runner.lecture_options(lecture("06_llm_inference"), ["--png"])
+        runner.lecture_options(lecture(llm), ["--png"])
     with pytest.raises(runner.ExtensionError, match=r"has no flag --nope; it has: .*--model"):
-        runner.lecture_options(lecture("06_llm_inference"), ["--nope"])
+        runner.lecture_options(lecture(llm), ["--nope"])
 
 
 def test_every_exercise_computed_from_the_table_has_a_panel(course: Path, tmp_path: Path) -> None:
@@ -323,10 +330,10 @@ def test_every_exercise_computed_from_the_table_has_a_panel(course: Path, tmp_pa
 # The harness: what the panel shows is what the terminal prints
 # ---------------------------------------------------------------------------
 def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> None:
-    cases = [
-        ("lecture", "02_roofline_basics", []),
-        ("lecture", "06_llm_inference", ["--model", "llama-2-7b", "--chip", "h200"]),
-        ("lecture", "05_operator_ledger", ["--chip", "h100", "--precision", "fp8"]),
+    cases = [("lecture", stem, []) for stem in LECTURES]  # every panel, its defaults
+    cases += [
+        ("lecture", with_flag("--model", "--chip"), ["--model", "llama-2-7b", "--chip", "h200"]),
+        ("lecture", with_flag("--chip", "--precision"), ["--chip", "h100", "--precision", "fp8"]),
         ("exercise", "v5e-int8", []),
     ]
     requests = [{"kind": k, "target": t, "args": a, "table": TABLE} for k, t, a in cases]
@@ -391,9 +398,10 @@ def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: 
 
 def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_path: Path) -> None:
     zero_v5e, _ = edit_chip(TABLE, "TPU v5e", "394e12", "0")
+    llm = with_flag("--chip", "--precision")
     cases = [
-        ("lecture", "06_llm_inference", ["--chip", "nope"], TABLE),
-        ("lecture", "06_llm_inference", ["--chip", "tpu-v5e", "--precision", "fp8"], TABLE),
+        ("lecture", llm, ["--chip", "nope"], TABLE),
+        ("lecture", llm, ["--chip", "tpu-v5e", "--precision", "fp8"], TABLE),
         ("exercise", "v5e-int8", [], zero_v5e),
     ]
     requests = [{"kind": k, "target": t, "args": a, "table": tb} for k, t, a, tb in cases]
