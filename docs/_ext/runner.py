@@ -253,13 +253,13 @@ def compiled_stdlib(runtime: Runtime, cache_dir: Path) -> tuple[Path | None, str
     `cache_dir`; a page then starts Python about twice as fast. Returns (the zip,
     '') or (None, why not): without Node.js the site serves the source zip.
     """
-    node = shutil.which("node")
-    if node is None:
-        return None, "node is not installed"
     recipe = hashlib.sha256(HARNESS.read_bytes() + STDLIB_SCRIPT.read_bytes()).hexdigest()[:12]
     target = cache_dir / f"python_stdlib-{runtime.version}-{recipe}.zip"
     if target.is_file():
         return target, ""
+    node = shutil.which("node")
+    if node is None:
+        return None, "node is not installed"
     cache_dir.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     logger.info("runner: compiling Pyodide's standard library to bytecode (once per version)")
@@ -414,10 +414,13 @@ def panel_html(
     """The panel's HTML; the page's script brings it to life (`runner.js`)."""
     esc = html.escape
     if kind == "lecture":
-        what = f"lecture <code>{esc(target)}.py</code>"
+        what = (
+            f"your browser reruns lecture <code>{esc(target)}.py</code> with the course's own "
+            "code and shows what the terminal prints."
+        )
         cmd = f"python3 lectures/{target}.py"
     else:
-        what = "this exercise's worked answer"
+        what = "your browser works this answer out again with the course's own code."
         cmd = f"python3 -m common.exercises {target}"
     attrs = {
         "class": "rl-runner",
@@ -447,9 +450,7 @@ def panel_html(
     ]
     if runtime.available:
         parts += [
-            f'<p class="rl-runner-what">Edit the hardware table and press <b>Run</b>: your '
-            f"browser reruns {what} with the course's own code, and prints what the terminal "
-            "would.</p>",
+            f'<p class="rl-runner-what">Edit the hardware table, then press <b>Run</b>: {what}</p>',
             '<div class="rl-runner-controls" hidden></div>',
         ]
     if first and runtime.available:  # the repository's table, once per page, for every panel
@@ -501,7 +502,11 @@ def insert_lecture_panel(doctree: nodes.document, panel: runner_panel) -> None:
 
 
 def insert_exercise_panels(doctree: nodes.document, keys: Iterable[str]) -> list[str]:
-    """Put a panel in each exercise section, before its worked answer; returns keys placed."""
+    """Put a panel in each exercise section, after its worked answer; returns the keys placed.
+
+    Run prints the whole worked answer, so the panel comes after the reveal the reader
+    is asked to try the exercise before opening.
+    """
     placed = []
     wanted = set(keys)
     for section in doctree.findall(nodes.section):
@@ -524,9 +529,9 @@ def insert_exercise_panels(doctree: nodes.document, keys: Iterable[str]) -> list
                 for i, c in enumerate(section.children)
                 if "exercise-answer" in c.get("classes", [])
             ),
-            len(section.children),
+            len(section.children) - 1,
         )
-        section.insert(answer, panel)
+        section.insert(answer + 1, panel)
         placed.append(key)
     return placed
 

@@ -522,7 +522,7 @@ def test_panel_html_names_why_it_is_unavailable() -> None:
     assert "rl-runner-table" not in again  # one copy of the table per page
 
 
-def test_panels_go_after_the_prose_and_before_the_answer() -> None:
+def test_panels_go_after_the_prose_and_after_the_answer() -> None:
     doc = nodes.document(None, None)
     top = nodes.section()
     top += nodes.title("", "Lecture")
@@ -549,10 +549,10 @@ def test_panels_go_after_the_prose_and_before_the_answer() -> None:
     assert [type(c).__name__ for c in first.children] == [
         "title",
         "paragraph",
-        "runner_panel",
         "container",
+        "runner_panel",
     ]
-    assert first.children[2]["target"] == "v5e-int8"
+    assert first.children[3]["target"] == "v5e-int8"
     assert not list(second.findall(runner.runner_panel))
 
 
@@ -577,3 +577,29 @@ def test_make_without_npm_says_so_in_one_line_and_succeeds() -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("\n") == 1 and proc.stderr == ""
     assert "npm is not installed" in proc.stdout and "panels are off" in proc.stdout
+
+
+def test_the_compiled_standard_library_is_built_once_and_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = runner.Runtime(tmp_path / "pyodide", version="9.9")
+    calls = tmp_path / "calls"
+    fake_node = tmp_path / "node"
+    fake_node.write_text(  # args: script, runtime folder, harness, output zip
+        f'#!/bin/sh\necho run >> "{calls}"\nprintf bytecode > "$4"\n', encoding="utf-8"
+    )
+    fake_node.chmod(0o755)
+    monkeypatch.setattr(runner.shutil, "which", lambda name: str(fake_node))
+    first, why = runner.compiled_stdlib(runtime, tmp_path / "cache")
+    again, _ = runner.compiled_stdlib(runtime, tmp_path / "cache")
+    assert why == "" and first == again and first.read_text(encoding="utf-8") == "bytecode"
+    assert first.name.startswith("python_stdlib-9.9-")
+    assert calls.read_text(encoding="utf-8").split() == ["run"]  # the second build reused it
+
+    fake_node.write_text('#!/bin/sh\necho "SyntaxError: old node" >&2\nexit 1\n', encoding="utf-8")
+    failed, why = runner.compiled_stdlib(runtime, tmp_path / "other-cache")
+    assert failed is None and why == "node failed: SyntaxError: old node"
+    assert not list((tmp_path / "other-cache").iterdir())  # nothing half-written kept
+    monkeypatch.setattr(runner.shutil, "which", lambda name: None)
+    assert runner.compiled_stdlib(runtime, tmp_path / "cache") == (first, "")  # cached: no node
+    assert runner.compiled_stdlib(runtime, tmp_path / "new") == (None, "node is not installed")
