@@ -7,6 +7,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 LECTURES := $(sort $(wildcard lectures/[0-9][0-9]_*.py))
 SITE   := docs/_build/html
+NPM    ?= npm
+# The Python runtime of the site's "Run it here" panels: the pyodide version pinned in
+# package-lock.json, installed into node_modules/ once (a reinstall comes from npm's cache).
+RUNTIME := node_modules/pyodide/package.json
 
 .PHONY: help venv lint unit docs browser test lectures figures clean
 
@@ -32,7 +36,16 @@ lint: $(STAMP)
 unit: $(STAMP)
 	$(PY) -m pytest -m "not browser" -q
 
-docs: $(STAMP)
+$(RUNTIME): package.json package-lock.json
+	@if ! command -v $(NPM) >/dev/null 2>&1; then \
+	  echo "docs: npm is not installed, so the Run-it-here panels are off (install Node.js and npm, then make docs)"; \
+	elif $(NPM) ci --prefer-offline --no-audit --no-fund --loglevel=error; then \
+	  touch $@; \
+	else \
+	  echo "docs: npm ci failed (see above), so the Run-it-here panels are off"; \
+	fi
+
+docs: $(STAMP) $(RUNTIME)
 	rm -rf docs/_build docs/auto_lectures docs/gen_modules
 	$(PY) -m sphinx -W --keep-going -n -b html docs $(SITE)
 	@echo "Site built: $(abspath $(SITE))/index.html"

@@ -47,6 +47,7 @@ extensions = [
     "computed",  # :computed:`expr` role (docs/_ext/computed.py)
     "course",  # hardware table, exercises, API pages (docs/_ext/course.py)
     "concept_figures",  # figures drawn by common.plots at build time (docs/_ext/concept_figures.py)
+    "runner",  # "Run it here" panels: lectures and exercises in the browser (docs/_ext/runner.py)
 ]
 
 root_doc = "index"
@@ -69,6 +70,31 @@ html_theme_options = {
     "navigation_with_keys": True,
     "top_of_page_buttons": ["view"],
 }
+
+# -- Run it here (docs/_ext/runner.py) --------------------------------------------
+# The lectures whose page gets a panel, each with the flags it offers; choices and
+# defaults come from the lecture's own parser. A lecture must import on the standard
+# library alone (the build checks). The exercises whose answers the panel recomputes
+# are those computed from the hardware table.
+runner_lectures = {
+    "02_roofline_basics": (),
+    "05_operator_ledger": ("--chip", "--precision"),
+    "06_llm_speed": ("--model", "--chip", "--precision", "--batch", "--context"),
+    "07_llm_capacity": ("--model", "--chip", "--precision", "--context"),
+    "08_llm_levers": ("--model", "--chip", "--batch", "--context"),
+}
+runner_exercises = (
+    "a100-peak-edit",
+    "v5e-int8",
+    "v5e-int8-weights",
+    "per-example-matrices",
+    "h200-vs-h100",
+    "gqa-decode",
+    "bandwidth-2x",
+    "sharded-matmul",
+    "tiled-compute-bound",
+    "tiled-head-dim",
+)
 
 # -- Autodoc (the API page) ------------------------------------------------------
 autodoc_member_order = "bysource"

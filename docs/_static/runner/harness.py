@@ -1,0 +1,243 @@
+"""The Python side of the site's "Run it here" panels: run a lecture as a terminal would.
+
+The panel's web worker starts Pyodide, unpacks the course (``common/`` and the
+lectures, packed by ``docs/_ext/runner.py``) into one folder, runs this file and
+then calls `run_json` once per press of Run. Each run:
+
+1. writes the hardware table the reader edited over ``common/hw_specs.py``;
+2. forgets every ``common`` module, so the lecture imports the edited table;
+3. runs ``python3 lectures/NN_name.py FLAGS`` or ``python3 -m common.exercises KEY``
+   with the lecture's own one-line error handler (``common.present.cli``) installed,
+   capturing what a terminal would show, stdout and stderr in order.
+
+A run that fails prints what the terminal prints: the handler's one line for a bad
+figure, argparse's one line for a bad flag. A table that does not even import (a
+typo) is reported in one line too, naming the line of ``common/hw_specs.py``.
+
+The build also runs `compile_zip` in Pyodide under Node.js (``docs/_ext/runner_stdlib.mjs``)
+to ship the standard library as bytecode: a page then starts Python without compiling
+the two hundred modules Pyodide imports at start-up.
+
+Standard library only; the unit tests run it on CPython in a subprocess.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import io
+import json
+import os
+import runpy
+import sys
+import time
+import traceback
+from contextlib import redirect_stderr, redirect_stdout, suppress
+from pathlib import Path
+from typing import Any
+
+#: The hardware table, relative to the course folder.
+TABLE = "common/hw_specs.py"
+#: How ``python3 -m common.exercises`` names itself in its error lines.
+EXERCISES_PROG = "common.exercises"
+
+_ROOT: list[Path] = []
+
+
+class Recorder(io.TextIOBase):
+    """A text stream that appends (stream name, text) chunks to a shared list, in order."""
+
+    def __init__(self, name: str, chunks: list[list[str]]) -> None:
+        super().__init__()
+        self.name = name
+        self.chunks = chunks
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if text:
+            if self.chunks and self.chunks[-1][0] == self.name:
+                self.chunks[-1][1] += text
+            else:
+                self.chunks.append([self.name, text])
+        return len(text)
+
+
+def setup(root: str) -> None:
+    """Use `root` (the unpacked course: ``common/``, ``lectures/``) for every later run."""
+    path = Path(root).resolve()
+    _ROOT[:] = [path]
+    os.chdir(path)
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+    # Pyodide starts with bytecode caching off; on, every run after the first imports the
+    # unchanged modules from their cache (`write_table` drops the table's own).
+    sys.dont_write_bytecode = False
+
+
+def root() -> Path:
+    """The course folder given to `setup`."""
+    if not _ROOT:
+        raise RuntimeError("harness.setup(root) was not called")
+    return _ROOT[0]
+
+
+def forget_course_modules() -> None:
+    """Drop every imported ``common`` module: the next import reads the files again."""
+    for name in list(sys.modules):
+        if name == "common" or name.startswith("common."):
+            del sys.modules[name]
+    importlib.invalidate_caches()
+
+
+def write_table(text: str) -> None:
+    """Put `text` into ``common/hw_specs.py`` (unchanged text leaves the file alone)."""
+    path = root() / TABLE
+    if path.read_text(encoding="utf-8") == text:
+        return
+    path.write_text(text, encoding="utf-8")
+    # A rewrite of the same size within the same second would pass the bytecode
+    # cache's (mtime, size) check and import the old table: drop the cache.
+    Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
+
+
+def table_problem() -> str:
+    """'' when the table imports; else one line naming its line and what is wrong."""
+    try:
+        importlib.import_module("common.hw_specs")
+    except SyntaxError as exc:
+        return f"{TABLE}, line {exc.lineno}: {exc.msg}"
+    except Exception as exc:
+        line = next(
+            (
+                frame.lineno
+                for frame in reversed(traceback.extract_tb(exc.__traceback__))
+                if frame.filename.endswith(TABLE)
+            ),
+            None,
+        )
+        where = f"{TABLE}, line {line}" if line else TABLE
+        text = str(exc).strip().splitlines()
+        return f"{where}: {type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+    return ""
+
+
+def command(kind: str, target: str, args: list[str]) -> list[str]:
+    """The argv of the run: the lecture's path and flags, or the exercise module and key."""
+    if kind == "lecture":
+        return [f"lectures/{target}.py", *args]
+    if kind == "exercise":
+        return [EXERCISES_PROG, target]
+    raise ValueError(f"unknown kind of run {kind!r}; use 'lecture' or 'exercise'")
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)  # what Python does with sys.exit("message")
+    return 1
+
+
+def _execute(kind: str, argv: list[str]) -> int:
+    """Run the script under the lecture's error handler, as the interpreter would."""
+    from common.present import cli
+
+    cli.install_error_handler()
+    problem = table_problem()
+    if problem:  # the lecture never got to run: report the table's line like its errors
+        sys.excepthook(ValueError, ValueError(problem), None)
+        return 1
+    try:
+        if kind == "lecture":
+            runpy.run_path(argv[0], run_name="__main__")
+        else:
+            runpy.run_module("common.exercises", run_name="__main__", alter_sys=False)
+    except SystemExit as exc:
+        return _exit_status(exc.code)
+    except BaseException as exc:  # what the interpreter hands its excepthook
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+        return 1
+    return 0
+
+
+def run(kind: str, target: str, args: list[str], table: str | None = None) -> dict[str, Any]:
+    """Run one lecture or exercise with `table` as the hardware table; what it printed.
+
+    Returns ``{"argv": [...], "chunks": [[stream, text], ...], "status": exit status,
+    "seconds": wall time}``; chunks keep the order in which stdout and stderr were written.
+    """
+    argv = command(kind, target, args)
+    chunks: list[list[str]] = []
+    saved = sys.argv, sys.excepthook, sys.stdin
+    start = time.perf_counter()
+    with redirect_stdout(Recorder("stdout", chunks)), redirect_stderr(Recorder("stderr", chunks)):
+        if table is not None:
+            write_table(table)
+        forget_course_modules()
+        sys.argv = argv
+        sys.stdin = io.StringIO()
+        try:
+            status = _execute(kind, argv)
+        finally:
+            sys.argv, sys.excepthook, sys.stdin = saved
+            sys.stdout.flush()
+    return {
+        "argv": argv,
+        "chunks": chunks,
+        "status": status,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def run_json(request: str) -> str:
+    """`run` for the web worker: a JSON request ``{kind, target, args, table}`` in, JSON out."""
+    data = json.loads(request)
+    result = run(data["kind"], data["target"], list(data.get("args", [])), data.get("table"))
+    return json.dumps(result)
+
+
+def warm_up(modules: list[str]) -> None:
+    """Import (and so compile) `modules` once, so that the first Run is as quick as the rest."""
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        for name in modules:
+            # A module that needs numpy or matplotlib fails here; Run will say so itself.
+            with suppress(Exception):
+                importlib.import_module(name)
+
+
+def compile_zip(source: str, target: str) -> tuple[int, int]:
+    """Copy a zip of modules to `target`, each ``.py`` replaced by unchecked bytecode.
+
+    The bytecode is this interpreter's (so run it on the Python that will import it);
+    "unchecked" hash-based ``.pyc`` files never look for their source. A file that does
+    not compile stays as source. Returns (modules compiled, files copied as they were).
+    """
+    import zipfile
+    from importlib._bootstrap_external import _code_to_hash_pyc
+
+    compiled = kept = 0
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
+        for info in src.infolist():
+            data = src.read(info)
+            name = info.filename
+            if name.endswith(".py"):
+                try:
+                    code = compile(data, f"{source}/{name}", "exec", dont_inherit=True)
+                except SyntaxError:
+                    code = None
+                if code is not None:
+                    pyc = _code_to_hash_pyc(code, importlib.util.source_hash(data), False)
+                    entry = zipfile.ZipInfo(name[:-3] + ".pyc", date_time=info.date_time)
+                    entry.compress_type = zipfile.ZIP_DEFLATED
+                    out.writestr(entry, bytes(pyc))
+                    compiled += 1
+                    continue
+            entry = zipfile.ZipInfo(name, date_time=info.date_time)
+            entry.compress_type = zipfile.ZIP_DEFLATED if not name.endswith("/") else 0
+            entry.external_attr = info.external_attr
+            out.writestr(entry, data)
+            kept += 1
+    return compiled, kept

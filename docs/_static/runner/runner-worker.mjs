@@ -1,0 +1,81 @@
+// The "Run it here" panels' Python: Pyodide in a web worker, so the page stays responsive.
+//
+// Messages in:  {type: "init", runtime, course, harness}  (absolute URLs, all on this site)
+//               {type: "run", id, request}                (request: JSON for harness.run_json)
+// Messages out: {type: "ready", ms, python}  {type: "failed", message}
+//               {type: "result", id, result}              (result: JSON from harness.run_json)
+//
+// Nothing here knows a formula: every number comes from the course's own Python code.
+
+const HOME = "/home/pyodide";
+const COURSE = `${HOME}/course`;
+
+let harness = null;
+let starting = null;
+
+function describe(error) {
+  return String(error && error.message ? error.message : error);
+}
+
+async function fetchOk(url, how) {
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new Error(`${url} answered HTTP ${response.status}`);
+  }
+  return how === "text" ? response.text() : response.arrayBuffer();
+}
+
+async function start({ runtime, course, harness: harnessUrl, warm }) {
+  const t0 = performance.now();
+  const { loadPyodide } = await import(`${runtime}pyodide.mjs`);
+  const t1 = performance.now();
+  const quiet = () => {};
+  const [pyodide, zip, source] = await Promise.all([
+    loadPyodide({ indexURL: runtime, stdout: quiet, stderr: quiet }),
+    fetchOk(course, "bytes"),
+    fetchOk(harnessUrl, "text"),
+  ]);
+  const t2 = performance.now();
+  pyodide.unpackArchive(zip, "zip", { extractDir: COURSE });
+  pyodide.FS.writeFile(`${HOME}/rl_harness.py`, source);
+  pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(HOME)})`);
+  harness = pyodide.pyimport("rl_harness");
+  harness.setup(COURSE);
+  const python = pyodide.runPython("import sys; sys.version.split()[0]");
+  const t3 = performance.now();
+  self.postMessage({
+    type: "ready",
+    python,
+    // where the start-up time went, in ms: import the loader, start Python, unpack the course
+    phases: { origin: performance.timeOrigin, loader: t1 - t0, python: t2 - t1, course: t3 - t2 },
+  });
+  if (warm && warm.length) {
+    harness.warm_up(pyodide.toPy(warm)); // compile the modules the page uses, once
+  }
+}
+
+self.onmessage = async (event) => {
+  const message = event.data;
+  if (message.type === "init") {
+    starting = start(message).catch((error) => {
+      self.postMessage({ type: "failed", message: describe(error) });
+    });
+    return;
+  }
+  if (message.type === "run") {
+    try {
+      await starting;
+      if (harness === null) {
+        throw new Error("Python did not start in this browser");
+      }
+      const result = harness.run_json(message.request);
+      self.postMessage({ type: "result", id: message.id, result });
+    } catch (error) {
+      self.postMessage({
+        type: "result",
+        id: message.id,
+        error: describe(error),
+      });
+    }
+  }
+};

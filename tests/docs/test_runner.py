@@ -1,0 +1,292 @@
+"""Browser test of the Run-it-here panels: edit the hardware table, press Run, read the output.
+
+Needs ``make docs`` (with npm, which installs the Pyodide runtime) and Debian's Chromium;
+the fixtures (browser, server, `visit`) are in ``tests/conftest.py``. Expected
+numbers are derived here from the datasheet figures, never read from the site.
+Throughout: no request leaves 127.0.0.1 and no console error appears.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SITE = REPO / "docs" / "_build" / "html"
+SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
+LECTURE_02 = "auto_lectures/02_roofline_basics.html"
+READY_MS = 120_000  # generous: the 5 s target is benchmarks/bench_runner.py's job
+
+if TYPE_CHECKING:
+    from conftest import Visitor
+
+pytestmark = pytest.mark.browser
+
+# NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): 989 TFLOPS dense BF16, 3.35 TB/s.
+H100_BF16_PEAK = 989e12
+H100_BANDWIDTH = 3.35e12
+# Google Cloud TPU v5e documentation: 394 TOPS int8, 819 GB/s (the table's 8.2e11 B/s).
+V5E_INT8_PEAK = 394e12
+V5E_BANDWIDTH = 8.2e11
+
+
+def conf_value(name: str) -> object:
+    """A literal assigned in docs/conf.py (read, not imported)."""
+    tree = ast.parse((REPO / "docs" / "conf.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise LookupError(name)
+
+
+def critical_batch(ridge: float, bytes_per_value: float, d: int = 8192) -> int:
+    """Smallest B with 2B d^2 / (b (2 B d + d^2)) >= ridge for X[B,d] W[d,d], by trying each B."""
+    batch = 1
+    while 2 * batch * d * d / (bytes_per_value * (2 * batch * d + d * d)) < ridge:
+        batch += 1
+    return batch
+
+
+@pytest.fixture(autouse=True)
+def runtime_built() -> None:
+    """The panels need the runtime the build installs with npm; without npm they are off."""
+    folder = next(SITE.glob("_static/runner/pyodide-*/"), None)
+    if folder is None:
+        if shutil.which("npm") is None:
+            pytest.skip("npm is not installed, so the site was built with its panels off")
+        pytest.fail("the site has no Pyodide runtime under _static/runner: run make docs")
+
+
+def site_errors(visit: Visitor) -> list[str]:
+    # The site has no favicon yet: the browser's own request for /favicon.ico is not the panel's.
+    return [e for e in visit.errors if not e.endswith("/favicon.ico)")]
+
+
+def check(visit: Visitor) -> None:
+    assert not site_errors(visit), "JavaScript errors:\n" + "\n".join(site_errors(visit))
+    assert not visit.external, "requests left 127.0.0.1:\n" + "\n".join(visit.external)
+
+
+class Panel:
+    """One panel on an open page, driven as a reader would."""
+
+    def __init__(self, page, selector: str) -> None:
+        self.page = page
+        self.root = page.locator(selector)
+        page.wait_for_function(
+            "() => document.documentElement.dataset.rlRunnerReadyMs", timeout=READY_MS
+        )
+
+    @property
+    def status(self) -> str:
+        return self.root.locator(".rl-runner-status").inner_text()
+
+    @property
+    def output(self) -> str:
+        return self.root.locator(".rl-runner-output").inner_text()
+
+    def table(self):
+        editor = self.root.locator("details.rl-runner-editor")
+        if editor.get_attribute("open") is None:
+            editor.locator("summary").click()
+        return self.root.locator("textarea")
+
+    def edit(self, chip_name: str, old: str, new: str) -> None:
+        area = self.table()
+        text = area.input_value()
+        at = text.index(old, text.index(f'name="{chip_name}"'))
+        area.fill(text[:at] + new + text[at + len(old) :])
+
+    def choose(self, flag: str, value: str) -> None:
+        self.root.locator(f"[id$='-{flag.removeprefix('--')}']").select_option(value)
+
+    def run(self) -> str:
+        runs = int(self.root.get_attribute("data-runs") or 0)
+        self.root.locator(".rl-runner-run").click()
+        self.page.wait_for_function(
+            f"(el) => Number(el.dataset.runs || 0) > {runs}",
+            arg=self.root.element_handle(),
+            timeout=READY_MS,
+        )
+        return self.output
+
+
+def row(output: str, start: str) -> list[str]:
+    line = re.search(rf"^{re.escape(start)}.*$", output, re.MULTILINE)
+    assert line, f"no line starting {start!r} in:\n{output}"
+    return line.group(0).split()
+
+
+def test_lecture_02_reruns_with_an_edited_peak(visit: Visitor, tmp_path: Path) -> None:
+    page = visit.open(LECTURE_02)
+    panel = Panel(page, ".rl-runner")
+    assert "Ready" in panel.status
+
+    panel.edit("H100 SXM", "989e12", "1978e12")
+    assert panel.root.locator(".rl-runner-edited").is_visible()
+    doubled = 2 * H100_BF16_PEAK / H100_BANDWIDTH  # 590.4 FLOP/byte
+    out = panel.run()
+    assert f"H100 SXM (ridge {doubled:.0f} FLOP/B)" in out
+    assert row(out, "H100 SXM  bf16")[-2:] == [f"{doubled:.0f}", str(critical_batch(doubled, 2))]
+    assert panel.status.startswith("Ran in")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    panel.root.screenshot(path=str(SCREENSHOTS / "runner_02_edited.png"))
+
+    panel.root.locator(".rl-runner-reset").click()
+    assert not panel.root.locator(".rl-runner-edited").is_visible()
+    ridge = H100_BF16_PEAK / H100_BANDWIDTH  # 295.2 FLOP/byte
+    out = panel.run()
+    assert f"H100 SXM (ridge {ridge:.0f} FLOP/B)" in out
+    assert row(out, "H100 SXM  bf16")[-2:] == [f"{ridge:.0f}", str(critical_batch(ridge, 2))]
+
+    # A zero peak: the terminal's one line, and the panel still works afterwards.
+    panel.edit("H100 SXM", "989e12", "0")
+    out = panel.run()
+    expected = terminal_error(panel.table().input_value(), tmp_path)
+    assert expected.count("\n") == 1 and out.strip() == expected.strip()
+    assert "Traceback" not in page.locator("article").inner_text()
+    assert "exit status 1" in panel.status
+    panel.root.locator(".rl-runner-reset").click()
+    assert f"ridge {ridge:.0f} FLOP/B" in panel.run()
+    check(visit)
+
+
+def terminal_error(table: str, tmp_path: Path) -> str:
+    """What `python3 lectures/02_roofline_basics.py` prints on stderr with this table."""
+    work = tmp_path / "repo"
+    shutil.copytree(REPO / "common", work / "common", ignore=shutil.ignore_patterns("__pycache__"))
+    (work / "lectures").mkdir()
+    shutil.copy(REPO / "lectures" / "02_roofline_basics.py", work / "lectures")
+    (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-S", "lectures/02_roofline_basics.py"],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    return proc.stderr
+
+
+def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
+    page = visit.open("exercises.html")
+    targets = page.eval_on_selector_all(".rl-runner", "ps => ps.map(p => p.dataset.target)")
+    assert targets == list(conf_value("runner_exercises"))
+    panel = Panel(page, ".rl-runner[data-target='v5e-int8']")
+    assert panel.root.locator(".rl-runner-command").inner_text() == (
+        "python3 -m common.exercises v5e-int8"
+    )
+    for peak, literal in ((V5E_INT8_PEAK, ""), (2 * V5E_INT8_PEAK, "788e12")):
+        if literal:
+            panel.edit("TPU v5e", "394e12", literal)
+        out = panel.run()
+        ridge = peak / V5E_BANDWIDTH  # 480.5, then 961.0 FLOP/byte
+        assert f"= {ridge:.1f} FLOP/byte" in out
+        assert f"gives B = {critical_batch(ridge, 1):,}" in out
+    # Every panel on the page edits the one table: another exercise sees the edit too,
+    other = Panel(page, ".rl-runner[data-target='v5e-int8-weights']")
+    assert "788e12" in other.table().input_value()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    panel.root.screenshot(path=str(SCREENSHOTS / "runner_exercise.png"))
+    # and so does the next page the reader opens in this tab, until Reset.
+    page.goto(visit.base_url + LECTURE_02)
+    lecture = page.locator(".rl-runner")
+    lecture.locator(".rl-runner-edited").wait_for(state="visible")
+    assert "788e12" in lecture.locator("textarea").input_value()
+    lecture.locator(".rl-runner-reset").click()
+    assert not lecture.locator(".rl-runner-edited").is_visible()
+    assert page.evaluate("() => sessionStorage.length") == 0
+    check(visit)
+
+
+def test_a_lecture_offers_its_own_flags(visit: Visitor) -> None:
+    from common.hw_specs import CHIPS
+    from common.tables.models import MODELS
+
+    lectures = conf_value("runner_lectures")
+    stem = next(s for s, flags in lectures.items() if {"--model", "--chip"} <= set(flags))
+    page = visit.open(f"auto_lectures/{stem}.html")
+    panel = Panel(page, ".rl-runner")
+    for flag, registry in (("model", MODELS), ("chip", CHIPS)):
+        options = panel.root.locator(f"select[id$='-{flag}'] option").all_inner_texts()
+        assert options == list(registry), flag
+    panel.choose("--model", "llama-2-7b")
+    panel.choose("--chip", "h200")
+    assert panel.root.locator(".rl-runner-command").inner_text() == (
+        f"python3 lectures/{stem}.py --model llama-2-7b --chip h200"
+    )
+    out = panel.run()
+    assert panel.status.startswith("Ran in"), out
+    assert MODELS["llama-2-7b"].name in out and CHIPS["h200"].name in out
+    if "--precision" in lectures[stem]:
+        panel.choose("--chip", "tpu-v5e")
+        panel.choose("--precision", "fp8")  # the v5e has no fp8 peak: the lecture says so
+        out = panel.run()
+        assert "\n" not in out.strip() and out.startswith(f"{stem}.py: error: ")
+        assert "exit status 2" in panel.status
+    check(visit)
+
+
+def test_lecture_05_runs_without_numpy(visit: Visitor) -> None:
+    """Lecture 05 reads the results file; in the browser there is none, and it says so."""
+    if "05_operator_ledger" not in conf_value("runner_lectures"):
+        pytest.skip("lecture 05 has no panel in docs/conf.py")
+    page = visit.open("auto_lectures/05_operator_ledger.html")
+    panel = Panel(page, ".rl-runner")
+    out = panel.run()
+    assert panel.status.startswith("Ran in"), out
+    assert "A100 40GB SXM (bf16)" in out and "not measured" in out
+    check(visit)
+
+
+@pytest.mark.parametrize(
+    ("path", "selector", "name"),
+    [
+        (LECTURE_02, ".rl-runner", "02"),
+        ("exercises.html", ".rl-runner[data-target='a100-peak-edit']", "exercise"),
+    ],
+)
+def test_panel_fits_a_desktop_and_a_phone(visit: Visitor, path: str, selector: str, name: str):
+    """Screenshots at 1280 and 390 px (docs/_build/screenshots); the page never scrolls sideways."""
+    page = visit.open(path)
+    panel = Panel(page, selector)
+    panel.table()
+    panel.run()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{path}: page is {overflow}px wider than a {width}px window"
+        panel.root.scroll_into_view_if_needed()
+        panel.root.screenshot(path=str(SCREENSHOTS / f"runner_{name}_{width}.png"))
+    check(visit)
+
+
+def test_opened_from_a_file_the_panel_says_to_serve_it(browser) -> None:
+    context = browser.new_context()
+    requests: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((SITE / LECTURE_02).as_uri(), wait_until="load")
+        status = page.locator(".rl-runner .rl-runner-status").inner_text()
+        assert "served over HTTP" in status and "python3 -m http.server" in status
+        assert "http://127.0.0.1:8000/auto_lectures/02_roofline_basics.html" in status
+        assert page.locator(".rl-runner-run").count() == 0
+    finally:
+        context.close()
+    assert not errors
+    assert not [u for u in requests if u.startswith(("http:", "https:"))]
+    started = [u for u in requests if "runner-worker.mjs" in u or "/_static/runner/pyodide-" in u]
+    assert not started, started

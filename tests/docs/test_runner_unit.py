@@ -1,0 +1,605 @@
+"""The Run-it-here panels without a browser: packing, configuration, and the harness on CPython.
+
+The harness (``docs/_static/runner/harness.py``) is the code Pyodide runs in the page;
+here it runs on this CPython with ``-S`` (no site-packages, so no numpy or matplotlib,
+as in the browser) over the very zip the build packs. What it captures must be what
+a terminal prints for the same command and the same hardware table, byte for byte.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from docutils import nodes
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "docs" / "_ext"))
+import runner  # noqa: E402
+
+HARNESS = REPO / "docs" / "_static" / "runner" / "harness.py"
+TABLE = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8")
+
+# Datasheet figures the expected values are derived from (NVIDIA H100 Tensor Core GPU
+# datasheet, H100 SXM: 989 TFLOPS dense BF16, 3.35 TB/s HBM3).
+H100_BF16_PEAK = 989e12
+H100_BANDWIDTH = 3.35e12
+
+
+def conf_value(name: str) -> object:
+    """A literal assigned in docs/conf.py (read, not imported: conf.py sets env variables)."""
+    tree = ast.parse((REPO / "docs" / "conf.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise LookupError(name)
+
+
+LECTURES = conf_value("runner_lectures")
+EXERCISES = conf_value("runner_exercises")
+
+
+def lecture(stem: str) -> Path:
+    return REPO / "lectures" / f"{stem}.py"
+
+
+def clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOFLINE_")}
+    for key in ("COLUMNS", "LINES", "PYTHONPATH"):
+        env.pop(key, None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The zip the build packs, unpacked: the course folder the browser sees."""
+    folder = tmp_path_factory.mktemp("course")
+    target = folder / "course.zip"
+    runner.pack_course(REPO / "common", [lecture(s) for s in LECTURES], target)
+    with zipfile.ZipFile(target) as archive:
+        archive.extractall(folder / "course")
+    return folder / "course"
+
+
+DRIVER = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("rl_harness", sys.argv[1])
+harness = importlib.util.module_from_spec(spec)
+sys.modules["rl_harness"] = harness
+spec.loader.exec_module(harness)
+harness.setup(sys.argv[2])
+for line in sys.stdin:
+    print(harness.run_json(line), flush=True)
+"""
+
+
+def harness_runs(course: Path, *requests: dict, tmp: Path) -> list[dict]:
+    """Run requests through the harness in one bare (-S) CPython, as the worker does."""
+    work = tmp / "harness-course"
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(course, work)
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", DRIVER, str(HARNESS), str(work)],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=180,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def stream(result: dict, name: str) -> str:
+    return "".join(text for s, text in result["chunks"] if s == name)
+
+
+def terminal(course: Path, table: str, argv: list[str], tmp: Path) -> subprocess.CompletedProcess:
+    """The same command in a terminal: a copy of the course with `table` as its hardware table."""
+    work = tmp / "terminal-course"
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(course, work)
+    (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
+    command = ["-m", "common.exercises", *argv[1:]] if argv[0] == "common.exercises" else argv
+    return subprocess.run(
+        [sys.executable, "-S", *command],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=clean_env(),
+        timeout=120,
+        check=False,
+    )
+
+
+def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]:
+    """Replace the first `old` after `name="chip_name"`; the new table and that line (from 1)."""
+    start = table.index(f'name="{chip_name}"')
+    at = table.index(old, start)
+    return table[:at] + new + table[at + len(old) :], table.count("\n", 0, at) + 1
+
+
+def critical_batch_brute_force(ridge: float, d: int = 8192, f: int = 8192, b: float = 2) -> int:
+    """Smallest B with 2BDF / (b (BD + DF + BF)) >= ridge, by trying every B."""
+    batch = 1
+    while 2 * batch * d * f / (b * (batch * d + d * f + batch * f)) < ridge:
+        batch += 1
+    return batch
+
+
+# ---------------------------------------------------------------------------
+# What goes into the zip
+# ---------------------------------------------------------------------------
+def test_every_module_the_layout_keeps_pure_is_packed() -> None:
+    """tests/test_layout.py: numpy only in common.measure, matplotlib only in common.plots."""
+    packable = runner.standard_library_modules(REPO / "common")
+    every = {
+        runner.module_name(p, REPO)
+        for p in (REPO / "common").rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    outside = {m for m in every if not m.startswith(("common.measure", "common.plots"))}
+    assert outside <= set(packable), sorted(outside - set(packable))
+    for stem in LECTURES:
+        assert runner.lecture_blockers(lecture(stem), packable) == [], stem
+
+
+def test_packed_modules_import_with_numpy_and_matplotlib_absent(course: Path) -> None:
+    found = runner.standard_library_modules(REPO / "common")
+    names = sorted(n for n in found if not n.endswith("__main__"))  # a __main__ would run
+    code = (
+        "import importlib, sys\n"
+        f"sys.path.insert(0, {str(course)!r})\n"
+        f"for name in {names!r}:\n"
+        "    importlib.import_module(name)\n"
+        "print('numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=course,
+        env=clean_env(),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "False"]
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_a_module_needing_a_third_party_package_at_import_is_left_out(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/pure.py": "import math\nfrom pkg import helper\n",
+            "pkg/helper.py": "def f():\n    import numpy\n    return numpy\n",
+            "pkg/heavy.py": "import numpy as np\n",
+            "pkg/uses_heavy.py": "from pkg.heavy import np\n",
+            "pkg/in_class.py": "class A:\n    import matplotlib\n",
+            "pkg/rel.py": "from . import pure\n",
+            "pkg/sub/__init__.py": "if True:\n    import numpy\n",
+            "pkg/sub/leaf.py": "import os\n",
+        },
+    )
+    found = runner.standard_library_modules(tmp_path / "pkg")
+    assert set(found) == {"pkg", "pkg.pure", "pkg.helper", "pkg.rel"}
+
+
+def test_a_lecture_that_imports_numpy_cannot_have_a_panel(tmp_path: Path) -> None:
+    fake = tmp_path / "99_fake.py"
+    fake.write_text("import numpy as np\nfrom common.hw_specs import H100\n", encoding="utf-8")
+    packable = runner.standard_library_modules(REPO / "common")
+    assert runner.lecture_blockers(fake, packable) == ["numpy"]
+    config = SimpleNamespace(
+        runner_lectures={"99_fake": ()},
+        runner_exercises=(),
+        sphinx_gallery_conf={"examples_dirs": str(tmp_path)},
+    )
+    with pytest.raises(runner.ExtensionError, match=r"99_fake\.py cannot run in the browser"):
+        runner.check_config(SimpleNamespace(config=config), config)
+
+
+def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Path) -> None:
+    stems = list(LECTURES)
+    first, names = runner.pack_course(REPO / "common", [lecture(s) for s in stems], tmp_path / "a")
+    again, _ = runner.pack_course(REPO / "common", [lecture(s) for s in stems], tmp_path / "b")
+    assert first == again and (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+    assert "common/hw_specs.py" in names and "common/present/cli.py" in names
+    assert [n for n in names if n.startswith("lectures/")] == sorted(
+        f"lectures/{s}.py" for s in stems
+    )
+    assert not any("__pycache__" in n or not n.endswith(".py") for n in names)
+    with zipfile.ZipFile(tmp_path / "a") as archive:
+        assert archive.read("common/hw_specs.py") == (REPO / "common" / "hw_specs.py").read_bytes()
+
+
+# ---------------------------------------------------------------------------
+# Configuration: lectures, their flags, exercises
+# ---------------------------------------------------------------------------
+def test_configured_lectures_and_exercises_exist() -> None:
+    from common.exercises import EXERCISES as ALL
+
+    assert LECTURES and EXERCISES
+    config = SimpleNamespace(
+        runner_lectures=LECTURES,
+        runner_exercises=EXERCISES,
+        sphinx_gallery_conf={"examples_dirs": str(REPO / "lectures")},
+    )
+    app = SimpleNamespace(config=config)
+    runner.check_config(app, config)  # no error
+    assert set(EXERCISES) <= {e.key for e in ALL}
+    for broken, match in (
+        ({"runner_lectures": {"00_missing": ()}}, "00_missing"),
+        ({"runner_exercises": ("no-such-exercise",)}, "no-such-exercise"),
+    ):
+        bad = SimpleNamespace(**{**vars(config), **broken})
+        with pytest.raises(runner.ExtensionError, match=match):
+            runner.check_config(SimpleNamespace(config=bad), bad)
+
+
+def help_default(stem: str, flag: str) -> str:
+    """The default a lecture's --help states for a flag, e.g. '(default: h100)'."""
+    proc = subprocess.run(
+        [sys.executable, "-S", str(lecture(stem)), "--help"],
+        capture_output=True,
+        text=True,
+        env={**clean_env(), "COLUMNS": "1000"},
+        timeout=60,
+        check=True,
+    )
+    entries = re.split(r"\n  (?=-)", proc.stdout)  # one entry per option, wrapped lines too
+    entry = next(e for e in entries if e.startswith(f"{flag} ")).split()
+    return re.search(r"\(default: ([^);]+)", " ".join(entry)).group(1)
+
+
+def with_flag(*flags: str) -> str:
+    """The first configured lecture whose panel offers all of `flags` (the LLM lecture)."""
+    return next(stem for stem, offered in LECTURES.items() if set(flags) <= set(offered))
+
+
+def test_flag_choices_and_defaults_come_from_the_lecture_parser() -> None:
+    from common.hw_specs import CHIPS
+    from common.tables.models import MODELS
+
+    registries = {"--model": tuple(MODELS), "--chip": tuple(CHIPS)}
+    saved = sys.argv, sys.excepthook, list(sys.path)
+    for stem, flags in LECTURES.items():
+        options = runner.lecture_options(lecture(stem), flags)
+        assert [o.flag for o in options] == list(flags)
+        for option in options:
+            if option.flag in registries:  # one_of(MODELS / CHIPS): every key, in order
+                assert option.choices == registries[option.flag], (stem, option.flag)
+            if option.choices:
+                assert option.default in option.choices or option.default == ""
+            if "(default: " in option.help:
+                assert option.default == help_default(stem, option.flag), (stem, option.flag)
+    assert (sys.argv, sys.excepthook, sys.path) == saved  # the capture leaves no trace
+    llm = with_flag("--model", "--chip")
+    batch = (
+        runner.lecture_options(lecture(llm), ["--batch"])[0] if "--batch" in LECTURES[llm] else None
+    )
+    assert batch is None or (batch.choices == () and batch.default == help_default(llm, "--batch"))
+    with pytest.raises(runner.ExtensionError, match="set by the build"):
+        runner.lecture_options(lecture(llm), ["--png"])
+    with pytest.raises(runner.ExtensionError, match=r"has no flag --nope; it has: .*--model"):
+        runner.lecture_options(lecture(llm), ["--nope"])
+
+
+def test_every_exercise_computed_from_the_table_has_a_panel(course: Path, tmp_path: Path) -> None:
+    """An exercise has a panel exactly when doubling every peak in the table changes its answer."""
+    from common.exercises import EXERCISES as ALL
+
+    doubled = re.sub(r"flops\(([0-9.e]+)", lambda m: f"flops({2 * float(m.group(1))!r}", TABLE)
+    assert doubled != TABLE
+    requests = []
+    for exercise in ALL:
+        for table in (TABLE, doubled):
+            requests.append({"kind": "exercise", "target": exercise.key, "table": table})
+    results = harness_runs(course, *requests, tmp=tmp_path)
+    changed = set()
+    for exercise, before, after in zip(ALL, results[::2], results[1::2], strict=True):
+        assert before["status"] == 0 and after["status"] == 0, exercise.key
+        if stream(before, "stdout") != stream(after, "stdout"):
+            changed.add(exercise.key)
+    assert changed == set(EXERCISES)
+
+
+# ---------------------------------------------------------------------------
+# The harness: what the panel shows is what the terminal prints
+# ---------------------------------------------------------------------------
+def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> None:
+    cases = [("lecture", stem, []) for stem in LECTURES]  # every panel, its defaults
+    cases += [
+        ("lecture", with_flag("--model", "--chip"), ["--model", "llama-2-7b", "--chip", "h200"]),
+        ("lecture", with_flag("--chip", "--precision"), ["--chip", "h100", "--precision", "fp8"]),
+        ("exercise", "v5e-int8", []),
+    ]
+    requests = [{"kind": k, "target": t, "args": a, "table": TABLE} for k, t, a in cases]
+    results = harness_runs(course, *requests, tmp=tmp_path)
+    for (kind, target, args), result in zip(cases, results, strict=True):
+        argv = (
+            [f"lectures/{target}.py", *args] if kind == "lecture" else ["common.exercises", target]
+        )
+        assert result["argv"] == argv
+        proc = terminal(course, TABLE, argv, tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert result["status"] == 0
+        assert stream(result, "stdout") == proc.stdout, target
+        assert stream(result, "stderr") == proc.stderr == ""
+
+
+def test_an_edited_peak_moves_the_ridge_and_the_critical_batch(
+    course: Path, tmp_path: Path
+) -> None:
+    edited, _ = edit_chip(TABLE, "H100 SXM", "989e12", "1978e12")
+    before, after = harness_runs(
+        course,
+        {"kind": "lecture", "target": "02_roofline_basics", "table": TABLE},
+        {"kind": "lecture", "target": "02_roofline_basics", "table": edited},
+        tmp=tmp_path,
+    )
+    for result, peak in ((before, H100_BF16_PEAK), (after, 2 * H100_BF16_PEAK)):
+        ridge = peak / H100_BANDWIDTH  # 295.2, then 590.4 FLOP/byte
+        batch = critical_batch_brute_force(ridge)  # 319, then 690
+        out = stream(result, "stdout")
+        assert f"H100 SXM (ridge {ridge:.0f} FLOP/B)" in out
+        row = re.search(r"^H100 SXM\s+bf16\s+bf16/bf16/bf16 .*$", out, re.MULTILINE).group(0)
+        assert row.split()[-2:] == [f"{ridge:.0f}", str(batch)]
+
+
+def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: Path) -> None:
+    zero, _ = edit_chip(TABLE, "H100 SXM", "989e12", "0")
+    typo, typo_line = edit_chip(TABLE, "H100 SXM", "989e12", "989e12x")
+    name, name_line = edit_chip(TABLE, "H100 SXM", "H100_DATASHEET", "H100_DATASHET")
+    tables = (zero, typo, name, TABLE)
+    requests = [{"kind": "lecture", "target": "02_roofline_basics", "table": t} for t in tables]
+    zero_run, typo_run, name_run, good = harness_runs(course, *requests, tmp=tmp_path)
+
+    # A zero peak: exactly the terminal's one line and exit status.
+    proc = terminal(course, zero, ["lectures/02_roofline_basics.py"], tmp_path)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("02_roofline_basics.py: error: H100 SXM bf16 peak")
+    assert stream(zero_run, "stderr") == proc.stderr
+    assert zero_run["status"] == proc.returncode
+    # Typos in the table: one line naming the line of common/hw_specs.py.
+    assert stream(typo_run, "stderr") == (
+        f"02_roofline_basics.py: error: common/hw_specs.py, line {typo_line}: "
+        "invalid decimal literal\n"
+    )
+    assert stream(name_run, "stderr") == (
+        f"02_roofline_basics.py: error: common/hw_specs.py, line {name_line}: "
+        "NameError: name 'H100_DATASHET' is not defined\n"
+    )
+    assert typo_run["status"] == name_run["status"] == 1
+    assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
+
+
+def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_path: Path) -> None:
+    zero_v5e, _ = edit_chip(TABLE, "TPU v5e", "394e12", "0")
+    llm = with_flag("--chip", "--precision")
+    cases = [
+        ("lecture", llm, ["--chip", "nope"], TABLE),
+        ("lecture", llm, ["--chip", "tpu-v5e", "--precision", "fp8"], TABLE),
+        ("exercise", "v5e-int8", [], zero_v5e),
+    ]
+    requests = [{"kind": k, "target": t, "args": a, "table": tb} for k, t, a, tb in cases]
+    results = harness_runs(course, *requests, tmp=tmp_path)
+    for (kind, target, args, table), result in zip(cases, results, strict=True):
+        argv = (
+            [f"lectures/{target}.py", *args] if kind == "lecture" else ["common.exercises", target]
+        )
+        proc = terminal(course, table, argv, tmp_path)
+        if kind == "lecture":  # the lecture's own handler: the same single line
+            assert stream(result, "stderr") == proc.stderr
+            assert proc.stderr.count("\n") == 1 and result["status"] == proc.returncode
+        else:  # `python3 -m common.exercises` installs no handler: the panel gives one line
+            assert stream(result, "stderr") == (
+                "common.exercises: error: TPU v5e int8 peak FLOP/s must be a positive "
+                "finite number, got 0\n"
+            )
+            assert result["status"] == 1
+
+
+def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:
+    code = DRIVER.split("for line")[0] + (
+        "harness.warm_up(['common.present.cli', 'common.no_such_module', 'common.hw_specs'])\n"
+        "print(sorted(m for m in sys.modules if m in ('common.present.cli', 'common.hw_specs')))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(HARNESS), str(course)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['common.hw_specs', 'common.present.cli']"
+
+
+# ---------------------------------------------------------------------------
+# The runtime: found or not, the standard library as bytecode
+# ---------------------------------------------------------------------------
+def test_find_runtime_says_what_is_missing(tmp_path: Path) -> None:
+    missing = runner.find_runtime(tmp_path / "pyodide")
+    assert not missing.available and "is missing" in missing.reason
+    folder = tmp_path / "pyodide"
+    folder.mkdir()
+    (folder / "package.json").write_text('{"version": "1.2.3"}', encoding="utf-8")
+    (folder / "pyodide.mjs").write_text("//", encoding="utf-8")
+    partial = runner.find_runtime(folder)
+    assert not partial.available and "pyodide.asm.wasm" in partial.reason
+    for name in runner.RUNTIME_FILES:
+        (folder / name).write_text(name, encoding="utf-8")
+    found = runner.find_runtime(folder)
+    assert found.available and found.version == "1.2.3" and found.subdir == "pyodide-1.2.3"
+    stdlib = tmp_path / "compiled.zip"
+    stdlib.write_text("bytecode", encoding="utf-8")
+    copied = runner.copy_runtime(found, tmp_path / "site", stdlib)
+    assert sorted(p.name for p in copied.iterdir()) == sorted(runner.RUNTIME_FILES)
+    assert (copied / "python_stdlib.zip").read_text(encoding="utf-8") == "bytecode"
+    assert (copied / "pyodide.mjs").read_text(encoding="utf-8") == "pyodide.mjs"
+
+
+def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> None:
+    source = tmp_path / "lib.zip"
+    with zipfile.ZipFile(source, "w") as archive:
+        archive.writestr("mod.py", "def f():\n    return 6 * 7\n")
+        archive.writestr("pkg/__init__.py", "from pkg.inner import VALUE\n")
+        archive.writestr("pkg/inner.py", "VALUE = 'inner'\n")
+        archive.writestr("broken.py", "def (:\n")
+        archive.writestr("data.txt", "kept")
+    target = tmp_path / "lib-pyc.zip"
+    code = (
+        "import importlib.util, sys\n"
+        "spec = importlib.util.spec_from_file_location('h', sys.argv[1])\n"
+        "h = importlib.util.module_from_spec(spec); spec.loader.exec_module(h)\n"
+        "print(h.compile_zip(sys.argv[2], sys.argv[3]))\n"
+        "sys.path.insert(0, sys.argv[3])\n"
+        "import mod, pkg\n"
+        "print(mod.f(), pkg.VALUE, mod.__file__.endswith('.pyc'))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(HARNESS), str(source), str(target)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["(3, 2)", "42 inner True"]
+    with zipfile.ZipFile(target) as archive:
+        assert sorted(archive.namelist()) == [
+            "broken.py",
+            "data.txt",
+            "mod.pyc",
+            "pkg/__init__.pyc",
+            "pkg/inner.pyc",
+        ]
+        assert archive.read("data.txt") == b"kept"
+
+
+# ---------------------------------------------------------------------------
+# The page: where panels go and what they say
+# ---------------------------------------------------------------------------
+def test_panel_html_names_why_it_is_unavailable() -> None:
+    off = runner.Runtime(Path("node_modules/pyodide"), reason="node_modules/pyodide is missing")
+    text = runner.panel_html("lecture", "02_roofline_basics", "[]", off, True, "x")
+    assert 'data-unavailable="1"' in text
+    assert "unavailable in this build" in text and "node_modules/pyodide is missing" in text
+    on = runner.Runtime(Path("node_modules/pyodide"), version="1")
+    text = runner.panel_html("exercise", "v5e-int8", "[]", on, True, "s = '</script>'\n")
+    assert "data-unavailable" not in text
+    assert 'data-command="python3 -m common.exercises v5e-int8"' in text
+    embedded = re.search(r'class="rl-runner-table">(.*)</script>', text).group(1)
+    assert (
+        "</" not in embedded and json.loads(embedded.replace("<\\/", "</")) == "s = '</script>'\n"
+    )
+    again = runner.panel_html("exercise", "gqa-decode", "[]", on, False, "table")
+    assert "rl-runner-table" not in again  # one copy of the table per page
+
+
+def test_panels_go_after_the_prose_and_after_the_answer() -> None:
+    doc = nodes.document(None, None)
+    top = nodes.section()
+    top += nodes.title("", "Lecture")
+    top += nodes.paragraph("", "prose")
+    top += nodes.literal_block("", "import x")
+    doc += top
+    runner.insert_lecture_panel(doc, runner.panel_node("lecture", "02_roofline_basics"))
+    assert [type(c).__name__ for c in top.children] == [
+        "title",
+        "paragraph",
+        "runner_panel",
+        "literal_block",
+    ]
+
+    page = nodes.document(None, None)
+    for key in ("v5e-int8", "largest-batch"):
+        section = nodes.section(ids=[f"exercise-{key}", key], classes=["exercise"])
+        section += nodes.title("", key)
+        section += nodes.paragraph("", "question")
+        section += nodes.container(classes=["exercise-answer"])
+        page += section
+    assert runner.insert_exercise_panels(page, ["v5e-int8"]) == ["v5e-int8"]
+    first, second = page.children
+    assert [type(c).__name__ for c in first.children] == [
+        "title",
+        "paragraph",
+        "container",
+        "runner_panel",
+    ]
+    assert first.children[3]["target"] == "v5e-int8"
+    assert not list(second.findall(runner.runner_panel))
+
+
+def test_make_without_npm_says_so_in_one_line_and_succeeds() -> None:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    proc = subprocess.run(
+        [
+            "make",
+            "-s",
+            "-W",
+            "package-lock.json",
+            runner.display(runner.REPO / "node_modules" / "pyodide" / "package.json"),
+            "NPM=rl-no-such-npm",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("\n") == 1 and proc.stderr == ""
+    assert "npm is not installed" in proc.stdout and "panels are off" in proc.stdout
+
+
+def test_the_compiled_standard_library_is_built_once_and_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = runner.Runtime(tmp_path / "pyodide", version="9.9")
+    calls = tmp_path / "calls"
+    fake_node = tmp_path / "node"
+    fake_node.write_text(  # args: script, runtime folder, harness, output zip
+        f'#!/bin/sh\necho run >> "{calls}"\nprintf bytecode > "$4"\n', encoding="utf-8"
+    )
+    fake_node.chmod(0o755)
+    monkeypatch.setattr(runner.shutil, "which", lambda name: str(fake_node))
+    first, why = runner.compiled_stdlib(runtime, tmp_path / "cache")
+    again, _ = runner.compiled_stdlib(runtime, tmp_path / "cache")
+    assert why == "" and first == again and first.read_text(encoding="utf-8") == "bytecode"
+    assert first.name.startswith("python_stdlib-9.9-")
+    assert calls.read_text(encoding="utf-8").split() == ["run"]  # the second build reused it
+
+    fake_node.write_text('#!/bin/sh\necho "SyntaxError: old node" >&2\nexit 1\n', encoding="utf-8")
+    failed, why = runner.compiled_stdlib(runtime, tmp_path / "other-cache")
+    assert failed is None and why == "node failed: SyntaxError: old node"
+    assert not list((tmp_path / "other-cache").iterdir())  # nothing half-written kept
+    monkeypatch.setattr(runner.shutil, "which", lambda name: None)
+    assert runner.compiled_stdlib(runtime, tmp_path / "cache") == (first, "")  # cached: no node
+    assert runner.compiled_stdlib(runtime, tmp_path / "new") == (None, "node is not installed")
