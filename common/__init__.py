@@ -50,7 +50,8 @@ At the top, where students and the course script find them:
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
 - ``present.explain``: sentences that explain a measurement.
-- ``present.cli``: the lectures' flags and one-line errors.
+- ``present.cli``: the lectures' flags, their up-front checks and the exit statuses.
+- ``present.boot``: every lecture's first lines: one-line errors, quiet Ctrl-C and closed pipes.
 - ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).
 
 ``files``: what the course writes and reads back.

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from common.formulas.validate import positive
+from common.formulas.validate import plausible
 
 # ---------------------------------------------------------------------------
 # Sources (cited by every figure)
@@ -70,7 +70,7 @@ class Chip:
     key: str = field(default="", compare=False)
 
     def _check(self, fig: Figure, what: str) -> float:
-        return positive(fig.value, f"{self.name} {what}")
+        return plausible(fig.value, fig.unit, f"{self.name} {what}")
 
     @property
     def precisions(self) -> tuple[str, ...]:

@@ -25,10 +25,12 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
-from common.files.atomic import writable_dir
 from common.files.paths import display_path
 from common.formulas.roofline import (
     attainable_flops,
@@ -61,9 +63,7 @@ from common.present.console import (
 
 parser = lecture_parser(__doc__)
 add_png_flags(parser)
-args = parse_args(parser)
-if args.png:
-    writable_dir(args.outdir, "figure folder")  # a bad --outdir fails before any table
+args = parse_args(parser)  # a bad --outdir, or --png without matplotlib, is said here
 
 
 def fmt_intensity(i: float) -> str:

@@ -29,7 +29,10 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
 from common import hw_specs
@@ -73,15 +76,17 @@ parser.add_argument(
 )
 parser.add_argument(
     "--precision",
+    type=cli.one_of(hw_specs.BYTES_PER_ELEM, "precision"),
     default="bf16",
     metavar="NAME",
-    help="precision of the peak and of the stored elements (default: bf16)",
+    help="precision of the peak and of the stored elements; one the chip has a peak for "
+    "(default: bf16)",
 )
 cli.add_results_flag(parser)
 args = cli.parse_args(parser)
 
 chip = hw_specs.CHIPS[args.chip]
-PRECISION = args.precision
+PRECISION = cli.require_precision(parser, chip, args.precision)
 PEAK = chip.peak_flops(PRECISION)  # ValueError naming the chip's precisions if it lacks this one
 BW = chip.mem_bw
 RIDGE = ridge_point(PEAK, BW)

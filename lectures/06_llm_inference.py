@@ -25,12 +25,14 @@ to save ``06_decode_throughput.png`` into ``--outdir DIR`` (default: ``figures/`
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
 import math
 
-from common.files.atomic import writable_dir
 from common.files.paths import display_path
 from common.formulas.transformer import (
     Deployment,
@@ -52,7 +54,15 @@ from common.formulas.transformer import (
     prefill_ledger,
 )
 from common.hw_specs import B200, CHIPS, H100, H200, get_chip
-from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
+from common.present.cli import (
+    add_png_flags,
+    batch_size,
+    lecture_parser,
+    one_of,
+    parse_args,
+    positive_int,
+    require_precision,
+)
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -113,7 +123,7 @@ parser.add_argument(
 )
 parser.add_argument(
     "--batch",
-    type=positive_int,
+    type=batch_size,
     default=1,
     metavar="B",
     help="sequences processed together (default: 1)",
@@ -123,12 +133,7 @@ args = parse_args(parser)
 
 model = get_model(args.model)
 chip = get_chip(args.chip)
-precision = args.precision
-if precision not in chip.precisions:
-    parser.error(
-        f"argument --precision: {chip.name} has no {precision!r} peak; "
-        f"choose one of: {', '.join(chip.precisions)}"
-    )
+precision = require_precision(parser, chip, args.precision)
 if args.weights is None and precision not in STORAGE:
     parser.error(f"argument --weights: give a weight precision ({', '.join(STORAGE)})")
 if args.context > model.max_context:
@@ -136,9 +141,6 @@ if args.context > model.max_context:
         f"argument --context: {args.context} exceeds {model.name}'s window of "
         f"{model.max_context} tokens"
     )
-if args.png:
-    writable_dir(args.outdir, "figure folder")  # a bad --outdir fails before any table
-
 dtypes = DTypes(weights=args.weights or precision, kv=args.kv, activations="bf16")
 S, B, L = args.context, args.batch, model.n_layers
 peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
