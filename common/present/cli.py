@@ -255,7 +255,7 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
     if hasattr(args, "outdir"):
         if has_png and not args.png and "outdir" in given:
             parser.error("argument --outdir: only used with --png; add --png to save figures")
-        if args.png if has_png else True:
+        if not has_png or args.png:  # a lecture without --png (04) always draws
             try:
                 paths.check_output_folder(args.outdir, "figure folder")
             except paths.UnusablePath as exc:
