@@ -55,8 +55,10 @@ At the top, where students and the course script find them:
 - ``present.basics``: lecture 02's tables and observations (roofline basics).
 - ``present.operators``: lecture 05's tables and observations (the operator ledger).
 - ``present.llm``: lectures 06-08's tables and observations (a whole LLM's two ledgers).
+- ``present.llm_cli``: lectures 06-08's flags (model, chip, precisions, ...), checked once.
 - ``present.explain``: sentences that explain a measurement.
-- ``present.cli``: the lectures' flags and one-line errors.
+- ``present.cli``: the lectures' flags, their up-front checks and the exit statuses.
+- ``present.boot``: every lecture's first lines: one-line errors, quiet Ctrl-C and closed pipes.
 - ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).
 
 ``files``: what the course writes and reads back.

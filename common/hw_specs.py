@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from common.formulas.validate import positive
+from common.formulas.validate import plausible
 from common.tables import sources
 
 # ---------------------------------------------------------------------------
@@ -111,7 +111,7 @@ class Chip:
     smem_per_sm_figure: Figure | None = None  # on-chip shared memory per SM (M_sm), if known
 
     def _check(self, fig: Figure, what: str) -> float:
-        return positive(fig.value, f"{self.name} {what}")
+        return plausible(fig.value, fig.unit, f"{self.name} {what}")
 
     @property
     def precisions(self) -> tuple[str, ...]:

@@ -23,7 +23,10 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
 # %%
@@ -46,7 +49,7 @@ from common.present import cli, console, explain
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
 
 parser = cli.lecture_parser(__doc__)
-cli.add_results_flag(parser)
+cli.add_results_flag(parser, saves=True)
 parser.add_argument(
     "--quick",
     action="store_true",

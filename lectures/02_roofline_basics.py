@@ -28,10 +28,12 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
-from common.files.atomic import writable_dir
 from common.formulas import roofline
 from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
 from common.plots.roofline import save_roofline_png
@@ -41,9 +43,7 @@ from common.present.display import show
 
 parser = lecture_parser(__doc__)
 add_png_flags(parser)
-args = parse_args(parser)
-if args.png:
-    writable_dir(args.outdir, "figure folder")  # a bad --outdir fails before any table
+args = parse_args(parser)  # a bad --outdir, or --png without matplotlib, is said here
 
 # %%
 # 1. Intensity of basic operations

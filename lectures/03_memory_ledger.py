@@ -30,7 +30,10 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
 import time
@@ -54,7 +57,7 @@ from common.tables.units import GIB, KIB, MIB
 
 parser = cli.lecture_parser(__doc__)
 cli.add_budget_flag(parser)
-cli.add_results_flag(parser)
+cli.add_results_flag(parser, saves=True)
 args = cli.parse_args(parser)
 BUDGET = args.budget_gib * GIB
 

@@ -33,11 +33,13 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
 from common import hw_specs
-from common.files.atomic import writable_dir
 from common.files.calibration import saved_calibration
 from common.formulas import ledger, roofline
 from common.formulas.thresholds import crossover
@@ -56,9 +58,11 @@ parser.add_argument(
 )
 parser.add_argument(
     "--precision",
+    type=cli.one_of(hw_specs.BYTES_PER_ELEM, "precision"),
     default="bf16",
     metavar="NAME",
-    help="precision of the peak and of the stored elements (default: bf16)",
+    help="precision of the peak and of the stored elements; one the chip has a peak for "
+    "(default: bf16)",
 )
 cli.add_results_flag(parser)
 cli.add_png_flags(parser)
@@ -66,13 +70,11 @@ args = cli.parse_args(parser)
 # sphinx_gallery_end_ignore
 
 chip = hw_specs.CHIPS[args.chip]
-PRECISION = args.precision
-PEAK = chip.peak_flops(PRECISION)  # a one-line error if the chip lacks this precision
+PRECISION = cli.require_precision(parser, chip, args.precision)
+PEAK = chip.peak_flops(PRECISION)  # ValueError naming the chip's precisions if it lacks this one
 BW = chip.mem_bw
 RIDGE = roofline.ridge_point(PEAK, BW)
 ELEM_BYTES = hw_specs.bytes_per_elem(PRECISION)
-if args.png:
-    writable_dir(args.outdir, "figure folder")  # a bad --outdir fails before any table
 
 # %%
 # Four machines, one number each

@@ -29,10 +29,12 @@ Add ``--png`` to save ``08_decode_throughput.png`` (needs matplotlib) into
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
-from common.files.atomic import writable_dir
 from common.formulas.transformer import (
     Deployment,
     DTypes,
@@ -46,86 +48,19 @@ from common.formulas.transformer import (
     pass_time,
     prefill_ledger,
 )
-from common.hw_specs import B200, CHIPS, H100, H200, get_chip
+from common.hw_specs import B200, CHIPS, H100, H200
 from common.present import llm
 from common.present.display import show
-from common.tables.models import MODELS, get_model, with_full_mha, with_kv_heads
 
 # sphinx_gallery_start_ignore
-STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # weight and KV-cache precisions
-COMPUTE = sorted({p for chip in CHIPS.values() for p in chip.precisions})
-from common.present.cli import add_png_flags, lecture_parser, one_of, parse_args, positive_int
+from common.present.llm_cli import parse_llm_args
+from common.tables.models import with_full_mha, with_kv_heads
 
-parser = lecture_parser(__doc__)
-parser.add_argument(
-    "--model",
-    type=one_of(MODELS, "model"),
-    default="llama-3-8b",
-    help=f"model from the model table: {', '.join(MODELS)} (default: llama-3-8b)",
-)
-parser.add_argument(
-    "--chip",
-    type=one_of(CHIPS, "chip"),
-    default="h100",
-    help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)",
-)
-parser.add_argument(
-    "--precision",
-    type=one_of(COMPUTE, "precision"),
-    default="bf16",
-    help="compute precision; must be one the chip has a peak for (default: bf16)",
-)
-parser.add_argument(
-    "--weights",
-    type=one_of(STORAGE, "weight precision"),
-    default=None,
-    help=f"weight storage: {', '.join(STORAGE)} (default: the compute precision)",
-)
-parser.add_argument(
-    "--kv",
-    type=one_of(STORAGE, "KV-cache precision"),
-    default="bf16",
-    help=f"KV-cache storage: {', '.join(STORAGE)} (default: bf16)",
-)
-parser.add_argument(
-    "--context",
-    type=positive_int,
-    default=4096,
-    metavar="TOKENS",
-    help="tokens per sequence: prompt length for prefill, cache length for decode "
-    "(default: 4096; at most the model's window)",
-)
-parser.add_argument(
-    "--batch",
-    type=positive_int,
-    default=1,
-    metavar="B",
-    help="sequences processed together (default: 1)",
-)
-add_png_flags(parser)
-args = parse_args(parser)
-
-model = get_model(args.model)
-chip = get_chip(args.chip)
-precision = args.precision
-if precision not in chip.precisions:
-    parser.error(
-        f"argument --precision: {chip.name} has no {precision!r} peak; "
-        f"choose one of: {', '.join(chip.precisions)}"
-    )
-if args.weights is None and precision not in STORAGE:
-    parser.error(f"argument --weights: give a weight precision ({', '.join(STORAGE)})")
-if args.context > model.max_context:
-    parser.error(
-        f"argument --context: {args.context} exceeds {model.name}'s window of "
-        f"{model.max_context} tokens"
-    )
-if args.png:
-    writable_dir(args.outdir, "figure folder")  # a bad --outdir fails before any table
+run = parse_llm_args(__doc__)  # one-line usage errors for flags that do not fit
+args, model, chip, precision, dtypes = run
 # sphinx_gallery_end_ignore
 
 # The flags chose model, chip and precision (see --help); sizes and roofs follow.
-dtypes = DTypes(weights=args.weights or precision, kv=args.kv, activations="bf16")
 S, B, L = args.context, args.batch, model.n_layers
 peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
 

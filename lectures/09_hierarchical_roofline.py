@@ -25,7 +25,10 @@ A full run is budgeted to stay within about twenty seconds.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
 import itertools
@@ -47,7 +50,7 @@ parser.add_argument(
     help="shorter sweep (2 sizes per octave, less time per size) for tests",
 )
 cli.add_png_flags(parser)
-cli.add_results_flag(parser)
+cli.add_results_flag(parser, saves=True)
 args = cli.parse_args(parser)
 
 QUICK = args.quick

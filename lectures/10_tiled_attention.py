@@ -28,13 +28,15 @@ calibration gives this machine's roofs, default ``results/machine.json``).
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0]))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
 # sphinx_gallery_end_ignore
 
 import time
 
 from common.files import results
-from common.files.atomic import writable_dir
 from common.files.paths import display_path
 from common.formulas import attention_io, hierarchy, numpy_ops
 from common.formulas.ledger import attention_counts
@@ -51,10 +53,8 @@ from common.tables.models import LLAMA_3_8B
 parser = cli.lecture_parser(__doc__)
 parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
 cli.add_png_flags(parser)
-cli.add_results_flag(parser)
-args = cli.parse_args(parser)
-if args.png:
-    writable_dir(args.outdir, "figure folder")  # fails before any work
+cli.add_results_flag(parser, saves=True)
+args = cli.parse_args(parser)  # bad paths, and --png without matplotlib, are said here
 QUICK = args.quick
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
 lecture_start = time.perf_counter()

@@ -47,6 +47,7 @@ def run_lecture(
     script = name if isinstance(name, Path) else lecture_path(name)
     full_env = {**os.environ, **(env or {})}
     full_env.pop("ROOFLINE_TRACEBACK", None)
+    full_env.pop("ROOFLINE_HTML", None)  # a lecture run by a test is a terminal run
     return subprocess.run(
         [python, *python_flags, str(script), *args],
         capture_output=True,

@@ -9,10 +9,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
+from common.files.paths import checked_text, display_path
+
 
 def writable_dir(path: str | os.PathLike[str], what: str = "output folder") -> Path:
     """Create `path` if needed and check that files can be written in it; ValueError if not."""
-    folder = Path(path)
+    folder = checked_text(path, what)  # "" would silently mean the current folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -31,12 +33,22 @@ def _umask() -> int:
     return mask
 
 
+TEMP_PREFIX_CHARS = 100  # a temporary name keeps at most this much of the target's name
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO]:
-    """Open a temporary file beside `path`; on success fsync and rename it over `path`."""
+    """Open a temporary file beside `path`; on success fsync and rename it over `path`.
+
+    An OSError names `path`, never the temporary file (which is removed).
+    """
     target = Path(path)
     writable_dir(target.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    prefix = f".{target.name[:TEMP_PREFIX_CHARS]}."
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _naming(exc, target) from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
@@ -44,10 +56,17 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _naming(exc, target) from None
         raise
+
+
+def _naming(exc: OSError, target: Path) -> OSError:
+    """The same error, about `target` instead of a temporary file."""
+    return OSError(exc.errno, exc.strerror or str(exc), display_path(target))
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:

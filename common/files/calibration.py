@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from common.files.paths import display_path
 from common.files.results import Loaded, get_section, load_results, positive_number
+from common.formulas.validate import plausible
 
 
 class SavedCalibration(NamedTuple):
@@ -41,12 +42,21 @@ class SavedCalibration(NamedTuple):
 SECTION_OWNERS = {"probe": "lecture 01", "batch_sweep": "lecture 03", "hierarchy": "lecture 09"}
 
 
+CALIBRATION_UNITS = {"bandwidth_bytes_per_s": "B/s", "matmul_flops_per_s": "FLOP/s"}
+
+
+def plausible_entry(calib: dict[str, Any], key: str, unit: str) -> float:
+    """calib[key] as a float in validate.PLAUSIBLE_RANGES[unit]; ValueError naming the entry."""
+    return plausible(positive_number(calib, key), unit, f"results entry {key!r}")
+
+
 def check_calibration(calib: object) -> dict[str, Any]:
-    """calib itself if it holds positive roofs (and a consistent ridge); ValueError otherwise."""
+    """calib itself if its roofs are finite, positive and physically plausible, with a
+    consistent ridge (FLOP/byte); ValueError naming the bad entry otherwise."""
     if not isinstance(calib, dict):
         raise ValueError("it has no calibration record")
-    bw = positive_number(calib, "bandwidth_bytes_per_s")
-    peak = positive_number(calib, "matmul_flops_per_s")
+    bw = plausible_entry(calib, "bandwidth_bytes_per_s", CALIBRATION_UNITS["bandwidth_bytes_per_s"])
+    peak = plausible_entry(calib, "matmul_flops_per_s", CALIBRATION_UNITS["matmul_flops_per_s"])
     if "ridge_point" in calib:
         ridge = positive_number(calib, "ridge_point")
         if not math.isclose(ridge, peak / bw, rel_tol=1e-6):

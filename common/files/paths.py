@@ -1,14 +1,41 @@
-"""Where the course's files live: the repository root and its output folders."""
+"""Where the course's files live, and the checks a path passes before a run relies on it.
+
+A path given on the command line is checked before any work is done. Two kinds
+of failure, two exit statuses (see ``common.present.boot``):
+
+- ``UnusablePath`` (a ValueError; usage error, status 2): the path can never work
+  as given: empty, a NUL byte, a folder where a file is wanted (or the reverse),
+  a device, a FIFO or a socket, a symlink loop, a path through a file, a name too
+  long for the file system, a place under ``/proc``, ``/sys`` or ``/dev``.
+- a plain ValueError (status 1): the path is of the right kind but this user may
+  not write there (permission, read-only file system).
+
+Messages name the path as the user gave it (``display_path``), never a temporary file.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import stat
+import tempfile
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIGURES_DIR = REPO_ROOT / "figures"
 RESULTS_DIR = REPO_ROOT / "results"
 RESULTS_ENV = "ROOFLINE_RESULTS"  # overrides the results file (the docs build uses it)
+KERNEL_FOLDERS = ("/proc", "/sys", "/dev")  # kernel file systems: no place for course files
+SCRATCH_UNDER_DEV = ("/dev/shm",)  # ...except this ordinary memory-backed folder
+
+
+class UnusablePath(ValueError):  # noqa: N818 (a kind of ValueError, named for what it is)
+    """A path that can never work as given: a usage error (exit status 2)."""
+
+
+class NameTooLong(UnusablePath):
+    """A file name longer than the file system allows."""
 
 
 def default_results_path() -> Path:
@@ -22,5 +49,151 @@ def display_path(path: str | os.PathLike[str]) -> str:
     p = Path(path)
     try:
         return p.resolve().relative_to(REPO_ROOT).as_posix()
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
         return str(p)
+
+
+def checked_text(path: str | os.PathLike[str], what: str) -> Path:
+    """`path` as a Path; UnusablePath when it is empty, blank or holds a NUL byte."""
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise UnusablePath(f"the {what} path is empty")
+    if "\0" in str(text):
+        raise UnusablePath(f"the {what} path {str(text)!r} contains a NUL byte")
+    return Path(text)
+
+
+def _in_kernel_folder(path: Path) -> bool:
+    real = os.path.realpath(path)
+    if any(real == s or real.startswith(s + os.sep) for s in SCRATCH_UNDER_DEV):
+        return False
+    return any(real == k or real.startswith(k + os.sep) for k in KERNEL_FOLDERS)
+
+
+def _stat(path: Path, what: str, shown: str) -> os.stat_result | None:
+    """os.stat(path) following links; None when nothing is there; UnusablePath when it cannot be."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnusablePath(f"the {what} {shown} is a symbolic link loop") from None
+        if exc.errno == errno.ENOTDIR:
+            raise UnusablePath(f"the {what} {shown} goes through a file, not a folder") from None
+        if exc.errno == errno.ENAMETOOLONG:
+            raise NameTooLong(f"the {what} name {shown[:60]}... is too long") from None
+        raise ValueError(f"cannot use the {what} {shown}: {exc.strerror or exc}") from None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_input_file(path: str | os.PathLike[str], what: str = "results file") -> Path:
+    """A file to read: absent or a regular file; UnusablePath for anything else (never opened).
+
+    A name too long for the file system, or a file this user may not read, passes:
+    the reader reports it as unreadable and falls back.
+    """
+    p = checked_text(path, what)
+    shown = display_path(p)
+    try:
+        st = _stat(p, what, shown)
+    except NameTooLong:
+        return p  # the reader reports it unreadable and falls back
+    except UnusablePath:
+        raise
+    except ValueError:
+        return p  # e.g. permission denied on a folder on the way: the reader falls back
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UnusablePath(f"the {what} {shown} is {_kind(st.st_mode)}, not a regular file")
+    if _in_kernel_folder(p):
+        raise UnusablePath(f"the {what} {shown} is in a kernel file system, not a regular file")
+    return p
+
+
+def _nearest_existing(folder: Path, what: str, shown: str) -> tuple[Path, bool]:
+    """The first existing ancestor of `folder` (itself included) and whether it is `folder`."""
+    current = folder
+    while True:
+        st = _stat(current, what, shown)
+        if st is not None:
+            if not stat.S_ISDIR(st.st_mode):
+                kind = "a file" if stat.S_ISREG(st.st_mode) else _kind(st.st_mode)
+                if current == folder:
+                    raise UnusablePath(f"the {what} {shown} is {kind}, not a folder")
+                raise UnusablePath(
+                    f"the {what} {shown} goes through {display_path(current)}, which is {kind}"
+                )
+            return current, current == folder
+        if current.parent == current:  # pragma: no cover (the root always exists)
+            return current, False
+        current = current.parent
+
+
+def _probe_write(folder: Path) -> str:
+    """'' when a file can be created (and removed) in `folder`, else the reason why not."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".write-check-", dir=folder)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(name)
+    return ""
+
+
+def check_output_folder(path: str | os.PathLike[str], what: str = "figure folder") -> Path:
+    """A folder to write into (created later if absent); checked now, nothing created.
+
+    UnusablePath when it can never be a folder; ValueError when this user may not write there.
+    """
+    p = checked_text(path, what)
+    shown = display_path(p)
+    existing, is_itself = _nearest_existing(Path(os.path.abspath(p)), what, shown)
+    if _in_kernel_folder(p):
+        raise UnusablePath(f"the {what} {shown} is in a kernel file system")
+    problem = _probe_write(existing)
+    if problem:
+        verb = "write to" if is_itself else f"create {what}"
+        raise ValueError(f"cannot {verb} {shown}: {problem.lower()}")
+    return p
+
+
+def name_max(folder: Path) -> int:
+    """The longest file name the file system of `folder` allows (255 when unknown)."""
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+TEMP_NAME_EXTRA = 16  # characters a temporary or backup name adds to a file's name
+
+
+def check_output_file(path: str | os.PathLike[str], what: str = "results file") -> Path:
+    """A file to replace atomically: absent or a regular file we may read and write.
+
+    Its folder (after following symlinks) must accept new files: the temporary file
+    and a backup of an unusable old file are written beside it.
+    """
+    p = check_input_file(path, what)
+    shown = display_path(p)
+    st = _stat(p, what, shown)  # the input check let a too-long name pass; here it fails
+    real = Path(os.path.realpath(p))
+    if st is not None and not os.access(p, os.R_OK | os.W_OK):
+        raise ValueError(f"cannot read and replace the {what} {shown}: permission denied")
+    folder = check_output_folder(real.parent, f"folder of the {what}")
+    existing, _ = _nearest_existing(Path(os.path.abspath(folder)), what, shown)
+    if len(real.name) + TEMP_NAME_EXTRA > name_max(existing):
+        raise NameTooLong(f"the {what} name {real.name[:40]}... is too long ({len(real.name)})")
+    return p

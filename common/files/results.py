@@ -5,25 +5,35 @@ machine it was measured on, and one section per measuring lecture (``probe``
 from lecture 01, ``batch_sweep`` from lecture 03, ``hierarchy`` from lecture 09).
 
 Reading never raises on a bad file: ``load_results`` returns the document or
-``None`` with a one-line reason (missing, corrupt, another format version,
-another machine), and the lecture falls back to a fresh quick measurement or to
-stated defaults.
+``None`` with a one-line reason (missing, unreadable, not a regular file, corrupt,
+another format version, another machine), and the lecture falls back to a fresh
+quick measurement or to stated defaults. A FIFO or a device is never opened.
+
+Saving keeps everything: ``save_section`` locks the file's folder, re-reads the
+file and replaces only its own section, so two lectures saving at once both keep
+their sections. A file it cannot use (corrupt, from another machine or format) is
+kept beside it under a dated backup name, said in one line, before a new one starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from common.files.atomic import atomic_write_text
-from common.files.paths import default_results_path, display_path
+from common.files.atomic import atomic_write_text, atomic_write_with, writable_dir
+from common.files.paths import check_output_file, default_results_path, display_path
 from common.measure import machine
 
 FORMAT_VERSION = 1
+MAX_FILE_BYTES = 64 * 2**20  # a results file is kilobytes; anything this large is not one
+BACKUP_STEM_CHARS = 100  # a backup name keeps at most this much of the file's name
 
 
 class Loaded(NamedTuple):
@@ -42,6 +52,38 @@ def resolve(path: str | os.PathLike[str] | None) -> Path:
     return Path(path) if path is not None else default_results_path()
 
 
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"non-standard number {name}")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text} is out of range")
+    return value
+
+
+def parse_document(raw: bytes) -> Any:
+    """The JSON value in `raw` (UTF-8, a byte-order mark allowed); ValueError if it is not
+    strict JSON (NaN, Infinity and numbers beyond the float range are refused)."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    try:
+        return json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg}") from None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
+
+
 def load_results(
     path: str | os.PathLike[str] | None = None,
     *,
@@ -50,18 +92,21 @@ def load_results(
     """Read and check the results file; never raises for a missing or bad file."""
     target = resolve(path)
     shown = display_path(target)
-    if not target.exists():
-        return Loaded(None, f"no results file at {shown} (run lecture 01 to create it)", target)
     try:
-        data = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return Loaded(None, f"cannot read results file {shown}: {exc}", target)
-    except json.JSONDecodeError as exc:
-        return Loaded(
-            None,
-            f"results file {shown} is corrupt (invalid JSON: {exc.msg})",
-            target,
-        )
+        st = os.stat(target)
+        if not stat.S_ISREG(st.st_mode):
+            return Loaded(None, f"results file {shown} is {_kind(st.st_mode)}, not a file", target)
+        if st.st_size > MAX_FILE_BYTES:
+            return Loaded(None, f"results file {shown} is corrupt (too large)", target)
+        raw = target.read_bytes()
+    except FileNotFoundError:
+        return Loaded(None, f"no results file at {shown} (run lecture 01 to create it)", target)
+    except OSError as exc:
+        return Loaded(None, f"cannot read results file {shown}: {exc.strerror or exc}", target)
+    try:
+        data = parse_document(raw)
+    except ValueError as exc:
+        return Loaded(None, f"results file {shown} is corrupt ({exc})", target)
     if not isinstance(data, dict) or not isinstance(data.get("machine"), dict):
         return Loaded(None, f"results file {shown} is corrupt (no machine record)", target)
     version = data.get("format_version")
@@ -91,6 +136,52 @@ def new_document(this_machine: dict[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
+@contextlib.contextmanager
+def locked_folder(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `folder` (flock on its descriptor; no lock file is left).
+
+    Where the platform has no flock, or the folder cannot be opened, it runs unlocked.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover (not on POSIX)
+        fcntl = None  # type: ignore[assignment]
+    fd = None
+    if fcntl is not None:
+        with contextlib.suppress(OSError):
+            fd = os.open(folder, os.O_RDONLY)
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # releases the lock
+
+
+def backup_path(path: Path) -> Path:
+    """A new name beside `path` for keeping its old content: NAME.backup-DATE-TIME[-N].SUFFIX."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    stem = path.stem[:BACKUP_STEM_CHARS]
+    for n in range(1, 1000):
+        extra = "" if n == 1 else f"-{n}"
+        candidate = path.with_name(f"{stem}.backup-{stamp}{extra}{path.suffix}")
+        if not os.path.lexists(candidate):
+            return candidate
+    raise ValueError(f"too many backups of {display_path(path)} this second")
+
+
+def keep_aside(path: Path) -> Path:
+    """Keep the current content of `path` under backup_path(path) (a hard link, else a copy)."""
+    backup = backup_path(path)
+    try:
+        os.link(path, backup)
+    except OSError:
+        raw = path.read_bytes()
+        atomic_write_with(backup, lambda handle: handle.write(raw))
+    return backup
+
+
 def save_section(
     section: str,
     payload: dict[str, Any],
@@ -98,15 +189,35 @@ def save_section(
     *,
     this_machine: dict[str, Any] | None = None,
 ) -> Path:
-    """Store `payload` under `section`, keeping the other sections of a valid file; atomic."""
+    """Store `payload` under `section`, keeping the file's other sections; atomic and locked.
+
+    A symbolic link is followed (the link stays, its target is updated). A file that
+    exists but cannot be used is kept under a backup name, said in one line on stdout.
+    """
+    target = resolve(path)
+    check_output_file(target)  # UnusablePath or ValueError, naming `target`
+    real = Path(os.path.realpath(target))
     here = this_machine if this_machine is not None else machine.describe()
-    loaded = load_results(path, this_machine=here)
-    doc = loaded.data if loaded.data is not None else new_document(here)
-    doc["machine"] = here
-    doc["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    doc[section] = payload
-    text = json.dumps(doc, indent=1, sort_keys=False, allow_nan=False) + "\n"
-    return atomic_write_text(loaded.path, text)
+    writable_dir(real.parent, "results folder")
+    with locked_folder(real.parent):
+        loaded = load_results(real, this_machine=here)
+        doc = loaded.data if loaded.data is not None else new_document(here)
+        doc["machine"] = here
+        doc["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        doc[section] = payload
+        try:
+            text = json.dumps(doc, indent=1, sort_keys=False, allow_nan=False) + "\n"
+        except ValueError as exc:  # a NaN or infinity in the payload
+            raise ValueError(
+                f"cannot save section {section!r} to {display_path(target)}: {exc}"
+            ) from None
+        note = ""
+        if loaded.data is None and real.is_file():
+            note = f"note: {loaded.reason}; kept it as {display_path(keep_aside(real))}"
+        atomic_write_text(real, text)
+    if note:
+        print(note)
+    return target
 
 
 def get_section(loaded: Loaded, section: str) -> tuple[dict[str, Any] | None, str]:

@@ -64,3 +64,23 @@ def increasing_ints(values: Sequence[object], what: str) -> list[int]:
     if any(b <= a for a, b in itertools.pairwise(checked)):
         raise ValueError(f"{what}s must increase, got {list(values)}")
     return checked
+
+
+# Plausible ranges, per unit, of a figure a person types or a file stores: from a
+# microcontroller to a whole exascale machine. Wider than any chip or measurement of
+# the course, narrow enough that a typo such as 1e-300 or 1e308 is caught where it was
+# made, not later as an infinite time.
+PLAUSIBLE_RANGES: dict[str, tuple[float, float]] = {
+    "FLOP/s": (1e6, 1e19),  # 1 MFLOP/s .. 10 EFLOP/s
+    "B/s": (1e6, 1e16),  # 1 MB/s .. 10 PB/s
+    "B": (1e3, 1e15),  # 1 KB .. 1 PB
+}
+
+
+def plausible(x: object, unit: str, what: str) -> float:
+    """x as a float; ValueError unless it is positive, finite and in PLAUSIBLE_RANGES[unit]."""
+    v = positive(x, what)
+    lo, hi = PLAUSIBLE_RANGES[unit]
+    if not lo <= v <= hi:
+        raise ValueError(f"{what} must be between {lo:g} and {hi:g} {unit}, got {x!r}")
+    return v

@@ -1,8 +1,26 @@
-"""Command-line handling shared by the lectures: flags, validation and one-line errors.
+"""Command-line handling shared by the lectures: flags, their checks and one-line errors.
 
-A student who mistypes a flag, a chip or a number gets one line that says what
-was wrong and a non-zero exit, never a traceback. Set ROOFLINE_TRACEBACK=1 to
-see the full traceback when debugging the course itself.
+A student who mistypes a flag, a chip, a number or a path gets one line that says
+what was wrong and a non-zero exit status, never a traceback, and before any
+measuring starts. Set ROOFLINE_TRACEBACK=1 to see the full traceback when
+debugging the course itself.
+
+Exit statuses, the same for every lecture:
+
+- 0: the run finished (also when the reader of its output went away, as with ``| head``);
+- 1: the run failed: a missing package, a broken hardware-table figure, a folder
+  this user may not write, a full disk;
+- 2: the command line is wrong: an unknown flag, a value out of its range, a path
+  that can never work (empty, a folder given as the results file, a device or
+  FIFO, a symlink loop, a path through a file), ``--outdir`` without ``--png``;
+- 130: interrupted (Ctrl-C): one line, and the run ends by SIGINT, which a shell
+  reports as 130 (Python's subprocess as -2). A results file is never half-written.
+
+``parse_args`` checks, after parsing, everything a flag will need later: the
+results file (a regular file or absent; its folder writable when the lecture
+saves), the figure folder, and matplotlib for ``--png``. ``--png`` without
+matplotlib is one behaviour everywhere: one line saying no figure will be saved,
+and the lecture runs on.
 """
 
 from __future__ import annotations
@@ -13,18 +31,34 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from types import TracebackType
+from typing import Any
 
+from common.files import paths
 from common.files.paths import FIGURES_DIR, default_results_path
+from common.plots import style
+from common.present import boot
 from common.tables.assumptions import ARTICLE_BUDGET_GIB
+
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPT = boot.EXIT_FAILURE, boot.EXIT_USAGE, boot.EXIT_INTERRUPT
+
+# Sane ranges of the numeric flags: wide enough for every real case, narrow enough
+# that a slip (a 300-digit number, 1e308) is a one-line usage error, not an overflow.
+MAX_COUNT = 2**30  # any count flag (tokens, sizes): about a billion
+MAX_BATCH = 2**20  # sequences served together: about a million
+MAX_NUMBER = 1e15  # any positive real flag
+MAX_BUDGET_GIB = 1e5  # a memory budget: 100,000 GiB, far beyond one accelerator
+SHOWN_CHARS = 40  # a bad value is quoted up to this many characters
 
 
 class LectureParser(argparse.ArgumentParser):
     """ArgumentParser whose usage errors are a single line on stderr (exit status 2)."""
 
+    results_saved: bool | None = None  # set by add_results_flag: does the lecture save?
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
-        raise SystemExit(2)
+        line = " ".join(message.split())
+        sys.stderr.write(f"{self.prog}: error: {line} (see --help)\n")
+        raise SystemExit(EXIT_USAGE)
 
 
 def lecture_parser(doc: str | None, prog: str | None = None) -> LectureParser:
@@ -35,60 +69,59 @@ def lecture_parser(doc: str | None, prog: str | None = None) -> LectureParser:
     return LectureParser(prog=name, description=title or None)
 
 
-def add_png_flags(parser: argparse.ArgumentParser, default_outdir: Path = FIGURES_DIR) -> None:
-    """--png (save figures) and --outdir DIR (where; default figures/ at the repo root)."""
-    parser.add_argument("--png", action="store_true", help="also save the lecture's figure(s)")
-    add_outdir_flag(parser, default_outdir)
+# ---------------------------------------------------------------------------
+# Value types: each returns the value or raises ArgumentTypeError (a usage error)
+# ---------------------------------------------------------------------------
+def _shown(text: str) -> str:
+    """A bad value for an error line: quoted, and cut short when it is long."""
+    return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + "..."
 
 
-def add_outdir_flag(parser: argparse.ArgumentParser, default_outdir: Path = FIGURES_DIR) -> None:
-    """--outdir DIR: where PNG figures go."""
-    parser.add_argument(
-        "--outdir",
-        type=Path,
-        default=default_outdir,
-        metavar="DIR",
-        help=f"folder for PNG figures (default: {default_outdir})",
-    )
+def int_in(lo: int, hi: int, what: str = "integer") -> Callable[[str], int]:
+    """argparse type: a whole number from lo to hi."""
+    kind = "a positive integer" if lo == 1 else f"an {what}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:  # also a number too long to convert
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {_shown(text)}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(
+                f"expected {kind} from {lo:,} to {hi:,}, got {_shown(text)}"
+            )
+        return value
+
+    parse.__name__ = what
+    return parse
 
 
-def add_results_flag(parser: argparse.ArgumentParser) -> None:
-    """--results FILE: the shared results file (default: results/machine.json)."""
-    parser.add_argument(
-        "--results",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help=f"results file shared by the lectures (default: {default_results_path()})",
-    )
+def number_in(lo: float, hi: float, what: str = "number") -> Callable[[str], float]:
+    """argparse type: a finite number with lo < value <= hi."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except (ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(
+                f"expected a positive number, got {_shown(text)}"
+            ) from None
+        if not (math.isfinite(value) and value > 0 and lo < value <= hi):
+            raise argparse.ArgumentTypeError(
+                f"expected a positive finite number up to {hi:g}, got {_shown(text)}"
+            )
+        return value
+
+    parse.__name__ = what
+    return parse
 
 
-def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None):
-    """Parse sys.argv[1:] (or argv) after installing the one-line error handler."""
-    install_error_handler()
-    return parser.parse_args(sys.argv[1:] if argv is None else argv)
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive finite number, got {text!r}")
-    return value
+positive_int = int_in(1, MAX_COUNT, "positive integer")
+positive_int.__doc__ = f"argparse type: an integer from 1 to {MAX_COUNT:,}."
+positive_float = number_in(0.0, MAX_NUMBER, "positive number")
+positive_float.__doc__ = f"argparse type: a finite number > 0, at most {MAX_NUMBER:g}."
+batch_size = int_in(1, MAX_BATCH, "batch size")
+batch_size.__doc__ = f"argparse type: a batch size from 1 to {MAX_BATCH:,}."
 
 
 def one_of(choices: Iterable[str], what: str) -> Callable[[str], str]:
@@ -100,7 +133,7 @@ def one_of(choices: Iterable[str], what: str) -> Callable[[str], str]:
         key = text.strip().lower()
         if key not in lowered:
             raise argparse.ArgumentTypeError(
-                f"unknown {what} {text!r}; choose one of: {', '.join(valid)}"
+                f"unknown {what} {_shown(text)}; choose one of: {', '.join(valid)}"
             )
         return lowered[key]
 
@@ -108,39 +141,143 @@ def one_of(choices: Iterable[str], what: str) -> Callable[[str], str]:
     return parse
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else exc.__class__.__name__
+def path_text(text: str) -> Path:
+    """argparse type: a path that is not empty or blank and holds no NUL byte."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty string")
+    try:
+        return paths.checked_text(text, "given")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-    prog = os.path.basename(sys.argv[0] or "lecture")
-    if os.environ.get("ROOFLINE_TRACEBACK"):
-        sys.__excepthook__(kind, exc, tb)
-        return
-    if issubclass(kind, KeyboardInterrupt):
-        sys.stderr.write(f"{prog}: interrupted; nothing half-written was kept\n")
-        return
-    if issubclass(kind, (ValueError, OSError)):
-        sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
-        return
-    if issubclass(kind, ImportError):
-        sys.stderr.write(f"{prog}: error: {_one_line(exc)} (run `make test` once to set up)\n")
-        return
-    sys.__excepthook__(kind, exc, tb)
+def require_precision(parser: argparse.ArgumentParser, chip: Any, precision: str) -> str:
+    """precision itself when `chip` has a peak for it; a usage error listing its precisions."""
+    if precision not in chip.precisions:
+        parser.error(
+            f"argument --precision: {chip.name} has no {precision!r} peak; "
+            f"choose one of: {', '.join(chip.precisions)}"
+        )
+    return precision
 
 
-def install_error_handler() -> None:
-    """Report ValueError, OSError, ImportError and Ctrl-C as one line; Python still exits 1."""
-    sys.excepthook = _excepthook
+# ---------------------------------------------------------------------------
+# The shared flags
+# ---------------------------------------------------------------------------
+class _StoreGiven(argparse.Action):
+    """Store the value and remember that the flag was given (not left at its default)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        given = set(getattr(namespace, "_given", ()))
+        namespace._given = given | {self.dest}
+
+
+def add_png_flags(parser: argparse.ArgumentParser, default_outdir: Path = FIGURES_DIR) -> None:
+    """--png (save figures) and --outdir DIR (where, only with --png; default figures/)."""
+    parser.add_argument(
+        "--png",
+        action="store_true",
+        help="also save the lecture's figure(s) as PNG; needs matplotlib (without it, one "
+        "line says so and the lecture runs on without figures)",
+    )
+    add_outdir_flag(parser, default_outdir, "folder for the --png figures")
+
+
+def add_outdir_flag(
+    parser: argparse.ArgumentParser,
+    default_outdir: Path = FIGURES_DIR,
+    what: str = "folder for PNG figures",
+) -> None:
+    """--outdir DIR: where PNG figures go."""
+    parser.add_argument(
+        "--outdir",
+        type=path_text,
+        action=_StoreGiven,
+        default=Path(default_outdir),
+        metavar="DIR",
+        help=f"{what} (default: {default_outdir})",
+    )
+
+
+def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:
+    """--results FILE: the shared results file (default: results/machine.json).
+
+    saves=True for a lecture that adds its section to the file: its folder must be
+    writable, checked before the lecture measures anything.
+    """
+    if isinstance(parser, LectureParser):
+        parser.results_saved = saves
+    role = "that this lecture adds its section to" if saves else "to read measurements from"
+    parser.add_argument(
+        "--results",
+        type=path_text,
+        default=None,
+        metavar="FILE",
+        help=f"results file {role} (default: {default_results_path()})",
+    )
 
 
 def add_budget_flag(parser: argparse.ArgumentParser, what: str = "the ledger") -> None:
     """--budget-gib GIB: the memory budget (default: the article's 78 GiB usable on 80 GB)."""
     parser.add_argument(
         "--budget-gib",
-        type=positive_float,
+        type=number_in(0.0, MAX_BUDGET_GIB, "memory budget"),
         default=ARTICLE_BUDGET_GIB,
         metavar="GIB",
-        help=f"memory budget for {what}, in GiB (default: {ARTICLE_BUDGET_GIB:g})",
+        help=f"memory budget for {what}, in GiB, up to {MAX_BUDGET_GIB:,.0f} "
+        f"(default: {ARTICLE_BUDGET_GIB:g})",
     )
+
+
+# ---------------------------------------------------------------------------
+# Parsing, then checking what the flags will need
+# ---------------------------------------------------------------------------
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> Any:
+    """Parse sys.argv[1:] (or argv) after installing the one-line error handler, then check
+    the paths and packages the flags need (see the module docstring); returns the namespace."""
+    install_error_handler()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    check_args(parser, args)
+    return args
+
+
+def _usage(parser: argparse.ArgumentParser, flag: str, exc: Exception) -> None:
+    parser.error(f"argument {flag}: {exc}")
+
+
+def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
+    """Up-front checks of --outdir, --png and --results (usage errors exit 2)."""
+    given = getattr(args, "_given", set())
+    if hasattr(args, "_given"):
+        del args._given
+    has_png = hasattr(args, "png")
+    if hasattr(args, "outdir"):
+        if has_png and not args.png and "outdir" in given:
+            parser.error("argument --outdir: only used with --png; add --png to save figures")
+        if not has_png or args.png:  # a lecture without --png (04) always draws
+            try:
+                paths.check_output_folder(args.outdir, "figure folder")
+            except paths.UnusablePath as exc:
+                _usage(parser, "--outdir", exc)
+    if has_png and args.png and not style.matplotlib_available():
+        print(
+            f"{parser.prog}: --png: matplotlib is not installed, so no figure is saved "
+            "(PNG skipped; run with .venv/bin/python)"
+        )
+        args.png = False
+    if hasattr(args, "results"):
+        target = args.results if args.results is not None else default_results_path()
+        saves = getattr(parser, "results_saved", None)
+        try:
+            if saves:
+                paths.check_output_file(target, "results file")
+            else:
+                paths.check_input_file(target, "results file")
+        except paths.UnusablePath as exc:
+            _usage(parser, "--results", exc)
+
+
+def install_error_handler() -> None:
+    """Report errors and Ctrl-C as one line (see common.present.boot for the statuses)."""
+    boot.install_error_handler()

@@ -75,6 +75,7 @@ _FLAG_HELPERS = {
     "add_png_flags": ("png", "outdir"),
     "add_outdir_flag": ("outdir",),
     "add_results_flag": ("results",),
+    "parse_llm_args": ("png", "outdir"),  # common.present.llm_cli: the LLM lectures' flags
 }
 _FLAG_STRINGS = {"--png": "png", "--outdir": "outdir", "--results": "results"}
 

@@ -270,6 +270,7 @@ def test_an_escaped_caption_renders_as_the_text_it_came_from() -> None:
 def _conf(monkeypatch: pytest.MonkeyPatch, run: str | None = None) -> dict:
     """Execute docs/conf.py with the environment and sys.path restored afterwards."""
     monkeypatch.setenv("ROOFLINE_RESULTS", "unchanged")  # conf.py sets it; restored at teardown
+    monkeypatch.setenv("ROOFLINE_HTML", "0")  # likewise: later lectures must print as text
     if run is None:
         monkeypatch.delenv("ROOFLINE_DOCS_RUN", raising=False)
     else:

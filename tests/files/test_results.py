@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import math
 import os
 from datetime import datetime
 from pathlib import Path
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import run_lecture
 
-from common.files import atomic, results
+from common.files import atomic, calibration, paths, results
 from common.measure import machine, roofs
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
@@ -229,3 +231,164 @@ def test_lecture_01_reads_a_corrupt_file_and_replaces_it(tmp_path: Path) -> None
     assert loaded, loaded.reason
     assert loaded.data["probe"]["calibration"]["quick"] is True
     assert _leftover_temp_files(tmp_path) == []
+
+
+# ---------------------------------------------------------------------------
+# Corrupt in odd ways: one-line reason, never an exception (issues 3, 11, 13)
+# ---------------------------------------------------------------------------
+def _doc_text(this_machine: dict, **probe: object) -> str:
+    doc = results.new_document(this_machine)
+    doc["probe"] = {"calibration": dict(FAKE_CALIBRATION, **probe), "operations": []}
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[" * 200_000, "nested too deeply"),  # was a RecursionError traceback
+        ('{"format_version": 1, "machine": {}, "x": NaN}', "non-standard number NaN"),
+        ('{"format_version": 1, "machine": {}, "x": -Infinity}', "non-standard number"),
+        ('{"format_version": 1, "machine": {}, "x": 1e400}', "out of range"),
+        ('{"x": ' + "9" * 5000 + "}", "corrupt"),  # beyond int()'s digit limit
+    ],
+)
+def test_strange_json_is_corrupt(
+    text: str, words: str, results_file: Path, this_machine: dict
+) -> None:
+    results_file.parent.mkdir(parents=True)
+    results_file.write_text(text, encoding="utf-8")
+    loaded = results.load_results(results_file, this_machine=this_machine)
+    assert loaded.data is None and "corrupt" in loaded.reason and words in loaded.reason
+    assert "\n" not in loaded.reason
+
+
+def test_a_byte_order_mark_is_read_as_it_is(results_file: Path, this_machine: dict) -> None:
+    results_file.parent.mkdir(parents=True)
+    results_file.write_bytes(b"\xef\xbb\xbf" + _doc_text(this_machine).encode())
+    loaded = results.load_results(results_file, this_machine=this_machine)
+    assert loaded, loaded.reason
+    results.save_section("batch_sweep", {"rows": []}, results_file, this_machine=this_machine)
+    doc = json.loads(results_file.read_text(encoding="utf-8"))
+    assert doc["probe"]["calibration"] == FAKE_CALIBRATION  # the other section was kept
+    assert sorted(p.name for p in results_file.parent.iterdir()) == ["machine.json"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "value", "words"),
+    [
+        ("matmul_flops_per_s", 1e308, "'matmul_flops_per_s' must be between"),
+        ("matmul_flops_per_s", 1e-300, "'matmul_flops_per_s' must be between"),
+        ("bandwidth_bytes_per_s", 1e300, "'bandwidth_bytes_per_s' must be between"),
+        ("bandwidth_bytes_per_s", 3.0, "'bandwidth_bytes_per_s' must be between"),
+    ],
+)
+def test_implausible_calibration_values_are_named_and_refused(
+    entry: str, value: float, words: str, results_file: Path, this_machine: dict
+) -> None:
+    calib = dict(FAKE_CALIBRATION, **{entry: value})
+    calib["ridge_point"] = calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"]
+    results.save_section(
+        "probe", {"calibration": calib, "operations": []}, results_file, this_machine=this_machine
+    )
+    saved = calibration.saved_calibration(
+        loaded=results.load_results(results_file, this_machine=this_machine)
+    )
+    assert saved.calibration is None
+    assert "bad probe section" in saved.reason and words in saved.reason
+
+
+def test_a_nan_in_the_file_falls_back_instead_of_failing_at_save(
+    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Lecture 03 fell back to a quick calibration, then failed to save the file's NaN again.
+    results_file.parent.mkdir(parents=True)
+    results_file.write_text(
+        _doc_text(this_machine).replace("1.6e+11", "NaN").replace("160000000000.0", "NaN"),
+        encoding="utf-8",
+    )
+    assert "NaN" in results_file.read_text(encoding="utf-8")
+    monkeypatch.setattr(roofs, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
+    calib, note = roofs.load_or_calibrate(results_file)
+    assert calib == FAKE_CALIBRATION and "corrupt" in note
+    results.save_section("batch_sweep", {"rows": []}, results_file, this_machine=this_machine)
+    assert results.load_results(results_file, this_machine=this_machine)
+
+
+def test_not_a_regular_file_is_reported_without_opening_it(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opening it for reading would block forever (issue 9, lecture 05)
+    loaded = results.load_results(fifo)
+    assert loaded.data is None and "FIFO" in loaded.reason
+    assert "folder" in results.load_results(tmp_path).reason
+
+
+def test_a_name_too_long_is_an_unreadable_file(tmp_path: Path) -> None:
+    loaded = results.load_results(tmp_path / ("n" * 300))
+    assert loaded.data is None and loaded.reason.startswith("cannot read results file")
+
+
+# ---------------------------------------------------------------------------
+# Saving keeps everything (issue 15) and follows symlinks
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["other machine", "other version", "corrupt", "not an object"])
+def test_an_unusable_file_is_kept_beside_the_new_one(
+    kind: str, results_file: Path, this_machine: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _make_bad_file(kind, results_file, this_machine)
+    old = results_file.read_bytes()
+    results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
+    backups = sorted(results_file.parent.glob("machine.backup-*.json"))
+    assert len(backups) == 1 and backups[0].read_bytes() == old  # byte for byte
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and BAD_KINDS[kind] in lines[0] and backups[0].name in lines[0]
+    doc = results.load_results(results_file, this_machine=this_machine).data
+    assert doc is not None and doc["probe"] == _probe_payload()
+    assert _leftover_temp_files(results_file.parent) == []
+
+
+def test_two_backups_in_one_second_get_two_names(results_file: Path, this_machine: dict) -> None:
+    for _ in range(2):
+        _make_bad_file("corrupt", results_file, this_machine)
+        results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
+    assert len(list(results_file.parent.glob("machine.backup-*.json"))) == 2
+
+
+def test_saving_through_a_symlink_updates_its_target(tmp_path: Path, this_machine: dict) -> None:
+    real = tmp_path / "real" / "machine.json"
+    results.save_section("batch_sweep", {"rows": [1]}, real, this_machine=this_machine)
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert results.save_section("probe", _probe_payload(), link, this_machine=this_machine) == link
+    assert link.is_symlink()  # the link stays a link
+    doc = json.loads(real.read_text(encoding="utf-8"))
+    assert doc["batch_sweep"] == {"rows": [1]} and doc["probe"] == _probe_payload()
+
+
+def test_a_payload_with_nan_fails_before_touching_the_file(
+    results_file: Path, this_machine: dict
+) -> None:
+    old = _write_old_file(results_file, this_machine)
+    with pytest.raises(ValueError, match="cannot save section 'probe'"):
+        results.save_section("probe", {"x": math.nan}, results_file, this_machine=this_machine)
+    assert results_file.read_bytes() == old
+    assert sorted(p.name for p in results_file.parent.iterdir()) == ["machine.json"]
+
+
+def test_save_section_refuses_a_folder_by_name(tmp_path: Path, this_machine: dict) -> None:
+    with pytest.raises(paths.UnusablePath, match=f"results file {tmp_path} is a folder"):
+        results.save_section("probe", {}, tmp_path, this_machine=this_machine)
+
+
+def test_a_failed_write_names_the_file_not_the_temporary(
+    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_old_file(results_file, this_machine)
+
+    def full_disk(src: str, dst: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", src)
+
+    monkeypatch.setattr(atomic.os, "replace", full_disk)
+    with pytest.raises(OSError) as info:
+        results.save_section("probe", {}, results_file, this_machine=this_machine)
+    assert info.value.filename == str(results_file) and ".tmp" not in str(info.value)
+    assert info.value.errno == errno.ENOSPC

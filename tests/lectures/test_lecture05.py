@@ -175,8 +175,8 @@ def test_other_chip_and_precision() -> None:
     ("args", "needle"),
     [
         (("--chip", "x100"), "unknown chip 'x100'; choose one of: a100, h100"),
-        (("--precision", "fp8"), "A100 40GB SXM has no 'fp8' peak; it has: bf16, int8"),
-        (("--chip", "tpu-v5e", "--precision", "nvfp4"), "it has: bf16, int8"),
+        (("--precision", "fp8"), "A100 40GB SXM has no 'fp8' peak; choose one of: bf16, int8"),
+        (("--chip", "tpu-v5e", "--precision", "nvfp4"), "choose one of: bf16, int8"),
     ],
 )
 def test_bad_chip_or_precision_is_one_line(args: tuple[str, ...], needle: str) -> None:

@@ -1,0 +1,182 @@
+"""The lectures' first lines: one-line errors, a quiet Ctrl-C and a quiet closed pipe.
+
+Every lecture begins with the same bootstrap, before numpy or anything heavy is
+imported (between ``sphinx_gallery_start_ignore`` markers, so it stays off the page)::
+
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+    from common.present import boot
+
+    boot.start()
+
+``realpath`` follows symbolic links, so a link to a lecture (or to ``lectures/``)
+imports the ``common`` of the checkout the script really lives in. ``start()``
+then sets the run's policies, only when the lecture runs as a script (not when
+sphinx-gallery or a notebook executes it):
+
+- an uncaught error is one line on stderr, never a traceback (``ROOFLINE_TRACEBACK=1``
+  shows the traceback);
+- Ctrl-C, even in the middle of ``import numpy``, prints one line and ends the
+  run by SIGINT, which a shell reports as status 130;
+- when the reader of the output goes away (``| head``), the rest of the output is
+  dropped quietly and the lecture finishes its work, so a measurement is still saved.
+
+Exit statuses (the same for every lecture): 0 done; 1 the run failed (a missing
+package, a broken hardware-table figure, a folder that may not be written, a full
+disk); 2 the command line is wrong (an unknown flag, a value out of range, a path
+of the wrong kind); 130 interrupted (by SIGINT).
+
+Standard library only, and small: it runs before anything else is imported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+
+TYPE_CHECKING = False  # typing costs milliseconds at start-up; annotations only need the names
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Any, TextIO
+
+EXIT_FAILURE = 1  # the run failed
+EXIT_USAGE = 2  # the command line is wrong (argparse's status)
+EXIT_INTERRUPT = 128 + signal.SIGINT  # 130: ended by SIGINT, as a shell reports it
+TRACEBACK_ENV = "ROOFLINE_TRACEBACK"  # set it to see full tracebacks
+
+_state = {"started": False, "interrupted": False}
+
+
+def prog() -> str:
+    """The script's file name, for the start of an error line."""
+    return os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "lecture")
+
+
+def running_as_script() -> bool:
+    """True when sys.argv[0] is the ``__main__`` file (not under sphinx-gallery or Jupyter)."""
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not main_file or not sys.argv or not sys.argv[0]:
+        return False
+    return os.path.realpath(main_file) == os.path.realpath(sys.argv[0])
+
+
+def start() -> None:
+    """Install one-line errors, quiet Ctrl-C and quiet closed pipes (script runs only)."""
+    if not running_as_script():
+        return
+    signal.signal(signal.SIGINT, _on_sigint)
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is not None and not isinstance(stream, QuietPipe):
+            setattr(sys, name, QuietPipe(stream))
+    _state["started"] = True
+    install_error_handler()
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    """Ctrl-C: remember it (an import it breaks may re-raise it as another error), then raise."""
+    _state["interrupted"] = True
+    raise KeyboardInterrupt
+
+
+class QuietPipe:
+    """A text stream that, once its reader has gone (EPIPE), sends the rest to /dev/null."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.reader_gone = False
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._drop_the_rest()
+            return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._drop_the_rest()
+
+    def _drop_the_rest(self) -> None:
+        """Point the stream's file descriptor at /dev/null: later writes and the exit flush pass."""
+        self.reader_gone = True
+        with contextlib.suppress(OSError, ValueError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()  # what the failed write left in the buffer goes there too
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _one_line(exc: BaseException) -> str:
+    """The first line of an exception's message; an OSError names its file first."""
+    if isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    else:
+        text = str(exc)
+    lines = text.strip().splitlines()
+    return lines[0] if lines else exc.__class__.__name__
+
+
+def _chain(exc: BaseException | None) -> list[BaseException]:
+    """exc and the exceptions it was raised from or during."""
+    seen: list[BaseException] = []
+    while exc is not None and exc not in seen:
+        seen.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return seen
+
+
+def was_interrupted(exc: BaseException) -> bool:
+    """True when Ctrl-C caused `exc` (directly or inside an import it broke)."""
+    return _state["interrupted"] or any(isinstance(e, KeyboardInterrupt) for e in _chain(exc))
+
+
+def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    """Report an uncaught exception as one line on stderr (see the module docstring)."""
+    if os.environ.get(TRACEBACK_ENV):
+        sys.__excepthook__(kind, exc, tb)
+        return
+    if _state["started"]:
+        with contextlib.suppress(ValueError):  # a second Ctrl-C must not interrupt the report
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if was_interrupted(exc):
+        sys.stderr.write(f"{prog()}: interrupted; nothing half-written was kept\n")
+        if not isinstance(exc, KeyboardInterrupt):
+            _die_by_sigint()  # Python ends by SIGINT by itself only for a KeyboardInterrupt
+        return
+    if isinstance(exc, ImportError):
+        sys.stderr.write(
+            f"{prog()}: error: {_one_line(exc)} (this lecture needs the course's packages: "
+            "run it with .venv/bin/python, which `make test` sets up)\n"
+        )
+        return
+    if isinstance(exc, (ValueError, OSError)):
+        sys.stderr.write(f"{prog()}: error: {_one_line(exc)}\n")
+        return
+    sys.__excepthook__(kind, exc, tb)  # a bug in the course: the traceback helps
+
+
+def _die_by_sigint() -> None:
+    """Flush and end the process by SIGINT, so that a shell sees status 130."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
+    os._exit(EXIT_INTERRUPT)  # pragma: no cover (only where the signal did not end us)
+
+
+def install_error_handler() -> None:
+    """Make sys.excepthook print one line per error (idempotent)."""
+    sys.excepthook = excepthook

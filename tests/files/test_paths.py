@@ -1,0 +1,122 @@
+"""Path checks (common.files.paths): what a results file or figure folder may be.
+
+Each kind of bad path is made for real in a temporary folder (a FIFO, a symlink
+loop, a file in the way) and must be refused by name, without being opened.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from common.files import atomic, paths
+
+
+@pytest.fixture
+def bad(tmp_path: Path) -> dict[str, Path]:
+    """One path of every kind the checks must refuse, made in tmp_path."""
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "loop-a").symlink_to(tmp_path / "loop-b")
+    (tmp_path / "loop-b").symlink_to(tmp_path / "loop-a")
+    return {
+        "folder": tmp_path / "folder",
+        "through a file": tmp_path / "a-file" / "machine.json",
+        "fifo": tmp_path / "fifo",
+        "device": Path(os.devnull),
+        "symlink loop": tmp_path / "loop-a",
+        "proc": Path("/proc/self/status"),
+    }
+
+
+WORDS = {
+    "folder": "is a folder, not a regular file",
+    "through a file": "goes through a file",
+    "fifo": "is a FIFO (named pipe), not a regular file",
+    "device": "is a device, not a regular file",
+    "symlink loop": "is a symbolic link loop",
+    "proc": "is in a kernel file system",
+}
+
+
+@pytest.mark.parametrize("kind", list(WORDS))
+@pytest.mark.parametrize("check", [paths.check_input_file, paths.check_output_file])
+def test_anything_but_a_regular_file_is_refused(kind: str, check, bad: dict[str, Path]) -> None:
+    if kind == "proc" and not Path("/proc/self/status").exists():
+        pytest.skip("no /proc on this system")
+    with pytest.raises(paths.UnusablePath) as info:
+        check(bad[kind], "results file")
+    message = str(info.value)
+    assert WORDS[kind] in message and "\n" not in message
+    assert ".tmp" not in message  # the path the user gave, never a temporary file
+
+
+def test_absent_and_regular_files_pass(tmp_path: Path) -> None:
+    absent = tmp_path / "new" / "machine.json"
+    assert paths.check_input_file(absent) == absent
+    assert paths.check_output_file(absent) == absent
+    assert not absent.parent.exists()  # checking creates nothing
+    present = tmp_path / "machine.json"
+    present.write_text("{}", encoding="utf-8")
+    assert paths.check_output_file(present) == present
+
+
+@pytest.mark.parametrize("text", ["", "  ", "a\0b"])
+def test_empty_or_nul_paths_are_refused(text: str) -> None:
+    for check in (paths.check_input_file, paths.check_output_file, paths.check_output_folder):
+        with pytest.raises(paths.UnusablePath):
+            check(text)
+    with pytest.raises(paths.UnusablePath):
+        atomic.writable_dir(text)  # "" used to mean the current folder
+
+
+def test_a_name_too_long_fails_a_writer_but_not_a_reader(tmp_path: Path) -> None:
+    long = tmp_path / ("y" * 300)
+    assert paths.check_input_file(long) == long  # the reader falls back
+    with pytest.raises(paths.NameTooLong):
+        paths.check_output_file(long)
+    # a name that fits but leaves no room for the temporary file beside it
+    almost = tmp_path / ("z" * (paths.name_max(tmp_path) - 4))
+    with pytest.raises(paths.NameTooLong):
+        paths.check_output_file(almost)
+
+
+def test_output_folder_checks(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    assert paths.check_output_folder(tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
+    assert not (tmp_path / "new").exists()
+    with pytest.raises(paths.UnusablePath, match="is a file, not a folder"):
+        paths.check_output_folder(tmp_path / "a-file")
+    with pytest.raises(paths.UnusablePath, match="goes through"):
+        paths.check_output_folder(tmp_path / "a-file" / "sub")
+    with pytest.raises(paths.UnusablePath, match="is a device, not a folder"):
+        paths.check_output_folder(os.devnull)
+    assert [p.name for p in tmp_path.iterdir()] == ["a-file"]  # the write probe left nothing
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into a read-only folder")
+def test_a_folder_one_may_not_write_is_a_plain_error(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(ValueError) as info:
+            paths.check_output_file(locked / "machine.json")
+        assert not isinstance(info.value, paths.UnusablePath)  # status 1, not a usage error
+        assert "locked" in str(info.value)
+    finally:
+        locked.chmod(0o700)
+
+
+def test_display_path_survives_a_symlink_loop(tmp_path: Path) -> None:
+    # Path.resolve() raises RuntimeError on a loop (issue 2: a traceback from --results)
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert paths.display_path(tmp_path / "a") == str(tmp_path / "a")
+
+
+def test_display_path_is_repo_relative_inside_the_repository() -> None:
+    assert paths.display_path(paths.RESULTS_DIR / "machine.json") == "results/machine.json"

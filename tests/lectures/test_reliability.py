@@ -1,0 +1,587 @@
+"""Every lecture against every bad input: one line, the documented status, nothing lost.
+
+The lectures are found by glob and their flags read from their ``--help``, so a
+new or renamed lecture is covered without editing this file. Each bad input that
+applies to a lecture (it has the flag) is one test case. Every case runs in a
+folder of its own, holding a valid results file (also exported as
+``$ROOFLINE_RESULTS``) and whatever bad path the case needs, and asserts:
+
+- no traceback, and exactly one line on stderr (none when the run succeeds);
+- the exit status the README documents (2 usage, 1 failure, 0 done);
+- every file in the folder byte for byte as before (sha256), nothing added:
+  none of these runs is meant to save.
+
+The cases run in parallel, before the first of them is checked. After the table
+come the cases that need a process of their own: two writers saving sections of
+one results file, Ctrl-C during ``import numpy``, output piped into ``head``,
+symbolic links to a script or to ``lectures/``, and a broken hardware table.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import LECTURES, REPO, lecture_path
+
+from common.files import results
+from common.measure import machine
+
+PATH_METAVARS = ("FILE", "DIR")
+HUGE = "1" * 300  # was an OverflowError traceback in lecture 06
+BAD_VALUES = (HUGE, "nan")  # out of any range (as an integer or as a float), not finite
+WORKERS = max(2, min(4, os.cpu_count() or 2))  # subprocesses at once
+SAVES_EACH = 150  # saves per writer in the race
+CASE_TIMEOUT_S = 90  # a refused run takes well under a second; a reader that draws, seconds
+
+
+# ---------------------------------------------------------------------------
+# The lectures and their flags, from --help
+# ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Lecture:
+    path: Path
+    flags: dict[str, str | None]  # --flag -> its metavar (None for a switch)
+    saves: bool  # adds a section to the results file
+
+    @property
+    def name(self) -> str:
+        return self.path.stem[:2]
+
+    def has(self, flag: str) -> bool:
+        return flag in self.flags
+
+
+OPTION_LINE = re.compile(r"^\s{2}(?:-\w, )?(--[a-z][\w-]*)(?:[ =]([A-Z][A-Z_]*))?")
+
+
+def _read_lecture(path: Path) -> Lecture:
+    proc = subprocess.run(
+        [sys.executable, str(path), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    flags = {}
+    for line in proc.stdout.splitlines():
+        match = OPTION_LINE.match(line)
+        if match and match.group(1) != "--help":
+            flags[match.group(1)] = match.group(2)
+    saves = "adds its section" in " ".join(proc.stdout.split())
+    return Lecture(path, flags, saves)
+
+
+def _discover() -> list[Lecture]:
+    paths = sorted(LECTURES.glob("[0-9][0-9]_*.py"))
+    with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
+        return list(pool.map(_read_lecture, paths))
+
+
+ALL = _discover()
+
+
+# ---------------------------------------------------------------------------
+# The cases
+# ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One bad input for one lecture and what must come of it."""
+
+    lecture: Lecture
+    label: str
+    args: Callable[[Path], list[str]]  # builds the arguments (and any file they need)
+    status: int
+    words: str  # in the stderr line (or in stdout when the run succeeds)
+    python_flags: tuple[str, ...] = ()
+    hide_matplotlib: bool = False
+    statuses: tuple[int, ...] = ()  # when more than one status is right
+
+    @property
+    def id(self) -> str:
+        return f"{self.lecture.name}-{self.label}"
+
+
+GOOD_CALIBRATION = {
+    "bandwidth_bytes_per_s": 2.0e10,
+    "matmul_flops_per_s": 1.6e11,
+    "ridge_point": 8.0,
+}
+
+
+def _results_doc(here: dict, **probe: object) -> dict:
+    """A results document for `here`: a probe calibration (with `probe` changed) and a
+    batch sweep whose calibration stays good."""
+    doc = results.new_document(here)
+    doc["probe"] = {"calibration": {**GOOD_CALIBRATION, **probe}, "operations": []}
+    doc["batch_sweep"] = {"calibration": dict(GOOD_CALIBRATION), "rows": []}
+    return doc
+
+
+HERE = machine.describe()
+
+
+def _write(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _fifo(folder: Path) -> Path:
+    os.mkfifo(folder / "fifo")
+    return folder / "fifo"
+
+
+def _loop(folder: Path) -> Path:
+    (folder / "loop-a").symlink_to(folder / "loop-b")
+    (folder / "loop-b").symlink_to(folder / "loop-a")
+    return folder / "loop-a"
+
+
+def _device(folder: Path) -> str:
+    """A character device: a private copy of /dev/null when root (so that a regression that
+    replaced it could not replace the real one, as lecture 07 did to a copy), else /dev/null."""
+    if os.geteuid() != 0:
+        return os.devnull
+    node = folder / "null-device"
+    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    return str(node)
+
+
+def _blocker(folder: Path) -> Path:
+    return _write(folder, "a-file", "not a folder\n")
+
+
+def _figures(folder: Path) -> str:
+    """A figure folder outside the case folder (a reader that draws may write there)."""
+    return str(folder.parent / f"{folder.name}-figures")
+
+
+RESULTS_PATHS: dict[str, tuple[Callable[[Path], str], str]] = {
+    "results-empty": (lambda d: "", "expected a path, got an empty string"),
+    "results-folder": (lambda d: str(d), "is a folder, not a regular file"),
+    "results-through-a-file": (lambda d: str(_blocker(d) / "m.json"), "goes through a file"),
+    "results-fifo": (lambda d: str(_fifo(d)), "is a FIFO"),  # lecture 05 hung on it
+    "results-device": (_device, "is a device"),
+    "results-proc": (lambda d: "/proc/self/status", "kernel file system"),
+    "results-symlink-loop": (lambda d: str(_loop(d)), "symbolic link loop"),
+}
+
+# Files a reading lecture must report in one line and fall back from (exit 0, file kept).
+# The first two spoil only the probe's calibration: a reader still has lecture 03's. The
+# others spoil the whole file, and a reader that draws (lecture 04) then measures a quick
+# calibration, seconds of work: those run against the readers that only print.
+CALIBRATION_LEVEL = ("1e308-calibration", "tiny-bandwidth")
+BAD_CONTENTS: dict[str, tuple[Callable[[], str | bytes], str]] = {
+    "nested-json": (lambda: "[" * 200_000, "nested too deeply"),
+    "nan-calibration": (
+        lambda: json.dumps(_results_doc(HERE, matmul_flops_per_s=float("nan"))),
+        "non-standard number NaN",
+    ),
+    "1e308-calibration": (
+        lambda: json.dumps(_results_doc(HERE, matmul_flops_per_s=1e308, ridge_point=1e308 / 2e10)),
+        "'matmul_flops_per_s' must be between",
+    ),
+    "tiny-bandwidth": (
+        lambda: json.dumps(_results_doc(HERE, bandwidth_bytes_per_s=1e-3, ridge_point=1.6e14)),
+        "'bandwidth_bytes_per_s' must be between",
+    ),
+    "other-machine": (
+        lambda: json.dumps(_results_doc(dict(HERE, cpu="Another CPU", cores=4096))),
+        "another machine",
+    ),
+}
+
+OUTDIR_PATHS: dict[str, tuple[Callable[[Path], str], str]] = {
+    "outdir-empty": (lambda d: "", "expected a path, got an empty string"),
+    "outdir-a-file": (lambda d: str(_blocker(d)), "is a file, not a folder"),
+    "outdir-through-a-file": (lambda d: str(_blocker(d) / "figs"), "goes through"),
+    "outdir-device": (_device, "is a device, not a folder"),
+}
+
+
+def _reader_extra(lecture: Lecture, folder: Path) -> list[str]:
+    """Arguments that keep a reader that runs to the end from writing into the case folder.
+
+    A lecture with --png writes no figure without it; one that always draws (04) gets
+    an --outdir of its own.
+    """
+    if lecture.has("--png") or not lecture.has("--outdir"):
+        return []
+    return ["--outdir", _figures(folder)]
+
+
+def _cases_for(lecture: Lecture) -> list[Case]:
+    cases = [
+        Case(lecture, "unknown-flag", lambda d: ["--no-such-flag"], 2, "--no-such-flag"),
+        # No numpy: one line, status 1, or the lecture runs (02 and 06 need nothing).
+        Case(lecture, "bare-python", lambda d: ["--help"], 0, "", ("-S",), statuses=(0, 1)),
+    ]
+    for flag, metavar in lecture.flags.items():
+        if metavar is None or metavar in PATH_METAVARS:
+            continue
+        for i, value in enumerate(BAD_VALUES):
+            cases.append(
+                Case(lecture, f"{flag[2:]}-bad{i}", lambda d, f=flag, v=value: [f, v], 2, flag)
+            )
+    if lecture.has("--precision"):
+        cases.append(
+            Case(lecture, "precision-upper-case", lambda d: ["--precision", "BF16"], 0, "")
+        )
+    if lecture.has("--results"):
+        for label, (make, words) in RESULTS_PATHS.items():
+            cases.append(Case(lecture, label, lambda d, m=make: ["--results", m(d)], 2, words))
+        long_name = lambda d: ["--results", str(d / ("r" * 300))]  # noqa: E731
+        if lecture.saves:  # it could not save: refused before measuring
+            cases.append(Case(lecture, "results-name-too-long", long_name, 2, "is too long"))
+        else:  # a reader falls back (lectures 04 and 05 exited 1)
+            cases.append(
+                Case(
+                    lecture,
+                    "results-name-too-long",
+                    lambda d: [*long_name(d), *_reader_extra(lecture, d)],
+                    0,
+                    "cannot read",
+                )
+            )
+            for label, (content, words) in BAD_CONTENTS.items():
+                if lecture.has("--outdir") and label not in CALIBRATION_LEVEL:
+                    continue
+                cases.append(
+                    Case(
+                        lecture,
+                        label,
+                        lambda d, c=content: [
+                            "--results",
+                            str(_write(d, "bad.json", c())),
+                            *_reader_extra(lecture, d),
+                        ],
+                        0,
+                        words,
+                    )
+                )
+    if lecture.has("--outdir"):
+        png = ["--png"] if lecture.has("--png") else []
+        for label, (make, words) in OUTDIR_PATHS.items():
+            cases.append(Case(lecture, label, lambda d, m=make: [*png, "--outdir", m(d)], 2, words))
+    if lecture.has("--png"):
+        cases.append(
+            Case(lecture, "outdir-without-png", lambda d: ["--outdir", str(d)], 2, "only used with")
+        )
+        # Without matplotlib: one line on stdout, and the run goes on. A lecture that
+        # measures is stopped right after the check by a results path that is a folder.
+        stop = lambda d: ["--results", str(d)] if lecture.has("--results") else []  # noqa: E731
+        cases.append(
+            Case(
+                lecture,
+                "png-without-matplotlib",
+                lambda d: ["--png", "--outdir", _figures(d), *stop(d)],
+                2 if lecture.has("--results") else 0,
+                "is a folder" if lecture.has("--results") else "",
+                hide_matplotlib=True,
+            )
+        )
+    return cases
+
+
+CASES = [case for lecture in ALL for case in _cases_for(lecture)]
+
+
+# ---------------------------------------------------------------------------
+# Running them (in parallel), then one test per case
+# ---------------------------------------------------------------------------
+def _hashes(folder: Path) -> dict[str, str]:
+    """sha256 of every regular file under `folder`; the kind of every other entry."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        mode = path.lstat().st_mode
+        if stat.S_ISREG(mode):
+            found[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+        elif not stat.S_ISDIR(mode):  # a FIFO, a device node or a link: its kind must stay
+            found[str(path.relative_to(folder))] = stat.filemode(mode)
+    return found
+
+
+@dataclasses.dataclass
+class Outcome:
+    proc: subprocess.CompletedProcess[str]
+    before: dict[str, str]
+    after: dict[str, str]
+    figures: list[str]
+
+
+def _hide_matplotlib(folder: Path) -> Path:
+    hide = folder.parent / f"{folder.name}-hide"
+    hide.mkdir(exist_ok=True)
+    (hide / "sitecustomize.py").write_text(
+        "import sys\nsys.modules['matplotlib'] = None  # as if it were not installed\n",
+        encoding="utf-8",
+    )
+    return hide
+
+
+def _run_case(case: Case, folder: Path) -> Outcome:
+    sentinel = folder / "machine.json"
+    sentinel.write_text(json.dumps(_results_doc(HERE)), encoding="utf-8")
+    args = case.args(folder)
+    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
+    env["ROOFLINE_RESULTS"] = str(sentinel)
+    if case.hide_matplotlib:
+        env["PYTHONPATH"] = str(_hide_matplotlib(folder))
+    before = _hashes(folder)
+    command = [sys.executable, *case.python_flags, str(case.lecture.path), *args]
+    try:
+        proc = subprocess.run(
+            command, capture_output=True, text=True, cwd=folder, env=env, timeout=CASE_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:  # this case fails alone, the others still run
+        proc = subprocess.CompletedProcess(command, -1, "", f"timed out after {CASE_TIMEOUT_S} s")
+    figures = Path(_figures(folder))
+    drawn = sorted(p.name for p in figures.iterdir()) if figures.is_dir() else []
+    return Outcome(proc, before, _hashes(folder), drawn)
+
+
+@pytest.fixture(scope="module")
+def outcomes(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Outcome]:
+    """Run every selected case at once (WORKERS at a time); keyed by case id."""
+    wanted = [
+        item.callspec.params["case"]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == "test_bad_input"
+        and item.module.__name__ == __name__
+    ]
+    folders = {case.id: tmp_path_factory.mktemp(case.id[:40]) for case in wanted}
+    with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
+        futures = {case.id: pool.submit(_run_case, case, folders[case.id]) for case in wanted}
+        return {key: future.result() for key, future in futures.items()}
+
+
+def test_every_lecture_is_covered() -> None:
+    names = {lecture.path.name for lecture in ALL}
+    assert {"01_machine_probe.py", "02_roofline_basics.py", "09_hierarchical_roofline.py"} <= names
+    by_name = {lecture.name: lecture for lecture in ALL}
+    assert by_name["01"].saves and not by_name["05"].saves  # read from --help
+    assert by_name["02"].flags == {"--png": None, "--outdir": "DIR"}
+    assert len(CASES) > 10 * len(ALL)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_bad_input(case: Case, outcomes: dict[str, Outcome]) -> None:
+    outcome = outcomes[case.id]
+    proc = outcome.proc
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr
+    statuses = case.statuses or (case.status,)
+    assert proc.returncode in statuses, proc.stderr
+    lines = proc.stderr.splitlines()
+    if proc.returncode == 0:
+        assert lines == [], proc.stderr
+        assert case.words in proc.stdout
+    else:
+        assert len(lines) == 1, proc.stderr
+        assert lines[0].startswith(f"{case.lecture.path.name}: ")
+        assert case.words in lines[0]
+    if proc.returncode == 2:
+        assert proc.stdout == "" or case.hide_matplotlib  # refused before any work
+    if case.hide_matplotlib:
+        assert "PNG skipped" in proc.stdout and outcome.figures == []
+    if case.label == "bare-python" and proc.returncode == 1:
+        assert "No module named" in lines[0] and "needs the course's packages" in lines[0]
+    # Nothing written, nothing changed: the results file (and every other file) by sha256.
+    assert outcome.after == outcome.before
+
+
+# ---------------------------------------------------------------------------
+# Two writers, one results file (issue 16)
+# ---------------------------------------------------------------------------
+WRITER = """
+import sys
+sys.path.insert(0, {repo!r})
+from common.files import results
+here = {here!r}
+for i in range({n}):
+    results.save_section(sys.argv[1], {{"i": i, "pad": "x" * 2000}}, {path!r}, this_machine=here)
+"""
+
+
+def test_two_writers_never_lose_a_section(tmp_path: Path) -> None:
+    path = tmp_path / "machine.json"
+    here = {"cpu": "test CPU", "cores": 2, "blas": {"library": "x", "kernel": "y", "threads": 1}}
+    results.save_section("other", {"kept": True}, path, this_machine=here)
+    code = WRITER.format(repo=str(REPO), here=here, n=SAVES_EACH, path=str(path))
+    writers = [
+        subprocess.Popen([sys.executable, "-c", code, section], stderr=subprocess.PIPE, text=True)
+        for section in ("probe", "batch_sweep")
+    ]
+    readings = 0
+    while any(w.poll() is None for w in writers):  # a reader never sees a broken file
+        loaded = results.load_results(path, this_machine=here)
+        assert loaded, loaded.reason
+        readings += 1
+    for w in writers:
+        _, err = w.communicate(timeout=120)
+        assert w.returncode == 0, err
+    doc = results.load_results(path, this_machine=here).data
+    assert doc is not None and readings > 0
+    assert doc["probe"]["i"] == doc["batch_sweep"]["i"] == SAVES_EACH - 1  # both last saves
+    assert doc["other"] == {"kept": True}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["machine.json"]  # no lock file left
+
+
+# ---------------------------------------------------------------------------
+# Ctrl-C while numpy is being imported (issues 5 and 17)
+# ---------------------------------------------------------------------------
+def _mapped(pid: int, needle: str) -> bool:
+    try:
+        return needle in Path(f"/proc/{pid}/maps").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return True  # it has already ended
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc to see the import")
+@pytest.mark.parametrize("delay", [0.0, 0.005, 0.02])
+def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path) -> None:
+    path = tmp_path / "machine.json"
+    path.write_text(json.dumps(_results_doc(HERE)), encoding="utf-8")
+    old = path.read_bytes()
+    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
+    with subprocess.Popen(
+        [sys.executable, str(lecture_path("01")), "--quick", "--results", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as proc:
+        deadline = time.monotonic() + 60
+        while not _mapped(proc.pid, "_multiarray_umath") and time.monotonic() < deadline:
+            time.sleep(0.0002)  # numpy's core library is mapped: the import is under way
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGINT  # a shell shows 130
+    assert err.splitlines() == ["01_machine_probe.py: interrupted; nothing half-written was kept"]
+    assert path.read_bytes() == old
+
+
+# ---------------------------------------------------------------------------
+# Output piped into head (issue 7), and a foreign results file kept (issue 15)
+# ---------------------------------------------------------------------------
+def _head(args: list[str], lines: int = 5, **kwargs) -> tuple[int, str]:
+    """Run a lecture with stdout read for `lines` lines and then closed, like `| head`."""
+    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
+    with subprocess.Popen(
+        [sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **kwargs
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        for _ in range(lines):
+            proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        return proc.wait(timeout=300), err
+
+
+@pytest.mark.parametrize("name", ["02", "06"])
+def test_a_closed_pipe_ends_quietly(name: str, tmp_path: Path) -> None:
+    status, err = _head([str(lecture_path(name))], cwd=tmp_path)
+    assert (status, err) == (0, "")
+
+
+def test_a_measuring_lecture_under_head_still_saves_and_keeps_the_old_file(
+    tmp_path: Path,
+) -> None:
+    """Lecture 03 piped into head, over a results file from another machine: it exits 0
+    without a word on stderr, saves its sweep, and keeps the foreign file as a backup."""
+    path = tmp_path / "machine.json"
+    path.write_text(json.dumps(_results_doc(dict(HERE, cpu="Another CPU"))), encoding="utf-8")
+    old = hashlib.sha256(path.read_bytes()).hexdigest()
+    status, err = _head([str(lecture_path("03")), "--results", str(path)], cwd=tmp_path)
+    assert (status, err) == (0, "")
+    loaded = results.load_results(path)
+    assert loaded, loaded.reason
+    assert len(loaded.data["batch_sweep"]["rows"]) > 0  # the measurement after head left
+    backups = list(tmp_path.glob("machine.backup-*.json"))
+    assert [hashlib.sha256(b.read_bytes()).hexdigest() for b in backups] == [old]
+
+
+# ---------------------------------------------------------------------------
+# Symbolic links to a lecture or to lectures/ (issue 6)
+# ---------------------------------------------------------------------------
+def test_a_symlinked_script_runs_on_bare_python_from_anywhere(tmp_path: Path) -> None:
+    (tmp_path / "02.py").symlink_to(lecture_path("02"))
+    (tmp_path / "lectures").symlink_to(LECTURES)
+    for script in (tmp_path / "02.py", tmp_path / "lectures" / lecture_path("06").name):
+        proc = subprocess.run(
+            [sys.executable, "-S", str(script)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "ridge" in proc.stdout.lower()
+
+
+def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> None:
+    """A link inside another checkout must not import that checkout's common/."""
+    other = tmp_path / "other-checkout"
+    (other / "common").mkdir(parents=True)
+    (other / "common" / "__init__.py").write_text(
+        "raise SystemExit('imported the wrong checkout')\n", encoding="utf-8"
+    )
+    (other / "lectures").mkdir()
+    link = other / "lectures" / lecture_path("02").name
+    link.symlink_to(lecture_path("02"))
+    proc = subprocess.run(
+        [sys.executable, str(link)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "wrong checkout" not in proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# A figure in the hardware table that is positive but absurd (issue 14)
+# ---------------------------------------------------------------------------
+H100_PEAK_RE = re.compile(r'(H100 = Chip\(.*?"bf16": flops\()([^,]+)(,)', re.DOTALL)
+
+
+@pytest.mark.parametrize("literal", ["1e-300", "1e300"])
+def test_an_absurd_peak_is_named_in_one_line(literal: str, tmp_path: Path) -> None:
+    shutil.copytree(REPO / "common", tmp_path / "common", ignore=shutil.ignore_patterns("__py*"))
+    (tmp_path / "lectures").mkdir()
+    script = Path(shutil.copy2(lecture_path("02"), tmp_path / "lectures"))
+    specs = tmp_path / "common" / "hw_specs.py"
+    text = specs.read_text(encoding="utf-8")
+    match = H100_PEAK_RE.search(text)
+    assert match, "H100 bf16 peak not found in hw_specs.py"
+    specs.write_text(text[: match.start(2)] + literal + text[match.end(2) :], encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert "H100 SXM bf16 peak FLOP/s must be between" in lines[0]
+    assert repr(float(literal)) in lines[0]

@@ -1,0 +1,309 @@
+"""The command line (common.present.cli) and the lectures' bootstrap (common.present.boot).
+
+Flag types and the up-front checks run in this process against a small parser;
+the error handler, Ctrl-C and closed pipes run in a child Python, the way a
+lecture runs, because they change process-wide state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from common.present import boot, cli
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _usage_error(capsys: pytest.CaptureFixture[str], fn, *args) -> str:
+    """Call fn(*args), expect a usage error (exit 2); return the one stderr line."""
+    with pytest.raises(SystemExit) as info:
+        fn(*args)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def _parser(*, png: bool = False, outdir: bool = False, results: bool | None = None):
+    parser = cli.lecture_parser("Demo\n====\n\nA demo lecture.", prog="demo.py")
+    if png:
+        cli.add_png_flags(parser)
+    elif outdir:
+        cli.add_outdir_flag(parser)
+    if results is not None:
+        cli.add_results_flag(parser, saves=results)
+    cli.add_budget_flag(parser)
+    parser.add_argument("--batch", type=cli.batch_size, default=1)
+    parser.add_argument("--context", type=cli.positive_int, default=16)
+    return parser
+
+
+# ---------------------------------------------------------------------------
+# Numbers: every numeric flag has a range (issues 1 and 12)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--batch", "1" * 300),  # was an OverflowError traceback in lecture 06
+        ("--batch", str(10**18)),  # was accepted
+        ("--batch", str(2**64)),
+        ("--batch", str(2**20 + 1)),  # one past the limit
+        ("--batch", "0"),
+        ("--batch", "1.5"),
+        ("--context", "9" * 5000),  # beyond int()'s digit limit: ValueError, not a crash
+        ("--context", str(2**30 + 1)),
+        ("--budget-gib", "1e308"),  # was accepted; lectures 03 and 04 failed late
+        ("--budget-gib", "100001"),
+        ("--budget-gib", "1e400"),  # float('1e400') is inf
+        ("--budget-gib", "nan"),
+        ("--budget-gib", "-3"),
+        ("--budget-gib", "0"),
+    ],
+)
+def test_out_of_range_numbers_are_one_line_usage_errors(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _usage_error(capsys, _parser().parse_args, [flag, value])
+    assert line.startswith("demo.py: error: argument ") and flag in line
+    assert len(line) < 200  # a 300-digit value is quoted short
+
+
+def test_numbers_at_the_edges_of_their_ranges_pass() -> None:
+    args = _parser().parse_args(["--batch", str(2**20), "--context", "1", "--budget-gib", "1e5"])
+    assert (args.batch, args.context, args.budget_gib) == (2**20, 1, 1e5)
+    args = _parser().parse_args(["--budget-gib", "0.5"])
+    assert args.budget_gib == 0.5
+
+
+def test_messages_keep_the_words_the_lectures_promise(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _usage_error(capsys, _parser().parse_args, ["--batch", str(10**18)])
+    assert "expected a positive integer from 1 to 1,048,576" in line
+
+
+def test_choices_are_case_insensitive(capsys: pytest.CaptureFixture[str]) -> None:
+    parse = cli.one_of(["bf16", "fp8"], "precision")
+    assert parse("BF16") == "bf16" and parse(" fp8 ") == "fp8"
+    with pytest.raises(argparse.ArgumentTypeError, match="choose one of: bf16, fp8"):
+        parse("fp64")
+
+
+class FakeChip:
+    name = "Chip X"
+    precisions = ("bf16", "int8")
+
+
+def test_require_precision_is_one_usage_error_for_every_lecture(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    parser = _parser()
+    assert cli.require_precision(parser, FakeChip(), "int8") == "int8"
+    line = _usage_error(capsys, cli.require_precision, parser, FakeChip(), "fp8")
+    assert "argument --precision: Chip X has no 'fp8' peak; choose one of: bf16, int8" in line
+
+
+# ---------------------------------------------------------------------------
+# Paths: empty is a usage error; --outdir only with --png (issues 8 and 18)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("flag", ["--outdir", "--results"])
+@pytest.mark.parametrize("value", ["", "   "])
+def test_empty_paths_are_usage_errors(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = _parser(png=True, results=True)
+    line = _usage_error(capsys, cli.parse_args, parser, ["--png", flag, value])
+    assert f"argument {flag}: expected a path, got an empty string" in line
+
+
+def test_outdir_without_png_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = _parser(png=True)
+    line = _usage_error(capsys, cli.parse_args, parser, ["--outdir", str(tmp_path)])
+    assert "argument --outdir: only used with --png" in line
+    args = cli.parse_args(_parser(png=True), ["--png", "--outdir", str(tmp_path / "new")])
+    assert args.png and args.outdir == tmp_path / "new" and not hasattr(args, "_given")
+    assert not (tmp_path / "new").exists()  # checked, not created: the figure creates it
+    assert not cli.parse_args(_parser(png=True), []).png  # the default outdir alone is fine
+
+
+def test_a_file_as_outdir_is_a_usage_error_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    for outdir, words in ((blocker, "is a file, not a folder"), (blocker / "sub", "goes through")):
+        line = _usage_error(
+            capsys, cli.parse_args, _parser(png=True), ["--png", "--outdir", str(outdir)]
+        )
+        assert "argument --outdir: the figure folder" in line and words in line
+        # a lecture whose only job is figures (no --png) checks its --outdir always
+        line = _usage_error(capsys, cli.parse_args, _parser(outdir=True), ["--outdir", str(outdir)])
+        assert words in line
+
+
+def test_png_without_matplotlib_is_one_line_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cli.style, "matplotlib_available", lambda: False)
+    args = cli.parse_args(_parser(png=True), ["--png", "--outdir", str(tmp_path)])
+    assert args.png is False  # the lecture runs on without figures
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.splitlines() == [
+        "demo.py: --png: matplotlib is not installed, so no figure is saved "
+        "(PNG skipped; run with .venv/bin/python)"
+    ]
+
+
+def test_help_states_the_png_behaviour(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        _parser(png=True, results=True).parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "needs matplotlib (without it, one line says so and the lecture runs on" in text
+    assert "results file that this lecture adds its section to" in text
+
+
+@pytest.mark.parametrize("saves", [True, False])
+def test_results_that_is_a_folder_is_refused_for_readers_and_savers(
+    saves: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _usage_error(
+        capsys, cli.parse_args, _parser(results=saves), ["--results", str(tmp_path)]
+    )
+    assert f"argument --results: the results file {tmp_path} is a folder" in line
+
+
+def test_a_too_long_results_name_is_refused_only_when_the_lecture_saves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long_name = tmp_path / ("r" * 300)
+    args = cli.parse_args(_parser(results=False), ["--results", str(long_name)])
+    assert args.results == long_name  # a reader reports it unreadable and falls back
+    line = _usage_error(
+        capsys, cli.parse_args, _parser(results=True), ["--results", str(long_name)]
+    )
+    assert "is too long" in line
+
+
+def test_the_default_results_path_is_checked_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ROOFLINE_RESULTS", str(tmp_path))  # a folder
+    line = _usage_error(capsys, cli.parse_args, _parser(results=True), [])
+    assert "argument --results" in line and "is a folder" in line
+
+
+# ---------------------------------------------------------------------------
+# The bootstrap, in a child Python: one-line errors, Ctrl-C, closed pipes
+# ---------------------------------------------------------------------------
+def _script(tmp_path: Path, body: str) -> Path:
+    """A lecture-like script: the bootstrap, then `body`."""
+    script = tmp_path / "lectures" / "99_demo.py"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(
+        "import os\nimport sys\n"
+        f"sys.path.insert(0, {str(REPO)!r})\n"
+        "from common.present import boot\n\nboot.start()\n" + textwrap.dedent(body),
+        encoding="utf-8",
+    )
+    return script
+
+
+def _run(script: Path, **kwargs) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != boot.TRACEBACK_ENV}
+    return subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+        **kwargs,
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ("raise ValueError('H100 peak must be positive\\nsecond line')", 1, "H100 peak must be"),
+        ("open('/nonexistent/x/y')", 1, "/nonexistent/x/y: No such file or directory"),
+        ("import numpy_that_is_not_there", 1, "this lecture needs the course's packages"),
+    ],
+)
+def test_errors_are_one_line_with_status_1(
+    tmp_path: Path, body: str, status: int, words: str
+) -> None:
+    proc = _run(_script(tmp_path, body))
+    assert proc.returncode == status
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("99_demo.py: error: ") and words in proc.stderr
+
+
+def test_a_keyboard_interrupt_that_breaks_an_import_still_reads_as_an_interrupt(
+    tmp_path: Path,
+) -> None:
+    # numpy re-raises some failures inside its import as ImportError (issue 5: a 42-line
+    # message). The handler sees the Ctrl-C behind it: one line, and the run ends by SIGINT.
+    body = """
+    import signal
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        import time
+        time.sleep(5)
+    except KeyboardInterrupt as exc:
+        raise ImportError("IMPORTANT: PLEASE READ THIS\\n" * 40) from exc
+    """
+    proc = _run(_script(tmp_path, body))
+    assert proc.returncode == -signal.SIGINT  # a shell shows 130
+    assert proc.stderr.splitlines() == ["99_demo.py: interrupted; nothing half-written was kept"]
+
+
+def test_a_closed_pipe_is_quiet_and_the_script_finishes(tmp_path: Path) -> None:
+    marker = tmp_path / "finished"
+    body = f"""
+    for i in range(200_000):
+        print("line", i)
+    open({str(marker)!r}, "w").write("saved")
+    """
+    script = _script(tmp_path, body)
+    env = {k: v for k, v in os.environ.items() if k != boot.TRACEBACK_ENV}
+    with subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.readline()
+        proc.stdout.close()  # like `| head -1`
+        err = proc.stderr.read()
+        assert proc.wait(timeout=60) == 0
+    assert err == b""
+    assert marker.read_text(encoding="utf-8") == "saved"  # the work after the pipe closed ran
+
+
+def test_the_bootstrap_does_nothing_when_not_run_as_a_script(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Under sphinx-gallery the lecture runs inside the docs build: no signal or stream changes.
+    before = (signal.getsignal(signal.SIGINT), sys.stdout, sys.stderr, sys.excepthook)
+    monkeypatch.setattr(sys, "argv", [str(REPO / "lectures" / "02_roofline_basics.py")])
+    boot.start()
+    assert (signal.getsignal(signal.SIGINT), sys.stdout, sys.stderr, sys.excepthook) == before
+
+
+def test_the_exit_statuses_are_written_down() -> None:
+    assert (cli.EXIT_FAILURE, cli.EXIT_USAGE, cli.EXIT_INTERRUPT) == (1, 2, 130)
+    for doc in (cli.__doc__ or "", boot.__doc__ or ""):
+        assert "130" in doc and "2" in doc and "interrupt" in doc.lower()
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "## Exit codes and errors" in readme
+    section = readme.split("## Exit codes and errors", 1)[1].split("\n## ", 1)[0]
+    for status in ("| 0 |", "| 1 |", "| 2 |", "| 130 |"):
+        assert status in section
