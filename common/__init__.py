@@ -52,6 +52,9 @@ At the top, where students and the course script find them:
 - ``present.explain``: sentences that explain a measurement.
 - ``present.cli``: the lectures' flags and one-line errors.
 - ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).
+- ``present.probe``: lecture 01's tables and sentences (machine, roofs, operations' ledger).
+- ``present.memory``: lecture 03's tables and sentences (capacity ledger, batch sweep).
+- ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
 
 ``files``: what the course writes and reads back.
 

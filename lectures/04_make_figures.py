@@ -40,8 +40,10 @@ from common.files.calibration import saved_calibration
 from common.files.paths import display_path
 from common.measure import roofs
 from common.plots import style
-from common.present import cli
+from common.present import cli, display, figures
+from common.present.display import show
 from common.tables import assumptions
+from common.tables.units import GIB
 
 FIGURE_NAMES = {
     "roofline": "local_roofline.png",
@@ -60,24 +62,7 @@ def make_parser() -> cli.LectureParser:
     return parser
 
 
-def probe_points(probe: dict[str, Any]) -> tuple[list[Any], int]:
-    """Lecture 01's measured operations as roofline points; also how many were unusable."""
-    from common.plots.article import MeasuredPoint
-
-    points, bad = [], 0
-    for op in probe.get("operations") or []:
-        try:
-            name = str(op["name"])
-            i = results.positive_number(op, "intensity")
-            achieved = results.positive_number(op, "achieved_flops_per_s")
-            bound = op.get("bound") if op.get("bound") in ("memory", "compute") else "unknown"
-        except (KeyError, TypeError, ValueError):
-            bad += 1
-            continue
-        points.append(MeasuredPoint(name, i, achieved, bound))
-    return points, bad
-
-
+# sphinx_gallery_start_ignore
 def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
     """The batch sweep's rows, checked: positive B, latency, throughput, predicted time."""
     rows = section["rows"]
@@ -87,6 +72,9 @@ def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
         for key in ("B", "latency_s", "throughput_per_s", "t_pred_s"):
             results.positive_number(r, key)
     return rows
+
+
+# sphinx_gallery_end_ignore
 
 
 # %%
@@ -121,10 +109,10 @@ def out(key: str) -> Path:
     return OUTDIR / FIGURE_NAMES[key]
 
 
-def report(path: str) -> None:
-    """Print and remember a written figure."""
+def drawn(path: str, caption: str) -> display.Figure:
+    """Remember a written figure; its display object says where it went and what it shows."""
     written.append(path)
-    print(f"saved figure: {display_path(path)}")
+    return display.figure(path, caption, display_path(path))
 
 
 # %%
@@ -145,7 +133,7 @@ points: list[Any] = []
 title = "This machine's roofline"
 if saved.calibration is not None:
     calibration = (saved.peak_flops_per_s, saved.bandwidth_bytes_per_s)
-    points, unusable = probe_points(probe)  # type: ignore[arg-type]
+    points, unusable = article.measured_points((probe or {}).get("operations") or [])
     if unusable:
         print(f"roofline: left out {unusable} malformed operation(s) of the probe section")
 else:
@@ -158,7 +146,8 @@ else:
         calibration = (calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"])
         print(f"roofline: {why(saved.reason)}; roofs from a quick calibration, no points")
     title = "This machine's roofs (no measured points)"
-report(article.local_roofline_figure(out("roofline"), *calibration, points, title=title))
+path = article.local_roofline_figure(out("roofline"), *calibration, points, title=title)
+show(drawn(path, figures.roofline_caption(*calibration, points)))
 
 # %%
 # Latency and throughput against batch size
@@ -185,28 +174,25 @@ if sweep is not None:
 if rows is None:
     print(f"skipped {FIGURE_NAMES['batch']}: {why(sweep_reason)} (run lecture 03)")
 else:
-    report(article.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title))
+    path = article.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title)
+    show(drawn(path, figures.sweep_caption(rows, cross)))
 
 # %%
 # The memory ledger
 # -----------------
 #
 # The 7B model of lecture 03 in unchunked prefill. Left, the four terms stacked
-# at the article's 30% overhead: the weights stay constant while the KV cache and
-# activations grow with every sequence, until the total crosses the budget line.
-# Right, the totals at 30% and at 4% overhead side by side.
+# at the 30% overhead that :ref:`the article <sources>` assumes: the weights stay
+# constant while the KV cache and activations grow with every sequence, until
+# the total crosses the budget line. Right, the totals at 30% and at 4% overhead
+# side by side.
 
-report(
-    article.memory_ledger_figure(
-        out("ledger"),
-        assumptions.ARTICLE_7B,
-        assumptions.ARTICLE_BATCHES,
-        assumptions.ARTICLE_OVERHEAD_RATE,
-        assumptions.LOW_OVERHEAD_RATE,
-        args.budget_gib * 2**30,
-        title=f"Memory ledger of a {assumptions.ARTICLE_7B.name} model",
-    )
-)
+model, batches = assumptions.ARTICLE_7B, assumptions.ARTICLE_BATCHES
+rates = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE)
+budget = args.budget_gib * GIB
+title = f"Memory ledger of a {model.name} model"
+path = article.memory_ledger_figure(out("ledger"), model, batches, *rates, budget, title=title)
+show(drawn(path, figures.ledger_caption(model, batches, *rates, budget)))
 
 # %%
 # Two times the compute or two times the bandwidth?
@@ -217,5 +203,7 @@ report(
 # bandwidth buys nothing. The full 2x only arrives beyond the dotted lines at 1/2
 # and 2.
 
-report(article.speedup_figure(out("speedup")))
-print(f"wrote {len(written)} figure(s) to {OUTDIR}")
+show(
+    drawn(article.speedup_figure(out("speedup")), figures.speedup_caption()),
+    display.Text(f"wrote {len(written)} figure(s) to {display_path(OUTDIR)}"),
+)

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from common.files.results import positive_number
 from common.formulas import ledger
 from common.formulas.roofline import attainable_flops, speedup_2x_at_ratio
 from common.plots import style
@@ -27,6 +28,22 @@ class MeasuredPoint(NamedTuple):
     intensity: float  # FLOP/byte
     flops_per_s: float  # achieved
     bound: str  # predicted: "memory" or "compute"
+
+
+def measured_points(operations: Sequence[Any]) -> tuple[list[MeasuredPoint], int]:
+    """Lecture 01's operation rows as roofline points; also how many rows were unusable."""
+    points, bad = [], 0
+    for op in operations:
+        try:
+            name = str(op["name"])
+            i = positive_number(op, "intensity")
+            achieved = positive_number(op, "achieved_flops_per_s")
+            bound = op.get("bound") if op.get("bound") in ("memory", "compute") else "unknown"
+        except (KeyError, TypeError, ValueError, AttributeError):
+            bad += 1
+            continue
+        points.append(MeasuredPoint(name, i, achieved, bound))
+    return points, bad
 
 
 # ---------------------------------------------------------------------------

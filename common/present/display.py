@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from common.present.console import _is_numeric, format_observations, format_table
+from common.present.console import _is_numeric, format_header, format_observations, format_table
 
 HTML_ENV = "ROOFLINE_HTML"  # set to 1 by the docs build
 
@@ -45,8 +45,18 @@ def _plain(text: str) -> str:
     return str(text).replace("``", "")
 
 
+def _title(title: str, heading: bool) -> str:
+    """A title for the terminal: a plain line, or a section heading underlined with '='."""
+    return format_header(_plain(title)) if heading else _plain(title)
+
+
 class Table:
-    """A table: header cells, rows of cells, an optional title and a note under it."""
+    """A table: header cells, rows of cells, an optional title and a note under it.
+
+    On the site the title is the table's caption. In a terminal it is the line above
+    the table, or with ``heading=True`` a section heading (a blank line before it,
+    '=' under it) as ``console.print_header`` prints one.
+    """
 
     def __init__(
         self,
@@ -54,11 +64,13 @@ class Table:
         rows: Iterable[Sequence[object]],
         title: str = "",
         note: str = "",
+        heading: bool = False,
     ) -> None:
         self.headers = [str(h) for h in headers]
         self.rows = [[str(c) for c in row] for row in rows]
         self.title = title
         self.note = note
+        self.heading = heading
         format_table(self.headers, self.rows)  # ValueError now if a row is the wrong length
 
     def numeric_columns(self) -> list[bool]:
@@ -71,7 +83,7 @@ class Table:
     def __str__(self) -> str:
         lines = []
         if self.title:
-            lines.append(_plain(self.title))
+            lines.append(_title(self.title, self.heading))
         lines.append(format_table(self.headers, self.rows))
         if self.note:
             lines.append(_plain(self.note))
@@ -126,6 +138,37 @@ class Text:
 
     def _repr_html_(self) -> str:
         return f'<p class="rl-text">{_inline(self.text)}</p>'
+
+
+class Facts:
+    """Named values, one a line: ``name: value`` in a terminal, a two-column table on the site.
+
+    The values line up after the longest name; ``title`` and ``heading`` as for Table.
+    """
+
+    def __init__(
+        self, pairs: Sequence[tuple[str, object]], title: str = "", heading: bool = False
+    ) -> None:
+        self.pairs = [(str(name), str(value)) for name, value in pairs]
+        self.title = title
+        self.heading = heading
+
+    def __str__(self) -> str:
+        width = max((len(_plain(name)) for name, _ in self.pairs), default=0) + 1
+        lines = [_title(self.title, self.heading)] if self.title else []
+        lines += [f"{_plain(name) + ':':<{width}} {_plain(value)}" for name, value in self.pairs]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        caption = f"<caption>{_inline(self.title)}</caption>" if self.title else ""
+        body = "".join(
+            f'<tr><th scope="row">{_inline(name)}</th><td>{_inline(value)}</td></tr>'
+            for name, value in self.pairs
+        )
+        return (
+            f'<div class="rl-table-scroll"><table class="rl-table rl-facts">{caption}'
+            f"<tbody>{body}</tbody></table></div>"
+        )
 
 
 class Figure:
