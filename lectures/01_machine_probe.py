@@ -117,17 +117,14 @@ budget_s = numpy_ops.OP_BUDGET_S[mode]
 rows = []  # one roofline row per timed operation
 
 
-def measure(name, shape, fn, counts, working_set, threads, threads_text=None, twin=False):
-    """Time `fn` and append its row: I = F/D, t_pred = max(F/P, D/beta), share of the bound."""
+def measure(name, shape, fn, counts, working_set, threads, threads_text="", twin=False):
+    """Time `fn`, append its row: I = F/D, t_pred = max(F/P, D/beta), the share."""
     console.progress(f"timing {name} ...")
-    t_meas = roofs.best_time(fn, repeat=numpy_ops.MIN_REPEAT, budget_s=budget_s)
+    t = roofs.best_time(fn, repeat=numpy_ops.MIN_REPEAT, budget_s=budget_s)
     console.progress_done()
-    extra = {"shape": shape, "threads": threads, "threads_text": threads_text or str(threads)}
-    rows.append(
-        numpy_ops.roofline_row(
-            name, *counts, t_meas, peak, beta, working_set, **extra, same_as_calibration=twin
-        )
-    )
+    row = numpy_ops.roofline_row(name, *counts, t, peak, beta, working_set, shape=shape)
+    row.update(threads=threads, threads_text=threads_text or str(threads))
+    rows.append({**row, "same_as_calibration": twin})
 
 
 # %%
@@ -157,22 +154,22 @@ def make_elementwise(n):
         np.add(a, b, out=tmp)  # read a, read b, write tmp               3 passes
         np.maximum(tmp, 0, out=out)  # read tmp, write out               5 passes
 
-    def add_relu_one_expression():
+    def add_relu_one_expr():
         # a + b goes to a fresh temporary that the OS zero-fills         1 pass
         # read a and b, write the temporary: 4; read it, write out:      6 passes
         np.maximum(a + b, 0, out=out)
 
-    return add, add_relu_two_passes, add_relu_one_expression
+    return add, add_relu_two_passes, add_relu_one_expr
 
 
-add, add_relu_two_passes, add_relu_one_expression = make_elementwise(n)
+add, add_relu_two_passes, add_relu_one_expr = make_elementwise(n)
 for name, fn, counts, n_vectors in (
     ("add", add, numpy_ops.add_counts(n), 3),
     ("add+relu 2 passes", add_relu_two_passes, numpy_ops.add_relu_two_pass_counts(n), 4),
-    ("add+relu 1 expr", add_relu_one_expression, numpy_ops.add_relu_one_expr_counts(n), 4),
+    ("add+relu 1 expr", add_relu_one_expr, numpy_ops.add_relu_one_expr_counts(n), 4),
 ):
     measure(name, f"[{n}]", fn, counts, n_vectors * vec, 1, twin=name == "add")
-del add, add_relu_two_passes, add_relu_one_expression, fn  # frees the vectors
+del add, add_relu_two_passes, add_relu_one_expr, fn  # frees the vectors
 
 
 # %%
@@ -204,7 +201,8 @@ def make_layernorm(n_rows, d):
 ln_rows, ln_d = numpy_ops.layernorm_shape(llc_working_set)
 ln_counts = numpy_ops.layernorm_numpy_counts(ln_rows, ln_d)
 ln_bytes = 3 * 4 * ln_rows * ln_d  # x, xc and sq
-measure("LayerNorm", f"[{ln_rows},{ln_d}]", make_layernorm(ln_rows, ln_d), ln_counts, ln_bytes, 1)
+shape = f"[{ln_rows},{ln_d}]"
+measure("LayerNorm", shape, make_layernorm(ln_rows, ln_d), ln_counts, ln_bytes, 1)
 
 
 # %%
@@ -252,11 +250,11 @@ def make_attention(n, dh):
 # the softmax on one: the threads column says so.
 seq, dh = numpy_ops.attention_seq_len(llc_bytes, memory_cap), numpy_ops.HEAD_DIM
 attention_naive, matmuls_only, softmax_only = make_attention(seq, dh)
-att_counts = numpy_ops.attention_naive_counts(seq, dh)
-att_bytes = 4 * (seq * seq + 4 * seq * dh)  # S, then Q, K, V and O
+counts = numpy_ops.attention_naive_counts(seq, dh)
+nbytes = 4 * (seq * seq + 4 * seq * dh)  # S, then Q, K, V and O
 threads = f"{blas_threads}+1"  # the matmuls on every BLAS thread, the softmax on one
 shape = f"N={seq}, d_h={dh}"
-measure("attention naive", shape, attention_naive, att_counts, att_bytes, blas_threads, threads)
+measure("attention naive", shape, attention_naive, counts, nbytes, blas_threads, threads)
 # The two phases alone. S is already in memory: no warm-up call is needed.
 t_att_mm = roofs.best_time(matmuls_only, repeat=2, warmup=0)
 t_att_sm = roofs.best_time(softmax_only, repeat=2, warmup=0)
@@ -274,7 +272,7 @@ def make_gemm(m, k, n):
     lhs = rng.random((m, k), dtype=np.float32)
     weight = rng.random((k, n), dtype=np.float32)
     res = np.empty((m, n), dtype=np.float32)
-    return partial(np.matmul, lhs, weight, out=res)  # read A, read B, write C: one pass each
+    return partial(np.matmul, lhs, weight, out=res)  # one pass over A, B and C
 
 
 k_dim, n_mm = numpy_ops.gemm_width(llc_bytes, memory_cap), calib["matmul_n"]
@@ -285,10 +283,9 @@ for m, k, n_cols, name in (
 ):
     counts = numpy_ops.gemm_fp32_counts(m, k, n_cols)
     nbytes = 4 * (m * k + k * n_cols + m * n_cols)
-    gemm = make_gemm(m, k, n_cols)
-    measure(
-        name, f"{m}x{k}x{n_cols}", gemm, counts, nbytes, blas_threads, twin=name == "GEMM square"
-    )
+    gemm, square = make_gemm(m, k, n_cols), name == "GEMM square"
+    measure(name, f"{m}x{k}x{n_cols}", gemm, counts, nbytes, blas_threads, twin=square)
+    del gemm  # frees the matrices before the next ones are made
 
 # %%
 # The ledger: what each operation must do
@@ -306,7 +303,8 @@ show(probe.ledger_table(rows, ridge))
 # bound. A point well above 100% is not a record but a sign that the ledger or
 # the roofs are wrong for that run: the table prints "above roof" instead for
 # anything more than 10% over, with a note on the likely reasons.
-show(probe.timing_table(rows), probe.above_roof_notes(rows, llc_bytes, calib["bandwidth_threads"]))
+notes = probe.above_roof_notes(rows, llc_bytes, calib["bandwidth_threads"])
+show(probe.timing_table(rows), notes)
 
 # %%
 # Reading the table needs three more numbers: the bounds of attention's two

@@ -89,7 +89,10 @@ show(memory.model_facts(model, weights_bytes, kv_per_token, BUDGET))
 BATCHES = assumptions.ARTICLE_BATCHES
 RATE = assumptions.ARTICLE_OVERHEAD_RATE
 at = {b: ledger.model_ledger(model, b, RATE) for b in BATCHES}
-show(memory.ledger_table(at, BUDGET, RATE), memory.ledger_observations(at, BUDGET, kv_per_sequence))
+show(
+    memory.ledger_table(at, BUDGET, RATE),
+    memory.ledger_observations(at, BUDGET, kv_per_sequence),
+)
 
 # %%
 # Cutting the overhead to 4%
@@ -116,9 +119,8 @@ show(
 if args.png:
     from common.plots import article
 
-    path = article.memory_ledger_figure(
-        args.outdir / "03_memory_ledger.png", model, BATCHES, RATE, LOW, BUDGET
-    )
+    out, title = args.outdir / "03_memory_ledger.png", f"Memory ledger of a {model.name} model"
+    path = article.memory_ledger_figure(out, model, BATCHES, RATE, LOW, BUDGET, title)
     caption = figures.ledger_caption(model, BATCHES, RATE, LOW, BUDGET)
     show(display.figure(path, caption, display_path(path)))
 
@@ -130,10 +132,13 @@ if args.png:
 # necessarily among them. ``largest_batch_that_fits`` searches every integer
 # batch size for the last one whose total stays within the budget.
 
-largest = {
-    rate: ledger.largest_batch_that_fits(BUDGET, lambda b, r=rate: ledger.model_ledger(model, b, r))
-    for rate in (RATE, LOW)
-}
+
+def ledger_of(rate: float, phase: str = "prefill"):
+    """The model's ledger as a function of the batch size alone."""
+    return lambda batch: ledger.model_ledger(model, batch, rate, phase)
+
+
+largest = {r: ledger.largest_batch_that_fits(BUDGET, ledger_of(r)) for r in (RATE, LOW)}
 show(
     memory.largest_table(model, largest, BUDGET),
     memory.largest_observations(largest, at, BUDGET),
@@ -150,10 +155,7 @@ show(
 
 decode = {b: ledger.model_ledger(model, b, RATE, "decode") for b in BATCHES}
 decode_largest = {
-    rate: ledger.largest_batch_that_fits(
-        BUDGET, lambda b, r=rate: ledger.model_ledger(model, b, r, "decode")
-    )
-    for rate in (RATE, LOW)
+    r: ledger.largest_batch_that_fits(BUDGET, ledger_of(r, "decode")) for r in (RATE, LOW)
 }
 show(
     memory.ledger_table(decode, BUDGET, RATE, "decode"),
@@ -182,7 +184,7 @@ from functools import partial
 import numpy as np  # only the sweep needs numpy
 
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-SWEEP_BUDGET_S = 4.0  # timed calls stop here; allocation and warm-up keep the total under 5 s
+SWEEP_BUDGET_S = 4.0  # timed calls stop here; with allocation and warm-up, under 5 s
 MAX_REPEATS = 9
 FP32 = int(bytes_per_elem("fp32"))
 
@@ -192,7 +194,7 @@ RIDGE = P / BETA
 
 
 def sweep_cost_s(k: int) -> float:
-    """Predicted time of the shortest possible sweep: one warm-up and one timed call per batch."""
+    """Predicted time of the shortest sweep: one warm-up and one timed call per batch."""
     return sum(
         2 * lower_bound_time(*matmul_counts(b, k, k, FP32, FP32, FP32), P, BETA)
         for b in SWEEP_BATCHES
@@ -200,7 +202,7 @@ def sweep_cost_s(k: int) -> float:
 
 
 def choose_weight_dim() -> int:
-    """4096 (the article's), or 8192 if W would be under 2x the last-level cache; halve if slow."""
+    """4096 (the article's), 8192 if W would be under 2x the LLC; halved if too slow."""
     llc = caches.last_level_cache_bytes() or 0
     k = 8192 if 2 * llc > FP32 * 4096**2 else 4096
     while k > 1024 and sweep_cost_s(k) > SWEEP_BUDGET_S:
@@ -225,7 +227,7 @@ for i, B in enumerate(SWEEP_BATCHES):
     console.progress(f"timing batch {B} ({i + 1}/{len(SWEEP_BATCHES)})")
     X = rng.standard_normal((B, K), dtype=np.float32)
     Y = np.empty((B, K), dtype=np.float32)
-    share = (deadline - time.perf_counter()) / (len(SWEEP_BATCHES) - i)  # this batch's time
+    share = (deadline - time.perf_counter()) / (len(SWEEP_BATCHES) - i)  # its time
     # One warm-up call (first touch of Y, BLAS buffers), then the fastest timed call.
     call = partial(np.matmul, X, W, out=Y)
     latencies.append(min(timing.time_samples(call, 1, 1, share, max_repeat=MAX_REPEATS)))
@@ -267,7 +269,10 @@ for B, latency in zip(SWEEP_BATCHES, latencies, strict=True):
         }
     )
 cross = thresholds.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
-show(memory.sweep_table(sweep_rows), memory.sweep_lines(sweep_rows, cross, RIDGE, sweep_seconds))
+show(
+    memory.sweep_table(sweep_rows),
+    memory.sweep_lines(sweep_rows, cross, RIDGE, sweep_seconds),
+)
 
 # %%
 # The rows are saved for lecture 04, which draws them; with ``--png`` this
@@ -286,7 +291,7 @@ saved = results.save_section(
             "ridge_point": RIDGE,
         },
         "calibration_source": calib_note,
-        "crossing": None if cross is None else {"before": cross.before, "first": cross.first},
+        "crossing": None if cross is None else cross._asdict(),
         "anomaly_tolerance": ledger.ANOMALY_TOLERANCE,
         "sweep_seconds": sweep_seconds,
     },
@@ -312,7 +317,9 @@ if args.png:
         crossing,
         title=f"Batch sweep, W[{K}, {K}] fp32",
     )
-    shown.append(
-        display.figure(path, figures.sweep_caption(sweep_rows, crossing), display_path(path))
-    )
-show(*shown, memory.sweep_observations(sweep_rows, cross, anomalies, calib, W_BYTES, sweep_seconds))
+    caption = figures.sweep_caption(sweep_rows, crossing)
+    shown.append(display.figure(path, caption, display_path(path)))
+observations = memory.sweep_observations(
+    sweep_rows, cross, anomalies, calib, W_BYTES, sweep_seconds
+)
+show(*shown, observations)

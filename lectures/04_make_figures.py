@@ -19,7 +19,7 @@ Run it::
 
     python3 lectures/04_make_figures.py                    # PNGs into figures/
     python3 lectures/04_make_figures.py --outdir /tmp/figs --results FILE
-    python3 lectures/04_make_figures.py --budget-gib 70    # memory budget of the ledger figure
+    python3 lectures/04_make_figures.py --budget-gib 70    # the ledger figure's budget
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def make_parser() -> cli.LectureParser:
 
 # sphinx_gallery_start_ignore
 def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
-    """The batch sweep's rows, checked: positive B, latency, throughput, predicted time."""
+    """The batch sweep's rows, checked: positive B, latency, throughput, bound."""
     rows = section["rows"]
     if not isinstance(rows, list) or not rows:
         raise ValueError("no rows")
@@ -101,7 +101,7 @@ def why(reason: str) -> str:
     return reason if loaded else "no usable results file"
 
 
-written: list[str] = []
+written: list[tuple[str, str]] = []  # (file, what it was drawn from)
 
 
 def out(key: str) -> Path:
@@ -109,9 +109,9 @@ def out(key: str) -> Path:
     return OUTDIR / FIGURE_NAMES[key]
 
 
-def drawn(path: str, caption: str) -> display.Figure:
-    """Remember a written figure; its display object says where it went and what it shows."""
-    written.append(path)
+def drawn(path: str, caption: str, source: str) -> display.Figure:
+    """Remember a written figure and its data; its display object carries the caption."""
+    written.append((path, source))
     return display.figure(path, caption, display_path(path))
 
 
@@ -130,24 +130,26 @@ def drawn(path: str, caption: str) -> display.Figure:
 probe, _ = results.get_section(loaded, "probe")
 saved = saved_calibration(loaded=loaded)
 points: list[Any] = []
-title = "This machine's roofline"
+title, source = "This machine's roofline", "lecture 01's calibration and operations"
 if saved.calibration is not None:
     calibration = (saved.peak_flops_per_s, saved.bandwidth_bytes_per_s)
     points, unusable = article.measured_points((probe or {}).get("operations") or [])
     if unusable:
-        print(f"roofline: left out {unusable} malformed operation(s) of the probe section")
+        print(f"roofline: left out {unusable} malformed operation(s) of the probe")
 else:
     fallback = saved_calibration(section="batch_sweep", loaded=loaded)
     if fallback.calibration is not None:
         calibration = (fallback.peak_flops_per_s, fallback.bandwidth_bytes_per_s)
-        print(f"roofline: {why(saved.reason)}; roofs from lecture 03's calibration, no points")
+        source = "lecture 03's calibration, no points"
+        print(f"roofline: {why(saved.reason)}; roofs from {source}")
     else:
         calib = roofs.calibrate(quick=True)
         calibration = (calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"])
-        print(f"roofline: {why(saved.reason)}; roofs from a quick calibration, no points")
+        source = "a quick calibration, no points"
+        print(f"roofline: {why(saved.reason)}; roofs from {source}")
     title = "This machine's roofs (no measured points)"
 path = article.local_roofline_figure(out("roofline"), *calibration, points, title=title)
-show(drawn(path, figures.roofline_caption(*calibration, points)))
+show(drawn(path, figures.roofline_caption(*calibration, points), source))
 
 # %%
 # Latency and throughput against batch size
@@ -166,7 +168,8 @@ if sweep is not None:
     try:
         rows = sweep_rows(sweep)
         crossing = sweep.get("crossing")
-        cross = (crossing.get("before"), crossing["first"]) if isinstance(crossing, dict) else None
+        has_crossing = isinstance(crossing, dict)
+        cross = (crossing.get("before"), crossing["first"]) if has_crossing else None
         shape = sweep.get("weight_shape") or ["?", "?"]
         sweep_title = f"Batch sweep, W[{shape[0]}, {shape[1]}] fp32"
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
@@ -175,7 +178,7 @@ if rows is None:
     print(f"skipped {FIGURE_NAMES['batch']}: {why(sweep_reason)} (run lecture 03)")
 else:
     path = article.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title)
-    show(drawn(path, figures.sweep_caption(rows, cross)))
+    show(drawn(path, figures.sweep_caption(rows, cross), "lecture 03's batch sweep"))
 
 # %%
 # The memory ledger
@@ -191,8 +194,9 @@ model, batches = assumptions.ARTICLE_7B, assumptions.ARTICLE_BATCHES
 rates = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE)
 budget = args.budget_gib * GIB
 title = f"Memory ledger of a {model.name} model"
-path = article.memory_ledger_figure(out("ledger"), model, batches, *rates, budget, title=title)
-show(drawn(path, figures.ledger_caption(model, batches, *rates, budget)))
+path = article.memory_ledger_figure(out("ledger"), model, batches, *rates, budget, title)
+caption = figures.ledger_caption(model, batches, *rates, budget)
+show(drawn(path, caption, "the capacity ledger's formulas"))
 
 # %%
 # Two times the compute or two times the bandwidth?
@@ -203,7 +207,17 @@ show(drawn(path, figures.ledger_caption(model, batches, *rates, budget)))
 # bandwidth buys nothing. The full 2x only arrives beyond the dotted lines at 1/2
 # and 2.
 
+path = article.speedup_figure(out("speedup"))
+show(drawn(path, figures.speedup_caption(), "the roofline formula"))
+
+# %%
+# What was drawn
+# --------------
+#
+# Each figure and the numbers it was drawn from: a measured figure shows the
+# numbers its lecture printed, a computed one the formulas of ``common``.
+
 show(
-    drawn(article.speedup_figure(out("speedup")), figures.speedup_caption()),
+    figures.written_table(written),
     display.Text(f"wrote {len(written)} figure(s) to {display_path(OUTDIR)}"),
 )

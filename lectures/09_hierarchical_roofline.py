@@ -52,7 +52,8 @@ cli.add_results_flag(parser)
 args = cli.parse_args(parser)
 
 QUICK = args.quick
-budget = hierarchy.LECTURE_BUDGETS["quick" if QUICK else "full"]  # seconds, sizes per octave
+mode = "quick" if QUICK else "full"
+budget = hierarchy.LECTURE_BUDGETS[mode]  # seconds, and sizes per octave
 lecture_start = time.perf_counter()
 
 # %%
@@ -67,7 +68,7 @@ lecture_start = time.perf_counter()
 # them rather than assuming them, because they differ a lot between machines.
 
 cache_list, cache_source = caches.read_caches_with_source()
-levels = caches.data_levels(cache_list)  # (name, bytes) of the data caches, innermost first
+levels = caches.data_levels(cache_list)  # data caches (name, bytes), innermost first
 llc_bytes = levels[-1][1] if levels else None
 show(
     display.Text(machine.summary_line(machine.describe())),
@@ -93,7 +94,7 @@ calibrated = peak_flops = float(calibration["matmul_flops_per_s"])
 l2_bytes = levels[1][1] if len(levels) >= 2 else hierarchy.ASSUMED_L2_BYTES
 matmuls = []
 for side in hierarchy.matmul_sides(l2_bytes, llc_bytes or hierarchy.ASSUMED_LLC_BYTES):
-    rate = roofs.measure_matmul(side, repeat=3, budget_s=budget["matmul_s"])["flops_per_s"]
+    rate = roofs.measure_matmul(side, 3, budget["matmul_s"])["flops_per_s"]
     flops, nbytes = roofline.gemm_counts(side, side, side, elem_bytes=4)
     matmuls.append({"side": side, "flops": flops, "bytes": nbytes, "flops_per_s": rate})
 fastest = max(matmuls, key=lambda m: m["flops_per_s"])
@@ -122,7 +123,8 @@ show(report.compute_roof_facts(calibrated, calibration_note, matmuls, peak_flops
 
 sweep_limit = hierarchy.sweep_limit_bytes(llc_bytes, caches.available_memory_bytes())
 per_octave = int(budget["sizes_per_octave"])
-lengths = hierarchy.sweep_lengths(hierarchy.MIN_WORKING_SET_BYTES, sweep_limit, per_octave)
+smallest = hierarchy.MIN_WORKING_SET_BYTES
+lengths = hierarchy.sweep_lengths(smallest, sweep_limit, per_octave)
 arrays = sweep.StreamArrays(lengths[-1])  # x, y and z, carved once from one buffer
 costs_before = sweep.measure_call_costs(arrays, budget["call_cost_s"])
 show(report.call_cost_table(costs_before))
@@ -144,7 +146,8 @@ show(report.call_cost_table(costs_before))
 
 
 def progress(i: int, n: int, nbytes: int) -> None:
-    console.progress(f"sweep {i + 1}/{n}: working set {fmt_bytes(nbytes, binary=True, digits=0)}")
+    size = fmt_bytes(nbytes, binary=True, digits=0)
+    console.progress(f"sweep {i + 1}/{n}: working set {size}")
 
 
 sweep_start = time.perf_counter()
@@ -166,16 +169,15 @@ seconds = [p["seconds"] for p in points]
 fixed = [hierarchy.fixed_call_seconds(p["elements"], call_s, gil_s) for p in points]
 shares = [hierarchy.call_share(t, t0) for t, t0 in zip(seconds, fixed, strict=True)]
 measured_bw = [d / t for d, t in zip(sizes, seconds, strict=True)]  # D / t
+reliable = [share <= hierarchy.RELIABLE_CALL_SHARE for share in shares]
 corrected_bw = [  # D / (t - t0)
-    hierarchy.corrected_bandwidth(d, t, t0) if share <= hierarchy.RELIABLE_CALL_SHARE else None
-    for d, t, t0, share in zip(sizes, seconds, fixed, shares, strict=True)
+    hierarchy.corrected_bandwidth(d, t, t0) if ok else None
+    for d, t, t0, ok in zip(sizes, seconds, fixed, reliable, strict=True)
 ]
 for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
-show(
-    report.after_sweep_line(costs_after, costs),
-    report.sweep_table(sizes, levels, seconds, shares, measured_bw, corrected_bw, sweep_seconds),
-)
+table = report.sweep_table(points, shares, levels, sweep_seconds)
+show(report.after_sweep_line(costs_after, costs), table)
 
 # %%
 # A plateau for each level
@@ -208,11 +210,10 @@ else:
     plateau_method = "change-point detector (cache sizes unknown)"
 found = [p for p in plateaus if p.bytes_per_s is not None]
 level_roofs = [(p.name, p.bytes_per_s) for p in found]  # one bandwidth roof per level
-measured_plateau = {  # the same medians without the correction
-    p.name: hierarchy.median_inside(sizes, measured_bw, p.lo_bytes, p.hi_bytes) for p in found
-}
+# the same medians without the correction
+raw_plateau = {p.name: hierarchy.plateau_median(p, sizes, measured_bw) for p in found}
 show(
-    report.plateau_table(plateaus, levels, plateau_method, measured_plateau, sizes),
+    report.plateau_table(plateaus, levels, plateau_method, raw_plateau, sizes),
     report.detected_table(detected, levels),
 )
 
@@ -256,7 +257,8 @@ small = [
     for p, d, t in zip(points, sizes, seconds, strict=True)
     if p["elements"] > hierarchy.GIL_RELEASE_ELEMENTS and d <= l1_limit
 ]
-fit = hierarchy.affine_fit(*zip(*small, strict=True)) if len(small) >= 3 else None  # t0, 1/beta
+# t = t0 + D / beta: the fit returns (t0, 1/beta)
+fit = hierarchy.affine_fit(*zip(*small, strict=True)) if len(small) >= 3 else None
 first_level = found[0].name if found else "first"
 show(
     report.call_cost_observations(
@@ -277,7 +279,8 @@ show(
 # uses every core divides by the all-thread bandwidth.
 
 thread_count = machine.usable_cores()
-threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, budget["thread_repeats"])
+repeats = int(budget["thread_repeats"])
+threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, repeats)
 one_bw, all_bw = threaded["one_thread_bytes_per_s"], threaded["all_thread_bytes_per_s"]
 ridge_one = roofline.ridge_point(peak_flops, one_bw)
 ridge_all = roofline.ridge_point(peak_flops, all_bw) if all_bw else None
@@ -312,12 +315,14 @@ show(
 # independently of the sweep, so the check is a real one: twice round the
 # levels, keeping the faster time of each.
 
-chosen = hierarchy.representative_points(found, sizes, corrected_bw)  # (plateau, sweep index)
+# one sweep point per level: (plateau, index into the sweep)
+chosen = hierarchy.representative_points(found, sizes, corrected_bw)
 add_seconds = {i: math.inf for _, i in chosen}
 for _ in range(2):
     for _, i in chosen:
-        best = timing.time_per_call(arrays.add_call(points[i]["elements"]), budget["add_s"])
-        add_seconds[i] = min(add_seconds[i], best.seconds)
+        add = arrays.add_call(points[i]["elements"])
+        t = timing.time_per_call(add, budget["add_s"]).seconds
+        add_seconds[i] = min(add_seconds[i], t)
 operations = []  # one dict per operation placed on the chart
 for p, i in chosen:
     n, t = points[i]["elements"], add_seconds[i]
@@ -427,7 +432,7 @@ payload = {
             "lo_bytes": p.lo_bytes,
             "hi_bytes": None if math.isinf(p.hi_bytes) else p.hi_bytes,
             "bytes_per_s": p.bytes_per_s,
-            "measured_bytes_per_s": measured_plateau.get(p.name),
+            "measured_bytes_per_s": raw_plateau.get(p.name),
             "points": p.points,
             "margin": p.margin,
         }

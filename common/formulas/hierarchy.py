@@ -186,11 +186,11 @@ def in_range(size: float, lo: float, hi: float) -> bool:
     return lo * 0.99 <= size <= hi * 1.01
 
 
-def median_inside(
-    sizes: Sequence[float], values: Sequence[float | None], lo: float, hi: float
+def plateau_median(
+    plateau: Plateau, sizes: Sequence[float], values: Sequence[float | None]
 ) -> float:
-    """The median of the positive values whose size is in [lo, hi] (ValueError when none)."""
-    return median(_inside(sizes, values, lo, hi))
+    """The median of the positive values whose size is in the plateau's range (ValueError: none)."""
+    return median(_inside(sizes, values, plateau.lo_bytes, plateau.hi_bytes))
 
 
 def representative_points(

@@ -8,12 +8,14 @@ carries the caption to the page.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import PurePath
 from typing import Any
 
 from common.formulas import ledger
 from common.formulas.numpy_ops import ABOVE_ROOF
 from common.formulas.roofline import attainable_flops
 from common.present.console import fmt_bw, fmt_rate
+from common.present.display import Table
 from common.tables.units import GIB
 
 Point = tuple[str, float, float, str]  # name, intensity I (FLOP/byte), achieved FLOP/s, bound
@@ -102,4 +104,14 @@ def speedup_caption() -> str:
         "against its intensity relative to the ridge, I/I*. Look at the two sides of I/I* = 1: "
         "left of it only bandwidth helps, right of it only compute; the full 2x needs the "
         "operation beyond the dotted lines at 1/2 and 2."
+    )
+
+
+def written_table(written: Sequence[tuple[str, str]]) -> Table:
+    """The figures written (path, what it was drawn from), by file name."""
+    return Table(
+        ["figure", "drawn from"],
+        [[PurePath(path).name, source] for path, source in written],
+        title="Figures written",
+        heading=True,
     )

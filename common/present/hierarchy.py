@@ -111,30 +111,32 @@ def after_sweep_line(after: Mapping[str, Any], used: Mapping[str, Any]) -> Text:
 
 
 def sweep_table(
-    sizes: Sequence[float],
-    levels: Levels,
-    seconds: Sequence[float],
+    points: Sequence[Mapping[str, Any]],
     shares: Sequence[float],
-    measured: Sequence[float],
-    corrected: Sequence[float | None],
+    levels: Levels,
     sweep_seconds: float,
 ) -> Table:
-    """Per working set: its level, time per call, fixed-cost share, bandwidth D/t and D/(t-t0)."""
+    """Per sweep point: its level, time per call, fixed-cost share, D/t and D/(t - t0).
+
+    points: working_set_bytes, seconds, bytes_per_s and corrected_bytes_per_s (or None).
+    """
+    sizes = [p["working_set_bytes"] for p in points]
+    rows = []
+    for p, share in zip(points, shares, strict=True):
+        corrected = p["corrected_bytes_per_s"]
+        rows.append(
+            [
+                _binary(p["working_set_bytes"], 1),
+                fits_in(p["working_set_bytes"], levels),
+                fmt_time(p["seconds"]),
+                f"{share:.0%}",
+                fmt_bw(p["bytes_per_s"]),
+                "-" if corrected is None else fmt_bw(corrected),
+            ]
+        )
     return Table(
         ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"],
-        [
-            [
-                _binary(s, 1),
-                fits_in(s, levels),
-                fmt_time(t),
-                f"{share:.0%}",
-                fmt_bw(bw),
-                "-" if cbw is None else fmt_bw(cbw),
-            ]
-            for s, t, share, bw, cbw in zip(
-                sizes, seconds, shares, measured, corrected, strict=True
-            )
-        ],
+        rows,
         title=f"Bandwidth of z = x + y against working set ({len(sizes)} sizes)",
         note=f"sweep: {len(sizes)} sizes from {_binary(sizes[0])} to {_binary(sizes[-1])} "
         f"in {sweep_seconds:.1f} s",

@@ -27,10 +27,11 @@ def test_fits_in_names_the_level_or_a_dash() -> None:
     assert hierarchy.fits_in(5, []) == "-"
 
 
-def test_median_inside_skips_missing_values() -> None:
-    assert hierarchy.median_inside([1, 2, 3, 4], [10, None, 30, 40], 2, 4) == 35
+def test_plateau_median_skips_missing_values() -> None:
+    plateau = Plateau("L2", 2, 4, None, 0, None)
+    assert hierarchy.plateau_median(plateau, [1, 2, 3, 4], [10, None, 30, 40]) == 35
     with pytest.raises(ValueError):
-        hierarchy.median_inside([1, 2], [1.0, 2.0], 10, 20)
+        hierarchy.plateau_median(plateau._replace(lo_bytes=10, hi_bytes=20), [1, 2], [1.0, 2.0])
 
 
 def test_representative_points() -> None:

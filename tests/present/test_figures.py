@@ -49,3 +49,8 @@ def test_ledger_caption_points_at_the_first_bar_over_budget() -> None:
 def test_speedup_caption_says_where_each_upgrade_pays() -> None:
     caption = figures.speedup_caption()
     assert "left of it only bandwidth helps, right of it only compute" in caption
+
+
+def test_written_table_names_files_not_paths() -> None:
+    table = figures.written_table([("/somewhere/figs/a.png", "lecture 01"), ("b.png", "a formula")])
+    assert table.rows == [["a.png", "lecture 01"], ["b.png", "a formula"]]

@@ -53,15 +53,13 @@ def test_call_cost_table_and_the_second_measurement() -> None:
 
 def test_sweep_table_cells() -> None:
     # 4 KiB in 400 ns: 10.24 GB/s; 600 MiB in 50 ms: 12.58 GB/s
-    table = report.sweep_table(
-        SIZES,
-        LEVELS,
-        [4e-7, 0.05],
-        [0.75, 0.0],
-        [4 * KIB / 4e-7, 600 * MIB / 0.05],
-        [None, 600 * MIB / 0.05],
-        1.5,
-    )
+    points = [
+        {"working_set_bytes": 4 * KIB, "seconds": 4e-7, "bytes_per_s": 4 * KIB / 4e-7,
+         "corrected_bytes_per_s": None},
+        {"working_set_bytes": 600 * MIB, "seconds": 0.05, "bytes_per_s": 600 * MIB / 0.05,
+         "corrected_bytes_per_s": 600 * MIB / 0.05},
+    ]  # fmt: skip
+    table = report.sweep_table(points, [0.75, 0.0], LEVELS, 1.5)
     assert table.rows == [
         ["4.0 KiB", "L1", "400 ns", "75%", "10.24 GB/s", "-"],
         ["600.0 MiB", "DRAM", "50.0 ms", "0%", "12.58 GB/s", "12.58 GB/s"],
