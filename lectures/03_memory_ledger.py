@@ -119,7 +119,8 @@ show(
 if args.png:
     from common.plots import article
 
-    out, title = args.outdir / "03_memory_ledger.png", f"Memory ledger of a {model.name} model"
+    out = args.outdir / "03_memory_ledger.png"
+    title = f"Memory ledger of a {model.name} model"
     path = article.memory_ledger_figure(out, model, BATCHES, RATE, LOW, BUDGET, title)
     caption = figures.ledger_caption(model, BATCHES, RATE, LOW, BUDGET)
     show(display.figure(path, caption, display_path(path)))

@@ -370,23 +370,16 @@ show(report.operations_table(operations))
 
 shown = []
 if args.png:
-    from common.plots import hierarchy as hierarchy_plots
+    from common.plots.hierarchy import hierarchical_roofline_figure
 
-    path = hierarchy_plots.hierarchical_roofline_figure(
-        args.outdir / "09_hierarchical_roofline.png",
-        level_roofs,
-        peak_flops,
-        [
-            (
-                op["label"],
-                op["intensity"],
-                op["flops_per_s"],
-                op["level"] if "add" in op["label"] else "",
-            )
-            for op in operations
-        ],
-        extra_roofs=[(f"DRAM, {thread_count} threads", all_bw)] if all_bw else [],
-    )
+    def point(op):  # the adds in the colour of their level, the matmuls in black
+        level = op["level"] if op["label"].startswith("add") else ""
+        return op["label"], op["intensity"], op["flops_per_s"], level
+
+    out = args.outdir / "09_hierarchical_roofline.png"
+    marks = [point(op) for op in operations]
+    dram_all = [(f"DRAM, {thread_count} threads", all_bw)] if all_bw else []
+    path = hierarchical_roofline_figure(out, level_roofs, peak_flops, marks, dram_all)
     caption = report.roofline_caption(operations, peak_flops)
     shown.append(display.figure(path, caption, display_path(path)))
 show(*shown, report.operations_observations(operations, peak_flops))

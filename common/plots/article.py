@@ -249,7 +249,7 @@ def local_roofline_figure(
         ax.legend(
             key,
             ["memory-bound (predicted)", "compute-bound (predicted)"],
-            loc="lower right",
+            loc="upper left",  # above the bandwidth roof: no point, line or ridge label there
             fontsize=7.5,
         )
         place_labels(
@@ -326,6 +326,8 @@ def batch_sweep_figure(
                 ha="center",
                 va="top",
                 fontsize=7.5,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9},
+                zorder=6,  # a curve that reaches the top passes behind the label
             )
         ax.legend(loc="lower right", fontsize=7.5)
     ax_lat.set_ylabel("latency (ms)")
