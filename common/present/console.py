@@ -138,14 +138,11 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Non
     print(format_table(headers, rows))
 
 
-def format_header(title: str) -> str:
-    """A section title underlined with '=', after a blank line."""
-    return f"\n{title}\n" + "=" * min(max(len(title), 20), WIDTH)
-
-
 def print_header(title: str) -> None:
     """Print a section title underlined with '='."""
-    print(format_header(title))
+    print()
+    print(title)
+    print("=" * min(max(len(title), 20), WIDTH))
 
 
 def format_observations(items: Sequence[str], title: str = "What to observe") -> str:

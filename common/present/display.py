@@ -1,7 +1,7 @@
 """Display objects: one source for a lecture's terminal output and its page on the site.
 
-Standard library only. A lecture builds a ``Table``, ``Observations`` or
-``Figure`` and hands it to ``show``. In a terminal ``show`` prints the plain
+Standard library only. A lecture builds a ``Heading``, ``Table``, ``Observations``,
+``Text`` or ``Figure`` and hands it to ``show``. In a terminal ``show`` prints the plain
 text the course has always printed (aligned tables, a numbered list of
 observations). Under the docs build (``ROOFLINE_HTML=1``, set by
 ``docs/conf.py``) it prints nothing and returns the object, so that when
@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from common.present.console import _is_numeric, format_header, format_observations, format_table
+from common.present.console import WIDTH, _is_numeric, format_observations, format_table
 
 HTML_ENV = "ROOFLINE_HTML"  # set to 1 by the docs build
 
@@ -45,18 +45,8 @@ def _plain(text: str) -> str:
     return str(text).replace("``", "")
 
 
-def _title(title: str, heading: bool) -> str:
-    """A title for the terminal: a plain line, or a section heading underlined with '='."""
-    return format_header(_plain(title)) if heading else _plain(title)
-
-
 class Table:
-    """A table: header cells, rows of cells, an optional title and a note under it.
-
-    On the site the title is the table's caption. In a terminal it is the line above
-    the table, or with ``heading=True`` a section heading (a blank line before it,
-    '=' under it) as ``console.print_header`` prints one.
-    """
+    """A table: header cells, rows of cells, an optional title and a note under it."""
 
     def __init__(
         self,
@@ -64,13 +54,11 @@ class Table:
         rows: Iterable[Sequence[object]],
         title: str = "",
         note: str = "",
-        heading: bool = False,
     ) -> None:
         self.headers = [str(h) for h in headers]
         self.rows = [[str(c) for c in row] for row in rows]
         self.title = title
         self.note = note
-        self.heading = heading
         format_table(self.headers, self.rows)  # ValueError now if a row is the wrong length
 
     def numeric_columns(self) -> list[bool]:
@@ -83,7 +71,7 @@ class Table:
     def __str__(self) -> str:
         lines = []
         if self.title:
-            lines.append(_title(self.title, self.heading))
+            lines.append(_plain(self.title))
         lines.append(format_table(self.headers, self.rows))
         if self.note:
             lines.append(_plain(self.note))
@@ -140,35 +128,37 @@ class Text:
         return f'<p class="rl-text">{_inline(self.text)}</p>'
 
 
-class Facts:
-    """Named values, one a line: ``name: value`` in a terminal, a two-column table on the site.
+class Preformatted:
+    """Monospace text whose columns matter (an ASCII chart): as is in a terminal, a <pre> box."""
 
-    The values line up after the longest name; ``title`` and ``heading`` as for Table.
-    """
-
-    def __init__(
-        self, pairs: Sequence[tuple[str, object]], title: str = "", heading: bool = False
-    ) -> None:
-        self.pairs = [(str(name), str(value)) for name, value in pairs]
-        self.title = title
-        self.heading = heading
+    def __init__(self, text: str) -> None:
+        self.text = str(text)
 
     def __str__(self) -> str:
-        width = max((len(_plain(name)) for name, _ in self.pairs), default=0) + 1
-        lines = [_title(self.title, self.heading)] if self.title else []
-        lines += [f"{_plain(name) + ':':<{width}} {_plain(value)}" for name, value in self.pairs]
-        return "\n".join(lines)
+        return self.text
 
     def _repr_html_(self) -> str:
-        caption = f"<caption>{_inline(self.title)}</caption>" if self.title else ""
-        body = "".join(
-            f'<tr><th scope="row">{_inline(name)}</th><td>{_inline(value)}</td></tr>'
-            for name, value in self.pairs
-        )
-        return (
-            f'<div class="rl-table-scroll"><table class="rl-table rl-facts">{caption}'
-            f"<tbody>{body}</tbody></table></div>"
-        )
+        return f'<pre class="rl-pre">{html.escape(self.text)}</pre>'
+
+
+class Heading:
+    """A section title: underlined with '=' in a terminal, a bold line above the result on the page.
+
+    The page's own section heading (from the prose) carries the section number, so the
+    page leaves out a leading "3. " and keeps what the title computes (chip, shapes);
+    ``page=""`` shows nothing on the page, where the prose heading says it all.
+    """
+
+    def __init__(self, title: str, page: str | None = None) -> None:
+        self.title = str(title)
+        self.page = re.sub(r"^\d+\.\s+", "", self.title) if page is None else page
+
+    def __str__(self) -> str:
+        title = _plain(self.title)
+        return f"\n{title}\n" + "=" * min(max(len(title), 20), WIDTH)
+
+    def _repr_html_(self) -> str:
+        return f'<p class="rl-heading">{_inline(self.page)}</p>' if self.page else ""
 
 
 class Figure:
@@ -224,3 +214,27 @@ def show(*items: object) -> Group | None:
     if text:
         print(text)
     return None
+
+
+class Facts:
+    """Named values, one a line: ``name: value`` in a terminal, a two-column table on the site.
+
+    In a terminal the values line up after the longest name.
+    """
+
+    def __init__(self, pairs: Sequence[tuple[str, object]]) -> None:
+        self.pairs = [(str(name), str(value)) for name, value in pairs]
+
+    def __str__(self) -> str:
+        width = max((len(_plain(name)) for name, _ in self.pairs), default=0) + 1
+        return "\n".join(f"{_plain(n) + ':':<{width}} {_plain(v)}" for n, v in self.pairs)
+
+    def _repr_html_(self) -> str:
+        body = "".join(
+            f'<tr><th scope="row">{_inline(name)}</th><td>{_inline(value)}</td></tr>'
+            for name, value in self.pairs
+        )
+        return (
+            '<div class="rl-table-scroll"><table class="rl-table rl-facts">'
+            f"<tbody>{body}</tbody></table></div>"
+        )

@@ -1,13 +1,15 @@
-"""Sentences that explain a measurement: why a timed point can sit above its roof.
+"""Sentences that explain a result: why a timed point sits above its roof, where a sweep crosses.
 
 Standard library only; lecture 01 prints these under its table of operations.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from common.formulas.numpy_ops import CACHE_MARGIN
+from common.formulas.thresholds import Crossover
 
 
 def above_roof_reasons(
@@ -39,3 +41,25 @@ def above_roof_reasons(
     reasons.append("its bytes may be over-counted (a pass the hardware did not really make)")
     reasons.append("timer noise: the roofs were measured in a slower moment than this run")
     return reasons
+
+
+def crossover_line(
+    cross: Crossover | None,
+    intensity_at: Mapping[int, float],
+    ridge: float,
+    size: str,
+    last: int,
+    label: str = "crossover",
+    ridge_digits: int = 2,
+) -> str:
+    """Where a sweep's intensity reaches I*: '{label}: M in (a, b]: I(a) < I* <= I(b)'."""
+    r = f"{ridge:.{ridge_digits}f}"
+    if cross is None:
+        return f"{label}: none; every {size} up to {last} stays below I* = {r}"
+    if cross.before is None:
+        return f"{label}: none needed; already compute-bound at {size} = {cross.first}"
+    a, b = cross.before, cross.first
+    return (
+        f"{label}: {size} in ({a}, {b}]: I({a}) = {intensity_at[a]:.2f} < I* = {r} "
+        f"<= I({b}) = {intensity_at[b]:.2f}"
+    )

@@ -15,7 +15,7 @@ from common.formulas import ledger
 from common.formulas.numpy_ops import ABOVE_ROOF
 from common.formulas.roofline import attainable_flops
 from common.present.console import fmt_bw, fmt_rate
-from common.present.display import Table
+from common.present.display import Group, Heading, Table
 from common.tables.units import GIB
 
 Point = tuple[str, float, float, str]  # name, intensity I (FLOP/byte), achieved FLOP/s, bound
@@ -107,11 +107,9 @@ def speedup_caption() -> str:
     )
 
 
-def written_table(written: Sequence[tuple[str, str]]) -> Table:
+def written_table(written: Sequence[tuple[str, str]]) -> Group:
     """The figures written (path, what it was drawn from), by file name."""
-    return Table(
-        ["figure", "drawn from"],
-        [[PurePath(path).name, source] for path, source in written],
-        title="Figures written",
-        heading=True,
+    return Group(
+        Heading("Figures written", page=""),
+        Table(["figure", "drawn from"], [[PurePath(path).name, src] for path, src in written]),
     )

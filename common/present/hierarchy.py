@@ -20,8 +20,8 @@ from common.formulas.hierarchy import (
     Plateau,
     fits_in,
 )
-from common.present.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time, format_header
-from common.present.display import Facts, Group, Observations, Table, Text
+from common.present.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
+from common.present.display import Facts, Group, Heading, Observations, Table, Text
 
 Levels = Sequence[tuple[str, int]]  # the data caches, innermost first: (name, bytes)
 MATCH = 1.05  # neighbouring plateaus closer than 5% are called equal
@@ -35,27 +35,28 @@ def _flops(x: float, digits: int = 1) -> str:
     return fmt_num(x, digits, "FLOP/s")
 
 
-def cache_table(caches: Sequence[Any], source: str) -> Table | Text:
+def cache_table(caches: Sequence[Any], source: str) -> Group | Text:
     """The caches the operating system reports (name, kind, size_bytes, shared_cpus)."""
     if not caches:
         return Text(
             "cache sizes: unknown (the operating system does not report them here); the sweep "
             "runs without marked sizes and a change-point detector finds the plateaus"
         )
-    return Table(
-        ["cache", "type", "size", "shared by"],
-        [
+    return Group(
+        Heading("Caches the operating system reports (as core 0 sees them)"),
+        Table(
+            ["cache", "type", "size", "shared by"],
             [
-                c.name,
-                c.kind,
-                _binary(c.size_bytes, 0),
-                "-" if c.shared_cpus is None else f"{c.shared_cpus} CPU(s)",
-            ]
-            for c in caches
-        ],
-        title="Caches the operating system reports (as core 0 sees them)",
-        note=f"source: {source}",
-        heading=True,
+                [
+                    c.name,
+                    c.kind,
+                    _binary(c.size_bytes, 0),
+                    "-" if c.shared_cpus is None else f"{c.shared_cpus} CPU(s)",
+                ]
+                for c in caches
+            ],
+            note=f"source: {source}",
+        ),
     )
 
 
@@ -85,19 +86,20 @@ def compute_roof_facts(
     )
 
 
-def call_cost_table(costs: Mapping[str, Any]) -> Table:
+def call_cost_table(costs: Mapping[str, Any]) -> Group:
     """t_call on one element, the extra above the GIL threshold, and their sum."""
     call_s, gil_s = costs["call_seconds"], costs["gil_seconds"]
     n = GIL_RELEASE_ELEMENTS
-    return Table(
-        ["what", "time"],
-        [
-            ["call on 1 element (t_call)", fmt_time(call_s)],
-            [f"extra when numpy releases the GIL (> {n} elements)", fmt_time(gil_s)],
-            [f"fixed cost of a call on > {n} elements", fmt_time(call_s + gil_s)],
-        ],
-        title="Fixed cost of one call of z = x + y",
-        heading=True,
+    return Group(
+        Heading("Fixed cost of one call of z = x + y"),
+        Table(
+            ["what", "time"],
+            [
+                ["call on 1 element (t_call)", fmt_time(call_s)],
+                [f"extra when numpy releases the GIL (> {n} elements)", fmt_time(gil_s)],
+                [f"fixed cost of a call on > {n} elements", fmt_time(call_s + gil_s)],
+            ],
+        ),
     )
 
 
@@ -115,7 +117,7 @@ def sweep_table(
     shares: Sequence[float],
     levels: Levels,
     sweep_seconds: float,
-) -> Table:
+) -> Group:
     """Per sweep point: its level, time per call, fixed-cost share, D/t and D/(t - t0).
 
     points: working_set_bytes, seconds, bytes_per_s and corrected_bytes_per_s (or None).
@@ -134,13 +136,14 @@ def sweep_table(
                 "-" if corrected is None else fmt_bw(corrected),
             ]
         )
-    return Table(
-        ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"],
-        rows,
-        title=f"Bandwidth of z = x + y against working set ({len(sizes)} sizes)",
-        note=f"sweep: {len(sizes)} sizes from {_binary(sizes[0])} to {_binary(sizes[-1])} "
-        f"in {sweep_seconds:.1f} s",
-        heading=True,
+    return Group(
+        Heading(f"Bandwidth of z = x + y against working set ({len(sizes)} sizes)"),
+        Table(
+            ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"],
+            rows,
+            note=f"sweep: {len(sizes)} sizes from {_binary(sizes[0])} to {_binary(sizes[-1])} "
+            f"in {sweep_seconds:.1f} s",
+        ),
     )
 
 
@@ -155,7 +158,7 @@ def plateau_table(
     method: str,
     measured: Mapping[str, float],
     sizes: Sequence[float],
-) -> Table:
+) -> Group:
     """Per level: cache size, the sizes used, the plateau (cost removed), as measured, x DRAM."""
     size_of = dict(levels)
     dram = next((p for p in plateaus if p.name == "DRAM" and p.bytes_per_s), None)
@@ -174,37 +177,48 @@ def plateau_table(
                 fmt_ratio(p.bytes_per_s / dram.bytes_per_s, 1) if ok and dram else "-",
             ]
         )
-    return Table(
-        ["level", "cache size", "sizes used", "points", "margin", "plateau", "measured", "x DRAM"],
-        rows,
-        title=f"Plateaus ({method})",
-        heading=True,
+    return Group(
+        Heading(f"Plateaus ({method})"),
+        Table(
+            [
+                "level",
+                "cache size",
+                "sizes used",
+                "points",
+                "margin",
+                "plateau",
+                "measured",
+                "x DRAM",
+            ],
+            rows,
+        ),
     )
 
 
-def detected_table(detected: Sequence[Plateau], levels: Levels) -> Table | Group:
+def detected_table(detected: Sequence[Plateau], levels: Levels) -> Group:
     """The plateaus the change-point detector finds without the cache sizes."""
     title = "What the change-point detector finds without the cache sizes"
     if not detected:
         return Group(
-            Text(format_header(title)),
+            Heading(title),
             Text("the detector found no run of flat points (too few sizes or too much noise)"),
         )
-    return Table(
-        ["plateau", "from", "to", "points", "bandwidth", "fits in"],
-        [
+    return Group(
+        Heading(title),
+        Table(
+            ["plateau", "from", "to", "points", "bandwidth", "fits in"],
             [
-                d.name,
-                _binary(d.lo_bytes, 0),
-                _binary(d.hi_bytes, 0),
-                d.points,
-                fmt_bw(d.bytes_per_s),
-                fits_in(math.sqrt(d.lo_bytes * d.hi_bytes), levels),
-            ]
-            for d in detected
-        ],
-        title=title,
-        heading=True,
+                [
+                    d.name,
+                    _binary(d.lo_bytes, 0),
+                    _binary(d.hi_bytes, 0),
+                    d.points,
+                    fmt_bw(d.bytes_per_s),
+                    fits_in(math.sqrt(d.lo_bytes * d.hi_bytes), levels),
+                ]
+                for d in detected
+            ],
+        ),
     )
 
 
@@ -326,18 +340,21 @@ def threads_table(
 ) -> Group:
     """DRAM bandwidth from one thread and from every core, with the ridge point of each."""
     n, all_bw = threaded["threads"], threaded["all_thread_bytes_per_s"]
-    table = Table(
-        ["threads", "bandwidth", "ridge point P / beta"],
-        [
-            ["1", fmt_bw(threaded["one_thread_bytes_per_s"]), f"{ridge_one:.1f} FLOP/byte"],
+    table = Group(
+        Heading(
+            f"DRAM bandwidth at {_binary(threaded['working_set_bytes'])}: 1 thread against {n}"
+        ),
+        Table(
+            ["threads", "bandwidth", "ridge point P / beta"],
             [
-                str(n),
-                fmt_bw(all_bw) if all_bw else "-",
-                f"{ridge_all:.1f} FLOP/byte" if ridge_all else "-",
+                ["1", fmt_bw(threaded["one_thread_bytes_per_s"]), f"{ridge_one:.1f} FLOP/byte"],
+                [
+                    str(n),
+                    fmt_bw(all_bw) if all_bw else "-",
+                    f"{ridge_all:.1f} FLOP/byte" if ridge_all else "-",
+                ],
             ],
-        ],
-        title=f"DRAM bandwidth at {_binary(threaded['working_set_bytes'])}: 1 thread against {n}",
-        heading=True,
+        ),
     )
     word = "thread" if blas_threads == 1 else "threads"
     return Group(table, Text(f"P = {_flops(peak)} (matmul on {blas_threads} BLAS {word})"))
@@ -396,28 +413,37 @@ def threads_observations(
     return Observations(items)
 
 
-def operations_table(operations: Sequence[Mapping[str, Any]]) -> Table:
+def operations_table(operations: Sequence[Mapping[str, Any]]) -> Group:
     """Each operation: where its data lives, I, GFLOP/s, the model's roof, the closest roof."""
-    return Table(
-        ["operation", "data in", "I (FLOP/B)", "GFLOP/s", "model's roof", "of it", "closest roof"],
-        [
+    return Group(
+        Heading("Operations on the hierarchical roofline"),
+        Table(
             [
-                op["label"],
-                op["level"],
-                f"{op['intensity']:.3g}",
-                f"{op['flops_per_s'] / 1e9:.2f}",
-                op["predicted_roof"] or "-",
-                "-"
-                if op["fraction_of_predicted"] is None
-                else f"{op['fraction_of_predicted']:.0%}",
-                op["closest_roof"],
-            ]
-            for op in operations
-        ],
-        title="Operations on the hierarchical roofline",
-        note="The adds were timed again for this table and their GFLOP/s have the fixed call "
-        "cost removed; the matmuls are timed as they are.",
-        heading=True,
+                "operation",
+                "data in",
+                "I (FLOP/B)",
+                "GFLOP/s",
+                "model's roof",
+                "of it",
+                "closest roof",
+            ],
+            [
+                [
+                    op["label"],
+                    op["level"],
+                    f"{op['intensity']:.3g}",
+                    f"{op['flops_per_s'] / 1e9:.2f}",
+                    op["predicted_roof"] or "-",
+                    "-"
+                    if op["fraction_of_predicted"] is None
+                    else f"{op['fraction_of_predicted']:.0%}",
+                    op["closest_roof"],
+                ]
+                for op in operations
+            ],
+            note="The adds were timed again for this table and their GFLOP/s have the fixed call "
+            "cost removed; the matmuls are timed as they are.",
+        ),
     )
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from common.formulas import ledger
 from common.present.console import fmt_bw, fmt_bytes, fmt_rate, fmt_time
-from common.present.display import Facts, Group, Observations, Table, Text
+from common.present.display import Facts, Group, Heading, Observations, Table, Text
+from common.present.explain import crossover_line
 from common.tables.units import GIB, KIB, MIB
 
 Ledgers = Mapping[int, ledger.MemoryLedger]  # batch -> its four-term ledger
@@ -27,46 +28,48 @@ def model_facts(
     spec: ledger.ModelSpec, weights_bytes: float, kv_per_token: float, budget_bytes: float
 ) -> Facts:
     """The model's weights, KV cache per token and sequence, activations and the budget."""
-    return Facts(
-        [
-            (
-                "model",
-                f"{spec.n_params / 1e9:g}B parameters x {spec.weight_bytes:g} bytes = "
-                f"{weights_bytes / GIB:.1f} GiB of weights; {spec.n_layers} layers, "
-                f"d_kv = {spec.d_kv}",
-            ),
-            (
-                "KV cache",
-                f"{kv_per_token / KIB:.0f} KiB per token; "
-                f"{kv_per_token * spec.seq / GIB:.2f} GiB per {spec.seq}-token sequence",
-            ),
-            ("activations", f"{spec.act_bytes_per_token / KIB:.0f} KiB per active token"),
-            ("memory budget", f"{budget_bytes / GIB:g} GiB"),
-        ],
-        title=f"The {spec.n_params / 1e9:g}B model",
-        heading=True,
+    return Group(
+        Heading(f"The {spec.n_params / 1e9:g}B model"),
+        Facts(
+            [
+                (
+                    "model",
+                    f"{spec.n_params / 1e9:g}B parameters x {spec.weight_bytes:g} bytes = "
+                    f"{weights_bytes / GIB:.1f} GiB of weights; {spec.n_layers} layers, "
+                    f"d_kv = {spec.d_kv}",
+                ),
+                (
+                    "KV cache",
+                    f"{kv_per_token / KIB:.0f} KiB per token; "
+                    f"{kv_per_token * spec.seq / GIB:.2f} GiB per {spec.seq}-token sequence",
+                ),
+                ("activations", f"{spec.act_bytes_per_token / KIB:.0f} KiB per active token"),
+                ("memory budget", f"{budget_bytes / GIB:g} GiB"),
+            ],
+        ),
     )
 
 
-def ledger_table(at: Ledgers, budget_bytes: float, rate: float, phase: str = "prefill") -> Table:
+def ledger_table(at: Ledgers, budget_bytes: float, rate: float, phase: str = "prefill") -> Group:
     """One row per batch: weights, KV cache, activations, overhead, total (GiB), verdict."""
     budget = f"{budget_bytes / GIB:g} GiB"
-    return Table(
-        ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{budget}?"],
-        [
+    return Group(
+        Heading(f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {budget}"),
+        Table(
+            ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{budget}?"],
             [
-                b,
-                f"{m.weights / GIB:.1f}",
-                f"{m.kv_cache / GIB:.2f}",
-                f"{m.activations / GIB:.2f}",
-                f"{m.overhead / GIB:.2f}",
-                f"{m.total / GIB:.2f}",
-                verdict(m, budget_bytes),
-            ]
-            for b, m in at.items()
-        ],
-        title=f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {budget}",
-        heading=True,
+                [
+                    b,
+                    f"{m.weights / GIB:.1f}",
+                    f"{m.kv_cache / GIB:.2f}",
+                    f"{m.activations / GIB:.2f}",
+                    f"{m.overhead / GIB:.2f}",
+                    f"{m.total / GIB:.2f}",
+                    verdict(m, budget_bytes),
+                ]
+                for b, m in at.items()
+            ],
+        ),
     )
 
 
@@ -100,7 +103,7 @@ def ledger_observations(at: Ledgers, budget_bytes: float, kv_per_sequence: float
 
 def overhead_table(
     at: Ledgers, low: Ledgers, budget_bytes: float, rate: float, low_rate: float
-) -> Table:
+) -> Group:
     """Totals and verdicts at two overhead rates, side by side, and which batches it rescues."""
     rows = []
     for b, hi_m in at.items():
@@ -116,18 +119,19 @@ def overhead_table(
                 "OOM -> fits" if rescued else "",
             ]
         )
-    return Table(
-        [
-            "batch",
-            f"total at {rate:.0%} (GiB)",
-            "verdict",
-            f"total at {low_rate:.0%} (GiB)",
-            "verdict",
-            "change",
-        ],
-        rows,
-        title=f"Overhead {rate:.0%} vs {low_rate:.0%}, budget {budget_bytes / GIB:g} GiB",
-        heading=True,
+    return Group(
+        Heading(f"Overhead {rate:.0%} vs {low_rate:.0%}, budget {budget_bytes / GIB:g} GiB"),
+        Table(
+            [
+                "batch",
+                f"total at {rate:.0%} (GiB)",
+                "verdict",
+                f"total at {low_rate:.0%} (GiB)",
+                "verdict",
+                "change",
+            ],
+            rows,
+        ),
     )
 
 
@@ -148,18 +152,19 @@ def overhead_observations(at: Ledgers, low: Ledgers, budget_bytes: float) -> Obs
 
 def largest_table(
     spec: ledger.ModelSpec, largest: Mapping[float, int], budget_bytes: float
-) -> Table:
+) -> Group:
     """Per overhead rate: the largest batch that fits, its total, and the total of one more."""
     rows = []
     for rate, best in largest.items():
         fits_total = f"{ledger.model_ledger(spec, best, rate).total / GIB:.2f}" if best else "-"
         one_more = ledger.model_ledger(spec, best + 1, rate).total / GIB
         rows.append([f"{rate:.0%}", best, fits_total, f"{one_more:.2f}"])
-    return Table(
-        ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"],
-        rows,
-        title=f"Largest prefill batch within {budget_bytes / GIB:g} GiB",
-        heading=True,
+    return Group(
+        Heading(f"Largest prefill batch within {budget_bytes / GIB:g} GiB"),
+        Table(
+            ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"],
+            rows,
+        ),
     )
 
 
@@ -221,14 +226,15 @@ def sweep_facts(
     """The sweep's set-up: where the roofs came from, the roofs, the weight matrix W[K, K]."""
     llc = f" (last-level cache: {llc_bytes / MIB:.0f} MiB)" if llc_bytes else ""
     roofs = f"P = {fmt_rate(peak)}, beta = {fmt_bw(beta)}, I* = {peak / beta:.2f} FLOP/B"
-    facts = Facts(
-        [
-            ("calibration", calibration_note),
-            ("roofs", roofs),
-            ("weight matrix", f"[{width}, {width}] fp32 = {weight_bytes / MIB:.0f} MiB{llc}"),
-        ],
-        title="Batch sweep: Y[B, K] = X[B, K] @ W[K, K], fp32",
-        heading=True,
+    facts = Group(
+        Heading("Batch sweep: Y[B, K] = X[B, K] @ W[K, K], fp32"),
+        Facts(
+            [
+                ("calibration", calibration_note),
+                ("roofs", roofs),
+                ("weight matrix", f"[{width}, {width}] fp32 = {weight_bytes / MIB:.0f} MiB{llc}"),
+            ],
+        ),
     )
     if llc_bytes and 2 * llc_bytes > weight_bytes:
         return Group(
@@ -281,17 +287,9 @@ def sweep_lines(
     sweep_seconds: float,
 ) -> Group:
     """Where the model crosses the ridge, each flagged batch, and the sweep's time."""
-    by_b = {r["B"]: r for r in rows}
-    if crossing is None:
-        cross = f"ridge crossing: none; every B up to {rows[-1]['B']} stays below I* = {ridge:.2f}"
-    elif crossing.before is None:
-        cross = f"ridge crossing: none; already compute-bound at B = {crossing.first}"
-    else:
-        cross = (
-            f"ridge crossing: B in ({crossing.before}, {crossing.first}]: I({crossing.before}) = "
-            f"{by_b[crossing.before]['intensity']:.2f} < I* = {ridge:.2f} <= I({crossing.first})"
-            f" = {by_b[crossing.first]['intensity']:.2f}"
-        )
+    intensity_at = {r["B"]: r["intensity"] for r in rows}
+    last = rows[-1]["B"]
+    cross = crossover_line(crossing, intensity_at, ridge, "B", last, label="ridge crossing")
     flagged = [Text(f"! B={r['B']}: {r['anomaly']}") for r in rows if r["anomaly"]]
     return Group(Text("\n" + cross), *flagged, Text(f"sweep time: {sweep_seconds:.2f} s"))
 

@@ -15,7 +15,7 @@ from common.files.calibration import SavedCalibration
 from common.files.paths import display_path
 from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
-from common.present.display import Facts, Group, Observations, Table, Text
+from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.explain import above_roof_reasons
 
 Row = Mapping[str, Any]  # one operation, as numpy_ops.roofline_row returns it
@@ -54,57 +54,65 @@ def machine_facts(
     version = f" {blas['version']}" if blas.get("version") else ""
     layer = f", {blas['threading_layer']} threading" if blas.get("threading_layer") else ""
     env = desc["blas_env"]
-    return Facts(
-        [
-            ("CPU", f"{desc['cpu']}, {desc['cores']} usable cores ({desc['system']})"),
-            cache_row,
-            (
-                "available memory",
-                fmt_bytes(available_bytes, True) if available_bytes else "unknown",
-            ),
-            ("numpy", f"{desc['numpy']} (Python {desc['python']})"),
-            ("BLAS library", f"{blas.get('library')}{version}{layer}"),
-            ("BLAS kernel", f"{blas.get('kernel')} (the core type the library chose for this CPU)"),
-            ("BLAS threads", f"{blas.get('threads')} (used by matmul)"),
-            ("numpy elementwise threads", "1 (ufuncs and reductions run on the calling thread)"),
-            (
-                "BLAS environment variables",
-                ", ".join(f"{k}={v}" for k, v in env.items()) if env else "none set",
-            ),
-        ],
-        title="This machine",
-        heading=True,
+    return Group(
+        Heading("This machine", page=""),
+        Facts(
+            [
+                ("CPU", f"{desc['cpu']}, {desc['cores']} usable cores ({desc['system']})"),
+                cache_row,
+                (
+                    "available memory",
+                    fmt_bytes(available_bytes, True) if available_bytes else "unknown",
+                ),
+                ("numpy", f"{desc['numpy']} (Python {desc['python']})"),
+                ("BLAS library", f"{blas.get('library')}{version}{layer}"),
+                (
+                    "BLAS kernel",
+                    f"{blas.get('kernel')} (the core type the library chose for this CPU)",
+                ),
+                ("BLAS threads", f"{blas.get('threads')} (used by matmul)"),
+                (
+                    "numpy elementwise threads",
+                    "1 (ufuncs and reductions run on the calling thread)",
+                ),
+                (
+                    "BLAS environment variables",
+                    ", ".join(f"{k}={v}" for k, v in env.items()) if env else "none set",
+                ),
+            ],
+        ),
     )
 
 
-def roofs_table(calib: Mapping[str, Any], llc_bytes: float) -> Table:
+def roofs_table(calib: Mapping[str, Any], llc_bytes: float) -> Group:
     """The bandwidth roof beta and the compute roof P (all threads and one), as measured."""
     ws = calib["bandwidth_working_set_bytes"]
-    return Table(
-        ["roof", "value", "threads", "measured with"],
-        [
+    return Group(
+        Heading("The two roofs of this machine (numpy, fp32)"),
+        Table(
+            ["roof", "value", "threads", "measured with"],
             [
-                "bandwidth beta",
-                fmt_bw(calib["bandwidth_bytes_per_s"]),
-                calib["bandwidth_threads"],
-                f"z = x + y over {fmt_bytes(ws, binary=True)} "
-                f"({ws / llc_bytes:.1f}x LLC), best of {calib['bandwidth_samples']}",
+                [
+                    "bandwidth beta",
+                    fmt_bw(calib["bandwidth_bytes_per_s"]),
+                    calib["bandwidth_threads"],
+                    f"z = x + y over {fmt_bytes(ws, binary=True)} "
+                    f"({ws / llc_bytes:.1f}x LLC), best of {calib['bandwidth_samples']}",
+                ],
+                [
+                    "compute P",
+                    fmt_rate(calib["matmul_flops_per_s"]),
+                    calib["matmul_threads"],
+                    f"C = A @ B, n = {calib['matmul_n']}, best of {calib['matmul_samples']}",
+                ],
+                [
+                    "compute, 1 thread",
+                    fmt_rate(calib["matmul_one_thread_flops_per_s"]),
+                    1,
+                    "the same matmul, BLAS limited to 1 thread",
+                ],
             ],
-            [
-                "compute P",
-                fmt_rate(calib["matmul_flops_per_s"]),
-                calib["matmul_threads"],
-                f"C = A @ B, n = {calib['matmul_n']}, best of {calib['matmul_samples']}",
-            ],
-            [
-                "compute, 1 thread",
-                fmt_rate(calib["matmul_one_thread_flops_per_s"]),
-                1,
-                "the same matmul, BLAS limited to 1 thread",
-            ],
-        ],
-        title="The two roofs of this machine (numpy, fp32)",
-        heading=True,
+        ),
     )
 
 
@@ -161,25 +169,26 @@ def roof_observations(
     return Observations(items)
 
 
-def ledger_table(rows: Sequence[Row], ridge: float) -> Table:
+def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     """Each operation's F, D, intensity I = F/D, working set and threads."""
-    return Table(
-        ["operation", "shape", "F", "D", "I (FLOP/B)", "working set", "threads"],
-        [
+    return Group(
+        Heading("The ledger: what each operation must do", page=""),
+        Table(
+            ["operation", "shape", "F", "D", "I (FLOP/B)", "working set", "threads"],
             [
-                r["name"],
-                r["shape"],
-                fmt_flops(r["flops"]),
-                fmt_bytes(r["bytes"]),
-                f"{r['intensity']:.3g}",
-                fmt_bytes(r["working_set_bytes"], binary=True),
-                r["threads_text"],
-            ]
-            for r in rows
-        ],
-        title="The ledger: what each operation must do",
-        heading=True,
-        note=f"(I* = {ridge:.2f} FLOP/byte: below it an operation is memory-bound)",
+                [
+                    r["name"],
+                    r["shape"],
+                    fmt_flops(r["flops"]),
+                    fmt_bytes(r["bytes"]),
+                    f"{r['intensity']:.3g}",
+                    fmt_bytes(r["working_set_bytes"], binary=True),
+                    r["threads_text"],
+                ]
+                for r in rows
+            ],
+            note=f"(I* = {ridge:.2f} FLOP/byte: below it an operation is memory-bound)",
+        ),
     )
 
 
@@ -188,25 +197,26 @@ def percent_of_bound(row: Row) -> str:
     return FLAG_TEXT if row["flag"] else pct(row["fraction_of_bound"])
 
 
-def timing_table(rows: Sequence[Row]) -> Table:
+def timing_table(rows: Sequence[Row]) -> Group:
     """F/P and D/beta, the bound t_pred = max of the two, the measured time and the share."""
-    return Table(
-        ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"],
-        [
+    return Group(
+        Heading("The roofline's prediction next to the measurement", page=""),
+        Table(
+            ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"],
             [
-                r["name"],
-                fmt_time(r["t_compute_s"]),
-                fmt_time(r["t_memory_s"]),
-                r["bound"],
-                fmt_time(r["t_pred_s"]),
-                fmt_time(r["t_meas_s"]),
-                percent_of_bound(r),
-                fmt_rate(r["achieved_flops_per_s"]),
-            ]
-            for r in rows
-        ],
-        title="The roofline's prediction next to the measurement",
-        heading=True,
+                [
+                    r["name"],
+                    fmt_time(r["t_compute_s"]),
+                    fmt_time(r["t_memory_s"]),
+                    r["bound"],
+                    fmt_time(r["t_pred_s"]),
+                    fmt_time(r["t_meas_s"]),
+                    percent_of_bound(r),
+                    fmt_rate(r["achieved_flops_per_s"]),
+                ]
+                for r in rows
+            ],
+        ),
     )
 
 
@@ -278,7 +288,7 @@ def operation_observations(
     )
 
 
-def same_flops_table(gemm: Row, add: Row) -> Table:
+def same_flops_table(gemm: Row, add: Row) -> Group:
     """Two operations of about the same F: their bytes D, intensity, time and rate."""
 
     def row(op: Row, digits: str) -> list[str]:
@@ -293,12 +303,13 @@ def same_flops_table(gemm: Row, add: Row) -> Table:
 
     flop_ratio = add["flops"] / gemm["flops"]
     time_ratio = add["t_meas_s"] / gemm["t_meas_s"]
-    return Table(
-        ["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"],
-        [row(gemm, ".1f"), row(add, ".3f")],
-        title="Same FLOPs, different times",
-        heading=True,
-        note=f"FLOP ratio add / GEMM = {flop_ratio:.3f}; time ratio = x{time_ratio:.0f}",
+    return Group(
+        Heading("Same FLOPs, different times", page=""),
+        Table(
+            ["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"],
+            [row(gemm, ".1f"), row(add, ".3f")],
+            note=f"FLOP ratio add / GEMM = {flop_ratio:.3f}; time ratio = x{time_ratio:.0f}",
+        ),
     )
 
 

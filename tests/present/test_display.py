@@ -60,3 +60,25 @@ def test_figure_records_its_caption(tmp_path) -> None:
 def test_a_row_of_the_wrong_length_is_refused() -> None:
     with pytest.raises(ValueError, match="2 cells"):
         display.Table(["a", "b", "c"], [["1", "2"]])
+
+
+def test_heading_is_underlined_in_the_terminal_and_a_line_on_the_page(
+    capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    monkeypatch.delenv(display.HTML_ENV, raising=False)
+    display.show(display.Heading("3. Prefill on ``H100``"))
+    assert capsys.readouterr().out == "\n3. Prefill on H100\n" + "=" * 20 + "\n"
+    page = display.Heading("3. Prefill on ``H100``")._repr_html_()
+    assert page == '<p class="rl-heading">Prefill on <code>H100</code></p>'  # number dropped
+
+
+def test_preformatted_keeps_its_columns(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    monkeypatch.delenv(display.HTML_ENV, raising=False)
+    display.show(display.Preformatted("a  |\n<b>|"))
+    assert capsys.readouterr().out == "a  |\n<b>|\n"
+    assert display.Preformatted("a  |")._repr_html_() == '<pre class="rl-pre">a  |</pre>'
+
+
+def test_a_heading_can_stay_off_the_page() -> None:
+    assert display.Heading("Summary", page="")._repr_html_() == ""
+    assert str(display.Heading("Summary", page="")) == "\nSummary\n" + "=" * 20

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 from common.formulas.hierarchy import Plateau
 from common.present import hierarchy as report
+from common.present.display import Group, Table
 from common.tables.units import GIB, KIB, MIB
 
 L1 = Plateau("L1", 0, 24 * KIB, 1.5e11, 9, 2.0)
@@ -16,11 +17,16 @@ LEVELS = [("L1", 48 * KIB), ("L2", 2 * MIB)]
 SIZES = [4 * KIB, 600 * MIB]
 
 
+def table(group: Group) -> Table:
+    """The table in a group (a heading, the table, maybe a note)."""
+    return next(item for item in group.items if isinstance(item, Table))
+
+
 def test_cache_table_or_the_unknown_line() -> None:
     caches = [SimpleNamespace(name="L1d", kind="Data", size_bytes=48 * KIB, shared_cpus=1)]
-    table = report.cache_table(caches, "sysfs")
-    assert table.rows == [["L1d", "Data", "48 KiB", "1 CPU(s)"]]
-    assert table.note == "source: sysfs"
+    table_ = table(report.cache_table(caches, "sysfs"))
+    assert table_.rows == [["L1d", "Data", "48 KiB", "1 CPU(s)"]]
+    assert table_.note == "source: sysfs"
     assert str(report.cache_table([], "")).startswith("cache sizes: unknown")
 
 
@@ -37,8 +43,8 @@ def test_compute_roof_facts_and_the_raise() -> None:
 
 
 def test_call_cost_table_and_the_second_measurement() -> None:
-    table = report.call_cost_table({"call_seconds": 3e-7, "gil_seconds": 1.2e-7})
-    assert [r[1] for r in table.rows] == ["300 ns", "120 ns", "420 ns"]
+    table_ = table(report.call_cost_table({"call_seconds": 3e-7, "gil_seconds": 1.2e-7}))
+    assert [r[1] for r in table_.rows] == ["300 ns", "120 ns", "420 ns"]
     line = str(
         report.after_sweep_line(
             {"call_seconds": 3.5e-7, "gil_seconds": 9e-8},
@@ -59,31 +65,33 @@ def test_sweep_table_cells() -> None:
         {"working_set_bytes": 600 * MIB, "seconds": 0.05, "bytes_per_s": 600 * MIB / 0.05,
          "corrected_bytes_per_s": 600 * MIB / 0.05},
     ]  # fmt: skip
-    table = report.sweep_table(points, [0.75, 0.0], LEVELS, 1.5)
-    assert table.rows == [
+    table_ = table(report.sweep_table(points, [0.75, 0.0], LEVELS, 1.5))
+    assert table_.rows == [
         ["4.0 KiB", "L1", "400 ns", "75%", "10.24 GB/s", "-"],
         ["600.0 MiB", "DRAM", "50.0 ms", "0%", "12.58 GB/s", "12.58 GB/s"],
     ]
-    assert table.note == "sweep: 2 sizes from 4.00 KiB to 600.00 MiB in 1.5 s"
+    assert table_.note == "sweep: 2 sizes from 4.00 KiB to 600.00 MiB in 1.5 s"
 
 
 def test_plateau_table_compares_with_dram() -> None:
     missing = Plateau("L3", 4 * MIB, 52 * MIB, None, 0, None)
-    table = report.plateau_table(
+    group = report.plateau_table(
         [L1, missing, DRAM], LEVELS, "known cache sizes", {"L1": 2e10, "DRAM": 5e9}, SIZES
     )
-    assert table.title == "Plateaus (known cache sizes)"
-    assert table.rows[0] == [
+    assert str(group).splitlines()[1] == "Plateaus (known cache sizes)"
+    table_ = table(group)
+    assert table_.rows[0] == [
         "L1", "48 KiB", "4 KiB - 24 KiB", "9", "2", "150.00 GB/s", "20.00 GB/s", "x30.0",
     ]  # fmt: skip
-    assert table.rows[1][5] == "no point inside" and table.rows[1][7] == "-"
-    assert table.rows[2][2] == "420 MiB - 600 MiB"  # clipped to the sweep
+    assert table_.rows[1][5] == "no point inside" and table_.rows[1][7] == "-"
+    assert table_.rows[2][2] == "420 MiB - 600 MiB"  # clipped to the sweep
 
 
 def test_detected_table_or_its_absence() -> None:
     detected = [Plateau("plateau 1", 64 * KIB, 1 * MIB, 3.6e10, 12, None)]
-    table = report.detected_table(detected, LEVELS)
-    assert table.rows == [["plateau 1", "64 KiB", "1 MiB", "12", "36.00 GB/s", "L2"]]
+    assert table(report.detected_table(detected, LEVELS)).rows == [
+        ["plateau 1", "64 KiB", "1 MiB", "12", "36.00 GB/s", "L2"]
+    ]
     assert "the detector found no run" in str(report.detected_table([], LEVELS))
 
 
@@ -143,8 +151,15 @@ OPS = [
 
 
 def test_operations_table_observations_and_caption() -> None:
-    table = report.operations_table(OPS)
-    assert table.rows[0] == ["add in L1 (23 KiB)", "L1", "0.0833", "12.00", "L1", "96%", "L1"]
+    assert table(report.operations_table(OPS)).rows[0] == [
+        "add in L1 (23 KiB)",
+        "L1",
+        "0.0833",
+        "12.00",
+        "L1",
+        "96%",
+        "L1",
+    ]
     items = report.operations_observations(OPS, 2e11).items
     assert items[0].endswith("closest to the L1 roof, as the model predicts.")
     assert items[1].endswith("closest to the L3 roof, not the DRAM roof the model predicts.")

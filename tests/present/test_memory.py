@@ -11,6 +11,7 @@ from __future__ import annotations
 from common.formulas.ledger import Anomaly, ModelSpec, model_ledger
 from common.formulas.thresholds import Crossover
 from common.present import memory
+from common.present.display import Group, Table
 from common.tables.units import GIB, KIB, MIB
 
 TOY = ModelSpec(
@@ -28,6 +29,11 @@ RATE, LOW = 0.2, 0.0
 BUDGET = 6.5 * GIB  # at 20%: 2.7, 4.2 fit, 7.2 does not; at 0% batch 4 (6.0) fits
 
 
+def table(group: Group) -> Table:
+    """The table in a group (a heading, the table, maybe a note)."""
+    return next(item for item in group.items if isinstance(item, Table))
+
+
 def ledgers(rate: float, phase: str = "prefill") -> dict[int, object]:
     return {b: model_ledger(TOY, b, rate, phase) for b in BATCHES}
 
@@ -42,18 +48,19 @@ def test_model_facts() -> None:
 
 
 def test_ledger_table_rows_and_verdicts() -> None:
-    table = memory.ledger_table(ledgers(RATE), BUDGET, RATE)
-    assert table.title == "Prefill ledger in GiB, overhead 20%, budget 6.5 GiB"
-    assert table.headers[-1] == "6.5 GiB?"
+    group = memory.ledger_table(ledgers(RATE), BUDGET, RATE)
+    assert str(group).splitlines()[1] == "Prefill ledger in GiB, overhead 20%, budget 6.5 GiB"
+    table_ = table(group)
+    assert table_.headers[-1] == "6.5 GiB?"
     # overhead 0.2 (1 + 1.25 B): 0.45, 0.70, 1.20; totals 1.2 + 1.5 B: 2.70, 4.20, 7.20
-    assert table.rows == [
+    assert table_.rows == [
         ["1", "1.0", "1.00", "0.25", "0.45", "2.70", "fits"],
         ["2", "1.0", "2.00", "0.50", "0.70", "4.20", "fits"],
         ["4", "1.0", "4.00", "1.00", "1.20", "7.20", "OOM"],
     ]
     decode = memory.ledger_table(ledgers(RATE, "decode"), BUDGET, RATE, "decode")
-    assert decode.title.startswith("Decode ledger")
-    assert decode.rows[0][3] == "0.00"  # 4 KiB of activations, not 0.25 GiB
+    assert str(decode).splitlines()[1].startswith("Decode ledger")
+    assert table(decode).rows[0][3] == "0.00"  # 4 KiB of activations, not 0.25 GiB
 
 
 def test_ledger_observations() -> None:
@@ -69,11 +76,11 @@ def test_ledger_observations() -> None:
 
 
 def test_overhead_table_and_the_rescued_batch() -> None:
-    table = memory.overhead_table(ledgers(RATE), ledgers(LOW), BUDGET, RATE, LOW)
-    assert table.headers[1] == "total at 20% (GiB)" and table.headers[3] == "total at 0% (GiB)"
+    table_ = table(memory.overhead_table(ledgers(RATE), ledgers(LOW), BUDGET, RATE, LOW))
+    assert table_.headers[1] == "total at 20% (GiB)" and table_.headers[3] == "total at 0% (GiB)"
     # at 0%: 1 + 1.25 B = 2.25, 3.50, 6.00
-    assert table.rows[-1] == ["4", "7.20", "OOM", "6.00", "fits", "OOM -> fits"]
-    assert table.rows[0][-1] == ""
+    assert table_.rows[-1] == ["4", "7.20", "OOM", "6.00", "fits", "OOM -> fits"]
+    assert table_.rows[0][-1] == ""
     items = memory.overhead_observations(ledgers(RATE), ledgers(LOW), BUDGET).items
     assert items == [
         "At batch 4 the total drops from 7.20 to 6.00 GiB: same card, same model, and one "
@@ -87,15 +94,17 @@ def test_largest_batch_table_and_observations() -> None:
     # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
     # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
     largest = {RATE: 3, LOW: 4}
-    table = memory.largest_table(TOY, largest, BUDGET)
-    assert table.rows == [["20%", "3", "5.70", "7.20"], ["0%", "4", "6.00", "7.25"]]
+    assert table(memory.largest_table(TOY, largest, BUDGET)).rows == [
+        ["20%", "3", "5.70", "7.20"],
+        ["0%", "4", "6.00", "7.25"],
+    ]
     items = memory.largest_observations(largest, ledgers(RATE), BUDGET).items
     assert items[0] == (
         "At 20% overhead the table's largest fitting row is batch 2, but every batch up to 3 "
         "fits: the table only samples some batch sizes."
     )
     assert items[1] == "At 0% overhead the largest batch is 4."
-    assert memory.largest_table(TOY, {RATE: 0, LOW: 0}, GIB).rows[0][2] == "-"
+    assert table(memory.largest_table(TOY, {RATE: 0, LOW: 0}, GIB)).rows[0][2] == "-"
 
 
 def test_decode_line_and_observations() -> None:
@@ -156,7 +165,7 @@ def test_sweep_table_and_lines() -> None:
     ]
     assert "every B up to 4 stays below I* = 9.00" in str(memory.sweep_lines(ROWS, None, 9, 1))
     first = str(memory.sweep_lines(ROWS, Crossover(None, 1), 0.1, 1))
-    assert "already compute-bound at B = 1" in first
+    assert "ridge crossing: none needed; already compute-bound at B = 1" in first
 
 
 def test_sweep_observations() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from common.files.calibration import SavedCalibration
 from common.files.results import Loaded
 from common.present import probe
+from common.present.display import Group, Table
 from common.tables.units import GIB, KIB, MIB
 
 # P = 100 GFLOP/s, beta = 20 GB/s: ridge 5 FLOP/byte; one thread: 50 GFLOP/s, ridge 2.5.
@@ -25,6 +26,11 @@ CALIB = {
     "matmul_samples": 9,
 }
 LLC = 128 * MIB  # the working set is 8x it
+
+
+def table(group: Group) -> Table:
+    """The table in a group (a heading, the table, maybe a note)."""
+    return next(item for item in group.items if isinstance(item, Table))
 
 
 def row(name: str, **values: object) -> dict[str, object]:
@@ -123,8 +129,7 @@ def test_machine_facts_lines() -> None:
 
 
 def test_roofs_table_and_ridge() -> None:
-    table = probe.roofs_table(CALIB, LLC)
-    assert table.rows == [
+    assert table(probe.roofs_table(CALIB, LLC)).rows == [
         ["bandwidth beta", "20.00 GB/s", "1", "z = x + y over 1.00 GiB (8.0x LLC), best of 7"],
         ["compute P", "100.0 GFLOP/s", "4", "C = A @ B, n = 1024, best of 9"],
         ["compute, 1 thread", "50.0 GFLOP/s", "1", "the same matmul, BLAS limited to 1 thread"],
@@ -151,12 +156,12 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
 
 
 def test_ledger_and_timing_tables() -> None:
-    ledger = probe.ledger_table([ADD], 5.0)
+    ledger = table(probe.ledger_table([ADD], 5.0))
     assert ledger.rows == [
         ["add", "[n]", "100.00 MFLOP", "1.20 GB", "0.0833", "1.00 GiB", "1"],
     ]
     assert ledger.note == "(I* = 5.00 FLOP/byte: below it an operation is memory-bound)"
-    timing = probe.timing_table([ADD, FAST])
+    timing = table(probe.timing_table([ADD, FAST]))
     assert timing.rows[0] == [
         "add",
         "1.00 ms",
@@ -211,13 +216,13 @@ def test_operation_observations_quote_the_rows() -> None:
 def test_same_flops_table_and_observations() -> None:
     gemm = {"name": "GEMM 336^3", "flops": 7.5e7, "bytes": 1.5e6, "t_meas_s": 4e-4}
     add = {"name": "add [n]", "flops": 7.2e7, "bytes": 8.64e8, "t_meas_s": 0.09}
-    table = probe.same_flops_table(gemm, add)
-    assert table.rows == [
+    same = table(probe.same_flops_table(gemm, add))
+    assert same.rows == [
         ["GEMM 336^3", "75.00 MFLOP", "1.50 MB", "50.0", "400 µs", "187.5 GFLOP/s"],
         ["add [n]", "72.00 MFLOP", "864.00 MB", "0.083", "90.0 ms", "800.0 MFLOP/s"],
     ]
     # 7.2 / 7.5 = 0.960; 0.09 / 4e-4 = 225
-    assert table.note == "FLOP ratio add / GEMM = 0.960; time ratio = x225"
+    assert same.note == "FLOP ratio add / GEMM = 0.960; time ratio = x225"
     items = probe.same_flops_observations(gemm, add, 2.5e11, 3 * 256 * MIB).items
     assert "within 4.0%, yet the add takes x225 as long" in items[0]
     assert "moves 864.00 MB for its FLOPs, the matmul 1.50 MB" in items[0]
