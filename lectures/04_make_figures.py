@@ -215,9 +215,11 @@ show(drawn(path, figures.speedup_caption(), "the roofline formula"))
 # --------------
 #
 # Each figure and the numbers it was drawn from: a measured figure shows the
-# numbers its lecture printed, a computed one the formulas of ``common``.
+# numbers its lecture printed, a computed one the formulas of ``common``. Read
+# together, the four say one thing each.
 
 show(
     figures.written_table(written),
+    figures.drawn_observations(*calibration, points, rows, model, batches, rates, budget),
     display.Text(f"wrote {len(written)} figure(s) to {display_path(OUTDIR)}"),
 )

@@ -13,9 +13,9 @@ from typing import Any
 
 from common.formulas import ledger
 from common.formulas.numpy_ops import ABOVE_ROOF
-from common.formulas.roofline import attainable_flops
+from common.formulas.roofline import attainable_flops, speedup_2x_at_ratio
 from common.present.console import fmt_bw, fmt_rate
-from common.present.display import Group, Heading, Table
+from common.present.display import Group, Heading, Observations, Table
 from common.tables.units import GIB
 
 Point = tuple[str, float, float, str]  # name, intensity I (FLOP/byte), achieved FLOP/s, bound
@@ -113,3 +113,51 @@ def written_table(written: Sequence[tuple[str, str]]) -> Group:
         Heading("Figures written", page=""),
         Table(["figure", "drawn from"], [[PurePath(path).name, src] for path, src in written]),
     )
+
+
+def drawn_observations(
+    peak: float,
+    beta: float,
+    points: Sequence[Point],
+    rows: Sequence[Mapping[str, Any]] | None,
+    spec: ledger.ModelSpec,
+    batches: Sequence[int],
+    rates: tuple[float, float],
+    budget_bytes: float,
+) -> Observations:
+    """What the four figures say together, from the numbers they plot."""
+    items = []
+    if points:
+        half = sum(rate >= attainable_flops(i, peak, beta) / 2 for _, i, rate, _ in points)
+        items.append(
+            f"{half} of the {len(points)} operations on the roofline reach at least half of "
+            "the roof above them: for those the two-roof model explains the time within a "
+            "factor of two."
+        )
+    else:
+        items.append("The roofline shows the roofs only: no measured operation was saved.")
+    if rows:
+        first, last = rows[0], rows[-1]
+        growth = last["latency_s"] / first["latency_s"]
+        gain = last["throughput_per_s"] / first["throughput_per_s"]
+        items.append(
+            f"In the sweep, B = {last['B']} takes x{growth:.1f} the time of B = {first['B']} "
+            f"and delivers x{gain:.1f} the tokens per second, for x{last['B'] / first['B']:.0f} "
+            "the tokens per call: the weights are read once per call, whatever the batch."
+        )
+    largest = [
+        max((b for b in batches if ledger.model_ledger(spec, b, r).fits(budget_bytes)), default=0)
+        for r in rates
+    ]
+    items.append(
+        f"In the ledger, the largest batch of the figure that fits {budget_bytes / GIB:g} GiB "
+        f"is {largest[0]} at {rates[0]:.0%} overhead and {largest[1]} at {rates[1]:.0%}."
+    )
+    low = 0.25  # an operation well left of the ridge
+    at_ridge, left = speedup_2x_at_ratio(1.0), speedup_2x_at_ratio(low)
+    items.append(
+        f"At the ridge itself (I/I* = 1) 2x compute buys x{at_ridge[0]:.2f} and 2x bandwidth "
+        f"x{at_ridge[1]:.2f}; at I/I* = {low:g}, 2x bandwidth buys x{left[1]:.2f} and 2x "
+        f"compute x{left[0]:.2f}."
+    )
+    return Observations(items)

@@ -55,3 +55,33 @@ def test_written_table_names_files_not_paths() -> None:
     group = figures.written_table([("/somewhere/figs/a.png", "lecture 01"), ("b.png", "a formula")])
     assert group.items[1].rows == [["a.png", "lecture 01"], ["b.png", "a formula"]]
     assert "somewhere" not in str(group)
+
+
+def test_drawn_observations_quote_each_figure() -> None:
+    points = [
+        ("add", 1 / 12, 1.333e9, "memory"),  # 80% of its roof
+        ("GEMM", 256.0, 5e10, "compute"),  # 50%: exactly half counts
+        ("slow", 1.0, 1e9, "memory"),  # roof 20 GFLOP/s: 5%
+    ]
+    items = figures.drawn_observations(
+        PEAK, BETA, points, ROWS, TOY, BATCHES, (RATE, LOW), BUDGET
+    ).items
+    assert items[0].startswith("2 of the 3 operations on the roofline reach at least half")
+    # B = 4 vs B = 1: latency 4.5 / 4.0 = x1.1, throughput x3.6, x4 the tokens
+    assert (
+        "B = 4 takes x1.1 the time of B = 1 and delivers x3.6 the tokens per second, for x4"
+        in (items[1])
+    )
+    # at 20%: 2.70 and 4.20 fit 6.5 GiB, 7.20 does not; at 0% all three fit
+    assert items[2] == (
+        "In the ledger, the largest batch of the figure that fits 6.5 GiB is 2 at 20% overhead "
+        "and 4 at 0%."
+    )
+    # at the ridge max(F/2P, D/b) = max(0.5, 1) = 1: no gain; at I/I* = 0.25 memory binds
+    assert items[3] == (
+        "At the ridge itself (I/I* = 1) 2x compute buys x1.00 and 2x bandwidth x1.00; at "
+        "I/I* = 0.25, 2x bandwidth buys x2.00 and 2x compute x1.00."
+    )
+    empty = figures.drawn_observations(PEAK, BETA, [], None, TOY, BATCHES, (RATE, LOW), BUDGET)
+    assert empty.items[0].startswith("The roofline shows the roofs only")
+    assert len(empty.items) == 3  # no sweep sentence
