@@ -37,7 +37,8 @@ def roofline_caption(peak: float, beta: float, points: Sequence[Point]) -> str:
         f"{roofs} Each numbered point is one timed operation, at its counted intensity I = F/D "
         "and its measured FLOP/s, orange where the model predicts memory-bound and blue where "
         "it predicts compute-bound. Look at the gap between a point and the roof above it: "
-        f"{best[0]} reaches {best[1]:.0%} of its roof, {worst[0]} only {worst[1]:.0%}."
+        f"{best[0]} {'sits on' if best[1] >= 0.95 else 'reaches'} its roof ({best[1]:.0%}), "
+        f"{worst[0]} only {worst[1]:.0%} of it."
     )
 
 

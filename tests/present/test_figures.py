@@ -19,7 +19,9 @@ def test_roofline_caption_names_the_roofs_and_the_gaps() -> None:
     caption = figures.roofline_caption(PEAK, BETA, points)
     assert "β = 20.00 GB/s" in caption and "P = 100.0 GFLOP/s" in caption
     assert "I* = P/β = 5.00 FLOP/byte" in caption
-    assert caption.endswith("add reaches 80% of its roof, GEMM only 50%.")
+    assert caption.endswith("add reaches its roof (80%), GEMM only 50% of it.")
+    near = [("add", 1 / 12, 1.7e9, "memory"), *points[1:]]  # 102%: on the roof, within noise
+    assert "add sits on its roof (102%)" in figures.roofline_caption(PEAK, BETA, near)
     empty = figures.roofline_caption(PEAK, BETA, [])
     assert empty.endswith("No operation is placed yet: run lecture 01 to measure them.")
 
