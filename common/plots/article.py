@@ -222,14 +222,25 @@ def local_roofline_figure(
     )
     colors = {"memory": style.MEMORY_COLOR, "compute": style.COMPUTE_COLOR}
     for k, p in enumerate(points, 1):
+        color = colors.get(p.bound, style.NEUTRAL_COLOR)
+        # A point that would hide an earlier one (same intensity, rate within 25%) is a
+        # ring around it, so both stay visible.
+        under = sum(
+            1
+            for q in points[: k - 1]
+            if math.isclose(q.intensity, p.intensity, rel_tol=0.02)
+            and 0.8 < p.flops_per_s / q.flops_per_s < 1.25
+        )
         ax.plot(
             [p.intensity],
             [p.flops_per_s / giga],
             marker="o",
             linestyle="",
-            color=colors.get(p.bound, style.NEUTRAL_COLOR),
-            markersize=6,
-            markeredgecolor="white",
+            color=color,
+            markersize=6 + 5 * under,
+            markerfacecolor=color if not under else "none",
+            markeredgecolor="white" if not under else color,
+            markeredgewidth=1.0 if not under else 1.5,
             zorder=5,
             label=f"{k}  {p.name}",
         )
