@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from common.plots import hierarchy as hierarchy_plots
-from common.plots import style
 
 GB = 1e9
 ROOFS = [("L1", 150 * GB), ("L2", 40 * GB), ("L3", 38 * GB), ("DRAM", 10 * GB)]
@@ -23,20 +22,12 @@ OPS = [
 
 
 @pytest.fixture
-def figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+def figure(tmp_path: Path, saved_figures: list[Any]) -> Any:
     """Draw the figure and keep the matplotlib Figure it saved."""
-    kept = {}
-    save = style.save_figure
-
-    def keep(fig: Any, path: Any) -> str:
-        kept["fig"] = fig
-        return save(fig, path)
-
-    monkeypatch.setattr(style, "save_figure", keep)
     hierarchy_plots.hierarchical_roofline_figure(
         tmp_path / "roof.png", ROOFS, 200 * GB, OPS, extra_roofs=[("DRAM, 2 threads", 12 * GB)]
     )
-    return kept["fig"]
+    return saved_figures[-1]
 
 
 def test_every_operation_is_a_hollow_marker_at_its_numbers(figure: Any) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from common.plots import article, style
+from common.plots import article
 from common.plots.article import MeasuredPoint
 
 POINTS = [
@@ -18,17 +18,10 @@ POINTS = [
 
 
 @pytest.fixture
-def axes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    kept = {}
-    save = style.save_figure
-
-    def keep(fig: Any, path: Any) -> str:
-        kept["fig"] = fig
-        return save(fig, path)
-
-    monkeypatch.setattr(style, "save_figure", keep)
+def axes(tmp_path: Path, saved_figures: list[Any]) -> Any:
+    """The axes of the figure drawn for POINTS."""
     article.local_roofline_figure(tmp_path / "roof.png", 2.35e11, 1.0e10, POINTS)
-    return kept["fig"].axes[0]
+    return saved_figures[-1].axes[0]
 
 
 def test_points_are_drawn_at_their_numbers_and_none_hides_another(axes: Any) -> None:

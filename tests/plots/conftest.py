@@ -1,0 +1,23 @@
+"""Figure tests read the matplotlib Figure a plotting function saved, not its pixels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from common.plots import style
+
+
+@pytest.fixture
+def saved_figures(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The Figures passed to style.save_figure while the test runs (still written to disk)."""
+    kept: list[Any] = []
+    save = style.save_figure
+
+    def keep(fig: Any, path: Any) -> str:
+        kept.append(fig)
+        return save(fig, path)
+
+    monkeypatch.setattr(style, "save_figure", keep)
+    return kept
