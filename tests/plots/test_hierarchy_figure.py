@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from figure_fixtures import capture_figures
 
 from common.plots import hierarchy as hierarchy_plots
 
@@ -22,8 +23,9 @@ OPS = [
 
 
 @pytest.fixture
-def figure(tmp_path: Path, saved_figures: list[Any]) -> Any:
+def figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Draw the figure and keep the matplotlib Figure it saved."""
+    saved_figures = capture_figures(monkeypatch)
     hierarchy_plots.hierarchical_roofline_figure(
         tmp_path / "roof.png", ROOFS, 200 * GB, OPS, extra_roofs=[("DRAM, 2 threads", 12 * GB)]
     )

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from figure_fixtures import capture_figures
 
 from common.plots import article
 from common.plots.article import MeasuredPoint
@@ -18,8 +19,9 @@ POINTS = [
 
 
 @pytest.fixture
-def axes(tmp_path: Path, saved_figures: list[Any]) -> Any:
+def axes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The axes of the figure drawn for POINTS."""
+    saved_figures = capture_figures(monkeypatch)
     article.local_roofline_figure(tmp_path / "roof.png", 2.35e11, 1.0e10, POINTS)
     return saved_figures[-1].axes[0]
 

@@ -1,4 +1,4 @@
-"""Figure tests read the matplotlib Figure a plotting function saved, not its pixels."""
+"""For figure tests: keep the matplotlib Figure a plotting function saves, to read its data."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pytest
 from common.plots import style
 
 
-@pytest.fixture
-def saved_figures(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """The Figures passed to style.save_figure while the test runs (still written to disk)."""
+def capture_figures(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The Figures passed to style.save_figure from now on (still written to disk)."""
     kept: list[Any] = []
     save = style.save_figure
 
