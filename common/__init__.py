@@ -60,6 +60,10 @@ At the top, where students and the course script find them:
 - ``present.cli``: the lectures' flags, their up-front checks and the exit statuses.
 - ``present.boot``: every lecture's first lines: one-line errors, quiet Ctrl-C and closed pipes.
 - ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).
+- ``present.probe``: lecture 01's tables and sentences (machine, roofs, operations' ledger).
+- ``present.memory``: lecture 03's tables and sentences (capacity ledger, batch sweep).
+- ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
+- ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
 
 ``files``: what the course writes and reads back.
 

@@ -19,7 +19,7 @@ Run it::
 
     python3 lectures/04_make_figures.py                    # PNGs into figures/
     python3 lectures/04_make_figures.py --outdir /tmp/figs --results FILE
-    python3 lectures/04_make_figures.py --budget-gib 70    # memory budget of the ledger figure
+    python3 lectures/04_make_figures.py --budget-gib 70    # the ledger figure's budget
 """
 
 from __future__ import annotations
@@ -43,8 +43,10 @@ from common.files.calibration import saved_calibration
 from common.files.paths import display_path
 from common.measure import roofs
 from common.plots import style
-from common.present import cli
+from common.present import cli, display, figures
+from common.present.display import show
 from common.tables import assumptions
+from common.tables.units import GIB
 
 FIGURE_NAMES = {
     "roofline": "local_roofline.png",
@@ -63,26 +65,9 @@ def make_parser() -> cli.LectureParser:
     return parser
 
 
-def probe_points(probe: dict[str, Any]) -> tuple[list[Any], int]:
-    """Lecture 01's measured operations as roofline points; also how many were unusable."""
-    from common.plots.article import MeasuredPoint
-
-    points, bad = [], 0
-    for op in probe.get("operations") or []:
-        try:
-            name = str(op["name"])
-            i = results.positive_number(op, "intensity")
-            achieved = results.positive_number(op, "achieved_flops_per_s")
-            bound = op.get("bound") if op.get("bound") in ("memory", "compute") else "unknown"
-        except (KeyError, TypeError, ValueError):
-            bad += 1
-            continue
-        points.append(MeasuredPoint(name, i, achieved, bound))
-    return points, bad
-
-
+# sphinx_gallery_start_ignore
 def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
-    """The batch sweep's rows, checked: positive B, latency, throughput, predicted time."""
+    """The batch sweep's rows, checked: positive B, latency, throughput, bound."""
     rows = section["rows"]
     if not isinstance(rows, list) or not rows:
         raise ValueError("no rows")
@@ -90,6 +75,9 @@ def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
         for key in ("B", "latency_s", "throughput_per_s", "t_pred_s"):
             results.positive_number(r, key)
     return rows
+
+
+# sphinx_gallery_end_ignore
 
 
 # %%
@@ -116,7 +104,7 @@ def why(reason: str) -> str:
     return reason if loaded else "no usable results file"
 
 
-written: list[str] = []
+written: list[tuple[str, str]] = []  # (file, what it was drawn from)
 
 
 def out(key: str) -> Path:
@@ -124,10 +112,10 @@ def out(key: str) -> Path:
     return OUTDIR / FIGURE_NAMES[key]
 
 
-def report(path: str) -> None:
-    """Print and remember a written figure."""
-    written.append(path)
-    print(f"saved figure: {display_path(path)}")
+def drawn(path: str, caption: str, source: str) -> display.Figure:
+    """Remember a written figure and its data; its display object carries the caption."""
+    written.append((path, source))
+    return display.figure(path, caption, display_path(path))
 
 
 # %%
@@ -145,23 +133,26 @@ def report(path: str) -> None:
 probe, _ = results.get_section(loaded, "probe")
 saved = saved_calibration(loaded=loaded)
 points: list[Any] = []
-title = "This machine's roofline"
+title, source = "This machine's roofline", "lecture 01's calibration and operations"
 if saved.calibration is not None:
     calibration = (saved.peak_flops_per_s, saved.bandwidth_bytes_per_s)
-    points, unusable = probe_points(probe)  # type: ignore[arg-type]
+    points, unusable = article.measured_points((probe or {}).get("operations") or [])
     if unusable:
-        print(f"roofline: left out {unusable} malformed operation(s) of the probe section")
+        print(f"roofline: left out {unusable} malformed operation(s) of the probe")
 else:
     fallback = saved_calibration(section="batch_sweep", loaded=loaded)
     if fallback.calibration is not None:
         calibration = (fallback.peak_flops_per_s, fallback.bandwidth_bytes_per_s)
-        print(f"roofline: {why(saved.reason)}; roofs from lecture 03's calibration, no points")
+        source = "lecture 03's calibration, no points"
+        print(f"roofline: {why(saved.reason)}; roofs from {source}")
     else:
         calib = roofs.calibrate(quick=True)
         calibration = (calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"])
-        print(f"roofline: {why(saved.reason)}; roofs from a quick calibration, no points")
+        source = "a quick calibration, no points"
+        print(f"roofline: {why(saved.reason)}; roofs from {source}")
     title = "This machine's roofs (no measured points)"
-report(article.local_roofline_figure(out("roofline"), *calibration, points, title=title))
+path = article.local_roofline_figure(out("roofline"), *calibration, points, title=title)
+show(drawn(path, figures.roofline_caption(*calibration, points), source))
 
 # %%
 # Latency and throughput against batch size
@@ -180,7 +171,8 @@ if sweep is not None:
     try:
         rows = sweep_rows(sweep)
         crossing = sweep.get("crossing")
-        cross = (crossing.get("before"), crossing["first"]) if isinstance(crossing, dict) else None
+        has_crossing = isinstance(crossing, dict)
+        cross = (crossing.get("before"), crossing["first"]) if has_crossing else None
         shape = sweep.get("weight_shape") or ["?", "?"]
         sweep_title = f"Batch sweep, W[{shape[0]}, {shape[1]}] fp32"
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
@@ -188,28 +180,26 @@ if sweep is not None:
 if rows is None:
     print(f"skipped {FIGURE_NAMES['batch']}: {why(sweep_reason)} (run lecture 03)")
 else:
-    report(article.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title))
+    path = article.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title)
+    show(drawn(path, figures.sweep_caption(rows, cross), "lecture 03's batch sweep"))
 
 # %%
 # The memory ledger
 # -----------------
 #
 # The 7B model of lecture 03 in unchunked prefill. Left, the four terms stacked
-# at the article's 30% overhead: the weights stay constant while the KV cache and
-# activations grow with every sequence, until the total crosses the budget line.
-# Right, the totals at 30% and at 4% overhead side by side.
+# at the 30% overhead that :ref:`the article <sources>` assumes: the weights stay
+# constant while the KV cache and activations grow with every sequence, until
+# the total crosses the budget line. Right, the totals at 30% and at 4% overhead
+# side by side.
 
-report(
-    article.memory_ledger_figure(
-        out("ledger"),
-        assumptions.ARTICLE_7B,
-        assumptions.ARTICLE_BATCHES,
-        assumptions.ARTICLE_OVERHEAD_RATE,
-        assumptions.LOW_OVERHEAD_RATE,
-        args.budget_gib * 2**30,
-        title=f"Memory ledger of a {assumptions.ARTICLE_7B.name} model",
-    )
-)
+model, batches = assumptions.ARTICLE_7B, assumptions.ARTICLE_BATCHES
+rates = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE)
+budget = args.budget_gib * GIB
+title = f"Memory ledger of a {model.name} model"
+path = article.memory_ledger_figure(out("ledger"), model, batches, *rates, budget, title)
+caption = figures.ledger_caption(model, batches, *rates, budget)
+show(drawn(path, caption, "the capacity ledger's formulas"))
 
 # %%
 # Two times the compute or two times the bandwidth?
@@ -220,5 +210,19 @@ report(
 # bandwidth buys nothing. The full 2x only arrives beyond the dotted lines at 1/2
 # and 2.
 
-report(article.speedup_figure(out("speedup")))
-print(f"wrote {len(written)} figure(s) to {OUTDIR}")
+path = article.speedup_figure(out("speedup"))
+show(drawn(path, figures.speedup_caption(), "the roofline formula"))
+
+# %%
+# What was drawn
+# --------------
+#
+# Each figure and the numbers it was drawn from: a measured figure shows the
+# numbers its lecture printed, a computed one the formulas of ``common``. Read
+# together, the four say one thing each.
+
+show(
+    figures.written_table(written),
+    figures.drawn_observations(*calibration, points, rows, model, batches, rates, budget),
+    display.Text(f"wrote {len(written)} figure(s) to {display_path(OUTDIR)}"),
+)

@@ -46,6 +46,26 @@ SAME_LEVEL_STEP = 1.12  # the detector merges neighbouring plateaus within 12%
 # so calls above this length pay a little more fixed cost.
 GIL_RELEASE_ELEMENTS = 500
 
+#: Lecture 09's time budgets (seconds) and sweep density, for a full run and for --quick.
+LECTURE_BUDGETS: dict[str, dict[str, float]] = {
+    "full": {
+        "sizes_per_octave": 4,  # geometric steps of the sweep
+        "sweep_s": 9.0,  # all the sweep's sizes together
+        "call_cost_s": 0.3,
+        "matmul_s": 0.3,  # per matmul size
+        "add_s": 0.06,  # per add and round on the hierarchical roofline
+        "thread_repeats": 6,
+    },
+    "quick": {
+        "sizes_per_octave": 2,
+        "sweep_s": 1.5,
+        "call_cost_s": 0.1,
+        "matmul_s": 0.1,
+        "add_s": 0.03,
+        "thread_repeats": 3,
+    },
+}
+
 
 def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int]:
     """Array lengths n whose working sets 12 n grow geometrically from lo to hi bytes."""
@@ -109,6 +129,21 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
+def matmul_sides(l2_bytes: float, llc_bytes: float) -> list[int]:
+    """Sides n of two fp32 matmuls whose A, B, C (12 n^2 bytes) fill half of L2 and of the LLC.
+
+    Rounded down to multiples of 64 (at least 64) and of 256 (at least 256); one side if equal.
+    """
+    small = max(64, int(math.sqrt(l2_bytes / INSIDE_MARGIN / 12)) // 64 * 64)
+    large = max(256, int(math.sqrt(llc_bytes / INSIDE_MARGIN / 12)) // 256 * 256)
+    return sorted({small, large})
+
+
+def fits_in(size: float, levels: Sequence[tuple[str, int]]) -> str:
+    """The level a working set fits in, or '-' when the cache sizes are unknown."""
+    return level_of_size(size, levels) if levels else "-"
+
+
 class LevelRange(NamedTuple):
     """The working sets that live in one level: lo < size <= hi bytes (size None: DRAM)."""
 
@@ -149,6 +184,38 @@ def level_ranges(
 def in_range(size: float, lo: float, hi: float) -> bool:
     """lo <= size <= hi, within 1% (sweep sizes are rounded to whole elements)."""
     return lo * 0.99 <= size <= hi * 1.01
+
+
+def plateau_median(
+    plateau: Plateau, sizes: Sequence[float], values: Sequence[float | None]
+) -> float:
+    """The median of the positive values whose size is in the plateau's range (ValueError: none)."""
+    return median(_inside(sizes, values, plateau.lo_bytes, plateau.hi_bytes))
+
+
+def representative_points(
+    plateaus: Sequence[Plateau], sizes: Sequence[float], values: Sequence[float | None]
+) -> list[tuple[Plateau, int]]:
+    """One sweep point per plateau, inside its range: (plateau, index into the sweep).
+
+    The first level takes its largest size, where the fixed call cost weighs least; the
+    others the size nearest the middle (in log scale) of their range. A plateau with no
+    usable point inside its range is left out.
+    """
+    chosen = []
+    for k, p in enumerate(plateaus):
+        lo, hi = max(p.lo_bytes, sizes[0]), min(p.hi_bytes, sizes[-1])
+        inside = [
+            i
+            for i, (s, v) in enumerate(zip(sizes, values, strict=True))
+            if v is not None and in_range(s, lo, hi)
+        ]
+        if not inside:
+            continue
+        centre = math.sqrt(lo * hi)
+        middle = min(inside, key=lambda i: abs(math.log(sizes[i] / centre)))
+        chosen.append((p, inside[-1] if k == 0 else middle))
+    return chosen
 
 
 def _inside(
@@ -341,6 +408,28 @@ def predicted_bound(
         raise ValueError(f"no roof for level {level!r}")
     memory_roof = intensity * bw
     return (level, memory_roof) if memory_roof < peak else ("compute", peak)
+
+
+def roof_verdict(
+    intensity: float,
+    flops_per_s: float,
+    level: str,
+    roofs: Sequence[tuple[str, float]],
+    peak: float,
+) -> dict[str, Any]:
+    """The roof a measured point sits closest to, and the one the model predicts for `level`.
+
+    Returns closest_roof, fraction_of_closest (measured / roof), predicted_roof and
+    fraction_of_predicted (None for both when `level` has no roof).
+    """
+    closest, fraction = closest_roof(intensity, flops_per_s, roofs, peak)
+    verdict: dict[str, Any] = {"closest_roof": closest, "fraction_of_closest": fraction}
+    if level in dict(roofs):
+        predicted, value = predicted_bound(intensity, level, roofs, peak)
+        verdict.update(predicted_roof=predicted, fraction_of_predicted=flops_per_s / value)
+    else:
+        verdict.update(predicted_roof=None, fraction_of_predicted=None)
+    return verdict
 
 
 def call_cost_limit_bytes(

@@ -14,6 +14,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from common.files.results import positive_number
 from common.formulas import ledger
 from common.formulas.roofline import attainable_flops, speedup_2x_at_ratio
 from common.plots import style
@@ -27,6 +28,22 @@ class MeasuredPoint(NamedTuple):
     intensity: float  # FLOP/byte
     flops_per_s: float  # achieved
     bound: str  # predicted: "memory" or "compute"
+
+
+def measured_points(operations: Sequence[Any]) -> tuple[list[MeasuredPoint], int]:
+    """Lecture 01's operation rows as roofline points; also how many rows were unusable."""
+    points, bad = [], 0
+    for op in operations:
+        try:
+            name = str(op["name"])
+            i = positive_number(op, "intensity")
+            achieved = positive_number(op, "achieved_flops_per_s")
+            bound = op.get("bound") if op.get("bound") in ("memory", "compute") else "unknown"
+        except (KeyError, TypeError, ValueError, AttributeError):
+            bad += 1
+            continue
+        points.append(MeasuredPoint(name, i, achieved, bound))
+    return points, bad
 
 
 # ---------------------------------------------------------------------------
@@ -205,14 +222,25 @@ def local_roofline_figure(
     )
     colors = {"memory": style.MEMORY_COLOR, "compute": style.COMPUTE_COLOR}
     for k, p in enumerate(points, 1):
+        color = colors.get(p.bound, style.NEUTRAL_COLOR)
+        # A point that would hide an earlier one (same intensity, rate within 25%) is a
+        # ring around it, so both stay visible.
+        under = sum(
+            1
+            for q in points[: k - 1]
+            if math.isclose(q.intensity, p.intensity, rel_tol=0.02)
+            and 0.8 < p.flops_per_s / q.flops_per_s < 1.25
+        )
         ax.plot(
             [p.intensity],
             [p.flops_per_s / giga],
             marker="o",
             linestyle="",
-            color=colors.get(p.bound, style.NEUTRAL_COLOR),
-            markersize=6,
-            markeredgecolor="white",
+            color=color,
+            markersize=6 + 5 * under,
+            markerfacecolor=color if not under else "none",
+            markeredgecolor="white" if not under else color,
+            markeredgewidth=1.0 if not under else 1.5,
             zorder=5,
             label=f"{k}  {p.name}",
         )
@@ -232,7 +260,7 @@ def local_roofline_figure(
         ax.legend(
             key,
             ["memory-bound (predicted)", "compute-bound (predicted)"],
-            loc="lower right",
+            loc="upper left",  # above the bandwidth roof: no point, line or ridge label there
             fontsize=7.5,
         )
         place_labels(
@@ -309,6 +337,8 @@ def batch_sweep_figure(
                 ha="center",
                 va="top",
                 fontsize=7.5,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9},
+                zorder=6,  # a curve that reaches the top passes behind the label
             )
         ax.legend(loc="lower right", fontsize=7.5)
     ax_lat.set_ylabel("latency (ms)")

@@ -11,6 +11,7 @@ import os
 from collections.abc import Sequence
 
 from common.plots import style
+from common.plots.article import place_labels
 from common.present.console import fmt_bytes
 
 GB = 1e9  # figures show decimal GB/s and GFLOP/s, like the console
@@ -110,6 +111,8 @@ def bandwidth_sweep_figure(
                 va="bottom",
                 ha="right",
                 fontsize=7,
+                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85},
+                zorder=6,
             )
     top = max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18
     ax.set_ylim(0, top)
@@ -161,27 +164,26 @@ def hierarchical_roofline_figure(
             ls="--",
             label=f"{name}: {bw / GB:.1f} GB/s",
         )
-    ax.axhline(peak / GB, color="black", lw=1, alpha=0.5)
-    ax.text(
-        xlo * 1.2,
-        peak / GB * 1.15,
-        f"compute roof {peak / GB:.0f} GFLOP/s",
-        ha="left",
-        fontsize=7.5,
+    ax.axhline(
+        peak / GB, color="black", lw=1, alpha=0.5, label=f"compute roof: {peak / GB:.0f} GFLOP/s"
     )
+    # Hollow markers of different shapes stay visible where they sit on a roof; a marker
+    # that would cover an earlier one (same intensity, rate within 25%) is drawn larger,
+    # around it. Each is labelled where its label crosses no other label.
     markers = "oDs^v<>P"
-    for i, (label, x, flops, level) in enumerate(operations):
+    for i, (_, x, flops, level) in enumerate(operations):
         color = level_color(level, order) if level else "black"
+        covered = sum(1 for _, x0, f0, _ in operations[:i] if x0 == x and 0.8 < flops / f0 < 1.25)
         ax.plot(
             [x],
             [flops / GB],
             marker=markers[i % len(markers)],
-            color=color,
-            markeredgecolor="black",
-            markersize=6,
+            markerfacecolor="none",
+            markeredgecolor=color,
+            markeredgewidth=1.6,
+            markersize=8 + 5 * covered,
             ls="none",
             zorder=5,
-            label=label,
         )
     ys = [op[2] / GB for op in operations] + [xlo * min(bws) / GB]
     ax.set_xscale("log")
@@ -192,4 +194,17 @@ def hierarchical_roofline_figure(
     ax.set_ylabel("attainable GFLOP/s")
     ax.set_title(title)
     fig.legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
+    lines = [(x, min(peak, x * bw) / GB) for bw in bws for x in xs[::8]]
+    before = len(ax.texts)
+    place_labels(
+        ax,
+        [(x, flops / GB) for _, x, flops, _ in operations],
+        [label for label, *_ in operations],
+        fontsize=7,
+        obstacles=lines,
+        pad=2,
+    )
+    for text in ax.texts[before:]:  # where a roof must cross a label, it passes behind it
+        text.set_bbox({"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9})
+        text.set_zorder(6)
     return style.save_figure(fig, path)

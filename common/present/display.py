@@ -214,3 +214,27 @@ def show(*items: object) -> Group | None:
     if text:
         print(text)
     return None
+
+
+class Facts:
+    """Named values, one a line: ``name: value`` in a terminal, a two-column table on the site.
+
+    In a terminal the values line up after the longest name.
+    """
+
+    def __init__(self, pairs: Sequence[tuple[str, object]]) -> None:
+        self.pairs = [(str(name), str(value)) for name, value in pairs]
+
+    def __str__(self) -> str:
+        width = max((len(_plain(name)) for name, _ in self.pairs), default=0) + 1
+        return "\n".join(f"{_plain(n) + ':':<{width}} {_plain(v)}" for n, v in self.pairs)
+
+    def _repr_html_(self) -> str:
+        body = "".join(
+            f'<tr><th scope="row">{_inline(name)}</th><td>{_inline(value)}</td></tr>'
+            for name, value in self.pairs
+        )
+        return (
+            '<div class="rl-table-scroll"><table class="rl-table rl-facts">'
+            f"<tbody>{body}</tbody></table></div>"
+        )

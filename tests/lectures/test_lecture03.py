@@ -60,7 +60,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, float]:
 def test_model_prices(run: tuple[str, dict, float]) -> None:
     out = run[0]
     assert "= 13.0 GiB of weights" in out
-    assert "KV cache: 512 KiB per token; 2.00 GiB per 4096-token sequence" in out
+    kv_line = r"^KV cache: +512 KiB per token; 2\.00 GiB per 4096-token sequence$"
+    assert re.search(kv_line, out, re.M)
 
 
 def test_prefill_ledger_rows(run: tuple[str, dict, float]) -> None:
