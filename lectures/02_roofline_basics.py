@@ -149,17 +149,16 @@ attention = {
     for v, kv in ATTENTION
 }
 LONG = 8 * CONTEXT  # the same at 8x the context
-long_i = {}
-for v, kv in ATTENTION:
-    f, d = roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG)
-    long_i[v] = roofline.intensity(f, d)
-at_long = (LONG, long_i)
+long_i = {
+    v: roofline.intensity(*roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG))
+    for v, kv in ATTENTION
+}
 
 show(
     basics.v5e_table(v5e, TPU_V5E, K, N),
     basics.per_example_table(per_example, K, N),
     basics.attention_table(attention, Q_HEADS, HEAD_DIM, CONTEXT),
-    basics.exercise_observations(v5e, per_example, attention, at_long, TPU_V5E, H100),
+    basics.exercise_observations(v5e, per_example, attention, (LONG, long_i), TPU_V5E, H100),
 )
 
 # %%

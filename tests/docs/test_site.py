@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
@@ -42,9 +41,7 @@ OBSERVATION_TITLE = "What to observe"  # common.present.display.Observations' de
 
 sys.path.insert(0, str(REPO / "docs" / "_ext"))
 import docs_hooks  # noqa: E402  (reads which lectures draw figures)
-
-if TYPE_CHECKING:  # the browser, the server and the visit fixture: tests/conftest.py
-    from conftest import Visitor
+from conftest import Visitor  # noqa: E402  (the browser fixtures live in tests/conftest.py)
 
 pytestmark = pytest.mark.browser
 
