@@ -218,3 +218,12 @@ def test_bad_bandwidth_or_size_raises_value_error(bad: object, field: str, prop:
     chip = dataclasses.replace(H100, **{field: figure})
     with pytest.raises(ValueError, match=f"H100 SXM {what} must be"):
         getattr(chip, prop)
+
+
+def test_figures_and_chips_are_frozen_and_compare_without_their_key() -> None:
+    assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        H100.mem_bw_figure.value = 1.0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        H100.name = "H100 PCIe"  # type: ignore[misc]
+    assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle

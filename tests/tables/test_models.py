@@ -51,7 +51,7 @@ def test_derived_shapes_by_hand(key: str) -> None:
     m = MODELS[key]
     assert m.q_dim == heads * dh
     assert m.kv_dim == kv_heads * dh
-    assert m.group_size == heads // kv_heads
+    assert m.group_size == heads // kv_heads and isinstance(m.group_size, int)
     kind = "MHA" if kv_heads == heads else ("MQA" if kv_heads == 1 else "GQA")
     assert m.attention_kind == kind
 
@@ -132,6 +132,10 @@ def test_with_kv_heads_validates() -> None:
 def test_model_rejects_bad_values(change: dict) -> None:
     with pytest.raises(ValueError):
         dataclasses.replace(LLAMA_3_8B, **change)
+
+
+def test_a_small_published_count_is_still_a_count() -> None:
+    assert dataclasses.replace(LLAMA_3_8B, published_params=0.5).published_params == 0.5
 
 
 def test_models_are_frozen() -> None:
