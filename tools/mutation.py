@@ -33,6 +33,7 @@ import argparse
 import ast
 import contextlib
 import copy
+import functools
 import importlib.abc
 import importlib.util
 import os
@@ -92,7 +93,16 @@ MODULES: dict[str, tuple[str, ...]] = {
 # ---------------------------------------------------------------------------
 # Equivalent mutants: (module, the line's source text stripped, mutation) -> why
 # ---------------------------------------------------------------------------
-EQUIVALENT: dict[tuple[str, str, str], str] = {}
+_SEARCH = (
+    "smallest_integer_reaching only starts its search at the estimate: the step down "
+    "while reaches(b - 1) and the step up while not reaches(b) find the same smallest "
+    "b from any start >= 1, for a predicate that stays true once true"
+)
+EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("common/formulas/thresholds.py", "b = max(1, math.ceil(estimate))", "1 -> 2"): _SEARCH,
+    ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "- -> +"): _SEARCH,
+    ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "a - b -> a"): _SEARCH,
+}
 
 
 # ---------------------------------------------------------------------------
@@ -278,7 +288,9 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
     raise LookupError("mutation site not found")
 
 
+@functools.cache
 def module_source(module: str) -> str:
+    """The module's source, read once (an edit during a run cannot shift the mutants)."""
     return (REPO / module).read_text(encoding="utf-8")
 
 

@@ -1,4 +1,4 @@
-"""The exercises' worked answers: every number pinned to NUMBERS.md or recomputed here."""
+"""The exercises' worked answers: every cell and step number recomputed here or cited."""
 
 from __future__ import annotations
 
@@ -183,7 +183,9 @@ def test_largest_batch_in_78_gib() -> None:
         assert values[rate]["batch"] == best
         assert values[rate]["total_gib"] == pytest.approx(total_gib(best, rate))
     assert values[0.04]["batch"] == 24 and round(values[0.04]["total_gib"], 2) == 75.96
-    assert total_gib(16, 0.30) == pytest.approx(68.95, abs=0.005)  # NUMBERS.md: batch 16 fits
+    assert total_gib(16, 0.30) == pytest.approx(
+        68.95, abs=0.005
+    )  # the article, section 4.3: batch 16 fits
 
 
 ARTICLE_MEMORY_BOUND = [
@@ -221,7 +223,7 @@ def test_sharded_matmul_critical_dimension() -> None:
     values = get_exercise("sharded-matmul").solve().values
     assert values["h100"] == pytest.approx(2 * 989e12 / 450e9)
     assert round(values["h100"]) == 4396
-    assert 8755 < values["tpu-v5e"] < 8756  # NUMBERS.md: D > 8,755
+    assert 8755 < values["tpu-v5e"] < 8756  # lecture script demo 6 and the book: D > 8,755
     assert round(values["tpu-v6e"]) == 20444
 
 

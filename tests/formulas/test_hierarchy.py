@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
-from pathlib import Path
 
 import pytest
+from curves import synthetic_curve
 
 from common.formulas import hierarchy
 from common.formulas.hierarchy import Plateau
@@ -18,32 +17,6 @@ FOUR_LEVELS = [("L1", 32 * KIB), ("L2", 1 * MIB), ("L3", 32 * MIB)]
 FOUR_PLATEAUS = {"L1": 200 * GB, "L2": 100 * GB, "L3": 60 * GB, "DRAM": 20 * GB}
 NO_L3 = [("L1", 64 * KIB), ("L2", 4 * MIB)]
 NO_L3_PLATEAUS = {"L1": 150 * GB, "L2": 70 * GB, "DRAM": 25 * GB}
-
-
-def synthetic_curve(
-    levels: list[tuple[str, int]],
-    plateaus: dict[str, float],
-    seed: int,
-    noise: float = 0.03,
-    per_octave: int = 4,
-    hi_bytes: float = 256 * MIB,
-) -> tuple[list[float], list[float]]:
-    """Bandwidth against working set: smooth steps (logistic in log2 size) at each cache size."""
-    rng = random.Random(seed)
-    names = [name for name, _ in levels] + ["DRAM"]
-    sizes = [
-        n * hierarchy.BYTES_PER_ELEMENT
-        for n in hierarchy.sweep_lengths(4 * KIB, hi_bytes, per_octave)
-    ]
-    bws = []
-    for s in sizes:
-        log_bw = math.log(plateaus["DRAM"])
-        for (name, size), outer in zip(levels, names[1:], strict=True):
-            step = math.log(plateaus[name]) - math.log(plateaus[outer])
-            # the drop is centred just past the cache size and spread over about an octave
-            log_bw += step / (1 + math.exp((math.log2(s) - math.log2(size) - 0.3) / 0.25))
-        bws.append(math.exp(log_bw + rng.gauss(0.0, noise)))
-    return sizes, bws
 
 
 def close(a: float, b: float, tol: float) -> bool:
@@ -282,46 +255,6 @@ def test_roofs_for_operations() -> None:
         hierarchy.predicted_bound(1.0, "L3", roofs, peak)
     with pytest.raises(ValueError):
         hierarchy.closest_roof(0.0, 1.0, roofs, peak)
-
-
-# ---------------------------------------------------------------------------
-# Figures
-# ---------------------------------------------------------------------------
-def is_png(path: Path) -> bool:
-    return (
-        path.is_file()
-        and path.stat().st_size > 1000
-        and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    )
-
-
-def test_figures_are_written(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
-    from common.plots import hierarchy as hierarchy_plots
-
-    sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=1)
-    measured = [b * min(1.0, s / (64 * KIB)) for s, b in zip(sizes, bws, strict=True)]
-    corrected = [None if s < 8 * KIB else b for s, b in zip(sizes, bws, strict=True)]
-    plateaus = hierarchy.plateaus_known(sizes, corrected, FOUR_LEVELS)
-    sweep = hierarchy_plots.bandwidth_sweep_figure(
-        tmp_path / "sweep.png",
-        sizes,
-        measured,
-        corrected,
-        [("L1d", 32 * KIB), ("L2", 1 * MIB), ("L3", 32 * MIB)],
-        [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in plateaus],
-        call_cost_limit=256 * KIB,
-    )
-    assert is_png(Path(sweep))
-    roof = hierarchy_plots.hierarchical_roofline_figure(
-        tmp_path / "sub" / "roofline.png",
-        [(p.name, p.bytes_per_s) for p in plateaus],
-        150 * GB,
-        [("add, L1", 1 / 12, 15 * GB, "L1"), ("matmul", 100.0, 120 * GB, "")],
-        extra_roofs=[("DRAM, 8 threads", 60 * GB)],
-    )
-    assert is_png(Path(roof))
-    assert sorted(p.name for p in tmp_path.rglob("*")) == ["roofline.png", "sub", "sweep.png"]
 
 
 def test_segment_means_finds_steps() -> None:

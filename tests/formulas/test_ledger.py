@@ -1,4 +1,4 @@
-"""The ledger helpers reproduce every number of the article (NUMBERS.md, article section)."""
+"""The ledger helpers reproduce the article's numbers (sections 3.3, 3.4, 4.3: tests/reference)."""
 
 from __future__ import annotations
 

@@ -50,6 +50,7 @@ def test_smallest_integer_corrects_a_rough_estimate() -> None:
     for estimate in (1.0, 10.0, 36.2, 37.0, 50.0, 0.0, -3.0):
         assert thresholds.smallest_integer_reaching(reaches, estimate) == 37
     assert thresholds.smallest_integer_reaching(lambda b: True, 5.0) == 1
+    assert thresholds.smallest_integer_reaching(lambda b: True, 2.0) == 1  # never below 1
     assert thresholds.smallest_integer_reaching(reaches, math.inf) is None
     assert thresholds.smallest_integer_reaching(reaches, math.nan) is None
     big = thresholds.MAX_SEARCH
