@@ -266,3 +266,39 @@ def test_segment_means_finds_steps() -> None:
     # every segment keeps at least min_length values, even with a free split
     cuts = hierarchy.segment_means([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], penalty=0.0, min_length=2)
     assert all(b - a >= 2 for a, b in itertools.pairwise([*cuts, 6]))
+
+
+def test_call_cost_records() -> None:
+    record = hierarchy.call_costs(4e-7, 6e-7, 6.5e-7)
+    assert record == {
+        "call_seconds": 4e-7,
+        "gil_seconds": pytest.approx(0.5e-7),
+        "gil_threshold_elements": 500,
+        "below_threshold_seconds": 6e-7,
+        "above_threshold_seconds": 6.5e-7,
+    }
+    assert hierarchy.call_costs(4e-7, 6e-7, 5e-7)["gil_seconds"] == 0.0  # noise: never negative
+    assert hierarchy.call_costs(4e-7, None, 5e-7)["gil_seconds"] == 0.0
+    assert hierarchy.call_costs(4e-7, 6e-7, None)["gil_seconds"] == 0.0
+    merged = hierarchy.merge_call_costs(
+        hierarchy.call_costs(5e-7, 7e-7, 8e-7),
+        hierarchy.call_costs(4e-7, 9e-7, None),
+        hierarchy.call_costs(6e-7, None, 7.5e-7),
+    )
+    assert merged["call_seconds"] == 4e-7  # the fastest of each timing
+    assert merged["below_threshold_seconds"] == 7e-7
+    assert merged["above_threshold_seconds"] == 7.5e-7
+    assert merged["gil_seconds"] == pytest.approx(0.5e-7)
+    only = hierarchy.merge_call_costs(hierarchy.call_costs(5e-7, None, None))
+    assert only["below_threshold_seconds"] is None and only["gil_seconds"] == 0.0
+    with pytest.raises(ValueError, match="no call-cost"):
+        hierarchy.merge_call_costs()
+
+
+def test_stream_constants() -> None:
+    # z = x + y in fp32: read 8 bytes, write 4 per element; numpy's GIL threshold of 500
+    assert (hierarchy.BYTES_PER_ELEMENT, hierarchy.FLOPS_PER_ELEMENT) == (12, 1)
+    assert hierarchy.GIL_RELEASE_ELEMENTS == 500
+    assert hierarchy.MIN_WORKING_SET_BYTES == 4096 and hierarchy.ASSUMED_L2_BYTES == 512 * 1024
+    assert (hierarchy.INSIDE_MARGIN, hierarchy.DRAM_MARGIN) == (2.0, 4.0)
+    assert (hierarchy.RELIABLE_CALL_SHARE, hierarchy.CALL_COST_MATTERS) == (0.9, 0.10)
