@@ -97,7 +97,8 @@ def decode_throughput_figure(
                 linestyle=":",
                 label="bandwidth / KV per sequence",
             )
-        ax.legend(loc="best", fontsize=6, handlelength=1.6, framealpha=0.9)
+        if ax.get_legend_handles_labels()[0]:  # an empty panel has nothing to explain
+            ax.legend(loc="best", fontsize=6, handlelength=1.6, framealpha=0.9)
     axes[0].set_ylabel("decode tokens/s (upper bound)", fontsize=8)
     for ax in axes[1:]:
         ax.tick_params(labelleft=False)
