@@ -8,13 +8,14 @@ STAMP  := $(VENV)/.installed-stamp
 LECTURES := $(sort $(wildcard lectures/[0-9][0-9]_*.py))
 SITE   := docs/_build/html
 
-.PHONY: help venv lint unit docs browser test lectures figures clean
+.PHONY: help venv lint unit docs browser test lectures figures mutation clean
 
 help:
 	@echo "make docs      build the course site (runs every lecture) into $(SITE)"
 	@echo "make test      lint, unit tests, site build and the browser test"
 	@echo "make lectures  run every lecture in order"
 	@echo "make figures   run every lecture, saving each figure into figures/"
+	@echo "make mutation  mutation testing of formulas, tables and measurement (slow; not in test)"
 	@echo "make clean     remove generated output (site, figures, results, caches)"
 
 $(STAMP): pyproject.toml
@@ -41,6 +42,12 @@ browser: $(STAMP)
 	$(PY) -m pytest -m browser -q
 
 test: lint unit docs browser
+
+# Break the formula, table and measurement modules one fault at a time and report the
+# share of faults the unit tests catch, per module, and the survivors. MUTATION_ARGS
+# narrows it, e.g. MUTATION_ARGS="common/formulas/ledger.py --jobs 2".
+mutation: $(STAMP)
+	$(PY) tools/mutation.py $(MUTATION_ARGS)
 
 lectures: $(STAMP)
 	@set -e; for f in $(LECTURES); do echo "== $$f"; $(PY) $$f; done
