@@ -224,3 +224,26 @@ def test_this_machine_never_raises() -> None:
         assert c.size_bytes > 0 and c.level >= 1
     free = caches.available_memory_bytes()
     assert free is None or free > 0
+
+
+def test_available_memory_from_meminfo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    info = tmp_path / "meminfo"
+    info.write_text("MemTotal:  16000000 kB\nMemFree: 100 kB\nMemAvailable:   8000000 kB\n")
+    assert caches.available_memory_bytes(str(info)) == 8000000 * 1024
+    info.write_text("MemTotal:  16000000 kB\nMemAvailable: lots\n")
+    monkeypatch.setattr(caches.os, "sysconf", lambda name: {"SC_AVPHYS_PAGES": 3}.get(name, 4096))
+    assert caches.available_memory_bytes(str(info)) == 3 * 4096  # the fallback: free pages
+    monkeypatch.delattr(caches.os, "sysconf")
+    assert caches.available_memory_bytes(str(tmp_path / "absent")) is None
+
+
+def test_a_level_zero_entry_and_the_largest_level_wins(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    make_index(root, 0, "0", "Data", "32K")  # level 0 is not a cache level
+    make_index(root, 1, "2", "Unified", "2M")
+    make_index(root, 2, "2", "Data", "1M")
+    found = caches.read_sysfs(root)
+    assert [(c.level, c.size_bytes) for c in found] == [(2, 1 * MIB), (2, 2 * MIB)]
+    assert caches.data_levels(found) == [("L2", 2 * MIB)]  # the larger at its level
+    assert caches.last_level_cache_bytes(found) == 2 * MIB
+    assert Cache(3, "Unified", 1).name == "L3" and Cache(1, "Instruction", 1).name == "L1i"
