@@ -70,7 +70,7 @@ T_EX = "tests/exercises/test_exercises.py"
 T_PAGES = "tests/docs/test_pages_unit.py"
 
 MODULES: dict[str, tuple[str, ...]] = {
-    "common/hw_specs.py": (T_HW, T_PAGES, T_ROOF),
+    "common/hw_specs.py": (T_HW, T_PAGES),
     "common/tables/models.py": (T_MODELS, T_TRANS),
     "common/tables/assumptions.py": (T_TABLES, T_LEDGER, T_TRANS),
     "common/tables/op_counts.py": (T_TABLES, T_LEDGER, T_GQA),

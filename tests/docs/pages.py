@@ -8,6 +8,7 @@ parses in milliseconds without a Sphinx build.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 from pathlib import Path
@@ -94,8 +95,9 @@ def doctree(source: str, source_path: str = "page.rst") -> Any:
     )
 
 
+@functools.cache
 def page(name: str) -> Any:
-    """docs/NAME.rst parsed."""
+    """docs/NAME.rst parsed (once per test run)."""
     path = DOCS / f"{name}.rst"
     return doctree(path.read_text(encoding="utf-8"), str(path))
 

@@ -299,3 +299,21 @@ def test_batch_grid_by_hand() -> None:
     assert batch_grid(1000, per_decade=1) == [1, 10, 100, 1000]
     assert batch_grid(8, per_decade=3) == [1, 2, 4, 8]  # 10 ** (0.903 i / 3), i = 1, 2
     assert batch_grid(1) == [1]
+
+
+def test_batch_grid_default_density() -> None:
+    # 24 points per decade: 10 ** (3 i / 72) for i < 72, rounded, with 1 and 1000
+    expected = sorted({1, 1000} | {round(10 ** (3 * i / 72)) for i in range(1, 72)})
+    assert batch_grid(1000) == expected
+    assert batch_grid(10) == list(range(1, 11))
+
+
+def test_the_whole_context_window_is_allowed() -> None:
+    m = LLAMA_3_8B  # max_position_embeddings 8192 (config.json)
+    assert prefill_ledger(m, 1, 8192).context == 8192
+    assert decode_ledger(m, 1, 8192).context == 8192
+    with pytest.raises(ValueError, match="window of 8192"):
+        decode_ledger(m, 1, 8193)
+    with pytest.raises(ValueError, match="cannot exceed"):
+        layer_ops(m, 1, 9, 8)
+    assert model_memory_ledger(m, 1, 8192).kv_cache == 8192 * 2 * 32 * 8 * 128 * 2
