@@ -77,6 +77,7 @@ def _register() -> None:
     for name in ("toctree", "literalinclude"):
         directives.register_directive(name, _Skip)
     directives.register_directive("hardware-table", course.HardwareTableDirective)
+    directives.register_directive("exercise", course.ExerciseDirective)
     _registered = True
 
 

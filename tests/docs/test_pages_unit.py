@@ -377,3 +377,46 @@ def test_the_hardware_directive_notes_its_dependency() -> None:
     tree = pages.doctree(".. hardware-table:: bytes-per-element\n")
     env = tree.settings.env
     assert any(path.endswith("hw_specs.py") for path in env.dependencies)
+
+
+# ---------------------------------------------------------------------------
+# The exercise directive: question, hidden worked answer, its table
+# ---------------------------------------------------------------------------
+def test_the_exercise_directive_renders_the_worked_answer() -> None:
+    from docutils import nodes
+
+    course = pages.load_extension("course")
+    tree = pages.doctree(".. exercise:: gqa-decode\n")
+    assert tree["title"] == "Decode attention with MHA, GQA and MQA"
+    text = tree.astext()
+    assert "From this course." in text and "Is any of them compute-bound on an H100?" in text
+    (reveal,) = list(tree.findall(course.details))
+    assert reveal["classes"] == ["exercise-answer"]
+    assert next(iter(reveal.findall(course.summary))).astext() == "Worked answer"
+    (formula,) = list(reveal.findall(nodes.math_block))
+    assert "H_{kv}" in formula.astext()
+    # lecture script demo 3: intensity = query heads / KV heads; KV per token and layer
+    # = 2 (K and V) x KV heads x 128 x 2 bytes
+    assert [rows for _, rows in pages.tables(tree)] == [
+        [
+            ["attention", "I (FLOP/B)", "KV bytes per token and layer"],
+            ["MHA (32 KV heads)", str(reference.DECODE_ATTENTION_INTENSITY[32]), "16.00 KiB"],
+            ["GQA (8 KV heads)", str(reference.DECODE_ATTENTION_INTENSITY[8]), "4.00 KiB"],
+            ["MQA (1 KV head)", str(reference.DECODE_ATTENTION_INTENSITY[1]), "512 B"],
+        ]
+    ]
+
+
+def test_the_exercises_page_shows_every_exercise() -> None:
+    from common.exercises import EXERCISES
+
+    source = (pages.DOCS / "exercises.rst").read_text(encoding="utf-8")
+    shown = re.findall(r"^\.\. exercise:: (\S+)", source, re.M)
+    assert sorted(shown) == sorted(e.key for e in EXERCISES)
+
+
+def test_an_unknown_exercise_is_an_error() -> None:
+    from docutils.utils import SystemMessage
+
+    with pytest.raises(SystemMessage, match="unknown exercise 'nope'"):
+        pages.doctree(".. exercise:: nope\n")
