@@ -317,3 +317,17 @@ def test_the_whole_context_window_is_allowed() -> None:
     with pytest.raises(ValueError, match="cannot exceed"):
         layer_ops(m, 1, 9, 8)
     assert model_memory_ledger(m, 1, 8192).kv_cache == 8192 * 2 * 32 * 8 * 128 * 2
+
+
+def test_capacity_defaults_bf16_decode_ten_percent() -> None:
+    from common.formulas.transformer import activation_bytes_per_token, kv_cache_bytes_per_token
+
+    m = LLAMA_3_8B
+    assert activation_bytes_per_token(m) == 16 * 4096 * 2  # article, section 3.5's rule
+    assert activation_bytes_per_token(m, 4) == 16 * 4096 * 4
+    assert kv_cache_bytes_per_token(m) == 2 * 32 * 8 * 128 * 2
+    weights = reference.EXACT_PARAMS[m.key] * 2
+    kv = 3 * 100 * 2 * 32 * 8 * 128 * 2
+    led = model_memory_ledger(m, 3, 100)  # decode: 3 active tokens
+    assert (led.weights, led.kv_cache, led.activations) == (weights, kv, 3 * 16 * 4096 * 2)
+    assert led.overhead == pytest.approx(0.10 * (weights + kv + 3 * 16 * 4096 * 2))
