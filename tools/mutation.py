@@ -98,7 +98,14 @@ _SEARCH = (
     "while reaches(b - 1) and the step up while not reaches(b) find the same smallest "
     "b from any start >= 1, for a predicate that stays true once true"
 )
+_GALLOP = (
+    "largest_batch_that_fits gallops to a batch that does not fit, then bisects; the "
+    "invariant (lo fits, hi does not or is past the limit) holds from any first hi > 1 "
+    "and for any growth factor > 1, so the answer is the same"
+)
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    ("common/formulas/ledger.py", "lo, hi = 1, 2", "2 -> 3"): _GALLOP,
+    ("common/formulas/ledger.py", "lo, hi = hi, hi * 2", "2 -> 3"): _GALLOP,
     ("common/formulas/thresholds.py", "b = max(1, math.ceil(estimate))", "1 -> 2"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "- -> +"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "a - b -> a"): _SEARCH,

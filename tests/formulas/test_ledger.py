@@ -322,6 +322,7 @@ def test_anomaly_boundaries_by_hand() -> None:
     # Throughput: T(8) may be up to (8 / 2) x (1 + 10%) = 4.4 times T(2).
     assert sweep_anomalies([2, 8], [1.0, 4.3]) == []
     assert sweep_anomalies([2, 8], [1.0, 4.5]) == [ledger.Anomaly(8, "throughput_drop", 2)]
+    assert sweep_anomalies([2, 8], [2.0, 8.6]) == []  # the limit scales with T(2): 8.8
     # Exactly on a limit is no anomaly: 1 x 2 x 1.5 = 3 and 1 x 1.5 = 1.5.
     assert sweep_anomalies([1, 2], [1.0, 3.0], tolerance=0.5) == []
     assert sweep_anomalies([1, 2], [1.5, 1.0], tolerance=0.5) == []
