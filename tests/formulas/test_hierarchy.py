@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 
 import pytest
 from curves import synthetic_curve
@@ -302,3 +303,109 @@ def test_stream_constants() -> None:
     assert hierarchy.MIN_WORKING_SET_BYTES == 4096 and hierarchy.ASSUMED_L2_BYTES == 512 * 1024
     assert (hierarchy.INSIDE_MARGIN, hierarchy.DRAM_MARGIN) == (2.0, 4.0)
     assert (hierarchy.RELIABLE_CALL_SHARE, hierarchy.CALL_COST_MATTERS) == (0.9, 0.10)
+
+
+# ---------------------------------------------------------------------------
+# Edges of the sizes, ranges and the detector, worked out by hand
+# ---------------------------------------------------------------------------
+def test_sweep_length_edges() -> None:
+    # n = round(4096 x 2^i / 12) for i = 0..4 at one size per octave
+    assert hierarchy.sweep_lengths(4096, 65536, 1) == [341, 683, 1365, 2731, 5461]
+    assert hierarchy.sweep_lengths(4096, 4096, 4) == [341]  # lo = hi is one size
+    assert hierarchy.sweep_lengths(1, 12, 1) == [1]  # never below one element
+    assert hierarchy.sweep_lengths(12, 48, 4) == [1, 2, 3, 4]  # repeats dropped
+    # log2(2^(1/4)) x 4 is 0.9999999999999998 in floating point: still two sizes
+    assert len(hierarchy.sweep_lengths(4096, 4096 * 2 ** (1 / 4), 4)) == 2
+    assert hierarchy.sweep_limit_bytes(32 * MIB, 1000) == 16 * 4096  # the floor
+    assert hierarchy.ASSUMED_LLC_BYTES == 32 * MIB and hierarchy.LLC_FACTOR == 8
+    assert hierarchy.MIN_SWEEP_MAX_BYTES == 256 * MIB and hierarchy.MAX_SWEEP_BYTES == 2**30
+    assert hierarchy.MEMORY_FRACTION == 0.25
+
+
+def test_in_range_allows_one_percent() -> None:
+    assert hierarchy.in_range(99.0, 100, 200) and not hierarchy.in_range(98.9, 100, 200)
+    assert hierarchy.in_range(202.0, 100, 200) and not hierarchy.in_range(202.1, 100, 200)
+    assert hierarchy.in_range(100, 100, 200) and hierarchy.in_range(200, 100, 200)
+
+
+def test_running_median_window() -> None:
+    assert hierarchy.running_median([1, 9, 2, 8, 3]) == [2, 5, 3, 5.5, 3]  # window 5
+    assert hierarchy.running_median([1, 9, 2], window=1) == [1, 9, 2]
+
+
+def _brute_segments(values: list[float], penalty: float, min_length: int) -> list[int]:
+    """The cheapest split by trying every one (SSE + penalty per segment)."""
+    n = len(values)
+
+    def sse(part: list[float]) -> float:
+        mean = sum(part) / len(part)
+        return sum((v - mean) ** 2 for v in part)
+
+    def splits(start: int):
+        if start == n:
+            yield []
+            return
+        for end in range(start + min_length, n + 1):
+            for rest in splits(end):
+                yield [start, *rest]
+
+    best = min(
+        splits(0),
+        key=lambda cuts: sum(sse(values[a:b]) + penalty for a, b in itertools.pairwise([*cuts, n])),
+    )
+    return best
+
+
+def test_segment_means_is_the_optimal_split() -> None:
+    rng = random.Random(3)
+    for _ in range(40):
+        n = rng.randint(4, 9)
+        values = [rng.choice([0.0, 1.0, 3.0]) + rng.gauss(0, 0.2) for _ in range(n)]
+        penalty, min_length = rng.uniform(0.05, 1.5), rng.choice([1, 2, 3])
+        if n < 2 * min_length:
+            continue
+        assert hierarchy.segment_means(values, penalty, min_length) == _brute_segments(
+            values, penalty, min_length
+        )
+    assert hierarchy.segment_means([0.0, 0.0, 9.0, 9.0], 0.1) == [0, 2]  # min length 2
+    assert hierarchy.segment_means([1.0, 5.0, 9.0], 0.0, min_length=1) == [0, 1, 2]
+    assert hierarchy.segment_means([2.0] * 6, penalty=0.0) == [0]  # ties keep one segment
+
+
+SIZES_24 = [4096 * 2 ** (i / 4) for i in range(24)]
+
+
+def _with(indices: list[int], factor: float, n: int = 24) -> list[float]:
+    values = [100.0] * n
+    for i in indices:
+        values[i] = 100.0 * factor
+    return values
+
+
+def test_detector_edges() -> None:
+    three = hierarchy.find_plateaus([4096, 8192, 16384], [50.0] * 3)
+    assert [(p.points, p.bytes_per_s) for p in three] == [(3, 50.0)]  # three points suffice
+    assert hierarchy.find_plateaus([2**12, 2**12.48, 2**12.96], [50.0] * 3)  # 0.96 octave
+    assert hierarchy.find_plateaus([2**12, 2**12.25, 2**12.5], [50.0] * 3) == []  # too short
+    # a two-point bump survives the 3-point median and is cut out: 22 of 24 points remain
+    (bump,) = hierarchy.find_plateaus(SIZES_24, _with([10, 11], 2.0))
+    assert bump.points == 22
+    # eight of 24 points 15% high (in pairs, so the noise estimate stays at its floor):
+    # more than a quarter stray, so no plateau; six are within the allowance
+    assert hierarchy.find_plateaus(SIZES_24, _with([2, 3, 8, 9, 14, 15, 20, 21], 2**0.2)) == []
+    assert len(hierarchy.find_plateaus(SIZES_24, _with([2, 3, 9, 10, 16, 17], 2**0.2))) == 1
+    # a clean tilt of 0.3 per octave over one octave is not flat, though no point strays
+    tilt = [100 * 2 ** (0.3 * i / 4) for i in range(5)]
+    assert hierarchy.find_plateaus(SIZES_24[:5], tilt) == []
+    # medians exactly 12% apart are two levels (the merge needs less than 12%)
+    assert len(hierarchy.find_plateaus(SIZES_24, [100.0] * 12 + [112.0] * 12)) == 2
+
+
+def test_roof_edges() -> None:
+    roofs = [("L1", 5.0)]
+    assert hierarchy.closest_roof(0.1, 0.5, roofs, 0.8) == ("L1", 1.0)  # small numbers work
+    assert hierarchy.predicted_bound(1.0, "L1", roofs, 5.0) == ("compute", 5.0)  # tie
+    for bad in ((1.0, 0.0, 1.0), (1.0, 1.0, 0.0), (-1.0, 1.0, 1.0)):
+        with pytest.raises(ValueError, match="must be positive"):
+            hierarchy.closest_roof(bad[0], bad[1], roofs, bad[2])
+    assert hierarchy.call_cost_limit_bytes([100], [10.0], [1.0]) == 100  # exactly 10%

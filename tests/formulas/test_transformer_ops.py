@@ -38,8 +38,8 @@ from common.formulas.transformer import (
 from common.hw_specs import CHIPS, H100, TPU_V5E
 from common.tables.models import LLAMA_3_8B, LLAMA_3_70B, MODELS, Model, with_kv_heads
 
-W, KV, A = 0.5, 1.0, 2.0  # int4 weights, fp8 KV cache, bf16 activations
-MIXED = DTypes(weights="int4", kv="fp8", activations="bf16")
+W, KV, A = 0.5, 2.0, 4.0  # int4 weights, bf16 KV cache, fp32 activations: none is 1 byte
+MIXED = DTypes(weights="int4", kv="bf16", activations="fp32")
 
 
 def expected_layer(m: Model, B: int, T: int, S: int, materialized: bool) -> dict:
@@ -299,6 +299,19 @@ def test_batch_grid_by_hand() -> None:
     assert batch_grid(1000, per_decade=1) == [1, 10, 100, 1000]
     assert batch_grid(8, per_decade=3) == [1, 2, 4, 8]  # 10 ** (0.903 i / 3), i = 1, 2
     assert batch_grid(1) == [1]
+    assert batch_grid(3, per_decade=1) == [1, 3]  # one step per decade: nothing in between
+
+
+def test_ledger_records_are_frozen() -> None:
+    records = (
+        MIXED,
+        layer_ops(LLAMA_3_8B, 1, 1, 8)[0],
+        decode_ledger(LLAMA_3_8B, 1, 8),
+        Deployment(LLAMA_3_8B, H100),
+    )
+    for record in records:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.materialized = True  # type: ignore[misc]
 
 
 def test_batch_grid_default_density() -> None:

@@ -134,9 +134,11 @@ class FakeRun:
         self.values = values
         self.fail = fail
         self.calls: list[list[str]] = []
+        self.kwargs: list[dict] = []
 
     def __call__(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         self.calls.append(list(args))
+        self.kwargs.append(dict(kwargs))
         if self.fail:
             raise FileNotFoundError(2, "No such file or directory", args[0])
         if args[0] == "getconf":
@@ -247,3 +249,34 @@ def test_a_level_zero_entry_and_the_largest_level_wins(tmp_path: Path) -> None:
     assert caches.data_levels(found) == [("L2", 2 * MIB)]  # the larger at its level
     assert caches.last_level_cache_bytes(found) == 2 * MIB
     assert Cache(3, "Unified", 1).name == "L3" and Cache(1, "Instruction", 1).name == "L1i"
+
+
+def test_sysctl_and_getconf_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "0"}))
+    assert caches.read_sysctl() == []  # zero is no size
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "1"}))
+    assert [c.size_bytes for c in caches.read_sysctl()] == [1]
+    listing = "\n".join(
+        [
+            "LEVEL1_ICACHE_SIZE 32768",
+            "LEVEL1_DCACHE_SIZE 49152",
+            "LEVEL2_CACHE_SIZE 1",
+            "LEVEL3_CACHE_SIZE 8388608",
+            "LEVEL4_CACHE_SIZE 134217728",
+        ]
+    )
+    fake = FakeRun({"-a": listing})
+    monkeypatch.setattr(caches.subprocess, "run", fake)
+    found = caches.read_getconf()
+    assert [(c.level, c.kind, c.size_bytes) for c in found] == [
+        (1, "Data", 49152),
+        (1, "Instruction", 32768),
+        (2, "Unified", 1),
+        (3, "Unified", 8 * MIB),
+        (4, "Unified", 128 * MIB),
+    ]
+    assert fake.kwargs == [{"capture_output": True, "text": True, "timeout": 5, "check": False}]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found[0].size_bytes = 1  # type: ignore[misc]

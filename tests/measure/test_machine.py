@@ -93,3 +93,43 @@ def test_describe_and_the_one_line_forms() -> None:
     fake["blas"]["version"] = ""
     assert "with openblas, kernel" in machine.summary_line(fake)
     assert machine.fingerprint({}) == "None | None | None | None | None | None"
+
+
+def test_cpu_model_keeps_colons_in_the_name(tmp_path: Path) -> None:
+    info = tmp_path / "cpuinfo"
+    info.write_text("model name\t: Vendor CPU: rev 2\n")
+    assert machine.cpu_model(str(info)) == "Vendor CPU: rev 2"
+
+
+def test_cpu_model_asks_sysctl_on_macos(tmp_path: Path, monkeypatch) -> None:
+    import subprocess
+
+    calls = []
+
+    def run(args, **kwargs):
+        calls.append((args, kwargs))
+        return subprocess.CompletedProcess(args, 0, "Apple M9\n", "")
+
+    monkeypatch.setattr(machine.subprocess, "run", run)
+    monkeypatch.setattr(machine.platform, "processor", lambda: "arm")
+    monkeypatch.setattr(machine.sys, "platform", "darwin")
+    assert machine.cpu_model(str(tmp_path / "absent")) == "Apple M9"
+    assert calls == [
+        (
+            ["sysctl", "-n", "machdep.cpu.brand_string"],
+            {"capture_output": True, "text": True, "timeout": 5, "check": False},
+        )
+    ]
+    monkeypatch.setattr(machine.sys, "platform", "linux")
+    assert machine.cpu_model(str(tmp_path / "absent")) == "arm"  # no sysctl off macOS
+    assert len(calls) == 1
+
+
+def test_usable_cores_without_affinity(monkeypatch) -> None:
+    monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: {0, 1, 2} if pid == 0 else {0})
+    assert machine.usable_cores() == 3  # this process (pid 0), not another
+    monkeypatch.delattr(machine.os, "sched_getaffinity")
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: None)
+    assert machine.usable_cores() == 1
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: 6)
+    assert machine.usable_cores() == 6

@@ -90,6 +90,21 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert state["events"] == ["s"] * 17 + ["m8"] * 5 + ["m1"] * 2  # warm-ups included
 
 
+def test_calibration_is_full_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
+    clock = FakeClock()
+    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 8))
+    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
+    assert roofs.calibrate(clock=clock, kernels=kernels)["bandwidth_samples"] == 3 * 26
+
+
+def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+    monkeypatch.setattr(roofs, "best_time", lambda fn, **kw: seen.append(kw) or 1.0)
+    assert roofs._time_square_matmul(8) == 1.0
+    assert seen == [{"repeat": 2, "warmup": 0}]
+
+
 def test_full_calibration_alternates_rounds(fake_calibration) -> None:
     run, state = fake_calibration
     c = run(quick=False)
@@ -112,8 +127,17 @@ def test_budgets_as_documented() -> None:
         "one_thread_s": 0.0,
         "rounds": 1,
     }
-    assert roofs.FULL_BUDGET["matmul_call_s"] == 0.06
-    assert roofs.FULL_BUDGET["matmul_min_repeat"] == 3 and roofs.FULL_BUDGET["one_thread_s"] == 0
+    assert roofs.FULL_BUDGET == {
+        "bandwidth_s": 1.2,
+        "bandwidth_min_repeat": 20,
+        "matmul_call_s": 0.06,
+        "matmul_s": 0.9,
+        "matmul_min_repeat": 3,
+        "one_thread_s": 0.0,
+        "rounds": 3,
+    }
+    assert (8, 256 * MiB) == (roofs.LLC_MULTIPLE, roofs.MIN_BANDWIDTH_SET_BYTES)
+    assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
 
 
 def test_bandwidth_summary_best_and_median() -> None:
@@ -150,6 +174,8 @@ def test_measure_bandwidth_and_matmul_with_a_ticking_clock() -> None:
     assert small["working_set_bytes"] == 3 * 1024 * 4  # at least 1024 elements per array
     mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=TickingClock())
     assert mm["flops_per_s"] == 2 * 64**3 * 256 and mm["threads"] == 1 and mm["samples"] == 2
+    assert roofs.measure_bandwidth(12 * MiB, clock=TickingClock())["samples"] == 10  # default
+    assert roofs.measure_matmul(n=64, threads=1, clock=TickingClock())["samples"] == 3
 
 
 def test_load_or_calibrate(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,10 +215,10 @@ def test_a_real_quick_calibration_runs_its_kernels() -> None:
         (64 * MiB, 100 * GiB, 8 * 64 * MiB),  # 8x the LLC
         (128 * MiB, 100 * GiB, 8 * 128 * MiB),
         (1 * MiB, 100 * GiB, roofs.MIN_BANDWIDTH_SET_BYTES),  # floor for a small LLC
-        (None, 100 * GiB, 8 * roofs.FALLBACK_LLC_BYTES),  # unknown LLC: stated fallback
+        (None, 100 * GiB, 8 * 32 * MiB),  # unknown LLC: the stated 32 MiB fallback
         (64 * MiB, 1 * GiB, GiB // 4),  # capped at a quarter of free memory
         (64 * MiB, None, 8 * 64 * MiB),  # unknown free memory: no cap
-        (64 * MiB, 4096, roofs.MIN_WORKING_SET_BYTES),  # absurdly little memory
+        (64 * MiB, 4096, 3 * 4 * 1024),  # absurdly little memory: 1024 fp32 elements x 3
     ],
 )
 def test_bandwidth_working_set_rules(
@@ -212,7 +238,7 @@ def test_working_set_is_at_least_8x_llc_when_memory_allows(monkeypatch: pytest.M
 
 def test_llc_fallback_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_machine(monkeypatch, None, GiB)
-    assert roofs.llc_bytes() == (roofs.FALLBACK_LLC_BYTES, False)
+    assert roofs.llc_bytes() == (32 * MiB, False)
     _fake_machine(monkeypatch, 16 * MiB, GiB)
     assert roofs.llc_bytes() == (16 * MiB, True)
     assert roofs.memory_cap_bytes() == GiB // 4

@@ -122,3 +122,82 @@ def test_threads_bandwidth_from_each_ways_own_time() -> None:
     single = sweep.measure_threads(arrays, 4096, 1, repeat=0, clock=clock, add=add)
     assert single["all_thread_seconds"] is None and single["repeats"] == 1
     assert single["one_thread_bytes_per_s"] == 4096 * 12 / one
+
+
+def _elapsed(clock: FakeClock, fn) -> float:
+    start = clock.now
+    fn()
+    return clock.now - start
+
+
+def test_call_costs_spend_their_budget() -> None:
+    clock = FakeClock()
+    arrays = FakeArrays(clock)
+    # three timings of a third of the budget each: each overshoots by at most one batch
+    # (2e-4 s of calls doubled) plus its warm-up call
+    spent = _elapsed(clock, lambda: sweep.measure_call_costs(arrays, clock=clock))
+    assert 0.3 <= spent <= 0.3 + 3 * 5e-4
+    spent = _elapsed(clock, lambda: sweep.measure_call_costs(arrays, 0.03, clock=clock))
+    assert 0.03 <= spent <= 0.03 + 3 * 5e-4
+
+
+def test_sweep_spends_its_budget_evenly() -> None:
+    clock = FakeClock()
+    arrays = FakeArrays(clock)
+    lengths = [16, 256, 4096]
+    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, lengths, 0.06, clock=clock))
+    assert 0.06 <= spent <= 0.06 + 6 * 5e-4  # 6 points of 1/100 s each
+    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, lengths, 0.06, passes=3, clock=clock))
+    assert 0.06 <= spent <= 0.06 + 9 * 5e-4
+    assert arrays.made[-9:] == [16, 256, 4096, 4096, 256, 16, 16, 256, 4096]  # up, down, up
+
+
+def test_stream_arrays_edges() -> None:
+    arrays = sweep.StreamArrays(1)
+    assert arrays.x.shape == arrays.y.shape == arrays.z.shape == (1,)
+    big = sweep.StreamArrays(4096)
+    assert big.z.shape == (4096,) and big.buffer.shape == (3 * (4096 + 256),)  # +1 KiB each
+    with pytest.raises(ValueError, match="at least one element"):
+        sweep.StreamArrays(0)
+
+
+def test_threads_split_the_work_and_really_overlap() -> None:
+    import threading
+
+    import numpy as np
+
+    clock = FakeClock()
+    arrays = sweep.StreamArrays(4096)
+    threads = 2
+    barrier = threading.Barrier(threads, timeout=10)  # every part waits for the others
+    main_calls, parts = [], []
+
+    def add(x, y, z) -> None:
+        owners = [
+            np.shares_memory(x, arrays.x),
+            np.shares_memory(y, arrays.y),
+            np.shares_memory(z, arrays.z),
+        ]
+        assert owners == [True, True, True]
+        if threading.current_thread() is threading.main_thread():
+            main_calls.append(len(x))
+            clock.advance(len(x) * 2.0**-30)
+        else:
+            parts.append(len(x))
+            barrier.wait()  # fails unless all parts run at the same time
+            clock.advance(len(x) * 2.0**-30 / threads)
+
+    got = sweep.measure_threads(arrays, 4096, threads, repeat=2, clock=clock, add=add)
+    assert main_calls == [4096] * 3  # warm-up and two timed calls, one sample each
+    assert parts == [2048] * 6  # warm-up and two timed rounds, two halves each
+    assert got["all_thread_seconds"] == 4096 * 2.0**-30 / 2 and got["repeats"] == 2
+    calls = []
+
+    def one(x, y, z) -> None:
+        calls.append(threading.current_thread() is threading.main_thread())
+        clock.advance(len(x) * 2.0**-30)
+
+    single = sweep.measure_threads(arrays, 4096, 1, repeat=1, clock=clock, add=one)
+    assert single["all_thread_seconds"] is None and single["repeats"] == 1
+    assert calls == [True, False, True]  # warm-up, the pool's one-part warm-up, one timing
+    assert sweep.measure_threads(arrays, 64, 2, clock=clock, add=add)["repeats"] == 5  # default

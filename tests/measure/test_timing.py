@@ -99,3 +99,21 @@ def test_time_per_call_spends_what_is_left_of_the_budget() -> None:
     assert got == timing.CallTiming(1 / 64, 1, 1 + 31)
     few = timing.time_per_call(fn, budget_s=0.0, min_batch_s=1 / 128, min_batches=4, clock=clock)
     assert few.batches == 4
+
+
+def test_defaults_five_samples_one_warm_up() -> None:
+    clock = FakeClock()
+    fn = kernel(clock, 1 / 8)
+    assert timing.time_samples(fn, clock=clock) == [1 / 8] * 5 and fn.calls == 6
+    fn = kernel(clock, 1 / 8, 1 / 4, 1 / 4, 1 / 4, 1 / 4, 1 / 16)
+    assert timing.best_time(fn, clock=clock) == 1 / 16 and fn.calls == 6  # 1 + 5, no budget
+    free = kernel(clock, 0.0)  # a call the clock cannot see: the sample cap stops the loop
+    assert len(timing.time_samples(free, warmup=0, budget_s=1.0, clock=clock)) == 10_000
+
+
+def test_the_batch_search_itself_counts_as_a_sample() -> None:
+    clock = FakeClock()
+    # the search batch of 2 calls runs at 1/2048 per call; the later batches are slower
+    fn = kernel(clock, 1 / 8, 1 / 2048, 1 / 2048, 1 / 2048, 1 / 512)
+    got = timing.time_per_call(fn, budget_s=0.0, min_batch_s=1 / 1024, clock=clock)
+    assert got == timing.CallTiming(1 / 2048, 2, 3)
