@@ -103,7 +103,95 @@ _GALLOP = (
     "invariant (lo fits, hi does not or is past the limit) holds from any first hi > 1 "
     "and for any growth factor > 1, so the answer is the same"
 )
+_PREFIX = (
+    "segment_means uses only differences of its prefix sums, and the squared sum: a "
+    "constant start or a negated running sum gives the same segment costs"
+)
+_GUARD = (
+    "the n < 2 min_length shortcut only skips the dynamic programme, which itself "
+    "returns the single segment [0] when no split leaves two segments of min_length"
+)
+_SQUARE = "the matrices are square (n x n): shape[0] == shape[1]"
+_CEIL = (
+    "-(-a // r) is the ceiling of a / r; time_samples compares an integer count "
+    "with repeat, so a / r (and, for the pinned budget 3 / 3, the sign slips) take "
+    "the same number of samples"
+)
+M = "common/measure/"
+F = "common/formulas/"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        F + "hierarchy.py",
+        "steps = math.floor(octaves * per_octave + 1e-9)",
+        "1e-09 -> 1.1000000000000001e-09",
+    ): (
+        "any epsilon far below one step absorbs the rounding of log2 (a test pins the case "
+        "that needs it)"
+    ),
+    (
+        F + "hierarchy.py",
+        "s1, s2 = [0.0], [0.0]  # prefix sums of values and squares: O(1) segment costs",
+        "0.0 -> 1.0",
+    ): _PREFIX,
+    (
+        F + "hierarchy.py",
+        "s1, s2 = [0.0], [0.0]  # prefix sums of values and squares: O(1) segment costs",
+        "0.0 -> 1.0 #2",
+    ): _PREFIX,
+    (F + "hierarchy.py", "s1.append(s1[-1] + v)", "+ -> -"): _PREFIX,
+    (F + "hierarchy.py", "if n < 2 * min_length:", "* -> /"): _GUARD,
+    (F + "hierarchy.py", "if n < 2 * min_length:", "a * b -> a"): _GUARD,
+    (F + "hierarchy.py", "if n < 2 * min_length:", "a * b -> b"): _GUARD,
+    (
+        F + "hierarchy.py",
+        "best = [0.0] + [math.inf] * n  # best[b]: cheapest split of values[:b]; inf if impossible",
+        "0.0 -> 1.0",
+    ): ("every split's cost starts from best[0] once: a constant there moves all costs alike"),
+    (F + "hierarchy.py", "start = [0] * (n + 1)", "0 -> 1"): (
+        "every start[b] on the backtracking path is written before it is read"
+    ),
+    (F + "hierarchy.py", "start = [0] * (n + 1)", "1 -> 2"): "one unused extra entry",
+    (
+        F + "numpy_ops.py",
+        "while cap_bytes is not None and FP32 * k * k > cap_bytes and k > 1024:",
+        "1024 -> 1025",
+    ): "k is a power of two >= 1024, so k > 1024 and k > 1025 agree",
+    (
+        F + "transformer.py",
+        "steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0",
+        "> -> >=",
+    ): "at hi = 1 both give no interior points (log10(1) = 0)",
+    (
+        F + "transformer.py",
+        "steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0",
+        "0 -> 1",
+    ): "at hi = 1 both give no interior points (log10(1) = 0)",
+    (
+        F + "transformer.py",
+        "steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0",
+        "1 -> 2 #2",
+    ): "at hi = 2 every interior point rounds to 1 or 2: the grid is [1, 2]",
+    (
+        M + "caches.py",
+        "by_level[c.level] = max(by_level.get(c.level, 0), c.size_bytes)",
+        "0 -> 1",
+    ): "sizes are positive integers (parse_size), so max(1, size) == size",
+    (M + "roofs.py", "rng = np.random.default_rng(0)", "0 -> 1"): (
+        "other random operands: the same shapes, the same 2 n^3 FLOP"
+    ),
+    (M + "roofs.py", "return _matmul_summary(durations, a.shape[0], used)", "0 -> 1"): _SQUARE,
+    (
+        M + "roofs.py",
+        "return Kernels(stream, stream_bytes, partial(np.matmul, a, b, out=c), a.shape[0])",
+        "0 -> 1",
+    ): _SQUARE,
+    (M + "roofs.py", 'repeat=-(-budget["bandwidth_min_repeat"] // rounds),', "// -> /"): _CEIL,
+    (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "// -> /"): _CEIL,
+    (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "-x -> x"): _CEIL,
+    (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "-x -> x #2"): _CEIL,
+    (M + "timing.py", "repeat=max(0, min_batches - 1),", "0 -> 1"): (
+        "time_samples takes at least one sample whatever repeat is"
+    ),
     ("common/formulas/ledger.py", "lo, hi = 1, 2", "2 -> 3"): _GALLOP,
     ("common/formulas/ledger.py", "lo, hi = hi, hi * 2", "2 -> 3"): _GALLOP,
     ("common/formulas/thresholds.py", "b = max(1, math.ceil(estimate))", "1 -> 2"): _SEARCH,
@@ -493,6 +581,10 @@ def main(argv: list[str] | None = None) -> int:
     for m in modules:
         if m not in MODULES:
             parser.error(f"{m} is not mapped to tests; known: {', '.join(MODULES)}")
+    known = {m.key for module in modules for m in list_mutants(module)}
+    for key in EQUIVALENT:
+        if key[0] in modules and key not in known:
+            print(f"warning: EQUIVALENT names no mutant (stale entry?): {key}")
     if args.list:
         for m in modules:
             for mutant in list_mutants(m):
