@@ -409,3 +409,36 @@ def test_roof_edges() -> None:
         with pytest.raises(ValueError, match="must be positive"):
             hierarchy.closest_roof(bad[0], bad[1], roofs, bad[2])
     assert hierarchy.call_cost_limit_bytes([100], [10.0], [1.0]) == 100  # exactly 10%
+
+
+def test_detected_plateaus_span_their_points() -> None:
+    sizes = [4 * KIB * 2**i for i in range(12)]
+    (flat,) = hierarchy.find_plateaus(sizes, [50.0] * 12)
+    assert (flat.name, flat.lo_bytes, flat.hi_bytes) == ("plateau 1", sizes[0], sizes[-1])
+    slow = hierarchy.find_plateaus(sizes, [0.5] * 12)  # bandwidth below 1 B/s still counts
+    assert [p.bytes_per_s for p in slow] == [0.5]
+    # a range just one octave short of the 0.95-octave minimum (0.947) is too short
+    assert hierarchy.find_plateaus([2**12, 2**12.47, 2**12.947], [50.0] * 3) == []
+
+
+def test_plateau_inputs_must_match() -> None:
+    with pytest.raises(ValueError):
+        hierarchy.find_plateaus([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(ValueError):
+        hierarchy.plateaus_known([1.0, 2.0], [1.0], [("L1", 16 * KIB)])
+    with pytest.raises(ValueError):
+        hierarchy.call_cost_limit_bytes([1.0, 2.0], [1.0], [1.0])
+
+
+def test_known_plateaus_keep_positive_values_and_relax_to_the_boundary() -> None:
+    levels = [("L1", 16 * KIB)]
+    found = hierarchy.plateaus_known([1 * KIB, 2 * KIB, 3 * KIB], [0.0, 0.5, 0.7], levels)
+    assert found[0].bytes_per_s == pytest.approx(0.6)  # the zero is no measurement
+    # the only L1 point sits at 15.5 KiB: found only at the bare boundary (margin 1)
+    edge = hierarchy.plateaus_known([15.5 * KIB, 1 * MIB], [10.0, 5.0], levels)[0]
+    assert (edge.bytes_per_s, edge.margin) == (10.0, 1.0)
+
+
+def test_closest_roof_ignores_memory_roofs_above_the_compute_roof() -> None:
+    # the L1 roof (I beta = 160) lies above the compute roof (100): it is not a candidate
+    assert hierarchy.closest_roof(1.0, 150.0, [("L1", 160.0)], 100.0) == ("compute", 1.5)

@@ -280,3 +280,8 @@ def test_sysctl_and_getconf_edges(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fake.kwargs == [{"capture_output": True, "text": True, "timeout": 5, "check": False}]
     with pytest.raises(dataclasses.FrozenInstanceError):
         found[0].size_bytes = 1  # type: ignore[misc]
+
+
+def test_getconf_skips_zero_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": "LEVEL3_CACHE_SIZE 0\n"}))
+    assert caches.read_getconf() == []

@@ -117,3 +117,9 @@ def test_the_batch_search_itself_counts_as_a_sample() -> None:
     fn = kernel(clock, 1 / 8, 1 / 2048, 1 / 2048, 1 / 2048, 1 / 512)
     got = timing.time_per_call(fn, budget_s=0.0, min_batch_s=1 / 1024, clock=clock)
     assert got == timing.CallTiming(1 / 2048, 2, 3)
+
+
+def test_best_time_has_no_budget_by_default() -> None:
+    clock = FakeClock()
+    fn = kernel(clock, 1 / 64)
+    assert timing.best_time(fn, clock=clock) == 1 / 64 and fn.calls == 6
