@@ -169,7 +169,7 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (
         F + "transformer.py",
         "steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0",
-        "1 -> 2 #2",
+        "1 -> 2",
     ): "at hi = 2 every interior point rounds to 1 or 2: the grid is [1, 2]",
     (
         M + "caches.py",
@@ -189,6 +189,43 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "// -> /"): _CEIL,
     (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "-x -> x"): _CEIL,
     (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "-x -> x #2"): _CEIL,
+    **{
+        (F + "hierarchy.py", "s2.append(s2[-1] + v * v)", d): (
+            "the squares enter a split's cost only as s2[n] - s2[0] summed over its "
+            "segments, the same for every split of the series: any s2 gives the same argmin"
+        )
+        for d in ("+ -> -", "a + b -> a", "a + b -> b", "a * b -> a", "a * b -> b")
+    },
+    (
+        F + "hierarchy.py",
+        "if abs(slope) <= flat_slope + SLOPE_SIGMAS * sigma and strays <= len(idx) // 4:",
+        "// -> /",
+    ): "for an integer count s, s <= n / 4 exactly when s <= n // 4",
+    (
+        F + "hierarchy.py",
+        "if abs(slope) <= flat_slope + SLOPE_SIGMAS * sigma and strays <= len(idx) // 4:",
+        "a * b -> b",
+    ): ("SLOPE_SIGMAS is 1.0 (pinned by a test): 1.0 x sigma is sigma"),
+    (
+        F + "hierarchy.py",
+        "tried = [first] + [m for m in (margin, math.sqrt(margin), 1.0) if m < first]",
+        "< -> <=",
+    ): "it only retries the first margin, which found nothing",
+    (
+        F + "hierarchy.py",
+        "(float(s), float(b)) for s, b in zip(sizes, bandwidths, strict=True) if b and b > 0",
+        "> -> >=",
+    ): "`b and` has already dropped zero",
+    (
+        F + "hierarchy.py",
+        "return [p._replace(name=name) for p, name in zip(plateaus, names, strict=True)]",
+        "True -> False",
+    ): "the names are built to match the plateaus one to one",
+    (
+        M + "hierarchy.py",
+        "with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:",
+        "1 -> 2",
+    ): "max(2, threads) differs only at threads = 1, where one part keeps one worker",
     (M + "timing.py", "repeat=max(0, min_batches - 1),", "0 -> 1"): (
         "time_samples takes at least one sample whatever repeat is"
     ),
