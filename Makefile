@@ -12,13 +12,14 @@ NPM    ?= npm
 # package-lock.json, installed into node_modules/ once (a reinstall comes from npm's cache).
 RUNTIME := node_modules/pyodide/package.json
 
-.PHONY: help venv lint unit docs browser test lectures figures clean
+.PHONY: help venv lint unit docs browser test lectures figures mutation clean
 
 help:
 	@echo "make docs      build the course site (runs every lecture) into $(SITE)"
 	@echo "make test      lint, unit tests, site build and the browser test"
 	@echo "make lectures  run every lecture in order"
 	@echo "make figures   run every lecture, saving each figure into figures/"
+	@echo "make mutation  mutation testing of formulas, tables and measurement (slow; not in test)"
 	@echo "make clean     remove generated output (site, figures, results, caches)"
 
 $(STAMP): pyproject.toml
@@ -54,6 +55,12 @@ browser: $(STAMP)
 	$(PY) -m pytest -m browser -q
 
 test: lint unit docs browser
+
+# Break the formula, table and measurement modules one fault at a time and report the
+# share of faults the unit tests catch, per module, and the survivors. MUTATION_ARGS
+# narrows it, e.g. MUTATION_ARGS="common/formulas/ledger.py --jobs 2".
+mutation: $(STAMP)
+	$(PY) tools/mutation.py $(MUTATION_ARGS)
 
 lectures: $(STAMP)
 	@set -e; for f in $(LECTURES); do echo "== $$f"; $(PY) $$f; done

@@ -212,10 +212,10 @@ def last_level_cache_bytes(caches: list[Cache] | None = None) -> int | None:
     return max(data, key=lambda c: (c.level, c.size_bytes)).size_bytes if data else None
 
 
-def available_memory_bytes() -> int | None:
+def available_memory_bytes(meminfo: str = "/proc/meminfo") -> int | None:
     """Memory the system can give without swapping (MemAvailable), or None when unknown."""
     try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
+        with open(meminfo, encoding="ascii") as handle:
             for line in handle:
                 if line.startswith("MemAvailable:"):
                     return int(line.split()[1]) * 1024

@@ -9,6 +9,7 @@ inside the functions.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,7 +19,7 @@ from common.formulas.hierarchy import (
     STREAM_ARRAYS,
     call_costs,
 )
-from common.measure.timing import CallTiming, time_per_call, time_samples
+from common.measure.timing import CallTiming, Clock, time_per_call, time_samples
 
 
 class StreamArrays:
@@ -56,7 +57,9 @@ class StreamArrays:
         return lambda: add(x, y, z)
 
 
-def measure_call_costs(arrays: StreamArrays, budget_s: float = 0.3) -> dict[str, Any]:
+def measure_call_costs(
+    arrays: StreamArrays, budget_s: float = 0.3, clock: Clock = time.perf_counter
+) -> dict[str, Any]:
     """numpy's fixed cost per call of z = x + y, and the extra cost of releasing the GIL.
 
     t_call is the time of a call on one element (the Python loop's share
@@ -64,11 +67,12 @@ def measure_call_costs(arrays: StreamArrays, budget_s: float = 0.3) -> dict[str,
     across numpy's threshold, so the streaming time cancels.
     """
     share = budget_s / 3
-    one = time_per_call(arrays.add_call(1), share)
+    one = time_per_call(arrays.add_call(1), share, clock=clock)
     below = above = None
     if arrays.max_elements > GIL_RELEASE_ELEMENTS:
-        below = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS), share).seconds
-        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share).seconds
+        below = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS), share, clock=clock).seconds
+        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share, clock=clock)
+        above = above.seconds
     return call_costs(one.seconds, below, above)
 
 
@@ -78,6 +82,7 @@ def run_sweep(
     budget_s: float,
     passes: int = 2,
     on_point: Callable[[int, int, int], None] | None = None,
+    clock: Clock = time.perf_counter,
 ) -> list[dict[str, Any]]:
     """Time z = x + y at each length within a total time budget; one record per size.
 
@@ -93,7 +98,7 @@ def run_sweep(
             if on_point is not None:
                 on_point(step, total, n * BYTES_PER_ELEMENT)
             step += 1
-            timing = time_per_call(arrays.add_call(n), per_point)
+            timing = time_per_call(arrays.add_call(n), per_point, clock=clock)
             old = best.get(n)
             if old is None or timing.seconds < old.seconds:
                 batches = timing.batches + (old.batches if old else 0)
@@ -112,27 +117,36 @@ def run_sweep(
     ]
 
 
-def measure_threads(arrays: StreamArrays, n: int, threads: int, repeat: int = 5) -> dict[str, Any]:
+def measure_threads(
+    arrays: StreamArrays,
+    n: int,
+    threads: int,
+    repeat: int = 5,
+    clock: Clock = time.perf_counter,
+    add: Callable[[Any, Any, Any], object] | None = None,
+) -> dict[str, Any]:
     """Bandwidth of z = x + y on n elements from one thread and from `threads` threads.
 
     numpy releases the GIL inside a large ufunc call, so threads that each add
     their own slice of the arrays stream at the same time. The two ways are
-    timed alternately, so a burst of other work hits both alike.
+    timed alternately, so a burst of other work hits both alike. `clock` and
+    `add` (numpy's add by default) are for tests: a fake clock and kernel.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy as np
 
+    add = add or np.add
     x, y, z = arrays.views(n)
     nbytes = n * BYTES_PER_ELEMENT
     bounds = [(k * n // threads, (k + 1) * n // threads) for k in range(max(1, threads))]
     slices = [(x[a:b], y[a:b], z[a:b]) for a, b in bounds]
 
     def part(s: tuple[Any, Any, Any]) -> None:
-        np.add(s[0], s[1], s[2])
+        add(s[0], s[1], s[2])
 
     def timed(fn: Callable[[], object]) -> float:
-        return time_samples(fn, repeat=1, warmup=0)[0]
+        return time_samples(fn, repeat=1, warmup=0, clock=clock)[0]
 
     one_s = many_s = math.inf
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
@@ -140,10 +154,10 @@ def measure_threads(arrays: StreamArrays, n: int, threads: int, repeat: int = 5)
         def all_threads() -> None:
             list(pool.map(part, slices))
 
-        np.add(x, y, z)  # warm-up: pages touched, threads started
+        add(x, y, z)  # warm-up: pages touched, threads started
         all_threads()
         for _ in range(max(1, repeat)):
-            one_s = min(one_s, timed(lambda: np.add(x, y, z)))
+            one_s = min(one_s, timed(lambda: add(x, y, z)))
             if threads >= 2:
                 many_s = min(many_s, timed(all_threads))
     return {

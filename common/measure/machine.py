@@ -24,10 +24,10 @@ BLAS_ENV_VARS = (
 )
 
 
-def cpu_model() -> str:
+def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
     """The CPU's model name, from /proc/cpuinfo, sysctl (macOS) or platform."""
     try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as handle:
             for line in handle:
                 if line.lower().startswith(("model name", "hardware", "cpu model")):
                     return line.split(":", 1)[1].strip()

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import statistics
+import time
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from common.files.calibration import saved_calibration
 from common.hw_specs import bytes_per_elem
 from common.measure import caches, machine
-from common.measure.timing import best_time, time_samples
+from common.measure.timing import Clock, best_time, time_samples
 from common.tables.units import MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # every measurement here runs in fp32
@@ -100,11 +101,15 @@ def blas_threads(threads: int | None) -> Iterator[int | None]:
 
 
 def measure_bandwidth(
-    working_set_bytes: int | None = None, repeat: int = 10, budget_s: float = 0.0
+    working_set_bytes: int | None = None,
+    repeat: int = 10,
+    budget_s: float = 0.0,
+    clock: Clock = time.perf_counter,
 ) -> dict[str, Any]:
     """Streaming add z = x + y over a working set (read 2n, write n, fp32): bytes/s = 12 n / t."""
     stream, nbytes = _stream_add(working_set_bytes)
-    return _bandwidth_summary(time_samples(stream, repeat=repeat, budget_s=budget_s), nbytes)
+    durations = time_samples(stream, repeat=repeat, budget_s=budget_s, clock=clock)
+    return _bandwidth_summary(durations, nbytes)
 
 
 def _stream_add(working_set_bytes: int | None = None) -> tuple[Callable[[], object], int]:
@@ -132,19 +137,27 @@ def _bandwidth_summary(durations: list[float], nbytes: int) -> dict[str, Any]:
     }
 
 
-def matmul_size_for(call_s: float, max_bytes: int | None = None) -> int:
-    """First size in MATMUL_SIZES whose fp32 n x n matmul takes >= call_s (timed upwards)."""
+def _time_square_matmul(n: int) -> float:
+    """Seconds of one fp32 n x n matmul: the faster of two calls (a hiccup cannot stop a search)."""
     import numpy as np
 
+    a = np.ones((n, n), dtype=np.float32)
+    c = np.empty((n, n), dtype=np.float32)
+    return best_time(partial(np.matmul, a, a, out=c), repeat=2, warmup=0)
+
+
+def matmul_size_for(
+    call_s: float,
+    max_bytes: int | None = None,
+    time_call: Callable[[int], float] = _time_square_matmul,
+) -> int:
+    """First size in MATMUL_SIZES whose fp32 n x n matmul takes >= call_s (timed upwards)."""
     chosen = MATMUL_SIZES[0]
     for n in MATMUL_SIZES:
         if max_bytes is not None and 3 * FP32 * n * n > max_bytes:
             break
         chosen = n
-        a = np.ones((n, n), dtype=np.float32)
-        c = np.empty((n, n), dtype=np.float32)
-        # the faster of two calls: a single call can hit a hiccup and stop the search early
-        if best_time(partial(np.matmul, a, a, out=c), repeat=2, warmup=0) >= call_s:
+        if time_call(n) >= call_s:
             break
     return chosen
 
@@ -165,6 +178,7 @@ def _matmul_rate(
     repeat: int,
     budget_s: float,
     warmup: int = 1,
+    clock: Clock = time.perf_counter,
 ) -> dict[str, Any]:
     """Best FLOP/s of C = A @ B on given operands with `threads` BLAS threads (None: all)."""
     import numpy as np
@@ -172,7 +186,11 @@ def _matmul_rate(
     a, b, c = operands
     with blas_threads(threads) as used:
         durations = time_samples(
-            partial(np.matmul, a, b, out=c), repeat=repeat, warmup=warmup, budget_s=budget_s
+            partial(np.matmul, a, b, out=c),
+            repeat=repeat,
+            warmup=warmup,
+            budget_s=budget_s,
+            clock=clock,
         )
     return _matmul_summary(durations, a.shape[0], used)
 
@@ -195,23 +213,42 @@ def measure_matmul(
     budget_s: float = 0.0,
     threads: int | None = None,
     call_s: float = FULL_BUDGET["matmul_call_s"],
+    clock: Clock = time.perf_counter,
 ) -> dict[str, Any]:
     """Square fp32 matmul C = A @ B of size n: FLOP/s = 2 n^3 / t (n chosen by speed if None)."""
     if n is None:
         n = matmul_size_for(call_s, memory_cap_bytes())
-    return _matmul_rate(_square_operands(n), threads, repeat, budget_s)
+    return _matmul_rate(_square_operands(n), threads, repeat, budget_s, clock=clock)
 
 
-def calibrate(quick: bool = False) -> dict[str, Any]:
-    """Measure this machine's bandwidth and matmul roofs and their ridge point I* = P / beta."""
+class Kernels(NamedTuple):
+    """What calibrate times: the streaming add and the bytes it moves, the matmul and its n."""
+
+    stream: Callable[[], object]
+    stream_bytes: int
+    matmul: Callable[[], object]
+    matmul_n: int
+
+
+def _numpy_kernels(budget: dict[str, Any]) -> Kernels:
+    """The real kernels: a streaming add over the bandwidth working set, a matmul sized by speed."""
     import numpy as np
 
+    stream, stream_bytes = _stream_add()
+    a, b, c = _square_operands(matmul_size_for(budget["matmul_call_s"], memory_cap_bytes()))
+    return Kernels(stream, stream_bytes, partial(np.matmul, a, b, out=c), a.shape[0])
+
+
+def calibrate(
+    quick: bool = False, clock: Clock = time.perf_counter, kernels: Kernels | None = None
+) -> dict[str, Any]:
+    """Measure this machine's bandwidth and matmul roofs and their ridge point I* = P / beta.
+
+    `clock` and `kernels` are for tests: a fake clock and kernels of known speed.
+    """
     budget = QUICK_BUDGET if quick else FULL_BUDGET
     llc, llc_known = llc_bytes()
-    stream, stream_bytes = _stream_add()
-    operands = _square_operands(matmul_size_for(budget["matmul_call_s"], memory_cap_bytes()))
-    a, b, c = operands
-    matmul = partial(np.matmul, a, b, out=c)
+    stream, stream_bytes, matmul, matmul_n = kernels or _numpy_kernels(budget)
     # A shared machine's memory system runs in fast and slow phases of about a second.
     # Taking the two roofs in alternating rounds spreads each one's samples over the
     # whole calibration, so one slow phase cannot pull down one roof alone.
@@ -225,18 +262,24 @@ def calibrate(quick: bool = False) -> dict[str, Any]:
                 repeat=-(-budget["bandwidth_min_repeat"] // rounds),
                 warmup=1 if r == 0 else 0,
                 budget_s=budget["bandwidth_s"] / rounds,
+                clock=clock,
             )
             mm_times += time_samples(
                 matmul,
                 repeat=-(-budget["matmul_min_repeat"] // rounds),
                 warmup=1 if r == 0 else 0,
                 budget_s=budget["matmul_s"] / rounds,
+                clock=clock,
             )
     bw = _bandwidth_summary(bw_times, stream_bytes)
-    mm = _matmul_summary(mm_times, a.shape[0], mm_threads)
+    mm = _matmul_summary(mm_times, matmul_n, mm_threads)
     # The operands are already hot; the best of two calls absorbs the thread change.
-    one = _matmul_rate(operands, 1, 2, budget["one_thread_s"], warmup=0)
-    del operands, a, b, c, matmul, stream
+    with blas_threads(1) as one_threads:
+        one_times = time_samples(
+            matmul, repeat=2, warmup=0, budget_s=budget["one_thread_s"], clock=clock
+        )
+    one = _matmul_summary(one_times, matmul_n, one_threads)
+    del matmul, stream
     ridge = mm["flops_per_s"] / bw["bytes_per_s"]
     return {
         "bandwidth_bytes_per_s": bw["bytes_per_s"],

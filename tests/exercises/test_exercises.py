@@ -1,10 +1,11 @@
-"""The exercises' worked answers: every number pinned to NUMBERS.md or recomputed here."""
+"""The exercises' worked answers: every cell and step number recomputed here or cited."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+import reference
 
 from common import exercises as ex
 from common import hw_specs
@@ -13,6 +14,11 @@ from common.files import results
 from common.present import exercises as present_exercises
 
 GIB = 2**30
+
+
+def reference_crit(precision: str) -> int:
+    """The lecture script's critical batches on TPU v5e (demo 3, exercises 1 and 2)."""
+    return {"int8": reference.CRIT_V5E_INT8, "bf16": reference.CRIT_V5E_INT8_WEIGHTS}[precision]
 
 
 def brute_force_critical_batch(D: int, F: int, ridge: float, x: float, w: float, o: float) -> int:
@@ -183,7 +189,9 @@ def test_largest_batch_in_78_gib() -> None:
         assert values[rate]["batch"] == best
         assert values[rate]["total_gib"] == pytest.approx(total_gib(best, rate))
     assert values[0.04]["batch"] == 24 and round(values[0.04]["total_gib"], 2) == 75.96
-    assert total_gib(16, 0.30) == pytest.approx(68.95, abs=0.005)  # NUMBERS.md: batch 16 fits
+    assert total_gib(16, 0.30) == pytest.approx(
+        68.95, abs=0.005
+    )  # the article, section 4.3: batch 16 fits
 
 
 ARTICLE_MEMORY_BOUND = [
@@ -221,7 +229,7 @@ def test_sharded_matmul_critical_dimension() -> None:
     values = get_exercise("sharded-matmul").solve().values
     assert values["h100"] == pytest.approx(2 * 989e12 / 450e9)
     assert round(values["h100"]) == 4396
-    assert 8755 < values["tpu-v5e"] < 8756  # NUMBERS.md: D > 8,755
+    assert 8755 < values["tpu-v5e"] < 8756  # lecture script demo 6 and the book: D > 8,755
     assert round(values["tpu-v6e"]) == 20444
 
 
@@ -275,3 +283,197 @@ def test_no_answer_quotes_a_long_float() -> None:
         cells = [cell for row in answer.table.rows for cell in row] if answer.table else []
         for text in (*answer.steps, *cells):
             assert not long_float.search(text), (exercise.key, text)
+
+
+# ---------------------------------------------------------------------------
+# Whole worked answers: every table cell and every number in the steps, by hand
+# ---------------------------------------------------------------------------
+NUMBER = re.compile(r"(?<![A-Za-z_^\d,.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d|\.\d)")
+
+
+def numbers(answer) -> list[str]:
+    return [n for step in answer.steps for n in NUMBER.findall(step)]
+
+
+def article_ops() -> list[tuple[str, float, float]]:
+    """The article's operators in bf16 (section 3.3), counted here: (name, F, D)."""
+    n, N, dh = 16_000_000, 4096, 128
+    g = [(m, 2 * m * 4096 * 4096, 2 * (m * 4096 + 4096 * 4096 + m * 4096)) for m in (512, 4096)]
+    attn = 4 * N * N * dh + 5 * N * N
+    return [
+        ("elementwise add, n = 16,000,000", n, 2 * 3 * n),
+        ("LayerNorm [4096, 3072]", 6 * 4096 * 3072, 2 * 2 * 4096 * 3072),
+        ("softmax [4096, 4096], fused", 5 * N * N, 2 * 2 * N * N),
+        ("softmax [4096, 4096], naive", 5 * N * N, 2 * 5 * N * N),
+        (f"GEMM {g[0][0]} x 4096 x 4096", g[0][1], g[0][2]),
+        (f"GEMM {g[1][0]} x 4096 x 4096", g[1][1], g[1][2]),
+        ("attention, naive (N = 4096, d = 128)", attn, 2 * (4 * N * N + 4 * N * dh)),
+        ("attention, minimum traffic", attn, 2 * 4 * N * dh),
+    ]
+
+
+def test_a100_peak_edit_whole_answer() -> None:
+    answer = ex.a100_peak_edit_answer(1979e12)
+    r0, r1 = 312e12 / 1555e9, 1979e12 / 1555e9
+    rows = []
+    for name, f, d in article_ops():
+        i = f / d
+        rows.append((name, f"{i:,.2f}", *("compute" if i >= r else "memory" for r in (r0, r1))))
+    assert answer.table.rows == tuple(rows)
+    assert answer.table.headers == ("operator", "I (FLOP/B)", "bound before", "bound after")
+    steps = [NUMBER.findall(step) for step in answer.steps]
+    assert steps[0] == ["200.6", "1,272.7", f"{1979 / 312:.2f}"]
+    assert steps[1] == ["4096", "4096", "4096", "128", "256", "1024", "4096"]
+    assert steps[2] == ["512", "4096", "4096"]  # the one operator that flips
+
+
+def test_bandwidth_2x_whole_answer() -> None:
+    answer = get_exercise("bandwidth-2x").solve()
+    ridge = 312e12 / 1555e9
+    rows = []
+    for name, f, d in article_ops():
+        t = max(f / 312e12, d / 1555e9)
+        compute = t / max(f / 624e12, d / 1555e9)
+        bandwidth = t / max(f / 312e12, d / 3110e9)
+        rows.append((name, f"{f / d / ridge:.3f}", f"{compute:.2f}x", f"{bandwidth:.2f}x"))
+    assert answer.table.rows == tuple(rows)
+    assert NUMBER.findall(answer.steps[0]) == ["1", "200.6"]
+
+
+@pytest.mark.parametrize(
+    ("key", "peak", "bytes_", "exact", "book"),
+    [
+        ("v5e-int8", 394e12, (1, 1, 1), reference_crit("int8"), 240),
+        ("v5e-int8-weights", 197e12, (2, 1, 2), reference_crit("bf16"), 120),
+    ],
+)
+def test_v5e_whole_answers(key, peak, bytes_, exact, book) -> None:
+    answer = get_exercise(key).solve()
+    x, w, o = bytes_
+    ridge = peak / 8.2e11
+    b = brute_force_critical_batch(8192, 8192, ridge, x, w, o)
+    assert b == exact
+    i = 2 * b * 8192 * 8192 / (b * 8192 * x + 8192 * 8192 * w + b * 8192 * o)
+    assert numbers(answer) == [
+        f"{peak / 1e12:.1f}",
+        "820.00",
+        f"{ridge:.1f}",
+        *[f"{v:g}" for v in bytes_],
+        "2",
+        f"{2 / w:g}",
+        "2",
+        f"{book}",
+        "8,192",
+        f"{b}",
+        f"{i:.1f}",
+    ]
+
+
+def test_per_example_whole_answer() -> None:
+    answer = get_exercise("per-example-matrices").solve()
+    rows = []
+    for b in (1, 16, 256, 4096):
+        d = 8192
+        rows.append((f"{b:,}", f"{2 * b * d * d / (2 * (b * d + b * d * d + b * d)):.4f}"))
+    assert answer.table.rows == tuple(rows)
+    assert numbers(answer)[-1] == f"{197e12 / 8.2e11:.1f}"
+
+
+def test_h200_whole_answer() -> None:
+    answer = get_exercise("h200-vs-h100").solve()
+    rows = []
+    for name, bw in (("H100 SXM", 3.35e12), ("H200", 4.8e12)):
+        ridge = 989e12 / bw
+        crit = brute_force_critical_batch(8192, 8192, ridge, 2, 2, 2)
+        rows.append((name, f"{bw / 1e12:.2f} TB/s", f"{ridge:.1f}", f"{crit}", ""))
+    t100, t200 = 14e9 / 3.35e12, 14e9 / 4.8e12
+    assert [r[:4] for r in answer.table.rows] == [r[:4] for r in rows]
+    assert [r[4] for r in answer.table.rows] == [f"{t100 * 1e3:.2f} ms", f"{t200 * 1e3:.2f} ms"]
+    step = answer.steps[-1]
+    assert NUMBER.findall(step) == ["7", "14.00", f"{t100 * 1e3:.2f}", f"{t200 * 1e3:.2f}"]
+    assert f"x{t100 / t200:.2f} faster" in step and "all 7B weights" in step
+
+
+def test_gqa_whole_answer() -> None:
+    answer = get_exercise("gqa-decode").solve()
+    assert answer.table.rows == (
+        ("MHA (32 KV heads)", "1", "16.00 KiB"),  # 2 x 32 x 128 x 2 B = 16 KiB
+        ("GQA (8 KV heads)", "4", "4.00 KiB"),
+        ("MQA (1 KV head)", "32", "512 B"),
+    )
+    assert numbers(answer) == ["32", "128", "4,096", "295.2"]
+
+
+def test_largest_batch_whole_answer() -> None:
+    answer = get_exercise("largest-batch").solve()
+
+    def total(b: int, rate: float) -> float:
+        return (1 + rate) * (14e9 + b * (2 * 32 * 4096 * 2 * 4096 + 4096 * 128 * 1024)) / GIB
+
+    rows = tuple(
+        (label, f"{b}", f"{total(b, r):.2f} GiB", f"{total(b + 1, r):.2f} GiB")
+        for label, r, b in (("30%", 0.30, 18), ("4%", 0.04, 24))
+    )
+    assert answer.table.rows == rows
+    assert numbers(answer) == ["13.0", "4,096", "2.00", "78"]
+
+
+def test_sharded_whole_answer() -> None:
+    answer = get_exercise("sharded-matmul").solve()
+    rows = []
+    for name, peak, link in (
+        ("H100 SXM", 989e12, 450e9),
+        ("TPU v5e", 197e12, 4.5e10),
+        ("TPU v6e", 920e12, 9e10),
+    ):
+        d = 2 * peak / link
+        verdict = "compute" if d < 8192 else "communication"
+        rows.append((name, f"{link / 1e9:.2f} GB/s", f"{d:,.1f}", verdict))
+    assert answer.table.rows == tuple(rows)
+    assert answer.table.headers[-1] == "bound at K = 8,192"
+
+
+def test_sweep_crossing_whole_answer() -> None:
+    answer = ex.sweep_crossing_answer(ex.EXAMPLE_CALIBRATION)
+    ridge = 2003e9 / 71.8e9
+    crit = brute_force_critical_batch(4096, 4096, ridge, 4, 4, 4)
+    ceiling = 2003e9 / (2 * 4096**2)
+    assert numbers(answer) == [
+        "64.00",
+        "4,096",
+        "2",
+        "4",
+        "1,024.0",
+        f"{ridge:.1f}",
+        f"{crit}",
+        "32",
+        "64",
+        "2",
+        f"{ceiling:,.0f}",
+    ]
+    measured = ex.sweep_crossing_answer(
+        ex.EXAMPLE_CALIBRATION, 4096, [1, 2, 4], [10.0, 30000.0, 40000.0]
+    )
+    # best 40,000 tokens/s = 67% of the ceiling; first within 10% of it at B = 4
+    assert numbers(measured)[-4:] == ["40,000", f"{40000 / ceiling * 100:.0f}", "10", "4"]
+
+
+def test_percent_of_bound_whole_answer() -> None:
+    calib = Calibration(25e9, 200e9, "a test machine")
+    rows = [
+        {"name": "add", "intensity": 1 / 12, "bound": "memory", "fraction_of_bound": 0.99},
+        {"name": "GEMM square", "intensity": 171.0, "bound": "compute", "fraction_of_bound": 0.8},
+        {"name": "x", "intensity": 2.5, "bound": "memory", "fraction_of_bound": 1.3, "flag": "a"},
+    ]
+    answer = ex.percent_of_bound_answer(calib, rows, llc_bytes=32 * 2**20)
+    assert answer.table.rows == (
+        ("add", "0.0833", "memory", "99%"),
+        ("GEMM square", "171", "compute", "80%"),
+        ("x", "2.5", "memory", "above roof"),
+    )
+    text = " ".join(answer.steps)
+    assert "busier" in text  # 80% < 85%: the GEMM's own roof ran on a busy machine
+    assert "25.00 GB/s" in text and "200.0 GFLOP/s" in text and "I* = 8.0" in text
+    # N = 4096 for a 32 MiB cache: S = 4096^2 x 4 B = 64 MiB
+    assert "N = 4,096" in text and "64.00 MiB" in text and "32.00 MiB" in text
+    assert ex.NOISY_BELOW == 0.85

@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from pathlib import Path
 
 import pytest
+from curves import synthetic_curve
 
 from common.formulas import hierarchy
 from common.formulas.hierarchy import Plateau
@@ -18,32 +18,6 @@ FOUR_LEVELS = [("L1", 32 * KIB), ("L2", 1 * MIB), ("L3", 32 * MIB)]
 FOUR_PLATEAUS = {"L1": 200 * GB, "L2": 100 * GB, "L3": 60 * GB, "DRAM": 20 * GB}
 NO_L3 = [("L1", 64 * KIB), ("L2", 4 * MIB)]
 NO_L3_PLATEAUS = {"L1": 150 * GB, "L2": 70 * GB, "DRAM": 25 * GB}
-
-
-def synthetic_curve(
-    levels: list[tuple[str, int]],
-    plateaus: dict[str, float],
-    seed: int,
-    noise: float = 0.03,
-    per_octave: int = 4,
-    hi_bytes: float = 256 * MIB,
-) -> tuple[list[float], list[float]]:
-    """Bandwidth against working set: smooth steps (logistic in log2 size) at each cache size."""
-    rng = random.Random(seed)
-    names = [name for name, _ in levels] + ["DRAM"]
-    sizes = [
-        n * hierarchy.BYTES_PER_ELEMENT
-        for n in hierarchy.sweep_lengths(4 * KIB, hi_bytes, per_octave)
-    ]
-    bws = []
-    for s in sizes:
-        log_bw = math.log(plateaus["DRAM"])
-        for (name, size), outer in zip(levels, names[1:], strict=True):
-            step = math.log(plateaus[name]) - math.log(plateaus[outer])
-            # the drop is centred just past the cache size and spread over about an octave
-            log_bw += step / (1 + math.exp((math.log2(s) - math.log2(size) - 0.3) / 0.25))
-        bws.append(math.exp(log_bw + rng.gauss(0.0, noise)))
-    return sizes, bws
 
 
 def close(a: float, b: float, tol: float) -> bool:
@@ -284,46 +258,6 @@ def test_roofs_for_operations() -> None:
         hierarchy.closest_roof(0.0, 1.0, roofs, peak)
 
 
-# ---------------------------------------------------------------------------
-# Figures
-# ---------------------------------------------------------------------------
-def is_png(path: Path) -> bool:
-    return (
-        path.is_file()
-        and path.stat().st_size > 1000
-        and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    )
-
-
-def test_figures_are_written(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
-    from common.plots import hierarchy as hierarchy_plots
-
-    sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=1)
-    measured = [b * min(1.0, s / (64 * KIB)) for s, b in zip(sizes, bws, strict=True)]
-    corrected = [None if s < 8 * KIB else b for s, b in zip(sizes, bws, strict=True)]
-    plateaus = hierarchy.plateaus_known(sizes, corrected, FOUR_LEVELS)
-    sweep = hierarchy_plots.bandwidth_sweep_figure(
-        tmp_path / "sweep.png",
-        sizes,
-        measured,
-        corrected,
-        [("L1d", 32 * KIB), ("L2", 1 * MIB), ("L3", 32 * MIB)],
-        [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in plateaus],
-        call_cost_limit=256 * KIB,
-    )
-    assert is_png(Path(sweep))
-    roof = hierarchy_plots.hierarchical_roofline_figure(
-        tmp_path / "sub" / "roofline.png",
-        [(p.name, p.bytes_per_s) for p in plateaus],
-        150 * GB,
-        [("add, L1", 1 / 12, 15 * GB, "L1"), ("matmul", 100.0, 120 * GB, "")],
-        extra_roofs=[("DRAM, 8 threads", 60 * GB)],
-    )
-    assert is_png(Path(roof))
-    assert sorted(p.name for p in tmp_path.rglob("*")) == ["roofline.png", "sub", "sweep.png"]
-
-
 def test_segment_means_finds_steps() -> None:
     values = [5.0] * 6 + [3.0] * 5 + [1.0] * 7
     assert hierarchy.segment_means(values, penalty=0.5) == [0, 6, 11]
@@ -333,3 +267,178 @@ def test_segment_means_finds_steps() -> None:
     # every segment keeps at least min_length values, even with a free split
     cuts = hierarchy.segment_means([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], penalty=0.0, min_length=2)
     assert all(b - a >= 2 for a, b in itertools.pairwise([*cuts, 6]))
+
+
+def test_call_cost_records() -> None:
+    record = hierarchy.call_costs(4e-7, 6e-7, 6.5e-7)
+    assert record == {
+        "call_seconds": 4e-7,
+        "gil_seconds": pytest.approx(0.5e-7),
+        "gil_threshold_elements": 500,
+        "below_threshold_seconds": 6e-7,
+        "above_threshold_seconds": 6.5e-7,
+    }
+    assert hierarchy.call_costs(4e-7, 6e-7, 5e-7)["gil_seconds"] == 0.0  # noise: never negative
+    assert hierarchy.call_costs(4e-7, None, 5e-7)["gil_seconds"] == 0.0
+    assert hierarchy.call_costs(4e-7, 6e-7, None)["gil_seconds"] == 0.0
+    merged = hierarchy.merge_call_costs(
+        hierarchy.call_costs(5e-7, 7e-7, 8e-7),
+        hierarchy.call_costs(4e-7, 9e-7, None),
+        hierarchy.call_costs(6e-7, None, 7.5e-7),
+    )
+    assert merged["call_seconds"] == 4e-7  # the fastest of each timing
+    assert merged["below_threshold_seconds"] == 7e-7
+    assert merged["above_threshold_seconds"] == 7.5e-7
+    assert merged["gil_seconds"] == pytest.approx(0.5e-7)
+    only = hierarchy.merge_call_costs(hierarchy.call_costs(5e-7, None, None))
+    assert only["below_threshold_seconds"] is None and only["gil_seconds"] == 0.0
+    with pytest.raises(ValueError, match="no call-cost"):
+        hierarchy.merge_call_costs()
+
+
+def test_stream_constants() -> None:
+    # z = x + y in fp32: read 8 bytes, write 4 per element; numpy's GIL threshold of 500
+    assert (hierarchy.BYTES_PER_ELEMENT, hierarchy.FLOPS_PER_ELEMENT) == (12, 1)
+    assert hierarchy.GIL_RELEASE_ELEMENTS == 500
+    assert hierarchy.MIN_WORKING_SET_BYTES == 4096 and hierarchy.ASSUMED_L2_BYTES == 512 * 1024
+    assert (hierarchy.INSIDE_MARGIN, hierarchy.DRAM_MARGIN) == (2.0, 4.0)
+    assert (hierarchy.RELIABLE_CALL_SHARE, hierarchy.CALL_COST_MATTERS) == (0.9, 0.10)
+
+
+# ---------------------------------------------------------------------------
+# Edges of the sizes, ranges and the detector, worked out by hand
+# ---------------------------------------------------------------------------
+def test_sweep_length_edges() -> None:
+    # n = round(4096 x 2^i / 12) for i = 0..4 at one size per octave
+    assert hierarchy.sweep_lengths(4096, 65536, 1) == [341, 683, 1365, 2731, 5461]
+    assert hierarchy.sweep_lengths(4096, 4096, 4) == [341]  # lo = hi is one size
+    assert hierarchy.sweep_lengths(1, 12, 1) == [1]  # never below one element
+    assert hierarchy.sweep_lengths(12, 48, 4) == [1, 2, 3, 4]  # repeats dropped
+    # log2(2^(1/4)) x 4 is 0.9999999999999998 in floating point: still two sizes
+    assert len(hierarchy.sweep_lengths(4096, 4096 * 2 ** (1 / 4), 4)) == 2
+    assert hierarchy.sweep_limit_bytes(32 * MIB, 1000) == 16 * 4096  # the floor
+    assert hierarchy.ASSUMED_LLC_BYTES == 32 * MIB and hierarchy.LLC_FACTOR == 8
+    assert hierarchy.MIN_SWEEP_MAX_BYTES == 256 * MIB and hierarchy.MAX_SWEEP_BYTES == 2**30
+    assert hierarchy.MEMORY_FRACTION == 0.25
+
+
+def test_in_range_allows_one_percent() -> None:
+    assert hierarchy.in_range(99.0, 100, 200) and not hierarchy.in_range(98.9, 100, 200)
+    assert hierarchy.in_range(202.0, 100, 200) and not hierarchy.in_range(202.1, 100, 200)
+    assert hierarchy.in_range(100, 100, 200) and hierarchy.in_range(200, 100, 200)
+
+
+def test_running_median_window() -> None:
+    assert hierarchy.running_median([1, 9, 2, 8, 3]) == [2, 5, 3, 5.5, 3]  # window 5
+    assert hierarchy.running_median([1, 9, 2], window=1) == [1, 9, 2]
+
+
+def _brute_segments(values: list[float], penalty: float, min_length: int) -> list[int]:
+    """The cheapest split by trying every one (SSE + penalty per segment)."""
+    n = len(values)
+
+    def sse(part: list[float]) -> float:
+        mean = sum(part) / len(part)
+        return sum((v - mean) ** 2 for v in part)
+
+    def splits(start: int):
+        if start == n:
+            yield []
+            return
+        for end in range(start + min_length, n + 1):
+            for rest in splits(end):
+                yield [start, *rest]
+
+    best = min(
+        splits(0),
+        key=lambda cuts: sum(sse(values[a:b]) + penalty for a, b in itertools.pairwise([*cuts, n])),
+    )
+    return best
+
+
+def test_segment_means_is_the_optimal_split() -> None:
+    rng = random.Random(3)
+    for _ in range(40):
+        n = rng.randint(4, 9)
+        values = [rng.choice([0.0, 1.0, 3.0]) + rng.gauss(0, 0.2) for _ in range(n)]
+        penalty, min_length = rng.uniform(0.05, 1.5), rng.choice([1, 2, 3])
+        if n < 2 * min_length:
+            continue
+        assert hierarchy.segment_means(values, penalty, min_length) == _brute_segments(
+            values, penalty, min_length
+        )
+    assert hierarchy.segment_means([0.0, 0.0, 9.0, 9.0], 0.1) == [0, 2]  # min length 2
+    assert hierarchy.segment_means([1.0, 5.0, 9.0], 0.0, min_length=1) == [0, 1, 2]
+    assert hierarchy.segment_means([2.0] * 6, penalty=0.0) == [0]  # ties keep one segment
+
+
+SIZES_24 = [4096 * 2 ** (i / 4) for i in range(24)]
+
+
+def _with(indices: list[int], factor: float, n: int = 24) -> list[float]:
+    values = [100.0] * n
+    for i in indices:
+        values[i] = 100.0 * factor
+    return values
+
+
+def test_detector_edges() -> None:
+    three = hierarchy.find_plateaus([4096, 8192, 16384], [50.0] * 3)
+    assert [(p.points, p.bytes_per_s) for p in three] == [(3, 50.0)]  # three points suffice
+    assert hierarchy.find_plateaus([2**12, 2**12.48, 2**12.96], [50.0] * 3)  # 0.96 octave
+    assert hierarchy.find_plateaus([2**12, 2**12.25, 2**12.5], [50.0] * 3) == []  # too short
+    # a two-point bump survives the 3-point median and is cut out: 22 of 24 points remain
+    (bump,) = hierarchy.find_plateaus(SIZES_24, _with([10, 11], 2.0))
+    assert bump.points == 22
+    # eight of 24 points 15% high (in pairs, so the noise estimate stays at its floor):
+    # more than a quarter stray, so no plateau; six are within the allowance
+    assert hierarchy.find_plateaus(SIZES_24, _with([2, 3, 8, 9, 14, 15, 20, 21], 2**0.2)) == []
+    assert len(hierarchy.find_plateaus(SIZES_24, _with([2, 3, 9, 10, 16, 17], 2**0.2))) == 1
+    # a clean tilt of 0.3 per octave over one octave is not flat, though no point strays
+    tilt = [100 * 2 ** (0.3 * i / 4) for i in range(5)]
+    assert hierarchy.find_plateaus(SIZES_24[:5], tilt) == []
+    # medians exactly 12% apart are two levels (the merge needs less than 12%)
+    assert len(hierarchy.find_plateaus(SIZES_24, [100.0] * 12 + [112.0] * 12)) == 2
+
+
+def test_roof_edges() -> None:
+    roofs = [("L1", 5.0)]
+    assert hierarchy.closest_roof(0.1, 0.5, roofs, 0.8) == ("L1", 1.0)  # small numbers work
+    assert hierarchy.predicted_bound(1.0, "L1", roofs, 5.0) == ("compute", 5.0)  # tie
+    for bad in ((1.0, 0.0, 1.0), (1.0, 1.0, 0.0), (-1.0, 1.0, 1.0)):
+        with pytest.raises(ValueError, match="must be positive"):
+            hierarchy.closest_roof(bad[0], bad[1], roofs, bad[2])
+    assert hierarchy.call_cost_limit_bytes([100], [10.0], [1.0]) == 100  # exactly 10%
+
+
+def test_detected_plateaus_span_their_points() -> None:
+    sizes = [4 * KIB * 2**i for i in range(12)]
+    (flat,) = hierarchy.find_plateaus(sizes, [50.0] * 12)
+    assert (flat.name, flat.lo_bytes, flat.hi_bytes) == ("plateau 1", sizes[0], sizes[-1])
+    slow = hierarchy.find_plateaus(sizes, [0.5] * 12)  # bandwidth below 1 B/s still counts
+    assert [p.bytes_per_s for p in slow] == [0.5]
+    # a range just one octave short of the 0.95-octave minimum (0.947) is too short
+    assert hierarchy.find_plateaus([2**12, 2**12.47, 2**12.947], [50.0] * 3) == []
+
+
+def test_plateau_inputs_must_match() -> None:
+    with pytest.raises(ValueError):
+        hierarchy.find_plateaus([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(ValueError):
+        hierarchy.plateaus_known([1.0, 2.0], [1.0], [("L1", 16 * KIB)])
+    with pytest.raises(ValueError):
+        hierarchy.call_cost_limit_bytes([1.0, 2.0], [1.0], [1.0])
+
+
+def test_known_plateaus_keep_positive_values_and_relax_to_the_boundary() -> None:
+    levels = [("L1", 16 * KIB)]
+    found = hierarchy.plateaus_known([1 * KIB, 2 * KIB, 3 * KIB], [0.0, 0.5, 0.7], levels)
+    assert found[0].bytes_per_s == pytest.approx(0.6)  # the zero is no measurement
+    # the only L1 point sits at 15.5 KiB: found only at the bare boundary (margin 1)
+    edge = hierarchy.plateaus_known([15.5 * KIB, 1 * MIB], [10.0, 5.0], levels)[0]
+    assert (edge.bytes_per_s, edge.margin) == (10.0, 1.0)
+
+
+def test_closest_roof_ignores_memory_roofs_above_the_compute_roof() -> None:
+    # the L1 roof (I beta = 160) lies above the compute roof (100): it is not a candidate
+    assert hierarchy.closest_roof(1.0, 150.0, [("L1", 160.0)], 100.0) == ("compute", 1.5)

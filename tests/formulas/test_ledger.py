@@ -1,4 +1,4 @@
-"""The ledger helpers reproduce every number of the article (NUMBERS.md, article section)."""
+"""The ledger helpers reproduce the article's numbers (sections 3.3, 3.4, 4.3: tests/reference)."""
 
 from __future__ import annotations
 
@@ -268,3 +268,64 @@ def test_anomaly_tolerance() -> None:
 def test_bad_input_raises_value_error(call) -> None:
     with pytest.raises(ValueError):
         call()
+
+
+# ---------------------------------------------------------------------------
+# Defaults (bf16, fused softmax, materialized attention) and edges, by hand
+# ---------------------------------------------------------------------------
+def test_operator_defaults_by_hand() -> None:
+    assert elementwise_counts(10) == (10.0, 2 * 3 * 10)  # bf16, read 2, write 1
+    assert elementwise_counts(10, 4, reads=1) == (10.0, 4 * 2 * 10)
+    assert layernorm_counts(2, 3) == (6 * 6, 2 * 2 * 6)  # read x, write y
+    assert softmax_counts(2, 3) == (5 * 6, 2 * 2 * 6)  # fused: 1 read, 1 write
+    assert softmax_counts(2, 3, fused=False) == (5 * 6, 2 * 5 * 6)  # 3 reads, 2 writes
+    # N = 4, d = 2: F = 4 N^2 d + 5 N^2 = 128 + 80; D = 2 (4 N^2 + 4 N d) = 2 (64 + 32)
+    assert attention_counts(4, 2) == (208.0, 192.0)
+    assert attention_counts(4, 2, materialized=False) == (208.0, 2 * 4 * 4 * 2)
+    assert ledger.kv_cache_bytes(3, 2, 5) == 2 * 3 * 2 * 5 * 2
+    assert kv_bytes_per_token(2, 5) == 2 * 2 * 5 * 2
+    assert kv_bytes_per_token(2, 5, 1) == 2 * 2 * 5
+
+
+def test_memory_ledger_terms_by_hand() -> None:
+    # 10 params x 2 B; KV 2 x (B S = 6) x 2 layers x 3 x 2 B (default); 6 tokens x 5 B
+    led = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.5)
+    assert led == ledger.MemoryLedger(20.0, 144.0, 30.0, 0.5 * 194)
+    assert led.total == 291.0
+    assert led.fits(291.0) and not led.fits(290.9)
+    decode = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.0, kv_bytes=1, active_tokens=2)
+    assert decode == ledger.MemoryLedger(20.0, 72.0, 10.0, 0.0)
+
+
+class _Row:
+    def __init__(self, total: float) -> None:
+        self.total = total
+
+
+@pytest.mark.parametrize("budget", [7, 9.9, 10, 11, 17, 31, 66, 67, 1000, 12345])
+def test_largest_batch_that_fits_by_counting(budget: float) -> None:
+    def at(b: int) -> _Row:
+        return _Row(3 + 7 * b)
+
+    expected = max([0, *[b for b in range(1, 5000) if 3 + 7 * b <= budget]])
+    assert largest_batch_that_fits(budget, at) == expected
+
+
+def test_largest_batch_that_fits_stops_at_the_limit() -> None:
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=100) == 100
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=96) == 96
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b)) == 2**20
+    assert largest_batch_that_fits(10, lambda b: _Row(10 * b)) == 1  # exactly on the budget
+
+
+def test_anomaly_boundaries_by_hand() -> None:
+    # Throughput: T(8) may be up to (8 / 2) x (1 + 10%) = 4.4 times T(2).
+    assert sweep_anomalies([2, 8], [1.0, 4.3]) == []
+    assert sweep_anomalies([2, 8], [1.0, 4.5]) == [ledger.Anomaly(8, "throughput_drop", 2)]
+    assert sweep_anomalies([2, 8], [2.0, 8.6]) == []  # the limit scales with T(2): 8.8
+    # Exactly on a limit is no anomaly: 1 x 2 x 1.5 = 3 and 1 x 1.5 = 1.5.
+    assert sweep_anomalies([1, 2], [1.0, 3.0], tolerance=0.5) == []
+    assert sweep_anomalies([1, 2], [1.5, 1.0], tolerance=0.5) == []
+    assert ledger.ANOMALY_TOLERANCE == 0.10
+    with pytest.raises(ValueError, match="non-empty"):
+        sweep_anomalies([], [])

@@ -123,3 +123,59 @@ def test_above_roof_reasons() -> None:
     assert not any("calibration" in r for r in reasons)
     twin = _row(0.1, working_set_bytes=1e9, threads=1, same_as_calibration=True)
     assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
+
+
+# ---------------------------------------------------------------------------
+# Sizes and constants, exactly
+# ---------------------------------------------------------------------------
+def test_the_lectures_constants() -> None:
+    # The article's shapes: LayerNorm width and GEMM K = N of 4096, head dimension 128,
+    # the GEMM 512 x 4096 x 4096; the probe's rules of thumb below them.
+    assert (numpy_ops.HIDDEN, numpy_ops.HEAD_DIM, numpy_ops.GEMM_WIDE_M) == (4096, 128, 512)
+    assert (numpy_ops.SEQ_STEP, numpy_ops.ROW_STEP, numpy_ops.SAME_FLOPS_STEP) == (512, 64, 16)
+    assert (numpy_ops.GEMM_SKINNY_M, numpy_ops.CACHE_MARGIN, numpy_ops.FP32) == (8, 2, 4)
+    assert numpy_ops.OP_BUDGET_S == {"full": 0.2, "quick": 0.05} and numpy_ops.MIN_REPEAT == 2
+    assert numpy_ops.ABOVE_ROOF == 1.10
+
+
+def test_sizes_by_hand() -> None:
+    assert numpy_ops.elementwise_n(12 * 5000 + 11) == 5000
+    assert isinstance(numpy_ops.elementwise_n(12 * 5000), int)
+    assert numpy_ops.elementwise_n(100) == 1024  # never below 1024 elements
+    # 3 fp32 arrays of [rows, 4096] in 200 MiB: 200 Mi / 48 Ki = 4266 rows -> 4224 (x 64)
+    assert numpy_ops.layernorm_shape(200 * MiB) == (4224, 4096)
+    assert isinstance(numpy_ops.layernorm_shape(200 * MiB)[0], int)
+    assert numpy_ops.layernorm_shape(1000) == (64, 4096)  # at least one step of rows
+    assert numpy_ops.layernorm_shape(3 * 4 * 64 * 100 * 10, d=100) == (640, 100)
+
+
+def test_attention_length_by_hand() -> None:
+    # 2 x 256 MiB of fp32 scores: N >= sqrt(2^27) = 11,585 -> 23 x 512 = 11,776
+    assert numpy_ops.attention_seq_len(256 * MiB) == 11776
+    assert numpy_ops.attention_seq_len(1024) == 512  # the smallest step
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2) == 4096  # = cap fits
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2 - 1) == 3584
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=1) == 512  # never below one step
+
+
+def test_gemm_width_by_hand() -> None:
+    # 4 k^2 >= 2 x 256 MiB needs k >= 11,585: 4096 doubles to 16384
+    assert numpy_ops.gemm_width(256 * MiB) == 16384
+    assert numpy_ops.gemm_width(1) == 4096
+    assert numpy_ops.gemm_width(256 * MiB, cap_bytes=4 * 8192**2) == 8192  # = cap fits
+    assert numpy_ops.gemm_width(256 * MiB, cap_bytes=4 * 8192**2 - 1) == 4096
+    assert numpy_ops.gemm_width(256 * MiB, cap_bytes=1) == 1024  # never below 1024
+
+
+def test_same_flops_size_by_hand() -> None:
+    # (1e9 / 2)^(1/3) = 793.7 -> 50 x 16 = 800
+    assert numpy_ops.same_flops_matmul_size(1e9) == 800
+    assert numpy_ops.same_flops_matmul_size(10) == 16
+
+
+def test_roofline_row_rates() -> None:
+    row = _row(0.8)
+    assert row["achieved_bytes_per_s"] == 4e9 / 0.8
+    assert row["t_compute_s"] == 1e9 / 1e11 and row["t_memory_s"] == 4e9 / 1e10
+    assert (row["flops"], row["bytes"], row["t_meas_s"]) == (1e9, 4e9, 0.8)
+    assert row["working_set_bytes"] == 1e9 and row["name"] == "op"

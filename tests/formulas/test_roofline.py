@@ -1,4 +1,4 @@
-"""Tests for common.roofline: the formulas against NUMBERS.md and against their own definitions."""
+"""common.formulas.roofline against the article, the lecture script and their own definitions."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 import random
 
 import pytest
+import reference
 
 from common.formulas.roofline import (
     attainable_flops,
@@ -25,7 +26,7 @@ from common.formulas.roofline import (
     tiled_matmul_bytes,
     time_bounds,
 )
-from common.hw_specs import B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
+from common.hw_specs import B300, H100, H200, TPU_V5E, bytes_per_elem, get_chip
 from common.plots import roofline as plots_roofline
 from common.plots.roofline import save_roofline_png
 from common.present.charts import ascii_roofline
@@ -34,7 +35,7 @@ D = F = 8192
 
 
 # ---------------------------------------------------------------------------
-# NUMBERS.md, lecture-script section
+# The lecture script's numbers (CS349E lecture 1, 02_roofline_basics.py, demos 1-6)
 # ---------------------------------------------------------------------------
 def test_matmul_intensity_grows_like_b_then_saturates() -> None:
     assert f"{intensity(*matmul_counts(1, D, F)):.1f}" == "1.0"
@@ -57,12 +58,12 @@ def test_matmul_counts_by_definition() -> None:
 @pytest.mark.parametrize(
     ("chip", "precision", "formats", "expected"),
     [
-        (H100, "bf16", ("bf16", "bf16", "bf16"), 319),
-        (H100, "fp8", ("fp8", "fp8", "bf16"), 332),
-        (B300, "nvfp4", ("nvfp4", "nvfp4", "bf16"), 747),
-        (TPU_V5E, "int8", ("int8", "int8", "int8"), 256),  # exercise 1
-        (TPU_V5E, "bf16", ("bf16", "int8", "bf16"), 128),  # exercise 2
-        (TPU_V5E, "bf16", ("bf16", "bf16", "bf16"), 256),
+        (H100, "bf16", ("bf16", "bf16", "bf16"), reference.CRIT_H100_BF16),
+        (H100, "fp8", ("fp8", "fp8", "bf16"), reference.CRIT_H100_FP8),
+        (B300, "nvfp4", ("nvfp4", "nvfp4", "bf16"), reference.CRIT_B300_NVFP4),
+        (TPU_V5E, "int8", ("int8", "int8", "int8"), reference.CRIT_V5E_INT8),
+        (TPU_V5E, "bf16", ("bf16", "int8", "bf16"), reference.CRIT_V5E_INT8_WEIGHTS),
+        (TPU_V5E, "bf16", ("bf16", "bf16", "bf16"), reference.CRIT_V5E_BF16),
     ],
 )
 def test_critical_batches(chip, precision: str, formats, expected: int) -> None:
@@ -108,14 +109,7 @@ def test_decode_attention_rejects_uneven_groups() -> None:
 
 
 @pytest.mark.parametrize(
-    ("tile", "exact", "approx"),
-    [
-        ((32, 32, 32), "15.9", "16.0"),
-        ((64, 64, 64), "31.8", "32.0"),
-        ((128, 64, 128), "63.0", "64.0"),
-        ((128, 64, 256), "83.6", "85.3"),
-        ((256, 64, 256), "124.1", "128.0"),
-    ],
+    ("tile", "exact", "approx"), [(t, *shown) for t, shown in reference.TILES.items()]
 )
 def test_tiled_intensity_exact_and_approximate(tile, exact: str, approx: str) -> None:
     bm, bk, bn = tile
@@ -125,13 +119,15 @@ def test_tiled_intensity_exact_and_approximate(tile, exact: str, approx: str) ->
 
 def test_tile_needed_for_the_h100_ridge() -> None:
     side = 2 * H100.ridge_point("bf16")  # an s x s bf16 tile reaches s / 2 FLOP/B
-    assert f"{side:.0f}" == "590"
+    assert f"{side:.0f}" == reference.TILE_SIDE_H100
     accumulator = side**2 * 4
-    assert f"{accumulator / 2**20:.1f}" == "1.3"
-    assert accumulator > 256 * 1024
+    assert f"{accumulator / 2**20:.1f}" == reference.TILE_ACCUMULATOR_MIB
+    assert accumulator > reference.SM_REGISTER_FILE_BYTES
 
 
-@pytest.mark.parametrize(("chip", "threshold"), [(TPU_V5E, 8755), (H100, 4396), (TPU_V6E, 20444)])
+@pytest.mark.parametrize(
+    ("chip", "threshold"), [(get_chip(k), d) for k, d in reference.NETWORK_D.items()]
+)
 def test_network_critical_dimension(chip, threshold: int) -> None:
     dim = network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
     assert abs(dim - threshold) < 1
@@ -220,6 +216,38 @@ def test_critical_batch_is_the_smallest_batch_reaching_the_ridge() -> None:
             assert _intensity(b, d, f, x, w, out) >= ridge
             assert b == 1 or _intensity(b - 1, d, f, x, w, out) < ridge
     assert seen_none > 20 and seen_batch > 100
+
+
+def test_critical_batch_defaults_to_bf16_everywhere() -> None:
+    ridge = H100.ridge_point("bf16")
+    assert critical_batch(D, F, ridge) == critical_batch(D, F, ridge, 2, 2, 2) == 319
+    b = critical_batch(4096, 1024, 100.0)
+    assert _intensity(b, 4096, 1024, 2, 2, 2) >= 100 > _intensity(b - 1, 4096, 1024, 2, 2, 2)
+
+
+def test_ties_count_as_compute_bound() -> None:
+    assert bound_of(2.0, 2.0) == "compute" and bound_of(1.999, 2.0) == "memory"
+    assert time_bounds(4.0, 2.0, 2.0, 1.0)["bound"] == "compute"  # 2 s either way
+    # T_math = B (D/2) F 2 / P = 1 x 2 x 3 x 2 / 12 = 1 s; T_comms = B F 2 / link = 6 / 6 = 1 s
+    assert sharded_matmul_two_chips(1, 4, 3, 12.0, 6.0)["bound"] == "compute"
+    assert sharded_matmul_two_chips(1, 2, 3, 12.0, 6.0)["bound"] == "comms"
+
+
+def test_speedups_by_hand() -> None:
+    # T = max(r / P, D / beta) with D = beta = P = 1: r = 0.75 is memory-bound (T = 1);
+    # 2x bandwidth gives max(0.75, 0.5) = 0.75, a 1.33x speedup; r = 1.5: 2x compute
+    # gives max(0.75, 1) = 1, a 1.5x speedup.
+    assert speedup_2x_at_ratio(0.75) == pytest.approx((1.0, 1 / 0.75))
+    assert speedup_2x_at_ratio(1.5) == pytest.approx((1.5, 1.0))
+    assert speedup_2x_at_ratio(1.0) == pytest.approx((1.0, 1.0))
+    assert speedup_2x(0, 0, 1e12, 1e9) == (1.0, 1.0)  # nothing to do: nothing to gain
+    assert speedup_2x(3e12, 1e9, 1e12, 1e9) == (2.0, 1.0)
+
+
+def test_batched_matvec_counts_by_hand() -> None:
+    # x[b] (1 x 5) W[b] (5 x 7) for b < 3 at 4 bytes: reads 3 x 5 + 3 x 5 x 7, writes 3 x 7
+    assert batched_matvec_counts(3, 5, 7, 4) == (2 * 3 * 5 * 7, 4 * (15 + 105 + 21))
+    assert batched_matvec_counts(1, 1, 1) == (2.0, 2 * 3)
 
 
 def test_critical_batch_none_and_one() -> None:
@@ -322,10 +350,27 @@ def test_ascii_roofline_marks_ridge_and_points() -> None:
     peak, bw = H100.peak_flops("bf16"), H100.mem_bw
     points = [("a", 1 / 6, None), ("h", 2048.0, None), ("z", 1e6, None)]  # z is off the chart
     lines = ascii_roofline(points, peak, bw)
-    chart = "\n".join(lines)
-    assert "+" in chart.split("+---")[0]  # the ridge marker, above the axis
-    assert "a" in chart and "h" in chart and "z" not in chart.replace("log scale", "")
-    assert "/" in chart and "_" in chart
+    plot = [line[11:] for line in lines[:16]]  # the 16 x 64 cells right of "label |"
+
+    # Where each mark belongs, worked out here: x runs over log10 0.1 .. 1e4 in 64
+    # columns; y over log10(P) + 0.25 (top) .. log10(0.1 beta) - 0.25 in 16 rows.
+    def col(i: float) -> int:
+        return round((math.log10(i) + 1) / 5 * 63)
+
+    top, bottom = math.log10(989e12) + 0.25, math.log10(0.1 * 3.35e12) - 0.25
+
+    def row(flops: float) -> int:
+        return round((top - math.log10(flops)) / (top - bottom) * 15)
+
+    ridge = 989e12 / 3.35e12
+    marks = {(r, c): ch for r, line in enumerate(plot) for c, ch in enumerate(line) if ch in "+ah"}
+    assert marks == {
+        (row(989e12), col(ridge)): "+",
+        (row(989e12), col(2048)): "h",
+        (row(3.35e12 / 6), col(1 / 6)): "a",
+    }
+    assert "z" not in "".join(plot)
+    assert plot[row(989e12)][col(1000)] == "_" and plot[row(3.35e12)][col(1)] == "/"
     assert max(len(line) for line in lines) <= 88
     assert lines[-1].strip().startswith("arithmetic intensity")
 

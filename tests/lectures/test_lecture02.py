@@ -1,4 +1,4 @@
-"""Lecture 02 run as a student runs it: its printed tables carry NUMBERS.md's lecture numbers."""
+"""Lecture 02 run as a student runs it: its printed tables carry the lecture script's numbers."""
 
 from __future__ import annotations
 
@@ -314,7 +314,7 @@ def test_unwritable_outdir_is_a_one_line_error(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 # Editing a figure in the copied hardware table moves every dependent number
 # ---------------------------------------------------------------------------
-H100_BF16_PEAK = 989e12  # NUMBERS.md's hardware table
+H100_BF16_PEAK = 989e12  # NVIDIA H100 SXM datasheet: BF16 dense
 H100_MEM_BW = 3.35e12
 H100_PEAK_RE = re.compile(r'(H100 = Chip\(.*?"bf16": flops\()([^,]+)(,)', re.DOTALL)
 

@@ -134,9 +134,11 @@ class FakeRun:
         self.values = values
         self.fail = fail
         self.calls: list[list[str]] = []
+        self.kwargs: list[dict] = []
 
     def __call__(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
         self.calls.append(list(args))
+        self.kwargs.append(dict(kwargs))
         if self.fail:
             raise FileNotFoundError(2, "No such file or directory", args[0])
         if args[0] == "getconf":
@@ -224,3 +226,62 @@ def test_this_machine_never_raises() -> None:
         assert c.size_bytes > 0 and c.level >= 1
     free = caches.available_memory_bytes()
     assert free is None or free > 0
+
+
+def test_available_memory_from_meminfo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    info = tmp_path / "meminfo"
+    info.write_text("MemTotal:  16000000 kB\nMemFree: 100 kB\nMemAvailable:   8000000 kB\n")
+    assert caches.available_memory_bytes(str(info)) == 8000000 * 1024
+    info.write_text("MemTotal:  16000000 kB\nMemAvailable: lots\n")
+    monkeypatch.setattr(caches.os, "sysconf", lambda name: {"SC_AVPHYS_PAGES": 3}.get(name, 4096))
+    assert caches.available_memory_bytes(str(info)) == 3 * 4096  # the fallback: free pages
+    monkeypatch.delattr(caches.os, "sysconf")
+    assert caches.available_memory_bytes(str(tmp_path / "absent")) is None
+
+
+def test_a_level_zero_entry_and_the_largest_level_wins(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    make_index(root, 0, "0", "Data", "32K")  # level 0 is not a cache level
+    make_index(root, 1, "2", "Unified", "2M")
+    make_index(root, 2, "2", "Data", "1M")
+    found = caches.read_sysfs(root)
+    assert [(c.level, c.size_bytes) for c in found] == [(2, 1 * MIB), (2, 2 * MIB)]
+    assert caches.data_levels(found) == [("L2", 2 * MIB)]  # the larger at its level
+    assert caches.last_level_cache_bytes(found) == 2 * MIB
+    assert Cache(3, "Unified", 1).name == "L3" and Cache(1, "Instruction", 1).name == "L1i"
+
+
+def test_sysctl_and_getconf_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "0"}))
+    assert caches.read_sysctl() == []  # zero is no size
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "1"}))
+    assert [c.size_bytes for c in caches.read_sysctl()] == [1]
+    listing = "\n".join(
+        [
+            "LEVEL1_ICACHE_SIZE 32768",
+            "LEVEL1_DCACHE_SIZE 49152",
+            "LEVEL2_CACHE_SIZE 1",
+            "LEVEL3_CACHE_SIZE 8388608",
+            "LEVEL4_CACHE_SIZE 134217728",
+        ]
+    )
+    fake = FakeRun({"-a": listing})
+    monkeypatch.setattr(caches.subprocess, "run", fake)
+    found = caches.read_getconf()
+    assert [(c.level, c.kind, c.size_bytes) for c in found] == [
+        (1, "Data", 49152),
+        (1, "Instruction", 32768),
+        (2, "Unified", 1),
+        (3, "Unified", 8 * MIB),
+        (4, "Unified", 128 * MIB),
+    ]
+    assert fake.kwargs == [{"capture_output": True, "text": True, "timeout": 5, "check": False}]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found[0].size_bytes = 1  # type: ignore[misc]
+
+
+def test_getconf_skips_zero_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": "LEVEL3_CACHE_SIZE 0\n"}))
+    assert caches.read_getconf() == []

@@ -1,15 +1,18 @@
-"""Measurement helpers (common.measure) and lecture 01's ledger (common.probe_ops).
+"""The roofs' measuring code against fakes of known answer, and its sizing rules.
 
-Timings are never compared with fixed values: measured numbers are checked for
-being positive, finite and internally consistent; sizing rules are checked with
-monkeypatched cache and memory sizes.
+Timings are never compared with fixed values. The arithmetic (bytes / time, 2 n^3 / t,
+best and median, thread counts, sample budgets) is checked exactly with a fake clock
+and fake kernels; sizing rules with monkeypatched cache and memory sizes; one real quick
+calibration checks that the real kernels run and report what they measured.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import pytest
+from fakes import FakeClock
 
 from common.measure import caches, roofs
 
@@ -17,65 +20,190 @@ MiB = 2**20
 GiB = 2**30
 
 
-@pytest.fixture(scope="module")
-def quick_calibration() -> dict:
-    """One quick calibration of this machine, shared by the tests below."""
-    return roofs.calibrate(quick=True)
-
-
 def _fake_machine(monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | None) -> None:
     monkeypatch.setattr(caches, "last_level_cache_bytes", lambda caches=None: llc)
     monkeypatch.setattr(caches, "available_memory_bytes", lambda: free)
 
 
-# ---------------------------------------------------------------------------
-# calibrate
-# ---------------------------------------------------------------------------
-def test_quick_calibration_numbers_are_positive_and_finite(quick_calibration: dict) -> None:
-    for key in (
-        "bandwidth_bytes_per_s",
-        "matmul_flops_per_s",
-        "ridge_point",
-        "matmul_one_thread_flops_per_s",
-        "ridge_point_one_thread",
-        "bandwidth_median_bytes_per_s",
-    ):
-        value = quick_calibration[key]
-        assert isinstance(value, float) and math.isfinite(value) and value > 0, key
+class TickingClock:
+    """A clock that moves 1/256 s each time it is read: every timed call lasts 1/256 s."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1 / 256
+        return self.now
 
 
-def test_ridge_is_peak_over_bandwidth(quick_calibration: dict) -> None:
-    c = quick_calibration
-    assert c["ridge_point"] == pytest.approx(c["matmul_flops_per_s"] / c["bandwidth_bytes_per_s"])
-    assert c["ridge_point_one_thread"] == pytest.approx(
-        c["matmul_one_thread_flops_per_s"] / c["bandwidth_bytes_per_s"]
+# ---------------------------------------------------------------------------
+# calibrate with fake kernels: a streaming add of 12 MiB in 1/64 s, a 1024^3
+# matmul in 1/16 s on all 8 BLAS threads and 1/2 s on one
+# ---------------------------------------------------------------------------
+STREAM_BYTES, N = 12 * MiB, 1024
+
+
+@pytest.fixture
+def fake_calibration(monkeypatch: pytest.MonkeyPatch):
+    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
+    clock = FakeClock()
+    state: dict = {"threads": None, "events": []}
+
+    @contextlib.contextmanager
+    def blas_threads(threads):
+        state["threads"] = 8 if threads is None else threads
+        yield state["threads"]
+        state["threads"] = None
+
+    def stream() -> None:
+        state["events"].append("s")
+        clock.advance(1 / 64)
+
+    def matmul() -> None:
+        state["events"].append(f"m{state['threads']}")
+        clock.advance(1 / 2 / state["threads"])  # a perfectly parallel BLAS
+
+    monkeypatch.setattr(roofs, "blas_threads", blas_threads)
+    kernels = roofs.Kernels(stream, STREAM_BYTES, matmul, N)
+
+    def run(quick: bool) -> dict:
+        state["events"].clear()
+        return roofs.calibrate(quick=quick, clock=clock, kernels=kernels)
+
+    return run, state
+
+
+def test_quick_calibration_arithmetic(fake_calibration) -> None:
+    run, state = fake_calibration
+    c = run(quick=True)
+    bw, peak, one = STREAM_BYTES * 64, 2 * N**3 * 16, 2 * N**3 * 2
+    assert c["bandwidth_bytes_per_s"] == bw and c["bandwidth_median_bytes_per_s"] == bw
+    assert c["matmul_flops_per_s"] == peak and c["matmul_one_thread_flops_per_s"] == one
+    assert c["ridge_point"] == peak / bw and c["ridge_point_one_thread"] == one / bw
+    assert (c["matmul_threads"], c["bandwidth_threads"], c["matmul_n"]) == (8, 1, N)
+    assert c["bandwidth_working_set_bytes"] == STREAM_BYTES
+    # Quick budget: 1/4 s of streaming (16 x 1/64 s), 0.2 s of matmul (4 x 1/16 s).
+    assert (c["bandwidth_samples"], c["matmul_samples"]) == (16, 4)
+    assert c["bandwidth"]["seconds"] == 1 / 64 and c["matmul"]["seconds"] == 1 / 16
+    assert (c["llc_bytes"], c["llc_known"], c["quick"]) == (32 * MiB, True, True)
+    assert c["available_memory_bytes"] == 16 * GiB
+    assert state["events"] == ["s"] * 17 + ["m8"] * 5 + ["m1"] * 2  # warm-ups included
+
+
+def test_calibration_is_full_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
+    clock = FakeClock()
+    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 8))
+    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
+    assert roofs.calibrate(clock=clock, kernels=kernels)["bandwidth_samples"] == 3 * 26
+
+
+def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+    monkeypatch.setattr(roofs, "best_time", lambda fn, **kw: seen.append(kw) or 1.0)
+    assert roofs._time_square_matmul(8) == 1.0
+    assert seen == [{"repeat": 2, "warmup": 0}]
+
+
+def test_full_calibration_alternates_rounds(fake_calibration) -> None:
+    run, state = fake_calibration
+    c = run(quick=False)
+    # Full budget in 3 rounds: 1.2 / 3 = 0.4 s of streaming per round (26 x 1/64 s,
+    # at least ceil(20 / 3) = 7) and 0.9 / 3 = 0.3 s of matmul per round (5 x 1/16 s).
+    assert (c["bandwidth_samples"], c["matmul_samples"]) == (3 * 26, 3 * 5)
+    first = ["s"] * 27 + ["m8"] * 6
+    later = ["s"] * 26 + ["m8"] * 5
+    assert state["events"] == first + later + later + ["m1"] * 2
+    assert c["quick"] is False
+
+
+def test_budgets_as_documented() -> None:
+    assert roofs.QUICK_BUDGET == {
+        "bandwidth_s": 0.25,
+        "bandwidth_min_repeat": 5,
+        "matmul_call_s": 0.025,
+        "matmul_s": 0.2,
+        "matmul_min_repeat": 2,
+        "one_thread_s": 0.0,
+        "rounds": 1,
+    }
+    assert roofs.FULL_BUDGET == {
+        "bandwidth_s": 1.2,
+        "bandwidth_min_repeat": 20,
+        "matmul_call_s": 0.06,
+        "matmul_s": 0.9,
+        "matmul_min_repeat": 3,
+        "one_thread_s": 0.0,
+        "rounds": 3,
+    }
+    assert (8, 256 * MiB) == (roofs.LLC_MULTIPLE, roofs.MIN_BANDWIDTH_SET_BYTES)
+    assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
+
+
+def test_bandwidth_summary_best_and_median() -> None:
+    summary = roofs._bandwidth_summary([1 / 4, 1 / 8, 1 / 2, 1.0, 1 / 4], 1000)
+    assert summary["bytes_per_s"] == 8000 and summary["seconds"] == 1 / 8
+    assert summary["median_bytes_per_s"] == 4000  # median 1/4 s: not the worst, not the best
+    assert summary["samples"] == 5 and summary["working_set_bytes"] == 1000
+
+
+def test_matmul_summary_counts_two_n_cubed() -> None:
+    summary = roofs._matmul_summary([1 / 2, 1 / 4, 1.0], 100, 3)
+    best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
+    assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
+
+
+def test_matmul_size_is_the_first_slow_enough() -> None:
+    def time_call(n: int) -> float:  # a 1024^3 matmul takes 1/20 s, time grows as n^3
+        return 0.05 * (n / 1024) ** 3
+
+    assert roofs.MATMUL_SIZES == (512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
+    assert roofs.matmul_size_for(0.06, time_call=time_call) == 1536
+    assert roofs.matmul_size_for(0.05, time_call=time_call) == 1024  # >= counts
+    assert roofs.matmul_size_for(1e9, time_call=time_call) == 8192  # none is slow enough
+    capped = roofs.matmul_size_for(0.06, max_bytes=3 * 4 * 1024**2, time_call=time_call)
+    assert capped == 1024  # 1536 would need 3 x 4 x 1536^2 bytes
+    assert roofs.matmul_size_for(1e9, max_bytes=1, time_call=time_call) == 512
+
+
+def test_measure_bandwidth_and_matmul_with_a_ticking_clock() -> None:
+    bw = roofs.measure_bandwidth(working_set_bytes=12 * MiB, repeat=3, clock=TickingClock())
+    assert bw["working_set_bytes"] == 12 * MiB and bw["samples"] == 3
+    assert bw["bytes_per_s"] == 12 * MiB * 256 and bw["seconds"] == 1 / 256
+    small = roofs.measure_bandwidth(working_set_bytes=100, repeat=1, clock=TickingClock())
+    assert small["working_set_bytes"] == 3 * 1024 * 4  # at least 1024 elements per array
+    mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=TickingClock())
+    assert mm["flops_per_s"] == 2 * 64**3 * 256 and mm["threads"] == 1 and mm["samples"] == 2
+    assert roofs.measure_bandwidth(12 * MiB, clock=TickingClock())["samples"] == 10  # default
+    assert roofs.measure_matmul(n=64, threads=1, clock=TickingClock())["samples"] == 3
+
+
+def test_load_or_calibrate(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Saved:
+        def __init__(self, calibration, source="", reason="") -> None:
+            self.calibration, self.source, self.reason = calibration, source, reason
+
+    saved = {"ridge_point": 5.0}
+    monkeypatch.setattr(roofs, "saved_calibration", lambda path: Saved(saved, "results.json"))
+    assert roofs.load_or_calibrate("x") == (saved, "results.json")
+    monkeypatch.setattr(roofs, "saved_calibration", lambda path: Saved(None, reason="no file"))
+    monkeypatch.setattr(roofs, "calibrate", lambda quick: {"quick": quick})
+    assert roofs.load_or_calibrate() == (
+        {"quick": True},
+        "no file; measured a quick calibration instead",
     )
 
 
-def test_calibration_is_physically_sensible(quick_calibration: dict) -> None:
-    c = quick_calibration
-    assert c["quick"] is True
-    assert c["bandwidth_threads"] == 1
+def test_a_real_quick_calibration_runs_its_kernels() -> None:
+    c = roofs.calibrate(quick=True)
+    for key in ("bandwidth_bytes_per_s", "matmul_flops_per_s", "matmul_one_thread_flops_per_s"):
+        assert isinstance(c[key], float) and math.isfinite(c[key]) and c[key] > 0, key
     assert c["matmul_n"] in roofs.MATMUL_SIZES
     assert c["bandwidth_samples"] >= roofs.QUICK_BUDGET["bandwidth_min_repeat"]
-    assert c["matmul_samples"] >= roofs.QUICK_BUDGET["matmul_min_repeat"]
-    # the best call is at least as fast as the median call
     assert c["bandwidth_bytes_per_s"] >= c["bandwidth_median_bytes_per_s"]
-    # between 100 MB/s and 100 TB/s; between 100 MFLOP/s and 10 PFLOP/s
-    assert 1e8 < c["bandwidth_bytes_per_s"] < 1e14
-    assert 1e8 < c["matmul_flops_per_s"] < 1e16
-    assert c["bandwidth"]["working_set_bytes"] == c["bandwidth_working_set_bytes"]
-    assert c["matmul"]["n"] == c["matmul_n"]
-
-
-def test_calibration_working_set_follows_the_rule(quick_calibration: dict) -> None:
-    ws = quick_calibration["bandwidth_working_set_bytes"]
+    ws = c["bandwidth_working_set_bytes"]
     expected = roofs.bandwidth_working_set_bytes()
-    # n = expected // 12 elements per vector, so at most 11 bytes are lost to rounding
-    assert expected - 3 * roofs.FP32 < ws <= expected
-    llc = quick_calibration["llc_bytes"]
-    cap = roofs.memory_cap_bytes()
-    assert ws >= roofs.LLC_MULTIPLE * llc - 12 or (cap is not None and ws >= cap - 12)
+    assert expected - 3 * roofs.FP32 < ws <= expected  # 12 n bytes, n = expected // 12
 
 
 # ---------------------------------------------------------------------------
@@ -87,10 +215,10 @@ def test_calibration_working_set_follows_the_rule(quick_calibration: dict) -> No
         (64 * MiB, 100 * GiB, 8 * 64 * MiB),  # 8x the LLC
         (128 * MiB, 100 * GiB, 8 * 128 * MiB),
         (1 * MiB, 100 * GiB, roofs.MIN_BANDWIDTH_SET_BYTES),  # floor for a small LLC
-        (None, 100 * GiB, 8 * roofs.FALLBACK_LLC_BYTES),  # unknown LLC: stated fallback
+        (None, 100 * GiB, 8 * 32 * MiB),  # unknown LLC: the stated 32 MiB fallback
         (64 * MiB, 1 * GiB, GiB // 4),  # capped at a quarter of free memory
         (64 * MiB, None, 8 * 64 * MiB),  # unknown free memory: no cap
-        (64 * MiB, 4096, roofs.MIN_WORKING_SET_BYTES),  # absurdly little memory
+        (64 * MiB, 4096, 3 * 4 * 1024),  # absurdly little memory: 1024 fp32 elements x 3
     ],
 )
 def test_bandwidth_working_set_rules(
@@ -110,35 +238,21 @@ def test_working_set_is_at_least_8x_llc_when_memory_allows(monkeypatch: pytest.M
 
 def test_llc_fallback_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_machine(monkeypatch, None, GiB)
-    assert roofs.llc_bytes() == (roofs.FALLBACK_LLC_BYTES, False)
+    assert roofs.llc_bytes() == (32 * MiB, False)
     _fake_machine(monkeypatch, 16 * MiB, GiB)
     assert roofs.llc_bytes() == (16 * MiB, True)
     assert roofs.memory_cap_bytes() == GiB // 4
 
 
-def test_measure_bandwidth_uses_the_given_working_set() -> None:
-    bw = roofs.measure_bandwidth(working_set_bytes=12 * MiB, repeat=3)
-    assert bw["working_set_bytes"] == 12 * MiB
-    assert bw["threads"] == 1 and bw["samples"] >= 3
-    assert bw["bytes_per_s"] == pytest.approx(bw["working_set_bytes"] / bw["seconds"])
+def test_blas_threads_limits_and_reports(monkeypatch: pytest.MonkeyPatch) -> None:
+    from common.measure import machine
 
+    monkeypatch.setattr(machine, "blas_info", lambda: {"threads": 6})
+    with roofs.blas_threads(None) as used:
+        assert used == 6
+    with roofs.blas_threads(1) as used:
+        assert used == 1
+        from threadpoolctl import threadpool_info
 
-def test_matmul_size_respects_memory_cap() -> None:
-    smallest = roofs.MATMUL_SIZES[0]
-    assert roofs.matmul_size_for(call_s=100.0, max_bytes=3 * 4 * smallest**2) == smallest
-    assert roofs.matmul_size_for(call_s=0.0) == smallest  # any call is long enough
-
-
-def test_measure_matmul_reports_threads() -> None:
-    mm = roofs.measure_matmul(n=256, repeat=2, threads=1)
-    assert mm["n"] == 256 and mm["threads"] == 1
-    assert mm["flops_per_s"] == pytest.approx(2 * 256**3 / mm["seconds"])
-
-
-def test_time_samples_repeat_and_budget() -> None:
-    calls = []
-    durations = roofs.time_samples(lambda: calls.append(1), repeat=4, warmup=2)
-    assert len(durations) == 4 and len(calls) == 6
-    durations = roofs.time_samples(lambda: None, repeat=1, budget_s=0.02, max_repeat=50)
-    assert 1 <= len(durations) <= 50
-    assert roofs.best_time(lambda: None, repeat=3) == pytest.approx(0.0, abs=0.01)
+        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+        assert all(p["num_threads"] == 1 for p in blas)

@@ -6,10 +6,11 @@ import dataclasses
 import math
 
 import pytest
+import reference
 
+from common import hw_specs
 from common.hw_specs import (
     A100,
-    B200,
     B300,
     BYTES_PER_ELEM,
     CHIPS,
@@ -24,84 +25,90 @@ from common.hw_specs import (
 )
 from common.present.console import fmt_ratio
 
+
 # ---------------------------------------------------------------------------
-# The figures of NUMBERS.md's hardware table (dense peaks, one-way links)
+# Every figure of the table, as its datasheet states it (tests/reference.py)
 # ---------------------------------------------------------------------------
-REFERENCE_FIGURES = [
-    # chip, {precision: peak FLOP/s}, memory B/s, link B/s (None: not given)
-    (A100, {"bf16": 312e12}, 1555e9, None),
-    (H100, {"bf16": 989e12, "fp8": 1979e12}, 3.35e12, 450e9),
-    (H200, {"bf16": 989e12, "fp8": 1979e12}, 4.8e12, 450e9),
-    (B200, {"bf16": 2.25e15, "fp8": 4.5e15}, 8e12, 900e9),
-    (B300, {"nvfp4": 15e15, "fp8": 5e15, "bf16": 2.5 * 989e12}, 8e12, 900e9),
-    (TPU_V5E, {"bf16": 197e12, "int8": 394e12}, 8.2e11, 4.5e10),
-    (TPU_V6E, {"bf16": 920e12}, 1.64e12, 9e10),
-]
+def test_the_table_has_exactly_the_reference_chips() -> None:
+    assert list(CHIPS) == list(reference.HARDWARE)
+    assert {key: chip.name for key, chip in CHIPS.items()} == reference.CHIP_NAMES
 
 
-@pytest.mark.parametrize(("chip", "peaks", "mem_bw", "link_bw"), REFERENCE_FIGURES)
-def test_table_matches_reference_figures(chip: Chip, peaks, mem_bw, link_bw) -> None:
+@pytest.mark.parametrize("key", list(reference.HARDWARE))
+def test_every_figure_value_unit_and_estimate_flag(key: str) -> None:
+    chip = CHIPS[key]
+    got = {label: (fig.value, fig.unit, fig.estimate) for label, fig in chip.figures()}
+    assert got == reference.HARDWARE[key]
+
+
+@pytest.mark.parametrize("key", list(reference.HARDWARE))
+def test_properties_read_the_right_figure(key: str) -> None:
+    chip, want = CHIPS[key], reference.HARDWARE[key]
+    assert chip.mem_bw == want["memory bandwidth"][0]
+    assert chip.mem_capacity == want["memory capacity"][0]
+    link = next(v for label, v in want.items() if label.startswith("link"))
+    assert chip.link_bw == link[0]
+    peaks = {label.removeprefix("peak "): v[0] for label, v in want.items() if "peak" in label}
+    assert chip.precisions == tuple(peaks)
     for precision, peak in peaks.items():
-        # B300 bf16 is "about 2.5x H100": an estimate, checked loosely
-        rel = 0.02 if chip.peak_flops_table[precision].estimate else 1e-12
-        assert chip.peak_flops(precision) == pytest.approx(peak, rel=rel)
-    assert chip.mem_bw == mem_bw
-    if link_bw is not None:
-        assert chip.link_bw == link_bw
-
-
-def test_estimates_are_marked() -> None:
-    assert B200.peak_flops_table["bf16"].estimate
-    assert B200.peak_flops_table["fp8"].estimate
-    assert B300.peak_flops_table["bf16"].estimate
-    assert not H100.peak_flops_table["bf16"].estimate
+        assert chip.peak_flops(precision) == peak
+        ridge = peak / want["memory bandwidth"][0]  # I* = P / beta by hand
+        assert chip.ridge_point(precision) == ridge
+        assert chip.critical_intensity(precision) == ridge
 
 
 @pytest.mark.parametrize("chip", list(CHIPS.values()), ids=list(CHIPS))
-def test_every_figure_is_valid_and_sourced(chip: Chip) -> None:
+def test_every_figure_cites_the_chips_own_document(chip: Chip) -> None:
     chip.validate()
-    labels = []
+    # TPUs cite their Google documentation except the ICI link (the book's chapter).
+    names = {"tpu-v5e": ("v5e",), "tpu-v6e": ("v6e",), "b300": ("B300", "Blackwell Ultra")}
     for label, figure in chip.figures():
-        labels.append(label)
-        assert figure.source.strip(), f"{chip.name} {label} has no source"
-        assert figure.unit in ("FLOP/s", "B/s", "B")
-        assert math.isfinite(figure.value) and figure.value > 0
-    assert "memory bandwidth" in labels and "memory capacity" in labels
-    assert any(label.startswith("link") for label in labels)
-    assert chip.mem_capacity > 0
+        if label.startswith("link (ICI"):
+            assert "How to Scale Your Model" in figure.source
+            assert "'All About Rooflines'" in figure.source
+        elif label == "shared memory per SM":  # the architecture's tuning guide
+            assert "Tuning Guide" in figure.source and "Shared Memory" in figure.source
+        else:
+            assert any(n in figure.source for n in names.get(chip.key, (chip.key.upper(),)))
+    labels = [label for label, _ in chip.figures()]
+    assert f"link ({chip.link_name})" in labels[-2:]
+
+
+def test_bandwidth_capacity_and_link_are_marked_with_their_units() -> None:
+    fig = hw_specs.capacity(1.0, "s")
+    assert (fig.unit, fig.estimate, fig.note) == ("B", False, "")
+    assert hw_specs.bandwidth(1.0, "s", True, "n") == hw_specs.Figure(1.0, "B/s", "s", True, "n")
+    assert flops(2.0, "s").unit == "FLOP/s" and not flops(2.0, "s").estimate
+    link_less = dataclasses.replace(H100, link_name="")
+    assert "link" in [label for label, _ in link_less.figures()][-2:]
 
 
 # ---------------------------------------------------------------------------
-# Ridge points (article and lecture-script sections of NUMBERS.md)
+# Ridge points, as the article (section 3.2) and the lecture script (demo 2) print them
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("chip", "precision", "shown", "digits"),
     [
-        (A100, "bf16", "200.6", 1),
-        (H100, "bf16", "295.2", 1),
-        (H100, "fp8", "590.7", 1),
+        (A100, "bf16", reference.RIDGE_A100_BF16, 1),
+        (H100, "bf16", reference.RIDGE_H100_BF16, 1),
+        (H100, "fp8", reference.RIDGE_H100_FP8, 1),
         (H100, "bf16", "295", 0),
-        (H200, "bf16", "206", 0),
-        (B300, "nvfp4", "1875", 0),
-        (TPU_V5E, "bf16", "240", 0),
+        (H200, "bf16", reference.RIDGE_H200_BF16, 0),
+        (B300, "nvfp4", str(reference.RIDGE_B300_NVFP4), 0),
+        (TPU_V5E, "bf16", reference.RIDGE_V5E_BF16, 0),
     ],
 )
 def test_ridge_points(chip: Chip, precision: str, shown: str, digits: int) -> None:
     assert f"{chip.ridge_point(precision):.{digits}f}" == shown
 
 
-def test_ridge_point_is_critical_intensity() -> None:
-    for chip in CHIPS.values():
-        for precision in chip.precisions:
-            ridge = chip.peak_flops(precision) / chip.mem_bw
-            assert chip.ridge_point(precision) == ridge
-            assert chip.critical_intensity(precision) == ridge
-
-
 def test_a100_to_h100_ratios() -> None:
-    assert fmt_ratio(H100.mem_bw / A100.mem_bw) == "x2.15"
-    assert fmt_ratio(H100.peak_flops("bf16") / A100.peak_flops("bf16")) == "x3.17"
-    assert f"{H100.peak_flops('fp8') / A100.peak_flops('bf16'):.1f}x" == "6.3x"
+    assert fmt_ratio(H100.mem_bw / A100.mem_bw) == reference.A100_TO_H100_BW
+    assert fmt_ratio(H100.peak_flops("bf16") / A100.peak_flops("bf16")) == (
+        reference.A100_TO_H100_BF16
+    )
+    ratio = H100.peak_flops("fp8") / A100.peak_flops("bf16")
+    assert f"{ratio:.1f}x" == reference.H100_FP8_OVER_A100_BF16
 
 
 def test_h200_is_h100_compute_with_faster_memory() -> None:
@@ -115,6 +122,9 @@ def test_h200_is_h100_compute_with_faster_memory() -> None:
 # Bytes per element
 # ---------------------------------------------------------------------------
 def test_bytes_per_element() -> None:
+    assert BYTES_PER_ELEM == reference.BYTES_PER_ELEMENT
+    for precision, nbytes in reference.BYTES_PER_ELEMENT.items():
+        assert bytes_per_elem(precision) == nbytes
     assert bytes_per_elem("fp32") == 4
     assert bytes_per_elem("bf16") == bytes_per_elem("fp16") == 2
     assert bytes_per_elem("fp8") == bytes_per_elem("int8") == 1
@@ -212,3 +222,12 @@ def test_bad_bandwidth_or_size_raises_value_error(bad: object, field: str, prop:
     chip = dataclasses.replace(H100, **{field: figure})
     with pytest.raises(ValueError, match=f"H100 SXM {what} must be"):
         getattr(chip, prop)
+
+
+def test_figures_and_chips_are_frozen_and_compare_without_their_key() -> None:
+    assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        H100.mem_bw_figure.value = 1.0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        H100.name = "H100 PCIe"  # type: ignore[misc]
+    assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle

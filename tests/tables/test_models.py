@@ -6,6 +6,7 @@ import dataclasses
 import re
 
 import pytest
+import reference
 
 from common.tables import models
 from common.tables.models import (
@@ -19,16 +20,8 @@ from common.tables.models import (
     with_kv_heads,
 )
 
-# (layers, hidden, heads, KV heads, head dim, intermediate, gated, vocab, tied, published)
-# as published in each model's config.json on the Hugging Face hub.
-PUBLISHED = {
-    "llama-2-7b": (32, 4096, 32, 32, 128, 11008, True, 32000, False, 6.74e9),
-    "llama-3-8b": (32, 4096, 32, 8, 128, 14336, True, 128256, False, 8.03e9),
-    "llama-3-70b": (80, 8192, 64, 8, 128, 28672, True, 128256, False, 70.6e9),
-}
 
-
-@pytest.mark.parametrize("key", sorted(PUBLISHED))
+@pytest.mark.parametrize("key", list(reference.MODEL_CONFIGS))
 def test_table_matches_published_config(key: str) -> None:
     m = MODELS[key]
     got = (
@@ -41,10 +34,27 @@ def test_table_matches_published_config(key: str) -> None:
         m.gated_mlp,
         m.vocab_size,
         m.tied_embeddings,
+        m.max_context,
         m.published_params,
     )
-    assert got == PUBLISHED[key]
+    assert got == reference.MODEL_CONFIGS[key]
     assert m.d_head * m.n_heads == m.d_model  # Llama: head_dim = hidden_size / heads
+
+
+def test_the_table_holds_the_three_models() -> None:
+    assert list(MODELS) == list(reference.MODEL_CONFIGS)
+    assert [m.name for m in MODELS.values()] == ["Llama-2-7B", "Llama-3-8B", "Llama-3-70B"]
+
+
+@pytest.mark.parametrize("key", list(reference.MODEL_CONFIGS))
+def test_derived_shapes_by_hand(key: str) -> None:
+    _, _, heads, kv_heads, dh, *_ = reference.MODEL_CONFIGS[key]
+    m = MODELS[key]
+    assert m.q_dim == heads * dh
+    assert m.kv_dim == kv_heads * dh
+    assert m.group_size == heads // kv_heads and isinstance(m.group_size, int)
+    kind = "MHA" if kv_heads == heads else ("MQA" if kv_heads == 1 else "GQA")
+    assert m.attention_kind == kind
 
 
 @pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
@@ -60,6 +70,8 @@ def test_sources_are_module_constants() -> None:
 
 
 def test_attention_kinds() -> None:
+    assert with_kv_heads(LLAMA_3_70B, 2).attention_kind == "GQA"
+    assert with_kv_heads(LLAMA_3_70B, 64).attention_kind == "MHA"
     assert LLAMA_2_7B.attention_kind == "MHA"
     assert LLAMA_3_8B.attention_kind == "GQA"
     assert LLAMA_3_8B.group_size == 4
@@ -88,6 +100,14 @@ def test_full_mha_twin() -> None:
     for field in same:
         assert getattr(twin, field) == getattr(LLAMA_3_70B, field)
     assert with_full_mha(LLAMA_2_7B) is LLAMA_2_7B  # already MHA
+    assert twin.name == "Llama-3-70B (MHA)" and twin.key == "llama-3-70b-kv64"
+    four = with_kv_heads(LLAMA_3_70B, 4)
+    assert (four.name, four.key, four.n_kv_heads) == (
+        "Llama-3-70B (4 KV heads)",
+        "llama-3-70b-kv4",
+        4,
+    )
+    assert "what-if" in four.note and four.params_source == ""
     assert LLAMA_3_70B.n_kv_heads == 8  # the table itself is untouched (frozen)
 
 
@@ -113,6 +133,10 @@ def test_with_kv_heads_validates() -> None:
 def test_model_rejects_bad_values(change: dict) -> None:
     with pytest.raises(ValueError):
         dataclasses.replace(LLAMA_3_8B, **change)
+
+
+def test_a_small_published_count_is_still_a_count() -> None:
+    assert dataclasses.replace(LLAMA_3_8B, published_params=0.5).published_params == 0.5
 
 
 def test_models_are_frozen() -> None:

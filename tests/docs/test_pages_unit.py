@@ -1,0 +1,461 @@
+"""The concept pages' computed numbers and the hardware page's tables, without a Sphinx build.
+
+Each page is parsed with docutils and the docs' own :computed: role and hardware-table
+directive (tests/docs/pages.py); every substitution and every table cell that carries a
+computed number is compared with the value its source prints (the article, the lecture
+script, the datasheets: tests/reference.py) or with hand arithmetic written out here.
+A new or renamed number on a page fails the coverage test until it is added here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pages
+import pytest
+import reference
+
+MS, US = 1e-3, 1e-6
+
+
+def speedups(r: float) -> tuple[str, str]:
+    """(2x compute, 2x bandwidth) at I / I* = r: T = max(r, 1) with P = beta = D = 1."""
+    t = max(r, 1.0)
+    return f"{t / max(r / 2, 1.0):.2f}x", f"{t / max(r, 0.5):.2f}x"
+
+
+A100_RIDGE = 312e12 / 1555e9  # 200.6 (article, section 3.2)
+
+SUBSTITUTIONS = {
+    "concepts/memory-ledger": {  # article, sections 3.5 and 4.3
+        "n_layers": "32",
+        "d_kv": "4096",
+        "seq": "4096",
+        "act": "128 KiB",
+        "rate30": "30%",
+        "rate4": "4%",
+        "budget": "78 GiB",
+        "w": "13.0 GiB",
+        "kv_tok": "512 KiB",
+        "kv_seq": "2.00 GiB",
+        "kv16": reference.LEDGER_ROWS[16][1] + " GiB",
+        "kv16_ratio": reference.KV_OVER_WEIGHTS_16,
+        "b30": str(reference.LARGEST_BATCH[0.30, "prefill"]),
+        "b4": str(reference.LARGEST_BATCH[0.04, "prefill"]),
+        "t24_30": reference.LEDGER_ROWS[24][4] + " GiB",
+        "t24_4": reference.BATCH_24_AT_4_PERCENT + " GiB",
+        "t24_fits": "it fits",
+        "h100_gb": "80 GB",
+        "h100_gib": f"{80e9 / 2**30:.1f} GiB",  # 74.5
+        "act16_prefill": "8.00 GiB",  # 16 x 4096 tokens x 128 KiB
+        "act16_decode": "2.00 MiB",  # 16 tokens x 128 KiB
+        "b30_decode": str(reference.LARGEST_BATCH[0.30, "decode"]),
+    },
+    "concepts/operator-ledgers": {  # article, section 3.3
+        "a100_ridge": reference.RIDGE_A100_BF16,
+        "g128_i": reference.GEMM_I_128,
+        "g256_i": reference.GEMM_I_256,
+        # B 4096 / (2 B + 4096) >= 200.6  <=>  B >= 200.6 x 4096 / (4096 - 401.2) = 222.4
+        "g_crit": "223",
+        "ew32_i": "0.083",  # 1 / (3 x 4), section 3.3
+        "ew16_i": reference.ADD_I,
+        "ln_i": reference.LAYERNORM_I,
+        "ln_frac": "0.7%",
+        "sm_ratio": "2.5",  # naive 10 n d bytes / fused 4 n d
+        "smf_i": reference.SOFTMAX_FUSED_I,
+        "smn_i": reference.SOFTMAX_NAIVE_I,
+        "att_f": reference.ATTN_FLOPS_G + " GFLOP",
+        "attn_d": reference.ATTN_NAIVE_MB + " MB",
+        "attn_i": reference.ATTN_NAIVE_I,
+        "attn_bound": "memory",
+        "attm_d": reference.ATTN_MIN_MB + " MB",
+        "attm_i": reference.ATTN_MIN_I,
+        "attm_bound": "compute",
+        "att_fratio": "1.000",
+        "att_dratio": str(reference.ATTN_BYTES_FACTOR),
+        "attn_t": reference.ATTN_NAIVE_MS + " ms",
+        "attm_t": reference.ATTN_MIN_MS + " ms",
+        "att_tratio": reference.ATTN_SPEEDUP,
+        # Tiled attention (FlashAttention-2's schedule), N = 4096, d_h = 128, bf16.
+        # Shared memory per SM: Hopper and Ampere tuning guides, 228 KiB and 164 KiB.
+        "h100_smem": "228 KiB",
+        "a100_smem": "164 KiB",
+        # Block sizes from the footprint rule (checked against a loop simulation in
+        # tests/formulas/test_attention_io.py); the traffic below follows by hand.
+        "h100_blocks": "130 x 128",
+        "a100_blocks": "99 x 99",
+        "h100_tr": "32",  # ceil(4096 / 130)
+        # D = b N d_h (2 + 2 T_r): Q read and O written once, K and V once per query block
+        "h100_d": "69.21 MB",  # 2 x 4096 x 128 x (2 + 64) = 69,206,016 B
+        "a100_d": "90.18 MB",  # T_r = ceil(4096 / 99) = 42: 2 x 4096 x 128 x 86 = 90,177,536 B
+        # F = 4 N^2 d_h + 5 N^2 = 8,673,820,672 FLOP
+        "h100_i": "125.3",  # 8,673,820,672 / 69,206,016 = 125.33
+        "a100_i": "96.2",  # 8,673,820,672 / 90,177,536 = 96.19
+        "h100_ridge": reference.RIDGE_H100_BF16,
+        # The smallest on-chip memory that reaches each ridge, and one row's footprint,
+        # are the rule's (test_attention_io.py checks the rule); ratios by hand from them.
+        "h100_need": "461 KiB",
+        "a100_need": "336 KiB",
+        "h100_need_x": "x2.02",  # 461 / 228
+        "a100_need_x": "x2.05",  # 336 / 164
+        "least": "1.26 KiB",
+        "least_d": "8.59 GB",  # one query row per block: 2 x 4096 x 128 x (2 + 8192) B
+        "least_ratio": "62",  # 8.592e9 / 138.41e6 (the article's naive 138.41 MB)
+        "resident": "2.02 MiB",  # K and V whole (2.00 MiB) plus one query row's state
+    },
+    "concepts/intensity-and-ridge": {  # article, section 3.2
+        "a100_p": "312 TFLOP/s",
+        "h100_p": "989 TFLOP/s",
+        "h100_p8": "1,979 TFLOP/s",
+        "fp8_vs_a100": "6.3",
+        "a100_ridge": reference.RIDGE_A100_BF16,
+        "h100_ridge": reference.RIDGE_H100_BF16,
+        "g512_i": reference.GEMM_512_I,
+        "g512_bf16": "compute",  # 409.6 >= 295.2
+        "g512_fp8": "memory",  # 409.6 < 590.7
+        "bw_growth": reference.A100_TO_H100_BW.removeprefix("x"),
+        "pk_growth": reference.A100_TO_H100_BF16.removeprefix("x"),
+    },
+    "concepts/time-bound": {  # naive attention on an A100 (article, section 3.3)
+        "att_tc": "27.8 µs",  # 8.67 GFLOP / 312 TFLOP/s
+        "att_tm": "89.0 µs",  # 138.41 MB / 1555 GB/s
+        "att_t": "89.0 µs",
+        "att_bound": "memory",
+        "att_rate": "97.4 TFLOP/s",  # I beta = 62.67 x 1555e9
+        "att_frac": "31%",  # 97.4 / 312
+    },
+    "concepts/why-it-matters": {
+        "g_f": "1.07 GFLOP",  # 2 x 512 x 1024 x 1024
+        "g_d": "4.19 MB",  # 2 (512 x 1024 + 1024^2 + 512 x 1024)
+        "g_t": "3.44 µs",  # 1.07e9 / 312e12
+        "e_f": "1.07 GFLOP",  # 2^30 elements
+        "e_d": "6.44 GB",  # 6 x 2^30 bytes
+        "e_t": "4.14 ms",  # 6.44e9 / 1555e9
+        "ratio": "1,204",
+        "ln_i": reference.LAYERNORM_I,
+        "a100_ridge": reference.RIDGE_A100_BF16,
+        "ln_fp8": "1.00",  # memory-bound: a faster peak buys nothing
+        "dec_i": "1.00",
+        "dec_fp8": "2.00",  # half the weight bytes
+        "dec_fp8_bytes": "2.00",
+    },
+    "concepts/misconceptions": {
+        "same_f": "1.07 GFLOP",
+        "g_t": "3.44 µs",
+        "e_t": "4.14 ms",
+        "w": "13.0 GiB",
+        "seq": "4096",
+        "rate30": "30%",
+        "budget": "78 GiB",
+        "kv24": reference.LEDGER_ROWS[24][1] + " GiB",
+        "ov24": reference.LEDGER_ROWS[24][3] + " GiB",
+        "t24": reference.LEDGER_ROWS[24][4] + " GiB",
+        "kv_over": "7",  # 2 GiB x B > 14e9 B first at B = 7
+        "fp8_vs_a100": "6.3",
+        "dec_gain": "2.15 times",  # bandwidth ratio 3.35 / 1.555
+        "dec_i1": "1.00",
+        "dec_i8": "7.97",  # 8 x 4096 / (4096 + 16)
+        "a100_ridge": reference.RIDGE_A100_BF16,
+        "dec_cap": "0.5%",  # 1.0 x 1555e9 / 312e12
+    },
+    "concepts/assumptions": {
+        "dec_t": "10.0 µs",  # 2 (2 x 4096 + 4096^2) bytes / 3.35e12
+        "fp8_vs_a100": "6.3",
+        "a100_ridge": "201",
+        "h100_ridge": "295",
+    },
+    "overview": {
+        # the article's title in English, as the overview translates it
+        "article_en": (
+            "Performance modeling and profiling: the compute, bandwidth and memory ledgers"
+        ),
+        "sweep_before": "({}, {}]".format(*reference.GEMM_CROSSOVER),
+        "sweep_after": "({}, {}]".format(*reference.GEMM_CROSSOVER_EDITED),
+        "crit_before": "223",
+        # B >= 1272.7 x 4096 / (4096 - 2545.4) = 3361.9
+        "crit_after": "3362",
+    },
+    "concepts/headroom": {},
+}
+
+LEDGER_TABLE = [
+    ["batch", "weights", "KV cache", "activations", "overhead", "total", "within 78 GiB?"],
+    *[
+        [str(b), *(f"{v} GiB" for v in row), "fits" if reference.LEDGER_FITS_78[b] else "OOM"]
+        for b, row in reference.LEDGER_ROWS.items()
+    ],
+]
+
+OPERATOR_TABLE = [  # article, section 3.3; times max(F / 312e12, D / 1555e9) by hand
+    ["operator", "F", "D", "I (FLOP/byte)", "I / I^{\\ast}", "bound", "time bound"],
+    [
+        "elementwise add, 16,000,000 elements",
+        "16.00 MFLOP",
+        "96.00 MB",
+        "0.17",
+        "0.001",
+        "memory",
+        "61.7 µs",
+    ],
+    ["LayerNorm [4096, 3072]", "75.50 MFLOP", "50.33 MB", "1.50", "0.007", "memory", "32.4 µs"],
+    [
+        "fused softmax [4096, 4096]",
+        "83.89 MFLOP",
+        "67.11 MB",
+        "1.25",
+        "0.006",
+        "memory",
+        "43.2 µs",
+    ],
+    [
+        "naive softmax [4096, 4096]",
+        "83.89 MFLOP",
+        "167.77 MB",
+        "0.50",
+        "0.002",
+        "memory",
+        "108 µs",
+    ],
+    [
+        "GEMM 512 \\times 4096 \\times 4096",
+        "17.18 GFLOP",
+        "41.94 MB",
+        "409.60",
+        "2.041",
+        "compute",
+        "55.1 µs",
+    ],
+    [
+        "GEMM 4096 \\times 4096 \\times 4096",
+        "137.44 GFLOP",
+        "100.66 MB",
+        "1365.33",
+        "6.805",
+        "compute",
+        "441 µs",
+    ],
+    [
+        "attention, S and P in memory",
+        "8.67 GFLOP",
+        "138.41 MB",
+        "62.67",
+        "0.312",
+        "memory",
+        "89.0 µs",
+    ],
+    [
+        "attention, minimum traffic",
+        "8.67 GFLOP",
+        "4.19 MB",
+        "2068.00",
+        "10.307",
+        "compute",
+        "27.8 µs",
+    ],
+]
+
+HEADROOM_RATIOS = [
+    ["I / I^{\\ast}", "compute \\times 2", "bandwidth \\times 2"],
+    *[[f"{r:g}", *speedups(r)] for r in (0.25, 0.5, 0.75, 1, 1.5, 2, 4)],
+]
+HEADROOM_OPERATORS = [  # article, section 3.4's table
+    ["operator", "I / I^{\\ast}", "compute \\times 2", "bandwidth \\times 2"],
+    ["elementwise add, 16,000,000 elements", reference.ADD_RATIO, *reference.SPEEDUPS["add"]],
+    ["LayerNorm [4096, 3072]", reference.LAYERNORM_RATIO, *reference.SPEEDUPS["layernorm"]],
+    [
+        "naive softmax [4096, 4096]",
+        reference.SOFTMAX_NAIVE_RATIO,
+        *reference.SPEEDUPS["softmax naive"],
+    ],
+    [
+        "GEMM 512 \\times 4096 \\times 4096",
+        reference.GEMM_512_RATIO,
+        *reference.SPEEDUPS["gemm 512"],
+    ],
+    [
+        "attention, scores in memory",
+        reference.ATTN_NAIVE_RATIO,
+        *reference.SPEEDUPS["attention naive"],
+    ],
+    ["attention, minimum traffic", reference.ATTN_MIN_RATIO, *reference.SPEEDUPS["attention min"]],
+]
+RIDGE_TABLE = [
+    ["chip", "precision", "peak", "memory bandwidth", "ridge point I^{\\ast} (FLOP/byte)"],
+    ["A100 40GB SXM", "bf16", "312 TFLOP/s", "1,555 GB/s", reference.RIDGE_A100_BF16],
+    ["H100 SXM", "bf16", "989 TFLOP/s", "3,350 GB/s", reference.RIDGE_H100_BF16],
+    ["H100 SXM", "fp8", "1,979 TFLOP/s", "3,350 GB/s", reference.RIDGE_H100_FP8],
+    ["H200", "bf16", "989 TFLOP/s", "4,800 GB/s", f"{989e12 / 4.8e12:.1f}"],
+]
+TABLES = {
+    "concepts/memory-ledger": [LEDGER_TABLE],
+    "concepts/operator-ledgers": [OPERATOR_TABLE],
+    "concepts/headroom": [HEADROOM_RATIOS, HEADROOM_OPERATORS],
+    "concepts/intensity-and-ridge": [RIDGE_TABLE],
+}
+
+
+# Numbers computed inline in prose: (how many roles, the sentences they must render).
+INLINE = {
+    "overview": (
+        5,
+        [
+            "性能建模与 Profiling：算力、带宽与显存账本",  # the article's title, as it prints it
+            f"is {reference.RIDGE_A100_BF16} FLOP/byte in bf16; the H100's is "
+            f"{reference.RIDGE_H100_BF16} FLOP/byte",
+            f"climbs from {reference.RIDGE_A100_BF16} to {reference.RIDGE_A100_EDITED} FLOP/byte",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INLINE))
+def test_inline_numbers(name: str) -> None:
+    text = " ".join(pages.page(name).astext().split())
+    for fragment in INLINE[name][1]:
+        assert fragment in text
+
+
+@pytest.mark.parametrize("name", sorted(SUBSTITUTIONS))
+def test_every_computed_substitution(name: str) -> None:
+    assert pages.substitutions(pages.page(name)) == SUBSTITUTIONS[name]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_every_computed_table(name: str) -> None:
+    assert [rows for _, rows in pages.tables(pages.page(name))] == TABLES[name]
+
+
+def _computed_outside_substitutions(source: str) -> tuple[int, int]:
+    """(computed roles outside substitution definitions, those inside list-table blocks)."""
+    outside = inside_tables = 0
+    in_table = False
+    for line in source.splitlines():
+        if line.startswith(".. list-table::"):
+            in_table = True
+        elif line and not line.startswith(" "):
+            in_table = False
+        if line.startswith(".. |"):
+            continue
+        count = len(pages.computed_expressions(line))
+        outside += count
+        inside_tables += count if in_table else 0
+    return outside, inside_tables
+
+
+@pytest.mark.parametrize("name", sorted(SUBSTITUTIONS))
+def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
+    source = (pages.DOCS / f"{name}.rst").read_text(encoding="utf-8")
+    outside, in_tables = _computed_outside_substitutions(source)
+    inline = INLINE.get(name, (0, []))[0]
+    assert outside == in_tables + inline, f"{name}: a :computed: number that no test checks"
+    found = {p for p in pages.DOCS.rglob("*.rst") if ":computed:" in p.read_text("utf-8")}
+    checked = {pages.DOCS / f"{n}.rst" for n in SUBSTITUTIONS}
+    assert found <= checked, f"pages with computed numbers not checked here: {found - checked}"
+
+
+# ---------------------------------------------------------------------------
+# The hardware page: every figure with its estimate flag, every ridge point
+# ---------------------------------------------------------------------------
+def _si(value: float, unit: str) -> str:
+    """Four significant digits with an SI prefix, written here independently of the directive."""
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:.4g} {prefix}{unit}"
+    return f"{value:.4g} {unit}"
+
+
+def test_hardware_page_figures_and_estimate_flags() -> None:
+    found = pages.tables(pages.page("hardware"))
+    figures = {title: rows for title, rows in found if title}
+    assert list(figures) == [f"{reference.CHIP_NAMES[k]} (key {k})" for k in reference.HARDWARE]
+    for key, want in reference.HARDWARE.items():
+        rows = figures[f"{reference.CHIP_NAMES[key]} (key {key})"]
+        assert rows[0] == ["figure", "value", "source and note"]
+        got = {row[0]: row[1] for row in rows[1:]}
+        assert got == {
+            label: _si(value, unit) + (" (estimate)" if estimate else "")
+            for label, (value, unit, estimate) in want.items()
+        }
+        assert all(row[2] for row in rows[1:])  # every figure names its source
+    assert figures["A100 40GB SXM (key a100)"][3][1] == "1.555 TB/s"
+    assert figures["B300 (key b300)"][1][1].endswith("(estimate)")  # bf16 "about 2.5x H100"
+
+
+def test_hardware_page_ridge_points_and_bytes() -> None:
+    untitled = [rows for title, rows in pages.tables(pages.page("hardware")) if not title]
+    ridge, nbytes = untitled
+    precisions = ["bf16", "int8", "fp8", "nvfp4"]
+    assert ridge[0] == ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
+    for row, (key, want) in zip(ridge[1:], reference.HARDWARE.items(), strict=True):
+        bw = want["memory bandwidth"][0]
+        cells = [
+            f"{want[f'peak {p}'][0] / bw:,.1f}" if f"peak {p}" in want else "—" for p in precisions
+        ]
+        assert row == [reference.CHIP_NAMES[key], _si(bw, "B/s"), *cells]
+    assert nbytes[0] == ["precision", "bytes per element", "bits per element"]
+    assert nbytes[1:] == [
+        [p, f"{b:g}", f"{8 * b:g}"] for p, b in reference.BYTES_PER_ELEMENT.items()
+    ]
+
+
+def test_an_unknown_hardware_table_is_an_error() -> None:
+    from docutils.utils import SystemMessage
+
+    with pytest.raises(SystemMessage, match="unknown hardware table 'chips'"):
+        pages.doctree(".. hardware-table:: chips\n")
+
+
+def test_a_bad_computed_expression_is_an_error() -> None:
+    from docutils.utils import SystemMessage
+
+    with pytest.raises(SystemMessage, match=re.escape("A100.ridge_point('fp4')")):
+        pages.doctree("A number: :computed:`A100.ridge_point('fp4')`.\n")
+
+
+def test_the_hardware_directive_notes_its_dependency() -> None:
+    tree = pages.doctree(".. hardware-table:: bytes-per-element\n")
+    env = tree.settings.env
+    assert any(path.endswith("hw_specs.py") for path in env.dependencies)
+
+
+# ---------------------------------------------------------------------------
+# The exercise directive: question, hidden worked answer, its table
+# ---------------------------------------------------------------------------
+def test_the_exercise_directive_renders_the_worked_answer() -> None:
+    from docutils import nodes
+
+    course = pages.load_extension("course")
+    tree = pages.doctree(".. exercise:: gqa-decode\n")
+    assert tree["title"] == "Decode attention with MHA, GQA and MQA"
+    text = tree.astext()
+    assert "From this course." in text and "Is any of them compute-bound on an H100?" in text
+    (reveal,) = list(tree.findall(course.details))
+    assert reveal["classes"] == ["exercise-answer", "no-search"]  # kept out of search snippets
+    assert next(iter(reveal.findall(course.summary))).astext() == "Worked answer"
+    (formula,) = list(reveal.findall(nodes.math_block))
+    assert "H_{kv}" in formula.astext()
+    # lecture script demo 3: intensity = query heads / KV heads; KV per token and layer
+    # = 2 (K and V) x KV heads x 128 x 2 bytes
+    assert [rows for _, rows in pages.tables(tree)] == [
+        [
+            ["attention", "I (FLOP/B)", "KV bytes per token and layer"],
+            ["MHA (32 KV heads)", str(reference.DECODE_ATTENTION_INTENSITY[32]), "16.00 KiB"],
+            ["GQA (8 KV heads)", str(reference.DECODE_ATTENTION_INTENSITY[8]), "4.00 KiB"],
+            ["MQA (1 KV head)", str(reference.DECODE_ATTENTION_INTENSITY[1]), "512 B"],
+        ]
+    ]
+
+
+def test_the_exercises_page_shows_every_exercise() -> None:
+    from common.exercises import EXERCISES
+
+    source = (pages.DOCS / "exercises.rst").read_text(encoding="utf-8")
+    shown = re.findall(r"^\.\. exercise:: (\S+)", source, re.M)
+    assert sorted(shown) == sorted(e.key for e in EXERCISES)
+
+
+def test_an_unknown_exercise_is_an_error() -> None:
+    from docutils.utils import SystemMessage
+
+    with pytest.raises(SystemMessage, match="unknown exercise 'nope'"):
+        pages.doctree(".. exercise:: nope\n")

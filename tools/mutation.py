@@ -1,0 +1,680 @@
+"""Mutation testing for the course's numbers: break one thing at a time, see a test fail.
+
+Usage (from the repository root)::
+
+    python tools/mutation.py                      # every module in MODULES
+    python tools/mutation.py common/formulas/ledger.py common/hw_specs.py
+    python tools/mutation.py --list common/formulas/ledger.py   # the mutants, not run
+    python tools/mutation.py --jobs 2 --timeout 20
+
+Each mutant is one small change to one module's syntax tree, of the kinds of faults
+that ship: an operator swapped (+ for -, * for /), a term or factor dropped (a * b -> a),
+a comparison moved by one (< for <=), a number changed (n -> n + 1, x -> 1.1 x), a flag
+inverted, max for min. Docstrings, strings, f-strings, annotations and error messages
+are left alone: they do not carry the numbers.
+
+A mutant runs in a forked child of this process (pytest, numpy and matplotlib are
+already imported, so one mutant costs a fraction of a second plus its tests). An import
+hook hands the child the mutated module instead of the file on disk; nothing on disk
+changes. The child runs only the test files mapped to the module (MODULES below) and
+stops at the first failure. The mutant is killed when a test fails or errors, or when
+the tests exceed the timeout (a mutated loop that never ends); it survives when they
+all pass.
+
+Equivalent mutants (a change no test can see because the behaviour is the same) are
+listed in EQUIVALENT with the reason, and left out of the kill rate.
+
+Exit status: 0 when every module reaches --threshold (default 90%), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import copy
+import functools
+import importlib.abc
+import importlib.util
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# ---------------------------------------------------------------------------
+# Which tests cover which module
+# ---------------------------------------------------------------------------
+T_HW = "tests/tables/test_hw_specs.py"
+T_MODELS = "tests/tables/test_models.py"
+T_TABLES = "tests/tables/test_tables.py"
+T_ROOF = "tests/formulas/test_roofline.py"
+T_LEDGER = "tests/formulas/test_ledger.py"
+T_THRESH = "tests/formulas/test_thresholds.py"
+T_VALIDATE = "tests/formulas/test_validate.py"
+T_CHECKS = "tests/formulas/test_validate_checks.py"
+T_HIER_LECTURE = "tests/formulas/test_hierarchy_lecture.py"
+T_ATT = "tests/formulas/test_attention_io.py"
+T_ATT_KERNELS = "tests/measure/test_attention_kernels.py"
+T_TRANS = "tests/formulas/test_transformer.py"
+T_GQA = "tests/formulas/test_transformer_ops.py"
+T_NUMPY_OPS = "tests/formulas/test_numpy_ops.py"
+T_HIER = "tests/formulas/test_hierarchy.py"
+T_PLATEAU = "tests/formulas/test_plateaus.py"
+T_TIMING = "tests/measure/test_timing.py"
+T_ROOFS = "tests/measure/test_roofs.py"
+T_CACHES = "tests/measure/test_caches.py"
+T_MACHINE = "tests/measure/test_machine.py"
+T_SWEEP = "tests/measure/test_sweep.py"
+T_EX = "tests/exercises/test_exercises.py"
+T_PAGES = "tests/docs/test_pages_unit.py"
+
+MODULES: dict[str, tuple[str, ...]] = {
+    "common/hw_specs.py": (T_HW, T_PAGES),
+    "common/tables/models.py": (T_MODELS, T_TRANS),
+    "common/tables/assumptions.py": (T_TABLES, T_LEDGER, T_TRANS),
+    "common/tables/op_counts.py": (T_TABLES, T_LEDGER, T_GQA),
+    "common/tables/units.py": (T_TABLES,),
+    "common/tables/sources.py": (T_TABLES,),
+    "common/formulas/validate.py": (T_VALIDATE, T_CHECKS, T_ROOF),
+    "common/formulas/roofline.py": (T_ROOF, T_LEDGER),
+    "common/formulas/thresholds.py": (T_THRESH, T_ROOF, T_LEDGER),
+    "common/formulas/ledger.py": (T_LEDGER, T_TRANS),
+    "common/formulas/transformer.py": (T_GQA, T_TRANS),
+    "common/formulas/numpy_ops.py": (T_NUMPY_OPS,),
+    "common/formulas/hierarchy.py": (T_HIER, T_PLATEAU, T_HIER_LECTURE),
+    "common/formulas/attention_io.py": (T_ATT,),
+    "common/measure/timing.py": (T_TIMING,),
+    "common/measure/roofs.py": (T_ROOFS,),
+    "common/measure/caches.py": (T_CACHES,),
+    "common/measure/machine.py": (T_MACHINE,),
+    "common/measure/hierarchy.py": (T_SWEEP,),
+    "common/measure/attention.py": (T_ATT_KERNELS,),
+}
+
+# ---------------------------------------------------------------------------
+# Equivalent mutants: (module, the line's source text stripped, mutation) -> why
+# ---------------------------------------------------------------------------
+_SEARCH = (
+    "smallest_integer_reaching only starts its search at the estimate: the step down "
+    "while reaches(b - 1) and the step up while not reaches(b) find the same smallest "
+    "b from any start >= 1, for a predicate that stays true once true"
+)
+_GALLOP = (
+    "largest_batch_that_fits gallops to a batch that does not fit, then bisects; the "
+    "invariant (lo fits, hi does not or is past the limit) holds from any first hi > 1 "
+    "and for any growth factor > 1, so the answer is the same"
+)
+_PREFIX = (
+    "segment_means uses only differences of its prefix sums, and the squared sum: a "
+    "constant start or a negated running sum gives the same segment costs"
+)
+_GUARD = (
+    "the n < 2 min_length shortcut only skips the dynamic programme, which itself "
+    "returns the single segment [0] when no split leaves two segments of min_length"
+)
+_SQUARE = "the matrices are square (n x n): shape[0] == shape[1]"
+_CEIL = (
+    "-(-a // r) is the ceiling of a / r; time_samples compares an integer count "
+    "with repeat, so a / r (and, for the pinned budget 3 / 3, the sign slips) take "
+    "the same number of samples"
+)
+M = "common/measure/"
+F = "common/formulas/"
+EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        F + "hierarchy.py",
+        "steps = math.floor(octaves * per_octave + 1e-9)",
+        "1e-09 -> 1.1000000000000001e-09",
+    ): (
+        "any epsilon far below one step absorbs the rounding of log2 (a test pins the case "
+        "that needs it)"
+    ),
+    (
+        F + "hierarchy.py",
+        "s1, s2 = [0.0], [0.0]  # prefix sums of values and squares: O(1) segment costs",
+        "0.0 -> 1.0",
+    ): _PREFIX,
+    (
+        F + "hierarchy.py",
+        "s1, s2 = [0.0], [0.0]  # prefix sums of values and squares: O(1) segment costs",
+        "0.0 -> 1.0 #2",
+    ): _PREFIX,
+    (F + "hierarchy.py", "s1.append(s1[-1] + v)", "+ -> -"): _PREFIX,
+    (F + "hierarchy.py", "if n < 2 * min_length:", "* -> /"): _GUARD,
+    (F + "hierarchy.py", "if n < 2 * min_length:", "a * b -> a"): _GUARD,
+    (F + "hierarchy.py", "if n < 2 * min_length:", "a * b -> b"): _GUARD,
+    (
+        F + "hierarchy.py",
+        "best = [0.0] + [math.inf] * n  # best[b]: cheapest split of values[:b]; inf if impossible",
+        "0.0 -> 1.0",
+    ): ("every split's cost starts from best[0] once: a constant there moves all costs alike"),
+    (F + "hierarchy.py", "start = [0] * (n + 1)", "0 -> 1"): (
+        "every start[b] on the backtracking path is written before it is read"
+    ),
+    (F + "hierarchy.py", "start = [0] * (n + 1)", "1 -> 2"): "one unused extra entry",
+    (
+        F + "numpy_ops.py",
+        "while cap_bytes is not None and FP32 * k * k > cap_bytes and k > 1024:",
+        "1024 -> 1025",
+    ): "k is a power of two >= 1024, so k > 1024 and k > 1025 agree",
+    (
+        F + "transformer.py",
+        "steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0",
+        "> -> >=",
+    ): "at hi = 1 both give no interior points (log10(1) = 0)",
+    (
+        F + "transformer.py",
+        "steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0",
+        "0 -> 1",
+    ): "at hi = 1 both give no interior points (log10(1) = 0)",
+    (
+        F + "transformer.py",
+        "steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0",
+        "1 -> 2",
+    ): "at hi = 2 every interior point rounds to 1 or 2: the grid is [1, 2]",
+    (
+        M + "caches.py",
+        "by_level[c.level] = max(by_level.get(c.level, 0), c.size_bytes)",
+        "0 -> 1",
+    ): "sizes are positive integers (parse_size), so max(1, size) == size",
+    (M + "roofs.py", "rng = np.random.default_rng(0)", "0 -> 1"): (
+        "other random operands: the same shapes, the same 2 n^3 FLOP"
+    ),
+    (M + "roofs.py", "return _matmul_summary(durations, a.shape[0], used)", "0 -> 1"): _SQUARE,
+    (
+        M + "roofs.py",
+        "return Kernels(stream, stream_bytes, partial(np.matmul, a, b, out=c), a.shape[0])",
+        "0 -> 1",
+    ): _SQUARE,
+    (M + "roofs.py", 'repeat=-(-budget["bandwidth_min_repeat"] // rounds),', "// -> /"): _CEIL,
+    (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "// -> /"): _CEIL,
+    (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "-x -> x"): _CEIL,
+    (M + "roofs.py", 'repeat=-(-budget["matmul_min_repeat"] // rounds),', "-x -> x #2"): _CEIL,
+    **{
+        (F + "hierarchy.py", "s2.append(s2[-1] + v * v)", d): (
+            "the squares enter a split's cost only as s2[n] - s2[0] summed over its "
+            "segments, the same for every split of the series: any s2 gives the same argmin"
+        )
+        for d in ("+ -> -", "a + b -> a", "a + b -> b", "a * b -> a", "a * b -> b")
+    },
+    (
+        F + "hierarchy.py",
+        "if abs(slope) <= flat_slope + SLOPE_SIGMAS * sigma and strays <= len(idx) // 4:",
+        "// -> /",
+    ): "for an integer count s, s <= n / 4 exactly when s <= n // 4",
+    (
+        F + "hierarchy.py",
+        "if abs(slope) <= flat_slope + SLOPE_SIGMAS * sigma and strays <= len(idx) // 4:",
+        "a * b -> b",
+    ): ("SLOPE_SIGMAS is 1.0 (pinned by a test): 1.0 x sigma is sigma"),
+    (
+        F + "hierarchy.py",
+        "tried = [first] + [m for m in (margin, math.sqrt(margin), 1.0) if m < first]",
+        "< -> <=",
+    ): "it only retries the first margin, which found nothing",
+    (
+        F + "hierarchy.py",
+        "(float(s), float(b)) for s, b in zip(sizes, bandwidths, strict=True) if b and b > 0",
+        "> -> >=",
+    ): "`b and` has already dropped zero",
+    (
+        F + "hierarchy.py",
+        "return [p._replace(name=name) for p, name in zip(plateaus, names, strict=True)]",
+        "True -> False",
+    ): "the names are built to match the plateaus one to one",
+    (
+        M + "hierarchy.py",
+        "with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:",
+        "1 -> 2",
+    ): "max(2, threads) differs only at threads = 1, where one part keeps one worker",
+    (M + "timing.py", "repeat=max(0, min_batches - 1),", "0 -> 1"): (
+        "time_samples takes at least one sample whatever repeat is"
+    ),
+    ("common/formulas/ledger.py", "lo, hi = 1, 2", "2 -> 3"): _GALLOP,
+    ("common/formulas/ledger.py", "lo, hi = hi, hi * 2", "2 -> 3"): _GALLOP,
+    ("common/formulas/thresholds.py", "b = max(1, math.ceil(estimate))", "1 -> 2"): _SEARCH,
+    ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "- -> +"): _SEARCH,
+    ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "a - b -> a"): _SEARCH,
+}
+
+
+# ---------------------------------------------------------------------------
+# Mutation operators
+# ---------------------------------------------------------------------------
+BINOP_SWAP = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.Mod: ast.FloorDiv,
+    ast.Pow: ast.Mult,
+}
+CMP_SWAP = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+}
+AUG_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
+CALL_SWAP = {"max": "min", "min": "max"}
+SYMBOL = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One change: where (line), what (description), and how to apply it (site index, variant)."""
+
+    module: str
+    index: int  # position in the module's list of mutants
+    line: int
+    description: str
+    source_line: str
+    occurrence: int = 1  # 2 for the second identical (line, description) pair, ...
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """How EQUIVALENT names a mutant: module, the line's text, description (#n if repeated)."""
+        suffix = f" #{self.occurrence}" if self.occurrence > 1 else ""
+        return (self.module, self.source_line, self.description + suffix)
+
+
+def _number(value: object) -> object | None:
+    """The mutated number: n + 1 for ints, 1.1 x for floats (1.0 for 0.0); None: no mutant."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int):
+        return value + 1
+    return value * 1.1 if value else 1.0
+
+
+def _variants(node: ast.AST) -> list[tuple[str, object]]:
+    """The mutations of one node: (description, data for _apply)."""
+    out: list[tuple[str, object]] = []
+    if isinstance(node, ast.BinOp):
+        op = type(node.op)
+        if op in BINOP_SWAP:
+            out.append((f"{SYMBOL[op]} -> {SYMBOL[BINOP_SWAP[op]]}", ("op", BINOP_SWAP[op])))
+        if op in (ast.Add, ast.Sub, ast.Mult, ast.Div):
+            out.append((f"a {SYMBOL[op]} b -> a", ("left", None)))
+            out.append((f"a {SYMBOL[op]} b -> b", ("right", None)))
+    elif isinstance(node, ast.AugAssign) and type(node.op) in AUG_SWAP:
+        op = type(node.op)
+        out.append((f"{SYMBOL[op]}= -> {SYMBOL[AUG_SWAP[op]]}=", ("aug", AUG_SWAP[op])))
+    elif isinstance(node, ast.Compare):
+        for k, op in enumerate(node.ops):
+            new = CMP_SWAP.get(type(op))
+            if new is not None:
+                out.append((f"{SYMBOL[type(op)]} -> {SYMBOL[new]}", ("cmp", (k, new))))
+    elif isinstance(node, ast.Constant):
+        if isinstance(node.value, bool):
+            out.append((f"{node.value} -> {not node.value}", ("const", not node.value)))
+        else:
+            new = _number(node.value)
+            if new is not None:
+                out.append((f"{node.value!r} -> {new!r}", ("const", new)))
+    elif isinstance(node, ast.BoolOp):
+        name, new = ("and", ast.Or) if isinstance(node.op, ast.And) else ("or", ast.And)
+        out.append((f"{name} -> {'or' if name == 'and' else 'and'}", ("boolop", new)))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+        sign = "not " if isinstance(node.op, ast.Not) else "-"
+        out.append((f"{sign}x -> x", ("unary", None)))
+    elif (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CALL_SWAP
+    ):
+        out.append((f"{node.func.id}() -> {CALL_SWAP[node.func.id]}()", ("call", None)))
+    return out
+
+
+def _skipped_nodes(tree: ast.AST) -> set[int]:
+    """ids of nodes not to mutate: docstrings, annotations, f-strings, raise statements."""
+    skip: set[int] = set()
+
+    def mark(node: ast.AST | None) -> None:
+        if node is not None:
+            skip.update(id(n) for n in ast.walk(node))
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.JoinedStr, ast.Raise)):
+            mark(node)
+        elif isinstance(node, (ast.AnnAssign, ast.arg)):
+            mark(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            mark(node.returns)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = getattr(node, "body", [])
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                mark(body[0])
+        # `from __future__ import annotations` and TYPE_CHECKING blocks carry no behaviour
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            mark(node)
+    return skip
+
+
+def _sites(tree: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:
+    """Every (node, description, data) mutation in a deterministic order."""
+    skip = _skipped_nodes(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        for description, data in _variants(node):
+            yield node, description, data
+
+
+def _apply(node: ast.AST, data: object) -> ast.AST | None:
+    """Mutate `node` in place (or return a replacement node)."""
+    kind, arg = data  # type: ignore[misc]
+    if kind in ("op", "aug", "boolop"):
+        node.op = arg()  # type: ignore[attr-defined]
+    elif kind == "left":
+        return node.left  # type: ignore[attr-defined]
+    elif kind == "right":
+        return node.right  # type: ignore[attr-defined]
+    elif kind == "cmp":
+        k, new = arg
+        node.ops[k] = new()  # type: ignore[attr-defined]
+    elif kind == "const":
+        node.value = arg  # type: ignore[attr-defined]
+    elif kind == "unary":
+        return node.operand  # type: ignore[attr-defined]
+    elif kind == "call":
+        node.func.id = CALL_SWAP[node.func.id]  # type: ignore[attr-defined]
+    return None
+
+
+def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    """Put `new` where `old` is in `tree`."""
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if item is old:
+                        value[i] = new
+                        return
+    raise LookupError("mutation site not found")
+
+
+@functools.cache
+def module_source(module: str) -> str:
+    """The module's source, read once (an edit during a run cannot shift the mutants)."""
+    return (REPO / module).read_text(encoding="utf-8")
+
+
+def list_mutants(module: str) -> list[Mutant]:
+    """Every mutant of a module (a path relative to the repository root)."""
+    source = module_source(module)
+    lines = source.splitlines()
+    tree = ast.parse(source)
+    seen: dict[tuple[str, str], int] = {}
+    mutants = []
+    for i, (node, description, _) in enumerate(_sites(tree)):
+        text = lines[node.lineno - 1].strip()
+        seen[text, description] = seen.get((text, description), 0) + 1
+        mutants.append(Mutant(module, i, node.lineno, description, text, seen[text, description]))
+    return mutants
+
+
+def mutated_code(module: str, index: int) -> object:
+    """The module's code object with mutant number `index` applied."""
+    source = module_source(module)
+    tree = ast.parse(source)
+    for i, (node, _, data) in enumerate(_sites(tree)):
+        if i == index:
+            new = _apply(node, data)
+            if new is not None:
+                _replace(tree, node, copy.deepcopy(new))
+            break
+    else:
+        raise IndexError(f"{module} has no mutant {index}")
+    ast.fix_missing_locations(tree)
+    return compile(tree, str(REPO / module), "exec")
+
+
+def module_name(module: str) -> str:
+    return module.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+# ---------------------------------------------------------------------------
+# Running one mutant in a forked child
+# ---------------------------------------------------------------------------
+class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Hands out the mutated code object for one module name; every other import is normal."""
+
+    def __init__(self, name: str, path: str, code: object) -> None:
+        self.name, self.path, self.code = name, path, code
+
+    def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
+        if fullname != self.name:
+            return None
+        return importlib.util.spec_from_file_location(fullname, self.path, loader=self)
+
+    def create_module(self, spec):  # type: ignore[no-untyped-def]
+        return None
+
+    def exec_module(self, module):  # type: ignore[no-untyped-def]
+        exec(self.code, module.__dict__)  # the point of the tool
+
+
+def _pytest_args(tests: tuple[str, ...]) -> list[str]:
+    return [
+        *tests,
+        "-x",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "not browser",
+        "--no-header",
+        "-o",
+        "console_output_style=classic",
+    ]
+
+
+def _child(module: str, index: int | None, tests: tuple[str, ...]) -> None:
+    """Forked child: install mutant `index` (None: none), run the tests, exit with their code."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    code = 3
+    try:
+        if index is not None:
+            finder = _MutantFinder(
+                module_name(module), str(REPO / module), mutated_code(module, index)
+            )
+            sys.meta_path.insert(0, finder)
+        import pytest
+
+        code = int(pytest.main(_pytest_args(tests)))
+    except BaseException:
+        code = 4
+    finally:
+        os._exit(code)
+
+
+def run_one(module: str, index: int | None, tests: tuple[str, ...], timeout: float) -> str:
+    """'killed', 'survived' or 'timeout' for one mutant (index None: the unmutated module)."""
+    pid = os.fork()
+    if pid == 0:
+        os.setpgid(0, 0)
+        _child(module, index, tests)
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            return "survived" if code == 0 else "killed"
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return "timeout"
+        time.sleep(0.01)
+
+
+def run_module(
+    module: str, timeout: float | None, jobs: int, verbose: bool
+) -> tuple[int, int, list[Mutant], list[Mutant]]:
+    """(killed, total counted, survivors, equivalent) for one module."""
+    tests = tuple(t for t in MODULES[module] if (REPO / t).is_file())
+    for missing in sorted(set(MODULES[module]) - set(tests)):
+        print(f"   warning: {missing} does not exist; run without it")
+    start = time.monotonic()
+    baseline = run_one(module, None, tests, timeout=600)
+    took = time.monotonic() - start
+    if baseline != "survived":
+        raise SystemExit(f"{module}: its tests fail without any mutation ({', '.join(tests)})")
+    limit = timeout if timeout is not None else max(10.0, 4 * took + 5)
+    mutants = list_mutants(module)
+    survivors: list[Mutant] = []
+    equivalent: list[Mutant] = []
+    killed = 0
+    running: dict[int, Mutant] = {}
+    queue = list(mutants)
+    print(f"== {module}: {len(mutants)} mutants, tests {took:.1f} s ({', '.join(tests)})")
+    results: dict[int, str] = {}
+
+    # Simple process pool: fork up to `jobs` children at a time.
+    def start_one(m: Mutant) -> None:
+        pid = os.fork()
+        if pid == 0:
+            os.setpgid(0, 0)
+            _child(module, m.index, tests)
+        running[pid] = m
+        started[pid] = time.monotonic()
+
+    started: dict[int, float] = {}
+    while queue or running:
+        while queue and len(running) < jobs:
+            start_one(queue.pop(0))
+        for pid in list(running):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            outcome = None
+            if done:
+                outcome = "survived" if os.waitstatus_to_exitcode(status) == 0 else "killed"
+            elif time.monotonic() - started[pid] > limit:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                outcome = "timeout"
+            if outcome is not None:
+                m = running.pop(pid)
+                results[m.index] = outcome
+                if verbose:
+                    print(f"  {outcome:8} {m.module}:{m.line} {m.description}  | {m.source_line}")
+        time.sleep(0.005)
+    for m in mutants:
+        outcome = results[m.index]
+        if m.key in EQUIVALENT:
+            equivalent.append(m)
+            if outcome != "survived":
+                print(f"  note: listed as equivalent but killed: {m.line} {m.description}")
+            continue
+        if outcome == "survived":
+            survivors.append(m)
+        else:
+            killed += 1
+    return killed, len(mutants) - len(equivalent), survivors, equivalent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", help="module paths (default: all in MODULES)")
+    parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds per mutant")
+    parser.add_argument("--threshold", type=float, default=90.0, help="kill rate to pass (%%)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every mutant")
+    args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
+    os.chdir(REPO)
+    sys.path.insert(0, str(REPO))
+    modules = args.modules or list(MODULES)
+    for m in modules:
+        if m not in MODULES:
+            parser.error(f"{m} is not mapped to tests; known: {', '.join(MODULES)}")
+    known = {m.key for module in modules for m in list_mutants(module)}
+    for key in EQUIVALENT:
+        if key[0] in modules and key not in known:
+            print(f"warning: EQUIVALENT names no mutant (stale entry?): {key}")
+    if args.list:
+        for m in modules:
+            for mutant in list_mutants(m):
+                print(f"{m}:{mutant.line}: {mutant.description}  | {mutant.source_line}")
+        return 0
+    # Heavy imports once, before forking (never `common`: each child imports it afresh).
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.figure
+    import numpy
+    import pytest
+
+    del numpy, pytest
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    total_killed = total = 0
+    rows = []
+    all_survivors: list[Mutant] = []
+    all_equivalent: list[Mutant] = []
+    begin = time.monotonic()
+    for m in modules:
+        result = run_module(m, args.timeout, args.jobs, args.verbose)
+        killed, counted, survivors, equivalent = result
+        rate = 100.0 * killed / counted if counted else 100.0
+        rows.append((m, killed, counted, rate, len(equivalent)))
+        total_killed += killed
+        total += counted
+        all_survivors += survivors
+        all_equivalent += equivalent
+        print(f"   {m}: {killed}/{counted} killed ({rate:.1f}%), {len(equivalent)} equivalent")
+        for s in survivors:
+            print(f"   survived  line {s.line}: {s.description}  | {s.source_line}")
+    print()
+    print(f"{'module':40} {'killed':>7} {'of':>5} {'rate':>7} {'equiv':>6}")
+    for m, killed, counted, rate, eq in rows:
+        print(f"{m:40} {killed:7d} {counted:5d} {rate:6.1f}% {eq:6d}")
+    overall = 100.0 * total_killed / total if total else 100.0
+    print(f"{'overall':40} {total_killed:7d} {total:5d} {overall:6.1f}%")
+    print(f"({time.monotonic() - begin:.0f} s)")
+    if all_equivalent:
+        print("\nequivalent mutants (excluded):")
+        for e in all_equivalent:
+            print(f"  {e.module}:{e.line} {e.description}: {EQUIVALENT[e.key]}")
+    failing = [r for r in rows if r[3] < args.threshold]
+    return 1 if failing or overall < args.threshold else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
