@@ -16,11 +16,8 @@ and every formula from ``common/formulas/transformer.py``; the tables and senten
 are composed in ``common/present/llm.py``. Nothing is timed.
 
 Run it with ``python3 lectures/08_llm_levers.py`` (standard library only).
-Flags (the same in lectures 06, 07 and 08): ``--model`` (llama-2-7b, llama-3-8b,
-llama-3-70b), ``--chip`` (h100, h200, b200, ...), ``--precision`` (the chip's compute
-precision, e.g. bf16 or fp8), ``--weights`` and ``--kv`` (storage precisions of the
-weights and the KV cache), ``--context`` (tokens per sequence) and ``--batch``
-(sequences served together).
+The flags are lecture 06's (``--help`` lists them): model, chip, precisions, context
+and batch.
 Add ``--png`` to save ``08_decode_throughput.png`` (needs matplotlib) into
 ``--outdir DIR`` (default: ``figures/``).
 """
