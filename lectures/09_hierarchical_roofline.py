@@ -37,6 +37,7 @@ import time
 from common.files import results
 from common.files.paths import display_path
 from common.formulas import hierarchy, roofline
+from common.measure import budget as measure_budget
 from common.measure import caches, machine, roofs, timing
 from common.measure import hierarchy as sweep
 from common.present import cli, console, display
@@ -51,12 +52,14 @@ parser.add_argument(
     help="shorter sweep (2 sizes per octave, less time per size) for tests",
 )
 cli.add_png_flags(parser)
+measure_budget.add_flags(parser, "09")
 cli.add_results_flag(parser, saves=True)
 args = cli.parse_args(parser)
 
 QUICK = args.quick
 mode = "quick" if QUICK else "full"
 budget = hierarchy.LECTURE_BUDGETS[mode]  # seconds, and sizes per octave
+plan = measure_budget.from_args(args)  # the memory the sweep's arrays may take
 lecture_start = time.perf_counter()
 
 # %%
@@ -76,6 +79,7 @@ llc_bytes = levels[-1][1] if levels else None
 show(
     display.Text(machine.summary_line(machine.describe())),
     report.cache_table(cache_list, cache_source),
+    report.built_here(machine.describe(), llc_bytes, "09_hierarchical_roofline.py"),
 )
 
 # %%
@@ -96,7 +100,8 @@ calibration, calibration_note = roofs.load_or_calibrate(args.results)
 calibrated = peak_flops = float(calibration["matmul_flops_per_s"])
 l2_bytes = levels[1][1] if len(levels) >= 2 else hierarchy.ASSUMED_L2_BYTES
 matmuls = []
-for side in hierarchy.matmul_sides(l2_bytes, llc_bytes or hierarchy.ASSUMED_LLC_BYTES):
+side_cap = measure_budget.matmul_side_cap(plan, calibrated, budget["matmul_s"] / 4)
+for side in hierarchy.matmul_sides(l2_bytes, llc_bytes or hierarchy.ASSUMED_LLC_BYTES, side_cap):
     rate = roofs.measure_matmul(side, 3, budget["matmul_s"])["flops_per_s"]
     flops, nbytes = roofline.gemm_counts(side, side, side, elem_bytes=4)
     matmuls.append({"side": side, "flops": flops, "bytes": nbytes, "flops_per_s": rate})
@@ -124,7 +129,7 @@ show(report.compute_roof_facts(calibrated, calibration_note, matmuls, peak_flops
 # every larger call. The lecture measures that step too, as the difference
 # between calls on 501 and 500 elements.
 
-sweep_limit = hierarchy.sweep_limit_bytes(llc_bytes, caches.available_memory_bytes())
+sweep_limit = measure_budget.sweep_limit_bytes(llc_bytes, plan, caches.available_memory_bytes())
 per_octave = int(budget["sizes_per_octave"])
 smallest = hierarchy.MIN_WORKING_SET_BYTES
 lengths = hierarchy.sweep_lengths(smallest, sweep_limit, per_octave)

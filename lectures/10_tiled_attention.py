@@ -44,9 +44,10 @@ from common.formulas.roofline import intensity, lower_bound_time
 from common.formulas.thresholds import crossover
 from common.formulas.transformer import layer_ops
 from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
-from common.measure import attention, caches, roofs
+from common.measure import attention, caches, machine, roofs
+from common.measure import budget as measure_budget
 from common.plots.style import log_range
-from common.present import cli
+from common.present import cli, probe
 from common.present.display import Observations, Table, Text, show
 from common.tables.models import LLAMA_3_8B
 
@@ -54,6 +55,7 @@ parser = cli.lecture_parser(__doc__)
 parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
 cli.add_png_flags(parser)
 cli.add_results_flag(parser, saves=True)
+measure_budget.add_flags(parser, "10")
 args = cli.parse_args(parser)  # bad paths, and --png without matplotlib, are said here
 QUICK = args.quick
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
@@ -604,7 +606,8 @@ notes = Observations(
 cache_table = Table(["cache", "size", "source"], cache_rows, title="Caches, as core 0 sees them")
 roof_table = Table(["roof", "value"], roof_rows, title="Roofs of this machine")
 # sphinx_gallery_end_ignore
-show(cache_table, roof_table, notes)
+built = probe.built_here(machine.describe(), llc, "10_tiled_attention.py")
+show(built, cache_table, roof_table, notes)
 
 # %%
 # 7. Block sizes from this machine's caches
@@ -722,14 +725,23 @@ show(size_table, table, notes)
 # -------------------------------------------
 #
 # Now both kernels run at growing :math:`N`, the tiled one with the blocks of
-# half the L2. The largest :math:`N` is lecture 01's choice, the smallest
-# multiple of 512 whose score matrix is at least twice the last-level cache, so
-# that the naive kernel's passes over :math:`S` must go to DRAM. Each kernel's
+# half the L2. The largest :math:`N` is the smallest multiple of 512 whose
+# score matrix is at least twice the last-level cache, so that the naive
+# kernel's passes over :math:`S` must go to DRAM, as far as the run's memory
+# and time budgets allow (``--memory-limit``, ``--time-limit``). Each kernel's
 # bytes are counted as lecture 01 counts its passes: the naive one moves
 # :math:`4 (10 N^2 + 4 N d_h)` bytes, the tiled one the IO model's
 # :math:`4 N d_h (2 + 2R)`. The bounds use the one-thread roofs above.
 
-n_llc = numpy_ops.attention_seq_len(llc, roofs.memory_cap_bytes())
+plan = measure_budget.from_args(args)
+n_llc = measure_budget.attention_seq(
+    caches.last_level_cache_bytes(cache_list),
+    measure_budget.attention_lengths_cap(plan, D_HEAD),
+    peak_1,
+    beta,
+    D_HEAD,
+    measure_budget.call_cap(plan),
+)
 N_LIST = [256, 512, 1024] if QUICK else sorted({1024, 2048, 4096, n_llc})
 measured = {}
 with roofs.blas_threads(1):
@@ -868,6 +880,9 @@ items = [
     f"remaining {fmt_time(max(0.0, rest_s))} its small matmuls running below the roof and "
     "its other passes over the blocks. The naive kernel pays for the same exponentials.",
 ]
+if not outside:
+    note = measure_budget.cache_note(f"N = {N_LIST[-1]:,}", FP32 * N_LIST[-1] ** 2, llc)
+    items += [f"{note}, so no length here shows S in DRAM."] if note else []
 if inside and outside:
     a, z = N_LIST.index(inside[-1]), N_LIST.index(outside[0])
     growth = {kind: per_score[kind][z] / per_score[kind][a] for kind in KINDS}

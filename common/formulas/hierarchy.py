@@ -133,13 +133,16 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
-def matmul_sides(l2_bytes: float, llc_bytes: float) -> list[int]:
+def matmul_sides(l2_bytes: float, llc_bytes: float, max_side: int | None = None) -> list[int]:
     """Sides n of two fp32 matmuls whose A, B, C (12 n^2 bytes) fill half of L2 and of the LLC.
 
     Rounded down to multiples of 64 (at least 64) and of 256 (at least 256); one side if equal.
+    `max_side` (a time and memory budget's largest side) caps both.
     """
     small = max(64, int(math.sqrt(l2_bytes / INSIDE_MARGIN / 12)) // 64 * 64)
     large = max(256, int(math.sqrt(llc_bytes / INSIDE_MARGIN / 12)) // 256 * 256)
+    if max_side is not None:
+        small, large = min(small, max_side), min(large, max_side)
     return sorted({small, large})
 
 

@@ -8,6 +8,7 @@ calibration record of ``common.measure.roofs.calibrate``, the rows of
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -84,6 +85,21 @@ def machine_facts(
     )
 
 
+def built_here(desc: Mapping[str, Any], llc_bytes: float | None, script: str) -> Text:
+    """Whose numbers these are: the machine that ran this (on the site: that built the page)."""
+    from common.present.display import html_mode
+
+    when = time.strftime("%Y-%m-%d %H:%M %Z")
+    llc = f"LLC {fmt_bytes(llc_bytes, binary=True)}" if llc_bytes else "LLC not reported"
+    who = "the machine that built this page" if html_mode() else "this machine"
+    return Text(
+        f"\nMeasured on {who}: {desc.get('cpu')}, {desc.get('cores')} cores, "
+        f"{llc}, on {when}. Every number below is that "
+        f"machine's, not a rule about computers; to measure your own, run "
+        f"python3 lectures/{script} on it."
+    )
+
+
 def roofs_table(calib: Mapping[str, Any], llc_bytes: float) -> Group:
     """The bandwidth roof beta and the compute roof P (all threads and one), as measured."""
     ws = calib["bandwidth_working_set_bytes"]
@@ -132,9 +148,13 @@ def ridge_lines(calib: Mapping[str, Any]) -> Group:
 
 
 def roof_observations(
-    calib: Mapping[str, Any], previous: Mapping[str, Any] | None, blas_threads: object
+    calib: Mapping[str, Any],
+    previous: Mapping[str, Any] | None,
+    blas_threads: object,
+    cache_notes: Sequence[str | None] = (),
 ) -> Observations:
-    """What the roofs say: best against median, mixed thread counts, a busy run, the last run."""
+    """What the roofs say: best against median, mixed thread counts, a busy run, the last run,
+    and one sentence per working set the budget could not take clear of the cache."""
     beta, median = calib["bandwidth_bytes_per_s"], calib["bandwidth_median_bytes_per_s"]
     peak, ridge = calib["matmul_flops_per_s"], calib["ridge_point"]
     ridge_one = calib["ridge_point_one_thread"]
@@ -158,6 +178,19 @@ def roof_observations(
             "program was probably using the cores, so the compute roof is too low in this run; "
             "run the lecture again on a quiet machine."
         )
+    reasons = calib.get("busy_reasons") or []
+    if reasons:
+        items.append(
+            "This run was on a busy machine: " + "; ".join(reasons) + ". The roofs and the "
+            "operations were timed in alternation, so they agree with each other, but both are "
+            "lower than a quiet machine gives."
+        )
+    else:
+        items.append(
+            "The roofs were timed again between the operations below; each is the best call of "
+            "the whole run, and the machine looked quiet throughout."
+        )
+    items += [f"{note}." for note in cache_notes if note]
     if previous is not None:
         old_beta, old_peak = previous["bandwidth_bytes_per_s"], previous["matmul_flops_per_s"]
         items.append(
