@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
@@ -45,23 +47,52 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
     target = Path(path)
     writable_dir(target.parent)
     prefix = f".{target.name[:TEMP_PREFIX_CHARS]}."
+    held = _hold_signals()  # a Ctrl-C inside mkstemp would leave a file nobody knows of
     try:
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     except OSError as exc:
+        _release_signals(held)
         raise _naming(exc, target) from None
+    except BaseException:
+        _release_signals(held)
+        raise
     try:
+        _release_signals(held)  # a signal that came meanwhile is raised here, inside the try
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+        owned, fd = fd, -1  # from here the file object owns (and closes) the descriptor
+        encoding = {} if "b" in mode else {"encoding": "utf-8"}
+        with os.fdopen(owned, mode, **encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException as exc:
+        if fd >= 0:  # stopped before the file object took the descriptor
+            with contextlib.suppress(OSError):
+                os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
             raise _naming(exc, target) from None
         raise
+
+
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")  # the signals a lecture turns into a clean stop
+
+
+def _hold_signals() -> object:
+    """Block the stop signals in this thread (they wait, pending); the previous mask, or None."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None or threading.current_thread() is not threading.main_thread():
+        return None
+    wanted = {getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)}
+    return mask(signal.SIG_BLOCK, wanted)
+
+
+def _release_signals(held: object) -> None:
+    """Restore the mask _hold_signals replaced: a pending stop signal is handled now."""
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # type: ignore[arg-type]
 
 
 def _naming(exc: OSError, target: Path) -> OSError:
