@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any, NamedTuple
 
-from common.files.calibration import saved_calibration
 from common.hw_specs import bytes_per_elem
 from common.measure import budget, caches, machine
 from common.measure.budget import Budget
@@ -405,11 +404,3 @@ def raised_roofs(
     peak_up = max([peak, *(f / t for f, _, t in points)])
     beta_up = max([beta, *(d / t for _, d, t in points)])
     return peak_up, beta_up
-
-
-def load_or_calibrate(path: object = None) -> tuple[dict[str, Any], str]:
-    """The probe's saved calibration, or a fresh quick one; returns (calibration, where from)."""
-    saved = saved_calibration(path)  # type: ignore[arg-type]
-    if saved.calibration is not None:
-        return saved.calibration, saved.source
-    return calibrate(quick=True), f"{saved.reason}; measured a quick calibration instead"
