@@ -9,7 +9,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from common.shell.paths import checked_text, display_path
 
@@ -81,18 +81,33 @@ STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")  # the signals a lecture turns in
 
 
 def _hold_signals() -> object:
-    """Block the stop signals in this thread (they wait, pending); the previous mask, or None."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None or threading.current_thread() is not threading.main_thread():
+    """Defer the stop signals' Python handlers (their arrivals are kept); what to restore.
+
+    A signal cannot be blocked for the whole process (BLAS threads would take it), so
+    the handlers are swapped for one that records the signal. Main thread only.
+    """
+    if threading.current_thread() is not threading.main_thread():
         return None
-    wanted = {getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)}
-    return mask(signal.SIG_BLOCK, wanted)
+    pending: list[tuple[int, Any]] = []
+    old: dict[int, Callable[[int, Any], Any]] = {}
+    for name in STOP_SIGNALS:
+        signum = getattr(signal, name, None)
+        previous = signal.getsignal(signum) if signum is not None else None
+        if callable(previous):  # SIG_DFL and SIG_IGN stay as they are
+            old[signum] = previous
+            signal.signal(signum, lambda num, frame: pending.append((num, frame)))
+    return old, pending
 
 
 def _release_signals(held: object) -> None:
-    """Restore the mask _hold_signals replaced: a pending stop signal is handled now."""
-    if held is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # type: ignore[arg-type]
+    """Put back the handlers _hold_signals replaced, then run them for what arrived meanwhile."""
+    if held is None:
+        return
+    old, pending = held  # type: ignore[misc]
+    for signum, handler in old.items():
+        signal.signal(signum, handler)
+    for signum, frame in pending:
+        old[signum](signum, frame)  # Ctrl-C's handler raises KeyboardInterrupt here
 
 
 def _naming(exc: OSError, target: Path) -> OSError:

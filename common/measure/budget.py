@@ -80,7 +80,6 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
 # W) and its square matmul stay allocated so that the roofs are re-timed between
 # the operations. The largest operation is add+relu in one expression: a, b, out,
 # tmp and numpy's temporary, 5/3 W. So the peak is W + 5/3 W + the matmul.
-PROBE_PEAK_SETS = 1 + 5 / 3
 CALL_CAP_S = 0.15  # one call of an operation: at most this long at the roofline's bound
 CALL_SHARE = CALL_CAP_S / 10.0  # ... for a 10 s budget: the cap grows with the budget
 
@@ -93,7 +92,7 @@ def call_cap(plan: Budget) -> float:
 def stream_bytes(llc_bytes: int | None, budget: Budget, matmul_bytes: int = 0) -> int:
     """The stream's working set W: max(8 LLC, 256 MiB), within (arrays - matmul) / (8/3)."""
     want = max(STREAM_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
-    cap = int((budget.arrays_bytes - matmul_bytes) / PROBE_PEAK_SETS)
+    cap = (budget.arrays_bytes - matmul_bytes) * 3 // 8  # W + 5/3 W = 8/3 W
     return max(3 * FP32 * 1024, min(want, cap) // (3 * FP32) * (3 * FP32))
 
 
