@@ -320,10 +320,13 @@ for name, shape, counts, t, working_set, threads, threads_text, twin in timed:
     row = numpy_ops.roofline_row(name, *counts, t, peak, beta, working_set, shape=shape)
     row.update(threads=threads, threads_text=threads_text or str(threads))
     rows.append({**row, "same_as_calibration": twin})
+swept = ("LayerNorm", "attention naive", f"GEMM M={numpy_ops.GEMM_SKINNY_M}")
 cache_notes = [
-    budget.cache_note("The bandwidth roof", calib["bandwidth_working_set_bytes"], reported_llc),
-    budget.cache_note("Naive attention", 4 * seq * seq, reported_llc),
-    budget.cache_note(f"GEMM M={numpy_ops.GEMM_SKINNY_M}", 4 * k_dim * k_dim, reported_llc),
+    budget.cache_note("The bandwidth roof", calib["bandwidth_working_set_bytes"], reported_llc)
+] + [
+    budget.cache_note(r["name"], r["working_set_bytes"], reported_llc)
+    for r in rows
+    if r["name"] in swept
 ]
 show(
     probe.roofs_table(calib, llc_bytes),
