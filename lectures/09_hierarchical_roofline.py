@@ -187,7 +187,8 @@ corrected_bw = [  # D / (t - t0)
 for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
 table = report.sweep_table(points, shares, levels, sweep_seconds)
-show(report.after_sweep_line(costs_after, costs), table)
+reach = measure_budget.cache_note("The sweep's largest working set", sizes[-1], llc_bytes)
+show(report.after_sweep_line(costs_after, costs), table, *report.notes([reach]))
 
 # %%
 # A plateau for each level

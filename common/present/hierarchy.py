@@ -104,6 +104,11 @@ def call_cost_table(costs: Mapping[str, Any]) -> Group:
     )
 
 
+def notes(sentences: Sequence[str | None]) -> list[Text]:
+    """One 'note:' line per sentence given (None: nothing to say)."""
+    return [Text(f"note: {s}; the DRAM plateau below is not DRAM alone") for s in sentences if s]
+
+
 def after_sweep_line(after: Mapping[str, Any], used: Mapping[str, Any]) -> Text:
     """The fixed cost measured again after the sweep, and the lower one used."""
     return Text(
