@@ -328,8 +328,10 @@ cache_notes = [
     for r in rows
     if r["name"] in swept
 ]
+stamp = probe.measured_on(desc, llc_bytes)  # under every measured table: whose numbers
 show(
     probe.roofs_table(calib, llc_bytes),
+    stamp,
     probe.ridge_lines(calib),
     probe.roof_observations(calib, previous.calibration, blas_threads, cache_notes),
 )
@@ -350,7 +352,7 @@ show(probe.ledger_table(rows, ridge))
 # the roofs are wrong for that run: the table prints "above roof" instead for
 # anything more than 10% over, with a note on the likely reasons.
 notes = probe.above_roof_notes(rows, llc_bytes, calib["bandwidth_threads"])
-show(probe.timing_table(rows), notes)
+show(probe.timing_table(rows), stamp, notes)
 
 # %%
 # Reading the table needs three more numbers: the bounds of attention's two
@@ -401,6 +403,7 @@ same["matmul"].update(flops=f_same, bytes=d_same, t_meas_s=t_same)
 same["elementwise"].update(flops=f_add, bytes=d_add, t_meas_s=t_add)
 show(
     probe.same_flops_table(same["matmul"], same["elementwise"]),
+    stamp,
     probe.same_flops_observations(same["matmul"], same["elementwise"], peak, 3 * vec),
 )
 

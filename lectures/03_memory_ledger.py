@@ -304,6 +304,7 @@ for B, latency in zip(SWEEP_BATCHES, latencies, strict=True):
 cross = thresholds.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
 show(
     memory.sweep_table(sweep_rows),
+    memory.measured_on(machine.describe(), LLC),
     memory.sweep_lines(sweep_rows, cross, RIDGE, sweep_seconds),
 )
 

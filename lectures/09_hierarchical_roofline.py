@@ -188,7 +188,8 @@ for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
 table = report.sweep_table(points, shares, levels, sweep_seconds)
 reach = measure_budget.cache_note("The sweep's largest working set", sizes[-1], llc_bytes)
-show(report.after_sweep_line(costs_after, costs), table, *report.notes([reach]))
+stamp = report.measured_on(machine.describe(), llc_bytes)  # whose numbers, and when
+show(report.after_sweep_line(costs_after, costs), table, stamp, *report.notes([reach]))
 
 # %%
 # A plateau for each level
@@ -299,6 +300,7 @@ show(
     report.threads_table(
         threaded, ridge_one, ridge_all, peak_flops, machine.blas_info().get("threads")
     ),
+    stamp,
     report.threads_observations(threaded, ridge_one, ridge_all, measured_bw[-1]),
 )
 
@@ -373,7 +375,7 @@ for op in operations:
         op["intensity"], op["flops_per_s"], op["level"], level_roofs, peak_flops
     )
     op.update(verdict)
-show(report.operations_table(operations))
+show(report.operations_table(operations), stamp)
 
 # %%
 # The figure draws each level's roof in the colour of its plateau in the

@@ -720,7 +720,8 @@ if b_llc and b_llc.cols == BLOCK_N:
     )
 notes = Observations(items)
 # sphinx_gallery_end_ignore
-show(size_table, table, notes)
+stamp = probe.measured_on(machine.describe(), llc)  # whose numbers, and when
+show(size_table, table, stamp, notes)
 
 # %%
 # 8. Both kernels against the sequence length
@@ -916,7 +917,7 @@ caption = (
     "vertical line is where the naive kernel's N x N scores fill the last-level cache."
 )
 # sphinx_gallery_end_ignore
-show(times_table, score_table, memory_table, roof_table, saved_figure(drawn, caption), notes)
+show(times_table, score_table, memory_table, roof_table, stamp, saved_figure(drawn, caption), notes)
 
 # %%
 # 9. Saving the measurements

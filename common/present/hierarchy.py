@@ -23,6 +23,7 @@ from common.formulas.hierarchy import (
 from common.present.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.probe import built_here as built_here  # lecture 09 names its machine
+from common.present.probe import measured_on as measured_on
 
 Levels = Sequence[tuple[str, int]]  # the data caches, innermost first: (name, bytes)
 MATCH = 1.05  # neighbouring plateaus closer than 5% are called equal

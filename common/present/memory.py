@@ -15,6 +15,7 @@ from common.present.console import fmt_bw, fmt_bytes, fmt_rate, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.explain import crossover_line
 from common.present.probe import built_here as built_here  # lecture 03 names its machine
+from common.present.probe import measured_on as measured_on
 from common.tables.units import GIB, KIB, MIB
 
 Ledgers = Mapping[int, ledger.MemoryLedger]  # batch -> its four-term ledger

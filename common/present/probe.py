@@ -85,19 +85,33 @@ def machine_facts(
     )
 
 
-def built_here(desc: Mapping[str, Any], llc_bytes: float | None, script: str) -> Text:
-    """Whose numbers these are: the machine that ran this (on the site: that built the page)."""
+def who_measured() -> str:
+    """'this machine' in a terminal; on the site, 'the machine that built this page'."""
     from common.present.display import html_mode
 
-    when = time.strftime("%Y-%m-%d %H:%M %Z")
+    return "the machine that built this page" if html_mode() else "this machine"
+
+
+def _machine_words(desc: Mapping[str, Any], llc_bytes: float | None) -> str:
+    """'AMD EPYC, 2 cores, LLC 32.00 MiB, on 2026-12-01 20:28 UTC': whose numbers, and when."""
     llc = f"LLC {fmt_bytes(llc_bytes, binary=True)}" if llc_bytes else "LLC not reported"
-    who = "the machine that built this page" if html_mode() else "this machine"
+    when = time.strftime("%Y-%m-%d %H:%M %Z")
+    return f"{desc.get('cpu')}, {desc.get('cores')} cores, {llc}, on {when}"
+
+
+def built_here(desc: Mapping[str, Any], llc_bytes: float | None, script: str) -> Text:
+    """Whose numbers these are: the machine that ran this (on the site: that built the page),
+    and how to measure your own."""
     return Text(
-        f"\nMeasured on {who}: {desc.get('cpu')}, {desc.get('cores')} cores, "
-        f"{llc}, on {when}. Every number below is that "
-        f"machine's, not a rule about computers; to measure your own, run "
+        f"\nMeasured on {who_measured()}: {_machine_words(desc, llc_bytes)}. Every number "
+        "below is that machine's, not a rule about computers; to measure your own, run "
         f"python3 lectures/{script} on it."
     )
+
+
+def measured_on(desc: Mapping[str, Any], llc_bytes: float | None) -> Text:
+    """The short form, under each measured table: '(measured on ...: CPU, cores, LLC, when)'."""
+    return Text(f"(measured on {who_measured()}: {_machine_words(desc, llc_bytes)})")
 
 
 def roofs_table(calib: Mapping[str, Any], llc_bytes: float) -> Group:
