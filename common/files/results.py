@@ -87,6 +87,17 @@ MACHINE_FIELDS: dict[str, tuple[type, ...]] = {
 BLAS_VALUE_TYPES = (str, int, float, type(None))
 
 
+SECTIONS = ("probe", "batch_sweep", "hierarchy", "attention")  # the lectures' sections
+
+
+def section_problem(doc: dict[str, Any]) -> str | None:
+    """Why a document's sections are unusable (one that is not an object), or None."""
+    for name in SECTIONS:
+        if name in doc and not isinstance(doc[name], dict):
+            return f"section {name!r} is {type(doc[name]).__name__}, not an object"
+    return None
+
+
 def machine_problem(record: object) -> str | None:
     """Why a saved machine record is unusable (a field of the wrong type), or None if it is fine."""
     if not isinstance(record, dict):
@@ -149,6 +160,8 @@ def load_results(
     except ValueError as exc:
         return Loaded(None, f"results file {shown} is corrupt ({exc})", target)
     problem = machine_problem(data.get("machine")) if isinstance(data, dict) else "not an object"
+    if not problem:
+        problem = section_problem(data)
     if problem:
         return Loaded(None, f"results file {shown} is corrupt ({problem})", target)
     version = data.get("format_version")

@@ -87,6 +87,17 @@ def test_numbers_beyond_a_float_are_corrupt_not_a_traceback(
     assert saved.calibration is None and "corrupt" in saved.reason
 
 
+@pytest.mark.parametrize("section", ["probe", "batch_sweep", "hierarchy", "attention"])
+def test_a_section_that_is_not_an_object_is_corrupt(
+    section: str, tmp_path: Path, here: dict
+) -> None:
+    path = tmp_path / "machine.json"
+    path.write_text(json.dumps({**_doc(here), section: ["rows"]}))
+    loaded = results.load_results(path, this_machine=here)
+    assert loaded.data is None
+    assert f"corrupt (section {section!r} is list, not an object)" in loaded.reason
+
+
 def test_a_format_version_of_true_is_not_version_1(tmp_path: Path, here: dict) -> None:
     path = tmp_path / "machine.json"
     path.write_text(json.dumps({**_doc(here), "format_version": True}))
