@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from common.files.calibration import SavedCalibration
 from common.files.results import Loaded
 from common.present import probe
@@ -151,8 +153,35 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     # 2 threads, x2.00: no warning; a previous run 25 GB/s and 80 GFLOP/s: -20.0%, +25.0%
     previous = {"bandwidth_bytes_per_s": 2.5e10, "matmul_flops_per_s": 8e10}
     items = probe.roof_observations(CALIB, previous, 2).items
-    assert len(items) == 3 and not any(i.startswith("Warning") for i in items)
-    assert "differ by -20.0% and +25.0%" in items[2]
+    assert len(items) == 4 and not any(i.startswith("Warning") for i in items)
+    assert items[2].startswith("The roofs were timed again between the operations below")
+    assert "differ by -20.0% and +25.0%" in items[3]
+
+
+def test_roof_observations_say_a_busy_run_and_the_cache_notes() -> None:
+    busy = {**CALIB, "busy_reasons": ["the median matmul ran at 37% of its best call"]}
+    note = "The bandwidth roof ran with the working set 0.65x the LLC (...): it measures x"
+    items = probe.roof_observations(busy, None, 2, [note, None]).items
+    assert items[2] == (
+        "This run was on a busy machine: the median matmul ran at 37% of its best call. The "
+        "roofs and the operations were timed in alternation, so they agree with each other, "
+        "but both are lower than a quiet machine gives."
+    )
+    assert items[3] == note + "." and len(items) == 4
+
+
+def test_the_machine_is_named_as_the_one_that_built_the_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    desc = {"cpu": "AMD EPYC", "cores": 2}
+    monkeypatch.delenv("ROOFLINE_HTML", raising=False)
+    here = str(probe.built_here(desc, 32 * MIB, "01_machine_probe.py"))
+    assert here.startswith("\nMeasured on this machine: AMD EPYC, 2 cores, LLC 32.00 MiB, on ")
+    assert here.endswith("to measure your own, run python3 lectures/01_machine_probe.py on it.")
+    monkeypatch.setenv("ROOFLINE_HTML", "1")
+    site = str(probe.measured_on(desc, None))
+    assert site.startswith("(measured on the machine that built this page: AMD EPYC, 2 cores, ")
+    assert "LLC not reported" in site
 
 
 def test_ledger_and_timing_tables() -> None:
