@@ -129,7 +129,7 @@ rng = np.random.default_rng(0)
 llc_working_set = first["bandwidth_working_set_bytes"]  # the calibration's stream
 cap = plan.arrays_bytes - llc_working_set - 12 * first["matmul_n"] ** 2  # left for one operation
 call_cap = budget.call_cap(plan)  # one call's bound, at most
-budget_s = numpy_ops.OP_BUDGET_S[mode]
+budget_s = numpy_ops.OP_BUDGET_S["quick"] if args.quick else budget.op_seconds(plan)
 timed = []  # one entry per timed operation; rows once the roofs are final
 
 

@@ -84,6 +84,15 @@ CALL_CAP_S = 0.15  # one call of an operation: at most this long at the roofline
 CALL_SHARE = CALL_CAP_S / 10.0  # ... for a 10 s budget: the cap grows with the budget
 
 
+OP_SHARE = 0.012  # seconds of timed calls per operation: 0.12 s of a 10 s budget
+OPS_DEADLINE_SHARE = 0.6  # past 60% of the budget, operations get their minimum calls only
+
+
+def op_seconds(plan: Budget) -> float:
+    """Seconds of timed calls one operation of lecture 01 gets: OP_SHARE of the budget."""
+    return OP_SHARE * plan.seconds
+
+
 def call_cap(plan: Budget) -> float:
     """Longest bound one timed call may have, in seconds: CALL_SHARE of the run's budget."""
     return CALL_SHARE * plan.seconds

@@ -209,3 +209,9 @@ def test_fake_llc_reaches_every_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(caches.FAKE_LLC_ENV, "none")
     assert caches.last_level_cache_bytes() is None
     assert math.isfinite(budget.stream_bytes(caches.last_level_cache_bytes(), L01))
+
+
+def test_op_seconds_and_call_cap_scale_with_the_budget() -> None:
+    assert budget.op_seconds(Budget(10.0, GiB)) == pytest.approx(0.12)
+    assert budget.op_seconds(Budget(20.0, GiB)) == pytest.approx(0.24)
+    assert budget.call_cap(Budget(10.0, GiB)) == pytest.approx(0.15)

@@ -306,3 +306,17 @@ def test_raised_roofs_leave_no_point_above() -> None:
     assert (peak, beta) == (100.0, 50.0)
     assert all(t >= max(f / peak, d / beta) for f, d, t in points)
     assert roofs.raised_roofs(1e3, 1e3, points) == (1e3, 1e3)  # nothing faster: unchanged
+
+
+def test_past_the_deadline_an_operation_gets_its_minimum_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
+    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 2))
+    clock = FakeClock()
+    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
+    # a 1 s budget: the deadline is 0.6 s after the start, long past after the calibration
+    run = roofs.RoofRun(kernels, quick=True, clock=clock, seconds=1.0).start()
+    calls = []
+    run.time_op(lambda: calls.append(clock.advance(0.001)), repeat=2, budget_s=5.0, rounds=2)
+    assert len(calls) == 3  # one warm-up and one call per round, not 5 s of calls
