@@ -315,25 +315,14 @@ run.also("matmul", timed[-1][3])  # the square GEMM is the compute roof's own ke
 calib = run.calibration(desc["cores"])
 peak, beta = calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"]
 ridge = calib["ridge_point"]  # I* = P / beta
-rows = []  # one roofline row per timed operation: I = F/D, t_pred = max(F/P, D/beta)
-for name, shape, counts, t, working_set, threads, threads_text, twin in timed:
-    row = numpy_ops.roofline_row(name, *counts, t, peak, beta, working_set, shape=shape)
-    row.update(threads=threads, threads_text=threads_text or str(threads))
-    rows.append({**row, "same_as_calibration": twin})
-swept = ("LayerNorm", "attention naive", f"GEMM M={numpy_ops.GEMM_SKINNY_M}")
-cache_notes = [
-    budget.cache_note("The bandwidth roof", calib["bandwidth_working_set_bytes"], reported_llc)
-] + [
-    budget.cache_note(r["name"], r["working_set_bytes"], reported_llc)
-    for r in rows
-    if r["name"] in swept
-]
+rows = probe.roofline_rows(timed, peak, beta)  # per operation: I = F/D, t_pred = max(F/P, D/beta)
+near_llc = probe.cache_notes(calib, rows, reported_llc)  # sets the budget kept near the LLC
 stamp = probe.measured_on(desc, llc_bytes)  # under every measured table: whose numbers
 show(
     probe.roofs_table(calib, llc_bytes),
     stamp,
     probe.ridge_lines(calib),
-    probe.roof_observations(calib, previous.calibration, blas_threads, cache_notes),
+    probe.roof_observations(calib, previous.calibration, blas_threads, near_llc),
 )
 # %%
 # The ledger: what each operation must do

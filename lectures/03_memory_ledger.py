@@ -194,7 +194,9 @@ show(
 import numpy as np  # only the sweep needs numpy
 
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-SWEEP_BUDGET_S = 4.0  # timed calls stop here; with allocation and warm-up, under 5 s
+# timed calls stop here (4 s for the default --time-limit 20); with allocation and
+# warm-up, about a quarter of the run's budget
+SWEEP_BUDGET_S = 4.0 * budget.time_scale(PLAN, "03")
 MAX_REPEATS = 9
 FP32 = int(bytes_per_elem("fp32"))
 

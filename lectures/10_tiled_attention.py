@@ -61,6 +61,7 @@ measure_budget.add_flags(parser, "10")
 args = cli.parse_args(parser)  # bad paths, and --png without matplotlib, are said here
 QUICK = args.quick
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
+TIME_BUDGET_S *= measure_budget.time_scale(measure_budget.from_args(args), "10")  # --time-limit
 lecture_start = time.perf_counter()
 
 # sphinx_gallery_start_ignore

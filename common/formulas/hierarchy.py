@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from common.hw_specs import bytes_per_elem
-from common.tables.units import GIB, KIB, MIB
+from common.tables.units import KIB, MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # the sweep streams float32 arrays
 STREAM_ARRAYS = 3  # x and y read, z written
@@ -29,10 +29,8 @@ FLOPS_PER_ELEMENT = 1  # one addition
 MIN_WORKING_SET_BYTES = 4 * KIB  # the sweep's first size: well inside any L1
 ASSUMED_LLC_BYTES = 32 * MIB  # used only to size the sweep when the OS names no cache
 ASSUMED_L2_BYTES = 512 * KIB  # used only to size the small matmul when the OS names no L2
-LLC_FACTOR = 8  # the sweep runs to 8x the last-level cache ...
-MIN_SWEEP_MAX_BYTES = 256 * MIB  # ... and at least this far, for caches the OS does not list
-MAX_SWEEP_BYTES = GIB  # the buffer's ceiling: keeps the lecture's peak RSS under 1.5 GiB
-MEMORY_FRACTION = 0.25  # never take more than a quarter of the memory that is free
+# The sweep's largest working set comes from the lecture's budget:
+# common.measure.budget.sweep_limit_bytes (8x the LLC as far as the budget allows).
 
 INSIDE_MARGIN = 2.0  # "comfortably inside": 2x from both of a level's boundaries
 DRAM_MARGIN = 4.0  # caches keep part of a streamed set up to a few times their size
@@ -85,15 +83,6 @@ def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int
         if not lengths or n > lengths[-1]:
             lengths.append(n)
     return lengths
-
-
-def sweep_limit_bytes(llc_bytes: int | None, available_bytes: int | None) -> int:
-    """Largest working set: max(8 LLC, 256 MiB), at most 1 GiB and 1/4 of free memory."""
-    llc = llc_bytes if llc_bytes else ASSUMED_LLC_BYTES
-    want = min(max(LLC_FACTOR * llc, MIN_SWEEP_MAX_BYTES), MAX_SWEEP_BYTES)
-    if available_bytes:
-        want = min(want, int(available_bytes * MEMORY_FRACTION))
-    return max(want, 16 * MIN_WORKING_SET_BYTES)
 
 
 def corrected_bandwidth(nbytes: float, seconds: float, call_seconds: float) -> float | None:

@@ -54,6 +54,16 @@ DEFAULTS: dict[str, Budget] = {
 }
 
 
+def time_scale(plan: Budget, lecture: str) -> float:
+    """How much longer than its default budget a run may take: plan.seconds / default seconds."""
+    return plan.seconds / DEFAULTS[lecture].seconds
+
+
+def scaled_times(times: dict[str, float], factor: float) -> dict[str, float]:
+    """A lecture's time budgets (keys ending in '_s': seconds) times `factor`; others kept."""
+    return {k: v * factor if k.endswith("_s") else v for k, v in times.items()}
+
+
 def llc_or_fallback(llc_bytes: int | None) -> int:
     """The reported LLC in bytes, or FALLBACK_LLC_BYTES when the OS reports none."""
     return llc_bytes if llc_bytes else FALLBACK_LLC_BYTES
@@ -67,6 +77,7 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
     if ratio >= CLEAR:
         return None
     served = "a mix of LLC and DRAM" if ratio >= MIXED else "mostly the LLC, not DRAM"
+    what = what[:1].upper() + what[1:]  # the sentence's first word
     return (
         f"{what} ran with the working set {ratio:.2g}x the LLC (the budget allows no more): "
         f"it measures {served}"

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from common.files.calibration import SavedCalibration
-from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
+from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M, roofline_row
+from common.measure.budget import cache_note
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.explain import above_roof_reasons
@@ -214,6 +215,29 @@ def roof_observations(
             "roof; keep it in mind when a point lands a few percent above its roof."
         )
     return Observations(items)
+
+
+Timed = Sequence[Any]  # (name, shape, counts, t, working set, threads, threads text, twin)
+SWEPT = ("LayerNorm", "attention naive", f"GEMM M={GEMM_SKINNY_M}")  # sets sized past the LLC
+
+
+def roofline_rows(timed: Sequence[Timed], peak: float, beta: float) -> list[dict[str, Any]]:
+    """One roofline row per timed operation, against the final roofs P and beta."""
+    rows = []
+    for name, shape, counts, t, working_set, threads, threads_text, twin in timed:
+        row = roofline_row(name, *counts, t, peak, beta, working_set, shape=shape)
+        row.update(threads=threads, threads_text=threads_text or str(threads))
+        rows.append({**row, "same_as_calibration": twin})
+    return rows
+
+
+def cache_notes(
+    calib: Mapping[str, Any], rows: Sequence[Row], llc_bytes: int | None
+) -> list[str | None]:
+    """A sentence for the stream and each swept operation the budget kept under 2x the LLC."""
+    stream = cache_note("The bandwidth roof", calib["bandwidth_working_set_bytes"], llc_bytes)
+    swept = [cache_note(r["name"], r["working_set_bytes"], llc_bytes) for r in rows]
+    return [stream] + [n for r, n in zip(rows, swept, strict=True) if r["name"] in SWEPT]
 
 
 def ledger_table(rows: Sequence[Row], ridge: float) -> Group:

@@ -215,3 +215,10 @@ def test_op_seconds_and_call_cap_scale_with_the_budget() -> None:
     assert budget.op_seconds(Budget(10.0, GiB)) == pytest.approx(0.12)
     assert budget.op_seconds(Budget(20.0, GiB)) == pytest.approx(0.24)
     assert budget.call_cap(Budget(10.0, GiB)) == pytest.approx(0.15)
+
+
+def test_time_limits_scale_the_lectures_budgets() -> None:
+    assert budget.time_scale(Budget(40.0, GiB), "09") == 2.0
+    assert budget.time_scale(Budget(5.0, GiB), "01") == 0.5
+    times = {"sweep_s": 9.0, "sizes_per_octave": 4, "add_s": 0.06}
+    assert budget.scaled_times(times, 0.5) == {"sweep_s": 4.5, "sizes_per_octave": 4, "add_s": 0.03}

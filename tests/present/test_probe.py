@@ -257,3 +257,25 @@ def test_same_flops_table_and_observations() -> None:
     assert "moves 864.00 MB for its FLOPs, the matmul 1.50 MB" in items[0]
     assert "(768.00 MiB in all)" in items[1]
     assert "ran at 187.5 GFLOP/s, 75% of P" in items[1]  # 187.5 / 250
+
+
+def test_cache_notes_name_the_sets_kept_near_the_llc() -> None:
+    calib = {"bandwidth_working_set_bytes": 314 * MIB}
+    rows = [
+        {"name": "add", "working_set_bytes": 314 * MIB},  # the stream's own: said once, above
+        {"name": "attention naive", "working_set_bytes": 96 * MIB},
+        {"name": "GEMM M=8", "working_set_bytes": 1024 * MIB},  # 2.1x: clear, nothing said
+    ]
+    notes = probe.cache_notes(calib, rows, 480 * MIB)
+    assert notes[0] is not None and notes[0].startswith("The bandwidth roof ran with the working")
+    assert "0.65x the LLC" in notes[0] and "mostly the LLC, not DRAM" in notes[0]
+    assert notes[1] is not None and notes[1].startswith("Attention naive ran with")
+    assert "0.2x the LLC" in notes[1] and notes[2] is None and len(notes) == 3
+    assert probe.cache_notes(calib, rows, None) == [None, None, None]  # unknown: no claim
+
+
+def test_roofline_rows_use_the_final_roofs() -> None:
+    timed = [("add", "[n]", (1e8, 1.2e9), 0.075, GIB, 1, "", True)]
+    (r,) = probe.roofline_rows(timed, 1e11, 2e10)
+    assert r["t_pred_s"] == 1.2e9 / 2e10 and r["fraction_of_bound"] == 0.06 / 0.075
+    assert (r["threads_text"], r["same_as_calibration"], r["shape"]) == ("1", True, "[n]")
