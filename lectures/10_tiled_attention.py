@@ -51,11 +51,17 @@ from common.shell import cli
 from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 
-parser = cli.lecture_parser(__doc__)
-parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
-cli.add_png_flags(parser)
-cli.add_results_flag(parser, saves=True)
-args = cli.parse_args(parser)  # bad paths, and --png without matplotlib, are said here
+
+def make_parser() -> cli.LectureParser:
+    """The command line: --quick, --png, --outdir and --results."""
+    parser = cli.lecture_parser(__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
+    cli.add_png_flags(parser)
+    cli.add_results_flag(parser, saves=True)
+    return parser
+
+
+args = cli.parse_args(make_parser())  # bad paths, and --png without matplotlib, are said here
 QUICK = args.quick
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
 lecture_start = time.perf_counter()

@@ -142,6 +142,7 @@ def one_of(choices: Iterable[str], what: str) -> Callable[[str], str]:
         return lowered[key]
 
     parse.__name__ = what  # argparse names the type in some messages
+    parse.choices = tuple(valid)  # type: ignore[attr-defined]  # the site offers these
     return parse
 
 
