@@ -47,6 +47,7 @@ from common.formulas.transformer import (
 )
 from common.hw_specs import B200, CHIPS, H100, H200
 from common.present import llm
+from common.present.console import fmt_gb
 from common.present.display import show
 
 # sphinx_gallery_start_ignore
@@ -179,7 +180,7 @@ if args.png:
     kv_seq = kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S
     panels = []
     for key, (name, curve, wall) in curves.items():
-        chip_memory = llm.fmt_gb(CHIPS[key].mem_capacity)
+        chip_memory = fmt_gb(CHIPS[key].mem_capacity)
         ceiling = CHIPS[key].mem_bw / kv_seq
         note = f"weights alone exceed\n{chip_memory}"
         knee = stats[key]["knee"]

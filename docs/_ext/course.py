@@ -34,6 +34,8 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.parsing import nested_parse_to_nodes
 
+from common.present.console import fmt_si
+
 logger = logging.getLogger(__name__)
 
 
@@ -96,22 +98,11 @@ def build_table(
 # ---------------------------------------------------------------------------
 # Hardware table
 # ---------------------------------------------------------------------------
-_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-
-
-def si_value(value: float, unit: str) -> str:
-    """Decimal SI with up to 4 significant digits: si_value(1555e9, 'B/s') == '1.555 TB/s'."""
-    for scale, prefix in _PREFIXES:
-        if abs(value) >= scale:
-            return f"{value / scale:.4g} {prefix}{unit}"
-    return f"{value:.4g} {unit}"
-
-
 def figure_rows(chip: Any) -> list[tuple[str, str, str]]:
     """One row per figure of a chip: figure, value with unit (and 'estimate'), source and note."""
     rows = []
     for label, fig in chip.figures():
-        value = si_value(fig.value, fig.unit) + (" (estimate)" if fig.estimate else "")
+        value = fmt_si(fig.value, fig.unit) + (" (estimate)" if fig.estimate else "")
         source = f"{fig.source}; {fig.note}" if fig.note else fig.source
         rows.append((label, value, source))
     return rows
@@ -132,7 +123,7 @@ def ridge_rows(chips: Sequence[Any]) -> tuple[list[str], list[list[str]]]:
     headers = ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
     rows = []
     for chip in chips:
-        cells = [chip.name, si_value(chip.mem_bw, "B/s")]
+        cells = [chip.name, fmt_si(chip.mem_bw, "B/s")]
         for p in precisions:
             cells.append(f"{chip.ridge_point(p):,.1f}" if p in chip.precisions else "—")
         rows.append(cells)
