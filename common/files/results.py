@@ -74,7 +74,7 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
-# The machine record's fields and the types a reader may rely on (None: not known).
+# The machine record's fields and their types; a field may be absent or null (not known).
 MACHINE_FIELDS: dict[str, tuple[type, ...]] = {
     "cpu": (str,),
     "cores": (int, type(None)),
@@ -103,11 +103,11 @@ def machine_problem(record: object) -> str | None:
     if not isinstance(record, dict):
         return "no machine record"
     for key, types in MACHINE_FIELDS.items():
-        value = record.get(key)
-        if not isinstance(value, types) or isinstance(value, bool):
+        value = record.get(key)  # a field left out (None) is unknown, not wrong
+        if value is not None and (not isinstance(value, types) or isinstance(value, bool)):
             return f"machine.{key} is {type(value).__name__}, not {types[0].__name__}"
     for key in ("blas", "blas_env"):
-        for name, value in record[key].items():
+        for name, value in (record.get(key) or {}).items():
             if not isinstance(name, str) or not isinstance(value, BLAS_VALUE_TYPES):
                 return f"machine.{key}.{name} is {type(value).__name__}"
     return None
