@@ -331,7 +331,7 @@ class RoofRun:
         return self
 
     def time_op(
-        self, fn: Callable[[], object], repeat: int, budget_s: float, rounds: int = 2
+        self, fn: Callable[[], object], repeat: int, budget_s: float, rounds: int = 1
     ) -> float:
         """Best seconds of `fn` over `rounds` rounds, each followed by one call of both roofs."""
         stream, _, matmul, _ = self.kernels
