@@ -38,15 +38,19 @@ class Cache:
         return f"L{self.level}{suffix}"
 
 
+def _split_unit(text: str) -> tuple[str, int]:
+    """'32K' -> ('32', 1024), '480MiB' -> ('480', 2**20): the number and its binary unit."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    if t and t[-1] in "KMG":
+        return t[:-1], 1024 ** ("KMG".index(t[-1]) + 1)
+    return t, 1
+
+
 def parse_size(text: str) -> int | None:
     """'32K' -> 32768, '1M' -> 1048576, '512' -> 512; None when unparseable."""
-    t = text.strip().upper().removesuffix("B")
-    scale = 1
-    if t and t[-1] in "KMG":
-        scale = 1024 ** ("KMG".index(t[-1]) + 1)
-        t = t[:-1]
+    number, scale = _split_unit(text)
     try:
-        value = int(t)
+        value = int(number)
     except ValueError:
         return None
     return value * scale if value > 0 else None
@@ -181,16 +185,12 @@ def faked(found: list[Cache], source: str, fake: str) -> tuple[list[Cache], str]
 
 def parse_fake_size(text: str) -> int | None:
     """'480M' -> 480 MiB, '1.1G' -> 1.1 GiB (decimals allowed); None when unparseable."""
-    t = text.strip().upper().removesuffix("IB").removesuffix("B")
-    scale = 1
-    if t and t[-1] in "KMG":
-        scale = 1024 ** ("KMG".index(t[-1]) + 1)
-        t = t[:-1]
+    number, scale = _split_unit(text)
     try:
-        value = float(t)
+        value = float(number) * scale
     except ValueError:
         return None
-    return int(value * scale) if 0 < value * scale < 2**50 else None
+    return int(value) if 0 < value < 2**50 else None
 
 
 def read_caches_with_source() -> tuple[list[Cache], str]:

@@ -8,13 +8,10 @@ import fcntl
 import json
 import os
 import signal
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import lecture_path
 
 from common.files import atomic, calibration, results
 from common.measure import machine
@@ -167,35 +164,3 @@ def test_a_signal_inside_mkstemp_leaves_no_temporary(
         handle.write("new")  # pragma: no cover
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["machine.json"]
-
-
-@pytest.mark.parametrize(
-    ("signum", "name"), [(signal.SIGTERM, "SIGTERM"), (signal.SIGHUP, "SIGHUP")]
-)
-def test_sigterm_and_sighup_stop_a_lecture_cleanly(
-    signum: int, name: str, tmp_path: Path, here: dict
-) -> None:
-    path = tmp_path / "machine.json"
-    results.save_section("probe", {"calibration": {"note": "previous"}}, path, this_machine=here)
-    old = path.read_bytes()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("ROOFLINE_TRACEBACK", None)
-    proc = subprocess.Popen(
-        [sys.executable, str(lecture_path("01")), "--quick", "--results", str(path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:  # stop it once it measures
-        if line.startswith("Measured on"):
-            proc.send_signal(signum)
-            break
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == -signum  # ended by the signal itself: a shell shows 128 + signum
-    assert err.strip().splitlines() == [
-        f"01_machine_probe.py: stopped by {name}; nothing half-written was kept"
-    ]
-    assert path.read_bytes() == old
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

@@ -264,7 +264,15 @@ def test_observations_are_printed(run: Run) -> None:
     assert "Naive attention reached only" in run.out
 
 
-def test_ctrl_c_mid_run_keeps_the_previous_file(tmp_path: Path) -> None:
+STOPS = {  # the signal, and the one line the lecture ends with (README: 130, 143, 129)
+    signal.SIGINT: "interrupted; nothing half-written was kept",
+    signal.SIGTERM: "stopped by SIGTERM; nothing half-written was kept",
+    signal.SIGHUP: "stopped by SIGHUP; nothing half-written was kept",
+}
+
+
+@pytest.mark.parametrize("signum", list(STOPS))
+def test_a_stop_mid_run_keeps_the_previous_file(signum: int, tmp_path: Path) -> None:
     path = tmp_path / "machine.json"
     results.save_section("probe", {"calibration": {"note": "previous run"}}, path)
     old = path.read_bytes()
@@ -278,15 +286,13 @@ def test_ctrl_c_mid_run_keeps_the_previous_file(tmp_path: Path) -> None:
         env=env,
     )
     assert proc.stdout is not None
-    for line in proc.stdout:  # interrupt once the roofs are being measured
+    for line in proc.stdout:  # stop it once the roofs are being measured
         if line.startswith("Measured on"):
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signum)
             break
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode != 0
-    assert err.strip().splitlines() == [
-        "01_machine_probe.py: interrupted; nothing half-written was kept"
-    ]
+    assert proc.returncode == -signum  # ended by that signal: a shell shows 128 + signum
+    assert err.strip().splitlines() == [f"01_machine_probe.py: {STOPS[signum]}"]
     assert path.read_bytes() == old
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
