@@ -246,12 +246,17 @@ def test_blas_threads_limits_and_reports(monkeypatch: pytest.MonkeyPatch) -> Non
 # ---------------------------------------------------------------------------
 # RoofRun: the roofs re-timed between operations (fake clock, kernels of known speed)
 # ---------------------------------------------------------------------------
+def _two_thread_machine(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A 32 MiB-LLC machine with 2 BLAS threads, and the fake clock its kernels move."""
+    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
+    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 2))
+    return FakeClock()
+
+
 def test_roofs_taken_between_operations_catch_a_quieter_moment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
-    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 2))
-    clock = FakeClock()
+    clock = _two_thread_machine(monkeypatch)
     # The calibration runs while the machine is busy (1/32 s per stream, 1/8 s per
     # matmul); once the operations start, both kernels run twice as fast.
     slow = {"factor": 2.0}
@@ -277,9 +282,7 @@ def test_roofs_taken_between_operations_catch_a_quieter_moment(
 
 
 def test_an_operation_of_the_roofs_kernel_raises_the_roof(monkeypatch: pytest.MonkeyPatch) -> None:
-    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
-    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 2))
-    clock = FakeClock()
+    clock = _two_thread_machine(monkeypatch)
     kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
     run = roofs.RoofRun(kernels, quick=True, clock=clock).start()
     run.also("matmul", 1 / 32)  # the square GEMM, timed as an operation, ran faster
@@ -311,9 +314,7 @@ def test_raised_roofs_leave_no_point_above() -> None:
 def test_past_the_deadline_an_operation_gets_its_minimum_calls(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
-    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 2))
-    clock = FakeClock()
+    clock = _two_thread_machine(monkeypatch)
     kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
     # a 1 s budget: the deadline is 0.6 s after the start, long past after the calibration
     run = roofs.RoofRun(kernels, quick=True, clock=clock, seconds=1.0).start()
