@@ -191,9 +191,10 @@ def roof_observations(
     reasons = calib.get("busy_reasons") or []
     if reasons:
         items.append(
-            "This run was on a busy machine: " + "; ".join(reasons) + ". The roofs and the "
-            "operations were timed in alternation, so they agree with each other, but both are "
-            "lower than a quiet machine gives."
+            "This run was on a busy machine: " + "; ".join(reasons) + ". The roofs were timed "
+            "between the operations, so neither is below what its own kernel (the add, the "
+            "square GEMM) reached in this run; but both are lower than a quiet machine gives, "
+            "and an operation that caught a quieter moment can still land above them."
         )
     else:
         items.append(

@@ -164,8 +164,9 @@ def test_roof_observations_say_a_busy_run_and_the_cache_notes() -> None:
     items = probe.roof_observations(busy, None, 2, [note, None]).items
     assert items[2] == (
         "This run was on a busy machine: the median matmul ran at 37% of its best call. The "
-        "roofs and the operations were timed in alternation, so they agree with each other, "
-        "but both are lower than a quiet machine gives."
+        "roofs were timed between the operations, so neither is below what its own kernel (the "
+        "add, the square GEMM) reached in this run; but both are lower than a quiet machine "
+        "gives, and an operation that caught a quieter moment can still land above them."
     )
     assert items[3] == note + "." and len(items) == 4
 
