@@ -59,6 +59,7 @@ At the top, where students and the course script find them:
 ``measure``: measuring this machine (numpy).
 
 - ``measure.timing``: the one timer (samples within a budget; batched short calls).
+- ``measure.budget``: the measuring lectures' sizes from a time and memory budget.
 - ``measure.roofs``: the bandwidth and matmul roofs and their calibration.
 - ``measure.caches``: this machine's cache sizes, from the operating system.
 - ``measure.machine``: CPU, BLAS library, kernel and threads.

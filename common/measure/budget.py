@@ -1,9 +1,9 @@
 """Sizes from a time and a memory budget, and from the cache only as far as they allow.
 
-Standard library only, and pure: every size is a function of the reported
-last-level cache (LLC, None when the OS reports none), the lecture's budget
-(seconds of a whole run, bytes of resident memory) and, where a call's time
-matters, the measured roofs. Tests feed it fake caches (32 MiB to 1.1 GiB and
+Standard library only (and the hardware table's fp32 size), and pure: every
+size is a function of the reported last-level cache (LLC, None when the OS
+reports none), the lecture's budget (seconds of a whole run, bytes of resident
+memory) and, where a call's time matters, the measured roofs. Tests feed it fake caches (32 MiB to 1.1 GiB and
 unknown) and check every lecture's arrays against its memory budget.
 
 A working set "clear of the cache" is at least ``CLEAR`` times the LLC. When a
@@ -17,9 +17,10 @@ import argparse
 import math
 from dataclasses import dataclass
 
+from common.hw_specs import bytes_per_elem
 from common.tables.units import GIB, MIB
 
-FP32 = 4  # bytes of one float32: every measuring lecture runs in fp32
+FP32 = int(bytes_per_elem("fp32"))  # every measuring lecture runs in fp32
 FALLBACK_LLC_BYTES = 32 * MIB  # assumed when the OS reports no cache (said on the page)
 BASELINE_BYTES = 160 * MIB  # Python, numpy, BLAS buffers, matplotlib: resident before any array
 STREAM_LLC_MULTIPLE = 8  # a stream over 8x the LLC finds at most 1/8 of it cached
@@ -29,7 +30,6 @@ MIXED = 1.0  # between 1x and 2x the LLC: part cache, part DRAM
 HIDDEN = 4096  # the article's model width: LayerNorm rows and the GEMMs' K = N
 SEQ_STEP = 512  # attention sequence lengths are multiples of this
 MIN_SEQ = 1024
-ROW_STEP = 64
 
 
 @dataclass(frozen=True)
