@@ -54,11 +54,7 @@ from common.tables.models import LLAMA_3_8B
 
 def make_parser() -> cli.LectureParser:
     """The command line: --quick, --png, --outdir and --results."""
-    parser = cli.lecture_parser(__doc__)
-    parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
-    cli.add_png_flags(parser)
-    cli.add_results_flag(parser, saves=True)
-    return parser
+    return cli.measuring_parser(__doc__, "small sizes, short runs")
 
 
 args = cli.parse_args(make_parser())  # bad paths, and --png without matplotlib, are said here

@@ -192,6 +192,21 @@ def add_outdir_flag(
     )
 
 
+def add_quick_flag(parser: argparse.ArgumentParser, what: str) -> None:
+    """--quick: a shorter run of a measuring lecture; `what` says what it shortens."""
+    parser.add_argument("--quick", action="store_true", help=what)
+
+
+def measuring_parser(doc: str | None, quick: str) -> LectureParser:
+    """A measuring lecture's parser: --quick (`quick` says what it shortens), --png,
+    --outdir and --results (the lecture saves its section)."""
+    parser = lecture_parser(doc)
+    add_quick_flag(parser, quick)
+    add_png_flags(parser)
+    add_results_flag(parser, saves=True)
+    return parser
+
+
 def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:
     """--results FILE: the shared results file (default: results/machine.json).
 
