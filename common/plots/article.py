@@ -2,8 +2,8 @@
 
 Each function takes plain numbers (already read from the results file or computed
 from the ledgers), draws one figure with the object-oriented API of
-``common.plotting`` and writes it atomically; it returns the path written.
-matplotlib is imported only inside ``common.plotting``'s helpers.
+``common.plots.style`` and writes it atomically; it returns the path written.
+matplotlib is imported only inside ``common.plots.style``'s helpers.
 """
 
 from __future__ import annotations

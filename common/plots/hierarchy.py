@@ -1,6 +1,6 @@
 """Figures of lecture 09: bandwidth against working set, and the hierarchical roofline.
 
-matplotlib is reached only through common.plotting's object-oriented helpers,
+matplotlib is reached only through common.plots.style's object-oriented helpers,
 so importing this module never needs matplotlib.
 """
 
