@@ -47,7 +47,7 @@ from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
 from common.measure import attention, caches, roofs
 from common.plots.style import log_range
 from common.present import attention as report
-from common.present.display import Observations, Table, Text, show
+from common.present.display import Table, Text, show
 from common.shell import cli
 from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
@@ -67,15 +67,6 @@ lecture_start = time.perf_counter()
 import math
 
 from common.plots import attention as attention_plots
-from common.present.console import (
-    fmt_bw,
-    fmt_bytes,
-    fmt_kib,
-    fmt_num,
-    fmt_rate,
-    fmt_ratio,
-    fmt_time,
-)
 from common.present.display import figure
 
 
@@ -225,45 +216,20 @@ if args.png:
         [(c.name, c.ridge_point("bf16"), needed[c.key]) for c in GPUS],
         f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops",
     )
-rows = []
-for name, m in landmarks.items():
-    blocks = attention_io.block_sizes(N, D_HEAD, m, BF16)
-    d = attention_io.tiled_traffic(N, D_HEAD, blocks.rows, blocks.cols, BF16)
-    rows.append(
-        [
-            name,
-            fmt_kib(m),
-            f"{blocks.rows} x {blocks.cols}",
-            fmt_bytes(d),
-            f"{intensity(F, d):.1f}",
-        ]
-    )
-table = Table(["landmark", "M_sm", "Br x Bc", "D", "I"], rows, title="Landmarks on the curve")
-span = [m for m in m_grid if 16 * 1024 <= m <= 128 * 1024]
-d_lo, d_hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (span[0], span[-1]))
-slope = math.log(d_hi / d_lo) / math.log(span[-1] / span[0])
-caption = (
-    "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
-    "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. The dotted "
-    "lines are the A100 and H100 ridge points, read on the right axis, with a dot where the "
-    "staircase first reaches each; the vertical lines mark the chips' shared memory per SM."
-)
-notes = Observations(
-    [
-        f"With {fmt_kib(least)} on chip (one row of each block) K and V are read N times: "
-        f"{fmt_bytes(curve[0])}, {fmt_ratio(curve[0] / naive_bytes, 0)} the naive kernel's "
-        "traffic. "
-        f"Tiling moves no more than naive only from {fmt_kib(landmarks['no more than naive'])} on.",
-        f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of {slope:.2f}: "
-        "doubling the on-chip memory about halves the traffic, the theorem's 1 / M.",
-        f"The chips' shared memories sit on that slope, well before either ridge "
-        f"({fmt_kib(needed['a100'])} for the {A100.name}, {fmt_kib(needed['h100'])} for the "
-        f"{H100.name}).",
-        f"From {fmt_kib(resident)}, K and V whole ({fmt_kib(kv_bytes)}) plus one query row, the "
-        "traffic "
-        f"drops to the ideal {fmt_bytes(ideal_bytes)}; the lowest point of the curve is "
-        f"{fmt_bytes(min(curve))}, never below it.",
-    ]
+table, caption, notes = report.traffic_report(
+    landmarks,
+    m_grid,
+    curve,
+    least,
+    resident,
+    needed,
+    naive_bytes,
+    ideal_bytes,
+    kv_bytes,
+    F,
+    N,
+    D_HEAD,
+    BF16,
 )
 # sphinx_gallery_end_ignore
 show(table, saved_figure(drawn, caption), notes)
@@ -361,38 +327,7 @@ with roofs.blas_threads(1):
         errors[(n, d, br, bc)] = attention.relative_error(tiled, reference)
 
 # sphinx_gallery_start_ignore
-table = Table(
-    ["N", "d_h", "Br x Bc", "blocks divide N", "inner steps", "relative error"],
-    [
-        [
-            f"{n:,}",
-            d,
-            f"{br} x {bc}",
-            "yes" if n % br == 0 and n % bc == 0 else "no",
-            f"{attention.block_count(n, br, bc):,}",
-            f"{e:.1e}",
-        ]
-        for (n, d, br, bc), e in errors.items()
-    ],
-    title="Tiled against naive attention on random inputs (fp32)",
-    note="relative error = max |O_tiled - O_naive| / max |O_naive|",
-)
-worst = max(errors.values())
-within = (
-    f"{fmt_ratio(TOLERANCE / worst, 0)} inside the tolerance of {TOLERANCE:.0e}"
-    if worst <= TOLERANCE
-    else f"OUTSIDE the tolerance of {TOLERANCE:.0e}: the tiled kernel is wrong"
-)
-notes = Observations(
-    [
-        f"The largest relative error is {worst:.1e}, {within}. The two kernels add the same "
-        "terms in a different order and subtract a different running maximum before each "
-        "exponential, so they agree to fp32 rounding, not bit for bit.",
-        "The online softmax needs no second pass: a block that raises a row's maximum rescales "
-        "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
-        "once per query block, at the end.",
-    ]
-)
+table, notes = report.agreement_report(errors, TOLERANCE)
 # sphinx_gallery_end_ignore
 show(table, notes)
 
@@ -431,41 +366,21 @@ with roofs.blas_threads(1):
 exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 
 # sphinx_gallery_start_ignore
-ridge_1 = peak_1 / beta
-naive_i = intensity(*attention.naive_counts(N, D_HEAD))
-cache_rows = [[name, fmt_kib(size), cache_source] for name, size in levels.items()]
-if not levels:
-    cache_rows = [
-        ["L2 (assumed)", fmt_kib(l2), "not reported"],
-        ["LLC (assumed)", fmt_kib(llc), "-"],
-    ]
-roof_rows = [
-    ["memory bandwidth beta (1 thread)", fmt_bw(beta)],
-    ["matmul, all threads", fmt_rate(calibration["matmul_flops_per_s"])],
-    ["matmul, 1 thread (calibration)", fmt_rate(saved_peak_1) if saved_peak_1 else "-"],
-    ["matmul n = 1024, 1 thread (now)", fmt_rate(fresh["flops_per_s"])],
-    ["ridge point P_1 / beta", f"{ridge_1:.1f} FLOP/byte"],
-    ["fixed cost of one inner step", fmt_time(step_s)],
-    ["one exponential (numpy, fp32)", fmt_time(exp_s)],
-]
-compute_bound = naive_i >= ridge_1
-notes = Observations(
-    [
-        f"The roofs: {calibration_source}; P_1 = {fmt_rate(peak_1)}, the faster one-thread "
-        "matmul of the two.",
-        f"On one thread the ridge is {ridge_1:.1f} FLOP/byte. The naive kernel in fp32 does "
-        f"{naive_i:.1f} FLOP per byte of its ten passes (about (4 d_h + 5) / 40 at any N): "
-        + (
-            "above the ridge, so by the roofline it is compute-bound here, and fewer bytes do "
-            "not lower its bound."
-            if compute_bound
-            else "below the ridge, so by the roofline fewer bytes would make it faster."
-        ),
-        f"An inner step costs {fmt_time(step_s)} before any arithmetic, about "
-        f"{fmt_time(step_s / attention.CALLS_PER_BLOCK)} per numpy call. In that time one core "
-        f"does {fmt_num(step_s * peak_1, 2, 'FLOP')} of matmul: a block must do much more work "
-        "than that for the fixed cost to vanish.",
-    ]
+cache_rows, roof_rows, ridge_1, compute_bound, notes = report.machine_report(
+    levels,
+    l2,
+    llc,
+    cache_source,
+    calibration,
+    calibration_source,
+    saved_peak_1,
+    fresh,
+    peak_1,
+    beta,
+    step_s,
+    exp_s,
+    N,
+    D_HEAD,
 )
 # sphinx_gallery_end_ignore
 # sphinx_gallery_start_ignore
