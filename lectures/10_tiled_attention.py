@@ -173,7 +173,7 @@ for chip in SM_CHIPS:
 
 # sphinx_gallery_start_ignore
 block_table, table, notes = report.schedule_report(
-    plans, needed, F, naive_bytes, ideal_bytes, N, D_HEAD
+    plans, F, naive_bytes, ideal_bytes, N, D_HEAD, needed
 )
 # sphinx_gallery_end_ignore
 show(block_table, table, notes)
@@ -284,7 +284,7 @@ takes_over = {
 
 # sphinx_gallery_start_ignore
 head_table, time_table, layer_table, notes = report.lengths_report(
-    per_head, layer, takes_over, SEQS, MODEL, BATCH, peak, bw, D_HEAD
+    per_head, layer, takes_over, MODEL, BATCH, peak, bw, D_HEAD, SEQS
 )
 # sphinx_gallery_end_ignore
 show(head_table, time_table, layer_table, notes)
@@ -366,7 +366,7 @@ with roofs.blas_threads(1):
 exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 
 # sphinx_gallery_start_ignore
-cache_rows, roof_rows, ridge_1, compute_bound, notes = report.machine_report(
+cache_rows, roof_rows, one_thread, notes = report.machine_report(
     levels,
     l2,
     llc,
@@ -464,7 +464,7 @@ if args.png:
         "sequence length N (fp32, one thread)",
     )
 times_table, score_table, memory_table, roof_table, notes, caption = report.kernels_report(
-    measured, counts, N_LIST, llc, peak_1, beta, ridge_1, compute_bound, exp_s, step_s, D_HEAD, FP32
+    measured, counts, N_LIST, llc, one_thread, D_HEAD, FP32
 )
 # sphinx_gallery_end_ignore
 show(times_table, score_table, memory_table, roof_table, saved_figure(drawn, caption), notes)

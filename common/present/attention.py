@@ -8,11 +8,12 @@ and directions come from those numbers.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from common.formulas import attention_io, numpy_ops
 from common.formulas.roofline import intensity, lower_bound_time
-from common.hw_specs import A100, H100
+from common.hw_specs import A100, H100, Chip
 from common.measure import attention
 from common.present.console import (
     fmt_bw,
@@ -25,8 +26,20 @@ from common.present.console import (
     fmt_time,
 )
 from common.present.display import Observations, Table
+from common.tables.models import Model
 
 KINDS = ("naive", "tiled")  # the two kernels, in the order of the tables
+
+
+class OneThread(NamedTuple):
+    """This machine's one-thread roofs and costs, as section 6 reports them."""
+
+    peak: float  # P_1, FLOP/s
+    beta: float  # bandwidth, bytes/s
+    ridge: float  # P_1 / beta, FLOP/byte
+    step_s: float  # fixed cost of one inner step, seconds
+    exp_s: float  # one exponential, seconds
+    compute_bound: bool  # the naive kernel's intensity reaches the ridge
 
 
 def verdict(i: float, ridge: float, seconds: float) -> str:
@@ -35,14 +48,14 @@ def verdict(i: float, ridge: float, seconds: float) -> str:
 
 
 def extremes_report(
-    f: Any,
-    naive_bytes: Any,
-    ideal_bytes: Any,
-    extremes: Any,
-    n: Any,
-    d_head: Any,
-    gpus: Any,
-    kv_bytes: Any,
+    f: float,
+    naive_bytes: float,
+    ideal_bytes: float,
+    extremes: Mapping[str, float],
+    n: int,
+    d_head: int,
+    gpus: Sequence[Chip],
+    kv_bytes: float,
 ) -> tuple[Any, ...]:
     """Section 1: the naive kernel and the ideal minimum on the A100 and the H100 (F, D, I, "
     "bounds)."""
@@ -92,7 +105,13 @@ def extremes_report(
 
 
 def schedule_report(
-    plans: Any, needed: Any, f: Any, naive_bytes: Any, ideal_bytes: Any, n: Any, d_head: Any
+    plans: Mapping[str, tuple[Chip, Any, float, float]],
+    f: float,
+    naive_bytes: float,
+    ideal_bytes: float,
+    n: int,
+    d_head: int,
+    needed: Mapping[str, float],
 ) -> tuple[Any, ...]:
     """Section 2: each chip's blocks from its shared memory, their traffic and bound."""
     F, N, D_HEAD = f, n, d_head  # the lecture's names
@@ -158,15 +177,15 @@ def schedule_report(
 
 
 def lengths_report(
-    per_head: Any,
-    layer: Any,
-    takes_over: Any,
-    seqs: Any,
-    model: Any,
-    batch: Any,
-    peak: Any,
-    bw: Any,
-    d_head: Any,
+    per_head: Mapping[int, tuple[float, float, float, float]],
+    layer: Mapping[int, Sequence[float]],
+    takes_over: Mapping[str, Any],
+    model: Model,
+    batch: int,
+    peak: float,
+    bw: float,
+    d_head: int,
+    seqs: Sequence[int],
 ) -> tuple[Any, ...]:
     """Section 4: one head's traffic and bounds against N, then a whole layer's."""
     SEQS, MODEL, BATCH, D_HEAD = seqs, model, batch, d_head  # the lecture's names
@@ -229,7 +248,13 @@ def lengths_report(
 
 
 def block_sizes_report(
-    block_n: Any, d_head: Any, sized: Any, budgets: Any, block_times: Any, peak_1: Any, step_s: Any
+    block_n: int,
+    d_head: int,
+    sized: Mapping[str, Any],
+    budgets: Mapping[str, float | None],
+    block_times: Mapping[str, float],
+    peak_1: float,
+    step_s: float,
 ) -> tuple[Any, ...]:
     """Section 7: the blocks each cache size gives, and their speed on one thread."""
     BLOCK_N, D_HEAD = block_n, d_head  # the lecture's names
@@ -319,21 +344,17 @@ def block_sizes_report(
 
 
 def kernels_report(
-    measured: Any,
-    counts: Any,
-    n_list: Any,
-    llc: Any,
-    peak_1: Any,
-    beta: Any,
-    ridge_1: Any,
-    compute_bound: Any,
-    exp_s: Any,
-    step_s: Any,
-    d_head: Any,
-    fp32: Any,
+    measured: Mapping[int, tuple[Any, Mapping[str, float]]],
+    counts: Mapping[int, Mapping[str, tuple[float, float]]],
+    n_list: Sequence[int],
+    llc: float,
+    one: OneThread,
+    d_head: int,
+    fp32: float,
 ) -> tuple[Any, ...]:
     """Section 8: both kernels' times, time per score, memory, and the one-thread roofline."""
     N_LIST, D_HEAD, FP32 = n_list, d_head, fp32  # the lecture's names
+    peak_1, beta, ridge_1, step_s, exp_s, compute_bound = one
     times_rows, score_rows, memory_rows = [], [], []
     for n, (b, t) in measured.items():
         times_rows.append(
@@ -483,19 +504,19 @@ def kernels_report(
 
 
 def traffic_report(
-    landmarks: Any,
-    m_grid: Any,
-    curve: Any,
-    least: Any,
-    resident: Any,
-    needed: Any,
-    naive_bytes: Any,
-    ideal_bytes: Any,
-    kv_bytes: Any,
-    f: Any,
-    n: Any,
-    d_head: Any,
-    bf16: Any,
+    landmarks: Mapping[str, float],
+    m_grid: Sequence[float],
+    curve: Sequence[float],
+    least: float,
+    resident: float,
+    needed: Mapping[str, float],
+    naive_bytes: float,
+    ideal_bytes: float,
+    kv_bytes: float,
+    f: float,
+    n: int,
+    d_head: int,
+    bf16: float,
 ) -> tuple[Any, ...]:
     """Section 3: the landmarks of the traffic curve, its caption and what to observe."""
     F, N, D_HEAD, BF16 = f, n, d_head, bf16  # the lecture's names
@@ -544,7 +565,9 @@ def traffic_report(
     return table, caption, notes
 
 
-def agreement_report(errors: Any, tolerance: Any) -> tuple[Any, ...]:
+def agreement_report(
+    errors: Mapping[tuple[int, int, int, int], float], tolerance: float
+) -> tuple[Any, ...]:
     """Section 5: how closely the tiled kernel agrees with the naive one on random inputs."""
     TOLERANCE = tolerance  # the lecture's names
     table = Table(
@@ -583,20 +606,20 @@ def agreement_report(errors: Any, tolerance: Any) -> tuple[Any, ...]:
 
 
 def machine_report(
-    levels: Any,
-    l2: Any,
-    llc: Any,
-    cache_source: Any,
-    calibration: Any,
-    calibration_source: Any,
-    saved_peak_1: Any,
-    fresh: Any,
-    peak_1: Any,
-    beta: Any,
-    step_s: Any,
-    exp_s: Any,
-    n: Any,
-    d_head: Any,
+    levels: Mapping[str, int],
+    l2: float,
+    llc: float,
+    cache_source: str,
+    calibration: Mapping[str, Any],
+    calibration_source: str,
+    saved_peak_1: float,
+    fresh: Mapping[str, Any],
+    peak_1: float,
+    beta: float,
+    step_s: float,
+    exp_s: float,
+    n: int,
+    d_head: int,
 ) -> tuple[Any, ...]:
     """Section 6: this machine's caches and one-thread roofs, and what they imply."""
     N, D_HEAD = n, d_head  # the lecture's names
@@ -636,4 +659,5 @@ def machine_report(
             "than that for the fixed cost to vanish.",
         ]
     )
-    return cache_rows, roof_rows, ridge_1, compute_bound, notes
+    one = OneThread(peak_1, beta, ridge_1, step_s, exp_s, compute_bound)
+    return cache_rows, roof_rows, one, notes
