@@ -51,15 +51,10 @@ from common.shell.paths import display_path
 
 def make_parser() -> cli.LectureParser:
     """The command line: --quick, --png, --outdir, --results and the budget flags."""
-    parser = cli.lecture_parser(__doc__)
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="shorter sweep (2 sizes per octave, less time per size) for tests",
+    parser = cli.measuring_parser(
+        __doc__, "shorter sweep (2 sizes per octave, less time per size) for tests"
     )
-    cli.add_png_flags(parser)
     measure_budget.add_flags(parser, "09")
-    cli.add_results_flag(parser, saves=True)
     return parser
 
 
