@@ -875,8 +875,8 @@ EXERCISES: tuple[Exercise, ...] = (
         SCRIPT,
         "On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and "
         "outputs take 1 byte each and the int8 peak applies. What batch makes it "
-        "compute-bound, and how close is the book's small-batch estimate? (Lecture 02 "
-        "works the 8192-wide layer.)",
+        "compute-bound, and how close is the book's small-batch estimate? Lecture 02 "
+        "works the 8192-wide layer; this one is half as wide.",
         lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM),
     ),
     Exercise(
