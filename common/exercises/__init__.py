@@ -12,7 +12,12 @@ read this machine's roofs from lecture 01's results file and fall back to a
 stated example machine when there is none.
 """
 
+# ruff: noqa: E402 - the imports below come after boot's one-line errors are installed
 from __future__ import annotations
+
+from common.present import boot
+
+boot.start_module("common.exercises")  # ``-m``: one-line errors before the imports below
 
 import dataclasses
 import itertools
