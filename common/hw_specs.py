@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from common.formulas.validate import plausible, positive
 from common.tables import slips, sources
+from common.tables.validate import plausible, positive
 
 # ---------------------------------------------------------------------------
 # Sources (cited by every figure)

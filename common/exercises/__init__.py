@@ -15,7 +15,7 @@ stated example machine when there is none.
 # ruff: noqa: E402 - the imports below come after boot's one-line errors are installed
 from __future__ import annotations
 
-from common.present import boot
+from common.shell import boot
 
 boot.start_module("common.exercises")  # ``-m``: one-line errors before the imports below
 

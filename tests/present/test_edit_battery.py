@@ -29,7 +29,7 @@ for name in sys.argv[1:]:
     print(f"==== {name}", flush=True)
     try:
         if name == "exercises":
-            from common.present.exercises import main
+            from common.exercises.text import main
             main([])
         else:
             (path,) = Path("lectures").glob(name + "_*.py")
