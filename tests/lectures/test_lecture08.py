@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import run_lecture
 
-from common.hw_specs import B200, H100, H200
+from common.hw_specs import B200
 from common.tables.models import LLAMA_3_70B
 
 LECTURE = "08"
