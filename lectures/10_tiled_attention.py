@@ -46,6 +46,7 @@ from common.formulas.transformer import layer_ops
 from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
 from common.measure import attention, caches, roofs
 from common.plots.style import log_range
+from common.present.claims import listing, side, speed
 from common.present.display import Observations, Table, Text, show
 from common.shell import cli
 from common.shell.paths import display_path
@@ -147,14 +148,24 @@ table = Table(
 )
 naive_name, ideal_name = extremes
 kv_bytes = 2 * BF16 * N * D_HEAD
+
+
+def on_the_chips(i: float) -> str:
+    """Which side of each GPU's bf16 ridge an intensity falls: 'memory-bound on both chips'."""
+    sides = {c.name: side(i, c.ridge_point("bf16")) for c in GPUS}
+    if len(set(sides.values())) == 1:
+        return f"{next(iter(sides.values()))} on both chips"
+    return ", ".join(f"{b} on the {name}" for name, b in sides.items())
+
+
 notes = Observations(
     [
         f"Naive attention moves {mb(naive_bytes)} at I = {intensity(F, naive_bytes):.1f} "
-        f"FLOP/byte, under both ridges: memory-bound. The ideal moves {mb(ideal_bytes)} "
-        f"({fmt_ratio(naive_bytes / ideal_bytes, 1)} fewer bytes, the same F) at "
-        f"I = {intensity(F, ideal_bytes):.0f}: compute-bound on both chips.",
-        f"On the {A100.name} the time bound falls "
-        f"{fmt_ratio(bound_s[(naive_name, 'a100')] / bound_s[(ideal_name, 'a100')], 1)}, from "
+        f"FLOP/byte: {on_the_chips(intensity(F, naive_bytes))}. The ideal moves "
+        f"{mb(ideal_bytes)} ({fmt_ratio(naive_bytes / ideal_bytes, 1)} fewer bytes, the same "
+        f"F) at I = {intensity(F, ideal_bytes):.0f}: {on_the_chips(intensity(F, ideal_bytes))}.",
+        f"On the {A100.name} the time bound gets "
+        f"{speed(bound_s[(naive_name, 'a100')], bound_s[(ideal_name, 'a100')], 1)}, from "
         f"{fmt_time(bound_s[(naive_name, 'a100')], 'ms')} to "
         f"{fmt_time(bound_s[(ideal_name, 'a100')], 'ms')}: the article's numbers.",
         f"The ideal assumes that nothing is ever read twice, as if K and V "
@@ -265,16 +276,33 @@ table = Table(
     note="The last column is the smallest M_sm whose blocks reach the chip's ridge point I*.",
 )
 h100_plan, a100_plan = plans["h100"], plans["a100"]
+
+
+def reach_sentence() -> str:
+    """Which GPUs reach their ridge from shared memory alone, and what each would need."""
+    short = [c for c in GPUS if needed[c.key] is None or needed[c.key] > c.smem_per_sm]
+    need = ", ".join(
+        f"the {c.name} {kib(needed[c.key])} ({fmt_ratio(needed[c.key] / c.smem_per_sm)} what "
+        "it has)"
+        for c in GPUS
+        if needed[c.key] is not None
+    )
+    if len(short) == len(GPUS):
+        head = "Neither reaches its ridge from shared memory alone"
+    elif not short:
+        head = "Both reach their ridge from shared memory alone"
+    else:
+        head = f"Only the {listing([c.name for c in GPUS if c not in short])} reaches its ridge"
+    return f"{head}: the ridge takes {need}." if need else f"{head}."
+
+
 notes = Observations(
     [
         f"In bf16 the intensity is about B_r: F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) is "
         f"close to 2 N / (b T_r) = B_r. The {H100.name}'s {kib(H100.smem_per_sm)} give "
         f"B_r = {h100_plan[1].rows} and I = {h100_plan[3]:.1f}; the {A100.name}'s "
         f"{kib(A100.smem_per_sm)} give B_r = {a100_plan[1].rows} and I = {a100_plan[3]:.1f}.",
-        f"Neither reaches its ridge from shared memory alone: the {H100.name} would need "
-        f"{kib(needed['h100'])} ({fmt_ratio(needed['h100'] / H100.smem_per_sm)} what it has), "
-        f"the {A100.name} {kib(needed['a100'])} "
-        f"({fmt_ratio(needed['a100'] / A100.smem_per_sm)}).",
+        reach_sentence(),
         f"The {H100.name}'s blocks cut the traffic from {mb(naive_bytes)} to "
         f"{mb(h100_plan[2])} ({fmt_ratio(naive_bytes / h100_plan[2])} fewer bytes), but that "
         f"is still {fmt_ratio(h100_plan[2] / ideal_bytes, 1)} the ideal: K and V are read "
@@ -347,8 +375,13 @@ notes = Observations(
         f"Tiling moves no more than naive only from {kib(landmarks['no more than naive'])} on.",
         f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of {slope:.2f}: "
         "doubling the on-chip memory about halves the traffic, the theorem's 1 / M.",
-        f"The chips' shared memories sit on that slope, well before either ridge "
-        f"({kib(needed['a100'])} for the {A100.name}, {kib(needed['h100'])} for the "
+        "The chips' shared memories sit on that slope, "
+        + (
+            "well before either ridge"
+            if all(needed[c.key] is None or needed[c.key] > c.smem_per_sm for c in GPUS)
+            else "not all of them before their ridge"
+        )
+        + f" ({kib(needed['a100'])} for the {A100.name}, {kib(needed['h100'])} for the "
         f"{H100.name}).",
         f"From {kib(resident)}, K and V whole ({kib(kv_bytes)}) plus one query row, the traffic "
         f"drops to the ideal {mb(ideal_bytes)}; the lowest point of the curve is "
@@ -434,6 +467,8 @@ layer_table = Table(
 )
 largest = SEQS[-1]
 f_big, dn_big, dt_big, di_big = per_head[largest]
+tiled_side = side(intensity(f_big, dt_big), H100.ridge_point("bf16"))
+naive_side = side(intensity(f_big, dn_big), H100.ridge_point("bf16"))
 
 
 def over(kind: str) -> str:
@@ -447,10 +482,15 @@ notes = Observations(
         f"Per head the tiled traffic stays quadratic: at N = {largest:,} it is "
         f"{fmt_ratio(dn_big / dt_big)} below the naive kernel's (2 B_r / d_h in the limit) but "
         f"{fmt_ratio(dt_big / di_big, 0)} above the ideal minimum.",
-        f"Both kernels stay memory-bound on the {H100.name} at every length: the tiled one's "
-        f"intensity levels off near B_r ({intensity(f_big, dt_big):.1f} FLOP/byte at N = "
-        f"{largest:,}), the naive one's near d_h / 2 ({intensity(f_big, dn_big):.1f}), both "
-        f"under the ridge of {H100.ridge_point('bf16'):.1f}.",
+        f"The tiled kernel's intensity levels off near B_r ({intensity(f_big, dt_big):.1f} "
+        f"FLOP/byte at N = {largest:,}), the naive one's near d_h / 2 "
+        f"({intensity(f_big, dn_big):.1f}); against the {H100.name}'s ridge of "
+        f"{H100.ridge_point('bf16'):.1f} "
+        + (
+            f"both kernels are {tiled_side} at that length."
+            if tiled_side == naive_side
+            else f"the tiled kernel is {tiled_side} and the naive one {naive_side} there."
+        ),
         f"In the layer, attention's bound passes everything else at {over('tiled')} with the "
         f"tiled kernel and at {over('naive')} with the naive one. Below that the projections "
         "and the MLP dominate and the choice of attention kernel barely shows.",

@@ -220,3 +220,12 @@ def _sentence_faults(s: str) -> Iterator[str]:
     for m in re.finditer(rf"\b{NUM.format('n')} of (?:the |its |all )?{NUM.format('m')}\b", s):
         if _value(m, "n") > _value(m, "m"):
             yield "n of m with n > m"
+    # 7. "Neither reaches ... (x2.02 what it has)": every need above what there is.
+    if re.search(r"\bneither reaches\b", s):
+        for m in re.finditer(rf"\(x{NUM.format('r')} what it has\)", s):
+            if not _value(m, "r") > 1.0:
+                yield "says neither reaches, but one has enough"
+    # 8. "falls x3.2" / "drops x2": a factor of decrease above 1.
+    for m in re.finditer(rf"\b(?:{DOWN})\s+x{NUM.format('r')}", s):
+        if not _value(m, "r") > 1.0:
+            yield "a decrease factor that is not above 1"

@@ -56,11 +56,14 @@ def rose(before: float, after: float, fmt: Fmt = _plain, unit: str = "") -> str:
 
 
 def grew(factor: float, digits: int = 2) -> str:
-    """A growth factor in words: 'grew x1.50' / 'shrank x0.50' / 'stayed the same'."""
+    """A factor new / old in words: 'grew x1.50', 'shrank x2.00' (for 0.5), 'stayed the same'.
+
+    A decrease is said by its factor above 1, as the course says 'x3.2 fewer'.
+    """
     d = direction(1.0, factor, lambda x: f"{x:.{digits}f}")
     if d == 0:
         return "stayed the same"
-    return f"{'grew' if d > 0 else 'shrank'} {ratio(factor, digits)}"
+    return f"grew {ratio(factor, digits)}" if d > 0 else f"shrank {ratio(1 / factor, digits)}"
 
 
 def speed(t_before: float, t_after: float, digits: int = 2) -> str:
