@@ -171,7 +171,7 @@ class Chip:
 
 # A slip in the table below (a field deleted or misspelt, a chip key or precision
 # listed twice) is refused here in one line naming the chip and the field.
-slips.check_table_source(__loader__.get_source(__name__) or "", __file__, Chip)
+slips.check_table_source(slips.source_of(globals()), __file__, Chip)
 
 # ---------------------------------------------------------------------------
 # The table. Edit a literal, rerun a lecture.

@@ -44,6 +44,19 @@ def _duplicates(keys: Iterable[tuple[object, int]], what: str, where: str) -> No
         seen[key] = line
 
 
+def source_of(module_globals: dict) -> str:
+    """The text of the module whose globals these are: its loader's, else its file's, else ''."""
+    loader = module_globals.get("__loader__")
+    try:
+        text = loader.get_source(module_globals["__name__"]) if loader else None
+        if text is None:
+            with open(module_globals["__file__"], encoding="utf-8") as f:
+                text = f.read()
+    except (OSError, ImportError, KeyError, TypeError):
+        return ""
+    return text
+
+
 def check_table_source(source: str, path: str, chip_class: type) -> None:
     """ValueError in one line for a structural slip in the table's source (see the module doc)."""
     where = shown(path)

@@ -71,7 +71,12 @@ def run_course(root: Path, edit: dict) -> str:
         text=True,
         timeout=300,
         check=False,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": str(root)},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(root),
+            "HOME": str(root),
+            "PYTHONDONTWRITEBYTECODE": "1",  # an edit of the same length must not hit old bytecode
+        },
     )
     return done.stdout + done.stderr
 
