@@ -14,7 +14,15 @@ from common.formulas.roofline import attainable_flops, bound_of, lower_bound_tim
 from common.hw_specs import Chip, bytes_per_elem
 from common.present.charts import ascii_roofline
 from common.present.claims import change, ratio
-from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
+from common.present.console import (
+    fmt_batch,
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_intensity,
+    fmt_rate,
+    fmt_time,
+)
 from common.present.display import (
     Figure,
     Group,
@@ -30,16 +38,6 @@ from common.shell.paths import display_path
 
 Op = tuple[str, float, float]  # (name, FLOPs, bytes)
 Case = tuple[Chip, str, tuple[str, str, str]]  # (chip, compute precision, X/W/out formats)
-
-
-def fmt_intensity(i: float) -> str:
-    """Intensity in FLOP/byte: three decimals below 10, one above."""
-    return f"{i:.3f}" if i < 10 else f"{i:.1f}"
-
-
-def fmt_batch(b: int | None) -> str:
-    """A critical batch, or 'never' when no batch reaches the ridge."""
-    return "never" if b is None else str(b)
 
 
 def matmul_name(B: int) -> str:
@@ -142,7 +140,7 @@ def ridge_table(
                 fmt_rate(chip.peak_flops(precision), digits=2) + estimate,
                 fmt_bw(chip.mem_bw),
                 f"{ridge[key]:.0f}",
-                fmt_batch(crit[key]),
+                fmt_batch(crit[key], "never"),
             ]
         )
     return Group(
@@ -219,7 +217,7 @@ def ridge_observations(
 def _batch_change(before: int | None, after: int | None) -> str:
     """How a critical batch moves: 'rises from a to b', 'stays at a', or both when one is never."""
     if before is None or after is None:
-        return f"goes from {fmt_batch(before)} to {fmt_batch(after)}"
+        return f"goes from {fmt_batch(before, 'never')} to {fmt_batch(after, 'never')}"
     return change(before, after, str)
 
 
@@ -234,7 +232,7 @@ def _fp8_observation(gain: float, cut: float, fp8: int | None, bf16: int | None)
     )
     head = f"fp8 {peak} and cuts the bytes of X and W {ratio(cut)}, so the critical batch "
     if fp8 is None or bf16 is None:
-        return head + f"goes from {fmt_batch(bf16)} in bf16 to {fmt_batch(fp8)}."
+        return head + f"goes from {fmt_batch(bf16, 'never')} in bf16 to {fmt_batch(fp8, 'never')}."
     r = fp8 / bf16
     if 0.8 <= r <= 1.25:
         return (
@@ -260,7 +258,14 @@ def v5e_table(
         Table(
             ["case", "compute", "ridge", "I, small B", "book's B", "exact B"],
             [
-                [case, p, f"{r:.0f}", f"~ {2 / w:g} B", f"{book:.0f}", fmt_batch(exact)]
+                [
+                    case,
+                    p,
+                    f"{r:.0f}",
+                    f"~ {2 / w:g} B",
+                    f"{book:.0f}",
+                    fmt_batch(exact, "never"),
+                ]
                 for case, p, r, w, book, exact in rows
             ],
         ),
@@ -314,7 +319,8 @@ def exercise_observations(
             f"Exercise 1: int8 gives {ratio(int8_gain, 1)} the v5e's bf16 peak and halves the "
             f"size of every number, so the critical batch "
             + (
-                f"stays where bf16 has it: {fmt_batch(exact1)} against {fmt_batch(exact_bf16)}."
+                f"stays where bf16 has it: {fmt_batch(exact1, 'never')} against "
+                f"{fmt_batch(exact_bf16, 'never')}."
                 if exact1 and exact_bf16 and 0.8 <= exact1 / exact_bf16 <= 1.25
                 else f"{_batch_change(exact_bf16, exact1)} (bf16 to int8)."
             )
