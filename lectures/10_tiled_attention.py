@@ -157,7 +157,8 @@ notes = Observations(
         f"Naive attention moves {fmt_bytes(naive_bytes)} at I = {intensity(F, naive_bytes):.1f} "
         f"FLOP/byte: {on_the_chips(intensity(F, naive_bytes))}. The ideal moves "
         f"{fmt_bytes(ideal_bytes)} ({fmt_ratio(naive_bytes / ideal_bytes, 1)} fewer bytes, the "
-        f"same F) at I = {intensity(F, ideal_bytes):.0f}: {on_the_chips(intensity(F, ideal_bytes))}.",
+        f"same F) at I = {intensity(F, ideal_bytes):.0f}: "
+        f"{on_the_chips(intensity(F, ideal_bytes))}.",
         f"On the {A100.name} the time bound gets "
         f"{speed(bound_s[(naive_name, 'a100')], bound_s[(ideal_name, 'a100')], 1)}, from "
         f"{fmt_time(bound_s[(naive_name, 'a100')], 'ms')} to "
