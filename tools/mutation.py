@@ -74,6 +74,7 @@ T_SWEEP = "tests/measure/test_sweep.py"
 T_EX = "tests/exercises/test_exercises.py"
 T_PAGES = "tests/docs/test_pages_unit.py"
 T_CLAIMS = "tests/present/test_claims.py"
+T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
 T_SLIPS = "tests/tables/test_slips.py"
 T_SHIPPED = "tests/tables/test_shipped.py"
@@ -105,7 +106,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/present/operators.py": (T_SENTENCES,),
     "common/present/llm.py": (T_SENTENCES,),
     "common/exercises/__init__.py": (T_EX, T_SHIPPED, T_SENTENCES),
-    "common/exercises/text.py": (T_EX,),
+    "common/exercises/text.py": (T_EX, T_EX_CLI),
 }
 
 # ---------------------------------------------------------------------------
@@ -137,7 +138,39 @@ _CEIL = (
 )
 M = "common/measure/"
 F = "common/formulas/"
+C = "common/present/claims.py"
+_SIGN = "d is +1 or -1 here: the d == 0 case returned above, so d > 0 and d >= 0 agree"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (C, "return 1 if after > before else -1", "> -> >="): (
+        "reached only when before != after (equal values print the same and returned 0)"
+    ),
+    (
+        C,
+        'return f"{up if d > 0 else down} from {fmt(before)} to {fmt(after)}{unit}{extra}"',
+        "> -> >=",
+    ): _SIGN,
+    (
+        C,
+        'return f"grew {ratio(factor, digits)}" if d > 0 else '
+        'f"shrank {ratio(1 / factor, digits)}"',
+        "> -> >=",
+    ): _SIGN,
+    (
+        C,
+        'return f"{ratio(r, digits)} faster" if d > 0 else f"{ratio(1 / r, digits)} slower"',
+        "> -> >=",
+    ): _SIGN,
+    (
+        C,
+        'return f"{ratio(x, digits)} more" if d > 0 else f"{ratio(1 / x, digits)} less"',
+        "> -> >=",
+    ): _SIGN,
+    (C, 'word = "as many" if n == than else ("more" if n > than else "fewer")', "> -> >="): (
+        "n == than took the first branch, so n > than and n >= than agree in the second"
+    ),
+    (C, 'if rlo > 1 and grew(rlo, digits) != "stayed the same":', "> -> >="): (
+        "at rlo == 1 grew() says 'stayed the same', so the condition is false either way"
+    ),
     (
         F + "hierarchy.py",
         "steps = math.floor(octaves * per_octave + 1e-9)",

@@ -81,3 +81,30 @@ def test_ctrl_c_is_one_line_and_ends_by_sigint() -> None:
         status = proc.wait(timeout=60)
     assert status == -signal.SIGINT  # a shell shows 130
     assert err.splitlines() == ["common.exercises: interrupted; nothing half-written was kept"]
+
+
+# ---------------------------------------------------------------------------
+# The same entry point in this process (what the mutation tests can see)
+# ---------------------------------------------------------------------------
+def test_main_in_process(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    from common.exercises import EXERCISES, text
+
+    assert text.main(["--help"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "usage: python3 -m common.exercises [KEY ...]",
+        "keys: " + ", ".join(e.key for e in EXERCISES),
+    ]
+    monkeypatch.setattr(sys, "argv", ["common.exercises", "gqa-decode"])
+    assert text.main() == 0  # the keys come from sys.argv[1:]
+    lines = capsys.readouterr().out.splitlines()
+    title = "Decode attention with MHA, GQA and MQA"
+    assert lines[:4] == [title, "=" * len(title), "(from this course)", ""]
+
+
+def test_format_exercise_drops_the_code_marks() -> None:
+    from common.exercises import get_exercise, text
+
+    shown = text.format_exercise(get_exercise("a100-peak-edit"))
+    assert "``" not in shown
+    assert "In common/hw_specs.py set the A100's bf16 peak_flops to 1979e12" in shown

@@ -100,6 +100,7 @@ def test_side_of_the_ridge() -> None:
         (0.32, 0.46, "bandwidth shrank x2.17 and compute shrank x3.12"),
         (2.0, 2.0, "compute and bandwidth both grew x2.00"),
         (1.0, 2.0, "bandwidth grew x2.00 and compute stayed the same"),
+        (3.17, 1.5, "compute grew x3.17 but bandwidth only x1.50"),  # both grew, one < 2
     ],
 )
 def test_outgrew_names_the_larger_growth_first(ra, rb, said) -> None:
