@@ -141,6 +141,11 @@ F = "common/formulas/"
 C = "common/present/claims.py"
 _SIGN = "d is +1 or -1 here: the d == 0 case returned above, so d > 0 and d >= 0 agree"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        "common/tables/slips.py",
+        "close = difflib.get_close_matches(name, list(fields), n=1)",
+        "1 -> 2",
+    ): "only the best match, close[0], is used: asking for two changes nothing",
     (C, "return 1 if after > before else -1", "> -> >="): (
         "reached only when before != after (equal values print the same and returned 0)"
     ),

@@ -66,7 +66,7 @@ def check_table_source(source: str, path: str, chip_class: type) -> None:
         name
         for name, f in fields.items()
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    }
+    } | ({"key"} & set(fields))  # a chip of the table needs its key, though Chip defaults it
     chip_keys: list[tuple[object, int, str]] = []
     assigned: dict[str, int] = {}
     for node in tree.body:
@@ -124,10 +124,12 @@ def check_table_source(source: str, path: str, chip_class: type) -> None:
 
 def describe(exc: BaseException) -> str | None:
     """One line for an error raised while the hardware table ran, or None if it is not one."""
-    if isinstance(exc, SyntaxError) and (exc.filename or "").endswith(TABLE_NAME):
+    if isinstance(exc, SyntaxError) and os.path.basename(exc.filename or "") == TABLE_NAME:
         return f"{shown(exc.filename or '')} line {exc.lineno}: {exc.msg}"
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
-    table = [f for f in frames if f.filename.endswith(os.sep + TABLE_NAME) and f.name == "<module>"]
+    table = [
+        f for f in frames if os.path.basename(f.filename) == TABLE_NAME and f.name == "<module>"
+    ]
     if table and isinstance(exc, (NameError, TypeError, AttributeError, KeyError)):
         last = table[-1]
         return f"{shown(last.filename)} line {last.lineno}: {exc}"

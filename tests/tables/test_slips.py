@@ -139,7 +139,63 @@ def test_a_name_error_while_the_table_runs_names_the_line() -> None:
 
 def test_shown_keeps_the_last_two_parts() -> None:
     assert slips.shown("/home/me/course/common/hw_specs.py") == "common/hw_specs.py"
+    assert slips.shown("./common/hw_specs.py") == "common/hw_specs.py"
     assert slips.shown("hw_specs.py") == "hw_specs.py"
+
+
+# Small tables written here, to reach the checks the shipped table never trips.
+CHIP = (
+    'Chip(name="Mine", key="mine", peak_flops_table={"bf16": flops(1e12, "s")}, '
+    'mem_bw_figure=bandwidth(1e12, "s"), mem_capacity_figure=capacity(1e9, "s"), '
+    'link_bw_figure=bandwidth(1e11, "s"))'
+)
+
+
+def check(source: str) -> None:
+    slips.check_table_source(source, "/x/common/hw_specs.py", hw_specs.Chip)
+
+
+def test_a_small_table_passes_and_a_table_given_by_name_is_not_read() -> None:
+    check("MINE = " + CHIP)
+    by_name = CHIP.replace('peak_flops_table={"bf16": flops(1e12, "s")}', "peak_flops_table=T")
+    check("T = dict(bf16=1)\nMINE = " + by_name)
+
+
+def test_a_chip_without_a_key_or_a_name_is_named_by_what_it_has() -> None:
+    no_key = CHIP.replace('key="mine", ', "")
+    with pytest.raises(ValueError, match=r"line 1: chip Mine is missing its field key$"):
+        check("MINE = " + no_key)
+    no_name = CHIP.replace('name="Mine", ', "")
+    with pytest.raises(ValueError, match=r"line 1: chip mine is missing its field name$"):
+        check("MINE = " + no_name)
+
+
+def test_a_plain_dict_listing_a_key_twice_is_refused() -> None:
+    with pytest.raises(ValueError) as info:
+        check('SIZES = {\n    "a": 1,\n    "a": 2,\n}')
+    assert str(info.value) == (
+        "common/hw_specs.py line 3: SIZES[...] entry 'a' is listed twice (lines 2 and 3); a "
+        "dict keeps only the last, so delete one"
+    )
+
+
+def test_only_errors_of_the_table_module_itself_are_slips() -> None:
+    namespace: dict = {}
+    exec(compile("def f():\n    return missing\n", "/x/common/hw_specs.py", "exec"), namespace)
+    with pytest.raises(NameError) as info:
+        namespace["f"]()  # raised in a function of the table, called from here
+    assert slips.describe(info.value) is None
+    code = compile("missing\n", "/x/common/not_hw_specs.py", "exec")
+    with pytest.raises(NameError) as info:
+        exec(code, {})
+    assert slips.describe(info.value) is None
+    with pytest.raises(NameError) as info:
+        exec(compile("missing\n", "/x/common/hw_specs.py", "exec"), {})
+    said = slips.describe(info.value)
+    assert said == "common/hw_specs.py line 1: name 'missing' is not defined"
+    assert slips.describe(NameError("raised here, not in the table")) is None
+    bad = SyntaxError("bad", ("/x/common/not_hw_specs.py", 1, 1, "x"))
+    assert slips.describe(bad) is None
 
 
 # ---------------------------------------------------------------------------
