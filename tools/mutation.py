@@ -11,7 +11,11 @@ Each mutant is one small change to one module's syntax tree, of the kinds of fau
 that ship: an operator swapped (+ for -, * for /), a term or factor dropped (a * b -> a),
 a comparison moved by one (< for <=), a number changed (n -> n + 1, x -> 1.1 x), a flag
 inverted, max for min. Docstrings, strings, f-strings, annotations and error messages
-are left alone: they do not carry the numbers.
+are left alone: they do not carry the numbers. In the presentation and exercise
+modules (WORD_MODULES) the words are faults too: a string or the text of an
+f-string gets one word of WORD_SWAPS swapped (rose for fell, more for fewer,
+faster for slower, memory for compute, a unit label), and the expressions inside
+f-strings are mutated like any other. A test may be a node id (file::test).
 
 A mutant runs in a forked child of this process (pytest, numpy and matplotlib are
 already imported, so one mutant costs a fraction of a second plus its tests). An import
@@ -101,11 +105,18 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/measure/hierarchy.py": (T_SWEEP,),
     "common/measure/attention.py": (T_ATT_KERNELS,),
     "common/tables/slips.py": (T_SLIPS,),
-    "common/present/claims.py": (T_CLAIMS, T_SENTENCES),
-    "common/present/basics.py": (T_SENTENCES,),
-    "common/present/operators.py": (T_SENTENCES,),
-    "common/present/llm.py": (T_SENTENCES,),
-    "common/exercises/__init__.py": (T_EX, T_SHIPPED, T_SENTENCES),
+    "common/present/claims.py": (T_CLAIMS,),
+    "common/present/basics.py": (T_SENTENCES + "::test_lecture02_directions_by_hand", T_SENTENCES),
+    "common/present/operators.py": (
+        T_SENTENCES + "::test_lecture05_directions_by_hand",
+        T_SENTENCES,
+    ),
+    "common/present/llm.py": (T_SENTENCES + "::test_lecture08_speed_words_by_hand", T_SENTENCES),
+    "common/exercises/__init__.py": (
+        T_EX,
+        T_SHIPPED,
+        T_SENTENCES + "::test_h200_exercise_words_by_hand",
+    ),
     "common/exercises/text.py": (T_EX, T_EX_CLI),
 }
 
