@@ -48,6 +48,9 @@ At the top, where students and the course script find them:
 - ``tables.op_counts``: FLOP charged per element (softmax, LayerNorm, RMSNorm, SiLU).
 - ``tables.units``: KB/MB/GB and KiB/MiB/GiB, defined once.
 - ``tables.sources``: the documents the numbers come from, named once.
+- ``tables.shipped``: the hardware table's figures as shipped (generated), where the
+  edit-a-figure exercises start.
+- ``tables.slips``: a slip in the hardware table said in one line (chip, field, line).
 
 ``shell``: the lecture shell (standard library only).
 
@@ -80,6 +83,7 @@ At the top, where students and the course script find them:
 - ``present.console``: unit formatting, aligned text tables, headers, observations.
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
+- ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
 - ``present.basics``: lecture 02's tables and observations (roofline basics).
 - ``present.operators``: lecture 05's tables and observations (the operator ledger).
 - ``present.llm``: lectures 06-08's tables and observations (a whole LLM's two ledgers).

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from common.tables import sources
-from common.tables.validate import plausible
+from common.tables import slips, sources
+from common.tables.validate import plausible, positive
 
 # ---------------------------------------------------------------------------
 # Sources (cited by every figure)
@@ -169,6 +169,10 @@ class Chip:
             self._check(fig, label)
 
 
+# A slip in the table below (a field deleted or misspelt, a chip key or precision
+# listed twice) is refused here in one line naming the chip and the field.
+slips.check_table_source(slips.source_of(globals()), __file__, Chip)
+
 # ---------------------------------------------------------------------------
 # The table. Edit a literal, rerun a lecture.
 # ---------------------------------------------------------------------------
@@ -312,4 +316,4 @@ def bytes_per_elem(precision: str) -> float:
         raise ValueError(
             f"unknown precision {precision!r}; choose one of: {', '.join(BYTES_PER_ELEM)}"
         )
-    return BYTES_PER_ELEM[precision]
+    return positive(BYTES_PER_ELEM[precision], f"BYTES_PER_ELEM[{precision!r}]")

@@ -25,6 +25,7 @@ from common.formulas.transformer import (
     op_times,
 )
 from common.hw_specs import Chip
+from common.present.claims import ratio, speed
 from common.present.console import (
     fmt_batch,
     fmt_bw,
@@ -674,10 +675,11 @@ def chips_observations(
             if b1_memory_bound
             else "some chip's ridge is low enough that a matmul is compute-bound."
         ),
-        f"{h200.name} has {h200.peak_flops(precision) / h100.peak_flops(precision):.2f}x the "
-        f"compute of {h100.name} and {h200.mem_bw / h100.mem_bw:.2f}x the bandwidth: decode at "
-        f"batch 1 gets {fmt_ratio(h1['tpot1'] / h2['tpot1'])} faster, prefill only "
-        f"{fmt_ratio(h1['ttft'] / h2['ttft'])}, because decode waits on bytes and prefill on "
+        f"{h200.name} has {ratio(h200.peak_flops(precision) / h100.peak_flops(precision))} the "
+        f"compute of {h100.name} and {ratio(h200.mem_bw / h100.mem_bw)} the bandwidth: decode at "
+        f"batch 1 gets {speed(h1['tpot1'], h2['tpot1'])}, prefill "
+        + ("only " if 1 < h1["ttft"] / h2["ttft"] < h1["tpot1"] / h2["tpot1"] else "")
+        + f"{speed(h1['ttft'], h2['ttft'])}, because decode waits on bytes and prefill on "
         "FLOPs.",
         f"The throughput flattens because each sequence reads its own {fmt_gb(kv_seq)} of KV "
         f"cache per step: no batch beats bandwidth / that, {h100.mem_bw / kv_seq:,.0f} tokens/s "
