@@ -1,0 +1,312 @@
+"""Lecture 11's tables and sentences: predictions against published measurements.
+
+Every direction word (longer, shorter, above, below, n of m) is computed from the
+numbers it describes, so the sentences stay true after any edit of the hardware
+table or of ``common/tables/measurements.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from common.files.paths import display_path
+from common.formulas.predict import Decomposition, Roofs
+from common.hw_specs import Chip, Figure
+from common.present.console import fmt_bw, fmt_rate, fmt_ratio, fmt_time
+from common.present.display import Figure as DisplayFigure
+from common.present.display import Group, Observations, Table, Text, figure
+from common.tables.measurements import Measured
+
+MATCH = 0.005  # a ratio within 0.5% of 1 "matches"
+
+
+def _ms(seconds: float) -> str:
+    return fmt_time(seconds, "ms", 2)
+
+
+def _pct(fraction: float) -> str:
+    return f"{100 * fraction:.1f}%"
+
+
+def versus(measured: float, predicted: float) -> str:
+    """How a measurement stands to its prediction: 'x1.42 longer than predicted' and so on."""
+    r = measured / predicted
+    if abs(r - 1) <= MATCH:
+        return "matches the prediction"
+    if r > 1:
+        return f"takes {fmt_ratio(r)} the predicted time (longer)"
+    return f"takes {fmt_ratio(r)} the predicted time (shorter: faster than the bound)"
+
+
+class Case(NamedTuple):
+    """One predicted measurement: its label, the measurement and the two predictions."""
+
+    label: str
+    measured: Measured
+    spec: float
+    achievable: float
+
+
+# ---------------------------------------------------------------------------
+# Roofs
+# ---------------------------------------------------------------------------
+def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> Group:
+    """Spec and achievable roofs side by side, each achievable one with its source."""
+    figs: dict[str, Figure | None] = {
+        "compute": chip.achievable_flops_table.get(precision),
+        "memory": chip.achievable_mem_bw_figure,
+        "link": chip.achievable_link_bw_figure,
+    }
+    rows = []
+    for key, what, s, a, fmt in (
+        ("compute", f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
+        ("memory", "HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
+        ("link", f"link, one way ({chip.link_name})", spec.link_bw, achievable.link_bw, fmt_bw),
+    ):
+        fig = figs[key]
+        if fig is None:
+            rows.append((what, fmt(s), "none published (spec used)", "-", "-"))
+        else:
+            rows.append((what, fmt(s), fmt(a), _pct(a / s), fig.note or fig.source[:60]))
+    headers = ("roof", "spec", "achievable (measured)", "of spec", "measured as")
+    return Group(Table(headers, rows, title=f"{chip.name}: the two sets of roofs"))
+
+
+# ---------------------------------------------------------------------------
+# Whole model
+# ---------------------------------------------------------------------------
+def cases_table(cases: Sequence[Case], title: str) -> Table:
+    """Measured against both predictions, with measured / predicted ratios."""
+    headers = ("case", "measured", "at spec", "ratio", "at achievable", "ratio")
+    rows = [
+        (
+            c.label,
+            _ms(c.measured.seconds),
+            _ms(c.spec),
+            fmt_ratio(c.measured.seconds / c.spec),
+            _ms(c.achievable),
+            fmt_ratio(c.measured.seconds / c.achievable),
+        )
+        for c in cases
+    ]
+    return Table(headers, rows, title=title, note="ratio = measured / predicted")
+
+
+def cases_observations(cases: Sequence[Case]) -> Observations:
+    """How many predictions undershoot, the ratios' spread, what the achievable roofs fix."""
+    spec_r = [c.measured.seconds / c.spec for c in cases]
+    ach_r = [c.measured.seconds / c.achievable for c in cases]
+    longer = sum(r > 1 + MATCH for r in spec_r)
+    closer = sum(abs(a - 1) < abs(s - 1) for s, a in zip(spec_r, ach_r, strict=True))
+    worst = max(range(len(cases)), key=lambda i: abs(spec_r[i] - 1))
+    best = min(range(len(cases)), key=lambda i: abs(ach_r[i] - 1))
+    return Observations(
+        [
+            f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
+            f"ratios run from {fmt_ratio(min(spec_r))} to {fmt_ratio(max(spec_r))}.",
+            f"The widest gap is {cases[worst].label}: it "
+            f"{versus(cases[worst].measured.seconds, cases[worst].spec)}.",
+            f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the "
+            f"closest is {cases[best].label}, which "
+            f"{versus(cases[best].measured.seconds, cases[best].achievable)} at achievable roofs.",
+        ]
+    )
+
+
+def decomposition_table(labels: Sequence[str], decomps: Sequence[Decomposition]) -> Table:
+    """Each case's measured time split into the named terms and the unexplained rest."""
+    names = [t.name for t in decomps[0].terms]
+    rows = [(name, *(_ms(d.terms[i].seconds) for d in decomps)) for i, name in enumerate(names)]
+    rows.append(("explained (sum)", *(_ms(d.explained) for d in decomps)))
+    rows.append(("unexplained", *(_ms(d.unexplained) for d in decomps)))
+    rows.append(("measured", *(_ms(d.measured) for d in decomps)))
+    return Table(("term", *labels), rows, title="Where the time goes (ms)")
+
+
+def decomposition_observations(
+    labels: Sequence[str], decomps: Sequence[Decomposition]
+) -> Observations:
+    """The largest named term per case and the share left unexplained, said plainly."""
+    items = []
+    for label, d in zip(labels, decomps, strict=True):
+        extra = max(d.terms[1:], key=lambda t: t.seconds)
+        share = d.unexplained / d.measured
+        rest = (
+            f"{_pct(share)} of the measured time ({_ms(d.unexplained)}) stays unexplained"
+            if d.unexplained >= 0
+            else f"the named terms overshoot the measurement by {_ms(-d.unexplained)}"
+        )
+        items.append(
+            f"{label}: beyond the spec roofline, the largest named term is {extra.name} "
+            f"({_ms(extra.seconds)}); {rest}."
+        )
+    return Observations(items)
+
+
+# ---------------------------------------------------------------------------
+# Single operators
+# ---------------------------------------------------------------------------
+class OpRow(NamedTuple):
+    """One timed matmul with its predictions and counts."""
+
+    name: str
+    n: int
+    flops: float
+    nbytes: float
+    measured: float
+    spec: float
+    achievable: float
+
+
+def operator_table(rows: Sequence[OpRow], title: str) -> Table:
+    """Per matmul and token count: measured, both predictions, ratios and achieved rates."""
+    headers = (
+        "matmul",
+        "n",
+        "measured",
+        "at spec",
+        "ratio",
+        "at achievable",
+        "ratio",
+        "FLOP/s",
+        "B/s",
+    )
+    body = [
+        (
+            r.name,
+            f"{r.n:,}",
+            fmt_time(r.measured, "us", 0),
+            fmt_time(r.spec, "us", 0),
+            fmt_ratio(r.measured / r.spec),
+            fmt_time(r.achievable, "us", 0),
+            fmt_ratio(r.measured / r.achievable),
+            fmt_rate(r.flops / r.measured),
+            fmt_bw(r.nbytes / r.measured),
+        )
+        for r in rows
+    ]
+    return Table(headers, body, title=title, note="FLOP/s and B/s: achieved by the measured kernel")
+
+
+def knee_observations(
+    name: str, tokens: Sequence[int], flat: int, spec_ridge: int | None, ach_ridge: int | None
+) -> Observations:
+    """Where the measured time stops being flat against the predicted ridges."""
+    lo = tokens[flat]
+    hi = tokens[flat + 1] if flat + 1 < len(tokens) else None
+    if hi is None:
+        knee = f"stays flat up to the largest n measured ({lo:,})"
+    else:
+        knee = (
+            f"stays within 25% of its 1-token time up to n = {lo:,} and has left it by n = {hi:,}"
+        )
+
+    def where(ridge: int | None, which: str) -> str:
+        if ridge is None:
+            return f"the {which} roofs give no ridge"
+        if hi is not None and lo < ridge <= hi:
+            pos = "inside that interval"
+        elif ridge <= lo:
+            pos = "at or below the flat part's end: it stays memory-bound longer than predicted"
+        else:
+            pos = (
+                "above that interval: the kernel leaves the memory roof before the prediction says"
+            )
+        return f"the {which} ridge is n = {ridge:,}, {pos}"
+
+    return Observations(
+        [
+            f"The measured {name} {knee}.",
+            f"Predicted: {where(spec_ridge, 'spec')}; {where(ach_ridge, 'achievable')}.",
+        ]
+    )
+
+
+def beats_bound_observation(rows: Sequence[OpRow]) -> Observations:
+    """How many measured kernels run faster than the spec bound (a bound is not a promise)."""
+    faster = [r for r in rows if r.measured < (1 - MATCH) * r.spec]
+    near = sum(abs(r.measured / r.spec - 1) <= 0.05 for r in rows)
+    items = [f"{near} of {len(rows)} measured matmuls land within 5% of their spec bound."]
+    if faster:
+        r = min(faster, key=lambda x: x.measured / x.spec)
+        items.append(
+            f"{len(faster)} of {len(rows)} run faster than the spec bound; the fastest, "
+            f"{r.name} at n = {r.n:,}, moves {fmt_bw(r.nbytes / r.measured)}: more than the "
+            "datasheet's bandwidth, so part of its bytes must come from the 40 MB L2 cache "
+            "or the timer rounds."
+        )
+    else:
+        items.append("None runs faster than its spec bound.")
+    return Observations(items)
+
+
+# ---------------------------------------------------------------------------
+# Utilisation
+# ---------------------------------------------------------------------------
+class Util(NamedTuple):
+    """MFU and MBU of one measurement, with the numerators."""
+
+    label: str
+    flops: float
+    nbytes: float
+    seconds: float
+    mfu: float
+    mbu: float
+
+
+def utilisation_table(rows: Sequence[Util], peak: float, bw: float) -> Table:
+    """Numerators, time, MFU and MBU (denominators: spec peak and spec bandwidth per GPU)."""
+    headers = ("case", "model FLOPs", "bytes moved", "measured", "MFU", "MBU")
+    body = [
+        (u.label, f"{u.flops:.3g}", f"{u.nbytes:.3g}", _ms(u.seconds), _pct(u.mfu), _pct(u.mbu))
+        for u in rows
+    ]
+    note = (
+        f"MFU = model FLOPs / (time x GPUs x {fmt_rate(peak)}); "
+        f"MBU = bytes / (time x GPUs x {fmt_bw(bw)})"
+    )
+    return Table(headers, body, title="Utilisation of the measured runs", note=note)
+
+
+def utilisation_observations(rows: Sequence[Util]) -> Observations:
+    """The decode counter-example: the lowest MFU can sit beside a high MBU."""
+    low = min(rows, key=lambda u: u.mfu)
+    high = max(rows, key=lambda u: u.mfu)
+    busy = "its memory bus is the busier resource" if low.mbu > low.mfu else "compute is the busier"
+    return Observations(
+        [
+            f"The lowest MFU is {low.label} at {_pct(low.mfu)}, yet its MBU is {_pct(low.mbu)}: "
+            f"{busy}. A low MFU there says the step is memory-bound, not that the kernels are bad.",
+            f"The highest MFU is {high.label} at {_pct(high.mfu)} "
+            f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest).",
+        ]
+    )
+
+
+def figure_caption(cases: Sequence[Case], op_name: str, spec_ridge: int | None) -> str:
+    """What to look at in lecture 11's figure, from the numbers it plots."""
+    above = sum(c.measured.seconds > c.achievable for c in cases)
+    ridge = f"n = {spec_ridge:,}" if spec_ridge else "no n"
+    return (
+        f"Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
+        f"achievable roofs; {above} of {len(cases)} measured bars stand above even the "
+        f"achievable prediction. Bottom: the measured {op_name} (dots) is flat while the "
+        f"weights dominate its bytes and rises once compute does; the spec ridge sits at {ridge}."
+    )
+
+
+def sources_text(sources: Sequence[str]) -> Text:
+    """The distinct sources of the numbers on the page, one sentence."""
+    unique = list(dict.fromkeys(sources))
+    return Text("Sources: " + " | ".join(unique))
+
+
+def figure_shown(path: str, caption: str) -> DisplayFigure:
+    """The saved figure with its caption (the site shows it, the terminal says where it is)."""
+    return figure(path, caption, display_path(path))
+
+
+def png_hint(name: str) -> Text:
+    """The reminder, without --png, that the flag saves the lecture's figure."""
+    return Text(f"\n(add --png to save the figure {name})")
