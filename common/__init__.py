@@ -20,6 +20,7 @@ At the top, where students and the course script find them:
 - ``formulas.numpy_ops``: lecture 01's pass counts and sizes for the numpy operations it times.
 - ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
 - ``formulas.attention_io``: tiled attention's traffic with M_sm bytes on chip (FlashAttention-2).
+- ``formulas.predict``: predictions at spec or achievable roofs, all-reduces, MFU, the gap.
 
 ``tables``: numbers the formulas take, each with its source.
 
@@ -28,6 +29,7 @@ At the top, where students and the course script find them:
 - ``tables.op_counts``: FLOP charged per element (softmax, LayerNorm, RMSNorm, SiLU).
 - ``tables.units``: KB/MB/GB and KiB/MiB/GiB, defined once.
 - ``tables.sources``: the documents the numbers come from, named once.
+- ``tables.measurements``: published GPU measurements (13B on A100, single matmuls) with sources.
 
 ``measure``: measuring this machine (numpy).
 
@@ -46,6 +48,7 @@ At the top, where students and the course script find them:
 - ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
 - ``plots.transformer``: the capacity ledger and decode throughput against batch (memory wall).
 - ``plots.attention``: tiled attention's traffic against on-chip memory; both kernels' times.
+- ``plots.predict``: measured times against spec and achievable predictions (lecture 11).
 
 ``present``: what the reader sees.
 
@@ -64,6 +67,7 @@ At the top, where students and the course script find them:
 - ``present.memory``: lecture 03's tables and sentences (capacity ledger, batch sweep).
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
 - ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
+- ``present.predict``: lecture 11's tables and sentences (predicted against measured, MFU/MBU).
 
 ``files``: what the course writes and reads back.
 

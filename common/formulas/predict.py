@@ -221,3 +221,46 @@ def flat_until(tokens: Sequence[int], seconds: Sequence[float], tolerance: float
             break
         last = i
     return last
+
+
+def modelled_time(
+    ledger: PassLedger, roofs: Roofs, gpus: int, latency: float, floor: float
+) -> float:
+    """Roofline sum + all-reduces + fixed cost per kernel on these roofs, in seconds."""
+    return predict(ledger, roofs, gpus, latency) + fixed_cost(ledger, roofs, floor, gpus)
+
+
+def efficiency_to_match(
+    ledger: PassLedger,
+    roofs: Roofs,
+    measured: float,
+    which: str,
+    gpus: int = 1,
+    latency: float = 0.0,
+    floor: float = 0.0,
+) -> float | None:
+    """Fraction e of roofs.peak (which='peak') or roofs.mem_bw ('mem_bw') at which the
+    modelled time equals the measurement; None when no e in (0, 1] reaches it.
+
+    The modelled time falls as e grows, so bisection on e finds the one crossing.
+    """
+    if which not in ("peak", "mem_bw"):
+        raise ValueError(f"which must be 'peak' or 'mem_bw', not {which!r}")
+    target = positive(measured, "measured time")
+
+    def at(e: float) -> float:
+        scaled = roofs._replace(**{which: getattr(roofs, which) * e})
+        return modelled_time(ledger, scaled, gpus, latency, floor)
+
+    if at(1.0) > target:  # even the full roof is too slow
+        return None
+    lo, hi = 1e-6, 1.0
+    if at(lo) < target:
+        return None
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if at(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2

@@ -147,6 +147,31 @@ def figure_rows(chip: Any) -> list[tuple[str, str, str]]:
     return rows
 
 
+def achievable_rows(chips: Iterable[Any]) -> list[tuple[str, str, str, str, str, str]]:
+    """One row per roof of every chip: spec and measured achievable value, share, source."""
+    rows = []
+    for chip in chips:
+        for label, spec, achieved in chip.achievable_figures():
+            if achieved is None:
+                rows.append(
+                    (chip.name, label, si_value(spec.value, spec.unit), "none published", "—", "—")
+                )
+                continue
+            share = f"{100 * achieved.value / spec.value:.1f}%"
+            source = f"{achieved.source}; {achieved.note}" if achieved.note else achieved.source
+            rows.append(
+                (
+                    chip.name,
+                    label,
+                    si_value(spec.value, spec.unit),
+                    si_value(achieved.value, achieved.unit),
+                    share,
+                    source,
+                )
+            )
+    return rows
+
+
 def all_precisions(chips: Iterable[Any]) -> list[str]:
     """Every precision any chip has a peak for, in order of first appearance."""
     seen: dict[str, None] = {}
@@ -173,7 +198,12 @@ class HardwareTableDirective(SphinxDirective):
     """``.. hardware-table:: figures | ridge-points | bytes-per-element``."""
 
     required_arguments = 1
-    KINDS: ClassVar[tuple[str, ...]] = ("figures", "ridge-points", "bytes-per-element")
+    KINDS: ClassVar[tuple[str, ...]] = (
+        "figures",
+        "ridge-points",
+        "bytes-per-element",
+        "achievable",
+    )
 
     def run(self) -> list[nodes.Node]:
         from common import hw_specs
@@ -192,6 +222,9 @@ class HardwareTableDirective(SphinxDirective):
                 )
                 for chip in chips
             ]
+        if kind == "achievable":
+            headers = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
+            return [build_table(headers, achievable_rows(chips), classes=["hw-achievable"])]
         if kind == "ridge-points":
             headers, rows = ridge_rows(chips)
             return [build_table(headers, rows, classes=["ridge-table"])]
