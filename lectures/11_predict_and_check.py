@@ -31,6 +31,7 @@ boot.start()
 # sphinx_gallery_end_ignore
 
 from common.formulas import predict
+from common.formulas.roofline import matmul_counts
 from common.formulas.transformer import decode_ledger, prefill_ledger
 from common.hw_specs import A100
 from common.present import predict as page
@@ -87,7 +88,7 @@ for run in pub.FT_13B:
 
 show(
     page.cases_table(cases, f"{pub.GPT_13B.name} on {A100.name}"),
-    page.cases_observations(cases),
+    page.cases_observations(cases, page.shared_roofs(A100, "bf16", pub.KIPPLY)),
 )
 
 # %%
@@ -118,19 +119,20 @@ show(
 
 op_rows = []
 for r in pub.VIDUR_A100_MATMULS:
-    f, d = 2.0 * r.n_tokens * r.K * r.N, 2.0 * (r.n_tokens * r.K + r.K * r.N + r.n_tokens * r.N)
+    f, d = matmul_counts(r.n_tokens, r.K, r.N)  # bf16: 2 bytes for X, W and the output
     t_s = predict.matmul_time(r.n_tokens, r.K, r.N, spec)
     t_a = predict.matmul_time(r.n_tokens, r.K, r.N, ach)
     op_rows.append(page.OpRow(r.name, r.n_tokens, f, d, r.measured.seconds, t_s, t_a))
 
 up = [r for r in pub.VIDUR_A100_MATMULS if r.name == "gate+up projection"]
 tokens = [r.n_tokens for r in up]
-flat = predict.flat_until(tokens, [r.measured.seconds for r in up])
+FLAT = 0.25  # "flat": within 25% of the 1-token time
+flat = predict.flat_until(tokens, [r.measured.seconds for r in up], FLAT)
 ridges = [predict.ridge_tokens(up[0].K, up[0].N, roofs) for roofs in (spec, ach)]
 
 show(
     page.operator_table(op_rows, f"Single bf16 matmuls on {A100.name}"),
-    page.knee_observations(up[0].name, tokens, flat, *ridges),
+    page.knee_observations(up[0].name, tokens, flat, *ridges, tolerance=FLAT),
     page.beats_bound_observation(op_rows),
 )
 

@@ -14,8 +14,8 @@ from common.files.paths import display_path
 from common.formulas.predict import Decomposition, Roofs
 from common.hw_specs import Chip, Figure
 from common.present.console import fmt_bw, fmt_rate, fmt_ratio, fmt_time
+from common.present.display import Facts, Group, Observations, Table, Text, figure
 from common.present.display import Figure as DisplayFigure
-from common.present.display import Group, Observations, Table, Text, figure
 from common.tables.measurements import Measured
 
 MATCH = 0.005  # a ratio within 0.5% of 1 "matches"
@@ -58,7 +58,7 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
         "memory": chip.achievable_mem_bw_figure,
         "link": chip.achievable_link_bw_figure,
     }
-    rows = []
+    rows, shares, cited = [], [], []
     for key, what, s, a, fmt in (
         ("compute", f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
         ("memory", "HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
@@ -66,11 +66,27 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
     ):
         fig = figs[key]
         if fig is None:
-            rows.append((what, fmt(s), "none published (spec used)", "-", "-"))
+            rows.append((what, fmt(s), "none published (spec used)", "-"))
         else:
-            rows.append((what, fmt(s), fmt(a), _pct(a / s), fig.note or fig.source[:60]))
-    headers = ("roof", "spec", "achievable (measured)", "of spec", "measured as")
-    return Group(Table(headers, rows, title=f"{chip.name}: the two sets of roofs"))
+            rows.append((what, fmt(s), fmt(a), _pct(a / s)))
+            shares.append((what, a / s))
+            cited.append((f"measured {what}", fig.source + (f" ({fig.note})" if fig.note else "")))
+    headers = ("roof", "spec", "achievable (measured)", "of spec")
+    below = sum(share < 1 for _, share in shares)
+    items = [f"{below} of {len(shares)} measured roofs sit below their datasheet figure."]
+    items += [
+        f"The measured {what} is {_pct(share)} of its spec figure: a measurement above the "
+        "datasheet means one of the two figures was edited or measured another chip."
+        for what, share in shares
+        if share > 1
+    ]
+    if len(shares) < 3:
+        items.append(f"{3 - len(shares)} of 3 roofs have no published measurement; spec stands in.")
+    return Group(
+        Table(headers, rows, title=f"{chip.name}: the two sets of roofs"),
+        Observations(items),
+        Facts(cited),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -93,7 +109,17 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
     return Table(headers, rows, title=title, note="ratio = measured / predicted")
 
 
-def cases_observations(cases: Sequence[Case]) -> Observations:
+def shared_roofs(chip: Chip, precision: str, document: str) -> list[str]:
+    """The chip's achievable roofs whose source is `document` (the measurement's own page)."""
+    figs = {
+        f"{precision} matmul peak": chip.achievable_flops_table.get(precision),
+        "HBM bandwidth": chip.achievable_mem_bw_figure,
+        "link bandwidth": chip.achievable_link_bw_figure,
+    }
+    return [what for what, fig in figs.items() if fig is not None and document in fig.source]
+
+
+def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Observations:
     """How many predictions undershoot, the ratios' spread, what the achievable roofs fix."""
     spec_r = [c.measured.seconds / c.spec for c in cases]
     ach_r = [c.measured.seconds / c.achievable for c in cases]
@@ -110,6 +136,11 @@ def cases_observations(cases: Sequence[Case]) -> Observations:
             f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the "
             f"closest is {cases[best].label}, which "
             f"{versus(cases[best].measured.seconds, cases[best].achievable)} at achievable roofs.",
+        ]
+        + [
+            f"The achievable {what} was itself measured on this benchmark, so the predictions "
+            "that lean on it are not independent of the measurements they meet."
+            for what in shared
         ]
     )
 
@@ -190,16 +221,22 @@ def operator_table(rows: Sequence[OpRow], title: str) -> Table:
 
 
 def knee_observations(
-    name: str, tokens: Sequence[int], flat: int, spec_ridge: int | None, ach_ridge: int | None
+    name: str,
+    tokens: Sequence[int],
+    flat: int,
+    spec_ridge: int | None,
+    ach_ridge: int | None,
+    tolerance: float = 0.25,
 ) -> Observations:
     """Where the measured time stops being flat against the predicted ridges."""
     lo = tokens[flat]
     hi = tokens[flat + 1] if flat + 1 < len(tokens) else None
     if hi is None:
-        knee = f"stays flat up to the largest n measured ({lo:,})"
+        knee = f"stays within {100 * tolerance:g}% up to the largest n measured ({lo:,})"
     else:
         knee = (
-            f"stays within 25% of its 1-token time up to n = {lo:,} and has left it by n = {hi:,}"
+            f"stays within {100 * tolerance:g}% of its time at n = {tokens[0]:,} up to "
+            f"n = {lo:,} and has left it by n = {hi:,}"
         )
 
     def where(ridge: int | None, which: str) -> str:
