@@ -32,7 +32,7 @@ boot.start()
 
 from common.formulas import predict
 from common.formulas.roofline import matmul_counts
-from common.formulas.transformer import decode_ledger, prefill_ledger
+from common.formulas.transformer import batch_grid, decode_ledger, prefill_ledger
 from common.hw_specs import A100
 from common.present import predict as page
 from common.present.cli import add_png_flags, lecture_parser, parse_args
@@ -168,7 +168,7 @@ show(
 if args.png:
     from common.plots.predict import CaseBars, OperatorCurve, predict_figure
 
-    grid = [2**k for k in range(0, 13)]
+    grid = batch_grid(2 * tokens[-1])  # n from 1 to twice the largest measured
     curve = OperatorCurve(
         f"{up[0].name} [n, {up[0].K:,}] x [{up[0].K:,}, {up[0].N:,}], bf16",
         [(r.n_tokens, r.measured.seconds) for r in up],

@@ -96,8 +96,12 @@ def predict_figure(
             bottom.axvline(
                 ridge, color=color, linestyle=style, linewidth=1, label=f"{what} n = {ridge:,}"
             )
+    from matplotlib.ticker import FuncFormatter
+
     bottom.set_xscale("log", base=2)
     bottom.set_yscale("log")
+    bottom.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    bottom.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     bottom.set_xlabel("tokens n in X[n, K]")
     bottom.set_ylabel("time (ms)")
     bottom.set_title(curve.label, fontsize=10)

@@ -269,9 +269,9 @@ def beats_bound_observation(rows: Sequence[OpRow]) -> Observations:
         r = min(faster, key=lambda x: x.measured / x.spec)
         items.append(
             f"{len(faster)} of {len(rows)} run faster than the spec bound; the fastest, "
-            f"{r.name} at n = {r.n:,}, moves {fmt_bw(r.nbytes / r.measured)}: more than the "
-            "datasheet's bandwidth, so part of its bytes must come from the 40 MB L2 cache "
-            "or the timer rounds."
+            f"{r.name} at n = {r.n:,}, moves {fmt_bw(r.nbytes / r.measured)}, more than the "
+            "table's bandwidth allows: part of its bytes come from cache, the timer rounds, "
+            "or the table's figure is below the chip's."
         )
     else:
         items.append("None runs faster than its spec bound.")
@@ -310,15 +310,29 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
     """The decode counter-example: the lowest MFU can sit beside a high MBU."""
     low = min(rows, key=lambda u: u.mfu)
     high = max(rows, key=lambda u: u.mfu)
-    busy = "its memory bus is the busier resource" if low.mbu > low.mfu else "compute is the busier"
-    return Observations(
+    if low.mbu > low.mfu:
+        verdict = (
+            f"yet its MBU is {_pct(low.mbu)}: its memory bus is the busier resource. A low "
+            "MFU there says the step is memory-bound, not that the kernels are bad."
+        )
+    else:
+        verdict = f"and its MBU is lower still ({_pct(low.mbu)}): neither resource is busy."
+    impossible = [u.label for u in rows if u.mfu > 1 or u.mbu > 1]
+    warn = (
         [
-            f"The lowest MFU is {low.label} at {_pct(low.mfu)}, yet its MBU is {_pct(low.mbu)}: "
-            f"{busy}. A low MFU there says the step is memory-bound, not that the kernels are bad.",
-            f"The highest MFU is {high.label} at {_pct(high.mfu)} "
-            f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest).",
+            f"{len(impossible)} of {len(rows)} runs show a utilisation above 100% "
+            f"({', '.join(impossible)}): no GPU beats its own peak, so the table's spec "
+            "figure is below what the measured GPU did (an edited or a wrong figure)."
         ]
+        if impossible
+        else []
     )
+    lowest = f"The lowest MFU is {low.label} at {_pct(low.mfu)}, {verdict}"
+    highest = (
+        f"The highest MFU is {high.label} at {_pct(high.mfu)} "
+        f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest)."
+    )
+    return Observations([*warn, lowest, highest])
 
 
 def figure_caption(cases: Sequence[Case], op_name: str, spec_ridge: int | None) -> str:
