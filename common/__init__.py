@@ -19,7 +19,7 @@ argument, never by importing it.
   (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them).
 
 ``tables``, ``hw_specs`` and ``formulas`` are pure (standard library only: lectures
-02 and 06-08 run on a bare ``python3``); only ``measure`` imports numpy and only
+02, 06-08 and 11 run on a bare ``python3``); only ``measure`` imports numpy and only
 ``plots`` imports matplotlib.
 
 At the top, where students and the course script find them:

@@ -25,7 +25,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore
@@ -35,8 +35,8 @@ from common.formulas.roofline import matmul_counts
 from common.formulas.transformer import batch_grid, decode_ledger, prefill_ledger
 from common.hw_specs import A100
 from common.present import predict as page
-from common.present.cli import add_png_flags, lecture_parser, parse_args
 from common.present.display import show
+from common.shell.cli import add_png_flags, lecture_parser, parse_args
 from common.tables import measurements as pub
 
 # sphinx_gallery_start_ignore

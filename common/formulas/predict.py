@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 from common.formulas import roofline
 from common.formulas.transformer import PassLedger
-from common.formulas.validate import non_negative, positive, positive_int
 from common.hw_specs import Chip
+from common.tables.validate import non_negative, positive, positive_int
 
 SHARDED_KINDS = ("matmul", "attention")  # split g ways under tensor parallelism
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from common.files.paths import display_path
 from common.formulas.predict import Decomposition, Roofs
 from common.hw_specs import Chip, Figure
 from common.present.console import fmt_bw, fmt_rate, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Observations, Table, Text, figure
 from common.present.display import Figure as DisplayFigure
+from common.shell.paths import display_path
 from common.tables.measurements import Measured
 
 MATCH = 0.005  # a ratio within 0.5% of 1 "matches"

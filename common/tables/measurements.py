@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.formulas.validate import positive, positive_int
 from common.tables.models import Model
+from common.tables.validate import positive, positive_int
 
 CHECKED = "checked 2026-12-01"  # when the course last compared these values with the pages
 MS = 1e-3
