@@ -95,6 +95,7 @@ runner_exercises = (
     "sharded-matmul",
     "tiled-compute-bound",
     "tiled-head-dim",
+    "prefill-efficiency",
 )
 
 # -- Autodoc (the API page) ------------------------------------------------------
