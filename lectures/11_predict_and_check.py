@@ -131,7 +131,7 @@ flat = predict.flat_until(tokens, [r.measured.seconds for r in up], FLAT)
 ridges = [predict.ridge_tokens(up[0].K, up[0].N, roofs) for roofs in (spec, ach)]
 
 show(
-    page.operator_table(op_rows, f"Single bf16 matmuls on {A100.name}"),
+    page.operator_table(op_rows, f"bf16 matmul on {A100.name}", spec),
     page.knee_observations(up[0].name, tokens, flat, *ridges, tolerance=FLAT),
     page.beats_bound_observation(op_rows),
 )
