@@ -89,8 +89,8 @@ NCCL_ISSUE_1264 = (
 KIPPLY_HBM = (
     "kipply, 'Transformer Inference Arithmetic' (2022), section 'comparing against real "
     "benchmarks' (kipp.ly/blog/transformer-inference-arithmetic/#comparing-against-real-"
-    "benchmarks): memory-bandwidth efficiency observed when profiling FasterTransformer decode "
-    "on one A100 40GB, 90% of 1555 GB/s; as reported in cli99/llm-analysis, "
+    "benchmarks): memory-bandwidth efficiency the blog observed profiling FasterTransformer "
+    "on A100 40GB, 90% of 1555 GB/s; as reported in cli99/llm-analysis, "
     "examples/fastertransformer/README.md (commit d841e40, 'hbm_memory_efficiency = 0.9'); "
     f"{CHECKED}"
 )
@@ -349,7 +349,11 @@ B300 = Chip(
     link_bw_figure=bandwidth(900e9, HGX_B300_DATASHEET, note="NVLink 5: 1.8 TB/s both ways"),
     link_name="NVLink 5",
     achievable_flops_table={
-        "bf16": flops(1769.0e12, MAMF_TABLE, note="row 'NVIDIA B300 SXM'"),
+        "bf16": flops(
+            1769.0e12,
+            MAMF_TABLE,
+            note="row 'NVIDIA B300 SXM' (its Theory column says 2250, below this table's estimate)",
+        ),
         "fp8": flops(3353.3e12, MAMF_TABLE, note="FP8 table, row 'NVIDIA B300 SXM'"),
     },
 )

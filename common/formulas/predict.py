@@ -68,14 +68,19 @@ def op_time(flops: float, nbytes: float, peak: float, bw: float) -> float:
     return roofline.lower_bound_time(flops, nbytes, peak, bw)
 
 
-def pass_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[float]:
-    """Each operator's time on one GPU (x its count), sharded g ways where SHARDED_KINDS says."""
+def per_gpu_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[tuple[int, float]]:
+    """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says."""
     g = positive_int(gpus, "GPUs")
-    times = []
+    rows = []
     for op, count in ledger.counted():
         share = g if op.kind in SHARDED_KINDS else 1
-        times.append(count * op_time(op.flops / share, op.nbytes / share, roofs.peak, roofs.mem_bw))
-    return times
+        rows.append((count, op_time(op.flops / share, op.nbytes / share, roofs.peak, roofs.mem_bw)))
+    return rows
+
+
+def pass_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[float]:
+    """Each operator's time on one GPU x its count, in seconds."""
+    return [count * t for count, t in per_gpu_times(ledger, roofs, gpus)]
 
 
 def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
@@ -116,13 +121,7 @@ def kernels(ledger: PassLedger) -> int:
 def fixed_cost(ledger: PassLedger, roofs: Roofs, floor: float, gpus: int = 1) -> float:
     """Sum over operators of count x max(0, floor - roofline time), in seconds."""
     f = non_negative(floor, "kernel floor")
-    g = positive_int(gpus, "GPUs")
-    total = 0.0
-    for op, count in ledger.counted():
-        share = g if op.kind in SHARDED_KINDS else 1
-        t = op_time(op.flops / share, op.nbytes / share, roofs.peak, roofs.mem_bw)
-        total += count * max(0.0, f - t)
-    return total
+    return sum(count * max(0.0, f - t) for count, t in per_gpu_times(ledger, roofs, gpus))
 
 
 def mfu(flops: float, seconds: float, peak: float) -> float:
