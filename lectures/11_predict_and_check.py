@@ -88,7 +88,8 @@ for run in pub.FT_13B:
 
 show(
     page.cases_table(cases, f"{pub.GPT_13B.name} on {A100.name}"),
-    page.cases_observations(cases, page.shared_roofs(A100, "bf16", pub.KIPPLY)),
+    page.cases_observations(cases, page.shared_roofs(A100, "bf16", pub.KIPPLY_TITLE)),
+    page.estimate_observation(cases, pub.KIPPLY_DECODE_ESTIMATE),
 )
 
 # %%
@@ -102,9 +103,12 @@ show(
 # least that. What the named terms do not cover is left as *unexplained*.
 
 labels = [c.label for c in cases]
+_, two_gpu_decode, run2 = ledgers[-1]  # decode on two GPUs: the blog profiled its comms
+per_layer = predict.comm_time(two_gpu_decode, run2.gpus, ach.link_bw, alpha) / pub.GPT_13B.n_layers
 show(
     page.decomposition_table(labels, decomps),
     page.decomposition_observations(labels, decomps),
+    page.comms_observation(per_layer, pub.KIPPLY_COMMS_PER_LAYER),
 )
 
 # %%

@@ -767,6 +767,15 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
     else:
         fmt = fmt_rate if which == "peak" else fmt_bw
         steps.append(f"e = {100 * e:.1f}% of the spec {roof} ({fmt(e * spec_value)}).")
+        if which == "peak":
+            mlp, attn = pub.KIPPLY_MLP_FLOPS_EFFICIENCY, pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY
+            lo, hi = min(mlp, attn), max(mlp, attn)
+            place = "between" if lo <= e <= hi else ("below" if e < lo else "above")
+            steps.append(
+                f"The blog's own profile of this run found its MLP matmuls at {100 * mlp:.0f}% "
+                f"and its attention projection at {100 * attn:.0f}% of peak: e lies {place} "
+                + ("them." if place == "between" else "both.")
+            )
         if ach_share is not None:
             side = "below" if e < ach_share else "above"
             steps.append(

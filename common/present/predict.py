@@ -7,7 +7,7 @@ table or of ``common/tables/measurements.py``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from common.formulas.predict import Decomposition, Roofs
@@ -142,6 +142,52 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
             "that lean on it are not independent of the measurements they meet."
             for what in shared
         ]
+    )
+
+
+def estimate_observation(cases: Sequence[Case], estimates: Mapping[int, float]) -> Observations:
+    """The course's spec decode predictions against the blog's own hand estimates."""
+    items = []
+    for gpus, estimate in sorted(estimates.items()):
+        label = f"decode, {gpus} GPU" + ("s" if gpus > 1 else "")
+        match = [c for c in cases if c.label == label]
+        if not match:
+            continue
+        ours = match[0].spec
+        gap = ours / estimate - 1
+        if abs(gap) <= MATCH:
+            stands = "matches"
+        else:
+            stands = f"is {_pct(abs(gap))} {'above' if gap > 0 else 'below'}"
+        items.append(
+            f"Our spec prediction for {label} ({_ms(ours)}) {stands} the blog's own "
+            f"estimate ({_ms(estimate)}: weights only, at 1.5 TB/s, no all-reduce)."
+        )
+    return Observations(items, title="Against the blog's own estimate")
+
+
+def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
+    """The all-reduce model's time per layer against the range the blog's profile shows."""
+    lo, hi = min(m.seconds for m in profiled), max(m.seconds for m in profiled)
+    why = ""
+    if per_layer < lo:
+        where = f"x{lo / per_layer:.1f} below the low end"
+        why = (
+            " A tiny all-reduce costs its latency (synchronisation, launch), and one "
+            "smallest-message time measured on another machine captures only part of it."
+        )
+    elif per_layer > hi:
+        where = f"x{per_layer / hi:.1f} above the high end"
+    else:
+        where = "inside that range"
+    return Observations(
+        [
+            f"The latency-plus-bandwidth model gives {fmt_time(per_layer, 'us', 1)} of "
+            f"all-reduce per layer for decode on two GPUs; the blog's profile shows "
+            f"{fmt_time(lo, 'us', 0)} to {fmt_time(hi, 'us', 0)} per layer: the model is "
+            f"{where}.{why}"
+        ],
+        title="The link model against a profile",
     )
 
 

@@ -22,15 +22,20 @@ MS = 1e-3
 # ---------------------------------------------------------------------------
 # Sources
 # ---------------------------------------------------------------------------
+KIPPLY_TITLE = "'Transformer Inference Arithmetic'"
 KIPPLY = (
-    "kipply, 'Transformer Inference Arithmetic' (2022), section 'comparing against real "
-    "benchmarks' (kipp.ly/blog/transformer-inference-arithmetic/#comparing-against-real-benchmarks)"
+    f"kipply, {KIPPLY_TITLE} (2022-03-30), section 'comparing against real "
+    "benchmarks' (kipp.ly/transformer-inference-arithmetic/; its source github.com/kipply/blog, "
+    "blog/content/endorsed/transformer_inference_arithmetic.md, commit 09819d4)"
 )
 LLM_ANALYSIS_FT = (
-    f"{KIPPLY}, as tabulated in cli99/llm-analysis, examples/fastertransformer/README.md "
-    "(github.com/cli99/llm-analysis, commit d841e40), the table of empirical latencies "
-    f"(512-token context, batch 1, 10 generated tokens, A100 40GB); {CHECKED}"
+    f"{KIPPLY}: FasterTransformer, 13B, 512-token context, batch 1, 10 generated tokens, A100 "
+    "40GB; benchmark output '283.60 ms (context time: 63.17 ms)' on 1 GPU and '180.86 ms "
+    "(context time: 45.45 ms)' on 2, decode 'empirical result' 22.0 ms and 13.5 ms; also "
+    "tabulated in cli99/llm-analysis examples/fastertransformer/README.md (commit d841e40); "
+    f"{CHECKED}"
 )
+KIPPLY_PROFILE = f"{KIPPLY}: figures read from the author's profiles; {CHECKED}"
 LLM_ANALYSIS_13B_CONFIG = (
     "cli99/llm-analysis, llm_analysis/model_configs/test-13b.json (commit d841e40): the 13B "
     f"model of kipply's FasterTransformer benchmark; {CHECKED}"
@@ -149,6 +154,17 @@ VIDUR_A100_MATMULS: tuple[OperatorRun, ...] = (
     _vidur("QKV projection", 256, LLAMA2_7B_QKV, 0.112),
     _vidur("QKV projection", 1024, LLAMA2_7B_QKV, 0.475),
 )
+
+#: What the blog's own profiles of the same runs found (section 'comparing against real
+#: benchmarks'): comms per layer on 2 GPUs, and the matmul FLOP efficiencies of prefill.
+KIPPLY_COMMS_PER_LAYER = (
+    Measured("all-reduce comms per layer, decode, 2 GPUs (low end)", 40e-6, KIPPLY_PROFILE),
+    Measured("all-reduce comms per layer, decode, 2 GPUs (high end)", 50e-6, KIPPLY_PROFILE),
+)
+KIPPLY_MLP_FLOPS_EFFICIENCY = 0.72  # '476 at the lowest ... we get 72% of the flops we expect'
+KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY = 0.54  # '159 at the lowest, which is 54%'
+#: The blog's own decode estimates, 2 x 40 x 12 x 5120^2 bytes over 1.5e12 B/s (its rounding).
+KIPPLY_DECODE_ESTIMATE = {1: 16.8 * MS, 2: 8.4 * MS}
 
 #: The smallest kernels at one token on an A100 (same file, num_tokens = 1): a floor of
 #: fixed cost per kernel launch that no byte or FLOP count explains.

@@ -58,3 +58,18 @@ def test_decomposition_overshoot_is_said() -> None:
     d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)))
     text = " ".join(page.decomposition_observations(["c"], [d]).items)
     assert "overshoot the measurement by 200.00 ms" in text
+
+
+def test_estimate_and_comms_sentences() -> None:
+    cases = [
+        case("decode, 1 GPU", 0.022, 0.0168, 0.0187),
+        case("decode, 2 GPUs", 0.0135, 0.009, 0.01),
+    ]
+    text = " ".join(page.estimate_observation(cases, {1: 0.0168, 2: 0.0084}).items)
+    assert "decode, 1 GPU (16.80 ms) matches the blog's own estimate" in text
+    assert "decode, 2 GPUs (9.00 ms) is 7.1% above" in text
+    low = [Measured("lo", 40e-6, "s"), Measured("hi", 50e-6, "s")]
+    assert "x2.0 below the low end" in " ".join(page.comms_observation(20e-6, low).items)
+    assert "inside that range" in " ".join(page.comms_observation(45e-6, low).items)
+    above = " ".join(page.comms_observation(100e-6, low).items)
+    assert "x2.0 above the high end" in above and "latency" not in above.split("model is")[1]

@@ -2,10 +2,15 @@
 
 Sources (read 2026-12-01):
 
-- kipply, "Transformer Inference Arithmetic" (2022), section "comparing against real
-  benchmarks", as tabulated in cli99/llm-analysis examples/fastertransformer/README.md
-  (commit d841e40): 13B model, 512-token context, batch 1, A100 40GB; prefill 63.17 ms
-  and decode 22.0 ms per token on one GPU, 45.45 ms and 13.5 ms on two (tp_size 2).
+- kipply, "Transformer Inference Arithmetic" (2022-03-30), section "comparing against
+  real benchmarks" (github.com/kipply/blog, blog/content/endorsed/
+  transformer_inference_arithmetic.md, commit 09819d4): 13B (40 layers, 40 heads of 128,
+  dim 5120), FasterTransformer, 512-token context, batch 1, 10 tokens, A100 40GB. Benchmark
+  output "283.60 ms (context time: 63.17 ms)" on 1 GPU and "180.86 ms (context time:
+  45.45 ms)" on 2; decode "empirical result" 22.0 ms (1 GPU) and 13.5 ms (2 GPUs); the
+  blog's estimate 16.8 ms and 8.4 ms (2x40x12x5120^2/1.5e12); profile: comms "40-50
+  microseconds per layer", MLP matmul "72% of the flops", attention projection "54%".
+  Also tabulated in cli99/llm-analysis examples/fastertransformer/README.md (d841e40).
 - cli99/llm-analysis llm_analysis/model_configs/test-13b.json: 40 layers, 40 heads,
   hidden 5120, ffn 20480, vocab 50272, max_seq_len 2048.
 - microsoft/vidur (commit 7d47513) data/profiling/compute/a100/meta-llama/Llama-2-7b-hf/
@@ -37,7 +42,20 @@ def test_fastertransformer_13b_latencies(phase: str, gpus: int, ms: float) -> No
     (run,) = [r for r in pub.FT_13B if r.phase == phase and r.gpus == gpus]
     assert math.isclose(run.measured.seconds, ms * MS, rel_tol=1e-12)
     assert run.tokens == 512
-    assert "kipply" in run.measured.source and "d841e40" in run.measured.source
+    assert "kipply" in run.measured.source and "09819d4" in run.measured.source
+
+
+def test_the_blogs_profile_and_estimates() -> None:
+    assert [m.seconds for m in pub.KIPPLY_COMMS_PER_LAYER] == pytest.approx([40e-6, 50e-6])
+    assert pub.KIPPLY_MLP_FLOPS_EFFICIENCY == 0.72
+    assert pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY == 0.54
+    estimates = pub.KIPPLY_DECODE_ESTIMATE
+    assert estimates[1] == pytest.approx(16.8e-3)
+    assert estimates[2] == pytest.approx(8.4e-3)
+    # The blog's arithmetic: 2 x 40 x 12 x 5120^2 bytes / 1.5e12 B/s = 16.78 ms, printed 16.8.
+    assert round(2 * 40 * 12 * 5120**2 / 1.5e12 * 1e3, 1) == 16.8
+    # The decode times agree with the benchmark's totals: (283.60 - 63.17) / 10 tokens = 22.04.
+    assert round((283.60 - 63.17) / 10, 1) == 22.0 and round((180.86 - 45.45) / 10, 1) == 13.5
 
 
 def test_the_13b_shape_is_the_benchmarks_config() -> None:
