@@ -124,6 +124,13 @@ def fixed_cost(ledger: PassLedger, roofs: Roofs, floor: float, gpus: int = 1) ->
     return sum(count * max(0.0, f - t) for count, t in per_gpu_times(ledger, roofs, gpus))
 
 
+def non_matmul_time(ledger: PassLedger, roofs: Roofs, floor: float, gpus: int = 1) -> float:
+    """Time of every operator but the weight matmuls, each at least the kernel floor, in s."""
+    f = non_negative(floor, "kernel floor")
+    rows = zip(ledger.counted(), per_gpu_times(ledger, roofs, gpus), strict=True)
+    return sum(count * max(f, t) for (op, _), (count, t) in rows if op.kind != "matmul")
+
+
 def mfu(flops: float, seconds: float, peak: float) -> float:
     """Model FLOPs utilisation: F / (T x P_peak), a fraction."""
     return non_negative(flops, "FLOPs") / (positive(seconds, "time") * positive(peak, "peak"))

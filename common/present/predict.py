@@ -166,6 +166,26 @@ def estimate_observation(cases: Sequence[Case], estimates: Mapping[int, float]) 
     return Observations(items, title="Against the blog's own estimate")
 
 
+def activations_observation(
+    ours: Mapping[int, float], profiled: Mapping[int, Measured]
+) -> Observations:
+    """The ledger's non-matmul decode time against the blog's profiled activation cost."""
+    items = []
+    for gpus, m in sorted(profiled.items()):
+        if gpus not in ours:
+            continue
+        t = ours[gpus]
+        gap = m.seconds - t
+        side = "above" if gap > 0 else "below"
+        items.append(
+            f"Decode on {gpus} GPU{'s' if gpus > 1 else ''}: the blog's profile charges "
+            f"{_ms(m.seconds)} to intermediate activations; the ledger charges everything "
+            f"but the weight matmuls {_ms(t)} (kernel floors included), so the profile "
+            f"sits {_ms(abs(gap))} {side} the ledger there."
+        )
+    return Observations(items, title="The small operators against a profile")
+
+
 def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
     """The all-reduce model's time per layer against the range the blog's profile shows."""
     lo, hi = min(m.seconds for m in profiled), max(m.seconds for m in profiled)

@@ -163,6 +163,12 @@ KIPPLY_COMMS_PER_LAYER = (
 )
 KIPPLY_MLP_FLOPS_EFFICIENCY = 0.72  # '476 at the lowest ... we get 72% of the flops we expect'
 KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY = 0.54  # '159 at the lowest, which is 54%'
+#: The profile's cost of the intermediate activations in one decode step ('another 2.2ms' on
+#: one GPU, 'a similar amount of time (2ms)' on two): everything but the weight matmuls.
+KIPPLY_ACTIVATIONS_DECODE = {
+    1: Measured("intermediate activations, decode, 1 GPU", 2.2 * MS, KIPPLY_PROFILE),
+    2: Measured("intermediate activations, decode, 2 GPUs", 2.0 * MS, KIPPLY_PROFILE),
+}
 #: The blog's own decode estimates, 2 x 40 x 12 x 5120^2 bytes over 1.5e12 B/s (its rounding).
 KIPPLY_DECODE_ESTIMATE = {1: 16.8 * MS, 2: 8.4 * MS}
 

@@ -73,3 +73,10 @@ def test_estimate_and_comms_sentences() -> None:
     assert "inside that range" in " ".join(page.comms_observation(45e-6, low).items)
     above = " ".join(page.comms_observation(100e-6, low).items)
     assert "x2.0 above the high end" in above and "latency" not in above.split("model is")[1]
+
+
+def test_activation_sentence_direction() -> None:
+    prof = {1: Measured("a", 2.2e-3, "s"), 2: Measured("b", 1.0e-3, "s")}
+    text = " ".join(page.activations_observation({1: 1.5e-3, 2: 1.5e-3}, prof).items)
+    assert "the profile sits 0.70 ms above the ledger" in text
+    assert "the profile sits 0.50 ms below the ledger" in text
