@@ -36,13 +36,20 @@ from common.formulas.transformer import batch_grid, decode_ledger, prefill_ledge
 from common.hw_specs import A100
 from common.present import predict as page
 from common.present.display import show
-from common.shell.cli import add_png_flags, lecture_parser, parse_args
+from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
 from common.tables import measurements as pub
 
 # sphinx_gallery_start_ignore
-parser = lecture_parser(__doc__)
-add_png_flags(parser)
-args = parse_args(parser)  # a bad --outdir, or --png without matplotlib, is said here
+
+
+def make_parser() -> LectureParser:
+    """The command line: --png and --outdir."""
+    parser = lecture_parser(__doc__)
+    add_png_flags(parser)
+    return parser
+
+
+args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here
 # sphinx_gallery_end_ignore
 
 # %%

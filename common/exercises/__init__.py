@@ -762,20 +762,20 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
         steps.append(f"No e of at most 100% reaches it: the {roof} alone cannot close the gap.")
     else:
         fmt = fmt_rate if which == "peak" else fmt_bw
-        steps.append(f"e = {100 * e:.1f}% of the spec {roof} ({fmt(e * spec_value)}).")
+        steps.append(f"e = {fmt_pct(e, 1)} of the spec {roof} ({fmt(e * spec_value)}).")
         if which == "peak":
             mlp, attn = pub.KIPPLY_MLP_FLOPS_EFFICIENCY, pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY
             lo, hi = min(mlp, attn), max(mlp, attn)
             place = "between" if lo <= e <= hi else ("below" if e < lo else "above")
             steps.append(
-                f"The blog's own profile of this run found its MLP matmuls at {100 * mlp:.0f}% "
-                f"and its attention projection at {100 * attn:.0f}% of peak: e lies {place} "
+                f"The blog's own profile of this run found its MLP matmuls at {fmt_pct(mlp)} "
+                f"and its attention projection at {fmt_pct(attn)} of peak: e lies {place} "
                 + ("them." if place == "between" else "both.")
             )
         if ach_share is not None:
             side = "below" if e < ach_share else "above"
             steps.append(
-                f"The published achievable {roof} is {100 * ach_share:.1f}% of spec, so the "
+                f"The published achievable {roof} is {fmt_pct(ach_share, 1)} of spec, so the "
                 f"measurement implies an efficiency {side} it: "
                 + (
                     "the run loses time the best kernel would not."

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from common.formulas.predict import Decomposition, Roofs
 from common.hw_specs import Chip, Figure
-from common.present.console import fmt_bw, fmt_rate, fmt_ratio, fmt_time
+from common.present.console import fmt_bw, fmt_pct, fmt_rate, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Observations, Table, Text, figure
 from common.present.display import Figure as DisplayFigure
 from common.shell.paths import display_path
@@ -26,7 +26,7 @@ def _ms(seconds: float) -> str:
 
 
 def _pct(fraction: float) -> str:
-    return f"{100 * fraction:.1f}%"
+    return fmt_pct(fraction, 1)
 
 
 def versus(measured: float, predicted: float) -> str:
@@ -305,10 +305,10 @@ def knee_observations(
     lo = tokens[flat]
     hi = tokens[flat + 1] if flat + 1 < len(tokens) else None
     if hi is None:
-        knee = f"stays within {100 * tolerance:g}% up to the largest n measured ({lo:,})"
+        knee = f"stays within {fmt_pct(tolerance)} up to the largest n measured ({lo:,})"
     else:
         knee = (
-            f"stays within {100 * tolerance:g}% of its time at n = {tokens[0]:,} up to "
+            f"stays within {fmt_pct(tolerance)} of its time at n = {tokens[0]:,} up to "
             f"n = {lo:,} and has left it by n = {hi:,}"
         )
 

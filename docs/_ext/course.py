@@ -34,7 +34,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.parsing import nested_parse_to_nodes
 
-from common.present.console import fmt_si
+from common.present.console import fmt_pct, fmt_si
 
 logger = logging.getLogger(__name__)
 
@@ -115,17 +115,17 @@ def achievable_rows(chips: Iterable[Any]) -> list[tuple[str, str, str, str, str,
         for label, spec, achieved in chip.achievable_figures():
             if achieved is None:
                 rows.append(
-                    (chip.name, label, si_value(spec.value, spec.unit), "none published", "—", "—")
+                    (chip.name, label, fmt_si(spec.value, spec.unit), "none published", "—", "—")
                 )
                 continue
-            share = f"{100 * achieved.value / spec.value:.1f}%"
+            share = fmt_pct(achieved.value / spec.value, 1)
             source = f"{achieved.source}; {achieved.note}" if achieved.note else achieved.source
             rows.append(
                 (
                     chip.name,
                     label,
-                    si_value(spec.value, spec.unit),
-                    si_value(achieved.value, achieved.unit),
+                    fmt_si(spec.value, spec.unit),
+                    fmt_si(achieved.value, achieved.unit),
                     share,
                     source,
                 )
