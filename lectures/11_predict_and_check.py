@@ -200,7 +200,7 @@ if args.png:
     path = predict_figure(
         args.outdir / "11_predict_and_check.png", bars, curve, f"{pub.GPT_13B.name}, A100 40GB"
     )
-    show(page.figure_shown(path, page.figure_caption(cases, up[0].name, ridges[0])))
+    show(page.figure_shown(path, page.figure_caption(cases, up[0].name, tokens[flat], ridges[0])))
 else:
     show(page.png_hint("11_predict_and_check.png"))
 
@@ -210,4 +210,4 @@ else:
 #
 # Every measured number above, with the page, table or section it stands in.
 
-show(page.sources_text([c.measured.source for c in cases] + [r.measured.source for r in up]))
+show(page.sources_text(pub.sources()))

@@ -235,8 +235,8 @@ def decomposition_observations(
             else f"the named terms overshoot the measurement by {_ms(-d.unexplained)}"
         )
         items.append(
-            f"{label}: beyond the spec roofline, the largest named term is {extra.name} "
-            f"({_ms(extra.seconds)}); {rest}."
+            f"{label}: beyond the spec roofline, the largest named term is {extra.name}, "
+            f"{_ms(extra.seconds)}; {rest}."
         )
     return Observations(items)
 
@@ -348,7 +348,7 @@ def beats_bound_observation(rows: Sequence[OpRow]) -> Observations:
         )
     else:
         items.append("None runs faster than its spec bound.")
-    return Observations(items)
+    return Observations(items, title="Against the bound itself")
 
 
 # ---------------------------------------------------------------------------
@@ -408,22 +408,24 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
     return Observations([*warn, lowest, highest])
 
 
-def figure_caption(cases: Sequence[Case], op_name: str, spec_ridge: int | None) -> str:
+def figure_caption(
+    cases: Sequence[Case], op_name: str, flat_end: int, spec_ridge: int | None
+) -> str:
     """What to look at in lecture 11's figure, from the numbers it plots."""
     above = sum(c.measured.seconds > c.achievable for c in cases)
-    ridge = f"n = {spec_ridge:,}" if spec_ridge else "no n"
+    ridge = f"n = {spec_ridge:,}" if spec_ridge else "no n (no ridge)"
     return (
         f"Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
         f"achievable roofs; {above} of {len(cases)} measured bars stand above even the "
-        f"achievable prediction. Bottom: the measured {op_name} (dots) is flat while the "
-        f"weights dominate its bytes and rises once compute does; the spec ridge sits at {ridge}."
+        f"achievable prediction. Bottom: the measured {op_name} (dots) stays flat up to "
+        f"n = {flat_end:,}, while the weights dominate its bytes, then rises with n; the "
+        f"spec ridge sits at {ridge}."
     )
 
 
-def sources_text(sources: Sequence[str]) -> Text:
-    """The distinct sources of the numbers on the page, one sentence."""
-    unique = list(dict.fromkeys(sources))
-    return Text("Sources: " + " | ".join(unique))
+def sources_text(sources: Sequence[str]) -> Group:
+    """The distinct sources of the numbers on the page, one paragraph each."""
+    return Group(*(Text(source) for source in dict.fromkeys(sources)))
 
 
 def figure_shown(path: str, caption: str) -> DisplayFigure:

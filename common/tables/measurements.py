@@ -190,3 +190,16 @@ A100_ALLREDUCE_LATENCY = Measured(
 def small_kernel_floor() -> float:
     """Mean time of the smallest kernels at one token, in seconds (a fixed cost per kernel)."""
     return sum(m.seconds for m in VIDUR_A100_SMALL_KERNELS) / len(VIDUR_A100_SMALL_KERNELS)
+
+
+def sources() -> list[str]:
+    """Every distinct source of the records above, in the order the lecture uses them."""
+    records = [
+        *(r.measured for r in FT_13B),
+        *KIPPLY_COMMS_PER_LAYER,
+        *KIPPLY_ACTIVATIONS_DECODE.values(),
+        *(r.measured for r in VIDUR_A100_MATMULS),
+        *VIDUR_A100_SMALL_KERNELS,
+        A100_ALLREDUCE_LATENCY,
+    ]
+    return list(dict.fromkeys(m.source for m in records))

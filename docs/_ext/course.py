@@ -108,29 +108,31 @@ def figure_rows(chip: Any) -> list[tuple[str, str, str]]:
     return rows
 
 
-def achievable_rows(chips: Iterable[Any]) -> list[tuple[str, str, str, str, str, str]]:
-    """One row per roof of every chip: spec and measured achievable value, share, source."""
-    rows = []
+def achievable_rows(
+    chips: Iterable[Any],
+) -> tuple[list[tuple[str, str, str, str, str, str]], list[str]]:
+    """Rows (chip, roof, spec, achievable, share, '[k] note') and the numbered sources [k]."""
+    rows, sources = [], []
     for chip in chips:
         for label, spec, achieved in chip.achievable_figures():
+            spec_text = fmt_si(spec.value, spec.unit)
             if achieved is None:
-                rows.append(
-                    (chip.name, label, fmt_si(spec.value, spec.unit), "none published", "—", "—")
-                )
+                rows.append((chip.name, label, spec_text, "none published", "—", "—"))
                 continue
-            share = fmt_pct(achieved.value / spec.value, 1)
-            source = f"{achieved.source}; {achieved.note}" if achieved.note else achieved.source
+            if achieved.source not in sources:
+                sources.append(achieved.source)
+            ref = f"[{sources.index(achieved.source) + 1}]"
             rows.append(
                 (
                     chip.name,
                     label,
-                    fmt_si(spec.value, spec.unit),
+                    spec_text,
                     fmt_si(achieved.value, achieved.unit),
-                    share,
-                    source,
+                    fmt_pct(achieved.value / spec.value, 1),
+                    f"{ref} {achieved.note}" if achieved.note else ref,
                 )
             )
-    return rows
+    return rows, sources
 
 
 def all_precisions(chips: Iterable[Any]) -> list[str]:
@@ -185,7 +187,11 @@ class HardwareTableDirective(SphinxDirective):
             ]
         if kind == "achievable":
             headers = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
-            return [build_table(headers, achievable_rows(chips), classes=["hw-achievable"])]
+            rows, sources = achievable_rows(chips)
+            listed = nodes.enumerated_list(enumtype="arabic", prefix="[", suffix="]")
+            for source in sources:
+                listed += nodes.list_item("", paragraph(source))
+            return [build_table(headers, rows, classes=["hw-achievable"]), listed]
         if kind == "ridge-points":
             headers, rows = ridge_rows(chips)
             return [build_table(headers, rows, classes=["ridge-table"])]

@@ -394,7 +394,12 @@ def test_hardware_page_shows_spec_and_achievable_columns() -> None:
     assert cells["A100 40GB SXM", "peak bf16"][:3] == ["312 TFLOP/s", "271.2 TFLOP/s", "86.9%"]
     assert cells["H100 SXM", "peak bf16"][:3] == ["989 TFLOP/s", "794.5 TFLOP/s", "80.3%"]
     assert cells["H200", "link (NVLink 4)"][:3] == ["450 GB/s", "396.4 GB/s", "88.1%"]
-    assert "Maximum Achievable Matmul FLOPS" in cells["A100 40GB SXM", "peak bf16"][3]
+    assert cells["A100 40GB SXM", "peak bf16"][3].startswith("[1] ")  # numbered sources below
+    from docutils import nodes
+
+    (listed,) = list(pages.page("hardware").findall(nodes.enumerated_list))
+    first = listed.children[0].astext()
+    assert "Maximum Achievable Matmul FLOPS comparison table" in first and "744d01e" in first
     assert cells["TPU v5e", "memory bandwidth"][1] == "none published"
 
 
