@@ -36,7 +36,7 @@ from typing import Any
 from common.files import paths
 from common.files.paths import FIGURES_DIR, default_results_path
 from common.plots import style
-from common.present import boot
+from common.present import boot, live
 from common.tables.assumptions import ARTICLE_BUDGET_GIB
 
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPT = boot.EXIT_FAILURE, boot.EXIT_USAGE, boot.EXIT_INTERRUPT
@@ -260,7 +260,7 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
                 paths.check_output_folder(args.outdir, "figure folder")
             except paths.UnusablePath as exc:
                 _usage(parser, "--outdir", exc)
-    if has_png and args.png and not style.matplotlib_available():
+    if has_png and args.png and not style.matplotlib_available() and not live.active():
         print(
             f"{parser.prog}: --png: matplotlib is not installed, so no figure is saved "
             "(PNG skipped; run with .venv/bin/python)"
