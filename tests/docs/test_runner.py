@@ -198,7 +198,8 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     page = visit.open(LECTURE_02)
     panel = Panel(page, ".rl-runner")
     # Only read: nothing of Python is fetched, and the panel says what using it costs.
-    assert not fetched(start) and not fetched(start, "/pyodide-") and not fetched(start, "course.zip")
+    for part in (".wasm", "/pyodide-", "course.zip", "runner-worker"):
+        assert not fetched(start, part), f"a page only read fetched {fetched(start, part)}"
     assert panel.status == "Python is not loaded yet."
     cost = panel.root.locator(".rl-runner-cost").inner_text()
     assert re.search(r"downloads \d+\.\d MB", cost) and "the first run" in cost
