@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from common.formulas.roofline import attainable_flops
+from common.shell.cli import PANEL_CHARTS_ENV, panel_draws_figures
 
 #: The file a panel run collects its charts in; unset outside a panel.
-ENV = "ROOFLINE_PANEL_CHARTS"
+ENV = PANEL_CHARTS_ENV
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
 X_INTENSITY = {
     "field": "intensity",
@@ -41,7 +42,7 @@ Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
 
 def active() -> bool:
     """True when a panel collects this run's charts."""
-    return bool(os.environ.get(ENV))
+    return panel_draws_figures()
 
 
 def _append(spec: dict[str, Any]) -> None:
