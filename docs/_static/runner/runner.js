@@ -547,7 +547,7 @@
       const run = panel.querySelector(".rl-runner-run");
       const stop = panel.querySelector(".rl-runner-stop");
       if (run) {
-        run.disabled = Boolean(state.busy) || Boolean(state.queued);
+        run.disabled = Boolean(state.busy); // pressed while Python starts, it waits for it
         stop.hidden = !(state.busy && state.busy.panel === panel);
       }
     }
@@ -559,7 +559,11 @@
     }
     state.busy = null;
     saveTable(outcome);
+    const stopHadFocus = document.activeElement === panel.querySelector(".rl-runner-stop");
     setButtons();
+    if (stopHadFocus) {
+      panel.querySelector(".rl-runner-run").focus(); // a keyboard user stays in the panel
+    }
     panel.dataset.runs = String(Number(panel.dataset.runs || 0) + 1);
   }
 
@@ -582,7 +586,11 @@
       panel,
       timer: setTimeout(() => restart("limit", limit), limit * 1000),
     };
+    const runHadFocus = document.activeElement === panel.querySelector(".rl-runner-run");
     setButtons();
+    if (runHadFocus) {
+      panel.querySelector(".rl-runner-stop").focus(); // Run is disabled: Enter now stops
+    }
     saveTable("running");
     setStatus(panel, "Running… (Stop ends the run)", "busy");
     const request = JSON.stringify({
@@ -752,13 +760,17 @@
     for (const panel of panels) {
       const use = element("button", { type: "button", class: "rl-runner-restore", text: "Use it" });
       const drop = element("button", { type: "button", class: "rl-runner-discard", text: "Discard" });
-      const box = element("div", { class: "rl-runner-offer", role: "group" }, [
+      const box = element(
+        "div",
+        { class: "rl-runner-offer", role: "group", "aria-label": "Edited table from earlier" },
+        [
         element("span", {
           text: `Your edited table from earlier in this tab ${how} when it last ran, so it is not loaded; the repository's table is.`,
         }),
-        use,
-        drop,
-      ]);
+          use,
+          drop,
+        ],
+      );
       use.addEventListener("click", () => {
         setTable(saved.table, null);
         saveTable("edited");
