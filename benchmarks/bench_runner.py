@@ -46,7 +46,7 @@ RUN_TARGET_S = 2.0
 GROWTH_TARGET_MB = 20.0
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-sys.path.insert(0, str(REPO / "tests" / "docs"))
+sys.path.insert(0, str(REPO / "tests"))
 from bench_probe import busy_cpu_seconds  # noqa: E402  (the machine's busy CPU seconds)
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (the browser tests' launch)
 

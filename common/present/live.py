@@ -142,6 +142,8 @@ def _spec(title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]) ->
         "height": 300,
         "datasets": datasets,
         "layer": layers,
+        # The legend below the plot: on a phone the plot keeps the panel's whole width.
+        "config": {"legend": {"orient": "bottom", "columns": 2, "labelLimit": 240}},
     }
 
 

@@ -688,9 +688,8 @@ def test_plain_math_writes_tex_without_markup(tex: str, text: str) -> None:
 
 
 def test_no_exercise_prints_tex() -> None:
-    from common.exercises.text import format_exercise
-
     from common.exercises import EXERCISES as ALL
+    from common.exercises.text import format_exercise
 
     for exercise in ALL:
         out = format_exercise(exercise)
