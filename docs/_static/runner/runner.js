@@ -218,6 +218,44 @@
     };
   }
 
+  // The editor is made when its table is first shown: a page of ten exercise panels,
+  // their tables folded, builds no editor until the reader opens one.
+  function lazyEditor(host, options, makeEditor) {
+    let real = null;
+    let text = options.doc;
+    const make = () => {
+      if (real === null) {
+        real = makeEditor(host, { ...options, doc: text });
+      }
+      return real;
+    };
+    return {
+      make,
+      get kind() {
+        return make().kind;
+      },
+      get view() {
+        return make().view;
+      },
+      get value() {
+        return real === null ? text : real.value;
+      },
+      set value(next) {
+        if (real === null) {
+          text = next;
+        } else {
+          real.value = next;
+        }
+      },
+      jumpTo(line, focus = true) {
+        make().jumpTo(line, focus);
+      },
+      focus() {
+        make().focus();
+      },
+    };
+  }
+
   const loaded = new Map();
   function loadScript(name) {
     if (!script.dataset.vendor) {
@@ -321,12 +359,16 @@
 
     const host = element("div", { class: "rl-runner-table-host" });
     const run = element("button", { type: "button", class: "rl-runner-run", text: "Run" });
-    const editor = makeEditor(host, {
-      doc: state.table,
-      label: `${TABLE_PATH}, editable`,
-      onChange: (text) => setTable(text, editor),
-      onRun: () => run.click(),
-    });
+    const editor = lazyEditor(
+      host,
+      {
+        doc: state.table,
+        label: `${TABLE_PATH}, editable`,
+        onChange: (text) => setTable(text, editor),
+        onRun: () => run.click(),
+      },
+      makeEditor,
+    );
     panel.rlEditor = editor;
     editors.push(editor);
     const jump = element("select", { class: "rl-runner-jump", "aria-label": "Jump to a chip" });
@@ -341,7 +383,7 @@
       jump.value = "";
     });
     const tabHint =
-      editor.kind === "codemirror" ? " Tab leaves the editor; line numbers on the left." : "";
+      makeEditor === textareaEditor ? "" : " Tab leaves the editor; line numbers on the left.";
     const details = element("details", { class: "rl-runner-editor" }, [
       element("summary", {}, [
         "Hardware table ",
@@ -362,6 +404,9 @@
     };
     let placed = false;
     const place = () => {
+      if (details.open) {
+        editor.make();
+      }
       if (details.open && !placed) {
         placed = true;
         editor.jumpTo(chipLine(pageChip()), false);
