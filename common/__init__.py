@@ -90,6 +90,7 @@ At the top, where students and the course script find them:
 - ``present.memory``: lecture 03's tables and sentences (capacity ledger, batch sweep).
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
 - ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
+- ``present.attention``: lecture 10's tables and sentences (tiled attention, both kernels).
 
 ``files``: what the course writes and reads back.
 

@@ -44,7 +44,7 @@ import numpy as np
 from common.files import results
 from common.files.calibration import saved_calibration
 from common.formulas import numpy_ops
-from common.measure import caches, machine, roofs
+from common.measure import attention, caches, machine, roofs
 from common.present import console, display, figures, probe
 from common.present.display import show
 from common.shell import cli
@@ -55,10 +55,8 @@ def make_parser() -> cli.LectureParser:
     """The command line: --results, --quick, --png and --outdir."""
     parser = cli.lecture_parser(__doc__)
     cli.add_results_flag(parser, saves=True)
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="take fewer timed repeats (same sizes; noisier numbers, shorter run)",
+    cli.add_quick_flag(
+        parser, "take fewer timed repeats (same sizes; noisier numbers, shorter run)"
     )
     cli.add_png_flags(parser)
     return parser
@@ -221,45 +219,21 @@ measure("LayerNorm", shape, make_layernorm(ln_rows, ln_d), ln_counts, ln_bytes, 
 # One head, the score matrix :math:`S` (:math:`N \times N`) materialised, no
 # :math:`1/\sqrt{d_h}` scaling (as in the article: it would add one more pass
 # and change nothing else). The same code is also split into its two phases,
-# the matmuls and the softmax, to see later where the time goes.
-def make_attention(n, dh):
-    q = rng.standard_normal((n, dh), dtype=np.float32)
-    kt = np.ascontiguousarray(rng.standard_normal((n, dh), dtype=np.float32).T)
-    v = rng.standard_normal((n, dh), dtype=np.float32)
-    s = np.empty((n, n), dtype=np.float32)
-    o = np.empty((n, dh), dtype=np.float32)
-    rowmax = np.empty((n, 1), dtype=np.float32)
-    rowsum = np.empty((n, 1), dtype=np.float32)
-
-    def attention_naive():
-        np.matmul(q, kt, out=s)  # write S                                1 pass of N^2
-        np.max(s, axis=-1, keepdims=True, out=rowmax)  # read S           2 passes
-        np.subtract(s, rowmax, out=s)  # read S, write S                  4 passes
-        np.exp(s, out=s)  # read S, write S                               6 passes
-        np.sum(s, axis=-1, keepdims=True, out=rowsum)  # read S           7 passes
-        np.divide(s, rowsum, out=s)  # read S, write S                    9 passes
-        np.matmul(s, v, out=o)  # read S, write O; Q, K, V read once      10 passes
-
-    def matmuls_only():  # the same two matmuls without the softmax between them
-        np.matmul(q, kt, out=s)
-        np.matmul(s, v, out=o)
-
-    def softmax_only():  # the same five softmax lines alone
-        np.max(s, axis=-1, keepdims=True, out=rowmax)
-        np.subtract(s, rowmax, out=s)
-        np.exp(s, out=s)
-        np.sum(s, axis=-1, keepdims=True, out=rowsum)
-        np.divide(s, rowsum, out=s)
-
-    return attention_naive, matmuls_only, softmax_only
-
-
-# %%
+# the matmuls and the softmax, to see later where the time goes. The kernel is
+# the one lecture 10 measures too, in ``common/measure/attention.py``:
+#
+# .. literalinclude:: /../common/measure/attention.py
+#    :pyobject: naive_phases
+#    :start-at: def attention_naive
+#    :end-before: return attention_naive, matmuls_only
+#    :dedent: 4
+#
 # The sequence length :math:`N` is chosen so that :math:`S` is well beyond the
 # LLC and still fits the memory budget. The matmuls run on every BLAS thread,
 # the softmax on one: the threads column says so.
 seq, dh = numpy_ops.attention_seq_len(llc_bytes, memory_cap), numpy_ops.HEAD_DIM
-attention_naive, matmuls_only, softmax_only = make_attention(seq, dh)
+q, k, v = attention.random_qkv(seq, dh)
+attention_naive, matmuls_only, softmax_only = attention.naive_phases(q, k, v)
 counts = numpy_ops.attention_naive_counts(seq, dh)
 nbytes = 4 * (seq * seq + 4 * seq * dh)  # S, then Q, K, V and O
 threads = f"{blas_threads}+1"  # the matmuls on every BLAS thread, the softmax on one
@@ -268,7 +242,7 @@ measure("attention naive", shape, attention_naive, counts, nbytes, blas_threads,
 # The two phases alone. S is already in memory: no warm-up call is needed.
 t_att_mm = roofs.best_time(matmuls_only, repeat=2, warmup=0)
 t_att_sm = roofs.best_time(softmax_only, repeat=2, warmup=0)
-del attention_naive, matmuls_only, softmax_only
+del attention_naive, matmuls_only, softmax_only, q, k, v
 
 
 # %%

@@ -49,15 +49,9 @@ from common.shell.paths import display_path
 
 def make_parser() -> cli.LectureParser:
     """The command line: --quick, --png, --outdir and --results."""
-    parser = cli.lecture_parser(__doc__)
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="shorter sweep (2 sizes per octave, less time per size) for tests",
+    return cli.measuring_parser(
+        __doc__, "shorter sweep (2 sizes per octave, less time per size) for tests"
     )
-    cli.add_png_flags(parser)
-    cli.add_results_flag(parser, saves=True)
-    return parser
 
 
 args = cli.parse_args(make_parser())

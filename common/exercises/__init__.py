@@ -1,10 +1,10 @@
 """The course's exercises and their worked answers, computed from the hardware table.
 
 Standard library only. Each exercise is a question plus a ``solve`` function that
-works the answer out with ``common.roofline``, ``common.ledger`` and
+works the answer out with ``common.formulas`` (roofline, ledger, ...) and
 ``common.hw_specs``: no answer is typed in, so editing a figure in the hardware
 table changes the answers with it. The docs site renders every exercise (the
-``exercise`` directive) with its answer behind a reveal; ``tests/test_exercises.py``
+``exercise`` directive) with its answer behind a reveal; ``tests/exercises/test_exercises.py``
 pins the numbers.
 
 Answers are plain text; a span between double backquotes is code. Two exercises

@@ -74,7 +74,6 @@ class QuietPipe:
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
-        self.reader_gone = False
 
     def write(self, text: str) -> int:
         try:
@@ -95,7 +94,6 @@ class QuietPipe:
 
     def _drop_the_rest(self) -> None:
         """Point the stream's file descriptor at /dev/null: later writes and the exit flush pass."""
-        self.reader_gone = True
         with contextlib.suppress(OSError, ValueError):
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, self._stream.fileno())

@@ -421,11 +421,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("hardware-table", HardwareTableDirective)
     app.add_directive("exercise", ExerciseDirective)
     app.add_directive("common-api", CommonApiDirective)
-    # Search results quote prose only (no answers, code or TeX): docs/_static/search-snippets.js.
-    app.add_js_file("search-snippets.js", defer="defer")
     app.connect("autodoc-skip-member", skip_field_aliases)
     app.connect("doctree-read", hide_build_machine_values)
     app.connect("env-merge-info", _merge_api)
     app.connect("env-purge-doc", _purge_api)
     app.connect("env-check-consistency", check_api_pages)
+    # Search results quote prose only (no answers, code or TeX): docs/_static/search-snippets.js.
+    app.add_js_file("search-snippets.js", defer="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

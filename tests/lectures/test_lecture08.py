@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_lecture
+from conftest import quiet_run, run_lecture
 
 from common.hw_specs import B200, H100, H200
 from common.tables.models import LLAMA_3_70B
@@ -16,10 +16,7 @@ LECTURE = "08"
 @pytest.fixture(scope="module")
 def default_run() -> str:
     """The default run's stdout."""
-    proc = run_lecture(LECTURE)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    return proc.stdout
+    return quiet_run(LECTURE)
 
 
 def test_prints_every_section(default_run: str) -> None:

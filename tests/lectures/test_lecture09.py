@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, lecture_path, run_lecture
+from conftest import REPO, lecture_path, quick_measuring_run, run_lecture
 
 from common.files import results
 from common.measure import caches, machine
@@ -20,23 +20,8 @@ LEVELS_HERE = [name for name, _ in caches.data_levels(caches.read_caches())]
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """One --quick run with figures, no probe section (so the quick calibration stands in)."""
-    tmp = tmp_path_factory.mktemp("lecture07")
-    results_path = tmp / "results" / "machine.json"
-    outdir = tmp / "figures"
-    proc = run_lecture(
-        "09",
-        "--quick",
-        "--png",
-        "--outdir",
-        str(outdir),
-        "--results",
-        str(results_path),
-        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")},
-        timeout=240,
-    )
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(results_path.read_text())
-    return {"proc": proc, "doc": doc, "outdir": outdir, "tmp": tmp}
+    run = quick_measuring_run(tmp_path_factory.mktemp("lecture09"), "09", timeout=240)
+    return {**run, "doc": json.loads(run["results"].read_text())}
 
 
 def table_rows(output: str, header: str) -> list[str]:
