@@ -618,10 +618,14 @@ def page_assets(
     app.add_css_file("runner/runner.css")
     if not runtime.available:
         return
+    if getattr(app, "_runner_vendor", ""):
+        # The editor loads with the page (deferred, before runner.js builds the panels);
+        # the chart bundle only once a run has a figure to draw.
+        app.add_js_file("runner/vendor/editor.js", defer="defer")
     app.add_js_file(
         "runner/runner.js",
         **{
-            "async": "async",  # starts Python while the rest of the page loads
+            "defer": "defer",  # Python itself loads only when the reader uses a panel
             "data-runtime": f"{runtime.subdir}/",
             "data-course": f"course.zip?v={getattr(app, '_runner_digest', '')}",
             "data-warm": json.dumps(warm_modules(app, doctree)),

@@ -18,7 +18,7 @@
 (() => {
   "use strict";
 
-  const script = document.currentScript;
+  const script = document.currentScript; // loaded with defer: it runs once the page is parsed
   if (!script) {
     return;
   }
@@ -835,19 +835,15 @@
     }
   }
 
-  onDocument(async () => {
+  onDocument(() => {
     const source = document.querySelector("script.rl-runner-table");
     original = source ? JSON.parse(source.textContent) : "";
     const saved = savedTable();
     const doubtful = saved && ["failed", "stopped", "running"].includes(saved.outcome);
     state.table = saved && !doubtful ? saved.table : original;
-    let makeEditor = textareaEditor;
-    try {
-      await loadScript("editor.js");
-      makeEditor = window.RLRunnerEditor.create;
-    } catch {
-      // no bundle in this build: the plain textarea
-    }
+    // The editor's bundle loads before this script (deferred, in order); without it (a
+    // build without npm's packages, or the file failed to load) the plain textarea.
+    const makeEditor = window.RLRunnerEditor ? window.RLRunnerEditor.create : textareaEditor;
     panels = Array.from(document.querySelectorAll(".rl-runner"));
     for (const panel of panels) {
       build(panel, makeEditor);
