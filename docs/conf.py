@@ -82,6 +82,7 @@ runner_lectures = {
     "06_llm_speed": ("--model", "--chip", "--precision", "--batch", "--context"),
     "07_llm_capacity": ("--model", "--chip", "--precision", "--context"),
     "08_llm_levers": ("--model", "--chip", "--batch", "--context"),
+    "11_predict_and_check": (),
 }
 # The lectures whose main figure the panel redraws after a run (Vega-Lite in the page),
 # and the chip a panel's table opens at where the lecture has no --chip flag.
@@ -98,6 +99,7 @@ runner_exercises = (
     "sharded-matmul",
     "tiled-compute-bound",
     "tiled-head-dim",
+    "prefill-efficiency",
 )
 
 # -- Autodoc (the API page) ------------------------------------------------------
