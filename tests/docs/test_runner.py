@@ -322,7 +322,8 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
         out = panel.run()
         ridge = peak / V5E_BANDWIDTH  # 480.5, then 961.0 FLOP/byte
         assert f"= {ridge:.1f} FLOP/byte" in out
-        assert f"gives B = {critical_batch(ridge, 1):,}" in out
+        # the exercise's layer: X[B, 4096] W[4096, 4096], all int8 (273, then 628 by hand)
+        assert f"gives B = {critical_batch(ridge, 1, d=4096):,}" in out
         # The formula is plain text: no TeX source in what the panel shows.
         assert not re.search(r"\\[a-z]+|[{}]", out), out
         assert "P_peak / beta" in out
