@@ -86,6 +86,8 @@ At the top, where students and the course script find them:
 - ``present.console``: unit formatting, aligned text tables, headers, observations.
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
+- ``present.live``: a lecture's figure as Vega-Lite data, for the site's Run-it-here panel.
+- ``present.plain_math``: TeX formulas as plain text (the exercises' worked answers).
 - ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
 - ``present.basics``: lecture 02's tables and observations (roofline basics).
 - ``present.operators``: lecture 05's tables and observations (the operator ledger).

@@ -84,6 +84,10 @@ runner_lectures = {
     "08_llm_levers": ("--model", "--chip", "--batch", "--context"),
     "11_predict_and_check": (),
 }
+# The lectures whose main figure the panel redraws after a run (Vega-Lite in the page),
+# and the chip a panel's table opens at where the lecture has no --chip flag.
+runner_charts = ("02_roofline_basics", "05_operator_ledger", "06_llm_speed", "07_llm_capacity")
+runner_chips = {"02_roofline_basics": "h100"}
 runner_exercises = (
     "a100-peak-edit",
     "v5e-int8",

@@ -26,6 +26,7 @@ from common.plots.style import (
     new_figure,
     save_figure,
 )
+from common.present import live
 from common.present.display import PngResult
 from common.tables.validate import positive
 
@@ -115,6 +116,9 @@ def roofline_figure(
     placed_on: int | None = None,
 ) -> str:
     """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
+    if live.active():  # under a Run-it-here panel: the page draws it (common/present/live.py)
+        live.roofline(title, curves, points, placed_on)
+        return str(path)
     fig, ax = new_figure(height=4.8)
     lo, hi = xlim or _x_range(curves, points)
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + [p[2] for p in points]
@@ -140,6 +144,9 @@ def roofline_panels_figure(
     """One roofline per panel, side by side on shared axes, numbered points; `key` names them."""
     if not panels:
         raise ValueError("need at least one panel to draw")
+    if live.active():
+        live.roofline_panels(title, [(p.title, p.curve, p.points) for p in panels])
+        return str(path)
     fig, axes = new_figure(height=5.0, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)
     every = [p for panel in panels for p in panel.points]
@@ -192,6 +199,9 @@ def roofline_series_figure(
     path: str | os.PathLike[str], curve: Curve, series: Sequence[PointSeries], title: str
 ) -> str:
     """One chip's roof and its ridge with groups of points, one marker and colour per group."""
+    if live.active():
+        live.roofline_series(title, curve, [(s.label, s.points) for s in series])
+        return str(path)
     fig, ax = new_figure(height=4.4)
     _, peak, bw = curve
     every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
@@ -232,7 +242,7 @@ def save_roofline_png(
     for label, peak, bw in curves:
         positive(peak, f"{label} peak FLOP/s")
         positive(bw, f"{label} bandwidth")
-    if not matplotlib_available():
+    if not matplotlib_available() and not live.active():
         return PngResult(None, "matplotlib is not installed; PNG skipped (pip install matplotlib)")
     written = roofline_figure(path, curves, points, title=title, placed_on=placed_on)
     return PngResult(written, "saved")
