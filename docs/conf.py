@@ -66,7 +66,7 @@ html_css_files = ["course.css"]
 # Wide tables, code and equations scroll in boxes a keyboard can reach (named for readers).
 html_js_files = [("scroll-boxes.js", {"defer": "defer"})]
 # Search ranks the lecture and concept pages above API entries (docs/_static/search-scorer.js).
-html_search_scorer = "_static/search-scorer.js"
+html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
 # What each lecture is about, as main index entries at the top of its page: search lists
 # the page first for these terms, and the general index links to it.
 course_index_terms = {

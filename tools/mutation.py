@@ -50,6 +50,7 @@ REPO = Path(__file__).resolve().parent.parent
 # Which tests cover which module
 # ---------------------------------------------------------------------------
 T_HW = "tests/tables/test_hw_specs.py"
+T_PLOTS = "tests/plots"
 T_MODELS = "tests/tables/test_models.py"
 T_TABLES = "tests/tables/test_tables.py"
 T_ROOF = "tests/formulas/test_roofline.py"
@@ -94,6 +95,13 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/measure/machine.py": (T_MACHINE,),
     "common/measure/hierarchy.py": (T_SWEEP,),
     "common/measure/attention.py": (T_ATT_KERNELS,),
+    # Figures: tested by the data and axes matplotlib holds (tests/plots).
+    "common/plots/style.py": (T_PLOTS,),
+    "common/plots/article.py": (T_PLOTS,),
+    "common/plots/roofline.py": (T_PLOTS,),
+    "common/plots/attention.py": (T_PLOTS,),
+    "common/plots/hierarchy.py": (T_PLOTS,),
+    "common/plots/transformer.py": (T_PLOTS,),
 }
 
 # ---------------------------------------------------------------------------
@@ -355,8 +363,46 @@ def _variants(node: ast.AST) -> list[tuple[str, object]]:
     return out
 
 
+#: Keyword arguments that set how a figure looks, not what it says (sizes of type, lines
+#: and markers, transparency, stacking order, padding, figure size): a changed value
+#: draws the same data on the same axes, so their values are not mutated. Also
+#: zip(strict=...), which changes nothing for inputs of equal length.
+COSMETIC_KEYWORDS = frozenset(
+    {
+        "fontsize",
+        "labelsize",
+        "size",
+        "linewidth",
+        "lw",
+        "markersize",
+        "ms",
+        "markeredgewidth",
+        "mew",
+        "alpha",
+        "framealpha",
+        "zorder",
+        "pad",
+        "labelpad",
+        "handlelength",
+        "handletextpad",
+        "columnspacing",
+        "borderaxespad",
+        "wspace",
+        "hspace",
+        "width",
+        "height",
+        "headwidth",
+        "headlength",
+        "shrink",
+        "frameon",
+        "strict",
+    }
+)
+
+
 def _skipped_nodes(tree: ast.AST) -> set[int]:
-    """ids of nodes not to mutate: docstrings, annotations, f-strings, raise statements."""
+    """ids of nodes not to mutate: docstrings, annotations, f-strings, raise statements,
+    and the values of cosmetic keyword arguments (COSMETIC_KEYWORDS)."""
     skip: set[int] = set()
 
     def mark(node: ast.AST | None) -> None:
@@ -364,6 +410,8 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
             skip.update(id(n) for n in ast.walk(node))
 
     for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in COSMETIC_KEYWORDS:
+            mark(node.value)
         if isinstance(node, (ast.JoinedStr, ast.Raise)):
             mark(node)
         elif isinstance(node, (ast.AnnAssign, ast.arg)):

@@ -321,7 +321,8 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
 
 
 #: Sphinx writes a toctree's caption as role="heading" without a level (axe-core:
-#: aria-required-attr, critical); the sidebar's captions head its sections, level 2.
+#: aria-required-attr, critical); the captions of the sidebar and of a page's table of
+#: contents head their lists, level 2.
 _CAPTION_HEADING = 'class="caption" role="heading"'
 
 
@@ -331,7 +332,7 @@ def heading_levels(html: str) -> str:
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    for key in ("furo_navigation_tree", "toctree_html"):
+    for key in ("furo_navigation_tree", "body"):
         if isinstance(context.get(key), str):
             context[key] = heading_levels(context[key])
 
