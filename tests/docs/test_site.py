@@ -183,6 +183,31 @@ def test_gallery_thumbnail_is_a_real_figure(visit: Visitor, lecture: Path) -> No
     visit.check()
 
 
+def test_no_two_lectures_share_a_thumbnail(visit: Visitor) -> None:
+    """Each card of the gallery shows a picture of its own lecture (no byte-identical twins)."""
+    page = visit.open("auto_lectures/index.html")
+    sources = page.eval_on_selector_all(
+        ".sphx-glr-thumbcontainer img", "imgs => imgs.map(img => img.getAttribute('src'))"
+    )
+    pictures: dict[bytes, str] = {}
+    for src in sources:
+        data = (SITE / "auto_lectures" / src).resolve().read_bytes()
+        assert data not in pictures, f"{src} is the same picture as {pictures.get(data)}"
+        pictures[data] = src
+    visit.check()
+
+
+def test_gallery_cards_are_numbered_and_ask_their_question(visit: Visitor) -> None:
+    """Cards read "Lecture NN", the title and the lecture's one-line question (that each
+    card's link has a name is axe-core's link-name rule, run on every page)."""
+    page = visit.open("auto_lectures/index.html")
+    numbers = page.locator(".sphx-glr-thumbcontainer .rl-card-number").all_inner_texts()
+    assert numbers == [f"Lecture {lecture.stem[:2]}" for lecture in LECTURES]
+    questions = page.locator(".sphx-glr-thumbcontainer .rl-card-question").all_inner_texts()
+    assert len(questions) == len(LECTURES) and all(q.strip() for q in questions)
+    visit.check()
+
+
 # ---------------------------------------------------------------------------
 # Lecture pages
 # ---------------------------------------------------------------------------
@@ -453,12 +478,55 @@ def test_search_finds_ridge_point(visit: Visitor) -> None:
     visit.check()
 
 
-def test_search_snippets_quote_prose_only(visit: Visitor) -> None:
-    """Searching "ridge": no worked answer, no TeX and no code in the quoted snippets."""
+#: A term and the pages about it (lecture or concept): one must be among the first three.
+SEARCH_TERMS = {
+    "KV+cache": ("auto_lectures/07_llm_capacity.html", "concepts/memory-ledger.html"),
+    "ridge": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
+    "critical+batch": (
+        "auto_lectures/02_roofline_basics.html",
+        "concepts/intensity-and-ridge.html",
+    ),
+    "FlashAttention": ("auto_lectures/10_tiled_attention.html", "concepts/papers.html"),
+    "roofline": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
+}
+
+
+def search_results(visit: Visitor, query: str) -> list[tuple[str, str, str]]:
+    """(kind, page, snippet) of each result of a search, in the order shown."""
+    search_snippets(visit, query)
+    page = visit.context.pages[-1]
+    return page.eval_on_selector_all(
+        "#search-results ul.search li",
+        """items => items.map(li => [
+          (li.className.match(/kind-(\\w+)/) || [, ""])[1],
+          li.querySelector("a").getAttribute("href").split("#")[0],
+          (li.querySelector("p.context") || {}).innerText || ""])""",
+    )
+
+
+@pytest.mark.parametrize("query", list(SEARCH_TERMS))
+def test_search_finds_the_page_about_a_term(visit: Visitor, query: str) -> None:
+    """The lecture or concept page about a term is among the first three results, and
+    API entries (a name, no snippet) come after every page result."""
+    results = search_results(visit, query)
+    first = [page for _, page, _ in results[:3]]
+    assert set(first) & set(SEARCH_TERMS[query]), f"{query}: first three are {first}"
+    kinds = [kind for kind, _, _ in results]
+    if "object" in kinds:
+        first_object = kinds.index("object")
+        assert set(kinds[first_object:]) == {"object"}, f"{query}: API entries among pages"
+    empty = [page for kind, page, snippet in results if kind != "object" and not snippet.strip()]
+    assert not empty, f"{query}: page results without a snippet: {empty}"
+    visit.check()
+
+
+@pytest.mark.parametrize("query", ["ridge", "GQA", "KV+cache"])
+def test_search_snippets_quote_prose_only(visit: Visitor, query: str) -> None:
+    """No worked answer, no TeX and no code in the quoted snippets of a search."""
     answers_page = visit.open("exercises.html")
     answers = " ".join(answers_page.locator(".exercise-answer-body").all_text_contents())
-    links, snippets = search_snippets(visit, "ridge")
-    assert len(snippets) >= 3, f"too few results for 'ridge': {links}"
+    links, snippets = search_snippets(visit, query)
+    assert len(snippets) >= 3, f"too few results for {query!r}: {links}"
     for snippet in snippets:
         words = snippet.strip(". ").split()
         # Any run of eight words found in an answer means the answer is quoted.
