@@ -1,8 +1,26 @@
 """The shared package of the roofline lectures: every formula, table and routine once.
 
-The folder a module sits in says its role. ``formulas`` and ``tables`` are pure
-(standard library only: lectures 02 and 06-08 run on a bare ``python3``); only
-``measure`` imports numpy and only ``plots`` imports matplotlib.
+The folder a module sits in says its role, and the roles form a one-way stack:
+a module imports only roles on floors below its own (``tests/test_layout.py``
+checks every import, function bodies included), so no two roles import each
+other. The stack, ground floor first: ``tables``, ``hw_specs``, ``shell``,
+``formulas``, ``measure``, ``files``, ``present``, ``plots``, ``exercises``.
+Above them stand the course script's names (``console``, ``roofline``), then the
+lectures and the docs. A lower floor gets what it needs from a higher one as an
+argument, never by importing it.
+
+- ground: ``tables`` (numbers with their sources, units, argument checks, model
+  records) and ``hw_specs`` (the hardware table, built on ``tables``);
+- ``shell``: what every lecture stands on before any formula: its first lines,
+  its flags and the paths it may use;
+- ``formulas`` (pure), ``measure`` (numpy), ``files`` (what the course writes,
+  and the saved calibration, or a fresh one);
+- ``present`` (text: units, tables, sentences, display objects), ``plots``
+  (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them).
+
+``tables``, ``hw_specs`` and ``formulas`` are pure (standard library only: lectures
+02 and 06-08 run on a bare ``python3``); only ``measure`` imports numpy and only
+``plots`` imports matplotlib.
 
 At the top, where students and the course script find them:
 
@@ -12,7 +30,6 @@ At the top, where students and the course script find them:
 
 ``formulas``: pure formulas of the two ledgers.
 
-- ``formulas.validate``: argument checks; each returns the value or raises a one-line ValueError.
 - ``formulas.roofline``: time bound, intensity, ridge point, matmul counts, tiling, network.
 - ``formulas.thresholds``: the integer-threshold solver (critical batch) and the crossover.
 - ``formulas.ledger``: operator FLOP/byte counts and the capacity ledger (weights + KV + ...).
@@ -21,13 +38,22 @@ At the top, where students and the course script find them:
 - ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
 - ``formulas.attention_io``: tiled attention's traffic with M_sm bytes on chip (FlashAttention-2).
 
-``tables``: numbers the formulas take, each with its source.
+``tables``: numbers the formulas take, each with its source, and the checks they pass.
 
-- ``tables.models``: the model table (Llama-2-7B, Llama-3-8B, Llama-3-70B) from config.json.
+- ``tables.validate``: argument checks; each returns the value or raises a one-line ValueError.
+
+- ``tables.models``: the model table (Llama-2-7B, Llama-3-8B, Llama-3-70B) from config.json,
+  and ``ModelSpec``, a model as the capacity ledger sees it.
 - ``tables.assumptions``: the teaching assumptions as named records (overhead rates, ...).
 - ``tables.op_counts``: FLOP charged per element (softmax, LayerNorm, RMSNorm, SiLU).
 - ``tables.units``: KB/MB/GB and KiB/MiB/GiB, defined once.
 - ``tables.sources``: the documents the numbers come from, named once.
+
+``shell``: the lecture shell (standard library only).
+
+- ``shell.boot``: every lecture's first lines: one-line errors, quiet Ctrl-C and closed pipes.
+- ``shell.cli``: the lectures' flags, their up-front checks and the exit statuses.
+- ``shell.paths``: the repository root, the output folders and the checks a path passes.
 
 ``measure``: measuring this machine (numpy).
 
@@ -57,9 +83,6 @@ At the top, where students and the course script find them:
 - ``present.llm``: lectures 06-08's tables and observations (a whole LLM's two ledgers).
 - ``present.llm_cli``: lectures 06-08's flags (model, chip, precisions, ...), checked once.
 - ``present.explain``: sentences that explain a measurement.
-- ``present.cli``: the lectures' flags, their up-front checks and the exit statuses.
-- ``present.boot``: every lecture's first lines: one-line errors, quiet Ctrl-C and closed pipes.
-- ``present.exercises``: the exercises as terminal text (``python3 -m common.exercises``).
 - ``present.probe``: lecture 01's tables and sentences (machine, roofs, operations' ledger).
 - ``present.memory``: lecture 03's tables and sentences (capacity ledger, batch sweep).
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
@@ -67,10 +90,11 @@ At the top, where students and the course script find them:
 
 ``files``: what the course writes and reads back.
 
-- ``files.paths``: the repository root and the output folders.
 - ``files.atomic``: atomic writes (a failed write keeps the old file).
 - ``files.results``: the results file the measuring lectures share.
-- ``files.calibration``: the one reader of a saved calibration.
+- ``files.calibration``: the one reader of a saved calibration (or a fresh quick one).
 
 ``exercises``: the exercises' questions and their solvers, computed from the tables.
+
+- ``exercises.text``: the exercises as terminal text (``python3 -m common.exercises``).
 """

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from common.formulas.validate import plausible
 from common.tables import sources
+from common.tables.validate import plausible
 
 # ---------------------------------------------------------------------------
 # Sources (cited by every figure)

@@ -25,7 +25,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore
@@ -43,11 +43,12 @@ import numpy as np
 
 from common.files import results
 from common.files.calibration import saved_calibration
-from common.files.paths import display_path
 from common.formulas import numpy_ops
 from common.measure import caches, machine, roofs
-from common.present import cli, console, display, figures, probe
+from common.present import console, display, figures, probe
 from common.present.display import show
+from common.shell import cli
+from common.shell.paths import display_path
 
 parser = cli.lecture_parser(__doc__)
 cli.add_results_flag(parser, saves=True)

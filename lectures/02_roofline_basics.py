@@ -29,7 +29,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore
@@ -38,8 +38,8 @@ from common.formulas import roofline
 from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
 from common.plots.roofline import save_roofline_png
 from common.present import basics
-from common.present.cli import add_png_flags, lecture_parser, parse_args
 from common.present.display import show
+from common.shell.cli import add_png_flags, lecture_parser, parse_args
 
 parser = lecture_parser(__doc__)
 add_png_flags(parser)

@@ -32,7 +32,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore
@@ -40,13 +40,15 @@ boot.start()
 import time
 
 from common.files import results
-from common.files.paths import display_path
+from common.files.calibration import load_or_calibrate
 from common.formulas import ledger, thresholds
 from common.formulas.roofline import bound_of, intensity, lower_bound_time, matmul_counts
 from common.hw_specs import bytes_per_elem
-from common.measure import caches, roofs, timing
-from common.present import cli, console, display, figures, memory
+from common.measure import caches, timing
+from common.present import console, display, figures, memory
 from common.present.display import show
+from common.shell import cli
+from common.shell.paths import display_path
 from common.tables import assumptions
 from common.tables.units import GIB
 
@@ -192,7 +194,7 @@ SWEEP_BUDGET_S = 4.0  # timed calls stop here; with allocation and warm-up, unde
 MAX_REPEATS = 9
 FP32 = int(bytes_per_elem("fp32"))
 
-calib, calib_note = roofs.load_or_calibrate(args.results)
+calib, calib_note = load_or_calibrate(args.results)
 P, BETA = float(calib["matmul_flops_per_s"]), float(calib["bandwidth_bytes_per_s"])
 RIDGE = P / BETA
 

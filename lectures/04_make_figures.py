@@ -29,7 +29,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore
@@ -40,11 +40,12 @@ from typing import Any
 from common.files import results
 from common.files.atomic import writable_dir
 from common.files.calibration import saved_calibration
-from common.files.paths import display_path
 from common.measure import roofs
 from common.plots import style
-from common.present import cli, display, figures
+from common.present import display, figures
 from common.present.display import show
+from common.shell import cli
+from common.shell.paths import display_path
 from common.tables import assumptions
 from common.tables.units import GIB
 

@@ -34,7 +34,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore
@@ -44,8 +44,9 @@ from common.files.calibration import saved_calibration
 from common.formulas import ledger, roofline
 from common.formulas.thresholds import crossover
 from common.plots.roofline import RooflinePanel, roofline_panels_figure
-from common.present import cli, operators
+from common.present import operators
 from common.present.display import show
+from common.shell import cli
 
 # sphinx_gallery_start_ignore
 parser = cli.lecture_parser(__doc__)

@@ -31,7 +31,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore

@@ -26,7 +26,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore
@@ -35,14 +35,16 @@ import math
 import time
 
 from common.files import results
-from common.files.paths import display_path
+from common.files.calibration import load_or_calibrate
 from common.formulas import hierarchy, roofline
 from common.measure import caches, machine, roofs, timing
 from common.measure import hierarchy as sweep
-from common.present import cli, console, display
+from common.present import console, display
 from common.present import hierarchy as report
 from common.present.console import fmt_bytes
 from common.present.display import show
+from common.shell import cli
+from common.shell.paths import display_path
 
 parser = cli.lecture_parser(__doc__)
 parser.add_argument(
@@ -92,7 +94,7 @@ show(
 # either matmul beats the calibration (lecture 01 may have run while other work
 # kept the cores busy), the faster rate becomes the compute roof.
 
-calibration, calibration_note = roofs.load_or_calibrate(args.results)
+calibration, calibration_note = load_or_calibrate(args.results)
 calibrated = peak_flops = float(calibration["matmul_flops_per_s"])
 l2_bytes = levels[1][1] if len(levels) >= 2 else hierarchy.ASSUMED_L2_BYTES
 matmuls = []

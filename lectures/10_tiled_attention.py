@@ -29,7 +29,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.present import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
 # sphinx_gallery_end_ignore
@@ -37,7 +37,7 @@ boot.start()
 import time
 
 from common.files import results
-from common.files.paths import display_path
+from common.files.calibration import load_or_calibrate
 from common.formulas import attention_io, hierarchy, numpy_ops
 from common.formulas.ledger import attention_counts
 from common.formulas.roofline import intensity, lower_bound_time
@@ -46,8 +46,9 @@ from common.formulas.transformer import layer_ops
 from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
 from common.measure import attention, caches, roofs
 from common.plots.style import log_range
-from common.present import cli
 from common.present.display import Observations, Table, Text, show
+from common.shell import cli
+from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 
 parser = cli.lecture_parser(__doc__)
@@ -556,7 +557,7 @@ cache_list, cache_source = caches.read_caches_with_source()
 levels = dict(caches.data_levels(cache_list))  # {"L1": bytes, "L2": bytes, ...}
 l2 = levels.get("L2", hierarchy.ASSUMED_L2_BYTES)
 llc = caches.last_level_cache_bytes(cache_list) or hierarchy.ASSUMED_LLC_BYTES
-calibration, calibration_source = roofs.load_or_calibrate(args.results)
+calibration, calibration_source = load_or_calibrate(args.results)
 beta = calibration["bandwidth_bytes_per_s"]
 saved_peak_1 = calibration.get("matmul_one_thread_flops_per_s", 0.0)
 budget = 0.1 if QUICK else 0.3

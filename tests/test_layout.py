@@ -1,7 +1,7 @@
-"""The layout's rules: no import cycles, pure layers stay pure, the course script still runs.
+"""The layout's rules: a one-way stack of roles, pure layers stay pure, the course script runs.
 
 Imports are read from the source (every ``import`` and ``from ... import``, also
-the ones inside functions), so a cycle hidden in a function body is found too.
+the ones inside functions), so an upward import hidden in a function body is found too.
 """
 
 from __future__ import annotations
@@ -10,15 +10,30 @@ import ast
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 COMMON = REPO / "common"
-COURSE_SCRIPT = REPO.parent / "shared" / "reference" / "003_eee6a73c0f0843f4.txt"
-PURE_PACKAGES = ("common.formulas", "common.tables")
+PURE_PACKAGES = ("common.tables", "common.formulas")
 PURE_MODULES = ("common.hw_specs",)
+# The stack, ground floor first (as common/__init__.py states it): a role imports only
+# roles on floors below its own. The last floor is the course script's top-level names.
+FLOORS = (
+    ("tables",),
+    ("hw_specs",),
+    ("shell",),
+    ("formulas",),
+    ("measure",),
+    ("files",),
+    ("present",),
+    ("plots",),
+    ("exercises",),
+    ("console", "roofline"),
+)
+FLOOR_OF = {role: level for level, roles in enumerate(FLOORS) for role in roles}
 
 
 def module_name(path: Path) -> str:
@@ -38,7 +53,9 @@ def imported(name: str) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            pytest.fail(f"{name}: a relative import (line {node.lineno}); name the module in full")
+        elif isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
             for alias in node.names:  # `from common.measure import caches` imports a module
                 if f"{node.module}.{alias.name}" in MODULES:
@@ -59,11 +76,41 @@ def in_layer(name: str, packages: tuple[str, ...]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in packages)
 
 
+def role(name: str) -> str:
+    """'common.formulas.ledger' -> 'formulas'; 'common.hw_specs' -> 'hw_specs'."""
+    return name.split(".")[1]
+
+
 def test_the_layout_has_every_role() -> None:
-    for package in ("formulas", "tables", "measure", "plots", "present", "files", "exercises"):
+    for package in ("tables", "shell", "formulas", "measure", "files", "present", "plots"):
         assert (COMMON / package / "__init__.py").is_file(), package
+    assert (COMMON / "exercises" / "__init__.py").is_file()
     for fixed in ("hw_specs.py", "console.py", "roofline.py"):
         assert (COMMON / fixed).is_file(), fixed
+
+
+def test_every_role_has_a_floor() -> None:
+    roles = {role(name) for name in MODULES if name != "common"}
+    assert roles == set(FLOOR_OF), "add the role to FLOORS (and to common/__init__.py)"
+
+
+def test_the_package_docstring_states_the_stack() -> None:
+    import common
+
+    doc = " ".join((common.__doc__ or "").split())
+    order = ", ".join(f"``{r}``" for roles in FLOORS[:-1] for r in roles)
+    assert f"The stack, ground floor first: {order}." in doc
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != "common"])
+def test_imports_go_down_the_stack(name: str) -> None:
+    """A role imports only roles below its floor, so no two roles import each other."""
+    mine = FLOOR_OF[role(name)]
+    for dep in imported(name):
+        if dep == "common" or not dep.startswith("common.") or dep not in MODULES:
+            continue
+        if role(dep) != role(name):
+            assert FLOOR_OF[role(dep)] < mine, f"{name} imports {dep}, which is not below it"
 
 
 def test_no_import_cycles() -> None:
@@ -140,7 +187,7 @@ def test_pure_layers_import_with_numpy_and_matplotlib_blocked() -> None:
         f"for name in {sorted(names)!r}:\n"
         "    importlib.import_module(name)\n"
         "bad = sorted(m for m in sys.modules if m.startswith(('common.present', 'common.plots',"
-        " 'common.measure', 'common.files')))\n"
+        " 'common.measure', 'common.files', 'common.shell', 'common.exercises')))\n"
         "print('loaded', bad)\n"
     )
     proc = python("-c", code)
@@ -153,7 +200,7 @@ def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -
     code = (
         "import sys; sys.path.insert(0, " + repr(str(REPO)) + ")\n"
         "import common.console, common.roofline, common.hw_specs, common.exercises\n"
-        "import common.formulas.transformer, common.present.cli, common.present.display\n"
+        "import common.formulas.transformer, common.shell.cli, common.present.display\n"
         "import common.present.basics, common.present.llm\n"
         "print('ok', 'numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
     )
@@ -172,18 +219,39 @@ def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_pa
     assert "ridge" in proc.stdout.lower()
 
 
+# The names the CS349E lecture script (02_roofline_basics.py) imports from its three
+# modules, called as it calls them (keywords included): one-line shims must serve it.
+COURSE_SCRIPT_CALLS = """
+from console import print_header, print_observations, print_table, fmt_num, fmt_bytes, fmt_time
+from hw_specs import H100, H200, B200, B300, TPU_V5E, TPU_V6E, BYTES_PER_ELEM
+from roofline import (time_bounds, attainable_flops, matmul_counts, critical_batch,
+                      batched_matvec_counts, tiled_matmul_bytes, sharded_matmul_two_chips,
+                      ascii_roofline, save_roofline_png)
+
+f, b = matmul_counts(64, 8192, 8192)
+t = time_bounds(f, b, H100.peak_flops("bf16"), H100.mem_bw)
+print_header("shims")
+ridges = [[c.name, f"{c.critical_intensity('bf16'):.1f}"] for c in (H100, H200)]
+print_table(["chip", "ridge"], ridges)
+print_observations([fmt_num(f), fmt_bytes(b), fmt_bytes(1024, binary=True), fmt_time(t["lower"])])
+print(attainable_flops(1.0, 2.0, 1.0), critical_batch(8192, 8192, 295.0, 2, 2, 2))
+print(batched_matvec_counts(4, 8192, 8192), tiled_matmul_bytes(256, 256, 256, 64, 64, 64))
+print(sharded_matmul_two_chips(B=512, D=8192, F=8192, peak=1e15, link_bw=4.5e10))
+print("\\n".join(ascii_roofline([("x", 1.0, 1e12)], 1e15, 3e12, xmin=0.1, xmax=1e4)))
+print(BYTES_PER_ELEM["bf16"], B200.name, B300.name, TPU_V5E.name, TPU_V6E.name, save_roofline_png)
+"""
+
+
 def test_the_course_script_runs_through_one_line_shims(tmp_path: Path) -> None:
     """The CS349E lecture script imports console, hw_specs and roofline: shims suffice."""
-    if not COURSE_SCRIPT.is_file():
-        pytest.skip(f"the course's lecture script is not beside the repository ({COURSE_SCRIPT})")
     for name in ("console", "hw_specs", "roofline"):
         (tmp_path / f"{name}.py").write_text(f"from common.{name} import *  # noqa: F403\n")
-    script = tmp_path / "02_roofline_basics.py"
-    script.write_text(COURSE_SCRIPT.read_text(encoding="utf-8"), encoding="utf-8")
+    script = tmp_path / "course_script_calls.py"
+    script.write_text(textwrap.dedent(COURSE_SCRIPT_CALLS), encoding="utf-8")
     proc = python("-S", str(script), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    # The script prints H100's bf16 ridge (989e12 / 3.35e12 = 295.2) and H200's (206.0).
-    assert "295" in proc.stdout and "206" in proc.stdout
+    # H100's bf16 ridge: 989e12 / 3.35e12 = 295.2; H200's: 989e12 / 4.8e12 = 206.0.
+    assert "295.2" in proc.stdout and "206.0" in proc.stdout
 
 
 def test_package_docstring_maps_every_subpackage_and_module() -> None:

@@ -56,8 +56,8 @@ T_TABLES = "tests/tables/test_tables.py"
 T_ROOF = "tests/formulas/test_roofline.py"
 T_LEDGER = "tests/formulas/test_ledger.py"
 T_THRESH = "tests/formulas/test_thresholds.py"
-T_VALIDATE = "tests/formulas/test_validate.py"
-T_CHECKS = "tests/formulas/test_validate_checks.py"
+T_VALIDATE = "tests/tables/test_validate.py"
+T_CHECKS = "tests/tables/test_validate_checks.py"
 T_HIER_LECTURE = "tests/formulas/test_hierarchy_lecture.py"
 T_ATT = "tests/formulas/test_attention_io.py"
 T_ATT_KERNELS = "tests/measure/test_attention_kernels.py"
@@ -81,7 +81,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/tables/op_counts.py": (T_TABLES, T_LEDGER, T_GQA),
     "common/tables/units.py": (T_TABLES,),
     "common/tables/sources.py": (T_TABLES,),
-    "common/formulas/validate.py": (T_VALIDATE, T_CHECKS, T_ROOF),
+    "common/tables/validate.py": (T_VALIDATE, T_CHECKS, T_ROOF),
     "common/formulas/roofline.py": (T_ROOF, T_LEDGER),
     "common/formulas/thresholds.py": (T_THRESH, T_ROOF, T_LEDGER),
     "common/formulas/ledger.py": (T_LEDGER, T_TRANS),

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from common.present.exercises import main
+from common.exercises.text import main
 
 raise SystemExit(main())

@@ -1,1 +1,1 @@
-"""Files: where the course writes, atomic output, the results file and its calibration."""
+"""Files: atomic output, the results file and its calibration."""

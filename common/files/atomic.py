@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-from common.files.paths import checked_text, display_path
+from common.shell.paths import checked_text, display_path
 
 
 def writable_dir(path: str | os.PathLike[str], what: str = "output folder") -> Path:

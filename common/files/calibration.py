@@ -11,9 +11,10 @@ import math
 import os
 from typing import Any, NamedTuple
 
-from common.files.paths import display_path
 from common.files.results import Loaded, get_section, load_results, positive_number
-from common.formulas.validate import plausible
+from common.measure import roofs
+from common.shell.paths import display_path
+from common.tables.validate import plausible
 
 
 class SavedCalibration(NamedTuple):
@@ -83,3 +84,11 @@ def saved_calibration(
                 calib, "", f"{owner}'s calibration from {display_path(doc.path)}", doc
             )
     return SavedCalibration(None, reason, "", doc)
+
+
+def load_or_calibrate(path: object = None) -> tuple[dict[str, Any], str]:
+    """The probe's saved calibration, or a fresh quick one; returns (calibration, where from)."""
+    saved = saved_calibration(path)  # type: ignore[arg-type]
+    if saved.calibration is not None:
+        return saved.calibration, saved.source
+    return roofs.calibrate(quick=True), f"{saved.reason}; measured a quick calibration instead"

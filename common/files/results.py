@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from common.files.atomic import atomic_write_text, atomic_write_with, writable_dir
-from common.files.paths import check_output_file, default_results_path, display_path
 from common.measure import machine
+from common.shell.paths import check_output_file, default_results_path, display_path
 
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = 64 * 2**20  # a results file is kilobytes; anything this large is not one

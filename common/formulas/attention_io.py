@@ -53,8 +53,8 @@ from typing import NamedTuple
 
 from common.formulas.ledger import attention_counts
 from common.formulas.roofline import intensity
-from common.formulas.validate import positive, positive_int
 from common.hw_specs import bytes_per_elem
+from common.tables.validate import positive, positive_int
 
 ACC_BYTES = int(bytes_per_elem("fp32"))  # S, P, O_i, m_i and l_i stay fp32 on chip
 STATS_PER_ROW = 2  # m_i and l_i: one running max and one running sum per query row

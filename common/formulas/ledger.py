@@ -11,8 +11,9 @@ import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from common.formulas.validate import check_phase, non_negative, positive, positive_int
+from common.tables.models import ModelSpec
 from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
+from common.tables.validate import check_phase, non_negative, positive, positive_int
 
 
 # ---------------------------------------------------------------------------
@@ -134,22 +135,9 @@ def kv_bytes_per_token(n_layers: int, d_kv: int, elem_bytes: float = 2) -> float
 
 
 # ---------------------------------------------------------------------------
-# A model as the capacity ledger sees it (the article's 7B is in common.tables.assumptions)
+# A model in the capacity ledger (its record, ModelSpec, is in common.tables.models)
 # ---------------------------------------------------------------------------
 PHASES = ("prefill", "decode")
-
-
-class ModelSpec(NamedTuple):
-    """What the capacity ledger needs to know about a model and its requests."""
-
-    name: str
-    n_params: float  # parameters
-    weight_bytes: float  # bytes per parameter
-    n_layers: int
-    d_kv: int  # KV heads x head dim, per layer
-    kv_bytes: float  # bytes per KV cache element
-    seq: int  # tokens per sequence
-    act_bytes_per_token: float  # peak live activations per active token
 
 
 def model_ledger(

@@ -16,9 +16,9 @@ import math
 from typing import Any
 
 from common.formulas import roofline
-from common.formulas.validate import positive_int
 from common.hw_specs import bytes_per_elem
 from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
+from common.tables.validate import positive_int
 
 FP32 = int(bytes_per_elem("fp32"))  # every array lecture 01 times is float32
 ABOVE_ROOF = 1.10  # a measured point more than 10% above its roof is flagged, not printed as %

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from common.formulas.thresholds import linear_threshold, smallest_integer_reaching
-from common.formulas.validate import non_negative, positive, positive_int
+from common.tables.validate import non_negative, positive, positive_int
 
 
 # ---------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from common.formulas.validate import increasing_ints, non_negative, positive
+from common.tables.validate import increasing_ints, non_negative, positive
 
 MAX_SEARCH = 1 << 40  # a threshold beyond this is reported as unreachable
 

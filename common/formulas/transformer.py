@@ -40,7 +40,6 @@ from typing import NamedTuple
 
 from common.formulas import ledger, roofline
 from common.formulas.thresholds import linear_threshold, smallest_integer_reaching
-from common.formulas.validate import check_phase, positive, positive_int
 from common.hw_specs import Chip, bytes_per_elem
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
 from common.tables.models import Model
@@ -50,6 +49,7 @@ from common.tables.op_counts import (
     SILU_FLOPS_PER_ELEM,
     SOFTMAX_FLOPS_PER_ELEM,
 )
+from common.tables.validate import check_phase, positive, positive_int
 
 
 def _check_model(model: object) -> Model:

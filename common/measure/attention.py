@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from common.formulas import attention_io, numpy_ops
-from common.formulas.validate import positive, positive_int
 from common.measure.timing import Clock, time_per_call, time_samples
+from common.tables.validate import positive, positive_int
 
 FP32 = numpy_ops.FP32  # both kernels run in float32
 STATS_BUFFERS = 5  # tiled: m, l, m_new, alpha and the block's row sums, one value per row

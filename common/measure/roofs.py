@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any, NamedTuple
 
-from common.files.calibration import saved_calibration
 from common.hw_specs import bytes_per_elem
 from common.measure import caches, machine
 from common.measure.timing import Clock, best_time, time_samples
@@ -301,11 +300,3 @@ def calibrate(
         "matmul": mm,
         "quick": quick,
     }
-
-
-def load_or_calibrate(path: object = None) -> tuple[dict[str, Any], str]:
-    """The probe's saved calibration, or a fresh quick one; returns (calibration, where from)."""
-    saved = saved_calibration(path)  # type: ignore[arg-type]
-    if saved.calibration is not None:
-        return saved.calibration, saved.source
-    return calibrate(quick=True), f"{saved.reason}; measured a quick calibration instead"

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from common.formulas.roofline import attainable_flops
-from common.formulas.validate import positive
 from common.plots.article import log_ticks, place_labels
 from common.plots.style import (
     NEUTRAL_COLOR,
@@ -27,6 +26,8 @@ from common.plots.style import (
     new_figure,
     save_figure,
 )
+from common.present.display import PngResult
+from common.tables.validate import positive
 
 Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
 Point = tuple[str, float, float]  # (label, intensity FLOP/byte, FLOP/s)
@@ -273,16 +274,6 @@ def roofline_series_figure(
             handletextpad=0,
         )
     return save_figure(fig, path)
-
-
-class PngResult(NamedTuple):
-    """Outcome of a PNG request: the path written, or why nothing was written."""
-
-    path: str | None
-    reason: str
-
-    def __bool__(self) -> bool:
-        return self.path is not None
 
 
 def save_roofline_png(

@@ -8,13 +8,13 @@ display or global state is involved and files are the only output.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 from pathlib import Path
 from typing import Any
 
 from common.files.atomic import atomic_write_with, writable_dir
+from common.shell.cli import matplotlib_available
 
 # Colours shared by every figure (colour-blind-safe Okabe-Ito palette).
 MEMORY_COLOR = "#D55E00"  # memory-bound points and bandwidth roofs
@@ -25,11 +25,6 @@ SERIES_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9
 
 MAX_WIDTH_IN = 7.2  # figures no wider than the docs' text column
 DPI = 150
-
-
-def matplotlib_available() -> bool:
-    """True when matplotlib can be imported."""
-    return importlib.util.find_spec("matplotlib") is not None
 
 
 def require_matplotlib() -> None:

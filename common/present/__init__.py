@@ -1,1 +1,1 @@
-"""Presentation: console tables and units, text charts, sentences, the command line."""
+"""Presentation: console tables and units, text charts, display objects and sentences."""

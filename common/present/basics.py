@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from common.files.paths import display_path
 from common.formulas.roofline import attainable_flops, bound_of, lower_bound_time
 from common.hw_specs import Chip, bytes_per_elem
-from common.plots.roofline import PngResult
 from common.present.charts import ascii_roofline
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
 from common.present.display import (
@@ -21,11 +19,13 @@ from common.present.display import (
     Group,
     Heading,
     Observations,
+    PngResult,
     Preformatted,
     Table,
     Text,
     figure,
 )
+from common.shell.paths import display_path
 
 Op = tuple[str, float, float]  # (name, FLOPs, bytes)
 Case = tuple[Chip, str, tuple[str, str, str]]  # (chip, compute precision, X/W/out formats)

@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 
 from common.formulas.roofline import attainable_flops
-from common.formulas.validate import positive, positive_int
+from common.tables.validate import positive, positive_int
 
 
 def ascii_roofline(

@@ -13,7 +13,7 @@ import sys
 import textwrap
 from collections.abc import Iterable, Sequence
 
-from common.formulas.validate import finite
+from common.tables.validate import finite
 
 WIDTH = 88  # text width of headers and observations, fits a terminal and the docs site
 

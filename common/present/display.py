@@ -20,6 +20,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from common.present.console import WIDTH, _is_numeric, format_observations, format_table
 
@@ -159,6 +160,16 @@ class Heading:
 
     def _repr_html_(self) -> str:
         return f'<p class="rl-heading">{_inline(self.page)}</p>' if self.page else ""
+
+
+class PngResult(NamedTuple):
+    """Outcome of a PNG request: the path written, or why nothing was written."""
+
+    path: str | None
+    reason: str
+
+    def __bool__(self) -> bool:
+        return self.path is not None
 
 
 class Figure:

@@ -14,7 +14,6 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from common.files.paths import display_path
 from common.formulas.ledger import MemoryLedger
 from common.formulas.transformer import (
     DTypes,
@@ -36,6 +35,7 @@ from common.present.console import (
     fmt_time,
 )
 from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.shell.paths import display_path
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
 from common.tables.models import Model
 

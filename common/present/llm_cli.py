@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from common.formulas.transformer import DTypes
 from common.hw_specs import CHIPS, Chip, get_chip
-from common.present.cli import (
+from common.shell.cli import (
     add_png_flags,
     batch_size,
     lecture_parser,

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from common.files.calibration import SavedCalibration
-from common.files.paths import display_path
 from common.formulas.roofline import bound_of, intensity, ridge_point, time_bounds
 from common.formulas.thresholds import Crossover
 from common.hw_specs import Chip
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_ratio, fmt_time
 from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.shell.paths import display_path
 
 Op = tuple[str, float, float]  # (name, F FLOPs, D bytes)
 

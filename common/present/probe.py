@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from common.files.calibration import SavedCalibration
-from common.files.paths import display_path
 from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.explain import above_roof_reasons
+from common.shell.paths import display_path
 
 Row = Mapping[str, Any]  # one operation, as numpy_ops.roofline_row returns it
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.formulas.ledger import ModelSpec
 from common.tables import sources
+from common.tables.models import ModelSpec
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from common.formulas.validate import positive_int
+from common.tables.validate import positive_int
 
 # ---------------------------------------------------------------------------
 # Sources
@@ -196,3 +197,19 @@ def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
 def with_full_mha(model: Model) -> Model:
     """The same model with full multi-head attention: n_kv_heads = n_heads (for GQA comparisons)."""
     return with_kv_heads(model, model.n_heads)
+
+
+# ---------------------------------------------------------------------------
+# A model as the capacity ledger sees it (the article's 7B is in common.tables.assumptions)
+# ---------------------------------------------------------------------------
+class ModelSpec(NamedTuple):
+    """What the capacity ledger needs to know about a model and its requests."""
+
+    name: str
+    n_params: float  # parameters
+    weight_bytes: float  # bytes per parameter
+    n_layers: int
+    d_kv: int  # KV heads x head dim, per layer
+    kv_bytes: float  # bytes per KV cache element
+    seq: int  # tokens per sequence
+    act_bytes_per_token: float  # peak live activations per active token

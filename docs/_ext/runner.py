@@ -77,7 +77,7 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 # What can run in the browser: modules that import on the standard library alone
 # ---------------------------------------------------------------------------
 def module_name(path: Path, root: Path) -> str:
-    """'common/present/cli.py' -> 'common.present.cli'; a package's __init__ -> the package."""
+    """'common/shell/cli.py' -> 'common.shell.cli'; a package's __init__ -> the package."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -355,7 +355,7 @@ def lecture_parser(lecture: Path) -> argparse.ArgumentParser:
 
 
 def type_choices(kind: Any) -> tuple[str, ...]:
-    """The choices of an argparse type built by ``common.present.cli.one_of`` (else ())."""
+    """The choices of an argparse type built by ``common.shell.cli.one_of`` (else ())."""
     if not callable(kind) or not getattr(kind, "__closure__", None):
         return ()
     valid = inspect.getclosurevars(kind).nonlocals.get("valid")
@@ -590,13 +590,13 @@ def add_panels(app: Sphinx, doctree: nodes.document) -> None:
 def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:
     """The modules a page's panels import, for the worker to compile while the reader reads."""
     packable = standard_library_modules(REPO / "common")
-    names: set[str] = {"common.present.cli"}
+    names: set[str] = {"common.shell.cli"}
     for panel in doctree.findall(runner_panel):
         if panel["kind"] == "lecture":
             source = _lecture_path(app, panel["target"]).read_text(encoding="utf-8")
             names.update(m for m in import_time_imports(source, "", packable) if m in packable)
         else:
-            names.add("common.present.exercises")
+            names.add("common.exercises.text")
     return sorted(names)
 
 

@@ -226,7 +226,7 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
     first, names = runner.pack_course(REPO / "common", [lecture(s) for s in stems], tmp_path / "a")
     again, _ = runner.pack_course(REPO / "common", [lecture(s) for s in stems], tmp_path / "b")
     assert first == again and (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
-    assert "common/hw_specs.py" in names and "common/present/cli.py" in names
+    assert "common/hw_specs.py" in names and "common/shell/cli.py" in names
     assert [n for n in names if n.startswith("lectures/")] == sorted(
         f"lectures/{s}.py" for s in stems
     )
@@ -424,8 +424,8 @@ def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_
 
 def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:
     code = DRIVER.split("for line")[0] + (
-        "harness.warm_up(['common.present.cli', 'common.no_such_module', 'common.hw_specs'])\n"
-        "print(sorted(m for m in sys.modules if m in ('common.present.cli', 'common.hw_specs')))\n"
+        "harness.warm_up(['common.shell.cli', 'common.no_such_module', 'common.hw_specs'])\n"
+        "print(sorted(m for m in sys.modules if m in ('common.shell.cli', 'common.hw_specs')))\n"
     )
     proc = subprocess.run(
         [sys.executable, "-S", "-c", code, str(HARNESS), str(course)],
@@ -436,7 +436,7 @@ def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "['common.hw_specs', 'common.present.cli']"
+    assert proc.stdout.strip() == "['common.hw_specs', 'common.shell.cli']"
 
 
 # ---------------------------------------------------------------------------

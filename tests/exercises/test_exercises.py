@@ -10,8 +10,8 @@ import reference
 from common import exercises as ex
 from common import hw_specs
 from common.exercises import Calibration, get_exercise
+from common.exercises import text as present_exercises
 from common.files import results
-from common.present import exercises as present_exercises
 
 GIB = 2**30
 

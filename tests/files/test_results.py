@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import run_lecture
 
-from common.files import atomic, calibration, paths, results
+from common.files import atomic, calibration, results
 from common.measure import machine, roofs
+from common.shell import paths
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 
@@ -179,7 +180,7 @@ def test_load_or_calibrate_falls_back(
 ) -> None:
     _make_bad_file(kind, results_file, this_machine)
     monkeypatch.setattr(roofs, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
-    calib, note = roofs.load_or_calibrate(results_file)
+    calib, note = calibration.load_or_calibrate(results_file)
     assert calib == FAKE_CALIBRATION
     assert BAD_KINDS[kind] in note and "quick calibration" in note and "\n" not in note
 
@@ -199,7 +200,7 @@ def test_load_or_calibrate_rejects_a_bad_probe_section(
 ) -> None:
     results.save_section("probe", probe, results_file, this_machine=this_machine)
     monkeypatch.setattr(roofs, "calibrate", lambda quick=False: {"fresh": True})
-    calib, note = roofs.load_or_calibrate(results_file)
+    calib, note = calibration.load_or_calibrate(results_file)
     assert calib == {"fresh": True}
     assert "bad probe section" in note and "\n" not in note
 
@@ -213,7 +214,7 @@ def test_load_or_calibrate_uses_a_good_file(
         raise AssertionError("a usable file must not trigger a calibration")
 
     monkeypatch.setattr(roofs, "calibrate", must_not_measure)
-    calib, note = roofs.load_or_calibrate(results_file)
+    calib, note = calibration.load_or_calibrate(results_file)
     assert calib == _probe_payload()["calibration"]
     assert "lecture 01" in note and str(results_file) in note
 
@@ -308,7 +309,7 @@ def test_a_nan_in_the_file_falls_back_instead_of_failing_at_save(
     )
     assert "NaN" in results_file.read_text(encoding="utf-8")
     monkeypatch.setattr(roofs, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
-    calib, note = roofs.load_or_calibrate(results_file)
+    calib, note = calibration.load_or_calibrate(results_file)
     assert calib == FAKE_CALIBRATION and "corrupt" in note
     results.save_section("batch_sweep", {"rows": []}, results_file, this_machine=this_machine)
     assert results.load_results(results_file, this_machine=this_machine)
@@ -392,3 +393,21 @@ def test_a_failed_write_names_the_file_not_the_temporary(
         results.save_section("probe", {}, results_file, this_machine=this_machine)
     assert info.value.filename == str(results_file) and ".tmp" not in str(info.value)
     assert info.value.errno == errno.ENOSPC
+
+
+def test_load_or_calibrate(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Saved:
+        def __init__(self, calibration, source="", reason="") -> None:
+            self.calibration, self.source, self.reason = calibration, source, reason
+
+    saved = {"ridge_point": 5.0}
+    monkeypatch.setattr(calibration, "saved_calibration", lambda path: Saved(saved, "results.json"))
+    assert calibration.load_or_calibrate("x") == (saved, "results.json")
+    monkeypatch.setattr(
+        calibration, "saved_calibration", lambda path: Saved(None, reason="no file")
+    )
+    monkeypatch.setattr(roofs, "calibrate", lambda quick: {"quick": quick})
+    assert calibration.load_or_calibrate() == (
+        {"quick": True},
+        "no file; measured a quick calibration instead",
+    )

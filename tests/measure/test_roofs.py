@@ -178,22 +178,6 @@ def test_measure_bandwidth_and_matmul_with_a_ticking_clock() -> None:
     assert roofs.measure_matmul(n=64, threads=1, clock=TickingClock())["samples"] == 3
 
 
-def test_load_or_calibrate(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Saved:
-        def __init__(self, calibration, source="", reason="") -> None:
-            self.calibration, self.source, self.reason = calibration, source, reason
-
-    saved = {"ridge_point": 5.0}
-    monkeypatch.setattr(roofs, "saved_calibration", lambda path: Saved(saved, "results.json"))
-    assert roofs.load_or_calibrate("x") == (saved, "results.json")
-    monkeypatch.setattr(roofs, "saved_calibration", lambda path: Saved(None, reason="no file"))
-    monkeypatch.setattr(roofs, "calibrate", lambda quick: {"quick": quick})
-    assert roofs.load_or_calibrate() == (
-        {"quick": True},
-        "no file; measured a quick calibration instead",
-    )
-
-
 def test_a_real_quick_calibration_runs_its_kernels() -> None:
     c = roofs.calibrate(quick=True)
     for key in ("bandwidth_bytes_per_s", "matmul_flops_per_s", "matmul_one_thread_flops_per_s"):

@@ -8,10 +8,11 @@ total of B sequences is (1 + 1.25 B) (1 + rho) GiB: at 20%, 1.2 + 1.5 B; at 0%, 
 
 from __future__ import annotations
 
-from common.formulas.ledger import Anomaly, ModelSpec, model_ledger
+from common.formulas.ledger import Anomaly, model_ledger
 from common.formulas.thresholds import Crossover
 from common.present import memory
 from common.present.display import Group, Table
+from common.tables.models import ModelSpec
 from common.tables.units import GIB, KIB, MIB
 
 TOY = ModelSpec(

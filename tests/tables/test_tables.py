@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import reference
 
-from common.formulas.ledger import ModelSpec
 from common.tables import assumptions, op_counts, sources, units
 from common.tables.assumptions import ARTICLE_7B
+from common.tables.models import ModelSpec
 
 
 def test_units_are_powers_of_1000_and_1024() -> None:

@@ -7,7 +7,7 @@ then calls `run_json` once per press of Run. Each run:
 1. writes the hardware table the reader edited over ``common/hw_specs.py``;
 2. forgets every ``common`` module, so the lecture imports the edited table;
 3. runs ``python3 lectures/NN_name.py FLAGS`` or ``python3 -m common.exercises KEY``
-   with the lecture's own one-line error handler (``common.present.cli``) installed,
+   with the lecture's own one-line error handler (``common.shell.cli``) installed,
    capturing what a terminal would show, stdout and stderr in order.
 
 A run that fails prints what the terminal prints: the handler's one line for a bad
@@ -143,7 +143,7 @@ def _exit_status(code: object) -> int:
 
 def _execute(kind: str, argv: list[str]) -> int:
     """Run the script under the lecture's error handler, as the interpreter would."""
-    from common.present import cli
+    from common.shell import cli
 
     cli.install_error_handler()
     problem = table_problem()

@@ -1,7 +1,7 @@
 """Where the course's files live, and the checks a path passes before a run relies on it.
 
 A path given on the command line is checked before any work is done. Two kinds
-of failure, two exit statuses (see ``common.present.boot``):
+of failure, two exit statuses (see ``common.shell.boot``):
 
 - ``UnusablePath`` (a ValueError; usage error, status 2): the path can never work
   as given: empty, a NUL byte, a folder where a file is wanted (or the reverse),

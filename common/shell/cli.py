@@ -26,6 +26,7 @@ and the lecture runs on.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import os
 import sys
@@ -33,10 +34,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from common.files import paths
-from common.files.paths import FIGURES_DIR, default_results_path
-from common.plots import style
-from common.present import boot
+from common.shell import boot, paths
+from common.shell.paths import FIGURES_DIR, default_results_path
 from common.tables.assumptions import ARTICLE_BUDGET_GIB
 
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPT = boot.EXIT_FAILURE, boot.EXIT_USAGE, boot.EXIT_INTERRUPT
@@ -59,6 +58,11 @@ class LectureParser(argparse.ArgumentParser):
         line = " ".join(message.split())
         sys.stderr.write(f"{self.prog}: error: {line} (see --help)\n")
         raise SystemExit(EXIT_USAGE)
+
+
+def matplotlib_available() -> bool:
+    """True when matplotlib can be imported (checked for --png, without importing it)."""
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def lecture_parser(doc: str | None, prog: str | None = None) -> LectureParser:
@@ -260,7 +264,7 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
                 paths.check_output_folder(args.outdir, "figure folder")
             except paths.UnusablePath as exc:
                 _usage(parser, "--outdir", exc)
-    if has_png and args.png and not style.matplotlib_available():
+    if has_png and args.png and not matplotlib_available():
         print(
             f"{parser.prog}: --png: matplotlib is not installed, so no figure is saved "
             "(PNG skipped; run with .venv/bin/python)"
@@ -279,5 +283,5 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
 
 
 def install_error_handler() -> None:
-    """Report errors and Ctrl-C as one line (see common.present.boot for the statuses)."""
+    """Report errors and Ctrl-C as one line (see common.shell.boot for the statuses)."""
     boot.install_error_handler()

@@ -1,4 +1,4 @@
-"""The command line (common.present.cli) and the lectures' bootstrap (common.present.boot).
+"""The command line (common.shell.cli) and the lectures' bootstrap (common.shell.boot).
 
 Flag types and the up-front checks run in this process against a small parser;
 the error handler, Ctrl-C and closed pipes run in a child Python, the way a
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from common.present import boot, cli
+from common.shell import boot, cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -153,7 +153,7 @@ def test_a_file_as_outdir_is_a_usage_error_before_any_work(
 def test_png_without_matplotlib_is_one_line_and_the_run_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cli.style, "matplotlib_available", lambda: False)
+    monkeypatch.setattr(cli, "matplotlib_available", lambda: False)
     args = cli.parse_args(_parser(png=True), ["--png", "--outdir", str(tmp_path)])
     assert args.png is False  # the lecture runs on without figures
     out, err = capsys.readouterr()
@@ -212,7 +212,7 @@ def _script(tmp_path: Path, body: str) -> Path:
     script.write_text(
         "import os\nimport sys\n"
         f"sys.path.insert(0, {str(REPO)!r})\n"
-        "from common.present import boot\n\nboot.start()\n" + textwrap.dedent(body),
+        "from common.shell import boot\n\nboot.start()\n" + textwrap.dedent(body),
         encoding="utf-8",
     )
     return script

@@ -1,4 +1,4 @@
-"""Argument checks (common.formulas.validate): plausible ranges for typed-in figures."""
+"""Argument checks (common.tables.validate): plausible ranges for typed-in figures."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pytest
 
 from common import hw_specs
-from common.formulas import validate
+from common.tables import validate
 
 
 @pytest.mark.parametrize(

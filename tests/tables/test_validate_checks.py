@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from common.formulas import validate
+from common.tables import validate
 
 
 def test_positive_accepts_and_converts() -> None:

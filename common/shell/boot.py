@@ -4,7 +4,7 @@ Every lecture begins with the same bootstrap, before numpy or anything heavy is
 imported (between ``sphinx_gallery_start_ignore`` markers, so it stays off the page)::
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-    from common.present import boot
+    from common.shell import boot
 
     boot.start()
 

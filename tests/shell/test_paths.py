@@ -1,4 +1,4 @@
-"""Path checks (common.files.paths): what a results file or figure folder may be.
+"""Path checks (common.shell.paths): what a results file or figure folder may be.
 
 Each kind of bad path is made for real in a temporary folder (a FIFO, a symlink
 loop, a file in the way) and must be refused by name, without being opened.
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from common.files import atomic, paths
+from common.files import atomic
+from common.shell import paths
 
 
 @pytest.fixture
