@@ -10,8 +10,10 @@ Usage (from the repository root)::
 Each mutant is one small change to one module's syntax tree, of the kinds of faults
 that ship: an operator swapped (+ for -, * for /), a term or factor dropped (a * b -> a),
 a comparison moved by one (< for <=), a number changed (n -> n + 1, x -> 1.1 x), a flag
-inverted, max for min. Docstrings, strings, f-strings, annotations and error messages
-are left alone: they do not carry the numbers.
+inverted, max for min, a figure's log axis made linear. Values of cosmetic keyword
+arguments (font and marker sizes, line widths, transparency: COSMETIC_KEYWORDS) are not
+mutated: they change how a figure looks, not what it says. Docstrings, strings,
+f-strings, annotations and error messages are left alone: they do not carry the numbers.
 
 A mutant runs in a forked child of this process (pytest, numpy and matplotlib are
 already imported, so one mutant costs a fraction of a second plus its tests). An import
@@ -50,7 +52,13 @@ REPO = Path(__file__).resolve().parent.parent
 # Which tests cover which module
 # ---------------------------------------------------------------------------
 T_HW = "tests/tables/test_hw_specs.py"
-T_PLOTS = "tests/plots"
+T_PLOT_AXES = "tests/plots/test_roofline_axes.py"
+T_PLOT_DATA = "tests/plots/test_figures.py"
+T_PLOT_LOCAL = "tests/plots/test_local_roofline_figure.py"
+T_PLOT_POINTS = "tests/plots/test_measured_points.py"
+T_PLOT_HIER = "tests/plots/test_hierarchy_figure.py"
+T_PLOT_ARTICLE = "tests/plots/test_article_figures.py"
+T_PLOT_ATT = "tests/plots/test_attention_figures.py"
 T_MODELS = "tests/tables/test_models.py"
 T_TABLES = "tests/tables/test_tables.py"
 T_ROOF = "tests/formulas/test_roofline.py"
@@ -96,12 +104,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/measure/hierarchy.py": (T_SWEEP,),
     "common/measure/attention.py": (T_ATT_KERNELS,),
     # Figures: tested by the data and axes matplotlib holds (tests/plots).
-    "common/plots/style.py": (T_PLOTS,),
-    "common/plots/article.py": (T_PLOTS,),
-    "common/plots/roofline.py": (T_PLOTS,),
-    "common/plots/attention.py": (T_PLOTS,),
-    "common/plots/hierarchy.py": (T_PLOTS,),
-    "common/plots/transformer.py": (T_PLOTS,),
+    "common/plots/style.py": (T_PLOT_AXES, T_PLOT_DATA),
+    "common/plots/roofline.py": (T_PLOT_AXES, T_PLOT_DATA),
+    "common/plots/article.py": (T_PLOT_ARTICLE, T_PLOT_DATA, T_PLOT_LOCAL, T_PLOT_POINTS),
+    "common/plots/attention.py": (T_PLOT_ATT,),
+    "common/plots/hierarchy.py": (T_PLOT_DATA, T_PLOT_HIER),
+    "common/plots/transformer.py": (T_PLOT_DATA, T_PLOT_ARTICLE),
 }
 
 # ---------------------------------------------------------------------------
@@ -277,6 +285,8 @@ CMP_SWAP = {
 }
 AUG_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
 CALL_SWAP = {"max": "min", "min": "max"}
+#: A figure's log axis made linear: ax.set_xscale("log") -> ax.set_xscale("linear").
+SCALE_SETTERS = frozenset({"set_xscale", "set_yscale"})
 SYMBOL = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -356,6 +366,15 @@ def _variants(node: ast.AST) -> list[tuple[str, object]]:
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
         sign = "not " if isinstance(node.op, ast.Not) else "-"
         out.append((f"{sign}x -> x", ("unary", None)))
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in SCALE_SETTERS
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value == "log"
+    ):
+        out.append((f'{node.func.attr}("log") -> "linear"', ("scale", None)))
     elif (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CALL_SWAP
     ):
@@ -456,6 +475,9 @@ def _apply(node: ast.AST, data: object) -> ast.AST | None:
         return node.operand  # type: ignore[attr-defined]
     elif kind == "call":
         node.func.id = CALL_SWAP[node.func.id]  # type: ignore[attr-defined]
+    elif kind == "scale":
+        node.args[0] = ast.Constant("linear")  # type: ignore[attr-defined]
+        node.keywords = [k for k in node.keywords if k.arg != "base"]  # type: ignore[attr-defined]
     return None
 
 
