@@ -145,12 +145,12 @@ def alt_text(path: str | os.PathLike[str], caption: str = "") -> str:
     'roofline_a100.png' -> 'roofline a100'.
     """
     name = Path(path).stem.replace("_", " ").replace("-", " ").strip() or "figure"
-    name = re.sub(r"^\d\d ", "", name)
-    sentences = [s.strip() for s in _SENTENCE_END.split(" ".join(caption.split())) if s.strip()]
+    plain = " ".join(caption.replace("``", "").split())
+    sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s.strip()]
     described = [s for s in sentences if not s.lower().startswith(("look", "tap"))]
     if not described:
         return name
-    return f"Figure, {name}: {described[0].rstrip('.')}."
+    return f"Figure {name}: {described[0].rstrip('.')}."
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -312,12 +312,24 @@ def with_index_terms(source: str, terms: Iterable[str]) -> str:
     return source[: match.end()] + block + source[match.end() :]
 
 
+_BUILD_OUTPUTS = re.compile(
+    r"docs/" + re.escape(OUTPUTS_SUBDIR.as_posix()) + r"/(?:(results/)|figures/\d\d_\w+)"
+)
+
+
+def as_a_student_runs_it(source: str) -> str:
+    """A lecture page's output with the docs build's folders shown as a student's own run
+    prints them: docs/_build/lecture_outputs/results/machine.json -> results/machine.json,
+    docs/_build/lecture_outputs/figures/04_make_figures -> figures."""
+    return _BUILD_OUTPUTS.sub(lambda m: m[1] or "figures", source)
+
+
 def _source_read(app: Any, docname: str, source: list[str]) -> None:
     if docname == "auto_lectures/index":
         source[0] = number_cards(source[0])
     elif docname.startswith("auto_lectures/"):
         terms = app.config.course_index_terms.get(docname.removeprefix("auto_lectures/"), ())
-        source[0] = with_index_terms(source[0], terms)
+        source[0] = with_index_terms(as_a_student_runs_it(source[0]), terms)
 
 
 #: Sphinx writes a toctree's caption as role="heading" without a level (axe-core:
