@@ -54,6 +54,7 @@ At the top, where students and the course script find them:
 - ``shell.boot``: every lecture's first lines: one-line errors, quiet Ctrl-C and closed pipes.
 - ``shell.cli``: the lectures' flags, their up-front checks and the exit statuses.
 - ``shell.paths``: the repository root, the output folders and the checks a path passes.
+- ``shell.interface``: a lecture's declared interface (its ``make_parser()``), read unrun.
 
 ``measure``: measuring this machine (numpy).
 

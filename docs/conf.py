@@ -87,9 +87,9 @@ html_theme_options = {
 
 # -- Run it here (docs/_ext/runner.py) --------------------------------------------
 # The lectures whose page gets a panel, each with the flags it offers; choices and
-# defaults come from the lecture's own parser. A lecture must import on the standard
-# library alone (the build checks). The exercises whose answers the panel recomputes
-# are those computed from the hardware table.
+# defaults come from the parser the lecture declares (its make_parser()). A lecture
+# must import on the standard library alone (the build checks). The exercises whose
+# answers the panel recomputes are those computed from the hardware table.
 runner_lectures = {
     "02_roofline_basics": (),
     "05_operator_ledger": ("--chip", "--precision"),

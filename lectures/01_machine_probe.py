@@ -50,15 +50,21 @@ from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
 
-parser = cli.lecture_parser(__doc__)
-cli.add_results_flag(parser, saves=True)
-parser.add_argument(
-    "--quick",
-    action="store_true",
-    help="take fewer timed repeats (same sizes; noisier numbers, shorter run)",
-)
-cli.add_png_flags(parser)
-args = cli.parse_args(parser)
+
+def make_parser() -> cli.LectureParser:
+    """The command line: --results, --quick, --png and --outdir."""
+    parser = cli.lecture_parser(__doc__)
+    cli.add_results_flag(parser, saves=True)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="take fewer timed repeats (same sizes; noisier numbers, shorter run)",
+    )
+    cli.add_png_flags(parser)
+    return parser
+
+
+args = cli.parse_args(make_parser())
 mode = "quick" if args.quick else "full"
 
 previous = saved_calibration(args.results)

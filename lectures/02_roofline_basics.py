@@ -39,11 +39,17 @@ from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_
 from common.plots.roofline import save_roofline_png
 from common.present import basics
 from common.present.display import show
-from common.shell.cli import add_png_flags, lecture_parser, parse_args
+from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
 
-parser = lecture_parser(__doc__)
-add_png_flags(parser)
-args = parse_args(parser)  # a bad --outdir, or --png without matplotlib, is said here
+
+def make_parser() -> LectureParser:
+    """The command line: --png and --outdir."""
+    parser = lecture_parser(__doc__)
+    add_png_flags(parser)
+    return parser
+
+
+args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here
 
 # %%
 # 1. Intensity of basic operations

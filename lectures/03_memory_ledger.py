@@ -52,11 +52,17 @@ from common.shell.paths import display_path
 from common.tables import assumptions
 from common.tables.units import GIB
 
-parser = cli.lecture_parser(__doc__)
-cli.add_budget_flag(parser)
-cli.add_results_flag(parser, saves=True)
-cli.add_png_flags(parser)
-args = cli.parse_args(parser)
+
+def make_parser() -> cli.LectureParser:
+    """The command line: --budget-gib, --results, --png and --outdir."""
+    parser = cli.lecture_parser(__doc__)
+    cli.add_budget_flag(parser)
+    cli.add_results_flag(parser, saves=True)
+    cli.add_png_flags(parser)
+    return parser
+
+
+args = cli.parse_args(make_parser())
 BUDGET = args.budget_gib * GIB
 
 # %%

@@ -90,8 +90,7 @@ def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
 # The script checks first that it can draw and write (matplotlib installed, the
 # output folder writable), then reads the results file once.
 
-parser = make_parser()
-args = cli.parse_args(parser)
+args = cli.parse_args(make_parser())
 style.require_matplotlib()  # ImportError -> one line, exit 1
 OUTDIR = writable_dir(args.outdir, "figure folder")  # ValueError -> one line, exit 1
 

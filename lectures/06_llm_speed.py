@@ -48,9 +48,16 @@ from common.present import llm
 from common.present.display import show
 
 # sphinx_gallery_start_ignore
-from common.present.llm_cli import parse_llm_args
+from common.present.llm_cli import llm_parser, parse_llm_args
+from common.shell.cli import LectureParser
 
-run = parse_llm_args(__doc__)  # one-line usage errors for flags that do not fit
+
+def make_parser() -> LectureParser:
+    """The command line: the LLM lectures' flags (see --help)."""
+    return llm_parser(__doc__)
+
+
+run = parse_llm_args(make_parser())  # one-line usage errors for flags that do not fit
 args, model, chip, precision, dtypes = run
 # sphinx_gallery_end_ignore
 

@@ -47,13 +47,21 @@ from common.formulas.transformer import (
 )
 from common.hw_specs import B200, CHIPS, H100, H200
 from common.present import llm
+from common.present.console import fmt_gb
 from common.present.display import show
 
 # sphinx_gallery_start_ignore
-from common.present.llm_cli import parse_llm_args
+from common.present.llm_cli import llm_parser, parse_llm_args
+from common.shell.cli import LectureParser
 from common.tables.models import with_full_mha, with_kv_heads
 
-run = parse_llm_args(__doc__)  # one-line usage errors for flags that do not fit
+
+def make_parser() -> LectureParser:
+    """The command line: the LLM lectures' flags (see --help)."""
+    return llm_parser(__doc__)
+
+
+run = parse_llm_args(make_parser())  # one-line usage errors for flags that do not fit
 args, model, chip, precision, dtypes = run
 # sphinx_gallery_end_ignore
 
@@ -172,7 +180,7 @@ if args.png:
     kv_seq = kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S
     panels = []
     for key, (name, curve, wall) in curves.items():
-        chip_memory = llm.fmt_gb(CHIPS[key].mem_capacity)
+        chip_memory = fmt_gb(CHIPS[key].mem_capacity)
         ceiling = CHIPS[key].mem_bw / kv_seq
         note = f"weights alone exceed\n{chip_memory}"
         knee = stats[key]["knee"]

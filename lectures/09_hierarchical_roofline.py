@@ -46,15 +46,21 @@ from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
 
-parser = cli.lecture_parser(__doc__)
-parser.add_argument(
-    "--quick",
-    action="store_true",
-    help="shorter sweep (2 sizes per octave, less time per size) for tests",
-)
-cli.add_png_flags(parser)
-cli.add_results_flag(parser, saves=True)
-args = cli.parse_args(parser)
+
+def make_parser() -> cli.LectureParser:
+    """The command line: --quick, --png, --outdir and --results."""
+    parser = cli.lecture_parser(__doc__)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="shorter sweep (2 sizes per octave, less time per size) for tests",
+    )
+    cli.add_png_flags(parser)
+    cli.add_results_flag(parser, saves=True)
+    return parser
+
+
+args = cli.parse_args(make_parser())
 
 QUICK = args.quick
 mode = "quick" if QUICK else "full"

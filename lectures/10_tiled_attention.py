@@ -52,11 +52,17 @@ from common.shell import cli
 from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 
-parser = cli.lecture_parser(__doc__)
-parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
-cli.add_png_flags(parser)
-cli.add_results_flag(parser, saves=True)
-args = cli.parse_args(parser)  # bad paths, and --png without matplotlib, are said here
+
+def make_parser() -> cli.LectureParser:
+    """The command line: --quick, --png, --outdir and --results."""
+    parser = cli.lecture_parser(__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes, short runs")
+    cli.add_png_flags(parser)
+    cli.add_results_flag(parser, saves=True)
+    return parser
+
+
+args = cli.parse_args(make_parser())  # bad paths, and --png without matplotlib, are said here
 QUICK = args.quick
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
 lecture_start = time.perf_counter()
@@ -69,25 +75,13 @@ from common.present.console import (
     fmt_bw,
     fmt_bytes,
     fmt_flops,
+    fmt_kib,
     fmt_num,
     fmt_rate,
     fmt_ratio,
     fmt_time,
 )
 from common.present.display import figure
-
-
-def mb(x: float) -> str:
-    """Bytes in decimal MB with two decimals, the article's unit."""
-    return fmt_bytes(x, digits=2)
-
-
-def kib(x: float) -> str:
-    """On-chip sizes in binary units, three significant figures: 1.26 KiB, 228 KiB, 105 MiB."""
-    scaled = x
-    while scaled >= 1024:
-        scaled /= 1024
-    return fmt_bytes(x, binary=True, digits=0 if scaled >= 100 else 1 if scaled >= 10 else 2)
 
 
 def verdict(i: float, ridge: float, seconds: float) -> str:
@@ -140,7 +134,7 @@ table = Table(
         *(f"{c.name}, I* {c.ridge_point('bf16'):.1f}" for c in GPUS),
     ],
     [
-        [name, fmt_flops(F), mb(d), f"{intensity(F, d):.1f}"]
+        [name, fmt_flops(F), fmt_bytes(d), f"{intensity(F, d):.1f}"]
         + [verdict(intensity(F, d), c.ridge_point("bf16"), bound_s[(name, c.key)]) for c in GPUS]
         for name, d in extremes.items()
     ],
@@ -150,8 +144,8 @@ naive_name, ideal_name = extremes
 kv_bytes = 2 * BF16 * N * D_HEAD
 notes = Observations(
     [
-        f"Naive attention moves {mb(naive_bytes)} at I = {intensity(F, naive_bytes):.1f} "
-        f"FLOP/byte, under both ridges: memory-bound. The ideal moves {mb(ideal_bytes)} "
+        f"Naive attention moves {fmt_bytes(naive_bytes)} at I = {intensity(F, naive_bytes):.1f} "
+        f"FLOP/byte, under both ridges: memory-bound. The ideal moves {fmt_bytes(ideal_bytes)} "
         f"({fmt_ratio(naive_bytes / ideal_bytes, 1)} fewer bytes, the same F) at "
         f"I = {intensity(F, ideal_bytes):.0f}: compute-bound on both chips.",
         f"On the {A100.name} the time bound falls "
@@ -159,7 +153,8 @@ notes = Observations(
         f"{fmt_time(bound_s[(naive_name, 'a100')], 'ms')} to "
         f"{fmt_time(bound_s[(ideal_name, 'a100')], 'ms')}: the article's numbers.",
         f"The ideal assumes that nothing is ever read twice, as if K and V "
-        f"({kib(kv_bytes)} at this size) stayed on chip for every query. One SM's shared memory "
+        f"({fmt_kib(kv_bytes)} at this size) stayed on chip for every query. One SM's shared "
+        "memory "
         "is a few hundred KiB. The rest of Part 1 asks what a finite on-chip memory gives.",
     ]
 )
@@ -237,20 +232,20 @@ for key, (chip, blocks, traffic, i) in plans.items():
     block_rows.append(
         [
             chip.name,
-            kib(chip.smem_per_sm),
+            fmt_kib(chip.smem_per_sm),
             f"{blocks.rows} x {blocks.cols}",
-            kib(blocks.on_chip_bytes),
+            fmt_kib(blocks.on_chip_bytes),
             -(-N // blocks.rows),
         ]
     )
     bound_rows.append(
         [
             chip.name,
-            mb(traffic),
+            fmt_bytes(traffic),
             f"{i:.1f}",
             f"{ridge:.1f}",
             verdict(i, ridge, seconds),
-            kib(needed[key]) if needed[key] else "never",
+            fmt_kib(needed[key]) if needed[key] else "never",
         ]
     )
 block_table = Table(
@@ -269,15 +264,16 @@ h100_plan, a100_plan = plans["h100"], plans["a100"]
 notes = Observations(
     [
         f"In bf16 the intensity is about B_r: F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) is "
-        f"close to 2 N / (b T_r) = B_r. The {H100.name}'s {kib(H100.smem_per_sm)} give "
+        f"close to 2 N / (b T_r) = B_r. The {H100.name}'s {fmt_kib(H100.smem_per_sm)} give "
         f"B_r = {h100_plan[1].rows} and I = {h100_plan[3]:.1f}; the {A100.name}'s "
-        f"{kib(A100.smem_per_sm)} give B_r = {a100_plan[1].rows} and I = {a100_plan[3]:.1f}.",
+        f"{fmt_kib(A100.smem_per_sm)} give B_r = {a100_plan[1].rows} and I = {a100_plan[3]:.1f}.",
         f"Neither reaches its ridge from shared memory alone: the {H100.name} would need "
-        f"{kib(needed['h100'])} ({fmt_ratio(needed['h100'] / H100.smem_per_sm)} what it has), "
-        f"the {A100.name} {kib(needed['a100'])} "
+        f"{fmt_kib(needed['h100'])} ({fmt_ratio(needed['h100'] / H100.smem_per_sm)} what it has), "
+        f"the {A100.name} {fmt_kib(needed['a100'])} "
         f"({fmt_ratio(needed['a100'] / A100.smem_per_sm)}).",
-        f"The {H100.name}'s blocks cut the traffic from {mb(naive_bytes)} to "
-        f"{mb(h100_plan[2])} ({fmt_ratio(naive_bytes / h100_plan[2])} fewer bytes), but that "
+        f"The {H100.name}'s blocks cut the traffic from {fmt_bytes(naive_bytes)} to "
+        f"{fmt_bytes(h100_plan[2])} ({fmt_ratio(naive_bytes / h100_plan[2])} fewer bytes), but "
+        "that "
         f"is still {fmt_ratio(h100_plan[2] / ideal_bytes, 1)} the ideal: K and V are read "
         f"T_r = {-(-N // h100_plan[1].rows)} times each.",
         "Real kernels do better than this model in two ways it leaves out: they keep the score "
@@ -330,7 +326,15 @@ rows = []
 for name, m in landmarks.items():
     blocks = attention_io.block_sizes(N, D_HEAD, m, BF16)
     d = attention_io.tiled_traffic(N, D_HEAD, blocks.rows, blocks.cols, BF16)
-    rows.append([name, kib(m), f"{blocks.rows} x {blocks.cols}", mb(d), f"{intensity(F, d):.1f}"])
+    rows.append(
+        [
+            name,
+            fmt_kib(m),
+            f"{blocks.rows} x {blocks.cols}",
+            fmt_bytes(d),
+            f"{intensity(F, d):.1f}",
+        ]
+    )
 table = Table(["landmark", "M_sm", "Br x Bc", "D", "I"], rows, title="Landmarks on the curve")
 span = [m for m in m_grid if 16 * 1024 <= m <= 128 * 1024]
 d_lo, d_hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (span[0], span[-1]))
@@ -344,17 +348,19 @@ caption = (
 )
 notes = Observations(
     [
-        f"With {kib(least)} on chip (one row of each block) K and V are read N times: "
-        f"{mb(curve[0])}, {fmt_ratio(curve[0] / naive_bytes, 0)} the naive kernel's traffic. "
-        f"Tiling moves no more than naive only from {kib(landmarks['no more than naive'])} on.",
+        f"With {fmt_kib(least)} on chip (one row of each block) K and V are read N times: "
+        f"{fmt_bytes(curve[0])}, {fmt_ratio(curve[0] / naive_bytes, 0)} the naive kernel's "
+        "traffic. "
+        f"Tiling moves no more than naive only from {fmt_kib(landmarks['no more than naive'])} on.",
         f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of {slope:.2f}: "
         "doubling the on-chip memory about halves the traffic, the theorem's 1 / M.",
         f"The chips' shared memories sit on that slope, well before either ridge "
-        f"({kib(needed['a100'])} for the {A100.name}, {kib(needed['h100'])} for the "
+        f"({fmt_kib(needed['a100'])} for the {A100.name}, {fmt_kib(needed['h100'])} for the "
         f"{H100.name}).",
-        f"From {kib(resident)}, K and V whole ({kib(kv_bytes)}) plus one query row, the traffic "
-        f"drops to the ideal {mb(ideal_bytes)}; the lowest point of the curve is "
-        f"{mb(min(curve))}, never below it.",
+        f"From {fmt_kib(resident)}, K and V whole ({fmt_kib(kv_bytes)}) plus one query row, the "
+        "traffic "
+        f"drops to the ideal {fmt_bytes(ideal_bytes)}; the lowest point of the curve is "
+        f"{fmt_bytes(min(curve))}, never below it.",
     ]
 )
 # sphinx_gallery_end_ignore
@@ -413,13 +419,20 @@ head_rows, time_rows = [], []
 for n, (f, dn, dt, di) in per_head.items():
     tn, tt = (lower_bound_time(f, d, peak, bw) for d in (dn, dt))
     head_rows.append(
-        [f"{n:,}", mb(dn), mb(dt), mb(di), f"{intensity(f, dn):.1f}", f"{intensity(f, dt):.1f}"]
+        [
+            f"{n:,}",
+            fmt_bytes(dn),
+            fmt_bytes(dt),
+            fmt_bytes(di),
+            f"{intensity(f, dn):.1f}",
+            f"{intensity(f, dt):.1f}",
+        ]
     )
     time_rows.append([f"{n:,}", fmt_time(tn), fmt_time(tt), fmt_ratio(tn / tt)])
 head_table = Table(
     ["N", "D naive", "D tiled", "D ideal", "I naive", "I tiled"],
     head_rows,
-    title=f"One head on the {H100.name} (M_sm = {kib(H100.smem_per_sm)}, d_h = {D_HEAD}, bf16)",
+    title=f"One head on the {H100.name} (M_sm = {fmt_kib(H100.smem_per_sm)}, d_h = {D_HEAD}, bf16)",
 )
 time_table = Table(
     ["N", "T naive", "T tiled", "gain"],
@@ -571,9 +584,12 @@ exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 # sphinx_gallery_start_ignore
 ridge_1 = peak_1 / beta
 naive_i = intensity(*attention.naive_counts(N, D_HEAD))
-cache_rows = [[name, kib(size), cache_source] for name, size in levels.items()]
+cache_rows = [[name, fmt_kib(size), cache_source] for name, size in levels.items()]
 if not levels:
-    cache_rows = [["L2 (assumed)", kib(l2), "not reported"], ["LLC (assumed)", kib(llc), "-"]]
+    cache_rows = [
+        ["L2 (assumed)", fmt_kib(l2), "not reported"],
+        ["LLC (assumed)", fmt_kib(llc), "-"],
+    ]
 roof_rows = [
     ["memory bandwidth beta (1 thread)", fmt_bw(beta)],
     ["matmul, all threads", fmt_rate(calibration["matmul_flops_per_s"])],
@@ -648,11 +664,11 @@ for name, b in sized.items():
     size_rows.append(
         [
             name,
-            kib(budgets[name]),
+            fmt_kib(budgets[name]),
             f"{b.rows} x {b.cols}",
             f"{steps:,}",
-            mb(attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1]),
-            kib(attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols)),
+            fmt_bytes(attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1]),
+            fmt_kib(attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols)),
         ]
     )
     speed_rows.append([name, fmt_time(t), *speed(t), f"{min(1.0, steps * step_s / t):.0%}"])
@@ -663,8 +679,8 @@ size_rows.append(
         "-",
         "-",
         "-",
-        mb(attention.naive_counts(BLOCK_N, D_HEAD)[1]),
-        kib(attention.naive_memory_bytes(BLOCK_N, D_HEAD)),
+        fmt_bytes(attention.naive_counts(BLOCK_N, D_HEAD)[1]),
+        fmt_kib(attention.naive_memory_bytes(BLOCK_N, D_HEAD)),
     ]
 )
 speed_rows.append(["naive", fmt_time(t_naive), *speed(t_naive), "-"])
@@ -701,7 +717,8 @@ naive_d = attention.naive_counts(BLOCK_N, D_HEAD)[1]
 if small_d > naive_d:
     items.append(
         f"Those small blocks even move more than the naive kernel by the model's count, "
-        f"{mb(small_d)} against {mb(naive_d)}: K and V are read {-(-BLOCK_N // small_b.rows)} "
+        f"{fmt_bytes(small_d)} against {fmt_bytes(naive_d)}: K and V are read "
+        f"{-(-BLOCK_N // small_b.rows)} "
         "times, the small-M_sm end of the first figure."
     )
 b_llc = sized.get("LLC / 2")
@@ -780,8 +797,8 @@ for n, (b, t) in measured.items():
     memory_rows.append(
         [
             f"{n:,}",
-            kib(attention.naive_memory_bytes(n, D_HEAD)),
-            kib(attention.tiled_memory_bytes(n, D_HEAD, b.rows, b.cols)),
+            fmt_kib(attention.naive_memory_bytes(n, D_HEAD)),
+            fmt_kib(attention.tiled_memory_bytes(n, D_HEAD, b.rows, b.cols)),
         ]
     )
 times_table = Table(
@@ -810,7 +827,7 @@ roof_table = Table(
     [
         [
             kind,
-            mb(r["bytes"]),
+            fmt_bytes(r["bytes"]),
             f"{r['intensity']:.1f}",
             f"{fmt_time(r['t_pred_s'])}, {r['bound']}",
             fmt_time(r["t_meas_s"]),
@@ -863,7 +880,8 @@ items = [
         f"their sum, {fmt_time(naive_serial)}: here the two overlapped, or a roof was low."
     ),
     f"The tiled kernel moves {fmt_ratio(placed['naive']['bytes'] / placed['tiled']['bytes'], 1)} "
-    f"fewer bytes ({mb(placed['tiled']['bytes'])}, {fmt_time(placed['tiled']['t_memory_s'])} "
+    f"fewer bytes ({fmt_bytes(placed['tiled']['bytes'])}, "
+    f"{fmt_time(placed['tiled']['t_memory_s'])} "
     f"at that bandwidth), so its time goes elsewhere: of its {fmt_time(t_top['tiled'])}, "
     f"{fmt_time(placed['tiled']['t_compute_s'])} is F at the matmul roof, "
     f"{fmt_time(exps_s)} the N^2 exponentials at {fmt_time(exp_s)} each, "
@@ -889,9 +907,9 @@ if inside and outside:
     )
 items.append(
     "Where the savings always show: memory. The naive kernel holds S, "
-    f"{kib(attention.naive_memory_bytes(top, D_HEAD))} at N = {top:,} and "
-    f"{kib(attention.naive_memory_bytes(131072, D_HEAD))} at 131,072 tokens; the tiled kernel "
-    f"needs {kib(attention.tiled_memory_bytes(131072, D_HEAD, b_top.rows, b_top.cols))} there, "
+    f"{fmt_kib(attention.naive_memory_bytes(top, D_HEAD))} at N = {top:,} and "
+    f"{fmt_kib(attention.naive_memory_bytes(131072, D_HEAD))} at 131,072 tokens; the tiled kernel "
+    f"needs {fmt_kib(attention.tiled_memory_bytes(131072, D_HEAD, b_top.rows, b_top.cols))} there, "
     "its output and its blocks."
 )
 notes = Observations(items)

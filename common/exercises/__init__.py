@@ -46,7 +46,7 @@ from common.formulas.roofline import (
 )
 from common.formulas.thresholds import crossover
 from common.hw_specs import Chip
-from common.present.console import fmt_bw, fmt_bytes, fmt_rate, fmt_time
+from common.present.console import fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
 from common.tables.assumptions import (
     ARTICLE_7B,
     ARTICLE_BUDGET_GIB,
@@ -171,10 +171,6 @@ def gemm_crossover(
 NOISY_BELOW = 0.85  # a roof's own operation below this share of its bound ran on a busy machine
 
 
-def _pct(fraction: float) -> str:
-    return f"{fraction * 100:.0f}%"
-
-
 def percent_of_bound_answer(
     calib: Calibration,
     operations: Sequence[Mapping[str, Any]] | None,
@@ -189,7 +185,7 @@ def percent_of_bound_answer(
     for op in operations or ():
         name, fraction = str(op["name"]), float(op["fraction_of_bound"])
         values["percent"][name] = fraction
-        shown = "above roof" if op.get("flag") else _pct(fraction)
+        shown = "above roof" if op.get("flag") else fmt_pct(fraction)
         rows.append((name, f"{float(op['intensity']):.3g}", str(op["bound"]), shown))
     steps = [
         "The percentage is the roofline's lower bound divided by the measured time, "
@@ -202,8 +198,8 @@ def percent_of_bound_answer(
     if "add" in measured and "GEMM square" in measured:
         low = min(measured["add"], measured["GEMM square"]) < NOISY_BELOW
         steps.append(
-            f"The add reached {_pct(measured['add'])} and the square GEMM "
-            f"{_pct(measured['GEMM square'])} of their bounds. Expect both near 100%: "
+            f"The add reached {fmt_pct(measured['add'])} and the square GEMM "
+            f"{fmt_pct(measured['GEMM square'])} of their bounds. Expect both near 100%: "
             "each is the very operation that measured its own roof."
             + (
                 " One of them fell well short here: the machine was busier while it ran "
@@ -220,7 +216,7 @@ def percent_of_bound_answer(
     if "attention naive" in measured:
         share = measured["attention naive"]
         steps.append(
-            f"Naive attention reached {_pct(share)}, "
+            f"Naive attention reached {fmt_pct(share)}, "
             + ("well below half its bound" if share < 0.5 else "more than half its bound")
             + ", as expected: numpy runs its matmul and softmax phases one after the other "
             "(the roofline assumes they overlap), the softmax runs on one thread, and exp "
@@ -327,7 +323,7 @@ def sweep_crossing_answer(
             else ""
         )
         steps.append(
-            f"The measured sweep peaked at {best:,.0f} tokens/s, {_pct(best / ceiling)} of "
+            f"The measured sweep peaked at {best:,.0f} tokens/s, {fmt_pct(best / ceiling)} of "
             f"that ceiling{above}, and first came within 10% of its peak at B = {b90}: "
             "that is where, on this machine, a bigger batch stops paying."
         )

@@ -13,7 +13,15 @@ from collections.abc import Mapping, Sequence
 from common.formulas.roofline import attainable_flops, bound_of, lower_bound_time
 from common.hw_specs import Chip, bytes_per_elem
 from common.present.charts import ascii_roofline
-from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
+from common.present.console import (
+    fmt_batch,
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_intensity,
+    fmt_rate,
+    fmt_time,
+)
 from common.present.display import (
     Figure,
     Group,
@@ -29,16 +37,6 @@ from common.shell.paths import display_path
 
 Op = tuple[str, float, float]  # (name, FLOPs, bytes)
 Case = tuple[Chip, str, tuple[str, str, str]]  # (chip, compute precision, X/W/out formats)
-
-
-def fmt_intensity(i: float) -> str:
-    """Intensity in FLOP/byte: three decimals below 10, one above."""
-    return f"{i:.3f}" if i < 10 else f"{i:.1f}"
-
-
-def fmt_batch(b: int | None) -> str:
-    """A critical batch, or 'never' when no batch reaches the ridge."""
-    return "never" if b is None else str(b)
 
 
 def matmul_name(B: int) -> str:
@@ -141,7 +139,7 @@ def ridge_table(
                 fmt_rate(chip.peak_flops(precision), digits=2) + estimate,
                 fmt_bw(chip.mem_bw),
                 f"{ridge[key]:.0f}",
-                fmt_batch(crit[key]),
+                fmt_batch(crit[key], "never"),
             ]
         )
     return Group(
@@ -163,7 +161,7 @@ def ridge_observations(
     fp8_bytes, nvfp4_bytes = bytes_per_elem("fp8"), bytes_per_elem("nvfp4")
     bf16 = {chip.name: ridge[(chip.key, p)] for chip, p, _ in cases if p == "bf16"}
     low, high = min(bf16, key=bf16.__getitem__), max(bf16, key=bf16.__getitem__)
-    batch = {key: fmt_batch(b) for key, b in crit.items()}
+    batch = {key: fmt_batch(b, "never") for key, b in crit.items()}
     h100_bf16, h100_fp8 = crit[(h100.key, "bf16")], crit[(h100.key, "fp8")]
     fp8_vs_bf16 = f"x{h100_fp8 / h100_bf16:.2f}" if h100_fp8 and h100_bf16 else "no ratio"
     fp8_gain = h100.peak_flops("fp8") / h100.peak_flops("bf16")
@@ -211,7 +209,14 @@ def v5e_table(
         Table(
             ["case", "compute", "ridge", "I, small B", "book's B", "exact B"],
             [
-                [case, p, f"{r:.0f}", f"~ {2 / w:g} B", f"{book:.0f}", fmt_batch(exact)]
+                [
+                    case,
+                    p,
+                    f"{r:.0f}",
+                    f"~ {2 / w:g} B",
+                    f"{book:.0f}",
+                    fmt_batch(exact, "never"),
+                ]
                 for case, p, r, w, book, exact in rows
             ],
         ),
@@ -264,11 +269,12 @@ def exercise_observations(
         [
             f"Exercise 1: int8 gives x{int8_gain:.1f} the v5e's bf16 peak and halves the size "
             f"of every number, so the critical batch stays where bf16 has it: "
-            f"{fmt_batch(exact1)} against {fmt_batch(exact_bf16)}. The small-B estimate gives "
-            f"{book1:.0f}.",
+            f"{fmt_batch(exact1, 'never')} against {fmt_batch(exact_bf16, 'never')}. "
+            f"The small-B estimate gives {book1:.0f}.",
             f"Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
-            f"and the critical batch halves with them: {fmt_batch(exact2)} (estimate "
-            f"{book2:.0f}). This is why weight-only quantization pays off so well in decode.",
+            f"and the critical batch halves with them: {fmt_batch(exact2, 'never')} "
+            f"(estimate {book2:.0f}). This is why weight-only quantization pays off so well in "
+            "decode.",
             f"Exercise 4: with one matrix per example the intensity is "
             f"{per_example_i[first]:.3f} at B = {first} and still {per_example_i[last]:.3f} at "
             f"B = {last}. Batching only helps when the batch shares data.",

@@ -51,10 +51,40 @@ def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
     return fmt_num(flops_per_s, digits, "FLOP/s")
 
 
-def fmt_bytes(n: float, binary: bool = False, digits: int = 2) -> str:
-    """A byte count, decimal (MB = 1e6 B) by default or binary (MiB = 2**20 B)."""
+def _byte_scales() -> dict[str, float]:
+    return {unit: scale for scale, unit in (*_DECIMAL_BYTES, *_BINARY_BYTES)} | {"B": 1.0}
+
+
+def fmt_bytes(
+    n: float, binary: bool = False, digits: int | None = 2, unit: str | None = None
+) -> str:
+    """A byte count, decimal (MB = 1e6 B) by default or binary (MiB = 2**20 B).
+
+    `unit` fixes the unit (fmt_bytes(8e10, unit="GB") == '80.00 GB'); digits=None
+    keeps three significant figures (fmt_bytes(233472, binary=True, digits=None) == '228 KiB').
+    """
     n = finite(n, "byte count")
-    return _scaled(n, _BINARY_BYTES if binary else _DECIMAL_BYTES, digits, "B")
+    if unit is not None:
+        scales = _byte_scales()
+        if unit not in scales:
+            raise ValueError(f"unknown byte unit {unit!r}; use one of {', '.join(scales)}")
+        return f"{n / scales[unit]:.{2 if digits is None else digits}f} {unit}"
+    table = _BINARY_BYTES if binary else _DECIMAL_BYTES
+    if digits is None:
+        shown = abs(n) / next((scale for scale, _ in table if abs(n) >= scale), 1.0)
+        digits = 0 if shown >= 100 else 1 if shown >= 10 else 2
+    return _scaled(n, table, digits, "B")
+
+
+def fmt_kib(n: float, digits: int | None = None) -> str:
+    """A byte count in binary units (KiB = 2**10 B, MiB, GiB), three significant figures
+    unless `digits` is given: fmt_kib(233472) == '228 KiB', fmt_kib(1290, 2) == '1.26 KiB'."""
+    return fmt_bytes(n, binary=True, digits=digits)
+
+
+def fmt_gb(n: float) -> str:
+    """Bytes in decimal GB, two decimals (chip capacities are decimal): '80.00 GB'."""
+    return fmt_bytes(n, unit="GB")
 
 
 def fmt_bw(bytes_per_s: float, digits: int = 2) -> str:
@@ -88,6 +118,41 @@ def fmt_time(seconds: float, unit: str | None = None, digits: int | None = None)
 def fmt_ratio(x: float, digits: int = 2) -> str:
     """A speedup or growth factor: fmt_ratio(3.17) == 'x3.17'."""
     return f"x{finite(x, 'ratio'):.{digits}f}"
+
+
+def fmt_pct(fraction: float, digits: int = 0) -> str:
+    """A fraction as a percentage: fmt_pct(0.873) == '87%'."""
+    return f"{finite(fraction, 'fraction') * 100:.{digits}f}%"
+
+
+def fmt_intensity(flops: float, nbytes: float = 1.0, small: int = 3, large: int = 1) -> str:
+    """Intensity I = flops / nbytes in FLOP/byte: `small` decimals below 10, `large` from 10.
+
+    '-' when nothing leaves the chip (nbytes == 0). fmt_intensity(295.2) == '295.2'.
+    """
+    if nbytes == 0:
+        return "-"
+    i = flops / nbytes
+    return f"{i:.{small}f}" if i < 10 else f"{i:.{large}f}"
+
+
+def fmt_batch(b: int | None, none: str = "-") -> str:
+    """A batch size (fmt_batch(1024) == '1,024'), or `none` when there is none."""
+    return none if b is None else f"{b:,}"
+
+
+def fmt_peak(flops_per_s: float) -> str:
+    """A datasheet peak in TFLOP/s, as vendors quote it: fmt_peak(312e12) == '312 TFLOP/s'."""
+    return f"{flops_per_s / 1e12:g} TFLOP/s"
+
+
+def fmt_si(value: float, unit: str, significant: int = 4) -> str:
+    """Decimal SI with up to `significant` digits: fmt_si(1555e9, 'B/s') == '1.555 TB/s'."""
+    value = finite(value, "value")
+    for scale, prefix in _SI_PREFIXES:
+        if abs(value) >= scale:
+            return f"{value / scale:.{significant}g} {prefix}{unit}"
+    return f"{value:.{significant}g} {unit}"
 
 
 def _is_numeric(cell: str) -> bool:

@@ -26,9 +26,13 @@ from common.formulas.transformer import (
 )
 from common.hw_specs import Chip
 from common.present.console import (
+    fmt_batch,
     fmt_bw,
     fmt_bytes,
     fmt_flops,
+    fmt_gb,
+    fmt_intensity,
+    fmt_kib,
     fmt_num,
     fmt_rate,
     fmt_ratio,
@@ -38,29 +42,6 @@ from common.present.display import Figure, Group, Heading, Observations, Table, 
 from common.shell.paths import display_path
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
 from common.tables.models import Model
-
-
-def fmt_i(flops: float, nbytes: float) -> str:
-    """Intensity in FLOP/byte, or '-' when nothing leaves the chip."""
-    if nbytes == 0:
-        return "-"
-    i = flops / nbytes
-    return f"{i:.2f}" if i < 10 else f"{i:.0f}"
-
-
-def fmt_gb(n: float) -> str:
-    """Bytes in decimal GB with two decimals (chip capacities are decimal)."""
-    return f"{n / 1e9:.2f} GB"
-
-
-def fmt_batch(b: int | None) -> str:
-    """A batch size, or a dash when there is none."""
-    return "-" if b is None else f"{b:,}"
-
-
-def _kib(n: float) -> str:
-    """Bytes in binary units (KV cache per token and per sequence)."""
-    return fmt_bytes(n, binary=True)
 
 
 # ---------------------------------------------------------------------------
@@ -139,20 +120,37 @@ def pass_table(pl: PassLedger, times: Sequence[OpTime]) -> Table:
 
     def op_row(t: OpTime, share: float) -> list[str]:
         f, d = t.op.flops, t.op.nbytes
-        cells = (t.op.name, fmt_flops(f), fmt_bytes(d), fmt_i(f, d), t.bound, fmt_time(t.lower_s))
+        cells = (
+            t.op.name,
+            fmt_flops(f),
+            fmt_bytes(d),
+            fmt_intensity(f, d, 2, 0),
+            t.bound,
+            fmt_time(t.lower_s),
+        )
         return [*cells, f"{share:.1%}"]
 
     rows = [op_row(t, t.count * t.lower_s / total) for t in layer_t]
     lf = sum(t.op.flops for t in layer_t)
     lb = sum(t.op.nbytes for t in layer_t)
     lt = sum(t.lower_s for t in layer_t)
-    rows.append(["= one layer", fmt_flops(lf), fmt_bytes(lb), fmt_i(lf, lb), "", fmt_time(lt), ""])
+    rows.append(
+        [
+            "= one layer",
+            fmt_flops(lf),
+            fmt_bytes(lb),
+            fmt_intensity(lf, lb, 2, 0),
+            "",
+            fmt_time(lt),
+            "",
+        ]
+    )
     rows.append(
         [
             f"x {L} layers",
             fmt_flops(L * lf),
             fmt_bytes(L * lb),
-            fmt_i(lf, lb),
+            fmt_intensity(lf, lb, 2, 0),
             "",
             fmt_time(L * lt),
             f"{L * lt / total:.1%}",
@@ -164,7 +162,7 @@ def pass_table(pl: PassLedger, times: Sequence[OpTime]) -> Table:
             "= whole pass",
             fmt_flops(pl.flops),
             fmt_bytes(pl.nbytes),
-            fmt_i(pl.flops, pl.nbytes),
+            fmt_intensity(pl.flops, pl.nbytes, 2, 0),
             "",
             fmt_time(total),
             "100.0%",
@@ -370,7 +368,8 @@ def memory_section(
                 if act_share < 0.05
                 else f"Activations are {act_share:.1%} of the total at batch {wall:,}: with a "
                 "context this short, the one token in flight per sequence weighs about as much "
-                f"as its cache ({_kib(act_token)} against {_kib(kv_token * S)}), so the "
+                f"as its cache ({fmt_kib(act_token, 2)} against {fmt_kib(kv_token * S, 2)}), so "
+                "the "
                 "activation assumption matters."
             ),
         ]
@@ -391,12 +390,12 @@ def memory_section(
     return Group(
         Heading(f"1. Memory ledger at context {S:,} on {chip.name} ({fmt_gb(cap)})"),
         Text(
-            f"KV cache per token: {_kib(kv_token)} (2 x {L} layers x {model.n_kv_heads} KV "
+            f"KV cache per token: {fmt_kib(kv_token, 2)} (2 x {L} layers x {model.n_kv_heads} KV "
             f"heads x {model.d_head} x {dtypes.kv_bytes:g} B); per {S:,}-token sequence: "
-            f"{_kib(kv_token * S)}."
+            f"{fmt_kib(kv_token * S, 2)}."
         ),
         Text(
-            f"Assumptions: activations {_kib(act_token)} per active token "
+            f"Assumptions: activations {fmt_kib(act_token, 2)} per active token "
             f"({ACT_VECTORS_PER_TOKEN} x d_model x {dtypes.act_bytes:g} B); overhead "
             f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n"
         ),
@@ -467,8 +466,8 @@ def capacity_summary(
 ) -> Group:
     """Lecture 07's lines for a capacity plan: KV per token and sequence, wall and knee."""
     rows = [
-        ["KV cache per token", _kib(kv_token)],
-        [f"KV cache per {context:,}-token sequence", _kib(kv_token * context)],
+        ["KV cache per token", fmt_kib(kv_token, 2)],
+        [f"KV cache per {context:,}-token sequence", fmt_kib(kv_token * context, 2)],
         ["largest batch that fits", f"{wall:,}"],
         ["decode critical batch", fmt_batch(knee)],
         ["ridge point (FLOP/byte)", f"{ridge:.0f}"],
@@ -493,7 +492,7 @@ def quantization_section(
             f"{B / q['tpot']:,.0f}",
             fmt_batch(q["knee"]),
             f"{q['wall']:,}",
-            _kib(q["kv_token"]),
+            fmt_kib(q["kv_token"], 2),
             fmt_bytes(q["attn_bytes"]),
         ]
         for w, q in quant.items()
@@ -526,7 +525,8 @@ def quantization_section(
                 f"{q16['wall']:,} to {q4['wall']:,}.",
                 f"Unchanged: prefill ({fmt_ratio(q16['ttft'] / q4['ttft'])} from int4), because "
                 f"its matmuls are compute-bound and still compute at {precision}; the KV cache "
-                f"per token ({_kib(q4['kv_token'])}); and the attention traffic per decode step "
+                f"per token ({fmt_kib(q4['kv_token'], 2)}); and the attention traffic per decode "
+                "step "
                 f"({fmt_bytes(q4['attn_bytes'])}). Only --kv changes those two.",
             ]
         ),
@@ -546,8 +546,8 @@ def kv_heads_section(
         [
             m.name,
             f"{m.n_kv_heads}",
-            _kib(v["kv"]),
-            _kib(v["kv"] * S),
+            fmt_kib(v["kv"], 2),
+            fmt_kib(v["kv"] * S, 2),
             f"{v['wall']:,}",
             fmt_bytes(v["attn_bytes"]),
             fmt_time(v["tpot"]),
@@ -567,7 +567,8 @@ def kv_heads_section(
                 f"Full multi-head attention stores {fmt_ratio(kv_ratio)} the KV cache of the "
                 f"grouped version: {mha.n_kv_heads} KV heads against {grouped.n_kv_heads}, the "
                 f"group size {mha.n_heads // grouped.n_kv_heads}. At {S:,} tokens that is "
-                f"{_kib(m_stats['kv'] * S)} per sequence against {_kib(g_stats['kv'] * S)}, "
+                f"{fmt_kib(m_stats['kv'] * S, 2)} per sequence against "
+                f"{fmt_kib(g_stats['kv'] * S, 2)}, "
                 + (
                     f"and the largest batch is {m_stats['wall']:,} against {g_stats['wall']:,}."
                     if g_stats["wall"]

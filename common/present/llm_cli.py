@@ -14,6 +14,7 @@ from typing import NamedTuple
 from common.formulas.transformer import DTypes
 from common.hw_specs import CHIPS, Chip, get_chip
 from common.shell.cli import (
+    LectureParser,
     add_png_flags,
     batch_size,
     lecture_parser,
@@ -40,7 +41,7 @@ class LLMRun(NamedTuple):
     dtypes: DTypes
 
 
-def llm_parser(doc: str | None) -> argparse.ArgumentParser:
+def llm_parser(doc: str | None) -> LectureParser:
     """The LLM lectures' parser: model, chip, precisions, context, batch, --png/--outdir."""
     parser = lecture_parser(doc)
     add = parser.add_argument
@@ -63,9 +64,8 @@ def llm_parser(doc: str | None) -> argparse.ArgumentParser:
     return parser
 
 
-def parse_llm_args(doc: str | None) -> LLMRun:
-    """Parse sys.argv with the LLM lectures' flags and check them against model and chip."""
-    parser = llm_parser(doc)
+def parse_llm_args(parser: argparse.ArgumentParser) -> LLMRun:
+    """Parse sys.argv with `parser` (`llm_parser`) and check the flags against model and chip."""
     args = parse_args(parser)
     model, chip = get_model(args.model), get_chip(args.chip)
     precision = require_precision(parser, chip, args.precision)

@@ -14,21 +14,19 @@ from common.files.calibration import SavedCalibration
 from common.formulas.roofline import bound_of, intensity, ridge_point, time_bounds
 from common.formulas.thresholds import Crossover
 from common.hw_specs import Chip
-from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_ratio, fmt_time
+from common.present.console import (
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_peak,
+    fmt_rate,
+    fmt_ratio,
+    fmt_time,
+)
 from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
 from common.shell.paths import display_path
 
 Op = tuple[str, float, float]  # (name, F FLOPs, D bytes)
-
-
-def fmt_peak(flops_per_s: float) -> str:
-    """A datasheet peak in TFLOP/s, as vendors quote it: 312e12 -> '312 TFLOP/s'."""
-    return f"{flops_per_s / 1e12:g} TFLOP/s"
-
-
-def _ms(seconds: float) -> str:
-    """A time bound in milliseconds with three decimals, the ledger's one unit."""
-    return fmt_time(seconds, unit="ms", digits=3)
 
 
 # ---------------------------------------------------------------------------
@@ -114,7 +112,7 @@ def ledger_table(ops: Sequence[Op], chip: Chip, precision: str, elem_bytes: floa
                 f"{i:.2f}",
                 f"{i / ridge:.3f}",
                 bound_of(i, ridge),
-                _ms(time_bounds(flops, nbytes, peak, bw)["lower"]),
+                fmt_time(time_bounds(flops, nbytes, peak, bw)["lower"], "ms", 3),
             ]
         )
     return Group(
@@ -193,7 +191,12 @@ def attention_comparison(
             ["bytes", fmt_bytes(d_n), fmt_bytes(d_i), f"{d_n / d_i:.0f}x fewer"],
             ["intensity (FLOP/B)", f"{i_n:.1f}", f"{i_i:.1f}", fmt_ratio(i_i / i_n, 1)],
             ["bound", b_n, b_i, ""],
-            ["roofline time", _ms(t_n), _ms(t_i), f"{fmt_ratio(t_n / t_i, 1)} faster"],
+            [
+                "roofline time",
+                fmt_time(t_n, "ms", 3),
+                fmt_time(t_i, "ms", 3),
+                f"{fmt_ratio(t_n / t_i, 1)} faster",
+            ],
         ],
     )
     if b_n == b_i:
@@ -208,7 +211,7 @@ def attention_comparison(
                 f"The FLOPs are unchanged ({fmt_ratio(f_i / f_n, 3)}); the bytes fall "
                 f"{d_n / d_i:.0f}x, so the intensity jumps from {i_n:.1f} to {i_i:.1f} FLOP/B "
                 f"and the kernel {move} of I* = {ridge:.1f}.",
-                f"The time bound falls from {_ms(t_n)} to {_ms(t_i)} "
+                f"The time bound falls from {fmt_time(t_n, 'ms', 3)} to {fmt_time(t_i, 'ms', 3)} "
                 f"({fmt_ratio(t_n / t_i, 1)}). The whole gain comes from moving fewer bytes, "
                 "not from computing less.",
                 "Caveat: the ideal minimum is a bound computed from a formula, not a measured "

@@ -13,7 +13,7 @@ from typing import Any
 
 from common.files.calibration import SavedCalibration
 from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
-from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_rate, fmt_time
+from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_rate, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.explain import above_roof_reasons
 from common.shell.paths import display_path
@@ -21,11 +21,6 @@ from common.shell.paths import display_path
 Row = Mapping[str, Any]  # one operation, as numpy_ops.roofline_row returns it
 
 FLAG_TEXT = "above roof (see note)"  # printed instead of a percentage above the roof
-
-
-def pct(fraction: float) -> str:
-    """A fraction as a whole percentage: 0.873 -> '87%'."""
-    return f"{fraction * 100:.0f}%"
 
 
 def previous_text(previous: SavedCalibration) -> Text:
@@ -194,7 +189,7 @@ def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
 
 def percent_of_bound(row: Row) -> str:
     """'87%' of the roofline's bound, or a flag instead of a percentage above the roof."""
-    return FLAG_TEXT if row["flag"] else pct(row["fraction_of_bound"])
+    return FLAG_TEXT if row["flag"] else fmt_pct(row["fraction_of_bound"])
 
 
 def timing_table(rows: Sequence[Row]) -> Group:
@@ -252,7 +247,7 @@ def operation_observations(
     overlap_limit = max(mm_pred, sm_pred) / (mm_pred + sm_pred)
     return Observations(
         [
-            f"The add reached {pct(add['fraction_of_bound'])} of its bound. It repeats the "
+            f"The add reached {fmt_pct(add['fraction_of_bound'])} of its bound. It repeats the "
             "calibration's own access pattern, so it should sit near 100%; far from it, the "
             "machine changed speed between the two measurements.",
             f"The elementwise rows and LayerNorm have I <= {max_i:.2f} FLOP/byte, "
@@ -262,28 +257,29 @@ def operation_observations(
             f"expression it took {fmt_time(one['t_meas_s'])}, "
             f"x{one['t_meas_s'] / two['t_meas_s']:.2f} as long. The one line is not fused: its "
             f"temporary costs a zero-fill pass ({fmt_time(zero_fill_s)} at the bandwidth roof) "
-            f"plus page faults. Charged six passes, it reaches {pct(one['fraction_of_bound'])} "
+            f"plus page faults. Charged six passes, it reaches {fmt_pct(one['fraction_of_bound'])} "
             "of its bound; the page faults are the part no byte count captures.",
-            f"LayerNorm reached {pct(ln['fraction_of_bound'])}. Its ten passes move "
+            f"LayerNorm reached {fmt_pct(ln['fraction_of_bound'])}. Its ten passes move "
             f"{fmt_bytes(ln['bytes'])} for six operations per element; a fused kernel that "
             f"reads x once and writes y once would move {fmt_bytes(fused_layernorm_bytes)}.",
-            f"Naive attention reached only {pct(att['fraction_of_bound'])} of its bound "
+            f"Naive attention reached only {fmt_pct(att['fraction_of_bound'])} of its bound "
             f"({att['bound']}-bound, I = {att['intensity']:.1f} FLOP/byte). Timed alone, its two "
             f"matmuls took {fmt_time(mm_meas)} (their bound: {fmt_time(mm_pred)}) and its "
             f"softmax {fmt_time(sm_meas)} (bound: {fmt_time(sm_pred)}). The roofline assumes "
             "the phases overlap, so it charges only the larger one; numpy runs them one after "
             "the other, so the times add, and even perfect phases would reach only "
-            f"{pct(overlap_limit)}. On their own, the matmuls reached {pct(mm_pred / mm_meas)} "
-            f"of their bound and the softmax {pct(sm_pred / sm_meas)}: the softmax runs on one "
-            "thread, and its exp, counted as one FLOP, costs many instructions.",
+            f"{fmt_pct(overlap_limit)}. On their own, the matmuls reached "
+            f"{fmt_pct(mm_pred / mm_meas)} of their bound and the softmax "
+            f"{fmt_pct(sm_pred / sm_meas)}: the softmax runs on one thread, and its exp, "
+            "counted as one FLOP, costs many instructions.",
             f"GEMM M={GEMM_SKINNY_M} reads its whole weight for {GEMM_SKINNY_M} rows only "
             "(like decoding one token for a few sequences): "
             f"I = {skinny['intensity']:.2f} FLOP/byte, {skinny['bound']}-bound, "
-            f"{pct(skinny['fraction_of_bound'])} of its bound. GEMM M={GEMM_WIDE_M} reuses the "
+            f"{fmt_pct(skinny['fraction_of_bound'])} of its bound. GEMM M={GEMM_WIDE_M} reuses the "
             f"same weight {GEMM_WIDE_M} times: I = {wide['intensity']:.0f}, "
-            f"{wide['bound']}-bound, {pct(wide['fraction_of_bound'])}. The square GEMM repeats "
+            f"{wide['bound']}-bound, {fmt_pct(wide['fraction_of_bound'])}. The square GEMM repeats "
             "the calibration's own matmul, so it should sit near 100%: "
-            f"{pct(square['fraction_of_bound'])}.",
+            f"{fmt_pct(square['fraction_of_bound'])}.",
         ]
     )
 
@@ -327,7 +323,7 @@ def same_flops_observations(
             "intensity, not the FLOP count, sets the time.",
             "The pair is small because the add's vectors were sized to the memory budget "
             f"({fmt_bytes(add_arrays_bytes, binary=True)} in all). At this size the matmul ran "
-            f"at {fmt_rate(rate)}, {pct(rate / peak)} of P; a larger pair would widen the gap, "
+            f"at {fmt_rate(rate)}, {fmt_pct(rate / peak)} of P; a larger pair would widen the gap, "
             "since the add's time grows with its bytes.",
         ]
     )

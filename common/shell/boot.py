@@ -1,31 +1,20 @@
 """The lectures' first lines: one-line errors, a quiet Ctrl-C and a quiet closed pipe.
 
-Every lecture begins with the same bootstrap, before numpy or anything heavy is
-imported (between ``sphinx_gallery_start_ignore`` markers, so it stays off the page)::
-
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-    from common.shell import boot
-
-    boot.start()
-
-``realpath`` follows symbolic links, so a link to a lecture (or to ``lectures/``)
-imports the ``common`` of the checkout the script really lives in. ``start()``
-then sets the run's policies, only when the lecture runs as a script (not when
-sphinx-gallery or a notebook executes it):
+Every lecture begins (off the page, between ``sphinx_gallery_start_ignore`` markers)
+with ``sys.path.insert(0, <the checkout of realpath(sys.argv[0])>)``, ``from
+common.shell import boot`` and ``boot.start()``, before numpy or anything heavy.
+When the lecture runs as a script (not under sphinx-gallery or a notebook):
 
 - an uncaught error is one line on stderr, never a traceback (``ROOFLINE_TRACEBACK=1``
-  shows the traceback);
-- Ctrl-C, even in the middle of ``import numpy``, prints one line and ends the
-  run by SIGINT, which a shell reports as status 130;
+  shows it);
+- Ctrl-C, even inside ``import numpy``, prints one line and ends the run by SIGINT
+  (status 130 in a shell);
 - when the reader of the output goes away (``| head``), the rest of the output is
-  dropped quietly and the lecture finishes its work, so a measurement is still saved.
+  dropped and the lecture finishes its work, so a measurement is still saved.
 
-Exit statuses (the same for every lecture): 0 done; 1 the run failed (a missing
+Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
 package, a broken hardware-table figure, a folder that may not be written, a full
-disk); 2 the command line is wrong (an unknown flag, a value out of range, a path
-of the wrong kind); 130 interrupted (by SIGINT).
-
-Standard library only, and small: it runs before anything else is imported.
+disk); 2 the command line is wrong; 130 interrupted. Standard library only.
 """
 
 from __future__ import annotations

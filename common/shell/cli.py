@@ -1,26 +1,15 @@
-"""Command-line handling shared by the lectures: flags, their checks and one-line errors.
+"""The lectures' flags: their types, the shared flags, and the checks made before any work.
 
-A student who mistypes a flag, a chip, a number or a path gets one line that says
-what was wrong and a non-zero exit status, never a traceback, and before any
-measuring starts. Set ROOFLINE_TRACEBACK=1 to see the full traceback when
-debugging the course itself.
-
-Exit statuses, the same for every lecture:
-
-- 0: the run finished (also when the reader of its output went away, as with ``| head``);
-- 1: the run failed: a missing package, a broken hardware-table figure, a folder
-  this user may not write, a full disk;
-- 2: the command line is wrong: an unknown flag, a value out of its range, a path
-  that can never work (empty, a folder given as the results file, a device or
-  FIFO, a symlink loop, a path through a file), ``--outdir`` without ``--png``;
-- 130: interrupted (Ctrl-C): one line, and the run ends by SIGINT, which a shell
-  reports as 130 (Python's subprocess as -2). A results file is never half-written.
+A mistyped flag, chip, number or path is one line on stderr and a non-zero exit,
+never a traceback, and before any measuring starts. The exit statuses are
+``common.shell.boot``'s: 0 done, 1 the run failed, 2 the command line is wrong
+(an unknown flag, a value out of range, a path that can never work, ``--outdir``
+without ``--png``), 130 interrupted (Ctrl-C).
 
 ``parse_args`` checks, after parsing, everything a flag will need later: the
 results file (a regular file or absent; its folder writable when the lecture
 saves), the figure folder, and matplotlib for ``--png``. ``--png`` without
-matplotlib is one behaviour everywhere: one line saying no figure will be saved,
-and the lecture runs on.
+matplotlib is one line saying no figure will be saved, and the lecture runs on.
 """
 
 from __future__ import annotations
@@ -39,12 +28,12 @@ from common.shell.paths import FIGURES_DIR, default_results_path
 from common.tables.assumptions import ARTICLE_BUDGET_GIB
 
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPT = boot.EXIT_FAILURE, boot.EXIT_USAGE, boot.EXIT_INTERRUPT
+install_error_handler = boot.install_error_handler  # one-line errors (boot's docstring)
 
 # Sane ranges of the numeric flags: wide enough for every real case, narrow enough
 # that a slip (a 300-digit number, 1e308) is a one-line usage error, not an overflow.
 MAX_COUNT = 2**30  # any count flag (tokens, sizes): about a billion
 MAX_BATCH = 2**20  # sequences served together: about a million
-MAX_NUMBER = 1e15  # any positive real flag
 MAX_BUDGET_GIB = 1e5  # a memory budget: 100,000 GiB, far beyond one accelerator
 SHOWN_CHARS = 40  # a bad value is quoted up to this many characters
 
@@ -122,8 +111,6 @@ def number_in(lo: float, hi: float, what: str = "number") -> Callable[[str], flo
 
 positive_int = int_in(1, MAX_COUNT, "positive integer")
 positive_int.__doc__ = f"argparse type: an integer from 1 to {MAX_COUNT:,}."
-positive_float = number_in(0.0, MAX_NUMBER, "positive number")
-positive_float.__doc__ = f"argparse type: a finite number > 0, at most {MAX_NUMBER:g}."
 batch_size = int_in(1, MAX_BATCH, "batch size")
 batch_size.__doc__ = f"argparse type: a batch size from 1 to {MAX_BATCH:,}."
 
@@ -142,6 +129,7 @@ def one_of(choices: Iterable[str], what: str) -> Callable[[str], str]:
         return lowered[key]
 
     parse.__name__ = what  # argparse names the type in some messages
+    parse.choices = tuple(valid)  # type: ignore[attr-defined]  # the site offers these
     return parse
 
 
@@ -246,10 +234,6 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = Non
     return args
 
 
-def _usage(parser: argparse.ArgumentParser, flag: str, exc: Exception) -> None:
-    parser.error(f"argument {flag}: {exc}")
-
-
 def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
     """Up-front checks of --outdir, --png and --results (usage errors exit 2)."""
     given = getattr(args, "_given", set())
@@ -263,7 +247,7 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
             try:
                 paths.check_output_folder(args.outdir, "figure folder")
             except paths.UnusablePath as exc:
-                _usage(parser, "--outdir", exc)
+                parser.error(f"argument --outdir: {exc}")
     if has_png and args.png and not matplotlib_available():
         print(
             f"{parser.prog}: --png: matplotlib is not installed, so no figure is saved "
@@ -279,9 +263,4 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
             else:
                 paths.check_input_file(target, "results file")
         except paths.UnusablePath as exc:
-            _usage(parser, "--results", exc)
-
-
-def install_error_handler() -> None:
-    """Report errors and Ctrl-C as one line (see common.shell.boot for the statuses)."""
-    boot.install_error_handler()
+            parser.error(f"argument --results: {exc}")

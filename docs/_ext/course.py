@@ -5,9 +5,10 @@
   ridge point of every chip at every precision; bytes per element), so the site
   can never disagree with the hardware table.
 - ``.. exercise:: KEY`` renders one exercise of ``common.exercises``: a section
-  with the question, and the worked answer (computed now) inside a ``<details>``
-  element that opens on click, with no JavaScript and no network. The answer is
-  marked ``no-search``: it is neither indexed nor quoted in search results.
+  with the question, and the worked answer (computed now) in a sphinx-design
+  dropdown (a ``<details>`` element) that opens on click, with no JavaScript and
+  no network. The answer is marked ``no-search``: it is neither indexed nor quoted
+  in search results.
 - ``.. common-api:: PART`` documents ``common.PART`` (a subpackage and all its
   modules, or one module) with autodoc, so a new module appears on its
   subpackage's page without editing it; a module on no page fails the build.
@@ -33,38 +34,9 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.parsing import nested_parse_to_nodes
 
+from common.present.console import fmt_si
+
 logger = logging.getLogger(__name__)
-
-
-# ---------------------------------------------------------------------------
-# <details>/<summary> nodes: a reveal that works offline and without scripts
-# ---------------------------------------------------------------------------
-class details(nodes.General, nodes.Element):  # noqa: N801 (docutils names nodes in lower case)
-    """A collapsible block (HTML ``<details>``), closed until its summary is clicked."""
-
-
-class summary(nodes.General, nodes.TextElement):  # noqa: N801
-    """The always-visible line of a ``details`` block (HTML ``<summary>``)."""
-
-
-def _visit_details_html(self: Any, node: details) -> None:
-    self.body.append(self.starttag(node, "details"))
-
-
-def _depart_details_html(self: Any, node: details) -> None:
-    self.body.append("</details>\n")
-
-
-def _visit_summary_html(self: Any, node: summary) -> None:
-    self.body.append(self.starttag(node, "summary", suffix=""))
-
-
-def _depart_summary_html(self: Any, node: summary) -> None:
-    self.body.append("</summary>\n")
-
-
-def _pass(self: Any, node: nodes.Node) -> None:
-    """Other builders render the children as ordinary content."""
 
 
 # ---------------------------------------------------------------------------
@@ -126,22 +98,11 @@ def build_table(
 # ---------------------------------------------------------------------------
 # Hardware table
 # ---------------------------------------------------------------------------
-_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-
-
-def si_value(value: float, unit: str) -> str:
-    """Decimal SI with up to 4 significant digits: si_value(1555e9, 'B/s') == '1.555 TB/s'."""
-    for scale, prefix in _PREFIXES:
-        if abs(value) >= scale:
-            return f"{value / scale:.4g} {prefix}{unit}"
-    return f"{value:.4g} {unit}"
-
-
 def figure_rows(chip: Any) -> list[tuple[str, str, str]]:
     """One row per figure of a chip: figure, value with unit (and 'estimate'), source and note."""
     rows = []
     for label, fig in chip.figures():
-        value = si_value(fig.value, fig.unit) + (" (estimate)" if fig.estimate else "")
+        value = fmt_si(fig.value, fig.unit) + (" (estimate)" if fig.estimate else "")
         source = f"{fig.source}; {fig.note}" if fig.note else fig.source
         rows.append((label, value, source))
     return rows
@@ -162,7 +123,7 @@ def ridge_rows(chips: Sequence[Any]) -> tuple[list[str], list[list[str]]]:
     headers = ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
     rows = []
     for chip in chips:
-        cells = [chip.name, si_value(chip.mem_bw, "B/s")]
+        cells = [chip.name, fmt_si(chip.mem_bw, "B/s")]
         for p in precisions:
             cells.append(f"{chip.ridge_point(p):,.1f}" if p in chip.precisions else "—")
         rows.append(cells)
@@ -271,15 +232,34 @@ class ExerciseDirective(SphinxDirective):
         section["classes"].append("exercise")
         section.extend(origin_paragraph(self.state, exercise.origin))
         section += paragraph(exercise.question)
-        # "no-search": Sphinx's search index skips the answer (sphinx.search.WordCollector),
-        # and the search page's snippets leave it out (_static/search-snippets.js).
-        reveal = details(classes=["exercise-answer", "no-search"])
-        reveal += summary("", "Worked answer")
-        body = nodes.container(classes=["exercise-answer-body"])
-        body.extend(answer_nodes(answer, self.env.docname))
-        reveal += body
-        section += reveal
+        section += answer_dropdown(answer_nodes(answer, self.env.docname))
         return parsed
+
+
+#: The answer's classes: "no-search" keeps it out of Sphinx's search index
+#: (sphinx.search.WordCollector) and out of the result snippets (_static/search-snippets.js).
+ANSWER_CLASSES = ("exercise-answer", "no-search")
+
+
+def answer_dropdown(body: Sequence[nodes.Node]) -> nodes.container:
+    """A sphinx-design dropdown titled "Worked answer", closed until clicked (``<details>``)."""
+    from sphinx_design.shared import create_component
+
+    classes = list(ANSWER_CLASSES)
+    title = nodes.rubric("Worked answer", "Worked answer")
+    return create_component(
+        "dropdown",
+        classes,  # for the transforms that run before sphinx-design's (runner.py)
+        children=[title, *body],
+        opened=False,
+        type="dropdown",
+        has_title=True,
+        icon=None,
+        chevron=None,
+        container_classes=["sd-mb-3", *classes],  # on the <details> sphinx-design writes
+        title_classes=[],
+        body_classes=["exercise-answer-body"],
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -438,23 +418,6 @@ def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the nodes, directives and the MathJax pruning."""
     app.connect("build-finished", prune_mathjax, priority=900)  # after the copy (500)
-    passthrough = (_pass, _pass)
-    app.add_node(
-        details,
-        html=(_visit_details_html, _depart_details_html),
-        latex=passthrough,
-        text=passthrough,
-        man=passthrough,
-        texinfo=passthrough,
-    )
-    app.add_node(
-        summary,
-        html=(_visit_summary_html, _depart_summary_html),
-        latex=passthrough,
-        text=passthrough,
-        man=passthrough,
-        texinfo=passthrough,
-    )
     app.add_directive("hardware-table", HardwareTableDirective)
     app.add_directive("exercise", ExerciseDirective)
     app.add_directive("common-api", CommonApiDirective)

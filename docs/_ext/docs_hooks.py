@@ -9,9 +9,8 @@ lecture gave it (``show(display.figure(path, caption))``). The gallery's
 thumbnail of a lecture is its first such figure; a lecture picks another with a
 ``# sphinx_gallery_thumbnail_number = N`` comment.
 
-Which flags a lecture gets is read from its source (the calls to
-``common.cli.add_png_flags`` / ``add_outdir_flag`` / ``add_results_flag`` and
-``add_argument("--png" / "--outdir" / "--results")``), never from a list kept
+Which flags a lecture gets is read from the parser it declares (its
+``make_parser()``, through ``common.shell.interface``), never from a list kept
 here. Every file a lecture writes goes under ``docs/_build/lecture_outputs``:
 nothing is written into the source tree.
 
@@ -26,7 +25,6 @@ stops Sphinx on the spot with no message.
 
 from __future__ import annotations
 
-import ast
 import atexit
 import os
 import re
@@ -35,6 +33,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from common.shell import interface
 
 #: Outputs of the lectures run by the docs build, relative to the docs folder.
 OUTPUTS_SUBDIR = Path("_build") / "lecture_outputs"
@@ -71,38 +71,10 @@ def figure_dir(docs_dir: str | os.PathLike[str], src_file: str | os.PathLike[str
     return outputs_root(docs_dir) / "figures" / Path(src_file).stem
 
 
-_FLAG_HELPERS = {
-    "add_png_flags": ("png", "outdir"),
-    "add_outdir_flag": ("outdir",),
-    "add_results_flag": ("results",),
-    "parse_llm_args": ("png", "outdir"),  # common.present.llm_cli: the LLM lectures' flags
-}
-_FLAG_STRINGS = {"--png": "png", "--outdir": "outdir", "--results": "results"}
-
-
-def _called_name(call: ast.Call) -> str:
-    """The bare name of a called function: f(...) -> 'f', m.f(...) -> 'f'."""
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
-
-
-def lecture_flags(source: str) -> LectureFlags:
-    """Read from a lecture's code (not its prose) whether it accepts --png, --outdir, --results."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _called_name(node)
-        found.update(_FLAG_HELPERS.get(name, ()))
-        if name == "add_argument":
-            for arg in node.args:
-                if isinstance(arg, ast.Constant) and arg.value in _FLAG_STRINGS:
-                    found.add(_FLAG_STRINGS[arg.value])
-    return LectureFlags("png" in found, "outdir" in found, "results" in found)
+def lecture_flags(lecture: str | os.PathLike[str]) -> LectureFlags:
+    """Whether a lecture accepts --png, --outdir, --results: from the parser it declares."""
+    flags = interface.flag_actions(interface.declared_parser(lecture))
+    return LectureFlags("--png" in flags, "--outdir" in flags, "--results" in flags)
 
 
 def lecture_argv(flags: LectureFlags, outdir: Path, results: Path) -> list[str]:
@@ -157,7 +129,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def reset_argv(gallery_conf: Mapping[str, Any], script_vars: Mapping[str, Any]) -> list[str]:
-    """sphinx-gallery hook: the lecture's argv, from the flags its source shows it accepts."""
+    """sphinx-gallery hook: the lecture's argv, from the flags its parser declares."""
     src_file = str(script_vars["src_file"])
     docs_dir = gallery_conf["src_dir"]
     outdir = figure_dir(docs_dir, src_file)
@@ -166,7 +138,7 @@ def reset_argv(gallery_conf: Mapping[str, Any], script_vars: Mapping[str, Any]) 
     results.parent.mkdir(parents=True, exist_ok=True)
     _SNAPSHOTS[src_file] = snapshot(outdir)  # images from an earlier build are not new
     _RUNNING["lecture"] = src_file
-    flags = lecture_flags(Path(src_file).read_text(encoding="utf-8"))
+    flags = lecture_flags(src_file)
     return lecture_argv(flags, outdir, results)
 
 

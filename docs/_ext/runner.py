@@ -10,7 +10,8 @@ Configuration (``docs/conf.py``):
 
 - ``runner_lectures``: lecture file stem -> the flags the panel offers, e.g.
   ``{"06_llm_speed": ("--model", "--chip")}``. Each flag's choices, default and
-  help come from the lecture's own argparse parser (`lecture_options`).
+  help come from the parser the lecture declares, its ``make_parser()``
+  (`lecture_options`, through ``common.shell.interface``).
 - ``runner_exercises``: the exercise keys that get a panel on ``exercises.rst``
   (Run prints ``python3 -m common.exercises KEY`` with the edited table).
 - ``runner_runtime``: the folder of the ``pyodide`` npm package; when it is missing
@@ -26,14 +27,11 @@ a terminal would) and ``runner.css``.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import hashlib
 import html
-import inspect
 import io
 import json
-import runpy
 import shutil
 import subprocess
 import sys
@@ -47,6 +45,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
+
+from common.shell import interface
 
 logger = logging.getLogger(__name__)
 
@@ -303,7 +303,7 @@ def display(path: Path) -> str:
 
 
 # ---------------------------------------------------------------------------
-# A lecture's flags, read from its own parser
+# A lecture's flags, read from the parser it declares (common.shell.interface)
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Option:
@@ -325,59 +325,21 @@ class Option:
         }
 
 
-class _ParserCapturedError(Exception):
-    """Raised from parse_args to hand the lecture's parser back before the lecture runs."""
-
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        super().__init__("parser captured")
-        self.parser = parser
-
-
-def lecture_parser(lecture: Path) -> argparse.ArgumentParser:
-    """The lecture's argparse parser, built by running the lecture up to ``parse_args``."""
-    original = argparse.ArgumentParser.parse_args
-    saved = sys.argv, sys.excepthook, list(sys.path)
-
-    def capture(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> Any:
-        raise _ParserCapturedError(self)
-
-    argparse.ArgumentParser.parse_args = capture  # type: ignore[method-assign]
-    sys.argv = [str(lecture)]
-    try:
-        runpy.run_path(str(lecture), run_name="__runner_flags__")
-    except _ParserCapturedError as parsed:
-        return parsed.parser
-    finally:
-        argparse.ArgumentParser.parse_args = original  # type: ignore[method-assign]
-        sys.argv, sys.excepthook = saved[0], saved[1]
-        sys.path[:] = saved[2]
-    raise ExtensionError(f"runner: {lecture.name} never parses its arguments")
-
-
-def type_choices(kind: Any) -> tuple[str, ...]:
-    """The choices of an argparse type built by ``common.shell.cli.one_of`` (else ())."""
-    if not callable(kind) or not getattr(kind, "__closure__", None):
-        return ()
-    valid = inspect.getclosurevars(kind).nonlocals.get("valid")
-    if isinstance(valid, list) and all(isinstance(v, str) for v in valid):
-        return tuple(valid)
-    return ()
-
-
 def lecture_options(lecture: Path, flags: Sequence[str]) -> list[Option]:
-    """The panel's options for `flags` of a lecture, from the lecture's parser."""
-    parser = lecture_parser(lecture)
-    actions = {s: a for a in parser._actions for s in a.option_strings}
+    """The panel's options for `flags` of a lecture, from the parser it declares."""
+    try:
+        actions = interface.flag_actions(interface.declared_parser(lecture))
+    except ValueError as exc:
+        raise ExtensionError(f"runner: {exc}") from None
     options = []
     for flag in flags:
         if flag in OUTPUT_FLAGS:
             raise ExtensionError(f"runner: {lecture.name}: {flag} is set by the build, not a panel")
         action = actions.get(flag)
         if action is None:
-            have = ", ".join(s for s in actions if s.startswith("--") and s not in OUTPUT_FLAGS)
+            have = ", ".join(s for s in actions if s not in OUTPUT_FLAGS)
             raise ExtensionError(f"runner: {lecture.name} has no flag {flag}; it has: {have}")
-        choices = tuple(str(c) for c in action.choices) if action.choices else ()
-        choices = choices or type_choices(action.type)
+        choices = tuple(str(c) for c in action.choices or getattr(action.type, "choices", ()))
         default = "" if action.default is None else str(action.default)
         help_text = (action.help or "").replace("%(default)s", default)
         options.append(Option(flag, default, choices, help_text, action.metavar or ""))

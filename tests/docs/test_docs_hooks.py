@@ -20,33 +20,54 @@ LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
 
 
 # ---------------------------------------------------------------------------
-# Which flags a lecture accepts, read from its code
+# Which flags a lecture accepts, read from the parser it declares
 # ---------------------------------------------------------------------------
+def declaring(folder: Path, body: str, after: str = "", name: str = "99_toy.py") -> Path:
+    """A lecture file whose make_parser() runs `body` on `parser`; `after` follows it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lecture = folder / name
+    lecture.write_text(
+        '"""Toy lecture"""\n\nfrom common.shell import cli\n\n\n'
+        "def make_parser():\n    parser = cli.lecture_parser(__doc__)\n"
+        + "".join(f"    {line}\n" for line in body.splitlines())
+        + "    return parser\n\n\n"
+        + after,
+        encoding="utf-8",
+    )
+    return lecture
+
+
 @pytest.mark.parametrize(
-    ("source", "expected"),
+    ("body", "expected"),
     [
         ("cli.add_png_flags(parser)", LectureFlags(True, True, False)),
-        ("add_png_flags(p)\nadd_results_flag(p)", LectureFlags(True, True, True)),
-        ("from common import cli\ncli.add_outdir_flag(parser)", LectureFlags(False, True, False)),
+        ("cli.add_png_flags(parser)\ncli.add_results_flag(parser)", LectureFlags(True, True, True)),
+        ("cli.add_outdir_flag(parser)", LectureFlags(False, True, False)),
         ("parser.add_argument('--results', type=str)", LectureFlags(False, False, True)),
         (
-            "p.add_argument('--png', action='store_true')\np.add_argument('--outdir')",
+            "parser.add_argument('--png', action='store_true')\nparser.add_argument('--outdir')",
             LectureFlags(True, True, False),
         ),
-        ("print('done')", LectureFlags(False, False, False)),
+        ("parser.add_argument('--quick', action='store_true')", LectureFlags(False, False, False)),
     ],
 )
-def test_lecture_flags_from_code(source: str, expected: LectureFlags) -> None:
-    assert docs_hooks.lecture_flags(source) == expected
+def test_lecture_flags_from_its_declared_parser(
+    tmp_path: Path, body: str, expected: LectureFlags
+) -> None:
+    assert docs_hooks.lecture_flags(declaring(tmp_path, body)) == expected
 
 
-def test_prose_and_comments_do_not_count_as_flags() -> None:
-    source = (
-        'r"""Title\n=====\n\nRun with ``--png --outdir DIR --results FILE``."""\n'
-        "# add_png_flags(parser) would add --png\n"
-        "print('--outdir is not a flag here')\n"
-    )
-    assert docs_hooks.lecture_flags(source) == LectureFlags(False, False, False)
+def test_reading_the_flags_does_not_run_the_lecture(tmp_path: Path) -> None:
+    """Only the imports and make_parser() run: the lecture's work (here: a crash) does not."""
+    lecture = declaring(tmp_path, "cli.add_png_flags(parser)", after="raise SystemExit(3)\n")
+    assert docs_hooks.lecture_flags(lecture) == LectureFlags(True, True, False)
+
+
+def test_a_lecture_that_declares_no_parser_is_named(tmp_path: Path) -> None:
+    lecture = tmp_path / "99_toy.py"
+    lecture.write_text("print('--png --outdir')\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"99_toy.py declares no make_parser\(\)"):
+        docs_hooks.lecture_flags(lecture)
 
 
 def test_lecture_argv() -> None:
@@ -67,10 +88,10 @@ def test_lecture_argv() -> None:
 
 @pytest.mark.parametrize("lecture", LECTURES, ids=[p.stem for p in LECTURES])
 def test_detected_flags_match_the_lectures_help(lecture: Path) -> None:
-    """What the hook reads from the source is what the lecture's --help offers."""
+    """What the hook reads from the declared parser is what the lecture's --help offers."""
     done = run_lecture(lecture, "--help", timeout=60)
     assert done.returncode == 0, done.stderr
-    flags = docs_hooks.lecture_flags(lecture.read_text(encoding="utf-8"))
+    flags = docs_hooks.lecture_flags(lecture)
     for name, accepted in flags._asdict().items():
         assert (f"--{name}" in done.stdout) == accepted, f"{lecture.name}: --{name}"
 
@@ -79,9 +100,8 @@ def test_detected_flags_match_the_lectures_help(lecture: Path) -> None:
 # reset_argv: paths under docs/_build, nothing in the source tree
 # ---------------------------------------------------------------------------
 def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) -> None:
-    lecture = tmp_path / "lectures" / "09_demo.py"
-    lecture.parent.mkdir()
-    lecture.write_text("from common import cli\ncli.add_png_flags(p)\ncli.add_results_flag(p)\n")
+    body = "cli.add_png_flags(parser)\ncli.add_results_flag(parser)"
+    lecture = declaring(tmp_path / "lectures", body, name="09_demo.py")
     docs = tmp_path / "docs"
     argv = docs_hooks.reset_argv({"src_dir": str(docs)}, {"src_file": str(lecture)})
     outdir = docs / "_build" / "lecture_outputs" / "figures" / "09_demo"
@@ -177,9 +197,7 @@ def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
     from sphinx_gallery.scrapers import ImagePathIterator
 
     docs = tmp_path / "docs"
-    lecture = tmp_path / "lectures" / "09_demo.py"
-    lecture.parent.mkdir()
-    lecture.write_text("cli.add_png_flags(parser)\n")
+    lecture = declaring(tmp_path / "lectures", "cli.add_png_flags(parser)", name="09_demo.py")
     gallery_conf = {"src_dir": str(docs)}
     images = docs / "auto_lectures" / "images"
     images.mkdir(parents=True)
@@ -210,8 +228,7 @@ def test_a_rerun_lecture_does_not_reembed_old_figures(tmp_path: Path) -> None:
     from sphinx_gallery.scrapers import ImagePathIterator
 
     docs = tmp_path / "docs"
-    lecture = tmp_path / "09_demo.py"
-    lecture.write_text("cli.add_outdir_flag(parser)\n")
+    lecture = declaring(tmp_path, "cli.add_outdir_flag(parser)", name="09_demo.py")
     outdir = docs_hooks.figure_dir(docs, lecture)
     outdir.mkdir(parents=True)
     (outdir / "old.png").write_bytes(PNG_BYTES)
@@ -229,9 +246,7 @@ def _cell(tmp_path: Path) -> tuple[Path, dict, dict, Path]:
     from sphinx_gallery.scrapers import ImagePathIterator
 
     docs = tmp_path / "docs"
-    lecture = tmp_path / "lectures" / "09_demo.py"
-    lecture.parent.mkdir()
-    lecture.write_text("cli.add_png_flags(parser)\n")
+    lecture = declaring(tmp_path / "lectures", "cli.add_png_flags(parser)", name="09_demo.py")
     images = docs / "auto_lectures" / "images"
     images.mkdir(parents=True)
     iterator = ImagePathIterator(str(images / "sphx_glr_09_demo_{0:03}.png"))
@@ -355,8 +370,7 @@ def test_roofline_docs_run_narrows_the_executed_lectures(monkeypatch: pytest.Mon
 
 
 def test_a_lecture_that_exits_is_named(tmp_path: Path) -> None:
-    lecture = tmp_path / "09_demo.py"
-    lecture.write_text("import sys\nsys.exit(2)\n")
+    lecture = declaring(tmp_path, "", after="import sys\nsys.exit(2)\n", name="09_demo.py")
     docs_hooks.reset_argv({"src_dir": str(tmp_path)}, {"src_file": str(lecture)})
     assert "09_demo.py" in docs_hooks.exit_message()
     docs_hooks._gallery_finished()  # the gallery ran to the end: nothing to report

@@ -362,8 +362,11 @@ def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
 # The hardware page: every figure with its estimate flag, every ridge point
 # ---------------------------------------------------------------------------
 def _si(value: float, unit: str) -> str:
-    """Four significant digits with an SI prefix, written here independently of the directive."""
-    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+    """Four significant digits with an SI prefix, written here independently of the directive.
+
+    K (not k) for 1e3, as the course writes KB everywhere (powers of 1000).
+    """
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
         if value >= scale:
             return f"{value / scale:.4g} {prefix}{unit}"
     return f"{value:.4g} {unit}"
@@ -429,14 +432,15 @@ def test_the_hardware_directive_notes_its_dependency() -> None:
 def test_the_exercise_directive_renders_the_worked_answer() -> None:
     from docutils import nodes
 
-    course = pages.load_extension("course")
+    pages.load_extension("course")
     tree = pages.doctree(".. exercise:: gqa-decode\n")
     assert tree["title"] == "Decode attention with MHA, GQA and MQA"
     text = tree.astext()
     assert "From this course." in text and "Is any of them compute-bound on an H100?" in text
-    (reveal,) = list(tree.findall(course.details))
-    assert reveal["classes"] == ["exercise-answer", "no-search"]  # kept out of search snippets
-    assert next(iter(reveal.findall(course.summary))).astext() == "Worked answer"
+    (reveal,) = [n for n in tree.findall(nodes.container) if n.get("design_component")]
+    assert reveal["design_component"] == "dropdown" and not reveal["opened"]  # sphinx-design's
+    assert {"exercise-answer", "no-search"} <= set(reveal["container_classes"])  # not searched
+    assert reveal.children[0].astext() == "Worked answer"
     (formula,) = list(reveal.findall(nodes.math_block))
     assert "H_{kv}" in formula.astext()
     # lecture script demo 3: intensity = query heads / KV heads; KV per token and layer

@@ -150,6 +150,37 @@ def test_formatters_reject_non_finite(formatter, bad) -> None:
 # ---------------------------------------------------------------------------
 
 
+def test_fmt_bytes_fixed_unit_and_three_significant_figures() -> None:
+    assert fmt_bytes(80e9, unit="GB") == "80.00 GB"  # 80e9 / 1e9
+    assert fmt_bytes(3 * 2**20, unit="MiB", digits=1) == "3.0 MiB"
+    assert fmt_bytes(228 * 1024, binary=True, digits=None) == "228 KiB"  # 233472 / 1024
+    assert fmt_bytes(1290, binary=True, digits=None) == "1.26 KiB"  # 1290 / 1024 = 1.2598
+    assert fmt_bytes(105 * 2**20 + 1, binary=True, digits=None) == "105 MiB"
+    assert fmt_bytes(12.5 * 1024, binary=True, digits=None) == "12.5 KiB"
+    with pytest.raises(ValueError, match="unknown byte unit"):
+        fmt_bytes(1.0, unit="kb")
+
+
+def test_the_named_shortcuts() -> None:
+    assert console.fmt_gb(141e9) == "141.00 GB"
+    assert console.fmt_kib(233472) == "228 KiB" and console.fmt_kib(131072, 2) == "128.00 KiB"
+    assert console.fmt_pct(0.873) == "87%" and console.fmt_pct(0.5, 1) == "50.0%"
+    assert console.fmt_peak(312e12) == "312 TFLOP/s" and console.fmt_peak(1979e12) == "1979 TFLOP/s"
+    assert (
+        console.fmt_si(1555e9, "B/s") == "1.555 TB/s" and console.fmt_si(45e9, "B/s") == "45 GB/s"
+    )
+    assert console.fmt_si(12.0, "B") == "12 B"
+
+
+def test_fmt_intensity_and_fmt_batch() -> None:
+    assert console.fmt_intensity(0.25) == "0.250" and console.fmt_intensity(295.23) == "295.2"
+    assert console.fmt_intensity(2 * 4096**3, 3 * 2 * 4096**2, 2, 0) == "1365"  # 4096 / 3
+    assert console.fmt_intensity(1.0, 4.0, 2, 0) == "0.25"
+    assert console.fmt_intensity(5.0, 0.0) == "-"  # nothing leaves the chip
+    assert console.fmt_batch(1024) == "1,024" and console.fmt_batch(None) == "-"
+    assert console.fmt_batch(None, "never") == "never" and console.fmt_batch(7, "never") == "7"
+
+
 def test_format_table_aligns_numbers_right_and_text_left() -> None:
     text = format_table(["chip", "ridge"], [["H100 SXM", "295"], ["TPU v5e", "1875"]])
     lines = text.splitlines()
