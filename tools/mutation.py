@@ -59,6 +59,7 @@ T_PLOT_POINTS = "tests/plots/test_measured_points.py"
 T_PLOT_HIER = "tests/plots/test_hierarchy_figure.py"
 T_PLOT_ARTICLE = "tests/plots/test_article_figures.py"
 T_PLOT_ATT = "tests/plots/test_attention_figures.py"
+T_PLOT_HIER_AXES = "tests/plots/test_hierarchy_axes.py"
 T_MODELS = "tests/tables/test_models.py"
 T_TABLES = "tests/tables/test_tables.py"
 T_ROOF = "tests/formulas/test_roofline.py"
@@ -108,7 +109,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/plots/roofline.py": (T_PLOT_AXES, T_PLOT_DATA),
     "common/plots/article.py": (T_PLOT_ARTICLE, T_PLOT_DATA, T_PLOT_LOCAL, T_PLOT_POINTS),
     "common/plots/attention.py": (T_PLOT_ATT,),
-    "common/plots/hierarchy.py": (T_PLOT_DATA, T_PLOT_HIER),
+    "common/plots/hierarchy.py": (T_PLOT_HIER_AXES, T_PLOT_DATA, T_PLOT_HIER),
     "common/plots/transformer.py": (T_PLOT_DATA, T_PLOT_ARTICLE),
 }
 
