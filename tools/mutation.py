@@ -144,6 +144,20 @@ M = "common/measure/"
 F = "common/formulas/"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     (
+        "common/plots/roofline.py",
+        "lo = 10 ** math.floor(math.log10(max(min(xs) / 1.5, 1e-3)))",
+        "0.001 -> 0.0011",
+    ): "the floor of log10 takes the clamp 1e-3 and 1.1e-3 to the same decade, 1e-3",
+    ("common/plots/roofline.py", "xs = log_range(lo, hi, 60)", "60 -> 61"): (
+        "a roof is two straight segments on log-log axes: 61 samples from lo to hi draw the "
+        "same lines between the same ends as 60"
+    ),
+    (
+        "common/plots/roofline.py",
+        'f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"',
+        ">= -> >",
+    ): "at x = 10 both formats print '10'",
+    (
         F + "hierarchy.py",
         "steps = math.floor(octaves * per_octave + 1e-9)",
         "1e-09 -> 1.1000000000000001e-09",
@@ -415,14 +429,20 @@ COSMETIC_KEYWORDS = frozenset(
         "headlength",
         "shrink",
         "frameon",
+        "linestyle",
+        "ls",
+        "dashes",
         "strict",
     }
 )
+#: Methods whose arguments only size type: ax.xaxis.label.set_size(10).
+COSMETIC_CALLS = frozenset({"set_size", "set_fontsize"})
 
 
 def _skipped_nodes(tree: ast.AST) -> set[int]:
     """ids of nodes not to mutate: docstrings, annotations, f-strings, raise statements,
-    and the values of cosmetic keyword arguments (COSMETIC_KEYWORDS)."""
+    and the values of cosmetic keyword arguments, dict entries and calls
+    (COSMETIC_KEYWORDS, COSMETIC_CALLS)."""
     skip: set[int] = set()
 
     def mark(node: ast.AST | None) -> None:
@@ -432,6 +452,17 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg in COSMETIC_KEYWORDS:
             mark(node.value)
+        elif isinstance(node, ast.Dict):  # {"marker": "s", "markersize": 10}
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value in COSMETIC_KEYWORDS:
+                    mark(value)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in COSMETIC_CALLS
+        ):
+            for arg in node.args:
+                mark(arg)
         if isinstance(node, (ast.JoinedStr, ast.Raise)):
             mark(node)
         elif isinstance(node, (ast.AnnAssign, ast.arg)):

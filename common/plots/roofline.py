@@ -117,7 +117,9 @@ def roofline_figure(
     """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
     fig, ax = new_figure(height=4.8)
     lo, hi = xlim or _x_range(curves, points)
+    # The rate axis holds each roof from its left end up to its peak, and every point.
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + [p[2] for p in points]
+    ys += [peak for _, peak, _ in curves]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
     samples = _draw_roofs(ax, curves, lo, hi, placed_on)
     ax.set_title(title, fontsize=11)
@@ -145,7 +147,7 @@ def roofline_panels_figure(
     every = [p for panel in panels for p in panel.points]
     lo, hi = _x_range([panel.curve for panel in panels], every)
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in (p.curve for p in panels)]
-    ys += [p[2] for p in every]
+    ys += [p[2] for p in every] + [p.curve[1] for p in panels]
     for ax, panel in zip(axes, panels, strict=True):
         _frame(ax, lo, hi, [y for y in ys if y > 0])
         label, peak, bw = panel.curve
@@ -218,12 +220,12 @@ def roofline_series_figure(
     path: str | os.PathLike[str], curve: Curve, series: Sequence[PointSeries], title: str
 ) -> str:
     """One chip's roof and its ridge with groups of points, one marker and colour per group."""
-    named = sum(1 for s in series if s.names)
+    named = any(s.names for s in series)
     fig, ax = new_figure(height=4.4 + (2.2 if named else 0))
     _, peak, bw = curve
     every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
     lo, hi = _x_range([curve], every)
-    ys = [attainable_flops(lo, peak, bw)] + [y for _, _, y in every]
+    ys = [attainable_flops(lo, peak, bw), peak] + [y for _, _, y in every]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
     samples = _draw_roofs(ax, [curve], lo, hi, 0)
     ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)

@@ -54,10 +54,17 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     # x: intensities 1.0 and 295; 1 / 1.5 rounds down to the decade 0.1, 295 x 3 up to 1,000.
     assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
-    # y: the roof at x = 0.1 (0.335 TFLOP/s) down to its decade, the point (3.35) doubled
-    # up to its decade: 0.1 to 10 TFLOP/s.
-    assert ax.get_ylim() == pytest.approx((1e11, 1e13))
-    assert ticks_in_tera(ax) == [(1e11, "0.1"), (1e12, "1"), (1e13, "10")]
+    # y: the roof at x = 0.1 (0.335 TFLOP/s) down to its decade; the roof's peak (989
+    # TFLOP/s, above the point) doubled up to its decade: 0.1 to 10,000 TFLOP/s.
+    assert ax.get_ylim() == pytest.approx((1e11, 1e16))
+    assert ticks_in_tera(ax) == [
+        (1e11, "0.1"),
+        (1e12, "1"),
+        (1e13, "10"),
+        (1e14, "100"),
+        (1e15, "1,000"),
+        (1e16, "10,000"),
+    ]
     assert "FLOP/byte" in ax.get_xlabel() and "TFLOP/s" in ax.get_ylabel()
     assert ax.get_title() == "One chip"
     (roof,) = roof_lines(ax)
@@ -239,3 +246,87 @@ def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
     assert len(style.log_range(1.0, 2.0)) == 400
     assert style.matplotlib_available()
     style.require_matplotlib()  # no error where matplotlib is installed
+
+
+def test_ranges_leave_out_empty_values_and_keep_small_ones(caught) -> None:
+    """A point with no FLOP/s still widens the intensity range but not the rate axis; a toy
+    machine of a few FLOP/s keeps its sub-1 rates; 1 / 1.5 margin below the lowest I."""
+    rplots.roofline_figure("r.png", [H100], [("idle", 5000.0, 0.0), ("low", 0.155, 5e11)])
+    (ax,) = caught[0].axes
+    # x: 0.155 / 1.5 = 0.103 -> 0.1 (with a margin of 1.65 it would fall to 0.01);
+    # 5,000 x 3 = 15,000 -> 100,000.
+    assert ax.get_xlim() == pytest.approx((0.1, 1e5))
+    # y: the roof at 0.1 (3.35e11) up to its peak 989e12 doubled (the idle point's 0 is
+    # left out): 1e11 .. 1e16.
+    assert ax.get_ylim() == pytest.approx((1e11, 1e16))
+    rplots.roofline_figure("t.png", [("toy", 10.0, 1.0)], [("p", 0.05, 0.05)])
+    (toy,) = caught[1].axes
+    # x: 0.05 / 1.5 -> 0.01, ridge 10 x 3 -> 100; y: roof at 0.01 is 0.01 FLOP/s -> 0.01,
+    # its peak 10 FLOP/s x 2 = 20 -> 100: the flat roof stays in view.
+    assert toy.get_xlim() == pytest.approx((0.01, 100.0))
+    assert toy.get_ylim() == pytest.approx((0.01, 100.0))
+    panel = rplots.RooflinePanel("toy", ("toy", 10.0, 1.0), [("1", 0.05, 0.05)])
+    rplots.roofline_panels_figure("p.png", [panel], ["1  p"], "t")
+    assert caught[2].axes[0].get_ylim() == pytest.approx((0.01, 100.0))  # P = 10, x 2 -> 100
+    series = rplots.PointSeries("ops", [(0.05, 0.05)])
+    rplots.roofline_series_figure("s.png", ("toy", 10.0, 1.0), [series], "t")
+    assert caught[3].axes[0].get_ylim() == pytest.approx((0.01, 100.0))
+
+
+def test_two_roofs_with_the_points_on_one(caught) -> None:
+    rplots.roofline_figure("r.png", [H100, H200], [("p", 1.0, 3.35e12)], placed_on=0)
+    (ax,) = caught[0].axes
+    assert [ln.get_label() for ln in roof_lines(ax)] == [
+        "H100 (I* = 295): points sit here",
+        "H200 (I* = 206), same peak as H100",
+    ]
+
+
+def test_later_panels_hide_their_rate_labels(caught) -> None:
+    panels = [rplots.RooflinePanel(n, c, [("1", 1.0, 1e12)]) for n, c in (("a", A100), ("h", H100))]
+    rplots.roofline_panels_figure("p.png", panels, ["1  x"], "t")
+    first, second = caught[0].axes
+    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
+    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
+
+
+def test_series_figure_range_colours_and_a_third_group(caught) -> None:
+    curve = ("H100 SXM bf16", 989e12, 3.35e12)
+    series = [
+        rplots.PointSeries("prefill operators", [(0.5, 1.675e12), (600.0, 989e12)]),
+        rplots.PointSeries("decode operators", [(0.5, 1.675e12)]),
+        rplots.PointSeries("third operators", [(2.0, 6.7e12)]),
+    ]
+    rplots.roofline_series_figure("s.png", curve, series, "t")
+    (ax,) = caught[0].axes
+    # x: 0.5 / 1.5 -> 0.1, 600 x 3 -> 10,000; y: the roof at 0.1 (3.35e11) -> 1e11, the
+    # highest point 989e12 doubled -> 1e16.
+    assert ax.get_xlim() == pytest.approx((0.1, 1e4))
+    assert ax.get_ylim() == pytest.approx((1e11, 1e16))
+    groups = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_linestyle() == "None"}
+    # Groups never take the roof's colour; the third is hollow again, like the first.
+    (roof,) = roof_lines(ax)
+    colours = [groups[s.label].get_markeredgecolor() for s in series]
+    assert roof.get_color() not in colours and len(set(colours)) == 3
+    assert colours[0] == style.MEMORY_COLOR  # prefill in the memory colour, as captioned
+    assert groups["third operators"].get_markerfacecolor() == "white"
+
+
+def test_key_intensities_round_from_ten_and_groups_split_past_one_percent() -> None:
+    a = rplots.PointSeries("a ops", [(1.0, 1.0), (1.0105, 1.0), (10.6, 50.0)], ["n", "m", "k"])
+    groups = rplots.coinciding([a])
+    assert [x for x, _, _ in groups] == [1.0, 1.0105, 10.6]  # 1.05% apart: two positions
+    tie = rplots.PointSeries("b ops", [(4.0, 1e15), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
+    # Sorted by intensity (not by rate), names of equal count in alphabetical order.
+    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e15, "b z x1")]
+
+
+def test_key_prints_whole_intensities_from_ten(caught) -> None:
+    s = rplots.PointSeries("ops", [(10.6, 1e13), (2.25, 5e12)], ["big", "small"])
+    rplots.roofline_series_figure("s.png", ("H100", 989e12, 3.35e12), [s], "t")
+    (key,) = caught[0].legends
+    assert [t.get_text() for t in key.get_texts()] == [
+        "1  I = 2.25: ops small x1",
+        "2  I = 11: ops big x1",
+    ]
+    assert key._ncols == 1
