@@ -157,6 +157,14 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         'f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"',
         ">= -> >",
     ): "at x = 10 both formats print '10'",
+    ("common/plots/attention.py", 'ax.set_xscale("log", base=2)', "2 -> 3"): (
+        "the ticks are set explicitly (powers of 4 bytes, or the measured N) and minor ticks "
+        "are off, so the log base draws the same axis"
+    ),
+    ("common/plots/attention.py", 'ax.set_xscale("log", base=2)', "2 -> 3 #2"): (
+        "the ticks are set explicitly (the measured N) and minor ticks are off, so the log "
+        "base draws the same axis"
+    ),
     (
         F + "hierarchy.py",
         "steps = math.floor(octaves * per_octave + 1e-9)",

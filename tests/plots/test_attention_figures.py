@@ -80,6 +80,13 @@ def test_traffic_figure_draws_naive_ideal_and_ridge_levels(traffic) -> None:
     assert dots == [[(256 * KIB, pytest.approx(20.0))]]  # only the ridge that is reached
     assert vertical_at(ax) == pytest.approx([164 * KIB, 228 * KIB])
     assert " A100\n 164 KiB" in labels and " H100\n 228 KiB" in labels
+    # Each chip's line and label in one colour of its own, after the curves' colours;
+    # the labels stack downwards (axes fraction) so that neighbours do not overlap.
+    chips = [ln for ln in ax.get_lines() if list(ln.get_ydata()) == [0, 1]]
+    chip_labels = [t for t in ax.texts if "KiB" in t.get_text()]
+    assert [ln.get_color() for ln in chips] == [style.SERIES_COLORS[3], style.SERIES_COLORS[4]]
+    assert [t.get_color() for t in chip_labels] == [ln.get_color() for ln in chips]
+    assert [t.get_position()[1] for t in chip_labels] == pytest.approx([0.68, 0.59])
 
 
 def test_traffic_ticks_every_factor_of_four_in_binary_units(traffic) -> None:
@@ -121,7 +128,9 @@ def test_kernel_times_by_data() -> None:
     assert "seconds" in ax.get_ylabel() and ax.get_xlabel() == "sequence length N"
     assert ax.get_title() == "Both kernels"
     (legend,) = fig.legends
-    assert len(legend.get_texts()) == 5
+    assert len(legend.get_texts()) == 5 and legend._ncols == 3
+    (cache,) = ax.texts
+    assert cache.get_position() == pytest.approx((1500.0, 0.03))  # at the foot of its line
 
 
 @pytest.mark.parametrize("llc", [None, 100.0, 10_000.0, 256.0, 4096.0])

@@ -316,9 +316,9 @@ def test_key_intensities_round_from_ten_and_groups_split_past_one_percent() -> N
     a = rplots.PointSeries("a ops", [(1.0, 1.0), (1.0105, 1.0), (10.6, 50.0)], ["n", "m", "k"])
     groups = rplots.coinciding([a])
     assert [x for x, _, _ in groups] == [1.0, 1.0105, 10.6]  # 1.05% apart: two positions
-    tie = rplots.PointSeries("b ops", [(4.0, 1e15), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
+    tie = rplots.PointSeries("b ops", [(4.0, 1e12), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
     # Sorted by intensity (not by rate), names of equal count in alphabetical order.
-    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e15, "b z x1")]
+    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e12, "b z x1")]
 
 
 def test_key_prints_whole_intensities_from_ten(caught) -> None:
@@ -330,3 +330,24 @@ def test_key_prints_whole_intensities_from_ten(caught) -> None:
         "2  I = 11: ops big x1",
     ]
     assert key._ncols == 1
+
+
+def test_rate_axes_reach_down_to_slow_points_and_up_past_the_peak(caught) -> None:
+    """A point below every roof widens the rate axis down; a point at intensity 0 or rate
+    0 is left out of the log ranges; the top is the peak doubled, up to its decade."""
+    points = [("slow", 1.0, 1e9), ("nothing", 0.0, 1e10)]
+    rplots.roofline_figure("r.png", [H100], points)
+    (ax,) = caught[0].axes
+    # x: 1.0 / 1.5 -> 0.1 (the point at 0 is left out), 295 x 3 -> 1,000; y: 1e9 -> 1e9.
+    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
+    assert ax.get_ylim() == pytest.approx((1e9, 1e16))
+    panel = rplots.RooflinePanel("H100", H100, [("1", 1.0, 1e9), ("2", 2.0, 0.0)])
+    rplots.roofline_panels_figure("p.png", [panel], ["1  slow", "2  idle"], "t")
+    assert caught[1].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
+    series = rplots.PointSeries("ops", [(1.0, 1e9), (2.0, 0.0)])
+    rplots.roofline_series_figure("s.png", H100, [series], "t")
+    assert caught[2].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
+    # A peak of 4 FLOP/s: 4 x 2 = 8 -> 10 (a margin of x 3 would give 12 -> 100); the
+    # bottom is the roof at 1 / 1.5 -> 0.1: 0.1 FLOP/s.
+    rplots.roofline_figure("t.png", [("toy", 4.0, 1.0)], [("p", 1.0, 1.0)])
+    assert caught[3].axes[0].get_ylim() == pytest.approx((0.1, 10.0))
