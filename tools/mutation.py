@@ -110,7 +110,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/plots/article.py": (T_PLOT_ARTICLE, T_PLOT_DATA, T_PLOT_LOCAL, T_PLOT_POINTS),
     "common/plots/attention.py": (T_PLOT_ATT,),
     "common/plots/hierarchy.py": (T_PLOT_HIER_AXES, T_PLOT_DATA, T_PLOT_HIER),
-    "common/plots/transformer.py": (T_PLOT_DATA, T_PLOT_ARTICLE),
+    "common/plots/transformer.py": (T_PLOT_ARTICLE, T_PLOT_DATA),
 }
 
 # ---------------------------------------------------------------------------
