@@ -294,3 +294,17 @@ def test_capacity_ledger_stack_in_gigabytes_with_wall_and_capacity(caught) -> No
     ]
     with pytest.raises(ValueError, match="at least one batch"):
         transformer.memory_ledger_figure("c.png", [], 80e9, 0, "none")
+
+
+def test_decode_throughput_rates_reach_the_ceiling_and_default_without_data(caught) -> None:
+    panels = [transformer.ThroughputPanel("H100", [(1, 100.0), (4, 300.0)], 4, None, 2e4)]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    # y: 100 .. the ceiling 2e4 x 1.5 = 3e4 -> 1e5 (the points alone would stop at 1,000).
+    assert caught[0].axes[0].get_ylim() == pytest.approx((100.0, 1e5))
+    empty = [transformer.ThroughputPanel("tiny", [], 0, None, None, note="too big")]
+    transformer.decode_throughput_figure("e.png", empty, "t")
+    (ax,) = caught[1].axes
+    assert ax.get_ylim() == pytest.approx((1.0, 10.0))  # nothing to show: one decade
+    # x: no wall and no knee: at least batch 2, x 1.5 -> 10.
+    assert ax.get_xlim() == pytest.approx((1.0, 10.0))
+    assert [t.get_text() for t in ax.texts] == ["too big"]
