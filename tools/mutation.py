@@ -157,6 +157,16 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         'f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"',
         ">= -> >",
     ): "at x = 10 both formats print '10'",
+    (
+        "common/plots/transformer.py",
+        "xs_max = [max([p.memory_wall, p.knee or 0, 2]) for p in panels]",
+        "2 -> 3",
+    ): "a floor of batch 2 or 3 gives the same axis: 3 or 4.5 both round up to 10",
+    (
+        "common/plots/transformer.py",
+        "xs_max = [max([p.memory_wall, p.knee or 0, 2]) for p in panels]",
+        "0 -> 1",
+    ): "a missing knee counts as 0 or 1, both below the floor of batch 2",
     ("common/plots/attention.py", 'ax.set_xscale("log", base=2)', "2 -> 3"): (
         "the ticks are set explicitly (powers of 4 bytes, or the measured N) and minor ticks "
         "are off, so the log base draws the same axis"

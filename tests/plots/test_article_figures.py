@@ -308,3 +308,49 @@ def test_decode_throughput_rates_reach_the_ceiling_and_default_without_data(caug
     # x: no wall and no knee: at least batch 2, x 1.5 -> 10.
     assert ax.get_xlim() == pytest.approx((1.0, 10.0))
     assert [t.get_text() for t in ax.texts] == ["too big"]
+
+
+@pytest.mark.parametrize(("wall", "x_hi"), [(64, 100.0), (80, 1000.0), (7, 100.0)])
+def test_decode_throughput_batch_axis_leaves_half_again_past_the_wall(caught, wall, x_hi):
+    """x runs to the decade above 1.5 x the largest wall or knee: 96 -> 100, 120 -> 1,000,
+    10.5 -> 100."""
+    panels = [transformer.ThroughputPanel("c", [(1, 10.0), (wall, 100.0)], wall, None)]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    assert caught[0].axes[0].get_xlim() == pytest.approx((1.0, x_hi))
+
+
+def test_decode_throughput_panels_share_rates_and_hide_later_labels(caught) -> None:
+    panels = [
+        transformer.ThroughputPanel("a", [(1, 10.0), (8, 80.0)], 8, 4),
+        transformer.ThroughputPanel("b", [], 0, None, note="weights do not fit"),
+    ]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    fig = caught[0]
+    first, second = fig.axes
+    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
+    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
+    (note,) = second.texts
+    assert tuple(note.get_position()) == (0.5, 0.5)  # in the middle of its empty panel
+    assert fig.legends[0]._ncols == 2
+
+
+def test_capacity_ledger_stacks_each_term_in_gigabytes(caught) -> None:
+    from matplotlib.colors import to_hex
+
+    def led(b: int) -> MemoryLedger:
+        return MemoryLedger(16e9, b * 0.5e9, b * 0.1e9, 1e9)
+
+    ledgers = [(1, led(1)), (50, led(50)), (100, led(100))]
+    transformer.memory_ledger_figure("c.png", ledgers, 60e9, 70, "Cap")
+    fig = caught[0]
+    (ax,) = fig.axes
+    # Tops of the stack at B = 100, in GB: weights 16, + KV 50, + activations 10, + 1.
+    tops = [max(float(v) for v in p.get_paths()[0].vertices[:, 1]) for p in ax.collections]
+    assert tops == pytest.approx([16.0, 66.0, 76.0, 77.0])
+    colours = [to_hex(p.get_facecolor()[0]) for p in ax.collections]
+    expected = [style.SERIES_COLORS[k] for k in (0, 2, 4, 3)]
+    assert colours == [c.lower() for c in expected]
+    assert ax.get_xlim() == pytest.approx((1.0, 100.0))
+    # The total (77 GB) above the capacity (60 GB) sets the top, with 8% of room.
+    assert ax.get_ylim() == pytest.approx((0.0, 77.0 * 1.08))
+    assert fig.legends[0]._ncols == 3
