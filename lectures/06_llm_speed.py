@@ -27,6 +27,7 @@ Add ``--png`` to save ``06_prefill_decode_roofline.png`` (needs matplotlib) into
 """
 
 # sphinx_gallery_start_ignore
+import functools
 import os
 import sys
 
@@ -34,8 +35,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0])
 from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
+from common.present.llm_cli import llm_parser, parse_llm_args
+
+make_parser = functools.partial(llm_parser, __doc__)  # the LLM lectures' flags (--help)
+args, model, chip, precision, dtypes = parse_llm_args(make_parser())  # checked: one-line errors
 # sphinx_gallery_end_ignore
 
+from common.formulas.predict import achievable_roofs, roofline_time
 from common.formulas.roofline import attainable_flops
 from common.formulas.transformer import (
     decode_ledger,
@@ -46,20 +52,6 @@ from common.formulas.transformer import (
 )
 from common.present import llm
 from common.present.display import show
-
-# sphinx_gallery_start_ignore
-from common.present.llm_cli import llm_parser, parse_llm_args
-from common.shell.cli import LectureParser
-
-
-def make_parser() -> LectureParser:
-    """The command line: the LLM lectures' flags (see --help)."""
-    return llm_parser(__doc__)
-
-
-run = parse_llm_args(make_parser())  # one-line usage errors for flags that do not fit
-args, model, chip, precision, dtypes = run
-# sphinx_gallery_end_ignore
 
 # The flags chose model, chip and precision (see --help); sizes and roofs follow.
 S, B, L = args.context, args.batch, model.n_layers
@@ -187,7 +179,11 @@ else:
 # -------
 #
 # The lines a student would copy into a plan: the model, its size, and the two time
-# bounds. :ref:`Lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>` adds what fits
-# in memory.
+# bounds, at the datasheet's roofs and at the measured achievable ones of the hardware
+# table (:ref:`lecture 11 <sphx_glr_auto_lectures_11_predict_and_check.py>` checks both
+# against published measurements). :ref:`Lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>`
+# adds what fits in memory.
 
-show(llm.speed_summary(model, chip, precision, dtypes, n_params, ttft, tpot, B, S))
+ach = achievable_roofs(chip, precision)  # measured roofs; spec where none is published
+both = (roofline_time(pre, ach), roofline_time(dec, ach), ach.measured)
+show(llm.speed_summary(model, chip, precision, dtypes, n_params, ttft, tpot, B, S, both))

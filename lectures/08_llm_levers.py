@@ -23,6 +23,7 @@ Add ``--png`` to save ``08_decode_throughput.png`` (needs matplotlib) into
 """
 
 # sphinx_gallery_start_ignore
+import functools
 import os
 import sys
 
@@ -30,6 +31,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0])
 from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
+from common.present.llm_cli import llm_parser, parse_llm_args
+
+make_parser = functools.partial(llm_parser, __doc__)  # the LLM lectures' flags (--help)
+args, model, chip, precision, dtypes = parse_llm_args(make_parser())  # checked: one-line errors
 # sphinx_gallery_end_ignore
 
 from common.formulas.transformer import (
@@ -49,25 +54,11 @@ from common.hw_specs import B200, CHIPS, H100, H200
 from common.present import llm
 from common.present.console import fmt_gb
 from common.present.display import show
-
-# sphinx_gallery_start_ignore
-from common.present.llm_cli import llm_parser, parse_llm_args
-from common.shell.cli import LectureParser
 from common.tables.models import with_full_mha, with_kv_heads
 
-
-def make_parser() -> LectureParser:
-    """The command line: the LLM lectures' flags (see --help)."""
-    return llm_parser(__doc__)
-
-
-run = parse_llm_args(make_parser())  # one-line usage errors for flags that do not fit
-args, model, chip, precision, dtypes = run
-# sphinx_gallery_end_ignore
-
-# The flags chose model, chip and precision (see --help); sizes and roofs follow.
-S, B, L = args.context, args.batch, model.n_layers
-peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
+# The flags chose model, chip and precision (see --help); the sizes and the ridge follow.
+S, B = args.context, args.batch
+ridge = chip.ridge_point(precision)
 
 
 # %%

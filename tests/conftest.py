@@ -17,6 +17,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -57,6 +58,29 @@ def run_lecture(
         timeout=timeout,
         check=False,
     )
+
+
+def quiet_run(name: str, *args: str) -> str:
+    """A lecture run that must succeed quietly (status 0, nothing on stderr): its stdout."""
+    proc = run_lecture(name, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return proc.stdout
+
+
+def quick_measuring_run(tmp: Path, name: str, timeout: float) -> dict[str, Any]:
+    """One ``--quick --png`` run of a measuring lecture into a fresh results file under `tmp`.
+
+    $ROOFLINE_RESULTS names another file, so the run shows that --results wins. Returns
+    the process, its stdout, the results file, the figure folder and `tmp`.
+    """
+    results_path, outdir = tmp / "results" / "machine.json", tmp / "figures"
+    proc = run_lecture(
+        name, "--quick", "--png", "--outdir", str(outdir), "--results", str(results_path),
+        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")}, timeout=timeout,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return {"proc": proc, "out": proc.stdout, "results": results_path, "outdir": outdir, "tmp": tmp}
 
 
 @pytest.fixture

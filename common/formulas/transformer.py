@@ -3,9 +3,9 @@
 Standard library only. The speed ledger lists every operator of one layer (and the
 few that run once per model) with its FLOPs and the bytes it moves, split into
 weight, activation and KV-cache bytes, each at its own element size. The capacity
-ledger reuses ``common.ledger`` (weights + KV cache + activations + overhead).
+ledger reuses ``common.formulas.ledger`` (weights + KV cache + activations + overhead).
 
-Conventions (the same as ``common.roofline`` and ``common.ledger``):
+Conventions (the same as ``common.formulas.roofline`` and ``common.formulas.ledger``):
 
 * one multiply-add is 2 FLOP; bytes are every read plus every write at the element
   size; each weight is read once per forward pass (a perfect kernel);

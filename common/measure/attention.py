@@ -70,8 +70,12 @@ def random_qkv(n: int, d_head: int, seed: int = 0, scale: float = 1.0) -> tuple[
     return q, k, v
 
 
-def make_naive(q: Any, k: Any, v: Any) -> Callable[[], Any]:
-    """A call computing O with S materialised: ten passes over S, as lecture 01 counts them."""
+def naive_phases(q: Any, k: Any, v: Any) -> tuple[Callable[[], Any], ...]:
+    """Naive attention with S materialised, and its two phases alone on the same buffers.
+
+    Returns (naive, matmuls only, softmax only): the naive call makes ten passes over
+    the N x N score matrix S, as lecture 01 counts them (numpy_ops.attention_naive_counts).
+    """
     import numpy as np
 
     n, d = check_qkv(q, k, v)
@@ -91,7 +95,23 @@ def make_naive(q: Any, k: Any, v: Any) -> Callable[[], Any]:
         np.matmul(s, v, out=o)  # read S; Q, K, V read and O written once 10 passes
         return o
 
-    return attention_naive
+    def matmuls_only() -> Any:  # the same two matmuls without the softmax between them
+        np.matmul(q, kt, out=s)
+        return np.matmul(s, v, out=o)
+
+    def softmax_only() -> Any:  # the same five softmax lines alone
+        np.max(s, axis=-1, keepdims=True, out=rowmax)
+        np.subtract(s, rowmax, out=s)
+        np.exp(s, out=s)
+        np.sum(s, axis=-1, keepdims=True, out=rowsum)
+        return np.divide(s, rowsum, out=s)
+
+    return attention_naive, matmuls_only, softmax_only
+
+
+def make_naive(q: Any, k: Any, v: Any) -> Callable[[], Any]:
+    """A call computing O with S materialised: ten passes over S (see `naive_phases`)."""
+    return naive_phases(q, k, v)[0]
 
 
 def make_tiled(q: Any, k: Any, v: Any, br: int, bc: int) -> Callable[[], Any]:

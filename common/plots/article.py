@@ -2,8 +2,8 @@
 
 Each function takes plain numbers (already read from the results file or computed
 from the ledgers), draws one figure with the object-oriented API of
-``common.plotting`` and writes it atomically; it returns the path written.
-matplotlib is imported only inside ``common.plotting``'s helpers.
+``common.plots.style`` and writes it atomically; it returns the path written.
+matplotlib is imported only inside ``common.plots.style``'s helpers.
 """
 
 from __future__ import annotations
@@ -328,14 +328,12 @@ def batch_sweep_figure(
         log_ticks(ax, "y", lo, hi)
         ax.set_xlabel("batch B (tokens per call)")
         if band:
-            ax.axvspan(crossing[0], crossing[1], color=style.NEUTRAL_COLOR, alpha=0.15, lw=0)
-            ax.text(  # at the top: small batches have low latency and low throughput
-                math.sqrt(crossing[0] * crossing[1]),
-                0.97,
+            style.labelled_band(  # at the top: small batches have low latency and low throughput
+                ax,
+                *crossing,
                 "I = I*",
-                transform=ax.get_xaxis_transform(),
-                ha="center",
-                va="top",
+                0.15,
+                0.97,
                 fontsize=7.5,
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9},
                 zorder=6,  # a curve that reaches the top passes behind the label

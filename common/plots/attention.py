@@ -18,18 +18,6 @@ from common.present.console import fmt_bytes
 MB = 1e6  # traffic in decimal MB, like the article's 138.41 MB and 4.19 MB
 
 
-def _kib_ticks(ax: Any, lo: float, hi: float) -> None:
-    """Ticks at powers of 4 KiB with KiB/MiB labels on a log2 x axis."""
-    ticks, t = [], 1.0
-    while t <= hi:
-        if t >= lo:
-            ticks.append(t)
-        t *= 4
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([fmt_bytes(x, binary=True, digits=0) for x in ticks])
-    ax.minorticks_off()
-
-
 def build_traffic_figure(
     m_values: Sequence[float],
     traffic: Sequence[float],
@@ -51,14 +39,8 @@ def build_traffic_figure(
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     lo, hi = min(m_values), max(m_values)
-    ax.plot(
-        m_values,
-        [d / MB for d in traffic],
-        drawstyle="steps-post",
-        color=style.COMPUTE_COLOR,
-        lw=1.8,
-        label="tiled (FlashAttention-2 loops)",
-    )
+    tiled = {"drawstyle": "steps-post", "color": style.COMPUTE_COLOR, "lw": 1.8}
+    ax.plot(m_values, [d / MB for d in traffic], label="tiled (FlashAttention-2 loops)", **tiled)
     ax.axhline(
         naive_bytes / MB, color=style.MEMORY_COLOR, lw=1.2, ls="--", label="naive: S, P in HBM"
     )
@@ -88,7 +70,7 @@ def build_traffic_figure(
             color=color,
             va="top",
         )
-    _kib_ticks(ax, lo, hi)
+    style.binary_ticks(ax, lo, hi)
     ax.set_xlim(lo, hi)
     ax.set_xlabel("on-chip memory per SM, M_sm")
     ax.set_ylabel("HBM traffic of one head (MB)")

@@ -1,6 +1,6 @@
 """Figures of lecture 09: bandwidth against working set, and the hierarchical roofline.
 
-matplotlib is reached only through common.plotting's object-oriented helpers,
+matplotlib is reached only through common.plots.style's object-oriented helpers,
 so importing this module never needs matplotlib.
 """
 
@@ -23,16 +23,6 @@ def level_color(name: str, order: Sequence[str]) -> str:
     return style.SERIES_COLORS[index % len(style.SERIES_COLORS)]
 
 
-def _binary_ticks(ax: object, lo: float, hi: float) -> None:
-    """Ticks at powers of 4 bytes with KiB/MiB/GiB labels on a log2 x axis."""
-    ticks = [4.0**k for k in range(math.floor(math.log(lo, 4)), math.ceil(math.log(hi, 4)) + 1)]
-    ticks = [t for t in ticks if lo <= t <= hi]
-    labels = [fmt_bytes(t, binary=True, digits=0) for t in ticks]
-    ax.set_xticks(ticks)  # type: ignore[attr-defined]
-    ax.set_xticklabels(labels)  # type: ignore[attr-defined]
-    ax.minorticks_off()  # type: ignore[attr-defined]
-
-
 def bandwidth_sweep_figure(
     path: str | os.PathLike[str],
     sizes: Sequence[float],
@@ -50,16 +40,9 @@ def bandwidth_sweep_figure(
     lo, hi = min(sizes) / 1.3, max(sizes) * 1.3
     ax.set_xscale("log", base=2)
     if call_cost_limit is not None:
-        ax.axvspan(lo, call_cost_limit, color=style.NEUTRAL_COLOR, alpha=0.12, lw=0)
-        ax.text(
-            math.sqrt(lo * call_cost_limit),
-            0.975,
-            "fixed call cost ≥ 10% of the time",
-            transform=ax.get_xaxis_transform(),
-            ha="center",
-            va="top",
-            fontsize=7,
-            color="#555555",
+        label = "fixed call cost ≥ 10% of the time"
+        style.labelled_band(
+            ax, lo, call_cost_limit, label, 0.12, 0.975, fontsize=7, color="#555555"
         )
     ax.plot(
         sizes,
@@ -117,7 +100,7 @@ def bandwidth_sweep_figure(
     top = max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18
     ax.set_ylim(0, top)
     ax.set_xlim(lo, hi)
-    _binary_ticks(ax, lo, hi)
+    style.binary_ticks(ax, lo, hi)
     ax.set_xlabel("working set of z = x + y (fp32, three arrays)")
     ax.set_ylabel("bandwidth (GB/s)")
     ax.set_title("Streaming bandwidth by working-set size")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from common.files.atomic import atomic_write_with, writable_dir
+from common.present.console import fmt_bytes
 from common.shell.cli import matplotlib_available
 
 # Colours shared by every figure (colour-blind-safe Okabe-Ito palette).
@@ -59,3 +60,28 @@ def log_range(lo: float, hi: float, n: int = 400) -> list[float]:
     """n points spaced evenly in log10 between lo and hi."""
     a, b = math.log10(lo), math.log10(hi)
     return [10 ** (a + (b - a) * i / (n - 1)) for i in range(n)]
+
+
+def binary_ticks(ax: Any, lo: float, hi: float) -> None:
+    """Ticks at powers of 4 bytes from lo to hi with KiB/MiB/GiB labels (a log2 x axis)."""
+    ticks = [4.0**k for k in range(math.floor(math.log(lo, 4)), math.ceil(math.log(hi, 4)) + 1)]
+    ticks = [t for t in ticks if lo <= t <= hi]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([fmt_bytes(t, binary=True, digits=0) for t in ticks])
+    ax.minorticks_off()
+
+
+def labelled_band(
+    ax: Any, lo: float, hi: float, text: str, alpha: float, y: float, **style: Any
+) -> None:
+    """Shade lo <= x <= hi in grey with `text` at its top, centred on a log x axis."""
+    ax.axvspan(lo, hi, color=NEUTRAL_COLOR, alpha=alpha, lw=0)
+    ax.text(
+        math.sqrt(lo * hi),
+        y,
+        text,
+        transform=ax.get_xaxis_transform(),
+        ha="center",
+        va="top",
+        **style,
+    )

@@ -192,6 +192,21 @@ def add_outdir_flag(
     )
 
 
+def add_quick_flag(parser: argparse.ArgumentParser, what: str) -> None:
+    """--quick: a shorter run of a measuring lecture; `what` says what it shortens."""
+    parser.add_argument("--quick", action="store_true", help=what)
+
+
+def measuring_parser(doc: str | None, quick: str) -> LectureParser:
+    """A measuring lecture's parser: --quick (`quick` says what it shortens), --png,
+    --outdir and --results (the lecture saves its section)."""
+    parser = lecture_parser(doc)
+    add_quick_flag(parser, quick)
+    add_png_flags(parser)
+    add_results_flag(parser, saves=True)
+    return parser
+
+
 def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:
     """--results FILE: the shared results file (default: results/machine.json).
 
@@ -236,9 +251,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = Non
 
 def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
     """Up-front checks of --outdir, --png and --results (usage errors exit 2)."""
-    given = getattr(args, "_given", set())
-    if hasattr(args, "_given"):
-        del args._given
+    given = vars(args).pop("_given", set())  # flags given, not left at their default
     has_png = hasattr(args, "png")
     if hasattr(args, "outdir"):
         if has_png and not args.png and "outdir" in given:
@@ -257,10 +270,8 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
     if hasattr(args, "results"):
         target = args.results if args.results is not None else default_results_path()
         saves = getattr(parser, "results_saved", None)
+        check = paths.check_output_file if saves else paths.check_input_file
         try:
-            if saves:
-                paths.check_output_file(target, "results file")
-            else:
-                paths.check_input_file(target, "results file")
+            check(target, "results file")
         except paths.UnusablePath as exc:
             parser.error(f"argument --results: {exc}")

@@ -1,10 +1,11 @@
 """A lecture's declared interface: its flags, read by the site without running the lecture.
 
-Every lecture defines ``make_parser()`` at module level: its argparse parser,
-built with ``common.shell.cli``. The lecture runs on ``cli.parse_args(make_parser())``;
-the docs build and the Run panels call `declared_parser`, which executes only the
-lecture's module-level imports above that function and the function itself, never
-the lecture's work. So ``make_parser()`` uses only what the lecture imports above it.
+Every lecture defines ``make_parser()`` at module level (a function, or a name bound
+to a shared one): its argparse parser, built with ``common.shell.cli``. The lecture
+runs on ``cli.parse_args(make_parser())``; the docs build and the Run panels call
+`declared_parser`, which executes only the lecture's module-level imports above
+``make_parser`` and that definition, never the lecture's work. So ``make_parser()``
+uses only what the lecture imports above it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def declared_parser(lecture: str | os.PathLike[str]) -> argparse.ArgumentParser:
     for node in tree.body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             kept.append(node)
-        elif isinstance(node, ast.FunctionDef) and node.name == INTERFACE:
+        elif _declares(node):
             kept.append(node)
             break
     else:
@@ -37,6 +38,15 @@ def declared_parser(lecture: str | os.PathLike[str]) -> argparse.ArgumentParser:
     if not isinstance(parser, argparse.ArgumentParser):
         raise ValueError(f"{path.name}: {INTERFACE}() returned {type(parser).__name__}")
     return parser
+
+
+def _declares(node: ast.stmt) -> bool:
+    """True for ``def make_parser(...)`` and ``make_parser = ...`` (a partial of a shared one)."""
+    if isinstance(node, ast.FunctionDef):
+        return node.name == INTERFACE
+    return isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+        INTERFACE
+    ]
 
 
 def flag_actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:

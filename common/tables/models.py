@@ -6,7 +6,7 @@ published ``config.json`` on the Hugging Face hub (field names in the comments).
 Edit a number here and rerun lectures 06-08; every dependent number moves with it.
 
 The published parameter counts are a cross-check only: the course derives its own
-count from the config (``common.transformer.parameter_count``) and a test checks
+count from the config (``common.formulas.transformer.parameter_count``) and a test checks
 that the two agree.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run_lecture, summary_value
+from conftest import quiet_run, run_lecture, summary_value
 
 from common.hw_specs import H100
 from common.tables.models import LLAMA_3_70B
@@ -16,10 +16,7 @@ LECTURE = "07"
 @pytest.fixture(scope="module")
 def default_run() -> str:
     """The default run's stdout."""
-    proc = run_lecture(LECTURE)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    return proc.stdout
+    return quiet_run(LECTURE)
 
 
 def test_prints_every_section(default_run: str) -> None:

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import run_lecture
+from conftest import quick_measuring_run, run_lecture
 
 from common.measure import caches
 from common.plots import attention as attention_plots
@@ -26,22 +26,7 @@ BF16, FP32 = 2, 4
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     """One --quick run with figures, into a fresh results file (so a quick calibration runs)."""
-    tmp = tmp_path_factory.mktemp("lecture10")
-    results_path = tmp / "results" / "machine.json"
-    outdir = tmp / "figures"
-    proc = run_lecture(
-        "10",
-        "--quick",
-        "--png",
-        "--outdir",
-        str(outdir),
-        "--results",
-        str(results_path),
-        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")},
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return {"proc": proc, "out": proc.stdout, "results": results_path, "outdir": outdir}
+    return quick_measuring_run(tmp_path_factory.mktemp("lecture10"), "10", timeout=300)
 
 
 def rows_under(out: str, title: str) -> list[list[str]]:
@@ -266,3 +251,12 @@ def test_help() -> None:
     assert proc.returncode == 0
     for flag in ("--quick", "--png", "--outdir", "--results"):
         assert flag in proc.stdout
+
+
+def test_budget_flags_are_offered_and_checked(tmp_path: Path) -> None:
+    proc = run_lecture("10", "--help")
+    assert proc.returncode == 0
+    assert "--memory-limit" in proc.stdout and "--time-limit" in proc.stdout
+    bad = run_lecture("10", "--memory-limit", "0", "--results", str(tmp_path / "r.json"))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "memory limit" in bad.stderr and not (tmp_path / "r.json").exists()

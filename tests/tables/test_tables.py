@@ -59,17 +59,8 @@ def test_the_articles_7b_model() -> None:
     # Section 4.3: 7B parameters, fp16, 32 layers, d_kv = 4096, 4096-token sequences,
     # 128 KiB of activations per token.
     assert (
-        ModelSpec(
-            name="7B, fp16",
-            n_params=7e9,
-            weight_bytes=2,
-            n_layers=32,
-            d_kv=4096,
-            kv_bytes=2,
-            seq=4096,
-            act_bytes_per_token=128 * 1024,
-        )
-        == ARTICLE_7B
+        # name, parameters, weight bytes, layers, d_kv, KV bytes, sequence, activation bytes
+        ModelSpec("7B, fp16", 7e9, 2, 32, 4096, 2, 4096, 128 * 1024) == ARTICLE_7B
     )
 
 
