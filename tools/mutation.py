@@ -66,6 +66,7 @@ T_PLOT_HIER = "tests/plots/test_hierarchy_figure.py"
 T_PLOT_ARTICLE = "tests/plots/test_article_figures.py"
 T_PLOT_ATT = "tests/plots/test_attention_figures.py"
 T_PLOT_HIER_AXES = "tests/plots/test_hierarchy_axes.py"
+T_PLOT_PREDICT = "tests/plots/test_predict_figure.py"
 T_MODELS = "tests/tables/test_models.py"
 T_TABLES = "tests/tables/test_tables.py"
 T_ROOF = "tests/formulas/test_roofline.py"
@@ -116,10 +117,17 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/measure/hierarchy.py": (T_SWEEP,),
     "common/measure/attention.py": (T_ATT_KERNELS,),
     # Figures: tested by the data and axes matplotlib holds (tests/plots).
-    "common/plots/style.py": (T_PLOT_AXES, T_PLOT_DATA),
+    "common/plots/style.py": (
+        T_PLOT_AXES,
+        T_PLOT_ATT,
+        T_PLOT_HIER_AXES,
+        T_PLOT_ARTICLE,
+        T_PLOT_DATA,
+    ),
     "common/plots/roofline.py": (T_PLOT_AXES, T_PLOT_DATA),
     "common/plots/article.py": (T_PLOT_ARTICLE, T_PLOT_DATA, T_PLOT_LOCAL, T_PLOT_POINTS),
     "common/plots/attention.py": (T_PLOT_ATT,),
+    "common/plots/predict.py": (T_PLOT_PREDICT,),
     "common/plots/hierarchy.py": (T_PLOT_HIER_AXES, T_PLOT_DATA, T_PLOT_HIER),
     "common/plots/transformer.py": (T_PLOT_ARTICLE, T_PLOT_DATA),
     "common/tables/slips.py": (T_SLIPS,),
