@@ -63,6 +63,20 @@ html_theme = "furo"
 html_title = "Roofline lectures"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+# Wide tables, code and equations scroll in boxes a keyboard can reach (named for readers).
+html_js_files = [("scroll-boxes.js", {"defer": "defer"})]
+# Search ranks the lecture and concept pages above API entries (docs/_static/search-scorer.js).
+html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
+# What each lecture is about, as main index entries at the top of its page: search lists
+# the page first for these terms, and the general index links to it.
+course_index_terms = {
+    "02_roofline_basics": ("roofline", "critical batch", "ridge point"),
+    "03_memory_ledger": ("batch sweep",),
+    "06_llm_speed": ("prefill", "decode"),
+    "07_llm_capacity": ("KV cache", "memory wall"),
+    "09_hierarchical_roofline": ("hierarchical roofline",),
+    "10_tiled_attention": ("FlashAttention", "tiled attention"),
+}
 html_show_sourcelink = True
 html_copy_source = True
 html_last_updated_fmt = None

@@ -157,16 +157,17 @@ show(llm.attention_kernels_section(kernels, S))
 if args.png:
     from common.plots.roofline import PointSeries, roofline_series_figure
 
-    def on_roof(times):
-        """(I, attainable FLOP/s) of each operator that does work and moves bytes."""
+    def on_roof(name, times):
+        """Each operator that does work and moves bytes at (I, attainable FLOP/s), by kind."""
         ops = [t.op for t in times if t.op.flops and t.op.nbytes]
-        return [(op.intensity, attainable_flops(op.intensity, peak, bw)) for op in ops]
+        points = [(op.intensity, attainable_flops(op.intensity, peak, bw)) for op in ops]
+        return PointSeries(f"{name} operators", points, [op.kind for op in ops])
 
     phases = {"prefill": pre_times, "decode": dec_times}
     path = roofline_series_figure(
         args.outdir / "06_prefill_decode_roofline.png",
         (f"{chip.name} {precision}", peak, bw),
-        [PointSeries(f"{name} operators", on_roof(t)) for name, t in phases.items()],
+        [on_roof(name, t) for name, t in phases.items()],
         f"{model.name} on {chip.name}, batch {B:,}, context {S:,}",
     )
     show(llm.speed_png(path, phases, chip, precision))

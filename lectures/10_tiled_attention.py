@@ -2,18 +2,19 @@ r"""
 Attention with finite on-chip memory
 ====================================
 
-The article's attention ledger, which lecture 05 reproduces, stops at two
-extremes for one head: a naive kernel that writes its score matrices to main
-memory, and an ideal minimum that reads Q, K and V once and writes O once. The
-article says itself that the ideal is not what a real kernel achieves: a tiled
-kernel holds only a few blocks on chip, so it reads K and V again and again. How
-much does a tiled kernel really move when its on-chip memory is finite, where
-does that leave it on the roofline, and what happens when we run one here?
+The attention ledger of :ref:`the article <sources-article>`, which lecture 05
+reproduces, stops at two extremes for one head: a naive kernel that writes its
+score matrices to main memory, and an ideal minimum that reads Q, K and V once
+and writes O once. The article says itself that the ideal is not what a real
+kernel achieves: a tiled kernel holds only a few blocks on chip, so it reads K
+and V again and again. How much does a tiled kernel really move when its
+on-chip memory is finite, where does that leave it on the roofline, and what
+happens when we run one here?
 
 Part 1 (sections 1 to 4) builds the IO model of one named schedule,
 FlashAttention-2's, as a function of the on-chip memory per processing unit
 :math:`M_{sm}`: pure formulas, as in lectures 02 and 05. Part 2 (sections 5
-to 9) writes the naive kernel and the tiled one in numpy, checks that they
+to 8) writes the naive kernel and the tiled one in numpy, checks that they
 agree, times both on this machine with blocks sized from its caches, and
 places them on its roofline.
 
@@ -490,9 +491,6 @@ show(times_table, score_table, memory_table, roof_table, stamp, *reach_line)
 show(saved_figure(drawn, caption), notes)
 
 # %%
-# 9. Saving the measurements
-# --------------------------
-#
 # The times and their byte counts go into the results file's ``attention``
 # section, beside lecture 01's ``probe``, so nothing measured here is lost.
 

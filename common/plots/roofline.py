@@ -121,7 +121,9 @@ def roofline_figure(
         return str(path)
     fig, ax = new_figure(height=4.8)
     lo, hi = xlim or _x_range(curves, points)
+    # The rate axis holds each roof from its left end up to its peak, and every point.
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + [p[2] for p in points]
+    ys += [peak for _, peak, _ in curves]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
     samples = _draw_roofs(ax, curves, lo, hi, placed_on)
     ax.set_title(title, fontsize=11)
@@ -152,7 +154,7 @@ def roofline_panels_figure(
     every = [p for panel in panels for p in panel.points]
     lo, hi = _x_range([panel.curve for panel in panels], every)
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in (p.curve for p in panels)]
-    ys += [p[2] for p in every]
+    ys += [p[2] for p in every] + [p.curve[1] for p in panels]
     for ax, panel in zip(axes, panels, strict=True):
         _frame(ax, lo, hi, [y for y in ys if y > 0])
         label, peak, bw = panel.curve
@@ -189,10 +191,36 @@ def _key_handle(text: str) -> Any:
 
 
 class PointSeries(NamedTuple):
-    """A group of unlabelled points drawn with one marker: (intensity, FLOP/s) pairs."""
+    """A group of points drawn with one marker: (intensity, FLOP/s) pairs, and optionally
+    what each point is (`names`, one per point: points that coincide are labelled once,
+    with how many of each name sit there)."""
 
     label: str
     points: Sequence[tuple[float, float]]
+    names: Sequence[str] = ()
+
+
+def coinciding(series: Sequence[PointSeries]) -> list[tuple[float, float, str]]:
+    """The named points of every series grouped by position (intensities within 1%), in
+    order of intensity: (I, FLOP/s, what sits there), e.g. 'prefill norm x2, matmul x1;
+    decode matmul x8', most frequent name first within a series."""
+    groups: list[tuple[float, float, dict[str, dict[str, int]]]] = []
+    for s in series:
+        for (x, y), name in zip(s.points, s.names, strict=True):
+            found = next((g[2] for g in groups if math.isclose(x, g[0], rel_tol=0.01)), None)
+            if found is None:
+                found = {}
+                groups.append((x, y, found))
+            counts = found.setdefault(s.label.split()[0], {})
+            counts[name] = counts.get(name, 0) + 1
+    out = []
+    for x, y, found in sorted(groups, key=lambda g: g[0]):
+        parts = []
+        for who, counts in found.items():
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            parts.append(f"{who} " + ", ".join(f"{name} x{n}" for name, n in ranked))
+        out.append((x, y, "; ".join(parts)))
+    return out
 
 
 def roofline_series_figure(
@@ -202,18 +230,21 @@ def roofline_series_figure(
     if live.active():
         live.roofline_series(title, curve, [(s.label, s.points) for s in series])
         return str(path)
-    fig, ax = new_figure(height=4.4)
+    named = any(s.names for s in series)
+    fig, ax = new_figure(height=4.4 + (2.2 if named else 0))
     _, peak, bw = curve
     every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
     lo, hi = _x_range([curve], every)
-    ys = [attainable_flops(lo, peak, bw)] + [y for _, _, y in every]
+    ys = [attainable_flops(lo, peak, bw), peak] + [y for _, _, y in every]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
-    _draw_roofs(ax, [curve], lo, hi, 0)
+    samples = _draw_roofs(ax, [curve], lo, hi, 0)
     ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
     # The first group hollow and large, the next filled and smaller: coinciding points of
     # two groups stay visible, one inside the other.
     styles = ({"marker": "s", "markersize": 10}, {"marker": "o", "markersize": 5.5})
-    for index, ((name, points), color) in enumerate(zip(series, SERIES_COLORS[1:], strict=False)):
+    for index, ((name, points, _), color) in enumerate(
+        zip(series, SERIES_COLORS[1:], strict=False)
+    ):
         hollow = index % 2 == 0
         ax.plot(
             [x for x, _ in points],
@@ -228,6 +259,32 @@ def roofline_series_figure(
         )
     ax.set_title(title, fontsize=11)
     ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
+    # Named points: each position numbered once on the axes, what sits there in the key
+    # below (16 operators of a phase land on a handful of positions).
+    groups = coinciding([s for s in series if s.names])
+    if groups:
+        place_labels(
+            ax,
+            [(x, y) for x, y, _ in groups],
+            [str(k) for k in range(1, len(groups) + 1)],
+            fontsize=10,
+            obstacles=samples,
+            pad=3.0,
+        )
+        fig.legend(
+            handles=[
+                _key_handle(
+                    f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"
+                )
+                for k, (x, _, text) in enumerate(groups, 1)
+            ],
+            loc="outside lower center",
+            ncols=1,
+            fontsize=9,
+            frameon=False,
+            handlelength=0,
+            handletextpad=0,
+        )
     return save_figure(fig, path)
 
 

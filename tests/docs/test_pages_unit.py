@@ -297,12 +297,17 @@ TABLES = {
 # Numbers computed inline in prose: (how many roles, the sentences they must render).
 INLINE = {
     "overview": (
-        5,
+        8,
         [
             "性能建模与 Profiling：算力、带宽与显存账本",  # the article's title, as it prints it
             f"is {reference.RIDGE_A100_BF16} FLOP/byte in bf16; the H100's is "
             f"{reference.RIDGE_H100_BF16} FLOP/byte",
             f"climbs from {reference.RIDGE_A100_BF16} to {reference.RIDGE_A100_EDITED} FLOP/byte",
+            # GiB against GB, by hand: 80e9 B of HBM (datasheet); 2**30 / 1e9 - 1 = 7.37%;
+            # 16 x 2**30 B = 17.18e9 B.
+            "holds 80.00 GB of HBM",
+            "bytes, 7.4% more",
+            "a budget of 16 GiB is 17.18 GB",
         ],
     ),
 }
