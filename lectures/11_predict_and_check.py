@@ -36,7 +36,7 @@ from common.formulas.transformer import batch_grid, decode_ledger, prefill_ledge
 from common.hw_specs import A100
 from common.present import predict as page
 from common.present.display import show
-from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
+from common.shell.cli import LectureParser, parse_args, png_parser
 from common.tables import measurements as pub
 
 # sphinx_gallery_start_ignore
@@ -44,9 +44,7 @@ from common.tables import measurements as pub
 
 def make_parser() -> LectureParser:
     """The command line: --png and --outdir."""
-    parser = lecture_parser(__doc__)
-    add_png_flags(parser)
-    return parser
+    return png_parser(__doc__)
 
 
 args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here
