@@ -12,7 +12,7 @@ NPM    ?= npm
 # package-lock.json, installed into node_modules/ once (a reinstall comes from npm's cache).
 RUNTIME := node_modules/pyodide/package.json
 
-.PHONY: help venv lint unit docs browser test lectures figures mutation clean
+.PHONY: help venv lint unit docs browser test lectures figures mutation shipped clean
 
 help:
 	@echo "make docs      build the course site (runs every lecture) into $(SITE)"
@@ -61,6 +61,10 @@ test: lint unit docs browser
 # narrows it, e.g. MUTATION_ARGS="common/formulas/ledger.py --jobs 2".
 mutation: $(STAMP)
 	$(PY) tools/mutation.py $(MUTATION_ARGS)
+
+# the shipped figures the edit-a-figure exercises start from (after changing a figure)
+shipped: $(STAMP)
+	$(PY) tools/shipped_table.py
 
 lectures: $(STAMP)
 	@set -e; for f in $(LECTURES); do echo "== $$f"; $(PY) $$f; done

@@ -19,7 +19,7 @@ argument, never by importing it.
   (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them).
 
 ``tables``, ``hw_specs`` and ``formulas`` are pure (standard library only: lectures
-02 and 06-08 run on a bare ``python3``); only ``measure`` imports numpy and only
+02, 06-08 and 11 run on a bare ``python3``); only ``measure`` imports numpy and only
 ``plots`` imports matplotlib.
 
 At the top, where students and the course script find them:
@@ -37,6 +37,7 @@ At the top, where students and the course script find them:
 - ``formulas.numpy_ops``: lecture 01's pass counts and sizes for the numpy operations it times.
 - ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
 - ``formulas.attention_io``: tiled attention's traffic with M_sm bytes on chip (FlashAttention-2).
+- ``formulas.predict``: predictions at spec or achievable roofs, all-reduces, MFU, the gap.
 
 ``tables``: numbers the formulas take, each with its source, and the checks they pass.
 
@@ -48,6 +49,10 @@ At the top, where students and the course script find them:
 - ``tables.op_counts``: FLOP charged per element (softmax, LayerNorm, RMSNorm, SiLU).
 - ``tables.units``: KB/MB/GB and KiB/MiB/GiB, defined once.
 - ``tables.sources``: the documents the numbers come from, named once.
+- ``tables.shipped``: the hardware table's figures as shipped (generated), where the
+  edit-a-figure exercises start.
+- ``tables.slips``: a slip in the hardware table said in one line (chip, field, line).
+- ``tables.measurements``: published GPU measurements (13B on A100, single matmuls) with sources.
 
 ``shell``: the lecture shell (standard library only).
 
@@ -74,12 +79,14 @@ At the top, where students and the course script find them:
 - ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
 - ``plots.transformer``: the capacity ledger and decode throughput against batch (memory wall).
 - ``plots.attention``: tiled attention's traffic against on-chip memory; both kernels' times.
+- ``plots.predict``: measured times against spec and achievable predictions (lecture 11).
 
 ``present``: what the reader sees.
 
 - ``present.console``: unit formatting, aligned text tables, headers, observations.
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
+- ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
 - ``present.basics``: lecture 02's tables and observations (roofline basics).
 - ``present.operators``: lecture 05's tables and observations (the operator ledger).
 - ``present.llm``: lectures 06-08's tables and observations (a whole LLM's two ledgers).
@@ -90,6 +97,7 @@ At the top, where students and the course script find them:
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
 - ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
 - ``present.attention``: lecture 10's tables and sentences (tiled attention, both kernels).
+- ``present.predict``: lecture 11's tables and sentences (predicted against measured, MFU/MBU).
 
 ``files``: what the course writes and reads back.
 

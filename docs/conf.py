@@ -82,6 +82,7 @@ runner_lectures = {
     "06_llm_speed": ("--model", "--chip", "--precision", "--batch", "--context"),
     "07_llm_capacity": ("--model", "--chip", "--precision", "--context"),
     "08_llm_levers": ("--model", "--chip", "--batch", "--context"),
+    "11_predict_and_check": (),
 }
 runner_exercises = (
     "a100-peak-edit",
@@ -94,6 +95,7 @@ runner_exercises = (
     "sharded-matmul",
     "tiled-compute-bound",
     "tiled-head-dim",
+    "prefill-efficiency",
 )
 
 # -- Autodoc (the API page) ------------------------------------------------------

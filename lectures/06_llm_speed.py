@@ -41,6 +41,7 @@ make_parser = functools.partial(llm_parser, __doc__)  # the LLM lectures' flags 
 args, model, chip, precision, dtypes = parse_llm_args(make_parser())  # checked: one-line errors
 # sphinx_gallery_end_ignore
 
+from common.formulas.predict import achievable_roofs, roofline_time
 from common.formulas.roofline import attainable_flops
 from common.formulas.transformer import (
     decode_ledger,
@@ -177,7 +178,11 @@ else:
 # -------
 #
 # The lines a student would copy into a plan: the model, its size, and the two time
-# bounds. :ref:`Lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>` adds what fits
-# in memory.
+# bounds, at the datasheet's roofs and at the measured achievable ones of the hardware
+# table (:ref:`lecture 11 <sphx_glr_auto_lectures_11_predict_and_check.py>` checks both
+# against published measurements). :ref:`Lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>`
+# adds what fits in memory.
 
-show(llm.speed_summary(model, chip, precision, dtypes, n_params, ttft, tpot, B, S))
+ach = achievable_roofs(chip, precision)  # measured roofs; spec where none is published
+both = (roofline_time(pre, ach), roofline_time(dec, ach), ach.measured)
+show(llm.speed_summary(model, chip, precision, dtypes, n_params, ttft, tpot, B, S, both))

@@ -11,7 +11,11 @@ Each mutant is one small change to one module's syntax tree, of the kinds of fau
 that ship: an operator swapped (+ for -, * for /), a term or factor dropped (a * b -> a),
 a comparison moved by one (< for <=), a number changed (n -> n + 1, x -> 1.1 x), a flag
 inverted, max for min. Docstrings, strings, f-strings, annotations and error messages
-are left alone: they do not carry the numbers.
+are left alone: they do not carry the numbers. In the presentation and exercise
+modules (WORD_MODULES) the words are faults too: a string or the text of an
+f-string gets one word of WORD_SWAPS swapped (rose for fell, more for fewer,
+faster for slower, memory for compute, a unit label), and the expressions inside
+f-strings are mutated like any other. A test may be a node id (file::test).
 
 A mutant runs in a forked child of this process (pytest, numpy and matplotlib are
 already imported, so one mutant costs a fraction of a second plus its tests). An import
@@ -37,6 +41,7 @@ import functools
 import importlib.abc
 import importlib.util
 import os
+import re
 import signal
 import sys
 import time
@@ -72,6 +77,11 @@ T_MACHINE = "tests/measure/test_machine.py"
 T_SWEEP = "tests/measure/test_sweep.py"
 T_EX = "tests/exercises/test_exercises.py"
 T_PAGES = "tests/docs/test_pages_unit.py"
+T_CLAIMS = "tests/present/test_claims.py"
+T_EX_CLI = "tests/exercises/test_exercises_cli.py"
+T_SENTENCES = "tests/present/test_sentences.py"
+T_SLIPS = "tests/tables/test_slips.py"
+T_SHIPPED = "tests/tables/test_shipped.py"
 
 MODULES: dict[str, tuple[str, ...]] = {
     "common/hw_specs.py": (T_HW, T_PAGES),
@@ -94,6 +104,20 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/measure/machine.py": (T_MACHINE,),
     "common/measure/hierarchy.py": (T_SWEEP,),
     "common/measure/attention.py": (T_ATT_KERNELS,),
+    "common/tables/slips.py": (T_SLIPS,),
+    "common/present/claims.py": (T_CLAIMS,),
+    "common/present/basics.py": (T_SENTENCES + "::test_lecture02_directions_by_hand", T_SENTENCES),
+    "common/present/operators.py": (
+        T_SENTENCES + "::test_lecture05_directions_by_hand",
+        T_SENTENCES,
+    ),
+    "common/present/llm.py": (T_SENTENCES + "::test_lecture08_speed_words_by_hand", T_SENTENCES),
+    "common/exercises/__init__.py": (
+        T_EX,
+        T_SHIPPED,
+        T_SENTENCES + "::test_h200_exercise_words_by_hand",
+    ),
+    "common/exercises/text.py": (T_EX, T_EX_CLI),
 }
 
 # ---------------------------------------------------------------------------
@@ -125,7 +149,44 @@ _CEIL = (
 )
 M = "common/measure/"
 F = "common/formulas/"
+C = "common/present/claims.py"
+_SIGN = "d is +1 or -1 here: the d == 0 case returned above, so d > 0 and d >= 0 agree"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        "common/tables/slips.py",
+        "close = difflib.get_close_matches(name, list(fields), n=1)",
+        "1 -> 2",
+    ): "only the best match, close[0], is used: asking for two changes nothing",
+    (C, "return 1 if after > before else -1", "> -> >="): (
+        "reached only when before != after (equal values print the same and returned 0)"
+    ),
+    (
+        C,
+        'return f"{up if d > 0 else down} from {fmt(before)} to {fmt(after)}{unit}{extra}"',
+        "> -> >=",
+    ): _SIGN,
+    (
+        C,
+        'return f"grew {ratio(factor, digits)}" if d > 0 else '
+        'f"shrank {ratio(1 / factor, digits)}"',
+        "> -> >=",
+    ): _SIGN,
+    (
+        C,
+        'return f"{ratio(r, digits)} faster" if d > 0 else f"{ratio(1 / r, digits)} slower"',
+        "> -> >=",
+    ): _SIGN,
+    (
+        C,
+        'return f"{ratio(x, digits)} more" if d > 0 else f"{ratio(1 / x, digits)} less"',
+        "> -> >=",
+    ): _SIGN,
+    (C, 'word = "as many" if n == than else ("more" if n > than else "fewer")', "> -> >="): (
+        "n == than took the first branch, so n > than and n >= than agree in the second"
+    ),
+    (C, 'if rlo > 1 and grew(rlo, digits) != "stayed the same":', "> -> >="): (
+        "at rlo == 1 grew() says 'stayed the same', so the condition is false either way"
+    ),
     (
         F + "hierarchy.py",
         "steps = math.floor(octaves * per_octave + 1e-9)",
@@ -308,6 +369,37 @@ class Mutant:
         return (self.module, self.source_line, self.description + suffix)
 
 
+# Presentation and exercise modules: their faults are words too. A string (or the text
+# of an f-string) holding one of these words gets it swapped, the kind of slip that
+# says "rose" for a ridge that fell, "more" for fewer, or a wrong unit label.
+WORD_SWAPS = (
+    ("rises", "falls"),
+    ("rose", "fell"),
+    ("grew", "shrank"),
+    ("faster", "slower"),
+    ("more", "fewer"),
+    ("higher", "lower"),
+    ("larger", "smaller"),
+    ("above", "below"),
+    ("memory", "compute"),
+    ("compute-bound", "memory-bound"),
+    ("only ", ""),
+    ("FLOP/B", "FLOP"),
+    ("FLOP/byte", "byte/FLOP"),
+)
+WORD_MODULES = ("common/present/", "common/exercises/")
+_WORDS_ON: list[bool] = [False]  # set while listing or applying the mutants of such a module
+
+
+def _word_variants(text: str) -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
+    for a, b in WORD_SWAPS:
+        for old, new in ((a, b), (b, a)):
+            if old and re.search(rf"(?<![A-Za-z-]){re.escape(old)}(?![A-Za-z-])", text):
+                out.append((f"{old!r} -> {new!r}", ("word", (old, new))))
+    return out
+
+
 def _number(value: object) -> object | None:
     """The mutated number: n + 1 for ints, 1.1 x for floats (1.0 for 0.0); None: no mutant."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -335,6 +427,9 @@ def _variants(node: ast.AST) -> list[tuple[str, object]]:
             new = CMP_SWAP.get(type(op))
             if new is not None:
                 out.append((f"{SYMBOL[type(op)]} -> {SYMBOL[new]}", ("cmp", (k, new))))
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if _WORDS_ON[0]:
+            out += _word_variants(node.value)
     elif isinstance(node, ast.Constant):
         if isinstance(node.value, bool):
             out.append((f"{node.value} -> {not node.value}", ("const", not node.value)))
@@ -364,8 +459,10 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
             skip.update(id(n) for n in ast.walk(node))
 
     for node in ast.walk(tree):
-        if isinstance(node, (ast.JoinedStr, ast.Raise)):
+        if isinstance(node, ast.Raise) or (isinstance(node, ast.JoinedStr) and not _WORDS_ON[0]):
             mark(node)
+        elif isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+            mark(node.format_spec)  # ':.1f' is a format, not a sentence
         elif isinstance(node, (ast.AnnAssign, ast.arg)):
             mark(node.annotation)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -380,8 +477,9 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
     return skip
 
 
-def _sites(tree: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:
+def _sites(tree: ast.AST, module: str = "") -> Iterator[tuple[ast.AST, str, object]]:
     """Every (node, description, data) mutation in a deterministic order."""
+    _WORDS_ON[0] = module.startswith(WORD_MODULES)
     skip = _skipped_nodes(tree)
     for node in ast.walk(tree):
         if id(node) in skip:
@@ -408,6 +506,10 @@ def _apply(node: ast.AST, data: object) -> ast.AST | None:
         return node.operand  # type: ignore[attr-defined]
     elif kind == "call":
         node.func.id = CALL_SWAP[node.func.id]  # type: ignore[attr-defined]
+    elif kind == "word":
+        old, new = arg
+        pattern = rf"(?<![A-Za-z-]){re.escape(old)}(?![A-Za-z-])"
+        node.value = re.sub(pattern, new, node.value)  # type: ignore[attr-defined]
     return None
 
 
@@ -439,7 +541,7 @@ def list_mutants(module: str) -> list[Mutant]:
     tree = ast.parse(source)
     seen: dict[tuple[str, str], int] = {}
     mutants = []
-    for i, (node, description, _) in enumerate(_sites(tree)):
+    for i, (node, description, _) in enumerate(_sites(tree, module)):
         text = lines[node.lineno - 1].strip()
         seen[text, description] = seen.get((text, description), 0) + 1
         mutants.append(Mutant(module, i, node.lineno, description, text, seen[text, description]))
@@ -450,7 +552,7 @@ def mutated_code(module: str, index: int) -> object:
     """The module's code object with mutant number `index` applied."""
     source = module_source(module)
     tree = ast.parse(source)
-    for i, (node, _, data) in enumerate(_sites(tree)):
+    for i, (node, _, data) in enumerate(_sites(tree, module)):
         if i == index:
             new = _apply(node, data)
             if new is not None:
@@ -547,7 +649,7 @@ def run_module(
     module: str, timeout: float | None, jobs: int, verbose: bool
 ) -> tuple[int, int, list[Mutant], list[Mutant]]:
     """(killed, total counted, survivors, equivalent) for one module."""
-    tests = tuple(t for t in MODULES[module] if (REPO / t).is_file())
+    tests = tuple(t for t in MODULES[module] if (REPO / t.split("::")[0]).is_file())
     for missing in sorted(set(MODULES[module]) - set(tests)):
         print(f"   warning: {missing} does not exist; run without it")
     start = time.monotonic()

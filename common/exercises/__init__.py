@@ -12,7 +12,12 @@ read this machine's roofs from lecture 01's results file and fall back to a
 stated example machine when there is none.
 """
 
+# ruff: noqa: E402 - the imports below come after boot's one-line errors are installed
 from __future__ import annotations
+
+from common.shell import boot
+
+boot.start_module("common.exercises")  # ``-m``: one-line errors before the imports below
 
 import dataclasses
 import itertools
@@ -46,7 +51,9 @@ from common.formulas.roofline import (
 )
 from common.formulas.thresholds import crossover
 from common.hw_specs import Chip
+from common.present.claims import listing, more_or_fewer, n_of_m, ratio, rose, speed
 from common.present.console import fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
+from common.tables import shipped
 from common.tables.assumptions import (
     ARTICLE_7B,
     ARTICLE_BUDGET_GIB,
@@ -131,6 +138,25 @@ def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
     table = dict(chip.peak_flops_table)
     table[precision] = dataclasses.replace(old, value=peak, note="edited for an exercise")
     return dataclasses.replace(chip, peak_flops_table=table)
+
+
+def shipped_chip(chip: Chip) -> Chip:
+    """`chip` with every figure as the repository ships it (``common/tables/shipped.py``).
+
+    The starting point of an exercise that asks the student to edit a figure: in a
+    terminal and in the Run panel alike, ``common/hw_specs.py`` may already hold the edit.
+    """
+    row = shipped.FIGURES.get(chip.key, {})
+    peaks = {
+        p: dataclasses.replace(f, value=row.get(f"peak {p}", f.value))
+        for p, f in chip.peak_flops_table.items()
+    }
+    figures = {}
+    for field in dataclasses.fields(chip):
+        fig = getattr(chip, field.name)
+        if isinstance(fig, hw_specs.Figure) and field.name in row:
+            figures[field.name] = dataclasses.replace(fig, value=row[field.name])
+    return dataclasses.replace(chip, peak_flops_table=peaks, **figures)
 
 
 def _f1(x: float) -> str:
@@ -354,10 +380,17 @@ def _solve_sweep_crossing() -> Answer:
 # Article exercise 3: A100 with H100's fp8 peak
 # ---------------------------------------------------------------------------
 def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
-    """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak."""
-    chip = hw_specs.A100
-    edited = with_peak(chip, "bf16", new_peak)
-    r0, r1 = chip.ridge_point("bf16"), edited.ridge_point("bf16")
+    """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak.
+
+    Before: the repository's table. After: the student's table when it already holds the
+    edit, else the student's table with the edit applied.
+    """
+    current = hw_specs.A100
+    start = shipped_chip(current)
+    already = current.peak_flops("bf16") == new_peak
+    chip = current if already else with_peak(current, "bf16", new_peak)
+    p0, p1 = start.peak_flops("bf16"), chip.peak_flops("bf16")
+    r0, r1 = start.ridge_point("bf16"), chip.ridge_point("bf16")
     c0, c1 = gemm_crossover(r0), gemm_crossover(r1)
     rows, flipped = [], []
     for name, f, d in article_operators():
@@ -365,15 +398,34 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         b0, b1 = bound_of(i, r0), bound_of(i, r1)
         rows.append((name, f"{i:,.2f}", b0, b1))
         if b0 != b1:
-            flipped.append(name)
+            flipped.append(f"{name} ({b0} to {b1})")
+    p0_, p1_ = fmt_rate(p0, digits=2), fmt_rate(p1, digits=2)
+    where = (
+        f"Your table already holds this edit ({p1_}): the answer starts from the "
+        f"repository's table ({p0_}) and ends at yours."
+        if already
+        else f"Your table has {fmt_rate(current.peak_flops('bf16'), digits=2)}: the answer "
+        f"starts from the repository's table ({p0_}) and applies the edit ({p1_})."
+    )
+    bw = (
+        "the bandwidth is unchanged, so the ridge moves with the peak"
+        if start.mem_bw == chip.mem_bw
+        else f"the bandwidth moved too ({ratio(chip.mem_bw / start.mem_bw)}), so the ridge "
+        "moves with peak / bandwidth"
+    )
+    if r1 > r0:
+        moral = " A faster compute unit raises the bar every kernel must clear to use it."
+    elif r1 < r0:
+        moral = " A lower ridge lets more kernels use the compute unit."
+    else:
+        moral = ""
     steps = (
-        f"The ridge moves from {_f1(r0)} to {_f1(r1)} FLOP/byte: the bandwidth is "
-        f"unchanged, so the ridge grows with the peak ({new_peak / chip.peak_flops('bf16'):.2f}x).",
+        where,
+        f"The ridge {rose(r0, r1, _f1, ' FLOP/byte')}: {bw} ({ratio(r1 / r0)}).",
         f"The GEMM [M, 4096] x [4096, 4096] first reaches the ridge in M in ({c0[0]}, {c0[1]}] "
         f"before the edit and in M in ({c1[0]}, {c1[1]}] after it.",
-        "Operators whose intensity lies between the two ridges change from compute-bound "
-        f"to memory-bound: {'; '.join(flipped) if flipped else 'none of the article list'}. "
-        "A faster compute unit raises the bar every kernel must clear to use it.",
+        "Operators whose intensity lies between the two ridges change their bound: "
+        f"{listing(flipped, 'none of the article list')}.{moral}",
         "This edit changes one variable only; a real H100 also brings more bandwidth.",
     )
     return Answer(
@@ -383,7 +435,8 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
             "ridge_after": r1,
             "before": c0,
             "after": c1,
-            "flipped": flipped,
+            "flipped": [f.rsplit(" (", 1)[0] for f in flipped],
+            "already": already,
         },
         formula=r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}(M) = "
         r"\frac{2MNK}{2(MK + KN + MN)}",
@@ -395,25 +448,36 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
 # The lecture script's exercises (critical batch on TPU v5e; per-example matrices)
 # ---------------------------------------------------------------------------
 MATMUL_DIM = 8192  # K = N = 8192, the lecture script's layer
+EXERCISE_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
 
 
 def critical_batch_answer(
-    chip: Chip, precision: str, x_bytes: float, w_bytes: float, out_bytes: float
+    chip: Chip,
+    precision: str,
+    x_bytes: float,
+    w_bytes: float,
+    out_bytes: float,
+    dim: int = MATMUL_DIM,
 ) -> Answer:
-    """Exact critical batch for X[B,K] W[K,N], K = N = 8192, against the book's B ~ I* w / 2."""
+    """Exact critical batch for X[B,K] W[K,N], K = N = dim, against the book's B ~ I* w / 2."""
     ridge = chip.ridge_point(precision)
-    exact = critical_batch(MATMUL_DIM, MATMUL_DIM, ridge, x_bytes, w_bytes, out_bytes)
+    exact = critical_batch(dim, dim, ridge, x_bytes, w_bytes, out_bytes)
     approx = ridge * w_bytes / 2  # B << K, N: I ~ 2BKN / (K N w) = 2B / w
-    f, d = matmul_counts(exact or 1, MATMUL_DIM, MATMUL_DIM, x_bytes, w_bytes, out_bytes)
+    f, d = matmul_counts(exact or 1, dim, dim, x_bytes, w_bytes, out_bytes)
     steps = (
         f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
         f"{fmt_bw(chip.mem_bw)} = {_f1(ridge)} FLOP/byte.",
         f"Bytes per element: x {x_bytes:g}, W {w_bytes:g}, output {out_bytes:g}. For a "
         "batch much smaller than K and N the weights dominate the traffic, so I is about "
         f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
-        f"Solving the full inequality with K = N = {MATMUL_DIM:,} gives B = {exact:,} "
-        f"(I = {intensity(f, d):.1f} FLOP/byte there): the activation and output bytes "
-        "the estimate ignores push the answer up a little.",
+        (
+            f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
+            f"(I = {intensity(f, d):.1f} FLOP/byte there): the activation and output bytes "
+            "the estimate ignores push the answer up."
+            if exact is not None
+            else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
+            "climbs that high."
+        ),
     )
     return Answer(
         steps=steps,
@@ -423,12 +487,14 @@ def critical_batch_answer(
     )
 
 
-def per_example_matrices_answer(batches: Sequence[int] = (1, 16, 256, 4096)) -> Answer:
+def per_example_matrices_answer(
+    batches: Sequence[int] = (1, 8, 64, 512), dim: int = EXERCISE_DIM
+) -> Answer:
     """One weight matrix per example: intensity stays near 1 FLOP/byte for every batch."""
     chip = hw_specs.TPU_V5E
     rows, values = [], {}
     for b in batches:
-        i = intensity(*batched_matvec_counts(b, MATMUL_DIM, MATMUL_DIM))
+        i = intensity(*batched_matvec_counts(b, dim, dim))
         rows.append((f"{b:,}", f"{i:.4f}"))
         values[b] = i
     ridge = chip.ridge_point("bf16")
@@ -437,9 +503,14 @@ def per_example_matrices_answer(batches: Sequence[int] = (1, 16, 256, 4096)) -> 
         "as fast as the FLOPs: the batch no longer shares the weight read.",
         "Each weight element is read once (2 bytes) and used for one multiply-add "
         "(2 FLOP), so the intensity is about 1 FLOP/byte whatever B is (table).",
-        f"That is far below {chip.name}'s bf16 ridge of {_f1(ridge)} FLOP/byte: the "
-        "operation is memory-bound at any batch. Decode attention over a per-sequence KV "
-        "cache has the same shape.",
+        (
+            f"That is far below {chip.name}'s bf16 ridge of {_f1(ridge)} FLOP/byte: the "
+            "operation is memory-bound at any batch."
+            if ridge > max(values.values())
+            else f"{chip.name}'s bf16 ridge of {_f1(ridge)} FLOP/byte is that low in your "
+            "table, so even this reaches it."
+        )
+        + " Decode attention over a per-sequence KV cache has the same shape.",
     )
     return Answer(
         steps=steps,
@@ -464,17 +535,32 @@ def h200_vs_h100_answer(n_params: float = 7e9, weight_bytes: float = 2) -> Answe
     h100, h200 = values["h100"], values["h200"]
     speedup = h100["decode_s"] / h200["decode_s"]
     values["decode_speedup"] = speedup
+    c100, c200 = hw_specs.H100, hw_specs.H200
+    peak_ratio = c200.peak_flops("bf16") / c100.peak_flops("bf16")
+    b0, b1 = h100["critical_batch"], h200["critical_batch"]
+    if b0 is not None and b1 is not None and b0 != b1:
+        need = (
+            f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor "
+            "cores busy"
+        )
+    else:
+        need = ""
     steps = (
-        "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
-        "batches) takes the same time on both.",
-        "The H200's extra bandwidth lowers its ridge, and with it the critical batch of "
-        f"a K = N = {MATMUL_DIM:,} layer (table): it needs fewer concurrent sequences to "
-        "keep its tensor cores busy.",
+        (
+            "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
+            "batches) takes the same time on both."
+            if f"{peak_ratio:.2f}" == "1.00"
+            else f"The H200 has {ratio(peak_ratio)} the H100's bf16 peak, so a compute-bound "
+            f"step (prefill, large batches) gets {speed(1.0, 1.0 / peak_ratio)} on it."
+        ),
+        f"With {ratio(c200.mem_bw / c100.mem_bw)} the bandwidth, the H200's ridge "
+        f"{rose(h100['ridge'], h200['ridge'], _f1, ' FLOP/byte')}, and the critical batch of "
+        f"a K = N = {MATMUL_DIM:,} layer {rose(b0 or 0, b1 or 0, str)} (table){need}.",
         f"Decode at small batch is memory-bound: each step reads all {n_params / 1e9:g}B "
         f"weights ({fmt_bytes(n_params * weight_bytes)} in bf16). That read bounds the step "
         f"at {fmt_time(h100['decode_s'])} on H100 and {fmt_time(h200['decode_s'])} on "
-        f"H200, x{speedup:.2f} faster: decode speeds up by the bandwidth ratio, not the "
-        "compute ratio.",
+        f"H200, {speed(h100['decode_s'], h200['decode_s'])}: decode follows the bandwidth "
+        "ratio, not the compute ratio.",
     )
     return Answer(
         steps=steps,
@@ -511,9 +597,16 @@ def gqa_decode_answer(
         f"With {n_q_heads} query heads of size {d_head} and {context:,} tokens of context, "
         "the intensity equals the number of query heads per KV head (table); the context "
         "length cancels.",
-        f"Even MQA stays far below the H100's bf16 ridge of {_f1(ridge)} FLOP/byte: decode "
-        "attention is memory-bound, and fewer KV heads help by shrinking the cache "
-        "(the last column, per token and layer) that every step must read.",
+        (
+            f"Even MQA stays below the H100's bf16 ridge of {_f1(ridge)} FLOP/byte: decode "
+            "attention is memory-bound"
+            if ridge > max(values.values())
+            else f"The H100's bf16 ridge of {_f1(ridge)} FLOP/byte is low enough in your table "
+            f"that {n_of_m(sum(i >= ridge for i in values.values()), len(values))} variants "
+            "reach it"
+        )
+        + ", and fewer KV heads help by shrinking the cache (the last column, per token and "
+        "layer) that every step must read.",
     )
     return Answer(
         steps=steps,
@@ -661,9 +754,14 @@ def tiled_compute_bound_answer(
             f"{need:,} bytes ({fmt_bytes(need, True, digits=0)}): one byte less and B_r "
             "drops by one, T_r grows by one and the intensity falls under the ridge.",
             f"That is {need / have:.2f} times the {fmt_bytes(have, True, digits=0)} of shared "
-            f"memory one SM offers: from shared memory alone the schedule stays memory-bound. Real "
-            "kernels also keep S and the accumulator in registers, and the L2 cache serves "
-            "rereads.",
+            "memory one SM offers: "
+            + (
+                "from shared memory alone the schedule stays memory-bound."
+                if need > have
+                else "one SM's shared memory is enough for the schedule to reach the ridge."
+            )
+            + " Real kernels also keep S and the accumulator in registers, and the L2 cache "
+            "serves rereads.",
         ]
     return Answer(
         steps=tuple(steps),
@@ -672,6 +770,16 @@ def tiled_compute_bound_answer(
         r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))",
         table=Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows)),
     )
+
+
+def _head_dims_reaching(values: Mapping[int, tuple[Any, ...]], ridge: float) -> str:
+    """Which head dims of the table reach the ridge, in words."""
+    reach = [str(d) for d, v in values.items() if v[3] >= ridge]
+    if not reach:
+        return "no head dim of the list reaches it: the schedule stays memory-bound"
+    if len(reach) == len(values):
+        return "every head dim of the list reaches it"
+    return f"only d_h = {listing(reach)} reach{'es' if len(reach) == 1 else ''} it"
 
 
 def tiled_head_dim_answer(
@@ -712,9 +820,8 @@ def tiled_head_dim_answer(
         + f" (geometric mean {mean_growth:.1f}) rather than exactly 4 each time: B_r is "
         "rounded down, B_c is capped at d_h, and the score block 4 B_r B_c weighs more at "
         "large d_h.",
-        f"F grows only as d_h, so the intensity falls roughly as 1 / d_h: against the "
-        f"ridge of {_f1(ridge)} FLOP/byte a smaller head dim is what turns the schedule "
-        "compute-bound (table).",
+        f"F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the "
+        f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )
     return Answer(
         steps=steps,
@@ -728,6 +835,68 @@ def tiled_head_dim_answer(
 # ---------------------------------------------------------------------------
 # The list the docs render
 # ---------------------------------------------------------------------------
+_MATCH_FORMULA = {
+    "peak": r"\sum_{ops} \max\left(\frac{F}{e P}, \frac{D}{\beta}\right) + T_{fixed} = T_{meas}",
+    "mem_bw": r"\sum_{ops} \max\left(\frac{F}{P}, \frac{D}{e \beta}\right) + T_{fixed} = T_{meas}",
+}
+
+
+def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answer:
+    """The efficiency of one roof at which lecture 11's 1-GPU prediction meets the measurement."""
+    from common.formulas import predict
+    from common.formulas.transformer import decode_ledger, prefill_ledger
+    from common.tables import measurements as pub
+
+    run = next(r for r in pub.FT_13B if r.phase == phase and r.gpus == 1)
+    build = prefill_ledger if phase == "prefill" else decode_ledger
+    ledger = build(pub.GPT_13B, 1, run.tokens)
+    spec = predict.spec_roofs(hw_specs.A100, "bf16")
+    alpha, floor = pub.A100_ALLREDUCE_LATENCY.seconds, pub.small_kernel_floor()
+    e = predict.efficiency_to_match(ledger, spec, run.measured.seconds, which, 1, alpha, floor)
+    roof = "matmul peak" if which == "peak" else "HBM bandwidth"
+    a100 = hw_specs.A100
+    ach = a100.achievable_flops("bf16") if which == "peak" else a100.achievable_mem_bw
+    spec_value = getattr(spec, which)
+    ach_share = None if ach is None else ach / spec_value
+    at_spec = predict.modelled_time(ledger, spec, 1, alpha, floor)
+    steps = [
+        f"At spec roofs the ledger, plus the fixed cost per kernel, predicts "
+        f"{fmt_time(at_spec)} for the measured {fmt_time(run.measured.seconds)}.",
+        f"Scale the A100's {roof} by e and solve modelled time = measured (the time falls "
+        "as e grows, so bisection finds the one e).",
+    ]
+    if e is None:
+        steps.append(f"No e of at most 100% reaches it: the {roof} alone cannot close the gap.")
+    else:
+        fmt = fmt_rate if which == "peak" else fmt_bw
+        steps.append(f"e = {fmt_pct(e, 1)} of the spec {roof} ({fmt(e * spec_value)}).")
+        if which == "peak":
+            mlp, attn = pub.KIPPLY_MLP_FLOPS_EFFICIENCY, pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY
+            lo, hi = min(mlp, attn), max(mlp, attn)
+            place = "between" if lo <= e <= hi else ("below" if e < lo else "above")
+            steps.append(
+                f"The blog's own profile of this run found its MLP matmuls at {fmt_pct(mlp)} "
+                f"and its attention projection at {fmt_pct(attn)} of peak: e lies {place} "
+                + ("them." if place == "between" else "both.")
+            )
+        if ach_share is not None:
+            side = "below" if e < ach_share else "above"
+            steps.append(
+                f"The published achievable {roof} is {fmt_pct(ach_share, 1)} of spec, so the "
+                f"measurement implies an efficiency {side} it: "
+                + (
+                    "the run loses time the best kernel would not."
+                    if side == "below"
+                    else "the run does better than the achievable figure used."
+                )
+            )
+    return Answer(
+        steps=tuple(steps),
+        values={"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec},
+        formula=_MATCH_FORMULA[which],
+    )
+
+
 ARTICLE = "the article"
 SCRIPT = "the lecture script's book exercises"
 COURSE = "this course"
@@ -767,26 +936,28 @@ EXERCISES: tuple[Exercise, ...] = (
         "v5e-int8",
         "Critical batch for int8 on TPU v5e",
         SCRIPT,
-        "On a TPU v5e, X[B, 8192] W[8192, 8192] runs entirely in int8: inputs, weights and "
+        "On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and "
         "outputs take 1 byte each and the int8 peak applies. What batch makes it "
-        "compute-bound? The book estimates 240.",
-        lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1),
+        "compute-bound, and how close is the book's small-batch estimate? Lecture 02 "
+        "works the 8192-wide layer; this one is half as wide.",
+        lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM),
     ),
     Exercise(
         "v5e-int8-weights",
         "int8 weights, bf16 activations",
         SCRIPT,
-        "Same layer on a TPU v5e, but only the weights are int8 (1 byte); activations, "
-        "outputs and the arithmetic stay bf16 (2 bytes, bf16 peak). What is the critical "
-        "batch now? The book estimates 120.",
-        lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2),
+        "Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); "
+        "activations, outputs and the arithmetic stay bf16 (2 bytes, bf16 peak). What is "
+        "the critical batch now, and what does the small-batch estimate say?",
+        lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM),
     ),
     Exercise(
         "per-example-matrices",
         "One matrix per example",
         SCRIPT,
         "Each example b multiplies its own vector by its own matrix W[b] of shape "
-        "[8192, 8192], all in bf16. What is the arithmetic intensity as the batch grows?",
+        "[4096, 4096], all in bf16, for B = 1, 8, 64 and 512. What is the arithmetic "
+        "intensity as the batch grows?",
         per_example_matrices_answer,
     ),
     Exercise(
@@ -851,6 +1022,26 @@ EXERCISES: tuple[Exercise, ...] = (
         "dimension: d_h = 64, 128, 256. How do the block sizes, the traffic and the "
         "intensity of FlashAttention-2's loops move, and which head dim is compute-bound?",
         tiled_head_dim_answer,
+    ),
+    Exercise(
+        "prefill-efficiency",
+        "What compute efficiency does the 13B prefill imply?",
+        COURSE,
+        "Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep "
+        "the spec bandwidth and the fixed cost per kernel, and scale only the bf16 matmul "
+        "peak: what fraction of the spec peak makes the prediction meet the measured time, and "
+        "how does it compare with the achievable matmul peak in the hardware table?",
+        lambda: efficiency_match_answer("prefill", "peak"),
+    ),
+    Exercise(
+        "decode-bandwidth-efficiency",
+        "What bandwidth does the 13B decode step imply?",
+        COURSE,
+        "Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM "
+        "bandwidth: what fraction of the spec bandwidth makes the prediction meet the measured "
+        "time, "
+        "and is that above or below the achievable bandwidth in the hardware table?",
+        lambda: efficiency_match_answer("decode", "mem_bw"),
     ),
 )
 

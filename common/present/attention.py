@@ -15,6 +15,7 @@ from common.formulas import attention_io, numpy_ops
 from common.formulas.roofline import intensity, lower_bound_time
 from common.hw_specs import A100, H100, Chip
 from common.measure import attention
+from common.present.claims import listing, side, speed
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -45,6 +46,32 @@ class OneThread(NamedTuple):
 def verdict(i: float, ridge: float, seconds: float) -> str:
     """'memory, 89.0 µs': which roof binds and the time bound."""
     return f"{'compute' if i >= ridge else 'memory'}, {fmt_time(seconds)}"
+
+
+def on_the_chips(i: float, gpus: Sequence[Chip]) -> str:
+    """Which side of each GPU's bf16 ridge an intensity falls: 'memory-bound on both chips'."""
+    sides = {c.name: side(i, c.ridge_point("bf16")) for c in gpus}
+    if len(set(sides.values())) == 1:
+        return f"{next(iter(sides.values()))} on both chips"
+    return ", ".join(f"{b} on the {name}" for name, b in sides.items())
+
+
+def reach_sentence(gpus: Sequence[Chip], needed: Mapping[str, float | None]) -> str:
+    """Which GPUs reach their ridge from shared memory alone, and what each would need."""
+    short = [c for c in gpus if needed[c.key] is None or needed[c.key] > c.smem_per_sm]
+    need = ", ".join(
+        f"the {c.name} {fmt_kib(needed[c.key])} ({fmt_ratio(needed[c.key] / c.smem_per_sm)} "
+        "what it has)"
+        for c in gpus
+        if needed[c.key] is not None
+    )
+    if len(short) == len(gpus):
+        head = "Neither reaches its ridge from shared memory alone"
+    elif not short:
+        head = "Both reach their ridge from shared memory alone"
+    else:
+        head = f"Only the {listing([c.name for c in gpus if c not in short])} reaches its ridge"
+    return f"{head}: the ridge takes {need}." if need else f"{head}."
 
 
 def extremes_report(
@@ -87,12 +114,13 @@ def extremes_report(
     notes = Observations(
         [
             f"Naive attention moves {fmt_bytes(naive_bytes)} at I = "
-            f"{intensity(F, naive_bytes):.1f} "
-            f"FLOP/byte, under both ridges: memory-bound. The ideal moves {fmt_bytes(ideal_bytes)} "
-            f"({fmt_ratio(naive_bytes / ideal_bytes, 1)} fewer bytes, the same F) at "
-            f"I = {intensity(F, ideal_bytes):.0f}: compute-bound on both chips.",
-            f"On the {A100.name} the time bound falls "
-            f"{fmt_ratio(bound_s[(naive_name, 'a100')] / bound_s[(ideal_name, 'a100')], 1)}, from "
+            f"{intensity(F, naive_bytes):.1f} FLOP/byte: "
+            f"{on_the_chips(intensity(F, naive_bytes), GPUS)}. The ideal moves "
+            f"{fmt_bytes(ideal_bytes)} ({fmt_ratio(naive_bytes / ideal_bytes, 1)} fewer bytes, "
+            f"the same F) at I = {intensity(F, ideal_bytes):.0f}: "
+            f"{on_the_chips(intensity(F, ideal_bytes), GPUS)}.",
+            f"On the {A100.name} the time bound gets "
+            f"{speed(bound_s[(naive_name, 'a100')], bound_s[(ideal_name, 'a100')], 1)}, from "
             f"{fmt_time(bound_s[(naive_name, 'a100')], 'ms')} to "
             f"{fmt_time(bound_s[(ideal_name, 'a100')], 'ms')}: the article's numbers.",
             f"The ideal assumes that nothing is ever read twice, as if K and V "
@@ -158,11 +186,7 @@ def schedule_report(
             f"B_r = {h100_plan[1].rows} and I = {h100_plan[3]:.1f}; the {A100.name}'s "
             f"{fmt_kib(A100.smem_per_sm)} give B_r = {a100_plan[1].rows} and I = "
             f"{a100_plan[3]:.1f}.",
-            f"Neither reaches its ridge from shared memory alone: the {H100.name} would need "
-            f"{fmt_kib(needed['h100'])} ({fmt_ratio(needed['h100'] / H100.smem_per_sm)} what it "
-            "has), "
-            f"the {A100.name} {fmt_kib(needed['a100'])} "
-            f"({fmt_ratio(needed['a100'] / A100.smem_per_sm)}).",
+            reach_sentence((H100, A100), needed),
             f"The {H100.name}'s blocks cut the traffic from {fmt_bytes(naive_bytes)} to "
             f"{fmt_bytes(h100_plan[2])} ({fmt_ratio(naive_bytes / h100_plan[2])} fewer bytes), but "
             "that "
@@ -224,6 +248,8 @@ def lengths_report(
     )
     largest = SEQS[-1]
     f_big, dn_big, dt_big, di_big = per_head[largest]
+    tiled_side = side(intensity(f_big, dt_big), H100.ridge_point("bf16"))
+    naive_side = side(intensity(f_big, dn_big), H100.ridge_point("bf16"))
 
     def over(kind: str) -> str:
         """Where attention's bound first passes the rest of the layer's."""
@@ -235,10 +261,15 @@ def lengths_report(
             f"Per head the tiled traffic stays quadratic: at N = {largest:,} it is "
             f"{fmt_ratio(dn_big / dt_big)} below the naive kernel's (2 B_r / d_h in the limit) but "
             f"{fmt_ratio(dt_big / di_big, 0)} above the ideal minimum.",
-            f"Both kernels stay memory-bound on the {H100.name} at every length: the tiled one's "
-            f"intensity levels off near B_r ({intensity(f_big, dt_big):.1f} FLOP/byte at N = "
-            f"{largest:,}), the naive one's near d_h / 2 ({intensity(f_big, dn_big):.1f}), both "
-            f"under the ridge of {H100.ridge_point('bf16'):.1f}.",
+            f"The tiled kernel's intensity levels off near B_r ({intensity(f_big, dt_big):.1f} "
+            f"FLOP/byte at N = {largest:,}), the naive one's near d_h / 2 "
+            f"({intensity(f_big, dn_big):.1f}); against the {H100.name}'s ridge of "
+            f"{H100.ridge_point('bf16'):.1f} "
+            + (
+                f"both kernels are {tiled_side} at that length."
+                if tiled_side == naive_side
+                else f"the tiled kernel is {tiled_side} and the naive one {naive_side} there."
+            ),
             f"In the layer, attention's bound passes everything else at {over('tiled')} with the "
             f"tiled kernel and at {over('naive')} with the naive one. Below that the projections "
             "and the MLP dominate and the choice of attention kernel barely shows.",
@@ -552,9 +583,14 @@ def traffic_report(
             f"{fmt_kib(landmarks['no more than naive'])} on.",
             f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of {slope:.2f}: "
             "doubling the on-chip memory about halves the traffic, the theorem's 1 / M.",
-            f"The chips' shared memories sit on that slope, well before either ridge "
-            f"({fmt_kib(needed['a100'])} for the {A100.name}, {fmt_kib(needed['h100'])} for the "
-            f"{H100.name}).",
+            "The chips' shared memories sit on that slope, "
+            + (
+                "well before either ridge"
+                if all(needed[c.key] is None or needed[c.key] > c.smem_per_sm for c in (A100, H100))
+                else "not all of them before their ridge"
+            )
+            + f" ({fmt_kib(needed['a100'])} for the {A100.name}, {fmt_kib(needed['h100'])} for "
+            f"the {H100.name}).",
             f"From {fmt_kib(resident)}, K and V whole ({fmt_kib(kv_bytes)}) plus one query row, "
             "the "
             "traffic "

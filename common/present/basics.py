@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from common.formulas.roofline import attainable_flops, bound_of, lower_bound_time
 from common.hw_specs import Chip, bytes_per_elem
 from common.present.charts import ascii_roofline
+from common.present.claims import change, ratio
 from common.present.console import (
     fmt_batch,
     fmt_bw,
@@ -161,38 +162,86 @@ def ridge_observations(
     fp8_bytes, nvfp4_bytes = bytes_per_elem("fp8"), bytes_per_elem("nvfp4")
     bf16 = {chip.name: ridge[(chip.key, p)] for chip, p, _ in cases if p == "bf16"}
     low, high = min(bf16, key=bf16.__getitem__), max(bf16, key=bf16.__getitem__)
-    batch = {key: fmt_batch(b, "never") for key, b in crit.items()}
-    h100_bf16, h100_fp8 = crit[(h100.key, "bf16")], crit[(h100.key, "fp8")]
-    fp8_vs_bf16 = f"x{h100_fp8 / h100_bf16:.2f}" if h100_fp8 and h100_bf16 else "no ratio"
-    fp8_gain = h100.peak_flops("fp8") / h100.peak_flops("bf16")
-    nvfp4_gain = b300.peak_flops("nvfp4") / b300.peak_flops("fp8")
     h1, h2, b3 = h100.key, h200.key, b300.key
+    r0 = lambda x: f"{x:.0f}"  # noqa: E731 - ridges print without decimals
+    h100_peak, h200_peak = h100.peak_flops("bf16"), h200.peak_flops("bf16")
+    compute = (
+        f"the {h100.name}'s {fmt_rate(h100_peak)} of bf16 compute"
+        if fmt_rate(h100_peak) == fmt_rate(h200_peak)
+        else f"{fmt_rate(h200_peak)} of bf16 compute (the {h100.name} has {fmt_rate(h100_peak)})"
+    )
+    r_h1, r_h2 = ridge[(h1, "bf16")], ridge[(h2, "bf16")]
+    ridge_moves = change(r_h1, r_h2, r0, " FLOP/B")
+    if r_h2 < r_h1 and h200.mem_bw > h100.mem_bw:
+        moral = " More bandwidth makes full speed easier to reach."
+    elif r_h2 > r_h1:
+        moral = " A higher ridge makes full speed harder to reach."
+    else:
+        moral = ""
+    fp8_gain = h100.peak_flops("fp8") / h100.peak_flops("bf16")
+    fp8_cut = bytes_per_elem("bf16") / fp8_bytes
+    nvfp4_gain = b300.peak_flops("nvfp4") / b300.peak_flops("fp8")
+    nvfp4_cut = fp8_bytes / nvfp4_bytes
+    nv_only = "only " if nvfp4_gain > nvfp4_cut else ""
+    nv_batch = _batch_change(crit[(b3, "fp8")], crit[(b3, "nvfp4")])
+    nv_b0, nv_b1 = crit[(b3, "fp8")], crit[(b3, "nvfp4")]
+    if nv_b0 and nv_b1 and nv_b1 > nv_b0:
+        nv_moral = ": the chip needs larger batches to stay busy"
+    elif nv_b0 and nv_b1 and nv_b1 < nv_b0:
+        nv_moral = ": the chip stays busy with smaller batches"
+    else:
+        nv_moral = ""
+    hb, hr = crit[(h1, "bf16")], ridge[(h1, "bf16")]
+    above = "never reaches it" if hb is None else f"is {hb}, not {hr:.0f}"
     return Observations(
         [
             f"In bf16 the ridge points run from {bf16[low]:.0f} ({low}) to {bf16[high]:.0f} "
-            f"FLOP/B ({high}): to use its compute, a matmul must process a few hundred tokens "
-            "at a time.",
-            f"{h200.name} pairs {fmt_rate(h200.peak_flops('bf16'))} of bf16 compute (the "
-            f"{h100.name} has {fmt_rate(h100.peak_flops('bf16'))}) with "
-            f"x{h200.mem_bw / h100.mem_bw:.2f} the bandwidth ({fmt_bw(h200.mem_bw)} against "
-            f"{fmt_bw(h100.mem_bw)}), so its ridge falls from {ridge[(h1, 'bf16')]:.0f} to "
-            f"{ridge[(h2, 'bf16')]:.0f} FLOP/B and its critical batch from "
-            f"{batch[(h1, 'bf16')]} to {batch[(h2, 'bf16')]}. More bandwidth makes full speed "
-            "easier to reach.",
-            f"fp8 raises the peak x{fp8_gain:.2f} and halves the bytes of X and W, so the "
-            f"critical batch barely moves: {batch[(h1, 'fp8')]} against {batch[(h1, 'bf16')]} "
-            f"in bf16 ({fp8_vs_bf16}). Low precision speeds up both sides of the ledger; by "
-            "itself it does not change which side limits.",
-            f"nvfp4 on {b300.name} breaks that pattern: x{nvfp4_gain:.1f} the fp8 compute for "
-            f"only x{fp8_bytes / nvfp4_bytes:.2f} fewer bytes. The ridge jumps from "
-            f"{ridge[(b3, 'fp8')]:.0f} to {ridge[(b3, 'nvfp4')]:.0f} FLOP/B and the critical "
-            f"batch from {batch[(b3, 'fp8')]} to {batch[(b3, 'nvfp4')]}: the chip needs much "
-            "larger batches to stay busy.",
-            f"Since the intensity is about B, the critical batch sits just above the ridge: in "
-            f"bf16 on {h100.name} it is {batch[(h1, 'bf16')]}, not {ridge[(h1, 'bf16')]:.0f}, "
-            "because reading X and writing the output cost bytes too (part 1's last "
-            "observation).",
+            f"FLOP/B ({high}): to use its compute, a matmul must reuse every byte it reads "
+            "that many times, which at small batch takes about that many tokens at a time.",
+            f"{h200.name} pairs {compute} with {ratio(h200.mem_bw / h100.mem_bw)} the "
+            f"bandwidth ({fmt_bw(h200.mem_bw)} against {fmt_bw(h100.mem_bw)}), so its ridge "
+            f"{ridge_moves} and its critical batch "
+            f"{_batch_change(crit[(h1, 'bf16')], crit[(h2, 'bf16')])}.{moral}",
+            _fp8_observation(fp8_gain, fp8_cut, crit[(h1, "fp8")], crit[(h1, "bf16")]),
+            f"nvfp4 on {b300.name}: {ratio(nvfp4_gain)} the fp8 compute for {nv_only}"
+            f"{ratio(nvfp4_cut)} fewer bytes. The ridge "
+            f"{change(ridge[(b3, 'fp8')], ridge[(b3, 'nvfp4')], r0, ' FLOP/B')} and the "
+            f"critical batch {nv_batch}{nv_moral}.",
+            f"Since the intensity stays below B, the critical batch sits above the ridge: in "
+            f"bf16 on {h100.name} it {above}, because reading X and writing the output cost "
+            "bytes too (part 1's last observation).",
         ]
+    )
+
+
+def _batch_change(before: int | None, after: int | None) -> str:
+    """How a critical batch moves: 'rises from a to b', 'stays at a', or both when one is never."""
+    if before is None or after is None:
+        return f"goes from {fmt_batch(before, 'never')} to {fmt_batch(after, 'never')}"
+    return change(before, after, str)
+
+
+def _fp8_observation(gain: float, cut: float, fp8: int | None, bf16: int | None) -> str:
+    """fp8 against bf16: the peak's factor, the bytes' factor, and what the batch did."""
+    peak = (
+        "keeps the peak"
+        if f"{gain:.2f}" == "1.00"
+        else f"raises the peak {ratio(gain)}"
+        if gain > 1
+        else f"lowers the peak {ratio(1 / gain)}"
+    )
+    head = f"fp8 {peak} and cuts the bytes of X and W {ratio(cut)}, so the critical batch "
+    if fp8 is None or bf16 is None:
+        return head + f"goes from {fmt_batch(bf16, 'never')} in bf16 to {fmt_batch(fp8, 'never')}."
+    r = fp8 / bf16
+    if 0.8 <= r <= 1.25:
+        return (
+            head + f"barely moves: {fp8} against {bf16} in bf16 ({ratio(r)}). Low precision "
+            "speeds up both sides of the ledger; by itself it does not change which side limits."
+        )
+    return (
+        head + f"{change(bf16, fp8, str)} ({ratio(r)}): the peak and the bytes do not move "
+        "together here, so fp8 changes which side limits."
     )
 
 
@@ -267,14 +316,18 @@ def exercise_observations(
     ridge = h100.ridge_point("bf16")
     return Observations(
         [
-            f"Exercise 1: int8 gives x{int8_gain:.1f} the v5e's bf16 peak and halves the size "
-            f"of every number, so the critical batch stays where bf16 has it: "
-            f"{fmt_batch(exact1, 'never')} against {fmt_batch(exact_bf16, 'never')}. "
-            f"The small-B estimate gives {book1:.0f}.",
+            f"Exercise 1: int8 gives {ratio(int8_gain, 1)} the v5e's bf16 peak and halves the "
+            f"size of every number, so the critical batch "
+            + (
+                f"stays where bf16 has it: {fmt_batch(exact1, 'never')} against "
+                f"{fmt_batch(exact_bf16, 'never')}."
+                if exact1 and exact_bf16 and 0.8 <= exact1 / exact_bf16 <= 1.25
+                else f"{_batch_change(exact_bf16, exact1)} (bf16 to int8)."
+            )
+            + f" The small-B estimate gives {book1:.0f}.",
             f"Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
-            f"and the critical batch halves with them: {fmt_batch(exact2, 'never')} "
-            f"(estimate {book2:.0f}). This is why weight-only quantization pays off so well in "
-            "decode.",
+            f"and the critical batch {_batch_change(exact_bf16, exact2)} (estimate "
+            f"{book2:.0f}). This is why weight-only quantization pays off so well in decode.",
             f"Exercise 4: with one matrix per example the intensity is "
             f"{per_example_i[first]:.3f} at B = {first} and still {per_example_i[last]:.3f} at "
             f"B = {last}. Batching only helps when the batch shares data.",
@@ -284,9 +337,14 @@ def exercise_observations(
             + f" FLOP/B. At a context of {long_context:,} tokens it is the same ("
             + ", ".join(f"{i:.1f}" for i in long_attention.values())
             + "), and the batch size never enters.",
-            f"Even MQA's {attention_i['MQA']:.1f} FLOP/B is "
-            f"x{ridge / attention_i['MQA']:.1f} below the {h100.name} ridge: fewer KV heads cut "
-            "the bytes, which is what GQA and MQA are for.",
+            (
+                f"Even MQA's {attention_i['MQA']:.1f} FLOP/B is "
+                f"{ratio(ridge / attention_i['MQA'], 1)} below the {h100.name} ridge: fewer KV "
+                "heads cut the bytes, which is what GQA and MQA are for."
+                if ridge > attention_i["MQA"]
+                else f"MQA's {attention_i['MQA']:.1f} FLOP/B reaches the {h100.name} ridge of "
+                f"{ridge:.1f}: fewer KV heads cut the bytes, which is what GQA and MQA are for."
+            ),
         ]
     )
 
@@ -421,8 +479,12 @@ def tiling_observations(
             f"own, an SM would need an output tile of about {needed_side:.0f} x "
             f"{needed_side:.0f}, whose fp32 accumulator takes "
             f"{fmt_bytes(needed_accumulator, binary=True, digits=1)}: "
-            f"x{needed_accumulator / register_file:.1f} its {reg} register file. No single SM "
-            "gets there by itself.",
+            f"{ratio(needed_accumulator / register_file, 1)} its {reg} register file. "
+            + (
+                "No single SM gets there by itself."
+                if needed_accumulator > register_file
+                else "One SM's registers could hold it."
+            ),
             "Real GPUs close the gap in two ways. A large L2 cache lets many SMs share the "
             "panels they fetch, so HBM sees far less traffic than every SM fetching alone. And "
             "Blackwell adds Tensor Memory (TMEM) beside each SM to hold accumulators, and lets "
@@ -502,21 +564,32 @@ def network_observations(
         k: "/".join(sorted({str(v5e_steps[(k, B)]["bound"]) for B in batches})) for k in dims
     }
     estimate = " (an estimate)" if b300.peak_flops_table["bf16"].estimate else ""
+    c_gain = b300.peak_flops("bf16") / h100.peak_flops("bf16")
+    l_gain = b300.link_bw / h100.link_bw
     return Observations(
         [
             f"Network intensity is K/2 FLOP per byte, so on {v5e.name} the split pays off only "
             f"for K > {net_dim[v5e.key]:,.1f}. At K = {dims[0]:,} every batch from "
             f"{batches[0]} to {batches[-1]:,} is {verdict[dims[0]]}-bound; at K = {dims[1]:,} "
             f"every one is {verdict[dims[1]]}-bound.",
-            f"{h100.link_name} carries x{h100.link_bw / v5e.link_bw:.0f} the bandwidth of one "
-            f"v5e ICI link, so the {h100.name} needs only K > {net_dim[h100.key]:,.1f}.",
-            f"{v6e.name} has x{v6e.peak_flops('bf16') / v5e.peak_flops('bf16'):.2f} the v5e's "
-            f"compute but only x{v6e.link_bw / v5e.link_bw:.1f} its link bandwidth, so one link "
+            f"{h100.link_name} carries {ratio(h100.link_bw / v5e.link_bw, 0)} the bandwidth "
+            f"of one v5e ICI link, so the {h100.name} needs "
+            + ("only " if net_dim[h100.key] < net_dim[v5e.key] else "")
+            + f"K > {net_dim[h100.key]:,.1f}.",
+            f"{v6e.name} has {ratio(v6e.peak_flops('bf16') / v5e.peak_flops('bf16'))} the v5e's "
+            f"compute and {ratio(v6e.link_bw / v5e.link_bw, 1)} its link bandwidth, so one link "
             f"needs K > {net_dim[v6e.key]:,.1f}; real systems use several links at once.",
-            f"{b300.name}'s bf16 peak{estimate} is "
-            f"x{b300.peak_flops('bf16') / h100.peak_flops('bf16'):.2f} the {h100.name}'s, its "
-            f"NVLink only x{b300.link_bw / h100.link_bw:.1f}: the network ridge rises from "
-            f"{net_ridge[h100.key]:,.0f} to {net_ridge[b300.key]:,.0f} FLOP/B. Compute grows "
-            "faster than communication, a trend that runs through this course.",
+            f"{b300.name}'s bf16 peak{estimate} is {ratio(c_gain)} the {h100.name}'s, its "
+            f"NVLink {'only ' if c_gain > l_gain else ''}{ratio(l_gain, 1)}: the network ridge "
+            f"{change(net_ridge[h100.key], net_ridge[b300.key], _comma0, ' FLOP/B')}."
+            + (
+                " Compute grows faster than communication, a trend that runs through this course."
+                if c_gain > l_gain
+                else ""
+            ),
         ]
     )
+
+
+def _comma0(x: float) -> str:
+    return f"{x:,.0f}"

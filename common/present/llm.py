@@ -25,6 +25,7 @@ from common.formulas.transformer import (
     op_times,
 )
 from common.hw_specs import Chip
+from common.present.claims import ratio, speed
 from common.present.console import (
     fmt_batch,
     fmt_bw,
@@ -302,8 +303,13 @@ def speed_summary(
     tpot: float,
     batch: int,
     context: int,
+    achievable: tuple[float, float, Sequence[str]] | None = None,
 ) -> Group:
-    """Lecture 06's lines for a capacity plan: the model, its size and its two time bounds."""
+    """Lecture 06's lines for a capacity plan: the model, its size and its two time bounds.
+
+    `achievable`: (TTFT, TPOT, which roofs were measured) at the hardware table's achievable
+    roofs, printed beside the spec bounds.
+    """
     published = model.published_params or float(n_params)
     rows = [
         ["model / chip", f"{model.name} on {chip.name}, {precision} compute"],
@@ -320,6 +326,28 @@ def speed_summary(
         ],
         ["decode throughput <=", f"{batch / tpot:,.1f} tokens/s"],
     ]
+    if achievable is not None:
+        a_ttft, a_tpot, measured = achievable
+        got = [r for r in ("compute", "memory") if r in measured]
+        rest = [r for r in ("compute", "memory") if r not in measured]
+        which = "; ".join(
+            part
+            for part in (
+                f"measured {' and '.join(got)} roof" + ("s" if len(got) > 1 else "") if got else "",
+                f"{' and '.join(rest)} at spec: none published" if rest else "",
+            )
+            if part
+        )
+        rows += [
+            [
+                "time to first token, achievable roofs >=",
+                f"{fmt_time(a_ttft, unit='ms', digits=3)} ({which})",
+            ],
+            [
+                "time per output token, achievable roofs >=",
+                f"{fmt_time(a_tpot, unit='ms', digits=3)} ({which})",
+            ],
+        ]
     return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))
 
 
@@ -674,10 +702,11 @@ def chips_observations(
             if b1_memory_bound
             else "some chip's ridge is low enough that a matmul is compute-bound."
         ),
-        f"{h200.name} has {h200.peak_flops(precision) / h100.peak_flops(precision):.2f}x the "
-        f"compute of {h100.name} and {h200.mem_bw / h100.mem_bw:.2f}x the bandwidth: decode at "
-        f"batch 1 gets {fmt_ratio(h1['tpot1'] / h2['tpot1'])} faster, prefill only "
-        f"{fmt_ratio(h1['ttft'] / h2['ttft'])}, because decode waits on bytes and prefill on "
+        f"{h200.name} has {ratio(h200.peak_flops(precision) / h100.peak_flops(precision))} the "
+        f"compute of {h100.name} and {ratio(h200.mem_bw / h100.mem_bw)} the bandwidth: decode at "
+        f"batch 1 gets {speed(h1['tpot1'], h2['tpot1'])}, prefill "
+        + ("only " if 1 < h1["ttft"] / h2["ttft"] < h1["tpot1"] / h2["tpot1"] else "")
+        + f"{speed(h1['ttft'], h2['ttft'])}, because decode waits on bytes and prefill on "
         "FLOPs.",
         f"The throughput flattens because each sequence reads its own {fmt_gb(kv_seq)} of KV "
         f"cache per step: no batch beats bandwidth / that, {h100.mem_bw / kv_seq:,.0f} tokens/s "

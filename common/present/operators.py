@@ -14,6 +14,7 @@ from common.files.calibration import SavedCalibration
 from common.formulas.roofline import bound_of, intensity, ridge_point, time_bounds
 from common.formulas.thresholds import Crossover
 from common.hw_specs import Chip
+from common.present.claims import direction, outgrew, rose
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -71,9 +72,16 @@ def machines_observations(a100: Chip, h100: Chip, saved: SavedCalibration) -> Gr
     fp8_vs_a100 = h100.peak_flops("fp8") / a100.peak_flops("bf16")
     a_ridge, h_ridge = a100.ridge_point("bf16"), h100.ridge_point("bf16")
     items = [
-        f"From A100 to H100, bf16 compute grew {fmt_ratio(bf16_ratio)} but bandwidth only "
-        f"{fmt_ratio(bw_ratio)}, so the ridge point rose from {a_ridge:.1f} to {h_ridge:.1f} "
-        "FLOP/B: on the newer chip more kernels fall on the memory-bound side.",
+        f"From {a100.name} to {h100.name}, "
+        f"{outgrew('bf16 compute', bf16_ratio, 'bandwidth', bw_ratio)}, so the ridge point "
+        f"{rose(a_ridge, h_ridge, unit=' FLOP/B')}"
+        + (
+            ": on the newer chip more kernels fall on the memory-bound side."
+            if direction(a_ridge, h_ridge) > 0
+            else ": on the newer chip more kernels reach the compute roof."
+            if direction(a_ridge, h_ridge) < 0
+            else ": the same kernels are memory-bound on both."
+        ),
         f"H100's fp8 peak is {fp8_vs_a100:.1f}x A100's bf16 peak, but it only helps kernels "
         "that are compute-bound (and can run in fp8). Quoting the wrong precision's peak can "
         "flip the verdict of the ledger.",

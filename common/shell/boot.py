@@ -37,11 +37,13 @@ EXIT_INTERRUPT = 128 + signal.SIGINT  # 130: ended by SIGINT, as a shell reports
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 TRACEBACK_ENV = "ROOFLINE_TRACEBACK"  # set it to see full tracebacks
 
-_state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None}
+_state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None, "prog": ""}
 
 
 def prog() -> str:
-    """The script's file name, for the start of an error line."""
+    """The script's file name (or the name `start` was given), for the start of an error line."""
+    if _state["prog"]:
+        return str(_state["prog"])
     return os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "lecture")
 
 
@@ -53,10 +55,28 @@ def running_as_script() -> bool:
     return os.path.realpath(main_file) == os.path.realpath(sys.argv[0])
 
 
-def start() -> None:
-    """Install one-line errors, quiet Ctrl-C and quiet closed pipes (script runs only)."""
+def start(name: str = "") -> None:
+    """Install one-line errors, quiet Ctrl-C and quiet closed pipes (script runs only).
+
+    `name` replaces the script's file name in error lines ('common.exercises' for ``-m``).
+    """
     if not running_as_script():
         return
+    _install(name)
+
+
+def start_module(name: str) -> None:
+    """`start` for ``python3 -m NAME``, called first thing in the package that runs.
+
+    Python imports a package before its ``__main__``, with ``sys.argv[0] == '-m'`` while
+    it does; only then are the policies installed (an import by the docs leaves them alone).
+    """
+    if sys.argv[:1] == ["-m"]:
+        _install(name)
+
+
+def _install(name: str) -> None:
+    _state["prog"] = name
     signal.signal(signal.SIGINT, _on_sigint)
     for signum in STOP_SIGNALS:
         signal.signal(signum, _on_sigint)
@@ -155,6 +175,16 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
         if not isinstance(exc, KeyboardInterrupt):
             _die_by(signal.SIGINT)  # Python ends by SIGINT by itself only for a KeyboardInterrupt
         return
+    slip = _table_slip(exc)
+    if slip:
+        sys.stderr.write(f"{prog()}: error: {slip}\n")
+        return
+    if isinstance(exc, ImportError) and _ours(exc):
+        sys.stderr.write(
+            f"{prog()}: error: {_one_line(exc)} (an edit of the course's own files broke this "
+            "import: undo it, or compare with `git diff`)\n"
+        )
+        return
     if isinstance(exc, ImportError):
         sys.stderr.write(
             f"{prog()}: error: {_one_line(exc)} (this lecture needs the course's packages: "
@@ -165,6 +195,20 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
         sys.stderr.write(f"{prog()}: error: {_one_line(exc)}\n")
         return
     sys.__excepthook__(kind, exc, tb)  # a bug in the course: the traceback helps
+
+
+def _table_slip(exc: BaseException) -> str | None:
+    """One line for a slip in the hardware table (a syntax error, a name typed wrong), or None."""
+    try:
+        from common.tables.slips import describe
+    except Exception:  # the course itself cannot be imported: say the original error
+        return None
+    return describe(exc)
+
+
+def _ours(exc: ImportError) -> bool:
+    """True when the import that failed is of the course's own package (``common``)."""
+    return (exc.name or "").split(".")[0] == "common" or "'common" in str(exc)
 
 
 def _die_by(signum: int) -> None:

@@ -189,7 +189,7 @@ def test_lecture_page_shows_output_and_figures(visit: Visitor, lecture: Path) ->
     assert outputs.count() >= 1, f"{lecture.name}: no captured output on its page"
     assert any(text.strip() for text in outputs.all_inner_texts()), f"{lecture.name}: empty output"
     assert not all_images_loaded(page), f"{lecture.name}: images that did not load"
-    flags = docs_hooks.lecture_flags(lecture.read_text(encoding="utf-8"))
+    flags = docs_hooks.lecture_flags(lecture)
     if flags.outdir:  # a lecture that accepts --outdir draws: its figures must be embedded
         assert page.locator("img.sphx-glr-single-img").count() >= 1, f"{lecture.name}: no figure"
     text = page.locator("article").inner_text()

@@ -137,11 +137,15 @@ def test_gemm_crossover_intensities_match_the_article() -> None:
     ],
 )
 def test_v5e_critical_batches(key, precision, nbytes, exact, book) -> None:
+    """The exercises ask the 4096-wide layer; lecture 02 works the 8192 one (exact)."""
     answer = get_exercise(key).solve()
-    ridge = hw_specs.TPU_V5E.peak_flops(precision) / hw_specs.TPU_V5E.mem_bw
-    assert answer.values["critical_batch"] == exact
+    peak = {"int8": 394e12, "bf16": 197e12}[precision]  # TPU v5e documentation
+    ridge = peak / 8.2e11
     assert exact == brute_force_critical_batch(8192, 8192, ridge, *nbytes)
+    assert answer.values["critical_batch"] == brute_force_critical_batch(4096, 4096, ridge, *nbytes)
+    assert answer.values["critical_batch"] > exact  # X and output weigh more in a narrower layer
     assert round(answer.values["approximation"]) == book
+    assert str(book) not in get_exercise(key).question  # the question does not give it away
 
 
 def test_all_bf16_on_v5e_needs_batch_256() -> None:
@@ -152,7 +156,7 @@ def test_all_bf16_on_v5e_needs_batch_256() -> None:
 
 def test_one_matrix_per_example_has_intensity_about_one() -> None:
     values = get_exercise("per-example-matrices").solve().values
-    assert set(values) == {1, 16, 256, 4096}
+    assert set(values) == {1, 8, 64, 512}  # not lecture 02's 1, 16, 256, 4096
     assert all(abs(i - 1) < 1e-3 for i in values.values())
 
 
@@ -322,9 +326,52 @@ def test_a100_peak_edit_whole_answer() -> None:
     assert answer.table.rows == tuple(rows)
     assert answer.table.headers == ("operator", "I (FLOP/B)", "bound before", "bound after")
     steps = [NUMBER.findall(step) for step in answer.steps]
-    assert steps[0] == ["200.6", "1,272.7", f"{1979 / 312:.2f}"]
-    assert steps[1] == ["4096", "4096", "4096", "128", "256", "1024", "4096"]
-    assert steps[2] == ["512", "4096", "4096"]  # the one operator that flips
+    assert steps[0] == ["312.00", "312.00", "1.98"]  # TFLOP/s, TFLOP/s, PFLOP/s
+    assert "applies the edit" in answer.steps[0]
+    assert steps[1] == ["200.6", "1,272.7"]
+    assert f"(x{1979 / 312:.2f})" in answer.steps[1]
+    assert answer.steps[1].startswith("The ridge rose from 200.6 to 1,272.7 FLOP/byte")
+    assert steps[2] == ["4096", "4096", "4096", "128", "256", "1024", "4096"]
+    assert steps[3] == ["512", "4096", "4096"]  # the one operator that flips
+    assert "GEMM 512 x 4096 x 4096 (compute to memory)" in answer.steps[3]
+
+
+def test_a100_peak_edit_done_as_instructed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the edit already in the table, the answer starts from the shipped 312e12."""
+    monkeypatch.setattr(hw_specs, "A100", ex.with_peak(hw_specs.A100, "bf16", 1979e12))
+    answer = ex.a100_peak_edit_answer(1979e12)
+    assert answer.values["already"] is True
+    assert round(answer.values["ridge_before"], 1) == 200.6  # 312e12 / 1555e9
+    assert round(answer.values["ridge_after"], 1) == 1272.7  # 1979e12 / 1555e9
+    assert answer.values["flipped"] == ["GEMM 512 x 4096 x 4096"]
+    assert answer.steps[0].startswith("Your table already holds this edit (1.98 PFLOP/s)")
+
+
+def test_a100_peak_edit_in_an_edited_copy(tmp_path) -> None:
+    """The README's edit, typed into a copy of the table, then the exercise as a student runs it."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    shutil.copytree(repo / "common", tmp_path / "common", ignore=shutil.ignore_patterns("__py*"))
+    table = tmp_path / "common" / "hw_specs.py"
+    text = table.read_text(encoding="utf-8")
+    old = '"bf16": flops(312e12, A100_DATASHEET)'
+    assert old in text
+    table.write_text(text.replace(old, '"bf16": flops(1979e12, A100_DATASHEET)'), "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "common.exercises", "a100-peak-edit"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Your table already holds this edit" in done.stdout
+    assert "The ridge rose from 200.6 to 1,272.7 FLOP/byte" in done.stdout
+    assert "GEMM 512 x 4096 x 4096 (compute to memory)" in done.stdout
 
 
 def test_bandwidth_2x_whole_answer() -> None:
@@ -351,9 +398,9 @@ def test_v5e_whole_answers(key, peak, bytes_, exact, book) -> None:
     answer = get_exercise(key).solve()
     x, w, o = bytes_
     ridge = peak / 8.2e11
-    b = brute_force_critical_batch(8192, 8192, ridge, x, w, o)
-    assert b == exact
-    i = 2 * b * 8192 * 8192 / (b * 8192 * x + 8192 * 8192 * w + b * 8192 * o)
+    assert brute_force_critical_batch(8192, 8192, ridge, x, w, o) == exact  # lecture 02's case
+    b = brute_force_critical_batch(4096, 4096, ridge, x, w, o)
+    i = 2 * b * 4096 * 4096 / (b * 4096 * x + 4096 * 4096 * w + b * 4096 * o)
     assert numbers(answer) == [
         f"{peak / 1e12:.1f}",
         "820.00",
@@ -363,7 +410,7 @@ def test_v5e_whole_answers(key, peak, bytes_, exact, book) -> None:
         f"{2 / w:g}",
         "2",
         f"{book}",
-        "8,192",
+        "4,096",
         f"{b}",
         f"{i:.1f}",
     ]
@@ -372,8 +419,8 @@ def test_v5e_whole_answers(key, peak, bytes_, exact, book) -> None:
 def test_per_example_whole_answer() -> None:
     answer = get_exercise("per-example-matrices").solve()
     rows = []
-    for b in (1, 16, 256, 4096):
-        d = 8192
+    for b in (1, 8, 64, 512):
+        d = 4096
         rows.append((f"{b:,}", f"{2 * b * d * d / (2 * (b * d + b * d * d + b * d)):.4f}"))
     assert answer.table.rows == tuple(rows)
     assert numbers(answer)[-1] == f"{197e12 / 8.2e11:.1f}"
@@ -477,3 +524,39 @@ def test_percent_of_bound_whole_answer() -> None:
     # N = 4096 for a 32 MiB cache: S = 4096^2 x 4 B = 64 MiB
     assert "N = 4,096" in text and "64.00 MiB" in text and "32.00 MiB" in text
     assert ex.NOISY_BELOW == 0.85
+
+
+def test_prefill_efficiency_lies_between_the_mfu_and_the_full_peak() -> None:
+    # The 13B prefill does about 1.3e13 FLOP in 63.17 ms: MFU 1.3e13 / (63.17 ms x 312e12) =
+    # 66%. The compute efficiency that meets the time must exceed that (the other terms take
+    # time too) and stay below 1; it is below the MAMF table's 86.9% for the A100.
+    answer = ex.get_exercise("prefill-efficiency").solve()
+    e = answer.values["efficiency"]
+    flops = 2 * 512 * 40 * 12 * 5120**2
+    assert flops / (63.17e-3 * 312e12) < e < 1
+    assert answer.values["achievable_share"] == pytest.approx(271.2 / 312)
+    assert "below it" in " ".join(answer.steps)
+
+
+def test_decode_bandwidth_efficiency_is_the_weight_read_over_the_time() -> None:
+    # Decode reads about 26.1 GB (weights + 512-token cache) in 22.0 ms: 1.19 TB/s, 76% of
+    # 1555 GB/s; the fixed cost per kernel takes some time, so the bandwidth must be higher.
+    answer = ex.get_exercise("decode-bandwidth-efficiency").solve()
+    e = answer.values["efficiency"]
+    d = 5120
+    nbytes = 40 * 12 * d * d * 2 + 50272 * d * 2 + 2 * 40 * 512 * d * 2
+    assert nbytes / (22e-3 * 1555e9) < e < 0.9
+
+
+def test_the_efficiency_words_follow_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from common import hw_specs
+
+    low = dataclasses.replace(
+        hw_specs.A100, achievable_flops_table={"bf16": hw_specs.flops(0.5 * 312e12, "test")}
+    )
+    monkeypatch.setattr(hw_specs, "A100", low)
+    answer = ex.get_exercise("prefill-efficiency").solve()
+    assert answer.values["achievable_share"] == pytest.approx(0.5)
+    assert "above it" in " ".join(answer.steps)

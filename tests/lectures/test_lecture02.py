@@ -138,9 +138,12 @@ def test_part2_ridge_points_and_critical_batches(tables) -> None:
 
 def test_part2_observations(output: str) -> None:
     text = prose(output)
-    assert "x3.0 the fp8 compute for only x1.78 fewer bytes" in text
+    # 15e15 / 5e15 = x3.00 the compute; 1 / 0.5625 = x1.78 fewer bytes (4.5-bit nvfp4)
+    assert "x3.00 the fp8 compute for only x1.78 fewer bytes" in text
     assert "332 against 319 in bf16 (x1.04)" in text
+    # 989e12 / 3.35e12 = 295.2 and 989e12 / 4.8e12 = 206.0
     assert "ridge falls from 295 to 206 FLOP/B" in text
+    assert "The ridge rises from 625 to 1875 FLOP/B" in text  # 5e15 / 8e12, 15e15 / 8e12
 
 
 def test_part3_exercises(tables) -> None:

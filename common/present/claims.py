@@ -1,0 +1,133 @@
+"""Computed claims: the direction words of a sentence, chosen from the numbers it quotes.
+
+Standard library only. A sentence that says a ridge "rose" or a step got "faster" is
+true only for the table it was written against; these helpers pick the word from the
+two numbers, so the sentence stays true after any edit of the hardware table. Two
+values that print the same (at the digits shown) count as unchanged, so a sentence
+never says "rose from 295 to 295".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+Fmt = Callable[[float], str]
+
+
+def _plain(x: float) -> str:
+    return f"{x:,.1f}"
+
+
+def ratio(x: float, digits: int = 2) -> str:
+    """A factor as the course prints it: ratio(1.5) == 'x1.50'."""
+    return f"x{x:.{digits}f}"
+
+
+def direction(before: float, after: float, fmt: Fmt = _plain) -> int:
+    """+1 when `after` is larger, -1 when smaller, 0 when both print the same with `fmt`."""
+    if fmt(before) == fmt(after) or before == after:
+        return 0
+    return 1 if after > before else -1
+
+
+def change(
+    before: float,
+    after: float,
+    fmt: Fmt = _plain,
+    unit: str = "",
+    words: tuple[str, str, str] = ("rises", "falls", "stays at"),
+    factor: bool = False,
+) -> str:
+    """'rises from a to b' / 'falls from a to b' / 'stays at a', with an optional '(x1.50)'.
+
+    `words` are (up, down, unchanged); `unit` follows the last number ('' or ' FLOP/B').
+    """
+    up, down, same = words
+    d = direction(before, after, fmt)
+    if d == 0:
+        return f"{same} {fmt(before)}{unit}"
+    extra = f" ({ratio(after / before)})" if factor and before else ""
+    return f"{up if d > 0 else down} from {fmt(before)} to {fmt(after)}{unit}{extra}"
+
+
+def rose(before: float, after: float, fmt: Fmt = _plain, unit: str = "") -> str:
+    """`change` in the past tense: 'rose from a to b' / 'fell from a to b' / 'stayed at a'."""
+    return change(before, after, fmt, unit, ("rose", "fell", "stayed at"))
+
+
+def grew(factor: float, digits: int = 2) -> str:
+    """A factor new / old in words: 'grew x1.50', 'shrank x2.00' (for 0.5), 'stayed the same'.
+
+    A decrease is said by its factor above 1, as the course says 'x3.2 fewer'.
+    """
+    d = direction(1.0, factor, lambda x: f"{x:.{digits}f}")
+    if d == 0:
+        return "stayed the same"
+    return f"grew {ratio(factor, digits)}" if d > 0 else f"shrank {ratio(1 / factor, digits)}"
+
+
+def speed(t_before: float, t_after: float, digits: int = 2) -> str:
+    """How a time bound moved, as a speed: 'x1.43 faster', 'x1.43 slower' or 'no faster'."""
+    r = t_before / t_after
+    d = direction(1.0, r, lambda x: f"{x:.{digits}f}")
+    if d == 0:
+        return "no faster"
+    return f"{ratio(r, digits)} faster" if d > 0 else f"{ratio(1 / r, digits)} slower"
+
+
+def times(x: float, digits: int = 2) -> str:
+    """A comparison factor: 'x2.15 more' / 'x2.15 less' / 'the same'; x is new / old."""
+    d = direction(1.0, x, lambda v: f"{v:.{digits}f}")
+    if d == 0:
+        return "the same"
+    return f"{ratio(x, digits)} more" if d > 0 else f"{ratio(1 / x, digits)} less"
+
+
+def more_or_fewer(n: float, than: float, noun: str = "") -> str:
+    """'more', 'fewer' or 'as many' (with `noun` appended when given)."""
+    word = "as many" if n == than else ("more" if n > than else "fewer")
+    return f"{word} {noun}".rstrip()
+
+
+def higher_or_lower(x: float, than: float, fmt: Fmt = _plain) -> str:
+    """'higher', 'lower' or 'the same', comparing x with `than` at the digits shown."""
+    d = direction(than, x, fmt)
+    return {1: "higher", -1: "lower", 0: "the same"}[d]
+
+
+def n_of_m(n: int, m: int) -> str:
+    """A count of a whole: 'all 8', 'none of the 8', '5 of the 8'."""
+    if n == m:
+        return f"all {m}" if m != 1 else "the one"
+    if n == 0:
+        return f"none of the {m}"
+    return f"{n} of the {m}"
+
+
+def side(intensity: float, ridge: float) -> str:
+    """Which side of the ridge: 'compute-bound' at or past it, 'memory-bound' below."""
+    return "compute-bound" if intensity >= ridge else "memory-bound"
+
+
+def outgrew(a: str, ra: float, b: str, rb: float, digits: int = 2) -> str:
+    """Compare two growth factors: 'a grew x3.17 but b only x2.15', or what they did.
+
+    `a` and `b` name the quantities ('bf16 compute', 'bandwidth'); each factor is new / old.
+    The larger growth is named first.
+    """
+    if ratio(ra, digits) == ratio(rb, digits):
+        return f"{a} and {b} both {grew(ra, digits)}"
+    (hi, rhi), (lo, rlo) = sorted(((a, ra), (b, rb)), key=lambda p: -p[1])
+    if rlo > 1 and grew(rlo, digits) != "stayed the same":
+        return f"{hi} grew {ratio(rhi, digits)} but {lo} only {ratio(rlo, digits)}"
+    return f"{hi} {grew(rhi, digits)} and {lo} {grew(rlo, digits)}"
+
+
+def listing(items: Sequence[str], empty: str = "none") -> str:
+    """'a', 'a and b', 'a, b and c', or `empty`."""
+    items = list(items)
+    if not items:
+        return empty
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " and " + items[-1]

@@ -1,0 +1,231 @@
+"""The edit battery: the hardware-table edits a student makes, and a reader of what follows.
+
+Three parts, used by ``tests/present/test_edit_battery.py``:
+
+- ``table_figures(source)``: every numeric figure of ``common/hw_specs.py``, found with
+  ``ast`` (so new fields are edited too), as ``(chip key, field) -> literal``;
+- ``battery(figures)``: the edits (each peak and bandwidth scaled up and down, two
+  chips' figures swapped, a lower-precision peak below the higher one, capacities and
+  shared memory halved, the README's exercise), each a name and ``{(chip, field): value}``;
+- ``contradictions(text)``: the sentences whose direction word (rose, fell, grew,
+  faster, "only", "barely moves", "n of m") disagrees with the numbers they quote.
+
+The reader is independent of the course's own wording helpers: it parses numbers and
+units back out of the printed text.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import math
+import re
+from collections.abc import Iterator, Mapping
+
+Field = tuple[str, str]  # (chip key, field): ("a100", "peak bf16"), ("h100", "mem_bw_figure")
+
+
+# ---------------------------------------------------------------------------
+# The table's figures, found in the source
+# ---------------------------------------------------------------------------
+def _number(node: ast.AST) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return float(node.value)
+    return None
+
+
+def table_figures(source: str) -> dict[Field, tuple[ast.Constant, float]]:
+    """Every figure literal of every ``Chip(...)``: (chip key, field) -> (node, value)."""
+    found: dict[Field, tuple[ast.Constant, float]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Chip"):
+            continue
+        kw = {k.arg: k.value for k in node.keywords}
+        key_node = kw.get("key")
+        if not isinstance(key_node, ast.Constant):
+            continue
+        key = str(key_node.value)
+        for name, value in kw.items():
+            if isinstance(value, ast.Dict):  # peak_flops_table
+                for k, v in zip(value.keys, value.values, strict=True):
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Call) and v.args:
+                        n = _number(v.args[0])
+                        if n is not None:
+                            found[(key, f"peak {k.value}")] = (v.args[0], n)  # type: ignore[assignment]
+            elif isinstance(value, ast.Call) and value.args:
+                n = _number(value.args[0])
+                if n is not None:
+                    found[(key, str(name))] = (value.args[0], n)  # type: ignore[assignment]
+    return found
+
+
+def edited_source(source: str, edit: Mapping[Field, float]) -> str:
+    """The table's source with each edited figure's literal replaced by its new value."""
+    figures = table_figures(source)
+    lines = source.splitlines(keepends=True)
+    spans = []
+    for field, value in edit.items():
+        node, _ = figures[field]
+        spans.append((node.lineno, node.col_offset, node.end_col_offset, value))
+    for lineno, start, end, value in sorted(spans, reverse=True):
+        line = lines[lineno - 1]
+        lines[lineno - 1] = line[:start] + repr(float(value)) + line[end:]
+    return "".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# The battery
+# ---------------------------------------------------------------------------
+def battery(figures: Mapping[Field, tuple[object, float]]) -> Iterator[tuple[str, dict]]:
+    """(name, edit) for every edit a student would plausibly make to the table."""
+    value = {f: v for f, (_, v) in figures.items()}
+    yield "README: A100 bf16 peak 312e12 -> 1979e12", {("a100", "peak bf16"): 1979e12}
+    for (chip, field), v in value.items():
+        if field.startswith("peak ") or field in ("mem_bw_figure", "link_bw_figure"):
+            yield f"{chip} {field} x2", {(chip, field): 2 * v}
+            yield f"{chip} {field} x0.5", {(chip, field): v / 2}
+    for a, b in (("a100", "h100"), ("h100", "h200"), ("tpu-v5e", "tpu-v6e"), ("h100", "b300")):
+        shared = [f for (c, f) in value if c == a and (b, f) in value]
+        swap = {(a, f): value[(b, f)] for f in shared} | {(b, f): value[(a, f)] for f in shared}
+        yield f"swap {a} and {b}", swap
+    for chip in sorted({c for c, _ in value}):
+        peaks = sorted(
+            ((v, f) for (c, f), v in value.items() if c == chip and f.startswith("peak ")),
+            key=lambda p: (p[0], p[1]),
+        )
+        for (lo_v, lo_f), (hi_v, hi_f) in itertools.pairwise(peaks):
+            if hi_v > lo_v and hi_f != "peak int8":  # a low precision set below a higher one
+                yield f"{chip} {hi_f} below {lo_f}", {(chip, hi_f): lo_v / 2}
+    yield (
+        "every capacity halved",
+        {f: v / 2 for f, v in value.items() if f[1] == "mem_capacity_figure"},
+    )
+    yield (
+        "every shared memory per SM halved",
+        {f: v / 2 for f, v in value.items() if f[1] == "smem_per_sm_figure"},
+    )
+
+
+# ---------------------------------------------------------------------------
+# The reader: numbers and units back out of the text
+# ---------------------------------------------------------------------------
+_SCALE = {
+    "": 1.0,
+    "k": 1e3,
+    "m": 1e6,
+    "g": 1e9,
+    "t": 1e12,
+    "p": 1e15,
+    "e": 1e18,
+    "ki": 2.0**10,
+    "mi": 2.0**20,
+    "gi": 2.0**30,
+    "ti": 2.0**40,
+}
+_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "h": 3600.0}
+NUM = (
+    r"(?P<{0}>-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)"
+    r"(?:\s?(?P<{0}u>[kmgtpe]i?(?=b|flop|op)|(?:ms|us|µs|ns|min|s|h)\b))?"
+)
+
+
+def _value(match: re.Match, group: str) -> float:
+    """The number of a NUM group in base units (a prefix multiplies; a time unit too)."""
+    x = float(match.group(group).replace(",", ""))
+    unit = (match.group(group + "u") or "").lower()
+    if unit in _TIME:
+        return x * _TIME[unit]
+    return x * _SCALE.get(unit, 1.0)
+
+
+UP = r"rises|rose|risen|rise|grows|grew|grow|jumps|jumped|climbs|climbed|increases|increased"
+DOWN = r"falls|fell|fall|drops|dropped|decreases|decreased|shrinks|shrank|lowers|lowered"
+# A sentence ends at a period followed by a space (decimals have none), or at ';'.
+_SENTENCES = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(])|;\s+|\n")
+
+
+def _unwrap(text: str) -> str:
+    """Join a terminal's wrapped lines (indented further, not a new item) to their item."""
+    out: list[str] = []
+    for line in text.splitlines():
+        item = re.match(r"\s*(?:\d+\.|-|\*)\s", line)
+        if out and out[-1].strip() and re.match(r"\s{3,}\S", line) and not item:
+            out[-1] = out[-1].rstrip() + " " + line.strip()
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def sentences(text: str) -> list[str]:
+    """The text cut into sentences and lines (wrapped lines joined first)."""
+    return [s.strip() for s in _SENTENCES.split(_unwrap(text)) if s.strip()]
+
+
+def _close(a: float, b: float, rel: float = 0.005) -> bool:
+    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+
+
+def contradictions(text: str) -> list[str]:
+    """Every sentence of `text` whose direction word disagrees with its numbers, with why."""
+    found = []
+    for s in sentences(text):
+        low = s.lower()
+        found += [f"{why}: {s}" for why in _sentence_faults(low)]
+    return found
+
+
+def _sentence_faults(s: str) -> Iterator[str]:
+    # 1. "<verb> ... from A to B": the nearest direction verb before it sets the direction.
+    verbs = [(m.start(), +1) for m in re.finditer(rf"\b(?:{UP})\b", s)]
+    verbs += [(m.start(), -1) for m in re.finditer(rf"\b(?:{DOWN})\b", s)]
+    verbs += [(m.start(), 0) for m in re.finditer(r"\b(?:moves?|goes|went|changes?)\b", s)]
+    for m in re.finditer(rf"\bfrom {NUM.format('a')} to {NUM.format('b')}", s):
+        before = [(pos, d) for pos, d in verbs if pos < m.start()]
+        if not before:
+            continue
+        direction = max(before)[1]
+        a, b = _value(m, "a"), _value(m, "b")
+        if direction > 0 and not b > a:
+            yield "says it rises"
+        if direction < 0 and not b < a:
+            yield "says it falls"
+    # 2. "grew x1.5", "raises the peak x2", "gains x3": a growth factor above 1.
+    for m in re.finditer(
+        rf"\b(?:{UP}|raises?|gains?)\b(?:\s+[a-z0-9-]+){{0,3}}?\s+x{NUM.format('r')}", s
+    ):
+        if not _value(m, "r") > 1.0:
+            yield "a growth factor that is not above 1"
+    # 3. "x2.0 faster", "3.1x fewer", "x1.5 more": a comparative factor above 1.
+    comparative = r"faster|slower|fewer|more|larger|bigger|higher|lower|smaller|below|above"
+    for m in re.finditer(rf"(?:\bx{NUM.format('r')}|{NUM.format('q')}x)\s+(?:{comparative})\b", s):
+        r = _value(m, "r") if m.group("r") else _value(m, "q")
+        if not r > 1.0:
+            yield "a comparative factor that is not above 1"
+    # 4. "x A ... but/for only x B": the factor nearest before "only" must exceed B.
+    for m in re.finditer(rf"\bonly x{NUM.format('b')}", s):
+        earlier = list(re.finditer(rf"\bx{NUM.format('a')}", s[: m.start()]))
+        if earlier and not _value(earlier[-1], "a") > _value(m, "b"):
+            yield "'only' a larger factor"
+    # 5. "barely moves ... A against B", "stays where ...: A against B": about equal.
+    m = re.search(
+        rf"\b(?:barely moves?|stays? where|unchanged)\b.*?"
+        rf"{NUM.format('a')} against {NUM.format('b')}",
+        s,
+    )
+    if m:
+        a, b = _value(m, "a"), _value(m, "b")
+        if not (b > 0 and 0.8 <= a / b <= 1.25):
+            yield "says about equal"
+    # 6. "n of the m": a count no larger than its whole.
+    for m in re.finditer(rf"\b{NUM.format('n')} of (?:the |its |all )?{NUM.format('m')}\b", s):
+        if _value(m, "n") > _value(m, "m"):
+            yield "n of m with n > m"
+    # 7. "Neither reaches ... (x2.02 what it has)": every need above what there is.
+    if re.search(r"\bneither reaches\b", s):
+        for m in re.finditer(rf"\(x{NUM.format('r')} what it has\)", s):
+            if not _value(m, "r") > 1.0:
+                yield "says neither reaches, but one has enough"
+    # 8. "falls x3.2" / "drops x2": a factor of decrease above 1.
+    for m in re.finditer(rf"\b(?:{DOWN})\s+x{NUM.format('r')}", s):
+        if not _value(m, "r") > 1.0:
+            yield "a decrease factor that is not above 1"

@@ -1,0 +1,110 @@
+"""``python3 -m common.exercises`` behaves like a lecture: statuses, one-line errors, quiet exits.
+
+Statuses (``common.shell.boot``): 0 done, 1 the run failed (a full disk), 2 a wrong
+command line (an unknown key), 130 interrupted by Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ENV = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
+CMD = [sys.executable, "-m", "common.exercises"]
+
+
+def run(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CMD, *args], cwd=REPO, capture_output=True, text=True, env=ENV, check=False, **kwargs
+    )
+
+
+def test_help_lists_the_keys() -> None:
+    done = run("--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: python3 -m common.exercises [KEY ...]")
+    assert "a100-peak-edit" in done.stdout
+
+
+def test_an_unknown_key_is_one_line_and_status_2() -> None:
+    done = run("nope")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [done.stderr.strip()]
+    assert done.stderr.startswith("common.exercises: error: unknown exercise 'nope'; choose one")
+
+
+def test_a_full_disk_is_one_line_and_status_1() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            CMD, cwd=REPO, stdout=full, stderr=subprocess.PIPE, text=True, env=ENV, check=False
+        )
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ["common.exercises: error: No space left on device"]
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    with subprocess.Popen(
+        CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.readline()
+        proc.stdout.close()  # like `| head -1`
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0
+    assert err == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs /proc to see the wait")
+def test_ctrl_c_is_one_line_and_ends_by_sigint() -> None:
+    """Interrupted while it writes into a full pipe: one line, then the SIGINT status."""
+    with subprocess.Popen(
+        CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        fcntl.fcntl(proc.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: the output cannot fit
+        wchan = Path(f"/proc/{proc.pid}/wchan")
+        deadline = time.monotonic() + 60
+        while "pipe" not in wchan.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)  # blocked writing its answers
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        status = proc.wait(timeout=60)
+    assert status == -signal.SIGINT  # a shell shows 130
+    assert err.splitlines() == ["common.exercises: interrupted; nothing half-written was kept"]
+
+
+# ---------------------------------------------------------------------------
+# The same entry point in this process (what the mutation tests can see)
+# ---------------------------------------------------------------------------
+def test_main_in_process(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    from common.exercises import EXERCISES, text
+
+    assert text.main(["--help"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "usage: python3 -m common.exercises [KEY ...]",
+        "keys: " + ", ".join(e.key for e in EXERCISES),
+    ]
+    monkeypatch.setattr(sys, "argv", ["common.exercises", "gqa-decode"])
+    assert text.main() == 0  # the keys come from sys.argv[1:]
+    lines = capsys.readouterr().out.splitlines()
+    title = "Decode attention with MHA, GQA and MQA"
+    assert lines[:4] == [title, "=" * len(title), "(from this course)", ""]
+
+
+def test_format_exercise_drops_the_code_marks() -> None:
+    from common.exercises import get_exercise, text
+
+    shown = text.format_exercise(get_exercise("a100-peak-edit"))
+    assert "``" not in shown
+    assert "In common/hw_specs.py set the A100's bf16 peak_flops to 1979e12" in shown

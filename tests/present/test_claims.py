@@ -1,0 +1,117 @@
+"""The claims vocabulary: each direction word follows the two numbers it is given."""
+
+from __future__ import annotations
+
+import pytest
+
+from common.present import claims
+
+
+def one(x: float) -> str:
+    return f"{x:.1f}"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "said"),
+    [
+        (200.6, 295.2, "rises from 200.6 to 295.2 FLOP/B"),
+        (295.2, 200.6, "falls from 295.2 to 200.6 FLOP/B"),
+        (295.2, 295.2, "stays at 295.2 FLOP/B"),
+        (295.21, 295.24, "stays at 295.2 FLOP/B"),  # the same at the digits shown
+        (295.2, 295.3, "rises from 295.2 to 295.3 FLOP/B"),
+    ],
+)
+def test_change_picks_the_word_from_the_numbers(before, after, said) -> None:
+    assert claims.change(before, after, one, " FLOP/B") == said
+
+
+def test_change_with_a_factor_and_other_words() -> None:
+    assert claims.change(2.0, 3.0, one, factor=True) == "rises from 2.0 to 3.0 (x1.50)"
+    assert claims.rose(3.0, 2.0, one) == "fell from 3.0 to 2.0"
+    assert claims.rose(2.0, 2.0, one, " ms") == "stayed at 2.0 ms"
+    assert claims.rose(2.0, 3.0, str) == "rose from 2.0 to 3.0"
+
+
+def test_direction() -> None:
+    assert claims.direction(1.0, 2.0) == 1
+    assert claims.direction(2.0, 1.0) == -1
+    assert claims.direction(1.0, 1.0) == 0
+    assert claims.direction(1.0, 1.04) == 0  # '1.0' both at one decimal
+    assert claims.direction(1.0, 1.06) == 1
+
+
+@pytest.mark.parametrize(
+    ("factor", "said"),
+    [
+        (1.5, "grew x1.50"),
+        (0.5, "shrank x2.00"),
+        (1.0, "stayed the same"),
+        (0.999, "stayed the same"),
+    ],
+)
+def test_grew(factor, said) -> None:
+    assert claims.grew(factor) == said
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "said"),
+    [
+        (4.18, 2.92, "x1.43 faster"),  # 4.18 / 2.92 = 1.4315
+        (2.92, 4.18, "x1.43 slower"),
+        (3.0, 3.0, "no faster"),
+    ],
+)
+def test_speed(before, after, said) -> None:
+    assert claims.speed(before, after) == said
+
+
+def test_times_and_comparisons() -> None:
+    assert claims.times(2.0) == "x2.00 more"
+    assert claims.times(0.5) == "x2.00 less"
+    assert claims.times(1.0) == "the same"
+    assert claims.more_or_fewer(3, 2, "sequences") == "more sequences"
+    assert claims.more_or_fewer(2, 3, "sequences") == "fewer sequences"
+    assert claims.more_or_fewer(2, 2) == "as many"
+    assert claims.higher_or_lower(2.0, 1.0) == "higher"
+    assert claims.higher_or_lower(1.0, 2.0) == "lower"
+    assert claims.higher_or_lower(1.0, 1.0) == "the same"
+
+
+@pytest.mark.parametrize(
+    ("n", "m", "said"),
+    [(5, 8, "5 of the 8"), (8, 8, "all 8"), (0, 8, "none of the 8"), (1, 1, "the one")],
+)
+def test_n_of_m(n, m, said) -> None:
+    assert claims.n_of_m(n, m) == said
+
+
+def test_side_of_the_ridge() -> None:
+    assert claims.side(295.2, 295.2) == "compute-bound"  # at the ridge: compute-bound
+    assert claims.side(295.1, 295.2) == "memory-bound"
+    assert claims.side(300.0, 295.2) == "compute-bound"
+
+
+@pytest.mark.parametrize(
+    ("ra", "rb", "said"),
+    [
+        (3.17, 2.15, "compute grew x3.17 but bandwidth only x2.15"),
+        (2.15, 3.17, "bandwidth grew x3.17 but compute only x2.15"),
+        (0.5, 2.15, "bandwidth grew x2.15 and compute shrank x2.00"),
+        (0.32, 0.46, "bandwidth shrank x2.17 and compute shrank x3.12"),
+        (2.0, 2.0, "compute and bandwidth both grew x2.00"),
+        (1.0, 2.0, "bandwidth grew x2.00 and compute stayed the same"),
+        (3.17, 1.5, "compute grew x3.17 but bandwidth only x1.50"),  # both grew, one < 2
+    ],
+)
+def test_outgrew_names_the_larger_growth_first(ra, rb, said) -> None:
+    assert claims.outgrew("compute", ra, "bandwidth", rb) == said
+
+
+def test_listing_and_ratio() -> None:
+    assert claims.listing([]) == "none"
+    assert claims.listing([], "nothing") == "nothing"
+    assert claims.listing(["a"]) == "a"
+    assert claims.listing(["a", "b"]) == "a and b"
+    assert claims.listing(["a", "b", "c"]) == "a, b and c"
+    assert claims.ratio(1.5) == "x1.50"
+    assert claims.ratio(1.5, 1) == "x1.5"

@@ -1,0 +1,148 @@
+"""Edit the hardware table as a student would and rerun: no sentence contradicts its numbers.
+
+Each edit of the battery (``tests/edit_battery.py``) is written into a copy of
+``common/hw_specs.py``; every lecture that reads the table and ``python3 -m
+common.exercises`` then run there, in one child process per edit, and every sentence
+they print is read back for a direction word that disagrees with its numbers.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from edit_battery import battery, contradictions, edited_source, table_figures
+
+REPO = Path(__file__).resolve().parents[2]
+TABLE = REPO / "common" / "hw_specs.py"
+SOURCE = TABLE.read_text(encoding="utf-8")
+EDITS = dict(battery(table_figures(SOURCE)))
+LECTURES = ("02", "05", "06", "07", "08")  # every lecture that reads the table and measures nothing
+# Lecture 10 measures too (a few seconds with --quick): it runs for the edits of what it reads.
+MEASURED = "10:--quick"
+
+
+def lectures_for(edit: dict) -> tuple[str, ...]:
+    """The lectures an edit must be checked in: all of LECTURES, and 10 when it reads the edit."""
+    read_by_10 = any(
+        chip in ("a100", "h100") and field in ("peak bf16", "mem_bw_figure", "smem_per_sm_figure")
+        for chip, field in edit
+    )
+    return (*LECTURES, MEASURED) if read_by_10 else LECTURES
+
+
+RUNNER = r"""
+import runpy, sys, traceback
+from pathlib import Path
+for name in sys.argv[1:]:
+    print(f"==== {name}", flush=True)
+    try:
+        if name == "exercises":
+            from common.exercises.text import main
+            main([])
+        else:
+            stem, *args = name.split(":")
+            (path,) = Path("lectures").glob(stem + "_*.py")
+            saved = list(sys.argv)
+            sys.argv = [str(path), *args]
+            try:
+                runpy.run_path(str(path), run_name="__main__")
+            finally:
+                sys.argv = saved
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            print(f"CRASHED: exit {exc.code}")
+    except BaseException as exc:
+        print(f"CRASHED: {type(exc).__name__}: {exc}")
+    sys.stdout.flush()
+"""
+
+
+def run_course(root: Path, edit: dict) -> str:
+    """Write `edit` into root's table, run the lectures and the exercises; their output."""
+    (root / "common" / "hw_specs.py").write_text(edited_source(SOURCE, edit), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, *lectures_for(edit), "exercises"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(root),
+            "HOME": str(root),
+            "PYTHONDONTWRITEBYTECODE": "1",  # an edit of the same length must not hit old bytecode
+        },
+    )
+    return done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def course_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("course")
+    ignore = shutil.ignore_patterns("__pycache__")
+    for part in ("common", "lectures"):
+        shutil.copytree(REPO / part, root / part, ignore=ignore)
+    return root
+
+
+def test_the_battery_has_the_edits_the_issue_lists() -> None:
+    names = " | ".join(EDITS)
+    assert "README: A100 bf16 peak 312e12 -> 1979e12" in EDITS
+    for wanted in ("h100 peak bf16 x2", "h100 peak bf16 x0.5", "h200 mem_bw_figure x2"):
+        assert wanted in EDITS
+    assert "swap a100 and h100" in EDITS
+    assert "h100 peak fp8 below peak bf16" in EDITS
+    assert "b300 peak nvfp4 below peak fp8" in EDITS
+    assert "every capacity halved" in EDITS and "every shared memory per SM halved" in EDITS
+    assert names.count("x0.5") >= 30  # every peak and bandwidth of seven chips
+
+
+def test_edited_source_changes_only_the_named_literal() -> None:
+    edit = {("a100", "peak bf16"): 1979e12}
+    new = edited_source(SOURCE, edit)
+    assert "flops(1979000000000000.0, A100_DATASHEET)" in new
+    assert table_figures(new)[("a100", "peak bf16")][1] == 1979e12
+    diff = [(a, b) for a, b in zip(SOURCE.splitlines(), new.splitlines(), strict=True) if a != b]
+    assert len(diff) == 1
+
+
+def test_the_reader_catches_a_wrong_direction() -> None:
+    bad = [
+        "From A100 to H100, bf16 compute grew x0.50 but bandwidth only x2.15, so the ridge "
+        "point rose from 1272.7 to 295.2 FLOP/B.",
+        "fp8 raises the peak x1.00 and halves the bytes, so the critical batch barely moves: "
+        "332 against 690 in bf16 (x0.48).",
+        "the network ridge rises from 4,396 to 2,778 FLOP/B.",
+        "The time bound falls from 1.2 ms to 3.4 ms.",
+        "decode gets x0.90 faster.",
+        "9 of the 8 operators are memory-bound.",
+        "Neither reaches its ridge from shared memory alone: the ridge takes the H100 SXM "
+        "149 KiB (x0.65 what it has).",
+        "On the A100 the time bound falls x0.8, from 0.089 ms to 0.110 ms.",
+    ]
+    for sentence in bad:
+        assert contradictions(sentence), sentence
+    good = [
+        "the ridge point rose from 295.2 to 1272.7 FLOP/B.",
+        "The time bound falls from 1.2 ms to 450 us.",
+        "compute grew x3.17 but bandwidth only x2.15.",
+        "the critical batch barely moves: 690 against 680.",
+        "8 of the 8 operators are memory-bound.",
+    ]
+    for sentence in good:
+        assert not contradictions(sentence), sentence
+
+
+@pytest.mark.parametrize("name", list(EDITS))
+def test_no_sentence_contradicts_its_numbers(course_copy: Path, name: str) -> None:
+    out = run_course(course_copy, EDITS[name])
+    assert out.count("==== ") == len(lectures_for(EDITS[name])) + 1, out[-2000:]
+    crashed = [line for line in out.splitlines() if line.startswith("CRASHED")]
+    assert not crashed, crashed
+    found = contradictions(out)
+    assert not found, "\n".join(found)

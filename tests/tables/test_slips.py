@@ -1,0 +1,269 @@
+"""Slips in the hardware table: each is one line naming the file, line, chip and field.
+
+The source checks run on edited copies of the real table's text (in-process, fast);
+then a few slips are typed into a copy of the repository and a lecture and
+``python3 -m common.exercises`` are run the way a student runs them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from common import hw_specs
+from common.tables import slips
+
+REPO = Path(__file__).resolve().parents[2]
+TABLE = REPO / "common" / "hw_specs.py"
+SOURCE = TABLE.read_text(encoding="utf-8")
+
+
+def edited(old: str, new: str) -> str:
+    assert SOURCE.count(old) >= 1, old
+    return SOURCE.replace(old, new, 1)
+
+
+def line_of(text: str, needle: str, nth: int = 1) -> int:
+    """1-based line of the nth occurrence of needle in text."""
+    start = -1
+    for _ in range(nth):
+        start = text.index(needle, start + 1)
+    return text[:start].count("\n") + 1
+
+
+def refused(source: str) -> str:
+    with pytest.raises(ValueError) as info:
+        slips.check_table_source(source, str(TABLE), hw_specs.Chip)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("common/hw_specs.py line ")
+    return message
+
+
+def test_the_shipped_table_passes() -> None:
+    slips.check_table_source(SOURCE, str(TABLE), hw_specs.Chip)
+
+
+def test_a_deleted_field_names_the_chip_and_the_field() -> None:
+    src = edited("    mem_capacity_figure=capacity(80e9, H100_DATASHEET),\n", "")
+    msg = refused(src)
+    assert msg == (
+        f"common/hw_specs.py line {line_of(src, 'H100 = Chip(')}: chip h100 (H100 SXM) is "
+        "missing its field mem_capacity_figure"
+    )
+
+
+def test_a_misspelt_field_names_the_chip_and_suggests_the_field() -> None:
+    src = edited("mem_bw_figure=bandwidth(1555e9", "mem_bw_figur=bandwidth(1555e9")
+    msg = refused(src)
+    line = line_of(src, "mem_bw_figur=")
+    assert msg == (
+        f"common/hw_specs.py line {line}: chip a100 (A100 40GB SXM) has no field mem_bw_figur "
+        "(did you mean mem_bw_figure?)"
+    )
+
+
+def test_a_duplicated_chip_key_names_both_entries() -> None:
+    src = edited('    name="B200",\n    key="b200",', '    name="B200",\n    key="h100",')
+    msg = refused(src)
+    first, second = line_of(src, "H100 = Chip("), line_of(src, "B200 = Chip(")
+    assert msg == (
+        f"common/hw_specs.py line {second}: chip key 'h100' is used twice: by H100 SXM (line "
+        f"{first}) and by B200 (line {second}); give one a new key"
+    )
+
+
+def test_a_chip_defined_twice_names_both_lines() -> None:
+    src = edited("H200 = Chip(", "H100 = Chip(")
+    msg = refused(src)
+    a, b = line_of(src, "H100 = Chip("), line_of(src, "H100 = Chip(", 2)
+    assert msg == (
+        f"common/hw_specs.py line {b}: chip H100 is defined twice (lines {a} and {b}); rename "
+        "or delete one"
+    )
+
+
+def test_a_precision_listed_twice_is_refused_not_dropped() -> None:
+    old = '        "fp8": flops(1979e12, H100_DATASHEET),\n'
+    src = edited(old, old + '        "bf16": flops(2000e12, H100_DATASHEET),\n')
+    msg = refused(src)
+    a = line_of(src, '"bf16": flops(989e12, H100_DATASHEET)')
+    assert msg == (
+        f"common/hw_specs.py line {a + 2}: chip h100 (H100 SXM) peak 'bf16' is listed twice "
+        f"(lines {a} and {a + 2}); a dict keeps only the last, so delete one"
+    )
+
+
+def test_an_element_size_listed_twice_names_bytes_per_elem() -> None:
+    src = edited('    "fp16": 2,\n', '    "fp16": 2,\n    "bf16": 2,\n')
+    msg = refused(src)
+    assert "BYTES_PER_ELEM[...] entry 'bf16' is listed twice" in msg
+
+
+@pytest.mark.parametrize("bad", [0, -1, "2"])
+def test_a_bad_element_size_names_its_entry(monkeypatch: pytest.MonkeyPatch, bad) -> None:
+    monkeypatch.setitem(hw_specs.BYTES_PER_ELEM, "bf16", bad)
+    with pytest.raises(ValueError, match=r"^BYTES_PER_ELEM\['bf16'\] must be"):
+        hw_specs.bytes_per_elem("bf16")
+
+
+def test_a_syntax_error_is_described_with_file_and_line() -> None:
+    src = edited("flops(312e12, A100_DATASHEET),", "flops(312e12, A100_DATASHEET)),")
+    with pytest.raises(SyntaxError) as info:
+        compile(src, str(TABLE), "exec")
+    line = line_of(src, "flops(312e12, A100_DATASHEET)),")
+    said = slips.describe(info.value)
+    assert said is not None
+    assert said.startswith(f"common/hw_specs.py line {line}: closing parenthesis ')'")
+
+
+def test_an_error_elsewhere_is_not_a_table_slip() -> None:
+    assert slips.describe(ValueError("x")) is None
+    assert slips.describe(SyntaxError("bad", ("lectures/x.py", 1, 1, "x"))) is None
+
+
+def test_a_name_error_while_the_table_runs_names_the_line() -> None:
+    src = edited('"bf16": flops(312e12, A100_DATASHEET)', '"bf16": flop(312e12, A100_DATASHEET)')
+    code = compile(src, str(TABLE), "exec")
+    with pytest.raises(NameError) as info:
+        exec(code, {"__name__": "common.hw_specs", "__loader__": None, "__file__": str(TABLE)})
+    line = line_of(src, "flop(312e12")
+    assert slips.describe(info.value) == (
+        f"common/hw_specs.py line {line}: name 'flop' is not defined"
+    )
+
+
+def test_shown_keeps_the_last_two_parts() -> None:
+    assert slips.shown("/home/me/course/common/hw_specs.py") == "common/hw_specs.py"
+    assert slips.shown("./common/hw_specs.py") == "common/hw_specs.py"
+    assert slips.shown("hw_specs.py") == "hw_specs.py"
+
+
+# Small tables written here, to reach the checks the shipped table never trips.
+CHIP = (
+    'Chip(name="Mine", key="mine", peak_flops_table={"bf16": flops(1e12, "s")}, '
+    'mem_bw_figure=bandwidth(1e12, "s"), mem_capacity_figure=capacity(1e9, "s"), '
+    'link_bw_figure=bandwidth(1e11, "s"))'
+)
+
+
+def check(source: str) -> None:
+    slips.check_table_source(source, "/x/common/hw_specs.py", hw_specs.Chip)
+
+
+def test_a_small_table_passes_and_a_table_given_by_name_is_not_read() -> None:
+    check("MINE = " + CHIP)
+    by_name = CHIP.replace('peak_flops_table={"bf16": flops(1e12, "s")}', "peak_flops_table=T")
+    check("T = dict(bf16=1)\nMINE = " + by_name)
+
+
+def test_a_chip_without_a_key_or_a_name_is_named_by_what_it_has() -> None:
+    no_key = CHIP.replace('key="mine", ', "")
+    with pytest.raises(ValueError, match=r"line 1: chip Mine is missing its field key$"):
+        check("MINE = " + no_key)
+    no_name = CHIP.replace('name="Mine", ', "")
+    with pytest.raises(ValueError, match=r"line 1: chip mine is missing its field name$"):
+        check("MINE = " + no_name)
+
+
+def test_a_plain_dict_listing_a_key_twice_is_refused() -> None:
+    with pytest.raises(ValueError) as info:
+        check('SIZES = {\n    "a": 1,\n    "a": 2,\n}')
+    assert str(info.value) == (
+        "common/hw_specs.py line 3: SIZES[...] entry 'a' is listed twice (lines 2 and 3); a "
+        "dict keeps only the last, so delete one"
+    )
+
+
+def test_only_errors_of_the_table_module_itself_are_slips() -> None:
+    namespace: dict = {}
+    exec(compile("def f():\n    return missing\n", "/x/common/hw_specs.py", "exec"), namespace)
+    with pytest.raises(NameError) as info:
+        namespace["f"]()  # raised in a function of the table, called from here
+    assert slips.describe(info.value) is None
+    code = compile("missing\n", "/x/common/not_hw_specs.py", "exec")
+    with pytest.raises(NameError) as info:
+        exec(code, {})
+    assert slips.describe(info.value) is None
+    with pytest.raises(NameError) as info:
+        exec(compile("missing\n", "/x/common/hw_specs.py", "exec"), {})
+    said = slips.describe(info.value)
+    assert said == "common/hw_specs.py line 1: name 'missing' is not defined"
+    assert slips.describe(NameError("raised here, not in the table")) is None
+    bad = SyntaxError("bad", ("/x/common/not_hw_specs.py", 1, 1, "x"))
+    assert slips.describe(bad) is None
+
+
+# ---------------------------------------------------------------------------
+# As a student meets them: a lecture and the exercises in an edited copy
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("slips")
+    for part in ("common", "lectures"):
+        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__py*"))
+    return root
+
+
+SLIPS = {
+    "syntax error": (
+        "flops(312e12, A100_DATASHEET),",
+        "flops(312e12, A100_DATASHEET)),",
+        "common/hw_specs.py line {line}: closing parenthesis",
+    ),
+    "deleted field": (
+        "    mem_capacity_figure=capacity(80e9, H100_DATASHEET),\n",
+        "",
+        "chip h100 (H100 SXM) is missing its field mem_capacity_figure",
+    ),
+    "figure typed as a string": (
+        '"bf16": flops(989e12, H100_DATASHEET)',
+        '"bf16": flops("989e12", H100_DATASHEET)',
+        "H100 SXM bf16 peak FLOP/s must be a number, got '989e12'",
+    ),
+    "element size zero": (
+        '    "fp32": 4,\n',
+        '    "fp32": 0,\n',
+        "BYTES_PER_ELEM['fp32'] must be a positive finite number, got 0",
+    ),
+    "duplicated chip key": (
+        '    name="B200",\n    key="b200",',
+        '    name="B200",\n    key="h100",',
+        "chip key 'h100' is used twice: by H100 SXM",
+    ),
+    "broken import": (
+        "from common.tables import slips, sources",
+        "from common.tables import slips, source",
+        "cannot import name 'source' from 'common.tables'",
+    ),
+}
+
+
+@pytest.mark.parametrize("slip", list(SLIPS))
+@pytest.mark.parametrize("command", ["lecture", "exercises"])
+def test_each_slip_is_one_line_and_status_1(copy: Path, slip: str, command: str) -> None:
+    old, new, said = SLIPS[slip]
+    src = edited(old, new)
+    (copy / "common" / "hw_specs.py").write_text(src, encoding="utf-8")
+    line = line_of(src, new) if new else 0
+    args = (
+        ["lectures/02_roofline_basics.py"]
+        if command == "lecture"
+        else ["-m", "common.exercises", "h200-vs-h100"]
+    )
+    env = {"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}  # no stale bytecode
+    done = subprocess.run(
+        [sys.executable, *args], cwd=copy, capture_output=True, text=True, check=False, env=env
+    )
+    (copy / "common" / "hw_specs.py").write_text(SOURCE, encoding="utf-8")
+    assert done.returncode == 1, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    prog = "02_roofline_basics.py" if command == "lecture" else "common.exercises"
+    assert done.stderr.startswith(f"{prog}: error: "), done.stderr
+    assert said.format(line=line) in done.stderr
+    if slip == "broken import":
+        assert "an edit of the course's own files broke this import" in done.stderr

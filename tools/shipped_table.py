@@ -1,0 +1,81 @@
+"""Write ``common/tables/shipped.py``: the hardware table's figures as the repository ships them.
+
+Usage (from the repository root, with ``common/hw_specs.py`` as committed)::
+
+    python3 tools/shipped_table.py          # rewrite common/tables/shipped.py
+    python3 tools/shipped_table.py --check  # exit 1 when it differs from the table
+
+The exercises that ask a student to edit a figure start their worked answer from
+these values and end it at the student's table, in a terminal and in the page's Run
+panel (where ``common/hw_specs.py`` is the edited copy). The file is generated, never
+typed: ``make shipped`` after changing a figure, and ``tests/tables/test_shipped.py``
+checks it against the committed table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TARGET = REPO / "common" / "tables" / "shipped.py"
+
+HEADER = '''"""The hardware table's figures as shipped (by tools/shipped_table.py; do not edit).
+
+chip key -> figure -> value: ``peak <precision>`` in FLOP/s, and every other ``*_figure``
+field of ``common.hw_specs.Chip`` in its own unit. Standard library only.
+"""
+
+from __future__ import annotations
+
+FIGURES: dict[str, dict[str, float]] = {
+'''
+
+
+def figures() -> dict[str, dict[str, float]]:
+    """The current table's figures: chip key -> field -> value."""
+    sys.path.insert(0, str(REPO))
+    from common import hw_specs
+
+    table: dict[str, dict[str, float]] = {}
+    for key, chip in hw_specs.CHIPS.items():
+        row = {f"peak {p}": float(f.value) for p, f in chip.peak_flops_table.items()}
+        for field in dataclasses.fields(chip):
+            value = getattr(chip, field.name)
+            if isinstance(value, hw_specs.Figure):
+                row[field.name] = float(value.value)
+        table[key] = row
+    return table
+
+
+def _number(value: float) -> str:
+    """A float as ruff formats it: 1.5e16, not 1.5e+16."""
+    return repr(value).replace("e+", "e")
+
+
+def source(table: dict[str, dict[str, float]]) -> str:
+    """The module's text for `table`."""
+    lines = [HEADER]
+    for key, row in table.items():
+        lines.append(f'    "{key}": {{\n')
+        lines += [f'        "{name}": {_number(value)},\n' for name, value in row.items()]
+        lines.append("    },\n")
+    lines.append("}\n")
+    return "".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    text = source(figures())
+    if argv == ["--check"]:
+        same = TARGET.exists() and TARGET.read_text(encoding="utf-8") == text
+        if not same:
+            print(f"{TARGET.relative_to(REPO)} differs from the table: run make shipped")
+        return 0 if same else 1
+    TARGET.write_text(text, encoding="utf-8")
+    print(f"wrote {TARGET.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
