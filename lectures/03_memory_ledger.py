@@ -194,7 +194,8 @@ show(
 # even one call per batch size would overrun the time budget. The weights must
 # come from main memory, not from the last-level cache: where the cache could
 # hold W, the sweep rotates through copies of it, so that between two reads of
-# one copy the others stream at least twice the cache's size through it.
+# one copy the others stream several times the cache's size through it (the facts below give
+# the bytes, or say where the memory budget allows fewer copies).
 
 
 import numpy as np  # only the sweep needs numpy
@@ -211,23 +212,7 @@ P, BETA = float(calib["matmul_flops_per_s"]), float(calib["bandwidth_bytes_per_s
 RIDGE = P / BETA
 
 
-def sweep_cost_s(k: int) -> float:
-    """Predicted time of the shortest sweep: one warm-up and one timed call per batch."""
-    return sum(
-        2 * lower_bound_time(*matmul_counts(b, k, k, FP32, FP32, FP32), P, BETA)
-        for b in SWEEP_BATCHES
-    )
-
-
-def choose_weight_dim() -> int:
-    """4096 (the article's), halved while one call per batch would overrun the time budget."""
-    k = 4096
-    while k > 1024 and sweep_cost_s(k) > SWEEP_BUDGET_S:
-        k //= 2
-    return k
-
-
-K = choose_weight_dim()
+K = budget.sweep_weight_dim(SWEEP_BATCHES, P, BETA, SWEEP_BUDGET_S)  # 4096, or less if slow
 W_BYTES = FP32 * K**2
 LLC = caches.last_level_cache_bytes()
 io_bytes = 2 * FP32 * SWEEP_BATCHES[-1] * K  # X and Y of the largest batch

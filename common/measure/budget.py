@@ -18,6 +18,7 @@ import argparse
 import math
 from dataclasses import dataclass
 
+from common.formulas.roofline import lower_bound_time, matmul_counts
 from common.hw_specs import bytes_per_elem
 from common.tables.units import GIB, MIB
 
@@ -205,6 +206,24 @@ def streamed_between_bytes(weight_bytes: int, copies: int) -> int:
 # ---------------------------------------------------------------------------
 SWEEP_LLC_MULTIPLE = 8
 SWEEP_ARRAYS_SHARE = 0.75  # the sweep's one buffer; the rest is the matmuls and the threads test
+
+
+def sweep_weight_dim(
+    batches: tuple[int, ...], peak: float, bandwidth: float, budget_s: float
+) -> int:
+    """K of lecture 03's fp32 W[K, K]: the article's 4096, halved (down to 1024) while the
+    shortest sweep, one warm-up and one timed call per batch at the roofline bound
+    2 * sum_B max(2BK^2 / P, 4(K^2 + 2BK) / beta) seconds, would overrun `budget_s`."""
+    fp32 = int(bytes_per_elem("fp32"))
+
+    def cost_s(k: int) -> float:
+        counts = (matmul_counts(b, k, k, fp32, fp32, fp32) for b in batches)
+        return sum(2 * lower_bound_time(f, d, peak, bandwidth) for f, d in counts)
+
+    k = 4096
+    while k > 1024 and cost_s(k) > budget_s:
+        k //= 2
+    return k
 
 
 def sweep_limit_bytes(llc_bytes: int | None, budget: Budget, available: int | None) -> int:

@@ -222,3 +222,16 @@ def test_time_limits_scale_the_lectures_budgets() -> None:
     assert budget.time_scale(Budget(5.0, GiB), "01") == 0.5
     times = {"sweep_s": 9.0, "sizes_per_octave": 4, "add_s": 0.06}
     assert budget.scaled_times(times, 0.5) == {"sweep_s": 4.5, "sizes_per_octave": 4, "add_s": 0.03}
+
+
+def test_sweep_weight_dim_halves_only_while_the_sweep_overruns() -> None:
+    # One batch B=1 of fp32 W[K, K] at P = 1 TFLOP/s, beta = 1 GB/s: memory-bound, so a
+    # warm-up plus a timed call take 2 * 4 (K^2 + 2K) / 1e9 s: K=4096 -> 0.13428 s,
+    # K=2048 -> 0.03359 s, K=1024 -> 0.00840 s (worked by hand).
+    def dim(budget_s: float) -> int:
+        return budget.sweep_weight_dim((1,), 1e12, 1e9, budget_s)
+
+    assert dim(0.2) == 4096
+    assert dim(0.1) == 2048
+    assert dim(0.0336) == 2048 and dim(0.0335) == 1024
+    assert dim(1e-6) == 1024  # never below 1024, even when that overruns too
