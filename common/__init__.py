@@ -19,7 +19,7 @@ argument, never by importing it.
   (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them).
 
 ``tables``, ``hw_specs`` and ``formulas`` are pure (standard library only: lectures
-02 and 06-08 run on a bare ``python3``); only ``measure`` imports numpy and only
+02, 06-08 and 11 run on a bare ``python3``); only ``measure`` imports numpy and only
 ``plots`` imports matplotlib.
 
 At the top, where students and the course script find them:
@@ -37,6 +37,7 @@ At the top, where students and the course script find them:
 - ``formulas.numpy_ops``: lecture 01's pass counts and sizes for the numpy operations it times.
 - ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
 - ``formulas.attention_io``: tiled attention's traffic with M_sm bytes on chip (FlashAttention-2).
+- ``formulas.predict``: predictions at spec or achievable roofs, all-reduces, MFU, the gap.
 
 ``tables``: numbers the formulas take, each with its source, and the checks they pass.
 
@@ -51,6 +52,7 @@ At the top, where students and the course script find them:
 - ``tables.shipped``: the hardware table's figures as shipped (generated), where the
   edit-a-figure exercises start.
 - ``tables.slips``: a slip in the hardware table said in one line (chip, field, line).
+- ``tables.measurements``: published GPU measurements (13B on A100, single matmuls) with sources.
 
 ``shell``: the lecture shell (standard library only).
 
@@ -62,6 +64,7 @@ At the top, where students and the course script find them:
 ``measure``: measuring this machine (numpy).
 
 - ``measure.timing``: the one timer (samples within a budget; batched short calls).
+- ``measure.budget``: the measuring lectures' sizes from a time and memory budget.
 - ``measure.roofs``: the bandwidth and matmul roofs and their calibration.
 - ``measure.caches``: this machine's cache sizes, from the operating system.
 - ``measure.machine``: CPU, BLAS library, kernel and threads.
@@ -76,12 +79,15 @@ At the top, where students and the course script find them:
 - ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
 - ``plots.transformer``: the capacity ledger and decode throughput against batch (memory wall).
 - ``plots.attention``: tiled attention's traffic against on-chip memory; both kernels' times.
+- ``plots.predict``: measured times against spec and achievable predictions (lecture 11).
 
 ``present``: what the reader sees.
 
 - ``present.console``: unit formatting, aligned text tables, headers, observations.
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
+- ``present.live``: a lecture's figure as Vega-Lite data, for the site's Run-it-here panel.
+- ``present.plain_math``: TeX formulas as plain text (the exercises' worked answers).
 - ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
 - ``present.basics``: lecture 02's tables and observations (roofline basics).
 - ``present.operators``: lecture 05's tables and observations (the operator ledger).
@@ -93,6 +99,7 @@ At the top, where students and the course script find them:
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
 - ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
 - ``present.attention``: lecture 10's tables and sentences (tiled attention, both kernels).
+- ``present.predict``: lecture 11's tables and sentences (predicted against measured, MFU/MBU).
 
 ``files``: what the course writes and reads back.
 

@@ -70,6 +70,29 @@ HOPPER_TUNING_GUIDE = (
     f"({CHECKED})"
 )
 
+# Achievable roofs: what a good kernel measured on the real chip, beside the datasheet.
+ML_ENG = "Stas Bekman, Machine Learning Engineering Open Book (github.com/stas00/ml-engineering"
+MAMF_TABLE = (
+    f"{ML_ENG}, commit 744d01e), chapter 'Accelerators' (compute/accelerator/README.md), "
+    "table 'Maximum Achievable Matmul FLOPS comparison table', column MAMF (mean of 100 "
+    f"matmuls of the best shape found by mamf-finder.py); {CHECKED}"
+)
+NVLINK_MEASURED = (
+    f"{ML_ENG}, commit 744d01e), chapter 'Networking' (network/README.md), section "
+    "'Unidirectional vs Bidirectional (Duplex)'"
+)
+NCCL_ISSUE_1264 = (
+    "NVIDIA/nccl issue #1264 (github.com/NVIDIA/nccl/issues/1264, 2024-04-24), 'Only ~783GByte/s "
+    "out of theoretical 900GB/s HGX H100 SXM Nvlink4': p2pBandwidthLatencyTest on 8x H100 SXM, "
+    f"about 380 GB/s one way; {CHECKED}"
+)
+KIPPLY_HBM = (
+    "kipply, 'Transformer Inference Arithmetic' (2022-03-30), section 'comparing against real "
+    "benchmarks' (kipp.ly/transformer-inference-arithmetic/; source github.com/kipply/blog, "
+    "commit 09819d4): profiling FasterTransformer's decode matmuls on one A100 40GB, 'we get "
+    f"up to about 90% of our full memory bandwidth'; {CHECKED}"
+)
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -109,6 +132,10 @@ class Chip:
     link_name: str = ""
     key: str = field(default="", compare=False)
     smem_per_sm_figure: Figure | None = None  # on-chip shared memory per SM (M_sm), if known
+    # Achievable roofs: measured on the real chip by a good kernel; None where nobody published one.
+    achievable_flops_table: Mapping[str, Figure] = field(default_factory=dict, compare=False)
+    achievable_mem_bw_figure: Figure | None = field(default=None, compare=False)
+    achievable_link_bw_figure: Figure | None = field(default=None, compare=False)
 
     def _check(self, fig: Figure, what: str) -> float:
         return plausible(fig.value, fig.unit, f"{self.name} {what}")
@@ -147,6 +174,32 @@ class Chip:
             raise ValueError(f"{self.name} has no shared-memory-per-SM figure in the table")
         return self._check(self.smem_per_sm_figure, "shared memory per SM")
 
+    def achievable_flops(self, precision: str) -> float | None:
+        """Measured achievable dense FLOP/s at `precision` (best matmul), or None if unpublished."""
+        self.peak_flops(precision)  # ValueError for a precision the chip does not have
+        fig = self.achievable_flops_table.get(precision)
+        return None if fig is None else self._check(fig, f"achievable {precision} FLOP/s")
+
+    @property
+    def achievable_mem_bw(self) -> float | None:
+        """Measured achievable HBM bandwidth in bytes/s (a streaming kernel), or None."""
+        fig = self.achievable_mem_bw_figure
+        return None if fig is None else self._check(fig, "achievable memory bandwidth")
+
+    @property
+    def achievable_link_bw(self) -> float | None:
+        """Measured achievable one-way link bandwidth in bytes/s, or None."""
+        fig = self.achievable_link_bw_figure
+        return None if fig is None else self._check(fig, "achievable link bandwidth")
+
+    def achievable_figures(self) -> Iterator[tuple[str, Figure, Figure | None]]:
+        """(label, datasheet figure, measured achievable figure or None) for each roof."""
+        for precision, fig in self.peak_flops_table.items():
+            yield f"peak {precision}", fig, self.achievable_flops_table.get(precision)
+        yield "memory bandwidth", self.mem_bw_figure, self.achievable_mem_bw_figure
+        link = f"link ({self.link_name})" if self.link_name else "link"
+        yield link, self.link_bw_figure, self.achievable_link_bw_figure
+
     def critical_intensity(self, precision: str) -> float:
         """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte."""
         return self.peak_flops(precision) / self.mem_bw
@@ -167,6 +220,14 @@ class Chip:
         """Raise ValueError if any figure is not a positive finite number."""
         for label, fig in self.figures():
             self._check(fig, label)
+        for label, _, achieved in self.achievable_figures():
+            if achieved is not None:
+                self._check(achieved, f"achievable {label}")
+        unknown = set(self.achievable_flops_table) - set(self.peak_flops_table)
+        if unknown:
+            raise ValueError(
+                f"{self.name} has an achievable figure for {sorted(unknown)} but no peak"
+            )
 
 
 # A slip in the table below (a field deleted or misspelt, a chip key or precision
@@ -188,6 +249,15 @@ A100 = Chip(
     link_bw_figure=bandwidth(300e9, A100_DATASHEET, note="NVLink 3: 600 GB/s both ways"),
     link_name="NVLink 3",
     smem_per_sm_figure=capacity(167936, AMPERE_TUNING_GUIDE, note="164 KiB of a 192 KiB L1"),
+    achievable_flops_table={
+        "bf16": flops(271.2e12, MAMF_TABLE, note="row 'NVIDIA A100 SXM' (memory size not stated)"),
+    },
+    achievable_mem_bw_figure=bandwidth(1399.5e9, KIPPLY_HBM, note="90% of 1555 GB/s"),
+    achievable_link_bw_figure=bandwidth(
+        235e9,
+        f"{NVLINK_MEASURED}, case study: nccl-tests all_reduce on an A100 node; {CHECKED}",
+        note="all-reduce bus bandwidth (nccl-tests), not an nvbandwidth copy",
+    ),
 )
 
 H100 = Chip(
@@ -203,6 +273,13 @@ H100 = Chip(
     link_bw_figure=bandwidth(450e9, H100_DATASHEET, note="NVLink 4: 900 GB/s both ways"),
     link_name="NVLink 4",
     smem_per_sm_figure=capacity(233472, HOPPER_TUNING_GUIDE, note="228 KiB of a 256 KiB L1"),
+    achievable_flops_table={
+        "bf16": flops(794.5e12, MAMF_TABLE, note="row 'NVIDIA H100 SXM'"),
+        "fp8": flops(1402.6e12, MAMF_TABLE, note="FP8 table, row 'NVIDIA H100 SXM'"),
+    },
+    achievable_link_bw_figure=bandwidth(
+        380e9, NCCL_ISSUE_1264, note="p2pBandwidthLatencyTest copy, not nvbandwidth"
+    ),
 )
 
 H200 = Chip(
@@ -219,6 +296,17 @@ H200 = Chip(
     link_name="NVLink 4",
     smem_per_sm_figure=capacity(
         233472, HOPPER_TUNING_GUIDE, note="the H100's GH100 SMs: 228 KiB of a 256 KiB L1"
+    ),
+    achievable_flops_table={
+        "bf16": flops(
+            794.5e12, MAMF_TABLE, note="row 'NVIDIA H100 SXM', whose note says 'H200 is the same'"
+        ),
+        "fp8": flops(1453.4e12, MAMF_TABLE, note="FP8 table, row 'NVIDIA H200 SXM'"),
+    },
+    achievable_link_bw_figure=bandwidth(
+        396.40e9,
+        f"{NVLINK_MEASURED}: nvbandwidth device_to_device_memcpy_write_ce on 8x H200; {CHECKED}",
+        note="one pair, one way",
     ),
 )
 
@@ -244,6 +332,10 @@ B200 = Chip(
     mem_capacity_figure=capacity(180e9, HGX_B200_DATASHEET),
     link_bw_figure=bandwidth(900e9, HGX_B200_DATASHEET, note="NVLink 5: 1.8 TB/s both ways"),
     link_name="NVLink 5",
+    achievable_flops_table={
+        "bf16": flops(1745.0e12, MAMF_TABLE, note="row 'NVIDIA B200 SXM'"),
+        "fp8": flops(3432.5e12, MAMF_TABLE, note="FP8 table, row 'NVIDIA B200 SXM'"),
+    },
 )
 
 B300 = Chip(
@@ -258,6 +350,14 @@ B300 = Chip(
     mem_capacity_figure=capacity(288e9, HGX_B300_DATASHEET),
     link_bw_figure=bandwidth(900e9, HGX_B300_DATASHEET, note="NVLink 5: 1.8 TB/s both ways"),
     link_name="NVLink 5",
+    achievable_flops_table={
+        "bf16": flops(
+            1769.0e12,
+            MAMF_TABLE,
+            note="row 'NVIDIA B300 SXM' (its Theory column says 2250, below this table's estimate)",
+        ),
+        "fp8": flops(3353.3e12, MAMF_TABLE, note="FP8 table, row 'NVIDIA B300 SXM'"),
+    },
 )
 
 TPU_V5E = Chip(

@@ -63,6 +63,20 @@ html_theme = "furo"
 html_title = "Roofline lectures"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+# Wide tables, code and equations scroll in boxes a keyboard can reach (named for readers).
+html_js_files = [("scroll-boxes.js", {"defer": "defer"})]
+# Search ranks the lecture and concept pages above API entries (docs/_static/search-scorer.js).
+html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
+# What each lecture is about, as main index entries at the top of its page: search lists
+# the page first for these terms, and the general index links to it.
+course_index_terms = {
+    "02_roofline_basics": ("roofline", "critical batch", "ridge point"),
+    "03_memory_ledger": ("batch sweep",),
+    "06_llm_speed": ("prefill", "decode"),
+    "07_llm_capacity": ("KV cache", "memory wall"),
+    "09_hierarchical_roofline": ("hierarchical roofline",),
+    "10_tiled_attention": ("FlashAttention", "tiled attention"),
+}
 html_show_sourcelink = True
 html_copy_source = True
 html_last_updated_fmt = None
@@ -82,7 +96,12 @@ runner_lectures = {
     "06_llm_speed": ("--model", "--chip", "--precision", "--batch", "--context"),
     "07_llm_capacity": ("--model", "--chip", "--precision", "--context"),
     "08_llm_levers": ("--model", "--chip", "--batch", "--context"),
+    "11_predict_and_check": (),
 }
+# The lectures whose main figure the panel redraws after a run (Vega-Lite in the page),
+# and the chip a panel's table opens at where the lecture has no --chip flag.
+runner_charts = ("02_roofline_basics", "05_operator_ledger", "06_llm_speed", "07_llm_capacity")
+runner_chips = {"02_roofline_basics": "h100"}
 runner_exercises = (
     "a100-peak-edit",
     "v5e-int8",
@@ -94,6 +113,7 @@ runner_exercises = (
     "sharded-matmul",
     "tiled-compute-bound",
     "tiled-head-dim",
+    "prefill-efficiency",
 )
 
 # -- Autodoc (the API page) ------------------------------------------------------

@@ -10,12 +10,15 @@ matrix multiplications) to see how close each one comes to its roofline bound.
 Run it from the repository root or from any folder::
 
     python3 lectures/01_machine_probe.py [--results FILE] [--quick] [--png [--outdir DIR]]
+        [--memory-limit GIB] [--time-limit S]
 
 ``--results FILE`` says where the calibration and the table are saved (default
 ``results/machine.json``, or ``$ROOFLINE_RESULTS`` when set); lectures 03, 04,
 05 and 09 read them. ``--quick`` takes fewer timed repeats: same sizes, noisier
 numbers, less time. ``--png`` also draws this machine's roofline with the timed
-operations on it, into ``figures/`` or ``--outdir DIR``.
+operations on it, into ``figures/`` or ``--outdir DIR``. ``--memory-limit`` and
+``--time-limit`` set the budget every size is chosen within (default 1 GiB and
+10 s, which a laptop can afford).
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ boot.start()
 # Set-up
 # ------
 # The probe needs numpy and nothing else. No size below is typed in: every
-# working set is derived from this machine's last-level cache (LLC) and its
-# available memory. If an earlier run saved a calibration, it is read only to
-# compare it with today's; a missing or unusable file is reported in one line.
+# working set is chosen within a memory and a time budget, and as far beyond
+# this machine's last-level cache (LLC) as that budget allows. If an earlier run
+# saved a calibration, it is read only to compare it with today's; a missing or
+# unusable file is reported in one line.
 from functools import partial
 
 import numpy as np
@@ -44,7 +48,7 @@ import numpy as np
 from common.files import results
 from common.files.calibration import saved_calibration
 from common.formulas import numpy_ops
-from common.measure import attention, caches, machine, roofs
+from common.measure import attention, budget, caches, machine, roofs
 from common.present import console, display, figures, probe
 from common.present.display import show
 from common.shell import cli
@@ -52,18 +56,20 @@ from common.shell.paths import display_path
 
 
 def make_parser() -> cli.LectureParser:
-    """The command line: --results, --quick, --png and --outdir."""
+    """The command line: --results, --quick, --png, --outdir and the budget flags."""
     parser = cli.lecture_parser(__doc__)
     cli.add_results_flag(parser, saves=True)
     cli.add_quick_flag(
         parser, "take fewer timed repeats (same sizes; noisier numbers, shorter run)"
     )
     cli.add_png_flags(parser)
+    budget.add_flags(parser, "01")
     return parser
 
 
 args = cli.parse_args(make_parser())
 mode = "quick" if args.quick else "full"
+plan = budget.from_args(args)  # the memory and time this run may spend
 
 previous = saved_calibration(args.results)
 show(probe.previous_text(previous))
@@ -79,33 +85,37 @@ show(probe.previous_text(previous))
 desc = machine.describe()
 blas_threads = desc["blas"].get("threads")
 cache_list = [(c.name, c.size_bytes) for c in caches.data_caches(caches.read_caches())]
-llc_bytes = roofs.llc_bytes()[0]
-memory_cap = roofs.memory_cap_bytes()
-show(probe.machine_facts(desc, cache_list, llc_bytes, caches.available_memory_bytes()))
+llc_bytes, reported_llc = roofs.llc_bytes()[0], caches.last_level_cache_bytes()
+show(
+    probe.machine_facts(desc, cache_list, llc_bytes, caches.available_memory_bytes()),
+    probe.built_here(desc, llc_bytes, "01_machine_probe.py"),
+)
 
 # %%
 # Calibrate the two roofs
 # -----------------------
 # The bandwidth roof :math:`\beta` is the speed of a streaming add
 # ``z = x + y`` in fp32, counted as :math:`12n` bytes for :math:`n` elements
-# (read two vectors, write one), over a working set of at least eight times
-# the LLC, so the caches can hold at most an eighth of it. The compute roof
+# (read two vectors, write one), over a working set of eight times the LLC
+# where the memory budget allows, so the caches can hold at most an eighth of
+# it. The compute roof
 # :math:`P` is the speed of a square fp32 matmul, counted as :math:`2n^3` FLOP,
 # with :math:`n` chosen so that one call is long enough to time well. Each is
 # the best of many calls within a time budget: a shared machine has slow
 # moments, and a roof is what the hardware allows, not what it gave on
 # average. The matmul is measured twice, on all BLAS threads and on one. Where
 # the two roofs meet is the ridge point :math:`I^{\ast} = P / \beta`.
+#
+# The two roofs are not measured once and for all: both are timed again
+# between the operations below, and each roof is the best call of the whole
+# run. A roof and the operations under it so share the machine's quiet and
+# busy moments, and no operation can beat a roof only because it ran at a
+# quieter moment than the calibration. The roofs are printed after the
+# operations, once they are final.
 console.progress("calibrating: streaming add and matmul ...")
-calib = roofs.calibrate(quick=args.quick)
+run = roofs.roof_run(args.quick, plan)
 console.progress_done()
-peak, beta = calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"]
-ridge = calib["ridge_point"]  # I* = P / beta
-show(
-    probe.roofs_table(calib, llc_bytes),
-    probe.ridge_lines(calib),
-    probe.roof_observations(calib, previous.calibration, blas_threads),
-)
+first = run.calibration()  # the first rounds' roofs: enough to size the operations
 
 # %%
 # The operations and their ledgers
@@ -120,25 +130,25 @@ show(
 # ``measure`` times one operation (its best call within a fixed budget) and
 # turns its counts into a row of the roofline table.
 rng = np.random.default_rng(0)
-llc_working_set = roofs.bandwidth_working_set_bytes()
-budget_s = numpy_ops.OP_BUDGET_S[mode]
-rows = []  # one roofline row per timed operation
+llc_working_set = first["bandwidth_working_set_bytes"]  # the calibration's stream
+cap = plan.arrays_bytes - llc_working_set - 12 * first["matmul_n"] ** 2  # left for one operation
+call_cap = budget.call_cap(plan)  # one call's bound, at most
+budget_s = numpy_ops.OP_BUDGET_S["quick"] if args.quick else budget.op_seconds(plan)
+timed = []  # one entry per timed operation; rows once the roofs are final
 
 
 def measure(name, shape, fn, counts, working_set, threads, threads_text="", twin=False):
-    """Time `fn`, append its row: I = F/D, t_pred = max(F/P, D/beta), the share."""
+    """Time `fn` between calls of the two roofs; its row waits for the final roofs."""
     console.progress(f"timing {name} ...")
-    t = roofs.best_time(fn, repeat=numpy_ops.MIN_REPEAT, budget_s=budget_s)
+    t = run.time_op(fn, numpy_ops.MIN_REPEAT, budget_s)
     console.progress_done()
-    row = numpy_ops.roofline_row(name, *counts, t, peak, beta, working_set, shape=shape)
-    row.update(threads=threads, threads_text=threads_text or str(threads))
-    rows.append({**row, "same_as_calibration": twin})
+    timed.append((name, shape, counts, t, working_set, threads, threads_text, twin))
 
 
 # %%
 # Elementwise: three ways to add
 # ------------------------------
-# Each vector is a third of the bandwidth working set. One line needs a
+# Each vector is a third of the calibration's working set. One line needs a
 # decision. ``np.maximum(a + b, 0, out=out)`` looks fused, but numpy first
 # materialises ``a + b`` in a fresh temporary as large as ``a``. Memory that
 # large comes straight from the operating system, which hands it over
@@ -177,6 +187,8 @@ for name, fn, counts, n_vectors in (
     ("add+relu 1 expr", add_relu_one_expr, numpy_ops.add_relu_one_expr_counts(n), 4),
 ):
     measure(name, f"[{n}]", fn, counts, n_vectors * vec, 1, twin=name == "add")
+if 3 * vec == run.kernels.stream_bytes:  # the add is the bandwidth roof's own kernel
+    run.also("bandwidth", timed[0][3])
 del add, add_relu_two_passes, add_relu_one_expr, fn  # frees the vectors
 
 
@@ -228,10 +240,12 @@ measure("LayerNorm", shape, make_layernorm(ln_rows, ln_d), ln_counts, ln_bytes, 
 #    :end-before: return attention_naive, matmuls_only
 #    :dedent: 4
 #
-# The sequence length :math:`N` is chosen so that :math:`S` is well beyond the
-# LLC and still fits the memory budget. The matmuls run on every BLAS thread,
-# the softmax on one: the threads column says so.
-seq, dh = numpy_ops.attention_seq_len(llc_bytes, memory_cap), numpy_ops.HEAD_DIM
+# The sequence length :math:`N` is chosen so that :math:`S` is twice the LLC,
+# as far as the memory and time budgets allow. The matmuls run on every BLAS
+# thread, the softmax on one: the threads column says so.
+peak_0, beta_0 = first["matmul_flops_per_s"], first["bandwidth_bytes_per_s"]
+dh = numpy_ops.HEAD_DIM
+seq = budget.attention_seq(reported_llc, cap, peak_0, beta_0, dh, call_cap)
 q, k, v = attention.random_qkv(seq, dh)
 attention_naive, matmuls_only, softmax_only = attention.naive_phases(q, k, v)
 counts = numpy_ops.attention_naive_counts(seq, dh)
@@ -248,8 +262,8 @@ del attention_naive, matmuls_only, softmax_only, q, k, v
 # %%
 # Matrix multiplications
 # ----------------------
-# A GEMM of :math:`M` rows by a square :math:`K \times K` weight at least twice
-# the LLC: a few rows (like decoding: the whole weight read for little work) and
+# A GEMM of :math:`M` rows by a square :math:`K \times K` weight twice the LLC
+# where the budget allows: a few rows (like decoding: the whole weight read for little work) and
 # many rows (like prefill: the weight reused); then the calibration's own square
 # matmul. Shapes read :math:`M \times K \times K`.
 def make_gemm(m, k, n):
@@ -259,7 +273,8 @@ def make_gemm(m, k, n):
     return partial(np.matmul, lhs, weight, out=res)  # one pass over A, B and C
 
 
-k_dim, n_mm = numpy_ops.gemm_width(llc_bytes, memory_cap), calib["matmul_n"]
+k_dim = budget.gemm_width(reported_llc, cap, peak_0, numpy_ops.GEMM_WIDE_M, call_cap)
+n_mm = first["matmul_n"]
 for m, k, n_cols, name in (
     (numpy_ops.GEMM_SKINNY_M, k_dim, k_dim, f"GEMM M={numpy_ops.GEMM_SKINNY_M}"),
     (numpy_ops.GEMM_WIDE_M, k_dim, k_dim, f"GEMM M={numpy_ops.GEMM_WIDE_M}"),
@@ -270,7 +285,25 @@ for m, k, n_cols, name in (
     gemm, square = make_gemm(m, k, n_cols), name == "GEMM square"
     measure(name, f"{m}x{k}x{n_cols}", gemm, counts, nbytes, blas_threads, twin=square)
     del gemm  # frees the matrices before the next ones are made
+run.also("matmul", timed[-1][3])  # the square GEMM is the compute roof's own kernel
 
+# %%
+# The two roofs of this machine
+# -----------------------------
+# Every call of the two roof kernels in this run, the calibration's and those
+# between the operations, went into the best call below.
+calib = run.calibration(desc["cores"])
+peak, beta = calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"]
+ridge = calib["ridge_point"]  # I* = P / beta
+rows = probe.roofline_rows(timed, peak, beta)  # per operation: I = F/D, t_pred = max(F/P, D/beta)
+near_llc = probe.cache_notes(calib, rows, reported_llc)  # sets the budget kept near the LLC
+stamp = probe.measured_on(desc, llc_bytes)  # under every measured table: whose numbers
+show(
+    probe.roofs_table(calib, llc_bytes),
+    stamp,
+    probe.ridge_lines(calib),
+    probe.roof_observations(calib, previous.calibration, blas_threads, near_llc),
+)
 # %%
 # The ledger: what each operation must do
 # ---------------------------------------
@@ -288,7 +321,7 @@ show(probe.ledger_table(rows, ridge))
 # the roofs are wrong for that run: the table prints "above roof" instead for
 # anything more than 10% over, with a note on the likely reasons.
 notes = probe.above_roof_notes(rows, llc_bytes, calib["bandwidth_threads"])
-show(probe.timing_table(rows), notes)
+show(probe.timing_table(rows), stamp, notes)
 
 # %%
 # Reading the table needs three more numbers: the bounds of attention's two
@@ -339,6 +372,7 @@ same["matmul"].update(flops=f_same, bytes=d_same, t_meas_s=t_same)
 same["elementwise"].update(flops=f_add, bytes=d_add, t_meas_s=t_add)
 show(
     probe.same_flops_table(same["matmul"], same["elementwise"]),
+    stamp,
     probe.same_flops_observations(same["matmul"], same["elementwise"], peak, 3 * vec),
 )
 

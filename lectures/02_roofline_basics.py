@@ -173,19 +173,13 @@ show(
 #
 # On log-log axes the roofline is two straight lines: the slanted bandwidth roof
 # :math:`I \beta` on the left and the flat compute roof :math:`P_{peak}` on the
-# right, meeting at the ridge point (``+``). Each operation of part 1 sits on the
-# roof at its intensity; the legend below the chart names the points.
+# right, meeting at the ridge point. Each operation of part 1 sits on the H100's roof
+# at its intensity, :math:`\min(P_{peak}, I \beta)`. With ``--png`` (as on this page)
+# the chart is a figure, the H100's roof in bold and the bf16 roofs of three other
+# chips dashed for comparison; in a terminal without it, the same chart is drawn in
+# text, the ridge marked ``+`` and the points named in a legend below it.
 
-show(
-    basics.roofline_chart(op_intensity, H100),
-    basics.roofline_observations(op_intensity, H100, BATCHES),
-)
-
-# %%
-# The same chart with ``--png``: the H100's roof in bold, with the operations on it,
-# and the bf16 roofs of three other chips dashed for comparison. Each point sits at
-# :math:`\min(P_{peak}, I \beta)` of the H100.
-
+png = None
 if args.png:
     h100_peak = H100.peak_flops("bf16")
     others = (H200, B200, TPU_V5E)
@@ -203,6 +197,9 @@ if args.png:
         placed_on=0,
     )
     show(basics.roofline_png(png, "02_roofline.png", H100, others))
+if not png:  # a terminal, or no matplotlib: the chart in text
+    show(basics.roofline_chart(op_intensity, H100))
+show(basics.roofline_observations(op_intensity, H100, BATCHES))
 
 # %%
 # 5. Tiling: what main memory sees

@@ -41,6 +41,7 @@ make_parser = functools.partial(llm_parser, __doc__)  # the LLM lectures' flags 
 args, model, chip, precision, dtypes = parse_llm_args(make_parser())  # checked: one-line errors
 # sphinx_gallery_end_ignore
 
+from common.formulas.predict import achievable_roofs, roofline_time
 from common.formulas.roofline import attainable_flops
 from common.formulas.transformer import (
     decode_ledger,
@@ -156,16 +157,17 @@ show(llm.attention_kernels_section(kernels, S))
 if args.png:
     from common.plots.roofline import PointSeries, roofline_series_figure
 
-    def on_roof(times):
-        """(I, attainable FLOP/s) of each operator that does work and moves bytes."""
+    def on_roof(name, times):
+        """Each operator that does work and moves bytes at (I, attainable FLOP/s), by kind."""
         ops = [t.op for t in times if t.op.flops and t.op.nbytes]
-        return [(op.intensity, attainable_flops(op.intensity, peak, bw)) for op in ops]
+        points = [(op.intensity, attainable_flops(op.intensity, peak, bw)) for op in ops]
+        return PointSeries(f"{name} operators", points, [op.kind for op in ops])
 
     phases = {"prefill": pre_times, "decode": dec_times}
     path = roofline_series_figure(
         args.outdir / "06_prefill_decode_roofline.png",
         (f"{chip.name} {precision}", peak, bw),
-        [PointSeries(f"{name} operators", on_roof(t)) for name, t in phases.items()],
+        [on_roof(name, t) for name, t in phases.items()],
         f"{model.name} on {chip.name}, batch {B:,}, context {S:,}",
     )
     show(llm.speed_png(path, phases, chip, precision))
@@ -177,7 +179,11 @@ else:
 # -------
 #
 # The lines a student would copy into a plan: the model, its size, and the two time
-# bounds. :ref:`Lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>` adds what fits
-# in memory.
+# bounds, at the datasheet's roofs and at the measured achievable ones of the hardware
+# table (:ref:`lecture 11 <sphx_glr_auto_lectures_11_predict_and_check.py>` checks both
+# against published measurements). :ref:`Lecture 07 <sphx_glr_auto_lectures_07_llm_capacity.py>`
+# adds what fits in memory.
 
-show(llm.speed_summary(model, chip, precision, dtypes, n_params, ttft, tpot, B, S))
+ach = achievable_roofs(chip, precision)  # measured roofs; spec where none is published
+both = (roofline_time(pre, ach), roofline_time(dec, ach), ach.measured)
+show(llm.speed_summary(model, chip, precision, dtypes, n_params, ttft, tpot, B, S, both))

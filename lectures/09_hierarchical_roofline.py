@@ -18,7 +18,8 @@ Run it with ``python3 lectures/09_hierarchical_roofline.py``. Flags:
 ``--quick`` (a shorter sweep, a few seconds), ``--png`` (also save the two
 figures), ``--outdir DIR`` (where the figures go, default ``figures/``),
 ``--results FILE`` (the shared results file, default ``results/machine.json``).
-A full run is budgeted to stay within about twenty seconds.
+A full run is budgeted to stay within about twenty seconds (``--time-limit S``
+changes it; ``--memory-limit GIB`` the memory its arrays may take, default 1.5).
 """
 
 # sphinx_gallery_start_ignore
@@ -37,6 +38,7 @@ import time
 from common.files import results
 from common.files.calibration import load_or_calibrate
 from common.formulas import hierarchy, roofline
+from common.measure import budget as measure_budget
 from common.measure import caches, machine, roofs, timing
 from common.measure import hierarchy as sweep
 from common.present import console, display
@@ -48,17 +50,21 @@ from common.shell.paths import display_path
 
 
 def make_parser() -> cli.LectureParser:
-    """The command line: --quick, --png, --outdir and --results."""
-    return cli.measuring_parser(
+    """The command line: --quick, --png, --outdir, --results and the budget flags."""
+    parser = cli.measuring_parser(
         __doc__, "shorter sweep (2 sizes per octave, less time per size) for tests"
     )
+    measure_budget.add_flags(parser, "09")
+    return parser
 
 
 args = cli.parse_args(make_parser())
 
 QUICK = args.quick
 mode = "quick" if QUICK else "full"
-budget = hierarchy.LECTURE_BUDGETS[mode]  # seconds, and sizes per octave
+plan = measure_budget.from_args(args)  # the memory and time this run may take
+scale = measure_budget.time_scale(plan, "09")  # --time-limit against its default, 20 s
+budget = measure_budget.scaled_times(hierarchy.LECTURE_BUDGETS[mode], scale)  # seconds, sizes
 lecture_start = time.perf_counter()
 
 # %%
@@ -78,6 +84,7 @@ llc_bytes = levels[-1][1] if levels else None
 show(
     display.Text(machine.summary_line(machine.describe())),
     report.cache_table(cache_list, cache_source),
+    report.built_here(machine.describe(), llc_bytes, "09_hierarchical_roofline.py"),
 )
 
 # %%
@@ -98,7 +105,8 @@ calibration, calibration_note = load_or_calibrate(args.results)
 calibrated = peak_flops = float(calibration["matmul_flops_per_s"])
 l2_bytes = levels[1][1] if len(levels) >= 2 else hierarchy.ASSUMED_L2_BYTES
 matmuls = []
-for side in hierarchy.matmul_sides(l2_bytes, llc_bytes or hierarchy.ASSUMED_LLC_BYTES):
+side_cap = measure_budget.matmul_side_cap(plan, calibrated, budget["matmul_s"] / 4)
+for side in hierarchy.matmul_sides(l2_bytes, llc_bytes or hierarchy.ASSUMED_LLC_BYTES, side_cap):
     rate = roofs.measure_matmul(side, 3, budget["matmul_s"])["flops_per_s"]
     flops, nbytes = roofline.gemm_counts(side, side, side, elem_bytes=4)
     matmuls.append({"side": side, "flops": flops, "bytes": nbytes, "flops_per_s": rate})
@@ -126,7 +134,7 @@ show(report.compute_roof_facts(calibrated, calibration_note, matmuls, peak_flops
 # every larger call. The lecture measures that step too, as the difference
 # between calls on 501 and 500 elements.
 
-sweep_limit = hierarchy.sweep_limit_bytes(llc_bytes, caches.available_memory_bytes())
+sweep_limit = measure_budget.sweep_limit_bytes(llc_bytes, plan, caches.available_memory_bytes())
 per_octave = int(budget["sizes_per_octave"])
 smallest = hierarchy.MIN_WORKING_SET_BYTES
 lengths = hierarchy.sweep_lengths(smallest, sweep_limit, per_octave)
@@ -182,7 +190,9 @@ corrected_bw = [  # D / (t - t0)
 for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
 table = report.sweep_table(points, shares, levels, sweep_seconds)
-show(report.after_sweep_line(costs_after, costs), table)
+reach = measure_budget.cache_note("The sweep's largest working set", sizes[-1], llc_bytes)
+stamp = report.measured_on(machine.describe(), llc_bytes)  # whose numbers, and when
+show(report.after_sweep_line(costs_after, costs), table, stamp, *report.notes([reach]))
 
 # %%
 # A plateau for each level
@@ -293,6 +303,7 @@ show(
     report.threads_table(
         threaded, ridge_one, ridge_all, peak_flops, machine.blas_info().get("threads")
     ),
+    stamp,
     report.threads_observations(threaded, ridge_one, ridge_all, measured_bw[-1]),
 )
 
@@ -367,7 +378,7 @@ for op in operations:
         op["intensity"], op["flops_per_s"], op["level"], level_roofs, peak_flops
     )
     op.update(verdict)
-show(report.operations_table(operations))
+show(report.operations_table(operations), stamp)
 
 # %%
 # The figure draws each level's roof in the colour of its plateau in the

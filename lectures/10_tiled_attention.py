@@ -2,18 +2,19 @@ r"""
 Attention with finite on-chip memory
 ====================================
 
-The article's attention ledger, which lecture 05 reproduces, stops at two
-extremes for one head: a naive kernel that writes its score matrices to main
-memory, and an ideal minimum that reads Q, K and V once and writes O once. The
-article says itself that the ideal is not what a real kernel achieves: a tiled
-kernel holds only a few blocks on chip, so it reads K and V again and again. How
-much does a tiled kernel really move when its on-chip memory is finite, where
-does that leave it on the roofline, and what happens when we run one here?
+The attention ledger of :ref:`the article <sources-article>`, which lecture 05
+reproduces, stops at two extremes for one head: a naive kernel that writes its
+score matrices to main memory, and an ideal minimum that reads Q, K and V once
+and writes O once. The article says itself that the ideal is not what a real
+kernel achieves: a tiled kernel holds only a few blocks on chip, so it reads K
+and V again and again. How much does a tiled kernel really move when its
+on-chip memory is finite, where does that leave it on the roofline, and what
+happens when we run one here?
 
 Part 1 (sections 1 to 4) builds the IO model of one named schedule,
 FlashAttention-2's, as a function of the on-chip memory per processing unit
 :math:`M_{sm}`: pure formulas, as in lectures 02 and 05. Part 2 (sections 5
-to 9) writes the naive kernel and the tiled one in numpy, checks that they
+to 8) writes the naive kernel and the tiled one in numpy, checks that they
 agree, times both on this machine with blocks sized from its caches, and
 places them on its roofline.
 
@@ -38,15 +39,17 @@ import time
 
 from common.files import results
 from common.files.calibration import load_or_calibrate
-from common.formulas import attention_io, hierarchy, numpy_ops
+from common.formulas import attention_io, hierarchy
 from common.formulas.ledger import attention_counts
 from common.formulas.roofline import intensity, lower_bound_time
 from common.formulas.thresholds import crossover
 from common.formulas.transformer import layer_ops
 from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
-from common.measure import attention, caches, roofs
+from common.measure import attention, caches, machine, roofs
+from common.measure import budget as measure_budget
 from common.plots.style import log_range
 from common.present import attention as report
+from common.present import probe
 from common.present.display import Table, Text, show
 from common.shell import cli
 from common.shell.paths import display_path
@@ -54,13 +57,16 @@ from common.tables.models import LLAMA_3_8B
 
 
 def make_parser() -> cli.LectureParser:
-    """The command line: --quick, --png, --outdir and --results."""
-    return cli.measuring_parser(__doc__, "small sizes, short runs")
+    """The command line: --quick, --png, --outdir, --results and the budget flags."""
+    parser = cli.measuring_parser(__doc__, "small sizes, short runs")
+    measure_budget.add_flags(parser, "10")
+    return parser
 
 
 args = cli.parse_args(make_parser())  # bad paths, and --png without matplotlib, are said here
 QUICK = args.quick
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
+TIME_BUDGET_S *= measure_budget.time_scale(measure_budget.from_args(args), "10")  # --time-limit
 lecture_start = time.perf_counter()
 
 # sphinx_gallery_start_ignore
@@ -387,7 +393,8 @@ cache_rows, roof_rows, one_thread, notes = report.machine_report(
 cache_table = Table(["cache", "size", "source"], cache_rows, title="Caches, as core 0 sees them")
 roof_table = Table(["roof", "value"], roof_rows, title="Roofs of this machine")
 # sphinx_gallery_end_ignore
-show(cache_table, roof_table, notes)
+built = probe.built_here(machine.describe(), llc, "10_tiled_attention.py")
+show(built, cache_table, roof_table, notes)
 
 # %%
 # 7. Block sizes from this machine's caches
@@ -418,21 +425,31 @@ size_table, table, notes = report.block_sizes_report(
     BLOCK_N, D_HEAD, sized, budgets, block_times, peak_1, step_s
 )
 # sphinx_gallery_end_ignore
-show(size_table, table, notes)
+stamp = probe.measured_on(machine.describe(), llc)  # whose numbers, and when
+show(size_table, table, stamp, notes)
 
 # %%
 # 8. Both kernels against the sequence length
 # -------------------------------------------
 #
 # Now both kernels run at growing :math:`N`, the tiled one with the blocks of
-# half the L2. The largest :math:`N` is lecture 01's choice, the smallest
-# multiple of 512 whose score matrix is at least twice the last-level cache, so
-# that the naive kernel's passes over :math:`S` must go to DRAM. Each kernel's
+# half the L2. The largest :math:`N` is the smallest multiple of 512 whose
+# score matrix is at least twice the last-level cache, so that the naive
+# kernel's passes over :math:`S` must go to DRAM, as far as the run's memory
+# and time budgets allow (``--memory-limit``, ``--time-limit``). Each kernel's
 # bytes are counted as lecture 01 counts its passes: the naive one moves
 # :math:`4 (10 N^2 + 4 N d_h)` bytes, the tiled one the IO model's
 # :math:`4 N d_h (2 + 2R)`. The bounds use the one-thread roofs above.
 
-n_llc = numpy_ops.attention_seq_len(llc, roofs.memory_cap_bytes())
+plan = measure_budget.from_args(args)
+n_llc = measure_budget.attention_seq(
+    caches.last_level_cache_bytes(cache_list),
+    measure_budget.attention_lengths_cap(plan, D_HEAD),
+    peak_1,
+    beta,
+    D_HEAD,
+    measure_budget.call_cap(plan),
+)
 N_LIST = [256, 512, 1024] if QUICK else sorted({1024, 2048, 4096, n_llc})
 measured = {}
 with roofs.blas_threads(1):
@@ -466,13 +483,14 @@ if args.png:
 times_table, score_table, memory_table, roof_table, notes, caption = report.kernels_report(
     measured, counts, N_LIST, llc, one_thread, D_HEAD, FP32
 )
+longest = N_LIST[-1]  # where the budget kept S near the cache, one sentence says so
+reach = measure_budget.cache_note(f"N = {longest:,}", FP32 * longest**2, llc)
+reach_line = [Text(f"note: {reach}, so no length here shows S in DRAM")] if reach else []
 # sphinx_gallery_end_ignore
-show(times_table, score_table, memory_table, roof_table, saved_figure(drawn, caption), notes)
+show(times_table, score_table, memory_table, roof_table, stamp, *reach_line)
+show(saved_figure(drawn, caption), notes)
 
 # %%
-# 9. Saving the measurements
-# --------------------------
-#
 # The times and their byte counts go into the results file's ``attention``
 # section, beside lecture 01's ``probe``, so nothing measured here is lost.
 

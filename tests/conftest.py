@@ -116,9 +116,16 @@ LOCAL_HOSTS = {"127.0.0.1"}
 TIMEOUT_MS = 30_000
 
 
+#: Every path the test server answered, in order (the browser tests read what was fetched).
+SERVED: list[str] = []
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        SERVED.append(self.path)
 
 
 @pytest.fixture(scope="session")

@@ -46,12 +46,13 @@ def table_figures(source: str) -> dict[Field, tuple[ast.Constant, float]]:
             continue
         key = str(key_node.value)
         for name, value in kw.items():
-            if isinstance(value, ast.Dict):  # peak_flops_table
+            if isinstance(value, ast.Dict):  # peak_flops_table, achievable_flops_table
                 for k, v in zip(value.keys, value.values, strict=True):
                     if isinstance(k, ast.Constant) and isinstance(v, ast.Call) and v.args:
                         n = _number(v.args[0])
                         if n is not None:
-                            found[(key, f"peak {k.value}")] = (v.args[0], n)  # type: ignore[assignment]
+                            label = "peak" if name == "peak_flops_table" else name[: -len("_table")]
+                            found[(key, f"{label} {k.value}")] = (v.args[0], n)  # type: ignore[assignment]
             elif isinstance(value, ast.Call) and value.args:
                 n = _number(value.args[0])
                 if n is not None:

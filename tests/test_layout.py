@@ -211,7 +211,13 @@ def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -
 
 @pytest.mark.parametrize(
     "lecture",
-    ["02_roofline_basics.py", "06_llm_speed.py", "07_llm_capacity.py", "08_llm_levers.py"],
+    [
+        "02_roofline_basics.py",
+        "06_llm_speed.py",
+        "07_llm_capacity.py",
+        "08_llm_levers.py",
+        "11_predict_and_check.py",
+    ],
 )
 def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_path: Path) -> None:
     proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)

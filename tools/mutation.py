@@ -10,12 +10,15 @@ Usage (from the repository root)::
 Each mutant is one small change to one module's syntax tree, of the kinds of faults
 that ship: an operator swapped (+ for -, * for /), a term or factor dropped (a * b -> a),
 a comparison moved by one (< for <=), a number changed (n -> n + 1, x -> 1.1 x), a flag
-inverted, max for min. Docstrings, strings, f-strings, annotations and error messages
-are left alone: they do not carry the numbers. In the presentation and exercise
-modules (WORD_MODULES) the words are faults too: a string or the text of an
-f-string gets one word of WORD_SWAPS swapped (rose for fell, more for fewer,
-faster for slower, memory for compute, a unit label), and the expressions inside
-f-strings are mutated like any other. A test may be a node id (file::test).
+inverted, max for min, a figure's log axis made linear. Docstrings, strings, f-strings,
+annotations and error messages are left alone: they do not carry the numbers. Values of
+cosmetic keyword arguments (font and marker sizes, line widths, transparency:
+COSMETIC_KEYWORDS) are not mutated: they change how a figure looks, not what it says.
+In the presentation and exercise modules (WORD_MODULES) the words are faults too: a
+string or the text of an f-string gets one word of WORD_SWAPS swapped (rose for fell,
+more for fewer, faster for slower, memory for compute, a unit label), and the
+expressions inside f-strings are mutated like any other. A test may be a node id
+(file::test).
 
 A mutant runs in a forked child of this process (pytest, numpy and matplotlib are
 already imported, so one mutant costs a fraction of a second plus its tests). An import
@@ -55,6 +58,15 @@ REPO = Path(__file__).resolve().parent.parent
 # Which tests cover which module
 # ---------------------------------------------------------------------------
 T_HW = "tests/tables/test_hw_specs.py"
+T_PLOT_AXES = "tests/plots/test_roofline_axes.py"
+T_PLOT_DATA = "tests/plots/test_figures.py"
+T_PLOT_LOCAL = "tests/plots/test_local_roofline_figure.py"
+T_PLOT_POINTS = "tests/plots/test_measured_points.py"
+T_PLOT_HIER = "tests/plots/test_hierarchy_figure.py"
+T_PLOT_ARTICLE = "tests/plots/test_article_figures.py"
+T_PLOT_ATT = "tests/plots/test_attention_figures.py"
+T_PLOT_HIER_AXES = "tests/plots/test_hierarchy_axes.py"
+T_PLOT_PREDICT = "tests/plots/test_predict_figure.py"
 T_MODELS = "tests/tables/test_models.py"
 T_TABLES = "tests/tables/test_tables.py"
 T_ROOF = "tests/formulas/test_roofline.py"
@@ -104,6 +116,20 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/measure/machine.py": (T_MACHINE,),
     "common/measure/hierarchy.py": (T_SWEEP,),
     "common/measure/attention.py": (T_ATT_KERNELS,),
+    # Figures: tested by the data and axes matplotlib holds (tests/plots).
+    "common/plots/style.py": (
+        T_PLOT_AXES,
+        T_PLOT_ATT,
+        T_PLOT_HIER_AXES,
+        T_PLOT_ARTICLE,
+        T_PLOT_DATA,
+    ),
+    "common/plots/roofline.py": (T_PLOT_AXES, T_PLOT_DATA),
+    "common/plots/article.py": (T_PLOT_ARTICLE, T_PLOT_DATA, T_PLOT_LOCAL, T_PLOT_POINTS),
+    "common/plots/attention.py": (T_PLOT_ATT,),
+    "common/plots/predict.py": (T_PLOT_PREDICT,),
+    "common/plots/hierarchy.py": (T_PLOT_HIER_AXES, T_PLOT_DATA, T_PLOT_HIER),
+    "common/plots/transformer.py": (T_PLOT_ARTICLE, T_PLOT_DATA),
     "common/tables/slips.py": (T_SLIPS,),
     "common/present/claims.py": (T_CLAIMS,),
     "common/present/basics.py": (
@@ -156,6 +182,38 @@ F = "common/formulas/"
 C = "common/present/claims.py"
 _SIGN = "d is +1 or -1 here: the d == 0 case returned above, so d > 0 and d >= 0 agree"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
+    (
+        "common/plots/roofline.py",
+        "lo = 10 ** math.floor(math.log10(max(min(xs) / 1.5, 1e-3)))",
+        "0.001 -> 0.0011",
+    ): "the floor of log10 takes the clamp 1e-3 and 1.1e-3 to the same decade, 1e-3",
+    ("common/plots/roofline.py", "xs = log_range(lo, hi, 60)", "60 -> 61"): (
+        "a roof is two straight segments on log-log axes: 61 samples from lo to hi draw the "
+        "same lines between the same ends as 60"
+    ),
+    (
+        "common/plots/roofline.py",
+        'f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"',
+        ">= -> >",
+    ): "at x = 10 both formats print '10'",
+    (
+        "common/plots/transformer.py",
+        "xs_max = [max([p.memory_wall, p.knee or 0, 2]) for p in panels]",
+        "2 -> 3",
+    ): "a floor of batch 2 or 3 gives the same axis: 3 or 4.5 both round up to 10",
+    (
+        "common/plots/transformer.py",
+        "xs_max = [max([p.memory_wall, p.knee or 0, 2]) for p in panels]",
+        "0 -> 1",
+    ): "a missing knee counts as 0 or 1, both below the floor of batch 2",
+    ("common/plots/attention.py", 'ax.set_xscale("log", base=2)', "2 -> 3"): (
+        "the ticks are set explicitly (powers of 4 bytes, or the measured N) and minor ticks "
+        "are off, so the log base draws the same axis"
+    ),
+    ("common/plots/attention.py", 'ax.set_xscale("log", base=2)', "2 -> 3 #2"): (
+        "the ticks are set explicitly (the measured N) and minor ticks are off, so the log "
+        "base draws the same axis"
+    ),
     (
         "common/tables/slips.py",
         "close = difflib.get_close_matches(name, list(fields), n=1)",
@@ -334,6 +392,8 @@ CMP_SWAP = {
 }
 AUG_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
 CALL_SWAP = {"max": "min", "min": "max"}
+#: A figure's log axis made linear: ax.set_xscale("log") -> ax.set_xscale("linear").
+SCALE_SETTERS = frozenset({"set_xscale", "set_yscale"})
 SYMBOL = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -448,14 +508,67 @@ def _variants(node: ast.AST) -> list[tuple[str, object]]:
         sign = "not " if isinstance(node.op, ast.Not) else "-"
         out.append((f"{sign}x -> x", ("unary", None)))
     elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in SCALE_SETTERS
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value == "log"
+    ):
+        out.append((f'{node.func.attr}("log") -> "linear"', ("scale", None)))
+    elif (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CALL_SWAP
     ):
         out.append((f"{node.func.id}() -> {CALL_SWAP[node.func.id]}()", ("call", None)))
     return out
 
 
+#: Keyword arguments that set how a figure looks, not what it says (sizes of type, lines
+#: and markers, transparency, stacking order, padding, figure size): a changed value
+#: draws the same data on the same axes, so their values are not mutated. Also
+#: zip(strict=...), which changes nothing for inputs of equal length.
+COSMETIC_KEYWORDS = frozenset(
+    {
+        "fontsize",
+        "labelsize",
+        "size",
+        "linewidth",
+        "lw",
+        "markersize",
+        "ms",
+        "markeredgewidth",
+        "mew",
+        "alpha",
+        "framealpha",
+        "zorder",
+        "pad",
+        "labelpad",
+        "handlelength",
+        "handletextpad",
+        "columnspacing",
+        "borderaxespad",
+        "wspace",
+        "hspace",
+        "width",
+        "height",
+        "headwidth",
+        "headlength",
+        "shrink",
+        "frameon",
+        "linestyle",
+        "ls",
+        "dashes",
+        "strict",
+    }
+)
+#: Methods whose arguments only size type: ax.xaxis.label.set_size(10).
+COSMETIC_CALLS = frozenset({"set_size", "set_fontsize"})
+
+
 def _skipped_nodes(tree: ast.AST) -> set[int]:
-    """ids of nodes not to mutate: docstrings, annotations, f-strings, raise statements."""
+    """ids of nodes not to mutate: docstrings, annotations, f-strings, raise statements,
+    and the values of cosmetic keyword arguments, dict entries and calls
+    (COSMETIC_KEYWORDS, COSMETIC_CALLS)."""
     skip: set[int] = set()
 
     def mark(node: ast.AST | None) -> None:
@@ -463,6 +576,19 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
             skip.update(id(n) for n in ast.walk(node))
 
     for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in COSMETIC_KEYWORDS:
+            mark(node.value)
+        elif isinstance(node, ast.Dict):  # {"marker": "s", "markersize": 10}
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value in COSMETIC_KEYWORDS:
+                    mark(value)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in COSMETIC_CALLS
+        ):
+            for arg in node.args:
+                mark(arg)
         if isinstance(node, ast.Raise) or (isinstance(node, ast.JoinedStr) and not _WORDS_ON[0]):
             mark(node)
         elif isinstance(node, ast.FormattedValue) and node.format_spec is not None:
@@ -510,6 +636,9 @@ def _apply(node: ast.AST, data: object) -> ast.AST | None:
         return node.operand  # type: ignore[attr-defined]
     elif kind == "call":
         node.func.id = CALL_SWAP[node.func.id]  # type: ignore[attr-defined]
+    elif kind == "scale":
+        node.args[0] = ast.Constant("linear")  # type: ignore[attr-defined]
+        node.keywords = [k for k in node.keywords if k.arg != "base"]  # type: ignore[attr-defined]
     elif kind == "word":
         old, new = arg
         pattern = rf"(?<![A-Za-z-]){re.escape(old)}(?![A-Za-z-])"

@@ -835,6 +835,68 @@ def tiled_head_dim_answer(
 # ---------------------------------------------------------------------------
 # The list the docs render
 # ---------------------------------------------------------------------------
+_MATCH_FORMULA = {
+    "peak": r"\sum_{ops} \max\left(\frac{F}{e P}, \frac{D}{\beta}\right) + T_{fixed} = T_{meas}",
+    "mem_bw": r"\sum_{ops} \max\left(\frac{F}{P}, \frac{D}{e \beta}\right) + T_{fixed} = T_{meas}",
+}
+
+
+def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answer:
+    """The efficiency of one roof at which lecture 11's 1-GPU prediction meets the measurement."""
+    from common.formulas import predict
+    from common.formulas.transformer import decode_ledger, prefill_ledger
+    from common.tables import measurements as pub
+
+    run = next(r for r in pub.FT_13B if r.phase == phase and r.gpus == 1)
+    build = prefill_ledger if phase == "prefill" else decode_ledger
+    ledger = build(pub.GPT_13B, 1, run.tokens)
+    spec = predict.spec_roofs(hw_specs.A100, "bf16")
+    alpha, floor = pub.A100_ALLREDUCE_LATENCY.seconds, pub.small_kernel_floor()
+    e = predict.efficiency_to_match(ledger, spec, run.measured.seconds, which, 1, alpha, floor)
+    roof = "matmul peak" if which == "peak" else "HBM bandwidth"
+    a100 = hw_specs.A100
+    ach = a100.achievable_flops("bf16") if which == "peak" else a100.achievable_mem_bw
+    spec_value = getattr(spec, which)
+    ach_share = None if ach is None else ach / spec_value
+    at_spec = predict.modelled_time(ledger, spec, 1, alpha, floor)
+    steps = [
+        f"At spec roofs the ledger, plus the fixed cost per kernel, predicts "
+        f"{fmt_time(at_spec)} for the measured {fmt_time(run.measured.seconds)}.",
+        f"Scale the A100's {roof} by e and solve modelled time = measured (the time falls "
+        "as e grows, so bisection finds the one e).",
+    ]
+    if e is None:
+        steps.append(f"No e of at most 100% reaches it: the {roof} alone cannot close the gap.")
+    else:
+        fmt = fmt_rate if which == "peak" else fmt_bw
+        steps.append(f"e = {fmt_pct(e, 1)} of the spec {roof} ({fmt(e * spec_value)}).")
+        if which == "peak":
+            mlp, attn = pub.KIPPLY_MLP_FLOPS_EFFICIENCY, pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY
+            lo, hi = min(mlp, attn), max(mlp, attn)
+            place = "between" if lo <= e <= hi else ("below" if e < lo else "above")
+            steps.append(
+                f"The blog's own profile of this run found its MLP matmuls at {fmt_pct(mlp)} "
+                f"and its attention projection at {fmt_pct(attn)} of peak: e lies {place} "
+                + ("them." if place == "between" else "both.")
+            )
+        if ach_share is not None:
+            side = "below" if e < ach_share else "above"
+            steps.append(
+                f"The published achievable {roof} is {fmt_pct(ach_share, 1)} of spec, so the "
+                f"measurement implies an efficiency {side} it: "
+                + (
+                    "the run loses time the best kernel would not."
+                    if side == "below"
+                    else "the run does better than the achievable figure used."
+                )
+            )
+    return Answer(
+        steps=tuple(steps),
+        values={"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec},
+        formula=_MATCH_FORMULA[which],
+    )
+
+
 ARTICLE = "the article"
 SCRIPT = "the lecture script's book exercises"
 COURSE = "this course"
@@ -960,6 +1022,26 @@ EXERCISES: tuple[Exercise, ...] = (
         "dimension: d_h = 64, 128, 256. How do the block sizes, the traffic and the "
         "intensity of FlashAttention-2's loops move, and which head dim is compute-bound?",
         tiled_head_dim_answer,
+    ),
+    Exercise(
+        "prefill-efficiency",
+        "What compute efficiency does the 13B prefill imply?",
+        COURSE,
+        "Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep "
+        "the spec bandwidth and the fixed cost per kernel, and scale only the bf16 matmul "
+        "peak: what fraction of the spec peak makes the prediction meet the measured time, and "
+        "how does it compare with the achievable matmul peak in the hardware table?",
+        lambda: efficiency_match_answer("prefill", "peak"),
+    ),
+    Exercise(
+        "decode-bandwidth-efficiency",
+        "What bandwidth does the 13B decode step imply?",
+        COURSE,
+        "Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM "
+        "bandwidth: what fraction of the spec bandwidth makes the prediction meet the measured "
+        "time, "
+        "and is that above or below the achievable bandwidth in the hardware table?",
+        lambda: efficiency_match_answer("decode", "mem_bw"),
     ),
 )
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from common.exercises import EXERCISES, Exercise, get_exercise
 from common.present.console import format_table
+from common.present.plain_math import plain
 
 
 def format_exercise(exercise: Exercise) -> str:
@@ -15,7 +16,7 @@ def format_exercise(exercise: Exercise) -> str:
     lines = [exercise.title, "=" * len(exercise.title), f"(from {exercise.origin})", ""]
     lines += [exercise.question, "", "Worked answer:"]
     if answer.formula:
-        lines.append(f"  {answer.formula}")
+        lines.append(f"  {plain(answer.formula)}")
     lines += [f"- {step}" for step in answer.steps]
     if answer.table is not None:
         lines += ["", format_table(answer.table.headers, answer.table.rows)]

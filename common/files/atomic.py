@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from common.shell.paths import checked_text, display_path
 
@@ -45,23 +47,67 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
     target = Path(path)
     writable_dir(target.parent)
     prefix = f".{target.name[:TEMP_PREFIX_CHARS]}."
+    held = _hold_signals()  # a Ctrl-C inside mkstemp would leave a file nobody knows of
     try:
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     except OSError as exc:
+        _release_signals(held)
         raise _naming(exc, target) from None
+    except BaseException:
+        _release_signals(held)
+        raise
     try:
+        _release_signals(held)  # a signal that came meanwhile is raised here, inside the try
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+        owned, fd = fd, -1  # from here the file object owns (and closes) the descriptor
+        encoding = {} if "b" in mode else {"encoding": "utf-8"}
+        with os.fdopen(owned, mode, **encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException as exc:
+        if fd >= 0:  # stopped before the file object took the descriptor
+            with contextlib.suppress(OSError):
+                os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
             raise _naming(exc, target) from None
         raise
+
+
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")  # the signals a lecture turns into a clean stop
+
+
+def _hold_signals() -> object:
+    """Defer the stop signals' Python handlers (their arrivals are kept); what to restore.
+
+    A signal cannot be blocked for the whole process (BLAS threads would take it), so
+    the handlers are swapped for one that records the signal. Main thread only.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    pending: list[tuple[int, Any]] = []
+    old: dict[int, Callable[[int, Any], Any]] = {}
+    for name in STOP_SIGNALS:
+        signum = getattr(signal, name, None)
+        previous = signal.getsignal(signum) if signum is not None else None
+        if callable(previous):  # SIG_DFL and SIG_IGN stay as they are
+            old[signum] = previous
+            signal.signal(signum, lambda num, frame: pending.append((num, frame)))
+    return old, pending
+
+
+def _release_signals(held: object) -> None:
+    """Put back the handlers _hold_signals replaced, then run them for what arrived meanwhile."""
+    if held is None:
+        return
+    old, pending = held  # type: ignore[misc]
+    for signum, handler in old.items():
+        signal.signal(signum, handler)
+    for signum, frame in pending:
+        old[signum](signum, frame)  # Ctrl-C's handler raises KeyboardInterrupt here
 
 
 def _naming(exc: OSError, target: Path) -> OSError:

@@ -22,8 +22,9 @@ import json
 import math
 import os
 import stat
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -63,6 +64,55 @@ def _finite_float(text: str) -> float:
     return value
 
 
+MAX_INT_DIGITS = 300  # an integer a float can hold (10**308 is the float limit)
+
+
+def _bounded_int(text: str) -> int:
+    """A JSON integer a float can also hold; ValueError for 10**400 and the like."""
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"integer of {len(text.lstrip('-'))} digits is out of range")
+    return int(text)
+
+
+# The machine record's fields and their types; a field may be absent or null (not known).
+MACHINE_FIELDS: dict[str, tuple[type, ...]] = {
+    "cpu": (str,),
+    "cores": (int, type(None)),
+    "system": (str,),
+    "python": (str,),
+    "numpy": (str,),
+    "blas": (dict,),
+    "blas_env": (dict,),
+}
+BLAS_VALUE_TYPES = (str, int, float, type(None))
+
+
+SECTIONS = ("probe", "batch_sweep", "hierarchy", "attention")  # the lectures' sections
+
+
+def section_problem(doc: dict[str, Any]) -> str | None:
+    """Why a document's sections are unusable (one that is not an object), or None."""
+    for name in SECTIONS:
+        if name in doc and not isinstance(doc[name], dict):
+            return f"section {name!r} is {type(doc[name]).__name__}, not an object"
+    return None
+
+
+def machine_problem(record: object) -> str | None:
+    """Why a saved machine record is unusable (a field of the wrong type), or None if it is fine."""
+    if not isinstance(record, dict):
+        return "no machine record"
+    for key, types in MACHINE_FIELDS.items():
+        value = record.get(key)  # a field left out (None) is unknown, not wrong
+        if value is not None and (not isinstance(value, types) or isinstance(value, bool)):
+            return f"machine.{key} is {type(value).__name__}, not {types[0].__name__}"
+    for key in ("blas", "blas_env"):
+        for name, value in (record.get(key) or {}).items():
+            if not isinstance(name, str) or not isinstance(value, BLAS_VALUE_TYPES):
+                return f"machine.{key}.{name} is {type(value).__name__}"
+    return None
+
+
 def parse_document(raw: bytes) -> Any:
     """The JSON value in `raw` (UTF-8, a byte-order mark allowed); ValueError if it is not
     strict JSON (NaN, Infinity and numbers beyond the float range are refused)."""
@@ -71,7 +121,9 @@ def parse_document(raw: bytes) -> Any:
     except UnicodeDecodeError:
         raise ValueError("not UTF-8 text") from None
     try:
-        return json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
+        return json.loads(
+            text, parse_constant=_not_a_number, parse_float=_finite_float, parse_int=_bounded_int
+        )
     except RecursionError:
         raise ValueError("nested too deeply") from None
     except json.JSONDecodeError as exc:
@@ -107,10 +159,13 @@ def load_results(
         data = parse_document(raw)
     except ValueError as exc:
         return Loaded(None, f"results file {shown} is corrupt ({exc})", target)
-    if not isinstance(data, dict) or not isinstance(data.get("machine"), dict):
-        return Loaded(None, f"results file {shown} is corrupt (no machine record)", target)
+    problem = machine_problem(data.get("machine")) if isinstance(data, dict) else "not an object"
+    if not problem:
+        problem = section_problem(data)
+    if problem:
+        return Loaded(None, f"results file {shown} is corrupt ({problem})", target)
     version = data.get("format_version")
-    if version != FORMAT_VERSION:
+    if type(version) is not int or version != FORMAT_VERSION:
         return Loaded(
             None,
             f"results file {shown} has format version {version!r}, expected {FORMAT_VERSION}",
@@ -136,23 +191,71 @@ def new_document(this_machine: dict[str, Any] | None = None) -> dict[str, Any]:
     }
 
 
+LOCK_NOTICE_S = 3.0  # after this long without the lock, say who we are waiting for
+LOCK_TIMEOUT_S = 30.0  # after this long, give up with a one-line error
+LOCK_POLL_S = 0.05
+
+
+def _acquire(
+    fd: int,
+    folder: Path,
+    notice_s: float,
+    timeout_s: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> None:
+    """flock(fd) without blocking forever: a notice after notice_s, ValueError after timeout_s."""
+    import fcntl
+
+    start, noticed = clock(), False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        waited = clock() - start
+        if waited >= timeout_s:
+            raise ValueError(
+                f"gave up saving after {waited:.0f} s: another run still holds the lock on "
+                f"{display_path(folder)} (a lecture stopped with Ctrl-Z? end it, then run again)"
+            )
+        if not noticed and waited >= notice_s:
+            noticed = True
+            print(
+                f"waiting for another run to finish saving in {display_path(folder)} "
+                f"(giving up after {timeout_s:.0f} s) ...",
+                file=sys.stderr,
+                flush=True,
+            )
+        sleep(LOCK_POLL_S)
+
+
 @contextlib.contextmanager
-def locked_folder(folder: Path) -> Iterator[None]:
+def locked_folder(
+    folder: Path,
+    notice_s: float = LOCK_NOTICE_S,
+    timeout_s: float = LOCK_TIMEOUT_S,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[None]:
     """Hold an exclusive lock on `folder` (flock on its descriptor; no lock file is left).
 
-    Where the platform has no flock, or the folder cannot be opened, it runs unlocked.
+    A lock held by another run is waited for: one line after `notice_s`, a one-line
+    ValueError after `timeout_s`. Where the platform has no flock, or the folder
+    cannot be opened, it runs unlocked.
     """
     try:
-        import fcntl
+        import fcntl  # noqa: F401 (only to know whether flock exists)
     except ImportError:  # pragma: no cover (not on POSIX)
-        fcntl = None  # type: ignore[assignment]
-    fd = None
-    if fcntl is not None:
+        fd = None
+    else:
+        fd = None
         with contextlib.suppress(OSError):
             fd = os.open(folder, os.O_RDONLY)
     try:
         if fd is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            _acquire(fd, folder, notice_s, timeout_s, clock, sleep)
         yield
     finally:
         if fd is not None:

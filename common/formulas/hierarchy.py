@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from common.hw_specs import bytes_per_elem
-from common.tables.units import GIB, KIB, MIB
+from common.tables.units import KIB, MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # the sweep streams float32 arrays
 STREAM_ARRAYS = 3  # x and y read, z written
@@ -29,10 +29,8 @@ FLOPS_PER_ELEMENT = 1  # one addition
 MIN_WORKING_SET_BYTES = 4 * KIB  # the sweep's first size: well inside any L1
 ASSUMED_LLC_BYTES = 32 * MIB  # used only to size the sweep when the OS names no cache
 ASSUMED_L2_BYTES = 512 * KIB  # used only to size the small matmul when the OS names no L2
-LLC_FACTOR = 8  # the sweep runs to 8x the last-level cache ...
-MIN_SWEEP_MAX_BYTES = 256 * MIB  # ... and at least this far, for caches the OS does not list
-MAX_SWEEP_BYTES = GIB  # the buffer's ceiling: keeps the lecture's peak RSS under 1.5 GiB
-MEMORY_FRACTION = 0.25  # never take more than a quarter of the memory that is free
+# The sweep's largest working set comes from the lecture's budget:
+# common.measure.budget.sweep_limit_bytes (8x the LLC as far as the budget allows).
 
 INSIDE_MARGIN = 2.0  # "comfortably inside": 2x from both of a level's boundaries
 DRAM_MARGIN = 4.0  # caches keep part of a streamed set up to a few times their size
@@ -87,15 +85,6 @@ def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int
     return lengths
 
 
-def sweep_limit_bytes(llc_bytes: int | None, available_bytes: int | None) -> int:
-    """Largest working set: max(8 LLC, 256 MiB), at most 1 GiB and 1/4 of free memory."""
-    llc = llc_bytes if llc_bytes else ASSUMED_LLC_BYTES
-    want = min(max(LLC_FACTOR * llc, MIN_SWEEP_MAX_BYTES), MAX_SWEEP_BYTES)
-    if available_bytes:
-        want = min(want, int(available_bytes * MEMORY_FRACTION))
-    return max(want, 16 * MIN_WORKING_SET_BYTES)
-
-
 def corrected_bandwidth(nbytes: float, seconds: float, call_seconds: float) -> float | None:
     """beta = D / (t - t_call): bandwidth without the fixed per-call cost; None if t <= t_call."""
     if seconds <= call_seconds:
@@ -133,13 +122,16 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
-def matmul_sides(l2_bytes: float, llc_bytes: float) -> list[int]:
+def matmul_sides(l2_bytes: float, llc_bytes: float, max_side: int | None = None) -> list[int]:
     """Sides n of two fp32 matmuls whose A, B, C (12 n^2 bytes) fill half of L2 and of the LLC.
 
     Rounded down to multiples of 64 (at least 64) and of 256 (at least 256); one side if equal.
+    `max_side` (a time and memory budget's largest side) caps both.
     """
     small = max(64, int(math.sqrt(l2_bytes / INSIDE_MARGIN / 12)) // 64 * 64)
     large = max(256, int(math.sqrt(llc_bytes / INSIDE_MARGIN / 12)) // 256 * 256)
+    if max_side is not None:
+        small, large = min(small, max_side), min(large, max_side)
     return sorted({small, large})
 
 

@@ -5,9 +5,10 @@ main memory: one pass over an array of n fp32 elements moves 4n bytes, a read
 and a write of the same array count as two passes. Lecture 01 counts the passes
 line by line in comments next to the numpy calls; the totals live here once.
 
-Sizes come from the machine: arrays that are swept again and again are at least
-twice the last-level cache (LLC), so under LRU replacement none of a sweep is
-still cached when the next one starts, and nothing exceeds the memory cap.
+Lecture 01 sizes its arrays within its budget (common.measure.budget); the
+attention length here is the exercises' rule: a score matrix at least twice the
+last-level cache (LLC), so under LRU replacement none of it is still cached
+when the next sweep starts, within a memory cap.
 """
 
 from __future__ import annotations
@@ -64,17 +65,6 @@ def attention_seq_len(llc_bytes: int, cap_bytes: int | None = None) -> int:
     while cap_bytes is not None and FP32 * n * n > cap_bytes and n > SEQ_STEP:
         n -= SEQ_STEP
     return n
-
-
-def gemm_width(llc_bytes: int, cap_bytes: int | None = None) -> int:
-    """K = N for the GEMMs: HIDDEN, or the smallest power of two whose K x N weight is >= 2x LLC."""
-    need = CACHE_MARGIN * positive_int(llc_bytes, "LLC size")
-    k = HIDDEN
-    while FP32 * k * k < need:
-        k *= 2
-    while cap_bytes is not None and FP32 * k * k > cap_bytes and k > 1024:
-        k //= 2
-    return k
 
 
 def same_flops_matmul_size(flops: float) -> int:

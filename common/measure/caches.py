@@ -38,15 +38,19 @@ class Cache:
         return f"L{self.level}{suffix}"
 
 
+def _split_unit(text: str) -> tuple[str, int]:
+    """'32K' -> ('32', 1024), '480MiB' -> ('480', 2**20): the number and its binary unit."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    if t and t[-1] in "KMG":
+        return t[:-1], 1024 ** ("KMG".index(t[-1]) + 1)
+    return t, 1
+
+
 def parse_size(text: str) -> int | None:
     """'32K' -> 32768, '1M' -> 1048576, '512' -> 512; None when unparseable."""
-    t = text.strip().upper().removesuffix("B")
-    scale = 1
-    if t and t[-1] in "KMG":
-        scale = 1024 ** ("KMG".index(t[-1]) + 1)
-        t = t[:-1]
+    number, scale = _split_unit(text)
     try:
-        value = int(t)
+        value = int(number)
     except ValueError:
         return None
     return value * scale if value > 0 else None
@@ -162,8 +166,46 @@ def read_getconf() -> list[Cache]:
     return sorted(caches, key=lambda c: (c.level, c.kind))
 
 
+#: Benchmarks and tests only: report this last-level cache instead of the real one
+#: ("480M", "1.1G", or "none" for a machine that reports no caches at all).
+FAKE_LLC_ENV = "ROOFLINE_FAKE_LLC"
+
+
+def faked(found: list[Cache], source: str, fake: str) -> tuple[list[Cache], str]:
+    """The caches with the last level replaced by a fake size ('none': no caches reported)."""
+    if fake.strip().lower() == "none":
+        return [], ""
+    size = parse_fake_size(fake)
+    if size is None:
+        raise ValueError(f"${FAKE_LLC_ENV} must be a size such as 480M or 'none', got {fake!r}")
+    inner = [c for c in found if c.level < 3]
+    note = f"{source or 'no OS report'}, last level faked by ${FAKE_LLC_ENV}={fake}"
+    return [*inner, Cache(3, "Unified", size)], note
+
+
+def parse_fake_size(text: str) -> int | None:
+    """'480M' -> 480 MiB, '1.1G' -> 1.1 GiB (decimals allowed); None when unparseable."""
+    number, scale = _split_unit(text)
+    try:
+        value = float(number) * scale
+    except ValueError:
+        return None
+    return int(value) if 0 < value < 2**50 else None
+
+
 def read_caches_with_source() -> tuple[list[Cache], str]:
-    """This machine's caches and where they were read ('' and [] when nothing says)."""
+    """This machine's caches and where they were read ('' and [] when nothing says).
+
+    The one place every lecture reads caches from; ``$ROOFLINE_FAKE_LLC`` overrides
+    the last level (for benchmarks and tests of other machines' sizes).
+    """
+    found, source = _read_os_caches()
+    fake = os.environ.get(FAKE_LLC_ENV)
+    return faked(found, source, fake) if fake else (found, source)
+
+
+def _read_os_caches() -> tuple[list[Cache], str]:
+    """The caches the operating system reports, and where they were read."""
     if sys.platform.startswith("linux"):
         found = read_sysfs()
         if found:

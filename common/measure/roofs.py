@@ -13,6 +13,8 @@ also measures matmul on one thread, so that a same-threads ridge can be shown.
 from __future__ import annotations
 
 import contextlib
+import math
+import os
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -20,17 +22,15 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from common.hw_specs import bytes_per_elem
-from common.measure import caches, machine
+from common.measure import budget, caches, machine
+from common.measure.budget import Budget
 from common.measure.timing import Clock, best_time, time_samples
-from common.tables.units import MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # every measurement here runs in fp32
 
-# Working-set rules. A streaming test over 8x the last-level cache (LLC) finds at
-# most 1/8 of its data in cache, so it measures main memory, not the cache.
-LLC_MULTIPLE = 8
-FALLBACK_LLC_BYTES = 32 * MIB  # assumed when the operating system does not report caches
-MIN_BANDWIDTH_SET_BYTES = 256 * MIB  # floor, so a small or unknown LLC still gives a long stream
+# Working-set rules live in common.measure.budget: a streaming test over 8x the
+# last-level cache (LLC), as far as the lecture's memory budget allows.
+FALLBACK_LLC_BYTES = budget.FALLBACK_LLC_BYTES
 MAX_FRACTION_OF_FREE_MEMORY = 0.25  # never take more than this share of available memory
 MIN_WORKING_SET_BYTES = 3 * FP32 * 1024  # the smallest test that still means something
 
@@ -44,10 +44,10 @@ MATMUL_SIZES = (512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 # phases of a second or so, so it gets the largest budget: the best of many calls
 # is the roof the memory system allows when nothing else competes.
 FULL_BUDGET = {
-    "bandwidth_s": 1.2,
+    "bandwidth_s": 0.8,
     "bandwidth_min_repeat": 20,
     "matmul_call_s": 0.06,
-    "matmul_s": 0.9,
+    "matmul_s": 0.6,
     "matmul_min_repeat": 3,
     "one_thread_s": 0.0,  # two calls: only to compare thread counts
     "rounds": 3,
@@ -75,9 +75,11 @@ def memory_cap_bytes() -> int | None:
     return int(free * MAX_FRACTION_OF_FREE_MEMORY) if free else None
 
 
-def bandwidth_working_set_bytes() -> int:
-    """Bytes a bandwidth test streams: max(8 x LLC, floor), capped at 1/4 of available memory."""
-    want = max(LLC_MULTIPLE * llc_bytes()[0], MIN_BANDWIDTH_SET_BYTES)
+def bandwidth_working_set_bytes(plan: Budget | None = None, matmul_bytes: int = 0) -> int:
+    """Bytes a bandwidth test streams: budget.stream_bytes (8 x LLC within the budget),
+    capped at 1/4 of available memory."""
+    reported = caches.last_level_cache_bytes()
+    want = budget.stream_bytes(reported, plan or budget.DEFAULTS["01"], matmul_bytes)
     cap = memory_cap_bytes()
     if cap is not None:
         want = min(want, cap)
@@ -229,13 +231,164 @@ class Kernels(NamedTuple):
     matmul_n: int
 
 
-def _numpy_kernels(budget: dict[str, Any]) -> Kernels:
-    """The real kernels: a streaming add over the bandwidth working set, a matmul sized by speed."""
+def _numpy_kernels(times: dict[str, Any], plan: Budget | None = None) -> Kernels:
+    """The real kernels: a matmul sized by speed, a streaming add over the rest of the budget."""
     import numpy as np
 
-    stream, stream_bytes = _stream_add()
-    a, b, c = _square_operands(matmul_size_for(budget["matmul_call_s"], memory_cap_bytes()))
+    cap = memory_cap_bytes()
+    if plan is not None:
+        cap = min(cap or plan.arrays_bytes, plan.arrays_bytes // 8)
+    a, b, c = _square_operands(matmul_size_for(times["matmul_call_s"], cap))
+    stream, stream_bytes = _stream_add(bandwidth_working_set_bytes(plan, 3 * a.nbytes))
     return Kernels(stream, stream_bytes, partial(np.matmul, a, b, out=c), a.shape[0])
+
+
+def roof_run(quick: bool, plan: Budget) -> RoofRun:
+    """A started RoofRun on the real kernels, sized within `plan` (lecture 01's budget)."""
+    times = QUICK_BUDGET if quick else FULL_BUDGET
+    return RoofRun(_numpy_kernels(times, plan), quick, seconds=plan.seconds).start()
+
+
+BUSY_MEDIAN_SHARE = 0.8  # a roof whose median call is below 80% of its best: a busy run
+BUSY_LOAD_SHARE = 0.5  # other work: a load average >= half the cores before the run
+
+
+def load_average() -> float | None:
+    """The 1-minute load average of the system (None where the OS does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def busy_reasons(
+    bw_times: list[float], mm_times: list[float], load_before: float | None, cores: int | None
+) -> list[str]:
+    """Why a run looks busy: roofs' median calls far below their best, or a loaded machine."""
+    reasons = []
+    for name, times in (("streaming add", bw_times), ("matmul", mm_times)):
+        share = min(times) / statistics.median(times)
+        if share < BUSY_MEDIAN_SHARE:
+            reasons.append(f"the median {name} ran at {share * 100:.0f}% of its best call")
+    if load_before is not None and cores and load_before >= max(1.0, BUSY_LOAD_SHARE * cores):
+        reasons.append(f"the load average was {load_before:.2f} on {cores} cores before it began")
+    return reasons
+
+
+class RoofRun:
+    """Both roofs, re-timed between the operations a lecture measures: the best of every call.
+
+    ``start`` takes the first rounds of the calibration; every ``time_op`` then
+    interleaves its operation's calls with one call of each roof kernel per round,
+    so a roof and the operations share the machine's fast and slow moments, and the
+    saved roof is the best of all its calls in the run. ``also`` adds the calls of an
+    operation that is the roof's own kernel (the add, the square matmul).
+    """
+
+    def __init__(
+        self,
+        kernels: Kernels,
+        quick: bool,
+        clock: Clock = time.perf_counter,
+        seconds: float = math.inf,
+    ) -> None:
+        self.kernels, self.quick, self.clock = kernels, quick, clock
+        # past this moment an operation gets its minimum calls only (a slow, busy machine)
+        self.deadline = clock() + budget.OPS_DEADLINE_SHARE * seconds
+        self.bw_times: list[float] = []
+        self.mm_times: list[float] = []
+        self.one_times: list[float] = []
+        self.load_before = load_average()
+
+    def start(self) -> RoofRun:
+        """The calibration's own rounds: streaming add and matmul alternating, then 1 thread."""
+        budget = QUICK_BUDGET if self.quick else FULL_BUDGET
+        stream, _, matmul, _ = self.kernels
+        rounds = budget["rounds"]
+        # A shared machine's memory system runs in fast and slow phases of about a second.
+        # Alternating rounds spread each roof's samples over the whole calibration.
+        with blas_threads(None):
+            for r in range(rounds):
+                self.bw_times += time_samples(
+                    stream,
+                    repeat=-(-budget["bandwidth_min_repeat"] // rounds),
+                    warmup=1 if r == 0 else 0,
+                    budget_s=budget["bandwidth_s"] / rounds,
+                    clock=self.clock,
+                )
+                self.mm_times += time_samples(
+                    matmul,
+                    repeat=-(-budget["matmul_min_repeat"] // rounds),
+                    warmup=1 if r == 0 else 0,
+                    budget_s=budget["matmul_s"] / rounds,
+                    clock=self.clock,
+                )
+        # The operands are already hot; the best of two calls absorbs the thread change.
+        with blas_threads(1):
+            self.one_times += time_samples(
+                matmul, repeat=2, warmup=0, budget_s=budget["one_thread_s"], clock=self.clock
+            )
+        return self
+
+    def time_op(
+        self, fn: Callable[[], object], repeat: int, budget_s: float, rounds: int = 1
+    ) -> float:
+        """Best seconds of `fn` over `rounds` rounds, each followed by one call of both roofs."""
+        stream, _, matmul, _ = self.kernels
+        best = math.inf
+        if self.clock() > self.deadline:
+            budget_s = 0.0
+        for r in range(rounds):
+            times = time_samples(
+                fn,
+                repeat=-(-repeat // rounds),
+                warmup=1 if r == 0 else 0,
+                budget_s=budget_s / rounds,
+                clock=self.clock,
+            )
+            best = min(best, *times)
+            self.bw_times += time_samples(stream, repeat=1, warmup=0, clock=self.clock)
+            self.mm_times += time_samples(matmul, repeat=1, warmup=0, clock=self.clock)
+        return best
+
+    def also(self, kind: str, seconds: float) -> None:
+        """A call of the roof's own kernel timed as an operation ('bandwidth' or 'matmul')."""
+        (self.bw_times if kind == "bandwidth" else self.mm_times).append(seconds)
+
+    def calibration(self, cores: int | None = None) -> dict[str, Any]:
+        """The calibration record: best of all the run's calls of each roof kernel."""
+        _, stream_bytes, _, matmul_n = self.kernels
+        llc, llc_known = llc_bytes()
+        bw = _bandwidth_summary(self.bw_times, stream_bytes)
+        with blas_threads(None) as mm_threads:
+            pass
+        mm = _matmul_summary(self.mm_times, matmul_n, mm_threads)
+        one = _matmul_summary(self.one_times, matmul_n, 1)
+        reasons = busy_reasons(self.bw_times, self.mm_times, self.load_before, cores)
+        return {
+            "bandwidth_bytes_per_s": bw["bytes_per_s"],
+            "matmul_flops_per_s": mm["flops_per_s"],
+            "ridge_point": mm["flops_per_s"] / bw["bytes_per_s"],
+            "bandwidth_threads": bw["threads"],
+            "matmul_threads": mm["threads"],
+            "bandwidth_working_set_bytes": bw["working_set_bytes"],
+            "bandwidth_samples": bw["samples"],
+            "bandwidth_median_bytes_per_s": bw["median_bytes_per_s"],
+            "matmul_n": mm["n"],
+            "matmul_samples": mm["samples"],
+            "matmul_median_flops_per_s": 2.0 * matmul_n**3 / statistics.median(self.mm_times),
+            "matmul_one_thread_flops_per_s": one["flops_per_s"],
+            "ridge_point_one_thread": one["flops_per_s"] / bw["bytes_per_s"],
+            "llc_bytes": llc,
+            "llc_known": llc_known,
+            "available_memory_bytes": caches.available_memory_bytes(),
+            "load_average_before": self.load_before,
+            "busy": bool(reasons),
+            "busy_reasons": reasons,
+            "bandwidth": bw,
+            "matmul": mm,
+            "quick": self.quick,
+        }
 
 
 def calibrate(
@@ -245,58 +398,19 @@ def calibrate(
 
     `clock` and `kernels` are for tests: a fake clock and kernels of known speed.
     """
-    budget = QUICK_BUDGET if quick else FULL_BUDGET
-    llc, llc_known = llc_bytes()
-    stream, stream_bytes, matmul, matmul_n = kernels or _numpy_kernels(budget)
-    # A shared machine's memory system runs in fast and slow phases of about a second.
-    # Taking the two roofs in alternating rounds spreads each one's samples over the
-    # whole calibration, so one slow phase cannot pull down one roof alone.
-    rounds = budget["rounds"]
-    bw_times: list[float] = []
-    mm_times: list[float] = []
-    with blas_threads(None) as mm_threads:
-        for r in range(rounds):
-            bw_times += time_samples(
-                stream,
-                repeat=-(-budget["bandwidth_min_repeat"] // rounds),
-                warmup=1 if r == 0 else 0,
-                budget_s=budget["bandwidth_s"] / rounds,
-                clock=clock,
-            )
-            mm_times += time_samples(
-                matmul,
-                repeat=-(-budget["matmul_min_repeat"] // rounds),
-                warmup=1 if r == 0 else 0,
-                budget_s=budget["matmul_s"] / rounds,
-                clock=clock,
-            )
-    bw = _bandwidth_summary(bw_times, stream_bytes)
-    mm = _matmul_summary(mm_times, matmul_n, mm_threads)
-    # The operands are already hot; the best of two calls absorbs the thread change.
-    with blas_threads(1) as one_threads:
-        one_times = time_samples(
-            matmul, repeat=2, warmup=0, budget_s=budget["one_thread_s"], clock=clock
-        )
-    one = _matmul_summary(one_times, matmul_n, one_threads)
-    del matmul, stream
-    ridge = mm["flops_per_s"] / bw["bytes_per_s"]
-    return {
-        "bandwidth_bytes_per_s": bw["bytes_per_s"],
-        "matmul_flops_per_s": mm["flops_per_s"],
-        "ridge_point": ridge,
-        "bandwidth_threads": bw["threads"],
-        "matmul_threads": mm["threads"],
-        "bandwidth_working_set_bytes": bw["working_set_bytes"],
-        "bandwidth_samples": bw["samples"],
-        "bandwidth_median_bytes_per_s": bw["median_bytes_per_s"],
-        "matmul_n": mm["n"],
-        "matmul_samples": mm["samples"],
-        "matmul_one_thread_flops_per_s": one["flops_per_s"],
-        "ridge_point_one_thread": one["flops_per_s"] / bw["bytes_per_s"],
-        "llc_bytes": llc,
-        "llc_known": llc_known,
-        "available_memory_bytes": caches.available_memory_bytes(),
-        "bandwidth": bw,
-        "matmul": mm,
-        "quick": quick,
-    }
+    times = QUICK_BUDGET if quick else FULL_BUDGET
+    run = RoofRun(kernels or _numpy_kernels(times), quick, clock).start()
+    return run.calibration(machine.usable_cores())
+
+
+def raised_roofs(
+    peak: float, beta: float, points: list[tuple[float, float, float]]
+) -> tuple[float, float]:
+    """Roofs no point beats: P' = max(P, F/t), beta' = max(beta, D/t) over (F, D, t) points.
+
+    A measured point faster than max(F/P, D/beta) shows the roof was measured low
+    (another kernel, more threads, a quieter moment); the raised roofs say so.
+    """
+    peak_up = max([peak, *(f / t for f, _, t in points)])
+    beta_up = max([beta, *(d / t for _, d, t in points)])
+    return peak_up, beta_up

@@ -8,9 +8,10 @@ parameter so that tests can drive the timer with a fake clock of known answer.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 Clock = Callable[[], float]
@@ -111,3 +112,19 @@ def time_per_call(
         clock=clock,
     )
     return CallTiming(min([elapsed / calls, *samples]), calls, 1 + len(samples))
+
+
+def rotating(
+    fn: Callable[..., object], x: object, operands: Sequence[object], out: object
+) -> Callable[[], object]:
+    """A call fn(x, operands[k], out=out) whose k moves on by one each call (cycling).
+
+    Rotating through copies of an operand larger together than the cache keeps
+    each copy out of the cache when its turn comes: no call is served from cache.
+    """
+    turn = itertools.cycle(operands)
+
+    def call() -> object:
+        return fn(x, next(turn), out=out)
+
+    return call

@@ -31,7 +31,9 @@ def build_traffic_figure(
     """Traffic (MB) against M_sm (log-log), naive and ideal lines, chips and ridge crossings.
 
     chips: (label, M_sm bytes); ridges: (label, ridge FLOP/B, smallest M_sm reaching it or
-    None). The right axis reads the same curve as intensity I = F / D.
+    None). A ridge I* is drawn at the traffic F / I* where the head's intensity reaches it,
+    labelled with I*: below that line the head is compute-bound on that chip. (No second
+    axis of intensity: I = F / D would run downwards beside the traffic.)
     """
     fig, ax = style.new_figure(height=4.6)
     ax.set_xscale("log", base=2)
@@ -47,7 +49,12 @@ def build_traffic_figure(
         level = flops / ridge / MB
         ax.axhline(level, color=style.NEUTRAL_COLOR, lw=0.8, ls=":")
         ax.text(
-            lo, level, f" I = {ridge:.0f}: {label} ridge", fontsize=7, va="bottom", color="#444444"
+            lo,
+            level,
+            f" I = {ridge:.0f} FLOP/B: {label} ridge",
+            fontsize=8,
+            va="bottom",
+            color="#444444",
         )
         if m_at is not None:
             ax.plot([m_at], [level], marker="o", ms=5, color="black", zorder=5)
@@ -59,7 +66,7 @@ def build_traffic_figure(
             0.68 - 0.09 * i,
             f" {label}\n {fmt_bytes(m_sm, binary=True, digits=0)}",
             transform=ax.get_xaxis_transform(),
-            fontsize=7,
+            fontsize=8,
             color=color,
             va="top",
         )
@@ -67,19 +74,8 @@ def build_traffic_figure(
     ax.set_xlim(lo, hi)
     ax.set_xlabel("on-chip memory per SM, M_sm")
     ax.set_ylabel("HBM traffic of one head (MB)")
-    scale = flops / MB
-
-    def flip(values: Any) -> Any:
-        """I = F / D and D = F / I (MB): the same map both ways; matplotlib passes arrays."""
-        try:
-            return scale / values.clip(min=1e-300)
-        except AttributeError:
-            return scale / max(values, 1e-300)
-
-    right = ax.secondary_yaxis("right", functions=(flip, flip))
-    right.set_ylabel("intensity I = F / D (FLOP/byte)")
     ax.set_title(title, fontsize=10)
-    ax.legend(loc="upper right", fontsize=7, framealpha=0.9)
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     return fig
 
 
@@ -120,7 +116,7 @@ def build_kernel_times_figure(
             0.03,
             " S fills the\n last-level cache",
             transform=ax.get_xaxis_transform(),
-            fontsize=7,
+            fontsize=8,
             va="bottom",
             color="#444444",
         )
@@ -130,7 +126,7 @@ def build_kernel_times_figure(
     ax.set_xlabel(xlabel)
     ax.set_ylabel("seconds per call")
     ax.set_title(title, fontsize=10)
-    fig.legend(loc="outside lower center", ncols=3, fontsize=7, frameon=False)
+    fig.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
     return fig
 
 

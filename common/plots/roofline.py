@@ -26,6 +26,7 @@ from common.plots.style import (
     new_figure,
     save_figure,
 )
+from common.present import live
 from common.present.display import PngResult
 from common.tables.validate import positive
 
@@ -115,9 +116,14 @@ def roofline_figure(
     placed_on: int | None = None,
 ) -> str:
     """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
+    if live.active():  # under a Run-it-here panel: the page draws it (common/present/live.py)
+        live.roofline(title, curves, points, placed_on)
+        return str(path)
     fig, ax = new_figure(height=4.8)
     lo, hi = xlim or _x_range(curves, points)
+    # The rate axis holds each roof from its left end up to its peak, and every point.
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + [p[2] for p in points]
+    ys += [peak for _, peak, _ in curves]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
     samples = _draw_roofs(ax, curves, lo, hi, placed_on)
     ax.set_title(title, fontsize=11)
@@ -140,12 +146,15 @@ def roofline_panels_figure(
     """One roofline per panel, side by side on shared axes, numbered points; `key` names them."""
     if not panels:
         raise ValueError("need at least one panel to draw")
+    if live.active():
+        live.roofline_panels(title, [(p.title, p.curve, p.points) for p in panels])
+        return str(path)
     fig, axes = new_figure(height=5.0, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)
     every = [p for panel in panels for p in panel.points]
     lo, hi = _x_range([panel.curve for panel in panels], every)
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in (p.curve for p in panels)]
-    ys += [p[2] for p in every]
+    ys += [p[2] for p in every] + [p.curve[1] for p in panels]
     for ax, panel in zip(axes, panels, strict=True):
         _frame(ax, lo, hi, [y for y in ys if y > 0])
         label, peak, bw = panel.curve
@@ -182,28 +191,60 @@ def _key_handle(text: str) -> Any:
 
 
 class PointSeries(NamedTuple):
-    """A group of unlabelled points drawn with one marker: (intensity, FLOP/s) pairs."""
+    """A group of points drawn with one marker: (intensity, FLOP/s) pairs, and optionally
+    what each point is (`names`, one per point: points that coincide are labelled once,
+    with how many of each name sit there)."""
 
     label: str
     points: Sequence[tuple[float, float]]
+    names: Sequence[str] = ()
+
+
+def coinciding(series: Sequence[PointSeries]) -> list[tuple[float, float, str]]:
+    """The named points of every series grouped by position (intensities within 1%), in
+    order of intensity: (I, FLOP/s, what sits there), e.g. 'prefill norm x2, matmul x1;
+    decode matmul x8', most frequent name first within a series."""
+    groups: list[tuple[float, float, dict[str, dict[str, int]]]] = []
+    for s in series:
+        for (x, y), name in zip(s.points, s.names, strict=True):
+            found = next((g[2] for g in groups if math.isclose(x, g[0], rel_tol=0.01)), None)
+            if found is None:
+                found = {}
+                groups.append((x, y, found))
+            counts = found.setdefault(s.label.split()[0], {})
+            counts[name] = counts.get(name, 0) + 1
+    out = []
+    for x, y, found in sorted(groups, key=lambda g: g[0]):
+        parts = []
+        for who, counts in found.items():
+            ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+            parts.append(f"{who} " + ", ".join(f"{name} x{n}" for name, n in ranked))
+        out.append((x, y, "; ".join(parts)))
+    return out
 
 
 def roofline_series_figure(
     path: str | os.PathLike[str], curve: Curve, series: Sequence[PointSeries], title: str
 ) -> str:
     """One chip's roof and its ridge with groups of points, one marker and colour per group."""
-    fig, ax = new_figure(height=4.4)
+    if live.active():
+        live.roofline_series(title, curve, [(s.label, s.points) for s in series])
+        return str(path)
+    named = any(s.names for s in series)
+    fig, ax = new_figure(height=4.4 + (2.2 if named else 0))
     _, peak, bw = curve
     every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
     lo, hi = _x_range([curve], every)
-    ys = [attainable_flops(lo, peak, bw)] + [y for _, _, y in every]
+    ys = [attainable_flops(lo, peak, bw), peak] + [y for _, _, y in every]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
-    _draw_roofs(ax, [curve], lo, hi, 0)
+    samples = _draw_roofs(ax, [curve], lo, hi, 0)
     ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
     # The first group hollow and large, the next filled and smaller: coinciding points of
     # two groups stay visible, one inside the other.
     styles = ({"marker": "s", "markersize": 10}, {"marker": "o", "markersize": 5.5})
-    for index, ((name, points), color) in enumerate(zip(series, SERIES_COLORS[1:], strict=False)):
+    for index, ((name, points, _), color) in enumerate(
+        zip(series, SERIES_COLORS[1:], strict=False)
+    ):
         hollow = index % 2 == 0
         ax.plot(
             [x for x, _ in points],
@@ -218,6 +259,32 @@ def roofline_series_figure(
         )
     ax.set_title(title, fontsize=11)
     ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
+    # Named points: each position numbered once on the axes, what sits there in the key
+    # below (16 operators of a phase land on a handful of positions).
+    groups = coinciding([s for s in series if s.names])
+    if groups:
+        place_labels(
+            ax,
+            [(x, y) for x, y, _ in groups],
+            [str(k) for k in range(1, len(groups) + 1)],
+            fontsize=10,
+            obstacles=samples,
+            pad=3.0,
+        )
+        fig.legend(
+            handles=[
+                _key_handle(
+                    f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"
+                )
+                for k, (x, _, text) in enumerate(groups, 1)
+            ],
+            loc="outside lower center",
+            ncols=1,
+            fontsize=9,
+            frameon=False,
+            handlelength=0,
+            handletextpad=0,
+        )
     return save_figure(fig, path)
 
 
@@ -232,7 +299,7 @@ def save_roofline_png(
     for label, peak, bw in curves:
         positive(peak, f"{label} peak FLOP/s")
         positive(bw, f"{label} bandwidth")
-    if not matplotlib_available():
+    if not matplotlib_available() and not live.active():
         return PngResult(None, "matplotlib is not installed; PNG skipped (pip install matplotlib)")
     written = roofline_figure(path, curves, points, title=title, placed_on=placed_on)
     return PngResult(written, "saved")

@@ -23,6 +23,7 @@ from common.plots.style import (
     new_figure,
     save_figure,
 )
+from common.present import live
 
 
 def _legend_below(fig: Any, handles: Sequence[Any], ncols: int) -> None:
@@ -129,6 +130,9 @@ def memory_ledger_figure(
     """The four ledger terms stacked against batch (GB), the chip's capacity and the wall."""
     if not ledgers:
         raise ValueError("need at least one batch to draw")
+    if live.active():  # under a Run-it-here panel: the page draws it (common/present/live.py)
+        live.memory_ledger(title, ledgers, capacity, wall)
+        return str(path)
     fig, ax = new_figure(height=4.0)
     xs = [b for b, _ in ledgers]
     terms = ("weights", "kv_cache", "activations", "overhead")

@@ -570,9 +570,10 @@ def traffic_report(
     slope = math.log(d_hi / d_lo) / math.log(span[-1] / span[0])
     caption = (
         "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
-        "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. The dotted "
-        "lines are the A100 and H100 ridge points, read on the right axis, with a dot where the "
-        "staircase first reaches each; the vertical lines mark the chips' shared memory per SM."
+        "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
+        "line is the traffic F / I* at which the head's intensity reaches a chip's ridge point "
+        "(A100, H100), with a dot where the staircase first gets below it; the vertical lines "
+        "mark the chips' shared memory per SM."
     )
     notes = Observations(
         [

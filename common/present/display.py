@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from common.present import live
 from common.present.console import WIDTH, _is_numeric, format_observations, format_table
 
 HTML_ENV = "ROOFLINE_HTML"  # set to 1 by the docs build
@@ -181,6 +182,8 @@ class Figure:
         self.shown_path = shown_path or (str(path) if path is not None else "")
 
     def __str__(self) -> str:
+        if live.active():  # a Run-it-here panel draws the figure itself, below the output
+            return ""
         return f"saved figure: {self.shown_path}" if self.path else ""
 
     def _repr_html_(self) -> str:
@@ -196,6 +199,7 @@ CAPTIONS: dict[str, str] = {}
 def figure(path: str | os.PathLike[str], caption: str, shown_path: str = "") -> Figure:
     """Record the caption of a figure just written and return its display object."""
     CAPTIONS[str(Path(path).resolve())] = caption
+    live.caption(caption)
     return Figure(path, caption, shown_path)
 
 

@@ -22,6 +22,8 @@ from common.formulas.hierarchy import (
 )
 from common.present.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
+from common.present.probe import built_here as built_here  # lecture 09 names its machine
+from common.present.probe import measured_on as measured_on
 
 Levels = Sequence[tuple[str, int]]  # the data caches, innermost first: (name, bytes)
 MATCH = 1.05  # neighbouring plateaus closer than 5% are called equal
@@ -101,6 +103,11 @@ def call_cost_table(costs: Mapping[str, Any]) -> Group:
             ],
         ),
     )
+
+
+def notes(sentences: Sequence[str | None]) -> list[Text]:
+    """One 'note:' line per sentence given (None: nothing to say)."""
+    return [Text(f"note: {s}; the DRAM plateau below is not DRAM alone") for s in sentences if s]
 
 
 def after_sweep_line(after: Mapping[str, Any], used: Mapping[str, Any]) -> Text:

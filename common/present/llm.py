@@ -303,8 +303,13 @@ def speed_summary(
     tpot: float,
     batch: int,
     context: int,
+    achievable: tuple[float, float, Sequence[str]] | None = None,
 ) -> Group:
-    """Lecture 06's lines for a capacity plan: the model, its size and its two time bounds."""
+    """Lecture 06's lines for a capacity plan: the model, its size and its two time bounds.
+
+    `achievable`: (TTFT, TPOT, which roofs were measured) at the hardware table's achievable
+    roofs, printed beside the spec bounds.
+    """
     published = model.published_params or float(n_params)
     rows = [
         ["model / chip", f"{model.name} on {chip.name}, {precision} compute"],
@@ -321,6 +326,28 @@ def speed_summary(
         ],
         ["decode throughput <=", f"{batch / tpot:,.1f} tokens/s"],
     ]
+    if achievable is not None:
+        a_ttft, a_tpot, measured = achievable
+        got = [r for r in ("compute", "memory") if r in measured]
+        rest = [r for r in ("compute", "memory") if r not in measured]
+        which = "; ".join(
+            part
+            for part in (
+                f"measured {' and '.join(got)} roof" + ("s" if len(got) > 1 else "") if got else "",
+                f"{' and '.join(rest)} at spec: none published" if rest else "",
+            )
+            if part
+        )
+        rows += [
+            [
+                "time to first token, achievable roofs >=",
+                f"{fmt_time(a_ttft, unit='ms', digits=3)} ({which})",
+            ],
+            [
+                "time per output token, achievable roofs >=",
+                f"{fmt_time(a_tpot, unit='ms', digits=3)} ({which})",
+            ],
+        ]
     return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))
 
 

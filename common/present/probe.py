@@ -8,11 +8,13 @@ calibration record of ``common.measure.roofs.calibrate``, the rows of
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from common.files.calibration import SavedCalibration
-from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
+from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M, roofline_row
+from common.measure.budget import cache_note
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_rate, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.explain import above_roof_reasons
@@ -79,6 +81,35 @@ def machine_facts(
     )
 
 
+def who_measured() -> str:
+    """'this machine' in a terminal; on the site, 'the machine that built this page'."""
+    from common.present.display import html_mode
+
+    return "the machine that built this page" if html_mode() else "this machine"
+
+
+def _machine_words(desc: Mapping[str, Any], llc_bytes: float | None) -> str:
+    """'AMD EPYC, 2 cores, LLC 32.00 MiB, on 2026-12-01 20:28 UTC': whose numbers, and when."""
+    llc = f"LLC {fmt_bytes(llc_bytes, binary=True)}" if llc_bytes else "LLC not reported"
+    when = time.strftime("%Y-%m-%d %H:%M %Z")
+    return f"{desc.get('cpu')}, {desc.get('cores')} cores, {llc}, on {when}"
+
+
+def built_here(desc: Mapping[str, Any], llc_bytes: float | None, script: str) -> Text:
+    """Whose numbers these are: the machine that ran this (on the site: that built the page),
+    and how to measure your own."""
+    return Text(
+        f"\nMeasured on {who_measured()}: {_machine_words(desc, llc_bytes)}. Every number "
+        "below is that machine's, not a rule about computers; to measure your own, run "
+        f"python3 lectures/{script} on it."
+    )
+
+
+def measured_on(desc: Mapping[str, Any], llc_bytes: float | None) -> Text:
+    """The short form, under each measured table: '(measured on ...: CPU, cores, LLC, when)'."""
+    return Text(f"(measured on {who_measured()}: {_machine_words(desc, llc_bytes)})")
+
+
 def roofs_table(calib: Mapping[str, Any], llc_bytes: float) -> Group:
     """The bandwidth roof beta and the compute roof P (all threads and one), as measured."""
     ws = calib["bandwidth_working_set_bytes"]
@@ -127,9 +158,13 @@ def ridge_lines(calib: Mapping[str, Any]) -> Group:
 
 
 def roof_observations(
-    calib: Mapping[str, Any], previous: Mapping[str, Any] | None, blas_threads: object
+    calib: Mapping[str, Any],
+    previous: Mapping[str, Any] | None,
+    blas_threads: object,
+    cache_notes: Sequence[str | None] = (),
 ) -> Observations:
-    """What the roofs say: best against median, mixed thread counts, a busy run, the last run."""
+    """What the roofs say: best against median, mixed thread counts, a busy run, the last run,
+    and one sentence per working set the budget could not take clear of the cache."""
     beta, median = calib["bandwidth_bytes_per_s"], calib["bandwidth_median_bytes_per_s"]
     peak, ridge = calib["matmul_flops_per_s"], calib["ridge_point"]
     ridge_one = calib["ridge_point_one_thread"]
@@ -153,6 +188,20 @@ def roof_observations(
             "program was probably using the cores, so the compute roof is too low in this run; "
             "run the lecture again on a quiet machine."
         )
+    reasons = calib.get("busy_reasons") or []
+    if reasons:
+        items.append(
+            "This run was on a busy machine: " + "; ".join(reasons) + ". The roofs were timed "
+            "between the operations, so neither is below what its own kernel (the add, the "
+            "square GEMM) reached in this run; but both are lower than a quiet machine gives, "
+            "and an operation that caught a quieter moment can still land above them."
+        )
+    else:
+        items.append(
+            "The roofs were timed again between the operations below; each is the best call of "
+            "the whole run, and the machine looked quiet throughout."
+        )
+    items += [f"{note}." for note in cache_notes if note]
     if previous is not None:
         old_beta, old_peak = previous["bandwidth_bytes_per_s"], previous["matmul_flops_per_s"]
         items.append(
@@ -162,6 +211,29 @@ def roof_observations(
             "roof; keep it in mind when a point lands a few percent above its roof."
         )
     return Observations(items)
+
+
+Timed = Sequence[Any]  # (name, shape, counts, t, working set, threads, threads text, twin)
+SWEPT = ("LayerNorm", "attention naive", f"GEMM M={GEMM_SKINNY_M}")  # sets sized past the LLC
+
+
+def roofline_rows(timed: Sequence[Timed], peak: float, beta: float) -> list[dict[str, Any]]:
+    """One roofline row per timed operation, against the final roofs P and beta."""
+    rows = []
+    for name, shape, counts, t, working_set, threads, threads_text, twin in timed:
+        row = roofline_row(name, *counts, t, peak, beta, working_set, shape=shape)
+        row.update(threads=threads, threads_text=threads_text or str(threads))
+        rows.append({**row, "same_as_calibration": twin})
+    return rows
+
+
+def cache_notes(
+    calib: Mapping[str, Any], rows: Sequence[Row], llc_bytes: int | None
+) -> list[str | None]:
+    """A sentence for the stream and each swept operation the budget kept under 2x the LLC."""
+    stream = cache_note("The bandwidth roof", calib["bandwidth_working_set_bytes"], llc_bytes)
+    swept = [cache_note(r["name"], r["working_set_bytes"], llc_bytes) for r in rows]
+    return [stream] + [n for r, n in zip(rows, swept, strict=True) if r["name"] in SWEPT]
 
 
 def ledger_table(rows: Sequence[Row], ridge: float) -> Group:

@@ -8,13 +8,15 @@ When the lecture runs as a script (not under sphinx-gallery or a notebook):
 - an uncaught error is one line on stderr, never a traceback (``ROOFLINE_TRACEBACK=1``
   shows it);
 - Ctrl-C, even inside ``import numpy``, prints one line and ends the run by SIGINT
-  (status 130 in a shell);
+  (status 130 in a shell); SIGTERM (``kill``) and SIGHUP (a closed terminal) stop
+  it the same way, cleaning up first, and end it by their own signal (143, 129);
 - when the reader of the output goes away (``| head``), the rest of the output is
   dropped and the lecture finishes its work, so a measurement is still saved.
 
 Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
 package, a broken hardware-table figure, a folder that may not be written, a full
-disk); 2 the command line is wrong; 130 interrupted. Standard library only.
+disk); 2 the command line is wrong; 129 stopped by SIGHUP; 130 interrupted; 143
+stopped by SIGTERM. Standard library only.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ if TYPE_CHECKING:
 EXIT_FAILURE = 1  # the run failed
 EXIT_USAGE = 2  # the command line is wrong (argparse's status)
 EXIT_INTERRUPT = 128 + signal.SIGINT  # 130: ended by SIGINT, as a shell reports it
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 TRACEBACK_ENV = "ROOFLINE_TRACEBACK"  # set it to see full tracebacks
 
-_state: dict[str, Any] = {"started": False, "interrupted": False, "prog": ""}
+_state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None, "prog": ""}
 
 
 def prog() -> str:
@@ -75,6 +78,8 @@ def start_module(name: str) -> None:
 def _install(name: str) -> None:
     _state["prog"] = name
     signal.signal(signal.SIGINT, _on_sigint)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _on_sigint)
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is not None and not isinstance(stream, QuietPipe):
@@ -84,8 +89,10 @@ def _install(name: str) -> None:
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
-    """Ctrl-C: remember it (an import it breaks may re-raise it as another error), then raise."""
+    """Ctrl-C, SIGTERM or SIGHUP: remember it (an import it breaks may re-raise it as another
+    error), then raise KeyboardInterrupt, so that every clean-up on the way out runs."""
     _state["interrupted"] = True
+    _state["signal"] = signum
     raise KeyboardInterrupt
 
 
@@ -156,11 +163,17 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
         return
     if _state["started"]:
         with contextlib.suppress(ValueError):  # a second Ctrl-C must not interrupt the report
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for signum in (signal.SIGINT, *STOP_SIGNALS):
+                signal.signal(signum, signal.SIG_IGN)
     if was_interrupted(exc):
+        stop = _state["signal"]
+        if stop in STOP_SIGNALS:
+            name = signal.Signals(stop).name
+            sys.stderr.write(f"{prog()}: stopped by {name}; nothing half-written was kept\n")
+            _die_by(stop)
         sys.stderr.write(f"{prog()}: interrupted; nothing half-written was kept\n")
         if not isinstance(exc, KeyboardInterrupt):
-            _die_by_sigint()  # Python ends by SIGINT by itself only for a KeyboardInterrupt
+            _die_by(signal.SIGINT)  # Python ends by SIGINT by itself only for a KeyboardInterrupt
         return
     slip = _table_slip(exc)
     if slip:
@@ -198,14 +211,14 @@ def _ours(exc: ImportError) -> bool:
     return (exc.name or "").split(".")[0] == "common" or "'common" in str(exc)
 
 
-def _die_by_sigint() -> None:
-    """Flush and end the process by SIGINT, so that a shell sees status 130."""
+def _die_by(signum: int) -> None:
+    """Flush and end the process by `signum`, so that a shell sees status 128 + signum."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGINT)
-    os._exit(EXIT_INTERRUPT)  # pragma: no cover (only where the signal did not end us)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    os._exit(128 + signum)  # pragma: no cover (only where the signal did not end us)
 
 
 def install_error_handler() -> None:

@@ -54,6 +54,16 @@ def matplotlib_available() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
 
 
+#: Set by the site's Run-it-here panel to the file a run's figures go to, as Vega-Lite
+#: data for the page to draw (common/present/live.py); unset everywhere else.
+PANEL_CHARTS_ENV = "ROOFLINE_PANEL_CHARTS"
+
+
+def panel_draws_figures() -> bool:
+    """True under a Run-it-here panel: --png hands the figure's data to the page instead."""
+    return bool(os.environ.get(PANEL_CHARTS_ENV))
+
+
 def lecture_parser(doc: str | None, prog: str | None = None) -> LectureParser:
     """A parser for a lecture; the description is the first paragraph of its docstring."""
     first = (doc or "").strip().split("\n\n")[0]
@@ -261,7 +271,7 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
                 paths.check_output_folder(args.outdir, "figure folder")
             except paths.UnusablePath as exc:
                 parser.error(f"argument --outdir: {exc}")
-    if has_png and args.png and not matplotlib_available():
+    if has_png and args.png and not matplotlib_available() and not panel_draws_figures():
         print(
             f"{parser.prog}: --png: matplotlib is not installed, so no figure is saved "
             "(PNG skipped; run with .venv/bin/python)"

@@ -14,6 +14,8 @@ FIGURES: dict[str, dict[str, float]] = {
         "mem_capacity_figure": 40000000000.0,
         "link_bw_figure": 300000000000.0,
         "smem_per_sm_figure": 167936.0,
+        "achievable_mem_bw_figure": 1399500000000.0,
+        "achievable_link_bw_figure": 235000000000.0,
     },
     "h100": {
         "peak bf16": 989000000000000.0,
@@ -23,6 +25,7 @@ FIGURES: dict[str, dict[str, float]] = {
         "mem_capacity_figure": 80000000000.0,
         "link_bw_figure": 450000000000.0,
         "smem_per_sm_figure": 233472.0,
+        "achievable_link_bw_figure": 380000000000.0,
     },
     "h200": {
         "peak bf16": 989000000000000.0,
@@ -32,6 +35,7 @@ FIGURES: dict[str, dict[str, float]] = {
         "mem_capacity_figure": 141000000000.0,
         "link_bw_figure": 450000000000.0,
         "smem_per_sm_figure": 233472.0,
+        "achievable_link_bw_figure": 396400000000.0,
     },
     "b200": {
         "peak bf16": 2250000000000000.0,

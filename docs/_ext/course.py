@@ -34,7 +34,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.parsing import nested_parse_to_nodes
 
-from common.present.console import fmt_si
+from common.present.console import fmt_pct, fmt_si
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +108,33 @@ def figure_rows(chip: Any) -> list[tuple[str, str, str]]:
     return rows
 
 
+def achievable_rows(
+    chips: Iterable[Any],
+) -> tuple[list[tuple[str, str, str, str, str, str]], list[str]]:
+    """Rows (chip, roof, spec, achievable, share, '[k] note') and the numbered sources [k]."""
+    rows, sources = [], []
+    for chip in chips:
+        for label, spec, achieved in chip.achievable_figures():
+            spec_text = fmt_si(spec.value, spec.unit)
+            if achieved is None:
+                rows.append((chip.name, label, spec_text, "none published", "—", "—"))
+                continue
+            if achieved.source not in sources:
+                sources.append(achieved.source)
+            ref = f"[{sources.index(achieved.source) + 1}]"
+            rows.append(
+                (
+                    chip.name,
+                    label,
+                    spec_text,
+                    fmt_si(achieved.value, achieved.unit),
+                    fmt_pct(achieved.value / spec.value, 1),
+                    f"{ref} {achieved.note}" if achieved.note else ref,
+                )
+            )
+    return rows, sources
+
+
 def all_precisions(chips: Iterable[Any]) -> list[str]:
     """Every precision any chip has a peak for, in order of first appearance."""
     seen: dict[str, None] = {}
@@ -134,7 +161,12 @@ class HardwareTableDirective(SphinxDirective):
     """``.. hardware-table:: figures | ridge-points | bytes-per-element``."""
 
     required_arguments = 1
-    KINDS: ClassVar[tuple[str, ...]] = ("figures", "ridge-points", "bytes-per-element")
+    KINDS: ClassVar[tuple[str, ...]] = (
+        "figures",
+        "ridge-points",
+        "bytes-per-element",
+        "achievable",
+    )
 
     def run(self) -> list[nodes.Node]:
         from common import hw_specs
@@ -153,6 +185,13 @@ class HardwareTableDirective(SphinxDirective):
                 )
                 for chip in chips
             ]
+        if kind == "achievable":
+            headers = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
+            rows, sources = achievable_rows(chips)
+            listed = nodes.enumerated_list(enumtype="arabic", prefix="[", suffix="]")
+            for source in sources:
+                listed += nodes.list_item("", paragraph(source))
+            return [build_table(headers, rows, classes=["hw-achievable"]), listed]
         if kind == "ridge-points":
             headers, rows = ridge_rows(chips)
             return [build_table(headers, rows, classes=["ridge-table"])]

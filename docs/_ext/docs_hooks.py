@@ -109,9 +109,23 @@ def changed_images(
     return sorted(changed, key=lambda path: (after[path][1], path))
 
 
-def alt_text(path: str | os.PathLike[str]) -> str:
-    """Alternative text from an image's file name: 'roofline_a100.png' -> 'roofline a100'."""
-    return Path(path).stem.replace("_", " ").replace("-", " ").strip() or "figure"
+def alt_text(path: str | os.PathLike[str], caption: str = "") -> str:
+    """What the figure shows, for a reader who cannot see it.
+
+    The caption's first sentence that describes the picture (not a "Look at ..."
+    instruction), prefixed with the figure's name; without a caption, the file name:
+    'roofline_a100.png' -> 'roofline a100'.
+    """
+    name = Path(path).stem.replace("_", " ").replace("-", " ").strip() or "figure"
+    plain = " ".join(caption.replace("``", "").split())
+    sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s.strip()]
+    described = [s for s in sentences if not s.lower().startswith(("look", "tap"))]
+    if not described:
+        return name
+    return f"Figure {name}: {described[0].rstrip('.')}."
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def reset_argv(gallery_conf: Mapping[str, Any], script_vars: Mapping[str, Any]) -> list[str]:
@@ -196,9 +210,10 @@ def scrape_pngs(
     for copy, original in _copy_images(
         changed_images(before, after), block_vars["image_path_iterator"]
     ):
-        alt = alt_text(original)
+        caption = figure_caption(original)
+        alt = alt_text(original, caption)
         image = "/" + Path(os.path.relpath(copy, docs_dir)).as_posix()
-        rst += figure_block(image, figure_caption(original) or alt, alt)
+        rst += figure_block(image, caption or alt, alt)
     return rst
 
 
@@ -225,8 +240,93 @@ def _gallery_finished(*args: Any) -> None:
     _RUNNING.clear()
 
 
+# ---------------------------------------------------------------------------
+# The gallery's cards and the theme's navigation, for every reader
+# ---------------------------------------------------------------------------
+_CARD = re.compile(
+    r'(<div class="sphx-glr-thumbcontainer" tooltip="(?P<tip>[^"]*)">'
+    r".*?:doc:`/auto_lectures/(?P<num>\d\d)_[^`]*`"
+    r'.*?<div class="sphx-glr-thumbnail-title">)(?P<title>[^<]*)(</div>)',
+    re.DOTALL,
+)
+
+
+def card_question(tooltip: str) -> str:
+    """The one-line question a lecture answers: its summary's first sentence (HTML-escaped)."""
+    text = " ".join(tooltip.split())
+    match = re.match(r"(.+?[?])(?:\s|$)", text) or re.match(r"(.+?[.!])(?:\s|$)", text)
+    return match.group(1) if match else text
+
+
+def number_cards(source: str) -> str:
+    """The gallery index's reST with each card numbered and showing its lecture's question."""
+
+    def card(match: re.Match[str]) -> str:
+        question = card_question(match["tip"])
+        return (
+            f'{match[1]}<span class="rl-card-number">Lecture {match["num"]}</span>'
+            f'{match["title"]}<span class="rl-card-question">{question}</span>{match[5]}'
+        )
+
+    return _CARD.sub(card, source)
+
+
+_TITLE = re.compile(r"^(?!\.\.)\S.*\n=+\n", re.MULTILINE)
+
+
+def with_index_terms(source: str, terms: Iterable[str]) -> str:
+    """A page's reST with main index entries for `terms` right under its title."""
+    terms = [" ".join(t.split()) for t in terms if t.strip()]
+    match = _TITLE.search(source)
+    if not terms or not match:
+        return source
+    block = "\n.. index::\n" + "".join(f"   ! {term}\n" for term in terms) + "\n"
+    return source[: match.end()] + block + source[match.end() :]
+
+
+_BUILD_OUTPUTS = re.compile(
+    r"docs/" + re.escape(OUTPUTS_SUBDIR.as_posix()) + r"/(?:(results/)|figures/\d\d_\w+)"
+)
+
+
+def as_a_student_runs_it(source: str) -> str:
+    """A lecture page's output with the docs build's folders shown as a student's own run
+    prints them: docs/_build/lecture_outputs/results/machine.json -> results/machine.json,
+    docs/_build/lecture_outputs/figures/04_make_figures -> figures."""
+    return _BUILD_OUTPUTS.sub(lambda m: m[1] or "figures", source)
+
+
+def _source_read(app: Any, docname: str, source: list[str]) -> None:
+    if docname == "auto_lectures/index":
+        source[0] = number_cards(source[0])
+    elif docname.startswith("auto_lectures/"):
+        terms = app.config.course_index_terms.get(docname.removeprefix("auto_lectures/"), ())
+        source[0] = with_index_terms(as_a_student_runs_it(source[0]), terms)
+
+
+#: Sphinx writes a toctree's caption as role="heading" without a level (axe-core:
+#: aria-required-attr, critical); the captions of the sidebar and of a page's table of
+#: contents head their lists, level 2.
+_CAPTION_HEADING = 'class="caption" role="heading"'
+
+
+def heading_levels(html: str) -> str:
+    """Navigation HTML with every caption heading given its level."""
+    return html.replace(_CAPTION_HEADING, f'{_CAPTION_HEADING} aria-level="2"')
+
+
+def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    for key in ("furo_navigation_tree", "body"):
+        if isinstance(context.get(key), str):
+            context[key] = heading_levels(context[key])
+
+
 def setup(app: Any) -> dict[str, Any]:
-    """Sphinx extension: report a lecture that ends the build through SystemExit."""
+    """Sphinx extension: report a lecture that ends the build through SystemExit;
+    number the gallery's cards; give the theme's navigation captions a heading level."""
     atexit.register(_report_exit)
     app.connect("env-before-read-docs", _gallery_finished)
+    app.add_config_value("course_index_terms", {}, "env", types=frozenset({dict}))
+    app.connect("source-read", _source_read)
+    app.connect("html-page-context", _page_context, priority=900)  # after furo's own
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -16,13 +16,24 @@ Configuration (``docs/conf.py``):
   (Run prints ``python3 -m common.exercises KEY`` with the edited table).
 - ``runner_runtime``: the folder of the ``pyodide`` npm package; when it is missing
   (no npm at build time) every panel says it is unavailable and the build succeeds.
+- ``runner_charts``: the lectures whose main figure the panel redraws after a run (the
+  run adds ``--png``; ``common/present/live.py`` hands the figure's data to the page as
+  Vega-Lite instead of drawing it with matplotlib).
+- ``runner_chips``: lecture stem -> the chip key its panel's table editor opens at, for
+  a lecture without ``--chip`` (one with it opens at the flag's value).
+- ``runner_run_limit_s``: a run still going after this many seconds is stopped.
 
 The build writes into ``_static/runner/`` of the site: ``pyodide-VERSION/`` (the
 runtime files, `RUNTIME_FILES`) and ``course.zip`` (`pack_course`: every module of
 ``common/`` that imports on the standard library alone, and the panels' lectures).
 The browser side is ``docs/_static/runner/``: ``runner.js`` (the page),
 ``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py`` (runs a lecture as
-a terminal would) and ``runner.css``.
+a terminal would), ``runner-sw.js`` (the service worker that caches the runtime,
+copied to the site's root by `write_service_worker`) and ``runner.css``. The editor
+(CodeMirror 6) and the chart (Vega-Lite with vega-embed) come from npm, pinned in
+``package-lock.json``, and are bundled by esbuild at build time (`bundle_vendor`, with
+``runner_bundle.mjs``) into ``_static/runner/vendor/``; without them the panel falls back
+to a plain textarea and draws no chart.
 """
 
 from __future__ import annotations
@@ -56,6 +67,12 @@ STATIC_SOURCE = REPO / "docs" / "_static" / "runner"
 HARNESS = STATIC_SOURCE / "harness.py"
 #: Node.js script that runs harness.compile_zip in Pyodide (the bytecode must be Pyodide's).
 STDLIB_SCRIPT = Path(__file__).resolve().parent / "runner_stdlib.mjs"
+#: Node.js script that bundles the editor and the chart with esbuild.
+BUNDLE_SCRIPT = Path(__file__).resolve().parent / "runner_bundle.mjs"
+#: The bundles it writes, under ``_static/runner/vendor/``.
+VENDOR_FILES = ("editor.js", "chart.js")
+#: The service worker, served from the site's root so that its scope is the whole site.
+SERVICE_WORKER = "runner-sw.js"
 
 #: The files of the pinned pyodide package that a page loads (the rest is docs and types).
 RUNTIME_FILES = (
@@ -353,12 +370,19 @@ class runner_panel(nodes.General, nodes.Element):  # noqa: N801 (docutils names 
     """A "Run it here" panel: attributes kind, target, options (JSON) and command."""
 
 
-def panel_node(kind: str, target: str, options: Sequence[Option] = ()) -> runner_panel:
-    """A panel for a lecture (target: its file stem) or an exercise (target: its key)."""
+def panel_node(
+    kind: str, target: str, options: Sequence[Option] = (), chip: str = "", chart: bool = False
+) -> runner_panel:
+    """A panel for a lecture (target: its file stem) or an exercise (target: its key).
+
+    `chip`: the chip key the table editor opens at; `chart`: the run redraws the figure.
+    """
     node = runner_panel()
     node["kind"] = kind
     node["target"] = target
     node["options"] = json.dumps([o.as_json() for o in options])
+    node["chip"] = chip
+    node["chart"] = chart
     return node
 
 
@@ -371,7 +395,14 @@ def _runtime_of(app: Sphinx) -> Runtime:
 
 
 def panel_html(
-    kind: str, target: str, options: str, runtime: Runtime, first: bool, table: str
+    kind: str,
+    target: str,
+    options: str,
+    runtime: Runtime,
+    first: bool,
+    table: str,
+    chip: str = "",
+    chart: bool = False,
 ) -> str:
     """The panel's HTML; the page's script brings it to life (`runner.js`)."""
     esc = html.escape
@@ -391,6 +422,10 @@ def panel_html(
         "data-options": options,
         "data-command": cmd,
     }
+    if chip:
+        attrs["data-chip"] = chip
+    if chart:
+        attrs["data-chart"] = "1"
     if not runtime.available:
         attrs["data-unavailable"] = "1"
     opening = "<div " + " ".join(f'{k}="{esc(v)}"' for k, v in attrs.items()) + ">"
@@ -428,7 +463,16 @@ def visit_panel_html(self: Any, node: runner_panel) -> None:
     self._rl_table_written = True
     table = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8") if first else ""
     self.body.append(
-        panel_html(node["kind"], node["target"], node["options"], _runtime_of(app), first, table)
+        panel_html(
+            node["kind"],
+            node["target"],
+            node["options"],
+            _runtime_of(app),
+            first,
+            table,
+            node.get("chip", ""),
+            bool(node.get("chart", False)),
+        )
     )
     raise nodes.SkipNode
 
@@ -535,7 +579,9 @@ def add_panels(app: Sphinx, doctree: nodes.document) -> None:
     if stem:
         flags = app.config.runner_lectures[stem]
         options = lecture_options(_lecture_path(app, stem), flags)
-        insert_lecture_panel(doctree, panel_node("lecture", stem, options))
+        chip = app.config.runner_chips.get(stem, "")
+        chart = stem in app.config.runner_charts
+        insert_lecture_panel(doctree, panel_node("lecture", stem, options, chip, chart))
         app.env.note_dependency(str(_lecture_path(app, stem)))
     if docname == app.config.runner_exercises_page and app.config.runner_exercises:
         placed = insert_exercise_panels(doctree, app.config.runner_exercises)
@@ -572,14 +618,22 @@ def page_assets(
     app.add_css_file("runner/runner.css")
     if not runtime.available:
         return
+    if getattr(app, "_runner_vendor", ""):
+        # The editor loads with the page (deferred, before runner.js builds the panels);
+        # the chart bundle only once a run has a figure to draw.
+        app.add_js_file("runner/vendor/editor.js", defer="defer")
     app.add_js_file(
         "runner/runner.js",
         **{
-            "async": "async",  # starts Python while the rest of the page loads
+            "defer": "defer",  # Python itself loads only when the reader uses a panel
             "data-runtime": f"{runtime.subdir}/",
             "data-course": f"course.zip?v={getattr(app, '_runner_digest', '')}",
             "data-warm": json.dumps(warm_modules(app, doctree)),
             "data-assets": assets_digest(),
+            "data-vendor": getattr(app, "_runner_vendor", ""),
+            "data-download": str(getattr(app, "_runner_download", 0)),
+            "data-service-worker": SERVICE_WORKER,
+            "data-run-limit": str(app.config.runner_run_limit_s),
         },
     )
 
@@ -587,7 +641,7 @@ def page_assets(
 def assets_digest() -> str:
     """A digest of the files the worker loads by name, so no browser keeps a stale copy."""
     digest = hashlib.sha256()
-    for name in ("runner-worker.mjs", "harness.py"):
+    for name in ("runner-worker.mjs", "harness.py", SERVICE_WORKER):
         digest.update((STATIC_SOURCE / name).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -609,6 +663,61 @@ def write_static(app: Sphinx) -> None:
     if stdlib is None:
         logger.verbose("runner: serving the standard library as source: %s", why)
     app._runner_stdlib = stdlib  # type: ignore[attr-defined]
+    app._runner_download = download_bytes(runtime, stdlib, staging / "course.zip")  # type: ignore[attr-defined]
+    vendor, why = bundle_vendor(staging / "vendor")
+    if not vendor:
+        logger.warning("runner: no editor or chart bundle (%s): the panels use a textarea", why)
+    app._runner_vendor = vendor  # type: ignore[attr-defined]
+
+
+def download_bytes(runtime: Runtime, stdlib: Path | None, course: Path) -> int:
+    """Bytes a reader's browser fetches to start Python once: the runtime files and the course."""
+    total = course.stat().st_size
+    for name in RUNTIME_FILES:
+        source = stdlib if (stdlib is not None and name == "python_stdlib.zip") else None
+        total += (source or runtime.folder / name).stat().st_size
+    return total
+
+
+def bundle_vendor(target: Path) -> tuple[str, str]:
+    """Bundle the editor and the chart from node_modules into `target` with esbuild.
+
+    Returns (a digest of the bundles, '') or ('', why not): without Node.js or the npm
+    packages the panel falls back to a textarea and draws no chart.
+    """
+    node = shutil.which("node")
+    if node is None:
+        return "", "node is not installed"
+    if not (REPO / "node_modules" / "esbuild").is_dir():
+        return "", "node_modules/esbuild is missing (run npm ci)"
+    target.mkdir(parents=True, exist_ok=True)
+    try:
+        proc = subprocess.run(
+            [node, str(BUNDLE_SCRIPT), str(target)],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return "", f"esbuild failed: {exc}"
+    missing = [name for name in VENDOR_FILES if not (target / name).is_file()]
+    if proc.returncode != 0 or missing:
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        return "", f"esbuild failed: {last}"
+    digest = hashlib.sha256()
+    for name in VENDOR_FILES:
+        digest.update((target / name).read_bytes())
+    return digest.hexdigest()[:12], ""
+
+
+def write_service_worker(outdir: Path, token: str) -> Path:
+    """Copy the service worker to the site's root, naming its cache after `token`."""
+    text = (STATIC_SOURCE / SERVICE_WORKER).read_text(encoding="utf-8")
+    target = outdir / SERVICE_WORKER
+    target.write_text(text.replace("RUNTIME_TOKEN", token), encoding="utf-8")
+    return target
 
 
 def copy_files(app: Sphinx, exception: Exception | None) -> None:
@@ -618,7 +727,11 @@ def copy_files(app: Sphinx, exception: Exception | None) -> None:
     runtime = _runtime_of(app)
     if runtime.available:
         stdlib = getattr(app, "_runner_stdlib", None)
-        copy_runtime(runtime, Path(app.outdir) / STATIC_SUBDIR, stdlib)
+        folder = copy_runtime(runtime, Path(app.outdir) / STATIC_SUBDIR, stdlib)
+        digest = hashlib.sha256()
+        for name in RUNTIME_FILES:
+            digest.update(hashlib.sha256((folder / name).read_bytes()).digest())
+        write_service_worker(Path(app.outdir), f"{runtime.version}-{digest.hexdigest()[:12]}")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -627,6 +740,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("runner_exercises", (), "env", types=[tuple, list])
     app.add_config_value("runner_exercises_page", "exercises", "env", types=[str])
     app.add_config_value("runner_runtime", str(REPO / "node_modules" / "pyodide"), "env")
+    app.add_config_value("runner_charts", (), "env", types=[tuple, list, set])
+    app.add_config_value("runner_chips", {}, "env", types=[dict])
+    app.add_config_value("runner_run_limit_s", 30, "html", types=[int, float])
     app.add_node(
         runner_panel,
         html=(visit_panel_html, None),

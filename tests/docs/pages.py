@@ -2,7 +2,7 @@
 
 The ``:computed:`` role and the ``hardware-table`` directive are the docs' own code
 (docs/_ext); the few Sphinx-only roles and directives the pages use (``:ref:``,
-``:doc:``, ``toctree``, ``literalinclude``) are stood in for by plain text, so a page
+``:doc:``, ``toctree``, ``literalinclude``, ``index``) are stood in for by plain text, so a page
 parses in milliseconds without a Sphinx build.
 """
 
@@ -90,7 +90,7 @@ def _register() -> None:
     roles.register_local_role("computed", computed.computed_role)
     for name in ("ref", "doc", "numref", "term"):
         roles.register_local_role(name, _text_role)
-    for name in ("toctree", "literalinclude"):
+    for name in ("toctree", "literalinclude", "index"):
         directives.register_directive(name, _Skip)
     directives.register_directive("course-figure", _SkipFigure)
     directives.register_directive("hardware-table", course.HardwareTableDirective)

@@ -125,6 +125,57 @@ def test_alt_text_from_the_file_name() -> None:
     assert docs_hooks.alt_text("/x/02_roofline-a100.png") == "02 roofline a100"
 
 
+def test_alt_text_says_what_the_figure_shows() -> None:
+    caption = (
+        "Look at the slope first. The A100 roof with every ``add`` on the slope. Tap it to zoom."
+    )
+    alt = docs_hooks.alt_text("/x/05_rooflines.png", caption)
+    assert alt == "Figure 05 rooflines: The A100 roof with every add on the slope."
+    assert docs_hooks.alt_text("/x/a.png", "Look at it.") == "a"  # no description: the name
+
+
+def test_gallery_cards_are_numbered_with_their_question() -> None:
+    index = (
+        '<div class="sphx-glr-thumbcontainer" tooltip="How fast is it? It measures.">\n'
+        "  :doc:`/auto_lectures/07_llm_capacity`\n"
+        '      <div class="sphx-glr-thumbnail-title">LLM capacity</div>\n'
+        '<div class="sphx-glr-thumbcontainer" tooltip="No question here. More.">\n'
+        "  :doc:`/auto_lectures/08_levers`\n"
+        '      <div class="sphx-glr-thumbnail-title">Levers</div>\n'
+    )
+    out = docs_hooks.number_cards(index)
+    assert (
+        '<span class="rl-card-number">Lecture 07</span>LLM capacity'
+        '<span class="rl-card-question">How fast is it?</span></div>'
+    ) in out
+    assert '<span class="rl-card-number">Lecture 08</span>Levers' in out
+    assert '<span class="rl-card-question">No question here.</span>' in out
+
+
+def test_navigation_captions_get_a_heading_level() -> None:
+    html = '<p class="caption" role="heading"><span class="caption-text">Contents</span></p>'
+    assert docs_hooks.heading_levels(html) == (
+        '<p class="caption" role="heading" aria-level="2">'
+        '<span class="caption-text">Contents</span></p>'
+    )
+
+
+def test_index_terms_go_under_the_page_title() -> None:
+    page = ".. _label:\n\n\nA title\n=======\n\nText.\n"
+    out = docs_hooks.with_index_terms(page, ["KV cache", "  "])
+    assert out == ".. _label:\n\n\nA title\n=======\n\n.. index::\n   ! KV cache\n\n\nText.\n"
+    assert docs_hooks.with_index_terms(page, []) == page
+    assert docs_hooks.with_index_terms("no title\n", ["x"]) == "no title\n"
+
+
+def test_build_folders_are_shown_as_a_student_run_prints_them() -> None:
+    out = docs_hooks.as_a_student_runs_it(
+        "saved results: docs/_build/lecture_outputs/results/machine.json; "
+        "wrote 4 figure(s) to docs/_build/lecture_outputs/figures/04_make_figures"
+    )
+    assert out == "saved results: results/machine.json; wrote 4 figure(s) to figures"
+
+
 PNG_BYTES = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
@@ -224,7 +275,7 @@ def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
     rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
     assert rst.count(".. figure::") == 1
     assert _caption(rst) == "The A100 roof: every ``add`` sits on the slope."
-    assert ":alt: roofline" in rst
+    assert ":alt: Figure roofline: The A100 roof: every add sits on the slope." in rst
     assert ":width: 100%" in rst  # Sphinx then links the image to its full-size file
 
 

@@ -297,12 +297,17 @@ TABLES = {
 # Numbers computed inline in prose: (how many roles, the sentences they must render).
 INLINE = {
     "overview": (
-        5,
+        8,
         [
             "性能建模与 Profiling：算力、带宽与显存账本",  # the article's title, as it prints it
             f"is {reference.RIDGE_A100_BF16} FLOP/byte in bf16; the H100's is "
             f"{reference.RIDGE_H100_BF16} FLOP/byte",
             f"climbs from {reference.RIDGE_A100_BF16} to {reference.RIDGE_A100_EDITED} FLOP/byte",
+            # GiB against GB, by hand: 80e9 B of HBM (datasheet); 2**30 / 1e9 - 1 = 7.37%;
+            # 16 x 2**30 B = 17.18e9 B.
+            "holds 80.00 GB of HBM",
+            "bytes, 7.4% more",
+            "a budget of 16 GiB is 17.18 GB",
         ],
     ),
 }
@@ -384,9 +389,28 @@ def test_hardware_page_figures_and_estimate_flags() -> None:
     assert figures["B300 (key b300)"][1][1].endswith("(estimate)")  # bf16 "about 2.5x H100"
 
 
+def test_hardware_page_shows_spec_and_achievable_columns() -> None:
+    # Typed from the sources (see tests/tables/test_achievable_roofs.py): MAMF A100 271.2 and
+    # H100 794.5 TFLOP/s; H200 nvbandwidth 396.40 GB/s; no TPU measurement published.
+    untitled = [rows for title, rows in pages.tables(pages.page("hardware")) if not title]
+    (table,) = [rows for rows in untitled if "achievable (measured)" in rows[0]]
+    assert table[0] == ["chip", "roof", "spec", "achievable (measured)", "of spec", "measured by"]
+    cells = {(r[0], r[1]): r[2:] for r in table[1:]}
+    assert cells["A100 40GB SXM", "peak bf16"][:3] == ["312 TFLOP/s", "271.2 TFLOP/s", "86.9%"]
+    assert cells["H100 SXM", "peak bf16"][:3] == ["989 TFLOP/s", "794.5 TFLOP/s", "80.3%"]
+    assert cells["H200", "link (NVLink 4)"][:3] == ["450 GB/s", "396.4 GB/s", "88.1%"]
+    assert cells["A100 40GB SXM", "peak bf16"][3].startswith("[1] ")  # numbered sources below
+    from docutils import nodes
+
+    (listed,) = list(pages.page("hardware").findall(nodes.enumerated_list))
+    first = listed.children[0].astext()
+    assert "Maximum Achievable Matmul FLOPS comparison table" in first and "744d01e" in first
+    assert cells["TPU v5e", "memory bandwidth"][1] == "none published"
+
+
 def test_hardware_page_ridge_points_and_bytes() -> None:
     untitled = [rows for title, rows in pages.tables(pages.page("hardware")) if not title]
-    ridge, nbytes = untitled
+    ridge, nbytes = [rows for rows in untitled if "achievable (measured)" not in rows[0]]
     precisions = ["bf16", "int8", "fp8", "nvfp4"]
     assert ridge[0] == ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
     for row, (key, want) in zip(ridge[1:], reference.HARDWARE.items(), strict=True):

@@ -32,6 +32,8 @@ pytestmark = pytest.mark.browser
 # NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): 989 TFLOPS dense BF16, 3.35 TB/s.
 H100_BF16_PEAK = 989e12
 H100_BANDWIDTH = 3.35e12
+# NVIDIA H200 Tensor Core GPU datasheet: 989 TFLOPS dense BF16 (1,979 with sparsity).
+H200_BF16_PEAK = 989e12
 # Google Cloud TPU v5e documentation: 394 TOPS int8, 819 GB/s (the table's 8.2e11 B/s).
 V5E_INT8_PEAK = 394e12
 V5E_BANDWIDTH = 8.2e11
@@ -80,9 +82,7 @@ class Panel:
     def __init__(self, page, selector: str) -> None:
         self.page = page
         self.root = page.locator(selector)
-        page.wait_for_function(
-            "() => document.documentElement.dataset.rlRunnerReadyMs", timeout=READY_MS
-        )
+        page.wait_for_function("() => document.documentElement.dataset.rlRunnerBuilt")
 
     @property
     def status(self) -> str:
@@ -92,30 +92,93 @@ class Panel:
     def output(self) -> str:
         return self.root.locator(".rl-runner-output").inner_text()
 
-    def table(self):
+    def open_table(self) -> None:
         editor = self.root.locator("details.rl-runner-editor")
         if editor.get_attribute("open") is None:
             editor.locator("summary").click()
-        return self.root.locator("textarea")
+
+    def value(self) -> str:
+        """The table as the panel's editor holds it."""
+        return self.root.evaluate("el => el.rlEditor.value")
+
+    def editor_call(self, script: str):
+        """Evaluate `script` with `view`, the panel's CodeMirror EditorView."""
+        return self.root.evaluate(f"el => {{ const view = el.rlEditor.view; return {script}; }}")
+
+    def set_table(self, text: str) -> None:
+        """Select the whole table in the editor and type `text` over it."""
+        self.open_table()
+        self.root.locator(".cm-content").click()
+        self.page.keyboard.press("ControlOrMeta+a")
+        self.page.keyboard.insert_text(text)
+        self.page.keyboard.press("Escape")  # close a completion list, if one opened
+        assert self.value() == text
 
     def edit(self, chip_name: str, old: str, new: str) -> None:
-        area = self.table()
-        text = area.input_value()
+        self.open_table()
+        text = self.value()
         at = text.index(old, text.index(f'name="{chip_name}"'))
-        area.fill(text[:at] + new + text[at + len(old) :])
+        self.set_table(text[:at] + new + text[at + len(old) :])
 
     def choose(self, flag: str, value: str) -> None:
         self.root.locator(f"[id$='-{flag.removeprefix('--')}']").select_option(value)
 
-    def run(self) -> str:
+    def top_line(self) -> str:
+        """The text of the first line the editor shows."""
+        return self.editor_call(
+            "view.state.doc.lineAt(view.lineBlockAtHeight(view.scrollDOM.scrollTop + 2).from).text"
+        )
+
+    def wait_top(self, text: str) -> None:
+        """Wait until the editor's first line shown is `text` (it scrolls after opening)."""
+        for _ in range(50):
+            if self.top_line() == text:
+                return
+            self.page.wait_for_timeout(100)
+        assert self.top_line() == text
+
+    def start_run(self) -> int:
         runs = int(self.root.get_attribute("data-runs") or 0)
         self.root.locator(".rl-runner-run").click()
+        return runs
+
+    def wait_run(self, runs: int) -> str:
         self.page.wait_for_function(
             f"(el) => Number(el.dataset.runs || 0) > {runs}",
             arg=self.root.element_handle(),
             timeout=READY_MS,
         )
         return self.output
+
+    def run(self) -> str:
+        return self.wait_run(self.start_run())
+
+    def roof_top(self, roof: str) -> float:
+        """The highest TFLOP/s of `roof` in the data of the Vega view the panel drew."""
+        rows = self.root.evaluate(
+            "el => el.querySelector('.rl-runner-chart-area').rlView.data('roofs')"
+        )
+        return max(r["tflops"] for r in rows if r["roof"] == roof)
+
+    def wait_chart(self, charts: int) -> None:
+        self.page.wait_for_function(
+            f"(el) => Number(el.dataset.charts || 0) >= {charts}",
+            arg=self.root.element_handle(),
+            timeout=READY_MS,
+        )
+
+
+def fetched(since: int = 0, part: str = ".wasm") -> list[str]:
+    """Paths containing `part` the test server answered after the first `since` requests."""
+    from conftest import SERVED
+
+    return [p for p in SERVED[since:] if part in p]
+
+
+def served() -> int:
+    from conftest import SERVED
+
+    return len(SERVED)
 
 
 def row(output: str, start: str) -> list[str]:
@@ -124,18 +187,39 @@ def row(output: str, start: str) -> list[str]:
     return line.group(0).split()
 
 
-def test_lecture_02_reruns_with_an_edited_peak(visit: Visitor, tmp_path: Path) -> None:
+def line_of(text: str, needle: str, after: str) -> int:
+    """1-based number of the line of `text` holding `needle`, first after `after`."""
+    return text[: text.index(needle, text.index(after))].count("\n") + 1
+
+
+def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
+    """One page of lecture 02, used as a student would, checked at each step."""
+    start = served()
     page = visit.open(LECTURE_02)
     panel = Panel(page, ".rl-runner")
-    assert "Ready" in panel.status
+    # Only read: nothing of Python is fetched, and the panel says what using it costs.
+    for part in (".wasm", "/pyodide-", "course.zip", "runner-worker"):
+        assert not fetched(start, part), f"a page only read fetched {fetched(start, part)}"
+    assert panel.status == "Python is not loaded yet."
+    cost = panel.root.locator(".rl-runner-cost").inner_text()
+    assert re.search(r"downloads \d+\.\d MB", cost) and "the first run" in cost
+    # The editor: CodeMirror with line numbers, opened at the H100, the chip the page is about.
+    assert page.evaluate("() => document.documentElement.dataset.rlRunnerBuilt") == "codemirror"
+    assert panel.root.locator(".cm-lineNumbers").is_visible()
+    panel.wait_top("H100 = Chip(")
+    original = panel.value()
 
+    # Double the H100's bf16 peak: the numbers and the redrawn roofline follow.
     panel.edit("H100 SXM", "989e12", "1978e12")
     assert panel.root.locator(".rl-runner-edited").is_visible()
     doubled = 2 * H100_BF16_PEAK / H100_BANDWIDTH  # 590.4 FLOP/byte
     out = panel.run()
+    assert fetched(start), "using the panel fetches the runtime"
     assert f"H100 SXM (ridge {doubled:.0f} FLOP/B)" in out
     assert row(out, "H100 SXM  bf16")[-2:] == [f"{doubled:.0f}", str(critical_batch(doubled, 2))]
     assert panel.status.startswith("Ran in")
+    panel.wait_chart(1)
+    assert panel.roof_top("H100 SXM bf16") == pytest.approx(2 * H100_BF16_PEAK / 1e12)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     panel.root.screenshot(path=str(SCREENSHOTS / "runner_02_edited.png"))
 
@@ -145,16 +229,60 @@ def test_lecture_02_reruns_with_an_edited_peak(visit: Visitor, tmp_path: Path) -
     out = panel.run()
     assert f"H100 SXM (ridge {ridge:.0f} FLOP/B)" in out
     assert row(out, "H100 SXM  bf16")[-2:] == [f"{ridge:.0f}", str(critical_batch(ridge, 2))]
+    panel.wait_chart(2)
+    assert panel.roof_top("H100 SXM bf16") == pytest.approx(H100_BF16_PEAK / 1e12)
 
     # A zero peak: the terminal's one line, and the panel still works afterwards.
     panel.edit("H100 SXM", "989e12", "0")
     out = panel.run()
-    expected = terminal_error(panel.table().input_value(), tmp_path)
+    expected = terminal_error(panel.value(), tmp_path)
     assert expected.count("\n") == 1 and out.strip() == expected.strip()
     assert "Traceback" not in page.locator("article").inner_text()
     assert "exit status 1" in panel.status
+
+    # A typo: the error names the table's line, and a button there moves the cursor to it.
+    panel.set_table(original.replace('"bf16": flops(989e12, H100', '"bf16": flops(989e12 +, H100'))
+    bad = line_of(original, "989e12", 'name="H100 SXM"')
+    out = panel.run()
+    assert f"common/hw_specs.py, line {bad}" in out
+    panel.root.locator(f".rl-runner-line[data-line='{bad}']").first.click()
+    assert panel.editor_call("view.hasFocus")
+    assert panel.editor_call("view.state.doc.lineAt(view.state.selection.main.head).number") == bad
+    page.keyboard.press("Tab")  # Tab leaves the editor: the keyboard is never trapped
+    assert not panel.editor_call("view.hasFocus")
+
+    # A loop that never ends: Stop ends it, the table stays, the next run works.
+    loop = original + "\nwhile True:\n    pass\n"
+    panel.set_table(loop)
+    runs = panel.start_run()
+    stop = panel.root.locator(".rl-runner-stop")
+    stop.wait_for(state="visible")
+    page.wait_for_timeout(500)
+    stop.click()
+    panel.wait_run(runs)
+    assert panel.status.startswith("Stopped.") and "table is kept" in panel.status
+    assert panel.value() == loop and not stop.is_visible()
     panel.root.locator(".rl-runner-reset").click()
+    assert f"ridge {ridge:.0f} FLOP/B" in panel.run() and panel.status.startswith("Ran in")
+
+    # The time limit (made short here) stops a loop by itself, in one line.
+    page.evaluate("() => { document.documentElement.dataset.rlRunLimitS = '3'; }")
+    panel.set_table(loop)
+    panel.run()
+    assert panel.status.startswith("Stopped after 3 s") and "\n" not in panel.status
+
+    # Reloaded, the stopped table is offered, not loaded; the runtime comes from the cache.
+    before = served()
+    page.reload(wait_until="load")
+    panel = Panel(page, ".rl-runner")
+    offer = panel.root.locator(".rl-runner-offer")
+    assert "was stopped" in offer.inner_text()
+    assert panel.value() == original
     assert f"ridge {ridge:.0f} FLOP/B" in panel.run()
+    assert not fetched(before), "the reload fetched the runtime again: " + str(fetched(before))
+    offer.locator(".rl-runner-restore").click()
+    assert panel.value() == loop and not offer.count()
+    panel.root.locator(".rl-runner-reset").click()
     check(visit)
 
 
@@ -185,23 +313,31 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
     assert panel.root.locator(".rl-runner-command").inner_text() == (
         "python3 -m common.exercises v5e-int8"
     )
+    start = served()
     for peak, literal in ((V5E_INT8_PEAK, ""), (2 * V5E_INT8_PEAK, "788e12")):
         if literal:
+            panel.open_table()  # it opens at the chip the exercise is about
+            panel.wait_top("TPU_V5E = Chip(")
             panel.edit("TPU v5e", "394e12", literal)
         out = panel.run()
         ridge = peak / V5E_BANDWIDTH  # 480.5, then 961.0 FLOP/byte
         assert f"= {ridge:.1f} FLOP/byte" in out
-        assert f"gives B = {critical_batch(ridge, 1):,}" in out
+        # the exercise's layer: X[B, 4096] W[4096, 4096], all int8 (273, then 628 by hand)
+        assert f"gives B = {critical_batch(ridge, 1, d=4096):,}" in out
+        # The formula is plain text: no TeX source in what the panel shows.
+        assert not re.search(r"\\[a-z]+|[{}]", out), out
+        assert "P_peak / beta" in out
+    assert len(fetched(start, ".wasm")) == 1
     # Every panel on the page edits the one table: another exercise sees the edit too,
     other = Panel(page, ".rl-runner[data-target='v5e-int8-weights']")
-    assert "788e12" in other.table().input_value()
+    assert "788e12" in other.value()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     panel.root.screenshot(path=str(SCREENSHOTS / "runner_exercise.png"))
     # and so does the next page the reader opens in this tab, until Reset.
     page.goto(visit.base_url + LECTURE_02)
     lecture = page.locator(".rl-runner")
     lecture.locator(".rl-runner-edited").wait_for(state="visible")
-    assert "788e12" in lecture.locator("textarea").input_value()
+    assert "788e12" in Panel(page, ".rl-runner").value()
     lecture.locator(".rl-runner-reset").click()
     assert not lecture.locator(".rl-runner-edited").is_visible()
     assert page.evaluate("() => sessionStorage.length") == 0
@@ -221,12 +357,16 @@ def test_a_lecture_offers_its_own_flags(visit: Visitor) -> None:
         assert options == list(registry), flag
     panel.choose("--model", "llama-2-7b")
     panel.choose("--chip", "h200")
+    panel.wait_top("H200 = Chip(")  # the table follows the chip chosen
     assert panel.root.locator(".rl-runner-command").inner_text() == (
         f"python3 lectures/{stem}.py --model llama-2-7b --chip h200"
     )
     out = panel.run()
     assert panel.status.startswith("Ran in"), out
     assert MODELS["llama-2-7b"].name in out and CHIPS["h200"].name in out
+    panel.wait_chart(1)  # the speed chart of that run, on the H200's roof
+    roof = f"{CHIPS['h200'].name} bf16"
+    assert panel.roof_top(roof) == pytest.approx(H200_BF16_PEAK / 1e12)
     if "--precision" in lectures[stem]:
         panel.choose("--chip", "tpu-v5e")
         panel.choose("--precision", "fp8")  # the v5e has no fp8 peak: the lecture says so
@@ -236,15 +376,29 @@ def test_a_lecture_offers_its_own_flags(visit: Visitor) -> None:
     check(visit)
 
 
-def test_lecture_05_runs_without_numpy(visit: Visitor) -> None:
-    """Lecture 05 reads the results file; in the browser there is none, and it says so."""
+def test_lecture_05_runs_without_numpy_or_the_editor_bundle(visit: Visitor) -> None:
+    """Lecture 05 reads the results file; in the browser there is none, and it says so.
+
+    Here the editor's bundle does not load (as in a build without it): the panel falls
+    back to a plain textarea and works the same.
+    """
     if "05_operator_ledger" not in conf_value("runner_lectures"):
         pytest.skip("lecture 05 has no panel in docs/conf.py")
+    visit.context.route("**/_static/runner/vendor/editor.js*", lambda route: route.abort())
     page = visit.open("auto_lectures/05_operator_ledger.html")
     panel = Panel(page, ".rl-runner")
+    assert page.evaluate("() => document.documentElement.dataset.rlRunnerBuilt") == "textarea"
+    area = panel.root.locator("textarea.rl-runner-table-edit")
+    text = area.input_value()
+    at = text.index("989e12", text.index('name="H100 SXM"'))
+    area.fill(text[:at] + "1978e12" + text[at + len("989e12") :])
     out = panel.run()
     assert panel.status.startswith("Ran in"), out
     assert "A100 40GB SXM (bf16)" in out and "not measured" in out
+    # the operators' rooflines, redrawn: the H100's bf16 roof at the doubled peak
+    panel.wait_chart(1)
+    assert panel.roof_top("H100 SXM") == pytest.approx(2 * H100_BF16_PEAK / 1e12)
+    visit.errors[:] = [e for e in visit.errors if "ERR_FAILED" not in e]  # the blocked bundle
     check(visit)
 
 
@@ -259,13 +413,21 @@ def test_panel_fits_a_desktop_and_a_phone(visit: Visitor, path: str, selector: s
     """Screenshots at 1280 and 390 px (docs/_build/screenshots); the page never scrolls sideways."""
     page = visit.open(path)
     panel = Panel(page, selector)
-    panel.table()
+    panel.open_table()
     panel.run()
+    box = panel.root.locator(".rl-runner-output-box")
+    assert box.get_attribute("aria-live") == "polite"  # announced to screen readers
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{path}: page is {overflow}px wider than a {width}px window"
+        # Output lines wrap or scroll inside their box: none is cut off unreachably.
+        scrolls = panel.root.locator("pre.rl-runner-output").evaluate(
+            "el => { const s = getComputedStyle(el); return el.scrollWidth <= el.clientWidth"
+            " || s.whiteSpace.startsWith('pre-wrap') || ['auto', 'scroll'].includes(s.overflowX); }"
+        )
+        assert scrolls, f"{path}: output lines are cut at {width}px"
         panel.root.scroll_into_view_if_needed()
         panel.root.screenshot(path=str(SCREENSHOTS / f"runner_{name}_{width}.png"))
     check(visit)

@@ -603,3 +603,119 @@ def test_the_compiled_standard_library_is_built_once_and_cached(
     monkeypatch.setattr(runner.shutil, "which", lambda name: None)
     assert runner.compiled_stdlib(runtime, tmp_path / "cache") == (first, "")  # cached: no node
     assert runner.compiled_stdlib(runtime, tmp_path / "new") == (None, "node is not installed")
+
+
+# ---------------------------------------------------------------------------
+# The figure redrawn in the panel: the run's chart data (common/present/live.py)
+# ---------------------------------------------------------------------------
+def roof_top(spec: dict, roof: str) -> float:
+    """The highest point (TFLOP/s) of one roof in a roofline specification."""
+    return max(r["tflops"] for r in spec["datasets"]["roofs"] if r["roof"] == roof)
+
+
+def test_a_panel_run_emits_the_figure_from_the_edited_table(course: Path, tmp_path: Path) -> None:
+    edited, _ = edit_chip(TABLE, "H100 SXM", "989e12", "1978e12")
+    plain, before, after = harness_runs(
+        course,
+        {"kind": "lecture", "target": "02_roofline_basics", "table": TABLE},
+        {"kind": "lecture", "target": "02_roofline_basics", "table": TABLE, "chart": True},
+        {"kind": "lecture", "target": "02_roofline_basics", "table": edited, "chart": True},
+        tmp=tmp_path,
+    )
+    assert plain["charts"] == [] and plain["argv"] == ["lectures/02_roofline_basics.py"]
+    # The chart's run prints what the terminal prints, less nothing but the figure's line.
+    assert stream(before, "stdout") == stream(plain, "stdout")
+    assert before["status"] == after["status"] == 0
+    for result, peak in ((before, H100_BF16_PEAK), (after, 2 * H100_BF16_PEAK)):
+        (spec,) = result["charts"]
+        assert roof_top(spec, "H100 SXM bf16") == pytest.approx(peak / 1e12)  # 989, then 1978
+        ridge = peak / H100_BANDWIDTH
+        assert min(
+            (r for r in spec["datasets"]["roofs"] if r["roof"] == "H100 SXM bf16"),
+            key=lambda r: abs(r["intensity"] - ridge),
+        )["intensity"] == pytest.approx(ridge)
+        assert "sits on the bold H100 SXM roof" in spec["description"]
+    # the other chips' roofs do not move: H200's bf16 peak is 989 TFLOPS in its datasheet
+    assert roof_top(after["charts"][0], "H200 bf16") == pytest.approx(989)
+
+
+@pytest.mark.parametrize("stem", ["05_operator_ledger", "06_llm_speed", "07_llm_capacity"])
+def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem: str) -> None:
+    assert stem in conf_value("runner_charts")
+    (result,) = harness_runs(
+        course, {"kind": "lecture", "target": stem, "table": TABLE, "chart": True}, tmp=tmp_path
+    )
+    assert result["status"] == 0, result["chunks"]
+    (spec,) = result["charts"]
+    assert spec["description"] and all(spec["datasets"].values())
+    if stem == "07_llm_capacity":
+        # Stacked terms: at each batch the four add up; the capacity line is the H100's 80 GB.
+        assert spec["datasets"]["limits"][0]["gb"] == pytest.approx(80)
+        batches = {r["batch"] for r in spec["datasets"]["ledger"]}
+        assert all(
+            len([r for r in spec["datasets"]["ledger"] if r["batch"] == b]) == 4 for b in batches
+        )
+
+
+def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
+    from common.present import live
+
+    rows = live.roof_rows("X", 100e12, 1e12, 1.0, 1000.0)  # ridge at 100 FLOP/B
+    assert [(r["intensity"], r["tflops"]) for r in rows] == [
+        (1.0, 1.0),
+        (100.0, 100.0),
+        (1000.0, 100.0),
+    ]
+    assert live.x_range([100.0], [0.2, 3000.0]) == (0.1, 10000.0)
+
+
+# ---------------------------------------------------------------------------
+# Exercise formulas as plain text (common/present/plain_math.py)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("tex", "text"),
+    [
+        (r"I^* = \frac{P_{\text{peak}}}{\beta}", "I^* = P_peak / beta"),
+        (r"T = \max\!\left(\frac{F}{P},\; \frac{D}{\beta}\right)", "T = max(F / P, D / beta)"),
+        (r"\frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*", "(2 B d^2) / (4 (d^2 + 2 B d)) >= I^*"),
+        (r"2BSLd_{kv}b_{kv} \leq \text{budget}", "2BSLd_kv b_kv <= budget"),
+    ],
+)
+def test_plain_math_writes_tex_without_markup(tex: str, text: str) -> None:
+    from common.present.plain_math import plain
+
+    assert plain(tex) == text
+
+
+def test_no_exercise_prints_tex() -> None:
+    from common.exercises import EXERCISES as ALL
+    from common.exercises.text import format_exercise
+
+    for exercise in ALL:
+        out = format_exercise(exercise)
+        assert not re.search(r"\\[A-Za-z]+|[{}]", out.split("Worked answer:")[1]), exercise.key
+
+
+# ---------------------------------------------------------------------------
+# Build: the bundles and the service worker
+# ---------------------------------------------------------------------------
+def test_panel_html_carries_the_chip_and_the_chart() -> None:
+    on = runner.Runtime(Path("node_modules/pyodide"), version="1")
+    text = runner.panel_html("lecture", "02_roofline_basics", "[]", on, False, "", "h100", True)
+    assert 'data-chip="h100"' in text and 'data-chart="1"' in text
+    text = runner.panel_html("exercise", "v5e-int8", "[]", on, False, "")
+    assert "data-chip" not in text and "data-chart" not in text
+
+
+def test_without_node_there_is_no_bundle_and_it_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner.shutil, "which", lambda name: None)
+    assert runner.bundle_vendor(tmp_path / "vendor") == ("", "node is not installed")
+
+
+def test_the_service_worker_names_its_cache_after_the_runtime(tmp_path: Path) -> None:
+    target = runner.write_service_worker(tmp_path, "314.0.7-abc")
+    text = target.read_text(encoding="utf-8")
+    assert target == tmp_path / "runner-sw.js"
+    assert 'const CACHE = "rl-runner-314.0.7-abc";' in text and "RUNTIME_TOKEN" not in text

@@ -16,6 +16,10 @@ What a lecture page must be (issue 10, "pages that read as a course"):
 - nothing wider than the window except inside a box that scrolls, at 390 px (a
   phone) and 1280 px (a laptop), on every page of the site.
 
+What every page must be at both widths (issue 20): tables whole at 1280 px, a wide
+table's first column in view at 390 px, no equation clipped, and zero serious or
+critical violations of axe-core (npm's axe-core, installed by npm ci and injected here).
+
 Full-page screenshots of every page at both widths are saved under
 ``docs/_build/screenshots/`` for a human to look at.
 """
@@ -179,6 +183,31 @@ def test_gallery_thumbnail_is_a_real_figure(visit: Visitor, lecture: Path) -> No
     visit.check()
 
 
+def test_no_two_lectures_share_a_thumbnail(visit: Visitor) -> None:
+    """Each card of the gallery shows a picture of its own lecture (no byte-identical twins)."""
+    page = visit.open("auto_lectures/index.html")
+    sources = page.eval_on_selector_all(
+        ".sphx-glr-thumbcontainer img", "imgs => imgs.map(img => img.getAttribute('src'))"
+    )
+    pictures: dict[bytes, str] = {}
+    for src in sources:
+        data = (SITE / "auto_lectures" / src).resolve().read_bytes()
+        assert data not in pictures, f"{src} is the same picture as {pictures.get(data)}"
+        pictures[data] = src
+    visit.check()
+
+
+def test_gallery_cards_are_numbered_and_ask_their_question(visit: Visitor) -> None:
+    """Cards read "Lecture NN", the title and the lecture's one-line question (that each
+    card's link has a name is axe-core's link-name rule, run on every page)."""
+    page = visit.open("auto_lectures/index.html")
+    numbers = page.locator(".sphx-glr-thumbcontainer .rl-card-number").all_inner_texts()
+    assert numbers == [f"Lecture {lecture.stem[:2]}" for lecture in LECTURES]
+    questions = page.locator(".sphx-glr-thumbcontainer .rl-card-question").all_inner_texts()
+    assert len(questions) == len(LECTURES) and all(q.strip() for q in questions)
+    visit.check()
+
+
 # ---------------------------------------------------------------------------
 # Lecture pages
 # ---------------------------------------------------------------------------
@@ -189,7 +218,7 @@ def test_lecture_page_shows_output_and_figures(visit: Visitor, lecture: Path) ->
     assert outputs.count() >= 1, f"{lecture.name}: no captured output on its page"
     assert any(text.strip() for text in outputs.all_inner_texts()), f"{lecture.name}: empty output"
     assert not all_images_loaded(page), f"{lecture.name}: images that did not load"
-    flags = docs_hooks.lecture_flags(lecture.read_text(encoding="utf-8"))
+    flags = docs_hooks.lecture_flags(lecture)
     if flags.outdir:  # a lecture that accepts --outdir draws: its figures must be embedded
         assert page.locator("img.sphx-glr-single-img").count() >= 1, f"{lecture.name}: no figure"
     text = page.locator("article").inner_text()
@@ -246,9 +275,11 @@ PAGES = site_pages()
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("path", PAGES or ["index.html"])
-def test_nothing_overflows_outside_a_scroll_box(browser, base_url, path: str, width: int) -> None:
-    """At 390 px and 1280 px only scroll boxes (tables, code, math) may be wider than
-    the window; the page's full-size screenshot is saved either way."""
+def test_page_fits_the_window_and_passes_axe(browser, base_url, path: str, width: int) -> None:
+    """At 390 px and 1280 px: only scroll boxes (tables, code, math) may be wider than the
+    window; at 1280 px every table is whole; at 390 px a wide table keeps its first
+    column in view; no equation is clipped; axe-core finds nothing serious or critical.
+    The page's full-size screenshot is saved either way (one load serves every check)."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     try:
         visitor = Visitor(context, base_url)
@@ -257,11 +288,81 @@ def test_nothing_overflows_outside_a_scroll_box(browser, base_url, path: str, wi
         target = SCREENSHOTS / screenshot_name(path, width)
         page.screenshot(path=str(target), full_page=True)
         assert target.stat().st_size > 0
+        where = f"{path} at {width}px"
         problems = overflow(page)
-        assert not problems, f"{path} at {width}px:\n" + "\n".join(problems)
+        assert not problems, f"{where}:\n" + "\n".join(problems)
+        tables = wide_tables(page)
+        if width >= LAPTOP:
+            assert not tables, f"{where}: tables wider than their column: {tables}"
+        else:
+            loose = [t for t in tables if not t["sticky"]]
+            assert not loose, f"{where}: wide tables whose first column scrolls away: {loose}"
+        clipped = clipped_equations(page)
+        assert not clipped, f"{where}: equations cut off or out of keyboard reach: {clipped}"
+        found = axe_violations(page)
+        assert not found, f"{where}: axe-core, serious or critical:\n" + "\n".join(found)
         visitor.check()
     finally:
         context.close()
+
+
+LAPTOP = 1280  # from this width on, every table of the site is whole
+
+#: Tables wider than the box they sit in, with whether their first column stays in view.
+WIDE_TABLES_JS = """() => Array.from(document.querySelectorAll("article table")).map(t => {
+  const box = t.closest(".rl-table-scroll, .table-wrapper") || t.parentElement;
+  const first = t.querySelector("tr > :first-child");
+  const caption = (t.querySelector("caption") || {}).textContent || "";
+  return {caption: caption.trim().slice(0, 50), width: Math.round(t.scrollWidth),
+          box: Math.round(box.clientWidth),
+          sticky: !!first && getComputedStyle(first).position === "sticky"};
+}).filter(t => t.width > t.box + 1)"""
+
+
+def wide_tables(page) -> list[dict]:
+    """Each table wider than its box: caption, widths in px, whether its first column sticks."""
+    return page.evaluate(WIDE_TABLES_JS)
+
+
+#: Display equations wider than their box whose box cannot scroll or take focus.
+CLIPPED_MATH_JS = """() => Array.from(document.querySelectorAll("article div.math"))
+  .filter(box => box.offsetParent !== null)
+  .map(box => {
+    const eq = box.querySelector("mjx-container") || box;
+    const scroller = [eq, box].find(el => el.scrollWidth > el.clientWidth + 1);
+    if (!scroller) return null;
+    const scrolls = ["auto", "scroll"].includes(getComputedStyle(scroller).overflowX);
+    const focusable = scroller.tabIndex >= 0 || !!scroller.closest("[tabindex]");
+    return scrolls && focusable ? null :
+      `${scroller.scrollWidth}px in ${scroller.clientWidth}px: ${box.textContent.slice(0, 40)}`;
+  }).filter(Boolean)"""
+
+
+def clipped_equations(page) -> list[str]:
+    """Equations that overflow a box that neither scrolls nor takes keyboard focus."""
+    return page.evaluate(CLIPPED_MATH_JS)
+
+
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+AXE_IMPACTS = ("serious", "critical")
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on the page, one line each (rule: nodes)."""
+    if not AXE.is_file():
+        pytest.fail(f"{AXE} is missing: run npm ci (make docs does) to install axe-core")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async (impacts) => {
+          await new Promise(requestAnimationFrame);  // scroll boxes marked on the last resize
+          const result = await axe.run(document, {resultTypes: ["violations"]});
+          return result.violations.filter(v => impacts.includes(v.impact)).map(v =>
+            `${v.id} (${v.impact}, ${v.nodes.length}): ` +
+            v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | "));
+        }""",
+        list(AXE_IMPACTS),
+    )
+    return found
 
 
 def test_no_build_machine_path_in_the_site() -> None:
@@ -377,12 +478,60 @@ def test_search_finds_ridge_point(visit: Visitor) -> None:
     visit.check()
 
 
-def test_search_snippets_quote_prose_only(visit: Visitor) -> None:
-    """Searching "ridge": no worked answer, no TeX and no code in the quoted snippets."""
+#: A term and the pages about it (lecture or concept): one must be among the first three.
+SEARCH_TERMS = {
+    "KV+cache": ("auto_lectures/07_llm_capacity.html", "concepts/memory-ledger.html"),
+    "ridge": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
+    "critical+batch": (
+        "auto_lectures/02_roofline_basics.html",
+        "concepts/intensity-and-ridge.html",
+    ),
+    "FlashAttention": ("auto_lectures/10_tiled_attention.html", "concepts/papers.html"),
+    "roofline": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
+}
+
+
+def search_results(visit: Visitor, query: str) -> list[tuple[str, str, str]]:
+    """(kind, page, snippet) of each result of a search, in the order shown."""
+    search_snippets(visit, query)
+    page = visit.context.pages[-1]
+    return page.eval_on_selector_all(
+        "#search-results ul.search li",
+        """items => items.map(li => [
+          (li.className.match(/kind-(\\w+)/) || [, ""])[1],
+          li.querySelector("a").getAttribute("href").split("#")[0],
+          (li.querySelector("p.context") || {}).innerText || ""])""",
+    )
+
+
+@pytest.mark.parametrize("query", list(SEARCH_TERMS))
+def test_search_finds_the_page_about_a_term(visit: Visitor, query: str) -> None:
+    """The lecture or concept page about a term is among the first three results, and
+    API entries (a name, no snippet) come after every page result."""
+    results = search_results(visit, query)
+    first = [page for _, page, _ in results[:3]]
+    assert set(first) & set(SEARCH_TERMS[query]), f"{query}: first three are {first}"
+    kinds = [kind for kind, _, _ in results]
+    if "object" in kinds:
+        first_object = kinds.index("object")
+        assert set(kinds[first_object:]) == {"object"}, f"{query}: API entries among pages"
+    empty = [page for kind, page, snippet in results if kind != "object" and not snippet.strip()]
+    assert not empty, f"{query}: page results without a snippet: {empty}"
+    visit.check()
+
+
+#: Lecture 02 still works the GQA exercise's own case and states its answer in prose
+#: (issue 19 gives the exercise another case): expected to fail until then.
+_GQA_LEAK = pytest.mark.xfail(reason="lecture 02 quotes the GQA exercise's answer", strict=False)
+
+
+@pytest.mark.parametrize("query", ["ridge", pytest.param("GQA", marks=_GQA_LEAK), "KV+cache"])
+def test_search_snippets_quote_prose_only(visit: Visitor, query: str) -> None:
+    """No worked answer, no TeX and no code in the quoted snippets of a search."""
     answers_page = visit.open("exercises.html")
     answers = " ".join(answers_page.locator(".exercise-answer-body").all_text_contents())
-    links, snippets = search_snippets(visit, "ridge")
-    assert len(snippets) >= 3, f"too few results for 'ridge': {links}"
+    links, snippets = search_snippets(visit, query)
+    assert len(snippets) >= 3, f"too few results for {query!r}: {links}"
     for snippet in snippets:
         words = snippet.strip(". ").split()
         # Any run of eight words found in an answer means the answer is quoted.

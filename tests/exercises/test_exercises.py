@@ -524,3 +524,39 @@ def test_percent_of_bound_whole_answer() -> None:
     # N = 4096 for a 32 MiB cache: S = 4096^2 x 4 B = 64 MiB
     assert "N = 4,096" in text and "64.00 MiB" in text and "32.00 MiB" in text
     assert ex.NOISY_BELOW == 0.85
+
+
+def test_prefill_efficiency_lies_between_the_mfu_and_the_full_peak() -> None:
+    # The 13B prefill does about 1.3e13 FLOP in 63.17 ms: MFU 1.3e13 / (63.17 ms x 312e12) =
+    # 66%. The compute efficiency that meets the time must exceed that (the other terms take
+    # time too) and stay below 1; it is below the MAMF table's 86.9% for the A100.
+    answer = ex.get_exercise("prefill-efficiency").solve()
+    e = answer.values["efficiency"]
+    flops = 2 * 512 * 40 * 12 * 5120**2
+    assert flops / (63.17e-3 * 312e12) < e < 1
+    assert answer.values["achievable_share"] == pytest.approx(271.2 / 312)
+    assert "below it" in " ".join(answer.steps)
+
+
+def test_decode_bandwidth_efficiency_is_the_weight_read_over_the_time() -> None:
+    # Decode reads about 26.1 GB (weights + 512-token cache) in 22.0 ms: 1.19 TB/s, 76% of
+    # 1555 GB/s; the fixed cost per kernel takes some time, so the bandwidth must be higher.
+    answer = ex.get_exercise("decode-bandwidth-efficiency").solve()
+    e = answer.values["efficiency"]
+    d = 5120
+    nbytes = 40 * 12 * d * d * 2 + 50272 * d * 2 + 2 * 40 * 512 * d * 2
+    assert nbytes / (22e-3 * 1555e9) < e < 0.9
+
+
+def test_the_efficiency_words_follow_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from common import hw_specs
+
+    low = dataclasses.replace(
+        hw_specs.A100, achievable_flops_table={"bf16": hw_specs.flops(0.5 * 312e12, "test")}
+    )
+    monkeypatch.setattr(hw_specs, "A100", low)
+    answer = ex.get_exercise("prefill-efficiency").solve()
+    assert answer.values["achievable_share"] == pytest.approx(0.5)
+    assert "above it" in " ".join(answer.steps)

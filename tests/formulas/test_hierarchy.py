@@ -220,15 +220,6 @@ def test_sweep_lengths_are_geometric() -> None:
             hierarchy.sweep_lengths(*bad)
 
 
-def test_sweep_limit() -> None:
-    assert hierarchy.sweep_limit_bytes(32 * MIB, None) == 256 * MIB
-    assert hierarchy.sweep_limit_bytes(96 * MIB, None) == 768 * MIB
-    assert hierarchy.sweep_limit_bytes(512 * MIB, None) == hierarchy.MAX_SWEEP_BYTES
-    assert hierarchy.sweep_limit_bytes(2 * MIB, None) == hierarchy.MIN_SWEEP_MAX_BYTES
-    assert hierarchy.sweep_limit_bytes(None, None) == 256 * MIB
-    assert hierarchy.sweep_limit_bytes(32 * MIB, 400 * MIB) == 100 * MIB
-
-
 def test_level_of_size() -> None:
     assert hierarchy.level_of_size(16 * KIB, FOUR_LEVELS) == "L1"
     assert hierarchy.level_of_size(32 * KIB, FOUR_LEVELS) == "L1"
@@ -316,10 +307,7 @@ def test_sweep_length_edges() -> None:
     assert hierarchy.sweep_lengths(12, 48, 4) == [1, 2, 3, 4]  # repeats dropped
     # log2(2^(1/4)) x 4 is 0.9999999999999998 in floating point: still two sizes
     assert len(hierarchy.sweep_lengths(4096, 4096 * 2 ** (1 / 4), 4)) == 2
-    assert hierarchy.sweep_limit_bytes(32 * MIB, 1000) == 16 * 4096  # the floor
-    assert hierarchy.ASSUMED_LLC_BYTES == 32 * MIB and hierarchy.LLC_FACTOR == 8
-    assert hierarchy.MIN_SWEEP_MAX_BYTES == 256 * MIB and hierarchy.MAX_SWEEP_BYTES == 2**30
-    assert hierarchy.MEMORY_FRACTION == 0.25
+    assert hierarchy.ASSUMED_LLC_BYTES == 32 * MIB
 
 
 def test_in_range_allows_one_percent() -> None:

@@ -24,24 +24,20 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
 
 
 @pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
-def test_attention_and_gemm_arrays_exceed_twice_the_llc(llc_mib: int) -> None:
+def test_attention_scores_exceed_twice_the_llc(llc_mib: int) -> None:
     llc = llc_mib * MiB
     seq = numpy_ops.attention_seq_len(llc)
     assert seq % numpy_ops.SEQ_STEP == 0
     assert 4 * seq * seq >= 2 * llc
     assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
-    k = numpy_ops.gemm_width(llc)
-    assert k >= numpy_ops.HIDDEN and 4 * k * k >= 2 * llc
 
 
 def test_article_sizes_on_a_32_mib_cache() -> None:
     assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
-    assert numpy_ops.gemm_width(32 * MiB) == 4096  # the article's K = N
 
 
 def test_sizes_respect_the_memory_cap() -> None:
     assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
-    assert 4 * numpy_ops.gemm_width(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
 
 
 def test_same_flops_matmul_size() -> None:
@@ -156,15 +152,6 @@ def test_attention_length_by_hand() -> None:
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2) == 4096  # = cap fits
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2 - 1) == 3584
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=1) == 512  # never below one step
-
-
-def test_gemm_width_by_hand() -> None:
-    # 4 k^2 >= 2 x 256 MiB needs k >= 11,585: 4096 doubles to 16384
-    assert numpy_ops.gemm_width(256 * MiB) == 16384
-    assert numpy_ops.gemm_width(1) == 4096
-    assert numpy_ops.gemm_width(256 * MiB, cap_bytes=4 * 8192**2) == 8192  # = cap fits
-    assert numpy_ops.gemm_width(256 * MiB, cap_bytes=4 * 8192**2 - 1) == 4096
-    assert numpy_ops.gemm_width(256 * MiB, cap_bytes=1) == 1024  # never below 1024
 
 
 def test_same_flops_size_by_hand() -> None:

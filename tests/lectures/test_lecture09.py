@@ -78,8 +78,14 @@ def test_results_section_schema(quick_run: dict) -> None:
         assert p["bytes_per_s"] == pytest.approx(p["working_set_bytes"] / p["seconds"])
         if p["corrected_bytes_per_s"] is not None:  # the fixed cost only ever adds time
             assert p["corrected_bytes_per_s"] >= p["bytes_per_s"]
-    if LEVELS_HERE:  # the sweep runs well past the last-level cache
-        assert sizes[-1] >= 4 * h["levels"][-1]["size_bytes"]
+    if LEVELS_HERE:  # past the last-level cache as far as the 1.5 GiB budget allows
+        llc = h["levels"][-1]["size_bytes"]
+        limit = max(8 * llc, 256 * 2**20)  # 8x the LLC, at least 256 MiB ...
+        limit = min(limit, 0.75 * (1.5 * 2**30 - 160 * 2**20))  # ... in 3/4 of the arrays
+        limit = min(limit, (caches.available_memory_bytes() or 2**60) // 4)
+        assert limit / 2 ** (1 / 2) < sizes[-1] <= limit  # 2 sizes per octave, up to the limit
+        said = "The sweep's largest working set" in quick_run["proc"].stdout
+        assert said == (sizes[-1] < 2 * llc)
 
     plateaus = {p["level"]: p for p in h["plateaus"]}
     assert list(plateaus) == [*LEVELS_HERE, "DRAM"]

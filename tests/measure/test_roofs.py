@@ -95,7 +95,7 @@ def test_calibration_is_full_unless_asked(monkeypatch: pytest.MonkeyPatch) -> No
     clock = FakeClock()
     monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 8))
     kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
-    assert roofs.calibrate(clock=clock, kernels=kernels)["bandwidth_samples"] == 3 * 26
+    assert roofs.calibrate(clock=clock, kernels=kernels)["bandwidth_samples"] == 3 * 18
 
 
 def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -108,11 +108,11 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
 def test_full_calibration_alternates_rounds(fake_calibration) -> None:
     run, state = fake_calibration
     c = run(quick=False)
-    # Full budget in 3 rounds: 1.2 / 3 = 0.4 s of streaming per round (26 x 1/64 s,
-    # at least ceil(20 / 3) = 7) and 0.9 / 3 = 0.3 s of matmul per round (5 x 1/16 s).
-    assert (c["bandwidth_samples"], c["matmul_samples"]) == (3 * 26, 3 * 5)
-    first = ["s"] * 27 + ["m8"] * 6
-    later = ["s"] * 26 + ["m8"] * 5
+    # Full budget in 3 rounds: 0.8 / 3 = 0.27 s of streaming per round (18 x 1/64 s,
+    # at least ceil(20 / 3) = 7) and 0.6 / 3 = 0.2 s of matmul per round (4 x 1/16 s).
+    assert (c["bandwidth_samples"], c["matmul_samples"]) == (3 * 18, 3 * 4)
+    first = ["s"] * 19 + ["m8"] * 5
+    later = ["s"] * 18 + ["m8"] * 4
     assert state["events"] == first + later + later + ["m1"] * 2
     assert c["quick"] is False
 
@@ -128,15 +128,14 @@ def test_budgets_as_documented() -> None:
         "rounds": 1,
     }
     assert roofs.FULL_BUDGET == {
-        "bandwidth_s": 1.2,
+        "bandwidth_s": 0.8,
         "bandwidth_min_repeat": 20,
         "matmul_call_s": 0.06,
-        "matmul_s": 0.9,
+        "matmul_s": 0.6,
         "matmul_min_repeat": 3,
         "one_thread_s": 0.0,
         "rounds": 3,
     }
-    assert (8, 256 * MiB) == (roofs.LLC_MULTIPLE, roofs.MIN_BANDWIDTH_SET_BYTES)
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
 
 
@@ -196,12 +195,14 @@ def test_a_real_quick_calibration_runs_its_kernels() -> None:
 @pytest.mark.parametrize(
     ("llc", "free", "expected"),
     [
-        (64 * MiB, 100 * GiB, 8 * 64 * MiB),  # 8x the LLC
-        (128 * MiB, 100 * GiB, 8 * 128 * MiB),
-        (1 * MiB, 100 * GiB, roofs.MIN_BANDWIDTH_SET_BYTES),  # floor for a small LLC
-        (None, 100 * GiB, 8 * 32 * MiB),  # unknown LLC: the stated 32 MiB fallback
+        # lecture 01's budget: 1 GiB - 160 MiB = 864 MiB of arrays, the stream 3/8 of it
+        (16 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC (128 MiB) < the 256 MiB floor
+        (32 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC
+        (64 * MiB, 100 * GiB, 324 * MiB),  # 8x = 512 MiB, capped by the budget at 324 MiB
+        (480 * MiB, 100 * GiB, 324 * MiB),
+        (None, 100 * GiB, 256 * MiB // 12 * 12),  # unknown LLC: the stated 32 MiB fallback
         (64 * MiB, 1 * GiB, GiB // 4),  # capped at a quarter of free memory
-        (64 * MiB, None, 8 * 64 * MiB),  # unknown free memory: no cap
+        (64 * MiB, None, 324 * MiB),  # unknown free memory: the budget alone
         (64 * MiB, 4096, 3 * 4 * 1024),  # absurdly little memory: 1024 fp32 elements x 3
     ],
 )
@@ -212,12 +213,12 @@ def test_bandwidth_working_set_rules(
     assert roofs.bandwidth_working_set_bytes() == expected
 
 
-def test_working_set_is_at_least_8x_llc_when_memory_allows(monkeypatch: pytest.MonkeyPatch) -> None:
-    for llc_mib in (2, 8, 32, 96, 256):
+def test_working_set_is_8x_llc_when_the_budget_allows(monkeypatch: pytest.MonkeyPatch) -> None:
+    for llc_mib in (2, 8, 32, 96, 256, 480, 1126):
         _fake_machine(monkeypatch, llc_mib * MiB, 512 * GiB)
         ws = roofs.bandwidth_working_set_bytes()
-        assert ws >= roofs.LLC_MULTIPLE * llc_mib * MiB
-        assert ws <= 512 * GiB * roofs.MAX_FRACTION_OF_FREE_MEMORY
+        assert ws > min(8 * llc_mib * MiB, 324 * MiB) - 12
+        assert ws <= 324 * MiB  # 3/8 of lecture 01's 864 MiB of arrays
 
 
 def test_llc_fallback_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -240,3 +241,83 @@ def test_blas_threads_limits_and_reports(monkeypatch: pytest.MonkeyPatch) -> Non
 
         blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
         assert all(p["num_threads"] == 1 for p in blas)
+
+
+# ---------------------------------------------------------------------------
+# RoofRun: the roofs re-timed between operations (fake clock, kernels of known speed)
+# ---------------------------------------------------------------------------
+def _two_thread_machine(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A 32 MiB-LLC machine with 2 BLAS threads, and the fake clock its kernels move."""
+    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
+    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 2))
+    return FakeClock()
+
+
+def test_roofs_taken_between_operations_catch_a_quieter_moment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = _two_thread_machine(monkeypatch)
+    # The calibration runs while the machine is busy (1/32 s per stream, 1/8 s per
+    # matmul); once the operations start, both kernels run twice as fast.
+    slow = {"factor": 2.0}
+
+    def stream() -> None:
+        clock.advance(slow["factor"] / 64)
+
+    def matmul() -> None:
+        clock.advance(slow["factor"] / 16)
+
+    run = roofs.RoofRun(roofs.Kernels(stream, STREAM_BYTES, matmul, N), quick=True, clock=clock)
+    busy = run.start().calibration()
+    assert busy["matmul_flops_per_s"] == 2 * N**3 * 8
+    assert busy["bandwidth_bytes_per_s"] == STREAM_BYTES * 32
+    slow["factor"] = 1.0
+    op = run.time_op(lambda: clock.advance(0.01), repeat=2, budget_s=0.0, rounds=2)
+    assert op == pytest.approx(0.01)
+    quiet = run.calibration()
+    assert quiet["matmul_flops_per_s"] == 2 * N**3 * 16  # a fast call between the rounds
+    assert quiet["bandwidth_bytes_per_s"] == STREAM_BYTES * 64
+    assert quiet["matmul_samples"] == busy["matmul_samples"] + 2  # one per round
+    assert quiet["bandwidth_samples"] == busy["bandwidth_samples"] + 2
+
+
+def test_an_operation_of_the_roofs_kernel_raises_the_roof(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _two_thread_machine(monkeypatch)
+    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
+    run = roofs.RoofRun(kernels, quick=True, clock=clock).start()
+    run.also("matmul", 1 / 32)  # the square GEMM, timed as an operation, ran faster
+    run.also("bandwidth", 1 / 128)
+    c = run.calibration()
+    assert c["matmul_flops_per_s"] == 2 * 8**3 * 32
+    assert c["bandwidth_bytes_per_s"] == 64 * 128
+
+
+def test_busy_reasons() -> None:
+    quiet = [1.0, 1.05, 1.1]
+    assert roofs.busy_reasons(quiet, quiet, 0.2, 2) == []
+    spread = [1.0, 2.0, 2.0]  # the median call at 50% of the best
+    reasons = roofs.busy_reasons(spread, quiet, None, 2)
+    assert reasons == ["the median streaming add ran at 50% of its best call"]
+    loaded = roofs.busy_reasons(quiet, quiet, 1.5, 2)  # 1.5 >= max(1, 2 / 2)
+    assert loaded == ["the load average was 1.50 on 2 cores before it began"]
+    assert roofs.busy_reasons(quiet, quiet, 1.5, 4) == []  # 1.5 < 2 on 4 cores
+
+
+def test_raised_roofs_leave_no_point_above() -> None:
+    points = [(100.0, 10.0, 1.0), (10.0, 100.0, 2.0)]  # (F, D, t)
+    peak, beta = roofs.raised_roofs(50.0, 20.0, points)
+    assert (peak, beta) == (100.0, 50.0)
+    assert all(t >= max(f / peak, d / beta) for f, d, t in points)
+    assert roofs.raised_roofs(1e3, 1e3, points) == (1e3, 1e3)  # nothing faster: unchanged
+
+
+def test_past_the_deadline_an_operation_gets_its_minimum_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = _two_thread_machine(monkeypatch)
+    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
+    # a 1 s budget: the deadline is 0.6 s after the start, long past after the calibration
+    run = roofs.RoofRun(kernels, quick=True, clock=clock, seconds=1.0).start()
+    calls = []
+    run.time_op(lambda: calls.append(clock.advance(0.001)), repeat=2, budget_s=5.0, rounds=2)
+    assert len(calls) == 3  # one warm-up and one call per round, not 5 s of calls

@@ -137,9 +137,21 @@ def test_sweep_facts_and_the_cache_note() -> None:
     assert lines[1] == "Batch sweep: Y[B, K] = X[B, K] @ W[K, K], fp32"
     assert lines[4] == "roofs:         P = 100.0 GFLOP/s, beta = 20.00 GB/s, I* = 5.00 FLOP/B"
     assert lines[5] == "weight matrix: [4096, 4096] fp32 = 64 MiB (last-level cache: 48 MiB)"
-    assert lines[6].startswith("note: the weights are under twice the last-level cache")
-    roomy = str(memory.sweep_facts("x", 1e11, 2e10, 4096, 64 * MIB, 16 * MIB))
-    assert "note:" not in roomy
+    assert len(lines) == 6  # one copy and no cache note: nothing more to say
+    rotated = str(memory.sweep_facts("x", 1e11, 2e10, 4096, 64 * MIB, 48 * MIB, 4))
+    assert "copies of W:   4, read in turn (256 MiB)" in rotated and "note:" not in rotated
+    note = "The sweep ran with the working set 1.6x the LLC (...): it measures a mix"
+    short = str(memory.sweep_facts("x", 1e11, 2e10, 4096, 64 * MIB, 1024 * MIB, 21, note))
+    assert short.splitlines()[-1] == f"note: {note}; small batches may beat the bound"
+
+
+def test_raised_line_names_what_was_raised() -> None:
+    same = str(memory.raised_line(1e11, 2e10, 1e11, 2e10))
+    assert same == "roofs: the calibration's; no batch ran faster than either roof"
+    up = str(memory.raised_line(1e11, 2e10, 1e11, 4e10))
+    assert "beta from 20.00 GB/s to 40.00 GB/s" in up and "P from" not in up
+    both = str(memory.raised_line(1e11, 2e10, 2e11, 4e10))
+    assert "P from 100.0 GFLOP/s to 200.0 GFLOP/s" in both
 
 
 def test_sweep_table_and_lines() -> None:

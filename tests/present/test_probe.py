@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from common.files.calibration import SavedCalibration
 from common.files.results import Loaded
 from common.present import probe
@@ -151,8 +153,36 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     # 2 threads, x2.00: no warning; a previous run 25 GB/s and 80 GFLOP/s: -20.0%, +25.0%
     previous = {"bandwidth_bytes_per_s": 2.5e10, "matmul_flops_per_s": 8e10}
     items = probe.roof_observations(CALIB, previous, 2).items
-    assert len(items) == 3 and not any(i.startswith("Warning") for i in items)
-    assert "differ by -20.0% and +25.0%" in items[2]
+    assert len(items) == 4 and not any(i.startswith("Warning") for i in items)
+    assert items[2].startswith("The roofs were timed again between the operations below")
+    assert "differ by -20.0% and +25.0%" in items[3]
+
+
+def test_roof_observations_say_a_busy_run_and_the_cache_notes() -> None:
+    busy = {**CALIB, "busy_reasons": ["the median matmul ran at 37% of its best call"]}
+    note = "The bandwidth roof ran with the working set 0.65x the LLC (...): it measures x"
+    items = probe.roof_observations(busy, None, 2, [note, None]).items
+    assert items[2] == (
+        "This run was on a busy machine: the median matmul ran at 37% of its best call. The "
+        "roofs were timed between the operations, so neither is below what its own kernel (the "
+        "add, the square GEMM) reached in this run; but both are lower than a quiet machine "
+        "gives, and an operation that caught a quieter moment can still land above them."
+    )
+    assert items[3] == note + "." and len(items) == 4
+
+
+def test_the_machine_is_named_as_the_one_that_built_the_page(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    desc = {"cpu": "AMD EPYC", "cores": 2}
+    monkeypatch.delenv("ROOFLINE_HTML", raising=False)
+    here = str(probe.built_here(desc, 32 * MIB, "01_machine_probe.py"))
+    assert here.startswith("\nMeasured on this machine: AMD EPYC, 2 cores, LLC 32.00 MiB, on ")
+    assert here.endswith("to measure your own, run python3 lectures/01_machine_probe.py on it.")
+    monkeypatch.setenv("ROOFLINE_HTML", "1")
+    site = str(probe.measured_on(desc, None))
+    assert site.startswith("(measured on the machine that built this page: AMD EPYC, 2 cores, ")
+    assert "LLC not reported" in site
 
 
 def test_ledger_and_timing_tables() -> None:
@@ -228,3 +258,25 @@ def test_same_flops_table_and_observations() -> None:
     assert "moves 864.00 MB for its FLOPs, the matmul 1.50 MB" in items[0]
     assert "(768.00 MiB in all)" in items[1]
     assert "ran at 187.5 GFLOP/s, 75% of P" in items[1]  # 187.5 / 250
+
+
+def test_cache_notes_name_the_sets_kept_near_the_llc() -> None:
+    calib = {"bandwidth_working_set_bytes": 314 * MIB}
+    rows = [
+        {"name": "add", "working_set_bytes": 314 * MIB},  # the stream's own: said once, above
+        {"name": "attention naive", "working_set_bytes": 96 * MIB},
+        {"name": "GEMM M=8", "working_set_bytes": 1024 * MIB},  # 2.1x: clear, nothing said
+    ]
+    notes = probe.cache_notes(calib, rows, 480 * MIB)
+    assert notes[0] is not None and notes[0].startswith("The bandwidth roof ran with the working")
+    assert "0.65x the LLC" in notes[0] and "mostly the LLC, not DRAM" in notes[0]
+    assert notes[1] is not None and notes[1].startswith("Attention naive ran with")
+    assert "0.2x the LLC" in notes[1] and notes[2] is None and len(notes) == 3
+    assert probe.cache_notes(calib, rows, None) == [None, None, None]  # unknown: no claim
+
+
+def test_roofline_rows_use_the_final_roofs() -> None:
+    timed = [("add", "[n]", (1e8, 1.2e9), 0.075, GIB, 1, "", True)]
+    (r,) = probe.roofline_rows(timed, 1e11, 2e10)
+    assert r["t_pred_s"] == 1.2e9 / 2e10 and r["fraction_of_bound"] == 0.06 / 0.075
+    assert (r["threads_text"], r["same_as_calibration"], r["shape"]) == ("1", True, "[n]")

@@ -40,6 +40,9 @@ from typing import Any
 TABLE = "common/hw_specs.py"
 #: How ``python3 -m common.exercises`` names itself in its error lines.
 EXERCISES_PROG = "common.exercises"
+#: Where a run's charts are collected (common/present/live.py reads the name from ENV).
+CHARTS_ENV = "ROOFLINE_PANEL_CHARTS"
+CHARTS_FILE = ".rl-charts.jsonl"
 
 _ROOT: list[Path] = []
 
@@ -163,13 +166,28 @@ def _execute(kind: str, argv: list[str]) -> int:
     return 0
 
 
-def run(kind: str, target: str, args: list[str], table: str | None = None) -> dict[str, Any]:
+def read_charts(path: Path) -> list[Any]:
+    """The Vega-Lite specifications a run appended to `path`, one JSON object a line."""
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def run(
+    kind: str, target: str, args: list[str], table: str | None = None, chart: bool = False
+) -> dict[str, Any]:
     """Run one lecture or exercise with `table` as the hardware table; what it printed.
 
+    With `chart`, the lecture runs with ``--png`` and its figure functions hand their data
+    to ``common.present.live`` instead of matplotlib: the result's "charts" holds them.
     Returns ``{"argv": [...], "chunks": [[stream, text], ...], "status": exit status,
-    "seconds": wall time}``; chunks keep the order in which stdout and stderr were written.
+    "seconds": wall time, "charts": [...]}``; chunks keep the order of stdout and stderr.
     """
-    argv = command(kind, target, args)
+    argv = command(kind, target, [*args, "--png"] if chart and kind == "lecture" else args)
+    charts = root() / CHARTS_FILE
+    charts.unlink(missing_ok=True)
+    if chart:
+        os.environ[CHARTS_ENV] = str(charts)
     chunks: list[list[str]] = []
     saved = sys.argv, sys.excepthook, sys.stdin
     start = time.perf_counter()
@@ -183,19 +201,27 @@ def run(kind: str, target: str, args: list[str], table: str | None = None) -> di
             status = _execute(kind, argv)
         finally:
             sys.argv, sys.excepthook, sys.stdin = saved
+            os.environ.pop(CHARTS_ENV, None)
             sys.stdout.flush()
     return {
         "argv": argv,
         "chunks": chunks,
         "status": status,
         "seconds": time.perf_counter() - start,
+        "charts": read_charts(charts) if status == 0 else [],
     }
 
 
 def run_json(request: str) -> str:
     """`run` for the web worker: a JSON request ``{kind, target, args, table}`` in, JSON out."""
     data = json.loads(request)
-    result = run(data["kind"], data["target"], list(data.get("args", [])), data.get("table"))
+    result = run(
+        data["kind"],
+        data["target"],
+        list(data.get("args", [])),
+        data.get("table"),
+        bool(data.get("chart")),
+    )
     return json.dumps(result)
 
 

@@ -1,19 +1,29 @@
 // "Run it here" panels (docs/_ext/runner.py writes their HTML): edit common/hw_specs.py
-// in the page, press Run, and read what the terminal would print. Python runs in a web
-// worker (runner-worker.mjs) with Pyodide served from this site: nothing leaves it.
+// in the page, press Run, and read what the terminal would print, with the lecture's
+// figure redrawn from that run. Python runs in a web worker (runner-worker.mjs) with
+// Pyodide served from this site: nothing leaves it.
+//
+// - Python is fetched only when the reader uses a panel (focuses it, opens the table,
+//   presses Run); a service worker (runner-sw.js, at the site's root) keeps it in the
+//   browser's Cache Storage, so the next page or a reload does not fetch it again.
+// - Stop (or a run past the time limit) ends the worker and starts a fresh one; the
+//   reader's table stays as it is.
+// - The table is edited in CodeMirror (vendor/editor.js, bundled from npm at build time),
+//   or in a plain textarea when the bundle is missing. The figure is drawn with
+//   vega-embed (vendor/chart.js) from the Vega-Lite data the run emits
+//   (common/present/live.py).
 //
 // The page keeps one copy of the hardware table; every panel on the page edits that copy,
 // as every lecture in the repository reads the one file.
 (() => {
   "use strict";
 
-  // Loaded with `async` on pages that have a panel: start Python at once, in parallel with
-  // the rest of the page, and build the panels as soon as the document is parsed.
-  const script = document.currentScript;
+  const script = document.currentScript; // loaded with defer: it runs once the page is parsed
   if (!script) {
     return;
   }
   const here = new URL(".", script.src);
+  const root = document.documentElement;
   let panels = [];
   const onDocument = (run) => {
     if (document.readyState === "loading") {
@@ -25,6 +35,10 @@
   const TABLE_PATH = "common/hw_specs.py";
   const TRACEBACK = "Traceback (most recent call last):";
   const SERVE = "python3 -m http.server -d docs/_build/html 8000";
+  // A line of the table an error names: "common/hw_specs.py, line 193" or a traceback's
+  // 'File ".../common/hw_specs.py", line 193'.
+  const TABLE_LINE = /(common\/hw_specs\.py"?, line )(\d+)/g;
+  const LIMIT_S = Number(script.dataset.runLimit || 30);
 
   function element(tag, props = {}, children = []) {
     const node = document.createElement(tag);
@@ -52,8 +66,8 @@
   // ---- Opened from file:// : browsers refuse to start WebAssembly workers there. ------
   if (location.protocol === "file:") {
     onDocument(() => {
-      const root = document.documentElement.dataset.content_root || "";
-      const page = new URL(root || ".", location.href);
+      const base = root.dataset.content_root || "";
+      const page = new URL(base || ".", location.href);
       const rest = location.pathname.slice(page.pathname.length);
       for (const panel of document.querySelectorAll(".rl-runner")) {
         setStatus(
@@ -70,11 +84,20 @@
 
   // ---- Shared state: the table as in the repository, and as edited. ------------------
   let original = "";
+  const megabytes = (Number(script.dataset.download || 0) / 1e6).toFixed(1);
+  // What using a panel costs, said once per panel before Python loads. It stays in place
+  // (the status line beside it is one short line), so a press does not move the buttons.
+  const COST =
+    `Python loads when you use this panel: the first time it downloads ${megabytes} MB ` +
+    "(kept by your browser for the next page), and the first run waits a few seconds " +
+    "while Python starts; later runs take under a second.";
+  const IDLE = "Python is not loaded yet.";
   const state = {
     table: "",
-    ready: false,
-    status: ["Starting Python in your browser…", "busy"],
-    busy: false,
+    phase: "idle", // idle, starting, ready
+    status: [IDLE, "idle"],
+    busy: null, // the run in progress: {id, panel, timer}
+    queued: null, // a run asked for while Python starts
     nextId: 1,
     waiting: new Map(),
   };
@@ -86,8 +109,10 @@
     lines.forEach((line, index) => {
       const match = /^([A-Z][A-Z0-9_]*) = Chip\(/.exec(line);
       if (match) {
-        const name = lines.slice(index, index + 4).join("\n").match(/name="([^"]+)"/);
-        chips.push({ label: name ? name[1] : match[1], line: index });
+        const near = lines.slice(index, index + 4).join("\n");
+        const name = near.match(/name="([^"]+)"/);
+        const key = near.match(/key="([^"]+)"/);
+        chips.push({ label: name ? name[1] : match[1], key: key ? key[1] : "", line: index });
       }
     });
     return chips;
@@ -104,15 +129,22 @@
   }
 
   // An edited table follows the reader from page to page in this tab (sessionStorage),
-  // as long as the site's own table has not changed since.
+  // as long as the site's own table has not changed since. With it goes how its last
+  // run ended: a table whose run failed, was stopped or never finished is offered on the
+  // next page, not loaded, so a loop does not follow the reader from page to page.
   const STORE = "rl-runner-table";
 
-  function saveTable() {
+  function saveTable(outcome) {
     try {
       if (state.table === original) {
         sessionStorage.removeItem(STORE);
       } else {
-        sessionStorage.setItem(STORE, JSON.stringify({ base: original, table: state.table }));
+        const previous = JSON.parse(sessionStorage.getItem(STORE) || "null");
+        const kept = previous && previous.table === state.table ? previous.outcome : "edited";
+        sessionStorage.setItem(
+          STORE,
+          JSON.stringify({ base: original, table: state.table, outcome: outcome || kept }),
+        );
       }
     } catch {
       // storage refused (private mode, quota): the edit simply stays on this page
@@ -123,42 +155,127 @@
     try {
       const saved = JSON.parse(sessionStorage.getItem(STORE) || "null");
       if (saved && saved.base === original && typeof saved.table === "string") {
-        return saved.table;
+        return saved;
       }
     } catch {
       // nothing usable stored
     }
-    return original;
+    return null;
   }
 
   function setTable(text, from) {
     state.table = text;
     saveTable();
-    for (const area of editors) {
-      if (area !== from && area.value !== text) {
-        area.value = text;
+    for (const editor of editors) {
+      if (editor !== from && editor.value !== text) {
+        editor.value = text;
       }
     }
     showEdited();
   }
 
-  function jumpTo(area, line, focus = true) {
-    const lines = area.value.split("\n");
-    const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
-    if (focus) {
-      area.focus({ preventScroll: true });
-      area.setSelectionRange(offset, offset);
-    }
-    const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
-    area.scrollTop = Math.max(0, line * height - height);
+  // ---- The editor: CodeMirror when its bundle loaded, else a textarea ------------------
+  function textareaEditor(parent, { doc, label, onChange, onRun }) {
+    const area = element("textarea", {
+      class: "rl-runner-table-edit",
+      rows: 16,
+      spellcheck: false,
+      autocapitalize: "off",
+      autocomplete: "off",
+      wrap: "off",
+      "aria-label": label,
+    });
+    area.value = doc;
+    parent.append(area);
+    area.addEventListener("input", () => onChange(area.value));
+    area.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        onRun();
+      }
+    });
+    return {
+      kind: "textarea",
+      get value() {
+        return area.value;
+      },
+      set value(text) {
+        area.value = text;
+      },
+      jumpTo(line, focus = true) {
+        const lines = area.value.split("\n");
+        const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
+        if (focus) {
+          area.focus({ preventScroll: true });
+          area.setSelectionRange(offset, offset + (lines[line] || "").length);
+        }
+        const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
+        area.scrollTop = Math.max(0, line * height - height);
+      },
+      focus() {
+        area.focus();
+      },
+    };
   }
 
-  // The editor first shows the chips, not the file's docstring and imports.
-  const firstChip = () =>
-    Math.max(
-      0,
-      original.split("\n").findIndex((line) => /^# The table\b/.test(line)),
-    );
+  // The editor is made when its table is first shown: a page of ten exercise panels,
+  // their tables folded, builds no editor until the reader opens one.
+  function lazyEditor(host, options, makeEditor) {
+    let real = null;
+    let text = options.doc;
+    const make = () => {
+      if (real === null) {
+        real = makeEditor(host, { ...options, doc: text });
+      }
+      return real;
+    };
+    return {
+      make,
+      get kind() {
+        return make().kind;
+      },
+      get view() {
+        return make().view;
+      },
+      get value() {
+        return real === null ? text : real.value;
+      },
+      set value(next) {
+        if (real === null) {
+          text = next;
+        } else {
+          real.value = next;
+        }
+      },
+      jumpTo(line, focus = true) {
+        make().jumpTo(line, focus);
+      },
+      focus() {
+        make().focus();
+      },
+    };
+  }
+
+  const loaded = new Map();
+  function loadScript(name) {
+    if (!script.dataset.vendor) {
+      return Promise.reject(new Error("this build has no bundled editor or chart"));
+    }
+    if (!loaded.has(name)) {
+      loaded.set(
+        name,
+        new Promise((resolve, reject) => {
+          const tag = element("script", {
+            src: new URL(`vendor/${name}?v=${script.dataset.vendor}`, here).href,
+          });
+          tag.addEventListener("load", resolve, { once: true });
+          tag.addEventListener("error", () => reject(new Error(`vendor/${name} did not load`)));
+          document.head.append(tag);
+        }),
+      );
+    }
+    return loaded.get(name);
+  }
 
   // ---- Controls of one panel ------------------------------------------------------
   function commandLine(panel, values) {
@@ -171,7 +288,33 @@
     return parts.join(" ");
   }
 
-  function build(panel) {
+  // The chip the panel opens at: its --chip flag's value, else the chip the page is about
+  // (data-chip), else the start of the table.
+  function chipLine(key) {
+    const chip = chipsIn(original).find((c) => c.key === key || c.label === key);
+    if (chip) {
+      return chip.line;
+    }
+    return Math.max(
+      0,
+      original.split("\n").findIndex((line) => /^# The table\b/.test(line)),
+    );
+  }
+
+  // An exercise's panel opens at the first chip its section names.
+  function chipMentioned(panel) {
+    const text = (panel.closest("section") || panel).textContent;
+    let best = null;
+    for (const chip of chipsIn(original)) {
+      const at = text.indexOf(chip.label);
+      if (at >= 0 && (best === null || at < best.at)) {
+        best = { at, key: chip.key };
+      }
+    }
+    return best ? best.key : "";
+  }
+
+  function build(panel, makeEditor) {
     const options = JSON.parse(panel.dataset.options || "[]");
     const controls = panel.querySelector(".rl-runner-controls");
     const inputs = [];
@@ -210,18 +353,24 @@
         ]),
       );
     }
+    const chipInput = inputs.find(({ option }) => option.flag === "--chip");
+    const pageChip = () =>
+      (chipInput && chipInput.input.value) || panel.dataset.chip || chipMentioned(panel);
 
-    const area = element("textarea", {
-      class: "rl-runner-table-edit",
-      rows: 16,
-      spellcheck: false,
-      autocapitalize: "off",
-      autocomplete: "off",
-      wrap: "off",
-      "aria-label": `${TABLE_PATH}, editable`,
-    });
-    area.value = state.table;
-    editors.push(area);
+    const host = element("div", { class: "rl-runner-table-host" });
+    const run = element("button", { type: "button", class: "rl-runner-run", text: "Run" });
+    const editor = lazyEditor(
+      host,
+      {
+        doc: state.table,
+        label: `${TABLE_PATH}, editable`,
+        onChange: (text) => setTable(text, editor),
+        onRun: () => run.click(),
+      },
+      makeEditor,
+    );
+    panel.rlEditor = editor;
+    editors.push(editor);
     const jump = element("select", { class: "rl-runner-jump", "aria-label": "Jump to a chip" });
     jump.append(element("option", { value: "", text: "Jump to a chip…" }));
     for (const chip of chipsIn(original)) {
@@ -229,11 +378,13 @@
     }
     jump.addEventListener("change", () => {
       if (jump.value !== "") {
-        jumpTo(area, Number(jump.value));
+        editor.jumpTo(Number(jump.value));
       }
       jump.value = "";
     });
-    const editor = element("details", { class: "rl-runner-editor" }, [
+    const tabHint =
+      makeEditor === textareaEditor ? "" : " Tab leaves the editor; line numbers on the left.";
+    const details = element("details", { class: "rl-runner-editor" }, [
       element("summary", {}, [
         "Hardware table ",
         element("code", { text: TABLE_PATH }),
@@ -243,26 +394,40 @@
         jump,
         element("span", {
           class: "rl-runner-hint",
-          text: "Change a literal such as 989e12, then Run (Ctrl+Enter).",
+          text: `Change a literal of the chip shown, then Run (Ctrl+Enter).${tabHint}`,
         }),
       ]),
-      area,
+      host,
     ]);
+    panel.rlOpenTable = () => {
+      details.open = true;
+    };
     let placed = false;
     const place = () => {
-      if (editor.open && !placed) {
+      if (details.open) {
+        editor.make();
+      }
+      if (details.open && !placed) {
         placed = true;
-        jumpTo(area, firstChip(), false);
+        editor.jumpTo(chipLine(pageChip()), false);
       }
     };
-    editor.addEventListener("toggle", place);
+    details.addEventListener("toggle", place);
     if (panel.dataset.kind === "lecture") {
-      editor.open = true;
+      details.open = true;
       requestAnimationFrame(place);
     }
+    if (chipInput) {
+      chipInput.input.addEventListener("change", () => editor.jumpTo(chipLine(pageChip()), false));
+    }
 
-    const run = element("button", { type: "button", class: "rl-runner-run", text: "Run" });
-    run.disabled = true;
+    const stop = element("button", {
+      type: "button",
+      class: "rl-runner-stop",
+      text: "Stop",
+      hidden: true,
+      title: "End this run; Python restarts and your table stays as it is",
+    });
     const reset = element("button", {
       type: "button",
       class: "rl-runner-reset",
@@ -270,41 +435,46 @@
       title: `Put ${TABLE_PATH} back as it is in the repository`,
     });
     const command = element("code", { class: "rl-runner-command" });
-    const showCommand = () => {
-      command.textContent = commandLine(panel, values());
-    };
     const values = () =>
       inputs.map(({ option, input }) => ({
         flag: option.flag,
         value: input.value.trim(),
         fallback: option.default,
       }));
-    const actions = element("div", { class: "rl-runner-actions" }, [run, reset, command]);
+    const showCommand = () => {
+      command.textContent = commandLine(panel, values());
+    };
+    const actions = element("div", { class: "rl-runner-actions" }, [run, stop, reset, command]);
 
-    const output = element("pre", { class: "rl-runner-output" });
-    const outputBox = element("div", { class: "highlight rl-runner-output-box", hidden: true }, [
-      output,
-    ]);
+    // The output: announced politely to screen readers; it scrolls inside its box.
+    const output = element("pre", { class: "rl-runner-output", tabindex: "0" });
+    const outputBox = element(
+      "div",
+      {
+        class: "highlight rl-runner-output-box",
+        role: "region",
+        "aria-label": "Output of the run",
+        "aria-live": "polite",
+        hidden: true,
+      },
+      [output],
+    );
+    const chart = element("figure", { class: "rl-runner-chart", hidden: true });
 
-    controls.append(flags, editor, actions, outputBox);
+    const cost = element("p", { class: "rl-runner-cost", text: COST });
+    controls.append(cost, flags, details, actions, outputBox, chart);
     if (!options.length) {
       flags.remove();
     }
     controls.hidden = false;
     showCommand();
 
-    area.addEventListener("input", () => setTable(area.value, area));
-    area.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        run.click();
-      }
-    });
     for (const { input } of inputs) {
       input.addEventListener("input", showCommand);
       input.addEventListener("change", showCommand);
     }
     reset.addEventListener("click", () => setTable(original, null));
+    stop.addEventListener("click", () => restart("stopped"));
     run.addEventListener("click", () => {
       const args = [];
       for (const { flag, value, fallback } of values()) {
@@ -312,14 +482,46 @@
           args.push(flag, value);
         }
       }
-      execute(panel, args, output, outputBox);
+      execute(panel, args, { output, outputBox, chart });
     });
+    // Using the panel is what loads Python: a focus inside it (the editor, a flag, Run)
+    // or a press on it (opening the table); reading the page past it loads nothing.
+    const use = () => startPython();
+    panel.addEventListener("focusin", use);
+    panel.addEventListener("pointerdown", use);
   }
 
   // ---- Output, as the terminal prints it ---------------------------------------------
-  function render(output, chunks) {
+  // Text with each "common/hw_specs.py, line N" turned into a button to that line.
+  function withLineLinks(text, panel) {
+    const parts = [];
+    let last = 0;
+    for (const match of text.matchAll(TABLE_LINE)) {
+      const line = Number(match[2]);
+      parts.push(text.slice(last, match.index));
+      const button = element("button", {
+        type: "button",
+        class: "rl-runner-line",
+        text: `${match[1]}${match[2]}`,
+        title: `Show line ${line} in the table editor`,
+      });
+      button.dataset.line = String(line);
+      button.addEventListener("click", () => {
+        panel.rlOpenTable();
+        panel.rlEditor.jumpTo(line - 1, true);
+      });
+      parts.push(button);
+      last = match.index + match[0].length;
+    }
+    parts.push(text.slice(last));
+    return parts.filter((p) => p !== "");
+  }
+
+  function render(panel, output, chunks) {
     output.replaceChildren();
     let traceback = "";
+    const stderr = (text) =>
+      element("span", { class: "rl-runner-stderr" }, withLineLinks(text, panel));
     for (const [stream, text] of chunks) {
       if (stream === "stderr" && text.includes(TRACEBACK)) {
         // An error the lecture has no one line for: show Python's last line, keep the rest.
@@ -328,11 +530,11 @@
         traceback = lines.join("\n");
         const before = text.slice(0, at);
         if (before) {
-          output.append(element("span", { class: "rl-runner-stderr", text: before }));
+          output.append(stderr(before));
         }
-        output.append(element("span", { class: "rl-runner-stderr", text: `${lines.at(-1)}\n` }));
+        output.append(stderr(`${lines.at(-1)}\n`));
       } else if (stream === "stderr") {
-        output.append(element("span", { class: "rl-runner-stderr", text }));
+        output.append(stderr(text));
       } else {
         output.append(text);
       }
@@ -346,104 +548,312 @@
       box.after(
         element("details", { class: "rl-runner-traceback" }, [
           element("summary", { text: "Python traceback" }),
-          element("pre", { text: traceback }),
+          element("pre", {}, withLineLinks(traceback, panel)),
         ]),
       );
     }
   }
 
-  function setBusy(busy) {
-    state.busy = busy;
-    for (const button of document.querySelectorAll(".rl-runner-run")) {
-      button.disabled = busy || !state.ready;
+  // The run's figure, redrawn from its numbers; the page's own figure stays as built.
+  async function drawCharts(panel, chart, specs) {
+    if (!specs || !specs.length) {
+      chart.hidden = true;
+      chart.replaceChildren();
+      return;
+    }
+    try {
+      await loadScript("chart.js");
+    } catch (error) {
+      chart.hidden = false;
+      chart.replaceChildren(
+        element("figcaption", { text: `The figure cannot be redrawn here: ${error.message}` }),
+      );
+      return;
+    }
+    const spec = specs[0];
+    const area = element("div", { class: "rl-runner-chart-area" });
+    const caption = element("figcaption", {
+      text: `Redrawn from this run: ${spec.description || spec.title || ""}`,
+    });
+    chart.replaceChildren(area, caption);
+    chart.hidden = false;
+    area.setAttribute("role", "img");
+    area.setAttribute("aria-label", `${spec.title}. ${spec.description || ""}`.trim());
+    try {
+      await window.RLRunnerChart.draw(area, spec);
+      panel.dataset.charts = String(Number(panel.dataset.charts || 0) + 1);
+    } catch (error) {
+      caption.textContent = `The figure could not be drawn: ${error.message || error}`;
     }
   }
 
-  function execute(panel, args, output, outputBox) {
-    if (state.busy || !state.ready) {
+  function setButtons() {
+    for (const panel of panels) {
+      const run = panel.querySelector(".rl-runner-run");
+      const stop = panel.querySelector(".rl-runner-stop");
+      if (run) {
+        run.disabled = Boolean(state.busy); // pressed while Python starts, it waits for it
+        stop.hidden = !(state.busy && state.busy.panel === panel);
+      }
+    }
+  }
+
+  function finishRun(panel, outcome) {
+    if (state.busy) {
+      clearTimeout(state.busy.timer);
+    }
+    state.busy = null;
+    saveTable(outcome);
+    const stopHadFocus = document.activeElement === panel.querySelector(".rl-runner-stop");
+    setButtons();
+    if (stopHadFocus) {
+      panel.querySelector(".rl-runner-run").focus(); // a keyboard user stays in the panel
+    }
+    panel.dataset.runs = String(Number(panel.dataset.runs || 0) + 1);
+  }
+
+  function execute(panel, args, view) {
+    if (state.busy || state.queued) {
+      return;
+    }
+    if (state.phase !== "ready") {
+      state.queued = () => execute(panel, args, view);
+      startPython();
+      setButtons();
+      setStatus(panel, `${state.status[0]} The run starts as soon as Python is ready.`, "busy");
       return;
     }
     const started = performance.now();
     const id = state.nextId++;
-    setBusy(true);
-    setStatus(panel, "Running…", "busy");
+    const limit = Number(root.dataset.rlRunLimitS || LIMIT_S);
+    state.busy = {
+      id,
+      panel,
+      timer: setTimeout(() => restart("limit", limit), limit * 1000),
+    };
+    const runHadFocus = document.activeElement === panel.querySelector(".rl-runner-run");
+    setButtons();
+    if (runHadFocus) {
+      panel.querySelector(".rl-runner-stop").focus(); // Run is disabled: Enter now stops
+    }
+    saveTable("running");
+    setStatus(panel, "Running… (Stop ends the run)", "busy");
     const request = JSON.stringify({
       kind: panel.dataset.kind,
       target: panel.dataset.target,
       args,
       table: state.table,
+      chart: panel.dataset.chart === "1",
     });
     state.waiting.set(id, (message) => {
-      setBusy(false);
       const ms = performance.now() - started;
       panel.dataset.runMs = String(Math.round(ms));
+      if (message.stopped) {
+        finishRun(panel, "stopped");
+        setStatus(panel, message.stopped, "error");
+        return;
+      }
       if (message.error) {
+        finishRun(panel, "failed");
         setStatus(panel, `The run failed inside the browser: ${message.error}`, "error");
         return;
       }
       const result = JSON.parse(message.result);
-      outputBox.hidden = false;
-      render(output, result.chunks);
+      view.outputBox.hidden = false;
+      render(panel, view.output, result.chunks);
       const seconds = (ms / 1000).toFixed(2);
       if (result.status === 0) {
         setStatus(panel, `Ran in ${seconds} s.`, "done");
       } else {
         setStatus(panel, `Stopped with exit status ${result.status} (${seconds} s).`, "error");
       }
-      panel.dataset.runs = String(Number(panel.dataset.runs || 0) + 1);
+      finishRun(panel, result.status === 0 ? "ok" : "failed");
+      drawCharts(panel, view.chart, result.charts);
     });
     worker.postMessage({ type: "run", id, request });
   }
 
-  // ---- Start Python once for the page, then build its panels -------------------------
+  // ---- Python: started on first use, restarted by Stop --------------------------------
   function announce(text, kind) {
     state.status = [text, kind];
     for (const panel of panels) {
-      setStatus(panel, text, kind);
+      if (!state.busy || state.busy.panel !== panel) {
+        setStatus(panel, text, kind);
+      }
     }
   }
 
   const version = `?v=${script.dataset.assets || ""}`;
-  const worker = new Worker(new URL(`runner-worker.mjs${version}`, here), { type: "module" });
-  worker.addEventListener("message", (event) => {
-    const message = event.data;
-    if (message.type === "ready") {
-      state.ready = true;
-      const root = document.documentElement;
-      root.dataset.rlRunnerReadyMs = String(Math.round(performance.now()));
-      const started = message.phases.origin - performance.timeOrigin; // the worker's own clock
-      root.dataset.rlRunnerPhases = JSON.stringify({ worker: started, ...message.phases });
-      announce(`Ready: Python ${message.python} runs in this page, offline.`, "ready");
-      setBusy(false);
-    } else if (message.type === "failed") {
-      announce(`Python could not start in this browser: ${message.message}`, "error");
-    } else if (message.type === "result") {
-      const done = state.waiting.get(message.id);
-      state.waiting.delete(message.id);
-      done?.(message);
+  let worker = null;
+  let startedAt = 0;
+
+  // The service worker that keeps the runtime in Cache Storage (runner-sw.js at the
+  // site's root). The worker is started once it controls the page, so that the worker's
+  // fetches go through it too; a browser without one uses its HTTP cache.
+  async function serviceWorker() {
+    if (!("serviceWorker" in navigator) || !script.dataset.serviceWorker) {
+      return;
     }
-  });
-  worker.addEventListener("error", (event) => {
-    announce(`Python could not start in this browser: ${event.message || "error"}`, "error");
-  });
-  worker.postMessage({
-    type: "init",
-    runtime: new URL(script.dataset.runtime, here).href,
-    course: new URL(script.dataset.course, here).href,
-    harness: new URL(`harness.py${version}`, here).href,
-    warm: JSON.parse(script.dataset.warm || "[]"),
-  });
+    try {
+      const base = new URL(root.dataset.content_root || "./", location.href);
+      await navigator.serviceWorker.register(new URL(script.dataset.serviceWorker, base), {
+        scope: base.pathname,
+      });
+      if (!navigator.serviceWorker.controller) {
+        await Promise.race([
+          new Promise((resolve) =>
+            navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true }),
+          ),
+          new Promise((resolve) => setTimeout(resolve, 3000)),
+        ]);
+      }
+    } catch {
+      // no service worker (private mode, a policy): the HTTP cache does what it can
+    }
+  }
+
+  function newWorker() {
+    const next = new Worker(new URL(`runner-worker.mjs${version}`, here), { type: "module" });
+    next.addEventListener("message", (event) => {
+      if (next !== worker) {
+        return;
+      }
+      const message = event.data;
+      if (message.type === "ready") {
+        state.phase = "ready";
+        root.dataset.rlRunnerReadyMs = String(Math.round(performance.now()));
+        root.dataset.rlRunnerStartMs = String(Math.round(performance.now() - startedAt));
+        const started = message.phases.origin - performance.timeOrigin; // the worker's clock
+        root.dataset.rlRunnerPhases = JSON.stringify({ worker: started, ...message.phases });
+        announce(`Ready: Python ${message.python} runs in this page, offline.`, "ready");
+        setButtons();
+        const queued = state.queued;
+        state.queued = null;
+        queued?.();
+      } else if (message.type === "failed") {
+        state.queued = null;
+        announce(`Python could not start in this browser: ${message.message}`, "error");
+        setButtons();
+      } else if (message.type === "result") {
+        const done = state.waiting.get(message.id);
+        state.waiting.delete(message.id);
+        done?.(message);
+      }
+    });
+    next.addEventListener("error", (event) => {
+      if (next === worker) {
+        announce(`Python could not start in this browser: ${event.message || "error"}`, "error");
+      }
+    });
+    next.postMessage({
+      type: "init",
+      runtime: new URL(script.dataset.runtime, here).href,
+      course: new URL(script.dataset.course, here).href,
+      harness: new URL(`harness.py${version}`, here).href,
+      warm: JSON.parse(script.dataset.warm || "[]"),
+    });
+    return next;
+  }
+
+  async function boot(text) {
+    state.phase = "starting";
+    startedAt = performance.now();
+    announce(text, "busy");
+    await serviceWorker();
+    worker = newWorker();
+  }
+
+  function startPython() {
+    if (state.phase === "idle") {
+      root.dataset.rlRunnerUsedMs = String(Math.round(performance.now()));
+      boot("Starting Python in your browser…");
+    }
+  }
+
+  // Stop, or the time limit: end the worker (a loop in Python cannot be interrupted from
+  // here), answer the run, and start a fresh Python for the next one.
+  function restart(why, limit = LIMIT_S) {
+    const busy = state.busy;
+    if (!busy) {
+      return;
+    }
+    worker.terminate();
+    const message =
+      why === "limit"
+        ? `Stopped after ${limit} s: the run did not finish (a loop that never ends?). Python restarted; your table is kept.`
+        : "Stopped. Python restarted; your table is kept.";
+    const done = state.waiting.get(busy.id);
+    state.waiting.clear();
+    done?.({ stopped: message });
+    boot(message).then(() => {
+      for (const panel of panels) {
+        if (panel === busy.panel) {
+          continue;
+        }
+        setStatus(panel, ...state.status);
+      }
+    });
+  }
+
+  // ---- A table restored from the tab that last failed or was stopped: offered ---------
+  function offer(saved) {
+    const how = {
+      failed: "ended with an error",
+      stopped: "was stopped",
+      running: "never finished",
+    }[saved.outcome];
+    for (const panel of panels) {
+      const use = element("button", { type: "button", class: "rl-runner-restore", text: "Use it" });
+      const drop = element("button", { type: "button", class: "rl-runner-discard", text: "Discard" });
+      const box = element(
+        "div",
+        { class: "rl-runner-offer", role: "group", "aria-label": "Edited table from earlier" },
+        [
+        element("span", {
+          text: `Your edited table from earlier in this tab ${how} when it last ran, so it is not loaded; the repository's table is.`,
+        }),
+          use,
+          drop,
+        ],
+      );
+      use.addEventListener("click", () => {
+        setTable(saved.table, null);
+        saveTable("edited");
+        removeOffers();
+      });
+      drop.addEventListener("click", () => {
+        sessionStorage.removeItem(STORE);
+        removeOffers();
+      });
+      panel.querySelector(".rl-runner-controls").prepend(box);
+    }
+  }
+
+  function removeOffers() {
+    for (const box of document.querySelectorAll(".rl-runner-offer")) {
+      box.remove();
+    }
+  }
 
   onDocument(() => {
     const source = document.querySelector("script.rl-runner-table");
     original = source ? JSON.parse(source.textContent) : "";
-    state.table = savedTable();
+    const saved = savedTable();
+    const doubtful = saved && ["failed", "stopped", "running"].includes(saved.outcome);
+    state.table = saved && !doubtful ? saved.table : original;
+    // The editor's bundle loads before this script (deferred, in order); without it (a
+    // build without npm's packages, or the file failed to load) the plain textarea.
+    const makeEditor = window.RLRunnerEditor ? window.RLRunnerEditor.create : textareaEditor;
     panels = Array.from(document.querySelectorAll(".rl-runner"));
     for (const panel of panels) {
-      build(panel);
+      build(panel, makeEditor);
       setStatus(panel, ...state.status);
     }
+    if (doubtful) {
+      offer(saved);
+    }
     showEdited();
-    setBusy(state.busy);
+    setButtons();
+    root.dataset.rlRunnerBuilt = makeEditor === textareaEditor ? "textarea" : "codemirror";
   });
 })();

@@ -1,0 +1,282 @@
+"""Sizes from a time and a memory budget, and from the cache only as far as they allow.
+
+Standard library only (and the hardware table's fp32 size), and pure: every
+size is a function of the reported last-level cache (LLC, None when the OS
+reports none), the lecture's budget (seconds of a whole run, bytes of resident
+memory) and, where a call's time matters, the measured roofs. Tests feed it
+fake caches (32 MiB to 1.1 GiB and unknown) and check every lecture's arrays
+against its memory budget.
+
+A working set "clear of the cache" is at least ``CLEAR`` times the LLC. When a
+budget cannot get that far, ``cache_note`` says so in one sentence and names
+what was measured for what it is (a mix of LLC and DRAM, or the LLC itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+
+from common.hw_specs import bytes_per_elem
+from common.tables.units import GIB, MIB
+
+FP32 = int(bytes_per_elem("fp32"))  # every measuring lecture runs in fp32
+FALLBACK_LLC_BYTES = 32 * MIB  # assumed when the OS reports no cache (said on the page)
+BASELINE_BYTES = 160 * MIB  # Python, numpy, BLAS buffers, matplotlib: resident before any array
+STREAM_LLC_MULTIPLE = 8  # a stream over 8x the LLC finds at most 1/8 of it cached
+STREAM_FLOOR_BYTES = 256 * MIB  # a small or unknown LLC still gets a long stream
+CLEAR = 2.0  # a swept set >= 2x the LLC is evicted between sweeps (LRU)
+MIXED = 1.0  # between 1x and 2x the LLC: part cache, part DRAM
+HIDDEN = 4096  # the article's model width: LayerNorm rows and the GEMMs' K = N
+SEQ_STEP = 512  # attention sequence lengths are multiples of this
+MIN_SEQ = 1024
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a lecture may spend: `seconds` of a whole run, `memory_bytes` of resident memory."""
+
+    seconds: float
+    memory_bytes: int
+
+    @property
+    def arrays_bytes(self) -> int:
+        """Bytes left for the lecture's arrays: memory_bytes - BASELINE_BYTES (>= 64 MiB)."""
+        return max(64 * MIB, self.memory_bytes - BASELINE_BYTES)
+
+
+#: Default budgets, a student's laptop can afford them: lecture -> Budget.
+DEFAULTS: dict[str, Budget] = {
+    "01": Budget(10.0, GIB),
+    "03": Budget(20.0, 3 * GIB // 2),
+    "09": Budget(20.0, 3 * GIB // 2),
+    "10": Budget(20.0, 3 * GIB // 2),
+}
+
+
+def time_scale(plan: Budget, lecture: str) -> float:
+    """How much longer than its default budget a run may take: plan.seconds / default seconds."""
+    return plan.seconds / DEFAULTS[lecture].seconds
+
+
+def scaled_times(times: dict[str, float], factor: float) -> dict[str, float]:
+    """A lecture's time budgets (keys ending in '_s': seconds) times `factor`; others kept."""
+    return {k: v * factor if k.endswith("_s") else v for k, v in times.items()}
+
+
+def llc_or_fallback(llc_bytes: int | None) -> int:
+    """The reported LLC in bytes, or FALLBACK_LLC_BYTES when the OS reports none."""
+    return llc_bytes if llc_bytes else FALLBACK_LLC_BYTES
+
+
+def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> str | None:
+    """One sentence when a working set is not clear (>= CLEAR x LLC) of the cache, else None."""
+    if not llc_bytes:
+        return None
+    ratio = working_set_bytes / llc_bytes
+    if ratio >= CLEAR:
+        return None
+    served = "a mix of LLC and DRAM" if ratio >= MIXED else "mostly the LLC, not DRAM"
+    what = what[:1].upper() + what[1:]  # the sentence's first word
+    return (
+        f"{what} ran with the working set {ratio:.2g}x the LLC (the budget allows no more): "
+        f"it measures {served}"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Lecture 01: the roofs' stream and the operations
+# ---------------------------------------------------------------------------
+# While an operation is timed, the calibration's stream (x, y, z: one working set
+# W) and its square matmul stay allocated so that the roofs are re-timed between
+# the operations. The largest operation is add+relu in one expression: a, b, out,
+# tmp and numpy's temporary, 5/3 W. So the peak is W + 5/3 W + the matmul.
+CALL_CAP_S = 0.15  # one call of an operation: at most this long at the roofline's bound
+CALL_SHARE = CALL_CAP_S / 10.0  # ... for a 10 s budget: the cap grows with the budget
+
+
+OP_SHARE = 0.012  # seconds of timed calls per operation: 0.12 s of a 10 s budget
+OPS_DEADLINE_SHARE = 0.6  # past 60% of the budget, operations get their minimum calls only
+
+
+def op_seconds(plan: Budget) -> float:
+    """Seconds of timed calls one operation of lecture 01 gets: OP_SHARE of the budget."""
+    return OP_SHARE * plan.seconds
+
+
+def call_cap(plan: Budget) -> float:
+    """Longest bound one timed call may have, in seconds: CALL_SHARE of the run's budget."""
+    return CALL_SHARE * plan.seconds
+
+
+def stream_bytes(llc_bytes: int | None, budget: Budget, matmul_bytes: int = 0) -> int:
+    """The stream's working set W: max(8 LLC, 256 MiB), within (arrays - matmul) / (8/3)."""
+    want = max(STREAM_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
+    cap = (budget.arrays_bytes - matmul_bytes) * 3 // 8  # W + 5/3 W = 8/3 W
+    return max(3 * FP32 * 1024, min(want, cap) // (3 * FP32) * (3 * FP32))
+
+
+def attention_seq(
+    llc_bytes: int | None,
+    cap_bytes: int,
+    peak: float,
+    beta: float,
+    head_dim: int = 128,
+    call_cap_s: float = CALL_CAP_S,
+) -> int:
+    """N (a multiple of SEQ_STEP) with S = 4 N^2 >= 2 LLC, shrunk to fit cap_bytes and call_cap_s.
+
+    One call's bound: max(4 N^2 d_h / P, 10 passes x 4 N^2 / beta) seconds.
+    """
+    need = CLEAR * llc_or_fallback(llc_bytes)
+    n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
+
+    def too_big(n: int) -> bool:
+        call_s = max(4.0 * n * n * head_dim / peak, 10 * FP32 * n * n / beta)
+        return FP32 * n * n + 4 * FP32 * n * head_dim > cap_bytes or call_s > call_cap_s
+
+    while n > MIN_SEQ and too_big(n):
+        n -= SEQ_STEP
+    return n
+
+
+def gemm_width(
+    llc_bytes: int | None,
+    cap_bytes: int,
+    peak: float,
+    rows: int = 512,
+    call_cap_s: float = CALL_CAP_S,
+) -> int:
+    """K = N: HIDDEN (the article's), doubled while the weight is under 2 LLC and the budget allows.
+
+    A doubling must keep 4 (K^2 + 2 rows K) bytes within cap_bytes and one M = rows
+    GEMM's bound 2 rows K^2 / P within call_cap_s; HIDDEN is halved (not below 1024)
+    only when its own arrays exceed cap_bytes.
+    """
+
+    def fits(k: int) -> bool:
+        return FP32 * (k * k + 2 * rows * k) <= cap_bytes
+
+    k = HIDDEN
+    while k > 1024 and not fits(k):
+        k //= 2
+    while (
+        k >= HIDDEN
+        and FP32 * k * k < CLEAR * llc_or_fallback(llc_bytes)
+        and fits(2 * k)
+        and 2.0 * rows * (2 * k) ** 2 / peak <= call_cap_s
+    ):
+        k *= 2
+    return k
+
+
+# ---------------------------------------------------------------------------
+# Lecture 03: the batch sweep's weights, kept out of the cache
+# ---------------------------------------------------------------------------
+# A VM's cores may sit on more than one cache of the reported size, and caches keep
+# part of a streamed set a few times their size: the sweep streams 4x the LLC.
+WEIGHT_CLEAR = 4.0
+
+
+def weight_copies(weight_bytes: int, llc_bytes: int | None, cap_bytes: int) -> int:
+    """How many copies of W the sweep rotates through so that W is never served from cache.
+
+    Between two reads of one copy the others stream (copies - 1) W bytes; at
+    >= WEIGHT_CLEAR x LLC the copy has been evicted. One copy when W alone is that
+    large; fewer than needed when cap_bytes cannot hold them (cache_note then says so).
+    """
+    if weight_bytes <= 0:
+        raise ValueError(f"weight bytes must be positive, got {weight_bytes!r}")
+    llc = llc_or_fallback(llc_bytes)
+    if weight_bytes >= WEIGHT_CLEAR * llc:
+        return 1
+    want = 1 + math.ceil(WEIGHT_CLEAR * llc / weight_bytes)
+    return max(1, min(want, cap_bytes // weight_bytes))
+
+
+def streamed_between_bytes(weight_bytes: int, copies: int) -> int:
+    """Bytes read between two reads of one weight copy: W itself when alone, else (copies-1) W."""
+    return weight_bytes * max(1, copies - 1)
+
+
+# ---------------------------------------------------------------------------
+# Lectures 09 and 10: the sweep's ceiling, the attention lengths
+# ---------------------------------------------------------------------------
+SWEEP_LLC_MULTIPLE = 8
+SWEEP_ARRAYS_SHARE = 0.75  # the sweep's one buffer; the rest is the matmuls and the threads test
+
+
+def sweep_limit_bytes(llc_bytes: int | None, budget: Budget, available: int | None) -> int:
+    """Largest working set of lecture 09's sweep: max(8 LLC, 256 MiB), within the budget.
+
+    At most SWEEP_ARRAYS_SHARE of the arrays budget and a quarter of free memory.
+    """
+    want = max(SWEEP_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
+    cap = int(budget.arrays_bytes * SWEEP_ARRAYS_SHARE)
+    if available:
+        cap = min(cap, available // 4)
+    return max(64 * 1024, min(want, cap))
+
+
+def matmul_side_cap(budget: Budget, peak: float, seconds: float) -> int:
+    """Largest square fp32 matmul side (a multiple of 256) whose call takes <= seconds at P
+    and whose 12 n^2 bytes fit a quarter of the arrays budget."""
+    by_time = (seconds * peak / 2.0) ** (1 / 3)
+    by_memory = math.sqrt(budget.arrays_bytes / 4 / (3 * FP32))
+    return max(256, int(min(by_time, by_memory)) // 256 * 256)
+
+
+def attention_lengths_cap(budget: Budget, heads_dim: int = 128) -> int:
+    """Largest N (a multiple of SEQ_STEP) whose naive attention (S and Q, K, V, O) fits
+    half the arrays budget: lecture 10 times naive and tiled attention side by side."""
+    cap = budget.arrays_bytes / 2
+    n = int(math.sqrt(cap / FP32)) // SEQ_STEP * SEQ_STEP
+    while n > SEQ_STEP and FP32 * (n * n + 4 * n * heads_dim) > cap:
+        n -= SEQ_STEP
+    return max(SEQ_STEP, n)
+
+
+# ---------------------------------------------------------------------------
+# The flags
+# ---------------------------------------------------------------------------
+MAX_MEMORY_GIB = 1024.0
+MAX_SECONDS = 3600.0
+
+
+def _in_range(lo: float, hi: float, what: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+        if not lo < value <= hi:
+            raise argparse.ArgumentTypeError(f"{what} must be in ({lo:g}, {hi:g}], got {text}")
+        return value
+
+    return parse
+
+
+def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
+    """--memory-limit GIB and --time-limit S: the lecture's measuring budget (DEFAULTS)."""
+    default = DEFAULTS[lecture]
+    parser.add_argument(
+        "--memory-limit",
+        type=_in_range(0.125, MAX_MEMORY_GIB, "memory limit"),
+        default=default.memory_bytes / GIB,
+        metavar="GIB",
+        help="resident memory the measurements may use, in GiB "
+        f"(default {default.memory_bytes / GIB:g}); sizes shrink to fit it",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=_in_range(1.0, MAX_SECONDS, "time limit"),
+        default=default.seconds,
+        metavar="S",
+        help=f"seconds the run aims to take (default {default.seconds:g})",
+    )
+
+
+def from_args(args: argparse.Namespace) -> Budget:
+    """The Budget that --memory-limit and --time-limit chose."""
+    return Budget(float(args.time_limit), int(args.memory_limit * GIB))

@@ -1,0 +1,109 @@
+"""Lecture 11's figure: measured times against predictions at spec and achievable roofs.
+
+Drawing only: the numbers come from ``common.formulas.predict`` and
+``common.tables.measurements``. Two panels stacked: the whole 13B model (one group of
+bars per case) and one matmul's time against its token count (measured points, the
+two roofline curves and their ridges).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from common.plots.style import (
+    ACCENT_COLOR,
+    COMPUTE_COLOR,
+    MAX_WIDTH_IN,
+    MEMORY_COLOR,
+    NEUTRAL_COLOR,
+    require_matplotlib,
+    save_figure,
+)
+
+
+class CaseBars(NamedTuple):
+    """One whole-model case: its label and three times in seconds."""
+
+    label: str
+    measured: float
+    spec: float
+    achievable: float
+
+
+class OperatorCurve(NamedTuple):
+    """One matmul: measured (tokens, seconds), the two predicted curves and their ridges."""
+
+    label: str
+    measured: Sequence[tuple[int, float]]
+    spec: Sequence[tuple[int, float]]
+    achievable: Sequence[tuple[int, float]]
+    spec_ridge: int | None
+    achievable_ridge: int | None
+
+
+def _style(ax: Any) -> None:
+    ax.grid(True, which="major", alpha=0.3, linestyle=":")
+    ax.spines["top"].set_visible(False)
+    ax.spines["right"].set_visible(False)
+
+
+def predict_figure(
+    path: str | os.PathLike[str], cases: Sequence[CaseBars], curve: OperatorCurve, title: str
+) -> str:
+    """Save the two-panel figure (model bars above, operator curve below); return the path."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(MAX_WIDTH_IN, 7.4), dpi=150, layout="constrained")
+    top, bottom = fig.subplots(2, 1)
+    for ax in (top, bottom):
+        _style(ax)
+
+    width = 0.26
+    series = (
+        ("measured", "measured", NEUTRAL_COLOR, ""),
+        ("spec", "predicted at spec peaks", COMPUTE_COLOR, "//"),
+        ("achievable", "predicted at achievable roofs", ACCENT_COLOR, ".."),
+    )
+    for j, (field, label, color, hatch) in enumerate(series):
+        xs = [i + (j - 1) * width for i in range(len(cases))]
+        ys = [getattr(c, field) * 1e3 for c in cases]
+        top.bar(xs, ys, width, label=label, color=color, hatch=hatch, edgecolor="white")
+    top.set_xticks(range(len(cases)), [c.label for c in cases], fontsize=9)
+    top.set_ylabel("time (ms)")
+    top.set_title(title, fontsize=10)
+    top.legend(fontsize=8, frameon=False, loc="upper right")
+
+    for pts, label, color, style in (
+        (curve.spec, "predicted at spec peaks", COMPUTE_COLOR, "-"),
+        (curve.achievable, "predicted at achievable roofs", ACCENT_COLOR, "--"),
+    ):
+        bottom.plot([n for n, _ in pts], [t * 1e3 for _, t in pts], style, color=color, label=label)
+    bottom.plot(
+        [n for n, _ in curve.measured],
+        [t * 1e3 for _, t in curve.measured],
+        "o",
+        color=MEMORY_COLOR,
+        label="measured",
+    )
+    for ridge, color, style, what in (
+        (curve.spec_ridge, COMPUTE_COLOR, ":", "spec ridge"),
+        (curve.achievable_ridge, ACCENT_COLOR, "-.", "achievable ridge"),
+    ):
+        if ridge is not None:
+            bottom.axvline(
+                ridge, color=color, linestyle=style, linewidth=1, label=f"{what} n = {ridge:,}"
+            )
+    from matplotlib.ticker import FuncFormatter
+
+    bottom.set_xscale("log", base=2)
+    bottom.set_yscale("log")
+    bottom.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    bottom.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    bottom.set_xlabel("tokens n in X[n, K]")
+    bottom.set_ylabel("time (ms)")
+    bottom.set_title(curve.label, fontsize=10)
+    bottom.legend(fontsize=8, frameon=False, loc="upper left")
+    return save_figure(fig, path)

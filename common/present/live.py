@@ -1,0 +1,273 @@
+"""Chart data for the site's "Run it here" panels: a lecture's main figure as Vega-Lite.
+
+Standard library only. In a terminal and in the docs build nothing here runs. Under a
+panel (the browser's harness sets ``ROOFLINE_PANEL_CHARTS`` to a file path) a lecture
+run with ``--png`` does not draw with matplotlib: each figure function of
+``common.plots`` hands its data to one of the functions below instead, which appends a
+Vega-Lite specification to that file (one JSON object a line), and the panel draws it
+with vega-embed. The caption the lecture computes for the figure (`caption`) goes with
+the chart, so the redrawn figure says what to look at, from that run's numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from common.formulas.roofline import attainable_flops
+from common.shell.cli import PANEL_CHARTS_ENV, panel_draws_figures
+
+#: The file a panel run collects its charts in; unset outside a panel.
+ENV = PANEL_CHARTS_ENV
+SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
+X_INTENSITY = {
+    "field": "intensity",
+    "type": "quantitative",
+    "scale": {"type": "log"},
+    "title": "arithmetic intensity I (FLOP/byte)",
+}
+Y_TFLOPS = {
+    "field": "tflops",
+    "type": "quantitative",
+    "scale": {"type": "log"},
+    "title": "attainable TFLOP/s",
+}
+
+Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
+
+
+def active() -> bool:
+    """True when a panel collects this run's charts."""
+    return panel_draws_figures()
+
+
+def _append(spec: dict[str, Any]) -> None:
+    target = Path(os.environ[ENV])
+    with target.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(spec, allow_nan=False) + "\n")
+
+
+def charts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The specifications appended to `path` during a run ([] when none)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def caption(text: str) -> None:
+    """Attach the lecture's caption to the chart emitted last (display.figure calls this)."""
+    if not active():
+        return
+    found = charts(os.environ[ENV])
+    if found:
+        found[-1]["description"] = " ".join(str(text).split())
+        Path(os.environ[ENV]).write_text(
+            "".join(json.dumps(s, allow_nan=False) + "\n" for s in found), encoding="utf-8"
+        )
+
+
+def x_range(ridges: Sequence[float], xs: Sequence[float]) -> tuple[float, float]:
+    """Whole decades (FLOP/byte) holding every ridge and point, with a margin either side."""
+    every = [x for x in [*ridges, *xs] if x > 0]
+    lo = 10 ** math.floor(math.log10(max(min(every) / 1.5, 1e-3)))
+    hi = 10 ** math.ceil(math.log10(max(every) * 3))
+    return lo, hi
+
+
+def roof_rows(label: str, peak: float, bw: float, lo: float, hi: float) -> list[dict[str, Any]]:
+    """The roof min(P, I beta) as three corners (lo, ridge, hi); TFLOP/s = FLOP/s / 1e12."""
+    ridge = peak / bw
+    xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
+    return [
+        {"roof": label, "intensity": x, "tflops": attainable_flops(x, peak, bw) / 1e12} for x in xs
+    ]
+
+
+def _roof_layer(highlight: str | None) -> dict[str, Any]:
+    dash: dict[str, Any] = {"value": [1, 0]}
+    width: dict[str, Any] = {"value": 2.5}
+    if highlight is not None:
+        dash = {"condition": {"test": f"datum.roof === {json.dumps(highlight)}", "value": [1, 0]}}
+        dash["value"] = [6, 4]
+        width = {"condition": {"test": f"datum.roof === {json.dumps(highlight)}", "value": 3}}
+        width["value"] = 1.5
+    return {
+        "data": {"name": "roofs"},
+        "mark": {"type": "line", "clip": True},
+        "encoding": {
+            "x": X_INTENSITY,
+            "y": Y_TFLOPS,
+            "color": {"field": "roof", "type": "nominal", "title": "roof", "sort": None},
+            "strokeDash": dash,
+            "strokeWidth": width,
+            "tooltip": [{"field": "roof"}, {"field": "intensity"}, {"field": "tflops"}],
+        },
+    }
+
+
+def _points_layers(shape: bool) -> list[dict[str, Any]]:
+    point: dict[str, Any] = {
+        "data": {"name": "points"},
+        "mark": {"type": "point", "filled": True, "size": 60},
+        "encoding": {
+            "x": X_INTENSITY,
+            "y": Y_TFLOPS,
+            "color": {"field": "roof", "type": "nominal", "title": "roof", "sort": None},
+            "tooltip": [{"field": "label"}, {"field": "intensity"}, {"field": "tflops"}],
+        },
+    }
+    if shape:
+        point["encoding"]["shape"] = {"field": "series", "type": "nominal", "title": "points"}
+        point["mark"]["filled"] = False
+        return [point]
+    text = {
+        "data": {"name": "points"},
+        "mark": {"type": "text", "align": "left", "dx": 6, "dy": -6, "fontSize": 10},
+        "encoding": {"x": X_INTENSITY, "y": Y_TFLOPS, "text": {"field": "label"}},
+    }
+    return [point, text]
+
+
+def _spec(title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "$schema": SCHEMA,
+        "title": title,
+        "width": "container",
+        "height": 300,
+        "datasets": datasets,
+        "layer": layers,
+        # The legend below the plot: on a phone the plot keeps the panel's whole width.
+        "config": {"legend": {"orient": "bottom", "columns": 2, "labelLimit": 240}},
+    }
+
+
+def roofline(
+    title: str, curves: Sequence[Curve], points: Sequence[tuple[str, float, float]], placed_on=None
+) -> dict[str, Any]:
+    """Rooflines (label, P, beta) with named points (label, I, FLOP/s); emitted under a panel."""
+    lo, hi = x_range([p / b for _, p, b in curves], [x for _, x, _ in points])
+    roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
+    highlight = curves[placed_on][0] if placed_on is not None and len(curves) > 1 else None
+    on = curves[placed_on or 0][0]
+    rows = [
+        {"label": label, "roof": on, "series": "", "intensity": x, "tflops": y / 1e12}
+        for label, x, y in points
+    ]
+    spec = _spec(
+        title, [_roof_layer(highlight), *_points_layers(False)], {"roofs": roofs, "points": rows}
+    )
+    spec["name"] = "roofline"
+    if active():
+        _append(spec)
+    return spec
+
+
+def roofline_panels(
+    title: str, panels: Sequence[tuple[str, Curve, Sequence[tuple[str, float, float]]]]
+) -> dict[str, Any]:
+    """Several chips' roofs, each with the numbered points placed on it, on one pair of axes."""
+    curves = [curve for _, curve, _ in panels]
+    xs = [x for _, _, pts in panels for _, x, _ in pts]
+    lo, hi = x_range([p / b for _, p, b in curves], xs)
+    roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
+    rows = [
+        {"label": n, "roof": curve[0], "series": "", "intensity": x, "tflops": y / 1e12}
+        for _, curve, pts in panels
+        for n, x, y in pts
+    ]
+    spec = _spec(
+        title, [_roof_layer(None), *_points_layers(False)], {"roofs": roofs, "points": rows}
+    )
+    spec["name"] = "roofline"
+    if active():
+        _append(spec)
+    return spec
+
+
+def roofline_series(
+    title: str, curve: Curve, series: Sequence[tuple[str, Sequence[tuple[float, float]]]]
+) -> dict[str, Any]:
+    """One roof with groups of unlabelled (I, FLOP/s) points, one marker a group."""
+    label, peak, bw = curve
+    xs = [x for _, pts in series for x, _ in pts]
+    lo, hi = x_range([peak / bw], xs)
+    rows = [
+        {"label": name, "roof": label, "series": name, "intensity": x, "tflops": y / 1e12}
+        for name, pts in series
+        for x, y in pts
+    ]
+    datasets = {"roofs": roof_rows(label, peak, bw, lo, hi), "points": rows}
+    spec = _spec(title, [_roof_layer(None), *_points_layers(True)], datasets)
+    spec["name"] = "roofline"
+    if active():
+        _append(spec)
+    return spec
+
+
+def memory_ledger(
+    title: str, ledgers: Sequence[tuple[int, Any]], capacity: float, wall: int
+) -> dict[str, Any]:
+    """The four capacity-ledger terms (GB = bytes / 1e9) stacked against batch, the capacity."""
+    terms = (
+        ("weights", "weights"),
+        ("kv_cache", "KV cache"),
+        ("activations", "activations"),
+        ("overhead", "overhead"),
+    )
+    rows = [
+        {"batch": b, "term": name, "order": i, "gb": getattr(led, attr) / 1e9}
+        for b, led in ledgers
+        for i, (attr, name) in enumerate(terms)
+    ]
+    limits = [{"what": f"capacity {capacity / 1e9:.0f} GB", "gb": capacity / 1e9}]
+    x = {"field": "batch", "type": "quantitative", "title": "batch (sequences)"}
+    layers: list[dict[str, Any]] = [
+        {
+            "data": {"name": "ledger"},
+            "mark": {"type": "area", "opacity": 0.85},
+            "encoding": {
+                "x": x,
+                "y": {"field": "gb", "type": "quantitative", "stack": True, "title": "memory (GB)"},
+                "color": {
+                    "field": "term",
+                    "type": "nominal",
+                    "sort": [name for _, name in terms],
+                    "title": "term",
+                },
+                "order": {"field": "order"},
+                "tooltip": [{"field": "batch"}, {"field": "term"}, {"field": "gb"}],
+            },
+        },
+        {
+            "data": {"name": "limits"},
+            "mark": {"type": "rule", "strokeDash": [6, 4], "color": "black"},
+            "encoding": {
+                "y": {"field": "gb", "type": "quantitative"},
+                "tooltip": {"field": "what"},
+            },
+        },
+    ]
+    datasets: dict[str, Any] = {"ledger": rows, "limits": limits}
+    if wall:
+        datasets["wall"] = [{"batch": wall, "what": f"memory wall B = {wall:,}"}]
+        layers.append(
+            {
+                "data": {"name": "wall"},
+                "mark": {"type": "rule", "color": "#b2182b"},
+                "encoding": {
+                    "x": {"field": "batch", "type": "quantitative"},
+                    "tooltip": {"field": "what"},
+                },
+            }
+        )
+    spec = _spec(title, layers, datasets)
+    spec["name"] = "memory_ledger"
+    if active():
+        _append(spec)
+    return spec

@@ -1,0 +1,438 @@
+"""Lecture 11's tables and sentences: predictions against published measurements.
+
+Every direction word (longer, shorter, above, below, n of m) is computed from the
+numbers it describes, so the sentences stay true after any edit of the hardware
+table or of ``common/tables/measurements.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from common.formulas.predict import Decomposition, Roofs
+from common.hw_specs import Chip, Figure
+from common.present.console import fmt_bw, fmt_pct, fmt_rate, fmt_ratio, fmt_time
+from common.present.display import Facts, Group, Observations, Table, Text, figure
+from common.present.display import Figure as DisplayFigure
+from common.shell.paths import display_path
+from common.tables.measurements import Measured
+
+MATCH = 0.005  # a ratio within 0.5% of 1 "matches"
+
+
+def _ms(seconds: float) -> str:
+    return fmt_time(seconds, "ms", 2)
+
+
+def _pct(fraction: float) -> str:
+    return fmt_pct(fraction, 1)
+
+
+def versus(measured: float, predicted: float) -> str:
+    """How a measurement stands to its prediction: 'x1.42 longer than predicted' and so on."""
+    r = measured / predicted
+    if abs(r - 1) <= MATCH:
+        return "matches the prediction"
+    if r > 1:
+        return f"takes {fmt_ratio(r)} the predicted time (longer)"
+    return f"takes {fmt_ratio(r)} the predicted time (shorter: faster than the bound)"
+
+
+class Case(NamedTuple):
+    """One predicted measurement: its label, the measurement and the two predictions."""
+
+    label: str
+    measured: Measured
+    spec: float
+    achievable: float
+
+
+# ---------------------------------------------------------------------------
+# Roofs
+# ---------------------------------------------------------------------------
+def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> Group:
+    """Spec and achievable roofs side by side, each achievable one with its source."""
+    figs: dict[str, Figure | None] = {
+        "compute": chip.achievable_flops_table.get(precision),
+        "memory": chip.achievable_mem_bw_figure,
+        "link": chip.achievable_link_bw_figure,
+    }
+    rows, shares, cited = [], [], []
+    for key, what, s, a, fmt in (
+        ("compute", f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
+        ("memory", "HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
+        ("link", f"link, one way ({chip.link_name})", spec.link_bw, achievable.link_bw, fmt_bw),
+    ):
+        fig = figs[key]
+        if fig is None:
+            rows.append((what, fmt(s), "none published (spec used)", "-"))
+        else:
+            rows.append((what, fmt(s), fmt(a), _pct(a / s)))
+            shares.append((what, a / s))
+            cited.append((f"measured {what}", fig.source + (f" ({fig.note})" if fig.note else "")))
+    headers = ("roof", "spec", "achievable (measured)", "of spec")
+    below = sum(share < 1 for _, share in shares)
+    items = [f"{below} of {len(shares)} measured roofs sit below their datasheet figure."]
+    items += [
+        f"The measured {what} is {_pct(share)} of its spec figure: a measurement above the "
+        "datasheet means one of the two figures was edited or measured another chip."
+        for what, share in shares
+        if share > 1
+    ]
+    if len(shares) < 3:
+        items.append(f"{3 - len(shares)} of 3 roofs have no published measurement; spec stands in.")
+    return Group(
+        Table(headers, rows, title=f"{chip.name}: the two sets of roofs"),
+        Observations(items),
+        Facts(cited),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Whole model
+# ---------------------------------------------------------------------------
+def cases_table(cases: Sequence[Case], title: str) -> Table:
+    """Measured against both predictions, with measured / predicted ratios."""
+    headers = ("case", "measured", "at spec", "ratio", "at achievable", "ratio")
+    rows = [
+        (
+            c.label,
+            _ms(c.measured.seconds),
+            _ms(c.spec),
+            fmt_ratio(c.measured.seconds / c.spec),
+            _ms(c.achievable),
+            fmt_ratio(c.measured.seconds / c.achievable),
+        )
+        for c in cases
+    ]
+    return Table(headers, rows, title=title, note="ratio = measured / predicted")
+
+
+def shared_roofs(chip: Chip, precision: str, document: str) -> list[str]:
+    """The chip's achievable roofs whose source is `document` (the measurement's own page)."""
+    figs = {
+        f"{precision} matmul peak": chip.achievable_flops_table.get(precision),
+        "HBM bandwidth": chip.achievable_mem_bw_figure,
+        "link bandwidth": chip.achievable_link_bw_figure,
+    }
+    return [what for what, fig in figs.items() if fig is not None and document in fig.source]
+
+
+def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Observations:
+    """How many predictions undershoot, the ratios' spread, what the achievable roofs fix."""
+    spec_r = [c.measured.seconds / c.spec for c in cases]
+    ach_r = [c.measured.seconds / c.achievable for c in cases]
+    longer = sum(r > 1 + MATCH for r in spec_r)
+    closer = sum(abs(a - 1) < abs(s - 1) for s, a in zip(spec_r, ach_r, strict=True))
+    worst = max(range(len(cases)), key=lambda i: abs(spec_r[i] - 1))
+    best = min(range(len(cases)), key=lambda i: abs(ach_r[i] - 1))
+    return Observations(
+        [
+            f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
+            f"ratios run from {fmt_ratio(min(spec_r))} to {fmt_ratio(max(spec_r))}.",
+            f"The widest gap is {cases[worst].label}: it "
+            f"{versus(cases[worst].measured.seconds, cases[worst].spec)}.",
+            f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the "
+            f"closest is {cases[best].label}, which "
+            f"{versus(cases[best].measured.seconds, cases[best].achievable)} at achievable roofs.",
+        ]
+        + [
+            f"The achievable {what} was itself measured on this benchmark, so the predictions "
+            "that lean on it are not independent of the measurements they meet."
+            for what in shared
+        ]
+    )
+
+
+def estimate_observation(cases: Sequence[Case], estimates: Mapping[int, float]) -> Observations:
+    """The course's spec decode predictions against the blog's own hand estimates."""
+    items = []
+    for gpus, estimate in sorted(estimates.items()):
+        label = f"decode, {gpus} GPU" + ("s" if gpus > 1 else "")
+        match = [c for c in cases if c.label == label]
+        if not match:
+            continue
+        ours = match[0].spec
+        gap = ours / estimate - 1
+        if abs(gap) <= MATCH:
+            stands = "matches"
+        else:
+            stands = f"is {_pct(abs(gap))} {'above' if gap > 0 else 'below'}"
+        items.append(
+            f"Our spec prediction for {label} ({_ms(ours)}) {stands} the blog's own "
+            f"estimate ({_ms(estimate)}: weights only, at 1.5 TB/s, no all-reduce)."
+        )
+    return Observations(items, title="Against the blog's own estimate")
+
+
+def activations_observation(
+    ours: Mapping[int, float], profiled: Mapping[int, Measured]
+) -> Observations:
+    """The ledger's non-matmul decode time against the blog's profiled activation cost."""
+    items = []
+    for gpus, m in sorted(profiled.items()):
+        if gpus not in ours:
+            continue
+        t = ours[gpus]
+        gap = m.seconds - t
+        side = "above" if gap > 0 else "below"
+        items.append(
+            f"Decode on {gpus} GPU{'s' if gpus > 1 else ''}: the blog's profile charges "
+            f"{_ms(m.seconds)} to intermediate activations; the ledger charges everything "
+            f"but the weight matmuls {_ms(t)} (kernel floors included), so the profile "
+            f"sits {_ms(abs(gap))} {side} the ledger there."
+        )
+    return Observations(items, title="The small operators against a profile")
+
+
+def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
+    """The all-reduce model's time per layer against the range the blog's profile shows."""
+    lo, hi = min(m.seconds for m in profiled), max(m.seconds for m in profiled)
+    why = ""
+    if per_layer < lo:
+        where = f"x{lo / per_layer:.1f} below the low end"
+        why = (
+            " A tiny all-reduce costs its latency (synchronisation, launch), and one "
+            "smallest-message time measured on another machine captures only part of it."
+        )
+    elif per_layer > hi:
+        where = f"x{per_layer / hi:.1f} above the high end"
+    else:
+        where = "inside that range"
+    return Observations(
+        [
+            f"The latency-plus-bandwidth model gives {fmt_time(per_layer, 'us', 1)} of "
+            f"all-reduce per layer for decode on two GPUs; the blog's profile shows "
+            f"{fmt_time(lo, 'us', 0)} to {fmt_time(hi, 'us', 0)} per layer: the model is "
+            f"{where}.{why}"
+        ],
+        title="The link model against a profile",
+    )
+
+
+def decomposition_table(labels: Sequence[str], decomps: Sequence[Decomposition]) -> Table:
+    """Each case's measured time split into the named terms and the unexplained rest."""
+    names = [t.name for t in decomps[0].terms]
+    rows = [(name, *(_ms(d.terms[i].seconds) for d in decomps)) for i, name in enumerate(names)]
+    rows.append(("explained (sum)", *(_ms(d.explained) for d in decomps)))
+    rows.append(("unexplained", *(_ms(d.unexplained) for d in decomps)))
+    rows.append(("measured", *(_ms(d.measured) for d in decomps)))
+    return Table(("term", *labels), rows, title="Where the time goes (ms)")
+
+
+def decomposition_observations(
+    labels: Sequence[str], decomps: Sequence[Decomposition]
+) -> Observations:
+    """The largest named term per case and the share left unexplained, said plainly."""
+    items = []
+    for label, d in zip(labels, decomps, strict=True):
+        extra = max(d.terms[1:], key=lambda t: t.seconds)
+        share = d.unexplained / d.measured
+        rest = (
+            f"{_pct(share)} of the measured time ({_ms(d.unexplained)}) stays unexplained"
+            if d.unexplained >= 0
+            else f"the named terms overshoot the measurement by {_ms(-d.unexplained)}"
+        )
+        items.append(
+            f"{label}: beyond the spec roofline, the largest named term is {extra.name}, "
+            f"{_ms(extra.seconds)}; {rest}."
+        )
+    return Observations(items)
+
+
+# ---------------------------------------------------------------------------
+# Single operators
+# ---------------------------------------------------------------------------
+class OpRow(NamedTuple):
+    """One timed matmul with its predictions and counts."""
+
+    name: str
+    n: int
+    flops: float
+    nbytes: float
+    measured: float
+    spec: float
+    achievable: float
+
+
+def _achieved(r: OpRow, spec: Roofs) -> str:
+    """The measured rate on the binding roof: FLOP/s if compute-bound at spec, else B/s."""
+    if r.flops / spec.peak >= r.nbytes / spec.mem_bw:
+        return fmt_rate(r.flops / r.measured)
+    return fmt_bw(r.nbytes / r.measured)
+
+
+def operator_table(rows: Sequence[OpRow], title: str, spec: Roofs) -> Group:
+    """One table per matmul: per token count, measured, both predictions, ratios, achieved rate.
+
+    The achieved rate is the one the spec roofline says binds: FLOP/s where the matmul is
+    compute-bound, bytes/s where it is memory-bound.
+    """
+    tables = []
+    for name in dict.fromkeys(r.name for r in rows):
+        body = []
+        for r in (r for r in rows if r.name == name):
+            body.append(
+                (
+                    f"{r.n:,}",
+                    fmt_time(r.measured, "us", 0),
+                    fmt_time(r.spec, "us", 0),
+                    fmt_ratio(r.measured / r.spec),
+                    fmt_time(r.achievable, "us", 0),
+                    fmt_ratio(r.measured / r.achievable),
+                    _achieved(r, spec),
+                )
+            )
+        headers = ("n", "measured", "at spec", "ratio", "at achievable", "ratio", "achieved")
+        tables.append(Table(headers, body, title=f"{title}: {name}"))
+    note = (
+        "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, "
+        "its bytes/s where memory-bound"
+    )
+    return Group(*tables, Text(note))
+
+
+def knee_observations(
+    name: str,
+    tokens: Sequence[int],
+    flat: int,
+    spec_ridge: int | None,
+    ach_ridge: int | None,
+    tolerance: float = 0.25,
+) -> Observations:
+    """Where the measured time stops being flat against the predicted ridges."""
+    lo = tokens[flat]
+    hi = tokens[flat + 1] if flat + 1 < len(tokens) else None
+    if hi is None:
+        knee = f"stays within {fmt_pct(tolerance)} up to the largest n measured ({lo:,})"
+    else:
+        knee = (
+            f"stays within {fmt_pct(tolerance)} of its time at n = {tokens[0]:,} up to "
+            f"n = {lo:,} and has left it by n = {hi:,}"
+        )
+
+    def where(ridge: int | None, which: str) -> str:
+        if ridge is None:
+            return f"the {which} roofs give no ridge"
+        if hi is not None and lo < ridge <= hi:
+            pos = "inside that interval"
+        elif ridge <= lo:
+            pos = "at or below the flat part's end: it stays memory-bound longer than predicted"
+        else:
+            pos = (
+                "above that interval: the kernel leaves the memory roof before the prediction says"
+            )
+        return f"the {which} ridge is n = {ridge:,}, {pos}"
+
+    return Observations(
+        [
+            f"The measured {name} {knee}.",
+            f"Predicted: {where(spec_ridge, 'spec')}; {where(ach_ridge, 'achievable')}.",
+        ]
+    )
+
+
+def beats_bound_observation(rows: Sequence[OpRow]) -> Observations:
+    """How many measured kernels run faster than the spec bound (a bound is not a promise)."""
+    faster = [r for r in rows if r.measured < (1 - MATCH) * r.spec]
+    near = sum(abs(r.measured / r.spec - 1) <= 0.05 for r in rows)
+    items = [f"{near} of {len(rows)} measured matmuls land within 5% of their spec bound."]
+    if faster:
+        r = min(faster, key=lambda x: x.measured / x.spec)
+        items.append(
+            f"{len(faster)} of {len(rows)} run faster than the spec bound; the fastest, "
+            f"{r.name} at n = {r.n:,}, moves {fmt_bw(r.nbytes / r.measured)}, more than the "
+            "table's bandwidth allows: part of its bytes come from cache, the timer rounds, "
+            "or the table's figure is below the chip's."
+        )
+    else:
+        items.append("None runs faster than its spec bound.")
+    return Observations(items, title="Against the bound itself")
+
+
+# ---------------------------------------------------------------------------
+# Utilisation
+# ---------------------------------------------------------------------------
+class Util(NamedTuple):
+    """MFU and MBU of one measurement, with the numerators."""
+
+    label: str
+    flops: float
+    nbytes: float
+    seconds: float
+    mfu: float
+    mbu: float
+
+
+def utilisation_table(rows: Sequence[Util], peak: float, bw: float) -> Table:
+    """Numerators, time, MFU and MBU (denominators: spec peak and spec bandwidth per GPU)."""
+    headers = ("case", "model FLOPs", "bytes moved", "measured", "MFU", "MBU")
+    body = [
+        (u.label, f"{u.flops:.3g}", f"{u.nbytes:.3g}", _ms(u.seconds), _pct(u.mfu), _pct(u.mbu))
+        for u in rows
+    ]
+    note = (
+        f"MFU = model FLOPs / (time x GPUs x {fmt_rate(peak)}); "
+        f"MBU = bytes / (time x GPUs x {fmt_bw(bw)})"
+    )
+    return Table(headers, body, title="Utilisation of the measured runs", note=note)
+
+
+def utilisation_observations(rows: Sequence[Util]) -> Observations:
+    """The decode counter-example: the lowest MFU can sit beside a high MBU."""
+    low = min(rows, key=lambda u: u.mfu)
+    high = max(rows, key=lambda u: u.mfu)
+    if low.mbu > low.mfu:
+        verdict = (
+            f"yet its MBU is {_pct(low.mbu)}: its memory bus is the busier resource. A low "
+            "MFU there says the step is memory-bound, not that the kernels are bad."
+        )
+    else:
+        verdict = f"and its MBU is lower still ({_pct(low.mbu)}): neither resource is busy."
+    impossible = [u.label for u in rows if u.mfu > 1 or u.mbu > 1]
+    warn = (
+        [
+            f"{len(impossible)} of {len(rows)} runs show a utilisation above 100% "
+            f"({', '.join(impossible)}): no GPU beats its own peak, so the table's spec "
+            "figure is below what the measured GPU did (an edited or a wrong figure)."
+        ]
+        if impossible
+        else []
+    )
+    lowest = f"The lowest MFU is {low.label} at {_pct(low.mfu)}, {verdict}"
+    highest = (
+        f"The highest MFU is {high.label} at {_pct(high.mfu)} "
+        f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest)."
+    )
+    return Observations([*warn, lowest, highest])
+
+
+def figure_caption(
+    cases: Sequence[Case], op_name: str, flat_end: int, spec_ridge: int | None
+) -> str:
+    """What to look at in lecture 11's figure, from the numbers it plots."""
+    above = sum(c.measured.seconds > c.achievable for c in cases)
+    ridge = f"n = {spec_ridge:,}" if spec_ridge else "no n (no ridge)"
+    return (
+        f"Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
+        f"achievable roofs; {above} of {len(cases)} measured bars stand above even the "
+        f"achievable prediction. Bottom: the measured {op_name} (dots) stays flat up to "
+        f"n = {flat_end:,}, while the weights dominate its bytes, then rises with n; the "
+        f"spec ridge sits at {ridge}."
+    )
+
+
+def sources_text(sources: Sequence[str]) -> Group:
+    """The distinct sources of the numbers on the page, one paragraph each."""
+    return Group(*(Text(source) for source in dict.fromkeys(sources)))
+
+
+def figure_shown(path: str, caption: str) -> DisplayFigure:
+    """The saved figure with its caption (the site shows it, the terminal says where it is)."""
+    return figure(path, caption, display_path(path))
+
+
+def png_hint(name: str) -> Text:
+    """The reminder, without --png, that the flag saves the lecture's figure."""
+    return Text(f"\n(add --png to save the figure {name})")

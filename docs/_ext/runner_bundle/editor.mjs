@@ -1,0 +1,61 @@
+// The panel's code editor: CodeMirror 6 (npm), bundled for the site by runner_bundle.mjs.
+// window.RLRunnerEditor.create(parent, {doc, label, onChange, onRun}) returns the same
+// small interface as runner.js's textarea fallback: value, jumpTo(line, focus), focus().
+// Tab is left to the browser (no indentWithTab), so Tab moves on to the next control.
+import { EditorView, basicSetup } from "codemirror";
+import { python } from "@codemirror/lang-python";
+import { EditorState } from "@codemirror/state";
+import { keymap } from "@codemirror/view";
+
+function create(parent, { doc, label, onChange, onRun }) {
+  let quiet = false;
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc,
+      extensions: [
+        keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true) }]),
+        basicSetup,
+        python(),
+        EditorView.contentAttributes.of({ "aria-label": label }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged && !quiet) {
+            onChange(update.state.doc.toString());
+          }
+        }),
+      ],
+    }),
+  });
+  return {
+    kind: "codemirror",
+    view,
+    get value() {
+      return view.state.doc.toString();
+    },
+    set value(text) {
+      if (text === view.state.doc.toString()) {
+        return;
+      }
+      quiet = true;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      quiet = false;
+    },
+    // line: 0-based. Scrolls it to the top; with focus, puts the cursor there and selects it.
+    jumpTo(line, focus = true) {
+      const doc = view.state.doc;
+      const at = doc.line(Math.min(Math.max(line + 1, 1), doc.lines));
+      view.dispatch({
+        selection: focus ? { anchor: at.from, head: at.to } : undefined,
+        effects: EditorView.scrollIntoView(at.from, { y: "start", yMargin: 0 }),
+      });
+      if (focus) {
+        view.focus();
+      }
+    },
+    focus() {
+      view.focus();
+    },
+  };
+}
+
+window.RLRunnerEditor = { create };

@@ -1,0 +1,62 @@
+// The "Run it here" panels' service worker: keeps the Python runtime in Cache Storage.
+//
+// docs/_ext/runner.py copies this file to the site's root (so that its scope covers every
+// page, and the panels' web workers with them) with RUNTIME_TOKEN replaced by a digest of
+// the runtime files. It answers only requests for the panels' versioned files under
+// _static/runner/ (pyodide-VERSION/..., and any URL with ?v=DIGEST): from the cache when
+// it has them, else from the site, keeping a copy. Everything else goes to the network
+// untouched. A new build with other runtime files gets a new cache and drops the old one.
+const CACHE = "rl-runner-RUNTIME_TOKEN";
+const PREFIX = "rl-runner-";
+
+self.addEventListener("install", () => {
+  self.skipWaiting();
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      for (const name of await caches.keys()) {
+        if (name.startsWith(PREFIX) && name !== CACHE) {
+          await caches.delete(name);
+        }
+      }
+      await self.clients.claim();
+    })(),
+  );
+});
+
+function versioned(url) {
+  const scope = new URL(self.registration.scope);
+  if (url.origin !== scope.origin || !url.pathname.startsWith(`${scope.pathname}_static/runner/`)) {
+    return false;
+  }
+  return /\/pyodide-[^/]+\//.test(url.pathname) || url.searchParams.has("v");
+}
+
+async function answer(request) {
+  const cache = await caches.open(CACHE);
+  const hit = await cache.match(request);
+  if (hit) {
+    return hit;
+  }
+  const response = await fetch(request);
+  if (response.status === 200) {
+    const url = new URL(request.url);
+    for (const key of await cache.keys()) {
+      const old = new URL(key.url);
+      if (old.pathname === url.pathname && old.href !== url.href) {
+        await cache.delete(key); // an older version of the same file
+      }
+    }
+    await cache.put(request, response.clone());
+  }
+  return response;
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method === "GET" && versioned(new URL(request.url))) {
+    event.respondWith(answer(request));
+  }
+});

@@ -1,0 +1,213 @@
+r"""
+Predict, then check: the ledgers against published measurements
+================================================================
+
+How close does the roofline come to a real GPU, and where does the rest of the
+time go? Every earlier lecture predicted from datasheet peaks. Here we take times
+that others measured and published, a 13B model served with FasterTransformer on
+A100 40GB and single matmuls timed by an open serving simulator, and predict each
+one twice: at the datasheet's *spec* roofs and at *achievable* roofs that good
+kernels measured on the same chips. Then we split each gap into named terms and
+say plainly what stays unexplained.
+
+The measurements and their sources are in ``common/tables/measurements.py``, both
+sets of roofs in the hardware table ``common/hw_specs.py``, the formulas in
+``common/formulas/predict.py`` and the tables and sentences in
+``common/present/predict.py``. Nothing is timed here.
+
+Run it with ``python3 lectures/11_predict_and_check.py`` (standard library only,
+well under a second). Add ``--png`` to save ``11_predict_and_check.png`` (needs
+matplotlib) into ``--outdir DIR`` (default: ``figures/``).
+"""
+
+# sphinx_gallery_start_ignore
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
+from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
+
+boot.start()
+# sphinx_gallery_end_ignore
+
+from common.formulas import predict
+from common.formulas.roofline import matmul_counts
+from common.formulas.transformer import batch_grid, decode_ledger, prefill_ledger
+from common.hw_specs import A100
+from common.present import predict as page
+from common.present.display import show
+from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
+from common.tables import measurements as pub
+
+# sphinx_gallery_start_ignore
+
+
+def make_parser() -> LectureParser:
+    """The command line: --png and --outdir."""
+    parser = lecture_parser(__doc__)
+    add_png_flags(parser)
+    return parser
+
+
+args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here
+# sphinx_gallery_end_ignore
+
+# %%
+# 1. Two sets of roofs
+# --------------------
+#
+# A datasheet peak is what the silicon could do if every cycle did useful work. A
+# measured *achievable* roof is what the best kernel someone found actually did: the
+# fastest dense matmul shape of a brute-force search, a memory-bound kernel's
+# bandwidth, a copy between two GPUs. Where nobody published a figure the table says
+# so and the spec value stands in.
+
+spec = predict.spec_roofs(A100, "bf16")  # datasheet: peak, HBM, NVLink
+ach = predict.achievable_roofs(A100, "bf16")  # measured, spec where none is published
+
+show(page.roofs_table(A100, spec, ach, "bf16"))
+
+# %%
+# 2. The 13B model on one and two GPUs
+# ------------------------------------
+#
+# The benchmark runs a 13B GPT-style model at batch 1: a 512-token prompt in one
+# pass (prefill), then one token per step (decode). With two GPUs every matmul and
+# attention head is split in half (tensor parallelism), and each layer pays two
+# all-reduces of the activations over NVLink. We price an all-reduce of
+# :math:`M` bytes over :math:`g` GPUs as a latency plus a bandwidth term,
+# :math:`\alpha + 2 (g-1)/g \cdot M / \beta_{link}`, with :math:`\alpha` the measured
+# time of the smallest all-reduce. The blog that published the measurements also made
+# its own estimate of the decode step, which we compare with ours.
+
+alpha = pub.A100_ALLREDUCE_LATENCY.seconds
+cases, decomps, ledgers = [], [], []
+for run in pub.FT_13B:
+    build = prefill_ledger if run.phase == "prefill" else decode_ledger
+    ledger = build(pub.GPT_13B, 1, run.tokens)  # FLOPs and bytes of every operator
+    label = f"{run.phase}, {run.gpus} GPU" + ("s" if run.gpus > 1 else "")
+    t_spec = predict.predict(ledger, spec, run.gpus, alpha)
+    t_ach = predict.predict(ledger, ach, run.gpus, alpha)
+    cases.append(page.Case(label, run.measured, t_spec, t_ach))
+    floor = pub.small_kernel_floor()  # a kernel never takes less than this
+    args_d = (ledger, spec, ach, run.measured.seconds, run.gpus, alpha, floor)
+    decomps.append(predict.decompose(*args_d))
+    ledgers.append((label, ledger, run))
+
+show(
+    page.cases_table(cases, f"{pub.GPT_13B.name} on {A100.name}"),
+    page.cases_observations(cases, page.shared_roofs(A100, "bf16", pub.KIPPLY_TITLE)),
+    page.estimate_observation(cases, pub.KIPPLY_DECODE_ESTIMATE),
+)
+
+# %%
+# 3. Where the gap goes
+# ---------------------
+#
+# Start from the spec roofline and move one roof at a time to its achievable value:
+# first the matmul peak, then the memory bandwidth, then the link. Add the
+# all-reduces, and the fixed cost of each kernel: the smallest kernels the simulator
+# timed take a few microseconds however little they do, so every operator takes at
+# least that. What the named terms do not cover is left as *unexplained*. The blog
+# profiled the same runs, so two of our terms can be checked against its profile: the
+# all-reduce time per layer, and the time of the small operators around the matmuls.
+
+labels = [c.label for c in cases]
+_, two_gpu_decode, run2 = ledgers[-1]  # decode on two GPUs: the blog profiled its comms
+per_layer = predict.comm_time(two_gpu_decode, run2.gpus, ach.link_bw, alpha) / pub.GPT_13B.n_layers
+small = {  # decode: everything but the weight matmuls, as the blog's profile counted it
+    run.gpus: predict.non_matmul_time(led, ach, floor, run.gpus)
+    for _, led, run in ledgers
+    if run.phase == "decode"
+}
+show(
+    page.decomposition_table(labels, decomps),
+    page.decomposition_observations(labels, decomps),
+    page.comms_observation(per_layer, pub.KIPPLY_COMMS_PER_LAYER),
+    page.activations_observation(small, pub.KIPPLY_ACTIVATIONS_DECODE),
+)
+
+# %%
+# 4. One matmul, token by token: the knee
+# ---------------------------------------
+#
+# A whole model mixes many operators. A single matmul :math:`X[n, K] \cdot W[K, N]`
+# shows the roofline's shape directly: for small :math:`n` the weights dominate the
+# bytes, so the time stays flat at :math:`KN \cdot 2 / \beta`; past the ridge the
+# :math:`2nKN` FLOPs take over and the time grows with :math:`n`. The simulator timed
+# Llama-2-7B's fused projections on one A100 at many token counts.
+
+op_rows = []
+for r in pub.VIDUR_A100_MATMULS:
+    f, d = matmul_counts(r.n_tokens, r.K, r.N)  # bf16: 2 bytes for X, W and the output
+    t_s = predict.matmul_time(r.n_tokens, r.K, r.N, spec)
+    t_a = predict.matmul_time(r.n_tokens, r.K, r.N, ach)
+    op_rows.append(page.OpRow(r.name, r.n_tokens, f, d, r.measured.seconds, t_s, t_a))
+
+up = [r for r in pub.VIDUR_A100_MATMULS if r.name == "gate+up projection"]
+tokens = [r.n_tokens for r in up]
+FLAT = 0.25  # "flat": within 25% of the 1-token time
+flat = predict.flat_until(tokens, [r.measured.seconds for r in up], FLAT)
+ridges = [predict.ridge_tokens(up[0].K, up[0].N, roofs) for roofs in (spec, ach)]
+
+show(
+    page.operator_table(op_rows, f"bf16 matmul on {A100.name}", spec),
+    page.knee_observations(up[0].name, tokens, flat, *ridges, tolerance=FLAT),
+    page.beats_bound_observation(op_rows),
+)
+
+# %%
+# 5. MFU and MBU
+# --------------
+#
+# *Model FLOPs utilisation* divides the FLOPs the model needs (the ledger's, not the
+# kernels' extra work) by what the GPUs could do in the measured time at spec peak;
+# *memory-bandwidth utilisation* divides the bytes the model must move (weights, KV
+# cache, activations) by what the memory could move in that time. A memory-bound step
+# should be judged by MBU, a compute-bound one by MFU.
+
+utils = []
+for label, ledger, run in ledgers:
+    t, g = run.measured.seconds, run.gpus
+    mfu = predict.mfu(ledger.flops, t * g, spec.peak)  # g GPUs share the work
+    mbu = predict.mbu(ledger.nbytes, t * g, spec.mem_bw)
+    utils.append(page.Util(label, ledger.flops, ledger.nbytes, t, mfu, mbu))
+
+show(
+    page.utilisation_table(utils, spec.peak, spec.mem_bw),
+    page.utilisation_observations(utils),
+)
+
+# %%
+# 6. The figure
+# -------------
+#
+# With ``--png``: the model's cases as bars, and the fused gate+up projection's
+# measured times against both predicted curves and their ridges.
+
+if args.png:
+    from common.plots.predict import CaseBars, OperatorCurve, predict_figure
+
+    grid = batch_grid(2 * tokens[-1])  # n from 1 to twice the largest measured
+    curve = OperatorCurve(
+        f"{up[0].name} [n, {up[0].K:,}] x [{up[0].K:,}, {up[0].N:,}], bf16",
+        [(r.n_tokens, r.measured.seconds) for r in up],
+        [(n, predict.matmul_time(n, up[0].K, up[0].N, spec)) for n in grid],
+        [(n, predict.matmul_time(n, up[0].K, up[0].N, ach)) for n in grid],
+        *ridges,
+    )
+    bars = [CaseBars(c.label, c.measured.seconds, c.spec, c.achievable) for c in cases]
+    path = predict_figure(
+        args.outdir / "11_predict_and_check.png", bars, curve, f"{pub.GPT_13B.name}, A100 40GB"
+    )
+    show(page.figure_shown(path, page.figure_caption(cases, up[0].name, tokens[flat], ridges[0])))
+else:
+    show(page.png_hint("11_predict_and_check.png"))
+
+# %%
+# Sources
+# -------
+#
+# Every measured number above, with the page, table or section it stands in.
+
+show(page.sources_text(pub.sources()))

@@ -1,0 +1,134 @@
+"""Predictions against hand arithmetic: toy ledgers worked out here, and the 13B cases."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from common.formulas import predict
+from common.formulas.transformer import DTypes, Op, PassLedger, decode_ledger, prefill_ledger
+from common.hw_specs import A100
+from common.tables import measurements as pub
+
+P, BW, LINK = 100e12, 1e12, 100e9  # toy roofs: 100 TFLOP/s, 1 TB/s, 100 GB/s
+SPEC = predict.Roofs("spec", P, BW, LINK)
+ONE_LAYER = dataclasses.replace(pub.GPT_13B, n_layers=1, d_model=1000)
+
+
+def toy(*ops: Op, tokens: int = 10) -> PassLedger:
+    return PassLedger("prefill", ONE_LAYER, 1, tokens, tokens, DTypes(), False, ops, ())
+
+
+MATMUL = Op("mm", "matmul", 2e12, weight_bytes=1e9)  # 20 ms of compute, 1 ms of bytes
+NORM = Op("norm", "norm", 1e6, act_bytes=4e9)  # 4 ms of bytes, replicated under TP
+
+
+def test_roofline_time_is_the_sum_of_each_ops_max() -> None:
+    assert predict.roofline_time(toy(MATMUL, NORM), SPEC) == pytest.approx(20e-3 + 4e-3)
+
+
+def test_tensor_parallel_splits_matmuls_not_norms() -> None:
+    # g = 2: the matmul's 2e12 FLOP halve to 10 ms; the norm stays 4 ms.
+    assert predict.roofline_time(toy(MATMUL, NORM), SPEC, gpus=2) == pytest.approx(14e-3)
+
+
+def test_allreduce_latency_plus_bandwidth() -> None:
+    # alpha + 2 (g - 1) / g * M / beta: g = 2 -> 7 us + 1e6 / 1e11 = 17 us; g = 4 -> 7 + 15.
+    assert predict.allreduce_time(1e6, 2, LINK, 7e-6) == pytest.approx(17e-6)
+    assert predict.allreduce_time(1e6, 4, LINK, 7e-6) == pytest.approx(22e-6)
+    assert predict.allreduce_time(1e6, 1, LINK, 7e-6) == 0.0
+
+
+def test_comm_time_is_two_allreduces_per_layer() -> None:
+    led = toy(MATMUL, tokens=10)  # message: 10 tokens x 1000 x 2 bytes = 20 kB
+    assert predict.comm_time(led, 2, LINK, 7e-6) == pytest.approx(2 * (7e-6 + 2e4 / 1e11))
+
+
+def test_fixed_cost_fills_each_kernel_up_to_the_floor() -> None:
+    tiny = Op("tiny", "elementwise", 0.0, act_bytes=1e6)  # 1 us of bytes
+    led = toy(tiny, MATMUL)
+    assert predict.fixed_cost(led, SPEC, floor=5e-6) == pytest.approx(4e-6)  # matmul > floor
+
+
+def test_decomposition_terms_by_hand() -> None:
+    ach = predict.Roofs("achievable", P / 2, BW / 2, LINK / 2)
+    led = toy(MATMUL, NORM)
+    d = predict.decompose(led, SPEC, ach, 60e-3, gpus=1, latency=0.0, floor=0.0)
+    got = {t.name.split(" (")[0]: t.seconds for t in d.terms}
+    assert got["roofline at spec peaks"] == pytest.approx(24e-3)
+    assert got["compute efficiency"] == pytest.approx(20e-3)  # matmul 20 -> 40 ms
+    assert got["memory efficiency"] == pytest.approx(4e-3)  # norm 4 -> 8 ms
+    assert d.explained == pytest.approx(48e-3) and d.unexplained == pytest.approx(12e-3)
+
+
+def test_mfu_and_mbu() -> None:
+    # 13B prefill on one GPU: about 1.3e13 FLOP in 63.17 ms on 312 TFLOP/s -> 66%.
+    assert predict.mfu(1.3e13, 63.17e-3, 312e12) == pytest.approx(1.3e13 / (63.17e-3 * 312e12))
+    assert predict.mbu(25.7e9, 22e-3, 1555e9) == pytest.approx(25.7e9 / (22e-3 * 1555e9))
+
+
+def test_13b_decode_on_one_a100_is_weights_plus_cache_over_bandwidth() -> None:
+    spec = predict.spec_roofs(A100, "bf16")
+    led = decode_ledger(pub.GPT_13B, 1, 512)
+    # weights: 40 x 12 d^2 x 2 B + LM head V d x 2 B; cache: 2 x 40 x 512 x 5120 x 2 B.
+    d = 5120
+    weights = 40 * 12 * d * d * 2 + 50272 * d * 2
+    cache = 2 * 40 * 512 * d * 2
+    hand = (weights + cache) / 1555e9
+    assert predict.roofline_time(led, spec) == pytest.approx(hand, rel=0.01)
+
+
+def test_13b_prefill_on_one_a100_is_at_least_its_matmul_flops_over_peak() -> None:
+    spec = predict.spec_roofs(A100, "bf16")
+    led = prefill_ledger(pub.GPT_13B, 1, 512)
+    matmul_flops = 2 * 512 * 40 * 12 * 5120**2  # 2 n N_layer-params
+    t = predict.roofline_time(led, spec)
+    assert t > matmul_flops / 312e12
+    assert t < 1.1 * matmul_flops / 312e12  # norms, adds and attention add a few percent
+
+
+def test_achievable_roofs_fall_back_to_spec_where_nothing_is_published() -> None:
+    from common.hw_specs import TPU_V5E
+
+    r = predict.achievable_roofs(TPU_V5E, "bf16")
+    assert (r.peak, r.mem_bw, r.link_bw) == (197e12, 8.2e11, 4.5e10) and r.measured == ()
+    a = predict.achievable_roofs(A100, "bf16")
+    assert a.measured == ("compute", "memory", "link")
+    assert (a.peak, a.mem_bw, a.link_bw) == (271.2e12, 1399.5e9, 235e9)
+
+
+def test_ridge_tokens_by_brute_force() -> None:
+    K, N = 4096, 22016
+    ridge = 312e12 / 1555e9
+    brute = next(n for n in range(1, 10_000) if n * K * N / (n * K + K * N + n * N) >= ridge)
+    assert predict.ridge_tokens(K, N, predict.spec_roofs(A100, "bf16")) == brute
+
+
+def test_matmul_time_small_n_is_the_weight_read() -> None:
+    t = predict.matmul_time(1, 4096, 22016, predict.spec_roofs(A100, "bf16"))
+    assert t == pytest.approx(2 * (4096 + 4096 * 22016 + 22016) / 1555e9)
+
+
+def test_efficiency_to_match_by_hand() -> None:
+    led = toy(MATMUL)  # compute-bound: 20 ms at full peak
+    e = predict.efficiency_to_match(led, SPEC, 40e-3, "peak")
+    assert e == pytest.approx(0.5, rel=1e-9)
+    assert predict.efficiency_to_match(led, SPEC, 10e-3, "peak") is None  # faster than the roof
+    with pytest.raises(ValueError, match="peak' or 'mem_bw"):
+        predict.efficiency_to_match(led, SPEC, 40e-3, "link")
+
+
+def test_flat_until() -> None:
+    assert predict.flat_until([1, 2, 4, 8], [1.0, 1.1, 1.2, 2.0], 0.25) == 2
+    assert predict.flat_until([1, 2], [1.0, 1.0]) == 1
+    with pytest.raises(ValueError):
+        predict.flat_until([1, 2], [1.0])
+    assert math.isfinite(predict.op_time(1.0, 1.0, P, BW))
+
+
+def test_non_matmul_time_counts_the_rest_with_floors() -> None:
+    tiny = Op("tiny", "elementwise", 0.0, act_bytes=1e6)  # 1 us of bytes, floor 5 us
+    led = toy(MATMUL, NORM, tiny)
+    assert predict.non_matmul_time(led, SPEC, floor=5e-6) == pytest.approx(4e-3 + 5e-6)

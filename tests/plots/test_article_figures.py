@@ -1,0 +1,356 @@
+"""Lecture 04's and lectures 07-08's figures by their axes: log scales, limits in whole
+decades, ticks written in the axis' unit, the ridge at P / beta, labels at the numbers
+they name, and the guides (budget, memory wall, knee) where the inputs put them.
+
+Expected limits and ticks are worked out by hand in the comments (decades around the
+data with the margins each figure documents), never read from the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from common.formulas.ledger import MemoryLedger
+from common.plots import article, style, transformer
+from common.tables.assumptions import ARTICLE_7B
+
+GIB = 2**30
+
+
+@pytest.fixture
+def caught(monkeypatch: pytest.MonkeyPatch) -> list:
+    figures: list = []
+
+    def catch(fig, path) -> str:
+        figures.append(fig)
+        return str(path)
+
+    for module in (style, transformer):
+        monkeypatch.setattr(module, "save_figure", catch)
+    return figures
+
+
+def xy(ln) -> list[tuple[float, float]]:
+    return list(zip(map(float, ln.get_xdata()), map(float, ln.get_ydata()), strict=True))
+
+
+def ticks(ax, axis: str) -> list[tuple[float, str]]:
+    values = ax.get_xticks() if axis == "x" else ax.get_yticks()
+    labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
+    return [(float(v), t.get_text()) for v, t in zip(values, labels, strict=True)]
+
+
+def vertical_at(ax) -> list[float]:
+    return [float(ln.get_xdata()[0]) for ln in ax.get_lines() if list(ln.get_ydata()) == [0, 1]]
+
+
+def horizontal_at(ax) -> list[float]:
+    return [float(ln.get_ydata()[0]) for ln in ax.get_lines() if list(ln.get_xdata()) == [0, 1]]
+
+
+def annotation(ax, start: str):
+    return next(t for t in ax.texts if t.get_text().startswith(start))
+
+
+# ---------------------------------------------------------------------------
+# Ticks
+# ---------------------------------------------------------------------------
+def test_log_ticks_step_1_2_5_over_short_ranges_and_by_decades_over_long() -> None:
+    _, ax = style.new_figure()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    article.log_ticks(ax, "x", 0.05, 20.0)  # under three decades: 1-2-5
+    assert ticks(ax, "x") == [
+        (0.05, "0.05"),
+        (0.1, "0.1"),
+        (0.2, "0.2"),
+        (0.5, "0.5"),
+        (1.0, "1"),
+        (2.0, "2"),
+        (5.0, "5"),
+        (10.0, "10"),
+        (20.0, "20"),
+    ]
+    article.log_ticks(ax, "y", 1.0, 1000.0)  # exactly three decades: still 1-2-5
+    assert [v for v, _ in ticks(ax, "y")] == pytest.approx(
+        [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+    )
+    article.log_ticks(ax, "y", 0.1, 10_000.0)  # five decades: decades only, with commas
+    assert ticks(ax, "y") == [
+        (0.1, "0.1"),
+        (1.0, "1"),
+        (10.0, "10"),
+        (100.0, "100"),
+        (1000.0, "1,000"),
+        (10000.0, "10,000"),
+    ]
+    assert not list(ax.get_yticks(minor=True))
+
+
+# ---------------------------------------------------------------------------
+# (a) the local roofline
+# ---------------------------------------------------------------------------
+POINTS = [
+    article.MeasuredPoint("add", 1 / 12, 5e9, "memory"),
+    article.MeasuredPoint("gemm", 300.0, 900e9, "compute"),
+    article.MeasuredPoint("odd", 2.0, 50e9, "unknown"),
+]
+
+
+def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
+    article.local_roofline_figure("l.png", 1000e9, 50e9, POINTS, title="Here")
+    fig = caught[0]
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    # x: intensities 1/12 .. 300 and ridge / 100 .. ridge x 10 (0.2 .. 200): 1/12 / 1.5
+    # down to 0.01, 300 x 4 up to 10,000.
+    assert ax.get_xlim() == pytest.approx((0.01, 10_000.0))
+    # y (GFLOP/s): the roof at 0.01 is 0.5, / 3 -> 0.167 -> 0.1; P x 3 = 3,000 -> 10,000.
+    assert ax.get_ylim() == pytest.approx((0.1, 10_000.0))
+    assert [v for v, _ in ticks(ax, "x")] == pytest.approx([0.01, 0.1, 1, 10, 100, 1000, 1e4])
+    assert ticks(ax, "y")[-1] == (10_000.0, "10,000")
+    assert "FLOP/byte" in ax.get_xlabel() and "GFLOP/s" in ax.get_ylabel()
+    assert ax.get_title() == "Here"
+    (roof,) = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2]
+    assert xy(roof)[0] == pytest.approx((0.01, 0.5)) and xy(roof)[-1][0] == pytest.approx(1e4)
+    assert max(y for _, y in xy(roof)) == pytest.approx(1000.0)  # P in GFLOP/s
+    assert vertical_at(ax) == [pytest.approx(20.0)]  # the ridge P / beta
+    assert annotation(ax, "P = ").xy == pytest.approx((20.0, 1000.0))
+    assert annotation(ax, "I* = ").xy == pytest.approx((20.0, 0.1))
+    slope = math.sqrt(0.01 * 20.0)  # midway along the bandwidth roof in log space
+    assert annotation(ax, "beta = ").xy == pytest.approx((slope, slope * 50.0))
+    marks = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_label()[:1].isdigit()}
+    assert marks["1  add"].get_color() == style.MEMORY_COLOR
+    assert marks["2  gemm"].get_color() == style.COMPUTE_COLOR
+    assert marks["3  odd"].get_color() == style.NEUTRAL_COLOR
+    assert xy(marks["3  odd"]) == [(2.0, 50.0)]
+    (key,) = fig.legends
+    assert [t.get_text() for t in key.get_texts()] == ["1  add", "2  gemm", "3  odd"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "memory-bound (predicted)",
+        "compute-bound (predicted)",
+    ]
+    numbers = [t for t in ax.texts if t.get_text().isdigit()]
+    assert [(t.get_text(), tuple(t.xy)) for t in numbers] == [
+        ("1", pytest.approx((1 / 12, 5.0))),
+        ("2", pytest.approx((300.0, 900.0))),
+        ("3", pytest.approx((2.0, 50.0))),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rate", "ring"), [(10e9, True), (12.4e9, True), (12.5e9, False), (8e9, False), (8.1e9, True)]
+)
+def test_a_point_on_an_earlier_one_is_a_ring_within_25_percent(caught, rate, ring) -> None:
+    points = [
+        article.MeasuredPoint("a", 1.0, 10e9, "memory"),
+        article.MeasuredPoint("b", 1.0, rate, "memory"),
+        article.MeasuredPoint("far", 1.5, 10e9, "memory"),
+    ]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    ax = caught[0].axes[0]
+    marks = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_label()[:1].isdigit()}
+    assert (marks["2  b"].get_markerfacecolor() == "none") is ring
+    assert marks["3  far"].get_markerfacecolor() != "none"  # another intensity: a dot
+    assert marks["1  a"].get_markeredgecolor() == "white"
+
+
+def test_local_roofline_without_points_says_what_to_run(caught) -> None:
+    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
+    fig = caught[0]
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.texts][-1] == "no measured operations (run lecture 01)"
+    assert not fig.legends and ax.get_legend() is None
+
+
+# ---------------------------------------------------------------------------
+# (b) the batch sweep
+# ---------------------------------------------------------------------------
+ROWS = [
+    {"B": 1, "latency_s": 2e-3, "t_pred_s": 1e-3, "throughput_per_s": 500.0},
+    {"B": 4, "latency_s": 3e-3, "t_pred_s": 1.5e-3, "throughput_per_s": 4 / 3e-3},
+    {"B": 16, "latency_s": 8e-3, "t_pred_s": 4e-3, "throughput_per_s": 2000.0, "anomaly": 1},
+]
+
+
+def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
+    article.batch_sweep_figure("b.png", ROWS, (1, 4), title="Sweep")
+    fig = caught[0]
+    lat, tp = fig.axes[:2]
+    for ax in (lat, tp):
+        assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+        assert ax.get_xlim() == pytest.approx((1 / 1.4, 16 * 1.4))
+        assert ticks(ax, "x") == [(1.0, "1"), (4.0, "4"), (16.0, "16")]
+        assert "batch" in ax.get_xlabel()
+        (band,) = [p for p in ax.patches if p.get_alpha() == 0.15]
+        x0, x1 = band.get_x(), band.get_x() + band.get_width()
+        assert (x0, x1) == pytest.approx((1.0, 4.0))
+        label = annotation(ax, "I = I*")
+        assert label.get_position()[0] == pytest.approx(2.0)  # sqrt(1 x 4)
+    # y: all values of the panel, / 1.3 below and x 1.3 above.
+    assert lat.get_ylim() == pytest.approx((1.0 / 1.3, 8.0 * 1.3))
+    assert tp.get_ylim() == pytest.approx((500.0 / 1.3, 4000.0 * 1.3))
+    assert lat.get_ylabel() == "latency (ms)" and tp.get_ylabel() == "throughput (tokens/s)"
+    assert (lat.get_title(), tp.get_title(), fig.get_suptitle()) == (
+        "Latency",
+        "Throughput",
+        "Sweep",
+    )
+    assert "B=16" in [t.get_text() for t in lat.texts]
+
+
+@pytest.mark.parametrize("crossing", [None, (None, 4)])
+def test_batch_sweep_without_a_crossing_has_no_band(caught, crossing) -> None:
+    rows = [{k: v for k, v in r.items() if k != "anomaly"} for r in ROWS]
+    article.batch_sweep_figure("b.png", rows, crossing)
+    lat = caught[0].axes[0]
+    assert not [p for p in lat.patches if p.get_alpha() == 0.15] and not lat.texts
+    assert not any(ln.get_label() == "anomaly" for ln in lat.get_lines())
+
+
+# ---------------------------------------------------------------------------
+# (c) the memory ledger, (d) the 2x speedups
+# ---------------------------------------------------------------------------
+def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
+    article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24), 0.30, 0.04, 78 * GIB, title="7B")
+    fig = caught[0]
+    ax, ax2 = fig.axes[:2]
+    for axis in (ax, ax2):
+        assert ticks(axis, "x") == [(0.0, "1"), (1.0, "24")]
+        assert horizontal_at(axis) == [78.0]
+        assert "budget 78 GiB" in [t.get_text() for t in axis.texts]
+    # Batch 24 at 30%: 1.3 x (14e9 B of weights + 24 x 2.5 GiB) is the top; + 18% room.
+    top = 1.3 * (14e9 / GIB + 24 * 2.5)
+    assert ax.get_ylim() == pytest.approx((0.0, top * 1.18))
+    assert ax2.get_ylim() == ax.get_ylim()
+    assert ax.get_ylabel() == "memory (GiB)" and fig.get_suptitle() == "7B"
+    assert ax.get_title() == "Four terms, overhead 30%"
+    (oom,) = [t for t in ax.texts if t.get_text() == "OOM"]
+    assert tuple(oom.get_position()) == pytest.approx((1.0, top))
+
+
+def test_speedup_axes_and_guides(caught) -> None:
+    article.speedup_figure("s.png", title="2x")
+    (ax,) = caught[0].axes
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "linear"
+    assert ax.get_xlim() == pytest.approx((0.05, 20.0))
+    assert ax.get_ylim() == pytest.approx((0.9, 2.15))
+    assert sorted(vertical_at(ax)) == [0.5, 1.0, 2.0]
+    spans = sorted((p.get_x(), p.get_x() + p.get_width()) for p in ax.patches)
+    assert spans == [pytest.approx((0.05, 1.0)), pytest.approx((1.0, 20.0))]
+    assert ticks(ax, "x")[0] == (0.05, "0.05") and ticks(ax, "x")[-1] == (20.0, "20")
+    assert ax.get_title() == "2x" and "I / I*" in ax.get_xlabel()
+
+
+# ---------------------------------------------------------------------------
+# Lectures 07 and 08
+# ---------------------------------------------------------------------------
+def test_decode_throughput_axes_span_every_panel(caught) -> None:
+    panels = [
+        transformer.ThroughputPanel("H100", [(1, 100.0), (8, 700.0), (64, 3000.0)], 64, 32, 5e3),
+        transformer.ThroughputPanel("B200", [(1, 200.0), (300, 9000.0)], 300, None),
+    ]
+    transformer.decode_throughput_figure("d.png", panels, "Llama")
+    fig = caught[0]
+    a, b = fig.axes[:2]
+    for ax in (a, b):
+        assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+        # x: largest wall or knee 300, x 1.5 = 450 -> 1,000; y: 100 .. 9,000 x 1.5 -> 100 .. 1e5
+        assert ax.get_xlim() == pytest.approx((1.0, 1000.0))
+        assert ax.get_ylim() == pytest.approx((100.0, 1e5))
+    assert a.get_title() == "H100\nwall 64, knee 32" and b.get_title() == "B200\nwall 300, no knee"
+    assert vertical_at(b) == [300.0]  # the wall only: no knee
+    assert a.get_ylabel() and fig.get_suptitle() == "Llama"
+    (legend,) = fig.legends
+    assert len(legend.get_texts()) == 4
+
+
+def test_capacity_ledger_stack_in_gigabytes_with_wall_and_capacity(caught) -> None:
+    def led(b: int) -> MemoryLedger:
+        return MemoryLedger(16e9, b * 0.5e9, b * 0.1e9, 1e9)
+
+    transformer.memory_ledger_figure("c.png", [(1, led(1)), (100, led(100))], 80e9, 90, "Cap")
+    fig = caught[0]
+    (ax,) = fig.axes
+    stacks = [[float(v) for v in p.get_paths()[0].vertices[:, 1]] for p in ax.collections]
+    assert len(stacks) == 4
+    assert ax.get_xlim() == pytest.approx((1.0, 100.0))
+    top = max(80e9, led(100).total) / 1e9  # GB
+    assert ax.get_ylim() == pytest.approx((0.0, top * 1.08))
+    assert horizontal_at(ax) == [80.0] and vertical_at(ax) == [90.0]
+    assert ax.get_ylabel() == "memory (GB)" and ax.get_title() == "Cap"
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert texts == [
+        "weights",
+        "KV cache",
+        "activations",
+        "overhead",
+        "capacity 80 GB",
+        "memory wall B = 90",
+    ]
+    with pytest.raises(ValueError, match="at least one batch"):
+        transformer.memory_ledger_figure("c.png", [], 80e9, 0, "none")
+
+
+def test_decode_throughput_rates_reach_the_ceiling_and_default_without_data(caught) -> None:
+    panels = [transformer.ThroughputPanel("H100", [(1, 100.0), (4, 300.0)], 4, None, 2e4)]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    # y: 100 .. the ceiling 2e4 x 1.5 = 3e4 -> 1e5 (the points alone would stop at 1,000).
+    assert caught[0].axes[0].get_ylim() == pytest.approx((100.0, 1e5))
+    empty = [transformer.ThroughputPanel("tiny", [], 0, None, None, note="too big")]
+    transformer.decode_throughput_figure("e.png", empty, "t")
+    (ax,) = caught[1].axes
+    assert ax.get_ylim() == pytest.approx((1.0, 10.0))  # nothing to show: one decade
+    # x: no wall and no knee: at least batch 2, x 1.5 -> 10.
+    assert ax.get_xlim() == pytest.approx((1.0, 10.0))
+    assert [t.get_text() for t in ax.texts] == ["too big"]
+
+
+@pytest.mark.parametrize(("wall", "x_hi"), [(64, 100.0), (80, 1000.0), (7, 100.0)])
+def test_decode_throughput_batch_axis_leaves_half_again_past_the_wall(caught, wall, x_hi):
+    """x runs to the decade above 1.5 x the largest wall or knee: 96 -> 100, 120 -> 1,000,
+    10.5 -> 100."""
+    panels = [transformer.ThroughputPanel("c", [(1, 10.0), (wall, 100.0)], wall, None)]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    assert caught[0].axes[0].get_xlim() == pytest.approx((1.0, x_hi))
+
+
+def test_decode_throughput_panels_share_rates_and_hide_later_labels(caught) -> None:
+    panels = [
+        transformer.ThroughputPanel("a", [(1, 10.0), (8, 80.0)], 8, 4),
+        transformer.ThroughputPanel("b", [], 0, None, note="weights do not fit"),
+    ]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    fig = caught[0]
+    first, second = fig.axes
+    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
+    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
+    (note,) = second.texts
+    assert tuple(note.get_position()) == (0.5, 0.5)  # in the middle of its empty panel
+    assert fig.legends[0]._ncols == 2
+
+
+def test_capacity_ledger_stacks_each_term_in_gigabytes(caught) -> None:
+    from matplotlib.colors import to_hex
+
+    def led(b: int) -> MemoryLedger:
+        return MemoryLedger(16e9, b * 0.5e9, b * 0.1e9, 1e9)
+
+    ledgers = [(1, led(1)), (50, led(50)), (100, led(100))]
+    transformer.memory_ledger_figure("c.png", ledgers, 60e9, 70, "Cap")
+    fig = caught[0]
+    (ax,) = fig.axes
+    # Tops of the stack at B = 100, in GB: weights 16, + KV 50, + activations 10, + 1.
+    tops = [max(float(v) for v in p.get_paths()[0].vertices[:, 1]) for p in ax.collections]
+    assert tops == pytest.approx([16.0, 66.0, 76.0, 77.0])
+    colours = [to_hex(p.get_facecolor()[0]) for p in ax.collections]
+    expected = [style.SERIES_COLORS[k] for k in (0, 2, 4, 3)]
+    assert colours == [c.lower() for c in expected]
+    assert ax.get_xlim() == pytest.approx((1.0, 100.0))
+    # The total (77 GB) above the capacity (60 GB) sets the top, with 8% of room.
+    assert ax.get_ylim() == pytest.approx((0.0, 77.0 * 1.08))
+    assert fig.legends[0]._ncols == 3

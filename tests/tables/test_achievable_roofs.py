@@ -1,0 +1,95 @@
+"""The achievable roofs of the hardware table, each typed here from its published source.
+
+- MAMF (Stas Bekman, Machine Learning Engineering, compute/accelerator/README.md, table
+  "Maximum Achievable Matmul FLOPS comparison table", commit 744d01e, read 2026-12-01):
+  BF16 A100 SXM 271.2 (theory 312, 86.9%), H100 SXM 794.5 (989, 80.3%, "H200 is the
+  same"), B200 SXM 1745.0, B300 SXM 1769.0; FP8 H100 SXM 1402.6 (70.9%), H200 SXM
+  1453.4, B200 SXM 3432.5, B300 SXM 3353.3 TFLOPS.
+- Same book, network/README.md, "Unidirectional vs Bidirectional (Duplex)": 8x H200
+  nvbandwidth device_to_device_memcpy_write_ce 396.40 GB/s; A100 node nccl-tests
+  all_reduce 235 GBps.
+- NVIDIA/nccl issue #1264: H100 SXM NVLink4 unidirectional about 380 GB/s.
+- kipply via llm-analysis: hbm_memory_efficiency 0.9 on A100 40GB (of 1555 GB/s).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from common import hw_specs
+from common.hw_specs import A100, B200, B300, H100, H200, TPU_V5E, TPU_V6E
+
+T = 1e12
+
+
+@pytest.mark.parametrize(
+    ("chip", "precision", "tflops"),
+    [
+        (A100, "bf16", 271.2),
+        (H100, "bf16", 794.5),
+        (H200, "bf16", 794.5),
+        (B200, "bf16", 1745.0),
+        (B300, "bf16", 1769.0),
+        (H100, "fp8", 1402.6),
+        (H200, "fp8", 1453.4),
+        (B200, "fp8", 3432.5),
+        (B300, "fp8", 3353.3),
+    ],
+)
+def test_mamf_table(chip, precision: str, tflops: float) -> None:
+    assert chip.achievable_flops(precision) == pytest.approx(tflops * T)
+    assert "Maximum Achievable Matmul FLOPS" in chip.achievable_flops_table[precision].source
+
+
+def test_mamf_efficiencies_match_the_books_column() -> None:
+    # The book prints 86.9% for A100 (271.2 / 312) and 80.3% for H100 (794.5 / 989).
+    assert round(100 * A100.achievable_flops("bf16") / A100.peak_flops("bf16"), 1) == 86.9
+    assert round(100 * H100.achievable_flops("bf16") / H100.peak_flops("bf16"), 1) == 80.3
+    assert round(100 * H100.achievable_flops("fp8") / H100.peak_flops("fp8"), 1) == 70.9
+
+
+def test_links_and_memory() -> None:
+    assert H200.achievable_link_bw == pytest.approx(396.40e9)
+    assert "nvbandwidth" in H200.achievable_link_bw_figure.source
+    assert A100.achievable_link_bw == pytest.approx(235e9)
+    assert H100.achievable_link_bw == pytest.approx(380e9)
+    assert A100.achievable_mem_bw == pytest.approx(0.9 * 1555e9)
+
+
+def test_unpublished_roofs_are_none_not_guesses() -> None:
+    for chip in (H100, H200, B200, B300, TPU_V5E, TPU_V6E):
+        assert chip.achievable_mem_bw is None
+    for chip in (TPU_V5E, TPU_V6E):
+        assert chip.achievable_link_bw is None
+        assert all(chip.achievable_flops(p) is None for p in chip.precisions)
+    assert A100.achievable_flops("int8") is None
+
+
+def test_an_unknown_precision_is_still_an_error() -> None:
+    with pytest.raises(ValueError, match="no 'fp8' peak"):
+        A100.achievable_flops("fp8")
+
+
+def test_every_chip_validates_and_an_orphan_achievable_figure_does_not() -> None:
+    for chip in hw_specs.CHIPS.values():
+        chip.validate()
+    bad = dataclasses.replace(A100, achievable_flops_table={"fp8": hw_specs.flops(1e14, "test")})
+    with pytest.raises(ValueError, match="no peak"):
+        bad.validate()
+    broken = dataclasses.replace(A100, achievable_mem_bw_figure=hw_specs.bandwidth(-1.0, "test"))
+    with pytest.raises(ValueError):
+        broken.validate()
+
+
+def test_achievable_figures_pair_each_roof_with_its_measurement() -> None:
+    rows = list(A100.achievable_figures())
+    assert [label for label, _, _ in rows] == [
+        "peak bf16",
+        "peak int8",
+        "memory bandwidth",
+        "link (NVLink 3)",
+    ]
+    assert rows[0][1].value == 312e12 and rows[0][2].value == 271.2e12
+    assert rows[1][2] is None

@@ -1,0 +1,107 @@
+"""Every published figure lecture 11 uses, typed here from its source and pinned.
+
+Sources (read 2026-12-01):
+
+- kipply, "Transformer Inference Arithmetic" (2022-03-30), section "comparing against
+  real benchmarks" (github.com/kipply/blog, blog/content/endorsed/
+  transformer_inference_arithmetic.md, commit 09819d4): 13B (40 layers, 40 heads of 128,
+  dim 5120), FasterTransformer, 512-token context, batch 1, 10 tokens, A100 40GB. Benchmark
+  output "283.60 ms (context time: 63.17 ms)" on 1 GPU and "180.86 ms (context time:
+  45.45 ms)" on 2; decode "empirical result" 22.0 ms (1 GPU) and 13.5 ms (2 GPUs); the
+  blog's estimate 16.8 ms and 8.4 ms (2x40x12x5120^2/1.5e12); profile: comms "40-50
+  microseconds per layer", MLP matmul "72% of the flops", attention projection "54%".
+  Also tabulated in cli99/llm-analysis examples/fastertransformer/README.md (d841e40).
+- cli99/llm-analysis llm_analysis/model_configs/test-13b.json: 40 layers, 40 heads,
+  hidden 5120, ffn 20480, vocab 50272, max_seq_len 2048.
+- microsoft/vidur (commit 7d47513) data/profiling/compute/a100/meta-llama/Llama-2-7b-hf/
+  mlp.csv, tp 1, medians in ms: mlp_up_proj 0.116 (n=1), 0.111 (16), 0.116 (64),
+  0.157 (128), 0.229 (256), 0.402 (512), 0.877 (1024); attn_pre_proj 0.065 (1),
+  0.067 (64), 0.112 (256), 0.475 (1024); at n=1 input_layernorm 0.005, add 0.002,
+  mlp_act 0.007, attn_rope 0.005.
+- microsoft/vidur data/profiling/network/a100_pairwise_nvlink/all_reduce.csv:
+  num_workers 2, size 2048, median 0.007 ms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from common.formulas.transformer import parameter_count
+from common.tables import measurements as pub
+
+MS = 1e-3
+
+
+@pytest.mark.parametrize(
+    ("phase", "gpus", "ms"),
+    [("prefill", 1, 63.17), ("decode", 1, 22.0), ("prefill", 2, 45.45), ("decode", 2, 13.5)],
+)
+def test_fastertransformer_13b_latencies(phase: str, gpus: int, ms: float) -> None:
+    (run,) = [r for r in pub.FT_13B if r.phase == phase and r.gpus == gpus]
+    assert math.isclose(run.measured.seconds, ms * MS, rel_tol=1e-12)
+    assert run.tokens == 512
+    assert "kipply" in run.measured.source and "09819d4" in run.measured.source
+
+
+def test_the_blogs_profile_and_estimates() -> None:
+    assert [m.seconds for m in pub.KIPPLY_COMMS_PER_LAYER] == pytest.approx([40e-6, 50e-6])
+    assert pub.KIPPLY_MLP_FLOPS_EFFICIENCY == 0.72
+    assert pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY == 0.54
+    estimates = pub.KIPPLY_DECODE_ESTIMATE
+    assert estimates[1] == pytest.approx(16.8e-3)
+    assert estimates[2] == pytest.approx(8.4e-3)
+    # The blog's arithmetic: 2 x 40 x 12 x 5120^2 bytes / 1.5e12 B/s = 16.78 ms, printed 16.8.
+    assert round(2 * 40 * 12 * 5120**2 / 1.5e12 * 1e3, 1) == 16.8
+    # The decode times agree with the benchmark's totals: (283.60 - 63.17) / 10 tokens = 22.04.
+    assert round((283.60 - 63.17) / 10, 1) == 22.0 and round((180.86 - 45.45) / 10, 1) == 13.5
+
+
+def test_the_13b_shape_is_the_benchmarks_config() -> None:
+    m = pub.GPT_13B
+    assert (m.n_layers, m.n_heads, m.d_model, m.d_ff, m.vocab_size) == (40, 40, 5120, 20480, 50272)
+    assert m.max_context == 2048 and not m.gated_mlp
+    # 40 layers x (4 d^2 + 2 d d_ff) + V d (tied) + norms: about 12.84e9, a "13B" model.
+    hand = 40 * (4 * 5120**2 + 2 * 5120 * 20480) + 50272 * 5120
+    assert abs(parameter_count(m) - hand) / hand < 1e-3
+
+
+VIDUR = {
+    ("gate+up projection", 1): 0.116,
+    ("gate+up projection", 16): 0.111,
+    ("gate+up projection", 64): 0.116,
+    ("gate+up projection", 128): 0.157,
+    ("gate+up projection", 256): 0.229,
+    ("gate+up projection", 512): 0.402,
+    ("gate+up projection", 1024): 0.877,
+    ("QKV projection", 1): 0.065,
+    ("QKV projection", 64): 0.067,
+    ("QKV projection", 256): 0.112,
+    ("QKV projection", 1024): 0.475,
+}
+
+
+def test_vidur_matmul_medians() -> None:
+    got = {(r.name, r.n_tokens): r.measured.seconds for r in pub.VIDUR_A100_MATMULS}
+    assert got.keys() == VIDUR.keys()
+    for key, ms in VIDUR.items():
+        assert math.isclose(got[key], ms * MS, rel_tol=1e-12), key
+    for r in pub.VIDUR_A100_MATMULS:  # Llama-2-7B: d 4096; fused QKV 3 x 4096; gate+up 2 x 11008
+        expected_n = 22016 if r.name.startswith("gate") else 12288
+        assert r.K == 4096
+        assert r.N == expected_n  # noqa: SIM300 (N is a width, not a constant)
+        assert "7d47513" in r.measured.source
+
+
+def test_small_kernels_and_allreduce_latency() -> None:
+    assert [m.seconds for m in pub.VIDUR_A100_SMALL_KERNELS] == pytest.approx(
+        [0.005 * MS, 0.002 * MS, 0.007 * MS, 0.005 * MS]
+    )
+    assert pub.small_kernel_floor() == pytest.approx((0.005 + 0.002 + 0.007 + 0.005) / 4 * MS)
+    assert pub.A100_ALLREDUCE_LATENCY.seconds == pytest.approx(0.007 * MS)
+
+
+def test_a_nonpositive_time_is_refused() -> None:
+    with pytest.raises(ValueError, match="measured time"):
+        pub.Measured("x", 0.0, "nowhere")
