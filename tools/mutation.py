@@ -132,7 +132,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/plots/transformer.py": (T_PLOT_ARTICLE, T_PLOT_DATA),
     "common/tables/slips.py": (T_SLIPS,),
     "common/present/claims.py": (T_CLAIMS,),
-    "common/present/basics.py": (T_SENTENCES + "::test_lecture02_directions_by_hand", T_SENTENCES),
+    "common/present/basics.py": (
+        T_SENTENCES + "::test_lecture02_numbers_by_hand",
+        T_SENTENCES + "::test_lecture02_directions_by_hand",
+        T_SENTENCES,
+    ),
     "common/present/operators.py": (
         T_SENTENCES + "::test_lecture05_directions_by_hand",
         T_SENTENCES,

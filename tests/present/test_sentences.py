@@ -171,3 +171,36 @@ def test_h200_exercise_words_by_hand(monkeypatch) -> None:
     steps = get_exercise("h200-vs-h100").solve().steps
     assert steps[0].startswith("The H200 has x2.00 the H100's bf16 peak")
     assert "gets x2.00 faster on it" in steps[0]
+
+
+def test_lecture02_numbers_by_hand(capsys, monkeypatch) -> None:
+    """Lecture 02's observations, each number worked out here from K = N = 8192 and the table."""
+    text = run("02", capsys, monkeypatch)
+    # vector add: 1 FLOP per 6 bytes = 0.1667 FLOP/B -> 0.1667 * 3.35e12 / 989e12 = 0.06%
+    assert "On an H100 SXM they reach 0.06% and 0.17% of peak" in text
+    # I(B) = B K N / (B K + K N + B N): I(256) = 240.9 < 295.2 <= I(1024) = 819.2
+    assert (
+        "The first batch in the list to reach the ridge of 295 FLOP/B is B = 1024 (819.2 FLOP/B); "
+        "at B = 256 the matmul still gets only 81.61% of peak." in text
+    )
+    assert "no batch can pass KN/(K+N) = 4096" in text  # 8192 * 8192 / 16384
+    # v5e int8 394e12 / 8.2e11 = 480.5 and bf16 240.2: 256 both; int8 weights: 128
+    assert "the critical batch stays where bf16 has it: 256 against 256" in text
+    assert "the critical batch falls from 256 to 128 (estimate 120)" in text
+    assert "Even MQA's 32.0 FLOP/B is x9.2 below the H100 SXM ridge" in text  # 295.2 / 32
+    assert "reach the flat roof from B = 1024" in text
+    # tile side 2 * 295.2 = 590.4; 590.4^2 * 4 B = 1.39 MB = x5.3 the 256 KiB registers
+    assert "x5.3 its 256 KiB register file. No single SM gets there by itself." in text
+    # K > 2 * peak / link: 2 * 989e12 / 450e9 = 4,395.6 < v5e's 2 * 197e12 / 4.5e10 = 8,755.6
+    assert "so the H100 SXM needs only K > 4,395.6." in text
+    assert (
+        "TPU v6e has x4.67 the v5e's compute and x2.0 its link bandwidth, so one link needs "
+        "K > 20,444.4" in text
+    )
+    edit_table(monkeypatch, {("tpu-v5e", "peak int8"): 1576e12})  # int8 x4: 4 x the bf16 peak
+    text = run("02", capsys, monkeypatch)
+    # ridge 1576e12 / 8.2e11 = 1922; K = N = 8192 all int8: I(B) = B / 2 * 8192 / (B + 4096)...
+    assert "the critical batch rises from 256 to" in text
+    edit_table(monkeypatch, {("h100", "link_bw_figure"): 45e9})  # as slow as one v5e link
+    text = run("02", capsys, monkeypatch)
+    assert "so the H100 SXM needs K > 43,955.6." in text  # 2 * 989e12 / 45e9; no 'only'
