@@ -373,9 +373,12 @@ def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: 
     zero, _ = edit_chip(TABLE, "H100 SXM", "989e12", "0")
     typo, typo_line = edit_chip(TABLE, "H100 SXM", "989e12", "989e12x")
     name, name_line = edit_chip(TABLE, "H100 SXM", "H100_DATASHEET", "H100_DATASHET")
-    tables = (zero, typo, name, TABLE)
+    gone, _ = edit_chip(
+        TABLE, "H100 SXM", "mem_capacity_figure=capacity(80e9, H100_DATASHEET),", ""
+    )
+    tables = (zero, typo, name, gone, TABLE)
     requests = [{"kind": "lecture", "target": "02_roofline_basics", "table": t} for t in tables]
-    zero_run, typo_run, name_run, good = harness_runs(course, *requests, tmp=tmp_path)
+    zero_run, typo_run, name_run, gone_run, good = harness_runs(course, *requests, tmp=tmp_path)
 
     # A zero peak: exactly the terminal's one line and exit status.
     proc = terminal(course, zero, ["lectures/02_roofline_basics.py"], tmp_path)
@@ -392,7 +395,15 @@ def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: 
         f"02_roofline_basics.py: error: common/hw_specs.py, line {name_line}: "
         "NameError: name 'H100_DATASHET' is not defined\n"
     )
-    assert typo_run["status"] == name_run["status"] == 1
+    # A deleted field: the table's own slip line, as the terminal says it, with no prefix.
+    proc = terminal(course, gone, ["lectures/02_roofline_basics.py"], tmp_path)
+    assert stream(gone_run, "stderr") == proc.stderr
+    assert re.fullmatch(
+        r"02_roofline_basics\.py: error: common/hw_specs\.py line \d+: chip h100 \(H100 SXM\) "
+        r"is missing its field mem_capacity_figure\n",
+        proc.stderr,
+    )
+    assert typo_run["status"] == name_run["status"] == gone_run["status"] == 1
     assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
 
 

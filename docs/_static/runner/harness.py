@@ -112,6 +112,9 @@ def table_problem() -> str:
     except SyntaxError as exc:
         return f"{TABLE}, line {exc.lineno}: {exc.msg}"
     except Exception as exc:
+        said = str(exc).strip().splitlines()
+        if said and said[0].startswith(TABLE):  # the table's own one-line slip (tables.slips)
+            return said[0]
         line = next(
             (
                 frame.lineno

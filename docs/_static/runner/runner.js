@@ -35,9 +35,10 @@
   const TABLE_PATH = "common/hw_specs.py";
   const TRACEBACK = "Traceback (most recent call last):";
   const SERVE = "python3 -m http.server -d docs/_build/html 8000";
-  // A line of the table an error names: "common/hw_specs.py, line 193" or a traceback's
+  // A line of the table an error names: "common/hw_specs.py, line 193", a slip's
+  // "common/hw_specs.py line 193: chip h100 ... is missing its field ...", or a traceback's
   // 'File ".../common/hw_specs.py", line 193'.
-  const TABLE_LINE = /(common\/hw_specs\.py"?, line )(\d+)/g;
+  const TABLE_LINE = /(common\/hw_specs\.py"?,? line )(\d+)/g;
   const LIMIT_S = Number(script.dataset.runLimit || 30);
 
   function element(tag, props = {}, children = []) {
