@@ -566,6 +566,7 @@ COSMETIC_KEYWORDS = frozenset(
         "headlength",
         "shrink",
         "frameon",
+        "dpi",
         "linestyle",
         "ls",
         "dashes",
