@@ -206,6 +206,21 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "xs_max = [max([p.memory_wall, p.knee or 0, 2]) for p in panels]",
         "0 -> 1",
     ): "a missing knee counts as 0 or 1, both below the floor of batch 2",
+    (
+        "common/plots/style.py",
+        "ticks = [4.0**k for k in range(math.floor(math.log(lo, 4)), "
+        "math.ceil(math.log(hi, 4)) + 1)]",
+        "1 -> 2",
+    ): "the extra power of 4 lies above hi, and ticks outside lo..hi are dropped next line",
+    (
+        "common/plots/style.py",
+        "ticks = [4.0**k for k in range(math.floor(math.log(lo, 4)), "
+        "math.ceil(math.log(hi, 4)) + 1)]",
+        "4 -> 5",
+    ): (
+        "log base 5 of lo (> 1 byte) is below its log base 4, so the powers of 4 only start "
+        "lower, and those below lo are dropped next line"
+    ),
     ("common/plots/attention.py", 'ax.set_xscale("log", base=2)', "2 -> 3"): (
         "the ticks are set explicitly (powers of 4 bytes, or the measured N) and minor ticks "
         "are off, so the log base draws the same axis"
@@ -555,6 +570,7 @@ COSMETIC_KEYWORDS = frozenset(
         "headlength",
         "shrink",
         "frameon",
+        "dpi",
         "linestyle",
         "ls",
         "dashes",

@@ -178,7 +178,7 @@ ROWS = [
 
 
 def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
-    article.batch_sweep_figure("b.png", ROWS, (1, 4), title="Sweep")
+    article.batch_sweep_figure("b.png", ROWS, (2, 8), title="Sweep")
     fig = caught[0]
     lat, tp = fig.axes[:2]
     for ax in (lat, tp):
@@ -188,9 +188,9 @@ def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
         assert "batch" in ax.get_xlabel()
         (band,) = [p for p in ax.patches if p.get_alpha() == 0.15]
         x0, x1 = band.get_x(), band.get_x() + band.get_width()
-        assert (x0, x1) == pytest.approx((1.0, 4.0))
+        assert (x0, x1) == pytest.approx((2.0, 8.0))
         label = annotation(ax, "I = I*")
-        assert label.get_position()[0] == pytest.approx(2.0)  # sqrt(1 x 4)
+        assert label.get_position()[0] == pytest.approx(4.0)  # sqrt(2 x 8), mid-band in log
     # y: all values of the panel, / 1.3 below and x 1.3 above.
     assert lat.get_ylim() == pytest.approx((1.0 / 1.3, 8.0 * 1.3))
     assert tp.get_ylim() == pytest.approx((500.0 / 1.3, 4000.0 * 1.3))

@@ -118,3 +118,42 @@ def test_hierarchical_roofline_axes_and_roofs(caught) -> None:
     assert [t.get_text() for t in ax.texts] == ["add, L1", "add again", "add, DRAM"]
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "compute roof: 150 GFLOP/s" in legend and "DRAM roof: 20.0 GB/s" in legend
+
+
+def test_plateau_labels_centre_on_their_range_or_end_at_the_right_edge(caught) -> None:
+    sizes = [4 * KIB, 64 * KIB]
+    lo, hi = 4 * KIB / 1.3, 64 * KIB * 1.3
+    plateaus = [
+        ("L2", 8 * KIB, 32 * KIB, 30e9),  # centred at sqrt(8 x 32) KiB = 16 KiB
+        ("E", 40 * KIB, hi / 1.005, 20e9),  # within 1% of the edge: ends there
+        ("F", 40 * KIB, hi / 1.05, 10e9),  # 5% short of it: centred
+        ("Z", 50 * KIB, 50 * KIB, 5e9),  # an empty range: not drawn
+    ]
+    hplots.bandwidth_sweep_figure(
+        "b.png", sizes, [40e9, 40e9], [None, None], [("lo", lo), ("hi", hi)], plateaus
+    )
+    (ax,) = caught[0].axes
+    labels = {t.get_text(): t for t in ax.texts}
+    assert labels["L2 30 GB/s"].xy == pytest.approx((16 * KIB, 30.0))
+    assert labels["L2 30 GB/s"].get_ha() == "center"
+    assert labels["E 20 GB/s"].get_ha() == "right" and labels["F 10 GB/s"].get_ha() == "center"
+    assert "Z 5 GB/s" not in labels
+    flats = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
+    assert len(flats) == 3
+    caches = [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert caches == pytest.approx([lo, hi])  # the range's own ends are inside it
+
+
+def test_hierarchical_rate_axis_reaches_the_lowest_roof_or_point(caught) -> None:
+    roofs = [("L1", 200e9), ("DRAM", 20e9)]
+    ops = [("slow", 1.0, 0.01e9, "DRAM")]
+    hplots.hierarchical_roofline_figure("h.png", roofs, 150e9, ops, [("all cores", 5e9)])
+    (ax,) = caught[0].axes
+    # x: intensities 1, 0.75, 7.5, 30 -> 0.375 down to 0.1, 60 up to 100.
+    assert ax.get_xlim() == pytest.approx((0.1, 100.0))
+    # y: the slow point 0.01 GB/s is below every roof at x = 0.1 (0.5 GFLOP/s for the
+    # 5 GB/s roof); halved: 0.005.
+    assert ax.get_ylim() == pytest.approx((0.005, 375.0))
+    extra = next(ln for ln in ax.get_lines() if ln.get_label() == "all cores: 5.0 GB/s")
+    assert all(y == pytest.approx(min(150.0, x * 5.0)) for x, y in xy(extra))
+    assert len(caught[0].legends[0].get_texts()) == 4 and caught[0].legends[0]._ncols == 3
