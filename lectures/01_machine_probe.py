@@ -59,9 +59,7 @@ def make_parser() -> cli.LectureParser:
     """The command line: --results, --quick, --png, --outdir and the budget flags."""
     parser = cli.lecture_parser(__doc__)
     cli.add_results_flag(parser, saves=True)
-    cli.add_quick_flag(
-        parser, "take fewer timed repeats (same sizes; noisier numbers, shorter run)"
-    )
+    cli.add_quick_flag(parser, "fewer timed repeats (same sizes; noisier numbers, shorter run)")
     cli.add_png_flags(parser)
     budget.add_flags(parser, "01")
     return parser
