@@ -574,10 +574,10 @@ def h200_vs_h100_answer(n_params: float = 7e9, weight_bytes: float = 2) -> Answe
 
 
 def gqa_decode_answer(
-    n_q_heads: int = 32,
+    n_q_heads: int = 64,
     d_head: int = 128,
-    context: int = 4096,
-    kv_heads: Sequence[int] = (32, 8, 1),
+    context: int = 8192,
+    kv_heads: Sequence[int] = (64, 8, 1),
 ) -> Answer:
     """Decode attention intensity for MHA, GQA and MQA: query heads per KV head."""
     names = {n_q_heads: "MHA", 1: "MQA"}
@@ -973,9 +973,9 @@ EXERCISES: tuple[Exercise, ...] = (
         "gqa-decode",
         "Decode attention with MHA, GQA and MQA",
         COURSE,
-        "A model has 32 query heads of size 128 and a 4096-token context in bf16. Compute "
-        "the decode attention intensity with 32 KV heads (MHA), 8 (GQA) and 1 (MQA). Is "
-        "any of them compute-bound on an H100?",
+        "A larger model has 64 query heads of size 128 and an 8192-token context in bf16 "
+        "(lecture 02 works 32 heads at 4096 tokens). Compute the decode attention intensity "
+        "with 64 KV heads (MHA), 8 (GQA) and 1 (MQA). Is any of them compute-bound on an H100?",
         gqa_decode_answer,
     ),
     Exercise(

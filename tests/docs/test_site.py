@@ -522,10 +522,7 @@ def test_search_finds_the_page_about_a_term(visit: Visitor, query: str) -> None:
 
 #: Lecture 02 still works the GQA exercise's own case and states its answer in prose
 #: (issue 19 gives the exercise another case): expected to fail until then.
-_GQA_LEAK = pytest.mark.xfail(reason="lecture 02 quotes the GQA exercise's answer", strict=False)
-
-
-@pytest.mark.parametrize("query", ["ridge", pytest.param("GQA", marks=_GQA_LEAK), "KV+cache"])
+@pytest.mark.parametrize("query", ["ridge", "GQA", "KV+cache"])
 def test_search_snippets_quote_prose_only(visit: Visitor, query: str) -> None:
     """No worked answer, no TeX and no code in the quoted snippets of a search."""
     answers_page = visit.open("exercises.html")

@@ -176,7 +176,8 @@ def test_h200_against_h100() -> None:
 
 
 def test_decode_attention_intensity_is_query_heads_per_kv_head() -> None:
-    assert get_exercise("gqa-decode").solve().values == {32: 1.0, 8: 4.0, 1: 32.0}
+    # I = 4 H_q d T / (2 H_kv d T b) = H_q / H_kv in bf16: 64/64, 64/8, 64/1
+    assert get_exercise("gqa-decode").solve().values == {64: 1.0, 8: 8.0, 1: 64.0}
 
 
 def test_largest_batch_in_78_gib() -> None:
@@ -444,11 +445,11 @@ def test_h200_whole_answer() -> None:
 def test_gqa_whole_answer() -> None:
     answer = get_exercise("gqa-decode").solve()
     assert answer.table.rows == (
-        ("MHA (32 KV heads)", "1", "16.00 KiB"),  # 2 x 32 x 128 x 2 B = 16 KiB
-        ("GQA (8 KV heads)", "4", "4.00 KiB"),
-        ("MQA (1 KV head)", "32", "512 B"),
+        ("MHA (64 KV heads)", "1", "32.00 KiB"),  # 2 x 64 x 128 x 2 B = 32 KiB
+        ("GQA (8 KV heads)", "8", "4.00 KiB"),
+        ("MQA (1 KV head)", "64", "512 B"),
     )
-    assert numbers(answer) == ["32", "128", "4,096", "295.2"]
+    assert numbers(answer) == ["64", "128", "8,192", "295.2"]
 
 
 def test_largest_batch_whole_answer() -> None:
