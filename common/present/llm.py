@@ -96,14 +96,20 @@ def parameter_section(model: Model, parts: Mapping[str, int], dtypes: DTypes) ->
     rows.append(["total", "", fmt_num(n_params), "100.0%"])
     published = model.published_params or float(n_params)
     shares = {name: count / n_params for name, count in parts.items()}
+    gap = abs(n_params / published - 1)
     return Group(
         Heading("2. Parameters from the config"),
         Table(["part", "formula", "parameters", "share"], rows),
         Text(f"\nPublished size: {fmt_num(published)} ({model.params_source})."),
         Observations(
             [
-                f"The count from the config, {fmt_num(n_params)}, is within "
-                f"{abs(n_params / published - 1):.2%} of the published {fmt_num(published)}.",
+                f"The count from the config, {fmt_num(n_params)}, is "
+                + (
+                    f"within {gap:.2%} of"
+                    if round(gap, 4) > 0  # '0.00%' would say nothing
+                    else "less than 0.01% away from"
+                )
+                + f" the published {fmt_num(published)}.",
                 f"The MLP holds {shares['mlp']:.1%} of the weights and attention "
                 f"{shares['attention']:.1%}; the embedding and LM head together hold "
                 f"{shares['embedding'] + shares['lm_head']:.1%}. At {dtypes.weights} the "
@@ -191,7 +197,7 @@ def prefill_section(pre: PassLedger, times: Sequence[OpTime], chip: Chip, precis
                 f"and the whole-pass compute time alone is {fmt_time(pre.flops / peak)}.",
                 f"Attention (scores, softmax, weighted sum) is "
                 f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
-                "its share grows with the prompt, since its FLOPs grow as S^2 and the "
+                "its share grows with the prompt, since its FLOPs grow as S² and the "
                 "matmuls' as S.",
                 f"Norms, SiLU and residual adds are memory-bound and cost "
                 f"{fmt_time(elementwise)} ({elementwise / ttft:.1%} of the pass) in this "
