@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python tools/mutation.py common/formulas/ledger.py common/hw_specs.py
     python tools/mutation.py --list common/formulas/ledger.py   # the mutants, not run
     python tools/mutation.py --jobs 2 --timeout 20
+    python tools/mutation.py common/plots/article.py --lines 52-165   # one part of a module
 
 Each mutant is one small change to one module's syntax tree, of the kinds of faults
 that ship: an operator swapped (+ for -, * for /), a term or factor dropped (a * b -> a),
@@ -64,6 +65,7 @@ T_PLOT_LOCAL = "tests/plots/test_local_roofline_figure.py"
 T_PLOT_POINTS = "tests/plots/test_measured_points.py"
 T_PLOT_HIER = "tests/plots/test_hierarchy_figure.py"
 T_PLOT_ARTICLE = "tests/plots/test_article_figures.py"
+T_PLOT_LABELS = "tests/plots/test_label_placement.py"
 T_PLOT_ATT = "tests/plots/test_attention_figures.py"
 T_PLOT_HIER_AXES = "tests/plots/test_hierarchy_axes.py"
 T_PLOT_PREDICT = "tests/plots/test_predict_figure.py"
@@ -125,7 +127,13 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_PLOT_DATA,
     ),
     "common/plots/roofline.py": (T_PLOT_AXES, T_PLOT_DATA),
-    "common/plots/article.py": (T_PLOT_ARTICLE, T_PLOT_DATA, T_PLOT_LOCAL, T_PLOT_POINTS),
+    "common/plots/article.py": (
+        T_PLOT_LABELS,
+        T_PLOT_ARTICLE,
+        T_PLOT_DATA,
+        T_PLOT_LOCAL,
+        T_PLOT_POINTS,
+    ),
     "common/plots/attention.py": (T_PLOT_ATT,),
     "common/plots/predict.py": (T_PLOT_PREDICT,),
     "common/plots/hierarchy.py": (T_PLOT_HIER_AXES, T_PLOT_DATA, T_PLOT_HIER),
@@ -794,8 +802,19 @@ def run_one(module: str, index: int | None, tests: tuple[str, ...], timeout: flo
         time.sleep(0.01)
 
 
+def in_lines(mutant: Mutant, lines: str | None) -> bool:
+    """Whether the mutant's line is in `lines` ("52-164,300-320"; None: every line)."""
+    if not lines:
+        return True
+    for part in lines.split(","):
+        first, _, last = part.partition("-")
+        if int(first) <= mutant.line <= int(last or first):
+            return True
+    return False
+
+
 def run_module(
-    module: str, timeout: float | None, jobs: int, verbose: bool
+    module: str, timeout: float | None, jobs: int, verbose: bool, lines: str | None = None
 ) -> tuple[int, int, list[Mutant], list[Mutant]]:
     """(killed, total counted, survivors, equivalent) for one module."""
     tests = tuple(t for t in MODULES[module] if (REPO / t.split("::")[0]).is_file())
@@ -807,7 +826,7 @@ def run_module(
     if baseline != "survived":
         raise SystemExit(f"{module}: its tests fail without any mutation ({', '.join(tests)})")
     limit = timeout if timeout is not None else max(10.0, 4 * took + 5)
-    mutants = list_mutants(module)
+    mutants = [m for m in list_mutants(module) if in_lines(m, lines)]
     survivors: list[Mutant] = []
     equivalent: list[Mutant] = []
     killed = 0
@@ -866,6 +885,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds per mutant")
     parser.add_argument("--threshold", type=float, default=90.0, help="kill rate to pass (%%)")
+    parser.add_argument("--lines", help="only mutants on these lines: 52-164,300 (a part)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every mutant")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
@@ -881,7 +901,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: EQUIVALENT names no mutant (stale entry?): {key}")
     if args.list:
         for m in modules:
-            for mutant in list_mutants(m):
+            for mutant in (x for x in list_mutants(m) if in_lines(x, args.lines)):
                 print(f"{m}:{mutant.line}: {mutant.description}  | {mutant.source_line}")
         return 0
     # Heavy imports once, before forking (never `common`: each child imports it afresh).
@@ -901,7 +921,7 @@ def main(argv: list[str] | None = None) -> int:
     all_equivalent: list[Mutant] = []
     begin = time.monotonic()
     for m in modules:
-        result = run_module(m, args.timeout, args.jobs, args.verbose)
+        result = run_module(m, args.timeout, args.jobs, args.verbose, args.lines)
         killed, counted, survivors, equivalent = result
         rate = 100.0 * killed / counted if counted else 100.0
         rows.append((m, killed, counted, rate, len(equivalent)))

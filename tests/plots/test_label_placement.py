@@ -1,0 +1,254 @@
+"""Where place_labels puts a label, checked against a brute-force reading of its rule.
+
+The axes fill a 288 x 288 px figure at 72 dpi, with data limits 0..288 on linear axes,
+so a data unit is a pixel and a point is a pixel: every box below is hand arithmetic.
+The rule (place_labels' docstring): try the offsets in order, the eight near ones and
+then the six far ones (joined by a leader line), and take the first whose box stays
+inside the axes and clear of other markers (5 pt either side), obstacles (2.5 pt either
+side), earlier labels and texts already on the axes; with none clear, the one with the
+fewest clashes (leaving the axes counts 100), the first among equals. A label's box is
+0.62 x font size per character wide and one font size tall, to the right of its anchor
+for a positive or zero dx and to its left for a negative dx.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from matplotlib.figure import Figure
+
+from common.plots import article
+
+SIZE = 288.0
+# The candidate offsets (points), written out: near ring, then far ring (dx x 3, dy x 2
+# above, dy x 1.6 below) for the near offsets that move sideways.
+NEAR = [(4, 3), (4, -11), (-4, 3), (-4, -11), (6, -4), (-6, -4), (0, 7), (0, -15)]
+FAR = [(12, 6), (12, -17.6), (-12, 6), (-12, -17.6), (18, -6.4), (-18, -6.4)]
+
+
+def padded(pad: float) -> tuple[list, list]:
+    """The same rings with every non-zero component pushed `pad` further from zero."""
+
+    def push(v: float) -> float:
+        return 0 if v == 0 else v + (pad if v > 0 else -pad)
+
+    near = [(push(dx), push(dy)) for dx, dy in NEAR]
+    far = [(dx * 3, dy * 2 if dy > 0 else dy * 1.6) for dx, dy in near if dx]
+    return near, far
+
+
+def pixel_axes(dpi: int = 72):
+    fig = Figure(figsize=(4 * 72 / dpi, 4 * 72 / dpi), dpi=dpi)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, SIZE)
+    ax.set_ylim(0, SIZE)
+    return fig, ax
+
+
+def box(x, y, dx, dy, text, size):
+    width = 0.62 * size * max(len(text), 1)
+    left = x + dx if dx >= 0 else x + dx - width
+    return (left, y + dy, left + width, y + dy + size)
+
+
+def hits(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def expected(points, texts, obstacles, size, pad, texts_taken=(), dpi=72):
+    """Brute force: (offset, leader?) per label, by the rule above (s pixels a point)."""
+    s = dpi / 72
+    near, far = padded(pad)
+    r = 2.5 * s
+    taken = [(ox - r, oy - r, ox + r, oy + r) for ox, oy in obstacles]
+    taken += list(texts_taken)
+    markers = [(x - 5 * s, y - 5 * s, x + 5 * s, y + 5 * s) for x, y in points]
+    out = []
+    for k, ((x, y), text) in enumerate(zip(points, texts, strict=True)):
+        others = [m for j, m in enumerate(markers) if j != k]
+        scored = []
+        for off in near + far:
+            b = box(x, y, off[0] * s, off[1] * s, text, size * s)
+            inside = min(b[0], b[1]) >= 0 and max(b[2], b[3]) <= SIZE
+            clashes = sum(hits(b, o) for o in taken + others) + (0 if inside else 100)
+            scored.append((clashes, off, b))
+        free = [s for s in scored if s[0] == 0]
+        chosen = free[0] if free else min(scored, key=lambda s: s[0])  # min keeps the first
+        taken.append(chosen[2])
+        out.append((chosen[1], chosen[1] not in near))
+    return out
+
+
+def placed(ax, before: int):
+    return [
+        ((float(t.xyann[0]), float(t.xyann[1])), t.arrow_patch is not None, t.get_ha(), t)
+        for t in ax.texts[before:]
+    ]
+
+
+def check(points, texts, obstacles=(), size=10.0, pad=0.0, existing=None, dpi=72):
+    fig, ax = pixel_axes(dpi)
+    taken = []
+    if existing is not None:
+        t = ax.text(*existing, "existing text here", fontsize=9)
+        fig.draw_without_rendering()
+        e = t.get_window_extent()
+        taken.append((e.x0, e.y0, e.x1, e.y1))
+    before = len(ax.texts)
+    article.place_labels(ax, points, texts, fontsize=size, obstacles=obstacles, pad=pad)
+    got = placed(ax, before)
+    want = expected(points, texts, obstacles, size, pad, taken, dpi)
+    assert [t.get_text() for *_, t in got] == list(texts)
+    for (off, leader, ha, t), (w_off, w_leader), p in zip(got, want, points, strict=True):
+        assert off == pytest.approx(w_off)
+        assert leader == w_leader
+        assert ha == ("left" if w_off[0] >= 0 else "right")
+        assert t.get_va() == "bottom" and t.get_fontsize() == size
+        assert tuple(map(float, t.xy)) == p
+    return want
+
+
+def test_a_lone_label_sits_up_and_right_of_its_point() -> None:
+    # box (104, 103)-(116.4, 113): inside, nothing near
+    assert check([(100.0, 100.0)], ["ab"]) == [((4, 3), False)]
+
+
+def test_pad_pushes_every_offset_out() -> None:
+    assert check([(100.0, 100.0)], ["ab"], pad=2) == [((6, 5), False)]
+
+
+def test_labels_turn_away_from_the_edges() -> None:
+    # right edge: (4, 3) ends at 296.4 > 288, (4, -11) too; (-4, 3) is the first inside
+    assert check([(280.0, 100.0)], ["ab"]) == [((-4, 3), False)]
+    # top edge: (4, 3) reaches 296; (4, -11) spans 272..282
+    assert check([(100.0, 283.0)], ["ab"]) == [((4, -11), False)]
+    # top right corner: only the left, lower boxes fit
+    assert check([(283.0, 283.0)], ["ab"]) == [((-4, -11), False)]
+    # bottom left: the first box fits
+    assert check([(1.0, 1.0)], ["ab"]) == [((4, 3), False)]
+    # left edge, low: (4, 3) fits
+    assert check([(3.0, 150.0)], ["abc"]) == [((4, 3), False)]
+
+
+def test_an_obstacle_moves_the_label_to_the_next_offset() -> None:
+    # an obstacle at (110, 108) covers (104, 103)-(116.4, 113); (4, -11) spans 89..99
+    assert check([(100.0, 100.0)], ["ab"], obstacles=[(110.0, 108.0)]) == [((4, -11), False)]
+    # an obstacle just clear of the first box leaves it: 113 + 2.5 < 118
+    assert check([(100.0, 100.0)], ["ab"], obstacles=[(110.0, 118.0)]) == [((4, 3), False)]
+
+
+def test_another_marker_and_an_earlier_label_are_avoided() -> None:
+    # B's marker (107..117, 103..113) covers A's first box; B's label then goes up right
+    want = check([(100.0, 100.0), (112.0, 108.0)], ["ab", "cd"])
+    assert want == [((4, -11), False), ((4, 3), False)]
+
+
+def test_blocked_near_ring_takes_the_far_ring_with_a_leader() -> None:
+    # obstacles on the left halves of the eight near boxes, and at the point's sides
+    x, y = 150.0, 150.0
+    near_blocks = [(105.0 + 50, 108 + 50), (105 + 50, 94 + 50), (143.0, 158.0), (143.0, 144.0)]
+    near_blocks += [(157.0, 148.0), (143.0, 148.0), (151.0, 162.0), (151.0, 140.0)]
+    want = check([(x, y)], ["ab"], obstacles=near_blocks)
+    assert want[0][1] is True  # far ring, with a leader line
+
+
+def test_nowhere_clear_takes_the_fewest_clashes_first_among_equals() -> None:
+    # a dense grid of obstacles: every candidate clashes; the count decides
+    grid = [(100.0 + 3 * i, 100.0 + 3 * j) for i in range(-12, 13) for j in range(-12, 13)]
+    check([(100.0, 100.0)], ["abc"], obstacles=grid)
+    # and when all clash equally (one text over everything), the first offset wins
+    _, ax = pixel_axes()
+    ax.text(0, 0, "W" * 40, fontsize=300)
+    before = len(ax.texts)
+    article.place_labels(ax, [(100.0, 100.0)], ["ab"], fontsize=10)
+    assert placed(ax, before)[0][:2] == ((4.0, 3.0), False)
+
+
+def test_existing_texts_are_avoided() -> None:
+    check([(100.0, 100.0)], ["ab"], existing=(102.0, 104.0))
+
+
+def test_the_legend_is_avoided() -> None:
+    fig, ax = pixel_axes()
+    ax.plot([0, 1], [0, 1], label="a long legend entry")
+    legend = ax.legend(loc="upper right")
+    fig.draw_without_rendering()
+    e = legend.get_window_extent()
+    x, y = e.x0 - 6, e.y0 + 2  # just left of the legend: the right-hand boxes run into it
+    before = len(ax.texts)
+    article.place_labels(ax, [(x, y)], ["abcd"], fontsize=10)
+    (off, leader, _, t), *_ = placed(ax, before)
+    fig.draw_without_rendering()
+    b = t.get_window_extent()
+    assert not hits((b.x0, b.y0, b.x1, b.y1), (e.x0, e.y0, e.x1, e.y1))
+    want = expected([(x, y)], ["abcd"], [], 10.0, 0.0, [(e.x0, e.y0, e.x1, e.y1)])
+    assert (off, leader) == (pytest.approx(want[0][0]), want[0][1])
+
+
+def test_at_144_dpi_a_point_is_two_pixels() -> None:
+    # (4, 3) pt is (8, 6) px; "ab" at 10 pt is 24.8 x 20 px: (108, 106)-(132.8, 126)
+    assert check([(100.0, 100.0)], ["ab"], dpi=144) == [((4, 3), False)]
+    # an obstacle at (130, 130) is 5 px either side: clear at 72 dpi, in the way at 144
+    assert check([(100.0, 100.0)], ["ab"], [(130.0, 130.0)], dpi=144) == [((4, -11), False)]
+    # the other marker, 10 px either side, covers the first box at 144 dpi only
+    assert check([(100.0, 100.0), (100.0, 135.0)], ["ab", "c"], dpi=144)[0] == ((4, -11), False)
+    assert check([(100.0, 100.0), (100.0, 120.0)], ["ab", "c"])[0] == ((4, 3), False)
+
+
+def test_the_default_font_is_8_points() -> None:
+    _, ax = pixel_axes()
+    article.place_labels(ax, [(100.0, 100.0)], ["ab"])
+    assert ax.texts[0].get_fontsize() == 8 and ax.texts[0].get_color() == "black"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_scenes_match_the_rule(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(1, 4)
+    points = [(rng.uniform(0, SIZE), rng.uniform(0, SIZE)) for _ in range(n)]
+    cx, cy = points[0]
+    obstacles = [(cx + rng.uniform(-30, 30), cy + rng.uniform(-30, 30)) for _ in range(8)]
+    texts = ["x" * rng.randint(1, 6) for _ in range(n)]
+    size, pad, dpi = rng.choice([7.0, 10.0]), rng.choice([0, 2, 3]), rng.choice([72, 144])
+    check(points, texts, obstacles, size=size, pad=pad, dpi=dpi)
+
+
+def test_text_box_arithmetic() -> None:
+    assert article._text_box(100, 50, 4, 3, "abc", 10) == pytest.approx((104, 53, 122.6, 63))
+    assert article._text_box(100, 50, -4, 3, "abc", 10) == pytest.approx((77.4, 53, 96, 63))
+    assert article._text_box(100, 50, 0, -15, "ab", 10) == pytest.approx((100, 35, 112.4, 45))
+    assert article._text_box(0, 0, 1, 1, "", 10) == pytest.approx((1, 1, 7.2, 11))
+
+
+def test_overlap_is_strict_on_every_side() -> None:
+    a = (0, 0, 10, 10)
+    assert article._overlap(a, (5, 5, 15, 15))
+    assert article._overlap(a, (-5, -5, 5, 5))
+    assert article._overlap(a, (2, 2, 3, 3))
+    for b in [(10, 0, 20, 10), (-10, 0, 0, 10), (0, 10, 10, 20), (0, -10, 10, 0)]:
+        assert not article._overlap(a, b)  # touching edges
+    for b in [(11, 0, 20, 10), (-10, 0, -1, 10), (0, 11, 10, 20), (0, -10, 10, -1)]:
+        assert not article._overlap(a, b)
+
+
+def test_tick_label_text() -> None:
+    assert article._tick_label(1500.0) == "1,500"
+    assert article._tick_label(20.0) == "20"
+    assert article._tick_label(1.0) == "1"
+    assert article._tick_label(0.05) == "0.05"
+    assert article._tick_label(0.5) == "0.5"
+
+
+def test_along_spaces_points_evenly_in_log_space() -> None:
+    # from (1, 10) to (100, 1000) in two steps: the geometric midpoint (10, 100), then the end
+    got = article._along([1, 100], [10, 1000], per_segment=2)
+    assert got == [pytest.approx((1, 10)), pytest.approx((10, 100)), (100, 1000)]
+    got = article._along([1, 16, 16], [1, 1, 256], per_segment=4)
+    want = [(1, 1), (2, 1), (4, 1), (8, 1), (16, 1), (16, 4), (16, 16), (16, 64), (16, 256)]
+    assert [pytest.approx(p) for p in want] == got
+    assert len(article._along([1, 10], [1, 10])) == 9  # eight per segment, and the end
+    assert article._along([1, 10], [1, 10])[1] == pytest.approx((10 ** (1 / 8), 10 ** (1 / 8)))
