@@ -64,6 +64,7 @@ T_PLOT_DATA = "tests/plots/test_figures.py"
 T_PLOT_LOCAL = "tests/plots/test_local_roofline_figure.py"
 T_PLOT_POINTS = "tests/plots/test_measured_points.py"
 T_PLOT_HIER = "tests/plots/test_hierarchy_figure.py"
+T_PLOT_HIER_DETAILS = "tests/plots/test_hierarchy_details.py"
 T_PLOT_ARTICLE = "tests/plots/test_article_figures.py"
 T_PLOT_LABELS = "tests/plots/test_label_placement.py"
 T_PLOT_ATT = "tests/plots/test_attention_figures.py"
@@ -136,7 +137,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "common/plots/attention.py": (T_PLOT_ATT,),
     "common/plots/predict.py": (T_PLOT_PREDICT,),
-    "common/plots/hierarchy.py": (T_PLOT_HIER_AXES, T_PLOT_DATA, T_PLOT_HIER),
+    "common/plots/hierarchy.py": (T_PLOT_HIER_DETAILS, T_PLOT_HIER_AXES, T_PLOT_DATA, T_PLOT_HIER),
     "common/plots/transformer.py": (T_PLOT_ARTICLE, T_PLOT_DATA),
     "common/tables/slips.py": (T_SLIPS,),
     "common/present/claims.py": (T_CLAIMS,),

@@ -1,0 +1,152 @@
+"""Lecture 09's figures in detail: where each text sits (data or axes coordinates), which
+marker each operation gets, how much larger a covering marker is, and that the roofline's
+labels are pushed out by their pad and stay inside the axes, clear of each other.
+
+Expected positions are hand arithmetic: sqrt(lo x hi) for a centred band label, 0.015 and
+0.975 of the axes' height, 8 + 5 points per covered marker, offsets (4, 3) pt and the
+like pushed 2 pt out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from common.plots import hierarchy as hplots
+from common.plots import style
+
+KIB, GB = 1024.0, 1e9
+
+
+@pytest.fixture
+def caught(monkeypatch: pytest.MonkeyPatch) -> list:
+    figures: list = []
+
+    def catch(fig, path) -> str:
+        figures.append(fig)
+        return str(path)
+
+    monkeypatch.setattr(style, "save_figure", catch)
+    return figures
+
+
+def sweep(caught, caches=(), plateaus=(), limit=None):
+    sizes = [4 * KIB, 16 * KIB, 64 * KIB]
+    hplots.bandwidth_sweep_figure(
+        "b.png", sizes, [40e9, 30e9, 20e9], [None, None, None], caches, plateaus, limit
+    )
+    return caught[-1].axes[0], sizes[0] / 1.3, sizes[-1] * 1.3
+
+
+def test_cache_labels_stand_at_the_foot_of_their_line(caught) -> None:
+    ax, _, _ = sweep(caught, caches=[("L1d", 32 * 1024)])
+    (t,) = ax.texts
+    assert t.get_text() == "L1d 32 KiB "
+    assert t.get_position() == pytest.approx((32 * 1024, 0.015))  # x in bytes, y in axes
+    assert t.get_transform() == ax.get_xaxis_transform()
+    assert (t.get_rotation(), t.get_ha(), t.get_va()) == (90, "right", "bottom")
+    assert t.get_bbox_patch() is not None and t.get_zorder() == 6
+
+
+def test_call_cost_band_is_labelled_at_its_top_centre(caught) -> None:
+    ax, lo, _ = sweep(caught, limit=8 * KIB)
+    (span,) = ax.patches
+    assert span.get_alpha() == pytest.approx(0.12)
+    (t,) = ax.texts
+    assert t.get_text() == "fixed call cost ≥ 10% of the time"
+    assert t.get_position() == pytest.approx((math.sqrt(lo * 8 * KIB), 0.975))
+    assert t.get_transform() == ax.get_xaxis_transform()
+    assert ax.get_legend()._loc == 1  # upper right
+
+
+def test_plateau_labels_stand_7_points_above_their_line(caught) -> None:
+    ax, _, _ = sweep(caught, plateaus=[("L2", 8 * KIB, 32 * KIB, 30e9)])
+    (t,) = ax.texts
+    assert t.xy == pytest.approx((16 * KIB, 30.0))
+    assert tuple(t.xyann) == (0, 7) and t.anncoords == "offset points"
+    assert t.get_zorder() == 6 and t.get_bbox_patch() is not None
+    (flat,) = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
+    assert flat.get_color() == t.get_color() == style.SERIES_COLORS[0]
+
+
+def test_level_colours_wrap_round_the_palette() -> None:
+    n = len(style.SERIES_COLORS)
+    order = [f"L{k}" for k in range(n + 1)]
+    assert hplots.level_color(f"L{n}", order) == style.SERIES_COLORS[0]
+    assert hplots.level_color("L0", order) == style.SERIES_COLORS[0]
+    assert hplots.level_color("L1", order) == style.SERIES_COLORS[1]
+
+
+def roofline(caught, ops, roofs=(("L1", 200e9), ("DRAM", 20e9)), extra=()):
+    hplots.hierarchical_roofline_figure("h.png", list(roofs), 150e9, ops, list(extra))
+    fig = caught[-1]
+    ax = fig.axes[0]
+    points = [ln for ln in ax.get_lines() if ln.get_marker() not in ("None", None, "")]
+    return fig, ax, points
+
+
+def test_markers_cycle_through_eight_shapes_and_black_without_a_level(caught) -> None:
+    ops = [(f"op{k}", 2.0**k, 1e9 * 1.5**k, "L1" if k else "") for k in range(9)]
+    _, _, points = roofline(caught, ops)
+    assert [p.get_marker() for p in points] == ["o", "D", "s", "^", "v", "<", ">", "P", "o"]
+    assert points[0].get_markeredgecolor() == "black"
+    assert points[1].get_markeredgecolor() == hplots.level_color("L1", ["L1", "DRAM"])
+    assert all(p.get_markersize() == 8 for p in points)  # no two share an intensity
+
+
+def test_each_covered_marker_grows_by_5_points(caught) -> None:
+    ops = [
+        ("a", 0.5, 4e9, "L1"),
+        ("b", 0.5, 4.2e9, "L1"),  # covers a
+        ("c", 0.5, 3.9e9, "L1"),  # covers a and b
+        ("d", 0.5, 5e9, "L1"),  # 5 / 4 = 1.25: just clear of a; covers b; 5 / 3.9 clears c
+        ("e", 0.5, 3.2e9, "L1"),  # 3.2 / 4 = 0.8: clear of a; 3.2 / 3.9 = 0.82: covers c
+        ("f", 0.6, 4e9, "L1"),  # another intensity
+    ]
+    _, _, points = roofline(caught, ops)
+    assert [p.get_markersize() for p in points] == [8, 13, 18, 13, 13, 8]
+    assert [p.get_markerfacecolor() for p in points] == ["none"] * 6
+
+
+def test_roofs_span_the_whole_intensity_axis(caught) -> None:
+    _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("8 threads", 60e9)])
+    lo, hi = ax.get_xlim()
+    seen = 0
+    for ln in ax.get_lines():
+        if "GB/s" in ln.get_label():  # the roofs
+            xs = list(map(float, ln.get_xdata()))
+            assert xs[0] == pytest.approx(lo) and xs[-1] == pytest.approx(hi)
+            assert xs == sorted(xs) and len(xs) > 8
+            seen += 1
+    assert seen == 3
+
+
+def test_roofline_labels_are_pushed_2_points_out_and_stay_inside(caught) -> None:
+    ops = [
+        ("add in L1", 1 / 12, 15e9, "L1"),
+        ("add in DRAM", 1 / 12, 1.6e9, "DRAM"),
+        ("matmul n=256", 40.0, 120e9, ""),
+        ("dot", 0.25, 5e9, "DRAM"),
+    ]
+    fig, ax, _ = roofline(caught, ops)
+    # the near offsets pushed 2 pt out, and the far ones built from them
+    near = [(6, 5), (6, -13), (-6, 5), (-6, -13), (8, -6), (-8, -6), (0, 9), (0, -17)]
+    far = [(18, 10), (18, -20.8), (-18, 10), (-18, -20.8), (24, -9.6), (-24, -9.6)]
+    labels = [t for t in ax.texts if t.get_text() in {name for name, *_ in ops}]
+    assert [t.get_text() for t in labels] == [name for name, *_ in ops]
+    for t, (_, x, flops, _) in zip(labels, ops, strict=True):
+        assert t.xy == pytest.approx((x, flops / GB))
+        off = tuple(map(float, t.xyann))
+        assert any(off == pytest.approx(o) for o in near + far)
+        assert t.get_zorder() == 6 and t.get_bbox_patch() is not None
+    fig.draw_without_rendering()
+    frame = ax.get_window_extent()
+    boxes = [t.get_window_extent() for t in labels]
+    for b in boxes:
+        assert frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1
+    for a, b in itertools.combinations(boxes, 2):
+        assert not a.overlaps(b)
