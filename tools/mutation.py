@@ -67,6 +67,7 @@ T_PLOT_HIER = "tests/plots/test_hierarchy_figure.py"
 T_PLOT_HIER_DETAILS = "tests/plots/test_hierarchy_details.py"
 T_PLOT_ARTICLE = "tests/plots/test_article_figures.py"
 T_PLOT_LABELS = "tests/plots/test_label_placement.py"
+T_PLOT_ARTICLE_DETAILS = "tests/plots/test_article_details.py"
 T_PLOT_ATT = "tests/plots/test_attention_figures.py"
 T_PLOT_HIER_AXES = "tests/plots/test_hierarchy_axes.py"
 T_PLOT_PREDICT = "tests/plots/test_predict_figure.py"
@@ -130,6 +131,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/plots/roofline.py": (T_PLOT_AXES, T_PLOT_DATA),
     "common/plots/article.py": (
         T_PLOT_LABELS,
+        T_PLOT_ARTICLE_DETAILS,
         T_PLOT_ARTICLE,
         T_PLOT_DATA,
         T_PLOT_LOCAL,
