@@ -252,3 +252,65 @@ def test_along_spaces_points_evenly_in_log_space() -> None:
     assert [pytest.approx(p) for p in want] == got
     assert len(article._along([1, 10], [1, 10])) == 9  # eight per segment, and the end
     assert article._along([1, 10], [1, 10])[1] == pytest.approx((10 ** (1 / 8), 10 ** (1 / 8)))
+
+
+def test_the_default_pad_is_zero() -> None:
+    _, ax = pixel_axes()
+    article.place_labels(ax, [(100.0, 100.0)], ["ab"], fontsize=10)
+    assert tuple(ax.texts[0].xyann) == (4, 3)
+
+
+def test_obstacle_and_marker_sizes_at_their_edges() -> None:
+    # the first box is (104, 103)-(116.4, 113); an obstacle reaches 2.5 px either side
+    assert check([(100.0, 100.0)], ["ab"], [(118.8, 108.0)]) == [((4, -11), False)]  # 116.3
+    assert check([(100.0, 100.0)], ["ab"], [(119.0, 108.0)]) == [((4, 3), False)]  # 116.5
+    # another point's marker reaches 5 px: from 113.5, clear of the box's top at 113
+    assert check([(100.0, 100.0), (110.0, 118.5)], ["ab", "c"])[0] == ((4, 3), False)
+    assert check([(100.0, 100.0), (110.0, 117.5)], ["ab", "c"])[0] == ((4, -11), False)
+
+
+def test_a_box_on_the_frame_edge_is_inside() -> None:
+    # (4, 3) from y = -3 starts on the bottom edge, from y = 275 ends on the top edge
+    assert check([(100.0, -3.0)], ["ab"]) == [((4, 3), False)]
+    assert check([(100.0, 275.0)], ["ab"]) == [((4, 3), False)]
+    # from x = -4 it starts on the left edge; (-4, 3) from x = 4 + 12.4 on it too
+    assert check([(-4.0, 100.0)], ["ab"]) == [((4, 3), False)]
+    x = 288.0 - 4 - 0.62 * 10 * 2
+    want = check([(x, 100.0)], ["ab"])
+    assert want[0][0] == (4, 3) or x + 4 + 0.62 * 10 * 2 > 288
+
+
+@pytest.mark.parametrize("target", range(1, 14))
+def test_each_candidate_is_taken_when_those_before_it_are_blocked(target: int) -> None:
+    """Obstacles inside each earlier candidate's box, clear of the target's and later ones."""
+    x, y, text, size, pad = 150.0, 150.0, "ab", 10.0, 3
+    near, far = padded(pad)
+    boxes = [box(x, y, dx, dy, text, size) for dx, dy in near + far]
+    later = boxes[target:]
+    obstacles = []
+    for b in boxes[:target]:
+        spots = [
+            (b[0] + (b[2] - b[0]) * i / 10, b[1] + (b[3] - b[1]) * j / 10)
+            for i in range(11)
+            for j in range(11)
+        ]
+        clear = [
+            (ox, oy)
+            for ox, oy in spots
+            if not any(hits((ox - 2.5, oy - 2.5, ox + 2.5, oy + 2.5), c) for c in later)
+            and not hits((ox - 2.5, oy - 2.5, ox + 2.5, oy + 2.5), (x - 5, y - 5, x + 5, y + 5))
+        ]
+        if not clear:
+            pytest.skip("no spot blocks this candidate alone")
+        obstacles.append(clear[0])
+    want = check([(x, y)], [text], obstacles, size=size, pad=pad)
+    assert want == [((near + far)[target], target >= 8)]
+    if target >= 8:
+        (t,) = [t for t in check_axes_texts([(x, y)], [text], obstacles, size, pad)]
+        assert (t.arrow_patch.shrinkA, t.arrow_patch.shrinkB) == (0, 3)
+
+
+def check_axes_texts(points, texts, obstacles, size, pad):
+    _, ax = pixel_axes()
+    article.place_labels(ax, points, texts, fontsize=size, obstacles=obstacles, pad=pad)
+    return ax.texts
