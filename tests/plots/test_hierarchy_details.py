@@ -150,3 +150,11 @@ def test_roofline_labels_are_pushed_2_points_out_and_stay_inside(caught) -> None
         assert frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1
     for a, b in itertools.combinations(boxes, 2):
         assert not a.overlaps(b)
+
+
+def test_a_slow_extra_roof_widens_both_axes(caught) -> None:
+    # extra roof 1 GB/s: its ridge 150 / 1 = 150 -> x 2 = 300 -> 1,000; at x = 0.01 it
+    # is at 0.01 GFLOP/s, halved 0.005
+    _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("1 thread", 1e9)])
+    assert ax.get_xlim() == pytest.approx((0.01, 1000.0))
+    assert ax.get_ylim() == pytest.approx((0.005, 375.0))
