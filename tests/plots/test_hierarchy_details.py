@@ -158,3 +158,32 @@ def test_a_slow_extra_roof_widens_both_axes(caught) -> None:
     _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("1 thread", 1e9)])
     assert ax.get_xlim() == pytest.approx((0.01, 1000.0))
     assert ax.get_ylim() == pytest.approx((0.005, 375.0))
+
+
+def test_labels_keep_clear_of_every_roof(caught) -> None:
+    """Points sitting on the roofs: no label's box (0.62 x 7 pt per character by 7 pt, at
+    its offset) covers a roof sample (every eighth, 2.5 pt either side) of any roof."""
+    roofs = [("L1", 200e9), ("DRAM", 20e9)]
+    ops = [
+        ("on L1", 0.1, 20e9, "L1"),
+        ("on DRAM", 0.5, 10e9, "DRAM"),
+        ("on 5 GB/s", 2.0, 10e9, ""),
+        ("at peak", 30.0, 150e9, ""),
+    ]
+    fig, ax, _ = roofline(caught, ops, roofs=roofs, extra=[("5 GB/s", 5e9)])
+    s = fig.dpi / 72
+    samples = []
+    for ln in ax.get_lines():
+        if "GB/s" in ln.get_label():
+            xs, ys = ln.get_xdata()[::8], ln.get_ydata()[::8]
+            samples += [tuple(ax.transData.transform((x, y))) for x, y in zip(xs, ys, strict=True)]
+    assert len(samples) > 12
+    for t in ax.texts:
+        px, py = ax.transData.transform(t.xy)
+        dx, dy = (v * s for v in t.xyann)
+        width = 0.62 * 7 * s * len(t.get_text())
+        left = px + dx if dx >= 0 else px + dx - width
+        b = (left, py + dy, left + width, py + dy + 7 * s)
+        for ox, oy in samples:
+            r = 2.5 * s
+            assert not (b[0] < ox + r and ox - r < b[2] and b[1] < oy + r and oy - r < b[3])
