@@ -187,3 +187,21 @@ def test_labels_keep_clear_of_every_roof(caught) -> None:
         for ox, oy in samples:
             r = 2.5 * s
             assert not (b[0] < ox + r and ox - r < b[2] and b[1] < oy + r and oy - r < b[3])
+
+
+def test_intensity_axis_takes_the_decades_around_half_and_twice_the_data(caught) -> None:
+    # ridges 160 / 640 = 0.25 and 160 / 40 = 4; an add at 0.3: 0.25 / 2 = 0.125 -> 0.1,
+    # 4 x 2 = 8 -> 10 (a third and three times would give 0.01 and 100)
+    roofs = [("L1", 640e9), ("DRAM", 40e9)]
+    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.3, 10e9, "DRAM")])
+    ax = caught[-1].axes[0]
+    assert ax.get_xlim() == pytest.approx((0.1, 10.0))
+    # y: the add at 10 GFLOP/s and the DRAM roof at 0.1 (4) halved: 2; 160 x 2.5 on top
+    assert ax.get_ylim() == pytest.approx((2.0, 400.0))
+
+
+def test_a_plateau_ending_exactly_1_percent_short_of_the_edge_counts_as_at_it(caught) -> None:
+    hi = 64 * KIB * 1.3
+    ax, _, _ = sweep(caught, plateaus=[("E", 20 * KIB, hi / 1.01, 20e9)])
+    (t,) = ax.texts
+    assert t.get_ha() == "right" and t.xy[0] == pytest.approx(hi / 1.01)
