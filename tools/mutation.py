@@ -198,6 +198,27 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "lo = 10 ** math.floor(math.log10(max(min(xs) / 1.5, 1e-3)))",
         "0.001 -> 0.0011",
     ): "the floor of log10 takes the clamp 1e-3 and 1.1e-3 to the same decade, 1e-3",
+    (
+        "common/plots/article.py",
+        'return f"{v:,.0f}" if v >= 1 else f"{v:g}"',
+        ">= -> >",
+    ): "at v = 1 both formats print '1'",
+    **{
+        (
+            "common/plots/article.py",
+            "far = [(dx * 3, dy * 2 if dy > 0 else dy * 1.6) for dx, dy in offsets if dx]",
+            d,
+        ): (
+            "the far ring is built from the offsets that move sideways, whose dy (3, -11, -4, "
+            "pushed further from 0 by pad >= 0) is never in 0..1: dy > 0, dy >= 0 and dy > 1 agree"
+        )
+        for d in ("> -> >=", "0 -> 1")
+    },
+    (
+        "common/plots/article.py",
+        "(dx + math.copysign(pad, dx) if dx else 0, dy + math.copysign(pad, dy) if dy else 0)",
+        "0 -> 1 #2",
+    ): "no offset has dy = 0 (_OFFSETS), so the dy branch's `else 0` is never taken",
     ("common/plots/roofline.py", "xs = log_range(lo, hi, 60)", "60 -> 61"): (
         "a roof is two straight segments on log-log axes: 61 samples from lo to hi draw the "
         "same lines between the same ends as 60"

@@ -91,6 +91,20 @@ def test_log_ticks_step_1_2_5_over_short_ranges_and_by_decades_over_long() -> No
     assert not list(ax.get_yticks(minor=True))
 
 
+def test_log_ticks_count_decades_from_the_range_not_from_one() -> None:
+    _, ax = style.new_figure()
+    ax.set_yscale("log")
+    article.log_ticks(ax, "y", 100.0, 5000.0)  # 1.7 decades (5,000 alone would be 3.7)
+    assert ticks(ax, "y") == [
+        (100.0, "100"),
+        (200.0, "200"),
+        (500.0, "500"),
+        (1000.0, "1,000"),
+        (2000.0, "2,000"),
+        (5000.0, "5,000"),
+    ]
+
+
 # ---------------------------------------------------------------------------
 # (a) the local roofline
 # ---------------------------------------------------------------------------
