@@ -161,3 +161,11 @@ def test_speedup_region_labels_and_legend(caught) -> None:
     xs = list(map(float, curve.get_xdata()))
     assert len(xs) == 300 and xs[0] == pytest.approx(0.1) and xs[-1] == pytest.approx(10.0)
     assert all(math.isclose(b / a, xs[1] / xs[0]) for a, b in itertools.pairwise(xs))
+
+
+def test_the_no_points_note_sits_top_left_in_axes_coordinates(caught) -> None:
+    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
+    ax = caught[0].axes[0]
+    note = text(ax, "no measured operations")
+    assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
+    assert (note.get_ha(), note.get_va()) == ("left", "top")
