@@ -314,3 +314,9 @@ def check_axes_texts(points, texts, obstacles, size, pad):
     _, ax = pixel_axes()
     article.place_labels(ax, points, texts, fontsize=size, obstacles=obstacles, pad=pad)
     return ax.texts
+
+
+def test_a_later_label_avoids_an_earlier_marker() -> None:
+    # A's marker (115..125, 107..117) covers B's first box (104, 103)-(116.4, 113)
+    want = check([(120.0, 112.0), (100.0, 100.0)], ["ab", "cd"])
+    assert want == [((4, 3), False), ((4, -11), False)]
