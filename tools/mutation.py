@@ -219,6 +219,18 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "(dx + math.copysign(pad, dx) if dx else 0, dy + math.copysign(pad, dy) if dy else 0)",
         "0 -> 1 #2",
     ): "no offset has dy = 0 (_OFFSETS), so the dy branch's `else 0` is never taken",
+    ("common/plots/hierarchy.py", 'ax.set_xscale("log", base=2)', "2 -> 3"): (
+        "binary_ticks sets the ticks (powers of 4 bytes) and turns minor ticks off, so the "
+        "log base draws the same axis"
+    ),
+    (
+        "common/plots/article.py",
+        'return f"{v:,.0f}" if v >= 1 else f"{v:g}"',
+        "1 -> 2",
+    ): (
+        "log_ticks, the only caller, ticks 1, 2 and 5 times powers of ten: the one value in "
+        "1 <= v < 2 is 1, printed '1' by either format"
+    ),
     ("common/plots/roofline.py", "xs = log_range(lo, hi, 60)", "60 -> 61"): (
         "a roof is two straight segments on log-log axes: 61 samples from lo to hi draw the "
         "same lines between the same ends as 60"

@@ -103,6 +103,8 @@ def test_log_ticks_count_decades_from_the_range_not_from_one() -> None:
         (2000.0, "2,000"),
         (5000.0, "5,000"),
     ]
+    article.log_ticks(ax, "y", 0.1, 500.0)  # 3.7 decades: decades only
+    assert ticks(ax, "y") == [(0.1, "0.1"), (1.0, "1"), (10.0, "10"), (100.0, "100")]
 
 
 # ---------------------------------------------------------------------------
