@@ -231,6 +231,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "log_ticks, the only caller, ticks 1, 2 and 5 times powers of ten: the one value in "
         "1 <= v < 2 is 1, printed '1' by either format"
     ),
+    **{
+        (
+            "common/plots/article.py",
+            "if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)",
+            d,
+        ): (
+            "the 1e-9 margins keep each comparison off equality: a bound would have to lie "
+            "exactly 1e-9 above a 1-2-5 value for < and <= to differ, and no figure's does"
+        )
+        for d in ("<= -> <", "<= -> < #2")
+    },
     ("common/plots/roofline.py", "xs = log_range(lo, hi, 60)", "60 -> 61"): (
         "a roof is two straight segments on log-log axes: 61 samples from lo to hi draw the "
         "same lines between the same ends as 60"
