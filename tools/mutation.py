@@ -242,6 +242,11 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         )
         for d in ("<= -> <", "<= -> < #2")
     },
+    (
+        "common/plots/article.py",
+        "for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)",
+        "1 -> 2",
+    ): "the extra decade lies above hi, and values above hi are dropped by the filter",
     ("common/plots/roofline.py", "xs = log_range(lo, hi, 60)", "60 -> 61"): (
         "a roof is two straight segments on log-log axes: 61 samples from lo to hi draw the "
         "same lines between the same ends as 60"
