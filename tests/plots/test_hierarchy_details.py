@@ -160,16 +160,23 @@ def test_a_slow_extra_roof_widens_both_axes(caught) -> None:
     assert ax.get_ylim() == pytest.approx((0.005, 375.0))
 
 
-def test_labels_keep_clear_of_every_roof(caught) -> None:
-    """Points sitting on the roofs: no label's box (0.62 x 7 pt per character by 7 pt, at
-    its offset) covers a roof sample (every eighth, 2.5 pt either side) of any roof."""
-    roofs = [("L1", 200e9), ("DRAM", 20e9)]
-    ops = [
+ON_ROOFS = [
+    [
         ("on L1", 0.1, 20e9, "L1"),
         ("on DRAM", 0.5, 10e9, "DRAM"),
         ("on 5 GB/s", 2.0, 10e9, ""),
         ("at peak", 30.0, 150e9, ""),
-    ]
+    ],
+    [(f"L1 {x:g}", x, x * 200e9, "L1") for x in (0.02, 0.05, 0.2, 0.5)]
+    + [(f"D {x:g}", x, x * 20e9, "DRAM") for x in (0.03, 0.3, 3.0)],
+]
+
+
+@pytest.mark.parametrize("ops", ON_ROOFS)
+def test_labels_keep_clear_of_every_roof(caught, ops) -> None:
+    """Points sitting on the roofs: no label's box (0.62 x 7 pt per character by 7 pt, at
+    its offset) covers a roof sample (every eighth, 2.5 pt either side) of any roof."""
+    roofs = [("L1", 200e9), ("DRAM", 20e9)]
     fig, ax, _ = roofline(caught, ops, roofs=roofs, extra=[("5 GB/s", 5e9)])
     s = fig.dpi / 72
     samples = []
