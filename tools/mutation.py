@@ -247,6 +247,17 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
         "for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)",
         "1 -> 2",
     ): "the extra decade lies above hi, and values above hi are dropped by the filter",
+    **{
+        (
+            "common/plots/article.py",
+            "if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)",
+            d,
+        ): (
+            "any margin far below the 1-2-5 steps absorbs the rounding of m x 10**e (a test "
+            "pins the bounds that need it)"
+        )
+        for d in ("1e-09 -> 1.1000000000000001e-09", "1e-09 -> 1.1000000000000001e-09 #2")
+    },
     ("common/plots/roofline.py", "xs = log_range(lo, hi, 60)", "60 -> 61"): (
         "a roof is two straight segments on log-log axes: 61 samples from lo to hi draw the "
         "same lines between the same ends as 60"

@@ -320,3 +320,16 @@ def test_a_later_label_avoids_an_earlier_marker() -> None:
     # A's marker (115..125, 107..117) covers B's first box (104, 103)-(116.4, 113)
     want = check([(120.0, 112.0), (100.0, 100.0)], ["ab", "cd"])
     assert want == [((4, 3), False), ((4, -11), False)]
+
+
+def test_a_marker_reaches_5_px_on_every_side() -> None:
+    # B's marker (95..105, 103..113) reaches A's first box (from x = 104) by its right side
+    assert check([(100.0, 100.0), (100.0, 108.0)], ["ab", "c"])[0] == ((4, -11), False)
+    # B's marker (105..115, 94..104) reaches A's first box (from y = 103) by its top, and
+    # the second box (89..99) too: A turns left
+    assert check([(100.0, 100.0), (110.0, 99.0)], ["ab", "c"])[0] == ((-4, 3), False)
+
+
+def test_a_box_below_the_frame_is_outside() -> None:
+    # near the bottom with the first box blocked: (4, -11) would start at y = -9
+    assert check([(100.0, 2.0)], ["ab"], [(110.0, 10.0)]) == [((-4, 3), False)]
