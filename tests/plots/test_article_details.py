@@ -169,3 +169,11 @@ def test_the_no_points_note_sits_top_left_in_axes_coordinates(caught) -> None:
     note = text(ax, "no measured operations")
     assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
     assert (note.get_ha(), note.get_va()) == ("left", "top")
+
+
+def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
+    # x from 10**floor(log10(0.2 / 1.5)) = 0.1, where the roof is 5 GFLOP/s; the point
+    # at 2 GFLOP/s is slower: 2 / 3 = 0.67 -> 0.1 (2 itself would give 1); 1000 x 3 -> 10,000
+    points = [article.MeasuredPoint("a", 1.0, 2e9, "memory")]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    assert caught[0].axes[0].get_ylim() == pytest.approx((0.1, 10_000.0))
