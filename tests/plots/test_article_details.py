@@ -177,3 +177,7 @@ def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
     points = [article.MeasuredPoint("a", 1.0, 2e9, "memory")]
     article.local_roofline_figure("l.png", 1000e9, 50e9, points)
     assert caught[0].axes[0].get_ylim() == pytest.approx((0.1, 10_000.0))
+    # at 3.5 GFLOP/s a third is 1.17 -> 1 (a quarter, 0.875, would give 0.1)
+    points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    assert caught[1].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
