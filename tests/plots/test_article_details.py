@@ -169,6 +169,8 @@ def test_the_no_points_note_sits_top_left_in_axes_coordinates(caught) -> None:
     note = text(ax, "no measured operations")
     assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
     assert (note.get_ha(), note.get_va()) == ("left", "top")
+    # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
+    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
 
 
 def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
