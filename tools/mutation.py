@@ -94,6 +94,7 @@ T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
 T_OPS_PRESENT = "tests/present/test_operators_present.py"
 T_BASICS_PRESENT = "tests/present/test_basics_present.py"
+T_LLM_PRESENT = "tests/present/test_llm_present.py"
 T_SLIPS = "tests/tables/test_slips.py"
 T_SHIPPED = "tests/tables/test_shipped.py"
 
@@ -143,7 +144,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_OPS_PRESENT,
         T_SENTENCES + "::test_lecture05_directions_by_hand",
     ),
-    "common/present/llm.py": (T_SENTENCES + "::test_lecture08_speed_words_by_hand", T_SENTENCES),
+    "common/present/llm.py": (T_LLM_PRESENT, T_SENTENCES + "::test_lecture08_speed_words_by_hand"),
     "common/exercises/__init__.py": (
         T_EX,
         T_SHIPPED,
