@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from fake_chips import chip, observed, prose, rows
 
 from common.formulas.ledger import MemoryLedger
-from common.formulas.transformer import DTypes
+from common.formulas.transformer import DTypes, Op, OpTime, PassLedger
 from common.present import llm
 from common.present.display import Observations
 from common.tables.models import LLAMA_3_8B
@@ -355,3 +355,136 @@ def test_chips_section_by_hand() -> None:
     ]
     same = llm.chips_section(model(name="M"), stats, {"hop": H}, "bf16", "bf16", 8, 4096)
     assert "not every chip" not in prose(same)
+
+
+def timed(op: Op, count: int) -> OpTime:
+    """The op's time bounds on H (100 TFLOP/s, 1 TB/s), worked here: max(F / P, D / beta)."""
+    compute, memory = op.flops / 100e12, op.nbytes / 1e12
+    bound = "compute" if compute >= memory else "memory"
+    return OpTime(op, count, compute, memory, max(compute, memory), bound)
+
+
+Q = Op("Q projection", "matmul", 2e12, weight_bytes=1e9)  # I = 2000: 20 ms compute
+A = Op("scores", "attention", 1e11, act_bytes=1e9)  # I = 100, the ridge: 1 ms either way
+N = Op("norm", "norm", 1e9, act_bytes=1e10)  # I = 0.1: 10 ms memory
+HEAD = Op("lm head", "matmul", 1e12, weight_bytes=5e9)  # I = 200: 10 ms compute
+
+
+def ledger(phase: str, layer: tuple, once: tuple, batch: int, context: int) -> PassLedger:
+    m = model(n_layers=2)
+    return PassLedger(phase, m, batch, context, context, DTypes(), False, layer, once)
+
+
+PRE = ledger("prefill", (Q, A, N), (HEAD,), 2, 512)
+PRE_T = [timed(Q, 2), timed(A, 2), timed(N, 2), timed(HEAD, 1)]
+
+
+def test_pass_table_by_hand() -> None:
+    table = llm.pass_table(PRE, PRE_T)
+    # total 2 x (20 + 1 + 10) + 10 = 72 ms; one layer 2.101 TFLOP over 12 GB = 175 FLOP/B
+    assert [table.headers, *table.rows] == [
+        ["operator", "FLOPs", "bytes", "FLOP/B", "bound", "time >=", "of pass"],
+        ["Q projection", "2.00 TFLOP", "1.00 GB", "2000", "compute", "20.0 ms", "55.6%"],
+        ["scores", "100.00 GFLOP", "1.00 GB", "100", "compute", "1.00 ms", "2.8%"],
+        ["norm", "1.00 GFLOP", "10.00 GB", "0.10", "memory", "10.0 ms", "27.8%"],
+        ["= one layer", "2.10 TFLOP", "12.00 GB", "175", "", "31.0 ms", ""],
+        ["x 2 layers", "4.20 TFLOP", "24.00 GB", "175", "", "62.0 ms", "86.1%"],
+        ["lm head", "1.00 TFLOP", "5.00 GB", "200", "compute", "10.0 ms", "13.9%"],
+        ["= whole pass", "5.20 TFLOP", "29.00 GB", "179", "", "72.0 ms", "100.0%"],
+    ]
+
+
+def test_prefill_section_by_hand() -> None:
+    group = llm.prefill_section(PRE, PRE_T, H, "bf16")
+    assert "3. Prefill: 2 x 512 prompt tokens on Hop (bf16)" in str(group)
+    assert "Time to first token >= 72.0 ms (prefill of 1,024 tokens)." in prose(group)
+    said = observed(group)
+    # compute-bound: 40 + 2 + 10 = 52 of 72 ms = 72.2%; 5.202 TFLOP / 100 TFLOP/s = 52.0 ms
+    assert said[0] == (
+        "Prefill does 5.20 TFLOP and moves 29.00 GB: 179 FLOP per byte overall, above the ridge "
+        "of 100. Compute-bound operators take 72.2% of the time, and the whole-pass compute time "
+        "alone is 52.0 ms."
+    )
+    # attention 2e11 of 5.202e12 FLOPs = 3.8%
+    assert said[1] == (
+        "Attention (scores, softmax, weighted sum) is 3.8% of the FLOPs at 512 tokens; its share "
+        "grows with the prompt, since its FLOPs grow as S² and the matmuls' as S."
+    )
+    # the norms: 2 x 10 ms = 20 ms of 72 = 27.8%
+    assert said[2] == (
+        "Norms, SiLU and residual adds are memory-bound and cost 20.0 ms (27.8% of the pass) in "
+        "this unfused ledger; real engines fuse them into the neighbouring matmuls."
+    )
+
+
+DQ = Op("Q projection", "matmul", 8e9, weight_bytes=1e9)  # I = 8: 1 ms memory
+DA = Op("attention", "attention", 1e8, kv_bytes=3e9)  # 3 ms memory
+ROPE = Op("rope", "elementwise", 1e6)  # moves no bytes: 10 ns of compute
+DHEAD = Op("lm head", "matmul", 4e9, weight_bytes=2e9)  # 2 ms memory
+
+
+def test_decode_section_by_hand() -> None:
+    dec = ledger("decode", (DQ, DA, ROPE), (DHEAD,), 4, 1000)
+    times = [timed(DQ, 2), timed(DA, 2), timed(ROPE, 2), timed(DHEAD, 1)]
+    group = llm.decode_section(dec, times, H, "bf16")
+    assert "4. Decode: 4 x 1 new token, context 1,000, on Hop (bf16)" in str(group)
+    # 2 x (1 + 3 ms + 10 ns) + 2 ms = 10.0 ms; 4 / 10.00002 ms = 400.0 tokens/s
+    assert "Time per output token >= 10.0 ms; decode throughput <= 400.0 tokens/s." in prose(group)
+    said = observed(group)
+    assert said[0] == (
+        "Each 2-byte weight is read once per step and used in 4 multiply-adds (8 FLOP), so the "
+        "Q projection runs at 8.00 FLOP/byte against a ridge of 100. Every operator that moves "
+        "bytes is memory-bound."
+    )
+    # weights 2 x 1 + 2 = 4 GB: 4 ms of 10 = 40.0%; FLOPs 20.202 GFLOP: 202 µs at peak
+    assert said[1] == (
+        "The step reads 4.00 GB of weights and 6.00 GB of KV cache: weights alone need 4.00 ms "
+        "at 1.00 TB/s, 40.0% of the bound. The FLOPs (20.20 GFLOP) would take only 202 µs at "
+        "peak."
+    )
+    assert said[2] == (
+        "At batch 4 the KV cache read per step (6.00 GB) outweighs the weights: a bigger batch "
+        "shares the weights among more tokens, but every sequence still reads its own cache."
+    )
+    small_kv = Op("attention", "attention", 1e8, kv_bytes=2e9)  # 4 GB of cache: not more
+    one = ledger("decode", (DQ, small_kv), (DHEAD, HEAD), 1, 1000)
+    times = [timed(DQ, 2), timed(small_kv, 2), timed(DHEAD, 1), timed(HEAD, 1)]
+    said = observed(llm.decode_section(one, times, H, "bf16"))
+    assert "used in 1 multiply-add (2 FLOP)" in said[0]
+    assert said[0].endswith("Some operators are already compute-bound at this batch.")
+    assert len(said) == 2
+
+
+def test_attention_kernels_and_speed_figure_by_hand(tmp_path) -> None:
+    dec = ledger("decode", (DQ, DA, ROPE), (DHEAD,), 4, 1000)
+    kernels = {
+        ("prefill", True): (PRE, 0.02, 0.09),
+        ("prefill", False): (PRE, 0.002, 0.072),
+        ("decode", True): (dec, 0.004, 0.012),
+        ("decode", False): (dec, 0.003, 0.008),
+    }
+    group = llm.attention_kernels_section(kernels, 512)
+    assert "5. Attention: materialized scores against minimum traffic" in str(group)
+    got = rows(group)
+    assert got[0] == ["phase", "kernel", "FLOPs", "bytes", "attention >=", "pass >="]
+    # attention of the prefill ledger: 2 x 1e11 FLOP, 2 x 1 GB
+    assert got[1] == ["prefill", "materialized", "200.00 GFLOP", "2.00 GB", "20.0 ms", "90.0 ms"]
+    assert got[2][1] == "minimum traffic"
+    assert got[3] == ["decode", "materialized", "200.00 MFLOP", "6.00 GB", "4.00 ms", "12.0 ms"]
+    # 90 / 72 = x1.25 and 12 / 8 = x1.50
+    assert observed(group) == [
+        "Materializing the scores makes the prefill pass x1.25 slower and the decode step x1.50. "
+        "In prefill the scores are a 512 x 512 square per head and dwarf Q, K and V; in decode "
+        "they are one row per head, small next to the cached K and V that must be read anyway."
+    ]
+    times = [timed(DQ, 2), timed(DA, 2), timed(ROPE, 2), timed(DHEAD, 1)]
+    cap = llm.speed_png(str(tmp_path / "s.png"), {"prefill": PRE_T, "decode": times}, H, "bf16")
+    # prefill: Q 2000, scores 100 (on the ridge), lm head 200 reach 100; the norm does not.
+    # decode: the rope moves no bytes and is not drawn; none of the other 3 reaches 100
+    assert " ".join(cap.caption.split()) == (
+        "Every operator of one prefill pass (hollow squares) and of one decode step (dots) that "
+        "moves bytes, on the Hop's bf16 roofline (ridge 100 FLOP/B, dotted). Look at which side "
+        "of the ridge each phase lands: the flat compute roof holds 3 of prefill's 4 and 0 of "
+        "decode's 3 operators; everything left of the ridge runs at the speed of memory, where "
+        "only moving fewer bytes helps."
+    )
