@@ -488,3 +488,93 @@ def test_attention_kernels_and_speed_figure_by_hand(tmp_path) -> None:
         "decode's 3 operators; everything left of the ridge runs at the speed of memory, where "
         "only moving fewer bytes helps."
     )
+
+
+C100 = chip("H100x", 100e12, 1e12, key="h100")  # ridge 100
+C200 = chip("H200x", 100e12, 1.5e12, key="h200")  # ridge 66.7
+CB = chip("B200x", 200e12, 2e12, key="b200")  # ridge 100
+CHIPS = {"h100": C100, "h200": C200, "b200": CB}
+STATS = {
+    "h100": {"tpot1": 0.015, "ttft": 0.3, "knee": 200},
+    "h200": {"tpot1": 0.01, "ttft": 0.25, "knee": 150},
+    "b200": {"tpot1": 0.008, "ttft": 0.15, "knee": None},
+}
+CURVES = {
+    "h100": ("H100x", [(1, 66.7), (64, 4000.0), (256, 9000.4)], 256),
+    "h200": ("H200x", [(1, 100.0), (100, 8000.0)], 100),
+    "b200": ("B200x", [], 0),
+}
+
+
+def chips_said(stats=STATS, curves=CURVES, chips=CHIPS) -> list[str]:
+    return llm.chips_observations(LLAMA_3_8B, stats, curves, chips, "bf16", DTypes(), 1000).items
+
+
+def test_chips_observations_by_hand() -> None:
+    said = chips_said()
+    # bf16 weights: 2 FLOP per 2 bytes; ridges 66.7 (H200x) to 100
+    assert said[0] == (
+        "At batch 1 the weight matmuls run at about 1 FLOP/byte while the ridges above run from "
+        "67 to 100: decode is bandwidth-bound on every chip."
+    )
+    # tpot 15 / 10 ms = x1.50 faster; ttft 300 / 250 = x1.20, less than x1.50: 'only'
+    assert said[1] == (
+        "H200x has x1.00 the compute of H100x and x1.50 the bandwidth: decode at batch 1 gets "
+        "x1.50 faster, prefill only x1.20 faster, because decode waits on bytes and prefill on "
+        "FLOPs."
+    )
+    # Llama 3 8B KV: 2 x 32 x 8 x 128 x 2 B = 131,072 B a token, x 1000 = 0.13 GB;
+    # 1e12 / 1.31072e8 = 7,629 and 2e12 / 1.31072e8 = 15,259 tokens/s
+    assert said[2] == (
+        "The throughput flattens because each sequence reads its own 0.13 GB of KV cache per "
+        "step: no batch beats bandwidth / that, 7,629 tokens/s on H100x and 15,259 on B200x."
+    )
+    # weight matmuls a token: 2 x (32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336)
+    # + 4096 x 128256) = 15.01 GFLOP: 150 µs at 100 TFLOP/s
+    assert said[3] == (
+        "Past its knee (B = 200) the weight matmuls on H100x are compute-bound and cost 150 µs "
+        "of compute per token, so the curve levels off at 9,000 tokens/s, below the bandwidth "
+        "ceiling: a bigger batch adds work as fast as it adds tokens."
+    )
+    assert len(said) == 4
+
+
+def test_chips_observations_other_ways() -> None:
+    for ttft2, prefill in ((0.15, "prefill x2.00 faster"), (0.18, "prefill x1.67 faster")):
+        stats = STATS | {"h200": STATS["h200"] | {"ttft": ttft2}}
+        assert prefill + ", because" in chips_said(stats)[1]  # not less than decode: no 'only'
+    stats = STATS | {"h200": STATS["h200"] | {"ttft": 0.3}}
+    assert "prefill no faster, because" in chips_said(stats)[1]
+    stats = STATS | {"h200": STATS["h200"] | {"ttft": 0.5}}
+    assert "prefill x1.67 slower, because" in chips_said(stats)[1]
+    low = chip("Low", 0.5e12, 1e12, key="low")  # ridge 0.5: a batch-1 matmul (I ~ 1) reaches it
+    stats = STATS | {"low": STATS["b200"]}
+    said = chips_said(stats, CURVES, CHIPS | {"low": low})
+    assert said[0].endswith(
+        "run from 0 to 100: some chip's ridge is low enough that a matmul is compute-bound."
+    )
+    # at the knee, or without a knee or a curve, nothing is past it
+    curves = CURVES | {"h100": ("H100x", CURVES["h100"][1], 200)}
+    assert len(chips_said(STATS, curves)) == 3
+    stats = STATS | {"h200": STATS["h200"] | {"knee": 50}}
+    curves = CURVES | {"h100": ("H100x", [], 256)}
+    said = chips_said(stats, curves)
+    assert said[3].startswith("Past its knee (B = 50) the weight matmuls on H200x")
+    assert "levels off at 8,000 tokens/s" in said[3]
+
+
+def test_model_section_by_hand() -> None:
+    group = llm.model_section(LLAMA_3_8B, C100, "bf16", DTypes(), 4096, 8)
+    text = prose(group)
+    assert ["layers", "32", "num_hidden_layers"] in rows(group)
+    assert ["MLP", "gated SiLU", "hidden_act, gate_proj"] in rows(group)
+    assert ["embeddings", "untied", "tie_word_embeddings"] in rows(group)
+    assert "capacity 80.00 GB, ridge point 100 FLOP/byte." in text
+    assert "Context 4,096 tokens, batch 8." in text
+    other = rows(
+        llm.model_section(
+            model(gated_mlp=False, tied_embeddings=True), C100, "bf16", DTypes(), 1, 1
+        )
+    )
+    assert ["MLP", "ungated", "hidden_act, gate_proj"] in other
+    assert ["embeddings", "tied", "tie_word_embeddings"] in other
