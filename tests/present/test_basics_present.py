@@ -6,7 +6,7 @@ of 100 FLOP/B); each expected sentence is worked out by hand in the comments.
 
 from __future__ import annotations
 
-from fake_chips import chip, prose
+from fake_chips import chip, prose, rows
 
 from common.present import basics
 from common.present.display import Observations
@@ -422,3 +422,104 @@ def test_network_tables_by_hand() -> None:
     assert "V5e | V5e link | 50 GB/s | 4,000 | K > 8,000.0 | memory | compute" in text
     assert "V5e, one ICI link: the batch does not change the verdict." in text
     assert "4096 | 512 | 500 µs | 1.00 ms | 2,048 | memory" in text
+
+
+def test_basics_fixed_words() -> None:
+    """The fixed halves of every sentence and the column labels: directions and units."""
+    got = items(basics.basic_ops_observations(intensities(), H, BATCHES, 1000, 4000))
+    assert got[0].endswith("of peak; only moving fewer bytes makes them faster.")
+    assert got[1].endswith("At B = 1 it is 0.999, no better than the dot product.")
+    assert got[4] == (
+        "Here is the core tension of LLM inference: each decode step makes one token per "
+        "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof."
+    )
+    ops = [("vector add", 1e6, 6e6)]
+    assert rows(basics.basic_ops_table(ops, H, 1, 1000, 4000))[0] == [
+        *("operation", "FLOPs", "bytes", "FLOP/B"),
+        *("bound", "of peak", "time >="),
+    ]
+    table = basics.ridge_table(CASES, RIDGE, CRIT, 1000, 4000)
+    assert rows(table)[0] == ["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"]
+    assert "ridge in FLOP/B; * marks an estimated peak (see the hardware table)." in prose(table)
+    got = items(basics.ridge_observations(CASES, RIDGE, CRIT, H1, H2, B3))
+    assert got[0].endswith(
+        "FLOP/B (B3): to use its compute, a matmul must reuse every byte it reads that many "
+        "times, which at small batch takes about that many tokens at a time."
+    )
+    assert got[2].endswith(
+        "(x1.02). Low precision speeds up both sides of the ledger; by itself it does not change "
+        "which side limits."
+    )
+    assert got[4] == (
+        "Since the intensity stays below B, the critical batch sits above the ridge: in bf16 on "
+        "H1 it is 128, not 100, because reading X and writing the output cost bytes too (part "
+        "1's last observation)."
+    )
+    v5e = basics.v5e_table(v5e_rows(256, 125, None), V5E, 1000, 4000)
+    assert rows(v5e)[0] == ["case", "compute", "ridge", "I, small B", "book's B", "exact B"]
+    assert "book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte." in prose(
+        v5e
+    )
+    assert rows(basics.per_example_table(PER_EXAMPLE, 1, 1))[0] == ["B", "FLOPs", "bytes", "FLOP/B"]
+    att = basics.attention_table(ATTENTION, 32, 128, 8192)
+    assert rows(att)[0] == ["variant", "KV heads", "q per KV", "FLOPs", "KV bytes", "FLOP/B"]
+    assert "Decode attention, one layer and one sequence, bf16 KV cache:" in str(att)
+    got = items(
+        basics.exercise_observations(v5e_rows(256, 125, 250), PER_EXAMPLE, ATTENTION, LONG, V5E, H1)
+    )
+    assert got[1].endswith("This is why weight-only quantization pays off so well in decode.")
+    assert got[2].endswith("Batching only helps when the batch shares data.")
+    assert got[3].startswith(
+        "Decode attention has exactly that shape: every sequence reads its own KV cache, and the "
+        "intensity equals the number of query heads per KV head: MHA 1.0"
+    )
+    assert got[4].endswith(
+        "below the H1 ridge: fewer KV heads cut the bytes, which is what GQA and MQA are for."
+    )
+    low = chip("Low", 32e12, 1e12)
+    got = items(
+        basics.exercise_observations(
+            v5e_rows(256, 125, 250), PER_EXAMPLE, ATTENTION, LONG, V5E, low
+        )
+    )
+    assert got[4].endswith("32.0: fewer KV heads cut the bytes, which is what GQA and MQA are for.")
+    got = items(basics.roofline_observations(intensities(), H, BATCHES))
+    assert got[0].endswith("100.0 TFLOP/s); past it the compute roof is flat.")
+    assert got[1] == (
+        "Points a and b sit at the bottom left (0.17% and 0.50% of peak): no amount of tuning "
+        "their arithmetic helps; only fusing them with neighbours to move fewer bytes does."
+    )
+    assert got[2].endswith(
+        "B = 256. On the flat roof a larger batch adds latency per step but no throughput."
+    )
+    chart = basics.roofline_chart({"vector add": 1 / 6}, H)
+    assert rows(chart)[0] == ["point", "operation", "FLOP/B", "attainable"]
+    got = items(basics.tiling_observations(TILED, 262144, H, (200.0, 163840.0)))
+    assert got[0].endswith("for 128x32x128. The inner size bk does not change the traffic.")
+    assert got[2] == (
+        "Real GPUs close the gap in two ways. A large L2 cache lets many SMs share the panels "
+        "they fetch, so HBM sees far less traffic than every SM fetching alone. And Blackwell "
+        "adds Tensor Memory (TMEM) beside each SM to hold accumulators, and lets two SMs run one "
+        "MMA on shared operands: both exist to make tiles bigger."
+    )
+    acc = {(64, 64): (262144.0, 32.0)}
+    tiles = basics.tiling_tables(1024, TILED, acc, 262144, H, (200.0, 163840.0))
+    assert rows(tiles)[0] == [
+        *("tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"),
+    ]
+    assert rows(tiles)[3] == [
+        *("output tile", "fp32 accumulator", "fits 256 KiB", "FLOP/B", "reaches ridge"),
+    ]
+    assert "Output tile against one SM's 256 KiB register file and the Hop ridge:" in str(tiles)
+    verdicts = {(c, k): "x" for c in NET_DIM for k in (4096, 16384)}
+    got = items(
+        basics.network_observations((NET_RIDGE, NET_DIM, verdicts), STEPS, V5E, V6E, NH, NB)
+    )
+    assert got[2].endswith("K > 18,000.0; real systems use several links at once.")
+    net = basics.network_tables([NH], (NET_RIDGE, NET_DIM, verdicts), STEPS, V5E, 4000)
+    assert rows(net)[0] == ["chip", "link", "one way", "net I*", "compute iff", "K=4096", "K=16384"]
+    assert ["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"] in rows(net)
+    assert (
+        "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
+        in prose(net)
+    )
