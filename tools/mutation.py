@@ -387,6 +387,9 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("common/formulas/thresholds.py", "b = max(1, math.ceil(estimate))", "1 -> 2"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "- -> +"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "a - b -> a"): _SEARCH,
+    ("common/present/basics.py", "if gain > 1", "> -> >="): (
+        "gain == 1 prints '1.00' and says 'keeps the peak' a line above, so > 1 and >= 1 agree"
+    ),
     (OP, _WHOLE_LINE, "< -> <="): _WHOLE,
     (OP, _WHOLE_LINE, "< -> <= #2"): _WHOLE,
 }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fake_chips import chip, prose, rows
 
 from common.present import basics
-from common.present.display import Observations
+from common.present.display import Observations, Preformatted
 
 H = chip("Hop", 100e12, 1e12, fp8=200e12)  # ridge 100 FLOP/B
 
@@ -224,7 +224,7 @@ def v5e_rows(exact1, exact2, exact_bf16):
 
 
 PER_EXAMPLE = {64: (128.0, 200.0), 1: (2.0, 4.0)}  # I = 0.640 and 0.500
-ATTENTION = {"MHA": (32, 1.0, 1.0), "GQA": (8, 4.0, 1.0), "MQA": (1, 32.0, 1.0)}
+ATTENTION = {"MHA": (32, 2.0, 2.0), "GQA": (8, 8.0, 2.0), "MQA": (1, 64.0, 2.0)}
 LONG = (8192, {"MHA": 1.0, "GQA": 3.9, "MQA": 31.5})
 
 
@@ -238,9 +238,9 @@ def test_v5e_and_part3_tables_by_hand() -> None:
     assert "64 | 128 FLOP | 200 B | 0.640" in text and "1 | 2 FLOP | 4 B | 0.500" in text
     text = prose(basics.attention_table(ATTENTION, 32, 128, 8192))
     assert "32 query heads of dim 128, context 8,192 tokens." in text
-    assert "MHA | 32 | 1 | 1 FLOP | 1 B | 1.0" in text
-    assert "GQA | 8 | 4 | 4 FLOP | 1 B | 4.0" in text
-    assert "MQA | 1 | 32 | 32 FLOP | 1 B | 32.0" in text
+    assert "MHA | 32 | 1 | 2 FLOP | 2 B | 1.0" in text
+    assert "GQA | 8 | 4 | 8 FLOP | 2 B | 4.0" in text
+    assert "MQA | 1 | 32 | 64 FLOP | 2 B | 32.0" in text
 
 
 def test_exercise_observations_by_hand() -> None:
@@ -331,7 +331,11 @@ def test_roofline_chart_and_png_by_hand(tmp_path) -> None:
     assert str(skipped).strip() == "roofline: no matplotlib"
 
 
-TILED = {(16, 32, 16): (1e6, 7.1, 8.0), (128, 32, 128): (2e5, 60.2, 64.0)}
+TILED = {
+    (16, 32, 16): (1e6, 7.1, 8.0),
+    (32, 32, 32): (5e5, 15.0, 16.0),
+    (128, 32, 128): (2e5, 60.2, 64.0),
+}
 
 
 def test_tiling_by_hand() -> None:
@@ -372,6 +376,8 @@ NET_DIM = {"v5e": 8000.0, "v6e": 18000.0, "h1": 500.0, "b3": 750.0}
 STEPS = {
     (4096, 1): {"t_math": 1e-6, "t_comms": 2e-6, "intensity": 2048.0, "bound": "memory"},
     (4096, 512): {"t_math": 5e-4, "t_comms": 1e-3, "intensity": 2048.0, "bound": "memory"},
+    (4096, 64): {"t_math": 6e-5, "t_comms": 1e-4, "intensity": 2048.0, "bound": "memory"},
+    (16384, 64): {"t_math": 2e-4, "t_comms": 1e-4, "intensity": 8192.0, "bound": "compute"},
     (16384, 1): {"t_math": 4e-6, "t_comms": 2e-6, "intensity": 8192.0, "bound": "compute"},
     (16384, 512): {"t_math": 2e-3, "t_comms": 1e-3, "intensity": 8192.0, "bound": "compute"},
 }
@@ -507,7 +513,7 @@ def test_basics_fixed_words() -> None:
     assert rows(tiles)[0] == [
         *("tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"),
     ]
-    assert rows(tiles)[3] == [
+    assert rows(tiles)[4] == [
         *("output tile", "fp32 accumulator", "fits 256 KiB", "FLOP/B", "reaches ridge"),
     ]
     assert "Output tile against one SM's 256 KiB register file and the Hop ridge:" in str(tiles)
@@ -523,3 +529,19 @@ def test_basics_fixed_words() -> None:
         "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
         in prose(net)
     )
+
+
+def test_byte_sizes_come_from_the_table(monkeypatch) -> None:
+    """fp8 and nvfp4's byte cuts are read from the element sizes, not assumed."""
+    sizes = {"bf16": 4.0, "fp8": 2.0, "nvfp4": 1.0}
+    monkeypatch.setattr(basics, "bytes_per_elem", sizes.__getitem__)
+    got = items(basics.ridge_observations(CASES, RIDGE, CRIT, H1, H2, B3))
+    # bf16 / fp8 = 4 / 2 = x2.00; fp8 / nvfp4 = x2.00, the same as the x2.00 gain: no 'only'
+    assert "cuts the bytes of X and W x2.00," in got[2]
+    assert got[3].startswith("nvfp4 on B3: x2.00 the fp8 compute for x2.00 fewer bytes.")
+
+
+def test_roofline_chart_text() -> None:
+    group = basics.roofline_chart({"vector add": 1 / 6, "big": 500.0}, H)
+    (chart,) = [i for i in group.items if isinstance(i, Preformatted)]
+    assert chart.text.endswith("\n") and chart.text.count("\n") > 5
