@@ -49,6 +49,9 @@ def test_parameter_section_by_hand() -> None:
         "The MLP holds 60.0% of the weights and attention 20.0%; the embedding and LM head "
         "together hold 19.9%. At bf16 the weights take 2.00 GB."
     )
+    # a gap of 0.004% rounds to 0.00% at two decimals: said as less than 0.01%
+    tiny = llm.parameter_section(model(published_params=1e9 / 1.00004), parts, DTypes())
+    assert "is less than 0.01% away from the published" in observed(tiny)[0]
     # 1e9 / 0.99e9 - 1 = 1.01%
     near = llm.parameter_section(model(published_params=0.99e9), parts, DTypes())
     assert "is within 1.01% of the published 990.00 M." in observed(near)[0]
@@ -118,6 +121,7 @@ def test_memory_section_by_hand() -> None:
     assert got[2] == ["400", "16.00 GB", "52.43 GB", "0.00 GB", "8.00 GB", "76.43 GB", "fits"]
     assert got[3][-1] == "OOM" and got[3][0] == "500"
     assert "Largest batch that fits: 400 sequences at context 1,000." in text
+    assert "\n\nLargest batch that fits: 400" in str(group)
     said = observed(group)
     # 52.43 / 16 = 3.3x; activations 1.64 MB of 76.43 GB = 0.0%
     assert said[0] == (
@@ -301,12 +305,10 @@ def test_quantization_section_by_hand() -> None:
     assert said[1].startswith("Unchanged: prefill (x2.00 from int4)")
     assert "still compute at fp8; the KV cache per token (64.00 KiB)" in said[1]
     assert "decode step (1.00 GB)" in said[1]
-    # 8 / 2.0202 ms = x3.96 = 0.99 x 4 exactly is not less: the full ratio
-    edge = Q16 | {"weights": 4e9, "tpot": 0.008 / 3.9601}
-    assert (
-        "the full byte ratio"
-        in observed(llm.quantization_section({"bf16": Q16, "int4": edge}, "bf16", 8, 4096))[0]
-    )
+    # 7.92 / 2 ms = x3.96 = 0.99 x 4 exactly is not less: the full ratio
+    q16, edge = Q16 | {"tpot": 0.00792}, Q16 | {"weights": 4e9, "tpot": 0.002}
+    said = observed(llm.quantization_section({"bf16": q16, "int4": edge}, "bf16", 8, 4096))
+    assert "the full byte ratio" in said[0]
 
 
 def test_kv_heads_section_by_hand() -> None:
@@ -446,13 +448,24 @@ def test_decode_section_by_hand() -> None:
         "At batch 4 the KV cache read per step (6.00 GB) outweighs the weights: a bigger batch "
         "shares the weights among more tokens, but every sequence still reads its own cache."
     )
-    small_kv = Op("attention", "attention", 1e8, kv_bytes=2e9)  # 4 GB of cache: not more
-    one = ledger("decode", (DQ, small_kv), (DHEAD, HEAD), 1, 1000)
-    times = [timed(DQ, 2), timed(small_kv, 2), timed(DHEAD, 1), timed(HEAD, 1)]
+    small_kv = Op("attention", "attention", 1e8, kv_bytes=2e9)  # 4 GB of cache, as the weights
+    mix = Op("mix", "matmul", 1e12, act_bytes=1e9)  # I = 1000: compute-bound
+    one = ledger("decode", (DQ, small_kv), (DHEAD, mix), 1, 1000)
+    times = [timed(DQ, 2), timed(small_kv, 2), timed(DHEAD, 1), timed(mix, 1)]
     said = observed(llm.decode_section(one, times, H, "bf16"))
     assert "used in 1 multiply-add (2 FLOP)" in said[0]
     assert said[0].endswith("Some operators are already compute-bound at this batch.")
     assert len(said) == 2
+    two = ledger("decode", (DQ, DA, ROPE), (DHEAD,), 2, 1000)
+    times = [timed(DQ, 2), timed(DA, 2), timed(ROPE, 2), timed(DHEAD, 1)]
+    assert (
+        "used in 2 multiply-adds (4 FLOP)" in observed(llm.decode_section(two, times, H, "bf16"))[0]
+    )
+    table = llm.pass_table(two, times)
+    # one layer 8.101 GFLOP over 4 GB = 2.03; the pass 20.202 GFLOP over 10 GB = 2.02
+    assert table.rows[3][0] == "= one layer" and table.rows[3][3] == f"{8.101e9 / 4e9:.2f}"
+    assert table.rows[4][3] == f"{8.101e9 / 4e9:.2f}"
+    assert table.rows[-1][3] == "2.02"
 
 
 def test_attention_kernels_and_speed_figure_by_hand(tmp_path) -> None:
@@ -545,6 +558,11 @@ def test_chips_observations_other_ways() -> None:
         assert prefill + ", because" in chips_said(stats)[1]  # not less than decode: no 'only'
     stats = STATS | {"h200": STATS["h200"] | {"ttft": 0.3}}
     assert "prefill no faster, because" in chips_said(stats)[1]
+    stats = STATS | {
+        "h100": STATS["h100"] | {"ttft": 0.015},
+        "h200": STATS["h200"] | {"ttft": 0.01},
+    }
+    assert "prefill x1.50 faster, because" in chips_said(stats)[1]  # as fast as decode: no 'only'
     stats = STATS | {"h200": STATS["h200"] | {"ttft": 0.5}}
     assert "prefill x1.67 slower, because" in chips_said(stats)[1]
     low = chip("Low", 0.5e12, 1e12, key="low")  # ridge 0.5: a batch-1 matmul (I ~ 1) reaches it
@@ -571,6 +589,7 @@ def test_model_section_by_hand() -> None:
     assert ["embeddings", "untied", "tie_word_embeddings"] in rows(group)
     assert "capacity 80.00 GB, ridge point 100 FLOP/byte." in text
     assert "Context 4,096 tokens, batch 8." in text
+    assert "Chip: H100x, bf16 peak 100.0 TFLOP/s, memory bandwidth 1.00 TB/s," in text
     other = rows(
         llm.model_section(
             model(gated_mlp=False, tied_embeddings=True), C100, "bf16", DTypes(), 1, 1
