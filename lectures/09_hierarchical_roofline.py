@@ -51,9 +51,7 @@ from common.shell.paths import display_path
 
 def make_parser() -> cli.LectureParser:
     """The command line: --quick, --png, --outdir, --results and the budget flags."""
-    parser = cli.measuring_parser(
-        __doc__, "shorter sweep (2 sizes per octave, less time per size) for tests"
-    )
+    parser = cli.measuring_parser(__doc__, "shorter sweep (2 sizes per octave, less time each)")
     measure_budget.add_flags(parser, "09")
     return parser
 

@@ -917,8 +917,9 @@ EXERCISES: tuple[Exercise, ...] = (
         "Find the batch sweep's ridge crossing",
         ARTICLE,
         "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's d = 4096, "
-        "unless this machine's cache calls for another size) for B = 1, 2, 4, ..., 256 and "
-        "labels each batch memory- or compute-bound against this machine's ridge point. "
+        "smaller only where this machine is too slow for it within the time budget) for "
+        "B = 1, 2, 4, ..., 256 and labels each batch memory- or compute-bound against this "
+        "machine's ridge point. "
         "Between which two batches does the label change, and when does "
         "throughput stop growing? Extend the list of batches to check.",
         _solve_sweep_crossing,

@@ -17,7 +17,10 @@ function create(parent, { doc, label, onChange, onRun }) {
         keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true) }]),
         basicSetup,
         python(),
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        // tabindex: the editable content is a focusable element to axe-core too, so the
+        // scroller around it counts as a region the keyboard can reach (it already can:
+        // the content is contenteditable, and tabindex 0 adds no second Tab stop).
+        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged && !quiet) {
             onChange(update.state.doc.toString());
