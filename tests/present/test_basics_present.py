@@ -286,6 +286,10 @@ def test_exercise_observations_by_hand() -> None:
         )
     )
     assert "goes from never to 256 (bf16 to int8)." in got[0]
+    got = items(
+        basics.exercise_observations(v5e_rows(250, 125, 200), PER_EXAMPLE, ATTENTION, LONG, V5E, H1)
+    )
+    assert "stays where bf16 has it: 250 against 200." in got[0]  # x1.25 exactly
     low = chip("Low", 32e12, 1e12)  # ridge exactly 32: MQA reaches it
     got = items(
         basics.exercise_observations(
