@@ -563,6 +563,9 @@ def test_chips_observations_other_ways() -> None:
         "h200": STATS["h200"] | {"ttft": 0.01},
     }
     assert "prefill x1.50 faster, because" in chips_said(stats)[1]  # as fast as decode: no 'only'
+    # 0.3 / 0.2 is 1.4999999999999998 in floating point, but both print x1.50: no 'only'
+    stats = STATS | {"h200": STATS["h200"] | {"ttft": 0.2}}
+    assert "batch 1 gets x1.50 faster, prefill x1.50 faster, because" in chips_said(stats)[1]
     stats = STATS | {"h200": STATS["h200"] | {"ttft": 0.5}}
     assert "prefill x1.67 slower, because" in chips_said(stats)[1]
     low = chip("Low", 0.5e12, 1e12, key="low")  # ridge 0.5: a batch-1 matmul (I ~ 1) reaches it
