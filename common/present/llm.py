@@ -679,6 +679,12 @@ def throughput_png(path: str, model: Model, context: int, chips: Sequence[Chip])
     return figure(path, caption, display_path(path))
 
 
+def _only_less_faster(gain: float, other: float, digits: int = 2) -> bool:
+    """True when speed-up `gain` is above x1 but below `other`, as both print ('x1.50')."""
+    shown, other_shown = round(gain, digits), round(other, digits)
+    return 1 < shown < other_shown
+
+
 def chips_observations(
     model: Model,
     stats: Mapping[str, Mapping[str, Any]],
@@ -711,7 +717,7 @@ def chips_observations(
         f"{h200.name} has {ratio(h200.peak_flops(precision) / h100.peak_flops(precision))} the "
         f"compute of {h100.name} and {ratio(h200.mem_bw / h100.mem_bw)} the bandwidth: decode at "
         f"batch 1 gets {speed(h1['tpot1'], h2['tpot1'])}, prefill "
-        + ("only " if 1 < h1["ttft"] / h2["ttft"] < h1["tpot1"] / h2["tpot1"] else "")
+        + ("only " if _only_less_faster(h1["ttft"] / h2["ttft"], h1["tpot1"] / h2["tpot1"]) else "")
         + f"{speed(h1['ttft'], h2['ttft'])}, because decode waits on bytes and prefill on "
         "FLOPs.",
         f"The throughput flattens because each sequence reads its own {fmt_gb(kv_seq)} of KV "
