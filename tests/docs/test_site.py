@@ -520,8 +520,6 @@ def test_search_finds_the_page_about_a_term(visit: Visitor, query: str) -> None:
     visit.check()
 
 
-#: Lecture 02 still works the GQA exercise's own case and states its answer in prose
-#: (issue 19 gives the exercise another case): expected to fail until then.
 @pytest.mark.parametrize("query", ["ridge", "GQA", "KV+cache"])
 def test_search_snippets_quote_prose_only(visit: Visitor, query: str) -> None:
     """No worked answer, no TeX and no code in the quoted snippets of a search."""
