@@ -595,8 +595,8 @@ def gqa_decode_answer(
         "At decode each sequence reads its whole K and V cache once per layer and uses "
         "each cached element in one dot product per query head that shares it.",
         f"With {n_q_heads} query heads of size {d_head} and {context:,} tokens of context, "
-        "the intensity equals the number of query heads per KV head (table); the context "
-        "length cancels.",
+        "each KV head serves its share of query heads, so I is that share, H_q / H_kv "
+        "(table); the context length cancels.",
         (
             f"Even MQA stays below the H100's bf16 ridge of {_f1(ridge)} FLOP/byte: decode "
             "attention is memory-bound"
