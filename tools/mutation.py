@@ -551,7 +551,7 @@ WORD_SWAPS = (
     ("FLOP/B", "FLOP"),
     ("FLOP/byte", "byte/FLOP"),
 )
-WORD_MODULES = ("common/present/", "common/exercises/")
+WORD_MODULES = ("common/present/", "common/exercises/", "lectures/words/")
 _WORDS_ON: list[bool] = [False]  # set while listing or applying the mutants of such a module
 
 
