@@ -1,0 +1,173 @@
+"""Hypothesis strategies for the tables a student edits, and an in-process lecture run.
+
+Shared by the property tests of every lecture's words (``tests/lectures/test_words_*``):
+
+- ``hardware_tables()`` draws a whole edited hardware table: every figure of every chip
+  scaled by a factor from 0.05 to 20, two chips' figures swapped, a new chip copied from
+  another, a lower precision made faster than a higher one. It yields
+  ``{chip key: Chip}`` in the table's order.
+- ``patched_hardware(table)`` puts such a table in place of ``common.hw_specs``' chips
+  (the module attributes ``A100``, ``H100``... and ``CHIPS``) for the duration of a
+  ``with`` block, so a lecture or a words module run inside it sees the edit.
+- ``run_lecture(name, *argv)`` runs ``lectures/NN_name.py`` in this process with
+  ``runpy`` (its ``from common.hw_specs import ...`` reads the patched attributes) and
+  returns what it printed; ``SystemExit`` with a non-zero code fails the caller's test
+  with the lecture's one-line message.
+
+Draws are kept small (``settings`` in each test), since a lecture run takes 0.1-1 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import runpy
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+from common import hw_specs
+from common.hw_specs import Chip, Figure
+
+REPO = Path(__file__).resolve().parents[1]
+FACTORS = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
+SHIPPED: dict[str, Chip] = dict(hw_specs.CHIPS)
+# the module attribute that holds each shipped chip (A100 -> "a100"), found, not typed
+ATTRIBUTE = {
+    chip.key: name
+    for name, chip in vars(hw_specs).items()
+    if isinstance(chip, Chip) and chip.key in SHIPPED
+}
+
+
+def _scaled(fig: Figure | None, factor: float) -> Figure | None:
+    return None if fig is None else dataclasses.replace(fig, value=fig.value * factor)
+
+
+def scale_chip(chip: Chip, factors: Mapping[str, float]) -> Chip:
+    """`chip` with each figure scaled: keys 'peak P', 'mem_bw', 'capacity', 'link', 'smem'."""
+    f = lambda k: factors.get(k, 1.0)  # noqa: E731
+    peaks = {p: _scaled(fig, f(f"peak {p}")) for p, fig in chip.peak_flops_table.items()}
+    ach = {p: _scaled(fig, f(f"peak {p}")) for p, fig in chip.achievable_flops_table.items()}
+    return dataclasses.replace(
+        chip,
+        peak_flops_table=peaks,
+        mem_bw_figure=_scaled(chip.mem_bw_figure, f("mem_bw")),
+        mem_capacity_figure=_scaled(chip.mem_capacity_figure, f("capacity")),
+        link_bw_figure=_scaled(chip.link_bw_figure, f("link")),
+        smem_per_sm_figure=_scaled(chip.smem_per_sm_figure, f("smem")),
+        achievable_flops_table=ach,
+        achievable_mem_bw_figure=_scaled(chip.achievable_mem_bw_figure, f("mem_bw")),
+        achievable_link_bw_figure=_scaled(chip.achievable_link_bw_figure, f("link")),
+    )
+
+
+def _field_keys(chip: Chip) -> list[str]:
+    keys = [f"peak {p}" for p in chip.peak_flops_table] + ["mem_bw", "capacity", "link"]
+    return keys + (["smem"] if chip.smem_per_sm_figure is not None else [])
+
+
+@st.composite
+def scaled_chip(draw: st.DrawFn, chip: Chip) -> Chip:
+    """One chip with any subset of its figures scaled by 0.05 to 20 (achievable roofs too)."""
+    keys = draw(st.lists(st.sampled_from(_field_keys(chip)), unique=True, max_size=4))
+    return scale_chip(chip, {k: draw(FACTORS, label=f"{chip.key} {k}") for k in keys})
+
+
+def _swap(a: Chip, b: Chip) -> tuple[Chip, Chip]:
+    """Two chips with their bandwidths and bf16 peaks exchanged (names and keys kept)."""
+
+    def take(dst: Chip, src: Chip) -> Chip:
+        peaks = dict(dst.peak_flops_table)
+        peaks["bf16"] = src.peak_flops_table["bf16"]
+        return dataclasses.replace(
+            dst,
+            peak_flops_table=peaks,
+            mem_bw_figure=src.mem_bw_figure,
+            achievable_mem_bw_figure=src.achievable_mem_bw_figure,
+            achievable_flops_table={},
+        )
+
+    return take(a, b), take(b, a)
+
+
+def _lower_precision_faster(chip: Chip, factor: float) -> Chip:
+    """The chip's lowest precision made slower than bf16 by `factor` (0.05-1): an odd edit."""
+    lows = [p for p in chip.peak_flops_table if p != "bf16"]
+    if not lows:
+        return chip
+    peaks = dict(chip.peak_flops_table)
+    bf16 = peaks["bf16"]
+    peaks[lows[-1]] = dataclasses.replace(peaks[lows[-1]], value=bf16.value * factor)
+    ach = {p: f for p, f in chip.achievable_flops_table.items() if p != lows[-1]}
+    return dataclasses.replace(chip, peak_flops_table=peaks, achievable_flops_table=ach)
+
+
+@st.composite
+def hardware_tables(draw: st.DrawFn) -> dict[str, Chip]:
+    """A hardware table a student might leave behind: scaled, swapped, copied, odd precisions."""
+    table = {key: draw(scaled_chip(chip)) for key, chip in SHIPPED.items()}
+    keys = list(table)
+    if draw(st.booleans(), label="swap two chips"):
+        a, b = draw(st.lists(st.sampled_from(keys), min_size=2, max_size=2, unique=True))
+        table[a], table[b] = _swap(table[a], table[b])
+    if draw(st.booleans(), label="lower precision slower"):
+        key = draw(st.sampled_from(keys))
+        table[key] = _lower_precision_faster(table[key], draw(st.floats(0.05, 1.0)))
+    if draw(st.booleans(), label="copy a chip"):
+        src = table[draw(st.sampled_from(keys))]
+        new = dataclasses.replace(src, name=f"{src.name} copy", key=f"{src.key}-copy")
+        table[new.key] = draw(scaled_chip(new))
+    return table
+
+
+@contextlib.contextmanager
+def patched_hardware(table: Mapping[str, Chip]) -> Iterator[None]:
+    """Put `table` in place of the shipped chips of ``common.hw_specs`` inside the block."""
+    saved = {name: getattr(hw_specs, name) for name in ATTRIBUTE.values()}
+    saved_chips = dict(hw_specs.CHIPS)
+    try:
+        for key, name in ATTRIBUTE.items():
+            setattr(hw_specs, name, table[key])
+        hw_specs.CHIPS.clear()
+        hw_specs.CHIPS.update(table)
+        yield
+    finally:
+        for name, chip in saved.items():
+            setattr(hw_specs, name, chip)
+        hw_specs.CHIPS.clear()
+        hw_specs.CHIPS.update(saved_chips)
+
+
+def lecture_file(name: str) -> Path:
+    """``lectures/NN_*.py`` for a number ('06') or a full stem ('06_llm_speed')."""
+    found = sorted((REPO / "lectures").glob(f"{name}*.py"))
+    if len(found) != 1:
+        raise LookupError(f"no single lecture matches {name!r}: {found}")
+    return found[0]
+
+
+def run_lecture(name: str, *argv: str) -> str:
+    """Run a lecture in this process with `argv` and return its standard output.
+
+    A lecture that stops with a non-zero exit raises AssertionError with its output, so
+    a property test reports the drawn table that broke it.
+    """
+    path = lecture_file(name)
+    out, err = io.StringIO(), io.StringIO()
+    saved_argv = sys.argv
+    sys.argv = [str(path), *argv]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as stop:
+        if stop.code not in (0, None):
+            raise AssertionError(
+                f"{path.name} {' '.join(argv)} exited {stop.code}: {err.getvalue()[-800:]}"
+            ) from None
+    finally:
+        sys.argv = saved_argv
+    return out.getvalue()
