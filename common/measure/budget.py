@@ -297,5 +297,54 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
 
 
 def from_args(args: argparse.Namespace) -> Budget:
-    """The Budget that --memory-limit and --time-limit chose."""
-    return Budget(float(args.time_limit), int(args.memory_limit * GIB))
+    """The Budget that --memory-limit and --time-limit chose, checked against `headroom`."""
+    plan = Budget(float(args.time_limit), int(args.memory_limit * GIB))
+    check_memory(plan, *headroom())
+    return plan
+
+
+_memory: dict[str, object] = {}  # the last check: what a MemoryError's one line advises
+
+
+def headroom(status: str = "/proc/self/status") -> tuple[int | None, str]:
+    """Bytes this process may still allocate and what limits it: the least of free memory
+    (MemAvailable) and each of ``ulimit -v`` / ``-d`` less what the process maps (VmSize,
+    VmData); (None, '') when nothing says."""
+    from common.measure.caches import available_memory_bytes
+
+    found = [(available_memory_bytes(), "of free memory left")]
+    try:
+        import resource
+
+        with open(status, encoding="ascii") as f:
+            fields = [line.partition(":") for line in f]
+        used = {k: int(v.split()[0]) * 1024 for k, _, v in fields if k in ("VmSize", "VmData")}
+    except (ImportError, OSError, ValueError):
+        return found[0] if found[0][0] else (None, "")
+    for name, held, flag in (("RLIMIT_AS", "VmSize", "-v"), ("RLIMIT_DATA", "VmData", "-d")):
+        soft = resource.getrlimit(getattr(resource, name))[0]
+        if soft != resource.RLIM_INFINITY:
+            found.append((max(0, soft - used.get(held, 0)), f"left under ulimit {flag}"))
+    return min(((b, w) for b, w in found if b is not None), default=(None, ""))
+
+
+def check_memory(plan: Budget, room: int | None, what: str = "of free memory left") -> None:
+    """ValueError in one line when the budget (plus a BASELINE_BYTES margin for libraries and
+    temporaries) exceeds `room` bytes, naming the --memory-limit that fits."""
+    fit = None if room is None else math.floor((room - BASELINE_BYTES) / GIB * 8) / 8
+    _memory.update(fit=fit, room=room, what=what, limit=plan.memory_bytes / GIB)
+    if fit is not None and plan.memory_bytes > fit * GIB:
+        asked = f"--memory-limit {plan.memory_bytes / GIB:g} GiB"
+        raise ValueError(f"{asked} is more than this process can allocate; {memory_advice()}")
+
+
+def memory_advice() -> str:
+    """What to rerun with, from the last `check_memory`: '' when nothing was checked."""
+    fit, limit = _memory.get("fit"), _memory.get("limit")
+    if not isinstance(fit, float) or not isinstance(limit, float):
+        return ""
+    room = f"{_memory['room'] / GIB:.2f} GiB {_memory['what']}"
+    fit = fit if fit < limit else math.floor(limit * 4) / 8  # it fitted, yet failed: half
+    if fit <= 0.125:  # --memory-limit takes more than 1/8 GiB
+        return f"only {room}: close other programs or raise the limit"
+    return f"rerun with --memory-limit {fit:g} ({room})"

@@ -15,7 +15,8 @@ When the lecture runs as a script (not under sphinx-gallery or a notebook):
 
 Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
 package, a broken hardware-table figure, a folder that may not be written, a full
-disk); 2 the command line is wrong; 129 stopped by SIGHUP; 130 interrupted; 143
+disk, out of memory: one line naming the allocation and the ``--memory-limit`` that
+fits); 2 the command line is wrong; 129 stopped by SIGHUP; 130 interrupted; 143
 stopped by SIGTERM. Standard library only.
 """
 
@@ -190,6 +191,12 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
             f"{prog()}: error: {_one_line(exc)} (this lecture needs the course's packages: "
             "run it with .venv/bin/python, which `make test` sets up)\n"
         )
+        return
+    if isinstance(exc, MemoryError):  # numpy's names the size: "Unable to allocate 1.00 GiB ..."
+        said = _one_line(exc) if str(exc) else "an allocation failed"
+        budget = sys.modules.get("common.measure.budget")  # a measuring lecture: its --memory-limit
+        advice = budget.memory_advice() if budget else ""
+        sys.stderr.write(f"{prog()}: error: out of memory: {said}{'; ' * bool(advice)}{advice}\n")
         return
     if isinstance(exc, (ValueError, OSError)):
         sys.stderr.write(f"{prog()}: error: {_one_line(exc)}\n")
