@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.tables import slips
 from common.tables.models import Model
 from common.tables.validate import positive, positive_int
 
@@ -92,6 +93,10 @@ class OperatorRun:
     N: int
     measured: Measured
 
+
+slips.check_table_source(
+    slips.source_of(globals()), __file__, Measured, ModelRun, OperatorRun, Model
+)
 
 # The 13B model of the benchmark: a GPT-style decoder (ungated MLP, multi-head attention).
 GPT_13B = Model(
@@ -203,3 +208,6 @@ def sources() -> list[str]:
         A100_ALLREDUCE_LATENCY,
     ]
     return list(dict.fromkeys(m.source for m in records))
+
+
+slips.check_records(globals())

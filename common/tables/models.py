@@ -16,6 +16,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from common.tables import slips
 from common.tables.validate import positive_int
 
 # ---------------------------------------------------------------------------
@@ -107,6 +108,8 @@ class Model:
         return "MQA" if self.n_kv_heads == 1 else "GQA"
 
 
+slips.check_table_source(slips.source_of(globals()), __file__, Model)  # a field lost, a key twice
+
 # ---------------------------------------------------------------------------
 # The table. Edit a literal, rerun a lecture.
 # ---------------------------------------------------------------------------
@@ -165,6 +168,7 @@ LLAMA_3_70B = Model(
 )
 
 MODELS: dict[str, Model] = {m.key: m for m in (LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B)}
+slips.check_records(globals())  # booleans are True or False
 
 
 def get_model(name: str) -> Model:
