@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from common.formulas.roofline import lower_bound_time, matmul_counts
 from common.hw_specs import bytes_per_elem
+from common.shell.cli import number_in
 from common.tables.units import GIB, MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # every measuring lecture runs in fp32
@@ -263,25 +264,12 @@ MAX_MEMORY_GIB = 1024.0
 MAX_SECONDS = 3600.0
 
 
-def _in_range(lo: float, hi: float, what: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
-        if not lo < value <= hi:
-            raise argparse.ArgumentTypeError(f"{what} must be in ({lo:g}, {hi:g}], got {text}")
-        return value
-
-    return parse
-
-
 def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
     """--memory-limit GIB and --time-limit S: the lecture's measuring budget (DEFAULTS)."""
     default = DEFAULTS[lecture]
     parser.add_argument(
         "--memory-limit",
-        type=_in_range(0.125, MAX_MEMORY_GIB, "memory limit"),
+        type=number_in(0.125, MAX_MEMORY_GIB, "memory limit"),
         default=default.memory_bytes / GIB,
         metavar="GIB",
         help="resident memory the measurements may use, in GiB "
@@ -289,7 +277,7 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
     )
     parser.add_argument(
         "--time-limit",
-        type=_in_range(1.0, MAX_SECONDS, "time limit"),
+        type=number_in(1.0, MAX_SECONDS, "time limit"),
         default=default.seconds,
         metavar="S",
         help=f"seconds the run aims to take (default {default.seconds:g})",

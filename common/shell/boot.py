@@ -8,8 +8,8 @@ When the lecture runs as a script (not under sphinx-gallery or a notebook):
 - an uncaught error is one line on stderr, never a traceback (``ROOFLINE_TRACEBACK=1``
   shows it);
 - Ctrl-C, even inside ``import numpy``, prints one line and ends the run by SIGINT
-  (status 130 in a shell); SIGTERM (``kill``) and SIGHUP (a closed terminal) stop
-  it the same way, cleaning up first, and end it by their own signal (143, 129);
+  (status 130 in a shell); SIGTERM (``kill``), SIGHUP (a closed terminal), SIGQUIT and
+  SIGUSR1/2 stop it the same way, cleaning up first, and end it by their own signal;
 - when the reader of the output goes away (``| head``), the rest of the output is
   dropped and the lecture finishes its work, so a measurement is still saved.
 
@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 EXIT_FAILURE = 1  # the run failed
 EXIT_USAGE = 2  # the command line is wrong (argparse's status)
 EXIT_INTERRUPT = 128 + signal.SIGINT  # 130: ended by SIGINT, as a shell reports it
-STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+STOP = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")  # each ends a run cleaned up
+STOP_SIGNALS = tuple(getattr(signal, n) for n in STOP if hasattr(signal, n))
 TRACEBACK_ENV = "ROOFLINE_TRACEBACK"  # set it to see full tracebacks
 
 _state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None, "prog": ""}
@@ -83,6 +84,11 @@ def _install(name: str) -> None:
         signal.signal(signum, _on_sigint)
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
+        try:
+            "µ≤".encode(stream.encoding)
+        except (AttributeError, LookupError, TypeError, UnicodeError):  # LC_ALL=C: ASCII only
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                stream.reconfigure(encoding="utf-8")
         if stream is not None and not isinstance(stream, QuietPipe):
             setattr(sys, name, QuietPipe(stream))
     _state["started"] = True
@@ -136,7 +142,8 @@ class QuietPipe:
 def _one_line(exc: BaseException) -> str:
     """The first line of an exception's message; an OSError names its file first."""
     if isinstance(exc, OSError) and exc.strerror:
-        text = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+        name = str(exc.filename).replace("\n", "\\n")  # a newline must not cut the line
+        text = f"{name}: {exc.strerror}" if exc.filename else exc.strerror
     else:
         text = str(exc)
     lines = text.strip().splitlines()
@@ -159,7 +166,7 @@ def was_interrupted(exc: BaseException) -> bool:
 
 def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
     """Report an uncaught exception as one line on stderr (see the module docstring)."""
-    if os.environ.get(TRACEBACK_ENV):
+    if os.environ.get(TRACEBACK_ENV, "").strip().lower() not in ("", "0", "no", "false", "off"):
         sys.__excepthook__(kind, exc, tb)
         return
     if _state["started"]:
