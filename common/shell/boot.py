@@ -144,10 +144,20 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         name = str(exc.filename).replace("\n", "\\n")  # a newline must not cut the line
         text = f"{name}: {exc.strerror}" if exc.filename else exc.strerror
+        if not exc.filename and _no_cwd():
+            text = "the current folder was deleted or moved: cd into an existing folder"
     else:
         text = str(exc)
     lines = text.strip().splitlines()
     return lines[0] if lines else exc.__class__.__name__
+
+
+def _no_cwd() -> bool:
+    """True when the working folder is gone (deleted or moved away): os.getcwd() fails."""
+    try:
+        return not os.getcwd()
+    except OSError:
+        return True
 
 
 def _chain(exc: BaseException | None) -> list[BaseException]:

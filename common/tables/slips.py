@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import linecache
 import os
 import re
 import sys
@@ -211,7 +212,12 @@ def describe(exc: BaseException) -> str | None:
     if isinstance(exc, SlipError):
         return str(exc)
     if isinstance(exc, SyntaxError) and shown(exc.filename or "") in TABLES:
-        return f"{shown(exc.filename or '')} line {exc.lineno}: {exc.msg}"
+        at, msg = exc.lineno or 0, exc.msg
+        if msg.startswith("positional argument follows"):  # Python says it at the call's end
+            lines = linecache.getlines(exc.filename or "")[:at]
+            typed = [n for n, text in enumerate(lines, 1) if re.match(r"\s*\w+\s*==[^=]", text)]
+            at, msg = (typed[-1], "'==' typed for '=' (a field takes one)") if typed else (at, msg)
+        return f"{shown(exc.filename or '')} line {at}: {msg}"
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
     table = [f for f in frames if shown(f.filename) in TABLES and f.name == "<module>"]
     kinds = (NameError, TypeError, AttributeError, LookupError, ValueError, ArithmeticError)

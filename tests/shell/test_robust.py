@@ -136,3 +136,17 @@ def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "µ".encode() in done.stdout
+
+
+def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    done = subprocess.run(
+        ["sh", "-c", f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && '
+         f'"{sys.executable}" "{LECTURE_02}" --png --outdir figs'],
+        capture_output=True, text=True, check=False, env=_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr == (
+        "02_roofline_basics.py: error: the current folder was deleted or moved: cd into an "
+        "existing folder\n"
+    )

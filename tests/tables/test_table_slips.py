@@ -13,6 +13,7 @@ import contextlib
 import shutil
 import subprocess
 import sys
+import tempfile
 import types
 from pathlib import Path
 
@@ -45,8 +46,11 @@ def said(table: str, old: str, new: str) -> tuple[str | None, set[int]]:
     lines = {at, at + 1}
     with contextlib.suppress(SyntaxError):
         lines |= {n.lineno for n in ast.parse(text).body if n.lineno <= at <= (n.end_lineno or 0)}
+    path = Path(tempfile.mkdtemp()) / table  # a real file: Python reads syntax errors' lines
+    path.parent.mkdir(parents=True)
+    path.write_text(text, encoding="utf-8")
     module = types.ModuleType("edited_table")
-    module.__file__, module.__loader__ = f"/home/me/course/{table}", _Loader(text)
+    module.__file__, module.__loader__ = str(path), _Loader(text)
     sys.modules["edited_table"] = module  # dataclasses look their module up
     try:
         exec(compile(text, module.__file__, "exec"), module.__dict__)
@@ -69,6 +73,9 @@ GPT = "13B (kipply's FasterTransformer benchmark)"
 # table, slip, old, new, what the line says after "<table> line <n>: "
 MATRIX = [
     (M, "syntax error", "    n_layers=32,\n", "    n_layers=32,,\n", "invalid syntax"),
+    (M, "'==' for '='", "    n_layers=32,\n", "    n_layers==32,\n", "'==' typed for '='"),
+    (H, "'==' for '='", "mem_bw_figure=bandwidth(1555e9", "mem_bw_figure==bandwidth(1555e9",
+     "'==' typed for '='"),
     (M, "missing field", "    d_ff=11008,\n", "", "model llama-2-7b (Llama-2-7B) is missing its "
      "field d_ff"),
     (M, "misspelt field", "    n_kv_heads=8,\n", "    n_kv_head=8,\n", "model llama-3-8b "
