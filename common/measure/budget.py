@@ -291,13 +291,12 @@ def from_args(args: argparse.Namespace) -> Budget:
     return plan
 
 
-_memory: dict[str, object] = {}  # the last check: what a MemoryError's one line advises
+_advice = [""]  # set by `check_memory`: what a MemoryError's one line advises
 
 
 def headroom(status: str = "/proc/self/status") -> tuple[int | None, str]:
-    """Bytes this process may still allocate and what limits it: the least of free memory
-    (MemAvailable) and each of ``ulimit -v`` / ``-d`` less what the process maps (VmSize,
-    VmData); (None, '') when nothing says."""
+    """Bytes this process may still allocate, and what limits it: the least of MemAvailable and
+    ``ulimit -v`` / ``-d`` less what the process maps (VmSize, VmData); (None, '') if unknown."""
     from common.measure.caches import available_memory_bytes
 
     found = [(available_memory_bytes(), "of free memory left")]
@@ -318,21 +317,21 @@ def headroom(status: str = "/proc/self/status") -> tuple[int | None, str]:
 
 def check_memory(plan: Budget, room: int | None, what: str = "of free memory left") -> None:
     """ValueError in one line when the budget (plus a BASELINE_BYTES margin for libraries and
-    temporaries) exceeds `room` bytes, naming the --memory-limit that fits."""
-    fit = None if room is None else math.floor((room - BASELINE_BYTES) / GIB * 8) / 8
-    _memory.update(fit=fit, room=room, what=what, limit=plan.memory_bytes / GIB)
-    if fit is not None and plan.memory_bytes > fit * GIB:
-        asked = f"--memory-limit {plan.memory_bytes / GIB:g} GiB"
-        raise ValueError(f"{asked} is more than this process can allocate; {memory_advice()}")
+    temporaries) exceeds `room` bytes, naming the --memory-limit that fits (1/8 GiB steps)."""
+    limit, _advice[0] = plan.memory_bytes / GIB, ""
+    if room is None:
+        return
+    fit = math.floor((room - BASELINE_BYTES) / GIB * 8) / 8
+    left, rerun = f"{room / GIB:.2f} GiB {what}", fit if fit < limit else math.floor(limit * 4) / 8
+    _advice[0] = (  # if it fits yet an allocation fails: half of it; the flag takes > 1/8 GiB
+        f"rerun with --memory-limit {rerun:g} ({left})" if rerun > 0.125
+        else f"only {left}: close other programs or raise the limit"
+    )  # fmt: skip
+    if fit < limit:
+        raise ValueError(f"--memory-limit {limit:g} GiB is more than this process can allocate; "
+                         f"{_advice[0]}")  # fmt: skip
 
 
 def memory_advice() -> str:
-    """What to rerun with, from the last `check_memory`: '' when nothing was checked."""
-    fit, limit = _memory.get("fit"), _memory.get("limit")
-    if not isinstance(fit, float) or not isinstance(limit, float):
-        return ""
-    room = f"{_memory['room'] / GIB:.2f} GiB {_memory['what']}"
-    fit = fit if fit < limit else math.floor(limit * 4) / 8  # it fitted, yet failed: half
-    if fit <= 0.125:  # --memory-limit takes more than 1/8 GiB
-        return f"only {room}: close other programs or raise the limit"
-    return f"rerun with --memory-limit {fit:g} ({room})"
+    """What to rerun with, from the last `check_memory` ('' when nothing was checked)."""
+    return _advice[0]

@@ -171,8 +171,7 @@ def check_output_folder(path: str | os.PathLike[str], what: str = "figure folder
 
 
 def denied(path: str | os.PathLike[str]) -> str:
-    """Why `path` may not be written: 'read-only file system' (its mount), else 'permission
-    denied'."""
+    """Why `path` may not be written: 'read-only file system' or 'permission denied'."""
     with contextlib.suppress(OSError, AttributeError):  # no statvfs: say permission
         if os.statvfs(path).f_flag & os.ST_RDONLY:
             return "read-only file system"

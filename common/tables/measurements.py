@@ -131,11 +131,7 @@ FT_13B: tuple[ModelRun, ...] = (
     _ft("decode", 2, 13.5),
 )
 
-LLAMA2_7B_D, LLAMA2_7B_QKV, LLAMA2_7B_UP = (
-    4096,
-    3 * 4096,
-    2 * 11008,
-)  # vidur fuses Q,K,V and gate,up
+LLAMA2_7B_D, LLAMA2_7B_QKV, LLAMA2_7B_UP = 4096, 3 * 4096, 2 * 11008  # vidur fuses QKV, gate+up
 
 
 def _vidur(name: str, n: int, N: int, ms: float) -> OperatorRun:

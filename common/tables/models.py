@@ -63,16 +63,8 @@ class Model:
     note: str = ""
 
     def __post_init__(self) -> None:
-        for field in (
-            "n_layers",
-            "d_model",
-            "n_heads",
-            "n_kv_heads",
-            "d_head",
-            "d_ff",
-            "vocab_size",
-            "max_context",
-        ):
+        sizes = "n_layers d_model n_heads n_kv_heads d_head d_ff vocab_size max_context"
+        for field in sizes.split():
             value = getattr(self, field)
             if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")

@@ -1,15 +1,10 @@
-"""Slips in the tables a student edits, each said in one line that names the file and line.
+"""Slips in the tables a student edits (`TABLES`), each said in one line naming file and line.
 
-Standard library only. Each table (``common/hw_specs.py`` and ``common/tables/``'s
-models, measurements and assumptions) calls `check_table_source` on its own source
-before it builds its records, so that a deleted or misspelt field, an empty key, a
-key used twice, a record variable defined twice or a dict key listed twice (which
-a dict literal would silently drop) is refused with a `SlipError` naming both places,
-and `check_records` once they are built (booleans, each record's own `validate`),
-warning once where a chip's figure is x100 off its shipped value. `describe` turns
-an error raised while a table ran (a syntax error, a name typed wrong, 1/0) into one
-line naming the file and line, and a chip or model the code names that the table
-lost into one line naming it and where it is used. All are generic over fields.
+Standard library only. Each table runs `check_table_source` on its source before it builds
+its records (a field deleted or misspelt, an empty key, a key, record or dict key twice)
+and `check_records` after (booleans, each record's `validate`, a chip figure x100 off its
+shipped value: a warning). `describe` says an error raised while a table ran, or a chip or
+model the code names that the table lost, in one line. All are generic over the fields.
 """
 
 from __future__ import annotations
@@ -23,13 +18,15 @@ import re
 import sys
 import traceback
 from collections.abc import Iterable, Mapping
+from dataclasses import MISSING
 
 TABLES = (
     "common/hw_specs.py",
-    "common/tables/models.py",
-    "common/tables/measurements.py",
-    "common/tables/assumptions.py",
+    *(f"common/tables/{t}.py" for t in ("models", "measurements", "assumptions")),
 )
+
+
+DICT_FIX = "a dict keeps only the last, so delete one"
 
 
 class SlipError(ValueError):
@@ -48,15 +45,13 @@ def _constant(node: ast.AST | None) -> object:
     return node.value if isinstance(node, ast.Constant) else None
 
 
-def _duplicates(keys: Iterable[tuple[object, int]], what: str, where: str) -> None:
+def _duplicates(keys: Iterable[tuple[object, int]], what: str, where: str, fix: str) -> None:
     seen: dict[object, int] = {}
     for key, line in keys:
-        if key is None:
-            continue
-        if key in seen:
+        if key is not None and key in seen:
             raise SlipError(
                 f"{where} line {line}: {what} {key!r} is listed twice (lines {seen[key]} and "
-                f"{line}); a dict keeps only the last, so delete one"
+                f"{line}); {fix}"
             )
         seen[key] = line
 
@@ -76,41 +71,23 @@ def source_of(module_globals: dict) -> str:
 
 def check_table_source(source: str, path: str, *classes: type) -> None:
     """Slip in one line for a structural slip in the table's source (see the module doc)."""
-    where = shown(path)
-    tree = ast.parse(source, filename=path)
+    where, tree = shown(path), ast.parse(source, filename=path)
     kinds = {cls.__name__: cls for cls in classes}
-    keys: list[tuple[object, int, str, str]] = []
-    assigned: dict[str, int] = {}
+    calls = [n for n in ast.walk(tree) if getattr(getattr(n, "func", None), "id", "") in kinds]
+    made = [(t.id, n.lineno) for n in tree.body if isinstance(n, ast.Assign) and n.value in calls
+            for t in n.targets if isinstance(t, ast.Name)]  # fmt: skip
+    _duplicates(made, "record", where, "rename or delete one")
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        for target in targets:
-            call = node.value
-            if not (isinstance(target, ast.Name) and isinstance(call, ast.Call)):
-                continue
-            if getattr(call.func, "id", "") not in kinds:
-                continue
-            if target.id in assigned:
-                noun = call.func.id.lower()  # type: ignore[attr-defined]
-                raise SlipError(
-                    f"{where} line {node.lineno}: {noun} {target.id} is defined twice "
-                    f"(lines {assigned[target.id]} and {node.lineno}); rename or delete one"
-                )
-            assigned[target.id] = node.lineno
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
             target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-            name = getattr(target, "id", "")
             found = [(_constant(k), k.lineno) for k in node.value.keys if k is not None]
-            _duplicates(found, f"{name}[...] entry", where)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or getattr(node.func, "id", "") not in kinds:
-            continue
+            _duplicates(found, f"{getattr(target, 'id', '')}[...] entry", where, DICT_FIX)
+    keys: dict[str, list[tuple[object, int]]] = {}
+    for node in calls:
         kind = kinds[node.func.id]  # type: ignore[attr-defined]
         noun, fields = kind.__name__.lower(), {f.name: f for f in dataclasses.fields(kind)}
-        required = {
-            name
-            for name, f in fields.items()
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        } | ({"key"} & set(fields))  # a record of the table needs its key, though Chip defaults it
+        required = {n for n, f in fields.items() if f.default is f.default_factory is MISSING}
+        required |= {"key"} & set(fields)  # a record needs its key, though Chip defaults it
         kw = {k.arg: k for k in node.keywords if k.arg is not None}
         if node.args and not kw:
             continue  # given by position: Python itself names a missing one
@@ -131,18 +108,10 @@ def check_table_source(source: str, path: str, *classes: type) -> None:
         table = kw.get("peak_flops_table")
         if table is not None and isinstance(table.value, ast.Dict):
             found = [(_constant(k), k.lineno) for k in table.value.keys if k is not None]
-            _duplicates(found, f"{rec} peak", where)
-        if key is not None:
-            keys.append((key, node.lineno, str(label or key), noun))
-    first: dict[tuple[object, str], tuple[int, str]] = {}
-    for key, line, label, noun in keys:
-        if (key, noun) in first:
-            line0, label0 = first[key, noun]
-            raise SlipError(
-                f"{where} line {line}: {noun} key {key!r} is used twice: by {label0} (line "
-                f"{line0}) and by {label} (line {line}); give one a new key"
-            )
-        first[key, noun] = (line, label)
+            _duplicates(found, f"{rec} peak", where, DICT_FIX)
+        keys.setdefault(noun, []).append((key, node.lineno))
+    for noun, found in keys.items():
+        _duplicates(found, f"{noun} key", where, "give one a new key")
 
 
 def check_records(module_globals: dict) -> None:
@@ -158,28 +127,25 @@ def check_records(module_globals: dict) -> None:
         node = lines.get(name)
         _plausible(record, shown(path), getattr(node, "lineno", "?"))  # said before any refusal
         try:
-            _booleans(record, node)
+            _booleans(record)
             if hasattr(record, "validate"):
                 record.validate()
         except (ValueError, ArithmeticError) as exc:
             said = [k.lineno for k in ast.walk(node or ast.Pass()) if isinstance(k, ast.Constant)
                     and f"got {k.value!r}" in str(exc)]  # fmt: skip
-            line = getattr(exc, "line", None) or (said or [getattr(node, "lineno", "?")])[0]
+            line = (said or [getattr(node, "lineno", "?")])[0]
             raise SlipError(f"{shown(path)} line {line}: {exc}") from None
 
 
-def _booleans(record: object, node: ast.AST | None) -> None:
+def _booleans(record: object) -> None:
     """ValueError for a field typed bool that holds anything else, in `record` or inside it."""
     for f in dataclasses.fields(record):  # type: ignore[arg-type]
         value = getattr(record, f.name)
         if f.type == "bool" and not isinstance(value, bool):
-            error = ValueError(f"{f.name} must be True or False, got {value!r}")
-            at = [k for k in ast.walk(node or ast.Pass()) if getattr(k, "arg", "") == f.name]
-            error.line = next((k.lineno for k in at if _constant(k.value) == value), None)  # type: ignore[attr-defined]
-            raise error
+            raise ValueError(f"{f.name} must be True or False, got {value!r}")
         for inner in value.values() if isinstance(value, Mapping) else (value,):
             if dataclasses.is_dataclass(inner) and not isinstance(inner, type):
-                _booleans(inner, node)
+                _booleans(inner)
 
 
 def _plausible(chip: object, where: str, line: object) -> None:

@@ -19,7 +19,8 @@ def _number(x: object, what: str, kind: str = "a number") -> float:
     try:
         return float(x)
     except OverflowError:  # 10**400: too large for a float (and too long to print)
-        raise ValueError(f"{what} must be finite, got a {len(str(x))}-digit number") from None
+        digits = math.floor(math.log10(abs(x))) + 1  # type: ignore[arg-type]
+        raise ValueError(f"{what} must be finite, got a {digits}-digit number") from None
 
 
 def positive(x: object, what: str) -> float:

@@ -147,6 +147,5 @@ def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1
     assert done.stderr == (
-        "02_roofline_basics.py: error: the current folder was deleted or moved: cd into an "
-        "existing folder\n"
+        "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
     )

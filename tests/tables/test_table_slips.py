@@ -81,7 +81,7 @@ MATRIX = [
     (M, "misspelt field", "    n_kv_heads=8,\n", "    n_kv_head=8,\n", "model llama-3-8b "
      "(Llama-3-8B) has no field n_kv_head (did you mean n_kv_heads?)"),
     (M, "duplicate key", 'key="llama-3-8b"', 'key="llama-2-7b"', "model key 'llama-2-7b' is "
-     "used twice: by Llama-2-7B"),
+     "listed twice (lines "),
     (M, "impossible value", "    n_layers=32,\n", "    n_layers=0,\n", f"{L2}: n_layers must be "
      "a positive integer, got 0"),
     (M, "overflow", "    d_model=4096,\n", "    d_model=10**400,\n", f"{L2}: d_model must be "
@@ -110,7 +110,7 @@ MATRIX = [
     (A, "missing field", '    "vectors of d_model elements",\n', "", "Assumption.__init__() "
      "missing 1 required positional argument: 'applies'"),
     (A, "defined twice", "LOW_OVERHEAD = Assumption(", "ARTICLE_OVERHEAD = Assumption(",
-     "assumption ARTICLE_OVERHEAD is defined twice"),
+     "record 'ARTICLE_OVERHEAD' is listed twice"),
     (A, "impossible value", "    0.04,\n", "    -0.04,\n", "overhead rate, low-overhead what-if "
      "must be a positive finite number, got -0.04"),
     (A, "overflow", "    78.0,\n", "    10**400,\n", "usable memory on an 80 GB card must be "
