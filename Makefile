@@ -12,11 +12,11 @@ NPM    ?= npm
 # package-lock.json, installed into node_modules/ once (a reinstall comes from npm's cache).
 RUNTIME := node_modules/pyodide/package.json
 
-.PHONY: help venv lint unit docs browser test lectures figures mutation shipped clean
+.PHONY: help venv lint unit caches docs browser test lectures figures mutation shipped clean
 
 help:
 	@echo "make docs      build the course site (runs every lecture) into $(SITE)"
-	@echo "make test      lint, unit tests, site build and the browser test"
+	@echo "make test      lint, unit tests (again under fake cache sizes), site build, browser test"
 	@echo "make lectures  run every lecture in order"
 	@echo "make figures   run every lecture, saving each figure into figures/"
 	@echo "make mutation  mutation testing of formulas, tables and measurement (slow; not in test)"
@@ -54,7 +54,14 @@ docs: $(STAMP) $(RUNTIME)
 browser: $(STAMP)
 	$(PY) -m pytest -m browser -q
 
-test: lint unit docs browser
+# The measuring tests once more as if this machine had a 480 MiB and a 1.1 GiB last-level
+# cache, so a small-cache machine sees what only a large cache shows (about 2 minutes).
+CACHE_TESTS := tests/measure tests/files $(foreach n,01 03 09 10,tests/lectures/test_lecture$(n).py)
+caches: $(STAMP)
+	@set -e; for llc in 480M 1.1G; do echo "== ROOFLINE_FAKE_LLC=$$llc"; \
+	  ROOFLINE_FAKE_LLC=$$llc $(PY) -m pytest -m "not browser" -q $(CACHE_TESTS); done
+
+test: lint unit caches docs browser
 
 # Break the formula, table and measurement modules one fault at a time and report the
 # share of faults the unit tests catch, per module, and the survivors. MUTATION_ARGS

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from common.shell.paths import checked_text, display_path
+from common.shell.boot import STOP_SIGNALS
+from common.shell.paths import checked_text, denied, display_path
 
 
 def writable_dir(path: str | os.PathLike[str], what: str = "output folder") -> Path:
@@ -24,7 +25,7 @@ def writable_dir(path: str | os.PathLike[str], what: str = "output folder") -> P
     if not folder.is_dir():
         raise ValueError(f"{what} {folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise ValueError(f"cannot write to {what} {folder}: permission denied")
+        raise ValueError(f"cannot write to {what} {folder}: {denied(folder)}")
     return folder
 
 
@@ -77,9 +78,6 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
         raise
 
 
-STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")  # the signals a lecture turns into a clean stop
-
-
 def _hold_signals() -> object:
     """Defer the stop signals' Python handlers (their arrivals are kept); what to restore.
 
@@ -90,9 +88,8 @@ def _hold_signals() -> object:
         return None
     pending: list[tuple[int, Any]] = []
     old: dict[int, Callable[[int, Any], Any]] = {}
-    for name in STOP_SIGNALS:
-        signum = getattr(signal, name, None)
-        previous = signal.getsignal(signum) if signum is not None else None
+    for signum in (signal.SIGINT, *STOP_SIGNALS):  # those a lecture turns into a clean stop
+        previous = signal.getsignal(signum)
         if callable(previous):  # SIG_DFL and SIG_IGN stay as they are
             old[signum] = previous
             signal.signal(signum, lambda num, frame: pending.append((num, frame)))

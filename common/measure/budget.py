@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from common.formulas.roofline import lower_bound_time, matmul_counts
 from common.hw_specs import bytes_per_elem
+from common.shell.cli import number_in
 from common.tables.units import GIB, MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # every measuring lecture runs in fp32
@@ -263,25 +264,12 @@ MAX_MEMORY_GIB = 1024.0
 MAX_SECONDS = 3600.0
 
 
-def _in_range(lo: float, hi: float, what: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
-        if not lo < value <= hi:
-            raise argparse.ArgumentTypeError(f"{what} must be in ({lo:g}, {hi:g}], got {text}")
-        return value
-
-    return parse
-
-
 def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
     """--memory-limit GIB and --time-limit S: the lecture's measuring budget (DEFAULTS)."""
     default = DEFAULTS[lecture]
     parser.add_argument(
         "--memory-limit",
-        type=_in_range(0.125, MAX_MEMORY_GIB, "memory limit"),
+        type=number_in(0.125, MAX_MEMORY_GIB, "memory limit"),
         default=default.memory_bytes / GIB,
         metavar="GIB",
         help="resident memory the measurements may use, in GiB "
@@ -289,7 +277,7 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
     )
     parser.add_argument(
         "--time-limit",
-        type=_in_range(1.0, MAX_SECONDS, "time limit"),
+        type=number_in(1.0, MAX_SECONDS, "time limit"),
         default=default.seconds,
         metavar="S",
         help=f"seconds the run aims to take (default {default.seconds:g})",
@@ -297,5 +285,53 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
 
 
 def from_args(args: argparse.Namespace) -> Budget:
-    """The Budget that --memory-limit and --time-limit chose."""
-    return Budget(float(args.time_limit), int(args.memory_limit * GIB))
+    """The Budget that --memory-limit and --time-limit chose, checked against `headroom`."""
+    plan = Budget(float(args.time_limit), int(args.memory_limit * GIB))
+    check_memory(plan, *headroom())
+    return plan
+
+
+_advice = [""]  # set by `check_memory`: what a MemoryError's one line advises
+
+
+def headroom(status: str = "/proc/self/status") -> tuple[int | None, str]:
+    """Bytes this process may still allocate, and what limits it: the least of MemAvailable and
+    ``ulimit -v`` / ``-d`` less what the process maps (VmSize, VmData); (None, '') if unknown."""
+    from common.measure.caches import available_memory_bytes
+
+    found = [(available_memory_bytes(), "of free memory left")]
+    try:
+        import resource
+
+        with open(status, encoding="ascii") as f:
+            fields = [line.partition(":") for line in f]
+        used = {k: int(v.split()[0]) * 1024 for k, _, v in fields if k in ("VmSize", "VmData")}
+    except (ImportError, OSError, ValueError):
+        return found[0] if found[0][0] else (None, "")
+    for name, held, flag in (("RLIMIT_AS", "VmSize", "-v"), ("RLIMIT_DATA", "VmData", "-d")):
+        soft = resource.getrlimit(getattr(resource, name))[0]
+        if soft != resource.RLIM_INFINITY:
+            found.append((max(0, soft - used.get(held, 0)), f"left under ulimit {flag}"))
+    return min(((b, w) for b, w in found if b is not None), default=(None, ""))
+
+
+def check_memory(plan: Budget, room: int | None, what: str = "of free memory left") -> None:
+    """ValueError in one line when the budget (plus a BASELINE_BYTES margin for libraries and
+    temporaries) exceeds `room` bytes, naming the --memory-limit that fits (1/8 GiB steps)."""
+    limit, _advice[0] = plan.memory_bytes / GIB, ""
+    if room is None:
+        return
+    fit = math.floor((room - BASELINE_BYTES) / GIB * 8) / 8
+    left, rerun = f"{room / GIB:.2f} GiB {what}", fit if fit < limit else math.floor(limit * 4) / 8
+    _advice[0] = (  # if it fits yet an allocation fails: half of it; the flag takes > 1/8 GiB
+        f"rerun with --memory-limit {rerun:g} ({left})" if rerun > 0.125
+        else f"only {left}: close other programs or raise the limit"
+    )  # fmt: skip
+    if fit < limit:
+        raise ValueError(f"--memory-limit {limit:g} GiB is more than this process can allocate; "
+                         f"{_advice[0]}")  # fmt: skip
+
+
+def memory_advice() -> str:
+    """What to rerun with, from the last `check_memory` ('' when nothing was checked)."""
+    return _advice[0]

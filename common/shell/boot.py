@@ -1,22 +1,18 @@
 """The lectures' first lines: one-line errors, a quiet Ctrl-C and a quiet closed pipe.
 
-Every lecture begins (off the page, between ``sphinx_gallery_start_ignore`` markers)
-with ``sys.path.insert(0, <the checkout of realpath(sys.argv[0])>)``, ``from
-common.shell import boot`` and ``boot.start()``, before numpy or anything heavy.
-When the lecture runs as a script (not under sphinx-gallery or a notebook):
-
-- an uncaught error is one line on stderr, never a traceback (``ROOFLINE_TRACEBACK=1``
-  shows it);
-- Ctrl-C, even inside ``import numpy``, prints one line and ends the run by SIGINT
-  (status 130 in a shell); SIGTERM (``kill``) and SIGHUP (a closed terminal) stop
-  it the same way, cleaning up first, and end it by their own signal (143, 129);
-- when the reader of the output goes away (``| head``), the rest of the output is
-  dropped and the lecture finishes its work, so a measurement is still saved.
+Every lecture begins (off the page) with ``sys.path.insert(0, <its checkout>)``, ``from
+common.shell import boot`` and ``boot.start()``, before numpy. Run as a script, not
+under sphinx-gallery: an uncaught error is one line on stderr (``ROOFLINE_TRACEBACK=1``
+shows the traceback); Ctrl-C, even inside ``import numpy``, is one line and ends the run
+by SIGINT, and SIGTERM, SIGHUP, SIGQUIT and SIGUSR1/2 stop it the same way, cleaning up
+first; a closed pipe (``| head``) drops the rest of the output, and the work still ends.
+Output is UTF-8 even in an ASCII locale.
 
 Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
-package, a broken hardware-table figure, a folder that may not be written, a full
-disk); 2 the command line is wrong; 129 stopped by SIGHUP; 130 interrupted; 143
-stopped by SIGTERM. Standard library only.
+package, a broken table figure, a folder that may not be written, a full disk, out
+of memory: one line naming the allocation and the ``--memory-limit`` that fits); 2 the
+command line is wrong; 128 + the signal when stopped (130 Ctrl-C, 143 SIGTERM).
+Standard library only.
 """
 
 from __future__ import annotations
@@ -34,7 +30,8 @@ if TYPE_CHECKING:
 EXIT_FAILURE = 1  # the run failed
 EXIT_USAGE = 2  # the command line is wrong (argparse's status)
 EXIT_INTERRUPT = 128 + signal.SIGINT  # 130: ended by SIGINT, as a shell reports it
-STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+STOP = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")  # each ends a run cleaned up
+STOP_SIGNALS = tuple(getattr(signal, n) for n in STOP if hasattr(signal, n))
 TRACEBACK_ENV = "ROOFLINE_TRACEBACK"  # set it to see full tracebacks
 
 _state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None, "prog": ""}
@@ -82,6 +79,11 @@ def _install(name: str) -> None:
         signal.signal(signum, _on_sigint)
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
+        try:
+            "µ≤".encode(stream.encoding)
+        except (AttributeError, LookupError, TypeError, UnicodeError):  # LC_ALL=C: ASCII only
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                stream.reconfigure(encoding="utf-8")
         if stream is not None and not isinstance(stream, QuietPipe):
             setattr(sys, name, QuietPipe(stream))
     _state["started"] = True
@@ -135,7 +137,11 @@ class QuietPipe:
 def _one_line(exc: BaseException) -> str:
     """The first line of an exception's message; an OSError names its file first."""
     if isinstance(exc, OSError) and exc.strerror:
-        text = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+        name = str(exc.filename).replace("\n", "\\n")  # a newline must not cut the line
+        text = f"{name}: {exc.strerror}" if exc.filename else exc.strerror
+        with contextlib.suppress(OSError):  # no file named, and the working folder is deleted
+            if not exc.filename and os.stat(".").st_nlink == 0:
+                text = "the current folder was deleted: cd into an existing folder"
     else:
         text = str(exc)
     lines = text.strip().splitlines()
@@ -158,7 +164,7 @@ def was_interrupted(exc: BaseException) -> bool:
 
 def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
     """Report an uncaught exception as one line on stderr (see the module docstring)."""
-    if os.environ.get(TRACEBACK_ENV):
+    if os.environ.get(TRACEBACK_ENV, "").strip().lower() not in ("", "0", "no", "false", "off"):
         sys.__excepthook__(kind, exc, tb)
         return
     if _state["started"]:
@@ -175,26 +181,27 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
         if not isinstance(exc, KeyboardInterrupt):
             _die_by(signal.SIGINT)  # Python ends by SIGINT by itself only for a KeyboardInterrupt
         return
-    slip = _table_slip(exc)
-    if slip:
-        sys.stderr.write(f"{prog()}: error: {slip}\n")
+    said = _table_slip(exc) or _said(exc)
+    if said is None:
+        sys.__excepthook__(kind, exc, tb)  # a bug in the course: the traceback helps
         return
-    if isinstance(exc, ImportError) and _ours(exc):
-        sys.stderr.write(
-            f"{prog()}: error: {_one_line(exc)} (an edit of the course's own files broke this "
-            "import: undo it, or compare with `git diff`)\n"
-        )
-        return
+    sys.stderr.write(f"{prog()}: error: {said}\n")
+
+
+def _said(exc: BaseException) -> str | None:
+    """The one line for an error a student can cause; None for a bug of the course."""
     if isinstance(exc, ImportError):
-        sys.stderr.write(
-            f"{prog()}: error: {_one_line(exc)} (this lecture needs the course's packages: "
-            "run it with .venv/bin/python, which `make test` sets up)\n"
-        )
-        return
-    if isinstance(exc, (ValueError, OSError)):
-        sys.stderr.write(f"{prog()}: error: {_one_line(exc)}\n")
-        return
-    sys.__excepthook__(kind, exc, tb)  # a bug in the course: the traceback helps
+        why = (
+            "an edit of the course's own files broke this import: undo it, or compare with "
+            "`git diff`" if _ours(exc) else "this lecture needs the course's packages: run it "
+            "with .venv/bin/python, which `make test` sets up"
+        )  # fmt: skip
+        return f"{_one_line(exc)} ({why})"
+    if isinstance(exc, MemoryError):  # numpy's names the size: "Unable to allocate 1.00 GiB ..."
+        budget = sys.modules.get("common.measure.budget")  # a measuring lecture: its --memory-limit
+        advice = f"; {budget.memory_advice()}" if budget and budget.memory_advice() else ""
+        return f"out of memory: {_one_line(exc) if str(exc) else 'an allocation failed'}{advice}"
+    return _one_line(exc) if isinstance(exc, (ValueError, OSError)) else None
 
 
 def _table_slip(exc: BaseException) -> str | None:

@@ -45,7 +45,8 @@ class LectureParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         line = " ".join(message.split())
-        sys.stderr.write(f"{self.prog}: error: {line} (see --help)\n")
+        if sys.stderr is not None:  # None when stderr is closed: the status still says it
+            sys.stderr.write(f"{self.prog}: error: {line} (see --help)\n")
         raise SystemExit(EXIT_USAGE)
 
 
@@ -110,8 +111,9 @@ def number_in(lo: float, hi: float, what: str = "number") -> Callable[[str], flo
                 f"expected a positive number, got {_shown(text)}"
             ) from None
         if not (math.isfinite(value) and value > 0 and lo < value <= hi):
+            above = f" above {lo:g} and" if lo > 0 else ""
             raise argparse.ArgumentTypeError(
-                f"expected a positive finite number up to {hi:g}, got {_shown(text)}"
+                f"expected a positive finite number{above} up to {hi:g}, got {_shown(text)}"
             )
         return value
 

@@ -48,9 +48,10 @@ def display_path(path: str | os.PathLike[str]) -> str:
     """A path for printing: relative to the repository root when inside it, else as given."""
     p = Path(path)
     try:
-        return p.resolve().relative_to(REPO_ROOT).as_posix()
+        shown = p.resolve().relative_to(REPO_ROOT).as_posix()
     except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
-        return str(p)
+        shown = str(p)
+    return shown.replace("\n", "\\n")  # a newline in a name must not cut a one-line message
 
 
 def checked_text(path: str | os.PathLike[str], what: str) -> Path:
@@ -169,6 +170,14 @@ def check_output_folder(path: str | os.PathLike[str], what: str = "figure folder
     return p
 
 
+def denied(path: str | os.PathLike[str]) -> str:
+    """Why `path` may not be written: 'read-only file system' or 'permission denied'."""
+    with contextlib.suppress(OSError, AttributeError):  # no statvfs: say permission
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return "read-only file system"
+    return "permission denied"
+
+
 def name_max(folder: Path) -> int:
     """The longest file name the file system of `folder` allows (255 when unknown)."""
     try:
@@ -191,7 +200,7 @@ def check_output_file(path: str | os.PathLike[str], what: str = "results file") 
     st = _stat(p, what, shown)  # the input check let a too-long name pass; here it fails
     real = Path(os.path.realpath(p))
     if st is not None and not os.access(p, os.R_OK | os.W_OK):
-        raise ValueError(f"cannot read and replace the {what} {shown}: permission denied")
+        raise ValueError(f"cannot read and replace the {what} {shown}: {denied(p)}")
     folder = check_output_folder(real.parent, f"folder of the {what}")
     existing, _ = _nearest_existing(Path(os.path.abspath(folder)), what, shown)
     if len(real.name) + TEMP_NAME_EXTRA > name_max(existing):

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.tables import sources
+from common.tables import slips, sources
 from common.tables.models import ModelSpec
+from common.tables.validate import positive
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,11 @@ class Assumption:
     source: str
     applies: str
 
+    def __post_init__(self) -> None:
+        positive(self.value, self.name)
+
+
+slips.check_table_source(slips.source_of(globals()), __file__, Assumption)
 
 ACTIVATIONS_PER_TOKEN = Assumption(
     "live activation vectors per token",

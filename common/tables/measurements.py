@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.tables import slips
 from common.tables.models import Model
 from common.tables.validate import positive, positive_int
 
@@ -93,6 +94,10 @@ class OperatorRun:
     measured: Measured
 
 
+slips.check_table_source(
+    slips.source_of(globals()), __file__, Measured, ModelRun, OperatorRun, Model
+)
+
 # The 13B model of the benchmark: a GPT-style decoder (ungated MLP, multi-head attention).
 GPT_13B = Model(
     name="13B (kipply's FasterTransformer benchmark)",
@@ -126,11 +131,7 @@ FT_13B: tuple[ModelRun, ...] = (
     _ft("decode", 2, 13.5),
 )
 
-LLAMA2_7B_D, LLAMA2_7B_QKV, LLAMA2_7B_UP = (
-    4096,
-    3 * 4096,
-    2 * 11008,
-)  # vidur fuses Q,K,V and gate,up
+LLAMA2_7B_D, LLAMA2_7B_QKV, LLAMA2_7B_UP = 4096, 3 * 4096, 2 * 11008  # vidur fuses QKV, gate+up
 
 
 def _vidur(name: str, n: int, N: int, ms: float) -> OperatorRun:
@@ -203,3 +204,6 @@ def sources() -> list[str]:
         A100_ALLREDUCE_LATENCY,
     ]
     return list(dict.fromkeys(m.source for m in records))
+
+
+slips.check_records(globals())

@@ -16,6 +16,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from common.tables import slips
 from common.tables.validate import positive_int
 
 # ---------------------------------------------------------------------------
@@ -62,16 +63,8 @@ class Model:
     note: str = ""
 
     def __post_init__(self) -> None:
-        for field in (
-            "n_layers",
-            "d_model",
-            "n_heads",
-            "n_kv_heads",
-            "d_head",
-            "d_ff",
-            "vocab_size",
-            "max_context",
-        ):
+        sizes = "n_layers d_model n_heads n_kv_heads d_head d_ff vocab_size max_context"
+        for field in sizes.split():
             value = getattr(self, field)
             if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
@@ -106,6 +99,8 @@ class Model:
             return "MHA"
         return "MQA" if self.n_kv_heads == 1 else "GQA"
 
+
+slips.check_table_source(slips.source_of(globals()), __file__, Model)  # a field lost, a key twice
 
 # ---------------------------------------------------------------------------
 # The table. Edit a literal, rerun a lecture.
@@ -165,6 +160,7 @@ LLAMA_3_70B = Model(
 )
 
 MODELS: dict[str, Model] = {m.key: m for m in (LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B)}
+slips.check_records(globals())  # booleans are True or False
 
 
 def get_model(name: str) -> Model:

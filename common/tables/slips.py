@@ -1,12 +1,10 @@
-"""Slips in the hardware table, each said in one line that names the chip, field or entry.
+"""Slips in the tables a student edits (`TABLES`), each said in one line naming file and line.
 
-Standard library only. ``common/hw_specs.py`` calls `check_table_source` on its own
-source before it builds the table, so that a deleted or misspelt field, a chip key
-used twice, a chip variable defined twice or a precision listed twice in one dict
-(which a dict literal would silently drop) is refused with a ValueError naming both
-places. `describe` turns an error raised while the table module ran (a syntax error,
-a name typed wrong) into one line naming the file and line. Both are generic over the
-fields of ``Chip``: a new field is checked like the others.
+Standard library only. Each table runs `check_table_source` on its source before it builds
+its records (a field deleted or misspelt, an empty key, a key, record or dict key twice)
+and `check_records` after (booleans, each record's `validate`, a chip figure x100 off its
+shipped value: a warning). `describe` says an error raised while a table ran, or a chip or
+model the code names that the table lost, in one line. All are generic over the fields.
 """
 
 from __future__ import annotations
@@ -14,32 +12,46 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import linecache
 import os
+import re
+import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import MISSING
 
-TABLE_NAME = "hw_specs.py"
+TABLES = (
+    "common/hw_specs.py",
+    *(f"common/tables/{t}.py" for t in ("models", "measurements", "assumptions")),
+)
+
+
+DICT_FIX = "a dict keeps only the last, so delete one"
+
+
+class SlipError(ValueError):
+    """A slip in a table, already said in one line that names its file and line."""
 
 
 def shown(path: str) -> str:
-    """The table's path as a student sees it: 'common/hw_specs.py' for the course's own."""
+    """A course file's path as a student sees it: from its last 'common' or 'lectures' folder
+    ('common/hw_specs.py', 'common/tables/models.py'), else its last two parts."""
     parts = os.path.normpath(path).split(os.sep)
-    return "/".join(parts[-2:]) if len(parts) >= 2 else path
+    top = [i for i, part in enumerate(parts[:-1]) if part in ("common", "lectures")]
+    return "/".join(parts[top[-1] if top else -2 :])
 
 
 def _constant(node: ast.AST | None) -> object:
     return node.value if isinstance(node, ast.Constant) else None
 
 
-def _duplicates(keys: Iterable[tuple[object, int]], what: str, where: str) -> None:
+def _duplicates(keys: Iterable[tuple[object, int]], what: str, where: str, fix: str) -> None:
     seen: dict[object, int] = {}
     for key, line in keys:
-        if key is None:
-            continue
-        if key in seen:
-            raise ValueError(
+        if key is not None and key in seen:
+            raise SlipError(
                 f"{where} line {line}: {what} {key!r} is listed twice (lines {seen[key]} and "
-                f"{line}); a dict keeps only the last, so delete one"
+                f"{line}); {fix}"
             )
         seen[key] = line
 
@@ -57,80 +69,150 @@ def source_of(module_globals: dict) -> str:
     return text
 
 
-def check_table_source(source: str, path: str, chip_class: type) -> None:
-    """ValueError in one line for a structural slip in the table's source (see the module doc)."""
-    where = shown(path)
-    tree = ast.parse(source, filename=path)
-    fields = {f.name: f for f in dataclasses.fields(chip_class)}
-    required = {
-        name
-        for name, f in fields.items()
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    } | ({"key"} & set(fields))  # a chip of the table needs its key, though Chip defaults it
-    chip_keys: list[tuple[object, int, str]] = []
-    assigned: dict[str, int] = {}
+def check_table_source(source: str, path: str, *classes: type) -> None:
+    """Slip in one line for a structural slip in the table's source (see the module doc)."""
+    where, tree = shown(path), ast.parse(source, filename=path)
+    kinds = {cls.__name__: cls for cls in classes}
+    calls = [n for n in ast.walk(tree) if getattr(getattr(n, "func", None), "id", "") in kinds]
+    made = [(t.id, n.lineno) for n in tree.body if isinstance(n, ast.Assign) and n.value in calls
+            for t in n.targets if isinstance(t, ast.Name)]  # fmt: skip
+    _duplicates(made, "record", where, "rename or delete one")
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        for target in targets:
-            call = node.value
-            if not (isinstance(target, ast.Name) and isinstance(call, ast.Call)):
-                continue
-            if getattr(call.func, "id", "") != chip_class.__name__:
-                continue
-            if target.id in assigned:
-                raise ValueError(
-                    f"{where} line {node.lineno}: chip {target.id} is defined twice "
-                    f"(lines {assigned[target.id]} and {node.lineno}); rename or delete one"
-                )
-            assigned[target.id] = node.lineno
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
             target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-            name = getattr(target, "id", "")
-            keys = [(_constant(k), k.lineno) for k in node.value.keys if k is not None]
-            _duplicates(keys, f"{name}[...] entry", where)
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == chip_class.__name__):
-            continue
+            found = [(_constant(k), k.lineno) for k in node.value.keys if k is not None]
+            _duplicates(found, f"{getattr(target, 'id', '')}[...] entry", where, DICT_FIX)
+    keys: dict[str, list[tuple[object, int]]] = {}
+    for node in calls:
+        kind = kinds[node.func.id]  # type: ignore[attr-defined]
+        noun, fields = kind.__name__.lower(), {f.name: f for f in dataclasses.fields(kind)}
+        required = {n for n, f in fields.items() if f.default is f.default_factory is MISSING}
+        required |= {"key"} & set(fields)  # a record needs its key, though Chip defaults it
         kw = {k.arg: k for k in node.keywords if k.arg is not None}
+        if node.args and not kw:
+            continue  # given by position: Python itself names a missing one
         label = _constant(kw["name"].value) if "name" in kw else None
         key = _constant(kw["key"].value) if "key" in kw else None
-        chip = f"chip {key or label or '?'!s}" + (f" ({label})" if key and label else "")
+        rec = f"{noun} {key or label or '?'!s}" + (f" ({label})" if key and label else "")
         for name, k in kw.items():
             if name not in fields:
                 close = difflib.get_close_matches(name, list(fields), n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
-                raise ValueError(f"{where} line {k.value.lineno}: {chip} has no field {name}{hint}")
+                raise SlipError(f"{where} line {k.value.lineno}: {rec} has no field {name}{hint}")
         missing = sorted(required - set(kw))
         if missing:
-            raise ValueError(
-                f"{where} line {node.lineno}: {chip} is missing its field {missing[0]}"
-            )
+            raise SlipError(f"{where} line {node.lineno}: {rec} is missing its field {missing[0]}")
+        if isinstance(key, str) and not key.strip():
+            line = kw["key"].value.lineno
+            raise SlipError(f"{where} line {line}: {rec} has an empty key; give it a name")
         table = kw.get("peak_flops_table")
         if table is not None and isinstance(table.value, ast.Dict):
-            keys = [(_constant(k), k.lineno) for k in table.value.keys if k is not None]
-            _duplicates(keys, f"{chip} peak", where)
-        if key is not None:
-            chip_keys.append((key, node.lineno, str(label or key)))
-    first: dict[object, tuple[int, str]] = {}
-    for key, line, label in chip_keys:
-        if key in first:
-            line0, label0 = first[key]
-            raise ValueError(
-                f"{where} line {line}: chip key {key!r} is used twice: by {label0} (line "
-                f"{line0}) and by {label} (line {line}); give one a new key"
+            found = [(_constant(k), k.lineno) for k in table.value.keys if k is not None]
+            _duplicates(found, f"{rec} peak", where, DICT_FIX)
+        keys.setdefault(noun, []).append((key, node.lineno))
+    for noun, found in keys.items():
+        _duplicates(found, f"{noun} key", where, "give one a new key")
+
+
+def check_records(module_globals: dict) -> None:
+    """Slip for a built record of the table whose boolean is not True or False or whose own
+    `validate()` refuses it, at its line; one warning line per chip figure x100 off shipped."""
+    path = module_globals["__file__"]
+    tree = ast.parse(source_of(module_globals) or "pass")
+    lines = {t.id: n for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+             if isinstance(t, ast.Name)}  # fmt: skip
+    for name, record in list(module_globals.items()):
+        if isinstance(record, type) or not dataclasses.is_dataclass(record):
+            continue
+        node = lines.get(name)
+        _plausible(record, shown(path), getattr(node, "lineno", "?"))  # said before any refusal
+        try:
+            _booleans(record)
+            if hasattr(record, "validate"):
+                record.validate()
+        except (ValueError, ArithmeticError) as exc:
+            said = [k.lineno for k in ast.walk(node or ast.Pass()) if isinstance(k, ast.Constant)
+                    and f"got {k.value!r}" in str(exc)]  # fmt: skip
+            line = (said or [getattr(node, "lineno", "?")])[0]
+            raise SlipError(f"{shown(path)} line {line}: {exc}") from None
+
+
+def _booleans(record: object) -> None:
+    """ValueError for a field typed bool that holds anything else, in `record` or inside it."""
+    for f in dataclasses.fields(record):  # type: ignore[arg-type]
+        value = getattr(record, f.name)
+        if f.type == "bool" and not isinstance(value, bool):
+            raise ValueError(f"{f.name} must be True or False, got {value!r}")
+        for inner in value.values() if isinstance(value, Mapping) else (value,):
+            if dataclasses.is_dataclass(inner) and not isinstance(inner, type):
+                _booleans(inner)
+
+
+def _plausible(chip: object, where: str, line: object) -> None:
+    """One warning line on stderr per figure more than x100 off the shipped figure."""
+    from common.present.console import fmt_si
+    from common.tables.shipped import FIGURES
+
+    for label, was in FIGURES.get(getattr(chip, "key", None), {}).items():  # type: ignore[arg-type]
+        if label.startswith("peak "):
+            figure = getattr(chip, "peak_flops_table", {}).get(label[5:])
+            label = f"{label[5:]} peak"
+        else:
+            figure, label = getattr(chip, label, None), label.removesuffix("_figure")
+        value = getattr(figure, "value", None)
+        try:
+            ratio = max(value / was, was / value)  # type: ignore[operator]
+        except (TypeError, ArithmeticError):  # not a number at all: `validate` says so
+            continue
+        if ratio > 100:
+            off = f"x{ratio:,.0f} {'above' if value > was else 'below'}"  # type: ignore[operator]
+            sys.stderr.write(
+                f"warning: {where} line {line}: {chip.name} {label.replace('_', ' ')} is {off} "  # type: ignore[attr-defined]
+                f"the shipped {fmt_si(was, figure.unit)}: a unit slip?\n"  # type: ignore[union-attr]
             )
-        first[key] = (line, label)
 
 
 def describe(exc: BaseException) -> str | None:
-    """One line for an error raised while the hardware table ran, or None if it is not one."""
-    if isinstance(exc, SyntaxError) and os.path.basename(exc.filename or "") == TABLE_NAME:
-        return f"{shown(exc.filename or '')} line {exc.lineno}: {exc.msg}"
+    """One line for an error raised while a table ran, or for a chip or model the code names
+    that the table lost (renamed or deleted); None for any other error."""
+    if isinstance(exc, SlipError):
+        return str(exc)
+    if isinstance(exc, SyntaxError) and shown(exc.filename or "") in TABLES:
+        at, msg = exc.lineno or 0, exc.msg
+        if msg.startswith("positional argument follows"):  # Python says it at the call's end
+            lines = linecache.getlines(exc.filename or "")[:at]
+            typed = [n for n, text in enumerate(lines, 1) if re.match(r"\s*\w+\s*==[^=]", text)]
+            at, msg = (typed[-1], "'==' typed for '=' (a field takes one)") if typed else (at, msg)
+        return f"{shown(exc.filename or '')} line {at}: {msg}"
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
-    table = [
-        f for f in frames if os.path.basename(f.filename) == TABLE_NAME and f.name == "<module>"
-    ]
-    if table and isinstance(exc, (NameError, TypeError, AttributeError, KeyError)):
-        last = table[-1]
-        return f"{shown(last.filename)} line {last.lineno}: {exc}"
-    return None
+    table = [f for f in frames if shown(f.filename) in TABLES and f.name == "<module>"]
+    kinds = (NameError, TypeError, AttributeError, LookupError, ValueError, ArithmeticError)
+    if table and isinstance(exc, kinds):
+        text = str(exc).strip().splitlines() or [type(exc).__name__]
+        return f"{shown(table[-1].filename)} line {table[-1].lineno}: {text[0]}"
+    return _lost(exc, frames)
+
+
+def _lost(exc: BaseException, frames: list[traceback.FrameSummary]) -> str | None:
+    """'H100 is not in common/hw_specs.py (renamed or deleted?)' and where the code uses it."""
+    module = getattr(exc, "obj", None) if isinstance(exc, AttributeError) else None
+    if isinstance(exc, ImportError):
+        module = sys.modules.get(exc.name or "")
+        found = re.match(r"cannot import name '([^']+)'", str(exc))
+        name = found.group(1) if found else None
+    elif isinstance(exc, KeyError) and exc.args and isinstance(exc.args[0], str):
+        from common.tables.shipped import FIGURES
+
+        module, name = sys.modules.get("common.hw_specs"), f"chip key {exc.args[0]!r}"
+        if exc.args[0] not in FIGURES or exc.args[0] in getattr(module, "CHIPS", FIGURES):
+            return None
+    else:
+        name = getattr(exc, "name", None)
+    table = shown(getattr(module, "__file__", None) or "")
+    used = [f for f in frames if shown(f.filename).startswith(("common/", "lectures/"))]
+    if not (name and table in TABLES and used):
+        return None
+    return (
+        f"{shown(used[-1].filename)} line {used[-1].lineno}: {name} is not in {table} (renamed "
+        "or deleted there?): restore it, or compare with `git diff`"
+    )

@@ -16,7 +16,11 @@ def _number(x: object, what: str, kind: str = "a number") -> float:
     """x as a float when it is a real number (int, float, numpy scalar; not a bool)."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise ValueError(f"{what} must be {kind}, got {x!r}")
-    return float(x)
+    try:
+        return float(x)
+    except OverflowError:  # 10**400: too large for a float (and too long to print)
+        digits = math.floor(math.log10(abs(x))) + 1  # type: ignore[arg-type]
+        raise ValueError(f"{what} must be finite, got a {digits}-digit number") from None
 
 
 def positive(x: object, what: str) -> float:

@@ -47,7 +47,7 @@ def test_output_names_every_level(quick_run: dict) -> None:
         assert names[-1] == "DRAM"
     for level in [*LEVELS_HERE, "DRAM"]:
         assert re.search(rf"\b{level}\b", out)
-    assert "Caches the operating system reports" in out
+    assert ("Caches the operating system reports" in out) == bool(LEVELS_HERE)
     assert "Fixed cost of one call" in out
     assert "Operations on the hierarchical roofline" in out
     assert "What to observe:" in out
@@ -88,16 +88,20 @@ def test_results_section_schema(quick_run: dict) -> None:
         assert said == (sizes[-1] < 2 * llc)
 
     plateaus = {p["level"]: p for p in h["plateaus"]}
-    assert list(plateaus) == [*LEVELS_HERE, "DRAM"]
-    for p in plateaus.values():
-        assert p["bytes_per_s"] > 0 and p["points"] >= 1
-    assert plateaus["DRAM"]["bytes_per_s"] < plateaus["L1"]["bytes_per_s"]
-    assert plateaus["DRAM"]["hi_bytes"] is None
+    detected = [f"L{k}" for k in range(1, len(plateaus))]  # no sizes: named as found
+    assert list(plateaus) == [*(LEVELS_HERE or detected), "DRAM"]
+    for p in plateaus.values():  # DRAM has no point where the budget stops inside the LLC
+        reached = p["level"] != "DRAM" or not LEVELS_HERE or sizes[-1] >= 2 * llc
+        assert (p["points"] >= 1 and p["bytes_per_s"] > 0) if reached else p["points"] == 0
+    if plateaus["DRAM"]["points"] and LEVELS_HERE:  # detected plateaus are ordered by size only
+        assert plateaus["DRAM"]["bytes_per_s"] < plateaus["L1"]["bytes_per_s"]
+    assert (plateaus["DRAM"]["hi_bytes"] is None) == bool(LEVELS_HERE)  # known: open-ended
 
     roof = h["compute_roof_flops_per_s"]
     assert roof > 0
     ops = h["operations"]
-    assert {op["level"] for op in ops if op["label"].startswith("add")} == set(plateaus)
+    adds = {op["level"] for op in ops if op["label"].startswith("add")}
+    assert adds == {name for name, p in plateaus.items() if p["points"]}
     assert sum(op["label"].startswith("matmul") for op in ops) >= 1
     for op in ops:
         assert op["intensity"] > 0 and op["flops_per_s"] > 0

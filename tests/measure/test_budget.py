@@ -174,7 +174,8 @@ def test_cache_note_words() -> None:
     assert budget.cache_note("x", 1, None) is None  # unknown cache: nothing to claim
 
 
-def test_flags_parse_and_refuse() -> None:
+def test_flags_parse_and_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(budget, "headroom", lambda: (None, ""))  # any machine: room unknown
     parser = argparse.ArgumentParser()
     budget.add_flags(parser, "01")
     assert budget.from_args(parser.parse_args([])) == Budget(10.0, GiB)

@@ -14,6 +14,12 @@ KIB, MIB = 2**10, 2**20
 real_read_sysfs = caches.read_sysfs
 
 
+@pytest.fixture(autouse=True)
+def _no_fake_llc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests check detection itself, so a fake last-level cache must not stand in for it."""
+    monkeypatch.delenv(caches.FAKE_LLC_ENV, raising=False)
+
+
 def make_index(root: Path, index: int, level: str, kind: str, size: str, shared: str = "0") -> Path:
     """One sysfs cache entry: root/indexN/{level,type,size,shared_cpu_list}."""
     entry = root / f"index{index}"

@@ -72,8 +72,8 @@ def test_a_duplicated_chip_key_names_both_entries() -> None:
     msg = refused(src)
     first, second = line_of(src, "H100 = Chip("), line_of(src, "B200 = Chip(")
     assert msg == (
-        f"common/hw_specs.py line {second}: chip key 'h100' is used twice: by H100 SXM (line "
-        f"{first}) and by B200 (line {second}); give one a new key"
+        f"common/hw_specs.py line {second}: chip key 'h100' is listed twice (lines {first} and "
+        f"{second}); give one a new key"
     )
 
 
@@ -82,7 +82,7 @@ def test_a_chip_defined_twice_names_both_lines() -> None:
     msg = refused(src)
     a, b = line_of(src, "H100 = Chip("), line_of(src, "H100 = Chip(", 2)
     assert msg == (
-        f"common/hw_specs.py line {b}: chip H100 is defined twice (lines {a} and {b}); rename "
+        f"common/hw_specs.py line {b}: record 'H100' is listed twice (lines {a} and {b}); rename "
         "or delete one"
     )
 
@@ -223,7 +223,7 @@ SLIPS = {
     "figure typed as a string": (
         '"bf16": flops(989e12, H100_DATASHEET)',
         '"bf16": flops("989e12", H100_DATASHEET)',
-        "H100 SXM bf16 peak FLOP/s must be a number, got '989e12'",
+        "common/hw_specs.py line {line}: H100 SXM peak bf16 must be a number, got '989e12'",
     ),
     "element size zero": (
         '    "fp32": 4,\n',
@@ -233,7 +233,7 @@ SLIPS = {
     "duplicated chip key": (
         '    name="B200",\n    key="b200",',
         '    name="B200",\n    key="h100",',
-        "chip key 'h100' is used twice: by H100 SXM",
+        "chip key 'h100' is listed twice (lines ",
     ),
     "broken import": (
         "from common.tables import slips, sources",

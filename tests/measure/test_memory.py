@@ -1,0 +1,89 @@
+"""Out of memory is one line: the budget checked against what the process may allocate
+before a measurement, and an allocation that fails anyway named with the flag that fits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from common.measure import budget
+from common.measure.budget import Budget
+
+GiB, MiB = 2**30, 2**20
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_tightest_limit_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import resource
+
+    status = tmp_path / "status"
+    status.write_text("Name:\tpython\nVmSize:\t  204800 kB\nVmData:\t  102400 kB\n")
+    limits = {resource.RLIMIT_AS: 1 * GiB, resource.RLIMIT_DATA: resource.RLIM_INFINITY}
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limits.get(which, -1), -1))
+    monkeypatch.setattr("common.measure.caches.available_memory_bytes", lambda: 8 * GiB)
+    # 1024 MiB of address space less the 200 MiB already mapped
+    assert budget.headroom(str(status)) == (824 * MiB, "left under ulimit -v")
+    limits[resource.RLIMIT_DATA] = 300 * MiB  # 300 - 100 MiB of data: tighter still
+    assert budget.headroom(str(status)) == (200 * MiB, "left under ulimit -d")
+    monkeypatch.setattr("common.measure.caches.available_memory_bytes", lambda: 100 * MiB)
+    assert budget.headroom(str(status)) == (100 * MiB, "of free memory left")
+    monkeypatch.setattr("common.measure.caches.available_memory_bytes", lambda: None)
+    assert budget.headroom(str(tmp_path / "absent")) == (None, "")
+
+
+def test_a_budget_beyond_the_room_is_refused_naming_the_limit_that_fits() -> None:
+    # 1 GiB of room, less the 160 MiB margin: 864 MiB = 0.84 GiB, rounded down to 1/8: 0.75
+    with pytest.raises(ValueError) as info:
+        budget.check_memory(Budget(10, 3 * GiB // 2), GiB, "left under ulimit -v")
+    assert str(info.value) == (
+        "--memory-limit 1.5 GiB is more than this process can allocate; rerun with "
+        "--memory-limit 0.75 (1.00 GiB left under ulimit -v)"
+    )
+    budget.check_memory(Budget(10, 3 * GiB // 4), GiB)  # 0.75 GiB fits
+    budget.check_memory(Budget(10, 1000 * GiB), None)  # nothing known: nothing refused
+    assert budget.memory_advice() == ""
+    with pytest.raises(ValueError, match=r"only 0\.20 GiB of free memory left: close other"):
+        budget.check_memory(Budget(10, GiB), 200 * MiB)
+
+
+def test_advice_after_a_budget_that_fitted_halves_it() -> None:
+    budget.check_memory(Budget(10, GiB), 4 * GiB)  # fitted, yet an allocation failed
+    assert budget.memory_advice() == "rerun with --memory-limit 0.5 (4.00 GiB of free memory left)"
+
+
+WRAPPER = """
+import runpy, sys
+import numpy as np
+from numpy._core._exceptions import _ArrayMemoryError
+from common.measure import budget, roofs
+
+def refuse(n):
+    raise _ArrayMemoryError((40000, 40000), np.dtype("float32"))
+
+roofs._square_operands = refuse  # the calibration's first allocation fails
+budget.headroom = lambda: (4 * 2**30, "of free memory left")
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_a_failed_allocation_is_one_line_and_keeps_the_results(tmp_path: Path) -> None:
+    results = tmp_path / "machine.json"
+    results.write_text('{"kept": "as it was"}\n', encoding="utf-8")
+    lecture = str(REPO / "lectures" / "01_machine_probe.py")
+    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, lecture, "--quick", "--results", str(results)],
+        cwd=REPO, capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        "01_machine_probe.py: error: out of memory: Unable to allocate 5.96 GiB for an array "
+        "with shape (40000, 40000) and data type float32; rerun with --memory-limit 0.5 "
+        "(4.00 GiB of free memory left)"
+    ]  # 40000^2 x 4 bytes = 5.96 GiB; the default 1 GiB fitted the 4 GiB, so: half of it
+    assert results.read_text(encoding="utf-8") == '{"kept": "as it was"}\n'

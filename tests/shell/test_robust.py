@@ -1,0 +1,151 @@
+"""The smaller slips of issue 27, each run the way a student meets it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from common.files import atomic
+from common.shell import boot, paths
+
+REPO = Path(__file__).resolve().parents[2]
+LECTURE_02 = str(REPO / "lectures" / "02_roofline_basics.py")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != boot.TRACEBACK_ENV}
+    return {**env, **extra}
+
+
+def _script(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "99_demo.py"
+    script.write_text(
+        f"import os, sys\nsys.path.insert(0, {str(REPO)!r})\nfrom common.shell import boot\n"
+        "boot.start()\n" + textwrap.dedent(body),
+        encoding="utf-8",
+    )
+    return script
+
+
+@pytest.mark.parametrize("off", ["0", "no", "false", "OFF", " "])
+def test_traceback_off_words_keep_one_line(tmp_path: Path, off: str) -> None:
+    script = _script(tmp_path, "raise ValueError('bad figure')")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False,
+        env=_env(ROOFLINE_TRACEBACK=off), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stderr == "99_demo.py: error: bad figure\n"
+
+
+def test_traceback_on_still_shows_it(tmp_path: Path) -> None:
+    script = _script(tmp_path, "raise ValueError('bad figure')")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False,
+        env=_env(ROOFLINE_TRACEBACK="1"), timeout=60,
+    )  # fmt: skip
+    assert "Traceback (most recent call last)" in done.stderr
+
+
+def test_a_usage_error_with_stderr_closed_still_exits_2() -> None:
+    done = subprocess.run(
+        ["sh", "-c", f'"{sys.executable}" "{LECTURE_02}" --bogus 2>&-'],
+        capture_output=True, text=True, check=False, env=_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+
+
+def test_a_newline_in_a_path_stays_in_the_one_line(tmp_path: Path) -> None:
+    folder = "/proc/a\nb"
+    done = subprocess.run(
+        [sys.executable, LECTURE_02, "--png", "--outdir", folder],
+        capture_output=True, text=True, check=False, env=_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "/proc/a\\nb is in a kernel file system" in done.stderr
+    assert paths.display_path("/x/a\nb.json") == "/x/a\\nb.json"
+
+
+def test_an_os_error_naming_a_newline_file_is_one_line(tmp_path: Path) -> None:
+    script = _script(tmp_path, "open('/nonexistent/a\\nb')")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False,
+        env=_env(), timeout=60,
+    )  # fmt: skip
+    assert done.stderr == "99_demo.py: error: /nonexistent/a\\nb: No such file or directory\n"
+
+
+def test_a_long_number_is_not_echoed_in_full() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "lectures/01_machine_probe.py"), "--time-limit", "9" * 5000],
+        capture_output=True, text=True, check=False, env=_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert len(done.stderr) < 300 and "above 1 and up to 3600" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["SIGQUIT", "SIGUSR1"])
+def test_a_stop_signal_during_a_save_leaves_no_temporary(tmp_path: Path, name: str) -> None:
+    target = tmp_path / "machine.json"
+    target.write_text("old", encoding="utf-8")
+    body = f"""
+    import signal
+    from common.files import atomic
+    with atomic.atomic_output({str(target)!r}, "w") as handle:
+        handle.write("new")
+        os.kill(os.getpid(), signal.{name})
+        handle.write(" and more")
+    """
+    done = subprocess.run(
+        [sys.executable, str(_script(tmp_path, body))], capture_output=True, text=True,
+        check=False, env=_env(), timeout=60,
+    )  # fmt: skip
+    signum = getattr(signal, name)
+    assert done.returncode == -signum  # ended by that signal, as a shell reports 128 + signum
+    assert done.stderr == f"99_demo.py: stopped by {name}; nothing half-written was kept\n"
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["99_demo.py", "machine.json"]
+
+
+def test_a_read_only_mount_is_named_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class ReadOnly:
+        f_flag = os.ST_RDONLY
+
+    monkeypatch.setattr(os, "access", lambda *args, **kwargs: False)
+    monkeypatch.setattr(os, "statvfs", lambda path: ReadOnly())
+    with pytest.raises(
+        ValueError, match=r"cannot write to output folder .*: read-only file system$"
+    ):
+        atomic.writable_dir(tmp_path)
+    monkeypatch.setattr(ReadOnly, "f_flag", 0)
+    with pytest.raises(ValueError, match=r": permission denied$"):
+        atomic.writable_dir(tmp_path)
+
+
+@pytest.mark.parametrize("lecture", ["02_roofline_basics.py", "10_tiled_attention.py"])
+def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "lectures" / lecture), *(["--quick"] * ("10" in lecture))],
+        capture_output=True, check=False, timeout=120,
+        env=_env(LC_ALL="C", PYTHONUTF8="0", PYTHONIOENCODING=""),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "µ".encode() in done.stdout
+
+
+def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    done = subprocess.run(
+        ["sh", "-c", f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && '
+         f'"{sys.executable}" "{LECTURE_02}" --png --outdir figs'],
+        capture_output=True, text=True, check=False, env=_env(), timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr == (
+        "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
+    )
