@@ -152,6 +152,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "common/present/llm.py": (T_LLM_PRESENT, T_SENTENCES + "::test_lecture08_speed_words_by_hand"),
     "common/exercises/__init__.py": (
+        "tests/exercises/test_exercise_answers.py",
         T_EX,
         T_SHIPPED,
         T_SENTENCES + "::test_h200_exercise_words_by_hand",

@@ -291,7 +291,7 @@ def test_fp8_sentence_by_hand() -> None:
     got = text(page.ridge_observations(ridges(fp8=100.2e12, fp8_batch=None)))[2]
     assert got == (
         "fp8 keeps the peak and cuts the bytes of X and W x2.00, so the critical batch goes from "
-        "120 in bf16 to never."
+        "120 to never (bf16 to fp8)."
     )
     # the x1.25 and x0.8 edges still 'barely move': 150 / 120 = 1.25, 96 / 120 = 0.8
     for batch in (150, 96):
