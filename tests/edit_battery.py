@@ -234,8 +234,18 @@ def _sentence_faults(s: str) -> Iterator[str]:
         if m.group(1) == m.group(2):
             yield "'A, not A'"
     for m in re.finditer(r"\bfrom (\S.{0,40}?) to ", s):
-        if re.match(re.escape(m.group(1)) + r"(?![\w.]*\d)", s[m.end() :]):
+        same = re.match(re.escape(m.group(1)) + r"(?![\w.]*\d)", s[m.end() :])
+        if same and re.search(r"\d", m.group(1)):
             yield "'from A to A'"
+    # 10. "201 FLOP/B ..., above the ridge of 295": the number before and the ridge after.
+    for m in re.finditer(
+        rf"{NUM.format('a')}[^.;]{{0,40}}?\b(?P<w>below|under|above|past) (?:its |the )?"
+        rf"(?:[a-z0-9 ]{{0,20}}?)ridge (?:point )?of {NUM.format('b')}",
+        s,
+    ):
+        a, b = _value(m, "a"), _value(m, "b")
+        if (a >= b) if m.group("w") in ("below", "under") else (a < b):
+            yield f"says {m.group('w')} the ridge"
     # 8. "falls x3.2" / "drops x2": a factor of decrease above 1.
     for m in re.finditer(rf"\b(?:{DOWN})\s+x{NUM.format('r')}", s):
         if not _value(m, "r") > 1.0:
