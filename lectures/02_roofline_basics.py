@@ -96,7 +96,7 @@ part1 = page.Basics(
     BATCHES, K * N / (K + N),  # 2BKN / (2BK + 2KN + 2BN) grows towards KN / (K + N)
 )  # fmt: skip
 # sphinx_gallery_end_ignore
-show(page.basics_table(part1), page.basics_observations(part1))
+show(*page.basics(part1))
 
 # %%
 # 2. Ridge points and the critical batch
@@ -142,7 +142,7 @@ part2 = page.Ridges(
     nvfp4=(rows[(B300.key, "fp8")], rows[(B300.key, "nvfp4")]),
 )  # fmt: skip
 # sphinx_gallery_end_ignore
-show(page.ridge_table(part2), page.ridge_observations(part2))
+show(*page.ridges(part2))
 
 # %%
 # 3. Low precision, one matrix per example, decode attention
@@ -193,7 +193,7 @@ part3 = page.Exercises(
     H100.name, h100_ridge,
 )  # fmt: skip
 # sphinx_gallery_end_ignore
-show(page.exercise_tables(part3), page.exercise_observations(part3))
+show(*page.exercises(part3))
 
 # %%
 # 4. The roofline chart
@@ -276,7 +276,7 @@ part5 = page.Tiling(
     SM_REGISTERS, H100.name, h100_ridge, *needed,
 )  # fmt: skip
 # sphinx_gallery_end_ignore
-show(page.tiling_tables(part5), page.tiling_observations(part5))
+show(*page.tiling(part5))
 
 # %%
 # 6. The network roofline
@@ -323,4 +323,4 @@ part6 = page.Network(
           for (k, B), s in v5e_steps.items()),
 )  # fmt: skip
 # sphinx_gallery_end_ignore
-show(page.network_tables(part6), page.network_observations(part6))
+show(*page.network(part6))

@@ -239,7 +239,7 @@ def _sentence_faults(s: str) -> Iterator[str]:
             yield "'from A to A'"
     # 10. "201 FLOP/B ..., above the ridge of 295": the number before and the ridge after.
     for m in re.finditer(
-        rf"{NUM.format('a')}[^.;]{{0,40}}?\b(?P<w>below|under|above|past) (?:its |the )?"
+        rf"(?<![\w.]){NUM.format('a')}[^.;]{{0,40}}?\b(?P<w>below|under|above|past) (?:its |the )?"
         rf"(?:[a-z0-9 ]{{0,20}}?)ridge (?:point )?of {NUM.format('b')}",
         s,
     ):

@@ -101,8 +101,8 @@ class Basics:
         return next((B for B, op in self.matmuls().items() if op.bound == "compute"), None)
 
 
-def basics_table(r: Basics) -> Group:
-    """Part 1's table: each operation's FLOPs, bytes, intensity, bound, share of peak, time."""
+def basics(r: Basics) -> tuple[Group, Observations]:
+    """Part 1's table (FLOPs, bytes, I, bound, share of peak, T) and what it shows."""
     rows = [
         [
             o.name,
@@ -115,25 +115,11 @@ def basics_table(r: Basics) -> Group:
         ]
         for o in r.ops
     ]
-    return Group(
+    table = Group(
         Heading(f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"),
         Text(f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."),
         Table(["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="], rows),
     )
-
-
-def _vectors_faster(r: Basics) -> str:
-    """What makes the vector add and the dot product faster, from their bounds."""
-    memory = [o.name for o in r.ops[:2] if o.bound == "memory"]
-    if len(memory) == 2:
-        return "only moving fewer bytes makes them faster"
-    if not memory:
-        return "at this ridge both are compute-bound, so only more compute makes them faster"
-    return f"the {listing(memory)} is memory-bound, the other already compute-bound"
-
-
-def basics_observations(r: Basics) -> Observations:
-    """What part 1 shows: vectors stay at the bottom, the matmul climbs with B up to a limit."""
     add, dot = r.ops[:2]
     mm = r.matmuls()
     b0, b1, b2, last = r.batches[0], r.batches[1], r.batches[2], r.batches[-1]
@@ -152,7 +138,7 @@ def basics_observations(r: Basics) -> Observations:
             f"B = {first} ({mm[first].intensity:.1f} FLOP/B); at B = {before} the matmul "
             f"still gets only {r.share(mm[before]):.2%} of peak."
         )
-    return Observations(
+    return table, Observations(
         [
             f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
             f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
@@ -171,6 +157,16 @@ def basics_observations(r: Basics) -> Observations:
             "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
         ]
     )
+
+
+def _vectors_faster(r: Basics) -> str:
+    """What makes the vector add and the dot product faster, from their bounds."""
+    memory = [o.name for o in r.ops[:2] if o.bound == "memory"]
+    if len(memory) == 2:
+        return "only moving fewer bytes makes them faster"
+    if not memory:
+        return "at this ridge both are compute-bound, so only more compute makes them faster"
+    return f"the {listing(memory)} is memory-bound, the other already compute-bound"
 
 
 def roofline_chart(r: Basics) -> Group:
@@ -277,8 +273,8 @@ class Ridges:
     nvfp4: tuple[Ridge, Ridge]  # B300 in fp8 and nvfp4
 
 
-def ridge_table(r: Ridges) -> Group:
-    """Part 2's table: each chip and precision's peak, bandwidth, ridge and critical batch."""
+def ridges(r: Ridges) -> tuple[Group, Observations]:
+    """Part 2's table (peak, bandwidth, ridge, critical batch) and what it shows."""
     rows = [
         [
             x.chip,
@@ -291,10 +287,45 @@ def ridge_table(r: Ridges) -> Group:
         ]
         for x in r.rows
     ]
-    return Group(
+    table = Group(
         Heading(f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"),
         Text("ridge in FLOP/B; * marks an estimated peak (see the hardware table)."),
         Table(["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"], rows),
+    )
+    bf16 = [x for x in r.rows if x.precision == "bf16"]
+    low, high = min(bf16, key=lambda x: x.ridge), max(bf16, key=lambda x: x.ridge)
+    h1, h2 = r.bandwidth
+    compute = (
+        f"the {h1.chip}'s {fmt_rate(h1.peak)} of bf16 compute"
+        if fmt_rate(h1.peak) == fmt_rate(h2.peak)
+        else f"{fmt_rate(h2.peak)} of bf16 compute (the {h1.chip} has {fmt_rate(h1.peak)})"
+    )
+    d = direction(h1.ridge, h2.ridge, r0)
+    moral = {
+        -1: " A lower ridge makes full speed easier to reach.",
+        1: " A higher ridge makes full speed harder to reach.",
+    }.get(d, "")
+    n0, n1 = r.nvfp4
+    gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
+    only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
+    return table, Observations(
+        [
+            f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
+            f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
+            "every byte it reads that many times, which at small batch takes about that many "
+            "tokens at a time.",
+            f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
+            f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
+            f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
+            f"{batch_change(h1.batch, h2.batch)}.{moral}",
+            _fp8(*r.fp8),
+            f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
+            f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
+            f"batch {batch_change(n0.batch, n1.batch)}{_bigger_batches(n0.batch, n1.batch)}.",
+            "Since the intensity stays below B, the critical batch sits above the ridge: in "
+            f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
+            "writing the output cost bytes too (part 1's last observation).",
+        ]
     )
 
 
@@ -347,45 +378,6 @@ def _above_ridge(x: Ridge) -> str:
     return f"is {x.batch:,}, not {r0(x.ridge)}"
 
 
-def ridge_observations(r: Ridges) -> Observations:
-    """What part 2 shows: bandwidth lowers the ridge, fp8 keeps the batch, nvfp4 raises it."""
-    bf16 = [x for x in r.rows if x.precision == "bf16"]
-    low, high = min(bf16, key=lambda x: x.ridge), max(bf16, key=lambda x: x.ridge)
-    h1, h2 = r.bandwidth
-    compute = (
-        f"the {h1.chip}'s {fmt_rate(h1.peak)} of bf16 compute"
-        if fmt_rate(h1.peak) == fmt_rate(h2.peak)
-        else f"{fmt_rate(h2.peak)} of bf16 compute (the {h1.chip} has {fmt_rate(h1.peak)})"
-    )
-    d = direction(h1.ridge, h2.ridge, r0)
-    moral = {
-        -1: " A lower ridge makes full speed easier to reach.",
-        1: " A higher ridge makes full speed harder to reach.",
-    }.get(d, "")
-    n0, n1 = r.nvfp4
-    gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
-    only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
-    return Observations(
-        [
-            f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
-            f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
-            "every byte it reads that many times, which at small batch takes about that many "
-            "tokens at a time.",
-            f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
-            f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
-            f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
-            f"{batch_change(h1.batch, h2.batch)}.{moral}",
-            _fp8(*r.fp8),
-            f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
-            f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
-            f"batch {batch_change(n0.batch, n1.batch)}{_bigger_batches(n0.batch, n1.batch)}.",
-            "Since the intensity stays below B, the critical batch sits above the ridge: in "
-            f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
-            "writing the output cost bytes too (part 1's last observation).",
-        ]
-    )
-
-
 # ---------------------------------------------------------------------------
 # 3. Low precision, one matrix per example, decode attention
 # ---------------------------------------------------------------------------
@@ -432,8 +424,8 @@ class Exercises:
     ridge: float  # bf16 ridge of the chip decode attention is held against
 
 
-def exercise_tables(r: Exercises) -> Group:
-    """Exercises 1 and 2, exercise 4, and decode attention per variant, as three tables."""
+def exercises(r: Exercises) -> tuple[Group, Observations]:
+    """Part 3's three tables (v5e cases, exercise 4, decode attention) and what they show."""
     v5e = [
         [x.case, x.precision, r0(x.ridge), f"~ {2 / x.w_bytes:g} B", r0(x.book), never(x.exact)]
         for x in r.v5e
@@ -450,7 +442,7 @@ def exercise_tables(r: Exercises) -> Group:
         ]
         for a in r.attention
     ]
-    return Group(
+    table = Group(
         Heading(f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]"),
         Text("book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."),
         Table(["case", "compute", "ridge", "I, small B", "book's B", "exact B"], v5e),
@@ -462,17 +454,6 @@ def exercise_tables(r: Exercises) -> Group:
         ),
         Table(["variant", "KV heads", "q per KV", "FLOPs", "KV bytes", "FLOP/B"], attention),
     )
-
-
-def _barely(before: int | None, after: int | None) -> str:
-    """'barely moves: a against b' within x1.25 either way, else how the batch changed."""
-    if before and after and 0.8 <= after / before <= 1.25:
-        return f"barely moves: {after:,} against {before:,}"
-    return batch_change(before, after)
-
-
-def exercise_observations(r: Exercises) -> Observations:
-    """What part 3 shows, from its three tables' rows."""
     int8, weights, bf16 = r.v5e
     (b_first, *_, i_first), (b_last, *_, i_last) = r.per_example[0], r.per_example[-1]
     now = ", ".join(f"{a.variant} {a.intensity:.1f}" for a in r.attention)
@@ -480,7 +461,7 @@ def exercise_observations(r: Exercises) -> Observations:
     same = later == [f"{a.intensity:.1f}" for a in r.attention]
     mqa = min(r.attention, key=lambda a: a.kv_heads)
     below = direction(mqa.intensity, r.ridge, lambda x: f"{x:.1f}") > 0
-    return Observations(
+    return table, Observations(
         [
             f"Exercise 1: int8 gives {ratio(r.int8_gain)} the v5e's bf16 peak and halves the "
             f"size of every number, so the critical batch {_barely(bf16.exact, int8.exact)} "
@@ -508,6 +489,13 @@ def exercise_observations(r: Exercises) -> Observations:
     )
 
 
+def _barely(before: int | None, after: int | None) -> str:
+    """'barely moves: a against b' within x1.25 either way, else how the batch changed."""
+    if before and after and 0.8 <= after / before <= 1.25:
+        return f"barely moves: {after:,} against {before:,}"
+    return batch_change(before, after)
+
+
 # ---------------------------------------------------------------------------
 # 5. Tiling
 # ---------------------------------------------------------------------------
@@ -525,8 +513,8 @@ class Tiling:
     accumulator: float  # its fp32 accumulator, bytes
 
 
-def tiling_tables(r: Tiling) -> Group:
-    """Tile traffic and intensities; output tiles against the register file and the ridge."""
+def tiling(r: Tiling) -> tuple[Group, Observations]:
+    """Part 5's tables (tile traffic, output tiles) and what they show."""
     reg = _kib(r.register_file)
     traffic = [[t, fmt_bytes(d), f"{e:.1f}", f"{a:.1f}"] for t, d, e, a in r.tiles]
     fits = [
@@ -539,7 +527,7 @@ def tiling_tables(r: Tiling) -> Group:
         ]
         for t, acc, i in r.outputs
     ]
-    return Group(
+    table = Group(
         Heading(f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul"),
         Table(
             ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"], traffic
@@ -551,13 +539,9 @@ def tiling_tables(r: Tiling) -> Group:
             f"{r.side:.0f}; fp32 accumulator {_kib(r.accumulator, 1)}."
         ),
     )
-
-
-def tiling_observations(r: Tiling) -> Observations:
-    """What part 5 shows: the output write is the gap; whether one SM holds the needed tile."""
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
-    return Observations(
+    return table, Observations(
         [
             "Exact and approximate intensities differ only by the output write: "
             f"{s_exact:.1f} against {s_approx:.1f} for {small} tiles, {l_exact:.1f} against "
@@ -604,8 +588,8 @@ class Network:
     ]  # (K, B, T_math, T_comms, I, bound)
 
 
-def network_tables(r: Network) -> Group:
-    """Network ridge and verdict per chip and K; then the v5e's times at several batches."""
+def network(r: Network) -> tuple[Group, Observations]:
+    """Part 6's tables (network ridge per chip, the v5e's steps) and what they show."""
     dims = [k for k, _ in r.links[0].bounds]
     rows = [
         [
@@ -621,7 +605,7 @@ def network_tables(r: Network) -> Group:
     steps = [
         [k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", bound] for k, B, tm, tc, i, bound in r.steps
     ]
-    return Group(
+    table = Group(
         Heading(f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16"),
         Text(
             "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
@@ -632,10 +616,6 @@ def network_tables(r: Network) -> Group:
         Text(f"\n{r.links[0].chip}, one ICI link: the batch does not change the verdict."),
         Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps),
     )
-
-
-def network_observations(r: Network) -> Observations:
-    """What part 6 shows: K/2 against the network ridge; compute outgrows the links."""
     v5e, v6e, h100, b300 = r.links
     dims = sorted({k for k, *_ in r.steps})
     batches = sorted({B for _, B, *_ in r.steps})
@@ -643,7 +623,7 @@ def network_observations(r: Network) -> Observations:
     at = [f"at K = {k:,} every one is {verdict[k]}-bound" for k in dims]
     c_gain, l_gain = b300.peak / h100.peak, b300.link_bw / h100.link_bw
     faster = direction(l_gain, c_gain, ratio) > 0
-    return Observations(
+    return table, Observations(
         [
             f"Network intensity is K/2 FLOP per byte, so on {v5e.chip} the split pays off only "
             f"for K > {v5e.critical_k:,.1f}. Of the batches from {batches[0]} to "

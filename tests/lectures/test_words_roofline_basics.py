@@ -69,7 +69,7 @@ def test_matmul_name_and_formats() -> None:
 
 
 def test_basics_table_by_hand() -> None:
-    got = text(page.basics_table(basics()))
+    got = text(page.basics(basics())[0])
     assert got[0] == ("1. Basic operations in bf16 on Hop (ridge 100 FLOP/B)")
     assert got[1] == "Vectors of 1,000 numbers; matmul X[B,1000] W[1000,4000]."
     assert got[2] == "operation | FLOPs | bytes | FLOP/B | bound | of peak | time >="
@@ -80,7 +80,7 @@ def test_basics_table_by_hand() -> None:
 
 
 def test_basics_observations_by_hand() -> None:
-    got = text(page.basics_observations(basics()))
+    got = text(page.basics(basics())[1])
     assert got == [
         # shares: 1/6 * 1 TB/s / 100 TFLOP/s = 0.17%; 0.5 / 100 = 0.50%; both below 100
         "A vector add does 0.167 FLOP per byte and a dot product 0.500, however long the "
@@ -102,27 +102,25 @@ def test_basics_observations_by_hand() -> None:
 
 def test_basics_crossing_other_ways() -> None:
     # 200 < 300: none reaches; B = 256 gets 200 / 300 = 66.67%
-    assert text(page.basics_observations(basics(ridge=300.0)))[2] == (
+    assert text(page.basics(basics(ridge=300.0))[1])[2] == (
         "No batch in the list reaches the ridge of 300 FLOP/B: even B = 256 gets 66.67% of peak."
     )
     # ridge 0.9: 0.999 >= 0.9 at B = 1 already; the dot product (0.5) is still memory-bound
-    got = text(page.basics_observations(basics(ridge=0.9)))
+    got = text(page.basics(basics(ridge=0.9))[1])
     assert got[2] == "Every batch in the list reaches the ridge of 1 FLOP/B."
     assert got[0].endswith("of peak; only moving fewer bytes makes them faster.")
     # ridge 0.4: the dot product (0.5) reaches it, the vector add (0.167) does not
-    got = text(page.basics_observations(basics(ridge=0.4)))
+    got = text(page.basics(basics(ridge=0.4))[1])
     assert got[0].endswith(
         "reach 41.67% and 100.00% of peak; the vector add is memory-bound, the other already "
         "compute-bound."
     )
-    got = text(page.basics_observations(basics(ridge=0.1)))  # both past the ridge
+    got = text(page.basics(basics(ridge=0.1))[1])  # both past the ridge
     assert got[0].endswith(
         "of peak; at this ridge both are compute-bound, so only more compute makes them faster."
     )
     # exactly at the ridge counts as reaching it: 60.0 >= 60
-    assert (
-        "is B = 64 (60.0 FLOP/B); at B = 16" in text(page.basics_observations(basics(ridge=60)))[2]
-    )
+    assert "is B = 64 (60.0 FLOP/B); at B = 16" in text(page.basics(basics(ridge=60))[1])[2]
 
 
 def test_roofline_chart_by_hand() -> None:
@@ -213,7 +211,7 @@ def ridges(
 def test_ridge_table_by_hand() -> None:
     r = ridges(nv=(100, None))
     r = replace(r, rows=(replace(r.rows[0], estimate=True), *r.rows[1:]))
-    got = text(page.ridge_table(r))
+    got = text(page.ridges(r)[0])
     assert got[0] == ("2. Ridge points and critical batch of X[B,100] W[100,400]")
     assert got[1] == "ridge in FLOP/B; * marks an estimated peak (see the hardware table)."
     assert got[2] == "chip | compute | X/W/out | peak | HBM | ridge | critical B"
@@ -222,7 +220,7 @@ def test_ridge_table_by_hand() -> None:
 
 
 def test_ridge_observations_by_hand() -> None:
-    assert text(page.ridge_observations(ridges())) == [
+    assert text(page.ridges(ridges())[1]) == [
         # bf16 ridges: Hop 100, Hop2 50
         "In bf16 the ridge points run from 50 (Hop2) to 100 FLOP/B (Hop): to use its compute, "
         "a matmul must reuse every byte it reads that many times, which at small batch takes "
@@ -247,59 +245,59 @@ def test_ridge_observations_by_hand() -> None:
 
 def test_ridge_observations_other_ways() -> None:
     # H200 at 0.5 TB/s: x2.00 less bandwidth, ridge 100 -> 200, batch 120 -> 240
-    got = text(page.ridge_observations(ridges(h200_bw=0.5e12, h200_batch=240)))
+    got = text(page.ridges(ridges(h200_bw=0.5e12, h200_batch=240))[1])
     assert got[1] == (
         "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with x2.00 less bandwidth than the "
         "Hop (500.00 GB/s against 1.00 TB/s), so its ridge rises from 100 to 200 FLOP/B and its "
         "critical batch rises from 120 to 240. A higher ridge makes full speed harder to reach."
     )
-    got = text(page.ridge_observations(ridges(h200_bw=1e12, h200_batch=120)))
+    got = text(page.ridges(ridges(h200_bw=1e12, h200_batch=120))[1])
     assert got[1].endswith(
         "with the same bandwidth as the Hop (1.00 TB/s against 1.00 TB/s), so its ridge stays at "
         "100 FLOP/B and its critical batch stays at 120."
     )
     # nvfp4 at 0.5e15: x0.50 the compute for x2.00 fewer bytes, no 'only'; 200 -> 100
-    got = text(page.ridge_observations(ridges(nvfp4=0.5e15, nv=(100, 60))))
+    got = text(page.ridges(ridges(nvfp4=0.5e15, nv=(100, 60)))[1])
     assert got[3] == (
         "nvfp4 on Bee: x0.50 the fp8 compute for x2.00 fewer bytes. The ridge falls from 200 "
         "to 100 FLOP/B and the critical batch falls from 100 to 60: the chip stays busy with "
         "smaller batches."
     )
     # x2.00 against x2.00: the same factor, no 'only'; the batch stays at 100
-    got = text(page.ridge_observations(ridges(nvfp4=2e15, nv=(100, 100))))
+    got = text(page.ridges(ridges(nvfp4=2e15, nv=(100, 100)))[1])
     assert got[3] == (
         "nvfp4 on Bee: x2.00 the fp8 compute for x2.00 fewer bytes. The ridge rises from 200 "
         "to 400 FLOP/B and the critical batch stays at 100."
     )
-    got = text(page.ridge_observations(ridges(nv=(None, 300))))
+    got = text(page.ridges(ridges(nv=(None, 300)))[1])
     assert "the critical batch goes from never to 300." in got[3]
-    got = text(page.ridge_observations(ridges(nv=(100, None))))
+    got = text(page.ridges(ridges(nv=(100, None)))[1])
     assert "the critical batch goes from 100 to never." in got[3]
 
 
 def test_fp8_sentence_by_hand() -> None:
     # 400 / 100 = x4.00 peak, bytes x2: batch 120 -> 300 is x2.50, outside x1.25
-    got = text(page.ridge_observations(ridges(fp8=400e12, fp8_batch=300)))[2]
+    got = text(page.ridges(ridges(fp8=400e12, fp8_batch=300))[1])[2]
     assert got == (
         "fp8 raises the peak x4.00 and cuts the bytes of X and W x2.00, so the critical batch "
         "rises from 120 to 300 (x2.50): the peak and the bytes do not move together here, so "
         "fp8 changes which side limits."
     )
-    got = text(page.ridge_observations(ridges(fp8=50e12, fp8_batch=60)))[2]
+    got = text(page.ridges(ridges(fp8=50e12, fp8_batch=60))[1])[2]
     assert got.startswith("fp8 lowers the peak x2.00 and cuts the bytes of X and W x2.00, so ")
     assert "falls from 120 to 60 (x0.50)" in got
-    got = text(page.ridge_observations(ridges(fp8=100.2e12, fp8_batch=None)))[2]
+    got = text(page.ridges(ridges(fp8=100.2e12, fp8_batch=None))[1])[2]
     assert got == (
         "fp8 keeps the peak and cuts the bytes of X and W x2.00, so the critical batch goes from "
         "120 to never (bf16 to fp8)."
     )
     # the x1.25 and x0.8 edges still 'barely move': 150 / 120 = 1.25, 96 / 120 = 0.8
     for batch in (150, 96):
-        got = text(page.ridge_observations(ridges(fp8_batch=batch)))[2]
+        got = text(page.ridges(ridges(fp8_batch=batch))[1])[2]
         assert f"barely moves: {batch} against 120" in got
-    got = text(page.ridge_observations(ridges(fp8_batch=151)))[2]
+    got = text(page.ridges(ridges(fp8_batch=151))[1])[2]
     assert "rises from 120 to 151 (x1.26)" in got
-    got = text(page.ridge_observations(ridges(fp8_batch=95)))[2]
+    got = text(page.ridges(ridges(fp8_batch=95))[1])[2]
     assert "falls from 120 to 95 (x0.79)" in got
 
 
@@ -308,14 +306,12 @@ def test_critical_batch_above_the_ridge_never_reads_equal() -> None:
     h1 = ridge("Hop", "bf16", 29.6e12, BW, 30)  # ridge 29.6 prints '30'
     r = ridges()
     r = page.Ridges(r.K, r.N, (h1, *r.rows[1:]), (h1, r.bandwidth[1]), (h1, r.fp8[1]), r.nvfp4)
-    got = text(page.ridge_observations(r))[4]
+    got = text(page.ridges(r)[1])[4]
     assert "on Hop it is 30, just above the ridge of 29.60, because" in got
     h1 = ridge("Hop", "bf16", PEAK, BW, None)
     r = page.Ridges(r.K, r.N, (h1, *r.rows[1:]), (h1, r.bandwidth[1]), (h1, r.fp8[1]), r.nvfp4)
-    assert (
-        "on Hop it never reaches its ridge of 100, because" in text(page.ridge_observations(r))[4]
-    )
-    assert "goes from never to 60" in text(page.ridge_observations(r))[1]
+    assert "on Hop it never reaches its ridge of 100, because" in text(page.ridges(r)[1])[4]
+    assert "goes from never to 60" in text(page.ridges(r)[1])[1]
 
 
 # ---------------------------------------------------------------------------
@@ -341,7 +337,7 @@ def exercises(
 
 
 def test_exercise_tables_by_hand() -> None:
-    got = text(page.exercise_tables(exercises(weights=None)))
+    got = text(page.exercises(exercises(weights=None))[0])
     assert got[0] == ("3. Low precision on Tee, X[B,100] W[100,400]")
     assert got[1] == "book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."
     assert got[2] == "case | compute | ridge | I, small B | book's B | exact B"
@@ -360,7 +356,7 @@ def test_exercise_tables_by_hand() -> None:
 
 
 def test_exercise_observations_by_hand() -> None:
-    assert text(page.exercise_observations(exercises())) == [
+    assert text(page.exercises(exercises())[1]) == [
         "Exercise 1: int8 gives x2.00 the v5e's bf16 peak and halves the size of every number, "
         "so the critical batch barely moves: 256 against 256 (bf16 to int8). The small-B "
         "estimate gives 240.",
@@ -380,12 +376,12 @@ def test_exercise_observations_by_hand() -> None:
 
 def test_exercise_observations_other_ways() -> None:
     # int8 at 600 against bf16's 256: x2.34, outside x1.25
-    got = text(page.exercise_observations(exercises(int8=600)))
+    got = text(page.exercises(exercises(int8=600))[1])
     assert "so the critical batch rises from 256 to 600 (bf16 to int8)." in got[0]
-    got = text(page.exercise_observations(exercises(int8=None)))
+    got = text(page.exercises(exercises(int8=None))[1])
     assert "so the critical batch goes from 256 to never (bf16 to int8)." in got[0]
     # MQA's 32.0 against a ridge of 32.0 (printed alike): not below
-    assert text(page.exercise_observations(exercises(ridge=32.01)))[4] == (
+    assert text(page.exercises(exercises(ridge=32.01))[1])[4] == (
         "MQA's 32.0 FLOP/B is at or past the Hop ridge of 32.0: fewer KV heads cut the bytes, "
         "which is what GQA and MQA are for."
     )
@@ -395,7 +391,7 @@ def test_exercise_observations_other_ways() -> None:
         for a in r.attention
     )
     r = replace(r, attention=longer)
-    assert "tokens it is now (1.0, 4.0, 32.3), and" in text(page.exercise_observations(r))[3]
+    assert "tokens it is now (1.0, 4.0, 32.3), and" in text(page.exercises(r)[1])[3]
 
 
 # ---------------------------------------------------------------------------
@@ -409,7 +405,7 @@ def tiling(side: float = 200.0, registers: int = 65536) -> page.Tiling:
 
 
 def test_tiling_tables_by_hand() -> None:
-    got = text(page.tiling_tables(tiling()))
+    got = text(page.tiling(tiling())[0])
     assert got[0] == ("5. Tiling a (1024x1024) @ (1024x1024) bf16 matmul")
     assert got[1] == "tile bm x bk x bn | main-memory traffic | FLOP/B exact | bm*bn/(bm+bn)"
     assert got[2] == "32x32x32 | 2.00 GB | 15.8 | 16.0"
@@ -420,12 +416,12 @@ def test_tiling_tables_by_hand() -> None:
     assert got[8] == (
         "\nTile needed for 100 FLOP/B from HBM alone: about 200 x 200; fp32 accumulator 156.2 KiB."
     )
-    edge = page.Tiling(8, (), (("8x8", 65536.0, 100.0),), 65536, "Hop", 100.0, 1, 4)
-    assert text(page.tiling_tables(edge))[4] == "8x8 | 64 KiB | yes | 100 | yes"  # both edges
+    edge = replace(tiling(), outputs=(("8x8", 65536.0, 100.0),))  # 64 KiB, at the ridge
+    assert text(page.tiling(edge)[0])[6] == "8x8 | 64 KiB | yes | 100 | yes"  # both edges
 
 
 def test_tiling_observations_by_hand() -> None:
-    assert text(page.tiling_observations(tiling())) == [
+    assert text(page.tiling(tiling())[1]) == [
         "Exact and approximate intensities differ only by the output write: 15.8 against 16.0 "
         "for 32x32x32 tiles, 120.5 against 128.0 for 256x64x256. The inner size bk does not "
         "change the traffic.",
@@ -438,13 +434,13 @@ def test_tiling_observations_by_hand() -> None:
         "adds Tensor Memory (TMEM) beside each SM to hold accumulators, and lets two SMs run one "
         "MMA on shared operands: both exist to make tiles bigger.",
     ]
-    got = text(page.tiling_observations(tiling(registers=320000)))  # 160,000 / 320,000
+    got = text(page.tiling(tiling(registers=320000))[1])  # 160,000 / 320,000
     assert got[1].endswith(
         "takes 156.2 KiB: x2.00 less than its 312 KiB register file. One SM's registers can "
         "hold it."
     )
     assert got[2].startswith("Real GPUs go further. A large L2 cache")
-    got = text(page.tiling_observations(tiling(registers=160000)))  # exactly the same
+    got = text(page.tiling(tiling(registers=160000))[1])  # exactly the same
     assert "takes 156.2 KiB: the same as its 156 KiB register file. One SM's" in got[1]
 
 
@@ -470,7 +466,7 @@ def network(b300_peak: float = 300e12, b300_link: float = 2e11) -> page.Network:
 
 
 def test_network_tables_by_hand() -> None:
-    got = text(page.network_tables(network()))
+    got = text(page.network(network())[0])
     assert got[0] == ("6. X[B,K] W[K,512] split along K over two chips, bf16")
     assert got[1] == (
         "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
@@ -483,7 +479,7 @@ def test_network_tables_by_hand() -> None:
 
 
 def test_network_observations_by_hand() -> None:
-    assert text(page.network_observations(network())) == [
+    assert text(page.network(network())[1]) == [
         "Network intensity is K/2 FLOP per byte, so on Tee the split pays off only for "
         "K > 2,000.0. Of the batches from 8 to 64, at K = 1,000 every one is comms-bound and "
         "at K = 4,000 every one is compute-bound.",
@@ -496,21 +492,21 @@ def test_network_observations_by_hand() -> None:
         "rises from 500 to 1,500 FLOP/B. Compute grows faster than communication, a trend that "
         "runs through this course.",
     ]
-    got = text(page.network_observations(network(b300_peak=800e12, b300_link=1.2e12)))
+    got = text(page.network(network(b300_peak=800e12, b300_link=1.2e12))[1])
     # x4.00 the peak, x3.00 the link; ridge 800e12 / 1.2e12 = 667
     assert got[3] == (
         "From Hop to Bee, bf16 peak grew x4.00 but NVLink only x3.00: the network ridge rises "
         "from 500 to 667 FLOP/B. Compute grows faster than communication, a trend that runs "
         "through this course."
     )
-    got = text(page.network_observations(network(b300_peak=400e12, b300_link=1.2e12)))
+    got = text(page.network(network(b300_peak=400e12, b300_link=1.2e12))[1])
     assert got[3] == (
         "From Hop to Bee, NVLink grew x3.00 but bf16 peak only x2.00: the network ridge falls "
         "from 500 to 333 FLOP/B."
     )
     slow = network()
     slow_links = (*slow.links[:2], link("Hop", 1e10, 200e12), slow.links[3])
-    got = text(page.network_observations(page.Network(512, slow_links, slow.steps)))
+    got = text(page.network(page.Network(512, slow_links, slow.steps))[1])
     # 1e10 / 1e11 = x10.00 less; K > 2 x 200e12 / 1e10 = 40,000: no 'only'
     assert got[1] == (
         "Hop link carries x10.00 less bandwidth than one Tee ICI link, and the Hop needs "
@@ -518,10 +514,7 @@ def test_network_observations_by_hand() -> None:
     )
     estimate = replace(link("Bee", 2e11, 300e12), estimate=True)
     r = page.Network(512, (*slow.links[:3], estimate), slow.steps)
-    assert (
-        "From Hop to Bee, bf16 peak (an estimate) grew x1.50"
-        in text(page.network_observations(r))[3]
-    )
+    assert "From Hop to Bee, bf16 peak (an estimate) grew x1.50" in text(page.network(r)[1])[3]
 
 
 # ---------------------------------------------------------------------------
