@@ -14,7 +14,7 @@ The order follows the roofline chapter of :ref:`the book <sources>` (*How to Sca
 Your Model*), as :ref:`the lecture script <sources>` of CS349E does. Every number
 below comes from a formula in ``common/formulas/roofline.py`` and a figure in the
 hardware table ``common/hw_specs.py``; the tables and sentences are composed in
-``common/present/basics.py``. Nothing is timed, so every run prints the
+``lectures/words/roofline_basics.py``. Nothing is timed, so every run prints the
 same output; edit a figure in the table and rerun to see every dependent number move.
 
 Run it with ``python3 lectures/02_roofline_basics.py`` (standard library only, well
@@ -37,9 +37,9 @@ boot.start()
 from common.formulas import roofline
 from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
 from common.plots.roofline import save_roofline_png
-from common.present import basics
 from common.present.display import show
 from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
+from lectures.words import roofline_basics as page
 
 
 def make_parser() -> LectureParser:
@@ -80,13 +80,23 @@ basic_ops = [  # (name, FLOPs, bytes)
     ("dot product", 2.0 * VECTOR_LEN - 1, (2 * VECTOR_LEN + 1) * BF16),
 ]
 for B in BATCHES:
-    basic_ops.append((basics.matmul_name(B), *roofline.matmul_counts(B, K, N)))
+    basic_ops.append((page.matmul_name(B), *roofline.matmul_counts(B, K, N)))
 op_intensity = {name: roofline.intensity(f, d) for name, f, d in basic_ops}
 
-show(
-    basics.basic_ops_table(basic_ops, H100, VECTOR_LEN, K, N),
-    basics.basic_ops_observations(op_intensity, H100, BATCHES, K, N),
-)
+# sphinx_gallery_start_ignore
+peak, bw, h100_ridge = H100.peak_flops("bf16"), H100.mem_bw, H100.ridge_point("bf16")
+part1 = page.Basics(
+    H100.name, peak, bw, h100_ridge, VECTOR_LEN, K, N,
+    tuple(
+        page.Op(name, f, d, op_intensity[name], roofline.bound_of(op_intensity[name], h100_ridge),
+                roofline.attainable_flops(op_intensity[name], peak, bw),
+                roofline.lower_bound_time(f, d, peak, bw))
+        for name, f, d in basic_ops
+    ),
+    BATCHES, K * N / (K + N),  # 2BKN / (2BK + 2KN + 2BN) grows towards KN / (K + N)
+)  # fmt: skip
+# sphinx_gallery_end_ignore
+show(*page.basics(part1))
 
 # %%
 # 2. Ridge points and the critical batch
@@ -117,10 +127,22 @@ for chip, precision, formats in CASES:
     element_bytes = [bytes_per_elem(f) for f in formats]
     crit_batch[key] = roofline.critical_batch(K, N, ridge[key], *element_bytes)
 
-show(
-    basics.ridge_table(CASES, ridge, crit_batch, K, N),
-    basics.ridge_observations(CASES, ridge, crit_batch, H100, H200, B300),
-)
+# sphinx_gallery_start_ignore
+rows = {
+    (c.key, p): page.Ridge(
+        c.name, p, formats, bytes_per_elem(formats[1]), c.peak_flops(p),
+        c.peak_flops_table[p].estimate, c.mem_bw, ridge[(c.key, p)], crit_batch[(c.key, p)],
+    )
+    for c, p, formats in CASES
+}  # fmt: skip
+part2 = page.Ridges(
+    K, N, tuple(rows.values()),
+    bandwidth=(rows[(H100.key, "bf16")], rows[(H200.key, "bf16")]),
+    fp8=(rows[(H100.key, "bf16")], rows[(H100.key, "fp8")]),
+    nvfp4=(rows[(B300.key, "fp8")], rows[(B300.key, "nvfp4")]),
+)  # fmt: skip
+# sphinx_gallery_end_ignore
+show(*page.ridges(part2))
 
 # %%
 # 3. Low precision, one matrix per example, decode attention
@@ -143,7 +165,7 @@ for case, precision, formats in V5E_CASES:
     w_bytes, v5e_ridge = bytes_per_elem(formats[1]), TPU_V5E.ridge_point(precision)
     x_w_out = [bytes_per_elem(f) for f in formats]
     exact = roofline.critical_batch(K, N, v5e_ridge, *x_w_out)
-    v5e.append((case, precision, v5e_ridge, w_bytes, v5e_ridge * w_bytes / 2, exact))
+    v5e.append(page.V5e(case, precision, v5e_ridge, w_bytes, v5e_ridge * w_bytes / 2, exact))
 
 # Exercise 4: x[b] @ W[b] for every example b, so nothing is shared across the batch.
 per_example = {B: roofline.batched_matvec_counts(B, K, N) for B in (1, 16, 256, 4096)}
@@ -160,12 +182,18 @@ long_i = {
     for v, kv in ATTENTION
 }
 
-show(
-    basics.v5e_table(v5e, TPU_V5E, K, N),
-    basics.per_example_table(per_example, K, N),
-    basics.attention_table(attention, Q_HEADS, HEAD_DIM, CONTEXT),
-    basics.exercise_observations(v5e, per_example, attention, (LONG, long_i), TPU_V5E, H100),
-)
+# sphinx_gallery_start_ignore
+part3 = page.Exercises(
+    TPU_V5E.name, K, N, tuple(v5e),
+    TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
+    tuple((B, f, d, roofline.intensity(f, d)) for B, (f, d) in per_example.items()),
+    Q_HEADS, HEAD_DIM, CONTEXT, LONG,
+    tuple(page.Attention(v, kv, f, d, roofline.intensity(f, d), long_i[v])
+          for v, (kv, f, d) in attention.items()),
+    H100.name, h100_ridge,
+)  # fmt: skip
+# sphinx_gallery_end_ignore
+show(*page.exercises(part3))
 
 # %%
 # 4. The roofline chart
@@ -196,10 +224,11 @@ if args.png:
         title=f"bf16 rooflines; points placed on {H100.name}",
         placed_on=0,
     )
-    show(basics.roofline_png(png, "02_roofline.png", H100, others))
+    roofs = tuple(page.Roof(c.name, c.peak_flops("bf16"), c.ridge_point("bf16")) for c in others)
+    show(page.roofline_png(png, "02_roofline.png", part1, roofs))
 if not png:  # a terminal, or no matplotlib: the chart in text
-    show(basics.roofline_chart(op_intensity, H100))
-show(basics.roofline_observations(op_intensity, H100, BATCHES))
+    show(page.roofline_chart(part1))
+show(page.roofline_observations(part1))
 
 # %%
 # 5. Tiling: what main memory sees
@@ -239,10 +268,15 @@ accumulators = {(m, n): (m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TIL
 side = BF16 * H100.ridge_point("bf16")
 needed = (side, side**2 * FP32)  # the tile's side and its fp32 accumulator in bytes
 
-show(
-    basics.tiling_tables(SIZE, tiled, accumulators, SM_REGISTERS, H100, needed),
-    basics.tiling_observations(tiled, SM_REGISTERS, H100, needed),
-)
+# sphinx_gallery_start_ignore
+part5 = page.Tiling(
+    SIZE,
+    tuple((f"{m}x{k}x{n}", *tiled[(m, k, n)]) for m, k, n in TILES),
+    tuple((f"{m}x{n}", *accumulators[(m, n)]) for m, n in OUT_TILES),
+    SM_REGISTERS, H100.name, h100_ridge, *needed,
+)  # fmt: skip
+# sphinx_gallery_end_ignore
+show(*page.tiling(part5))
 
 # %%
 # 6. The network roofline
@@ -276,8 +310,17 @@ v5e_steps = {
     for B in (8, 128, 2048)
 }
 
-network = (net_ridge, net_k, verdicts)
-show(
-    basics.network_tables(NETWORK_CHIPS, network, v5e_steps, TPU_V5E, SHARD_N),
-    basics.network_observations(network, v5e_steps, TPU_V5E, TPU_V6E, H100, B300),
-)
+# sphinx_gallery_start_ignore
+part6 = page.Network(
+    SHARD_N,
+    tuple(
+        page.Link(c.name, c.link_name, c.link_bw, c.peak_flops("bf16"),
+                  c.peak_flops_table["bf16"].estimate, net_ridge[c.key], net_k[c.key],
+                  tuple((k, verdicts[(c.key, k)]) for k in NETWORK_DIMS))
+        for c in NETWORK_CHIPS
+    ),
+    tuple((k, B, s["t_math"], s["t_comms"], s["intensity"], s["bound"])
+          for (k, B), s in v5e_steps.items()),
+)  # fmt: skip
+# sphinx_gallery_end_ignore
+show(*page.network(part6))

@@ -8,7 +8,8 @@ Three parts, used by ``tests/present/test_edit_battery.py``:
   chips' figures swapped, a lower-precision peak below the higher one, capacities and
   shared memory halved, the README's exercise), each a name and ``{(chip, field): value}``;
 - ``contradictions(text)``: the sentences whose direction word (rose, fell, grew,
-  faster, "only", "barely moves", "n of m") disagrees with the numbers they quote.
+  faster, "only", "barely moves", "n of m") disagrees with the numbers they quote, that
+  say "A, not A" or "from A to A", or that print None, [] or a factor of x0.
 
 The reader is independent of the course's own wording helpers: it parses numbers and
 units back out of the printed text.
@@ -182,6 +183,8 @@ def contradictions(text: str) -> list[str]:
     for s in sentences(text):
         low = s.lower()
         found += [f"{why}: {s}" for why in _sentence_faults(low)]
+        if re.search(r"\bNone\b|\[\]|: \.|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
+            found.append(f"None, an empty list or a factor of x0: {s}")
     return found
 
 
@@ -236,6 +239,23 @@ def _sentence_faults(s: str) -> Iterator[str]:
         for m in re.finditer(rf"\(x{NUM.format('r')} what it has\)", s):
             if not _value(m, "r") > 1.0:
                 yield "says neither reaches, but one has enough"
+    # 9. "it is 30, not 30" and "moves from (a, b] to (a, b]": a change between equal texts.
+    for m in re.finditer(r"\b(\S+), not (\S+?)[,.;:)]?(?:\s|$)", s):
+        if m.group(1) == m.group(2):
+            yield "'A, not A'"
+    for m in re.finditer(r"\bfrom (\S.{0,40}?) to ", s):
+        same = re.match(re.escape(m.group(1)) + r"(?![\w.]*\d)", s[m.end() :])
+        if same and re.search(r"\d", m.group(1)):
+            yield "'from A to A'"
+    # 10. "201 FLOP/B ..., above the ridge of 295": the number before and the ridge after.
+    for m in re.finditer(
+        rf"(?<![\w.]){NUM.format('a')}[^.;]{{0,40}}?\b(?P<w>below|under|above|past) (?:its |the )?"
+        rf"(?:[a-z0-9 ]{{0,20}}?)ridge (?:point )?of {NUM.format('b')}",
+        s,
+    ):
+        a, b = _value(m, "a"), _value(m, "b")
+        if (a >= b) if m.group("w") in ("below", "under") else (a < b):
+            yield f"says {m.group('w')} the ridge"
     # 8. "falls x3.2" / "drops x2": a factor of decrease above 1.
     for m in re.finditer(rf"\b(?:{DOWN})\s+x{NUM.format('r')}", s):
         if not _value(m, "r") > 1.0:

@@ -97,7 +97,6 @@ T_CLAIMS = "tests/present/test_claims.py"
 T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
 T_OPS_PRESENT = "tests/present/test_operators_present.py"
-T_BASICS_PRESENT = "tests/present/test_basics_present.py"
 T_LLM_PRESENT = "tests/present/test_llm_present.py"
 T_SLIPS = "tests/tables/test_slips.py"
 T_SHIPPED = "tests/tables/test_shipped.py"
@@ -146,17 +145,14 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/plots/transformer.py": (T_PLOT_ARTICLE, T_PLOT_DATA),
     "common/tables/slips.py": (T_SLIPS,),
     "common/present/claims.py": (T_CLAIMS,),
-    "common/present/basics.py": (
-        T_BASICS_PRESENT,
-        T_SENTENCES + "::test_lecture02_numbers_by_hand",
-        T_SENTENCES + "::test_lecture02_directions_by_hand",
-    ),
+    "lectures/words/roofline_basics.py": ("tests/lectures/test_words_roofline_basics.py",),
     "common/present/operators.py": (
         T_OPS_PRESENT,
         T_SENTENCES + "::test_lecture05_directions_by_hand",
     ),
     "common/present/llm.py": (T_LLM_PRESENT, T_SENTENCES + "::test_lecture08_speed_words_by_hand"),
     "common/exercises/__init__.py": (
+        "tests/exercises/test_exercise_answers.py",
         T_EX,
         T_SHIPPED,
         T_SENTENCES + "::test_h200_exercise_words_by_hand",
@@ -458,9 +454,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("common/formulas/thresholds.py", "b = max(1, math.ceil(estimate))", "1 -> 2"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "- -> +"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "a - b -> a"): _SEARCH,
-    ("common/present/basics.py", "if gain > 1", "> -> >="): (
-        "gain == 1 prints '1.00' and says 'keeps the peak' a line above, so > 1 and >= 1 agree"
-    ),
     (OP, _WHOLE_LINE, "< -> <="): _WHOLE,
     (OP, _WHOLE_LINE, "< -> <= #2"): _WHOLE,
 }

@@ -51,8 +51,18 @@ from common.formulas.roofline import (
 )
 from common.formulas.thresholds import crossover
 from common.hw_specs import Chip
-from common.present.claims import listing, more_or_fewer, n_of_m, ratio, rose, speed
-from common.present.console import fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
+from common.present.claims import (
+    change,
+    direction,
+    listing,
+    more_or_fewer,
+    n_of_m,
+    ratio,
+    rose,
+    speed,
+    than,
+)
+from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
 from common.tables import shipped
 from common.tables.assumptions import (
     ARTICLE_7B,
@@ -181,6 +191,14 @@ def article_operators() -> list[tuple[str, float, float]]:
 
 
 GEMM_CROSSOVER_MS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
+
+
+def _crossing(c: tuple[int | None, int | None]) -> str:
+    """Where a sweep first reaches the ridge: 'at M in (a, b]', 'at M = 1' or 'at no M up to a'."""
+    before, first = c
+    if first is None:
+        return f"at no M up to {before}"
+    return f"at M = {first}" if before is None else f"at M in ({before}, {first}]"
 
 
 def gemm_crossover(
@@ -413,20 +431,24 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         else f"the bandwidth moved too ({ratio(chip.mem_bw / start.mem_bw)}), so the ridge "
         "moves with peak / bandwidth"
     )
-    if r1 > r0:
-        moral = " A faster compute unit raises the bar every kernel must clear to use it."
-    elif r1 < r0:
-        moral = " A lower ridge lets more kernels use the compute unit."
-    else:
-        moral = ""
+    moral = {
+        1: " A higher ridge raises the bar every kernel must clear to use the compute unit.",
+        -1: " A lower ridge lets more kernels use the compute unit.",
+    }.get(direction(r0, r1, _f1), "")
+    h100 = hw_specs.H100
+    moves = (
+        f"{_crossing(c0)} both before and after the edit"
+        if c0 == c1
+        else f"{_crossing(c0)} before the edit and {_crossing(c1)} after it"
+    )
     steps = (
         where,
         f"The ridge {rose(r0, r1, _f1, ' FLOP/byte')}: {bw} ({ratio(r1 / r0)}).",
-        f"The GEMM [M, 4096] x [4096, 4096] first reaches the ridge in M in ({c0[0]}, {c0[1]}] "
-        f"before the edit and in M in ({c1[0]}, {c1[1]}] after it.",
+        f"The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge {moves}.",
         "Operators whose intensity lies between the two ridges change their bound: "
         f"{listing(flipped, 'none of the article list')}.{moral}",
-        "This edit changes one variable only; a real H100 also brings more bandwidth.",
+        f"This edit changes the peak only; a real {h100.name} also has {fmt_bw(h100.mem_bw)} "
+        f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}.",
     )
     return Answer(
         steps=steps,
@@ -473,7 +495,11 @@ def critical_batch_answer(
         (
             f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
             f"(I = {intensity(f, d):.1f} FLOP/byte there): the activation and output bytes "
-            "the estimate ignores push the answer up."
+            + (
+                "the estimate ignores push the answer up."
+                if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
+                else "the estimate ignores barely count here."
+            )
             if exact is not None
             else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
             "climbs that high."
@@ -531,13 +557,30 @@ def h200_vs_h100_answer(n_params: float = 7e9, weight_bytes: float = 2) -> Answe
         crit = critical_batch(MATMUL_DIM, MATMUL_DIM, ridge)
         t_decode = n_params * weight_bytes / chip.mem_bw
         values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
-        rows.append((chip.name, fmt_bw(chip.mem_bw), _f1(ridge), f"{crit}", fmt_time(t_decode)))
+        rows.append(
+            (
+                chip.name,
+                fmt_bw(chip.mem_bw),
+                _f1(ridge),
+                fmt_batch(crit, "never"),
+                fmt_time(t_decode),
+            )
+        )
     h100, h200 = values["h100"], values["h200"]
     speedup = h100["decode_s"] / h200["decode_s"]
     values["decode_speedup"] = speedup
     c100, c200 = hw_specs.H100, hw_specs.H200
     peak_ratio = c200.peak_flops("bf16") / c100.peak_flops("bf16")
     b0, b1 = h100["critical_batch"], h200["critical_batch"]
+    batch = (
+        f"went from {fmt_batch(b0, 'never')} to {fmt_batch(b1, 'never')}"
+        if (b0 is None) != (b1 is None)
+        else rose(b0, b1, str)
+        if b0 is not None and b1 is not None
+        else "is never reached on either chip"
+    )
+    i_decode = 2 / weight_bytes  # one multiply-add (2 FLOP) per weight read
+    memory = min(h100["ridge"], h200["ridge"]) > i_decode
     if b0 is not None and b1 is not None and b0 != b1:
         need = (
             f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor "
@@ -555,12 +598,14 @@ def h200_vs_h100_answer(n_params: float = 7e9, weight_bytes: float = 2) -> Answe
         ),
         f"With {ratio(c200.mem_bw / c100.mem_bw)} the bandwidth, the H200's ridge "
         f"{rose(h100['ridge'], h200['ridge'], _f1, ' FLOP/byte')}, and the critical batch of "
-        f"a K = N = {MATMUL_DIM:,} layer {rose(b0 or 0, b1 or 0, str)} (table){need}.",
-        f"Decode at small batch is memory-bound: each step reads all {n_params / 1e9:g}B "
+        f"a K = N = {MATMUL_DIM:,} layer {batch} (table){need}.",
+        f"Decode at batch 1 does {i_decode:g} FLOP per byte, "
+        + ("below both ridges, so it is memory-bound" if memory else "no longer below both ridges")
+        + f": each step reads all {n_params / 1e9:g}B "
         f"weights ({fmt_bytes(n_params * weight_bytes)} in bf16). That read bounds the step "
         f"at {fmt_time(h100['decode_s'])} on H100 and {fmt_time(h200['decode_s'])} on "
-        f"H200, {speed(h100['decode_s'], h200['decode_s'])}: decode follows the bandwidth "
-        "ratio, not the compute ratio.",
+        f"H200, {speed(h100['decode_s'], h200['decode_s'])}"
+        + (": decode follows the bandwidth ratio, not the compute ratio." if memory else "."),
     )
     return Answer(
         steps=steps,
@@ -661,13 +706,14 @@ def bandwidth_2x_answer() -> Answer:
     for name, f, d in article_operators():
         s_compute, s_bw = speedup_2x(f, d, peak, bw)
         rows.append((name, f"{intensity(f, d) / ridge:.3f}", f"{s_compute:.2f}x", f"{s_bw:.2f}x"))
-        (gain_bw if s_bw > s_compute else gain_compute).append(name)
+        gains = direction(s_compute, s_bw, lambda x: f"{x:.2f}")
+        {1: gain_bw, -1: gain_compute}.get(gains, []).append(name)
     steps = (
         f"An operator below the ridge (I / I* < 1, with I* = {_f1(ridge)} FLOP/byte) is "
         "bound by its bytes: doubling bandwidth halves its time and doubling compute does "
         "nothing. Above the ridge the roles swap.",
-        f"Gain from 2x bandwidth: {'; '.join(gain_bw)}.",
-        f"Gain from 2x compute: {'; '.join(gain_compute)}.",
+        f"Gain more from 2x bandwidth: {'; '.join(gain_bw) or 'none of them'}.",
+        f"Gain more from 2x compute: {'; '.join(gain_compute) or 'none of them'}.",
         "An operator close to the ridge gains less than 2x from either, because the other "
         "roof soon takes over.",
     )
@@ -712,9 +758,10 @@ def sharded_matmul_answer(d_example: int = 8192) -> Answer:
 # Lecture 10: tiled attention with finite on-chip memory
 # ---------------------------------------------------------------------------
 def tiled_compute_bound_answer(
-    chip: Chip = hw_specs.H100, n: int = 8192, d_head: int = 128, precision: str = "bf16"
+    chip: Chip | None = None, n: int = 8192, d_head: int = 128, precision: str = "bf16"
 ) -> Answer:
-    """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the chip's ridge."""
+    """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the ridge (H100)."""
+    chip = chip or hw_specs.H100
     b = hw_specs.bytes_per_elem(precision)
     ridge = chip.ridge_point(precision)
     have = chip.smem_per_sm
@@ -751,9 +798,9 @@ def tiled_compute_bound_answer(
         steps += [
             f"The smallest such query block under the footprint rule is B_r = {blocks.rows} "
             f"(with B_c = {blocks.cols}), whose footprint U(B_r, B_c) is "
-            f"{need:,} bytes ({fmt_bytes(need, True, digits=0)}): one byte less and B_r "
-            "drops by one, T_r grows by one and the intensity falls under the ridge.",
-            f"That is {need / have:.2f} times the {fmt_bytes(have, True, digits=0)} of shared "
+            f"{need:,} bytes ({fmt_bytes(need, True, digits=0)})"
+            + _one_byte_less(n, d_head, need, b, flops),
+            f"That is {than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
             "memory one SM offers: "
             + (
                 "from shared memory alone the schedule stays memory-bound."
@@ -772,6 +819,21 @@ def tiled_compute_bound_answer(
     )
 
 
+def _one_byte_less(n: int, d_head: int, need: int, b: float, flops: float) -> str:
+    """What one byte less than the smallest M_sm does: its B_r, T_r and intensity."""
+    try:
+        less = attention_io.block_sizes(n, d_head, need - 1, b)
+    except ValueError:  # one byte less no longer holds one row of each block
+        return ": one byte less holds no block at all."
+    more = attention_io.block_sizes(n, d_head, need, b)
+    tr0, tr1 = (attention_io.kv_reads(n, x.rows, x.cols) for x in (more, less))
+    i = intensity(flops, attention_io.tiled_traffic(n, d_head, less.rows, less.cols, b))
+    return (
+        f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the intensity "
+        f"{_f1(i)} FLOP/byte, under the ridge."
+    )
+
+
 def _head_dims_reaching(values: Mapping[int, tuple[Any, ...]], ridge: float) -> str:
     """Which head dims of the table reach the ridge, in words."""
     reach = [str(d) for d, v in values.items() if v[3] >= ridge]
@@ -783,18 +845,23 @@ def _head_dims_reaching(values: Mapping[int, tuple[Any, ...]], ridge: float) -> 
 
 
 def tiled_head_dim_answer(
-    chip: Chip = hw_specs.H100,
+    chip: Chip | None = None,
     n: int = 8192,
     head_dims: Sequence[int] = (64, 128, 256),
     precision: str = "bf16",
 ) -> Answer:
-    """How the tiled traffic and intensity move with the head dim at a fixed M_sm."""
+    """How the tiled traffic and intensity move with the head dim at a fixed M_sm (H100)."""
+    chip = chip or hw_specs.H100
     b = hw_specs.bytes_per_elem(precision)
     m = chip.smem_per_sm
     ridge = chip.ridge_point(precision)
     rows, values = [], {}
     for d in head_dims:
-        blocks = attention_io.block_sizes(n, d, m, b)
+        try:
+            blocks = attention_io.block_sizes(n, d, m, b)
+        except ValueError:  # M_sm holds not even one row of each block at this d_h
+            rows.append((str(d), "none fits", "-", "-", "-"))
+            continue
         flops = attention_counts(n, d, b)[0]
         traffic = attention_io.tiled_traffic(n, d, blocks.rows, blocks.cols, b)
         values[d] = (blocks.rows, blocks.cols, traffic, intensity(flops, traffic))
@@ -807,19 +874,29 @@ def tiled_head_dim_answer(
                 bound_of(intensity(flops, traffic), ridge),
             )
         )
-    growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(head_dims)]
+    growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(values)]
     mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
+    exact = all(f"{g:.1f}" == "4.0" for g in growth)
     steps = (
         f"With M_sm fixed ({fmt_bytes(m, True, digits=0)}, the {chip.name}'s shared memory), "
         "a larger head dim makes every block row bigger, so fewer rows fit: B_r falls about as "
         "1 / d_h and T_r grows with d_h.",
         "Each reread of K and V also carries d_h elements per row, so the traffic "
         "D = b N d_h (2 + 2 T_r) grows about as d_h^2: FlashAttention's "
-        "Theta(N^2 d^2 / M). Here each doubling multiplies it by "
-        + " and ".join(f"{g:.1f}" for g in growth)
-        + f" (geometric mean {mean_growth:.1f}) rather than exactly 4 each time: B_r is "
-        "rounded down, B_c is capped at d_h, and the score block 4 B_r B_c weighs more at "
-        "large d_h.",
+        "Theta(N^2 d^2 / M). "
+        + (
+            "Here each doubling multiplies it by "
+            + " and ".join(f"{g:.1f}" for g in growth)
+            + f" (geometric mean {mean_growth:.1f})"
+            + (
+                "."
+                if exact
+                else " rather than exactly 4 each time: B_r is rounded down, B_c is capped "
+                "at d_h, and the score block 4 B_r B_c weighs more at large d_h."
+            )
+            if growth
+            else "Here fewer than two head dims of the list fit in M_sm, so none can be compared."
+        ),
         f"F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the "
         f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )

@@ -19,8 +19,9 @@ def _plain(x: float) -> str:
 
 
 def ratio(x: float, digits: int = 2) -> str:
-    """A factor as the course prints it: ratio(1.5) == 'x1.50'."""
-    return f"x{x:.{digits}f}"
+    """A factor as the course prints it: ratio(1.5) == 'x1.50'; a tiny one never prints x0."""
+    text = f"x{x:.{digits}f}"
+    return f"x{x:.2g}" if x and float(text[1:]) == 0 else text
 
 
 def direction(before: float, after: float, fmt: Fmt = _plain) -> int:
@@ -81,6 +82,12 @@ def times(x: float, digits: int = 2) -> str:
     if d == 0:
         return "the same"
     return f"{ratio(x, digits)} more" if d > 0 else f"{ratio(1 / x, digits)} less"
+
+
+def than(x: float, noun: str = "", digits: int = 2) -> str:
+    """`times` before its reference: 'x2.15 more bandwidth than', 'the same bandwidth as'."""
+    word = times(x, digits)
+    return f"{word} {noun} {'as' if word == 'the same' else 'than'}".replace("  ", " ")
 
 
 def more_or_fewer(n: float, than: float, noun: str = "") -> str:

@@ -7,8 +7,10 @@ Prose never types a derived number. It writes, for example::
 and the build evaluates the Python expression in a namespace that holds the public
 names of ``common.hw_specs``, ``common.formulas.roofline``, ``common.formulas.ledger``,
 ``common.formulas.thresholds``, ``common.formulas.attention_io``,
-``common.tables.assumptions``, ``common.tables.units`` and ``common.present.console``
-(plus ``math``, and ``common.tables.sources`` as ``sources``), then inserts the resulting
+``common.tables.assumptions``, ``common.tables.units``, ``common.present.console`` and
+the claims vocabulary ``common.present.claims`` (a sentence's direction words, decided
+from its numbers), plus ``math``, ``common.tables.sources`` as ``sources`` and
+``common.exercises`` as ``exercises`` (a worked answer quoted), then inserts the resulting
 text, with a no-break space between a number and its unit so that a line never ends
 between "138.41" and "MB". Edit a figure in ``common/hw_specs.py``, rebuild, and the
 page follows.
@@ -43,10 +45,11 @@ NAMESPACE_MODULES: tuple[str, ...] = (
     "common.tables.assumptions",
     "common.tables.units",
     "common.present.console",
+    "common.present.claims",
 )
 
 #: Modules the expressions can use by name (``sources.ARTICLE_TITLE``), not flattened.
-NAMED_MODULES: dict[str, str] = {"sources": "common.tables.sources"}
+NAMED_MODULES = {"sources": "common.tables.sources", "exercises": "common.exercises"}
 
 
 class ComputedError(SphinxError):

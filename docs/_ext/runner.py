@@ -25,7 +25,8 @@ Configuration (``docs/conf.py``):
 
 The build writes into ``_static/runner/`` of the site: ``pyodide-VERSION/`` (the
 runtime files, `RUNTIME_FILES`) and ``course.zip`` (`pack_course`: every module of
-``common/`` that imports on the standard library alone, and the panels' lectures).
+``common/`` that imports on the standard library alone, the panels' lectures and their
+words in ``lectures/words/``).
 The browser side is ``docs/_static/runner/``: ``runner.js`` (the page),
 ``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py`` (runs a lecture as
 a terminal would), ``runner-sw.js`` (the service worker that caches the runtime,
@@ -187,15 +188,23 @@ def standard_library_modules(package_dir: Path) -> dict[str, Path]:
     return {name: files[name] for name in sorted(ok)}
 
 
+def words_modules() -> dict[str, Path]:
+    """The lectures' words modules (``lectures/words/``), packed beside the lectures."""
+    return {module_name(p, REPO): p for p in sorted((REPO / "lectures" / "words").glob("*.py"))}
+
+
 def lecture_blockers(lecture: Path, packable: Mapping[str, Path]) -> list[str]:
-    """What a lecture imports at start-up that the browser cannot have ('' list when none)."""
-    imports = import_time_imports(lecture.read_text(encoding="utf-8"), "", packable)
+    """What a lecture (or its words) imports at start-up that the browser cannot have."""
+    words = words_modules()
+    imports = import_time_imports(lecture.read_text(encoding="utf-8"), "", {*packable, *words})
     blockers = []
     for dep in sorted(imports):
         head = dep.split(".")[0]
         if head == "common":
             if dep not in packable:
                 blockers.append(dep)
+        elif head == "lectures":
+            blockers += lecture_blockers(words[dep], packable) if dep in words else [dep]
         elif head not in sys.stdlib_module_names:
             blockers.append(dep)
     return blockers
@@ -214,6 +223,8 @@ def pack_course(package_dir: Path, lectures: Sequence[Path], target: Path) -> tu
         entries.append((path.relative_to(root).as_posix(), path.read_bytes()))
     for lecture in lectures:
         entries.append((f"lectures/{lecture.name}", lecture.read_bytes()))
+    for path in words_modules().values():
+        entries.append((path.relative_to(REPO).as_posix(), path.read_bytes()))
     entries.sort()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:

@@ -73,9 +73,11 @@ SUBSTITUTIONS = {
         "attm_bound": "compute",
         "att_fratio": "1.000",
         "att_dratio": str(reference.ATTN_BYTES_FACTOR),
-        "attn_t": reference.ATTN_NAIVE_MS + " ms",
-        "attm_t": reference.ATTN_MIN_MS + " ms",
-        "att_tratio": reference.ATTN_SPEEDUP,
+        # max(27.8 µs, 89.0 µs) -> max(27.8 µs, 0.6 µs): 27.80 / 89.01 = x0.31
+        "att_t": f"falls from {reference.ATTN_NAIVE_MS} ms to {reference.ATTN_MIN_MS} ms (x0.31)",
+        "att_why": "The time improves far less than the traffic because, once the bytes are "
+        "gone, the arithmetic is what remains: the minimum-traffic version sits on the compute "
+        "roof.",
         # Tiled attention (FlashAttention-2's schedule), N = 4096, d_h = 128, bf16.
         # Shared memory per SM: Hopper and Ampere tuning guides, 228 KiB and 164 KiB.
         "h100_smem": "228 KiB",
@@ -92,12 +94,13 @@ SUBSTITUTIONS = {
         "h100_i": "125.3",  # 8,673,820,672 / 69,206,016 = 125.33
         "a100_i": "96.2",  # 8,673,820,672 / 90,177,536 = 96.19
         "h100_ridge": reference.RIDGE_H100_BF16,
+        "h100_side": "below",  # 125.3 < 295.2
         # The smallest on-chip memory that reaches each ridge, and one row's footprint,
         # are the rule's (test_attention_io.py checks the rule); ratios by hand from them.
         "h100_need": "461 KiB",
         "a100_need": "336 KiB",
-        "h100_need_x": "x2.02",  # 461 / 228
-        "a100_need_x": "x2.05",  # 336 / 164
+        "h100_need_x": "x2.02 more than",  # 461 / 228
+        "a100_need_x": "x2.05 more than",  # 336 / 164
         "least": "1.26 KiB",
         "least_d": "8.59 GB",  # one query row per block: 2 x 4096 x 128 x (2 + 8192) B
         "least_ratio": "62",  # 8.592e9 / 138.41e6 (the article's naive 138.41 MB)
@@ -113,8 +116,14 @@ SUBSTITUTIONS = {
         "g512_i": reference.GEMM_512_I,
         "g512_bf16": "compute",  # 409.6 >= 295.2
         "g512_fp8": "memory",  # 409.6 < 590.7
-        "bw_growth": reference.A100_TO_H100_BW.removeprefix("x"),
-        "pk_growth": reference.A100_TO_H100_BF16.removeprefix("x"),
+        "growth": f"bf16 compute grew {reference.A100_TO_H100_BF16} but memory bandwidth only "
+        f"{reference.A100_TO_H100_BW}",
+        "a100_h100": f"rose from {reference.RIDGE_A100_BF16} to {reference.RIDGE_H100_BF16} "
+        "FLOP/byte",
+        "moral": "on the newer chip more kernels fall on the memory-bound side.",
+        "h200_pk": "the same bf16 compute as",  # 989 TFLOP/s on both datasheets
+        "h200_bw": "x1.43 more memory bandwidth than",  # 4.8 / 3.35
+        "h100_h200": f"falls from {reference.RIDGE_H100_BF16} to {989e12 / 4.8e12:.1f} FLOP/byte",
     },
     "concepts/time-bound": {  # naive attention on an A100 (article, section 3.3)
         "att_tc": "27.8 µs",  # 8.67 GFLOP / 312 TFLOP/s
@@ -161,19 +170,26 @@ SUBSTITUTIONS = {
     "concepts/assumptions": {
         "dec_t": "10.0 µs",  # 2 (2 x 4096 + 4096^2) bytes / 3.35e12
         "fp8_vs_a100": "6.3",
-        "a100_ridge": "201",
-        "h100_ridge": "295",
+        "ridge_moves": "rises from 201 to 295 FLOP/byte",  # 200.6 and 295.2, no decimals
+        "ridge_flip": "so a kernel that was compute-bound on the old chip can be memory-bound "
+        "on the new one: intuition carried over from the old chip gives the wrong answer",
     },
     "overview": {
         # the article's title in English, as the overview translates it
         "article_en": (
             "Performance modeling and profiling: the compute, bandwidth and memory ledgers"
         ),
-        "sweep_before": "({}, {}]".format(*reference.GEMM_CROSSOVER),
-        "sweep_after": "({}, {}]".format(*reference.GEMM_CROSSOVER_EDITED),
-        "crit_before": "223",
-        # B >= 1272.7 x 4096 / (4096 - 2545.4) = 3361.9
-        "crit_after": "3362",
+        # the README's edit, worked by the exercise: 1979 / 312 = x6.34 the ridge
+        "edit_ridge": f"The ridge rose from {reference.RIDGE_A100_BF16} to 1,272.7 FLOP/byte: "
+        "the bandwidth is unchanged, so the ridge moves with the peak (x6.34).",
+        "edit_sweep": "The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge at M in "
+        "({}, {}] before the edit and at M in ({}, {}] after it.".format(
+            *reference.GEMM_CROSSOVER, *reference.GEMM_CROSSOVER_EDITED
+        ),
+        # GEMM 512: 409.6 FLOP/byte, between 200.6 and 1,272.7
+        "edit_bounds": "Operators whose intensity lies between the two ridges change their "
+        "bound: GEMM 512 x 4096 x 4096 (compute to memory). A higher ridge raises the bar every "
+        "kernel must clear to use the compute unit.",
     },
     "concepts/headroom": {},
 }
@@ -297,12 +313,11 @@ TABLES = {
 # Numbers computed inline in prose: (how many roles, the sentences they must render).
 INLINE = {
     "overview": (
-        8,
+        6,
         [
             "性能建模与 Profiling：算力、带宽与显存账本",  # the article's title, as it prints it
             f"is {reference.RIDGE_A100_BF16} FLOP/byte in bf16; the H100's is "
             f"{reference.RIDGE_H100_BF16} FLOP/byte",
-            f"climbs from {reference.RIDGE_A100_BF16} to {reference.RIDGE_A100_EDITED} FLOP/byte",
             # GiB against GB, by hand: 80e9 B of HBM (datasheet); 2**30 / 1e9 - 1 = 7.37%;
             # 16 x 2**30 B = 17.18e9 B.
             "holds 80.00 GB of HBM",

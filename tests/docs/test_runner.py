@@ -290,7 +290,7 @@ def terminal_error(table: str, tmp_path: Path) -> str:
     """What `python3 lectures/02_roofline_basics.py` prints on stderr with this table."""
     work = tmp_path / "repo"
     shutil.copytree(REPO / "common", work / "common", ignore=shutil.ignore_patterns("__pycache__"))
-    (work / "lectures").mkdir()
+    shutil.copytree(REPO / "lectures" / "words", work / "lectures" / "words")
     shutil.copy(REPO / "lectures" / "02_roofline_basics.py", work / "lectures")
     (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
     proc = subprocess.run(

@@ -227,8 +227,10 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
     again, _ = runner.pack_course(REPO / "common", [lecture(s) for s in stems], tmp_path / "b")
     assert first == again and (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
     assert "common/hw_specs.py" in names and "common/shell/cli.py" in names
+    words = sorted(f"lectures/words/{p.name}" for p in (REPO / "lectures/words").glob("*.py"))
+    assert "lectures/words/roofline_basics.py" in words
     assert [n for n in names if n.startswith("lectures/")] == sorted(
-        f"lectures/{s}.py" for s in stems
+        [f"lectures/{s}.py" for s in stems] + words
     )
     assert not any("__pycache__" in n or not n.endswith(".py") for n in names)
     with zipfile.ZipFile(tmp_path / "a") as archive:

@@ -438,7 +438,14 @@ def test_h200_whole_answer() -> None:
     assert [r[:4] for r in answer.table.rows] == [r[:4] for r in rows]
     assert [r[4] for r in answer.table.rows] == [f"{t100 * 1e3:.2f} ms", f"{t200 * 1e3:.2f} ms"]
     step = answer.steps[-1]
-    assert NUMBER.findall(step) == ["7", "14.00", f"{t100 * 1e3:.2f}", f"{t200 * 1e3:.2f}"]
+    assert NUMBER.findall(step) == [
+        "1",
+        "1",
+        "7",
+        "14.00",
+        f"{t100 * 1e3:.2f}",
+        f"{t200 * 1e3:.2f}",
+    ]
     assert f"x{t100 / t200:.2f} faster" in step and "all 7B weights" in step
 
 

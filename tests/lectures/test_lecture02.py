@@ -111,7 +111,7 @@ def prose(output: str) -> str:
 
 
 def test_part1_observations_quote_the_limit(output: str) -> None:
-    assert "KN/(K+N) = 4096" in prose(output)
+    assert "KN/(K+N) = 4096" in prose(output)  # 8192 * 8192 / 16384
     assert "ridge 295 FLOP/B" in output
 
 
@@ -325,7 +325,8 @@ H100_PEAK_RE = re.compile(r'(H100 = Chip\(.*?"bf16": flops\()([^,]+)(,)', re.DOT
 def _copy_course(tmp_path: Path) -> tuple[Path, Path]:
     root = tmp_path / "course"
     shutil.copytree(REPO / "common", root / "common", ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "lectures").mkdir()
+    words = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(REPO / "lectures" / "words", root / "lectures" / "words", ignore=words)
     script = root / "lectures" / lecture_path(LECTURE).name
     shutil.copy2(lecture_path(LECTURE), script)
     return root / "common" / "hw_specs.py", script

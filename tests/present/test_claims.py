@@ -115,3 +115,15 @@ def test_listing_and_ratio() -> None:
     assert claims.listing(["a", "b", "c"]) == "a, b and c"
     assert claims.ratio(1.5) == "x1.50"
     assert claims.ratio(1.5, 1) == "x1.5"
+    # a factor that rounds to zero keeps two significant digits: 1/400 = 0.0025
+    assert claims.ratio(0.0025) == "x0.0025"
+    assert claims.ratio(0.004, 2) == "x0.004" and claims.ratio(0.005, 2) == "x0.01"
+    assert claims.ratio(0.04, 1) == "x0.04" and claims.ratio(0.0) == "x0.00"
+
+
+def test_than_puts_the_factor_before_its_reference() -> None:
+    assert claims.than(1.43, "bandwidth") == "x1.43 more bandwidth than"
+    assert claims.than(0.5, "bandwidth") == "x2.00 less bandwidth than"
+    assert claims.than(1.001, "bandwidth") == "the same bandwidth as"
+    assert claims.than(5.32) == "x5.32 more than"
+    assert claims.than(1.0) == "the same as"

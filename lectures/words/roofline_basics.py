@@ -1,0 +1,647 @@
+"""Lecture 02's words: its tables, captions and observations, from the records it computed.
+
+Standard library only (lecture 02 runs on a bare ``python3``). The lecture fills one
+record per section with ``common.formulas.roofline`` and the hardware table; each
+function here turns a record into display objects, and every comparison a sentence
+states (reaches, above, only, the same, fits) is decided from the numbers it quotes.
+Matmuls are X[B, K] · W[K, N]; intensities are in FLOP/byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from common.present.charts import ascii_roofline
+from common.present.claims import change, direction, listing, outgrew, ratio, than
+from common.present.console import (
+    fmt_batch,
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_intensity,
+    fmt_rate,
+    fmt_time,
+)
+from common.present.display import (
+    Figure,
+    Group,
+    Heading,
+    Observations,
+    PngResult,
+    Preformatted,
+    Table,
+    Text,
+    figure,
+)
+from common.shell.paths import display_path
+
+
+def r0(x: float) -> str:
+    """A ridge or an intensity as the tables print it: no decimals."""
+    return f"{x:.0f}"
+
+
+def comma0(x: float) -> str:
+    """A network ridge as its table prints it: 2,198."""
+    return f"{x:,.0f}"
+
+
+def never(b: int | None) -> str:
+    """A critical batch, or 'never' when no batch reaches the ridge."""
+    return fmt_batch(b, "never")
+
+
+def matmul_name(B: int) -> str:
+    """The row name of X[B, K] · W[K, N]: 'matvec, B=1' or 'matmul, B=16'."""
+    return "matvec, B=1" if B == 1 else f"matmul, B={B}"
+
+
+def _kib(n: float, digits: int = 0) -> str:
+    return fmt_bytes(n, binary=True, digits=digits)
+
+
+# ---------------------------------------------------------------------------
+# 1. Intensity of basic operations, and 4. the roofline chart
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Op:
+    """One operation on the chip: its counts, I = F / D, bound, attainable FLOP/s, T >=."""
+
+    name: str
+    flops: float
+    nbytes: float
+    intensity: float
+    bound: str  # 'compute' or 'memory'
+    attainable: float
+    time: float
+
+
+@dataclass(frozen=True)
+class Basics:
+    """Part 1: a vector add, a dot product, then X[B, K] · W[K, N] for each batch, in bf16."""
+
+    chip: str
+    peak: float
+    bw: float
+    ridge: float
+    vector_len: int
+    K: int
+    N: int
+    ops: tuple[Op, ...]  # vector add, dot product, one matmul per batch
+    batches: tuple[int, ...]
+    limit: float  # KN / (K + N), the intensity no batch passes
+
+    def share(self, op: Op) -> float:
+        return op.attainable / self.peak
+
+    def matmuls(self) -> dict[int, Op]:
+        return dict(zip(self.batches, self.ops[2:], strict=True))
+
+    def first_compute(self) -> int | None:
+        return next((B for B, op in self.matmuls().items() if op.bound == "compute"), None)
+
+
+def basics(r: Basics) -> tuple[Group, Observations]:
+    """Part 1's table (FLOPs, bytes, I, bound, share of peak, T) and what it shows."""
+    rows = [
+        [
+            o.name,
+            fmt_flops(o.flops),
+            fmt_bytes(o.nbytes),
+            fmt_intensity(o.intensity),
+            o.bound,
+            f"{r.share(o):.2%}",
+            fmt_time(o.time),
+        ]
+        for o in r.ops
+    ]
+    table = Group(
+        Heading(f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"),
+        Text(f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."),
+        Table(["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="], rows),
+    )
+    add, dot = r.ops[:2]
+    mm = r.matmuls()
+    b0, b1, b2, last = r.batches[0], r.batches[1], r.batches[2], r.batches[-1]
+    first = r.first_compute()
+    if first is None:
+        crossing = (
+            f"No batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B: even "
+            f"B = {last} gets {r.share(mm[last]):.2%} of peak."
+        )
+    elif first == b0:
+        crossing = f"Every batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B."
+    else:
+        before = r.batches[r.batches.index(first) - 1]
+        crossing = (
+            f"The first batch in the list to reach the ridge of {r0(r.ridge)} FLOP/B is "
+            f"B = {first} ({mm[first].intensity:.1f} FLOP/B); at B = {before} the matmul "
+            f"still gets only {r.share(mm[before]):.2%} of peak."
+        )
+    return table, Observations(
+        [
+            f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
+            f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
+            f"{r.chip} they reach {r.share(add):.2%} and {r.share(dot):.2%} of peak; "
+            f"{_vectors_faster(r)}.",
+            f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at "
+            f"B = {b1}, {mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by "
+            f"every row of X. At B = {b0} it is {mm[b0].intensity:.3f}, "
+            f"{ratio(mm[b0].intensity / dot.intensity)} the dot product's: each weight is used "
+            "once.",
+            crossing,
+            f"For large B the bytes of X and of the output count too: B = {last} gives "
+            f"{r0(mm[last].intensity)} FLOP/B, not {last}, and no batch can pass "
+            f"KN/(K+N) = {r0(r.limit)}.",
+            "Here is the core tension of LLM inference: each decode step makes one token per "
+            "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
+        ]
+    )
+
+
+def _vectors_faster(r: Basics) -> str:
+    """What makes the vector add and the dot product faster, from their bounds."""
+    memory = [o.name for o in r.ops[:2] if o.bound == "memory"]
+    if len(memory) == 2:
+        return "only moving fewer bytes makes them faster"
+    if not memory:
+        return "at this ridge both are compute-bound, so only more compute makes them faster"
+    return f"the {listing(memory)} is memory-bound, the other already compute-bound"
+
+
+def roofline_chart(r: Basics) -> Group:
+    """The text roofline of the chip in bf16 with each operation on it, and its legend."""
+    labels = "abcdefghijklmnopqrstuvwxyz"
+    points = [(label, o.intensity, None) for label, o in zip(labels, r.ops, strict=False)]
+    legend = [
+        [label, o.name, fmt_intensity(o.intensity), fmt_rate(o.attainable)]
+        for label, o in zip(labels, r.ops, strict=False)
+    ]
+    return Group(
+        Heading(f"4. Roofline of {r.chip}, bf16"),
+        Preformatted("\n".join(ascii_roofline(points, r.peak, r.bw)) + "\n"),
+        Table(["point", "operation", "FLOP/B", "attainable"], legend),
+    )
+
+
+@dataclass(frozen=True)
+class Roof:
+    """Another chip's bf16 roof drawn beside the bold one: its name, peak and ridge."""
+
+    chip: str
+    peak: float
+    ridge: float
+
+
+def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...]) -> Figure | Text:
+    """The saved figure with a caption that says what to look at, or why it was skipped."""
+    if not png:
+        return Text(f"\n{name}: {png.reason}")
+    first = r.first_compute()
+    climb = (
+        f"up the bandwidth slope to the matmuls on the flat compute roof from B = {first}"
+        if first is not None
+        else "up the bandwidth slope; no matmul of the list reaches the flat compute roof"
+    )
+    shared = []
+    for o in others:
+        if fmt_rate(o.peak) == fmt_rate(r.peak) and direction(r.ridge, o.ridge, r0):
+            way = "left" if o.ridge < r.ridge else "right"
+            shared.append(
+                f" {o.chip} has the same {fmt_rate(r.peak)} peak, so its dashed roof joins the "
+                f"bold one at its own ridge ({r0(o.ridge)} FLOP/B), further {way}."
+            )
+    return figure(
+        png.path,
+        f"Every operation of part 1 sits on the bold {r.chip} roof. Follow them from the "
+        f"vector add at the bottom left {climb}.{''.join(shared)} The dashed roofs of the "
+        "other chips show how far the same operations would climb there.",
+        display_path(png.path),
+    )
+
+
+def roofline_observations(r: Basics) -> Observations:
+    """What part 4 shows: two roofs meeting at the ridge; where the points sit on them."""
+    add, dot = r.ops[:2]
+    first = r.first_compute()
+    fusing = (
+        ": no amount of tuning their arithmetic helps; only fusing them with neighbours to "
+        "move fewer bytes does."
+        if add.bound == dot.bound == "memory"
+        else f": {_vectors_faster(r)}."
+    )
+    return Observations(
+        [
+            "The bandwidth roof rises one decade per decade of intensity until the ridge "
+            f"({r0(r.ridge)} FLOP/B, {fmt_rate(r.peak)}); past it the compute roof is flat.",
+            f"Points a and b sit at the bottom left ({r.share(add):.2%} and "
+            f"{r.share(dot):.2%} of peak){fusing}",
+            "The matmuls climb the slope as B grows"
+            + (f" and reach the flat roof from B = {first}" if first is not None else "")
+            + ". On the flat roof a larger batch adds latency per step but no throughput.",
+        ]
+    )
+
+
+# ---------------------------------------------------------------------------
+# 2. Ridge points and the critical batch
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Ridge:
+    """A chip at a precision: its peak and bandwidth, ridge, critical batch of X[B,K] W[K,N]."""
+
+    chip: str
+    precision: str
+    formats: tuple[str, str, str]  # element formats of X, W and the output
+    w_bytes: float  # bytes per weight
+    peak: float
+    estimate: bool  # the peak is an estimate
+    bw: float
+    ridge: float
+    batch: int | None  # the critical batch, None when no batch reaches the ridge
+
+
+@dataclass(frozen=True)
+class Ridges:
+    """Part 2's rows, and the three pairs its observations compare (before, after)."""
+
+    K: int
+    N: int
+    rows: tuple[Ridge, ...]
+    bandwidth: tuple[Ridge, Ridge]  # H100 and H200 in bf16
+    fp8: tuple[Ridge, Ridge]  # H100 in bf16 and fp8
+    nvfp4: tuple[Ridge, Ridge]  # B300 in fp8 and nvfp4
+
+
+def ridges(r: Ridges) -> tuple[Group, Observations]:
+    """Part 2's table (peak, bandwidth, ridge, critical batch) and what it shows."""
+    rows = [
+        [
+            x.chip,
+            x.precision,
+            "/".join(x.formats),
+            fmt_rate(x.peak, digits=2) + "*" * x.estimate,
+            fmt_bw(x.bw),
+            r0(x.ridge),
+            never(x.batch),
+        ]
+        for x in r.rows
+    ]
+    table = Group(
+        Heading(f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"),
+        Text("ridge in FLOP/B; * marks an estimated peak (see the hardware table)."),
+        Table(["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"], rows),
+    )
+    bf16 = [x for x in r.rows if x.precision == "bf16"]
+    low, high = min(bf16, key=lambda x: x.ridge), max(bf16, key=lambda x: x.ridge)
+    h1, h2 = r.bandwidth
+    compute = (
+        f"the {h1.chip}'s {fmt_rate(h1.peak)} of bf16 compute"
+        if fmt_rate(h1.peak) == fmt_rate(h2.peak)
+        else f"{fmt_rate(h2.peak)} of bf16 compute (the {h1.chip} has {fmt_rate(h1.peak)})"
+    )
+    d = direction(h1.ridge, h2.ridge, r0)
+    moral = {
+        -1: " A lower ridge makes full speed easier to reach.",
+        1: " A higher ridge makes full speed harder to reach.",
+    }.get(d, "")
+    n0, n1 = r.nvfp4
+    gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
+    only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
+    return table, Observations(
+        [
+            f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
+            f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
+            "every byte it reads that many times, which at small batch takes about that many "
+            "tokens at a time.",
+            f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
+            f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
+            f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
+            f"{batch_change(h1.batch, h2.batch)}.{moral}",
+            _fp8(*r.fp8),
+            f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
+            f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
+            f"batch {batch_change(n0.batch, n1.batch)}{_bigger_batches(n0.batch, n1.batch)}.",
+            "Since the intensity stays below B, the critical batch sits above the ridge: in "
+            f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
+            "writing the output cost bytes too (part 1's last observation).",
+        ]
+    )
+
+
+def batch_change(before: int | None, after: int | None) -> str:
+    """How a critical batch moves: 'rises from a to b', 'stays at a', or to/from 'never'."""
+    if before is None and after is None:
+        return "is never reached, before or after"
+    if before is None or after is None:
+        return f"goes from {never(before)} to {never(after)}"
+    return change(before, after, str)
+
+
+def _bigger_batches(before: int | None, after: int | None) -> str:
+    if before is None or after is None or before == after:
+        return ""
+    if after > before:
+        return ": the chip needs larger batches to stay busy"
+    return ": the chip stays busy with smaller batches"
+
+
+def _fp8(bf16: Ridge, fp8: Ridge) -> str:
+    """fp8 against bf16: the peak's factor, the bytes' factor, and what the batch did."""
+    gain, cut = fp8.peak / bf16.peak, bf16.w_bytes / fp8.w_bytes
+    d = direction(1.0, gain, lambda x: f"{x:.2f}")
+    peak = {0: "keeps the peak", 1: f"raises the peak {ratio(gain)}"}.get(
+        d, f"lowers the peak {ratio(1 / gain)}"
+    )
+    head = f"fp8 {peak} and cuts the bytes of X and W {ratio(cut)}, so the critical batch "
+    if fp8.batch is None or bf16.batch is None:
+        return head + f"{batch_change(bf16.batch, fp8.batch)} (bf16 to fp8)."
+    moved = fp8.batch / bf16.batch
+    if 0.8 <= moved <= 1.25:
+        return head + (
+            f"barely moves: {fp8.batch:,} against {bf16.batch:,} in bf16 ({ratio(moved)}). "
+            "Low precision speeds up both sides of the ledger; by itself it does not change "
+            "which side limits."
+        )
+    return head + (
+        f"{change(bf16.batch, fp8.batch, str)} ({ratio(moved)}): the peak and the bytes do "
+        "not move together here, so fp8 changes which side limits."
+    )
+
+
+def _above_ridge(x: Ridge) -> str:
+    """The critical batch against the ridge it exceeds (B > I* always: I(B) < B)."""
+    if x.batch is None:
+        return f"never reaches its ridge of {r0(x.ridge)}"
+    if str(x.batch) == r0(x.ridge):
+        return f"is {x.batch}, just above the ridge of {x.ridge:.2f}"
+    return f"is {x.batch:,}, not {r0(x.ridge)}"
+
+
+# ---------------------------------------------------------------------------
+# 3. Low precision, one matrix per example, decode attention
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class V5e:
+    """One low-precision case on the TPU v5e: the book's B ~ I* w / 2 and the exact B."""
+
+    case: str
+    precision: str
+    ridge: float
+    w_bytes: float
+    book: float
+    exact: int | None
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Decode attention of one variant: KV heads, FLOPs, KV bytes, I, and I at the long context."""
+
+    variant: str
+    kv_heads: int
+    flops: float
+    nbytes: float
+    intensity: float
+    long_intensity: float
+
+
+@dataclass(frozen=True)
+class Exercises:
+    """Part 3: the v5e cases (int8, int8 weights, bf16), exercise 4 and decode attention."""
+
+    chip: str
+    K: int
+    N: int
+    v5e: tuple[V5e, V5e, V5e]
+    int8_gain: float  # the v5e's int8 peak / its bf16 peak
+    per_example: tuple[tuple[int, float, float, float], ...]  # (B, FLOPs, bytes, I)
+    q_heads: int
+    head_dim: int
+    context: int
+    long_context: int
+    attention: tuple[Attention, ...]  # MHA, GQA, MQA
+    ridge_chip: str
+    ridge: float  # bf16 ridge of the chip decode attention is held against
+
+
+def exercises(r: Exercises) -> tuple[Group, Observations]:
+    """Part 3's three tables (v5e cases, exercise 4, decode attention) and what they show."""
+    v5e = [
+        [x.case, x.precision, r0(x.ridge), f"~ {2 / x.w_bytes:g} B", r0(x.book), never(x.exact)]
+        for x in r.v5e
+    ]
+    per_example = [[B, fmt_flops(f), fmt_bytes(d), f"{i:.3f}"] for B, f, d, i in r.per_example]
+    attention = [
+        [
+            a.variant,
+            a.kv_heads,
+            r.q_heads // a.kv_heads,
+            fmt_flops(a.flops),
+            fmt_bytes(a.nbytes),
+            f"{a.intensity:.1f}",
+        ]
+        for a in r.attention
+    ]
+    table = Group(
+        Heading(f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]"),
+        Text("book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."),
+        Table(["case", "compute", "ridge", "I, small B", "book's B", "exact B"], v5e),
+        Text(f"\nExercise 4: one W[{r.K},{r.N}] per example, bf16."),
+        Table(["B", "FLOPs", "bytes", "FLOP/B"], per_example),
+        Text(
+            "\nDecode attention, one layer and one sequence, bf16 KV cache:\n"
+            f"{r.q_heads} query heads of dim {r.head_dim}, context {r.context:,} tokens."
+        ),
+        Table(["variant", "KV heads", "q per KV", "FLOPs", "KV bytes", "FLOP/B"], attention),
+    )
+    int8, weights, bf16 = r.v5e
+    (b_first, *_, i_first), (b_last, *_, i_last) = r.per_example[0], r.per_example[-1]
+    now = ", ".join(f"{a.variant} {a.intensity:.1f}" for a in r.attention)
+    later = [f"{a.long_intensity:.1f}" for a in r.attention]
+    same = later == [f"{a.intensity:.1f}" for a in r.attention]
+    mqa = min(r.attention, key=lambda a: a.kv_heads)
+    below = direction(mqa.intensity, r.ridge, lambda x: f"{x:.1f}") > 0
+    return table, Observations(
+        [
+            f"Exercise 1: int8 gives {ratio(r.int8_gain)} the v5e's bf16 peak and halves the "
+            f"size of every number, so the critical batch {_barely(bf16.exact, int8.exact)} "
+            f"(bf16 to int8). The small-B estimate gives {r0(int8.book)}.",
+            "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
+            f"and the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
+            f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
+            "decode.",
+            f"Exercise 4: with one matrix per example the intensity is {i_first:.3f} at "
+            f"B = {b_first} and {i_last:.3f} at B = {b_last}. Batching only helps when the "
+            "batch shares data.",
+            "Decode attention has exactly that shape: every sequence reads its own KV cache, "
+            f"and the intensity equals the number of query heads per KV head: {now} FLOP/B. "
+            f"At a context of {r.long_context:,} tokens it is "
+            + ("the same" if same else "now")
+            + f" ({', '.join(later)}), and the batch size never enters.",
+            f"MQA's {mqa.intensity:.1f} FLOP/B is "
+            + (
+                f"below the {r.ridge_chip} ridge of {r.ridge:.1f}"
+                if below
+                else f"at or past the {r.ridge_chip} ridge of {r.ridge:.1f}"
+            )
+            + ": fewer KV heads cut the bytes, which is what GQA and MQA are for.",
+        ]
+    )
+
+
+def _barely(before: int | None, after: int | None) -> str:
+    """'barely moves: a against b' within x1.25 either way, else how the batch changed."""
+    if before and after and 0.8 <= after / before <= 1.25:
+        return f"barely moves: {after:,} against {before:,}"
+    return batch_change(before, after)
+
+
+# ---------------------------------------------------------------------------
+# 5. Tiling
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tiling:
+    """Part 5: tile traffic, output tiles against the register file, the tile the ridge needs."""
+
+    size: int
+    tiles: tuple[tuple[str, float, float, float], ...]  # (bm x bk x bn, bytes, exact I, approx I)
+    outputs: tuple[tuple[str, float, float], ...]  # (bm x bn, fp32 accumulator bytes, I)
+    register_file: int
+    chip: str
+    ridge: float
+    side: float  # the square tile that reaches the ridge from HBM alone
+    accumulator: float  # its fp32 accumulator, bytes
+
+
+def tiling(r: Tiling) -> tuple[Group, Observations]:
+    """Part 5's tables (tile traffic, output tiles) and what they show."""
+    reg = _kib(r.register_file)
+    traffic = [[t, fmt_bytes(d), f"{e:.1f}", f"{a:.1f}"] for t, d, e, a in r.tiles]
+    fits = [
+        [
+            t,
+            _kib(acc),
+            "yes" if acc <= r.register_file else "no",
+            r0(i),
+            "yes" if i >= r.ridge else "no",
+        ]
+        for t, acc, i in r.outputs
+    ]
+    table = Group(
+        Heading(f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul"),
+        Table(
+            ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"], traffic
+        ),
+        Text(f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:"),
+        Table(["output tile", "fp32 accumulator", f"fits {reg}", "FLOP/B", "reaches ridge"], fits),
+        Text(
+            f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
+            f"{r.side:.0f}; fp32 accumulator {_kib(r.accumulator, 1)}."
+        ),
+    )
+    (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
+    gap = r.accumulator > r.register_file
+    return table, Observations(
+        [
+            "Exact and approximate intensities differ only by the output write: "
+            f"{s_exact:.1f} against {s_approx:.1f} for {small} tiles, {l_exact:.1f} against "
+            f"{l_approx:.1f} for {large}. The inner size bk does not change the traffic.",
+            f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
+            f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
+            f"takes {_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
+            f"{_kib(r.register_file)} register file. "
+            + ("No single SM gets there by itself." if gap else "One SM's registers can hold it."),
+            ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
+            + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "
+            "traffic than every SM fetching alone. And Blackwell adds Tensor Memory (TMEM) beside "
+            "each SM to hold accumulators, and lets two SMs run one MMA on shared operands: both "
+            "exist to make tiles bigger.",
+        ]
+    )
+
+
+# ---------------------------------------------------------------------------
+# 6. The network roofline
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Link:
+    """A chip's bf16 peak against one link: network ridge, critical K, bound at each K."""
+
+    chip: str
+    link: str
+    link_bw: float
+    peak: float
+    estimate: bool  # the bf16 peak is an estimate
+    ridge: float  # network ridge, FLOP per byte sent
+    critical_k: float
+    bounds: tuple[tuple[int, str], ...]  # (K, bound)
+
+
+@dataclass(frozen=True)
+class Network:
+    """Part 6: the chips' links (v5e, v6e, H100, B300), then the v5e's steps at several B."""
+
+    N: int
+    links: tuple[Link, Link, Link, Link]
+    steps: tuple[
+        tuple[int, int, float, float, float, str], ...
+    ]  # (K, B, T_math, T_comms, I, bound)
+
+
+def network(r: Network) -> tuple[Group, Observations]:
+    """Part 6's tables (network ridge per chip, the v5e's steps) and what they show."""
+    dims = [k for k, _ in r.links[0].bounds]
+    rows = [
+        [
+            c.chip,
+            c.link,
+            fmt_bw(c.link_bw, digits=0),
+            comma0(c.ridge),
+            f"K > {c.critical_k:,.1f}",
+            *(b for _, b in c.bounds),
+        ]
+        for c in r.links
+    ]
+    steps = [
+        [k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", bound] for k, B, tm, tc, i, bound in r.steps
+    ]
+    table = Group(
+        Heading(f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16"),
+        Text(
+            "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
+        ),
+        Table(
+            ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)], rows
+        ),
+        Text(f"\n{r.links[0].chip}, one ICI link: the batch does not change the verdict."),
+        Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps),
+    )
+    v5e, v6e, h100, b300 = r.links
+    dims = sorted({k for k, *_ in r.steps})
+    batches = sorted({B for _, B, *_ in r.steps})
+    verdict = {k: "/".join(sorted({s[-1] for s in r.steps if s[0] == k})) for k in dims}
+    at = [f"at K = {k:,} every one is {verdict[k]}-bound" for k in dims]
+    c_gain, l_gain = b300.peak / h100.peak, b300.link_bw / h100.link_bw
+    faster = direction(l_gain, c_gain, ratio) > 0
+    return table, Observations(
+        [
+            f"Network intensity is K/2 FLOP per byte, so on {v5e.chip} the split pays off only "
+            f"for K > {v5e.critical_k:,.1f}. Of the batches from {batches[0]} to "
+            f"{batches[-1]:,}, {listing(at)}.",
+            f"{h100.link} carries {than(h100.link_bw / v5e.link_bw, 'bandwidth')} one "
+            f"{v5e.chip} ICI link, and the {h100.chip} needs "
+            + ("only " if h100.critical_k < v5e.critical_k else "")
+            + f"K > {h100.critical_k:,.1f}.",
+            f"{v6e.chip} has {ratio(v6e.peak / v5e.peak)} the {v5e.chip}'s compute and "
+            f"{ratio(v6e.link_bw / v5e.link_bw)} its link bandwidth, so one link needs "
+            f"K > {v6e.critical_k:,.1f}; real systems use several links at once.",
+            f"From {h100.chip} to {b300.chip}, "
+            + outgrew(f"bf16 peak{' (an estimate)' * b300.estimate}", c_gain, "NVLink", l_gain)
+            + f": the network ridge {change(h100.ridge, b300.ridge, comma0, ' FLOP/B')}."
+            + (
+                " Compute grows faster than communication, a trend that runs through this course."
+                if faster
+                else ""
+            ),
+        ]
+    )

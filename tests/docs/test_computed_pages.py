@@ -1,0 +1,133 @@
+"""The docs pages' computed paragraphs (overview, exercises, concepts) under drawn tables.
+
+Each page's ``:computed:`` expressions and ``|name|`` substitutions are evaluated here as
+the role evaluates them (``docs/_ext/computed.py``) against an edited hardware table, and
+the page text that results is read back: no expression may fail (a failure fails
+``make docs -W``), and no sentence may contradict the numbers it quotes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+from edit_battery import contradictions
+from hypothesis import HealthCheck, given, settings
+from strategies import SHIPPED, hardware_tables, patched_hardware, scale_chip
+
+REPO = Path(__file__).resolve().parents[2]
+PAGES = [REPO / "docs" / "overview.rst", REPO / "docs" / "exercises.rst"]
+PAGES += sorted((REPO / "docs" / "concepts").glob("*.rst"))
+ROLE = re.compile(r":computed:`((?:[^`\\]|\\.)+)`")
+SUBSTITUTION = re.compile(r"^\.\. \|([^|]+)\| replace:: (.*)$", re.MULTILINE)
+
+
+def _load_extension():
+    spec = importlib.util.spec_from_file_location("computed", REPO / "docs/_ext/computed.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+computed = _load_extension()
+
+
+def rendered(page: Path) -> str:
+    """The page's text with every computed value and substitution in place."""
+    text = page.read_text(encoding="utf-8")
+    evaluate = lambda m: computed.evaluate(m.group(1).replace("\\`", "`"))  # noqa: E731
+    subs = {name: ROLE.sub(evaluate, body) for name, body in SUBSTITUTION.findall(text)}
+    body = ROLE.sub(evaluate, SUBSTITUTION.sub("", text))
+    body = re.sub(r"\|([^|\s][^|]*)\|", lambda m: subs.get(m.group(1), m.group(0)), body)
+    return re.sub(r"[*`]", "", body)
+
+
+def pages(table: dict) -> dict[str, str]:
+    with patched_hardware(table):
+        computed._base_namespace.cache_clear()  # the namespace holds the chips it imported
+        try:
+            return {p.name: rendered(p) for p in PAGES}
+        finally:
+            computed._base_namespace.cache_clear()
+
+
+def check(table: dict) -> dict[str, str]:
+    texts = pages(table)
+    for name, text in texts.items():
+        faults = contradictions(text)
+        assert not faults, f"{name}: " + "\n".join(faults)
+        assert not re.search(r"\bNone\b|\bnan\b", text), name
+    return texts
+
+
+def edited(**changes: dict[str, float]) -> dict:
+    return {k: scale_chip(c, changes.get(k.replace("-", "_"), {})) for k, c in SHIPPED.items()}
+
+
+def prose(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_shipped_pages_by_hand() -> None:
+    texts = {k: prose(v) for k, v in check(SHIPPED).items()}
+    # 312e12 / 1555e9 = 200.6 -> 1979e12 / 1555e9 = 1,272.7; the sweep [M, 4096] x [4096,
+    # 4096] first reaches 200.6 at M = 256 (I(128) = 120.5, I(256) = 227.6) and 1,272.7 at
+    # M = 4096 (I(1024) = 1,170.3, I(4096) = 1,365.3)
+    assert (
+        "works it out from the shipped table to the edited one: The ridge rose from 200.6 to "
+        "1,272.7 FLOP/byte: the bandwidth is unchanged, so the ridge moves with the peak "
+        "(x6.34). The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge at M in "
+        "(128, 256] before the edit and at M in (1024, 4096] after it." in texts["overview.rst"]
+    )
+    # 989 / 312 = x3.17 the compute, 3.35 / 1.555 = x2.15 the bandwidth; 989 / 3.35 = 295.2
+    assert (
+        "Moving from the A100 to the H100, bf16 compute grew x3.17 but memory bandwidth only "
+        "x2.15, so the ridge point rose from 200.6 to 295.2 FLOP/byte: on the newer chip more "
+        "kernels fall on the memory-bound side." in texts["intensity-and-ridge.rst"]
+    )
+    # the H200: 989 TFLOP/s as the H100, 4.8 / 3.35 = x1.43 the bandwidth; 989 / 4.8 = 206.0
+    assert (
+        "The H200 has the same bf16 compute as the H100 and x1.43 more memory bandwidth than "
+        "it, so its ridge point falls from 295.2 to 206.0 FLOP/byte."
+        in texts["intensity-and-ridge.rst"]
+    )
+    assert (
+        "from the A100 to the H100 the bf16 ridge rises from 201 to 295 FLOP/byte, so a kernel "
+        "that was compute-bound on the old chip can be memory-bound on the new one"
+        in texts["assumptions.rst"]
+    )
+
+
+def test_the_readme_edit_and_a_halved_bandwidth() -> None:
+    """Regressions: the README's own edit said 'climbs from 1272.7 to 1272.7' and 'moves from
+    M in (1024, 4096] to M in (1024, 4096]'; the A100's bandwidth x0.5 failed a formula."""
+    readme = {k: prose(v) for k, v in check(edited(a100={"peak bf16": 1979 / 312})).items()}
+    assert "The ridge rose from 200.6 to 1,272.7 FLOP/byte" in readme["overview.rst"]
+    # 1979 / 312 x 312e12 over 777.5e9: 2,545.3, past the sweep's largest I(4096) = 1,365.3
+    halved = edited(a100={"peak bf16": 1979 / 312, "mem_bw": 0.5})
+    overview = prose(check(halved)["overview.rst"])
+    assert "The ridge rose from 200.6 to 2,545.3 FLOP/byte" in overview
+    assert "at M in (128, 256] before the edit and at no M up to 4096 after it." in overview
+    # the A100's bandwidth x0.5 alone: its ridge 401.3 is past the H100's 295.2
+    texts = {k: prose(v) for k, v in check(edited(a100={"mem_bw": 0.5})).items()}
+    assert (
+        "so the ridge point fell from 401.3 to 295.2 FLOP/byte: on the newer chip more "
+        in (texts["intensity-and-ridge.rst"])
+    )
+    assert (
+        "so a kernel that was memory-bound on the old chip can be compute-bound"
+        in (texts["assumptions.rst"])
+    )
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=hardware_tables())
+def test_no_computed_paragraph_fails_or_contradicts_itself(table: dict) -> None:
+    check(table)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_page_evaluates_with_the_shipped_table(page: Path) -> None:
+    assert "None" not in rendered(page)

@@ -1,0 +1,368 @@
+"""Every exercise's whole worked answer, word for word, with its numbers worked out here.
+
+The figures are the shipped table's datasheet values (A100 312 TFLOP/s and 1,555 GB/s;
+H100 989 TFLOP/s, 3.35 TB/s and 450 GB/s NVLink; H200 4.8 TB/s; TPU v5e 197/394
+TFLOP/s, 820 GB/s and 45 GB/s ICI; TPU v6e 920 TFLOP/s and 90 GB/s); the edits that take
+each claim down its other branch are made to the imported table (``patched_hardware``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from strategies import SHIPPED, patched_hardware, scale_chip
+
+from common import exercises as ex
+from common.exercises import get_exercise
+
+
+@pytest.fixture(autouse=True)
+def _no_results(results_file) -> None:
+    """No results file: the measured exercises use the article's example laptop."""
+
+
+def steps(key: str, table: dict | None = None) -> list[str]:
+    with patched_hardware(table or SHIPPED):
+        return list(get_exercise(key).solve().steps)
+
+
+def edited(**changes: dict[str, float]) -> dict:
+    """The shipped table with some figures scaled: edited(h100={'mem_bw': 2})."""
+    return {k: scale_chip(c, changes.get(k.replace("-", "_"), {})) for k, c in SHIPPED.items()}
+
+
+def critical(ridge: float, dim: int, x: float = 2, w: float = 2, o: float = 2) -> int:
+    """Smallest B with 2 B d^2 / (B d x + d^2 w + B d o) >= ridge, counted up."""
+    b = 1
+    while 2 * b * dim * dim / (b * dim * x + dim * dim * w + b * dim * o) < ridge:
+        b += 1
+    return b
+
+
+def test_percent_of_bound_answer() -> None:
+    # the article's laptop: 2,003 GFLOP/s / 71.8 GB/s = 27.9 FLOP/byte
+    assert ex.percent_of_bound_answer(ex.EXAMPLE_CALIBRATION, None, 32 * 2**20).steps == (
+        "The percentage is the roofline's lower bound divided by the measured time, t_pred / "
+        "t_meas: 100% means the operation ran as fast as the two roofs allow, 50% means it "
+        "took twice the bound.",
+        "The roofs here come from an example laptop (the article's probe): 71.80 GB/s and "
+        "2.0 TFLOP/s, so I* = 27.9 FLOP/byte.",
+        "Expect the add and the square GEMM near 100%: each is the very operation that "
+        "measured its own roof.",
+        "Expect naive attention well below 50%: numpy runs its matmul and softmax phases one "
+        "after the other, the softmax on one thread, and exp costs far more than the one FLOP "
+        "it is counted as.",
+        # S = 4096^2 x 4 B = 64 MiB, twice a 32 MiB cache
+        "A high attention score means its N x N score matrix stayed in cache. With a 32.00 MiB "
+        "last-level cache the lecture picks N = 4,096, so S takes 64.00 MiB, at least twice the "
+        "cache. If your score is still high, double N (S grows four times) and rerun.",
+    )
+    rows = [
+        {"name": "add", "intensity": 0.08, "bound": "memory", "fraction_of_bound": 0.99},
+        {"name": "GEMM square", "intensity": 171, "bound": "compute", "fraction_of_bound": 0.5},
+        {"name": "attention naive", "intensity": 12, "bound": "memory", "fraction_of_bound": 0.6},
+    ]
+    got = ex.percent_of_bound_answer(ex.EXAMPLE_CALIBRATION, rows, None).steps
+    assert got[2] == (
+        "The add reached 99% and the square GEMM 50% of their bounds. Expect both near 100%: "
+        "each is the very operation that measured its own roof. One of them fell well short "
+        "here: the machine was busier while it ran than during the calibration. Rerun on a "
+        "quiet machine."
+    )
+    assert got[3] == (
+        "Naive attention reached 60%, more than half its bound, as expected: numpy runs its "
+        "matmul and softmax phases one after the other (the roofline assumes they overlap), the "
+        "softmax runs on one thread, and exp costs far more than the one FLOP it is counted as."
+    )
+
+
+def test_sweep_crossing_answer() -> None:
+    ridge = 2003e9 / 71.8e9  # 27.9
+    b = critical(ridge, 4096, 4, 4, 4)  # 58
+    assert ex.sweep_crossing_answer(ex.EXAMPLE_CALIBRATION).steps == (
+        "Each call reads W once (64.00 MiB for d = 4,096) plus x and y, so the intensity grows "
+        "about as B / 2 for small batches and levels off at d / 4 = 1,024.0 FLOP/byte.",
+        f"With I* = {ridge:.1f} FLOP/byte from an example laptop (the article's probe), the "
+        f"smallest batch that reaches the ridge is B = {b}.",
+        "In the sweep's list the crossing lies in B in (32, 64]: the bound column changes from "
+        "memory to compute there.",
+        "Below the crossing a bigger batch rides along almost for free (the weights are read "
+        "once either way), so throughput grows with B. Past it the time grows with B and "
+        f"throughput levels off near P / (2 d^2) = {2003e9 / (2 * 4096**2):,.0f} tokens/s.",
+    )
+    # I* = 0.4 FLOP/byte: B = 1 already reaches it (I(1) = 2 d^2 / (4 (d^2 + 2 d)) = 0.4998)
+    low = ex.Calibration(100e9, 40e9, "a slow machine")
+    got = ex.sweep_crossing_answer(low, 4096, [1, 2], [500.0, 1000.0]).steps
+    assert got[2] == "Already the first batch, B = 1, is compute-bound."
+    # ceiling 40e9 / (2 x 4096^2) = 1,192 tokens/s; 1,000 is 84% of it; 1,000 >= 900 at B = 2
+    assert got[-1] == (
+        "The measured sweep peaked at 1,000 tokens/s, 84% of that ceiling, and first came "
+        "within 10% of its peak at B = 2: that is where, on this machine, a bigger batch stops "
+        "paying."
+    )
+    fast = ex.sweep_crossing_answer(low, 4096, [1], [4000.0]).steps[-1]
+    assert "of that ceiling (above it: the calibration's compute roof was measured low" in fast
+
+
+def test_a100_peak_edit_answer() -> None:
+    # ridge 312e12 / 1555e9 = 200.6 -> 1979e12 / 1555e9 = 1,272.7 (x6.34); GEMM I(M) =
+    # 4096 M / (M + 2 x 4096) x ... : I(128) = 120.5 < 200.6 <= I(256) = 227.6;
+    # I(1024) = 1,170.3 < 1,272.7 <= I(4096) = 1,365.3
+    assert steps("a100-peak-edit") == [
+        "Your table has 312.00 TFLOP/s: the answer starts from the repository's table "
+        "(312.00 TFLOP/s) and applies the edit (1.98 PFLOP/s).",
+        "The ridge rose from 200.6 to 1,272.7 FLOP/byte: the bandwidth is unchanged, so the "
+        "ridge moves with the peak (x6.34).",
+        "The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge at M in (128, 256] "
+        "before the edit and at M in (1024, 4096] after it.",
+        "Operators whose intensity lies between the two ridges change their bound: GEMM 512 x "
+        "4096 x 4096 (compute to memory). A higher ridge raises the bar every kernel must clear "
+        "to use the compute unit.",
+        "This edit changes the peak only; a real H100 SXM also has 3.35 TB/s of bandwidth "
+        "against the A100's 1.55 TB/s.",
+    ]
+
+
+def test_a100_peak_edit_regressions() -> None:
+    """The README's edit already in the table, then with the A100 bandwidth x0.5."""
+    readme = edited(a100={"peak bf16": 1979 / 312})
+    got = steps("a100-peak-edit", readme)
+    assert got[0] == (
+        "Your table already holds this edit (1.98 PFLOP/s): the answer starts from the "
+        "repository's table (312.00 TFLOP/s) and ends at yours."
+    )
+    # 1979e12 / 777.5e9 = 2,545.3: past I(4096) = 1,365.3, so no M of the sweep reaches it
+    both = edited(a100={"peak bf16": 1979 / 312, "mem_bw": 0.5})
+    got = steps("a100-peak-edit", both)
+    assert got[1] == (
+        "The ridge rose from 200.6 to 2,545.3 FLOP/byte: the bandwidth moved too (x0.50), so "
+        "the ridge moves with peak / bandwidth (x12.69)."
+    )
+    assert got[2] == (
+        "The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge at M in (128, 256] "
+        "before the edit and at no M up to 4096 after it."
+    )
+    # the edit undone by a peak that keeps the ridge where it was: 312e12 exactly
+    same = ex.a100_peak_edit_answer(312e12).steps
+    assert same[2].endswith("at M in (128, 256] both before and after the edit.")
+    assert same[3] == (
+        "Operators whose intensity lies between the two ridges change their bound: none of the "
+        "article list."
+    )
+    low = ex.a100_peak_edit_answer(100e12).steps  # 100e12 / 1555e9 = 64.3: ridge falls
+    assert low[1].startswith("The ridge fell from 200.6 to 64.3 FLOP/byte")
+    assert low[3].endswith(". A lower ridge lets more kernels use the compute unit.")
+    assert "at M = " not in low[2] and ex.a100_peak_edit_answer(1e12).steps[2].endswith(
+        "before the edit and at M = 1 after it."
+    )  # 1e12 / 1555e9 = 0.64 <= I(1) = 1.0
+
+
+@pytest.mark.parametrize(
+    ("key", "precision", "peak", "nbytes", "book"),
+    [
+        ("v5e-int8", "int8", 394e12, (1, 1, 1), 240),
+        ("v5e-int8-weights", "bf16", 197e12, (2, 1, 2), 120),
+    ],
+)
+def test_v5e_answers(key: str, precision: str, peak: float, nbytes: tuple, book: int) -> None:
+    x, w, o = nbytes
+    ridge = peak / 820e9
+    b = critical(ridge, 4096, x, w, o)
+    i = 2 * b * 4096**2 / (b * 4096 * x + 4096**2 * w + b * 4096 * o)
+    assert steps(key) == [
+        f"TPU v5e at {precision}: I* = {peak / 1e12:.1f} TFLOP/s / 820.00 GB/s = {ridge:.1f} "
+        "FLOP/byte.",
+        f"Bytes per element: x {x}, W {w}, output {o}. For a batch much smaller than K and N "
+        "the weights dominate the traffic, so I is about 2B / b_w = 2B and the book's estimate "
+        f"is B = I* b_w / 2 = {book}.",
+        f"Solving the full inequality with K = N = 4,096 gives B = {b} (I = {i:.1f} FLOP/byte "
+        "there): the activation and output bytes the estimate ignores push the answer up.",
+    ]
+
+
+def test_critical_batch_other_ways() -> None:
+    chip = SHIPPED["tpu-v5e"]
+    # ridge 481.2: the estimate 481.2 / 2 = 240.6 and the exact 241 of a huge layer print alike
+    alike = scale_chip(chip, {"peak int8": 481.2 * 820e9 / 394e12})
+    got = ex.critical_batch_answer(alike, "int8", 1, 1, 1, 2**24).steps[2]
+    assert got.endswith("the activation and output bytes the estimate ignores barely count here.")
+    far = scale_chip(chip, {"peak int8": 20})  # ridge 9,610 > 4096 / 2 x ...: never reached
+    assert ex.critical_batch_answer(far, "int8", 1, 1, 1, 4096).steps[2] == (
+        "With K = N = 4,096 no batch reaches the ridge: the intensity never climbs that high."
+    )
+
+
+def test_per_example_answer() -> None:
+    assert steps("per-example-matrices") == [
+        "Every example now brings its own K x N matrix, so the bytes grow with B exactly as "
+        "fast as the FLOPs: the batch no longer shares the weight read.",
+        "Each weight element is read once (2 bytes) and used for one multiply-add (2 FLOP), so "
+        "the intensity is about 1 FLOP/byte whatever B is (table).",
+        "That is far below TPU v5e's bf16 ridge of 240.2 FLOP/byte: the operation is "
+        "memory-bound at any batch. Decode attention over a per-sequence KV cache has the same "
+        "shape.",
+    ]
+    # bf16 x0.05 and bandwidth x20: ridge 240.2 / 400 = 0.60, under I = 1.0
+    low = edited(tpu_v5e={"peak bf16": 0.05, "mem_bw": 20})
+    assert steps("per-example-matrices", low)[2].startswith(
+        "TPU v5e's bf16 ridge of 0.6 FLOP/byte is that low in your table, so even this reaches it."
+    )
+
+
+def test_h200_answer() -> None:
+    r100, r200 = 989e12 / 3.35e12, 989e12 / 4.8e12  # 295.2, 206.0
+    b100, b200 = critical(r100, 8192), critical(r200, 8192)  # 319, 217
+    t100, t200 = 14e9 / 3.35e12, 14e9 / 4.8e12
+    assert steps("h200-vs-h100") == [
+        "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
+        "batches) takes the same time on both.",
+        f"With x1.43 the bandwidth, the H200's ridge fell from {r100:.1f} to {r200:.1f} "
+        f"FLOP/byte, and the critical batch of a K = N = 8,192 layer fell from {b100} to {b200} "
+        "(table): it needs fewer concurrent sequences to keep its tensor cores busy.",
+        "Decode at batch 1 does 1 FLOP per byte, below both ridges, so it is memory-bound: "
+        f"each step reads all 7B weights (14.00 GB in bf16). That read bounds the step at "
+        f"{t100 * 1e3:.2f} ms on H100 and {t200 * 1e3:.2f} ms on H200, x{t100 / t200:.2f} "
+        "faster: decode follows the bandwidth ratio, not the compute ratio.",
+    ]
+
+
+def test_h200_answer_other_ways() -> None:
+    # bf16 x0.002 on both: ridges 0.59 and 0.41, under decode's 1 FLOP/byte
+    low = edited(h100={"peak bf16": 0.002}, h200={"peak bf16": 0.002})
+    got = steps("h200-vs-h100", low)
+    assert got[1].endswith("ridge fell from 0.6 to 0.4 FLOP/byte, and the critical batch of a K = "
+                           "N = 8,192 layer stayed at 1 (table).")  # fmt: skip
+    assert got[2].startswith("Decode at batch 1 does 1 FLOP per byte, no longer below both ")
+    assert got[2].endswith("ms on H200, x1.43 faster.")
+    # bf16 x15 on both: 4,428 and 3,091 FLOP/byte, past KN / (K + N) = 4096 for the H100
+    high = edited(h100={"peak bf16": 15}, h200={"peak bf16": 15})
+    b200 = critical(15 * 989e12 / 4.8e12, 8192)  # 12,592 = ceil(3090.6 x 8192 / 2010.8)
+    assert f"layer went from never to {b200:,} (table)." in steps("h200-vs-h100", high)[1]
+    higher = edited(h100={"peak bf16": 20}, h200={"peak bf16": 20, "mem_bw": 0.5})
+    assert "layer is never reached on either chip (table)." in steps("h200-vs-h100", higher)[1]
+    with patched_hardware(higher):
+        rows = get_exercise("h200-vs-h100").solve().table.rows
+    assert [r[3] for r in rows] == ["never", "never"]
+
+
+def test_gqa_answer() -> None:
+    assert steps("gqa-decode") == [
+        "At decode each sequence reads its whole K and V cache once per layer and uses each "
+        "cached element in one dot product per query head that shares it.",
+        "With 64 query heads of size 128 and 8,192 tokens of context, each KV head serves its "
+        "share of query heads, so I is that share, H_q / H_kv (table); the context length "
+        "cancels.",
+        "Even MQA stays below the H100's bf16 ridge of 295.2 FLOP/byte: decode attention is "
+        "memory-bound, and fewer KV heads help by shrinking the cache (the last column, per "
+        "token and layer) that every step must read.",
+    ]
+    low = edited(h100={"peak bf16": 0.05})  # ridge 14.8: only MQA's 64 reaches it
+    assert steps("gqa-decode", low)[2].startswith(
+        "The H100's bf16 ridge of 14.8 FLOP/byte is low enough in your table that 1 of the 3 "
+        "variants reach it, and fewer KV heads"
+    )
+
+
+def test_largest_batch_answer() -> None:
+    assert steps("largest-batch") == [
+        # 7e9 x 2 B = 13.0 GiB; 2 x 32 x 4096 x 2 B x 4096 tokens = 2.00 GiB
+        "The weights take 13.0 GiB whatever the batch; each 4,096-token sequence adds 2.00 GiB "
+        "of KV cache plus its activations; the overhead is a share of those three terms.",
+        "Search every batch size for the last one whose total stays within 78 GiB (table): the "
+        "next batch up no longer fits.",
+        "Cutting the overhead (what paged KV-cache allocation does) buys more concurrent "
+        "sequences than any kernel tuning could: here capacity, not speed, sets the batch.",
+    ]
+
+
+def test_bandwidth_2x_answer() -> None:
+    assert steps("bandwidth-2x") == [
+        "An operator below the ridge (I / I* < 1, with I* = 200.6 FLOP/byte) is bound by its "
+        "bytes: doubling bandwidth halves its time and doubling compute does nothing. Above "
+        "the ridge the roles swap.",
+        "Gain more from 2x bandwidth: elementwise add, n = 16,000,000; LayerNorm [4096, 3072]; "
+        "softmax [4096, 4096], fused; softmax [4096, 4096], naive; attention, naive (N = 4096, "
+        "d = 128).",
+        "Gain more from 2x compute: GEMM 512 x 4096 x 4096; GEMM 4096 x 4096 x 4096; attention, "
+        "minimum traffic.",
+        "An operator close to the ridge gains less than 2x from either, because the other roof "
+        "soon takes over.",
+    ]
+    # bandwidth x200 (20 x 10 is past the strategies' range, a student's typo): ridge 1.0,
+    # every operator past it but the naive softmax, whose 0.5 FLOP/byte still gains from bytes
+    low = edited(a100={"mem_bw": 20, "peak bf16": 0.05})  # ridge 200.6 / 400 = 0.50
+    got = steps("bandwidth-2x", low)
+    assert got[1] == "Gain more from 2x bandwidth: elementwise add, n = 16,000,000."
+    high = edited(a100={"peak bf16": 20, "mem_bw": 0.05})  # ridge 80,257: all memory-bound
+    assert steps("bandwidth-2x", high)[2] == "Gain more from 2x compute: none of them."
+
+
+def test_sharded_answer() -> None:
+    assert steps("sharded-matmul") == [
+        "Each chip multiplies its half of K (B K N FLOP) and then sends its [B, N] partial sums "
+        "(2 B N bytes in bf16) to the other. B and N appear on both sides and cancel.",
+        "So the step is compute-bound when its intensity against the link, K / b FLOP per "
+        "byte, exceeds peak / link: K must pass the third column of the table.",
+        "For a layer with K = 8,192, the last column says which side bounds the step. Slow "
+        "links need much wider layers before sharding pays.",
+    ]
+
+
+def test_tiled_compute_bound_answer() -> None:
+    # F = 4 N^2 d + 5 N^2 at N = 8192, d = 128: 4 x 67,108,864 x 128 + 5 x 67,108,864
+    flops = 4 * 8192**2 * 128 + 5 * 8192**2
+    # D = 2 x 8192 x 128 x (2 + 2 T_r): T_r = ceil(8192 / 304) = 27 -> 117.44 MB, I = 295.4;
+    # one byte less: B_r = 303, T_r = ceil(8192 / 303) = 28 -> I = F / D = 285.2
+    i28 = flops / (2 * 8192 * 128 * (2 + 2 * 28))
+    assert steps("tiled-compute-bound") == [
+        f"F = 4 N^2 d_h + 5 N^2 = {flops:,} FLOP does not depend on the schedule; the traffic "
+        "is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about B_r in bf16) and "
+        "the H100 SXM's ridge of 295.2 FLOP/byte needs T_r small enough that F / D reaches it.",
+        "The smallest such query block under the footprint rule is B_r = 304 (with B_c = 128), "
+        "whose footprint U(B_r, B_c) is 457,088 bytes (446 KiB): one byte less gives B_r = 303, "
+        f"T_r rises from 27 to 28 and the intensity {i28:.1f} FLOP/byte, under the ridge.",
+        # 457,088 / 233,472 = 1.96
+        "That is x1.96 more than the 228 KiB of shared memory one SM offers: from shared memory "
+        "alone the schedule stays memory-bound. Real kernels also keep S and the accumulator "
+        "in registers, and the L2 cache serves rereads.",
+    ]
+    big = edited(h100={"smem": 4})  # 912 KiB > 446 KiB
+    assert steps("tiled-compute-bound", big)[2].startswith(
+        "That is x2.04 less than the 912 KiB of shared memory one SM offers: one SM's shared "
+        "memory is enough for the schedule to reach the ridge."
+    )
+    far = edited(h100={"peak bf16": 20})  # ridge 5,904: past what one read of K and V gives
+    assert steps("tiled-compute-bound", far)[1] == (
+        "Even reading K and V once falls short of the ridge: no M_sm is enough."
+    )
+
+
+def test_tiled_head_dim_answer() -> None:
+    assert steps("tiled-head-dim") == [
+        "With M_sm fixed (228 KiB, the H100 SXM's shared memory), a larger head dim makes "
+        "every block row bigger, so fewer rows fit: B_r falls about as 1 / d_h and T_r grows "
+        "with d_h.",
+        # D(64) = 2 x 8192 x 64 x (2 + 2 ceil(8192/335)) = 54.53 MB; D(128) at T_r = 64:
+        # 272.63 MB (x5.0); D(256) at B_r = 80: T_r = 103, 872.42 MB (x3.2)
+        "Each reread of K and V also carries d_h elements per row, so the traffic D = b N d_h "
+        "(2 + 2 T_r) grows about as d_h^2: FlashAttention's Theta(N^2 d^2 / M). Here each "
+        "doubling multiplies it by 5.0 and 3.2 (geometric mean 4.0) rather than exactly 4 each "
+        "time: B_r is rounded down, B_c is capped at d_h, and the score block 4 B_r B_c weighs "
+        "more at large d_h.",
+        "F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the ridge of "
+        "295.2 FLOP/byte, only d_h = 64 reaches it (table).",
+    ]
+    # 2,335 B: d_h = 256 needs 2,572 B for one row of each block, 128 needs 1,292 B
+    with patched_hardware(edited(h100={"smem": 0.01})):
+        answer = ex.tiled_head_dim_answer()
+    assert answer.table.rows[-1] == ("256", "none fits", "-", "-", "-")
+    assert "Here each doubling multiplies it by" in answer.steps[1]
+    with patched_hardware(edited(h100={"smem": 0.005})):  # 1,167 B: only d_h = 64 fits
+        answer = ex.tiled_head_dim_answer()
+    assert answer.steps[1].endswith(
+        "Here fewer than two head dims of the list fit in M_sm, so none can be compared."
+    )
+    assert (
+        ex._head_dims_reaching({64: (0, 0, 0, 10.0)}, 5.0)
+        == "every head dim of the list reaches it"
+    )
+    assert ex._head_dims_reaching({64: (0, 0, 0, 1.0)}, 5.0).startswith("no head dim of the list")
