@@ -91,8 +91,8 @@ show(page.quantization_section(setup, quant))
 # by the :math:`H_{kv}` KV heads, not the :math:`H_q` query heads. Calculators that
 # use the query-head count overstate it by the group size :math:`H_q / H_{kv}`. Here
 # the model meets its twin with a different number of KV heads (full multi-head
-# attention for a GQA model; eight KV heads for a model that has full multi-head
-# attention).
+# attention for a GQA model; for a model that has full multi-head attention, the
+# largest divisor of its query heads up to eight).
 
 # A GQA model meets its full-MHA twin; a full-MHA model a twin with up to eight KV heads.
 fewer = max((k for k in range(1, 9) if k < model.n_heads and model.n_heads % k == 0), default=1)

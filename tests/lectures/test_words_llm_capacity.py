@@ -7,9 +7,11 @@ Inputs are round numbers chosen here on a chip of 100 TFLOP/s, 1 TB/s and 80 GB 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import llm_runs, run_lecture, run_llm
@@ -171,6 +173,13 @@ def test_critical_batch_section_by_hand() -> None:
             "matmuls together reach it at B = 160, the knee."
         )
     assert "close to 2B / 0.5 FLOP/byte" in knee_said(100, weights="int4")[0]
+
+
+def test_records_are_frozen() -> None:
+    for record in (capacity(FITS, 400), page.Knee(SHAPES, 160, 100.0)):
+        field = dataclasses.fields(record)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, None)
 
 
 # ---------------------------------------------------------------------------

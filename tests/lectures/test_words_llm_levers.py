@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import pytest
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import SHIPPED, llm_runs, patched_hardware, run_lecture, run_llm, scale_chip
@@ -177,9 +178,13 @@ def test_chips_section_by_hand() -> None:
         "tokens.",
     ]
     cap = page.throughput_png("t.png", setup(context=1000), ["H100x", "B200x"]).caption
-    assert " ".join(cap.split()).startswith(
+    assert " ".join(cap.split()) == (
         "Decode throughput bound of M against batch at a context of 1,000 tokens, one panel per "
-        "chip (H100x, B200x). Each curve stops at its memory wall (solid line);"
+        "chip (H100x, B200x). Each curve stops at its memory wall (solid line); the dashed line "
+        "is the batch where the weight matmuls turn compute-bound, the dotted one the bandwidth "
+        "divided by one sequence's KV cache. Look at how each curve bends: a bigger batch shares "
+        "the weights, but every sequence reads its own cache, so the curve flattens towards the "
+        "dotted ceiling."
     )
 
 
@@ -205,6 +210,13 @@ def test_chips_observations_other_ways() -> None:
     assert "ends at 8,000 tokens/s at its wall, below the bandwidth ceiling of 11,444" in said_[3]
     top = dataclasses.replace(RUNS["h100"], at_wall=7629.2)  # prints as the ceiling
     assert "at the bandwidth ceiling of 7,629" in chips_said(h100=top)[3]
+
+
+def test_records_are_frozen() -> None:
+    for record in (Q16, GQA, RUNS["h100"]):
+        field = dataclasses.fields(record)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, None)
 
 
 # ---------------------------------------------------------------------------

@@ -262,6 +262,13 @@ def test_figure_summary_and_hint_by_hand(tmp_path) -> None:
     assert str(page.png_hint("x.png")).strip() == "(add --png to save the figure x.png)"
 
 
+def test_records_are_frozen() -> None:
+    for record in (setup(), PRE):
+        field = dataclasses.fields(record)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, None)
+
+
 # ---------------------------------------------------------------------------
 # The lecture as a student runs it, after the edits the issue found false sentences in
 # ---------------------------------------------------------------------------
