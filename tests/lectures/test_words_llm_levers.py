@@ -243,6 +243,18 @@ def test_a_slower_h200_says_slower() -> None:
     )
 
 
+def test_a_far_faster_h100_is_not_said_as_x0_00() -> None:
+    """Shrunk by hypothesis: H100 bf16 x13 and H200 bf16 x0.0625 once printed 'H200 has x0.00
+    the compute of H100 SXM'."""
+    table = dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], {"peak bf16": 13.0}))
+    table["h200"] = scale_chip(SHIPPED["h200"], {"peak bf16": 0.0625})
+    with patched_hardware(table):
+        text = said(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
+    # 989 x 13 = 12,857 TFLOP/s against 989 / 16 = 61.8 TFLOP/s: 12,857 / 61.8 = x208.00 less
+    assert "Against H100 SXM, H200 has x208.00 less compute and x1.43 more bandwidth" in text
+    check_claims(text)
+
+
 def test_kv_heads_of_the_shipped_models() -> None:
     text = said(run_lecture("08"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
