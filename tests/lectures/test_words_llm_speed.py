@@ -360,3 +360,41 @@ def test_any_table_model_and_flags(run: tuple) -> None:
     assert model_row.name in text and f"batch {argv[argv.index('--batch') + 1]}" in text.replace(
         ",", ""
     )
+
+
+@settings(max_examples=30, deadline=None)
+@given(llm_runs())
+def test_claims_hold_on_the_records(run: tuple) -> None:
+    """The words of prefill and decode, from records built here with the formulas, say
+    what the records hold: which side of the ridge, how many operators are compute-bound."""
+    from common.formulas import transformer as llm
+
+    table, m, argv = run
+    flag = dict(zip(argv[::2], argv[1::2], strict=True))
+    c, precision = table[flag["--chip"]], flag["--precision"]
+    dt = DTypes(flag.get("--weights", precision), flag["--kv"])
+    S, B = int(flag["--context"]), int(flag["--batch"])
+    peak, ridge = c.peak_flops(precision), c.ridge_point(precision)
+    s = page.Setup(m, c, precision, dt, S, B, peak, ridge)
+    for build, section in (
+        (llm.prefill_ledger, page.prefill_section),
+        (llm.decode_ledger, page.decode_section),
+    ):
+        pl = build(m, B, S, dt)
+        times = llm.op_times(pl, c, precision)
+        p = page.Phase(
+            pl, times, llm.pass_time(pl, c, precision), pl.flops / peak, pl.weight_bytes / c.mem_bw
+        )
+        first = " ".join(observed(section(s, p))[0].split())
+        moving = [t for t in times if t.op.nbytes]
+        n = sum(t.bound == "compute" for t in moving)
+        if section is page.decode_section:
+            assert ("Every operator that moves bytes is memory-bound." in first) == (n == 0)
+            q = next(t.op.intensity for t in times if t.op.name == "Q projection")
+        else:
+            m_ = len(moving)
+            said_n = "none of the" if n == 0 else "all" if n == m_ else f"{n} of the"
+            assert f"Compute-bound operators ({said_n} {m_} that move bytes)" in first
+            q = pl.flops / pl.nbytes
+        side = "above" if round(q) > round(ridge) else "below" if round(q) < round(ridge) else "at"
+        assert f"{side} the ridge of {ridge:.0f}" in first
