@@ -60,6 +60,7 @@ At the top, where students and the course script find them:
 - ``shell.cli``: the lectures' flags, their up-front checks and the exit statuses.
 - ``shell.paths``: the repository root, the output folders and the checks a path passes.
 - ``shell.interface``: a lecture's declared interface (its ``make_parser()``), read unrun.
+- ``shell.llm_flags``: lectures 06-08's flags (model, chip, precisions, context, batch).
 
 ``measure``: measuring this machine (numpy).
 
@@ -90,8 +91,6 @@ At the top, where students and the course script find them:
 - ``present.plain_math``: TeX formulas as plain text (the exercises' worked answers).
 - ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
 - ``present.operators``: lecture 05's tables and observations (the operator ledger).
-- ``present.llm``: lectures 06-08's tables and observations (a whole LLM's two ledgers).
-- ``present.llm_cli``: lectures 06-08's flags (model, chip, precisions, ...), checked once.
 - ``present.explain``: sentences that explain a measurement.
 - ``present.probe``: lecture 01's tables and sentences (machine, roofs, operations' ledger).
 - ``present.memory``: lecture 03's tables and sentences (capacity ledger, batch sweep).

@@ -14,7 +14,7 @@ quantization, fewer KV heads or another chip change.
 The model shapes come from the model table ``common/tables/models.py`` (copied from
 each model's published ``config.json``), the chip figures from ``common/hw_specs.py``,
 and every formula from ``common/formulas/transformer.py``; the tables and sentences
-are composed in ``common/present/llm.py``. Nothing is timed.
+are composed in ``lectures/words/llm_speed.py``. Nothing is timed.
 
 Run it with ``python3 lectures/06_llm_speed.py`` (standard library only).
 Flags (the same in lectures 06, 07 and 08): ``--model`` (llama-2-7b, llama-3-8b,
@@ -35,27 +35,29 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0])
 from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
-from common.present.llm_cli import llm_parser, parse_llm_args
+from common.shell.llm_flags import llm_parser, parse_llm_args
 
 make_parser = functools.partial(llm_parser, __doc__)  # the LLM lectures' flags (--help)
-args, model, chip, precision, dtypes = parse_llm_args(make_parser())  # checked: one-line errors
+args, model, chip, precision = parse_llm_args(make_parser())  # checked: one-line errors
 # sphinx_gallery_end_ignore
 
+from common.formulas import transformer as llm
 from common.formulas.predict import achievable_roofs, roofline_time
 from common.formulas.roofline import attainable_flops
-from common.formulas.transformer import (
-    decode_ledger,
-    op_times,
-    parameter_breakdown,
-    pass_time,
-    prefill_ledger,
-)
-from common.present import llm
 from common.present.display import show
+from lectures.words import llm_speed as page
 
 # The flags chose model, chip and precision (see --help); sizes and roofs follow.
-S, B, L = args.context, args.batch, model.n_layers
+S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
+setup = page.Setup(model, chip, precision, dtypes, S, B, peak, ridge)
+
+
+def phase(ledger):
+    """A pass on the chip: each operator's time bound, their sum (the pass's bound), the
+    compute time alone and the weights' read time alone."""
+    times, t = llm.op_times(ledger, chip, precision), llm.pass_time(ledger, chip, precision)
+    return page.Phase(ledger, times, t, ledger.flops / peak, ledger.weight_bytes / bw)
 
 
 # %%
@@ -72,7 +74,7 @@ peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(prec
 # head, a matmul to vocabulary logits. The table lists the shapes the rest of the
 # lecture uses.
 
-show(llm.model_section(model, chip, precision, dtypes, S, B))
+show(page.model_section(setup))
 
 # %%
 # 2. Parameters, counted from the config
@@ -85,10 +87,10 @@ show(llm.model_section(model, chip, precision, dtypes, S, B))
 # the MLP is not gated) and two norm gains. Summing them gives the parameter count;
 # the published size is the cross-check.
 
-parts = parameter_breakdown(model)  # part -> parameters, from the config's widths
+parts = llm.parameter_breakdown(model)  # part -> parameters, from the config's widths
 n_params = sum(parts.values())
 
-show(llm.parameter_section(model, parts, dtypes))
+show(page.parameter_section(setup, parts, n_params))
 
 # %%
 # 3. Prefill: the prompt in one pass
@@ -101,15 +103,16 @@ show(llm.parameter_section(model, parts, dtypes))
 # :math:`S(S+1)/2` query-key pairs per head, about half of the square a kernel that
 # ignores the mask would compute. The attention rows assume a minimum-traffic
 # (flash-style) kernel: Q, K, V and O cross HBM once and the scores never leave the
-# chip, so softmax moves no bytes. The final norm and the LM head run on the last
+# chip, so softmax moves no bytes;
+# :ref:`lecture 10 <sphx_glr_auto_lectures_10_tiled_attention.py>` counts what writing
+# the scores out would cost. The final norm and the LM head run on the last
 # position only, since that is all the first output token needs. Each operator's
 # bound is :math:`\max(F / P_{peak},\ D / \beta)`; the pass takes at least their sum.
 
-pre = prefill_ledger(model, B, S, dtypes)  # every operator's F and D
-pre_times = op_times(pre, chip, precision)  # max(F / P_peak, D / beta) for each
-ttft = pass_time(pre, chip, precision)  # their sum: the time to first token
+pre = llm.prefill_ledger(model, B, S, dtypes)  # every operator's F and D
+prefill = phase(pre)  # each operator's max(F / P_peak, D / beta); their sum is the TTFT
 
-show(llm.prefill_section(pre, pre_times, chip, precision))
+show(page.prefill_section(setup, prefill))
 
 # %%
 # 4. Decode: one token per sequence
@@ -120,33 +123,13 @@ show(llm.prefill_section(pre, pre_times, chip, precision))
 # sequence reads its own :math:`S` cached keys and values in every layer. The time
 # per output token (TPOT) is one step; the throughput is :math:`B` tokens per step.
 
-dec = decode_ledger(model, B, S, dtypes)
-dec_times = op_times(dec, chip, precision)
-tpot = pass_time(dec, chip, precision)  # time per output token
+dec = llm.decode_ledger(model, B, S, dtypes)
+decode = phase(dec)  # its time is the time per output token (TPOT)
 
-show(llm.decode_section(dec, dec_times, chip, precision))
-
-# %%
-# 5. Materialized attention against minimum traffic
-# -------------------------------------------------
-#
-# A naive attention kernel writes the score matrix to HBM, reads it for the
-# softmax, writes the probabilities and reads them again for the weighted sum. A
-# flash-style kernel keeps them on chip. The FLOPs are the same; only the bytes
-# differ, and the table shows by how much for both phases.
-
-kernels = {}  # (phase, materialized) -> (ledger, attention time, pass time)
-for phase, build in (("prefill", prefill_ledger), ("decode", decode_ledger)):
-    for materialized in (True, False):
-        pl = build(model, B, S, dtypes, materialized=materialized)
-        times = op_times(pl, chip, precision)
-        t_attn = sum(t.count * t.lower_s for t in times if t.op.kind == "attention")
-        kernels[phase, materialized] = (pl, t_attn, pass_time(pl, chip, precision))
-
-show(llm.attention_kernels_section(kernels, S))
+show(page.decode_section(setup, decode))
 
 # %%
-# 6. Both phases on the roofline
+# 5. Both phases on the roofline
 # ------------------------------
 #
 # Each operator of a prefill pass and of a decode step (every one that moves bytes)
@@ -163,16 +146,16 @@ if args.png:
         points = [(op.intensity, attainable_flops(op.intensity, peak, bw)) for op in ops]
         return PointSeries(f"{name} operators", points, [op.kind for op in ops])
 
-    phases = {"prefill": pre_times, "decode": dec_times}
+    phases = {"prefill": prefill, "decode": decode}
     path = roofline_series_figure(
         args.outdir / "06_prefill_decode_roofline.png",
         (f"{chip.name} {precision}", peak, bw),
-        [on_roof(name, t) for name, t in phases.items()],
+        [on_roof(name, p.times) for name, p in phases.items()],
         f"{model.name} on {chip.name}, batch {B:,}, context {S:,}",
     )
-    show(llm.speed_png(path, phases, chip, precision))
+    show(page.speed_png(path, setup, phases))
 else:
-    show(llm.png_hint("06_prefill_decode_roofline.png"))
+    show(page.png_hint("06_prefill_decode_roofline.png"))
 
 # %%
 # Summary
@@ -186,4 +169,4 @@ else:
 
 ach = achievable_roofs(chip, precision)  # measured roofs; spec where none is published
 both = (roofline_time(pre, ach), roofline_time(dec, ach), ach.measured)
-show(llm.speed_summary(model, chip, precision, dtypes, n_params, ttft, tpot, B, S, both))
+show(page.speed_summary(setup, n_params, prefill.time, decode.time, both))

@@ -15,7 +15,7 @@ fewer KV heads or another chip change.
 The model shapes come from the model table ``common/tables/models.py`` (copied from
 each model's published ``config.json``), the chip figures from ``common/hw_specs.py``,
 and every formula from ``common/formulas/transformer.py``; the tables and sentences
-are composed in ``common/present/llm.py``. Nothing is timed.
+are composed in ``lectures/words/llm_capacity.py``. Nothing is timed.
 
 Run it with ``python3 lectures/07_llm_capacity.py`` (standard library only).
 The flags are lecture 06's (``--help`` lists them): model, chip, precisions, context
@@ -33,26 +33,22 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0])
 from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
-from common.present.llm_cli import llm_parser, parse_llm_args
+from common.shell.llm_flags import llm_parser, parse_llm_args
 
 make_parser = functools.partial(llm_parser, __doc__)  # the LLM lectures' flags (--help)
-args, model, chip, precision, dtypes = parse_llm_args(make_parser())  # checked: one-line errors
+args, model, chip, precision = parse_llm_args(make_parser())  # checked: one-line errors
 # sphinx_gallery_end_ignore
 
-from common.formulas.transformer import (
-    activation_bytes_per_token,
-    decode_critical_batch,
-    kv_cache_bytes_per_token,
-    largest_batch,
-    matmul_critical_batches,
-    model_memory_ledger,
-)
-from common.present import llm
+import math
+
+from common.formulas import transformer as llm
 from common.present.display import show
+from lectures.words import llm_capacity as page
 
 # The flags chose model, chip and precision (see --help); the ridge and sizes follow.
 ridge = chip.ridge_point(precision)
-S, B = args.context, args.batch
+S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
+setup = page.Setup(model, chip, precision, dtypes, S, B, chip.peak_flops(precision), ridge)
 
 
 # %%
@@ -68,14 +64,16 @@ S, B = args.context, args.batch
 # Both are named in ``common/tables/assumptions.py``. The budget is the chip's whole
 # memory; the largest batch within it is the *memory wall*.
 
-kv_token = kv_cache_bytes_per_token(model, dtypes.kv_bytes)  # bytes per cached token
-act_token = activation_bytes_per_token(model, dtypes.act_bytes)  # per token in flight
-wall = largest_batch(model, chip, S, dtypes)  # the memory wall (0: nothing fits)
+kv_token = llm.kv_cache_bytes_per_token(model, dtypes.kv_bytes)  # bytes per cached token
+act_token = llm.activation_bytes_per_token(model, dtypes.act_bytes)  # per token in flight
+wall = llm.largest_batch(model, chip, S, dtypes)  # the memory wall (0: nothing fits)
 
 batches = sorted({1, B} | ({wall, wall + 1} if wall else set()))
-ledgers = {b: model_memory_ledger(model, b, S, dtypes) for b in batches}
+ledgers = {b: llm.model_memory_ledger(model, b, S, dtypes) for b in batches}
 
-show(llm.memory_section(model, chip, dtypes, S, ledgers, kv_token, act_token, wall))
+chips = math.ceil(ledgers[1].total / chip.mem_capacity)  # chips one sequence needs
+capacity = page.Capacity(ledgers, kv_token, act_token, wall, chips)
+show(page.memory_section(setup, capacity))
 
 # %%
 # 2. When decode turns compute-bound
@@ -89,10 +87,11 @@ show(llm.memory_section(model, chip, dtypes, S, ledgers, kv_token, act_token, wa
 # (summed FLOPs over summed bytes), the *knee*. Attention is different: each
 # sequence reads its own cache, so batching does not raise its intensity at all.
 
-shapes = matmul_critical_batches(model, ridge, dtypes)  # (matmul, its critical batch)
-knee = decode_critical_batch(model, ridge, dtypes)  # all weight matmuls together
+shapes = llm.matmul_critical_batches(model, ridge, dtypes)  # (matmul, its critical batch)
+knee = llm.decode_critical_batch(model, ridge, dtypes)  # all weight matmuls together
 
-show(llm.critical_batch_section(shapes, knee, wall, chip, precision, dtypes, S))
+estimate = ridge * dtypes.w_bytes / 2  # 2B / w FLOP/byte meets the ridge
+show(page.critical_batch_section(setup, page.Knee(shapes, knee, estimate), wall))
 
 # %%
 # 3. The ledger against batch
@@ -105,7 +104,7 @@ if args.png:
     from common.plots.transformer import memory_ledger_figure
 
     top = max(16, round(1.3 * wall))
-    curve = [(b, model_memory_ledger(model, b, S, dtypes)) for b in range(1, top + 1)]
+    curve = [(b, llm.model_memory_ledger(model, b, S, dtypes)) for b in range(1, top + 1)]
     path = memory_ledger_figure(
         args.outdir / "07_memory_ledger.png",
         curve,
@@ -113,16 +112,6 @@ if args.png:
         wall,
         f"{model.name} on {chip.name}, context {S:,}: {dtypes.describe()}",
     )
-    show(llm.capacity_png(path, chip, wall, S))
+    show(page.capacity_png(path, setup, capacity))
 else:
-    show(llm.png_hint("07_memory_ledger.png"))
-
-# %%
-# Summary
-# -------
-#
-# The lines a student would copy into a capacity plan.
-# :ref:`Lecture 08 <sphx_glr_auto_lectures_08_llm_levers.py>` moves them with smaller
-# weights, fewer KV heads and other chips.
-
-show(llm.capacity_summary(kv_token, S, wall, knee, ridge))
+    show(page.png_hint("07_memory_ledger.png"))

@@ -13,7 +13,7 @@ the decode throughput bound is drawn against the batch up to each chip's memory 
 The model shapes come from the model table ``common/tables/models.py`` (copied from
 each model's published ``config.json``), the chip figures from ``common/hw_specs.py``,
 and every formula from ``common/formulas/transformer.py``; the tables and sentences
-are composed in ``common/present/llm.py``. Nothing is timed.
+are composed in ``lectures/words/llm_levers.py``. Nothing is timed.
 
 Run it with ``python3 lectures/08_llm_levers.py`` (standard library only).
 The flags are lecture 06's (``--help`` lists them): model, chip, precisions, context
@@ -31,34 +31,28 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0])
 from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
 
 boot.start()
-from common.present.llm_cli import llm_parser, parse_llm_args
+from common.shell.llm_flags import llm_parser, parse_llm_args
 
 make_parser = functools.partial(llm_parser, __doc__)  # the LLM lectures' flags (--help)
-args, model, chip, precision, dtypes = parse_llm_args(make_parser())  # checked: one-line errors
+args, model, chip, precision = parse_llm_args(make_parser())  # checked: one-line errors
 # sphinx_gallery_end_ignore
 
-from common.formulas.transformer import (
-    Deployment,
-    DTypes,
-    batch_grid,
-    decode_critical_batch,
-    decode_ledger,
-    decode_throughput_curve,
-    kv_cache_bytes_per_token,
-    largest_batch,
-    parameter_count,
-    pass_time,
-    prefill_ledger,
-)
+from common.formulas import transformer as llm
 from common.hw_specs import B200, CHIPS, H100, H200
-from common.present import llm
 from common.present.console import fmt_gb
 from common.present.display import show
 from common.tables.models import with_full_mha, with_kv_heads
+from lectures.words import llm_levers as page
 
 # The flags chose model, chip and precision (see --help); the sizes and the ridge follow.
-S, B = args.context, args.batch
+S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 ridge = chip.ridge_point(precision)
+setup = page.Setup(model, chip, precision, dtypes, S, B, chip.peak_flops(precision), ridge)
+
+
+def bounds(ledger, c, p):
+    """Each weight matmul's bound ('compute' or 'memory') in one pass on chip c at precision p."""
+    return [t.bound for t in llm.op_times(ledger, c, p) if t.op.kind == "matmul"]
 
 
 # %%
@@ -72,19 +66,22 @@ ridge = chip.ridge_point(precision)
 
 quant = {}  # weight precision -> what it moves
 for w in dict.fromkeys(["bf16", "int8", "int4", dtypes.weights]):
-    dt = DTypes(weights=w, kv=dtypes.kv, activations=dtypes.activations)
-    step = decode_ledger(model, B, S, dt)
-    quant[w] = {
-        "weights": parameter_count(model) * dt.w_bytes,
-        "ttft": pass_time(prefill_ledger(model, B, S, dt), chip, precision),
-        "tpot": pass_time(step, chip, precision),
-        "knee": decode_critical_batch(model, ridge, dt),
-        "wall": largest_batch(model, chip, S, dt),
-        "kv_token": kv_cache_bytes_per_token(model, dt.kv_bytes),
-        "attn_bytes": step.kind_total("attention", "nbytes"),
-    }
+    dt = llm.DTypes(weights=w, kv=dtypes.kv, activations=dtypes.activations)
+    step, pre = llm.decode_ledger(model, B, S, dt), llm.prefill_ledger(model, B, S, dt)
+    matmuls = bounds(pre, chip, precision)
+    quant[w] = page.Quant(
+        weights=llm.parameter_count(model) * dt.w_bytes,
+        ttft=llm.pass_time(pre, chip, precision),
+        tpot=llm.pass_time(step, chip, precision),
+        knee=llm.decode_critical_batch(model, ridge, dt),
+        wall=llm.largest_batch(model, chip, S, dt),
+        kv_token=llm.kv_cache_bytes_per_token(model, dt.kv_bytes),
+        attn_bytes=step.kind_total("attention", "nbytes"),
+        prefill_compute=matmuls.count("compute"),
+        prefill_matmuls=len(matmuls),
+    )
 
-show(llm.quantization_section(quant, precision, B, S))
+show(page.quantization_section(setup, quant))
 
 # %%
 # 2. Grouped-query attention and the KV cache
@@ -94,26 +91,22 @@ show(llm.quantization_section(quant, precision, B, S))
 # by the :math:`H_{kv}` KV heads, not the :math:`H_q` query heads. Calculators that
 # use the query-head count overstate it by the group size :math:`H_q / H_{kv}`. Here
 # the model meets its twin with a different number of KV heads (full multi-head
-# attention for a GQA model; eight KV heads for a model that has full multi-head
-# attention).
+# attention for a GQA model; for a model that has full multi-head attention, the
+# largest divisor of its query heads up to eight).
 
-# A GQA model meets its full-MHA twin; a full-MHA model a twin with eight KV heads.
-grouped = model.n_kv_heads < model.n_heads
-twin = with_full_mha(model) if grouped else with_kv_heads(model, 8)
-variants = {}  # key -> (model, what its KV heads set)
+# A GQA model meets its full-MHA twin; a full-MHA model a twin with up to eight KV heads.
+fewer = max((k for k in range(1, 9) if k < model.n_heads and model.n_heads % k == 0), default=1)
+twin = with_full_mha(model) if model.n_kv_heads < model.n_heads else with_kv_heads(model, fewer)
+variants = []  # the model and its twin: what their KV heads set
 for variant in (model, twin):
-    step = decode_ledger(variant, B, S, dtypes)
-    variants[variant.key] = (
-        variant,
-        {
-            "kv": kv_cache_bytes_per_token(variant, dtypes.kv_bytes),
-            "wall": largest_batch(variant, chip, S, dtypes),
-            "tpot": pass_time(step, chip, precision),
-            "attn_bytes": step.kind_total("attention", "nbytes"),
-        },
-    )
+    step = llm.decode_ledger(variant, B, S, dtypes)
+    attn = step.kind_total("attention"), step.kind_total("attention", "nbytes")
+    kv = llm.kv_cache_bytes_per_token(variant, dtypes.kv_bytes)
+    wall = llm.largest_batch(variant, chip, S, dtypes)
+    tpot = llm.pass_time(step, chip, precision)
+    variants.append(page.Variant(variant, kv, wall, tpot, attn[1], attn[0] / attn[1]))
 
-show(llm.kv_heads_section(variants, chip, dtypes, B, S))
+show(page.kv_heads_section(setup, variants))
 
 # %%
 # 3. Across chips
@@ -121,67 +114,63 @@ show(llm.kv_heads_section(variants, chip, dtypes, B, S))
 #
 # The same model on every chip of the hardware table that has the compute
 # precision: its ridge, its bandwidth, the time to first token at the lecture's
-# batch, the time per output token at batch 1, the memory wall and the knee.
+# batch, the time per output token at batch 1, the memory wall, the decode throughput
+# bound :math:`B / T_{step}(B)` at that wall, and the knee. As the batch grows the
+# weights are shared by more tokens, but every sequence still reads its own KV cache,
+# so the throughput flattens towards the bandwidth divided by one sequence's cache.
 
 FIGURE_CHIPS = (H100, H200, B200)  # the chips of the throughput figure below
 # The figure's chips must all have the precision; if one lacks it, the section uses bf16.
 everywhere = all(precision in c.precisions for c in FIGURE_CHIPS)
 fig_precision = precision if everywhere else "bf16"
-stats = {}  # chip key -> its bounds
+one = llm.decode_ledger(model, 1, S, dtypes)  # a batch-1 decode step
+kv_seq = llm.kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S  # one sequence's KV cache
+runs = {}  # chip key -> the model's bounds on it
 for c in CHIPS.values():
     if fig_precision in c.precisions:
-        stats[c.key] = {
-            "ttft": pass_time(prefill_ledger(model, B, S, dtypes), c, fig_precision),
-            "tpot1": pass_time(decode_ledger(model, 1, S, dtypes), c, fig_precision),
-            "wall": largest_batch(model, c, S, dtypes),
-            "knee": decode_critical_batch(model, c.ridge_point(fig_precision), dtypes),
-        }
+        peak, c_ridge = c.peak_flops(fig_precision), c.ridge_point(fig_precision)
+        wall = llm.largest_batch(model, c, S, dtypes)
+        step = llm.decode_ledger(model, max(wall, 1), S, dtypes)  # decode at the wall
+        runs[c.key] = page.ChipRun(
+            chip=c,
+            peak=peak,
+            ridge=c_ridge,
+            ttft=llm.pass_time(llm.prefill_ledger(model, B, S, dtypes), c, fig_precision),
+            tpot1=llm.pass_time(one, c, fig_precision),
+            wall=wall,
+            at_wall=wall / llm.pass_time(step, c, fig_precision),  # tokens/s; 0: none fits
+            knee=llm.decode_critical_batch(model, c_ridge, dtypes),
+            ceiling=c.mem_bw / kv_seq,
+            matmul=one.kind_total("matmul") / peak,
+            b1_memory="compute" not in bounds(one, c, fig_precision),
+        )
 
-show(llm.chips_section(model, stats, CHIPS, fig_precision, precision, B, S))
-
-# %%
-# Decode throughput against batch
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# For three chips, the decode throughput bound :math:`B / T_{step}(B)` from batch 1
-# up to each chip's memory wall. As the batch grows the weights are shared by more
-# tokens, but every sequence still reads its own KV cache, so the throughput
-# flattens towards the bandwidth divided by one sequence's cache.
-
-curves = {}  # chip key -> (name, (batch, tokens/s) up to the wall, wall)
-for c in FIGURE_CHIPS:
-    wall = stats[c.key]["wall"]
-    setup = Deployment(model, c, fig_precision, dtypes)
-    curve = decode_throughput_curve(setup, S, batch_grid(wall) if wall else [])
-    curves[c.key] = (c.name, curve, wall)
-
+q_one = next(op.intensity for op in one.layer if op.name == "Q projection")
 show(
-    llm.throughput_table(curves),
-    llm.chips_observations(model, stats, curves, CHIPS, fig_precision, dtypes, S),
+    page.chips_section(setup, runs, fig_precision),
+    page.chips_observations(setup, runs, q_one, kv_seq),
 )
 
 # %%
-# The same curves drawn with ``--png``, one panel per chip, with the memory wall, the
+# With ``--png``, the decode throughput bound against the batch for three chips, from
+# batch 1 up to each chip's memory wall, one panel per chip, with the memory wall, the
 # knee and the ceiling marked.
 
 if args.png:
     from common.plots.transformer import ThroughputPanel, decode_throughput_figure
 
-    # One sequence's KV cache; no batch beats bandwidth / that.
-    kv_seq = kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S
     panels = []
-    for key, (name, curve, wall) in curves.items():
-        chip_memory = fmt_gb(CHIPS[key].mem_capacity)
-        ceiling = CHIPS[key].mem_bw / kv_seq
-        note = f"weights alone exceed\n{chip_memory}"
-        knee = stats[key]["knee"]
-        panels.append(ThroughputPanel(name, curve, wall, knee, ceiling, note))
+    for r in (runs[c.key] for c in FIGURE_CHIPS):
+        setup_c = llm.Deployment(model, r.chip, fig_precision, dtypes)
+        curve = llm.decode_throughput_curve(setup_c, S, llm.batch_grid(r.wall) if r.wall else [])
+        note = f"nothing fits in\n{fmt_gb(r.chip.mem_capacity)}"
+        panels.append(ThroughputPanel(r.chip.name, curve, r.wall, r.knee, r.ceiling, note))
     path = decode_throughput_figure(
         args.outdir / "08_decode_throughput.png",
         panels,
         f"{model.name} decode, context {S:,}: {fig_precision} compute, "
         f"{dtypes.weights} weights, {dtypes.kv} KV",
     )
-    show(llm.throughput_png(path, model, S, FIGURE_CHIPS))
+    show(page.throughput_png(path, setup, [p.label for p in panels]))
 else:
-    show(llm.png_hint("08_decode_throughput.png"))
+    show(page.png_hint("08_decode_throughput.png"))

@@ -92,7 +92,7 @@ def results_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def summary_value(out: str, label: str) -> str:
-    """The value printed after `label` in a lecture's Summary table (lectures 06 and 07)."""
+    """The value printed after `label` in a lecture's Summary table (lecture 06)."""
     summary = out[out.index("\nSummary\n") :]
     match = re.search(rf"^{re.escape(label)}\s+(.+)$", summary, re.MULTILINE)
     assert match, f"summary line {label!r} missing"

@@ -8,8 +8,9 @@ Three parts, used by ``tests/present/test_edit_battery.py``:
   chips' figures swapped, a lower-precision peak below the higher one, capacities and
   shared memory halved, the README's exercise), each a name and ``{(chip, field): value}``;
 - ``contradictions(text)``: the sentences whose direction word (rose, fell, grew,
-  faster, "only", "barely moves", "n of m") disagrees with the numbers they quote, that
-  say "A, not A" or "from A to A", or that print None, [] or a factor of x0.
+  faster, "only", "barely moves", "n of m", above / below / at the ridge, "comes
+  before") disagrees with the numbers they quote, that say "A, not A" or "from A to A",
+  or that print None, [] or a factor of x0.
 
 The reader is independent of the course's own wording helpers: it parses numbers and
 units back out of the printed text.
@@ -210,7 +211,7 @@ def _sentence_faults(s: str) -> Iterator[str]:
         if not _value(m, "r") > 1.0:
             yield "a growth factor that is not above 1"
     # 3. "x2.0 faster", "3.1x fewer", "x1.5 more": a comparative factor above 1.
-    comparative = r"faster|slower|fewer|more|larger|bigger|higher|lower|smaller|below|above"
+    comparative = r"faster|slower|fewer|more|less|larger|bigger|higher|lower|smaller|below|above"
     for m in re.finditer(rf"(?:\bx{NUM.format('r')}|{NUM.format('q')}x)\s+(?:{comparative})\b", s):
         r = _value(m, "r") if m.group("r") else _value(m, "q")
         if not r > 1.0:
@@ -260,3 +261,19 @@ def _sentence_faults(s: str) -> Iterator[str]:
     for m in re.finditer(rf"\b(?:{DOWN})\s+x{NUM.format('r')}", s):
         if not _value(m, "r") > 1.0:
             yield "a decrease factor that is not above 1"
+    # 9. "201 FLOP per byte overall, below the ridge of 295", "ends at 6,000 tokens/s at
+    # its wall, below the bandwidth ceiling of 7,629": the side, at the ridge's digits.
+    for m in re.finditer(
+        rf"{NUM.format('x')}\s?(?:flop/byte|flop per byte overall|tokens/s)[^;]{{0,30}}?\b"
+        rf"(?P<side>above|below|at) the (?:ridge|bandwidth ceiling) of {NUM.format('r')}",
+        s,
+    ):
+        x, r = round(_value(m, "x")), round(_value(m, "r"))
+        if {"above": not x > r, "below": not x < r, "at": x != r}[m.group("side")]:
+            yield f"says {m.group('side')} the ridge"
+    # 10. "the memory wall (105) comes before the knee (332)": the first is smaller.
+    for m in re.finditer(
+        rf"\({NUM.format('a')}\) comes before the [a-z ]+ \({NUM.format('b')}\)", s
+    ):
+        if not _value(m, "a") < _value(m, "b"):
+            yield "comes before a smaller one"

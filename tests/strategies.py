@@ -9,6 +9,9 @@ Shared by the property tests of every lecture's words (``tests/lectures/test_wor
 - ``patched_hardware(table)`` puts such a table in place of ``common.hw_specs``' chips
   (the module attributes ``A100``, ``H100``... and ``CHIPS``) for the duration of a
   ``with`` block, so a lecture or a words module run inside it sees the edit.
+- ``models()`` draws a model table row within the validation of ``common/tables/models.py``
+  (layers, widths, query and KV heads, MLP width, vocabulary, context window), and
+  ``patched_models(model)`` adds it to ``common.tables.models.MODELS`` inside a block.
 - ``run_lecture(name, *argv)`` runs ``lectures/NN_name.py`` in this process with
   ``runpy`` (its ``from common.hw_specs import ...`` reads the patched attributes) and
   returns what it printed; ``SystemExit`` with a non-zero code fails the caller's test
@@ -31,6 +34,8 @@ from hypothesis import strategies as st
 
 from common import hw_specs
 from common.hw_specs import Chip, Figure
+from common.tables import models as model_table
+from common.tables.models import Model
 
 REPO = Path(__file__).resolve().parents[1]
 FACTORS = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
@@ -140,6 +145,71 @@ def patched_hardware(table: Mapping[str, Chip]) -> Iterator[None]:
             setattr(hw_specs, name, chip)
         hw_specs.CHIPS.clear()
         hw_specs.CHIPS.update(saved_chips)
+
+
+@st.composite
+def models(draw: st.DrawFn) -> Model:
+    """A decoder-only model as a student might type it into the model table: any layer
+    count, width and vocabulary, query heads a multiple of the KV heads, any window."""
+    kv = draw(st.integers(1, 16), label="KV heads")
+    heads = kv * draw(st.sampled_from([1, 2, 4, 8]), label="group size")
+    d_head = draw(st.sampled_from([32, 64, 80, 128, 256]), label="head dim")
+    return Model(
+        name="Drawn model",
+        key="drawn",
+        n_layers=draw(st.integers(1, 128), label="layers"),
+        d_model=draw(st.sampled_from([heads * d_head, 512, 4096, 12288]), label="d_model"),
+        n_heads=heads,
+        n_kv_heads=kv,
+        d_head=d_head,
+        d_ff=draw(st.integers(64, 65536), label="d_ff"),
+        gated_mlp=draw(st.booleans(), label="gated"),
+        vocab_size=draw(st.integers(256, 262144), label="vocabulary"),
+        tied_embeddings=draw(st.booleans(), label="tied"),
+        max_context=draw(st.integers(1, 131072), label="window"),
+        config_source="drawn by hypothesis",
+        published_params=draw(st.none() | st.floats(1e6, 1e12), label="published"),
+    )
+
+
+@contextlib.contextmanager
+def patched_models(*extra: Model) -> Iterator[None]:
+    """Add `extra` models to ``common.tables.models.MODELS`` (by key) inside the block."""
+    saved = dict(model_table.MODELS)
+    try:
+        model_table.MODELS.update({m.key: m for m in extra})
+        yield
+    finally:
+        model_table.MODELS.clear()
+        model_table.MODELS.update(saved)
+
+
+STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # --weights and --kv
+
+
+@st.composite
+def llm_runs(draw: st.DrawFn) -> tuple[dict[str, Chip], Model, list[str]]:
+    """An edited hardware table, a model (shipped or drawn) and every documented flag of
+    lectures 06-08: --model, --chip, --precision (one the chip has), --weights, --kv,
+    --context (1 to the model's window, at most 32,768) and --batch (1 to 4,096)."""
+    table = draw(hardware_tables())
+    model = draw(st.sampled_from(list(model_table.MODELS.values())) | models())
+    key = draw(st.sampled_from(list(table)), label="chip")
+    precision = draw(st.sampled_from(sorted(table[key].precisions)), label="precision")
+    weights = draw(st.sampled_from(STORAGE) | st.none(), label="weights")
+    if weights is None and precision not in STORAGE:
+        weights = "int8"
+    argv = ["--model", model.key, "--chip", key, "--precision", precision]
+    argv += ["--kv", draw(st.sampled_from(STORAGE), label="kv")]
+    argv += ["--context", str(draw(st.integers(1, min(model.max_context, 32768))))]
+    argv += ["--batch", str(draw(st.integers(1, 4096), label="batch"))]
+    return table, model, argv + (["--weights", weights] if weights else [])
+
+
+def run_llm(lecture: str, table: Mapping[str, Chip], model: Model, argv: list[str]) -> str:
+    """Run lecture 06, 07 or 08 in this process on an edited table with a drawn model."""
+    with patched_hardware(table), patched_models(model):
+        return run_lecture(lecture, *argv)
 
 
 def lecture_file(name: str) -> Path:

@@ -201,7 +201,7 @@ def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -
         "import sys; sys.path.insert(0, " + repr(str(REPO)) + ")\n"
         "import common.console, common.roofline, common.hw_specs, common.exercises\n"
         "import common.formulas.transformer, common.shell.cli, common.present.display\n"
-        "import common.present.llm, lectures.words.roofline_basics\n"
+        "import common.shell.llm_flags, lectures.words.llm_speed, lectures.words.roofline_basics\n"
         "print('ok', 'numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
     )
     proc = python("-S", "-c", code, cwd=tmp_path, pythonpath=False)

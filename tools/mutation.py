@@ -97,7 +97,6 @@ T_CLAIMS = "tests/present/test_claims.py"
 T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
 T_OPS_PRESENT = "tests/present/test_operators_present.py"
-T_LLM_PRESENT = "tests/present/test_llm_present.py"
 T_SLIPS = "tests/tables/test_slips.py"
 T_SHIPPED = "tests/tables/test_shipped.py"
 
@@ -150,7 +149,9 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_OPS_PRESENT,
         T_SENTENCES + "::test_lecture05_directions_by_hand",
     ),
-    "common/present/llm.py": (T_LLM_PRESENT, T_SENTENCES + "::test_lecture08_speed_words_by_hand"),
+    "lectures/words/llm_speed.py": ("tests/lectures/test_words_llm_speed.py",),
+    "lectures/words/llm_capacity.py": ("tests/lectures/test_words_llm_capacity.py",),
+    "lectures/words/llm_levers.py": ("tests/lectures/test_words_llm_levers.py",),
     "common/exercises/__init__.py": (
         "tests/exercises/test_exercise_answers.py",
         T_EX,

@@ -102,6 +102,11 @@ def higher_or_lower(x: float, than: float, fmt: Fmt = _plain) -> str:
     return {1: "higher", -1: "lower", 0: "the same"}[d]
 
 
+def above(x: float, than: float, fmt: Fmt = _plain) -> str:
+    """Where x sits against `than` at the digits shown: 'above', 'below' or 'at'."""
+    return {1: "above", -1: "below", 0: "at"}[direction(than, x, fmt)]
+
+
 def n_of_m(n: int, m: int) -> str:
     """A count of a whole: 'all 8', 'none of the 8', '5 of the 8'."""
     if n == m:

@@ -63,6 +63,7 @@ from common.shell import interface
 logger = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[2]
+COURSE = (REPO / "common", REPO / "lectures" / "words")  # packed for the browser
 #: The panel's browser side; harness.py also compiles the standard library at build time.
 STATIC_SOURCE = REPO / "docs" / "_static" / "runner"
 HARNESS = STATIC_SOURCE / "harness.py"
@@ -150,23 +151,24 @@ def _parents(name: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def standard_library_modules(package_dir: Path) -> dict[str, Path]:
-    """The modules of a package that import with the standard library alone, by name.
+def standard_library_modules(package_dir: Path, *more: Path) -> dict[str, Path]:
+    """The modules of a package (and of the packages `more`, beside it) that import with
+    the standard library alone, by name.
 
     A module qualifies when everything it imports at import time is in the standard
     library or is another qualifying module of the package (and so are its parent
     packages). numpy imported inside a function is fine: the panel's lectures only
     call such a function where they need it.
     """
-    root = package_dir.parent
-    files = {module_name(p, root): p for p in sorted(package_dir.rglob("*.py"))}
+    root, dirs = package_dir.parent, (package_dir, *more)
+    files = {module_name(p, root): p for d in dirs for p in sorted(d.rglob("*.py"))}
     files = {n: p for n, p in files.items() if "__pycache__" not in p.parts}
     deps: dict[str, set[str]] = {}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         imports = import_time_imports(path.read_text(encoding="utf-8"), package, files)
-        deps[name] = {*imports, *_parents(name)}
-    top = package_dir.name
+        deps[name] = {*imports, *(p for p in _parents(name) if p in files)}  # no namespace
+    tops = {d.relative_to(root).parts[0] for d in dirs}
     ok = set(files)
     changed = True
     while changed:
@@ -174,7 +176,7 @@ def standard_library_modules(package_dir: Path) -> dict[str, Path]:
         for name in sorted(ok):
             for dep in deps[name]:
                 head = dep.split(".")[0]
-                inside = head == top
+                inside = head in tops
                 if (inside and dep not in ok and dep in files) or (
                     not inside and head not in sys.stdlib_module_names
                 ):
@@ -200,7 +202,7 @@ def lecture_blockers(lecture: Path, packable: Mapping[str, Path]) -> list[str]:
     blockers = []
     for dep in sorted(imports):
         head = dep.split(".")[0]
-        if head == "common":
+        if head in ("common", "lectures"):
             if dep not in packable:
                 blockers.append(dep)
         elif head == "lectures":
@@ -216,7 +218,7 @@ def pack_course(package_dir: Path, lectures: Sequence[Path], target: Path) -> tu
     Paths inside the zip are the repository's (``common/hw_specs.py``,
     ``lectures/02_roofline_basics.py``). Returns (a digest of the zip, its names).
     """
-    packable = standard_library_modules(package_dir)
+    packable = standard_library_modules(package_dir, package_dir.parent / "lectures" / "words")
     entries: list[tuple[str, bytes]] = []
     root = package_dir.parent
     for path in packable.values():
@@ -560,7 +562,7 @@ def _lecture_path(app: Sphinx, stem: str) -> Path:
 
 def check_config(app: Sphinx, config: Any) -> None:
     """Every configured lecture exists and can run in a browser; every exercise key exists."""
-    packable = standard_library_modules(REPO / "common")
+    packable = standard_library_modules(*COURSE)
     for stem in config.runner_lectures:
         path = _lecture_path(app, stem)
         if not path.is_file():
@@ -608,7 +610,7 @@ def add_panels(app: Sphinx, doctree: nodes.document) -> None:
 
 def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:
     """The modules a page's panels import, for the worker to compile while the reader reads."""
-    packable = standard_library_modules(REPO / "common")
+    packable = standard_library_modules(*COURSE)
     names: set[str] = {"common.shell.cli"}
     for panel in doctree.findall(runner_panel):
         if panel["kind"] == "lecture":

@@ -146,7 +146,7 @@ def critical_batch_brute_force(ridge: float, d: int = 8192, f: int = 8192, b: fl
 # ---------------------------------------------------------------------------
 def test_every_module_the_layout_keeps_pure_is_packed() -> None:
     """tests/test_layout.py: numpy only in common.measure, matplotlib only in common.plots."""
-    packable = runner.standard_library_modules(REPO / "common")
+    packable = runner.standard_library_modules(*runner.COURSE)
     every = {
         runner.module_name(p, REPO)
         for p in (REPO / "common").rglob("*.py")
@@ -159,7 +159,7 @@ def test_every_module_the_layout_keeps_pure_is_packed() -> None:
 
 
 def test_packed_modules_import_with_numpy_and_matplotlib_absent(course: Path) -> None:
-    found = runner.standard_library_modules(REPO / "common")
+    found = runner.standard_library_modules(*runner.COURSE)  # lectures' words too
     names = sorted(n for n in found if not n.endswith("__main__"))  # a __main__ would run
     code = (
         "import importlib, sys\n"
@@ -227,10 +227,11 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
     again, _ = runner.pack_course(REPO / "common", [lecture(s) for s in stems], tmp_path / "b")
     assert first == again and (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
     assert "common/hw_specs.py" in names and "common/shell/cli.py" in names
-    words = sorted(f"lectures/words/{p.name}" for p in (REPO / "lectures/words").glob("*.py"))
-    assert "lectures/words/roofline_basics.py" in words
-    assert [n for n in names if n.startswith("lectures/")] == sorted(
-        [f"lectures/{s}.py" for s in stems] + words
+    words = [n for n in names if n.startswith("lectures/words/")]
+    assert words == sorted(f"lectures/words/{p.name}" for p in (REPO / "lectures/words").glob("*.py"))
+    assert {"lectures/words/roofline_basics.py", "lectures/words/llm_speed.py"} <= set(words)
+    assert [n for n in names if n.startswith("lectures/") and n not in words] == sorted(
+        f"lectures/{s}.py" for s in stems
     )
     assert not any("__pycache__" in n or not n.endswith(".py") for n in names)
     with zipfile.ZipFile(tmp_path / "a") as archive:

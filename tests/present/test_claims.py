@@ -91,6 +91,16 @@ def test_side_of_the_ridge() -> None:
     assert claims.side(300.0, 295.2) == "compute-bound"
 
 
+def test_above_below_or_at_as_printed() -> None:
+    whole = "{:.0f}".format
+    assert claims.above(201.0, 295.2, whole) == "below"
+    assert claims.above(1006.0, 295.2, whole) == "above"
+    assert claims.above(295.4, 295.2, whole) == "at"  # both print 295
+    assert claims.above(295.6, 295.2, whole) == "above"  # 296 against 295
+    assert claims.above(2.0, 2.0) == "at"
+    assert claims.above(2.06, 2.0) == "above"  # 2.1 against 2.0 at the default digits
+
+
 @pytest.mark.parametrize(
     ("ra", "rb", "said"),
     [

@@ -111,13 +111,6 @@ def test_lecture05_directions_by_hand(capsys, monkeypatch) -> None:
     )
 
 
-def test_lecture08_speed_words_by_hand(capsys, monkeypatch) -> None:
-    edit_table(monkeypatch, EDITS["H200 bandwidth x0.5"])
-    text = run("08", capsys, monkeypatch)
-    # decode at batch 1 follows bandwidth: 3.35 / 2.4 = 1.40 slower
-    assert "x0.72 the bandwidth: decode at batch 1 gets x1.40 slower" in text
-
-
 def test_h200_exercise_words_by_hand(monkeypatch) -> None:
     from common.exercises import get_exercise
 

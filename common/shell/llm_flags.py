@@ -1,0 +1,73 @@
+"""The command line of the LLM lectures (06, 07, 08): one set of flags, checked once.
+
+``--model``, ``--chip``, ``--precision`` (the chip's compute precision), ``--weights``
+and ``--kv`` (storage precisions), ``--context``, ``--batch``, and ``--png`` /
+``--outdir``. A flag that does not fit the model or the chip (a precision the chip has
+no peak for, a context past the model's window) is a one-line usage error that names
+what is wrong: the flag typed, or the default when the model table's window is shorter.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from common.hw_specs import CHIPS, Chip, get_chip
+from common.shell import cli
+from common.tables.models import MODELS, Model, get_model
+
+#: Precisions weights and the KV cache can be stored in.
+STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")
+#: Every compute precision some chip of the hardware table has a peak for.
+COMPUTE = tuple(sorted({p for chip in CHIPS.values() for p in chip.precisions}))
+CONTEXT = 4096  # the default tokens per sequence
+
+
+class _Typed(argparse.Action):
+    """Store --context and remember it was typed (a default past the window is said so)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        namespace.context, namespace.context_typed = values, True
+
+
+def llm_parser(doc: str | None) -> cli.LectureParser:
+    """The LLM lectures' parser: model, chip, precisions, context, batch, --png/--outdir."""
+    parser = cli.lecture_parser(doc)
+    add = parser.add_argument
+    add("--model", type=cli.one_of(MODELS, "model"), default="llama-3-8b",
+        help=f"model from the model table: {', '.join(MODELS)} (default: llama-3-8b)")  # fmt: skip
+    add("--chip", type=cli.one_of(CHIPS, "chip"), default="h100",
+        help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)")  # fmt: skip
+    add("--precision", type=cli.one_of(COMPUTE, "precision"), default="bf16",
+        help="compute precision; must be one the chip has a peak for (default: bf16)")  # fmt: skip
+    add("--weights", type=cli.one_of(STORAGE, "weight precision"), default=None,
+        help=f"weight storage: {', '.join(STORAGE)} (default: the compute precision)")  # fmt: skip
+    add("--kv", type=cli.one_of(STORAGE, "KV-cache precision"), default="bf16",
+        help=f"KV-cache storage: {', '.join(STORAGE)} (default: bf16)")  # fmt: skip
+    add("--context", type=cli.positive_int, default=CONTEXT, metavar="TOKENS", action=_Typed,
+        help="tokens per sequence: prompt length for prefill, cache length for decode "
+        f"(default: {CONTEXT}; at most the model's window)")  # fmt: skip
+    add("--batch", type=cli.batch_size, default=1, metavar="B",
+        help="sequences processed together (default: 1)")  # fmt: skip
+    cli.add_png_flags(parser)
+    return parser
+
+
+def parse_llm_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, str]:
+    """Parse sys.argv with `parser` (`llm_parser`), check the flags against model and chip:
+    (the flags, with ``weights`` filled in, the model, the chip, the compute precision)."""
+    args = cli.parse_args(parser)
+    model, chip = get_model(args.model), get_chip(args.chip)
+    precision = cli.require_precision(parser, chip, args.precision)
+    if args.weights is None and precision not in STORAGE:
+        parser.error(f"argument --weights: give a weight precision ({', '.join(STORAGE)})")
+    args.weights = args.weights or precision
+    if args.context > model.max_context:
+        typed = getattr(args, "context_typed", False)
+        asked = f"{args.context}" if typed else f"not given, its default of {args.context} tokens"
+        parser.error(
+            f"argument --context: {asked} exceeds {model.name}'s window of "
+            f"{model.max_context} tokens (max_context in common/tables/models.py); "
+            f"give --context {model.max_context} or less"
+        )
+    return args, model, chip, precision

@@ -1,0 +1,163 @@
+"""Lecture 07's words: the capacity ledger of a whole LLM, the memory wall and the knee.
+
+Standard library only. The lecture hands over ``Setup`` (lecture 06's words) and the
+records below, computed with ``common.formulas.transformer``; every comparison a
+sentence states is decided by ``common.present.claims``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from common.formulas.ledger import MemoryLedger
+from common.formulas.transformer import MatmulShape
+from common.present.claims import direction, times
+from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib
+from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.shell.paths import display_path
+from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
+from lectures.words.llm_speed import Setup, png_hint
+
+__all__ = ["Capacity", "Knee", "Setup", "png_hint"]
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """The memory ledger at a few batches (1 among them), per-token sizes and the wall."""
+
+    ledgers: Mapping[int, MemoryLedger]
+    kv_token: float  # bytes of KV cache per token
+    act_token: float  # bytes of activations per token in flight
+    wall: int  # the largest batch that fits (0: none)
+    chips: int  # chips one sequence needs: ceil(total at batch 1 / capacity)
+
+
+@dataclass(frozen=True)
+class Knee:
+    """Each weight matmul's critical batch, decode's as a whole, and the small-B estimate."""
+
+    shapes: Sequence[tuple[MatmulShape, int | None]]
+    knee: int | None
+    estimate: float  # ridge x bytes per weight / 2: where 2B / w meets the ridge
+
+
+def memory_section(s: Setup, c: Capacity) -> Group:
+    """The memory ledger at a few batches, the largest batch that fits and what to observe."""
+    S, cap, m, one = s.context, s.chip.mem_capacity, s.model, c.ledgers[1]
+    rows = [
+        [
+            f"{b:,}",
+            *map(fmt_gb, (x.weights, x.kv_cache, x.activations, x.overhead, x.total)),
+            "fits" if x.fits(cap) else "OOM",
+        ]
+        for b, x in c.ledgers.items()
+    ]
+    if c.wall:
+        top = c.ledgers[c.wall]
+        act = top.activations / top.total
+        result = f"Largest batch that fits: {c.wall:,} sequences at context {S:,}."
+        items = [
+            f"The weights are fixed at {fmt_gb(one.weights)}; each sequence adds "
+            f"{fmt_bytes(c.kv_token * S)} of KV cache, so after weights and overhead the chip "
+            f"holds {c.wall:,} sequences. At that batch the KV cache is "
+            f"{fmt_gb(top.kv_cache)}, {times(top.kv_cache / top.weights)} than the weights.",
+            f"Activations stay small in decode ({fmt_bytes(top.activations)}, {act:.1%} of "
+            f"the total at batch {c.wall:,}) because only one token per sequence is in flight."
+            if round(act, 3) < 0.05
+            else f"Activations are {act:.1%} of the total at batch {c.wall:,}: the one token "
+            f"in flight per sequence weighs {fmt_kib(c.act_token, 2)} against its cache's "
+            f"{fmt_kib(c.kv_token * S, 2)}, so the activation assumption matters.",
+        ]
+    else:
+        alone = one.weights > cap
+        need = fmt_gb(one.weights if alone else one.total)
+        result = "Largest batch that fits: 0 (" + (
+            f"the weights alone need {need})." if alone else f"one sequence already needs {need})."
+        )
+        what = (
+            f"The weights alone ({need}) exceed"
+            if alone
+            else f"One sequence with its weights and overhead ({need}) exceeds"
+        )
+        items = [
+            f"{what} the chip's {fmt_gb(cap)}: this model needs at least {c.chips} chips "
+            "(tensor parallelism) or smaller weights. The speed ledger of lecture 06 is what "
+            "one chip would do if it could hold them.",
+        ]
+    return Group(
+        Heading(f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})"),
+        Text(
+            f"KV cache per token: {fmt_kib(c.kv_token, 2)} (2 x {m.n_layers} layers x "
+            f"{m.n_kv_heads} KV heads x {m.d_head} x {s.dtypes.kv_bytes:g} B); per "
+            f"{S:,}-token sequence: {fmt_kib(c.kv_token * S, 2)}."
+        ),
+        Text(
+            f"Assumptions: activations {fmt_kib(c.act_token, 2)} per active token "
+            f"({ACT_VECTORS_PER_TOKEN} x d_model x {s.dtypes.act_bytes:g} B); overhead "
+            f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n"
+        ),
+        Table(["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"], rows),
+        Text("\n" + result),
+        Observations(items),
+    )
+
+
+def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
+    """Each weight matmul's critical batch, decode's as a whole, and the knee against the wall."""
+    rows = [[x.name, f"{x.K:,}", f"{x.N:,}", f"x {x.count}", fmt_batch(b)] for x, b in k.shapes]
+    rows.append(["all weight matmuls", "", "", "", fmt_batch(k.knee)])
+    w, items = s.dtypes.w_bytes, []
+    if k.knee is not None:
+        cb = {x.name: b for x, b in k.shapes}
+        kv, q = cb.get("K projection"), cb.get("Q projection")
+        narrow = (
+            f"; the narrower K and V projections need a larger batch ({kv:,} against {q:,} for "
+            "Q) because their activations weigh more against their weights"
+            if kv and q and kv > q and s.model.kv_dim < s.model.q_dim
+            else ""
+        )
+        items.append(
+            f"With {w:g}-byte weights a matmul's intensity is close to 2B / {w:g} FLOP/byte "
+            f"while B is small, so it would meet the ridge of {s.ridge:.0f} near B = "
+            f"{k.estimate:.0f}{narrow}. Counted exactly, all weight matmuls together reach it "
+            f"at B = {k.knee:,}, the knee."
+        )
+        order = direction(k.knee, wall, "{:d}".format) if wall else None
+        if order == -1:
+            items.append(
+                f"At {s.context:,} tokens of context the memory wall ({wall:,}) comes before "
+                f"the knee ({k.knee:,}): on this chip the weight matmuls stay below the ridge "
+                "at every batch that fits. A shorter context, a smaller KV cache or smaller "
+                "weights moves the wall."
+            )
+        elif order == 1:
+            items.append(
+                f"The knee ({k.knee:,}) comes before the memory wall ({wall:,}): between them "
+                "the weight matmuls together are past the ridge."
+            )
+        elif order == 0:
+            items.append(f"The knee and the memory wall fall on the same batch, {wall:,}.")
+    return Group(
+        Heading(f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})"),
+        Table(["matmul", "K", "N", "per step", "critical batch"], rows),
+        Text(f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {s.ridge:.0f} FLOP/byte)."),
+        Observations(items) if items else None,
+    )
+
+
+def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
+    """The saved memory-ledger figure, with a caption that says what to look at."""
+    alone = c.ledgers[1].weights > s.chip.mem_capacity
+    where = (
+        f"the total crosses it at B = {c.wall:,}, the memory wall"
+        if c.wall
+        else f"{'the weights alone' if alone else 'one sequence'} already pass"
+        f"{'' if alone else 'es'} it, so no batch fits"
+    )
+    caption = (
+        f"The four terms of the capacity ledger against batch at a context of {s.context:,} "
+        f"tokens, stacked, under the {s.chip.name}'s {fmt_gb(s.chip.mem_capacity)} (dashed). "
+        f"The weights are a fixed floor and the KV cache grows in step with the batch: {where}."
+    )
+    return figure(path, caption, display_path(path))

@@ -1,0 +1,247 @@
+"""Lecture 08's words: weight quantization, KV heads and the chip, and what each moves.
+
+Standard library only. The lecture hands over ``Setup`` (lecture 06's words) and the
+records below, computed with ``common.formulas.transformer``; every comparison a
+sentence states is decided by ``common.present.claims``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from common.hw_specs import Chip
+from common.present.claims import above, change, n_of_m, ratio, speed, times
+from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
+from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.shell.paths import display_path
+from common.tables.models import Model
+from lectures.words.llm_speed import Setup, png_hint
+
+__all__ = ["ChipRun", "Quant", "Setup", "Variant", "png_hint"]
+
+
+@dataclass(frozen=True)
+class Quant:
+    """Lectures 06 and 07 redone with one weight precision (times in s, sizes in bytes)."""
+
+    weights: float
+    ttft: float
+    tpot: float
+    knee: int | None
+    wall: int
+    kv_token: float
+    attn_bytes: float  # attention's bytes per decode step
+    prefill_compute: int  # prefill's weight matmuls that are compute-bound...
+    prefill_matmuls: int  # ...of this many
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The model or its twin with other KV heads, at the lecture's batch and context."""
+
+    model: Model
+    kv: float  # KV-cache bytes per token
+    wall: int
+    tpot: float
+    attn_bytes: float  # attention's bytes per decode step
+    attn_intensity: float  # decode attention's FLOP/byte
+
+
+@dataclass(frozen=True)
+class ChipRun:
+    """The model on one chip: its roofs, bounds, wall, knee and (figure chips) its curve."""
+
+    chip: Chip
+    peak: float  # FLOP/s at the section's precision
+    ridge: float
+    ttft: float  # at the lecture's batch
+    tpot1: float  # at batch 1
+    wall: int
+    at_wall: float  # decode tokens/s at the wall (0: none fits)
+    knee: int | None
+    ceiling: float  # bandwidth / one sequence's KV cache: no batch's tokens/s beats it
+    matmul: float  # seconds of weight-matmul compute per token at the peak
+    b1_memory: bool  # every weight matmul of a batch-1 decode step is memory-bound
+
+
+QUANT = ("weights", "size", "TTFT >=", "TPOT >=", "tok/s <=", "knee", "fits", "KV/token")
+SAME = ("grows", "shrinks", "stays at")
+CHIPS = ("TPOT (B=1) >=", "fits", "tok/s at the wall", "knee")
+
+
+def _kib(n: float) -> str:
+    return fmt_kib(n, 2)
+
+
+def _int(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _knee(a: int | None, b: int | None) -> str:
+    """How the knee moves from bf16 weights (a) to int4 (b); None: no batch reaches it."""
+    if a and b:
+        why = ": fewer bytes per weight means fewer rows earn the ridge." if b < a else "."
+        return f"The knee {change(a, b, _int, words=('rises', 'drops', 'stays at'))}{why}"
+    if b:
+        return f"int4 weights bring a knee, B = {b:,}; bf16 weights reach the ridge at no batch."
+    return "Neither precision's weight matmuls reach the ridge at any batch: no knee."
+
+
+def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
+    """Weight-only quantization: what each weight precision changes, and what it does not."""
+    B, a, b = s.batch, quant["bf16"], quant["int4"]
+    why = (
+        "less than the byte ratio, since int4 shrinks only the weight reads, not the KV cache, "
+        "the activations or the FLOPs"
+        if ratio(a.tpot / b.tpot) != ratio(a.weights / b.weights)
+        else "the full byte ratio: weight reads set the step time"
+    )
+    rows = [
+        [
+            *(w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}"),
+            *(fmt_batch(q.knee), _int(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes)),
+        ]
+        for w, q in quant.items()
+    ]
+    compute = [n_of_m(q.prefill_compute, q.prefill_matmuls) for q in (a, b)]
+    return Group(
+        Heading(
+            f"1. Weight-only quantization ({s.precision} compute, batch {B:,}, "
+            f"context {s.context:,})"
+        ),
+        Table([*QUANT, "attn bytes"], rows),
+        Observations(
+            [
+                f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
+                f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
+                f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
+                f"batch {change(a.wall, b.wall, _int, words=SAME)}.",
+                f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
+                f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
+                f"and {compute[1]} with int4: a compute-bound matmul computes at "
+                f"{s.precision} whatever the weights' storage; only the memory-bound ones gain "
+                "from fewer bytes.",
+                f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
+                "the attention traffic per decode step "
+                f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
+                "changes those two.",
+            ]
+        ),
+    )
+
+
+def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
+    """A model against its twin with other KV heads: cache, wall, traffic and step time."""
+    S, B = s.context, s.batch
+    rows = [
+        [
+            *(
+                v.model.name,
+                f"{v.model.n_kv_heads}",
+                _kib(v.kv),
+                _kib(v.kv * S),
+                _int(v.wall),
+            ),
+            *(fmt_bytes(v.attn_bytes), fmt_time(v.tpot)),
+        ]
+        for v in variants
+    ]
+    many, few = sorted(variants, key=lambda v: -v.model.n_kv_heads)
+    kv = ratio(many.kv / few.kv)
+    fits = (
+        f"and the largest batch is {many.wall:,} against {few.wall:,}."
+        if few.wall
+        else f"though on {s.chip.name} neither fits one sequence."
+    )
+    return Group(
+        Heading(f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})"),
+        Table(
+            ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="], rows
+        ),
+        Observations(
+            [
+                f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
+                f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
+                f"{S:,} tokens that is {_kib(many.kv * S)} per sequence against "
+                f"{_kib(few.kv * S)}, {fits}",
+                "Decode reads the whole cache every step, so attention moves "
+                f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
+                f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
+                f"runs at {many.attn_intensity:.2f} FLOP/byte against "
+                f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
+                "group.",
+            ]
+        ),
+    )
+
+
+def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Group:
+    """Every chip with the precision: ridge, bandwidth, TTFT, TPOT at batch 1, wall and knee."""
+    rows = [
+        [
+            *(r.chip.name, f"{r.ridge:.0f}", fmt_bw(r.chip.mem_bw), fmt_time(r.ttft)),
+            *(fmt_time(r.tpot1), _int(r.wall), _int(r.at_wall) if r.wall else "-"),
+            fmt_batch(r.knee),
+        ]
+        for r in runs.values()
+    ]
+    note = f"(not every chip in the figure has a {s.precision} peak, so this section uses bf16)"
+    return Group(
+        Heading(f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})"),
+        Text(note) if precision != s.precision else None,
+        Table(["chip", "ridge", "bandwidth", f"TTFT (B={s.batch:,}) >=", *CHIPS], rows),
+    )
+
+
+def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
+    """The saved throughput figure, with a caption that says what to look at."""
+    caption = (
+        f"Decode throughput bound of {s.model.name} against batch at a context of "
+        f"{s.context:,} tokens, one panel per chip ({', '.join(chips)}). "
+        "Each curve stops at its memory wall (solid line); the dashed line is the batch where "
+        "the weight matmuls turn compute-bound, the dotted one the bandwidth divided by one "
+        "sequence's KV cache. Look at how each curve bends: a bigger batch shares the "
+        "weights, but every sequence reads its own cache, so the curve flattens towards the "
+        "dotted ceiling."
+    )
+    return figure(path, caption, display_path(path))
+
+
+def chips_observations(
+    s: Setup, runs: Mapping[str, ChipRun], b1_intensity: float, kv_seq: float
+) -> Observations:
+    """What the chips show: bandwidth sets decode, compute prefill, the KV cache the ceiling."""
+    h1, h2, b2 = runs["h100"], runs["h200"], runs["b200"]
+    ridges = [r.ridge for r in runs.values()]
+    n_memory = sum(r.b1_memory for r in runs.values())
+    ends = change(min(ridges), max(ridges), "{:.0f}".format, words=("run", "", "are all"))
+    said = (
+        "every weight matmul of decode is memory-bound on every chip."
+        if n_memory == len(runs)
+        else f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "
+        "batch-1 weight matmul to be compute-bound."
+    )
+    decode, prefill = speed(h1.tpot1, h2.tpot1), speed(h1.ttft, h2.ttft)
+    only = "only " * (1 < round(h1.ttft / h2.ttft, 2) < round(h1.tpot1 / h2.tpot1, 2))
+    items = [
+        f"At batch 1 the Q projection runs at {b1_intensity:.2f} FLOP/byte while the ridges "
+        f"above {ends}: {said}",
+        f"Against {h1.chip.name}, {h2.chip.name} has {times(h2.peak / h1.peak)} compute and "
+        f"{times(h2.chip.mem_bw / h1.chip.mem_bw)} bandwidth: decode at batch 1 gets "
+        f"{decode}, prefill {only}{prefill}.",
+        f"The throughput flattens because each sequence reads its own {fmt_gb(kv_seq)} of KV "
+        f"cache per step: no batch beats bandwidth / that, {h1.ceiling:,.0f} tokens/s on "
+        f"{h1.chip.name} and {b2.ceiling:,.0f} on {b2.chip.name}.",
+    ]
+    past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
+    if past:
+        r = past[0]
+        items.append(
+            f"Past its knee (B = {r.knee:,}) the weight matmuls on {r.chip.name} together are "
+            f"past the ridge and cost {fmt_time(r.matmul)} of compute per token, so the curve "
+            f"ends at {r.at_wall:,.0f} tokens/s at its wall, "
+            f"{above(r.at_wall, r.ceiling, _int)} the bandwidth ceiling of {r.ceiling:,.0f}: a "
+            "bigger batch adds work as fast as it adds tokens."
+        )
+    return Observations(items)

@@ -1,0 +1,263 @@
+"""Lecture 06's words: the model, its parameters, prefill and decode on one chip.
+
+Standard library only. The lecture hands over records it computed with
+``common.formulas.transformer``; every comparison a sentence states is decided by
+``common.present.claims``. ``Setup`` and ``png_hint`` serve lectures 07 and 08 too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from common.formulas.transformer import DTypes, OpTime, PassLedger
+from common.hw_specs import Chip
+from common.present.claims import above, direction, n_of_m
+from common.present.console import (
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_gb,
+    fmt_intensity,
+    fmt_num,
+    fmt_rate,
+    fmt_time,
+)
+from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.shell.paths import display_path
+from common.tables.models import Model
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the flags chose, with the chip's peak (FLOP/s) and ridge (FLOP/byte)."""
+
+    model: Model
+    chip: Chip
+    precision: str
+    dtypes: DTypes
+    context: int
+    batch: int
+    peak: float
+    ridge: float
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One pass: its ledger, operator times, bound, compute time and weight-read time (s)."""
+
+    ledger: PassLedger
+    times: Sequence[OpTime]
+    time: float  # sum of max(F / P_peak, D / beta)
+    compute: float  # F / P_peak
+    weights: float  # weight bytes / beta
+
+
+def _int(x: float) -> str:
+    return f"{x:.0f}"
+
+
+def model_section(s: Setup) -> Group:
+    """The model's shapes from its config.json, the chip's figures and the storage."""
+    m, c = s.model, s.chip
+    rows = [
+        ["layers", f"{m.n_layers}", "num_hidden_layers"],
+        ["d_model", f"{m.d_model:,}", "hidden_size"],
+        ["query heads", f"{m.n_heads}", "num_attention_heads"],
+        ["KV heads", f"{m.n_kv_heads}", f"num_key_value_heads ({m.attention_kind})"],
+        ["head dim", f"{m.d_head}", "hidden_size / num_attention_heads"],
+        ["MLP width d_ff", f"{m.d_ff:,}", "intermediate_size"],
+        ["MLP", "gated SiLU" if m.gated_mlp else "ungated", "hidden_act, gate_proj"],
+        ["vocabulary", f"{m.vocab_size:,}", "vocab_size"],
+        ["embeddings", "tied" if m.tied_embeddings else "untied", "tie_word_embeddings"],
+        ["window", f"{m.max_context:,} tokens", "max_position_embeddings"],
+    ]
+    return Group(
+        Heading(f"1. {m.name} on {c.name}"),
+        Text(f"Model shapes from {m.config_source}:\n"),
+        Table(["quantity", "value", "config.json field"], rows),
+        Text(
+            f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
+            f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
+            f"{s.ridge:.0f} FLOP/byte."
+        ),
+        Text(f"Storage: {s.dtypes.describe()}. Context {s.context:,} tokens, batch {s.batch:,}."),
+    )
+
+
+def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Group:
+    """Parameters by part with their formulas, against the published size."""
+    m = s.model
+    formulas = {"embedding": "V d", "attention": "L (2 d Hq dh + 2 d Hkv dh)"}
+    formulas |= {"mlp": f"L {3 if m.gated_mlp else 2} d d_ff", "norms": "(2 L + 1) d"}
+    formulas["lm_head"] = "0 (tied)" if m.tied_embeddings else "V d"
+    share = {name: n / n_params for name, n in parts.items()}
+    rows = [[k, formulas[k], fmt_num(n), f"{share[k]:.1%}"] for k, n in parts.items()]
+    rows.append(["total", "", fmt_num(n_params), "100.0%"])
+    published = m.published_params or float(n_params)
+    gap = abs(n_params / published - 1)
+    near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
+    return Group(
+        Heading("2. Parameters from the config"),
+        Table(["part", "formula", "parameters", "share"], rows),
+        Text(f"\nPublished size: {fmt_num(published)} ({m.params_source})."),
+        Observations(
+            [
+                f"The count from the config, {fmt_num(n_params)}, is {near} the published "
+                f"{fmt_num(published)}.",
+                f"The MLP holds {share['mlp']:.1%} of the weights and attention "
+                f"{share['attention']:.1%}; the embedding and LM head together hold "
+                f"{share['embedding'] + share['lm_head']:.1%}. At {s.dtypes.weights} the "
+                f"weights take {fmt_gb(n_params * s.dtypes.w_bytes)}.",
+            ]
+        ),
+    )
+
+
+def _row(name: str, f: float, d: float, bound: str, t: float, share: str) -> list[str]:
+    return [name, fmt_flops(f), fmt_bytes(d), fmt_intensity(f, d, 2, 0), bound, fmt_time(t), share]
+
+
+def _pct(t: float, p: Phase) -> str:
+    return f"{t / p.time:.1%}"
+
+
+def pass_table(p: Phase) -> Table:
+    """One pass's ledger: one layer's operators, x layers, then the model-level operators."""
+    L, n = p.ledger.model.n_layers, len(p.ledger.layer)
+    rows = [
+        _row(t.op.name, t.op.flops, t.op.nbytes, t.bound, t.lower_s, _pct(t.count * t.lower_s, p))
+        for t in p.times
+    ]
+    f, d = (sum(getattr(t.op, k) for t in p.times[:n]) for k in ("flops", "nbytes"))
+    lt = sum(t.lower_s for t in p.times[:n])
+    rows[n:n] = [
+        _row("= one layer", f, d, "", lt, ""),
+        _row(f"x {L} layers", L * f, L * d, "", L * lt, _pct(L * lt, p)),
+    ]
+    rows.append(_row("= whole pass", p.ledger.flops, p.ledger.nbytes, "", p.time, "100.0%"))
+    return Table(["operator", "FLOPs", "bytes", "FLOP/B", "bound", "time >=", "of pass"], rows)
+
+
+def _compute(p: Phase) -> tuple[int, int]:
+    """How many of the pass's operators that move bytes are compute-bound, and of how many."""
+    moving = [t.bound for t in p.times if t.op.nbytes]
+    return moving.count("compute"), len(moving)
+
+
+def prefill_section(s: Setup, p: Phase) -> Group:
+    """Prefill's ledger, the time to first token and what to observe."""
+    pre, B, S, ai = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.flops / p.ledger.nbytes
+    fused = [t for t in p.times if t.op.kind in ("norm", "elementwise")]
+    small = sum(t.count * t.lower_s for t in fused)
+    heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute")
+    return Group(
+        Heading(f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"),
+        pass_table(p),
+        Text(f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens)."),
+        Observations(
+            [
+                f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
+                f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
+                f"{s.ridge:.0f}. Compute-bound operators ({n_of_m(*_compute(p))} that move "
+                f"bytes) take {_pct(heavy, p)} of the time, and the whole-pass compute time "
+                f"alone is {fmt_time(p.compute)}.",
+                f"Attention (scores, softmax, weighted sum) is "
+                f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
+                "its share grows with the prompt, since its FLOPs grow as S² and the "
+                "matmuls' as S.",
+                "Of the norms, SiLU and residual adds, "
+                f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
+                f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
+                "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
+                "matmuls.",
+            ]
+        ),
+    )
+
+
+def decode_section(s: Setup, p: Phase) -> Group:
+    """Decode's ledger, the time per output token, the throughput and what to observe."""
+    dec, B, S, w = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.dtypes.w_bytes
+    q = next(t.op.intensity for t in p.times if t.op.name == "Q projection")
+    n, of = _compute(p)
+    bound = (
+        f"{n_of_m(n, of).capitalize()} operators that move bytes are compute-bound at this batch."
+        if n
+        else "Every operator that moves bytes is memory-bound."
+    )
+    items = [
+        f"Each {w:g}-byte weight is read once per step and used in {B:,} "
+        f"multiply-add{'s' if B > 1 else ''} ({2 * B} FLOP), so the Q projection runs at "
+        f"{q:.2f} FLOP/byte, {above(q, s.ridge, _int)} the ridge of {s.ridge:.0f}. {bound}",
+        f"The step reads {fmt_gb(dec.weight_bytes)} of weights and {fmt_gb(dec.kv_bytes)} of "
+        f"KV cache: weights alone need {fmt_time(p.weights)} at {fmt_bw(s.chip.mem_bw)}, "
+        f"{_pct(p.weights, p)} of the bound. The FLOPs ({fmt_flops(dec.flops)}) would take "
+        f"{fmt_time(p.compute)} at peak.",
+    ]
+    if direction(dec.weight_bytes, dec.kv_bytes, fmt_gb) > 0:
+        items.append(
+            f"At batch {B:,} the KV cache read per step ({fmt_gb(dec.kv_bytes)}) outweighs the "
+            "weights: a bigger batch shares the weights among more tokens, but every sequence "
+            "still reads its own cache."
+        )
+    return Group(
+        Heading(f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})"),
+        pass_table(p),
+        Text(
+            f"\nTime per output token >= {fmt_time(p.time)}; decode throughput <= "
+            f"{B / p.time:,.1f} tokens/s."
+        ),
+        Observations(items),
+    )
+
+
+def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
+    """The saved prefill/decode roofline, with what to look at."""
+    flat = [
+        f"{n_of_m(sum(t.bound == 'compute' for t in drawn), len(drawn))} {name}"
+        for name, p in phases.items()
+        for drawn in [[t for t in p.times if t.op.flops and t.op.nbytes]]
+    ]
+    caption = (
+        f"Every operator of one prefill pass (hollow squares) and of one decode step (dots) "
+        f"that moves bytes, on the {s.chip.name}'s {s.precision} roofline (ridge "
+        f"{s.ridge:.0f} FLOP/B, dotted). Look at which side of the ridge each phase lands: "
+        f"the flat compute roof holds {' and '.join(flat)} operators; everything left of the "
+        "ridge runs at the speed of memory, where only moving fewer bytes helps."
+    )
+    return figure(path, caption, display_path(path))
+
+
+def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable: tuple) -> Group:
+    """The lines for a plan: the model, its size and its two time bounds, at the spec roofs
+    and at the achievable ones (`achievable`: TTFT, TPOT, the roofs that were measured)."""
+    m, B, S = s.model, s.batch, s.context
+    published = m.published_params or n_params
+    got = [r for r in ("compute", "memory") if r in achievable[2]]
+    rest = [r for r in ("compute", "memory") if r not in got]
+    which = "; ".join(
+        [f"measured {' and '.join(got)} roof" + "s" * (len(got) > 1)] * bool(got)
+        + [f"{' and '.join(rest)} at spec: none published"] * bool(rest)
+    )
+    rows = [
+        ["model / chip", f"{m.name} on {s.chip.name}, {s.precision} compute"],
+        ["storage", s.dtypes.describe()],
+        ["parameters (config / published)", f"{fmt_num(n_params)} / {fmt_num(published)}"],
+        ["weights", fmt_gb(n_params * s.dtypes.w_bytes)],
+        ["time to first token >=", f"{_ms(ttft)} (batch {B:,}, {S:,}-token prompts)"],
+        ["time per output token >=", f"{_ms(tpot)} (batch {B:,}, context {S:,})"],
+        ["decode throughput <=", f"{B / tpot:,.1f} tokens/s"],
+        ["time to first token, achievable roofs >=", f"{_ms(achievable[0])} ({which})"],
+        ["time per output token, achievable roofs >=", f"{_ms(achievable[1])} ({which})"],
+    ]
+    return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))
+
+
+def _ms(t: float) -> str:
+    return fmt_time(t, unit="ms", digits=3)
+
+
+def png_hint(name: str) -> Text:
+    """The reminder, without --png, that the flag saves the lecture's figure."""
+    return Text(f"\n(add --png to save the figure {name})")

@@ -1,0 +1,216 @@
+"""Lecture 07's words (lectures/words/llm_capacity.py): sentences worked by hand, and claims
+that hold on any hardware table, model table and flag (hypothesis).
+
+Inputs are round numbers chosen here on a chip of 100 TFLOP/s, 1 TB/s and 80 GB (ridge
+100 FLOP/byte); every expected cell and sentence is worked out in the comments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from present.fake_chips import chip, observed, prose, rows
+from strategies import llm_runs, run_lecture, run_llm
+from test_words_llm_speed import check_claims, said
+
+from common.formulas.ledger import MemoryLedger
+from common.formulas.transformer import DTypes
+from common.present.display import Observations
+from common.tables.models import LLAMA_2_7B, LLAMA_3_8B
+from lectures.words import llm_capacity as page
+
+H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B, 80 GB
+KV, ACT = 131072.0, 4096.0  # Llama 3 8B: 2 x 32 layers x 8 KV heads x 128 x 2 B a token
+
+
+def setup(context: int = 1000, model: object = LLAMA_3_8B, **dt: str) -> page.Setup:
+    return page.Setup(model, H, "bf16", DTypes(**dt), context, 1, 100e12, 100.0)
+
+
+def capacity(ledgers: dict, wall: int, chips: int = 1, kv: float = KV, act: float = ACT):
+    return page.Capacity(ledgers, kv, act, wall, chips)
+
+
+SEQ = KV * 1000  # 131.07 MB = 125.00 MiB a 1,000-token sequence
+FITS = {
+    1: MemoryLedger(16e9, SEQ, ACT, 1e9),
+    400: MemoryLedger(16e9, 400 * SEQ, 400 * ACT, 8e9),  # 76.43 GB: fits 80 GB
+    500: MemoryLedger(16e9, 500 * SEQ, 500 * ACT, 9e9),  # 90.54 GB: OOM
+}
+
+
+def test_memory_section_by_hand() -> None:
+    group = page.memory_section(setup(), capacity(FITS, 400))
+    assert "1. Memory ledger at context 1,000 on Hop (80.00 GB)" in str(group)
+    text = prose(group)
+    assert (
+        "KV cache per token: 128.00 KiB (2 x 32 layers x 8 KV heads x 128 x 2 B); per "
+        "1,000-token sequence: 125.00 MiB." in text
+    )
+    assert (
+        "Assumptions: activations 4.00 KiB per active token (16 x d_model x 2 B); overhead " in text
+    )
+    got = rows(group)
+    assert got[0] == ["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"]
+    assert got[2] == ["400", "16.00 GB", "52.43 GB", "0.00 GB", "8.00 GB", "76.43 GB", "fits"]
+    assert got[3][0] == "500" and got[3][-1] == "OOM"
+    assert "\n\nLargest batch that fits: 400 sequences at context 1,000." in str(group)
+    # 52.43 / 16 = x3.28; activations 400 x 4096 B = 1.64 MB of 76.43 GB = 0.0%
+    assert observed(group) == [
+        "The weights are fixed at 16.00 GB; each sequence adds 131.07 MB of KV cache, so after "
+        "weights and overhead the chip holds 400 sequences. At that batch the KV cache is "
+        "52.43 GB, x3.28 more than the weights.",
+        "Activations stay small in decode (1.64 MB, 0.0% of the total at batch 400) because "
+        "only one token per sequence is in flight.",
+    ]
+    # activations 1 GB of 10 GB: the sentence that says the assumption matters
+    heavy = {1: MemoryLedger(1e9, 1e9, 1e9, 0.0), 4: MemoryLedger(6e9, 1e9, 1e9, 2e9)}
+    said_ = observed(page.memory_section(setup(2), capacity(heavy, 4, kv=1024.0, act=2048.0)))
+    assert said_[0].endswith("the KV cache is 1.00 GB, x6.00 less than the weights.")  # 1 / 6
+    assert said_[1] == (
+        "Activations are 10.0% of the total at batch 4: the one token in flight per sequence "
+        "weighs 2.00 KiB against its cache's 2.00 KiB, so the activation assumption matters."
+    )
+    for weights, shown, small in (
+        (17e9, "5.0%", False),
+        (17.16e9, "5.0%", False),
+        (17.4e9, "4.9%", True),
+    ):
+        # 1 GB of activations in 20, 20.16 and 20.4 GB: 5.00%, 4.96% (prints 5.0%) and 4.90%
+        edge = {1: MemoryLedger(1e9, 1e9, 1e9, 0.0), 4: MemoryLedger(weights, 1e9, 1e9, 1e9)}
+        text = observed(page.memory_section(setup(2), capacity(edge, 4)))[1]
+        assert text.startswith("Activations stay small" if small else f"Activations are {shown}")
+        assert shown in text
+
+
+def test_nothing_fits_by_hand(tmp_path) -> None:
+    big = {1: MemoryLedger(150e9, 1e9, 1e9, 18e9)}  # 170 GB: ceil(170 / 80) = 3 chips
+    group = page.memory_section(setup(), capacity(big, 0, chips=3))
+    assert "Largest batch that fits: 0 (the weights alone need 150.00 GB)." in prose(group)
+    assert observed(group) == [
+        "The weights alone (150.00 GB) exceed the chip's 80.00 GB: this model needs at least 3 "
+        "chips (tensor parallelism) or smaller weights. The speed ledger of lecture 06 is what "
+        "one chip would do if it could hold them."
+    ]
+    full = {1: MemoryLedger(80e9, 1e9, 1e9, 0.0)}  # 82 GB: 2 chips
+    group = page.memory_section(setup(), capacity(full, 0, chips=2))
+    assert "Largest batch that fits: 0 (one sequence already needs 82.00 GB)." in prose(group)
+    assert observed(group)[0].startswith(
+        "One sequence with its weights and overhead (82.00 GB) exceeds the chip's 80.00 GB: this "
+        "model needs at least 2 chips"
+    )
+    exact = {1: MemoryLedger(80e9, 0.0, 0.0, 1.0)}  # weights exactly the capacity: not over
+    assert "one sequence already needs 80.00 GB" in prose(
+        page.memory_section(setup(), capacity(exact, 0, chips=2))
+    )
+    path = str(tmp_path / "c.png")
+    assert " ".join(page.capacity_png(path, setup(4096), capacity(FITS, 12)).caption.split()) == (
+        "The four terms of the capacity ledger against batch at a context of 4,096 tokens, "
+        "stacked, under the Hop's 80.00 GB (dashed). The weights are a fixed floor and the KV "
+        "cache grows in step with the batch: the total crosses it at B = 12, the memory wall."
+    )
+    cap = page.capacity_png(path, setup(), capacity(big, 0)).caption
+    assert cap.endswith("the weights alone already pass it, so no batch fits.")
+    cap = page.capacity_png(path, setup(), capacity(exact, 0)).caption
+    assert cap.endswith("one sequence already passes it, so no batch fits.")
+
+
+def shape(name: str, K: int, N: int) -> SimpleNamespace:
+    return SimpleNamespace(name=name, K=K, N=N, count=32)
+
+
+SHAPES = [(shape("Q projection", 4096, 4096), 150), (shape("K projection", 4096, 1024), 180)]
+
+
+def knee_said(wall: int, knee: int | None = 160, shapes=SHAPES, **kw: object) -> list[str]:
+    group = page.critical_batch_section(setup(4096, **kw), page.Knee(shapes, knee, 100.0), wall)
+    return next((i.items for i in group.items if isinstance(i, Observations)), [])
+
+
+def test_critical_batch_section_by_hand() -> None:
+    group = page.critical_batch_section(setup(4096), page.Knee(SHAPES, 160, 100.0), 100)
+    assert "2. Critical batch of decode's weight matmuls on Hop (bf16)" in str(group)
+    assert rows(group) == [
+        ["matmul", "K", "N", "per step", "critical batch"],
+        ["Q projection", "4,096", "4,096", "x 32", "150"],
+        ["K projection", "4,096", "1,024", "x 32", "180"],
+        ["all weight matmuls", "", "", "", "160"],
+    ]
+    assert "Decode critical batch: 160 (ridge 100 FLOP/byte)." in prose(group)
+    # 2-byte weights: I ~ 2B / 2, which meets the ridge 100 near B = 100 x 2 / 2 = 100
+    assert observed(group) == [
+        "With 2-byte weights a matmul's intensity is close to 2B / 2 FLOP/byte while B is small, "
+        "so it would meet the ridge of 100 near B = 100; the narrower K and V projections need a "
+        "larger batch (180 against 150 for Q) because their activations weigh more against "
+        "their weights. Counted exactly, all weight matmuls together reach it at B = 160, the "
+        "knee.",
+        "At 4,096 tokens of context the memory wall (100) comes before the knee (160): on this "
+        "chip the weight matmuls stay below the ridge at every batch that fits. A shorter "
+        "context, a smaller KV cache or smaller weights moves the wall.",
+    ]
+    assert knee_said(200)[1] == (
+        "The knee (160) comes before the memory wall (200): between them the weight matmuls "
+        "together are past the ridge."
+    )
+    assert knee_said(160)[1] == "The knee and the memory wall fall on the same batch, 160."
+    assert len(knee_said(0)) == 1  # nothing fits: no wall to compare
+    assert knee_said(100, None) == []  # no knee: nothing to observe
+    none = page.critical_batch_section(setup(), page.Knee(SHAPES, None, 100.0), 100)
+    assert "Decode critical batch: - (ridge 100 FLOP/byte)." in prose(none)
+    # K's batch not above Q's, no K batch, or full multi-head attention: no 'narrower'
+    for shapes, m in (
+        ([SHAPES[0], (SHAPES[1][0], 150)], LLAMA_3_8B),
+        ([SHAPES[0], (SHAPES[1][0], None)], LLAMA_3_8B),
+        (SHAPES, LLAMA_2_7B),
+    ):
+        assert knee_said(100, 160, shapes, model=m)[0] == (
+            "With 2-byte weights a matmul's intensity is close to 2B / 2 FLOP/byte while B is "
+            "small, so it would meet the ridge of 100 near B = 100. Counted exactly, all weight "
+            "matmuls together reach it at B = 160, the knee."
+        )
+    assert "close to 2B / 0.5 FLOP/byte" in knee_said(100, weights="int4")[0]
+
+
+def test_records_are_frozen() -> None:
+    for record in (capacity(FITS, 400), page.Knee(SHAPES, 160, 100.0)):
+        field = dataclasses.fields(record)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, None)
+
+
+# ---------------------------------------------------------------------------
+# The lecture as a student runs it
+# ---------------------------------------------------------------------------
+def test_default_run_by_hand() -> None:
+    text = said(run_lecture("07"))
+    # Llama 3 8B: 2 x 32 x 8 x 128 x 2 B = 131,072 B = 128.00 KiB a token, 512.00 MiB at 4,096
+    assert "KV cache per token: 128.00 KiB (2 x 32 layers x 8 KV heads x 128 x 2 B)" in text
+    assert "per 4,096-token sequence: 512.00 MiB." in text
+    # 16.06 GB of weights; (80 / 1.1 - 16.06) / 0.5369 GB = 105.5: 105 sequences
+    assert "Largest batch that fits: 105 sequences at context 4,096." in text
+    assert "the memory wall (105) comes before the knee (332)" in text
+
+
+@settings(max_examples=40, deadline=None)
+@given(llm_runs())
+def test_any_table_model_and_flags(run: tuple) -> None:
+    """Lecture 07 on a drawn table, model and flags: it runs, and every claim holds."""
+    text = said(run_llm("07", *run))
+    check_claims(text)
+    wall = int(re.search(r"Largest batch that fits: ([\d,]+)", text).group(1).replace(",", ""))
+    knee = re.search(r"Decode critical batch: ([\d,]+|-)", text).group(1)
+    if wall and knee != "-":
+        k = int(knee.replace(",", ""))
+        order = (
+            "comes before the knee"
+            if wall < k
+            else "before the memory wall"
+            if k < wall
+            else "the same batch"
+        )
+        assert order in text
+    assert ("the weights alone need" in text) == (wall == 0 and "The weights alone (" in text)

@@ -1,0 +1,400 @@
+"""Lecture 06's words (lectures/words/llm_speed.py): sentences worked by hand, and claims
+that hold on any hardware table, model table and flag (hypothesis).
+
+The hand-worked inputs are round numbers chosen here on a chip of 100 TFLOP/s and
+1 TB/s (ridge 100 FLOP/byte, 80 GB); every expected cell and sentence is worked out in
+the comments (fmt_time prints three significant figures: 0.092 s is '92.0 ms').
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from edit_battery import contradictions
+from hypothesis import given, settings
+from present.fake_chips import chip, observed, prose, rows
+from strategies import (
+    SHIPPED,
+    llm_runs,
+    patched_hardware,
+    patched_models,
+    run_lecture,
+    run_llm,
+    scale_chip,
+)
+
+from common.formulas.transformer import DTypes, Op, OpTime, PassLedger
+from common.tables.models import LLAMA_3_8B
+from lectures.words import llm_speed as page
+
+H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B, 80 GB
+
+
+def model(**changes: object) -> object:
+    return dataclasses.replace(LLAMA_3_8B, **changes)
+
+
+def setup(m: object = LLAMA_3_8B, batch: int = 2, context: int = 512, **dt: str) -> page.Setup:
+    return page.Setup(m, H, "bf16", DTypes(**dt), context, batch, 100e12, 100.0)
+
+
+def timed(op: Op, count: int) -> OpTime:
+    """The op's time bounds on H (100 TFLOP/s, 1 TB/s), worked here: max(F / P, D / beta)."""
+    compute, memory = op.flops / 100e12, op.nbytes / 1e12
+    bound = "compute" if compute >= memory else "memory"
+    return OpTime(op, count, compute, memory, max(compute, memory), bound)
+
+
+def phase(kind: str, layer: tuple, once: tuple, batch: int, context: int) -> page.Phase:
+    """A two-layer pass of these operators, with its bounds worked from `timed`."""
+    pl = PassLedger(kind, model(n_layers=2), batch, context, context, DTypes(), False, layer, once)
+    times = [timed(op, 2) for op in layer] + [timed(op, 1) for op in once]
+    total = sum(t.count * t.lower_s for t in times)
+    return page.Phase(pl, times, total, pl.flops / 100e12, pl.weight_bytes / 1e12)
+
+
+Q = Op("Q projection", "matmul", 2e12, weight_bytes=1e9)  # I = 2000: 20 ms compute
+A = Op("scores", "attention", 1e11, act_bytes=1e9)  # I = 100, the ridge: 1 ms either way
+N = Op("norm", "norm", 1e9, act_bytes=1e10)  # I = 0.1: 10 ms memory
+R = Op("residual add", "elementwise", 1e12, act_bytes=1e9)  # I = 1000: 10 ms compute
+HEAD = Op("lm head", "matmul", 1e12, weight_bytes=5e9)  # I = 200: 10 ms compute
+PRE = phase("prefill", (Q, A, N, R), (HEAD,), 2, 512)  # 2 x (20 + 1 + 10 + 10) + 10 = 92 ms
+
+
+def test_pass_table_by_hand() -> None:
+    table = page.pass_table(PRE)
+    # one layer: 3.101 TFLOP over 13 GB = 238.5 FLOP/B in 41 ms; the pass 7.202 TFLOP / 31 GB
+    assert [table.headers, *table.rows] == [
+        ["operator", "FLOPs", "bytes", "FLOP/B", "bound", "time >=", "of pass"],
+        ["Q projection", "2.00 TFLOP", "1.00 GB", "2000", "compute", "20.0 ms", "43.5%"],
+        ["scores", "100.00 GFLOP", "1.00 GB", "100", "compute", "1.00 ms", "2.2%"],
+        ["norm", "1.00 GFLOP", "10.00 GB", "0.10", "memory", "10.0 ms", "21.7%"],
+        ["residual add", "1.00 TFLOP", "1.00 GB", "1000", "compute", "10.0 ms", "21.7%"],
+        ["= one layer", "3.10 TFLOP", "13.00 GB", "239", "", "41.0 ms", ""],
+        ["x 2 layers", "6.20 TFLOP", "26.00 GB", "239", "", "82.0 ms", "89.1%"],
+        ["lm head", "1.00 TFLOP", "5.00 GB", "200", "compute", "10.0 ms", "10.9%"],
+        ["= whole pass", "7.20 TFLOP", "31.00 GB", "232", "", "92.0 ms", "100.0%"],
+    ]
+
+
+def test_prefill_section_by_hand() -> None:
+    group = page.prefill_section(setup(), PRE)
+    assert "3. Prefill: 2 x 512 prompt tokens on Hop (bf16)" in str(group)
+    assert "Time to first token >= 92.0 ms (prefill of 1,024 tokens)." in prose(group)
+    said = observed(group)
+    # compute-bound: Q, scores (at the ridge), residual, head: 40 + 2 + 20 + 10 = 72 of 92 ms
+    assert said[0] == (
+        "Prefill does 7.20 TFLOP and moves 31.00 GB: 232 FLOP per byte overall, above the "
+        "ridge of 100. Compute-bound operators (4 of the 5 that move bytes) take 78.3% of the "
+        "time, and the whole-pass compute time alone is 72.0 ms."
+    )
+    # attention 2e11 of 7.202e12 FLOPs = 2.8%
+    assert said[1] == (
+        "Attention (scores, softmax, weighted sum) is 2.8% of the FLOPs at 512 tokens; its share "
+        "grows with the prompt, since its FLOPs grow as S² and the matmuls' as S."
+    )
+    # the norm (memory) and the residual add (compute): 2 x (10 + 10) = 40 of 92 ms = 43.5%
+    assert said[2] == (
+        "Of the norms, SiLU and residual adds, 1 of the 2 are memory-bound; together they cost "
+        "40.0 ms (43.5% of the pass) in this unfused ledger. Real engines fuse them into the "
+        "neighbouring matmuls."
+    )
+    # 25 TB/s: ridge 4; everything memory-bound at a low peak: 1 GFLOP of the norm is 1 s
+    slow = phase("prefill", (N, N), (), 1, 64)  # 2 x 2 x 10 ms = 40 ms, all memory
+    said = observed(page.prefill_section(setup(), slow))
+    # 4 GFLOP over 40 GB = 0.1 FLOP/B; none compute-bound; 4 GFLOP at 100 TFLOP/s = 40 µs
+    assert said[0] == (
+        "Prefill does 4.00 GFLOP and moves 40.00 GB: 0 FLOP per byte overall, below the ridge "
+        "of 100. Compute-bound operators (none of the 2 that move bytes) take 0.0% of the time, "
+        "and the whole-pass compute time alone is 40.0 µs."
+    )
+    assert said[2].startswith("Of the norms, SiLU and residual adds, all 2 are memory-bound;")
+    at = phase("prefill", (A,), (), 1, 64)  # I = 100 exactly: at the ridge
+    assert (
+        "100 FLOP per byte overall, at the ridge of 100."
+        in observed(page.prefill_section(setup(), at))[0]
+    )
+
+
+DQ = Op("Q projection", "matmul", 8e9, weight_bytes=1e9)  # I = 8: 1 ms memory
+DA = Op("attention", "attention", 1e8, kv_bytes=3e9)  # 3 ms memory
+ROPE = Op("rope", "elementwise", 1e6)  # moves no bytes: 10 ns of compute
+DHEAD = Op("lm head", "matmul", 4e9, weight_bytes=2e9)  # 2 ms memory
+DEC = phase("decode", (DQ, DA, ROPE), (DHEAD,), 4, 1000)  # 2 x (1 + 3 + 0.00001) + 2 ms
+
+
+def test_decode_section_by_hand() -> None:
+    group = page.decode_section(setup(batch=4, context=1000), DEC)
+    assert "4. Decode: 4 x 1 new token, context 1,000, on Hop (bf16)" in str(group)
+    # 10.00002 ms; 4 / 10.00002 ms = 400.0 tokens/s
+    assert "Time per output token >= 10.0 ms; decode throughput <= 400.0 tokens/s." in prose(group)
+    said = observed(group)
+    assert said[0] == (
+        "Each 2-byte weight is read once per step and used in 4 multiply-adds (8 FLOP), so the "
+        "Q projection runs at 8.00 FLOP/byte, below the ridge of 100. Every operator that moves "
+        "bytes is memory-bound."
+    )
+    # weights 2 x 1 + 2 = 4 GB: 4 ms of 10 = 40.0%; FLOPs 20.202 GFLOP: 202 µs at peak
+    assert said[1] == (
+        "The step reads 4.00 GB of weights and 6.00 GB of KV cache: weights alone need 4.00 ms "
+        "at 1.00 TB/s, 40.0% of the bound. The FLOPs (20.20 GFLOP) would take 202 µs at peak."
+    )
+    assert said[2] == (
+        "At batch 4 the KV cache read per step (6.00 GB) outweighs the weights: a bigger batch "
+        "shares the weights among more tokens, but every sequence still reads its own cache."
+    )
+    small_kv = Op("attention", "attention", 1e8, kv_bytes=2e9)  # 4 GB of cache, as the weights
+    mix = Op("mix", "matmul", 1e12, act_bytes=1e9)  # I = 1000: compute-bound
+    one = phase("decode", (DQ, small_kv), (DHEAD, mix), 1, 1000)
+    said = observed(page.decode_section(setup(batch=1), one))
+    assert "used in 1 multiply-add (2 FLOP)" in said[0]
+    assert said[0].endswith(
+        "below the ridge of 100. 1 of the 4 operators that move bytes are compute-bound at this "
+        "batch."
+    )
+    assert len(said) == 2  # 4 GB of cache against 4 GB of weights: no 'outweighs'
+    busy = phase("decode", (Q,), (mix,), 1, 1000)  # both compute-bound
+    said = observed(page.decode_section(setup(batch=1), busy))
+    assert "Q projection runs at 2000.00 FLOP/byte, above the ridge of 100." in said[0]
+    assert said[0].endswith("All 2 operators that move bytes are compute-bound at this batch.")
+    two = phase("decode", (DQ, DA, ROPE), (DHEAD,), 2, 1000)
+    assert "used in 2 multiply-adds (4 FLOP)" in observed(page.decode_section(setup(), two))[0]
+
+
+def test_model_and_parameter_sections_by_hand() -> None:
+    group = page.model_section(setup(batch=8, context=4096))
+    text = prose(group)
+    assert ["layers", "32", "num_hidden_layers"] in rows(group)
+    assert ["KV heads", "8", "num_key_value_heads (GQA)"] in rows(group)
+    assert ["MLP", "gated SiLU", "hidden_act, gate_proj"] in rows(group)
+    assert ["embeddings", "untied", "tie_word_embeddings"] in rows(group)
+    assert ["window", "8,192 tokens", "max_position_embeddings"] in rows(group)
+    assert "Chip: Hop, bf16 peak 100.0 TFLOP/s, memory bandwidth 1.00 TB/s," in text
+    assert "capacity 80.00 GB, ridge point 100 FLOP/byte." in text
+    assert "bf16 KV cache, bf16 activations. Context 4,096 tokens, batch 8." in text
+    other = rows(page.model_section(setup(model(gated_mlp=False, tied_embeddings=True))))
+    assert ["MLP", "ungated", "hidden_act, gate_proj"] in other
+    assert ["embeddings", "tied", "tie_word_embeddings"] in other
+    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
+    m = model(published_params=1e9, params_source="src")
+    group = page.parameter_section(setup(m), parts, 1_000_000_000)
+    assert rows(group) == [
+        ["part", "formula", "parameters", "share"],
+        ["embedding", "V d", "100.00 M", "10.0%"],
+        ["attention", "L (2 d Hq dh + 2 d Hkv dh)", "200.00 M", "20.0%"],
+        ["mlp", "L 3 d d_ff", "600.00 M", "60.0%"],
+        ["norms", "(2 L + 1) d", "1.00 M", "0.1%"],
+        ["lm_head", "V d", "99.00 M", "9.9%"],
+        ["total", "", "1.00 G", "100.0%"],
+    ]
+    assert "Published size: 1.00 G (src)." in prose(group)
+    # MLP 60.0%, attention 20.0%, embedding + head 19.9%; 1e9 x 2 B = 2.00 GB
+    assert observed(group) == [
+        "The count from the config, 1.00 G, is less than 0.01% away from the published 1.00 G.",
+        "The MLP holds 60.0% of the weights and attention 20.0%; the embedding and LM head "
+        "together hold 19.9%. At bf16 the weights take 2.00 GB.",
+    ]
+
+    def said(published: float | None, **dt: str) -> list[str]:
+        s = setup(model(published_params=published), **dt)
+        return observed(page.parameter_section(s, parts, 1_000_000_000))
+
+    # 1e9 / 1.00004e9: a gap of 0.004% prints 0.00%: said as less than 0.01%
+    assert "is less than 0.01% away from the published" in said(1e9 * 1.00004)[0]
+    assert "is within 1.01% of the published 990.00 M." in said(0.99e9)[0]  # 1/0.99 - 1
+    assert "is within 0.01% of the published" in said(1e9 / 1.0001)[0]  # 0.0100%: shown
+    assert said(None)[0].endswith("the published 1.00 G.")  # none published: the count
+    assert said(1e9, weights="int4")[1].endswith("At int4 the weights take 0.50 GB.")
+    plain = page.parameter_section(
+        setup(model(gated_mlp=False, tied_embeddings=True)), parts, 10**9
+    )
+    assert ["mlp", "L 2 d d_ff", "600.00 M", "60.0%"] in rows(plain)
+    assert ["lm_head", "0 (tied)", "99.00 M", "9.9%"] in rows(plain)
+
+
+def test_figure_summary_and_hint_by_hand(tmp_path) -> None:
+    phases = {"prefill": PRE, "decode": DEC}
+    cap = page.speed_png(str(tmp_path / "s.png"), setup(), phases).caption
+    # prefill: 4 of its 5 operators reach the ridge; decode: the rope moves no bytes (not
+    # drawn) and none of the other 3 reaches it
+    assert " ".join(cap.split()) == (
+        "Every operator of one prefill pass (hollow squares) and of one decode step (dots) that "
+        "moves bytes, on the Hop's bf16 roofline (ridge 100 FLOP/B, dotted). Look at which side "
+        "of the ridge each phase lands: the flat compute roof holds 4 of the 5 prefill and none "
+        "of the 3 decode operators; everything left of the ridge runs at the speed of memory, "
+        "where only moving fewer bytes helps."
+    )
+    m = model(name="M", published_params=8e9)
+    group = page.speed_summary(
+        setup(m, batch=8, context=4096), 8_030_000_000, 0.25, 0.01, (0.3, 0.012, ["compute"])
+    )
+    assert rows(group) == [
+        ["quantity", "value"],
+        ["model / chip", "M on Hop, bf16 compute"],
+        ["storage", "bf16 weights, bf16 KV cache, bf16 activations"],
+        ["parameters (config / published)", "8.03 G / 8.00 G"],
+        ["weights", "16.06 GB"],
+        ["time to first token >=", "250.000 ms (batch 8, 4,096-token prompts)"],
+        ["time per output token >=", "10.000 ms (batch 8, context 4,096)"],
+        ["decode throughput <=", "800.0 tokens/s"],  # 8 / 0.01 s
+        [
+            "time to first token, achievable roofs >=",
+            "300.000 ms (measured compute roof; memory at spec: none published)",
+        ],
+        [
+            "time per output token, achievable roofs >=",
+            "12.000 ms (measured compute roof; memory at spec: none published)",
+        ],
+    ]
+    for measured, which in (
+        (["memory"], "measured memory roof; compute at spec: none published"),
+        (["memory", "compute"], "measured compute and memory roofs"),
+        ([], "compute and memory at spec: none published"),
+    ):
+        got = rows(page.speed_summary(setup(m), 8e9, 0.25, 0.01, (0.3, 0.012, measured)))
+        assert got[-1] == ["time per output token, achievable roofs >=", f"12.000 ms ({which})"]
+    unpublished = rows(
+        page.speed_summary(setup(model(published_params=None)), 8e9, 1, 1, (1, 1, []))
+    )
+    assert unpublished[3] == ["parameters (config / published)", "8.00 G / 8.00 G"]
+    assert str(page.png_hint("x.png")).strip() == "(add --png to save the figure x.png)"
+
+
+def test_records_are_frozen() -> None:
+    for record in (setup(), PRE):
+        field = dataclasses.fields(record)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, None)
+
+
+# ---------------------------------------------------------------------------
+# The lecture as a student runs it, after the edits the issue found false sentences in
+# ---------------------------------------------------------------------------
+def said(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_a_short_prompt_is_below_the_ridge() -> None:
+    """--context 256 once printed '201 FLOP per byte overall, above the ridge of 295'."""
+    out = run_lecture("06", "--context", "256")
+    text = said(out)
+    # 256 tokens: every matmul reads its weights for 256 rows only; the pass stays near
+    # 2 x 256 / 2 = 256 FLOP/B at most, below 989 / 3.35 = 295
+    assert "201 FLOP per byte overall, below the ridge of 295." in text
+    assert "Compute-bound operators (none of the 17 that move bytes) take 0.0% of the time" in text
+    check_claims(out)
+
+
+def test_a_faster_h100_moves_the_ridge_past_prefill() -> None:
+    """An H100 bf16 peak of 3956e12 once printed '1006 ... above the ridge of 1181'."""
+    table = dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], {"peak bf16": 4.0}))
+    with patched_hardware(table):
+        text = said(run_lecture("06"))
+    # 4 x 989e12 / 3.35e12 = 1,180.9; the default prefill's 1006 FLOP/B is below it
+    assert "1006 FLOP per byte overall, below the ridge of 1181." in text
+    assert "the Q projection runs at 1.00 FLOP/byte, below the ridge of 1181." in text
+
+
+def test_norms_are_said_compute_bound_when_they_are() -> None:
+    """'Norms, SiLU and residual adds are memory-bound' once printed where they were not."""
+    # peak x0.05 and bandwidth x20: ridge 49.45 / 67 = 0.738 FLOP/B. In prefill each norm
+    # does 4 FLOP per element for 4 bytes (1.00 FLOP/B) and SiLU x up 5 FLOP per 6 bytes
+    # (0.83): compute-bound. The residual adds (1 FLOP per 6 bytes, 0.17) and the final
+    # norm, on the last token only with its 8 KB of weights (16.38 KFLOP / 24.58 KB = 0.67),
+    # stay memory-bound: 3 of the 6
+    edit = {"peak bf16": 0.05, "mem_bw": 20.0}
+    with patched_hardware(dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], edit))):
+        text = said(run_lecture("06"))
+    assert "Of the norms, SiLU and residual adds, 3 of the 6 are memory-bound;" in text
+
+
+def test_a_default_past_the_window_is_blamed_on_the_default() -> None:
+    """A model table's max_context = 1024 once made the lecture blame a --context 4096
+    nobody typed: the error says the default, the window and what to type."""
+    short = dataclasses.replace(LLAMA_3_8B, key="short", name="Short", max_context=1024)
+    for argv, asked in (
+        ([], "not given, its default of 4096 tokens"),
+        (["--context", "2048"], "2048"),
+    ):
+        with patched_models(short), pytest.raises(AssertionError) as failed:
+            run_lecture("06", "--model", "short", *argv)
+        assert f"argument --context: {asked} exceeds Short's window of 1024 tokens" in str(
+            failed.value
+        )
+        assert "give --context 1024 or less" in str(failed.value)
+    with patched_models(short):
+        assert "Context 1,024 tokens" in run_lecture("06", "--model", "short", "--context", "1024")
+
+
+def check_claims(text: str) -> None:
+    """What no run may print: a contradiction, None, an empty list, a factor shown as x0."""
+    assert not contradictions(text), contradictions(text)
+    for wrong in (r"\bNone\b(?! of)", r"\bx0\.00\b", r"\[\]", r"\bnan\b", r"\binf\b"):
+        assert not re.search(wrong, text), wrong
+
+
+def ridge_claims(text: str) -> list[tuple[float, str, float]]:
+    """Every 'I FLOP.. byte ..., above|below|at the ridge of R' as (I, side, R)."""
+    found = re.findall(
+        r"([\d.,]+) FLOP(?:/| per )byte[^.]*?(above|below|at) the ridge of ([\d,]+)", text
+    )
+    return [(float(i.replace(",", "")), side, float(r.replace(",", ""))) for i, side, r in found]
+
+
+@settings(max_examples=40, deadline=None)
+@given(llm_runs())
+def test_any_table_model_and_flags(run: tuple) -> None:
+    """Lecture 06 on a drawn table, model and flags: it runs, and every claim holds."""
+    _, model_row, argv = run
+    text = run_llm("06", *run)
+    check_claims(text)
+    claims = ridge_claims(said(text))
+    assert len(claims) == 2  # prefill's overall intensity and decode's Q projection
+    for intensity, side, ridge in claims:
+        shown = round(intensity)
+        assert {"above": shown > ridge, "below": shown < ridge, "at": shown == ridge}[side]
+    m = re.search(r"Compute-bound operators \((\w+)[^)]*\) take ([\d.]+)%", said(text))
+    assert m and (m.group(1) == "none") == (m.group(2) == "0.0"), m.group(0)
+    assert model_row.name in text and f"batch {argv[argv.index('--batch') + 1]}" in text.replace(
+        ",", ""
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(llm_runs())
+def test_claims_hold_on_the_records(run: tuple) -> None:
+    """The words of prefill and decode, from records built here with the formulas, say
+    what the records hold: which side of the ridge, how many operators are compute-bound."""
+    from common.formulas import transformer as llm
+
+    table, m, argv = run
+    flag = dict(zip(argv[::2], argv[1::2], strict=True))
+    c, precision = table[flag["--chip"]], flag["--precision"]
+    dt = DTypes(flag.get("--weights", precision), flag["--kv"])
+    S, B = int(flag["--context"]), int(flag["--batch"])
+    peak, ridge = c.peak_flops(precision), c.ridge_point(precision)
+    s = page.Setup(m, c, precision, dt, S, B, peak, ridge)
+    for build, section in (
+        (llm.prefill_ledger, page.prefill_section),
+        (llm.decode_ledger, page.decode_section),
+    ):
+        pl = build(m, B, S, dt)
+        times = llm.op_times(pl, c, precision)
+        p = page.Phase(
+            pl, times, llm.pass_time(pl, c, precision), pl.flops / peak, pl.weight_bytes / c.mem_bw
+        )
+        first = " ".join(observed(section(s, p))[0].split())
+        moving = [t for t in times if t.op.nbytes]
+        n = sum(t.bound == "compute" for t in moving)
+        if section is page.decode_section:
+            assert ("Every operator that moves bytes is memory-bound." in first) == (n == 0)
+            q = next(t.op.intensity for t in times if t.op.name == "Q projection")
+        else:
+            m_ = len(moving)
+            said_n = "none of the" if n == 0 else "all" if n == m_ else f"{n} of the"
+            assert f"Compute-bound operators ({said_n} {m_} that move bytes)" in first
+            q = pl.flops / pl.nbytes
+        side = "above" if round(q) > round(ridge) else "below" if round(q) < round(ridge) else "at"
+        assert f"{side} the ridge of {ridge:.0f}" in first
