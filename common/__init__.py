@@ -90,7 +90,6 @@ At the top, where students and the course script find them:
 - ``present.plain_math``: TeX formulas as plain text (the exercises' worked answers).
 - ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
 - ``present.basics``: lecture 02's tables and observations (roofline basics).
-- ``present.operators``: lecture 05's tables and observations (the operator ledger).
 - ``present.llm``: lectures 06-08's tables and observations (a whole LLM's two ledgers).
 - ``present.llm_cli``: lectures 06-08's flags (model, chip, precisions, ...), checked once.
 - ``present.explain``: sentences that explain a measurement.

@@ -11,7 +11,7 @@ and :math:`D` bytes per operator, and reads the answer off the time bound
 Everything here is a formula applied to the hardware table in
 ``common/hw_specs.py`` and to the calibration lecture 01 saved; nothing is
 measured, so the lecture runs in about a second. The tables and sentences are
-composed in ``common/present/operators.py``.
+composed in ``lectures/words/operator_ledger.py``.
 
 Run it::
 
@@ -44,9 +44,9 @@ from common.files.calibration import saved_calibration
 from common.formulas import ledger, roofline
 from common.formulas.thresholds import crossover
 from common.plots.roofline import RooflinePanel, roofline_panels_figure
-from common.present import operators
 from common.present.display import show
 from common.shell import cli
+from lectures.words import operator_ledger as page
 
 
 # sphinx_gallery_start_ignore
@@ -104,10 +104,16 @@ if (chip, PRECISION) not in machines:
 # Lecture 01's measured roofs, if it saved them (else the reason it did not):
 saved = saved_calibration(args.results)
 
-show(
-    operators.machines_table(machines, saved),
-    operators.machines_observations(A100, H100, saved),
-)
+
+def roof(c: hw_specs.Chip, p: str) -> page.Roof:
+    return page.Roof(c.name, p, c.peak_flops(p), c.mem_bw, c.ridge_point(p))
+
+
+local = None
+if saved.calibration is not None:
+    peak, bw = saved.peak_flops_per_s, saved.bandwidth_bytes_per_s
+    local = page.Roof("this machine", "fp32", peak, bw, roofline.ridge_point(peak, bw))
+show(page.machines(page.Machines(tuple(roof(c, p) for c, p in machines), local, saved.reason)))
 
 # %%
 # The operator ledger
@@ -146,10 +152,16 @@ ops = [  # (name, F, D)
     ),
 ]
 
-show(
-    operators.ledger_table(ops, chip, PRECISION, ELEM_BYTES),
-    operators.ledger_observations(ops, chip, PRECISION),
-)
+
+def op(name: str, flops: float, nbytes: float, ridge: float = RIDGE) -> page.Op:
+    """One operator's record on the lecture's chip: I, bound, time bound, 2x speedups."""
+    i, t = roofline.intensity(flops, nbytes), roofline.lower_bound_time(flops, nbytes, PEAK, BW)
+    speedups = roofline.speedup_2x(flops, nbytes, PEAK, BW)
+    return page.Op(name, flops, nbytes, i, roofline.bound_of(i, ridge), t, speedups)
+
+
+ledger_record = page.Ledger(roof(chip, PRECISION), ELEM_BYTES, tuple(op(*o) for o in ops))
+show(page.ledger(ledger_record))
 
 # %%
 # Where the operators sit on the roofline
@@ -163,19 +175,23 @@ show(
 if args.png:
     compared = {c.key: c for c in (A100, H100, chip)}.values()  # each chip once
     chips = [c for c in compared if PRECISION in c.precisions]
-    panels = []
+    panels, flat = [], []
     for c in chips:
-        peak = c.peak_flops(PRECISION)
+        peak, ridge = c.peak_flops(PRECISION), c.ridge_point(PRECISION)
+        intensities = [roofline.intensity(f, d) for _, f, d in ops]
         points = [
             (str(n), i, roofline.attainable_flops(i, peak, c.mem_bw))
-            for n, i in enumerate((roofline.intensity(f, d) for _, f, d in ops), 1)
+            for n, i in enumerate(intensities, 1)
         ]
-        roof = (c.name, peak, c.mem_bw)
-        panels.append(RooflinePanel(f"{c.name} {PRECISION}", roof, points))
+        panels.append(RooflinePanel(f"{c.name} {PRECISION}", (c.name, peak, c.mem_bw), points))
+        on_roof = (
+            n for n, i in enumerate(intensities, 1) if roofline.bound_of(i, ridge) == "compute"
+        )
+        flat.append((c.name, tuple(on_roof)))
     key = [f"{n}  {name}" for n, (name, _, _) in enumerate(ops, 1)]
     target = args.outdir / "05_operator_rooflines.png"
     path = roofline_panels_figure(target, panels, key, f"Operators, {PRECISION}")
-    show(operators.rooflines_png(path, ops, chips, PRECISION))
+    show(page.rooflines(page.Rooflines(str(path), PRECISION, tuple(flat), len(ops))))
 
 # %%
 # Naive against ideal-minimum attention
@@ -184,15 +200,8 @@ if args.png:
 # Keeping S and P on chip changes nothing in the arithmetic; it removes the
 # quadratic memory traffic. Side by side, on the same chip:
 
-by_name = {name: (flops, nbytes) for name, flops, nbytes in ops}
-show(
-    operators.attention_comparison(
-        by_name[f"attention naive {attention}"],
-        by_name[f"attention ideal-min {attention}"],
-        chip,
-        PRECISION,
-    )
-)
+naive, ideal = ledger_record.ops[-2:]  # the ledger's last two rows
+show(page.attention(page.Attention(naive, ideal, RIDGE)))
 
 # %%
 # Two times the compute or two times the bandwidth?
@@ -205,8 +214,7 @@ show(
 # least a factor of 2 from the ridge (:math:`I/I^{\ast} \le 1/2` or :math:`\ge 2`);
 # closer in, the other resource becomes the limit before the gain is complete.
 
-speedups = {name: roofline.speedup_2x(f, d, PEAK, BW) for name, f, d in ops}
-show(operators.speedup_section(ops, speedups, chip, PRECISION))
+show(page.speedups(ledger_record))  # each record holds roofline.speedup_2x(F, D, P, beta)
 
 # %%
 # When does a GEMM become compute-bound?
@@ -226,11 +234,11 @@ show(operators.speedup_section(ops, speedups, chip, PRECISION))
 
 WIDTH = 4096  # the weight matrix is [WIDTH, WIDTH]
 M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
-sweep = {m: roofline.gemm_counts(m, WIDTH, WIDTH, ELEM_BYTES) for m in M_SWEEP}
+sweep = {m: op(str(m), *roofline.gemm_counts(m, WIDTH, WIDTH, ELEM_BYTES)) for m in M_SWEEP}
 
-cross = crossover(M_SWEEP, [roofline.intensity(*sweep[m]) for m in M_SWEEP], RIDGE)
+cross = crossover(M_SWEEP, [sweep[m].intensity for m in M_SWEEP], RIDGE)
 exact_m = roofline.critical_batch(WIDTH, WIDTH, RIDGE, e, e, e)
 # I as M grows without bound: 2 W^2 M / (e (2 W M + W^2)) -> W / e
 limit = 2.0 * WIDTH * WIDTH / (e * (WIDTH + WIDTH))
 
-show(operators.sweep_section(sweep, WIDTH, chip, PRECISION, cross, exact_m, limit))
+show(page.sweep(page.Sweep(ledger_record.roof, WIDTH, sweep, cross, exact_m, limit)))

@@ -96,7 +96,7 @@ T_PAGES = "tests/docs/test_pages_unit.py"
 T_CLAIMS = "tests/present/test_claims.py"
 T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
-T_OPS_PRESENT = "tests/present/test_operators_present.py"
+T_WORDS_05 = "tests/lectures/test_words_operator_ledger.py"
 T_BASICS_PRESENT = "tests/present/test_basics_present.py"
 T_LLM_PRESENT = "tests/present/test_llm_present.py"
 T_SLIPS = "tests/tables/test_slips.py"
@@ -151,8 +151,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_lecture02_numbers_by_hand",
         T_SENTENCES + "::test_lecture02_directions_by_hand",
     ),
-    "common/present/operators.py": (
-        T_OPS_PRESENT,
+    "lectures/words/operator_ledger.py": (
+        T_WORDS_05,
         T_SENTENCES + "::test_lecture05_directions_by_hand",
     ),
     "common/present/llm.py": (T_LLM_PRESENT, T_SENTENCES + "::test_lecture08_speed_words_by_hand"),
@@ -194,12 +194,6 @@ _CEIL = (
 M = "common/measure/"
 F = "common/formulas/"
 C = "common/present/claims.py"
-OP = "common/present/operators.py"
-_WHOLE_LINE = "return abs(x - 1) < 0.005 or abs(x - 2) < 0.005"
-_WHOLE = (
-    "no double x gives abs(x - 1) or abs(x - 2) equal to 0.005: near 1 and 2 the difference "
-    "is a multiple of 2**-53, and 0.005 (0x1.47ae147ae147bp-8) is not, so < and <= agree"
-)
 _SIGN = "d is +1 or -1 here: the d == 0 case returned above, so d > 0 and d >= 0 agree"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     (
@@ -461,8 +455,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("common/present/basics.py", "if gain > 1", "> -> >="): (
         "gain == 1 prints '1.00' and says 'keeps the peak' a line above, so > 1 and >= 1 agree"
     ),
-    (OP, _WHOLE_LINE, "< -> <="): _WHOLE,
-    (OP, _WHOLE_LINE, "< -> <= #2"): _WHOLE,
 }
 
 
