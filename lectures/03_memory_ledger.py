@@ -46,12 +46,13 @@ from common.formulas import ledger, thresholds
 from common.formulas.roofline import bound_of, intensity, lower_bound_time, matmul_counts
 from common.hw_specs import bytes_per_elem
 from common.measure import budget, caches, machine, roofs, timing
-from common.present import console, display, figures, memory
+from common.present import console, display, figures, probe
 from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
 from common.tables import assumptions
 from common.tables.units import GIB
+from lectures.words import memory_ledger as page
 
 
 def make_parser() -> cli.LectureParser:
@@ -83,7 +84,7 @@ model = assumptions.ARTICLE_7B
 weights_bytes = model.n_params * model.weight_bytes
 kv_per_token = ledger.kv_bytes_per_token(model.n_layers, model.d_kv, model.kv_bytes)
 kv_per_sequence = kv_per_token * model.seq
-show(memory.model_facts(model, weights_bytes, kv_per_token, BUDGET))
+show(page.model_facts(model, weights_bytes, kv_per_token, kv_per_sequence, BUDGET))
 
 # %%
 # The four-term ledger
@@ -103,10 +104,7 @@ show(memory.model_facts(model, weights_bytes, kv_per_token, BUDGET))
 BATCHES = assumptions.ARTICLE_BATCHES
 RATE = assumptions.ARTICLE_OVERHEAD_RATE
 at = {b: ledger.model_ledger(model, b, RATE) for b in BATCHES}
-show(
-    memory.ledger_table(at, BUDGET, RATE),
-    memory.ledger_observations(at, BUDGET, kv_per_sequence),
-)
+show(page.ledger_table(at, BUDGET, RATE), page.ledger_observations(at, BUDGET, kv_per_sequence))
 
 # %%
 # Cutting the overhead to 4%
@@ -118,10 +116,7 @@ show(
 
 LOW = assumptions.LOW_OVERHEAD_RATE
 low = {b: ledger.model_ledger(model, b, LOW) for b in BATCHES}
-show(
-    memory.overhead_table(at, low, BUDGET, RATE, LOW),
-    memory.overhead_observations(at, low, BUDGET),
-)
+show(page.overhead(at, low, BUDGET, RATE, LOW))
 
 # %%
 # The ledger as a picture
@@ -153,11 +148,15 @@ def ledger_of(rate: float, phase: str = "prefill"):
     return lambda batch: ledger.model_ledger(model, batch, rate, phase)
 
 
-largest = {r: ledger.largest_batch_that_fits(BUDGET, ledger_of(r)) for r in (RATE, LOW)}
-show(
-    memory.largest_table(model, largest, BUDGET),
-    memory.largest_observations(largest, at, BUDGET),
-)
+def largest_of(rate: float, phase: str = "prefill") -> page.Largest:
+    """The largest batch that fits, its total and the total of one more sequence."""
+    total = ledger_of(rate, phase)
+    best = ledger.largest_batch_that_fits(BUDGET, total)
+    return page.Largest(rate, best, total(best).total if best else None, total(best + 1).total)
+
+
+largest = [largest_of(r) for r in (RATE, LOW)]
+show(page.largest(largest, at, BUDGET))
 
 # %%
 # Decode keeps fewer activations alive
@@ -169,14 +168,7 @@ show(
 # The KV cache still holds all :math:`B S` tokens.
 
 decode = {b: ledger.model_ledger(model, b, RATE, "decode") for b in BATCHES}
-decode_largest = {
-    r: ledger.largest_batch_that_fits(BUDGET, ledger_of(r, "decode")) for r in (RATE, LOW)
-}
-show(
-    memory.ledger_table(decode, BUDGET, RATE, "decode"),
-    memory.decode_line(decode_largest, largest),
-    memory.decode_observations(at, decode, BUDGET, decode_largest[RATE], largest[RATE]),
-)
+show(page.decode(at, decode, BUDGET, [largest_of(r, "decode") for r in (RATE, LOW)], largest))
 
 # %%
 # Measuring a batch sweep
@@ -219,10 +211,8 @@ io_bytes = 2 * FP32 * SWEEP_BATCHES[-1] * K  # X and Y of the largest batch
 COPIES = budget.weight_copies(W_BYTES, LLC, PLAN.arrays_bytes - io_bytes)
 BETWEEN = budget.streamed_between_bytes(W_BYTES, COPIES)  # bytes read between two reads of a W
 cache_note = budget.cache_note("The sweep", BETWEEN, LLC)
-show(
-    memory.sweep_facts(calib_note, P, BETA, K, W_BYTES, LLC, COPIES, cache_note),
-    memory.built_here(machine.describe(), LLC, "03_memory_ledger.py"),
-)
+setup = page.Setup(calib_note, P, BETA, RIDGE, K, W_BYTES, LLC, COPIES, cache_note)
+show(page.sweep_facts(setup), probe.built_here(machine.describe(), LLC, "03_memory_ledger.py"))
 
 # %%
 # Each batch size is timed several times and the fastest call kept; the
@@ -258,7 +248,7 @@ measured = [
 P_CALIB, BETA_CALIB = P, BETA
 P, BETA = roofs.raised_roofs(P, BETA, measured)
 RIDGE = P / BETA
-show(memory.raised_line(P_CALIB, BETA_CALIB, P, BETA))
+show(page.raised_line(P_CALIB, BETA_CALIB, P, BETA))
 
 # %%
 # What the sweep shows
@@ -296,9 +286,8 @@ for B, latency in zip(SWEEP_BATCHES, latencies, strict=True):
     )
 cross = thresholds.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
 show(
-    memory.sweep_table(sweep_rows),
-    memory.measured_on(machine.describe(), LLC),
-    memory.sweep_lines(sweep_rows, cross, RIDGE, sweep_seconds),
+    page.sweep_table(sweep_rows, cross, RIDGE, sweep_seconds),
+    probe.measured_on(machine.describe(), LLC),
 )
 
 # %%
@@ -353,7 +342,5 @@ if args.png:
     )
     caption = figures.sweep_caption(sweep_rows, crossing)
     shown.append(display.figure(path, caption, display_path(path)))
-observations = memory.sweep_observations(
-    sweep_rows, cross, anomalies, calib, W_BYTES, sweep_seconds
-)
+observations = page.sweep_observations(sweep_rows, cross, anomalies, calib, W_BYTES, sweep_seconds)
 show(*shown, observations)

@@ -140,7 +140,7 @@ def _value(match: re.Match, group: str) -> float:
 
 
 UP = r"rises|rose|risen|rise|grows|grew|grow|jumps|jumped|climbs|climbed|increases|increased"
-DOWN = r"falls|fell|fall|drops|dropped|decreases|decreased|shrinks|shrank|lowers|lowered"
+DOWN = r"falls|fell|fall|drops|dropped|decreases|decreased|shrinks|shrank|shrink|lowers|lowered"
 # A sentence ends at a period followed by a space (decimals have none), or at ';'.
 _SENTENCES = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(])|;\s+|\n")
 

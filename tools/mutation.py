@@ -97,6 +97,7 @@ T_CLAIMS = "tests/present/test_claims.py"
 T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
 T_WORDS_05 = "tests/lectures/test_words_operator_ledger.py"
+T_WORDS_03 = "tests/lectures/test_words_memory_ledger.py"
 T_BASICS_PRESENT = "tests/present/test_basics_present.py"
 T_LLM_PRESENT = "tests/present/test_llm_present.py"
 T_SLIPS = "tests/tables/test_slips.py"
@@ -151,6 +152,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_lecture02_numbers_by_hand",
         T_SENTENCES + "::test_lecture02_directions_by_hand",
     ),
+    "lectures/words/memory_ledger.py": (T_WORDS_03,),
     "lectures/words/operator_ledger.py": (
         T_WORDS_05,
         T_SENTENCES + "::test_lecture05_directions_by_hand",
