@@ -13,29 +13,14 @@ import re
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from toy_ledger import BATCHES, BUDGET, LOW, RATE, ROWS, TOY
 
 from common.formulas.ledger import Anomaly, largest_batch_that_fits, model_ledger
 from common.formulas.thresholds import Crossover, crossover
 from common.present.display import Group, Observations, Table
-from common.tables.models import ModelSpec
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import memory_ledger as page
 from lectures.words.memory_ledger import Largest, Setup
-
-TOY = ModelSpec(
-    name="toy",
-    n_params=2**29,
-    weight_bytes=2,
-    n_layers=4,
-    d_kv=1024,
-    kv_bytes=2,
-    seq=65536,
-    act_bytes_per_token=4 * KIB,
-)
-BATCHES = (1, 2, 4)
-RATE, LOW = 0.2, 0.0
-BUDGET = 6.5 * GIB  # at 20%: 2.7, 4.2 fit, 7.2 does not; at 0% batch 4 (6.0) fits
-
 
 # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
 # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
@@ -167,18 +152,6 @@ def test_decode_ledger_and_observations() -> None:
     ]
     same = page.decode(ledgers(RATE), ledgers(RATE, "decode"), BUDGET, LARGEST, LARGEST)
     assert "yet decode fits the same 3 sequences as prefill." in observed(same)[0]
-
-
-# A three-point sweep: B = 2 slower than B = 4 (an anomaly); B = 4 beats its bound.
-ROWS = [
-    {"B": 1, "flops": 3.3e7, "bytes": 6.71e7, "intensity": 0.5, "bound": "memory",
-     "latency_s": 0.004, "throughput_per_s": 250.0, "t_pred_s": 0.0033, "anomaly": None},
-    {"B": 2, "flops": 6.6e7, "bytes": 6.72e7, "intensity": 1.0, "bound": "memory",
-     "latency_s": 0.005, "throughput_per_s": 400.0, "t_pred_s": 0.0034,
-     "anomaly": "slower than B=4"},
-    {"B": 4, "flops": 1.3e8, "bytes": 6.73e7, "intensity": 2.0, "bound": "compute",
-     "latency_s": 0.0045, "throughput_per_s": 4 / 0.0045, "t_pred_s": 0.006, "anomaly": None},
-]  # fmt: skip
 
 
 def setup(llc: float, copies: int = 1, note: str | None = None) -> Setup:
