@@ -93,7 +93,7 @@ At the top, where students and the course script find them:
 - ``present.llm``: lectures 06-08's tables and observations (a whole LLM's two ledgers).
 - ``present.llm_cli``: lectures 06-08's flags (model, chip, precisions, ...), checked once.
 - ``present.explain``: sentences that explain a measurement.
-- ``present.probe``: lecture 01's tables and sentences (machine, roofs, operations' ledger).
+- ``present.probe``: the machine stamp under measured tables (lectures 01, 03, 09, 10).
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
 - ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
 - ``present.attention``: lecture 10's tables and sentences (tiled attention, both kernels).

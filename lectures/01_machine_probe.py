@@ -53,6 +53,7 @@ from common.present import console, display, figures, probe
 from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
+from lectures.words import machine_probe as page
 
 
 def make_parser() -> cli.LectureParser:
@@ -70,7 +71,7 @@ mode = "quick" if args.quick else "full"
 plan = budget.from_args(args)  # the memory and time this run may spend
 
 previous = saved_calibration(args.results)
-show(probe.previous_text(previous))
+show(page.previous_text(previous))
 
 # %%
 # This machine
@@ -85,7 +86,7 @@ blas_threads = desc["blas"].get("threads")
 cache_list = [(c.name, c.size_bytes) for c in caches.data_caches(caches.read_caches())]
 llc_bytes, reported_llc = roofs.llc_bytes()[0], caches.last_level_cache_bytes()
 show(
-    probe.machine_facts(desc, cache_list, llc_bytes, caches.available_memory_bytes()),
+    page.machine_facts(desc, cache_list, llc_bytes, caches.available_memory_bytes()),
     probe.built_here(desc, llc_bytes, "01_machine_probe.py"),
 )
 
@@ -293,21 +294,25 @@ run.also("matmul", timed[-1][3])  # the square GEMM is the compute roof's own ke
 calib = run.calibration(desc["cores"])
 peak, beta = calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"]
 ridge = calib["ridge_point"]  # I* = P / beta
-rows = probe.roofline_rows(timed, peak, beta)  # per operation: I = F/D, t_pred = max(F/P, D/beta)
-near_llc = probe.cache_notes(calib, rows, reported_llc)  # sets the budget kept near the LLC
+rows = []  # per operation: I = F/D, t_pred = max(F/P, D/beta), against the final roofs
+for name, shape, counts, t, working_set, threads, threads_text, twin in timed:
+    row = numpy_ops.roofline_row(name, *counts, t, peak, beta, working_set, shape=shape)
+    row.update(threads=threads, threads_text=threads_text or str(threads))
+    rows.append({**row, "same_as_calibration": twin})
+# a note for the stream and each working set sized past the LLC that the budget kept near it
+near = [("The bandwidth roof", calib["bandwidth_working_set_bytes"])]
+swept = ("LayerNorm", "attention naive", f"GEMM M={numpy_ops.GEMM_SKINNY_M}")
+near += [(r["name"], r["working_set_bytes"]) for r in rows if r["name"] in swept]
+near_llc = tuple(filter(None, (budget.cache_note(n, ws, reported_llc) for n, ws in near)))
 stamp = probe.measured_on(desc, llc_bytes)  # under every measured table: whose numbers
-show(
-    probe.roofs_table(calib, llc_bytes),
-    stamp,
-    probe.ridge_lines(calib),
-    probe.roof_observations(calib, previous.calibration, blas_threads, near_llc),
-)
+roof_record = page.Roofs(calib, previous.calibration, blas_threads, near_llc)
+show(page.roofs(roof_record, llc_bytes, stamp))
 # %%
 # The ledger: what each operation must do
 # ---------------------------------------
 # Before any timing, the counts alone sort the operations: an intensity
 # :math:`I = F/D` below the ridge point :math:`I^{\ast}` means memory-bound.
-show(probe.ledger_table(rows, ridge))
+show(page.ledger_table(rows, ridge))
 
 # %%
 # The prediction next to the measurement
@@ -318,8 +323,7 @@ show(probe.ledger_table(rows, ridge))
 # bound. A point well above 100% is not a record but a sign that the ledger or
 # the roofs are wrong for that run: the table prints "above roof" instead for
 # anything more than 10% over, with a note on the likely reasons.
-notes = probe.above_roof_notes(rows, llc_bytes, calib["bandwidth_threads"])
-show(probe.timing_table(rows), stamp, notes)
+show(page.timing_table(rows, stamp, llc_bytes, calib["bandwidth_threads"]))
 
 # %%
 # Reading the table needs three more numbers: the bounds of attention's two
@@ -333,7 +337,7 @@ phases = {  # measured time and roofline bound of each phase
 }
 zero_fill_s = vec / beta  # one more write pass over a vector
 fused_ln_bytes = 2 * 4 * ln_rows * ln_d  # read x once, write y once
-show(probe.operation_observations(rows, ridge, phases, zero_fill_s, fused_ln_bytes))
+show(page.operation_observations(page.Operations(rows, ridge, phases, zero_fill_s, fused_ln_bytes)))
 
 # %%
 # This machine's roofline
@@ -368,11 +372,7 @@ same = {
 }
 same["matmul"].update(flops=f_same, bytes=d_same, t_meas_s=t_same)
 same["elementwise"].update(flops=f_add, bytes=d_add, t_meas_s=t_add)
-show(
-    probe.same_flops_table(same["matmul"], same["elementwise"]),
-    stamp,
-    probe.same_flops_observations(same["matmul"], same["elementwise"], peak, 3 * vec),
-)
+show(page.same_flops(page.SameFlops(same["matmul"], same["elementwise"], peak, 3 * vec), stamp))
 
 # %%
 # Save the calibration

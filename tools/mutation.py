@@ -98,6 +98,7 @@ T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
 T_WORDS_05 = "tests/lectures/test_words_operator_ledger.py"
 T_WORDS_03 = "tests/lectures/test_words_memory_ledger.py"
+T_WORDS_01 = "tests/lectures/test_words_machine_probe.py"
 T_BASICS_PRESENT = "tests/present/test_basics_present.py"
 T_LLM_PRESENT = "tests/present/test_llm_present.py"
 T_SLIPS = "tests/tables/test_slips.py"
@@ -152,6 +153,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_lecture02_numbers_by_hand",
         T_SENTENCES + "::test_lecture02_directions_by_hand",
     ),
+    "lectures/words/machine_probe.py": (T_WORDS_01,),
     "lectures/words/memory_ledger.py": (T_WORDS_03,),
     "lectures/words/operator_ledger.py": (
         T_WORDS_05,
