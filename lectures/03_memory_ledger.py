@@ -285,10 +285,8 @@ for B, latency in zip(SWEEP_BATCHES, latencies, strict=True):
         }
     )
 cross = thresholds.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
-show(
-    page.sweep_table(sweep_rows, cross, RIDGE, sweep_seconds),
-    probe.measured_on(machine.describe(), LLC),
-)
+sweep = page.Sweep(sweep_rows, cross, RIDGE, anomalies, calib, W_BYTES, sweep_seconds)
+show(page.sweep_table(sweep), probe.measured_on(machine.describe(), LLC))
 
 # %%
 # The rows are saved for lecture 04, which draws them; with ``--png`` this
@@ -342,5 +340,4 @@ if args.png:
     )
     caption = figures.sweep_caption(sweep_rows, crossing)
     shown.append(display.figure(path, caption, display_path(path)))
-observations = page.sweep_observations(sweep_rows, cross, anomalies, calib, W_BYTES, sweep_seconds)
-show(*shown, observations)
+show(*shown, page.sweep_observations(sweep))

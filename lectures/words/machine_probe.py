@@ -99,9 +99,8 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
     thread counts, a busy run, the cache notes and the last run."""
     c = r.calib
     beta, peak, median = (
-        c["bandwidth_bytes_per_s"],
-        c["matmul_flops_per_s"],
-        c["bandwidth_median_bytes_per_s"],
+        c[k]
+        for k in ("bandwidth_bytes_per_s", "matmul_flops_per_s", "bandwidth_median_bytes_per_s")
     )
     ridge, one, ws = c["ridge_point"], c["ridge_point_one_thread"], c["bandwidth_working_set_bytes"]
     speedup = peak / c["matmul_one_thread_flops_per_s"]
@@ -110,13 +109,9 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
     stream = f"z = x + y over {fmt_bytes(ws, binary=True)} ({ws / llc_bytes:.1f}x LLC)"
     matmul = f"C = A @ B, n = {c['matmul_n']}, best of {c['matmul_samples']}"
     single = fmt_rate(c["matmul_one_thread_flops_per_s"])
+    stream += f", best of {c['bandwidth_samples']}"
     table = [
-        [
-            "bandwidth beta",
-            fmt_bw(beta),
-            c["bandwidth_threads"],
-            f"{stream}, best of {c['bandwidth_samples']}",
-        ],
+        ["bandwidth beta", fmt_bw(beta), c["bandwidth_threads"], stream],
         ["compute P", fmt_rate(peak), c["matmul_threads"], matmul],
         ["compute, 1 thread", single, 1, "the same matmul, BLAS limited to 1 thread"],
     ]
@@ -185,15 +180,20 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
     )
 
 
-def end(r: Row) -> list[str]:
-    return [f"{r['intensity']:.3g}", fmt_bytes(r["working_set_bytes"], True), r["threads_text"]]
+def _ledger_row(r: Row) -> list[object]:
+    counts = [fmt_flops(r["flops"]), fmt_bytes(r["bytes"]), f"{r['intensity']:.3g}"]
+    return [
+        r["name"],
+        r["shape"],
+        *counts,
+        fmt_bytes(r["working_set_bytes"], True),
+        r["threads_text"],
+    ]
 
 
 def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     """Each operation's F, D, intensity I = F/D, working set and threads."""
-    cells = [
-        [r["name"], r["shape"], fmt_flops(r["flops"]), fmt_bytes(r["bytes"]), *end(r)] for r in rows
-    ]
+    cells = [_ledger_row(r) for r in rows]
     return Group(
         Heading("The ledger: what each operation must do", page=""),
         Table(
@@ -209,20 +209,16 @@ def percent_of_bound(row: Row) -> str:
     return FLAG_TEXT if row["flag"] else fmt_pct(row["fraction_of_bound"])
 
 
-def t(r: Row) -> tuple[float, float]:
-    return r["t_pred_s"], r["t_meas_s"]
-
-
-def got(r: Row) -> list[str]:
+def _share(r: Row) -> list[str]:
     return [percent_of_bound(r), fmt_rate(r["achieved_flops_per_s"])]
 
 
 def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> Group:
     """F/P, D/beta, the bound t_pred, the measured time and the share; one note per
     operation flagged above its roof, with the likely reasons."""
-    times = ("t_compute_s", "t_memory_s")
+    keys = ("t_compute_s", "t_memory_s", "bound", "t_pred_s", "t_meas_s")
     cells = [
-        [r["name"], *(fmt_time(r[k]) for k in times), r["bound"], *map(fmt_time, t(r)), *got(r)]
+        [r["name"], *(r[k] if k == "bound" else fmt_time(r[k]) for k in keys), *_share(r)]
         for r in rows
     ]
     notes = [

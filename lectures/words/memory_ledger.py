@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.formulas import ledger
+from common.formulas.thresholds import Crossover
 from common.present.claims import change, grew, listing
 from common.present.console import fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
@@ -47,6 +48,20 @@ class Setup:
     cache_note: str | None = None
 
 
+@dataclass(frozen=True)
+class Sweep:
+    """The measured sweep: its rows, where the model crosses I* (FLOP/B), the anomalies, the
+    calibration's record, the bytes of W and the seconds the sweep took."""
+
+    rows: Sequence[Row]
+    crossing: Crossover | None
+    ridge: float
+    anomalies: Sequence[ledger.Anomaly]
+    calib: Mapping[str, Any]
+    weight_bytes: float
+    seconds: float
+
+
 def _gib(x: float) -> str:
     return f"{x / GIB:.2f}"
 
@@ -69,23 +84,16 @@ def model_facts(
     spec: ledger.ModelSpec, weights: float, kv_per_token: float, kv_per_seq: float, budget: float
 ) -> Facts:
     """The model's weights, KV cache per token and sequence, activations and the budget."""
-    params = f"{spec.n_params / 1e9:g}B parameters x {spec.weight_bytes:g} bytes"
+    n = f"{spec.n_params / 1e9:g}B"
+    params = f"{n} parameters x {spec.weight_bytes:g} bytes = {weights / GIB:.1f} GiB of weights"
     kv = f"{kv_per_token / KIB:.0f} KiB per token; {_gib(kv_per_seq)} GiB per {spec.seq}-token"
-    return Group(
-        Heading(f"The {spec.n_params / 1e9:g}B model"),
-        Facts(
-            [
-                (
-                    "model",
-                    f"{params} = {weights / GIB:.1f} GiB of weights; {spec.n_layers} "
-                    f"layers, d_kv = {spec.d_kv}",
-                ),
-                ("KV cache", f"{kv} sequence"),
-                ("activations", f"{spec.act_bytes_per_token / KIB:.0f} KiB per active token"),
-                ("memory budget", f"{budget / GIB:g} GiB"),
-            ],
-        ),
-    )
+    facts = [
+        ("model", f"{params}; {spec.n_layers} layers, d_kv = {spec.d_kv}"),
+        ("KV cache", f"{kv} sequence"),
+        ("activations", f"{spec.act_bytes_per_token / KIB:.0f} KiB per active token"),
+        ("memory budget", f"{budget / GIB:g} GiB"),
+    ]
+    return Group(Heading(f"The {n} model"), Facts(facts))
 
 
 def ledger_table(at: Ledgers, budget: float, rate: float, phase: str = "prefill") -> Group:
@@ -156,6 +164,10 @@ def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: fl
     )
 
 
+def _or_dash(x: float | None) -> str:
+    return "-" if x is None else _gib(x)
+
+
 def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
     """Per overhead rate: the largest batch that fits, its total and one more's; whether the
     table's rows hide a larger batch that fits."""
@@ -177,14 +189,7 @@ def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
         Heading(f"Largest prefill batch within {budget / GIB:g} GiB"),
         Table(
             ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"],
-            [
-                [
-                    f"{r.rate:.0%}",
-                    r.batch,
-                    *("-" if x is None else _gib(x) for x in (r.total, r.one_more)),
-                ]
-                for r in rows
-            ],
+            [[f"{r.rate:.0%}", r.batch, *map(_or_dash, (r.total, r.one_more))] for r in rows],
         ),
         Observations(items),
     )
@@ -196,10 +201,8 @@ def decode(
     """The decode ledger (at best[0]'s rate); its largest batches beside prefill's (than):
     decode keeps B tokens' activations, not B S; the KV cache is what is left to grow."""
     b = example_batch(prefill, budget)
-    bib = lambda x: fmt_bytes(x, True)  # noqa: E731
-    shrink = change(
-        prefill[b].activations, at[b].activations, bib, "", ("grow", "shrink", "stay at")
-    )
+    act = prefill[b].activations, at[b].activations
+    shrink = change(*act, lambda x: fmt_bytes(x, True), "", ("grow", "shrink", "stay at"))
     kv_share = at[b].kv_cache / (at[b].kv_cache + at[b].activations)
     (hi, lo), n, m = best, best[0].batch, than[0].batch
     if n == m:
@@ -228,14 +231,8 @@ def sweep_facts(s: Setup) -> Group:
         ("roofs", f"P = {fmt_rate(s.peak)}, beta = {fmt_bw(s.beta)}, I* = {s.ridge:.2f} FLOP/B"),
         ("weight matrix", f"[{s.width}, {s.width}] fp32 = {s.weight_bytes / MIB:.0f} MiB{llc}"),
     ]
-    if s.copies > 1:
-        rows.append(
-            (
-                "copies of W",
-                f"{s.copies}, read in turn ({s.copies * s.weight_bytes / MIB:.0f} MiB): each "
-                "call reads a copy the cache has evicted",
-            )
-        )
+    copies = f"{s.copies}, read in turn ({s.copies * s.weight_bytes / MIB:.0f} MiB): each call "
+    rows += [("copies of W", copies + "reads a copy the cache has evicted")] * (s.copies > 1)
     note = s.cache_note and Text(f"note: {s.cache_note}; small batches may beat the bound")
     return Group(Heading("Batch sweep: Y[B, K] = X[B, K] @ W[K, K], fp32"), Facts(rows), note)
 
@@ -265,16 +262,15 @@ def _cells(r: Row) -> list[object]:
     return [*model, *meas, f"{r['t_pred_s'] / r['latency_s']:.0%}", "!" if r["anomaly"] else ""]
 
 
-def sweep_table(rows: Sequence[Row], crossing: Any, ridge: float, seconds: float) -> Group:
+def sweep_table(s: Sweep) -> Group:
     """Per batch: F, D, I, the bound, latency, throughput, the prediction; where the model
     crosses the ridge, each flagged batch, and the sweep's time."""
     head = ["B", "F (GFLOP)", "D (MB)", "I (FLOP/B)", "bound", "latency", "tokens/s"]
-    cells = [_cells(r) for r in rows]
-    at = {r["B"]: r["intensity"] for r in rows}
-    cross = crossover_line(crossing, at, ridge, "B", rows[-1]["B"], label="ridge crossing")
-    flagged = [Text(f"! B={r['B']}: {r['anomaly']}") for r in rows if r["anomaly"]]
-    lines = Group(Text("\n" + cross), *flagged, Text(f"sweep time: {seconds:.2f} s"))
-    return Group(Table([*head, "roofline", "of bound", ""], cells), lines)
+    at, last = {r["B"]: r["intensity"] for r in s.rows}, s.rows[-1]["B"]
+    cross = crossover_line(s.crossing, at, s.ridge, "B", last, label="ridge crossing")
+    flagged = [Text(f"! B={r['B']}: {r['anomaly']}") for r in s.rows if r["anomaly"]]
+    lines = Group(Text("\n" + cross), *flagged, Text(f"sweep time: {s.seconds:.2f} s"))
+    return Group(Table([*head, "roofline", "of bound", ""], list(map(_cells, s.rows))), lines)
 
 
 def _why_faster(worst: Row, calib: Mapping[str, Any]) -> str:
@@ -285,26 +281,17 @@ def _why_faster(worst: Row, calib: Mapping[str, Any]) -> str:
             "shapes faster or slower; on a shared machine both timings also vary from run "
             "to run."
         )
-    bw_threads = calib.get("bandwidth_threads") or (calib.get("bandwidth") or {}).get("threads")
-    mm_threads = calib.get("matmul_threads") or (calib.get("matmul") or {}).get("threads")
-    if bw_threads and mm_threads and bw_threads != mm_threads:
-        return (
-            f"the bandwidth roof was measured on {bw_threads} "
-            f"{'thread' if bw_threads == 1 else 'threads'} while BLAS runs {mm_threads}, "
-            "and a cache holding part of W also moves bytes faster than memory."
-        )
-    return "a cache holding part of W moves bytes faster than main memory."
+    bw, mm = calib.get("bandwidth_threads"), calib.get("matmul_threads")
+    cache = "a cache holding part of W moves bytes faster than main memory."
+    if bw and mm and bw != mm:
+        threads = f"{bw} {'thread' if bw == 1 else 'threads'} while BLAS runs {mm}"
+        return f"the bandwidth roof was measured on {threads}; and {cache}"
+    return cache
 
 
-def sweep_observations(
-    rows: Sequence[Row],
-    crossing: Any,
-    anomalies: Sequence[ledger.Anomaly],
-    calib: Mapping[str, Any],
-    weight_bytes: float,
-    seconds: float,
-) -> Observations:
+def sweep_observations(s: Sweep) -> Observations:
     """Latency against throughput, the ridge crossing, points beating the bound, anomalies."""
+    rows, crossing, anomalies, weight_bytes = s.rows, s.crossing, s.anomalies, s.weight_bytes
     by_b = {r["B"]: r for r in rows}
     first, last = rows[0], rows[-1]
     lat = grew(last["latency_s"] / first["latency_s"], 1)
@@ -327,22 +314,17 @@ def sweep_observations(
         items.append(
             f"At B = {worst['B']} the measurement beat the roofline "
             f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes from "
-            f"a calibration, not from physics: {_why_faster(worst, calib)}"
+            f"a calibration, not from physics: {_why_faster(worst, s.calib)}"
         )
     for a in sorted(anomalies, key=lambda a: a.batch):
-        mine, other = by_b[a.batch], by_b[a.other]
-        took = f"B = {a.batch} took {_ms(mine['latency_s'], 2)}"
-        ratio = mine["latency_s"] / other["latency_s"]
+        t, other = by_b[a.batch]["latency_s"], by_b[a.other]["latency_s"]
+        took = f"B = {a.batch} took {_ms(t, 2)}, "
         if a.kind == "throughput_drop":
-            items.append(
-                f"{took}, {ratio:.1f}x as long as B = {a.other} for {a.batch // a.other}x the "
-                "tokens: throughput fell as the batch grew."
-            )
+            took += f"{t / other:.1f}x as long as B = {a.other} for {a.batch // a.other}x the "
+            items.append(took + "tokens: throughput fell as the batch grew.")
         else:
-            items.append(
-                f"{took}, {ratio:.2f}x the time of the larger B = {a.other}: a bigger batch "
-                "finished sooner."
-            )
+            took += f"{t / other:.2f}x the time of the larger B = {a.other}: a bigger batch "
+            items.append(took + "finished sooner.")
     if anomalies:
         items.append(
             "The roofline cannot see these: BLAS libraries switch kernels and thread splits "
@@ -358,7 +340,7 @@ def sweep_observations(
             "differs."
         )
     items.append(
-        f"The whole sweep took {seconds:.2f} s. The capacity ledger says how large a "
+        f"The whole sweep took {s.seconds:.2f} s. The capacity ledger says how large a "
         "batch can be; this sweep says how large it is worth making."
     )
     return Observations(items)

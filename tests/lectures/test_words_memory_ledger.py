@@ -20,7 +20,7 @@ from common.formulas.thresholds import Crossover, crossover
 from common.present.display import Group, Observations, Table
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import memory_ledger as page
-from lectures.words.memory_ledger import Largest, Setup
+from lectures.words.memory_ledger import Largest, Setup, Sweep
 
 # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
 # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
@@ -183,8 +183,13 @@ def test_raised_line_names_what_was_raised() -> None:
     assert "P from 100.0 GFLOP/s to 200.0 GFLOP/s" in both
 
 
+def sweep(rows, crossing, ridge, seconds, anomalies=(), calib=None) -> Sweep:
+    """The sweep's record with a 64 MiB weight."""
+    return Sweep(rows, crossing, ridge, list(anomalies), calib or {}, 64 * MIB, seconds)
+
+
 def test_sweep_table_and_lines() -> None:
-    group = page.sweep_table(ROWS, Crossover(2, 4), 1.5, 3.25)
+    group = page.sweep_table(sweep(ROWS, Crossover(2, 4), 1.5, 3.25))
     assert table(group).rows[0] == [
         "1",
         "0.033",
@@ -205,15 +210,15 @@ def test_sweep_table_and_lines() -> None:
         "! B=2: slower than B=4",
         "sweep time: 3.25 s",
     ]
-    assert "every B up to 4 stays below I* = 9.00" in str(page.sweep_table(ROWS, None, 9, 1))
-    first = str(page.sweep_table(ROWS, Crossover(None, 1), 0.1, 1))
+    assert "every B up to 4 stays below I* = 9.00" in str(page.sweep_table(sweep(ROWS, None, 9, 1)))
+    first = str(page.sweep_table(sweep(ROWS, Crossover(None, 1), 0.1, 1)))
     assert "ridge crossing: none needed; already compute-bound at B = 1" in first
 
 
 def test_sweep_observations() -> None:
     anomalies = [Anomaly(2, "slower_than_larger", 4)]
     calib = {"bandwidth_threads": 1, "matmul_threads": 2}
-    obs = page.sweep_observations(ROWS, Crossover(2, 4), anomalies, calib, 64 * MIB, 3.25)
+    obs = page.sweep_observations(sweep(ROWS, Crossover(2, 4), 1.5, 3.25, anomalies, calib))
     items = obs.items
     # latency 4.5 / 4 = 1.1x; throughput (4 / 0.0045) / 250 = 3.6x; 64 MiB / 4 = 16 MiB
     assert items[0] == (
@@ -230,7 +235,7 @@ def test_sweep_observations() -> None:
     )
     assert items[4].startswith("The roofline cannot see these")
     assert items[5].startswith("The whole sweep took 3.25 s.")
-    quiet = page.sweep_observations(ROWS[:1], None, [], calib, 64 * MIB, 1.0).items
+    quiet = page.sweep_observations(sweep(ROWS[:1], None, 1.5, 1.0, [], calib)).items
     assert quiet[1].startswith("No batch size broke the two rules by more than 10%")
 
 
@@ -295,7 +300,7 @@ def test_sweep_claims_hold(latencies: list[float], bounds: list[float], ridge: f
     ]  # fmt: skip
     cross = crossover([1, 2, 4, 8], [r["intensity"] for r in rows], ridge)
     calib = {"bandwidth_threads": 1, "matmul_threads": 2}
-    text = " ".join(page.sweep_observations(rows, cross, [], calib, 64 * MIB, 1.0).items)
+    text = " ".join(page.sweep_observations(sweep(rows, cross, ridge, 1.0, [], calib)).items)
     assert contradictions(text) == [], text
     assert ("beat the roofline" in text) == any(
         p > t for p, t in zip(bounds, latencies, strict=True)
@@ -304,5 +309,44 @@ def test_sweep_claims_hold(latencies: list[float], bounds: list[float], ridge: f
     if crossing:
         before, first = (rows[[1, 2, 4, 8].index(int(x))] for x in crossing.groups())
         assert (before["bound"], first["bound"]) == ("memory", "compute")
-    table_text = str(page.sweep_table(rows, cross, ridge, 1.0))
+    table_text = str(page.sweep_table(sweep(rows, cross, ridge, 1.0)))
     assert "None" not in table_text
+
+
+def test_why_a_memory_bound_point_beats_its_bound() -> None:
+    # B = 1 memory-bound, predicted 5 ms, measured 4 ms: 125% of the bound
+    fast = [{**ROWS[0], "t_pred_s": 0.005}]
+    mixed = page.sweep_observations(
+        sweep(fast, None, 1.5, 1.0, [], {"bandwidth_threads": 1, "matmul_threads": 2})
+    )
+    assert mixed.items[1] == (
+        "At B = 1 the measurement beat the roofline (125% of the bound). The bound comes from a "
+        "calibration, not from physics: the bandwidth roof was measured on 1 thread while BLAS "
+        "runs 2; and a cache holding part of W moves bytes faster than main memory."
+    )
+    both = {"bandwidth_threads": 4, "matmul_threads": 2}
+    assert (
+        "measured on 4 threads while BLAS runs 2;"
+        in page.sweep_observations(sweep(fast, None, 1.5, 1.0, [], both)).items[1]
+    )
+    same = page.sweep_observations(
+        sweep(fast, None, 1.5, 1.0, [], {"bandwidth_threads": 2, "matmul_threads": 2})
+    )
+    assert same.items[1].endswith(
+        "not from physics: a cache holding part of W moves bytes faster than main memory."
+    )
+    assert (
+        page.sweep_observations(sweep(fast, None, 1.5, 1.0)).items[1].endswith("than main memory.")
+    )
+
+
+def test_an_anomaly_where_throughput_fell() -> None:
+    # B = 2 took 5 ms against B = 1's 4 ms... made 9 ms: 9 / 4 = 2.2x as long for 2x the tokens
+    slow = [ROWS[0], {**ROWS[1], "latency_s": 0.009}]
+    text = page.sweep_observations(
+        sweep(slow, None, 1.5, 1.0, [Anomaly(2, "throughput_drop", 1)])
+    ).items
+    assert (
+        "B = 2 took 9.00 ms, 2.2x as long as B = 1 for 2x the tokens: throughput fell as the "
+        "batch grew." in text
+    )
