@@ -241,10 +241,8 @@ del weights, W
 # bandwidth on one thread; BLAS reads W on all its threads, and a quieter moment
 # may give a faster matmul than the calibration saw. Where the sweep itself ran
 # faster than a roof, the roof is raised to that rate, and the line below says so.
-measured = [
-    (*matmul_counts(b, K, K, FP32, FP32, FP32), t)
-    for b, t in zip(SWEEP_BATCHES, latencies, strict=True)
-]
+counts = {b: matmul_counts(b, K, K, FP32, FP32, FP32) for b in SWEEP_BATCHES}  # F, D
+measured = [(*counts[b], t) for b, t in zip(SWEEP_BATCHES, latencies, strict=True)]
 P_CALIB, BETA_CALIB = P, BETA
 P, BETA = roofs.raised_roofs(P, BETA, measured)
 RIDGE = P / BETA
@@ -269,21 +267,11 @@ for a in anomalies:
     notes.setdefault(a.batch, []).append(f"{broken} B={a.other}")
 sweep_rows = []
 for B, latency in zip(SWEEP_BATCHES, latencies, strict=True):
-    flops, nbytes = matmul_counts(B, K, K, FP32, FP32, FP32)
-    i = intensity(flops, nbytes)
-    sweep_rows.append(
-        {
-            "B": B,
-            "flops": flops,
-            "bytes": nbytes,
-            "intensity": i,
-            "bound": bound_of(i, RIDGE),
-            "latency_s": latency,
-            "throughput_per_s": B / latency,
-            "t_pred_s": lower_bound_time(flops, nbytes, P, BETA),
-            "anomaly": "; ".join(notes[B]) if B in notes else None,
-        }
-    )
+    flops, nbytes = counts[B]
+    i, anomaly = intensity(flops, nbytes), "; ".join(notes[B]) if B in notes else None
+    row = dict(B=B, flops=flops, bytes=nbytes, intensity=i, bound=bound_of(i, RIDGE))
+    row |= dict(latency_s=latency, throughput_per_s=B / latency, anomaly=anomaly)
+    sweep_rows.append(row | {"t_pred_s": lower_bound_time(flops, nbytes, P, BETA)})
 cross = thresholds.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
 sweep = page.Sweep(sweep_rows, cross, RIDGE, anomalies, calib, W_BYTES, sweep_seconds)
 show(page.sweep_table(sweep), probe.measured_on(machine.describe(), LLC))
@@ -299,15 +287,8 @@ saved = results.save_section(
         "weight_bytes": W_BYTES,
         "dtype": "float32",
         "rows": sweep_rows,
-        "calibration": {
-            "bandwidth_bytes_per_s": BETA,
-            "matmul_flops_per_s": P,
-            "ridge_point": RIDGE,
-        },
-        "calibration_measured": {
-            "bandwidth_bytes_per_s": BETA_CALIB,
-            "matmul_flops_per_s": P_CALIB,
-        },
+        "calibration": dict(bandwidth_bytes_per_s=BETA, matmul_flops_per_s=P, ridge_point=RIDGE),
+        "calibration_measured": dict(bandwidth_bytes_per_s=BETA_CALIB, matmul_flops_per_s=P_CALIB),
         "weight_copies": COPIES,
         "streamed_between_reads_bytes": BETWEEN,
         "llc_bytes": LLC,
@@ -332,12 +313,9 @@ if args.png:
     from common.plots import article
 
     crossing = None if cross is None else (cross.before, cross.first)
-    path = article.batch_sweep_figure(
-        args.outdir / "03_batch_sweep.png",
-        sweep_rows,
-        crossing,
-        title=f"Batch sweep, W[{K}, {K}] fp32",
-    )
+    title = f"Batch sweep, W[{K}, {K}] fp32"
+    out = args.outdir / "03_batch_sweep.png"
+    path = article.batch_sweep_figure(out, sweep_rows, crossing, title)
     caption = figures.sweep_caption(sweep_rows, crossing)
     shown.append(display.figure(path, caption, display_path(path)))
 show(*shown, page.sweep_observations(sweep))

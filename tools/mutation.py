@@ -96,9 +96,6 @@ T_PAGES = "tests/docs/test_pages_unit.py"
 T_CLAIMS = "tests/present/test_claims.py"
 T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
-T_WORDS_05 = "tests/lectures/test_words_operator_ledger.py"
-T_WORDS_03 = "tests/lectures/test_words_memory_ledger.py"
-T_WORDS_01 = "tests/lectures/test_words_machine_probe.py"
 T_BASICS_PRESENT = "tests/present/test_basics_present.py"
 T_LLM_PRESENT = "tests/present/test_llm_present.py"
 T_SLIPS = "tests/tables/test_slips.py"
@@ -153,10 +150,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_lecture02_numbers_by_hand",
         T_SENTENCES + "::test_lecture02_directions_by_hand",
     ),
-    "lectures/words/machine_probe.py": (T_WORDS_01,),
-    "lectures/words/memory_ledger.py": (T_WORDS_03,),
+    "lectures/words/machine_probe.py": ("tests/lectures/test_words_machine_probe.py",),
+    "lectures/words/memory_ledger.py": ("tests/lectures/test_words_memory_ledger.py",),
     "lectures/words/operator_ledger.py": (
-        T_WORDS_05,
+        "tests/lectures/test_words_operator_ledger.py",
         T_SENTENCES + "::test_lecture05_directions_by_hand",
     ),
     "common/present/llm.py": (T_LLM_PRESENT, T_SENTENCES + "::test_lecture08_speed_words_by_hand"),

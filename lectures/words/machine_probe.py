@@ -99,17 +99,17 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
     thread counts, a busy run, the cache notes and the last run."""
     c = r.calib
     beta, peak, median = (
-        c[k]
-        for k in ("bandwidth_bytes_per_s", "matmul_flops_per_s", "bandwidth_median_bytes_per_s")
+        c["bandwidth_bytes_per_s"],
+        c["matmul_flops_per_s"],
+        c["bandwidth_median_bytes_per_s"],
     )
     ridge, one, ws = c["ridge_point"], c["ridge_point_one_thread"], c["bandwidth_working_set_bytes"]
     speedup = peak / c["matmul_one_thread_flops_per_s"]
-    gain = speed(speedup, 1.0)  # 'x10.82 faster' on all threads than on one
-    same = times(ridge / one)
-    stream = f"z = x + y over {fmt_bytes(ws, binary=True)} ({ws / llc_bytes:.1f}x LLC)"
+    gain, same = speed(speedup, 1.0), times(ridge / one)  # 'x10.82 faster', 'x10.82 more'
+    stream = f"z = x + y over {fmt_bytes(ws, binary=True)} ({ws / llc_bytes:.1f}x LLC), best of "
+    stream += str(c["bandwidth_samples"])
     matmul = f"C = A @ B, n = {c['matmul_n']}, best of {c['matmul_samples']}"
     single = fmt_rate(c["matmul_one_thread_flops_per_s"])
-    stream += f", best of {c['bandwidth_samples']}"
     table = [
         ["bandwidth beta", fmt_bw(beta), c["bandwidth_threads"], stream],
         ["compute P", fmt_rate(peak), c["matmul_threads"], matmul],
@@ -129,8 +129,7 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
             f"than on one, but numpy streams memory on {threads[1]}. So the ridge point "
             f"{ridge:.2f} FLOP/byte divides an all-thread compute roof by a one-thread "
             f"bandwidth roof: {same} {'as' if same == 'the same' else 'than'} the same-threads "
-            "ridge "
-            f"({one:.2f} FLOP/byte, one thread each). For numpy code the mixed ridge is the "
+            f"ridge ({one:.2f} FLOP/byte, one thread each). For numpy code the mixed ridge is the "
             "honest one, because it is what numpy can reach. A program that streamed memory "
             "on all cores would see a higher bandwidth and a lower ridge."
         )
@@ -167,17 +166,13 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
             f"{(peak / old_peak - 1) * 100:+.1f}%. That is the run-to-run noise of a measured "
             "roof; keep it in mind when a point lands a few percent above its roof."
         )
-    return Group(
-        Heading("The two roofs of this machine (numpy, fp32)"),
-        Table(["roof", "value", "threads", "measured with"], table),
-        stamp,
-        Text(
-            f"\nridge point I* = P / beta = {fmt_rate(peak)} / {fmt_bw(beta)} = {ridge:.2f} "
-            "FLOP/byte"
-        ),
-        Text(f"same-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"),
-        Observations(items),
+    lines = f"\nridge point I* = P / beta = {fmt_rate(peak)} / {fmt_bw(beta)} = {ridge:.2f} FLOP/"
+    lines += (
+        f"byte\nsame-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"
     )
+    table = Table(["roof", "value", "threads", "measured with"], table)
+    heading = Heading("The two roofs of this machine (numpy, fp32)")
+    return Group(heading, table, stamp, Text(lines), Observations(items))
 
 
 def _ledger_row(r: Row) -> list[object]:

@@ -124,8 +124,7 @@ def ledger_observations(at: Ledgers, budget: float, kv_per_sequence: float) -> O
         says = f"{_fit(fitting, 'fit')}; {_fit(failing, 'run')} out of memory.".capitalize()
     else:
         says = "Every batch in the table fits." if fitting else "No batch in the table fits."
-    b = example_batch(at, budget)
-    m = at[b]
+    m = at[b := example_batch(at, budget)]
     return Observations(
         [
             f"The weights cost {m.weights / GIB:.1f} GiB at every batch size. The KV cache "
@@ -153,15 +152,9 @@ def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: fl
         )
     else:
         said = "No batch size in the table changes its verdict under this budget."
-    head = ["batch", f"total at {rate:.0%} (GiB)", "verdict"]
-    return Group(
-        Heading(f"Overhead {rate:.0%} vs {low_rate:.0%}, budget {budget / GIB:g} GiB"),
-        Table(
-            [*head, f"total at {low_rate:.0%} (GiB)", "verdict", "change"],
-            rows,
-        ),
-        Observations([said]),
-    )
+    head = [x for r in (rate, low_rate) for x in (f"total at {r:.0%} (GiB)", "verdict")]
+    heading = Heading(f"Overhead {rate:.0%} vs {low_rate:.0%}, budget {budget / GIB:g} GiB")
+    return Group(heading, Table(["batch", *head, "change"], rows), Observations([said]))
 
 
 def _or_dash(x: float | None) -> str:
@@ -174,17 +167,18 @@ def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
     in_table = max((b for b, m in at.items() if m.fits(budget)), default=0)
     items = []
     for i, r in enumerate(rows):
+        at_rate = f"At {r.rate:.0%} overhead"
         if r.batch == 0:
-            items.append(f"At {r.rate:.0%} overhead not even one sequence fits this budget.")
+            items.append(f"{at_rate} not even one sequence fits this budget.")
         elif i:
-            items.append(f"At {r.rate:.0%} overhead the largest batch is {r.batch}.")
+            items.append(f"{at_rate} the largest batch is {r.batch}.")
         elif r.batch > in_table:
             items.append(
-                f"At {r.rate:.0%} overhead the table's largest fitting row is batch {in_table}, "
-                f"but every batch up to {r.batch} fits: the table only samples some batch sizes."
+                f"{at_rate} the table's largest fitting row is batch {in_table}, but every "
+                f"batch up to {r.batch} fits: the table only samples some batch sizes."
             )
         else:
-            items.append(f"At {r.rate:.0%} overhead the largest batch, {r.batch}, is a table row.")
+            items.append(f"{at_rate} the largest batch, {r.batch}, is a table row.")
     return Group(
         Heading(f"Largest prefill batch within {budget / GIB:g} GiB"),
         Table(
