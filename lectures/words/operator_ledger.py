@@ -53,7 +53,8 @@ class Op:
 
 @dataclass(frozen=True)
 class Ledger:
-    """Sections 2 and 5: the operators on the lecture's roof, elements of elem_bytes bytes."""
+    """Sections 2, 4 and 5: the operators on the lecture's roof, elements of elem_bytes bytes;
+    the last two are naive and ideal-minimum attention."""
 
     roof: Roof
     elem_bytes: float
@@ -71,17 +72,8 @@ class Rooflines:
 
 
 @dataclass(frozen=True)
-class Attention:
-    """Section 4: naive and ideal-minimum attention on the ridge I* (FLOP/B)."""
-
-    naive: Op
-    ideal: Op
-    ridge: float
-
-
-@dataclass(frozen=True)
 class Sweep:
-    """Section 6: GEMM [M, width] x [width, width] per M; the first M with I >= I*."""
+    """Section 6: GEMM [M, width] x [width, width] per M (from M = 1); the first M with I >= I*."""
 
     roof: Roof
     width: int
@@ -95,15 +87,15 @@ def _ms(t: float) -> str:
     return fmt_time(t, "ms", 3)
 
 
+def _roof(r: Roof) -> list[str]:
+    return [fmt_bw(r.bw, 3), f"{r.ridge:.1f}"]
+
+
 def machines(m: Machines) -> Group:
     """Peak, bandwidth and ridge of each roof, this machine's, and the A100 -> H100 step."""
-    rows = [[f"{r.chip} ({r.precision})", fmt_peak(r.peak), fmt_bw(r.bw, 3)] for r in m.roofs]
-    rows = [[*row, f"{r.ridge:.1f}"] for row, r in zip(rows, m.roofs, strict=True)]
-    here = "this machine (numpy, fp32)"
-    if m.local:
-        rows.append([here, fmt_rate(m.local.peak), fmt_bw(m.local.bw, 3), f"{m.local.ridge:.1f}"])
-    else:
-        rows.append([here, "not measured (run lecture 01)", "-", "-"])
+    rows = [[f"{r.chip} ({r.precision})", fmt_peak(r.peak), *_roof(r)] for r in m.roofs]
+    here = ["this machine (numpy, fp32)", "not measured (run lecture 01)", "-", "-"]
+    rows.append([here[0], fmt_rate(m.local.peak), *_roof(m.local)] if m.local else here)
     a, h, h8 = m.roofs[:3]
     who = {
         1: "more kernels fall on the memory-bound side",
@@ -139,6 +131,10 @@ def _first(ops: tuple[Op, ...], prefix: str) -> Op:
     return next(o for o in ops if o.name.startswith(prefix))
 
 
+def _counts(o: Op) -> list[str]:
+    return [fmt_flops(o.flops), fmt_bytes(o.nbytes)]
+
+
 def ratio(o: Op, r: Roof) -> list[str]:
     """I / I*, the bound and the time bound: the ledger table's last columns."""
     return [f"{o.intensity / r.ridge:.3g}", o.bound, _ms(o.time)]
@@ -147,10 +143,7 @@ def ratio(o: Op, r: Roof) -> list[str]:
 def ledger(led: Ledger) -> Group:
     """Each operator's F, D, I, I/I*, bound and time bound; how many are memory-bound."""
     r = led.roof
-    rows = [
-        [o.name, fmt_flops(o.flops), fmt_bytes(o.nbytes), f"{o.intensity:.2f}", *ratio(o, r)]
-        for o in led.ops
-    ]
+    rows = [[o.name, *_counts(o), f"{o.intensity:.2f}", *ratio(o, r)] for o in led.ops]
     memory = sum(o.bound == "memory" for o in led.ops)
     add, norm, gemm = (_first(led.ops, p) for p in ("elem", "LayerNorm", "GEMM"))
     fast = [n for n, o in (("the add", add), ("LayerNorm", norm)) if o.bound == "compute"]
@@ -195,9 +188,9 @@ def rooflines(r: Rooflines) -> Figure:
     return figure(r.path, caption, display_path(r.path))
 
 
-def attention(a: Attention) -> Group:
+def attention(led: Ledger) -> Group:
     """Naive (S and P in memory) against ideal-minimum attention: table and observations."""
-    n, i = a.naive, a.ideal
+    n, i = led.ops[-2:]
     one = lambda x: f"{x:.1f}"  # noqa: E731
     flops, jump = f"x{i.flops / n.flops:.3f}", f"x{i.intensity / n.intensity:.1f}"
     stay = ("rise", "fall", "stay at")
@@ -214,10 +207,8 @@ def attention(a: Attention) -> Group:
             ["roofline time", _ms(n.time), _ms(i.time), speed(n.time, i.time, 1)],
         ],
     )
-    if n.bound == i.bound:
-        move = f"stays on the {n.bound}-bound side"
-    else:
-        move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
+    move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
+    move = f"stays on the {n.bound}-bound side" if n.bound == i.bound else move
     time = f"The time bound {change(n.time, i.time, _ms, words=('rises', 'falls', 'stays at'))}"
     if direction(n.time, i.time, _ms):
         time += f" ({speed(n.time, i.time, 1)}). The whole gain comes from moving fewer bytes, "
@@ -229,7 +220,7 @@ def attention(a: Attention) -> Group:
         table,
         Observations(
             [
-                f"{moved} and the kernel {move} of I* = {a.ridge:.1f}.",
+                f"{moved} and the kernel {move} of I* = {led.roof.ridge:.1f}.",
                 time,
                 "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
                 "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
@@ -242,9 +233,7 @@ def attention(a: Attention) -> Group:
 def speedups(led: Ledger) -> Group:
     """Each operator's speedup from 2x compute and 2x bandwidth, and what the pattern says."""
     r, ops = led.roof, led.ops
-    rows = [
-        [o.name, f"{o.intensity / r.ridge:.3g}", *(f"{s:.2f}x" for s in o.speedups)] for o in ops
-    ]
+    rows = [[o.name, ratio(o, r)[0], *(f"{s:.2f}x" for s in o.speedups)] for o in ops]
     memory = [o for o in ops if o.bound == "memory"]
     if memory:
         first = (
@@ -277,18 +266,17 @@ def sweep(s: Sweep) -> Group:
     """The GEMM sweep over M: table, the ridge crossing and observations."""
     r, rows = s.roof, s.rows
     i_at = {m: o.intensity for m, o in rows.items()}
-    lines = [f"\nridge point: I* = {r.ridge:.1f} FLOP/B"]
-    lines.append(crossover_line(s.cross, i_at, r.ridge, "M", max(rows), ridge_digits=1))
+    cross = crossover_line(s.cross, i_at, r.ridge, "M", max(rows), ridge_digits=1)
+    lines = [f"\nridge point: I* = {r.ridge:.1f} FLOP/B", cross]
     if s.exact_m is not None:
         lines.append(f"smallest integer M with I >= I*: {s.exact_m}")
-    one = rows[min(rows)]
     items = [
-        f"At M = {min(rows)} (one token, as in decode) the GEMM does {one.intensity:.2f} FLOP "
+        f"At M = 1 (one token, as in decode) the GEMM does {rows[1].intensity:.2f} FLOP "
         "per byte: a matrix-vector product streams every weight once and uses it once. "
         + (
             "Small-batch decode is memory-bound, so quantizing the weights helps by moving "
             "fewer bytes, not by faster math."
-            if one.bound == "memory"
+            if rows[1].bound == "memory"
             else f"That already reaches I* = {r.ridge:.1f}: on this roof even decode is "
             "compute-bound."
         ),
@@ -302,10 +290,7 @@ def sweep(s: Sweep) -> Group:
             f"the exact threshold is M = {s.exact_m}. Below it the weights' bandwidth sets the "
             "time, above it the arithmetic does.",
         )
-    table = [
-        [m, fmt_flops(o.flops), fmt_bytes(o.nbytes), f"{o.intensity:.2f}", o.bound]
-        for m, o in rows.items()
-    ]
+    table = [[m, *_counts(o), f"{o.intensity:.2f}", o.bound] for m, o in rows.items()]
     return Group(
         Heading(f"GEMM [M, {s.width}] x [{s.width}, {s.width}] on {r.chip}, {r.precision}"),
         Table(["M", "F", "D", "I (FLOP/B)", "bound"], table),

@@ -22,7 +22,7 @@ from common.formulas.thresholds import Crossover
 from common.hw_specs import Figure as Fig
 from common.present.display import Figure, Group, Observations, Table
 from lectures.words import operator_ledger as page
-from lectures.words.operator_ledger import Attention, Ledger, Machines, Op, Roof, Rooflines, Sweep
+from lectures.words.operator_ledger import Ledger, Machines, Op, Roof, Rooflines, Sweep
 
 
 def prose(obj: object) -> str:
@@ -158,7 +158,7 @@ def test_speedups_by_hand() -> None:
 
 
 def test_attention_by_hand() -> None:
-    text = prose(page.attention(Attention(NAIVE, IDEAL, 100.0)))
+    text = prose(page.attention(Ledger(R, 2, (NAIVE, IDEAL))))
     # bytes 1e8 / 1.5e9: x15 less; intensity 1000 / 66.7 = x15.0; time 1.5 / 1.0 = x1.5
     assert "FLOPs | 100.00 GFLOP | 100.00 GFLOP | x1.000" in text
     assert "bytes | 1.50 GB | 100.00 MB | x15 less" in text
@@ -178,7 +178,7 @@ def test_attention_by_hand() -> None:
 def test_attention_when_both_are_compute_bound() -> None:
     """Regression (issue 25): A100 bandwidth 6000e9 printed 'falls from 0.028 ms to 0.028'."""
     naive = Op("attention naive", 1e11, 5e8, 200.0, "compute", 1e-3)
-    text = prose(page.attention(Attention(naive, IDEAL, 100.0)))
+    text = prose(page.attention(Ledger(R, 2, (GEMM, naive, IDEAL))))
     assert "roofline time | 1.000 ms | 1.000 ms | no faster" in text
     assert "the kernel stays on the compute-bound side of I* = 100.0" in text
     assert (
