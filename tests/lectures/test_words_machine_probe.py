@@ -402,3 +402,16 @@ def test_no_claim_contradicts_its_numbers(
     assert not re.search(r"\bNone\b|\bx0(?:\.0+)?(?![\d.])", text), text
     slower = re.search(r"the add is x([\d.]+) slower", text)
     assert not slower or times[1] > times[0]
+
+
+def test_shrunk_all_threads_slower_than_one() -> None:
+    """Shrunk by hypothesis: 100 MFLOP/s on 1 BLAS thread against 20 GFLOP/s on one printed
+    'x0.00 as fast as on one' and 'x0.00 the same-threads ridge'."""
+    calib = {**CALIB, "matmul_flops_per_s": 1e8, "matmul_one_thread_flops_per_s": 2e10}
+    calib |= {"bandwidth_bytes_per_s": 1e8, "ridge_point": 1.0, "ridge_point_one_thread": 200.0}
+    calib |= {"matmul_threads": 1, "bandwidth_threads": 2}
+    said = observed(roofs(calib, None, 1))[1]
+    # 2e10 / 1e8 = 200: x200.00 slower; ridge 1 against 200: x200.00 less
+    assert "The matmul ran on 1 BLAS threads, x200.00 slower than on one" in said
+    assert "x200.00 less than the same-threads ridge (200.00 FLOP/byte" in said
+    assert "x0" not in said
