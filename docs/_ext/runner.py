@@ -153,18 +153,19 @@ def standard_library_modules(package_dir: Path) -> dict[str, Path]:
     """The modules of a package that import with the standard library alone, by name.
 
     A module qualifies when everything it imports at import time is in the standard
-    library or is another qualifying module of the package (and so are its parent
-    packages). numpy imported inside a function is fine: the panel's lectures only
-    call such a function where they need it.
+    library or is another qualifying module of the package or of the lectures' words
+    (``lectures/words``), and so are its parent packages. numpy imported inside a function
+    is fine: the panel's lectures only call such a function where they need it.
     """
     root = package_dir.parent
-    files = {module_name(p, root): p for p in sorted(package_dir.rglob("*.py"))}
+    paths = [*package_dir.rglob("*.py"), *(root / "lectures" / "words").glob("*.py")]
+    files = {module_name(p, root): p for p in sorted(paths)}
     files = {n: p for n, p in files.items() if "__pycache__" not in p.parts}
     deps: dict[str, set[str]] = {}
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         imports = import_time_imports(path.read_text(encoding="utf-8"), package, files)
-        deps[name] = {*imports, *_parents(name)}
+        deps[name] = {*imports, *_parents(name)} - {"lectures"}  # a namespace: no file
     top = package_dir.name
     ok = set(files)
     changed = True
@@ -173,7 +174,7 @@ def standard_library_modules(package_dir: Path) -> dict[str, Path]:
         for name in sorted(ok):
             for dep in deps[name]:
                 head = dep.split(".")[0]
-                inside = head == top
+                inside = head in (top, "lectures")
                 if (inside and dep not in ok and dep in files) or (
                     not inside and head not in sys.stdlib_module_names
                 ):
@@ -193,7 +194,7 @@ def lecture_blockers(lecture: Path, packable: Mapping[str, Path]) -> list[str]:
     blockers = []
     for dep in sorted(imports):
         head = dep.split(".")[0]
-        if head == "common":
+        if head in ("common", "lectures"):
             if dep not in packable:
                 blockers.append(dep)
         elif head not in sys.stdlib_module_names:

@@ -415,3 +415,10 @@ def test_shrunk_all_threads_slower_than_one() -> None:
     assert "The matmul ran on 1 BLAS threads, x200.00 slower than on one" in said
     assert "x200.00 less than the same-threads ridge (200.00 FLOP/byte" in said
     assert "x0" not in said
+
+
+def test_records_are_frozen() -> None:
+    for record in (Roofs(CALIB, None, 1), operations(5.0), SameFlops(ADD, ADD, 1.0, 1.0)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.peak = 0  # type: ignore[misc]
+    assert Roofs(CALIB, None, 1).cache_notes == ()  # no note unless the lecture gives one

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+import pytest
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -341,3 +342,13 @@ def test_a100_bandwidth_6000e9_keeps_the_attention_time() -> None:
     assert "The time bound stays at 0.028 ms: moving fewer bytes saves no time" in flat
     assert "stays on the compute-bound side of I* = 52.0" in flat
     assert claim_faults(text) == []
+
+
+def test_records_are_frozen_and_an_op_defaults_to_no_speedup() -> None:
+    for record in (OLD, Machines((OLD,), None), ADD, LEDGER, Sweep(R, 1, {}, None, None, 1.0)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.ridge = 0  # type: ignore[misc]
+    figure = Rooflines("x.png", "bf16", (), 0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        figure.count = 1  # type: ignore[misc]
+    assert Op("x", 1.0, 1.0, 1.0, "memory", 1.0).speedups == (1.0, 1.0)
