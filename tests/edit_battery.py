@@ -186,6 +186,8 @@ def _sentence_faults(s: str) -> Iterator[str]:
             continue
         direction = max(before)[1]
         a, b = _value(m, "a"), _value(m, "b")
+        if m.group("bu") and not m.group("au"):  # 'from 4.50 to 2.25 GiB': one unit for both
+            a *= b / float(m.group("b").replace(",", ""))
         if direction > 0 and not b > a:
             yield "says it rises"
         if direction < 0 and not b < a:

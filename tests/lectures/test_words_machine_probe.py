@@ -358,7 +358,7 @@ RATES = st.floats(1e8, 1e13)
 TIMES = st.floats(1e-6, 10.0)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     beta=RATES,
     share=st.floats(0.0, 1.0),
