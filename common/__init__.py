@@ -90,10 +90,8 @@ At the top, where students and the course script find them:
 - ``present.live``: a lecture's figure as Vega-Lite data, for the site's Run-it-here panel.
 - ``present.plain_math``: TeX formulas as plain text (the exercises' worked answers).
 - ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
-- ``present.operators``: lecture 05's tables and observations (the operator ledger).
 - ``present.explain``: sentences that explain a measurement.
-- ``present.probe``: lecture 01's tables and sentences (machine, roofs, operations' ledger).
-- ``present.memory``: lecture 03's tables and sentences (capacity ledger, batch sweep).
+- ``present.probe``: the machine stamp under measured tables (lectures 01, 03, 09, 10).
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
 - ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
 - ``present.attention``: lecture 10's tables and sentences (tiled attention, both kernels).

@@ -36,11 +36,10 @@ boot.start()
 # %%
 # Set-up
 # ------
-# The probe needs numpy and nothing else. No size below is typed in: every
-# working set is chosen within a memory and a time budget, and as far beyond
-# this machine's last-level cache (LLC) as that budget allows. If an earlier run
-# saved a calibration, it is read only to compare it with today's; a missing or
-# unusable file is reported in one line.
+# The probe needs numpy and nothing else. No size below is typed in: every working set is chosen
+# within a memory and a time budget, and as far beyond this machine's last-level cache (LLC) as
+# that budget allows. If an earlier run saved a calibration, it is read only to compare it with
+# today's; a missing or unusable file is reported in one line.
 from functools import partial
 
 import numpy as np
@@ -53,6 +52,7 @@ from common.present import console, display, figures, probe
 from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
+from lectures.words import machine_probe as page
 
 
 def make_parser() -> cli.LectureParser:
@@ -70,46 +70,42 @@ mode = "quick" if args.quick else "full"
 plan = budget.from_args(args)  # the memory and time this run may spend
 
 previous = saved_calibration(args.results)
-show(probe.previous_text(previous))
+show(page.previous_text(previous))
 
 # %%
 # This machine
 # ------------
-# A measured roof means little without the machine it was measured on. Numpy
-# hands matrix multiplication to a BLAS library, which picks a kernel for the
-# CPU (OpenBLAS calls it the core type) and runs on several threads. Numpy's
-# own elementwise operations (``np.add``, ``np.exp``, reductions) run on the
-# calling thread only. The thread count therefore belongs next to every number.
+# A measured roof means little without the machine it was measured on. Numpy hands matrix
+# multiplication to a BLAS library, which picks a kernel for the CPU (OpenBLAS calls it the core
+# type) and runs on several threads. Numpy's own elementwise operations (``np.add``, ``np.exp``,
+# reductions) run on the calling thread only. The thread count therefore belongs next to every
+# number.
 desc = machine.describe()
 blas_threads = desc["blas"].get("threads")
 cache_list = [(c.name, c.size_bytes) for c in caches.data_caches(caches.read_caches())]
 llc_bytes, reported_llc = roofs.llc_bytes()[0], caches.last_level_cache_bytes()
 show(
-    probe.machine_facts(desc, cache_list, llc_bytes, caches.available_memory_bytes()),
+    page.machine_facts(desc, cache_list, llc_bytes, caches.available_memory_bytes()),
     probe.built_here(desc, llc_bytes, "01_machine_probe.py"),
 )
 
 # %%
 # Calibrate the two roofs
 # -----------------------
-# The bandwidth roof :math:`\beta` is the speed of a streaming add
-# ``z = x + y`` in fp32, counted as :math:`12n` bytes for :math:`n` elements
-# (read two vectors, write one), over a working set of eight times the LLC
-# where the memory budget allows, so the caches can hold at most an eighth of
-# it. The compute roof
-# :math:`P` is the speed of a square fp32 matmul, counted as :math:`2n^3` FLOP,
-# with :math:`n` chosen so that one call is long enough to time well. Each is
-# the best of many calls within a time budget: a shared machine has slow
-# moments, and a roof is what the hardware allows, not what it gave on
-# average. The matmul is measured twice, on all BLAS threads and on one. Where
-# the two roofs meet is the ridge point :math:`I^{\ast} = P / \beta`.
+# The bandwidth roof :math:`\beta` is the speed of a streaming add ``z = x + y`` in fp32, counted
+# as :math:`12n` bytes for :math:`n` elements (read two vectors, write one), over a working set of
+# eight times the LLC where the memory budget allows, so the caches can hold at most an eighth of
+# it. The compute roof :math:`P` is the speed of a square fp32 matmul, counted as :math:`2n^3`
+# FLOP, with :math:`n` chosen so that one call is long enough to time well. Each is the best of
+# many calls within a time budget: a shared machine has slow moments, and a roof is what the
+# hardware allows, not what it gave on average. The matmul is measured twice, on all BLAS threads
+# and on one. Where the two roofs meet is the ridge point :math:`I^{\ast} = P / \beta`.
 #
-# The two roofs are not measured once and for all: both are timed again
-# between the operations below, and each roof is the best call of the whole
-# run. A roof and the operations under it so share the machine's quiet and
-# busy moments, and no operation can beat a roof only because it ran at a
-# quieter moment than the calibration. The roofs are printed after the
-# operations, once they are final.
+# The two roofs are not measured once and for all: both are timed again between the operations
+# below, and each roof is the best call of the whole run. A roof and the operations under it so
+# share the machine's quiet and busy moments, and no operation can beat a roof only because it ran
+# at a quieter moment than the calibration. The roofs are printed after the operations, once they
+# are final.
 console.progress("calibrating: streaming add and matmul ...")
 run = roofs.roof_run(args.quick, plan)
 console.progress_done()
@@ -118,15 +114,13 @@ first = run.calibration()  # the first rounds' roofs: enough to size the operati
 # %%
 # The operations and their ledgers
 # --------------------------------
-# Now the operations of :ref:`the article <sources>`, in fp32. For each one
-# the FLOP count :math:`F` comes from the formula, and the byte count
-# :math:`D` from the passes the code really makes over main memory: the
-# comment next to each numpy line keeps a running count, in passes over the
-# largest arrays. The prediction is the roofline bound
-# :math:`T = \max(F/P,\ D/\beta)`.
+# Now the operations of :ref:`the article <sources>`, in fp32. For each one the FLOP count
+# :math:`F` comes from the formula, and the byte count :math:`D` from the passes the code really
+# makes over main memory: the comment next to each numpy line keeps a running count, in passes over
+# the largest arrays. The prediction is the roofline bound :math:`T = \max(F/P,\ D/\beta)`.
 #
-# ``measure`` times one operation (its best call within a fixed budget) and
-# turns its counts into a row of the roofline table.
+# ``measure`` times one operation (its best call within a fixed budget) and turns its counts into a
+# row of the roofline table.
 rng = np.random.default_rng(0)
 llc_working_set = first["bandwidth_working_set_bytes"]  # the calibration's stream
 cap = plan.arrays_bytes - llc_working_set - 12 * first["matmul_n"] ** 2  # left for one operation
@@ -146,13 +140,12 @@ def measure(name, shape, fn, counts, working_set, threads, threads_text="", twin
 # %%
 # Elementwise: three ways to add
 # ------------------------------
-# Each vector is a third of the calibration's working set. One line needs a
-# decision. ``np.maximum(a + b, 0, out=out)`` looks fused, but numpy first
-# materialises ``a + b`` in a fresh temporary as large as ``a``. Memory that
-# large comes straight from the operating system, which hands it over
-# zero-filled: one more write pass before numpy writes into it. It is charged:
-# six passes, against five for the two-pass version with a preallocated buffer.
-# The page faults themselves cost time too, which no byte count captures.
+# Each vector is a third of the calibration's working set. One line needs a decision.
+# ``np.maximum(a + b, 0, out=out)`` looks fused, but numpy first materialises ``a + b`` in a fresh
+# temporary as large as ``a``. Memory that large comes straight from the operating system, which
+# hands it over zero-filled: one more write pass before numpy writes into it. It is charged: six
+# passes, against five for the two-pass version with a preallocated buffer. The page faults
+# themselves cost time too, which no byte count captures.
 n = numpy_ops.elementwise_n(llc_working_set)
 vec = 4 * n  # bytes of one fp32 vector
 
@@ -193,9 +186,8 @@ del add, add_relu_two_passes, add_relu_one_expr, fn  # frees the vectors
 # %%
 # LayerNorm
 # ---------
-# LayerNorm without bias, every buffer preallocated. Six operations per
-# element, but each numpy call is a separate pass over the whole array: ten
-# passes in all.
+# LayerNorm without bias, every buffer preallocated. Six operations per element, but each numpy
+# call is a separate pass over the whole array: ten passes in all.
 def make_layernorm(n_rows, d):
     x = rng.random((n_rows, d), dtype=np.float32)
     gamma = rng.random(d, dtype=np.float32)
@@ -226,11 +218,10 @@ measure("LayerNorm", shape, make_layernorm(ln_rows, ln_d), ln_counts, ln_bytes, 
 # %%
 # Naive attention
 # ---------------
-# One head, the score matrix :math:`S` (:math:`N \times N`) materialised, no
-# :math:`1/\sqrt{d_h}` scaling (as in the article: it would add one more pass
-# and change nothing else). The same code is also split into its two phases,
-# the matmuls and the softmax, to see later where the time goes. The kernel is
-# the one lecture 10 measures too, in ``common/measure/attention.py``:
+# One head, the score matrix :math:`S` (:math:`N \times N`) materialised, no :math:`1/\sqrt{d_h}`
+# scaling (as in the article: it would add one more pass and change nothing else). The same code is
+# also split into its two phases, the matmuls and the softmax, to see later where the time goes.
+# The kernel is the one lecture 10 measures too, in ``common/measure/attention.py``:
 #
 # .. literalinclude:: /../common/measure/attention.py
 #    :pyobject: naive_phases
@@ -238,9 +229,9 @@ measure("LayerNorm", shape, make_layernorm(ln_rows, ln_d), ln_counts, ln_bytes, 
 #    :end-before: return attention_naive, matmuls_only
 #    :dedent: 4
 #
-# The sequence length :math:`N` is chosen so that :math:`S` is twice the LLC,
-# as far as the memory and time budgets allow. The matmuls run on every BLAS
-# thread, the softmax on one: the threads column says so.
+# The sequence length :math:`N` is chosen so that :math:`S` is twice the LLC, as far as the memory
+# and time budgets allow. The matmuls run on every BLAS thread, the softmax on one: the threads
+# column says so.
 peak_0, beta_0 = first["matmul_flops_per_s"], first["bandwidth_bytes_per_s"]
 dh = numpy_ops.HEAD_DIM
 seq = budget.attention_seq(reported_llc, cap, peak_0, beta_0, dh, call_cap)
@@ -260,10 +251,10 @@ del attention_naive, matmuls_only, softmax_only, q, k, v
 # %%
 # Matrix multiplications
 # ----------------------
-# A GEMM of :math:`M` rows by a square :math:`K \times K` weight twice the LLC
-# where the budget allows: a few rows (like decoding: the whole weight read for little work) and
-# many rows (like prefill: the weight reused); then the calibration's own square
-# matmul. Shapes read :math:`M \times K \times K`.
+# A GEMM of :math:`M` rows by a square :math:`K \times K` weight twice the LLC where the budget
+# allows: a few rows (like decoding: the whole weight read for little work) and many rows (like
+# prefill: the weight reused); then the calibration's own square matmul. Shapes read :math:`M
+# \times K \times K`.
 def make_gemm(m, k, n):
     lhs = rng.random((m, k), dtype=np.float32)
     weight = rng.random((k, n), dtype=np.float32)
@@ -288,43 +279,44 @@ run.also("matmul", timed[-1][3])  # the square GEMM is the compute roof's own ke
 # %%
 # The two roofs of this machine
 # -----------------------------
-# Every call of the two roof kernels in this run, the calibration's and those
-# between the operations, went into the best call below.
+# Every call of the two roof kernels in this run, the calibration's and those between the
+# operations, went into the best call below.
 calib = run.calibration(desc["cores"])
 peak, beta = calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"]
 ridge = calib["ridge_point"]  # I* = P / beta
-rows = probe.roofline_rows(timed, peak, beta)  # per operation: I = F/D, t_pred = max(F/P, D/beta)
-near_llc = probe.cache_notes(calib, rows, reported_llc)  # sets the budget kept near the LLC
+rows = []  # per operation: I = F/D, t_pred = max(F/P, D/beta), against the final roofs
+for name, shape, counts, t, working_set, threads, threads_text, twin in timed:
+    row = numpy_ops.roofline_row(name, *counts, t, peak, beta, working_set, shape=shape)
+    row.update(threads=threads, threads_text=threads_text or str(threads))
+    rows.append({**row, "same_as_calibration": twin})
+# a note for the stream and each working set sized past the LLC that the budget kept near it
+near = [("The bandwidth roof", calib["bandwidth_working_set_bytes"])]
+swept = ("LayerNorm", "attention naive", f"GEMM M={numpy_ops.GEMM_SKINNY_M}")
+near += [(r["name"], r["working_set_bytes"]) for r in rows if r["name"] in swept]
+near_llc = tuple(filter(None, (budget.cache_note(n, ws, reported_llc) for n, ws in near)))
 stamp = probe.measured_on(desc, llc_bytes)  # under every measured table: whose numbers
-show(
-    probe.roofs_table(calib, llc_bytes),
-    stamp,
-    probe.ridge_lines(calib),
-    probe.roof_observations(calib, previous.calibration, blas_threads, near_llc),
-)
+roof_record = page.Roofs(calib, previous.calibration, blas_threads, near_llc)
+show(page.roofs(roof_record, llc_bytes, stamp))
 # %%
 # The ledger: what each operation must do
 # ---------------------------------------
-# Before any timing, the counts alone sort the operations: an intensity
-# :math:`I = F/D` below the ridge point :math:`I^{\ast}` means memory-bound.
-show(probe.ledger_table(rows, ridge))
+# Before any timing, the counts alone sort the operations: an intensity :math:`I = F/D` below the
+# ridge point :math:`I^{\ast}` means memory-bound.
+show(page.ledger_table(rows, ridge))
 
 # %%
 # The prediction next to the measurement
 # --------------------------------------
-# The percentage is :math:`t_{\mathrm{pred}} / t_{\mathrm{meas}}`: the share
-# of the roofline's speed the code reached. At 100% the operation ran exactly
-# as fast as the slower of the two roofs allows; at 50% it took twice the
-# bound. A point well above 100% is not a record but a sign that the ledger or
-# the roofs are wrong for that run: the table prints "above roof" instead for
+# The percentage is :math:`t_{\mathrm{pred}} / t_{\mathrm{meas}}`: the share of the roofline's
+# speed the code reached. At 100% the operation ran exactly as fast as the slower of the two roofs
+# allows; at 50% it took twice the bound. A point well above 100% is not a record but a sign that
+# the ledger or the roofs are wrong for that run: the table prints "above roof" instead for
 # anything more than 10% over, with a note on the likely reasons.
-notes = probe.above_roof_notes(rows, llc_bytes, calib["bandwidth_threads"])
-show(probe.timing_table(rows), stamp, notes)
+show(page.timing_table(rows, stamp, llc_bytes, calib["bandwidth_threads"]))
 
 # %%
-# Reading the table needs three more numbers: the bounds of attention's two
-# phases on their own, the cost of the zero-fill pass, and the bytes a fused
-# LayerNorm would move.
+# Reading the table needs three more numbers: the bounds of attention's two phases on their own,
+# the cost of the zero-fill pass, and the bytes a fused LayerNorm would move.
 f_mm, d_mm = numpy_ops.attention_matmul_counts(seq, dh)
 f_sm, d_sm = numpy_ops.attention_softmax_counts(seq)
 phases = {  # measured time and roofline bound of each phase
@@ -333,53 +325,48 @@ phases = {  # measured time and roofline bound of each phase
 }
 zero_fill_s = vec / beta  # one more write pass over a vector
 fused_ln_bytes = 2 * 4 * ln_rows * ln_d  # read x once, write y once
-show(probe.operation_observations(rows, ridge, phases, zero_fill_s, fused_ln_bytes))
+show(page.operation_observations(page.Operations(rows, ridge, phases, zero_fill_s, fused_ln_bytes)))
 
 # %%
 # This machine's roofline
 # -----------------------
-# The same table as a picture: each operation sits at its intensity :math:`I`
-# and its measured FLOP/s, under the roof :math:`\min(P,\ I \beta)`. With
-# ``--png`` (the site passes it) the lecture draws it.
+# The same table as a picture: each operation sits at its intensity :math:`I` and its measured
+# FLOP/s, under the roof :math:`\min(P,\ I \beta)`. With ``--png`` (the site passes it) the lecture
+# draws it.
 if args.png:
     from common.plots import article
 
     points, _ = article.measured_points(rows)
-    path = article.local_roofline_figure(
-        args.outdir / "01_machine_roofline.png", peak, beta, points
-    )
+    out = args.outdir / "01_machine_roofline.png"
+    path = article.local_roofline_figure(out, peak, beta, points)
     caption = figures.roofline_caption(peak, beta, points)
     show(display.figure(path, caption, display_path(path)))
 
 # %%
 # Same FLOPs, different times
 # ---------------------------
-# FLOPs alone do not predict time. Take the add from the table and a small
-# square matmul with (almost) the same FLOP count: the add must stream all its
-# data through memory, the matmul reuses every element it loads many times.
+# FLOPs alone do not predict time. Take the add from the table and a small square matmul with
+# (almost) the same FLOP count: the add must stream all its data through memory, the matmul reuses
+# every element it loads many times.
 f_add, d_add = numpy_ops.add_counts(n)
 m_same = numpy_ops.same_flops_matmul_size(f_add)
 f_same, d_same = numpy_ops.gemm_fp32_counts(m_same, m_same, m_same)
 t_same = roofs.best_time(make_gemm(m_same, m_same, m_same), repeat=5, budget_s=budget_s)
 t_add = rows[0]["t_meas_s"]  # the add timed above
 same = {
-    "matmul": {"name": f"GEMM {m_same}^3", "shape": f"{m_same}x{m_same}x{m_same}"},
-    "elementwise": {"name": f"add [{n}]", "shape": f"[{n}]"},
+    "matmul": dict(name=f"GEMM {m_same}^3", shape=f"{m_same}x{m_same}x{m_same}", flops=f_same),
+    "elementwise": dict(name=f"add [{n}]", shape=f"[{n}]", flops=f_add),
 }
-same["matmul"].update(flops=f_same, bytes=d_same, t_meas_s=t_same)
-same["elementwise"].update(flops=f_add, bytes=d_add, t_meas_s=t_add)
-show(
-    probe.same_flops_table(same["matmul"], same["elementwise"]),
-    stamp,
-    probe.same_flops_observations(same["matmul"], same["elementwise"], peak, 3 * vec),
-)
+same["matmul"].update(bytes=d_same, t_meas_s=t_same)
+same["elementwise"].update(bytes=d_add, t_meas_s=t_add)
+show(page.same_flops(page.SameFlops(same["matmul"], same["elementwise"], peak, 3 * vec), stamp))
 
 # %%
 # Save the calibration
 # --------------------
-# Later lectures read this machine's roofs and the table above from the results
-# file instead of measuring again. It is written atomically: a crash or Ctrl-C
-# before this point leaves the previous file as it was.
+# Later lectures read this machine's roofs and the table above from the results file instead of
+# measuring again. It is written atomically: a crash or Ctrl-C before this point leaves the
+# previous file as it was.
 payload = {
     "calibration": {k: v for k, v in calib.items() if not isinstance(v, dict)},
     "operations": rows,

@@ -46,12 +46,13 @@ from common.formulas import ledger, thresholds
 from common.formulas.roofline import bound_of, intensity, lower_bound_time, matmul_counts
 from common.hw_specs import bytes_per_elem
 from common.measure import budget, caches, machine, roofs, timing
-from common.present import console, display, figures, memory
+from common.present import console, display, figures, probe
 from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
 from common.tables import assumptions
 from common.tables.units import GIB
+from lectures.words import memory_ledger as page
 
 
 def make_parser() -> cli.LectureParser:
@@ -72,63 +73,56 @@ PLAN = budget.from_args(args)  # the memory and time the sweep may spend on this
 # The model and the price of one token
 # ------------------------------------
 #
-# The ledger's inputs are the teaching model of :ref:`the article <sources>`:
-# 7e9 parameters in fp16, 32 layers, a KV width :math:`d_{kv} = 4096` per layer
-# (32 KV heads of 128), sequences of 4096 tokens, and about 128 KiB of live
-# activations per token during prefill (a rule of thumb for
-# :math:`d_{model} = 4096`; real engines differ a lot). Each token stores one K
-# and one V vector in every layer: :math:`2 \cdot L \cdot d_{kv} \cdot b` bytes.
+# The ledger's inputs are the teaching model of :ref:`the article <sources>`: 7e9 parameters in
+# fp16, 32 layers, a KV width :math:`d_{kv} = 4096` per layer (32 KV heads of 128), sequences of
+# 4096 tokens, and about 128 KiB of live activations per token during prefill (a rule of thumb for
+# :math:`d_{model} = 4096`; real engines differ a lot). Each token stores one K and one V vector in
+# every layer: :math:`2 \cdot L \cdot d_{kv} \cdot b` bytes.
 
 model = assumptions.ARTICLE_7B
 weights_bytes = model.n_params * model.weight_bytes
 kv_per_token = ledger.kv_bytes_per_token(model.n_layers, model.d_kv, model.kv_bytes)
 kv_per_sequence = kv_per_token * model.seq
-show(memory.model_facts(model, weights_bytes, kv_per_token, BUDGET))
+show(page.model_facts(model, weights_bytes, kv_per_token, kv_per_sequence, BUDGET))
 
 # %%
 # The four-term ledger
 # --------------------
 #
-# Does a batch fit? For unchunked prefill of :math:`B` sequences of :math:`S`
-# tokens, the memory is the sum of four terms,
+# Does a batch fit? For unchunked prefill of :math:`B` sequences of :math:`S` tokens, the memory is
+# the sum of four terms,
 #
 # .. math::
 #
 #    M = N_{params} b_w + 2 B S L d_{kv} b + B S a + \rho \cdot (\text{sum of the first three})
 #
-# with the overhead rate :math:`\rho` set to the article's assumption of 30%
-# (allocator slack, fragmentation, workspaces; an assumed rate, not a measured one).
-# ``model_ledger`` computes the four terms for one batch size.
+# with the overhead rate :math:`\rho` set to the article's assumption of 30% (allocator slack,
+# fragmentation, workspaces; an assumed rate, not a measured one). ``model_ledger`` computes the
+# four terms for one batch size.
 
 BATCHES = assumptions.ARTICLE_BATCHES
 RATE = assumptions.ARTICLE_OVERHEAD_RATE
 at = {b: ledger.model_ledger(model, b, RATE) for b in BATCHES}
-show(
-    memory.ledger_table(at, BUDGET, RATE),
-    memory.ledger_observations(at, BUDGET, kv_per_sequence),
-)
+show(page.ledger_table(at, BUDGET, RATE), page.ledger_observations(at, BUDGET, kv_per_sequence))
 
 # %%
 # Cutting the overhead to 4%
 # --------------------------
 #
-# Suppose a better allocator (paged KV blocks, for instance) cut the overhead
-# rate from 30% to 4%. This is a teaching assumption, not a measured PagedAttention
-# result: a real gain applies to the KV allocation only and must be measured.
+# Suppose a better allocator (paged KV blocks, for instance) cut the overhead rate from 30% to 4%.
+# This is a teaching assumption, not a measured PagedAttention result: a real gain applies to the
+# KV allocation only and must be measured.
 
 LOW = assumptions.LOW_OVERHEAD_RATE
 low = {b: ledger.model_ledger(model, b, LOW) for b in BATCHES}
-show(
-    memory.overhead_table(at, low, BUDGET, RATE, LOW),
-    memory.overhead_observations(at, low, BUDGET),
-)
+show(page.overhead(at, low, BUDGET, RATE, LOW))
 
 # %%
 # The ledger as a picture
 # -----------------------
 #
-# With ``--png`` (the site passes it) the two tables above become one figure:
-# the four terms stacked at 30% overhead, and the totals at both rates.
+# With ``--png`` (the site passes it) the two tables above become one figure: the four terms
+# stacked at 30% overhead, and the totals at both rates.
 
 if args.png:
     from common.plots import article
@@ -143,9 +137,9 @@ if args.png:
 # The largest batch that fits
 # ---------------------------
 #
-# The tables sample six batch sizes, so the largest one that fits is not
-# necessarily among them. ``largest_batch_that_fits`` searches every integer
-# batch size for the last one whose total stays within the budget.
+# The tables sample six batch sizes, so the largest one that fits is not necessarily among them.
+# ``largest_batch_that_fits`` searches every integer batch size for the last one whose total stays
+# within the budget.
 
 
 def ledger_of(rate: float, phase: str = "prefill"):
@@ -153,56 +147,49 @@ def ledger_of(rate: float, phase: str = "prefill"):
     return lambda batch: ledger.model_ledger(model, batch, rate, phase)
 
 
-largest = {r: ledger.largest_batch_that_fits(BUDGET, ledger_of(r)) for r in (RATE, LOW)}
-show(
-    memory.largest_table(model, largest, BUDGET),
-    memory.largest_observations(largest, at, BUDGET),
-)
+def largest_of(rate: float, phase: str = "prefill") -> page.Largest:
+    """The largest batch that fits, its total and the total of one more sequence."""
+    total = ledger_of(rate, phase)
+    best = ledger.largest_batch_that_fits(BUDGET, total)
+    return page.Largest(rate, best, total(best).total if best else None, total(best + 1).total)
+
+
+largest = [largest_of(r) for r in (RATE, LOW)]
+show(page.largest(largest, at, BUDGET))
 
 # %%
 # Decode keeps fewer activations alive
 # ------------------------------------
 #
-# The ledger above is for unchunked prefill, where all :math:`B S` tokens pass
-# through a layer together. In token-by-token decode only :math:`B` tokens are
-# active, so the activation term becomes :math:`B a` instead of :math:`B S a`.
-# The KV cache still holds all :math:`B S` tokens.
+# The ledger above is for unchunked prefill, where all :math:`B S` tokens pass through a layer
+# together. In token-by-token decode only :math:`B` tokens are active, so the activation term
+# becomes :math:`B a` instead of :math:`B S a`. The KV cache still holds all :math:`B S` tokens.
 
 decode = {b: ledger.model_ledger(model, b, RATE, "decode") for b in BATCHES}
-decode_largest = {
-    r: ledger.largest_batch_that_fits(BUDGET, ledger_of(r, "decode")) for r in (RATE, LOW)
-}
-show(
-    memory.ledger_table(decode, BUDGET, RATE, "decode"),
-    memory.decode_line(decode_largest, largest),
-    memory.decode_observations(at, decode, BUDGET, decode_largest[RATE], largest[RATE]),
-)
+show(page.decode(at, decode, BUDGET, [largest_of(r, "decode") for r in (RATE, LOW)], largest))
 
 # %%
 # Measuring a batch sweep
 # -----------------------
 #
-# Now the speed side: how large is a batch worth making? One fp32 weight matrix
-# :math:`W[K, K]` multiplies a batch of :math:`B` token vectors,
-# :math:`Y = X W`. The roofline model counts :math:`F = 2 B K^2` and
-# :math:`D = 4 (K^2 + 2 B K)` bytes: the weights once, X read, Y written. Small
-# batches are memory-bound (all of W moves for a few tokens); as :math:`B`
-# grows each weight byte serves more tokens and the intensity rises past the
-# ridge point.
+# Now the speed side: how large is a batch worth making? One fp32 weight matrix :math:`W[K, K]`
+# multiplies a batch of :math:`B` token vectors, :math:`Y = X W`. The roofline model counts
+# :math:`F = 2 B K^2` and :math:`D = 4 (K^2 + 2 B K)` bytes: the weights once, X read, Y written.
+# Small batches are memory-bound (all of W moves for a few tokens); as :math:`B` grows each weight
+# byte serves more tokens and the intensity rises past the ridge point.
 #
-# The matrix is the article's :math:`4096 \times 4096` (64 MiB), shrunk only if
-# even one call per batch size would overrun the time budget. The weights must
-# come from main memory, not from the last-level cache: where the cache could
-# hold W, the sweep rotates through copies of it, so that between two reads of
-# one copy the others stream several times the cache's size through it (the facts below give
-# the bytes, or say where the memory budget allows fewer copies).
+# The matrix is the article's :math:`4096 \times 4096` (64 MiB), shrunk only if even one call per
+# batch size would overrun the time budget. The weights must come from main memory, not from the
+# last-level cache: where the cache could hold W, the sweep rotates through copies of it, so that
+# between two reads of one copy the others stream several times the cache's size through it (the
+# facts below give the bytes, or say where the memory budget allows fewer copies).
 
 
 import numpy as np  # only the sweep needs numpy
 
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-# timed calls stop here (4 s for the default --time-limit 20); with allocation and
-# warm-up, about a quarter of the run's budget
+# timed calls stop here (4 s for the default --time-limit 20); with allocation and warm-up, about a
+# quarter of the run's budget
 SWEEP_BUDGET_S = 4.0 * budget.time_scale(PLAN, "03")
 MAX_REPEATS = 9
 FP32 = int(bytes_per_elem("fp32"))
@@ -219,14 +206,12 @@ io_bytes = 2 * FP32 * SWEEP_BATCHES[-1] * K  # X and Y of the largest batch
 COPIES = budget.weight_copies(W_BYTES, LLC, PLAN.arrays_bytes - io_bytes)
 BETWEEN = budget.streamed_between_bytes(W_BYTES, COPIES)  # bytes read between two reads of a W
 cache_note = budget.cache_note("The sweep", BETWEEN, LLC)
-show(
-    memory.sweep_facts(calib_note, P, BETA, K, W_BYTES, LLC, COPIES, cache_note),
-    memory.built_here(machine.describe(), LLC, "03_memory_ledger.py"),
-)
+setup = page.Setup(calib_note, P, BETA, RIDGE, K, W_BYTES, LLC, COPIES, cache_note)
+show(page.sweep_facts(setup), probe.built_here(machine.describe(), LLC, "03_memory_ledger.py"))
 
 # %%
-# Each batch size is timed several times and the fastest call kept; the
-# repeats share a fixed time budget, one equal share per batch size still to go.
+# Each batch size is timed several times and the fastest call kept; the repeats share a fixed time
+# budget, one equal share per batch size still to go.
 
 t_sweep = time.perf_counter()
 deadline = t_sweep + SWEEP_BUDGET_S
@@ -247,30 +232,27 @@ sweep_seconds = time.perf_counter() - t_sweep
 del weights, W
 
 # %%
-# A roof that a measured point rises above is no roof. Lecture 01 measured its
-# bandwidth on one thread; BLAS reads W on all its threads, and a quieter moment
-# may give a faster matmul than the calibration saw. Where the sweep itself ran
-# faster than a roof, the roof is raised to that rate, and the line below says so.
-measured = [
-    (*matmul_counts(b, K, K, FP32, FP32, FP32), t)
-    for b, t in zip(SWEEP_BATCHES, latencies, strict=True)
-]
+# A roof that a measured point rises above is no roof. Lecture 01 measured its bandwidth on one
+# thread; BLAS reads W on all its threads, and a quieter moment may give a faster matmul than the
+# calibration saw. Where the sweep itself ran faster than a roof, the roof is raised to that rate,
+# and the line below says so.
+counts = {b: matmul_counts(b, K, K, FP32, FP32, FP32) for b in SWEEP_BATCHES}  # F, D
+measured = [(*counts[b], t) for b, t in zip(SWEEP_BATCHES, latencies, strict=True)]
 P_CALIB, BETA_CALIB = P, BETA
 P, BETA = roofs.raised_roofs(P, BETA, measured)
 RIDGE = P / BETA
-show(memory.raised_line(P_CALIB, BETA_CALIB, P, BETA))
+show(page.raised_line(P_CALIB, BETA_CALIB, P, BETA))
 
 # %%
 # What the sweep shows
 # --------------------
 #
-# Each row puts the model (F, D, I, the bound and the predicted time
-# :math:`\max(F/P, D/\beta)` from the calibration) beside the measurement (the
-# fastest call, and the throughput :math:`B / T` in tokens per second). A roofline
-# predicts two things for this sweep: latency never falls as :math:`B` grows, and
-# throughput never falls either, since :math:`F` grows in proportion to :math:`B`
-# and :math:`D` more slowly. A measured point that breaks either rule by more than
-# the timing tolerance is flagged with ``!``: the model cannot explain it.
+# Each row puts the model (F, D, I, the bound and the predicted time :math:`\max(F/P, D/\beta)`
+# from the calibration) beside the measurement (the fastest call, and the throughput :math:`B / T`
+# in tokens per second). A roofline predicts two things for this sweep: latency never falls as
+# :math:`B` grows, and throughput never falls either, since :math:`F` grows in proportion to
+# :math:`B` and :math:`D` more slowly. A measured point that breaks either rule by more than the
+# timing tolerance is flagged with ``!``: the model cannot explain it.
 
 anomalies = ledger.sweep_anomalies(SWEEP_BATCHES, latencies)
 notes: dict[int, list[str]] = {}
@@ -279,31 +261,17 @@ for a in anomalies:
     notes.setdefault(a.batch, []).append(f"{broken} B={a.other}")
 sweep_rows = []
 for B, latency in zip(SWEEP_BATCHES, latencies, strict=True):
-    flops, nbytes = matmul_counts(B, K, K, FP32, FP32, FP32)
-    i = intensity(flops, nbytes)
-    sweep_rows.append(
-        {
-            "B": B,
-            "flops": flops,
-            "bytes": nbytes,
-            "intensity": i,
-            "bound": bound_of(i, RIDGE),
-            "latency_s": latency,
-            "throughput_per_s": B / latency,
-            "t_pred_s": lower_bound_time(flops, nbytes, P, BETA),
-            "anomaly": "; ".join(notes[B]) if B in notes else None,
-        }
-    )
+    flops, nbytes = counts[B]
+    i, anomaly = intensity(flops, nbytes), "; ".join(notes[B]) if B in notes else None
+    row = dict(B=B, flops=flops, bytes=nbytes, intensity=i, bound=bound_of(i, RIDGE))
+    row |= dict(latency_s=latency, throughput_per_s=B / latency, anomaly=anomaly)
+    sweep_rows.append(row | {"t_pred_s": lower_bound_time(flops, nbytes, P, BETA)})
 cross = thresholds.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
-show(
-    memory.sweep_table(sweep_rows),
-    memory.measured_on(machine.describe(), LLC),
-    memory.sweep_lines(sweep_rows, cross, RIDGE, sweep_seconds),
-)
+sweep = page.Sweep(sweep_rows, cross, RIDGE, anomalies, calib, W_BYTES, sweep_seconds)
+show(page.sweep_table(sweep), probe.measured_on(machine.describe(), LLC))
 
 # %%
-# The rows are saved for lecture 04, which draws them; with ``--png`` this
-# lecture draws them too.
+# The rows are saved for lecture 04, which draws them; with ``--png`` this lecture draws them too.
 
 saved = results.save_section(
     "batch_sweep",
@@ -312,15 +280,8 @@ saved = results.save_section(
         "weight_bytes": W_BYTES,
         "dtype": "float32",
         "rows": sweep_rows,
-        "calibration": {
-            "bandwidth_bytes_per_s": BETA,
-            "matmul_flops_per_s": P,
-            "ridge_point": RIDGE,
-        },
-        "calibration_measured": {
-            "bandwidth_bytes_per_s": BETA_CALIB,
-            "matmul_flops_per_s": P_CALIB,
-        },
+        "calibration": dict(bandwidth_bytes_per_s=BETA, matmul_flops_per_s=P, ridge_point=RIDGE),
+        "calibration_measured": dict(bandwidth_bytes_per_s=BETA_CALIB, matmul_flops_per_s=P_CALIB),
         "weight_copies": COPIES,
         "streamed_between_reads_bytes": BETWEEN,
         "llc_bytes": LLC,
@@ -337,23 +298,17 @@ show(display.Text(f"saved results: {display_path(saved)}"))
 # What the sweep says
 # -------------------
 #
-# With ``--png`` the sweep is drawn as in lecture 04: latency and throughput
-# against :math:`B`, measured and predicted.
+# With ``--png`` the sweep is drawn as in lecture 04: latency and throughput against :math:`B`,
+# measured and predicted.
 
 shown = []
 if args.png:
     from common.plots import article
 
     crossing = None if cross is None else (cross.before, cross.first)
-    path = article.batch_sweep_figure(
-        args.outdir / "03_batch_sweep.png",
-        sweep_rows,
-        crossing,
-        title=f"Batch sweep, W[{K}, {K}] fp32",
-    )
+    title = f"Batch sweep, W[{K}, {K}] fp32"
+    out = args.outdir / "03_batch_sweep.png"
+    path = article.batch_sweep_figure(out, sweep_rows, crossing, title)
     caption = figures.sweep_caption(sweep_rows, crossing)
     shown.append(display.figure(path, caption, display_path(path)))
-observations = memory.sweep_observations(
-    sweep_rows, cross, anomalies, calib, W_BYTES, sweep_seconds
-)
-show(*shown, observations)
+show(*shown, page.sweep_observations(sweep))

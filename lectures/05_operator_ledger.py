@@ -11,7 +11,7 @@ and :math:`D` bytes per operator, and reads the answer off the time bound
 Everything here is a formula applied to the hardware table in
 ``common/hw_specs.py`` and to the calibration lecture 01 saved; nothing is
 measured, so the lecture runs in about a second. The tables and sentences are
-composed in ``common/present/operators.py``.
+composed in ``lectures/words/operator_ledger.py``.
 
 Run it::
 
@@ -44,9 +44,9 @@ from common.files.calibration import saved_calibration
 from common.formulas import ledger, roofline
 from common.formulas.thresholds import crossover
 from common.plots.roofline import RooflinePanel, roofline_panels_figure
-from common.present import operators
 from common.present.display import show
 from common.shell import cli
+from lectures.words import operator_ledger as page
 
 
 # sphinx_gallery_start_ignore
@@ -88,14 +88,12 @@ ELEM_BYTES = hw_specs.bytes_per_elem(PRECISION)
 # Four machines, one number each
 # ------------------------------
 #
-# A machine enters the speed ledger through two figures: its peak compute
-# :math:`P_{\text{peak}}` (FLOP/s at one precision) and its memory bandwidth
-# :math:`\beta` (bytes/s). Their ratio, the ridge point
-# :math:`I^{\ast} = P_{\text{peak}} / \beta`, is the arithmetic intensity at which
-# moving the bytes and doing the arithmetic take equally long. The datasheet rows
-# come from the hardware table; the last row is what numpy reached on this machine
-# in lecture 01 (fp32, with its BLAS library and thread count), if that calibration
-# was saved.
+# A machine enters the speed ledger through two figures: its peak compute :math:`P_{\text{peak}}`
+# (FLOP/s at one precision) and its memory bandwidth :math:`\beta` (bytes/s). Their ratio, the
+# ridge point :math:`I^{\ast} = P_{\text{peak}} / \beta`, is the arithmetic intensity at which
+# moving the bytes and doing the arithmetic take equally long. The datasheet rows come from the
+# hardware table; the last row is what numpy reached on this machine in lecture 01 (fp32, with its
+# BLAS library and thread count), if that calibration was saved.
 
 A100, H100 = hw_specs.A100, hw_specs.H100
 machines = [(A100, "bf16"), (H100, "bf16"), (H100, "fp8")]
@@ -104,30 +102,34 @@ if (chip, PRECISION) not in machines:
 # Lecture 01's measured roofs, if it saved them (else the reason it did not):
 saved = saved_calibration(args.results)
 
-show(
-    operators.machines_table(machines, saved),
-    operators.machines_observations(A100, H100, saved),
-)
+
+def roof(c: hw_specs.Chip, p: str) -> page.Roof:
+    return page.Roof(c.name, p, c.peak_flops(p), c.mem_bw, c.ridge_point(p))
+
+
+local = None
+if saved.calibration is not None:
+    peak, bw = saved.peak_flops_per_s, saved.bandwidth_bytes_per_s
+    local = page.Roof("this machine", "fp32", peak, bw, roofline.ridge_point(peak, bw))
+show(page.machines(page.Machines(tuple(roof(c, p) for c, p in machines), local, saved.reason)))
 
 # %%
 # The operator ledger
 # -------------------
 #
-# Each row counts the FLOPs :math:`F` and the bytes :math:`D` of one operator
-# (every read plus every write, at the element size), then compares its intensity
-# :math:`I = F / D` with the chip's ridge point. The shapes are those of
-# the article: a 16M-element add, LayerNorm over [4096, 3072],
-# softmax over [4096, 4096] (fused: one read and one write; naive: three reads and
-# two writes), two GEMMs :math:`[M, 4096] \cdot [4096, 4096]`, and one attention head
-# with :math:`N = 4096` tokens and head dimension :math:`d_h = 128`.
+# Each row counts the FLOPs :math:`F` and the bytes :math:`D` of one operator (every read plus
+# every write, at the element size), then compares its intensity :math:`I = F / D` with the chip's
+# ridge point. The shapes are those of the article: a 16M-element add, LayerNorm over [4096, 3072],
+# softmax over [4096, 4096] (fused: one read and one write; naive: three reads and two writes), two
+# GEMMs :math:`[M, 4096] \cdot [4096, 4096]`, and one attention head with :math:`N = 4096` tokens
+# and head dimension :math:`d_h = 128`.
 #
-# Attention appears twice. "naive" writes the score matrix S and the probabilities
-# P to memory and reads them back (:math:`4N^2` extra elements). "ideal-min" reads
-# Q, K and V once and writes O once: a lower bound on traffic, not what a real
-# FlashAttention kernel moves.
+# Attention appears twice. "naive" writes the score matrix S and the probabilities P to memory and
+# reads them back (:math:`4N^2` extra elements). "ideal-min" reads Q, K and V once and writes O
+# once: a lower bound on traffic, not what a real FlashAttention kernel moves.
 
-TOKENS, HEAD_DIM = 4096, 128
-attention = f"[N={TOKENS}, d_h={HEAD_DIM}]"
+N, D_H = 4096, 128  # tokens, head dimension
+att = f"[N={N}, d_h={D_H}]"
 e = ELEM_BYTES  # bytes per stored element
 ops = [  # (name, F, D)
     ("elementwise add [16M]", *ledger.elementwise_counts(16_000_000, e, reads=2)),
@@ -136,101 +138,88 @@ ops = [  # (name, F, D)
     ("softmax naive [4096, 4096]", *ledger.softmax_counts(4096, 4096, e, fused=False)),
     ("GEMM 512x4096x4096", *roofline.gemm_counts(512, 4096, 4096, e)),
     ("GEMM 4096x4096x4096", *roofline.gemm_counts(4096, 4096, 4096, e)),
-    (
-        f"attention naive {attention}",
-        *ledger.attention_counts(TOKENS, HEAD_DIM, e, materialized=True),
-    ),
-    (
-        f"attention ideal-min {attention}",
-        *ledger.attention_counts(TOKENS, HEAD_DIM, e, materialized=False),
-    ),
+    (f"attention naive {att}", *ledger.attention_counts(N, D_H, e, materialized=True)),
+    (f"attention ideal-min {att}", *ledger.attention_counts(N, D_H, e, materialized=False)),
 ]
 
-show(
-    operators.ledger_table(ops, chip, PRECISION, ELEM_BYTES),
-    operators.ledger_observations(ops, chip, PRECISION),
-)
+
+def op(name: str, flops: float, nbytes: float, ridge: float = RIDGE) -> page.Op:
+    """One operator's record on the lecture's chip: I, bound, time bound, 2x speedups."""
+    i, t = roofline.intensity(flops, nbytes), roofline.lower_bound_time(flops, nbytes, PEAK, BW)
+    speedups = roofline.speedup_2x(flops, nbytes, PEAK, BW)
+    return page.Op(name, flops, nbytes, i, roofline.bound_of(i, ridge), t, speedups)
+
+
+ledger_record = page.Ledger(roof(chip, PRECISION), ELEM_BYTES, tuple(op(*o) for o in ops))
+show(page.ledger(ledger_record))
 
 # %%
 # Where the operators sit on the roofline
 # ---------------------------------------
 #
-# The same ledger as a picture (with ``--png``): each operator sits on a chip's roof
-# at its intensity, :math:`\min(P_{\text{peak}},\ I \beta)`, once on the A100 and once
-# on the H100 (at the lecture's precision; a chip chosen with ``--chip`` gets a panel
-# of its own). The dotted line is each chip's ridge point.
+# The same ledger as a picture (with ``--png``): each operator sits on a chip's roof at its
+# intensity, :math:`\min(P_{\text{peak}},\ I \beta)`, once on the A100 and once on the H100 (at the
+# lecture's precision; a chip chosen with ``--chip`` gets a panel of its own). The dotted line is
+# each chip's ridge point.
 
 if args.png:
     compared = {c.key: c for c in (A100, H100, chip)}.values()  # each chip once
     chips = [c for c in compared if PRECISION in c.precisions]
-    panels = []
+    panels, flat = [], []
     for c in chips:
-        peak = c.peak_flops(PRECISION)
-        points = [
-            (str(n), i, roofline.attainable_flops(i, peak, c.mem_bw))
-            for n, i in enumerate((roofline.intensity(f, d) for _, f, d in ops), 1)
-        ]
-        roof = (c.name, peak, c.mem_bw)
-        panels.append(RooflinePanel(f"{c.name} {PRECISION}", roof, points))
+        peak, ridge = c.peak_flops(PRECISION), c.ridge_point(PRECISION)
+        at = dict(enumerate((roofline.intensity(f, d) for _, f, d in ops), 1))  # key number: I
+        points = [(str(n), i, roofline.attainable_flops(i, peak, c.mem_bw)) for n, i in at.items()]
+        panels.append(RooflinePanel(f"{c.name} {PRECISION}", (c.name, peak, c.mem_bw), points))
+        on_roof = tuple(n for n, i in at.items() if roofline.bound_of(i, ridge) == "compute")
+        flat.append((c.name, on_roof))
     key = [f"{n}  {name}" for n, (name, _, _) in enumerate(ops, 1)]
     target = args.outdir / "05_operator_rooflines.png"
     path = roofline_panels_figure(target, panels, key, f"Operators, {PRECISION}")
-    show(operators.rooflines_png(path, ops, chips, PRECISION))
+    show(page.rooflines(page.Rooflines(str(path), PRECISION, tuple(flat), len(ops))))
 
 # %%
 # Naive against ideal-minimum attention
 # -------------------------------------
 #
-# Keeping S and P on chip changes nothing in the arithmetic; it removes the
-# quadratic memory traffic. Side by side, on the same chip:
+# Keeping S and P on chip changes nothing in the arithmetic; it removes the quadratic memory
+# traffic. Side by side, on the same chip:
 
-by_name = {name: (flops, nbytes) for name, flops, nbytes in ops}
-show(
-    operators.attention_comparison(
-        by_name[f"attention naive {attention}"],
-        by_name[f"attention ideal-min {attention}"],
-        chip,
-        PRECISION,
-    )
-)
+show(page.attention(ledger_record))  # the ledger's last two rows: naive and ideal-min
 
 # %%
 # Two times the compute or two times the bandwidth?
 # -------------------------------------------------
 #
-# Before paying for a faster chip or a rewrite, ask what doubling one resource buys.
-# With :math:`T = \max(F/P, D/\beta)`, doubling :math:`P` helps only when the
-# compute term is the larger one, and doubling :math:`\beta` only when the memory
-# term is. The upgrade that helps pays the full 2x only when the operator lies at
-# least a factor of 2 from the ridge (:math:`I/I^{\ast} \le 1/2` or :math:`\ge 2`);
-# closer in, the other resource becomes the limit before the gain is complete.
+# Before paying for a faster chip or a rewrite, ask what doubling one resource buys. With :math:`T
+# = \max(F/P, D/\beta)`, doubling :math:`P` helps only when the compute term is the larger one, and
+# doubling :math:`\beta` only when the memory term is. The upgrade that helps pays the full 2x only
+# when the operator lies at least a factor of 2 from the ridge (:math:`I/I^{\ast} \le 1/2` or
+# :math:`\ge 2`); closer in, the other resource becomes the limit before the gain is complete.
 
-speedups = {name: roofline.speedup_2x(f, d, PEAK, BW) for name, f, d in ops}
-show(operators.speedup_section(ops, speedups, chip, PRECISION))
+show(page.speedups(ledger_record))  # each record holds roofline.speedup_2x(F, D, P, beta)
 
 # %%
 # When does a GEMM become compute-bound?
 # --------------------------------------
 #
-# A GEMM :math:`[M, 4096] \cdot [4096, 4096]` reads the whole weight matrix
-# whatever :math:`M` is, so a larger :math:`M` (more tokens per batch) reuses each
-# weight byte more often and raises :math:`I`. The sweep below walks
-# :math:`M = 1, 2, 4, \dots, 1024, 4096` and finds the first :math:`M` whose
-# intensity reaches the ridge point.
+# A GEMM :math:`[M, 4096] \cdot [4096, 4096]` reads the whole weight matrix whatever :math:`M` is,
+# so a larger :math:`M` (more tokens per batch) reuses each weight byte more often and raises
+# :math:`I`. The sweep below walks :math:`M = 1, 2, 4, \dots, 1024, 4096` and finds the first
+# :math:`M` whose intensity reaches the ridge point.
 #
-# **Exercise** (from the article). Open ``common/hw_specs.py``, set
-# A100's bf16 ``peak_flops`` to ``1979e12`` (H100's fp8 figure) and leave the
-# bandwidth alone. Rerun this lecture and watch the ridge point and the crossover
-# move. (This is a controlled experiment, not an H100: a real upgrade changes the
-# bandwidth too.)
+# **Exercise** (from the article). Open ``common/hw_specs.py``, set A100's bf16 ``peak_flops`` to
+# ``1979e12`` (H100's fp8 figure) and leave the bandwidth alone. Rerun this lecture and watch the
+# ridge point and the crossover move. (This is a controlled experiment, not an H100: a real upgrade
+# changes the bandwidth too.)
 
 WIDTH = 4096  # the weight matrix is [WIDTH, WIDTH]
 M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
-sweep = {m: roofline.gemm_counts(m, WIDTH, WIDTH, ELEM_BYTES) for m in M_SWEEP}
+sweep = {m: op(str(m), *roofline.gemm_counts(m, WIDTH, WIDTH, ELEM_BYTES)) for m in M_SWEEP}
 
-cross = crossover(M_SWEEP, [roofline.intensity(*sweep[m]) for m in M_SWEEP], RIDGE)
+cross = crossover(M_SWEEP, [sweep[m].intensity for m in M_SWEEP], RIDGE)
 exact_m = roofline.critical_batch(WIDTH, WIDTH, RIDGE, e, e, e)
 # I as M grows without bound: 2 W^2 M / (e (2 W M + W^2)) -> W / e
 limit = 2.0 * WIDTH * WIDTH / (e * (WIDTH + WIDTH))
 
-show(operators.sweep_section(sweep, WIDTH, chip, PRECISION, cross, exact_m, limit))
+show(page.sweep(page.Sweep(ledger_record.roof, WIDTH, sweep, cross, exact_m, limit)))

@@ -152,7 +152,7 @@ def _value(match: re.Match, group: str) -> float:
 
 
 UP = r"rises|rose|risen|rise|grows|grew|grow|jumps|jumped|climbs|climbed|increases|increased"
-DOWN = r"falls|fell|fall|drops|dropped|decreases|decreased|shrinks|shrank|lowers|lowered"
+DOWN = r"falls|fell|fall|drops|dropped|decreases|decreased|shrinks|shrank|shrink|lowers|lowered"
 # A sentence ends at a period followed by a space (decimals have none), or at ';'.
 _SENTENCES = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(])|;\s+|\n")
 
@@ -200,6 +200,8 @@ def _sentence_faults(s: str) -> Iterator[str]:
             continue
         direction = max(before)[1]
         a, b = _value(m, "a"), _value(m, "b")
+        if m.group("bu") and not m.group("au"):  # 'from 4.50 to 2.25 GiB': one unit for both
+            a *= b / float(m.group("b").replace(",", ""))
         if direction > 0 and not b > a:
             yield "says it rises"
         if direction < 0 and not b < a:

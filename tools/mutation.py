@@ -96,7 +96,6 @@ T_PAGES = "tests/docs/test_pages_unit.py"
 T_CLAIMS = "tests/present/test_claims.py"
 T_EX_CLI = "tests/exercises/test_exercises_cli.py"
 T_SENTENCES = "tests/present/test_sentences.py"
-T_OPS_PRESENT = "tests/present/test_operators_present.py"
 T_SLIPS = "tests/tables/test_slips.py"
 T_SHIPPED = "tests/tables/test_shipped.py"
 
@@ -145,8 +144,10 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/tables/slips.py": (T_SLIPS,),
     "common/present/claims.py": (T_CLAIMS,),
     "lectures/words/roofline_basics.py": ("tests/lectures/test_words_roofline_basics.py",),
-    "common/present/operators.py": (
-        T_OPS_PRESENT,
+    "lectures/words/machine_probe.py": ("tests/lectures/test_words_machine_probe.py",),
+    "lectures/words/memory_ledger.py": ("tests/lectures/test_words_memory_ledger.py",),
+    "lectures/words/operator_ledger.py": (
+        "tests/lectures/test_words_operator_ledger.py",
         T_SENTENCES + "::test_lecture05_directions_by_hand",
     ),
     "lectures/words/llm_speed.py": ("tests/lectures/test_words_llm_speed.py",),
@@ -191,12 +192,6 @@ _CEIL = (
 M = "common/measure/"
 F = "common/formulas/"
 C = "common/present/claims.py"
-OP = "common/present/operators.py"
-_WHOLE_LINE = "return abs(x - 1) < 0.005 or abs(x - 2) < 0.005"
-_WHOLE = (
-    "no double x gives abs(x - 1) or abs(x - 2) equal to 0.005: near 1 and 2 the difference "
-    "is a multiple of 2**-53, and 0.005 (0x1.47ae147ae147bp-8) is not, so < and <= agree"
-)
 _SIGN = "d is +1 or -1 here: the d == 0 case returned above, so d > 0 and d >= 0 agree"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     (
@@ -455,8 +450,6 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("common/formulas/thresholds.py", "b = max(1, math.ceil(estimate))", "1 -> 2"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "- -> +"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "a - b -> a"): _SEARCH,
-    (OP, _WHOLE_LINE, "< -> <="): _WHOLE,
-    (OP, _WHOLE_LINE, "< -> <= #2"): _WHOLE,
 }
 
 

@@ -156,9 +156,9 @@ def standard_library_modules(package_dir: Path, *more: Path) -> dict[str, Path]:
     the standard library alone, by name.
 
     A module qualifies when everything it imports at import time is in the standard
-    library or is another qualifying module of the package (and so are its parent
-    packages). numpy imported inside a function is fine: the panel's lectures only
-    call such a function where they need it.
+    library or is another qualifying module of the package or of the lectures' words
+    (``lectures/words``), and so are its parent packages. numpy imported inside a function
+    is fine: the panel's lectures only call such a function where they need it.
     """
     root, dirs = package_dir.parent, (package_dir, *more)
     files = {module_name(p, root): p for d in dirs for p in sorted(d.rglob("*.py"))}

@@ -228,11 +228,14 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
     assert first == again and (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
     assert "common/hw_specs.py" in names and "common/shell/cli.py" in names
     words = [n for n in names if n.startswith("lectures/words/")]
-    assert words == sorted(f"lectures/words/{p.name}" for p in (REPO / "lectures/words").glob("*.py"))
+    assert words == sorted(
+        f"lectures/words/{p.name}" for p in (REPO / "lectures/words").glob("*.py")
+    )
     assert {"lectures/words/roofline_basics.py", "lectures/words/llm_speed.py"} <= set(words)
     assert [n for n in names if n.startswith("lectures/") and n not in words] == sorted(
         f"lectures/{s}.py" for s in stems
     )
+    assert "lectures/words/__init__.py" in names  # the lectures' words travel with them
     assert not any("__pycache__" in n or not n.endswith(".py") for n in names)
     with zipfile.ZipFile(tmp_path / "a") as archive:
         assert archive.read("common/hw_specs.py") == (REPO / "common" / "hw_specs.py").read_bytes()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_memory import BATCHES, BUDGET, LOW, RATE, ROWS, TOY
+from toy_ledger import BATCHES, BUDGET, LOW, RATE, ROWS, TOY
 
 from common.present import figures
 

@@ -1,16 +1,23 @@
-"""Lecture 01's tables and sentences, from hand-made calibrations and rows of known numbers."""
+"""Lecture 01's words (lectures/words/machine_probe.py): hand-made calibrations and rows."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 import pytest
+from edit_battery import contradictions
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from common.files.calibration import SavedCalibration
 from common.files.results import Loaded
 from common.present import probe
-from common.present.display import Group, Table
+from common.present.display import Group, Observations, Table, Text
 from common.tables.units import GIB, KIB, MIB
+from lectures.words import machine_probe as page
+from lectures.words.machine_probe import Operations, Roofs, SameFlops
 
 # P = 100 GFLOP/s, beta = 20 GB/s: ridge 5 FLOP/byte; one thread: 50 GFLOP/s, ridge 2.5.
 CALIB = {
@@ -82,12 +89,12 @@ FAST["flag"] = "above roof"
 def test_previous_text_names_the_file_or_the_reason() -> None:
     none = SavedCalibration(None, "no results file at x", "", Loaded(None, "no file", Path("x")))
     assert (
-        str(probe.previous_text(none)) == "previous calibration: none usable (no results file at x)"
+        str(page.previous_text(none)) == "previous calibration: none usable (no results file at x)"
     )
     doc = Loaded({"updated": "2024-01-01"}, "", Path("/elsewhere/m.json"))
     found = SavedCalibration({"matmul_flops_per_s": 1.0}, "", "", doc)
     assert (
-        str(probe.previous_text(found))
+        str(page.previous_text(found))
         == "previous calibration: /elsewhere/m.json (updated 2024-01-01)"
     )
 
@@ -108,7 +115,7 @@ def test_machine_facts_lines() -> None:
         },
         "blas_env": {"OMP_NUM_THREADS": "4"},
     }
-    lines = str(probe.machine_facts(desc, [("L1d", 48 * KIB), ("L3", 32 * MIB)], LLC, 16 * GIB))
+    lines = str(page.machine_facts(desc, [("L1d", 48 * KIB), ("L3", 32 * MIB)], LLC, 16 * GIB))
 
     def pad(name: str) -> str:  # the longest name has 26 characters: values start at 28
         return name + ":" + " " * (27 - len(name))
@@ -124,19 +131,33 @@ def test_machine_facts_lines() -> None:
         pad("numpy elementwise threads") + "1 (ufuncs and reductions run on the calling thread)",
         "BLAS environment variables: OMP_NUM_THREADS=4",
     ]
-    no_caches = str(probe.machine_facts({**desc, "blas_env": {}}, [], 32 * MIB, None))
+    no_caches = str(page.machine_facts({**desc, "blas_env": {}}, [], 32 * MIB, None))
     assert "caches:" in no_caches and "not reported; assuming an LLC of 32.00 MiB" in no_caches
     assert no_caches.endswith("BLAS environment variables: none set")
     assert "available memory:           unknown" in no_caches
 
 
+STAMP = Text("(measured on a test machine)")
+
+
+def observed(group: Group) -> list[str]:
+    """The sentences of the group's What to observe list."""
+    return next(item for item in group.items if isinstance(item, Observations)).items
+
+
+def roofs(calib: dict, previous: dict | None = None, blas: object = 4, notes=()) -> Group:
+    return page.roofs(Roofs(calib, previous, blas, tuple(notes)), LLC, STAMP)
+
+
 def test_roofs_table_and_ridge() -> None:
-    assert table(probe.roofs_table(CALIB, LLC)).rows == [
+    group = roofs(CALIB)
+    assert table(group).rows == [
         ["bandwidth beta", "20.00 GB/s", "1", "z = x + y over 1.00 GiB (8.0x LLC), best of 7"],
         ["compute P", "100.0 GFLOP/s", "4", "C = A @ B, n = 1024, best of 9"],
         ["compute, 1 thread", "50.0 GFLOP/s", "1", "the same matmul, BLAS limited to 1 thread"],
     ]
-    assert str(probe.ridge_lines(CALIB)).splitlines() == [
+    assert group.items[2] is STAMP
+    assert str(group.items[3]).splitlines() == [
         "",
         "ridge point I* = P / beta = 100.0 GFLOP/s / 20.00 GB/s = 5.00 FLOP/byte",
         "same-threads ridge (1-thread matmul / 1-thread bandwidth) = 2.50 FLOP/byte",
@@ -145,14 +166,25 @@ def test_roofs_table_and_ridge() -> None:
 
 def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     # 4 threads, x2.00 over one: below 0.6 x 4 = 2.4, so the warning appears
-    items = probe.roof_observations(CALIB, None, 4).items
+    items = observed(roofs(CALIB))
     assert "the median call moved 15.00 GB/s, 25% less" in items[0]
-    assert "x2.00 as fast as on one" in items[1]
-    assert "x2.00 the same-threads ridge (2.50 FLOP/byte" in items[1]
-    assert items[2].startswith("Warning: 4 threads gave only x2.00 over one.")
+    # 100 / 50 GFLOP/s: x2.00 faster on 4 threads; ridge 5 against 2.5: x2.00 more
+    assert "The matmul ran on 4 BLAS threads, x2.00 faster than on one, but numpy" in items[1]
+    assert "x2.00 more than the same-threads ridge (2.50 FLOP/byte" in items[1]
+    assert items[2].startswith(
+        "Warning: on 4 threads the matmul ran x2.00 faster than on one, far from x4."
+    )
+    slow = observed(
+        roofs({**CALIB, "matmul_one_thread_flops_per_s": 2e11, "ridge_point_one_thread": 10.0})
+    )
+    # 100 / 200 GFLOP/s: x2.00 slower on 4 threads than on one; ridge 5 against 10
+    assert "4 BLAS threads, x2.00 slower than on one" in slow[1]
+    assert "x2.00 less than the same-threads ridge" in slow[1]
+    level = observed(roofs({**CALIB, "ridge_point_one_thread": 5.0}))
+    assert "the same as the same-threads ridge" in level[1]
     # 2 threads, x2.00: no warning; a previous run 25 GB/s and 80 GFLOP/s: -20.0%, +25.0%
     previous = {"bandwidth_bytes_per_s": 2.5e10, "matmul_flops_per_s": 8e10}
-    items = probe.roof_observations(CALIB, previous, 2).items
+    items = observed(roofs(CALIB, previous, 2))
     assert len(items) == 4 and not any(i.startswith("Warning") for i in items)
     assert items[2].startswith("The roofs were timed again between the operations below")
     assert "differ by -20.0% and +25.0%" in items[3]
@@ -161,7 +193,7 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
 def test_roof_observations_say_a_busy_run_and_the_cache_notes() -> None:
     busy = {**CALIB, "busy_reasons": ["the median matmul ran at 37% of its best call"]}
     note = "The bandwidth roof ran with the working set 0.65x the LLC (...): it measures x"
-    items = probe.roof_observations(busy, None, 2, [note, None]).items
+    items = observed(roofs(busy, None, 2, [note]))
     assert items[2] == (
         "This run was on a busy machine: the median matmul ran at 37% of its best call. The "
         "roofs were timed between the operations, so neither is below what its own kernel (the "
@@ -186,12 +218,13 @@ def test_the_machine_is_named_as_the_one_that_built_the_page(
 
 
 def test_ledger_and_timing_tables() -> None:
-    ledger = table(probe.ledger_table([ADD], 5.0))
+    ledger = table(page.ledger_table([ADD], 5.0))
     assert ledger.rows == [
         ["add", "[n]", "100.00 MFLOP", "1.20 GB", "0.0833", "1.00 GiB", "1"],
     ]
     assert ledger.note == "(I* = 5.00 FLOP/byte: below it an operation is memory-bound)"
-    timing = table(probe.timing_table([ADD, FAST]))
+    group = page.timing_table([ADD, FAST], STAMP, LLC, 1)
+    timing = table(group)
     assert timing.rows[0] == [
         "add",
         "1.00 ms",
@@ -203,14 +236,16 @@ def test_ledger_and_timing_tables() -> None:
         "1.3 GFLOP/s",
     ]
     assert timing.rows[1][6] == "above roof (see note)"
+    assert group.items[2] is STAMP
 
 
 def test_above_roof_notes_only_for_flagged_rows() -> None:
-    text = str(probe.above_roof_notes([ADD, FAST], LLC, 1))
-    lines = text.splitlines()
-    assert lines[0] == "" and len(lines) == 2  # a blank line, then one note
+    notes = page.timing_table([ADD, FAST, FAST], STAMP, LLC, 1).items[3:]
+    lines = [str(n) for n in notes]
+    assert len(lines) == 2 and lines[0].startswith("\nnote: fast add ran at 200% of its bound,")
     assert lines[1].startswith("note: fast add ran at 200% of its bound, which the roofline")
-    assert str(probe.above_roof_notes([ADD], LLC, 1)) == ""
+    assert "Likely reasons: " in lines[1]
+    assert len(page.timing_table([ADD], STAMP, LLC, 1).items) == 3  # no note
 
 
 def test_operation_observations_quote_the_rows() -> None:
@@ -225,9 +260,9 @@ def test_operation_observations_quote_the_rows() -> None:
         row("GEMM square", intensity=256.0, bound="compute", fraction_of_bound=0.42),
     ]
     phases = {"matmuls": (0.3, 0.1), "softmax": (0.2, 0.15)}
-    items = probe.operation_observations(rows, 5.0, phases, 0.02, 5.872e8).items
+    items = page.operation_observations(Operations(rows, 5.0, phases, 0.02, 5.872e8)).items
     assert items[0].startswith("The add reached 80% of its bound.")
-    assert "I <= 0.15 FLOP/byte, x33 or more below I* = 5.00" in items[1]  # 5 / 0.15 = 33.3
+    assert "I <= 0.15 FLOP/byte, x33.3 or more below I* = 5.00: memory-bound" in items[1]
     assert "took 100 ms; written as one expression it took 125 ms, x1.25 as long" in items[2]
     assert "zero-fill pass (20.0 ms at the bandwidth roof)" in items[2]
     assert "it reaches 90% of its bound" in items[2]
@@ -237,7 +272,7 @@ def test_operation_observations_quote_the_rows() -> None:
     assert "matmuls took 300 ms (their bound: 100 ms)" in items[4]
     assert "softmax 200 ms (bound: 150 ms)" in items[4]
     assert "would reach only 60%" in items[4]
-    assert "matmuls reached 33% of their bound and the softmax 75%" in items[4]
+    assert items[4].endswith("matmuls reached 33% of their bound and the softmax 75%.")
     assert "I = 3.99 FLOP/byte, memory-bound, 32% of its bound" in items[5]
     assert "I = 228, compute-bound, 47%" in items[5]
     assert items[5].endswith("near 100%: 42%.")
@@ -246,37 +281,144 @@ def test_operation_observations_quote_the_rows() -> None:
 def test_same_flops_table_and_observations() -> None:
     gemm = {"name": "GEMM 336^3", "flops": 7.5e7, "bytes": 1.5e6, "t_meas_s": 4e-4}
     add = {"name": "add [n]", "flops": 7.2e7, "bytes": 8.64e8, "t_meas_s": 0.09}
-    same = table(probe.same_flops_table(gemm, add))
+    group = page.same_flops(SameFlops(gemm, add, 2.5e11, 3 * 256 * MIB), STAMP)
+    same = table(group)
     assert same.rows == [
         ["GEMM 336^3", "75.00 MFLOP", "1.50 MB", "50.0", "400 µs", "187.5 GFLOP/s"],
         ["add [n]", "72.00 MFLOP", "864.00 MB", "0.083", "90.0 ms", "800.0 MFLOP/s"],
     ]
     # 7.2 / 7.5 = 0.960; 0.09 / 4e-4 = 225
     assert same.note == "FLOP ratio add / GEMM = 0.960; time ratio = x225"
-    items = probe.same_flops_observations(gemm, add, 2.5e11, 3 * 256 * MIB).items
-    assert "within 4.0%, yet the add takes x225 as long" in items[0]
+    items = observed(group)
+    assert "within 4.0%, yet the add is x225.0 slower than the matmul" in items[0]
     assert "moves 864.00 MB for its FLOPs, the matmul 1.50 MB" in items[0]
     assert "(768.00 MiB in all)" in items[1]
     assert "ran at 187.5 GFLOP/s, 75% of P" in items[1]  # 187.5 / 250
 
 
-def test_cache_notes_name_the_sets_kept_near_the_llc() -> None:
-    calib = {"bandwidth_working_set_bytes": 314 * MIB}
+def test_roofs_on_equal_threads_and_a_flat_median() -> None:
+    """Regression (issue 25): 'The roofs mix thread counts' printed when both ran on one."""
+    one = {**CALIB, "matmul_threads": 1, "bandwidth_median_bytes_per_s": 1.999e10}
+    items = observed(roofs(one, None, 1))
+    # (1 - 19.99 / 20) = 0.05%: prints as 0
+    assert "the median call moved 19.99 GB/s, about as much." in items[0]
+    assert (
+        items[1]
+        == "Both roofs ran on 1 thread, so the ridge point 5.00 FLOP/byte compares like with like."
+    )
+    assert "mix thread counts" not in " ".join(items)
+    two = observed(roofs({**CALIB, "matmul_threads": 2, "bandwidth_threads": 2}, None, 2))
+    assert two[1].startswith("Both roofs ran on 2 threads, so the ridge point 5.00")
+
+
+def operations(ridge: float, add_bound: str = "memory", softmax: float = 0.15) -> Operations:
     rows = [
-        {"name": "add", "working_set_bytes": 314 * MIB},  # the stream's own: said once, above
-        {"name": "attention naive", "working_set_bytes": 96 * MIB},
-        {"name": "GEMM M=8", "working_set_bytes": 1024 * MIB},  # 2.1x: clear, nothing said
+        row("add", intensity=0.0833, bound=add_bound),
+        row("add+relu 2 passes", intensity=0.1),
+        row("add+relu 1 expr", intensity=0.0833),
+        row("LayerNorm", intensity=0.15),
+        row("attention naive", intensity=12.8),
+        row("GEMM M=8", intensity=3.99),
+        row("GEMM M=512", intensity=228.0, bound="compute"),
+        row("GEMM square", intensity=256.0, bound="compute"),
     ]
-    notes = probe.cache_notes(calib, rows, 480 * MIB)
-    assert notes[0] is not None and notes[0].startswith("The bandwidth roof ran with the working")
-    assert "0.65x the LLC" in notes[0] and "mostly the LLC, not DRAM" in notes[0]
-    assert notes[1] is not None and notes[1].startswith("Attention naive ran with")
-    assert "0.2x the LLC" in notes[1] and notes[2] is None and len(notes) == 3
-    assert probe.cache_notes(calib, rows, None) == [None, None, None]  # unknown: no claim
+    return Operations(rows, ridge, {"matmuls": (0.3, 0.1), "softmax": (0.2, softmax)}, 0.02, 1e8)
 
 
-def test_roofline_rows_use_the_final_roofs() -> None:
-    timed = [("add", "[n]", (1e8, 1.2e9), 0.075, GIB, 1, "", True)]
-    (r,) = probe.roofline_rows(timed, 1e11, 2e10)
-    assert r["t_pred_s"] == 1.2e9 / 2e10 and r["fraction_of_bound"] == 0.06 / 0.075
-    assert (r["threads_text"], r["same_as_calibration"], r["shape"]) == ("1", True, "[n]")
+def test_operation_observations_when_a_streaming_row_reaches_the_ridge() -> None:
+    items = page.operation_observations(operations(0.09, "compute")).items
+    assert items[1] == (
+        "The elementwise rows and LayerNorm have I <= 0.15 FLOP/byte, against I* = 0.09: add "
+        "reaches the compute roof here."
+    )
+    # softmax at 0.06 / 0.2 = 30% of its bound, below the matmuls' 33%: the reason is said
+    slow = page.operation_observations(operations(5.0, softmax=0.06)).items
+    assert slow[4].endswith(
+        "the softmax 30%: the softmax runs on one thread, and its exp, counted as one FLOP, "
+        "costs many instructions."
+    )
+
+
+def test_same_flops_when_the_add_is_not_slower() -> None:
+    gemm = {"name": "GEMM", "flops": 1e8, "bytes": 1e6, "t_meas_s": 2e-3}
+    add = {"name": "add", "flops": 1e8, "bytes": 1.2e9, "t_meas_s": 1e-3}
+    group = page.same_flops(SameFlops(gemm, add, 1e11, GIB), STAMP)
+    # 2 ms / 1 ms: the add x2.0 faster; time ratio 1 / 2 = x0.5, never x0
+    assert "yet the add is x2.0 faster than the matmul" in observed(group)[0]
+    assert table(group).note.endswith("time ratio = x0.5")
+    same = {**add, "t_meas_s": 2e-3}
+    text = observed(page.same_flops(SameFlops(gemm, same, 1e11, GIB), STAMP))[0]
+    assert "yet the add is no faster than the matmul" in text
+
+
+# ---------------------------------------------------------------------------
+# Property tests: drawn roofs, rows and timings (no measurement)
+# ---------------------------------------------------------------------------
+RATES = st.floats(1e8, 1e13)
+TIMES = st.floats(1e-6, 10.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    beta=RATES,
+    share=st.floats(0.0, 1.0),
+    peak=RATES,
+    single=RATES,
+    threads=st.tuples(st.integers(1, 64), st.integers(1, 64)),
+    ridge=st.floats(0.01, 1000.0),
+    softmax=st.floats(1e-3, 1.0),
+    times=st.tuples(TIMES, TIMES),
+)
+def test_no_claim_contradicts_its_numbers(
+    beta, share, peak, single, threads, ridge, softmax, times
+) -> None:
+    """Roofs of 0.1 GB/s-10 TB/s and 0.1 GFLOP/s-10 TFLOP/s, a median at 0-100% of the best,
+    1-64 threads each, a ridge of 0.01-1000 FLOP/B, any phase and pair timings."""
+    calib = {
+        **CALIB,
+        "bandwidth_bytes_per_s": beta,
+        "bandwidth_median_bytes_per_s": beta * share,
+        "matmul_flops_per_s": peak,
+        "matmul_one_thread_flops_per_s": single,
+        "ridge_point": peak / beta,
+        "ridge_point_one_thread": single / beta,
+        "matmul_threads": threads[0],
+        "bandwidth_threads": threads[1],
+    }
+    said = observed(roofs(calib, None, threads[0]))
+    assert ("mix thread counts" in said[1]) == (threads[0] != threads[1])
+    ops = operations(ridge, softmax=softmax)
+    bound = lambda r: "compute" if r["intensity"] >= ridge else "memory"  # noqa: E731
+    streaming = [{**r, "bound": bound(r)} for r in ops.rows[:4]]
+    ops = dataclasses.replace(ops, rows=[*streaming, *ops.rows[4:]])
+    items = page.operation_observations(ops).items
+    all_memory = all(r["intensity"] < ridge for r in streaming)
+    assert ("a faster compute roof would not change" in items[1]) == all_memory
+    gemm = {"name": "GEMM", "flops": 1e8, "bytes": 1e6, "t_meas_s": times[0]}
+    add = {"name": "add", "flops": 1e8, "bytes": 1.2e9, "t_meas_s": times[1]}
+    pair = page.same_flops(SameFlops(gemm, add, peak, GIB), STAMP)
+    text = " ".join([*said, *items, *observed(pair), table(pair).note])
+    assert contradictions(text) == [], text
+    assert not re.search(r"\bNone\b|\bx0(?:\.0+)?(?![\d.])", text), text
+    slower = re.search(r"the add is x([\d.]+) slower", text)
+    assert not slower or times[1] > times[0]
+
+
+def test_shrunk_all_threads_slower_than_one() -> None:
+    """Shrunk by hypothesis: 100 MFLOP/s on 1 BLAS thread against 20 GFLOP/s on one printed
+    'x0.00 as fast as on one' and 'x0.00 the same-threads ridge'."""
+    calib = {**CALIB, "matmul_flops_per_s": 1e8, "matmul_one_thread_flops_per_s": 2e10}
+    calib |= {"bandwidth_bytes_per_s": 1e8, "ridge_point": 1.0, "ridge_point_one_thread": 200.0}
+    calib |= {"matmul_threads": 1, "bandwidth_threads": 2}
+    said = observed(roofs(calib, None, 1))[1]
+    # 2e10 / 1e8 = 200: x200.00 slower; ridge 1 against 200: x200.00 less
+    assert "The matmul ran on 1 BLAS threads, x200.00 slower than on one" in said
+    assert "x200.00 less than the same-threads ridge (200.00 FLOP/byte" in said
+    assert "x0" not in said
+
+
+def test_records_are_frozen() -> None:
+    for record in (Roofs(CALIB, None, 1), operations(5.0), SameFlops(ADD, ADD, 1.0, 1.0)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.peak = 0  # type: ignore[misc]
+    assert Roofs(CALIB, None, 1).cache_notes == ()  # no note unless the lecture gives one

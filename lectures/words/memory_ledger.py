@@ -1,0 +1,340 @@
+"""Lecture 03's words: the capacity ledger's tables and the measured batch sweep's.
+
+Standard library only. The lecture computes the ledgers (``common.formulas.ledger``
+records, keyed by batch), the largest batches and the sweep's rows; this module only
+words them, and every comparison it states is decided by ``common.present.claims``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from common.formulas import ledger
+from common.formulas.thresholds import Crossover
+from common.present.claims import change, grew, listing
+from common.present.console import fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
+from common.present.display import Facts, Group, Heading, Observations, Table, Text
+from common.present.explain import crossover_line
+from common.tables.units import GIB, KIB, MIB
+
+Ledgers = Mapping[int, ledger.MemoryLedger]  # batch -> its four-term ledger
+Row = Mapping[str, Any]  # one batch of the sweep, as the lecture saves it
+
+
+@dataclass(frozen=True)
+class Largest:
+    """The largest batch that fits at an overhead rate, its total and one more's (B)."""
+
+    rate: float
+    batch: int
+    total: float | None  # None when not even one sequence fits
+    one_more: float
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The sweep's set-up: roofs P (FLOP/s), beta (B/s), I* = P / beta, W[K, K] and copies."""
+
+    source: str  # where the roofs came from
+    peak: float
+    beta: float
+    ridge: float
+    width: int
+    weight_bytes: float
+    llc_bytes: float | None
+    copies: int = 1
+    cache_note: str | None = None
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The measured sweep: its rows, where the model crosses I* (FLOP/B), the anomalies, the
+    calibration's record, the bytes of W and the seconds the sweep took."""
+
+    rows: Sequence[Row]
+    crossing: Crossover | None
+    ridge: float
+    anomalies: Sequence[ledger.Anomaly]
+    calib: Mapping[str, Any]
+    weight_bytes: float
+    seconds: float
+
+
+def _gib(x: float) -> str:
+    return f"{x / GIB:.2f}"
+
+
+def _total(m: ledger.MemoryLedger, _: float) -> str:
+    return _gib(m.total)
+
+
+def _verdict(m: ledger.MemoryLedger, budget_bytes: float) -> str:
+    return "fits" if m.fits(budget_bytes) else "OOM"
+
+
+def _fit(batches: Sequence[int], verb: str) -> str:
+    """'batch 1 fits' / 'batches 1 and 2 fit' (verb in the plural: 'fit', 'run')."""
+    one = len(batches) == 1
+    return f"{'batch' if one else 'batches'} {listing([str(b) for b in batches])} {verb}{'s' * one}"
+
+
+def model_facts(
+    spec: ledger.ModelSpec, weights: float, kv_per_token: float, kv_per_seq: float, budget: float
+) -> Facts:
+    """The model's weights, KV cache per token and sequence, activations and the budget."""
+    n = f"{spec.n_params / 1e9:g}B"
+    params = f"{n} parameters x {spec.weight_bytes:g} bytes = {weights / GIB:.1f} GiB of weights"
+    kv = f"{kv_per_token / KIB:.0f} KiB per token; {_gib(kv_per_seq)} GiB per {spec.seq}-token"
+    facts = [
+        ("model", f"{params}; {spec.n_layers} layers, d_kv = {spec.d_kv}"),
+        ("KV cache", f"{kv} sequence"),
+        ("activations", f"{spec.act_bytes_per_token / KIB:.0f} KiB per active token"),
+        ("memory budget", f"{budget / GIB:g} GiB"),
+    ]
+    return Group(Heading(f"The {n} model"), Facts(facts))
+
+
+def ledger_table(at: Ledgers, budget: float, rate: float, phase: str = "prefill") -> Group:
+    """One row per batch: weights, KV cache, activations, overhead, total (GiB), verdict."""
+    cap = f"{budget / GIB:g} GiB"
+    return Group(
+        Heading(f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {cap}"),
+        Table(
+            ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{cap}?"],
+            [
+                [b, f"{m.weights / GIB:.1f}", *map(_gib, m[1:]), _gib(m.total), _verdict(m, budget)]
+                for b, m in at.items()
+            ],
+        ),
+    )
+
+
+def example_batch(at: Ledgers, budget: float) -> int:
+    """The batch the sentences quote: the largest in the table that fits (else the first)."""
+    return max((b for b, m in at.items() if m.fits(budget)), default=next(iter(at)))
+
+
+def ledger_observations(at: Ledgers, budget: float, kv_per_sequence: float) -> Observations:
+    """The weights are one term of four; the KV cache overtakes them as the batch grows."""
+    fitting = [b for b, m in at.items() if m.fits(budget)]
+    failing = [b for b in at if b not in fitting]
+    if fitting and failing:
+        says = f"{_fit(fitting, 'fit')}; {_fit(failing, 'run')} out of memory.".capitalize()
+    else:
+        says = "Every batch in the table fits." if fitting else "No batch in the table fits."
+    m = at[b := example_batch(at, budget)]
+    return Observations(
+        [
+            f"The weights cost {m.weights / GIB:.1f} GiB at every batch size. The KV cache "
+            f"grows by {_gib(kv_per_sequence)} GiB per sequence: at batch {b} it holds "
+            f"{_gib(m.kv_cache)} GiB, {m.kv_cache / m.weights:.2g}x the weights.",
+            f"{says} 'The weights fit, so it runs' checks one term of four.",
+        ]
+    )
+
+
+def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: float) -> Group:
+    """Totals and verdicts at two overhead rates, side by side; the batches it rescues."""
+    rescued = [b for b in at if not at[b].fits(budget) and low[b].fits(budget)]
+    rows = [
+        [b, *(f(x, budget) for x in (m, low[b]) for f in (_total, _verdict)), "OOM -> fits"]
+        for b, m in at.items()
+    ]
+    rows = [row if row[0] in rescued else [*row[:-1], ""] for row in rows]
+    if rescued:
+        b, n = rescued[0], len(rescued)
+        drop = change(at[b].total, low[b].total, _gib, " GiB", ("rises", "drops", "stays at"))
+        said = (
+            f"At batch {b} the total {drop}: same card, same model, and {n} more "
+            f"{'row' if n == 1 else 'rows'} of the table {'fits' if n == 1 else 'fit'}."
+        )
+    else:
+        said = "No batch size in the table changes its verdict under this budget."
+    head = [x for r in (rate, low_rate) for x in (f"total at {r:.0%} (GiB)", "verdict")]
+    heading = Heading(f"Overhead {rate:.0%} vs {low_rate:.0%}, budget {budget / GIB:g} GiB")
+    return Group(heading, Table(["batch", *head, "change"], rows), Observations([said]))
+
+
+def _or_dash(x: float | None) -> str:
+    return "-" if x is None else _gib(x)
+
+
+def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
+    """Per overhead rate: the largest batch that fits, its total and one more's; whether the
+    table's rows hide a larger batch that fits."""
+    in_table = max((b for b, m in at.items() if m.fits(budget)), default=0)
+    items = []
+    for i, r in enumerate(rows):
+        at_rate = f"At {r.rate:.0%} overhead"
+        if r.batch == 0:
+            items.append(f"{at_rate} not even one sequence fits this budget.")
+        elif i:
+            items.append(f"{at_rate} the largest batch is {r.batch}.")
+        elif r.batch > in_table:
+            items.append(
+                f"{at_rate} the table's largest fitting row is batch {in_table}, but every "
+                f"batch up to {r.batch} fits: the table only samples some batch sizes."
+            )
+        else:
+            items.append(f"{at_rate} the largest batch, {r.batch}, is a table row.")
+    return Group(
+        Heading(f"Largest prefill batch within {budget / GIB:g} GiB"),
+        Table(
+            ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"],
+            [[f"{r.rate:.0%}", r.batch, *map(_or_dash, (r.total, r.one_more))] for r in rows],
+        ),
+        Observations(items),
+    )
+
+
+def decode(
+    prefill: Ledgers, at: Ledgers, budget: float, best: Sequence[Largest], than: Sequence[Largest]
+) -> Group:
+    """The decode ledger (at best[0]'s rate); its largest batches beside prefill's (than):
+    decode keeps B tokens' activations, not B S; the KV cache is what is left to grow."""
+    b = example_batch(prefill, budget)
+    act = prefill[b].activations, at[b].activations
+    shrink = change(*act, lambda x: fmt_bytes(x, True), "", ("grow", "shrink", "stay at"))
+    kv_share = at[b].kv_cache / (at[b].kv_cache + at[b].activations)
+    (hi, lo), n, m = best, best[0].batch, than[0].batch
+    if n == m:
+        fits = f"yet decode fits the same {n} sequences as prefill"
+    else:
+        fits = f"so decode fits {n} sequences instead of {m}"
+    rates = f"{n} at {hi.rate:.0%} overhead, {lo.batch} at {lo.rate:.0%}"
+    return Group(
+        ledger_table(at, budget, hi.rate, "decode"),
+        Text(f"\nlargest decode batch: {rates} (prefill: {m} and {than[1].batch})"),
+        Observations(
+            [
+                f"At batch {b} the activations {shrink} (prefill to decode), {fits}. The KV "
+                "cache, which grows with every token kept, is now "
+                f"{fmt_pct(kv_share)} of the variable part.",
+            ]
+        ),
+    )
+
+
+def sweep_facts(s: Setup) -> Group:
+    """Where the roofs came from, the roofs, the weight matrix W[K, K] and its copies."""
+    llc = f" (last-level cache: {s.llc_bytes / MIB:.0f} MiB)" if s.llc_bytes else ""
+    rows = [
+        ("calibration", s.source),
+        ("roofs", f"P = {fmt_rate(s.peak)}, beta = {fmt_bw(s.beta)}, I* = {s.ridge:.2f} FLOP/B"),
+        ("weight matrix", f"[{s.width}, {s.width}] fp32 = {s.weight_bytes / MIB:.0f} MiB{llc}"),
+    ]
+    copies = f"{s.copies}, read in turn ({s.copies * s.weight_bytes / MIB:.0f} MiB): each call "
+    rows += [("copies of W", copies + "reads a copy the cache has evicted")] * (s.copies > 1)
+    note = s.cache_note and Text(f"note: {s.cache_note}; small batches may beat the bound")
+    return Group(Heading("Batch sweep: Y[B, K] = X[B, K] @ W[K, K], fp32"), Facts(rows), note)
+
+
+def raised_line(peak: float, beta: float, peak_up: float, beta_up: float) -> Text:
+    """Whether the sweep ran faster than a calibrated roof, and the roofs used from here on."""
+    raised = []
+    if beta_up > beta:
+        raised.append(
+            f"beta from {fmt_bw(beta)} to {fmt_bw(beta_up)} (BLAS read W on all its threads, "
+            "the calibration's stream ran on one)"
+        )
+    if peak_up > peak:
+        raised.append(f"P from {fmt_rate(peak)} to {fmt_rate(peak_up)} (a quieter moment)")
+    if not raised:
+        return Text("roofs: the calibration's; no batch ran faster than either roof")
+    return Text("roofs raised to what the sweep itself reached: " + "; ".join(raised))
+
+
+def _ms(t: float, digits: int = 3) -> str:
+    return fmt_time(t, unit="ms", digits=digits)
+
+
+def _cells(r: Row) -> list[object]:
+    model = [r["B"], f"{r['flops'] / 1e9:.3f}", f"{r['bytes'] / 1e6:.2f}", f"{r['intensity']:.2f}"]
+    meas = [r["bound"], _ms(r["latency_s"]), f"{r['throughput_per_s']:,.0f}", _ms(r["t_pred_s"])]
+    return [*model, *meas, f"{r['t_pred_s'] / r['latency_s']:.0%}", "!" if r["anomaly"] else ""]
+
+
+def sweep_table(s: Sweep) -> Group:
+    """Per batch: F, D, I, the bound, latency, throughput, the prediction; where the model
+    crosses the ridge, each flagged batch, and the sweep's time."""
+    head = ["B", "F (GFLOP)", "D (MB)", "I (FLOP/B)", "bound", "latency", "tokens/s"]
+    at, last = {r["B"]: r["intensity"] for r in s.rows}, s.rows[-1]["B"]
+    cross = crossover_line(s.crossing, at, s.ridge, "B", last, label="ridge crossing")
+    flagged = [Text(f"! B={r['B']}: {r['anomaly']}") for r in s.rows if r["anomaly"]]
+    lines = Group(Text("\n" + cross), *flagged, Text(f"sweep time: {s.seconds:.2f} s"))
+    return Group(Table([*head, "roofline", "of bound", ""], list(map(_cells, s.rows))), lines)
+
+
+def _why_faster(worst: Row, calib: Mapping[str, Any]) -> str:
+    """Why a measured point can beat a bound that comes from a calibration."""
+    if worst["bound"] != "memory":
+        return (
+            "the compute roof is the rate of one calibration matmul, and BLAS runs other "
+            "shapes faster or slower; on a shared machine both timings also vary from run "
+            "to run."
+        )
+    bw, mm = calib.get("bandwidth_threads"), calib.get("matmul_threads")
+    cache = "a cache holding part of W moves bytes faster than main memory."
+    if bw and mm and bw != mm:
+        threads = f"{bw} {'thread' if bw == 1 else 'threads'} while BLAS runs {mm}"
+        return f"the bandwidth roof was measured on {threads}; and {cache}"
+    return cache
+
+
+def sweep_observations(s: Sweep) -> Observations:
+    """Latency against throughput, the ridge crossing, points beating the bound, anomalies."""
+    rows, crossing, anomalies, weight_bytes = s.rows, s.crossing, s.anomalies, s.weight_bytes
+    by_b = {r["B"]: r for r in rows}
+    first, last = rows[0], rows[-1]
+    lat = grew(last["latency_s"] / first["latency_s"], 1)
+    thr = grew(last["throughput_per_s"] / first["throughput_per_s"], 1)
+    items = [
+        f"From B = {first['B']} to B = {last['B']}, latency {lat} while throughput {thr}. At "
+        f"B = {last['B']} each token's share of the {weight_bytes / MIB:.0f} MiB weight read is "
+        f"{weight_bytes / last['B'] / MIB:.2f} MiB.",
+    ]
+    if crossing is not None and crossing.before is not None:
+        items.append(
+            f"The model crosses the ridge point between B = {crossing.before} and "
+            f"B = {crossing.first}. That is where the prediction changes from a flat bandwidth "
+            "cost to a cost growing with B; the measured curve need not bend sharply at the "
+            "same place."
+        )
+    over = [r for r in rows if r["t_pred_s"] > r["latency_s"]]
+    if over:
+        worst = max(over, key=lambda r: r["t_pred_s"] / r["latency_s"])
+        items.append(
+            f"At B = {worst['B']} the measurement beat the roofline "
+            f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes from "
+            f"a calibration, not from physics: {_why_faster(worst, s.calib)}"
+        )
+    for a in sorted(anomalies, key=lambda a: a.batch):
+        t, other = by_b[a.batch]["latency_s"], by_b[a.other]["latency_s"]
+        took = f"B = {a.batch} took {_ms(t, 2)}, "
+        if a.kind == "throughput_drop":
+            took += f"{t / other:.1f}x as long as B = {a.other} for {a.batch // a.other}x the "
+            items.append(took + "tokens: throughput fell as the batch grew.")
+        else:
+            took += f"{t / other:.2f}x the time of the larger B = {a.other}: a bigger batch "
+            items.append(took + "finished sooner.")
+    if anomalies:
+        items.append(
+            "The roofline cannot see these: BLAS libraries switch kernels and thread splits "
+            "with the matrix shape (a single row often takes a matrix-vector path), and other "
+            "programs can take a core in the middle of a timing. Rerun the lecture: an anomaly "
+            "that comes back every time belongs to the library, one that moves is noise, and "
+            "only a profiler can tell which cause it was."
+        )
+    else:
+        items.append(
+            f"No batch size broke the two rules by more than {ledger.ANOMALY_TOLERANCE:.0%} on "
+            "this run: the measured curve behaves as the model expects, even where its level "
+            "differs."
+        )
+    items.append(
+        f"The whole sweep took {s.seconds:.2f} s. The capacity ledger says how large a "
+        "batch can be; this sweep says how large it is worth making."
+    )
+    return Observations(items)

@@ -1,0 +1,299 @@
+"""Lecture 05's words: the operator ledger's tables, sentences and observations.
+
+Standard library only. The lecture computes the records below with the formulas of
+``common/`` (intensities, ridges, bounds, time bounds, speedups); this module only words
+them, and every comparison it states is decided by ``common.present.claims``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from common.formulas.thresholds import Crossover
+from common.present.claims import change, direction, listing, n_of_m, outgrew, rose, speed, times
+from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_peak, fmt_rate, fmt_time
+from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.present.explain import crossover_line
+from common.shell.paths import display_path
+
+
+@dataclass(frozen=True)
+class Roof:
+    """A machine at one precision: peak P (FLOP/s), bandwidth beta (B/s), I* = P / beta."""
+
+    chip: str
+    precision: str
+    peak: float
+    bw: float
+    ridge: float
+
+
+@dataclass(frozen=True)
+class Machines:
+    """Section 1: A100 bf16, H100 bf16, H100 fp8 (then the lecture's chip), this machine."""
+
+    roofs: tuple[Roof, ...]
+    local: Roof | None  # lecture 01's numpy fp32 roofs, when saved
+    reason: str = ""  # why there are none
+
+
+@dataclass(frozen=True)
+class Op:
+    """An operator on a chip: F (FLOP), D (B), I = F / D, its bound, T = max(F/P, D/beta) (s)
+    and the speedups (T(P, beta) / T(2P, beta), T(P, beta) / T(P, 2 beta))."""
+
+    name: str
+    flops: float
+    nbytes: float
+    intensity: float
+    bound: str
+    time: float
+    speedups: tuple[float, float] = (1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Sections 2, 4 and 5: the operators on the lecture's roof, elements of elem_bytes bytes;
+    the last two are naive and ideal-minimum attention."""
+
+    roof: Roof
+    elem_bytes: float
+    ops: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class Rooflines:
+    """Section 3: the saved figure and, per chip, the key numbers on its flat roof."""
+
+    path: str
+    precision: str
+    flat: tuple[tuple[str, tuple[int, ...]], ...]
+    count: int  # operators in the key
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Section 6: GEMM [M, width] x [width, width] per M (from M = 1); the first M with I >= I*."""
+
+    roof: Roof
+    width: int
+    rows: dict[int, Op]
+    cross: Crossover | None
+    exact_m: int | None  # smallest integer M with I >= I*, if any
+    limit: float  # I as M grows without bound (FLOP/B)
+
+
+def _ms(t: float) -> str:
+    return fmt_time(t, "ms", 3)
+
+
+def _roof(r: Roof) -> list[str]:
+    return [fmt_bw(r.bw, 3), f"{r.ridge:.1f}"]
+
+
+def machines(m: Machines) -> Group:
+    """Peak, bandwidth and ridge of each roof, this machine's, and the A100 -> H100 step."""
+    rows = [[f"{r.chip} ({r.precision})", fmt_peak(r.peak), *_roof(r)] for r in m.roofs]
+    here = ["this machine (numpy, fp32)", "not measured (run lecture 01)", "-", "-"]
+    rows.append([here[0], fmt_rate(m.local.peak), *_roof(m.local)] if m.local else here)
+    a, h, h8 = m.roofs[:3]
+    who = {
+        1: "more kernels fall on the memory-bound side",
+        -1: "more kernels reach the compute roof",
+        0: "the same kernels are memory-bound on both",
+    }[direction(a.ridge, h.ridge)]
+    fp8 = f"Against {a.chip}'s bf16 peak, {h.chip}'s fp8 peak is {times(h8.peak / a.peak)}"
+    if direction(h.peak, h8.peak, fmt_peak) > 0:
+        fp8 += ", but it helps only kernels that are compute-bound (and can run in fp8)."
+    else:
+        fp8 += f"; in this table it is no faster than {h.chip}'s bf16 peak, so it helps no kernel."
+    grown = outgrew("bf16 compute", h.peak / a.peak, "bandwidth", h.bw / a.bw)
+    items = [
+        f"From {a.chip} to {h.chip}, {grown}, so the ridge point "
+        f"{rose(a.ridge, h.ridge, unit=' FLOP/B')}: on the newer chip {who}.",
+        fp8 + " Quoting the wrong precision's peak can flip the verdict of the ledger.",
+    ]
+    if m.local:
+        items.append(
+            f"This machine's ridge point is {m.local.ridge:.1f} FLOP/B, measured with numpy in "
+            "fp32. It is what numpy can reach, not a datasheet figure: another BLAS library or "
+            "thread count moves it."
+        )
+    return Group(
+        Heading("Machines: peak compute, bandwidth and ridge point"),
+        Table(["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"], rows),
+        None if m.local else Text(f"note: this machine is not measured: {m.reason}"),
+        Observations(items),
+    )
+
+
+def _first(ops: tuple[Op, ...], prefix: str) -> Op:
+    return next(o for o in ops if o.name.startswith(prefix))
+
+
+def _counts(o: Op) -> list[str]:
+    return [fmt_flops(o.flops), fmt_bytes(o.nbytes)]
+
+
+def ratio(o: Op, r: Roof) -> list[str]:
+    """I / I*, the bound and the time bound: the ledger table's last columns."""
+    return [f"{o.intensity / r.ridge:.3g}", o.bound, _ms(o.time)]
+
+
+def ledger(led: Ledger) -> Group:
+    """Each operator's F, D, I, I/I*, bound and time bound; how many are memory-bound."""
+    r = led.roof
+    rows = [[o.name, *_counts(o), f"{o.intensity:.2f}", *ratio(o, r)] for o in led.ops]
+    memory = sum(o.bound == "memory" for o in led.ops)
+    add, norm, gemm = (_first(led.ops, p) for p in ("elem", "LayerNorm", "GEMM"))
+    fast = [n for n, o in (("the add", add), ("LayerNorm", norm)) if o.bound == "compute"]
+    if fast:
+        reach = "reaches" if len(fast) == 1 else "reach"
+        verdict = f"{listing(fast)} {reach} the compute roof here, so faster arithmetic helps."
+    else:
+        verdict = "both are memory-bound, so a faster arithmetic unit cannot shorten them at all."
+    return Group(
+        Heading(f"Operator ledger on {r.chip}, {r.precision}"),
+        Text(
+            f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
+            f"I* = {r.ridge:.1f} FLOP/B; elements of {led.elem_bytes:g} bytes"
+        ),
+        Table(["operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"], rows),
+        Observations(
+            [
+                f"{n_of_m(memory, len(led.ops)).capitalize()} operators are memory-bound on "
+                f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
+                f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: "
+                + verdict,
+                "The add's intensity does not depend on its size: F and D both grow with the "
+                f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
+                f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
+                "every row of the input.",
+            ]
+        ),
+    )
+
+
+def rooflines(r: Rooflines) -> Figure:
+    """The saved operator rooflines, with a caption that says what to look at."""
+    chips = " and ".join(c for c, _ in r.flat)
+    flat = "; ".join(f"{listing([str(n) for n in ns])} on the {c}" for c, ns in r.flat)
+    caption = (
+        f"The operators of the ledger on the {r.precision} rooflines of the {chips}, numbered "
+        "as in the key. Each sits at min(P, I beta) of its panel's chip; the dotted line is "
+        f"the ridge. Look at which reach the flat roof, right of the ridge: {flat}."
+    )
+    if any(len(ns) < r.count for _, ns in r.flat):
+        caption += " The others sit on the slope and run at the speed of memory."
+    return figure(r.path, caption, display_path(r.path))
+
+
+def attention(led: Ledger) -> Group:
+    """Naive (S and P in memory) against ideal-minimum attention: table and observations."""
+    n, i = led.ops[-2:]
+    one = lambda x: f"{x:.1f}"  # noqa: E731
+    flops, jump = f"x{i.flops / n.flops:.3f}", f"x{i.intensity / n.intensity:.1f}"
+    stay = ("rise", "fall", "stay at")
+    moved = f"The FLOPs {change(n.flops, i.flops, fmt_flops, words=stay)} ({flops}); the bytes "
+    moved += f"{change(n.nbytes, i.nbytes, fmt_bytes, words=stay)}, so the intensity "
+    moved += change(n.intensity, i.intensity, one, " FLOP/B", ("jumps", "drops", "stays at"))
+    table = Table(
+        ["", "naive (S, P in memory)", "ideal minimum traffic", "change"],
+        [
+            ["FLOPs", fmt_flops(n.flops), fmt_flops(i.flops), flops],
+            ["bytes", fmt_bytes(n.nbytes), fmt_bytes(i.nbytes), times(i.nbytes / n.nbytes, 0)],
+            ["intensity (FLOP/B)", one(n.intensity), one(i.intensity), jump],
+            ["bound", n.bound, i.bound, ""],
+            ["roofline time", _ms(n.time), _ms(i.time), speed(n.time, i.time, 1)],
+        ],
+    )
+    move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
+    move = f"stays on the {n.bound}-bound side" if n.bound == i.bound else move
+    time = f"The time bound {change(n.time, i.time, _ms, words=('rises', 'falls', 'stays at'))}"
+    if direction(n.time, i.time, _ms):
+        time += f" ({speed(n.time, i.time, 1)}). The whole gain comes from moving fewer bytes, "
+        time += "not from computing less."
+    else:
+        time += ": moving fewer bytes saves no time that shows at these digits."
+    return Group(
+        Heading("Attention: S and P in memory vs ideal minimum traffic"),
+        table,
+        Observations(
+            [
+                f"{moved} and the kernel {move} of I* = {led.roof.ridge:.1f}.",
+                time,
+                "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
+                "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
+                "so they move more bytes than this, and their speed must be measured.",
+            ]
+        ),
+    )
+
+
+def speedups(led: Ledger) -> Group:
+    """Each operator's speedup from 2x compute and 2x bandwidth, and what the pattern says."""
+    r, ops = led.roof, led.ops
+    rows = [[o.name, ratio(o, r)[0], *(f"{s:.2f}x" for s in o.speedups)] for o in ops]
+    memory = [o for o in ops if o.bound == "memory"]
+    if memory:
+        first = (
+            f"For {n_of_m(len(memory), len(ops))} operators, twice the compute buys "
+            f"{max(o.speedups[0] for o in memory):.2f}x: they are memory-bound, and only more "
+            "bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."
+        )
+    else:
+        first = f"None of the {len(ops)} operators is memory-bound here: the compute term sets "
+        first += "every time bound, so twice the compute pays for each, in full or in part."
+    partial = [o.name for o in ops if {f"{s:.2f}" for s in o.speedups} - {"1.00", "2.00"}]
+    if partial:
+        second = (
+            f"Within a factor of 2 of the ridge ({listing(partial)}), the upgrade that helps "
+            "pays less than 2x: after doubling, the other resource becomes the limit."
+        )
+    else:
+        second = (
+            "Every row reads 1.00x or 2.00x because every operator lies more than a factor of "
+            "2 from the ridge. Closer in, the upgrade that helps would pay less than 2x."
+        )
+    return Group(
+        Heading(f"Speedup from doubling one resource ({r.chip}, {r.precision})"),
+        Table(["operator", "I/I*", "2x compute", "2x bandwidth"], rows),
+        Observations([first, second]),
+    )
+
+
+def sweep(s: Sweep) -> Group:
+    """The GEMM sweep over M: table, the ridge crossing and observations."""
+    r, rows = s.roof, s.rows
+    i_at = {m: o.intensity for m, o in rows.items()}
+    cross = crossover_line(s.cross, i_at, r.ridge, "M", max(rows), ridge_digits=1)
+    lines = [f"\nridge point: I* = {r.ridge:.1f} FLOP/B", cross]
+    if s.exact_m is not None:
+        lines.append(f"smallest integer M with I >= I*: {s.exact_m}")
+    items = [
+        f"At M = 1 (one token, as in decode) the GEMM does {rows[1].intensity:.2f} FLOP "
+        "per byte: a matrix-vector product streams every weight once and uses it once. "
+        + (
+            "Small-batch decode is memory-bound, so quantizing the weights helps by moving "
+            "fewer bytes, not by faster math."
+            if rows[1].bound == "memory"
+            else f"That already reaches I* = {r.ridge:.1f}: on this roof even decode is "
+            "compute-bound."
+        ),
+        f"I grows almost in proportion to M at first, then saturates: it never exceeds "
+        f"{s.limit:.1f} FLOP/B for these weights, however large M gets.",
+    ]
+    if s.cross is not None and s.cross.before is not None:
+        items.insert(
+            1,
+            f"The sweep crosses the ridge between M = {s.cross.before} and M = {s.cross.first}; "
+            f"the exact threshold is M = {s.exact_m}. Below it the weights' bandwidth sets the "
+            "time, above it the arithmetic does.",
+        )
+    table = [[m, *_counts(o), f"{o.intensity:.2f}", o.bound] for m, o in rows.items()]
+    return Group(
+        Heading(f"GEMM [M, {s.width}] x [{s.width}, {s.width}] on {r.chip}, {r.precision}"),
+        Table(["M", "F", "D", "I (FLOP/B)", "bound"], table),
+        Text("\n".join(lines)),
+        Observations(items),
+    )

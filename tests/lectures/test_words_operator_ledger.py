@@ -1,0 +1,354 @@
+"""Lecture 05's words (lectures/words/operator_ledger.py): hand-worked records, and
+property tests over edited hardware tables and every documented flag.
+
+The records use round numbers (peak 100 TFLOP/s, 1 TB/s: ridge 100 FLOP/B), so every
+expected sentence is hand arithmetic; no expected text comes from the module itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from edit_battery import contradictions
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture
+from test_lecture05 import section, table_rows
+
+from common import hw_specs
+from common.files import results
+from common.formulas.thresholds import Crossover
+from common.hw_specs import Figure as Fig
+from common.present.display import Figure, Group, Observations, Table
+from lectures.words import operator_ledger as page
+from lectures.words.operator_ledger import Ledger, Machines, Op, Roof, Rooflines, Sweep
+
+
+def prose(obj: object) -> str:
+    """Every text, caption, observation and table row ('a | b | c') of a display object."""
+    parts: list[str] = []
+    for item in obj.items if isinstance(obj, Group) else [obj]:
+        if isinstance(item, Table):
+            parts += [" | ".join(map(str, row)) for row in [item.headers, *item.rows]]
+        elif isinstance(item, Figure):
+            parts.append(item.caption)
+        elif isinstance(item, Observations):
+            parts += item.items
+        elif item is not None:
+            parts.append(str(item))
+    return " ".join(" ".join(parts).split())
+
+
+OLD = Roof("Old", "bf16", 100e12, 1e12, 100.0)
+NEW = Roof("New", "bf16", 300e12, 2e12, 150.0)
+NEW8 = Roof("New", "fp8", 600e12, 2e12, 300.0)
+HERE = Roof("this machine", "fp32", 2e11, 4e10, 5.0)  # 200 GFLOP/s / 40 GB/s
+
+
+def test_machines_by_hand() -> None:
+    text = prose(page.machines(Machines((OLD, NEW, NEW8), HERE)))
+    assert "Old (bf16) | 100 TFLOP/s | 1.000 TB/s | 100.0" in text
+    assert "New (fp8) | 600 TFLOP/s | 2.000 TB/s | 300.0" in text
+    assert "this machine (numpy, fp32) | 200.0 GFLOP/s | 40.000 GB/s | 5.0" in text
+    # 300 / 100 = x3.00 compute, 2 / 1 = x2.00 bandwidth; 600 / 100 = x6.00
+    assert (
+        "From Old to New, bf16 compute grew x3.00 but bandwidth only x2.00, so the ridge point "
+        "rose from 100.0 to 150.0 FLOP/B: on the newer chip more kernels fall on the "
+        "memory-bound side." in text
+    )
+    assert (
+        "Against Old's bf16 peak, New's fp8 peak is x6.00 more, but it helps only kernels that "
+        "are compute-bound (and can run in fp8). Quoting the wrong precision's peak can flip "
+        "the verdict of the ledger." in text
+    )
+    assert "This machine's ridge point is 5.0 FLOP/B, measured with numpy in fp32." in text
+    assert "not measured" not in text
+
+
+def test_machines_when_the_ridge_falls_or_stays_and_fp8_is_slow() -> None:
+    fast_bw = Roof("New", "bf16", 300e12, 6e12, 50.0)
+    slow8 = Roof("New", "fp8", 50e12, 6e12, 300 / 6 / 6)  # 50 TFLOP/s: x2.00 below Old
+    text = prose(page.machines(Machines((OLD, fast_bw, slow8), None, "no record yet")))
+    assert (
+        "bandwidth grew x6.00 but bf16 compute only x3.00, so the ridge point fell from 100.0 "
+        "to 50.0 FLOP/B: on the newer chip more kernels reach the compute roof." in text
+    )
+    assert (
+        "New's fp8 peak is x2.00 less; in this table it is no faster than New's bf16 peak, so "
+        "it helps no kernel." in text
+    )
+    assert "this machine (numpy, fp32) | not measured (run lecture 01) | - | -" in text
+    assert "note: this machine is not measured: no record yet" in text
+    assert "This machine's ridge point" not in text
+    same = Roof("New", "bf16", 200e12, 2e12, 100.0)
+    same8 = Roof("New", "fp8", 200e12, 2e12, 100.0)  # prints as the bf16 peak: no faster
+    text = prose(page.machines(Machines((OLD, same, same8), None)))
+    assert (
+        "bf16 compute and bandwidth both grew x2.00, so the ridge point stayed at 100.0 FLOP/B: "
+        "on the newer chip the same kernels are memory-bound on both." in text
+    )
+    assert "New's fp8 peak is x2.00 more; in this table it is no faster" in text
+
+
+R = Roof("Chip", "bf16", 100e12, 1e12, 100.0)
+ADD = Op("elementwise add [n]", 1e9, 6e9, 1 / 6, "memory", 6e-3, (1.0, 2.0))
+NORM = Op("LayerNorm [a, b]", 3e9, 2e9, 1.5, "memory", 2e-3, (1.0, 2.0))
+GEMM = Op("GEMM 512x4096x4096", 4e11, 1e9, 400.0, "compute", 4e-3, (2.0, 1.0))
+# F/P = 1 ms, D/beta = 1.5 ms: 2x bandwidth gives max(1, 0.75) = 1 ms, x1.50
+NAIVE = Op("attention naive", 1e11, 1.5e9, 1e11 / 1.5e9, "memory", 1.5e-3, (1.0, 1.5))
+IDEAL = Op("attention ideal", 1e11, 1e8, 1000.0, "compute", 1e-3, (2.0, 1.0))
+LEDGER = Ledger(R, 2, (ADD, NORM, GEMM, NAIVE, IDEAL))
+
+
+def test_ledger_by_hand() -> None:
+    text = prose(page.ledger(LEDGER))
+    assert "I* = 100.0 FLOP/B; elements of 2 bytes" in text
+    # I / I* = (1/6) / 100 = 0.00167; 6e9 B at 1e12 B/s = 6 ms
+    assert "elementwise add [n] | 1.00 GFLOP | 6.00 GB | 0.17 | 0.00167 | memory | 6.000 ms" in text
+    assert "GEMM 512x4096x4096 | 400.00 GFLOP | 1.00 GB | 400.00 | 4 | compute | 4.000 ms" in text
+    assert (
+        "3 of the 5 operators are memory-bound on Chip at bf16. The elementwise add sits at "
+        "I = 0.17 FLOP/B and LayerNorm at 1.50, against I* = 100.0: both are memory-bound, so "
+        "a faster arithmetic unit cannot shorten them at all." in text
+    )
+    assert "A GEMM's does: at M = 512 it is already 400.0 FLOP/B" in text
+
+
+def test_ledger_when_the_add_or_layernorm_is_compute_bound() -> None:
+    low = Roof("Chip", "bf16", 1e12, 1e12, 1.0)  # ridge 1: LayerNorm's 1.5 reaches it
+    norm = Op("LayerNorm [a, b]", 3e9, 2e9, 1.5, "compute", 3e-3)
+    text = prose(page.ledger(Ledger(low, 2, (ADD, norm, GEMM))))
+    assert "1 of the 3 operators are memory-bound" in text
+    assert "against I* = 1.0: LayerNorm reaches the compute roof here, so faster" in text
+    add = Op("elementwise add [n]", 1e9, 6e9, 1 / 6, "compute", 6e-3)
+    text = prose(page.ledger(Ledger(low, 2, (add, norm, GEMM))))
+    assert "None of the 3 operators are memory-bound" in text
+    assert "the add and LayerNorm reach the compute roof here" in text
+    slow = Op("GEMM 8x64x64", 6.6e4, 8.2e3, 8.0, "memory", 1e-8)
+    text = prose(page.ledger(Ledger(R, 2, (ADD, NORM, slow))))
+    assert "All 3 operators are memory-bound" in text
+    assert "at M = 8 it is already 8.0 FLOP/B" in text
+
+
+def test_speedups_by_hand() -> None:
+    text = prose(page.speedups(LEDGER))
+    assert "Speedup from doubling one resource (Chip, bf16)" in text
+    assert "attention naive | 0.667 | 1.00x | 1.50x" in text  # (1e11 / 1.5e9) / 100
+    assert "GEMM 512x4096x4096 | 4 | 2.00x | 1.00x" in text
+    assert (
+        "For 3 of the 5 operators, twice the compute buys 1.00x: they are memory-bound, and "
+        "only more bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."
+        in text
+    )
+    assert (
+        "Within a factor of 2 of the ridge (attention naive), the upgrade that helps pays less "
+        "than 2x: after doubling, the other resource becomes the limit." in text
+    )
+    whole = prose(page.speedups(Ledger(R, 2, (ADD, GEMM, IDEAL))))
+    assert "For 1 of the 3 operators, twice the compute buys 1.00x" in whole
+    assert "Every row reads 1.00x or 2.00x because every operator lies more than" in whole
+    near = Op("near", 1.2e11, 1e9, 120.0, "compute", 1.2e-3, (1.2, 1.0))
+    compute = prose(page.speedups(Ledger(R, 2, (GEMM, near))))
+    assert (
+        "None of the 2 operators is memory-bound here: the compute term sets every time bound, "
+        "so twice the compute pays for each, in full or in part." in compute
+    )
+    assert "the ridge (near), the upgrade" in compute
+
+
+def test_attention_by_hand() -> None:
+    text = prose(page.attention(Ledger(R, 2, (NAIVE, IDEAL))))
+    # bytes 1e8 / 1.5e9: x15 less; intensity 1000 / 66.7 = x15.0; time 1.5 / 1.0 = x1.5
+    assert "FLOPs | 100.00 GFLOP | 100.00 GFLOP | x1.000" in text
+    assert "bytes | 1.50 GB | 100.00 MB | x15 less" in text
+    assert "intensity (FLOP/B) | 66.7 | 1000.0 | x15.0" in text
+    assert "roofline time | 1.500 ms | 1.000 ms | x1.5 faster" in text
+    assert (
+        "The FLOPs stay at 100.00 GFLOP (x1.000); the bytes fall from 1.50 GB to 100.00 MB, so "
+        "the intensity jumps from 66.7 to 1000.0 FLOP/B and the kernel moves from the "
+        "memory-bound to the compute-bound side of I* = 100.0." in text
+    )
+    assert (
+        "The time bound falls from 1.500 ms to 1.000 ms (x1.5 faster). The whole gain comes "
+        "from moving fewer bytes, not from computing less." in text
+    )
+
+
+def test_attention_when_both_are_compute_bound() -> None:
+    """Regression (issue 25): A100 bandwidth 6000e9 printed 'falls from 0.028 ms to 0.028'."""
+    naive = Op("attention naive", 1e11, 5e8, 200.0, "compute", 1e-3)
+    text = prose(page.attention(Ledger(R, 2, (GEMM, naive, IDEAL))))
+    assert "roofline time | 1.000 ms | 1.000 ms | no faster" in text
+    assert "the kernel stays on the compute-bound side of I* = 100.0" in text
+    assert (
+        "The time bound stays at 1.000 ms: moving fewer bytes saves no time that shows at "
+        "these digits." in text
+    )
+    assert "falls" not in text.split("The time bound")[1]
+
+
+def test_rooflines_caption_by_hand() -> None:
+    figure = page.rooflines(Rooflines("figs/x.png", "bf16", (("A", (5, 6, 8)), ("H", ())), 8))
+    assert (
+        figure.caption
+        == "The operators of the ledger on the bf16 rooflines of the A and H, numbered as in the "
+        "key. Each sits at min(P, I beta) of its panel's chip; the dotted line is the ridge. "
+        "Look at which reach the flat roof, right of the ridge: 5, 6 and 8 on the A; none on "
+        "the H. The others sit on the slope and run at the speed of memory."
+    )
+    every = page.rooflines(Rooflines("figs/x.png", "fp8", (("A", (1, 2)),), 2)).caption
+    assert every.endswith("right of the ridge: 1 and 2 on the A.")
+
+
+def gemm_rows(ridge: float) -> dict[int, Op]:
+    """M = 1, 2, 4 at I = 1, 50, 150 FLOP/B (bound against `ridge`)."""
+    side = lambda i: "compute" if i >= ridge else "memory"  # noqa: E731
+    return {
+        m: Op(str(m), i * 1e6, 1e6, i, side(i), 1e-6) for m, i in ((1, 1.0), (2, 50.0), (4, 150.0))
+    }
+
+
+def test_sweep_by_hand() -> None:
+    text = prose(page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0)))
+    assert "GEMM [M, 64] x [64, 64] on Chip, bf16" in text
+    assert "4 | 150.00 MFLOP | 1.00 MB | 150.00 | compute" in text
+    assert "ridge point: I* = 100.0 FLOP/B" in text
+    assert "crossover: M in (2, 4]: I(2) = 50.00 < I* = 100.0 <= I(4) = 150.00" in text
+    assert "smallest integer M with I >= I*: 3" in text
+    assert (
+        "At M = 1 (one token, as in decode) the GEMM does 1.00 FLOP per byte: a matrix-vector "
+        "product streams every weight once and uses it once. Small-batch decode is "
+        "memory-bound, so quantizing" in text
+    )
+    assert (
+        "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3." in text
+    )
+    assert "it never exceeds 32.0 FLOP/B for these weights" in text
+
+
+def test_sweep_when_decode_reaches_the_ridge_or_nothing_does() -> None:
+    low = Roof("Chip", "bf16", 1e12, 2e12, 0.5)
+    text = prose(page.sweep(Sweep(low, 64, gemm_rows(0.5), Crossover(None, 1), 1, 32.0)))
+    assert "crossover: none needed; already compute-bound at M = 1" in text
+    assert "That already reaches I* = 0.5: on this roof even decode is compute-bound." in text
+    assert "The sweep crosses" not in text
+    high = Roof("Chip", "bf16", 1e15, 1e12, 1000.0)
+    text = prose(page.sweep(Sweep(high, 64, gemm_rows(1000.0), None, None, 32.0)))
+    assert "crossover: none; every M up to 4 stays below I* = 1000.0" in text
+    assert "smallest integer M" not in text and "The sweep crosses" not in text
+
+
+# ---------------------------------------------------------------------------
+# Property tests: drawn hardware tables and flags, the whole lecture run in-process
+# ---------------------------------------------------------------------------
+def _peak(cell: str) -> float:
+    return float(cell.split()[0])  # fmt_peak prints TFLOP/s
+
+
+def unwrapped(text: str) -> str:
+    """The printed text on one line, words broken at a hyphen joined again."""
+    return re.sub(r"(?<=[a-z])- (?=[a-z])", "-", " ".join(text.split()))
+
+
+def claim_faults(text: str) -> list[str]:
+    """Each claim of the printed lecture whose condition its own tables contradict."""
+    faults = contradictions(text)
+    if re.search(r"\bNone\b(?! of)|\[\]|\bx0(?:\.0+)?(?![\d.])", text):
+        faults.append("None, [] or a ratio of x0")
+    flat = unwrapped(text)
+    machines = table_rows(section(text, "Machines"))
+    a, h, h8 = list(machines.values())[1:4]  # A100 bf16, H100 bf16, H100 fp8
+    ridges = float(a[-1].replace(",", "")), float(h[-1].replace(",", ""))
+    word = {1: "memory-bound side", -1: "reach the compute roof", 0: "the same kernels"}
+    step = (ridges[1] > ridges[0]) - (ridges[1] < ridges[0])
+    if f"on the newer chip {'more kernels fall on the ' if step > 0 else ''}" not in flat:
+        faults.append("ridge step")
+    if word[step] not in flat:
+        faults.append(f"ridge step words: {ridges}")
+    if ("helps only kernels" in flat) != (_peak(h8[0]) > _peak(h[0])):
+        faults.append("fp8 helps")
+    ledger = {k: v for k, v in table_rows(section(text, "Operator ledger")).items()}
+    ledger.pop("operator")
+    memory = sum(cells[4] == "memory" for cells in ledger.values())
+    n = len(ledger)
+    count = (
+        f"all {n}" if memory == n else f"none of the {n}" if memory == 0 else f"{memory} of the {n}"
+    )
+    if f"{count[0].upper()}{count[1:]} operators are memory-bound" not in flat:
+        faults.append("memory-bound count")
+    add, norm = ledger["elementwise add [16M]"][4], ledger["LayerNorm [4096, 3072]"][4]
+    if ("both are memory-bound" in flat) != (add == norm == "memory"):
+        faults.append("add and LayerNorm")
+    att = table_rows(section(text, "Attention"))
+    bound = next(ln for ln in section(text, "Attention") if ln.startswith("bound")).split()[1:]
+    if (f"stays on the {bound[0]}-bound side" in flat) != (bound[0] == bound[1]):
+        faults.append("attention side")
+    times = att["roofline time"]
+    if ("The time bound stays at" in flat) != (times[0] == times[1]):
+        faults.append("attention time")
+    speed = table_rows(section(text, "Speedup"))
+    speed.pop("operator")
+    partial = [k for k, v in speed.items() if {v[1], v[2]} - {"1.00x", "2.00x"}]
+    names = " and ".join([", ".join(partial[:-1]), *partial[-1:]] if partial[1:] else partial)
+    if partial and f"ridge ({names}), the upgrade" not in flat:
+        faults.append("partial names")
+    if ("Every row reads 1.00x or 2.00x" in flat) == bool(partial):
+        faults.append("every row whole")
+    said = f"For {count} operators, twice" if memory else f"None of the {n} operators is memory"
+    if said not in flat:
+        faults.append("speedup count")
+    sweep = table_rows(section(text, "GEMM [M"))
+    if ("Small-batch decode is memory-bound" in flat) != (sweep["1"][-1] == "memory"):
+        faults.append("decode bound")
+    cross = re.search(r"crosses the ridge between M = (\d+) and M = (\d+)", flat)
+    if cross and (sweep[cross[1]][-1], sweep[cross[2]][-1]) != ("memory", "compute"):
+        faults.append("crossing")
+    return faults
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> tuple[dict, list[str]]:
+    """A drawn hardware table and a chip of it with one of that chip's precisions."""
+    table = draw(hardware_tables())
+    chip = draw(st.sampled_from(sorted(table)))
+    precision = draw(st.sampled_from(sorted(table[chip].precisions)))
+    return table, ["--chip", chip, "--precision", precision]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn=runs(), measured=st.booleans())
+def test_no_claim_contradicts_its_numbers(drawn, measured, tmp_path_factory) -> None:
+    table, argv = drawn
+    path = tmp_path_factory.mktemp("r") / "machine.json"
+    if measured:
+        calibration = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.0e11}
+        results.save_section("probe", {"calibration": calibration}, path)
+    with patched_hardware(table):
+        text = run_lecture("05", *argv, "--results", str(path))
+    assert claim_faults(text) == []
+
+
+def test_a100_bandwidth_6000e9_keeps_the_attention_time() -> None:
+    """Regression (issue 25): 312e12 / 6000e9 = 52 FLOP/B, under naive attention's 62.7, so
+    both attentions are compute-bound: 8.674 GFLOP / 312 TFLOP/s = 0.028 ms each."""
+    a100 = hw_specs.A100
+    fast = dataclasses.replace(a100, mem_bw_figure=Fig(6000e9, "B/s", "test"))
+    table = {**SHIPPED, a100.key: dataclasses.replace(fast, achievable_mem_bw_figure=None)}
+    with patched_hardware(table):
+        text = run_lecture("05", "--results", "/nonexistent/x")
+    flat = unwrapped(text)
+    assert "The time bound stays at 0.028 ms: moving fewer bytes saves no time" in flat
+    assert "stays on the compute-bound side of I* = 52.0" in flat
+    assert claim_faults(text) == []
+
+
+def test_records_are_frozen_and_an_op_defaults_to_no_speedup() -> None:
+    for record in (OLD, Machines((OLD,), None), ADD, LEDGER, Sweep(R, 1, {}, None, None, 1.0)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.ridge = 0  # type: ignore[misc]
+    figure = Rooflines("x.png", "bf16", (), 0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        figure.count = 1  # type: ignore[misc]
+    assert Op("x", 1.0, 1.0, 1.0, "memory", 1.0).speedups == (1.0, 1.0)
