@@ -442,13 +442,8 @@ show(size_table, table, stamp, notes)
 # :math:`4 N d_h (2 + 2R)`. The bounds use the one-thread roofs above.
 
 plan = measure_budget.from_args(args)
-n_llc = measure_budget.attention_seq(
-    caches.last_level_cache_bytes(cache_list),
-    measure_budget.attention_lengths_cap(plan, D_HEAD),
-    peak_1,
-    beta,
-    D_HEAD,
-    measure_budget.call_cap(plan),
+n_llc = measure_budget.attention_longest(
+    caches.last_level_cache_bytes(cache_list), plan, peak_1, beta, D_HEAD
 )
 N_LIST = [256, 512, 1024] if QUICK else sorted({1024, 2048, 4096, n_llc})
 measured = {}
