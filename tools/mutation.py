@@ -162,6 +162,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_h200_exercise_words_by_hand",
     ),
     "common/exercises/text.py": (T_EX, T_EX_CLI),
+    "lectures/words/hierarchical_roofline.py": (
+        "tests/lectures/test_words_hierarchical_roofline.py",
+    ),
+    "lectures/words/tiled_attention.py": ("tests/lectures/test_words_tiled_attention.py",),
 }
 
 # ---------------------------------------------------------------------------
