@@ -97,7 +97,6 @@ At the top, where students and the course script find them:
 - ``present.probe``: lecture 01's tables and sentences (machine, roofs, operations' ledger).
 - ``present.memory``: lecture 03's tables and sentences (capacity ledger, batch sweep).
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
-- ``present.attention``: lecture 10's tables and sentences (tiled attention, both kernels).
 - ``present.predict``: lecture 11's tables and sentences (predicted against measured, MFU/MBU).
 
 ``files``: what the course writes and reads back.

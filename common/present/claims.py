@@ -83,6 +83,12 @@ def times(x: float, digits: int = 2) -> str:
     return f"{ratio(x, digits)} more" if d > 0 else f"{ratio(1 / x, digits)} less"
 
 
+def than(x: float, digits: int = 2) -> str:
+    """`times` before a compared value: 'x2.15 more than', 'x2.15 less than', 'as much as'."""
+    said = times(x, digits)
+    return "as much as" if said == "the same" else f"{said} than"
+
+
 def more_or_fewer(n: float, than: float, noun: str = "") -> str:
     """'more', 'fewer' or 'as many' (with `noun` appended when given)."""
     word = "as many" if n == than else ("more" if n > than else "fewer")

@@ -60,9 +60,7 @@ def cache_table(caches: Sequence[Any], source: str) -> Group | Text:
 
 
 @dataclass(frozen=True)
-class ComputeRoof:
-    """Section 2: lecture 01's matmul rate, the matmuls timed here, and the roof kept."""
-
+class ComputeRoof:  # section 2: the calibration, the matmuls timed here, the roof kept
     calibrated: float  # FLOP/s, from the calibration
     source: str  # which calibration
     matmuls: Sequence[Row]  # side, bytes, flops_per_s
@@ -105,9 +103,7 @@ def call_cost_table(costs: Mapping[str, float]) -> Group:
 
 
 @dataclass(frozen=True)
-class Sweep:
-    """Section 4: the sweep's points, the fixed cost measured again, the cache note."""
-
+class Sweep:  # section 4: the sweep, the fixed cost again, the cache note
     points: Sequence[Row]  # working_set_bytes, seconds, bytes_per_s, corrected_bytes_per_s
     shares: Sequence[float]  # t0 / t at each point
     levels: Levels
@@ -148,9 +144,7 @@ def sweep(r: Sweep) -> Group:
 
 
 @dataclass(frozen=True)
-class Plateaus:
-    """Section 5: one plateau per level, the blind detector's, and the fixed cost's reach."""
-
+class Plateaus:  # section 5: a plateau per level, the detector's, the fixed cost's reach
     plateaus: Sequence[Plateau]  # bytes_per_s None where no point fell inside
     detected: Sequence[Plateau]
     levels: Levels
@@ -290,9 +284,7 @@ def sweep_caption(r: Plateaus) -> str:
 
 
 @dataclass(frozen=True)
-class FixedCost:
-    """Section 6: the fixed cost against the smallest sizes, and a line fit through them."""
-
+class FixedCost:  # section 6: the fixed cost at the smallest sizes, a line fit
     costs: Mapping[str, float]  # call_seconds, gil_seconds
     smallest: tuple[float, float, float]  # the smallest set: bytes, fixed-cost share, D / t
     call_limit: float | None
@@ -328,9 +320,7 @@ def fixed_cost_observations(r: FixedCost) -> Observations:
 
 
 @dataclass(frozen=True)
-class Threads:
-    """Section 7: DRAM from one thread and from every core, and the ridge point of each."""
-
+class Threads:  # section 7: DRAM from one thread and every core, their ridges
     threads: int
     working_set_bytes: float
     one_bw: float  # bytes/s, one thread

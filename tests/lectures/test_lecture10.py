@@ -152,9 +152,9 @@ def test_measured_tables_are_consistent(quick_run: dict) -> None:
     for r in rows_under(out, "Time per score"):
         n = int(r[0].replace(",", ""))
         assert r[1] == f"{4 * n * n / (caches.last_level_cache_bytes() or 32 * 2**20):.2g}"
-    for r in rows_under(out, "What each kernel allocates beside Q, K and V"):
+    for r in rows_under(out, "Time per score and memory beside Q, K and V"):
         n = int(r[0].replace(",", ""))
-        assert r[1] == attention_memory_text(4 * (n * n + n * 128 + 2 * n))
+        assert r[4] == attention_memory_text(4 * (n * n + n * 128 + 2 * n))
     roof = rows_under(out, "On this machine's one-thread roofline at N = 1,024")
     n, d = 1024, 128
     assert row(roof, "naive")[1] == f"{4 * (10 * n * n + 4 * n * d) / 1e6:.2f} MB"
