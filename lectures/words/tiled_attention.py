@@ -574,7 +574,7 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
     slower = [n for n, x in ratios.items() if x > 1]
     close = [n for n, x in ratios.items() if abs(x - 1) <= 0.1]
     why = (
-        f"It is slower at {n_of_m(len(slower), len(ratios))} lengths"
+        f"It is slower at {n_of_m(len(slower), len(ratios))} length{'s' * (len(ratios) > 1)}"
         + (f" and within 10% of the naive kernel at {len(close)}" if close else "")
         + ". "
         + (
