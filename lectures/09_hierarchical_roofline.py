@@ -32,6 +32,7 @@ from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes,
 boot.start()
 # sphinx_gallery_end_ignore
 
+import dataclasses
 import math
 import time
 
@@ -415,16 +416,7 @@ payload = {
     "operation": "z = x + y, fp32, out= (reads 8 B and writes 4 B per element)",
     "bytes_per_element": hierarchy.BYTES_PER_ELEMENT,
     "cache_source": cache_source or None,
-    "caches": [
-        {
-            "name": c.name,
-            "level": c.level,
-            "type": c.kind,
-            "size_bytes": c.size_bytes,
-            "shared_cpus": c.shared_cpus,
-        }
-        for c in cache_list
-    ],
+    "caches": [{"name": c.name, **dataclasses.asdict(c)} for c in cache_list],
     "levels": [{"name": name, "size_bytes": size} for name, size in levels],
     "per_call": costs,
     "sweep": {
@@ -434,27 +426,13 @@ payload = {
         "points": points,
     },
     "plateau_method": plateau_method,
-    "plateaus": [
-        {
-            "level": p.name,
-            "lo_bytes": p.lo_bytes,
-            "hi_bytes": None if math.isinf(p.hi_bytes) else p.hi_bytes,
-            "bytes_per_s": p.bytes_per_s,
-            "measured_bytes_per_s": raw_plateau.get(p.name),
-            "points": p.points,
-            "margin": p.margin,
-        }
+    "plateaus": [  # a level's range ends at None where it runs past the sweep (DRAM)
+        p._asdict()
+        | {"hi_bytes": None if math.isinf(p.hi_bytes) else p.hi_bytes}
+        | {"measured_bytes_per_s": raw_plateau.get(p.name)}
         for p in plateaus
     ],
-    "detected_plateaus": [
-        {
-            "lo_bytes": d.lo_bytes,
-            "hi_bytes": d.hi_bytes,
-            "bytes_per_s": d.bytes_per_s,
-            "points": d.points,
-        }
-        for d in detected
-    ],
+    "detected_plateaus": [d._asdict() for d in detected],
     "compute_roof_flops_per_s": peak_flops,
     "compute_roof_source": roof_source,
     "operations": operations,

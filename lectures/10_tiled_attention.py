@@ -190,7 +190,7 @@ for chip in SM_CHIPS:
 
 
 # sphinx_gallery_start_ignore
-def plan(chip: object) -> page.Plan:
+def chip_plan(chip: object) -> page.Plan:
     """One chip's blocks, how often they read K and V, their traffic and bound."""
     blocks, traffic, i = plans[chip.key]
     reads = attention_io.kv_reads(N, blocks.rows, blocks.cols)
@@ -199,8 +199,10 @@ def plan(chip: object) -> page.Plan:
     return page.Plan(gpu(chip), blocks, t_r, reads, traffic, i, seconds, needed[chip.key])
 
 
-named = [plan(H100), plan(A100)]
-plan_all = page.Schedule(N, D_HEAD, [plan(c) for c in SM_CHIPS], named, naive_bytes, ideal_bytes)
+named = [chip_plan(H100), chip_plan(A100)]
+plan_all = page.Schedule(
+    N, D_HEAD, [chip_plan(c) for c in SM_CHIPS], named, naive_bytes, ideal_bytes
+)
 # sphinx_gallery_end_ignore
 show(*page.schedule(plan_all))
 
@@ -374,7 +376,8 @@ FP32 = bytes_per_elem("fp32")
 cache_list, cache_source = caches.read_caches_with_source()
 levels = dict(caches.data_levels(cache_list))  # {"L1": bytes, "L2": bytes, ...}
 l2 = levels.get("L2", hierarchy.ASSUMED_L2_BYTES)
-llc = caches.last_level_cache_bytes(cache_list) or hierarchy.ASSUMED_LLC_BYTES
+reported_llc = caches.last_level_cache_bytes(cache_list)  # None when the OS reports none
+llc = reported_llc or hierarchy.ASSUMED_LLC_BYTES
 calibration, calibration_source = load_or_calibrate(args.results)
 beta = calibration["bandwidth_bytes_per_s"]
 saved_peak_1 = calibration.get("matmul_one_thread_flops_per_s", 0.0)
@@ -394,7 +397,7 @@ peaks = (calibration["matmul_flops_per_s"], saved_peak_1, fresh["flops_per_s"], 
 costs = (naive_i, step_s, attention.CALLS_PER_BLOCK, exp_s, calibration_source)
 cache_table, roof_table, notes = page.machine(page.Machine(found or assumed, beta, *peaks, *costs))
 # sphinx_gallery_end_ignore
-built = probe.built_here(machine.describe(), llc, "10_tiled_attention.py")
+built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
 show(built, cache_table, roof_table, notes)
 
 # %%
@@ -438,7 +441,7 @@ rows = [sized_row(name, b) for name, b in sized.items()]
 blocked = page.BlockSizes(BLOCK_N, D_HEAD, block_f, rows, naive_row, peak_1, step_s)
 size_table, table, notes = page.block_sizes(blocked)
 # sphinx_gallery_end_ignore
-stamp = probe.measured_on(machine.describe(), llc)  # whose numbers, and when
+stamp = probe.measured_on(machine.describe(), reported_llc)  # whose numbers, and when
 show(size_table, table, stamp, notes)
 
 # %%
@@ -455,9 +458,7 @@ show(size_table, table, stamp, notes)
 # :math:`4 N d_h (2 + 2R)`. The bounds use the one-thread roofs above.
 
 plan = measure_budget.from_args(args)
-n_llc = measure_budget.attention_longest(
-    caches.last_level_cache_bytes(cache_list), plan, peak_1, beta, D_HEAD
-)
+n_llc = measure_budget.attention_longest(reported_llc, plan, peak_1, beta, D_HEAD)
 N_LIST = [256, 512, 1024] if QUICK else sorted({1024, 2048, 4096, n_llc})
 measured = {}
 with roofs.blas_threads(1):

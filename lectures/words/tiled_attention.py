@@ -469,7 +469,7 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     than_fast = (
         "and is the fastest of them"
         if small is fast
-        else f"and runs {speed(fast.seconds, small.seconds, 1)} than the fastest blocks"
+        else f"and runs {speed(fast.seconds, small.seconds)} than the fastest blocks"
     )
     items = [
         f"With {small.name}-sized blocks ({_blocks(small.blocks)}) the kernel makes "

@@ -87,7 +87,7 @@ def test_results_section_schema(quick_run: dict) -> None:
         said = "The sweep's largest working set" in quick_run["proc"].stdout
         assert said == (sizes[-1] < 2 * llc)
 
-    plateaus = {p["level"]: p for p in h["plateaus"]}
+    plateaus = {p["name"]: p for p in h["plateaus"]}
     assert list(plateaus) == [*LEVELS_HERE, "DRAM"]
     for p in plateaus.values():
         assert p["bytes_per_s"] > 0 and p["points"] >= 1
@@ -181,7 +181,7 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
     h = doc["hierarchy"]
     assert h["caches"] == [] and h["cache_source"] is None
     assert "detector" in h["plateau_method"]
-    names = [p["level"] for p in h["plateaus"]]
+    names = [p["name"] for p in h["plateaus"]]
     if names:
         assert names[-1] == "DRAM"
         assert names[:-1] == [f"L{k}" for k in range(1, len(names))]

@@ -259,7 +259,7 @@ def test_block_sizes_by_hand() -> None:
     assert speeds.rows[0] == ["L1 data", "200 ms", "5.0", "12%", "20%"]
     assert speeds.rows[-1] == ["naive", "100 ms", "10.0", "25%", "-"]
     assert notes.items[0].startswith(
-        "With L1 data-sized blocks (16 x 16) the kernel makes 4,096 inner steps and runs x4.0 "
+        "With L1 data-sized blocks (16 x 16) the kernel makes 4,096 inner steps and runs x4.00 "
         "slower than the fastest blocks; the fixed costs alone explain 20% of its time."
     )
     assert notes.items[1] == (
