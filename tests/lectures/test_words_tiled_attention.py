@@ -496,12 +496,17 @@ def test_part1_words_hold_for_edits_that_broke_them(edit: dict) -> None:
     check_part1(table)
 
 
-def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(tmp_path) -> None:
-    """The H100's bf16 peak x10 put None where a byte count was expected: a traceback."""
+def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The H100's bf16 peak x10 put None where a byte count was expected: a traceback. With
+    no cache reported, the stamps name none (they named the assumed 32 MiB as this LLC)."""
     table = dict(SHIPPED)
     table["h100"] = scale_chip(table["h100"], {"peak bf16": 10.0})
+    monkeypatch.setenv("ROOFLINE_FAKE_LLC", "none")
     with patched_hardware(table):
         out = run_lecture("10", "--quick", "--results", str(tmp_path / "r.json"))
+    assert "LLC not reported" in out and "LLC 32.00 MiB" not in out
     assert "H100 SXM ridge" not in out and "A100 40GB SXM ridge" in out
     assert "461 KiB" not in out and "never" in out
     assert not contradictions(out)
