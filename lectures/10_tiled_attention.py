@@ -459,7 +459,9 @@ show(size_table, table, stamp, notes)
 
 plan = measure_budget.from_args(args)
 n_llc = measure_budget.attention_longest(reported_llc, plan, peak_1, beta, D_HEAD)
-N_LIST = [256, 512, 1024] if QUICK else sorted({1024, 2048, 4096, n_llc})
+N_LIST = (
+    [256, 512, 1024] if QUICK else sorted({n for n in (1024, 2048, 4096) if n < n_llc} | {n_llc})
+)
 measured = {}
 with roofs.blas_threads(1):
     for n in N_LIST:
