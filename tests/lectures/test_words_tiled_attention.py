@@ -1,6 +1,5 @@
-"""Lecture 10's words from hand-made records (expected sentences worked by hand), property
-tests on drawn records and on Part 1 built from drawn hardware tables, and the lecture run
-on edits that broke it."""
+"""Lecture 10's words from hand-made records (expected sentences worked by hand), and
+property tests on drawn records and on Part 1 built from drawn hardware tables."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ import pytest
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture, scale_chip
+from strategies import SHIPPED, hardware_tables, scale_chip
 
 from common.formulas import attention_io
 from common.formulas.attention_io import Blocks
@@ -474,7 +473,7 @@ def check_part1(table: dict) -> None:
         assert all(x[1] < x[0] and x[2] < x[0] for n, x in lengths_.layer.items() if n < first)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(hardware_tables())
 def test_part1_words_hold_for_drawn_hardware(table: dict) -> None:
     check_part1(table)
@@ -494,22 +493,6 @@ def test_part1_words_hold_for_edits_that_broke_them(edit: dict) -> None:
     for key, factors in edit.items():
         table[key] = scale_chip(table[key], factors)
     check_part1(table)
-
-
-def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(
-    tmp_path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The H100's bf16 peak x10 put None where a byte count was expected: a traceback. With
-    no cache reported, the stamps name none (they named the assumed 32 MiB as this LLC)."""
-    table = dict(SHIPPED)
-    table["h100"] = scale_chip(table["h100"], {"peak bf16": 10.0})
-    monkeypatch.setenv("ROOFLINE_FAKE_LLC", "none")
-    with patched_hardware(table):
-        out = run_lecture("10", "--quick", "--results", str(tmp_path / "r.json"))
-    assert "LLC not reported" in out and "LLC 32.00 MiB" not in out
-    assert "H100 SXM ridge" not in out and "A100 40GB SXM ridge" in out
-    assert "461 KiB" not in out and "never" in out
-    assert not contradictions(out)
 
 
 SECONDS = st.floats(1e-4, 10.0)
