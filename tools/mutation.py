@@ -205,6 +205,7 @@ _WHOLE = (
     "is a multiple of 2**-53, and 0.005 (0x1.47ae147ae147bp-8) is not, so < and <= agree"
 )
 _SIGN = "d is +1 or -1 here: the d == 0 case returned above, so d > 0 and d >= 0 agree"
+W09 = "lectures/words/hierarchical_roofline.py"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     (
         "common/plots/roofline.py",
@@ -467,6 +468,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ),
     (OP, _WHOLE_LINE, "< -> <="): _WHOLE,
     (OP, _WHOLE_LINE, "< -> <= #2"): _WHOLE,
+    (W09, 'than = "less" if gap < 0 else "more"', "< -> <="): (
+        "gap == 0 prints 0% and the sentence says 'the same' without 'less' or 'more'"
+    ),
+    (W09, "if abs(gap) <= AGREE", "<= -> <"): (
+        "gap = fl(y / x) - 1 is exact (Sterbenz), a multiple of 2**-53, and 0.1 "
+        "(0x1.999999999999ap-4) is not, so |gap| never equals AGREE"
+    ),
 }
 
 

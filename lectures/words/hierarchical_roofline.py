@@ -354,7 +354,7 @@ def threads_table(r: Threads) -> Group:
 def threads_observations(r: Threads) -> Observations:
     """What every core adds at DRAM, the fairer ridge point, and the sweep's own DRAM point."""
     items = []
-    if r.all_bw and r.ridge_all:
+    if r.all_bw:
         streams = (
             f"{r.threads} threads stream {fmt_bw(r.all_bw)} from DRAM against "
             f"{fmt_bw(r.one_bw)} from one"

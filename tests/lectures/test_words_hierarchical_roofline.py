@@ -3,10 +3,12 @@ property tests on drawn records (no measurement: the lecture's numbers are fakes
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from types import SimpleNamespace
 
+import pytest
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -301,3 +303,168 @@ def test_operation_sentences_hold_for_drawn_rates(rate: float, paid: float, peak
     call = [i for i in items if i.startswith("With its call cost")]
     if call:
         assert ("the fixed cost does" in call[0]) == (min(rate, paid) <= rate / 2)
+
+
+# ---------------------------------------------------------------------------
+# Edges: each comparison at its boundary, every word of the fixed sentences
+# ---------------------------------------------------------------------------
+def test_records_are_frozen() -> None:
+    records = [
+        page.ComputeRoof(1.0, "x", [], 1.0),
+        page.Sweep([], [], [], 1.0, {}, {}, None),
+        plateaus([L1]),
+        page.FixedCost({}, (1.0, 0.1, 1.0), None, [], None, "L1"),
+        threads(),
+    ]
+    for record in records:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.levels = []  # type: ignore[misc]
+
+
+def test_the_raise_names_the_fastest_matmul() -> None:
+    matmuls = [
+        {"side": 128, "bytes": 192 * KIB, "flops_per_s": 1.5e10},
+        {"side": 256, "bytes": 768 * KIB, "flops_per_s": 2e10},
+        {"side": 64, "bytes": 48 * KIB, "flops_per_s": 1.2e10},
+    ]
+    text = str(page.compute_roof(page.ComputeRoof(1e10, "x", matmuls, 2e10)))
+    assert "the n=256 matmul ran faster than the calibration" in text
+
+
+def test_plateau_boundaries_and_the_detector() -> None:
+    # x1.05 exactly costs; 1 / 1.05 exactly is still "within 5%"
+    at = [
+        Plateau("L2", MIB, 2 * MIB, 1.05e10, 5, 2.0),
+        Plateau("DRAM", 8 * MIB, math.inf, 1e10, 5, 4.0),
+    ]
+    assert (
+        page.plateau_observations(plateaus(at))
+        .items[1]
+        .startswith("Leaving L2 for DRAM costs x1.05")
+    )
+    under = [
+        Plateau("L2", MIB, 2 * MIB, 1e10, 5, 2.0),
+        Plateau("DRAM", 8 * MIB, math.inf, 1.05e10, 5, 4.0),
+    ]
+    assert (
+        page.plateau_observations(plateaus(under))
+        .items[1]
+        .startswith("The L2 plateau (10.00 GB/s) comes out below the DRAM plateau (10.50 GB/s).")
+    )  # 1 / 1.05 exactly is below, not within
+    near = [
+        Plateau("L2", MIB, 2 * MIB, 1.02e10, 5, 2.0),
+        Plateau("DRAM", 8 * MIB, math.inf, 1e10, 5, 4.0),
+    ]
+    assert page.plateau_observations(plateaus(near)).items[1] == (
+        "L2 (10.20 GB/s) and DRAM (10.00 GB/s) are within 5% of each other. When two "
+        "neighbouring plateaus match, the limit is not that cache but the core: numpy's loop and "
+        "the load/store units cannot use the faster level."
+    )
+    low = [Plateau("L1", 0, KIB, 1e10, 5, 2.0), Plateau("L2", MIB, 2 * MIB, 2e10, 5, 2.0)]
+    assert page.plateau_observations(plateaus(low)).items[1] == (
+        "The L1 plateau (10.00 GB/s) comes out below the L2 plateau (20.00 GB/s). No cache is "
+        "slower than the one outside it: at L1 sizes the fixed call cost is most of the time, so "
+        "the corrected bandwidth there is the least certain number of the sweep (rerun when the "
+        "machine is quiet)."
+    )
+    # one detected plateau in each of two levels: as many as the levels, none crowded
+    apart = [
+        Plateau("a", 4 * KIB, 16 * KIB, 9e10, 5, None),
+        Plateau("b", 128 * KIB, 512 * KIB, 3e10, 5, None),
+    ]
+    text = page.plateau_observations(plateaus([L1, L2], apart)).items[-1]
+    assert text == (
+        "Without the sizes, the change-point detector finds 2 plateau(s) (90.00 GB/s in L1, "
+        "30.00 GB/s in L2) where the operating system names 2 levels."
+    )
+
+
+def test_three_sizes_clip_to_the_last() -> None:
+    sizes = [4 * KIB, 64 * MIB, 600 * MIB]
+    record = page.Plateaus([DRAM], [], LEVELS, "m", {"DRAM": 5e9}, sizes, None)
+    assert table(page.plateau_tables(record)).rows[0][2] == "420 MiB - 600 MiB"
+    points = [
+        {"working_set_bytes": b, "seconds": 1e-3, "bytes_per_s": 1e9, "corrected_bytes_per_s": None}
+        for b in sizes
+    ]
+    group = page.sweep(
+        page.Sweep(
+            points,
+            [0.0] * 3,
+            LEVELS,
+            2.0,
+            {"call_seconds": 1e-7, "gil_seconds": 0.0},
+            {"call_seconds": 1e-7, "gil_seconds": 0.0},
+            None,
+        )
+    )
+    assert table(group).note == "sweep: 3 sizes from 4.00 KiB to 600.00 MiB in 2.0 s"
+
+
+def test_captions_word_for_word() -> None:
+    assert page.sweep_caption(plateaus([L1, DRAM], call_limit=128 * KIB)) == (
+        "Bandwidth of z = x + y against its working set, with the cache sizes the operating "
+        "system reports as dashed lines. Look at the steps down: each coloured bar is a plateau, "
+        "drawn over the sizes it was taken from (L1 150.00 GB/s, DRAM 5.00 GB/s). In the grey "
+        "band (working sets up to 128.00 KiB) the fixed cost of a call is at least 10% of its "
+        "time, so the measured curve (grey) sits below the corrected one."
+    )
+    adds = [
+        OPS[0],
+        OPS[1],
+        {**OPS[1], "label": "add in L2", "intensity": 0.5, "closest_roof": "DRAM"},
+    ]
+    assert page.roofline_caption([*adds, OPS[2]], 2e11) == (
+        "One bandwidth roof per memory level (solid, one thread; dashed, DRAM from every core) "
+        "under the compute roof of 200.0 GFLOP/s. Every add has the same intensity, I = 0.0833 "
+        "FLOP/byte, and is labelled with the level its data lives in. Look at which roof each one "
+        "touches: 2 of the 3 sit closest to the roof of their own level. The matmuls sit far to "
+        "the right, under the compute roof."
+    )
+    assert table(page.operations_table(OPS)).headers[2] == "I (FLOP/B)"
+
+
+def test_thread_sentences_word_for_word_and_their_edges() -> None:
+    items = page.threads_observations(threads()).items
+    assert items[0] == (
+        "4 threads stream 25.00 GB/s from DRAM against 10.00 GB/s from one: x2.50. One core cannot "
+        "keep enough requests in flight to use all the memory bandwidth."
+    )
+    assert items[1] == (
+        "The ridge point drops from 20.0 to 8.0 FLOP/byte when the bandwidth roof uses every "
+        "core, as the compute roof does. That is the fairer ridge point for a program that runs "
+        "on every core."
+    )
+    flat = page.threads_observations(threads(every=1.05e10)).items[0]
+    assert flat == (
+        "4 threads stream 10.50 GB/s from DRAM against 10.00 GB/s from one, less than x1.1: no "
+        "real gain this time. Either one core already saturates this memory system, or other "
+        "programs kept the other cores busy during the measurement (rerun when it is quiet)."
+    )
+    assert "no real gain" not in page.threads_observations(threads(every=1.1e10)).items[0]
+    assert (
+        page.threads_observations(threads(sweep_bw=2e10))
+        .items[2]
+        .endswith(
+            "100% more: a gap that size shows how much the machine's load moves a DRAM measurement "
+            "from one moment to the next."
+        )
+    )
+
+
+def test_operation_sentences_word_for_word_and_their_edges() -> None:
+    assert page.operations_observations(OPS, 2e11).items[0] == (
+        "The add with a 23.00 KiB working set (data in L1) runs at 12.00 GFLOP/s, closest to the "
+        "L1 roof, as the model predicts."
+    )
+    half = [{**OPS[0], "flops_per_s_with_call_cost": 6e9}]  # the fixed cost is half the call
+    assert page.operations_observations(half, 2e11).items[1].endswith("the fixed cost does.")
+    # 12.001 and 12.000 GFLOP/s both print 12.00: nothing to say
+    close = [{**OPS[0], "flops_per_s": 1.2001e10, "flops_per_s_with_call_cost": 1.2e10}]
+    assert len(page.operations_observations(close, 2e11).items) == 1
+
+
+def test_fixed_cost_without_a_slope() -> None:
+    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
+    flat = page.FixedCost(costs, (4 * KIB, 0.8, 2e9), None, [(KIB, 1e-7)] * 3, (3e-7, 0.0), "L1")
+    assert len(page.fixed_cost_observations(flat).items) == 1
