@@ -3,6 +3,7 @@ property tests on drawn records and on Part 1 built from drawn hardware tables."
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -521,3 +522,124 @@ def test_block_words_hold_for_drawn_times(choices: list, naive_t: float) -> None
     assert not contradictions(" ".join(items))
     fastest = min(rows, key=lambda s: s.seconds)
     assert f"The fastest blocks came from {fastest.name} " in items[1]
+
+
+# ---------------------------------------------------------------------------
+# Edges: each comparison at its boundary, every word of the fixed sentences
+# ---------------------------------------------------------------------------
+def test_records_are_frozen() -> None:
+    ext = page.Extremes(1, 1, 1.0, [A], {}, 1.0)
+    sch = page.Schedule(1, 1, [], [], 1.0, 1.0)
+    tra = page.Traffic([], 1.0, 1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    blk = page.BlockSizes(1, 1, 1.0, [], (1.0, 1.0, 1.0), 1.0, 1.0)
+    for record in (A, ext, sch, tra, lengths({}), machine(), blk, kernels({1024: (1.0, 1.0)})):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.n = 2  # type: ignore[misc]
+
+
+def test_fixed_sentences_word_for_word() -> None:
+    kernels_ = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
+    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels_, 2 * MIB))
+    assert notes.items[2] == (
+        "The ideal assumes that nothing is ever read twice, as if K and V (2.00 MiB at this "
+        "size) stayed on chip for every query. One SM's shared memory is a few hundred KiB. The "
+        "rest of Part 1 asks what a finite on-chip memory gives."
+    )
+    a, b = plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)
+    assert page.schedule(page.Schedule(1024, 64, [a, b], [a, b], 1e8, 1e6))[2].items[0] == (
+        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to 2 N / (b "
+        "T_r), about B_r, as T_r grows. The A's 200 KiB give B_r = 128 and I = 60.0; the B's "
+        "100 KiB give B_r = 64 and I = 30.0."
+    )
+    record = page.Traffic(
+        [], 1292.0, 8.59e9, 98_816.0, -0.91, 2 * MIB, 4.19e6, 1.38e8, 4.19e6, 2 * MIB
+    )
+    table, caption, notes = page.traffic(record)
+    assert caption == (
+        "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
+        "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
+        "line is the traffic F / I* at which the head's intensity reaches a chip's ridge point "
+        "(A100, H100), with a dot where the staircase first gets below it; the vertical lines "
+        "mark the chips' shared memory per SM."
+    )
+    assert notes.items[1] == (
+        "Between 16 KiB and 128 KiB the staircase falls with a log-log slope of -0.91: doubling "
+        "the on-chip memory about halves the traffic, the theorem's 1 / M."
+    )
+    assert table.headers == ["landmark", "M_sm", "Br x Bc", "D", "I"]
+    _, notes = page.agreement([(300, 16, 300, 300, 1, 7.6e-7)], 1e-4)
+    assert notes.items == [
+        "The largest relative error is 7.6e-07, inside the tolerance of 1e-04. The two kernels "
+        "add the same terms in a different order and subtract a different running maximum before "
+        "each exponential, so they agree to fp32 rounding, not bit for bit.",
+        "The online softmax needs no second pass: a block that raises a row's maximum rescales "
+        "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
+        "once per query block, at the end.",
+    ]
+    at = page.agreement([(64, 8, 32, 32, 4, 1e-4)], 1e-4)[1].items[0]  # the tolerance itself
+    assert "1.0e-04, inside the tolerance" in at
+    assert page.machine(machine())[2].items[1] == (
+        "On one thread the ridge is 1.6 FLOP/byte. The naive kernel in fp32 does 12.8 FLOP per "
+        "byte of its ten passes (about (4 d_h + 5) / 40 at any N): at or above the ridge, so by "
+        "the roofline it is compute-bound here, and fewer bytes do not lower its bound."
+    )
+    assert page.machine(machine(naive_i=1.625))[2].items[1].count("at or above the ridge") == 1
+    assert page.machine(machine())[2].items[2] == (
+        "An inner step costs 70.0 µs before any arithmetic, about 5.00 µs per numpy call. In "
+        "that time one core does 1.82 MFLOP of matmul: a block must do much more work than that "
+        "for the fixed cost to vanish."
+    )
+    *_, caption = page.kernels(kernels({1024: (1.0, 1.0)}))
+    assert caption == (
+        "Seconds per call of both kernels against N (log-log): measured (markers), and the two "
+        "parts of the roofline bound with this machine's one-thread roofs, F / P_1 (the same for "
+        "both) and each kernel's D / beta. A kernel's bound is the higher of its two lines. The "
+        "vertical line is where the naive kernel's N x N scores fill the last-level cache."
+    )
+
+
+def test_kernel_boundaries() -> None:
+    # equal times: not slower
+    assert "It is never slower" in page.kernels(kernels({1024: (0.1, 0.1)}))[3].items[0]
+    # per score, 2048 -> 8192 (2^22 and 2^26 scores): naive 1/16 s -> 1.1 s grows x1.1, tiled
+    # 1/16 s -> 1 s grows x1.0: exactly 1.1 times, which does not count as showing
+    same = page.kernels(kernels({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)}))[3].items[3]
+    assert same.endswith("the savings do not show in time.")
+    # S exactly the cache counts as inside it
+    runs = {
+        2896: page.Run(
+            Blocks(64, 64, 1.0), {"naive": 0.1, "tiled": 0.1}, 1.0, {"naive": 1.0, "tiled": 1.0}
+        ),
+        8192: page.Run(
+            Blocks(64, 64, 1.0), {"naive": 1.0, "tiled": 1.0}, 8.0, {"naive": 1.0, "tiled": 1.0}
+        ),
+    }
+    record = dataclasses.replace(kernels({1024: (1.0, 1.0)}), runs=runs)
+    assert "at N = 2,896 (S inside the last-level cache)" in page.kernels(record)[3].items[3]
+    # a measured time exactly between the sum (0.75 s) and the max (0.5 s): not closer to the sum
+    tie = dataclasses.replace(
+        kernels({1024: (0.625, 1.0)}),
+        placed={
+            "naive": row("naive", 4e8, 0.25, 0.5, 0.625),
+            "tiled": row("tiled", 1e8, 0.25, 0.1, 1.0),
+        },
+    )
+    assert (
+        "closer to the roofline's max, 500 ms, than to their sum, 750 ms"
+        in page.kernels(tie)[3].items[1]
+    )
+    # a tiled time below its parts leaves nothing, not a negative remainder
+    quick = page.kernels(kernels({8192: (1.0, 0.05)}))[3].items[2]
+    assert "and the remaining 0.00 ns its small matmuls" in quick
+
+
+def test_block_boundaries() -> None:
+    big = sized("L2", 64, 0.05, 256)
+    # fixed costs beyond the time are capped at 100%
+    capped = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1.0)
+    assert page.block_sizes(capped)[1].rows[0][4] == "100%"
+    assert "explain 100% of its time" in page.block_sizes(capped)[2].items[0]
+    # the small blocks moving exactly the naive kernel's bytes move no more
+    small = sized("L1 data", 16, 0.2, 4096, traffic=4e7)
+    even = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    assert len(page.block_sizes(even)[2].items) == 2
