@@ -93,8 +93,6 @@ At the top, where students and the course script find them:
 - ``present.explain``: sentences that explain a measurement.
 - ``present.probe``: the machine stamp under measured tables (lectures 01, 03, 09, 10).
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
-- ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
-- ``present.attention``: lecture 10's tables and sentences (tiled attention, both kernels).
 - ``present.predict``: lecture 11's tables and sentences (predicted against measured, MFU/MBU).
 
 ``files``: what the course writes and reads back.

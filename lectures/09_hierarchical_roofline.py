@@ -32,6 +32,7 @@ from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes,
 boot.start()
 # sphinx_gallery_end_ignore
 
+import dataclasses
 import math
 import time
 
@@ -41,12 +42,12 @@ from common.formulas import hierarchy, roofline
 from common.measure import budget as measure_budget
 from common.measure import caches, machine, roofs, timing
 from common.measure import hierarchy as sweep
-from common.present import console, display
-from common.present import hierarchy as report
+from common.present import console, display, probe
 from common.present.console import fmt_bytes
 from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
+from lectures.words import hierarchical_roofline as page
 
 
 def make_parser() -> cli.LectureParser:
@@ -81,8 +82,8 @@ levels = caches.data_levels(cache_list)  # data caches (name, bytes), innermost 
 llc_bytes = levels[-1][1] if levels else None
 show(
     display.Text(machine.summary_line(machine.describe())),
-    report.cache_table(cache_list, cache_source),
-    report.built_here(machine.describe(), llc_bytes, "09_hierarchical_roofline.py"),
+    page.cache_table(cache_list, cache_source),
+    probe.built_here(machine.describe(), llc_bytes, "09_hierarchical_roofline.py"),
 )
 
 # %%
@@ -113,7 +114,7 @@ peak_flops = max(peak_flops, fastest["flops_per_s"])
 roof_source = calibration_note
 if peak_flops > calibrated:
     roof_source += f"; raised to lecture 09's n={fastest['side']} matmul"
-show(report.compute_roof_facts(calibrated, calibration_note, matmuls, peak_flops))
+show(page.compute_roof(page.ComputeRoof(calibrated, calibration_note, matmuls, peak_flops)))
 
 # %%
 # The fixed cost of a call
@@ -138,7 +139,7 @@ smallest = hierarchy.MIN_WORKING_SET_BYTES
 lengths = hierarchy.sweep_lengths(smallest, sweep_limit, per_octave)
 arrays = sweep.StreamArrays(lengths[-1])  # x, y and z, carved once from one buffer
 costs_before = sweep.measure_call_costs(arrays, budget["call_cost_s"])
-show(report.call_cost_table(costs_before))
+show(page.call_cost_table(costs_before))
 
 # %%
 # Sweeping the working set
@@ -187,10 +188,11 @@ corrected_bw = [  # D / (t - t0)
 ]
 for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
-table = report.sweep_table(points, shares, levels, sweep_seconds)
 reach = measure_budget.cache_note("The sweep's largest working set", sizes[-1], llc_bytes)
-stamp = report.measured_on(machine.describe(), llc_bytes)  # whose numbers, and when
-show(report.after_sweep_line(costs_after, costs), table, stamp, *report.notes([reach]))
+stamp = probe.measured_on(machine.describe(), llc_bytes)  # whose numbers, and when
+show(
+    page.sweep(page.Sweep(points, shares, levels, sweep_seconds, costs_after, costs, reach)), stamp
+)
 
 # %%
 # A plateau for each level
@@ -225,17 +227,17 @@ found = [p for p in plateaus if p.bytes_per_s is not None]
 level_roofs = [(p.name, p.bytes_per_s) for p in found]  # one bandwidth roof per level
 # the same medians without the correction
 raw_plateau = {p.name: hierarchy.plateau_median(p, sizes, measured_bw) for p in found}
-show(
-    report.plateau_table(plateaus, levels, plateau_method, raw_plateau, sizes),
-    report.detected_table(detected, levels),
+call_limit = hierarchy.call_cost_limit_bytes(sizes, seconds, fixed)
+found_here = page.Plateaus(
+    plateaus, detected, levels, plateau_method, raw_plateau, sizes, call_limit
 )
+show(page.plateau_tables(found_here))
 
 # %%
 # The figure shows the measured curve, the curve with the fixed cost removed,
 # the cache sizes the operating system reported, and each plateau drawn across
 # the sizes it was taken from.
 
-call_limit = hierarchy.call_cost_limit_bytes(sizes, seconds, fixed)
 shown = []
 if args.png:
     from common.plots import hierarchy as hierarchy_plots
@@ -249,9 +251,9 @@ if args.png:
         [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found],
         call_limit,
     )
-    caption = report.sweep_caption(found, call_limit)
+    caption = page.sweep_caption(found_here)
     shown.append(display.figure(path, caption, display_path(path)))
-show(*shown, report.plateau_observations(found, detected, levels))
+show(*shown, page.plateau_observations(found_here))
 
 # %%
 # Why the fixed cost matters, and where
@@ -273,9 +275,10 @@ small = [
 # t = t0 + D / beta: the fit returns (t0, 1/beta)
 fit = hierarchy.affine_fit(*zip(*small, strict=True)) if len(small) >= 3 else None
 first_level = found[0].name if found else "first"
+smallest = (sizes[0], shares[0], measured_bw[0])
 show(
-    report.call_cost_observations(
-        costs, sizes, shares, measured_bw, call_limit, small, fit, first_level
+    page.fixed_cost_observations(
+        page.FixedCost(costs, smallest, call_limit, small, fit, first_level)
     )
 )
 
@@ -297,13 +300,12 @@ threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, repeats)
 one_bw, all_bw = threaded["one_thread_bytes_per_s"], threaded["all_thread_bytes_per_s"]
 ridge_one = roofline.ridge_point(peak_flops, one_bw)
 ridge_all = roofline.ridge_point(peak_flops, all_bw) if all_bw else None
-show(
-    report.threads_table(
-        threaded, ridge_one, ridge_all, peak_flops, machine.blas_info().get("threads")
-    ),
-    stamp,
-    report.threads_observations(threaded, ridge_one, ridge_all, measured_bw[-1]),
+blas = machine.blas_info().get("threads")
+at = threaded["working_set_bytes"]
+both = page.Threads(
+    thread_count, at, one_bw, all_bw, ridge_one, ridge_all, peak_flops, blas, measured_bw[-1]
 )
+show(page.threads_table(both), stamp, page.threads_observations(both))
 
 # %%
 # The hierarchical roofline
@@ -376,7 +378,7 @@ for op in operations:
         op["intensity"], op["flops_per_s"], op["level"], level_roofs, peak_flops
     )
     op.update(verdict)
-show(report.operations_table(operations), stamp)
+show(page.operations_table(operations), stamp)
 
 # %%
 # The figure draws each level's roof in the colour of its plateau in the
@@ -394,9 +396,9 @@ if args.png:
     marks = [point(op) for op in operations]
     dram_all = [(f"DRAM, {thread_count} threads", all_bw)] if all_bw else []
     path = hierarchical_roofline_figure(out, level_roofs, peak_flops, marks, dram_all)
-    caption = report.roofline_caption(operations, peak_flops)
+    caption = page.roofline_caption(operations, peak_flops)
     shown.append(display.figure(path, caption, display_path(path)))
-show(*shown, report.operations_observations(operations, peak_flops))
+show(*shown, page.operations_observations(operations, peak_flops))
 
 # %%
 # Saving the results
@@ -414,16 +416,7 @@ payload = {
     "operation": "z = x + y, fp32, out= (reads 8 B and writes 4 B per element)",
     "bytes_per_element": hierarchy.BYTES_PER_ELEMENT,
     "cache_source": cache_source or None,
-    "caches": [
-        {
-            "name": c.name,
-            "level": c.level,
-            "type": c.kind,
-            "size_bytes": c.size_bytes,
-            "shared_cpus": c.shared_cpus,
-        }
-        for c in cache_list
-    ],
+    "caches": [{"name": c.name, **dataclasses.asdict(c)} for c in cache_list],
     "levels": [{"name": name, "size_bytes": size} for name, size in levels],
     "per_call": costs,
     "sweep": {
@@ -433,27 +426,13 @@ payload = {
         "points": points,
     },
     "plateau_method": plateau_method,
-    "plateaus": [
-        {
-            "level": p.name,
-            "lo_bytes": p.lo_bytes,
-            "hi_bytes": None if math.isinf(p.hi_bytes) else p.hi_bytes,
-            "bytes_per_s": p.bytes_per_s,
-            "measured_bytes_per_s": raw_plateau.get(p.name),
-            "points": p.points,
-            "margin": p.margin,
-        }
+    "plateaus": [  # a level's range ends at None where it runs past the sweep (DRAM)
+        p._asdict()
+        | {"hi_bytes": None if math.isinf(p.hi_bytes) else p.hi_bytes}
+        | {"measured_bytes_per_s": raw_plateau.get(p.name)}
         for p in plateaus
     ],
-    "detected_plateaus": [
-        {
-            "lo_bytes": d.lo_bytes,
-            "hi_bytes": d.hi_bytes,
-            "bytes_per_s": d.bytes_per_s,
-            "points": d.points,
-        }
-        for d in detected
-    ],
+    "detected_plateaus": [d._asdict() for d in detected],
     "compute_roof_flops_per_s": peak_flops,
     "compute_roof_source": roof_source,
     "operations": operations,

@@ -39,21 +39,21 @@ import time
 
 from common.files import results
 from common.files.calibration import load_or_calibrate
-from common.formulas import attention_io, hierarchy
+from common.formulas import attention_io, hierarchy, numpy_ops
 from common.formulas.ledger import attention_counts
-from common.formulas.roofline import intensity, lower_bound_time
+from common.formulas.roofline import intensity, lower_bound_time, ridge_point
 from common.formulas.thresholds import crossover
 from common.formulas.transformer import layer_ops
 from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
 from common.measure import attention, caches, machine, roofs
 from common.measure import budget as measure_budget
 from common.plots.style import log_range
-from common.present import attention as report
 from common.present import probe
-from common.present.display import Table, Text, show
+from common.present.display import Text, show
 from common.shell import cli
 from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
+from lectures.words import tiled_attention as page
 
 
 def make_parser() -> cli.LectureParser:
@@ -108,11 +108,23 @@ extremes = {
 # sphinx_gallery_start_ignore
 GPUS = (A100, H100)
 kv_bytes = 2 * BF16 * N * D_HEAD
-table, notes = report.extremes_report(
-    F, naive_bytes, ideal_bytes, extremes, N, D_HEAD, GPUS, kv_bytes
-)
+
+
+def gpu(chip: object) -> page.Gpu:
+    """A chip as Part 1 uses it: its name, bf16 ridge point and shared memory per SM."""
+    return page.Gpu(chip.name, chip.ridge_point("bf16"), chip.smem_per_sm)
+
+
+def bound(flops: float, nbytes: float, chip: object) -> float:
+    """max(F / P, D / beta) on a chip in bf16, seconds."""
+    return lower_bound_time(flops, nbytes, chip.peak_flops("bf16"), chip.mem_bw)
+
+
+kernels = {
+    name: (d, intensity(F, d), [bound(F, d, c) for c in GPUS]) for name, d in extremes.items()
+}
 # sphinx_gallery_end_ignore
-show(table, notes)
+show(*page.extremes(page.Extremes(N, D_HEAD, F, [gpu(c) for c in GPUS], kernels, kv_bytes)))
 
 # %%
 # 2. FlashAttention-2's schedule and its footprint
@@ -168,21 +180,31 @@ show(table, notes)
 
 SM_CHIPS = [chip for chip in CHIPS.values() if chip.smem_per_sm_figure is not None]
 plans = {}
+needed = {}  # the smallest M_sm whose blocks reach each chip's ridge point
 for chip in SM_CHIPS:
     blocks = attention_io.block_sizes(N, D_HEAD, chip.smem_per_sm, BF16)
     traffic = attention_io.tiled_traffic(N, D_HEAD, blocks.rows, blocks.cols, BF16)
-    plans[chip.key] = (chip, blocks, traffic, intensity(F, traffic))
-needed = {}  # the smallest M_sm whose blocks reach each chip's ridge point
-for chip in SM_CHIPS:
+    plans[chip.key] = (blocks, traffic, intensity(F, traffic))
     ridge = chip.ridge_point("bf16")
     needed[chip.key] = attention_io.smallest_on_chip_for(N, D_HEAD, ridge, BF16)
 
+
 # sphinx_gallery_start_ignore
-block_table, table, notes = report.schedule_report(
-    plans, F, naive_bytes, ideal_bytes, N, D_HEAD, needed
+def chip_plan(chip: object) -> page.Plan:
+    """One chip's blocks, how often they read K and V, their traffic and bound."""
+    blocks, traffic, i = plans[chip.key]
+    reads = attention_io.kv_reads(N, blocks.rows, blocks.cols)
+    t_r = math.ceil(N / blocks.rows)
+    seconds = bound(F, traffic, chip)
+    return page.Plan(gpu(chip), blocks, t_r, reads, traffic, i, seconds, needed[chip.key])
+
+
+named = [chip_plan(H100), chip_plan(A100)]
+plan_all = page.Schedule(
+    N, D_HEAD, [chip_plan(c) for c in SM_CHIPS], named, naive_bytes, ideal_bytes
 )
 # sphinx_gallery_end_ignore
-show(block_table, table, notes)
+show(*page.schedule(plan_all))
 
 # %%
 # 3. Traffic against on-chip memory
@@ -199,13 +221,9 @@ resident = attention_io.resident_on_chip_bytes(N, D_HEAD, BF16)
 m_grid = log_range(least, 2 * resident, 400)
 curve = [attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in m_grid]
 as_naive = attention_io.smallest_on_chip_for(N, D_HEAD, F / naive_bytes, BF16)
-landmarks = {
-    "one row of each block": least,
-    "no more than naive": as_naive,
-    f"{A100.name} ridge": needed["a100"],
-    f"{H100.name} ridge": needed["h100"],
-    "K and V whole": resident,
-}
+landmarks = {"one row of each block": least, "no more than naive": as_naive}
+landmarks |= {f"{c.name} ridge": needed[c.key] for c in GPUS if needed[c.key]}  # reachable ones
+landmarks["K and V whole"] = resident
 
 # sphinx_gallery_start_ignore
 drawn = ""
@@ -222,21 +240,15 @@ if args.png:
         [(c.name, c.ridge_point("bf16"), needed[c.key]) for c in GPUS],
         f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops",
     )
-table, caption, notes = report.traffic_report(
-    landmarks,
-    m_grid,
-    curve,
-    least,
-    resident,
-    needed,
-    naive_bytes,
-    ideal_bytes,
-    kv_bytes,
-    F,
-    N,
-    D_HEAD,
-    BF16,
-)
+marks = []
+for name, m in landmarks.items():
+    b = attention_io.block_sizes(N, D_HEAD, m, BF16)
+    d = attention_io.tiled_traffic(N, D_HEAD, b.rows, b.cols, BF16)
+    marks.append((name, m, b, d, intensity(F, d)))
+lo, hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (16 * 1024, 128 * 1024))
+slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
+ends = (resident, min(curve), naive_bytes, ideal_bytes, kv_bytes)
+table, caption, notes = page.traffic(page.Traffic(marks, least, curve[0], as_naive, slope, *ends))
 # sphinx_gallery_end_ignore
 show(table, saved_figure(drawn, caption), notes)
 
@@ -289,11 +301,14 @@ takes_over = {
 }
 
 # sphinx_gallery_start_ignore
-head_table, time_table, layer_table, notes = report.lengths_report(
-    per_head, layer, takes_over, MODEL, BATCH, peak, bw, D_HEAD, SEQS
-)
+heads_at = {}
+for n, (f, dn, dt, di) in per_head.items():
+    i_n, i_t, t_n, t_t = intensity(f, dn), intensity(f, dt), bound(f, dn, H100), bound(f, dt, H100)
+    heads_at[n] = page.Head(dn, dt, di, i_n, i_t, t_n, t_t)
+longer = page.Lengths(gpu(H100), D_HEAD, heads_at, MODEL.name, BATCH, layer, takes_over)
+head_table, layer_table, notes = page.lengths(longer)
 # sphinx_gallery_end_ignore
-show(head_table, time_table, layer_table, notes)
+show(head_table, layer_table, notes)
 
 # %%
 # 5. Two kernels in numpy
@@ -333,9 +348,10 @@ with roofs.blas_threads(1):
         errors[(n, d, br, bc)] = attention.relative_error(tiled, reference)
 
 # sphinx_gallery_start_ignore
-table, notes = report.agreement_report(errors, TOLERANCE)
+steps = {case: attention.block_count(case[0], *case[2:]) for case in errors}
+cases = [(*case, steps[case], e) for case, e in errors.items()]
 # sphinx_gallery_end_ignore
-show(table, notes)
+show(*page.agreement(cases, TOLERANCE))
 
 # %%
 # 6. This machine: its caches and its roofs
@@ -360,7 +376,8 @@ FP32 = bytes_per_elem("fp32")
 cache_list, cache_source = caches.read_caches_with_source()
 levels = dict(caches.data_levels(cache_list))  # {"L1": bytes, "L2": bytes, ...}
 l2 = levels.get("L2", hierarchy.ASSUMED_L2_BYTES)
-llc = caches.last_level_cache_bytes(cache_list) or hierarchy.ASSUMED_LLC_BYTES
+reported_llc = caches.last_level_cache_bytes(cache_list)  # None when the OS reports none
+llc = reported_llc or hierarchy.ASSUMED_LLC_BYTES
 calibration, calibration_source = load_or_calibrate(args.results)
 beta = calibration["bandwidth_bytes_per_s"]
 saved_peak_1 = calibration.get("matmul_one_thread_flops_per_s", 0.0)
@@ -372,28 +389,15 @@ with roofs.blas_threads(1):
 exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 
 # sphinx_gallery_start_ignore
-cache_rows, roof_rows, one_thread, notes = report.machine_report(
-    levels,
-    l2,
-    llc,
-    cache_source,
-    calibration,
-    calibration_source,
-    saved_peak_1,
-    fresh,
-    peak_1,
-    beta,
-    step_s,
-    exp_s,
-    N,
-    D_HEAD,
-)
+found = [(name, size, cache_source) for name, size in levels.items()]
+assumed = [("L2 (assumed)", l2, "not reported"), ("LLC (assumed)", llc, "-")]
+ridge_1 = ridge_point(peak_1, beta)
+naive_i = intensity(*attention.naive_counts(N, D_HEAD))
+peaks = (calibration["matmul_flops_per_s"], saved_peak_1, fresh["flops_per_s"], peak_1, ridge_1)
+costs = (naive_i, step_s, attention.CALLS_PER_BLOCK, exp_s, calibration_source)
+cache_table, roof_table, notes = page.machine(page.Machine(found or assumed, beta, *peaks, *costs))
 # sphinx_gallery_end_ignore
-# sphinx_gallery_start_ignore
-cache_table = Table(["cache", "size", "source"], cache_rows, title="Caches, as core 0 sees them")
-roof_table = Table(["roof", "value"], roof_rows, title="Roofs of this machine")
-# sphinx_gallery_end_ignore
-built = probe.built_here(machine.describe(), llc, "10_tiled_attention.py")
+built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
 show(built, cache_table, roof_table, notes)
 
 # %%
@@ -420,12 +424,24 @@ with roofs.blas_threads(1):
     block_times = attention.best_times(kernels, 2 * TIME_BUDGET_S, warmup=0)
 del kernels, q, k, v
 
+
 # sphinx_gallery_start_ignore
-size_table, table, notes = report.block_sizes_report(
-    BLOCK_N, D_HEAD, sized, budgets, block_times, peak_1, step_s
-)
+def sized_row(name: str, b: object) -> page.Sized:
+    """One cache-sized choice: its blocks, steps, reads, traffic, bytes touched and time."""
+    steps = attention.block_count(BLOCK_N, b.rows, b.cols)
+    reads = attention_io.kv_reads(BLOCK_N, b.rows, b.cols)
+    traffic = attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1]
+    touched = attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols)
+    return page.Sized(name, budgets[name], b, steps, reads, traffic, touched, block_times[name])
+
+
+block_f, naive_d = attention.naive_counts(BLOCK_N, D_HEAD)
+naive_row = (naive_d, attention.naive_memory_bytes(BLOCK_N, D_HEAD), block_times["naive"])
+rows = [sized_row(name, b) for name, b in sized.items()]
+blocked = page.BlockSizes(BLOCK_N, D_HEAD, block_f, rows, naive_row, peak_1, step_s)
+size_table, table, notes = page.block_sizes(blocked)
 # sphinx_gallery_end_ignore
-stamp = probe.measured_on(machine.describe(), llc)  # whose numbers, and when
+stamp = probe.measured_on(machine.describe(), reported_llc)  # whose numbers, and when
 show(size_table, table, stamp, notes)
 
 # %%
@@ -442,15 +458,10 @@ show(size_table, table, stamp, notes)
 # :math:`4 N d_h (2 + 2R)`. The bounds use the one-thread roofs above.
 
 plan = measure_budget.from_args(args)
-n_llc = measure_budget.attention_seq(
-    caches.last_level_cache_bytes(cache_list),
-    measure_budget.attention_lengths_cap(plan, D_HEAD),
-    peak_1,
-    beta,
-    D_HEAD,
-    measure_budget.call_cap(plan),
+n_llc = measure_budget.attention_longest(reported_llc, plan, peak_1, beta, D_HEAD)
+N_LIST = (
+    [256, 512, 1024] if QUICK else sorted({n for n in (1024, 2048, 4096) if n < n_llc} | {n_llc})
 )
-N_LIST = [256, 512, 1024] if QUICK else sorted({1024, 2048, 4096, n_llc})
 measured = {}
 with roofs.blas_threads(1):
     for n in N_LIST:
@@ -480,14 +491,30 @@ if args.png:
         f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
         "sequence length N (fp32, one thread)",
     )
-times_table, score_table, memory_table, roof_table, notes, caption = report.kernels_report(
-    measured, counts, N_LIST, llc, one_thread, D_HEAD, FP32
-)
+
+
+def memory_of(n: int, b: object) -> dict[str, float]:
+    """Bytes each kernel allocates beside Q, K and V at length n."""
+    tiled = attention.tiled_memory_bytes(n, D_HEAD, b.rows, b.cols)
+    return {"naive": attention.naive_memory_bytes(n, D_HEAD), "tiled": tiled}
+
+
+runs = {n: page.Run(b, t, FP32 * n * n / llc, memory_of(n, b)) for n, (b, t) in measured.items()}
+top, (b_top, t_top) = N_LIST[-1], measured[N_LIST[-1]]
+placed = {
+    kind: numpy_ops.roofline_row(kind, *counts[top][kind], t_top[kind], peak_1, beta, 0.0)
+    for kind in KINDS
+}
+FAR = 131072  # a long context, for the memory each kernel needs
+steps_top = attention.block_count(top, b_top.rows, b_top.cols)
+roofs_1 = (ridge_1, peak_1, beta, naive_i >= ridge_1, steps_top, step_s, exp_s)
+timed = page.Kernels(D_HEAD, runs, placed, *roofs_1, FAR, memory_of(FAR, b_top))
+times_table, score_table, roof_table, notes, caption = page.kernels(timed)
 longest = N_LIST[-1]  # where the budget kept S near the cache, one sentence says so
 reach = measure_budget.cache_note(f"N = {longest:,}", FP32 * longest**2, llc)
 reach_line = [Text(f"note: {reach}, so no length here shows S in DRAM")] if reach else []
 # sphinx_gallery_end_ignore
-show(times_table, score_table, memory_table, roof_table, stamp, *reach_line)
+show(times_table, score_table, roof_table, stamp, *reach_line)
 show(saved_figure(drawn, caption), notes)
 
 # %%

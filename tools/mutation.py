@@ -160,6 +160,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_h200_exercise_words_by_hand",
     ),
     "common/exercises/text.py": (T_EX, T_EX_CLI),
+    "lectures/words/hierarchical_roofline.py": (
+        "tests/lectures/test_words_hierarchical_roofline.py",
+    ),
+    "lectures/words/tiled_attention.py": ("tests/lectures/test_words_tiled_attention.py",),
 }
 
 # ---------------------------------------------------------------------------
@@ -193,6 +197,7 @@ M = "common/measure/"
 F = "common/formulas/"
 C = "common/present/claims.py"
 _SIGN = "d is +1 or -1 here: the d == 0 case returned above, so d > 0 and d >= 0 agree"
+W09 = "lectures/words/hierarchical_roofline.py"
 EQUIVALENT: dict[tuple[str, str, str], str] = {
     (
         "common/plots/roofline.py",
@@ -450,6 +455,13 @@ EQUIVALENT: dict[tuple[str, str, str], str] = {
     ("common/formulas/thresholds.py", "b = max(1, math.ceil(estimate))", "1 -> 2"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "- -> +"): _SEARCH,
     ("common/formulas/thresholds.py", "while b > 1 and reaches(b - 1):", "a - b -> a"): _SEARCH,
+    (W09, 'than = "less" if gap < 0 else "more"', "< -> <="): (
+        "gap == 0 prints 0% and the sentence says 'the same' without 'less' or 'more'"
+    ),
+    (W09, "if abs(gap) <= AGREE", "<= -> <"): (
+        "gap = fl(y / x) - 1 is exact (Sterbenz), a multiple of 2**-53, and 0.1 "
+        "(0x1.999999999999ap-4) is not, so |gap| never equals AGREE"
+    ),
 }
 
 

@@ -247,14 +247,12 @@ def matmul_side_cap(budget: Budget, peak: float, seconds: float) -> int:
     return max(256, int(min(by_time, by_memory)) // 256 * 256)
 
 
-def attention_lengths_cap(budget: Budget, heads_dim: int = 128) -> int:
-    """Largest N (a multiple of SEQ_STEP) whose naive attention (S and Q, K, V, O) fits
-    half the arrays budget: lecture 10 times naive and tiled attention side by side."""
-    cap = budget.arrays_bytes / 2
-    n = int(math.sqrt(cap / FP32)) // SEQ_STEP * SEQ_STEP
-    while n > SEQ_STEP and FP32 * (n * n + 4 * n * heads_dim) > cap:
-        n -= SEQ_STEP
-    return max(SEQ_STEP, n)
+def attention_longest(
+    llc_bytes: int | None, plan: Budget, peak: float, beta: float, head_dim: int = 128
+) -> int:
+    """Lecture 10's longest N: attention_seq within half the arrays budget, in bytes (it
+    times naive and tiled attention side by side), and within the run's call cap."""
+    return attention_seq(llc_bytes, plan.arrays_bytes // 2, peak, beta, head_dim, call_cap(plan))
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 from conftest import quick_measuring_run, run_lecture
+from edit_battery import contradictions
+from strategies import SHIPPED, patched_hardware, scale_chip
+from strategies import run_lecture as run_in_process
 
 from common.measure import caches
 from common.plots import attention as attention_plots
@@ -152,9 +155,9 @@ def test_measured_tables_are_consistent(quick_run: dict) -> None:
     for r in rows_under(out, "Time per score"):
         n = int(r[0].replace(",", ""))
         assert r[1] == f"{4 * n * n / (caches.last_level_cache_bytes() or 32 * 2**20):.2g}"
-    for r in rows_under(out, "What each kernel allocates beside Q, K and V"):
+    for r in rows_under(out, "Time per score and memory beside Q, K and V"):
         n = int(r[0].replace(",", ""))
-        assert r[1] == attention_memory_text(4 * (n * n + n * 128 + 2 * n))
+        assert r[4] == attention_memory_text(4 * (n * n + n * 128 + 2 * n))
     roof = rows_under(out, "On this machine's one-thread roofline at N = 1,024")
     n, d = 1024, 128
     assert row(roof, "naive")[1] == f"{4 * (10 * n * n + 4 * n * d) / 1e6:.2f} MB"
@@ -260,3 +263,19 @@ def test_budget_flags_are_offered_and_checked(tmp_path: Path) -> None:
     bad = run_lecture("10", "--memory-limit", "0", "--results", str(tmp_path / "r.json"))
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "memory limit" in bad.stderr and not (tmp_path / "r.json").exists()
+
+
+def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The H100's bf16 peak x10 put None where a byte count was expected: a traceback. With
+    no cache reported, the stamps name none (they named the assumed 32 MiB as this LLC)."""
+    table = dict(SHIPPED)
+    table["h100"] = scale_chip(table["h100"], {"peak bf16": 10.0})
+    monkeypatch.setenv("ROOFLINE_FAKE_LLC", "none")
+    with patched_hardware(table):
+        out = run_in_process("10", "--quick", "--results", str(tmp_path / "r.json"))
+    assert "LLC not reported" in out and "LLC 32.00 MiB" not in out
+    assert "H100 SXM ridge" not in out and "A100 40GB SXM ridge" in out
+    assert "461 KiB" not in out and "never" in out
+    assert not contradictions(out)

@@ -157,12 +157,35 @@ def test_matmul_side_cap_by_hand() -> None:
     assert budget.matmul_side_cap(budget.DEFAULTS["09"], 1e18, 1.0) == 5376
 
 
-@pytest.mark.parametrize("name", list(FAKE_LLCS))
-def test_lecture10_attention_within_budget(name: str) -> None:
+# Half of lecture 10's 1,376 MiB arrays budget is 688 MiB = 721,420,288 B, and
+# 4 (N^2 + 4 N 128) bytes of S, Q, K, V and O must fit it: N = 12,800 takes 681,574,400 B,
+# N = 13,312 takes 736,100,352 B. S = 4 N^2 >= 2 LLC asks N = 4096 for 32 MiB (and the 32 MiB
+# fallback), ceil(sqrt(210 MiB / 4) / 512) = 15 steps = 7680 for 105 MiB, and more than
+# 12,800 for 480 MiB and 1.1 GiB. A cap read as bytes where it was a length kept every
+# case at 1024.
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("32 MiB", 4096),
+        ("105 MiB", 7680),
+        ("480 MiB", 12800),
+        ("1.1 GiB", 12800),
+        ("unknown", 4096),
+    ],
+)
+def test_lecture10_longest_length_by_hand(name: str, expected: int) -> None:
     plan = budget.DEFAULTS["10"]
-    cap = budget.attention_lengths_cap(plan)
-    n = budget.attention_seq(FAKE_LLCS[name], cap, 1e15, 1e15)
+    n = budget.attention_longest(FAKE_LLCS[name], plan, 1e15, 1e15, HEAD)
+    assert n == expected
     assert 4 * (n * n + 4 * n * HEAD) <= plan.arrays_bytes / 2
+
+
+def test_lecture10_longest_length_within_its_call_cap() -> None:
+    # 480 MiB at 7 GB/s: 10 passes of 4 N^2 bytes in the 0.3 s call cap of a 20 s run
+    # (0.15 s per 10 s) need 40 N^2 <= 2.1e9, N <= 7245 -> 7168; twice the time, 10,240.
+    llc = FAKE_LLCS["480 MiB"]
+    assert budget.attention_longest(llc, budget.DEFAULTS["10"], 1e15, 7e9) == 7168
+    assert budget.attention_longest(llc, Budget(40.0, 3 * GiB // 2), 1e15, 7e9) == 10240
 
 
 def test_cache_note_words() -> None:

@@ -69,6 +69,8 @@ def test_times_and_comparisons() -> None:
     assert claims.times(2.0) == "x2.00 more"
     assert claims.times(0.5) == "x2.00 less"
     assert claims.times(1.0) == "the same"
+    assert claims.than(2.0) == "x2.00 more than" and claims.than(0.25, digits=1) == "x4.0 less than"
+    assert claims.than(1.004) == "the same as"  # x1.00: prints the same
     assert claims.more_or_fewer(3, 2, "sequences") == "more sequences"
     assert claims.more_or_fewer(2, 3, "sequences") == "fewer sequences"
     assert claims.more_or_fewer(2, 2) == "as many"

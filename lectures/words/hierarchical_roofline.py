@@ -1,0 +1,491 @@
+"""Lecture 09's words: the caches, the sweep, the plateaus, the threads, the roofs per level.
+
+Each section of ``09_hierarchical_roofline.py`` hands one record (below) of what it measured;
+the functions return display objects. Every comparison a sentence states is decided here
+through ``common.present.claims`` from the two numbers it quotes, never assumed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from common.formulas.hierarchy import CALL_COST_MATTERS, GIL_RELEASE_ELEMENTS, Plateau, fits_in
+from common.present.claims import change, direction, n_of_m, speed
+from common.present.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
+from common.present.display import Facts, Group, Heading, Observations, Table, Text
+
+Levels = Sequence[tuple[str, int]]  # the data caches, innermost first: (name, bytes)
+Row = Mapping[str, Any]
+MATCH = 1.05  # neighbouring plateaus closer than 5% are called equal
+GAIN = 1.1  # every core streams at least 10% more than one: a real gain
+AGREE = 0.1  # two DRAM measurements within 10% agree
+
+
+def _binary(n: float, digits: int = 2) -> str:
+    return fmt_bytes(n, binary=True, digits=digits)
+
+
+def _flops(x: float, digits: int = 1) -> str:
+    return fmt_num(x, digits, "FLOP/s")
+
+
+def _ridge(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def cache_table(caches: Sequence[Any], source: str) -> Group | Text:
+    """The caches the operating system reports (name, kind, size_bytes, shared_cpus)."""
+    if not caches:
+        return Text(
+            "cache sizes: unknown (the operating system does not report them here); the sweep "
+            "runs without marked sizes and a change-point detector finds the plateaus"
+        )
+    rows = [
+        [
+            c.name,
+            c.kind,
+            _binary(c.size_bytes, 0),
+            f"{c.shared_cpus} CPU(s)" if c.shared_cpus else "-",
+        ]
+        for c in caches
+    ]
+    return Group(
+        Heading("Caches the operating system reports (as core 0 sees them)"),
+        Table(["cache", "type", "size", "shared by"], rows, note=f"source: {source}"),
+    )
+
+
+@dataclass(frozen=True)
+class ComputeRoof:  # section 2: the calibration, the matmuls timed here, the roof kept
+    calibrated: float  # FLOP/s, from the calibration
+    source: str  # which calibration
+    matmuls: Sequence[Row]  # side, bytes, flops_per_s
+    peak: float  # FLOP/s: the faster of the calibration and the matmuls
+
+
+def compute_roof(r: ComputeRoof) -> Group:
+    """The calibrated roof, the two matmuls, and the raise when one of them beat it."""
+    facts = Facts(
+        [("compute roof", f"{_flops(r.calibrated)} ({r.source})")]
+        + [
+            (
+                f"matmul n={m['side']}",
+                f"{_flops(m['flops_per_s'])} ({_binary(m['bytes'])} of matrices)",
+            )
+            for m in r.matmuls
+        ]
+    )
+    if direction(r.calibrated, r.peak, _flops) <= 0:
+        return Group(facts)
+    side = max(r.matmuls, key=lambda m: m["flops_per_s"])["side"]
+    return Group(
+        facts,
+        Text(
+            f"compute roof raised from {_flops(r.calibrated)} to {_flops(r.peak)}: the n={side} "
+            "matmul ran faster than the calibration, which other work probably slowed"
+        ),
+    )
+
+
+def call_cost_table(costs: Mapping[str, float]) -> Group:
+    """t_call on one element, the extra above the GIL threshold, and their sum."""
+    call_s, gil_s, n = costs["call_seconds"], costs["gil_seconds"], GIL_RELEASE_ELEMENTS
+    rows = [
+        ["call on 1 element (t_call)", fmt_time(call_s)],
+        [f"extra when numpy releases the GIL (> {n} elements)", fmt_time(gil_s)],
+        [f"fixed cost of a call on > {n} elements", fmt_time(call_s + gil_s)],
+    ]
+    return Group(Heading("Fixed cost of one call of z = x + y"), Table(["what", "time"], rows))
+
+
+@dataclass(frozen=True)
+class Sweep:  # section 4: the sweep, the fixed cost again, the cache note
+    points: Sequence[Row]  # working_set_bytes, seconds, bytes_per_s, corrected_bytes_per_s
+    shares: Sequence[float]  # t0 / t at each point
+    levels: Levels
+    seconds: float  # the sweep's wall time
+    after: Mapping[str, float]  # call and GIL seconds measured after the sweep
+    used: Mapping[str, float]  # the lower of the two measurements
+    reach: str | None  # budget.cache_note on the largest working set, None when clear
+
+
+def sweep(r: Sweep) -> Group:
+    """The second fixed-cost line, the table of the sweep and the note on its reach."""
+    a, u = r.after, r.used
+    line = Text(
+        f"fixed cost measured again after the sweep: {fmt_time(a['call_seconds'])} "
+        f"(+{fmt_time(a['gil_seconds'])} above {GIL_RELEASE_ELEMENTS} elements); used: "
+        f"{fmt_time(u['call_seconds'])} (+{fmt_time(u['gil_seconds'])})"
+    )
+    rows = [
+        [
+            _binary(p["working_set_bytes"], 1),
+            fits_in(p["working_set_bytes"], r.levels),
+            fmt_time(p["seconds"]),
+            f"{share:.0%}",
+            fmt_bw(p["bytes_per_s"]),
+            "-" if p["corrected_bytes_per_s"] is None else fmt_bw(p["corrected_bytes_per_s"]),
+        ]
+        for p, share in zip(r.points, r.shares, strict=True)
+    ]
+    lo, hi, n = r.points[0]["working_set_bytes"], r.points[-1]["working_set_bytes"], len(rows)
+    table = Table(
+        ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"],
+        rows,
+        note=f"sweep: {n} sizes from {_binary(lo)} to {_binary(hi)} in {r.seconds:.1f} s",
+    )
+    note = [Text(f"note: {r.reach}; the DRAM plateau below is not DRAM alone")] if r.reach else []
+    heading = Heading(f"Bandwidth of z = x + y against working set ({n} sizes)")
+    return Group(line, heading, table, *note)
+
+
+@dataclass(frozen=True)
+class Plateaus:  # section 5: a plateau per level, the detector's, the fixed cost's reach
+    plateaus: Sequence[Plateau]  # bytes_per_s None where no point fell inside
+    detected: Sequence[Plateau]
+    levels: Levels
+    method: str  # how the levels were found
+    measured: Mapping[str, float]  # each found plateau's median without the correction
+    sizes: Sequence[float]  # the sweep's working sets
+    call_limit: float | None  # largest set whose fixed cost is >= CALL_COST_MATTERS of a call
+
+    @property
+    def found(self) -> list[Plateau]:
+        return [p for p in self.plateaus if p.bytes_per_s is not None]
+
+
+def _home(d: Plateau, levels: Levels) -> str:
+    return fits_in(math.sqrt(d.lo_bytes * d.hi_bytes), levels)
+
+
+def _bw_in(d: Plateau, levels: Levels) -> list[str]:
+    return [fmt_bw(d.bytes_per_s), _home(d, levels)]
+
+
+def plateau_tables(r: Plateaus) -> Group:
+    """Per level: cache size, sizes used, the plateau, as measured, x DRAM; then the detector's."""
+    size_of, lo, hi = dict(r.levels), r.sizes[0], r.sizes[-1]
+    dram = next((p.bytes_per_s for p in r.found if p.name == "DRAM"), None)
+    rows = [
+        [p.name, _binary(size_of[p.name], 0) if p.name in size_of else "-"]
+        + (
+            [
+                f"{_binary(max(p.lo_bytes, lo), 0)} - {_binary(min(p.hi_bytes, hi), 0)}",
+                p.points,
+                "-" if p.margin is None else f"{p.margin:.3g}",
+                fmt_bw(p.bytes_per_s),
+                fmt_bw(r.measured[p.name]),
+                fmt_ratio(p.bytes_per_s / dram, 1) if dram else "-",
+            ]
+            if p.bytes_per_s is not None
+            else ["-", p.points, "-", "no point inside", "-", "-"]
+        )
+        for p in r.plateaus
+    ]
+    head = [
+        "level",
+        "cache size",
+        "sizes used",
+        "points",
+        "margin",
+        "plateau",
+        "measured",
+        "x DRAM",
+    ]
+    title = "What the change-point detector finds without the cache sizes"
+    detected = Table(
+        ["plateau", "from", "to", "points", "bandwidth", "fits in"],
+        [
+            [d.name, _binary(d.lo_bytes, 0), _binary(d.hi_bytes, 0), d.points, *_bw_in(d, r.levels)]
+            for d in r.detected
+        ],
+    )
+    none = Text("the detector found no run of flat points (too few sizes or too much noise)")
+    return Group(
+        Heading(f"Plateaus ({r.method})"),
+        Table(head, rows),
+        Heading(title),
+        detected if r.detected else none,
+    )
+
+
+def plateau_observations(r: Plateaus) -> Observations:
+    """How much each step down the hierarchy costs, and what the blind detector makes of it."""
+    found, items = r.found, []
+    if len(found) >= 2:
+        first, last = found[0], found[-1]
+        items.append(
+            f"The {first.name} plateau is {fmt_bw(first.bytes_per_s)} and the {last.name} "
+            f"plateau {fmt_bw(last.bytes_per_s)}: the same operation streams "
+            f"{speed(first.bytes_per_s, last.bytes_per_s, 1)} when its data fits in {first.name}."
+        )
+    for inner, outer in itertools.pairwise(found):
+        x = inner.bytes_per_s / outer.bytes_per_s
+        a, b = fmt_bw(inner.bytes_per_s), fmt_bw(outer.bytes_per_s)
+        if x >= MATCH:
+            items.append(
+                f"Leaving {inner.name} for {outer.name} costs {fmt_ratio(x)} in bandwidth "
+                f"({a} to {b})."
+            )
+        elif x > 1 / MATCH:
+            items.append(
+                f"{inner.name} ({a}) and {outer.name} ({b}) are within {MATCH - 1:.0%} of each "
+                "other. When two neighbouring plateaus match, the limit is not that cache but "
+                "the core: numpy's loop and the load/store units cannot use the faster level."
+            )
+        else:
+            items.append(
+                f"The {inner.name} plateau ({a}) comes out below the {outer.name} plateau ({b}). "
+                f"No cache is slower than the one outside it: at {inner.name} sizes the fixed "
+                "call cost is most of the time, so the corrected bandwidth there is the least "
+                "certain number of the sweep (rerun when the machine is quiet)."
+            )
+    if r.levels:
+        homes = [_home(d, r.levels) for d in r.detected]
+        named = ", ".join(
+            f"{fmt_bw(d.bytes_per_s)} in {h}" for d, h in zip(r.detected, homes, strict=True)
+        )
+        crowded = sorted({h for h in homes if homes.count(h) > 1})
+        text = (
+            f"Without the sizes, the change-point detector finds {len(r.detected)} plateau(s) "
+            f"({named or 'none'}) where the operating system names {len(found)} levels."
+        )
+        if crowded:
+            text += (
+                f" More than one lies inside {', '.join(crowded)}: a gradual transition, a "
+                "step in numpy's own loop or a change in the machine's load, rather than a "
+                "cache boundary. That is why the sizes the operating system reports come first."
+            )
+        elif len(r.detected) < len(found):
+            text += " Levels close to each other, or with too few points, merge or vanish for it."
+        items.append(text)
+    return Observations(items)
+
+
+def sweep_caption(r: Plateaus) -> str:
+    """What to look at in the bandwidth-by-working-set figure."""
+    steps = ", ".join(f"{p.name} {fmt_bw(p.bytes_per_s)}" for p in r.found)
+    shaded = (
+        f" In the grey band (working sets up to {_binary(r.call_limit)}) the fixed cost of a "
+        f"call is at least {CALL_COST_MATTERS:.0%} of its time, so the measured curve (grey) "
+        "sits below the corrected one."
+        if r.call_limit is not None
+        else ""
+    )
+    return (
+        "Bandwidth of z = x + y against its working set, with the cache sizes the operating "
+        "system reports as dashed lines. Look at the steps down: each coloured bar is a "
+        f"plateau, drawn over the sizes it was taken from ({steps})." + shaded
+    )
+
+
+@dataclass(frozen=True)
+class FixedCost:  # section 6: the fixed cost at the smallest sizes, a line fit
+    costs: Mapping[str, float]  # call_seconds, gil_seconds
+    smallest: tuple[float, float, float]  # the smallest set: bytes, fixed-cost share, D / t
+    call_limit: float | None
+    small: Sequence[tuple[float, float]]  # (bytes, seconds) of the sizes fitted
+    fit: tuple[float, float] | None  # t = t0 + D / beta: (t0, 1 / beta), None: too few sizes
+    first_level: str  # the innermost level with a plateau
+
+
+def fixed_cost_observations(r: FixedCost) -> Observations:
+    """What the fixed cost does to the smallest sizes; the fit's intercept checks it."""
+    call_s, gil_s = r.costs["call_seconds"], r.costs["gil_seconds"]
+    size, share, bw = r.smallest
+    items = [
+        f"One call costs {fmt_time(call_s)} before it moves a byte "
+        f"({fmt_time(call_s + gil_s)} above {GIL_RELEASE_ELEMENTS} elements). That is "
+        f"{share:.0%} of the time at the smallest working set, {_binary(size)}, where "
+        f"the measured bandwidth is {fmt_bw(bw)}."
+    ]
+    if r.call_limit is not None:
+        items.append(
+            f"The fixed cost is at least {CALL_COST_MATTERS:.0%} of a call up to a working set "
+            f"of {_binary(r.call_limit)}; past that the correction changes the bandwidth by less "
+            "than that."
+        )
+    if r.fit is not None and r.fit[1] > 0:
+        items.append(
+            f"A line fitted to the times of the {len(r.small)} sizes from "
+            f"{_binary(r.small[0][0])} to {_binary(r.small[-1][0])} crosses zero bytes at "
+            f"{fmt_time(r.fit[0])}, against {fmt_time(call_s + gil_s)} measured directly; its "
+            f"slope gives {fmt_bw(1 / r.fit[1])}, a second estimate of the {r.first_level} roof."
+        )
+    return Observations(items)
+
+
+@dataclass(frozen=True)
+class Threads:  # section 7: DRAM from one thread and every core, their ridges
+    threads: int
+    working_set_bytes: float
+    one_bw: float  # bytes/s, one thread
+    all_bw: float | None  # bytes/s, every thread (None: one core only)
+    ridge_one: float  # P / one_bw, FLOP/byte
+    ridge_all: float | None  # P / all_bw
+    peak: float  # FLOP/s, the compute roof
+    blas_threads: object  # what the BLAS reports
+    sweep_bw: float  # the sweep's D / t at the same working set
+
+
+def threads_table(r: Threads) -> Group:
+    """DRAM bandwidth from one thread and from every core, with the ridge point of each."""
+    rows = [
+        ["1", fmt_bw(r.one_bw), f"{_ridge(r.ridge_one)} FLOP/byte"],
+        [
+            str(r.threads),
+            fmt_bw(r.all_bw) if r.all_bw else "-",
+            f"{_ridge(r.ridge_all)} FLOP/byte" if r.ridge_all else "-",
+        ],
+    ]
+    title = f"DRAM bandwidth at {_binary(r.working_set_bytes)}: 1 thread against {r.threads}"
+    word = "thread" if r.blas_threads == 1 else "threads"
+    return Group(
+        Heading(title),
+        Table(["threads", "bandwidth", "ridge point P / beta"], rows),
+        Text(f"P = {_flops(r.peak)} (matmul on {r.blas_threads} BLAS {word})"),
+    )
+
+
+def threads_observations(r: Threads) -> Observations:
+    """What every core adds at DRAM, the fairer ridge point, and the sweep's own DRAM point."""
+    items = []
+    if r.all_bw:
+        streams = (
+            f"{r.threads} threads stream {fmt_bw(r.all_bw)} from DRAM against "
+            f"{fmt_bw(r.one_bw)} from one"
+        )
+        if r.all_bw >= GAIN * r.one_bw:
+            items.append(
+                f"{streams}: {fmt_ratio(r.all_bw / r.one_bw)}. One core cannot keep enough "
+                "requests in flight to use all the memory bandwidth."
+            )
+        else:
+            items.append(
+                f"{streams}, less than {fmt_ratio(GAIN, 1)}: no real gain this time. Either one "
+                "core already saturates this memory system, or other programs kept the other "
+                "cores busy during the measurement (rerun when it is quiet)."
+            )
+        moved = change(
+            r.ridge_one, r.ridge_all, _ridge, " FLOP/byte", ("rises", "drops", "stays at")
+        )
+        items.append(
+            f"The ridge point {moved} when the bandwidth roof uses every core, as the compute "
+            "roof does. That is the fairer ridge point for a program that runs on every core."
+        )
+    else:
+        items.append(
+            "This process may run on one core only, so there is no all-thread measurement; "
+            f"the ridge point stays {_ridge(r.ridge_one)} FLOP/byte."
+        )
+    gap = r.sweep_bw / r.one_bw - 1  # the sweep's point against this one
+    than = "less" if gap < 0 else "more"
+    said = "the same" if f"{abs(gap):.0%}" == "0%" else f"{abs(gap):.0%} {than}"
+    agreement = (
+        "the two agree"
+        if abs(gap) <= AGREE
+        else "a gap that size shows how much the machine's load moves a DRAM measurement "
+        "from one moment to the next"
+    )
+    items.append(
+        f"One thread here streams {fmt_bw(r.one_bw)}; the sweep measured "
+        f"{fmt_bw(r.sweep_bw)} at the same working set, {said}: {agreement}."
+    )
+    return Observations(items)
+
+
+def _roofs(op: Row) -> list[str]:
+    share = op["fraction_of_predicted"]
+    return [
+        op["predicted_roof"] or "-",
+        "-" if share is None else f"{share:.0%}",
+        op["closest_roof"],
+    ]
+
+
+def _adds(operations: Sequence[Row]) -> list[Row]:
+    return [op for op in operations if op["label"].startswith("add")]
+
+
+def operations_table(operations: Sequence[Row]) -> Group:
+    """Each operation: where its data lives, I, GFLOP/s, the model's roof, the closest roof."""
+    rows = [
+        [
+            op["label"],
+            op["level"],
+            f"{op['intensity']:.3g}",
+            f"{op['flops_per_s'] / 1e9:.2f}",
+            *_roofs(op),
+        ]
+        for op in operations
+    ]
+    head = [
+        "operation",
+        "data in",
+        "I (FLOP/B)",
+        "GFLOP/s",
+        "model's roof",
+        "of it",
+        "closest roof",
+    ]
+    note = (
+        "The adds were timed again for this table and their GFLOP/s have the fixed call "
+        "cost removed; the matmuls are timed as they are."
+    )
+    return Group(Heading("Operations on the hierarchical roofline"), Table(head, rows, note=note))
+
+
+def operations_observations(operations: Sequence[Row], peak: float) -> Observations:
+    """Whether each add sits on the roof of its level, and how far the matmuls reach."""
+    items, adds = [], _adds(operations)
+    for op in adds:
+        verdict = (
+            "as the model predicts"
+            if op["closest_roof"] == op["predicted_roof"]
+            else f"not the {op['predicted_roof']} roof the model predicts"
+        )
+        items.append(
+            f"The add with a {_binary(op['working_set_bytes'])} working set (data in "
+            f"{op['level']}) runs at {_flops(op['flops_per_s'], 2)}, closest to the "
+            f"{op['closest_roof']} roof, {verdict}."
+        )
+    if adds:
+        first, paid = adds[0], adds[0]["flops_per_s_with_call_cost"]
+        share = 1 - paid / first["flops_per_s"]  # of the call's time, the fixed cost's share
+        if direction(first["flops_per_s"], paid, lambda x: _flops(x, 2)) < 0:
+            cause = (
+                "at that size no memory roof bounds a numpy call, the fixed cost does"
+                if share >= 0.5
+                else "the fixed cost takes less than half of the call"
+            )
+            items.append(
+                f"With its call cost, the {first['level']}-sized add reaches {_flops(paid, 2)} "
+                f"against {_flops(first['flops_per_s'], 2)} without it: {cause}."
+            )
+    for op in operations:
+        if op["label"].startswith("matmul"):
+            where = f", data in {op['level']}" if op["level"] != "-" else ""
+            items.append(
+                f"{op['label']} (I = {op['intensity']:.0f} FLOP/byte{where}) runs at "
+                f"{_flops(op['flops_per_s'])}, {op['flops_per_s'] / peak:.1%} of the compute "
+                f"roof; its closest roof is {op['closest_roof']}."
+            )
+    return Observations(items)
+
+
+def roofline_caption(operations: Sequence[Row], peak: float) -> str:
+    """What to look at in the hierarchical roofline."""
+    adds = _adds(operations)
+    on_own = sum(op["closest_roof"] == op["predicted_roof"] for op in adds)
+    same_i = f", I = {adds[0]['intensity']:.3g} FLOP/byte," if adds else ""
+    return (
+        "One bandwidth roof per memory level (solid, one thread; dashed, DRAM from every "
+        f"core) under the compute roof of {_flops(peak)}. Every add has the same intensity"
+        f"{same_i} and is labelled with the level its data lives in. Look at which roof each "
+        f"one touches: {n_of_m(on_own, len(adds))} sit closest to the roof of their own level. "
+        "The matmuls sit far to the right, under the compute roof."
+    )

@@ -1,0 +1,645 @@
+"""Lecture 10's words from hand-made records (expected sentences worked by hand), and
+property tests on drawn records and on Part 1 built from drawn hardware tables."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+import pytest
+from edit_battery import contradictions
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import SHIPPED, hardware_tables, scale_chip
+
+from common.formulas import attention_io
+from common.formulas.attention_io import Blocks
+from common.formulas.ledger import attention_counts
+from common.formulas.roofline import intensity, lower_bound_time
+from common.formulas.thresholds import Crossover
+from common.present.display import Observations
+from common.tables.units import KIB, MIB
+from lectures.words import tiled_attention as page
+
+A, B = page.Gpu("A", 100.0, 200 * KIB), page.Gpu("B", 50.0, 100 * KIB)
+
+
+def prose(notes: Observations) -> str:
+    return " ".join(notes.items)
+
+
+# ---------------------------------------------------------------------------
+# Part 1, by hand
+# ---------------------------------------------------------------------------
+def test_extremes_by_hand() -> None:
+    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
+    table, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+    assert table.headers[-2:] == ["A, I* 100.0", "B, I* 50.0"]
+    assert table.rows[0] == [
+        "naive",
+        "4.00 GFLOP",
+        "100.00 MB",
+        "40.0",
+        "memory, 1.00 ms",
+        "memory, 500 µs",
+    ]
+    assert table.rows[1][4:] == ["compute, 200 µs", "compute, 100 µs"]
+    assert table.title.startswith("One head, N = 1,000, d_h = 100, bf16")
+    assert notes.items[0] == (
+        "Naive attention moves 100.00 MB at I = 40.0 FLOP/byte: memory-bound on both chips. The "
+        "ideal moves 1.00 MB (x100.0 fewer bytes, the same F) at I = 4000: compute-bound on both "
+        "chips."
+    )
+    # 1 ms / 0.2 ms: x5.0 faster
+    assert notes.items[1] == (
+        "On the A the time bound gets x5.0 faster, from 1.000 ms to 0.200 ms: the comparison the "
+        "article makes."
+    )
+    assert "as if K and V (2.00 MiB at this size)" in notes.items[2]
+    # I = 75 sits between B's ridge (50) and A's (100): each chip is named
+    split = {"naive": (1e8, 75.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
+    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], split, 2 * MIB))
+    assert "75.0 FLOP/byte: memory-bound on the A, compute-bound on the B." in notes.items[0]
+    kernels = {k: (d, i, [*t, t[-1]]) for k, (d, i, t) in kernels.items()}
+    three = page.Extremes(1000, 100, 4e9, [A, B, B], kernels, 2 * MIB)
+    assert "memory-bound on every chip" in page.extremes(three)[1].items[0]
+
+
+def plan(gpu: page.Gpu, rows: int, i: float, needed: float | None, reads: int = 8) -> page.Plan:
+    blocks = Blocks(rows, 64, 100 * KIB)
+    return page.Plan(gpu, blocks, 8, reads, 5e7, i, 2e-5, needed)
+
+
+def test_schedule_by_hand() -> None:
+    a, b = plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)
+    schedule = page.Schedule(1024, 64, [a, b], [a, b], 1e8, 1e6)
+    blocks, bounds, notes = page.schedule(schedule)
+    assert blocks.rows[0] == ["A", "200 KiB", "128 x 64", "100 KiB", "8"]
+    assert bounds.rows[0] == ["A", "50.00 MB", "60.0", "100.0", "memory, 20.0 µs", "400 KiB"]
+    assert bounds.rows[1][-1] == "never"
+    assert notes.items[0].endswith(
+        "The A's 200 KiB give B_r = 128 and I = 60.0; the B's 100 KiB give B_r = 64 and I = 30.0."
+    )
+    assert notes.items[1] == (
+        "Neither reaches its ridge from shared memory alone: the ridge takes 400 KiB on the A "
+        "(it has 200 KiB)."
+    )
+    # 5e7 against 1e8 (half) and 1e6 (x50)
+    assert notes.items[2] == (
+        "The A's blocks move 50.00 MB, x2.00 less than the naive kernel's 100.00 MB and x50.0 "
+        "more than the ideal 1.00 MB: K and V are read R = 8 times each."
+    )
+    reach = [plan(A, 128, 150.0, 100 * KIB), plan(B, 64, 30.0, 300 * KIB)]
+    one = prose(page.schedule(page.Schedule(1024, 64, reach, reach, 1e8, 1e6))[2])
+    assert (
+        "Only the A reaches its ridge from shared memory alone: the ridge takes 100 KiB on the A "
+        "(it has 200 KiB) and 300 KiB on the B (it has 100 KiB)."
+    ) in one
+    both = [plan(A, 128, 150.0, 100 * KIB, reads=1), plan(B, 64, 50.0, 50 * KIB)]
+    text = prose(page.schedule(page.Schedule(1024, 64, both, both, 5e7, 1e6))[2])
+    assert "Both reach their ridge from shared memory alone" in text
+    assert "the same as the naive kernel's 50.00 MB and x50.0 more than" in text
+    assert "K and V are read once, the ideal minimum." in text
+
+
+def test_traffic_by_hand() -> None:
+    marks = [("one row", 1292.0, Blocks(1, 1, 1292.0), 8.59e9, 1.01)]
+    record = page.Traffic(
+        marks, 1292.0, 8.59e9, 98_816.0, -0.91, 2 * MIB, 4.19e6, 1.38e8, 4.19e6, 2 * MIB
+    )
+    table, caption, notes = page.traffic(record)
+    assert table.rows == [["one row", "1.26 KiB", "1 x 1", "8.59 GB", "1.0"]]
+    assert "(A100, H100)" in caption
+    # 8.59 GB / 138 MB = 62.2
+    assert notes.items[0] == (
+        "With 1.26 KiB on chip (one row of each block) K and V are read N times: 8.59 GB, x62 "
+        "more than the naive kernel's traffic. Tiling moves no more than naive only from 96.5 KiB "
+        "on."
+    )
+    assert "log-log slope of -0.91: doubling" in notes.items[1]
+    assert notes.items[2] == (
+        "From 2.00 MiB, K and V whole (2.00 MiB) plus one query row, the traffic drops to the "
+        "ideal 4.19 MB; the lowest point of the curve is 4.19 MB."
+    )
+
+
+def lengths(takes_over: dict) -> page.Lengths:
+    heads = {
+        512: page.Head(2e6, 1e6, 5e5, 50.0, 100.0, 1e-6, 5e-7),
+        1024: page.Head(8e6, 4e6, 1e6, 60.0, 120.0, 4e-6, 2e-6),
+    }
+    layer = {512: [2e-4, 1e-4, 5e-5], 1024: [4e-4, 5e-4, 2.5e-4]}
+    return page.Lengths(B, 64, heads, "M", 2, layer, takes_over)
+
+
+def test_lengths_by_hand() -> None:
+    heads, layer, notes = page.lengths(lengths({"naive": Crossover(512, 1024), "tiled": None}))
+    assert heads.rows[1] == [
+        "1,024",
+        "8.00 MB",
+        "4.00 MB",
+        "1.00 MB",
+        "60.0",
+        "120.0",
+        "4.00 µs",
+        "2.00 µs",
+    ]
+    assert heads.title.startswith("One head on the B (M_sm = 100 KiB, d_h = 64, bf16)")
+    # share 0.25 / (0.4 + 0.25) = 38%
+    assert layer.rows[1] == ["1,024", "400 µs", "500 µs", "250 µs", "38%"]
+    assert layer.title == "One M layer, batch 2, on the B: time bounds"
+    assert notes.items[0] == (
+        "At N = 1,024 the tiled traffic is x2.00 less than the naive kernel's (2 B_r / d_h in the "
+        "limit) and x4 more than the ideal minimum."
+    )
+    assert (
+        notes.items[1].endswith(
+            "against the B's ridge of 50.0 the tiled kernel is compute-bound and the naive one "
+            "compute-bound there."
+        )
+        is False
+    )
+    assert notes.items[1].endswith("ridge of 50.0 both kernels are compute-bound at that length.")
+    assert notes.items[2] == (
+        "In the layer, attention's bound passes everything else at no length up to 1,024 with the "
+        "tiled kernel and at N = 1,024 with the naive one. Below N = 1,024 the projections and "
+        "the MLP take longer than attention with either kernel."
+    )
+    none = page.lengths(lengths({"naive": None, "tiled": None}))[2].items[2]
+    assert none.endswith(
+        "Up to N = 1,024 the projections and the MLP take longer than attention with either kernel."
+    )
+    split = lengths({"naive": None, "tiled": None})
+    split = page.Lengths(page.Gpu("C", 110.0, 1.0), *list(vars(split).values())[1:])
+    assert "the tiled kernel is compute-bound and the naive one memory-bound there." in prose(
+        page.lengths(split)[2]
+    )
+
+
+# ---------------------------------------------------------------------------
+# Part 2, by hand
+# ---------------------------------------------------------------------------
+def test_agreement_by_hand() -> None:
+    table, notes = page.agreement(
+        [(300, 16, 300, 300, 1, 7.6e-7), (257, 64, 31, 47, 54, 2e-6)], 1e-4
+    )
+    assert table.rows == [
+        ["300", "16", "300 x 300", "yes", "1", "7.6e-07"],
+        ["257", "64", "31 x 47", "no", "54", "2.0e-06"],
+    ]
+    assert notes.items[0].startswith(
+        "The largest relative error is 2.0e-06, inside the tolerance of 1e-04."
+    )
+    bad = page.agreement([(96, 128, 1, 1, 9216, 3e-3)], 1e-4)[1].items[0]
+    assert bad.startswith("The largest relative error is 3.0e-03, OUTSIDE the tolerance of 1e-04")
+    assert page.agreement([(64, 8, 32, 64, 2, 0.0)], 1e-4)[0].rows[0][3] == "yes"
+    assert page.agreement([(64, 8, 64, 32, 2, 0.0)], 1e-4)[0].rows[0][3] == "yes"
+    assert page.agreement([(64, 8, 64, 30, 3, 0.0)], 1e-4)[0].rows[0][3] == "no"
+
+
+def machine(naive_i: float = 12.8, saved: float = 2.5e10) -> page.Machine:
+    caches = [("L1", 32 * KIB, "sysfs"), ("L2", MIB, "sysfs")]
+    return page.Machine(
+        caches,
+        1.6e10,
+        1.7e10,
+        saved,
+        2.6e10,
+        2.6e10,
+        1.625,
+        naive_i,
+        7e-5,
+        14,
+        5.5e-10,
+        "the calibration",
+    )
+
+
+def test_machine_by_hand() -> None:
+    caches, roofs, notes = page.machine(machine())
+    assert caches.rows == [["L1", "32.0 KiB", "sysfs"], ["L2", "1.00 MiB", "sysfs"]]
+    assert [r[1] for r in roofs.rows] == [
+        "16.00 GB/s", "17.0 GFLOP/s", "25.0 GFLOP/s", "26.0 GFLOP/s", "1.6 FLOP/byte",
+        "70.0 µs", "0.55 ns",
+    ]  # fmt: skip
+    assert (
+        notes.items[0] == "The roofs: the calibration; P_1 = 26.0 GFLOP/s, the faster one-thread "
+        "matmul of the two."
+    )
+    assert (
+        "12.8 FLOP per byte of its ten passes (about (4 d_h + 5) / 40 at any "
+        "N): at or above the ridge" in notes.items[1]
+    )
+    # 70 µs / 14 calls = 5 µs; 70 µs x 26 GFLOP/s = 1.82 MFLOP
+    assert notes.items[2].startswith(
+        "An inner step costs 70.0 µs before any arithmetic, about 5.00 µs per "
+        "numpy call. In that time one core does 1.82 MFLOP"
+    )
+    low = page.machine(machine(naive_i=1.0, saved=0.0))
+    assert (
+        "below the ridge, so by the roofline fewer bytes would make it faster." in low[2].items[1]
+    )
+    assert low[1].rows[2][1] == "-"
+
+
+def sized(name: str, rows: int, seconds: float, steps: int, traffic: float = 1e7) -> page.Sized:
+    return page.Sized(
+        name, 32 * KIB, Blocks(rows, rows, 30 * KIB), steps, 64, traffic, 40 * KIB, seconds
+    )
+
+
+def test_block_sizes_by_hand() -> None:
+    small, big = sized("L1 data", 16, 0.2, 4096, traffic=2e8), sized("L2", 64, 0.05, 256)
+    record = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    sizes, speeds, notes = page.block_sizes(record)
+    assert sizes.rows[0] == ["L1 data", "32.0 KiB", "16 x 16", "4,096", "200.00 MB", "40.0 KiB"]
+    assert sizes.rows[-1] == ["naive", "-", "-", "-", "40.00 MB", "4.00 MiB"]
+    # 1 GFLOP in 0.2 s: 5.0 GFLOP/s, 12% of 40; 4096 x 10 µs = 41 ms of 200 ms: 20%
+    assert speeds.rows[0] == ["L1 data", "200 ms", "5.0", "12%", "20%"]
+    assert speeds.rows[-1] == ["naive", "100 ms", "10.0", "25%", "-"]
+    assert notes.items[0].startswith(
+        "With L1 data-sized blocks (16 x 16) the kernel makes 4,096 inner steps and runs x4.00 "
+        "slower than the fastest blocks; the fixed costs alone explain 20% of its time."
+    )
+    assert notes.items[1] == (
+        "The fastest blocks came from L2 (64 x 64): 20.0 GFLOP/s, 50% of the one-thread matmul "
+        "roof, against 10.0 GFLOP/s for the naive kernel (x2.00 its speed)."
+    )
+    assert notes.items[2].startswith(
+        "Those small blocks even move more than the naive kernel by the model's count, 200.00 MB "
+        "against 40.00 MB: K and V are read 64 times"
+    )
+    alone = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    items = page.block_sizes(alone)[2].items
+    assert "inner steps and is the fastest of them;" in items[0] and len(items) == 2
+    whole = page.Sized("LLC / 2", 8 * MIB, Blocks(1024, 1024, 6 * MIB), 1, 1, 1e6, 6 * MIB, 0.08)
+    items = page.block_sizes(
+        page.BlockSizes(1024, 128, 1e9, [big, whole], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    )[2].items
+    assert items[-1].endswith(
+        "(1024 x 1024): a single block, the naive computation with S kept in "
+        "cache, which passes over S five times instead of ten."
+    )
+    half = page.Sized("LLC / 2", 4 * MIB, Blocks(512, 1024, 3 * MIB), 2, 1, 1e6, 3 * MIB, 0.08)
+    items = page.block_sizes(
+        page.BlockSizes(1024, 128, 1e9, [big, half], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    )[2].items
+    assert items[-1].endswith("(512 x 1024): K and V are read once, the ideal minimum.")
+    other = page.Sized("L2 / 2", 4 * MIB, Blocks(512, 1024, 3 * MIB), 2, 1, 1e6, 3 * MIB, 0.08)
+    assert (
+        len(
+            page.block_sizes(
+                page.BlockSizes(1024, 128, 1e9, [big, other], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+            )[2].items
+        )
+        == 2
+    )
+
+
+def row(kind: str, nbytes: float, t_c: float, t_m: float, t: float) -> dict:
+    return {
+        "bytes": nbytes, "intensity": 1e9 / nbytes, "flops": 1e9, "t_compute_s": t_c,
+        "t_memory_s": t_m, "t_pred_s": max(t_c, t_m), "t_meas_s": t, "flag": None,
+        "bound": "compute" if t_c >= t_m else "memory", "fraction_of_bound": max(t_c, t_m) / t,
+    }  # fmt: skip
+
+
+def kernels(times: dict, naive_t: float = 0.1, compute_bound: bool = True) -> page.Kernels:
+    memory = {"naive": 4 * MIB, "tiled": MIB}
+    runs = {
+        n: page.Run(
+            Blocks(64, 64, 1.0), {"naive": t[0], "tiled": t[1]}, 4 * n * n / (32 * MIB), memory
+        )
+        for n, t in times.items()
+    }
+    placed = {
+        "naive": row("naive", 4e8, 0.04, 0.05, naive_t),
+        "tiled": row("tiled", 1e8, 0.04, 0.0125, 0.12),
+    }
+    return page.Kernels(
+        128, runs, placed, 2.5, 2.5e10, 1e10, compute_bound, 256, 1e-5, 5e-10, 131072, memory
+    )
+
+
+def test_kernels_by_hand() -> None:
+    # S = 4 N^2 against 32 MiB: 0.5 at 2048, 2.0 at 4096, 8.0 at 8192 (only 8192 above 2x)
+    timed = kernels({2048: (0.04, 0.05), 4096: (0.2, 0.21), 8192: (1.0, 0.96)})
+    times, scores, roof, notes, caption = page.kernels(timed)
+    assert times.rows[0] == ["2,048", "64 x 64", "40.0 ms", "50.0 ms", "x1.25"]
+    # 40 ms / 2048^2 = 9.54 ns per score
+    assert scores.rows[0] == ["2,048", "0.5", "9.54", "11.92", "4.00 MiB", "1.00 MiB"]
+    assert roof.rows[0] == ["naive", "400.00 MB", "2.5", "50.0 ms, memory", "100 ms", "50%"]
+    assert roof.title == "On this machine's one-thread roofline at N = 8,192 (ridge 2.5 FLOP/byte)"
+    assert (
+        roof.note == "Both kernels do F = 1.00 GFLOP; T bound = max(F / P_1, D / beta) with "
+        "P_1 = 25.0 GFLOP/s."
+    )
+    assert "vertical line" in caption
+    assert notes.items[0] == (
+        "The tiled kernel takes x1.25 at N = 2,048, x1.05 at N = 4,096, x0.96 at N = 8,192 the "
+        "naive kernel's time. It is slower at 2 of the 3 lengths and within 10% of the naive "
+        "kernel at 2. Both kernels are compute-bound on one core here, so the bytes the tiled one "
+        "saves do not lower its bound, while its many small matmuls run below the roof and every "
+        "inner step pays a fixed cost."
+    )
+    # 1 s against the sum 90 ms (0.91 away) and the max 50 ms (0.95 away): closer to the sum
+    assert notes.items[1] == (
+        "numpy runs the naive kernel's phases one after the other: the matmuls at F / P_1 = "
+        "40.0 ms, then ten passes over S at D / beta = 50.0 ms (10.00 GB/s). It took 1.00 s at "
+        "N = 8,192, closer to their sum, 90.0 ms, than to the roofline's max, 50.0 ms, which "
+        "assumes the two overlap."
+    )
+    # 0.96 s - 0.04 - 8192^2 x 0.5 ns (33.6 ms) - 256 x 10 µs (2.56 ms) = 884 ms
+    assert notes.items[2] == (
+        "The tiled kernel moves x4.0 less than the naive kernel's bytes (100.00 MB, 12.5 ms at "
+        "that bandwidth), so its time goes elsewhere: of its 960 ms, 40.0 ms is F at the matmul "
+        "roof, 33.6 ms the N^2 exponentials at 0.50 ns each, 2.56 ms the fixed costs of 256 "
+        "steps, and the remaining 884 ms its small matmuls running below the roof and its other "
+        "passes over the blocks. The naive kernel pays for the same exponentials."
+    )
+    # per score, 2048 -> 8192: naive 9.54 -> 14.90 ns (x1.56), tiled 11.92 -> 14.31 ns (x1.20)
+    assert notes.items[3] == (
+        "Per score the naive kernel takes 9.54 ns at N = 2,048 (S inside the last-level cache) "
+        "and 14.90 ns at N = 8,192 (S 8.0 times the cache), x1.56; the tiled one x1.20. Here the "
+        "savings show in time: the tiled kernel's blocks stay in the L2."
+    )
+    assert notes.items[4] == (
+        "Where the savings always show: memory. The naive kernel holds S, 4.00 MiB at N = 8,192 "
+        "and 4.00 MiB at 131,072 tokens; the tiled kernel needs 1.00 MiB there, its output and "
+        "its blocks."
+    )
+    # tiled 0.05 s -> 1.5 s: x30 for x16 the scores, x1.88 per score
+    flat = page.kernels(kernels({2048: (0.04, 0.05), 8192: (1.0, 1.5)}))[3].items[3]
+    assert flat.endswith(
+        "x1.56; the tiled one x1.88. Here the passes over S cost about the "
+        "same whether S sits in the cache or in DRAM: the savings do not show in time."
+    )
+    faster = page.kernels(kernels({2048: (0.04, 0.02), 4096: (0.055, 0.03)}, compute_bound=False))[
+        3
+    ]
+    assert "the naive kernel's time. It is never slower: its blocks cost less" in faster.items[0]
+    assert (
+        "closer to the roofline's max, 50.0 ms, than to their sum, 90.0 ms: here" in faster.items[1]
+    )
+    assert len(faster.items) == 4  # no length with S past twice the cache
+    slow = page.kernels(kernels({2048: (0.04, 0.08)}, compute_bound=False))[3].items[0]
+    assert (
+        "It is slower at the one length. By the roofline it should win, since "
+        "the naive kernel is memory-bound here" in slow
+    )
+
+
+# ---------------------------------------------------------------------------
+# Property tests: Part 1 from drawn hardware tables, Part 2 from drawn measurements
+# ---------------------------------------------------------------------------
+N, D_HEAD, BF16 = 4096, 128, 2
+
+
+def part1(table: dict) -> tuple[page.Extremes, page.Schedule, page.Lengths]:
+    """Sections 1, 2 and 4's records as the lecture builds them, for any hardware table."""
+    a100, h100 = table["a100"], table["h100"]
+    f, naive = attention_counts(N, D_HEAD, BF16)
+    ideal = attention_counts(N, D_HEAD, BF16, materialized=False)[1]
+
+    def gpu(c):
+        return page.Gpu(c.name, c.ridge_point("bf16"), c.smem_per_sm)
+
+    def t(fl, d, c):
+        return lower_bound_time(fl, d, c.peak_flops("bf16"), c.mem_bw)
+
+    gpus = (a100, h100)
+    kernels = {
+        k: (d, intensity(f, d), [t(f, d, c) for c in gpus])
+        for k, d in (("naive", naive), ("ideal", ideal))
+    }
+
+    def plan(c):
+        b = attention_io.block_sizes(N, D_HEAD, c.smem_per_sm, BF16)
+        d = attention_io.tiled_traffic(N, D_HEAD, b.rows, b.cols, BF16)
+        need = attention_io.smallest_on_chip_for(N, D_HEAD, c.ridge_point("bf16"), BF16)
+        reads = attention_io.kv_reads(N, b.rows, b.cols)
+        return page.Plan(
+            gpu(c), b, math.ceil(N / b.rows), reads, d, intensity(f, d), t(f, d, c), need
+        )
+
+    named = [plan(h100), plan(a100)]
+    heads = {}
+    for n in (512, 8192, 131072):
+        fn, dn = attention_counts(n, D_HEAD, BF16)
+        dt = attention_io.tiled_counts(n, D_HEAD, h100.smem_per_sm, BF16)[1]
+        di = attention_counts(n, D_HEAD, BF16, materialized=False)[1]
+        heads[n] = page.Head(
+            dn, dt, di, intensity(fn, dn), intensity(fn, dt), t(fn, dn, h100), t(fn, dt, h100)
+        )
+    layer = {n: [1e-3 * n / 512, h.t_naive, h.t_tiled] for n, h in heads.items()}
+    over = {
+        k: next((Crossover(None, n) for n, x in layer.items() if x[i] >= x[0]), None)
+        for i, k in ((1, "naive"), (2, "tiled"))
+    }
+    return (
+        page.Extremes(N, D_HEAD, f, [gpu(c) for c in gpus], kernels, 2 * BF16 * N * D_HEAD),
+        page.Schedule(N, D_HEAD, named, named, naive, ideal),
+        page.Lengths(gpu(h100), D_HEAD, heads, "M", 1, layer, over),
+    )
+
+
+def check_part1(table: dict) -> None:
+    extremes, schedule, lengths_ = part1(table)
+    t1, n1 = page.extremes(extremes)
+    *_, n2 = page.schedule(schedule)
+    *_, n4 = page.lengths(lengths_)
+    text = " ".join(prose(n) for n in (n1, n2, n4))
+    assert not contradictions(text), contradictions(text)
+    assert (
+        "None" not in text and "x0 " not in text and "x0." not in re.sub(r"x0\.\d*[1-9]", "", text)
+    )
+    for cells, (_, i, _) in zip(t1.rows, extremes.kernels.values(), strict=True):
+        for cell, g in zip(cells[4:], extremes.gpus, strict=True):
+            assert cell.startswith("compute") == (i >= g.ridge)
+    reached = [p.intensity >= p.gpu.ridge for p in schedule.named]
+    said = n2.items[1]
+    assert said.startswith("Both") == all(reached) and said.startswith("Neither") == (
+        not any(reached)
+    )
+    for p in schedule.named:  # a chip reaches its ridge exactly when its need fits its memory
+        assert (p.needed is not None and p.needed <= p.gpu.smem) == (p.intensity >= p.gpu.ridge)
+    h = schedule.named[0]
+    assert ("less than the naive" in n2.items[2]) == (
+        f"{h.traffic / schedule.naive_bytes:.2f}" < "1.00"
+    )
+    below = re.search(r"Below N = ([\d,]+)", n4.items[2])
+    if below:  # under the first crossing, attention with either kernel stays under the rest
+        first = int(below.group(1).replace(",", ""))
+        assert all(x[1] < x[0] and x[2] < x[0] for n, x in lengths_.layer.items() if n < first)
+
+
+@settings(max_examples=30, deadline=None)
+@given(hardware_tables())
+def test_part1_words_hold_for_drawn_hardware(table: dict) -> None:
+    check_part1(table)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"h100": {"peak bf16": 10.0}},  # no shared memory reaches the ridge: lecture 10 stopped
+        {"h100": {"smem": 20.0}, "a100": {"smem": 0.05}},  # one chip reaches, the other not
+        {"h100": {"peak bf16": 0.05, "mem_bw": 20.0}},  # the ridge below one row of each block
+        {"a100": {"mem_bw": 0.05}},  # the ideal memory-bound on one chip only
+    ],
+)
+def test_part1_words_hold_for_edits_that_broke_them(edit: dict) -> None:
+    table = dict(SHIPPED)
+    for key, factors in edit.items():
+        table[key] = scale_chip(table[key], factors)
+    check_part1(table)
+
+
+SECONDS = st.floats(1e-4, 10.0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(SECONDS, SECONDS), min_size=1, max_size=4), SECONDS, st.booleans())
+def test_kernel_words_hold_for_drawn_times(times: list, naive_t: float, bound: bool) -> None:
+    record = kernels(dict(zip((1024, 2048, 4096, 8192), times, strict=False)), naive_t, bound)
+    items = page.kernels(record)[3].items
+    text = " ".join(items)
+    assert not contradictions(text)
+    slower = sum(t > n for n, t in times)
+    assert ("It is never slower" in text) == (slower == 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([8, 16, 64, 128]), SECONDS), min_size=1, max_size=4), SECONDS
+)
+def test_block_words_hold_for_drawn_times(choices: list, naive_t: float) -> None:
+    rows = [sized(f"M{i}", r, t, 1024 // r) for i, (r, t) in enumerate(choices)]
+    items = page.block_sizes(
+        page.BlockSizes(1024, 128, 1e9, rows, (4e7, MIB, naive_t), 4e10, 1e-5)
+    )[2].items
+    assert not contradictions(" ".join(items))
+    fastest = min(rows, key=lambda s: s.seconds)
+    assert f"The fastest blocks came from {fastest.name} " in items[1]
+
+
+# ---------------------------------------------------------------------------
+# Edges: each comparison at its boundary, every word of the fixed sentences
+# ---------------------------------------------------------------------------
+def test_records_are_frozen() -> None:
+    ext = page.Extremes(1, 1, 1.0, [A], {}, 1.0)
+    sch = page.Schedule(1, 1, [], [], 1.0, 1.0)
+    tra = page.Traffic([], 1.0, 1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    blk = page.BlockSizes(1, 1, 1.0, [], (1.0, 1.0, 1.0), 1.0, 1.0)
+    for record in (A, ext, sch, tra, lengths({}), machine(), blk, kernels({1024: (1.0, 1.0)})):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.n = 2  # type: ignore[misc]
+
+
+def test_fixed_sentences_word_for_word() -> None:
+    kernels_ = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
+    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels_, 2 * MIB))
+    assert notes.items[2] == (
+        "The ideal assumes that nothing is ever read twice, as if K and V (2.00 MiB at this "
+        "size) stayed on chip for every query. One SM's shared memory is a few hundred KiB. The "
+        "rest of Part 1 asks what a finite on-chip memory gives."
+    )
+    a, b = plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)
+    assert page.schedule(page.Schedule(1024, 64, [a, b], [a, b], 1e8, 1e6))[2].items[0] == (
+        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to 2 N / (b "
+        "T_r), about B_r, as T_r grows. The A's 200 KiB give B_r = 128 and I = 60.0; the B's "
+        "100 KiB give B_r = 64 and I = 30.0."
+    )
+    record = page.Traffic(
+        [], 1292.0, 8.59e9, 98_816.0, -0.91, 2 * MIB, 4.19e6, 1.38e8, 4.19e6, 2 * MIB
+    )
+    table, caption, notes = page.traffic(record)
+    assert caption == (
+        "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
+        "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
+        "line is the traffic F / I* at which the head's intensity reaches a chip's ridge point "
+        "(A100, H100), with a dot where the staircase first gets below it; the vertical lines "
+        "mark the chips' shared memory per SM."
+    )
+    assert notes.items[1] == (
+        "Between 16 KiB and 128 KiB the staircase falls with a log-log slope of -0.91: doubling "
+        "the on-chip memory about halves the traffic, the theorem's 1 / M."
+    )
+    assert table.headers == ["landmark", "M_sm", "Br x Bc", "D", "I"]
+    _, notes = page.agreement([(300, 16, 300, 300, 1, 7.6e-7)], 1e-4)
+    assert notes.items == [
+        "The largest relative error is 7.6e-07, inside the tolerance of 1e-04. The two kernels "
+        "add the same terms in a different order and subtract a different running maximum before "
+        "each exponential, so they agree to fp32 rounding, not bit for bit.",
+        "The online softmax needs no second pass: a block that raises a row's maximum rescales "
+        "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
+        "once per query block, at the end.",
+    ]
+    at = page.agreement([(64, 8, 32, 32, 4, 1e-4)], 1e-4)[1].items[0]  # the tolerance itself
+    assert "1.0e-04, inside the tolerance" in at
+    assert page.machine(machine())[2].items[1] == (
+        "On one thread the ridge is 1.6 FLOP/byte. The naive kernel in fp32 does 12.8 FLOP per "
+        "byte of its ten passes (about (4 d_h + 5) / 40 at any N): at or above the ridge, so by "
+        "the roofline it is compute-bound here, and fewer bytes do not lower its bound."
+    )
+    assert page.machine(machine(naive_i=1.625))[2].items[1].count("at or above the ridge") == 1
+    assert page.machine(machine())[2].items[2] == (
+        "An inner step costs 70.0 µs before any arithmetic, about 5.00 µs per numpy call. In "
+        "that time one core does 1.82 MFLOP of matmul: a block must do much more work than that "
+        "for the fixed cost to vanish."
+    )
+    *_, caption = page.kernels(kernels({1024: (1.0, 1.0)}))
+    assert caption == (
+        "Seconds per call of both kernels against N (log-log): measured (markers), and the two "
+        "parts of the roofline bound with this machine's one-thread roofs, F / P_1 (the same for "
+        "both) and each kernel's D / beta. A kernel's bound is the higher of its two lines. The "
+        "vertical line is where the naive kernel's N x N scores fill the last-level cache."
+    )
+
+
+def test_kernel_boundaries() -> None:
+    # equal times: not slower
+    assert "It is never slower" in page.kernels(kernels({1024: (0.1, 0.1)}))[3].items[0]
+    # per score, 2048 -> 8192 (2^22 and 2^26 scores): naive 1/16 s -> 1.1 s grows x1.1, tiled
+    # 1/16 s -> 1 s grows x1.0: exactly 1.1 times, which does not count as showing
+    same = page.kernels(kernels({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)}))[3].items[3]
+    assert same.endswith("the savings do not show in time.")
+    # S exactly the cache counts as inside it
+    runs = {
+        2896: page.Run(
+            Blocks(64, 64, 1.0), {"naive": 0.1, "tiled": 0.1}, 1.0, {"naive": 1.0, "tiled": 1.0}
+        ),
+        8192: page.Run(
+            Blocks(64, 64, 1.0), {"naive": 1.0, "tiled": 1.0}, 8.0, {"naive": 1.0, "tiled": 1.0}
+        ),
+    }
+    record = dataclasses.replace(kernels({1024: (1.0, 1.0)}), runs=runs)
+    assert "at N = 2,896 (S inside the last-level cache)" in page.kernels(record)[3].items[3]
+    # a measured time exactly between the sum (0.75 s) and the max (0.5 s): not closer to the sum
+    tie = dataclasses.replace(
+        kernels({1024: (0.625, 1.0)}),
+        placed={
+            "naive": row("naive", 4e8, 0.25, 0.5, 0.625),
+            "tiled": row("tiled", 1e8, 0.25, 0.1, 1.0),
+        },
+    )
+    assert (
+        "closer to the roofline's max, 500 ms, than to their sum, 750 ms"
+        in page.kernels(tie)[3].items[1]
+    )
+    # a tiled time below its parts leaves nothing, not a negative remainder
+    quick = page.kernels(kernels({8192: (1.0, 0.05)}))[3].items[2]
+    assert "and the remaining 0.00 ns its small matmuls" in quick
+
+
+def test_block_boundaries() -> None:
+    big = sized("L2", 64, 0.05, 256)
+    # fixed costs beyond the time are capped at 100%
+    capped = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1.0)
+    assert page.block_sizes(capped)[1].rows[0][4] == "100%"
+    assert "explain 100% of its time" in page.block_sizes(capped)[2].items[0]
+    # the small blocks moving exactly the naive kernel's bytes move no more
+    small = sized("L1 data", 16, 0.2, 4096, traffic=4e7)
+    even = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    assert len(page.block_sizes(even)[2].items) == 2
