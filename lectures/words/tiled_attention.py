@@ -294,8 +294,8 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     notes = Observations(
         [
             f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive "
-            f"kernel's (2 B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the ideal "
-            "minimum.",
+            f"kernel's (2 B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the "
+            "ideal minimum.",
             f"The tiled kernel's intensity levels off near B_r ({h.i_tiled:.1f} FLOP/byte at "
             f"N = {largest:,}), the naive one's near d_h / 2 ({h.i_naive:.1f}); against the "
             f"{gpu.name}'s ridge of {gpu.ridge:.1f} "
