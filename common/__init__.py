@@ -52,7 +52,8 @@ At the top, where students and the course script find them:
 - ``tables.shipped``: the hardware table's figures as shipped (generated), where the
   edit-a-figure exercises start.
 - ``tables.slips``: a slip in the hardware table said in one line (chip, field, line).
-- ``tables.measurements``: published GPU measurements (13B on A100, single matmuls) with sources.
+- ``tables.measurements``: published GPU measurements (whole requests on A100s, single
+  matmuls, an all-reduce curve) with sources.
 
 ``shell``: the lecture shell (standard library only).
 
@@ -99,7 +100,6 @@ At the top, where students and the course script find them:
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
 - ``present.hierarchy``: lecture 09's tables, sentences and captions (caches, plateaus, roofs).
 - ``present.attention``: lecture 10's tables and sentences (tiled attention, both kernels).
-- ``present.predict``: lecture 11's tables and sentences (predicted against measured, MFU/MBU).
 
 ``files``: what the course writes and reads back.
 
@@ -110,4 +110,6 @@ At the top, where students and the course script find them:
 ``exercises``: the exercises' questions and their solvers, computed from the tables.
 
 - ``exercises.text``: the exercises as terminal text (``python3 -m common.exercises``).
+
+``predict``: ``python3 -m common.predict``, a latency prediction for any model and chip.
 """

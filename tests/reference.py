@@ -58,6 +58,13 @@ HARDWARE: dict[str, dict[str, tuple[float, str, bool]]] = {
         "link (NVLink 3)": (300e9, "B/s", False),
         "shared memory per SM": (167936, "B", False),
     },
+    "a100-80gb": {  # A100 80GB SXM column: the same peaks, 80GB HBM2e at 2,039 GB/s
+        "peak bf16": (312e12, "FLOP/s", False),
+        "peak int8": (624e12, "FLOP/s", False),
+        "memory bandwidth": (2039e9, "B/s", False),
+        "memory capacity": (80e9, "B", False),
+        "link (NVLink 3)": (300e9, "B/s", False),
+    },
     "h100": {
         "peak bf16": (989e12, "FLOP/s", False),
         "peak fp8": (1979e12, "FLOP/s", False),
@@ -110,6 +117,7 @@ HARDWARE: dict[str, dict[str, tuple[float, str, bool]]] = {
 }
 CHIP_NAMES = {
     "a100": "A100 40GB SXM",
+    "a100-80gb": "A100 80GB SXM",
     "h100": "H100 SXM",
     "h200": "H200",
     "b200": "B200",

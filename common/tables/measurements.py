@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.tables.models import Model
+from common.tables.models import LLAMA_2_7B, Model
 from common.tables.validate import positive, positive_int
 
 CHECKED = "checked 2026-12-01"  # when the course last compared these values with the pages
@@ -46,10 +46,31 @@ VIDUR_MLP_A100 = (
     "num_tensor_parallel_workers = 1 and the stated num_tokens, columns "
     f"time_stats.<operator>.median (milliseconds, CUDA-event timed); {CHECKED}"
 )
-VIDUR_ALLREDUCE_A100 = (
-    "microsoft/vidur (commit 7d47513), data/profiling/network/a100_pairwise_nvlink/"
-    "all_reduce.csv: the row num_workers = 2, size = 2048 (the smallest message), column "
-    f"time_stats.all_reduce.median = 0.007 ms; {CHECKED}"
+VIDUR_ALLREDUCE_DGX = (
+    "microsoft/vidur (commit 7d47513), data/profiling/network/a100_dgx/all_reduce.csv ('A100 "
+    "DGX with 8 80GB A100s', NVSwitch, per its docs/profiling.md; NCCL kernel time of an fp16 "
+    "all-reduce, size in bytes): rows with num_workers = devices_per_node = g; each point is the "
+    "median of column time_stats.all_reduce.median over the 9 rows nearest that size (single "
+    f"rows are noisy); {CHECKED}"
+)
+FT_GPT_GUIDE = (
+    "NVIDIA/FasterTransformer docs/gpt_guide.md (commit df4a753), section 'Performance': "
+    "8 x A100-80GB linked by NVSwitch (A100 SuperPod), FP16, top_p 0.9; end-to-end latency of "
+    "input length tokens and output length generated tokens, table '{table}'; " + CHECKED
+)
+TRT_LLM_V05 = (
+    "NVIDIA/TensorRT-LLM docs/source/performance.md (commit 138f96d; data of TensorRT-LLM "
+    "v0.5), 'Low Latency', table 'A100 GPUs (FP16)', column '1st Token Latency (ms)', batch 1 "
+    "(memory size not stated: Falcon 180B on 8 of them needs the 80 GB part); " + CHECKED
+)
+LLAMA_2_70B_TRT = (
+    "the same page's Llama2-70b build command: --n_layer 80 --n_head 64 --n_kv_head 8 "
+    f"--n_embd 8192 --inter_size 28672 --vocab_size 32000 --n_positions 4096; {CHECKED}"
+)
+FT_GPT_CONFIG = (
+    "NVIDIA/FasterTransformer docs/gpt_guide.md (commit df4a753): head_num, size_per_head, "
+    "num_layers, vocab_size 51200 as listed; d_ff = 4 d_model (FasterTransformer's GPT "
+    f"inter_size); {CHECKED}"
 )
 
 
@@ -169,8 +190,10 @@ KIPPLY_ACTIVATIONS_DECODE = {
     1: Measured("intermediate activations, decode, 1 GPU", 2.2 * MS, KIPPLY_PROFILE),
     2: Measured("intermediate activations, decode, 2 GPUs", 2.0 * MS, KIPPLY_PROFILE),
 }
-#: The blog's own decode estimates, 2 x 40 x 12 x 5120^2 bytes over 1.5e12 B/s (its rounding).
+#: The blog's own decode estimates, 2 x 40 x 12 x 5120^2 bytes over 1.5e12 B/s (its rounding),
+#: and its comms on two GPUs: 'we expect 8.4ms, and about 1ms of comms'.
 KIPPLY_DECODE_ESTIMATE = {1: 16.8 * MS, 2: 8.4 * MS}
+KIPPLY_COMMS_ESTIMATE = {2: 1.0 * MS}
 
 #: The smallest kernels at one token on an A100 (same file, num_tokens = 1): a floor of
 #: fixed cost per kernel launch that no byte or FLOP count explains.
@@ -181,15 +204,98 @@ VIDUR_A100_SMALL_KERNELS: tuple[Measured, ...] = (
     Measured("rotary embedding (attn_rope), 1 token", 0.005 * MS, VIDUR_MLP_A100),
 )
 
-#: The latency term of a two-GPU all-reduce over NVLink on A100 (the smallest message).
-A100_ALLREDUCE_LATENCY = Measured(
-    "all-reduce of the smallest message, 2 x A100, NVLink", 0.007 * MS, VIDUR_ALLREDUCE_A100
-)
+US = 1e-6
+#: All-reduce time against message bytes on one DGX A100, per GPU count (VIDUR_ALLREDUCE_DGX).
+A100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
+    2: ((16384, 46 * US), (131072, 51 * US), (1048576, 57 * US), (4194304, 64 * US),
+        (16777216, 139 * US), (67108864, 427 * US)),
+    4: ((16384, 21 * US), (131072, 60 * US), (1048576, 64 * US), (4194304, 85 * US),
+        (16777216, 200 * US), (67108864, 602 * US)),
+    8: ((16384, 32 * US), (131072, 51 * US), (1048576, 40 * US), (4194304, 98 * US),
+        (16777216, 274 * US), (67108864, 676 * US)),
+}  # fmt: skip
+#: Which nodes have a measured all-reduce curve, by chip key: the DGX A100's NVLink 3 and
+#: NVSwitch are the same in its 40GB and 80GB versions.
+ALLREDUCE_CURVES = {"a100": A100_DGX_ALLREDUCE, "a100-80gb": A100_DGX_ALLREDUCE}
+#: Chips the kernel floor (small_kernel_floor) was measured on: vidur's A100 80GB.
+KERNEL_FLOOR_CHIPS = ("a100", "a100-80gb")
+#: The share of HBM bandwidth the blog's decode matmuls reached on two GPUs: 'it doesn't
+#: quite get to 90, more like 87' (one GPU's 90% is the hardware table's A100 figure).
+KIPPLY_HBM_SHARE = {2: 0.87}
 
 
 def small_kernel_floor() -> float:
     """Mean time of the smallest kernels at one token, in seconds (a fixed cost per kernel)."""
     return sum(m.seconds for m in VIDUR_A100_SMALL_KERNELS) / len(VIDUR_A100_SMALL_KERNELS)
+
+
+def _gpt(name: str, key: str, layers: int, heads: int, d_head: int, source: str) -> Model:
+    d = heads * d_head
+    return Model(
+        name, key, layers, d, heads, heads, d_head, 4 * d, False, 51200, True, 2048, source
+    )
+
+
+GPT_20B = _gpt("GPT-20B (FasterTransformer)", "gpt-20b", 44, 48, 128, FT_GPT_CONFIG)
+GPT_6_7B = _gpt("GPT-6.7B (FasterTransformer)", "gpt-6.7b", 32, 32, 128, FT_GPT_CONFIG)
+LLAMA_2_70B = Model(
+    "Llama-2-70B", "llama-2-70b", 80, 8192, 64, 8, 128, 28672, True, 32000, False, 4096,
+    LLAMA_2_70B_TRT,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Request:
+    """A published end-to-end time: model, chip key, GPUs (tensor parallel), batch, prompt
+    tokens, generated tokens (0: the prompt pass alone) and the engine that ran it."""
+
+    model: Model
+    chip: str
+    gpus: int
+    batch: int
+    prompt: int
+    new_tokens: int
+    engine: str  # the engine and, after a comma, who published the time
+    measured: Measured
+
+    @property
+    def label(self) -> str:
+        """'GPT-20B, 4 GPUs, 128 + 20 tokens'."""
+        gpus = f"{self.gpus} GPU" + ("s" if self.gpus > 1 else "")
+        return f"{self.model.name.split(' (')[0]}, {gpus}, {self.prompt} + {self.new_tokens}"
+
+
+FT, FT_DOCS, TRT = (
+    "FasterTransformer, kipply",
+    "FasterTransformer, its docs",
+    "TensorRT-LLM, its docs",
+)
+
+
+def _runs(model, chip, engine, source, prompt, new, ms_by_gpus) -> list[Request]:
+    what = f"{model.name}, batch 1, {prompt} + {new} tokens, {{g}} x {chip}"
+    return [
+        Request(model, chip, g, 1, prompt, new, engine, Measured(what.format(g=g), ms * MS, source))
+        for g, ms in ms_by_gpus.items()
+    ]
+
+
+_FT20 = FT_GPT_GUIDE.format(table="Performance of GPT-20B")
+_FT67 = FT_GPT_GUIDE.format(table="Performance of GPT-6.7B")
+_KIPPLY_TOTAL = f"{KIPPLY}: '283.60 ms' (1 GPU) and '180.86 ms' (2 GPUs), A100 40GB; {CHECKED}"
+#: Published end-to-end times at batch 1 on A100s: 3 sources, 1 to 8 GPUs, 20 to 2,048 tokens.
+REQUESTS: tuple[Request, ...] = (
+    *_runs(GPT_13B, "a100", FT, _KIPPLY_TOTAL, 512, 10, {1: 283.60, 2: 180.86}),
+    *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 20, 8, {1: 225, 2: 147, 4: 102, 8: 89}),
+    *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 128, 20, {1: 566, 2: 362, 4: 254, 8: 217}),
+    *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 200, 200, {1: 5648, 2: 3544, 4: 2481, 8: 2080}),
+    *_runs(GPT_6_7B, "a100-80gb", FT_DOCS, _FT67, 128, 8, {1: 98.29}),
+    *_runs(GPT_6_7B, "a100-80gb", FT_DOCS, _FT67, 512, 32, {1: 384.70}),
+    *_runs(LLAMA_2_7B, "a100-80gb", TRT, TRT_LLM_V05, 128, 0, {1: 16}),
+    *_runs(LLAMA_2_7B, "a100-80gb", TRT, TRT_LLM_V05, 2048, 0, {1: 133}),
+    *_runs(LLAMA_2_70B, "a100-80gb", TRT, TRT_LLM_V05, 128, 0, {4: 47}),
+    *_runs(LLAMA_2_70B, "a100-80gb", TRT, TRT_LLM_V05, 2048, 0, {4: 377}),
+)  # fmt: skip
 
 
 def sources() -> list[str]:
@@ -200,6 +306,7 @@ def sources() -> list[str]:
         *KIPPLY_ACTIVATIONS_DECODE.values(),
         *(r.measured for r in VIDUR_A100_MATMULS),
         *VIDUR_A100_SMALL_KERNELS,
-        A100_ALLREDUCE_LATENCY,
+        *(r.measured for r in REQUESTS),
     ]
-    return list(dict.fromkeys(m.source for m in records))
+    models = [GPT_20B.config_source, LLAMA_2_70B.config_source]
+    return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *models]))

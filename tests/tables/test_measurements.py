@@ -94,12 +94,44 @@ def test_vidur_matmul_medians() -> None:
         assert "7d47513" in r.measured.source
 
 
-def test_small_kernels_and_allreduce_latency() -> None:
+def test_small_kernels_and_the_allreduce_curve() -> None:
     assert [m.seconds for m in pub.VIDUR_A100_SMALL_KERNELS] == pytest.approx(
         [0.005 * MS, 0.002 * MS, 0.007 * MS, 0.005 * MS]
     )
     assert pub.small_kernel_floor() == pytest.approx((0.005 + 0.002 + 0.007 + 0.005) / 4 * MS)
-    assert pub.A100_ALLREDUCE_LATENCY.seconds == pytest.approx(0.007 * MS)
+    # vidur's a100_dgx all_reduce.csv, median over the 9 rows nearest each size (ms):
+    # 2 GPUs 0.046 at 16 KiB and 0.427 at 64 MiB; 8 GPUs 0.098 at 4 MiB.
+    curve = pub.A100_DGX_ALLREDUCE
+    assert sorted(curve) == [2, 4, 8]
+    assert curve[2][0] == (16384, pytest.approx(0.046 * MS))
+    assert curve[2][-1] == (2**26, pytest.approx(0.427 * MS))
+    assert curve[8][3] == (2**22, pytest.approx(0.098 * MS))
+    for points in curve.values():
+        sizes = [m for m, _ in points]
+        assert sizes == sorted(set(sizes)) and sizes[0] == 2**14 and sizes[-1] == 2**26
+    assert pub.ALLREDUCE_CURVES["a100-80gb"] is curve and pub.ALLREDUCE_CURVES["a100"] is curve
+
+
+def test_published_requests_as_their_pages_print_them() -> None:
+    got = {(r.model.key, r.gpus, r.prompt, r.new_tokens): r.measured.seconds for r in pub.REQUESTS}
+    assert len(got) == 20
+    # FasterTransformer gpt_guide.md, GPT-20B, batch 1, 20 in / 8 out: 225, 147, 102, 89 ms.
+    for g, ms in zip((1, 2, 4, 8), (225, 147, 102, 89), strict=True):
+        assert got[("gpt-20b", g, 20, 8)] == pytest.approx(ms * MS)
+    assert got[("gpt-20b", 8, 200, 200)] == pytest.approx(2080 * MS)
+    assert got[("gpt-6.7b", 1, 512, 32)] == pytest.approx(384.70 * MS)
+    # TensorRT-LLM v0.5, A100 FP16 first-token latency: 16 and 133 ms (7B), 47 and 377 (70B).
+    assert got[("llama-2-7b", 1, 2048, 0)] == pytest.approx(133 * MS)
+    assert got[("llama-2-70b", 4, 128, 0)] == pytest.approx(47 * MS)
+    # kipply: '283.60 ms' and '180.86 ms' for 512 + 10 tokens.
+    assert got[("gpt-13b", 2, 512, 10)] == pytest.approx(180.86 * MS)
+    assert {r.gpus for r in pub.REQUESTS} == {1, 2, 4, 8}
+    assert len({r.measured.source for r in pub.REQUESTS}) >= 3
+    assert min(r.prompt for r in pub.REQUESTS) == 20 and max(r.prompt for r in pub.REQUESTS) == 2048
+    # GPT-20B: 48 heads of 128, 44 layers; Llama-2-70B: 64 heads, 8 KV heads, d_ff 28672.
+    assert (pub.GPT_20B.d_model, pub.GPT_20B.n_layers, pub.GPT_20B.d_ff) == (6144, 44, 24576)
+    assert (pub.LLAMA_2_70B.n_kv_heads, pub.LLAMA_2_70B.d_ff) == (8, 28672)
+    assert pub.REQUESTS[0].label == "13B, 1 GPU, 512 + 10"
 
 
 def test_a_nonpositive_time_is_refused() -> None:
