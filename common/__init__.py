@@ -4,8 +4,8 @@ The folder a module sits in says its role, and the roles form a one-way stack:
 a module imports only roles on floors below its own (``tests/test_layout.py``
 checks every import, function bodies included), so no two roles import each
 other. The stack, ground floor first: ``tables``, ``hw_specs``, ``shell``,
-``formulas``, ``measure``, ``files``, ``present``, ``plots``, ``exercises``.
-Above them stand the course script's names (``console``, ``roofline``), then the
+``formulas``, ``measure``, ``files``, ``present``, ``plots``, ``exercises``,
+``predict``. Above them stand the course script's names (``console``, ``roofline``), then the
 lectures and the docs. A lower floor gets what it needs from a higher one as an
 argument, never by importing it.
 
@@ -16,7 +16,8 @@ argument, never by importing it.
 - ``formulas`` (pure), ``measure`` (numpy), ``files`` (what the course writes,
   and the saved calibration, or a fresh one);
 - ``present`` (text: units, tables, sentences, display objects), ``plots``
-  (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them).
+  (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them),
+  ``predict`` (the prediction command, on the tables and formulas).
 
 ``tables``, ``hw_specs`` and ``formulas`` are pure (standard library only: lectures
 02, 06-08 and 11 run on a bare ``python3``); only ``measure`` imports numpy and only
