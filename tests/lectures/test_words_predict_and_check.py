@@ -139,3 +139,161 @@ def test_activation_sentence_direction() -> None:
     text = " ".join(page.activations_observation({1: 1.5e-3, 2: 1.5e-3}, prof).items)
     assert "the profile sits 0.70 ms above the ledger" in text
     assert "the profile sits 0.50 ms below the ledger" in text
+
+
+# ---------------------------------------------------------------------------
+# Whole tables and sentences on toy records, worked by hand
+# ---------------------------------------------------------------------------
+from common.formulas.predict import Decomposition, Roofs, Term  # noqa: E402
+from common.hw_specs import Chip, bandwidth, capacity, flops  # noqa: E402
+
+TOY = Chip(
+    name="Toy",
+    key="toy",
+    peak_flops_table={"bf16": flops(100e12, "sheet")},
+    mem_bw_figure=bandwidth(1e12, "sheet"),
+    mem_capacity_figure=capacity(8e9, "sheet"),
+    link_bw_figure=bandwidth(100e9, "sheet"),
+    link_name="L1",
+    achievable_flops_table={"bf16": flops(80e12, "blog A", note="best shape")},
+    achievable_mem_bw_figure=bandwidth(1.2e12, "doc B"),
+)
+SPEC = Roofs("spec", 100e12, 1e12, 100e9)
+ACH = Roofs("achievable", 80e12, 1.2e12, 100e9, ("compute", "memory"))
+
+
+def test_roofs_table_rows_shares_and_sources() -> None:
+    group = page.roofs_table(TOY, SPEC, ACH, "bf16")
+    table, obs, facts = group.items
+    assert table.title == "Toy: the two sets of roofs"
+    assert [list(r) for r in table.rows] == [
+        ["dense bf16 matmul", "100.0 TFLOP/s", "80.0 TFLOP/s", "80.0%"],
+        ["HBM bandwidth", "1.00 TB/s", "1.20 TB/s", "120.0%"],
+        ["link, one way (L1)", "100.00 GB/s", "none published (spec used)", "-"],
+    ]
+    assert obs.items == [
+        "1 of 2 measured roofs sit below their datasheet figure.",
+        "The measured HBM bandwidth is 120.0% of its spec figure: a measurement above the "
+        "datasheet means one of the two figures was edited or measured another chip.",
+        "1 of 3 roofs have no published measurement; spec stands in.",
+    ]
+    assert facts.pairs == [
+        ("measured dense bf16 matmul", "blog A (best shape)"),
+        ("measured HBM bandwidth", "doc B"),
+    ]
+    assert page.shared_roofs(TOY, "bf16", "blog") == ["bf16 matmul peak"]
+    assert page.shared_roofs(TOY, "bf16", "nowhere") == []
+
+
+def test_cases_table_by_hand() -> None:
+    t = page.cases_table([case("decode", 0.03, 0.02, 0.025)], "T")
+    assert (t.title, t.note) == ("T", "ratio = measured / predicted")
+    assert list(t.rows[0]) == ["decode", "30.00 ms", "20.00 ms", "x1.50", "25.00 ms", "x1.20"]
+    obs = page.cases_observations([case("a", 2.0, 1.0, 1.5), case("b", 0.8, 1.0, 0.9)], ["X"])
+    assert obs.items == [
+        "1 of 2 measurements take longer than the spec prediction; the ratios run from x0.80 "
+        "to x2.00.",
+        "The widest gap is a: it takes x2.00 the predicted time (longer).",
+        "The achievable roofs bring 2 of 2 predictions closer; the closest is b, which takes "
+        "x0.89 the predicted time (shorter: faster than the bound) at achievable roofs.",
+        "The achievable X was itself measured on this benchmark, so the predictions that lean "
+        "on it are not independent of the measurements they meet.",
+    ]
+
+
+def test_decomposition_table_and_words_by_hand() -> None:
+    d = Decomposition(
+        0.010, (Term("roofline at spec peaks", 0.006), Term("a", 0.001), Term("b", 0.002))
+    )
+    t = page.decomposition_table(["one"], [d])
+    assert list(t.headers) == ["term", "one"] and t.title == "Where the time goes (ms)"
+    assert [list(r) for r in t.rows] == [
+        ["roofline at spec peaks", "6.00 ms"],
+        ["a", "1.00 ms"],
+        ["b", "2.00 ms"],
+        ["explained (sum)", "9.00 ms"],
+        ["unexplained", "1.00 ms"],
+        ["measured", "10.00 ms"],
+    ]
+    assert page.decomposition_observations(["one"], [d]).items == [
+        "one: beyond the spec roofline, the largest named term is b, 2.00 ms; 10.0% of the "
+        "measured time (1.00 ms) stays unexplained."
+    ]
+
+
+def test_operator_table_and_bound_words_by_hand() -> None:
+    # 1e12 FLOP and 1e9 B at spec 100 TFLOP/s and 1 TB/s: 10 ms compute, 1 ms memory ->
+    # compute-bound, achieved 1e12 / 20 ms = 50 TFLOP/s; the small one moves 1e9 B in 0.5 ms.
+    rows = [
+        page.OpRow("mm", 4096, 1e12, 1e9, 0.020, 0.010, 0.0125),
+        page.OpRow("mm", 1, 1e6, 1e9, 0.0005, 0.001, 0.0011),
+        page.OpRow("qkv", 1, 1e6, 1e9, 0.00102, 0.001, 0.0011),
+    ]
+    group = page.operator_table(rows, "bf16 on Toy", SPEC)
+    first, second, note = group.items
+    assert first.title == "bf16 on Toy: mm" and second.title == "bf16 on Toy: qkv"
+    assert [list(r) for r in first.rows] == [
+        ["4,096", "20000 us", "10000 us", "x2.00", "12500 us", "x1.60", "50.0 TFLOP/s"],
+        ["1", "500 us", "1000 us", "x0.50", "1100 us", "x0.45", "2.00 TB/s"],
+    ]
+    assert note.text.startswith("achieved: the measured kernel's FLOP/s where the spec")
+    words = page.beats_bound_observation(rows).items
+    assert words == [
+        "1 of 3 measured matmuls land within 5% of their spec bound.",
+        "1 of 3 run faster than the spec bound; the fastest, mm at n = 1, moves 2.00 TB/s, "
+        "more than the table's bandwidth allows: part of its bytes come from cache, the timer "
+        "rounds, or the table's figure is below the chip's.",
+    ]
+    assert (
+        page.beats_bound_observation(rows[:1]).items[1] == "None runs faster than its spec bound."
+    )
+
+
+def test_utilisation_table_and_caption_by_hand() -> None:
+    t = page.utilisation_table([page.Util("p", 2e12, 3e9, 0.01, 0.5, 0.25)], 100e12, 1e12)
+    assert list(t.rows[0]) == ["p", "2e+12", "3e+09", "10.00 ms", "50.0%", "25.0%"]
+    assert t.note == (
+        "MFU = model FLOPs / (time x GPUs x 100.0 TFLOP/s); MBU = bytes / (time x GPUs x 1.00 TB/s)"
+    )
+    hi = page.utilisation_observations(
+        [page.Util("a", 1, 1, 1, 0.01, 0.5), page.Util("b", 1, 1, 1, 0.5, 0.1)]
+    )
+    assert hi.items[-1] == "The highest MFU is b at 50.0% (x50 the lowest)."
+    cases = [case("a", 2.0, 1.0, 1.5), case("b", 0.8, 1.0, 0.9)]
+    assert page.figure_caption(cases, "up", 64, 214) == (
+        "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
+        "achievable roofs; 1 of 2 measured bars stand above even the achievable prediction. "
+        "Bottom: the measured up (dots) stays flat up to n = 64, while the weights dominate "
+        "its bytes, then rises with n; the spec ridge sits at n = 214."
+    )
+    assert page.figure_caption(cases, "up", 64, None).endswith("sits at no n (no ridge).")
+    texts = page.sources_text(["s1", "s2", "s1"]).items
+    assert [t.text for t in texts] == ["s1", "s2"]
+    assert page.png_hint("f.png").text == "\n(add --png to save the figure f.png)"
+
+
+def test_knee_words_whole() -> None:
+    assert page.knee_observations("mm", [1, 64, 256], 1, 200, 100).items == [
+        "The measured mm stays within 25% of its time at n = 1 up to n = 64 and has left it "
+        "by n = 256.",
+        "Predicted: the spec ridge is n = 200, inside that interval; the achievable ridge is "
+        "n = 100, inside that interval.",
+    ]
+    low = page.knee_observations("mm", [1, 64, 256], 1, 64, 257).items[1]
+    assert low == (
+        "Predicted: the spec ridge is n = 64, at or below the flat part's end: it stays "
+        "memory-bound longer than predicted; the achievable ridge is n = 257, above that "
+        "interval: the kernel leaves the memory roof before the prediction says."
+    )
+
+
+def test_activation_and_estimate_skip_missing_gpus() -> None:
+    prof = {1: Measured("a", 2.2e-3, "s"), 4: Measured("b", 1.0e-3, "s")}
+    items = page.activations_observation({1: 1.5e-3}, prof).items
+    assert items == [
+        "Decode on 1 GPU: the blog's profile charges 2.20 ms to intermediate activations; the "
+        "ledger charges everything but the weight matmuls 1.50 ms (kernel floors included), "
+        "so the profile sits 0.70 ms above the ledger there."
+    ]
+    obs = page.estimate_observation({1: 0.0168}, {1: 0.0}, {1: 0.0168}, {})
+    assert obs.title == "Against the blog's own estimate"
