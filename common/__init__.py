@@ -17,7 +17,7 @@ argument, never by importing it.
   and the saved calibration, or a fresh one);
 - ``present`` (text: units, tables, sentences, display objects), ``plots``
   (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them),
-  ``predict`` (the prediction command, on the tables and formulas).
+  ``predict`` (``python3 -m common.predict``: any model's latency on any chip).
 
 ``tables``, ``hw_specs`` and ``formulas`` are pure (standard library only: lectures
 02, 06-08 and 11 run on a bare ``python3``); only ``measure`` imports numpy and only
@@ -111,6 +111,4 @@ At the top, where students and the course script find them:
 ``exercises``: the exercises' questions and their solvers, computed from the tables.
 
 - ``exercises.text``: the exercises as terminal text (``python3 -m common.exercises``).
-
-``predict``: ``python3 -m common.predict``, a latency prediction for any model and chip.
 """

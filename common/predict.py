@@ -24,16 +24,14 @@ if __name__ == "__main__":
 from common.formulas.predict import achievable_roofs, forecast
 from common.formulas.transformer import DTypes, check_context
 from common.hw_specs import CHIPS, get_chip
+from common.present.console import fmt_time, format_table
 from common.shell.cli import LectureParser, batch_size, one_of, path_text, positive_int
 from common.tables import measurements as pub
 from common.tables.models import MODELS, Model, get_model
 
 #: --overhead: the fixed cost per kernel, and the engine style it was measured on.
-OVERHEADS = {
-    "kernels": "each operator its own kernel, at least the mean time of vidur's smallest "
-    "kernels on an A100 (eager PyTorch)",
-    "none": "no fixed cost per kernel (CUDA graphs or fused kernels: no published figure)",
-}
+OVERHEADS = {"kernels": "each operator a kernel of at least vidur's smallest (A100, eager)",
+             "none": "no fixed cost per kernel (graphs, fused kernels: unpublished)"}  # fmt: skip
 NO_FLOOR = "no fixed cost per kernel: none measured on this chip (left out)"
 LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
 GPT2_KEYS = ("n_embd", "n_layer", "n_head", "vocab_size")
@@ -122,37 +120,33 @@ def predict_request(args: Any) -> dict[str, Any]:
     curve = pub.ALLREDUCE_CURVES.get(chip.key)
     kernels = args.overhead == "kernels" and chip.key in pub.KERNEL_FLOOR_CHIPS
     floor = pub.small_kernel_floor() if kernels else 0.0
-    f = forecast(model, roofs, args.gpus, args.batch, args.prompt, args.new_tokens, dtypes,
-                 curve, floor)  # fmt: skip
+    shape = (args.gpus, args.batch, args.prompt, args.new_tokens)
+    f = forecast(model, roofs, *shape, dtypes, curve, floor)
     return {
         "model": model.name, "chip": chip.name, "gpus": args.gpus, "batch": args.batch,
         "prompt": args.prompt, "new_tokens": args.new_tokens, "precision": args.precision,
         "prefill_s": f.prefill_s, "decode_step_s": f.decode_step_s, "total_s": f.total_s,
-        "tokens_per_s": f.tokens_per_s,
+        "tokens_per_s": args.batch * args.new_tokens / f.total_s,
         "terms": {"prefill": f.prefill, "decode_step": f.decode_step},
         "measured_roofs": list(roofs.measured),
-        "allreduce": "measured curve" if curve else "ring bytes over the spec link, no latency",
+        "allreduce": "measured curve" if curve else "ring bytes over the link roof, no latency",
         "overhead": OVERHEADS[args.overhead] if floor or args.overhead == "none" else NO_FLOOR,
     }  # fmt: skip
 
 
 def render(r: Mapping[str, Any]) -> str:
     """The prediction as a readable table: each pass with its terms, then total and rate."""
-    terms = list(r["terms"]["prefill"])
-    rows = [("", "prefill", "decode step (mean)")]
-    rows += [(t, *(f"{r['terms'][p][t] * 1e3:.3f} ms" for p in ("prefill", "decode_step")))
-             for t in terms]  # fmt: skip
-    rows.append(("sum", f"{r['prefill_s'] * 1e3:.3f} ms", f"{r['decode_step_s'] * 1e3:.3f} ms"))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    table = [f"{a:<{widths[0]}}  {b:>{widths[1]}}  {c:>{widths[2]}}" for a, b, c in rows]
-    measured = ", ".join(r["measured_roofs"]) or "none (spec roofs)"
+    passes = ("prefill", "decode_step")
+    rows = [(t, *(fmt_time(r["terms"][p][t], "ms") for p in passes)) for t in r["terms"]["prefill"]]
+    rows.append(("sum", fmt_time(r["prefill_s"], "ms"), fmt_time(r["decode_step_s"], "ms")))
     return "\n".join([
         f"{r['model']} on {r['gpus']} x {r['chip']}, {r['precision']}, batch {r['batch']}, "
         f"{r['prompt']} prompt + {r['new_tokens']} new tokens",
-        *table,
-        f"total: {r['total_s'] * 1e3:.3f} ms = prefill + {r['new_tokens']} decode steps; "
+        format_table(("term", "prefill", "decode step (mean)"), rows),
+        f"total: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens']} decode steps; "
         f"throughput {r['tokens_per_s']:,.1f} generated tokens/s",
-        f"roofs measured: {measured}; all-reduce: {r['allreduce']}; kernels: {r['overhead']}",
+        f"roofs measured: {', '.join(r['measured_roofs']) or 'none (spec roofs)'}; "
+        f"all-reduce: {r['allreduce']}; kernels: {r['overhead']}",
     ])  # fmt: skip
 
 

@@ -64,8 +64,8 @@ args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib,
 # 80GB part moves a third more bytes per second, so each measurement meets the roofs of
 # the part it ran on.
 
-spec = predict.spec_roofs(A100, "bf16")  # datasheet: peak, HBM, NVLink
-ach = predict.achievable_roofs(A100, "bf16")  # measured, spec where none is published
+# datasheet roofs (peak, HBM, NVLink), and measured ones (spec where none is published)
+spec, ach = predict.spec_roofs(A100, "bf16"), predict.achievable_roofs(A100, "bf16")
 spec80, ach80 = predict.spec_roofs(A100_80GB, "bf16"), predict.achievable_roofs(A100_80GB, "bf16")
 
 show(page.roofs_table(A100, spec, ach, "bf16"), page.roofs_table(A100_80GB, spec80, ach80, "bf16"))
@@ -81,7 +81,7 @@ show(page.roofs_table(A100, spec, ach, "bf16"), page.roofs_table(A100_80GB, spec
 # We read each one's time off a curve of all-reduce time against message size,
 # measured on a DGX A100 for 2, 4 and 8 GPUs, at its real size. On two GPUs the blog's
 # profile found its matmuls at 87% of the HBM bandwidth, not the 90% of one GPU, so
-# that case uses 87%. The blog also made its own estimate of the decode step.
+# that case uses 87%.
 
 curve = pub.ALLREDUCE_CURVES[A100.key]  # GPUs -> (bytes, seconds) measured
 floor = pub.small_kernel_floor()  # a kernel never takes less than this
@@ -100,16 +100,9 @@ for run in pub.FT_13B:
     decomps.append(predict.decompose(*args_d))
     ledgers.append((label, ledger, run))
 
-decode = {run.gpus: led for _, led, run in ledgers if run.phase == "decode"}
 show(
     page.cases_table(cases, f"{pub.GPT_13B.name} on {A100.name}"),
     page.cases_observations(cases, page.shared_roofs(A100, "bf16", pub.KIPPLY_TITLE)),
-    page.estimate_observation(
-        {g: predict.roofline_time(led, spec, g) for g, led in decode.items()},
-        {g: predict.comm_time(led, g, spec.link_bw, curve) for g, led in decode.items()},
-        pub.KIPPLY_DECODE_ESTIMATE,
-        pub.KIPPLY_COMMS_ESTIMATE,
-    ),
 )
 
 # %%
@@ -121,22 +114,16 @@ show(
 # measured curve, and the fixed cost of each kernel: the smallest kernels the simulator
 # timed take a few microseconds however little they do, so every operator takes at
 # least that. What the named terms do not cover is left as *unexplained*. The blog
-# profiled the same runs, so two of our terms can be checked against its profile: the
-# all-reduce time per layer, and the time of the small operators around the matmuls.
+# profiled the same runs, so one term can be checked against its profile: the
+# all-reduce time per layer.
 
 labels = [c.label for c in cases]
 _, two_gpu_decode, run2 = ledgers[-1]  # decode on two GPUs: the blog profiled its comms
 per_layer = predict.comm_time(two_gpu_decode, run2.gpus, ach.link_bw, curve) / pub.GPT_13B.n_layers
-small = {  # decode: everything but the weight matmuls, as the blog's profile counted it
-    run.gpus: predict.non_matmul_time(led, ach, floor, run.gpus)
-    for _, led, run in ledgers
-    if run.phase == "decode"
-}
 show(
     page.decomposition_table(labels, decomps),
     page.decomposition_observations(labels, decomps),
     page.comms_observation(per_layer, pub.KIPPLY_COMMS_PER_LAYER),
-    page.activations_observation(small, pub.KIPPLY_ACTIVATIONS_DECODE),
 )
 
 # %%
@@ -166,7 +153,6 @@ ridges = [predict.ridge_tokens(up[0].K, up[0].N, roofs) for roofs in (spec80, ac
 show(
     page.operator_table(op_rows, f"bf16 matmul on {A100_80GB.name}", spec80),
     page.knee_observations(up[0].name, tokens, flat, *ridges, tolerance=FLAT),
-    page.beats_bound_observation(op_rows),
 )
 
 # %%
@@ -212,8 +198,8 @@ for r in pub.REQUESTS:
         shared = ("the blog's HBM share",)
     bare = predict.forecast(r.model, predict.spec_roofs(chip, "bf16"), *args_r, None, 0.0)
     full = predict.forecast(r.model, roofs, *args_r, pub.ALLREDUCE_CURVES.get(r.chip), floor)
-    rows.append(page.RequestRow(r.label, r.engine, r.gpus, r.measured.seconds, bare.total_s,
-                                full.total_s, shared))  # fmt: skip
+    row = (r.label, r.engine, r.gpus, r.measured.seconds, bare.total_s, full.total_s, shared)
+    rows.append(page.RequestRow(*row))
 
 show(page.requests_table(rows), page.requests_observations(rows))
 

@@ -71,7 +71,6 @@ T_PLOT_ARTICLE_DETAILS = "tests/plots/test_article_details.py"
 T_PLOT_ATT = "tests/plots/test_attention_figures.py"
 T_PLOT_HIER_AXES = "tests/plots/test_hierarchy_axes.py"
 T_PLOT_PREDICT = "tests/plots/test_predict_figure.py"
-T_PREDICT = "tests/formulas/test_predict.py"
 T_PREDICT_CMD = "tests/formulas/test_predict_command.py"
 T_WORDS11 = "tests/lectures/test_words_predict_and_check.py"
 T_MODELS = "tests/tables/test_models.py"
@@ -165,7 +164,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_h200_exercise_words_by_hand",
     ),
     "common/exercises/text.py": (T_EX, T_EX_CLI),
-    "common/formulas/predict.py": (T_PREDICT, T_PREDICT_CMD, T_WORDS11),
+    "common/formulas/predict.py": ("tests/formulas/test_predict.py", T_PREDICT_CMD, T_WORDS11),
     "common/tables/measurements.py": ("tests/tables/test_measurements.py", T_WORDS11),
     "common/predict.py": (T_PREDICT_CMD,),
     "lectures/words/predict_and_check.py": (T_WORDS11,),

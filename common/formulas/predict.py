@@ -69,29 +69,20 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
     )
 
 
-def op_time(flops: float, nbytes: float, peak: float, bw: float) -> float:
-    """max(F / P, D / beta) in seconds."""
-    return roofline.lower_bound_time(flops, nbytes, peak, bw)
-
-
 def per_gpu_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[tuple[int, float]]:
     """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says."""
     g = positive_int(gpus, "GPUs")
     rows = []
     for op, count in ledger.counted():
         share = g if op.kind in SHARDED_KINDS else 1
-        rows.append((count, op_time(op.flops / share, op.nbytes / share, roofs.peak, roofs.mem_bw)))
+        t = roofline.lower_bound_time(op.flops / share, op.nbytes / share, roofs.peak, roofs.mem_bw)
+        rows.append((count, t))
     return rows
-
-
-def pass_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[float]:
-    """Each operator's time on one GPU x its count, in seconds."""
-    return [count * t for count, t in per_gpu_times(ledger, roofs, gpus)]
 
 
 def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     """T_pass = sum over operators of count x max(F / (g P), D / (g beta)) (shared kinds / g)."""
-    return sum(pass_times(ledger, roofs, gpus))
+    return sum(count * t for count, t in per_gpu_times(ledger, roofs, gpus))
 
 
 def curve_time(nbytes: float, points: Sequence[tuple[float, float]]) -> float:
@@ -101,15 +92,12 @@ def curve_time(nbytes: float, points: Sequence[tuple[float, float]]) -> float:
     dominates a tiny message); M / M_last x the last time above it (bandwidth-bound).
     """
     m = non_negative(nbytes, "message bytes")
-    (m0, t0), (m_last, t_last) = points[0], points[-1]
-    if m <= m0:
-        return t0
-    if m >= m_last:
-        return t_last * m / m_last
+    if m <= points[0][0]:
+        return points[0][1]
     for (a, ta), (b, tb) in itertools.pairwise(points):
         if m <= b:
             return ta + (tb - ta) * (m - a) / (b - a)
-    raise ValueError("curve points must rise in message size")  # not reached on a sorted curve
+    return points[-1][1] * m / points[-1][0]
 
 
 def allreduce_time(nbytes: float, gpus: int, link_bw: float, curve: Curves | None = None) -> float:
@@ -126,38 +114,16 @@ def allreduce_time(nbytes: float, gpus: int, link_bw: float, curve: Curves | Non
     return 2 * (g - 1) / g * non_negative(nbytes, "message bytes") / positive(link_bw, "link B/s")
 
 
-def allreduce_bytes(ledger: PassLedger) -> float:
-    """One tensor-parallel all-reduce's message: the activations [tokens, d_model]."""
-    return ledger.tokens * ledger.model.d_model * ledger.dtypes.act_bytes
-
-
-def allreduces(ledger: PassLedger) -> int:
-    """All-reduces per pass under tensor parallelism: two per layer."""
-    return 2 * ledger.model.n_layers
-
-
 def comm_time(ledger: PassLedger, gpus: int, link_bw: float, curve: Curves | None = None) -> float:
-    """Every all-reduce of the pass: 2 L x one all-reduce of the activations."""
-    one = allreduce_time(allreduce_bytes(ledger), gpus, link_bw, curve)
-    return allreduces(ledger) * one
-
-
-def kernels(ledger: PassLedger) -> int:
-    """Kernels one GPU launches per pass: every operator of the ledger, x its count."""
-    return sum(count for _, count in ledger.counted())
+    """Every all-reduce of the pass: 2 L x one of the activations [tokens, d_model]."""
+    message = ledger.tokens * ledger.model.d_model * ledger.dtypes.act_bytes
+    return 2 * ledger.model.n_layers * allreduce_time(message, gpus, link_bw, curve)
 
 
 def fixed_cost(ledger: PassLedger, roofs: Roofs, floor: float, gpus: int = 1) -> float:
     """Sum over operators of count x max(0, floor - roofline time), in seconds."""
     f = non_negative(floor, "kernel floor")
     return sum(count * max(0.0, f - t) for count, t in per_gpu_times(ledger, roofs, gpus))
-
-
-def non_matmul_time(ledger: PassLedger, roofs: Roofs, floor: float, gpus: int = 1) -> float:
-    """Time of every operator but the weight matmuls, each at least the kernel floor, in s."""
-    f = non_negative(floor, "kernel floor")
-    rows = zip(ledger.counted(), per_gpu_times(ledger, roofs, gpus), strict=True)
-    return sum(count * max(f, t) for (op, _), (count, t) in rows if op.kind != "matmul")
 
 
 def mfu(flops: float, seconds: float, peak: float) -> float:
@@ -230,7 +196,7 @@ def predict(ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None = 
 def matmul_time(n: int, K: int, N: int, roofs: Roofs, elem_bytes: float = 2) -> float:
     """X[n, K] @ W[K, N]: max(2nKN / P, e (nK + KN + nN) / beta) in seconds."""
     f, d = roofline.matmul_counts(n, K, N, elem_bytes, elem_bytes, elem_bytes)
-    return op_time(f, d, roofs.peak, roofs.mem_bw)
+    return roofline.lower_bound_time(f, d, roofs.peak, roofs.mem_bw)
 
 
 def ridge_tokens(K: int, N: int, roofs: Roofs, elem_bytes: float = 2) -> int | None:
@@ -300,32 +266,13 @@ def efficiency_to_match(
 
 
 class Forecast(NamedTuple):
-    """A deployment's predicted times: each pass as named terms, in seconds."""
+    """A request's predicted times in seconds: each pass as named terms, and the sums."""
 
     prefill: dict[str, float]  # the prompt pass
-    decode_step: dict[str, float]  # mean of one decode step over the new tokens
-    new_tokens: int
-    batch: int
-
-    @property
-    def prefill_s(self) -> float:
-        """The prompt pass: sum of its terms."""
-        return sum(self.prefill.values())
-
-    @property
-    def decode_step_s(self) -> float:
-        """One decode step, averaged over the new tokens."""
-        return sum(self.decode_step.values())
-
-    @property
-    def total_s(self) -> float:
-        """Prompt pass + one decode step per new token."""
-        return self.prefill_s + self.new_tokens * self.decode_step_s
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Generated tokens per second over the whole request: B x new / total."""
-        return self.batch * self.new_tokens / self.total_s
+    decode_step: dict[str, float]  # one decode step, the mean over the new tokens
+    prefill_s: float
+    decode_step_s: float
+    total_s: float  # prefill + new tokens x decode step
 
 
 def pass_terms(
@@ -363,4 +310,5 @@ def forecast(
         step = pass_terms(decode_ledger(model, batch, context, dtypes), roofs, gpus, curve, floor)
         for key, v in step.items():
             total[key] += v / k  # (no step runs when n = 0)
-    return Forecast(pre, total, n, batch)
+    t_pre, t_step = sum(pre.values()), sum(total.values())
+    return Forecast(pre, total, t_pre, t_step, t_pre + n * t_step)

@@ -58,19 +58,16 @@ FT_GPT_GUIDE = (
     "8 x A100-80GB linked by NVSwitch (A100 SuperPod), FP16, top_p 0.9; end-to-end latency of "
     "input length tokens and output length generated tokens, table '{table}'; " + CHECKED
 )
+TRT_PAGE = "NVIDIA/TensorRT-LLM docs/source/performance.md (commit 138f96d)"
 TRT_LLM_V05 = (
-    "NVIDIA/TensorRT-LLM docs/source/performance.md (commit 138f96d; data of TensorRT-LLM "
-    "v0.5), 'Low Latency', table 'A100 GPUs (FP16)', column '1st Token Latency (ms)', batch 1 "
-    "(memory size not stated: Falcon 180B on 8 of them needs the 80 GB part); " + CHECKED
+    f"{TRT_PAGE}, data of TensorRT-LLM v0.5, 'Low Latency', table 'A100 GPUs (FP16)', column "
+    "'1st Token Latency (ms)', batch 1 (memory size not stated: Falcon 180B on 8 of them needs "
+    f"the 80 GB part); {CHECKED}"
 )
-LLAMA_2_70B_TRT = (
-    "the same page's Llama2-70b build command: --n_layer 80 --n_head 64 --n_kv_head 8 "
-    f"--n_embd 8192 --inter_size 28672 --vocab_size 32000 --n_positions 4096; {CHECKED}"
-)
+LLAMA_2_70B_TRT = f"{TRT_PAGE}, the flags of its Llama2-70b build command; {CHECKED}"
 FT_GPT_CONFIG = (
     "NVIDIA/FasterTransformer docs/gpt_guide.md (commit df4a753): head_num, size_per_head, "
-    "num_layers, vocab_size 51200 as listed; d_ff = 4 d_model (FasterTransformer's GPT "
-    f"inter_size); {CHECKED}"
+    f"num_layers, vocab_size as listed; d_ff = 4 d_model (FasterTransformer's GPT); {CHECKED}"
 )
 
 
@@ -114,22 +111,16 @@ class OperatorRun:
     measured: Measured
 
 
-# The 13B model of the benchmark: a GPT-style decoder (ungated MLP, multi-head attention).
-GPT_13B = Model(
-    name="13B (kipply's FasterTransformer benchmark)",
-    key="gpt-13b",
-    n_layers=40,  # num_layers
-    d_model=5120,  # hidden_dim
-    n_heads=40,  # n_head
-    n_kv_heads=40,  # multi-head attention
-    d_head=128,  # hidden_dim / n_head
-    d_ff=20480,  # ffn_embed_dim
-    gated_mlp=False,
-    vocab_size=50272,  # vocab_size
-    tied_embeddings=True,
-    max_context=2048,  # max_seq_len
-    config_source=LLM_ANALYSIS_13B_CONFIG,
-)
+def _gpt(name: str, key: str, layers: int, heads: int, source: str, vocab: int = 51200) -> Model:
+    """A GPT-style decoder: heads of 128, d_ff = 4 d, ungated MLP, tied embeddings, 2,048 window."""
+    d = heads * 128
+    return Model(name, key, layers, d, heads, heads, 128, 4 * d, False, vocab, True, 2048, source)
+
+
+# The 13B model of the benchmark (num_layers 40, n_head 40, hidden_dim 5120, ffn_embed_dim
+# 20480, vocab_size 50272, max_seq_len 2048).
+GPT_13B = _gpt("13B (kipply's FasterTransformer benchmark)", "gpt-13b", 40, 40,
+               LLM_ANALYSIS_13B_CONFIG, vocab=50272)  # fmt: skip
 
 PROMPT = 512  # tokens in the benchmark's prompt; decode runs at batch 1 after it
 
@@ -140,18 +131,12 @@ def _ft(phase: str, gpus: int, ms: float) -> ModelRun:
 
 
 #: FasterTransformer on A100 40GB: 512-token prefill and one decode step at batch 1.
-FT_13B: tuple[ModelRun, ...] = (
-    _ft("prefill", 1, 63.17),
-    _ft("decode", 1, 22.0),
-    _ft("prefill", 2, 45.45),
-    _ft("decode", 2, 13.5),
-)
+FT_13B: tuple[ModelRun, ...] = tuple(
+    _ft(phase, g, ms) for phase, g, ms in
+    (("prefill", 1, 63.17), ("decode", 1, 22.0), ("prefill", 2, 45.45), ("decode", 2, 13.5))
+)  # fmt: skip
 
-LLAMA2_7B_D, LLAMA2_7B_QKV, LLAMA2_7B_UP = (
-    4096,
-    3 * 4096,
-    2 * 11008,
-)  # vidur fuses Q,K,V and gate,up
+LLAMA2_7B_D, LLAMA2_7B_QKV, LLAMA2_7B_UP = 4096, 3 * 4096, 2 * 11008  # vidur fuses Q,K,V; gate,up
 
 
 def _vidur(name: str, n: int, N: int, ms: float) -> OperatorRun:
@@ -184,16 +169,6 @@ KIPPLY_COMMS_PER_LAYER = (
 )
 KIPPLY_MLP_FLOPS_EFFICIENCY = 0.72  # '476 at the lowest ... we get 72% of the flops we expect'
 KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY = 0.54  # '159 at the lowest, which is 54%'
-#: The profile's cost of the intermediate activations in one decode step ('another 2.2ms' on
-#: one GPU, 'a similar amount of time (2ms)' on two): everything but the weight matmuls.
-KIPPLY_ACTIVATIONS_DECODE = {
-    1: Measured("intermediate activations, decode, 1 GPU", 2.2 * MS, KIPPLY_PROFILE),
-    2: Measured("intermediate activations, decode, 2 GPUs", 2.0 * MS, KIPPLY_PROFILE),
-}
-#: The blog's own decode estimates, 2 x 40 x 12 x 5120^2 bytes over 1.5e12 B/s (its rounding),
-#: and its comms on two GPUs: 'we expect 8.4ms, and about 1ms of comms'.
-KIPPLY_DECODE_ESTIMATE = {1: 16.8 * MS, 2: 8.4 * MS}
-KIPPLY_COMMS_ESTIMATE = {2: 1.0 * MS}
 
 #: The smallest kernels at one token on an A100 (same file, num_tokens = 1): a floor of
 #: fixed cost per kernel launch that no byte or FLOP count explains.
@@ -204,15 +179,14 @@ VIDUR_A100_SMALL_KERNELS: tuple[Measured, ...] = (
     Measured("rotary embedding (attn_rope), 1 token", 0.005 * MS, VIDUR_MLP_A100),
 )
 
-US = 1e-6
 #: All-reduce time against message bytes on one DGX A100, per GPU count (VIDUR_ALLREDUCE_DGX).
 A100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
-    2: ((16384, 46 * US), (131072, 51 * US), (1048576, 57 * US), (4194304, 64 * US),
-        (16777216, 139 * US), (67108864, 427 * US)),
-    4: ((16384, 21 * US), (131072, 60 * US), (1048576, 64 * US), (4194304, 85 * US),
-        (16777216, 200 * US), (67108864, 602 * US)),
-    8: ((16384, 32 * US), (131072, 51 * US), (1048576, 40 * US), (4194304, 98 * US),
-        (16777216, 274 * US), (67108864, 676 * US)),
+    2: ((16384, 46e-6), (131072, 51e-6), (1048576, 57e-6), (4194304, 64e-6),
+        (16777216, 139e-6), (67108864, 427e-6)),
+    4: ((16384, 21e-6), (131072, 60e-6), (1048576, 64e-6), (4194304, 85e-6),
+        (16777216, 200e-6), (67108864, 602e-6)),
+    8: ((16384, 32e-6), (131072, 51e-6), (1048576, 40e-6), (4194304, 98e-6),
+        (16777216, 274e-6), (67108864, 676e-6)),
 }  # fmt: skip
 #: Which nodes have a measured all-reduce curve, by chip key: the DGX A100's NVLink 3 and
 #: NVSwitch are the same in its 40GB and 80GB versions.
@@ -229,15 +203,8 @@ def small_kernel_floor() -> float:
     return sum(m.seconds for m in VIDUR_A100_SMALL_KERNELS) / len(VIDUR_A100_SMALL_KERNELS)
 
 
-def _gpt(name: str, key: str, layers: int, heads: int, d_head: int, source: str) -> Model:
-    d = heads * d_head
-    return Model(
-        name, key, layers, d, heads, heads, d_head, 4 * d, False, 51200, True, 2048, source
-    )
-
-
-GPT_20B = _gpt("GPT-20B (FasterTransformer)", "gpt-20b", 44, 48, 128, FT_GPT_CONFIG)
-GPT_6_7B = _gpt("GPT-6.7B (FasterTransformer)", "gpt-6.7b", 32, 32, 128, FT_GPT_CONFIG)
+GPT_20B = _gpt("GPT-20B (FasterTransformer)", "gpt-20b", 44, 48, FT_GPT_CONFIG)
+GPT_6_7B = _gpt("GPT-6.7B (FasterTransformer)", "gpt-6.7b", 32, 32, FT_GPT_CONFIG)
 LLAMA_2_70B = Model(
     "Llama-2-70B", "llama-2-70b", 80, 8192, 64, 8, 128, 28672, True, 32000, False, 4096,
     LLAMA_2_70B_TRT,
@@ -265,11 +232,8 @@ class Request:
         return f"{self.model.name.split(' (')[0]}, {gpus}, {self.prompt} + {self.new_tokens}"
 
 
-FT, FT_DOCS, TRT = (
-    "FasterTransformer, kipply",
-    "FasterTransformer, its docs",
-    "TensorRT-LLM, its docs",
-)
+FT, TRT = "FasterTransformer, kipply", "TensorRT-LLM, its docs"
+FT_DOCS = "FasterTransformer, its docs"
 
 
 def _runs(model, chip, engine, source, prompt, new, ms_by_gpus) -> list[Request]:
@@ -280,12 +244,10 @@ def _runs(model, chip, engine, source, prompt, new, ms_by_gpus) -> list[Request]
     ]
 
 
-_FT20 = FT_GPT_GUIDE.format(table="Performance of GPT-20B")
-_FT67 = FT_GPT_GUIDE.format(table="Performance of GPT-6.7B")
-_KIPPLY_TOTAL = f"{KIPPLY}: '283.60 ms' (1 GPU) and '180.86 ms' (2 GPUs), A100 40GB; {CHECKED}"
+_FT20, _FT67 = (FT_GPT_GUIDE.format(table=f"Performance of GPT-{s}") for s in ("20B", "6.7B"))
 #: Published end-to-end times at batch 1 on A100s: 3 sources, 1 to 8 GPUs, 20 to 2,048 tokens.
 REQUESTS: tuple[Request, ...] = (
-    *_runs(GPT_13B, "a100", FT, _KIPPLY_TOTAL, 512, 10, {1: 283.60, 2: 180.86}),
+    *_runs(GPT_13B, "a100", FT, LLM_ANALYSIS_FT, 512, 10, {1: 283.60, 2: 180.86}),
     *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 20, 8, {1: 225, 2: 147, 4: 102, 8: 89}),
     *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 128, 20, {1: 566, 2: 362, 4: 254, 8: 217}),
     *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 200, 200, {1: 5648, 2: 3544, 4: 2481, 8: 2080}),
@@ -303,7 +265,6 @@ def sources() -> list[str]:
     records = [
         *(r.measured for r in FT_13B),
         *KIPPLY_COMMS_PER_LAYER,
-        *KIPPLY_ACTIVATIONS_DECODE.values(),
         *(r.measured for r in VIDUR_A100_MATMULS),
         *VIDUR_A100_SMALL_KERNELS,
         *(r.measured for r in REQUESTS),

@@ -8,7 +8,7 @@ table or of ``common/tables/measurements.py``.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from common.formulas.predict import Decomposition, Roofs
@@ -145,55 +145,6 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
             for what in shared
         ]
     )
-
-
-def estimate_observation(
-    roofline: Mapping[int, float],
-    comms: Mapping[int, float],
-    estimates: Mapping[int, float],
-    blog_comms: Mapping[int, float],
-) -> Observations:
-    """The ledger's spec decode roofline and all-reduce time against the blog's own estimates."""
-    items = []
-    for gpus, estimate in sorted(estimates.items()):
-        gap = roofline[gpus] / estimate - 1
-        stands = (
-            "matches"
-            if abs(gap) <= MATCH
-            else f"is {_pct(abs(gap))} {'above' if gap > 0 else 'below'}"
-        )
-        comm = (
-            f"; the blog adds about {_ms(blog_comms[gpus])} of all-reduce, the measured curve "
-            f"gives {_ms(comms[gpus])}"
-            if gpus in blog_comms
-            else ""
-        )
-        items.append(
-            f"Decode on {gpus} GPU{'s' if gpus > 1 else ''}: our spec roofline "
-            f"({_ms(roofline[gpus])}) {stands} the blog's estimate ({_ms(estimate)}: weights "
-            f"only, at 1.5 TB/s){comm}."
-        )
-    return Observations(items, title="Against the blog's own estimate")
-
-
-def activations_observation(
-    ours: Mapping[int, float], profiled: Mapping[int, Measured]
-) -> Observations:
-    """The ledger's non-matmul decode time against the blog's profiled activation cost."""
-    items = []
-    for gpus, m in sorted(profiled.items()):
-        if gpus not in ours:
-            continue
-        t = ours[gpus]
-        gap = m.seconds - t
-        side = "above" if gap > 0 else "below"
-        items.append(
-            f"Decode on {gpus} GPU{'s' if gpus > 1 else ''}: the blog's profile charges "
-            f"{_ms(m.seconds)} to intermediate activations; the ledger charges everything "
-            f"but the weight matmuls {_ms(t)} (kernel floors included), so the profile "
-            f"sits {_ms(abs(gap))} {side} the ledger there."
-        )
-    return Observations(items, title="The small operators against a profile")
 
 
 def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
@@ -343,24 +294,6 @@ def knee_observations(
     )
 
 
-def beats_bound_observation(rows: Sequence[OpRow]) -> Observations:
-    """How many measured kernels run faster than the spec bound (a bound is not a promise)."""
-    faster = [r for r in rows if r.measured < (1 - MATCH) * r.spec]
-    near = sum(abs(r.measured / r.spec - 1) <= 0.05 for r in rows)
-    items = [f"{near} of {len(rows)} measured matmuls land within 5% of their spec bound."]
-    if faster:
-        r = min(faster, key=lambda x: x.measured / x.spec)
-        items.append(
-            f"{len(faster)} of {len(rows)} run faster than the spec bound; the fastest, "
-            f"{r.name} at n = {r.n:,}, moves {fmt_bw(r.nbytes / r.measured)}, more than the "
-            "table's bandwidth allows: part of its bytes come from cache, the timer rounds, "
-            "or the table's figure is below the chip's."
-        )
-    else:
-        items.append("None runs faster than its spec bound.")
-    return Observations(items, title="Against the bound itself")
-
-
 # ---------------------------------------------------------------------------
 # Utilisation
 # ---------------------------------------------------------------------------
@@ -433,7 +366,7 @@ class RequestRow(NamedTuple):
     shared: tuple[str, ...] = ()  # terms measured on this request's own benchmark
 
 
-def _err(r: RequestRow, t: float) -> float:
+def _err(r: RequestRow, t: float) -> float:  # predicted / measured - 1
     return t / r.measured - 1
 
 
@@ -468,10 +401,8 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
     shown = ", ".join(f"{g} GPU{'s' if g > 1 else ''} {fmt_pct(e, 1)}" for g, e in by_gpus.items())
     first, last = min(by_gpus), max(by_gpus)
     moved = rose(abs(by_gpus[first]), abs(by_gpus[last]), _pct)
-    items.append(
-        f"Median error by GPU count, all terms: {shown}. From {first} to {last} GPUs its "
-        f"size {moved}."
-    )
+    items.append(f"Median error by GPU count, all terms: {shown}. From {first} to {last} GPUs "
+                 f"its size {moved}.")  # fmt: skip
     shared = [r.label for r in rows if r.shared]
     terms = listing(sorted({t for r in rows for t in r.shared}))
     items.append(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pytest
 
@@ -177,10 +176,3 @@ def test_flat_until() -> None:
     assert predict.flat_until([1, 2], [1.0, 1.0]) == 1
     with pytest.raises(ValueError):
         predict.flat_until([1, 2], [1.0])
-    assert math.isfinite(predict.op_time(1.0, 1.0, P, BW))
-
-
-def test_non_matmul_time_counts_the_rest_with_floors() -> None:
-    tiny = Op("tiny", "elementwise", 0.0, act_bytes=1e6)  # 1 us of bytes, floor 5 us
-    led = toy(MATMUL, NORM, tiny)
-    assert predict.non_matmul_time(led, SPEC, floor=5e-6) == pytest.approx(4e-3 + 5e-6)

@@ -77,7 +77,8 @@ def test_gate_up_projection_at_one_token_is_the_weight_read(out) -> None:
     cells = re.split(r"\s{2,}", row.strip())
     hand_us = 2 * (4096 + 4096 * 22016 + 22016) / 2039e9 * 1e6
     assert cells[1] == "116 us" and cells[2] == f"{hand_us:.0f} us"
-    assert "None runs faster than its spec bound." in out
+    ratios = [re.split(r"\s{2,}", ln.strip())[3] for ln in table.splitlines()[2:9]]
+    assert all(float(r[1:]) >= 1 for r in ratios)  # none faster than the 80GB spec bound
     # memory-bound at n = 1: the achieved column is bytes/s, 2 (K + KN + N) / 116 us = 1.56 TB/s
     assert cells[-1] == f"{2 * (4096 + 4096 * 22016 + 22016) / 116e-6 / 1e12:.2f} TB/s"
     big = next(ln for ln in table.splitlines() if ln.strip().startswith("1,024 "))

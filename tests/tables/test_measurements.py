@@ -49,11 +49,7 @@ def test_the_blogs_profile_and_estimates() -> None:
     assert [m.seconds for m in pub.KIPPLY_COMMS_PER_LAYER] == pytest.approx([40e-6, 50e-6])
     assert pub.KIPPLY_MLP_FLOPS_EFFICIENCY == 0.72
     assert pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY == 0.54
-    estimates = pub.KIPPLY_DECODE_ESTIMATE
-    assert estimates[1] == pytest.approx(16.8e-3)
-    assert estimates[2] == pytest.approx(8.4e-3)
-    # The blog's arithmetic: 2 x 40 x 12 x 5120^2 bytes / 1.5e12 B/s = 16.78 ms, printed 16.8.
-    assert round(2 * 40 * 12 * 5120**2 / 1.5e12 * 1e3, 1) == 16.8
+    assert pub.KIPPLY_HBM_SHARE == {2: 0.87}  # 'it doesn't quite get to 90, more like 87'
     # The decode times agree with the benchmark's totals: (283.60 - 63.17) / 10 tokens = 22.04.
     assert round((283.60 - 63.17) / 10, 1) == 22.0 and round((180.86 - 45.45) / 10, 1) == 13.5
 
