@@ -164,8 +164,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_h200_exercise_words_by_hand",
     ),
     "common/exercises/text.py": (T_EX, T_EX_CLI),
-    "common/formulas/predict.py": ("tests/formulas/test_predict.py", T_PREDICT_CMD, T_WORDS11),
-    "common/tables/measurements.py": ("tests/tables/test_measurements.py", T_WORDS11),
+    "common/formulas/predict.py": ("tests/formulas/test_predict.py", T_WORDS11, T_EX),
+    "common/tables/measurements.py": ("tests/tables/test_measurements.py",),
     "common/predict.py": (T_PREDICT_CMD,),
     "lectures/words/predict_and_check.py": (T_WORDS11,),
 }

@@ -176,3 +176,37 @@ def test_flat_until() -> None:
     assert predict.flat_until([1, 2], [1.0, 1.0]) == 1
     with pytest.raises(ValueError):
         predict.flat_until([1, 2], [1.0])
+
+
+TINY = dataclasses.replace(pub.GPT_13B, n_layers=2, d_model=256, n_heads=4, n_kv_heads=4,
+                           d_head=64, d_ff=1024, vocab_size=1000)  # fmt: skip
+
+
+def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
+    roofs, floor = predict.spec_roofs(A100, "bf16"), 5e-6
+    f = predict.forecast(TINY, roofs, 2, 3, 100, 8, DTypes(), CURVE, floor)
+
+    def terms(led) -> list[float]:
+        return [predict.roofline_time(led, roofs, 2), predict.comm_time(led, 2, 0, CURVE),
+                predict.fixed_cost(led, roofs, floor, 2)]  # fmt: skip
+
+    pre = terms(prefill_ledger(TINY, 3, 100))
+    steps = [terms(decode_ledger(TINY, 3, c)) for c in range(101, 109)]  # every one of 8
+    mean = [sum(s[i] for s in steps) / 8 for i in range(3)]
+    assert list(f.prefill.values()) == pytest.approx(pre)
+    assert list(f.decode_step.values()) == pytest.approx(mean)
+    assert list(f.prefill) == ["roofline", "all-reduce", "kernel floor"]
+    assert f.prefill_s == pytest.approx(sum(pre)) and f.decode_step_s == pytest.approx(sum(mean))
+    assert f.total_s == pytest.approx(sum(pre) + 8 * sum(mean))
+
+
+def test_forecast_of_many_tokens_samples_the_middle_of_16_bins() -> None:
+    roofs = predict.spec_roofs(A100, "bf16")
+    f = predict.forecast(TINY, roofs, 1, 1, 10, 64, DTypes(), None, 0.0)
+    # 64 steps in 16 bins of 4: the middle steps are caches of 10 + 1 + 2, 6, 10, ..., 62
+    sampled = [predict.roofline_time(decode_ledger(TINY, 1, 13 + 4 * i), roofs) for i in range(16)]
+    assert f.decode_step_s == pytest.approx(sum(sampled) / 16)
+    exact = [predict.roofline_time(decode_ledger(TINY, 1, c), roofs) for c in range(11, 75)]
+    assert f.decode_step_s == pytest.approx(sum(exact) / 64, rel=1e-3)  # linear in the cache
+    alone = predict.forecast(TINY, roofs, 1, 1, 10, 0, DTypes(), None, 0.0)
+    assert alone.decode_step_s == 0.0 and alone.total_s == alone.prefill_s == f.prefill_s

@@ -133,3 +133,59 @@ def test_published_requests_as_their_pages_print_them() -> None:
 def test_a_nonpositive_time_is_refused() -> None:
     with pytest.raises(ValueError, match="measured time"):
         pub.Measured("x", 0.0, "nowhere")
+
+
+# vidur's a100_dgx all_reduce.csv, the median over the 9 rows nearest each size (ms), and
+# the pages' published times (ms), typed here from the sources.
+DGX_MS = {
+    2: (0.046, 0.051, 0.057, 0.064, 0.139, 0.427),
+    4: (0.021, 0.060, 0.064, 0.085, 0.200, 0.602),
+    8: (0.032, 0.051, 0.040, 0.098, 0.274, 0.676),
+}
+G4 = (1, 2, 4, 8)
+FT20 = {(20, 8): (225, 147, 102, 89), (128, 20): (566, 362, 254, 217),
+        (200, 200): (5648, 3544, 2481, 2080)}  # fmt: skip
+PUBLISHED = [  # model, chip, GPUs, prompt, new tokens, ms, engine and publisher
+    ("gpt-13b", "a100", 1, 512, 10, 283.60, "kipply"),
+    ("gpt-13b", "a100", 2, 512, 10, 180.86, "kipply"),
+    *(("gpt-20b", "a100-80gb", g, p, n, ms, "docs") for (p, n), t in FT20.items()
+      for g, ms in zip(G4, t, strict=True)),
+    ("gpt-6.7b", "a100-80gb", 1, 128, 8, 98.29, "docs"),
+    ("gpt-6.7b", "a100-80gb", 1, 512, 32, 384.70, "docs"),
+    ("llama-2-7b", "a100-80gb", 1, 128, 0, 16, "TensorRT-LLM"),
+    ("llama-2-7b", "a100-80gb", 1, 2048, 0, 133, "TensorRT-LLM"),
+    ("llama-2-70b", "a100-80gb", 4, 128, 0, 47, "TensorRT-LLM"),
+    ("llama-2-70b", "a100-80gb", 4, 2048, 0, 377, "TensorRT-LLM"),
+]  # fmt: skip
+
+
+def test_every_curve_point_and_request_as_published() -> None:
+    for g, ms in DGX_MS.items():
+        points = pub.A100_DGX_ALLREDUCE[g]
+        assert [m for m, _ in points] == [2**14, 2**17, 2**20, 2**22, 2**24, 2**26]
+        assert [t for _, t in points] == pytest.approx([x * MS for x in ms])
+    got = [(r.model.key, r.chip, r.gpus, r.prompt, r.new_tokens, r.measured.seconds / MS)
+           for r in pub.REQUESTS]  # fmt: skip
+    assert got == [(*row[:5], pytest.approx(row[5])) for row in PUBLISHED]
+    for r, row in zip(pub.REQUESTS, PUBLISHED, strict=True):
+        assert r.batch == 1 and row[6] in r.engine
+    assert pub.KERNEL_FLOOR_CHIPS == ("a100", "a100-80gb")
+    # GPT-6.7B: 32 heads of 128 (d 4096), 32 layers; the GPT models' vocabulary 51200.
+    m = pub.GPT_6_7B
+    assert (m.d_model, m.n_layers, m.d_ff, m.vocab_size, m.max_context) == (
+        4096,
+        32,
+        16384,
+        51200,
+        2048,
+    )
+    assert (pub.GPT_20B.n_heads, pub.GPT_20B.d_head, pub.GPT_20B.vocab_size) == (48, 128, 51200)
+    big = pub.LLAMA_2_70B
+    assert (big.n_layers, big.d_model, big.n_heads, big.vocab_size, big.max_context) == (
+        80,
+        8192,
+        64,
+        32000,
+        4096,
+    )
+    assert big.gated_mlp and not big.tied_embeddings and not pub.GPT_20B.gated_mlp
