@@ -112,20 +112,30 @@ def test_table_output_names_each_term(capsys) -> None:
         ("{", "is not valid JSON"),
     ],
 )
-def test_bad_configs_are_one_line_and_status_2(tmp_path, config, words) -> None:
+def test_bad_configs_are_one_line_and_status_2(tmp_path, capsys, config, words) -> None:
     path = tmp_path / "config.json"
     path.write_text(config if isinstance(config, str) else json.dumps(config))
-    python = shutil.which("python3")
-    done = subprocess.run(
-        [python, "-m", "common.predict", "--config", str(path)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
+    with pytest.raises(SystemExit) as stop:
+        cmd.main(["--config", str(path)])
+    err = capsys.readouterr()
+    assert stop.value.code == 2 and err.out == ""
+    assert err.err.count("\n") == 1 and words in err.err
+
+
+def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**LLAMA, "model_type": "falcon"}))
+    run = [shutil.which("python3"), "-S", "-m", "common.predict"]
+    bad = subprocess.run([*run, "--config", str(path)], cwd=REPO, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr == (
+        f"common.predict: error: unsupported model_type 'falcon' in {path}; supported: llama, "
+        "mistral, qwen2, gpt2 (see --help)\n"
     )
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and words in done.stderr
-    assert done.stdout == ""
+    path.write_text(json.dumps(LLAMA))
+    flags = ("--config", str(path), "--prompt", "4", "--new-tokens", "1", "--json")
+    good = subprocess.run([*run, *flags], cwd=REPO, capture_output=True, text=True)
+    assert good.returncode == 0 and json.loads(good.stdout)["new_tokens"] == 1
 
 
 def test_a_missing_file_and_an_uneven_split_are_one_line(tmp_path) -> None:
