@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from common.formulas.predict import Decomposition, Roofs, Term
 from common.hw_specs import Chip, bandwidth, capacity, flops
 from common.tables.measurements import Measured
@@ -249,4 +251,106 @@ def test_knee_words_whole() -> None:
         "Predicted: the spec ridge is n = 64, at or below the flat part's end: it stays "
         "memory-bound longer than predicted; the achievable ridge is n = 257, above that "
         "interval: the kernel leaves the memory roof before the prediction says."
+    )
+
+
+# ---------------------------------------------------------------------------
+# Boundaries: each comparison on the number where its two branches meet
+# ---------------------------------------------------------------------------
+def test_versus_edges() -> None:
+    assert page.versus(1.0052, 1.0) == "takes x1.01 the predicted time (longer)"  # past 0.5%
+    assert page.versus(1.0, 1.0) == "matches the prediction"
+
+
+def test_roofs_all_measured_and_one_equal_to_spec() -> None:
+    full = dataclasses.replace(
+        TOY, achievable_link_bw_figure=bandwidth(100e9, "doc C"), achievable_mem_bw_figure=None
+    )
+    ach = Roofs("achievable", 80e12, 1e12, 100e9)
+    full = dataclasses.replace(full, achievable_mem_bw_figure=bandwidth(1e12, "doc B"))
+    obs = page.roofs_table(full, SPEC, ach, "bf16").items[1]
+    # 80% below; HBM and link at 100%: neither below nor above; no roof left unmeasured.
+    assert obs.items == ["1 of 3 measured roofs sit below their datasheet figure."]
+
+
+def test_cases_words_on_ratios_away_from_one() -> None:
+    cases = [
+        case("a", 1.3, 1.0, 1.2),  # spec x1.30, achievable x1.08
+        case("b", 1.0, 2.0, 1.6),  # spec x0.50 (the widest gap), achievable x0.62
+        case("c", 1.003, 1.0, 1.0),  # within 0.5%: not longer
+        case("d", 1.2, 1.0, 1.5),  # spec x1.20, achievable x0.80: as far, not closer
+    ]
+    assert page.cases_observations(cases).items == [
+        "2 of 4 measurements take longer than the spec prediction; the ratios run from x0.50 "
+        "to x1.30.",
+        "The widest gap is b: it takes x0.50 the predicted time (shorter: faster than the bound).",
+        "The achievable roofs bring 2 of 4 predictions closer; the closest is c, which matches "
+        "the prediction at achievable roofs.",
+    ]
+
+
+def test_comms_edges_are_inside() -> None:
+    edges = [Measured("lo", 40e-6, "s"), Measured("hi", 50e-6, "s")]
+    for per_layer in (40e-6, 50e-6):
+        items = page.comms_observation(per_layer, edges).items
+        assert items[0].endswith("the curve is inside that range.")
+
+
+def test_operator_on_the_ridge_and_its_note() -> None:
+    rows = [page.OpRow("mm", 8, 1e12, 1e10, 0.02, 0.01, 0.01)]  # 10 ms either way: compute
+    table, note = page.operator_table(rows, "T", SPEC).items
+    assert table.rows[0][-1] == "50.0 TFLOP/s"
+    assert note.text == (
+        "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, "
+        "its bytes/s where memory-bound"
+    )
+
+
+def test_zero_unexplained_and_ridge_on_the_interval_end() -> None:
+    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.5), Term("x", 0.5)))
+    assert page.decomposition_observations(["c"], [d]).items == [
+        "c: beyond the spec roofline, the largest named term is x, 500.00 ms; 0.0% of the "
+        "measured time (0.00 ms) stays unexplained."
+    ]
+    items = page.knee_observations("mm", [1, 64, 256], 1, 256, 65).items
+    assert items[1] == (
+        "Predicted: the spec ridge is n = 256, inside that interval; the achievable ridge is "
+        "n = 65, inside that interval."
+    )
+
+
+def test_utilisation_words_whole() -> None:
+    mem = [page.Util("d", 1, 1, 1, 0.004, 0.76), page.Util("p", 1, 1, 1, 0.66, 0.35)]
+    assert page.utilisation_observations(mem).items[0] == (
+        "The lowest MFU is d at 0.4%, yet its MBU is 76.0%: its memory bus is the busier "
+        "resource. A low MFU there says the step is memory-bound, not that the kernels are bad."
+    )
+    even = [page.Util("e", 1, 1, 1, 0.2, 0.2), page.Util("p", 1, 1, 1, 1.0, 0.5)]
+    assert page.utilisation_observations(even).items == [
+        "The lowest MFU is e at 20.0%, and its MBU is lower still (20.0%): neither resource "
+        "is busy.",
+        "The highest MFU is p at 100.0% (x5 the lowest).",
+    ]
+    over = [page.Util("x", 1, 1, 1, 0.2, 1.5), page.Util("y", 1, 1, 1, 0.5, 0.5)]
+    assert page.utilisation_observations(over).items[0] == (
+        "1 of 2 runs show a utilisation above 100% (x): no GPU beats its own peak, so the "
+        "table's spec figure is below what the measured GPU did (an edited or a wrong figure)."
+    )
+
+
+def test_caption_counts_only_bars_above() -> None:
+    even = [case("a", 1.0, 0.5, 1.0), case("b", 2.0, 1.0, 1.5)]
+    assert "; 1 of 2 measured bars stand above" in page.figure_caption(even, "up", 64, 214)
+
+
+def test_requests_edges() -> None:
+    rows = [row("a", 2, 1.0, 0.5, 1.0), row("b", 2, 1.0, 0.5, 0.8), row("c", 8, 1.0, 0.5, 1.2)]
+    items = page.requests_observations(rows).items
+    assert items[1] == (
+        "With all the terms the median error is 20.0%; 1 of the 3 predictions are too fast; "
+        "the worst is b at -20.0%."
+    )
+    assert items[2] == (
+        "Median error by GPU count, all terms: 2 GPUs -10.0%, 8 GPUs 20.0%. From 2 to 8 GPUs "
+        "its size rose from 10.0% to 20.0%."
     )
