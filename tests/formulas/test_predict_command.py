@@ -144,3 +144,57 @@ def test_a_missing_file_and_an_uneven_split_are_one_line(tmp_path) -> None:
     assert stop.value.code == 2
     with pytest.raises(SystemExit):
         cmd.main(["--model", "llama-3-8b", "--gpus", "3"])
+
+
+def test_config_keys_map_to_the_model_by_hand() -> None:
+    llama = cmd.model_from_config({k: v for k, v in LLAMA.items() if k != "model_type"})
+    assert (llama.n_layers, llama.d_model, llama.n_heads, llama.n_kv_heads) == (1, 64, 4, 2)
+    assert (llama.d_head, llama.d_ff, llama.vocab_size, llama.max_context) == (16, 128, 100, 64)
+    assert llama.gated_mlp and not llama.tied_embeddings
+    lean = {
+        k: v
+        for k, v in LLAMA.items()
+        if k not in ("num_key_value_heads", "max_position_embeddings")
+    }
+    mha = cmd.model_from_config({**lean, "head_dim": 32, "tie_word_embeddings": True})
+    assert (mha.n_kv_heads, mha.d_head, mha.max_context) == (4, 32, 2**30) and mha.tied_embeddings
+    gpt = cmd.model_from_config({k: v for k, v in GPT2.items() if k != "model_type"})
+    assert (gpt.n_layers, gpt.d_model, gpt.n_heads, gpt.n_kv_heads, gpt.d_head) == (1, 64, 4, 4, 16)
+    assert (gpt.d_ff, gpt.vocab_size, gpt.max_context) == (256, 100, 2**30)  # n_inner: 4 x 64
+    assert gpt.tied_embeddings and not gpt.gated_mlp
+    sized = cmd.model_from_config({**GPT2, "n_inner": 100, "n_positions": 32}, "x.json")
+    assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x.json")
+
+
+def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None:
+    # 4 GPUs split 4 heads and replicate 2 KV heads; 8 GPUs cannot split 4 heads.
+    got = run_json(tmp_path, LLAMA, "--gpus", "4", "--prompt", "4", "--new-tokens", "1",
+                   "--batch", "2", capsys=capsys)  # fmt: skip
+    assert got["tokens_per_s"] == pytest.approx(2 * 1 / got["total_s"])
+    with pytest.raises(SystemExit):
+        run_json(
+            tmp_path, LLAMA, "--gpus", "8", "--prompt", "4", "--new-tokens", "1", capsys=capsys
+        )
+    assert "cannot split" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # 60 + 10 tokens pass the window of 64
+        run_json(tmp_path, LLAMA, "--prompt", "60", "--new-tokens", "10", capsys=capsys)
+    assert "exceeds" in capsys.readouterr().err
+    tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", "--overhead", "none", capsys=capsys)
+    assert tpu["measured_roofs"] == [] and tpu["overhead"] == cmd.OVERHEADS["none"]
+    h100 = run_json(tmp_path, GPT2, "--chip", "h100", capsys=capsys)
+    assert h100["overhead"] == cmd.NO_FLOOR and "link roof" in h100["allreduce"]
+    a100 = run_json(tmp_path, GPT2, capsys=capsys)
+    assert a100["overhead"] == cmd.OVERHEADS["kernels"]
+    monkeypatch.setattr("sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e",
+                                     "--json"])  # fmt: skip
+    assert cmd.main() == 0
+    out = capsys.readouterr().out
+    assert out.startswith('{\n "model": "Llama-2-7B",\n "chip": "TPU v5e",\n')
+    monkeypatch.setattr(
+        "sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e"]
+    )
+    assert cmd.main() == 0
+    assert "roofs measured: none (spec roofs); all-reduce: measured curve" not in (
+        text := capsys.readouterr().out
+    )
+    assert "roofs measured: none (spec roofs)" in text and text.startswith("Llama-2-7B on 1 x ")
