@@ -410,7 +410,7 @@ TPU_V6E = Chip(
 )
 
 CHIPS: dict[str, Chip] = {
-    c.key: c for c in (A100, A100_80GB, H100, H200, B200, B300, TPU_V5E, TPU_V6E)
+    c.key: c for c in (A100, H100, H200, B200, B300, TPU_V5E, TPU_V6E, A100_80GB)
 }
 
 # Bytes per stored element. nvfp4 stores 4-bit values plus one 8-bit scale per

@@ -58,13 +58,6 @@ HARDWARE: dict[str, dict[str, tuple[float, str, bool]]] = {
         "link (NVLink 3)": (300e9, "B/s", False),
         "shared memory per SM": (167936, "B", False),
     },
-    "a100-80gb": {  # A100 80GB SXM column: the same peaks, 80GB HBM2e at 2,039 GB/s
-        "peak bf16": (312e12, "FLOP/s", False),
-        "peak int8": (624e12, "FLOP/s", False),
-        "memory bandwidth": (2039e9, "B/s", False),
-        "memory capacity": (80e9, "B", False),
-        "link (NVLink 3)": (300e9, "B/s", False),
-    },
     "h100": {
         "peak bf16": (989e12, "FLOP/s", False),
         "peak fp8": (1979e12, "FLOP/s", False),
@@ -114,16 +107,23 @@ HARDWARE: dict[str, dict[str, tuple[float, str, bool]]] = {
         "memory capacity": (32e9, "B", False),
         "link (ICI, one link)": (9e10, "B/s", False),
     },
+    "a100-80gb": {  # A100 80GB SXM column: the same peaks, 80GB HBM2e at 2,039 GB/s
+        "peak bf16": (312e12, "FLOP/s", False),
+        "peak int8": (624e12, "FLOP/s", False),
+        "memory bandwidth": (2039e9, "B/s", False),
+        "memory capacity": (80e9, "B", False),
+        "link (NVLink 3)": (300e9, "B/s", False),
+    },
 }
 CHIP_NAMES = {
     "a100": "A100 40GB SXM",
-    "a100-80gb": "A100 80GB SXM",
     "h100": "H100 SXM",
     "h200": "H200",
     "b200": "B200",
     "b300": "B300",
     "tpu-v5e": "TPU v5e",
     "tpu-v6e": "TPU v6e",
+    "a100-80gb": "A100 80GB SXM",
 }
 # Bytes per element (SCRIPT demo 3; nvfp4: 4-bit values plus one 8-bit scale per 16
 # values, (16 x 4 + 8) / 16 = 4.5 bits, NVIDIA's NVFP4 format description).
