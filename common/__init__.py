@@ -4,8 +4,8 @@ The folder a module sits in says its role, and the roles form a one-way stack:
 a module imports only roles on floors below its own (``tests/test_layout.py``
 checks every import, function bodies included), so no two roles import each
 other. The stack, ground floor first: ``tables``, ``hw_specs``, ``shell``,
-``formulas``, ``measure``, ``files``, ``present``, ``plots``, ``exercises``.
-Above them stand the course script's names (``console``, ``roofline``), then the
+``formulas``, ``measure``, ``files``, ``present``, ``plots``, ``exercises``,
+``predict``. Above them stand the course script's names (``console``, ``roofline``), then the
 lectures and the docs. A lower floor gets what it needs from a higher one as an
 argument, never by importing it.
 
@@ -16,7 +16,8 @@ argument, never by importing it.
 - ``formulas`` (pure), ``measure`` (numpy), ``files`` (what the course writes,
   and the saved calibration, or a fresh one);
 - ``present`` (text: units, tables, sentences, display objects), ``plots``
-  (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them).
+  (figures, labelled in ``present``'s units; matplotlib), ``exercises`` (on all of them),
+  ``predict`` (``python3 -m common.predict``: any model's latency on any chip).
 
 ``tables``, ``hw_specs`` and ``formulas`` are pure (standard library only: lectures
 02, 06-08 and 11 run on a bare ``python3``); only ``measure`` imports numpy and only
@@ -52,7 +53,8 @@ At the top, where students and the course script find them:
 - ``tables.shipped``: the hardware table's figures as shipped (generated), where the
   edit-a-figure exercises start.
 - ``tables.slips``: a slip in the hardware table said in one line (chip, field, line).
-- ``tables.measurements``: published GPU measurements (13B on A100, single matmuls) with sources.
+- ``tables.measurements``: published GPU measurements (whole requests on A100s, single
+  matmuls, an all-reduce curve) with sources.
 
 ``shell``: the lecture shell (standard library only).
 
@@ -93,7 +95,6 @@ At the top, where students and the course script find them:
 - ``present.explain``: sentences that explain a measurement.
 - ``present.probe``: the machine stamp under measured tables (lectures 01, 03, 09, 10).
 - ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
-- ``present.predict``: lecture 11's tables and sentences (predicted against measured, MFU/MBU).
 
 ``files``: what the course writes and reads back.
 

@@ -27,6 +27,7 @@ A100_DATASHEET = (
     "NVIDIA A100 Tensor Core GPU datasheet (2021), specifications table, column "
     f"'A100 40GB SXM' (dense: the figures without '*', which mark sparsity); {CHECKED}"
 )
+A100_80GB_DATASHEET = A100_DATASHEET.replace("'A100 40GB SXM'", "'A100 80GB SXM'")
 H100_DATASHEET = (
     "NVIDIA H100 Tensor Core GPU datasheet (2023), specifications table, column 'H100 SXM'; "
     f"Tensor Core figures there are with sparsity, halved here for dense; {CHECKED}"
@@ -85,6 +86,11 @@ NCCL_ISSUE_1264 = (
     "NVIDIA/nccl issue #1264 (github.com/NVIDIA/nccl/issues/1264, 2024-04-24), 'Only ~783GByte/s "
     "out of theoretical 900GB/s HGX H100 SXM Nvlink4': p2pBandwidthLatencyTest on 8x H100 SXM, "
     f"about 380 GB/s one way; {CHECKED}"
+)
+VIDUR_MATMUL_HBM = (
+    "microsoft/vidur (commit 7d47513), data/profiling/compute/a100/meta-llama/Llama-2-7b-hf/"
+    "mlp.csv, num_tokens = 1, time_stats.mlp_up_proj.median 0.116 ms for the bf16 matmul "
+    f"[1, 4096] x [4096, 22016] on an A100 80GB (its docs/profiling.md); {CHECKED}"
 )
 KIPPLY_HBM = (
     "kipply, 'Transformer Inference Arithmetic' (2022-03-30), section 'comparing against real "
@@ -258,8 +264,25 @@ A100 = Chip(
     achievable_link_bw_figure=bandwidth(
         235e9,
         f"{NVLINK_MEASURED}, case study: nccl-tests all_reduce on an A100 node; {CHECKED}",
-        note="all-reduce bus bandwidth (nccl-tests), not an nvbandwidth copy",
+        note="busbw of a 16 GiB all-reduce on 8 GPUs; small messages get far less",
     ),
+)
+
+A100_80GB = Chip(
+    name="A100 80GB SXM",
+    key="a100-80gb",
+    peak_flops_table={
+        "bf16": flops(312e12, A100_80GB_DATASHEET),
+        "int8": flops(624e12, A100_80GB_DATASHEET, note="INT8 Tensor Core, dense TOPS"),
+    },
+    mem_bw_figure=bandwidth(2039e9, A100_80GB_DATASHEET, note="HBM2e"),
+    mem_capacity_figure=capacity(80e9, A100_80GB_DATASHEET),
+    link_bw_figure=bandwidth(300e9, A100_80GB_DATASHEET, note="NVLink 3: 600 GB/s both ways"),
+    link_name="NVLink 3",
+    achievable_flops_table={
+        "bf16": flops(271.2e12, MAMF_TABLE, note="row 'NVIDIA A100 SXM' (memory size not stated)"),
+    },
+    achievable_mem_bw_figure=bandwidth(1555e9, VIDUR_MATMUL_HBM, note="180.4 MB / 0.116 ms"),
 )
 
 H100 = Chip(
@@ -388,7 +411,9 @@ TPU_V6E = Chip(
     link_name="ICI, one link",
 )
 
-CHIPS: dict[str, Chip] = {c.key: c for c in (A100, H100, H200, B200, B300, TPU_V5E, TPU_V6E)}
+CHIPS: dict[str, Chip] = {
+    c.key: c for c in (A100, H100, H200, B200, B300, TPU_V5E, TPU_V6E, A100_80GB)
+}
 
 # Bytes per stored element. nvfp4 stores 4-bit values plus one 8-bit scale per
 # 16 values: (16 * 4 + 8) / 16 = 4.5 bits = 0.5625 bytes.

@@ -107,6 +107,13 @@ HARDWARE: dict[str, dict[str, tuple[float, str, bool]]] = {
         "memory capacity": (32e9, "B", False),
         "link (ICI, one link)": (9e10, "B/s", False),
     },
+    "a100-80gb": {  # A100 80GB SXM column: the same peaks, 80GB HBM2e at 2,039 GB/s
+        "peak bf16": (312e12, "FLOP/s", False),
+        "peak int8": (624e12, "FLOP/s", False),
+        "memory bandwidth": (2039e9, "B/s", False),
+        "memory capacity": (80e9, "B", False),
+        "link (NVLink 3)": (300e9, "B/s", False),
+    },
 }
 CHIP_NAMES = {
     "a100": "A100 40GB SXM",
@@ -116,6 +123,7 @@ CHIP_NAMES = {
     "b300": "B300",
     "tpu-v5e": "TPU v5e",
     "tpu-v6e": "TPU v6e",
+    "a100-80gb": "A100 80GB SXM",
 }
 # Bytes per element (SCRIPT demo 3; nvfp4: 4-bit values plus one 8-bit scale per 16
 # values, (16 x 4 + 8) / 16 = 4.5 bits, NVIDIA's NVFP4 format description).

@@ -31,6 +31,7 @@ FLOORS = (
     ("present",),
     ("plots",),
     ("exercises",),
+    ("predict",),
     ("console", "roofline"),
 )
 FLOOR_OF = {role: level for level, roles in enumerate(FLOORS) for role in roles}

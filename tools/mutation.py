@@ -71,6 +71,8 @@ T_PLOT_ARTICLE_DETAILS = "tests/plots/test_article_details.py"
 T_PLOT_ATT = "tests/plots/test_attention_figures.py"
 T_PLOT_HIER_AXES = "tests/plots/test_hierarchy_axes.py"
 T_PLOT_PREDICT = "tests/plots/test_predict_figure.py"
+T_PREDICT_CMD = "tests/formulas/test_predict_command.py"
+T_WORDS11 = "tests/lectures/test_words_predict_and_check.py"
 T_MODELS = "tests/tables/test_models.py"
 T_TABLES = "tests/tables/test_tables.py"
 T_ROOF = "tests/formulas/test_roofline.py"
@@ -164,6 +166,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/lectures/test_words_hierarchical_roofline.py",
     ),
     "lectures/words/tiled_attention.py": ("tests/lectures/test_words_tiled_attention.py",),
+    "common/formulas/predict.py": ("tests/formulas/test_predict.py", T_WORDS11, T_EX),
+    "common/tables/measurements.py": ("tests/tables/test_measurements.py",),
+    "common/predict.py": (T_PREDICT_CMD,),
+    "lectures/words/predict_and_check.py": (T_WORDS11,),
 }
 
 # ---------------------------------------------------------------------------

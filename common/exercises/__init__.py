@@ -928,7 +928,7 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
     build = prefill_ledger if phase == "prefill" else decode_ledger
     ledger = build(pub.GPT_13B, 1, run.tokens)
     spec = predict.spec_roofs(hw_specs.A100, "bf16")
-    alpha, floor = pub.A100_ALLREDUCE_LATENCY.seconds, pub.small_kernel_floor()
+    alpha, floor = None, pub.small_kernel_floor()  # one GPU: no all-reduce
     e = predict.efficiency_to_match(ledger, spec, run.measured.seconds, which, 1, alpha, floor)
     roof = "matmul peak" if which == "peak" else "HBM bandwidth"
     a100 = hw_specs.A100

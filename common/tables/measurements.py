@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from common.tables import slips
-from common.tables.models import Model
+from common.tables.models import LLAMA_2_7B, Model
 from common.tables.validate import positive, positive_int
 
 CHECKED = "checked 2026-12-01"  # when the course last compared these values with the pages
@@ -47,10 +47,28 @@ VIDUR_MLP_A100 = (
     "num_tensor_parallel_workers = 1 and the stated num_tokens, columns "
     f"time_stats.<operator>.median (milliseconds, CUDA-event timed); {CHECKED}"
 )
-VIDUR_ALLREDUCE_A100 = (
-    "microsoft/vidur (commit 7d47513), data/profiling/network/a100_pairwise_nvlink/"
-    "all_reduce.csv: the row num_workers = 2, size = 2048 (the smallest message), column "
-    f"time_stats.all_reduce.median = 0.007 ms; {CHECKED}"
+VIDUR_ALLREDUCE_DGX = (
+    "microsoft/vidur (commit 7d47513), data/profiling/network/a100_dgx/all_reduce.csv ('A100 "
+    "DGX with 8 80GB A100s', NVSwitch, per its docs/profiling.md; NCCL kernel time of an fp16 "
+    "all-reduce, size in bytes): rows with num_workers = devices_per_node = g; each point is the "
+    "median of column time_stats.all_reduce.median over the 9 rows nearest that size (single "
+    f"rows are noisy); {CHECKED}"
+)
+FT_GPT_GUIDE = (
+    "NVIDIA/FasterTransformer docs/gpt_guide.md (commit df4a753), section 'Performance': "
+    "8 x A100-80GB linked by NVSwitch (A100 SuperPod), FP16, top_p 0.9; end-to-end latency of "
+    "input length tokens and output length generated tokens, table '{table}'; " + CHECKED
+)
+TRT_PAGE = "NVIDIA/TensorRT-LLM docs/source/performance.md (commit 138f96d)"
+TRT_LLM_V05 = (
+    f"{TRT_PAGE}, data of TensorRT-LLM v0.5, 'Low Latency', table 'A100 GPUs (FP16)', column "
+    "'1st Token Latency (ms)', batch 1 (memory size not stated: Falcon 180B on 8 of them needs "
+    f"the 80 GB part); {CHECKED}"
+)
+LLAMA_2_70B_TRT = f"{TRT_PAGE}, the flags of its Llama2-70b build command; {CHECKED}"
+FT_GPT_CONFIG = (
+    "NVIDIA/FasterTransformer docs/gpt_guide.md (commit df4a753): head_num, size_per_head, "
+    f"num_layers, vocab_size as listed; d_ff = 4 d_model (FasterTransformer's GPT); {CHECKED}"
 )
 
 
@@ -98,22 +116,17 @@ slips.check_table_source(
     slips.source_of(globals()), __file__, Measured, ModelRun, OperatorRun, Model
 )
 
-# The 13B model of the benchmark: a GPT-style decoder (ungated MLP, multi-head attention).
-GPT_13B = Model(
-    name="13B (kipply's FasterTransformer benchmark)",
-    key="gpt-13b",
-    n_layers=40,  # num_layers
-    d_model=5120,  # hidden_dim
-    n_heads=40,  # n_head
-    n_kv_heads=40,  # multi-head attention
-    d_head=128,  # hidden_dim / n_head
-    d_ff=20480,  # ffn_embed_dim
-    gated_mlp=False,
-    vocab_size=50272,  # vocab_size
-    tied_embeddings=True,
-    max_context=2048,  # max_seq_len
-    config_source=LLM_ANALYSIS_13B_CONFIG,
-)
+
+def _gpt(name: str, key: str, layers: int, heads: int, source: str, vocab: int = 51200) -> Model:
+    """A GPT-style decoder: heads of 128, d_ff = 4 d, ungated MLP, tied embeddings, 2,048 window."""
+    d = heads * 128
+    return Model(name, key, layers, d, heads, heads, 128, 4 * d, False, vocab, True, 2048, source)
+
+
+# The 13B model of the benchmark (num_layers 40, n_head 40, hidden_dim 5120, ffn_embed_dim
+# 20480, vocab_size 50272, max_seq_len 2048).
+GPT_13B = _gpt("13B (kipply's FasterTransformer benchmark)", "gpt-13b", 40, 40,
+               LLM_ANALYSIS_13B_CONFIG, vocab=50272)  # fmt: skip
 
 PROMPT = 512  # tokens in the benchmark's prompt; decode runs at batch 1 after it
 
@@ -124,14 +137,12 @@ def _ft(phase: str, gpus: int, ms: float) -> ModelRun:
 
 
 #: FasterTransformer on A100 40GB: 512-token prefill and one decode step at batch 1.
-FT_13B: tuple[ModelRun, ...] = (
-    _ft("prefill", 1, 63.17),
-    _ft("decode", 1, 22.0),
-    _ft("prefill", 2, 45.45),
-    _ft("decode", 2, 13.5),
-)
+FT_13B: tuple[ModelRun, ...] = tuple(
+    _ft(phase, g, ms) for phase, g, ms in
+    (("prefill", 1, 63.17), ("decode", 1, 22.0), ("prefill", 2, 45.45), ("decode", 2, 13.5))
+)  # fmt: skip
 
-LLAMA2_7B_D, LLAMA2_7B_QKV, LLAMA2_7B_UP = 4096, 3 * 4096, 2 * 11008  # vidur fuses QKV, gate+up
+LLAMA2_7B_D, LLAMA2_7B_QKV, LLAMA2_7B_UP = 4096, 3 * 4096, 2 * 11008  # vidur fuses Q,K,V; gate,up
 
 
 def _vidur(name: str, n: int, N: int, ms: float) -> OperatorRun:
@@ -164,14 +175,6 @@ KIPPLY_COMMS_PER_LAYER = (
 )
 KIPPLY_MLP_FLOPS_EFFICIENCY = 0.72  # '476 at the lowest ... we get 72% of the flops we expect'
 KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY = 0.54  # '159 at the lowest, which is 54%'
-#: The profile's cost of the intermediate activations in one decode step ('another 2.2ms' on
-#: one GPU, 'a similar amount of time (2ms)' on two): everything but the weight matmuls.
-KIPPLY_ACTIVATIONS_DECODE = {
-    1: Measured("intermediate activations, decode, 1 GPU", 2.2 * MS, KIPPLY_PROFILE),
-    2: Measured("intermediate activations, decode, 2 GPUs", 2.0 * MS, KIPPLY_PROFILE),
-}
-#: The blog's own decode estimates, 2 x 40 x 12 x 5120^2 bytes over 1.5e12 B/s (its rounding).
-KIPPLY_DECODE_ESTIMATE = {1: 16.8 * MS, 2: 8.4 * MS}
 
 #: The smallest kernels at one token on an A100 (same file, num_tokens = 1): a floor of
 #: fixed cost per kernel launch that no byte or FLOP count explains.
@@ -182,10 +185,23 @@ VIDUR_A100_SMALL_KERNELS: tuple[Measured, ...] = (
     Measured("rotary embedding (attn_rope), 1 token", 0.005 * MS, VIDUR_MLP_A100),
 )
 
-#: The latency term of a two-GPU all-reduce over NVLink on A100 (the smallest message).
-A100_ALLREDUCE_LATENCY = Measured(
-    "all-reduce of the smallest message, 2 x A100, NVLink", 0.007 * MS, VIDUR_ALLREDUCE_A100
-)
+#: All-reduce time against message bytes on one DGX A100, per GPU count (VIDUR_ALLREDUCE_DGX).
+A100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
+    2: ((16384, 46e-6), (131072, 51e-6), (1048576, 57e-6), (4194304, 64e-6),
+        (16777216, 139e-6), (67108864, 427e-6)),
+    4: ((16384, 21e-6), (131072, 60e-6), (1048576, 64e-6), (4194304, 85e-6),
+        (16777216, 200e-6), (67108864, 602e-6)),
+    8: ((16384, 32e-6), (131072, 51e-6), (1048576, 40e-6), (4194304, 98e-6),
+        (16777216, 274e-6), (67108864, 676e-6)),
+}  # fmt: skip
+#: Which nodes have a measured all-reduce curve, by chip key: the DGX A100's NVLink 3 and
+#: NVSwitch are the same in its 40GB and 80GB versions.
+ALLREDUCE_CURVES = {"a100": A100_DGX_ALLREDUCE, "a100-80gb": A100_DGX_ALLREDUCE}
+#: Chips the kernel floor (small_kernel_floor) was measured on: vidur's A100 80GB.
+KERNEL_FLOOR_CHIPS = ("a100", "a100-80gb")
+#: The share of HBM bandwidth the blog's decode matmuls reached on two GPUs: 'it doesn't
+#: quite get to 90, more like 87' (one GPU's 90% is the hardware table's A100 figure).
+KIPPLY_HBM_SHARE = {2: 0.87}
 
 
 def small_kernel_floor() -> float:
@@ -193,17 +209,74 @@ def small_kernel_floor() -> float:
     return sum(m.seconds for m in VIDUR_A100_SMALL_KERNELS) / len(VIDUR_A100_SMALL_KERNELS)
 
 
+GPT_20B = _gpt("GPT-20B (FasterTransformer)", "gpt-20b", 44, 48, FT_GPT_CONFIG)
+GPT_6_7B = _gpt("GPT-6.7B (FasterTransformer)", "gpt-6.7b", 32, 32, FT_GPT_CONFIG)
+LLAMA_2_70B = Model(
+    "Llama-2-70B", "llama-2-70b", 80, 8192, 64, 8, 128, 28672, True, 32000, False, 4096,
+    LLAMA_2_70B_TRT,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Request:
+    """A published end-to-end time: model, chip key, GPUs (tensor parallel), batch, prompt
+    tokens, generated tokens (0: the prompt pass alone) and the engine that ran it."""
+
+    model: Model
+    chip: str
+    gpus: int
+    batch: int
+    prompt: int
+    new_tokens: int
+    engine: str  # the engine and, after a comma, who published the time
+    measured: Measured
+
+    @property
+    def label(self) -> str:
+        """'GPT-20B, 4 GPUs, 128 + 20 tokens'."""
+        gpus = f"{self.gpus} GPU" + ("s" if self.gpus > 1 else "")
+        return f"{self.model.name.split(' (')[0]}, {gpus}, {self.prompt} + {self.new_tokens}"
+
+
+FT, TRT = "FasterTransformer, kipply", "TensorRT-LLM, its docs"
+FT_DOCS = "FasterTransformer, its docs"
+
+
+def _runs(model, chip, engine, source, prompt, new, ms_by_gpus) -> list[Request]:
+    what = f"{model.name}, batch 1, {prompt} + {new} tokens, {{g}} x {chip}"
+    return [
+        Request(model, chip, g, 1, prompt, new, engine, Measured(what.format(g=g), ms * MS, source))
+        for g, ms in ms_by_gpus.items()
+    ]
+
+
+_FT20, _FT67 = (FT_GPT_GUIDE.format(table=f"Performance of GPT-{s}") for s in ("20B", "6.7B"))
+#: Published end-to-end times at batch 1 on A100s: 3 sources, 1 to 8 GPUs, 20 to 2,048 tokens.
+REQUESTS: tuple[Request, ...] = (
+    *_runs(GPT_13B, "a100", FT, LLM_ANALYSIS_FT, 512, 10, {1: 283.60, 2: 180.86}),
+    *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 20, 8, {1: 225, 2: 147, 4: 102, 8: 89}),
+    *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 128, 20, {1: 566, 2: 362, 4: 254, 8: 217}),
+    *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 200, 200, {1: 5648, 2: 3544, 4: 2481, 8: 2080}),
+    *_runs(GPT_6_7B, "a100-80gb", FT_DOCS, _FT67, 128, 8, {1: 98.29}),
+    *_runs(GPT_6_7B, "a100-80gb", FT_DOCS, _FT67, 512, 32, {1: 384.70}),
+    *_runs(LLAMA_2_7B, "a100-80gb", TRT, TRT_LLM_V05, 128, 0, {1: 16}),
+    *_runs(LLAMA_2_7B, "a100-80gb", TRT, TRT_LLM_V05, 2048, 0, {1: 133}),
+    *_runs(LLAMA_2_70B, "a100-80gb", TRT, TRT_LLM_V05, 128, 0, {4: 47}),
+    *_runs(LLAMA_2_70B, "a100-80gb", TRT, TRT_LLM_V05, 2048, 0, {4: 377}),
+)  # fmt: skip
+
+
 def sources() -> list[str]:
     """Every distinct source of the records above, in the order the lecture uses them."""
     records = [
         *(r.measured for r in FT_13B),
         *KIPPLY_COMMS_PER_LAYER,
-        *KIPPLY_ACTIVATIONS_DECODE.values(),
         *(r.measured for r in VIDUR_A100_MATMULS),
         *VIDUR_A100_SMALL_KERNELS,
-        A100_ALLREDUCE_LATENCY,
+        *(r.measured for r in REQUESTS),
     ]
-    return list(dict.fromkeys(m.source for m in records))
+    models = [GPT_20B.config_source, LLAMA_2_70B.config_source]
+    return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *models]))
 
 
 slips.check_records(globals())

@@ -68,4 +68,12 @@ FIGURES: dict[str, dict[str, float]] = {
         "mem_capacity_figure": 32000000000.0,
         "link_bw_figure": 90000000000.0,
     },
+    "a100-80gb": {
+        "peak bf16": 312000000000000.0,
+        "peak int8": 624000000000000.0,
+        "mem_bw_figure": 2039000000000.0,
+        "mem_capacity_figure": 80000000000.0,
+        "link_bw_figure": 300000000000.0,
+        "achievable_mem_bw_figure": 1555000000000.0,
+    },
 }

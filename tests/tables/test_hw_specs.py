@@ -62,6 +62,7 @@ def test_every_figure_cites_the_chips_own_document(chip: Chip) -> None:
     chip.validate()
     # TPUs cite their Google documentation except the ICI link (the book's chapter).
     names = {"tpu-v5e": ("v5e",), "tpu-v6e": ("v6e",), "b300": ("B300", "Blackwell Ultra")}
+    names["a100-80gb"] = ("A100 80GB",)
     for label, figure in chip.figures():
         if label.startswith("link (ICI"):
             assert "How to Scale Your Model" in figure.source

@@ -1,4 +1,4 @@
-"""Lecture 11's tables and sentences: predictions against published measurements.
+"""The words of lecture 11 (``11_predict_and_check.py``): predictions against measurements.
 
 Every direction word (longer, shorter, above, below, n of m) is computed from the
 numbers it describes, so the sentences stay true after any edit of the hardware
@@ -7,11 +7,13 @@ table or of ``common/tables/measurements.py``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import statistics
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from common.formulas.predict import Decomposition, Roofs
 from common.hw_specs import Chip, Figure
+from common.present.claims import listing, n_of_m, rose
 from common.present.console import fmt_bw, fmt_pct, fmt_rate, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Observations, Table, Text, figure
 from common.present.display import Figure as DisplayFigure
@@ -145,69 +147,28 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
     )
 
 
-def estimate_observation(cases: Sequence[Case], estimates: Mapping[int, float]) -> Observations:
-    """The course's spec decode predictions against the blog's own hand estimates."""
-    items = []
-    for gpus, estimate in sorted(estimates.items()):
-        label = f"decode, {gpus} GPU" + ("s" if gpus > 1 else "")
-        match = [c for c in cases if c.label == label]
-        if not match:
-            continue
-        ours = match[0].spec
-        gap = ours / estimate - 1
-        if abs(gap) <= MATCH:
-            stands = "matches"
-        else:
-            stands = f"is {_pct(abs(gap))} {'above' if gap > 0 else 'below'}"
-        items.append(
-            f"Our spec prediction for {label} ({_ms(ours)}) {stands} the blog's own "
-            f"estimate ({_ms(estimate)}: weights only, at 1.5 TB/s, no all-reduce)."
-        )
-    return Observations(items, title="Against the blog's own estimate")
-
-
-def activations_observation(
-    ours: Mapping[int, float], profiled: Mapping[int, Measured]
-) -> Observations:
-    """The ledger's non-matmul decode time against the blog's profiled activation cost."""
-    items = []
-    for gpus, m in sorted(profiled.items()):
-        if gpus not in ours:
-            continue
-        t = ours[gpus]
-        gap = m.seconds - t
-        side = "above" if gap > 0 else "below"
-        items.append(
-            f"Decode on {gpus} GPU{'s' if gpus > 1 else ''}: the blog's profile charges "
-            f"{_ms(m.seconds)} to intermediate activations; the ledger charges everything "
-            f"but the weight matmuls {_ms(t)} (kernel floors included), so the profile "
-            f"sits {_ms(abs(gap))} {side} the ledger there."
-        )
-    return Observations(items, title="The small operators against a profile")
-
-
 def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
-    """The all-reduce model's time per layer against the range the blog's profile shows."""
+    """The curve's all-reduce time per layer against the range the blog's profile shows."""
     lo, hi = min(m.seconds for m in profiled), max(m.seconds for m in profiled)
-    why = ""
+    why = (
+        " The curve was measured on another machine (a DGX A100 80GB), and a tiny "
+        "all-reduce's time is mostly synchronisation, which varies from node to node."
+    )
     if per_layer < lo:
         where = f"x{lo / per_layer:.1f} below the low end"
-        why = (
-            " A tiny all-reduce costs its latency (synchronisation, launch), and one "
-            "smallest-message time measured on another machine captures only part of it."
-        )
     elif per_layer > hi:
         where = f"x{per_layer / hi:.1f} above the high end"
     else:
-        where = "inside that range"
+        where, why = "inside that range", ""
     return Observations(
         [
-            f"The latency-plus-bandwidth model gives {fmt_time(per_layer, 'us', 1)} of "
-            f"all-reduce per layer for decode on two GPUs; the blog's profile shows "
-            f"{fmt_time(lo, 'us', 0)} to {fmt_time(hi, 'us', 0)} per layer: the model is "
+            f"Read off the measured curve at the real message, two all-reduces take "
+            f"{fmt_time(per_layer, 'us', 1)} per layer for decode on two GPUs; the blog's "
+            f"profile shows {fmt_time(lo, 'us', 0)} to {fmt_time(hi, 'us', 0)} per layer: the "
+            "curve is "
             f"{where}.{why}"
         ],
-        title="The link model against a profile",
+        title="The all-reduce curve against a profile",
     )
 
 
@@ -333,24 +294,6 @@ def knee_observations(
     )
 
 
-def beats_bound_observation(rows: Sequence[OpRow]) -> Observations:
-    """How many measured kernels run faster than the spec bound (a bound is not a promise)."""
-    faster = [r for r in rows if r.measured < (1 - MATCH) * r.spec]
-    near = sum(abs(r.measured / r.spec - 1) <= 0.05 for r in rows)
-    items = [f"{near} of {len(rows)} measured matmuls land within 5% of their spec bound."]
-    if faster:
-        r = min(faster, key=lambda x: x.measured / x.spec)
-        items.append(
-            f"{len(faster)} of {len(rows)} run faster than the spec bound; the fastest, "
-            f"{r.name} at n = {r.n:,}, moves {fmt_bw(r.nbytes / r.measured)}, more than the "
-            "table's bandwidth allows: part of its bytes come from cache, the timer rounds, "
-            "or the table's figure is below the chip's."
-        )
-    else:
-        items.append("None runs faster than its spec bound.")
-    return Observations(items, title="Against the bound itself")
-
-
 # ---------------------------------------------------------------------------
 # Utilisation
 # ---------------------------------------------------------------------------
@@ -406,6 +349,70 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
         f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest)."
     )
     return Observations([*warn, lowest, highest])
+
+
+# ---------------------------------------------------------------------------
+# Published requests, out of sample
+# ---------------------------------------------------------------------------
+class RequestRow(NamedTuple):
+    """One published request: measured, the spec roofline alone and the full prediction."""
+
+    label: str
+    engine: str
+    gpus: int
+    measured: float
+    roofline: float
+    predicted: float
+    shared: tuple[str, ...] = ()  # terms measured on this request's own benchmark
+
+
+def _err(r: RequestRow, t: float) -> float:  # predicted / measured - 1
+    return t / r.measured - 1
+
+
+def requests_table(rows: Sequence[RequestRow]) -> Table:
+    """Each request: measured, both predictions and their signed errors."""
+    body = [
+        (r.label, r.engine, _ms(r.measured), _ms(r.roofline), fmt_pct(_err(r, r.roofline), 1),
+         _ms(r.predicted), fmt_pct(_err(r, r.predicted), 1))
+        for r in rows
+    ]  # fmt: skip
+    headers = ("request (prompt + new tokens)", "engine, published by", "measured",
+               "spec roofline", "error", "all terms", "error")  # fmt: skip
+    note = "error = predicted / measured - 1 (negative: predicted too fast)"
+    return Table(headers, body, title="Published A100 requests at batch 1", note=note)
+
+
+def requests_observations(rows: Sequence[RequestRow]) -> Observations:
+    """Median and worst error of both predictions, the error by GPU count, the shared terms."""
+    items = []
+    for what, pick in (("the spec roofline alone", 4), ("all the terms", 5)):
+        errs = [_err(r, r[pick]) for r in rows]
+        worst = max(range(len(rows)), key=lambda i: abs(errs[i]))
+        items.append(
+            f"With {what} the median error is {_pct(statistics.median(map(abs, errs)))}; "
+            f"{n_of_m(sum(e < 0 for e in errs), len(rows))} predictions are too fast; the "
+            f"worst is {rows[worst].label} at {fmt_pct(errs[worst], 1)}."
+        )
+    by_gpus = {
+        g: statistics.median(_err(r, r.predicted) for r in rows if r.gpus == g)
+        for g in sorted({r.gpus for r in rows})
+    }
+    shown = ", ".join(f"{g} GPU{'s' if g > 1 else ''} {fmt_pct(e, 1)}" for g, e in by_gpus.items())
+    first, last = min(by_gpus), max(by_gpus)
+    moved = rose(abs(by_gpus[first]), abs(by_gpus[last]), _pct)
+    items.append(f"Median error by GPU count, all terms: {shown}. From {first} to {last} GPUs "
+                 f"its size {moved}.")  # fmt: skip
+    shared = [r.label for r in rows if r.shared]
+    terms = listing(sorted({t for r in rows for t in r.shared}))
+    items.append(
+        f"{n_of_m(len(shared), len(rows))} requests lean on a figure measured on their own "
+        f"benchmark ({terms}), so they are not independent of it; the others use figures "
+        "measured elsewhere."
+        if shared
+        else "No request leans on a figure measured on its own benchmark."
+    )
+    return Observations(items)
 
 
 def figure_caption(

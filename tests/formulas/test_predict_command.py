@@ -1,0 +1,200 @@
+"""``python3 -m common.predict``: its JSON against hand arithmetic, and bad configs in one line.
+
+Two tiny configs (one layer, width 64) keep every operator far below the A100's ridge,
+so each takes its bytes over the achievable bandwidth (1,555 GB/s, vidur's matmul at one
+token) and far less than the kernel floor; the bytes are counted here by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from common import predict as cmd
+
+REPO = Path(__file__).resolve().parents[2]
+BW = 1555e9  # achievable HBM of the A100 80GB: 180.4 MB in 0.116 ms
+FLOOR = (5 + 2 + 7 + 5) / 4 * 1e-6  # vidur's four smallest kernels at one token, mean
+AR_SMALL = 46e-6  # the 2-GPU DGX A100 curve below its first point (16 KiB)
+LLAMA = {
+    "model_type": "llama",
+    "hidden_size": 64,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "intermediate_size": 128,
+    "vocab_size": 100,
+    "tie_word_embeddings": False,
+    "max_position_embeddings": 64,
+}
+GPT2 = {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100}
+
+# Llama, bf16, d = 64, 4 heads of 16, 2 KV heads (32 wide), d_ff = 128, V = 100.
+# Decode, 1 token, cache of 5: norm 128 + 2*64*2; Q 2(64 + 64*64 + 64); K, V 2(64 + 64*32 + 32);
+# scores and P V: Q or O 64*2 + cache 5*32*2; O proj as Q; add 3*64*2; gate, up 2(64 + 8192 + 128);
+# SiLU x up 3*128*2; down 2(128 + 8192 + 64); embedding 64*2 + 64*2; LM head 2(64 + 6400 + 100).
+DECODE_BYTES = (384 + 8448 + 2 * 4288 + 2 * 448 + 8448 + 384 + 384 + 2 * 16768 + 768 + 16768
+                + 384 + 256 + 384 + 13128)  # fmt: skip
+# Prefill of 4 tokens: norms 4*64*2*2 + 128; Q 2(256 + 4096 + 256); K, V 2(256 + 2048 + 128);
+# scores, P V 4*64*2 + 4*32*2; adds 3*4*64*2; gate, up, down 2(.. + 8192 + ..); SiLU 3*4*128*2;
+# embedding 4*64*2*2; final norm (last token) 384; LM head (last token) 13128.
+PREFILL_BYTES = (1152 + 9216 + 2 * 4864 + 2 * 768 + 9216 + 1536 + 1152 + 2 * 17920 + 3072
+                 + 17920 + 1536 + 1024 + 384 + 13128)  # fmt: skip
+
+
+def run_json(tmp_path: Path, config: dict, *flags: str, capsys: pytest.CaptureFixture) -> dict:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    assert cmd.main(["--config", str(path), "--json", *flags]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_llama_config_one_gpu_is_bytes_over_the_achievable_bandwidth(tmp_path, capsys) -> None:
+    flags = ("--prompt", "4", "--new-tokens", "1", "--overhead", "none")
+    got = run_json(tmp_path, LLAMA, *flags, capsys=capsys)
+    assert got["decode_step_s"] == pytest.approx(DECODE_BYTES / BW, rel=1e-4)
+    assert got["prefill_s"] == pytest.approx(PREFILL_BYTES / BW, rel=1e-4)
+    assert got["total_s"] == pytest.approx((DECODE_BYTES + PREFILL_BYTES) / BW, rel=1e-4)
+    assert got["tokens_per_s"] == pytest.approx(BW / (DECODE_BYTES + PREFILL_BYTES), rel=1e-4)
+    assert got["terms"]["decode_step"]["all-reduce"] == 0.0
+    assert got["terms"]["decode_step"]["kernel floor"] == 0.0
+
+
+def test_gpt2_config_on_two_gpus_pays_floors_and_allreduces(tmp_path, capsys) -> None:
+    # 14 kernels a layer (norm, Q, K, V, scores, softmax, P V, O, add, norm, up, GELU, down,
+    # add) and 3 once (embedding, final norm, LM head), each far below the floor; two
+    # all-reduces of 128 bytes (decode) or 512 bytes (prefill), both below the curve's first.
+    flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3")
+    got = run_json(tmp_path, GPT2, *flags, capsys=capsys)
+    step = got["terms"]["decode_step"]
+    assert step["roofline"] + step["kernel floor"] == pytest.approx(17 * FLOOR)
+    assert step["all-reduce"] == pytest.approx(2 * AR_SMALL)
+    assert got["prefill_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
+    assert got["total_s"] == pytest.approx(4 * (17 * FLOOR + 2 * AR_SMALL))
+    assert got["gpus"] == 2 and got["allreduce"] == "measured curve"
+
+
+def test_llama_kernels_count_gated_mlp(tmp_path, capsys) -> None:
+    # 15 kernels a layer with the gate (one more than GPT-2) and 3 once.
+    got = run_json(tmp_path, LLAMA, "--prompt", "4", "--new-tokens", "2", capsys=capsys)
+    assert got["decode_step_s"] == pytest.approx(18 * FLOOR)
+
+
+def test_a_chip_without_measured_floor_or_curve_leaves_them_out(tmp_path, capsys) -> None:
+    flags = ("--chip", "h100", "--gpus", "2", "--prompt", "4", "--new-tokens", "1")
+    got = run_json(tmp_path, GPT2, *flags, capsys=capsys)
+    assert got["terms"]["decode_step"]["kernel floor"] == 0.0
+    # ring bytes only: 2 (g - 1) / g * 128 B / 450 GB/s, twice
+    assert got["terms"]["decode_step"]["all-reduce"] == pytest.approx(2 * 128 / 380e9)
+
+
+def test_table_output_names_each_term(capsys) -> None:
+    assert cmd.main(["--model", "llama-3-8b", "--new-tokens", "4"]) == 0
+    out = capsys.readouterr().out
+    for word in ("prefill", "decode step (mean)", "roofline", "all-reduce", "kernel floor"):
+        assert word in out
+    assert "throughput" in out and "4 decode steps" in out
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [
+        ({"model_type": "mixtral", "hidden_size": 8}, "unsupported model_type 'mixtral'"),
+        ({"model_type": "llama", "hidden_size": 64}, "lacks 'num_hidden_layers'"),
+        ({**GPT2, "n_embd": 64.0}, "'n_embd' must be a positive integer"),
+        ({**GPT2, "n_head": True}, "'n_head' must be a positive integer"),
+        ({**LLAMA, "num_attention_heads": 5}, "not a multiple of 5 heads"),
+        ([1, 2], "must hold a JSON object"),
+        ("{", "is not valid JSON"),
+    ],
+)
+def test_bad_configs_are_one_line_and_status_2(tmp_path, capsys, config, words) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(config if isinstance(config, str) else json.dumps(config))
+    with pytest.raises(SystemExit) as stop:
+        cmd.main(["--config", str(path)])
+    err = capsys.readouterr()
+    assert stop.value.code == 2 and err.out == ""
+    assert err.err.count("\n") == 1 and words in err.err
+
+
+def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**LLAMA, "model_type": "falcon"}))
+    run = [shutil.which("python3"), "-S", "-m", "common.predict"]
+    bad = subprocess.run([*run, "--config", str(path)], cwd=REPO, capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr == (
+        f"common.predict: error: unsupported model_type 'falcon' in {path}; supported: llama, "
+        "mistral, qwen2, gpt2 (see --help)\n"
+    )
+    path.write_text(json.dumps(LLAMA))
+    flags = ("--config", str(path), "--prompt", "4", "--new-tokens", "1", "--json")
+    good = subprocess.run([*run, *flags], cwd=REPO, capture_output=True, text=True)
+    assert good.returncode == 0 and json.loads(good.stdout)["new_tokens"] == 1
+
+
+def test_a_missing_file_and_an_uneven_split_are_one_line(tmp_path) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cmd.main(["--config", str(tmp_path / "none.json")])
+    assert stop.value.code == 2
+    with pytest.raises(SystemExit):
+        cmd.main(["--model", "llama-3-8b", "--gpus", "3"])
+
+
+def test_config_keys_map_to_the_model_by_hand() -> None:
+    llama = cmd.model_from_config({k: v for k, v in LLAMA.items() if k != "model_type"})
+    assert (llama.n_layers, llama.d_model, llama.n_heads, llama.n_kv_heads) == (1, 64, 4, 2)
+    assert (llama.d_head, llama.d_ff, llama.vocab_size, llama.max_context) == (16, 128, 100, 64)
+    assert llama.gated_mlp and not llama.tied_embeddings
+    lean = {
+        k: v
+        for k, v in LLAMA.items()
+        if k not in ("num_key_value_heads", "max_position_embeddings")
+    }
+    mha = cmd.model_from_config({**lean, "head_dim": 32, "tie_word_embeddings": True})
+    assert (mha.n_kv_heads, mha.d_head, mha.max_context) == (4, 32, 2**30) and mha.tied_embeddings
+    gpt = cmd.model_from_config({k: v for k, v in GPT2.items() if k != "model_type"})
+    assert (gpt.n_layers, gpt.d_model, gpt.n_heads, gpt.n_kv_heads, gpt.d_head) == (1, 64, 4, 4, 16)
+    assert (gpt.d_ff, gpt.vocab_size, gpt.max_context) == (256, 100, 2**30)  # n_inner: 4 x 64
+    assert gpt.tied_embeddings and not gpt.gated_mlp
+    sized = cmd.model_from_config({**GPT2, "n_inner": 100, "n_positions": 32}, "x.json")
+    assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x.json")
+
+
+def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None:
+    # 4 GPUs split 4 heads and replicate 2 KV heads; 8 GPUs cannot split 4 heads.
+    got = run_json(tmp_path, LLAMA, "--gpus", "4", "--prompt", "4", "--new-tokens", "1",
+                   "--batch", "2", capsys=capsys)  # fmt: skip
+    assert got["tokens_per_s"] == pytest.approx(2 * 1 / got["total_s"])
+    with pytest.raises(SystemExit):
+        run_json(
+            tmp_path, LLAMA, "--gpus", "8", "--prompt", "4", "--new-tokens", "1", capsys=capsys
+        )
+    assert "cannot split" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # 60 + 10 tokens pass the window of 64
+        run_json(tmp_path, LLAMA, "--prompt", "60", "--new-tokens", "10", capsys=capsys)
+    assert "exceeds" in capsys.readouterr().err
+    tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", "--overhead", "none", capsys=capsys)
+    assert tpu["measured_roofs"] == [] and tpu["overhead"] == cmd.OVERHEADS["none"]
+    h100 = run_json(tmp_path, GPT2, "--chip", "h100", capsys=capsys)
+    assert h100["overhead"] == cmd.NO_FLOOR and "link roof" in h100["allreduce"]
+    a100 = run_json(tmp_path, GPT2, capsys=capsys)
+    assert a100["overhead"] == cmd.OVERHEADS["kernels"]
+    monkeypatch.setattr("sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e",
+                                     "--json"])  # fmt: skip
+    assert cmd.main() == 0
+    out = capsys.readouterr().out
+    assert out.startswith('{\n "model": "Llama-2-7B",\n "chip": "TPU v5e",\n')
+    monkeypatch.setattr(
+        "sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e"]
+    )
+    assert cmd.main() == 0
+    assert "roofs measured: none (spec roofs); all-reduce: measured curve" not in (
+        text := capsys.readouterr().out
+    )
+    assert "roofs measured: none (spec roofs)" in text and text.startswith("Llama-2-7B on 1 x ")

@@ -1,0 +1,356 @@
+"""Lecture 11's sentences: every direction word follows the numbers it describes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from common.formulas.predict import Decomposition, Roofs, Term
+from common.hw_specs import Chip, bandwidth, capacity, flops
+from common.tables.measurements import Measured
+from lectures.words import predict_and_check as page
+
+
+def case(label: str, measured: float, spec: float, ach: float) -> page.Case:
+    return page.Case(label, Measured(label, measured, "src"), spec, ach)
+
+
+def test_versus_words() -> None:
+    assert page.versus(2.0, 1.0) == "takes x2.00 the predicted time (longer)"
+    assert page.versus(0.5, 1.0).endswith("(shorter: faster than the bound)")
+    assert page.versus(1.001, 1.0) == "matches the prediction"
+
+
+def test_cases_observations_count_and_name() -> None:
+    text = " ".join(
+        page.cases_observations([case("a", 2.0, 1.0, 1.5), case("b", 0.8, 1.0, 0.9)]).items
+    )
+    assert "1 of 2 measurements take longer than the spec prediction" in text
+    assert "from x0.80 to x2.00" in text
+    assert "The widest gap is a" in text
+    assert "bring 2 of 2 predictions closer" in text
+
+
+def test_knee_sentences_place_the_ridge() -> None:
+    inside = " ".join(page.knee_observations("mm", [1, 64, 256], 1, 200, None).items)
+    assert "up to n = 64 and has left it by n = 256" in inside
+    assert "inside that interval" in inside and "achievable roofs give no ridge" in inside
+    below = " ".join(page.knee_observations("mm", [1, 64, 256], 1, 32, 300).items)
+    assert "stays memory-bound longer" in below and "above that interval" in below
+    flat = " ".join(page.knee_observations("mm", [1, 64], 1, 32, None, tolerance=0.1).items)
+    assert "within 10% up to the largest n measured (64)" in flat
+
+
+def test_utilisation_counterexample_and_impossible_values() -> None:
+    rows = [
+        page.Util("decode", 1.0, 1.0, 1.0, 0.004, 0.76),
+        page.Util("prefill", 1.0, 1.0, 1.0, 0.66, 0.35),
+    ]
+    text = " ".join(page.utilisation_observations(rows).items)
+    assert "lowest MFU is decode at 0.4%, yet its MBU is 76.0%" in text
+    assert "above 100%" not in text
+    idle = [page.Util("idle", 1.0, 1.0, 1.0, 0.01, 0.005), rows[1]]
+    assert "neither resource is busy" in " ".join(page.utilisation_observations(idle).items)
+    over = [page.Util("x", 1.0, 1.0, 1.0, 1.5, 0.2), rows[0]]
+    assert "1 of 2 runs show a utilisation above 100%" in " ".join(
+        page.utilisation_observations(over).items
+    )
+
+
+def test_decomposition_overshoot_is_said() -> None:
+    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)))
+    text = " ".join(page.decomposition_observations(["c"], [d]).items)
+    assert "overshoot the measurement by 200.00 ms" in text
+
+
+def test_comms_sentences() -> None:
+    low = [Measured("lo", 40e-6, "s"), Measured("hi", 50e-6, "s")]
+    under = " ".join(page.comms_observation(20e-6, low).items)
+    assert "two all-reduces take 20.0 us per layer for decode on two GPUs" in under
+    assert "shows 40 us to 50 us per layer: the curve is x2.0 below the low end." in under
+    assert "The curve was measured on another machine (a DGX A100 80GB)" in under
+    inside = " ".join(page.comms_observation(45e-6, low).items)
+    assert inside.endswith("the curve is inside that range.")
+    above = " ".join(page.comms_observation(100e-6, low).items)
+    assert "x2.0 above the high end. The curve was measured" in above
+
+
+def row(label: str, gpus: int, measured: float, bare: float, full: float, shared=()):
+    return page.RequestRow(label, "eng", gpus, measured, bare, full, shared)
+
+
+def test_requests_table_and_words_by_hand() -> None:
+    rows = [
+        row("a", 1, 1.0, 0.5, 0.9, ("x",)),
+        row("b", 1, 2.0, 1.0, 2.2),
+        row("c", 4, 1.0, 0.2, 0.7),
+        row("d", 4, 1.0, 0.3, 0.95),
+    ]
+    t = page.requests_table(rows)
+    assert list(t.rows[0]) == [
+        "a",
+        "eng",
+        "1000.00 ms",
+        "500.00 ms",
+        "-50.0%",
+        "900.00 ms",
+        "-10.0%",
+    ]
+    assert t.rows[1][-1] == "10.0%" and t.title == "Published A100 requests at batch 1"
+    items = page.requests_observations(rows).items
+    # spec errors -50, -50, -80, -70: median |e| 60%, all too fast, worst c (-80%)
+    assert items[0] == (
+        "With the spec roofline alone the median error is 60.0%; all 4 predictions are too "
+        "fast; the worst is c at -80.0%."
+    )
+    # full errors -10, +10, -30, -5: median |e| 10%, 3 of 4 too fast, worst c (-30%)
+    assert items[1] == (
+        "With all the terms the median error is 10.0%; 3 of the 4 predictions are too fast; "
+        "the worst is c at -30.0%."
+    )
+    # by GPU count: 1 GPU median(-10, +10) = 0; 4 GPUs median(-30, -5) = -17.5%
+    assert items[2] == (
+        "Median error by GPU count, all terms: 1 GPU 0.0%, 4 GPUs -17.5%. From 1 to 4 GPUs "
+        "its size rose from 0.0% to 17.5%."
+    )
+    assert items[3].startswith("1 of the 4 requests lean on a figure measured on their own")
+    assert "(x)" in items[3]
+    alone = page.requests_observations([row("a", 2, 1.0, 0.5, 1.2), row("b", 8, 1.0, 0.5, 1.1)])
+    assert "From 2 to 8 GPUs its size fell from 20.0% to 10.0%." in alone.items[2]
+    assert "none of the 2 predictions are too fast" in alone.items[1]
+    assert alone.items[3] == "No request leans on a figure measured on its own benchmark."
+
+
+# ---------------------------------------------------------------------------
+# Whole tables and sentences on toy records, worked by hand
+# ---------------------------------------------------------------------------
+
+TOY = Chip(
+    name="Toy",
+    key="toy",
+    peak_flops_table={"bf16": flops(100e12, "sheet")},
+    mem_bw_figure=bandwidth(1e12, "sheet"),
+    mem_capacity_figure=capacity(8e9, "sheet"),
+    link_bw_figure=bandwidth(100e9, "sheet"),
+    link_name="L1",
+    achievable_flops_table={"bf16": flops(80e12, "blog A", note="best shape")},
+    achievable_mem_bw_figure=bandwidth(1.2e12, "doc B"),
+)
+SPEC = Roofs("spec", 100e12, 1e12, 100e9)
+ACH = Roofs("achievable", 80e12, 1.2e12, 100e9, ("compute", "memory"))
+
+
+def test_roofs_table_rows_shares_and_sources() -> None:
+    group = page.roofs_table(TOY, SPEC, ACH, "bf16")
+    table, obs, facts = group.items
+    assert table.title == "Toy: the two sets of roofs"
+    assert [list(r) for r in table.rows] == [
+        ["dense bf16 matmul", "100.0 TFLOP/s", "80.0 TFLOP/s", "80.0%"],
+        ["HBM bandwidth", "1.00 TB/s", "1.20 TB/s", "120.0%"],
+        ["link, one way (L1)", "100.00 GB/s", "none published (spec used)", "-"],
+    ]
+    assert obs.items == [
+        "1 of 2 measured roofs sit below their datasheet figure.",
+        "The measured HBM bandwidth is 120.0% of its spec figure: a measurement above the "
+        "datasheet means one of the two figures was edited or measured another chip.",
+        "1 of 3 roofs have no published measurement; spec stands in.",
+    ]
+    assert facts.pairs == [
+        ("measured dense bf16 matmul", "blog A (best shape)"),
+        ("measured HBM bandwidth", "doc B"),
+    ]
+    assert page.shared_roofs(TOY, "bf16", "blog") == ["bf16 matmul peak"]
+    assert page.shared_roofs(TOY, "bf16", "nowhere") == []
+
+
+def test_cases_table_by_hand() -> None:
+    t = page.cases_table([case("decode", 0.03, 0.02, 0.025)], "T")
+    assert (t.title, t.note) == ("T", "ratio = measured / predicted")
+    assert list(t.rows[0]) == ["decode", "30.00 ms", "20.00 ms", "x1.50", "25.00 ms", "x1.20"]
+    obs = page.cases_observations([case("a", 2.0, 1.0, 1.5), case("b", 0.8, 1.0, 0.9)], ["X"])
+    assert obs.items == [
+        "1 of 2 measurements take longer than the spec prediction; the ratios run from x0.80 "
+        "to x2.00.",
+        "The widest gap is a: it takes x2.00 the predicted time (longer).",
+        "The achievable roofs bring 2 of 2 predictions closer; the closest is b, which takes "
+        "x0.89 the predicted time (shorter: faster than the bound) at achievable roofs.",
+        "The achievable X was itself measured on this benchmark, so the predictions that lean "
+        "on it are not independent of the measurements they meet.",
+    ]
+
+
+def test_decomposition_table_and_words_by_hand() -> None:
+    d = Decomposition(
+        0.010, (Term("roofline at spec peaks", 0.006), Term("a", 0.001), Term("b", 0.002))
+    )
+    t = page.decomposition_table(["one"], [d])
+    assert list(t.headers) == ["term", "one"] and t.title == "Where the time goes (ms)"
+    assert [list(r) for r in t.rows] == [
+        ["roofline at spec peaks", "6.00 ms"],
+        ["a", "1.00 ms"],
+        ["b", "2.00 ms"],
+        ["explained (sum)", "9.00 ms"],
+        ["unexplained", "1.00 ms"],
+        ["measured", "10.00 ms"],
+    ]
+    assert page.decomposition_observations(["one"], [d]).items == [
+        "one: beyond the spec roofline, the largest named term is b, 2.00 ms; 10.0% of the "
+        "measured time (1.00 ms) stays unexplained."
+    ]
+
+
+def test_operator_table_and_bound_words_by_hand() -> None:
+    # 1e12 FLOP and 1e9 B at spec 100 TFLOP/s and 1 TB/s: 10 ms compute, 1 ms memory ->
+    # compute-bound, achieved 1e12 / 20 ms = 50 TFLOP/s; the small one moves 1e9 B in 0.5 ms.
+    rows = [
+        page.OpRow("mm", 4096, 1e12, 1e9, 0.020, 0.010, 0.0125),
+        page.OpRow("mm", 1, 1e6, 1e9, 0.0005, 0.001, 0.0011),
+        page.OpRow("qkv", 1, 1e6, 1e9, 0.00102, 0.001, 0.0011),
+    ]
+    group = page.operator_table(rows, "bf16 on Toy", SPEC)
+    first, second, note = group.items
+    assert first.title == "bf16 on Toy: mm" and second.title == "bf16 on Toy: qkv"
+    assert [list(r) for r in first.rows] == [
+        ["4,096", "20000 us", "10000 us", "x2.00", "12500 us", "x1.60", "50.0 TFLOP/s"],
+        ["1", "500 us", "1000 us", "x0.50", "1100 us", "x0.45", "2.00 TB/s"],
+    ]
+    assert note.text.startswith("achieved: the measured kernel's FLOP/s where the spec")
+
+
+def test_utilisation_table_and_caption_by_hand() -> None:
+    t = page.utilisation_table([page.Util("p", 2e12, 3e9, 0.01, 0.5, 0.25)], 100e12, 1e12)
+    assert list(t.rows[0]) == ["p", "2e+12", "3e+09", "10.00 ms", "50.0%", "25.0%"]
+    assert t.note == (
+        "MFU = model FLOPs / (time x GPUs x 100.0 TFLOP/s); MBU = bytes / (time x GPUs x 1.00 TB/s)"
+    )
+    hi = page.utilisation_observations(
+        [page.Util("a", 1, 1, 1, 0.01, 0.5), page.Util("b", 1, 1, 1, 0.5, 0.1)]
+    )
+    assert hi.items[-1] == "The highest MFU is b at 50.0% (x50 the lowest)."
+    cases = [case("a", 2.0, 1.0, 1.5), case("b", 0.8, 1.0, 0.9)]
+    assert page.figure_caption(cases, "up", 64, 214) == (
+        "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
+        "achievable roofs; 1 of 2 measured bars stand above even the achievable prediction. "
+        "Bottom: the measured up (dots) stays flat up to n = 64, while the weights dominate "
+        "its bytes, then rises with n; the spec ridge sits at n = 214."
+    )
+    assert page.figure_caption(cases, "up", 64, None).endswith("sits at no n (no ridge).")
+    texts = page.sources_text(["s1", "s2", "s1"]).items
+    assert [t.text for t in texts] == ["s1", "s2"]
+    assert page.png_hint("f.png").text == "\n(add --png to save the figure f.png)"
+
+
+def test_knee_words_whole() -> None:
+    assert page.knee_observations("mm", [1, 64, 256], 1, 200, 100).items == [
+        "The measured mm stays within 25% of its time at n = 1 up to n = 64 and has left it "
+        "by n = 256.",
+        "Predicted: the spec ridge is n = 200, inside that interval; the achievable ridge is "
+        "n = 100, inside that interval.",
+    ]
+    low = page.knee_observations("mm", [1, 64, 256], 1, 64, 257).items[1]
+    assert low == (
+        "Predicted: the spec ridge is n = 64, at or below the flat part's end: it stays "
+        "memory-bound longer than predicted; the achievable ridge is n = 257, above that "
+        "interval: the kernel leaves the memory roof before the prediction says."
+    )
+
+
+# ---------------------------------------------------------------------------
+# Boundaries: each comparison on the number where its two branches meet
+# ---------------------------------------------------------------------------
+def test_versus_edges() -> None:
+    assert page.versus(1.0052, 1.0) == "takes x1.01 the predicted time (longer)"  # past 0.5%
+    assert page.versus(1.0, 1.0) == "matches the prediction"
+
+
+def test_roofs_all_measured_and_one_equal_to_spec() -> None:
+    full = dataclasses.replace(
+        TOY, achievable_link_bw_figure=bandwidth(100e9, "doc C"), achievable_mem_bw_figure=None
+    )
+    ach = Roofs("achievable", 80e12, 1e12, 100e9)
+    full = dataclasses.replace(full, achievable_mem_bw_figure=bandwidth(1e12, "doc B"))
+    obs = page.roofs_table(full, SPEC, ach, "bf16").items[1]
+    # 80% below; HBM and link at 100%: neither below nor above; no roof left unmeasured.
+    assert obs.items == ["1 of 3 measured roofs sit below their datasheet figure."]
+
+
+def test_cases_words_on_ratios_away_from_one() -> None:
+    cases = [
+        case("a", 1.3, 1.0, 1.2),  # spec x1.30, achievable x1.08
+        case("b", 1.0, 2.0, 1.6),  # spec x0.50 (the widest gap), achievable x0.62
+        case("c", 1.003, 1.0, 1.0),  # within 0.5%: not longer
+        case("d", 1.2, 1.0, 1.5),  # spec x1.20, achievable x0.80: as far, not closer
+    ]
+    assert page.cases_observations(cases).items == [
+        "2 of 4 measurements take longer than the spec prediction; the ratios run from x0.50 "
+        "to x1.30.",
+        "The widest gap is b: it takes x0.50 the predicted time (shorter: faster than the bound).",
+        "The achievable roofs bring 2 of 4 predictions closer; the closest is c, which matches "
+        "the prediction at achievable roofs.",
+    ]
+
+
+def test_comms_edges_are_inside() -> None:
+    edges = [Measured("lo", 40e-6, "s"), Measured("hi", 50e-6, "s")]
+    for per_layer in (40e-6, 50e-6):
+        items = page.comms_observation(per_layer, edges).items
+        assert items[0].endswith("the curve is inside that range.")
+
+
+def test_operator_on_the_ridge_and_its_note() -> None:
+    rows = [page.OpRow("mm", 8, 1e12, 1e10, 0.02, 0.01, 0.01)]  # 10 ms either way: compute
+    table, note = page.operator_table(rows, "T", SPEC).items
+    assert table.rows[0][-1] == "50.0 TFLOP/s"
+    assert note.text == (
+        "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, "
+        "its bytes/s where memory-bound"
+    )
+
+
+def test_zero_unexplained_and_ridge_on_the_interval_end() -> None:
+    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.5), Term("x", 0.5)))
+    assert page.decomposition_observations(["c"], [d]).items == [
+        "c: beyond the spec roofline, the largest named term is x, 500.00 ms; 0.0% of the "
+        "measured time (0.00 ms) stays unexplained."
+    ]
+    items = page.knee_observations("mm", [1, 64, 256], 1, 256, 65).items
+    assert items[1] == (
+        "Predicted: the spec ridge is n = 256, inside that interval; the achievable ridge is "
+        "n = 65, inside that interval."
+    )
+
+
+def test_utilisation_words_whole() -> None:
+    mem = [page.Util("d", 1, 1, 1, 0.004, 0.76), page.Util("p", 1, 1, 1, 0.66, 0.35)]
+    assert page.utilisation_observations(mem).items[0] == (
+        "The lowest MFU is d at 0.4%, yet its MBU is 76.0%: its memory bus is the busier "
+        "resource. A low MFU there says the step is memory-bound, not that the kernels are bad."
+    )
+    even = [page.Util("e", 1, 1, 1, 0.2, 0.2), page.Util("p", 1, 1, 1, 1.0, 0.5)]
+    assert page.utilisation_observations(even).items == [
+        "The lowest MFU is e at 20.0%, and its MBU is lower still (20.0%): neither resource "
+        "is busy.",
+        "The highest MFU is p at 100.0% (x5 the lowest).",
+    ]
+    over = [page.Util("x", 1, 1, 1, 0.2, 1.5), page.Util("y", 1, 1, 1, 0.5, 0.5)]
+    assert page.utilisation_observations(over).items[0] == (
+        "1 of 2 runs show a utilisation above 100% (x): no GPU beats its own peak, so the "
+        "table's spec figure is below what the measured GPU did (an edited or a wrong figure)."
+    )
+
+
+def test_caption_counts_only_bars_above() -> None:
+    even = [case("a", 1.0, 0.5, 1.0), case("b", 2.0, 1.0, 1.5)]
+    assert "; 1 of 2 measured bars stand above" in page.figure_caption(even, "up", 64, 214)
+
+
+def test_requests_edges() -> None:
+    rows = [row("a", 2, 1.0, 0.5, 1.0), row("b", 2, 1.0, 0.5, 0.8), row("c", 8, 1.0, 0.5, 1.2)]
+    items = page.requests_observations(rows).items
+    assert items[1] == (
+        "With all the terms the median error is 20.0%; 1 of the 3 predictions are too fast; "
+        "the worst is b at -20.0%."
+    )
+    assert items[2] == (
+        "Median error by GPU count, all terms: 2 GPUs -10.0%, 8 GPUs 20.0%. From 2 to 8 GPUs "
+        "its size rose from 10.0% to 20.0%."
+    )
