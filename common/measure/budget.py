@@ -53,6 +53,7 @@ DEFAULTS: dict[str, Budget] = {
     "03": Budget(20.0, 3 * GIB // 2),
     "09": Budget(20.0, 3 * GIB // 2),
     "10": Budget(20.0, 3 * GIB // 2),
+    "12": Budget(30.0, 2 * GIB),
 }
 
 
@@ -299,3 +300,21 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
 def from_args(args: argparse.Namespace) -> Budget:
     """The Budget that --memory-limit and --time-limit chose."""
     return Budget(float(args.time_limit), int(args.memory_limit * GIB))
+
+
+# ---------------------------------------------------------------------------
+# Lecture 12: how many layers the profiled model gets
+# ---------------------------------------------------------------------------
+PROFILE_SHARE = 0.3  # of the time budget: the profiled runs of every precision
+PROFILER_COST = 3.0  # a profiled run (shapes, memory, FLOPs recorded) takes up to 3x longer
+WEIGHTS_SHARE = 0.5  # of the arrays budget: one precision's weights (the rest: roofs, records)
+
+
+def profiled_layers(
+    layer_s: float, runs: int, plan: Budget, most: int, layer_bytes: float, fixed_bytes: float
+) -> int:
+    """Layers L in [1, most] with runs x PROFILER_COST x L x layer_s <= PROFILE_SHARE x seconds
+    and fixed_bytes + L x layer_bytes <= WEIGHTS_SHARE x arrays_bytes."""
+    by_time = PROFILE_SHARE * plan.seconds / (runs * PROFILER_COST * layer_s)
+    by_memory = (WEIGHTS_SHARE * plan.arrays_bytes - fixed_bytes) / layer_bytes
+    return max(1, min(most, int(by_time), int(by_memory)))
