@@ -47,7 +47,7 @@ from common.measure import budget
 from common.measure.timing import best_time
 from common.present.display import Preformatted, figure, show
 from common.shell import cli
-from common.tables.models import LLAMA_3_8B
+from common.tables.models import LLAMA_3_8B, shrunk
 from lectures.words import profiler_vs_ledger as page
 
 
@@ -93,12 +93,7 @@ bf16_ok = torch.cuda.is_bf16_supported() if gpu else torch.ops.mkldnn._is_mkldnn
 precisions = ["fp32", "bf16"] if bf16_ok else ["fp32"]
 DTYPE = {p: getattr(torch, name) for p, name in torch_roofs.TORCH_DTYPES.items()}
 prompt, steps = (64, 4) if args.quick else (256, 16)
-s = args.shrink
-base = dataclasses.replace(
-    LLAMA_3_8B, name=f"{LLAMA_3_8B.name} / {s}", d_model=LLAMA_3_8B.d_model // s,
-    n_heads=max(1, LLAMA_3_8B.n_heads // s), n_kv_heads=max(1, LLAMA_3_8B.n_kv_heads // s),
-    d_ff=LLAMA_3_8B.d_ff // s, vocab_size=LLAMA_3_8B.vocab_size // s,
-)  # fmt: skip
+base = shrunk(LLAMA_3_8B, args.shrink)
 torch.manual_seed(0)
 # sphinx_gallery_end_ignore
 

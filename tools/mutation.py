@@ -162,6 +162,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         T_SENTENCES + "::test_h200_exercise_words_by_hand",
     ),
     "common/exercises/text.py": (T_EX, T_EX_CLI),
+    "lectures/words/profiler_vs_ledger.py": ("tests/lectures/test_words_profiler_vs_ledger.py",),
+    "common/measure/torch_roofs.py": ("tests/measure/test_torch_roofs.py",),
 }
 
 # ---------------------------------------------------------------------------
