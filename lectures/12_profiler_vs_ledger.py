@@ -29,20 +29,13 @@ from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes,
 boot.start()
 # sphinx_gallery_end_ignore
 
-import dataclasses
 import importlib.util
 import tempfile
 from pathlib import Path
 
 from common.files.atomic import atomic_write_with
 from common.formulas import roofline
-from common.formulas.transformer import (
-    DTypes,
-    decode_ledger,
-    model_memory_ledger,
-    parameter_breakdown,
-    prefill_ledger,
-)
+from common.formulas.transformer import DTypes, decode_ledger, model_memory_ledger, prefill_ledger
 from common.measure import budget
 from common.measure.timing import best_time
 from common.present.display import Preformatted, figure, show
@@ -99,11 +92,11 @@ torch.manual_seed(0)
 
 
 def weights(m, dtype):
-    """Random weights of model m: each matrix [in, out], scaled by 1/sqrt(in)."""
+    """Random weights of model m: each matrix [in, out], uniform with variance 1 / in."""
     d, ones = m.d_model, lambda: torch.ones(m.d_model, dtype=dtype, device=device)
 
     def w(k, n):
-        return (torch.randn(k, n, device=device) * k**-0.5).to(dtype)
+        return (torch.rand(k, n, dtype=dtype, device=device) - 0.5) * (12 / k) ** 0.5
 
     def layer():
         return dict(n1=ones(), wq=w(d, m.q_dim), wk=w(d, m.kv_dim), wv=w(d, m.kv_dim),
@@ -185,23 +178,20 @@ def kv_cache(m, dtype, context):
 
 
 def run_s(m, dtype):
-    """Seconds of one unprofiled generate() of model m (weights made outside the clock)."""
+    """Seconds of one first, unprofiled generate() of model m (weights made off the clock)."""
     p, tokens = weights(m, dtype), torch.randint(0, m.vocab_size, (1, prompt), device=device)
     with torch.inference_mode():
-        return best_time(lambda: generate(m, p, kv_cache(m, dtype, prompt + steps), tokens, steps),
-                         repeat=1)  # fmt: skip
+        cache = kv_cache(m, dtype, prompt + steps)
+        return best_time(lambda: generate(m, p, cache, tokens, steps), repeat=1, warmup=0)
 
 
 roofs = {p: torch_roofs.measure(p, device, args.quick, plan) for p in precisions}
-one_layer = dataclasses.replace(base, n_layers=1)
-per_layer = max(run_s(one_layer, DTYPE[p]) for p in precisions)  # an upper bound per layer
-parts = {k: v * 4 for k, v in parameter_breakdown(base).items()}  # fp32 bytes
-per_layer_bytes = (parts["attention"] + parts["mlp"] + parts["norms"]) / base.n_layers
-fixed = parts["embedding"] + parts["lm_head"]
-layers = budget.profiled_layers(
-    per_layer, len(precisions), plan, base.n_layers, per_layer_bytes, fixed
-)
-model = dataclasses.replace(base, n_layers=1 if args.quick else layers)
+if args.quick:
+    model = shrunk(LLAMA_3_8B, args.shrink, 1)
+else:  # as many layers as the time budget allows, from the time of one layer's run
+    layer_s = run_s(shrunk(LLAMA_3_8B, args.shrink, 1), DTYPE["fp32"])  # with the ends
+    layers = budget.profiled_layers(base, layer_s, len(precisions), plan)
+    model = shrunk(LLAMA_3_8B, args.shrink, layers)
 show(page.setup_table(page.Setup(model, prompt, steps, device, torch.get_num_threads(),
                                  [roofs[p] for p in precisions])))  # fmt: skip
 # sphinx_gallery_end_ignore
@@ -223,7 +213,7 @@ for precision in precisions:
     p = weights(model, dtype)
     tokens = torch.randint(0, model.vocab_size, (1, prompt), device=device)
     with torch.inference_mode():
-        generate(model, p, kv_cache(model, dtype, prompt + steps), tokens, 2)  # warm-up
+        generate(model, p, kv_cache(model, dtype, prompt + steps), tokens, 1)  # warm-up
         cache = kv_cache(model, dtype, prompt + steps)
         recorder = profile(
             activities=activities, record_shapes=True, profile_memory=True, with_flops=True

@@ -19,7 +19,9 @@ import math
 from dataclasses import dataclass
 
 from common.formulas.roofline import lower_bound_time, matmul_counts
+from common.formulas.transformer import parameter_breakdown
 from common.hw_specs import bytes_per_elem
+from common.tables.models import Model
 from common.tables.units import GIB, MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # every measuring lecture runs in fp32
@@ -310,11 +312,13 @@ PROFILER_COST = 3.0  # a profiled run (shapes, memory, FLOPs recorded) takes up 
 WEIGHTS_SHARE = 0.5  # of the arrays budget: one precision's weights (the rest: roofs, records)
 
 
-def profiled_layers(
-    layer_s: float, runs: int, plan: Budget, most: int, layer_bytes: float, fixed_bytes: float
-) -> int:
-    """Layers L in [1, most] with runs x PROFILER_COST x L x layer_s <= PROFILE_SHARE x seconds
-    and fixed_bytes + L x layer_bytes <= WEIGHTS_SHARE x arrays_bytes."""
+def profiled_layers(model: Model, layer_s: float, runs: int, plan: Budget) -> int:
+    """Layers L in [1, model's] with runs x PROFILER_COST x L x layer_s <= PROFILE_SHARE x seconds
+    and its fp32 weights (embedding, LM head, L layers) within WEIGHTS_SHARE x arrays_bytes."""
+    parts = {k: FP32 * v for k, v in parameter_breakdown(model).items()}
+    per_layer = (parts["attention"] + parts["mlp"] + parts["norms"]) / model.n_layers
+    by_memory = (
+        WEIGHTS_SHARE * plan.arrays_bytes - parts["embedding"] - parts["lm_head"]
+    ) / per_layer
     by_time = PROFILE_SHARE * plan.seconds / (runs * PROFILER_COST * layer_s)
-    by_memory = (WEIGHTS_SHARE * plan.arrays_bytes - fixed_bytes) / layer_bytes
-    return max(1, min(most, int(by_time), int(by_memory)))
+    return max(1, min(model.n_layers, int(by_time), int(by_memory)))

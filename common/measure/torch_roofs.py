@@ -80,12 +80,8 @@ def measure(precision: str, device: str, quick: bool, plan: Budget) -> Roofs:
     stream_bytes = roofs.bandwidth_working_set_bytes(plan, int(3 * size * n * n))
     x = torch.ones(int(stream_bytes // (3 * size)), dtype=dtype, device=device)
     y, z = torch.ones_like(x), torch.empty_like(x)
-    kernels = roofs.Kernels(
-        _synced(partial(torch.add, x, y, out=z), device),
-        int(3 * size * x.numel()),
-        _synced(partial(torch.mm, a, a, out=c), device),
-        n,
-    )
+    add, mm = partial(torch.add, x, y, out=z), partial(torch.mm, a, a, out=c)
+    kernels = roofs.Kernels(_synced(add, device), int(3 * size * x.numel()), _synced(mm, device), n)
     cal = roofs.RoofRun(kernels, quick, seconds=plan.seconds).start().calibration()
     return Roofs(precision, cal["matmul_flops_per_s"], cal["bandwidth_bytes_per_s"], n, kernels[1])
 
@@ -106,60 +102,43 @@ def kineto_quiet() -> Iterator[None]:
 
 
 class OpStat(NamedTuple):
-    """One row of key_averages(): calls, self and total time (us), FLOPs, self memory (bytes)."""
+    """One row of key_averages(): calls, self and total time (us) and FLOPs."""
 
     name: str
-    shapes: str
     calls: int
     self_us: float
     total_us: float
     flops: float
-    self_memory: int
 
 
 def op_stats(averages: Any, device: bool = False) -> list[OpStat]:
     """key_averages() as plain records; with device=True the times are the GPU's."""
     kind = "device" if device else "cpu"
-    return [
-        OpStat(
-            e.key,
-            str(e.input_shapes or ""),
-            e.count,
-            getattr(e, f"self_{kind}_time_total"),
-            getattr(e, f"{kind}_time_total"),
-            float(e.flops or 0),
-            int(e.self_cpu_memory_usage or 0),
-        )
-        for e in averages
-    ]
+    return [OpStat(e.key, e.count, getattr(e, f"self_{kind}_time_total"),
+                   getattr(e, f"{kind}_time_total"), float(e.flops or 0))
+            for e in averages]  # fmt: skip
 
 
 class Span(NamedTuple):
-    """One complete event of a Chrome trace: name, category, start and duration in us."""
+    """One complete event of a Chrome trace: start and duration in us, name, category."""
 
-    name: str
-    cat: str
     start_us: float
     dur_us: float
+    name: str
+    cat: str
 
 
 def read_trace(
-    path: str | os.PathLike[str], device_type: int = 0
+    path: str | os.PathLike[str], kind: int = 0
 ) -> tuple[list[Span], list[tuple[float, int]]]:
-    """A Chrome trace's complete events ("ph": "X") and its memory events of one device type
-    (0 CPU, 1 CUDA) as (time in us, bytes allocated since the profiler started)."""
+    """A Chrome trace's complete events ("ph": "X") and its memory events of one device
+    `kind` (0 CPU, 1 CUDA) as (time in us, bytes allocated since the profiler started)."""
     with open(path, encoding="utf-8") as f:
         events = json.load(f)["traceEvents"]
-    spans = [
-        Span(e["name"], e.get("cat", ""), float(e["ts"]), float(e["dur"]))
-        for e in events
-        if e.get("ph") == "X"
-    ]
-    memory = [
-        (float(e["ts"]), int(e["args"]["Total Allocated"]))
-        for e in events
-        if e.get("name") == "[memory]" and e["args"].get("Device Type", 0) == device_type
-    ]
+    spans = [Span(float(e["ts"]), float(e["dur"]), e["name"], e.get("cat", ""))
+             for e in events if e.get("ph") == "X"]  # fmt: skip
+    memory = [(float(e["ts"]), int(e["args"]["Total Allocated"])) for e in events
+              if e.get("name") == "[memory]" and e["args"].get("Device Type") == kind]  # fmt: skip
     return spans, sorted(memory)
 
 
@@ -172,30 +151,21 @@ class Trace(NamedTuple):
 
     def phase(self, name: str) -> list[Span]:
         """The record_function ranges called `name`, in time order."""
-        return sorted((s for s in self.spans if s.name == name and s.cat == self.cat), key=_start)
+        return sorted(s for s in self.spans if s.name == name and s.cat == self.cat)
 
     def rows(self, names: list[str], window: Span) -> list[tuple[str, list[tuple[float, float]]]]:
         """Per distinct name, its ranges in `window`: (start, duration) in ms from its start."""
-        inside = [s for s in self.spans if s.cat == self.cat and _within(s, window)]
-        return [
-            (
-                n,
-                [
-                    ((s.start_us - window.start_us) / 1e3, s.dur_us / 1e3)
-                    for s in inside
-                    if s.name == n
-                ],
-            )
-            for n in dict.fromkeys(names)
-        ]
+        out: dict[str, list[tuple[float, float]]] = {n: [] for n in names}
+        for s in self.spans:
+            if s.cat == self.cat and s.name in out and _within(s, window):
+                out[s.name].append(((s.start_us - window.start_us) / 1e3, s.dur_us / 1e3))
+        return list(out.items())
 
     def busy_us(self, window: Span) -> float:
         """Microseconds of `window` covered by at least one operator (kernel on a GPU)."""
         kind = "kernel" if self.cat.startswith("gpu") else "cpu_op"
         busy, reach = 0.0, window.start_us
-        for s in sorted(
-            (s for s in self.spans if s.cat == kind and _within(s, window)), key=_start
-        ):
+        for s in sorted(s for s in self.spans if s.cat == kind and _within(s, window)):
             end = s.start_us + s.dur_us
             busy += max(0.0, end - max(reach, s.start_us))
             reach = max(reach, end)
@@ -204,13 +174,9 @@ class Trace(NamedTuple):
     def peak_above(self, window: Span) -> int:
         """Most bytes allocated during `window` above what was allocated when it began."""
         before = [b for t, b in self.memory if t < window.start_us]
-        during = [b for t, b in self.memory if _within(Span("", "", t, 0.0), window)]
+        during = [b for t, b in self.memory if _within(Span(t, 0.0, "", ""), window)]
         base = before[-1] if before else 0
         return max([base, *during]) - base
-
-
-def _start(span: Span) -> float:
-    return span.start_us
 
 
 def _within(span: Span, window: Span) -> bool:

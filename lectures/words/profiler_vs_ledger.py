@@ -51,17 +51,8 @@ def setup_table(s: Setup) -> Table:
         f"a {s.prompt}-token prompt and {s.steps} decode steps on the {s.device.upper()} "
         f"({s.threads} torch threads)"
     )
-    rows = [
-        (
-            r.precision,
-            fmt_rate(r.peak),
-            f"{r.matmul_n:,}",
-            fmt_bw(r.bw),
-            fmt_bytes(r.stream_bytes),
-            f"{r.ridge:.1f}",
-        )
-        for r in s.roofs
-    ]
+    rows = [(r.precision, fmt_rate(r.peak), f"{r.matmul_n:,}", fmt_bw(r.bw),
+             fmt_bytes(r.stream_bytes), f"{r.ridge:.1f}") for r in s.roofs]  # fmt: skip
     headers = ("precision", "matmul roof", "its n", "streaming roof", "its bytes", "ridge FLOP/B")
     return Table(headers, rows, title)
 
@@ -114,29 +105,11 @@ class OpRow:
 
 
 def operator_table(rows: Sequence[OpRow], r: Roofs) -> Table:
-    cells = [
-        (
-            o.name,
-            o.calls,
-            fmt_flops(o.flops),
-            fmt_bytes(o.nbytes),
-            claims.side(o.flops / o.nbytes, r.ridge),
-            fmt_time(o.bound_s),
-            fmt_time(o.measured_s),
-            fmt_pct(o.explained),
-        )
-        for o in rows
-    ]
-    headers = (
-        "operator",
-        "calls",
-        "FLOPs",
-        "bytes",
-        "bound",
-        "ledger bound",
-        "measured",
-        "% of bound",
-    )
+    cells = [(o.name, o.calls, fmt_flops(o.flops), fmt_bytes(o.nbytes),
+              claims.side(o.flops / o.nbytes, r.ridge), fmt_time(o.bound_s),
+              fmt_time(o.measured_s), fmt_pct(o.explained)) for o in rows]  # fmt: skip
+    headers = ("operator", "calls", "FLOPs", "bytes", "bound", "ledger bound", "measured",
+               "% of bound")  # fmt: skip
     title = f"fp32 prompt pass at the torch roofs ({fmt_rate(r.peak)}, {fmt_bw(r.bw)})"
     return Table(headers, cells, title, "% of bound: the ledger's bound over the measured time.")
 
@@ -148,8 +121,7 @@ def operator_observations(rows: Sequence[OpRow], stats: Sequence[OpStat]) -> Obs
     other = sorted((s for s in aten if s.name not in LEDGER_OPS), key=lambda s: -s.self_us)
     self_total = sum(s.self_us for s in aten)
     top = [f"``{s.name}`` {fmt_pct(s.self_us / self_total, 1)}" for s in other[:4]]
-    return Observations(
-        [
+    return Observations([
             f"Furthest from its bound: {far.name}, which reached {fmt_pct(far.explained)} of "
             f"it ({fmt_time(far.measured_s)} against {fmt_time(far.bound_s)}); closest: "
             f"{near.name} at {fmt_pct(near.explained)}.",
@@ -159,8 +131,7 @@ def operator_observations(rows: Sequence[OpRow], stats: Sequence[OpStat]) -> Obs
             f"{fmt_pct(sum(s.self_us for s in other) / self_total)} of the operators' own "
             f"time, the largest {claims.listing(top)}: layout copies (``repeat_interleave`` "
             "for the shared KV heads), the mask, tensors made on the way.",
-        ]
-    )
+    ])  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -181,8 +152,7 @@ class FlopCount:
 def flops_observations(f: FlopCount) -> Observations:
     rate = f.prefill_flops / f.prefill_s
     products = f.profiler_mm_flops + f.profiler_bmm_flops
-    return Observations(
-        [
+    return Observations([
             f"``with_flops`` counted {fmt_flops(f.profiler_flops)}, "
             f"{fmt_pct(f.profiler_flops / f.ledger_flops)} of the ledger's "
             f"{fmt_flops(f.ledger_flops)}; matrix products are "
@@ -197,8 +167,7 @@ def flops_observations(f: FlopCount) -> Observations:
             "matmul roof. A count that includes masked work, or misses the softmax and the "
             "norms, would give another MFU for the same model: take the model's FLOPs and the "
             "wall time.",
-        ]
-    )
+    ])  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -220,31 +189,12 @@ class Phase:
 
 
 def phase_table(phases: Sequence[Phase]) -> Table:
-    rows = [
-        (
-            p.name,
-            p.precision,
-            f"{p.flops / p.nbytes:.1f}",
-            claims.side(p.flops / p.nbytes, p.ridge),
-            fmt_time(p.bound_s),
-            fmt_time(p.measured_s),
-            fmt_pct(p.bound_s / p.measured_s),
-            fmt_bytes(p.peak_bytes),
-            fmt_bytes(p.activations),
-        )
-        for p in phases
-    ]
-    headers = (
-        "pass",
-        "precision",
-        "FLOP/B",
-        "bound",
-        "ledger bound",
-        "measured",
-        "% of bound",
-        "profiler peak",
-        "ledger activations",
-    )
+    rows = [(p.name, p.precision, f"{p.flops / p.nbytes:.1f}",
+             claims.side(p.flops / p.nbytes, p.ridge), fmt_time(p.bound_s),
+             fmt_time(p.measured_s), fmt_pct(p.bound_s / p.measured_s), fmt_bytes(p.peak_bytes),
+             fmt_bytes(p.activations)) for p in phases]  # fmt: skip
+    headers = ("pass", "precision", "FLOP/B", "bound", "ledger bound", "measured", "% of bound",
+               "profiler peak", "ledger activations")  # fmt: skip
     return Table(headers, rows, "Prefill and the last decode step")
 
 

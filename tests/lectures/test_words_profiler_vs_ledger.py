@@ -64,10 +64,10 @@ ROWS = [
     page.OpRow("softmax", 1, 1e3, 1e6, 5e-5, 1e-4),  # memory-bound, 50%
 ]
 STATS = [
-    OpStat("aten::mm", "", 2, 600.0, 600.0, 4e7, 0),
-    OpStat("aten::copy_", "", 4, 300.0, 300.0, 0.0, 0),
-    OpStat("aten::cat", "", 1, 100.0, 100.0, 0.0, 0),
-    OpStat("Q projection", "", 2, 5000.0, 9000.0, 0.0, 0),  # a range, not an operator
+    OpStat("aten::mm", 2, 600.0, 600.0, 4e7),
+    OpStat("aten::copy_", 4, 300.0, 300.0, 0.0),
+    OpStat("aten::cat", 1, 100.0, 100.0, 0.0),
+    OpStat("Q projection", 2, 5000.0, 9000.0, 0.0),  # a range, not an operator
 ]
 
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from common.measure import budget, roofs
 from common.measure.budget import Budget
 from common.measure.torch_roofs import Span, Trace, kineto_quiet, op_stats, read_trace
+from common.tables.models import LLAMA_3_8B, shrunk
 from common.tables.units import GIB, MIB
 
 NO_TORCH = importlib.util.find_spec("torch") is None
@@ -83,8 +84,8 @@ def test_phases_rows_busy_time_and_peak_by_hand(trace: Trace) -> None:
 
 @given(st.lists(st.tuples(st.floats(0, 100), st.floats(0, 50)), max_size=12))
 def test_busy_time_is_the_union_of_the_intervals(calls: list[tuple[float, float]]) -> None:
-    window = Span("pass", "user_annotation", 0.0, 200.0)
-    spans = [Span("op", "cpu_op", a, d) for a, d in calls]
+    window = Span(0.0, 200.0, "pass", "user_annotation")
+    spans = [Span(a, d, "op", "cpu_op") for a, d in calls]
     grid = [i / 4 for i in range(800)]  # quarter-microsecond cells, brute force
     covered = sum(0.25 for t in grid if any(a <= t < a + d for a, d in calls))
     exact = Trace(spans, [], "user_annotation").busy_us(window)
@@ -93,16 +94,15 @@ def test_busy_time_is_the_union_of_the_intervals(calls: list[tuple[float, float]
 
 def test_op_stats_reads_cpu_or_device_times() -> None:
     event = SimpleNamespace(
-        key="aten::mm", input_shapes=[[2, 3], [3, 4]], count=3, flops=48,
-        self_cpu_time_total=7.0, cpu_time_total=9.0, self_device_time_total=1.0,
-        device_time_total=2.0, self_cpu_memory_usage=32,
+        key="aten::mm", count=3, flops=48, self_cpu_time_total=7.0, cpu_time_total=9.0,
+        self_device_time_total=1.0, device_time_total=2.0,
     )  # fmt: skip
     (cpu,) = op_stats([event])
-    assert cpu == ("aten::mm", "[[2, 3], [3, 4]]", 3, 7.0, 9.0, 48.0, 32)
+    assert cpu == ("aten::mm", 3, 7.0, 9.0, 48.0)
     (gpu,) = op_stats([event], device=True)
     assert (gpu.self_us, gpu.total_us) == (1.0, 2.0)
-    (bare,) = op_stats([SimpleNamespace(**{**vars(event), "flops": None, "input_shapes": []})])
-    assert (bare.flops, bare.shapes) == (0.0, "")
+    (bare,) = op_stats([SimpleNamespace(**{**vars(event), "flops": None})])
+    assert bare.flops == 0.0
 
 
 def test_kineto_quiet_silences_file_descriptor_2_only_for_the_block(capfd) -> None:
@@ -113,12 +113,20 @@ def test_kineto_quiet_silences_file_descriptor_2_only_for_the_block(capfd) -> No
 
 
 def test_profiled_layers_by_hand() -> None:
-    plan = Budget(30.0, 2 * GIB)  # arrays: 2 GiB - 160 MiB = 1888 MiB
-    # time: 0.3 x 30 / (2 runs x 3 x 0.25 s) = 6 layers; memory: (944 - 144) MiB / 100 MiB = 8
-    assert budget.profiled_layers(0.25, 2, plan, 32, 100 * MIB, 144 * MIB) == 6
-    assert budget.profiled_layers(0.25, 2, plan, 5, 100 * MIB, 144 * MIB) == 5  # the model's
-    assert budget.profiled_layers(0.01, 2, plan, 32, 200 * MIB, 144 * MIB) == 4  # (944-144)/200
-    assert budget.profiled_layers(99.0, 2, plan, 32, 100 * MIB, 144 * MIB) == 1  # at least one
+    plan = Budget(30.0, 2 * GIB)  # arrays: 2 GiB - 160 MiB = 1888 MiB, half for the weights
+    model = shrunk(LLAMA_3_8B, 4)  # 8 layers; fp32 bytes by hand:
+    layer = 4 * (2 * 1024 * 1024 + 2 * 1024 * 256 + 3 * 1024 * 3584 + 2 * 1024)  # 54.5 MB
+    layer += 4 * 1024 / 8  # the final norm, shared out over the 8 layers
+    ends = 4 * (2 * 32064 * 1024)  # embedding and LM head
+    assert int((944 * MIB - ends) / layer) == 13  # more layers than the model has
+    # time: 0.3 x 30 / (2 runs x 3 x 0.25 s) = 6 layers
+    assert budget.profiled_layers(model, 0.25, 2, plan) == 6
+    assert budget.profiled_layers(model, 0.01, 2, plan) == 8  # the model's own
+    assert budget.profiled_layers(model, 99.0, 2, plan) == 1  # at least one
+    small = Budget(30.0, 512 * MIB)  # arrays 352 MiB, 176 for weights: (176 MiB - 262 MB) / ...
+    assert budget.profiled_layers(model, 0.01, 2, small) == 1
+    mid = Budget(30.0, 1 * GIB)  # arrays 864 MiB, 432 MiB for the weights
+    assert budget.profiled_layers(model, 0.01, 2, mid) == int((432 * MIB - ends) / layer)
 
 
 @pytest.mark.skipif(NO_TORCH, reason="needs torch (pip install -e '.[profile]')")
