@@ -1131,7 +1131,7 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
     return Answer(
         steps=steps,
         values=values,
-        formula=r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H rac{S(S+1)}{2} d_h",
+        formula=r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H \frac{S(S+1)}{2} d_h",
         table=Table(("prompt", "ledger FLOP", "profiler FLOP", "extra / pass"), tuple(rows)),
     )
 

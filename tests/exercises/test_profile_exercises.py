@@ -27,6 +27,7 @@ def test_profiler_flops_by_hand() -> None:
         assert v["extra_share"] < (full - causal) / matmuls
     assert answer.values[256]["profiler"] == 2_147_483_648
     assert answer.table.rows[0] == ("256", "1.1 GFLOP", "2.1 GFLOP", "1.9%")
+    assert r"\frac{S(S+1)}{2}" in answer.formula
 
 
 def test_decode_context_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +43,7 @@ def test_setup_table_titles_the_model_and_lists_each_roof() -> None:
         ["fp32", "200.0 GFLOP/s", "1,024", "20.00 GB/s", "268.44 MB", "10.0"],
         ["bf16", "800.0 GFLOP/s", "2,048", "20.00 GB/s", "134.22 MB", "40.0"],
     ]
+    assert table.headers[-1] == "ridge FLOP/B"
 
 
 def test_timeline_caption_and_text() -> None:
@@ -137,6 +139,7 @@ def test_phase_table_by_hand() -> None:
     pre = ["prefill", "fp32", "10.0", "memory-bound", "5.00 ms", "20.0 ms", "25%"]
     dec = ["decode", "fp32", "0.4", "memory-bound", "2.50 ms", "10.0 ms", "25%"]
     assert table.rows == [[*pre, "3.00 KB", "1.50 KB"], [*dec, "100 B", "50 B"]]
+    assert table.headers[2:4] == ["FLOP/B", "bound"]
     ridge_below = dataclasses.replace(PRE, ridge=10.0)  # at the ridge: compute-bound
     assert page.phase_table([ridge_below]).rows[0][3] == "compute-bound"
 
@@ -160,3 +163,19 @@ def test_phase_observations_by_hand() -> None:
         "In bf16 the prompt pass went x2.00 faster than in fp32; its bound went x2.50 faster."
     )
     assert len(page.phase_observations([PRE, DEC]).items) == 3  # one precision: no comparison
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        page.Setup(MODEL, 64, 4, "cpu", 2, [FP32]),
+        page.Timeline("t.json", 1.0, 1.0, 1),
+        ROWS[0],
+        page.FlopCount(1, 1, 1, 1, 1, 1, 1, 1, 1),
+        PRE,
+    ],
+)
+def test_records_are_frozen(record: object) -> None:
+    field = dataclasses.fields(record)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(record, field, None)
