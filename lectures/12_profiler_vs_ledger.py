@@ -35,7 +35,13 @@ from pathlib import Path
 
 from common.files.atomic import atomic_write_with
 from common.formulas import roofline
-from common.formulas.transformer import DTypes, decode_ledger, model_memory_ledger, prefill_ledger
+from common.formulas.transformer import (
+    ATTENTION_PRODUCTS,
+    DTypes,
+    decode_ledger,
+    model_memory_ledger,
+    prefill_ledger,
+)
 from common.measure import budget
 from common.measure.timing import best_time
 from common.present.display import Preformatted, figure, show
@@ -206,7 +212,7 @@ show(page.setup_table(page.Setup(model, prompt, steps, device, torch.get_num_thr
 # (*self* time leaves out the operators they called).
 
 activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
-sort_by = "self_cuda_time_total" if gpu else "self_cpu_time_total"
+sort_by = "self_device_time_total" if gpu else "self_cpu_time_total"
 runs = {}
 for precision in precisions:
     dtype = DTYPE[precision]
@@ -215,9 +221,8 @@ for precision in precisions:
     with torch.inference_mode():
         generate(model, p, kv_cache(model, dtype, prompt + steps), tokens, 1)  # warm-up
         cache = kv_cache(model, dtype, prompt + steps)
-        recorder = profile(
-            activities=activities, record_shapes=True, profile_memory=True, with_flops=True
-        )
+        recorder = profile(activities=activities, record_shapes=True, profile_memory=True,
+                           with_flops=True)  # fmt: skip
         with torch_roofs.kineto_quiet(), recorder as prof:
             generate(model, p, cache, tokens, steps)
     runs[precision] = prof, sum(t.numel() * t.element_size() for kv in cache for t in kv)
@@ -262,12 +267,10 @@ rows = trace.rows([op.name for op, _ in ledger_fp32.counted()], prefill_span)
 # sphinx_gallery_start_ignore
 from common.plots.timeline import timeline_figure
 
-path = timeline_figure(
-    args.outdir / "12_profiler_vs_ledger.png", rows, page.timeline_title(model, prompt)
-)
-timeline = page.Timeline(
-    trace_path, prefill_span.dur_us, trace.busy_us(prefill_span), len(trace.spans)
-)
+path = timeline_figure(args.outdir / "12_profiler_vs_ledger.png", rows,
+                       page.timeline_title(model, prompt))  # fmt: skip
+timeline = page.Timeline(trace_path, prefill_span.dur_us, trace.busy_us(prefill_span),
+                         len(trace.spans))  # fmt: skip
 show(figure(path, page.timeline_caption(timeline)), page.timeline_text(timeline))
 # sphinx_gallery_end_ignore
 
@@ -302,16 +305,9 @@ show(page.operator_table(op_rows, rf), page.operator_observations(op_rows, stats
 # model's own FLOPs (the ledger's) by the wall time of the pass and the matmul roof:
 # the profiler's count is a property of the kernels, not of the model.
 
-decode_ledgers = [
-    decode_ledger(model, 1, prompt + j + 1, ledger_fp32.dtypes, True) for j in range(steps)
-]
-passes = [ledger_fp32, *decode_ledgers]
-products = [
-    (op, c)
-    for led in passes
-    for op, c in led.counted()
-    if op.name in ("scores Q K^T", "weighted sum P V")
-]
+passes = [ledger_fp32] + [decode_ledger(model, 1, prompt + j + 1, ledger_fp32.dtypes, True)
+                          for j in range(steps)]  # fmt: skip
+products = [(op, c) for led in passes for op, c in led.counted() if op.name in ATTENTION_PRODUCTS]
 flop_count = page.FlopCount(
     ledger_flops=sum(led.flops for led in passes),
     profiler_flops=sum(s.flops for s in stats),

@@ -1092,17 +1092,13 @@ def _profiled_model() -> Any:
 
 def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
     """Attention-product FLOPs: the profiler's full S x S rectangle against the causal ledger."""
-    from common.formulas.transformer import DTypes, prefill_ledger
+    from common.formulas.transformer import ATTENTION_PRODUCTS, DTypes, prefill_ledger
     from common.present.console import fmt_flops
 
     m, rows, values = _profiled_model(), [], {}
     for S in prompts:
         ledger = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
-        causal = sum(
-            op.flops * c
-            for op, c in ledger.counted()
-            if op.name in ("scores Q K^T", "weighted sum P V")
-        )
+        causal = sum(op.flops * c for op, c in ledger.counted() if op.name in ATTENTION_PRODUCTS)
         full = 2 * m.n_layers * m.n_heads * matmul_counts(S, m.d_head, S)[0]  # two per head
         values[S] = {
             "ledger": causal,
