@@ -30,6 +30,11 @@ def _against(value: float, ledger: float, fmt=fmt_bytes) -> str:
     return f"{word} {'as' if word == 'the same' else 'than'} the ledger's {fmt(ledger)}"
 
 
+def _pct(share: float) -> str:
+    """A share of a bound: '25%', or one decimal below 10% so that it never prints '0%'."""
+    return fmt_pct(share, 1 if share < 0.1 else 0)
+
+
 @dataclass(frozen=True)
 class Setup:
     """The profiled model, its workload and the roofs measured for each precision."""
@@ -107,7 +112,7 @@ class OpRow:
 def operator_table(rows: Sequence[OpRow], r: Roofs) -> Table:
     cells = [(o.name, o.calls, fmt_flops(o.flops), fmt_bytes(o.nbytes),
               claims.side(o.flops / o.nbytes, r.ridge), fmt_time(o.bound_s),
-              fmt_time(o.measured_s), fmt_pct(o.explained)) for o in rows]  # fmt: skip
+              fmt_time(o.measured_s), _pct(o.explained)) for o in rows]  # fmt: skip
     headers = ("operator", "calls", "FLOPs", "bytes", "bound", "ledger bound", "measured",
                "% of bound")  # fmt: skip
     title = f"fp32 prompt pass at the torch roofs ({fmt_rate(r.peak)}, {fmt_bw(r.bw)})"
@@ -122,11 +127,11 @@ def operator_observations(rows: Sequence[OpRow], stats: Sequence[OpStat]) -> Obs
     self_total = sum(s.self_us for s in aten)
     top = [f"``{s.name}`` {fmt_pct(s.self_us / self_total, 1)}" for s in other[:4]]
     return Observations([
-            f"Furthest from its bound: {far.name}, which reached {fmt_pct(far.explained)} of "
+            f"Furthest from its bound: {far.name}, which reached {_pct(far.explained)} of "
             f"it ({fmt_time(far.measured_s)} against {fmt_time(far.bound_s)}); closest: "
-            f"{near.name} at {fmt_pct(near.explained)}.",
+            f"{near.name} at {_pct(near.explained)}.",
             f"Summed over the operators the bound is {fmt_time(total_bound)} of the "
-            f"{fmt_time(total)} they took: the ledger explains {fmt_pct(total_bound / total)}.",
+            f"{fmt_time(total)} they took: the ledger explains {_pct(total_bound / total)}.",
             f"Operators the ledger has no row for took "
             f"{fmt_pct(sum(s.self_us for s in other) / self_total)} of the operators' own "
             f"time, the largest {claims.listing(top)}: layout copies (``repeat_interleave`` "
@@ -191,7 +196,7 @@ class Phase:
 def phase_table(phases: Sequence[Phase]) -> Table:
     rows = [(p.name, p.precision, f"{p.flops / p.nbytes:.1f}",
              claims.side(p.flops / p.nbytes, p.ridge), fmt_time(p.bound_s),
-             fmt_time(p.measured_s), fmt_pct(p.bound_s / p.measured_s), fmt_bytes(p.peak_bytes),
+             fmt_time(p.measured_s), _pct(p.bound_s / p.measured_s), fmt_bytes(p.peak_bytes),
              fmt_bytes(p.activations)) for p in phases]  # fmt: skip
     headers = ("pass", "precision", "FLOP/B", "bound", "ledger bound", "measured", "% of bound",
                "profiler peak", "ledger activations")  # fmt: skip

@@ -82,6 +82,13 @@ def test_operator_table_by_hand() -> None:
     assert table.title == "fp32 prompt pass at the torch roofs (200.0 GFLOP/s, 20.00 GB/s)"
 
 
+def test_a_small_share_keeps_a_decimal() -> None:
+    row = page.OpRow("final norm", 1, 1e3, 1e4, 4e-7, 1e-4)  # 0.4% of its bound
+    assert page.operator_table([row], FP32).rows[0][-1] == "0.4%"
+    assert "reached 0.4% of it" in page.operator_observations([row], STATS).items[0]
+    assert page.operator_table([dataclasses.replace(row, bound_s=1e-5)], FP32).rows[0][-1] == "10%"
+
+
 def test_operator_observations_by_hand() -> None:
     first, second, third = page.operator_observations(ROWS, STATS).items
     assert first == (
