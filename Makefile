@@ -24,7 +24,7 @@ help:
 	@echo "make clean     remove generated output (site, figures, results, caches)"
 
 # The profile extra is PyTorch (lecture 12), pinned to a CPU build where the index has one;
-# it adds about 1 GB to .venv and a minute or two to the first install.
+# it adds about 0.9 GB to .venv and some 20-30 s (idle machine) to the first install.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
