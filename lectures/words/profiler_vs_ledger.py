@@ -121,6 +121,7 @@ def operator_table(rows: Sequence[OpRow], r: Roofs) -> Table:
 
 def operator_observations(rows: Sequence[OpRow], stats: Sequence[OpStat]) -> Observations:
     far, near = min(rows, key=lambda o: o.explained), max(rows, key=lambda o: o.explained)
+    beat = [o for o in rows if o.explained > 1]
     total_bound, total = sum(o.bound_s for o in rows), sum(o.measured_s for o in rows)
     aten = [s for s in stats if s.name.startswith("aten::")]
     other = sorted((s for s in aten if s.name not in LEDGER_OPS), key=lambda s: -s.self_us)
@@ -136,7 +137,9 @@ def operator_observations(rows: Sequence[OpRow], stats: Sequence[OpStat]) -> Obs
             f"{fmt_pct(sum(s.self_us for s in other) / self_total)} of the operators' own "
             f"time, the largest {claims.listing(top)}: layout copies (``repeat_interleave`` "
             "for the shared KV heads), the mask, tensors made on the way.",
-    ])  # fmt: skip
+    ] + ([f"{claims.n_of_m(len(beat), len(rows)).capitalize()} operators ran faster than "
+          f"their bound ({claims.listing([o.name for o in beat])}): a roof was measured below "
+          "what the machine can do, as on a busy machine."] if beat else []))  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,16 @@ def test_operator_table_by_hand() -> None:
     assert table.title == "fp32 prompt pass at the torch roofs (200.0 GFLOP/s, 20.00 GB/s)"
 
 
+def test_operators_faster_than_their_bound_are_named() -> None:
+    assert len(page.operator_observations(ROWS, STATS).items) == 3  # none beat its bound
+    fast = page.OpRow("K projection", 1, 1e3, 1e6, 2e-4, 1e-4)  # 200% of its bound
+    items = page.operator_observations([*ROWS, fast], STATS).items
+    assert items[3] == (
+        "1 of the 3 operators ran faster than their bound (K projection): a roof was measured "
+        "below what the machine can do, as on a busy machine."
+    )
+
+
 def test_a_small_share_keeps_a_decimal() -> None:
     row = page.OpRow("final norm", 1, 1e3, 1e4, 4e-7, 1e-4)  # 0.4% of its bound
     assert page.operator_table([row], FP32).rows[0][-1] == "0.4%"
