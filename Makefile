@@ -12,20 +12,23 @@ NPM    ?= npm
 # package-lock.json, installed into node_modules/ once (a reinstall comes from npm's cache).
 RUNTIME := node_modules/pyodide/package.json
 
-.PHONY: help venv lint unit caches docs browser test lectures figures mutation shipped clean
+.PHONY: help venv lint unit caches docs browser test lectures figures mutation shipped clean profile
 
 help:
 	@echo "make docs      build the course site (runs every lecture) into $(SITE)"
 	@echo "make test      lint, unit tests (again under fake cache sizes), site build, browser test"
 	@echo "make lectures  run every lecture in order"
 	@echo "make figures   run every lecture, saving each figure into figures/"
+	@echo "make profile   run lecture 12 (PyTorch's profiler against the ledger)"
 	@echo "make mutation  mutation testing of formulas, tables and measurement (slow; not in test)"
 	@echo "make clean     remove generated output (site, figures, results, caches)"
 
+# The profile extra is PyTorch (lecture 12), pinned to a CPU build where the index has one;
+# it adds about 0.9 GB to .venv and some 20-30 s (idle machine) to the first install.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,docs]"
+	$(PY) -m pip install --quiet -e ".[test,docs,profile]"
 	@touch $@
 
 venv: $(STAMP)
@@ -72,6 +75,9 @@ mutation: $(STAMP)
 # the shipped figures the edit-a-figure exercises start from (after changing a figure)
 shipped: $(STAMP)
 	$(PY) tools/shipped_table.py
+
+profile: $(STAMP)
+	$(PY) lectures/12_profiler_vs_ledger.py
 
 lectures: $(STAMP)
 	@set -e; for f in $(LECTURES); do echo "== $$f"; $(PY) $$f; done

@@ -14,6 +14,7 @@ for the real build.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import sys
@@ -139,12 +140,16 @@ nitpick_ignore_regex = [
 # -- Gallery: every lecture, run in order ----------------------------------------
 _LECTURE = r"\d\d_[A-Za-z0-9_]+\.py$"
 _only = os.environ.get("ROOFLINE_DOCS_RUN", "").strip()
+# Lecture 12 needs PyTorch (the profile extra): without it the page shows its prose and
+# code unrun, and the docstring's line on how to install it (a lecture must not exit here).
+_no_torch = "" if importlib.util.find_spec("torch") else r"(?!12_)"
 
 sphinx_gallery_conf = {
     "examples_dirs": str(REPO_ROOT / "lectures"),
     "gallery_dirs": "auto_lectures",
     # filename_pattern is searched in the full path; the lecture name starts after a separator
     "filename_pattern": re.escape(os.sep)
+    + _no_torch
     + (rf"(?=[^{re.escape(os.sep)}]*(?:{_only}))" if _only else "")
     + _LECTURE,
     "ignore_pattern": rf"^(?!{_LECTURE})",  # helper modules are not lectures

@@ -170,6 +170,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/tables/measurements.py": ("tests/tables/test_measurements.py",),
     "common/predict.py": (T_PREDICT_CMD,),
     "lectures/words/predict_and_check.py": (T_WORDS11,),
+    "lectures/words/profiler_vs_ledger.py": ("tests/lectures/test_words_profiler_vs_ledger.py",),
+    "common/measure/torch_roofs.py": ("tests/measure/test_torch_roofs.py",),
 }
 
 # ---------------------------------------------------------------------------

@@ -1121,6 +1121,27 @@ EXERCISES: tuple[Exercise, ...] = (
         "and is that above or below the achievable bandwidth in the hardware table?",
         lambda: efficiency_match_answer("decode", "mem_bw"),
     ),
+    Exercise(
+        "profiler-flops",
+        "How many FLOPs does the profiler see?",
+        COURSE,
+        "Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's "
+        "with_flops counts each attention product Q K^T and P V over the whole S x S score "
+        "matrix; the ledger counts only the query-key pairs the causal mask keeps. For "
+        "prompts of 256, 1,024 and 4,096 tokens, how many attention FLOPs does each count, "
+        "and what share of the ledger's whole pass does the profiler's extra make?",
+        lambda: profiler_flops_answer(),
+    ),
+    Exercise(
+        "decode-context",
+        "How does a decode step's time grow with the context?",
+        COURSE,
+        "Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). "
+        "How do the bytes the step moves and its time bound change from a 256-token to an "
+        "8,192-token context, and at what context does reading the KV cache cost as much as "
+        "reading the weights?",
+        lambda: decode_context_answer(),
+    ),
 )
 
 
@@ -1131,4 +1152,103 @@ def get_exercise(key: str) -> Exercise:
             return exercise
     raise ValueError(
         f"unknown exercise {key!r}; choose one of: {', '.join(e.key for e in EXERCISES)}"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Lecture 12: the profiler's FLOPs, and decode against the context length
+# ---------------------------------------------------------------------------
+PROFILED_SHRINK = 4  # lecture 12's default --shrink
+
+
+def _profiled_model() -> Any:
+    from common.tables.models import LLAMA_3_8B, shrunk
+
+    return shrunk(LLAMA_3_8B, PROFILED_SHRINK)
+
+
+def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
+    """Attention-product FLOPs: the profiler's full S x S rectangle against the causal ledger."""
+    from common.formulas.transformer import ATTENTION_PRODUCTS, DTypes, prefill_ledger
+    from common.present.console import fmt_flops
+
+    m, rows, values = _profiled_model(), [], {}
+    for S in prompts:
+        ledger = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
+        causal = sum(op.flops * c for op, c in ledger.counted() if op.name in ATTENTION_PRODUCTS)
+        full = 2 * m.n_layers * m.n_heads * matmul_counts(S, m.d_head, S)[0]  # two per head
+        values[S] = {
+            "ledger": causal,
+            "profiler": full,
+            "extra_share": (full - causal) / ledger.flops,
+        }
+        rows.append(
+            (
+                f"{S:,}",
+                fmt_flops(causal, 1),
+                fmt_flops(full, 1),
+                fmt_pct((full - causal) / ledger.flops, 1),
+            )
+        )
+    steps = (
+        f"{m.name} has {m.n_layers} layers of {m.n_heads} query heads of {m.d_head}. A head's "
+        "Q K^T is a [S, d_h] x [d_h, S] matmul, 2 S^2 d_h FLOPs, and P V the same: that is "
+        "what the profiler counts, masked entries included.",
+        "The ledger counts S (S + 1) / 2 kept pairs per head, so the profiler's count is "
+        "2 S / (S + 1) times the ledger's: almost twice, for any long prompt (table).",
+        f"The extra grows from {fmt_pct(values[prompts[0]]['extra_share'], 1)} to "
+        f"{fmt_pct(values[prompts[-1]]['extra_share'], 1)} of the pass's ledger FLOPs as "
+        "attention's share of the pass grows with S: an MFU from the profiler's count would "
+        "credit the model with work it throws away. Take the model's FLOPs and the wall time.",
+    )
+    return Answer(
+        steps=steps,
+        values=values,
+        formula=r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H \frac{S(S+1)}{2} d_h",
+        table=Table(("prompt", "ledger FLOP", "profiler FLOP", "extra / pass"), tuple(rows)),
+    )
+
+
+def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
+    """One fp32 decode step at each context: bytes, KV share and the bound on measured roofs."""
+    from common.formulas.roofline import lower_bound_time
+    from common.formulas.transformer import DTypes, decode_ledger, kv_cache_bytes_per_token
+    from common.present.claims import side
+
+    m, dt = _profiled_model(), DTypes("fp32", "fp32", "fp32")
+    calib = measured_calibration("probe", "this machine (lecture 01)") or EXAMPLE_CALIBRATION
+    rows, values, most = [], {}, 0.0
+    for S in contexts:
+        led = decode_ledger(m, 1, S, dt)
+        most = max(most, intensity(led.flops, led.nbytes))
+        t = lower_bound_time(
+            led.flops, led.nbytes, calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s
+        )
+        values[S] = {"bytes": led.nbytes, "kv_share": led.kv_bytes / led.nbytes, "seconds": t}
+        rows.append(
+            (f"{S:,}", fmt_bytes(led.nbytes), fmt_pct(led.kv_bytes / led.nbytes), fmt_time(t))
+        )
+    per_token = kv_cache_bytes_per_token(m, dt.kv_bytes)
+    weights = decode_ledger(m, 1, contexts[0], dt).weight_bytes
+    even = math.ceil(weights / per_token)
+    first, last = values[contexts[0]], values[contexts[-1]]
+    steps = (
+        f"A decode step of {m.name} reads every weight once, {fmt_bytes(weights)}, and the "
+        f"whole KV cache, {fmt_bytes(per_token)} a token of context. Its intensity is at most "
+        f"{most:.2f} FLOP/byte against a ridge of {_f1(calib.ridge)} on {calib.source}: the "
+        f"step is {side(most, calib.ridge)} at every context, "
+        + ("so its bound is bytes / bandwidth (table)." if most < calib.ridge else "(table)."),
+        f"From {contexts[0]:,} to {contexts[-1]:,} tokens the step's time bound "
+        f"{rose(first['seconds'], last['seconds'], fmt_time)}: linear in S, with an "
+        "intercept set by the weights.",
+        f"The cache costs as much as the weights at {even:,} tokens of context (weights / "
+        "KV bytes per token)"
+        + (f", beyond the model's {m.max_context:,}-token window" if even > m.max_context else "")
+        + "; past it, a step pays more for attention's reads than for the weights.",
+    )
+    return Answer(
+        steps=steps,
+        values={**values, "even_context": even},
+        formula=r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}",
+        table=Table(("context", "bytes per step", "KV share", "time bound"), tuple(rows)),
     )

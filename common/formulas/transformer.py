@@ -196,6 +196,10 @@ def causal_pairs(new_tokens: int, context: int) -> int:
     return T * (S - T) + T * (T + 1) // 2
 
 
+#: The two matrix products of attention (softmax between them), by their operators' names.
+ATTENTION_PRODUCTS = ("scores Q K^T", "weighted sum P V")
+
+
 def _attention_ops(
     m: Model, batch: int, T: int, S: int, dt: DTypes, materialized: bool
 ) -> list[Op]:

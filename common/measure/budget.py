@@ -19,8 +19,10 @@ import math
 from dataclasses import dataclass
 
 from common.formulas.roofline import lower_bound_time, matmul_counts
+from common.formulas.transformer import parameter_breakdown
 from common.hw_specs import bytes_per_elem
 from common.shell.cli import number_in
+from common.tables.models import Model
 from common.tables.units import GIB, MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # every measuring lecture runs in fp32
@@ -54,6 +56,7 @@ DEFAULTS: dict[str, Budget] = {
     "03": Budget(20.0, 3 * GIB // 2),
     "09": Budget(20.0, 3 * GIB // 2),
     "10": Budget(20.0, 3 * GIB // 2),
+    "12": Budget(30.0, 2 * GIB),
 }
 
 
@@ -333,3 +336,23 @@ def check_memory(plan: Budget, room: int | None, what: str = "of free memory lef
 def memory_advice() -> str:
     """What to rerun with, from the last `check_memory` ('' when nothing was checked)."""
     return _advice[0]
+
+
+# ---------------------------------------------------------------------------
+# Lecture 12: how many layers the profiled model gets
+# ---------------------------------------------------------------------------
+PROFILE_SHARE = 0.3  # of the time budget: the profiled runs of every precision
+PROFILER_COST = 3.0  # a profiled run (shapes, memory, FLOPs recorded) takes up to 3x longer
+WEIGHTS_SHARE = 0.5  # of the arrays budget: one precision's weights (the rest: roofs, records)
+
+
+def profiled_layers(model: Model, layer_s: float, runs: int, plan: Budget) -> int:
+    """Layers L in [1, model's] with runs x PROFILER_COST x L x layer_s <= PROFILE_SHARE x seconds
+    and its fp32 weights (embedding, LM head, L layers) within WEIGHTS_SHARE x arrays_bytes."""
+    parts = {k: FP32 * v for k, v in parameter_breakdown(model).items()}
+    per_layer = (parts["attention"] + parts["mlp"] + parts["norms"]) / model.n_layers
+    by_memory = (
+        WEIGHTS_SHARE * plan.arrays_bytes - parts["embedding"] - parts["lm_head"]
+    ) / per_layer
+    by_time = PROFILE_SHARE * plan.seconds / (runs * PROFILER_COST * layer_s)
+    return max(1, min(model.n_layers, int(by_time), int(by_memory)))

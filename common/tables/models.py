@@ -209,3 +209,23 @@ class ModelSpec(NamedTuple):
     kv_bytes: float  # bytes per KV cache element
     seq: int  # tokens per sequence
     act_bytes_per_token: float  # peak live activations per active token
+
+
+def shrunk(model: Model, factor: int, n_layers: int | None = None) -> Model:
+    """A small what-if of the same shape: d_model, d_ff, the vocabulary and both head counts
+    (at least 1) divided by `factor`, the head size kept; n_layers (default L / factor)."""
+    f = positive_int(factor, "shrink factor")
+    return dataclasses.replace(
+        model,
+        name=f"{model.name} / {f}",
+        key=f"{model.key}-div{f}",
+        n_layers=positive_int(n_layers or max(1, model.n_layers // f), "layers"),
+        d_model=model.d_model // f,
+        n_heads=max(1, model.n_heads // f),
+        n_kv_heads=max(1, model.n_kv_heads // f),
+        d_ff=model.d_ff // f,
+        vocab_size=model.vocab_size // f,
+        published_params=None,
+        params_source="",
+        note=f"{model.name} with its widths divided by {f} (a what-if, not a released model)",
+    )

@@ -1,0 +1,164 @@
+"""Lecture 12 run as a student runs it: the ledger's rows, with_flops and the trace by hand.
+
+The quick run profiles Llama 3 8B's shapes divided by 4 (d_model 1024, 8 query heads,
+2 KV heads of 128, d_ff 3584, vocabulary 32064), one layer, a 64-token prompt and 4
+decode steps. Every count below is worked from those shapes here, never read from the
+course's formulas. Where torch is not installed the runs are skipped (CI installs it).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_lecture
+
+LECTURE = "12"
+D, H, HKV, DH, FF, V = 1024, 8, 2, 128, 3584, 32064
+PROMPT, STEPS, FP32 = 64, 4, 4
+WEIGHT_KN = [(D, H * DH), (D, HKV * DH), (D, HKV * DH), (H * DH, D), (D, FF), (D, FF), (FF, D)]
+needs_torch = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None, reason="needs torch (pip install -e '.[profile]')"
+)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    outdir = tmp_path_factory.mktemp("lecture12")
+    proc = run_lecture(LECTURE, "--quick", "--outdir", str(outdir), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # the profiler's own start/stop lines are kept off the terminal
+    return proc.stdout, outdir
+
+
+def row(text: str, name: str) -> list[str]:
+    line = next(ln for ln in text.splitlines() if ln.startswith(name + "  "))
+    return re.split(r"\s{2,}", line.strip())
+
+
+def seconds(cell: str) -> float:
+    value, unit = cell.split()
+    return float(value) * {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}[unit]
+
+
+def profiler_seconds(cell: str) -> float:
+    """The profiler table's '264.622ms', '52.926us', '1.2s'."""
+    value, unit = re.fullmatch(r"([\d.]+)(s|ms|us)", cell).groups()
+    return float(value) * {"s": 1.0, "ms": 1e-3, "us": 1e-6}[unit]
+
+
+def si(cell: str) -> float:
+    value, unit = cell.split()
+    return float(value) * {"K": 1e3, "M": 1e6, "G": 1e9}.get(unit[0], 1.0)
+
+
+def test_without_torch_one_line_and_status_0() -> None:
+    proc = run_lecture(LECTURE, python_flags=("-S",))  # no site-packages: no torch
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.count("\n") == 1
+    assert "needs PyTorch" in proc.stdout and 'pip install -e ".[profile]"' in proc.stdout
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    ("name", "flops", "nbytes"),
+    [
+        (
+            "Q projection",
+            2 * PROMPT * D * H * DH,
+            FP32 * (PROMPT * D + D * H * DH + PROMPT * H * DH),
+        ),
+        # 5 FLOP per kept (causal) score, T (T + 1) / 2 per head; read and write the T x T scores
+        ("softmax", 5 * H * PROMPT * (PROMPT + 1) // 2, 2 * FP32 * H * PROMPT * PROMPT),
+        ("LM head", 2 * D * V, FP32 * (D + D * V + V)),  # the last position only
+        ("embedding lookup", 0, 2 * FP32 * PROMPT * D),  # read 64 rows, write them
+    ],
+)
+def test_ledger_rows_by_hand(run: tuple[str, Path], name: str, flops: int, nbytes: int) -> None:
+    cells = row(run[0], name)
+    assert si(cells[2]) == pytest.approx(flops, rel=5e-3, abs=1)
+    assert si(cells[3]) == pytest.approx(nbytes, rel=5e-3)
+
+
+@needs_torch
+def test_percent_of_bound_is_bound_over_measured(run: tuple[str, Path]) -> None:
+    text = run[0]
+    table = text[text.index("fp32 prompt pass at the torch roofs") :].split("\n\n")[0]
+    for line in table.splitlines()[3:-1]:
+        cells = re.split(r"\s{2,}", line.strip())
+        bound, measured, pct = seconds(cells[5]), seconds(cells[6]), float(cells[7][:-1])
+        assert pct == pytest.approx(100 * bound / measured, rel=0.02, abs=0.6), line
+
+
+@needs_torch
+def test_roofs_ridge_is_peak_over_bandwidth(run: tuple[str, Path]) -> None:
+    for precision in ("fp32", "bf16"):
+        if precision + "  " not in run[0]:
+            continue
+        cells = row(run[0], precision)
+        peak, bw, ridge = si(cells[1]), si(cells[3]), float(cells[5])
+        assert ridge == pytest.approx(peak / bw, rel=0.06, abs=0.06)
+
+
+def matmul_flops() -> tuple[int, int]:
+    """Weight-matmul and attention-product FLOPs of the quick run, the full score rectangle."""
+    per_token = sum(2 * k * n for k, n in WEIGHT_KN)
+    mm = PROMPT * per_token + STEPS * per_token + (1 + STEPS) * 2 * D * V
+    bmm = 2 * 2 * H * PROMPT * PROMPT * DH  # Q K^T and P V over 64 x 64 scores
+    bmm += sum(2 * 2 * H * (PROMPT + j + 1) * DH for j in range(STEPS))
+    return mm, bmm
+
+
+@needs_torch
+def test_with_flops_matmuls_and_their_share_by_hand(run: tuple[str, Path]) -> None:
+    text = " ".join(run[0].split())
+    mm, bmm = matmul_flops()
+    assert mm == 2_182_217_728 and bmm == 17_866_752  # worked once more on paper
+    got = re.search(r"matmuls \(aten::mm\) come to ([\d.]+ \w+),", text)
+    assert si(got.group(1)) == pytest.approx(mm, rel=5e-3)
+    got = re.search(r"products \(aten::bmm\), ([\d.]+ \w+),", text)
+    assert si(got.group(1)) == pytest.approx(bmm, rel=5e-3)
+    total = si(re.search(r"with_flops counted ([\d.]+ \w+),", text).group(1))
+    share = float(re.search(r"matrix products are ([\d.]+)%", text).group(1))
+    assert share == pytest.approx(100 * (mm + bmm) / total, abs=0.1 + 100 * 5e-3)
+
+
+@needs_torch
+def test_trace_agrees_with_the_profilers_table(run: tuple[str, Path]) -> None:
+    text, outdir = run
+    trace = outdir / "12_profiler_vs_ledger_trace.json"
+    assert str(trace) in " ".join(text.split()) or trace.name in text
+    assert (outdir / "12_profiler_vs_ledger.png").read_bytes()[:4] == b"\x89PNG"
+    events = [e for e in json.loads(trace.read_text())["traceEvents"] if e.get("ph") == "X"]
+    header = next(ln for ln in text.splitlines() if ln.strip().startswith("Name"))
+    rows = text[text.index(header) :].splitlines()[2:12]
+    assert len(rows) == 10
+    for line in rows:
+        name, *cells = re.split(r"\s{2,}", line.strip())
+        calls, shapes, total = int(cells[7]), cells[8], profiler_seconds(cells[3])
+        same = [
+            e for e in events
+            if e["name"] == name and str(e["args"].get("Input Dims", [])).startswith(shapes)
+        ]  # fmt: skip
+        assert len(same) == calls, line
+        assert sum(e["dur"] for e in same) / 1e6 == pytest.approx(total, rel=0.01, abs=2e-5)
+
+
+@needs_torch
+def test_the_ledger_names_are_the_traces_annotations(run: tuple[str, Path]) -> None:
+    events = json.loads((run[1] / "12_profiler_vs_ledger_trace.json").read_text())["traceEvents"]
+    names = {e["name"] for e in events if e.get("cat") == "user_annotation"}
+    expected = {"prefill", "decode", "Q projection", "softmax", "SiLU x up", "LM head"}
+    assert expected <= names
+    assert sum(e["name"] == "decode" for e in events if e.get("ph") == "X") == STEPS
+
+
+def test_bare_python_help_names_the_flags() -> None:
+    proc = run_lecture(LECTURE, "--help", python=sys.executable, python_flags=("-S",))
+    assert proc.returncode == 0
+    for flag in ("--quick", "--outdir", "--shrink", "--time-limit", "--memory-limit"):
+        assert flag in proc.stdout

@@ -1,0 +1,198 @@
+"""Lecture 12's words from records of known answer: every number and every claim by hand."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from common.measure.torch_roofs import OpStat, Roofs
+from common.present.display import html_mode
+from common.tables.models import LLAMA_3_8B
+from lectures.words import profiler_vs_ledger as page
+
+FP32 = Roofs("fp32", 2e11, 2e10, 1024, 268_435_452)  # ridge 10 FLOP/B
+BF16 = Roofs("bf16", 8e11, 2e10, 2048, 134_217_726)  # ridge 40 FLOP/B
+MODEL = dataclasses.replace(
+    LLAMA_3_8B, name="Tiny", n_layers=2, d_model=512, n_heads=4, n_kv_heads=1, d_ff=1792,
+    vocab_size=16032,
+)  # fmt: skip
+
+
+def text(obj: object) -> str:
+    assert not html_mode()
+    return " ".join(str(obj).split())
+
+
+def test_the_line_without_torch_names_both_commands() -> None:
+    assert "needs PyTorch" in page.NEEDS_TORCH
+    assert "`make profile`" in page.NEEDS_TORCH
+    assert '`pip install -e ".[profile]"`' in page.NEEDS_TORCH
+    assert "\n" not in page.NEEDS_TORCH
+
+
+def test_setup_table_titles_the_model_and_lists_each_roof() -> None:
+    table = page.setup_table(page.Setup(MODEL, 64, 4, "cpu", 2, [FP32, BF16]))
+    assert table.title == (
+        "Tiny: 2 layer(s), d_model 512, 4 query heads, 1 KV head(s) of 128, d_ff 1,792, "
+        "vocabulary 16,032; a 64-token prompt and 4 decode steps on the CPU (2 torch threads)"
+    )
+    assert table.rows == [
+        ["fp32", "200.0 GFLOP/s", "1,024", "20.00 GB/s", "268.44 MB", "10.0"],
+        ["bf16", "800.0 GFLOP/s", "2,048", "20.00 GB/s", "134.22 MB", "40.0"],
+    ]
+    assert table.headers[-1] == "ridge FLOP/B"
+
+
+def test_timeline_caption_and_text() -> None:
+    t = page.Timeline("out/trace.json", 2000.0, 1500.0, 1234)
+    assert page.timeline_caption(t) == (
+        "Each bar is one call of a ledger operator during the 2.00 ms prompt pass. No operator "
+        "ran for 25% of it: look for the white gaps between bars."
+    )
+    said = text(page.timeline_text(t))
+    assert said.startswith("The trace (1,234 events) is saved as out/trace.json: open it in")
+    assert "ui.perfetto.dev or chrome://tracing" in said
+    assert (
+        page.timeline_title(MODEL, 64)
+        == "Tiny, fp32 prompt pass of 64 tokens, from the Chrome trace"
+    )
+
+
+ROWS = [
+    page.OpRow("Q projection", 2, 4e7, 1e6, 1e-4, 4e-4),  # 40 FLOP/B: compute-bound, 25%
+    page.OpRow("softmax", 1, 1e3, 1e6, 5e-5, 1e-4),  # memory-bound, 50%
+]
+STATS = [
+    OpStat("aten::mm", 2, 600.0, 600.0, 4e7),
+    OpStat("aten::copy_", 4, 300.0, 300.0, 0.0),
+    OpStat("aten::cat", 1, 100.0, 100.0, 0.0),
+    OpStat("Q projection", 2, 5000.0, 9000.0, 0.0),  # a range, not an operator
+]
+
+
+def test_operator_table_by_hand() -> None:
+    table = page.operator_table(ROWS, FP32)
+    assert table.rows == [
+        ["Q projection", "2", "40.00 MFLOP", "1.00 MB", "compute-bound", "100 µs", "400 µs", "25%"],
+        ["softmax", "1", "1.00 KFLOP", "1.00 MB", "memory-bound", "50.0 µs", "100 µs", "50%"],
+    ]
+    assert table.title == "fp32 prompt pass at the torch roofs (200.0 GFLOP/s, 20.00 GB/s)"
+
+
+def test_operators_faster_than_their_bound_are_named() -> None:
+    assert len(page.operator_observations(ROWS, STATS).items) == 3  # none beat its bound
+    fast = page.OpRow("K projection", 1, 1e3, 1e6, 2e-4, 1e-4)  # 200% of its bound
+    items = page.operator_observations([*ROWS, fast], STATS).items
+    assert items[3] == (
+        "1 of the 3 operators ran faster than their bound (K projection): a roof was measured "
+        "below what the machine can do, as on a busy machine."
+    )
+
+
+def test_a_small_share_keeps_a_decimal() -> None:
+    row = page.OpRow("final norm", 1, 1e3, 1e4, 4e-7, 1e-4)  # 0.4% of its bound
+    assert page.operator_table([row], FP32).rows[0][-1] == "0.4%"
+    assert "reached 0.4% of it" in page.operator_observations([row], STATS).items[0]
+    assert page.operator_table([dataclasses.replace(row, bound_s=1e-5)], FP32).rows[0][-1] == "10%"
+
+
+def test_operator_observations_by_hand() -> None:
+    first, second, third = page.operator_observations(ROWS, STATS).items
+    assert first == (
+        "Furthest from its bound: Q projection, which reached 25% of it (400 µs against "
+        "100 µs); closest: softmax at 50%."
+    )
+    assert second == (
+        "Summed over the operators the bound is 150 µs of the 500 µs they took: the ledger "
+        "explains 30%."
+    )
+    assert third.startswith(
+        "Operators the ledger has no row for took 40% of the operators' own time, the largest "
+        "``aten::copy_`` 30.0% and ``aten::cat`` 10.0%: layout copies"
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(0.01, 1.0), min_size=2, max_size=6, unique=True))
+def test_the_furthest_operator_is_the_smallest_share(shares: list[float]) -> None:
+    rows = [page.OpRow(f"op{i}", 1, 1.0, 1.0, s, 1.0) for i, s in enumerate(shares)]
+    first = page.operator_observations(rows, STATS).items[0]
+    low, high = shares.index(min(shares)), shares.index(max(shares))
+    assert first.startswith(f"Furthest from its bound: op{low},")
+    assert f"closest: op{high} at" in first
+
+
+def test_flops_observations_by_hand() -> None:
+    f = page.FlopCount(1e9, 1.1e9, 1e9, 5e7, 1e9, 2.5e7, 8e8, 0.01, 2e11)
+    first, second, third = page.flops_observations(f).items
+    assert first == (
+        "``with_flops`` counted 1.10 GFLOP, 110% of the ledger's 1.00 GFLOP; matrix products "
+        "are 95.5% of its count."
+    )
+    assert second.startswith(
+        "Its weight matmuls (``aten::mm``) come to 1.00 GFLOP, the same as the ledger's 1.00 "
+        "GFLOP; its attention products (``aten::bmm``), 50.00 MFLOP, are x2.00 more than the "
+        "ledger's 25.00 MFLOP, which counts only"
+    )
+    assert third.startswith(
+        "MFU of the prompt pass: the ledger's 800.00 MFLOP in 10.0 ms is 80.0 GFLOP/s, 40.0% "
+        "of the matmul roof."
+    )
+    fewer = dataclasses.replace(f, profiler_mm_flops=5e8)
+    said = page.flops_observations(fewer).items[1]
+    assert "500.00 MFLOP, x2.00 less than the ledger's 1.00 GFLOP" in said
+
+
+PRE = page.Phase("prefill", "fp32", 64, 1e9, 1e8, 0.005, 0.02, 20.0, 3000, 1500.0, 4096.0, 4096)
+DEC = page.Phase("decode", "fp32", 1, 2e7, 5e7, 0.0025, 0.01, 20.0, 100, 50.0, 4096.0, 4096)
+PRE_BF16 = dataclasses.replace(PRE, precision="bf16", bound_s=0.002, measured_s=0.01)
+
+
+def test_phase_table_by_hand() -> None:
+    table = page.phase_table([PRE, DEC])
+    pre = ["prefill", "fp32", "10.0", "memory-bound", "5.00 ms", "20.0 ms", "25%"]
+    dec = ["decode", "fp32", "0.4", "memory-bound", "2.50 ms", "10.0 ms", "25%"]
+    assert table.rows == [[*pre, "3.00 KB", "1.50 KB"], [*dec, "100 B", "50 B"]]
+    assert table.headers[2:4] == ["FLOP/B", "bound"]
+    ridge_below = dataclasses.replace(PRE, ridge=10.0)  # at the ridge: compute-bound
+    assert page.phase_table([ridge_below]).rows[0][3] == "compute-bound"
+
+
+def test_phase_observations_by_hand() -> None:
+    items = page.phase_observations([PRE, DEC, PRE_BF16]).items
+    assert items[0] == (
+        "A decode step does 2.00% of the prompt pass's FLOPs but moves 50% of its bytes: at "
+        "0.4 FLOP/B against a ridge of 20.0 it is memory-bound."
+    )
+    assert items[1].startswith(
+        "Per token, a decode step took 10.0 ms and the prompt pass 312 µs: x32.00 more for a "
+        "token decoded alone"
+    )
+    assert items[2] == (
+        "The KV cache the run allocated, 4.10 KB, is the same as the ledger's 4.10 KB (capacity "
+        "ledger); during the prompt pass the profiler saw allocations peak 3.00 KB above its "
+        "start, x2.00 more than the ledger's 1.50 KB for activations (16 d_model values a token)."
+    )
+    assert items[3] == (
+        "In bf16 the prompt pass went x2.00 faster than in fp32; its bound went x2.50 faster."
+    )
+    assert len(page.phase_observations([PRE, DEC]).items) == 3  # one precision: no comparison
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        page.Setup(MODEL, 64, 4, "cpu", 2, [FP32]),
+        page.Timeline("t.json", 1.0, 1.0, 1),
+        ROWS[0],
+        page.FlopCount(1, 1, 1, 1, 1, 1, 1, 1, 1),
+        PRE,
+    ],
+)
+def test_records_are_frozen(record: object) -> None:
+    field = dataclasses.fields(record)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(record, field, None)
