@@ -641,3 +641,64 @@ def test_search_snippets_quote_prose_only(visit: Visitor, query: str) -> None:
             f"code in a snippet: {snippet!r}"
         )
     visit.check()
+
+
+# ---------------------------------------------------------------------------
+# Exercises that are still exercises
+# ---------------------------------------------------------------------------
+def _smallest_batch(k: int, ridge: float) -> int:
+    """Brute force: the first B whose bf16 matmul X[B,K] W[K,K] reaches `ridge` FLOP/byte."""
+    return next(b for b in range(1, 10**6) if 2 * b * k * k / (2 * (2 * b * k + k * k)) >= ridge)
+
+
+def _ledger_gib(batch: int, rate: float) -> float:
+    """The article's 7B prefill ledger (fp16 weights and KV, 4096 tokens, 128 KiB/token)."""
+    per_seq = 2 * 32 * 4096 * 2 * 4096 + 4096 * 128 * 1024
+    return (1 + rate) * (7e9 * 2 + batch * per_seq) / 2**30
+
+
+def exercise_answers() -> dict[str, list[str]]:
+    """Each changed exercise's answer values as its worked answer prints them, by hand."""
+    batches = {r: max(b for b in range(1, 200) if _ledger_gib(b, r) <= 130) for r in (0.3, 0.04)}
+    v6e_ridge = 920e12 / 1.64e12
+    gemm_512 = (2 * 512 * 4096**2, 2 * (2 * 512 * 4096 + 4096**2))
+    return {
+        # A100 and B200: K* = 2 P / link (bf16 partial sums)
+        "sharded-matmul": [f"{2 * 312e12 / 300e9:,.1f}", f"{2 * 2250e12 / 900e9:,.1f}"],
+        # TPU v6e in bf16: I / I* of the 512-row GEMM, and its gain from 2x bandwidth
+        "bandwidth-2x": [
+            f"{gemm_512[0] / gemm_512[1] / v6e_ridge:.3f}",
+            f"{(gemm_512[1] / 1.64e12) / (gemm_512[0] / 920e12):.2f}x",
+        ],
+        # 130 GiB: the largest batch's total at 30% and at 4% overhead
+        "largest-batch": [f"{_ledger_gib(b, r):.2f} GiB" for r, b in batches.items()],
+        # K = N = 2048 critical batches; an 8B bf16 model's decode step
+        "h200-vs-h100": [
+            *(str(_smallest_batch(2048, 989e12 / bw)) for bw in (3.35e12, 4.8e12)),
+            *(f"{16e9 / bw * 1e3:.2f} ms" for bw in (3.35e12, 4.8e12)),
+        ],
+    }
+
+
+def page_text(path: str) -> str:
+    """The visible words of a built page: tags dropped, whitespace collapsed."""
+    html = (SITE / path).read_text(encoding="utf-8")
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_no_lecture_or_concept_page_answers_an_exercise() -> None:
+    """No lecture or concept page prints an exercise's answer values, which the
+    exercises page itself does print (so the values are written as the answer writes them)."""
+    if not (SITE / "exercises.html").is_file():
+        pytest.fail(f"the site is not built ({SITE}): run make docs first")
+    answers_page = page_text("exercises.html")
+    pages = [p for p in PAGES if p.startswith(("auto_lectures/", "concepts/"))]
+    assert len(pages) >= 20, pages
+    found = []
+    for key, values in exercise_answers().items():
+        for value in values:
+            pattern = re.compile(rf"(?<![\d.,]){re.escape(value)}(?![\d])")
+            assert pattern.search(answers_page), f"{key}: {value!r} is not in its own answer"
+            found += [f"{key}: {value!r} on {p}" for p in pages if pattern.search(page_text(p))]
+    assert not found, "exercise answers printed elsewhere:\n" + "\n".join(found)
