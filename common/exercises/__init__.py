@@ -527,8 +527,7 @@ def per_example_matrices_answer(
 def h200_vs_h100_answer(
     n_params: float = 7e9, weight_bytes: float = 2, dim: int = MATMUL_DIM
 ) -> Answer:
-    """H200 vs H100: same compute, more bandwidth; ridge, critical batch (K = N = dim) and
-    decode time."""
+    """H200 vs H100: same compute, more bandwidth; ridge, critical batch (K = N = dim), decode."""
     rows, values = [], {}
     for chip in (hw_specs.H100, hw_specs.H200):
         ridge = chip.ridge_point("bf16")
@@ -657,8 +656,7 @@ def largest_batch_answer(
 
 
 def bandwidth_2x_answer() -> Answer:
-    """Which of the article's operators gain from 2x bandwidth, which from 2x compute (TPU
-    v6e in bf16; lecture 05 and the headroom page work the A100)."""
+    """Who gains from 2x bandwidth, who from 2x compute (TPU v6e bf16; lecture 05 works A100)."""
     chip = hw_specs.TPU_V6E
     peak, bw = chip.peak_flops("bf16"), chip.mem_bw
     ridge = chip.ridge_point("bf16")

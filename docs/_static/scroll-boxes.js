@@ -6,12 +6,9 @@
    gets tabindex="0", role="region" and a name: the table's caption, or what the box
    holds ("Code", "Output", "Equation"). Boxes that fit get nothing (no useless tab
    stops); the check runs again after MathJax has typeset and when the window is
-   resized (a phone turned sideways). A box without a caption is named after the
-   heading above it, numbered when two would share a name.
-
-   On a narrow screen a lecture's result table (table.rl-table) wider than its column
-   reflows into cards, one per row, each value labelled with its column's header
-   (course.css), so no result needs sideways scrolling. */
+   resized (a phone turned sideways). Uncaptioned boxes are named after the heading
+   above them. On a phone a result table (table.rl-table) wider than its column
+   reflows into cards (course.css), each value labelled with its column's header. */
 (function () {
   "use strict";
 
@@ -41,9 +38,8 @@
     const narrow = window.innerWidth < 640;
     for (const table of document.querySelectorAll("table.rl-table")) {
       const heads = Array.from(table.querySelectorAll("thead th"), clean);
-      table.querySelectorAll("thead th").forEach((th, i) => {
-        if (!clean(th)) th.append(Object.assign(document.createElement("span"),
-          { className: "rl-sr-only", textContent: i ? "note" : "item" }));
+      table.querySelectorAll("thead th:empty").forEach((th) => {
+        th.innerHTML = `<span class="rl-sr-only">${th.cellIndex ? "note" : "item"}</span>`;
       });
       for (const row of table.querySelectorAll("tbody tr")) {
         Array.from(row.cells).forEach((cell, i) => (cell.dataset.label = heads[i] || ""));
@@ -75,9 +71,7 @@
           box.setAttribute("aria-label", name);
           box.dataset.rlScrollBox = "1";
         } else if (!overflows && ours) {
-          for (const name of ["tabindex", "role", "aria-label", "data-rl-scroll-box"]) {
-            box.removeAttribute(name);
-          }
+          ["tabindex", "role", "aria-label", "data-rl-scroll-box"].forEach((a) => box.removeAttribute(a));
         }
       }
     }

@@ -1,6 +1,6 @@
 // The panel's code editor: CodeMirror 6 (npm), bundled for the site by runner_bundle.mjs.
 // window.RLRunnerEditor.create(parent, {doc, label, onChange, onRun}) returns the same
-// small interface as runner.js's textarea fallback: value, jumpTo(line, focus), focus().
+// small interface as runner.js's textarea fallback: value, jumpTo(line, focus), view.
 // Tab is left to the browser (no indentWithTab), so Tab moves on to the next control.
 // Tokens get classes (tok-number, tok-string, ...) coloured by runner.css for both themes.
 import { EditorView, basicSetup } from "codemirror";
@@ -34,7 +34,6 @@ function create(parent, { doc, label, onChange, onRun }) {
     }),
   });
   return {
-    kind: "codemirror",
     view,
     get value() {
       return view.state.doc.toString();
@@ -59,13 +58,8 @@ function create(parent, { doc, label, onChange, onRun }) {
       }
       view.requestMeasure({
         read: () => view.lineBlockAt(at.from).top,
-        write: (top) => {
-          view.scrollDOM.scrollTop = top;
-        },
+        write: (top) => (view.scrollDOM.scrollTop = top),
       });
-    },
-    focus() {
-      view.focus();
     },
   };
 }

@@ -197,7 +197,6 @@
       }
     });
     return {
-      kind: "textarea",
       get value() {
         return area.value;
       },
@@ -213,9 +212,6 @@
         }
         const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
         area.scrollTop = Math.max(0, line * height - height);
-      },
-      focus() {
-        area.focus();
       },
     };
   }
@@ -233,9 +229,6 @@
     };
     return {
       make,
-      get kind() {
-        return make().kind;
-      },
       get view() {
         return make().view;
       },
@@ -251,9 +244,6 @@
       },
       jumpTo(line, focus = true) {
         make().jumpTo(line, focus);
-      },
-      focus() {
-        make().focus();
       },
     };
   }
@@ -568,10 +558,10 @@
         seen[key] ||= (layer.encoding && layer.encoding[key] && layer.encoding[key].title) || "";
       }
     }
-    const keys = [seen.color && `colour: ${seen.color}`, seen.shape && `marker: ${seen.shape}`];
     const axes = seen.x && seen.y ? `: ${seen.y} against ${seen.x}` : "";
-    const key = keys.filter(Boolean).join(", ");
-    return `Redrawn from this run, ${spec.title || "chart"}${axes}${key ? ` (${key})` : ""}.`;
+    const key = [seen.color && `colour: ${seen.color}`, seen.shape && `marker: ${seen.shape}`];
+    return `Redrawn from this run, ${spec.title}${axes} (${key.filter(Boolean).join(", ")}).`
+      .replace(" ()", "");
   }
 
   // The run's figure, redrawn from its numbers; the page's own figure stays as built.
@@ -634,11 +624,7 @@
   // going and after one was stopped or failed; an empty `why` marks them current again.
   function stale(view, why) {
     for (const box of [view.outputBox, view.chart]) {
-      if (why) {
-        box.dataset.stale = why;
-      } else {
-        delete box.dataset.stale;
-      }
+      why ? box.setAttribute("data-stale", why) : box.removeAttribute("data-stale");
     }
   }
 
