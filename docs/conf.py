@@ -63,6 +63,7 @@ smartquotes_action = "qe"
 html_theme = "furo"
 html_title = "Roofline lectures"
 html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"  # a roofline: slope, then flat
 html_css_files = ["course.css"]
 # Wide tables, code and equations scroll in boxes a keyboard can reach (named for readers).
 html_js_files = [("scroll-boxes.js", {"defer": "defer"})]

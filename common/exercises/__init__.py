@@ -471,6 +471,7 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
 # ---------------------------------------------------------------------------
 MATMUL_DIM = 8192  # K = N = 8192, the lecture script's layer
 EXERCISE_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
+H200_BUDGET_GIB = 130  # an H200's 141 GB (131 GiB) less a reserve: lecture 03 works 78 GiB
 
 
 def critical_batch_answer(
@@ -549,12 +550,14 @@ def per_example_matrices_answer(
 # ---------------------------------------------------------------------------
 # This course's exercises
 # ---------------------------------------------------------------------------
-def h200_vs_h100_answer(n_params: float = 7e9, weight_bytes: float = 2) -> Answer:
-    """H200 vs H100: same compute, more bandwidth; ridge, critical batch and decode time."""
+def h200_vs_h100_answer(
+    n_params: float = 7e9, weight_bytes: float = 2, dim: int = MATMUL_DIM
+) -> Answer:
+    """H200 vs H100: same compute, more bandwidth; ridge, critical batch (K = N = dim), decode."""
     rows, values = [], {}
     for chip in (hw_specs.H100, hw_specs.H200):
         ridge = chip.ridge_point("bf16")
-        crit = critical_batch(MATMUL_DIM, MATMUL_DIM, ridge)
+        crit = critical_batch(dim, dim, ridge)
         t_decode = n_params * weight_bytes / chip.mem_bw
         values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
         rows.append(
@@ -598,7 +601,7 @@ def h200_vs_h100_answer(n_params: float = 7e9, weight_bytes: float = 2) -> Answe
         ),
         f"With {ratio(c200.mem_bw / c100.mem_bw)} the bandwidth, the H200's ridge "
         f"{rose(h100['ridge'], h200['ridge'], _f1, ' FLOP/byte')}, and the critical batch of "
-        f"a K = N = {MATMUL_DIM:,} layer {batch} (table){need}.",
+        f"a K = N = {dim:,} layer {batch} (table){need}.",
         f"Decode at batch 1 does {i_decode:g} FLOP per byte, "
         + ("below both ridges, so it is memory-bound" if memory else "no longer below both ridges")
         + f": each step reads all {n_params / 1e9:g}B "
@@ -698,8 +701,8 @@ def largest_batch_answer(
 
 
 def bandwidth_2x_answer() -> Answer:
-    """Which of the article's operators gain from 2x bandwidth, which from 2x compute (A100)."""
-    chip = hw_specs.A100
+    """Who gains from 2x bandwidth, who from 2x compute (TPU v6e bf16; lecture 05 works A100)."""
+    chip = hw_specs.TPU_V6E
     peak, bw = chip.peak_flops("bf16"), chip.mem_bw
     ridge = chip.ridge_point("bf16")
     rows, gain_bw, gain_compute = [], [], []
@@ -725,10 +728,10 @@ def bandwidth_2x_answer() -> Answer:
     )
 
 
-def sharded_matmul_answer(d_example: int = 8192) -> Answer:
+def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     """Critical K for X[B,K] W[K,N] split along K over two chips, per chip and link."""
     rows, values = [], {}
-    for chip in (hw_specs.H100, hw_specs.TPU_V5E, hw_specs.TPU_V6E):
+    for chip in (hw_specs.A100, hw_specs.B200):  # lecture 02 works v5e, v6e, H100, B300
         peak = chip.peak_flops("bf16")
         d_crit = network_critical_dim(peak, chip.link_bw)
         values[chip.key] = d_crit
@@ -1043,9 +1046,10 @@ EXERCISES: tuple[Exercise, ...] = (
         "H200 against H100 for decode",
         COURSE,
         "The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 "
-        "ridge points and critical batches, and say what the difference means for "
-        "decoding a 7B-parameter bf16 model at batch 1.",
-        h200_vs_h100_answer,
+        "ridge points and the critical batches of a K = N = 2048 layer (lecture 02 works "
+        "the 8192-wide one), and say what the difference means for decoding an "
+        "8B-parameter bf16 model at batch 1.",
+        lambda: h200_vs_h100_answer(8e9, dim=2048),
     ),
     Exercise(
         "gqa-decode",
@@ -1062,14 +1066,15 @@ EXERCISES: tuple[Exercise, ...] = (
         COURSE,
         "Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 "
         "layers, d_kv = 4096, 4096-token sequences in prefill, 128 KiB of activations per "
-        "token and a 78 GiB budget. What is the largest batch at 30% overhead, and at 4%?",
-        largest_batch_answer,
+        "token, on an H200: a 130 GiB budget (lecture 03 works 78 GiB). What is the largest "
+        "batch at 30% overhead, and at 4%?",
+        lambda: largest_batch_answer(budget_gib=H200_BUDGET_GIB),
     ),
     Exercise(
         "bandwidth-2x",
         "Who gains from twice the bandwidth?",
         COURSE,
-        "On an A100, which of the article's operators would run faster with twice the "
+        "On a TPU v6e in bf16, which of the article's operators would run faster with twice the "
         "memory bandwidth, and which with twice the compute?",
         bandwidth_2x_answer,
     ),
@@ -1079,7 +1084,7 @@ EXERCISES: tuple[Exercise, ...] = (
         COURSE,
         "X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial "
         "sums over one link. How large must K be for the step to stay compute-bound on "
-        "H100 (NVLink), TPU v5e and TPU v6e (one ICI link)?",
+        "an A100 and a B200 (one NVLink each way), and which bounds a K = 4,096 step?",
         sharded_matmul_answer,
     ),
     Exercise(

@@ -67,8 +67,7 @@ def runtime_built() -> None:
 
 
 def site_errors(visit: Visitor) -> list[str]:
-    # The site has no favicon yet: the browser's own request for /favicon.ico is not the panel's.
-    return [e for e in visit.errors if not e.endswith("/favicon.ico)")]
+    return list(visit.errors)
 
 
 def check(visit: Visitor) -> None:
@@ -201,6 +200,19 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     for part in (".wasm", "/pyodide-", "course.zip", "runner-worker"):
         assert not fetched(start, part), f"a page only read fetched {fetched(start, part)}"
     assert panel.status == "Python is not loaded yet."
+    assert page.evaluate("() => scrollY") == 0, "the editor scrolled the page to its chip"
+    # Passing by is not using: Tab through the whole panel, and a swipe that starts on it.
+    page.locator("h1").first.click()
+    for _ in range(12):
+        page.keyboard.press("Tab")
+    box = panel.root.bounding_box()
+    page.mouse.move(box["x"] + 20, box["y"] + 20)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 20, box["y"] - 200)
+    page.mouse.up()
+    page.wait_for_timeout(500)
+    assert not fetched(start, "runner-worker"), "tabbing through or a swipe loaded Python"
+    assert panel.status == "Python is not loaded yet."
     cost = panel.root.locator(".rl-runner-cost").inner_text()
     assert re.search(r"downloads \d+\.\d MB", cost) and "the first run" in cost
     # The editor: CodeMirror with line numbers, opened at the H100, the chip the page is about.
@@ -240,9 +252,19 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     assert "Traceback" not in page.locator("article").inner_text()
     assert "exit status 1" in panel.status
 
+    # An unclosed bracket: the error names the line that opened it, not the later line
+    # where Python noticed, and shows its whole message.
+    opened = '"bf16": flops(989e12, H100_DATASHEET),'
+    assert opened in original
+    panel.set_table(original.replace(opened, opened.replace("H100_DATASHEET)", "H100_DATASHEET")))
+    bad = line_of(original, "989e12", 'name="H100 SXM"')
+    out = panel.run()
+    assert f"common/hw_specs.py, line {bad}: closing parenthesis" in out
+    stderr = panel.root.locator(".rl-runner-stderr").first
+    assert stderr.evaluate("el => el.scrollWidth <= el.closest('pre').clientWidth + 1")
+
     # A typo: the error names the table's line, and a button there moves the cursor to it.
     panel.set_table(original.replace('"bf16": flops(989e12, H100', '"bf16": flops(989e12 +, H100'))
-    bad = line_of(original, "989e12", 'name="H100 SXM"')
     out = panel.run()
     assert f"common/hw_specs.py, line {bad}" in out
     panel.root.locator(f".rl-runner-line[data-line='{bad}']").first.click()
@@ -258,9 +280,13 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     stop = panel.root.locator(".rl-runner-stop")
     stop.wait_for(state="visible")
     page.wait_for_timeout(500)
+    assert "previous run" in panel.root.locator(".rl-runner-output-box").get_attribute("data-stale")
     stop.click()
     panel.wait_run(runs)
     assert panel.status.startswith("Stopped.") and "table is kept" in panel.status
+    stale = panel.root.locator(".rl-runner-output-box pre")
+    assert "was stopped" in panel.root.locator(".rl-runner-output-box").get_attribute("data-stale")
+    assert float(stale.evaluate("el => getComputedStyle(el).opacity")) < 0.6
     assert panel.value() == loop and not stop.is_visible()
     panel.root.locator(".rl-runner-reset").click()
     assert f"ridge {ridge:.0f} FLOP/B" in panel.run() and panel.status.startswith("Ran in")

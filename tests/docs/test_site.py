@@ -65,9 +65,9 @@ def site_pages() -> list[str]:
     )
 
 
-def screenshot_name(path: str, width: int) -> str:
-    """docs/_build/screenshots/<page>-<width>.png, e.g. concepts_headroom-390.png."""
-    return f"{path.removesuffix('.html').replace('/', '_')}-{width}.png"
+def screenshot_name(path: str, width: int, setup: str = "light") -> str:
+    """docs/_build/screenshots/<page>-<width>-<setup>.png, e.g. concepts_headroom-390-light.png."""
+    return f"{path.removesuffix('.html').replace('/', '_')}-{width}-{setup}.png"
 
 
 def all_images_loaded(page) -> list[str]:
@@ -273,30 +273,73 @@ def test_lecture_results_render_as_html(visit: Visitor, lecture: Path) -> None:
 PAGES = site_pages()
 
 
+#: Two setups of the same page: the light theme with this machine's fonts, and the dark
+#: theme with DejaVu Sans forced as the text font (the widest common fallback, what a
+#: machine without Helvetica, Arial or Liberation shows), so a layout that holds only
+#: with narrow fonts fails here whatever this machine has installed.
+SETUPS = {"light": None, "dark-dejavu": '"DejaVu Sans", sans-serif'}
+FONT_JS = """font => document.addEventListener("DOMContentLoaded", () => {
+  const style = document.createElement("style");
+  style.textContent = `body { --font-stack: ${font} !important;
+    --font-stack--headings: ${font} !important; }`;
+  document.head.append(style);
+})"""
+
+
+def setup_context(browser, setup: str, width: int):
+    """A browser context at `width` x 844 in the setup's theme and fonts."""
+    theme = "dark" if setup.startswith("dark") else "light"
+    context = browser.new_context(viewport={"width": width, "height": 844}, color_scheme=theme)
+    if SETUPS[setup]:
+        context.add_init_script(script=f"({FONT_JS})({SETUPS[setup]!r})")
+    return context
+
+
+@pytest.mark.parametrize("setup", list(SETUPS))
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("path", PAGES or ["index.html"])
-def test_page_fits_the_window_and_passes_axe(browser, base_url, path: str, width: int) -> None:
-    """At 390 px and 1280 px: only scroll boxes (tables, code, math) may be wider than the
-    window; at 1280 px every table is whole; at 390 px a wide table keeps its first
-    column in view; no equation is clipped; axe-core finds nothing serious or critical.
-    The page's full-size screenshot is saved either way (one load serves every check)."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
+def test_page_fits_the_window_and_passes_axe(
+    browser, base_url, path: str, width: int, setup: str
+) -> None:
+    """At 390 px and 1280 px, light and dark, with this machine's fonts and with DejaVu:
+    the page opens at its top; only scroll boxes (tables, code, math) may be wider than
+    the window, and each that scrolls shows a cue and has a name of its own; at 1280 px
+    every table is whole; at 390 px a lecture's result tables need no sideways scrolling
+    (they reflow into cards) and another wide table keeps its first column in view; a
+    lecture figure's smallest label is at least 9 px; no equation is clipped; no empty
+    table header; axe-core finds nothing serious or critical. The page's full-size
+    screenshot is saved either way (one load serves every check)."""
+    context = setup_context(browser, setup, width)
     try:
         visitor = Visitor(context, base_url)
         page = visitor.open(path)
+        where = f"{path} at {width}px ({setup})"
+        page.evaluate("() => new Promise(requestAnimationFrame)")
+        assert page.evaluate("() => scrollY") == 0, f"{where}: opens scrolled down"
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        target = SCREENSHOTS / screenshot_name(path, width)
+        target = SCREENSHOTS / screenshot_name(path, width, setup)
         page.screenshot(path=str(target), full_page=True)
         assert target.stat().st_size > 0
-        where = f"{path} at {width}px"
         problems = overflow(page)
         assert not problems, f"{where}:\n" + "\n".join(problems)
         tables = wide_tables(page)
         if width >= LAPTOP:
             assert not tables, f"{where}: tables wider than their column: {tables}"
         else:
+            results = [t for t in tables if t["result"]]
+            assert not results, f"{where}: result tables that scroll sideways: {results}"
             loose = [t for t in tables if not t["sticky"]]
             assert not loose, f"{where}: wide tables whose first column scrolls away: {loose}"
+            small = [f"{px:.1f}px" for px in label_px(page) if px < MIN_LABEL_PX]
+            assert not small, f"{where}: figure labels under {MIN_LABEL_PX} px: {small}"
+        boxes = scroll_boxes(page)
+        names = [box["name"] for box in boxes if box["name"] is not None]
+        twins = sorted({name for name in names if names.count(name) > 1})
+        assert not twins, f"{where}: scroll boxes that share a name: {twins}"
+        silent = [box["name"] for box in boxes if not box["cue"]]
+        assert not silent, f"{where}: scroll boxes with no visible cue: {silent}"
+        empty = page.evaluate(EMPTY_HEADERS_JS)
+        assert not empty, f"{where}: {empty} empty table header(s)"
         clipped = clipped_equations(page)
         assert not clipped, f"{where}: equations cut off or out of keyboard reach: {clipped}"
         found = axe_violations(page)
@@ -306,16 +349,75 @@ def test_page_fits_the_window_and_passes_axe(browser, base_url, path: str, width
         context.close()
 
 
+EMPTY_HEADERS_JS = """() => Array.from(document.querySelectorAll("article th"))
+  .filter(th => !th.textContent.trim() && !th.getAttribute("aria-label")).length"""
+
+#: Every box marked as scrolling (scroll-boxes.js): its name, and whether it shows a cue
+#: that more lies beyond its edge: the edge shadows (a gradient background), or for a
+#: figure (an opaque picture) its caption's line saying it scrolls sideways.
+SCROLL_BOXES_JS = """() => Array.from(document.querySelectorAll("[data-rl-scroll-box]")).map(b => {
+  const said = b.closest("figure")?.querySelector("figcaption > p");
+  return {name: b.getAttribute("aria-label"),
+    cue: getComputedStyle(b).backgroundImage.includes("gradient") ||
+      (!!said && /sideways|swipe across/i.test(getComputedStyle(said, "::after").content))};
+})"""
+
+
+def scroll_boxes(page) -> list[dict]:
+    """Name and cue of each box that scrolls sideways on the page."""
+    return page.evaluate(SCROLL_BOXES_JS)
+
+
+#: The smallest text a lecture figure draws (common/plots: its smallest ``fontsize=``), in
+#: points, and the least size in CSS px it may have on screen.
+MIN_LABEL_PX = 9
+
+
+def smallest_figure_font_pt() -> float:
+    """The smallest ``fontsize=`` written in common/plots (the figures' smallest text)."""
+    sizes = [
+        float(size)
+        for source in (REPO / "common" / "plots").glob("*.py")
+        for size in re.findall(r"fontsize=(\d+(?:\.\d+)?)", source.read_text())
+    ]
+    return min(sizes)
+
+
+#: Each lecture figure's drawn width over its file's width, with the file's dots per inch.
+FIGURE_SCALE_JS = """() => Array.from(document.querySelectorAll(
+    "article img.sphx-glr-single-img")).map(img => img.getBoundingClientRect().width /
+  img.naturalWidth)"""
+
+
+def label_px(page) -> list[float]:
+    """The smallest label of each lecture figure, in CSS px as drawn (150 dpi files)."""
+    from PIL import Image
+
+    px = []
+    sources = page.eval_on_selector_all(
+        "article img.sphx-glr-single-img", "imgs => imgs.map(i => i.getAttribute('src'))"
+    )
+    scales = page.evaluate(FIGURE_SCALE_JS)
+    base = SITE / Path(urlsplit(page.url).path.lstrip("/")).parent
+    for src, scale in zip(sources, scales, strict=True):
+        with Image.open((base / src).resolve()) as png:
+            dpi = png.info["dpi"][0]
+        px.append(smallest_figure_font_pt() * dpi / 72 * scale)
+    return px
+
+
 LAPTOP = 1280  # from this width on, every table of the site is whole
 
-#: Tables wider than the box they sit in, with whether their first column stays in view.
+#: Tables wider than the box they sit in, with whether their first column stays in view
+#: and whether it is a lecture's result table (common/present/display.py's rl-table).
 WIDE_TABLES_JS = """() => Array.from(document.querySelectorAll("article table")).map(t => {
   const box = t.closest(".rl-table-scroll, .table-wrapper") || t.parentElement;
   const first = t.querySelector("tr > :first-child");
   const caption = (t.querySelector("caption") || {}).textContent || "";
   return {caption: caption.trim().slice(0, 50), width: Math.round(t.scrollWidth),
           box: Math.round(box.clientWidth),
-          sticky: !!first && getComputedStyle(first).position === "sticky"};
+          sticky: !!first && getComputedStyle(first).position === "sticky",
+          result: t.matches("table.rl-table")};
 }).filter(t => t.width > t.box + 1)"""
 
 
@@ -329,11 +431,12 @@ CLIPPED_MATH_JS = """() => Array.from(document.querySelectorAll("article div.mat
   .filter(box => box.offsetParent !== null)
   .map(box => {
     const eq = box.querySelector("mjx-container") || box;
-    const scroller = [eq, box].find(el => el.scrollWidth > el.clientWidth + 1);
+    const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+    const wide = [eq, box].filter(el => el.scrollWidth > el.clientWidth + 1);
+    const scroller = wide.find(scrolls) || wide[0];
     if (!scroller) return null;
-    const scrolls = ["auto", "scroll"].includes(getComputedStyle(scroller).overflowX);
     const focusable = scroller.tabIndex >= 0 || !!scroller.closest("[tabindex]");
-    return scrolls && focusable ? null :
+    return scrolls(scroller) && focusable ? null :
       `${scroller.scrollWidth}px in ${scroller.clientWidth}px: ${box.textContent.slice(0, 40)}`;
   }).filter(Boolean)"""
 
@@ -538,3 +641,64 @@ def test_search_snippets_quote_prose_only(visit: Visitor, query: str) -> None:
             f"code in a snippet: {snippet!r}"
         )
     visit.check()
+
+
+# ---------------------------------------------------------------------------
+# Exercises that are still exercises
+# ---------------------------------------------------------------------------
+def _smallest_batch(k: int, ridge: float) -> int:
+    """Brute force: the first B whose bf16 matmul X[B,K] W[K,K] reaches `ridge` FLOP/byte."""
+    return next(b for b in range(1, 10**6) if 2 * b * k * k / (2 * (2 * b * k + k * k)) >= ridge)
+
+
+def _ledger_gib(batch: int, rate: float) -> float:
+    """The article's 7B prefill ledger (fp16 weights and KV, 4096 tokens, 128 KiB/token)."""
+    per_seq = 2 * 32 * 4096 * 2 * 4096 + 4096 * 128 * 1024
+    return (1 + rate) * (7e9 * 2 + batch * per_seq) / 2**30
+
+
+def exercise_answers() -> dict[str, list[str]]:
+    """Each changed exercise's answer values as its worked answer prints them, by hand."""
+    batches = {r: max(b for b in range(1, 200) if _ledger_gib(b, r) <= 130) for r in (0.3, 0.04)}
+    v6e_ridge = 920e12 / 1.64e12
+    gemm_512 = (2 * 512 * 4096**2, 2 * (2 * 512 * 4096 + 4096**2))
+    return {
+        # A100 and B200: K* = 2 P / link (bf16 partial sums)
+        "sharded-matmul": [f"{2 * 312e12 / 300e9:,.1f}", f"{2 * 2250e12 / 900e9:,.1f}"],
+        # TPU v6e in bf16: I / I* of the 512-row GEMM, and its gain from 2x bandwidth
+        "bandwidth-2x": [
+            f"{gemm_512[0] / gemm_512[1] / v6e_ridge:.3f}",
+            f"{(gemm_512[1] / 1.64e12) / (gemm_512[0] / 920e12):.2f}x",
+        ],
+        # 130 GiB: the largest batch's total at 30% and at 4% overhead
+        "largest-batch": [f"{_ledger_gib(b, r):.2f} GiB" for r, b in batches.items()],
+        # K = N = 2048 critical batches; an 8B bf16 model's decode step
+        "h200-vs-h100": [
+            *(str(_smallest_batch(2048, 989e12 / bw)) for bw in (3.35e12, 4.8e12)),
+            *(f"{16e9 / bw * 1e3:.2f} ms" for bw in (3.35e12, 4.8e12)),
+        ],
+    }
+
+
+def page_text(path: str) -> str:
+    """The visible words of a built page: tags dropped, whitespace collapsed."""
+    html = (SITE / path).read_text(encoding="utf-8")
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_no_lecture_or_concept_page_answers_an_exercise() -> None:
+    """No lecture or concept page prints an exercise's answer values, which the
+    exercises page itself does print (so the values are written as the answer writes them)."""
+    if not (SITE / "exercises.html").is_file():
+        pytest.fail(f"the site is not built ({SITE}): run make docs first")
+    answers_page = page_text("exercises.html")
+    pages = [p for p in PAGES if p.startswith(("auto_lectures/", "concepts/"))]
+    assert len(pages) >= 20, pages
+    found = []
+    for key, values in exercise_answers().items():
+        for value in values:
+            pattern = re.compile(rf"(?<![\d.,]){re.escape(value)}(?![\d])")
+            assert pattern.search(answers_page), f"{key}: {value!r} is not in its own answer"
+            found += [f"{key}: {value!r} on {p}" for p in pages if pattern.search(page_text(p))]
+    assert not found, "exercise answers printed elsewhere:\n" + "\n".join(found)

@@ -4,7 +4,10 @@
 import embed from "vega-embed";
 
 async function draw(element, spec) {
-  const result = await embed(element, spec, { actions: false, renderer: "svg" });
+  // On a phone the axis labels thin out instead of running together.
+  const axis = { labelOverlap: "greedy", labelSeparation: 6, ...spec.config?.axis };
+  const config = { ...spec.config, axis };
+  const result = await embed(element, { ...spec, config }, { actions: false, renderer: "svg" });
   element.rlView = result.view;
   return result.view;
 }

@@ -1,11 +1,14 @@
 // The panel's code editor: CodeMirror 6 (npm), bundled for the site by runner_bundle.mjs.
 // window.RLRunnerEditor.create(parent, {doc, label, onChange, onRun}) returns the same
-// small interface as runner.js's textarea fallback: value, jumpTo(line, focus), focus().
+// small interface as runner.js's textarea fallback: value, jumpTo(line, focus), view.
 // Tab is left to the browser (no indentWithTab), so Tab moves on to the next control.
+// Tokens get classes (tok-number, tok-string, ...) coloured by runner.css for both themes.
 import { EditorView, basicSetup } from "codemirror";
 import { python } from "@codemirror/lang-python";
+import { syntaxHighlighting } from "@codemirror/language";
 import { EditorState } from "@codemirror/state";
 import { keymap } from "@codemirror/view";
+import { classHighlighter } from "@lezer/highlight";
 
 function create(parent, { doc, label, onChange, onRun }) {
   let quiet = false;
@@ -17,6 +20,7 @@ function create(parent, { doc, label, onChange, onRun }) {
         keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true) }]),
         basicSetup,
         python(),
+        syntaxHighlighting(classHighlighter),
         // tabindex: the editable content is a focusable element to axe-core too, so the
         // scroller around it counts as a region the keyboard can reach (it already can:
         // the content is contenteditable, and tabindex 0 adds no second Tab stop).
@@ -30,7 +34,6 @@ function create(parent, { doc, label, onChange, onRun }) {
     }),
   });
   return {
-    kind: "codemirror",
     view,
     get value() {
       return view.state.doc.toString();
@@ -43,20 +46,20 @@ function create(parent, { doc, label, onChange, onRun }) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
       quiet = false;
     },
-    // line: 0-based. Scrolls it to the top; with focus, puts the cursor there and selects it.
+    // line: 0-based. Scrolls the editor (never the page) to put it at the top; with focus,
+    // puts the cursor there and selects it.
     jumpTo(line, focus = true) {
       const doc = view.state.doc;
       const at = doc.line(Math.min(Math.max(line + 1, 1), doc.lines));
-      view.dispatch({
-        selection: focus ? { anchor: at.from, head: at.to } : undefined,
-        effects: EditorView.scrollIntoView(at.from, { y: "start", yMargin: 0 }),
-      });
       if (focus) {
+        view.dispatch({ selection: { anchor: at.from, head: at.to } });
         view.focus();
+        view.dom.scrollIntoView({ block: "nearest" });
       }
-    },
-    focus() {
-      view.focus();
+      view.requestMeasure({
+        read: () => view.lineBlockAt(at.from).top,
+        write: (top) => (view.scrollDOM.scrollTop = top),
+      });
     },
   };
 }

@@ -28,6 +28,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import runpy
 import sys
 import time
@@ -110,7 +111,9 @@ def table_problem() -> str:
     try:
         importlib.import_module("common.hw_specs")
     except SyntaxError as exc:
-        return f"{TABLE}, line {exc.lineno}: {exc.msg}"
+        # A bracket closed by the wrong one, or never: the slip is where it opened.
+        opened = re.search(r"on line (\d+)", exc.msg or "")
+        return f"{TABLE}, line {opened[1] if opened else exc.lineno}: {exc.msg}"
     except Exception as exc:
         said = str(exc).strip().splitlines()
         if said and said[0].startswith(TABLE):  # the table's own one-line slip (tables.slips)

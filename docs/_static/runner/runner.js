@@ -3,8 +3,9 @@
 // figure redrawn from that run. Python runs in a web worker (runner-worker.mjs) with
 // Pyodide served from this site: nothing leaves it.
 //
-// - Python is fetched only when the reader uses a panel (focuses it, opens the table,
-//   presses Run); a service worker (runner-sw.js, at the site's root) keeps it in the
+// - Python is fetched only when the reader means to use a panel (presses Run, edits the
+//   table or a flag, opens the table); a focus passing through or a swipe loads nothing.
+//   A service worker (runner-sw.js, at the site's root) keeps it in the
 //   browser's Cache Storage, so the next page or a reload does not fetch it again.
 // - Stop (or a run past the time limit) ends the worker and starts a fresh one; the
 //   reader's table stays as it is.
@@ -196,7 +197,6 @@
       }
     });
     return {
-      kind: "textarea",
       get value() {
         return area.value;
       },
@@ -212,9 +212,6 @@
         }
         const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
         area.scrollTop = Math.max(0, line * height - height);
-      },
-      focus() {
-        area.focus();
       },
     };
   }
@@ -232,9 +229,6 @@
     };
     return {
       make,
-      get kind() {
-        return make().kind;
-      },
       get view() {
         return make().view;
       },
@@ -250,9 +244,6 @@
       },
       jumpTo(line, focus = true) {
         make().jumpTo(line, focus);
-      },
-      focus() {
-        make().focus();
       },
     };
   }
@@ -365,7 +356,10 @@
       {
         doc: state.table,
         label: `${TABLE_PATH}, editable`,
-        onChange: (text) => setTable(text, editor),
+        onChange: (text) => {
+          startPython();
+          setTable(text, editor);
+        },
         onRun: () => run.click(),
       },
       makeEditor,
@@ -378,6 +372,7 @@
       jump.append(element("option", { value: String(chip.line), text: chip.label }));
     }
     jump.addEventListener("change", () => {
+      startPython();
       if (jump.value !== "") {
         editor.jumpTo(Number(jump.value));
       }
@@ -404,6 +399,7 @@
       details.open = true;
     };
     let placed = false;
+    details.firstChild.addEventListener("click", () => details.open || startPython());
     const place = () => {
       if (details.open) {
         editor.make();
@@ -472,7 +468,10 @@
 
     for (const { input } of inputs) {
       input.addEventListener("input", showCommand);
-      input.addEventListener("change", showCommand);
+      input.addEventListener("change", () => {
+        startPython();
+        showCommand();
+      });
     }
     reset.addEventListener("click", () => setTable(original, null));
     stop.addEventListener("click", () => restart("stopped"));
@@ -485,11 +484,6 @@
       }
       execute(panel, args, { output, outputBox, chart });
     });
-    // Using the panel is what loads Python: a focus inside it (the editor, a flag, Run)
-    // or a press on it (opening the table); reading the page past it loads nothing.
-    const use = () => startPython();
-    panel.addEventListener("focusin", use);
-    panel.addEventListener("pointerdown", use);
   }
 
   // ---- Output, as the terminal prints it ---------------------------------------------
@@ -555,6 +549,21 @@
     }
   }
 
+  // What the redrawn chart shows, read from its own specification (the lecture's caption
+  // describes the static figure, whose marks differ): its axes and what its colours mean.
+  function describeChart(spec) {
+    const seen = { x: "", y: "", color: "", shape: "" };
+    for (const layer of [spec, ...(spec.layer || [])]) {
+      for (const key of Object.keys(seen)) {
+        seen[key] ||= (layer.encoding && layer.encoding[key] && layer.encoding[key].title) || "";
+      }
+    }
+    const axes = seen.x && seen.y ? `: ${seen.y} against ${seen.x}` : "";
+    const key = [seen.color && `colour: ${seen.color}`, seen.shape && `marker: ${seen.shape}`];
+    return `Redrawn from this run, ${spec.title}${axes} (${key.filter(Boolean).join(", ")}).`
+      .replace(" ()", "");
+  }
+
   // The run's figure, redrawn from its numbers; the page's own figure stays as built.
   async function drawCharts(panel, chart, specs) {
     if (!specs || !specs.length) {
@@ -573,13 +582,11 @@
     }
     const spec = specs[0];
     const area = element("div", { class: "rl-runner-chart-area" });
-    const caption = element("figcaption", {
-      text: `Redrawn from this run: ${spec.description || spec.title || ""}`,
-    });
+    const caption = element("figcaption", { text: describeChart(spec) });
     chart.replaceChildren(area, caption);
     chart.hidden = false;
     area.setAttribute("role", "img");
-    area.setAttribute("aria-label", `${spec.title}. ${spec.description || ""}`.trim());
+    area.setAttribute("aria-label", caption.textContent);
     try {
       await window.RLRunnerChart.draw(area, spec);
       panel.dataset.charts = String(Number(panel.dataset.charts || 0) + 1);
@@ -613,6 +620,14 @@
     panel.dataset.runs = String(Number(panel.dataset.runs || 0) + 1);
   }
 
+  // Output and chart of an earlier run, dimmed and labelled (runner.css) while a run is
+  // going and after one was stopped or failed; an empty `why` marks them current again.
+  function stale(view, why) {
+    for (const box of [view.outputBox, view.chart]) {
+      why ? box.setAttribute("data-stale", why) : box.removeAttribute("data-stale");
+    }
+  }
+
   function execute(panel, args, view) {
     if (state.busy || state.queued) {
       return;
@@ -639,6 +654,7 @@
     }
     saveTable("running");
     setStatus(panel, "Running… (Stop ends the run)", "busy");
+    stale(view, "Output of the previous run: a new run is going.");
     const request = JSON.stringify({
       kind: panel.dataset.kind,
       target: panel.dataset.target,
@@ -652,14 +668,17 @@
       if (message.stopped) {
         finishRun(panel, "stopped");
         setStatus(panel, message.stopped, "error");
+        stale(view, "Output of an earlier run: the last run was stopped.");
         return;
       }
       if (message.error) {
+        stale(view, "Output of an earlier run: the last run failed.");
         finishRun(panel, "failed");
         setStatus(panel, `The run failed inside the browser: ${message.error}`, "error");
         return;
       }
       const result = JSON.parse(message.result);
+      stale(view, "");
       view.outputBox.hidden = false;
       render(panel, view.output, result.chunks);
       const seconds = (ms / 1000).toFixed(2);
