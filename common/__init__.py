@@ -73,6 +73,7 @@ At the top, where students and the course script find them:
 - ``measure.machine``: CPU, BLAS library, kernel and threads.
 - ``measure.hierarchy``: the bandwidth sweep over working-set sizes and call costs.
 - ``measure.attention``: naive and tiled (online-softmax) attention in numpy, and their bytes.
+- ``measure.torch_roofs``: torch's roofs and the profiler's records and trace (lecture 12).
 
 ``plots``: figures (matplotlib, imported only when a figure is drawn).
 
@@ -83,6 +84,7 @@ At the top, where students and the course script find them:
 - ``plots.transformer``: the capacity ledger and decode throughput against batch (memory wall).
 - ``plots.attention``: tiled attention's traffic against on-chip memory; both kernels' times.
 - ``plots.predict``: measured times against spec and achievable predictions (lecture 11).
+- ``plots.timeline``: profiled operators over time, from a Chrome trace (lecture 12).
 
 ``present``: what the reader sees.
 
