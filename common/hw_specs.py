@@ -223,14 +223,12 @@ class Chip:
             yield "shared memory per SM", self.smem_per_sm_figure
 
     def validate(self) -> None:
-        """Raise ValueError if any figure is not a positive finite number or an achievable roof
-        is above its datasheet figure."""
+        """Raise ValueError if any figure is not a positive finite number."""
         for label, fig in self.figures():
             self._check(fig, label)
-        for label, spec, achieved in self.achievable_figures():
-            if achieved is not None and self._check(achieved, f"achievable {label}") > spec.value:
-                share = f"{achieved.value / spec.value:.0%} of its datasheet figure"
-                raise ValueError(f"{self.name} achievable {label} is {share}: it cannot beat it")
+        for label, _, achieved in self.achievable_figures():
+            if achieved is not None:
+                self._check(achieved, f"achievable {label}")
         unknown = set(self.achievable_flops_table) - set(self.peak_flops_table)
         if unknown:
             raise ValueError(
@@ -446,4 +444,4 @@ def bytes_per_elem(precision: str) -> float:
     return positive(BYTES_PER_ELEM[precision], f"BYTES_PER_ELEM[{precision!r}]")
 
 
-slips.check_records(globals())  # booleans, impossible figures, x100 off the shipped ones
+slips.check_records(globals())  # booleans; a figure x100 off shipped or above its datasheet

@@ -143,7 +143,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "common/plots/predict.py": (T_PLOT_PREDICT,),
     "common/plots/hierarchy.py": (T_PLOT_HIER_DETAILS, T_PLOT_HIER_AXES, T_PLOT_DATA, T_PLOT_HIER),
     "common/plots/transformer.py": (T_PLOT_ARTICLE, T_PLOT_DATA),
-    "common/tables/slips.py": (T_SLIPS,),
+    "common/tables/slips.py": (T_SLIPS, "tests/tables/test_table_slips.py"),
     "common/present/claims.py": (T_CLAIMS,),
     "lectures/words/roofline_basics.py": ("tests/lectures/test_words_roofline_basics.py",),
     "lectures/words/machine_probe.py": ("tests/lectures/test_words_machine_probe.py",),

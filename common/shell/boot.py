@@ -11,7 +11,7 @@ Output is UTF-8 even in an ASCII locale.
 Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
 package, a broken table figure, a folder that may not be written, a full disk, out
 of memory: one line naming the allocation and the ``--memory-limit`` that fits); 2 the
-command line is wrong; 128 + the signal when stopped (130 Ctrl-C, 143 SIGTERM).
+command line is wrong; 128 + the signal when stopped (130 interrupted, 143 SIGTERM).
 Standard library only.
 """
 

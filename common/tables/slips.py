@@ -10,15 +10,18 @@ model the code names that the table lost, in one line. All are generic over the 
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import difflib
 import linecache
+import math
 import os
 import re
 import sys
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import MISSING
+from typing import Any
 
 TABLES = (
     "common/hw_specs.py",
@@ -115,26 +118,24 @@ def check_table_source(source: str, path: str, *classes: type) -> None:
 
 
 def check_records(module_globals: dict) -> None:
-    """Slip for a built record of the table whose boolean is not True or False or whose own
-    `validate()` refuses it, at its line; one warning line per chip figure x100 off shipped."""
-    path = module_globals["__file__"]
-    tree = ast.parse(source_of(module_globals) or "pass")
+    """Slip for a built record whose boolean is not True or False, at its line; one warning
+    line per chip figure x100 off its shipped value or achievable roof above its datasheet."""
+    path, tree = module_globals["__file__"], ast.parse(source_of(module_globals) or "pass")
     lines = {t.id: n for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
              if isinstance(t, ast.Name)}  # fmt: skip
     for name, record in list(module_globals.items()):
         if isinstance(record, type) or not dataclasses.is_dataclass(record):
             continue
         node = lines.get(name)
-        _plausible(record, shown(path), getattr(node, "lineno", "?"))  # said before any refusal
+        at = f"{shown(path)} line {getattr(node, 'lineno', '?')}"
+        if sys.stderr is not None:  # None when stderr is closed
+            sys.stderr.writelines(f"warning: {at}: {warning}\n" for warning in _warnings(record))
         try:
             _booleans(record)
-            if hasattr(record, "validate"):
-                record.validate()
-        except (ValueError, ArithmeticError) as exc:
+        except ValueError as exc:
             said = [k.lineno for k in ast.walk(node or ast.Pass()) if isinstance(k, ast.Constant)
                     and f"got {k.value!r}" in str(exc)]  # fmt: skip
-            line = (said or [getattr(node, "lineno", "?")])[0]
-            raise SlipError(f"{shown(path)} line {line}: {exc}") from None
+            raise SlipError(f"{shown(path)} line {(said or ['?'])[0]}: {exc}") from None
 
 
 def _booleans(record: object) -> None:
@@ -148,28 +149,31 @@ def _booleans(record: object) -> None:
                 _booleans(inner)
 
 
-def _plausible(chip: object, where: str, line: object) -> None:
-    """One warning line on stderr per figure more than x100 off the shipped figure."""
-    from common.present.console import fmt_si
+def _warnings(chip: Any) -> Iterator[str]:
+    """A figure more than x100 off its shipped value (a unit slip?), an achievable roof above
+    its datasheet figure. A figure that is not a number is left to its chip's own check."""
     from common.tables.shipped import FIGURES
+    from common.tables.validate import plausible
 
     for label, was in FIGURES.get(getattr(chip, "key", None), {}).items():  # type: ignore[arg-type]
-        if label.startswith("peak "):
-            figure = getattr(chip, "peak_flops_table", {}).get(label[5:])
-            label = f"{label[5:]} peak"
-        else:
-            figure, label = getattr(chip, label, None), label.removesuffix("_figure")
-        value = getattr(figure, "value", None)
+        peak = label.startswith("peak ")
+        fig = chip.peak_flops_table.get(label[5:]) if peak else getattr(chip, label, None)
         try:
-            ratio = max(value / was, was / value)  # type: ignore[operator]
-        except (TypeError, ArithmeticError):  # not a number at all: `validate` says so
+            ratio = max(fig.value / was, was / fig.value)
+            plausible(fig.value, fig.unit, "")  # out of range: the chip's own check refuses it
+        except (TypeError, ArithmeticError, AttributeError, ValueError):
             continue
         if ratio > 100:
-            off = f"x{ratio:,.0f} {'above' if value > was else 'below'}"  # type: ignore[operator]
-            sys.stderr.write(
-                f"warning: {where} line {line}: {chip.name} {label.replace('_', ' ')} is {off} "  # type: ignore[attr-defined]
-                f"the shipped {fmt_si(was, figure.unit)}: a unit slip?\n"  # type: ignore[union-attr]
-            )
+            side = "above" if fig.value > was else "below"
+            k = min(int(math.log10(was) // 3), 5)  # the shipped value in k, M, G, T or P
+            name = f"{label[5:]} peak" if peak else label.removesuffix("_figure").replace("_", " ")
+            shipped = f"{was / 1000**k:.4g} {' kMGTP'[k].strip()}{fig.unit}"
+            yield f"{chip.name} {name} is x{ratio:,.0f} {side} the shipped {shipped}: a unit slip?"
+    for label, spec, got in getattr(chip, "achievable_figures", list)():
+        with contextlib.suppress(TypeError, AttributeError, ValueError):  # a bad figure: its own
+            if got is not None and got.value > plausible(spec.value, spec.unit, ""):  # check says
+                yield (f"{chip.name} achievable {label} is {got.value / spec.value:.0%} of its "
+                       "datasheet figure: an achievable roof cannot beat it")  # fmt: skip
 
 
 def describe(exc: BaseException) -> str | None:

@@ -262,7 +262,7 @@ def test_budget_flags_are_offered_and_checked(tmp_path: Path) -> None:
     assert "--memory-limit" in proc.stdout and "--time-limit" in proc.stdout
     bad = run_lecture("10", "--memory-limit", "0", "--results", str(tmp_path / "r.json"))
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
-    assert "memory limit" in bad.stderr and not (tmp_path / "r.json").exists()
+    assert "memory-limit" in bad.stderr and not (tmp_path / "r.json").exists()
 
 
 def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(

@@ -223,7 +223,7 @@ SLIPS = {
     "figure typed as a string": (
         '"bf16": flops(989e12, H100_DATASHEET)',
         '"bf16": flops("989e12", H100_DATASHEET)',
-        "common/hw_specs.py line {line}: H100 SXM peak bf16 must be a number, got '989e12'",
+        "H100 SXM bf16 peak FLOP/s must be a number, got '989e12'",
     ),
     "element size zero": (
         '    "fp32": 4,\n',
