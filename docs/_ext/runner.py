@@ -190,23 +190,15 @@ def standard_library_modules(package_dir: Path, *more: Path) -> dict[str, Path]:
     return {name: files[name] for name in sorted(ok)}
 
 
-def words_modules() -> dict[str, Path]:
-    """The lectures' words modules (``lectures/words/``), packed beside the lectures."""
-    return {module_name(p, REPO): p for p in sorted((REPO / "lectures" / "words").glob("*.py"))}
-
-
 def lecture_blockers(lecture: Path, packable: Mapping[str, Path]) -> list[str]:
     """What a lecture (or its words) imports at start-up that the browser cannot have."""
-    words = words_modules()
-    imports = import_time_imports(lecture.read_text(encoding="utf-8"), "", {*packable, *words})
+    imports = import_time_imports(lecture.read_text(encoding="utf-8"), "", set(packable))
     blockers = []
     for dep in sorted(imports):
         head = dep.split(".")[0]
         if head in ("common", "lectures"):
             if dep not in packable:
                 blockers.append(dep)
-        elif head == "lectures":
-            blockers += lecture_blockers(words[dep], packable) if dep in words else [dep]
         elif head not in sys.stdlib_module_names:
             blockers.append(dep)
     return blockers
@@ -225,8 +217,6 @@ def pack_course(package_dir: Path, lectures: Sequence[Path], target: Path) -> tu
         entries.append((path.relative_to(root).as_posix(), path.read_bytes()))
     for lecture in lectures:
         entries.append((f"lectures/{lecture.name}", lecture.read_bytes()))
-    for path in words_modules().values():
-        entries.append((path.relative_to(REPO).as_posix(), path.read_bytes()))
     entries.sort()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
