@@ -150,7 +150,7 @@ def prefill_section(s: Setup, p: Phase) -> Group:
     pre, B, S, ai = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.flops / p.ledger.nbytes
     fused = [t for t in p.times if t.op.kind in ("norm", "elementwise")]
     small = sum(t.count * t.lower_s for t in fused)
-    heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute")
+    heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute" and t.op.nbytes)
     return Group(
         Heading(f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"),
         pass_table(p),

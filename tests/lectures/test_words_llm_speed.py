@@ -111,6 +111,14 @@ def test_prefill_section_by_hand() -> None:
         "and the whole-pass compute time alone is 40.0 µs."
     )
     assert said[2].startswith("Of the norms, SiLU and residual adds, all 2 are memory-bound;")
+    # shrunk by hypothesis: the share counted the softmax, which moves no bytes, while the
+    # count did not ('none of the 16 that move bytes) take 0.1%'). A softmax of 1 TFLOP
+    # moves nothing and takes 10 ms: half the pass, but not a compute-bound mover.
+    soft = phase("prefill", (N, Op("softmax", "attention", 1e12)), (), 1, 64)
+    assert (
+        "Compute-bound operators (none of the 1 that move bytes) take 0.0% of the time"
+        in (observed(page.prefill_section(setup(), soft))[0])
+    )
     at = phase("prefill", (A,), (), 1, 64)  # I = 100 exactly: at the ridge
     assert (
         "100 FLOP per byte overall, at the ridge of 100."
