@@ -210,16 +210,16 @@ def test_per_example_answer() -> None:
 
 def test_h200_answer() -> None:
     r100, r200 = 989e12 / 3.35e12, 989e12 / 4.8e12  # 295.2, 206.0
-    b100, b200 = critical(r100, 8192), critical(r200, 8192)  # 319, 217
-    t100, t200 = 14e9 / 3.35e12, 14e9 / 4.8e12
+    b100, b200 = critical(r100, 2048), critical(r200, 2048)  # 415, 258 (K = N = 2048)
+    t100, t200 = 16e9 / 3.35e12, 16e9 / 4.8e12  # 8B bf16 weights
     assert steps("h200-vs-h100") == [
         "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
         "batches) takes the same time on both.",
         f"With x1.43 the bandwidth, the H200's ridge fell from {r100:.1f} to {r200:.1f} "
-        f"FLOP/byte, and the critical batch of a K = N = 8,192 layer fell from {b100} to {b200} "
+        f"FLOP/byte, and the critical batch of a K = N = 2,048 layer fell from {b100} to {b200} "
         "(table): it needs fewer concurrent sequences to keep its tensor cores busy.",
         "Decode at batch 1 does 1 FLOP per byte, below both ridges, so it is memory-bound: "
-        f"each step reads all 7B weights (14.00 GB in bf16). That read bounds the step at "
+        f"each step reads all 8B weights (16.00 GB in bf16). That read bounds the step at "
         f"{t100 * 1e3:.2f} ms on H100 and {t200 * 1e3:.2f} ms on H200, x{t100 / t200:.2f} "
         "faster: decode follows the bandwidth ratio, not the compute ratio.",
     ]
@@ -230,12 +230,12 @@ def test_h200_answer_other_ways() -> None:
     low = edited(h100={"peak bf16": 0.002}, h200={"peak bf16": 0.002})
     got = steps("h200-vs-h100", low)
     assert got[1].endswith("ridge fell from 0.6 to 0.4 FLOP/byte, and the critical batch of a K = "
-                           "N = 8,192 layer stayed at 1 (table).")  # fmt: skip
+                           "N = 2,048 layer stayed at 1 (table).")  # fmt: skip
     assert got[2].startswith("Decode at batch 1 does 1 FLOP per byte, no longer below both ")
     assert got[2].endswith("ms on H200, x1.43 faster.")
-    # bf16 x15 on both: 4,428 and 3,091 FLOP/byte, past KN / (K + N) = 4096 for the H100
-    high = edited(h100={"peak bf16": 15}, h200={"peak bf16": 15})
-    b200 = critical(15 * 989e12 / 4.8e12, 8192)  # 12,592 = ceil(3090.6 x 8192 / 2010.8)
+    # bf16 x4 on both: 1,181 and 824 FLOP/byte, past KN / (K + N) = 1024 for the H100 only
+    high = edited(h100={"peak bf16": 4}, h200={"peak bf16": 4})
+    b200 = critical(4 * 989e12 / 4.8e12, 2048)
     assert f"layer went from never to {b200:,} (table)." in steps("h200-vs-h100", high)[1]
     higher = edited(h100={"peak bf16": 20}, h200={"peak bf16": 20, "mem_bw": 0.5})
     assert "layer is never reached on either chip (table)." in steps("h200-vs-h100", higher)[1]
@@ -267,7 +267,7 @@ def test_largest_batch_answer() -> None:
         # 7e9 x 2 B = 13.0 GiB; 2 x 32 x 4096 x 2 B x 4096 tokens = 2.00 GiB
         "The weights take 13.0 GiB whatever the batch; each 4,096-token sequence adds 2.00 GiB "
         "of KV cache plus its activations; the overhead is a share of those three terms.",
-        "Search every batch size for the last one whose total stays within 78 GiB (table): the "
+        "Search every batch size for the last one whose total stays within 130 GiB (table): the "
         "next batch up no longer fits.",
         "Cutting the overhead (what paged KV-cache allocation does) buys more concurrent "
         "sequences than any kernel tuning could: here capacity, not speed, sets the batch.",
@@ -276,23 +276,27 @@ def test_largest_batch_answer() -> None:
 
 def test_bandwidth_2x_answer() -> None:
     assert steps("bandwidth-2x") == [
-        "An operator below the ridge (I / I* < 1, with I* = 200.6 FLOP/byte) is bound by its "
+        "An operator below the ridge (I / I* < 1, with I* = 561.0 FLOP/byte) is bound by its "
         "bytes: doubling bandwidth halves its time and doubling compute does nothing. Above "
         "the ridge the roles swap.",
         "Gain more from 2x bandwidth: elementwise add, n = 16,000,000; LayerNorm [4096, 3072]; "
-        "softmax [4096, 4096], fused; softmax [4096, 4096], naive; attention, naive (N = 4096, "
-        "d = 128).",
-        "Gain more from 2x compute: GEMM 512 x 4096 x 4096; GEMM 4096 x 4096 x 4096; attention, "
-        "minimum traffic.",
+        "softmax [4096, 4096], fused; softmax [4096, 4096], naive; GEMM 512 x 4096 x 4096; "
+        "attention, naive (N = 4096, d = 128).",
+        # TPU v6e: 920 / 1.64 = 561.0; GEMM 512 x 4096 x 4096 at 2 x 512 x 4096^2 /
+        # (2 (2 x 512 x 4096 + 4096^2)) = 409.6 < 561, GEMM 4096^3 at 4096 / 3 = 1365 > 561
+        "Gain more from 2x compute: GEMM 4096 x 4096 x 4096; attention, minimum traffic.",
         "An operator close to the ridge gains less than 2x from either, because the other roof "
         "soon takes over.",
     ]
     # bandwidth x200 (20 x 10 is past the strategies' range, a student's typo): ridge 1.0,
     # every operator past it but the naive softmax, whose 0.5 FLOP/byte still gains from bytes
-    low = edited(a100={"mem_bw": 20, "peak bf16": 0.05})  # ridge 200.6 / 400 = 0.50
+    low = edited(tpu_v6e={"mem_bw": 20, "peak bf16": 0.05})  # ridge 561.0 / 400 = 1.40
     got = steps("bandwidth-2x", low)
-    assert got[1] == "Gain more from 2x bandwidth: elementwise add, n = 16,000,000."
-    high = edited(a100={"peak bf16": 20, "mem_bw": 0.05})  # ridge 80,257: all memory-bound
+    assert got[1] == (
+        "Gain more from 2x bandwidth: elementwise add, n = 16,000,000; softmax [4096, 4096], "
+        "fused; softmax [4096, 4096], naive."
+    )
+    high = edited(tpu_v6e={"peak bf16": 20, "mem_bw": 0.05})  # ridge 224,390: all memory-bound
     assert steps("bandwidth-2x", high)[2] == "Gain more from 2x compute: none of them."
 
 
@@ -302,7 +306,7 @@ def test_sharded_answer() -> None:
         "(2 B N bytes in bf16) to the other. B and N appear on both sides and cancel.",
         "So the step is compute-bound when its intensity against the link, K / b FLOP per "
         "byte, exceeds peak / link: K must pass the third column of the table.",
-        "For a layer with K = 8,192, the last column says which side bounds the step. Slow "
+        "For a layer with K = 4,096, the last column says which side bounds the step. Slow "
         "links need much wider layers before sharding pays.",
     ]
 

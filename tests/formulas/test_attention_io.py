@@ -256,7 +256,7 @@ def test_exercise_compute_bound_on_chip_memory() -> None:
     assert answer.values["blocks"] == (304, 128)
     assert answer.values["m_have"] == 228 * 1024
     assert "457,088 bytes" in " ".join(answer.steps)
-    assert "1.96 times" in " ".join(answer.steps)  # 457,088 / 233,472
+    assert "x1.96 more than" in " ".join(answer.steps)  # 457,088 / 233,472
 
 
 def test_exercise_head_dim() -> None:

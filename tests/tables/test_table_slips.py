@@ -93,17 +93,14 @@ MATRIX = [
     (M, "empty key", 'key="llama-2-7b"', 'key=""', "model Llama-2-7B has an empty key"),
     (M, "name typed wrong", "config_source=LLAMA_2_7B_CONFIG", "config_source=LLAMA_2_7B_CONFG",
      "name 'LLAMA_2_7B_CONFG' is not defined"),
-    (T, "syntax error", '    _ft("prefill", 1, 63.17),\n', '    _ft("prefill", 1, 63.17)),\n',
-     "unexpected indent"),
+    (T, "syntax error", '(("prefill", 1, 63.17),', '(("prefill", 1, 63.17),,', "invalid syntax"),
     (T, "missing field", "0.005 * MS, VIDUR_MLP_A100),", "0.005 * MS),", "Measured.__init__() "
      "missing 1 required positional argument: 'source'"),
-    (T, "misspelt field", "    n_layers=40,  # num_layers\n", "    n_layer=40,\n", f"model "
-     f"gpt-13b ({GPT}) has no field n_layer (did you mean n_layers?)"),
-    (T, "duplicate key", "    2: Measured(", "    1: Measured(", "KIPPLY_ACTIVATIONS_DECODE[...] "
-     "entry 1 is listed twice"),
-    (T, "impossible value", '_ft("decode", 1, 22.0)', '_ft("decode", 1, -22.0)', "measured time "
+    (T, "misspelt field", "Measured(what, ms * MS, LLM_ANALYSIS_FT)", "Measured(what, ms * MS, "
+     "sourc=LLM_ANALYSIS_FT)", "measured ? has no field sourc (did you mean source?)"),
+    (T, "impossible value", '("decode", 1, 22.0)', '("decode", 1, -22.0)', "measured time "
      "of 13B decode, batch 1, 1 x A100 40GB must be a positive finite number, got -0.022"),
-    (T, "overflow", '_ft("prefill", 1, 63.17)', '_ft("prefill", 1, 10**400)', "int too large to "
+    (T, "overflow", '("prefill", 1, 63.17)', '("prefill", 1, 10**400)', "int too large to "
      "convert to float"),
     (T, "division by zero", "= 0.72  #", "= 0.72 / 0  #", "float division by zero"),
     (A, "syntax error", "    0.30,\n", "    0.30 0.1,\n", "invalid syntax"),
