@@ -393,3 +393,26 @@ def test_headings_headers_and_the_order_of_the_observations() -> None:
         "bytes, not by faster math."
     )
     assert said[1].startswith("The sweep crosses the ridge") and said[2].startswith("I grows")
+
+
+def test_fixed_lines_of_the_ledger_attention_and_sweep() -> None:
+    text = prose(page.ledger(LEDGER))
+    assert "chip: Chip, bf16: P = 100 TFLOP/s, beta = 1.000 TB/s, I* = 100.0 FLOP/B;" in text
+    assert (
+        "The add's intensity does not depend on its size: F and D both grow with the element "
+        "count. A GEMM's does: at M = 512 it is already 400.0 FLOP/B, because each weight byte "
+        "is reused by every row of the input." in text
+    )
+    slower = Op("attention ideal", 1e11, 1e8, 1000.0, "compute", 2e-3)  # made slower by hand
+    said = prose(page.attention(Ledger(R, 2, (NAIVE, slower))))
+    assert "The time bound rises from 1.500 ms to 2.000 ms" in said
+    group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
+    assert group.items[1].headers == ["M", "F", "D", "I (FLOP/B)", "bound"]
+    assert observations(group)[1] == (
+        "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3. "
+        "Below it the weights' bandwidth sets the time, above it the arithmetic does."
+    )
+    # ridge 2: M = 1 (I = 1) memory-bound, M = 2 (I = 50) compute-bound
+    low = Roof("Chip", "bf16", 2e12, 1e12, 2.0)
+    decode = observations(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
+    assert "Small-batch decode is memory-bound" in decode[0]
