@@ -352,3 +352,67 @@ def test_records_are_frozen_and_an_op_defaults_to_no_speedup() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         figure.count = 1  # type: ignore[misc]
     assert Op("x", 1.0, 1.0, 1.0, "memory", 1.0).speedups == (1.0, 1.0)
+
+
+def observations(group: Group) -> list[str]:
+    return next(i for i in group.items if isinstance(i, Observations)).items
+
+
+def test_headings_headers_and_the_order_of_the_observations() -> None:
+    machines = page.machines(Machines((OLD, NEW, NEW8), HERE))
+    assert (
+        str(machines.items[0]).splitlines()[1]
+        == "Machines: peak compute, bandwidth and ridge point"
+    )
+    assert machines.items[1].headers == ["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"]
+    assert page.ledger(LEDGER).items[2].headers == [
+        "operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"
+    ]  # fmt: skip
+    att = page.attention(Ledger(R, 2, (NAIVE, IDEAL)))
+    assert str(att.items[0]).splitlines()[1] == (
+        "Attention: S and P in memory vs ideal minimum traffic"
+    )
+    assert att.items[1].headers == ["", "naive (S, P in memory)", "ideal minimum traffic", "change"]
+    assert observations(att)[2] == (
+        "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
+        "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, so they "
+        "move more bytes than this, and their speed must be measured."
+    )
+    fast = page.speedups(LEDGER)
+    assert fast.items[1].headers == ["operator", "I/I*", "2x compute", "2x bandwidth"]
+    # two memory-bound records that buy 1.00x and 1.25x: the sentence quotes the larger
+    odd = Op("odd", 1e9, 1e9, 1.0, "memory", 1e-3, (1.25, 2.0))
+    assert (
+        "twice the compute buys 1.25x" in observations(page.speedups(Ledger(R, 2, (ADD, odd))))[0]
+    )
+    group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
+    assert str(group.items[2]).splitlines()[1] == "ridge point: I* = 100.0 FLOP/B"
+    said = observations(group)
+    assert said[0].endswith(
+        "Small-batch decode is memory-bound, so quantizing the weights helps by moving fewer "
+        "bytes, not by faster math."
+    )
+    assert said[1].startswith("The sweep crosses the ridge") and said[2].startswith("I grows")
+
+
+def test_fixed_lines_of_the_ledger_attention_and_sweep() -> None:
+    text = prose(page.ledger(LEDGER))
+    assert "chip: Chip, bf16: P = 100 TFLOP/s, beta = 1.000 TB/s, I* = 100.0 FLOP/B;" in text
+    assert (
+        "The add's intensity does not depend on its size: F and D both grow with the element "
+        "count. A GEMM's does: at M = 512 it is already 400.0 FLOP/B, because each weight byte "
+        "is reused by every row of the input." in text
+    )
+    slower = Op("attention ideal", 1e11, 1e8, 1000.0, "compute", 2e-3)  # made slower by hand
+    said = prose(page.attention(Ledger(R, 2, (NAIVE, slower))))
+    assert "The time bound rises from 1.500 ms to 2.000 ms" in said
+    group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
+    assert group.items[1].headers == ["M", "F", "D", "I (FLOP/B)", "bound"]
+    assert observations(group)[1] == (
+        "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3. "
+        "Below it the weights' bandwidth sets the time, above it the arithmetic does."
+    )
+    # ridge 2: M = 1 (I = 1) memory-bound, M = 2 (I = 50) compute-bound
+    low = Roof("Chip", "bf16", 2e12, 1e12, 2.0)
+    decode = observations(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
+    assert "Small-batch decode is memory-bound" in decode[0]
