@@ -198,3 +198,20 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
         text := capsys.readouterr().out
     )
     assert "roofs measured: none (spec roofs)" in text and text.startswith("Llama-2-7B on 1 x ")
+
+
+def test_defaults_help_and_a_missing_model(capsys) -> None:
+    assert cmd.main(["--model", "llama-2-7b", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["prompt"], got["new_tokens"], got["gpus"], got["batch"]) == (512, 128, 1, 1)
+    assert got["chip"] == "A100 80GB SXM" and got["precision"] == "bf16"
+    with pytest.raises(SystemExit) as stop:
+        cmd.main(["--help"])
+    assert stop.value.code == 0
+    helped = " ".join(capsys.readouterr().out.split())
+    assert "predict a model's latency on a chip from the ledgers" in helped
+    with pytest.raises(SystemExit) as stop:
+        cmd.main(["--chip", "a100"])
+    assert stop.value.code == 2 and "--config --model is required" in capsys.readouterr().err
+    untied = {k: v for k, v in LLAMA.items() if k != "tie_word_embeddings"}
+    assert not cmd.model_from_config(untied).tied_embeddings
