@@ -25,9 +25,9 @@ A mutant runs in a forked child of this process (pytest, numpy and matplotlib ar
 already imported, so one mutant costs a fraction of a second plus its tests). An import
 hook hands the child the mutated module instead of the file on disk; nothing on disk
 changes. The child runs only the test files mapped to the module (`[modules]` of
-tools/mutation.toml) and stops at the first failure. The mutant is killed when a test fails or errors, or when
-the tests exceed the timeout (a mutated loop that never ends); it survives when they
-all pass.
+tools/mutation.toml) and stops at the first failure. The mutant is killed when a test
+fails or errors, or when the tests exceed the timeout (a mutated loop that never ends);
+it survives when they all pass.
 
 Equivalent mutants (a change no test can see because the behaviour is the same) are
 listed under `[[equivalent]]` in tools/mutation.toml with the reason, and left out of
