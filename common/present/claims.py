@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from common.present.console import fmt_ratio
+
 Fmt = Callable[[float], str]
 
 
@@ -18,10 +20,7 @@ def _plain(x: float) -> str:
     return f"{x:,.1f}"
 
 
-def ratio(x: float, digits: int = 2) -> str:
-    """A factor as the course prints it: ratio(1.5) == 'x1.50'; a tiny one never prints x0."""
-    text = f"x{x:.{digits}f}"
-    return f"x{x:.2g}" if x and float(text[1:]) == 0 else text
+ratio = fmt_ratio  # a factor as the course prints it: ratio(1.5) == 'x1.50', never x0
 
 
 def direction(before: float, after: float, fmt: Fmt = _plain) -> int:

@@ -116,8 +116,9 @@ def fmt_time(seconds: float, unit: str | None = None, digits: int | None = None)
 
 
 def fmt_ratio(x: float, digits: int = 2) -> str:
-    """A speedup or growth factor: fmt_ratio(3.17) == 'x3.17'."""
-    return f"x{finite(x, 'ratio'):.{digits}f}"
+    """A speedup or growth factor: fmt_ratio(3.17) == 'x3.17'; a tiny one never prints x0."""
+    text = f"x{finite(x, 'ratio'):.{digits}f}"
+    return f"x{x:.2g}" if x and float(text[1:]) == 0 else text
 
 
 def fmt_pct(fraction: float, digits: int = 0) -> str:

@@ -8,13 +8,14 @@ decided through ``common.present.claims`` from the numbers the sentence quotes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from common.formulas.attention_io import Blocks
 from common.formulas.thresholds import Crossover
-from common.present.claims import listing, n_of_m, side, speed, than
+from common.present.claims import change, direction, listing, n_of_m, side, speed, than
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -76,6 +77,7 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
         title=f"One head, N = {r.n:,}, d_h = {r.d_head}, bf16: the bound and T >= max(F/P, D/beta)",
     )
     (d_naive, i_naive, t_naive), (d_ideal, i_ideal, t_ideal) = r.kernels.values()
+    _ms = functools.partial(fmt_time, unit="ms")
     first = r.gpus[0].name
     notes = Observations(
         [
@@ -83,9 +85,13 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
             f"{_sides(i_naive, r.gpus)}. The ideal moves {fmt_bytes(d_ideal)} "
             f"({fmt_ratio(d_naive / d_ideal, 1)} fewer bytes, the same F) at I = {i_ideal:.0f}: "
             f"{_sides(i_ideal, r.gpus)}.",
-            f"On the {first} the time bound gets {speed(t_naive[0], t_ideal[0], 1)}, from "
-            f"{fmt_time(t_naive[0], 'ms')} to {fmt_time(t_ideal[0], 'ms')}: the comparison the "
-            "article makes.",
+            f"On the {first} the time bound {change(t_naive[0], t_ideal[0], _ms)}"
+            + (
+                f" ({speed(t_naive[0], t_ideal[0], 1)})"
+                if direction(t_naive[0], t_ideal[0], _ms)
+                else ""
+            )
+            + ": the comparison the article makes.",
             "The ideal assumes that nothing is ever read twice, as if K and V "
             f"({fmt_kib(r.kv_bytes)} at this size) stayed on chip for every query. One SM's "
             "shared memory is a few hundred KiB. The rest of Part 1 asks what a finite on-chip "

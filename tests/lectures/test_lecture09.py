@@ -87,11 +87,11 @@ def test_results_section_schema(quick_run: dict) -> None:
         said = "The sweep's largest working set" in quick_run["proc"].stdout
         assert said == (sizes[-1] < 2 * llc)
 
-    plateaus = {p["level"]: p for p in h["plateaus"]}
+    plateaus = {p["name"]: p for p in h["plateaus"]}
     detected = [f"L{k}" for k in range(1, len(plateaus))]  # no sizes: named as found
     assert list(plateaus) == [*(LEVELS_HERE or detected), "DRAM"]
     for p in plateaus.values():  # DRAM has no point where the budget stops inside the LLC
-        reached = p["level"] != "DRAM" or not LEVELS_HERE or sizes[-1] >= 2 * llc
+        reached = p["name"] != "DRAM" or not LEVELS_HERE or sizes[-1] >= 2 * llc
         assert (p["points"] >= 1 and p["bytes_per_s"] > 0) if reached else p["points"] == 0
     if plateaus["DRAM"]["points"] and LEVELS_HERE:  # detected plateaus are ordered by size only
         assert plateaus["DRAM"]["bytes_per_s"] < plateaus["L1"]["bytes_per_s"]
@@ -185,7 +185,7 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
     h = doc["hierarchy"]
     assert h["caches"] == [] and h["cache_source"] is None
     assert "detector" in h["plateau_method"]
-    names = [p["level"] for p in h["plateaus"]]
+    names = [p["name"] for p in h["plateaus"]]
     if names:
         assert names[-1] == "DRAM"
         assert names[:-1] == [f"L{k}" for k in range(1, len(names))]

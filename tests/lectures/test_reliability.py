@@ -565,8 +565,10 @@ H100_PEAK_RE = re.compile(r'(H100 = Chip\(.*?"bf16": flops\()([^,]+)(,)', re.DOT
 @pytest.mark.parametrize("literal", ["1e-300", "1e300"])
 def test_an_absurd_peak_is_named_in_one_line(literal: str, tmp_path: Path) -> None:
     shutil.copytree(REPO / "common", tmp_path / "common", ignore=shutil.ignore_patterns("__py*"))
-    (tmp_path / "lectures").mkdir()
-    script = Path(shutil.copy2(lecture_path("02"), tmp_path / "lectures"))
+    shutil.copytree(
+        REPO / "lectures", tmp_path / "lectures", ignore=shutil.ignore_patterns("__py*")
+    )
+    script = tmp_path / "lectures" / lecture_path("02").name
     specs = tmp_path / "common" / "hw_specs.py"
     text = specs.read_text(encoding="utf-8")
     match = H100_PEAK_RE.search(text)

@@ -53,7 +53,7 @@ def test_extremes_by_hand() -> None:
     )
     # 1 ms / 0.2 ms: x5.0 faster
     assert notes.items[1] == (
-        "On the A the time bound gets x5.0 faster, from 1.000 ms to 0.200 ms: the comparison the "
+        "On the A the time bound falls from 1.000 ms to 0.200 ms (x5.0 faster): the comparison the "
         "article makes."
     )
     assert "as if K and V (2.00 MiB at this size)" in notes.items[2]
