@@ -228,10 +228,8 @@ level_roofs = [(p.name, p.bytes_per_s) for p in found]  # one bandwidth roof per
 # the same medians without the correction
 raw_plateau = {p.name: hierarchy.plateau_median(p, sizes, measured_bw) for p in found}
 call_limit = hierarchy.call_cost_limit_bytes(sizes, seconds, fixed)
-found_here = page.Plateaus(
-    plateaus, detected, levels, plateau_method, raw_plateau, sizes, call_limit
-)
-show(page.plateau_tables(found_here))
+here = page.Plateaus(plateaus, detected, levels, plateau_method, raw_plateau, sizes, call_limit)
+show(page.plateau_tables(here))
 
 # %%
 # The figure shows the measured curve, the curve with the fixed cost removed,
@@ -251,9 +249,9 @@ if args.png:
         [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found],
         call_limit,
     )
-    caption = page.sweep_caption(found_here)
+    caption = page.sweep_caption(here)
     shown.append(display.figure(path, caption, display_path(path)))
-show(*shown, page.plateau_observations(found_here))
+show(*shown, page.plateau_observations(here))
 
 # %%
 # Why the fixed cost matters, and where

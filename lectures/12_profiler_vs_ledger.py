@@ -49,6 +49,8 @@ from common.shell import cli
 from common.tables.models import LLAMA_3_8B, shrunk
 from lectures.words import profiler_vs_ledger as page
 
+# sphinx_gallery_start_ignore
+
 
 def make_parser() -> cli.LectureParser:
     """The command line: --quick, --outdir, --shrink and the budget flags."""
@@ -67,6 +69,7 @@ args = cli.parse_args(make_parser())
 if importlib.util.find_spec("torch") is None:
     print(page.NEEDS_TORCH)
     raise SystemExit(0)
+# sphinx_gallery_end_ignore
 
 # %%
 # 1. The model, and this machine's torch roofs
@@ -79,12 +82,11 @@ if importlib.util.find_spec("torch") is None:
 # lecture 01 measures numpy's: a square ``torch.mm`` and a streaming ``torch.add``.
 import torch
 from torch.nn.functional import silu
-from torch.profiler import ProfilerActivity, profile
 from torch.profiler import record_function as step
 
+# sphinx_gallery_start_ignore
 from common.measure import torch_roofs
 
-# sphinx_gallery_start_ignore
 plan = budget.from_args(args)
 device = "cuda" if torch.cuda.is_available() else "cpu"
 gpu = device == "cuda"
@@ -94,7 +96,6 @@ DTYPE = {p: getattr(torch, name) for p, name in torch_roofs.TORCH_DTYPES.items()
 prompt, steps = (64, 4) if args.quick else (256, 16)
 base = shrunk(LLAMA_3_8B, args.shrink)
 torch.manual_seed(0)
-# sphinx_gallery_end_ignore
 
 
 def weights(m, dtype):
@@ -113,51 +114,68 @@ def weights(m, dtype):
                 norm=ones(), head=w(d, m.vocab_size))  # fmt: skip
 
 
+# sphinx_gallery_end_ignore
+
+
 def rmsnorm(x, g):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * g
 
 
+def attention(m, w, h, layer_cache, pos):
+    """Grouped-query attention of T new tokens at positions pos..pos+T-1, with a KV cache."""
+    B, T, _ = h.shape
+    H, Hkv, dh, end = m.n_heads, m.n_kv_heads, m.d_head, pos + h.shape[1]
+    k_cache, v_cache = layer_cache
+    with step("Q projection"):
+        q = (h @ w["wq"]).view(B, T, H, dh).transpose(1, 2)
+    with step("K projection"):
+        k_cache[:, :, pos:end] = (h @ w["wk"]).view(B, T, Hkv, dh).transpose(1, 2)
+    with step("V projection"):
+        v_cache[:, :, pos:end] = (h @ w["wv"]).view(B, T, Hkv, dh).transpose(1, 2)
+    k = k_cache[:, :, :end].repeat_interleave(H // Hkv, 1)  # each KV head serves H/Hkv
+    v = v_cache[:, :, :end].repeat_interleave(H // Hkv, 1)
+    with step("scores Q K^T"):
+        scores = (q @ k.transpose(-1, -2)) * dh**-0.5
+        if T > 1:  # causal mask: a token sees only the keys up to its own position
+            mask = torch.ones(T, end, dtype=torch.bool, device=device).triu(pos + 1)
+            scores = scores.masked_fill(mask, float("-inf"))
+    with step("softmax"):
+        probs = torch.softmax(scores, -1)
+    with step("weighted sum P V"):
+        o = (probs @ v).transpose(1, 2).reshape(B, T, m.q_dim)
+    with step("output projection"):
+        return o @ w["wo"]
+
+
+# %%
+# The MLP is three matmuls around the SiLU; a layer adds both halves to its input
+# (the residual adds), and the last position's logits pick the next token.
+
+
+def mlp(w, h):
+    with step("gate projection"):
+        g = h @ w["wg"]
+    with step("up projection"):
+        u = h @ w["wu"]
+    with step("SiLU x up"):
+        a = silu(g) * u
+    with step("down projection"):
+        return a @ w["wd"]
+
+
 def forward(m, p, cache, tokens, pos):
-    """One pass: T new tokens per sequence at positions pos..pos+T-1; returns the logits."""
-    B, T = tokens.shape
-    H, Hkv, dh, end = m.n_heads, m.n_kv_heads, m.d_head, pos + tokens.shape[1]
+    """One pass over T new tokens per sequence; returns the last position's logits."""
     with step("embedding lookup"):
         x = p["emb"][tokens]
-    for i, w in enumerate(p["layers"]):
-        k_cache, v_cache = cache[i]
+    for w, layer_cache in zip(p["layers"], cache, strict=True):
         with step("attention norm"):
             h = rmsnorm(x, w["n1"])
-        with step("Q projection"):
-            q = (h @ w["wq"]).view(B, T, H, dh).transpose(1, 2)
-        with step("K projection"):
-            k_cache[:, :, pos:end] = (h @ w["wk"]).view(B, T, Hkv, dh).transpose(1, 2)
-        with step("V projection"):
-            v_cache[:, :, pos:end] = (h @ w["wv"]).view(B, T, Hkv, dh).transpose(1, 2)
-        k = k_cache[:, :, :end].repeat_interleave(H // Hkv, 1)  # each KV head serves H/Hkv
-        v = v_cache[:, :, :end].repeat_interleave(H // Hkv, 1)
-        with step("scores Q K^T"):
-            scores = (q @ k.transpose(-1, -2)) * dh**-0.5
-            if T > 1:  # causal mask: a token sees only the keys up to its own position
-                mask = torch.ones(T, end, dtype=torch.bool, device=device).triu(pos + 1)
-                scores = scores.masked_fill(mask, float("-inf"))
-        with step("softmax"):
-            probs = torch.softmax(scores, -1)
-        with step("weighted sum P V"):
-            o = (probs @ v).transpose(1, 2).reshape(B, T, m.q_dim)
-        with step("output projection"):
-            o = o @ w["wo"]
+        o = attention(m, w, h, layer_cache, pos)
         with step("residual add"):
             x = x + o
         with step("MLP norm"):
             h = rmsnorm(x, w["n2"])
-        with step("gate projection"):
-            g = h @ w["wg"]
-        with step("up projection"):
-            u = h @ w["wu"]
-        with step("SiLU x up"):
-            a = silu(g) * u
-        with step("down projection"):
-            f = a @ w["wd"]
+        f = mlp(w, h)
         with step("residual add"):
             x = x + f
     with step("final norm"):
@@ -210,6 +228,8 @@ show(page.setup_table(page.Setup(model, prompt, steps, device, torch.get_num_thr
 # the memory it allocated and the FLOPs the profiler knows how to count. The table is
 # the one a student prints: the operators that took the most time themselves
 # (*self* time leaves out the operators they called).
+
+from torch.profiler import ProfilerActivity, profile
 
 activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
 sort_by = "self_device_time_total" if gpu else "self_cpu_time_total"

@@ -201,8 +201,8 @@ def phase_table(phases: Sequence[Phase]) -> Table:
              claims.side(p.flops / p.nbytes, p.ridge), fmt_time(p.bound_s),
              fmt_time(p.measured_s), _pct(p.bound_s / p.measured_s), fmt_bytes(p.peak_bytes),
              fmt_bytes(p.activations)) for p in phases]  # fmt: skip
-    headers = ("pass", "precision", "FLOP/B", "bound", "ledger bound", "measured", "% of bound",
-               "profiler peak", "ledger activations")  # fmt: skip
+    headers = ("pass", "dtype", "FLOP/B", "side", "bound", "measured", "% bound", "peak alloc",
+               "activations")  # fmt: skip
     return Table(headers, rows, "Prefill and the last decode step")
 
 
