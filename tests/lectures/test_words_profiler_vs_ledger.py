@@ -156,7 +156,7 @@ def test_phase_table_by_hand() -> None:
     pre = ["prefill", "fp32", "10.0", "memory-bound", "5.00 ms", "20.0 ms", "25%"]
     dec = ["decode", "fp32", "0.4", "memory-bound", "2.50 ms", "10.0 ms", "25%"]
     assert table.rows == [[*pre, "3.00 KB", "1.50 KB"], [*dec, "100 B", "50 B"]]
-    assert table.headers[2:4] == ["FLOP/B", "bound"]
+    assert table.headers[2:5] == ["FLOP/B", "side", "bound"]
     ridge_below = dataclasses.replace(PRE, ridge=10.0)  # at the ridge: compute-bound
     assert page.phase_table([ridge_below]).rows[0][3] == "compute-bound"
 
