@@ -184,6 +184,11 @@ def forward(m, p, cache, tokens, pos):
         return h @ p["head"]
 
 
+# %%
+# A run is one prompt pass (prefill), then one new token per step (decode), each
+# recorded under its phase's name so the trace shows where one ends and the next begins.
+
+
 def generate(m, p, cache, prompt_tokens, steps):
     """Prefill the prompt, then decode `steps` tokens one at a time (greedy)."""
     with step("prefill"):
