@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    python tools/mutation.py                      # every module in MODULES
+    python tools/mutation.py                      # every module of tools/mutation.toml
     python tools/mutation.py common/formulas/ledger.py common/hw_specs.py
     python tools/mutation.py --list common/formulas/ledger.py   # the mutants, not run
     python tools/mutation.py --jobs 2 --timeout 20
