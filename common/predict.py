@@ -21,18 +21,20 @@ from common.shell import boot
 if __name__ == "__main__":
     boot.start("common.predict")
 
-from common.formulas.predict import achievable_roofs, forecast
+from common.formulas.predict import (
+    achievable_roofs,
+    engine_roofs,
+    forecast,
+    request_bound,
+    spec_roofs,
+)
 from common.formulas.transformer import DTypes, check_context
 from common.hw_specs import CHIPS, get_chip
 from common.present.console import fmt_time, format_table
 from common.shell.cli import LectureParser, batch_size, one_of, path_text, positive_int
-from common.tables import measurements as pub
+from common.tables.engines import ENGINES
 from common.tables.models import MODELS, Model, get_model
 
-#: --overhead: the fixed cost per kernel, and the engine style it was measured on.
-OVERHEADS = {"kernels": "each operator a kernel of at least vidur's smallest (A100, eager)",
-             "none": "no fixed cost per kernel (graphs, fused kernels: unpublished)"}  # fmt: skip
-NO_FLOOR = "no fixed cost per kernel: none measured on this chip (left out)"
 LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
 GPT2_KEYS = ("n_embd", "n_layer", "n_head", "vocab_size")
 LLAMA_TYPES = ("llama", "mistral", "qwen2")
@@ -103,7 +105,10 @@ def make_parser() -> LectureParser:
     parser.add_argument("--prompt", type=positive_int, default=512, help="prompt tokens (512)")
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
     parser.add_argument("--precision", default="bf16", help="weights, cache, activations")
-    parser.add_argument("--overhead", type=one_of(OVERHEADS, "overhead"), default="kernels")
+    parser.add_argument(
+        "--engine", type=one_of(ENGINES, "engine"), default="vllm",
+        help="; ".join(f"{k}: {e.what}" for k, e in ENGINES.items()),
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -116,37 +121,44 @@ def predict_request(args: Any) -> dict[str, Any]:
     check_context(model, args.prompt + args.new_tokens)
     if model.n_heads % args.gpus or (model.n_kv_heads % args.gpus and args.gpus % model.n_kv_heads):
         raise ValueError(f"{args.gpus} GPUs cannot split {model.name}'s heads evenly")
-    roofs = achievable_roofs(chip, args.precision)
-    curve = pub.ALLREDUCE_CURVES.get(chip.key)
-    kernels = args.overhead == "kernels" and chip.key in pub.KERNEL_FLOOR_CHIPS
-    floor = pub.small_kernel_floor() if kernels else 0.0
-    shape = (args.gpus, args.batch, args.prompt, args.new_tokens)
-    f = forecast(model, roofs, *shape, dtypes, curve, floor)
+    spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
+    eng = engine_roofs(chip, args.engine, args.precision, args.gpus)
+    shape = (args.gpus, args.batch, args.prompt, args.new_tokens, dtypes)
+    f = forecast(model, spec, eng, *shape)
     return {
         "model": model.name, "chip": chip.name, "gpus": args.gpus, "batch": args.batch,
         "prompt": args.prompt, "new_tokens": args.new_tokens, "precision": args.precision,
+        "engine": args.engine,
         "prefill_s": f.prefill_s, "decode_step_s": f.decode_step_s, "total_s": f.total_s,
         "tokens_per_s": args.batch * args.new_tokens / f.total_s,
+        "bound_prefill_s": f.bound_prefill_s, "bound_decode_step_s": f.bound_decode_step_s,
+        "bound_total_s": request_bound(model, spec, *shape),
+        "bound_achievable_total_s": request_bound(model, ach, *shape),
         "terms": {"prefill": f.prefill, "decode_step": f.decode_step},
-        "measured_roofs": list(roofs.measured),
-        "allreduce": "measured curve" if curve else "ring bytes over the link roof, no latency",
-        "overhead": OVERHEADS[args.overhead] if floor or args.overhead == "none" else NO_FLOOR,
+        "measured_roofs": list(ach.measured),
+        "allreduce": "measured curve" if eng.curve else "ring bytes over the link roof, no latency",
+        "left_out": list(eng.notes),
     }  # fmt: skip
 
 
 def render(r: Mapping[str, Any]) -> str:
-    """The prediction as a readable table: each pass with its terms, then total and rate."""
+    """The prediction as a readable table: the bound, each term of the gap, the forecast."""
     passes = ("prefill", "decode_step")
     rows = [(t, *(fmt_time(r["terms"][p][t], "ms") for p in passes)) for t in r["terms"]["prefill"]]
-    rows.append(("sum", fmt_time(r["prefill_s"], "ms"), fmt_time(r["decode_step_s"], "ms")))
+    rows.append(
+        ("forecast (sum)", fmt_time(r["prefill_s"], "ms"), fmt_time(r["decode_step_s"], "ms"))
+    )
     return "\n".join([
         f"{r['model']} on {r['gpus']} x {r['chip']}, {r['precision']}, batch {r['batch']}, "
-        f"{r['prompt']} prompt + {r['new_tokens']} new tokens",
+        f"{r['prompt']} prompt + {r['new_tokens']} new tokens, engine {r['engine']}",
         format_table(("term", "prefill", "decode step (mean)"), rows),
-        f"total: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens']} decode steps; "
+        f"bound (what no engine beats): {fmt_time(r['bound_total_s'], 'ms')} at the datasheet's "
+        f"roofs, {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones",
+        f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens']} decode steps; "
         f"throughput {r['tokens_per_s']:,.1f} generated tokens/s",
         f"roofs measured: {', '.join(r['measured_roofs']) or 'none (spec roofs)'}; "
-        f"all-reduce: {r['allreduce']}; kernels: {r['overhead']}",
+        f"all-reduce: {r['allreduce']}",
+        *(f"left out or carried: {note}" for note in r["left_out"]),
     ])  # fmt: skip
 
 

@@ -28,7 +28,8 @@ from typing import NamedTuple
 
 from common.formulas import roofline
 from common.formulas.transformer import DTypes, PassLedger, decode_ledger, prefill_ledger
-from common.hw_specs import Chip
+from common.hw_specs import Chip, get_chip
+from common.tables import engines
 from common.tables.models import Model
 from common.tables.validate import non_negative, positive, positive_int
 
@@ -265,50 +266,167 @@ def efficiency_to_match(
     return (lo + hi) / 2
 
 
+class EngineRoofs(NamedTuple):
+    """What an engine's kernels measurably reach, as shares of the datasheet's roofs.
+
+    gemm: (rows M, fraction of the spec peak) points of a measured GEMM, rising M (empty:
+    1.0); hbm_share: fraction of the spec HBM bandwidth; floor: seconds no kernel goes
+    below (the GPU time of the smallest kernels); step: seconds per forward pass;
+    curve: measured all-reduce times (None: ring bytes over the link, no latency).
+    """
+
+    gemm: tuple[tuple[int, float], ...]
+    hbm_share: float
+    floor: float
+    step: float
+    curve: Curves | None
+    launch: float = 0.0  # seconds of CPU launch per kernel the GPU waits for (eager)
+    notes: tuple[str, ...] = ()  # terms left out or carried from another chip, said plainly
+
+
+def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
+    """Share of the spec peak a GEMM of M rows reaches: linear in M between measured
+    points, the first point's share below them, the last above; never above 1."""
+    m = positive(rows, "rows")
+    if not points:
+        return 1.0
+    if m <= points[0][0]:
+        return min(1.0, points[0][1])
+    for (a, ea), (b, eb) in itertools.pairwise(points):
+        if m <= b:
+            return min(1.0, ea + (eb - ea) * (m - a) / (b - a))
+    return min(1.0, points[-1][1])
+
+
+def kernel_times(
+    ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
+) -> list[tuple[int, float]]:
+    """(count, one kernel's time) per operator: max(F / (e(M) P), D / (s beta)) per GPU share,
+    with e(M) the measured GEMM share at the pass's rows and s the measured HBM share."""
+    g = positive_int(gpus, "GPUs")
+    e = gemm_share(ledger.tokens, eng.gemm)
+    s = min(1.0, positive(eng.hbm_share, "HBM share"))
+    rows = []
+    for op, count in ledger.counted():
+        share = g if op.kind in SHARDED_KINDS else 1
+        t = roofline.lower_bound_time(
+            op.flops / share, op.nbytes / share, e * spec.peak, s * spec.mem_bw
+        )
+        rows.append((count, t))
+    return rows
+
+
+def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
+    """The roofline bound of a pass: sum of max(F / P, D / beta) + the all-reduces' ring bytes
+    2 (g - 1) / g * M / beta_link, no latency. No implementation beats it on these roofs."""
+    return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, None)
+
+
+def forecast_terms(
+    ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
+) -> dict[str, float]:
+    """One pass as the bound at spec roofs plus each named term of the gap, in seconds.
+
+    Every term is >= 0, so the forecast (their sum) is never below the bound.
+    """
+    kernels = kernel_times(ledger, spec, eng, gpus)
+    t_kernels = sum(c * t for c, t in kernels)
+    ring = comm_time(ledger, gpus, spec.link_bw, None)
+    measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
+    floor = non_negative(eng.floor, "kernel floor")
+    return {
+        "bound (spec roofs)": bound_time(ledger, spec, gpus),
+        "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
+        "all-reduce beyond ring bytes": max(0.0, measured - ring),
+        "kernel floor": sum(c * max(0.0, floor - t) for c, t in kernels),
+        "CPU launch per kernel": sum(c for c, _ in kernels) * non_negative(eng.launch, "launch"),
+        "fixed cost per step": non_negative(eng.step, "step cost"),
+    }
+
+
 class Forecast(NamedTuple):
-    """A request's predicted times in seconds: each pass as named terms, and the sums."""
+    """A request's times in seconds: each pass as named terms, the sums, and the bound."""
 
     prefill: dict[str, float]  # the prompt pass
     decode_step: dict[str, float]  # one decode step, the mean over the new tokens
     prefill_s: float
     decode_step_s: float
     total_s: float  # prefill + new tokens x decode step
-
-
-def pass_terms(
-    ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None, floor: float
-) -> dict[str, float]:
-    """One pass as its terms: roofline on these roofs, all-reduces, fixed cost per kernel."""
-    return {
-        "roofline": roofline_time(ledger, roofs, gpus),
-        "all-reduce": comm_time(ledger, gpus, roofs.link_bw, curve),
-        "kernel floor": fixed_cost(ledger, roofs, floor, gpus),
-    }
+    bound_prefill_s: float  # the roofline bound at spec roofs (the first term of each pass)
+    bound_decode_step_s: float
 
 
 def forecast(
     model: Model,
-    roofs: Roofs,
+    spec: Roofs,
+    eng: EngineRoofs,
     gpus: int,
     batch: int,
     prompt: int,
     new_tokens: int,
     dtypes: DTypes,
-    curve: Curves | None,
-    floor: float,
 ) -> Forecast:
     """Prefill of the prompt, then one decode step per new token with the cache at
     prompt + 1, ..., prompt + new tokens. The decode terms are the mean over those steps:
     every step up to STEPS_AVERAGED of them, else the middle step of each of that many
     equal bins (exact while each term is linear in the cache length)."""
     n = positive_int(new_tokens + 1, "new tokens + 1") - 1  # 0: the prompt pass alone
-    pre = pass_terms(prefill_ledger(model, batch, prompt, dtypes), roofs, gpus, curve, floor)
+    pre = forecast_terms(prefill_ledger(model, batch, prompt, dtypes), spec, eng, gpus)
     k = min(n, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
         context = prompt + 1 + (2 * i + 1) * n // (2 * k)
-        step = pass_terms(decode_ledger(model, batch, context, dtypes), roofs, gpus, curve, floor)
+        step = forecast_terms(decode_ledger(model, batch, context, dtypes), spec, eng, gpus)
         for key, v in step.items():
             total[key] += v / k  # (no step runs when n = 0)
     t_pre, t_step = sum(pre.values()), sum(total.values())
-    return Forecast(pre, total, t_pre, t_step, t_pre + n * t_step)
+    bound = next(iter(pre))
+    return Forecast(pre, total, t_pre, t_step, t_pre + n * t_step, pre[bound], total[bound])
+
+
+def request_bound(
+    model: Model, roofs: Roofs, gpus: int, batch: int, prompt: int, new_tokens: int, dtypes: DTypes
+) -> float:
+    """The roofline bound of a whole request on these roofs, in seconds (no engine terms)."""
+    bare = EngineRoofs((), 1.0, 0.0, 0.0, None)
+    f = forecast(model, roofs, bare, gpus, batch, prompt, new_tokens, dtypes)
+    return f.total_s
+
+
+def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
+    """The measured terms of `engine` on `chip` (``tables.engines``); each one nobody
+    measured on this chip is left out or falls back to the hardware table's achievable
+    roof, and `notes` says which."""
+    eng = engines.ENGINES[engine]
+    terms = engines.CHIP_TERMS.get(chip.key)
+    spec = spec_roofs(chip, precision)
+    notes = [] if terms is None or not terms.note else [terms.note]
+    if terms is None:
+        ach = achievable_roofs(chip, precision)
+        gemm = ((1, ach.peak / spec.peak),)
+        hbm, floor, curve = ach.mem_bw / spec.mem_bw, 0.0, None
+        notes.append(
+            f"no per-shape GEMM or kernel-floor measurement on the {chip.name}: flat "
+            "achievable roofs, no kernel floor, all-reduce as ring bytes (no latency)"
+        )
+    else:
+        home = get_chip(terms.measured_on)  # shares are of the datasheet it was measured on
+        peak_bf16 = home.peak_flops("bf16")
+        gemm = tuple(
+            (m, 2 * m * engines.GEMM_K * engines.GEMM_N / (t.value * peak_bf16))
+            for m, t in zip(terms.gemm_rows, terms.gemm, strict=True)
+        )
+        w = terms.weight_read
+        weight_bytes = 2 * (engines.GEMM_K + engines.GEMM_K * engines.GEMM_N + engines.GEMM_N)
+        hbm = weight_bytes / (w.value * home.mem_bw)
+        if chip.key in engines.HBM_SHARE_CALIBRATION:
+            hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value
+        floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
+        curve = terms.allreduce
+    if eng.launch is None:
+        notes.append(engines.NO_LAUNCH)
+    launch = 0.0 if eng.launch is None else eng.launch.value
+    if eng.step is None:
+        notes.append(engines.NO_STEP)
+    step = eng.step.value if eng.step is not None else 0.0
+    return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes))

@@ -17,7 +17,8 @@ import pytest
 from common import predict as cmd
 
 REPO = Path(__file__).resolve().parents[2]
-BW = 1555e9  # achievable HBM of the A100 80GB: 180.4 MB in 0.116 ms
+BW = 2 * (4096 + 4096 * 22016 + 22016) / 0.116e-3  # vidur's A100 GEMM at one row: 1,555 GB/s
+SPEC_BW = 2.039e12  # the A100 80GB's datasheet HBM bandwidth
 FLOOR = (5 + 2 + 7 + 5) / 4 * 1e-6  # vidur's four smallest kernels at one token, mean
 AR_SMALL = 46e-6  # the 2-GPU DGX A100 curve below its first point (16 KiB)
 LLAMA = {
@@ -53,49 +54,66 @@ def run_json(tmp_path: Path, config: dict, *flags: str, capsys: pytest.CaptureFi
     return json.loads(capsys.readouterr().out)
 
 
-def test_llama_config_one_gpu_is_bytes_over_the_achievable_bandwidth(tmp_path, capsys) -> None:
-    flags = ("--prompt", "4", "--new-tokens", "1", "--overhead", "none")
+def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys) -> None:
+    flags = ("--prompt", "4", "--new-tokens", "1", "--engine", "trtllm")
     got = run_json(tmp_path, LLAMA, *flags, capsys=capsys)
-    assert got["decode_step_s"] == pytest.approx(DECODE_BYTES / BW, rel=1e-4)
-    assert got["prefill_s"] == pytest.approx(PREFILL_BYTES / BW, rel=1e-4)
-    assert got["total_s"] == pytest.approx((DECODE_BYTES + PREFILL_BYTES) / BW, rel=1e-4)
-    assert got["tokens_per_s"] == pytest.approx(BW / (DECODE_BYTES + PREFILL_BYTES), rel=1e-4)
-    assert got["terms"]["decode_step"]["all-reduce"] == 0.0
-    assert got["terms"]["decode_step"]["kernel floor"] == 0.0
+    assert got["bound_decode_step_s"] == pytest.approx(DECODE_BYTES / SPEC_BW, rel=1e-4)
+    assert got["bound_prefill_s"] == pytest.approx(PREFILL_BYTES / SPEC_BW, rel=1e-4)
+    assert got["bound_total_s"] == pytest.approx((DECODE_BYTES + PREFILL_BYTES) / SPEC_BW)
+    step = got["terms"]["decode_step"]
+    # the kernels at vidur's measured HBM share: bytes over 1,555 GB/s
+    shares = step["bound (spec roofs)"] + step["measured GEMM and HBM shares"]
+    assert shares == pytest.approx(DECODE_BYTES / BW, rel=1e-4)
+    assert step["all-reduce beyond ring bytes"] == 0.0 and step["fixed cost per step"] == 0.0
+    # every kernel sits below the floor: 15 a layer and 3 once, each takes the floor
+    assert got["decode_step_s"] == pytest.approx(18 * FLOOR)
+    assert got["decode_step_s"] >= got["bound_decode_step_s"]
 
 
 def test_gpt2_config_on_two_gpus_pays_floors_and_allreduces(tmp_path, capsys) -> None:
     # 14 kernels a layer (norm, Q, K, V, scores, softmax, P V, O, add, norm, up, GELU, down,
     # add) and 3 once (embedding, final norm, LM head), each far below the floor; two
     # all-reduces of 128 bytes (decode) or 512 bytes (prefill), both below the curve's first.
-    flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3")
+    flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3", "--engine", "trtllm")
     got = run_json(tmp_path, GPT2, *flags, capsys=capsys)
     step = got["terms"]["decode_step"]
-    assert step["roofline"] + step["kernel floor"] == pytest.approx(17 * FLOOR)
-    assert step["all-reduce"] == pytest.approx(2 * AR_SMALL)
+    ring = 2 * (2 - 1) / 2 * 128 / 300e9  # one all-reduce's ring bytes over NVLink 3
+    assert step["all-reduce beyond ring bytes"] == pytest.approx(2 * (AR_SMALL - ring))
+    assert got["decode_step_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
     assert got["prefill_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
     assert got["total_s"] == pytest.approx(4 * (17 * FLOOR + 2 * AR_SMALL))
     assert got["gpus"] == 2 and got["allreduce"] == "measured curve"
 
 
-def test_llama_kernels_count_gated_mlp(tmp_path, capsys) -> None:
-    # 15 kernels a layer with the gate (one more than GPT-2) and 3 once.
-    got = run_json(tmp_path, LLAMA, "--prompt", "4", "--new-tokens", "2", capsys=capsys)
-    assert got["decode_step_s"] == pytest.approx(18 * FLOOR)
+def test_each_engine_adds_its_cited_terms(tmp_path, capsys) -> None:
+    base = ("--prompt", "4", "--new-tokens", "2")
+    # vLLM: 4 ms of GPU bubble per step (its RFC #6854); eager: 0.15 s over 100 steps of
+    # 483 kernels (vLLM PR #1440), for each of the 18 kernels of a step.
+    vllm = run_json(tmp_path, LLAMA, *base, "--engine", "vllm", capsys=capsys)
+    assert vllm["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3)
+    eager = run_json(tmp_path, LLAMA, *base, "--engine", "eager", capsys=capsys)
+    assert eager["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * 0.15 / 100 / 483)
 
 
-def test_a_chip_without_measured_floor_or_curve_leaves_them_out(tmp_path, capsys) -> None:
+def test_h100_reads_its_own_curve_and_floor(tmp_path, capsys) -> None:
     flags = ("--chip", "h100", "--gpus", "2", "--prompt", "4", "--new-tokens", "1")
-    got = run_json(tmp_path, GPT2, *flags, capsys=capsys)
-    assert got["terms"]["decode_step"]["kernel floor"] == 0.0
-    # ring bytes only: 2 (g - 1) / g * 128 B / 450 GB/s, twice
-    assert got["terms"]["decode_step"]["all-reduce"] == pytest.approx(2 * 128 / 380e9)
+    got = run_json(tmp_path, GPT2, *flags, "--engine", "trtllm", capsys=capsys)
+    # vidur's H100 kernels: (4 + 1 + 6 + 4) / 4 us; its DGX H100 curve: 31 us below 16 KiB
+    ring = 128 / 450e9
+    assert got["decode_step_s"] == pytest.approx(17 * 3.75e-6 + 2 * 31e-6)
+    assert got["terms"]["decode_step"]["all-reduce beyond ring bytes"] == pytest.approx(
+        2 * (31e-6 - ring)
+    )
+    tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", capsys=capsys)
+    assert tpu["terms"]["decode_step"]["kernel floor"] == 0.0
+    assert any("no per-shape GEMM" in note for note in tpu["left_out"])
 
 
 def test_table_output_names_each_term(capsys) -> None:
     assert cmd.main(["--model", "llama-3-8b", "--new-tokens", "4"]) == 0
     out = capsys.readouterr().out
-    for word in ("prefill", "decode step (mean)", "roofline", "all-reduce", "kernel floor"):
+    words = ("prefill", "decode step (mean)", "bound (spec roofs)", "all-reduce", "kernel floor")
+    for word in (*words, "fixed cost per step", "bound (what no engine beats)"):
         assert word in out
     assert "throughput" in out and "4 decode steps" in out
 
@@ -179,12 +197,8 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
     with pytest.raises(SystemExit):  # 60 + 10 tokens pass the window of 64
         run_json(tmp_path, LLAMA, "--prompt", "60", "--new-tokens", "10", capsys=capsys)
     assert "exceeds" in capsys.readouterr().err
-    tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", "--overhead", "none", capsys=capsys)
-    assert tpu["measured_roofs"] == [] and tpu["overhead"] == cmd.OVERHEADS["none"]
-    h100 = run_json(tmp_path, GPT2, "--chip", "h100", capsys=capsys)
-    assert h100["overhead"] == cmd.NO_FLOOR and "link roof" in h100["allreduce"]
-    a100 = run_json(tmp_path, GPT2, capsys=capsys)
-    assert a100["overhead"] == cmd.OVERHEADS["kernels"]
+    tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", capsys=capsys)
+    assert tpu["measured_roofs"] == [] and "link roof" in tpu["allreduce"]
     monkeypatch.setattr("sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e",
                                      "--json"])  # fmt: skip
     assert cmd.main() == 0

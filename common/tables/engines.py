@@ -1,0 +1,216 @@
+"""The engine terms of a forecast, each a published measurement with its source and conditions.
+
+Standard library only. The roofline bound (``formulas.predict``) is what no engine
+beats; a forecast adds what an engine measurably pays on top of it. Per chip
+generation: the share of the datasheet's matmul peak a cuBLAS GEMM reaches at M rows,
+the share of HBM bandwidth a weight-bound GEMM reaches, the GPU time of the smallest
+kernel, and the all-reduce time by message size. Per engine class: a fixed cost per
+step and a CPU cost per kernel launch. Each figure names the lecture 11 cases it was
+taken from (``informs``): those cases are calibration, all others validation.
+
+Times are seconds; a figure nobody published is absent, and the forecast says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from common.tables.measurements import A100_DGX_ALLREDUCE, CHECKED, KIPPLY_HBM_SHARE, MS
+from common.tables.validate import positive
+
+US = 1e-6
+
+# ---------------------------------------------------------------------------
+# Sources
+# ---------------------------------------------------------------------------
+VIDUR = "microsoft/vidur (github.com/microsoft/vidur, commit 7d47513)"
+VIDUR_MLP = (
+    f"{VIDUR}, data/profiling/compute/{{gpu}}/meta-llama/Llama-2-7b-hf/mlp.csv: bf16, "
+    "num_tensor_parallel_workers = 1, column time_stats.<operator>.median (ms, CUDA-event "
+    f"timed kernels of a PyTorch model, no CUDA graphs); {CHECKED}"
+)
+VIDUR_ALLREDUCE_H100 = (
+    f"{VIDUR}, data/profiling/network/h100_dgx/all_reduce.csv (a DGX H100: 8 x H100 80GB, "
+    "NVLink 4 over NVSwitch; NCCL kernel time of an fp16 all-reduce, size in bytes): rows with "
+    "num_workers = devices_per_node = g; each point the median of time_stats.all_reduce.median "
+    f"over the 9 rows nearest that size, as for the A100 curve; {CHECKED}"
+)
+VLLM_RFC_6854 = (
+    "vllm-project/vllm issue #6854, '[RFC]: Multi-Step Scheduling' (2024-07-26): profile of "
+    "vLLM's OpenAI server before multi-step scheduling (v0.5.x, Meta-Llama-3-8B, 1 GPU): "
+    "'each highlighted redbox is about 4ms of GPU bubble ... this overhead is incurred on "
+    f"every decode' (CPU scheduling, input preparation, output processing); {CHECKED}"
+)
+VLLM_PR_1440 = (
+    "vllm-project/vllm pull request #1440, 'CUDA graph for Llama' (2023-10-20): Llama-2-7B, "
+    "no tensor parallelism, batch 1, 5 input + 100 output tokens: 'about 1.05s ... with CUDA "
+    "graph ... vs about 1.2s without' (GPU not stated); per kernel: the 0.15 s over 100 steps "
+    f"of 483 kernels each (the ledger's count for a Llama-2-7B decode step); {CHECKED}"
+)
+
+
+# ---------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Term:
+    """One published figure a forecast uses: value (SI units), source, what it informs.
+
+    `informs` names the lecture 11 cases the figure was taken from (their labels): those
+    cases are calibration; a case that is not named anywhere is validation.
+    """
+
+    what: str
+    value: float
+    source: str
+    informs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        positive(self.value, self.what)
+
+
+#: The fused gate+up GEMM [M, 4096] x [4096, 22016] of Llama-2-7B, bf16: seconds at M rows.
+GEMM_K, GEMM_N = 4096, 2 * 11008
+
+
+def _gemm(gpu: str, rows: Mapping[int, float]) -> tuple[Term, ...]:
+    src = VIDUR_MLP.format(gpu=gpu)
+    return tuple(
+        Term(f"gate+up GEMM, {m:,} rows, {gpu.upper()}", ms * MS, src) for m, ms in rows.items()
+    )
+
+
+@dataclass(frozen=True)
+class ChipTerms:
+    """What one chip generation's kernels measurably reach (None: nobody published it)."""
+
+    gemm: tuple[Term, ...]  # time of the GEMM_K x GEMM_N GEMM at its rows (first word of `what`)
+    gemm_rows: tuple[int, ...]
+    weight_read: Term  # the same GEMM at one row: a weight-bound kernel (its HBM share)
+    small_kernels: tuple[Term, ...]  # the smallest kernels at one token: a GPU floor per kernel
+    allreduce: Mapping[int, tuple[tuple[float, float], ...]] | None
+    allreduce_source: str
+    measured_on: str  # the chip key whose datasheet the shares are taken against
+    note: str = ""  # how the figures reach a chip they were not measured on
+
+
+#: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100).
+H100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
+    2: ((16384, 31e-6), (131072, 11e-6), (1048576, 43e-6), (4194304, 42e-6),
+        (16777216, 74e-6), (67108864, 245e-6)),
+    4: ((16384, 38e-6), (131072, 41e-6), (1048576, 41e-6), (4194304, 47e-6),
+        (16777216, 93e-6), (67108864, 315e-6)),
+    8: ((16384, 33e-6), (131072, 27e-6), (1048576, 33e-6), (4194304, 51e-6),
+        (16777216, 114e-6), (67108864, 343e-6)),
+}  # fmt: skip
+
+_A100_ROWS = {256: 0.229, 512: 0.402, 1024: 0.877, 2048: 1.694, 4096: 3.3655}
+_H100_ROWS = {256: 0.130, 512: 0.134, 1024: 0.256, 2048: 0.492, 4096: 0.987}
+_VIDUR_A100 = VIDUR_MLP.format(gpu="a100")
+_VIDUR_H100 = VIDUR_MLP.format(gpu="h100")
+
+A100_TERMS = ChipTerms(
+    _gemm("a100", _A100_ROWS),
+    tuple(_A100_ROWS),
+    Term("gate+up GEMM, 1 row, A100 80GB", 0.116 * MS, _VIDUR_A100),
+    (
+        Term("RMSNorm, 1 token, A100", 0.005 * MS, _VIDUR_A100),
+        Term("residual add, 1 token, A100", 0.002 * MS, _VIDUR_A100),
+        Term("SiLU x up, 1 token, A100", 0.007 * MS, _VIDUR_A100),
+        Term("rotary embedding, 1 token, A100", 0.005 * MS, _VIDUR_A100),
+    ),
+    A100_DGX_ALLREDUCE,
+    "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)",
+    "a100-80gb",
+    "measured on an A100 80GB; the 40GB part has the same SMs",
+)
+H100_TERMS = ChipTerms(
+    _gemm("h100", _H100_ROWS),
+    tuple(_H100_ROWS),
+    Term("gate+up GEMM, 1 row, H100", 0.064 * MS, _VIDUR_H100),
+    (
+        Term("RMSNorm, 1 token, H100", 0.004 * MS, _VIDUR_H100),
+        Term("residual add, 1 token, H100", 0.001 * MS, _VIDUR_H100),
+        Term("SiLU x up, 1 token, H100", 0.006 * MS, _VIDUR_H100),
+        Term("rotary embedding, 1 token, H100", 0.004 * MS, _VIDUR_H100),
+    ),
+    H100_DGX_ALLREDUCE,
+    VIDUR_ALLREDUCE_H100,
+    "h100",
+)
+H200_NOTE = (
+    "measured on an H100 SXM; the H200 has the same GH100 die and NVLink 4 switch, so its "
+    "shares of the datasheet are taken as the H100's (no H200 measurement published here)"
+)
+#: Chip key -> the measured kernel terms of its generation (absent: none published).
+CHIP_TERMS: dict[str, ChipTerms] = {
+    "a100": A100_TERMS,
+    "a100-80gb": A100_TERMS,
+    "h100": H100_TERMS,
+    "h200": ChipTerms(**{**H100_TERMS.__dict__, "note": H200_NOTE}),
+}
+
+#: The A100 40GB's HBM share is the blog's profile of the very runs lecture 11 checks
+#: (measurements.KIPPLY_HBM_SHARE and hw_specs' achievable A100 bandwidth): calibration.
+KIPPLY_CASES = (
+    "prefill, 1 GPU", "decode, 1 GPU", "prefill, 2 GPUs", "decode, 2 GPUs",
+    "13B, 1 GPU, 512 + 10", "13B, 2 GPUs, 512 + 10",
+)  # fmt: skip
+HBM_SHARE_CALIBRATION = {
+    "a100": Term(
+        "A100 40GB HBM share of FasterTransformer's decode matmuls (kipply)",
+        0.90,
+        "hw_specs.A100.achievable_mem_bw_figure (kipply's profile)",
+        KIPPLY_CASES,
+    ),
+}
+KIPPLY_TWO_GPU_SHARE = Term(
+    "HBM share on two GPUs (kipply)", KIPPLY_HBM_SHARE[2], "measurements.KIPPLY_HBM_SHARE",
+    KIPPLY_CASES,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine class: what it pays per forward pass and per kernel launch beyond the GPU."""
+
+    key: str
+    what: str
+    step: Term | None  # fixed cost per forward pass (CPU scheduling, input preparation)
+    launch: Term | None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
+
+
+ENGINES: dict[str, Engine] = {
+    "vllm": Engine(
+        "vllm",
+        "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
+        Term("vLLM CPU cost per step (GPU bubble)", 4 * MS, VLLM_RFC_6854),
+        None,
+    ),
+    "trtllm": Engine(
+        "trtllm",
+        "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM, FasterTransformer)",
+        None,
+        None,
+    ),
+    "eager": Engine(
+        "eager",
+        "PyTorch eager (Hugging Face transformers): every kernel launched from Python",
+        None,
+        Term("eager launch cost per kernel", 0.15 / 100 / 483, VLLM_PR_1440),
+    ),
+}
+NO_STEP = "fixed cost per step: none published for this engine class (left out)"
+NO_LAUNCH = "CPU cost per kernel launch: none (CUDA graphs or a C++ runtime launch them)"
+
+
+def all_terms() -> list[Term]:
+    """Every figure above, for the calibration test and the sources list."""
+    out = [*HBM_SHARE_CALIBRATION.values(), KIPPLY_TWO_GPU_SHARE]
+    for t in dict.fromkeys(id(c) for c in CHIP_TERMS.values()):
+        c = next(c for c in CHIP_TERMS.values() if id(c) == t)
+        out += [*c.gemm, c.weight_read, *c.small_kernels]
+    for e in ENGINES.values():
+        out += [t for t in (e.step, e.launch) if t is not None]
+    return out
