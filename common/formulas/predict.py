@@ -170,20 +170,27 @@ def decompose(
     curve: Curves | None,
     floor: float,
 ) -> Decomposition:
-    """Measured = roofline at spec + compute efficiency + memory efficiency + all-reduce
-    + fixed cost per kernel + what stays unexplained.
+    """Measured = bound at spec + compute, memory and link efficiency (= the bound at
+    achievable roofs) + all-reduce latency beyond the ring's bytes + fixed cost per kernel
+    + what stays unexplained.
 
-    Each efficiency term is the time the roofline sum gains when that one roof moves from
-    spec to achievable (compute first, then memory), so the terms add up exactly.
+    Each efficiency term is the time the bound gains when that one roof moves from spec to
+    achievable (compute, then memory, then link), so the terms add up exactly.
     """
-    t_spec = roofline_time(ledger, spec, gpus)
-    t_compute = roofline_time(ledger, spec._replace(peak=achievable.peak), gpus)
-    t_both = roofline_time(ledger, achievable, gpus)
+    t_spec = bound_time(ledger, spec, gpus)
+    t_compute = bound_time(ledger, spec._replace(peak=achievable.peak), gpus)
+    t_memory = bound_time(ledger, achievable._replace(link_bw=spec.link_bw), gpus)
+    t_both = bound_time(ledger, achievable, gpus)
+    ring = comm_time(ledger, gpus, achievable.link_bw, None)
     terms = (
-        Term("roofline at spec peaks", t_spec),
+        Term("bound at spec roofs", t_spec),
         Term("compute efficiency (achievable matmul peak)", t_compute - t_spec),
-        Term("memory efficiency (achievable bandwidth)", t_both - t_compute),
-        Term("all-reduce (measured curve)", comm_time(ledger, gpus, achievable.link_bw, curve)),
+        Term("memory efficiency (achievable bandwidth)", t_memory - t_compute),
+        Term("link efficiency (achievable link)", t_both - t_memory),
+        Term(
+            "all-reduce latency (measured curve beyond ring bytes)",
+            max(0.0, comm_time(ledger, gpus, achievable.link_bw, curve) - ring),
+        ),
         Term("fixed cost per kernel (floor)", fixed_cost(ledger, achievable, floor, gpus)),
     )
     return Decomposition(positive(measured, "measured time"), terms)

@@ -155,7 +155,7 @@ CHIP_TERMS: dict[str, ChipTerms] = {
 #: (measurements.KIPPLY_HBM_SHARE and hw_specs' achievable A100 bandwidth): calibration.
 KIPPLY_CASES = (
     "prefill, 1 GPU", "decode, 1 GPU", "prefill, 2 GPUs", "decode, 2 GPUs",
-    "13B, 1 GPU, 512 + 10", "13B, 2 GPUs, 512 + 10",
+    "13B, 1 x a100, 512 + 10", "13B, 2 x a100, 512 + 10",
 )  # fmt: skip
 HBM_SHARE_CALIBRATION = {
     "a100": Term(

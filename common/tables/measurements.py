@@ -65,6 +65,17 @@ TRT_LLM_V05 = (
     "'1st Token Latency (ms)', batch 1 (memory size not stated: Falcon 180B on 8 of them needs "
     f"the 80 GB part); {CHECKED}"
 )
+TRT_LLM_V05_H100 = (
+    f"{TRT_PAGE}, data of TensorRT-LLM v0.5, 'Low Latency', table 'H100 GPUs (FP8)', column "
+    "'1st Token Latency (ms)', batch 1; engines built with --enable_fp8 --fp8_kv_cache on an "
+    f"H100-HBM3-80GB system; {CHECKED}"
+)
+TRT_LLM_V061_H100 = (
+    f"{TRT_PAGE}, data of TensorRT-LLM v0.6.1, 'Peak Throughput', table 'H100 GPUs (FP8)', "
+    "column 'Throughput (out tok/s/GPU)' at the stated batch, TP, input and output lengths; "
+    "time of the batch = batch x output length / (throughput x GPUs); FP8 weights and KV cache; "
+    f"{CHECKED}"
+)
 LLAMA_2_70B_TRT = f"{TRT_PAGE}, the flags of its Llama2-70b build command; {CHECKED}"
 FT_GPT_CONFIG = (
     "NVIDIA/FasterTransformer docs/gpt_guide.md (commit df4a753): head_num, size_per_head, "
@@ -230,28 +241,42 @@ class Request:
     new_tokens: int
     engine: str  # the engine and, after a comma, who published the time
     measured: Measured
+    precision: str = "bf16"  # weights, KV cache and activations
+    engine_class: str = "trtllm"  # tables.engines: FasterTransformer and TensorRT-LLM alike
 
     @property
     def label(self) -> str:
         """'GPT-20B, 4 GPUs, 128 + 20 tokens'."""
-        gpus = f"{self.gpus} GPU" + ("s" if self.gpus > 1 else "")
-        return f"{self.model.name.split(' (')[0]}, {gpus}, {self.prompt} + {self.new_tokens}"
+        gpus = f"{self.gpus} x {self.chip}"
+        batch = f", batch {self.batch}" if self.batch > 1 else ""
+        head = f"{self.model.name.split(' (')[0]}, {gpus}{batch}"
+        return f"{head}, {self.prompt} + {self.new_tokens}"
 
 
 FT, TRT = "FasterTransformer, kipply", "TensorRT-LLM, its docs"
 FT_DOCS = "FasterTransformer, its docs"
 
 
-def _runs(model, chip, engine, source, prompt, new, ms_by_gpus) -> list[Request]:
+def _runs(model, chip, engine, source, prompt, new, ms_by_gpus, precision="bf16") -> list:
     what = f"{model.name}, batch 1, {prompt} + {new} tokens, {{g}} x {chip}"
     return [
-        Request(model, chip, g, 1, prompt, new, engine, Measured(what.format(g=g), ms * MS, source))
+        Request(model, chip, g, 1, prompt, new, engine, Measured(what.format(g=g), ms * MS, source),
+                precision)
         for g, ms in ms_by_gpus.items()
-    ]
+    ]  # fmt: skip
+
+
+def _batch(model, gpus, batch, prompt, new, per_gpu) -> Request:
+    """A TensorRT-LLM v0.6.1 H100 FP8 throughput row: time = batch x new / (rate x GPUs)."""
+    what = f"{model.name}, batch {batch}, {prompt} + {new} tokens, {gpus} x h100"
+    seconds = batch * new / (per_gpu * gpus)
+    measured = Measured(what, seconds, TRT_LLM_V061_H100)
+    return Request(model, "h100", gpus, batch, prompt, new, TRT, measured, "fp8")
 
 
 _FT20, _FT67 = (FT_GPT_GUIDE.format(table=f"Performance of GPT-{s}") for s in ("20B", "6.7B"))
-#: Published end-to-end times at batch 1 on A100s: 3 sources, 1 to 8 GPUs, 20 to 2,048 tokens.
+#: Published end-to-end times: A100s at batch 1 (3 sources, 1 to 8 GPUs, 20 to 2,048 tokens) and
+#: H100s in FP8 (TensorRT-LLM's tables: batch 1 first-token latencies, large-batch throughput).
 REQUESTS: tuple[Request, ...] = (
     *_runs(GPT_13B, "a100", FT, LLM_ANALYSIS_FT, 512, 10, {1: 283.60, 2: 180.86}),
     *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 20, 8, {1: 225, 2: 147, 4: 102, 8: 89}),
@@ -263,6 +288,18 @@ REQUESTS: tuple[Request, ...] = (
     *_runs(LLAMA_2_7B, "a100-80gb", TRT, TRT_LLM_V05, 2048, 0, {1: 133}),
     *_runs(LLAMA_2_70B, "a100-80gb", TRT, TRT_LLM_V05, 128, 0, {4: 47}),
     *_runs(LLAMA_2_70B, "a100-80gb", TRT, TRT_LLM_V05, 2048, 0, {4: 377}),
+    *_runs(LLAMA_2_7B, "h100", TRT, TRT_LLM_V05_H100, 128, 0, {1: 7}, "fp8"),
+    *_runs(LLAMA_2_7B, "h100", TRT, TRT_LLM_V05_H100, 2048, 0, {1: 36}, "fp8"),
+    *_runs(LLAMA_2_70B, "h100", TRT, TRT_LLM_V05_H100, 128, 0, {4: 26}, "fp8"),
+    *_runs(LLAMA_2_70B, "h100", TRT, TRT_LLM_V05_H100, 2048, 0, {4: 109}, "fp8"),
+    _batch(LLAMA_2_7B, 1, 768, 128, 128, 19694),
+    _batch(LLAMA_2_7B, 1, 112, 128, 2048, 6818),
+    _batch(LLAMA_2_7B, 1, 80, 2048, 128, 2244),
+    _batch(LLAMA_2_7B, 1, 48, 2048, 2048, 2740),
+    _batch(LLAMA_2_70B, 2, 1024, 128, 128, 2657),
+    _batch(LLAMA_2_70B, 4, 480, 128, 2048, 1486),
+    _batch(LLAMA_2_70B, 2, 96, 2048, 128, 306),
+    _batch(LLAMA_2_70B, 2, 64, 2048, 2048, 547),
 )  # fmt: skip
 
 
