@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from common.formulas import predict
 from common.formulas.transformer import DTypes, Op, PassLedger, decode_ledger, prefill_ledger
@@ -96,7 +98,7 @@ def test_decomposition_terms_by_hand() -> None:
     led = toy(MATMUL, NORM)
     d = predict.decompose(led, SPEC, ach, 60e-3, gpus=1, curve=None, floor=0.0)
     got = {t.name.split(" (")[0]: t.seconds for t in d.terms}
-    assert got["roofline at spec peaks"] == pytest.approx(24e-3)
+    assert got["bound at spec roofs"] == pytest.approx(24e-3)  # one GPU: no all-reduce
     assert got["compute efficiency"] == pytest.approx(20e-3)  # matmul 20 -> 40 ms
     assert got["memory efficiency"] == pytest.approx(4e-3)  # norm 4 -> 8 ms
     assert d.explained == pytest.approx(48e-3) and d.unexplained == pytest.approx(12e-3)
@@ -105,12 +107,14 @@ def test_decomposition_terms_by_hand() -> None:
 def test_decomposition_on_two_gpus_by_hand() -> None:
     # g = 2: the matmul's FLOPs and the norm's bytes... the matmul halves (10 ms), the norm
     # stays 4 ms; at half the peak the matmul takes 20 ms, at half the bandwidth the norm
-    # 8 ms; two all-reduces of 20 kB off the curve; both kernels are above the floor.
+    # 8 ms; two all-reduces of 20 kB: ring bytes 2 (1/2) 20 kB over 100 GB/s (0.2 us each)
+    # at spec, over 50 GB/s (0.4 us) at achievable; the curve's time beyond those 0.4 us is
+    # the latency term; both kernels are above the floor.
     ach = predict.Roofs("achievable", P / 2, BW / 2, LINK / 2)
     d = predict.decompose(toy(MATMUL, NORM), SPEC, ach, 60e-3, 2, CURVE, floor=5e-6)
     got = [t.seconds for t in d.terms]
-    one = 10e-6 + 20e-6 * 19e3 / 99e3
-    assert got == pytest.approx([14e-3, 10e-3, 4e-3, 2 * one, 0.0])
+    ring, one = 20e3 / LINK, 10e-6 + 20e-6 * 19e3 / 99e3
+    assert got == pytest.approx([14e-3 + 2 * ring, 10e-3, 4e-3, 2 * ring, 2 * (one - 2 * ring), 0])
     assert d.unexplained == pytest.approx(60e-3 - 28e-3 - 2 * one)
 
 
@@ -183,30 +187,90 @@ TINY = dataclasses.replace(pub.GPT_13B, n_layers=2, d_model=256, n_heads=4, n_kv
 
 
 def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
-    roofs, floor = predict.spec_roofs(A100, "bf16"), 5e-6
-    f = predict.forecast(TINY, roofs, 2, 3, 100, 8, DTypes(), CURVE, floor)
+    spec, floor = predict.spec_roofs(A100, "bf16"), 5e-6
+    eng = predict.EngineRoofs(((1, 0.5),), 0.8, floor, 1e-3, CURVE, 2e-6)
+    f = predict.forecast(TINY, spec, eng, 2, 3, 100, 8, DTypes())
 
-    def terms(led) -> list[float]:
-        return [predict.roofline_time(led, roofs, 2), predict.comm_time(led, 2, 0, CURVE),
-                predict.fixed_cost(led, roofs, floor, 2)]  # fmt: skip
+    def terms(led) -> list[float]:  # by hand: half the peak, 80% of the bandwidth
+        slow = spec._replace(peak=spec.peak / 2, mem_bw=0.8 * spec.mem_bw)
+        kernels = predict.roofline_time(led, slow, 2)
+        ring = predict.comm_time(led, 2, spec.link_bw, None)
+        n = sum(c for _, c in led.counted())
+        return [predict.bound_time(led, spec, 2), kernels - predict.roofline_time(led, spec, 2),
+                max(0.0, predict.comm_time(led, 2, 0, CURVE) - ring),
+                predict.fixed_cost(led, slow, floor, 2), n * 2e-6, 1e-3]  # fmt: skip
 
     pre = terms(prefill_ledger(TINY, 3, 100))
     steps = [terms(decode_ledger(TINY, 3, c)) for c in range(101, 109)]  # every one of 8
-    mean = [sum(s[i] for s in steps) / 8 for i in range(3)]
+    mean = [sum(s[i] for s in steps) / 8 for i in range(6)]
     assert list(f.prefill.values()) == pytest.approx(pre)
     assert list(f.decode_step.values()) == pytest.approx(mean)
-    assert list(f.prefill) == ["roofline", "all-reduce", "kernel floor"]
     assert f.prefill_s == pytest.approx(sum(pre)) and f.decode_step_s == pytest.approx(sum(mean))
     assert f.total_s == pytest.approx(sum(pre) + 8 * sum(mean))
+    assert f.bound_prefill_s == pytest.approx(pre[0]) and f.bound_decode_step_s == mean[0]
+
+
+BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 
 
 def test_forecast_of_many_tokens_samples_the_middle_of_16_bins() -> None:
     roofs = predict.spec_roofs(A100, "bf16")
-    f = predict.forecast(TINY, roofs, 1, 1, 10, 64, DTypes(), None, 0.0)
+    f = predict.forecast(TINY, roofs, BARE, 1, 1, 10, 64, DTypes())
     # 64 steps in 16 bins of 4: the middle steps are caches of 10 + 1 + 2, 6, 10, ..., 62
     sampled = [predict.roofline_time(decode_ledger(TINY, 1, 13 + 4 * i), roofs) for i in range(16)]
     assert f.decode_step_s == pytest.approx(sum(sampled) / 16)
     exact = [predict.roofline_time(decode_ledger(TINY, 1, c), roofs) for c in range(11, 75)]
     assert f.decode_step_s == pytest.approx(sum(exact) / 64, rel=1e-3)  # linear in the cache
-    alone = predict.forecast(TINY, roofs, 1, 1, 10, 0, DTypes(), None, 0.0)
+    alone = predict.forecast(TINY, roofs, BARE, 1, 1, 10, 0, DTypes())
     assert alone.decode_step_s == 0.0 and alone.total_s == alone.prefill_s == f.prefill_s
+
+
+def test_gemm_share_reads_the_measured_points() -> None:
+    pts = ((256, 0.4), (512, 0.7), (1024, 0.8))
+    assert predict.gemm_share(1, pts) == 0.4 and predict.gemm_share(4096, pts) == 0.8
+    assert predict.gemm_share(384, pts) == pytest.approx(0.55)  # halfway from 256 to 512
+    assert predict.gemm_share(10, ()) == 1.0 and predict.gemm_share(10, ((1, 1.3),)) == 1.0
+
+
+def test_engine_terms_from_their_cited_figures_by_hand() -> None:
+    from common.hw_specs import get_chip
+
+    h100 = predict.engine_roofs(get_chip("h100"), "vllm", "bf16")
+    # vidur's H100 gate+up GEMM: 2 x 4096 x 4096 x 22016 FLOP in 0.987 ms at 4,096 rows,
+    # of 989 TFLOP/s; 180.4 MB at one row in 0.064 ms, of 3.35 TB/s
+    assert h100.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 22016 / 0.987e-3 / 989e12))
+    weights = 2 * (4096 + 4096 * 22016 + 22016)
+    assert h100.hbm_share == pytest.approx(weights / 0.064e-3 / 3.35e12)
+    assert h100.floor == pytest.approx((4 + 1 + 6 + 4) / 4 * 1e-6) and h100.step == 4e-3
+    assert h100.curve[8][0] == (16384, 33e-6)
+    h200 = predict.engine_roofs(get_chip("h200"), "trtllm", "bf16")
+    assert h200.hbm_share == pytest.approx(h100.hbm_share) and h200.step == 0.0
+    assert any("H100" in note for note in h200.notes)
+    eager = predict.engine_roofs(get_chip("a100-80gb"), "eager", "bf16")
+    assert eager.launch == pytest.approx((1.2 - 1.05) / 100 / 483)
+    a100 = predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16")
+    assert a100.gemm[0] == (256, pytest.approx(2 * 256 * 4096 * 22016 / 0.229e-3 / 312e12))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    chip=st.sampled_from(["a100", "a100-80gb", "h100", "h200", "b200", "tpu-v5e"]),
+    model=st.sampled_from(["llama-2-7b", "llama-3-8b", "llama-3-70b"]),
+    engine=st.sampled_from(["vllm", "trtllm", "eager"]),
+    gpus=st.sampled_from([1, 2, 4, 8]),
+    batch=st.integers(1, 256),
+    prompt=st.integers(1, 2048),
+    new=st.integers(0, 64),
+)
+def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch, prompt, new):
+    from common.hw_specs import get_chip
+    from common.tables.models import get_model
+
+    c, m = get_chip(chip), get_model(model)
+    spec = predict.spec_roofs(c, "bf16")
+    f = predict.forecast(m, spec, predict.engine_roofs(c, engine, "bf16", gpus), gpus, batch,
+                         prompt, new, DTypes())  # fmt: skip
+    bound = predict.request_bound(m, spec, gpus, batch, prompt, new, DTypes())
+    assert f.prefill_s >= f.bound_prefill_s and f.decode_step_s >= f.bound_decode_step_s
+    assert f.total_s >= bound * (1 - 1e-12)
+    assert all(v >= 0 for v in (*f.prefill.values(), *f.decode_step.values()))

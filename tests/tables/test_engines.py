@@ -1,0 +1,30 @@
+"""The engine terms: every figure carries a source; calibration is kept apart from validation."""
+
+from __future__ import annotations
+
+from common.tables import engines
+from common.tables import measurements as pub
+
+CASES_13B = {f"{phase}, {g} GPU" + ("s" if g > 1 else "") for phase, g, _ in
+             (("prefill", 1, 0), ("decode", 1, 0), ("prefill", 2, 0), ("decode", 2, 0))}  # fmt: skip
+
+
+def test_every_term_has_a_source_and_a_positive_value() -> None:
+    for term in engines.all_terms():
+        assert term.source and term.value > 0, term.what
+
+
+def test_each_calibration_figure_names_cases_that_exist() -> None:
+    labels = {r.label for r in pub.REQUESTS} | CASES_13B
+    for term in engines.all_terms():
+        assert set(term.informs) <= labels, (term.what, set(term.informs) - labels)
+
+
+def test_a_validation_case_never_informs_a_term() -> None:
+    informed = {label for t in engines.all_terms() for label in t.informs}
+    # every source but the blog's own benchmark only checks: it enters as validation
+    validation = [r for r in pub.REQUESTS if r.measured.source != pub.LLM_ANALYSIS_FT]
+    assert validation and not informed & {r.label for r in validation}
+    # the blog's runs are calibration: its HBM shares were read off their own profiles
+    assert {r.label for r in pub.REQUESTS if r.measured.source == pub.LLM_ANALYSIS_FT} <= informed
+    assert any(r.chip in ("h100", "h200") for r in validation)
