@@ -53,8 +53,10 @@ At the top, where students and the course script find them:
 - ``tables.shipped``: the hardware table's figures as shipped (generated), where the
   edit-a-figure exercises start.
 - ``tables.slips``: a slip in the hardware table said in one line (chip, field, line).
-- ``tables.measurements``: published GPU measurements (whole requests on A100s, single
-  matmuls, an all-reduce curve) with sources.
+- ``tables.measurements``: published GPU measurements (whole requests on A100s and H100s,
+  single matmuls, an all-reduce curve) with sources.
+- ``tables.engines``: the forecast's engine terms (GEMM and HBM shares, kernel floors,
+  all-reduce curves, per-step and launch costs) with sources and the cases they inform.
 
 ``shell``: the lecture shell (standard library only).
 
