@@ -210,7 +210,7 @@ for r in pub.REQUESTS:
     full = predict.forecast(r.model, spec_r, eng, *shape)
     role = "calibration" if r.label in informed else "validation"
     rows.append(page.RequestRow(r.label, r.engine, r.gpus, r.measured.seconds, bound,
-                                full.total_s, role))  # fmt: skip
+                                full.total_s, role, r.chip))  # fmt: skip
 
 show(page.requests_table(rows), page.requests_observations(rows))
 

@@ -411,6 +411,7 @@ class RequestRow(NamedTuple):
     bound: float
     forecast: float
     role: str  # 'calibration' (a term was taken from it) or 'validation' (it only checks)
+    chip: str = ""
 
 
 WITHIN = 0.20  # "within 20%"
@@ -441,7 +442,8 @@ def _summary(rows: Sequence[RequestRow], what: str) -> str:
     bound = [abs(_err(r, r.bound)) for r in rows]
     within = sum(e <= WITHIN for e in errs)
     return (
-        f"{what} ({len(rows)} cases): the forecast's median absolute error is "
+        f"{what} ({len(rows)} case{'s' if len(rows) > 1 else ''}): the forecast's median "
+        "absolute error is "
         f"{_pct(statistics.median(errs))}, {n_of_m(within, len(rows))} within "
         f"{fmt_pct(WITHIN)}; the bound alone {_pct(statistics.median(bound))}."
     )
@@ -457,18 +459,23 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
         )
     below = sum(r.forecast < r.bound for r in rows)
     items.append(
-        f"{n_of_m(below, len(rows))} forecasts fall below their bound"
-        + (": an engine term came out negative." if below else ", as none may.")
+        f"{below} of {len(rows)} forecasts fall below their bound: an engine term came out "
+        "negative."
+        if below
+        else f"No forecast of the {len(rows)} falls below its bound, as none may."
     )
     errs = [_err(r, r.forecast) for r in rows]
     worst = max(range(len(rows)), key=lambda i: abs(errs[i]))
     items.append(f"The worst forecast is {rows[worst].label} at {fmt_pct(errs[worst], 1)}.")
-    chips = sorted({r.label.split(" x ")[1].split(",")[0] for r in rows})
-    by_chip = []
-    for chip in chips:
-        picked = [abs(e) for r, e in zip(rows, errs, strict=True) if f" x {chip}," in r.label]
-        by_chip.append(f"{chip} {_pct(statistics.median(picked))} ({len(picked)})")
-    items.append(f"Median absolute error by chip (cases): {', '.join(by_chip)}.")
+    for what, key in (("chip", lambda r: r.chip), ("GPU count", lambda r: r.gpus)):
+        groups = sorted({key(r) for r in rows if key(r)})
+        shown = []
+        for g in groups:
+            picked = [abs(e) for r, e in zip(rows, errs, strict=True) if key(r) == g]
+            name = g if isinstance(g, str) else f"{g} GPU" + ("s" if g > 1 else "")
+            shown.append(f"{name} {_pct(statistics.median(picked))} ({len(picked)})")
+        if len(groups) > 1:
+            items.append(f"Median absolute error by {what} (cases): {', '.join(shown)}.")
     return Observations(items)
 
 

@@ -58,15 +58,17 @@ def test_utilisation_counterexample_and_impossible_values() -> None:
 
 def test_decomposition_overshoot_is_said() -> None:
     d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)))
-    text = " ".join(page.decomposition_observations(["c"], [d]).items)
-    assert "overshoot the measurement by 200.00 ms" in text
+    text = " ".join(page.decomposition_observations(["c"], [d], [0.95]).items)
+    assert (
+        "overshoot the measurement by 200.00 ms: the bound at achievable roofs (950.00 ms)" in text
+    )
 
 
 def test_comms_sentences() -> None:
     low = [Measured("lo", 40e-6, "s"), Measured("hi", 50e-6, "s")]
     under = " ".join(page.comms_observation(20e-6, low).items)
-    assert "two all-reduces take 20.0 us per layer for decode on two GPUs" in under
-    assert "shows 40 us to 50 us per layer: the curve is x2.0 below the low end." in under
+    assert "two all-reduces take 20.0 µs per layer for decode on two GPUs" in under
+    assert "shows 40 µs to 50 µs per layer: the curve is x2.0 below the low end." in under
     assert "The curve was measured on another machine (a DGX A100 80GB)" in under
     inside = " ".join(page.comms_observation(45e-6, low).items)
     assert inside.endswith("the curve is inside that range.")
@@ -74,50 +76,44 @@ def test_comms_sentences() -> None:
     assert "x2.0 above the high end. The curve was measured" in above
 
 
-def row(label: str, gpus: int, measured: float, bare: float, full: float, shared=()):
-    return page.RequestRow(label, "eng", gpus, measured, bare, full, shared)
+def row(label: str, gpus: int, measured: float, bound: float, full: float, role="validation",
+        chip=""):  # fmt: skip
+    return page.RequestRow(label, "eng", gpus, measured, bound, full, role, chip)
 
 
 def test_requests_table_and_words_by_hand() -> None:
     rows = [
-        row("a", 1, 1.0, 0.5, 0.9, ("x",)),
-        row("b", 1, 2.0, 1.0, 2.2),
-        row("c", 4, 1.0, 0.2, 0.7),
-        row("d", 4, 1.0, 0.3, 0.95),
+        row("a", 1, 1.0, 0.5, 0.9, "calibration", "h100"),
+        row("b", 1, 2.0, 1.0, 2.2, chip="h100"),
+        row("c", 4, 1.0, 0.2, 0.7, chip="a100"),
+        row("d", 4, 1.0, 0.3, 0.95, chip="a100"),
     ]
     t = page.requests_table(rows)
     assert list(t.rows[0]) == [
-        "a",
-        "eng",
-        "1000.00 ms",
-        "500.00 ms",
-        "-50.0%",
-        "900.00 ms",
-        "-10.0%",
-    ]
-    assert t.rows[1][-1] == "10.0%" and t.title == "Published A100 requests at batch 1"
+        "a", "eng", "calibration", "1000.00 ms", "500.00 ms", "-50.0%", "900.00 ms", "-10.0%",
+    ]  # fmt: skip
+    assert t.rows[1][-1] == "10.0%" and t.title == "Published requests: calibration and validation"
     items = page.requests_observations(rows).items
-    # spec errors -50, -50, -80, -70: median |e| 60%, all too fast, worst c (-80%)
+    # calibration: a alone, forecast -10%, bound -50%
     assert items[0] == (
-        "With the spec roofline alone the median error is 60.0%; all 4 predictions are too "
-        "fast; the worst is c at -80.0%."
+        "Calibration (1 case): the forecast's median absolute error is 10.0%, the one within "
+        "20%; the bound alone 50.0%."
     )
-    # full errors -10, +10, -30, -5: median |e| 10%, 3 of 4 too fast, worst c (-30%)
+    # validation: b, c, d: forecast +10, -30, -5 (median 10%), 2 within 20%; bound 50, 80, 70
     assert items[1] == (
-        "With all the terms the median error is 10.0%; 3 of the 4 predictions are too fast; "
-        "the worst is c at -30.0%."
+        "Validation (3 cases): the forecast's median absolute error is 10.0%, 2 of the 3 "
+        "within 20%; the bound alone 70.0%."
     )
-    # by GPU count: 1 GPU median(-10, +10) = 0; 4 GPUs median(-30, -5) = -17.5%
-    assert items[2] == (
-        "Median error by GPU count, all terms: 1 GPU 0.0%, 4 GPUs -17.5%. From 1 to 4 GPUs "
-        "its size rose from 0.0% to 17.5%."
+    assert items[2] == "No forecast of the 4 falls below its bound, as none may."
+    assert items[3] == "The worst forecast is c at -30.0%."
+    # by chip: a100 median(30, 5) = 17.5%, h100 median(10, 10) = 10%
+    assert items[4] == "Median absolute error by chip (cases): a100 17.5% (2), h100 10.0% (2)."
+    assert items[5] == (
+        "Median absolute error by GPU count (cases): 1 GPU 10.0% (2), 4 GPUs 17.5% (2)."
     )
-    assert items[3].startswith("1 of the 4 requests lean on a figure measured on their own")
-    assert "(x)" in items[3]
-    alone = page.requests_observations([row("a", 2, 1.0, 0.5, 1.2), row("b", 8, 1.0, 0.5, 1.1)])
-    assert "From 2 to 8 GPUs its size fell from 20.0% to 10.0%." in alone.items[2]
-    assert "none of the 2 predictions are too fast" in alone.items[1]
-    assert alone.items[3] == "No request leans on a figure measured on its own benchmark."
+    low = page.requests_observations([row("a", 2, 1.0, 0.5, 0.4)]).items
+    assert low[0] == "No calibration case is listed."
+    assert low[2] == "1 of 1 forecasts fall below their bound: an engine term came out negative."
 
 
 # ---------------------------------------------------------------------------
@@ -164,7 +160,7 @@ def test_roofs_table_rows_shares_and_sources() -> None:
 
 def test_cases_table_by_hand() -> None:
     t = page.cases_table([case("decode", 0.03, 0.02, 0.025)], "T")
-    assert (t.title, t.note) == ("T", "ratio = measured / predicted")
+    assert t.title == "T" and t.note.startswith("ratio = measured / predicted; at spec, at ")
     assert list(t.rows[0]) == ["decode", "30.00 ms", "20.00 ms", "x1.50", "25.00 ms", "x1.20"]
     obs = page.cases_observations([case("a", 2.0, 1.0, 1.5), case("b", 0.8, 1.0, 0.9)], ["X"])
     assert obs.items == [
@@ -173,8 +169,8 @@ def test_cases_table_by_hand() -> None:
         "The widest gap is a: it takes x2.00 the predicted time (longer).",
         "The achievable roofs bring 2 of 2 predictions closer; the closest is b, which takes "
         "x0.89 the predicted time (shorter: faster than the bound) at achievable roofs.",
-        "The achievable X was itself measured on this benchmark, so the predictions that lean "
-        "on it are not independent of the measurements they meet.",
+        "The achievable X was itself measured on this benchmark: these cases are calibration, "
+        "not independent checks of the figures taken from them.",
     ]
 
 
@@ -192,8 +188,8 @@ def test_decomposition_table_and_words_by_hand() -> None:
         ["unexplained", "1.00 ms"],
         ["measured", "10.00 ms"],
     ]
-    assert page.decomposition_observations(["one"], [d]).items == [
-        "one: beyond the spec roofline, the largest named term is b, 2.00 ms; 10.0% of the "
+    assert page.decomposition_observations(["one"], [d], [0.007]).items == [
+        "one: beyond the bound at spec, the largest named term is b, 2.00 ms; 10.0% of the "
         "measured time (1.00 ms) stays unexplained."
     ]
 
@@ -210,15 +206,15 @@ def test_operator_table_and_bound_words_by_hand() -> None:
     first, second, note = group.items
     assert first.title == "bf16 on Toy: mm" and second.title == "bf16 on Toy: qkv"
     assert [list(r) for r in first.rows] == [
-        ["4,096", "20000 us", "10000 us", "x2.00", "12500 us", "x1.60", "50.0 TFLOP/s"],
-        ["1", "500 us", "1000 us", "x0.50", "1100 us", "x0.45", "2.00 TB/s"],
+        ["4,096", "20000 µs", "10000 µs", "x2.00", "12500 µs", "x1.60", "50.0 TFLOP/s"],
+        ["1", "500 µs", "1000 µs", "x0.50", "1100 µs", "x0.45", "2.00 TB/s"],
     ]
     assert note.text.startswith("achieved: the measured kernel's FLOP/s where the spec")
 
 
 def test_utilisation_table_and_caption_by_hand() -> None:
     t = page.utilisation_table([page.Util("p", 2e12, 3e9, 0.01, 0.5, 0.25)], 100e12, 1e12)
-    assert list(t.rows[0]) == ["p", "2e+12", "3e+09", "10.00 ms", "50.0%", "25.0%"]
+    assert list(t.rows[0]) == ["p", "2.00 TFLOP", "3.00 GB", "10.00 ms", "50.0%", "25.0%"]
     assert t.note == (
         "MFU = model FLOPs / (time x GPUs x 100.0 TFLOP/s); MBU = bytes / (time x GPUs x 1.00 TB/s)"
     )
@@ -243,8 +239,8 @@ def test_knee_words_whole() -> None:
     assert page.knee_observations("mm", [1, 64, 256], 1, 200, 100).items == [
         "The measured mm stays within 25% of its time at n = 1 up to n = 64 and has left it "
         "by n = 256.",
-        "Predicted: the spec ridge is n = 200, inside that interval; the achievable ridge is "
-        "n = 100, inside that interval.",
+        "Predicted: the spec ridge is n = 200 and the achievable ridge n = 100, both inside "
+        "that interval.",
     ]
     low = page.knee_observations("mm", [1, 64, 256], 1, 64, 257).items[1]
     assert low == (
@@ -308,14 +304,14 @@ def test_operator_on_the_ridge_and_its_note() -> None:
 
 def test_zero_unexplained_and_ridge_on_the_interval_end() -> None:
     d = Decomposition(1.0, (Term("roofline at spec peaks", 0.5), Term("x", 0.5)))
-    assert page.decomposition_observations(["c"], [d]).items == [
-        "c: beyond the spec roofline, the largest named term is x, 500.00 ms; 0.0% of the "
+    assert page.decomposition_observations(["c"], [d], [0.5]).items == [
+        "c: beyond the bound at spec, the largest named term is x, 500.00 ms; 0.0% of the "
         "measured time (0.00 ms) stays unexplained."
     ]
     items = page.knee_observations("mm", [1, 64, 256], 1, 256, 65).items
     assert items[1] == (
-        "Predicted: the spec ridge is n = 256, inside that interval; the achievable ridge is "
-        "n = 65, inside that interval."
+        "Predicted: the spec ridge is n = 256 and the achievable ridge n = 65, both inside "
+        "that interval."
     )
 
 
@@ -347,10 +343,33 @@ def test_requests_edges() -> None:
     rows = [row("a", 2, 1.0, 0.5, 1.0), row("b", 2, 1.0, 0.5, 0.8), row("c", 8, 1.0, 0.5, 1.2)]
     items = page.requests_observations(rows).items
     assert items[1] == (
-        "With all the terms the median error is 20.0%; 1 of the 3 predictions are too fast; "
-        "the worst is b at -20.0%."
+        "Validation (3 cases): the forecast's median absolute error is 20.0%, all 3 within "
+        "20%; the bound alone 50.0%."
     )
-    assert items[2] == (
-        "Median error by GPU count, all terms: 2 GPUs -10.0%, 8 GPUs 20.0%. From 2 to 8 GPUs "
-        "its size rose from 10.0% to 20.0%."
+    assert (
+        items[-1]
+        == "Median absolute error by GPU count (cases): 2 GPUs 10.0% (2), 8 GPUs 20.0% (1)."
     )
+
+
+def test_a_kernel_beating_its_achievable_roof_gets_a_word() -> None:
+    fast = page.OpRow("mm", 16, 1.0, 1.0, 0.9e-3, 0.8e-3, 1.0e-3)
+    slow = page.OpRow("mm", 64, 1.0, 1.0, 1.2e-3, 0.8e-3, 1.0e-3)
+    said = " ".join(page.beats_roof_observations([fast, slow]).items)
+    assert (
+        "1 of the 2 timed kernels run faster than their achievable prediction: mm at n = 16" in said
+    )
+    assert "(x0.90)" in said and "not a ceiling" in said
+    none = page.beats_roof_observations([slow]).items
+    assert none == [
+        "No timed kernel beats its achievable prediction: the roofs hold as ceilings here."
+    ]
+
+
+def test_no_sentence_printed_twice() -> None:
+    from conftest import REPO, run_lecture
+
+    text = run_lecture(REPO / "lectures" / "11_predict_and_check.py").stdout
+    sentences = [s.strip() for s in " ".join(text.split()).split(". ") if len(s.strip()) > 40]
+    repeated = {s for s in sentences if sentences.count(s) > 1}
+    assert not repeated, repeated
