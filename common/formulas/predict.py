@@ -419,8 +419,16 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     else:
         home = get_chip(terms.measured_on)  # shares are of the datasheet it was measured on
         peak_bf16 = home.peak_flops("bf16")
+        # measured in bf16; at another precision, scaled by the ratio of the best-shape
+        # matmul's shares at the two precisions (hw_specs' MAMF figures), where both exist
+        scale = 1.0
+        mamf, mamf_bf16 = home.achievable_flops(precision), home.achievable_flops("bf16")
+        if precision != "bf16" and mamf and mamf_bf16:
+            scale = (mamf / home.peak_flops(precision)) / (mamf_bf16 / peak_bf16)
+        elif precision != "bf16":
+            notes.append(f"GEMM shares measured in bf16, used at {precision} unscaled")
         gemm = tuple(
-            (m, 2 * m * engines.GEMM_K * engines.GEMM_N / (t.value * peak_bf16))
+            (m, scale * 2 * m * engines.GEMM_K * engines.GEMM_N / (t.value * peak_bf16))
             for m, t in zip(terms.gemm_rows, terms.gemm, strict=True)
         )
         w = terms.weight_read
