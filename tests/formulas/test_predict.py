@@ -241,7 +241,7 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     assert h100.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 22016 / 0.987e-3 / 989e12))
     weights = 2 * (4096 + 4096 * 22016 + 22016)
     assert h100.hbm_share == pytest.approx(weights / 0.064e-3 / 3.35e12)
-    assert h100.floor == pytest.approx((4 + 1 + 6 + 4) / 4 * 1e-6) and h100.step == 4e-3
+    assert h100.floor == pytest.approx((4 + 1 + 6 + 4) / 4 * 1e-6) and h100.step == 4e-3 / 8
     assert h100.curve[8][0] == (16384, 33e-6)
     fp8 = predict.engine_roofs(get_chip("h100"), "vllm", "fp8")
     # at fp8: scaled by the MAMF table's shares, fp8 1402.6 of 1979 over bf16 794.5 of 989
