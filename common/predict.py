@@ -2,11 +2,12 @@
 
 Point it at a Hugging Face ``config.json`` (``--config``) or a model of the table
 (``--model``), a chip, a GPU count (tensor parallel), a batch, a prompt and a number of
-new tokens. It prints the prompt pass, the mean decode step, the total and the
-throughput, each split into its terms (``common.formulas.predict``): the roofline on
-the chip's achievable roofs, the all-reduces read off a measured curve where the node
-has one, and the fixed cost per kernel (``--overhead``). ``--json`` prints one JSON
-object instead. Standard library only; a bad flag or config is one line, exit 2.
+new tokens. It prints the roofline bound (what no engine beats, at the datasheet's and
+at the achievable roofs) and a forecast of what an engine measures: the bound plus each
+named term of the gap (``common.formulas.predict``), taken from the measurements of
+``common.tables.engines`` for the engine class of ``--engine``; a term nobody measured
+is left out, and the output says so. ``--json`` prints one JSON object instead.
+Standard library only; a bad flag or config is one line, exit 2.
 """
 
 from __future__ import annotations
