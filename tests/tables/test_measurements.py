@@ -109,8 +109,10 @@ def test_small_kernels_and_the_allreduce_curve() -> None:
 
 
 def test_published_requests_as_their_pages_print_them() -> None:
-    got = {(r.model.key, r.gpus, r.prompt, r.new_tokens): r.measured.seconds for r in pub.REQUESTS}
-    assert len(got) == 20
+    got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens): r.measured.seconds
+           for r in pub.REQUESTS}  # fmt: skip
+    assert len(got) == len(pub.REQUESTS) == 32
+    got = {(m, g, p, n): t for (m, c, g, b, p, n), t in got.items() if c.startswith("a100")}
     # FasterTransformer gpt_guide.md, GPT-20B, batch 1, 20 in / 8 out: 225, 147, 102, 89 ms.
     for g, ms in zip((1, 2, 4, 8), (225, 147, 102, 89), strict=True):
         assert got[("gpt-20b", g, 20, 8)] == pytest.approx(ms * MS)
@@ -127,7 +129,23 @@ def test_published_requests_as_their_pages_print_them() -> None:
     # GPT-20B: 48 heads of 128, 44 layers; Llama-2-70B: 64 heads, 8 KV heads, d_ff 28672.
     assert (pub.GPT_20B.d_model, pub.GPT_20B.n_layers, pub.GPT_20B.d_ff) == (6144, 44, 24576)
     assert (pub.LLAMA_2_70B.n_kv_heads, pub.LLAMA_2_70B.d_ff) == (8, 28672)
-    assert pub.REQUESTS[0].label == "13B, 1 GPU, 512 + 10"
+    assert pub.REQUESTS[0].label == "13B, 1 x a100, 512 + 10"
+
+
+def test_h100_requests_as_tensorrt_llms_page_prints_them() -> None:
+    h100 = {(r.model.key, r.gpus, r.batch, r.prompt, r.new_tokens): r for r in pub.REQUESTS
+            if r.chip == "h100"}  # fmt: skip
+    assert all(r.precision == "fp8" for r in h100.values()) and len(h100) == 12
+    # v0.5 H100 FP8 first-token latency: 7 and 36 ms (7B), 26 and 109 ms (70B on 4).
+    assert h100[("llama-2-7b", 1, 1, 128, 0)].measured.seconds == pytest.approx(7 * MS)
+    assert h100[("llama-2-70b", 4, 1, 2048, 0)].measured.seconds == pytest.approx(109 * MS)
+    # v0.6.1 throughput: LLaMA 7B, batch 768, 128 in / 128 out, 19,694 tok/s/GPU on 1 GPU;
+    # LLaMA 70B, batch 480, TP 4, 128 / 2048, 1,486 tok/s/GPU.
+    r = h100[("llama-2-7b", 1, 768, 128, 128)]
+    assert r.measured.seconds == pytest.approx(768 * 128 / 19694)
+    r = h100[("llama-2-70b", 4, 480, 128, 2048)]
+    assert r.measured.seconds == pytest.approx(480 * 2048 / (1486 * 4))
+    assert r.label == "Llama-2-70B, 4 x h100, batch 480, 128 + 2048"
 
 
 def test_a_nonpositive_time_is_refused() -> None:
@@ -164,10 +182,11 @@ def test_every_curve_point_and_request_as_published() -> None:
         points = pub.A100_DGX_ALLREDUCE[g]
         assert [m for m, _ in points] == [2**14, 2**17, 2**20, 2**22, 2**24, 2**26]
         assert [t for _, t in points] == pytest.approx([x * MS for x in ms])
+    a100 = [r for r in pub.REQUESTS if r.chip != "h100"]  # the H100 rows: the test above
     got = [(r.model.key, r.chip, r.gpus, r.prompt, r.new_tokens, r.measured.seconds / MS)
-           for r in pub.REQUESTS]  # fmt: skip
+           for r in a100]  # fmt: skip
     assert got == [(*row[:5], pytest.approx(row[5])) for row in PUBLISHED]
-    for r, row in zip(pub.REQUESTS, PUBLISHED, strict=True):
+    for r, row in zip(a100, PUBLISHED, strict=True):
         assert r.batch == 1 and row[6] in r.engine
     assert pub.KERNEL_FLOOR_CHIPS == ("a100", "a100-80gb")
     # GPT-6.7B: 32 heads of 128 (d 4096), 32 layers; the GPT models' vocabulary 51200.
