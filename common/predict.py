@@ -123,7 +123,7 @@ def predict_request(args: Any) -> dict[str, Any]:
     if model.n_heads % args.gpus or (model.n_kv_heads % args.gpus and args.gpus % model.n_kv_heads):
         raise ValueError(f"{args.gpus} GPUs cannot split {model.name}'s heads evenly")
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
-    eng = engine_roofs(chip, args.engine, args.precision, args.gpus)
+    eng = engine_roofs(chip, args.engine, args.precision)
     shape = (args.gpus, args.batch, args.prompt, args.new_tokens, dtypes)
     f = forecast(model, spec, eng, *shape)
     return {

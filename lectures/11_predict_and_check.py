@@ -203,7 +203,7 @@ for r in pub.REQUESTS:
     dt = DTypes(r.precision, r.precision, r.precision)
     shape = (r.gpus, r.batch, r.prompt, r.new_tokens, dt)
     spec_r = predict.spec_roofs(chip, r.precision)
-    eng = predict.engine_roofs(chip, r.engine_class, r.precision, r.gpus)
+    eng = predict.engine_roofs(chip, r.engine_class, r.precision)
     if r.chip == A100.key and r.gpus == 2:  # the blog's two-GPU share, from these very runs
         eng = eng._replace(hbm_share=engines.KIPPLY_TWO_GPU_SHARE.value)
     bound = predict.request_bound(r.model, spec_r, *shape)

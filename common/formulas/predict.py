@@ -400,7 +400,7 @@ def request_bound(
     return f.total_s
 
 
-def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
+def engine_roofs(chip: Chip, engine: str, precision: str) -> EngineRoofs:
     """The measured terms of `engine` on `chip` (``tables.engines``); each one nobody
     measured on this chip is left out or falls back to the hardware table's achievable
     roof, and `notes` says which."""
