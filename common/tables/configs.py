@@ -148,11 +148,16 @@ def model_from_config(config: object, path: str = "config.json") -> Model:
     k = _Keys(config, where, kind, defaults)
     if kind == "gpt2":
         return _gpt2(k, name)
-    d, heads, L = k.int("hidden_size"), k.int("num_attention_heads"), k.int("num_hidden_layers")
+    d, L, heads = k.int("hidden_size"), k.int("num_hidden_layers"), k.int("num_attention_heads")
     kv = k.int("num_key_value_heads", heads)
     if not k.has("head_dim") and d % heads and kind != "deepseek_v3":
         raise ValueError(f"{where}: hidden size {d} is not a multiple of {heads} heads")
     d_head = k.int("head_dim", d // heads) if kind != "deepseek_v3" else 0
+    if heads % kv:
+        raise ValueError(
+            f"config key 'num_attention_heads' ({heads}) must be a multiple of "
+            f"'num_key_value_heads' ({kv})"
+        )
     fields: dict[str, Any] = {}
     extra = 0
     if kind in ("qwen2", "qwen2_moe"):  # q, k and v projections carry biases
