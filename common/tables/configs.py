@@ -50,7 +50,7 @@ GEMMA3_DEFAULTS = {"vocab_size": 262208, "num_attention_heads": 8, "num_key_valu
 
 def shown(text: object, most: int = 120) -> str:
     """text, cut in the middle to at most `most` characters (a path, a repr in a message)."""
-    s = str(text)
+    s = "".join(c if c.isprintable() else "?" for c in str(text))  # one line, always
     return s if len(s) <= most else f"{s[: most // 2 - 2]}...{s[-(most // 2 - 1) :]}"
 
 

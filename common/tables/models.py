@@ -58,7 +58,8 @@ DEEPSEEK_V3_SIZE = (
 
 @dataclass(frozen=True)
 class Model:
-    """A decoder-only transformer (pre-norm, RMSNorm, rotary positions, no biases)."""
+    """A decoder-only transformer (pre-norm, RMSNorm, rotary positions), dense or a
+    mixture of experts, with grouped-query or latent attention, full or sliding-window."""
 
     name: str
     key: str
@@ -126,8 +127,10 @@ class Model:
                 f"{self.name}: query heads ({self.n_heads}) must be a multiple of "
                 f"KV heads ({self.n_kv_heads})"
             )
-        if self.published_params is not None and not self.published_params > 0:
-            raise ValueError(f"{self.name}: published_params must be > 0 or None")
+        for field in ("published_params", "published_active"):
+            value = getattr(self, field)
+            if value is not None and not value > 0:
+                raise ValueError(f"{self.name}: {field} must be > 0 or None")
 
     @property
     def q_dim(self) -> int:

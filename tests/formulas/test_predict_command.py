@@ -320,3 +320,11 @@ def test_every_family_answers_on_bare_python3_in_under_a_second(tmp_path) -> Non
         got = json.loads(done.stdout)
         assert got["model"] == published.config["architectures"][0]
         assert took < 3  # well under a second on a quiet machine; loaded CI gets slack
+
+
+def test_a_name_with_a_line_break_stays_one_line(tmp_path, capsys) -> None:
+    config = {**LLAMA, "architectures": ["Evil\nName"], "num_key_value_heads": 3}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    assert "must be a multiple of" in refused(["--config", str(path)], capsys)
+    assert cmd.model_from_config({**LLAMA, "architectures": ["A\nB"]}).name == "A?B"
