@@ -6,7 +6,8 @@ new tokens. It prints the prompt pass, the mean decode step, the total and the
 throughput, each split into its terms (``common.formulas.predict``): the roofline on
 the chip's achievable roofs, the all-reduces read off a measured curve where the node
 has one, and the fixed cost per kernel (``--overhead``). ``--json`` prints one JSON
-object instead. Standard library only; a bad flag or config is one line, exit 2.
+object instead. Standard library only; a bad flag or config, a request past the window or
+one whose weights and KV cache outgrow the GPUs' memory is one line, exit 2.
 """
 
 from __future__ import annotations
