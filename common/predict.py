@@ -13,6 +13,7 @@ one whose weights and KV cache outgrow the GPUs' memory is one line, exit 2.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -85,10 +86,12 @@ def check_fits(
     need, cap = memory_per_gpu(model, dtypes, gpus, batch, context), chip.mem_capacity
     if need <= cap:
         return
-    fits = [g for g in range(1, model.n_heads + 1) if splits(model, g)
+    heads = model.n_heads  # a GPU count that splits the heads divides them
+    small = [g for g in range(1, math.isqrt(heads) + 1) if not heads % g]
+    counts = sorted({*small, *(heads // g for g in small)})
+    fits = [g for g in counts if splits(model, g)
             and memory_per_gpu(model, dtypes, g, batch, context) <= cap]  # fmt: skip
-    heads = model.n_heads
-    advice = f"{fits[0]} GPUs would hold it" if fits else f"no split of its {heads} heads would"
+    advice = f"{fits[0]} GPUs would hold it" if fits else f"no split of its {heads:,} heads would"
     raise ValueError(
         f"{model.name}'s weights and KV cache need {need / 1e9:,.1f} GB per GPU on {gpus} x "
         f"{chip.name} ({cap / 1e9:,.0f} GB each); {advice}"

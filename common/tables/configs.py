@@ -208,10 +208,13 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
         shared = k.int("shared_expert_intermediate_size") if kind == "qwen2_moe" else 0
         step = k.int("decoder_sparse_step", 1)
         dense_only = k.raw("mlp_only_layers", [])
-        if not isinstance(dense_only, list):
+        if not isinstance(dense_only, list) or not all(
+            type(i) is int and 0 <= i < layers for i in dense_only
+        ):
             raise ValueError("config key 'mlp_only_layers' must be a list of layer indices")
-        routed = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
-        dense = layers - routed
+        # layer i is routed when (i + 1) % step == 0 and i is not listed
+        listed = {i for i in dense_only if (i + 1) % step == 0}
+        dense = layers - (layers // step - len(listed))
     if top > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({top}) exceeds the experts ({E})")
     return {"n_experts": E, "experts_per_token": top, "d_ff_expert": f, "d_ff_shared": shared,

@@ -267,3 +267,13 @@ def test_qwen3_moe_reads_fewer_weights_than_it_holds_at_batch_1() -> None:
     active = active_parameter_count(QWEN3_30B_A3B) - 151936 * 2048 + 2048 - 48 * 256
     assert step.weight_bytes == pytest.approx(2 * active)
     assert step.weight_bytes < held / 9
+
+
+def test_qwen_moe_dense_layers_from_the_sparse_step_and_the_listed_layers() -> None:
+    # 4 layers, every 2nd routed (layers 1 and 3), layer 3 listed dense: 1 routed, 3 dense.
+    config = {**TINY["qwen2_moe"][0], "model_type": "qwen3_moe", "num_hidden_layers": 4,
+              "decoder_sparse_step": 2, "mlp_only_layers": [3]}  # fmt: skip
+    m = model_from_config(config)
+    assert (m.dense_layers, m.moe_layers, m.d_ff_shared) == (3, 1, 0)
+    with pytest.raises(ValueError, match="'mlp_only_layers' must be a list of layer indices"):
+        model_from_config({**config, "mlp_only_layers": [4]})

@@ -328,3 +328,16 @@ def test_a_name_with_a_line_break_stays_one_line(tmp_path, capsys) -> None:
     path.write_text(json.dumps(config))
     assert "must be a multiple of" in refused(["--config", str(path)], capsys)
     assert cmd.model_from_config({**LLAMA, "architectures": ["A\nB"]}).name == "A?B"
+
+
+def test_the_largest_keys_are_refused_at_once(tmp_path, capsys) -> None:
+    # 2^31 - 1 layers, width and heads: no loop over layers or GPU counts, one line.
+    top = 2**31 - 1
+    config = {**LLAMA, "hidden_size": top, "num_hidden_layers": top,
+              "num_attention_heads": top - 1, "num_key_value_heads": 1, "head_dim": 1}  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    start = time.perf_counter()
+    line = refused(["--config", str(path), "--prompt", "4", "--new-tokens", "1"], capsys)
+    assert "no split of its 2,147,483,646 heads would" in line
+    assert time.perf_counter() - start < 5
