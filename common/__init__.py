@@ -44,8 +44,10 @@ At the top, where students and the course script find them:
 
 - ``tables.validate``: argument checks; each returns the value or raises a one-line ValueError.
 
-- ``tables.models``: the model table (Llama-2-7B, Llama-3-8B, Llama-3-70B) from config.json,
-  and ``ModelSpec``, a model as the capacity ledger sees it.
+- ``tables.models``: the model table (Llama-2-7B, Llama-3-8B, Llama-3-70B; Mixtral-8x7B,
+  Qwen3-30B-A3B, DeepSeek-V3) from config.json, and ``ModelSpec``, a model as the
+  capacity ledger sees it.
+- ``tables.configs``: a Hugging Face config.json (ten families) as a model record.
 - ``tables.assumptions``: the teaching assumptions as named records (overhead rates, ...).
 - ``tables.op_counts``: FLOP charged per element (softmax, LayerNorm, RMSNorm, SiLU).
 - ``tables.units``: KB/MB/GB and KiB/MiB/GiB, defined once.

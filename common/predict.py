@@ -7,12 +7,14 @@ at the achievable roofs) and a forecast of what an engine measures: the bound pl
 named term of the gap (``common.formulas.predict``), taken from the measurements of
 ``common.tables.engines`` for the engine class of ``--engine``; a term nobody measured
 is left out, and the output says so. ``--json`` prints one JSON object instead.
-Standard library only; a bad flag or config is one line, exit 2.
+Standard library only; a bad flag or config, a request past the window or one whose
+weights and KV cache outgrow the GPUs' memory is one line, exit 2.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -29,69 +31,21 @@ from common.formulas.predict import (
     request_bound,
     spec_roofs,
 )
-from common.formulas.transformer import DTypes, check_context
-from common.hw_specs import CHIPS, get_chip
+from common.formulas.transformer import (
+    DTypes,
+    active_parameter_count,
+    check_request,
+    kv_cache_elements,
+    parameter_count,
+)
+from common.hw_specs import CHIPS, Chip, get_chip
 from common.present.console import fmt_time, format_table
 from common.shell.cli import LectureParser, batch_size, one_of, path_text, positive_int
+from common.tables.configs import model_from_config, read_config
 from common.tables.engines import ENGINES
-from common.tables.models import MODELS, Model, get_model
+from common.tables.models import MODELS, MOE_MODELS, Model, get_model
 
-LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
-GPT2_KEYS = ("n_embd", "n_layer", "n_head", "vocab_size")
-LLAMA_TYPES = ("llama", "mistral", "qwen2")
-
-
-def _int(config: Mapping[str, Any], key: str) -> int:
-    value = config[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"config key {key!r} must be a positive integer, got {value!r}")
-    return value
-
-
-def model_from_config(config: object, name: str = "config.json") -> Model:
-    """A Model from a Hugging Face config: the Llama/Mistral/Qwen2 or the GPT-2 family's keys."""
-    if not isinstance(config, dict):
-        raise ValueError(f"{name} must hold a JSON object")
-    kind = config.get("model_type", "gpt2" if "n_embd" in config else "llama")
-    if kind not in (*LLAMA_TYPES, "gpt2"):
-        families = ", ".join((*LLAMA_TYPES, "gpt2"))
-        raise ValueError(f"unsupported model_type {kind!r} in {name}; supported: {families}")
-    gpt2 = kind == "gpt2"
-    missing = [k for k in (GPT2_KEYS if gpt2 else (*LLAMA_KEYS, "vocab_size")) if k not in config]
-    if missing:
-        raise ValueError(f"{name} lacks {', '.join(map(repr, missing))} ({kind} family)")
-    if gpt2:
-        d, heads = _int(config, "n_embd"), _int(config, "n_head")
-        inner = config.get("n_inner") or 4 * d
-        fields = (_int(config, "n_layer"), d, heads, heads, d // heads, inner, False)
-        tied, window = True, config.get("n_positions", 2**30)
-    else:
-        d, heads = _int(config, "hidden_size"), _int(config, "num_attention_heads")
-        kv = config.get("num_key_value_heads") or heads
-        d_head = config.get("head_dim") or d // heads
-        ff = _int(config, "intermediate_size")
-        fields = (_int(config, "num_hidden_layers"), d, heads, kv, d_head, ff, True)
-        tied = bool(config.get("tie_word_embeddings", False))
-        window = config.get("max_position_embeddings", 2**30)
-    layers, d, heads, kv, d_head, ff, gated = fields
-    if not config.get("head_dim") and d % heads:
-        raise ValueError(f"{name}: hidden size {d} is not a multiple of {heads} heads")
-    return Model(
-        name, "config", layers, d, heads, kv, d_head, ff, gated,
-        _int(config, "vocab_size"), tied, window, f"{name} ({kind} family)",
-    )  # fmt: skip
-
-
-def read_config(path: str) -> Model:
-    """The Model of a config.json file; ValueError (one line) for any unreadable or bad one."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            config = json.load(f)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise ValueError(f"{path} is not valid JSON ({str(exc).split(':')[0]})") from None
-    return model_from_config(config, str(path))
+__all__ = ["main", "model_from_config", "read_config"]
 
 
 def make_parser() -> LectureParser:
@@ -99,7 +53,8 @@ def make_parser() -> LectureParser:
     parser = LectureParser(prog="common.predict", description=__doc__.split("\n\n")[0])
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--config", type=path_text, metavar="FILE", help="a config.json")
-    which.add_argument("--model", type=one_of(MODELS, "model"), help=", ".join(MODELS))
+    table = {**MODELS, **MOE_MODELS}
+    which.add_argument("--model", type=one_of(table, "model"), help=", ".join(table))
     parser.add_argument("--chip", type=one_of(CHIPS, "chip"), default="a100-80gb")
     parser.add_argument("--gpus", type=positive_int, default=1, help="tensor parallel (1)")
     parser.add_argument("--batch", type=batch_size, default=1, help="sequences (1)")
@@ -114,14 +69,49 @@ def make_parser() -> LectureParser:
     return parser
 
 
+def splits(model: Model, gpus: int) -> bool:
+    """Whether g GPUs split the query heads evenly and the KV heads evenly (or copy them)."""
+    kv = model.n_kv_heads
+    return not model.n_heads % gpus and not (kv % gpus and gpus % kv)
+
+
+def memory_per_gpu(model: Model, dtypes: DTypes, gpus: int, batch: int, context: int) -> float:
+    """Bytes a GPU holds: N b_w / g of weights plus its KV heads' cache, B x cache elements
+    x b_kv / min(g, Hkv) (a latent cache is copied on every GPU), activations left out."""
+    kv = batch * kv_cache_elements(model, context) * dtypes.kv_bytes
+    share = 1 if model.kv_lora_rank else min(gpus, model.n_kv_heads)
+    return parameter_count(model) * dtypes.w_bytes / gpus + kv / share
+
+
+def check_fits(
+    model: Model, chip: Chip, dtypes: DTypes, gpus: int, batch: int, context: int
+) -> None:
+    """ValueError (one line) when weights and KV cache outgrow g GPUs' memory, naming the
+    fewest GPUs (a count that splits the heads) that would hold them, or that none would."""
+    need, cap = memory_per_gpu(model, dtypes, gpus, batch, context), chip.mem_capacity
+    if need <= cap:
+        return
+    heads = model.n_heads  # a GPU count that splits the heads divides them
+    small = [g for g in range(1, math.isqrt(heads) + 1) if not heads % g]
+    counts = sorted({*small, *(heads // g for g in small)})
+    fits = [g for g in counts if splits(model, g)
+            and memory_per_gpu(model, dtypes, g, batch, context) <= cap]  # fmt: skip
+    advice = f"{fits[0]} GPUs would hold it" if fits else f"no split of its {heads:,} heads would"
+    raise ValueError(
+        f"{model.name}'s weights and KV cache need {need / 1e9:,.1f} GB per GPU on {gpus} x "
+        f"{chip.name} ({cap / 1e9:,.0f} GB each); {advice}"
+    )
+
+
 def predict_request(args: Any) -> dict[str, Any]:
     """The prediction for parsed flags, as the JSON object the command prints."""
     model = read_config(args.config) if args.config else get_model(args.model)
     chip = get_chip(args.chip)
     dtypes = DTypes(args.precision, args.precision, args.precision)
-    check_context(model, args.prompt + args.new_tokens)
-    if model.n_heads % args.gpus or (model.n_kv_heads % args.gpus and args.gpus % model.n_kv_heads):
+    used = check_request(model, args.prompt, args.new_tokens)
+    if not splits(model, args.gpus):
         raise ValueError(f"{args.gpus} GPUs cannot split {model.name}'s heads evenly")
+    check_fits(model, chip, dtypes, args.gpus, args.batch, used)
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
     eng = engine_roofs(chip, args.engine, args.precision)
     shape = (args.gpus, args.batch, args.prompt, args.new_tokens, dtypes)
@@ -130,6 +120,7 @@ def predict_request(args: Any) -> dict[str, Any]:
         "model": model.name, "chip": chip.name, "gpus": args.gpus, "batch": args.batch,
         "prompt": args.prompt, "new_tokens": args.new_tokens, "precision": args.precision,
         "engine": args.engine,
+        "params_total": parameter_count(model), "params_active": active_parameter_count(model),
         "prefill_s": f.prefill_s, "decode_step_s": f.decode_step_s, "total_s": f.total_s,
         "tokens_per_s": args.batch * args.new_tokens / f.total_s,
         "bound_prefill_s": f.bound_prefill_s, "bound_decode_step_s": f.bound_decode_step_s,
@@ -152,6 +143,8 @@ def render(r: Mapping[str, Any]) -> str:
     return "\n".join([
         f"{r['model']} on {r['gpus']} x {r['chip']}, {r['precision']}, batch {r['batch']}, "
         f"{r['prompt']} prompt + {r['new_tokens']} new tokens, engine {r['engine']}",
+        f"parameters: {r['params_total'] / 1e9:,.2f} B total, {r['params_active'] / 1e9:,.2f} B "
+        "active per token",
         format_table(("term", "prefill", "decode step (mean)"), rows),
         f"bound (what no engine beats): {fmt_time(r['bound_total_s'], 'ms')} at the datasheet's "
         f"roofs, {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones",

@@ -382,7 +382,8 @@ def forecast(
     k = min(n, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
-        context = prompt + 1 + (2 * i + 1) * n // (2 * k)
+        # (the last new token is never fed back: a request at the window stays inside it)
+        context = min(prompt + 1 + (2 * i + 1) * n // (2 * k), model.max_context)
         step = forecast_terms(decode_ledger(model, batch, context, dtypes), spec, eng, gpus)
         for key, v in step.items():
             total[key] += v / k  # (no step runs when n = 0)

@@ -49,7 +49,7 @@ from common.tables.op_counts import (
     SILU_FLOPS_PER_ELEM,
     SOFTMAX_FLOPS_PER_ELEM,
 )
-from common.tables.validate import check_phase, positive, positive_int
+from common.tables.validate import check_phase, non_negative, positive, positive_int
 
 
 def _check_model(model: object) -> Model:
@@ -97,28 +97,103 @@ class DTypes:
 # ---------------------------------------------------------------------------
 # Parameters and KV cache
 # ---------------------------------------------------------------------------
+def _attention_params(m: Model) -> int:
+    """One layer's attention weights: d Hq dh + 2 d Hkv dh + Hq dv d; for latent attention
+    d r_q + r_q + r_q Hq dh (queries; d Hq dh at full rank), d (r_kv + d_rope) + r_kv
+    + r_kv Hq (dh - d_rope + dv) (the latent and its up-projection) and Hq dv d."""
+    d = m.d_model
+    if not m.kv_lora_rank:
+        return d * m.q_dim + 2 * d * m.kv_dim + m.v_dim * d
+    r_q, r_kv = m.q_lora_rank, m.kv_lora_rank
+    q = d * r_q + r_q + r_q * m.q_dim if r_q else d * m.q_dim
+    nope_and_v = m.d_head - m.rope_head_dim + (m.v_head_dim or m.d_head)
+    kv = d * (r_kv + m.rope_head_dim) + r_kv + r_kv * m.n_heads * nope_and_v
+    return q + kv + m.v_dim * d
+
+
 def parameter_breakdown(model: Model) -> dict[str, int]:
-    """Parameters by part: embedding V d, attention L d (2 Hq + 2 Hkv) dh, MLP L k d d_ff, ..."""
+    """Parameters by part: embedding V d, attention L x (above), MLP L_dense k d d_ff, ...
+
+    A mixture of experts adds, over its L - first_k_dense_replace routed layers, every
+    expert (E k d d_ff_expert), the shared experts (k d d_ff_shared) and the router (E d,
+    plus E with a bias);
+    k is 3 for a gated MLP, else 2. Parts a dense model lacks are left out.
+    """
     m = _check_model(model)
-    d, L = m.d_model, m.n_layers
-    mlp_matrices = 3 if m.gated_mlp else 2
-    return {
+    d, L, moe = m.d_model, m.n_layers, m.moe_layers
+    mats = 3 if m.gated_mlp else 2
+    parts = {
         "embedding": m.vocab_size * d,
-        "attention": L * (2 * d * m.q_dim + 2 * d * m.kv_dim),  # q, o and k, v projections
-        "mlp": L * mlp_matrices * d * m.d_ff,
-        "norms": (2 * L + 1) * d,  # two per layer and the final one
+        "attention": L * _attention_params(m),
+        "mlp": (L - moe) * mats * d * m.d_ff,
+        "experts": moe * m.n_experts * mats * d * m.d_ff_expert,
+        "shared experts": moe * mats * d * m.d_ff_shared,
+        "router": moe * m.n_experts * (d + m.router_bias),
+        "norms": (m.norms_per_layer * L + 1) * d,  # per layer and the final one
+        "biases, sinks, q/k norms": L * m.extra_layer_params,
         "lm_head": 0 if m.tied_embeddings else m.vocab_size * d,
     }
+    always = ("embedding", "attention", "mlp", "norms", "lm_head")
+    return {k: v for k, v in parts.items() if v or k in always}
 
 
 def parameter_count(model: Model) -> int:
-    """N = V d (embedding) + L (2 d Hq dh + 2 d Hkv dh + k d d_ff + 2 d) + d + V d (if untied)."""
+    """N = V d (embedding) + L (2 d Hq dh + 2 d Hkv dh + k d d_ff + 2 d) + d + V d (if untied),
+    with the experts, router and latent attention of ``parameter_breakdown``."""
     return sum(parameter_breakdown(model).values())
 
 
-def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
-    """KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes."""
+def active_parameter_count(model: Model) -> int:
+    """Parameters one token uses: N minus the routed experts it does not choose,
+    N - L_moe (E - k) mats d d_ff_expert (N itself for a dense model)."""
     m = _check_model(model)
+    mats = 3 if m.gated_mlp else 2
+    idle = m.moe_layers * (m.n_experts - m.experts_per_token) * mats * m.d_model * m.d_ff_expert
+    return parameter_count(m) - idle
+
+
+def experts_touched(tokens: int, chosen: int, experts: int) -> float:
+    """Expected distinct experts that `tokens` tokens route to, each choosing k of E:
+    E (1 - (1 - k / E)^n).
+
+    Assumes uniform routing and independent tokens: each token picks k distinct experts
+    uniformly at random, so it misses a given expert with probability 1 - k / E and n
+    tokens all miss it with probability (1 - k / E)^n. Real routers are skewed, which
+    touches fewer experts at a given n.
+    """
+    n, k, E = positive_int(tokens, "tokens"), positive_int(chosen, "k"), positive_int(experts, "E")
+    if k > E:
+        raise ValueError(f"k ({k}) cannot exceed the number of experts ({E})")
+    return E * (1.0 - (1.0 - k / E) ** n)
+
+
+def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
+    """The model's kinds of layer as (window, dense MLP, count), the main kind first:
+    full-attention routed (or dense-model) layers, then sliding-window ones, then a
+    mixture's leading dense layers. Sliding layers are taken from the routed ones first."""
+    m = _check_model(model)
+    dense = m.dense_layers if m.n_experts else 0
+    main = m.n_layers - dense
+    slide_main = min(m.sliding_layers, main)
+    slide_dense = m.sliding_layers - slide_main
+    kinds = [(0, False, main - slide_main), (m.sliding_window, False, slide_main),
+             (0, True, dense - slide_dense), (m.sliding_window, True, slide_dense)]  # fmt: skip
+    return [(w, dn, c) for w, dn, c in kinds if c]
+
+
+def kv_cache_elements(model: Model, context: int) -> int:
+    """Elements one sequence caches at S tokens: sum over layers of min(S, window) x
+    cache_width (2 Hkv dh, or r_kv + d_rope for latent attention)."""
+    m, S = _check_model(model), positive_int(context, "context")
+    return sum(c * (min(S, w) if w else S) for w, _, c in layer_groups(m)) * m.cache_width
+
+
+def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
+    """KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes
+    (layers x (r_kv + d_rope) x bytes for latent attention; no window applied)."""
+    m = _check_model(model)
+    if m.kv_lora_rank:
+        return m.n_layers * m.cache_width * positive(kv_bytes, "bytes per element")
     return ledger.kv_cache_bytes(1, m.n_layers, m.kv_dim, kv_bytes)
 
 
@@ -132,6 +207,20 @@ def check_context(model: Model, context: int) -> int:
             f"(max_position_embeddings)"
         )
     return c
+
+
+def check_request(model: Model, prompt: int, new_tokens: int) -> int:
+    """The positions a request uses, prompt + new tokens - 1 (the last new token is never
+    fed back), checked against the window; ValueError past it."""
+    m = _check_model(model)
+    extra = positive_int(new_tokens + 1, "new tokens + 1") - 1
+    used = positive_int(prompt, "prompt") + max(0, extra - 1)
+    if used > m.max_context:
+        raise ValueError(
+            f"{prompt} prompt + {new_tokens} new tokens need {used} positions, past "
+            f"{m.name}'s window of {m.max_context} (max_position_embeddings)"
+        )
+    return used
 
 
 # ---------------------------------------------------------------------------
@@ -188,12 +277,24 @@ def _rmsnorm(name: str, n: int, d: int, dt: DTypes) -> Op:
     )
 
 
-def causal_pairs(new_tokens: int, context: int) -> int:
-    """Query-key pairs one head scores: T (S - T) + T (T + 1) / 2; S (S + 1) / 2 at T = S."""
+def causal_pairs(new_tokens: int, context: int, window: int = 0) -> int:
+    """Query-key pairs one head scores: T (S - T) + T (T + 1) / 2; S (S + 1) / 2 at T = S.
+
+    With a sliding window W a query at position p sees min(p + 1, W) keys: the sum
+    f(S) - f(S - T), f(n) = n (n + 1) / 2 up to n = W, then W (W + 1) / 2 + (n - W) W.
+    """
     T, S = positive_int(new_tokens, "new tokens"), positive_int(context, "context")
     if T > S:
         raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
-    return T * (S - T) + T * (T + 1) // 2
+    if not window or window >= S:
+        return T * (S - T) + T * (T + 1) // 2
+
+    def f(n: int) -> int:
+        return (
+            n * (n + 1) // 2 if n <= window else window * (window + 1) // 2 + (n - window) * window
+        )
+
+    return f(S) - f(S - T)
 
 
 #: The two matrix products of attention (softmax between them), by their operators' names.
@@ -201,25 +302,111 @@ ATTENTION_PRODUCTS = ("scores Q K^T", "weighted sum P V")
 
 
 def _attention_ops(
-    m: Model, batch: int, T: int, S: int, dt: DTypes, materialized: bool
+    m: Model, batch: int, T: int, S: int, dt: DTypes, materialized: bool, window: int = 0
 ) -> list[Op]:
-    """Scores Q K^T, softmax and P V for B sequences of T new tokens over S cached ones."""
+    """Scores Q K^T, softmax and P V for B sequences of T new tokens over S cached ones.
+
+    A sliding window reads only the keys some new query sees, min(S, W + T - 1). Latent
+    attention (absorbed form) scores each pair over r_kv + d_rope and sums r_kv per
+    head, reading the cached latent once (in the scores)."""
     a, kvb = dt.act_bytes, dt.kv_bytes
-    pairs = batch * m.n_heads * causal_pairs(T, S)  # over all sequences and heads
-    stored = batch * m.n_heads * T * S  # the score rectangle a naive kernel writes
-    q_or_o = batch * T * m.q_dim * a  # Q read once, O written once
-    k_or_v = batch * S * m.kv_dim * kvb  # each cached K (or V) read once per layer
+    pairs = batch * m.n_heads * causal_pairs(T, S, window)  # over all sequences and heads
+    seen = min(S, window + T - 1) if window else S
+    stored = batch * m.n_heads * T * seen  # the score rectangle a naive kernel writes
+    if m.kv_lora_rank:
+        score_dim, value_dim = m.cache_width, m.kv_lora_rank
+        k_read, v_read = batch * seen * m.cache_width * kvb, 0.0
+    else:
+        score_dim = value_dim = m.d_head
+        k_read = v_read = batch * seen * m.kv_dim * kvb  # each cached K (or V) read once
+    q_in = batch * T * m.n_heads * score_dim * a  # Q read once
+    o_out = batch * T * m.n_heads * value_dim * a  # O written once
     scores_io = stored * a if materialized else 0.0
     return [
         # S = Q K^T: one multiply-add per (pair, head-dim element).
-        Op("scores Q K^T", "attention", 2.0 * pairs * m.d_head, 0.0, q_or_o + scores_io, k_or_v),
+        Op("scores Q K^T", "attention", 2.0 * pairs * score_dim, 0.0, q_in + scores_io, k_read),
         # softmax over kept pairs; materialized: read S, write P (fused, one pass each).
         Op("softmax", "attention", SOFTMAX_FLOPS_PER_ELEM * pairs, 0.0, 2 * scores_io),
         # O = P V: one multiply-add per (pair, head-dim element).
         Op(
-            "weighted sum P V", "attention", 2.0 * pairs * m.d_head, 0.0, q_or_o + scores_io, k_or_v
+            "weighted sum P V", "attention", 2.0 * pairs * value_dim, 0.0, o_out + scores_io, v_read
         ),
     ]
+
+
+def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
+    """Q, K, V projections; latent attention: queries (through r_q), the latent (cached)
+    and its up-projection, absorbed into the query and the output (r_kv x Hq (dh - d_rope + dv))."""
+    d = m.d_model
+    if not m.kv_lora_rank:
+        return [
+            _matmul("Q projection", n, d, m.q_dim, dt),
+            _matmul("K projection", n, d, m.kv_dim, dt, to_cache=True),
+            _matmul("V projection", n, d, m.kv_dim, dt, to_cache=True),
+        ]
+    r_q, r_kv = m.q_lora_rank, m.kv_lora_rank
+    if r_q:
+        ops = [
+            _matmul("Q down projection", n, d, r_q, dt),
+            _matmul("Q up projection", n, r_q, m.q_dim, dt),
+        ]
+    else:
+        ops = [_matmul("Q projection", n, d, m.q_dim, dt)]
+    up = m.n_heads * (m.d_head - m.rope_head_dim + (m.v_head_dim or m.d_head))
+    ops.append(_matmul("KV down projection", n, d, m.cache_width, dt, to_cache=True))
+    ops.append(_matmul("KV up projection (absorbed)", n, r_kv, up, dt))
+    return ops
+
+
+def _expert_matmul(name: str, n: int, K: int, N: int, m: Model, dt: DTypes) -> Op:
+    """X[n k, K] @ W_e[K, N] over the experts n tokens choose: 2 n k K N FLOP, the weights
+    of experts_touched(n, k, E) experts, n k (K + N) activations."""
+    rows, a = n * m.experts_per_token, dt.act_bytes
+    touched = experts_touched(n, m.experts_per_token, m.n_experts)
+    return Op(name, "matmul", 2.0 * rows * K * N, touched * K * N * dt.w_bytes, rows * (K + N) * a)
+
+
+def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[Op]:
+    """A (gated) MLP of width d_ff for n rows: gate, up, activation, down."""
+    a, d = dt.act_bytes, m.d_model
+    ops = []
+    if m.gated_mlp:
+        ops += [
+            _matmul(f"{prefix}gate projection", n, d, d_ff, dt),
+            _matmul(f"{prefix}up projection", n, d, d_ff, dt),
+            # silu(g) * u: read g and u, write one tensor.
+            Op(f"{prefix}SiLU x up", "elementwise",
+               (SILU_FLOPS_PER_ELEM + GATE_FLOPS_PER_ELEM) * n * d_ff, act_bytes=3 * n * d_ff * a),
+        ]  # fmt: skip
+    else:
+        ops += [
+            _matmul(f"{prefix}up projection", n, d, d_ff, dt),
+            Op(f"{prefix}activation", "elementwise", SILU_FLOPS_PER_ELEM * n * d_ff,
+               act_bytes=2 * n * d_ff * a),
+        ]  # fmt: skip
+    ops.append(_matmul(f"{prefix}down projection", n, d_ff, d, dt))
+    return ops
+
+
+def _expert_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
+    """Router (d -> E), the k chosen experts of each token, then any shared experts."""
+    a, d, f, rows = dt.act_bytes, m.d_model, m.d_ff_expert, n * m.experts_per_token
+    ops = [_matmul("router", n, d, m.n_experts, dt)]
+    if m.gated_mlp:
+        ops += [
+            _expert_matmul("expert gate projection", n, d, f, m, dt),
+            _expert_matmul("expert up projection", n, d, f, m, dt),
+            Op("expert SiLU x up", "elementwise",
+               (SILU_FLOPS_PER_ELEM + GATE_FLOPS_PER_ELEM) * rows * f, act_bytes=3 * rows * f * a),
+        ]  # fmt: skip
+    else:
+        ops += [
+            _expert_matmul("expert up projection", n, d, f, m, dt),
+            Op("expert activation", "elementwise", SILU_FLOPS_PER_ELEM * rows * f,
+               act_bytes=2 * rows * f * a),
+        ]  # fmt: skip
+    ops.append(_expert_matmul("expert down projection", n, f, d, m, dt))
+    return ops + (_mlp_ops(m, n, m.d_ff_shared, dt, "shared ") if m.d_ff_shared else [])
 
 
 def layer_ops(
@@ -229,8 +416,13 @@ def layer_ops(
     context: int,
     dtypes: DTypes | None = None,
     materialized: bool = False,
+    window: int = 0,
+    dense: bool = False,
 ) -> tuple[Op, ...]:
-    """Operators of one decoder layer for B sequences of T new tokens over S cached ones."""
+    """Operators of one decoder layer for B sequences of T new tokens over S cached ones.
+
+    window: the layer's sliding window (0: full attention); dense: a mixture's dense
+    layer (its MLP of width d_ff, not the experts)."""
     m = _check_model(model)
     dt = dtypes or DTypes()
     B, T, S = (
@@ -243,41 +435,25 @@ def layer_ops(
     n, d, a = B * T, m.d_model, dt.act_bytes
     ops = [
         _rmsnorm("attention norm", n, d, dt),
-        _matmul("Q projection", n, d, m.q_dim, dt),
-        _matmul("K projection", n, d, m.kv_dim, dt, to_cache=True),
-        _matmul("V projection", n, d, m.kv_dim, dt, to_cache=True),
-        *_attention_ops(m, B, T, S, dt, materialized),
-        _matmul("output projection", n, m.q_dim, d, dt),
+        *_projection_ops(m, n, dt),
+        *_attention_ops(m, B, T, S, dt, materialized, window),
+        _matmul("output projection", n, m.v_dim, d, dt),
         Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a),  # read 2, write 1
         _rmsnorm("MLP norm", n, d, dt),
     ]
-    if m.gated_mlp:
-        ops += [
-            _matmul("gate projection", n, d, m.d_ff, dt),
-            _matmul("up projection", n, d, m.d_ff, dt),
-            # silu(g) * u: read g and u, write one tensor.
-            Op(
-                "SiLU x up",
-                "elementwise",
-                (SILU_FLOPS_PER_ELEM + GATE_FLOPS_PER_ELEM) * n * m.d_ff,
-                act_bytes=3 * n * m.d_ff * a,
-            ),
-        ]
-    else:
-        ops += [
-            _matmul("up projection", n, d, m.d_ff, dt),
-            Op(
-                "activation",
-                "elementwise",
-                SILU_FLOPS_PER_ELEM * n * m.d_ff,
-                act_bytes=2 * n * m.d_ff * a,
-            ),
-        ]
-    ops += [
-        _matmul("down projection", n, m.d_ff, d, dt),
-        Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a),
-    ]
+    ops += _expert_ops(m, n, dt) if m.n_experts and not dense else _mlp_ops(m, n, m.d_ff, dt)
+    ops.append(Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a))
     return tuple(ops)
+
+
+def _pass_layers(
+    m: Model, batch: int, T: int, S: int, dt: DTypes, materialized: bool
+) -> tuple[tuple[Op, ...], tuple[tuple[tuple[Op, ...], int], ...]]:
+    """The main layer's operators, and every other kind of layer's with its count."""
+    groups = [
+        (layer_ops(m, batch, T, S, dt, materialized, w, dn), c) for w, dn, c in layer_groups(m)
+    ]
+    return groups[0][0], tuple(groups[1:])
 
 
 def model_ops(
@@ -308,11 +484,16 @@ class PassLedger:
     materialized: bool
     layer: tuple[Op, ...]
     once: tuple[Op, ...]
+    #: other kinds of layer (sliding-window, a mixture's dense ones), each with its count;
+    #: `layer` runs n_layers minus their counts times
+    variants: tuple[tuple[tuple[Op, ...], int], ...] = ()
 
     def counted(self) -> list[tuple[Op, int]]:
         """Every operator with how often it runs per pass (n_layers, or once)."""
-        L = self.model.n_layers
-        return [(op, L) for op in self.layer] + [(op, 1) for op in self.once]
+        L = self.model.n_layers - sum(c for _, c in self.variants)
+        rows = [(op, L) for op in self.layer]
+        rows += [(op, c) for ops, c in self.variants for op in ops]
+        return rows + [(op, 1) for op in self.once]
 
     def _sum(self, attr: str) -> float:
         return sum(getattr(op, attr) * count for op, count in self.counted())
@@ -358,10 +539,9 @@ def prefill_ledger(
     """Prefill: B sequences of S prompt tokens in one pass (T = S new tokens, causal)."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    layer = layer_ops(m, batch, seq, seq, dt, materialized)
-    return PassLedger(
-        "prefill", m, batch, seq, seq, dt, materialized, layer, model_ops(m, batch, seq, dt)
-    )
+    layer, variants = _pass_layers(m, batch, seq, seq, dt, materialized)
+    once = model_ops(m, batch, seq, dt)
+    return PassLedger("prefill", m, batch, seq, seq, dt, materialized, layer, once, variants)
 
 
 def decode_ledger(
@@ -370,10 +550,9 @@ def decode_ledger(
     """Decode: one new token for each of B sequences whose cache then holds S tokens."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    layer = layer_ops(m, batch, 1, context, dt, materialized)
-    return PassLedger(
-        "decode", m, batch, 1, context, dt, materialized, layer, model_ops(m, batch, 1, dt)
-    )
+    layer, variants = _pass_layers(m, batch, 1, context, dt, materialized)
+    once = model_ops(m, batch, 1, dt)
+    return PassLedger("decode", m, batch, 1, context, dt, materialized, layer, once, variants)
 
 
 # ---------------------------------------------------------------------------
@@ -461,11 +640,19 @@ def model_memory_ledger(
     overhead_rate: float = LLM_OVERHEAD_RATE,
     phase: str = "decode",
 ) -> ledger.MemoryLedger:
-    """N b_w + 2 B S L Hkv dh b_kv + T a + rho x (sum); T = B in decode, B S in prefill."""
+    """N b_w + 2 B S L Hkv dh b_kv + T a + rho x (sum); T = B in decode, B S in prefill.
+
+    The KV term is B x kv_cache_elements(S) x b_kv where windows or a latent cache apply."""
     m = _check_model(model)
     dt = dtypes or DTypes()
     B, S = positive_int(batch, "batch"), check_context(m, context)
     check_phase(phase, ledger.PHASES)
+    if m.kv_lora_rank or m.sliding_layers:  # the cache is not 2 B S L Hkv dh: count it
+        w = parameter_count(m) * dt.w_bytes
+        kv = B * kv_cache_elements(m, S) * dt.kv_bytes
+        act = (B if phase == "decode" else B * S) * activation_bytes_per_token(m, dt.act_bytes)
+        rate = non_negative(overhead_rate, "overhead rate")
+        return ledger.MemoryLedger(w, kv, act, rate * (w + kv + act))
     return ledger.memory_ledger(
         n_params=parameter_count(m),
         weight_bytes=dt.w_bytes,

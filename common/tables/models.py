@@ -39,11 +39,27 @@ LLAMA_3_70B_CONFIG = _config("meta-llama/Meta-Llama-3-70B")
 LLAMA_2_7B_SIZE = _size("meta-llama/Llama-2-7b-hf", "6.74B params")
 LLAMA_3_8B_SIZE = _size("meta-llama/Meta-Llama-3-8B", "8.03B params")
 LLAMA_3_70B_SIZE = _size("meta-llama/Meta-Llama-3-70B", "70.6B params")
+MIXTRAL_8X7B_CONFIG = _config("mistralai/Mixtral-8x7B-v0.1")
+QWEN3_30B_A3B_CONFIG = _config("Qwen/Qwen3-30B-A3B")
+DEEPSEEK_V3_CONFIG = _config("deepseek-ai/DeepSeek-V3")
+MIXTRAL_8X7B_SIZE = (
+    "Mistral AI, 'Mixtral of experts' (blog post, 2023-12-11): 46.7B total parameters, "
+    f"12.9B used per token; {CHECKED}"
+)
+QWEN3_30B_A3B_SIZE = (
+    "Hugging Face hub, Qwen/Qwen3-30B-A3B, model card's 'Number of Parameters': 30.5B in "
+    f"total and 3.3B activated; {CHECKED}"
+)
+DEEPSEEK_V3_SIZE = (
+    "DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv 2412.19437), abstract: 671B total "
+    f"parameters, 37B activated per token (the 14B multi-token-prediction module apart); {CHECKED}"
+)
 
 
 @dataclass(frozen=True)
 class Model:
-    """A decoder-only transformer (pre-norm, RMSNorm, rotary positions, no biases)."""
+    """A decoder-only transformer (pre-norm, RMSNorm, rotary positions), dense or a
+    mixture of experts, with grouped-query or latent attention, full or sliding-window."""
 
     name: str
     key: str
@@ -61,21 +77,60 @@ class Model:
     published_params: float | None = None
     params_source: str = ""
     note: str = ""
+    # Mixture of experts (n_experts 0: every layer has the dense MLP of width d_ff).
+    n_experts: int = 0  # num_local_experts, num_experts or n_routed_experts (E)
+    experts_per_token: int = 0  # num_experts_per_tok or experts_per_token (k of E)
+    d_ff_expert: int = 0  # moe_intermediate_size (intermediate_size for Mixtral, gpt-oss)
+    d_ff_shared: int = 0  # shared experts' width, every token: n_shared_experts x d_ff_expert
+    dense_layers: int = 0  # first_k_dense_replace: leading layers with the dense MLP
+    router_bias: bool = False  # a bias per expert in the router (DeepSeek-V3, gpt-oss)
+    # Multi-head latent attention (kv_lora_rank 0: K and V cached per KV head).
+    kv_lora_rank: int = 0  # kv_lora_rank: the latent cached per token and layer
+    q_lora_rank: int = 0  # q_lora_rank (0: a full-rank query projection)
+    rope_head_dim: int = 0  # qk_rope_head_dim, part of d_head = qk_nope + qk_rope, cached
+    v_head_dim: int = 0  # v_head_dim (0: d_head)
+    # Sliding-window attention: that many layers cache at most the last `sliding_window`.
+    sliding_window: int = 0  # sliding_window
+    sliding_layers: int = 0  # layers that use it (layer_types, or the family's pattern)
+    norms_per_layer: int = 2  # RMSNorm gains of d_model per layer (Gemma 2 and 3: four)
+    extra_layer_params: int = 0  # per layer: biases, attention sinks, q/k norms (memory only)
+    published_active: float | None = None  # parameters a token uses, where published
 
     def __post_init__(self) -> None:
         sizes = "n_layers d_model n_heads n_kv_heads d_head d_ff vocab_size max_context"
+        counts = (
+            "n_experts experts_per_token d_ff_expert d_ff_shared dense_layers kv_lora_rank "
+            "q_lora_rank rope_head_dim v_head_dim sliding_window sliding_layers "
+            "norms_per_layer extra_layer_params"
+        )
         for field in sizes.split():
             value = getattr(self, field)
             if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
             positive_int(value, f"{self.name}: {field}")
+        for field in counts.split():
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{self.name}: {field} must be a whole number >= 0, got {value!r}")
+        if self.n_experts and not 1 <= self.experts_per_token <= self.n_experts:
+            raise ValueError(f"{self.name}: experts_per_token must be 1 to n_experts")
+        if self.n_experts and not self.d_ff_expert:
+            raise ValueError(f"{self.name}: a mixture of experts needs d_ff_expert")
+        if self.dense_layers > self.n_layers or self.sliding_layers > self.n_layers:
+            raise ValueError(f"{self.name}: dense_layers and sliding_layers must be <= n_layers")
+        if self.sliding_layers and not self.sliding_window:
+            raise ValueError(f"{self.name}: sliding_layers needs a sliding_window")
+        if self.kv_lora_rank and not 0 < self.rope_head_dim < self.d_head:
+            raise ValueError(f"{self.name}: latent attention needs 0 < rope_head_dim < d_head")
         if self.n_heads % self.n_kv_heads:
             raise ValueError(
                 f"{self.name}: query heads ({self.n_heads}) must be a multiple of "
                 f"KV heads ({self.n_kv_heads})"
             )
-        if self.published_params is not None and not self.published_params > 0:
-            raise ValueError(f"{self.name}: published_params must be > 0 or None")
+        for field in ("published_params", "published_active"):
+            value = getattr(self, field)
+            if value is not None and not value > 0:
+                raise ValueError(f"{self.name}: {field} must be > 0 or None")
 
     @property
     def q_dim(self) -> int:
@@ -88,13 +143,34 @@ class Model:
         return self.n_kv_heads * self.d_head
 
     @property
+    def v_dim(self) -> int:
+        """Width of the attention output before the output projection: n_heads x v_head_dim."""
+        return self.n_heads * (self.v_head_dim or self.d_head)
+
+    @property
+    def moe_layers(self) -> int:
+        """Layers whose MLP is routed experts: n_layers - dense_layers (0 for a dense model)."""
+        return self.n_layers - self.dense_layers if self.n_experts else 0
+
+    @property
+    def cache_width(self) -> int:
+        """Elements cached per token and layer: 2 n_kv_heads d_head (K and V), or
+        kv_lora_rank + qk_rope_head_dim for latent attention (one latent for K and V)."""
+        if self.kv_lora_rank:
+            return self.kv_lora_rank + self.rope_head_dim
+        return 2 * self.kv_dim
+
+    @property
     def group_size(self) -> int:
         """Query heads sharing one KV head: n_heads / n_kv_heads (1 = full multi-head)."""
         return self.n_heads // self.n_kv_heads
 
     @property
     def attention_kind(self) -> str:
-        """'MHA' (one KV head per query head), 'MQA' (one KV head) or 'GQA' (in between)."""
+        """'MLA' (a cached latent), 'MHA' (one KV head per query head), 'MQA' (one KV head)
+        or 'GQA' (in between)."""
+        if self.kv_lora_rank:
+            return "MLA"
         if self.n_kv_heads == self.n_heads:
             return "MHA"
         return "MQA" if self.n_kv_heads == 1 else "GQA"
@@ -159,17 +235,93 @@ LLAMA_3_70B = Model(
     params_source=LLAMA_3_70B_SIZE,
 )
 
+MIXTRAL_8X7B = Model(
+    name="Mixtral-8x7B",
+    key="mixtral-8x7b",
+    n_layers=32,
+    d_model=4096,
+    n_heads=32,
+    n_kv_heads=8,
+    d_head=128,
+    d_ff=14336,
+    gated_mlp=True,
+    vocab_size=32000,
+    tied_embeddings=False,
+    max_context=32768,
+    config_source=MIXTRAL_8X7B_CONFIG,
+    published_params=46.7e9,
+    params_source=MIXTRAL_8X7B_SIZE,
+    n_experts=8,  # num_local_experts
+    experts_per_token=2,  # num_experts_per_tok
+    d_ff_expert=14336,  # intermediate_size: each expert is a gated MLP of that width
+    published_active=12.9e9,
+)
+
+QWEN3_30B_A3B = Model(
+    name="Qwen3-30B-A3B",
+    key="qwen3-30b-a3b",
+    n_layers=48,
+    d_model=2048,
+    n_heads=32,
+    n_kv_heads=4,
+    d_head=128,  # head_dim (not hidden_size / heads = 64)
+    d_ff=6144,  # intermediate_size (no layer uses it: mlp_only_layers is empty)
+    gated_mlp=True,
+    vocab_size=151936,
+    tied_embeddings=False,
+    max_context=40960,
+    config_source=QWEN3_30B_A3B_CONFIG,
+    published_params=30.5e9,
+    params_source=QWEN3_30B_A3B_SIZE,
+    n_experts=128,  # num_experts
+    experts_per_token=8,  # num_experts_per_tok
+    d_ff_expert=768,  # moe_intermediate_size
+    extra_layer_params=2 * 128,  # q_norm and k_norm, head_dim each
+    published_active=3.3e9,
+)
+
+DEEPSEEK_V3 = Model(
+    name="DeepSeek-V3",
+    key="deepseek-v3",
+    n_layers=61,
+    d_model=7168,
+    n_heads=128,
+    n_kv_heads=128,  # num_key_value_heads (latent attention caches no per-head K, V)
+    d_head=192,  # qk_nope_head_dim 128 + qk_rope_head_dim 64
+    d_ff=18432,  # intermediate_size, the first three layers' dense MLP
+    gated_mlp=True,
+    vocab_size=129280,
+    tied_embeddings=False,
+    max_context=163840,
+    config_source=DEEPSEEK_V3_CONFIG,
+    published_params=671e9,
+    params_source=DEEPSEEK_V3_SIZE,
+    n_experts=256,  # n_routed_experts
+    experts_per_token=8,  # num_experts_per_tok
+    d_ff_expert=2048,  # moe_intermediate_size
+    d_ff_shared=2048,  # n_shared_experts 1 x moe_intermediate_size
+    dense_layers=3,  # first_k_dense_replace
+    kv_lora_rank=512,
+    q_lora_rank=1536,
+    rope_head_dim=64,  # qk_rope_head_dim
+    v_head_dim=128,
+    router_bias=True,  # e_score_correction_bias
+    published_active=37e9,
+)
+
+#: The dense models lectures 06-08 offer (--model); the mixtures of experts apart.
 MODELS: dict[str, Model] = {m.key: m for m in (LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B)}
+MOE_MODELS: dict[str, Model] = {m.key: m for m in (MIXTRAL_8X7B, QWEN3_30B_A3B, DEEPSEEK_V3)}
 slips.check_records(globals())  # booleans are True or False
 
 
 def get_model(name: str) -> Model:
     """Look a model up by key or name, case-insensitively ('llama-3-8b', 'Llama-3-8B')."""
     wanted = str(name).strip().lower().replace("_", "-").replace(" ", "-")
-    for model in MODELS.values():
+    for model in (*MODELS.values(), *MOE_MODELS.values()):
         if wanted in (model.key, model.name.lower()):
             return model
-    raise ValueError(f"unknown model {name!r}; choose one of: {', '.join(MODELS)}")
+    raise ValueError(f"unknown model {name!r}; choose one of: {', '.join((*MODELS, *MOE_MODELS))}")
 
 
 def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
@@ -185,6 +337,7 @@ def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
         key=f"{model.key}-kv{n_kv_heads}",
         n_kv_heads=n_kv_heads,
         published_params=None,
+        published_active=None,
         params_source="",
         note=f"{model.name} with {n_kv_heads} KV heads (a what-if, not a released model)",
     )
@@ -226,6 +379,7 @@ def shrunk(model: Model, factor: int, n_layers: int | None = None) -> Model:
         d_ff=model.d_ff // f,
         vocab_size=model.vocab_size // f,
         published_params=None,
+        published_active=None,
         params_source="",
         note=f"{model.name} with its widths divided by {f} (a what-if, not a released model)",
     )

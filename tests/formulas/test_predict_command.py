@@ -8,13 +8,16 @@ token) and far less than the kernel floor; the bytes are counted here by hand.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from common import predict as cmd
+from common.tables import configs as cmd_configs
 
 REPO = Path(__file__).resolve().parents[2]
 BW = 2 * (4096 + 4096 * 22016 + 22016) / 0.116e-3  # vidur's A100 GEMM at one row: 1,555 GB/s
@@ -121,7 +124,21 @@ def test_table_output_names_each_term(capsys) -> None:
 @pytest.mark.parametrize(
     ("config", "words"),
     [
-        ({"model_type": "mixtral", "hidden_size": 8}, "unsupported model_type 'mixtral'"),
+        ({"model_type": "falcon", "hidden_size": 8}, "unsupported model_type 'falcon'"),
+        (
+            {"model_type": "mixtral", **{k: v for k, v in LLAMA.items() if k != "model_type"}},
+            "lacks 'num_local_experts' (mixtral family)",
+        ),
+        ({**LLAMA, "num_key_value_heads": 0}, "'num_key_value_heads' must be a positive integer"),
+        ({**LLAMA, "head_dim": 0}, "'head_dim' must be a positive integer"),
+        ({**GPT2, "n_inner": 0}, "'n_inner' must be a positive integer"),
+        ({**LLAMA, "num_hidden_layers": 10**300}, "'num_hidden_layers' must be a positive integer"),
+        ({**LLAMA, "num_key_value_heads": 3}, "'num_attention_heads' (4) must be a multiple of"),
+        (
+            {k: v for k, v in LLAMA.items() if k != "max_position_embeddings"},
+            "lacks 'max_position_embeddings' (llama family)",
+        ),
+        ({"model_type": "gemma3", "hidden_size": 8}, "lacks 'text_config' (gemma3 family)"),
         ({"model_type": "llama", "hidden_size": 64}, "lacks 'num_hidden_layers'"),
         ({**GPT2, "n_embd": 64.0}, "'n_embd' must be a positive integer"),
         ({**GPT2, "n_head": True}, "'n_head' must be a positive integer"),
@@ -148,7 +165,8 @@ def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr == (
         f"common.predict: error: unsupported model_type 'falcon' in {path}; supported: llama, "
-        "mistral, qwen2, gpt2 (see --help)\n"
+        "mistral, qwen2, qwen3, phi3, gemma2, gemma3, gemma3_text, mixtral, qwen2_moe, qwen3_moe, "
+        "deepseek_v3, gpt_oss, gpt2 (see --help)\n"
     )
     path.write_text(json.dumps(LLAMA))
     flags = ("--config", str(path), "--prompt", "4", "--new-tokens", "1", "--json")
@@ -174,14 +192,19 @@ def test_config_keys_map_to_the_model_by_hand() -> None:
         for k, v in LLAMA.items()
         if k not in ("num_key_value_heads", "max_position_embeddings")
     }
-    mha = cmd.model_from_config({**lean, "head_dim": 32, "tie_word_embeddings": True})
-    assert (mha.n_kv_heads, mha.d_head, mha.max_context) == (4, 32, 2**30) and mha.tied_embeddings
+    mha = cmd.model_from_config(
+        {**lean, "head_dim": 32, "tie_word_embeddings": True, "max_position_embeddings": 9}
+    )
+    assert (mha.n_kv_heads, mha.d_head, mha.max_context) == (4, 32, 9) and mha.tied_embeddings
     gpt = cmd.model_from_config({k: v for k, v in GPT2.items() if k != "model_type"})
     assert (gpt.n_layers, gpt.d_model, gpt.n_heads, gpt.n_kv_heads, gpt.d_head) == (1, 64, 4, 4, 16)
-    assert (gpt.d_ff, gpt.vocab_size, gpt.max_context) == (256, 100, 2**30)  # n_inner: 4 x 64
+    # n_inner: 4 x 64; n_positions: GPT2Config's default, 1,024
+    assert (gpt.d_ff, gpt.vocab_size, gpt.max_context) == (256, 100, 1024)
     assert gpt.tied_embeddings and not gpt.gated_mlp
     sized = cmd.model_from_config({**GPT2, "n_inner": 100, "n_positions": 32}, "x.json")
-    assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x.json")
+    assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x")  # the file's stem
+    named = cmd.model_from_config({**LLAMA, "architectures": ["LlamaForCausalLM"]}, "a/b.json")
+    assert named.name == "LlamaForCausalLM"
 
 
 def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None:
@@ -196,7 +219,7 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
     assert "cannot split" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # 60 + 10 tokens pass the window of 64
         run_json(tmp_path, LLAMA, "--prompt", "60", "--new-tokens", "10", capsys=capsys)
-    assert "exceeds" in capsys.readouterr().err
+    assert "past config's window of 64" in capsys.readouterr().err
     tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", capsys=capsys)
     assert tpu["measured_roofs"] == [] and "link roof" in tpu["allreduce"]
     monkeypatch.setattr("sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e",
@@ -229,3 +252,106 @@ def test_defaults_help_and_a_missing_model(capsys) -> None:
     assert stop.value.code == 2 and "--config --model is required" in capsys.readouterr().err
     untied = {k: v for k, v in LLAMA.items() if k != "tie_word_embeddings"}
     assert not cmd.model_from_config(untied).tied_embeddings
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture) -> str:
+    """The one line a refused command prints (status 2, nothing on stdout)."""
+    with pytest.raises(SystemExit) as stop:
+        cmd.main(argv)
+    err = capsys.readouterr()
+    assert stop.value.code == 2 and err.out == "" and err.err.count("\n") == 1
+    return err.err
+
+
+def test_a_fifo_a_device_and_a_huge_file_are_refused_unread(tmp_path, capsys) -> None:
+    fifo = tmp_path / "config.json"
+    os.mkfifo(fifo)  # opening it would block until a writer came
+    assert "is not a regular file" in refused(["--config", str(fifo)], capsys)
+    assert "/dev/zero is not a regular file" in refused(["--config", "/dev/zero"], capsys)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(cmd_configs.MAX_BYTES + 1)  # sparse: 1 MiB and a byte of nothing
+    assert "under 1 MiB" in refused(["--config", str(big)], capsys)
+
+
+def test_a_long_path_is_cut_short_in_the_message(tmp_path, capsys) -> None:
+    path = "/" + "x" * 5000 + "/config.json"
+    line = refused(["--config", path], capsys)
+    assert len(line) < 300 and "..." in line and line.count("x") < 200
+
+
+def test_a_request_at_the_window_fits_and_one_past_it_is_refused(tmp_path, capsys) -> None:
+    # Window 64: 64 prompt tokens and 1 new token use 64 positions (the new one is never
+    # fed back); 60 + 6 use 65.
+    got = run_json(tmp_path, LLAMA, "--prompt", "64", "--new-tokens", "1", capsys=capsys)
+    assert got["prompt"] == 64
+    got = run_json(tmp_path, LLAMA, "--prompt", "60", "--new-tokens", "5", capsys=capsys)
+    assert got["new_tokens"] == 5
+    line = refused(["--config", str(tmp_path / "config.json"), "--prompt", "60",
+                    "--new-tokens", "6"], capsys)  # fmt: skip
+    assert "need 65 positions" in line and "window of 64 (max_position_embeddings)" in line
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        # 70.6B x 2 bytes = 141 GB on one 80 GB A100; two hold 70.6 GB each plus the cache.
+        (["--model", "llama-3-70b"], "2 GPUs would hold it"),
+        # 8.03B x 2 bytes = 16.06 GB on a 16 GB TPU v5e.
+        (["--model", "llama-3-8b", "--chip", "tpu-v5e"], "2 GPUs would hold it"),
+        # 2^20 sequences x 639 tokens x 128 KiB = 87.8 TB: 32 GPUs hold 2.7 TB at most.
+        (["--model", "llama-3-8b", "--batch", "1048576"], "no split of its 32 heads would"),
+    ],
+)
+def test_a_request_that_cannot_fit_says_how_many_gpus_would(flags, words, capsys) -> None:
+    line = refused(flags, capsys)
+    assert "weights and KV cache need" in line and words in line
+
+
+def test_json_and_table_carry_total_and_active_parameters(tmp_path, capsys) -> None:
+    # The tiny Llama: 12,288 attention + 24,576 MLP + 192 norms + 2 x 6,400 = 49,856.
+    got = run_json(tmp_path, LLAMA, "--prompt", "4", "--new-tokens", "1", capsys=capsys)
+    assert got["params_total"] == got["params_active"] == 49856
+    assert cmd.main(["--model", "mixtral-8x7b", "--chip", "h100", "--gpus", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Mixtral-8x7B on 2 x ")
+    assert "parameters: 46.70 B total, 12.88 B active per token" in out
+
+
+def test_every_family_answers_on_bare_python3_in_under_a_second(tmp_path) -> None:
+    from published_configs import ALL
+
+    run = [shutil.which("python3"), "-S", "-m", "common.predict", "--json", "--chip", "h200"]
+    for key, published in ALL.items():
+        path = tmp_path / f"{key}.json"
+        path.write_text(json.dumps(published.config))
+        gpus = "8" if key == "deepseek-v3" else "2"
+        flags = ["--config", str(path), "--gpus", gpus, "--precision", "fp8"]
+        start = time.perf_counter()
+        done = subprocess.run([*run, *flags], cwd=REPO, capture_output=True, text=True)
+        took = time.perf_counter() - start
+        assert done.returncode == 0, done.stderr
+        got = json.loads(done.stdout)
+        assert got["model"] == published.config["architectures"][0]
+        assert took < 3  # well under a second on a quiet machine; loaded CI gets slack
+
+
+def test_a_name_with_a_line_break_stays_one_line(tmp_path, capsys) -> None:
+    config = {**LLAMA, "architectures": ["Evil\nName"], "num_key_value_heads": 3}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    assert "must be a multiple of" in refused(["--config", str(path)], capsys)
+    assert cmd.model_from_config({**LLAMA, "architectures": ["A\nB"]}).name == "A?B"
+
+
+def test_the_largest_keys_are_refused_at_once(tmp_path, capsys) -> None:
+    # 2^31 - 1 layers, width and heads: no loop over layers or GPU counts, one line.
+    top = 2**31 - 1
+    config = {**LLAMA, "hidden_size": top, "num_hidden_layers": top,
+              "num_attention_heads": top - 1, "num_key_value_heads": 1, "head_dim": 1}  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    start = time.perf_counter()
+    line = refused(["--config", str(path), "--prompt", "4", "--new-tokens", "1"], capsys)
+    assert "no split of its 2,147,483,646 heads would" in line
+    assert time.perf_counter() - start < 5

@@ -142,3 +142,29 @@ def test_a_small_published_count_is_still_a_count() -> None:
 def test_models_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         LLAMA_3_8B.n_layers = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"n_experts": 8, "experts_per_token": 9, "d_ff_expert": 8}, "experts_per_token must be"),
+        ({"n_experts": 8, "experts_per_token": 2}, "needs d_ff_expert"),
+        ({"sliding_layers": 2}, "needs a sliding_window"),
+        ({"dense_layers": 33}, "must be <= n_layers"),
+        ({"kv_lora_rank": 512, "rope_head_dim": 128}, "0 < rope_head_dim < d_head"),
+        ({"n_experts": -1}, "n_experts must be a whole number >= 0"),
+        ({"published_active": 0}, "published_active must be > 0"),
+    ],
+)
+def test_a_mixture_or_latent_record_out_of_shape_is_one_line(fields, words) -> None:
+    with pytest.raises(ValueError, match=words):
+        dataclasses.replace(LLAMA_3_8B, **fields)
+
+
+def test_the_mixtures_are_found_by_name_but_kept_off_the_dense_lectures() -> None:
+    assert get_model("Mixtral-8x7B") is models.MIXTRAL_8X7B
+    assert get_model("deepseek-v3").attention_kind == "MLA"
+    assert not set(models.MOE_MODELS) & set(MODELS)
+    # DeepSeek-V3 caches 512 + 64 elements per token and layer (not 2 x 128 x 192).
+    assert models.DEEPSEEK_V3.cache_width == 576 and models.DEEPSEEK_V3.v_dim == 128 * 128
+    assert models.MIXTRAL_8X7B.moe_layers == 32 and models.DEEPSEEK_V3.moe_layers == 61 - 3

@@ -8,7 +8,7 @@ import pytest
 
 from common import hw_specs
 from common.tables import assumptions
-from common.tables.models import MODELS
+from common.tables.models import MODELS, MOE_MODELS
 
 DATE = re.compile(r"checked \d{4}-\d{2}-\d{2}")
 LOCATORS = ("table", "ch. ", "section", "column", "config.json", "figures")
@@ -48,7 +48,9 @@ def test_the_estimates_are_the_ones_vendors_do_not_state_per_gpu() -> None:
     }
 
 
-@pytest.mark.parametrize("model", list(MODELS.values()), ids=list(MODELS))
+@pytest.mark.parametrize(
+    "model", [*MODELS.values(), *MOE_MODELS.values()], ids=[*MODELS, *MOE_MODELS]
+)
 def test_every_model_names_its_file_and_date(model) -> None:
     assert DATE.search(model.config_source) and "config.json" in model.config_source
     assert DATE.search(model.params_source)

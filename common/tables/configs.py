@@ -1,0 +1,248 @@
+"""A Hugging Face ``config.json`` as a model record (``common.tables.models.Model``).
+
+Standard library only. The families read, by ``model_type``: the Llama family (llama,
+mistral, qwen2, qwen3), gemma2 and gemma3 (gemma3's text model under ``text_config``),
+phi3, the mixtures of experts mixtral, qwen2_moe, qwen3_moe, deepseek_v3 (latent
+attention) and gpt_oss, and gpt2. A key a published config leaves out takes the default
+of the family's configuration class in the transformers library (each cited below);
+a key with no such default is required. Every error is one line naming the config's
+own key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from common.tables.models import Model
+
+MAX_BYTES = 1 << 20  # a config.json is a few KiB; refuse to read more than 1 MiB
+LARGEST = 2**31 - 1  # no config key of a released model comes near (windows reach ~10**7)
+REQUIRED = object()
+
+LLAMA_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3")
+GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
+MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss")
+FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
+
+# Defaults of transformers' configuration classes (huggingface/transformers,
+# src/transformers/models/<family>/configuration_<family>.py, __init__ keyword defaults):
+# Gemma2Config: num_key_value_heads=4, head_dim=256, max_position_embeddings=8192,
+#   tie_word_embeddings=True, sliding_window=4096 (every other layer, the even ones);
+# Gemma3TextConfig: vocab_size=262208, num_attention_heads=8, num_key_value_heads=4,
+#   head_dim=256, max_position_embeddings=131072, tie_word_embeddings=True,
+#   sliding_window=4096, sliding_window_pattern=6 (layer i is global when (i + 1) % 6 == 0);
+# GptOssConfig: sliding_window=128, layer_types alternating sliding and full, sliding first;
+# GPT2Config: n_positions=1024, n_inner=None (4 x n_embd);
+# LlamaConfig and the others: num_key_value_heads = num_attention_heads,
+#   head_dim = hidden_size / num_attention_heads, tie_word_embeddings=False.
+GEMMA2_DEFAULTS = {"num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
+                   "tie_word_embeddings": True, "sliding_window": 4096}  # fmt: skip
+GEMMA3_DEFAULTS = {"vocab_size": 262208, "num_attention_heads": 8, "num_key_value_heads": 4,
+                   "head_dim": 256, "max_position_embeddings": 131072,
+                   "tie_word_embeddings": True, "sliding_window": 4096,
+                   "sliding_window_pattern": 6}  # fmt: skip
+
+
+def shown(text: object, most: int = 120) -> str:
+    """text, cut in the middle to at most `most` characters (a path, a repr in a message)."""
+    s = "".join(c if c.isprintable() else "?" for c in str(text))  # one line, always
+    return s if len(s) <= most else f"{s[: most // 2 - 2]}...{s[-(most // 2 - 1) :]}"
+
+
+class _Keys:
+    """One config's keys, read with the family's defaults; errors name the key."""
+
+    def __init__(self, config: Mapping[str, Any], name: str, kind: str, defaults: Mapping) -> None:
+        self.config, self.name, self.kind, self.defaults = config, name, kind, defaults
+
+    def has(self, key: str) -> bool:
+        return self.config.get(key) is not None or key in self.defaults
+
+    def raw(self, key: str, default: Any = REQUIRED) -> Any:
+        value = self.config.get(key)  # null means: the library's default
+        if value is None:
+            value = self.defaults.get(key, default)
+        if value is REQUIRED:
+            raise ValueError(f"{self.name} lacks {key!r} ({self.kind} family)")
+        return value
+
+    def int(self, key: str, default: Any = REQUIRED, least: int = 1) -> int:
+        value = self.raw(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= LARGEST:
+            raise ValueError(
+                f"config key {key!r} must be {'a positive' if least else 'a whole'} integer "
+                f"up to {LARGEST:,}, got {shown(repr(value), 40)}"
+            )
+        return value
+
+
+def _name(config: Mapping[str, Any], path: str) -> str:
+    """architectures[0] when it is a name, else the file's stem."""
+    arch = config.get("architectures")
+    if isinstance(arch, list) and arch and isinstance(arch[0], str) and arch[0].strip():
+        return shown(arch[0].strip(), 60)
+    return shown(Path(path).stem or "config", 60)
+
+
+def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
+    """(window, layers using it) from layer_types, or the family's pattern."""
+    types = k.config.get("layer_types")
+    if isinstance(types, list) and types:
+        if len(types) != layers or not all(isinstance(t, str) for t in types):
+            raise ValueError(f"config key 'layer_types' must list one name per layer ({layers})")
+        n = sum(t == "sliding_attention" for t in types)
+        return (k.int("sliding_window"), n) if n else (0, 0)
+    if k.kind == "gemma2":
+        return k.int("sliding_window"), (layers + 1) // 2  # even layers slide
+    if k.kind in ("gemma3", "gemma3_text"):
+        pattern = k.int("sliding_window_pattern")
+        return k.int("sliding_window"), layers - layers // pattern
+    if k.kind == "gpt_oss":
+        return k.int("sliding_window", 128), (layers + 1) // 2
+    if k.kind in ("qwen2", "qwen3", "qwen2_moe", "qwen3_moe"):
+        if k.config.get("use_sliding_window") is not True:
+            return 0, 0
+        first = k.int("max_window_layers", least=0)  # layers from this index on slide
+        return k.int("sliding_window"), max(0, layers - first)
+    if k.kind in ("mistral", "mixtral", "phi3") and k.config.get("sliding_window") is not None:
+        return k.int("sliding_window"), layers  # every layer
+    return 0, 0
+
+
+def _gpt2(k: _Keys, name: str) -> Model:
+    d, heads = k.int("n_embd"), k.int("n_head")
+    if d % heads:
+        raise ValueError(f"{k.name}: n_embd {d} is not a multiple of n_head {heads}")
+    inner = k.int("n_inner", 4 * d)
+    L = k.int("n_layer")
+    V, window = k.int("vocab_size"), k.int("n_positions", 1024)
+    source = f"{shown(k.name)} (gpt2 family)"
+    return Model(name, "config", L, d, heads, heads, d // heads, inner, False, V, True, window,
+                 source)  # fmt: skip
+
+
+def model_from_config(config: object, path: str = "config.json") -> Model:
+    """A Model from a Hugging Face config (a JSON object); ValueError (one line) otherwise."""
+    where = shown(path)
+    if not isinstance(config, dict):
+        raise ValueError(f"{where} must hold a JSON object")
+    kind = config.get("model_type", "gpt2" if "n_embd" in config else "llama")
+    name = _name(config, path)
+    if kind == "gemma3":  # the text model's keys sit under text_config
+        text = config.get("text_config")
+        if not isinstance(text, dict):
+            raise ValueError(f"{where} lacks 'text_config' (gemma3 family)")
+        config = text
+    if kind not in FAMILIES:
+        raise ValueError(
+            f"unsupported model_type {shown(repr(kind), 40)} in {where}; "
+            f"supported: {', '.join(FAMILIES)}"
+        )
+    defaults = {"gemma2": GEMMA2_DEFAULTS, "gemma3": GEMMA3_DEFAULTS,
+                "gemma3_text": GEMMA3_DEFAULTS}.get(kind, {})  # fmt: skip
+    k = _Keys(config, where, kind, defaults)
+    if kind == "gpt2":
+        return _gpt2(k, name)
+    d, L, heads = k.int("hidden_size"), k.int("num_hidden_layers"), k.int("num_attention_heads")
+    kv = k.int("num_key_value_heads", heads)
+    if not k.has("head_dim") and d % heads and kind != "deepseek_v3":
+        raise ValueError(f"{where}: hidden size {d} is not a multiple of {heads} heads")
+    d_head = k.int("head_dim", d // heads) if kind != "deepseek_v3" else 0
+    if heads % kv:
+        raise ValueError(
+            f"config key 'num_attention_heads' ({heads}) must be a multiple of "
+            f"'num_key_value_heads' ({kv})"
+        )
+    fields: dict[str, Any] = {}
+    extra = 0
+    if kind in ("qwen2", "qwen2_moe"):  # q, k and v projections carry biases
+        extra += heads * d_head + 2 * kv * d_head
+    if kind in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):  # q_norm and k_norm
+        extra += 2 * d_head
+    if kind == "deepseek_v3":
+        rope, nope = k.int("qk_rope_head_dim"), k.int("qk_nope_head_dim")
+        d_head, kv = rope + nope, heads  # the latent serves every head
+        fields.update(kv_lora_rank=k.int("kv_lora_rank"), q_lora_rank=k.int("q_lora_rank", 0, 0),
+                      rope_head_dim=rope, v_head_dim=k.int("v_head_dim"))  # fmt: skip
+    if kind in MOE_TYPES:
+        experts = _experts(k, kind, L)
+        fields.update(experts)
+        if kind == "gpt_oss":  # q, k, v, o biases, one sink per head, each expert's biases
+            E, f = experts["n_experts"], experts["d_ff_expert"]
+            extra += heads * d_head + 2 * kv * d_head + d + heads + E * (2 * f + d)
+        if kind == "qwen2_moe":
+            extra += d  # shared_expert_gate, a d x 1 projection
+    ff = k.int("intermediate_size", fields.get("d_ff_expert", REQUIRED))
+    window, sliding = _sliding(k, L)
+    tie = k.raw("tie_word_embeddings", False)
+    if not isinstance(tie, bool):
+        raise ValueError(f"config key 'tie_word_embeddings' must be true or false, got {tie!r}")
+    return Model(
+        name=name, key="config", n_layers=L, d_model=d, n_heads=heads, n_kv_heads=kv,
+        d_head=d_head, d_ff=ff, gated_mlp=True, vocab_size=k.int("vocab_size"),
+        tied_embeddings=tie, max_context=k.int("max_position_embeddings"),
+        config_source=f"{where} ({kind} family)", sliding_window=window, sliding_layers=sliding,
+        norms_per_layer=4 if kind in GEMMA_TYPES else 2, extra_layer_params=extra, **fields,
+    )  # fmt: skip
+
+
+def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
+    """A mixture's expert fields; gpt-oss's router and DeepSeek-V3's
+    e_score_correction_bias are a bias per expert."""
+    if kind in ("mixtral", "gpt_oss"):
+        E, f = k.int("num_local_experts"), k.int("intermediate_size")
+        top = k.int("experts_per_token" if kind == "gpt_oss" else "num_experts_per_tok")
+        return {"n_experts": E, "experts_per_token": top, "d_ff_expert": f,
+                "router_bias": kind == "gpt_oss"}  # fmt: skip
+    top, f = k.int("num_experts_per_tok"), k.int("moe_intermediate_size")
+    if kind == "deepseek_v3":
+        E, shared = k.int("n_routed_experts"), k.int("n_shared_experts", 0, 0) * f
+        dense = k.int("first_k_dense_replace", least=0)
+    else:  # qwen2_moe, qwen3_moe
+        E = k.int("num_experts")
+        shared = k.int("shared_expert_intermediate_size") if kind == "qwen2_moe" else 0
+        step = k.int("decoder_sparse_step", 1)
+        dense_only = k.raw("mlp_only_layers", [])
+        if not isinstance(dense_only, list) or not all(
+            type(i) is int and 0 <= i < layers for i in dense_only
+        ):
+            raise ValueError("config key 'mlp_only_layers' must be a list of layer indices")
+        # layer i is routed when (i + 1) % step == 0 and i is not listed
+        listed = {i for i in dense_only if (i + 1) % step == 0}
+        dense = layers - (layers // step - len(listed))
+    if top > E:
+        raise ValueError(f"config key 'num_experts_per_tok' ({top}) exceeds the experts ({E})")
+    return {"n_experts": E, "experts_per_token": top, "d_ff_expert": f, "d_ff_shared": shared,
+            "dense_layers": dense, "router_bias": kind == "deepseek_v3"}  # fmt: skip
+
+
+def read_config(path: str | os.PathLike) -> Model:
+    """The Model of a config.json file; ValueError (one line) for any unreadable or bad one.
+
+    Only a regular file is opened (a FIFO would block, a device never end), and at most
+    MAX_BYTES of it are read."""
+    where = shown(path)
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{where} is not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise ValueError(f"{where} is {info.st_size:,} bytes; a config.json is under 1 MiB")
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read {where}: {exc.strerror or exc}") from None
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"{where} is over 1 MiB; a config.json is a few KiB")
+    try:
+        config = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{where} is not UTF-8 text") from None
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{where} is not valid JSON ({str(exc).split(':')[0]})") from None
+    return model_from_config(config, str(path))

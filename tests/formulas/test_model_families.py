@@ -1,0 +1,279 @@
+"""The model families of --config: counts by hand on tiny configs, released models against
+their published totals, and the mixtures' and latent attention's ledgers by hand."""
+
+from __future__ import annotations
+
+import pytest
+from published_configs import ALL, GEMMA_3_4B
+
+from common.formulas.transformer import (
+    active_parameter_count,
+    causal_pairs,
+    decode_ledger,
+    experts_touched,
+    kv_cache_elements,
+    model_memory_ledger,
+    parameter_breakdown,
+    parameter_count,
+)
+from common.tables.configs import model_from_config
+from common.tables.models import DEEPSEEK_V3, MIXTRAL_8X7B, MOE_MODELS, QWEN3_30B_A3B
+
+BASE = {"hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100,
+        "max_position_embeddings": 64, "tie_word_embeddings": False}  # fmt: skip
+MIXTRAL = {"model_type": "mixtral", "hidden_size": 16, "num_hidden_layers": 2,
+           "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 24,
+           "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 10,
+           "max_position_embeddings": 64}  # fmt: skip
+DEEPSEEK = {"model_type": "deepseek_v3", "hidden_size": 16, "num_hidden_layers": 3,
+            "num_attention_heads": 2, "q_lora_rank": 8, "kv_lora_rank": 6,
+            "qk_rope_head_dim": 2, "qk_nope_head_dim": 4, "v_head_dim": 4,
+            "intermediate_size": 32, "moe_intermediate_size": 8, "n_routed_experts": 4,
+            "num_experts_per_tok": 2, "n_shared_experts": 1, "first_k_dense_replace": 1,
+            "vocab_size": 10, "max_position_embeddings": 64}  # fmt: skip
+
+# (config, total, active) counted by hand; d = hidden size, dh = head size.
+TINY = {
+    # d 64, 4 heads of 16, 2 KV heads: q 64*64 + k, v 2*64*32 + o 64*64 = 12,288; gated MLP
+    # 3*64*128 = 24,576; norms 2*64 + 64; embedding and LM head 100*64 each.
+    "llama": ({**BASE, "model_type": "llama"}, 12288 + 24576 + 192 + 2 * 6400, None),
+    "mistral": ({**BASE, "model_type": "mistral", "sliding_window": 8}, 49856, None),
+    # qwen2 adds q, k, v biases: 64 + 32 + 32.
+    "qwen2": ({**BASE, "model_type": "qwen2"}, 49856 + 128, None),
+    # qwen3, head_dim 32 (not 64 / 4), 2 layers, tied, d_ff 96, V 50: q 64*128, k, v
+    # 2*64*64, o 128*64 = 24,576; q/k norms 2*32; MLP 3*64*96 = 18,432; norms 128:
+    # 43,200 a layer, x2, + final norm 64 + embedding 50*64.
+    "qwen3": (
+        {
+            **BASE,
+            "model_type": "qwen3",
+            "num_hidden_layers": 2,
+            "head_dim": 32,
+            "intermediate_size": 96,
+            "vocab_size": 50,
+            "tie_word_embeddings": True,
+        },
+        2 * 43200 + 64 + 3200,
+        None,
+    ),
+    # phi3 with 4 KV heads: attention 4*64*64 = 16,384 (fused qkv holds the same counts).
+    "phi3": (
+        {**BASE, "model_type": "phi3", "num_key_value_heads": 4},
+        16384 + 24576 + 192 + 12800,
+        None,
+    ),
+    # gemma2 with Gemma2Config's defaults: 4 KV heads, head_dim 256, tied. d 32, 8 heads:
+    # q 32*2048, k, v 2*32*1024, o 2048*32 = 196,608; MLP 3*32*64 = 6,144; four norms 128:
+    # 202,880 a layer, x2, + final 32 + embedding 10*32.
+    "gemma2": (
+        {
+            "model_type": "gemma2",
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 8,
+            "intermediate_size": 64,
+            "vocab_size": 10,
+        },
+        2 * 202880 + 32 + 320,
+        None,
+    ),
+    # gemma3 nested, with Gemma3TextConfig's 8 heads, 4 KV heads, head_dim 256: d 16:
+    # q, k, v, o 4*32,768... = 98,304; q/k norms 512; MLP 3*16*32 = 1,536; norms 64:
+    # 100,416 a layer, x6, + final 16 + embedding 20*16.
+    "gemma3": (
+        {
+            "model_type": "gemma3",
+            "text_config": {
+                "hidden_size": 16,
+                "intermediate_size": 32,
+                "num_hidden_layers": 6,
+                "vocab_size": 20,
+            },
+        },
+        6 * 100416 + 16 + 320,
+        None,
+    ),
+    # mixtral: d 16, 2 heads of 8, 1 KV head: attention 256 + 2*128 + 256 = 768; 4 experts
+    # 4*3*16*24 = 4,608; router 4*16; norms 32: 5,472 a layer, x2, + 16 + 2*10*16.
+    # Active: 2 of 4 experts, so 2 layers x 2 idle x 1,152 fewer.
+    "mixtral": (MIXTRAL, 2 * 5472 + 16 + 320, 2 * 5472 + 16 + 320 - 2 * 2 * 1152),
+    # qwen2_moe: d 16, 2 heads of 8 (MHA): attention 256 + 2*128 + 256... = 1,024, biases 48,
+    # shared_expert_gate 16; experts 4*3*16*8 = 1,536; shared expert 3*16*12 = 576;
+    # router 64; norms 32: 3,296 a layer, x2, + 16 + 320. Active: 2 x 2 idle x 384 fewer.
+    "qwen2_moe": (
+        {
+            "model_type": "qwen2_moe",
+            "hidden_size": 16,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "intermediate_size": 40,
+            "moe_intermediate_size": 8,
+            "shared_expert_intermediate_size": 12,
+            "num_experts": 4,
+            "num_experts_per_tok": 2,
+            "vocab_size": 10,
+            "max_position_embeddings": 64,
+        },
+        2 * 3296 + 336,
+        2 * 3296 + 336 - 2 * 2 * 384,
+    ),
+    # deepseek_v3: queries 16*8 + 8 + 8*2*6 = 232; latent 16*(6 + 2) + 6 + 6*2*(4 + 4) = 230;
+    # output 2*4*16 = 128: 590 a layer, x3. Layer 0 dense 3*16*32 = 1,536; layers 1-2:
+    # experts 4*3*16*8 = 1,536, shared 3*16*8 = 384, router 4*16 + 4 biases: 1,988 each.
+    # Norms 3*32 + 16; embedding and head 2*160. Active: 2 layers x 2 idle x 384 fewer.
+    "deepseek_v3": (
+        DEEPSEEK,
+        3 * 590 + 1536 + 2 * 1988 + 96 + 16 + 320,
+        3 * 590 + 1536 + 2 * 1988 + 96 + 16 + 320 - 2 * 2 * 384,
+    ),
+    # gpt_oss: d 16, 2 heads of 4, 1 KV head: q 16*8, k, v 2*16*4, o 8*16 = 384; biases
+    # 8 + 4 + 4 + 16 = 32; sinks 2; experts 4*3*16*8 = 1,536 and their biases 4*(16 + 16);
+    # router 64 + 4; norms 32: 2,182 a layer, x2, + 16 + 320. Active: 2 x 2 idle x 384 fewer.
+    "gpt_oss": (
+        {
+            "model_type": "gpt_oss",
+            "hidden_size": 16,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 1,
+            "head_dim": 4,
+            "intermediate_size": 8,
+            "num_local_experts": 4,
+            "experts_per_token": 2,
+            "vocab_size": 10,
+            "max_position_embeddings": 64,
+            "sliding_window": 4,
+            "layer_types": ["sliding_attention", "full_attention"],
+        },
+        2 * 2182 + 336,
+        2 * 2182 + 336 - 2 * 2 * 384,
+    ),
+    # gpt2: d 64, 4 heads, n_inner 4*64: attention 4*64*64, MLP 2*64*256, norms 2*64 + 64
+    # (biases left out), one tied embedding 100*64.
+    "gpt2": (
+        {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100},
+        16384 + 32768 + 192 + 6400,
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("family", list(TINY))
+def test_each_family_counts_its_parameters_by_hand(family: str) -> None:
+    config, total, active = TINY[family]
+    m = model_from_config(config, f"{family}.json")
+    assert parameter_count(m) == total
+    assert active_parameter_count(m) == (total if active is None else active)
+
+
+@pytest.mark.parametrize("key", list(ALL))
+def test_released_models_match_their_published_counts(key: str) -> None:
+    """Within one unit of the published figure's last printed digit."""
+    p = ALL[key]
+    m = model_from_config(p.config, f"{key}.json")
+    assert m.name == p.config["architectures"][0]
+    assert parameter_count(m) == pytest.approx(p.total, abs=p.digits)
+    if p.active is not None:
+        embedding = m.vocab_size * m.d_model if p.active_excludes_embedding else 0
+        assert active_parameter_count(m) - embedding == pytest.approx(p.active, abs=p.digits)
+
+
+def test_gemma3_nested_text_config_takes_the_library_defaults() -> None:
+    m = model_from_config(GEMMA_3_4B.config, "gemma-3-4b.json")
+    assert (m.n_heads, m.n_kv_heads, m.d_head, m.vocab_size) == (8, 4, 256, 262208)
+    assert (m.max_context, m.sliding_window, m.sliding_layers) == (131072, 1024, 34 - 34 // 6)
+    parts = parameter_breakdown(m)
+    body = parameter_count(m) - parts["embedding"] - parts["lm_head"]
+    assert body == pytest.approx(GEMMA_3_4B.total, abs=GEMMA_3_4B.digits)
+    assert m.tied_embeddings and m.name == "Gemma3ForConditionalGeneration"
+
+
+@pytest.mark.parametrize("model", list(MOE_MODELS.values()), ids=lambda m: m.key)
+def test_the_tables_mixtures_are_their_published_configs(model) -> None:
+    p = ALL[model.key]
+    assert model_from_config(p.config).__dict__ | {"name": "", "config_source": ""} == (
+        model.__dict__
+        | {"name": "", "key": "config", "config_source": "", "published_params": None}
+        | {"params_source": "", "published_active": None}
+    )
+    assert parameter_count(model) == pytest.approx(model.published_params, abs=p.digits)
+    assert active_parameter_count(model) == pytest.approx(model.published_active, abs=p.digits)
+
+
+def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
+    assert experts_touched(1, 2, 8) == pytest.approx(2)  # one token: exactly its k
+    assert experts_touched(2, 2, 8) == pytest.approx(8 * (1 - 0.75**2))  # 3.5
+    # Enumerate every pair of choices of 2 tokens from 4 experts, k = 2: 6 x 6 pairs.
+    choices = [(a, b) for a in range(4) for b in range(a + 1, 4)]
+    mean = sum(len({*x, *y}) for x in choices for y in choices) / len(choices) ** 2
+    assert experts_touched(2, 2, 4) == pytest.approx(mean)  # 3.0 + 1/6 ... = 3.25
+    assert experts_touched(10**6, 8, 256) == pytest.approx(256)
+    with pytest.raises(ValueError, match="cannot exceed"):
+        experts_touched(1, 9, 8)
+
+
+def test_a_moe_decode_step_reads_the_experts_the_batch_routes_to() -> None:
+    m = model_from_config(MIXTRAL)
+    # Per layer: norms 2*16, q 256, k 128, v 128, o 256, router 4*16 = 864 weights, and
+    # each touched expert 3*16*24 = 1,152; once: embedding rows B*16, final norm 16, head 160.
+    for batch, touched in ((1, 2.0), (64, 4 * (1 - 0.5**64))):
+        step = decode_ledger(m, batch, 10)
+        by_hand = 2 * (864 + touched * 1152) + batch * 16 + 16 + 160
+        assert step.weight_bytes == pytest.approx(2 * by_hand)  # bf16: 2 bytes each
+        experts = sum(op.flops * c for op, c in step.counted() if op.name.startswith("expert "))
+        flops_by_hand = 2 * (3 * 2 * batch * 2 * 16 * 24)  # 2 layers x 3 matmuls x 2 B k d f
+        silu_x_up = 2 * batch * 2 * 24 * 5  # SiLU (4 FLOP) and the product (1) on B k f
+        assert experts == pytest.approx(flops_by_hand + silu_x_up)
+
+
+def test_mixtral_8x7b_decode_weights_at_batch_1_and_256() -> None:
+    # Batch 1 reads 2 of 8 experts per layer; batch 256 reads all 8 (1 - 0.75^256 ~ 1).
+    d, f, L, V = 4096, 14336, 32, 32000
+    dense = L * (2 * d + 2 * d * 4096 + 2 * d * 1024 + 8 * d) + d + V * d  # norms..router
+    for batch, touched in ((1, 2), (256, 8)):
+        step = decode_ledger(MIXTRAL_8X7B, batch, 512)
+        by_hand = 2 * (dense + L * touched * 3 * d * f + batch * d)
+        assert step.weight_bytes == pytest.approx(by_hand, rel=1e-9)
+
+
+def test_latent_attention_caches_the_latent_and_windows_cap_the_cache() -> None:
+    # DeepSeek-V3: 61 layers x (512 + 64) elements a token: 70,272 bytes at bf16.
+    assert kv_cache_elements(DEEPSEEK_V3, 1000) == 1000 * 61 * 576
+    ledger = model_memory_ledger(DEEPSEEK_V3, 2, 1000)
+    assert ledger.kv_cache == 2 * 1000 * 61 * 576 * 2
+    # gpt_oss tiny: one sliding layer (window 4) and one full; 1 KV head of 4: K and V 8.
+    gpt = model_from_config(TINY["gpt_oss"][0])
+    assert kv_cache_elements(gpt, 20) == (4 + 20) * 8
+    assert kv_cache_elements(gpt, 3) == (3 + 3) * 8
+    # The cache a decode step reads: the sliding layer only its window.
+    step = decode_ledger(gpt, 1, 20)
+    reads = sum(op.kv_bytes * c for op, c in step.counted() if op.kind == "attention")
+    assert reads == 2 * (4 + 20) * 8  # bf16, K and V of 4 + 20 tokens
+
+
+@pytest.mark.parametrize(("T", "S", "W"), [(1, 1, 3), (1, 9, 3), (9, 9, 3), (4, 9, 3), (5, 5, 8)])
+def test_windowed_causal_pairs_by_brute_force(T: int, S: int, W: int) -> None:
+    loop = sum(min(p + 1, W) for p in range(S - T, S))
+    assert causal_pairs(T, S, W) == loop
+    assert causal_pairs(T, S) == sum(p + 1 for p in range(S - T, S))
+
+
+def test_qwen3_moe_reads_fewer_weights_than_it_holds_at_batch_1() -> None:
+    step = decode_ledger(QWEN3_30B_A3B, 1, 100)
+    held = parameter_count(QWEN3_30B_A3B) * 2
+    # Active weights only (the embedding as one row, not the table; the q/k norm gains,
+    # 48 x 256, are memory the ledger's operators leave out): about 3.04B x 2 bytes.
+    active = active_parameter_count(QWEN3_30B_A3B) - 151936 * 2048 + 2048 - 48 * 256
+    assert step.weight_bytes == pytest.approx(2 * active)
+    assert step.weight_bytes < held / 9
+
+
+def test_qwen_moe_dense_layers_from_the_sparse_step_and_the_listed_layers() -> None:
+    # 4 layers, every 2nd routed (layers 1 and 3), layer 3 listed dense: 1 routed, 3 dense.
+    config = {**TINY["qwen2_moe"][0], "model_type": "qwen3_moe", "num_hidden_layers": 4,
+              "decoder_sparse_step": 2, "mlp_only_layers": [3]}  # fmt: skip
+    m = model_from_config(config)
+    assert (m.dense_layers, m.moe_layers, m.d_ff_shared) == (3, 1, 0)
+    with pytest.raises(ValueError, match="'mlp_only_layers' must be a list of layer indices"):
+        model_from_config({**config, "mlp_only_layers": [4]})
