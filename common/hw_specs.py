@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from common.formulas.roofline import ridge_point
 from common.tables import slips, sources
 from common.tables.validate import plausible, positive
 
@@ -208,7 +209,7 @@ class Chip:
 
     def critical_intensity(self, precision: str) -> float:
         """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte."""
-        return self.peak_flops(precision) / self.mem_bw
+        return ridge_point(self.peak_flops(precision), self.mem_bw)
 
     ridge_point = critical_intensity
 

@@ -81,7 +81,7 @@ chip = hw_specs.CHIPS[args.chip]
 PRECISION = cli.require_precision(parser, chip, args.precision)
 PEAK = chip.peak_flops(PRECISION)  # ValueError naming the chip's precisions if it lacks this one
 BW = chip.mem_bw
-RIDGE = roofline.ridge_point(PEAK, BW)
+RIDGE = chip.ridge_point(PRECISION)
 ELEM_BYTES = hw_specs.bytes_per_elem(PRECISION)
 
 # %%
