@@ -124,7 +124,9 @@ kernels = {
     name: (d, intensity(F, d), [bound(F, d, c) for c in GPUS]) for name, d in extremes.items()
 }
 # sphinx_gallery_end_ignore
-show(*page.extremes(page.Extremes(N, D_HEAD, F, [gpu(c) for c in GPUS], kernels, kv_bytes)))
+both = page.Extremes(n=N, d_head=D_HEAD, flops=F, gpus=[gpu(c) for c in GPUS], kernels=kernels,
+                     kv_bytes=kv_bytes)  # fmt: skip
+show(*page.extremes(both))
 
 # %%
 # 2. FlashAttention-2's schedule and its footprint
@@ -196,12 +198,26 @@ def chip_plan(chip: object) -> page.Plan:
     reads = attention_io.kv_reads(N, blocks.rows, blocks.cols)
     t_r = math.ceil(N / blocks.rows)
     seconds = bound(F, traffic, chip)
-    return page.Plan(gpu(chip), blocks, t_r, reads, traffic, i, seconds, needed[chip.key])
+    return page.Plan(
+        gpu=gpu(chip),
+        blocks=blocks,
+        query_blocks=t_r,
+        reads=reads,
+        traffic=traffic,
+        intensity=i,
+        seconds=seconds,
+        needed=needed[chip.key],
+    )
 
 
 named = [chip_plan(H100), chip_plan(A100)]
 plan_all = page.Schedule(
-    N, D_HEAD, [chip_plan(c) for c in SM_CHIPS], named, naive_bytes, ideal_bytes
+    n=N,
+    d_head=D_HEAD,
+    plans=[chip_plan(c) for c in SM_CHIPS],
+    named=named,
+    naive_bytes=naive_bytes,
+    ideal_bytes=ideal_bytes,
 )
 # sphinx_gallery_end_ignore
 show(*page.schedule(plan_all))
@@ -304,8 +320,18 @@ takes_over = {
 heads_at = {}
 for n, (f, dn, dt, di) in per_head.items():
     i_n, i_t, t_n, t_t = intensity(f, dn), intensity(f, dt), bound(f, dn, H100), bound(f, dt, H100)
-    heads_at[n] = page.Head(dn, dt, di, i_n, i_t, t_n, t_t)
-longer = page.Lengths(gpu(H100), D_HEAD, heads_at, MODEL.name, BATCH, layer, takes_over)
+    heads_at[n] = page.Head(
+        naive=dn, tiled=dt, ideal=di, i_naive=i_n, i_tiled=i_t, t_naive=t_n, t_tiled=t_t
+    )
+longer = page.Lengths(
+    gpu=gpu(H100),
+    d_head=D_HEAD,
+    heads=heads_at,
+    model=MODEL.name,
+    batch=BATCH,
+    layer=layer,
+    takes_over=takes_over,
+)
 head_table, layer_table, notes = page.lengths(longer)
 # sphinx_gallery_end_ignore
 show(head_table, layer_table, notes)
@@ -432,13 +458,24 @@ def sized_row(name: str, b: object) -> page.Sized:
     reads = attention_io.kv_reads(BLOCK_N, b.rows, b.cols)
     traffic = attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1]
     touched = attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols)
-    return page.Sized(name, budgets[name], b, steps, reads, traffic, touched, block_times[name])
+    return page.Sized(
+        name=name,
+        m_sm=budgets[name],
+        blocks=b,
+        steps=steps,
+        reads=reads,
+        traffic=traffic,
+        touched=touched,
+        seconds=block_times[name],
+    )
 
 
 block_f, naive_d = attention.naive_counts(BLOCK_N, D_HEAD)
 naive_row = (naive_d, attention.naive_memory_bytes(BLOCK_N, D_HEAD), block_times["naive"])
 rows = [sized_row(name, b) for name, b in sized.items()]
-blocked = page.BlockSizes(BLOCK_N, D_HEAD, block_f, rows, naive_row, peak_1, step_s)
+blocked = page.BlockSizes(
+    n=BLOCK_N, d_head=D_HEAD, flops=block_f, sized=rows, naive=naive_row, peak=peak_1, step_s=step_s
+)
 size_table, table, notes = page.block_sizes(blocked)
 # sphinx_gallery_end_ignore
 stamp = probe.measured_on(machine.describe(), reported_llc)  # whose numbers, and when

@@ -142,7 +142,8 @@ for r in pub.VIDUR_A100_MATMULS:
     f, d = matmul_counts(r.n_tokens, r.K, r.N)  # bf16: 2 bytes for X, W and the output
     t_s = predict.matmul_time(r.n_tokens, r.K, r.N, spec80)
     t_a = predict.matmul_time(r.n_tokens, r.K, r.N, ach80)
-    op_rows.append(page.OpRow(r.name, r.n_tokens, f, d, r.measured.seconds, t_s, t_a))
+    op_rows.append(page.OpRow(name=r.name, n=r.n_tokens, flops=f, nbytes=d,
+                              measured=r.measured.seconds, spec=t_s, achievable=t_a))  # fmt: skip
 
 up = [r for r in pub.VIDUR_A100_MATMULS if r.name == "gate+up projection"]
 tokens = [r.n_tokens for r in up]
@@ -150,10 +151,9 @@ FLAT = 0.25  # "flat": within 25% of the 1-token time
 flat = predict.flat_until(tokens, [r.measured.seconds for r in up], FLAT)
 ridges = [predict.ridge_tokens(up[0].K, up[0].N, roofs) for roofs in (spec80, ach80)]
 
-show(
-    page.operator_table(op_rows, f"bf16 matmul on {A100_80GB.name}", spec80),
-    page.knee_observations(up[0].name, tokens, flat, *ridges, tolerance=FLAT),
-)
+knee = page.knee_observations(name=up[0].name, tokens=tokens, flat=flat, spec_ridge=ridges[0],
+                              ach_ridge=ridges[1], tolerance=FLAT)  # fmt: skip
+show(page.operator_table(op_rows, f"bf16 matmul on {A100_80GB.name}", spec80), knee)
 
 # %%
 # 5. MFU and MBU
@@ -170,7 +170,11 @@ for label, ledger, run in ledgers:
     t, g = run.measured.seconds, run.gpus
     mfu = predict.mfu(ledger.flops, t * g, spec.peak)  # g GPUs share the work
     mbu = predict.mbu(ledger.nbytes, t * g, spec.mem_bw)
-    utils.append(page.Util(label, ledger.flops, ledger.nbytes, t, mfu, mbu))
+    utils.append(
+        page.Util(
+            label=label, flops=ledger.flops, nbytes=ledger.nbytes, seconds=t, mfu=mfu, mbu=mbu
+        )
+    )
 
 show(
     page.utilisation_table(utils, spec.peak, spec.mem_bw),
@@ -198,8 +202,9 @@ for r in pub.REQUESTS:
         shared = ("the blog's HBM share",)
     bare = predict.forecast(r.model, predict.spec_roofs(chip, "bf16"), *args_r, None, 0.0)
     full = predict.forecast(r.model, roofs, *args_r, pub.ALLREDUCE_CURVES.get(r.chip), floor)
-    row = (r.label, r.engine, r.gpus, r.measured.seconds, bare.total_s, full.total_s, shared)
-    rows.append(page.RequestRow(*row))
+    rows.append(page.RequestRow(label=r.label, engine=r.engine, gpus=r.gpus,
+                                measured=r.measured.seconds, roofline=bare.total_s,
+                                predicted=full.total_s, shared=shared))  # fmt: skip
 
 show(page.requests_table(rows), page.requests_observations(rows))
 
