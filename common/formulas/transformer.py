@@ -49,7 +49,6 @@ from common.tables.op_counts import (
     SILU_FLOPS_PER_ELEM,
     SOFTMAX_FLOPS_PER_ELEM,
 )
-from common.tables.validate import check_phase, positive, positive_int
 
 
 def _check_model(model: object) -> Model:
@@ -125,13 +124,12 @@ def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
 def check_context(model: Model, context: int) -> int:
     """context as an int in [1, model.max_context]; ValueError otherwise."""
     m = _check_model(model)
-    c = positive_int(context, "context")
-    if c > m.max_context:
+    if context > m.max_context:
         raise ValueError(
-            f"context {c} exceeds {m.name}'s window of {m.max_context} tokens "
+            f"context {context} exceeds {m.name}'s window of {m.max_context} tokens "
             f"(max_position_embeddings)"
         )
-    return c
+    return context
 
 
 # ---------------------------------------------------------------------------
@@ -190,7 +188,7 @@ def _rmsnorm(name: str, n: int, d: int, dt: DTypes) -> Op:
 
 def causal_pairs(new_tokens: int, context: int) -> int:
     """Query-key pairs one head scores: T (S - T) + T (T + 1) / 2; S (S + 1) / 2 at T = S."""
-    T, S = positive_int(new_tokens, "new tokens"), positive_int(context, "context")
+    T, S = new_tokens, context
     if T > S:
         raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
     return T * (S - T) + T * (T + 1) // 2
@@ -233,11 +231,7 @@ def layer_ops(
     """Operators of one decoder layer for B sequences of T new tokens over S cached ones."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, T, S = (
-        positive_int(batch, "batch"),
-        positive_int(new_tokens, "new tokens"),
-        check_context(m, context),
-    )
+    B, T, S = batch, new_tokens, check_context(m, context)
     if T > S:
         raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
     n, d, a = B * T, m.d_model, dt.act_bytes
@@ -286,8 +280,7 @@ def model_ops(
     """Once-per-model operators: embedding lookup (B T rows), final norm and LM head (B rows)."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, T = positive_int(batch, "batch"), positive_int(new_tokens, "new tokens")
-    d = m.d_model
+    B, T, d = batch, new_tokens, m.d_model
     return (
         Op("embedding lookup", "lookup", 0.0, B * T * d * dt.w_bytes, B * T * d * dt.act_bytes),
         _rmsnorm("final norm", B, d, dt),
@@ -450,7 +443,7 @@ def decode_tokens_per_s(setup: Deployment, batch: int, context: int) -> float:
 def activation_bytes_per_token(model: Model, act_bytes: float = 2) -> float:
     """Peak live activations per active token: 16 x d_model x bytes (the article's rule)."""
     m = _check_model(model)
-    return ACT_VECTORS_PER_TOKEN * m.d_model * positive(act_bytes, "bytes per activation")
+    return ACT_VECTORS_PER_TOKEN * m.d_model * act_bytes
 
 
 def model_memory_ledger(
@@ -464,8 +457,7 @@ def model_memory_ledger(
     """N b_w + 2 B S L Hkv dh b_kv + T a + rho x (sum); T = B in decode, B S in prefill."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, S = positive_int(batch, "batch"), check_context(m, context)
-    check_phase(phase, ledger.PHASES)
+    B, S = batch, check_context(m, context)
     return ledger.memory_ledger(
         n_params=parameter_count(m),
         weight_bytes=dt.w_bytes,
@@ -545,13 +537,12 @@ def matmul_critical_batches(
 def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:
     """Smallest B with sum 2BKN / sum (B(Kx + N out) + KNw) >= I* over all weight matmuls."""
     shapes = weight_matmul_shapes(model, dtypes)
-    r = positive(ridge, "ridge point")
     W = sum(s.count * s.K * s.N for s in shapes)  # multiply-adds per token
     A = sum(s.count * (s.K * s.x_bytes + s.N * s.out_bytes) for s in shapes)  # bytes per token
     Wb = sum(s.count * s.K * s.N * s.w_bytes for s in shapes)  # weight bytes, once per step
 
     # Intensity 2BW / (BA + Wb) rises towards 2W / A as B grows.
-    solved = linear_threshold(2.0 * W, A, Wb, r)
+    solved = linear_threshold(2.0 * W, A, Wb, ridge)
     return None if solved is None else smallest_integer_reaching(solved[1], solved[0])
 
 
@@ -560,7 +551,6 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
 # ---------------------------------------------------------------------------
 def batch_grid(hi: int, per_decade: int = 24) -> list[int]:
     """Distinct integers from 1 to hi, spaced evenly in log10 (hi itself included)."""
-    hi = positive_int(hi, "largest batch")
     steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0
     grid = {1, hi}
     for i in range(1, steps):

@@ -11,12 +11,15 @@ function when it changes.
 from __future__ import annotations
 
 import ast
+import math
 from pathlib import Path
 
 import pytest
 
 from common import hw_specs
+from common.formulas import roofline
 from common.formulas.predict import Roofs
+from common.plots import roofline as plots_roofline
 from lectures.words import predict_and_check
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,10 +103,21 @@ def test_no_second_home() -> None:
     assert not found, "call common.formulas.roofline instead:\n" + "\n".join(found)
 
 
-def test_chip_ridge_follows_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Chip.ridge_point is roofline.ridge_point: a changed formula changes every chip's ridge."""
-    monkeypatch.setattr(hw_specs, "ridge_point", lambda peak, bw: 7.0)
-    assert hw_specs.H100.ridge_point("bf16") == 7.0
+def test_the_chip_table_ridge_is_the_formula() -> None:
+    """The chip table sits below formulas (tests/test_layout.py), so Chip.ridge_point cannot
+    call roofline.ridge_point: the two must agree on every chip and precision."""
+    for chip in hw_specs.CHIPS.values():
+        for p in chip.precisions:
+            expected = roofline.ridge_point(chip.peak_flops(p), chip.mem_bw)
+            assert chip.ridge_point(p) == expected, (chip.key, p)
+
+
+def test_plots_follow_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The figures take the ridge and the roof from the one function (lecture 09's too)."""
+    monkeypatch.setattr(plots_roofline, "ridge_point", lambda peak, bw: 7.0)
+    assert plots_roofline._x_range([("chip", 1e12, 1e12)], [])[1] == 10 ** math.ceil(
+        math.log10(7.0 * 3)
+    )
 
 
 def test_words_bound_follows_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
