@@ -85,29 +85,16 @@ op_intensity = {name: roofline.intensity(f, d) for name, f, d in basic_ops}
 
 # sphinx_gallery_start_ignore
 peak, bw, h100_ridge = H100.peak_flops("bf16"), H100.mem_bw, H100.ridge_point("bf16")
-part1 = page.Basics(
-    chip=H100.name,
-    peak=peak,
-    bw=bw,
-    ridge=h100_ridge,
-    vector_len=VECTOR_LEN,
-    K=K,
-    N=N,
-    ops=tuple(
-        page.Op(
-            name=name,
-            flops=f,
-            nbytes=d,
-            intensity=op_intensity[name],
+basic_records = tuple(
+    page.Op(name=name, flops=f, nbytes=d, intensity=op_intensity[name],
             bound=roofline.bound_of(op_intensity[name], h100_ridge),
             attainable=roofline.attainable_flops(op_intensity[name], peak, bw),
-            time=roofline.lower_bound_time(f, d, peak, bw),
-        )
-        for name, f, d in basic_ops
-    ),
-    batches=BATCHES,
-    limit=K * N / (K + N),  # 2BKN / (2BK + 2KN + 2BN) grows towards KN / (K + N)
-)
+            time=roofline.lower_bound_time(f, d, peak, bw))
+    for name, f, d in basic_ops
+)  # fmt: skip
+matmul_limit = K * N / (K + N)  # 2BKN / (2BK + 2KN + 2BN) grows towards KN / (K + N)
+part1 = page.Basics(chip=H100.name, peak=peak, bw=bw, ridge=h100_ridge, vector_len=VECTOR_LEN,
+                    K=K, N=N, ops=basic_records, batches=BATCHES, limit=matmul_limit)  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.basics(part1))
 
@@ -205,31 +192,18 @@ long_i = {
 }
 
 # sphinx_gallery_start_ignore
+attention_records = tuple(
+    page.Attention(variant=v, kv_heads=kv, flops=f, nbytes=d, intensity=roofline.intensity(f, d),
+                   long_intensity=long_i[v])
+    for v, (kv, f, d) in attention.items()
+)  # fmt: skip
 part3 = page.Exercises(
-    chip=TPU_V5E.name,
-    K=K,
-    N=N,
-    v5e=tuple(v5e),
+    chip=TPU_V5E.name, K=K, N=N, v5e=tuple(v5e),
     int8_gain=TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
     per_example=tuple((B, f, d, roofline.intensity(f, d)) for B, (f, d) in per_example.items()),
-    q_heads=Q_HEADS,
-    head_dim=HEAD_DIM,
-    context=CONTEXT,
-    long_context=LONG,
-    attention=tuple(
-        page.Attention(
-            variant=v,
-            kv_heads=kv,
-            flops=f,
-            nbytes=d,
-            intensity=roofline.intensity(f, d),
-            long_intensity=long_i[v],
-        )
-        for v, (kv, f, d) in attention.items()
-    ),
-    ridge_chip=H100.name,
-    ridge=h100_ridge,
-)
+    q_heads=Q_HEADS, head_dim=HEAD_DIM, context=CONTEXT, long_context=LONG,
+    attention=attention_records, ridge_chip=H100.name, ridge=h100_ridge,
+)  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.exercises(part3))
 
