@@ -130,18 +130,12 @@ for chip, precision, formats in CASES:
 # sphinx_gallery_start_ignore
 rows = {
     (c.key, p): page.Ridge(
-        chip=c.name,
-        precision=p,
-        formats=formats,
-        w_bytes=bytes_per_elem(formats[1]),
-        peak=c.peak_flops(p),
-        estimate=c.peak_flops_table[p].estimate,
-        bw=c.mem_bw,
-        ridge=ridge[(c.key, p)],
-        batch=crit_batch[(c.key, p)],
+        chip=c.name, precision=p, formats=formats, w_bytes=bytes_per_elem(formats[1]),
+        peak=c.peak_flops(p), estimate=c.peak_flops_table[p].estimate, bw=c.mem_bw,
+        ridge=ridge[(c.key, p)], batch=crit_batch[(c.key, p)],
     )
     for c, p, formats in CASES
-}
+}  # fmt: skip
 part2 = page.Ridges(
     K, N, tuple(rows.values()),
     bandwidth=(rows[(H100.key, "bf16")], rows[(H200.key, "bf16")]),
@@ -285,12 +279,9 @@ part5 = page.Tiling(
     size=SIZE,
     tiles=tuple((f"{m}x{k}x{n}", *tiled[(m, k, n)]) for m, k, n in TILES),
     outputs=tuple((f"{m}x{n}", *accumulators[(m, n)]) for m, n in OUT_TILES),
-    register_file=SM_REGISTERS,
-    chip=H100.name,
-    ridge=h100_ridge,
-    side=side,
+    register_file=SM_REGISTERS, chip=H100.name, ridge=h100_ridge, side=side,
     accumulator=accumulator,
-)
+)  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.tiling(part5))
 
@@ -330,22 +321,14 @@ v5e_steps = {
 part6 = page.Network(
     SHARD_N,
     tuple(
-        page.Link(
-            chip=c.name,
-            link=c.link_name,
-            link_bw=c.link_bw,
-            peak=c.peak_flops("bf16"),
-            estimate=c.peak_flops_table["bf16"].estimate,
-            ridge=net_ridge[c.key],
-            critical_k=net_k[c.key],
-            bounds=tuple((k, verdicts[(c.key, k)]) for k in NETWORK_DIMS),
-        )
+        page.Link(chip=c.name, link=c.link_name, link_bw=c.link_bw, peak=c.peak_flops("bf16"),
+                  estimate=c.peak_flops_table["bf16"].estimate, ridge=net_ridge[c.key],
+                  critical_k=net_k[c.key],
+                  bounds=tuple((k, verdicts[(c.key, k)]) for k in NETWORK_DIMS))
         for c in NETWORK_CHIPS
     ),
-    tuple(
-        (k, B, s["t_math"], s["t_comms"], s["intensity"], s["bound"])
-        for (k, B), s in v5e_steps.items()
-    ),
-)
+    tuple((k, B, s["t_math"], s["t_comms"], s["intensity"], s["bound"])
+          for (k, B), s in v5e_steps.items()),
+)  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.network(part6))
