@@ -178,8 +178,7 @@ show(*page.extremes(both))
 # SM, the most one kernel may use.
 
 SM_CHIPS = [chip for chip in CHIPS.values() if chip.smem_per_sm_figure is not None]
-plans = {}
-needed = {}  # the smallest M_sm whose blocks reach each chip's ridge point
+plans, needed = {}, {}  # needed: the smallest M_sm whose blocks reach each chip's ridge point
 for chip in SM_CHIPS:
     blocks = attention_io.block_sizes(N, D_HEAD, chip.smem_per_sm, BF16)
     traffic = attention_io.tiled_traffic(N, D_HEAD, blocks.rows, blocks.cols, BF16)
@@ -296,8 +295,7 @@ def rest_of_layer_s(n: int) -> float:
     return sum(lower_bound_time(o.flops, o.nbytes, peak, bw) for o in ops)
 
 
-heads = BATCH * MODEL.n_heads
-layer = {}  # N -> [rest of the layer, naive attention, tiled attention], seconds
+heads, layer = BATCH * MODEL.n_heads, {}  # layer: N -> [rest, naive, tiled attention] in s
 for n, (f, dn, dt, _) in per_head.items():
     bounds = [lower_bound_time(heads * f, heads * d, peak, bw) for d in (dn, dt)]
     layer[n] = [rest_of_layer_s(n), *bounds]
@@ -333,8 +331,7 @@ show(head_table, layer_table, notes)
 # (N, d_h, Br, Bc): blocks that divide N, blocks that do not, one block, one row
 CASES = [(257, 64, 31, 47), (1000, 128, 333, 128), (777, 32, 777, 100), (300, 16, 300, 300),
          (96, 128, 1, 1)]  # fmt: skip
-TOLERANCE = 1e-4
-errors = {}
+TOLERANCE, errors = 1e-4, {}
 with roofs.blas_threads(1):
     for n, d, br, bc in CASES:
         q, k, v = attention.random_qkv(n, d, seed=n)
@@ -406,8 +403,7 @@ show(built, cache_table, roof_table, notes)
 # Every kernel runs at the same :math:`N`, timed in alternating rounds.
 
 BLOCK_N = 1024 if QUICK else 2048
-budgets = {"L1 data": levels.get("L1"), "L2 / 2": l2 / 2, "L2": l2}
-budgets["LLC / 2"] = llc / 2
+budgets = {"L1 data": levels.get("L1"), "L2 / 2": l2 / 2, "L2": l2, "LLC / 2": llc / 2}
 q, k, v = attention.random_qkv(BLOCK_N, D_HEAD)
 sized, kernels = {}, {"naive": attention.make_naive(q, k, v)}
 for name, m in budgets.items():
