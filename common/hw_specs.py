@@ -207,7 +207,12 @@ class Chip:
         yield link, self.link_bw_figure, self.achievable_link_bw_figure
 
     def critical_intensity(self, precision: str) -> float:
-        """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte."""
+        """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte.
+
+        The stack keeps the chip table below ``formulas``, so this is the one copy of
+        ``formulas.roofline.ridge_point`` outside its home; tests/formulas/test_one_home.py
+        holds the two equal on every chip and precision.
+        """
         return self.peak_flops(precision) / self.mem_bw
 
     ridge_point = critical_intensity

@@ -46,7 +46,7 @@ import numpy as np
 
 from common.files import results
 from common.files.calibration import saved_calibration
-from common.formulas import numpy_ops
+from common.formulas import numpy_ops, roofline
 from common.measure import attention, budget, caches, machine, roofs
 from common.present import console, display, figures, probe
 from common.present.display import show
@@ -320,8 +320,8 @@ show(page.timing_table(rows, stamp, llc_bytes, calib["bandwidth_threads"]))
 f_mm, d_mm = numpy_ops.attention_matmul_counts(seq, dh)
 f_sm, d_sm = numpy_ops.attention_softmax_counts(seq)
 phases = {  # measured time and roofline bound of each phase
-    "matmuls": (t_att_mm, max(f_mm / peak, d_mm / beta)),
-    "softmax": (t_att_sm, max(f_sm / peak, d_sm / beta)),
+    "matmuls": (t_att_mm, roofline.lower_bound_time(f_mm, d_mm, peak, beta)),
+    "softmax": (t_att_sm, roofline.lower_bound_time(f_sm, d_sm, peak, beta)),
 }
 zero_fill_s = vec / beta  # one more write pass over a vector
 fused_ln_bytes = 2 * 4 * ln_rows * ln_d  # read x once, write y once

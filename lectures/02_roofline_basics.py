@@ -85,16 +85,16 @@ op_intensity = {name: roofline.intensity(f, d) for name, f, d in basic_ops}
 
 # sphinx_gallery_start_ignore
 peak, bw, h100_ridge = H100.peak_flops("bf16"), H100.mem_bw, H100.ridge_point("bf16")
-part1 = page.Basics(
-    H100.name, peak, bw, h100_ridge, VECTOR_LEN, K, N,
-    tuple(
-        page.Op(name, f, d, op_intensity[name], roofline.bound_of(op_intensity[name], h100_ridge),
-                roofline.attainable_flops(op_intensity[name], peak, bw),
-                roofline.lower_bound_time(f, d, peak, bw))
-        for name, f, d in basic_ops
-    ),
-    BATCHES, K * N / (K + N),  # 2BKN / (2BK + 2KN + 2BN) grows towards KN / (K + N)
+basic_records = tuple(
+    page.Op(name=name, flops=f, nbytes=d, intensity=op_intensity[name],
+            bound=roofline.bound_of(op_intensity[name], h100_ridge),
+            attainable=roofline.attainable_flops(op_intensity[name], peak, bw),
+            time=roofline.lower_bound_time(f, d, peak, bw))
+    for name, f, d in basic_ops
 )  # fmt: skip
+matmul_limit = K * N / (K + N)  # 2BKN / (2BK + 2KN + 2BN) grows towards KN / (K + N)
+part1 = page.Basics(chip=H100.name, peak=peak, bw=bw, ridge=h100_ridge, vector_len=VECTOR_LEN,
+                    K=K, N=N, ops=basic_records, batches=BATCHES, limit=matmul_limit)  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.basics(part1))
 
@@ -130,8 +130,9 @@ for chip, precision, formats in CASES:
 # sphinx_gallery_start_ignore
 rows = {
     (c.key, p): page.Ridge(
-        c.name, p, formats, bytes_per_elem(formats[1]), c.peak_flops(p),
-        c.peak_flops_table[p].estimate, c.mem_bw, ridge[(c.key, p)], crit_batch[(c.key, p)],
+        chip=c.name, precision=p, formats=formats, w_bytes=bytes_per_elem(formats[1]),
+        peak=c.peak_flops(p), estimate=c.peak_flops_table[p].estimate, bw=c.mem_bw,
+        ridge=ridge[(c.key, p)], batch=crit_batch[(c.key, p)],
     )
     for c, p, formats in CASES
 }  # fmt: skip
@@ -165,7 +166,9 @@ for case, precision, formats in V5E_CASES:
     w_bytes, v5e_ridge = bytes_per_elem(formats[1]), TPU_V5E.ridge_point(precision)
     x_w_out = [bytes_per_elem(f) for f in formats]
     exact = roofline.critical_batch(K, N, v5e_ridge, *x_w_out)
-    v5e.append(page.V5e(case, precision, v5e_ridge, w_bytes, v5e_ridge * w_bytes / 2, exact))
+    book = v5e_ridge * w_bytes / 2  # the book's estimate I* w / 2
+    v5e.append(page.V5e(case=case, precision=precision, ridge=v5e_ridge, w_bytes=w_bytes,
+                        book=book, exact=exact))  # fmt: skip
 
 # Exercise 4: x[b] @ W[b] for every example b, so nothing is shared across the batch.
 per_example = {B: roofline.batched_matvec_counts(B, K, N) for B in (1, 16, 256, 4096)}
@@ -183,14 +186,17 @@ long_i = {
 }
 
 # sphinx_gallery_start_ignore
+attention_records = tuple(
+    page.Attention(variant=v, kv_heads=kv, flops=f, nbytes=d, intensity=roofline.intensity(f, d),
+                   long_intensity=long_i[v])
+    for v, (kv, f, d) in attention.items()
+)  # fmt: skip
 part3 = page.Exercises(
-    TPU_V5E.name, K, N, tuple(v5e),
-    TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
-    tuple((B, f, d, roofline.intensity(f, d)) for B, (f, d) in per_example.items()),
-    Q_HEADS, HEAD_DIM, CONTEXT, LONG,
-    tuple(page.Attention(v, kv, f, d, roofline.intensity(f, d), long_i[v])
-          for v, (kv, f, d) in attention.items()),
-    H100.name, h100_ridge,
+    chip=TPU_V5E.name, K=K, N=N, v5e=tuple(v5e),
+    int8_gain=TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
+    per_example=tuple((B, f, d, roofline.intensity(f, d)) for B, (f, d) in per_example.items()),
+    q_heads=Q_HEADS, head_dim=HEAD_DIM, context=CONTEXT, long_context=LONG,
+    attention=attention_records, ridge_chip=H100.name, ridge=h100_ridge,
 )  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.exercises(part3))
@@ -266,14 +272,15 @@ OUT_TILES = ((64, 64), (128, 128), (128, 256), (256, 256), (512, 512))
 accumulators = {(m, n): (m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TILES}
 # A square s x s tile reaches s / 2 FLOP/B in bf16: it needs s = 2 I*.
 side = BF16 * H100.ridge_point("bf16")
-needed = (side, side**2 * FP32)  # the tile's side and its fp32 accumulator in bytes
+accumulator = side**2 * FP32  # that tile's fp32 accumulator, in bytes
 
 # sphinx_gallery_start_ignore
 part5 = page.Tiling(
-    SIZE,
-    tuple((f"{m}x{k}x{n}", *tiled[(m, k, n)]) for m, k, n in TILES),
-    tuple((f"{m}x{n}", *accumulators[(m, n)]) for m, n in OUT_TILES),
-    SM_REGISTERS, H100.name, h100_ridge, *needed,
+    size=SIZE,
+    tiles=tuple((f"{m}x{k}x{n}", *tiled[(m, k, n)]) for m, k, n in TILES),
+    outputs=tuple((f"{m}x{n}", *accumulators[(m, n)]) for m, n in OUT_TILES),
+    register_file=SM_REGISTERS, chip=H100.name, ridge=h100_ridge, side=side,
+    accumulator=accumulator,
 )  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.tiling(part5))
@@ -314,9 +321,10 @@ v5e_steps = {
 part6 = page.Network(
     SHARD_N,
     tuple(
-        page.Link(c.name, c.link_name, c.link_bw, c.peak_flops("bf16"),
-                  c.peak_flops_table["bf16"].estimate, net_ridge[c.key], net_k[c.key],
-                  tuple((k, verdicts[(c.key, k)]) for k in NETWORK_DIMS))
+        page.Link(chip=c.name, link=c.link_name, link_bw=c.link_bw, peak=c.peak_flops("bf16"),
+                  estimate=c.peak_flops_table["bf16"].estimate, ridge=net_ridge[c.key],
+                  critical_k=net_k[c.key],
+                  bounds=tuple((k, verdicts[(c.key, k)]) for k in NETWORK_DIMS))
         for c in NETWORK_CHIPS
     ),
     tuple((k, B, s["t_math"], s["t_comms"], s["intensity"], s["bound"])

@@ -206,7 +206,8 @@ io_bytes = 2 * FP32 * SWEEP_BATCHES[-1] * K  # X and Y of the largest batch
 COPIES = budget.weight_copies(W_BYTES, LLC, PLAN.arrays_bytes - io_bytes)
 BETWEEN = budget.streamed_between_bytes(W_BYTES, COPIES)  # bytes read between two reads of a W
 cache_note = budget.cache_note("The sweep", BETWEEN, LLC)
-setup = page.Setup(calib_note, P, BETA, RIDGE, K, W_BYTES, LLC, COPIES, cache_note)
+setup = page.Setup(source=calib_note, peak=P, beta=BETA, ridge=RIDGE, width=K, weight_bytes=W_BYTES,
+                   llc_bytes=LLC, copies=COPIES, cache_note=cache_note)  # fmt: skip
 show(page.sweep_facts(setup), probe.built_here(machine.describe(), LLC, "03_memory_ledger.py"))
 
 # %%
@@ -267,7 +268,8 @@ for B, latency in zip(SWEEP_BATCHES, latencies, strict=True):
     row |= dict(latency_s=latency, throughput_per_s=B / latency, anomaly=anomaly)
     sweep_rows.append(row | {"t_pred_s": lower_bound_time(flops, nbytes, P, BETA)})
 cross = thresholds.crossover(SWEEP_BATCHES, [r["intensity"] for r in sweep_rows], RIDGE)
-sweep = page.Sweep(sweep_rows, cross, RIDGE, anomalies, calib, W_BYTES, sweep_seconds)
+sweep = page.Sweep(rows=sweep_rows, crossing=cross, ridge=RIDGE, anomalies=anomalies, calib=calib,
+                   weight_bytes=W_BYTES, seconds=sweep_seconds)  # fmt: skip
 show(page.sweep_table(sweep), probe.measured_on(machine.describe(), LLC))
 
 # %%

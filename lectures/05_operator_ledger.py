@@ -81,7 +81,7 @@ chip = hw_specs.CHIPS[args.chip]
 PRECISION = cli.require_precision(parser, chip, args.precision)
 PEAK = chip.peak_flops(PRECISION)  # ValueError naming the chip's precisions if it lacks this one
 BW = chip.mem_bw
-RIDGE = roofline.ridge_point(PEAK, BW)
+RIDGE = chip.ridge_point(PRECISION)
 ELEM_BYTES = hw_specs.bytes_per_elem(PRECISION)
 
 # %%
@@ -147,7 +147,9 @@ def op(name: str, flops: float, nbytes: float, ridge: float = RIDGE) -> page.Op:
     """One operator's record on the lecture's chip: I, bound, time bound, 2x speedups."""
     i, t = roofline.intensity(flops, nbytes), roofline.lower_bound_time(flops, nbytes, PEAK, BW)
     speedups = roofline.speedup_2x(flops, nbytes, PEAK, BW)
-    return page.Op(name, flops, nbytes, i, roofline.bound_of(i, ridge), t, speedups)
+    bound = roofline.bound_of(i, ridge)
+    return page.Op(name=name, flops=flops, nbytes=nbytes, intensity=i, bound=bound, time=t,
+                   speedups=speedups)  # fmt: skip
 
 
 ledger_record = page.Ledger(roof(chip, PRECISION), ELEM_BYTES, tuple(op(*o) for o in ops))
@@ -222,4 +224,6 @@ exact_m = roofline.critical_batch(WIDTH, WIDTH, RIDGE, e, e, e)
 # I as M grows without bound: 2 W^2 M / (e (2 W M + W^2)) -> W / e
 limit = 2.0 * WIDTH * WIDTH / (e * (WIDTH + WIDTH))
 
-show(page.sweep(page.Sweep(ledger_record.roof, WIDTH, sweep, cross, exact_m, limit)))
+swept = page.Sweep(roof=ledger_record.roof, width=WIDTH, rows=sweep, cross=cross,
+                   exact_m=exact_m, limit=limit)  # fmt: skip
+show(page.sweep(swept))

@@ -50,7 +50,8 @@ from lectures.words import llm_speed as page
 # The flags chose model, chip and precision (see --help); sizes and roofs follow.
 S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
-setup = page.Setup(model, chip, precision, dtypes, S, B, peak, ridge)
+setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S, batch=B,
+                   peak=peak, ridge=ridge)  # fmt: skip
 
 
 def phase(ledger):

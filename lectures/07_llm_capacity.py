@@ -48,7 +48,8 @@ from lectures.words import llm_capacity as page
 # The flags chose model, chip and precision (see --help); the ridge and sizes follow.
 ridge = chip.ridge_point(precision)
 S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
-setup = page.Setup(model, chip, precision, dtypes, S, B, chip.peak_flops(precision), ridge)
+setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S, batch=B,
+                   peak=chip.peak_flops(precision), ridge=ridge)  # fmt: skip
 
 
 # %%

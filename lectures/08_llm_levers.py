@@ -47,7 +47,8 @@ from lectures.words import llm_levers as page
 # The flags chose model, chip and precision (see --help); the sizes and the ridge follow.
 S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 ridge = chip.ridge_point(precision)
-setup = page.Setup(model, chip, precision, dtypes, S, B, chip.peak_flops(precision), ridge)
+setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S, batch=B,
+                   peak=chip.peak_flops(precision), ridge=ridge)  # fmt: skip
 
 
 def bounds(ledger, c, p):
@@ -104,7 +105,8 @@ for variant in (model, twin):
     kv = llm.kv_cache_bytes_per_token(variant, dtypes.kv_bytes)
     wall = llm.largest_batch(variant, chip, S, dtypes)
     tpot = llm.pass_time(step, chip, precision)
-    variants.append(page.Variant(variant, kv, wall, tpot, attn[1], attn[0] / attn[1]))
+    variants.append(page.Variant(model=variant, kv=kv, wall=wall, tpot=tpot, attn_bytes=attn[1],
+                                 attn_intensity=attn[0] / attn[1]))  # fmt: skip
 
 show(page.kv_heads_section(setup, variants))
 

@@ -190,9 +190,8 @@ for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
 reach = measure_budget.cache_note("The sweep's largest working set", sizes[-1], llc_bytes)
 stamp = probe.measured_on(machine.describe(), llc_bytes)  # whose numbers, and when
-show(
-    page.sweep(page.Sweep(points, shares, levels, sweep_seconds, costs_after, costs, reach)), stamp
-)
+show(page.sweep(page.Sweep(points=points, shares=shares, levels=levels, seconds=sweep_seconds,
+     after=costs_after, used=costs, reach=reach)), stamp)  # fmt: skip
 
 # %%
 # A plateau for each level
@@ -228,7 +227,8 @@ level_roofs = [(p.name, p.bytes_per_s) for p in found]  # one bandwidth roof per
 # the same medians without the correction
 raw_plateau = {p.name: hierarchy.plateau_median(p, sizes, measured_bw) for p in found}
 call_limit = hierarchy.call_cost_limit_bytes(sizes, seconds, fixed)
-here = page.Plateaus(plateaus, detected, levels, plateau_method, raw_plateau, sizes, call_limit)
+here = page.Plateaus(plateaus=plateaus, detected=detected, levels=levels, method=plateau_method,
+                     measured=raw_plateau, sizes=sizes, call_limit=call_limit)  # fmt: skip
 show(page.plateau_tables(here))
 
 # %%
@@ -274,11 +274,8 @@ small = [
 fit = hierarchy.affine_fit(*zip(*small, strict=True)) if len(small) >= 3 else None
 first_level = found[0].name if found else "first"
 smallest = (sizes[0], shares[0], measured_bw[0])
-show(
-    page.fixed_cost_observations(
-        page.FixedCost(costs, smallest, call_limit, small, fit, first_level)
-    )
-)
+show(page.fixed_cost_observations(page.FixedCost(costs=costs, smallest=smallest,
+     call_limit=call_limit, small=small, fit=fit, first_level=first_level)))  # fmt: skip
 
 # %%
 # One thread against every core, at DRAM
@@ -300,9 +297,9 @@ ridge_one = roofline.ridge_point(peak_flops, one_bw)
 ridge_all = roofline.ridge_point(peak_flops, all_bw) if all_bw else None
 blas = machine.blas_info().get("threads")
 at = threaded["working_set_bytes"]
-both = page.Threads(
-    thread_count, at, one_bw, all_bw, ridge_one, ridge_all, peak_flops, blas, measured_bw[-1]
-)
+both = page.Threads(threads=thread_count, working_set_bytes=at, one_bw=one_bw, all_bw=all_bw,
+                    ridge_one=ridge_one, ridge_all=ridge_all, peak=peak_flops, blas_threads=blas,
+                    sweep_bw=measured_bw[-1])  # fmt: skip
 show(page.threads_table(both), stamp, page.threads_observations(both))
 
 # %%

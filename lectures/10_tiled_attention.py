@@ -35,6 +35,7 @@ from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes,
 boot.start()
 # sphinx_gallery_end_ignore
 
+import math
 import time
 
 from common.files import results
@@ -70,8 +71,6 @@ TIME_BUDGET_S *= measure_budget.time_scale(measure_budget.from_args(args), "10")
 lecture_start = time.perf_counter()
 
 # sphinx_gallery_start_ignore
-import math
-
 from common.plots import attention as attention_plots
 from common.present.display import figure
 
@@ -100,19 +99,9 @@ N, D_HEAD = 4096, 128
 BF16 = bytes_per_elem("bf16")
 F, naive_bytes = attention_counts(N, D_HEAD, BF16)
 ideal_bytes = attention_counts(N, D_HEAD, BF16, materialized=False)[1]
-extremes = {
-    "naive: S and P in memory": naive_bytes,
-    "ideal: Q, K, V and O once": ideal_bytes,
-}
+extremes = {"naive: S and P in memory": naive_bytes, "ideal: Q, K, V and O once": ideal_bytes}
 
-# sphinx_gallery_start_ignore
-GPUS = (A100, H100)
-kv_bytes = 2 * BF16 * N * D_HEAD
-
-
-def gpu(chip: object) -> page.Gpu:
-    """A chip as Part 1 uses it: its name, bf16 ridge point and shared memory per SM."""
-    return page.Gpu(chip.name, chip.ridge_point("bf16"), chip.smem_per_sm)
+GPUS, kv_bytes = (A100, H100), 2 * BF16 * N * D_HEAD  # the two chips; K and V read once
 
 
 def bound(flops: float, nbytes: float, chip: object) -> float:
@@ -120,11 +109,21 @@ def bound(flops: float, nbytes: float, chip: object) -> float:
     return lower_bound_time(flops, nbytes, chip.peak_flops("bf16"), chip.mem_bw)
 
 
-kernels = {
+kernels = {  # name -> (D, I, its bound on each chip)
     name: (d, intensity(F, d), [bound(F, d, c) for c in GPUS]) for name, d in extremes.items()
 }
+
+
+# sphinx_gallery_start_ignore
+def gpu(chip: object) -> page.Gpu:
+    """A chip as Part 1 uses it: its name, bf16 ridge point and shared memory per SM."""
+    return page.Gpu(chip.name, chip.ridge_point("bf16"), chip.smem_per_sm)
+
+
 # sphinx_gallery_end_ignore
-show(*page.extremes(page.Extremes(N, D_HEAD, F, [gpu(c) for c in GPUS], kernels, kv_bytes)))
+both = page.Extremes(n=N, d_head=D_HEAD, flops=F, gpus=[gpu(c) for c in GPUS], kernels=kernels,
+                     kv_bytes=kv_bytes)  # fmt: skip
+show(*page.extremes(both))
 
 # %%
 # 2. FlashAttention-2's schedule and its footprint
@@ -179,8 +178,7 @@ show(*page.extremes(page.Extremes(N, D_HEAD, F, [gpu(c) for c in GPUS], kernels,
 # SM, the most one kernel may use.
 
 SM_CHIPS = [chip for chip in CHIPS.values() if chip.smem_per_sm_figure is not None]
-plans = {}
-needed = {}  # the smallest M_sm whose blocks reach each chip's ridge point
+plans, needed = {}, {}  # needed: the smallest M_sm whose blocks reach each chip's ridge point
 for chip in SM_CHIPS:
     blocks = attention_io.block_sizes(N, D_HEAD, chip.smem_per_sm, BF16)
     traffic = attention_io.tiled_traffic(N, D_HEAD, blocks.rows, blocks.cols, BF16)
@@ -189,20 +187,20 @@ for chip in SM_CHIPS:
     needed[chip.key] = attention_io.smallest_on_chip_for(N, D_HEAD, ridge, BF16)
 
 
-# sphinx_gallery_start_ignore
 def chip_plan(chip: object) -> page.Plan:
     """One chip's blocks, how often they read K and V, their traffic and bound."""
     blocks, traffic, i = plans[chip.key]
     reads = attention_io.kv_reads(N, blocks.rows, blocks.cols)
     t_r = math.ceil(N / blocks.rows)
     seconds = bound(F, traffic, chip)
-    return page.Plan(gpu(chip), blocks, t_r, reads, traffic, i, seconds, needed[chip.key])
+    return page.Plan(gpu=gpu(chip), blocks=blocks, query_blocks=t_r, reads=reads, traffic=traffic,
+                     intensity=i, seconds=seconds, needed=needed[chip.key])  # fmt: skip
 
 
-named = [chip_plan(H100), chip_plan(A100)]
-plan_all = page.Schedule(
-    N, D_HEAD, [chip_plan(c) for c in SM_CHIPS], named, naive_bytes, ideal_bytes
-)
+# sphinx_gallery_start_ignore
+plan_all = page.Schedule(n=N, d_head=D_HEAD, plans=[chip_plan(c) for c in SM_CHIPS],
+                         named=[chip_plan(H100), chip_plan(A100)], naive_bytes=naive_bytes,
+                         ideal_bytes=ideal_bytes)  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.schedule(plan_all))
 
@@ -224,6 +222,13 @@ as_naive = attention_io.smallest_on_chip_for(N, D_HEAD, F / naive_bytes, BF16)
 landmarks = {"one row of each block": least, "no more than naive": as_naive}
 landmarks |= {f"{c.name} ridge": needed[c.key] for c in GPUS if needed[c.key]}  # reachable ones
 landmarks["K and V whole"] = resident
+marks = []  # (name, M_sm, blocks, D, I) at each landmark
+for name, m in landmarks.items():
+    b = attention_io.block_sizes(N, D_HEAD, m, BF16)
+    d = attention_io.tiled_traffic(N, D_HEAD, b.rows, b.cols, BF16)
+    marks.append((name, m, b, d, intensity(F, d)))
+lo, hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (16 * 1024, 128 * 1024))
+slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
 
 # sphinx_gallery_start_ignore
 drawn = ""
@@ -240,15 +245,10 @@ if args.png:
         [(c.name, c.ridge_point("bf16"), needed[c.key]) for c in GPUS],
         f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops",
     )
-marks = []
-for name, m in landmarks.items():
-    b = attention_io.block_sizes(N, D_HEAD, m, BF16)
-    d = attention_io.tiled_traffic(N, D_HEAD, b.rows, b.cols, BF16)
-    marks.append((name, m, b, d, intensity(F, d)))
-lo, hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (16 * 1024, 128 * 1024))
-slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
-ends = (resident, min(curve), naive_bytes, ideal_bytes, kv_bytes)
-table, caption, notes = page.traffic(page.Traffic(marks, least, curve[0], as_naive, slope, *ends))
+traffic = page.Traffic(landmarks=marks, least=least, least_bytes=curve[0], as_naive=as_naive,
+                       slope=slope, resident=resident, lowest=min(curve), naive_bytes=naive_bytes,
+                       ideal_bytes=ideal_bytes, kv_bytes=kv_bytes)  # fmt: skip
+table, caption, notes = page.traffic(traffic)
 # sphinx_gallery_end_ignore
 show(table, saved_figure(drawn, caption), notes)
 
@@ -261,16 +261,6 @@ show(table, saved_figure(drawn, caption), notes)
 # writes and reads :math:`4 N^2` elements, the tiled one rereads K and V
 # :math:`T_r \approx N / B_r` times, :math:`2 N^2 d_h / B_r` elements. Only the
 # ideal minimum grows linearly.
-#
-# A whole layer puts attention beside everything else the layer does: the
-# projections, the MLP, the norms. Those grow linearly with the number of
-# tokens and attention quadratically, so past some length attention takes over.
-# The layer is one of Llama-3-8B (32 query heads of 128) for one sequence, in
-# bf16. Each query head is counted as its own head (a kernel that shares K and
-# V between the query heads of a group reads less), and there is no causal
-# mask, as in the article's ledger (a mask halves the FLOPs and the rereads
-# alike). Each operator gets its own bound :math:`\max(F/P, D/\beta)`, summed
-# over the layer.
 
 SEQS = [512 * 2**k for k in range(9)]  # 512 ... 131,072 tokens
 peak, bw = H100.peak_flops("bf16"), H100.mem_bw
@@ -281,33 +271,40 @@ for n in SEQS:
     d_tiled = attention_io.tiled_counts(n, D_HEAD, H100.smem_per_sm, BF16)[1]
     d_ideal = attention_counts(n, D_HEAD, BF16, materialized=False)[1]
     per_head[n] = (f, d_naive, d_tiled, d_ideal)
+heads_at = {}  # N -> each kernel's traffic, intensity and bound for one head
+for n, (f, dn, dt, di) in per_head.items():
+    i_n, i_t, t_n, t_t = intensity(f, dn), intensity(f, dt), bound(f, dn, H100), bound(f, dt, H100)
+    heads_at[n] = page.Head(naive=dn, tiled=dt, ideal=di, i_naive=i_n, i_tiled=i_t, t_naive=t_n,
+                            t_tiled=t_t)  # fmt: skip
+
+# %%
+# A whole layer puts attention beside everything else the layer does: the
+# projections, the MLP, the norms. Those grow linearly with the number of
+# tokens and attention quadratically, so past some length attention takes over.
+# The layer is one of Llama-3-8B (32 query heads of 128) for one sequence, in
+# bf16. Each query head is counted as its own head (a kernel that shares K and
+# V between the query heads of a group reads less), and there is no causal
+# mask, as in the article's ledger (a mask halves the FLOPs and the rereads
+# alike). Each operator gets its own bound :math:`\max(F/P, D/\beta)`, summed
+# over the layer.
 
 
 def rest_of_layer_s(n: int) -> float:
     """The layer's other operators for BATCH x n tokens (they see only that count)."""
-    ops = layer_ops(MODEL, BATCH * n, new_tokens=1, context=1)
-    kept = [o for o in ops if o.kind != "attention"]
-    return sum(lower_bound_time(o.flops, o.nbytes, peak, bw) for o in kept)
+    ops = [o for o in layer_ops(MODEL, BATCH * n, new_tokens=1, context=1) if o.kind != "attention"]
+    return sum(lower_bound_time(o.flops, o.nbytes, peak, bw) for o in ops)
 
 
-heads = BATCH * MODEL.n_heads
-layer = {}  # N -> [rest of the layer, naive attention, tiled attention], seconds
+heads, layer = BATCH * MODEL.n_heads, {}  # layer: N -> [rest, naive, tiled attention] in s
 for n, (f, dn, dt, _) in per_head.items():
     bounds = [lower_bound_time(heads * f, heads * d, peak, bw) for d in (dn, dt)]
     layer[n] = [rest_of_layer_s(n), *bounds]
-takes_over = {
-    kind: crossover(SEQS, [t[k] / t[0] for t in layer.values()], 1.0)
-    for k, kind in ((1, "naive"), (2, "tiled"))
-}
+takes_over = {kind: crossover(SEQS, [t[k] / t[0] for t in layer.values()], 1.0)
+              for k, kind in ((1, "naive"), (2, "tiled"))}  # fmt: skip
 
-# sphinx_gallery_start_ignore
-heads_at = {}
-for n, (f, dn, dt, di) in per_head.items():
-    i_n, i_t, t_n, t_t = intensity(f, dn), intensity(f, dt), bound(f, dn, H100), bound(f, dt, H100)
-    heads_at[n] = page.Head(dn, dt, di, i_n, i_t, t_n, t_t)
-longer = page.Lengths(gpu(H100), D_HEAD, heads_at, MODEL.name, BATCH, layer, takes_over)
+longer = page.Lengths(gpu=gpu(H100), d_head=D_HEAD, heads=heads_at, model=MODEL.name, batch=BATCH,
+                      layer=layer, takes_over=takes_over)  # fmt: skip
 head_table, layer_table, notes = page.lengths(longer)
-# sphinx_gallery_end_ignore
 show(head_table, layer_table, notes)
 
 # %%
@@ -331,15 +328,10 @@ show(head_table, layer_table, notes)
 # blocks that divide :math:`N`, blocks that do not, one block of everything and
 # blocks of a single row.
 
-CASES = [  # (N, d_h, Br, Bc)
-    (257, 64, 31, 47),
-    (1000, 128, 333, 128),
-    (777, 32, 777, 100),
-    (300, 16, 300, 300),
-    (96, 128, 1, 1),
-]
-TOLERANCE = 1e-4
-errors = {}
+# (N, d_h, Br, Bc): blocks that divide N, blocks that do not, one block, one row
+CASES = [(257, 64, 31, 47), (1000, 128, 333, 128), (777, 32, 777, 100), (300, 16, 300, 300),
+         (96, 128, 1, 1)]  # fmt: skip
+TOLERANCE, errors = 1e-4, {}
 with roofs.blas_threads(1):
     for n, d, br, bc in CASES:
         q, k, v = attention.random_qkv(n, d, seed=n)
@@ -347,10 +339,7 @@ with roofs.blas_threads(1):
         tiled = attention.tiled_attention(q, k, v, br, bc)
         errors[(n, d, br, bc)] = attention.relative_error(tiled, reference)
 
-# sphinx_gallery_start_ignore
-steps = {case: attention.block_count(case[0], *case[2:]) for case in errors}
-cases = [(*case, steps[case], e) for case, e in errors.items()]
-# sphinx_gallery_end_ignore
+cases = [(*c, attention.block_count(c[0], *c[2:]), e) for c, e in errors.items()]  # with steps
 show(*page.agreement(cases, TOLERANCE))
 
 # %%
@@ -388,14 +377,18 @@ with roofs.blas_threads(1):
     step_s = attention.fixed_cost_per_block(budget / 2)
 exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 
+ridge_1 = ridge_point(peak_1, beta)
+naive_i = intensity(*attention.naive_counts(N, D_HEAD))
+
 # sphinx_gallery_start_ignore
 found = [(name, size, cache_source) for name, size in levels.items()]
 assumed = [("L2 (assumed)", l2, "not reported"), ("LLC (assumed)", llc, "-")]
-ridge_1 = ridge_point(peak_1, beta)
-naive_i = intensity(*attention.naive_counts(N, D_HEAD))
-peaks = (calibration["matmul_flops_per_s"], saved_peak_1, fresh["flops_per_s"], peak_1, ridge_1)
-costs = (naive_i, step_s, attention.CALLS_PER_BLOCK, exp_s, calibration_source)
-cache_table, roof_table, notes = page.machine(page.Machine(found or assumed, beta, *peaks, *costs))
+here = page.Machine(caches=found or assumed, beta=beta,
+                    all_threads=calibration["matmul_flops_per_s"], saved_peak=saved_peak_1,
+                    fresh_peak=fresh["flops_per_s"], peak=peak_1, ridge=ridge_1,
+                    naive_intensity=naive_i, step_s=step_s, calls=attention.CALLS_PER_BLOCK,
+                    exp_s=exp_s, source=calibration_source)  # fmt: skip
+cache_table, roof_table, notes = page.machine(here)
 # sphinx_gallery_end_ignore
 built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
 show(built, cache_table, roof_table, notes)
@@ -407,13 +400,10 @@ show(built, cache_table, roof_table, notes)
 # The same footprint rule picks the blocks, now with :math:`b = 4` (fp32) and
 # a cache size as :math:`M_{sm}`: the L1 data cache, half the L2 (lecture 09's
 # margin for "comfortably inside"), the whole L2, and half the last-level cache.
-# Every kernel runs at the same :math:`N`, timed in alternating rounds. The
-# model's traffic counts what crosses into the block store; the speed table's
-# last column is the share of the time that the inner steps' fixed costs explain.
+# Every kernel runs at the same :math:`N`, timed in alternating rounds.
 
 BLOCK_N = 1024 if QUICK else 2048
-budgets = {"L1 data": levels.get("L1"), "L2 / 2": l2 / 2, "L2": l2}
-budgets["LLC / 2"] = llc / 2
+budgets = {"L1 data": levels.get("L1"), "L2 / 2": l2 / 2, "L2": l2, "LLC / 2": llc / 2}
 q, k, v = attention.random_qkv(BLOCK_N, D_HEAD)
 sized, kernels = {}, {"naive": attention.make_naive(q, k, v)}
 for name, m in budgets.items():
@@ -424,23 +414,27 @@ with roofs.blas_threads(1):
     block_times = attention.best_times(kernels, 2 * TIME_BUDGET_S, warmup=0)
 del kernels, q, k, v
 
+# %%
+# The model's traffic counts what crosses into the block store; the speed table's
+# last column is the share of the time that the inner steps' fixed costs explain.
 
-# sphinx_gallery_start_ignore
+
 def sized_row(name: str, b: object) -> page.Sized:
     """One cache-sized choice: its blocks, steps, reads, traffic, bytes touched and time."""
-    steps = attention.block_count(BLOCK_N, b.rows, b.cols)
-    reads = attention_io.kv_reads(BLOCK_N, b.rows, b.cols)
-    traffic = attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1]
-    touched = attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols)
-    return page.Sized(name, budgets[name], b, steps, reads, traffic, touched, block_times[name])
+    return page.Sized(name=name, m_sm=budgets[name], blocks=b,
+                      steps=attention.block_count(BLOCK_N, b.rows, b.cols),
+                      reads=attention_io.kv_reads(BLOCK_N, b.rows, b.cols),
+                      traffic=attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1],
+                      touched=attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols),
+                      seconds=block_times[name])  # fmt: skip
 
 
 block_f, naive_d = attention.naive_counts(BLOCK_N, D_HEAD)
 naive_row = (naive_d, attention.naive_memory_bytes(BLOCK_N, D_HEAD), block_times["naive"])
-rows = [sized_row(name, b) for name, b in sized.items()]
-blocked = page.BlockSizes(BLOCK_N, D_HEAD, block_f, rows, naive_row, peak_1, step_s)
+blocked = page.BlockSizes(n=BLOCK_N, d_head=D_HEAD, flops=block_f, naive=naive_row, peak=peak_1,
+                          sized=[sized_row(name, b) for name, b in sized.items()],
+                          step_s=step_s)  # fmt: skip
 size_table, table, notes = page.block_sizes(blocked)
-# sphinx_gallery_end_ignore
 stamp = probe.measured_on(machine.describe(), reported_llc)  # whose numbers, and when
 show(size_table, table, stamp, notes)
 
@@ -455,7 +449,7 @@ show(size_table, table, stamp, notes)
 # and time budgets allow (``--memory-limit``, ``--time-limit``). Each kernel's
 # bytes are counted as lecture 01 counts its passes: the naive one moves
 # :math:`4 (10 N^2 + 4 N d_h)` bytes, the tiled one the IO model's
-# :math:`4 N d_h (2 + 2R)`. The bounds use the one-thread roofs above.
+# :math:`4 N d_h (2 + 2R)`.
 
 plan = measure_budget.from_args(args)
 n_llc = measure_budget.attention_longest(reported_llc, plan, peak_1, beta, D_HEAD)
@@ -471,14 +465,34 @@ with roofs.blas_threads(1):
         kernels["tiled"] = attention.make_tiled(q, k, v, b.rows, b.cols)
         measured[n] = (b, attention.best_times(kernels, TIME_BUDGET_S, warmup=0))
         del kernels, q, k, v
-counts = {
-    n: {"naive": attention.naive_counts(n, D_HEAD)}
-    | {"tiled": attention.tiled_counts(n, D_HEAD, b.rows, b.cols)}
-    for n, (b, _) in measured.items()
-}
+
+# %%
+# Each kernel's bound uses the one-thread roofs above, at the longest :math:`N`;
+# the memory each one allocates beside Q, K and V is counted out to a long context.
+
+counts = {n: {"naive": attention.naive_counts(n, D_HEAD),
+              "tiled": attention.tiled_counts(n, D_HEAD, b.rows, b.cols)}
+          for n, (b, _) in measured.items()}  # fmt: skip
+KINDS = ("naive", "tiled")
+top, (b_top, t_top) = N_LIST[-1], measured[N_LIST[-1]]
+placed = {kind: numpy_ops.roofline_row(kind, *counts[top][kind], t_top[kind], peak_1, beta, 0.0)
+          for kind in KINDS}  # fmt: skip
+
+
+def memory_of(n: int, b: object) -> dict[str, float]:
+    """Bytes each kernel allocates beside Q, K and V at length n."""
+    tiled = attention.tiled_memory_bytes(n, D_HEAD, b.rows, b.cols)
+    return {"naive": attention.naive_memory_bytes(n, D_HEAD), "tiled": tiled}
+
+
+runs = {n: page.Run(b, t, FP32 * n * n / llc, memory_of(n, b)) for n, (b, t) in measured.items()}
+FAR = 131072  # a long context, for the memory each kernel needs
 
 # sphinx_gallery_start_ignore
-KINDS = ("naive", "tiled")
+steps_top = attention.block_count(top, b_top.rows, b_top.cols)
+timed = page.Kernels(d_head=D_HEAD, runs=runs, placed=placed, ridge=ridge_1, peak=peak_1, beta=beta,
+                     compute_bound=naive_i >= ridge_1, steps=steps_top, step_s=step_s, exp_s=exp_s,
+                     far=FAR, far_memory=memory_of(FAR, b_top))  # fmt: skip
 drawn = ""
 if args.png:
     drawn = attention_plots.kernel_times_figure(
@@ -492,23 +506,6 @@ if args.png:
         "sequence length N (fp32, one thread)",
     )
 
-
-def memory_of(n: int, b: object) -> dict[str, float]:
-    """Bytes each kernel allocates beside Q, K and V at length n."""
-    tiled = attention.tiled_memory_bytes(n, D_HEAD, b.rows, b.cols)
-    return {"naive": attention.naive_memory_bytes(n, D_HEAD), "tiled": tiled}
-
-
-runs = {n: page.Run(b, t, FP32 * n * n / llc, memory_of(n, b)) for n, (b, t) in measured.items()}
-top, (b_top, t_top) = N_LIST[-1], measured[N_LIST[-1]]
-placed = {
-    kind: numpy_ops.roofline_row(kind, *counts[top][kind], t_top[kind], peak_1, beta, 0.0)
-    for kind in KINDS
-}
-FAR = 131072  # a long context, for the memory each kernel needs
-steps_top = attention.block_count(top, b_top.rows, b_top.cols)
-roofs_1 = (ridge_1, peak_1, beta, naive_i >= ridge_1, steps_top, step_s, exp_s)
-timed = page.Kernels(D_HEAD, runs, placed, *roofs_1, FAR, memory_of(FAR, b_top))
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)
 longest = N_LIST[-1]  # where the budget kept S near the cache, one sentence says so
 reach = measure_budget.cache_note(f"N = {longest:,}", FP32 * longest**2, llc)

@@ -145,7 +145,8 @@ for r in pub.VIDUR_A100_MATMULS:
     f, d = matmul_counts(r.n_tokens, r.K, r.N)  # bf16: 2 bytes for X, W and the output
     t_s = predict.matmul_time(r.n_tokens, r.K, r.N, spec80)
     t_a = predict.matmul_time(r.n_tokens, r.K, r.N, ach80)
-    op_rows.append(page.OpRow(r.name, r.n_tokens, f, d, r.measured.seconds, t_s, t_a))
+    op_rows.append(page.OpRow(name=r.name, n=r.n_tokens, flops=f, nbytes=d,
+                              measured=r.measured.seconds, spec=t_s, achievable=t_a))  # fmt: skip
 
 up = [r for r in pub.VIDUR_A100_MATMULS if r.name == "gate+up projection"]
 tokens = [r.n_tokens for r in up]
@@ -153,9 +154,11 @@ FLAT = 0.25  # "flat": within 25% of the 1-token time
 flat = predict.flat_until(tokens, [r.measured.seconds for r in up], FLAT)
 ridges = [predict.ridge_tokens(up[0].K, up[0].N, roofs) for roofs in (spec80, ach80)]
 
+knee = page.knee_observations(name=up[0].name, tokens=tokens, flat=flat, spec_ridge=ridges[0],
+                              ach_ridge=ridges[1], tolerance=FLAT)  # fmt: skip
 show(
     page.operator_table(op_rows, f"bf16 matmul on {A100_80GB.name}", spec80),
-    page.knee_observations(up[0].name, tokens, flat, *ridges, tolerance=FLAT),
+    knee,
     page.beats_roof_observations(op_rows),
 )
 
@@ -174,7 +177,11 @@ for label, ledger, run in ledgers:
     t, g = run.measured.seconds, run.gpus
     mfu = predict.mfu(ledger.flops, t * g, spec.peak)  # g GPUs share the work
     mbu = predict.mbu(ledger.nbytes, t * g, spec.mem_bw)
-    utils.append(page.Util(label, ledger.flops, ledger.nbytes, t, mfu, mbu))
+    utils.append(
+        page.Util(
+            label=label, flops=ledger.flops, nbytes=ledger.nbytes, seconds=t, mfu=mfu, mbu=mbu
+        )
+    )
 
 show(
     page.utilisation_table(utils, spec.peak, spec.mem_bw),
@@ -209,8 +216,9 @@ for r in pub.REQUESTS:
     bound = predict.request_bound(r.model, spec_r, *shape)
     full = predict.forecast(r.model, spec_r, eng, *shape)
     role = "calibration" if r.label in informed else "validation"
-    rows.append(page.RequestRow(r.label, r.engine, r.gpus, r.measured.seconds, bound,
-                                full.total_s, role, r.chip))  # fmt: skip
+    rows.append(page.RequestRow(label=r.label, engine=r.engine, gpus=r.gpus,
+                                measured=r.measured.seconds, bound=bound, forecast=full.total_s,
+                                role=role, chip=r.chip))  # fmt: skip
 
 show(page.requests_table(rows), page.requests_observations(rows))
 

@@ -221,8 +221,8 @@ else:  # as many layers as the time budget allows, from the time of one layer's 
     layer_s = run_s(shrunk(LLAMA_3_8B, args.shrink, 1), DTYPE["fp32"])  # with the ends
     layers = budget.profiled_layers(base, layer_s, len(precisions), plan)
     model = shrunk(LLAMA_3_8B, args.shrink, layers)
-show(page.setup_table(page.Setup(model, prompt, steps, device, torch.get_num_threads(),
-                                 [roofs[p] for p in precisions])))  # fmt: skip
+show(page.setup_table(page.Setup(model=model, prompt=prompt, steps=steps, device=device,
+     threads=torch.get_num_threads(), roofs=[roofs[p] for p in precisions])))  # fmt: skip
 # sphinx_gallery_end_ignore
 
 # %%
@@ -316,7 +316,8 @@ for name, bars in rows:
     calls, flops = sum(c for _, c in ops), sum(op.flops * c for op, c in ops)
     nbytes = sum(op.nbytes * c for op, c in ops)
     bound = roofline.lower_bound_time(flops, nbytes, rf.peak, rf.bw)
-    op_rows.append(page.OpRow(name, calls, flops, nbytes, bound, sum(d for _, d in bars) / 1e3))
+    op_rows.append(page.OpRow(name=name, calls=calls, flops=flops, nbytes=nbytes, bound_s=bound,
+                   measured_s=sum((d for _, d in bars)) / 1000.0))  # fmt: skip
 
 stats = torch_roofs.op_stats(prof.key_averages(), device=gpu)
 show(page.operator_table(op_rows, rf), page.operator_observations(op_rows, stats))
@@ -361,7 +362,9 @@ for precision in precisions:
         span = tr.phase(led.phase)[-1]  # the prompt pass, or the last decode step
         cap = model_memory_ledger(model, 1, led.context, dt, phase=led.phase)
         bound = roofline.lower_bound_time(led.flops, led.nbytes, r.peak, r.bw)
-        phases.append(page.Phase(led.phase, precision, led.tokens, led.flops, led.nbytes, bound,
-                                 span.dur_us / 1e6, r.ridge, tr.peak_above(span), cap.activations,
-                                 cap.kv_cache, runs[precision][1]))  # fmt: skip
+        phases.append(page.Phase(name=led.phase, precision=precision, tokens=led.tokens,
+                      flops=led.flops, nbytes=led.nbytes, bound_s=bound,
+                      measured_s=span.dur_us / 1000000.0, ridge=r.ridge,
+                      peak_bytes=tr.peak_above(span), activations=cap.activations,
+                      kv_cache=cap.kv_cache, kv_allocated=runs[precision][1]))  # fmt: skip
 show(page.phase_table(phases), page.phase_observations(phases))

@@ -12,6 +12,7 @@ import os
 from typing import Any, NamedTuple
 
 from common.files.results import Loaded, get_section, load_results, positive_number
+from common.formulas.roofline import ridge_point
 from common.measure import roofs
 from common.shell.paths import display_path
 from common.tables.validate import plausible
@@ -60,7 +61,7 @@ def check_calibration(calib: object) -> dict[str, Any]:
     peak = plausible_entry(calib, "matmul_flops_per_s", CALIBRATION_UNITS["matmul_flops_per_s"])
     if "ridge_point" in calib:
         ridge = positive_number(calib, "ridge_point")
-        if not math.isclose(ridge, peak / bw, rel_tol=1e-6):
+        if not math.isclose(ridge, ridge_point(peak, bw), rel_tol=1e-6):
             raise ValueError("ridge_point is not matmul_flops_per_s / bandwidth_bytes_per_s")
     return calib
 

@@ -54,7 +54,6 @@ from typing import NamedTuple
 from common.formulas.ledger import attention_counts
 from common.formulas.roofline import intensity
 from common.hw_specs import bytes_per_elem
-from common.tables.validate import positive, positive_int
 
 ACC_BYTES = int(bytes_per_elem("fp32"))  # S, P, O_i, m_i and l_i stay fp32 on chip
 STATS_PER_ROW = 2  # m_i and l_i: one running max and one running sum per query row
@@ -70,12 +69,8 @@ def _at_most(value: float, limit: float, what: str) -> None:
 
 
 def _sizes(n: object, d_head: object, elem_bytes: object) -> tuple[int, int, float]:
-    """(N, d_h, b) checked: positive whole N and d_h, positive b, each under its limit."""
-    checked = (
-        positive_int(n, "sequence length N"),
-        positive_int(d_head, "head dim d_h"),
-        positive(elem_bytes, "bytes per element"),
-    )
+    """(N, d_h, b); ValueError when one passes its limit (the edges check they are positive)."""
+    checked = (n, d_head, elem_bytes)
     for value, limit, what in zip(
         checked,
         (MAX_TOKENS, MAX_HEAD_DIM, MAX_ELEM_BYTES),
@@ -87,16 +82,14 @@ def _sizes(n: object, d_head: object, elem_bytes: object) -> tuple[int, int, flo
 
 
 def _block(value: object, n: int, what: str) -> int:
-    """A block height as an int in [1, N]; ValueError otherwise."""
-    rows = positive_int(value, what)
-    if rows > n:
-        raise ValueError(f"{what} ({rows}) cannot exceed the sequence length N ({n})")
-    return rows
+    """A block height at most N; ValueError otherwise."""
+    if value > n:
+        raise ValueError(f"{what} ({value}) cannot exceed the sequence length N ({n})")
+    return value
 
 
 def on_chip_bytes(br: int, bc: int, d_head: int, elem_bytes: float = 2) -> float:
     """U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br bytes: one inner step's blocks on chip."""
-    br, bc = positive_int(br, "query block Br"), positive_int(bc, "key block Bc")
     _at_most(br, MAX_TOKENS, "query block Br")
     _at_most(bc, MAX_TOKENS, "key block Bc")
     _, d, b = _sizes(1, d_head, elem_bytes)
@@ -143,17 +136,16 @@ def _largest(fits: object, hi: int) -> int:
 def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Blocks:
     """Br and Bc for M_sm bytes on chip by the module's rule; ValueError below U(1, 1)."""
     n, d, b = _sizes(n, d_head, elem_bytes)
-    m = positive(m_sm, "on-chip memory M_sm")
     least = on_chip_bytes(1, 1, d, b)
-    if m < least:
+    if m_sm < least:
         raise ValueError(
-            f"on-chip memory M_sm = {m:,.0f} B is smaller than one row of each block "
+            f"on-chip memory M_sm = {m_sm:,.0f} B is smaller than one row of each block "
             f"({least:,.0f} B at d_h = {d}, {b:g} B per element)"
         )
-    if on_chip_bytes(1, n, d, b) <= m:  # rule 1: K and V stay on chip
-        br = _largest(lambda r: on_chip_bytes(r, n, d, b) <= m, n)
+    if on_chip_bytes(1, n, d, b) <= m_sm:  # rule 1: K and V stay on chip
+        br = _largest(lambda r: on_chip_bytes(r, n, d, b) <= m_sm, n)
         return Blocks(br, n, on_chip_bytes(br, n, d, b))
-    br = _largest(lambda r: on_chip_bytes(r, min(r, d, n), d, b) <= m, n)  # rule 2
+    br = _largest(lambda r: on_chip_bytes(r, min(r, d, n), d, b) <= m_sm, n)  # rule 2
     bc = min(br, d, n)
     return Blocks(br, bc, on_chip_bytes(br, bc, d, b))
 
@@ -191,16 +183,15 @@ def smallest_on_chip_for(
     The traffic never grows with M_sm, so the intensity never falls: bisection finds it.
     """
     n, d, b = _sizes(n, d_head, elem_bytes)
-    target = positive(target_intensity, "target intensity")
     hi = math.ceil(on_chip_bytes(1, n, d, b))  # from here on D is the ideal minimum
-    if tiled_intensity(n, d, hi, b) < target:
+    if tiled_intensity(n, d, hi, b) < target_intensity:
         return None
     lo = math.ceil(on_chip_bytes(1, 1, d, b))
-    if tiled_intensity(n, d, lo, b) >= target:
+    if tiled_intensity(n, d, lo, b) >= target_intensity:
         return lo
     while hi - lo > 1:  # invariant: lo falls short, hi reaches
         mid = (lo + hi) // 2
-        if tiled_intensity(n, d, mid, b) >= target:
+        if tiled_intensity(n, d, mid, b) >= target_intensity:
             hi = mid
         else:
             lo = mid

@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from common.formulas import roofline
 from common.hw_specs import bytes_per_elem
 from common.tables.units import KIB, MIB
 
@@ -410,8 +411,8 @@ def predicted_bound(
     bw = dict(roofs).get(level)
     if bw is None:
         raise ValueError(f"no roof for level {level!r}")
-    memory_roof = intensity * bw
-    return (level, memory_roof) if memory_roof < peak else ("compute", peak)
+    rate = roofline.attainable_flops(intensity, peak, bw)
+    return (level, rate) if rate < peak else ("compute", peak)
 
 
 def roof_verdict(

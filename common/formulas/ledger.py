@@ -13,7 +13,6 @@ from typing import NamedTuple
 
 from common.tables.models import ModelSpec
 from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
-from common.tables.validate import check_phase, non_negative, positive, positive_int
 
 
 # ---------------------------------------------------------------------------
@@ -21,35 +20,27 @@ from common.tables.validate import check_phase, non_negative, positive, positive
 # ---------------------------------------------------------------------------
 def elementwise_counts(n: int, elem_bytes: float = 2, reads: int = 2) -> tuple[float, float]:
     """n elements, one op each, `reads` inputs and one output: F = n, D = b (reads + 1) n."""
-    n, r = positive_int(n, "element count"), positive_int(reads, "number of inputs")
-    return float(n), positive(elem_bytes, "bytes per element") * (r + 1) * n
+    return float(n), elem_bytes * (reads + 1) * n
 
 
 def layernorm_counts(n: int, d: int, elem_bytes: float = 2) -> tuple[float, float]:
     """LayerNorm without bias over [n, d]: about 6 ops per element, read x and write y once."""
-    n, d = positive_int(n, "rows"), positive_int(d, "columns")
-    return float(LAYERNORM_FLOPS_PER_ELEM * n * d), positive(
-        elem_bytes, "bytes per element"
-    ) * 2 * n * d
+    return float(LAYERNORM_FLOPS_PER_ELEM * n * d), elem_bytes * 2 * n * d
 
 
 def softmax_counts(
     n: int, d: int, elem_bytes: float = 2, fused: bool = True
 ) -> tuple[float, float]:
     """Row softmax over [n, d]: F = 5nd; fused reads once, writes once, naive 3 reads + 2 writes."""
-    n, d = positive_int(n, "rows"), positive_int(d, "columns")
     passes = 2 if fused else 5
-    return float(SOFTMAX_FLOPS_PER_ELEM * n * d), positive(
-        elem_bytes, "bytes per element"
-    ) * passes * n * d
+    return float(SOFTMAX_FLOPS_PER_ELEM * n * d), elem_bytes * passes * n * d
 
 
 def attention_counts(
     N: int, d_head: int, elem_bytes: float = 2, materialized: bool = True
 ) -> tuple[float, float]:
     """One head: F = 4 N^2 d + 5 N^2; D = b (4N^2 + 4Nd) materialized, b 4Nd at minimum traffic."""
-    N, d = positive_int(N, "tokens"), positive_int(d_head, "head dim")
-    b = positive(elem_bytes, "bytes per element")
+    b, d = elem_bytes, d_head
     flops = 4.0 * N * N * d + SOFTMAX_FLOPS_PER_ELEM * N * N
     # Q, K, V read and O written once (4Nd); materializing S and P adds write S, read S,
     # write P, read P (4N^2).
@@ -62,8 +53,7 @@ def attention_counts(
 # ---------------------------------------------------------------------------
 def kv_cache_bytes(n_tokens: int, n_layers: int, d_kv: int, elem_bytes: float = 2) -> float:
     """KV cache = 2 (K and V) x tokens x layers x d_kv x bytes, with d_kv = KV heads x head dim."""
-    t, layers = positive_int(n_tokens, "tokens"), positive_int(n_layers, "layers")
-    return 2.0 * t * layers * positive_int(d_kv, "d_kv") * positive(elem_bytes, "bytes per element")
+    return 2.0 * n_tokens * n_layers * d_kv * elem_bytes
 
 
 class MemoryLedger(NamedTuple):
@@ -100,29 +90,26 @@ def memory_ledger(
 
     T, the tokens alive at once, is B S for unchunked prefill (the default) and B for decode.
     """
-    w = positive(n_params, "parameter count") * positive(weight_bytes, "bytes per weight")
-    b, s = positive_int(batch, "batch"), positive_int(seq, "sequence length")
-    kv = kv_cache_bytes(b * s, n_layers, d_kv, kv_bytes)
-    tokens = b * s if active_tokens is None else positive_int(active_tokens, "active tokens")
-    act = tokens * non_negative(act_bytes_per_token, "activation bytes per token")
-    rate = non_negative(overhead_rate, "overhead rate")
-    return MemoryLedger(w, kv, act, rate * (w + kv + act))
+    w = n_params * weight_bytes
+    kv = kv_cache_bytes(batch * seq, n_layers, d_kv, kv_bytes)
+    tokens = batch * seq if active_tokens is None else active_tokens
+    act = tokens * act_bytes_per_token
+    return MemoryLedger(w, kv, act, overhead_rate * (w + kv + act))
 
 
 def largest_batch_that_fits(budget_bytes: float, ledger_at: object, limit: int = 1 << 20) -> int:
     """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none."""
-    budget = positive(budget_bytes, "memory budget")
     if not callable(ledger_at):
         raise ValueError("ledger_at must be a function of the batch size")
-    if ledger_at(1).total > budget:
+    if ledger_at(1).total > budget_bytes:
         return 0
     lo, hi = 1, 2
-    while hi <= limit and ledger_at(hi).total <= budget:
+    while hi <= limit and ledger_at(hi).total <= budget_bytes:
         lo, hi = hi, hi * 2
     hi = min(hi, limit + 1)
     while hi - lo > 1:  # invariant: lo fits, hi does not (or is past the limit)
         mid = (lo + hi) // 2
-        if ledger_at(mid).total <= budget:
+        if ledger_at(mid).total <= budget_bytes:
             lo = mid
         else:
             hi = mid
@@ -144,19 +131,17 @@ def model_ledger(
     spec: ModelSpec, batch: int, overhead_rate: float, phase: str = "prefill"
 ) -> MemoryLedger:
     """memory_ledger for `spec`; prefill keeps B S tokens' activations alive, decode only B."""
-    check_phase(phase, PHASES)
-    b = positive_int(batch, "batch")
     return memory_ledger(
         spec.n_params,
         spec.weight_bytes,
         spec.n_layers,
         spec.d_kv,
-        b,
+        batch,
         spec.seq,
         spec.act_bytes_per_token,
         overhead_rate,
         kv_bytes=spec.kv_bytes,
-        active_tokens=b if phase == "decode" else None,
+        active_tokens=batch if phase == "decode" else None,
     )
 
 
@@ -187,15 +172,13 @@ def sweep_anomalies(
     """
     if len(batches) != len(latencies) or not batches:
         raise ValueError("batches and latencies must be non-empty and of equal length")
-    bs = [positive_int(b, "batch") for b in batches]
+    bs, ts = list(batches), list(latencies)
     if any(b <= a for a, b in itertools.pairwise(bs)):
         raise ValueError(f"batches must increase, got {list(batches)}")
-    ts = [positive(t, "latency") for t in latencies]
-    tol = non_negative(tolerance, "tolerance")
     found: list[Anomaly] = []
     for i in range(len(bs)):
-        if i > 0 and ts[i] > ts[i - 1] * (bs[i] / bs[i - 1]) * (1 + tol):
+        if i > 0 and ts[i] > ts[i - 1] * (bs[i] / bs[i - 1]) * (1 + tolerance):
             found.append(Anomaly(bs[i], "throughput_drop", bs[i - 1]))
-        if i + 1 < len(bs) and ts[i] > ts[i + 1] * (1 + tol):
+        if i + 1 < len(bs) and ts[i] > ts[i + 1] * (1 + tolerance):
             found.append(Anomaly(bs[i], "slower_than_larger", bs[i + 1]))
     return found

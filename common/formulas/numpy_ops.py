@@ -19,7 +19,6 @@ from typing import Any
 from common.formulas import roofline
 from common.hw_specs import bytes_per_elem
 from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
-from common.tables.validate import positive_int
 
 FP32 = int(bytes_per_elem("fp32"))  # every array lecture 01 times is float32
 ABOVE_ROOF = 1.10  # a measured point more than 10% above its roof is flagged, not printed as %
@@ -49,18 +48,18 @@ ATTENTION_S_PASSES = 10  # write S, max, subtract, exp, sum, divide, read S for 
 # ---------------------------------------------------------------------------
 def elementwise_n(working_set_bytes: int) -> int:
     """Elements per vector so that a, b, out (3 fp32 vectors) fill the working set."""
-    return max(1024, positive_int(working_set_bytes, "working set") // (3 * FP32))
+    return max(1024, working_set_bytes // (3 * FP32))
 
 
 def layernorm_shape(working_set_bytes: int, d: int = HIDDEN) -> tuple[int, int]:
     """[rows, d] so that x, xc and its square (3 fp32 arrays) fill the working set."""
-    rows = positive_int(working_set_bytes, "working set") // (3 * FP32 * d)
+    rows = working_set_bytes // (3 * FP32 * d)
     return max(ROW_STEP, rows // ROW_STEP * ROW_STEP), d
 
 
 def attention_seq_len(llc_bytes: int, cap_bytes: int | None = None) -> int:
     """Smallest multiple of SEQ_STEP with the N x N score matrix S >= 2x LLC (within the cap)."""
-    need = CACHE_MARGIN * positive_int(llc_bytes, "LLC size")
+    need = CACHE_MARGIN * llc_bytes
     n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
     while cap_bytes is not None and FP32 * n * n > cap_bytes and n > SEQ_STEP:
         n -= SEQ_STEP
@@ -78,44 +77,38 @@ def same_flops_matmul_size(flops: float) -> int:
 # ---------------------------------------------------------------------------
 def add_counts(n: int) -> tuple[float, float]:
     """out = a + b: F = n, D = 3 passes x 4n bytes."""
-    n = positive_int(n, "n")
     return float(n), float(ADD_PASSES * FP32 * n)
 
 
 def add_relu_two_pass_counts(n: int) -> tuple[float, float]:
     """tmp = a + b; out = max(tmp, 0): F = 2n, D = 5 passes x 4n bytes."""
-    n = positive_int(n, "n")
     return 2.0 * n, float(ADD_RELU_TWO_PASS_PASSES * FP32 * n)
 
 
 def add_relu_one_expr_counts(n: int) -> tuple[float, float]:
     """out = max(a + b, 0) with a fresh temporary: F = 2n, D = 6 passes x 4n (zero fill + 5)."""
-    n = positive_int(n, "n")
     return 2.0 * n, float(ADD_RELU_ONE_EXPR_PASSES * FP32 * n)
 
 
 def layernorm_numpy_counts(rows: int, d: int) -> tuple[float, float]:
     """LayerNorm (no bias) of [rows, d]: F = 6 rows d, D = 10 passes x 4 rows d bytes."""
-    e = positive_int(rows, "rows") * positive_int(d, "d")
+    e = rows * d
     return float(LAYERNORM_FLOPS_PER_ELEM * e), float(LAYERNORM_PASSES * FP32 * e)
 
 
 def attention_naive_counts(n: int, dh: int) -> tuple[float, float]:
     """Naive one-head attention: F = 4 N^2 Dh + 5 N^2, D = 4 (10 N^2 + 4 N Dh) bytes."""
-    n, dh = positive_int(n, "N"), positive_int(dh, "Dh")
     flops = 4.0 * n * n * dh + SOFTMAX_FLOPS_PER_ELEM * n * n
     return flops, float(FP32 * (ATTENTION_S_PASSES * n * n + 4 * n * dh))
 
 
 def attention_matmul_counts(n: int, dh: int) -> tuple[float, float]:
     """The two matmuls of naive attention alone: F = 4 N^2 Dh, D = 4 (2 N^2 + 4 N Dh)."""
-    n, dh = positive_int(n, "N"), positive_int(dh, "Dh")
     return 4.0 * n * n * dh, float(FP32 * (2 * n * n + 4 * n * dh))
 
 
 def attention_softmax_counts(n: int) -> tuple[float, float]:
     """The in-place softmax passes over S alone: F = 5 N^2, D = 4 x 8 N^2 bytes."""
-    n = positive_int(n, "N")
     return float(SOFTMAX_FLOPS_PER_ELEM * n * n), float(FP32 * (ATTENTION_S_PASSES - 2) * n * n)
 
 

@@ -31,7 +31,6 @@ from common.formulas.transformer import DTypes, PassLedger, decode_ledger, prefi
 from common.hw_specs import Chip, get_chip
 from common.tables import engines
 from common.tables.models import Model
-from common.tables.validate import non_negative, positive, positive_int
 
 SHARDED_KINDS = ("matmul", "attention")  # split g ways under tensor parallelism
 STEPS_AVERAGED = 16  # decode steps evaluated for a request's mean step
@@ -72,10 +71,9 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
 
 def per_gpu_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[tuple[int, float]]:
     """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says."""
-    g = positive_int(gpus, "GPUs")
     rows = []
     for op, count in ledger.counted():
-        share = g if op.kind in SHARDED_KINDS else 1
+        share = gpus if op.kind in SHARDED_KINDS else 1
         t = roofline.lower_bound_time(op.flops / share, op.nbytes / share, roofs.peak, roofs.mem_bw)
         rows.append((count, t))
     return rows
@@ -92,13 +90,12 @@ def curve_time(nbytes: float, points: Sequence[tuple[float, float]]) -> float:
     Linear between neighbouring points; the first point's time below it (latency
     dominates a tiny message); M / M_last x the last time above it (bandwidth-bound).
     """
-    m = non_negative(nbytes, "message bytes")
-    if m <= points[0][0]:
+    if nbytes <= points[0][0]:
         return points[0][1]
     for (a, ta), (b, tb) in itertools.pairwise(points):
-        if m <= b:
-            return ta + (tb - ta) * (m - a) / (b - a)
-    return points[-1][1] * m / points[-1][0]
+        if nbytes <= b:
+            return ta + (tb - ta) * (nbytes - a) / (b - a)
+    return points[-1][1] * nbytes / points[-1][0]
 
 
 def allreduce_time(nbytes: float, gpus: int, link_bw: float, curve: Curves | None = None) -> float:
@@ -107,12 +104,11 @@ def allreduce_time(nbytes: float, gpus: int, link_bw: float, curve: Curves | Non
     Read off the measured curve for g GPUs when there is one; otherwise only the ring's
     bytes, 2 (g - 1) / g * M / beta_link, with no latency (none measured to add).
     """
-    g = positive_int(gpus, "GPUs")
-    if g == 1:
+    if gpus == 1:
         return 0.0
-    if curve and g in curve:
-        return curve_time(nbytes, curve[g])
-    return 2 * (g - 1) / g * non_negative(nbytes, "message bytes") / positive(link_bw, "link B/s")
+    if curve and gpus in curve:
+        return curve_time(nbytes, curve[gpus])
+    return 2 * (gpus - 1) / gpus * nbytes / link_bw
 
 
 def comm_time(ledger: PassLedger, gpus: int, link_bw: float, curve: Curves | None = None) -> float:
@@ -123,18 +119,17 @@ def comm_time(ledger: PassLedger, gpus: int, link_bw: float, curve: Curves | Non
 
 def fixed_cost(ledger: PassLedger, roofs: Roofs, floor: float, gpus: int = 1) -> float:
     """Sum over operators of count x max(0, floor - roofline time), in seconds."""
-    f = non_negative(floor, "kernel floor")
-    return sum(count * max(0.0, f - t) for count, t in per_gpu_times(ledger, roofs, gpus))
+    return sum(count * max(0.0, floor - t) for count, t in per_gpu_times(ledger, roofs, gpus))
 
 
 def mfu(flops: float, seconds: float, peak: float) -> float:
     """Model FLOPs utilisation: F / (T x P_peak), a fraction."""
-    return non_negative(flops, "FLOPs") / (positive(seconds, "time") * positive(peak, "peak"))
+    return flops / (seconds * peak)
 
 
 def mbu(nbytes: float, seconds: float, bw: float) -> float:
     """Memory-bandwidth utilisation: D / (T x beta), a fraction."""
-    return non_negative(nbytes, "bytes") / (positive(seconds, "time") * positive(bw, "bandwidth"))
+    return nbytes / (seconds * bw)
 
 
 class Term(NamedTuple):
@@ -193,7 +188,7 @@ def decompose(
         ),
         Term("fixed cost per kernel (floor)", fixed_cost(ledger, achievable, floor, gpus)),
     )
-    return Decomposition(positive(measured, "measured time"), terms)
+    return Decomposition(measured, terms)
 
 
 def predict(ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None = None) -> float:
@@ -221,10 +216,9 @@ def flat_until(tokens: Sequence[int], seconds: Sequence[float], tolerance: float
     """
     if len(tokens) != len(seconds) or not tokens:
         raise ValueError("flat_until needs as many times as token counts, at least one")
-    tol = non_negative(tolerance, "tolerance")
     last = 0
     for i, t in enumerate(seconds):
-        if t > (1 + tol) * seconds[0]:
+        if t > (1 + tolerance) * seconds[0]:
             break
         last = i
     return last
@@ -253,20 +247,19 @@ def efficiency_to_match(
     """
     if which not in ("peak", "mem_bw"):
         raise ValueError(f"which must be 'peak' or 'mem_bw', not {which!r}")
-    target = positive(measured, "measured time")
 
     def at(e: float) -> float:
         scaled = roofs._replace(**{which: getattr(roofs, which) * e})
         return modelled_time(ledger, scaled, gpus, curve, floor)
 
-    if at(1.0) > target:  # even the full roof is too slow
+    if at(1.0) > measured:  # even the full roof is too slow
         return None
     lo, hi = 1e-6, 1.0
-    if at(lo) < target:
+    if at(lo) < measured:
         return None
     for _ in range(200):
         mid = (lo + hi) / 2
-        if at(mid) > target:
+        if at(mid) > measured:
             lo = mid
         else:
             hi = mid
@@ -294,7 +287,7 @@ class EngineRoofs(NamedTuple):
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
     """Share of the spec peak a GEMM of M rows reaches: linear in M between measured
     points, the first point's share below them, the last above; never above 1."""
-    m = positive(rows, "rows")
+    m = rows
     if not points:
         return 1.0
     if m <= points[0][0]:
@@ -310,9 +303,9 @@ def kernel_times(
 ) -> list[tuple[int, float]]:
     """(count, one kernel's time) per operator: max(F / (e(M) P), D / (s beta)) per GPU share,
     with e(M) the measured GEMM share at the pass's rows and s the measured HBM share."""
-    g = positive_int(gpus, "GPUs")
+    g = gpus
     e = gemm_share(ledger.tokens, eng.gemm)
-    s = min(1.0, positive(eng.hbm_share, "HBM share"))
+    s = min(1.0, eng.hbm_share)
     rows = []
     for op, count in ledger.counted():
         share = g if op.kind in SHARDED_KINDS else 1
@@ -340,14 +333,14 @@ def forecast_terms(
     t_kernels = sum(c * t for c, t in kernels)
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
-    floor = non_negative(eng.floor, "kernel floor")
+    floor = eng.floor
     return {
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
         "kernel floor": sum(c * max(0.0, floor - t) for c, t in kernels),
-        "CPU launch per kernel": sum(c for c, _ in kernels) * non_negative(eng.launch, "launch"),
-        "fixed cost per step": non_negative(eng.step, "step cost"),
+        "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
+        "fixed cost per step": eng.step,
     }
 
 
@@ -377,7 +370,7 @@ def forecast(
     prompt + 1, ..., prompt + new tokens. The decode terms are the mean over those steps:
     every step up to STEPS_AVERAGED of them, else the middle step of each of that many
     equal bins (exact while each term is linear in the cache length)."""
-    n = positive_int(new_tokens + 1, "new tokens + 1") - 1  # 0: the prompt pass alone
+    n = new_tokens  # 0: the prompt pass alone
     pre = forecast_terms(prefill_ledger(model, batch, prompt, dtypes), spec, eng, gpus)
     k = min(n, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)

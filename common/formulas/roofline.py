@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 from common.formulas.thresholds import linear_threshold, smallest_integer_reaching
-from common.tables.validate import non_negative, positive, positive_int
 
 
 # ---------------------------------------------------------------------------
@@ -19,11 +18,7 @@ from common.tables.validate import non_negative, positive, positive_int
 # ---------------------------------------------------------------------------
 def time_bounds(flops: float, nbytes: float, peak: float, bw: float) -> dict[str, float | str]:
     """T >= max(F / P_peak, D / beta): returns compute, memory, lower (s) and bound."""
-    f = non_negative(flops, "FLOP count")
-    d = non_negative(nbytes, "byte count")
-    p = positive(peak, "peak FLOP/s")
-    b = positive(bw, "bandwidth")
-    t_compute, t_memory = f / p, d / b
+    t_compute, t_memory = flops / peak, nbytes / bw
     return {
         "compute": t_compute,
         "memory": t_memory,
@@ -39,24 +34,22 @@ def lower_bound_time(flops: float, nbytes: float, peak: float, bw: float) -> flo
 
 def intensity(flops: float, nbytes: float) -> float:
     """Arithmetic intensity I = F / D, in FLOP/byte."""
-    return non_negative(flops, "FLOP count") / positive(nbytes, "byte count")
+    return flops / nbytes
 
 
 def ridge_point(peak: float, bw: float) -> float:
     """Critical intensity I* = P_peak / beta, in FLOP/byte."""
-    return positive(peak, "peak FLOP/s") / positive(bw, "bandwidth")
+    return peak / bw
 
 
 def attainable_flops(intensity: float, peak: float, bw: float) -> float:
     """Roofline: attainable FLOP/s = min(P_peak, I * beta)."""
-    i = non_negative(intensity, "intensity")
-    return min(positive(peak, "peak FLOP/s"), i * positive(bw, "bandwidth"))
+    return min(peak, intensity * bw)
 
 
 def bound_of(intensity: float, ridge: float) -> str:
     """'compute' when I >= I*, else 'memory'."""
-    i = non_negative(intensity, "intensity")
-    return "compute" if i >= positive(ridge, "ridge point") else "memory"
+    return "compute" if intensity >= ridge else "memory"
 
 
 def speedup_2x(flops: float, nbytes: float, peak: float, bw: float) -> tuple[float, float]:
@@ -72,9 +65,8 @@ def speedup_2x(flops: float, nbytes: float, peak: float, bw: float) -> tuple[flo
 
 def speedup_2x_at_ratio(ratio: float) -> tuple[float, float]:
     """Speedups from 2x compute and 2x bandwidth for an operation at I / I* = ratio."""
-    r = positive(ratio, "I / I*")
     # Put D = 1 byte and beta = 1 byte/s, so P = I* = 1 FLOP/byte and F = ratio.
-    return speedup_2x(r, 1.0, 1.0, 1.0)
+    return speedup_2x(ratio, 1.0, 1.0, 1.0)
 
 
 # ---------------------------------------------------------------------------
@@ -84,11 +76,7 @@ def matmul_counts(
     B: int, K: int, N: int, x_bytes: float = 2, w_bytes: float = 2, out_bytes: float = 2
 ) -> tuple[float, float]:
     """X[B,K] @ W[K,N]: F = 2BKN FLOP, D = B K x + K N w + B N out bytes."""
-    B, K, N = positive_int(B, "B"), positive_int(K, "K"), positive_int(N, "N")
-    xb = positive(x_bytes, "bytes per X element")
-    wb = positive(w_bytes, "bytes per W element")
-    ob = positive(out_bytes, "bytes per output element")
-    return 2.0 * B * K * N, B * K * xb + K * N * wb + B * N * ob
+    return 2.0 * B * K * N, B * K * x_bytes + K * N * w_bytes + B * N * out_bytes
 
 
 def gemm_counts(M: int, K: int, N: int, elem_bytes: float = 2) -> tuple[float, float]:
@@ -105,60 +93,43 @@ def critical_batch(
     out_bytes: float = 2,
 ) -> int | None:
     """Smallest integer B with 2BKN / (B K x + K N w + B N out) >= I*; None if no B reaches it."""
-    K, N = positive_int(K, "K"), positive_int(N, "N")
-    r = positive(ridge, "ridge point")
-    xb = positive(x_bytes, "bytes per X element")
-    wb = positive(w_bytes, "bytes per W element")
-    ob = positive(out_bytes, "bytes per output element")
     # I(B) = 2KN B / ((K x + N out) B + K N w) rises towards 2KN / (K x + N out).
-    solved = linear_threshold(2.0 * K * N, K * xb + N * ob, K * N * wb, r)
+    solved = linear_threshold(2.0 * K * N, K * x_bytes + N * out_bytes, K * N * w_bytes, ridge)
     return None if solved is None else smallest_integer_reaching(solved[1], solved[0])
 
 
 def batched_matvec_counts(B: int, K: int, N: int, elem_bytes: float = 2) -> tuple[float, float]:
     """x[b] @ W[b][K,N] for b < B, one matrix per example: F = 2BKN, D = e (BK + BKN + BN)."""
-    B, K, N = positive_int(B, "B"), positive_int(K, "K"), positive_int(N, "N")
-    e = positive(elem_bytes, "bytes per element")
-    return 2.0 * B * K * N, e * (B * K + B * K * N + B * N)
+    return 2.0 * B * K * N, elem_bytes * (B * K + B * K * N + B * N)
 
 
 def decode_attention_counts(
     n_q_heads: int, n_kv_heads: int, d_head: int, context: int, kv_bytes: float = 2
 ) -> tuple[float, float]:
     """Decode attention, one layer and sequence: F = 4 Hq d ctx, bytes = 2 ctx Hkv d b (K and V)."""
-    hq, hkv = positive_int(n_q_heads, "query heads"), positive_int(n_kv_heads, "KV heads")
-    if hq % hkv:
-        raise ValueError(f"query heads ({hq}) must be a multiple of KV heads ({hkv})")
-    d, ctx = positive_int(d_head, "head dim"), positive_int(context, "context")
-    return 4.0 * hq * d * ctx, 2.0 * ctx * hkv * d * positive(kv_bytes, "bytes per KV element")
+    if n_q_heads % n_kv_heads:
+        raise ValueError(f"query heads ({n_q_heads}) must be a multiple of KV heads ({n_kv_heads})")
+    return 4.0 * n_q_heads * d_head * context, 2.0 * context * n_kv_heads * d_head * kv_bytes
 
 
 def tiled_matmul_bytes(
     m: int, k: int, n: int, bm: int, bk: int, bn: int, elem_bytes: float = 2
 ) -> tuple[float, float]:
     """(m x k)(k x n) in bm x bk x bn tiles: bytes = b (mk ceil(n/bn) + kn ceil(m/bm) + mn)."""
-    m, k, n = positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n")
-    bm, bn = positive_int(bm, "bm"), positive_int(bn, "bn")
     # bk sets on-chip staging only; main-memory traffic does not depend on it.
-    positive_int(bk, "bk")
-    e = positive(elem_bytes, "bytes per element")
     # Each output tile streams its bm x k row panel of A and k x bn column panel of B once.
     a_reads = m * k * math.ceil(n / bn)
     b_reads = k * n * math.ceil(m / bm)
-    return 2.0 * m * k * n, e * (a_reads + b_reads + m * n)
+    return 2.0 * m * k * n, elem_bytes * (a_reads + b_reads + m * n)
 
 
 def sharded_matmul_two_chips(
     B: int, K: int, N: int, peak: float, link_bw: float, elem_bytes: float = 2
 ) -> dict[str, float | str]:
     """X[B,K] W[K,N] split along K on 2 chips: T_math = BKN / P, T_comms = BNe / link, I = K / e."""
-    B, K, N = positive_int(B, "B"), positive_int(K, "K"), positive_int(N, "N")
-    p = positive(peak, "peak FLOP/s")
-    link = positive(link_bw, "link bandwidth")
-    e = positive(elem_bytes, "bytes per element")
     flops_per_chip = 2.0 * B * (K / 2) * N
-    comm_bytes = B * N * e  # each chip sends its [B, N] partial sums to the other
-    t_math, t_comms = flops_per_chip / p, comm_bytes / link
+    comm_bytes = B * N * elem_bytes  # each chip sends its [B, N] partial sums to the other
+    t_math, t_comms = flops_per_chip / peak, comm_bytes / link_bw
     return {
         "flops": flops_per_chip,
         "comm_bytes": comm_bytes,
@@ -171,5 +142,4 @@ def sharded_matmul_two_chips(
 
 def network_critical_dim(peak: float, link_bw: float, elem_bytes: float = 2) -> float:
     """Split along K over two chips, compute-bound iff I = K / e > P / link: K > e P / link."""
-    e = positive(elem_bytes, "bytes per element")
-    return e * positive(peak, "peak FLOP/s") / positive(link_bw, "link bandwidth")
+    return elem_bytes * peak / link_bw

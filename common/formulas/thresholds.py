@@ -12,8 +12,6 @@ import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from common.tables.validate import increasing_ints, non_negative, positive
-
 MAX_SEARCH = 1 << 40  # a threshold beyond this is reported as unreachable
 
 
@@ -43,15 +41,14 @@ def linear_threshold(
 
     I(b) rises towards gain / cost; None when that limit stays below the threshold.
     """
-    r = positive(threshold, "ridge point")
-    slope = gain - r * cost  # I(b) >= r  <=>  b (gain - r cost) >= r fixed
+    slope = gain - threshold * cost  # I(b) >= I*  <=>  b (gain - I* cost) >= I* fixed
     if slope <= 0:
         return None
 
     def reaches(b: int) -> bool:
-        return gain * b >= r * (cost * b + fixed)
+        return gain * b >= threshold * (cost * b + fixed)
 
-    return r * fixed / slope, reaches
+    return threshold * fixed / slope, reaches
 
 
 class Crossover(NamedTuple):
@@ -65,9 +62,7 @@ def crossover(sizes: Sequence[int], values: Sequence[float], threshold: float) -
     """First size with value >= threshold in an increasing sweep, with its predecessor."""
     if len(sizes) != len(values) or not sizes:
         raise ValueError("sizes and intensities must be non-empty and of equal length")
-    checked = increasing_ints(sizes, "size")
-    r = positive(threshold, "ridge point")
     for i, value in enumerate(values):
-        if non_negative(value, "intensity") >= r:
-            return Crossover(checked[i - 1] if i else None, checked[i])
+        if value >= threshold:
+            return Crossover(sizes[i - 1] if i else None, sizes[i])
     return None

@@ -49,7 +49,6 @@ from common.tables.op_counts import (
     SILU_FLOPS_PER_ELEM,
     SOFTMAX_FLOPS_PER_ELEM,
 )
-from common.tables.validate import check_phase, non_negative, positive, positive_int
 
 
 def _check_model(model: object) -> Model:
@@ -161,7 +160,7 @@ def experts_touched(tokens: int, chosen: int, experts: int) -> float:
     tokens all miss it with probability (1 - k / E)^n. Real routers are skewed, which
     touches fewer experts at a given n.
     """
-    n, k, E = positive_int(tokens, "tokens"), positive_int(chosen, "k"), positive_int(experts, "E")
+    n, k, E = tokens, chosen, experts
     if k > E:
         raise ValueError(f"k ({k}) cannot exceed the number of experts ({E})")
     return E * (1.0 - (1.0 - k / E) ** n)
@@ -184,7 +183,7 @@ def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
 def kv_cache_elements(model: Model, context: int) -> int:
     """Elements one sequence caches at S tokens: sum over layers of min(S, window) x
     cache_width (2 Hkv dh, or r_kv + d_rope for latent attention)."""
-    m, S = _check_model(model), positive_int(context, "context")
+    m, S = _check_model(model), context
     return sum(c * (min(S, w) if w else S) for w, _, c in layer_groups(m)) * m.cache_width
 
 
@@ -193,28 +192,26 @@ def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
     (layers x (r_kv + d_rope) x bytes for latent attention; no window applied)."""
     m = _check_model(model)
     if m.kv_lora_rank:
-        return m.n_layers * m.cache_width * positive(kv_bytes, "bytes per element")
+        return m.n_layers * m.cache_width * kv_bytes
     return ledger.kv_cache_bytes(1, m.n_layers, m.kv_dim, kv_bytes)
 
 
 def check_context(model: Model, context: int) -> int:
     """context as an int in [1, model.max_context]; ValueError otherwise."""
     m = _check_model(model)
-    c = positive_int(context, "context")
-    if c > m.max_context:
+    if context > m.max_context:
         raise ValueError(
-            f"context {c} exceeds {m.name}'s window of {m.max_context} tokens "
+            f"context {context} exceeds {m.name}'s window of {m.max_context} tokens "
             f"(max_position_embeddings)"
         )
-    return c
+    return context
 
 
 def check_request(model: Model, prompt: int, new_tokens: int) -> int:
     """The positions a request uses, prompt + new tokens - 1 (the last new token is never
     fed back), checked against the window; ValueError past it."""
     m = _check_model(model)
-    extra = positive_int(new_tokens + 1, "new tokens + 1") - 1
-    used = positive_int(prompt, "prompt") + max(0, extra - 1)
+    used = prompt + max(0, new_tokens - 1)
     if used > m.max_context:
         raise ValueError(
             f"{prompt} prompt + {new_tokens} new tokens need {used} positions, past "
@@ -283,7 +280,7 @@ def causal_pairs(new_tokens: int, context: int, window: int = 0) -> int:
     With a sliding window W a query at position p sees min(p + 1, W) keys: the sum
     f(S) - f(S - T), f(n) = n (n + 1) / 2 up to n = W, then W (W + 1) / 2 + (n - W) W.
     """
-    T, S = positive_int(new_tokens, "new tokens"), positive_int(context, "context")
+    T, S = new_tokens, context
     if T > S:
         raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
     if not window or window >= S:
@@ -425,11 +422,7 @@ def layer_ops(
     layer (its MLP of width d_ff, not the experts)."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, T, S = (
-        positive_int(batch, "batch"),
-        positive_int(new_tokens, "new tokens"),
-        check_context(m, context),
-    )
+    B, T, S = batch, new_tokens, check_context(m, context)
     if T > S:
         raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
     n, d, a = B * T, m.d_model, dt.act_bytes
@@ -462,8 +455,7 @@ def model_ops(
     """Once-per-model operators: embedding lookup (B T rows), final norm and LM head (B rows)."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, T = positive_int(batch, "batch"), positive_int(new_tokens, "new tokens")
-    d = m.d_model
+    B, T, d = batch, new_tokens, m.d_model
     return (
         Op("embedding lookup", "lookup", 0.0, B * T * d * dt.w_bytes, B * T * d * dt.act_bytes),
         _rmsnorm("final norm", B, d, dt),
@@ -629,7 +621,7 @@ def decode_tokens_per_s(setup: Deployment, batch: int, context: int) -> float:
 def activation_bytes_per_token(model: Model, act_bytes: float = 2) -> float:
     """Peak live activations per active token: 16 x d_model x bytes (the article's rule)."""
     m = _check_model(model)
-    return ACT_VECTORS_PER_TOKEN * m.d_model * positive(act_bytes, "bytes per activation")
+    return ACT_VECTORS_PER_TOKEN * m.d_model * act_bytes
 
 
 def model_memory_ledger(
@@ -645,13 +637,12 @@ def model_memory_ledger(
     The KV term is B x kv_cache_elements(S) x b_kv where windows or a latent cache apply."""
     m = _check_model(model)
     dt = dtypes or DTypes()
-    B, S = positive_int(batch, "batch"), check_context(m, context)
-    check_phase(phase, ledger.PHASES)
+    B, S = batch, check_context(m, context)
     if m.kv_lora_rank or m.sliding_layers:  # the cache is not 2 B S L Hkv dh: count it
         w = parameter_count(m) * dt.w_bytes
         kv = B * kv_cache_elements(m, S) * dt.kv_bytes
         act = (B if phase == "decode" else B * S) * activation_bytes_per_token(m, dt.act_bytes)
-        rate = non_negative(overhead_rate, "overhead rate")
+        rate = overhead_rate
         return ledger.MemoryLedger(w, kv, act, rate * (w + kv + act))
     return ledger.memory_ledger(
         n_params=parameter_count(m),
@@ -732,13 +723,12 @@ def matmul_critical_batches(
 def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:
     """Smallest B with sum 2BKN / sum (B(Kx + N out) + KNw) >= I* over all weight matmuls."""
     shapes = weight_matmul_shapes(model, dtypes)
-    r = positive(ridge, "ridge point")
     W = sum(s.count * s.K * s.N for s in shapes)  # multiply-adds per token
     A = sum(s.count * (s.K * s.x_bytes + s.N * s.out_bytes) for s in shapes)  # bytes per token
     Wb = sum(s.count * s.K * s.N * s.w_bytes for s in shapes)  # weight bytes, once per step
 
     # Intensity 2BW / (BA + Wb) rises towards 2W / A as B grows.
-    solved = linear_threshold(2.0 * W, A, Wb, r)
+    solved = linear_threshold(2.0 * W, A, Wb, ridge)
     return None if solved is None else smallest_integer_reaching(solved[1], solved[0])
 
 
@@ -747,7 +737,6 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
 # ---------------------------------------------------------------------------
 def batch_grid(hi: int, per_decade: int = 24) -> list[int]:
     """Distinct integers from 1 to hi, spaced evenly in log10 (hi itself included)."""
-    hi = positive_int(hi, "largest batch")
     steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0
     grid = {1, hi}
     for i in range(1, steps):

@@ -138,7 +138,7 @@ def attention_seq(
     n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
 
     def too_big(n: int) -> bool:
-        call_s = max(4.0 * n * n * head_dim / peak, 10 * FP32 * n * n / beta)
+        call_s = lower_bound_time(4.0 * n * n * head_dim, 10 * FP32 * n * n, peak, beta)
         return FP32 * n * n + 4 * FP32 * n * head_dim > cap_bytes or call_s > call_cap_s
 
     while n > MIN_SEQ and too_big(n):

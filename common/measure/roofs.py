@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any, NamedTuple
 
+from common.formulas.roofline import ridge_point
 from common.hw_specs import bytes_per_elem
 from common.measure import budget, caches, machine
 from common.measure.budget import Budget
@@ -368,7 +369,7 @@ class RoofRun:
         return {
             "bandwidth_bytes_per_s": bw["bytes_per_s"],
             "matmul_flops_per_s": mm["flops_per_s"],
-            "ridge_point": mm["flops_per_s"] / bw["bytes_per_s"],
+            "ridge_point": ridge_point(mm["flops_per_s"], bw["bytes_per_s"]),
             "bandwidth_threads": bw["threads"],
             "matmul_threads": mm["threads"],
             "bandwidth_working_set_bytes": bw["working_set_bytes"],
@@ -378,7 +379,7 @@ class RoofRun:
             "matmul_samples": mm["samples"],
             "matmul_median_flops_per_s": 2.0 * matmul_n**3 / statistics.median(self.mm_times),
             "matmul_one_thread_flops_per_s": one["flops_per_s"],
-            "ridge_point_one_thread": one["flops_per_s"] / bw["bytes_per_s"],
+            "ridge_point_one_thread": ridge_point(one["flops_per_s"], bw["bytes_per_s"]),
             "llc_bytes": llc,
             "llc_known": llc_known,
             "available_memory_bytes": caches.available_memory_bytes(),

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any, NamedTuple
 
+from common.formulas.roofline import ridge_point
 from common.hw_specs import bytes_per_elem
 from common.measure import roofs
 from common.measure.budget import Budget
@@ -44,7 +45,7 @@ class Roofs(NamedTuple):
     @property
     def ridge(self) -> float:
         """I* = P / beta, in FLOP/byte."""
-        return self.peak / self.bw
+        return ridge_point(self.peak, self.bw)
 
 
 def _synced(fn: Callable[[], object], device: str) -> Callable[[], object]:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from common.files.results import positive_number
 from common.formulas import ledger
-from common.formulas.roofline import attainable_flops, speedup_2x_at_ratio
+from common.formulas.roofline import attainable_flops, ridge_point, speedup_2x_at_ratio
 from common.plots import style
 from common.tables.units import GIB
 
@@ -175,7 +175,7 @@ def local_roofline_figure(
     title: str = "This machine's roofline",
 ) -> str:
     """Roof min(P, I beta) and numbered measured points coloured by predicted bound."""
-    ridge = peak / bandwidth
+    ridge = ridge_point(peak, bandwidth)
     giga = 1e9  # the y axis is in GFLOP/s
     xs_data = [p.intensity for p in points] + [ridge / 100, ridge * 10]
     lo = 10 ** math.floor(math.log10(min(xs_data) / 1.5))

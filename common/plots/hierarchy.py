@@ -10,6 +10,7 @@ import math
 import os
 from collections.abc import Sequence
 
+from common.formulas.roofline import attainable_flops, ridge_point
 from common.plots import style
 from common.plots.article import place_labels
 from common.present.console import fmt_bytes
@@ -123,7 +124,7 @@ def hierarchical_roofline_figure(
     """
     fig, ax = style.new_figure(height=5.4)
     bws = [bw for _, bw in roofs] + [bw for _, bw in extra_roofs]
-    intensities = [op[1] for op in operations] + [peak / bw for bw in bws]
+    intensities = [op[1] for op in operations] + [ridge_point(peak, bw) for bw in bws]
     xlo = 10 ** math.floor(math.log10(min(intensities) / 2))
     xhi = 10 ** math.ceil(math.log10(max(intensities) * 2))
     xs = style.log_range(xlo, xhi)
@@ -133,7 +134,7 @@ def hierarchical_roofline_figure(
         color = level_color(name, order)
         ax.plot(
             xs,
-            [min(peak, x * bw) / GB for x in xs],
+            [attainable_flops(x, peak, bw) / GB for x in xs],
             color=color,
             lw=2,
             label=f"{name} roof{threads_note}: {bw / GB:.1f} GB/s",
@@ -141,7 +142,7 @@ def hierarchical_roofline_figure(
     for name, bw in extra_roofs:
         ax.plot(
             xs,
-            [min(peak, x * bw) / GB for x in xs],
+            [attainable_flops(x, peak, bw) / GB for x in xs],
             color=style.NEUTRAL_COLOR,
             lw=1.5,
             ls="--",
@@ -177,7 +178,7 @@ def hierarchical_roofline_figure(
     ax.set_ylabel("attainable GFLOP/s")
     ax.set_title(title)
     fig.legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
-    lines = [(x, min(peak, x * bw) / GB) for bw in bws for x in xs[::8]]
+    lines = [(x, attainable_flops(x, peak, bw) / GB) for bw in bws for x in xs[::8]]
     before = len(ax.texts)
     place_labels(
         ax,

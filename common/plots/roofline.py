@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from common.formulas.roofline import attainable_flops
+from common.formulas.roofline import attainable_flops, ridge_point
 from common.plots.article import log_ticks, place_labels
 from common.plots.style import (
     NEUTRAL_COLOR,
@@ -36,7 +36,7 @@ Point = tuple[str, float, float]  # (label, intensity FLOP/byte, FLOP/s)
 
 def _x_range(curves: Sequence[Curve], points: Sequence[Point]) -> tuple[float, float]:
     """Decades that hold every point and every ridge, with a margin."""
-    xs = [p[1] for p in points if p[1] > 0] + [peak / bw for _, peak, bw in curves]
+    xs = [p[1] for p in points if p[1] > 0] + [ridge_point(peak, bw) for _, peak, bw in curves]
     lo = 10 ** math.floor(math.log10(max(min(xs) / 1.5, 1e-3)))
     hi = 10 ** math.ceil(math.log10(max(xs) * 3))
     return lo, hi
@@ -52,7 +52,7 @@ def _draw_roofs(
     for index, ((label, peak, bw), color) in enumerate(zip(curves, SERIES_COLORS, strict=False)):
         ys = [attainable_flops(x, peak, bw) for x in xs]
         bold = placed_on is None or index == placed_on
-        text = f"{label} (I* = {peak / bw:.0f})"
+        text = f"{label} (I* = {ridge_point(peak, bw):.0f})"
         if placed is None or len(curves) == 1:
             pass
         elif index == placed_on:
@@ -68,7 +68,7 @@ def _draw_roofs(
             zorder=3 if index == placed_on else 2,
             label=text,
         )
-        ax.plot([peak / bw], [peak], marker="o", color=color, markersize=4, zorder=4)
+        ax.plot([ridge_point(peak, bw)], [peak], marker="o", color=color, markersize=4, zorder=4)
         samples += list(zip(xs, ys, strict=True))
     return samples
 
@@ -159,8 +159,8 @@ def roofline_panels_figure(
         _frame(ax, lo, hi, [y for y in ys if y > 0])
         label, peak, bw = panel.curve
         samples = _draw_roofs(ax, [panel.curve], lo, hi, 0)
-        ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
-        ax.set_title(f"{label}: I* = {peak / bw:.0f} FLOP/B", fontsize=10.5)
+        ax.axvline(ridge_point(peak, bw), color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
+        ax.set_title(f"{label}: I* = {ridge_point(peak, bw):.0f} FLOP/B", fontsize=10.5)
         ax.tick_params(labelsize=9)
         ax.xaxis.label.set_size(10)
         ax.yaxis.label.set_size(10)
@@ -238,7 +238,7 @@ def roofline_series_figure(
     ys = [attainable_flops(lo, peak, bw), peak] + [y for _, _, y in every]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
     samples = _draw_roofs(ax, [curve], lo, hi, 0)
-    ax.axvline(peak / bw, color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
+    ax.axvline(ridge_point(peak, bw), color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
     # The first group hollow and large, the next filled and smaller: coinciding points of
     # two groups stay visible, one inside the other.
     styles = ({"marker": "s", "markersize": 10}, {"marker": "o", "markersize": 5.5})

@@ -13,7 +13,7 @@ from typing import Any
 
 from common.formulas import ledger
 from common.formulas.numpy_ops import ABOVE_ROOF
-from common.formulas.roofline import attainable_flops, speedup_2x_at_ratio
+from common.formulas.roofline import attainable_flops, ridge_point, speedup_2x_at_ratio
 from common.present.console import fmt_bw, fmt_rate
 from common.present.display import Group, Heading, Observations, Table
 from common.tables.units import GIB
@@ -26,7 +26,7 @@ def roofline_caption(peak: float, beta: float, points: Sequence[Point]) -> str:
     roofs = (
         f"The sloped line is the measured bandwidth roof β = {fmt_bw(beta)}, the flat one the "
         f"measured compute roof P = {fmt_rate(peak)}; they meet at the ridge point "
-        f"I* = P/β = {peak / beta:.2f} FLOP/byte (dashed)."
+        f"I* = P/β = {ridge_point(peak, beta):.2f} FLOP/byte (dashed)."
     )
     if not points:
         return f"{roofs} No operation is placed yet: run lecture 01 to measure them."

@@ -1,4 +1,5 @@
-"""Argument checks shared by the formulas: each returns the value or raises ValueError.
+"""Argument checks at the edges (tables as loaded, flags, files): each returns the value or
+raises ValueError. The formulas themselves check nothing.
 
 Standard library only. Messages name the quantity, so a student who types a
 zero or a word into the hardware table learns which figure is wrong.
@@ -6,10 +7,8 @@ zero or a word into the hardware table learns which figure is wrong.
 
 from __future__ import annotations
 
-import itertools
 import math
 import numbers
-from collections.abc import Sequence
 
 
 def _number(x: object, what: str, kind: str = "a number") -> float:
@@ -31,14 +30,6 @@ def positive(x: object, what: str) -> float:
     return v
 
 
-def non_negative(x: object, what: str) -> float:
-    """x as a float; ValueError unless it is finite and >= 0."""
-    v = _number(x, what)
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{what} must be a finite number >= 0, got {x!r}")
-    return v
-
-
 def positive_int(n: object, what: str) -> int:
     """n as an int; ValueError unless it is a whole number >= 1 (2.0 is accepted as 2)."""
     v = _number(n, what, "a positive integer")
@@ -53,21 +44,6 @@ def finite(x: object, what: str) -> float:
     if not math.isfinite(v):
         raise ValueError(f"{what} must be finite, got {x!r}")
     return v
-
-
-def check_phase(phase: object, phases: tuple[str, ...] = ("prefill", "decode")) -> str:
-    """phase itself when it is one of `phases`; ValueError listing them otherwise."""
-    if phase not in phases:
-        raise ValueError(f"unknown phase {phase!r}; choose one of: {', '.join(phases)}")
-    return str(phase)
-
-
-def increasing_ints(values: Sequence[object], what: str) -> list[int]:
-    """values as positive ints in strictly increasing order; ValueError otherwise."""
-    checked = [positive_int(v, what) for v in values]
-    if any(b <= a for a, b in itertools.pairwise(checked)):
-        raise ValueError(f"{what}s must increase, got {list(values)}")
-    return checked
 
 
 # Plausible ranges, per unit, of a figure a person types or a file stores: from a

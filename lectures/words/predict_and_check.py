@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from common.formulas.predict import Decomposition, Roofs
+from common.formulas.roofline import time_bounds
 from common.hw_specs import Chip, Figure
 from common.present.claims import n_of_m
 from common.present.console import (
@@ -243,7 +244,7 @@ class OpRow(NamedTuple):
 
 def _achieved(r: OpRow, spec: Roofs) -> str:
     """The measured rate on the binding roof: FLOP/s if compute-bound at spec, else B/s."""
-    if r.flops / spec.peak >= r.nbytes / spec.mem_bw:
+    if time_bounds(r.flops, r.nbytes, spec.peak, spec.mem_bw)["bound"] == "compute":
         return fmt_rate(r.flops / r.measured)
     return fmt_bw(r.nbytes / r.measured)
 

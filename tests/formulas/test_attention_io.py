@@ -205,29 +205,19 @@ def test_intensity_is_about_br_in_bf16() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Bad input: one-line ValueErrors
+# Inputs past the model's limits: one-line ValueErrors (signs and types are the edges')
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: io.tiled_traffic(0, 128, 1, 1), "sequence length N"),
-        (lambda: io.tiled_traffic(-5, 128, 1, 1), "sequence length N"),
-        (lambda: io.tiled_traffic(64.5, 128, 1, 1), "sequence length N"),
-        (lambda: io.tiled_traffic(True, 128, 1, 1), "sequence length N"),
         (lambda: io.tiled_traffic(2**40, 128, 1, 1), "at most"),
-        (lambda: io.tiled_traffic(64, 0, 1, 1), "head dim"),
         (lambda: io.tiled_traffic(64, 10**6, 1, 1), "at most"),
-        (lambda: io.tiled_traffic(64, 16, 1, 1, elem_bytes=0), "bytes per element"),
         (lambda: io.tiled_traffic(64, 16, 1, 1, elem_bytes=64), "at most"),
         (lambda: io.tiled_traffic(64, 16, 65, 8), "cannot exceed"),
         (lambda: io.tiled_traffic(64, 16, 8, 65), "cannot exceed"),
-        (lambda: io.tiled_traffic(64, 16, 0, 8), "query block"),
         (lambda: io.block_sizes(64, 16, 10), "smaller than one row"),
         (lambda: io.block_sizes(64, 16, 0), "on-chip memory"),
-        (lambda: io.block_sizes(64, 16, math.inf), "on-chip memory"),
-        (lambda: io.block_sizes(64, 16, math.nan), "on-chip memory"),
         (lambda: io.on_chip_bytes(2**40, 1, 16), "at most"),
-        (lambda: io.smallest_on_chip_for(64, 16, 0), "target intensity"),
     ],
 )
 def test_bad_input_is_a_one_line_value_error(call: object, match: str) -> None:

@@ -243,26 +243,10 @@ def test_anomaly_tolerance() -> None:
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: elementwise_counts(0),
-        lambda: elementwise_counts(10, elem_bytes=0),
-        lambda: layernorm_counts(-1, 3),
-        lambda: softmax_counts(1.5, 2),
-        lambda: attention_counts(4096, 0),
-        lambda: ledger.kv_cache_bytes(10, 32, 4096, elem_bytes=-2),
-        lambda: kv_bytes_per_token(0, 4096),
-        lambda: memory_ledger(7e9, 2, 32, 4096, 1, 4096, 128, overhead_rate=-0.1),
-        lambda: memory_ledger(float("nan"), 2, 32, 4096, 1, 4096, 128, 0.3),
-        lambda: model_ledger(ARTICLE_7B, 4, 0.3, phase="training"),
-        lambda: model_ledger(ARTICLE_7B, 0, 0.3),
-        lambda: largest_batch_that_fits(-1, lambda b: model_ledger(ARTICLE_7B, b, 0.3)),
         lambda: largest_batch_that_fits(BUDGET, "not a function"),
         lambda: crossover([1, 2], [1.0], 2.0),
-        lambda: crossover([2, 1], [1.0, 2.0], 2.0),
-        lambda: crossover([1, 2], [1.0, 2.0], 0.0),
         lambda: crossover([], [], 1.0),
-        lambda: sweep_anomalies([1, 2], [1.0, 0.0]),
         lambda: sweep_anomalies([1, 1], [1.0, 1.0]),
-        lambda: sweep_anomalies([1, 2], [1.0, 2.0], tolerance=-1),
     ],
 )
 def test_bad_input_raises_value_error(call) -> None:

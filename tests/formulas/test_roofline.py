@@ -283,63 +283,9 @@ def test_tiled_traffic_does_not_depend_on_bk() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Bad input
+# Edges (bad input is checked where it enters: tables, flags, files)
 # ---------------------------------------------------------------------------
-BAD = [0, -1, -2.5, math.nan, math.inf, -math.inf, True, False, "1e12", None]
-BAD_SIZES = [*BAD, 1.5]
-
-
-@pytest.mark.parametrize("bad", BAD, ids=repr)
-def test_bad_peak_or_bandwidth(bad: object) -> None:
-    with pytest.raises(ValueError, match="peak FLOP/s must be"):
-        time_bounds(1, 1, bad, 1)
-    with pytest.raises(ValueError, match="bandwidth must be"):
-        time_bounds(1, 1, 1, bad)
-    with pytest.raises(ValueError, match="peak FLOP/s must be"):
-        ridge_point(bad, 1)
-    with pytest.raises(ValueError, match="bandwidth must be"):
-        ridge_point(1, bad)
-    with pytest.raises(ValueError, match="peak FLOP/s must be"):
-        attainable_flops(1, bad, 1)
-    with pytest.raises(ValueError, match="bandwidth must be"):
-        lower_bound_time(1, 1, 1, bad)
-    with pytest.raises(ValueError, match="ridge point must be"):
-        critical_batch(D, F, bad)
-    with pytest.raises(ValueError, match="link bandwidth must be"):
-        sharded_matmul_two_chips(1, 2, 3, 1e12, bad)
-    with pytest.raises(ValueError, match="link bandwidth must be"):
-        network_critical_dim(1e12, bad)
-    with pytest.raises(ValueError, match="bytes per X element must be"):
-        matmul_counts(1, 2, 3, x_bytes=bad)
-
-
-@pytest.mark.parametrize("bad", BAD_SIZES, ids=repr)
-def test_bad_sizes(bad: object) -> None:
-    with pytest.raises(ValueError, match="B must be a positive integer"):
-        matmul_counts(bad, D, F)
-    with pytest.raises(ValueError, match="K must be a positive integer"):
-        critical_batch(bad, F, 300)
-    with pytest.raises(ValueError, match="bm must be a positive integer"):
-        tiled_matmul_bytes(64, 64, 64, bad, 8, 8)
-    with pytest.raises(ValueError, match="context must be a positive integer"):
-        decode_attention_counts(32, 8, 128, bad)
-    with pytest.raises(ValueError, match="N must be a positive integer"):
-        batched_matvec_counts(1, 2, bad)
-
-
-@pytest.mark.parametrize("bad", [-1, math.nan, math.inf, True, "3"], ids=repr)
-def test_bad_counts(bad: object) -> None:
-    with pytest.raises(ValueError, match="FLOP count must be"):
-        time_bounds(bad, 1, 1, 1)
-    with pytest.raises(ValueError, match="byte count must be"):
-        intensity(1, bad)
-    with pytest.raises(ValueError, match="intensity must be"):
-        bound_of(bad, 1)
-
-
-def test_zero_bytes_has_no_intensity() -> None:
-    with pytest.raises(ValueError, match="byte count must be a positive"):
-        intensity(1, 0)
+def test_no_work_takes_no_time() -> None:
     assert time_bounds(0, 0, 1, 1)["lower"] == 0
 
 

@@ -26,14 +26,6 @@ def test_non_numbers_are_named_as_such(bad: object) -> None:
         validate.positive(bad, "peak")
 
 
-def test_non_negative() -> None:
-    assert validate.non_negative(0, "x") == 0.0 and isinstance(validate.non_negative(0, "x"), float)
-    assert validate.non_negative(2.5, "x") == 2.5
-    for bad in (-1e-9, math.inf, math.nan, False):
-        with pytest.raises(ValueError, match="rate must be"):
-            validate.non_negative(bad, "rate")
-
-
 def test_positive_int() -> None:
     assert validate.positive_int(1, "n") == 1
     assert validate.positive_int(2.0, "n") == 2 and isinstance(validate.positive_int(2.0, "n"), int)
@@ -50,23 +42,3 @@ def test_finite() -> None:
             validate.finite(bad, "x")
     with pytest.raises(ValueError, match="x must be a number"):
         validate.finite(True, "x")
-
-
-def test_check_phase() -> None:
-    assert validate.check_phase("prefill") == "prefill"
-    assert validate.check_phase("decode") == "decode"
-    assert validate.check_phase("train", ("train",)) == "train"
-    with pytest.raises(
-        ValueError, match="unknown phase 'training'; choose one of: prefill, decode"
-    ):
-        validate.check_phase("training")
-
-
-def test_increasing_ints() -> None:
-    assert validate.increasing_ints([1, 2.0, 5], "batch") == [1, 2, 5]
-    assert validate.increasing_ints([7], "batch") == [7]
-    for bad in ([1, 1], [2, 1], [1, 3, 2]):
-        with pytest.raises(ValueError, match="batchs must increase"):
-            validate.increasing_ints(bad, "batch")
-    with pytest.raises(ValueError, match="positive integer"):
-        validate.increasing_ints([0, 1], "batch")

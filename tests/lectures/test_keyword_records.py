@@ -1,0 +1,43 @@
+"""Lectures build their words' records by keyword (issue 32).
+
+A call from a lecture into its words (``page.X(...)``) that passes six or more
+values by position, or unpacks a tuple into them, silently shifts every value
+when a field is added or reordered. The scan reads each lecture and names any
+such call; the fixture lines show it catches both shapes.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+LECTURES = sorted((Path(__file__).resolve().parents[2] / "lectures").glob("[0-9][0-9]_*.py"))
+MOST_POSITIONAL = 5
+
+
+def positional_calls(tree: ast.AST) -> list[int]:
+    """Lines of page.X(...) calls with more than MOST_POSITIONAL positional or any *args."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "page"
+        and (len(node.args) > MOST_POSITIONAL or any(isinstance(a, ast.Starred) for a in node.args))
+    ]
+
+
+def test_the_scan_finds_both_shapes() -> None:
+    source = "page.Setup(a, b, c, d, e, f)\npage.Run(*row)\npage.Op(name=n, flops=f)\n"
+    assert positional_calls(ast.parse(source)) == [1, 2]
+
+
+def test_lectures_build_records_by_keyword() -> None:
+    assert LECTURES, "no lecture found"
+    found = [
+        f"{path.name}:{line}"
+        for path in LECTURES
+        for line in positional_calls(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert not found, "pass these records' values by keyword: " + ", ".join(found)
