@@ -148,7 +148,7 @@ def render(r: Mapping[str, Any]) -> str:
         format_table(("term", "prefill", "decode step (mean)"), rows),
         f"bound (what no engine beats): {fmt_time(r['bound_total_s'], 'ms')} at the datasheet's "
         f"roofs, {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones",
-        f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens']} decode steps; "
+        f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens'] - 1} decode steps; "
         f"throughput {r['tokens_per_s']:,.1f} generated tokens/s",
         f"roofs measured: {', '.join(r['measured_roofs']) or 'none (spec roofs)'}; "
         f"all-reduce: {r['allreduce']}",

@@ -14,7 +14,8 @@ Conventions:
   has one; else only the ring's bytes 2 (g - 1) / g * M / beta_link, no latency);
 * a kernel never takes less than a fixed floor (launch and scheduling), so each
   operator adds max(0, floor - its roofline time);
-* a request is one prefill of the prompt, then one decode step per new token.
+* a request of n new tokens is one prefill of the prompt (it yields the first new token),
+  then n - 1 decode steps.
 
 Utilisations: MFU = model FLOPs / (time x peak FLOP/s), MBU = bytes the model must
 move / (time x memory bandwidth); both against the datasheet unless said otherwise.
@@ -355,10 +356,10 @@ class Forecast(NamedTuple):
     """A request's times in seconds: each pass as named terms, the sums, and the bound."""
 
     prefill: dict[str, float]  # the prompt pass
-    decode_step: dict[str, float]  # one decode step, the mean over the new tokens
+    decode_step: dict[str, float]  # one decode step, the mean over the n - 1 steps
     prefill_s: float
     decode_step_s: float
-    total_s: float  # prefill + new tokens x decode step
+    total_s: float  # prefill + (new tokens - 1) x decode step
     bound_prefill_s: float  # the roofline bound at spec roofs (the first term of each pass)
     bound_decode_step_s: float
 
@@ -373,23 +374,28 @@ def forecast(
     new_tokens: int,
     dtypes: DTypes,
 ) -> Forecast:
-    """Prefill of the prompt, then one decode step per new token with the cache at
-    prompt + 1, ..., prompt + new tokens. The decode terms are the mean over those steps:
-    every step up to STEPS_AVERAGED of them, else the middle step of each of that many
-    equal bins (exact while each term is linear in the cache length)."""
-    n = positive_int(new_tokens + 1, "new tokens + 1") - 1  # 0: the prompt pass alone
+    """Prefill of the prompt, which yields the first new token, then n - 1 decode steps
+    with the cache at prompt + 1, ..., prompt + n - 1 (the last new token is never fed
+    back). That is how the published benchmarks count an output of n tokens:
+    FasterTransformer's generation loop runs n iterations of which the first only reads
+    the context pass's last hidden state (ParallelGpt.cc), and vLLM's benchmark_latency
+    asks for max_tokens = n, the first sampled from the prefill. The decode terms are the
+    mean over those steps: every step up to STEPS_AVERAGED of them, else the middle step
+    of each of that many equal bins (exact while each term is linear in the cache length).
+    """
+    n = positive_int(new_tokens + 1, "new tokens + 1") - 1  # 0 or 1: the prompt pass alone
+    steps = max(0, n - 1)
     pre = forecast_terms(prefill_ledger(model, batch, prompt, dtypes), spec, eng, gpus)
-    k = min(n, STEPS_AVERAGED)
+    k = min(steps, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
-        # (the last new token is never fed back: a request at the window stays inside it)
-        context = min(prompt + 1 + (2 * i + 1) * n // (2 * k), model.max_context)
+        context = prompt + 1 + (2 * i + 1) * steps // (2 * k)
         step = forecast_terms(decode_ledger(model, batch, context, dtypes), spec, eng, gpus)
         for key, v in step.items():
-            total[key] += v / k  # (no step runs when n = 0)
+            total[key] += v / k  # (no step runs when n <= 1)
     t_pre, t_step = sum(pre.values()), sum(total.values())
     bound = next(iter(pre))
-    return Forecast(pre, total, t_pre, t_step, t_pre + n * t_step, pre[bound], total[bound])
+    return Forecast(pre, total, t_pre, t_step, t_pre + steps * t_step, pre[bound], total[bound])
 
 
 def request_bound(
