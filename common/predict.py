@@ -157,8 +157,8 @@ def predict_request(args: Any) -> dict[str, Any]:
     model = read_config(args.config) if args.config else get_model(args.model)
     chip = get_chip(args.chip)
     dtypes = DTypes(args.precision, args.precision, args.precision)
-    used = check_request(model, args.prompt, args.new_tokens)
     gpus = check_serving(args, model)
+    used = check_request(model, args.prompt, args.new_tokens)
     if not splits(model, gpus):
         raise ValueError(f"{gpus} GPUs cannot split {model.name}'s heads evenly")
     draft = read_config(args.draft_config) if args.draft_config else None
