@@ -237,7 +237,8 @@ def render(r: Mapping[str, Any]) -> str:
         f"throughput {r['tokens_per_s']:,.1f} generated tokens/s",
         *speculation_lines(r),
         f"throughput per GPU: {r['tokens_per_s_per_gpu']:,.1f} generated tokens/s "
-        f"({r['batch']} x {r['new_tokens']} tokens over the request's time on {r['gpus']} GPU"
+        f"({r['batch']} x {r['new_tokens']} tokens over the "
+        f"{'speculative ' if 'speculation' in r else ''}request's time on {r['gpus']} GPU"
         f"{'s' if r['gpus'] > 1 else ''})",
         f"roofs measured: {', '.join(r['measured_roofs']) or 'none (spec roofs)'}; "
         f"all-reduce: {r['allreduce']}",
