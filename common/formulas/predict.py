@@ -467,9 +467,11 @@ def forecast(
     back). That is how the published benchmarks count an output of n tokens:
     FasterTransformer's generation loop runs n iterations of which the first only reads
     the context pass's last hidden state (ParallelGpt.cc), and vLLM's benchmark_latency
-    asks for max_tokens = n, the first sampled from the prefill. The decode terms are the
-    mean over those steps: every step up to STEPS_AVERAGED of them, else the middle step
-    of each of that many equal bins (exact while each term is linear in the cache length).
+    asks for max_tokens = n, the first sampled from the prefill (kipply's per-token figure,
+    (283.60 - 63.17) ms / 10, divides by n instead; this module keeps n - 1). The decode
+    terms are the mean over those steps: every step up to STEPS_AVERAGED of them, else the
+    middle step of each of that many equal bins (exact while each term is linear in the
+    cache length).
     """
     n = positive_int(new_tokens + 1, "new tokens + 1") - 1  # 0 or 1: the prompt pass alone
     steps = max(0, n - 1)
