@@ -39,6 +39,8 @@ At the top, where students and the course script find them:
 - ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
 - ``formulas.attention_io``: tiled attention's traffic with M_sm bytes on chip (FlashAttention-2).
 - ``formulas.predict``: predictions at spec or achievable roofs, all-reduces, MFU, the gap.
+- ``formulas.serving``: expert-parallel dispatch and combine, load imbalance, speculative
+  decoding's tokens per step and speed-up, tokens/s per GPU.
 
 ``tables``: numbers the formulas take, each with its source, and the checks they pass.
 
@@ -56,7 +58,7 @@ At the top, where students and the course script find them:
   edit-a-figure exercises start.
 - ``tables.slips``: a slip in the hardware table said in one line (chip, field, line).
 - ``tables.measurements``: published GPU measurements (whole requests on A100s and H100s,
-  single matmuls, an all-reduce curve) with sources.
+  single matmuls, an all-reduce curve, DeepEP's dispatch and combine) with sources.
 - ``tables.engines``: the forecast's engine terms (GEMM and HBM shares, kernel floors,
   all-reduce curves, per-step and launch costs) with sources and the cases they inform.
 

@@ -7,6 +7,13 @@ at the achievable roofs) and a forecast of what an engine measures: the bound pl
 named term of the gap (``common.formulas.predict``), taken from the measurements of
 ``common.tables.engines`` for the engine class of ``--engine``; a term nobody measured
 is left out, and the output says so. ``--json`` prints one JSON object instead.
+
+Serving: ``--ep N`` spreads a mixture's experts over the N GPUs of ``--gpus`` (which
+defaults to N and must equal it; attention stays tensor parallel over them, as vLLM's
+expert parallelism does) and adds each MoE layer's dispatch and combine to the forecast;
+``--speculate K --acceptance A`` drafts K tokens a step, each accepted with probability
+A, with ``--draft-config FILE`` as the draft model or else a one-layer draft head whose
+cost the output states. A throughput line per GPU closes the output.
 Standard library only; a bad flag or config, a request past the window or one whose
 weights and KV cache outgrow the GPUs' memory is one line, exit 2.
 """
@@ -25,12 +32,16 @@ if __name__ == "__main__":
     boot.start("common.predict")
 
 from common.formulas.predict import (
+    EP_TERMS,
     achievable_roofs,
     engine_roofs,
+    ep_network,
     forecast,
     request_bound,
     spec_roofs,
+    speculate,
 )
+from common.formulas.serving import tokens_per_s_per_gpu
 from common.formulas.transformer import (
     DTypes,
     active_parameter_count,
@@ -40,7 +51,14 @@ from common.formulas.transformer import (
 )
 from common.hw_specs import CHIPS, Chip, get_chip
 from common.present.console import fmt_time, format_table
-from common.shell.cli import LectureParser, batch_size, one_of, path_text, positive_int
+from common.shell.cli import (
+    LectureParser,
+    batch_size,
+    number_in,
+    one_of,
+    path_text,
+    positive_int,
+)
 from common.tables.configs import model_from_config, read_config
 from common.tables.engines import ENGINES
 from common.tables.models import MODELS, MOE_MODELS, Model, get_model
@@ -56,7 +74,7 @@ def make_parser() -> LectureParser:
     table = {**MODELS, **MOE_MODELS}
     which.add_argument("--model", type=one_of(table, "model"), help=", ".join(table))
     parser.add_argument("--chip", type=one_of(CHIPS, "chip"), default="a100-80gb")
-    parser.add_argument("--gpus", type=positive_int, default=1, help="tensor parallel (1)")
+    parser.add_argument("--gpus", type=positive_int, help="tensor parallel (1; --ep N: N)")
     parser.add_argument("--batch", type=batch_size, default=1, help="sequences (1)")
     parser.add_argument("--prompt", type=positive_int, default=512, help="prompt tokens (512)")
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
@@ -65,6 +83,13 @@ def make_parser() -> LectureParser:
         "--engine", type=one_of(ENGINES, "engine"), default="vllm",
         help="; ".join(f"{k}: {e.what}" for k, e in ENGINES.items()),
     )  # fmt: skip
+    parser.add_argument("--ep", type=positive_int, metavar="N", help="expert parallel over N GPUs")
+    parser.add_argument("--speculate", type=positive_int, metavar="K", help="draft tokens a step")
+    parser.add_argument(
+        "--acceptance", type=number_in(0, 1, "acceptance rate"), metavar="A",
+        help="probability a draft token is accepted (with --speculate)",
+    )  # fmt: skip
+    parser.add_argument("--draft-config", type=path_text, metavar="FILE", help="draft config.json")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -103,34 +128,94 @@ def check_fits(
     )
 
 
+def check_serving(args: Any, model: Model) -> int:
+    """The GPU count, after refusing (ValueError, one line) what the serving flags cannot do."""
+    gpus = args.gpus or args.ep or 1
+    if args.ep is not None:
+        if not model.n_experts:
+            raise ValueError(f"--ep needs a mixture of experts; {model.name} is dense")
+        if model.n_experts % args.ep:
+            raise ValueError(f"--ep {args.ep} does not divide {model.name}'s {model.n_experts} "
+                             "experts")  # fmt: skip
+        if gpus != args.ep:
+            raise ValueError(f"--ep {args.ep} spreads the experts over the --gpus GPUs: give "
+                             f"--gpus {args.ep} or leave it out")  # fmt: skip
+    if (args.speculate is None) != (args.acceptance is None):
+        raise ValueError("--speculate K and --acceptance A go together")
+    if args.draft_config and args.speculate is None:
+        raise ValueError("--draft-config needs --speculate K --acceptance A")
+    if args.speculate is not None and args.prompt + args.new_tokens - 1 + args.speculate > (
+        model.max_context
+    ):
+        raise ValueError(f"prompt + new tokens - 1 + {args.speculate} drafted outgrow "
+                         f"{model.name}'s window of {model.max_context:,}")  # fmt: skip
+    return gpus
+
+
 def predict_request(args: Any) -> dict[str, Any]:
     """The prediction for parsed flags, as the JSON object the command prints."""
     model = read_config(args.config) if args.config else get_model(args.model)
     chip = get_chip(args.chip)
     dtypes = DTypes(args.precision, args.precision, args.precision)
+    gpus = check_serving(args, model)
     used = check_request(model, args.prompt, args.new_tokens)
-    if not splits(model, args.gpus):
-        raise ValueError(f"{args.gpus} GPUs cannot split {model.name}'s heads evenly")
-    check_fits(model, chip, dtypes, args.gpus, args.batch, used)
+    if not splits(model, gpus):
+        raise ValueError(f"{gpus} GPUs cannot split {model.name}'s heads evenly")
+    draft = read_config(args.draft_config) if args.draft_config else None
+    if draft is not None and not splits(draft, gpus):
+        raise ValueError(f"{gpus} GPUs cannot split the draft {draft.name}'s heads evenly")
+    check_fits(model, chip, dtypes, gpus, args.batch, used)
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
     eng = engine_roofs(chip, args.engine, args.precision)
-    shape = (args.gpus, args.batch, args.prompt, args.new_tokens, dtypes)
-    f = forecast(model, spec, eng, *shape)
+    net = ep_network(chip, args.ep, dtypes.act_bytes) if args.ep else None
+    shape = (gpus, args.batch, args.prompt, args.new_tokens, dtypes)
+    f = forecast(model, spec, eng, *shape, net)
+    total, extra = f.total_s, {}
+    if args.speculate is not None:
+        sp = speculate(model, spec, eng, *shape, args.speculate, args.acceptance, draft, net)
+        total = sp.total_s
+        extra["speculation"] = {
+            "draft_tokens": args.speculate, "acceptance": args.acceptance, "draft": sp.draft,
+            "tokens_per_verify_step": sp.tokens_per_step, "draft_step_s": sp.draft_step_s,
+            "draft_prefill_s": sp.draft_prefill_s, "verify_step_s": sp.verify_step_s,
+            "total_s": sp.total_s, "decode_speedup": sp.speedup,
+        }  # fmt: skip
+    if net is not None:
+        extra.update(zip(("dispatch_s", "combine_s"),
+                         (f.decode_step[t] for t in EP_TERMS), strict=True))  # fmt: skip
+    tokens = args.batch * args.new_tokens
     return {
-        "model": model.name, "chip": chip.name, "gpus": args.gpus, "batch": args.batch,
+        "model": model.name, "chip": chip.name, "gpus": gpus, "batch": args.batch,
         "prompt": args.prompt, "new_tokens": args.new_tokens, "precision": args.precision,
-        "engine": args.engine,
+        "engine": args.engine, "ep": args.ep,
         "params_total": parameter_count(model), "params_active": active_parameter_count(model),
         "prefill_s": f.prefill_s, "decode_step_s": f.decode_step_s, "total_s": f.total_s,
-        "tokens_per_s": args.batch * args.new_tokens / f.total_s,
+        "tokens_per_s": tokens / f.total_s,
+        "tokens_per_s_per_gpu": tokens_per_s_per_gpu(tokens, total, gpus),
         "bound_prefill_s": f.bound_prefill_s, "bound_decode_step_s": f.bound_decode_step_s,
         "bound_total_s": request_bound(model, spec, *shape),
         "bound_achievable_total_s": request_bound(model, ach, *shape),
         "terms": {"prefill": f.prefill, "decode_step": f.decode_step},
         "measured_roofs": list(ach.measured),
         "allreduce": "measured curve" if eng.curve else "ring bytes over the link roof, no latency",
-        "left_out": list(eng.notes),
+        "left_out": [*eng.notes, *(net.notes if net else ())],
+        **extra,
     }  # fmt: skip
+
+
+def speculation_lines(r: Mapping[str, Any]) -> list[str]:
+    """The speculative request's lines (none without --speculate)."""
+    sp = r.get("speculation")
+    if sp is None:
+        return []
+    return [
+        f"speculation: {sp['draft_tokens']} draft tokens a step at acceptance "
+        f"{sp['acceptance']:g}: {sp['tokens_per_verify_step']:,.2f} tokens per verify step; "
+        f"draft {fmt_time(sp['draft_step_s'], 'ms')} a token, verify "
+        f"{fmt_time(sp['verify_step_s'], 'ms')}; request {fmt_time(sp['total_s'], 'ms')}, "
+        f"decode {sp['decode_speedup']:,.2f} x as fast",
+        f"draft: {sp['draft']}",
+    ]
 
 
 def render(r: Mapping[str, Any]) -> str:
@@ -148,8 +233,13 @@ def render(r: Mapping[str, Any]) -> str:
         format_table(("term", "prefill", "decode step (mean)"), rows),
         f"bound (what no engine beats): {fmt_time(r['bound_total_s'], 'ms')} at the datasheet's "
         f"roofs, {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones",
-        f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens']} decode steps; "
+        f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens'] - 1} decode steps; "
         f"throughput {r['tokens_per_s']:,.1f} generated tokens/s",
+        *speculation_lines(r),
+        f"throughput per GPU: {r['tokens_per_s_per_gpu']:,.1f} generated tokens/s "
+        f"({r['batch']} x {r['new_tokens']} tokens over the "
+        f"{'speculative ' if 'speculation' in r else ''}request's time on {r['gpus']} GPU"
+        f"{'s' if r['gpus'] > 1 else ''})",
         f"roofs measured: {', '.join(r['measured_roofs']) or 'none (spec roofs)'}; "
         f"all-reduce: {r['allreduce']}",
         *(f"left out or carried: {note}" for note in r["left_out"]),

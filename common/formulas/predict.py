@@ -14,7 +14,8 @@ Conventions:
   has one; else only the ring's bytes 2 (g - 1) / g * M / beta_link, no latency);
 * a kernel never takes less than a fixed floor (launch and scheduling), so each
   operator adds max(0, floor - its roofline time);
-* a request is one prefill of the prompt, then one decode step per new token.
+* a request of n new tokens is one prefill of the prompt (it yields the first new token),
+  then n - 1 decode steps.
 
 Utilisations: MFU = model FLOPs / (time x peak FLOP/s), MBU = bytes the model must
 move / (time x memory bandwidth); both against the datasheet unless said otherwise.
@@ -26,10 +27,17 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from common.formulas import roofline
-from common.formulas.transformer import DTypes, PassLedger, decode_ledger, prefill_ledger
+from common.formulas import roofline, serving
+from common.formulas.transformer import (
+    DTypes,
+    PassLedger,
+    decode_ledger,
+    prefill_ledger,
+    verify_ledger,
+)
 from common.hw_specs import Chip, get_chip
 from common.tables import engines
+from common.tables import measurements as pub
 from common.tables.models import Model
 
 SHARDED_KINDS = ("matmul", "attention")  # split g ways under tensor parallelism
@@ -316,6 +324,84 @@ def kernel_times(
     return rows
 
 
+EP_TERMS = ("EP dispatch", "EP combine")
+EP_TERMS_KIND = ("dispatch", "combine")
+
+
+class EPNetwork(NamedTuple):
+    """The links a mixture's dispatch and combine cross under expert parallelism over `ep`
+    GPUs: nodes of `node_gpus` on a node link (B/s), a network card per GPU (B/s), a fixed
+    latency per call (s), and the bytes per element sent (dispatch) and returned (combine)."""
+
+    ep: int
+    node_gpus: int
+    node_bw: float
+    net_bw: float
+    latency: float
+    dispatch_bytes: float
+    combine_bytes: float = 2.0  # bf16
+    notes: tuple[str, ...] = ()
+
+
+def deepep_latency() -> float:
+    """Per-call latency, s: DeepEP's low-latency dispatch at the calibration EP size minus
+    its bytes over the H800's NVLink (calibration; the other sizes and every combine
+    only check it: ``deepep_check``)."""
+    run = next(r for r in pub.DEEPEP_LOW_LATENCY if r.ep == pub.DEEPEP_CALIBRATION_EP)
+    net = deepep_network(run.ep, 0.0)
+    return run.dispatch.seconds - ep_call(pub.DEEPEP_TOKENS, net, "dispatch", pub.DEEPEP_HIDDEN,
+                                          pub.DEEPEP_TOPK)  # fmt: skip
+
+
+def deepep_network(ep: int, latency: float) -> EPNetwork:
+    """The links of DeepEP's published tables: H800 nodes of 8 on NVLink, one CX7 per GPU."""
+    return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, pub.H800_NVLINK.bytes_per_s, pub.CX7_IB.bytes_per_s,
+                     latency, pub.DEEPEP_DISPATCH_BYTES, pub.DEEPEP_COMBINE_BYTES)  # fmt: skip
+
+
+def ep_call(tokens: float, net: EPNetwork, which: str, d_model: int, k: int) -> float:
+    """One dispatch or combine of `tokens` tokens from one GPU, in seconds."""
+    b = net.dispatch_bytes if which == "dispatch" else net.combine_bytes
+    return serving.all_to_all_time(tokens, d_model * b, k, net.ep, net.node_gpus, net.node_bw,
+                                   net.net_bw, net.latency)  # fmt: skip
+
+
+def deepep_check() -> list[tuple[str, float, float, bool]]:
+    """(label, predicted s, measured s, calibration?) for every DeepEP low-latency call."""
+    lat = deepep_latency()
+    rows = []
+    for r in pub.DEEPEP_LOW_LATENCY:
+        net = deepep_network(r.ep, lat)
+        for which, m in (("dispatch", r.dispatch), ("combine", r.combine)):
+            t = ep_call(pub.DEEPEP_TOKENS, net, which, pub.DEEPEP_HIDDEN, pub.DEEPEP_TOPK)
+            calib = which == "dispatch" and r.ep == pub.DEEPEP_CALIBRATION_EP
+            rows.append((f"{which}, EP {r.ep}", t, m.seconds, calib))
+    return rows
+
+
+def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
+    """Expert parallelism on `chip`: its NVLink (the hardware table's link roof) inside
+    nodes of 8, DeepEP's CX7 card between them, DeepEP's calibrated per-call latency."""
+    latency = deepep_latency()
+    notes = (
+        f"EP dispatch and combine: {pub.DEEPEP_NODE_GPUS} GPUs a node on the {chip.name}'s "
+        f"link roof, {pub.CX7_IB.what} between nodes, {latency * 1e6:,.0f} us a call "
+        "(DeepEP's EP-8 dispatch on H800s less its bytes; checked on its other 11 latencies); "
+        "the all-reduces stay as under tensor parallelism",
+    )
+    return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, chip.link_bw, pub.CX7_IB.bytes_per_s, latency,
+                     dispatch_bytes, 2.0, notes)  # fmt: skip
+
+
+def ep_times(ledger: PassLedger, net: EPNetwork) -> tuple[float, float]:
+    """(dispatch, combine) seconds of one pass: each of its MoE layers sends and takes back
+    the pass's tokens, each GPU its 1 / N share (``serving.all_to_all_time``)."""
+    m = ledger.model
+    per_gpu = ledger.tokens / net.ep
+    calls = [ep_call(per_gpu, net, w, m.d_model, m.experts_per_token) for w in EP_TERMS_KIND]
+    return m.moe_layers * calls[0], m.moe_layers * calls[1]
+
+
 def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     """The roofline bound of a pass: sum of max(F / P, D / beta) + the all-reduces' ring bytes
     2 (g - 1) / g * M / beta_link, no latency. No implementation beats it on these roofs."""
@@ -323,9 +409,10 @@ def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
 
 
 def forecast_terms(
-    ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
+    ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int, ep: EPNetwork | None = None
 ) -> dict[str, float]:
-    """One pass as the bound at spec roofs plus each named term of the gap, in seconds.
+    """One pass as the bound at spec roofs plus each named term of the gap, in seconds;
+    with `ep`, each MoE layer's dispatch and combine (``ep_times``) as two more terms.
 
     Every term is >= 0, so the forecast (their sum) is never below the bound.
     """
@@ -341,6 +428,7 @@ def forecast_terms(
         "kernel floor": sum(c * max(0.0, floor - t) for c, t in kernels),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
         "fixed cost per step": eng.step,
+        **(dict(zip(EP_TERMS, ep_times(ledger, ep), strict=True)) if ep else {}),
     }
 
 
@@ -348,10 +436,10 @@ class Forecast(NamedTuple):
     """A request's times in seconds: each pass as named terms, the sums, and the bound."""
 
     prefill: dict[str, float]  # the prompt pass
-    decode_step: dict[str, float]  # one decode step, the mean over the new tokens
+    decode_step: dict[str, float]  # one decode step, the mean over the n - 1 steps
     prefill_s: float
     decode_step_s: float
-    total_s: float  # prefill + new tokens x decode step
+    total_s: float  # prefill + (new tokens - 1) x decode step
     bound_prefill_s: float  # the roofline bound at spec roofs (the first term of each pass)
     bound_decode_step_s: float
 
@@ -365,24 +453,98 @@ def forecast(
     prompt: int,
     new_tokens: int,
     dtypes: DTypes,
+    ep: EPNetwork | None = None,
 ) -> Forecast:
-    """Prefill of the prompt, then one decode step per new token with the cache at
-    prompt + 1, ..., prompt + new tokens. The decode terms are the mean over those steps:
-    every step up to STEPS_AVERAGED of them, else the middle step of each of that many
-    equal bins (exact while each term is linear in the cache length)."""
-    n = new_tokens  # 0: the prompt pass alone
-    pre = forecast_terms(prefill_ledger(model, batch, prompt, dtypes), spec, eng, gpus)
-    k = min(n, STEPS_AVERAGED)
+    """Prefill of the prompt, which yields the first new token, then n - 1 decode steps
+    with the cache at prompt + 1, ..., prompt + n - 1 (the last new token is never fed
+    back). That is how the published benchmarks count an output of n tokens:
+    FasterTransformer's generation loop runs n iterations of which the first only reads
+    the context pass's last hidden state (ParallelGpt.cc), and vLLM's benchmark_latency
+    asks for max_tokens = n, the first sampled from the prefill (kipply's per-token figure,
+    (283.60 - 63.17) ms / 10, divides by n instead; this module keeps n - 1). The decode
+    terms are the mean over those steps: every step up to STEPS_AVERAGED of them, else the
+    middle step of each of that many equal bins (exact while each term is linear in the
+    cache length).
+    """
+    n = new_tokens  # 0 or 1: the prompt pass alone
+    steps = max(0, n - 1)
+    pre = forecast_terms(prefill_ledger(model, batch, prompt, dtypes), spec, eng, gpus, ep)
+    k = min(steps, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
-        # (the last new token is never fed back: a request at the window stays inside it)
-        context = min(prompt + 1 + (2 * i + 1) * n // (2 * k), model.max_context)
-        step = forecast_terms(decode_ledger(model, batch, context, dtypes), spec, eng, gpus)
+        context = prompt + 1 + (2 * i + 1) * steps // (2 * k)
+        step = forecast_terms(decode_ledger(model, batch, context, dtypes), spec, eng, gpus, ep)
         for key, v in step.items():
-            total[key] += v / k  # (no step runs when n = 0)
+            total[key] += v / k  # (no step runs when n <= 1)
     t_pre, t_step = sum(pre.values()), sum(total.values())
     bound = next(iter(pre))
-    return Forecast(pre, total, t_pre, t_step, t_pre + n * t_step, pre[bound], total[bound])
+    return Forecast(pre, total, t_pre, t_step, t_pre + steps * t_step, pre[bound], total[bound])
+
+
+class Speculation(NamedTuple):
+    """A request under speculative decoding, in seconds: the draft's cost per token and its
+    source, the verify pass, tokens per verify step and the request's total."""
+
+    draft_step_s: float  # one draft token
+    draft_prefill_s: float  # the draft model's prompt pass (0 for a draft head)
+    verify_step_s: float  # one target pass over K + 1 tokens a sequence
+    tokens_per_step: float  # (1 - a^(K + 1)) / (1 - a)
+    total_s: float  # prefill + draft prefill + (n - 1) / E x (K draft + verify)
+    speedup: float  # decode steps' time without speculation over with it
+    draft: str  # what the draft is and where its cost comes from
+
+
+EAGLE_HEAD = (
+    "a draft head of one decoder layer on the target's features (EAGLE: Li et al. 2024, "
+    "arXiv 2401.15077: an FC layer and one decoder layer, the target's embedding and LM head "
+    "reused): each draft token costs 1 / L of a target decode step"
+)
+
+
+def speculate(
+    model: Model,
+    spec: Roofs,
+    eng: EngineRoofs,
+    gpus: int,
+    batch: int,
+    prompt: int,
+    new_tokens: int,
+    dtypes: DTypes,
+    draft_len: int,
+    acceptance: float,
+    draft: Model | None = None,
+    ep: EPNetwork | None = None,
+) -> Speculation:
+    """The request of ``forecast`` with K = draft_len draft tokens per verify step, each
+    accepted with probability a: the n - 1 tokens after the prefill take (n - 1) / E(a, K)
+    verify steps of K draft tokens and one target pass over K + 1 tokens a sequence. Each
+    pass is taken at the mean cache, prompt + n / 2 (the terms are linear in the cache).
+    `draft`: a separate draft model on the same GPUs (its prefill counted); None: EAGLE_HEAD.
+    """
+    plain = forecast(model, spec, eng, gpus, batch, prompt, new_tokens, dtypes, ep)
+    ctx = min(prompt + max(1, new_tokens // 2), model.max_context - draft_len)
+    k1 = draft_len + 1
+    verify = verify_ledger(model, batch, k1, ctx + draft_len, dtypes)
+    verify_s = sum(forecast_terms(verify, spec, eng, gpus, ep).values())
+    if draft is None:
+        draft_s, draft_pre, what = plain.decode_step_s / model.n_layers, 0.0, EAGLE_HEAD
+        if not plain.decode_step_s:  # one new token: no decode step to take 1 / L of
+            one = decode_ledger(model, batch, prompt + 1, dtypes)
+            draft_s = sum(forecast_terms(one, spec, eng, gpus, ep).values()) / model.n_layers
+    else:
+        d_ctx = min(ctx, draft.max_context)
+        led = decode_ledger(draft, batch, d_ctx, dtypes)
+        draft_s = sum(forecast_terms(led, spec, eng, gpus).values())
+        pre = prefill_ledger(draft, batch, min(prompt, draft.max_context), dtypes)
+        draft_pre = sum(forecast_terms(pre, spec, eng, gpus).values())
+        what = f"the draft model {draft.name}, its decode step on the same GPUs"
+    e = serving.expected_tokens(acceptance, draft_len)
+    steps = max(0, new_tokens - 1)
+    spec_step = draft_len * draft_s + verify_s
+    total = plain.prefill_s + draft_pre + steps / e * spec_step
+    decode = steps * plain.decode_step_s
+    speedup = decode / (steps / e * spec_step) if steps else 1.0
+    return Speculation(draft_s, draft_pre, verify_s, e, total, speedup, what)
 
 
 def request_bound(

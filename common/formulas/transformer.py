@@ -547,6 +547,18 @@ def decode_ledger(
     return PassLedger("decode", m, batch, 1, context, dt, materialized, layer, once, variants)
 
 
+def verify_ledger(
+    model: Model, batch: int, new_tokens: int, context: int, dtypes: DTypes | None = None
+) -> PassLedger:
+    """A speculative verify pass: T new tokens for each of B sequences whose cache then
+    holds S (T <= S), with the LM head on every one of the B T tokens (each is checked)."""
+    m = _check_model(model)
+    dt = dtypes or DTypes()
+    layer, variants = _pass_layers(m, batch, new_tokens, context, dt, False)
+    once = model_ops(m, batch * new_tokens, 1, dt)
+    return PassLedger("verify", m, batch, new_tokens, context, dt, False, layer, once, variants)
+
+
 # ---------------------------------------------------------------------------
 # Speed ledger: time bounds on a chip
 # ---------------------------------------------------------------------------

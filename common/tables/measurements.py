@@ -303,6 +303,78 @@ REQUESTS: tuple[Request, ...] = (
 )  # fmt: skip
 
 
+# ---------------------------------------------------------------------------
+# Expert-parallel dispatch and combine (DeepEP), the network roofs of a mixture's layers
+# ---------------------------------------------------------------------------
+US = 1e-6
+DEEPEP = (
+    "deepseek-ai/DeepEP README.md (commit 0aaa674, the V1 tables, after the 2025-04-22 "
+    "optimisation of its PR #130), section 'Performance'"
+)
+DEEPEP_NORMAL = (
+    f"{DEEPEP}, 'Normal kernels with NVLink and RDMA forwarding': H800 ('~160 GB/s NVLink "
+    "maximum bandwidth'), each GPU with one CX7 InfiniBand 400 Gb/s card ('~50 GB/s maximum "
+    "bandwidth'); 4096 tokens per batch, hidden 7168, top-4 groups, top-8 experts, FP8 "
+    f"dispatch, BF16 combine; 'bottleneck bandwidth' per kernel; {CHECKED}"
+)
+DEEPEP_LL = (
+    f"{DEEPEP}, 'Low-latency kernels with pure RDMA': H800, one CX7 InfiniBand 400 Gb/s "
+    "card per GPU; 128 tokens per batch, hidden 7168, top-8 experts, FP8 dispatch, BF16 "
+    f"combine; latency of one dispatch or one combine call; {CHECKED}"
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link's bandwidth (B/s, one direction, per GPU) with its source and conditions."""
+
+    what: str
+    bytes_per_s: float
+    source: str
+
+    def __post_init__(self) -> None:
+        positive(self.bytes_per_s, self.what)
+
+
+@dataclass(frozen=True)
+class EPRun:
+    """DeepEP's low-latency dispatch and combine at one expert-parallel size."""
+
+    ep: int
+    dispatch: Measured
+    combine: Measured
+
+
+#: The conditions of DeepEP's low-latency table: tokens per GPU, hidden size, experts per
+#: token, bytes per element (FP8 with one fp32 scale per 128 elements; BF16).
+DEEPEP_TOKENS, DEEPEP_HIDDEN, DEEPEP_TOPK = 128, 7168, 8
+DEEPEP_DISPATCH_BYTES, DEEPEP_COMBINE_BYTES = 1 + 4 / 128, 2
+DEEPEP_NODE_GPUS = 8  # H800 nodes of 8 GPUs on NVLink
+H800_NVLINK = Link("H800 NVLink, '~160 GB/s maximum'", 160e9, DEEPEP_NORMAL)
+CX7_IB = Link("CX7 InfiniBand 400 Gb/s card, '~50 GB/s maximum'", 50e9, DEEPEP_NORMAL)
+
+
+def _ll(ep: int, dispatch_us: float, combine_us: float) -> EPRun:
+    what = f"DeepEP low-latency {{}}, EP {ep}, 128 tokens, hidden 7168, top-8, H800"
+    return EPRun(
+        ep,
+        Measured(what.format("dispatch (FP8)"), dispatch_us * US, DEEPEP_LL),
+        Measured(what.format("combine (BF16)"), combine_us * US, DEEPEP_LL),
+    )
+
+
+#: Latency of one call by EP size (DEEPEP_LL).
+DEEPEP_LOW_LATENCY: tuple[EPRun, ...] = (
+    _ll(8, 77, 114), _ll(16, 118, 195), _ll(32, 155, 273),
+    _ll(64, 173, 314), _ll(128, 192, 369), _ll(256, 194, 360),
+)  # fmt: skip
+#: The EP size whose dispatch latency calibrates the per-call latency (all others validate).
+DEEPEP_CALIBRATION_EP = 8
+#: Normal kernels' bottleneck bandwidths (B/s) by EP size, dispatch and combine
+#: (DEEPEP_NORMAL): they only check that the roofs above are reached, informing nothing.
+DEEPEP_NORMAL_BW = {8: (153e9, 158e9), 16: (43e9, 43e9), 32: (58e9, 57e9), 64: (51e9, 50e9)}
+
+
 def sources() -> list[str]:
     """Every distinct source of the records above, in the order the lecture uses them."""
     records = [

@@ -201,13 +201,15 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
                 predict.fixed_cost(led, slow, floor, 2), n * 2e-6, 1e-3]  # fmt: skip
 
     pre = terms(prefill_ledger(TINY, 3, 100))
-    steps = [terms(decode_ledger(TINY, 3, c)) for c in range(101, 109)]  # every one of 8
-    mean = [sum(s[i] for s in steps) / 8 for i in range(6)]
+    # 8 new tokens: the prefill yields the first, 7 decode steps the rest, caches 101 .. 107
+    steps = [terms(decode_ledger(TINY, 3, c)) for c in range(101, 108)]  # every one of 7
+    mean = [sum(s[i] for s in steps) / 7 for i in range(6)]
     assert list(f.prefill.values()) == pytest.approx(pre)
     assert list(f.decode_step.values()) == pytest.approx(mean)
     assert f.prefill_s == pytest.approx(sum(pre)) and f.decode_step_s == pytest.approx(sum(mean))
-    assert f.total_s == pytest.approx(sum(pre) + 8 * sum(mean))
-    assert f.bound_prefill_s == pytest.approx(pre[0]) and f.bound_decode_step_s == mean[0]
+    assert f.total_s == pytest.approx(sum(pre) + 7 * sum(mean))
+    assert f.bound_prefill_s == pytest.approx(pre[0])
+    assert f.bound_decode_step_s == pytest.approx(mean[0])
 
 
 BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
@@ -215,14 +217,16 @@ BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 
 def test_forecast_of_many_tokens_samples_the_middle_of_16_bins() -> None:
     roofs = predict.spec_roofs(A100, "bf16")
-    f = predict.forecast(TINY, roofs, BARE, 1, 1, 10, 64, DTypes())
-    # 64 steps in 16 bins of 4: the middle steps are caches of 10 + 1 + 2, 6, 10, ..., 62
+    f = predict.forecast(TINY, roofs, BARE, 1, 1, 10, 65, DTypes())
+    # 65 new tokens: 64 decode steps in 16 bins of 4, middle caches 10 + 1 + 2, 6, 10, ..., 62
     sampled = [predict.roofline_time(decode_ledger(TINY, 1, 13 + 4 * i), roofs) for i in range(16)]
     assert f.decode_step_s == pytest.approx(sum(sampled) / 16)
     exact = [predict.roofline_time(decode_ledger(TINY, 1, c), roofs) for c in range(11, 75)]
     assert f.decode_step_s == pytest.approx(sum(exact) / 64, rel=1e-3)  # linear in the cache
-    alone = predict.forecast(TINY, roofs, BARE, 1, 1, 10, 0, DTypes())
-    assert alone.decode_step_s == 0.0 and alone.total_s == alone.prefill_s == f.prefill_s
+    assert f.total_s == pytest.approx(f.prefill_s + 64 * f.decode_step_s)
+    for n in (0, 1):  # the prompt pass alone yields the first token: no decode step
+        alone = predict.forecast(TINY, roofs, BARE, 1, 1, 10, n, DTypes())
+        assert alone.decode_step_s == 0.0 and alone.total_s == alone.prefill_s == f.prefill_s
 
 
 def test_gemm_share_reads_the_measured_points() -> None:

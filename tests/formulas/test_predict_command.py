@@ -58,7 +58,8 @@ def run_json(tmp_path: Path, config: dict, *flags: str, capsys: pytest.CaptureFi
 
 
 def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys) -> None:
-    flags = ("--prompt", "4", "--new-tokens", "1", "--engine", "trtllm")
+    # 2 new tokens: the prefill yields the first, one decode step (cache 5) the second
+    flags = ("--prompt", "4", "--new-tokens", "2", "--engine", "trtllm")
     got = run_json(tmp_path, LLAMA, *flags, capsys=capsys)
     assert got["bound_decode_step_s"] == pytest.approx(DECODE_BYTES / SPEC_BW, rel=1e-4)
     assert got["bound_prefill_s"] == pytest.approx(PREFILL_BYTES / SPEC_BW, rel=1e-4)
@@ -77,14 +78,14 @@ def test_gpt2_config_on_two_gpus_pays_floors_and_allreduces(tmp_path, capsys) ->
     # 14 kernels a layer (norm, Q, K, V, scores, softmax, P V, O, add, norm, up, GELU, down,
     # add) and 3 once (embedding, final norm, LM head), each far below the floor; two
     # all-reduces of 128 bytes (decode) or 512 bytes (prefill), both below the curve's first.
-    flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3", "--engine", "trtllm")
+    flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3", "--engine", "trtllm")  # 2 steps
     got = run_json(tmp_path, GPT2, *flags, capsys=capsys)
     step = got["terms"]["decode_step"]
     ring = 2 * (2 - 1) / 2 * 128 / 300e9  # one all-reduce's ring bytes over NVLink 3
     assert step["all-reduce beyond ring bytes"] == pytest.approx(2 * (AR_SMALL - ring))
     assert got["decode_step_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
     assert got["prefill_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
-    assert got["total_s"] == pytest.approx(4 * (17 * FLOOR + 2 * AR_SMALL))
+    assert got["total_s"] == pytest.approx(3 * (17 * FLOOR + 2 * AR_SMALL))
     assert got["gpus"] == 2 and got["allreduce"] == "measured curve"
 
 
@@ -99,7 +100,7 @@ def test_each_engine_adds_its_cited_terms(tmp_path, capsys) -> None:
 
 
 def test_h100_reads_its_own_curve_and_floor(tmp_path, capsys) -> None:
-    flags = ("--chip", "h100", "--gpus", "2", "--prompt", "4", "--new-tokens", "1")
+    flags = ("--chip", "h100", "--gpus", "2", "--prompt", "4", "--new-tokens", "2")
     got = run_json(tmp_path, GPT2, *flags, "--engine", "trtllm", capsys=capsys)
     # vidur's H100 kernels: (4 + 1 + 6 + 4) / 4 us; its DGX H100 curve: 31 us below 16 KiB
     ring = 128 / 450e9
@@ -118,7 +119,7 @@ def test_table_output_names_each_term(capsys) -> None:
     words = ("prefill", "decode step (mean)", "bound (spec roofs)", "all-reduce", "kernel floor")
     for word in (*words, "fixed cost per step", "bound (what no engine beats)"):
         assert word in out
-    assert "throughput" in out and "4 decode steps" in out
+    assert "throughput" in out and "3 decode steps" in out  # 4 new tokens: prefill + 3 steps
 
 
 @pytest.mark.parametrize(
