@@ -109,8 +109,16 @@ def memory_ledger(
     return MemoryLedger(w, kv, act, rate * (w + kv + act))
 
 
-def largest_batch_that_fits(budget_bytes: float, ledger_at: object, limit: int = 1 << 20) -> int:
-    """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none."""
+BATCH_SEARCH_LIMIT = 2**20  # sequences: the largest batch searched, also --batch's maximum
+
+
+def largest_batch_that_fits(
+    budget_bytes: float, ledger_at: object, limit: int = BATCH_SEARCH_LIMIT
+) -> int:
+    """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none.
+
+    The search stops at `limit`: a result equal to it means "at least `limit`".
+    """
     budget = positive(budget_bytes, "memory budget")
     if not callable(ledger_at):
         raise ValueError("ledger_at must be a function of the batch size")

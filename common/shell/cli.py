@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from common.formulas.ledger import BATCH_SEARCH_LIMIT
 from common.shell import boot, paths
 from common.shell.paths import FIGURES_DIR, default_results_path
 from common.tables.assumptions import ARTICLE_BUDGET_GIB
@@ -33,7 +34,7 @@ install_error_handler = boot.install_error_handler  # one-line errors (boot's do
 # Sane ranges of the numeric flags: wide enough for every real case, narrow enough
 # that a slip (a 300-digit number, 1e308) is a one-line usage error, not an overflow.
 MAX_COUNT = 2**30  # any count flag (tokens, sizes): about a billion
-MAX_BATCH = 2**20  # sequences served together: about a million
+MAX_BATCH = BATCH_SEARCH_LIMIT  # sequences served together: about a million
 MAX_BUDGET_GIB = 1e5  # a memory budget: 100,000 GiB, far beyond one accelerator
 SHOWN_CHARS = 40  # a bad value is quoted up to this many characters
 

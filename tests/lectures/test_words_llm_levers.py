@@ -170,8 +170,11 @@ def test_chips_section_by_hand() -> None:
         "to 100: every weight matmul of decode is memory-bound on every chip.",
         "Against H100x, H200x has the same compute and x1.50 more bandwidth: decode at batch 1 "
         "gets x1.50 faster, prefill only x1.20 faster.",
-        "The throughput flattens because each sequence reads its own 0.13 GB of KV cache per "
-        "step: no batch beats bandwidth / that, 7,629 tokens/s on H100x and 15,259 on B200x.",
+        # 150 µs of matmul compute a token caps H100x at 1 / 150e-6 = 6,667 tokens/s, below
+        # its KV ceiling of 7,629: compute, not the KV reads, is why the curve flattens.
+        "On H100x the throughput flattens because the weight matmuls turn compute-bound: 150 µs "
+        "of compute per token caps it at 6,667 tokens/s, below the 7,629 that the KV reads alone "
+        "would allow (each sequence reads its own 0.13 GB of KV cache per step).",
         "Past its knee (B = 200) the weight matmuls on H100x together are past the ridge and "
         "cost 150 µs of compute per token, so the curve ends at 6,000 tokens/s at its wall, "
         "below the bandwidth ceiling of 7,629: a bigger batch adds work as fast as it adds "
@@ -190,6 +193,12 @@ def test_chips_section_by_hand() -> None:
 
 def test_chips_observations_other_ways() -> None:
     h2 = RUNS["h200"]
+    # 100 µs a token caps compute at 10,000 tokens/s, above the KV ceiling of 7,629.
+    kv_bound = chips_said(h100=dataclasses.replace(RUNS["h100"], matmul=100e-6))[2]
+    assert kv_bound == (
+        "The throughput flattens because each sequence reads its own 0.13 GB of KV cache per "
+        "step: no batch beats bandwidth / that, 7,629 tokens/s on H100x and 15,259 on B200x."
+    )
     for ttft, prefill in ((0.15, "prefill x2.00 faster."), (0.3, "prefill no faster.")):
         assert chips_said(h200=dataclasses.replace(h2, ttft=ttft))[1].endswith(prefill)
     # 0.3 / 0.2 is 1.4999999999999998 in floating point, but both print x1.50: no 'only'
@@ -275,3 +284,15 @@ def test_any_table_model_and_flags(run_: tuple) -> None:
     assert m, "the decode step's speed-up is said"
     m = re.search(r"([\d.]+) KV heads store x([\d.]+) the KV cache of ([\d.]+)", text)
     assert m and float(m.group(1)) >= float(m.group(3)) and float(m.group(2)) >= 1.0
+
+
+def test_walls_at_the_search_bound_say_so() -> None:
+    """Lecture 08 at context 1 on B300: every weight precision reaches the search's bound."""
+    text = said(
+        run_lecture(
+            "08", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
+        )
+    )
+    assert "the largest batch reaches the search's bound (1,048,576, --batch's maximum)" in text
+    assert "stays at 1,048,576" not in text
+    assert ">=1,048,576" in text
