@@ -448,7 +448,11 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         "Operators whose intensity lies between the two ridges change their bound: "
         f"{listing(flipped, 'none of the article list')}.{moral}",
         f"This edit changes the peak only; a real {h100.name} also has {fmt_bw(h100.mem_bw)} "
-        f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}.",
+        f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}."
+        if start.mem_bw == chip.mem_bw
+        else "Your table moved the A100's bandwidth as well: it "
+        f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
+        f"{fmt_bw(h100.mem_bw)}.",
     )
     return Answer(
         steps=steps,

@@ -141,6 +141,14 @@ def test_a100_peak_edit_regressions() -> None:
         "The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge at M in (128, 256] "
         "before the edit and at no M up to 4096 after it."
     )
+    # issue 34: "the bandwidth moved too" then "This edit changes the peak only"
+    assert got[4] == (
+        "Your table moved the A100's bandwidth as well: it fell from 1.55 TB/s to 777.50 GB/s; "
+        "a real H100 SXM has 3.35 TB/s."
+    )  # 1555e9 x 0.5 = 777.5e9
+    assert "changes the peak only" not in " ".join(
+        steps("a100-peak-edit", edited(a100={"mem_bw": 0.4}))
+    )
     # the edit undone by a peak that keeps the ridge where it was: 312e12 exactly
     same = ex.a100_peak_edit_answer(312e12).steps
     assert same[2].endswith("at M in (128, 256] both before and after the edit.")
