@@ -193,9 +193,17 @@ def _text_faults(t: str) -> Iterator[str]:
     # "flattens because each sequence reads its own ... KV cache ...: no batch beats
     # bandwidth / that, C tokens/s" is the reason only if compute does not cap it lower:
     # "cost T of compute per token" caps the rate at 1 / T.
-    kv = re.search(rf"flattens because each sequence reads its own.*?that, {NUM.format('c')}", t)
-    cost = re.search(rf"cost {NUM.format('t')} of compute per token", t)
-    if kv and cost and 1 / _value(cost, "t") < _value(kv, "c"):
+    kv = re.search(
+        rf"flattens because each sequence reads its own.*?that, {NUM.format('c')} tokens/s on "
+        r"(?P<chip>[^,.]+?) and ",
+        t,
+    )
+    cost = re.search(
+        rf"matmuls on (?P<chip>[^,.]+?) together are past the ridge and cost {NUM.format('t')} "
+        "of compute per token",
+        t,
+    )
+    if kv and cost and kv["chip"] == cost["chip"] and 1 / _value(cost, "t") < _value(kv, "c"):
         yield "says the KV cache flattens the curve, but compute caps it lower"
 
 

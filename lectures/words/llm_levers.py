@@ -248,9 +248,17 @@ def _flattens(h1: ChipRun, b2: ChipRun, kv_seq: float) -> str:
 
 
 def chips_observations(
-    s: Setup, runs: Mapping[str, ChipRun], b1_intensity: float, kv_seq: float
+    s: Setup,
+    runs: Mapping[str, ChipRun],
+    b1_intensity: float,
+    kv_seq: float,
+    pair: tuple[str, str] = ("h100", "h200"),
 ) -> Observations:
-    """What the chips show: bandwidth sets decode, compute prefill, the KV cache the ceiling."""
+    """What the chips show: bandwidth sets decode, compute prefill, the KV cache the ceiling.
+
+    `pair` names the two chips compared (old, new): lecture 08 compares two A100s, so the
+    H100-against-H200 comparison stays an exercise (h200-vs-h100).
+    """
     h1, h2, b2 = runs["h100"], runs["h200"], runs["b200"]
     ridges = [r.ridge for r in runs.values()]
     n_memory = sum(r.b1_memory for r in runs.values())
@@ -261,16 +269,20 @@ def chips_observations(
         else f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "
         "batch-1 weight matmul to be compute-bound."
     )
-    decode, prefill = speed(h1.tpot1, h2.tpot1), speed(h1.ttft, h2.ttft)
-    only = "only " * (1 < round(h1.ttft / h2.ttft, 2) < round(h1.tpot1 / h2.tpot1, 2))
     items = [
         f"At batch 1 the Q projection runs at {b1_intensity:.2f} FLOP/byte while the ridges "
         f"above {ends}: {said}",
-        f"Against {h1.chip.name}, {h2.chip.name} has {times(h2.peak / h1.peak)} compute and "
-        f"{times(h2.chip.mem_bw / h1.chip.mem_bw)} bandwidth: decode at batch 1 gets "
-        f"{decode}, prefill {only}{prefill}.",
-        _flattens(h1, b2, kv_seq),
     ]
+    if pair[0] in runs and pair[1] in runs:  # a chip without the precision has no run
+        o, n = runs[pair[0]], runs[pair[1]]
+        decode, prefill = speed(o.tpot1, n.tpot1), speed(o.ttft, n.ttft)
+        only = "only " * (1 < round(o.ttft / n.ttft, 2) < round(o.tpot1 / n.tpot1, 2))
+        items.append(
+            f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
+            f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
+            f"{decode}, prefill {only}{prefill}."
+        )
+    items.append(_flattens(h1, b2, kv_seq))
     past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
     if past:
         r = past[0]

@@ -241,26 +241,28 @@ def test_a_short_context_gains_prefill_from_int4() -> None:
     assert "compute-bound with bf16 weights and 7 of the 8 with int4" in text
 
 
-def test_a_slower_h200_says_slower() -> None:
-    table = dict(SHIPPED, h200=scale_chip(SHIPPED["h200"], {"mem_bw": 0.5}))
+def test_a_slower_a100_80gb_says_slower() -> None:
+    """Lecture 08 compares the two A100s (the H100 and H200 are the h200-vs-h100 exercise)."""
+    table = dict(SHIPPED, **{"a100-80gb": scale_chip(SHIPPED["a100-80gb"], {"mem_bw": 0.5})})
     with patched_hardware(table):
         text = said(run_lecture("08"))
-    # 2.4 / 3.35 TB/s = x0.72, said as x1.40 less; decode at batch 1 follows bandwidth
+    # 2,039 / 2 = 1,019.5 GB/s against 1,555: x1.53 less; decode at batch 1 follows bandwidth
     assert (
-        "H200 has the same compute and x1.40 less bandwidth: decode at batch 1 gets x1.40 slower"
-        in text
+        "A100 80GB SXM has the same compute and x1.53 less bandwidth: decode at batch 1 gets "
+        "x1.53 slower" in text
     )
+    assert "Against H100 SXM, H200" not in said(run_lecture("08"))
 
 
-def test_a_far_faster_h100_is_not_said_as_x0_00() -> None:
-    """Shrunk by hypothesis: H100 bf16 x13 and H200 bf16 x0.0625 once printed 'H200 has x0.00
-    the compute of H100 SXM'."""
-    table = dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], {"peak bf16": 13.0}))
-    table["h200"] = scale_chip(SHIPPED["h200"], {"peak bf16": 0.0625})
+def test_a_far_faster_a100_is_not_said_as_x0_00() -> None:
+    """Shrunk by hypothesis (then on the H100 and H200): one chip's bf16 x13, the other's
+    x0.0625 once printed 'H200 has x0.00 the compute of H100 SXM'."""
+    table = dict(SHIPPED, a100=scale_chip(SHIPPED["a100"], {"peak bf16": 13.0}))
+    table["a100-80gb"] = scale_chip(SHIPPED["a100-80gb"], {"peak bf16": 0.0625})
     with patched_hardware(table):
         text = said(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
-    # 989 x 13 = 12,857 TFLOP/s against 989 / 16 = 61.8 TFLOP/s: 12,857 / 61.8 = x208.00 less
-    assert "Against H100 SXM, H200 has x208.00 less compute and x1.43 more bandwidth" in text
+    # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: x208.00 less; 2,039 / 1,555
+    assert "Against A100 40GB SXM, A100 80GB SXM has x208.00 less compute and x1.31 more" in text
     check_claims(text)
 
 

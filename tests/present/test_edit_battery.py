@@ -133,8 +133,9 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "speeds up the LayerNorm's time bound by a factor of 2.03, that is, not at all.",
         "the time bound stays at 0.556 ms. The time improves far less than the traffic.",
         "3. The throughput flattens because each sequence reads its own 0.02 GB of KV cache "
-        "per step: no batch beats bandwidth / that, 199,676 tokens/s on H100 SXM.\n"
-        "4. Past its knee the weight matmuls cost 15.2 µs of compute per token.",
+        "per step: no batch beats bandwidth / that, 199,676 tokens/s on H100 SXM and 476,837 "
+        "on B200.\n4. Past its knee (B = 332) the weight matmuls on H100 SXM together are past "
+        "the ridge and cost 15.2 µs of compute per token.",
     ]
     for sentence in bad:
         assert contradictions(sentence), sentence
@@ -149,8 +150,9 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "by a factor of 1.00, that is, not at all.",
         "the time bound stays at 0.556 ms. Both versions sit on the compute roof here.",
         "3. The throughput flattens because each sequence reads its own 0.54 GB of KV cache "
-        "per step: no batch beats bandwidth / that, 6,240 tokens/s on H100 SXM.\n"
-        "4. Past its knee the weight matmuls cost 15.2 µs of compute per token.",
+        "per step: no batch beats bandwidth / that, 6,240 tokens/s on H100 SXM and 14,901 on "
+        "B200.\n4. Past its knee (B = 332) the weight matmuls on H100 SXM together are past the "
+        "ridge and cost 15.2 µs of compute per token.",
     ]
     for sentence in good:
         assert not contradictions(sentence), sentence
