@@ -145,15 +145,16 @@ part2 = page.Ridges(
 show(*page.ridges(part2))
 
 # %%
-# 3. Low precision, one matrix per example, decode attention
-# ----------------------------------------------------------
+# 3. Low precision and decode attention
+# -------------------------------------
 #
-# Exercises 1, 2 and 4 of the roofline chapter of the book, on a
+# Exercises 1 and 2 of the roofline chapter of the book, on a
 # TPU v5e. For small :math:`B` nearly all the bytes are W's, so
 # :math:`I \approx 2BKN / (KN\,w) = 2B / w` for :math:`w` bytes per weight, and the
 # critical batch is about :math:`I^* w / 2`. That estimate is the book's answer; the
-# last column of the first table counts every byte. Exercise 4 gives every example
-# its own matrix, and decode attention over a KV cache has that same shape.
+# last column of the first table counts every byte. Decode attention over a KV cache
+# is a batch that shares nothing: every sequence reads its own cache. (Exercise 4,
+# one matrix per example, is ``python3 -m common.exercises per-example-matrices``.)
 
 V5E_CASES = [  # (case, compute precision, element formats of X, W and the output)
     ("ex. 1: int8 X and W", "int8", ("int8", "int8", "int8")),
@@ -166,9 +167,6 @@ for case, precision, formats in V5E_CASES:
     x_w_out = [bytes_per_elem(f) for f in formats]
     exact = roofline.critical_batch(K, N, v5e_ridge, *x_w_out)
     v5e.append(page.V5e(case, precision, v5e_ridge, w_bytes, v5e_ridge * w_bytes / 2, exact))
-
-# Exercise 4: x[b] @ W[b] for every example b, so nothing is shared across the batch.
-per_example = {B: roofline.batched_matvec_counts(B, K, N) for B in (1, 16, 256, 4096)}
 
 Q_HEADS, HEAD_DIM, CONTEXT = 32, 128, 4096
 ATTENTION = (("MHA", Q_HEADS), ("GQA", 8), ("MQA", 1))  # (variant, KV heads)
@@ -186,7 +184,6 @@ long_i = {
 part3 = page.Exercises(
     TPU_V5E.name, K, N, tuple(v5e),
     TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
-    tuple((B, f, d, roofline.intensity(f, d)) for B, (f, d) in per_example.items()),
     Q_HEADS, HEAD_DIM, CONTEXT, LONG,
     tuple(page.Attention(v, kv, f, d, roofline.intensity(f, d), long_i[v])
           for v, (kv, f, d) in attention.items()),
