@@ -134,7 +134,7 @@ class Chip:
     peak_flops_table: Mapping[str, Figure]
     mem_bw_figure: Figure
     mem_capacity_figure: Figure
-    link_bw_figure: Figure
+    link_bw_figure: Figure | None  # None: no published link figure (one chip, no link)
     link_name: str = ""
     key: str = field(default="", compare=False)
     smem_per_sm_figure: Figure | None = None  # on-chip shared memory per SM (M_sm), if known
@@ -170,7 +170,9 @@ class Chip:
 
     @property
     def link_bw(self) -> float:
-        """One-way chip-to-chip link bandwidth in bytes/s."""
+        """One-way chip-to-chip link bandwidth in bytes/s; ValueError if not listed."""
+        if self.link_bw_figure is None:
+            raise ValueError(f"{self.name} has no link bandwidth figure in the table")
         return self._check(self.link_bw_figure, "link bandwidth")
 
     @property
