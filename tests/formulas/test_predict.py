@@ -210,3 +210,18 @@ def test_forecast_of_many_tokens_samples_the_middle_of_16_bins() -> None:
     assert f.decode_step_s == pytest.approx(sum(exact) / 64, rel=1e-3)  # linear in the cache
     alone = predict.forecast(TINY, roofs, 1, 1, 10, 0, DTypes(), None, 0.0)
     assert alone.decode_step_s == 0.0 and alone.total_s == alone.prefill_s == f.prefill_s
+
+
+def test_a_chip_without_a_link_figure_predicts_on_one_gpu() -> None:
+    """Issue 34: a chip added with no link figure ended lecture 06 and predict in a traceback."""
+    from common.hw_specs import H100
+
+    formulas = predict
+    bare = dataclasses.replace(H100, link_bw_figure=None, achievable_link_bw_figure=None)
+    with pytest.raises(ValueError, match="H100 SXM has no link bandwidth figure in the table"):
+        _ = bare.link_bw
+    spec = formulas.spec_roofs(bare, "bf16")
+    assert spec.link_bw is None and spec.mem_bw == 3.35e12  # H100 datasheet
+    assert formulas.allreduce_time(1e6, 1, spec.link_bw) == 0.0  # one GPU: no all-reduce
+    with pytest.raises(ValueError, match="over 2 GPUs needs a link bandwidth; the table has none"):
+        formulas.allreduce_time(1e6, 2, spec.link_bw)

@@ -418,3 +418,15 @@ def test_claims_hold_on_the_records(run: tuple) -> None:
             q = pl.flops / pl.nbytes
         side = "above" if round(q) > round(ridge) else "below" if round(q) < round(ridge) else "at"
         assert f"{side} the ridge of {ridge:.0f}" in first
+
+
+def test_a_chip_without_a_link_figure_runs() -> None:
+    """Issue 34: a chip added with no link figure ended lecture 06 in a traceback; one GPU
+    needs no link, so the lecture runs (and the summary still gives both bounds)."""
+    bare = dataclasses.replace(
+        SHIPPED["a100-80gb"], link_bw_figure=None, achievable_link_bw_figure=None
+    )
+    with patched_hardware(dict(SHIPPED, **{"a100-80gb": bare})):
+        text = run_lecture("06", "--chip", "a100-80gb")
+    assert "time per output token, achievable roofs >=" in text
+    check_claims(text)
