@@ -6,7 +6,8 @@ Three parts, used by ``tests/present/test_edit_battery.py``:
   ``ast`` (so new fields are edited too), as ``(chip key, field) -> literal``;
 - ``battery(figures)``: the edits (each peak and bandwidth scaled up and down, two
   chips' figures swapped, a lower-precision peak below the higher one, capacities and
-  shared memory halved, the README's exercise), each a name and ``{(chip, field): value}``;
+  shared memory halved, the README's exercise, several chips' figures at once at the ends
+  of the factors drawn elsewhere), each a name and ``{(chip, field): value}``;
 - ``contradictions(text)``: the sentences whose direction word (rose, fell, grew,
   faster, "only", "barely moves", "n of m", above / below / at the ridge, "comes
   before"), regime ("deep in the memory-bound regime") or reason ("not at all", "the
@@ -107,6 +108,20 @@ def battery(figures: Mapping[Field, tuple[object, float]]) -> Iterator[tuple[str
     yield (
         "every shared memory per SM halved",
         {f: v / 2 for f, v in value.items() if f[1] == "smem_per_sm_figure"},
+    )
+    # several chips and figures at once, at the ends of the drawn factors (0.01 to 100)
+    bf16 = [f for f in value if f[1] == "peak bf16"]
+    bw = [f for f in value if f[1] == "mem_bw_figure"]
+    yield (
+        "every bf16 peak x0.05 and bandwidth x20",
+        {f: value[f] * 0.05 for f in bf16} | {f: value[f] * 20 for f in bw},
+    )
+    yield "every bf16 peak x100", {f: value[f] * 100 for f in bf16}
+    yield "every bandwidth x0.01", {f: value[f] * 0.01 for f in bw}
+    yield (
+        "every bandwidth x100 and capacity x0.01",
+        {f: value[f] * 100 for f in bw}
+        | {f: v * 0.01 for f, v in value.items() if f[1] == "mem_capacity_figure"},
     )
 
 
