@@ -457,8 +457,8 @@ def test_an_unknown_hardware_table_is_an_error() -> None:
 def test_a_bad_computed_expression_is_an_error() -> None:
     from docutils.utils import SystemMessage
 
-    with pytest.raises(SystemMessage, match=re.escape("A100.ridge_point('fp4')")):
-        pages.doctree("A number: :computed:`A100.ridge_point('fp4')`.\n")
+    with pytest.raises(SystemMessage, match=re.escape("A100.ridge_point('bf16') + 1")):
+        pages.doctree("A number: :computed:`A100.ridge_point('bf16') + 1`.\n")
 
 
 def test_the_hardware_directive_notes_its_dependency() -> None:
