@@ -380,6 +380,12 @@ def test_any_table_model_and_flags(run: tuple) -> None:
     assert model_row.name in text and f"batch {argv[argv.index('--batch') + 1]}" in text.replace(
         ",", ""
     )
+    # the head dim's source and the published size, as the drawn row has them
+    flat = " ".join(text.split())
+    quotient = model_row.d_head * model_row.n_heads == model_row.d_model
+    source = "hidden_size / num_attention_heads" if quotient else "head_dim"
+    assert f"head dim {model_row.d_head} {source}" in flat
+    assert ("has no published size" in flat) == (model_row.published_params is None)
 
 
 @settings(max_examples=30, deadline=None)
