@@ -126,6 +126,11 @@ def capacity(value: float, source: str, estimate: bool = False, note: str = "") 
     return Figure(value, "B", source, estimate, note)
 
 
+class MissingFigureError(ValueError):
+    """A figure the table does not list: a precision a chip has no peak for, or an optional
+    figure left out (link, shared memory per SM). What needs it is left out, not the program."""
+
+
 @dataclass(frozen=True)
 class Chip:
     """A chip: dense peak FLOP/s per precision, memory bandwidth and capacity, link bandwidth."""
@@ -134,7 +139,7 @@ class Chip:
     peak_flops_table: Mapping[str, Figure]
     mem_bw_figure: Figure
     mem_capacity_figure: Figure
-    link_bw_figure: Figure
+    link_bw_figure: Figure | None  # None: no published link figure (one chip, no link)
     link_name: str = ""
     key: str = field(default="", compare=False)
     smem_per_sm_figure: Figure | None = None  # on-chip shared memory per SM (M_sm), if known
@@ -155,7 +160,7 @@ class Chip:
         """Dense peak FLOP/s at `precision`; ValueError naming the precisions it has."""
         if precision not in self.peak_flops_table:
             have = ", ".join(self.precisions)
-            raise ValueError(f"{self.name} has no {precision!r} peak; it has: {have}")
+            raise MissingFigureError(f"{self.name} has no {precision!r} peak; it has: {have}")
         return self._check(self.peak_flops_table[precision], f"{precision} peak FLOP/s")
 
     @property
@@ -170,14 +175,16 @@ class Chip:
 
     @property
     def link_bw(self) -> float:
-        """One-way chip-to-chip link bandwidth in bytes/s."""
+        """One-way chip-to-chip link bandwidth in bytes/s; ValueError if not listed."""
+        if self.link_bw_figure is None:
+            raise MissingFigureError(f"{self.name} has no link bandwidth figure in the table")
         return self._check(self.link_bw_figure, "link bandwidth")
 
     @property
     def smem_per_sm(self) -> float:
         """Shared memory one SM can give a kernel (M_sm), in bytes; ValueError if not listed."""
         if self.smem_per_sm_figure is None:
-            raise ValueError(f"{self.name} has no shared-memory-per-SM figure in the table")
+            raise MissingFigureError(f"{self.name} has no shared-memory-per-SM figure in the table")
         return self._check(self.smem_per_sm_figure, "shared memory per SM")
 
     def achievable_flops(self, precision: str) -> float | None:

@@ -146,15 +146,16 @@ part2 = page.Ridges(
 show(*page.ridges(part2))
 
 # %%
-# 3. Low precision, one matrix per example, decode attention
-# ----------------------------------------------------------
+# 3. Low precision and decode attention
+# -------------------------------------
 #
-# Exercises 1, 2 and 4 of the roofline chapter of the book, on a
+# Exercises 1 and 2 of the roofline chapter of the book, on a
 # TPU v5e. For small :math:`B` nearly all the bytes are W's, so
 # :math:`I \approx 2BKN / (KN\,w) = 2B / w` for :math:`w` bytes per weight, and the
 # critical batch is about :math:`I^* w / 2`. That estimate is the book's answer; the
-# last column of the first table counts every byte. Exercise 4 gives every example
-# its own matrix, and decode attention over a KV cache has that same shape.
+# last column of the first table counts every byte. Decode attention over a KV cache
+# is a batch that shares nothing: every sequence reads its own cache. (Exercise 4,
+# one matrix per example, is ``python3 -m common.exercises per-example-matrices``.)
 
 V5E_CASES = [  # (case, compute precision, element formats of X, W and the output)
     ("ex. 1: int8 X and W", "int8", ("int8", "int8", "int8")),
@@ -169,9 +170,6 @@ for case, precision, formats in V5E_CASES:
     book = v5e_ridge * w_bytes / 2  # the book's estimate I* w / 2
     v5e.append(page.V5e(case=case, precision=precision, ridge=v5e_ridge, w_bytes=w_bytes,
                         book=book, exact=exact))  # fmt: skip
-
-# Exercise 4: x[b] @ W[b] for every example b, so nothing is shared across the batch.
-per_example = {B: roofline.batched_matvec_counts(B, K, N) for B in (1, 16, 256, 4096)}
 
 Q_HEADS, HEAD_DIM, CONTEXT = 32, 128, 4096
 ATTENTION = (("MHA", Q_HEADS), ("GQA", 8), ("MQA", 1))  # (variant, KV heads)
@@ -194,7 +192,6 @@ attention_records = tuple(
 part3 = page.Exercises(
     chip=TPU_V5E.name, K=K, N=N, v5e=tuple(v5e),
     int8_gain=TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
-    per_example=tuple((B, f, d, roofline.intensity(f, d)) for B, (f, d) in per_example.items()),
     q_heads=Q_HEADS, head_dim=HEAD_DIM, context=CONTEXT, long_context=LONG,
     attention=attention_records, ridge_chip=H100.name, ridge=h100_ridge,
 )  # fmt: skip

@@ -6,11 +6,13 @@ Three parts, used by ``tests/present/test_edit_battery.py``:
   ``ast`` (so new fields are edited too), as ``(chip key, field) -> literal``;
 - ``battery(figures)``: the edits (each peak and bandwidth scaled up and down, two
   chips' figures swapped, a lower-precision peak below the higher one, capacities and
-  shared memory halved, the README's exercise), each a name and ``{(chip, field): value}``;
+  shared memory halved, the README's exercise, several chips' figures at once at the ends
+  of the factors drawn elsewhere), each a name and ``{(chip, field): value}``;
 - ``contradictions(text)``: the sentences whose direction word (rose, fell, grew,
   faster, "only", "barely moves", "n of m", above / below / at the ridge, "comes
-  before") disagrees with the numbers they quote, that say "A, not A" or "from A to A",
-  or that print None, [] or a factor of x0.
+  before"), regime ("deep in the memory-bound regime") or reason ("not at all", "the
+  bandwidth ratio", "flattens because ... KV cache") disagrees with the numbers quoted,
+  that say "A, not A" or "from A to A", or that print None, [] or a factor of x0.
 
 The reader is independent of the course's own wording helpers: it parses numbers and
 units back out of the printed text.
@@ -107,6 +109,20 @@ def battery(figures: Mapping[Field, tuple[object, float]]) -> Iterator[tuple[str
         "every shared memory per SM halved",
         {f: v / 2 for f, v in value.items() if f[1] == "smem_per_sm_figure"},
     )
+    # several chips and figures at once, at the ends of the drawn factors (0.01 to 100)
+    bf16 = [f for f in value if f[1] == "peak bf16"]
+    bw = [f for f in value if f[1] == "mem_bw_figure"]
+    yield (
+        "every bf16 peak x0.05 and bandwidth x20",
+        {f: value[f] * 0.05 for f in bf16} | {f: value[f] * 20 for f in bw},
+    )
+    yield "every bf16 peak x100", {f: value[f] * 100 for f in bf16}
+    yield "every bandwidth x0.01", {f: value[f] * 0.01 for f in bw}
+    yield (
+        "every bandwidth x100 and capacity x0.01",
+        {f: value[f] * 100 for f in bw}
+        | {f: v * 0.01 for f, v in value.items() if f[1] == "mem_capacity_figure"},
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -169,14 +185,41 @@ def _close(a: float, b: float, rel: float = 0.005) -> bool:
 
 
 def contradictions(text: str) -> list[str]:
-    """Every sentence of `text` whose direction word disagrees with its numbers, with why."""
+    """Every sentence of `text` whose direction word, reason or regime disagrees with its
+    numbers, with why; and pairs of sentences that disagree with each other."""
     found = []
-    for s in sentences(text):
+    said = sentences(text)
+    for s in said:
         low = s.lower()
         found += [f"{why}: {s}" for why in _sentence_faults(low)]
         if re.search(r"\bNone\b(?! of)|\[\]|: \.|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
             found.append(f"None, an empty list or a factor of x0: {s}")
+    for a, b in itertools.pairwise(said):  # "stays at 0.556 ms. The time improves ..."
+        if re.search(r"\b(?:stays|stayed) at\b", a.lower()) and re.search(
+            r"\b(?:improves|falls|gets faster)\b", b.lower()
+        ):
+            found.append(f"says it stays, then that it moves: {a} {b}")
+    found += [f"{why}" for why in _text_faults(" ".join(_unwrap(text).split()).lower())]
     return found
+
+
+def _text_faults(t: str) -> Iterator[str]:
+    """Reasons checked against numbers said elsewhere in the text."""
+    # "flattens because each sequence reads its own ... KV cache ...: no batch beats
+    # bandwidth / that, C tokens/s" is the reason only if compute does not cap it lower:
+    # "cost T of compute per token" caps the rate at 1 / T.
+    kv = re.search(
+        rf"flattens because each sequence reads its own.*?that, {NUM.format('c')} tokens/s on "
+        r"(?P<chip>[^,.]+?) and ",
+        t,
+    )
+    cost = re.search(
+        rf"matmuls on (?P<chip>[^,.]+?) together are past the ridge and cost {NUM.format('t')} "
+        "of compute per token",
+        t,
+    )
+    if kv and cost and kv["chip"] == cost["chip"] and 1 / _value(cost, "t") < _value(kv, "c"):
+        yield "says the KV cache flattens the curve, but compute caps it lower"
 
 
 def _sentence_faults(s: str) -> Iterator[str]:
@@ -265,6 +308,34 @@ def _sentence_faults(s: str) -> Iterator[str]:
         x, r = round(_value(m, "x")), round(_value(m, "r"))
         if {"above": not x > r, "below": not x < r, "at": x != r}[m.group("side")]:
             yield f"says {m.group('side')} the ridge"
+    # 11. "0.7% of the A100's ridge point: deep in the memory-bound regime": the side of the
+    # ridge the percentage says, and "deep" only a factor of 10 or more from it.
+    for m in re.finditer(
+        rf"{NUM.format('p')}% of [^:;]*?ridge point: (?P<deep>deep )?in the "
+        r"(?P<side>memory|compute)-bound regime",
+        s,
+    ):
+        p = _value(m, "p") / 100
+        if (m.group("side") == "memory") != (p < 1):
+            yield f"says {m.group('side')}-bound at {p:.0%} of the ridge"
+        if m.group("deep") and 0.1 < p < 10:
+            yield "says deep in a regime within a factor of 10 of the ridge"
+    # 12. "by a factor of 2.03, that is, not at all": only a factor that prints 1.00.
+    for m in re.finditer(rf"factor of {NUM.format('r')}, that is, not at all", s):
+        if round(_value(m, "r"), 2) != 1.0:
+            yield "says not at all of a factor other than 1"
+    # 13. "x2.15 faster ...: the bandwidth ratio (x2.15), not the compute ratio (x3.17)":
+    # the reason names the ratio the gain equals, and not one it differs from.
+    for m in re.finditer(
+        rf"\bx{NUM.format('g')}\b(?P<slow> slower)?[^;]*?the [a-z]+ ratio "
+        rf"\(x{NUM.format('a')}\), not the [a-z]+ ratio \(x{NUM.format('b')}\)",
+        s,
+    ):
+        g, a, b = (_value(m, k) for k in "gab")
+        if m.group("slow"):  # "x1.39 slower": the gain is 1 / 1.39; each prints to 0.005
+            g = 1 / g
+        if abs(g - a) > 0.006 or (round(g, 2) == round(b, 2) and abs(a - b) > 0.006):
+            yield "names a ratio the gain does not follow"
     # 10. "the memory wall (105) comes before the knee (332)": the first is smaller.
     for m in re.finditer(
         rf"\({NUM.format('a')}\) comes before the [a-z ]+ \({NUM.format('b')}\)", s

@@ -3,8 +3,8 @@
 Shared by the property tests of every lecture's words (``tests/lectures/test_words_*``):
 
 - ``hardware_tables()`` draws a whole edited hardware table: every figure of every chip
-  scaled by a factor from 0.05 to 20, two chips' figures swapped, a new chip copied from
-  another, a lower precision made faster than a higher one. It yields
+  scaled by a factor from 0.01 to 100 (the ends drawn often), two chips' figures swapped,
+  a new chip copied from another, a lower precision made faster than a higher one. It yields
   ``{chip key: Chip}`` in the table's order.
 - ``patched_hardware(table)`` puts such a table in place of ``common.hw_specs``' chips
   (the module attributes ``A100``, ``H100``... and ``CHIPS``) for the duration of a
@@ -34,11 +34,13 @@ from hypothesis import strategies as st
 
 from common import hw_specs
 from common.hw_specs import Chip, Figure
+from common.shell.cli import MAX_BATCH
 from common.tables import models as model_table
 from common.tables.models import Model
 
 REPO = Path(__file__).resolve().parents[1]
-FACTORS = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
+FACTORS = st.floats(min_value=0.01, max_value=100.0, allow_nan=False, allow_infinity=False)
+FACTORS = FACTORS | st.sampled_from([0.01, 100.0])  # the ends of the range, drawn often
 SHIPPED: dict[str, Chip] = dict(hw_specs.CHIPS)
 # the module attribute that holds each shipped chip (A100 -> "a100"), found, not typed
 ATTRIBUTE = {
@@ -77,7 +79,7 @@ def _field_keys(chip: Chip) -> list[str]:
 
 @st.composite
 def scaled_chip(draw: st.DrawFn, chip: Chip) -> Chip:
-    """One chip with any subset of its figures scaled by 0.05 to 20 (achievable roofs too)."""
+    """One chip with any subset of its figures scaled by 0.01 to 100 (achievable roofs too)."""
     keys = draw(st.lists(st.sampled_from(_field_keys(chip)), unique=True, max_size=4))
     return scale_chip(chip, {k: draw(FACTORS, label=f"{chip.key} {k}") for k in keys})
 
@@ -191,7 +193,8 @@ STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # --weights and --kv
 def llm_runs(draw: st.DrawFn) -> tuple[dict[str, Chip], Model, list[str]]:
     """An edited hardware table, a model (shipped or drawn) and every documented flag of
     lectures 06-08: --model, --chip, --precision (one the chip has), --weights, --kv,
-    --context (1 to the model's window, at most 32,768) and --batch (1 to 4,096)."""
+    --context (1 to the model's window, the ends drawn often) and --batch (1 to 4,096, or
+    either end of the flag's range, 1 and 2**20)."""
     table = draw(hardware_tables())
     model = draw(st.sampled_from(list(model_table.MODELS.values())) | models())
     key = draw(st.sampled_from(list(table)), label="chip")
@@ -201,8 +204,9 @@ def llm_runs(draw: st.DrawFn) -> tuple[dict[str, Chip], Model, list[str]]:
         weights = "int8"
     argv = ["--model", model.key, "--chip", key, "--precision", precision]
     argv += ["--kv", draw(st.sampled_from(STORAGE), label="kv")]
-    argv += ["--context", str(draw(st.integers(1, min(model.max_context, 32768))))]
-    argv += ["--batch", str(draw(st.integers(1, 4096), label="batch"))]
+    window = model.max_context
+    argv += ["--context", str(draw(st.sampled_from([1, window]) | st.integers(1, window)))]
+    argv += ["--batch", str(draw(st.sampled_from([1, MAX_BATCH]) | st.integers(1, 4096)))]
     return table, model, argv + (["--weights", weights] if weights else [])
 
 

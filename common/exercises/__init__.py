@@ -448,7 +448,11 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         "Operators whose intensity lies between the two ridges change their bound: "
         f"{listing(flipped, 'none of the article list')}.{moral}",
         f"This edit changes the peak only; a real {h100.name} also has {fmt_bw(h100.mem_bw)} "
-        f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}.",
+        f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}."
+        if start.mem_bw == chip.mem_bw
+        else "Your table moved the A100's bandwidth as well: it "
+        f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
+        f"{fmt_bw(h100.mem_bw)}.",
     )
     return Answer(
         steps=steps,
@@ -761,9 +765,12 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
 # Lecture 10: tiled attention with finite on-chip memory
 # ---------------------------------------------------------------------------
 def tiled_compute_bound_answer(
-    chip: Chip | None = None, n: int = 8192, d_head: int = 128, precision: str = "bf16"
+    chip: Chip | None = None, n: int = 8192, d_head: int = 128, precision: str = "fp8"
 ) -> Answer:
-    """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the ridge (H100)."""
+    """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the ridge (H100).
+
+    In fp8 by default: lecture 10 and the operator-ledgers page work the bf16 case.
+    """
     chip = chip or hw_specs.H100
     b = hw_specs.bytes_per_elem(precision)
     ridge = chip.ridge_point(precision)
@@ -789,9 +796,10 @@ def tiled_compute_bound_answer(
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
     steps = [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
-        f"traffic is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about B_r in "
-        f"bf16) and the {chip.name}'s ridge of {_f1(ridge)} FLOP/byte needs T_r small enough "
-        "that F / D reaches it.",
+        f"traffic is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about "
+        f"{'' if 2 / b == 1 else f'{2 / b:g} '}B_r in {precision}) and the {chip.name}'s "
+        f"{precision} ridge of {_f1(ridge)} FLOP/byte needs T_r small enough that F / D "
+        "reaches it.",
     ]
     if need is None:
         steps.append("Even reading K and V once falls short of the ridge: no M_sm is enough.")
@@ -1092,9 +1100,10 @@ EXERCISES: tuple[Exercise, ...] = (
         "When does tiled attention turn compute-bound?",
         COURSE,
         "Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for "
-        "M_sm bytes of on-chip memory per SM. For one head with N = 8,192 and d_h = 128 in "
-        "bf16 on an H100, what is the smallest M_sm at which the schedule reaches the "
-        "H100's ridge point, and how does it compare with the shared memory one SM has?",
+        "M_sm bytes of on-chip memory per SM; the lecture works bf16. For one head with "
+        "N = 8,192 and d_h = 128 in fp8 (as FlashAttention-3 runs it) on an H100, what is the "
+        "smallest M_sm at which the schedule reaches the H100's fp8 ridge point, and how does "
+        "it compare with the shared memory one SM has?",
         tiled_compute_bound_answer,
     ),
     Exercise(

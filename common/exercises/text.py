@@ -23,6 +23,13 @@ def format_exercise(exercise: Exercise) -> str:
     return "\n".join(line.replace("``", "") for line in lines)
 
 
+def unanswered(exercise: Exercise, reason: Exception) -> str:
+    """An exercise the edited table cannot answer: its question and why, instead of a stop."""
+    lines = [exercise.title, "=" * len(exercise.title), f"(from {exercise.origin})", ""]
+    lines += [exercise.question, "", f"No worked answer with this table: {reason}."]
+    return "\n".join(line.replace("``", "") for line in lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python3 -m common.exercises [KEY ...]``: print exercises with their answers."""
     keys = list(sys.argv[1:] if argv is None else argv)
@@ -35,5 +42,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"common.exercises: error: {exc}", file=sys.stderr)
         return 2
-    print("\n\n".join(format_exercise(e) for e in chosen))
+    texts, failed = [], []
+    for exercise in chosen:  # one exercise the table cannot answer does not stop the others
+        try:
+            texts.append(format_exercise(exercise))
+        except ValueError as exc:
+            texts.append(unanswered(exercise, exc))
+            failed.append(f"{exercise.key}: {exc}")
+    print("\n\n".join(texts))
+    if failed and keys:  # an answer asked for by name and not given is an error
+        print(f"common.exercises: error: {'; '.join(failed)}", file=sys.stderr)
+        return 1
     return 0

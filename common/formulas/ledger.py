@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from common.tables.assumptions import BATCH_SEARCH_LIMIT
 from common.tables.models import ModelSpec
 from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
 
@@ -97,8 +98,13 @@ def memory_ledger(
     return MemoryLedger(w, kv, act, overhead_rate * (w + kv + act))
 
 
-def largest_batch_that_fits(budget_bytes: float, ledger_at: object, limit: int = 1 << 20) -> int:
-    """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none."""
+def largest_batch_that_fits(
+    budget_bytes: float, ledger_at: object, limit: int = BATCH_SEARCH_LIMIT
+) -> int:
+    """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none.
+
+    The search stops at `limit`: a result equal to it means "at least `limit`".
+    """
     if not callable(ledger_at):
         raise ValueError("ledger_at must be a function of the batch size")
     if ledger_at(1).total > budget_bytes:

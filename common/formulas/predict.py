@@ -51,13 +51,14 @@ class Roofs(NamedTuple):
     label: str
     peak: float
     mem_bw: float
-    link_bw: float
+    link_bw: float | None  # None: the table has no link figure (one GPU needs none)
     measured: tuple[str, ...] = ()  # which of 'compute', 'memory', 'link' came from measurements
 
 
 def spec_roofs(chip: Chip, precision: str) -> Roofs:
     """The datasheet's roofs of `chip` at `precision`."""
-    return Roofs("spec", chip.peak_flops(precision), chip.mem_bw, chip.link_bw)
+    link = None if chip.link_bw_figure is None else chip.link_bw
+    return Roofs("spec", chip.peak_flops(precision), chip.mem_bw, link)
 
 
 def achievable_roofs(chip: Chip, precision: str) -> Roofs:
@@ -106,7 +107,9 @@ def curve_time(nbytes: float, points: Sequence[tuple[float, float]]) -> float:
     return points[-1][1] * nbytes / points[-1][0]
 
 
-def allreduce_time(nbytes: float, gpus: int, link_bw: float, curve: Curves | None = None) -> float:
+def allreduce_time(
+    nbytes: float, gpus: int, link_bw: float | None, curve: Curves | None = None
+) -> float:
     """One all-reduce of M bytes over g GPUs, in seconds; 0 for one GPU.
 
     Read off the measured curve for g GPUs when there is one; otherwise only the ring's
@@ -116,10 +119,16 @@ def allreduce_time(nbytes: float, gpus: int, link_bw: float, curve: Curves | Non
         return 0.0
     if curve and gpus in curve:
         return curve_time(nbytes, curve[gpus])
+    if link_bw is None:
+        raise ValueError(
+            f"an all-reduce over {gpus} GPUs needs a link bandwidth; the table has none"
+        )
     return 2 * (gpus - 1) / gpus * nbytes / link_bw
 
 
-def comm_time(ledger: PassLedger, gpus: int, link_bw: float, curve: Curves | None = None) -> float:
+def comm_time(
+    ledger: PassLedger, gpus: int, link_bw: float | None, curve: Curves | None = None
+) -> float:
     """Every all-reduce of the pass: 2 L x one of the activations [tokens, d_model]."""
     message = ledger.tokens * ledger.model.d_model * ledger.dtypes.act_bytes
     return 2 * ledger.model.n_layers * allreduce_time(message, gpus, link_bw, curve)

@@ -120,6 +120,52 @@ def side(intensity: float, ridge: float) -> str:
     return "compute-bound" if intensity >= ridge else "memory-bound"
 
 
+def at_least(n: int, limit: int) -> str:
+    """A count found by a search bounded at `limit`: '1,024', or 'at least 1,048,576' when
+    the search stopped at its bound (a larger count may hold too)."""
+    return f"at least {n:,}" if n >= limit else f"{n:,}"
+
+
+def binding(limits: Sequence[tuple[str, float]]) -> str:
+    """Which of several ceilings binds: the name of the smallest (the first on a tie).
+
+    A sentence that says a curve flattens *because* of one limit names the limit this
+    returns, so the reason it gives is the one its numbers set.
+    """
+    return min(limits, key=lambda p: p[1])[0]
+
+
+def regime(intensity: float, ridge: float, deep: float = 10.0) -> str:
+    """Where an intensity sits, as a regime: 'deep in the memory-bound regime' (below
+    ridge / deep), 'in the memory-bound regime', 'at the ridge' (prints as 100%),
+    'in the compute-bound regime', 'deep in the compute-bound regime' (past ridge * deep).
+    """
+    r = intensity / ridge
+    if f"{r:.0%}" == "100%":
+        return "at the ridge"
+    name = "memory-bound" if r < 1 else "compute-bound"
+    depth = "deep " if (r <= 1 / deep or r >= deep) else ""
+    return f"{depth}in the {name} regime"
+
+
+def follows(gain: float, a: tuple[str, float], b: tuple[str, float], digits: int = 2) -> str:
+    """Which of two named ratios a gain equals at the digits shown, as a reason:
+    'the bandwidth ratio (x2.15), not the compute ratio (x3.17)', 'both the bandwidth and
+    the compute ratio (x2.15)', or 'neither the bandwidth ratio (x2.15) nor the compute
+    ratio (x3.17)'. `a` and `b` are (name, ratio) with names like 'bandwidth'.
+    """
+    shown = ratio(gain, digits)
+    (na, ra), (nb, rb) = a, b
+    ta, tb = ratio(ra, digits), ratio(rb, digits)
+    if shown == ta == tb:
+        return f"both the {na} and the {nb} ratio ({ta})"
+    if shown == ta:
+        return f"the {na} ratio ({ta}), not the {nb} ratio ({tb})"
+    if shown == tb:
+        return f"the {nb} ratio ({tb}), not the {na} ratio ({ta})"
+    return f"neither the {na} ratio ({ta}) nor the {nb} ratio ({tb})"
+
+
 def outgrew(a: str, ra: float, b: str, rb: float, digits: int = 2) -> str:
     """Compare two growth factors: 'a grew x3.17 but b only x2.15', or what they did.
 

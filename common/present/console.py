@@ -121,6 +121,16 @@ def fmt_ratio(x: float, digits: int = 2) -> str:
     return f"x{x:.2g}" if x and float(text[1:]) == 0 else text
 
 
+def fmt_fraction(x: float, digits: int = 3) -> str:
+    """A dimensionless ratio such as I/I* as the article prints it: `digits` decimals.
+
+    fmt_fraction(2068 / 200.64) == '10.307'; a non-zero value that would print as 0.000
+    keeps two significant digits instead (fmt_fraction(0.00012) == '0.00012').
+    """
+    text = f"{finite(x, 'ratio'):.{digits}f}"
+    return f"{x:.2g}" if x and float(text) == 0 else text
+
+
 def fmt_pct(fraction: float, digits: int = 0) -> str:
     """A fraction as a percentage: fmt_pct(0.873) == '87%'."""
     return f"{finite(fraction, 'fraction') * 100:.{digits}f}%"

@@ -135,3 +135,7 @@ ARTICLE_7B = ModelSpec(
     act_bytes_per_token=ACT_VECTORS_PER_TOKEN * 4096 * 2,
 )
 ARTICLE_BATCHES = (1, 4, 8, 16, 24, 32)  # the article's ledger rows
+
+#: The largest batch (sequences) a capacity search tries, also --batch's maximum: past it
+#: a search says "at least" instead of calling its bound a fit.
+BATCH_SEARCH_LIMIT = 2**20

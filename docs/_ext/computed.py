@@ -15,7 +15,10 @@ text, with a no-break space between a number and its unit so that a line never e
 between "138.41" and "MB". Edit a figure in ``common/hw_specs.py``, rebuild, and the
 page follows.
 
-The expression must give a ``str`` or an ``int``: a float is refused so that every
+An expression that needs a figure the table does not list (``MissingFigureError``: a chip
+without an fp8 peak, a link or a shared-memory figure) gives "(not computed: why)" in
+its place, so an edited table never fails the build. The expression must give a ``str``
+or an ``int``: a float is refused so that every
 quoted number carries an explicit format (``f"{x:.1f}"`` or a ``fmt_*`` helper). An
 expression that fails is reported as an error at its source line, naming the
 expression, so the build fails under ``-W``.
@@ -34,6 +37,8 @@ from typing import Any
 from docutils import nodes, utils
 from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
+
+from common.hw_specs import MissingFigureError
 
 #: Modules whose public names the expressions can use.
 NAMESPACE_MODULES: tuple[str, ...] = (
@@ -131,6 +136,8 @@ def evaluate(expression: str, namespace: dict[str, Any] | None = None) -> str:
     scope = build_namespace() if namespace is None else dict(namespace)
     try:
         value = eval(compile(source, "<computed>", "eval"), scope)
+    except MissingFigureError as exc:  # an edited table without the figure: say so, in place
+        return f"(not computed: {exc})"
     except Exception as exc:
         raise ComputedError(
             f"cannot evaluate :computed:`{source}`: {type(exc).__name__}: {exc}"

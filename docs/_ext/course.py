@@ -255,10 +255,17 @@ class ExerciseDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         from common import exercises
+        from common.hw_specs import MissingFigureError
 
         try:
             exercise = exercises.get_exercise(self.arguments[0].strip())
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
+        try:
             answer = exercise.solve()
+        except MissingFigureError as exc:  # an edited table without a figure it needs
+            answer = None
+            missing = f"No worked answer with this table: {exc}."
         except ValueError as exc:
             raise self.error(str(exc)) from None
         self.env.note_dependency(exercises.__file__)
@@ -271,7 +278,10 @@ class ExerciseDirective(SphinxDirective):
         section["classes"].append("exercise")
         section.extend(origin_paragraph(self.state, exercise.origin))
         section += paragraph(exercise.question)
-        section += answer_dropdown(answer_nodes(answer, self.env.docname))
+        if answer is None:
+            section += paragraph(missing)
+        else:
+            section += answer_dropdown(answer_nodes(answer, self.env.docname))
         return parsed
 
 

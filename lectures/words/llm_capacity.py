@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from common.formulas.ledger import MemoryLedger
+from common.formulas.ledger import BATCH_SEARCH_LIMIT, MemoryLedger
 from common.formulas.transformer import MatmulShape
-from common.present.claims import direction, times
+from common.present.claims import at_least, direction, times
 from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib
 from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
 from common.shell.paths import display_path
@@ -56,11 +56,14 @@ def memory_section(s: Setup, c: Capacity) -> Group:
     if c.wall:
         top = c.ledgers[c.wall]
         act = top.activations / top.total
-        result = f"Largest batch that fits: {c.wall:,} sequences at context {S:,}."
+        wall = at_least(c.wall, BATCH_SEARCH_LIMIT)
+        result = f"Largest batch that fits: {wall} sequences at context {S:,}."
+        if c.wall >= BATCH_SEARCH_LIMIT:
+            result += " The search stops at --batch's maximum: a larger batch may fit too."
         items = [
             f"The weights are fixed at {fmt_gb(one.weights)}; each sequence adds "
             f"{fmt_bytes(c.kv_token * S)} of KV cache, so after weights and overhead the chip "
-            f"holds {c.wall:,} sequences. At that batch the KV cache is "
+            f"holds {wall} sequences. At that batch the KV cache is "
             f"{fmt_gb(top.kv_cache)}, {times(top.kv_cache / top.weights)} than the weights.",
             f"Activations stay small in decode ({fmt_bytes(top.activations)}, {act:.1%} of "
             f"the total at batch {c.wall:,}) because only one token per sequence is in flight."
@@ -124,6 +127,7 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
             f"at B = {k.knee:,}, the knee."
         )
         order = direction(k.knee, wall, "{:d}".format) if wall else None
+        shown = at_least(wall, BATCH_SEARCH_LIMIT)
         if order == -1:
             items.append(
                 f"At {s.context:,} tokens of context the memory wall ({wall:,}) comes before "
@@ -133,7 +137,7 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
             )
         elif order == 1:
             items.append(
-                f"The knee ({k.knee:,}) comes before the memory wall ({wall:,}): between them "
+                f"The knee ({k.knee:,}) comes before the memory wall ({shown}): between them "
                 "the weight matmuls together are past the ridge."
             )
         elif order == 0:
@@ -151,6 +155,8 @@ def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
     alone = c.ledgers[1].weights > s.chip.mem_capacity
     where = (
         f"the total crosses it at B = {c.wall:,}, the memory wall"
+        if c.wall and c.wall < BATCH_SEARCH_LIMIT
+        else f"the total stays under it up to B = {c.wall:,}, where the search stops"
         if c.wall
         else f"{'the weights alone' if alone else 'one sequence'} already pass"
         f"{'' if alone else 'es'} it, so no batch fits"

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from common.formulas.ledger import BATCH_SEARCH_LIMIT
 from common.hw_specs import Chip
-from common.present.claims import above, change, n_of_m, ratio, speed, times
+from common.present.claims import above, at_least, binding, change, n_of_m, ratio, speed, times
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
 from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
 from common.shell.paths import display_path
@@ -78,6 +79,24 @@ def _int(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def _wall(n: int) -> str:
+    """A largest batch in a table cell: '>=1,048,576' where the search stopped at its bound."""
+    return f">={n:,}" if n >= BATCH_SEARCH_LIMIT else f"{n:,}"
+
+
+def _walls(a: int, b: int) -> str:
+    """How the largest batch moved from `a` to `b`, or that the search's bound hides it."""
+    if max(a, b) < BATCH_SEARCH_LIMIT:
+        return f"batch {change(a, b, _int, words=SAME)}"
+    if min(a, b) >= BATCH_SEARCH_LIMIT:
+        bound = f"{BATCH_SEARCH_LIMIT:,}, --batch's maximum"
+        return f"batch reaches the search's bound ({bound}) either way"
+    return (
+        f"batch goes from {at_least(a, BATCH_SEARCH_LIMIT)} to {at_least(b, BATCH_SEARCH_LIMIT)}"
+        " (the search stops at --batch's maximum)"
+    )
+
+
 def _knee(a: int | None, b: int | None) -> str:
     """How the knee moves from bf16 weights (a) to int4 (b); None: no batch reaches it."""
     if a and b:
@@ -100,7 +119,7 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     rows = [
         [
             *(w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}"),
-            *(fmt_batch(q.knee), _int(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes)),
+            *(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes)),
         ]
         for w, q in quant.items()
     ]
@@ -116,7 +135,7 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
                 f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
                 f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
                 f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
-                f"batch {change(a.wall, b.wall, _int, words=SAME)}.",
+                f"{_walls(a.wall, b.wall)}.",
                 f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
                 f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
                 f"and {compute[1]} with int4: a compute-bound matmul computes at "
@@ -141,7 +160,7 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
                 f"{v.model.n_kv_heads}",
                 _kib(v.kv),
                 _kib(v.kv * S),
-                _int(v.wall),
+                _wall(v.wall),
             ),
             *(fmt_bytes(v.attn_bytes), fmt_time(v.tpot)),
         ]
@@ -150,7 +169,8 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
     many, few = sorted(variants, key=lambda v: -v.model.n_kv_heads)
     kv = ratio(many.kv / few.kv)
     fits = (
-        f"and the largest batch is {many.wall:,} against {few.wall:,}."
+        f"and the largest batch is {at_least(many.wall, BATCH_SEARCH_LIMIT)} against "
+        f"{at_least(few.wall, BATCH_SEARCH_LIMIT)}."
         if few.wall
         else f"though on {s.chip.name} neither fits one sequence."
     )
@@ -181,7 +201,7 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
     rows = [
         [
             *(r.chip.name, f"{r.ridge:.0f}", fmt_bw(r.chip.mem_bw), fmt_time(r.ttft)),
-            *(fmt_time(r.tpot1), _int(r.wall), _int(r.at_wall) if r.wall else "-"),
+            *(fmt_time(r.tpot1), _wall(r.wall), _int(r.at_wall) if r.wall else "-"),
             fmt_batch(r.knee),
         ]
         for r in runs.values()
@@ -208,10 +228,37 @@ def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
     return figure(path, caption, display_path(path))
 
 
+def _flattens(h1: ChipRun, b2: ChipRun, kv_seq: float) -> str:
+    """Why H100's throughput curve flattens: the smaller of its two ceilings, KV reads or
+    weight-matmul compute, decided by `binding`."""
+    kv = f"each sequence reads its own {fmt_gb(kv_seq)} of KV cache per step"
+    compute = 1 / h1.matmul if h1.matmul else float("inf")
+    if binding([("kv", h1.ceiling), ("compute", compute)]) == "kv":
+        return (
+            f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
+            f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
+            f"{b2.chip.name}."
+        )
+    return (
+        f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
+        f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
+        f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads alone "
+        f"would allow ({kv})."
+    )
+
+
 def chips_observations(
-    s: Setup, runs: Mapping[str, ChipRun], b1_intensity: float, kv_seq: float
+    s: Setup,
+    runs: Mapping[str, ChipRun],
+    b1_intensity: float,
+    kv_seq: float,
+    pair: tuple[str, str] = ("h100", "h200"),
 ) -> Observations:
-    """What the chips show: bandwidth sets decode, compute prefill, the KV cache the ceiling."""
+    """What the chips show: bandwidth sets decode, compute prefill, the KV cache the ceiling.
+
+    `pair` names the two chips compared (old, new): lecture 08 compares two A100s, so the
+    H100-against-H200 comparison stays an exercise (h200-vs-h100).
+    """
     h1, h2, b2 = runs["h100"], runs["h200"], runs["b200"]
     ridges = [r.ridge for r in runs.values()]
     n_memory = sum(r.b1_memory for r in runs.values())
@@ -222,18 +269,20 @@ def chips_observations(
         else f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "
         "batch-1 weight matmul to be compute-bound."
     )
-    decode, prefill = speed(h1.tpot1, h2.tpot1), speed(h1.ttft, h2.ttft)
-    only = "only " * (1 < round(h1.ttft / h2.ttft, 2) < round(h1.tpot1 / h2.tpot1, 2))
     items = [
         f"At batch 1 the Q projection runs at {b1_intensity:.2f} FLOP/byte while the ridges "
         f"above {ends}: {said}",
-        f"Against {h1.chip.name}, {h2.chip.name} has {times(h2.peak / h1.peak)} compute and "
-        f"{times(h2.chip.mem_bw / h1.chip.mem_bw)} bandwidth: decode at batch 1 gets "
-        f"{decode}, prefill {only}{prefill}.",
-        f"The throughput flattens because each sequence reads its own {fmt_gb(kv_seq)} of KV "
-        f"cache per step: no batch beats bandwidth / that, {h1.ceiling:,.0f} tokens/s on "
-        f"{h1.chip.name} and {b2.ceiling:,.0f} on {b2.chip.name}.",
     ]
+    if pair[0] in runs and pair[1] in runs:  # a chip without the precision has no run
+        o, n = runs[pair[0]], runs[pair[1]]
+        decode, prefill = speed(o.tpot1, n.tpot1), speed(o.ttft, n.ttft)
+        only = "only " * (1 < round(o.ttft / n.ttft, 2) < round(o.tpot1 / n.tpot1, 2))
+        items.append(
+            f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
+            f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
+            f"{decode}, prefill {only}{prefill}."
+        )
+    items.append(_flattens(h1, b2, kv_seq))
     past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
     if past:
         r = past[0]

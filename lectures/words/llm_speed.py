@@ -57,6 +57,11 @@ def _int(x: float) -> str:
     return f"{x:.0f}"
 
 
+def _head_dim_source(d_head: int, d_model: int, n_heads: int) -> str:
+    """Where the head dim comes from: the quotient when it is one, else the config's key."""
+    return "hidden_size / num_attention_heads" if d_head * n_heads == d_model else "head_dim"
+
+
 def model_section(s: Setup) -> Group:
     """The model's shapes from its config.json, the chip's figures and the storage."""
     m, c = s.model, s.chip
@@ -65,7 +70,7 @@ def model_section(s: Setup) -> Group:
         ["d_model", f"{m.d_model:,}", "hidden_size"],
         ["query heads", f"{m.n_heads}", "num_attention_heads"],
         ["KV heads", f"{m.n_kv_heads}", f"num_key_value_heads ({m.attention_kind})"],
-        ["head dim", f"{m.d_head}", "hidden_size / num_attention_heads"],
+        ["head dim", f"{m.d_head}", _head_dim_source(m.d_head, m.d_model, m.n_heads)],
         ["MLP width d_ff", f"{m.d_ff:,}", "intermediate_size"],
         ["MLP", "gated SiLU" if m.gated_mlp else "ungated", "hidden_act, gate_proj"],
         ["vocabulary", f"{m.vocab_size:,}", "vocab_size"],
@@ -94,17 +99,24 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
     share = {name: n / n_params for name, n in parts.items()}
     rows = [[k, formulas[k], fmt_num(n), f"{share[k]:.1%}"] for k, n in parts.items()]
     rows.append(["total", "", fmt_num(n_params), "100.0%"])
-    published = m.published_params or float(n_params)
-    gap = abs(n_params / published - 1)
-    near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
+    published = m.published_params
+    if published:
+        gap = abs(n_params / published - 1)
+        near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
+        size = f"Published size: {fmt_num(published)} ({m.params_source})."
+        against = f"The count from the config, {fmt_num(n_params)}, is {near} the published "
+        against += f"{fmt_num(published)}."
+    else:
+        size = "Published size: none in the model table."
+        against = f"The count from the config, {fmt_num(n_params)}, has no published size to "
+        against += "be checked against: the model table gives none for this model."
     return Group(
         Heading("2. Parameters from the config"),
         Table(["part", "formula", "parameters", "share"], rows),
-        Text(f"\nPublished size: {fmt_num(published)} ({m.params_source})."),
+        Text(f"\n{size}"),
         Observations(
             [
-                f"The count from the config, {fmt_num(n_params)}, is {near} the published "
-                f"{fmt_num(published)}.",
+                against,
                 f"The MLP holds {share['mlp']:.1%} of the weights and attention "
                 f"{share['attention']:.1%}; the embedding and LM head together hold "
                 f"{share['embedding'] + share['lm_head']:.1%}. At {s.dtypes.weights} the "

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 from common.formulas.thresholds import Crossover
 from common.present.claims import change, direction, listing, n_of_m, outgrew, rose, speed, times
-from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_peak, fmt_rate, fmt_time
+from common.present.console import (
+    fmt_bw,
+    fmt_bytes,
+    fmt_flops,
+    fmt_fraction,
+    fmt_peak,
+    fmt_rate,
+    fmt_time,
+)
 from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
 from common.present.explain import crossover_line
 from common.shell.paths import display_path
@@ -137,7 +145,7 @@ def _counts(o: Op) -> list[str]:
 
 def ratio(o: Op, r: Roof) -> list[str]:
     """I / I*, the bound and the time bound: the ledger table's last columns."""
-    return [f"{o.intensity / r.ridge:.3g}", o.bound, _ms(o.time)]
+    return [fmt_fraction(o.intensity / r.ridge), o.bound, _ms(o.time)]
 
 
 def ledger(led: Ledger) -> Group:

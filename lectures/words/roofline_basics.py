@@ -407,14 +407,13 @@ class Attention:
 
 @dataclass(frozen=True)
 class Exercises:
-    """Part 3: the v5e cases (int8, int8 weights, bf16), exercise 4 and decode attention."""
+    """Part 3: the v5e cases (int8, int8 weights, bf16) and decode attention."""
 
     chip: str
     K: int
     N: int
     v5e: tuple[V5e, V5e, V5e]
     int8_gain: float  # the v5e's int8 peak / its bf16 peak
-    per_example: tuple[tuple[int, float, float, float], ...]  # (B, FLOPs, bytes, I)
     q_heads: int
     head_dim: int
     context: int
@@ -425,12 +424,15 @@ class Exercises:
 
 
 def exercises(r: Exercises) -> tuple[Group, Observations]:
-    """Part 3's three tables (v5e cases, exercise 4, decode attention) and what they show."""
+    """Part 3's two tables (v5e cases, decode attention) and what they show.
+
+    The book's exercise 4 (one matrix per example) is left to ``python3 -m common.exercises
+    per-example-matrices``: decode attention teaches the same point without answering it.
+    """
     v5e = [
         [x.case, x.precision, r0(x.ridge), f"~ {2 / x.w_bytes:g} B", r0(x.book), never(x.exact)]
         for x in r.v5e
     ]
-    per_example = [[B, fmt_flops(f), fmt_bytes(d), f"{i:.3f}"] for B, f, d, i in r.per_example]
     attention = [
         [
             a.variant,
@@ -446,8 +448,6 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         Heading(f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]"),
         Text("book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."),
         Table(["case", "compute", "ridge", "I, small B", "book's B", "exact B"], v5e),
-        Text(f"\nExercise 4: one W[{r.K},{r.N}] per example, bf16."),
-        Table(["B", "FLOPs", "bytes", "FLOP/B"], per_example),
         Text(
             "\nDecode attention, one layer and one sequence, bf16 KV cache:\n"
             f"{r.q_heads} query heads of dim {r.head_dim}, context {r.context:,} tokens."
@@ -455,7 +455,6 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         Table(["variant", "KV heads", "q per KV", "FLOPs", "KV bytes", "FLOP/B"], attention),
     )
     int8, weights, bf16 = r.v5e
-    (b_first, *_, i_first), (b_last, *_, i_last) = r.per_example[0], r.per_example[-1]
     now = ", ".join(f"{a.variant} {a.intensity:.1f}" for a in r.attention)
     later = [f"{a.long_intensity:.1f}" for a in r.attention]
     same = later == [f"{a.intensity:.1f}" for a in r.attention]
@@ -470,11 +469,9 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
             f"and the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
             f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
             "decode.",
-            f"Exercise 4: with one matrix per example the intensity is {i_first:.3f} at "
-            f"B = {b_first} and {i_last:.3f} at B = {b_last}. Batching only helps when the "
-            "batch shares data.",
-            "Decode attention has exactly that shape: every sequence reads its own KV cache, "
-            f"and the intensity equals the number of query heads per KV head: {now} FLOP/B. "
+            "Decode attention is a batch that shares no data: every sequence reads its own KV "
+            "cache, and the intensity equals the number of query heads per KV head: "
+            f"{now} FLOP/B. "
             f"At a context of {r.long_context:,} tokens it is "
             + ("the same" if same else "now")
             + f" ({', '.join(later)}), and the batch size never enters.",

@@ -122,6 +122,28 @@ def test_the_readme_edit_and_a_halved_bandwidth() -> None:
     )
 
 
+def test_the_corner_of_the_drawn_ranges_keeps_reasons_and_regimes() -> None:
+    """Issue 34: at bf16 peaks x0.05 and bandwidths x20 the pages said 'the bandwidth ratio'
+    of the compute ratio, 'deep in the memory-bound regime' at 299% of the ridge, 'by a factor
+    of 2.03, that is, not at all' and 'stays at 0.556 ms. The time improves'."""
+    corner = {k: scale_chip(c, {"peak bf16": 0.05, "mem_bw": 20}) for k, c in SHIPPED.items()}
+    texts = {k: prose(v) for k, v in check(corner).items()}
+    # ridge 312e12 x 0.05 / (1555e9 x 20) = 0.50 FLOP/B: the decode matmul (I = 1.0) is
+    # compute-bound on both chips, so its gain is the compute ratio 989 / 312 = x3.17.
+    assert (
+        "x3.17 faster on an H100 than on an A100: the compute ratio (x3.17), not the bandwidth "
+        "ratio (x2.15)." in texts["misconceptions.rst"]
+    )
+    # LayerNorm at I = 1.5 against I* = 0.50: 300% of the ridge, compute-bound, not deep
+    assert "ridge point: in the compute-bound regime." in texts["operator-ledgers.rst"]
+    assert "that is, not at all" not in texts["why-it-matters.rst"]
+    assert "The time improves" not in texts["operator-ledgers.rst"]
+    assert (
+        "stays at 0.556 ms. Both versions sit on the compute roof here"
+        in (texts["operator-ledgers.rst"])
+    )
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(table=hardware_tables())
 def test_no_computed_paragraph_fails_or_contradicts_itself(table: dict) -> None:
@@ -130,4 +152,23 @@ def test_no_computed_paragraph_fails_or_contradicts_itself(table: dict) -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_every_page_evaluates_with_the_shipped_table(page: Path) -> None:
-    assert "None" not in rendered(page)
+    text = rendered(page)
+    assert "None" not in text
+    assert "(not computed" not in text  # every figure a page names is in the shipped table
+
+
+def test_a_figure_the_table_lacks_leaves_a_note_not_a_failed_build() -> None:
+    """Issue 34: removing a chip's fp8 peak failed make docs with 8 computed-paragraph errors."""
+    import dataclasses
+
+    h100 = SHIPPED["h100"]
+    peaks = {p: f for p, f in h100.peak_flops_table.items() if p != "fp8"}
+    ach = {p: f for p, f in h100.achievable_flops_table.items() if p != "fp8"}
+    table = dict(
+        SHIPPED, h100=dataclasses.replace(h100, peak_flops_table=peaks, achievable_flops_table=ach)
+    )
+    texts = check(table)  # nothing fails, nothing contradicts itself
+    note = "(not computed: H100 SXM has no 'fp8' peak; it has: bf16, int8)"
+    assert note in texts["why-it-matters.rst"] and note in texts["misconceptions.rst"]
+    with pytest.raises(computed.ComputedError, match="AttributeError"):  # a typo still fails
+        computed.evaluate("H100.peak_flop('bf16')")

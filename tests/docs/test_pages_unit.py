@@ -61,6 +61,7 @@ SUBSTITUTIONS = {
         "ew16_i": reference.ADD_I,
         "ln_i": reference.LAYERNORM_I,
         "ln_frac": "0.7%",
+        "ln_regime": "deep in the memory-bound regime",  # 1.5 / 200.6 = 0.7%, under a tenth
         "sm_ratio": "2.5",  # naive 10 n d bytes / fused 4 n d
         "smf_i": reference.SOFTMAX_FUSED_I,
         "smn_i": reference.SOFTMAX_NAIVE_I,
@@ -143,10 +144,14 @@ SUBSTITUTIONS = {
         "ratio": "1,204",
         "ln_i": reference.LAYERNORM_I,
         "a100_ridge": reference.RIDGE_A100_BF16,
-        "ln_fp8": "1.00",  # memory-bound: a faster peak buys nothing
+        # memory-bound: a faster peak buys nothing, and the page says so
+        "ln_fp8": "1.00, that is, not at all. The operation is limited by memory traffic; "
+        "faster arithmetic cannot help it",
         "dec_i": "1.00",
         "dec_fp8": "2.00",  # half the weight bytes
-        "dec_fp8_bytes": "2.00",
+        "dec_fp8_why": "The gain comes from halving the weight bytes, not from the faster "
+        "arithmetic: with the bf16 peak kept and only the weights in fp8, the speedup is the "
+        "same, 2.00.",
     },
     "concepts/misconceptions": {
         "same_f": "1.07 GFLOP",
@@ -161,7 +166,9 @@ SUBSTITUTIONS = {
         "t24": reference.LEDGER_ROWS[24][4] + " GiB",
         "kv_over": "7",  # 2 GiB x B > 14e9 B first at B = 7
         "fp8_vs_a100": "6.3",
-        "dec_gain": "2.15 times",  # bandwidth ratio 3.35 / 1.555
+        "dec_gain": "x2.15 faster",  # bandwidth ratio 3.35 / 1.555
+        # 3.35 / 1.555 = x2.15; 989 / 312 = x3.17
+        "dec_follows": "the bandwidth ratio (x2.15), not the compute ratio (x3.17)",
         "dec_i1": "1.00",
         "dec_i8": "7.97",  # 8 x 4096 / (4096 + 16)
         "a100_ridge": reference.RIDGE_A100_BF16,
@@ -450,8 +457,8 @@ def test_an_unknown_hardware_table_is_an_error() -> None:
 def test_a_bad_computed_expression_is_an_error() -> None:
     from docutils.utils import SystemMessage
 
-    with pytest.raises(SystemMessage, match=re.escape("A100.ridge_point('fp4')")):
-        pages.doctree("A number: :computed:`A100.ridge_point('fp4')`.\n")
+    with pytest.raises(SystemMessage, match=re.escape("A100.ridge_point('bf16') + 1")):
+        pages.doctree("A number: :computed:`A100.ridge_point('bf16') + 1`.\n")
 
 
 def test_the_hardware_directive_notes_its_dependency() -> None:

@@ -672,12 +672,53 @@ def exercise_answers() -> dict[str, list[str]]:
         ],
         # 130 GiB: the largest batch's total at 30% and at 4% overhead
         "largest-batch": [f"{_ledger_gib(b, r):.2f} GiB" for r, b in batches.items()],
-        # K = N = 2048 critical batches; an 8B bf16 model's decode step
+        # K = N = 2048 critical batches; an 8B bf16 model's decode step; the conclusion:
+        # decode follows the bandwidth ratio 4.8 / 3.35 = x1.43
         "h200-vs-h100": [
             *(str(_smallest_batch(2048, 989e12 / bw)) for bw in (3.35e12, 4.8e12)),
             *(f"{16e9 / bw * 1e3:.2f} ms" for bw in (3.35e12, 4.8e12)),
+            f"x{4.8 / 3.35:.2f} faster",
+        ],
+        # fp8 on the H100, N = 8,192, d_h = 128: B_r = 304, B_c = 128 (T_r = 27 reaches
+        # 1979 / 3.35 = 590.7); U = d B_r + 2 d B_c + 4 B_r B_c + 4 d B_r + 8 B_r at 1 byte;
+        # the verdict's ratio against 228 KiB of shared memory
+        "tiled-compute-bound": [
+            f"{_footprint(304, 128, 128, 1) / 1024:.0f} KiB",
+            f"x{_footprint(304, 128, 128, 1) / (228 * 1024):.2f} more than",
+        ],
+        # one W[4096, 4096] per example in bf16: I = KN / (K + KN + N) whatever B is, and the
+        # verdict that says so
+        "per-example-matrices": [
+            f"{4096**2 / (2 * 4096 + 4096**2):.4f}",
+            "memory-bound at any batch",
         ],
     }
+
+
+def _footprint(br: int, bc: int, d: int, b: float) -> float:
+    """FlashAttention-2's on-chip bytes by hand: Q, K, V blocks, fp32 S, accumulator, stats."""
+    return b * d * br + 2 * b * d * bc + 4 * br * bc + 4 * d * br + 8 * br
+
+
+def test_no_lecture_or_concept_source_answers_an_exercise() -> None:
+    """Without the site: the table-driven lectures (02, 05-08, run here) and the concept
+    pages (their computed values evaluated here) print none of the answers above."""
+    from conftest import run_lecture
+    from test_computed_pages import PAGES as COMPUTED
+    from test_computed_pages import rendered
+
+    texts = {f"lecture {n}": run_lecture(n).stdout for n in ("02", "05", "06", "07", "08")}
+    texts |= {p.name: rendered(p) for p in COMPUTED if p.parent.name == "concepts"}
+    found = []
+    for key, values in exercise_answers().items():
+        for value in values:
+            pattern = re.compile(rf"(?<![\d.,]){re.escape(value)}(?![\d])")
+            found += [
+                f"{key}: {value!r} in {n}"
+                for n, t in texts.items()
+                if pattern.search(" ".join(t.split()))
+            ]
+    assert not found, "exercise answers printed elsewhere:\n" + "\n".join(found)
 
 
 def page_text(path: str) -> str:

@@ -141,6 +141,14 @@ def test_a100_peak_edit_regressions() -> None:
         "The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge at M in (128, 256] "
         "before the edit and at no M up to 4096 after it."
     )
+    # issue 34: "the bandwidth moved too" then "This edit changes the peak only"
+    assert got[4] == (
+        "Your table moved the A100's bandwidth as well: it fell from 1.55 TB/s to 777.50 GB/s; "
+        "a real H100 SXM has 3.35 TB/s."
+    )  # 1555e9 x 0.5 = 777.5e9
+    assert "changes the peak only" not in " ".join(
+        steps("a100-peak-edit", edited(a100={"mem_bw": 0.4}))
+    )
     # the edit undone by a peak that keeps the ridge where it was: 312e12 exactly
     same = ex.a100_peak_edit_answer(312e12).steps
     assert same[2].endswith("at M in (128, 256] both before and after the edit.")
@@ -312,29 +320,36 @@ def test_sharded_answer() -> None:
 
 
 def test_tiled_compute_bound_answer() -> None:
+    # fp8 (1 byte an element), so the answer is none of lecture 10's bf16 figures.
     # F = 4 N^2 d + 5 N^2 at N = 8192, d = 128: 4 x 67,108,864 x 128 + 5 x 67,108,864
     flops = 4 * 8192**2 * 128 + 5 * 8192**2
-    # D = 2 x 8192 x 128 x (2 + 2 T_r): T_r = ceil(8192 / 304) = 27 -> 117.44 MB, I = 295.4;
-    # one byte less: B_r = 303, T_r = ceil(8192 / 303) = 28 -> I = F / D = 285.2
-    i28 = flops / (2 * 8192 * 128 * (2 + 2 * 28))
+    # D = 1 x 8192 x 128 x (2 + 2 T_r): T_r = ceil(8192 / 304) = 27 -> 58.72 MB, I = 590.9,
+    # past the fp8 ridge 1979 / 3.35 = 590.7; one byte less: B_r = 303, T_r = 28 -> 570.5
+    i28 = flops / (8192 * 128 * (2 + 2 * 28))
+    # U(304, 128) = 128 x 304 + 2 x 128 x 128 + 4 x 304 x 128 + 4 x 128 x 304 + 8 x 304
+    footprint = 128 * 304 + 2 * 128 * 128 + 4 * 304 * 128 + 4 * 128 * 304 + 8 * 304
+    assert footprint == 385_408
     assert steps("tiled-compute-bound") == [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,} FLOP does not depend on the schedule; the traffic "
-        "is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about B_r in bf16) and "
-        "the H100 SXM's ridge of 295.2 FLOP/byte needs T_r small enough that F / D reaches it.",
+        "is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about 2 B_r in fp8) and "
+        "the H100 SXM's fp8 ridge of 590.7 FLOP/byte needs T_r small enough that F / D reaches "
+        "it.",
         "The smallest such query block under the footprint rule is B_r = 304 (with B_c = 128), "
-        "whose footprint U(B_r, B_c) is 457,088 bytes (446 KiB): one byte less gives B_r = 303, "
-        f"T_r rises from 27 to 28 and the intensity {i28:.1f} FLOP/byte, under the ridge.",
-        # 457,088 / 233,472 = 1.96
-        "That is x1.96 more than the 228 KiB of shared memory one SM offers: from shared memory "
+        f"whose footprint U(B_r, B_c) is {footprint:,} bytes (376 KiB): one byte less gives "
+        f"B_r = 303, T_r rises from 27 to 28 and the intensity {i28:.1f} FLOP/byte, under the "
+        "ridge.",
+        # 385,408 / 233,472 = 1.65
+        "That is x1.65 more than the 228 KiB of shared memory one SM offers: from shared memory "
         "alone the schedule stays memory-bound. Real kernels also keep S and the accumulator "
         "in registers, and the L2 cache serves rereads.",
     ]
-    big = edited(h100={"smem": 4})  # 912 KiB > 446 KiB
+    big = edited(h100={"smem": 4})  # 912 KiB > 376 KiB: 933,888 / 385,408 = x2.42
     assert steps("tiled-compute-bound", big)[2].startswith(
-        "That is x2.04 less than the 912 KiB of shared memory one SM offers: one SM's shared "
+        "That is x2.42 less than the 912 KiB of shared memory one SM offers: one SM's shared "
         "memory is enough for the schedule to reach the ridge."
     )
-    far = edited(h100={"peak bf16": 20})  # ridge 5,904: past what one read of K and V gives
+    # fp8 ridge x20 = 11,815, past K and V read once: F / (8192 x 128 x 4) = 8,273
+    far = edited(h100={"peak fp8": 20})
     assert steps("tiled-compute-bound", far)[1] == (
         "Even reading K and V once falls short of the ridge: no M_sm is enough."
     )

@@ -108,3 +108,28 @@ def test_format_exercise_drops_the_code_marks() -> None:
     shown = text.format_exercise(get_exercise("a100-peak-edit"))
     assert "``" not in shown
     assert "In common/hw_specs.py set the A100's bf16 peak_flops to 1979e12" in shown
+
+
+def test_a_figure_the_table_lacks_removes_only_the_exercises_that_need_it(capsys) -> None:
+    """Issue 34: a deleted shared-memory figure stopped all 17 exercises with one line."""
+    import dataclasses
+
+    from strategies import SHIPPED, patched_hardware
+
+    from common.exercises import EXERCISES
+    from common.exercises.text import main
+
+    table = dict(SHIPPED, h100=dataclasses.replace(SHIPPED["h100"], smem_per_sm_figure=None))
+    with patched_hardware(table):
+        assert main([]) == 0
+        out = capsys.readouterr().out
+        why = "No worked answer with this table: H100 SXM has no shared-memory-per-SM figure"
+        # the two tiled-attention exercises read the H100's shared memory; the rest answer
+        assert out.count(why) == 2
+        assert out.count("Worked answer:") == len(EXERCISES) - 2
+        assert main(["tiled-compute-bound"]) == 1
+        err = capsys.readouterr().err
+        assert err.splitlines() == [
+            "common.exercises: error: tiled-compute-bound: H100 SXM has no shared-memory-per-SM "
+            "figure in the table"
+        ]

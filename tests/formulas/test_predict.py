@@ -282,3 +282,18 @@ def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch,
     assert f.prefill_s >= f.bound_prefill_s and f.decode_step_s >= f.bound_decode_step_s
     assert f.total_s >= bound * (1 - 1e-12)
     assert all(v >= 0 for v in (*f.prefill.values(), *f.decode_step.values()))
+
+
+def test_a_chip_without_a_link_figure_predicts_on_one_gpu() -> None:
+    """Issue 34: a chip added with no link figure ended lecture 06 and predict in a traceback."""
+    from common.hw_specs import H100
+
+    formulas = predict
+    bare = dataclasses.replace(H100, link_bw_figure=None, achievable_link_bw_figure=None)
+    with pytest.raises(ValueError, match="H100 SXM has no link bandwidth figure in the table"):
+        _ = bare.link_bw
+    spec = formulas.spec_roofs(bare, "bf16")
+    assert spec.link_bw is None and spec.mem_bw == 3.35e12  # H100 datasheet
+    assert formulas.allreduce_time(1e6, 1, spec.link_bw) == 0.0  # one GPU: no all-reduce
+    with pytest.raises(ValueError, match="over 2 GPUs needs a link bandwidth; the table has none"):
+        formulas.allreduce_time(1e6, 2, spec.link_bw)

@@ -201,7 +201,10 @@ def test_any_table_model_and_flags(run: tuple) -> None:
     """Lecture 07 on a drawn table, model and flags: it runs, and every claim holds."""
     text = said(run_llm("07", *run))
     check_claims(text)
-    wall = int(re.search(r"Largest batch that fits: ([\d,]+)", text).group(1).replace(",", ""))
+    found = re.search(r"Largest batch that fits: (at least )?([\d,]+)", text)
+    wall = int(found.group(2).replace(",", ""))
+    # The search stops at --batch's maximum, 2**20: there, and only there, it says so.
+    assert bool(found.group(1)) == (wall == 2**20) == ("--batch's maximum" in text)
     knee = re.search(r"Decode critical batch: ([\d,]+|-)", text).group(1)
     if wall and knee != "-":
         k = int(knee.replace(",", ""))
@@ -214,3 +217,15 @@ def test_any_table_model_and_flags(run: tuple) -> None:
         )
         assert order in text
     assert ("the weights alone need" in text) == (wall == 0 and "The weights alone (" in text)
+
+
+def test_a_wall_at_the_search_bound_says_so() -> None:
+    """At context 1 with nvfp4 on B300 the search stops at --batch's maximum, 2**20."""
+    text = said(
+        run_lecture(
+            "07", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
+        )
+    )
+    assert "Largest batch that fits: at least 1,048,576 sequences at context 1." in text
+    assert "The search stops at --batch's maximum: a larger batch may fit too." in text
+    assert "the memory wall (at least 1,048,576)" in text

@@ -170,8 +170,11 @@ def test_chips_section_by_hand() -> None:
         "to 100: every weight matmul of decode is memory-bound on every chip.",
         "Against H100x, H200x has the same compute and x1.50 more bandwidth: decode at batch 1 "
         "gets x1.50 faster, prefill only x1.20 faster.",
-        "The throughput flattens because each sequence reads its own 0.13 GB of KV cache per "
-        "step: no batch beats bandwidth / that, 7,629 tokens/s on H100x and 15,259 on B200x.",
+        # 150 µs of matmul compute a token caps H100x at 1 / 150e-6 = 6,667 tokens/s, below
+        # its KV ceiling of 7,629: compute, not the KV reads, is why the curve flattens.
+        "On H100x the throughput flattens because the weight matmuls turn compute-bound: 150 µs "
+        "of compute per token caps it at 6,667 tokens/s, below the 7,629 that the KV reads alone "
+        "would allow (each sequence reads its own 0.13 GB of KV cache per step).",
         "Past its knee (B = 200) the weight matmuls on H100x together are past the ridge and "
         "cost 150 µs of compute per token, so the curve ends at 6,000 tokens/s at its wall, "
         "below the bandwidth ceiling of 7,629: a bigger batch adds work as fast as it adds "
@@ -190,6 +193,12 @@ def test_chips_section_by_hand() -> None:
 
 def test_chips_observations_other_ways() -> None:
     h2 = RUNS["h200"]
+    # 100 µs a token caps compute at 10,000 tokens/s, above the KV ceiling of 7,629.
+    kv_bound = chips_said(h100=dataclasses.replace(RUNS["h100"], matmul=100e-6))[2]
+    assert kv_bound == (
+        "The throughput flattens because each sequence reads its own 0.13 GB of KV cache per "
+        "step: no batch beats bandwidth / that, 7,629 tokens/s on H100x and 15,259 on B200x."
+    )
     for ttft, prefill in ((0.15, "prefill x2.00 faster."), (0.3, "prefill no faster.")):
         assert chips_said(h200=dataclasses.replace(h2, ttft=ttft))[1].endswith(prefill)
     # 0.3 / 0.2 is 1.4999999999999998 in floating point, but both print x1.50: no 'only'
@@ -232,26 +241,28 @@ def test_a_short_context_gains_prefill_from_int4() -> None:
     assert "compute-bound with bf16 weights and 7 of the 8 with int4" in text
 
 
-def test_a_slower_h200_says_slower() -> None:
-    table = dict(SHIPPED, h200=scale_chip(SHIPPED["h200"], {"mem_bw": 0.5}))
+def test_a_slower_a100_80gb_says_slower() -> None:
+    """Lecture 08 compares the two A100s (the H100 and H200 are the h200-vs-h100 exercise)."""
+    table = dict(SHIPPED, **{"a100-80gb": scale_chip(SHIPPED["a100-80gb"], {"mem_bw": 0.5})})
     with patched_hardware(table):
         text = said(run_lecture("08"))
-    # 2.4 / 3.35 TB/s = x0.72, said as x1.40 less; decode at batch 1 follows bandwidth
+    # 2,039 / 2 = 1,019.5 GB/s against 1,555: x1.53 less; decode at batch 1 follows bandwidth
     assert (
-        "H200 has the same compute and x1.40 less bandwidth: decode at batch 1 gets x1.40 slower"
-        in text
+        "A100 80GB SXM has the same compute and x1.53 less bandwidth: decode at batch 1 gets "
+        "x1.53 slower" in text
     )
+    assert "Against H100 SXM, H200" not in said(run_lecture("08"))
 
 
-def test_a_far_faster_h100_is_not_said_as_x0_00() -> None:
-    """Shrunk by hypothesis: H100 bf16 x13 and H200 bf16 x0.0625 once printed 'H200 has x0.00
-    the compute of H100 SXM'."""
-    table = dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], {"peak bf16": 13.0}))
-    table["h200"] = scale_chip(SHIPPED["h200"], {"peak bf16": 0.0625})
+def test_a_far_faster_a100_is_not_said_as_x0_00() -> None:
+    """Shrunk by hypothesis (then on the H100 and H200): one chip's bf16 x13, the other's
+    x0.0625 once printed 'H200 has x0.00 the compute of H100 SXM'."""
+    table = dict(SHIPPED, a100=scale_chip(SHIPPED["a100"], {"peak bf16": 13.0}))
+    table["a100-80gb"] = scale_chip(SHIPPED["a100-80gb"], {"peak bf16": 0.0625})
     with patched_hardware(table):
         text = said(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
-    # 989 x 13 = 12,857 TFLOP/s against 989 / 16 = 61.8 TFLOP/s: 12,857 / 61.8 = x208.00 less
-    assert "Against H100 SXM, H200 has x208.00 less compute and x1.43 more bandwidth" in text
+    # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: x208.00 less; 2,039 / 1,555
+    assert "Against A100 40GB SXM, A100 80GB SXM has x208.00 less compute and x1.31 more" in text
     check_claims(text)
 
 
@@ -275,3 +286,15 @@ def test_any_table_model_and_flags(run_: tuple) -> None:
     assert m, "the decode step's speed-up is said"
     m = re.search(r"([\d.]+) KV heads store x([\d.]+) the KV cache of ([\d.]+)", text)
     assert m and float(m.group(1)) >= float(m.group(3)) and float(m.group(2)) >= 1.0
+
+
+def test_walls_at_the_search_bound_say_so() -> None:
+    """Lecture 08 at context 1 on B300: every weight precision reaches the search's bound."""
+    text = said(
+        run_lecture(
+            "08", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
+        )
+    )
+    assert "the largest batch reaches the search's bound (1,048,576, --batch's maximum)" in text
+    assert "stays at 1,048,576" not in text
+    assert ">=1,048,576" in text

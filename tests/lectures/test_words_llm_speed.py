@@ -185,6 +185,10 @@ def test_model_and_parameter_sections_by_hand() -> None:
     other = rows(page.model_section(setup(model(gated_mlp=False, tied_embeddings=True))))
     assert ["MLP", "ungated", "hidden_act, gate_proj"] in other
     assert ["embeddings", "tied", "tie_word_embeddings"] in other
+    assert ["head dim", "128", "hidden_size / num_attention_heads"] in rows(group)  # 4096 / 32
+    # a head_dim given in the config: 2,304 / 8 = 288, not 256 (issue 34)
+    given_dim = model(d_model=2304, n_heads=8, n_kv_heads=4, d_head=256)
+    assert ["head dim", "256", "head_dim"] in rows(page.model_section(setup(given_dim)))
     parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
     m = model(published_params=1e9, params_source="src")
     group = page.parameter_section(setup(m), parts, 1_000_000_000)
@@ -213,7 +217,15 @@ def test_model_and_parameter_sections_by_hand() -> None:
     assert "is less than 0.01% away from the published" in said(1e9 * 1.00004)[0]
     assert "is within 1.01% of the published 990.00 M." in said(0.99e9)[0]  # 1/0.99 - 1
     assert "is within 0.01% of the published" in said(1e9 / 1.0001)[0]  # 0.0100%: shown
-    assert said(None)[0].endswith("the published 1.00 G.")  # none published: the count
+    # none published: no comparison with itself (issue 34: "less than 0.01% away from the
+    # published 7.62 G" beside "Published size: 7.62 G ()")
+    assert said(None)[0] == (
+        "The count from the config, 1.00 G, has no published size to be checked against: the "
+        "model table gives none for this model."
+    )
+    none = page.parameter_section(setup(model(published_params=None)), parts, 10**9)
+    assert "Published size: none in the model table." in prose(none)
+    assert "()" not in prose(none)
     assert said(1e9, weights="int4")[1].endswith("At int4 the weights take 0.50 GB.")
     plain = page.parameter_section(
         setup(model(gated_mlp=False, tied_embeddings=True)), parts, 10**9
@@ -368,6 +380,12 @@ def test_any_table_model_and_flags(run: tuple) -> None:
     assert model_row.name in text and f"batch {argv[argv.index('--batch') + 1]}" in text.replace(
         ",", ""
     )
+    # the head dim's source and the published size, as the drawn row has them
+    flat = " ".join(text.split())
+    quotient = model_row.d_head * model_row.n_heads == model_row.d_model
+    source = "hidden_size / num_attention_heads" if quotient else "head_dim"
+    assert f"head dim {model_row.d_head} {source}" in flat
+    assert ("has no published size" in flat) == (model_row.published_params is None)
 
 
 @settings(max_examples=30, deadline=None)
@@ -406,3 +424,15 @@ def test_claims_hold_on_the_records(run: tuple) -> None:
             q = pl.flops / pl.nbytes
         side = "above" if round(q) > round(ridge) else "below" if round(q) < round(ridge) else "at"
         assert f"{side} the ridge of {ridge:.0f}" in first
+
+
+def test_a_chip_without_a_link_figure_runs() -> None:
+    """Issue 34: a chip added with no link figure ended lecture 06 in a traceback; one GPU
+    needs no link, so the lecture runs (and the summary still gives both bounds)."""
+    bare = dataclasses.replace(
+        SHIPPED["a100-80gb"], link_bw_figure=None, achievable_link_bw_figure=None
+    )
+    with patched_hardware(dict(SHIPPED, **{"a100-80gb": bare})):
+        text = run_lecture("06", "--chip", "a100-80gb")
+    assert "time per output token, achievable roofs >=" in text
+    check_claims(text)

@@ -105,9 +105,12 @@ LEDGER = Ledger(R, 2, (ADD, NORM, GEMM, NAIVE, IDEAL))
 def test_ledger_by_hand() -> None:
     text = prose(page.ledger(LEDGER))
     assert "I* = 100.0 FLOP/B; elements of 2 bytes" in text
-    # I / I* = (1/6) / 100 = 0.00167; 6e9 B at 1e12 B/s = 6 ms
-    assert "elementwise add [n] | 1.00 GFLOP | 6.00 GB | 0.17 | 0.00167 | memory | 6.000 ms" in text
-    assert "GEMM 512x4096x4096 | 400.00 GFLOP | 1.00 GB | 400.00 | 4 | compute | 4.000 ms" in text
+    # I / I* = (1/6) / 100 = 0.00167, printed with the article's three decimals: 0.002;
+    # 6e9 B at 1e12 B/s = 6 ms
+    assert "elementwise add [n] | 1.00 GFLOP | 6.00 GB | 0.17 | 0.002 | memory | 6.000 ms" in text
+    assert "GEMM 512x4096x4096 | 400.00 GFLOP | 1.00 GB | 400.00 | 4.000 | compute | 4.000 ms" in (
+        text
+    )
     assert (
         "3 of the 5 operators are memory-bound on Chip at bf16. The elementwise add sits at "
         "I = 0.17 FLOP/B and LayerNorm at 1.50, against I* = 100.0: both are memory-bound, so "
@@ -136,7 +139,7 @@ def test_speedups_by_hand() -> None:
     text = prose(page.speedups(LEDGER))
     assert "Speedup from doubling one resource (Chip, bf16)" in text
     assert "attention naive | 0.667 | 1.00x | 1.50x" in text  # (1e11 / 1.5e9) / 100
-    assert "GEMM 512x4096x4096 | 4 | 2.00x | 1.00x" in text
+    assert "GEMM 512x4096x4096 | 4.000 | 2.00x | 1.00x" in text
     assert (
         "For 3 of the 5 operators, twice the compute buys 1.00x: they are memory-bound, and "
         "only more bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."

@@ -326,15 +326,12 @@ def exercises(
         page.V5e("int8 W", "bf16", 240.2, 1, 120.1, weights),
         page.V5e("bf16", "bf16", 240.2, 2, 240.2, bf16),
     )
-    per_example = ((1, 2e6, 2.004e6, 0.998), (512, 1.024e9, 1.025e9, 0.999))
     attention = (
         page.Attention("MHA", 32, 1e9, 1e9, 1.0, 1.0),
         page.Attention("GQA", 8, 1e9, 2.5e8, 4.0, 4.0),
         page.Attention("MQA", 1, 1e9, 3.125e7, 32.0, 32.0),
     )
-    return page.Exercises(
-        "Tee", 100, 400, v5e, 2.0, per_example, 32, 128, 4096, 32768, attention, "Hop", ridge
-    )
+    return page.Exercises("Tee", 100, 400, v5e, 2.0, 32, 128, 4096, 32768, attention, "Hop", ridge)
 
 
 def test_exercise_tables_by_hand() -> None:
@@ -345,15 +342,14 @@ def test_exercise_tables_by_hand() -> None:
     assert got[3] == "int8 | int8 | 480 | ~ 2 B | 240 | 256"  # 2 / 1 byte
     assert got[4] == "int8 W | bf16 | 240 | ~ 2 B | 120 | never"
     assert got[5] == "bf16 | bf16 | 240 | ~ 1 B | 240 | 256"  # 2 / 2 bytes
-    assert got[6] == "\nExercise 4: one W[100,400] per example, bf16."
-    assert got[7] == "B | FLOPs | bytes | FLOP/B"
-    assert got[8:10] == ["1 | 2.00 MFLOP | 2.00 MB | 0.998", "512 | 1.02 GFLOP | 1.02 GB | 0.999"]
-    assert got[10] == (
+    # exercise 4 (one matrix per example) is left to its exercise: no table of it here
+    assert not any("per example" in line for line in got)
+    assert got[6] == (
         "\nDecode attention, one layer and one sequence, bf16 KV cache:\n"
         "32 query heads of dim 128, context 4,096 tokens."
     )
-    assert got[11] == "variant | KV heads | q per KV | FLOPs | KV bytes | FLOP/B"
-    assert got[13] == "GQA | 8 | 4 | 1.00 GFLOP | 250.00 MB | 4.0"  # 32 / 8 query heads per KV
+    assert got[7] == "variant | KV heads | q per KV | FLOPs | KV bytes | FLOP/B"
+    assert got[9] == "GQA | 8 | 4 | 1.00 GFLOP | 250.00 MB | 4.0"  # 32 / 8 query heads per KV
 
 
 def test_exercise_observations_by_hand() -> None:
@@ -364,12 +360,10 @@ def test_exercise_observations_by_hand() -> None:
         "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, and "
         "the critical batch falls from 256 to 128 (estimate 120). This is why weight-only "
         "quantization pays off so well in decode.",
-        "Exercise 4: with one matrix per example the intensity is 0.998 at B = 1 and 0.999 at "
-        "B = 512. Batching only helps when the batch shares data.",
-        "Decode attention has exactly that shape: every sequence reads its own KV cache, and "
-        "the intensity equals the number of query heads per KV head: MHA 1.0, GQA 4.0, MQA "
-        "32.0 FLOP/B. At a context of 32,768 tokens it is the same (1.0, 4.0, 32.0), and the "
-        "batch size never enters.",
+        "Decode attention is a batch that shares no data: every sequence reads its own KV "
+        "cache, and the intensity equals the number of query heads per KV head: MHA 1.0, GQA "
+        "4.0, MQA 32.0 FLOP/B. At a context of 32,768 tokens it is the same (1.0, 4.0, 32.0), "
+        "and the batch size never enters.",
         "MQA's 32.0 FLOP/B is below the Hop ridge of 100.0: fewer KV heads cut the bytes, which "
         "is what GQA and MQA are for.",
     ]
@@ -382,7 +376,7 @@ def test_exercise_observations_other_ways() -> None:
     got = text(page.exercises(exercises(int8=None))[1])
     assert "so the critical batch goes from 256 to never (bf16 to int8)." in got[0]
     # MQA's 32.0 against a ridge of 32.0 (printed alike): not below
-    assert text(page.exercises(exercises(ridge=32.01))[1])[4] == (
+    assert text(page.exercises(exercises(ridge=32.01))[1])[3] == (
         "MQA's 32.0 FLOP/B is at or past the Hop ridge of 32.0: fewer KV heads cut the bytes, "
         "which is what GQA and MQA are for."
     )
@@ -392,7 +386,7 @@ def test_exercise_observations_other_ways() -> None:
         for a in r.attention
     )
     r = replace(r, attention=longer)
-    assert "tokens it is now (1.0, 4.0, 32.3), and" in text(page.exercises(r)[1])[3]
+    assert "tokens it is now (1.0, 4.0, 32.3), and" in text(page.exercises(r)[1])[2]
 
 
 # ---------------------------------------------------------------------------

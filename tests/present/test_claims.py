@@ -139,3 +139,44 @@ def test_than_puts_the_factor_before_its_reference() -> None:
     assert claims.than(1.001, "bandwidth") == "the same bandwidth as"
     assert claims.than(5.32) == "x5.32 more than"
     assert claims.than(1.0) == "the same as"
+
+
+def test_at_least_says_when_a_search_stopped_at_its_bound() -> None:
+    assert claims.at_least(1024, 2**20) == "1,024"
+    assert claims.at_least(2**20, 2**20) == "at least 1,048,576"
+
+
+def test_binding_names_the_lowest_ceiling() -> None:
+    # 1 / 15.2 µs = 65,789 tokens/s of compute against 199,676 of KV reads: compute binds
+    assert claims.binding([("kv", 199_676.0), ("compute", 1 / 15.2e-6)]) == "compute"
+    assert claims.binding([("kv", 6_240.0), ("compute", 65_789.0)]) == "kv"
+
+
+@pytest.mark.parametrize(
+    ("intensity", "ridge", "said"),
+    [
+        (1.5, 200.6, "deep in the memory-bound regime"),  # 0.7% of the ridge
+        (1.5, 0.5, "in the compute-bound regime"),  # 300%: not deep, not memory-bound
+        (100.0, 200.0, "in the memory-bound regime"),
+        (200.4, 200.6, "at the ridge"),  # prints as 100%
+        (5000.0, 200.0, "deep in the compute-bound regime"),  # x25
+    ],
+)
+def test_regime_from_the_ratio(intensity, ridge, said) -> None:
+    assert claims.regime(intensity, ridge) == said
+
+
+def test_follows_names_the_ratio_a_gain_equals() -> None:
+    bw, compute = ("bandwidth", 3.35 / 1.555), ("compute", 989 / 312)  # x2.15, x3.17
+    assert claims.follows(2.1543, bw, compute) == (
+        "the bandwidth ratio (x2.15), not the compute ratio (x3.17)"
+    )
+    assert claims.follows(3.17, bw, compute) == (
+        "the compute ratio (x3.17), not the bandwidth ratio (x2.15)"
+    )
+    assert claims.follows(2.5, bw, compute) == (
+        "neither the bandwidth ratio (x2.15) nor the compute ratio (x3.17)"
+    )
+    assert claims.follows(1.0, ("bandwidth", 1.0), ("compute", 1.0)) == (
+        "both the bandwidth and the compute ratio (x1.00)"
+    )

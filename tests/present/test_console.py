@@ -13,6 +13,7 @@ from common.present.console import (
     fmt_bw,
     fmt_bytes,
     fmt_flops,
+    fmt_fraction,
     fmt_num,
     fmt_rate,
     fmt_ratio,
@@ -138,8 +139,17 @@ def test_fmt_ratio() -> None:
     assert fmt_ratio(2.0, digits=1) == "x2.0"
 
 
+def test_fmt_fraction_prints_the_articles_three_decimals_and_never_zero() -> None:
+    assert fmt_fraction(2068 / 200.64) == "10.307"  # ART 3.3: 2068.0 / 200.6 = 10.307
+    assert fmt_fraction((1 / 6) / 200.64) == "0.001"  # 0.000831 rounds to the article's 0.001
+    assert fmt_fraction(0.00012) == "0.00012"  # not 0.000: two significant digits
+    assert fmt_fraction(0.0) == "0.000"
+
+
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, "abc", None])
-@pytest.mark.parametrize("formatter", [fmt_num, fmt_bytes, fmt_time, fmt_ratio, fmt_bw])
+@pytest.mark.parametrize(
+    "formatter", [fmt_num, fmt_bytes, fmt_time, fmt_ratio, fmt_fraction, fmt_bw]
+)
 def test_formatters_reject_non_finite(formatter, bad) -> None:
     with pytest.raises(ValueError, match="must be"):
         formatter(bad)

@@ -124,6 +124,18 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "Neither reaches its ridge from shared memory alone: the ridge takes the H100 SXM "
         "149 KiB (x0.65 what it has).",
         "On the A100 the time bound falls x0.8, from 0.089 ms to 0.110 ms.",
+        # reasons and regimes (issue 34's corner: bf16 peaks x0.05, bandwidths x20)
+        "has a time bound x3.17 faster on an H100 than on an A100: the bandwidth ratio "
+        "(x2.15), not the compute ratio (x3.17).",
+        "that is 1.50 FLOP/byte, about 299.0% of the A100's ridge point: deep in the "
+        "memory-bound regime.",
+        "about 30.0% of the A100's ridge point: deep in the memory-bound regime.",
+        "speeds up the LayerNorm's time bound by a factor of 2.03, that is, not at all.",
+        "the time bound stays at 0.556 ms. The time improves far less than the traffic.",
+        "3. The throughput flattens because each sequence reads its own 0.02 GB of KV cache "
+        "per step: no batch beats bandwidth / that, 199,676 tokens/s on H100 SXM and 476,837 "
+        "on B200.\n4. Past its knee (B = 332) the weight matmuls on H100 SXM together are past "
+        "the ridge and cost 15.2 µs of compute per token.",
     ]
     for sentence in bad:
         assert contradictions(sentence), sentence
@@ -133,6 +145,14 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "compute grew x3.17 but bandwidth only x2.15.",
         "the critical batch barely moves: 690 against 680.",
         "8 of the 8 operators are memory-bound.",
+        "x2.15 faster on an H100: the bandwidth ratio (x2.15), not the compute ratio (x3.17).",
+        "about 0.7% of the A100's ridge point: deep in the memory-bound regime.",
+        "by a factor of 1.00, that is, not at all.",
+        "the time bound stays at 0.556 ms. Both versions sit on the compute roof here.",
+        "3. The throughput flattens because each sequence reads its own 0.54 GB of KV cache "
+        "per step: no batch beats bandwidth / that, 6,240 tokens/s on H100 SXM and 14,901 on "
+        "B200.\n4. Past its knee (B = 332) the weight matmuls on H100 SXM together are past the "
+        "ridge and cost 15.2 µs of compute per token.",
     ]
     for sentence in good:
         assert not contradictions(sentence), sentence
