@@ -78,14 +78,14 @@ class Term:
 GEMM_K, GEMM_N = 4096, 2 * 11008
 
 
-def _gemm(gpu: str, by_degree: Mapping[int, Mapping[int, float]]) -> dict[int, tuple[Term, ...]]:
-    """Per tensor-parallel degree g: the GEMM's time (s) at each of its measured rows M."""
+def _gemm(gpu: str, by_degree: Mapping[int, tuple[float, ...]]) -> dict[int, tuple[Term, ...]]:
+    """Per tensor-parallel degree g: the GEMM's time (s) at each of GEMM_ROWS, from ms."""
     src, k = VIDUR_MLP.format(gpu=gpu), GEMM_K
     out = {}
     for g, rows in by_degree.items():
         n = GEMM_N // g
-        what = [f"gate+up GEMM [{m:,}, {k}] x [{k}, {n:,}], {gpu.upper()}" for m in rows]
-        out[g] = tuple(Term(w, ms * MS, src) for w, ms in zip(what, rows.values(), strict=True))
+        what = [f"gate+up GEMM [{m:,}, {k}] x [{k}, {n:,}], {gpu.upper()}" for m in GEMM_ROWS]
+        out[g] = tuple(Term(w, ms * MS, src) for w, ms in zip(what, rows, strict=True))
     return out
 
 
@@ -112,25 +112,27 @@ H100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
         (16777216, 114e-6), (67108864, 343e-6)),
 }  # fmt: skip
 
-#: ms of the gate+up GEMM on one of g GPUs, by g, then by rows M (VIDUR_MLP).
-_A100_ROWS = {
-    1: {1: 0.116, 256: 0.229, 512: 0.402, 1024: 0.877, 2048: 1.694, 4096: 3.3655},
-    2: {1: 0.056, 256: 0.112, 512: 0.2235, 1024: 0.391, 2048: 0.803, 4096: 1.6015},
-    4: {1: 0.031, 256: 0.074, 512: 0.126, 1024: 0.204, 2048: 0.3795, 4096: 0.7785},
-    8: {1: 0.020, 256: 0.038, 512: 0.057, 1024: 0.111, 2048: 0.201, 4096: 0.410},
+#: ms of the gate+up GEMM on one of g GPUs, by g, at the rows M (VIDUR_MLP): one row (the
+#: weight read), 64 and 128 (the knee lecture 11 finds between them), then 256 to 4,096.
+GEMM_ROWS = (1, 64, 128, 256, 512, 1024, 2048, 4096)
+_A100_MS = {
+    1: (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655),
+    2: (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015),
+    4: (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785),
+    8: (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410),
 }
-_H100_ROWS = {
-    1: {1: 0.064, 256: 0.130, 512: 0.134, 1024: 0.256, 2048: 0.492, 4096: 0.987},
-    2: {1: 0.036, 256: 0.0515, 512: 0.079, 1024: 0.134, 2048: 0.2565, 4096: 0.499},
-    4: {1: 0.019, 256: 0.029, 512: 0.041, 1024: 0.087, 2048: 0.132, 4096: 0.260},
-    8: {1: 0.012, 256: 0.020, 512: 0.027, 1024: 0.046, 2048: 0.079, 4096: 0.132},
+_H100_MS = {
+    1: (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
+    2: (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
+    4: (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
+    8: (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
 }
 _VIDUR_A100 = VIDUR_MLP.format(gpu="a100")
 _VIDUR_H100 = VIDUR_MLP.format(gpu="h100")
 
 A100_TERMS = ChipTerms(
-    _gemm("a100", _A100_ROWS),
-    tuple(_A100_ROWS[1]),
+    _gemm("a100", _A100_MS),
+    GEMM_ROWS,
     (
         Term("RMSNorm, 1 token, A100", 0.005 * MS, _VIDUR_A100),
         Term("residual add, 1 token, A100", 0.002 * MS, _VIDUR_A100),
@@ -143,8 +145,8 @@ A100_TERMS = ChipTerms(
     "measured on an A100 80GB; the 40GB part has the same SMs",
 )
 H100_TERMS = ChipTerms(
-    _gemm("h100", _H100_ROWS),
-    tuple(_H100_ROWS[1]),
+    _gemm("h100", _H100_MS),
+    GEMM_ROWS,
     (
         Term("RMSNorm, 1 token, H100", 0.004 * MS, _VIDUR_H100),
         Term("residual add, 1 token, H100", 0.001 * MS, _VIDUR_H100),

@@ -257,7 +257,10 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     eager = predict.engine_roofs(get_chip("a100-80gb"), "eager", "bf16")
     assert eager.launch == pytest.approx((1.2 - 1.05) / 100 / 483)
     a100 = predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16")
-    assert a100.gemm[0] == (256, pytest.approx(2 * 256 * 4096 * 22016 / 0.229e-3 / 312e12))
+    assert a100.gemm[2] == (256, pytest.approx(2 * 256 * 4096 * 22016 / 0.229e-3 / 312e12))
+    # the knee rows: 64 rows still at the one-row time (0.116 ms), 128 rows past it (0.157 ms)
+    assert a100.gemm[0] == (64, pytest.approx(2 * 64 * 4096 * 22016 / 0.116e-3 / 312e12))
+    assert a100.gemm[1] == (128, pytest.approx(2 * 128 * 4096 * 22016 / 0.157e-3 / 312e12))
 
 
 def test_tensor_parallel_shares_are_the_sharded_gemms_by_hand() -> None:
