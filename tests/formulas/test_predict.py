@@ -304,7 +304,7 @@ def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch,
 
     c, m = get_chip(chip), get_model(model)
     spec = predict.spec_roofs(c, "bf16")
-    f = predict.forecast(m, spec, predict.engine_roofs(c, engine, "bf16"), gpus, batch,
+    f = predict.forecast(m, spec, predict.engine_roofs(c, engine, "bf16", gpus), gpus, batch,
                          prompt, new, DTypes())  # fmt: skip
     bound = predict.request_bound(m, spec, gpus, batch, prompt, new, DTypes())
     assert f.prefill_s >= f.bound_prefill_s and f.decode_step_s >= f.bound_decode_step_s
