@@ -166,7 +166,7 @@ def predict_request(args: Any) -> dict[str, Any]:
         raise ValueError(f"{gpus} GPUs cannot split the draft {draft.name}'s heads evenly")
     check_fits(model, chip, dtypes, gpus, args.batch, used)
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
-    eng = engine_roofs(chip, args.engine, args.precision)
+    eng = engine_roofs(chip, args.engine, args.precision, gpus)
     net = ep_network(chip, args.ep, dtypes.act_bytes) if args.ep else None
     shape = (gpus, args.batch, args.prompt, args.new_tokens, dtypes)
     f = forecast(model, spec, eng, *shape, net)

@@ -199,7 +199,8 @@ show(
 # roofline *bound* alone, and by the *forecast* of ``python3 -m common.predict --engine
 # trtllm``: the bound plus the engine terms of ``common/tables/engines.py`` (a GEMM's
 # measured share of the peak at the request's rows, a weight-bound GEMM's share of the
-# bandwidth, the smallest kernel's time, the all-reduce curve of its node). A case a
+# bandwidth, both measured on one GPU's shard under the request's tensor parallelism,
+# the smallest kernel's time, the all-reduce curve of its node). A case a
 # term was taken from is *calibration*; every other case only checks (*validation*),
 # and a new source always enters as validation.
 
@@ -210,7 +211,7 @@ for r in pub.REQUESTS:
     dt = DTypes(r.precision, r.precision, r.precision)
     shape = (r.gpus, r.batch, r.prompt, r.new_tokens, dt)
     spec_r = predict.spec_roofs(chip, r.precision)
-    eng = predict.engine_roofs(chip, r.engine_class, r.precision)
+    eng = predict.engine_roofs(chip, r.engine_class, r.precision, r.gpus)
     if r.chip == A100.key and r.gpus == 2:  # the blog's two-GPU share, from these very runs
         eng = eng._replace(hbm_share=engines.KIPPLY_TWO_GPU_SHARE.value)
     bound = predict.request_bound(r.model, spec_r, *shape)

@@ -565,10 +565,14 @@ def request_bound(
     return f.total_s
 
 
-def engine_roofs(chip: Chip, engine: str, precision: str) -> EngineRoofs:
-    """The measured terms of `engine` on `chip` (``tables.engines``); each one nobody
-    measured on this chip is left out or falls back to the hardware table's achievable
-    roof, and `notes` says which."""
+def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
+    """The measured terms of `engine` on `chip` over `gpus` GPUs (``tables.engines``); each
+    one nobody measured on this chip is left out or falls back to the hardware table's
+    achievable roof, and `notes` says which.
+
+    Under tensor parallelism each GPU runs its 1 / g shard of every GEMM, so the GEMM and
+    HBM shares are those measured at g-way shards (the largest measured degree <= g).
+    """
     eng = engines.ENGINES[engine]
     terms = engines.CHIP_TERMS.get(chip.key)
     spec = spec_roofs(chip, precision)
@@ -592,15 +596,25 @@ def engine_roofs(chip: Chip, engine: str, precision: str) -> EngineRoofs:
             scale = (mamf / home.peak_flops(precision)) / (mamf_bf16 / peak_bf16)
         elif precision != "bf16":
             notes.append(f"GEMM shares measured in bf16, used at {precision} unscaled")
+        degree = max(d for d in terms.gemm if d <= max(1, gpus))
+        if degree != gpus:
+            notes.append(f"GEMM and HBM shares measured at {degree}-way shards, used at {gpus}")
+
+        def weight_share(d: int) -> float:  # one row: bytes of the shard's weights / time
+            n = engines.GEMM_N // d
+            weights = 2 * (engines.GEMM_K + engines.GEMM_K * n + n)
+            return weights / (terms.gemm[d][0].value * home.mem_bw)
+
+        n_g = engines.GEMM_N // degree
         gemm = tuple(
-            (m, scale * 2 * m * engines.GEMM_K * engines.GEMM_N / (t.value * peak_bf16))
-            for m, t in zip(terms.gemm_rows, terms.gemm, strict=True)
+            (m, scale * 2 * m * engines.GEMM_K * n_g / (t.value * peak_bf16))
+            for m, t in zip(terms.gemm_rows, terms.gemm[degree], strict=True)
+            if m > 1
         )
-        w = terms.weight_read
-        weight_bytes = 2 * (engines.GEMM_K + engines.GEMM_K * engines.GEMM_N + engines.GEMM_N)
-        hbm = weight_bytes / (w.value * home.mem_bw)
-        if chip.key in engines.HBM_SHARE_CALIBRATION:
-            hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value
+        hbm = weight_share(degree)
+        if chip.key in engines.HBM_SHARE_CALIBRATION:  # the calibrated one-GPU share,
+            # scaled by the measured loss of a g-way shard
+            hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * hbm / weight_share(1)
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce
     if eng.launch is None:

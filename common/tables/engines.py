@@ -27,8 +27,9 @@ US = 1e-6
 VIDUR = "microsoft/vidur (github.com/microsoft/vidur, commit 7d47513)"
 VIDUR_MLP = (
     f"{VIDUR}, data/profiling/compute/{{gpu}}/meta-llama/Llama-2-7b-hf/mlp.csv: bf16, "
-    "num_tensor_parallel_workers = 1, column time_stats.<operator>.median (ms, CUDA-event "
-    f"timed kernels of a PyTorch model, no CUDA graphs); {CHECKED}"
+    "num_tensor_parallel_workers = g (g = 1, 2, 4, 8: one GPU's shard, N / g columns), column "
+    "time_stats.<operator>.median (ms, CUDA-event timed kernels of a PyTorch model, no CUDA "
+    f"graphs; the first row where a shape repeats); {CHECKED}"
 )
 VIDUR_ALLREDUCE_H100 = (
     f"{VIDUR}, data/profiling/network/h100_dgx/all_reduce.csv (a DGX H100: 8 x H100 80GB, "
@@ -73,24 +74,27 @@ class Term:
         positive(self.value, self.what)
 
 
-#: The fused gate+up GEMM [M, 4096] x [4096, 22016] of Llama-2-7B, bf16: seconds at M rows.
+#: The fused gate+up GEMM [M, 4096] x [4096, 22016 / g] of Llama-2-7B on one of g GPUs, bf16.
 GEMM_K, GEMM_N = 4096, 2 * 11008
 
 
-def _gemm(gpu: str, rows: Mapping[int, float]) -> tuple[Term, ...]:
-    src = VIDUR_MLP.format(gpu=gpu)
-    return tuple(
-        Term(f"gate+up GEMM, {m:,} rows, {gpu.upper()}", ms * MS, src) for m, ms in rows.items()
-    )
+def _gemm(gpu: str, by_degree: Mapping[int, tuple[float, ...]]) -> dict[int, tuple[Term, ...]]:
+    """Per tensor-parallel degree g: the GEMM's time (s) at each of GEMM_ROWS, from ms."""
+    src, k = VIDUR_MLP.format(gpu=gpu), GEMM_K
+    out = {}
+    for g, rows in by_degree.items():
+        n = GEMM_N // g
+        what = [f"gate+up GEMM [{m:,}, {k}] x [{k}, {n:,}], {gpu.upper()}" for m in GEMM_ROWS]
+        out[g] = tuple(Term(w, ms * MS, src) for w, ms in zip(what, rows, strict=True))
+    return out
 
 
 @dataclass(frozen=True)
 class ChipTerms:
     """What one chip generation's kernels measurably reach (None: nobody published it)."""
 
-    gemm: tuple[Term, ...]  # time of the GEMM_K x GEMM_N GEMM at its rows (first word of `what`)
-    gemm_rows: tuple[int, ...]
-    weight_read: Term  # the same GEMM at one row: a weight-bound kernel (its HBM share)
+    gemm: Mapping[int, tuple[Term, ...]]  # TP degree g -> the GEMM_K x GEMM_N / g GEMM's time
+    gemm_rows: tuple[int, ...]  # its rows M, the first one row: a weight-bound kernel (HBM share)
     small_kernels: tuple[Term, ...]  # the smallest kernels at one token: a GPU floor per kernel
     allreduce: Mapping[int, tuple[tuple[float, float], ...]] | None
     allreduce_source: str
@@ -108,15 +112,27 @@ H100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
         (16777216, 114e-6), (67108864, 343e-6)),
 }  # fmt: skip
 
-_A100_ROWS = {256: 0.229, 512: 0.402, 1024: 0.877, 2048: 1.694, 4096: 3.3655}
-_H100_ROWS = {256: 0.130, 512: 0.134, 1024: 0.256, 2048: 0.492, 4096: 0.987}
+#: ms of the gate+up GEMM on one of g GPUs, by g, at the rows M (VIDUR_MLP): one row (the
+#: weight read), 64 and 128 (the knee lecture 11 finds between them), then 256 to 4,096.
+GEMM_ROWS = (1, 64, 128, 256, 512, 1024, 2048, 4096)
+_A100_MS = {
+    1: (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655),
+    2: (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015),
+    4: (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785),
+    8: (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410),
+}
+_H100_MS = {
+    1: (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
+    2: (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
+    4: (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
+    8: (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
+}
 _VIDUR_A100 = VIDUR_MLP.format(gpu="a100")
 _VIDUR_H100 = VIDUR_MLP.format(gpu="h100")
 
 A100_TERMS = ChipTerms(
-    _gemm("a100", _A100_ROWS),
-    tuple(_A100_ROWS),
-    Term("gate+up GEMM, 1 row, A100 80GB", 0.116 * MS, _VIDUR_A100),
+    _gemm("a100", _A100_MS),
+    GEMM_ROWS,
     (
         Term("RMSNorm, 1 token, A100", 0.005 * MS, _VIDUR_A100),
         Term("residual add, 1 token, A100", 0.002 * MS, _VIDUR_A100),
@@ -129,9 +145,8 @@ A100_TERMS = ChipTerms(
     "measured on an A100 80GB; the 40GB part has the same SMs",
 )
 H100_TERMS = ChipTerms(
-    _gemm("h100", _H100_ROWS),
-    tuple(_H100_ROWS),
-    Term("gate+up GEMM, 1 row, H100", 0.064 * MS, _VIDUR_H100),
+    _gemm("h100", _H100_MS),
+    GEMM_ROWS,
     (
         Term("RMSNorm, 1 token, H100", 0.004 * MS, _VIDUR_H100),
         Term("residual add, 1 token, H100", 0.001 * MS, _VIDUR_H100),
@@ -213,7 +228,7 @@ def all_terms() -> list[Term]:
     out = [*HBM_SHARE_CALIBRATION.values(), KIPPLY_TWO_GPU_SHARE]
     for t in dict.fromkeys(id(c) for c in CHIP_TERMS.values()):
         c = next(c for c in CHIP_TERMS.values() if id(c) == t)
-        out += [*c.gemm, c.weight_read, *c.small_kernels]
+        out += [*(t for g in c.gemm.values() for t in g), *c.small_kernels]
     for e in ENGINES.values():
         out += [t for t in (e.step, e.launch) if t is not None]
     return out

@@ -257,7 +257,35 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     eager = predict.engine_roofs(get_chip("a100-80gb"), "eager", "bf16")
     assert eager.launch == pytest.approx((1.2 - 1.05) / 100 / 483)
     a100 = predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16")
-    assert a100.gemm[0] == (256, pytest.approx(2 * 256 * 4096 * 22016 / 0.229e-3 / 312e12))
+    assert a100.gemm[2] == (256, pytest.approx(2 * 256 * 4096 * 22016 / 0.229e-3 / 312e12))
+    # the knee rows: 64 rows still at the one-row time (0.116 ms), 128 rows past it (0.157 ms)
+    assert a100.gemm[0] == (64, pytest.approx(2 * 64 * 4096 * 22016 / 0.116e-3 / 312e12))
+    assert a100.gemm[1] == (128, pytest.approx(2 * 128 * 4096 * 22016 / 0.157e-3 / 312e12))
+
+
+def test_tensor_parallel_shares_are_the_sharded_gemms_by_hand() -> None:
+    from common.hw_specs import get_chip
+
+    a100, h100 = get_chip("a100-80gb"), get_chip("h100")
+    # vidur, num_tensor_parallel_workers = 8: [1, 4096] x [4096, 2752] in 0.020 ms on an A100
+    # 80GB (2.039 TB/s), 0.012 ms on an H100 (3.35 TB/s); [4096, 4096] x [4096, 2752] in
+    # 0.410 ms and 0.132 ms
+    shard = 2 * (4096 + 4096 * 2752 + 2752)
+    a8, h8 = (predict.engine_roofs(c, "trtllm", "bf16", 8) for c in (a100, h100))
+    assert a8.hbm_share == pytest.approx(shard / 0.020e-3 / 2.039e12)  # 0.553
+    assert h8.hbm_share == pytest.approx(shard / 0.012e-3 / 3.35e12)  # 0.561
+    assert a8.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 2752 / 0.410e-3 / 312e12))
+    assert h8.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 2752 / 0.132e-3 / 989e12))
+    # at 4 GPUs: 0.031 ms on the A100 for [1, 4096] x [4096, 5504]
+    a4 = predict.engine_roofs(a100, "trtllm", "bf16", 4)
+    assert a4.hbm_share == pytest.approx(2 * (4096 + 4096 * 5504 + 5504) / 0.031e-3 / 2.039e12)
+    # 16 GPUs: none measured, the 8-way shard stands in and the notes say so
+    a16 = predict.engine_roofs(a100, "trtllm", "bf16", 16)
+    assert a16.hbm_share == a8.hbm_share and any("8-way" in n for n in a16.notes)
+    # the A100 40GB: kipply's 0.90 on one GPU, times the measured 8-way loss
+    one = 2 * (4096 + 4096 * 22016 + 22016) / 0.116e-3
+    forty = predict.engine_roofs(get_chip("a100"), "trtllm", "bf16", 8)
+    assert forty.hbm_share == pytest.approx(0.90 * (shard / 0.020e-3) / one)
 
 
 @settings(max_examples=40, deadline=None)
@@ -276,7 +304,7 @@ def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch,
 
     c, m = get_chip(chip), get_model(model)
     spec = predict.spec_roofs(c, "bf16")
-    f = predict.forecast(m, spec, predict.engine_roofs(c, engine, "bf16"), gpus, batch,
+    f = predict.forecast(m, spec, predict.engine_roofs(c, engine, "bf16", gpus), gpus, batch,
                          prompt, new, DTypes())  # fmt: skip
     bound = predict.request_bound(m, spec, gpus, batch, prompt, new, DTypes())
     assert f.prefill_s >= f.bound_prefill_s and f.decode_step_s >= f.bound_decode_step_s
