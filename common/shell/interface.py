@@ -2,7 +2,7 @@
 
 Every lecture defines ``make_parser()`` at module level (a function, or a name bound
 to a shared one): its argparse parser, built with ``common.shell.cli``. The lecture
-runs on ``cli.parse_args(make_parser())``; the docs build and the Run panels call
+runs on ``cli.parse_args(make_parser())``; the docs build calls
 `declared_parser`, which executes only the lecture's module-level imports above
 ``make_parser`` and that definition, never the lecture's work. So ``make_parser()``
 uses only what the lecture imports above it.

@@ -17,8 +17,8 @@ Configuration (``docs/conf.py``):
 - ``runner_runtime``: the folder of the ``pyodide`` npm package; when it is missing
   (no npm at build time) every panel says it is unavailable and the build succeeds.
 - ``runner_charts``: the lectures whose main figure the panel redraws after a run (the
-  run adds ``--png``; ``common/present/live.py`` hands the figure's data to the page as
-  Vega-Lite instead of drawing it with matplotlib).
+  run adds ``--png``; ``docs/_static/runner/live.py``, given the figure's data through
+  ``common.shell.sink``, hands it to the page as Vega-Lite instead of matplotlib).
 - ``runner_chips``: lecture stem -> the chip key its panel's table editor opens at, for
   a lecture without ``--chip`` (one with it opens at the flag's value).
 - ``runner_run_limit_s``: a run still going after this many seconds is stopped.
@@ -26,7 +26,7 @@ Configuration (``docs/conf.py``):
 The build writes into ``_static/runner/`` of the site: ``pyodide-VERSION/`` (the
 runtime files, `RUNTIME_FILES`) and ``course.zip`` (`pack_course`: every module of
 ``common/`` that imports on the standard library alone, the panels' lectures and their
-words in ``lectures/words/``).
+words in ``lectures/words/``, and the chart adapter ``live.py``).
 The browser side is ``docs/_static/runner/``: ``runner.js`` (the page),
 ``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py`` (runs a lecture as
 a terminal would), ``runner-sw.js`` (the service worker that caches the runtime,
@@ -67,6 +67,8 @@ COURSE = (REPO / "common", REPO / "lectures" / "words")  # packed for the browse
 #: The panel's browser side; harness.py also compiles the standard library at build time.
 STATIC_SOURCE = REPO / "docs" / "_static" / "runner"
 HARNESS = STATIC_SOURCE / "harness.py"
+#: The chart adapter the harness loads from the course folder (packed at this path).
+CHART_ADAPTER = STATIC_SOURCE / "live.py"
 #: Node.js script that runs harness.compile_zip in Pyodide (the bytecode must be Pyodide's).
 STDLIB_SCRIPT = Path(__file__).resolve().parent / "runner_stdlib.mjs"
 #: Node.js script that bundles the editor and the chart with esbuild.
@@ -217,6 +219,7 @@ def pack_course(package_dir: Path, lectures: Sequence[Path], target: Path) -> tu
         entries.append((path.relative_to(root).as_posix(), path.read_bytes()))
     for lecture in lectures:
         entries.append((f"lectures/{lecture.name}", lecture.read_bytes()))
+    entries.append((CHART_ADAPTER.relative_to(REPO).as_posix(), CHART_ADAPTER.read_bytes()))
     entries.sort()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
