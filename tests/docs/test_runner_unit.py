@@ -47,7 +47,8 @@ def conf_value(name: str) -> object:
     raise LookupError(name)
 
 
-LECTURES = conf_value("runner_lectures")
+# The panels' configuration, from what each lecture declares (as docs/conf.py reads it).
+LECTURES, CHARTS, CHIPS = runner.declared_panels(runner.lecture_declarations(REPO / "lectures"))
 EXERCISES = conf_value("runner_exercises")
 
 
@@ -234,7 +235,7 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
     )
     assert {"lectures/words/roofline_basics.py", "lectures/words/llm_speed.py"} <= set(words)
     assert [n for n in names if n.startswith("lectures/") and n not in words] == sorted(
-        f"lectures/{s}.py" for s in stems
+        [*(f"lectures/{s}.py" for s in stems), "lectures/_course.py"]  # and their first line
     )
     assert "lectures/words/__init__.py" in names  # the lectures' words travel with them
     assert "docs/_static/runner/live.py" in names  # the chart adapter the harness loads
@@ -663,7 +664,7 @@ def test_a_panel_run_emits_the_figure_from_the_edited_table(course: Path, tmp_pa
 
 @pytest.mark.parametrize("stem", ["05_operator_ledger", "06_llm_speed", "07_llm_capacity"])
 def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem: str) -> None:
-    assert stem in conf_value("runner_charts")
+    assert stem in CHARTS
     (result,) = harness_runs(
         course, {"kind": "lecture", "target": stem, "table": TABLE, "chart": True}, tmp=tmp_path
     )

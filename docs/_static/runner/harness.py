@@ -73,8 +73,9 @@ def setup(root: str) -> None:
     path = Path(root).resolve()
     _ROOT[:] = [path]
     os.chdir(path)
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
+    for folder in (path / "lectures", path):  # the lectures' opening, then the course
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     # Pyodide starts with bytecode caching off; on, every run after the first imports the
     # unchanged modules from their cache (`write_table` drops the table's own).
     sys.dont_write_bytecode = False
