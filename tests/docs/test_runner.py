@@ -326,6 +326,7 @@ def terminal_error(table: str, tmp_path: Path) -> str:
     shutil.copytree(REPO / "common", work / "common", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "lectures" / "words", work / "lectures" / "words")
     shutil.copy(REPO / "lectures" / "02_roofline_basics.py", work / "lectures")
+    shutil.copy(REPO / "lectures" / "_course.py", work / "lectures")  # its first line
     (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, "-S", "lectures/02_roofline_basics.py"],
