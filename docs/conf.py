@@ -163,7 +163,9 @@ sphinx_gallery_conf = {
     "first_notebook_cell": (
         "# This notebook needs the course's `common` package: run `pip install -e .` in\n"
         "# the repository first. In a notebook the lecture's flags keep their defaults.\n"
-        "import sys\n"
-        "sys.argv = sys.argv[:1]"
+        "import sys, types\n"
+        "sys.argv = sys.argv[:1]\n"
+        "# A script's first line, `import _course`, sets up a terminal run; here it does nothing.\n"
+        "sys.modules.setdefault('_course', types.ModuleType('_course'))"
     ),
 }
