@@ -46,7 +46,6 @@ from common.shell import cli
 from common.shell.paths import display_path
 from lectures.words import machine_probe as page
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {"budget": (10, 1)}
 
 

@@ -33,7 +33,6 @@ from common.present.display import show
 from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
 from lectures.words import roofline_basics as page
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {
     "flags": (),
     "figure": True,

@@ -46,7 +46,6 @@ from common.tables import assumptions
 from common.tables.units import GIB
 from lectures.words import memory_ledger as page
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {"budget": (20, 1.5), "terms": ("batch sweep",)}
 
 

@@ -41,7 +41,6 @@ from common.shell import cli
 from lectures.words import operator_ledger as page
 
 # sphinx_gallery_start_ignore
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {"flags": ("--chip", "--precision"), "figure": True}
 
 

@@ -30,7 +30,6 @@ import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 from common.shell.llm_flags import llm_parser, parse_llm_args
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {
     "flags": ("--model", "--chip", "--precision", "--batch", "--context"),
     "figure": True,

@@ -41,7 +41,6 @@ from common.shell import cli
 from common.shell.paths import display_path
 from lectures.words import hierarchical_roofline as page
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
 
 

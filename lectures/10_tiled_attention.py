@@ -47,7 +47,6 @@ from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 from lectures.words import tiled_attention as page
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {"budget": (20, 1.5), "terms": ("FlashAttention", "tiled attention")}
 
 

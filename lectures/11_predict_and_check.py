@@ -36,7 +36,6 @@ from lectures.words import predict_and_check as page
 # sphinx_gallery_start_ignore
 
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {"flags": (), "bare": True}
 
 

@@ -44,7 +44,6 @@ from lectures.words import profiler_vs_ledger as page
 # sphinx_gallery_start_ignore
 
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {"budget": (30, 2), "needs": ("torch",)}
 
 

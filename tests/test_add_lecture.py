@@ -35,7 +35,6 @@ from common.hw_specs import CHIPS
 from common.shell.cli import LectureParser, lecture_parser, one_of, parse_args
 from lectures.words import throwaway as page
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {
     "flags": ("--chip",),
     "figure": True,
