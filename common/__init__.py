@@ -68,6 +68,7 @@ At the top, where students and the course script find them:
 - ``shell.cli``: the lectures' flags, their up-front checks and the exit statuses.
 - ``shell.paths``: the repository root, the output folders and the checks a path passes.
 - ``shell.interface``: a lecture's declared interface (its ``make_parser()``), read unrun.
+- ``shell.sink``: where figures go: drawn by ``plots``, or handed to a host that shows them.
 - ``shell.llm_flags``: lectures 06-08's flags (model, chip, precisions, context, batch).
 
 ``measure``: measuring this machine (numpy).
@@ -97,7 +98,6 @@ At the top, where students and the course script find them:
 - ``present.console``: unit formatting, aligned text tables, headers, observations.
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
 - ``present.charts``: the ASCII roofline.
-- ``present.live``: a lecture's figure as Vega-Lite data, for the site's Run-it-here panel.
 - ``present.plain_math``: TeX formulas as plain text (the exercises' worked answers).
 - ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
 - ``present.explain``: sentences that explain a measurement.

@@ -26,6 +26,10 @@ sys.path.insert(0, str(DOCS_DIR / "_ext"))
 sys.path.insert(0, str(REPO_ROOT))
 
 import docs_hooks
+import runner
+
+#: What each lecture says of itself, its ABOUT (common/shell/interface.py), by file stem.
+_about = runner.lecture_declarations(REPO_ROOT / "lectures")
 
 # The lectures share one results file, written fresh by the build (lecture 01 first).
 os.environ["ROOFLINE_RESULTS"] = str(docs_hooks.results_file(DOCS_DIR))
@@ -69,16 +73,9 @@ html_css_files = ["course.css"]
 html_js_files = [("scroll-boxes.js", {"defer": "defer"})]
 # Search ranks the lecture and concept pages above API entries (docs/_static/search-scorer.js).
 html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
-# What each lecture is about, as main index entries at the top of its page: search lists
-# the page first for these terms, and the general index links to it.
-course_index_terms = {
-    "02_roofline_basics": ("roofline", "critical batch", "ridge point"),
-    "03_memory_ledger": ("batch sweep",),
-    "06_llm_speed": ("prefill", "decode"),
-    "07_llm_capacity": ("KV cache", "memory wall"),
-    "09_hierarchical_roofline": ("hierarchical roofline",),
-    "10_tiled_attention": ("FlashAttention", "tiled attention"),
-}
+# What each lecture is about (its ABOUT["terms"]), as main index entries at the top of its
+# page: search lists the page first for these terms, and the general index links to it.
+course_index_terms = {s: a["terms"] for s, a in _about.items() if "terms" in a}
 html_show_sourcelink = True
 html_copy_source = True
 html_last_updated_fmt = None
@@ -88,22 +85,11 @@ html_theme_options = {
 }
 
 # -- Run it here (docs/_ext/runner.py) --------------------------------------------
-# The lectures whose page gets a panel, each with the flags it offers; choices and
-# defaults come from the parser the lecture declares (its make_parser()). A lecture
-# must import on the standard library alone (the build checks). The exercises whose
-# answers the panel recomputes are those computed from the hardware table.
-runner_lectures = {
-    "02_roofline_basics": (),
-    "05_operator_ledger": ("--chip", "--precision"),
-    "06_llm_speed": ("--model", "--chip", "--precision", "--batch", "--context"),
-    "07_llm_capacity": ("--model", "--chip", "--precision", "--context"),
-    "08_llm_levers": ("--model", "--chip", "--batch", "--context"),
-    "11_predict_and_check": (),
-}
-# The lectures whose main figure the panel redraws after a run (Vega-Lite in the page),
-# and the chip a panel's table opens at where the lecture has no --chip flag.
-runner_charts = ("02_roofline_basics", "05_operator_ledger", "06_llm_speed", "07_llm_capacity")
-runner_chips = {"02_roofline_basics": "h100"}
+# The lectures whose page gets a panel (those declaring ABOUT["flags"], the flags it
+# offers), the lectures whose main figure it redraws after a run (ABOUT["figure"]) and
+# the chip its table opens at without --chip (ABOUT["chip"]): docs/_ext/runner.py. The
+# exercises whose answers the panel recomputes are those computed from the hardware table.
+runner_lectures, runner_charts, runner_chips = runner.declared_panels(_about)
 runner_exercises = (
     "a100-peak-edit",
     "v5e-int8",
@@ -141,16 +127,21 @@ nitpick_ignore_regex = [
 # -- Gallery: every lecture, run in order ----------------------------------------
 _LECTURE = r"\d\d_[A-Za-z0-9_]+\.py$"
 _only = os.environ.get("ROOFLINE_DOCS_RUN", "").strip()
-# Lecture 12 needs PyTorch (the profile extra): without it the page shows its prose and
-# code unrun, and the docstring's line on how to install it (a lecture must not exit here).
-_no_torch = "" if importlib.util.find_spec("torch") else r"(?!12_)"
+# A lecture that needs a package not installed here (ABOUT["needs"]; lecture 12: PyTorch,
+# the profile extra) shows its prose and code unrun, and its docstring's line on how to
+# install it (a lecture must not exit here).
+_unrunnable = "".join(
+    rf"(?!{re.escape(s)}\.py)"
+    for s, a in _about.items()
+    if any(importlib.util.find_spec(name) is None for name in a.get("needs", ()))
+)
 
 sphinx_gallery_conf = {
     "examples_dirs": str(REPO_ROOT / "lectures"),
     "gallery_dirs": "auto_lectures",
     # filename_pattern is searched in the full path; the lecture name starts after a separator
     "filename_pattern": re.escape(os.sep)
-    + _no_torch
+    + _unrunnable
     + (rf"(?=[^{re.escape(os.sep)}]*(?:{_only}))" if _only else "")
     + _LECTURE,
     "ignore_pattern": rf"^(?!{_LECTURE})",  # helper modules are not lectures
@@ -172,7 +163,9 @@ sphinx_gallery_conf = {
     "first_notebook_cell": (
         "# This notebook needs the course's `common` package: run `pip install -e .` in\n"
         "# the repository first. In a notebook the lecture's flags keep their defaults.\n"
-        "import sys\n"
-        "sys.argv = sys.argv[:1]"
+        "import sys, types\n"
+        "sys.argv = sys.argv[:1]\n"
+        "# A script's first line, `import _course`, sets up a terminal run; here it does nothing.\n"
+        "sys.modules.setdefault('_course', types.ModuleType('_course'))"
     ),
 }

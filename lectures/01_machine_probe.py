@@ -23,15 +23,7 @@ operations on it, into ``figures/`` or ``--outdir DIR``. ``--memory-limit`` and
 
 from __future__ import annotations
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 # %%
 # Set-up
@@ -53,6 +45,8 @@ from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
 from lectures.words import machine_probe as page
+
+ABOUT = {"budget": (10, 1)}
 
 
 def make_parser() -> cli.LectureParser:

@@ -24,15 +24,7 @@ into ``--outdir DIR`` (default: ``figures/`` at the repository root).
 
 from __future__ import annotations
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 from common.formulas import roofline
 from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
@@ -40,6 +32,14 @@ from common.plots.roofline import save_roofline_png
 from common.present.display import show
 from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
 from lectures.words import roofline_basics as page
+
+ABOUT = {
+    "flags": (),
+    "figure": True,
+    "chip": "h100",
+    "bare": True,
+    "terms": ("roofline", "critical batch", "ridge point"),
+}
 
 
 def make_parser() -> LectureParser:

@@ -28,15 +28,7 @@ file; without it, a quick calibration (about a second) is measured instead.
 
 from __future__ import annotations
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 import time
 
@@ -53,6 +45,8 @@ from common.shell.paths import display_path
 from common.tables import assumptions
 from common.tables.units import GIB
 from lectures.words import memory_ledger as page
+
+ABOUT = {"budget": (20, 1.5), "terms": ("batch sweep",)}
 
 
 def make_parser() -> cli.LectureParser:

@@ -24,15 +24,7 @@ Run it::
 
 from __future__ import annotations
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 from pathlib import Path
 from typing import Any

@@ -29,15 +29,7 @@ the size of every stored element. Add ``--png`` to save ``05_operator_rooflines.
 
 from __future__ import annotations
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 from common import hw_specs
 from common.files.calibration import saved_calibration
@@ -48,8 +40,10 @@ from common.present.display import show
 from common.shell import cli
 from lectures.words import operator_ledger as page
 
-
 # sphinx_gallery_start_ignore
+ABOUT = {"flags": ("--chip", "--precision"), "figure": True}
+
+
 def make_parser() -> cli.LectureParser:
     """The command line: --chip, --precision, --results, --png and --outdir."""
     parser = cli.lecture_parser(__doc__)

@@ -26,20 +26,24 @@ Add ``--png`` to save ``06_prefill_decode_roofline.png`` (needs matplotlib) into
 ``--outdir DIR`` (default: ``figures/``).
 """
 
-# sphinx_gallery_start_ignore
-import functools
-import os
-import sys
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
 from common.shell.llm_flags import llm_parser, parse_llm_args
 
-make_parser = functools.partial(llm_parser, __doc__)  # the LLM lectures' flags (--help)
+ABOUT = {
+    "flags": ("--model", "--chip", "--precision", "--batch", "--context"),
+    "figure": True,
+    "bare": True,
+    "terms": ("prefill", "decode"),
+}
+
+
+def make_parser():
+    """The LLM lectures' flags (--help): the same in lectures 06, 07 and 08."""
+    return llm_parser(__doc__)
+
+
 args, model, chip, precision = parse_llm_args(make_parser())  # checked: one-line errors
-# sphinx_gallery_end_ignore
 
 from common.formulas import transformer as llm
 from common.formulas.predict import achievable_roofs, roofline_time

@@ -22,15 +22,7 @@ A full run is budgeted to stay within about twenty seconds (``--time-limit S``
 changes it; ``--memory-limit GIB`` the memory its arrays may take, default 1.5).
 """
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 import dataclasses
 import math
@@ -48,6 +40,8 @@ from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
 from lectures.words import hierarchical_roofline as page
+
+ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
 
 
 def make_parser() -> cli.LectureParser:

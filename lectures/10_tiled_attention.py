@@ -25,15 +25,7 @@ fifteen seconds). Flags: ``--quick`` (small sizes, a few seconds), ``--png``
 calibration gives this machine's roofs, default ``results/machine.json``).
 """
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 import math
 import time
@@ -55,6 +47,8 @@ from common.shell import cli
 from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 from lectures.words import tiled_attention as page
+
+ABOUT = {"budget": (20, 1.5), "terms": ("FlashAttention", "tiled attention")}
 
 
 def make_parser() -> cli.LectureParser:

@@ -23,15 +23,7 @@ well under a second). Add ``--png`` to save ``11_predict_and_check.png`` (needs
 matplotlib) into ``--outdir DIR`` (default: ``figures/``).
 """
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before numpy
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 from common.formulas import predict
 from common.formulas.roofline import matmul_counts
@@ -44,6 +36,9 @@ from common.tables import measurements as pub
 from lectures.words import predict_and_check as page
 
 # sphinx_gallery_start_ignore
+
+
+ABOUT = {"flags": (), "bare": True}
 
 
 def make_parser() -> LectureParser:

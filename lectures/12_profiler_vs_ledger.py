@@ -19,15 +19,7 @@ number of layers is chosen to fit the time budget (default 30 s and 2 GiB).
 The Chrome trace and the timeline figure go to ``--outdir`` (default ``figures/``).
 """
 
-# sphinx_gallery_start_ignore
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(sys.argv[0]))))
-from common.shell import boot  # one-line errors, quiet Ctrl-C and closed pipes, before torch
-
-boot.start()
-# sphinx_gallery_end_ignore
+import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 import importlib.util
 import tempfile
@@ -50,6 +42,9 @@ from common.tables.models import LLAMA_3_8B, shrunk
 from lectures.words import profiler_vs_ledger as page
 
 # sphinx_gallery_start_ignore
+
+
+ABOUT = {"budget": (30, 2), "needs": ("torch",)}
 
 
 def make_parser() -> cli.LectureParser:

@@ -210,16 +210,15 @@ def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -
     assert proc.stdout.strip() == "ok False False"
 
 
-@pytest.mark.parametrize(
-    "lecture",
-    [
-        "02_roofline_basics.py",
-        "06_llm_speed.py",
-        "07_llm_capacity.py",
-        "08_llm_levers.py",
-        "11_predict_and_check.py",
-    ],
-)
+def bare_lectures() -> list[str]:
+    """The lectures that declare they run on a bare python3 (ABOUT["bare"])."""
+    from common.shell import interface
+
+    found = interface.lectures(REPO / "lectures").values()
+    return [p.name for p in found if interface.declared(p).get("bare")]
+
+
+@pytest.mark.parametrize("lecture", bare_lectures())
 def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_path: Path) -> None:
     proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
     assert proc.returncode == 0, proc.stderr

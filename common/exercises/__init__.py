@@ -153,8 +153,8 @@ def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
 def shipped_chip(chip: Chip) -> Chip:
     """`chip` with every figure as the repository ships it (``common/tables/shipped.py``).
 
-    The starting point of an exercise that asks the student to edit a figure: in a
-    terminal and in the Run panel alike, ``common/hw_specs.py`` may already hold the edit.
+    The starting point of an exercise that asks the student to edit a figure:
+    ``common/hw_specs.py`` may already hold the edit.
     """
     row = shipped.FIGURES.get(chip.key, {})
     peaks = {

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from common.formulas.roofline import lower_bound_time, matmul_counts
 from common.formulas.transformer import parameter_breakdown
 from common.hw_specs import bytes_per_elem
+from common.shell import interface
 from common.shell.cli import number_in
+from common.shell.paths import REPO_ROOT
 from common.tables.models import Model
 from common.tables.units import GIB, MIB
 
@@ -35,6 +37,7 @@ MIXED = 1.0  # between 1x and 2x the LLC: part cache, part DRAM
 HIDDEN = 4096  # the article's model width: LayerNorm rows and the GEMMs' K = N
 SEQ_STEP = 512  # attention sequence lengths are multiples of this
 MIN_SEQ = 1024
+LECTURES = REPO_ROOT / "lectures"
 
 
 @dataclass(frozen=True)
@@ -50,14 +53,22 @@ class Budget:
         return max(64 * MIB, self.memory_bytes - BASELINE_BYTES)
 
 
-#: Default budgets, a student's laptop can afford them: lecture -> Budget.
-DEFAULTS: dict[str, Budget] = {
-    "01": Budget(10.0, GIB),
-    "03": Budget(20.0, 3 * GIB // 2),
-    "09": Budget(20.0, 3 * GIB // 2),
-    "10": Budget(20.0, 3 * GIB // 2),
-    "12": Budget(30.0, 2 * GIB),
-}
+class _Declared(dict[str, Budget]):
+    """Lecture number ('09') -> the budget its file declares, ``ABOUT["budget"]`` (seconds,
+    GiB), read unrun (``common.shell.interface``) on first use."""
+
+    def __missing__(self, lecture: str) -> Budget:
+        found = [p for n, p in interface.lectures(LECTURES).items() if n.startswith(f"{lecture}_")]
+        about = interface.declared(found[0]) if found else {}
+        if "budget" not in about:
+            raise KeyError(f"lecture {lecture} declares no budget (ABOUT['budget'])")
+        seconds, gib = about["budget"]
+        self[lecture] = Budget(float(seconds), int(gib * GIB))
+        return self[lecture]
+
+
+#: Default budgets, a student's laptop can afford them: lecture -> Budget (its declaration).
+DEFAULTS: dict[str, Budget] = _Declared()
 
 
 def time_scale(plan: Budget, lecture: str) -> float:

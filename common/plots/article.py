@@ -167,6 +167,7 @@ def place_labels(
 # ---------------------------------------------------------------------------
 # (a) The local roofline with lecture 01's measured operations
 # ---------------------------------------------------------------------------
+@style.figure
 def local_roofline_figure(
     path: str | os.PathLike[str],
     peak: float,
@@ -286,6 +287,7 @@ def local_roofline_figure(
 # ---------------------------------------------------------------------------
 # (b) Latency and throughput against batch size
 # ---------------------------------------------------------------------------
+@style.figure
 def batch_sweep_figure(
     path: str | os.PathLike[str],
     rows: Sequence[dict[str, Any]],
@@ -360,6 +362,7 @@ def batch_sweep_figure(
 # ---------------------------------------------------------------------------
 # (c) The stacked memory ledger and the overhead comparison
 # ---------------------------------------------------------------------------
+@style.figure
 def memory_ledger_figure(
     path: str | os.PathLike[str],
     spec: ledger.ModelSpec,
@@ -435,6 +438,7 @@ def memory_ledger_figure(
 # ---------------------------------------------------------------------------
 # (d) What doubling compute or bandwidth buys, against I / I*
 # ---------------------------------------------------------------------------
+@style.figure
 def speedup_figure(
     path: str | os.PathLike[str],
     lo: float = 0.05,

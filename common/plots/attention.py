@@ -79,6 +79,7 @@ def build_traffic_figure(
     return fig
 
 
+@style.figure
 def traffic_figure(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> str:
     """Save ``build_traffic_figure(*args, **kwargs)`` as a PNG; returns the path."""
     return style.save_figure(build_traffic_figure(*args, **kwargs), path)
@@ -130,6 +131,7 @@ def build_kernel_times_figure(
     return fig
 
 
+@style.figure
 def kernel_times_figure(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> str:
     """Save ``build_kernel_times_figure(*args, **kwargs)`` as a PNG; returns the path."""
     return style.save_figure(build_kernel_times_figure(*args, **kwargs), path)

@@ -24,6 +24,7 @@ def level_color(name: str, order: Sequence[str]) -> str:
     return style.SERIES_COLORS[index % len(style.SERIES_COLORS)]
 
 
+@style.figure
 def bandwidth_sweep_figure(
     path: str | os.PathLike[str],
     sizes: Sequence[float],
@@ -109,6 +110,7 @@ def bandwidth_sweep_figure(
     return style.save_figure(fig, path)
 
 
+@style.figure
 def hierarchical_roofline_figure(
     path: str | os.PathLike[str],
     roofs: Sequence[tuple[str, float]],

@@ -18,6 +18,7 @@ from common.plots.style import (
     MAX_WIDTH_IN,
     MEMORY_COLOR,
     NEUTRAL_COLOR,
+    figure,
     require_matplotlib,
     save_figure,
 )
@@ -49,6 +50,7 @@ def _style(ax: Any) -> None:
     ax.spines["right"].set_visible(False)
 
 
+@figure
 def predict_figure(
     path: str | os.PathLike[str], cases: Sequence[CaseBars], curve: OperatorCurve, title: str
 ) -> str:

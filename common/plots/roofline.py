@@ -21,13 +21,14 @@ from common.plots.article import log_ticks, place_labels
 from common.plots.style import (
     NEUTRAL_COLOR,
     SERIES_COLORS,
+    figure,
     log_range,
     matplotlib_available,
     new_figure,
     save_figure,
 )
-from common.present import live
 from common.present.display import PngResult
+from common.shell import sink
 from common.tables.validate import positive
 
 Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
@@ -107,6 +108,7 @@ def _frame(ax: Any, lo: float, hi: float, ys: Sequence[float]) -> None:
     ax.set_ylabel("attainable TFLOP/s")
 
 
+@figure
 def roofline_figure(
     path: str | os.PathLike[str],
     curves: Sequence[Curve],
@@ -116,9 +118,6 @@ def roofline_figure(
     placed_on: int | None = None,
 ) -> str:
     """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
-    if live.active():  # under a Run-it-here panel: the page draws it (common/present/live.py)
-        live.roofline(title, curves, points, placed_on)
-        return str(path)
     fig, ax = new_figure(height=4.8)
     lo, hi = xlim or _x_range(curves, points)
     # The rate axis holds each roof from its left end up to its peak, and every point.
@@ -140,15 +139,13 @@ class RooflinePanel(NamedTuple):
     points: Sequence[Point]
 
 
+@figure
 def roofline_panels_figure(
     path: str | os.PathLike[str], panels: Sequence[RooflinePanel], key: Sequence[str], title: str
 ) -> str:
     """One roofline per panel, side by side on shared axes, numbered points; `key` names them."""
     if not panels:
         raise ValueError("need at least one panel to draw")
-    if live.active():
-        live.roofline_panels(title, [(p.title, p.curve, p.points) for p in panels])
-        return str(path)
     fig, axes = new_figure(height=5.0, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)
     every = [p for panel in panels for p in panel.points]
@@ -223,13 +220,11 @@ def coinciding(series: Sequence[PointSeries]) -> list[tuple[float, float, str]]:
     return out
 
 
+@figure
 def roofline_series_figure(
     path: str | os.PathLike[str], curve: Curve, series: Sequence[PointSeries], title: str
 ) -> str:
     """One chip's roof and its ridge with groups of points, one marker and colour per group."""
-    if live.active():
-        live.roofline_series(title, curve, [(s.label, s.points) for s in series])
-        return str(path)
     named = any(s.names for s in series)
     fig, ax = new_figure(height=4.4 + (2.2 if named else 0))
     _, peak, bw = curve
@@ -299,7 +294,7 @@ def save_roofline_png(
     for label, peak, bw in curves:
         positive(peak, f"{label} peak FLOP/s")
         positive(bw, f"{label} bandwidth")
-    if not matplotlib_available() and not live.active():
+    if not matplotlib_available() and not sink.diverted():
         return PngResult(None, "matplotlib is not installed; PNG skipped (pip install matplotlib)")
     written = roofline_figure(path, curves, points, title=title, placed_on=placed_on)
     return PngResult(written, "saved")

@@ -8,14 +8,20 @@ display or global state is involved and files are the only output.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from common.files.atomic import atomic_write_with, writable_dir
 from common.present.console import fmt_bytes
+from common.shell import sink
 from common.shell.cli import matplotlib_available
+
+Draw = TypeVar("Draw", bound=Callable[..., str])
 
 # Colours shared by every figure (colour-blind-safe Okabe-Ito palette).
 MEMORY_COLOR = "#D55E00"  # memory-bound points and bandwidth roofs
@@ -26,6 +32,23 @@ SERIES_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9
 
 MAX_WIDTH_IN = 7.2  # figures no wider than the docs' text column
 DPI = 150
+
+
+def figure(draw: Draw) -> Draw:
+    """Mark a figure function (its first argument the PNG's path): when a host takes the
+    figures (``common.shell.sink``), it gets the function's name and arguments instead."""
+    signature = inspect.signature(draw)
+    name = f"{draw.__module__}.{draw.__qualname__}"
+
+    @functools.wraps(draw)
+    def routed(*args: Any, **kwargs: Any) -> str:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        if sink.hand(name, dict(bound.arguments)):
+            return str(next(iter(bound.arguments.values())))
+        return draw(*args, **kwargs)
+
+    return routed  # type: ignore[return-value]
 
 
 def require_matplotlib() -> None:

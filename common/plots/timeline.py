@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from common.plots.style import SERIES_COLORS, new_figure, save_figure
+from common.plots.style import SERIES_COLORS, figure, new_figure, save_figure
 
 
+@figure
 def timeline_figure(
     path: str | os.PathLike[str],
     rows: Sequence[tuple[str, Sequence[tuple[float, float]]]],

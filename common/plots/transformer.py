@@ -20,10 +20,10 @@ from common.plots.style import (
     MEMORY_COLOR,
     NEUTRAL_COLOR,
     SERIES_COLORS,
+    figure,
     new_figure,
     save_figure,
 )
-from common.present import live
 
 
 def _legend_below(fig: Any, handles: Sequence[Any], ncols: int) -> None:
@@ -56,6 +56,7 @@ class ThroughputPanel(NamedTuple):
     note: str = ""  # shown in the panel when there is no curve
 
 
+@figure
 def decode_throughput_figure(
     path: str | os.PathLike[str], panels: Sequence[ThroughputPanel], title: str
 ) -> str:
@@ -120,6 +121,7 @@ def decode_throughput_figure(
     return save_figure(fig, path)
 
 
+@figure
 def memory_ledger_figure(
     path: str | os.PathLike[str],
     ledgers: Sequence[tuple[int, MemoryLedger]],
@@ -130,9 +132,6 @@ def memory_ledger_figure(
     """The four ledger terms stacked against batch (GB), the chip's capacity and the wall."""
     if not ledgers:
         raise ValueError("need at least one batch to draw")
-    if live.active():  # under a Run-it-here panel: the page draws it (common/present/live.py)
-        live.memory_ledger(title, ledgers, capacity, wall)
-        return str(path)
     fig, ax = new_figure(height=4.0)
     xs = [b for b, _ in ledgers]
     terms = ("weights", "kv_cache", "activations", "overhead")

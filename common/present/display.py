@@ -22,8 +22,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from common.present import live
 from common.present.console import WIDTH, _is_numeric, format_observations, format_table
+from common.shell import sink
 
 HTML_ENV = "ROOFLINE_HTML"  # set to 1 by the docs build
 
@@ -182,7 +182,7 @@ class Figure:
         self.shown_path = shown_path or (str(path) if path is not None else "")
 
     def __str__(self) -> str:
-        if live.active():  # a Run-it-here panel draws the figure itself, below the output
+        if sink.diverted():  # the host that took the figure shows it
             return ""
         return f"saved figure: {self.shown_path}" if self.path else ""
 
@@ -199,7 +199,7 @@ CAPTIONS: dict[str, str] = {}
 def figure(path: str | os.PathLike[str], caption: str, shown_path: str = "") -> Figure:
     """Record the caption of a figure just written and return its display object."""
     CAPTIONS[str(Path(path).resolve())] = caption
-    live.caption(caption)
+    sink.hand("caption", {"path": path, "caption": caption})
     return Figure(path, caption, shown_path)
 
 

@@ -1,8 +1,8 @@
-"""TeX formulas as plain ASCII text, for a terminal and the site's Run-it-here panels.
+"""TeX formulas as plain ASCII text, for a terminal.
 
 Standard library only. The exercises write each worked answer's formula in TeX for the
-site's MathJax; a terminal (and the panel, which shows what the terminal prints) gets
-it as plain text: ``\\frac{P_{\\text{peak}}}{\\beta}`` becomes ``P_peak / beta``.
+site's MathJax; a terminal gets it as plain text:
+``\\frac{P_{\\text{peak}}}{\\beta}`` becomes ``P_peak / beta``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The lectures' first lines: one-line errors, a quiet Ctrl-C and a quiet closed pipe.
 
-Every lecture begins (off the page) with ``sys.path.insert(0, <its checkout>)``, ``from
-common.shell import boot`` and ``boot.start()``, before numpy. Run as a script, not
+Every lecture's first line, ``import _course`` (``lectures/_course.py``), puts its
+checkout on ``sys.path`` and calls ``boot.start()``, before numpy. Run as a script, not
 under sphinx-gallery: an uncaught error is one line on stderr (``ROOFLINE_TRACEBACK=1``
 shows the traceback); Ctrl-C, even inside ``import numpy``, is one line and ends the run
 by SIGINT, and SIGTERM, SIGHUP, SIGQUIT and SIGUSR1/2 stop it the same way, cleaning up

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from common.shell import boot, paths
+from common.shell import boot, paths, sink
 from common.shell.paths import FIGURES_DIR, default_results_path
 from common.tables.assumptions import ARTICLE_BUDGET_GIB, BATCH_SEARCH_LIMIT
 
@@ -53,16 +53,6 @@ class LectureParser(argparse.ArgumentParser):
 def matplotlib_available() -> bool:
     """True when matplotlib can be imported (checked for --png, without importing it)."""
     return importlib.util.find_spec("matplotlib") is not None
-
-
-#: Set by the site's Run-it-here panel to the file a run's figures go to, as Vega-Lite
-#: data for the page to draw (common/present/live.py); unset everywhere else.
-PANEL_CHARTS_ENV = "ROOFLINE_PANEL_CHARTS"
-
-
-def panel_draws_figures() -> bool:
-    """True under a Run-it-here panel: --png hands the figure's data to the page instead."""
-    return bool(os.environ.get(PANEL_CHARTS_ENV))
 
 
 def lecture_parser(doc: str | None, prog: str | None = None) -> LectureParser:
@@ -280,7 +270,7 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
                 paths.check_output_folder(args.outdir, "figure folder")
             except paths.UnusablePath as exc:
                 parser.error(f"argument --outdir: {exc}")
-    if has_png and args.png and not matplotlib_available() and not panel_draws_figures():
+    if has_png and args.png and not matplotlib_available() and not sink.diverted():
         print(
             f"{parser.prog}: --png: matplotlib is not installed, so no figure is saved "
             "(PNG skipped; run with .venv/bin/python)"

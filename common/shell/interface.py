@@ -1,11 +1,17 @@
-"""A lecture's declared interface: its flags, read by the site without running the lecture.
+"""A lecture's declared interface, read without running the lecture: its flags and what
+it says of itself.
 
 Every lecture defines ``make_parser()`` at module level (a function, or a name bound
 to a shared one): its argparse parser, built with ``common.shell.cli``. The lecture
-runs on ``cli.parse_args(make_parser())``; the docs build and the Run panels call
+runs on ``cli.parse_args(make_parser())``; the docs build calls
 `declared_parser`, which executes only the lecture's module-level imports above
-``make_parser`` and that definition, never the lecture's work. So ``make_parser()``
-uses only what the lecture imports above it.
+``make_parser`` and that definition, never the lecture's work (nor its opening, an
+import of a module beside it). So ``make_parser()`` uses only what the lecture imports
+above it from ``common`` and the standard library.
+
+Beside it a lecture may say what it is, once, in ``ABOUT``, a dict literal that
+`declared` reads unrun (every field optional, `FIELDS`). The docs, the measuring
+budget and the tests read it; nothing else registers a lecture.
 """
 
 from __future__ import annotations
@@ -14,8 +20,20 @@ import argparse
 import ast
 import os
 from pathlib import Path
+from typing import Any
 
 INTERFACE = "make_parser"  # the function every lecture declares
+ABOUT = "ABOUT"  # the dict literal in which a lecture says what it is
+#: The fields of ``ABOUT``: name -> (type, what it says).
+FIELDS: dict[str, tuple[type, str]] = {
+    "flags": (tuple, "the flags a reader is offered when the lecture is rerun off the terminal"),
+    "chip": (str, "the chip the lecture is about, when it has no --chip flag"),
+    "figure": (bool, "its main figure can be redrawn from a run's data"),
+    "terms": (tuple, "what the lecture is about: the terms search lists it first for"),
+    "budget": (tuple, "its measuring budget: (seconds of a whole run, GiB of memory)"),
+    "bare": (bool, "it runs on a bare python3 (standard library only)"),
+    "needs": (tuple, "packages beyond the course's it needs to run (without them: shown unrun)"),
+}
 
 
 def declared_parser(lecture: str | os.PathLike[str]) -> argparse.ArgumentParser:
@@ -24,7 +42,7 @@ def declared_parser(lecture: str | os.PathLike[str]) -> argparse.ArgumentParser:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     kept: list[ast.stmt] = []
     for node in tree.body:
-        if isinstance(node, ast.Import | ast.ImportFrom):
+        if isinstance(node, ast.Import | ast.ImportFrom) and not _opening(node, path.parent):
             kept.append(node)
         elif _declares(node):
             kept.append(node)
@@ -40,13 +58,47 @@ def declared_parser(lecture: str | os.PathLike[str]) -> argparse.ArgumentParser:
     return parser
 
 
-def _declares(node: ast.stmt) -> bool:
+def _opening(node: ast.Import | ast.ImportFrom, folder: Path) -> bool:
+    """True for an import of a module beside the lecture (its opening, which sets up a run:
+    reading the interface is no run, so it is left out)."""
+    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    return all((folder / f"{name.split('.')[0]}.py").is_file() for name in names)
+
+
+def _declares(node: ast.stmt, name: str = INTERFACE) -> bool:
     """True for ``def make_parser(...)`` and ``make_parser = ...`` (a partial of a shared one)."""
     if isinstance(node, ast.FunctionDef):
-        return node.name == INTERFACE
-    return isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
-        INTERFACE
-    ]
+        return node.name == name
+    return isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [name]
+
+
+def declared(lecture: str | os.PathLike[str]) -> dict[str, Any]:
+    """What lecture file `lecture` says of itself: its ``ABOUT`` literal, read unrun ({} when
+    it has none); ValueError naming the file for a field not in FIELDS or of the wrong type."""
+    path = Path(lecture)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    node = next((n for n in tree.body if _declares(n, ABOUT) and isinstance(n, ast.Assign)), None)
+    if node is None:
+        return {}
+    try:
+        about = ast.literal_eval(node.value)
+    except ValueError:
+        about = None
+    if not isinstance(about, dict):
+        raise ValueError(f"{path.name}, line {node.lineno}: {ABOUT} must be a dict literal")
+    for key, value in about.items():
+        if key not in FIELDS:
+            raise ValueError(
+                f"{path.name}: {ABOUT} has no field {key!r}; it has {', '.join(FIELDS)}"
+            )
+        if not isinstance(value, FIELDS[key][0]):
+            raise ValueError(f"{path.name}: {ABOUT}[{key!r}] must be a {FIELDS[key][0].__name__}")
+    return about
+
+
+def lectures(folder: str | os.PathLike[str]) -> dict[str, Path]:
+    """The lecture files in `folder` (``NN_name.py``) by file stem, in order."""
+    return {p.stem: p for p in sorted(Path(folder).glob("[0-9][0-9]_*.py"))}
 
 
 def flag_actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:

@@ -17,8 +17,8 @@ Configuration (``docs/conf.py``):
 - ``runner_runtime``: the folder of the ``pyodide`` npm package; when it is missing
   (no npm at build time) every panel says it is unavailable and the build succeeds.
 - ``runner_charts``: the lectures whose main figure the panel redraws after a run (the
-  run adds ``--png``; ``common/present/live.py`` hands the figure's data to the page as
-  Vega-Lite instead of drawing it with matplotlib).
+  run adds ``--png``; ``docs/_static/runner/live.py``, given the figure's data through
+  ``common.shell.sink``, hands it to the page as Vega-Lite instead of matplotlib).
 - ``runner_chips``: lecture stem -> the chip key its panel's table editor opens at, for
   a lecture without ``--chip`` (one with it opens at the flag's value).
 - ``runner_run_limit_s``: a run still going after this many seconds is stopped.
@@ -26,7 +26,8 @@ Configuration (``docs/conf.py``):
 The build writes into ``_static/runner/`` of the site: ``pyodide-VERSION/`` (the
 runtime files, `RUNTIME_FILES`) and ``course.zip`` (`pack_course`: every module of
 ``common/`` that imports on the standard library alone, the panels' lectures and their
-words in ``lectures/words/``).
+words in ``lectures/words/``, their first line ``lectures/_course.py``, and the chart
+adapter ``live.py``).
 The browser side is ``docs/_static/runner/``: ``runner.js`` (the page),
 ``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py`` (runs a lecture as
 a terminal would), ``runner-sw.js`` (the service worker that caches the runtime,
@@ -67,6 +68,8 @@ COURSE = (REPO / "common", REPO / "lectures" / "words")  # packed for the browse
 #: The panel's browser side; harness.py also compiles the standard library at build time.
 STATIC_SOURCE = REPO / "docs" / "_static" / "runner"
 HARNESS = STATIC_SOURCE / "harness.py"
+#: The chart adapter the harness loads from the course folder (packed at this path).
+CHART_ADAPTER = STATIC_SOURCE / "live.py"
 #: Node.js script that runs harness.compile_zip in Pyodide (the bytecode must be Pyodide's).
 STDLIB_SCRIPT = Path(__file__).resolve().parent / "runner_stdlib.mjs"
 #: Node.js script that bundles the editor and the chart with esbuild.
@@ -199,6 +202,8 @@ def lecture_blockers(lecture: Path, packable: Mapping[str, Path]) -> list[str]:
         if head in ("common", "lectures"):
             if dep not in packable:
                 blockers.append(dep)
+        elif (lecture.parent / f"{head}.py").is_file():  # its opening, lectures/_course.py
+            blockers.extend(lecture_blockers(lecture.parent / f"{head}.py", packable))
         elif head not in sys.stdlib_module_names:
             blockers.append(dep)
     return blockers
@@ -217,6 +222,9 @@ def pack_course(package_dir: Path, lectures: Sequence[Path], target: Path) -> tu
         entries.append((path.relative_to(root).as_posix(), path.read_bytes()))
     for lecture in lectures:
         entries.append((f"lectures/{lecture.name}", lecture.read_bytes()))
+    for opening in sorted((root / "lectures").glob("_*.py")):  # every lecture's first line
+        entries.append((f"lectures/{opening.name}", opening.read_bytes()))
+    entries.append((CHART_ADAPTER.relative_to(REPO).as_posix(), CHART_ADAPTER.read_bytes()))
     entries.sort()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -320,6 +328,23 @@ def display(path: Path) -> str:
         return path.resolve().relative_to(REPO).as_posix()
     except ValueError:
         return str(path)
+
+
+def declared_panels(
+    about: Mapping[str, Mapping[str, Any]],
+) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...], dict[str, str]]:
+    """runner_lectures, runner_charts and runner_chips from what each lecture declares
+    (stem -> its ABOUT): the flags it offers, its redrawn figure, its chip."""
+    return (
+        {stem: tuple(a["flags"]) for stem, a in about.items() if "flags" in a},
+        tuple(stem for stem, a in about.items() if a.get("figure")),
+        {stem: a["chip"] for stem, a in about.items() if "chip" in a},
+    )
+
+
+def lecture_declarations(folder: Path) -> dict[str, dict[str, Any]]:
+    """What each lecture in `folder` declares (its ABOUT), by file stem."""
+    return {s: interface.declared(p) for s, p in interface.lectures(folder).items()}
 
 
 # ---------------------------------------------------------------------------

@@ -48,6 +48,14 @@ def conf_value(name: str) -> object:
     raise LookupError(name)
 
 
+def panel_lectures() -> dict[str, tuple[str, ...]]:
+    """The lectures with a panel and the flags each offers (ABOUT["flags"], as conf.py reads)."""
+    from common.shell import interface
+
+    about = {s: interface.declared(p) for s, p in interface.lectures(REPO / "lectures").items()}
+    return {s: a["flags"] for s, a in about.items() if "flags" in a}
+
+
 def critical_batch(ridge: float, bytes_per_value: float, d: int = 8192) -> int:
     """Smallest B with 2B d^2 / (b (2 B d + d^2)) >= ridge for X[B,d] W[d,d], by trying each B."""
     batch = 1
@@ -318,6 +326,7 @@ def terminal_error(table: str, tmp_path: Path) -> str:
     shutil.copytree(REPO / "common", work / "common", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "lectures" / "words", work / "lectures" / "words")
     shutil.copy(REPO / "lectures" / "02_roofline_basics.py", work / "lectures")
+    shutil.copy(REPO / "lectures" / "_course.py", work / "lectures")  # its first line
     (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, "-S", "lectures/02_roofline_basics.py"],
@@ -374,7 +383,7 @@ def test_a_lecture_offers_its_own_flags(visit: Visitor) -> None:
     from common.hw_specs import CHIPS
     from common.tables.models import MODELS
 
-    lectures = conf_value("runner_lectures")
+    lectures = panel_lectures()
     stem = next(s for s, flags in lectures.items() if {"--model", "--chip"} <= set(flags))
     page = visit.open(f"auto_lectures/{stem}.html")
     panel = Panel(page, ".rl-runner")
@@ -408,8 +417,8 @@ def test_lecture_05_runs_without_numpy_or_the_editor_bundle(visit: Visitor) -> N
     Here the editor's bundle does not load (as in a build without it): the panel falls
     back to a plain textarea and works the same.
     """
-    if "05_operator_ledger" not in conf_value("runner_lectures"):
-        pytest.skip("lecture 05 has no panel in docs/conf.py")
+    if "05_operator_ledger" not in panel_lectures():
+        pytest.skip("lecture 05 declares no panel flags")
     visit.context.route("**/_static/runner/vendor/editor.js*", lambda route: route.abort())
     page = visit.open("auto_lectures/05_operator_ledger.html")
     panel = Panel(page, ".rl-runner")

@@ -9,6 +9,7 @@ a terminal prints for the same command and the same hardware table, byte for byt
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import re
@@ -46,7 +47,8 @@ def conf_value(name: str) -> object:
     raise LookupError(name)
 
 
-LECTURES = conf_value("runner_lectures")
+# The panels' configuration, from what each lecture declares (as docs/conf.py reads it).
+LECTURES, CHARTS, CHIPS = runner.declared_panels(runner.lecture_declarations(REPO / "lectures"))
 EXERCISES = conf_value("runner_exercises")
 
 
@@ -233,9 +235,10 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
     )
     assert {"lectures/words/roofline_basics.py", "lectures/words/llm_speed.py"} <= set(words)
     assert [n for n in names if n.startswith("lectures/") and n not in words] == sorted(
-        f"lectures/{s}.py" for s in stems
+        [*(f"lectures/{s}.py" for s in stems), "lectures/_course.py"]  # and their first line
     )
     assert "lectures/words/__init__.py" in names  # the lectures' words travel with them
+    assert "docs/_static/runner/live.py" in names  # the chart adapter the harness loads
     assert not any("__pycache__" in n or not n.endswith(".py") for n in names)
     with zipfile.ZipFile(tmp_path / "a") as archive:
         assert archive.read("common/hw_specs.py") == (REPO / "common" / "hw_specs.py").read_bytes()
@@ -623,7 +626,7 @@ def test_the_compiled_standard_library_is_built_once_and_cached(
 
 
 # ---------------------------------------------------------------------------
-# The figure redrawn in the panel: the run's chart data (common/present/live.py)
+# The figure redrawn in the panel: the run's chart data (docs/_static/runner/live.py)
 # ---------------------------------------------------------------------------
 def roof_top(spec: dict, roof: str) -> float:
     """The highest point (TFLOP/s) of one roof in a roofline specification."""
@@ -661,7 +664,7 @@ def test_a_panel_run_emits_the_figure_from_the_edited_table(course: Path, tmp_pa
 
 @pytest.mark.parametrize("stem", ["05_operator_ledger", "06_llm_speed", "07_llm_capacity"])
 def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem: str) -> None:
-    assert stem in conf_value("runner_charts")
+    assert stem in CHARTS
     (result,) = harness_runs(
         course, {"kind": "lecture", "target": stem, "table": TABLE, "chart": True}, tmp=tmp_path
     )
@@ -678,8 +681,9 @@ def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem
 
 
 def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
-    from common.present import live
-
+    spec = importlib.util.spec_from_file_location("rl_live", runner.CHART_ADAPTER)
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
     rows = live.roof_rows("X", 100e12, 1e12, 1.0, 1000.0)  # ridge at 100 FLOP/B
     assert [(r["intensity"], r["tflops"]) for r in rows] == [
         (1.0, 1.0),

@@ -328,6 +328,7 @@ def _copy_course(tmp_path: Path) -> tuple[Path, Path]:
     shutil.copytree(REPO / "lectures" / "words", root / "lectures" / "words", ignore=words)
     script = root / "lectures" / lecture_path(LECTURE).name
     shutil.copy2(lecture_path(LECTURE), script)
+    shutil.copy2(REPO / "lectures" / "_course.py", script.parent)  # its first line
     return root / "common" / "hw_specs.py", script
 
 

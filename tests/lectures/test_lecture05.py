@@ -158,6 +158,7 @@ def test_exercise_3_moves_the_crossover(tmp_path: Path) -> None:
     shutil.copytree(REPO / "common", tmp_path / "common")
     shutil.copytree(REPO / "lectures" / "words", tmp_path / "lectures" / "words")
     script = shutil.copy(lecture_path("05"), tmp_path / "lectures")
+    shutil.copy(REPO / "lectures" / "_course.py", tmp_path / "lectures")  # its first line
     specs = tmp_path / "common" / "hw_specs.py"
     text = specs.read_text(encoding="utf-8")
     original = '"bf16": flops(312e12, A100_DATASHEET)'

@@ -162,6 +162,7 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
     script = lecture_path("09")
     code = (
         "import runpy, sys\n"
+        f"sys.path.insert(0, {str(script.parent)!r})  # the script's folder, as python3 does\n"
         "from common.measure import caches\n"
         "caches.read_caches_with_source = lambda: ([], '')\n"
         f"sys.argv = [{str(script)!r}, '--quick', '--results', {str(results_path)!r}]\n"

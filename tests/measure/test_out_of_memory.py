@@ -56,7 +56,7 @@ def test_advice_after_a_budget_that_fitted_halves_it() -> None:
 
 
 WRAPPER = """
-import runpy, sys
+import os, runpy, sys
 import numpy as np
 from numpy._core._exceptions import _ArrayMemoryError
 from common.measure import budget, roofs
@@ -67,6 +67,7 @@ def refuse(n):
 roofs._square_operands = refuse  # the calibration's first allocation fails
 budget.headroom = lambda: (4 * 2**30, "of free memory left")
 sys.argv = sys.argv[1:]
+sys.path.insert(0, os.path.dirname(sys.argv[0]))  # the script's folder, as python3 does
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
 

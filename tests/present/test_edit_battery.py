@@ -48,6 +48,7 @@ for name in sys.argv[1:]:
             (path,) = Path("lectures").glob(stem + "_*.py")
             saved = list(sys.argv)
             sys.argv = [str(path), *args]
+            sys.path.insert(0, str(path.parent.resolve()))  # the script's folder, as python3 does
             try:
                 runpy.run_path(str(path), run_name="__main__")
             finally:

@@ -1,4 +1,4 @@
-// The panel's figure: Vega-Lite specifications from the run (common/present/live.py),
+// The panel's figure: Vega-Lite specifications from the run (docs/_static/runner/live.py),
 // drawn with vega-embed (npm), bundled for the site by runner_bundle.mjs.
 // window.RLRunnerChart.draw(element, spec) resolves to the Vega view, kept as element.rlView.
 import embed from "vega-embed";

@@ -41,8 +41,8 @@ from typing import Any
 TABLE = "common/hw_specs.py"
 #: How ``python3 -m common.exercises`` names itself in its error lines.
 EXERCISES_PROG = "common.exercises"
-#: Where a run's charts are collected (common/present/live.py reads the name from ENV).
-CHARTS_ENV = "ROOFLINE_PANEL_CHARTS"
+#: The chart adapter (packed with the course) and the file a run's charts are collected in.
+CHARTS_ADAPTER = "docs/_static/runner/live.py"
 CHARTS_FILE = ".rl-charts.jsonl"
 
 _ROOT: list[Path] = []
@@ -73,8 +73,9 @@ def setup(root: str) -> None:
     path = Path(root).resolve()
     _ROOT[:] = [path]
     os.chdir(path)
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
+    for folder in (path / "lectures", path):  # the lectures' opening, then the course
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     # Pyodide starts with bytecode caching off; on, every run after the first imports the
     # unchanged modules from their cache (`write_table` drops the table's own).
     sys.dont_write_bytecode = False
@@ -88,9 +89,10 @@ def root() -> Path:
 
 
 def forget_course_modules() -> None:
-    """Drop every imported ``common`` module: the next import reads the files again."""
+    """Drop every imported ``common`` and ``lectures`` module: the next import reads the
+    files again (and the words import the same ``common`` as the lecture)."""
     for name in list(sys.modules):
-        if name == "common" or name.startswith("common."):
+        if name.split(".")[0] in ("common", "lectures"):
             del sys.modules[name]
     importlib.invalidate_caches()
 
@@ -150,8 +152,9 @@ def _exit_status(code: object) -> int:
     return 1
 
 
-def _execute(kind: str, argv: list[str]) -> int:
-    """Run the script under the lecture's error handler, as the interpreter would."""
+def _execute(kind: str, argv: list[str], charts: Path | None = None) -> int:
+    """Run the script under the lecture's error handler, as the interpreter would; with
+    `charts`, its figures are collected there."""
     from common.shell import cli
 
     cli.install_error_handler()
@@ -159,6 +162,8 @@ def _execute(kind: str, argv: list[str]) -> int:
     if problem:  # the lecture never got to run: report the table's line like its errors
         sys.excepthook(ValueError, ValueError(problem), None)
         return 1
+    if charts is not None:
+        install_charts(charts)
     try:
         if kind == "lecture":
             runpy.run_path(argv[0], run_name="__main__")
@@ -170,6 +175,14 @@ def _execute(kind: str, argv: list[str]) -> int:
         sys.excepthook(type(exc), exc, exc.__traceback__)
         return 1
     return 0
+
+
+def install_charts(path: Path) -> None:
+    """Have the run's figures collected in `path` as Vega-Lite (the adapter, ``live.py``)."""
+    spec = importlib.util.spec_from_file_location("rl_live", root() / CHARTS_ADAPTER)
+    adapter = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(adapter)  # type: ignore[union-attr]
+    adapter.install(path)
 
 
 def read_charts(path: Path) -> list[Any]:
@@ -185,15 +198,13 @@ def run(
     """Run one lecture or exercise with `table` as the hardware table; what it printed.
 
     With `chart`, the lecture runs with ``--png`` and its figure functions hand their data
-    to ``common.present.live`` instead of matplotlib: the result's "charts" holds them.
+    to the chart adapter instead of matplotlib: the result's "charts" holds them.
     Returns ``{"argv": [...], "chunks": [[stream, text], ...], "status": exit status,
     "seconds": wall time, "charts": [...]}``; chunks keep the order of stdout and stderr.
     """
     argv = command(kind, target, [*args, "--png"] if chart and kind == "lecture" else args)
     charts = root() / CHARTS_FILE
     charts.unlink(missing_ok=True)
-    if chart:
-        os.environ[CHARTS_ENV] = str(charts)
     chunks: list[list[str]] = []
     saved = sys.argv, sys.excepthook, sys.stdin
     start = time.perf_counter()
@@ -204,10 +215,9 @@ def run(
         sys.argv = argv
         sys.stdin = io.StringIO()
         try:
-            status = _execute(kind, argv)
+            status = _execute(kind, argv, charts if chart else None)
         finally:
             sys.argv, sys.excepthook, sys.stdin = saved
-            os.environ.pop(CHARTS_ENV, None)
             sys.stdout.flush()
     return {
         "argv": argv,

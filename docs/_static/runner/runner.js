@@ -12,7 +12,7 @@
 // - The table is edited in CodeMirror (vendor/editor.js, bundled from npm at build time),
 //   or in a plain textarea when the bundle is missing. The figure is drawn with
 //   vega-embed (vendor/chart.js) from the Vega-Lite data the run emits
-//   (common/present/live.py).
+//   (docs/_static/runner/live.py).
 //
 // The page keeps one copy of the hardware table; every panel on the page edits that copy,
 // as every lecture in the repository reads the one file.

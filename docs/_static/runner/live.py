@@ -1,12 +1,12 @@
 """Chart data for the site's "Run it here" panels: a lecture's main figure as Vega-Lite.
 
-Standard library only. In a terminal and in the docs build nothing here runs. Under a
-panel (the browser's harness sets ``ROOFLINE_PANEL_CHARTS`` to a file path) a lecture
-run with ``--png`` does not draw with matplotlib: each figure function of
-``common.plots`` hands its data to one of the functions below instead, which appends a
-Vega-Lite specification to that file (one JSON object a line), and the panel draws it
-with vega-embed. The caption the lecture computes for the figure (`caption`) goes with
-the chart, so the redrawn figure says what to look at, from that run's numbers.
+Standard library only; the panel's harness (``harness.py``) loads this file from the
+course folder and calls `install` before a run with ``--png``. The lecture then does not
+draw with matplotlib: the course's one figure interface (``common.shell.sink``) hands
+each figure function's arguments to `take`, which turns the figures named in `ADAPTERS`
+into a Vega-Lite specification appended to a file (one JSON object a line), and the
+panel draws it with vega-embed. The caption the lecture computes for the figure goes
+with the chart, so the redrawn figure says what to look at, from that run's numbers.
 """
 
 from __future__ import annotations
@@ -19,10 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from common.formulas.roofline import attainable_flops
-from common.shell.cli import PANEL_CHARTS_ENV, panel_draws_figures
 
-#: The file a panel run collects its charts in; unset outside a panel.
-ENV = PANEL_CHARTS_ENV
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
 X_INTENSITY = {
     "field": "intensity",
@@ -40,13 +37,7 @@ Y_TFLOPS = {
 Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
 
 
-def active() -> bool:
-    """True when a panel collects this run's charts."""
-    return panel_draws_figures()
-
-
-def _append(spec: dict[str, Any]) -> None:
-    target = Path(os.environ[ENV])
+def _append(target: Path, spec: dict[str, Any]) -> None:
     with target.open("a", encoding="utf-8") as out:
         out.write(json.dumps(spec, allow_nan=False) + "\n")
 
@@ -60,14 +51,12 @@ def charts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def caption(text: str) -> None:
-    """Attach the lecture's caption to the chart emitted last (display.figure calls this)."""
-    if not active():
-        return
-    found = charts(os.environ[ENV])
+def caption(target: Path, text: str) -> None:
+    """Attach the lecture's caption to the chart emitted last (display.figure hands it)."""
+    found = charts(target)
     if found:
         found[-1]["description"] = " ".join(str(text).split())
-        Path(os.environ[ENV]).write_text(
+        target.write_text(
             "".join(json.dumps(s, allow_nan=False) + "\n" for s in found), encoding="utf-8"
         )
 
@@ -150,7 +139,7 @@ def _spec(title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]) ->
 def roofline(
     title: str, curves: Sequence[Curve], points: Sequence[tuple[str, float, float]], placed_on=None
 ) -> dict[str, Any]:
-    """Rooflines (label, P, beta) with named points (label, I, FLOP/s); emitted under a panel."""
+    """Rooflines (label, P, beta) with named points (label, I, FLOP/s)."""
     lo, hi = x_range([p / b for _, p, b in curves], [x for _, x, _ in points])
     roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
     highlight = curves[placed_on][0] if placed_on is not None and len(curves) > 1 else None
@@ -163,8 +152,6 @@ def roofline(
         title, [_roof_layer(highlight), *_points_layers(False)], {"roofs": roofs, "points": rows}
     )
     spec["name"] = "roofline"
-    if active():
-        _append(spec)
     return spec
 
 
@@ -185,8 +172,6 @@ def roofline_panels(
         title, [_roof_layer(None), *_points_layers(False)], {"roofs": roofs, "points": rows}
     )
     spec["name"] = "roofline"
-    if active():
-        _append(spec)
     return spec
 
 
@@ -205,8 +190,6 @@ def roofline_series(
     datasets = {"roofs": roof_rows(label, peak, bw, lo, hi), "points": rows}
     spec = _spec(title, [_roof_layer(None), *_points_layers(True)], datasets)
     spec["name"] = "roofline"
-    if active():
-        _append(spec)
     return spec
 
 
@@ -268,6 +251,40 @@ def memory_ledger(
         )
     spec = _spec(title, layers, datasets)
     spec["name"] = "memory_ledger"
-    if active():
-        _append(spec)
     return spec
+
+
+#: The figure functions of ``common.plots`` the panel redraws: their arguments -> a chart.
+ADAPTERS = {
+    "common.plots.roofline.roofline_figure": lambda a: roofline(
+        a["title"], a["curves"], a["points"], a["placed_on"]
+    ),
+    "common.plots.roofline.roofline_panels_figure": lambda a: roofline_panels(
+        a["title"], [(p.title, p.curve, p.points) for p in a["panels"]]
+    ),
+    "common.plots.roofline.roofline_series_figure": lambda a: roofline_series(
+        a["title"], a["curve"], [(s.label, s.points) for s in a["series"]]
+    ),
+    "common.plots.transformer.memory_ledger_figure": lambda a: memory_ledger(
+        a["title"], a["ledgers"], a["capacity"], a["wall"]
+    ),
+}
+
+
+def install(path: str | os.PathLike[str]) -> None:
+    """Collect the next run's figures in `path` as charts (a figure not in ADAPTERS: none)."""
+    from common.shell import sink
+
+    target = Path(path)
+    drawn = [False]  # was the figure just handed one the panel redraws?
+
+    def take(name: str, data: dict[str, Any]) -> None:
+        if name == "caption":
+            if drawn[0]:
+                caption(target, data["caption"])
+        else:
+            drawn[0] = name in ADAPTERS
+            if drawn[0]:
+                _append(target, ADAPTERS[name](data))
+
+    sink.divert(take)

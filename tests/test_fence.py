@@ -1,0 +1,103 @@
+"""The fence: the course (``common/``, ``lectures/``) knows nothing of the site's Run panel.
+
+The panel's chart adapter (``docs/_static/runner/live.py``) gets a lecture's figures
+through the course's one figure interface, ``common.shell.sink``: every figure function
+of ``common.plots`` hands its arguments there when a host has taken the figures, and
+draws with matplotlib otherwise. No module of the course imports, names or branches on
+the panel.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from common.shell import sink
+
+REPO = Path(__file__).resolve().parents[1]
+COURSE = sorted(
+    p
+    for d in ("common", "lectures")
+    for p in (REPO / d).rglob("*.py")
+    if "__pycache__" not in p.parts
+)
+#: What only the panel's harness is called: its files, its environment, its runtime.
+PANEL_WORDS = re.compile(
+    r"run[- ]it[- ]here|run panel|ROOFLINE_PANEL_|panel_draws|present\.live|\blive\.\w|"
+    r"import live\b|pyodide|vega|harness|runner|_static",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("path", COURSE, ids=lambda p: p.relative_to(REPO).as_posix())
+def test_the_course_never_names_the_panel(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    found = [
+        f"line {text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
+        for m in PANEL_WORDS.finditer(text)
+    ]
+    assert found == [], f"{path.relative_to(REPO)} names the site's panel: {found}"
+    imports = {
+        n.module or "" for n in ast.walk(ast.parse(text)) if isinstance(n, ast.ImportFrom)
+    } | {a.name for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imports if m.split(".")[0] in ("docs", "runner", "rl_harness")}
+
+
+def test_the_adapter_lives_under_docs() -> None:
+    assert not (REPO / "common" / "present" / "live.py").exists()
+    assert (REPO / "docs" / "_static" / "runner" / "live.py").is_file()
+
+
+def figure_functions() -> list[tuple[str, object]]:
+    """Every public function of common.plots whose first argument is the PNG's path."""
+    import importlib
+    import pkgutil
+
+    import common.plots
+
+    found = []
+    for info in pkgutil.iter_modules(common.plots.__path__):
+        module = importlib.import_module(f"common.plots.{info.name}")
+        for name, fn in vars(module).items():
+            if name.startswith("_") or not inspect.isfunction(fn):
+                continue
+            if getattr(fn, "__module__", "") != module.__name__:
+                continue
+            params = list(inspect.signature(fn).parameters)
+            if params[:1] == ["path"] and name.endswith("_figure"):
+                found.append((f"{module.__name__}.{name}", fn))
+    return found
+
+
+def test_every_figure_function_routes_through_the_sink() -> None:
+    functions = figure_functions()
+    assert len(functions) >= 10  # roofline, article, hierarchy, attention, ... figures
+    unrouted = [name for name, fn in functions if not hasattr(fn, "__wrapped__")]
+    assert unrouted == [], "decorate with common.plots.style.figure"
+
+
+def test_a_diverted_figure_hands_its_arguments_and_draws_nothing(tmp_path: Path) -> None:
+    from common.plots.roofline import roofline_figure
+    from common.present.display import figure
+
+    taken: list[tuple[str, dict]] = []
+    target = tmp_path / "roof.png"
+    sink.divert(lambda name, data: taken.append((name, data)))
+    try:
+        assert sink.diverted()
+        path = roofline_figure(target, [("X", 100e12, 1e12)], [("p", 10.0, 10e12)], title="T")
+        shown = str(figure(target, "what to look at"))
+    finally:
+        sink.divert(None)
+    assert path == str(target) and not target.exists()  # nothing drawn here
+    assert shown == ""  # the host shows the figure: no "saved figure" line
+    (name, data), (cap, said) = taken
+    assert name == "common.plots.roofline.roofline_figure"
+    assert data["curves"] == [("X", 100e12, 1e12)] and data["title"] == "T"
+    assert data["placed_on"] is None  # defaults are handed too
+    assert cap == "caption" and said["caption"] == "what to look at"
+    assert not sink.diverted() and not sink.hand("anything", {})
