@@ -436,7 +436,7 @@ def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_
             assert proc.stderr.count("\n") == 1 and result["status"] == proc.returncode
         else:  # `python3 -m common.exercises` installs no handler: the panel gives one line
             assert stream(result, "stderr") == (
-                "common.exercises: error: TPU v5e int8 peak FLOP/s must be a positive "
+                "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
                 "finite number, got 0\n"
             )
             assert result["status"] == 1
