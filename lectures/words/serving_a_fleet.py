@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from common.hw_specs import Chip
-from common.present.claims import above, listing, ratio, regime, speed, than, times
+from common.present.claims import above, change, listing, ratio, regime, speed, than, times
 from common.present.console import fmt_pct, fmt_time
 from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
 from common.shell.paths import display_path
@@ -21,6 +21,7 @@ from lectures.words.llm_speed import png_hint
 
 __all__ = ["MTP", "Balance", "Chunked", "Cost", "Draft", "FleetCheck", "Setup", "Step", "png_hint"]
 
+GROWS = ("grows", "shrinks", "stays at")
 #: Acceptance rates and draft lengths of the speculation table.
 ACCEPTANCES = (0.6, 0.8, 0.9)
 DRAFTS = (1, 2, 3, 4, 5)
@@ -208,11 +209,17 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
         ),
         Observations(
             [
-                f"A chunk of {first.chunk:,} prompt tokens beside the {B:,} decode tokens "
-                f"takes the step from {fmt_time(none.seconds)} to {fmt_time(first.seconds)} "
-                f"({_slower(none.seconds, first.seconds)}); filling the budget with "
-                f"{full.chunk:,} takes it to {fmt_time(full.seconds)} "
-                f"({_slower(none.seconds, full.seconds)}). Every decoding sequence waits for "
+                f"A chunk of {first.chunk:,} prompt tokens beside the {B:,} decode tokens: "
+                f"the step {change(none.seconds, first.seconds, fmt_time, words=GROWS)} "
+                f"({_slower(none.seconds, first.seconds)})"
+                + (
+                    f"; filling the budget with {full.chunk:,}, it "
+                    f"{change(none.seconds, full.seconds, fmt_time, words=GROWS)} "
+                    f"({_slower(none.seconds, full.seconds)})."
+                    if full is not first
+                    else "."
+                )
+                + " Every decoding sequence waits for "
                 "the whole step: that is its time per output token.",
                 f"The decode-only step runs at {none.intensity:,.0f} FLOP/byte, "
                 f"{regime(none.intensity, s.ridge)} (ridge {s.ridge:,.0f}); the full step at "
