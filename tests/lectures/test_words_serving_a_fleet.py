@@ -159,6 +159,9 @@ def test_claims_hold_on_any_table(table, model, prompt, output, batch, extra, pr
         except AssertionError as stop:  # a batch the GPUs cannot hold is a usage error
             assert "argument --batch" in str(stop), stop
             return
+        except ValueError as slip:  # a copy scaled twice leaves its figure's range: one line
+            assert "must be between" in str(slip), slip
+            return
     check_claims(out)
     text = " ".join(out.split())
     assert "x1.00 slower" not in text and "no faster" not in text
