@@ -18,6 +18,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from common.formulas.ledger import largest_batch_that_fits
+from common.formulas.transformer import (
+    DTypes,
+    Op,
+    PassLedger,
+    layer_groups,
+    layer_ops,
+    model_memory_ledger,
+    model_ops,
+)
+from common.hw_specs import Chip
+from common.tables.models import Model
+
+MAX_GPUS = 1024  # the most GPUs gpus_to_hold tries
+
 
 # ---------------------------------------------------------------------------
 # Expert parallelism
@@ -118,3 +133,92 @@ def acceptance_for_speedup(
 def tokens_per_s_per_gpu(tokens: float, seconds: float, gpus: int) -> float:
     """Throughput per GPU: tokens / (seconds x GPUs), in tokens/s."""
     return tokens / (seconds * gpus)
+
+
+# ---------------------------------------------------------------------------
+# Serving a fleet (lecture 14): continuous batching, disaggregation, cost
+# ---------------------------------------------------------------------------
+def mixed_step_ledger(
+    model: Model,
+    chunk: int,
+    chunk_context: int,
+    decode_batch: int,
+    decode_context: int,
+    dtypes: DTypes | None = None,
+) -> PassLedger:
+    """One continuous-batching step: a prefill chunk of c tokens (its cache then at S_c)
+    beside m decode tokens (caches at S_d). Every operator but attention runs on c + m
+    rows and reads its weights once; attention is the chunk's plus the m sequences'. The
+    LM head runs on the m decode rows and the chunk's last one. Needs c + m <= the window."""
+    dt = dtypes or DTypes()
+    n, m = chunk + decode_batch, decode_batch
+    parts = [(1, chunk, chunk_context)] * bool(chunk) + [(m, 1, decode_context)] * bool(m)
+    groups = []
+    for window, dense, count in layer_groups(model):
+        attn = [
+            op
+            for b, t, s in parts
+            for op in layer_ops(model, b, t, s, dt, False, window, dense)
+            if op.kind == "attention"
+        ]
+        ops = []
+        for op in layer_ops(model, 1, n, n, dt, False, window, dense):
+            if op.kind != "attention":
+                ops.append(op)
+                continue
+            same = [a for a in attn if a.name == op.name]
+            ops.append(
+                Op(op.name, "attention", sum(a.flops for a in same), 0.0,
+                   sum(a.act_bytes for a in same), sum(a.kv_bytes for a in same))
+            )  # fmt: skip
+        groups.append((tuple(ops), count))
+    embed = model_ops(model, 1, n, dt)[0]
+    head = model_ops(model, m + bool(chunk), 1, dt)[1:]
+    layer, variants = groups[0][0], tuple(groups[1:])
+    return PassLedger("mixed", model, 1, n, max(chunk_context, decode_context), dt, False,
+                      layer, (embed, *head), variants)  # fmt: skip
+
+
+def chunked_prefill_steps(prompt: int, chunk: int) -> int:
+    """Steps a prompt of P tokens takes in chunks of c: ceil(P / c)."""
+    return -(-prompt // chunk)
+
+
+def pd_ratio(prefill_gpu_s: float, decode_gpu_s: float) -> float:
+    """Prefill GPUs per decode GPU that balance their rates: P / D = t_p / t_d, with t_p
+    and t_d the GPU-seconds one request spends in prefill and in decode (a pool of G GPUs
+    finishes G / t requests a second; equal rates give P / t_p = D / t_d)."""
+    return prefill_gpu_s / decode_gpu_s
+
+
+def cost_per_million(tokens_per_s_per_gpu: float, price_per_gpu_hour: float) -> float:
+    """Dollars per million tokens: price / 3600 / (tokens/s per GPU) x 1e6 ($ per GPU-hour
+    in, $ per 1e6 tokens out)."""
+    return price_per_gpu_hour / 3600 / tokens_per_s_per_gpu * 1e6
+
+
+def node_hours(tokens: float, tokens_per_s_per_node: float) -> float:
+    """Node-hours a token count takes at a per-node rate: tokens / rate / 3600."""
+    return tokens / tokens_per_s_per_node / 3600
+
+
+def gpus_to_hold(model: Model, chip: Chip, context: int, dtypes: DTypes | None = None) -> int:
+    """The fewest GPUs, a power of two up to MAX_GPUS, whose memory holds one sequence at
+    S tokens: min g = 2^i with ledger(B = 1, S).total <= g x capacity; 0 when none does."""
+    need = model_memory_ledger(model, 1, context, dtypes).total
+    g = 1
+    while g <= MAX_GPUS:
+        if need <= g * chip.mem_capacity:
+            return g
+        g *= 2
+    return 0
+
+
+def largest_batch_on(
+    model: Model, chip: Chip, gpus: int, context: int, dtypes: DTypes | None = None
+) -> int:
+    """Largest decode batch whose memory ledger at S tokens fits g GPUs' memory (weights
+    and KV cache split g ways): max B with ledger(B, S).total <= g x capacity; 0 if none."""
+    return largest_batch_that_fits(
+        gpus * chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dtypes)
+    )

@@ -375,6 +375,87 @@ DEEPEP_CALIBRATION_EP = 8
 DEEPEP_NORMAL_BW = {8: (153e9, 158e9), 16: (43e9, 43e9), 32: (58e9, 57e9), 64: (51e9, 50e9)}
 
 
+# ---------------------------------------------------------------------------
+# A fleet's published day: DeepSeek's inference service (lecture 14's end-to-end check)
+# ---------------------------------------------------------------------------
+DEEPSEEK_DAY6 = (
+    "deepseek-ai/open-infra-index, 202502OpenSourceWeek/"
+    "day_6_one_more_thing_deepseekV3R1_inference_system_overview.md (commit 3122a25, "
+    "2025-03-01), section 'Statistics of DeepSeek's Online Service': DeepSeek-V3 and R1 on "
+    "H800 nodes of 8 GPUs, FP8 matmuls and dispatch, BF16 MLA and combine; prefill EP32 "
+    "(units of 4 nodes), decode EP144 (units of 18 nodes); 24 hours from 2025-02-27 12:00 to "
+    f"02-28 12:00 UTC+8; all web, app and API requests; {CHECKED}"
+)
+DEEPSEEK_V3_MTP = (
+    "DeepSeek-AI, 'DeepSeek-V3 Technical Report' (arXiv 2412.19437), section 5.4.3 "
+    "'Multi-Token Prediction Evaluation': one MTP module predicts the second token, whose "
+    "acceptance rate 'ranges between 85% and 90% across various generation topics', "
+    f"'delivering 1.8 times TPS (Tokens Per Second)'; {CHECKED}"
+)
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """An operator's published day of serving: nodes, tokens, per-node rates and cost."""
+
+    what: str
+    chip: str  # the GPU, as the operator names it
+    gpus_per_node: int
+    hours: float  # the statistics' period
+    nodes_average: float  # nodes serving, averaged over the period
+    nodes_peak: int
+    input_tokens: float  # over the period, cache hits included
+    cached_input_tokens: float  # of which hit the KV cache on disk
+    output_tokens: float
+    prefill_per_node: float  # input tokens/s per node during prefill (cache hits included)
+    decode_per_node: float  # output tokens/s per node during decode
+    output_speed: tuple[float, float]  # tokens/s one request sees, low and high end
+    kv_length: float  # average KV-cache length per output token
+    price_per_gpu_hour: float  # the lease price the cost assumes, $
+    daily_cost: float  # $ over the period
+    revenue: float  # $ over the period, every token at the prices below
+    margin: float  # (revenue - cost) / cost, as published
+    prices: tuple[float, float, float]  # $/M tokens: cached input, uncached input, output
+    source: str
+
+    def __post_init__(self) -> None:
+        for name in ("hours", "nodes_average", "input_tokens", "output_tokens",
+                     "prefill_per_node", "decode_per_node", "price_per_gpu_hour"):  # fmt: skip
+            positive(getattr(self, name), f"{self.what}: {name}")
+        positive_int(self.gpus_per_node, f"{self.what}: GPUs per node")
+
+
+#: DeepSeek's V3/R1 service over 24 hours (DEEPSEEK_DAY6); B = 1e9 tokens.
+DEEPSEEK_FLEET = Fleet(
+    what="DeepSeek-V3/R1 online service, one day",
+    chip="H800",
+    gpus_per_node=8,
+    hours=24,
+    nodes_average=226.75,
+    nodes_peak=278,
+    input_tokens=608e9,
+    cached_input_tokens=342e9,
+    output_tokens=168e9,
+    prefill_per_node=73.7e3,
+    decode_per_node=14.8e3,
+    output_speed=(20, 22),
+    kv_length=4989,
+    price_per_gpu_hour=2.0,
+    daily_cost=87072,
+    revenue=562027,
+    margin=5.45,  # 'a cost profit margin of 545%'
+    prices=(0.14, 0.55, 2.19),
+    source=DEEPSEEK_DAY6,
+)
+#: The published cache-hit share of the input, '342B tokens (56.3%)': checked, not used.
+DEEPSEEK_CACHE_HIT_SHARE = 0.563
+#: DeepSeek-V3's multi-token prediction (DEEPSEEK_V3_MTP): one draft token a step, its
+#: second-token acceptance range (checked) and the speed-up it gave (the figure used).
+MTP_DRAFT_TOKENS = 1
+MTP_ACCEPTANCE = (0.85, 0.90)
+MTP_SPEEDUP = 1.8
+
+
 def sources() -> list[str]:
     """Every distinct source of the records above, in the order the lecture uses them."""
     records = [

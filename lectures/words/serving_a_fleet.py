@@ -1,0 +1,526 @@
+"""Lecture 14's words: continuous batching, speculation, disaggregation, cost and a fleet.
+
+Standard library only. The lecture hands over the records below, computed with
+``common.formulas.transformer`` and ``common.formulas.serving``; every comparison a
+sentence states is decided by ``common.present.claims``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from common.hw_specs import Chip
+from common.present.claims import above, change, listing, ratio, regime, speed, than, times
+from common.present.console import fmt_pct, fmt_time
+from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.shell.paths import display_path
+from common.tables.measurements import Fleet
+from common.tables.models import Model
+from lectures.words.llm_speed import png_hint
+
+__all__ = ["MTP", "Balance", "Chunked", "Cost", "Draft", "FleetCheck", "Setup", "Step", "png_hint"]
+
+GROWS = ("grows", "shrinks", "stays at")
+#: Acceptance rates and draft lengths of the speculation table.
+ACCEPTANCES = (0.6, 0.8, 0.9)
+DRAFTS = (1, 2, 3, 4, 5)
+#: Request shapes of the disaggregation table besides the flags' (prompt, output).
+SHAPES = ((512, 2048), (1024, 1024), (4096, 256), (8192, 512))
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The flags, and what they fix: the GPUs that hold the model and a decoding cache."""
+
+    model: Model
+    chip: Chip
+    gpus: int  # the fewest (a power of two) whose memory holds the model
+    price: float  # $ per GPU-hour
+    prompt: int
+    output: int
+    batch: int  # sequences decoding together
+    budget: int  # tokens a continuous-batching step takes
+    context: int  # a decoding sequence's cache: prompt + output / 2
+    ridge: float  # FLOP/byte at bf16
+
+
+@dataclass(frozen=True)
+class Step:
+    """One continuous-batching step: a prefill chunk of `chunk` tokens beside the batch."""
+
+    chunk: int
+    seconds: float  # its time bound: every decoding sequence's time per output token
+    intensity: float  # its FLOP/byte
+
+
+@dataclass(frozen=True)
+class Chunked:
+    """The prompt chunked at the table's largest chunk against the prompt in one pass."""
+
+    steps: int  # steps the prompt takes in chunks
+    alone: float  # seconds of the prompt's pass on its own
+
+
+@dataclass(frozen=True)
+class Draft:
+    """Speculation with K draft tokens: verify cost (decode steps) and, per acceptance rate
+    of ACCEPTANCES, the tokens per verify step and the net speed-up."""
+
+    draft: int
+    verify: float
+    tokens: tuple[float, ...]
+    speedup: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class MTP:
+    """DeepSeek-V3's multi-token prediction: the acceptance its published speed-up implies."""
+
+    batch: int  # decode sequences per GPU the verify cost is taken at
+    draft_cost: float  # decode steps per draft token (one block of the model's layers)
+    verify: float  # decode steps per verify pass of two tokens
+    implied: float | None  # the acceptance giving the published speed-up at those costs
+    plain: float | None  # the same with a free draft and a verify of one step
+    best: float  # the speed-up at a = 1 with these costs
+    published: tuple[float, float]  # the report's acceptance range
+    speedup: float  # the report's tokens-per-second gain
+
+
+@dataclass(frozen=True)
+class Balance:
+    """A request shape's GPU-seconds in prefill and in decode, and the P:D that balances them."""
+
+    prompt: int
+    output: int
+    prefill_s: float
+    decode_s: float
+    ratio: float  # prefill GPUs per decode GPU
+
+
+@dataclass(frozen=True)
+class Cost:
+    """A model on the GPUs that hold it: $/M input (prefill) and $/M output against batch."""
+
+    model: Model
+    gpus: int  # 0: no count up to serving.MAX_GPUS holds it
+    wall: int
+    context: int
+    input_usd: float  # $/M prompt tokens, the prompt alone in one pass
+    curve: tuple[tuple[int, float], ...]  # (batch, $/M output tokens) up to the wall
+
+    def at(self, batch: int) -> float | None:
+        """$/M output at the curve's largest batch up to `batch`; None past the wall."""
+        if not self.curve or batch > self.wall:
+            return None
+        return [usd for b, usd in self.curve if b <= batch][-1]
+
+
+@dataclass(frozen=True)
+class FleetCheck:
+    """A fleet's published day against the node-hours and cost its rates imply."""
+
+    fleet: Fleet
+    prefill_hours: float  # node-hours: input tokens / prefill rate per node
+    decode_hours: float  # node-hours: output tokens / decode rate per node
+    input_usd: float  # $/M input tokens at the price and prefill rate
+    output_usd: float  # $/M output tokens at the price and decode rate
+    hit_share: float  # the published cache-hit share (checked against the token counts)
+
+    @property
+    def needed(self) -> float:
+        """Node-hours the day's tokens take at the published per-node rates."""
+        return self.prefill_hours + self.decode_hours
+
+    @property
+    def had(self) -> float:
+        """Node-hours the fleet ran: average nodes x hours."""
+        return self.fleet.nodes_average * self.fleet.hours
+
+    @property
+    def cost(self) -> float:
+        """$ of the needed node-hours at the price per GPU-hour."""
+        return self.needed * self.fleet.gpus_per_node * self.fleet.price_per_gpu_hour
+
+    @property
+    def revenue(self) -> float:
+        """$ of the day's tokens at the price list (cached input, uncached input, output)."""
+        f = self.fleet
+        hit, miss, out = f.prices
+        uncached = f.input_tokens - f.cached_input_tokens
+        return (f.cached_input_tokens * hit + uncached * miss + f.output_tokens * out) / 1e6
+
+
+def chunk_sizes(room: int) -> list[int]:
+    """The chunks of the continuous-batching table: none, powers of two from 64, the room."""
+    return [0, *(c for c in (64, 128, 256, 512, 1024, 2048, 4096) if c < room), room]
+
+
+def request_shapes(prompt: int, output: int, window: int) -> list[tuple[int, int]]:
+    """The flags' (prompt, output), then SHAPES, each within the window, none twice."""
+    shapes = [(prompt, output), *SHAPES]
+    return list(dict.fromkeys((p, o) for p, o in shapes if p + o - 1 <= window))
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.3f}" if x < 1 else f"${x:,.2f}"
+
+
+def _rate(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _slower(before: float, after: float) -> str:
+    """How much longer a step got: 'x1.05 slower', or 'no slower' when it prints the same."""
+    return speed(before, after).replace("no faster", "no slower")
+
+
+def _on(s: Setup) -> str:
+    return f"{s.model.name} on {s.gpus} x {s.chip.name}"
+
+
+def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
+    """Steps with growing prefill chunks beside the decode batch: TPOT and throughputs."""
+    B = s.batch
+    table = [
+        [f"{r.chunk:,}", f"{B:,}", fmt_time(r.seconds), _rate(r.chunk / r.seconds),
+         _rate(B / r.seconds), f"{r.intensity:,.0f}"]
+        for r in rows
+    ]  # fmt: skip
+    none, first, full = rows[0], rows[1], rows[-1]
+    per_token = (full.seconds - none.seconds) / full.chunk  # what a prompt token adds
+    alone = chunked.alone / s.prompt
+    stall = chunked.alone + none.seconds
+    return Group(
+        Heading(
+            f"1. Continuous batching: {B:,} decode tokens and a prefill chunk, budget "
+            f"{s.budget:,} ({_on(s)}, caches at {s.context:,})"
+        ),
+        Table(
+            [
+                "prefill chunk",
+                "decode",
+                "step = TPOT >=",
+                "prefill tok/s",
+                "decode tok/s",
+                "FLOP/byte",
+            ],
+            table,
+        ),
+        Observations(
+            [
+                f"A chunk of {first.chunk:,} prompt tokens beside the {B:,} decode tokens: "
+                f"the step {change(none.seconds, first.seconds, fmt_time, words=GROWS)} "
+                f"({_slower(none.seconds, first.seconds)})"
+                + (
+                    f"; filling the budget with {full.chunk:,}, it "
+                    f"{change(none.seconds, full.seconds, fmt_time, words=GROWS)} "
+                    f"({_slower(none.seconds, full.seconds)})."
+                    if full is not first
+                    else "."
+                )
+                + " Every decoding sequence waits for "
+                "the whole step: that is its time per output token.",
+                f"The decode-only step runs at {none.intensity:,.0f} FLOP/byte, "
+                f"{regime(none.intensity, s.ridge)} (ridge {s.ridge:,.0f}); the full step at "
+                f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a "
+                f"prompt token adds {fmt_time(per_token)} to the step, "
+                f"{than(per_token / alone, 'GPU time')} the {fmt_time(alone)} it takes in a "
+                "prompt pass of its own.",
+                f"Unchunked, the {s.prompt:,}-token prompt is one pass of "
+                f"{fmt_time(chunked.alone)}, and the decoding sequences wait "
+                f"{fmt_time(stall)} for one token. In chunks of {full.chunk:,} it takes "
+                f"{chunked.steps:,} steps, a time to first token of at least "
+                f"{fmt_time(chunked.steps * full.seconds)}, and no decode token waits more "
+                f"than {fmt_time(full.seconds)}.",
+            ]
+        ),
+    )
+
+
+def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> Group:
+    """Tokens per verify step and net speed-up by draft length and acceptance rate."""
+    head = [f"E (a={a:.1f})" for a in ACCEPTANCES] + [f"x (a={a:.1f})" for a in ACCEPTANCES]
+    table = [
+        [f"{r.draft}", f"{r.verify:.3f}", *(f"{e:.2f}" for e in r.tokens),
+         *(ratio(x) for x in r.speedup)]
+        for r in rows
+    ]  # fmt: skip
+    mid = ACCEPTANCES.index(0.8)
+    best = max(rows, key=lambda r: r.speedup[mid])
+    last = rows[-1]
+    peak = (
+        f"peaks at K = {best.draft} ({ratio(best.speedup[mid])}) and falls to "
+        f"{ratio(last.speedup[mid])} at K = {last.draft}: all K drafts are accepted only "
+        "with probability a^K, while each costs c and widens the verify pass"
+        if best is not last
+        else f"still rises at K = {last.draft} ({ratio(last.speedup[mid])})"
+    )
+    first = rows[0]
+    return Group(
+        Heading(
+            f"2. Speculative decoding ({_on(s)}, batch {s.batch:,}, a one-layer draft head: "
+            f"c = 1/{s.model.n_layers})"
+        ),
+        Table(["draft K", "verify v", *head], table),
+        Observations(
+            [
+                f"At a = 0.8 the speed-up {peak}.",
+                f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
+                f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
+                f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
+                + (
+                    "still rides on the weight reads."
+                    if above(last.verify, 1.0, "{:.2f}".format) == "at"
+                    else "adds FLOPs and attention the weight reads no longer hide."
+                ),
+            ]
+        ),
+    )
+
+
+def _where(x: float, lo: float, hi: float, fmt) -> str:
+    """'inside', 'below' or 'above' the range [lo, hi], at the digits `fmt` prints."""
+    if above(x, lo, fmt) == "below":
+        return "below"
+    return "above" if above(x, hi, fmt) == "above" else "inside"
+
+
+def mtp_observations(m: MTP) -> Observations:
+    """What DeepSeek-V3's published speed-up implies for the acceptance, against its range."""
+    lo, hi = m.published
+    mid = (lo + hi) / 2
+
+    def pct(x: float) -> str:
+        return fmt_pct(x, 1)
+
+    gain = ratio(m.speedup, 1)
+    items = [
+        f"DeepSeek-V3's technical report gives {gain} tokens per second from one "
+        f"multi-token-prediction draft, with a second-token acceptance of {pct(lo)} to "
+        f"{pct(hi)}. With a free draft and a verify pass of one step, {gain} implies "
+        + (
+            f"a = {pct(m.plain)}, {_where(m.plain, lo, hi, pct)} the published range "
+            f"(against its middle, {pct(mid)}: {m.plain - mid:+.1%})."
+            if m.plain is not None
+            else "no acceptance at all: one draft token gives at most x2.00."
+        ),
+    ]
+    costs = (
+        f"With the module's cost (c = {m.draft_cost:.4f}) and the verify pass the ledger "
+        f"gives at {m.batch:,} sequences a GPU ({m.verify:.3f} decode steps)"
+    )
+    if m.implied is not None:
+        items.append(
+            f"{costs}, it implies a = {pct(m.implied)}, {_where(m.implied, lo, hi, pct)} the "
+            f"published range (against its middle: {m.implied - mid:+.1%})."
+        )
+    else:
+        items.append(
+            f"{costs}, even a = 1 gives only {ratio(m.best)}, short of the published {gain}: "
+            "the bound's verify pass costs more than DeepSeek's engine paid."
+        )
+    items.append("Built from the speed-up; the acceptance range only checks it.")
+    return Observations(items)
+
+
+def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
+    """GPU-seconds per request in each phase and the prefill:decode ratio that balances them."""
+    table = [
+        [f"{r.prompt:,}", f"{r.output:,}", fmt_time(r.prefill_s), fmt_time(r.decode_s),
+         f"{r.ratio:.3f}", fmt_pct(r.ratio / (1 + r.ratio), 1)]
+        for r in rows
+    ]  # fmt: skip
+    mine = rows[0]
+    hi = max(rows, key=lambda r: r.ratio)
+    lo = min(rows, key=lambda r: r.ratio)
+    token = (mine.prefill_s / mine.prompt) / (mine.decode_s / mine.output)
+    return Group(
+        Heading(
+            f"3. Prefill/decode disaggregation ({_on(s)} per replica, decode batch {s.batch:,})"
+        ),
+        Table(["prompt", "output", "prefill GPU-s", "decode GPU-s", "P:D", "prefill share"], table),
+        Observations(
+            [
+                f"A {hi.prompt:,}-token prompt with {hi.output:,} output tokens needs "
+                f"{hi.ratio:.3f} prefill GPUs per decode GPU; a {lo.prompt:,}-token prompt "
+                f"with {lo.output:,} needs {lo.ratio:.3f}. The ratio follows the prompt over "
+                "the output, scaled by what a token costs in each phase.",
+                "For the flags' request a prompt token takes "
+                f"{fmt_time(mine.prefill_s / mine.prompt)} of GPU time and an output token "
+                f"{fmt_time(mine.decode_s / mine.output)} at "
+                f"batch {s.batch:,}: a prompt token costs {times(token)}. A bigger decode "
+                "batch makes output tokens cheaper and moves GPUs to prefill.",
+            ]
+        ),
+    )
+
+
+def cost_label(c: Cost) -> str:
+    """A model's curve in the figure: 'Llama-3-8B (dense, 1 GPU)'."""
+    kind = "mixture of experts" if c.model.n_experts else "dense"
+    return f"{c.model.name} ({kind}, {c.gpus} GPU{'s' * (c.gpus > 1)})"
+
+
+def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
+    """$/M input and output tokens for the model and its partner on the GPUs that hold them."""
+    B = s.batch
+
+    def cell(x: float | None) -> str:
+        return _usd(x) if x else "-"
+
+    table = [
+        [c.model.name, f"{c.gpus:,}" if c.gpus else "none", f"{c.wall:,}", cell(c.input_usd),
+         cell(c.at(1)), cell(c.at(B)), cell(c.at(c.wall))]
+        for c in costs
+    ]  # fmt: skip
+    items = []
+    a, b = costs
+    if a.at(1) and b.at(1):
+        cheap1 = min((a, b), key=lambda c: c.at(1))
+        items.append(
+            f"At batch 1, {a.model.name} costs {_usd(a.at(1))} per million output tokens and "
+            f"{b.model.name} {_usd(b.at(1))}: {cheap1.model.name} is cheaper. A step for one "
+            "token reads all of a dense model's weights but only the chosen experts of a "
+            "mixture."
+        )
+    both = min(B, a.wall, b.wall)
+    if a.at(1) and b.at(1) and both > 1:
+        cheap = min((a, b), key=lambda c: c.at(both))
+        same = cheap is min((a, b), key=lambda c: c.at(1))
+        items.append(
+            f"At batch {both:,}, the largest both hold up to {B:,}, the prices are "
+            f"{_usd(a.at(both))} and {_usd(b.at(both))}: "
+            + (
+                f"{cheap.model.name} is still cheaper."
+                if same
+                else f"the order flips and {cheap.model.name} is cheaper."
+                + (
+                    " A mixture's batch touches more of its experts the larger it grows, "
+                    "while a dense model reads the same weights at any batch."
+                    * (not cheap.model.n_experts)
+                )
+            )
+        )
+    if a.at(B) and a.input_usd:
+        items.append(
+            f"A prompt token of {a.model.name} costs {_usd(a.input_usd)} per million against "
+            f"{_usd(a.at(B))} for an output token at batch {B:,}, "
+            f"{times(a.input_usd / a.at(B))}: prefill fills the matmuls in one pass. At its "
+            f"wall ({a.wall:,}) an output token costs {_usd(a.at(a.wall))}."
+        )
+    return Group(
+        Heading(f"4. Cost per million tokens at ${s.price:g} per GPU-hour on {s.chip.name}"),
+        Table(
+            [
+                "model",
+                "GPUs",
+                "wall",
+                "$/M in",
+                "$/M out B=1",
+                f"$/M out B={B:,}",
+                "$/M out at wall",
+            ],
+            table,
+        ),
+        Observations(items) if items else None,
+    )
+
+
+def _err(course: float, published: float) -> str:
+    return f"{course / published - 1:+.2%}"
+
+
+def fleet_section(c: FleetCheck) -> Group:
+    """The fleet's node-hours and cost from its token counts and rates, against its figures."""
+    f = c.fleet
+    margin = c.revenue / c.cost - 1
+    rows = [
+        ["node-hours", f"{c.needed:,.0f}", f"{c.had:,.0f}", _err(c.needed, c.had),
+         f"{f.nodes_average:g} nodes x {f.hours:g} h"],
+        ["daily cost", f"${c.cost:,.0f}", f"${f.daily_cost:,.0f}", _err(c.cost, f.daily_cost),
+         "published cost"],
+        ["revenue at R1 prices", f"${c.revenue:,.0f}", f"${f.revenue:,.0f}",
+         _err(c.revenue, f.revenue), "published revenue"],
+        ["cache-hit share", fmt_pct(f.cached_input_tokens / f.input_tokens, 2),
+         fmt_pct(c.hit_share, 1), _err(f.cached_input_tokens / f.input_tokens, c.hit_share),
+         "published share"],
+        ["cost margin", fmt_pct(margin, 0), fmt_pct(f.margin, 0), _err(margin, f.margin),
+         "published margin"],
+    ]  # fmt: skip
+    errors = [abs(c.needed / c.had - 1), abs(c.cost / f.daily_cost - 1)]
+    speed_mid = sum(f.output_speed) / 2
+    per_node = f.decode_per_node / speed_mid
+    built = listing(
+        [
+            f"{f.input_tokens / 1e9:,.0f}B input and {f.output_tokens / 1e9:,.0f}B output tokens",
+            f"{f.prefill_per_node / 1e3:g}k and {f.decode_per_node / 1e3:g}k tokens/s per node",
+            f"{f.gpus_per_node} GPUs a node",
+            f"${f.price_per_gpu_hour:g} per GPU-hour",
+            "the R1 price list",
+        ]
+    )
+    hit, miss, out = f.prices
+    return Group(
+        Heading(
+            f"5. DeepSeek's published day: {f.nodes_average:g} nodes of {f.gpus_per_node} {f.chip} "
+            f"on average, {f.nodes_peak} at peak"
+        ),
+        Table(["figure", "course", "published", "error", "checks"], rows),
+        Text(f"Built from (calibration): {built}. Checked only (validation): the rows above."),
+        Observations(
+            [
+                f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode "
+                f"{c.decode_hours:,.0f}: {c.needed:,.0f} together against the {c.had:,.0f} "
+                f"the fleet ran, and the cost at ${f.price_per_gpu_hour:g} per GPU-hour lands "
+                f"{_err(c.cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
+                f"budget closes within {max(errors):.2%}: the nodes did nothing else but serve "
+                "at their average rates.",
+                f"At those rates a million input tokens cost {_usd(c.input_usd)} and a million "
+                f"output tokens {_usd(c.output_usd)}, against list prices of {_usd(miss)} "
+                f"(uncached input; {_usd(hit)} cached) and {_usd(out)}: an output token costs "
+                f"{than(c.output_usd / c.input_usd, 'to serve')} an input token.",
+                f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request "
+                f"seeing about {speed_mid:g} tokens/s means about {per_node:,.0f} sequences "
+                f"decode at once on a node, {per_node / f.gpus_per_node:,.0f} a GPU, each "
+                f"with {f.kv_length:,.0f} tokens of cache. The fleet's own P:D is "
+                f"{c.prefill_hours / c.decode_hours:.2f} prefill node-hours per decode "
+                "node-hour.",
+            ]
+        ),
+    )
+
+
+def crossing(a: Cost, b: Cost) -> int | None:
+    """The first batch of a's curve, both fitting, where the cheaper of the two changes."""
+    first = None
+    for batch, usd in a.curve:
+        other = b.at(batch)
+        if other is None:
+            break
+        cheaper = usd < other
+        if first is None:
+            first = cheaper
+        elif cheaper != first:
+            return batch
+    return None
+
+
+def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
+    """The saved cost figure, with a caption that says what to look at."""
+    names = listing([cost_label(c) for c in costs if c.curve])
+    cross = crossing(*costs) if len(costs) == 2 else None
+    look = (
+        f"Look at batch {cross:,}, where the cheaper model changes: a mixture of experts is "
+        "cheap at small batches, where a step reads only the experts its tokens choose, and "
+        "loses that edge as a larger batch touches every expert."
+        if cross
+        else "Look at the gap between the curves at each batch, and where each one ends: "
+        "past its wall no batch fits the GPUs' memory."
+    )
+    caption = (
+        f"Dollars per million output tokens against the decode batch at ${s.price:g} per "
+        f"GPU-hour on {s.chip.name}, for {names}, each up to its memory wall; the dashed "
+        f"line marks batch {s.batch:,}. {look}"
+    )
+    return figure(path, caption, display_path(path))

@@ -1,0 +1,97 @@
+"""Lecture 14 (serving a fleet) as a student runs it: sections, the fleet check, the figure,
+flags and their one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import quiet_run, run_lecture
+
+LECTURE = "14"
+
+
+@pytest.fixture(scope="module")
+def default_run() -> str:
+    return " ".join(quiet_run(LECTURE).split())
+
+
+def test_prints_every_section(default_run: str) -> None:
+    for heading in (
+        "1. Continuous batching",
+        "2. Speculative decoding",
+        "3. Prefill/decode disaggregation",
+        "4. Cost per million tokens at $2 per GPU-hour",
+        "5. DeepSeek's published day: 226.75 nodes of 8 H800 on average, 278 at peak",
+    ):
+        assert heading in default_run
+    assert default_run.count("What to observe:") >= 6
+    assert "(add --png to save the figure 14_cost_per_token.png)" in default_run
+
+
+def test_the_fleet_closes(default_run: str) -> None:
+    # 608e9 / 73.7e3 / 3600 = 2,291.6 and 168e9 / 14.8e3 / 3600 = 3,153.2 node-hours: 5,444.8
+    # against 226.75 x 24 = 5,442 (+0.05%); x 8 GPUs x $2 = $87,116 against $87,072 (+0.05%)
+    assert "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in (
+        default_run
+    )
+    assert "node-hours 5,445 5,442 +0.05%" in default_run
+    assert "daily cost $87,116 $87,072 +0.05%" in default_run
+    # 342e9 x 0.14 + 266e9 x 0.55 + 168e9 x 2.19 = $562,100 against $562,027 (+0.01%)
+    assert "revenue at R1 prices $562,100 $562,027 +0.01%" in default_run
+    # $16 a node-hour: 16 / 3600 / 73.7e3 x 1e6 = $0.060, / 14.8e3 x 1e6 = $0.300
+    assert "a million input tokens cost $0.060 and a million output tokens $0.300" in default_run
+    # 14.8e3 / 21 = 705 sequences a node, / 8 = 88 a GPU
+    assert "about 705 sequences decode at once on a node, 88 a GPU" in default_run
+
+
+def test_the_speculation_check(default_run: str) -> None:
+    # one draft, free, verify one step: (1 + a) / 1 = 1.8 gives a = 80.0%, 7.5 points below
+    # the middle of 85-90%
+    assert "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)" in (
+        default_run
+    )
+    # K = 1 at a = 0.8: E = 1 + 0.8 = 1.80 tokens a verify step
+    assert "1.80" in default_run
+
+
+def test_other_models_run() -> None:
+    for model in ("deepseek-v3", "qwen3-30b-a3b", "llama-3-70b"):
+        out = quiet_run(LECTURE, "--model", model, "--batch", "4", "--prompt", "1024")
+        assert "5. DeepSeek's published day" in out
+
+
+def test_png_is_written_into_outdir(tmp_path: Path) -> None:
+    outdir = tmp_path / "figs"
+    proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), "--batch", "16")
+    assert proc.returncode == 0, proc.stderr
+    png = outdir / "14_cost_per_token.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert f"saved figure: {png}" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (("--price", "-1"), "argument --price: expected a positive finite number"),
+        (("--budget", "64"), "argument --budget: 64 must exceed --batch (64)"),
+        (("--prompt", "8000", "--output", "512"), "past Llama-3-8B's window of 8192"),
+        (("--batch", "500", "--budget", "4096"), "500 sequences of 2,304 tokens do not fit"),
+        (("--model", "gpt-5"), "unknown model 'gpt-5'"),
+    ],
+)
+def test_bad_flags_are_one_line(argv: tuple[str, ...], says: str) -> None:
+    proc = run_lecture(LECTURE, *argv)
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], proc.stderr
+
+
+def test_help_and_another_folder(tmp_path: Path) -> None:
+    proc = run_lecture(LECTURE, "--help")
+    assert proc.returncode == 0
+    for flag in ("--model", "--chip", "--price", "--prompt", "--output", "--batch", "--png"):
+        assert flag in proc.stdout
+    proc = run_lecture(LECTURE, "--prompt", "512", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.iterdir()) == []

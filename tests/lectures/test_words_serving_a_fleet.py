@@ -1,0 +1,170 @@
+"""Lecture 14's words (lectures/words/serving_a_fleet.py): sentences worked by hand from
+records, and claims that hold on any hardware table and flags (hypothesis).
+
+Inputs are round numbers chosen here; every expected sentence is worked in the comments
+(fmt_time prints three significant figures).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from present.fake_chips import chip, observed, rows
+from strategies import hardware_tables, patched_hardware, run_lecture
+from test_words_llm_speed import check_claims
+
+from common.tables.measurements import DEEPSEEK_FLEET
+from common.tables.models import LLAMA_3_8B, MODELS
+from lectures.words import serving_a_fleet as page
+
+H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B
+# An in-process run finds `import _course` where python3 would: in the script's folder.
+LECTURES = str(Path(__file__).resolve().parents[2] / "lectures")
+if LECTURES not in sys.path:
+    sys.path.append(LECTURES)
+
+
+def setup(batch: int = 64) -> page.Setup:
+    m = dataclasses.replace(LLAMA_3_8B, name="M")
+    return page.Setup(m, H, 1, 2.0, 2048, 512, batch, 2048, 2304, 100.0)
+
+
+STEPS = [page.Step(0, 0.010, 30.0), page.Step(64, 0.0105, 50.0), page.Step(1984, 0.040, 500.0)]
+
+
+def test_chunking_by_hand() -> None:
+    group = page.chunking_section(setup(), STEPS, page.Chunked(steps=2, alone=0.030))
+    # 64 / 10.5 ms = 6,095 prefill and decode tokens/s; 1,984 / 40 ms = 49,600
+    assert rows(group)[2] == ["64", "64", "10.5 ms", "6,095", "6,095", "50"]
+    assert rows(group)[3] == ["1,984", "64", "40.0 ms", "49,600", "1,600", "500"]
+    said = observed(group)
+    # 10.5 / 10 = x1.05; 40 / 10 = x4.00
+    assert said[0].startswith(
+        "A chunk of 64 prompt tokens beside the 64 decode tokens: the step grows from 10.0 ms "
+        "to 10.5 ms (x1.05 slower); filling the budget with 1,984, it grows from 10.0 ms to "
+        "40.0 ms (x4.00 slower)."
+    )
+    # 30 / 100 = 0.3 of the ridge; 500 / 100 = 5; (40 - 10) ms / 1,984 = 15.1 µs a prompt
+    # token against 30 ms / 2,048 = 14.6 µs alone: 15.12 / 14.65 = x1.03 more
+    assert said[1] == (
+        "The decode-only step runs at 30 FLOP/byte, in the memory-bound regime (ridge 100); "
+        "the full step at 500, in the compute-bound regime. Mixed in, a prompt token adds "
+        "15.1 µs to the step, x1.03 more GPU time than the 14.6 µs it takes in a prompt pass "
+        "of its own."
+    )
+    # 30 + 10 ms stall; 2 steps x 40 ms = 80 ms
+    assert said[2] == (
+        "Unchunked, the 2,048-token prompt is one pass of 30.0 ms, and the decoding sequences "
+        "wait 40.0 ms for one token. In chunks of 1,984 it takes 2 steps, a time to first "
+        "token of at least 80.0 ms, and no decode token waits more than 40.0 ms."
+    )
+
+
+def mtp(**changes: object) -> list[str]:
+    base = page.MTP(88, 1 / 61, 1.0, 0.83, 0.8, 2 / (1 + 1 / 61), (0.85, 0.90), 1.8)
+    return page.mtp_observations(dataclasses.replace(base, **changes)).items
+
+
+def test_mtp_by_hand() -> None:
+    said = mtp()
+    # (1 + a) / 1 = 1.8: a = 80.0%, 7.5 points under the middle of 85% and 90%
+    assert (
+        "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)"
+        in (said[0])
+    )
+    assert "(c = 0.0164)" in said[1] and "a = 83.0%, below the published range" in said[1]
+    assert (
+        "a = 87.0%, inside the published range (against its middle: -0.5%)"
+        in (mtp(implied=0.87)[1])
+    )
+    assert "a = 91.0%, above" in mtp(implied=0.91)[1]
+    # a = 1 at c = 1/61, v = 1: 2 / 1.0164 = x1.97
+    assert "even a = 1 gives only x1.97, short of the published x1.8" in mtp(implied=None)[1]
+
+
+def test_fleet_by_hand() -> None:
+    check = page.FleetCheck(
+        dataclasses.replace(DEEPSEEK_FLEET, nodes_average=200.0),
+        prefill_hours=608e9 / 73.7e3 / 3600,  # 2,291.6
+        decode_hours=168e9 / 14.8e3 / 3600,  # 3,153.2
+        input_usd=0.0603,
+        output_usd=0.3003,
+        hit_share=0.563,
+    )
+    group = page.fleet_section(check)
+    # 5,444.7 node-hours needed against 200 x 24 = 4,800 had: +13.43%
+    assert rows(group)[1][:4] == ["node-hours", "5,445", "4,800", "+13.43%"]
+    said = observed(group)
+    assert said[0].startswith(
+        "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 4,800"
+    )
+    assert "The budget closes within 13.43%" in said[0]  # the larger of the two errors
+    # 0.3003 / 0.0603 = x4.98
+    assert "an output token costs x4.98 more to serve than an input token." in said[1]
+
+
+def cost(name: str, experts: int, curve: tuple[tuple[int, float], ...]) -> page.Cost:
+    m = dataclasses.replace(
+        LLAMA_3_8B,
+        name=name,
+        n_experts=experts,
+        experts_per_token=min(2, experts),
+        d_ff_expert=1024 * bool(experts),
+    )
+    return page.Cost(m, 1, curve[-1][0], 2304, 0.01, curve)
+
+
+def test_cost_crossing_by_hand() -> None:
+    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
+    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
+    assert page.crossing(dense, moe) == 4  # dense dearer at 1, cheaper from 4 on
+    said = observed(page.cost_section(setup(batch=64), [dense, moe]))
+    assert "E is cheaper. A step for one token reads all" in said[0]
+    # both fit up to batch 16: 0.2 against 0.5
+    assert said[1].startswith(
+        "At batch 16, the largest both hold up to 64, the prices are $0.200 and $0.500: the "
+        "order flips and D is cheaper. A mixture's batch"
+    )
+    assert page.crossing(dense, cost("E", 8, ((1, 3.0), (16, 0.5)))) is None
+    cap = page.cost_png("t.png", setup(), [dense, moe]).caption
+    assert "Look at batch 4, where the cheaper model changes" in cap
+
+
+WHERE = re.compile(r"a = ([\d.]+)%, (inside|below|above) the published range")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    table=hardware_tables(),
+    model=st.sampled_from([*MODELS, "qwen3-30b-a3b"]),
+    prompt=st.integers(1, 3000),
+    output=st.integers(1, 3000),
+    batch=st.integers(1, 32),
+    extra=st.integers(1, 2048),
+    price=st.floats(0.01, 100),
+    data=st.data(),
+)
+def test_claims_hold_on_any_table(table, model, prompt, output, batch, extra, price, data) -> None:
+    key = data.draw(st.sampled_from(sorted(table)), label="chip")
+    argv = ["--model", model, "--chip", key, "--price", f"{price:.3f}", "--prompt", str(prompt)]
+    argv += ["--output", str(output), "--batch", str(batch), "--budget", str(batch + extra)]
+    with patched_hardware(table):
+        try:
+            out = run_lecture("14", *argv)
+        except AssertionError as stop:  # a batch the GPUs cannot hold is a usage error
+            assert "argument --batch" in str(stop), stop
+            return
+        except ValueError as slip:  # a copy scaled twice leaves its figure's range: one line
+            assert "must be between" in str(slip), slip
+            return
+    check_claims(out)
+    text = " ".join(out.split())
+    assert "x1.00 slower" not in text and "no faster" not in text
+    for value, where in WHERE.findall(text):
+        a = float(value)
+        assert where == ("below" if a < 85.0 else "above" if a > 90.0 else "inside"), text
