@@ -92,6 +92,7 @@ At the top, where students and the course script find them:
 - ``plots.attention``: tiled attention's traffic against on-chip memory; both kernels' times.
 - ``plots.predict``: measured times against spec and achievable predictions (lecture 11).
 - ``plots.timeline``: profiled operators over time, from a Chrome trace (lecture 12).
+- ``plots.serving``: dollars per million output tokens against batch (lecture 14).
 
 ``present``: what the reader sees.
 
