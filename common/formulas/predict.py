@@ -394,7 +394,7 @@ def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
     latency = deepep_latency()
     notes = (
         f"EP dispatch and combine: {pub.DEEPEP_NODE_GPUS} GPUs a node on the {chip.name}'s "
-        f"link roof, {pub.CX7_IB.what} between nodes, {latency * 1e6:,.0f} us a call "
+        f"link roof, {pub.CX7_IB.what} between nodes, {latency * 1e6:,.0f} µs a call "
         "(DeepEP's EP-8 dispatch on H800s less its bytes; checked on its other 11 latencies); "
         "the all-reduces stay as under tensor parallelism",
     )
