@@ -94,5 +94,5 @@ figures: $(STAMP)
 	@echo "Figures: $(abspath figures)"
 
 clean:
-	rm -rf docs/_build docs/auto_lectures docs/gen_modules figures/*.png results .pytest_cache .ruff_cache
+	rm -rf docs/_build docs/auto_lectures docs/gen_modules figures/*.png results .pytest_cache .ruff_cache mutants
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
