@@ -30,6 +30,11 @@ SITE = REPO / "docs" / "_build" / "html"
 if str(LECTURES) not in sys.path:
     sys.path.append(str(LECTURES))
 
+# mutmut (make mutation) notes which tests call which function in this process only; a
+# lecture run as a child process would try too, and fail outside the repository root.
+if os.environ.get("MUTANT_UNDER_TEST") == "stats":
+    del os.environ["MUTANT_UNDER_TEST"]
+
 
 def lecture_path(name: str) -> Path:
     """The lecture whose file name starts with `name` (e.g. '02' or '02_roofline_basics')."""
