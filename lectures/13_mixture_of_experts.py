@@ -149,7 +149,8 @@ sizes = sorted({n for n in (2, 4, 8, 16, 32, 64, 128, 256) if E % n == 0} | {N})
 
 def exchange(n):
     net = predict.ep_network(chip, n, pub.DEEPEP_DISPATCH_BYTES)  # FP8 out, BF16 back
-    t = [predict.ep_call(B / n, net, which, d, k) for which in ("dispatch", "combine")]
+    t = [predict.ep_call(B / n, net, which, d, k) if n > 1 else 0.0  # one GPU: no exchange
+         for which in ("dispatch", "combine")]  # fmt: skip
     sent = serving.dispatch_bytes_per_token(d, k, n, pub.DEEPEP_DISPATCH_BYTES)
     node, remote = serving.link_fractions(n, pub.DEEPEP_NODE_GPUS)
     return page.Exchange(ep=n, node_share=node, net_share=remote, dispatch_bytes=sent,
@@ -213,8 +214,9 @@ if args.png:
     grid = sorted({*llm.batch_grid(max(1 << 16, B), per_decade=6), B})
     moe_t, twin_t = [step(model, b).time for b in grid], [step(twin, b).time for b in grid]
     call = predict.ep_network(chip, N, pub.DEEPEP_DISPATCH_BYTES)
-    ep_t = [model.moe_layers * sum(predict.ep_call(b / N, call, kind, d, k)
-                                   for kind in ("dispatch", "combine")) for b in grid]  # fmt: skip
+    kinds = ("dispatch", "combine") if N > 1 else ()  # one GPU: no exchange
+    ep_t = [model.moe_layers * sum(predict.ep_call(b / N, call, x, d, k) for x in kinds)
+            for b in grid]  # fmt: skip
     curves = {
         f"{model.name}": [(b, b / t) for b, t in zip(grid, moe_t, strict=True)],
         f"dense twin ({twin.d_ff:,} MLP)": [(b, b / t) for b, t in zip(grid, twin_t, strict=True)],

@@ -25,6 +25,10 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 LECTURES = REPO / "lectures"
 SITE = REPO / "docs" / "_build" / "html"
+# A lecture run in this process (runpy) finds its first line, ``import _course``, as a
+# script does: Python puts a script's folder on sys.path.
+if str(LECTURES) not in sys.path:
+    sys.path.append(str(LECTURES))
 
 
 def lecture_path(name: str) -> Path:

@@ -285,6 +285,27 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
     me = next(x for x in rows if x.ep == s.ep)
     comm = me.dispatch + me.combine
     slower = [x.ep for x in rows if x.dispatch + x.combine > x.layer]
+    k = s.model.experts_per_token
+    if s.ep > 1:
+        sent = (
+            f"Each token sends its hidden vector to the {k} experts it chose: "
+            f"{fmt_bytes(me.dispatch_bytes)} out (FP8 with scales) and "
+            f"{fmt_bytes(me.combine_bytes)} back (BF16) per MoE layer at EP {s.ep}, the share "
+            "(N - 1) / N of its copies that leave its GPU."
+        )
+        against = (
+            f"At EP {s.ep} dispatch and combine take {fmt_time(comm)} a layer against the "
+            f"layer's own bound of {fmt_time(me.layer)} per GPU ({ratio(comm / me.layer)}); "
+        )
+    else:
+        sent = "At EP 1 every expert sits on the token's own GPU: nothing is sent or returned."
+        against = "With more GPUs, "
+    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} EP sizes " + (
+        f"listed ({listing([str(n) for n in slower])}): there, unless it overlaps with "
+        "compute, it sets the step."
+        if slower
+        else "listed: the layer's own bound is longer at every size listed."
+    )
     return Group(
         Heading(f"4. Expert parallelism: dispatch and combine, {s.batch:,} tokens a step"),
         Table(
@@ -305,24 +326,7 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
             f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
             "latency a call (section 5). * chosen with --ep."
         ),
-        Observations(
-            [
-                f"Each token sends its hidden vector to the {s.model.experts_per_token} experts "
-                f"it chose: {fmt_bytes(me.dispatch_bytes)} out (FP8 with scales) and "
-                f"{fmt_bytes(me.combine_bytes)} back (BF16) per MoE layer at EP {s.ep}, the share "
-                "(N - 1) / N of its copies that leave its GPU.",
-                f"At EP {s.ep} dispatch and combine take {fmt_time(comm)} a layer against the "
-                f"layer's own bound of {fmt_time(me.layer)} per GPU "
-                f"({ratio(comm / me.layer)}); the exchange outlasts the layer at "
-                f"{n_of_m(len(slower), len(rows))} EP sizes listed"
-                + (
-                    f" ({listing([str(n) for n in slower])}): there, unless it overlaps "
-                    "with compute, it sets the step."
-                    if slower
-                    else ": the layer's own work covers it at every size listed."
-                ),
-            ]
-        ),
+        Observations([sent, against + at_sizes]),
     )
 
 
