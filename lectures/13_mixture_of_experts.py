@@ -172,7 +172,7 @@ show(page.ep_section(setup, ep_rows, chip.link_bw, pub.CX7_IB.bytes_per_s))
 
 checks = [page.Check(label=lb, predicted=p, measured=m, calibration=c)
           for lb, p, m, c in predict.deepep_check()]  # fmt: skip
-show(page.deepep_section(checks))
+show(page.deepep_section(checks, pub.DEEPEP_TOKENS))
 
 # %%
 # 6. Load imbalance: every GPU waits for the busiest

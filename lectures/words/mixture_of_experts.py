@@ -330,7 +330,7 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
     )
 
 
-def deepep_section(checks: Sequence[Check]) -> Group:
+def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
     """The model of a call against DeepEP's published latencies, with the error."""
     rows = [
         [c.label, fmt_time(c.predicted), fmt_time(c.measured), f"{_err(c):+.0%}",
@@ -341,7 +341,7 @@ def deepep_section(checks: Sequence[Check]) -> Group:
     worst = max(val, key=lambda c: abs(_err(c)))
     mean = sum(abs(_err(c)) for c in val) / len(val)
     return Group(
-        Heading("5. Checked against DeepEP's published latencies (H800, 128 tokens a GPU)"),
+        Heading(f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)"),
         Table(["call", "model", "published", "error", "role"], rows),
         Observations(
             [
@@ -413,8 +413,8 @@ def summary(s: Setup, me: Count, crit: tuple, step: Step, comm: float) -> Group:
         ["weights per GPU at EP", f"{fmt_gb(me.total * s.dtypes.w_bytes / s.ep)} (EP {s.ep})"],
         ["critical batch, experts / twin MLP", " / ".join(
             f"{c:,}" if c else "none" for c in crit)],
-        ["decode step >= (one chip's roofs)", f"{fmt_time(step.time)} at batch {s.batch:,}"],
-        ["dispatch + combine a step", f"{fmt_time(comm)} per GPU"],
+        [f"decode step >= per GPU, EP {s.ep}", f"{fmt_time(step.time / s.ep)} + "
+         f"{fmt_time(comm)} dispatch and combine (batch {s.batch:,})"],
         ["tokens/s per GPU <=", f"{per_gpu:,.0f} (with dispatch and combine)"],
     ]  # fmt: skip
     return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))

@@ -115,7 +115,7 @@ def test_exchange_and_deepep_by_hand() -> None:
         page.Check(label="combine, EP 8", predicted=110e-6, measured=100e-6, calibration=False),
         page.Check(label="combine, EP 16", predicted=150e-6, measured=200e-6, calibration=False),
     ]
-    group = page.deepep_section(checks)
+    group = page.deepep_section(checks, 128)
     assert rows(group)[2] == ["combine, EP 8", "110 µs", "100 µs", "+10%", "validation"]
     # |+10%| and |-25%|: mean 17.5% prints 18%, worst -25%
     assert (
@@ -141,6 +141,11 @@ def test_imbalance_and_summary_by_hand() -> None:
     # 64 / (0.1 + 2 x 0.01) = 533 tokens/s per GPU
     assert ["tokens/s per GPU <=", "533 (with dispatch and combine)"] in table
     assert ["weights per GPU at EP", "40.00 GB (EP 2)"] in table
+    # 0.1 s over 2 GPUs, then the exchange
+    assert [
+        "decode step >= per GPU, EP 2",
+        "50.0 ms + 10.0 ms dispatch and combine (batch 64)",
+    ] in table
 
 
 # ---------------------------------------------------------------------------
