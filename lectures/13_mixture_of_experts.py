@@ -55,13 +55,9 @@ from lectures.words import mixture_of_experts as page
 from lectures.words.llm_speed import png_hint
 
 S, B, N, dtypes = args.context, args.batch, args.ep, llm.DTypes(precision)
-E, k, d, f = model.n_experts, model.experts_per_token, model.d_model, model.d_ff_expert
-peak, bw, ridge, twin = (
-    chip.peak_flops(precision),
-    chip.mem_bw,
-    chip.ridge_point(precision),
-    dense_twin(model),
-)
+E, k, d = model.n_experts, model.experts_per_token, model.d_model
+peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
+twin = dense_twin(model)  # one MLP as wide as the experts a token uses
 setup = page.Setup(model=model, twin=twin, chip=chip, precision=precision, dtypes=dtypes,
                    context=S, batch=B, ep=N, peak=peak, ridge=ridge)  # fmt: skip
 batches = sorted({1, 8, 64, 512, 4096, B})
@@ -187,7 +183,7 @@ experts_s = (
     model.moe_layers
     * sum(lower_bound_time(op.flops, op.nbytes, peak, bw) for op in layer if "expert" in op.name)
     / N
-)  # the routed and shared experts' time a step, per GPU
+)  # the routed experts' time a step, per GPU (the shared expert is balanced)
 skews = []
 for s in (0.0, ROUTING_ZIPF / 2, ROUTING_ZIPF):
     q = serving.skewed_shares(E, k, s)
