@@ -102,6 +102,7 @@ runner_exercises = (
     "tiled-compute-bound",
     "tiled-head-dim",
     "prefill-efficiency",
+    "moe-critical-batch",
 )
 
 # -- Autodoc (the API page) ------------------------------------------------------

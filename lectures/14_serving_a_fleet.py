@@ -33,7 +33,6 @@ from common.shell import cli
 # What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {
     "flags": ("--model", "--chip", "--price", "--prompt", "--output", "--batch"),
-    "figure": True,
     "bare": True,
     "terms": ("speculative decoding", "disaggregation", "cost per token", "continuous batching"),
 }
@@ -52,7 +51,7 @@ def make_parser():
     add("--chip", type=cli.one_of(CHIPS, "chip"), default="h100",
         help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)")  # fmt: skip
     add("--price", type=cli.number_in(0, 1000, "price"), default=2.0, metavar="USD",
-        help="dollars per GPU-hour (default: 2, the price DeepSeek assumes)")  # fmt: skip
+        help="dollars per GPU-hour (default: %(default)s; the price DeepSeek assumes)")  # fmt: skip
     add("--prompt", type=cli.positive_int, default=2048, metavar="TOKENS",
         help="prompt tokens per request (default: 2048)")  # fmt: skip
     add("--output", type=cli.positive_int, default=512, metavar="TOKENS",

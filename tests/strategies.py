@@ -245,3 +245,53 @@ def run_lecture(name: str, *argv: str) -> str:
     finally:
         sys.argv = saved_argv
     return out.getvalue()
+
+
+@contextlib.contextmanager
+def patched_moe_models(*extra: Model) -> Iterator[None]:
+    """Add `extra` mixtures to ``common.tables.models.MOE_MODELS`` (by key) inside the block."""
+    saved = dict(model_table.MOE_MODELS)
+    try:
+        model_table.MOE_MODELS.update({m.key: m for m in extra})
+        yield
+    finally:
+        model_table.MOE_MODELS.clear()
+        model_table.MOE_MODELS.update(saved)
+
+
+@st.composite
+def moe_models(draw: st.DrawFn) -> Model:
+    """A shipped mixture with its routing edited as a student might: any number of experts
+    (1 to 512), any k of them, any expert width, a shared expert or none."""
+    base = draw(st.sampled_from(list(model_table.MOE_MODELS.values())), label="base")
+    experts = draw(st.sampled_from([1, 8, 64, 512]) | st.integers(1, 512), label="experts")
+    return dataclasses.replace(
+        base,
+        name="Drawn mixture",
+        key="drawn-moe",
+        n_experts=experts,
+        experts_per_token=draw(st.integers(1, experts), label="k"),
+        d_ff_expert=draw(st.integers(16, 32768), label="expert width"),
+        d_ff_shared=draw(st.sampled_from([0, base.d_ff_shared, 4096]), label="shared width"),
+        published_params=None,
+        published_active=None,
+    )
+
+
+@st.composite
+def moe_runs(draw: st.DrawFn) -> tuple[dict[str, Chip], Model, list[str]]:
+    """An edited hardware table, a mixture (shipped or drawn) and lecture 13's flags:
+    --model, --chip (one with a link), --precision (a storage one the chip has), --context,
+    --batch and --ep (a divisor of the experts)."""
+    table = draw(hardware_tables())
+    model = draw(st.sampled_from(list(model_table.MOE_MODELS.values())) | moe_models())
+    key = draw(st.sampled_from([k for k, c in table.items() if c.link_bw_figure]), label="chip")
+    stored = sorted(set(table[key].precisions) & set(STORAGE))
+    precision = draw(st.sampled_from(stored), label="precision")
+    E = model.n_experts
+    ep = draw(st.sampled_from([n for n in range(1, min(E, 1024) + 1) if E % n == 0]), label="ep")
+    argv = ["--model", model.key, "--chip", key, "--precision", precision, "--ep", str(ep)]
+    window = model.max_context
+    argv += ["--context", str(draw(st.sampled_from([1, window]) | st.integers(1, window)))]
+    argv += ["--batch", str(draw(st.sampled_from([1, MAX_BATCH]) | st.integers(1, 4096)))]
+    return table, model, argv

@@ -1,6 +1,6 @@
 """A new lecture is its script, its words and its tests: nothing else names it.
 
-A copy of the repository gets a throwaway lecture (``lectures/13_throwaway.py``, its
+A copy of the repository gets a throwaway lecture (``lectures/99_throwaway.py``, its
 words and its test) and nothing else. The site's gallery pattern, the panel and search
 configuration, the measuring budget and the bare-python layout test all find it from
 what the script declares beside its ``make_parser()`` (its ``ABOUT``).
@@ -74,7 +74,7 @@ from conftest import run_lecture
 
 
 def test_it_prints_the_ridge() -> None:
-    proc = run_lecture("13")
+    proc = run_lecture("99")
     assert proc.returncode == 0, proc.stderr
     assert "ridge" in proc.stdout
 """
@@ -85,19 +85,19 @@ import json, os, re, runpy, sys
 sys.path.insert(0, os.getcwd())
 conf = runpy.run_path("docs/conf.py")
 gallery = conf["sphinx_gallery_conf"]
-lecture = os.path.abspath("lectures/13_throwaway.py")
+lecture = os.path.abspath("lectures/99_throwaway.py")
 import runner
 from common.measure import budget
 print(json.dumps({
     "gallery": bool(re.search(gallery["filename_pattern"], lecture))
     and not re.search(gallery["ignore_pattern"], os.path.basename(lecture)),
     "opening_ignored": bool(re.search(gallery["ignore_pattern"], "_course.py")),
-    "flags": conf["runner_lectures"].get("13_throwaway"),
-    "chart": "13_throwaway" in conf["runner_charts"],
-    "chip": conf["runner_chips"].get("13_throwaway"),
-    "terms": conf["course_index_terms"].get("13_throwaway"),
+    "flags": conf["runner_lectures"].get("99_throwaway"),
+    "chart": "99_throwaway" in conf["runner_charts"],
+    "chip": conf["runner_chips"].get("99_throwaway"),
+    "terms": conf["course_index_terms"].get("99_throwaway"),
     "options": [o.flag for o in runner.lecture_options(runner.Path(lecture), ["--chip"])],
-    "budget": [budget.DEFAULTS["13"].seconds, budget.DEFAULTS["13"].memory_bytes],
+    "budget": [budget.DEFAULTS["99"].seconds, budget.DEFAULTS["99"].memory_bytes],
 }))
 """
 
@@ -115,9 +115,9 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for part in ("common", "lectures", "tests", "docs"):
         shutil.copytree(REPO / part, root / part, ignore=SKIP)
     shutil.copy2(REPO / "pyproject.toml", root)
-    (root / "lectures" / "13_throwaway.py").write_text(SCRIPT, encoding="utf-8")
+    (root / "lectures" / "99_throwaway.py").write_text(SCRIPT, encoding="utf-8")
     (root / "lectures" / "words" / "throwaway.py").write_text(WORDS, encoding="utf-8")
-    (root / "tests" / "lectures" / "test_lecture13.py").write_text(TEST, encoding="utf-8")
+    (root / "tests" / "lectures" / "test_lecture99.py").write_text(TEST, encoding="utf-8")
     return root
 
 
@@ -150,9 +150,9 @@ def test_the_layout_and_its_own_tests_run_the_new_lecture(copy: Path) -> None:
             "-p",
             "no:cacheprovider",
             "tests/test_layout.py::test_formula_lectures_run_on_bare_python_from_elsewhere",
-            "tests/lectures/test_lecture13.py",
+            "tests/lectures/test_lecture99.py",
             "-k",
-            "13_throwaway or test_it_prints_the_ridge",
+            "99_throwaway or test_it_prints_the_ridge",
         ],
         cwd=copy,
         env=clean_env(),

@@ -1156,6 +1156,28 @@ EXERCISES: tuple[Exercise, ...] = (
         "reading the weights?",
         lambda: decode_context_answer(),
     ),
+    Exercise(
+        "moe-critical-batch",
+        "When do Mixtral's experts turn compute-bound in fp8?",
+        COURSE,
+        "Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations "
+        "stay bf16). At what batch do its routed experts' matmuls reach the ridge, and at "
+        "what batch does the MLP of its dense twin (d_ff = 2 x 14,336) get there? Compare "
+        "the ratio with E / k and say why they differ.",
+        lambda: moe_critical_batch_answer(),
+    ),
+    Exercise(
+        "moe-skew",
+        "What does a skewed router do to Qwen3-30B-A3B's step?",
+        COURSE,
+        "Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 "
+        "experts on each, dealt round-robin. How many distinct experts per layer does a "
+        "step reach under uniform routing, and under the course's Zipf-like skew "
+        "(``ROUTING_SKEW`` in ``common/tables/assumptions.py``)? What share of the expert "
+        "weight reads does the skew save, and how much busier than the fair share is the "
+        "busiest GPU?",
+        lambda: moe_skew_answer(),
+    ),
 )
 
 
@@ -1265,4 +1287,73 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
         values={**values, "even_context": even},
         formula=r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}",
         table=Table(("context", "bytes per step", "KV share", "time bound"), tuple(rows)),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Lecture 13: a mixture of experts
+# ---------------------------------------------------------------------------
+def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
+    """Mixtral's experts against its dense twin: critical batches in fp8 on `chip` (H100)."""
+    from common.formulas.transformer import DTypes, expert_critical_batch
+    from common.tables.models import MIXTRAL_8X7B, dense_twin
+
+    c, m = chip or hw_specs.H100, MIXTRAL_8X7B
+    dt, ridge = DTypes("fp8"), c.ridge_point("fp8")
+    E, k, d, f = m.n_experts, m.experts_per_token, m.d_model, m.d_ff_expert
+    moe = expert_critical_batch(m, ridge, dt)
+    twin = critical_batch(d, dense_twin(m).d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
+    steps = [
+        f"{c.name} at fp8: I* = {fmt_rate(c.peak_flops('fp8'))} / {fmt_bw(c.mem_bw)} = "
+        f"{_f1(ridge)} FLOP/byte; fp8 weights are 1 byte, bf16 activations 2.",
+        f"The twin's MLP, X[B, {d:,}] W[{d:,}, {dense_twin(m).d_ff:,}], reaches it at B = "
+        f"{fmt_batch(twin)}.",
+    ]
+    if moe is None or twin is None:
+        steps.append("The experts never reach the ridge: their intensity stays below it.")
+    else:
+        steps.append(
+            f"An expert matmul does 2 B k d f FLOP over E (1 - (1 - k/E)^B) experts' weights "
+            f"and B k (d + f) activations; the smallest B past the ridge is {moe:,}, "
+            f"{ratio(moe / twin, 1)} the twin's batch against E / k = {E / k:g}: each expert "
+            f"meets only k/E of the batch, and an expert ({f:,} wide) is "
+            f"{'narrower than' if f < dense_twin(m).d_ff else 'as wide as'} the twin's MLP, "
+            "so its activations weigh more per FLOP."
+        )
+    return Answer(
+        steps=tuple(steps),
+        values={"ridge": ridge, "experts": moe, "twin": twin},
+        formula=r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
+        r"\geq \frac{P_{\text{peak}}}{\beta}",
+    )
+
+
+def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
+    """Qwen3-30B-A3B: experts a step reaches, uniform and skewed, and the GPUs' imbalance."""
+    from common.formulas import serving
+    from common.formulas.transformer import experts_touched
+    from common.tables.assumptions import ROUTING_ZIPF
+    from common.tables.models import QWEN3_30B_A3B
+
+    m = QWEN3_30B_A3B
+    E, k = m.n_experts, m.experts_per_token
+    uniform = experts_touched(batch, k, E)
+    shares = serving.skewed_shares(E, k, ROUTING_ZIPF)
+    skewed = serving.experts_touched_by_shares(batch, shares)
+    gpu = serving.imbalance_factor(serving.gpu_loads(shares, gpus))
+    saved = 1 - skewed / uniform
+    steps = (
+        f"Uniform: E (1 - (1 - k/E)^B) = {E} (1 - (1 - {k}/{E})^{batch}) = {uniform:.1f} "
+        f"experts of {E} per layer.",
+        f"Skew s = {ROUTING_ZIPF:g}: expert i is among a token's {k} with probability "
+        f"q_i = min(1, c i^-s), c set so the q_i sum to {k}; the step reaches "
+        f"sum 1 - (1 - q_i)^{batch} = {skewed:.1f} experts, {saved:.1%} fewer weight reads.",
+        f"Round-robin over {gpus} GPUs, the busiest GPU's share of the routed tokens is "
+        f"{ratio(gpu)} the fair share: every GPU waits for it, so the experts' part of the "
+        f"step takes {ratio(gpu)} its balanced time.",
+    )
+    return Answer(
+        steps=steps,
+        values={"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu},
+        formula=r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B",
     )

@@ -222,3 +222,30 @@ def largest_batch_on(
     return largest_batch_that_fits(
         gpus * chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dtypes)
     )
+
+
+# ---------------------------------------------------------------------------
+# Skewed routing
+# ---------------------------------------------------------------------------
+def skewed_shares(experts: int, chosen: int, exponent: float) -> list[float]:
+    """Each expert's chance q_i of being among a token's k choices when popularity falls as
+    i^-s (Zipf-like): q_i = min(1, c i^-s) with c set so that sum q_i = k; s = 0 gives the
+    uniform k / E. The most popular experts are capped at 1 (every token takes them)."""
+    weights = [(i + 1) ** -exponent for i in range(experts)]
+    lo, hi = 0.0, chosen / min(weights)
+    for _ in range(200):  # sum min(1, c w_i) rises with c: bisect for k
+        c = (lo + hi) / 2
+        lo, hi = (c, hi) if sum(min(1.0, c * w) for w in weights) < chosen else (lo, c)
+    return [min(1.0, hi * w) for w in weights]
+
+
+def experts_touched_by_shares(tokens: int, shares: Sequence[float]) -> float:
+    """Expected distinct experts n independent tokens reach: sum_i 1 - (1 - q_i)^n; with
+    every q_i = k / E it is E (1 - (1 - k / E)^n)."""
+    return sum(1.0 - (1.0 - q) ** tokens for q in shares)
+
+
+def gpu_loads(shares: Sequence[float], ep: int) -> list[float]:
+    """Each of N GPUs' share of the routed tokens with expert i on GPU i mod N (round-robin):
+    sum of q_i over its experts."""
+    return [sum(shares[g::ep]) for g in range(ep)]

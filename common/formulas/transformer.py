@@ -761,3 +761,28 @@ def decode_throughput_curve(
 ) -> list[tuple[int, float]]:
     """(B, tokens/s bound) for each batch B: B / TPOT(B) on the chip."""
     return [(b, decode_tokens_per_s(setup, b, context)) for b in batches]
+
+
+def expert_intensity(model: Model, tokens: int, dtypes: DTypes | None = None) -> float:
+    """FLOP per byte of a routed expert matmul X[n k, d] W_e[d, f] at n tokens:
+    2 n k d f / (E_touched(n) d f w + n k (d + f) a), with E_touched of ``experts_touched``."""
+    m, dt = _check_model(model), dtypes or DTypes()
+    d, f, k = m.d_model, m.d_ff_expert, m.experts_per_token
+    touched = experts_touched(tokens, k, m.n_experts)
+    flops = 2.0 * tokens * k * d * f
+    return flops / (touched * d * f * dt.w_bytes + tokens * k * (d + f) * dt.act_bytes)
+
+
+def expert_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:
+    """Smallest batch n at which the routed experts' matmuls reach the ridge I*.
+
+    Once every expert is touched the weights are read whole, as in a dense MLP, but each
+    expert meets only n k / E of the tokens: n ~ (E / k) x the dense critical batch.
+    The intensity rises with n (E_touched(n) / n falls), so the search is exact.
+    """
+    m, dt = _check_model(model), dtypes or DTypes()
+    d, f, k, E = m.d_model, m.d_ff_expert, m.experts_per_token, m.n_experts
+    dense = roofline.critical_batch(d, f, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
+    if dense is None:
+        return None
+    return smallest_integer_reaching(lambda n: expert_intensity(m, n, dt) >= ridge, dense * E / k)

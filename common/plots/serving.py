@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from common.plots.style import NEUTRAL_COLOR, SERIES_COLORS, new_figure, save_figure
+from common.plots.style import NEUTRAL_COLOR, SERIES_COLORS, figure, new_figure, save_figure
 
 
 class CostCurve(NamedTuple):
@@ -21,6 +21,7 @@ class CostCurve(NamedTuple):
     points: Sequence[tuple[int, float]]
 
 
+@figure
 def cost_figure(
     path: str | os.PathLike[str], curves: Sequence[CostCurve], batch: int, title: str
 ) -> str:

@@ -153,3 +153,45 @@ def memory_ledger_figure(
     ax.set_title(title, fontsize=10.5)
     _legend_below(fig, handles, ncols=3)
     return save_figure(fig, path)
+
+
+@figure
+def moe_throughput_figure(
+    path: str | os.PathLike[str],
+    curves: dict[str, Sequence[tuple[int, float]]],
+    knees: tuple[int | None, int | None],
+    batch: int,
+    title: str,
+) -> str:
+    """Log-log tokens/s per GPU against batch, one line per curve (the first two solid, the
+    rest dashed), the experts' and the dense twin's critical batches and the chosen batch
+    marked; PNG path."""
+    from common.plots.article import log_ticks
+
+    fig, ax = new_figure(height=4.2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    styles = [(COMPUTE_COLOR, "-"), (ACCENT_COLOR, "-"), (MEMORY_COLOR, "--")]
+    handles = []
+    for (label, points), (color, ls) in zip(curves.items(), styles, strict=False):
+        xs, ys = [b for b, _ in points], [t for _, t in points]
+        ax.plot(xs, ys, color=color, ls=ls, lw=2)
+        at = min(points, key=lambda p: abs(math.log(p[0] / batch)))
+        ax.plot([at[0]], [at[1]], marker="o", color=color, ms=5, zorder=5)
+        handles.append(_line(color, ls, label))
+    for knee, (color, _), name in zip(knees, styles, ("experts", "twin"), strict=False):
+        if knee is not None:
+            ax.axvline(knee, color=color, lw=1, ls=":")
+            handles.append(_line(color, ":", f"{name} compute-bound from batch {knee:,}"))
+    ax.axvline(batch, color=NEUTRAL_COLOR, lw=1, alpha=0.6)
+    handles.append(_line(NEUTRAL_COLOR, "-", f"--batch {batch:,}", marker="o"))
+    xs = [b for pts in curves.values() for b, _ in pts]
+    ys = [t for pts in curves.values() for _, t in pts]
+    log_ticks(ax, "x", min(xs), max(xs))
+    log_ticks(ax, "y", min(ys), max(ys) * 1.5)
+    ax.set_xlabel("batch (tokens a decode step serves)", fontsize=9.5)
+    ax.set_ylabel("decode tokens/s per GPU (upper bound)", fontsize=9.5)
+    ax.tick_params(labelsize=8.5)
+    ax.set_title(title, fontsize=10.5)
+    _legend_below(fig, handles, ncols=2)
+    return save_figure(fig, path)

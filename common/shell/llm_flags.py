@@ -14,7 +14,7 @@ from typing import Any
 
 from common.hw_specs import CHIPS, Chip, get_chip
 from common.shell import cli
-from common.tables.models import MODELS, Model, get_model
+from common.tables.models import MODELS, MOE_MODELS, Model, get_model
 
 #: Precisions weights and the KV cache can be stored in.
 STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")
@@ -70,4 +70,47 @@ def parse_llm_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, s
             f"{model.max_context} tokens (max_context in common/tables/models.py); "
             f"give --context {model.max_context} or less"
         )
+    return args, model, chip, precision
+
+
+def moe_parser(doc: str | None) -> cli.LectureParser:
+    """Lecture 13's parser: a mixture of experts, chip, precision, context, batch, --ep."""
+    parser = cli.lecture_parser(doc)
+    add = parser.add_argument
+    add("--model", type=cli.one_of(MOE_MODELS, "model"), default="deepseek-v3",
+        help=f"mixture of experts from the model table: {', '.join(MOE_MODELS)} "
+        "(default: deepseek-v3)")  # fmt: skip
+    add("--chip", type=cli.one_of(CHIPS, "chip"), default="h100",
+        help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)")  # fmt: skip
+    add("--precision", type=cli.one_of(COMPUTE, "precision"), default="bf16",
+        help="compute and weight precision, one the chip has (default: bf16)")  # fmt: skip
+    add("--context", type=cli.positive_int, default=CONTEXT, metavar="TOKENS",
+        help=f"tokens cached per sequence (default: {CONTEXT})")  # fmt: skip
+    add("--batch", type=cli.batch_size, default=1024, metavar="B",
+        help="tokens one decode step serves, over all its GPUs (default: 1024)")  # fmt: skip
+    add("--ep", type=cli.int_in(1, 1024, "EP size"), default=8, metavar="N",
+        help="GPUs the experts are spread over, a divisor of the experts (default: 8)")  # fmt: skip
+    cli.add_png_flags(parser)
+    return parser
+
+
+def parse_moe_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, str]:
+    """Parse and check `moe_parser`'s flags: (the flags, the model, the chip, the precision)."""
+    args = cli.parse_args(parser)
+    model, chip = get_model(args.model), get_chip(args.chip)
+    precision = cli.require_precision(parser, chip, args.precision)
+    if precision not in STORAGE:
+        stored = ", ".join(p for p in STORAGE if p in chip.precisions)
+        parser.error(f"argument --precision: weights are not stored in {precision}; "
+                     f"choose one of: {stored}")  # fmt: skip
+    if args.context > model.max_context:
+        parser.error(f"argument --context: {args.context} exceeds {model.name}'s window of "
+                     f"{model.max_context} tokens")  # fmt: skip
+    E = model.n_experts
+    if E % args.ep:
+        fits = ", ".join(str(n) for n in range(1, E + 1) if E % n == 0)
+        parser.error(f"argument --ep: {args.ep} GPUs cannot share {model.name}'s {E} experts "
+                     f"evenly; choose one of: {fits}")  # fmt: skip
+    if chip.link_bw_figure is None:
+        parser.error(f"argument --chip: {chip.name} has no link bandwidth for expert parallelism")
     return args, model, chip, precision

@@ -103,6 +103,15 @@ EXAMPLE_MATMUL = Assumption(
     EXAMPLE_BANDWIDTH.applies,
 )
 
+ROUTING_SKEW = Assumption(
+    "routing skew",
+    1.0,
+    "Zipf exponent s: the i-th most popular expert chosen in proportion to i^-s",
+    "the course's choice, to show what skew does; uniform routing is s = 0",
+    "Routers are trained towards balance (auxiliary losses, DeepSeek-V3's bias), yet the "
+    "experts a batch reaches are uneven; s = 1 is a strong skew, for illustration.",
+)
+
 ASSUMPTIONS: tuple[Assumption, ...] = (
     ACTIVATIONS_PER_TOKEN,
     ARTICLE_OVERHEAD,
@@ -112,9 +121,11 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
     SM_REGISTER_FILE,
     EXAMPLE_BANDWIDTH,
     EXAMPLE_MATMUL,
+    ROUTING_SKEW,
 )
 
 ACT_VECTORS_PER_TOKEN = int(ACTIVATIONS_PER_TOKEN.value)
+ROUTING_ZIPF = ROUTING_SKEW.value
 ARTICLE_OVERHEAD_RATE = ARTICLE_OVERHEAD.value
 LOW_OVERHEAD_RATE = LOW_OVERHEAD.value
 LLM_OVERHEAD_RATE = LLM_OVERHEAD.value

@@ -383,3 +383,26 @@ def shrunk(model: Model, factor: int, n_layers: int | None = None) -> Model:
         params_source="",
         note=f"{model.name} with its widths divided by {f} (a what-if, not a released model)",
     )
+
+
+def dense_twin(model: Model) -> Model:
+    """A dense model of the same active size: every MLP as wide as the experts a token uses,
+    d_ff = k d_ff_expert + d_ff_shared (the router and the idle experts gone); a what-if."""
+    if not model.n_experts:
+        return model
+    return dataclasses.replace(
+        model,
+        name=f"dense {model.name} twin",
+        key=f"{model.key}-dense",
+        d_ff=model.experts_per_token * model.d_ff_expert + model.d_ff_shared,
+        n_experts=0,
+        experts_per_token=0,
+        d_ff_expert=0,
+        d_ff_shared=0,
+        dense_layers=0,
+        router_bias=False,
+        published_params=None,
+        published_active=None,
+        params_source="",
+        note=f"{model.name} with one dense MLP as wide as a token's experts (a what-if)",
+    )

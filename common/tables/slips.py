@@ -129,7 +129,8 @@ def check_records(module_globals: dict) -> None:
         node = lines.get(name)
         at = f"{shown(path)} line {getattr(node, 'lineno', '?')}"
         if sys.stderr is not None:  # None when stderr is closed
-            sys.stderr.writelines(f"warning: {at}: {warning}\n" for warning in _warnings(record))
+            for warning in _warnings(record):  # write(): a host's stream may have no writelines
+                sys.stderr.write(f"warning: {at}: {warning}\n")
         try:
             _booleans(record)
         except ValueError as exc:

@@ -46,7 +46,7 @@ def test_teaching_assumptions_as_their_sources_state_them() -> None:
 def test_every_assumption_is_listed_with_unit_source_and_scope() -> None:
     listed = assumptions.ASSUMPTIONS
     records = [v for v in vars(assumptions).values() if isinstance(v, assumptions.Assumption)]
-    assert set(listed) == set(records) and len(listed) == len(records) == 8
+    assert set(listed) == set(records) and len(listed) == len(records) == 9
     for a in listed:
         assert a.name and a.unit and a.source and a.applies, a
     assert assumptions.ARTICLE_OVERHEAD.source.startswith(sources.ARTICLE_LEDGER_RUN)

@@ -1,0 +1,420 @@
+"""Lecture 13's words: a mixture of experts in both ledgers, expert parallelism, imbalance.
+
+Standard library only. The lecture hands over records it computed with
+``common.formulas`` (transformer, serving, predict); every comparison a sentence states
+is decided by ``common.present.claims`` from the numbers it quotes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from common.formulas.transformer import DTypes
+from common.hw_specs import Chip
+from common.present.claims import direction, listing, n_of_m, ratio
+from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_time
+from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.shell.paths import display_path
+from common.tables.models import Model
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the flags chose: the mixture, its dense twin (same active size), the chip and
+    its peak (FLOP/s) and ridge (FLOP/byte), the step's tokens and the EP size."""
+
+    model: Model
+    twin: Model
+    chip: Chip
+    precision: str
+    dtypes: DTypes
+    context: int
+    batch: int
+    ep: int
+    peak: float
+    ridge: float
+
+
+@dataclass(frozen=True)
+class Count:
+    """One mixture's parameters from its config: total, active per token, its dense twin's."""
+
+    model: Model
+    total: int
+    active: int
+    twin: int
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Expected distinct experts per MoE layer that `batch` tokens route to."""
+
+    batch: int
+    uniform: float  # E (1 - (1 - k / E)^B)
+    skewed: float  # sum_i 1 - (1 - q_i)^B under the skew
+
+
+@dataclass(frozen=True)
+class Step:
+    """One decode step of `batch` tokens on one chip's roofs: bytes read and the bound (s)."""
+
+    batch: int
+    weight_bytes: float
+    nbytes: float
+    time: float
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """Dispatch and combine at one EP size: bytes per token and MoE layer, and the times of
+    one call for the step's B / N tokens per GPU, beside the layer's own bound per GPU (s)."""
+
+    ep: int
+    node_share: float  # a token's experts in its node, on another GPU
+    net_share: float  # ... in other nodes
+    dispatch_bytes: float
+    combine_bytes: float
+    dispatch: float
+    combine: float
+    layer: float
+
+
+@dataclass(frozen=True)
+class Check:
+    """One published DeepEP latency beside the model's (s), and whether it calibrated it."""
+
+    label: str
+    predicted: float
+    measured: float
+    calibration: bool
+
+
+@dataclass(frozen=True)
+class Skew:
+    """At one Zipf exponent: the busiest expert's and GPU's load over the fair share, and
+    the seconds a step waits for the busiest GPU."""
+
+    exponent: float
+    expert_factor: float
+    gpu_factor: float
+    cost: float
+
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}"
+
+
+def _more(x: float, y: float) -> str:
+    """'more', 'fewer' or 'as many' bytes, x against y at the digits fmt_gb shows."""
+    return {1: "more", -1: "fewer", 0: "as many"}[direction(y, x, fmt_gb)]
+
+
+def _err(c: Check) -> float:
+    return c.predicted / c.measured - 1
+
+
+def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
+    """Total against active parameters for every mixture of the table, and the twin."""
+    rows = []
+    for c in counts:
+        m = c.model
+        rows.append([
+            m.name + " *" * (m == s.model),
+            f"{m.experts_per_token} of {m.n_experts}",
+            fmt_num(c.total),
+            fmt_num(m.published_params) if m.published_params else "-",
+            fmt_num(c.active),
+            fmt_num(m.published_active) if m.published_active else "-",
+            ratio(c.total / c.active, 1),
+            fmt_num(c.twin),
+        ])  # fmt: skip
+    me = next(c for c in counts if c.model == s.model)
+    weights, cap = me.total * s.dtypes.w_bytes, s.chip.mem_capacity
+    per_gpu = weights / s.ep
+    fits = "fit in" if per_gpu <= cap else "do not fit in"
+    gap = abs(me.twin / me.active - 1)
+    return Group(
+        Heading(f"1. {s.model.name}: total against active parameters"),
+        Table(
+            [
+                "model",
+                "experts/token",
+                "total",
+                "published",
+                "active",
+                "published",
+                "total/active",
+                "dense twin",
+            ],
+            rows,
+        ),
+        Text(f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}."),
+        Observations(
+            [
+                f"{s.model.name} holds {fmt_num(me.total)} parameters but a token uses "
+                f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory "
+                f"ledger pays for {ratio(me.total / me.active, 1)} the weights the speed ledger "
+                "computes with.",
+                f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}, {fmt_gb(per_gpu)} on "
+                f"each of {s.ep} GPU{'s' * (s.ep > 1)}: they {fits} the {s.chip.name}'s "
+                f"{fmt_gb(cap)}.",
+                f"The dense twin (every MLP as wide as the experts one token uses, the router "
+                f"gone) has {fmt_num(me.twin)} parameters, within {gap:.1%} of the mixture's "
+                "active count: it computes the same per token and stores only that.",
+            ]
+        ),
+    )
+
+
+def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: float) -> Group:
+    """Distinct experts a step reaches by batch, uniform and skewed, and their weight bytes."""
+    m = s.model
+    E, k = m.n_experts, m.experts_per_token
+    rows = [
+        [f"{r.batch:,}", f"{r.uniform:.1f}", _pct(r.uniform / E), fmt_gb(r.uniform * per_expert),
+         f"{r.skewed:.1f}", fmt_gb(r.skewed * per_expert)]
+        for r in reach
+    ]  # fmt: skip
+    fewer = sum(f"{r.skewed:.1f}" != f"{r.uniform:.1f}" and r.skewed < r.uniform for r in reach)
+    whole = [r.batch for r in reach if f"{r.uniform / E:.1%}" == "100.0%"]
+    first = reach[0]
+    all_at = (
+        f"By batch {whole[0]:,} uniform routing reaches every expert (100.0% to the digit "
+        "shown): from there a step reads the whole mixture, as a dense model would."
+        if whole
+        else f"Even at batch {reach[-1].batch:,} uniform routing reaches "
+        f"{_pct(reach[-1].uniform / E)} of the experts, not all."
+    )
+    return Group(
+        Heading("2. What a decode step reads: the experts its batch routes to"),
+        Table(
+            [
+                "batch",
+                "experts (uniform)",
+                "of E",
+                "expert bytes",
+                f"experts (skew s={skew:g})",
+                "expert bytes",
+            ],
+            rows,
+        ),
+        Text(
+            f"\nPer MoE layer, B tokens each choosing {k} of {E} experts; expert bytes are "
+            f"over all {m.moe_layers} MoE layers ({fmt_gb(per_expert)} per expert)."
+        ),
+        Observations(
+            [
+                f"Uniform routing (the assumption: each token picks {k} of {E} at random, "
+                f"independently) reaches E (1 - (1 - k/E)^B) experts: {first.uniform:.1f} at batch "
+                f"{first.batch:,}. " + all_at,
+                f"Skew (popularity falling as i^-{skew:g}) reaches fewer experts at "
+                f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular "
+                "experts, so a step reads fewer bytes, but the busiest expert does more of the "
+                "work (section 6).",
+            ]
+        ),
+    )
+
+
+def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> Group:
+    """A decode step's bytes and bound against batch, mixture and twin, and their knees."""
+    rows = [
+        [f"{a.batch:,}", fmt_gb(a.weight_bytes), fmt_time(a.time), f"{a.batch / a.time:,.0f}",
+         fmt_gb(b.weight_bytes), fmt_time(b.time), f"{b.batch / b.time:,.0f}"]
+        for a, b in steps
+    ]  # fmt: skip
+    moe_knee, twin_knee = crit
+    a, b = next((a, b) for a, b in steps if a.batch == s.batch)
+    E_k = s.model.n_experts / s.model.experts_per_token
+    if moe_knee and twin_knee:
+        r = moe_knee / twin_knee
+        wider = (
+            ", and its matrices, narrower than the twin's, move more activation bytes per FLOP"
+            if ratio(r, 1) != ratio(E_k, 1) and r > E_k
+            else ""
+        )
+        knees = (
+            f"The routed experts' matmuls reach the ridge of {s.ridge:.0f} FLOP/B at batch "
+            f"{moe_knee:,}, the twin's MLP at {twin_knee:,}: {ratio(r, 1)} the tokens "
+            f"(E/k = {E_k:g}), because each expert meets only k/E of the batch{wider}."
+        )
+    else:
+        which = "only the twin's MLP reaches" if twin_knee else "neither reaches"
+        knees = f"At the ridge of {s.ridge:.0f} FLOP/B {which} it at any batch."
+    return Group(
+        Heading(f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}"),
+        Table(
+            [
+                "batch",
+                "MoE weights read",
+                "MoE step >=",
+                "MoE tok/s/GPU",
+                "twin weights",
+                "twin step >=",
+                "twin tok/s/GPU",
+            ],
+            rows,
+        ),
+        Text(
+            "\nStep bound: sum of max(F / P, D / beta) over the operators on one chip's roofs; "
+            "tokens/s per GPU is B over that time\n(the step's bytes and FLOPs split evenly "
+            "over the GPUs; dispatch and combine come in section 4)."
+        ),
+        Observations(
+            [
+                f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
+                f"step against the twin's {fmt_gb(b.weight_bytes)} "
+                f"({ratio(a.weight_bytes / b.weight_bytes)}): about the same FLOPs per token, "
+                f"{_more(a.weight_bytes, b.weight_bytes)} bytes, as the batch's tokens spread "
+                "over more experts than one token uses.",
+                knees,
+            ]
+        ),
+    )
+
+
+def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float) -> Group:
+    """Dispatch and combine by EP size, beside one MoE layer's bound per GPU."""
+    table = [
+        [f"{x.ep}" + " *" * (x.ep == s.ep), _pct(x.node_share), _pct(x.net_share),
+         fmt_bytes(x.dispatch_bytes), fmt_bytes(x.combine_bytes), fmt_time(x.dispatch),
+         fmt_time(x.combine), fmt_time(x.layer)]
+        for x in rows
+    ]  # fmt: skip
+    me = next(x for x in rows if x.ep == s.ep)
+    comm = me.dispatch + me.combine
+    slower = [x.ep for x in rows if x.dispatch + x.combine > x.layer]
+    k = s.model.experts_per_token
+    if s.ep > 1:
+        sent = (
+            f"Each token sends its hidden vector to the {k} experts it chose: "
+            f"{fmt_bytes(me.dispatch_bytes)} out (FP8 with scales) and "
+            f"{fmt_bytes(me.combine_bytes)} back (BF16) per MoE layer at EP {s.ep}, the share "
+            "(N - 1) / N of its copies that leave its GPU."
+        )
+        against = (
+            f"At EP {s.ep} dispatch and combine take {fmt_time(comm)} a layer against the "
+            f"layer's own bound of {fmt_time(me.layer)} per GPU ({ratio(comm / me.layer)}); "
+        )
+    else:
+        sent = "At EP 1 every expert sits on the token's own GPU: nothing is sent or returned."
+        against = "With more GPUs, "
+    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} EP sizes " + (
+        f"listed ({listing([str(n) for n in slower])}): there, unless it overlaps with "
+        "compute, it sets the step."
+        if slower
+        else "listed: the layer's own bound is longer at every size listed."
+    )
+    return Group(
+        Heading(f"4. Expert parallelism: dispatch and combine, {s.batch:,} tokens a step"),
+        Table(
+            [
+                "EP",
+                "in node",
+                "other nodes",
+                "dispatch B/token",
+                "combine B/token",
+                "dispatch",
+                "combine",
+                "layer >=",
+            ],
+            table,
+        ),
+        Text(
+            f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
+            f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
+            "latency a call (section 5). * chosen with --ep."
+        ),
+        Observations([sent, against + at_sizes]),
+    )
+
+
+def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
+    """The model of a call against DeepEP's published latencies, with the error."""
+    rows = [
+        [c.label, fmt_time(c.predicted), fmt_time(c.measured), f"{_err(c):+.0%}",
+         "calibration" if c.calibration else "validation"]
+        for c in checks
+    ]  # fmt: skip
+    val = [c for c in checks if not c.calibration]
+    worst = max(val, key=lambda c: abs(_err(c)))
+    mean = sum(abs(_err(c)) for c in val) / len(val)
+    return Group(
+        Heading(f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)"),
+        Table(["call", "model", "published", "error", "role"], rows),
+        Observations(
+            [
+                f"One latency calibrates the fixed cost a call "
+                f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
+                f"the other {len(val)} only check it: mean |error| "
+                f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
+                "The model counts bytes over the slower link and one latency; it knows nothing of "
+                "the kernels' queues, so what it misses shows where the latency is not bytes.",
+            ]
+        ),
+    )
+
+
+def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
+    """The busiest expert's and GPU's share against the fair share, and what it costs."""
+    rows = [
+        [f"{x.exponent:g}", ratio(x.expert_factor), ratio(x.gpu_factor), fmt_time(x.cost),
+         _pct(x.cost / step)]
+        for x in skews
+    ]  # fmt: skip
+    worst = skews[-1]
+    spread = (
+        f"dealing experts round-robin over {s.ep} GPUs brings the busiest GPU's load to "
+        f"{ratio(worst.gpu_factor)} the fair share"
+        if s.ep > 1
+        else "on one GPU every expert shares the same GPU, so no GPU waits for another"
+    )
+    return Group(
+        Heading(f"6. Load imbalance at EP {s.ep}"),
+        Table(["skew s", "busiest expert", "busiest GPU", "cost a step", "of the step"], rows),
+        Text(
+            f"\nCost: (f - 1) x the experts' time a step per GPU, f the busiest GPU's load over "
+            f"the fair share; the step is {fmt_time(step)} per GPU (section 3, batch {s.batch:,})."
+        ),
+        Observations(
+            [
+                f"At skew {worst.exponent:g} the busiest expert gets {ratio(worst.expert_factor)} "
+                f"its fair share of tokens; {spread}.",
+                f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
+                f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB copies "
+                "hot experts) attacks the GPU factor, not the expert one.",
+            ]
+        ),
+    )
+
+
+def moe_png(path: str, s: Setup, crit: tuple, pair: tuple[Step, Step]) -> Figure:
+    """The saved tokens/s per GPU figure, with what to look at."""
+    knee = f"{crit[0]:,}" if crit[0] else "no batch"
+    moe, twin = (x.batch / x.time for x in pair)
+    caption = (
+        f"Decode tokens/s per GPU against batch for {s.model.name} and its dense twin of the "
+        f"same active size on the {s.chip.name} ({s.precision}, context {s.context:,}). Look "
+        f"at the gap between the solid lines: at batch {s.batch:,} the twin serves "
+        f"{ratio(twin / moe)} the mixture's tokens, since the mixture reads more experts than "
+        f"one token uses until its experts turn compute-bound (batch {knee}); the dashed "
+        f"line adds dispatch and combine at EP {s.ep}."
+    )
+    return figure(path, caption, display_path(path))
+
+
+def summary(s: Setup, me: Count, crit: tuple, step: Step, comm: float) -> Group:
+    """The lines for a plan."""
+    per_gpu = s.batch / (step.time + s.ep * comm)
+    rows = [
+        ["model / chip", f"{s.model.name} on {s.chip.name}, {s.precision}"],
+        ["parameters total / active", f"{fmt_num(me.total)} / {fmt_num(me.active)}"],
+        ["weights per GPU at EP", f"{fmt_gb(me.total * s.dtypes.w_bytes / s.ep)} (EP {s.ep})"],
+        ["critical batch, experts / twin MLP", " / ".join(
+            f"{c:,}" if c else "none" for c in crit)],
+        [f"decode step >= per GPU, EP {s.ep}", f"{fmt_time(step.time / s.ep)} + "
+         f"{fmt_time(comm)} dispatch and combine (batch {s.batch:,})"],
+        ["tokens/s per GPU <=", f"{per_gpu:,.0f} (with dispatch and combine)"],
+    ]  # fmt: skip
+    return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))

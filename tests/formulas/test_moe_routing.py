@@ -1,0 +1,68 @@
+"""Skewed routing, the experts a batch reaches, the dense twin and the experts' critical
+batch, checked by enumeration and hand arithmetic."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from common.formulas import serving
+from common.formulas.roofline import critical_batch
+from common.formulas.transformer import (
+    active_parameter_count,
+    expert_critical_batch,
+    experts_touched,
+    parameter_count,
+)
+from common.tables.models import LLAMA_3_8B, MIXTRAL_8X7B, dense_twin
+
+
+def test_uniform_reach_by_enumeration() -> None:
+    # E = 4, k = 2, two tokens: every pair of 2-subsets, the mean size of their union
+    subsets = list(itertools.combinations(range(4), 2))
+    mean = sum(len(set(a) | set(b)) for a in subsets for b in subsets) / len(subsets) ** 2
+    assert mean == 3.0  # 4 (1 - (1/2)^2)
+    assert serving.experts_touched_by_shares(2, [0.5] * 4) == pytest.approx(mean)
+    assert experts_touched(2, 2, 4) == pytest.approx(mean)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 512), st.data(), st.floats(0, 3))
+def test_skewed_shares_sum_to_k_capped_and_falling(experts: int, data, s: float) -> None:
+    k = data.draw(st.integers(1, experts))
+    q = serving.skewed_shares(experts, k, s)
+    assert sum(q) == pytest.approx(k, rel=1e-9)
+    assert all(0 < x <= 1 for x in q) and q == sorted(q, reverse=True)
+    n = data.draw(st.integers(1, 10_000))
+    # skew never reaches more experts than uniform routing (1 - (1 - q)^n is concave)
+    assert serving.experts_touched_by_shares(n, q) <= experts_touched(n, k, experts) * (1 + 1e-9)
+
+
+def test_no_skew_is_uniform_and_loads_by_hand() -> None:
+    assert serving.skewed_shares(8, 2, 0.0) == pytest.approx([0.25] * 8)
+    # 1, 1/2, 1/3, 1/4 scaled to sum 1: 12/25, 6/25, 4/25, 3/25; round-robin on 2 GPUs
+    q = serving.skewed_shares(4, 1, 1.0)
+    assert q == pytest.approx([12 / 25, 6 / 25, 4 / 25, 3 / 25])
+    assert serving.gpu_loads(q, 2) == pytest.approx([16 / 25, 9 / 25])
+    assert serving.imbalance_factor(serving.gpu_loads(q, 2)) == pytest.approx(32 / 25)
+
+
+def test_dense_twin_of_mixtral() -> None:
+    twin = dense_twin(MIXTRAL_8X7B)
+    assert twin.d_ff == 2 * 14336 and not twin.n_experts
+    # the twin is the active count less the router: 32 layers x 8 experts x 4096
+    assert parameter_count(twin) == active_parameter_count(MIXTRAL_8X7B) - 32 * 8 * 4096
+    assert dense_twin(LLAMA_3_8B) is LLAMA_3_8B
+
+
+def test_one_expert_is_a_dense_mlp() -> None:
+    one = dataclasses.replace(MIXTRAL_8X7B, n_experts=1, experts_per_token=1)
+    assert expert_critical_batch(one, 295.0) == critical_batch(4096, 14336, 295.0)
+    # each expert meets n k / E = n / 4 rows: past 4 x (the dense batch - 1), which falls short
+    dense = critical_batch(4096, 14336, 295.0)
+    assert 4 * (dense - 1) < expert_critical_batch(MIXTRAL_8X7B, 295.0) <= 4 * dense
+    assert expert_critical_batch(MIXTRAL_8X7B, 1e9) is None  # no batch reaches it

@@ -1,0 +1,187 @@
+"""Lecture 13's words (lectures/words/mixture_of_experts.py): sentences worked by hand from
+records, and claims that hold on any hardware table, mixture and flag (hypothesis).
+
+The hand-worked records use round numbers on a chip of 100 TFLOP/s, 1 TB/s and 80 GB
+(ridge 100 FLOP/byte); every expected cell and sentence is worked out in the comments.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edit_battery import contradictions
+from hypothesis import given, settings
+from present.fake_chips import chip, observed, prose, rows
+from strategies import moe_runs, patched_hardware, patched_moe_models, run_lecture
+
+from common.formulas.transformer import DTypes
+from common.tables.models import MIXTRAL_8X7B, dense_twin
+from lectures.words import mixture_of_experts as page
+
+H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B, 80 GB
+
+
+def setup(batch: int = 64, ep: int = 2) -> page.Setup:
+    m = MIXTRAL_8X7B  # 2 of 8 experts
+    return page.Setup(model=m, twin=dense_twin(m), chip=H, precision="bf16", dtypes=DTypes(),
+                      context=512, batch=batch, ep=ep, peak=100e12, ridge=100.0)  # fmt: skip
+
+
+def test_sizes_by_hand() -> None:
+    count = page.Count(model=MIXTRAL_8X7B, total=40_000_000_000, active=10_000_000_000,
+                       twin=10_100_000_000)  # fmt: skip
+    group = page.sizes_section(setup(), [count])
+    # 40 G over 10 G = x4.0; published 46.7 G and 12.9 G from the model table
+    assert rows(group)[1] == [
+        "Mixtral-8x7B *", "2 of 8", "40.00 G", "46.70 G", "10.00 G", "12.90 G", "x4.0", "10.10 G",
+    ]  # fmt: skip
+    said = observed(group)
+    assert said[0] == (
+        "Mixtral-8x7B holds 40.00 G parameters but a token uses 10.00 G of them (25.0%): the "
+        "memory ledger pays for x4.0 the weights the speed ledger computes with."
+    )
+    # bf16: 80 GB, 40 GB on each of 2 GPUs, under the 80 GB
+    assert said[1] == (
+        "At bf16 its weights take 80.00 GB, 40.00 GB on each of 2 GPUs: they fit in the "
+        "Hop's 80.00 GB."
+    )
+    assert "within 1.0% of the mixture's active count" in said[2]  # 10.1 / 10 - 1
+    one = page.sizes_section(setup(ep=1), [count])  # 80 GB on one 80 GB GPU: still fits
+    assert "80.00 GB on each of 1 GPU: they fit in" in observed(one)[1]
+    big = page.Count(model=MIXTRAL_8X7B, total=40_000_000_001, active=1, twin=1)
+    assert "they do not fit in" in observed(page.sizes_section(setup(ep=1), [big]))[1]
+
+
+def test_routing_by_hand() -> None:
+    reach = [
+        page.Reach(batch=1, uniform=2.0, skewed=2.0),
+        page.Reach(batch=8, uniform=8 * (1 - 0.75**8), skewed=6.2),  # 7.2
+        page.Reach(batch=64, uniform=8 * (1 - 0.75**64), skewed=8.0),  # 8.0 to the digit
+    ]
+    group = page.routing_section(setup(), reach, 1e9, 1.0)
+    # 7.2 of 8 = 90.0%, 7.2 GB at 1 GB an expert
+    assert rows(group)[2] == ["8", "7.2", "90.0%", "7.20 GB", "6.2", "6.20 GB"]
+    said = observed(group)
+    assert said[0].endswith(
+        "2.0 at batch 1. By batch 64 uniform routing reaches every expert (100.0% to the digit "
+        "shown): from there a step reads the whole mixture, as a dense model would."
+    )
+    assert "reaches fewer experts at 1 of the 3 batches listed" in said[1]
+    short = page.routing_section(setup(), reach[:2], 1e9, 1.0)
+    assert "Even at batch 8 uniform routing reaches 90.0% of the experts, not all." in prose(short)
+
+
+def test_step_by_hand() -> None:
+    steps = [(page.Step(batch=64, weight_bytes=90e9, nbytes=95e9, time=0.1),
+              page.Step(batch=64, weight_bytes=30e9, nbytes=32e9, time=0.04))]  # fmt: skip
+    group = page.step_section(setup(), steps, (400, 100))
+    # 64 / 0.1 s = 640 tokens/s; 64 / 0.04 s = 1,600
+    assert rows(group)[1] == ["64", "90.00 GB", "100 ms", "640", "30.00 GB", "40.0 ms", "1,600"]
+    said = observed(group)
+    assert said[0].startswith(
+        "At batch 64 the mixture reads 90.00 GB of weights a step against the twin's 30.00 GB "
+        "(x3.00): about the same FLOPs per token, more bytes,"
+    )
+    # 400 / 100 = x4.0 = E/k: no second reason
+    assert said[1] == (
+        "The routed experts' matmuls reach the ridge of 100 FLOP/B at batch 400, the twin's "
+        "MLP at 100: x4.0 the tokens (E/k = 4), because each expert meets only k/E of the batch."
+    )
+    past = observed(page.step_section(setup(), steps, (500, 100)))[1]
+    assert "x5.0 the tokens (E/k = 4)" in past and "narrower than the twin's" in past
+    assert (
+        "only the twin's MLP reaches it"
+        in observed(page.step_section(setup(), steps, (None, 9)))[1]
+    )
+
+
+def test_exchange_and_deepep_by_hand() -> None:
+    def x(ep: int, t: float, layer: float) -> page.Exchange:
+        return page.Exchange(ep=ep, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
+                             combine_bytes=8192, dispatch=t, combine=t, layer=layer)  # fmt: skip
+
+    group = page.ep_section(setup(), [x(2, 1e-5, 1e-3), x(4, 1e-4, 1e-4)], 1e11, 5e10)
+    said = observed(group)
+    # EP 2: 20 µs against 1 ms (x0.02); EP 4: 200 µs > 100 µs
+    assert said[1] == (
+        "At EP 2 dispatch and combine take 20.0 µs a layer against the layer's own bound of "
+        "1.00 ms per GPU (x0.02); the exchange outlasts the layer at 1 of the 2 EP sizes "
+        "listed (4): there, unless it overlaps with compute, it sets the step."
+    )
+    quiet = observed(page.ep_section(setup(), [x(2, 1e-5, 1e-3)], 1e11, 5e10))[1]
+    assert "at none of the 1 EP sizes listed: the layer's own bound is longer" in quiet
+    checks = [
+        page.Check(label="dispatch, EP 8", predicted=77e-6, measured=77e-6, calibration=True),
+        page.Check(label="combine, EP 8", predicted=110e-6, measured=100e-6, calibration=False),
+        page.Check(label="combine, EP 16", predicted=150e-6, measured=200e-6, calibration=False),
+    ]
+    group = page.deepep_section(checks, 128)
+    assert rows(group)[2] == ["combine, EP 8", "110 µs", "100 µs", "+10%", "validation"]
+    # |+10%| and |-25%|: mean 17.5% prints 18%, worst -25%
+    assert (
+        "the other 2 only check it: mean |error| 18%, worst -25% (combine, EP 16)."
+        in (observed(group)[0])
+    )
+
+
+def test_imbalance_and_summary_by_hand() -> None:
+    skews = [page.Skew(exponent=0.0, expert_factor=1.0, gpu_factor=1.0, cost=0.0),
+             page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]  # fmt: skip
+    said = observed(page.imbalance_section(setup(), skews, 0.04))
+    assert said[0] == (
+        "At skew 1 the busiest expert gets x3.00 its fair share of tokens; dealing experts "
+        "round-robin over 2 GPUs brings the busiest GPU's load to x1.50 the fair share."
+    )
+    assert said[1].startswith("Every GPU waits for the busiest one: 10.0 ms more a step, 25.0%")
+    one = observed(page.imbalance_section(setup(ep=1), skews, 0.04))[0]
+    assert "on one GPU every expert shares the same GPU" in one
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
+    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
+    table = rows(page.summary(setup(), count, (400, 100), step, 0.01))
+    # 64 / (0.1 + 2 x 0.01) = 533 tokens/s per GPU
+    assert ["tokens/s per GPU <=", "533 (with dispatch and combine)"] in table
+    assert ["weights per GPU at EP", "40.00 GB (EP 2)"] in table
+    # 0.1 s over 2 GPUs, then the exchange
+    assert [
+        "decode step >= per GPU, EP 2",
+        "50.0 ms + 10.0 ms dispatch and combine (batch 64)",
+    ] in table
+
+
+# ---------------------------------------------------------------------------
+# Any table, mixture and flags
+# ---------------------------------------------------------------------------
+NUM = r"([\d,]+(?:\.\d+)?)"
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def check_claims(text: str) -> None:
+    """Every claim of a printed run agrees with the numbers it quotes."""
+    flat = " ".join(text.split())
+    assert not contradictions(text), contradictions(text)
+    for wrong in (r"\bNone\b(?! of)", r"\bx0\.0\b", r"\bnan\b", r"\binf\b"):
+        assert not re.search(wrong, flat), wrong
+    fit = re.search(
+        rf"{NUM} GB on each of \d+ GPUs?: they (do not )?fit in the .+?'s {NUM} GB", flat
+    )
+    assert fit, flat[:400]
+    assert (number(fit[1]) <= number(fit[3])) == (fit[2] is None)
+    knee = re.search(rf"at batch {NUM}, the twin's MLP at {NUM}: x{NUM} the tokens", flat)
+    if knee:
+        assert f"{number(knee[1]) / number(knee[2]):.1f}" == knee[3]
+    sizes = r"(none of the \d+|\d+ of the \d+|all \d+|the one) EP sizes"
+    out = re.search(rf"outlasts the layer at {sizes}", flat)
+    assert out and out[1].startswith("none") == ("there, unless it overlaps" not in flat)
+
+
+@settings(max_examples=25, deadline=None)
+@given(moe_runs())
+def test_any_table_mixture_and_flags(run: tuple) -> None:
+    """Lecture 13 on a drawn hardware table, mixture and flags: it runs, every claim holds."""
+    table, model, argv = run
+    with patched_hardware(table), patched_moe_models(model):
+        text = run_lecture("13", *argv)
+    check_claims(text)
