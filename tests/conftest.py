@@ -108,6 +108,33 @@ def summary_value(out: str, label: str) -> str:
     return match.group(1).strip()
 
 
+def capture_figures(monkeypatch: pytest.MonkeyPatch, write: bool = True) -> list[Any]:
+    """The matplotlib Figures passed to save_figure from now on, to read their data back
+    (still written to disk unless `write` is False); patched in every common.plots module
+    that imported save_figure by name, too."""
+    from common.plots import style
+
+    kept: list[Any] = []
+    save = style.save_figure
+
+    def keep(fig: Any, path: Any) -> str:
+        kept.append(fig)
+        return save(fig, path) if write else str(path)
+
+    for name, module in list(sys.modules.items()):
+        if module is style or (
+            name.startswith("common.plots.") and getattr(module, "save_figure", None) is save
+        ):
+            monkeypatch.setattr(module, "save_figure", keep)
+    return kept
+
+
+@pytest.fixture
+def caught(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The Figures the plotting functions would save (nothing is written)."""
+    return capture_figures(monkeypatch, write=False)
+
+
 # ---------------------------------------------------------------------------
 # Browser fixtures (tests/docs)
 # ---------------------------------------------------------------------------

@@ -242,6 +242,8 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     assert panel.roof_top("H100 SXM bf16") == pytest.approx(2 * H100_BF16_PEAK / 1e12)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     panel.root.screenshot(path=str(SCREENSHOTS / "runner_02_edited.png"))
+    assert_fits_a_desktop_and_a_phone(page, panel, "02")
+    page.evaluate("() => scrollTo(0, 0)")
 
     panel.root.locator(".rl-runner-reset").click()
     assert not panel.root.locator(".rl-runner-edited").is_visible()
@@ -368,6 +370,10 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
     assert "788e12" in other.value()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     panel.root.screenshot(path=str(SCREENSHOTS / "runner_exercise.png"))
+    fits = Panel(page, ".rl-runner[data-target='a100-peak-edit']")
+    fits.open_table()
+    fits.run()
+    assert_fits_a_desktop_and_a_phone(page, fits, "exercise")
     # and so does the next page the reader opens in this tab, until Reset.
     page.goto(visit.base_url + LECTURE_02)
     lecture = page.locator(".rl-runner")
@@ -437,35 +443,25 @@ def test_lecture_05_runs_without_numpy_or_the_editor_bundle(visit: Visitor) -> N
     check(visit)
 
 
-@pytest.mark.parametrize(
-    ("path", "selector", "name"),
-    [
-        (LECTURE_02, ".rl-runner", "02"),
-        ("exercises.html", ".rl-runner[data-target='a100-peak-edit']", "exercise"),
-    ],
-)
-def test_panel_fits_a_desktop_and_a_phone(visit: Visitor, path: str, selector: str, name: str):
-    """Screenshots at 1280 and 390 px (docs/_build/screenshots); the page never scrolls sideways."""
-    page = visit.open(path)
-    panel = Panel(page, selector)
-    panel.open_table()
-    panel.run()
+def assert_fits_a_desktop_and_a_phone(page, panel: Panel, name: str) -> None:
+    """With output shown, at 1280 and 390 px the page never scrolls sideways and the
+    output lines wrap or scroll inside their box; the box is announced to screen readers.
+    Screenshots of the panel go to docs/_build/screenshots; the window is 1280 px after."""
     box = panel.root.locator(".rl-runner-output-box")
-    assert box.get_attribute("aria-live") == "polite"  # announced to screen readers
+    assert box.get_attribute("aria-live") == "polite"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{path}: page is {overflow}px wider than a {width}px window"
-        # Output lines wrap or scroll inside their box: none is cut off unreachably.
+        assert overflow <= 0, f"{name}: page is {overflow}px wider than a {width}px window"
         scrolls = panel.root.locator("pre.rl-runner-output").evaluate(
             "el => { const s = getComputedStyle(el); return el.scrollWidth <= el.clientWidth"
             " || s.whiteSpace.startsWith('pre-wrap') || ['auto', 'scroll'].includes(s.overflowX); }"
         )
-        assert scrolls, f"{path}: output lines are cut at {width}px"
+        assert scrolls, f"{name}: output lines are cut at {width}px"
         panel.root.scroll_into_view_if_needed()
         panel.root.screenshot(path=str(SCREENSHOTS / f"runner_{name}_{width}.png"))
-    check(visit)
+    page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def test_opened_from_a_file_the_panel_says_to_serve_it(browser) -> None:

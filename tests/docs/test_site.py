@@ -2,46 +2,55 @@
 
 Needs ``make docs`` first and Debian's Chromium at /usr/bin/chromium (CI installs it;
 without it these tests are skipped). Playwright drives the system browser and
-installs nothing. Every visited page must load without a JavaScript error and
-without a single request leaving 127.0.0.1: the site must work offline.
+installs nothing.
 
-What a lecture page must be (issue 10, "pages that read as a course"):
+Every page of the site is opened once per view, at 390 px (a phone) and 1280 px (a
+laptop), in the light theme and in the dark one (with the widest common fallback font),
+and every check registered below with ``@page_check`` runs on that one load
+(tests/docs/site_pass.py runs the pass; ``test_page`` reports it per page and view). On
+every page, in every view: no JavaScript error and no request leaving 127.0.0.1 (the
+site works offline); the page opens at its top; nothing wider than the window except
+inside a box that scrolls, each such box with a cue and a name of its own; at 1280 px
+every table whole, at 390 px a lecture's result tables reflowed into cards, another wide
+table's first column in view, and a lecture figure's smallest label at least 9 px; no
+equation clipped; no empty table header; zero serious or critical violations of axe-core
+(npm's axe-core, installed by npm ci and injected here: every rule in the light views,
+the rules a theme or a font can change, ``THEME_RULES``, in the dark ones).
 
-- short visible code: at most ``CELL_LINE_LIMIT`` non-blank lines in any code cell
-  and ``PAGE_LINE_LIMIT`` on the page (cells hidden with sphinx-gallery's ignore
-  markers do not count);
-- results as HTML: at least one ``table.rl-table``, "what to observe" as prose in a
-  ``div.rl-observations`` and never inside a ``<pre>``;
-- at least one figure with a caption, and a gallery thumbnail made from it;
-- nothing wider than the window except inside a box that scrolls, at 390 px (a
-  phone) and 1280 px (a laptop), on every page of the site.
+What a lecture page must say (issue 10, "pages that read as a course"), checked once:
+short visible code (at most ``CELL_LINE_LIMIT`` non-blank lines in a cell and
+``PAGE_LINE_LIMIT`` on the page; cells hidden with sphinx-gallery's ignore markers do not
+count); results as HTML (a ``table.rl-table``, "what to observe" as prose in a
+``div.rl-observations``, never inside a ``<pre>``); a figure with a caption, and a gallery
+thumbnail made from it.
 
-What every page must be at both widths (issue 20): tables whole at 1280 px, a wide
-table's first column in view at 390 px, no equation clipped, and zero serious or
-critical violations of axe-core (npm's axe-core, installed by npm ci and injected here).
-
-Full-page screenshots of every page at both widths are saved under
-``docs/_build/screenshots/`` for a human to look at.
+ROOFLINE_SCREENSHOTS=1 saves every page's full-size screenshot in every view under
+``docs/_build/screenshots/``; without it only a failing page's is saved.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from site_pass import CONTENT_VIEW, SCREENSHOTS, SITE, VIEWS, Visit, page_check, run_pass
 
 REPO = Path(__file__).resolve().parents[2]
-SITE = REPO / "docs" / "_build" / "html"
-SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
 TIMEOUT_MS = 30_000
-WIDTHS = (390, 1280)  # a phone and a laptop, in CSS pixels
 CELL_LINE_LIMIT = 30  # visible code lines in one cell of a lecture page
 PAGE_LINE_LIMIT = 200  # visible code lines on one lecture page
 OBSERVATION_TITLE = "What to observe"  # common.present.display.Observations' default title
+LAPTOP = 1280  # from this width on, every table of the site is whole
+#: The smallest text a lecture figure draws may be no smaller than this on screen, in CSS px.
+MIN_LABEL_PX = 9
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+AXE_IMPACTS = ("serious", "critical")
+GALLERY = "auto_lectures/index.html"
 
 sys.path.insert(0, str(REPO / "docs" / "_ext"))
 import docs_hooks  # noqa: E402  (reads which lectures draw figures)
@@ -55,6 +64,9 @@ def lecture_page(lecture: Path) -> str:
     return f"auto_lectures/{lecture.stem}.html"
 
 
+LECTURE_PAGES = {lecture_page(lecture): lecture for lecture in LECTURES}
+
+
 def site_pages() -> list[str]:
     """Every HTML page of the built site, relative to its root (empty before make docs)."""
     skip = {"_static", "_sources", "_downloads", "_images"}
@@ -65,17 +77,33 @@ def site_pages() -> list[str]:
     )
 
 
-def screenshot_name(path: str, width: int, setup: str = "light") -> str:
-    """docs/_build/screenshots/<page>-<width>-<setup>.png, e.g. concepts_headroom-390-light.png."""
-    return f"{path.removesuffix('.html').replace('/', '_')}-{width}-{setup}.png"
+PAGES = site_pages()
 
 
-def all_images_loaded(page) -> list[str]:
-    """The src of every <img> on the page that has not loaded (empty when all have)."""
-    return page.evaluate(
-        "() => Array.from(document.images)"
-        ".filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)"
-    )
+# ---------------------------------------------------------------------------
+# The pass: every page, every view, every check below, one load each
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def site_pass(base_url: str) -> dict[tuple[str, str], list[str]]:
+    if not AXE.is_file():
+        pytest.fail(f"{AXE} is missing: run npm ci (make docs does) to install axe-core")
+    return run_pass(base_url, PAGES)
+
+
+@pytest.mark.parametrize("view", [view.name for view in VIEWS])
+@pytest.mark.parametrize("path", PAGES or ["index.html"])
+def test_page(site_pass: dict, path: str, view: str) -> None:
+    """Every check registered with @page_check for this page and view passed."""
+    problems = site_pass[(path, view)]
+    assert not problems, f"{path} at {view}:\n" + "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------
+# Checks of every page in every view: layout, accessibility
+# ---------------------------------------------------------------------------
+@page_check()
+async def opens_at_its_top(page, visit: Visit) -> None:
+    assert await page.evaluate("() => scrollY") == 0, f"{visit.where}: opens scrolled down"
 
 
 #: Elements of the page's main content that stick out of the window without sitting
@@ -115,298 +143,17 @@ OVERFLOW_JS = """() => {
 }"""
 
 
-def overflow(page) -> list[str]:
-    """What overflows the window outside a scroll box (empty when nothing does)."""
-    found = page.evaluate(OVERFLOW_JS)
+@page_check()
+async def nothing_sticks_out(page, visit: Visit) -> None:
+    """Only scroll boxes (tables, code, math) may be wider than the window."""
+    found = await page.evaluate(OVERFLOW_JS)
     problems = list(found["out"])
     if found["pageWidth"] > found["window"]:
         problems.insert(
             0, f"the page is {found['pageWidth']}px wide in a {found['window']}px window"
         )
-    return problems
+    assert not problems, f"{visit.where}:\n" + "\n".join(problems)
 
-
-#: Visible code lines of a lecture page: its code cells (sphinx-gallery's Python blocks),
-#: non-blank lines only. Code blocks in the prose (shell commands) are not cells.
-CODE_LINES_JS = """() => Array.from(document.querySelectorAll(
-    "article div[class*='highlight-Python'] pre"))
-  .filter(pre => !pre.closest(".sphx-glr-script-out"))
-  .map(pre => pre.innerText.split("\\n").filter(line => line.trim() !== "").length)"""
-
-
-def code_lines(page) -> list[int]:
-    """Non-blank lines of each visible code cell, in page order."""
-    return page.evaluate(CODE_LINES_JS)
-
-
-def default_thumbnail() -> bytes:
-    """The bytes of sphinx-gallery's "no image" thumbnail, as it makes it for this site."""
-    import sphinx_gallery
-    from sphinx_gallery.gen_gallery import DEFAULT_GALLERY_CONF
-    from sphinx_gallery.gen_rst import scale_image
-
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target = SCREENSHOTS / ".default_thumbnail.png"
-    source = Path(sphinx_gallery.__file__).parent / "_static" / "no_image.png"
-    scale_image(str(source), str(target), *DEFAULT_GALLERY_CONF["thumbnail_size"])
-    return target.read_bytes()
-
-
-# ---------------------------------------------------------------------------
-# The gallery
-# ---------------------------------------------------------------------------
-def test_gallery_lists_every_lecture_in_order(visit: Visitor) -> None:
-    assert LECTURES, "no lectures found in lectures/"
-    page = visit.open("auto_lectures/index.html")
-    hrefs = page.eval_on_selector_all(
-        ".sphx-glr-thumbcontainer a.reference.internal",
-        "links => links.map(a => a.getAttribute('href'))",
-    )
-    listed = [Path(urlsplit(h).path).stem for h in hrefs]
-    assert listed == [lecture.stem for lecture in LECTURES]
-    assert not all_images_loaded(page)
-    visit.check()
-
-
-@pytest.mark.parametrize("lecture", LECTURES, ids=[lecture.stem for lecture in LECTURES])
-def test_gallery_thumbnail_is_a_real_figure(visit: Visitor, lecture: Path) -> None:
-    """A lecture's thumbnail is made from its first figure, not the "no image" picture."""
-    page = visit.open("auto_lectures/index.html")
-    link = page.locator(f".sphx-glr-thumbcontainer:has(a[href$='{lecture.stem}.html']) img")
-    src = link.first.get_attribute("src")
-    assert src, f"{lecture.name}: no thumbnail"
-    thumbnail = (SITE / "auto_lectures" / src).resolve()
-    is_default = thumbnail.read_bytes() == default_thumbnail()
-    assert not is_default, (
-        f"{lecture.name}: the gallery shows the default thumbnail (the lecture has no figure)"
-    )
-    visit.check()
-
-
-def test_no_two_lectures_share_a_thumbnail(visit: Visitor) -> None:
-    """Each card of the gallery shows a picture of its own lecture (no byte-identical twins)."""
-    page = visit.open("auto_lectures/index.html")
-    sources = page.eval_on_selector_all(
-        ".sphx-glr-thumbcontainer img", "imgs => imgs.map(img => img.getAttribute('src'))"
-    )
-    pictures: dict[bytes, str] = {}
-    for src in sources:
-        data = (SITE / "auto_lectures" / src).resolve().read_bytes()
-        assert data not in pictures, f"{src} is the same picture as {pictures.get(data)}"
-        pictures[data] = src
-    visit.check()
-
-
-def test_gallery_cards_are_numbered_and_ask_their_question(visit: Visitor) -> None:
-    """Cards read "Lecture NN", the title and the lecture's one-line question (that each
-    card's link has a name is axe-core's link-name rule, run on every page)."""
-    page = visit.open("auto_lectures/index.html")
-    numbers = page.locator(".sphx-glr-thumbcontainer .rl-card-number").all_inner_texts()
-    assert numbers == [f"Lecture {lecture.stem[:2]}" for lecture in LECTURES]
-    questions = page.locator(".sphx-glr-thumbcontainer .rl-card-question").all_inner_texts()
-    assert len(questions) == len(LECTURES) and all(q.strip() for q in questions)
-    visit.check()
-
-
-# ---------------------------------------------------------------------------
-# Lecture pages
-# ---------------------------------------------------------------------------
-@pytest.mark.parametrize("lecture", LECTURES, ids=[lecture.stem for lecture in LECTURES])
-def test_lecture_page_shows_output_and_figures(visit: Visitor, lecture: Path) -> None:
-    page = visit.open(lecture_page(lecture))
-    outputs = page.locator("div.sphx-glr-script-out, pre.sphx-glr-script-out, div.rendered_html")
-    assert outputs.count() >= 1, f"{lecture.name}: no captured output on its page"
-    assert any(text.strip() for text in outputs.all_inner_texts()), f"{lecture.name}: empty output"
-    assert not all_images_loaded(page), f"{lecture.name}: images that did not load"
-    flags = docs_hooks.lecture_flags(lecture)
-    if flags.outdir:  # a lecture that accepts --outdir draws: its figures must be embedded
-        assert page.locator("img.sphx-glr-single-img").count() >= 1, f"{lecture.name}: no figure"
-    text = page.locator("article").inner_text()
-    assert "Traceback (most recent call last)" not in text, f"{lecture.name}: an error was shown"
-    visit.check()
-
-
-@pytest.mark.parametrize("lecture", LECTURES, ids=[lecture.stem for lecture in LECTURES])
-def test_lecture_code_is_short(visit: Visitor, lecture: Path) -> None:
-    """At most CELL_LINE_LIMIT visible lines per code cell and PAGE_LINE_LIMIT per page."""
-    page = visit.open(lecture_page(lecture))
-    cells = code_lines(page)
-    assert cells, f"{lecture.name}: no code cell on its page"
-    long_cells = [(i, n) for i, n in enumerate(cells, 1) if n > CELL_LINE_LIMIT]
-    assert not long_cells, (
-        f"{lecture.name}: code cells over {CELL_LINE_LIMIT} lines (cell, lines): {long_cells}"
-    )
-    assert sum(cells) <= PAGE_LINE_LIMIT, (
-        f"{lecture.name}: {sum(cells)} visible code lines, over {PAGE_LINE_LIMIT}"
-    )
-    visit.check()
-
-
-@pytest.mark.parametrize("lecture", LECTURES, ids=[lecture.stem for lecture in LECTURES])
-def test_lecture_results_render_as_html(visit: Visitor, lecture: Path) -> None:
-    """Tables as HTML tables, observations as prose, and a figure with a caption."""
-    page = visit.open(lecture_page(lecture))
-    name = lecture.name
-    assert page.locator("article table.rl-table").count() >= 1, f"{name}: no HTML table"
-    assert page.locator("article div.rl-observations li").count() >= 1, (
-        f"{name}: no observations in prose (div.rl-observations)"
-    )
-    in_pre = [
-        text
-        for text in page.locator("article pre").all_inner_texts()
-        if OBSERVATION_TITLE.lower() in text.lower()
-    ]
-    assert not in_pre, f"{name}: observations printed as monospace output: {in_pre[0][:120]!r}"
-    captions = [
-        c.strip() for c in page.locator("article figure.rl-figure figcaption").all_inner_texts()
-    ]
-    assert any(captions), f"{name}: no figure with a caption"
-    figures = page.locator("article img.sphx-glr-single-img")
-    uncaptioned = figures.count() - page.locator("article figure.rl-figure img").count()
-    assert uncaptioned == 0, f"{name}: {uncaptioned} figure(s) without a caption"
-    visit.check()
-
-
-# ---------------------------------------------------------------------------
-# Every page, at both widths: nothing sticks out; screenshots for a human
-# ---------------------------------------------------------------------------
-PAGES = site_pages()
-
-
-#: Two setups of the same page: the light theme with this machine's fonts, and the dark
-#: theme with DejaVu Sans forced as the text font (the widest common fallback, what a
-#: machine without Helvetica, Arial or Liberation shows), so a layout that holds only
-#: with narrow fonts fails here whatever this machine has installed.
-SETUPS = {"light": None, "dark-dejavu": '"DejaVu Sans", sans-serif'}
-FONT_JS = """font => document.addEventListener("DOMContentLoaded", () => {
-  const style = document.createElement("style");
-  style.textContent = `body { --font-stack: ${font} !important;
-    --font-stack--headings: ${font} !important; }`;
-  document.head.append(style);
-})"""
-
-
-def setup_context(browser, setup: str, width: int):
-    """A browser context at `width` x 844 in the setup's theme and fonts."""
-    theme = "dark" if setup.startswith("dark") else "light"
-    context = browser.new_context(viewport={"width": width, "height": 844}, color_scheme=theme)
-    if SETUPS[setup]:
-        context.add_init_script(script=f"({FONT_JS})({SETUPS[setup]!r})")
-    return context
-
-
-@pytest.mark.parametrize("setup", list(SETUPS))
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("path", PAGES or ["index.html"])
-def test_page_fits_the_window_and_passes_axe(
-    browser, base_url, path: str, width: int, setup: str
-) -> None:
-    """At 390 px and 1280 px, light and dark, with this machine's fonts and with DejaVu:
-    the page opens at its top; only scroll boxes (tables, code, math) may be wider than
-    the window, and each that scrolls shows a cue and has a name of its own; at 1280 px
-    every table is whole; at 390 px a lecture's result tables need no sideways scrolling
-    (they reflow into cards) and another wide table keeps its first column in view; a
-    lecture figure's smallest label is at least 9 px; no equation is clipped; no empty
-    table header; axe-core finds nothing serious or critical. The page's full-size
-    screenshot is saved either way (one load serves every check)."""
-    context = setup_context(browser, setup, width)
-    try:
-        visitor = Visitor(context, base_url)
-        page = visitor.open(path)
-        where = f"{path} at {width}px ({setup})"
-        page.evaluate("() => new Promise(requestAnimationFrame)")
-        assert page.evaluate("() => scrollY") == 0, f"{where}: opens scrolled down"
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        target = SCREENSHOTS / screenshot_name(path, width, setup)
-        page.screenshot(path=str(target), full_page=True)
-        assert target.stat().st_size > 0
-        problems = overflow(page)
-        assert not problems, f"{where}:\n" + "\n".join(problems)
-        tables = wide_tables(page)
-        if width >= LAPTOP:
-            assert not tables, f"{where}: tables wider than their column: {tables}"
-        else:
-            results = [t for t in tables if t["result"]]
-            assert not results, f"{where}: result tables that scroll sideways: {results}"
-            loose = [t for t in tables if not t["sticky"]]
-            assert not loose, f"{where}: wide tables whose first column scrolls away: {loose}"
-            small = [f"{px:.1f}px" for px in label_px(page) if px < MIN_LABEL_PX]
-            assert not small, f"{where}: figure labels under {MIN_LABEL_PX} px: {small}"
-        boxes = scroll_boxes(page)
-        names = [box["name"] for box in boxes if box["name"] is not None]
-        twins = sorted({name for name in names if names.count(name) > 1})
-        assert not twins, f"{where}: scroll boxes that share a name: {twins}"
-        silent = [box["name"] for box in boxes if not box["cue"]]
-        assert not silent, f"{where}: scroll boxes with no visible cue: {silent}"
-        empty = page.evaluate(EMPTY_HEADERS_JS)
-        assert not empty, f"{where}: {empty} empty table header(s)"
-        clipped = clipped_equations(page)
-        assert not clipped, f"{where}: equations cut off or out of keyboard reach: {clipped}"
-        found = axe_violations(page)
-        assert not found, f"{where}: axe-core, serious or critical:\n" + "\n".join(found)
-        visitor.check()
-    finally:
-        context.close()
-
-
-EMPTY_HEADERS_JS = """() => Array.from(document.querySelectorAll("article th"))
-  .filter(th => !th.textContent.trim() && !th.getAttribute("aria-label")).length"""
-
-#: Every box marked as scrolling (scroll-boxes.js): its name, and whether it shows a cue
-#: that more lies beyond its edge: the edge shadows (a gradient background), or for a
-#: figure (an opaque picture) its caption's line saying it scrolls sideways.
-SCROLL_BOXES_JS = """() => Array.from(document.querySelectorAll("[data-rl-scroll-box]")).map(b => {
-  const said = b.closest("figure")?.querySelector("figcaption > p");
-  return {name: b.getAttribute("aria-label"),
-    cue: getComputedStyle(b).backgroundImage.includes("gradient") ||
-      (!!said && /sideways|swipe across/i.test(getComputedStyle(said, "::after").content))};
-})"""
-
-
-def scroll_boxes(page) -> list[dict]:
-    """Name and cue of each box that scrolls sideways on the page."""
-    return page.evaluate(SCROLL_BOXES_JS)
-
-
-#: The smallest text a lecture figure draws (common/plots: its smallest ``fontsize=``), in
-#: points, and the least size in CSS px it may have on screen.
-MIN_LABEL_PX = 9
-
-
-def smallest_figure_font_pt() -> float:
-    """The smallest ``fontsize=`` written in common/plots (the figures' smallest text)."""
-    sizes = [
-        float(size)
-        for source in (REPO / "common" / "plots").glob("*.py")
-        for size in re.findall(r"fontsize=(\d+(?:\.\d+)?)", source.read_text())
-    ]
-    return min(sizes)
-
-
-#: Each lecture figure's drawn width over its file's width, with the file's dots per inch.
-FIGURE_SCALE_JS = """() => Array.from(document.querySelectorAll(
-    "article img.sphx-glr-single-img")).map(img => img.getBoundingClientRect().width /
-  img.naturalWidth)"""
-
-
-def label_px(page) -> list[float]:
-    """The smallest label of each lecture figure, in CSS px as drawn (150 dpi files)."""
-    from PIL import Image
-
-    px = []
-    sources = page.eval_on_selector_all(
-        "article img.sphx-glr-single-img", "imgs => imgs.map(i => i.getAttribute('src'))"
-    )
-    scales = page.evaluate(FIGURE_SCALE_JS)
-    base = SITE / Path(urlsplit(page.url).path.lstrip("/")).parent
-    for src, scale in zip(sources, scales, strict=True):
-        with Image.open((base / src).resolve()) as png:
-            dpi = png.info["dpi"][0]
-        px.append(smallest_figure_font_pt() * dpi / 72 * scale)
-    return px
-
-
-LAPTOP = 1280  # from this width on, every table of the site is whole
 
 #: Tables wider than the box they sit in, with whether their first column stays in view
 #: and whether it is a lecture's result table (common/present/display.py's rl-table).
@@ -421,9 +168,83 @@ WIDE_TABLES_JS = """() => Array.from(document.querySelectorAll("article table"))
 }).filter(t => t.width > t.box + 1)"""
 
 
-def wide_tables(page) -> list[dict]:
-    """Each table wider than its box: caption, widths in px, whether its first column sticks."""
-    return page.evaluate(WIDE_TABLES_JS)
+@page_check()
+async def tables_fit(page, visit: Visit) -> None:
+    """At 1280 px every table is whole; at 390 px a lecture's result tables need no
+    sideways scrolling (they reflow into cards) and another wide table keeps its first
+    column in view."""
+    tables = await page.evaluate(WIDE_TABLES_JS)
+    if visit.view.width >= LAPTOP:
+        assert not tables, f"{visit.where}: tables wider than their column: {tables}"
+        return
+    results = [t for t in tables if t["result"]]
+    assert not results, f"{visit.where}: result tables that scroll sideways: {results}"
+    loose = [t for t in tables if not t["sticky"]]
+    assert not loose, f"{visit.where}: wide tables whose first column scrolls away: {loose}"
+
+
+@functools.cache
+def smallest_figure_font_pt() -> float:
+    """The smallest ``fontsize=`` written in common/plots (the figures' smallest text)."""
+    sizes = [
+        float(size)
+        for source in (REPO / "common" / "plots").glob("*.py")
+        for size in re.findall(r"fontsize=(\d+(?:\.\d+)?)", source.read_text())
+    ]
+    return min(sizes)
+
+
+#: Each lecture figure's source and its drawn width over its file's width.
+FIGURE_SCALE_JS = """() => Array.from(document.querySelectorAll(
+    "article img.sphx-glr-single-img")).map(img => [img.getAttribute("src"),
+  img.getBoundingClientRect().width / img.naturalWidth])"""
+
+
+@page_check(views=tuple(view.name for view in VIEWS if view.width < LAPTOP))
+async def figure_labels_are_legible(page, visit: Visit) -> None:
+    """On a phone a lecture figure's smallest label is at least MIN_LABEL_PX (150 dpi files)."""
+    from PIL import Image
+
+    base = SITE / Path(visit.path).parent
+    small = []
+    for src, scale in await page.evaluate(FIGURE_SCALE_JS):
+        with Image.open((base / src).resolve()) as png:
+            dpi = png.info["dpi"][0]
+        px = smallest_figure_font_pt() * dpi / 72 * scale
+        if px < MIN_LABEL_PX:
+            small.append(f"{px:.1f}px")
+    assert not small, f"{visit.where}: figure labels under {MIN_LABEL_PX} px: {small}"
+
+
+#: Every box marked as scrolling (scroll-boxes.js): its name, and whether it shows a cue
+#: that more lies beyond its edge: the edge shadows (a gradient background), or for a
+#: figure (an opaque picture) its caption's line saying it scrolls sideways.
+SCROLL_BOXES_JS = """() => Array.from(document.querySelectorAll("[data-rl-scroll-box]")).map(b => {
+  const said = b.closest("figure")?.querySelector("figcaption > p");
+  return {name: b.getAttribute("aria-label"),
+    cue: getComputedStyle(b).backgroundImage.includes("gradient") ||
+      (!!said && /sideways|swipe across/i.test(getComputedStyle(said, "::after").content))};
+})"""
+
+
+@page_check()
+async def scroll_boxes_show_a_cue_and_a_name(page, visit: Visit) -> None:
+    boxes = await page.evaluate(SCROLL_BOXES_JS)
+    names = [box["name"] for box in boxes if box["name"] is not None]
+    twins = sorted({name for name in names if names.count(name) > 1})
+    assert not twins, f"{visit.where}: scroll boxes that share a name: {twins}"
+    silent = [box["name"] for box in boxes if not box["cue"]]
+    assert not silent, f"{visit.where}: scroll boxes with no visible cue: {silent}"
+
+
+EMPTY_HEADERS_JS = """() => Array.from(document.querySelectorAll("article th"))
+  .filter(th => !th.textContent.trim() && !th.getAttribute("aria-label")).length"""
+
+
+@page_check()
+async def no_empty_table_header(page, visit: Visit) -> None:
+    empty = await page.evaluate(EMPTY_HEADERS_JS)
+    assert not empty, f"{visit.where}: {empty} empty table header(s)"
 
 
 #: Display equations wider than their box whose box cannot scroll or take focus.
@@ -441,33 +262,231 @@ CLIPPED_MATH_JS = """() => Array.from(document.querySelectorAll("article div.mat
   }).filter(Boolean)"""
 
 
-def clipped_equations(page) -> list[str]:
-    """Equations that overflow a box that neither scrolls nor takes keyboard focus."""
-    return page.evaluate(CLIPPED_MATH_JS)
+@page_check()
+async def no_equation_clipped(page, visit: Visit) -> None:
+    """An equation wider than its box sits in one that scrolls and takes keyboard focus."""
+    clipped = await page.evaluate(CLIPPED_MATH_JS)
+    assert not clipped, f"{visit.where}: equations cut off or out of keyboard reach: {clipped}"
 
 
-AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
-AXE_IMPACTS = ("serious", "critical")
+AXE_JS = """async ([impacts, only]) => {
+  await new Promise(requestAnimationFrame);  // scroll boxes marked on the last resize
+  // With `only`, every other rule is switched off (the listed ones keep their defaults).
+  const rules = only ? Object.fromEntries(axe.getRules().filter(r => !only.includes(r.ruleId))
+    .map(r => [r.ruleId, {enabled: false}])) : {};
+  const result = await axe.run(document, {resultTypes: ["violations"], rules});
+  return result.violations.filter(v => impacts.includes(v.impact)).map(v =>
+    `${v.id} (${v.impact}, ${v.nodes.length}): ` +
+    v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | "));
+}"""
+#: The axe-core rules whose verdict a theme or a font can change: colours, and what text
+#: size moves (which boxes scroll, and so take the scroll-box roles and names, and how big
+#: a target is). The light views at both widths run every rule; the dark views, whose
+#: page and width are the same, run these.
+THEME_RULES = (
+    "color-contrast",
+    "link-in-text-block",
+    "target-size",
+    "scrollable-region-focusable",
+    "aria-allowed-attr",
+    "aria-allowed-role",
+    "aria-prohibited-attr",
+    "aria-required-attr",
+    "aria-valid-attr-value",
+    "nested-interactive",
+    "landmark-unique",
+)
 
 
-def axe_violations(page) -> list[str]:
-    """axe-core's serious and critical violations on the page, one line each (rule: nodes)."""
-    if not AXE.is_file():
-        pytest.fail(f"{AXE} is missing: run npm ci (make docs does) to install axe-core")
-    page.add_script_tag(path=str(AXE))
-    found = page.evaluate(
-        """async (impacts) => {
-          await new Promise(requestAnimationFrame);  // scroll boxes marked on the last resize
-          const result = await axe.run(document, {resultTypes: ["violations"]});
-          return result.violations.filter(v => impacts.includes(v.impact)).map(v =>
-            `${v.id} (${v.impact}, ${v.nodes.length}): ` +
-            v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | "));
-        }""",
-        list(AXE_IMPACTS),
+@page_check()
+async def axe_finds_nothing_serious(page, visit: Visit) -> None:
+    """axe-core's serious and critical violations (one line each: rule, nodes): none."""
+    await page.add_script_tag(path=str(AXE))
+    only = list(THEME_RULES) if visit.view.theme == "dark" else None
+    found = await page.evaluate(AXE_JS, [list(AXE_IMPACTS), only])
+    assert not found, f"{visit.where}: axe-core, serious or critical:\n" + "\n".join(found)
+
+
+# ---------------------------------------------------------------------------
+# Checks of what a page says (once, in CONTENT_VIEW)
+# ---------------------------------------------------------------------------
+async def images_not_loaded(page) -> list[str]:
+    """The src of every <img> on the page that has not loaded (empty when all have)."""
+    return await page.evaluate(
+        "() => Array.from(document.images)"
+        ".filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)"
     )
-    return found
 
 
+@functools.cache
+def default_thumbnail() -> bytes:
+    """The bytes of sphinx-gallery's "no image" thumbnail, as it makes it for this site."""
+    import sphinx_gallery
+    from sphinx_gallery.gen_gallery import DEFAULT_GALLERY_CONF
+    from sphinx_gallery.gen_rst import scale_image
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    target = SCREENSHOTS / ".default_thumbnail.png"
+    source = Path(sphinx_gallery.__file__).parent / "_static" / "no_image.png"
+    scale_image(str(source), str(target), *DEFAULT_GALLERY_CONF["thumbnail_size"])
+    return target.read_bytes()
+
+
+@page_check(GALLERY, views=(CONTENT_VIEW,))
+async def gallery_lists_every_lecture_with_its_own_figure(page, visit: Visit) -> None:
+    """Every lecture, in order, each card numbered "Lecture NN" with its one-line question
+    (that each card's link has a name is axe-core's link-name rule), its thumbnail made
+    from its own first figure: not the "no image" picture, no byte-identical twins."""
+    assert LECTURES, "no lectures found in lectures/"
+    hrefs = await page.eval_on_selector_all(
+        ".sphx-glr-thumbcontainer a.reference.internal",
+        "links => links.map(a => a.getAttribute('href'))",
+    )
+    assert [Path(urlsplit(h).path).stem for h in hrefs] == [lec.stem for lec in LECTURES]
+    assert not await images_not_loaded(page)
+    numbers = await page.locator(".sphx-glr-thumbcontainer .rl-card-number").all_inner_texts()
+    assert numbers == [f"Lecture {lecture.stem[:2]}" for lecture in LECTURES]
+    questions = await page.locator(".sphx-glr-thumbcontainer .rl-card-question").all_inner_texts()
+    assert len(questions) == len(LECTURES) and all(q.strip() for q in questions)
+    pictures: dict[bytes, str] = {}
+    for lecture in LECTURES:
+        card = f".sphx-glr-thumbcontainer:has(a[href$='{lecture.stem}.html']) img"
+        src = await page.locator(card).first.get_attribute("src")
+        assert src, f"{lecture.name}: no thumbnail"
+        data = (SITE / "auto_lectures" / src).resolve().read_bytes()
+        assert data != default_thumbnail(), (
+            f"{lecture.name}: the gallery shows the default thumbnail (the lecture has no figure)"
+        )
+        assert data not in pictures, f"{src} is the same picture as {pictures.get(data)}"
+        pictures[data] = src
+
+
+#: Visible code lines of a lecture page: its code cells (sphinx-gallery's Python blocks),
+#: non-blank lines only. Code blocks in the prose (shell commands) are not cells.
+CODE_LINES_JS = """() => Array.from(document.querySelectorAll(
+    "article div[class*='highlight-Python'] pre"))
+  .filter(pre => !pre.closest(".sphx-glr-script-out"))
+  .map(pre => pre.innerText.split("\\n").filter(line => line.trim() !== "").length)"""
+
+
+@page_check(tuple(LECTURE_PAGES), views=(CONTENT_VIEW,))
+async def lecture_shows_output_and_figures(page, visit: Visit) -> None:
+    """Captured output, images loaded, a figure when the lecture draws, no traceback."""
+    name = LECTURE_PAGES[visit.path].name
+    outputs = page.locator("div.sphx-glr-script-out, pre.sphx-glr-script-out, div.rendered_html")
+    assert await outputs.count() >= 1, f"{name}: no captured output on its page"
+    assert any(t.strip() for t in await outputs.all_inner_texts()), f"{name}: empty output"
+    assert not await images_not_loaded(page), f"{name}: images that did not load"
+    if docs_hooks.lecture_flags(LECTURE_PAGES[visit.path]).outdir:  # --outdir: it draws
+        assert await page.locator("img.sphx-glr-single-img").count() >= 1, f"{name}: no figure"
+    text = await page.locator("article").inner_text()
+    assert "Traceback (most recent call last)" not in text, f"{name}: an error was shown"
+
+
+@page_check(tuple(LECTURE_PAGES), views=(CONTENT_VIEW,))
+async def lecture_code_is_short(page, visit: Visit) -> None:
+    """At most CELL_LINE_LIMIT visible lines per code cell and PAGE_LINE_LIMIT per page."""
+    name = LECTURE_PAGES[visit.path].name
+    cells = await page.evaluate(CODE_LINES_JS)
+    assert cells, f"{name}: no code cell on its page"
+    long_cells = [(i, n) for i, n in enumerate(cells, 1) if n > CELL_LINE_LIMIT]
+    assert not long_cells, (
+        f"{name}: code cells over {CELL_LINE_LIMIT} lines (cell, lines): {long_cells}"
+    )
+    assert sum(cells) <= PAGE_LINE_LIMIT, (
+        f"{name}: {sum(cells)} visible code lines, over {PAGE_LINE_LIMIT}"
+    )
+
+
+@page_check(tuple(LECTURE_PAGES), views=(CONTENT_VIEW,))
+async def lecture_results_render_as_html(page, visit: Visit) -> None:
+    """Tables as HTML tables, observations as prose, and every figure with a caption."""
+    name = LECTURE_PAGES[visit.path].name
+    assert await page.locator("article table.rl-table").count() >= 1, f"{name}: no HTML table"
+    assert await page.locator("article div.rl-observations li").count() >= 1, (
+        f"{name}: no observations in prose (div.rl-observations)"
+    )
+    in_pre = [
+        text
+        for text in await page.locator("article pre").all_inner_texts()
+        if OBSERVATION_TITLE.lower() in text.lower()
+    ]
+    assert not in_pre, f"{name}: observations printed as monospace output: {in_pre[0][:120]!r}"
+    captions = await page.locator("article figure.rl-figure figcaption").all_inner_texts()
+    assert any(c.strip() for c in captions), f"{name}: no figure with a caption"
+    figures = await page.locator("article img.sphx-glr-single-img").count()
+    uncaptioned = figures - await page.locator("article figure.rl-figure img").count()
+    assert uncaptioned == 0, f"{name}: {uncaptioned} figure(s) without a caption"
+
+
+@page_check(("hardware.html", "exercises.html"), views=(CONTENT_VIEW,))
+async def math_is_rendered_offline(page, visit: Visit) -> None:
+    await page.wait_for_selector("mjx-container", state="attached")  # may sit in a closed reveal
+    assert await page.locator("mjx-container").count() >= 1
+    text = await page.locator("article").inner_text()
+    assert "\\(" not in text and "\\[" not in text, "raw TeX left on the page"
+
+
+@page_check("exercises.html", views=(CONTENT_VIEW,))
+async def exercise_origins_link_to_the_sources(page, visit: Visit) -> None:
+    hrefs = await page.eval_on_selector_all(
+        "p.exercise-origin a", "links => links.map(a => a.getAttribute('href'))"
+    )
+    assert any(h.endswith("#sources-article-09") for h in hrefs), hrefs
+    assert any(h.endswith("#sources-script") for h in hrefs), hrefs
+
+
+@page_check("overview.html", views=(CONTENT_VIEW,))
+async def overview_has_the_anchors_exercises_link_to(page, visit: Visit) -> None:
+    for anchor in ("sources", "sources-article", "sources-article-09", "sources-book", "notation"):
+        assert await page.locator(f"[id='{anchor}']").count() == 1, f"overview: no #{anchor}"
+
+
+@page_check("hardware.html", views=(CONTENT_VIEW,))
+async def hardware_table_lists_every_chip(page, visit: Visit) -> None:
+    from common.hw_specs import CHIPS
+
+    captions = await page.locator("table.course-table caption").all_inner_texts()
+    for chip in CHIPS.values():
+        assert any(chip.name in caption for caption in captions), f"{chip.name} missing"
+
+
+@page_check("api/present.html", views=(CONTENT_VIEW,))
+async def api_pages_show_flags_as_typed_without_alias_noise(page, visit: Visit) -> None:
+    text = await page.locator("article").inner_text()
+    assert "--png" in text and "\u2013png" not in text, "a flag was turned into a dash"
+    assert 'unit="FLOP"' in text, "code in a docstring got typographic quotes"
+    assert "Alias for field number" not in text
+    assert "PosixPath(" not in text
+
+
+@page_check("concepts/intensity-and-ridge.html", views=(CONTENT_VIEW,))
+async def concept_roofline_figure_is_drawn_and_captioned(page, visit: Visit) -> None:
+    figure = page.locator("figure.rl-figure").first
+    assert await figure.locator("img").count() == 1 and not await images_not_loaded(page)
+    assert len((await figure.locator("figcaption").inner_text()).split()) >= 10
+    # A tap opens the full-size image.
+    href = await figure.locator("a.image-reference").get_attribute("href")
+    assert href and href.endswith(".png")
+
+
+# A check that clicks: registered after every check that reads the page as it loaded.
+@page_check("exercises.html", views=(CONTENT_VIEW,))
+async def exercise_answer_opens_on_click(page, visit: Visit) -> None:
+    reveals = page.locator("details.exercise-answer")
+    assert await reveals.count() >= 9
+    first = reveals.first
+    body = first.locator(".exercise-answer-body")
+    assert not await body.is_visible(), "the answer is visible before the click"
+    await first.locator("summary").click()
+    await body.wait_for(state="visible")
+    assert await body.is_visible() and await first.get_attribute("open") is not None
+    assert re.search(r"\d", await body.inner_text()), "the revealed answer has no numbers"
+
+
+# ---------------------------------------------------------------------------
+# The built files
+# ---------------------------------------------------------------------------
 def test_no_build_machine_path_in_the_site() -> None:
     """No page shows where the site was built (outputs, API defaults, tracebacks)."""
     if not SITE.is_dir():
@@ -481,82 +500,11 @@ def test_no_build_machine_path_in_the_site() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Reference pages
-# ---------------------------------------------------------------------------
-@pytest.mark.parametrize("path", ["hardware.html", "exercises.html"])
-def test_math_is_rendered_offline(visit: Visitor, path: str) -> None:
-    page = visit.open(path)
-    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-    page.evaluate("() => MathJax.startup.promise")
-    page.wait_for_selector("mjx-container", state="attached")  # may sit in a closed reveal
-    assert page.locator("mjx-container").count() >= 1
-    text = page.locator("article").inner_text()
-    assert "\\(" not in text and "\\[" not in text, "raw TeX left on the page"
-    visit.check()
-
-
-def test_exercise_answer_opens_on_click(visit: Visitor) -> None:
-    page = visit.open("exercises.html")
-    reveals = page.locator("details.exercise-answer")
-    assert reveals.count() >= 9
-    first = reveals.first
-    body = first.locator(".exercise-answer-body")
-    assert not body.is_visible(), "the answer is visible before the click"
-    first.locator("summary").click()
-    body.wait_for(state="visible")
-    assert body.is_visible() and first.get_attribute("open") is not None
-    assert re.search(r"\d", body.inner_text()), "the revealed answer has no numbers"
-    visit.check()
-
-
-def test_exercise_origins_link_to_the_sources(visit: Visitor) -> None:
-    page = visit.open("exercises.html")
-    hrefs = page.eval_on_selector_all(
-        "p.exercise-origin a", "links => links.map(a => a.getAttribute('href'))"
-    )
-    assert any(h.endswith("#sources-article-09") for h in hrefs), hrefs
-    assert any(h.endswith("#sources-script") for h in hrefs), hrefs
-    overview = visit.open("overview.html")
-    for anchor in ("sources", "sources-article", "sources-article-09", "sources-book", "notation"):
-        assert overview.locator(f"[id='{anchor}']").count() == 1, f"overview: no #{anchor}"
-    visit.check()
-
-
-def test_hardware_table_lists_every_chip(visit: Visitor) -> None:
-    from common.hw_specs import CHIPS
-
-    page = visit.open("hardware.html")
-    captions = page.locator("table.course-table caption").all_inner_texts()
-    for chip in CHIPS.values():
-        assert any(chip.name in caption for caption in captions), f"{chip.name} missing"
-    visit.check()
-
-
-def test_api_pages_show_flags_as_typed_without_alias_noise(visit: Visitor) -> None:
-    page = visit.open("api/present.html")
-    text = page.locator("article").inner_text()
-    assert "--png" in text and "\u2013png" not in text, "a flag was turned into a dash"
-    assert 'unit="FLOP"' in text, "code in a docstring got typographic quotes"
-    assert "Alias for field number" not in text
-    assert "PosixPath(" not in text
-    visit.check()
-
-
-def test_concept_roofline_figure_is_drawn_and_captioned(visit: Visitor) -> None:
-    page = visit.open("concepts/intensity-and-ridge.html")
-    figure = page.locator("figure.rl-figure").first
-    assert figure.locator("img").count() == 1 and not all_images_loaded(page)
-    assert len(figure.locator("figcaption").inner_text().split()) >= 10
-    # A tap opens the full-size image.
-    assert figure.locator("a.image-reference").get_attribute("href").endswith(".png")
-    visit.check()
-
-
-# ---------------------------------------------------------------------------
 # Search
 # ---------------------------------------------------------------------------
-def search_snippets(visit: Visitor, query: str) -> tuple[list[str], list[str]]:
-    """The result links and the quoted snippets of a search, once every snippet has come."""
+def search_results(visit: Visitor, query: str) -> list[tuple[str, str, str]]:
+    """(kind, page, snippet) of each result of a search in the order shown, once every
+    snippet has come."""
     page = visit.open(f"search.html?q={query}")
     page.wait_for_selector("#search-results ul.search li", timeout=TIMEOUT_MS)
     page.wait_for_function(
@@ -568,17 +516,13 @@ def search_snippets(visit: Visitor, query: str) -> tuple[list[str], list[str]]:
         "() => Array.from(document.querySelectorAll('#search-results ul.search li'))"
         ".every(li => li.matches('.kind-object, .kind-index') || li.querySelector('p.context'))"
     )
-    links = page.eval_on_selector_all(
-        "#search-results ul.search li > a", "links => links.map(a => a.getAttribute('href'))"
+    return page.eval_on_selector_all(
+        "#search-results ul.search li",
+        """items => items.map(li => [
+          (li.className.match(/kind-(\\w+)/) || [, ""])[1],
+          li.querySelector("a").getAttribute("href").split("#")[0],
+          (li.querySelector("p.context") || {}).innerText || ""])""",
     )
-    snippets = page.locator("#search-results ul.search li p.context").all_inner_texts()
-    return links, snippets
-
-
-def test_search_finds_ridge_point(visit: Visitor) -> None:
-    links, snippets = search_snippets(visit, "ridge+point")
-    assert links and snippets
-    visit.check()
 
 
 #: A term and the pages about it (lecture or concept): one must be among the first three.
@@ -592,54 +536,53 @@ SEARCH_TERMS = {
     "FlashAttention": ("auto_lectures/10_tiled_attention.html", "concepts/papers.html"),
     "roofline": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
 }
+#: Searches whose quoted snippets must be prose only (at least three of them).
+PROSE_QUERIES = ("ridge", "GQA", "KV+cache")
 
 
-def search_results(visit: Visitor, query: str) -> list[tuple[str, str, str]]:
-    """(kind, page, snippet) of each result of a search, in the order shown."""
-    search_snippets(visit, query)
-    page = visit.context.pages[-1]
-    return page.eval_on_selector_all(
-        "#search-results ul.search li",
-        """items => items.map(li => [
-          (li.className.match(/kind-(\\w+)/) || [, ""])[1],
-          li.querySelector("a").getAttribute("href").split("#")[0],
-          (li.querySelector("p.context") || {}).innerText || ""])""",
-    )
+@pytest.fixture(scope="module")
+def exercise_answers_text(browser, base_url: str) -> str:
+    """The worked answers of the exercises page, as one line of words."""
+    context = browser.new_context()
+    try:
+        page = Visitor(context, base_url).open("exercises.html")
+        return " ".join(" ".join(page.locator(".exercise-answer-body").all_text_contents()).split())
+    finally:
+        context.close()
 
 
-@pytest.mark.parametrize("query", list(SEARCH_TERMS))
-def test_search_finds_the_page_about_a_term(visit: Visitor, query: str) -> None:
-    """The lecture or concept page about a term is among the first three results, and
-    API entries (a name, no snippet) come after every page result."""
+@pytest.mark.parametrize("query", ["ridge+point", *SEARCH_TERMS, "GQA"])
+def test_search(visit: Visitor, exercise_answers_text: str, query: str) -> None:
+    """Every search finds pages with snippets. For a term of SEARCH_TERMS the lecture or
+    concept page about it is among the first three results, and API entries (a name, no
+    snippet) come after every page result; no page result lacks its snippet. For
+    PROSE_QUERIES no snippet quotes a worked answer, TeX or code."""
     results = search_results(visit, query)
-    first = [page for _, page, _ in results[:3]]
-    assert set(first) & set(SEARCH_TERMS[query]), f"{query}: first three are {first}"
-    kinds = [kind for kind, _, _ in results]
-    if "object" in kinds:
-        first_object = kinds.index("object")
-        assert set(kinds[first_object:]) == {"object"}, f"{query}: API entries among pages"
-    empty = [page for kind, page, snippet in results if kind != "object" and not snippet.strip()]
-    assert not empty, f"{query}: page results without a snippet: {empty}"
-    visit.check()
-
-
-@pytest.mark.parametrize("query", ["ridge", "GQA", "KV+cache"])
-def test_search_snippets_quote_prose_only(visit: Visitor, query: str) -> None:
-    """No worked answer, no TeX and no code in the quoted snippets of a search."""
-    answers_page = visit.open("exercises.html")
-    answers = " ".join(answers_page.locator(".exercise-answer-body").all_text_contents())
-    links, snippets = search_snippets(visit, query)
-    assert len(snippets) >= 3, f"too few results for {query!r}: {links}"
-    for snippet in snippets:
-        words = snippet.strip(". ").split()
-        # Any run of eight words found in an answer means the answer is quoted.
-        for i in range(max(len(words) - 7, 0)):
-            chunk = " ".join(words[i : i + 8])
-            assert chunk not in " ".join(answers.split()), f"answer text in a snippet: {chunk!r}"
-        assert not re.search(r"[\\{}$]|\\(frac|text|math)", snippet), f"TeX in: {snippet!r}"
-        assert not re.search(r"\bimport \w|print\(|\w+\(\)|>>>|^\s*#", snippet), (
-            f"code in a snippet: {snippet!r}"
-        )
+    snippets = [snippet for _, _, snippet in results if snippet]
+    assert results and snippets, f"{query}: {results}"
+    if query in SEARCH_TERMS:
+        first = [page for _, page, _ in results[:3]]
+        assert set(first) & set(SEARCH_TERMS[query]), f"{query}: first three are {first}"
+        kinds = [kind for kind, _, _ in results]
+        if "object" in kinds:
+            first_object = kinds.index("object")
+            assert set(kinds[first_object:]) == {"object"}, f"{query}: API entries among pages"
+        empty = [
+            page for kind, page, snippet in results if kind != "object" and not snippet.strip()
+        ]
+        assert not empty, f"{query}: page results without a snippet: {empty}"
+    if query in PROSE_QUERIES:
+        assert len(snippets) >= 3, f"too few results for {query!r}: {results}"
+        for snippet in snippets:
+            words = snippet.strip(". ").split()
+            # Any run of eight words found in an answer means the answer is quoted.
+            for i in range(max(len(words) - 7, 0)):
+                chunk = " ".join(words[i : i + 8])
+                assert chunk not in exercise_answers_text, f"answer text in a snippet: {chunk!r}"
+            assert not re.search(r"[\\{}$]|\\(frac|text|math)", snippet), f"TeX in: {snippet!r}"
+            assert not re.search(r"\bimport \w|print\(|\w+\(\)|>>>|^\s*#", snippet), (
+                f"code in a snippet: {snippet!r}"
+            )
     visit.check()
 
 

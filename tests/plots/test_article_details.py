@@ -22,18 +22,6 @@ from common.tables.assumptions import ARTICLE_7B
 GIB = 2**30
 
 
-@pytest.fixture
-def caught(monkeypatch: pytest.MonkeyPatch) -> list:
-    figures: list = []
-
-    def catch(fig, path) -> str:
-        figures.append(fig)
-        return str(path)
-
-    monkeypatch.setattr(style, "save_figure", catch)
-    return figures
-
-
 def text(ax, start: str):
     return next(t for t in ax.texts if t.get_text().startswith(start))
 

@@ -21,19 +21,6 @@ from common.tables.assumptions import ARTICLE_7B
 GIB = 2**30
 
 
-@pytest.fixture
-def caught(monkeypatch: pytest.MonkeyPatch) -> list:
-    figures: list = []
-
-    def catch(fig, path) -> str:
-        figures.append(fig)
-        return str(path)
-
-    for module in (style, transformer):
-        monkeypatch.setattr(module, "save_figure", catch)
-    return figures
-
-
 def xy(ln) -> list[tuple[float, float]]:
     return list(zip(map(float, ln.get_xdata()), map(float, ln.get_ydata()), strict=True))
 

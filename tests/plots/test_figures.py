@@ -22,20 +22,6 @@ from common.tables.assumptions import ARTICLE_7B
 GIB, GB = 2**30, 1e9
 
 
-@pytest.fixture
-def caught(monkeypatch: pytest.MonkeyPatch) -> list:
-    """The figures the functions would save (nothing is written)."""
-    figures: list = []
-
-    def catch(fig, path) -> str:
-        figures.append(fig)
-        return str(path)
-
-    for module in (style, rplots, transformer):
-        monkeypatch.setattr(module, "save_figure", catch)
-    return figures
-
-
 def line(ax, label: str):
     return next(ln for ln in ax.get_lines() if ln.get_label() == label)
 

@@ -13,21 +13,8 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from common.plots import hierarchy as hplots
-from common.plots import style
 
 KIB, MIB, GB = 1024.0, 1024.0**2, 1e9
-
-
-@pytest.fixture
-def caught(monkeypatch: pytest.MonkeyPatch) -> list:
-    figures: list = []
-
-    def catch(fig, path) -> str:
-        figures.append(fig)
-        return str(path)
-
-    monkeypatch.setattr(style, "save_figure", catch)
-    return figures
 
 
 def xy(ln) -> list[tuple[float, float]]:

@@ -22,18 +22,6 @@ from common.plots import style
 KIB, GB = 1024.0, 1e9
 
 
-@pytest.fixture
-def caught(monkeypatch: pytest.MonkeyPatch) -> list:
-    figures: list = []
-
-    def catch(fig, path) -> str:
-        figures.append(fig)
-        return str(path)
-
-    monkeypatch.setattr(style, "save_figure", catch)
-    return figures
-
-
 def sweep(caught, caches=(), plateaus=(), limit=None):
     sizes = [4 * KIB, 16 * KIB, 64 * KIB]
     hplots.bandwidth_sweep_figure(

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from figure_fixtures import capture_figures
+from conftest import capture_figures
 
 from common.plots import hierarchy as hierarchy_plots
 

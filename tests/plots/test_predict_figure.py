@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from figure_fixtures import capture_figures
+from conftest import capture_figures
 
 from common.plots import predict as pplots
 from common.plots import style

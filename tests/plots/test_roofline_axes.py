@@ -19,20 +19,6 @@ H200 = ("H200", 989e12, 4.8e12)  # same peak, ridge 206.0
 A100 = ("A100", 312e12, 1.555e12)  # ridge 200.6
 
 
-@pytest.fixture
-def caught(monkeypatch: pytest.MonkeyPatch) -> list:
-    """The figures the functions would save (nothing is written)."""
-    figures: list = []
-
-    def catch(fig, path) -> str:
-        figures.append(fig)
-        return str(path)
-
-    for module in (style, rplots):
-        monkeypatch.setattr(module, "save_figure", catch)
-    return figures
-
-
 def xy(ln) -> list[tuple[float, float]]:
     return list(zip(map(float, ln.get_xdata()), map(float, ln.get_ydata()), strict=True))
 

@@ -8,6 +8,8 @@ they print is read back for a direction word that disagrees with its numbers.
 
 from __future__ import annotations
 
+import concurrent.futures
+import queue
 import shutil
 import subprocess
 import sys
@@ -82,13 +84,38 @@ def run_course(root: Path, edit: dict) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.fixture(scope="module")
-def course_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("course")
+WORKERS = 2  # child processes at once: the unit tests otherwise leave the second core idle
+
+
+def course_copy(root: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__")
     for part in ("common", "lectures"):
         shutil.copytree(REPO / part, root / part, ignore=ignore)
     return root
+
+
+@pytest.fixture(scope="module")
+def outputs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, str]:
+    """The output of every selected edit, WORKERS at a time (each in a copy of its own)."""
+    wanted = [
+        item.callspec.params["name"]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == "test_no_sentence_contradicts_its_numbers"
+        and item.module.__name__ == __name__
+    ]
+    copies: queue.Queue[Path] = queue.Queue()
+    for _ in range(WORKERS):
+        copies.put(course_copy(tmp_path_factory.mktemp("course")))
+
+    def run(name: str) -> str:
+        root = copies.get()
+        try:
+            return run_course(root, EDITS[name])
+        finally:
+            copies.put(root)
+
+    with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
+        return dict(zip(wanted, pool.map(run, wanted), strict=True))
 
 
 def test_the_battery_has_the_edits_the_issue_lists() -> None:
@@ -160,8 +187,8 @@ def test_the_reader_catches_a_wrong_direction() -> None:
 
 
 @pytest.mark.parametrize("name", list(EDITS))
-def test_no_sentence_contradicts_its_numbers(course_copy: Path, name: str) -> None:
-    out = run_course(course_copy, EDITS[name])
+def test_no_sentence_contradicts_its_numbers(outputs: dict[str, str], name: str) -> None:
+    out = outputs[name]
     assert out.count("==== ") == len(lectures_for(EDITS[name])) + 1, out[-2000:]
     crashed = [line for line in out.splitlines() if line.startswith("CRASHED")]
     assert not crashed, crashed
