@@ -41,7 +41,9 @@ from common.shell import cli
 from common.shell.paths import display_path
 from lectures.words import hierarchical_roofline as page
 
+# sphinx_gallery_start_ignore
 ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
+# sphinx_gallery_end_ignore
 
 
 def make_parser() -> cli.LectureParser:
