@@ -5,7 +5,8 @@ common.shell import boot`` and ``boot.start()``, before numpy. Run as a script, 
 under sphinx-gallery: an uncaught error is one line on stderr (``ROOFLINE_TRACEBACK=1``
 shows the traceback); Ctrl-C, even inside ``import numpy``, is one line and ends the run
 by SIGINT, and SIGTERM, SIGHUP, SIGQUIT and SIGUSR1/2 stop it the same way, cleaning up
-first; a closed pipe (``| head``) drops the rest of the output, and the work still ends.
+first; a signal ignored at start (``nohup``, a background job's Ctrl-C) stays ignored; a
+closed pipe (``| head``) drops the rest of the output, and the work still ends.
 Output is UTF-8 even in an ASCII locale.
 
 Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
@@ -74,9 +75,9 @@ def start_module(name: str) -> None:
 
 def _install(name: str) -> None:
     _state["prog"] = name
-    signal.signal(signal.SIGINT, _on_sigint)
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, _on_sigint)
+    for signum in (signal.SIGINT, *STOP_SIGNALS):
+        if signal.getsignal(signum) != signal.SIG_IGN:  # ignored at start (nohup, `cmd &`): kept
+            signal.signal(signum, _on_sigint)
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         try:

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import default_signals
 
 from common.files import atomic
 from common.shell import boot, paths
@@ -103,7 +104,7 @@ def test_a_stop_signal_during_a_save_leaves_no_temporary(tmp_path: Path, name: s
     """
     done = subprocess.run(
         [sys.executable, str(_script(tmp_path, body))], capture_output=True, text=True,
-        check=False, env=_env(), timeout=60,
+        check=False, env=_env(), timeout=60, preexec_fn=default_signals,
     )  # fmt: skip
     signum = getattr(signal, name)
     assert done.returncode == -signum  # ended by that signal, as a shell reports 128 + signum
@@ -149,3 +150,26 @@ def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
     assert done.stderr == (
         "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
     )
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGINT", "SIGQUIT"])
+def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path, name: str) -> None:
+    """`nohup lecture &` survives the hangup, a background job (`lecture &`) the Ctrl-C."""
+    signum = getattr(signal, name)
+    marker = tmp_path / "finished"
+    body = f"""
+    import signal
+    os.kill(os.getpid(), signal.{name})  # the hangup or Ctrl-C the terminal sends
+    open({str(marker)!r}, "w").write("done")
+    """
+
+    def ignored() -> None:
+        default_signals()
+        signal.signal(signum, signal.SIG_IGN)
+
+    done = subprocess.run(
+        [sys.executable, str(_script(tmp_path, body))], capture_output=True, text=True,
+        check=False, env=_env(), timeout=60, preexec_fn=ignored,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert marker.read_text(encoding="utf-8") == "done"
