@@ -18,6 +18,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import signal
@@ -34,6 +35,7 @@ EXIT_INTERRUPT = 128 + signal.SIGINT  # 130: ended by SIGINT, as a shell reports
 STOP = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")  # each ends a run cleaned up
 STOP_SIGNALS = tuple(getattr(signal, n) for n in STOP if hasattr(signal, n))
 TRACEBACK_ENV = "ROOFLINE_TRACEBACK"  # set it to see full tracebacks
+ERRORS = "roofline-bytes"  # the output streams' error handler (`_undecoded_bytes`)
 
 _state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None, "prog": ""}
 
@@ -78,6 +80,7 @@ def _install(name: str) -> None:
     for signum in (signal.SIGINT, *STOP_SIGNALS):
         if signal.getsignal(signum) != signal.SIG_IGN:  # ignored at start (nohup, `cmd &`): kept
             signal.signal(signum, _on_sigint)
+    codecs.register_error(ERRORS, _undecoded_bytes)
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         try:
@@ -85,10 +88,21 @@ def _install(name: str) -> None:
         except (AttributeError, LookupError, TypeError, UnicodeError):  # LC_ALL=C: ASCII only
             with contextlib.suppress(AttributeError, OSError, ValueError):
                 stream.reconfigure(encoding="utf-8")
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            stream.reconfigure(errors=ERRORS)  # a path's undecodable bytes print as they came
         if stream is not None and not isinstance(stream, QuietPipe):
             setattr(sys, name, QuietPipe(stream))
     _state["started"] = True
     install_error_handler()
+
+
+def _undecoded_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
+    """Write back the bytes a file name or argument could not be decoded from (Python keeps
+    them as lone surrogates: ``é`` under ``LC_ALL=C``); any other lone surrogate as ``\\udXXX``."""
+    try:
+        return codecs.lookup_error("surrogateescape")(err)
+    except UnicodeError:
+        return codecs.backslashreplace_errors(err)
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
