@@ -33,7 +33,7 @@ import importlib.util
 import tempfile
 from pathlib import Path
 
-from common.files.atomic import atomic_write_with
+from common.files.atomic import atomic_write_with, writable_dir
 from common.formulas import roofline
 from common.formulas.transformer import (
     ATTENTION_PRODUCTS,
@@ -42,7 +42,7 @@ from common.formulas.transformer import (
     model_memory_ledger,
     prefill_ledger,
 )
-from common.measure import budget
+from common.measure import budget, torch_roofs
 from common.measure.timing import best_time
 from common.present.display import Preformatted, figure, show
 from common.shell import cli
@@ -58,8 +58,9 @@ def make_parser() -> cli.LectureParser:
     cli.add_quick_flag(parser, "a one-layer model, a short prompt and quick roofs (for tests)")
     cli.add_outdir_flag(parser, what="folder for the trace and the timeline figure")
     parser.add_argument(
-        "--shrink", type=cli.int_in(1, 32, "shrink"), default=4, metavar="N",
-        help="divide Llama 3 8B's widths and head counts by N (default 4)",
+        "--shrink", type=cli.int_in(1, budget.MAX_SHRINK, "shrink"), default=None, metavar="N",
+        help=f"divide Llama 3 8B's widths and head counts by N (default {budget.SHRINK}, "
+        "doubled while one layer's weights would not fit --memory-limit)",
     )  # fmt: skip
     budget.add_flags(parser, "12")
     return parser
@@ -69,6 +70,10 @@ args = cli.parse_args(make_parser())
 if importlib.util.find_spec("torch") is None:
     print(page.NEEDS_TORCH)
     raise SystemExit(0)
+plan = budget.from_args(args)  # the budget, --shrink and a broken torch checked before any work
+args.shrink = budget.profiled_shrink(LLAMA_3_8B, plan, args.shrink)
+args.quick = budget.short_run(plan, args.quick)  # a --time-limit too short for more: --quick's
+torch_roofs.check_import()
 # sphinx_gallery_end_ignore
 
 # %%
@@ -85,9 +90,6 @@ from torch.nn.functional import silu
 from torch.profiler import record_function as step
 
 # sphinx_gallery_start_ignore
-from common.measure import torch_roofs
-
-plan = budget.from_args(args)
 device = "cuda" if torch.cuda.is_available() else "cpu"
 gpu = device == "cuda"
 bf16_ok = torch.cuda.is_bf16_supported() if gpu else torch.ops.mkldnn._is_mkldnn_bf16_supported()
@@ -103,7 +105,7 @@ def weights(m, dtype):
     d, ones = m.d_model, lambda: torch.ones(m.d_model, dtype=dtype, device=device)
 
     def w(k, n):
-        return (torch.rand(k, n, dtype=dtype, device=device) - 0.5) * (12 / k) ** 0.5
+        return torch.rand(k, n, dtype=dtype, device=device).sub_(0.5).mul_((12 / k) ** 0.5)
 
     def layer():
         return dict(n1=ones(), wq=w(d, m.q_dim), wk=w(d, m.kv_dim), wv=w(d, m.kv_dim),
@@ -272,9 +274,9 @@ show(Preformatted(table))
 # sphinx_gallery_start_ignore
 def read_back(prof, keep=None):
     """The profile's Chrome trace, exported, read back and (at `keep`) saved atomically."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=writable_dir(args.outdir)) as tmp:  # not in TMPDIR
         path = Path(tmp, "trace.json")
-        prof.export_chrome_trace(str(path))
+        torch_roofs.export_trace(prof, path)
         if keep is not None:
             atomic_write_with(keep, lambda f: f.write(path.read_bytes()))
         spans, memory = torch_roofs.read_trace(path, 1 if gpu else 0)

@@ -212,11 +212,25 @@ def _said(exc: BaseException) -> str | None:
             "with .venv/bin/python, which `make test` sets up"
         )  # fmt: skip
         return f"{_one_line(exc)} ({why})"
-    if isinstance(exc, MemoryError):  # numpy's names the size: "Unable to allocate 1.00 GiB ..."
+    failed = _allocation(exc)
+    if failed:
         budget = sys.modules.get("common.measure.budget")  # a measuring lecture: its --memory-limit
         advice = f"; {budget.memory_advice()}" if budget and budget.memory_advice() else ""
-        return f"out of memory: {_one_line(exc) if str(exc) else 'an allocation failed'}{advice}"
+        return f"out of memory: {failed}{advice}"
     return _one_line(exc) if isinstance(exc, (ValueError, OSError)) else None
+
+
+def _allocation(exc: BaseException) -> str | None:
+    """What failed to allocate, for numpy's MemoryError ("Unable to allocate 1.00 GiB ...") and
+    torch's (a RuntimeError from its CPU allocator, torch.OutOfMemoryError on a GPU); else None."""
+    if isinstance(exc, MemoryError):
+        return _one_line(exc) if str(exc) else "an allocation failed"
+    if type(exc).__name__ == "OutOfMemoryError":  # torch's, on a GPU: "CUDA out of memory. ..."
+        return _one_line(exc)
+    asked = str(exc).partition("can't allocate memory: you tried to allocate ")[2].split(" ")[0]
+    if isinstance(exc, RuntimeError) and asked.isdigit():  # torch's CPU allocator
+        return f"torch could not allocate {int(asked) / 2**30:.2f} GiB"
+    return None
 
 
 def _table_slip(exc: BaseException) -> str | None:
