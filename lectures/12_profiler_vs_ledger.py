@@ -14,8 +14,9 @@ Without it the lecture prints one line saying so and exits with status 0.
 
 Run it with ``python3 lectures/12_profiler_vs_ledger.py [--quick] [--outdir DIR]
 [--shrink N] [--memory-limit GIB] [--time-limit S]``. The model has Llama 3 8B's
-shapes with every width and head count divided by ``--shrink`` (default 4); the
-number of layers is chosen to fit the time budget (default 30 s and 2 GiB).
+shapes with every width and head count divided by ``--shrink`` (default 4, doubled
+while one layer would not fit ``--memory-limit``); the number of layers is chosen to fit
+the time and memory budget (default 30 s and 2 GiB; under 10 s, ``--quick``'s sizes).
 The Chrome trace and the timeline figure go to ``--outdir`` (default ``figures/``).
 """
 
@@ -276,7 +277,7 @@ def read_back(prof, keep=None):
     """The profile's Chrome trace, exported, read back and (at `keep`) saved atomically."""
     with tempfile.TemporaryDirectory(dir=writable_dir(args.outdir)) as tmp:  # not in TMPDIR
         path = Path(tmp, "trace.json")
-        torch_roofs.export_trace(prof, path)
+        torch_roofs.export_trace(prof, path, args.outdir)
         if keep is not None:
             atomic_write_with(keep, lambda f: f.write(path.read_bytes()))
         spans, memory = torch_roofs.read_trace(path, 1 if gpu else 0)

@@ -143,16 +143,18 @@ class Span(NamedTuple):
     cat: str
 
 
-def export_trace(prof: Any, path: str | os.PathLike[str]) -> None:
-    """Write the profile's Chrome trace to `path`; OSError naming its folder and the space left
-    there when the profiler could not (it only prints a line of its own and goes on)."""
+def export_trace(
+    prof: Any, path: str | os.PathLike[str], folder: str | os.PathLike[str] | None = None
+) -> None:
+    """Write the profile's Chrome trace to `path`; OSError naming `folder` (default: the path's)
+    and the space left there when the profiler could not (it prints a line and goes on)."""
     with kineto_quiet():
         prof.export_chrome_trace(str(path))
     try:
         with open(path, "rb") as f:
             json.load(f)
     except (OSError, ValueError):
-        folder = os.path.dirname(os.path.abspath(path))
+        folder = folder or os.path.dirname(os.path.abspath(path))
         free = shutil.disk_usage(folder).free / 2**20
         raise OSError(
             errno.ENOSPC, f"the profiler could not write its trace there ({free:.1f} MiB free)",
