@@ -14,8 +14,9 @@ Without it the lecture prints one line saying so and exits with status 0.
 
 Run it with ``python3 lectures/12_profiler_vs_ledger.py [--quick] [--outdir DIR]
 [--shrink N] [--memory-limit GIB] [--time-limit S]``. The model has Llama 3 8B's
-shapes with every width and head count divided by ``--shrink`` (default 4); the
-number of layers is chosen to fit the time budget (default 30 s and 2 GiB).
+shapes with every width and head count divided by ``--shrink`` (default 4, doubled
+while one layer would not fit ``--memory-limit``); the number of layers is chosen to fit
+the time and memory budget (default 30 s and 2 GiB; under 10 s, ``--quick``'s sizes).
 The Chrome trace and the timeline figure go to ``--outdir`` (default ``figures/``).
 """
 
@@ -25,7 +26,7 @@ import importlib.util
 import tempfile
 from pathlib import Path
 
-from common.files.atomic import atomic_write_with
+from common.files.atomic import atomic_write_with, writable_dir
 from common.formulas import roofline
 from common.formulas.transformer import (
     ATTENTION_PRODUCTS,
@@ -34,7 +35,7 @@ from common.formulas.transformer import (
     model_memory_ledger,
     prefill_ledger,
 )
-from common.measure import budget
+from common.measure import budget, torch_roofs
 from common.measure.timing import best_time
 from common.present.display import Preformatted, figure, show
 from common.shell import cli
@@ -53,8 +54,9 @@ def make_parser() -> cli.LectureParser:
     cli.add_quick_flag(parser, "a one-layer model, a short prompt and quick roofs (for tests)")
     cli.add_outdir_flag(parser, what="folder for the trace and the timeline figure")
     parser.add_argument(
-        "--shrink", type=cli.int_in(1, 32, "shrink"), default=4, metavar="N",
-        help="divide Llama 3 8B's widths and head counts by N (default 4)",
+        "--shrink", type=cli.int_in(1, budget.MAX_SHRINK, "shrink"), default=None, metavar="N",
+        help=f"divide Llama 3 8B's widths and head counts by N (default {budget.SHRINK}, "
+        "doubled while one layer's weights would not fit --memory-limit)",
     )  # fmt: skip
     budget.add_flags(parser, "12")
     return parser
@@ -64,6 +66,10 @@ args = cli.parse_args(make_parser())
 if importlib.util.find_spec("torch") is None:
     print(page.NEEDS_TORCH)
     raise SystemExit(0)
+plan = budget.from_args(args)  # the budget, --shrink and a broken torch checked before any work
+args.shrink = budget.profiled_shrink(LLAMA_3_8B, plan, args.shrink)
+args.quick = budget.short_run(plan, args.quick)  # a --time-limit too short for more: --quick's
+torch_roofs.check_import()
 # sphinx_gallery_end_ignore
 
 # %%
@@ -80,9 +86,6 @@ from torch.nn.functional import silu
 from torch.profiler import record_function as step
 
 # sphinx_gallery_start_ignore
-from common.measure import torch_roofs
-
-plan = budget.from_args(args)
 device = "cuda" if torch.cuda.is_available() else "cpu"
 gpu = device == "cuda"
 bf16_ok = torch.cuda.is_bf16_supported() if gpu else torch.ops.mkldnn._is_mkldnn_bf16_supported()
@@ -98,7 +101,7 @@ def weights(m, dtype):
     d, ones = m.d_model, lambda: torch.ones(m.d_model, dtype=dtype, device=device)
 
     def w(k, n):
-        return (torch.rand(k, n, dtype=dtype, device=device) - 0.5) * (12 / k) ** 0.5
+        return torch.rand(k, n, dtype=dtype, device=device).sub_(0.5).mul_((12 / k) ** 0.5)
 
     def layer():
         return dict(n1=ones(), wq=w(d, m.q_dim), wk=w(d, m.kv_dim), wv=w(d, m.kv_dim),
@@ -267,9 +270,9 @@ show(Preformatted(table))
 # sphinx_gallery_start_ignore
 def read_back(prof, keep=None):
     """The profile's Chrome trace, exported, read back and (at `keep`) saved atomically."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=writable_dir(args.outdir)) as tmp:  # not in TMPDIR
         path = Path(tmp, "trace.json")
-        prof.export_chrome_trace(str(path))
+        torch_roofs.export_trace(prof, path, args.outdir)
         if keep is not None:
             atomic_write_with(keep, lambda f: f.write(path.read_bytes()))
         spans, memory = torch_roofs.read_trace(path, 1 if gpu else 0)

@@ -12,6 +12,7 @@ import functools
 import http.server
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -42,6 +43,18 @@ def lecture_path(name: str) -> Path:
     if len(matches) != 1:
         raise LookupError(f"expected one lecture matching {name!r}, found {matches}")
     return matches[0]
+
+
+STOP_SIGNALS = tuple(
+    getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
+)
+
+
+def default_signals() -> None:
+    """A child's `preexec_fn`: every stop signal at its default, so a test can signal it even
+    when the test run itself ignores one (``trap '' INT; make test``, ``nohup``)."""
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def run_lecture(

@@ -24,7 +24,7 @@ from common.hw_specs import bytes_per_elem
 from common.shell import interface
 from common.shell.cli import number_in
 from common.shell.paths import REPO_ROOT
-from common.tables.models import Model
+from common.tables.models import Model, shrunk
 from common.tables.units import GIB, MIB
 
 FP32 = int(bytes_per_elem("fp32"))  # every measuring lecture runs in fp32
@@ -297,10 +297,17 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
 
 
 def from_args(args: argparse.Namespace) -> Budget:
-    """The Budget that --memory-limit and --time-limit chose, checked against `headroom`."""
+    """The Budget that --memory-limit and --time-limit chose, checked against `headroom` at the
+    first call only: what the lecture maps later (numpy, its threads) is in the budget already,
+    so the --memory-limit that the check advises passes a rerun's later calls too."""
     plan = Budget(float(args.time_limit), int(args.memory_limit * GIB))
-    check_memory(plan, *headroom())
+    if plan not in _checked:
+        check_memory(plan, *headroom())
+        _checked.append(plan)
     return plan
+
+
+_checked: list[Budget] = []  # the budgets `from_args` has checked in this run
 
 
 _advice = [""]  # set by `check_memory`: what a MemoryError's one line advises
@@ -355,6 +362,38 @@ def memory_advice() -> str:
 PROFILE_SHARE = 0.3  # of the time budget: the profiled runs of every precision
 PROFILER_COST = 3.0  # a profiled run (shapes, memory, FLOPs recorded) takes up to 3x longer
 WEIGHTS_SHARE = 0.5  # of the arrays budget: one precision's weights (the rest: roofs, records)
+SHRINK = 4  # Llama 3 8B's widths divided by 4 unless --shrink or the memory budget says more
+MAX_SHRINK = 32
+SHORT_SHARE = 1 / 3  # a --time-limit under a third of the default: --quick's sizes
+
+
+def short_run(plan: Budget, quick: bool) -> bool:
+    """True when lecture 12 takes --quick's sizes (one layer, a 64-token prompt, quick roofs):
+    --quick, or a --time-limit under SHORT_SHARE of its default (the rest could not fit it)."""
+    return quick or plan.seconds < SHORT_SHARE * DEFAULTS["12"].seconds
+
+
+def profiled_shrink(model: Model, plan: Budget, asked: int | None) -> int:
+    """`asked` (--shrink), or SHRINK doubled (up to MAX_SHRINK) until one layer of the shrunk
+    model, embedding and LM head included, has fp32 weights within WEIGHTS_SHARE x arrays_bytes;
+    ValueError in one line when `asked` does not fit, naming the shrink that does."""
+
+    def weights_bytes(factor: int) -> int:
+        return FP32 * sum(parameter_breakdown(shrunk(model, factor, 1)).values())
+
+    room = WEIGHTS_SHARE * plan.arrays_bytes
+    if asked is None:  # doubled: whole head counts
+        return next(
+            (f for f in (SHRINK, 8, 16, MAX_SHRINK) if weights_bytes(f) <= room), MAX_SHRINK
+        )
+    if weights_bytes(asked) <= room:
+        return asked
+    fitting = next((f for f in range(asked, MAX_SHRINK + 1) if weights_bytes(f) <= room), None)
+    raise ValueError(
+        f"--shrink {asked}: one layer's fp32 weights ({weights_bytes(asked) / GIB:.2f} GiB) need "
+        f"more than --memory-limit {plan.memory_bytes / GIB:g} GiB allows; "
+        + (f"use --shrink {fitting} or more" if fitting else "raise --memory-limit")
+    )
 
 
 def profiled_layers(model: Model, layer_s: float, runs: int, plan: Budget) -> int:

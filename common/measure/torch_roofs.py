@@ -10,8 +10,10 @@ the functions: the module loads without it, and the trace reader needs only json
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -22,6 +24,7 @@ from common.hw_specs import bytes_per_elem
 from common.measure import roofs
 from common.measure.budget import Budget
 from common.measure.timing import best_time
+from common.shell.paths import display_path
 
 TORCH_DTYPES = {"fp32": "float32", "bf16": "bfloat16"}  # the course's precision -> torch's name
 #: The profiler's names of the matrix products: weight matmuls and attention's batched ones.
@@ -31,6 +34,18 @@ BATCHED_MATMULS = ("aten::bmm", "aten::baddbmm")
 #: arithmetic, the lookup); any other operator's time is one the ledger does not explain.
 LEDGER_OPS = (*WEIGHT_MATMULS, *BATCHED_MATMULS, "aten::_softmax", "aten::mul", "aten::add",
               "aten::silu", "aten::mean", "aten::pow", "aten::rsqrt", "aten::index")  # fmt: skip
+
+
+def check_import() -> None:
+    """Import torch; a torch that is installed but fails to load is one line (ValueError)."""
+    try:
+        import torch  # noqa: F401
+    except Exception as exc:  # a broken or half-installed torch: any error its import raises
+        said = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise ValueError(
+            f"torch is installed but failed to load ({type(exc).__name__}: {said}); "
+            'reinstall it: pip install --force-reinstall -e ".[profile]"'
+        ) from None
 
 
 class Roofs(NamedTuple):
@@ -127,6 +142,25 @@ class Span(NamedTuple):
     dur_us: float
     name: str
     cat: str
+
+
+def export_trace(
+    prof: Any, path: str | os.PathLike[str], folder: str | os.PathLike[str] | None = None
+) -> None:
+    """Write the profile's Chrome trace to `path`; OSError naming `folder` (default: the path's)
+    and the space left there when the profiler could not (it prints a line and goes on)."""
+    with kineto_quiet():
+        prof.export_chrome_trace(str(path))
+    try:
+        with open(path, "rb") as f:
+            json.load(f)
+    except (OSError, ValueError):
+        folder = folder or os.path.dirname(os.path.abspath(path))
+        free = shutil.disk_usage(folder).free / 2**20
+        raise OSError(
+            errno.ENOSPC, f"the profiler could not write its trace there ({free:.1f} MiB free)",
+            display_path(folder),
+        ) from None  # fmt: skip
 
 
 def read_trace(

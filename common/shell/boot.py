@@ -5,7 +5,8 @@ checkout on ``sys.path`` and calls ``boot.start()``, before numpy. Run as a scri
 under sphinx-gallery: an uncaught error is one line on stderr (``ROOFLINE_TRACEBACK=1``
 shows the traceback); Ctrl-C, even inside ``import numpy``, is one line and ends the run
 by SIGINT, and SIGTERM, SIGHUP, SIGQUIT and SIGUSR1/2 stop it the same way, cleaning up
-first; a closed pipe (``| head``) drops the rest of the output, and the work still ends.
+first; a signal ignored at start (``nohup``, a background job's Ctrl-C) stays ignored; a
+closed pipe (``| head``) drops the rest of the output, and the work still ends.
 Output is UTF-8 even in an ASCII locale.
 
 Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
@@ -17,6 +18,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import signal
@@ -33,6 +35,7 @@ EXIT_INTERRUPT = 128 + signal.SIGINT  # 130: ended by SIGINT, as a shell reports
 STOP = ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")  # each ends a run cleaned up
 STOP_SIGNALS = tuple(getattr(signal, n) for n in STOP if hasattr(signal, n))
 TRACEBACK_ENV = "ROOFLINE_TRACEBACK"  # set it to see full tracebacks
+ERRORS = "roofline-bytes"  # the output streams' error handler (`_undecoded_bytes`)
 
 _state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None, "prog": ""}
 
@@ -74,9 +77,10 @@ def start_module(name: str) -> None:
 
 def _install(name: str) -> None:
     _state["prog"] = name
-    signal.signal(signal.SIGINT, _on_sigint)
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, _on_sigint)
+    for signum in (signal.SIGINT, *STOP_SIGNALS):
+        if signal.getsignal(signum) != signal.SIG_IGN:  # ignored at start (nohup, `cmd &`): kept
+            signal.signal(signum, _on_sigint)
+    codecs.register_error(ERRORS, _undecoded_bytes)
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         try:
@@ -84,10 +88,21 @@ def _install(name: str) -> None:
         except (AttributeError, LookupError, TypeError, UnicodeError):  # LC_ALL=C: ASCII only
             with contextlib.suppress(AttributeError, OSError, ValueError):
                 stream.reconfigure(encoding="utf-8")
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            stream.reconfigure(errors=ERRORS)  # a path's undecodable bytes print as they came
         if stream is not None and not isinstance(stream, QuietPipe):
             setattr(sys, name, QuietPipe(stream))
     _state["started"] = True
     install_error_handler()
+
+
+def _undecoded_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
+    """Write back the bytes a file name or argument could not be decoded from (Python keeps
+    them as lone surrogates: ``é`` under ``LC_ALL=C``); any other lone surrogate as ``\\udXXX``."""
+    try:
+        return codecs.lookup_error("surrogateescape")(err)
+    except UnicodeError:
+        return codecs.backslashreplace_errors(err)
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
@@ -197,11 +212,25 @@ def _said(exc: BaseException) -> str | None:
             "with .venv/bin/python, which `make test` sets up"
         )  # fmt: skip
         return f"{_one_line(exc)} ({why})"
-    if isinstance(exc, MemoryError):  # numpy's names the size: "Unable to allocate 1.00 GiB ..."
+    failed = _allocation(exc)
+    if failed:
         budget = sys.modules.get("common.measure.budget")  # a measuring lecture: its --memory-limit
         advice = f"; {budget.memory_advice()}" if budget and budget.memory_advice() else ""
-        return f"out of memory: {_one_line(exc) if str(exc) else 'an allocation failed'}{advice}"
+        return f"out of memory: {failed}{advice}"
     return _one_line(exc) if isinstance(exc, (ValueError, OSError)) else None
+
+
+def _allocation(exc: BaseException) -> str | None:
+    """What failed to allocate, for numpy's MemoryError ("Unable to allocate 1.00 GiB ...") and
+    torch's (a RuntimeError from its CPU allocator, torch.OutOfMemoryError on a GPU); else None."""
+    if isinstance(exc, MemoryError):
+        return _one_line(exc) if str(exc) else "an allocation failed"
+    if type(exc).__name__ == "OutOfMemoryError":  # torch's, on a GPU: "CUDA out of memory. ..."
+        return _one_line(exc)
+    asked = str(exc).partition("can't allocate memory: you tried to allocate ")[2].split(" ")[0]
+    if isinstance(exc, RuntimeError) and asked.isdigit():  # torch's CPU allocator
+        return f"torch could not allocate {int(asked) / 2**30:.2f} GiB"
+    return None
 
 
 def _table_slip(exc: BaseException) -> str | None:

@@ -12,12 +12,25 @@ from dataclasses import dataclass
 
 from common.tables import slips, sources
 from common.tables.models import ModelSpec
-from common.tables.validate import positive
+from common.tables.validate import PLAUSIBLE_RANGES, positive
+
+#: The values an assumption can mean, by the first word of its unit: (above, at most).
+RANGES: dict[str, tuple[float, float]] = {
+    "fraction": (0.0, 1.0),  # a rate: 30 typed for 0.30 is refused
+    "GiB": (0.0, 100 * 1024.0),  # a memory budget below 100 TiB (not 78e9 GiB)
+    "vectors": (0.0, 1024.0),  # live activation vectors per token: a dozen or so
+    "bytes": PLAUSIBLE_RANGES["B"],
+    "bytes/s": PLAUSIBLE_RANGES["B/s"],
+    "FLOP/s": PLAUSIBLE_RANGES["FLOP/s"],
+}
 
 
 @dataclass(frozen=True)
 class Assumption:
-    """One teaching assumption: value and unit, its source, and when it applies."""
+    """One teaching assumption: value and unit, its source, and when it applies.
+
+    The value must lie in the `RANGES` entry its unit's first word names.
+    """
 
     name: str
     value: float
@@ -26,7 +39,18 @@ class Assumption:
     applies: str
 
     def __post_init__(self) -> None:
-        positive(self.value, self.name)
+        value, unit = positive(self.value, self.name), str(self.unit).split(" ")[0]
+        if unit not in RANGES:
+            raise ValueError(
+                f"{self.name}: unit {self.unit!r} must start with one of {list(RANGES)}"
+            )
+        low, high = RANGES[unit]
+        if not low < value <= high:
+            span = f"({low:g}, {high:g}]"
+            kind = (
+                f"a fraction in {span} (0.3 for 30%)" if unit == "fraction" else f"in {span} {unit}"
+            )
+            raise ValueError(f"{self.name} must be {kind}, got {value:.4g}")
 
 
 slips.check_table_source(slips.source_of(globals()), __file__, Assumption)

@@ -56,6 +56,15 @@ DEEPSEEK_V3_SIZE = (
 )
 
 
+#: The largest value each size can mean, so that a typo (vocab_size=10**30) is refused:
+#: x12 or more above the table's largest (80 layers, width 8,192, 64 heads, head 128,
+#: MLP 28,672, vocabulary 128,256, window 8,192), room for any model to come.
+MOST: dict[str, int] = {
+    "n_layers": 1024, "d_model": 2**18, "n_heads": 2**14, "n_kv_heads": 2**14,
+    "d_head": 2**14, "d_ff": 2**20, "vocab_size": 2**24, "max_context": 2**30,
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Model:
     """A decoder-only transformer (pre-norm, RMSNorm, rotary positions), dense or a
@@ -107,7 +116,10 @@ class Model:
             value = getattr(self, field)
             if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
-            positive_int(value, f"{self.name}: {field}")
+            if positive_int(value, f"{self.name}: {field}") > MOST[field]:
+                raise ValueError(
+                    f"{self.name}: {field} must be at most {MOST[field]:,}, got {value:.3g}"
+                )
         for field in counts.split():
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

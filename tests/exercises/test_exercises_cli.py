@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import default_signals
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
@@ -66,8 +67,9 @@ def test_a_closed_pipe_ends_quietly() -> None:
 def test_ctrl_c_is_one_line_and_ends_by_sigint() -> None:
     """Interrupted while it writes into a full pipe: one line, then the SIGINT status."""
     with subprocess.Popen(
-        CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
-    ) as proc:
+        CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+        preexec_fn=default_signals,
+    ) as proc:  # fmt: skip
         assert proc.stdout is not None and proc.stderr is not None
         fcntl.fcntl(proc.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: the output cannot fit
         wchan = Path(f"/proc/{proc.pid}/wchan")

@@ -160,7 +160,12 @@ def test_a_signal_inside_mkstemp_leaves_no_temporary(
         return made
 
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_ctrl_c)
-    with pytest.raises(KeyboardInterrupt), atomic.atomic_output(target, "w") as handle:
-        handle.write("new")  # pragma: no cover
+    # Python's own Ctrl-C handler, even where the test run ignores SIGINT (`trap '' INT`)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt), atomic.atomic_output(target, "w") as handle:
+            handle.write("new")  # pragma: no cover
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["machine.json"]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import lecture_path, run_lecture
+from conftest import default_signals, lecture_path, run_lecture
 
 from common.files import results
 from common.formulas import numpy_ops
@@ -288,6 +288,7 @@ def test_a_stop_mid_run_keeps_the_previous_file(signum: int, tmp_path: Path) -> 
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=default_signals,
     )
     assert proc.stdout is not None
     for line in proc.stdout:  # stop it once the roofs are being measured

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_lecture
+from conftest import lecture_path, run_lecture
 
 LECTURE = "12"
 D, H, HKV, DH, FF, V = 1024, 8, 2, 128, 3584, 32064
@@ -162,3 +164,115 @@ def test_bare_python_help_names_the_flags() -> None:
     assert proc.returncode == 0
     for flag in ("--quick", "--outdir", "--shrink", "--time-limit", "--memory-limit"):
         assert flag in proc.stdout
+
+
+# ---------------------------------------------------------------------------
+# Bad input and budgets (issue 34): one line each, and the memory budget holds
+# ---------------------------------------------------------------------------
+def test_the_shrink_follows_the_memory_limit() -> None:
+    from common.measure import budget
+    from common.tables.models import LLAMA_3_8B
+
+    def plan(gib: float) -> budget.Budget:
+        return budget.Budget(30.0, int(gib * 2**30))
+
+    # 0.25 GiB: arrays 256 - 160 = 96 MiB, half for weights: 50,331,648 B. One layer in fp32:
+    # /8 (d 512, vocab 16,032, q 512, kv 128, d_ff 1,792) 19,826,176 params = 79.3 MB, too many;
+    # /16 (d 256, vocab 8,016, q 256, kv 128, d_ff 896) 4,989,696 params = 20.0 MB fits.
+    assert budget.profiled_shrink(LLAMA_3_8B, plan(0.25), None) == 16
+    assert budget.profiled_shrink(LLAMA_3_8B, plan(2), None) == 4  # the default: 263 MB of 990
+    # --shrink 2 in 2 GiB: 317,200,384 params = 1.18 GiB > 944 MiB; /3: 140,476,245 = 0.56 GB
+    with pytest.raises(ValueError) as said:
+        budget.profiled_shrink(LLAMA_3_8B, plan(2), 2)
+    assert str(said.value) == (
+        "--shrink 2: one layer's fp32 weights (1.18 GiB) need more than --memory-limit 2 GiB "
+        "allows; use --shrink 3 or more"
+    )
+    assert budget.profiled_shrink(LLAMA_3_8B, plan(2), 3) == 3
+
+
+def test_a_short_time_limit_takes_the_quick_sizes() -> None:
+    from common.measure import budget
+
+    assert budget.short_run(budget.Budget(1.01, 2**31), False)  # under a third of 30 s
+    assert not budget.short_run(budget.Budget(10.0, 2**31), False)
+    assert budget.short_run(budget.Budget(30.0, 2**31), True)
+
+
+def test_a_trace_the_profiler_could_not_write_names_its_folder(tmp_path: Path) -> None:
+    from common.measure import torch_roofs
+
+    class Full:  # the profiler on a full disk: a line of its own, half a file, no exception
+        def export_chrome_trace(self, path: str) -> None:
+            Path(path).parent.mkdir()
+            Path(path).write_text('{"traceEvents": [{"ph": "X", ')
+
+    with pytest.raises(OSError) as said:
+        torch_roofs.export_trace(Full(), tmp_path / "tmp1234" / "trace.json", tmp_path)
+    assert said.value.filename == str(tmp_path)
+    assert said.value.strerror.startswith("the profiler could not write its trace there (")
+
+
+def test_a_broken_torch_is_one_line(tmp_path: Path) -> None:
+    fake = tmp_path / "torch"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise OSError('libtorch_cpu.so: undefined symbol: x')\n")
+    proc = run_lecture(LECTURE, "--quick", env={"PYTHONPATH": str(tmp_path)})
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (
+        "12_profiler_vs_ledger.py: error: torch is installed but failed to load (OSError: "
+        'libtorch_cpu.so: undefined symbol: x); reinstall it: pip install --force-reinstall -e ".'
+        '[profile]"\n'
+    )
+
+
+WRAPPER = """
+import runpy, sys
+import torch
+from common.measure import budget
+
+def refuse(*args, **kwargs):
+    raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
+                       "allocate memory: you tried to allocate 4294967296 bytes. Error code 12")
+
+budget.headroom = lambda: (4 * 2**30, "of free memory left")
+if sys.argv[2] == "oom":
+    torch.rand = refuse  # the first weight or roof allocation fails
+sys.argv = sys.argv[3:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+@needs_torch
+def test_torch_out_of_memory_is_one_line(tmp_path: Path) -> None:
+    proc = run_lecture(Path("-c"), WRAPPER, "/proc/no", "oom", str(lecture_path(LECTURE)),
+                       "--quick", "--outdir", str(tmp_path), timeout=300)  # fmt: skip
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (  # 4,294,967,296 bytes = 4.00 GiB; the 2 GiB default fitted: half
+        "12_profiler_vs_ledger.py: error: out of memory: torch could not allocate 4.00 GiB; "
+        "rerun with --memory-limit 1 (4.00 GiB of free memory left)\n"
+    )
+
+
+def _peak_rss(command: list[str], tmp_path: Path) -> int:
+    """The peak resident set (VmHWM) of `command` run to its end, in bytes."""
+    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
+    with open(tmp_path / "stderr", "w+") as err:
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        assert proc.returncode == 0, err.read()
+    return usage.ru_maxrss * 1024  # Linux counts it in KiB
+
+
+@needs_torch
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB: Linux")
+def test_the_memory_limit_holds(tmp_path: Path) -> None:
+    """--memory-limit 0.25: the run peaks within 0.25 GiB above torch's own import, with 25%
+    tolerance (the allocator's slack, the profiler's records, library code paged in)."""
+    base = _peak_rss([sys.executable, "-c", "import numpy, torch, torch.profiler"], tmp_path)
+    run = [sys.executable, str(lecture_path(LECTURE)), "--memory-limit", "0.25",
+           "--time-limit", "10", "--outdir", str(tmp_path)]  # fmt: skip
+    above = _peak_rss(run, tmp_path) - base
+    assert above <= 1.25 * 0.25 * 2**30, f"{above / 2**20:.0f} MiB above torch's import"

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import LECTURES, REPO, lecture_path
+from conftest import LECTURES, REPO, default_signals, lecture_path
 
 from common.files import results
 from common.measure import machine
@@ -468,6 +468,7 @@ def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=default_signals,
     ) as proc:
         deadline = time.monotonic() + 60
         while not _mapped(proc.pid, "_multiarray_umath") and time.monotonic() < deadline:

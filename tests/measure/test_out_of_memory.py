@@ -3,7 +3,10 @@ before a measurement, and an allocation that fails anyway named with the flag th
 
 from __future__ import annotations
 
+import argparse
+import functools
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -88,3 +91,39 @@ def test_a_failed_allocation_is_one_line_and_keeps_the_results(tmp_path: Path) -
         "(4.00 GiB of free memory left)"
     ]  # 40000^2 x 4 bytes = 5.96 GiB; the default 1 GiB fitted the 4 GiB, so: half of it
     assert results.read_text(encoding="utf-8") == '{"kept": "as it was"}\n'
+
+
+def test_the_budget_is_checked_once_per_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lecture calls from_args again after numpy and its threads mapped memory that the
+    budget's margin already counts: the advised limit must not be refused then."""
+    args = argparse.Namespace(time_limit=20.0, memory_limit=0.75)
+    rooms = iter([(GiB, "left under ulimit -v"), (800 * MiB, "left under ulimit -v")])
+    monkeypatch.setattr(budget, "headroom", lambda: next(rooms))
+    monkeypatch.setattr(budget, "_checked", [])
+    first = budget.from_args(args)  # 1 GiB - 160 MiB margin = 0.84 GiB: 0.75 fits
+    assert budget.from_args(args) == first == Budget(20.0, 3 * GiB // 4)  # not checked again
+    with pytest.raises(ValueError, match=r"rerun with --memory-limit 0\.625 \(0\.78 GiB"):
+        budget.from_args(argparse.Namespace(time_limit=20.0, memory_limit=1.0))  # 640 MiB: 0.625
+
+
+def _under_one_gib() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (GiB, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc for ulimit -v")
+def test_the_advised_limit_under_ulimit_v_runs(tmp_path: Path) -> None:
+    """`ulimit -v 1048576`: the default 1.5 GiB is refused with a limit that, followed, runs."""
+    lecture = [sys.executable, str(REPO / "lectures" / "10_tiled_attention.py"), "--quick"]
+    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
+    run = functools.partial(
+        subprocess.run, cwd=REPO, capture_output=True, text=True, env=env, timeout=300,
+        check=False, preexec_fn=_under_one_gib,
+    )  # fmt: skip
+    refused = run([*lecture, "--results", str(tmp_path / "refused.json")])
+    advised = re.search(r"rerun with --memory-limit ([0-9.]+) ", refused.stderr)
+    assert refused.returncode == 1 and advised, refused.stderr
+    assert float(advised.group(1)) < 1.0  # under 1 GiB of address space
+    followed = run([*lecture, "--memory-limit", advised.group(1), "--results", str(tmp_path / "m")])
+    assert (followed.returncode, followed.stderr) == (0, ""), followed.stderr

@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import default_signals
 
 from common.shell import boot, cli
 
@@ -227,6 +228,7 @@ def _run(script: Path, **kwargs) -> subprocess.CompletedProcess[str]:
         env=env,
         timeout=60,
         check=False,
+        preexec_fn=default_signals,
         **kwargs,
     )
 

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import default_signals
 
 from common.files import atomic
 from common.shell import boot, paths
@@ -103,7 +104,7 @@ def test_a_stop_signal_during_a_save_leaves_no_temporary(tmp_path: Path, name: s
     """
     done = subprocess.run(
         [sys.executable, str(_script(tmp_path, body))], capture_output=True, text=True,
-        check=False, env=_env(), timeout=60,
+        check=False, env=_env(), timeout=60, preexec_fn=default_signals,
     )  # fmt: skip
     signum = getattr(signal, name)
     assert done.returncode == -signum  # ended by that signal, as a shell reports 128 + signum
@@ -127,15 +128,56 @@ def test_a_read_only_mount_is_named_so(tmp_path: Path, monkeypatch: pytest.Monke
         atomic.writable_dir(tmp_path)
 
 
+ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
+
+
 @pytest.mark.parametrize("lecture", ["02_roofline_basics.py", "10_tiled_attention.py"])
-def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str) -> None:
+def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Path) -> None:
+    saved = tmp_path / "résultats" / "é.json"  # a name the locale cannot decode: saved as typed
+    flags = ["--quick", "--results", str(saved)] if "10" in lecture else []
     done = subprocess.run(
-        [sys.executable, str(REPO / "lectures" / lecture), *(["--quick"] * ("10" in lecture))],
-        capture_output=True, check=False, timeout=120,
-        env=_env(LC_ALL="C", PYTHONUTF8="0", PYTHONIOENCODING=""),
+        [sys.executable, str(REPO / "lectures" / lecture), *flags],
+        capture_output=True, check=False, timeout=120, env=_env(**ASCII_LOCALE),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "µ".encode() in done.stdout
+    if flags:
+        assert f"saved results: {saved}".encode() in done.stdout and saved.is_file()
+
+
+def test_a_non_ascii_path_in_an_ascii_locale_is_one_line(tmp_path: Path) -> None:
+    """The name is printed as the bytes it came as (not "Error in sys.excepthook")."""
+    script = _script(tmp_path, "open(sys.argv[1])")
+    done = subprocess.run(
+        [sys.executable, str(script), "/nonexistent/é"], capture_output=True, check=False,
+        timeout=60, env=_env(**ASCII_LOCALE),
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr == "99_demo.py: error: /nonexistent/é: No such file or directory\n".encode()
+
+
+def test_a_lone_surrogate_in_an_ascii_locale_is_escaped(tmp_path: Path) -> None:
+    script = _script(tmp_path, "raise ValueError('no chip a\\udfffb')")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, check=False, timeout=60,
+        env=_env(**ASCII_LOCALE),
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (1, b"99_demo.py: error: no chip a\\udfffb\n")
+
+
+def test_a_non_ascii_results_name_is_checked_before_measuring() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "lectures/10_tiled_attention.py"), "--results", "/proc/é.json"],
+        capture_output=True, check=False, timeout=60, env=_env(**ASCII_LOCALE),
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == b""
+    assert (
+        done.stderr
+        == (
+            "10_tiled_attention.py: error: argument --results: the results file /proc/é.json is in "
+            "a kernel file system, not a regular file (see --help)\n"
+        ).encode()
+    )
 
 
 def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
@@ -149,3 +191,26 @@ def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
     assert done.stderr == (
         "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
     )
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGINT", "SIGQUIT"])
+def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path, name: str) -> None:
+    """`nohup lecture &` survives the hangup, a background job (`lecture &`) the Ctrl-C."""
+    signum = getattr(signal, name)
+    marker = tmp_path / "finished"
+    body = f"""
+    import signal
+    os.kill(os.getpid(), signal.{name})  # the hangup or Ctrl-C the terminal sends
+    open({str(marker)!r}, "w").write("done")
+    """
+
+    def ignored() -> None:
+        default_signals()
+        signal.signal(signum, signal.SIG_IGN)
+
+    done = subprocess.run(
+        [sys.executable, str(_script(tmp_path, body))], capture_output=True, text=True,
+        check=False, env=_env(), timeout=60, preexec_fn=ignored,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert marker.read_text(encoding="utf-8") == "done"

@@ -113,6 +113,22 @@ MATRIX = [
     (A, "overflow", "    78.0,\n", "    10**400,\n", "usable memory on an 80 GB card must be "
      "finite, got a 401-digit number"),
     (A, "division by zero", "    0.10,\n", "    1 / 0,\n", "division by zero"),
+    (A, "a percent for a rate", "    0.30,\n", "    30,\n", "overhead rate, the article's "
+     "ledger must be a fraction in (0, 1] (0.3 for 30%), got 30"),
+    (A, "a rate of 100%", "    0.10,\n", "    1.0001,\n", "overhead rate, whole-model "
+     "ledgers must be a fraction in (0, 1]"),
+    (A, "bytes for GiB", "    78.0,\n", "    78e9,\n", "usable memory on an 80 GB card must be "
+     "in (0, 102400] GiB, got 7.8e+10"),
+    (A, "thousands of vectors", "    16,\n", "    16000,\n", "live activation vectors per "
+     "token must be in (0, 1024] vectors, got 1.6e+04"),
+    (A, "a bandwidth in GB/s", "    71.8e9,\n", "    71.8,\n", "example machine: measured "
+     "bandwidth must be in (1e+06, 1e+16] bytes/s, got 71.8"),
+    (A, "a unit renamed", '    "GiB",\n', '    "gigabytes",\n', "usable memory on an 80 GB "
+     "card: unit 'gigabytes' must start with one of"),
+    (M, "a vocabulary of 10**30", "    vocab_size=32000,\n", "    vocab_size=10**30,\n",
+     f"{L2}: vocab_size must be at most 16,777,216, got 1e+30"),
+    (M, "a thousand-fold width", "    d_model=4096,\n", "    d_model=4096000,\n",
+     f"{L2}: d_model must be at most 262,144, got 4.1e+06"),
     (A, "name typed wrong", "sources.ARTICLE_PROBE,\n", "sources.ARTICLE_PROBES,\n", "module "
      "'common.tables.sources' has no attribute 'ARTICLE_PROBES'"),
     (H, "division by zero", "bandwidth(3.35e12, H100_DATASHEET", "bandwidth(1 / 0, H100_DATASHEET",
