@@ -392,15 +392,15 @@ def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: 
     assert proc.stderr.startswith("02_roofline_basics.py: error: H100 SXM bf16 peak")
     assert stream(zero_run, "stderr") == proc.stderr
     assert zero_run["status"] == proc.returncode
-    # Typos in the table: one line naming the line of common/hw_specs.py.
-    assert stream(typo_run, "stderr") == (
-        f"02_roofline_basics.py: error: common/hw_specs.py, line {typo_line}: "
-        "invalid decimal literal\n"
-    )
-    assert stream(name_run, "stderr") == (
-        f"02_roofline_basics.py: error: common/hw_specs.py, line {name_line}: "
-        "NameError: name 'H100_DATASHET' is not defined\n"
-    )
+    # Typos in the table: the terminal's one line, naming the line of common/hw_specs.py.
+    for run, table, line in ((typo_run, typo, typo_line), (name_run, name, name_line)):
+        proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
+        assert stream(run, "stderr") == proc.stderr
+        assert proc.stderr.startswith(
+            f"02_roofline_basics.py: error: common/hw_specs.py line {line}:"
+        )
+    assert stream(typo_run, "stderr").endswith(": invalid decimal literal\n")
+    assert stream(name_run, "stderr").endswith(": name 'H100_DATASHET' is not defined\n")
     # A deleted field: the table's own slip line, as the terminal says it, with no prefix.
     proc = terminal(course, gone, ["lectures/02_roofline_basics.py"], tmp_path)
     assert stream(gone_run, "stderr") == proc.stderr
@@ -411,6 +411,30 @@ def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: 
     )
     assert typo_run["status"] == name_run["status"] == gone_run["status"] == 1
     assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
+
+
+def test_a_bracket_closed_by_the_wrong_one_names_the_terminals_line(
+    course: Path, tmp_path: Path
+) -> None:
+    """A '(' opened on one line and closed by '}' two lines on: panel and terminal both name
+    the line of the '}' (where Python stops), and the message keeps the line it opened on."""
+    start = TABLE.index('name="H100 SXM"')
+    opened = TABLE.rindex("(", 0, start)  # the call that builds the H100's chip
+    opened_line = TABLE.count("\n", 0, opened) + 1
+    close = TABLE.index("\n", TABLE.index("\n", start) + 1)  # the end of the next line
+    broken = TABLE[:close] + " }" + TABLE[close:]
+    closed_line = TABLE.count("\n", 0, close) + 1
+    assert closed_line > opened_line
+    (run,) = harness_runs(
+        course, {"kind": "lecture", "target": "02_roofline_basics", "table": broken}, tmp=tmp_path
+    )
+    proc = terminal(course, broken, ["lectures/02_roofline_basics.py"], tmp_path)
+    assert stream(run, "stderr") == proc.stderr
+    assert proc.stderr == (
+        f"02_roofline_basics.py: error: common/hw_specs.py line {closed_line}: closing "
+        f"parenthesis '}}' does not match opening parenthesis '(' on line {opened_line}\n"
+    )
+    assert run["status"] == proc.returncode == 1
 
 
 def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_path: Path) -> None:
