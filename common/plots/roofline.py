@@ -147,7 +147,7 @@ def roofline_panels_figure(
     if not panels:
         raise ValueError("need at least one panel to draw")
     if live.active():
-        live.roofline_panels(title, [(p.title, p.curve, p.points) for p in panels])
+        live.roofline_panels(title, [(p.title, p.curve, p.points) for p in panels], key)
         return str(path)
     fig, axes = new_figure(height=5.0, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)

@@ -713,6 +713,30 @@ def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
     assert live.x_range([100.0], [0.2, 3000.0]) == (0.1, 10000.0)
 
 
+def test_redrawn_points_are_numbered_with_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a phone names beside points run together: each point shows its number, and the
+    spec's key (usermeta, read into the panel's caption) says what the number is; lecture
+    05's figure hands its own key to the redrawn chart."""
+    from common.plots.roofline import RooflinePanel, roofline_panels_figure
+    from common.present import live
+
+    spec = live.roofline("R", [("X", 100e12, 1e12)], [("matmul, B=1024", 1e3, 1e14),
+                                                      ("matmul, B=4096", 3e3, 1e14)])  # fmt: skip
+    assert [p["n"] for p in spec["datasets"]["points"]] == ["1", "2"]
+    assert spec["usermeta"]["key"] == ["1 matmul, B=1024", "2 matmul, B=4096"]
+    (text,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert text["encoding"]["text"] == {"field": "n"}
+    charts = tmp_path / "charts.jsonl"
+    monkeypatch.setenv(live.ENV, str(charts))
+    panel = RooflinePanel("X bf16", ("X", 100e12, 1e12), [("1", 10.0, 1e13), ("2", 1e3, 1e14)])
+    roofline_panels_figure(tmp_path / "f.png", [panel], ["1  add", "2  GEMM"], "Operators")
+    (drawn,) = live.charts(charts)
+    assert drawn["usermeta"]["key"] == ["1 add", "2 GEMM"]
+    assert [p["n"] for p in drawn["datasets"]["points"]] == ["1", "2"]
+
+
 # ---------------------------------------------------------------------------
 # Exercise formulas as plain text (common/present/plain_math.py)
 # ---------------------------------------------------------------------------
