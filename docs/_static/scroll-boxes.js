@@ -45,16 +45,19 @@
     );
   }
 
-  // On a phone a long table of cards shows its first and last rows; the rest wait behind a
-  // button (one tap), so a 65-row sweep is not eleven screens of cards.
-  const FOLD_ROWS = 8; // longer tables fold
+  // On a phone a long table of cards (taller than a screen and a quarter, 8 rows or more)
+  // shows its first and last rows; the rest wait behind a button (one tap), so a 65-row
+  // sweep is not eleven screens of cards.
+  const FOLD_ROWS = 8; // tables of fewer rows never fold
+  const FOLD_SCREENS = 1.25; // nor do those shorter than this many window heights
   const KEEP_HEAD = 3; // rows shown before the fold
   const KEEP_TAIL = 2; // and after it
   function fold(table, folds) {
     table.querySelectorAll("tr.rl-fold").forEach((tr) => tr.remove());
     const rows = Array.from(table.querySelectorAll("tbody > tr"));
     rows.forEach((tr) => tr.classList.remove("rl-folded"));
-    if (!folds || rows.length <= FOLD_ROWS) return;
+    if (!folds || rows.length < FOLD_ROWS) return;
+    if (table.offsetHeight <= FOLD_SCREENS * window.innerHeight) return;
     const hidden = rows.slice(KEEP_HEAD, rows.length - KEEP_TAIL);
     const open = table.dataset.rlUnfolded === "1";
     if (!open) hidden.forEach((tr) => tr.classList.add("rl-folded"));
