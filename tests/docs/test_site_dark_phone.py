@@ -192,8 +192,9 @@ REPEATED_JS = """() => { const box = document.createElement("div");
   box.className = "rl-table-scroll";
   box.innerHTML = `<table class="rl-table"><thead><tr><th>case</th><th>measured</th>
     <th>at spec</th><th>ratio</th><th>at achievable</th><th>ratio</th></tr></thead>
-    <tbody><tr><td>2 GPUs, a long case name</td><td>29.14 ms</td><td>23.52 ms</td>
-    <td>x1.24</td><td>28.80 ms</td><td>x1.01</td></tr></tbody></table>`;
+    <tbody><tr><td style="white-space: nowrap">2 GPUs, a long case name</td>
+    <td class="num">29.14 ms</td><td class="num">23.52 ms</td><td class="num">x1.24</td>
+    <td class="num">28.80 ms</td><td class="num">x1.01</td></tr></tbody></table>`;
   document.querySelector("article").append(box); }"""
 
 
