@@ -37,7 +37,7 @@ from common.formulas.transformer import (
 )
 from common.measure import budget, torch_roofs
 from common.measure.timing import best_time
-from common.present.display import Preformatted, figure, show
+from common.present.display import figure, show
 from common.shell import cli
 from common.tables.models import LLAMA_3_8B, shrunk
 from lectures.words import profiler_vs_ledger as page
@@ -228,14 +228,14 @@ show(page.setup_table(page.Setup(model=model, prompt=prompt, steps=steps, device
 # ---------------------------
 #
 # One prompt pass and a few decode steps, recorded with the shapes of every call,
-# the memory it allocated and the FLOPs the profiler knows how to count. The table is
-# the one a student prints: the operators that took the most time themselves
-# (*self* time leaves out the operators they called).
+# the memory it allocated and the FLOPs the profiler knows how to count. The table holds
+# the numbers of the one ``key_averages().table()`` prints: the operators that took the
+# most time themselves (*self* time leaves out the operators they called), one row for
+# each operator and shape of its inputs, over the whole run.
 
 from torch.profiler import ProfilerActivity, profile
 
 activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
-sort_by = "self_device_time_total" if gpu else "self_cpu_time_total"
 runs = {}
 for precision in precisions:
     dtype = DTYPE[precision]
@@ -252,10 +252,7 @@ for precision in precisions:
     del p, cache
 
 prof = runs["fp32"][0]
-table = prof.key_averages(group_by_input_shape=True).table(
-    sort_by=sort_by, row_limit=10, max_name_column_width=24, max_shapes_column_width=36
-)
-show(Preformatted(table))
+show(page.profiler_table(prof.key_averages(group_by_input_shape=True), gpu, steps))
 
 # %%
 # 3. The timeline
@@ -318,7 +315,7 @@ for name, bars in rows:
                    measured_s=sum((d for _, d in bars)) / 1000.0))  # fmt: skip
 
 stats = torch_roofs.op_stats(prof.key_averages(), device=gpu)
-show(page.operator_table(op_rows, rf), page.operator_observations(op_rows, stats))
+show(page.operator_table(op_rows, rf), page.operator_observations(op_rows, stats, steps))
 
 # %%
 # 5. The profiler's FLOPs against the ledger's, and MFU
@@ -340,6 +337,7 @@ flop_count = page.FlopCount(
     ledger_matmul_flops=sum(led.kind_total("matmul") for led in passes),
     ledger_attention_flops=sum(op.flops * c for op, c in products),
     prefill_flops=ledger_fp32.flops, prefill_s=prefill_span.dur_us / 1e6, peak=rf.peak,
+    steps=steps,
 )  # fmt: skip
 show(page.flops_observations(flop_count))
 

@@ -7,8 +7,10 @@
    holds ("Code", "Output", "Equation"). Boxes that fit get nothing (no useless tab
    stops); the check runs again after MathJax has typeset and when the window is
    resized (a phone turned sideways). Uncaptioned boxes are named after the heading
-   above them. On a phone a result table (table.rl-table) wider than its column
-   reflows into cards (course.css), each value labelled with its column's header. */
+   above them. On a phone a table wider than its column (a lecture's result table, or a
+   reference page's table with one header row) reflows into cards (course.css), each
+   value labelled with its column's header; a long one shows its first and last rows,
+   the rest one tap away. */
 (function () {
   "use strict";
 
@@ -34,19 +36,72 @@
     return `${kind} under "${clean(above) || document.title}"`;
   }
 
+  // A header that repeats in its table ("ratio" after "at spec" and after "at achievable")
+  // labels its cards with the header before it: "ratio (at spec)", "ratio (at achievable)".
+  function labels(table) {
+    const heads = Array.from(table.querySelectorAll("thead tr:first-child > th"), clean);
+    return heads.map((h, i) =>
+      h && heads.indexOf(h) !== heads.lastIndexOf(h) && i > 0 ? `${h} (${heads[i - 1]})` : h,
+    );
+  }
+
+  // On a phone a long table of cards (taller than a screen and a quarter, 8 rows or more)
+  // shows its first and last rows; the rest wait behind a button (one tap), so a 65-row
+  // sweep is not eleven screens of cards.
+  const FOLD_ROWS = 8; // tables of fewer rows never fold
+  const FOLD_SCREENS = 1.25; // nor do those shorter than this many window heights
+  const KEEP_HEAD = 3; // rows shown before the fold
+  const KEEP_TAIL = 2; // and after it
+  function fold(table, folds) {
+    table.querySelectorAll("tr.rl-fold").forEach((tr) => tr.remove());
+    const rows = Array.from(table.querySelectorAll("tbody > tr"));
+    rows.forEach((tr) => tr.classList.remove("rl-folded"));
+    if (!folds || rows.length < FOLD_ROWS) return;
+    if (table.offsetHeight <= FOLD_SCREENS * window.innerHeight) return;
+    const hidden = rows.slice(KEEP_HEAD, rows.length - KEEP_TAIL);
+    const open = table.dataset.rlUnfolded === "1";
+    if (!open) hidden.forEach((tr) => tr.classList.add("rl-folded"));
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "rl-fold-button";
+    button.setAttribute("aria-expanded", String(open));
+    button.textContent = open
+      ? `Show only the first ${KEEP_HEAD} and last ${KEEP_TAIL} rows`
+      : `Show the ${hidden.length} rows between (all ${rows.length})`;
+    button.addEventListener("click", () => {
+      table.dataset.rlUnfolded = open ? "0" : "1";
+      fold(table, true);
+      table.querySelector(".rl-fold-button").focus();
+    });
+    const cell = document.createElement("td");
+    cell.colSpan = rows[0].cells.length;
+    cell.append(button);
+    const tr = document.createElement("tr");
+    tr.className = "rl-fold";
+    tr.append(cell);
+    rows[KEEP_HEAD].before(tr);
+  }
+
+  // Result tables (table.rl-table) and the reference pages' tables with one header row.
+  const CARD_TABLES = "table.rl-table, article .table-wrapper table:has(> thead)";
   function cards() {
     const narrow = window.innerWidth < 640;
-    for (const table of document.querySelectorAll("table.rl-table")) {
-      const heads = Array.from(table.querySelectorAll("thead th"), clean);
+    for (const table of document.querySelectorAll(CARD_TABLES)) {
+      if (table.querySelectorAll("thead tr").length > 1 || table.querySelector("[rowspan]")) {
+        continue;
+      }
+      const heads = labels(table);
       table.querySelectorAll("thead th:empty").forEach((th) => {
         th.innerHTML = `<span class="rl-sr-only">${th.cellIndex ? "note" : "item"}</span>`;
       });
-      for (const row of table.querySelectorAll("tbody tr")) {
+      for (const row of table.querySelectorAll("tbody tr:not(.rl-fold)")) {
         Array.from(row.cells).forEach((cell, i) => (cell.dataset.label = heads[i] || ""));
       }
+      fold(table, false);
       table.classList.remove("rl-cards");
-      const box = table.closest(".rl-table-scroll") || table.parentElement;
+      const box = table.closest(".rl-table-scroll, .table-wrapper") || table.parentElement;
       if (narrow && table.scrollWidth > box.clientWidth + 1) table.classList.add("rl-cards");
+      fold(table, table.classList.contains("rl-cards"));
     }
   }
 

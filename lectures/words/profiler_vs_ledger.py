@@ -62,6 +62,31 @@ def setup_table(s: Setup) -> Table:
     return Table(headers, rows, title)
 
 
+def _run(steps: int) -> str:
+    """What a whole-run figure counts: 'the whole run (prompt pass and 16 decode steps)'."""
+    return f"the whole run (prompt pass and {steps} decode steps)"
+
+
+def profiler_table(events: Sequence, device: bool, steps: int, limit: int = 10) -> Table:
+    """key_averages(group_by_input_shape=True) as a table: the `limit` rows of most self time.
+
+    Each event has the profiler's ``key``, ``input_shapes``, ``count``, ``flops`` and its
+    ``self_cpu_time_total`` and ``cpu_time_total`` (``device``: the GPU's), in µs; the share
+    is of all rows' self time, as the profiler's own table gives it.
+    """
+    kind = "device" if device else "cpu"
+    own = [getattr(e, f"self_{kind}_time_total") for e in events]
+    whole = sum(own)
+    top = sorted(zip(own, events, strict=True), key=lambda pair: -pair[0])[:limit]
+    rows = [(e.key, str(e.input_shapes), fmt_time(us / 1e6), fmt_pct(us / whole, 1), e.count,
+             fmt_time(getattr(e, f"{kind}_time_total") / 1e6),
+             fmt_flops(e.flops) if e.flops else "-") for us, e in top]  # fmt: skip
+    headers = ("operator", "input shapes", "self time", "self %", "calls", "total time", "FLOPs")
+    title = f"The profiler's {len(rows)} rows of most self {kind.upper()} time, fp32, {_run(steps)}"
+    note = "self: in the operator itself; total: with the operators it called."
+    return Table(headers, rows, title, note)
+
+
 @dataclass(frozen=True)
 class Timeline:
     """The saved trace, the prompt pass's length and the part of it an operator covered."""
@@ -119,7 +144,9 @@ def operator_table(rows: Sequence[OpRow], r: Roofs) -> Table:
     return Table(headers, cells, title, "% of bound: the ledger's bound over the measured time.")
 
 
-def operator_observations(rows: Sequence[OpRow], stats: Sequence[OpStat]) -> Observations:
+def operator_observations(
+    rows: Sequence[OpRow], stats: Sequence[OpStat], steps: int
+) -> Observations:
     far, near = min(rows, key=lambda o: o.explained), max(rows, key=lambda o: o.explained)
     beat = [o for o in rows if o.explained > 1]
     total_bound, total = sum(o.bound_s for o in rows), sum(o.measured_s for o in rows)
@@ -131,9 +158,9 @@ def operator_observations(rows: Sequence[OpRow], stats: Sequence[OpStat]) -> Obs
             f"Furthest from its bound: {far.name}, which reached {_pct(far.explained)} of "
             f"it ({fmt_time(far.measured_s)} against {fmt_time(far.bound_s)}); closest: "
             f"{near.name} at {_pct(near.explained)}.",
-            f"Summed over the operators the bound is {fmt_time(total_bound)} of the "
+            f"Summed over the prompt pass's operators the bound is {fmt_time(total_bound)} of the "
             f"{fmt_time(total)} they took: the ledger explains {_pct(total_bound / total)}.",
-            f"Operators the ledger has no row for took "
+            f"Over {_run(steps)}, operators the ledger has no row for took "
             f"{fmt_pct(sum(s.self_us for s in other) / self_total)} of the operators' own "
             f"time, the largest {claims.listing(top)}: layout copies (``repeat_interleave`` "
             "for the shared KV heads), the mask, tensors made on the way.",
@@ -155,22 +182,24 @@ class FlopCount:
     prefill_flops: float
     prefill_s: float
     peak: float
+    steps: int  # the run: the prompt pass and this many decode steps
 
 
 def flops_observations(f: FlopCount) -> Observations:
     rate = f.prefill_flops / f.prefill_s
     products = f.profiler_mm_flops + f.profiler_bmm_flops
     return Observations([
-            f"``with_flops`` counted {fmt_flops(f.profiler_flops)}, "
+            f"Over {_run(f.steps)} ``with_flops`` counted {fmt_flops(f.profiler_flops)}, "
             f"{fmt_pct(f.profiler_flops / f.ledger_flops)} of the ledger's "
-            f"{fmt_flops(f.ledger_flops)}; matrix products are "
+            f"{fmt_flops(f.ledger_flops)} for that run; matrix products are "
             f"{fmt_pct(products / f.profiler_flops, 1)} of its count.",
             f"Its weight matmuls (``aten::mm``) come to {fmt_flops(f.profiler_mm_flops)}, "
             f"{_against(f.profiler_mm_flops, f.ledger_matmul_flops, fmt_flops)}; its attention "
             f"products (``aten::bmm``), {fmt_flops(f.profiler_bmm_flops)}, are "
             f"{_against(f.profiler_bmm_flops, f.ledger_attention_flops, fmt_flops)}, which "
             "counts only the query-key pairs the causal mask keeps.",
-            f"MFU of the prompt pass: the ledger's {fmt_flops(f.prefill_flops)} in "
+            f"MFU of the prompt pass: the ledger's {fmt_flops(f.prefill_flops)} for the prompt "
+            f"pass alone in "
             f"{fmt_time(f.prefill_s)} is {fmt_rate(rate)}, {fmt_pct(rate / f.peak, 1)} of the "
             "matmul roof. A count that includes masked work, or misses the softmax and the "
             "norms, would give another MFU for the same model: take the model's FLOPs and the "

@@ -262,21 +262,22 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     assert "Traceback" not in page.locator("article").inner_text()
     assert "exit status 1" in panel.status
 
-    # An unclosed bracket: the error names the line that opened it, not the later line
-    # where Python noticed, and shows its whole message.
+    # An unclosed bracket: the terminal's line, naming the line where Python noticed, its
+    # message the line that opened the bracket; shown whole.
     opened = '"bf16": flops(989e12, H100_DATASHEET),'
     assert opened in original
     panel.set_table(original.replace(opened, opened.replace("H100_DATASHEET)", "H100_DATASHEET")))
     bad = line_of(original, "989e12", 'name="H100 SXM"')
     out = panel.run()
-    assert f"common/hw_specs.py, line {bad}: closing parenthesis" in out
+    assert out.strip() == terminal_error(panel.value(), tmp_path).strip()
+    assert f"opening parenthesis '(' on line {bad}" in out
     stderr = panel.root.locator(".rl-runner-stderr").first
     assert stderr.evaluate("el => el.scrollWidth <= el.closest('pre').clientWidth + 1")
 
     # A typo: the error names the table's line, and a button there moves the cursor to it.
     panel.set_table(original.replace('"bf16": flops(989e12, H100', '"bf16": flops(989e12 +, H100'))
     out = panel.run()
-    assert f"common/hw_specs.py, line {bad}" in out
+    assert f"common/hw_specs.py line {bad}" in out
     panel.root.locator(f".rl-runner-line[data-line='{bad}']").first.click()
     assert panel.editor_call("view.hasFocus")
     assert panel.editor_call("view.state.doc.lineAt(view.state.selection.main.head).number") == bad
@@ -325,8 +326,9 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
 def terminal_error(table: str, tmp_path: Path) -> str:
     """What `python3 lectures/02_roofline_basics.py` prints on stderr with this table."""
     work = tmp_path / "repo"
-    shutil.copytree(REPO / "common", work / "common", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "lectures" / "words", work / "lectures" / "words")
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(REPO / "common", work / "common", ignore=skip, dirs_exist_ok=True)
+    shutil.copytree(REPO / "lectures" / "words", work / "lectures" / "words", dirs_exist_ok=True)
     shutil.copy(REPO / "lectures" / "02_roofline_basics.py", work / "lectures")
     shutil.copy(REPO / "lectures" / "_course.py", work / "lectures")  # its first line
     (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")

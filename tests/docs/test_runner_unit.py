@@ -398,15 +398,15 @@ def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: 
     assert proc.stderr.startswith("02_roofline_basics.py: error: H100 SXM bf16 peak")
     assert stream(zero_run, "stderr") == proc.stderr
     assert zero_run["status"] == proc.returncode
-    # Typos in the table: one line naming the line of common/hw_specs.py.
-    assert stream(typo_run, "stderr") == (
-        f"02_roofline_basics.py: error: common/hw_specs.py, line {typo_line}: "
-        "invalid decimal literal\n"
-    )
-    assert stream(name_run, "stderr") == (
-        f"02_roofline_basics.py: error: common/hw_specs.py, line {name_line}: "
-        "NameError: name 'H100_DATASHET' is not defined\n"
-    )
+    # Typos in the table: the terminal's one line, naming the line of common/hw_specs.py.
+    for run, table, line in ((typo_run, typo, typo_line), (name_run, name, name_line)):
+        proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
+        assert stream(run, "stderr") == proc.stderr
+        assert proc.stderr.startswith(
+            f"02_roofline_basics.py: error: common/hw_specs.py line {line}:"
+        )
+    assert stream(typo_run, "stderr").endswith(": invalid decimal literal\n")
+    assert stream(name_run, "stderr").endswith(": name 'H100_DATASHET' is not defined\n")
     # A deleted field: the table's own slip line, as the terminal says it, with no prefix.
     proc = terminal(course, gone, ["lectures/02_roofline_basics.py"], tmp_path)
     assert stream(gone_run, "stderr") == proc.stderr
@@ -417,6 +417,30 @@ def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: 
     )
     assert typo_run["status"] == name_run["status"] == gone_run["status"] == 1
     assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
+
+
+def test_a_bracket_closed_by_the_wrong_one_names_the_terminals_line(
+    course: Path, tmp_path: Path
+) -> None:
+    """A '(' opened on one line and closed by '}' two lines on: panel and terminal both name
+    the line of the '}' (where Python stops), and the message keeps the line it opened on."""
+    start = TABLE.index('name="H100 SXM"')
+    opened = TABLE.rindex("(", 0, start)  # the call that builds the H100's chip
+    opened_line = TABLE.count("\n", 0, opened) + 1
+    close = TABLE.index("\n", TABLE.index("\n", start) + 1)  # the end of the next line
+    broken = TABLE[:close] + " }" + TABLE[close:]
+    closed_line = TABLE.count("\n", 0, close) + 1
+    assert closed_line > opened_line
+    (run,) = harness_runs(
+        course, {"kind": "lecture", "target": "02_roofline_basics", "table": broken}, tmp=tmp_path
+    )
+    proc = terminal(course, broken, ["lectures/02_roofline_basics.py"], tmp_path)
+    assert stream(run, "stderr") == proc.stderr
+    assert proc.stderr == (
+        f"02_roofline_basics.py: error: common/hw_specs.py line {closed_line}: closing "
+        f"parenthesis '}}' does not match opening parenthesis '(' on line {opened_line}\n"
+    )
+    assert run["status"] == proc.returncode == 1
 
 
 def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_path: Path) -> None:
@@ -694,6 +718,30 @@ def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
         (1000.0, 100.0),
     ]
     assert live.x_range([100.0], [0.2, 3000.0]) == (0.1, 10000.0)
+
+
+def test_redrawn_points_are_numbered_with_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a phone names beside points run together: each point shows its number, and the
+    spec's key (usermeta, read into the panel's caption) says what the number is; lecture
+    05's figure hands its own key to the redrawn chart."""
+    from common.plots.roofline import RooflinePanel, roofline_panels_figure
+    from common.present import live
+
+    spec = live.roofline("R", [("X", 100e12, 1e12)], [("matmul, B=1024", 1e3, 1e14),
+                                                      ("matmul, B=4096", 3e3, 1e14)])  # fmt: skip
+    assert [p["n"] for p in spec["datasets"]["points"]] == ["1", "2"]
+    assert spec["usermeta"]["key"] == ["1 matmul, B=1024", "2 matmul, B=4096"]
+    (text,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert text["encoding"]["text"] == {"field": "n"}
+    charts = tmp_path / "charts.jsonl"
+    monkeypatch.setenv(live.ENV, str(charts))
+    panel = RooflinePanel("X bf16", ("X", 100e12, 1e12), [("1", 10.0, 1e13), ("2", 1e3, 1e14)])
+    roofline_panels_figure(tmp_path / "f.png", [panel], ["1  add", "2  GEMM"], "Operators")
+    (drawn,) = live.charts(charts)
+    assert drawn["usermeta"]["key"] == ["1 add", "2 GEMM"]
+    assert [p["n"] for p in drawn["datasets"]["points"]] == ["1", "2"]
 
 
 # ---------------------------------------------------------------------------

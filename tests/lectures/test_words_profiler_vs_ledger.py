@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import types
 
 import pytest
 from hypothesis import given, settings
@@ -61,6 +62,32 @@ def test_timeline_caption_and_text() -> None:
     )
 
 
+def event(key, shapes, count, self_us, total_us, flops):
+    """A stand-in for one row of key_averages(group_by_input_shape=True) on a CPU."""
+    return types.SimpleNamespace(key=key, input_shapes=shapes, count=count, flops=flops,
+                                 self_cpu_time_total=self_us, cpu_time_total=total_us)  # fmt: skip
+
+
+def test_profiler_table_by_hand() -> None:
+    events = [
+        event("aten::copy_", [[1, 8, 64, 128]], 4, 100.0, 100.0, 0),
+        event("aten::mm", [[64, 1024], [1024, 1024]], 2, 600.0, 600.0, 2 * 2 * 64 * 1024 * 1024),
+        event("prefill", [], 1, 300.0, 1500.0, 0),
+    ]
+    table = page.profiler_table(events, False, 16, limit=2)
+    assert table.headers[:3] == ["operator", "input shapes", "self time"]
+    # self time over the 1,000 µs of all three rows; 4 x 64 x 1024^2 = 268,435,456 FLOP
+    assert table.rows == [
+        ["aten::mm", "[[64, 1024], [1024, 1024]]", "600 µs", "60.0%", "2", "600 µs",
+         "268.44 MFLOP"],
+        ["prefill", "[]", "300 µs", "30.0%", "1", "1.50 ms", "-"],
+    ]  # fmt: skip
+    assert table.title == (
+        "The profiler's 2 rows of most self CPU time, fp32, the whole run (prompt pass and 16 "
+        "decode steps)"
+    )
+
+
 ROWS = [
     page.OpRow("Q projection", 2, 4e7, 1e6, 1e-4, 4e-4),  # 40 FLOP/B: compute-bound, 25%
     page.OpRow("softmax", 1, 1e3, 1e6, 5e-5, 1e-4),  # memory-bound, 50%
@@ -83,9 +110,9 @@ def test_operator_table_by_hand() -> None:
 
 
 def test_operators_faster_than_their_bound_are_named() -> None:
-    assert len(page.operator_observations(ROWS, STATS).items) == 3  # none beat its bound
+    assert len(page.operator_observations(ROWS, STATS, 4).items) == 3  # none beat its bound
     fast = page.OpRow("K projection", 1, 1e3, 1e6, 2e-4, 1e-4)  # 200% of its bound
-    items = page.operator_observations([*ROWS, fast], STATS).items
+    items = page.operator_observations([*ROWS, fast], STATS, 4).items
     assert items[3] == (
         "1 of the 3 operators ran faster than their bound (K projection): a roof was measured "
         "below what the machine can do, as on a busy machine."
@@ -95,23 +122,24 @@ def test_operators_faster_than_their_bound_are_named() -> None:
 def test_a_small_share_keeps_a_decimal() -> None:
     row = page.OpRow("final norm", 1, 1e3, 1e4, 4e-7, 1e-4)  # 0.4% of its bound
     assert page.operator_table([row], FP32).rows[0][-1] == "0.4%"
-    assert "reached 0.4% of it" in page.operator_observations([row], STATS).items[0]
+    assert "reached 0.4% of it" in page.operator_observations([row], STATS, 4).items[0]
     assert page.operator_table([dataclasses.replace(row, bound_s=1e-5)], FP32).rows[0][-1] == "10%"
 
 
 def test_operator_observations_by_hand() -> None:
-    first, second, third = page.operator_observations(ROWS, STATS).items
+    first, second, third = page.operator_observations(ROWS, STATS, 4).items
     assert first == (
         "Furthest from its bound: Q projection, which reached 25% of it (400 µs against "
         "100 µs); closest: softmax at 50%."
     )
     assert second == (
-        "Summed over the operators the bound is 150 µs of the 500 µs they took: the ledger "
-        "explains 30%."
+        "Summed over the prompt pass's operators the bound is 150 µs of the 500 µs they took: "
+        "the ledger explains 30%."
     )
     assert third.startswith(
-        "Operators the ledger has no row for took 40% of the operators' own time, the largest "
-        "``aten::copy_`` 30.0% and ``aten::cat`` 10.0%: layout copies"
+        "Over the whole run (prompt pass and 4 decode steps), operators the ledger has no row "
+        "for took 40% of the operators' own time, the largest ``aten::copy_`` 30.0% and "
+        "``aten::cat`` 10.0%: layout copies"
     )
 
 
@@ -119,18 +147,18 @@ def test_operator_observations_by_hand() -> None:
 @given(st.lists(st.floats(0.01, 1.0), min_size=2, max_size=6, unique=True))
 def test_the_furthest_operator_is_the_smallest_share(shares: list[float]) -> None:
     rows = [page.OpRow(f"op{i}", 1, 1.0, 1.0, s, 1.0) for i, s in enumerate(shares)]
-    first = page.operator_observations(rows, STATS).items[0]
+    first = page.operator_observations(rows, STATS, 4).items[0]
     low, high = shares.index(min(shares)), shares.index(max(shares))
     assert first.startswith(f"Furthest from its bound: op{low},")
     assert f"closest: op{high} at" in first
 
 
 def test_flops_observations_by_hand() -> None:
-    f = page.FlopCount(1e9, 1.1e9, 1e9, 5e7, 1e9, 2.5e7, 8e8, 0.01, 2e11)
+    f = page.FlopCount(1e9, 1.1e9, 1e9, 5e7, 1e9, 2.5e7, 8e8, 0.01, 2e11, 16)
     first, second, third = page.flops_observations(f).items
     assert first == (
-        "``with_flops`` counted 1.10 GFLOP, 110% of the ledger's 1.00 GFLOP; matrix products "
-        "are 95.5% of its count."
+        "Over the whole run (prompt pass and 16 decode steps) ``with_flops`` counted 1.10 GFLOP, "
+        "110% of the ledger's 1.00 GFLOP for that run; matrix products are 95.5% of its count."
     )
     assert second.startswith(
         "Its weight matmuls (``aten::mm``) come to 1.00 GFLOP, the same as the ledger's 1.00 "
@@ -138,8 +166,8 @@ def test_flops_observations_by_hand() -> None:
         "ledger's 25.00 MFLOP, which counts only"
     )
     assert third.startswith(
-        "MFU of the prompt pass: the ledger's 800.00 MFLOP in 10.0 ms is 80.0 GFLOP/s, 40.0% "
-        "of the matmul roof."
+        "MFU of the prompt pass: the ledger's 800.00 MFLOP for the prompt pass alone in 10.0 ms "
+        "is 80.0 GFLOP/s, 40.0% of the matmul roof."
     )
     fewer = dataclasses.replace(f, profiler_mm_flops=5e8)
     said = page.flops_observations(fewer).items[1]
@@ -188,7 +216,7 @@ def test_phase_observations_by_hand() -> None:
         page.Setup(MODEL, 64, 4, "cpu", 2, [FP32]),
         page.Timeline("t.json", 1.0, 1.0, 1),
         ROWS[0],
-        page.FlopCount(1, 1, 1, 1, 1, 1, 1, 1, 1),
+        page.FlopCount(1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
         PRE,
     ],
 )

@@ -28,7 +28,6 @@ import importlib.util
 import io
 import json
 import os
-import re
 import runpy
 import sys
 import time
@@ -112,11 +111,14 @@ def table_problem() -> str:
     """'' when the table imports; else one line naming its line and what is wrong."""
     try:
         importlib.import_module("common.hw_specs")
-    except SyntaxError as exc:
-        # A bracket closed by the wrong one, or never: the slip is where it opened.
-        opened = re.search(r"on line (\d+)", exc.msg or "")
-        return f"{TABLE}, line {opened[1] if opened else exc.lineno}: {exc.msg}"
     except Exception as exc:
+        from common.tables import slips
+
+        # The terminal's own line for it (a syntax error at the line Python names, a name
+        # the table lost): the panel names the line the terminal names.
+        terminal = slips.describe(exc)
+        if terminal:
+            return terminal
         said = str(exc).strip().splitlines()
         if said and said[0].startswith(TABLE):  # the table's own one-line slip (tables.slips)
             return said[0]

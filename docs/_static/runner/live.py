@@ -115,12 +115,20 @@ def _points_layers(shape: bool) -> list[dict[str, Any]]:
         point["encoding"]["shape"] = {"field": "series", "type": "nominal", "title": "points"}
         point["mark"]["filled"] = False
         return [point]
+    # Each point is marked with its number, short enough not to run into its neighbour's
+    # on a phone; the specification's key (usermeta) says what each number is.
     text = {
         "data": {"name": "points"},
-        "mark": {"type": "text", "align": "left", "dx": 6, "dy": -6, "fontSize": 10},
-        "encoding": {"x": X_INTENSITY, "y": Y_TFLOPS, "text": {"field": "label"}},
+        "mark": {"type": "text", "align": "left", "dx": 5, "dy": -7, "fontSize": 11},
+        "encoding": {"x": X_INTENSITY, "y": Y_TFLOPS, "text": {"field": "n"}},
     }
     return [point, text]
+
+
+def _keyed(spec: dict[str, Any], key: Sequence[str]) -> dict[str, Any]:
+    """The spec with its numbered points' key ('1  matvec, B=1', ...) under usermeta."""
+    spec["usermeta"] = {"key": [" ".join(str(k).split()) for k in key]}
+    return spec
 
 
 def _spec(title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]) -> dict[str, Any]:
@@ -145,26 +153,30 @@ def roofline(
     highlight = curves[placed_on][0] if placed_on is not None and len(curves) > 1 else None
     on = curves[placed_on or 0][0]
     rows = [
-        {"label": label, "roof": on, "series": "", "intensity": x, "tflops": y / 1e12}
-        for label, x, y in points
+        {"label": label, "n": str(n), "roof": on, "series": "", "intensity": x, "tflops": y / 1e12}
+        for n, (label, x, y) in enumerate(points, 1)
     ]
     spec = _spec(
         title, [_roof_layer(highlight), *_points_layers(False)], {"roofs": roofs, "points": rows}
     )
     spec["name"] = "roofline"
+    _keyed(spec, [f"{n}  {label}" for n, (label, _, _) in enumerate(points, 1)])
     return spec
 
 
 def roofline_panels(
-    title: str, panels: Sequence[tuple[str, Curve, Sequence[tuple[str, float, float]]]]
+    title: str,
+    panels: Sequence[tuple[str, Curve, Sequence[tuple[str, float, float]]]],
+    key: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Several chips' roofs, each with the numbered points placed on it, on one pair of axes."""
+    """Several chips' roofs, each with the numbered points placed on it, on one pair of axes;
+    `key` says what each number is ('1  elementwise add', ...)."""
     curves = [curve for _, curve, _ in panels]
     xs = [x for _, _, pts in panels for _, x, _ in pts]
     lo, hi = x_range([p / b for _, p, b in curves], xs)
     roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
     rows = [
-        {"label": n, "roof": curve[0], "series": "", "intensity": x, "tflops": y / 1e12}
+        {"label": n, "n": n, "roof": curve[0], "series": "", "intensity": x, "tflops": y / 1e12}
         for _, curve, pts in panels
         for n, x, y in pts
     ]
@@ -172,6 +184,7 @@ def roofline_panels(
         title, [_roof_layer(None), *_points_layers(False)], {"roofs": roofs, "points": rows}
     )
     spec["name"] = "roofline"
+    _keyed(spec, key)
     return spec
 
 
@@ -260,7 +273,7 @@ ADAPTERS = {
         a["title"], a["curves"], a["points"], a["placed_on"]
     ),
     "common.plots.roofline.roofline_panels_figure": lambda a: roofline_panels(
-        a["title"], [(p.title, p.curve, p.points) for p in a["panels"]]
+        a["title"], [(p.title, p.curve, p.points) for p in a["panels"]], a.get("key", ())
     ),
     "common.plots.roofline.roofline_series_figure": lambda a: roofline_series(
         a["title"], a["curve"], [(s.label, s.points) for s in a["series"]]

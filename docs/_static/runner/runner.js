@@ -550,7 +550,8 @@
   }
 
   // What the redrawn chart shows, read from its own specification (the lecture's caption
-  // describes the static figure, whose marks differ): its axes and what its colours mean.
+  // describes the static figure, whose marks differ): its axes, what its colours mean and
+  // what each numbered point is (the specification's usermeta.key).
   function describeChart(spec) {
     const seen = { x: "", y: "", color: "", shape: "" };
     for (const layer of [spec, ...(spec.layer || [])]) {
@@ -560,8 +561,10 @@
     }
     const axes = seen.x && seen.y ? `: ${seen.y} against ${seen.x}` : "";
     const key = [seen.color && `colour: ${seen.color}`, seen.shape && `marker: ${seen.shape}`];
+    const numbered = (spec.usermeta && spec.usermeta.key) || [];
+    const points = numbered.length ? ` Numbered points: ${numbered.join("; ")}.` : "";
     return `Redrawn from this run, ${spec.title}${axes} (${key.filter(Boolean).join(", ")}).`
-      .replace(" ()", "");
+      .replace(" ()", "") + points;
   }
 
   // The run's figure, redrawn from its numbers; the page's own figure stays as built.
