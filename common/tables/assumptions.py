@@ -19,6 +19,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "fraction": (0.0, 1.0),  # a rate: 30 typed for 0.30 is refused
     "GiB": (0.0, 100 * 1024.0),  # a memory budget below 100 TiB (not 78e9 GiB)
     "vectors": (0.0, 1024.0),  # live activation vectors per token: a dozen or so
+    "Zipf": (0.0, 4.0),  # a popularity exponent: s = 1 is already a strong skew
     "bytes": PLAUSIBLE_RANGES["B"],
     "bytes/s": PLAUSIBLE_RANGES["B/s"],
     "FLOP/s": PLAUSIBLE_RANGES["FLOP/s"],
