@@ -57,6 +57,7 @@ SHARED_ROOT_FILES = ("runner-sw.js",)
 TRANSLATED: tuple[str, ...] = (
     "index",
     "concepts/index",
+    "auto_lectures/index",
 )
 
 #: Entries that are not prose: the gallery's timing line changes with every build.
