@@ -136,6 +136,52 @@ def test_every_translated_entry_follows_the_glossary() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+#: Inline markup in reStructuredText: a role, literal, strong, emphasis, substitution.
+SPAN = re.compile(
+    r"(?::[\w:+-]+:)?`[^`]+`_{0,2}|``.+?``|\*\*[^*]+\*\*|(?<![*\\])\*[^*\s][^*]*\*(?!\*)|\|\w+\|"
+)
+#: What reStructuredText refuses right after inline markup (a Chinese character, an
+#: opening bracket) and right before it (a Chinese character, a closing bracket): the
+#: markup then stays literal text on the page. "\\ " (an escaped space) separates them.
+GLUED_AFTER = re.compile(r"[\u4e00-\u9fff（「『“《【]")
+GLUED_BEFORE = re.compile(r"[\u4e00-\u9fff）」』》】]")
+
+
+def glued_markup(text: str) -> list[str]:
+    """Inline markup in `text` touching a character that stops reST from seeing it."""
+    glued = []
+    for match in SPAN.finditer(text):
+        start, end = match.span()
+        if (start and GLUED_BEFORE.match(text[start - 1])) or GLUED_AFTER.match(
+            text[end : end + 1]
+        ):
+            glued.append(text[max(0, start - 1) : end + 1])
+    return glued
+
+
+@pytest.mark.parametrize(
+    ("text", "glued"),
+    [
+        ("先读 :doc:`overview`\\ （其中）", []),
+        ("先读 :doc:`overview`（其中）", [" :doc:`overview`（"]),
+        ("某个*实现*和", ["个*实现*和"]),
+        ("某个\\ *实现*\\ 和", []),
+        ("**带宽受限**，:math:`I < I^{\\ast}`。", []),
+    ],
+)
+def test_glued_markup_is_found(text: str, glued: list[str]) -> None:
+    assert glued_markup(text) == glued
+
+
+def test_no_translated_entry_glues_markup_to_chinese() -> None:
+    wrong = [
+        f"{page}: {snippet!r}"
+        for page, _english, chinese in _entries()
+        for snippet in glued_markup(chinese)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
 # ---------------------------------------------------------------------------
 # Completeness
 
