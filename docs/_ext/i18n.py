@@ -59,6 +59,7 @@ TRANSLATED: tuple[str, ...] = (
     "index",
     "concepts/index",
     "auto_lectures/index",
+    "concepts/time-bound",
 )
 
 #: Entries that are not prose: the gallery's timing line changes with every build.
