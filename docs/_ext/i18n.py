@@ -60,6 +60,7 @@ TRANSLATED: tuple[str, ...] = (
     "concepts/index",
     "auto_lectures/index",
     "concepts/time-bound",
+    "concepts/why-it-matters",
 )
 
 #: Entries that are not prose: the gallery's timing line changes with every build.
