@@ -61,6 +61,7 @@ TRANSLATED: tuple[str, ...] = (
     "auto_lectures/index",
     "concepts/time-bound",
     "concepts/why-it-matters",
+    "concepts/misconceptions",
 )
 
 #: Entries that are not prose: the gallery's timing line changes with every build.
