@@ -99,6 +99,9 @@ def configure(app: Sphinx, config: Config) -> None:
     """config-inited: the catalogs, the templates, and Chinese search in the Chinese build."""
     config.locale_dirs = [str(LOCALE_DIR)]
     config.gettext_compact = False  # one catalog per page: a page is translated or not
+    # Index entries are translated too: a page's main entries ("! 算术强度") are what
+    # search ranks first, in Chinese as in English.
+    config.gettext_additional_targets = ["index"]
     config.gettext_uuid = False
     config.gettext_last_translator = "roofline-lectures"
     config.gettext_language_team = "roofline-lectures"

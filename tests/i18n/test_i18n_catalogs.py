@@ -65,12 +65,13 @@ def glossary_misses(english: str, chinese: str) -> list[str]:
 
 
 def _entries() -> list[tuple[str, str, str]]:
-    """(page, English, Chinese) of every translated, non-fuzzy entry in the catalogs."""
+    """(page, English, Chinese) of every translated, non-fuzzy entry in the catalogs, less
+    those kept as they are (a citation's title, a formula)."""
     found = []
     for path in sorted(MESSAGES.rglob("*.po")):
         with path.open("rb") as handle:
             for message in read_po(handle):
-                if message.id and message.string and not message.fuzzy:
+                if message.string and message.string != message.id and not message.fuzzy:
                     page = path.relative_to(MESSAGES).with_suffix("").as_posix()
                     found.append((page, str(message.id), str(message.string)))
     return found
