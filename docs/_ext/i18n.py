@@ -62,6 +62,8 @@ TRANSLATED: tuple[str, ...] = (
     "concepts/time-bound",
     "concepts/why-it-matters",
     "concepts/misconceptions",
+    "concepts/papers",
+    "concepts/profilers",
 )
 
 #: Entries that are not prose: the gallery's timing line changes with every build.
