@@ -13,8 +13,8 @@ This extension, loaded by both builds:
   ``components/view-this-page.html`` adds the language switch to every page's top bar;
 - gives every page ``lang_switch``: the same page in the other edition;
 - in the Chinese build, uses Chinese search (``jieba`` segments the words) and points the
-  "Run it here" scripts, styles and service worker at the English edition's copies, then
-  deletes its own copies of them, so the runtime is served once for both editions;
+  "Run it here" scripts, styles and service worker, and MathJax, at the English edition's
+  copies, then deletes its own copies of them, so each is served once for both editions;
 - fails the Chinese build (a warning under ``-W``) on an untranslated or fuzzy entry in
   a page listed in ``TRANSLATED``, and on a message of such a page that has no entry;
 - gives jieba the glossary's Chinese terms (``docs/locale/glossary.csv``), so that
@@ -48,9 +48,9 @@ CJK_WORD = re.compile(r"[\u4e00-\u9fff]+")
 ZH = "zh_CN"
 ZH_SUBDIR = "zh"
 ZH_TITLE = "Roofline 讲义"
-#: The "Run it here" files (relative to the site's root) the Chinese pages take from the
-#: English edition: the runtime, the bundles, the course and the panel's scripts.
-SHARED_STATIC = "_static/runner/"
+#: The files (relative to the site's root) the Chinese pages take from the English
+#: edition: the "Run it here" runtime, bundles, course and scripts, and MathJax (24 MB).
+SHARED_STATIC = ("_static/runner/", "_static/mathjax/")
 SHARED_ROOT_FILES = ("runner-sw.js",)
 
 #: Pages whose catalog must be complete: no untranslated and no fuzzy entry. Grow it
@@ -178,7 +178,7 @@ def write_search_words(path: Path) -> Path:
 def _shared(filename: str) -> str | None:
     """The English edition's copy of a "Run it here" file, seen from the Chinese root."""
     name = str(filename)
-    if name.startswith(SHARED_STATIC):
+    if name.startswith(SHARED_STATIC):  # str.startswith takes the tuple
         return f"../{name}"
     return None
 
@@ -220,14 +220,51 @@ def page_context(
             styles[i] = _CascadingStyleSheet(shared, priority=style.priority, **style.attributes)
 
 
+#: Folders of build outputs (figures, downloads) the two editions share where a file is
+#: the same in both: the Chinese pages then link to the English copy.
+SHARED_OUTPUTS = ("_images", "_downloads")
+_OUTPUT_LINK = re.compile(r"(?<=[\"\s,])((?:\.\./)*)((?:_images|_downloads)/[^\"\s,?#]+)")
+
+
+def share_outputs(outdir: Path, english: Path) -> set[str]:
+    """Delete the Chinese copy of every figure or download the English edition holds with
+    the same bytes; return their paths (relative to the edition's root)."""
+    shared = set()
+    for folder in SHARED_OUTPUTS:
+        for path in sorted((outdir / folder).rglob("*")):
+            twin = english / path.relative_to(outdir)
+            if path.is_file() and twin.is_file() and twin.read_bytes() == path.read_bytes():
+                shared.add(path.relative_to(outdir).as_posix())
+                path.unlink()
+    return shared
+
+
+def link_shared(page: Path, shared: set[str]) -> None:
+    """Point a Chinese page's links to shared figures and downloads one level up."""
+    text = page.read_text(encoding="utf-8")
+
+    def up(match: re.Match[str]) -> str:
+        ups, target = match.groups()
+        return f"../{ups}{target}" if target in shared else match.group(0)
+
+    new = _OUTPUT_LINK.sub(up, text)
+    if new != text:
+        page.write_text(new, encoding="utf-8")
+
+
 def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
-    """build-finished: the Chinese edition keeps no copy of the runner's files."""
+    """build-finished: the Chinese edition keeps no copy of the shared files."""
     if exception is not None or not is_zh(app.config) or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
-    shutil.rmtree(outdir / SHARED_STATIC, ignore_errors=True)
+    for folder in SHARED_STATIC:
+        shutil.rmtree(outdir / folder, ignore_errors=True)
     for name in SHARED_ROOT_FILES:
         (outdir / name).unlink(missing_ok=True)
+    shared = share_outputs(outdir, outdir.parent)
+    if shared:
+        for page in outdir.rglob("*.html"):
+            link_shared(page, shared)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

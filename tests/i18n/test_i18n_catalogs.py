@@ -206,3 +206,33 @@ def test_missing_entries_finds_untranslated_and_fuzzy_ones(tmp_path: Path) -> No
     )
     assert i18n.missing_entries(po) == ["Not yet", "Changed"]
     assert i18n.missing_entries(tmp_path / "absent.po") != []
+
+
+# ---------------------------------------------------------------------------
+# One copy of the figures and downloads for both editions
+
+
+def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: Path) -> None:
+    english, chinese = tmp_path, tmp_path / "zh"
+    for root in (english, chinese):
+        (root / "_images").mkdir(parents=True)
+        (root / "_images" / "same.png").write_bytes(b"png")
+    (chinese / "_images" / "only-zh.png").write_bytes(b"zh")
+    (english / "_images" / "other.png").write_bytes(b"en")
+    (chinese / "_images" / "other.png").write_bytes(b"zh differs")
+    assert i18n.share_outputs(chinese, english) == {"_images/same.png"}
+    assert not (chinese / "_images" / "same.png").exists()
+    assert (chinese / "_images" / "other.png").read_bytes() == b"zh differs"
+
+    page = chinese / "concepts" / "page.html"
+    page.parent.mkdir()
+    page.write_text(
+        '<img src="../_images/same.png" srcset="../_images/same.png, ../_images/other.png 2x">'
+        '<a href="../_images/only-zh.png">',
+        encoding="utf-8",
+    )
+    i18n.link_shared(page, {"_images/same.png"})
+    assert page.read_text(encoding="utf-8") == (
+        '<img src="../../_images/same.png" srcset="../../_images/same.png, '
+        '../_images/other.png 2x"><a href="../_images/only-zh.png">'
+    )
