@@ -64,6 +64,7 @@ TRANSLATED: tuple[str, ...] = (
     "concepts/misconceptions",
     "concepts/papers",
     "concepts/profilers",
+    "hardware",
 )
 
 #: Entries that are not prose: the gallery's timing line changes with every build.
