@@ -65,6 +65,7 @@ TRANSLATED: tuple[str, ...] = (
     "concepts/papers",
     "concepts/profilers",
     "hardware",
+    "auto_lectures/07_llm_capacity",
 )
 
 #: Entries that are not prose: the gallery's timing line changes with every build.
