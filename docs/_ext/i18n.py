@@ -66,6 +66,7 @@ TRANSLATED: tuple[str, ...] = (
     "concepts/profilers",
     "hardware",
     "auto_lectures/07_llm_capacity",
+    "auto_lectures/08_llm_levers",
 )
 
 #: Entries that are not prose: the gallery's timing line changes with every build.
