@@ -66,6 +66,7 @@ TRANSLATED: tuple[str, ...] = (
     "concepts/profilers",
     "hardware",
     "auto_lectures/02_roofline_basics",
+    "auto_lectures/05_operator_ledger",
     "auto_lectures/06_llm_speed",
     "auto_lectures/07_llm_capacity",
     "auto_lectures/08_llm_levers",
