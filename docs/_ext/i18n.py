@@ -72,6 +72,8 @@ TRANSLATED: tuple[str, ...] = (
     "auto_lectures/08_llm_levers",
 )
 
+#: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
+LECTURE_FIGURE = "rl-figure"
 #: Entries that are not prose: the gallery's timing line changes with every build.
 NOT_PROSE = re.compile(r"^\*\*Total running time of the script:\*\*")
 
@@ -145,6 +147,16 @@ def kept_as_is(path: Path) -> set[str]:
         return {str(m.id) for m in read_po(handle) if m.id and m.string == m.id}
 
 
+def _lecture_output(node: nodes.Node) -> bool:
+    """True inside a lecture's figure: its caption is the lecture's printed words, written
+    at run time (like its tables and observations), not prose of the page's source."""
+    while node is not None:
+        if isinstance(node, nodes.figure) and LECTURE_FIGURE in node.get("classes", []):
+            return True
+        node = node.parent
+    return False
+
+
 def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
     """doctree-read: every message of a page in TRANSLATED came out translated (Chinese build).
 
@@ -157,6 +169,8 @@ def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
     same = kept_as_is(catalog(page))
     for node, message in extract_messages(doctree):
         if node.get("translated") or message in same or NOT_PROSE.match(message):
+            continue
+        if _lecture_output(node):
             continue
         if isinstance(node, addnodes.toctree) and node.get("caption") != message:
             continue  # a toctree caption is translated in place, never marked
