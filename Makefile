@@ -7,15 +7,19 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 LECTURES := $(sort $(wildcard lectures/[0-9][0-9]_*.py))
 SITE   := docs/_build/html
+# The Chinese edition (docs/_ext/i18n.py): the same sources with the catalogs in docs/locale/
+ZH_SITE := $(SITE)/zh
+ZH_BUILD := -D language=zh_CN -d docs/_build/doctrees-zh
 NPM    ?= npm
 # The Python runtime of the site's "Run it here" panels: the pyodide version pinned in
 # package-lock.json, installed into node_modules/ once (a reinstall comes from npm's cache).
 RUNTIME := node_modules/pyodide/package.json
 
-.PHONY: help venv lint unit caches docs browser test lectures figures mutation shipped clean profile
+.PHONY: help venv lint unit caches docs gettext browser test lectures figures mutation shipped clean profile
 
 help:
-	@echo "make docs      build the course site (runs every lecture) into $(SITE)"
+	@echo "make docs      build the course site (runs every lecture) into $(SITE), Chinese in $(ZH_SITE)"
+	@echo "make gettext   refresh the Chinese catalogs (docs/locale/zh_CN) from the English prose"
 	@echo "make test      lint, unit tests (again under fake cache sizes), site build, browser test"
 	@echo "make lectures  run every lecture in order"
 	@echo "make figures   run every lecture, saving each figure into figures/"
@@ -52,7 +56,16 @@ $(RUNTIME): package.json package-lock.json
 docs: $(STAMP) $(RUNTIME)
 	rm -rf docs/_build docs/auto_lectures docs/gen_modules
 	$(PY) -m sphinx -W --keep-going -n -b html docs $(SITE)
-	@echo "Site built: $(abspath $(SITE))/index.html"
+	$(PY) -m sphinx -W --keep-going -n -b html $(ZH_BUILD) docs $(ZH_SITE)
+	@echo "Site built: $(abspath $(SITE))/index.html (Chinese: $(abspath $(ZH_SITE))/index.html)"
+
+# After a change to English prose: extract its messages (the lectures are not run) and
+# merge them into the Chinese catalogs; new and changed entries come out empty or fuzzy,
+# and the Chinese build fails on those of a page in docs/_ext/i18n.py's TRANSLATED.
+gettext: $(STAMP)
+	rm -rf docs/_build/gettext docs/auto_lectures docs/gen_modules
+	$(PY) -m sphinx -q -b gettext -D plot_gallery=0 docs docs/_build/gettext
+	$(VENV)/bin/sphinx-intl update -p docs/_build/gettext -d docs/locale -l zh_CN
 
 browser: $(STAMP)
 	$(PY) -m pytest -m browser -q

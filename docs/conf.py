@@ -53,6 +53,7 @@ extensions = [
     "course",  # hardware table, exercises, API pages (docs/_ext/course.py)
     "concept_figures",  # figures drawn by common.plots at build time (docs/_ext/concept_figures.py)
     "runner",  # "Run it here" panels: lectures and exercises in the browser (docs/_ext/runner.py)
+    "i18n",  # the Chinese edition: catalogs, language switch, shared runtime (docs/_ext/i18n.py)
 ]
 
 root_doc = "index"

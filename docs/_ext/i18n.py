@@ -1,0 +1,307 @@
+"""The Chinese edition of the site: one source, two builds, one Python runtime.
+
+``make docs`` builds the English site into ``docs/_build/html`` and then, from the
+same sources with ``-D language=zh_CN``, the Chinese one into ``docs/_build/html/zh``.
+The Chinese build reads Sphinx's gettext catalogs in ``docs/locale/zh_CN/LC_MESSAGES``
+(one ``.po`` per page, managed with ``sphinx-intl``; ``make gettext`` refreshes them
+from the English prose). The lectures run once: the second build finds
+sphinx-gallery's output in ``docs/auto_lectures`` with matching checksums and reuses it.
+
+This extension, loaded by both builds:
+
+- points Sphinx at the catalogs (one per page) and at ``docs/_templates``, whose
+  ``components/view-this-page.html`` adds the language switch to every page's top bar;
+- gives every page ``lang_switch``: the same page in the other edition;
+- in the Chinese build, uses Chinese search (``jieba`` segments the words) and points the
+  "Run it here" scripts, styles and service worker, and MathJax, at the English edition's
+  copies, then deletes its own copies of them, so each is served once for both editions;
+- fails the Chinese build (a warning under ``-W``) on an untranslated or fuzzy entry in
+  a page listed in ``TRANSLATED``, and on a message of such a page that has no entry;
+- gives jieba the glossary's Chinese terms (``docs/locale/glossary.csv``), so that
+  search indexes 算术强度 as one word.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
+from sphinx.config import Config
+from sphinx.util import logging
+from sphinx.util.nodes import extract_messages
+
+logger = logging.getLogger(__name__)
+
+DOCS = Path(__file__).resolve().parents[1]
+LOCALE_DIR = DOCS / "locale"
+#: English term(s), Chinese term, one-line definition: the words the translation uses.
+GLOSSARY = LOCALE_DIR / "glossary.csv"
+CJK_WORD = re.compile(r"[\u4e00-\u9fff]+")
+#: The Chinese edition's language code and the folder it is built into, under the English site.
+ZH = "zh_CN"
+ZH_SUBDIR = "zh"
+ZH_TITLE = "Roofline 讲义"
+#: The files (relative to the site's root) the Chinese pages take from the English
+#: edition: the "Run it here" runtime, bundles, course and scripts, and MathJax (24 MB).
+SHARED_STATIC = ("_static/runner/", "_static/mathjax/")
+SHARED_ROOT_FILES = ("runner-sw.js",)
+
+#: Pages whose catalog must be complete: no untranslated and no fuzzy entry. Grow it
+#: page by page until it lists every page of the site.
+TRANSLATED: tuple[str, ...] = (
+    "index",
+    "concepts/index",
+    "auto_lectures/index",
+    "concepts/time-bound",
+    "concepts/why-it-matters",
+    "concepts/misconceptions",
+    "concepts/papers",
+    "concepts/profilers",
+    "hardware",
+    "exercises",
+    "concepts/headroom",
+    "auto_lectures/01_machine_probe",
+    "auto_lectures/03_memory_ledger",
+    "auto_lectures/04_make_figures",
+    "auto_lectures/09_hierarchical_roofline",
+    "auto_lectures/10_tiled_attention",
+    "auto_lectures/11_predict_and_check",
+    "auto_lectures/12_profiler_vs_ledger",
+    "auto_lectures/02_roofline_basics",
+    "auto_lectures/05_operator_ledger",
+    "auto_lectures/06_llm_speed",
+    "auto_lectures/07_llm_capacity",
+    "auto_lectures/08_llm_levers",
+)
+
+#: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
+LECTURE_FIGURE = "rl-figure"
+#: Entries that are not prose: the gallery's timing line changes with every build.
+NOT_PROSE = re.compile(r"^\*\*Total running time of the script:\*\*")
+
+
+def is_zh(config: Config) -> bool:
+    """True in the Chinese build."""
+    return (config.language or "").replace("-", "_").startswith("zh")
+
+
+def catalog(page: str) -> Path:
+    """The ``.po`` file of one page (``concepts/index`` -> ``.../concepts/index.po``)."""
+    return LOCALE_DIR / ZH / "LC_MESSAGES" / f"{page}.po"
+
+
+def missing_entries(path: Path) -> list[str]:
+    """The English text of every entry of a ``.po`` file that is untranslated or fuzzy."""
+    from babel.messages.pofile import read_po
+
+    if not path.is_file():
+        return [f"(no catalog {path})"]
+    with path.open("rb") as handle:
+        messages = read_po(handle)
+    missing = []
+    for message in messages:
+        if not message.id or NOT_PROSE.match(str(message.id)):
+            continue
+        if message.fuzzy or not message.string:
+            missing.append(str(message.id))
+    return missing
+
+
+def configure(app: Sphinx, config: Config) -> None:
+    """config-inited: the catalogs, the templates, and Chinese search in the Chinese build."""
+    config.locale_dirs = [str(LOCALE_DIR)]
+    config.gettext_compact = False  # one catalog per page: a page is translated or not
+    # Index entries are translated too: a page's main entries ("! 算术强度") are what
+    # search ranks first, in Chinese as in English.
+    config.gettext_additional_targets = ["index"]
+    config.gettext_uuid = False
+    config.gettext_last_translator = "roofline-lectures"
+    config.gettext_language_team = "roofline-lectures"
+    templates = str(DOCS / "_templates")
+    if templates not in config.templates_path:
+        config.templates_path = [*config.templates_path, templates]
+    if is_zh(config):
+        config.html_search_language = "zh"
+        words = write_search_words(Path(app.doctreedir) / "jieba-glossary.txt")
+        config.html_search_options = {**config.html_search_options, "dict": str(words)}
+        config.html_title = ZH_TITLE
+
+
+def check_catalogs(app: Sphinx) -> None:
+    """builder-inited: every page in TRANSLATED has a complete catalog (Chinese build)."""
+    if not is_zh(app.config) or app.builder.format != "html":
+        return
+    for page in TRANSLATED:
+        missing = missing_entries(catalog(page))
+        for text in missing[:5]:
+            logger.warning("i18n: %s: untranslated or fuzzy entry: %.70r", page, text)
+        if len(missing) > 5:
+            logger.warning("i18n: %s: %d more untranslated or fuzzy", page, len(missing) - 5)
+
+
+def kept_as_is(path: Path) -> set[str]:
+    """Entries of a ``.po`` file translated as themselves (markup, math): Sphinx skips those."""
+    from babel.messages.pofile import read_po
+
+    if not path.is_file():
+        return set()
+    with path.open("rb") as handle:
+        return {str(m.id) for m in read_po(handle) if m.id and m.string == m.id}
+
+
+def _lecture_output(node: nodes.Node) -> bool:
+    """True inside a lecture's figure: its caption is the lecture's printed words, written
+    at run time (like its tables and observations), not prose of the page's source."""
+    while node is not None:
+        if isinstance(node, nodes.figure) and LECTURE_FIGURE in node.get("classes", []):
+            return True
+        node = node.parent
+    return False
+
+
+def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
+    """doctree-read: every message of a page in TRANSLATED came out translated (Chinese build).
+
+    This catches English prose that changed after the catalogs were last updated (``make
+    gettext`` not run): its new text has no entry, so Sphinx leaves it in English.
+    """
+    page = app.env.docname
+    if not is_zh(app.config) or page not in TRANSLATED:
+        return
+    same = kept_as_is(catalog(page))
+    for node, message in extract_messages(doctree):
+        if node.get("translated") or message in same or NOT_PROSE.match(message):
+            continue
+        if _lecture_output(node):
+            continue
+        if isinstance(node, addnodes.toctree) and node.get("caption") != message:
+            continue  # a toctree caption is translated in place, never marked
+        logger.warning(
+            "i18n: no translation (run make gettext, then translate): %.70r",
+            message,
+            location=node,
+        )
+
+
+def glossary() -> list[dict[str, str]]:
+    """The glossary's rows: english (alternatives joined by |), chinese, definition."""
+    with GLOSSARY.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def write_search_words(path: Path) -> Path:
+    """A jieba dictionary of the glossary's Chinese terms, so search keeps each one whole."""
+    words = sorted({row["chinese"] for row in glossary() if CJK_WORD.fullmatch(row["chinese"])})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{word} 100000 n\n" for word in words), "utf-8")
+    return path
+
+
+def _shared(filename: str) -> str | None:
+    """The English edition's copy of a "Run it here" file, seen from the Chinese root."""
+    name = str(filename)
+    if name.startswith(SHARED_STATIC):  # str.startswith takes the tuple
+        return f"../{name}"
+    return None
+
+
+def page_context(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """html-page-context: the language switch; in Chinese, the shared runner files."""
+    depth = pagename.count("/")
+    suffix = app.builder.out_suffix
+    if is_zh(app.config):
+        context["lang_switch"] = {
+            "href": "../" * (depth + 1) + pagename + suffix,
+            "hreflang": "en",
+            "text": "English",
+            "label": "Read this page in English",
+        }
+    else:
+        context["lang_switch"] = {
+            "href": "../" * depth + f"{ZH_SUBDIR}/{pagename}{suffix}",
+            "hreflang": "zh-CN",
+            "text": "中文",
+            "label": "阅读本页的中文版",
+        }
+    if not is_zh(app.config):
+        return
+    scripts = context.get("script_files") or []
+    for i, script in enumerate(scripts):
+        shared = isinstance(script, _JavaScript) and _shared(script.filename)
+        if shared:
+            attributes = dict(script.attributes)
+            if attributes.get("data-service-worker") in SHARED_ROOT_FILES:
+                attributes["data-service-worker"] = "../" + attributes["data-service-worker"]
+            scripts[i] = _JavaScript(shared, priority=script.priority, **attributes)
+    styles = context.get("css_files") or []
+    for i, style in enumerate(styles):
+        shared = isinstance(style, _CascadingStyleSheet) and _shared(style.filename)
+        if shared:
+            styles[i] = _CascadingStyleSheet(shared, priority=style.priority, **style.attributes)
+
+
+#: Folders of build outputs (figures, downloads) the two editions share where a file is
+#: the same in both: the Chinese pages then link to the English copy.
+SHARED_OUTPUTS = ("_images", "_downloads")
+_OUTPUT_LINK = re.compile(r"(?<=[\"\s,])((?:\.\./)*)((?:_images|_downloads)/[^\"\s,?#]+)")
+
+
+def share_outputs(outdir: Path, english: Path) -> set[str]:
+    """Delete the Chinese copy of every figure or download the English edition holds with
+    the same bytes; return their paths (relative to the edition's root)."""
+    shared = set()
+    for folder in SHARED_OUTPUTS:
+        for path in sorted((outdir / folder).rglob("*")):
+            twin = english / path.relative_to(outdir)
+            if path.is_file() and twin.is_file() and twin.read_bytes() == path.read_bytes():
+                shared.add(path.relative_to(outdir).as_posix())
+                path.unlink()
+    return shared
+
+
+def link_shared(page: Path, shared: set[str]) -> None:
+    """Point a Chinese page's links to shared figures and downloads one level up."""
+    text = page.read_text(encoding="utf-8")
+
+    def up(match: re.Match[str]) -> str:
+        ups, target = match.groups()
+        return f"../{ups}{target}" if target in shared else match.group(0)
+
+    new = _OUTPUT_LINK.sub(up, text)
+    if new != text:
+        page.write_text(new, encoding="utf-8")
+
+
+def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
+    """build-finished: the Chinese edition keeps no copy of the shared files."""
+    if exception is not None or not is_zh(app.config) or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    for folder in SHARED_STATIC:
+        shutil.rmtree(outdir / folder, ignore_errors=True)
+    for name in SHARED_ROOT_FILES:
+        (outdir / name).unlink(missing_ok=True)
+    shared = share_outputs(outdir, outdir.parent)
+    if shared:
+        for page in outdir.rglob("*.html"):
+            link_shared(page, shared)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the hooks (after runner's own: priority 900)."""
+    app.add_css_file("i18n.css")
+    app.connect("config-inited", configure)
+    app.connect("builder-inited", check_catalogs)
+    app.connect("doctree-read", check_doctree)
+    app.connect("html-page-context", page_context, priority=900)
+    app.connect("build-finished", drop_shared_copies, priority=900)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,271 @@
+"""The Chinese edition's catalogs: complete where they claim to be, and true to the glossary.
+
+The catalogs are ``docs/locale/zh_CN/LC_MESSAGES/<page>.po`` (``make gettext`` refreshes
+them); the glossary is ``docs/locale/glossary.csv``. A translated entry whose English
+names a glossary term must use the glossary's Chinese term (or keep the English one
+where the glossary keeps it), so a reader meets one word for one idea on every page.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from babel.messages.pofile import read_po
+
+REPO = Path(__file__).resolve().parents[2]
+MESSAGES = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES"
+
+
+def _load_extension() -> ModuleType:
+    """Import docs/_ext/i18n.py without touching sys.path."""
+    spec = importlib.util.spec_from_file_location("i18n", REPO / "docs" / "_ext" / "i18n.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+i18n = _load_extension()
+GLOSSARY = i18n.glossary()
+#: Inline markup whose text is code, math, a target or a computed expression, not prose.
+MARKUP = re.compile(r":[a-z:]+:`[^`]*`|``[^`]*``|`[^`]*`_?|\|\w+\|")
+
+
+def _term_pattern(english: str) -> re.Pattern[str]:
+    """One English form of a term, as a whole word, singular or plural, any case."""
+    return re.compile(rf"(?<![\w-]){re.escape(english)}(?:s|es)?(?![\w-])", re.IGNORECASE)
+
+
+#: (pattern, Chinese term, English form), longest English first: "KV cache" is matched
+#: and blanked out before anything shorter is looked for in what remains.
+TERMS = sorted(
+    (
+        (_term_pattern(english), row["chinese"], english)
+        for row in GLOSSARY
+        for english in row["english"].split("|")
+    ),
+    key=lambda term: -len(term[2]),
+)
+
+
+def glossary_misses(english: str, chinese: str) -> list[str]:
+    """The glossary terms `english` names (outside code and markup) that `chinese` lacks."""
+    prose = MARKUP.sub(" ", english)
+    misses = []
+    for pattern, term, form in TERMS:
+        if pattern.search(prose):
+            prose = pattern.sub(" ", prose)
+            if term.lower() not in chinese.lower():
+                misses.append(f"{form} -> {term}")
+    return misses
+
+
+def _entries() -> list[tuple[str, str, str]]:
+    """(page, English, Chinese) of every translated, non-fuzzy entry in the catalogs, less
+    those kept as they are (a citation's title, a formula)."""
+    found = []
+    for path in sorted(MESSAGES.rglob("*.po")):
+        with path.open("rb") as handle:
+            for message in read_po(handle):
+                if message.string and message.string != message.id and not message.fuzzy:
+                    page = path.relative_to(MESSAGES).with_suffix("").as_posix()
+                    found.append((page, str(message.id), str(message.string)))
+    return found
+
+
+# ---------------------------------------------------------------------------
+# The glossary itself
+
+
+def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
+    assert 40 <= len(GLOSSARY) <= 80
+    english = [form.lower() for row in GLOSSARY for form in row["english"].split("|")]
+    assert len(english) == len(set(english)), "an English term listed twice"
+    for row in GLOSSARY:
+        assert row["english"] and row["chinese"] and row["definition"], row
+        assert i18n.CJK_WORD.search(row["definition"]), f"definition not in Chinese: {row}"
+
+
+def test_glossary_uses_the_fields_chinese_terms() -> None:
+    chinese = {form: row["chinese"] for row in GLOSSARY for form in row["english"].split("|")}
+    # the terms the issue names, as Chinese inference engineers write them
+    assert chinese["arithmetic intensity"] == "算术强度"
+    assert chinese["memory-bound"] == "带宽受限"
+    assert chinese["compute-bound"] == "算力受限"
+    assert chinese["memory ledger"] == "显存账本"
+    for kept in ("roofline", "ridge point", "KV cache"):
+        assert chinese[kept] == kept, f"{kept} stays in English"
+
+
+# ---------------------------------------------------------------------------
+# The checker, on entries written by hand
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "misses"),
+    [
+        ("The arithmetic intensity is high.", "算术强度很高。", []),
+        ("High arithmetic intensity", "运算强度高", ["arithmetic intensity -> 算术强度"]),
+        ("Memory-bound kernels", "访存密集的 kernel", ["memory-bound -> 带宽受限"]),
+        # kept in English: the Chinese must say "KV cache", not only 键值缓存
+        ("The KV cache grows.", "键值缓存变大。", ["KV cache -> KV cache"]),
+        ("The KV cache grows.", "KV cache 变大。", []),
+        # the longer term is matched first; "cache" alone is not a term
+        ("the hierarchical roofline", "分层 roofline", []),
+        # code, math and computed text are not prose
+        ("Run ``--kv fp8`` with :computed:`KV cache`.", "运行 ``--kv fp8``。", []),
+    ],
+)
+def test_checker_finds_a_term_the_translation_dropped(
+    english: str, chinese: str, misses: list[str]
+) -> None:
+    assert glossary_misses(english, chinese) == misses
+
+
+def test_every_translated_entry_follows_the_glossary() -> None:
+    entries = _entries()
+    assert entries, "no translated entry at all"
+    wrong = [
+        f"{page}: {english[:60]!r}: {', '.join(misses)}"
+        for page, english, chinese in entries
+        if (misses := glossary_misses(english, chinese))
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+#: Inline markup in reStructuredText: a role, literal, strong, emphasis, substitution.
+SPAN = re.compile(
+    r"(?::[\w:+-]+:)?`[^`]+`_{0,2}|``.+?``|\*\*[^*]+\*\*|(?<![*\\])\*[^*\s][^*]*\*(?!\*)|\|\w+\|"
+)
+#: What reStructuredText refuses right after inline markup (a Chinese character, an
+#: opening bracket) and right before it (a Chinese character, a closing bracket): the
+#: markup then stays literal text on the page. "\\ " (an escaped space) separates them.
+GLUED_AFTER = re.compile(r"[\u4e00-\u9fff（「『“《【]")
+GLUED_BEFORE = re.compile(r"[\u4e00-\u9fff）」』》】]")
+
+
+def glued_markup(text: str) -> list[str]:
+    """Inline markup in `text` touching a character that stops reST from seeing it."""
+    glued = []
+    for match in SPAN.finditer(text):
+        start, end = match.span()
+        if (start and GLUED_BEFORE.match(text[start - 1])) or GLUED_AFTER.match(
+            text[end : end + 1]
+        ):
+            glued.append(text[max(0, start - 1) : end + 1])
+    return glued
+
+
+@pytest.mark.parametrize(
+    ("text", "glued"),
+    [
+        ("先读 :doc:`overview`\\ （其中）", []),
+        ("先读 :doc:`overview`（其中）", [" :doc:`overview`（"]),
+        ("某个*实现*和", ["个*实现*和"]),
+        ("某个\\ *实现*\\ 和", []),
+        ("**带宽受限**，:math:`I < I^{\\ast}`。", []),
+    ],
+)
+def test_glued_markup_is_found(text: str, glued: list[str]) -> None:
+    assert glued_markup(text) == glued
+
+
+def test_no_translated_entry_glues_markup_to_chinese() -> None:
+    wrong = [
+        f"{page}: {snippet!r}"
+        for page, _english, chinese in _entries()
+        for snippet in glued_markup(chinese)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+#: A cross-reference role and its target; Sphinx warns ("inconsistent term references in
+#: translated message") when a translation drops or adds one, and -W fails the build.
+REFERENCE = re.compile(
+    r":((?:py:)?(?:ref|doc|numref|term|download|class|func|mod|meth|attr)):`([^`]*)`"
+)
+
+
+def references(text: str) -> list[tuple[str, str]]:
+    """(role, target) of every cross-reference in `text`, sorted; the title may differ."""
+    found = []
+    for role, body in REFERENCE.findall(text):
+        target = re.search(r"<([^>]*)>$", body)
+        found.append((role, (target.group(1) if target else body).strip()))
+    return sorted(found)
+
+
+def test_references_compares_targets_not_titles() -> None:
+    assert references(":ref:`the time bound <concepts-time-bound>` and :doc:`overview`") == [
+        ("doc", "overview"),
+        ("ref", "concepts-time-bound"),
+    ]
+    assert references(":ref:`时间下界 <concepts-time-bound>`") == [("ref", "concepts-time-bound")]
+
+
+def test_every_translation_keeps_its_cross_references() -> None:
+    wrong = [
+        f"{page}: {english[:60]!r}"
+        for page, english, chinese in _entries()
+        if references(english) != references(chinese)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+# ---------------------------------------------------------------------------
+# Completeness
+
+
+def test_the_pages_called_translated_have_complete_catalogs() -> None:
+    assert "index" in i18n.TRANSLATED
+    for page in i18n.TRANSLATED:
+        assert i18n.catalog(page).is_file(), f"{page}: no catalog"
+        assert i18n.missing_entries(i18n.catalog(page)) == [], page
+
+
+def test_missing_entries_finds_untranslated_and_fuzzy_ones(tmp_path: Path) -> None:
+    po = tmp_path / "page.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
+        'msgid "Done"\nmsgstr "完成"\n\n'
+        'msgid "Not yet"\nmsgstr ""\n\n'
+        '#, fuzzy\nmsgid "Changed"\nmsgstr "旧的译文"\n\n'
+        'msgid "**Total running time of the script:** (0 minutes 1.000 seconds)"\nmsgstr ""\n',
+        encoding="utf-8",
+    )
+    assert i18n.missing_entries(po) == ["Not yet", "Changed"]
+    assert i18n.missing_entries(tmp_path / "absent.po") != []
+
+
+# ---------------------------------------------------------------------------
+# One copy of the figures and downloads for both editions
+
+
+def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: Path) -> None:
+    english, chinese = tmp_path, tmp_path / "zh"
+    for root in (english, chinese):
+        (root / "_images").mkdir(parents=True)
+        (root / "_images" / "same.png").write_bytes(b"png")
+    (chinese / "_images" / "only-zh.png").write_bytes(b"zh")
+    (english / "_images" / "other.png").write_bytes(b"en")
+    (chinese / "_images" / "other.png").write_bytes(b"zh differs")
+    assert i18n.share_outputs(chinese, english) == {"_images/same.png"}
+    assert not (chinese / "_images" / "same.png").exists()
+    assert (chinese / "_images" / "other.png").read_bytes() == b"zh differs"
+
+    page = chinese / "concepts" / "page.html"
+    page.parent.mkdir()
+    page.write_text(
+        '<img src="../_images/same.png" srcset="../_images/same.png, ../_images/other.png 2x">'
+        '<a href="../_images/only-zh.png">',
+        encoding="utf-8",
+    )
+    i18n.link_shared(page, {"_images/same.png"})
+    assert page.read_text(encoding="utf-8") == (
+        '<img src="../../_images/same.png" srcset="../../_images/same.png, '
+        '../_images/other.png 2x"><a href="../_images/only-zh.png">'
+    )
