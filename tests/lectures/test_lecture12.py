@@ -49,7 +49,7 @@ def seconds(cell: str) -> float:
 
 def si(cell: str) -> float:
     value, unit = cell.split()
-    return float(value) * {"K": 1e3, "M": 1e6, "G": 1e9}.get(unit[0], 1.0)
+    return float(value) * {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}.get(unit[0], 1.0)
 
 
 def test_without_torch_one_line_and_status_0() -> None:
