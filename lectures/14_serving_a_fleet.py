@@ -125,7 +125,12 @@ for c in page.chunk_sizes(budget - B):
     step_rows.append(page.Step(chunk=c, seconds=seconds(ledger),
                                intensity=ledger.flops / ledger.nbytes))  # fmt: skip
 alone = seconds(llm.prefill_ledger(model, 1, P, dtypes))  # the prompt in one pass, no decode
-chunked = page.Chunked(steps=serving.chunked_prefill_steps(P, step_rows[-1].chunk), alone=alone)
+top = step_rows[-1].chunk  # the prompt's chunks: full ones, then what is left
+done = range(0, P, top)
+chunks = [seconds(serving.mixed_step_ledger(model, min(top, P - i), min(top, P - i) + i, B, S,
+                                             dtypes)) for i in done]  # fmt: skip
+chunked = page.Chunked(chunk=top, steps=len(chunks), seconds=sum(chunks), longest=max(chunks),
+                       alone=alone)  # fmt: skip
 
 show(page.chunking_section(setup, step_rows, chunked))
 

@@ -179,11 +179,6 @@ def mixed_step_ledger(
                       layer, (embed, *head), variants)  # fmt: skip
 
 
-def chunked_prefill_steps(prompt: int, chunk: int) -> int:
-    """Steps a prompt of P tokens takes in chunks of c: ceil(P / c)."""
-    return -(-prompt // chunk)
-
-
 def pd_ratio(prefill_gpu_s: float, decode_gpu_s: float) -> float:
     """Prefill GPUs per decode GPU that balance their rates: P / D = t_p / t_d, with t_p
     and t_d the GPU-seconds one request spends in prefill and in decode (a pool of G GPUs

@@ -115,6 +115,11 @@ def n_of_m(n: int, m: int) -> str:
     return f"{n} of the {m}"
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """A count with its noun in the number it takes: '1 step', '2 steps', '1,024 tokens'."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def side(intensity: float, ridge: float) -> str:
     """Which side of the ridge: 'compute-bound' at or past it, 'memory-bound' below."""
     return "compute-bound" if intensity >= ridge else "memory-bound"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from common.hw_specs import Chip
-from common.present.claims import above, change, listing, ratio, regime, speed, than, times
+from common.present.claims import above, change, counted, listing, ratio, regime, speed, than, times
 from common.present.console import fmt_pct, fmt_time
 from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
 from common.shell.paths import display_path
@@ -56,9 +56,12 @@ class Step:
 
 @dataclass(frozen=True)
 class Chunked:
-    """The prompt chunked at the table's largest chunk against the prompt in one pass."""
+    """The prompt in chunks of up to the table's largest chunk, against it in one pass."""
 
+    chunk: int  # the largest chunk a step takes
     steps: int  # steps the prompt takes in chunks
+    seconds: float  # those steps' bounds summed: the time to first token, chunked
+    longest: float  # the longest of those steps: what a decode token waits at most
     alone: float  # seconds of the prompt's pass on its own
 
 
@@ -193,7 +196,7 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
     stall = chunked.alone + none.seconds
     return Group(
         Heading(
-            f"1. Continuous batching: {B:,} decode tokens and a prefill chunk, budget "
+            f"1. Continuous batching: {counted(B, 'decode token')} and a prefill chunk, budget "
             f"{s.budget:,} ({_on(s)}, caches at {s.context:,})"
         ),
         Table(
@@ -209,7 +212,8 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
         ),
         Observations(
             [
-                f"A chunk of {first.chunk:,} prompt tokens beside the {B:,} decode tokens: "
+                f"A chunk of {counted(first.chunk, 'prompt token')} beside the "
+                f"{counted(B, 'decode token')}: "
                 f"the step {change(none.seconds, first.seconds, fmt_time, words=GROWS)} "
                 f"({_slower(none.seconds, first.seconds)})"
                 + (
@@ -229,10 +233,10 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
                 "prompt pass of its own.",
                 f"Unchunked, the {s.prompt:,}-token prompt is one pass of "
                 f"{fmt_time(chunked.alone)}, and the decoding sequences wait "
-                f"{fmt_time(stall)} for one token. In chunks of {full.chunk:,} it takes "
-                f"{chunked.steps:,} steps, a time to first token of at least "
-                f"{fmt_time(chunked.steps * full.seconds)}, and no decode token waits more "
-                f"than {fmt_time(full.seconds)}.",
+                f"{fmt_time(stall)} for one token. In chunks of up to {chunked.chunk:,} it "
+                f"takes {counted(chunked.steps, 'step')}, a time to first token of at least "
+                f"{fmt_time(chunked.seconds)}, and no decode token waits more than "
+                f"{fmt_time(chunked.longest)}.",
             ]
         ),
     )

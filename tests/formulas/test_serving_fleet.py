@@ -24,12 +24,6 @@ def test_cost_and_node_hours_by_hand() -> None:
     assert serving.pd_ratio(3.0, 6.0) == 0.5
 
 
-@pytest.mark.parametrize(("prompt", "chunk", "steps"), [(2048, 1984, 2), (2048, 2048, 1),
-                                                        (1, 5, 1), (4097, 1024, 5)])  # fmt: skip
-def test_chunked_prefill_steps(prompt: int, chunk: int, steps: int) -> None:
-    assert serving.chunked_prefill_steps(prompt, chunk) == steps
-
-
 @pytest.mark.parametrize("model", [LLAMA_3_8B, QWEN3_30B_A3B])
 def test_a_mixed_step_without_a_chunk_is_a_decode_step(model) -> None:
     mixed = serving.mixed_step_ledger(model, 0, 1, 64, 4096)

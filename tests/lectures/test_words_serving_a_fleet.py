@@ -38,7 +38,9 @@ STEPS = [page.Step(0, 0.010, 30.0), page.Step(64, 0.0105, 50.0), page.Step(1984,
 
 
 def test_chunking_by_hand() -> None:
-    group = page.chunking_section(setup(), STEPS, page.Chunked(steps=2, alone=0.030))
+    group = page.chunking_section(
+        setup(), STEPS, page.Chunked(chunk=1984, steps=2, seconds=0.050, longest=0.040, alone=0.030)
+    )
     # 64 / 10.5 ms = 6,095 prefill and decode tokens/s; 1,984 / 40 ms = 49,600
     assert rows(group)[2] == ["64", "64", "10.5 ms", "6,095", "6,095", "50"]
     assert rows(group)[3] == ["1,984", "64", "40.0 ms", "49,600", "1,600", "500"]
@@ -57,11 +59,11 @@ def test_chunking_by_hand() -> None:
         "15.1 µs to the step, x1.03 more GPU time than the 14.6 µs it takes in a prompt pass "
         "of its own."
     )
-    # 30 + 10 ms stall; 2 steps x 40 ms = 80 ms
+    # 30 + 10 ms stall; a full chunk of 40 ms and the last 64 tokens' 10 ms: 50 ms
     assert said[2] == (
         "Unchunked, the 2,048-token prompt is one pass of 30.0 ms, and the decoding sequences "
-        "wait 40.0 ms for one token. In chunks of 1,984 it takes 2 steps, a time to first "
-        "token of at least 80.0 ms, and no decode token waits more than 40.0 ms."
+        "wait 40.0 ms for one token. In chunks of up to 1,984 it takes 2 steps, a time to "
+        "first token of at least 50.0 ms, and no decode token waits more than 40.0 ms."
     )
 
 
