@@ -126,8 +126,30 @@ def _gpt2(k: _Keys, name: str) -> Model:
                  source)  # fmt: skip
 
 
+#: The model record's fields as the configs name them (the Llama keys; GPT-2's after them).
+CONFIG_KEYS = {
+    "n_layers": ("num_hidden_layers", "n_layer"), "d_model": ("hidden_size", "n_embd"),
+    "n_heads": ("num_attention_heads", "n_head"), "n_kv_heads": ("num_key_value_heads",),
+    "d_head": ("head_dim",), "d_ff": ("intermediate_size", "n_inner"),
+    "vocab_size": ("vocab_size",), "max_context": ("max_position_embeddings", "n_positions"),
+}  # fmt: skip
+
+
 def model_from_config(config: object, path: str = "config.json") -> Model:
-    """A Model from a Hugging Face config (a JSON object); ValueError (one line) otherwise."""
+    """A Model from a Hugging Face config (a JSON object); ValueError (one line) otherwise,
+    naming the config's own key where the model record refuses a value."""
+    try:
+        return _model(config, path)
+    except ValueError as exc:
+        text = str(exc)
+        gpt2 = isinstance(config, dict) and "n_embd" in config
+        for field, keys in CONFIG_KEYS.items():
+            key = keys[-1] if gpt2 else keys[0]
+            text = text.replace(f": {field} must", f": config key {key!r} must")
+        raise ValueError(text) from None
+
+
+def _model(config: object, path: str) -> Model:
     where = shown(path)
     if not isinstance(config, dict):
         raise ValueError(f"{where} must hold a JSON object")
