@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import math
 import runpy
 import sys
 from collections.abc import Iterator, Mapping
@@ -37,6 +38,7 @@ from common.hw_specs import Chip, Figure
 from common.shell.cli import MAX_BATCH
 from common.tables import models as model_table
 from common.tables.models import Model
+from common.tables.validate import PLAUSIBLE_RANGES
 
 REPO = Path(__file__).resolve().parents[1]
 FACTORS = st.floats(min_value=0.01, max_value=100.0, allow_nan=False, allow_infinity=False)
@@ -51,7 +53,12 @@ ATTRIBUTE = {
 
 
 def _scaled(fig: Figure | None, factor: float) -> Figure | None:
-    return None if fig is None else dataclasses.replace(fig, value=fig.value * factor)
+    """fig x factor, kept inside its unit's plausible range (past it the table refuses the
+    edit in one line, tested on its own): a copy of a scaled chip scaled again stays in."""
+    if fig is None:
+        return None
+    lo, hi = PLAUSIBLE_RANGES.get(fig.unit, (0.0, math.inf))
+    return dataclasses.replace(fig, value=min(hi, max(lo, fig.value * factor)))
 
 
 def scale_chip(chip: Chip, factors: Mapping[str, float]) -> Chip:
@@ -270,8 +277,10 @@ def moe_models(draw: st.DrawFn) -> Model:
         name="Drawn mixture",
         key="drawn-moe",
         n_experts=experts,
-        experts_per_token=draw(st.integers(1, experts), label="k"),
-        d_ff_expert=draw(st.integers(16, 32768), label="expert width"),
+        # k up to 32 of any width up to 16,384: the dense twin (k widths + a shared one) stays
+        # within the model table's 2**20 (released mixtures take 1 to 8 of widths to 14,336)
+        experts_per_token=draw(st.integers(1, min(experts, 32)), label="k"),
+        d_ff_expert=draw(st.integers(16, 16384), label="expert width"),
         d_ff_shared=draw(st.sampled_from([0, base.d_ff_shared, 4096]), label="shared width"),
         published_params=None,
         published_active=None,

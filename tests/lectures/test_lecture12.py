@@ -222,7 +222,7 @@ def test_a_broken_torch_is_one_line(tmp_path: Path) -> None:
 
 
 WRAPPER = """
-import runpy, sys
+import os, runpy, sys
 import torch
 from common.measure import budget
 
@@ -234,6 +234,7 @@ budget.headroom = lambda: (4 * 2**30, "of free memory left")
 if sys.argv[2] == "oom":
     torch.rand = refuse  # the first weight or roof allocation fails
 sys.argv = sys.argv[3:]
+sys.path.insert(0, os.path.dirname(sys.argv[0]))  # as python3 does: `import _course` is found
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
 

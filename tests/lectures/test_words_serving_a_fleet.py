@@ -144,8 +144,8 @@ WHERE = re.compile(r"a = ([\d.]+)%, (inside|below|above) the published range")
 @given(
     table=hardware_tables(),
     model=st.sampled_from([*MODELS, "qwen3-30b-a3b"]),
-    prompt=st.integers(1, 3000),
-    output=st.integers(1, 3000),
+    prompt=st.integers(1, 2048),
+    output=st.integers(1, 2049),  # prompt + output - 1 <= 4,096, the smallest window drawn
     batch=st.integers(1, 32),
     extra=st.integers(1, 2048),
     price=st.floats(0.01, 100),
@@ -161,8 +161,6 @@ def test_claims_hold_on_any_table(table, model, prompt, output, batch, extra, pr
         except AssertionError as stop:  # a batch the GPUs cannot hold is a usage error
             assert "argument --batch" in str(stop), stop
             return
-        except ValueError as slip:  # a copy scaled twice leaves its figure's range: one line
-            assert "must be between" in str(slip), slip
             return
     check_claims(out)
     text = " ".join(out.split())
