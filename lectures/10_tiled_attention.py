@@ -44,7 +44,6 @@ from common.plots.style import log_range
 from common.present import probe
 from common.present.display import Text, show
 from common.shell import cli
-from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 from lectures.words import tiled_attention as page
 
@@ -67,6 +66,7 @@ lecture_start = time.perf_counter()
 # sphinx_gallery_start_ignore
 from common.plots import attention as attention_plots
 from common.present.display import figure
+from common.shell.paths import display_path
 
 
 def saved_figure(drawn: str, caption: str) -> object:

@@ -30,7 +30,7 @@ import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 from common.shell import cli
 
-# What this lecture is, read without running it (common/shell/interface.py).
+# sphinx_gallery_start_ignore
 ABOUT = {
     "flags": ("--model", "--chip", "--price", "--prompt", "--output", "--batch"),
     "bare": True,
@@ -64,8 +64,9 @@ def make_parser():
     return parser
 
 
+# sphinx_gallery_end_ignore
 parser = make_parser()
-args = cli.parse_args(parser)
+args = cli.parse_args(parser)  # the flags (--help): a bad value is one line
 
 from common.formulas import serving
 from common.formulas import transformer as llm
@@ -80,6 +81,7 @@ model, chip = get_model(args.model), get_chip(args.chip)
 P, N, B, budget = args.prompt, args.output, args.batch, args.budget
 S = P + N // 2  # a decoding sequence's cache at the middle of its output
 dtypes, roofs = llm.DTypes(), spec_roofs(chip, "bf16")
+# sphinx_gallery_start_ignore
 if model.max_context < P + N - 1:
     parser.error(
         f"argument --output: {P} prompt + {N} output tokens need {P + N - 1} positions, past "
@@ -90,12 +92,15 @@ if budget <= B or budget > model.max_context:
         f"argument --budget: {budget} must exceed --batch ({B}), the decode tokens of a step, "
         f"and stay within {model.name}'s window of {model.max_context}"
     )
+# sphinx_gallery_end_ignore
 gpus = serving.gpus_to_hold(model, chip, S, dtypes)  # the fewest GPUs that hold the model
 wall = serving.largest_batch_on(model, chip, gpus, S, dtypes) if gpus else 0
+# sphinx_gallery_start_ignore
 if wall < B:
     where = f"{gpus} x {chip.name}" if gpus else f"{serving.MAX_GPUS} x {chip.name}"
     parser.error(f"argument --batch: {B} sequences of {S:,} tokens do not fit {where} "
                  f"(at most {wall:,}); give --batch {max(wall, 1)} or less")  # fmt: skip
+# sphinx_gallery_end_ignore
 
 
 def seconds(ledger):
@@ -126,9 +131,8 @@ for c in page.chunk_sizes(budget - B):
                                intensity=ledger.flops / ledger.nbytes))  # fmt: skip
 alone = seconds(llm.prefill_ledger(model, 1, P, dtypes))  # the prompt in one pass, no decode
 top = step_rows[-1].chunk  # the prompt's chunks: full ones, then what is left
-done = range(0, P, top)
 chunks = [seconds(serving.mixed_step_ledger(model, min(top, P - i), min(top, P - i) + i, B, S,
-                                             dtypes)) for i in done]  # fmt: skip
+                                             dtypes)) for i in range(0, P, top)]  # fmt: skip
 chunked = page.Chunked(chunk=top, steps=len(chunks), seconds=sum(chunks), longest=max(chunks),
                        alone=alone)  # fmt: skip
 
@@ -156,9 +160,14 @@ for K in page.DRAFTS:
         serving.expected_tokens(a, K) for a in page.ACCEPTANCES), speedup=tuple(
         serving.speculative_speedup(a, K, draft_cost, v) for a in page.ACCEPTANCES)))  # fmt: skip
 
-# DeepSeek-V3's multi-token prediction: one MTP module (one decoder block of the model's 61)
-# drafts one token; the published speed-up implies an acceptance, checked against the
-# published range. The verify cost is the ledger's at the fleet's decode batch per GPU.
+show(page.speculation_section(setup, spec_rows, draft_cost))
+
+# %%
+# A published speed-up read backwards: DeepSeek-V3's multi-token prediction. One MTP
+# module (one decoder block of the model's 61) drafts one token; the speed-up its report
+# gives implies an acceptance rate, set beside the rate the report publishes. The verify
+# cost is the ledger's at the fleet's decode batch per GPU.
+
 fleet = published.DEEPSEEK_FLEET
 v3 = get_model("deepseek-v3")
 per_gpu = round(fleet.decode_per_node / (sum(fleet.output_speed) / 2) / fleet.gpus_per_node)
@@ -183,7 +192,7 @@ mtp = page.MTP(
     speedup=published.MTP_SPEEDUP,
 )
 
-show(page.speculation_section(setup, spec_rows, draft_cost), page.mtp_observations(mtp))
+show(page.mtp_observations(mtp))
 
 # %%
 # 3. Prefill/decode disaggregation

@@ -294,6 +294,19 @@ def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
     if shared:
         for page in outdir.rglob("*.html"):
             link_shared(page, shared)
+    fix_stemmer(outdir / "_static" / "language_data.js")
+
+
+def fix_stemmer(language_data: Path) -> None:
+    """Sphinx 9.0's Chinese search ships the English stemmer (for the Latin words of a
+    page) but names ``ChineseStemmer``, which nothing defines: the search page then stops
+    on a ReferenceError. Point it at the stemmer that is there."""
+    if not language_data.is_file():
+        return
+    text = language_data.read_text(encoding="utf-8")
+    if "ChineseStemmer=" not in text.replace(" ", "") and "EnglishStemmer" in text:
+        text = text.replace("window.Stemmer = ChineseStemmer;", "window.Stemmer = EnglishStemmer;")
+        language_data.write_text(text, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

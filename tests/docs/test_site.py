@@ -451,10 +451,15 @@ async def hardware_table_lists_every_chip(page, visit: Visit) -> None:
         assert any(chip.name in caption for caption in captions), f"{chip.name} missing"
 
 
-@page_check("api/present.html", views=(CONTENT_VIEW,))
-async def api_pages_show_flags_as_typed_without_alias_noise(page, visit: Visit) -> None:
-    text = await page.locator("article").inner_text()
+@page_check("api/shell.html", views=(CONTENT_VIEW,))
+async def api_pages_show_flags_as_typed(page, visit: Visit) -> None:
+    text = await page.locator("article").inner_text()  # the shell's docstrings name --png
     assert "--png" in text and "\u2013png" not in text, "a flag was turned into a dash"
+
+
+@page_check("api/present.html", views=(CONTENT_VIEW,))
+async def api_pages_show_code_as_typed_without_alias_noise(page, visit: Visit) -> None:
+    text = await page.locator("article").inner_text()
     assert 'unit="FLOP"' in text, "code in a docstring got typographic quotes"
     assert "Alias for field number" not in text
     assert "PosixPath(" not in text
