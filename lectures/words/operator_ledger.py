@@ -221,6 +221,12 @@ def attention(led: Ledger) -> Group:
     if direction(n.time, i.time, _ms):
         time += f" ({speed(n.time, i.time, 1)}). The whole gain comes from moving fewer bytes, "
         time += "not from computing less."
+        fewer, faster = n.nbytes / i.nbytes, n.time / i.time
+        if i.bound == "compute" and f"{faster:.1f}" != f"{fewer:.1f}":
+            time += (
+                f" The bytes fall x{fewer:.0f} but the time only x{faster:.1f}: the ideal "
+                "kernel is compute-bound, so the compute roof caps the gain."
+            )
     else:
         time += ": moving fewer bytes saves no time that shows at these digits."
     return Group(
