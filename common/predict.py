@@ -33,6 +33,7 @@ if __name__ == "__main__":
 
 from common.formulas.predict import (
     EP_TERMS,
+    Request,
     achievable_roofs,
     engine_roofs,
     ep_network,
@@ -168,11 +169,12 @@ def predict_request(args: Any) -> dict[str, Any]:
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
     eng = engine_roofs(chip, args.engine, args.precision, gpus)
     net = ep_network(chip, args.ep, dtypes.act_bytes) if args.ep else None
-    shape = (gpus, args.batch, args.prompt, args.new_tokens, dtypes)
-    f = forecast(model, spec, eng, *shape, net)
+    req = Request(model=model, gpus=gpus, batch=args.batch, prompt=args.prompt,
+                  new_tokens=args.new_tokens, dtypes=dtypes)  # fmt: skip
+    f = forecast(req, spec, eng, net)
     total, extra = f.total_s, {}
     if args.speculate is not None:
-        sp = speculate(model, spec, eng, *shape, args.speculate, args.acceptance, draft, net)
+        sp = speculate(req, spec, eng, args.speculate, args.acceptance, draft, net)
         total = sp.total_s
         extra["speculation"] = {
             "draft_tokens": args.speculate, "acceptance": args.acceptance, "draft": sp.draft,
@@ -193,8 +195,8 @@ def predict_request(args: Any) -> dict[str, Any]:
         "tokens_per_s": tokens / f.total_s,
         "tokens_per_s_per_gpu": tokens_per_s_per_gpu(tokens, total, gpus),
         "bound_prefill_s": f.bound_prefill_s, "bound_decode_step_s": f.bound_decode_step_s,
-        "bound_total_s": request_bound(model, spec, *shape),
-        "bound_achievable_total_s": request_bound(model, ach, *shape),
+        "bound_total_s": request_bound(req, spec),
+        "bound_achievable_total_s": request_bound(req, ach),
         "terms": {"prefill": f.prefill, "decode_step": f.decode_step},
         "measured_roofs": list(ach.measured),
         "allreduce": "measured curve" if eng.curve else "ring bytes over the link roof, no latency",

@@ -204,13 +204,14 @@ rows = []
 for r in pub.REQUESTS:
     chip = get_chip(r.chip)
     dt = DTypes(r.precision, r.precision, r.precision)
-    shape = (r.gpus, r.batch, r.prompt, r.new_tokens, dt)
+    req = predict.Request(model=r.model, gpus=r.gpus, batch=r.batch, prompt=r.prompt,
+                          new_tokens=r.new_tokens, dtypes=dt)  # fmt: skip
     spec_r = predict.spec_roofs(chip, r.precision)
     eng = predict.engine_roofs(chip, r.engine_class, r.precision, r.gpus)
     if r.chip == A100.key and r.gpus == 2:  # the blog's two-GPU share, from these very runs
         eng = eng._replace(hbm_share=engines.KIPPLY_TWO_GPU_SHARE.value)
-    bound = predict.request_bound(r.model, spec_r, *shape)
-    full = predict.forecast(r.model, spec_r, eng, *shape)
+    bound = predict.request_bound(req, spec_r)
+    full = predict.forecast(req, spec_r, eng)
     role = "calibration" if r.label in informed else "validation"
     rows.append(page.RequestRow(label=r.label, engine=r.engine, gpus=r.gpus,
                                 measured=r.measured.seconds, bound=bound, forecast=full.total_s,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from common.formulas import roofline, serving
@@ -453,17 +454,20 @@ class Forecast(NamedTuple):
     bound_decode_step_s: float
 
 
-def forecast(
-    model: Model,
-    spec: Roofs,
-    eng: EngineRoofs,
-    gpus: int,
-    batch: int,
-    prompt: int,
-    new_tokens: int,
-    dtypes: DTypes,
-    ep: EPNetwork | None = None,
-) -> Forecast:
+@dataclass(frozen=True, kw_only=True)
+class Request:
+    """One request: `batch` sequences of `prompt` tokens each generating `new_tokens`, on
+    `model` split over `gpus` GPUs (tensor parallel), stored in `dtypes`."""
+
+    model: Model
+    gpus: int = 1
+    batch: int = 1
+    prompt: int
+    new_tokens: int
+    dtypes: DTypes = field(default_factory=DTypes)
+
+
+def forecast(req: Request, spec: Roofs, eng: EngineRoofs, ep: EPNetwork | None = None) -> Forecast:
     """Prefill of the prompt, which yields the first new token, then n - 1 decode steps
     with the cache at prompt + 1, ..., prompt + n - 1 (the last new token is never fed
     back). That is how the published benchmarks count an output of n tokens:
@@ -475,14 +479,14 @@ def forecast(
     middle step of each of that many equal bins (exact while each term is linear in the
     cache length).
     """
-    n = new_tokens  # 0 or 1: the prompt pass alone
-    steps = max(0, n - 1)
-    pre = forecast_terms(prefill_ledger(model, batch, prompt, dtypes), spec, eng, gpus, ep)
+    m, b, g, dt = req.model, req.batch, req.gpus, req.dtypes
+    steps = max(0, req.new_tokens - 1)  # 0 new tokens or 1: the prompt pass alone
+    pre = forecast_terms(prefill_ledger(m, b, req.prompt, dt), spec, eng, g, ep)
     k = min(steps, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
-        context = prompt + 1 + (2 * i + 1) * steps // (2 * k)
-        step = forecast_terms(decode_ledger(model, batch, context, dtypes), spec, eng, gpus, ep)
+        context = req.prompt + 1 + (2 * i + 1) * steps // (2 * k)
+        step = forecast_terms(decode_ledger(m, b, context, dt), spec, eng, g, ep)
         for key, v in step.items():
             total[key] += v / k  # (no step runs when n <= 1)
     t_pre, t_step = sum(pre.values()), sum(total.values())
@@ -511,14 +515,9 @@ EAGLE_HEAD = (
 
 
 def speculate(
-    model: Model,
+    req: Request,
     spec: Roofs,
     eng: EngineRoofs,
-    gpus: int,
-    batch: int,
-    prompt: int,
-    new_tokens: int,
-    dtypes: DTypes,
     draft_len: int,
     acceptance: float,
     draft: Model | None = None,
@@ -530,25 +529,24 @@ def speculate(
     pass is taken at the mean cache, prompt + n / 2 (the terms are linear in the cache).
     `draft`: a separate draft model on the same GPUs (its prefill counted); None: EAGLE_HEAD.
     """
-    plain = forecast(model, spec, eng, gpus, batch, prompt, new_tokens, dtypes, ep)
-    ctx = min(prompt + max(1, new_tokens // 2), model.max_context - draft_len)
-    k1 = draft_len + 1
-    verify = verify_ledger(model, batch, k1, ctx + draft_len, dtypes)
-    verify_s = sum(forecast_terms(verify, spec, eng, gpus, ep).values())
+    model, b, prompt, dt = req.model, req.batch, req.prompt, req.dtypes
+
+    def seconds(led: PassLedger, net: EPNetwork | None = ep) -> float:  # one pass, all terms
+        return sum(forecast_terms(led, spec, eng, req.gpus, net).values())
+
+    plain = forecast(req, spec, eng, ep)
+    ctx = min(prompt + max(1, req.new_tokens // 2), model.max_context - draft_len)
+    verify_s = seconds(verify_ledger(model, b, draft_len + 1, ctx + draft_len, dt))
     if draft is None:
         draft_s, draft_pre, what = plain.decode_step_s / model.n_layers, 0.0, EAGLE_HEAD
         if not plain.decode_step_s:  # one new token: no decode step to take 1 / L of
-            one = decode_ledger(model, batch, prompt + 1, dtypes)
-            draft_s = sum(forecast_terms(one, spec, eng, gpus, ep).values()) / model.n_layers
+            draft_s = seconds(decode_ledger(model, b, prompt + 1, dt)) / model.n_layers
     else:
-        d_ctx = min(ctx, draft.max_context)
-        led = decode_ledger(draft, batch, d_ctx, dtypes)
-        draft_s = sum(forecast_terms(led, spec, eng, gpus).values())
-        pre = prefill_ledger(draft, batch, min(prompt, draft.max_context), dtypes)
-        draft_pre = sum(forecast_terms(pre, spec, eng, gpus).values())
+        draft_s = seconds(decode_ledger(draft, b, min(ctx, draft.max_context), dt), None)
+        draft_pre = seconds(prefill_ledger(draft, b, min(prompt, draft.max_context), dt), None)
         what = f"the draft model {draft.name}, its decode step on the same GPUs"
     e = serving.expected_tokens(acceptance, draft_len)
-    steps = max(0, new_tokens - 1)
+    steps = max(0, req.new_tokens - 1)
     spec_step = draft_len * draft_s + verify_s
     total = plain.prefill_s + draft_pre + steps / e * spec_step
     decode = steps * plain.decode_step_s
@@ -556,13 +554,9 @@ def speculate(
     return Speculation(draft_s, draft_pre, verify_s, e, total, speedup, what)
 
 
-def request_bound(
-    model: Model, roofs: Roofs, gpus: int, batch: int, prompt: int, new_tokens: int, dtypes: DTypes
-) -> float:
+def request_bound(req: Request, roofs: Roofs) -> float:
     """The roofline bound of a whole request on these roofs, in seconds (no engine terms)."""
-    bare = EngineRoofs((), 1.0, 0.0, 0.0, None)
-    f = forecast(model, roofs, bare, gpus, batch, prompt, new_tokens, dtypes)
-    return f.total_s
+    return forecast(req, roofs, EngineRoofs((), 1.0, 0.0, 0.0, None)).total_s
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:

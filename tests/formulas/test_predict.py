@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.formulas import predict
+from common.formulas.predict import Request
 from common.formulas.transformer import DTypes, Op, PassLedger, decode_ledger, prefill_ledger
 from common.hw_specs import A100
 from common.tables import measurements as pub
@@ -189,7 +190,7 @@ TINY = dataclasses.replace(pub.GPT_13B, n_layers=2, d_model=256, n_heads=4, n_kv
 def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
     spec, floor = predict.spec_roofs(A100, "bf16"), 5e-6
     eng = predict.EngineRoofs(((1, 0.5),), 0.8, floor, 1e-3, CURVE, 2e-6)
-    f = predict.forecast(TINY, spec, eng, 2, 3, 100, 8, DTypes())
+    f = predict.forecast(Request(model=TINY, gpus=2, batch=3, prompt=100, new_tokens=8), spec, eng)
 
     def terms(led) -> list[float]:  # by hand: half the peak, 80% of the bandwidth
         slow = spec._replace(peak=spec.peak / 2, mem_bw=0.8 * spec.mem_bw)
@@ -217,7 +218,7 @@ BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 
 def test_forecast_of_many_tokens_samples_the_middle_of_16_bins() -> None:
     roofs = predict.spec_roofs(A100, "bf16")
-    f = predict.forecast(TINY, roofs, BARE, 1, 1, 10, 65, DTypes())
+    f = predict.forecast(Request(model=TINY, prompt=10, new_tokens=65), roofs, BARE)
     # 65 new tokens: 64 decode steps in 16 bins of 4, middle caches 10 + 1 + 2, 6, 10, ..., 62
     sampled = [predict.roofline_time(decode_ledger(TINY, 1, 13 + 4 * i), roofs) for i in range(16)]
     assert f.decode_step_s == pytest.approx(sum(sampled) / 16)
@@ -225,7 +226,7 @@ def test_forecast_of_many_tokens_samples_the_middle_of_16_bins() -> None:
     assert f.decode_step_s == pytest.approx(sum(exact) / 64, rel=1e-3)  # linear in the cache
     assert f.total_s == pytest.approx(f.prefill_s + 64 * f.decode_step_s)
     for n in (0, 1):  # the prompt pass alone yields the first token: no decode step
-        alone = predict.forecast(TINY, roofs, BARE, 1, 1, 10, n, DTypes())
+        alone = predict.forecast(Request(model=TINY, prompt=10, new_tokens=n), roofs, BARE)
         assert alone.decode_step_s == 0.0 and alone.total_s == alone.prefill_s == f.prefill_s
 
 
@@ -304,9 +305,9 @@ def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch,
 
     c, m = get_chip(chip), get_model(model)
     spec = predict.spec_roofs(c, "bf16")
-    f = predict.forecast(m, spec, predict.engine_roofs(c, engine, "bf16", gpus), gpus, batch,
-                         prompt, new, DTypes())  # fmt: skip
-    bound = predict.request_bound(m, spec, gpus, batch, prompt, new, DTypes())
+    req = Request(model=m, gpus=gpus, batch=batch, prompt=prompt, new_tokens=new)
+    f = predict.forecast(req, spec, predict.engine_roofs(c, engine, "bf16", gpus))
+    bound = predict.request_bound(req, spec)
     assert f.prefill_s >= f.bound_prefill_s and f.decode_step_s >= f.bound_decode_step_s
     assert f.total_s >= bound * (1 - 1e-12)
     assert all(v >= 0 for v in (*f.prefill.values(), *f.decode_step.values()))
