@@ -602,7 +602,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         n_g = engines.GEMM_N // degree
         gemm = tuple(
             (m, scale * 2 * m * engines.GEMM_K * n_g / (t.value * peak_bf16))
-            for m, t in zip(terms.gemm_rows, terms.gemm[degree], strict=True)
+            for m, t in zip(engines.GEMM_ROWS, terms.gemm[degree], strict=True)
             if m > 1
         )
         hbm = weight_share(degree)

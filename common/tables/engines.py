@@ -13,6 +13,7 @@ Times are seconds; a figure nobody published is absent, and the forecast says so
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -76,30 +77,64 @@ class Term:
 
 #: The fused gate+up GEMM [M, 4096] x [4096, 22016 / g] of Llama-2-7B on one of g GPUs, bf16.
 GEMM_K, GEMM_N = 4096, 2 * 11008
-
-
-def _gemm(gpu: str, by_degree: Mapping[int, tuple[float, ...]]) -> dict[int, tuple[Term, ...]]:
-    """Per tensor-parallel degree g: the GEMM's time (s) at each of GEMM_ROWS, from ms."""
-    src, k = VIDUR_MLP.format(gpu=gpu), GEMM_K
-    out = {}
-    for g, rows in by_degree.items():
-        n = GEMM_N // g
-        what = [f"gate+up GEMM [{m:,}, {k}] x [{k}, {n:,}], {gpu.upper()}" for m in GEMM_ROWS]
-        out[g] = tuple(Term(w, ms * MS, src) for w, ms in zip(what, rows, strict=True))
-    return out
+#: Its rows M: one row (the weight read), 64 and 128 (the knee lecture 11 finds between
+#: them), then 256 to 4,096.
+GEMM_ROWS = (1, 64, 128, 256, 512, 1024, 2048, 4096)
+#: The smallest kernels at one token, whose mean time is a GPU floor per kernel.
+SMALL_KERNELS = ("RMSNorm", "residual add", "SiLU x up", "rotary embedding")
 
 
 @dataclass(frozen=True)
 class ChipTerms:
     """What one chip generation's kernels measurably reach (None: nobody published it)."""
 
-    gemm: Mapping[int, tuple[Term, ...]]  # TP degree g -> the GEMM_K x GEMM_N / g GEMM's time
-    gemm_rows: tuple[int, ...]  # its rows M, the first one row: a weight-bound kernel (HBM share)
-    small_kernels: tuple[Term, ...]  # the smallest kernels at one token: a GPU floor per kernel
+    gemm: Mapping[int, tuple[Term, ...]]  # TP degree g -> the GEMM's time at each GEMM_ROWS
+    small_kernels: tuple[Term, ...]  # SMALL_KERNELS' times at one token
     allreduce: Mapping[int, tuple[tuple[float, float], ...]] | None
     allreduce_source: str
     measured_on: str  # the chip key whose datasheet the shares are taken against
     note: str = ""  # how the figures reach a chip they were not measured on
+
+
+#: Per generation, vidur's profile (VIDUR_MLP, ms): the GEMM on one of g GPUs at GEMM_ROWS,
+#: by g, and the SMALL_KERNELS.
+VIDUR_MS = {
+    "a100": (
+        {
+            1: (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655),
+            2: (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015),
+            4: (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785),
+            8: (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410),
+        },
+        (0.005, 0.002, 0.007, 0.005),
+    ),
+    "h100": (
+        {
+            1: (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
+            2: (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
+            4: (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
+            8: (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
+        },
+        (0.004, 0.001, 0.006, 0.004),
+    ),
+}
+
+
+def _vidur(gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str,
+           note: str = "") -> ChipTerms:  # fmt: skip
+    """A generation's terms from its VIDUR_MS row, each a Term with its source."""
+    gemm_ms, small_ms = VIDUR_MS[gpu]
+    src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
+    gemm = {
+        g: tuple(
+            Term(f"gate+up GEMM [{m:,}, {k}] x [{k}, {GEMM_N // g:,}], {name}", ms * MS, src)
+            for m, ms in zip(GEMM_ROWS, row, strict=True)
+        )
+        for g, row in gemm_ms.items()
+    }
+    small = tuple(Term(f"{what}, 1 token, {name}", ms * MS, src)
+                  for what, ms in zip(SMALL_KERNELS, small_ms, strict=True))  # fmt: skip
+    return ChipTerms(gemm, small, allreduce, allreduce_source, measured_on, note)
 
 
 #: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100).
@@ -112,51 +147,10 @@ H100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
         (16777216, 114e-6), (67108864, 343e-6)),
 }  # fmt: skip
 
-#: ms of the gate+up GEMM on one of g GPUs, by g, at the rows M (VIDUR_MLP): one row (the
-#: weight read), 64 and 128 (the knee lecture 11 finds between them), then 256 to 4,096.
-GEMM_ROWS = (1, 64, 128, 256, 512, 1024, 2048, 4096)
-_A100_MS = {
-    1: (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655),
-    2: (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015),
-    4: (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785),
-    8: (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410),
-}
-_H100_MS = {
-    1: (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
-    2: (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
-    4: (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
-    8: (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
-}
-_VIDUR_A100 = VIDUR_MLP.format(gpu="a100")
-_VIDUR_H100 = VIDUR_MLP.format(gpu="h100")
-
-A100_TERMS = ChipTerms(
-    _gemm("a100", _A100_MS),
-    GEMM_ROWS,
-    (
-        Term("RMSNorm, 1 token, A100", 0.005 * MS, _VIDUR_A100),
-        Term("residual add, 1 token, A100", 0.002 * MS, _VIDUR_A100),
-        Term("SiLU x up, 1 token, A100", 0.007 * MS, _VIDUR_A100),
-        Term("rotary embedding, 1 token, A100", 0.005 * MS, _VIDUR_A100),
-    ),
-    A100_DGX_ALLREDUCE,
-    "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)",
-    "a100-80gb",
-    "measured on an A100 80GB; the 40GB part has the same SMs",
-)
-H100_TERMS = ChipTerms(
-    _gemm("h100", _H100_MS),
-    GEMM_ROWS,
-    (
-        Term("RMSNorm, 1 token, H100", 0.004 * MS, _VIDUR_H100),
-        Term("residual add, 1 token, H100", 0.001 * MS, _VIDUR_H100),
-        Term("SiLU x up, 1 token, H100", 0.006 * MS, _VIDUR_H100),
-        Term("rotary embedding, 1 token, H100", 0.004 * MS, _VIDUR_H100),
-    ),
-    H100_DGX_ALLREDUCE,
-    VIDUR_ALLREDUCE_H100,
-    "h100",
-)
+A100_TERMS = _vidur("a100", A100_DGX_ALLREDUCE,
+                    "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)", "a100-80gb",
+                    "measured on an A100 80GB; the 40GB part has the same SMs")  # fmt: skip
+H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100")
 H200_NOTE = (
     "measured on an H100 SXM; the H200 has the same GH100 die and NVLink 4 switch, so its "
     "shares of the datasheet are taken as the H100's (no H200 measurement published here)"
@@ -166,7 +160,7 @@ CHIP_TERMS: dict[str, ChipTerms] = {
     "a100": A100_TERMS,
     "a100-80gb": A100_TERMS,
     "h100": H100_TERMS,
-    "h200": ChipTerms(**{**H100_TERMS.__dict__, "note": H200_NOTE}),
+    "h200": dataclasses.replace(H100_TERMS, note=H200_NOTE),
 }
 
 #: The A100 40GB's HBM share is the blog's profile of the very runs lecture 11 checks
@@ -224,11 +218,8 @@ NO_LAUNCH = "CPU cost per kernel launch: none (CUDA graphs or a C++ runtime laun
 
 
 def all_terms() -> list[Term]:
-    """Every figure above, for the calibration test and the sources list."""
-    out = [*HBM_SHARE_CALIBRATION.values(), KIPPLY_TWO_GPU_SHARE]
-    for t in dict.fromkeys(id(c) for c in CHIP_TERMS.values()):
-        c = next(c for c in CHIP_TERMS.values() if id(c) == t)
-        out += [*(t for g in c.gemm.values() for t in g), *c.small_kernels]
-    for e in ENGINES.values():
-        out += [t for t in (e.step, e.launch) if t is not None]
-    return out
+    """Every figure above, once each, for the calibration test and the sources list."""
+    chips = [t for c in CHIP_TERMS.values() for g in (*c.gemm.values(), c.small_kernels) for t in g]
+    engine = [t for e in ENGINES.values() for t in (e.step, e.launch) if t is not None]
+    return list(dict.fromkeys([*HBM_SHARE_CALIBRATION.values(), KIPPLY_TWO_GPU_SHARE, *chips,
+                               *engine]))  # fmt: skip
