@@ -28,7 +28,7 @@ step). Add ``--png`` to save ``14_cost_per_token.png`` (needs matplotlib) into
 
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
-from common.shell import cli
+from common.shell.llm_flags import parse_serving_args, serving_parser
 
 # sphinx_gallery_start_ignore
 ABOUT = {
@@ -40,59 +40,24 @@ ABOUT = {
 
 def make_parser():
     """The lecture's flags (--help): model, chip, price, request lengths, batch, budget."""
-    from common.hw_specs import CHIPS
-    from common.tables.models import MODELS, MOE_MODELS
-
-    models = (*MODELS, *MOE_MODELS)
-    parser = cli.lecture_parser(__doc__)
-    add = parser.add_argument
-    add("--model", type=cli.one_of(models, "model"), default="llama-3-8b",
-        help=f"model from the model table: {', '.join(models)} (default: llama-3-8b)")  # fmt: skip
-    add("--chip", type=cli.one_of(CHIPS, "chip"), default="h100",
-        help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)")  # fmt: skip
-    add("--price", type=cli.number_in(0, 1000, "price"), default=2.0, metavar="USD",
-        help="dollars per GPU-hour (default: %(default)s; the price DeepSeek assumes)")  # fmt: skip
-    add("--prompt", type=cli.positive_int, default=2048, metavar="TOKENS",
-        help="prompt tokens per request (default: 2048)")  # fmt: skip
-    add("--output", type=cli.positive_int, default=512, metavar="TOKENS",
-        help="output tokens per request (default: 512)")  # fmt: skip
-    add("--batch", type=cli.batch_size, default=64, metavar="B",
-        help="sequences decoding together (default: 64)")  # fmt: skip
-    add("--budget", type=cli.positive_int, default=2048, metavar="TOKENS",
-        help="tokens a continuous-batching step takes (default: 2048)")  # fmt: skip
-    cli.add_png_flags(parser)
-    return parser
+    return serving_parser(__doc__)
 
 
 # sphinx_gallery_end_ignore
 parser = make_parser()
-args = cli.parse_args(parser)  # the flags (--help): a bad value is one line
+args, model, chip = parse_serving_args(parser)  # the flags (--help): a bad value is one line
 
 from common.formulas import serving
 from common.formulas import transformer as llm
 from common.formulas.predict import roofline_time, spec_roofs
-from common.hw_specs import get_chip
 from common.present.display import show
 from common.tables import measurements as published
 from common.tables.models import MODELS, QWEN3_30B_A3B, get_model
 from lectures.words import serving_a_fleet as page
 
-model, chip = get_model(args.model), get_chip(args.chip)
 P, N, B, budget = args.prompt, args.output, args.batch, args.budget
 S = P + N // 2  # a decoding sequence's cache at the middle of its output
 dtypes, roofs = llm.DTypes(), spec_roofs(chip, "bf16")
-# sphinx_gallery_start_ignore
-if model.max_context < P + N - 1:
-    parser.error(
-        f"argument --output: {P} prompt + {N} output tokens need {P + N - 1} positions, past "
-        f"{model.name}'s window of {model.max_context}"
-    )
-if budget <= B or budget > model.max_context:
-    parser.error(
-        f"argument --budget: {budget} must exceed --batch ({B}), the decode tokens of a step, "
-        f"and stay within {model.name}'s window of {model.max_context}"
-    )
-# sphinx_gallery_end_ignore
 gpus = serving.gpus_to_hold(model, chip, S, dtypes)  # the fewest GPUs that hold the model
 wall = serving.largest_batch_on(model, chip, gpus, S, dtypes) if gpus else 0
 # sphinx_gallery_start_ignore

@@ -1,4 +1,4 @@
-"""The command line of the LLM lectures (06, 07, 08): one set of flags, checked once.
+"""The command line of the LLM lectures (06-08, 13, 14): one set of flags, checked once.
 
 ``--model``, ``--chip``, ``--precision`` (the chip's compute precision), ``--weights``
 and ``--kv`` (storage precisions), ``--context``, ``--batch``, and ``--png`` /
@@ -10,6 +10,7 @@ what is wrong: the flag typed, or the default when the model table's window is s
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from typing import Any
 
 from common.hw_specs import CHIPS, Chip, get_chip
@@ -30,14 +31,24 @@ class _Typed(argparse.Action):
         namespace.context, namespace.context_typed = values, True
 
 
+def _model_and_chip(doc: str | None, models: Iterable[str], default: str,
+                    what: str = "model") -> cli.LectureParser:  # fmt: skip
+    """A lecture's parser with --model (one of `models`) and --chip (default h100)."""
+    parser = cli.lecture_parser(doc)
+    models = tuple(models)
+    parser.add_argument("--model", type=cli.one_of(models, "model"), default=default,
+                        help=f"{what} from the model table: {', '.join(models)} "
+                        f"(default: {default})")  # fmt: skip
+    parser.add_argument("--chip", type=cli.one_of(CHIPS, "chip"), default="h100",
+                        help=f"chip from the hardware table: {', '.join(CHIPS)} "
+                        "(default: h100)")  # fmt: skip
+    return parser
+
+
 def llm_parser(doc: str | None) -> cli.LectureParser:
     """The LLM lectures' parser: model, chip, precisions, context, batch, --png/--outdir."""
-    parser = cli.lecture_parser(doc)
+    parser = _model_and_chip(doc, MODELS, "llama-3-8b")
     add = parser.add_argument
-    add("--model", type=cli.one_of(MODELS, "model"), default="llama-3-8b",
-        help=f"model from the model table: {', '.join(MODELS)} (default: llama-3-8b)")  # fmt: skip
-    add("--chip", type=cli.one_of(CHIPS, "chip"), default="h100",
-        help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)")  # fmt: skip
     add("--precision", type=cli.one_of(COMPUTE, "precision"), default="bf16",
         help="compute precision; must be one the chip has a peak for (default: bf16)")  # fmt: skip
     add("--weights", type=cli.one_of(STORAGE, "weight precision"), default=None,
@@ -75,13 +86,8 @@ def parse_llm_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, s
 
 def moe_parser(doc: str | None) -> cli.LectureParser:
     """Lecture 13's parser: a mixture of experts, chip, precision, context, batch, --ep."""
-    parser = cli.lecture_parser(doc)
+    parser = _model_and_chip(doc, MOE_MODELS, "deepseek-v3", "mixture of experts")
     add = parser.add_argument
-    add("--model", type=cli.one_of(MOE_MODELS, "model"), default="deepseek-v3",
-        help=f"mixture of experts from the model table: {', '.join(MOE_MODELS)} "
-        "(default: deepseek-v3)")  # fmt: skip
-    add("--chip", type=cli.one_of(CHIPS, "chip"), default="h100",
-        help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)")  # fmt: skip
     add("--precision", type=cli.one_of(COMPUTE, "precision"), default="bf16",
         help="compute and weight precision, one the chip has (default: bf16)")  # fmt: skip
     add("--context", type=cli.positive_int, default=CONTEXT, metavar="TOKENS",
@@ -114,3 +120,37 @@ def parse_moe_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, s
     if chip.link_bw_figure is None:
         parser.error(f"argument --chip: {chip.name} has no link bandwidth for expert parallelism")
     return args, model, chip, precision
+
+
+def serving_parser(doc: str | None) -> cli.LectureParser:
+    """Lecture 14's parser: any model of the table, chip, price, request lengths, batch, budget."""
+    parser = _model_and_chip(doc, (*MODELS, *MOE_MODELS), "llama-3-8b")
+    add = parser.add_argument
+    add("--price", type=cli.number_in(0, 1000, "price"), default=2.0, metavar="USD",
+        help="dollars per GPU-hour (default: %(default)s; the price DeepSeek assumes)")  # fmt: skip
+    add("--prompt", type=cli.positive_int, default=2048, metavar="TOKENS",
+        help="prompt tokens per request (default: 2048)")  # fmt: skip
+    add("--output", type=cli.positive_int, default=512, metavar="TOKENS",
+        help="output tokens per request (default: 512)")  # fmt: skip
+    add("--batch", type=cli.batch_size, default=64, metavar="B",
+        help="sequences decoding together (default: 64)")  # fmt: skip
+    add("--budget", type=cli.positive_int, default=2048, metavar="TOKENS",
+        help="tokens a continuous-batching step takes (default: 2048)")  # fmt: skip
+    cli.add_png_flags(parser)
+    return parser
+
+
+def parse_serving_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip]:
+    """Parse and check `serving_parser`'s flags against the model's window: (the flags, the
+    model, the chip)."""
+    args = cli.parse_args(parser)
+    model, chip = get_model(args.model), get_chip(args.chip)
+    P, N, window = args.prompt, args.output, model.max_context
+    if window < P + N - 1:
+        parser.error(f"argument --output: {P} prompt + {N} output tokens need {P + N - 1} "
+                     f"positions, past {model.name}'s window of {window}")  # fmt: skip
+    if args.budget <= args.batch or args.budget > window:
+        parser.error(f"argument --budget: {args.budget} must exceed --batch ({args.batch}), "
+                     "the decode tokens of a step, and stay within "
+                     f"{model.name}'s window of {window}")  # fmt: skip
+    return args, model, chip
