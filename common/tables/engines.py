@@ -96,55 +96,44 @@ class ChipTerms:
     note: str = ""  # how the figures reach a chip they were not measured on
 
 
-#: Per generation, vidur's profile (VIDUR_MLP, ms): the GEMM on one of g GPUs at GEMM_ROWS,
-#: by g, and the SMALL_KERNELS.
-VIDUR_MS = {
-    "a100": (
-        {
-            1: (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655),
-            2: (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015),
-            4: (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785),
-            8: (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410),
-        },
-        (0.005, 0.002, 0.007, 0.005),
-    ),
-    "h100": (
-        {
-            1: (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
-            2: (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
-            4: (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
-            8: (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
-        },
-        (0.004, 0.001, 0.006, 0.004),
-    ),
+#: vidur's profile (VIDUR_MLP), ms: the GEMM on one of g GPUs at GEMM_ROWS, by (generation, g),
+VIDUR_GEMM_MS = {
+    ("a100", 1): (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655),
+    ("a100", 2): (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015),
+    ("a100", 4): (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785),
+    ("a100", 8): (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410),
+    ("h100", 1): (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
+    ("h100", 2): (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
+    ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
+    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
 }
+#: and the SMALL_KERNELS at one token, by generation.
+VIDUR_SMALL_MS = {"a100": (0.005, 0.002, 0.007, 0.005), "h100": (0.004, 0.001, 0.006, 0.004)}
 
 
 def _vidur(gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str,
            note: str = "") -> ChipTerms:  # fmt: skip
-    """A generation's terms from its VIDUR_MS row, each a Term with its source."""
-    gemm_ms, small_ms = VIDUR_MS[gpu]
+    """A generation's terms from vidur's profile of it, each a Term with its source."""
     src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
     gemm = {
         g: tuple(
             Term(f"gate+up GEMM [{m:,}, {k}] x [{k}, {GEMM_N // g:,}], {name}", ms * MS, src)
             for m, ms in zip(GEMM_ROWS, row, strict=True)
         )
-        for g, row in gemm_ms.items()
+        for (chip, g), row in VIDUR_GEMM_MS.items()
+        if chip == gpu
     }
     small = tuple(Term(f"{what}, 1 token, {name}", ms * MS, src)
-                  for what, ms in zip(SMALL_KERNELS, small_ms, strict=True))  # fmt: skip
+                  for what, ms in zip(SMALL_KERNELS, VIDUR_SMALL_MS[gpu], strict=True))  # fmt: skip
     return ChipTerms(gemm, small, allreduce, allreduce_source, measured_on, note)
 
 
-#: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100).
+#: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100):
+#: microseconds at each of these sizes.
 H100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
-    2: ((16384, 31e-6), (131072, 11e-6), (1048576, 43e-6), (4194304, 42e-6),
-        (16777216, 74e-6), (67108864, 245e-6)),
-    4: ((16384, 38e-6), (131072, 41e-6), (1048576, 41e-6), (4194304, 47e-6),
-        (16777216, 93e-6), (67108864, 315e-6)),
-    8: ((16384, 33e-6), (131072, 27e-6), (1048576, 33e-6), (4194304, 51e-6),
-        (16777216, 114e-6), (67108864, 343e-6)),
+    g: tuple(zip((2**14, 2**17, 2**20, 2**22, 2**24, 2**26), (t / 1e6 for t in us), strict=True))
+    for g, us in {2: (31, 11, 43, 42, 74, 245), 4: (38, 41, 41, 47, 93, 315),
+                  8: (33, 27, 33, 51, 114, 343)}.items()
 }  # fmt: skip
 
 A100_TERMS = _vidur("a100", A100_DGX_ALLREDUCE,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from common.tables import slips
 from common.tables.validate import positive_int
@@ -343,16 +343,16 @@ def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
     if n_kv_heads == model.n_kv_heads:
         return model
     kind = "MHA" if n_kv_heads == model.n_heads else f"{n_kv_heads} KV heads"
-    return dataclasses.replace(
-        model,
-        name=f"{model.name} ({kind})",
-        key=f"{model.key}-kv{n_kv_heads}",
-        n_kv_heads=n_kv_heads,
-        published_params=None,
-        published_active=None,
-        params_source="",
-        note=f"{model.name} with {n_kv_heads} KV heads (a what-if, not a released model)",
-    )
+    return what_if(model, f"{model.name} ({kind})", f"{model.key}-kv{n_kv_heads}",
+                   f"{model.name} with {n_kv_heads} KV heads (a what-if, not a released model)",
+                   n_kv_heads=n_kv_heads)  # fmt: skip
+
+
+def what_if(model: Model, name: str, key: str, note: str, **changes: Any) -> Model:
+    """`model` with `changes` under a new name and key, its published counts dropped."""
+    return dataclasses.replace(model, name=name, key=key, published_params=None,
+                               published_active=None, params_source="", note=note,
+                               **changes)  # fmt: skip
 
 
 def with_full_mha(model: Model) -> Model:
@@ -380,20 +380,17 @@ def shrunk(model: Model, factor: int, n_layers: int | None = None) -> Model:
     """A small what-if of the same shape: d_model, d_ff, the vocabulary and both head counts
     (at least 1) divided by `factor`, the head size kept; n_layers (default L / factor)."""
     f = positive_int(factor, "shrink factor")
-    return dataclasses.replace(
+    return what_if(
         model,
-        name=f"{model.name} / {f}",
-        key=f"{model.key}-div{f}",
+        f"{model.name} / {f}",
+        f"{model.key}-div{f}",
+        f"{model.name} with its widths divided by {f} (a what-if, not a released model)",
         n_layers=positive_int(n_layers or max(1, model.n_layers // f), "layers"),
         d_model=model.d_model // f,
         n_heads=max(1, model.n_heads // f),
         n_kv_heads=max(1, model.n_kv_heads // f),
         d_ff=model.d_ff // f,
         vocab_size=model.vocab_size // f,
-        published_params=None,
-        published_active=None,
-        params_source="",
-        note=f"{model.name} with its widths divided by {f} (a what-if, not a released model)",
     )
 
 
@@ -402,10 +399,11 @@ def dense_twin(model: Model) -> Model:
     d_ff = k d_ff_expert + d_ff_shared (the router and the idle experts gone); a what-if."""
     if not model.n_experts:
         return model
-    return dataclasses.replace(
+    return what_if(
         model,
-        name=f"dense {model.name} twin",
-        key=f"{model.key}-dense",
+        f"dense {model.name} twin",
+        f"{model.key}-dense",
+        f"{model.name} with one dense MLP as wide as a token's experts (a what-if)",
         d_ff=model.experts_per_token * model.d_ff_expert + model.d_ff_shared,
         n_experts=0,
         experts_per_token=0,
@@ -413,8 +411,4 @@ def dense_twin(model: Model) -> Model:
         d_ff_shared=0,
         dense_layers=0,
         router_bias=False,
-        published_params=None,
-        published_active=None,
-        params_source="",
-        note=f"{model.name} with one dense MLP as wide as a token's experts (a what-if)",
     )
