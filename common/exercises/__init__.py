@@ -77,9 +77,7 @@ from common.tables.units import GIB
 FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
 
 
-# ---------------------------------------------------------------------------
-# Data model
-# ---------------------------------------------------------------------------
+# --- Data model --------------------------------------------------------------
 class Table(NamedTuple):
     """A small table inside an answer: header cells and rows of text cells."""
 
@@ -173,9 +171,7 @@ def _f1(x: float) -> str:
     return f"{x:,.1f}"
 
 
-# ---------------------------------------------------------------------------
-# The article's operators (bf16) and the GEMM crossover
-# ---------------------------------------------------------------------------
+# --- The article's operators (bf16) and the GEMM crossover -------------------
 def article_operators() -> list[tuple[str, float, float]]:
     """The article's operator ledger in bf16: (name, FLOPs, bytes)."""
     return [
@@ -209,9 +205,7 @@ def gemm_crossover(
     return (ms[-1], None) if cross is None else (cross.before, cross.first)
 
 
-# ---------------------------------------------------------------------------
-# Article exercise 1: lecture 01's percentage of the bound
-# ---------------------------------------------------------------------------
+# --- Article exercise 1: lecture 01's percentage of the bound ----------------
 NOISY_BELOW = 0.85  # a roof's own operation below this share of its bound ran on a busy machine
 
 
@@ -299,9 +293,7 @@ def _solve_percent_of_bound() -> Answer:
     )
 
 
-# ---------------------------------------------------------------------------
-# Article exercise 2: the batch sweep's ridge crossing
-# ---------------------------------------------------------------------------
+# --- Article exercise 2: the batch sweep's ridge crossing --------------------
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SWEEP_DIM = 4096  # the article's weight W[4096, 4096]
 
@@ -367,9 +359,7 @@ def _solve_sweep_crossing() -> Answer:
     return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, d, batches, throughputs)
 
 
-# ---------------------------------------------------------------------------
-# Article exercise 3: A100 with H100's fp8 peak
-# ---------------------------------------------------------------------------
+# --- Article exercise 3: A100 with H100's fp8 peak ---------------------------
 def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak.
 
@@ -427,25 +417,14 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
         f"{fmt_bw(h100.mem_bw)}.",
     )
-    return Answer(
-        steps=steps,
-        values={
-            "ridge_before": r0,
-            "ridge_after": r1,
-            "before": c0,
-            "after": c1,
-            "flipped": [f.rsplit(" (", 1)[0] for f in flipped],
-            "already": already,
-        },
-        formula=r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}(M) = "
-        r"\frac{2MNK}{2(MK + KN + MN)}",
-        table=Table(("operator", "I (FLOP/B)", "bound before", "bound after"), tuple(rows)),
-    )
+    values = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1,
+              "flipped": [f.rsplit(" (", 1)[0] for f in flipped], "already": already}  # fmt: skip
+    table = Table(("operator", "I (FLOP/B)", "bound before", "bound after"), tuple(rows))
+    return Answer(steps, values, r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
+                  r"(M) = \frac{2MNK}{2(MK + KN + MN)}", table)  # fmt: skip
 
 
-# ---------------------------------------------------------------------------
-# The lecture script's exercises (critical batch on TPU v5e; per-example matrices)
-# ---------------------------------------------------------------------------
+# --- The lecture script's exercises (critical batch on TPU v5e; per-example matrices) ---
 MATMUL_DIM = 8192  # K = N = 8192, the lecture script's layer
 EXERCISE_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
 H200_BUDGET_GIB = 130  # an H200's 141 GB (131 GiB) less a reserve: lecture 03 works 78 GiB
@@ -483,12 +462,9 @@ def critical_batch_answer(
             "climbs that high."
         ),
     )
-    return Answer(
-        steps=steps,
-        values={"ridge": ridge, "critical_batch": exact, "approximation": approx},
-        formula=r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
-        r"\frac{P_{\text{peak}}}{\beta}",
-    )
+    values = {"ridge": ridge, "critical_batch": exact, "approximation": approx}
+    return Answer(steps, values, r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
+                  r"\frac{P_{\text{peak}}}{\beta}")  # fmt: skip
 
 
 def per_example_matrices_answer(
@@ -516,17 +492,11 @@ def per_example_matrices_answer(
         )
         + " Decode attention over a per-sequence KV cache has the same shape.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"I = \frac{2BKN}{b\,(BK + BKN + BN)} \approx \frac{2}{b} = 1 \text{ (bf16)}",
-        table=Table(("batch B", "I (FLOP/B)"), tuple(rows)),
-    )
+    formula = r"I = \frac{2BKN}{b\,(BK + BKN + BN)} \approx \frac{2}{b} = 1 \text{ (bf16)}"
+    return Answer(steps, values, formula, Table(("batch B", "I (FLOP/B)"), tuple(rows)))
 
 
-# ---------------------------------------------------------------------------
-# This course's exercises
-# ---------------------------------------------------------------------------
+# --- This course's exercises -------------------------------------------------
 def h200_vs_h100_answer(
     n_params: float = 7e9, weight_bytes: float = 2, dim: int = MATMUL_DIM
 ) -> Answer:
@@ -587,15 +557,9 @@ def h200_vs_h100_answer(
         f"H200, {speed(h100['decode_s'], h200['decode_s'])}"
         + (": decode follows the bandwidth ratio, not the compute ratio." if memory else "."),
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"T_{\text{decode step}} \geq \frac{N_{\text{params}}\, b_w}{\beta}",
-        table=Table(
-            ("chip", "bandwidth", "I* bf16", "critical batch", "decode step bound"),
-            tuple(rows),
-        ),
-    )
+    headers = ("chip", "bandwidth", "I* bf16", "critical batch", "decode step bound")
+    formula = r"T_{\text{decode step}} \geq \frac{N_{\text{params}}\, b_w}{\beta}"
+    return Answer(steps, values, formula, Table(headers, tuple(rows)))
 
 
 def gqa_decode_answer(
@@ -633,13 +597,9 @@ def gqa_decode_answer(
         + ", and fewer KV heads help by shrinking the cache (the last column, per token and "
         "layer) that every step must read.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = \frac{H_q}{H_{kv}} "
-        r"\text{ (bf16)}",
-        table=Table(("attention", "I (FLOP/B)", "KV bytes per token and layer"), tuple(rows)),
-    )
+    table = Table(("attention", "I (FLOP/B)", "KV bytes per token and layer"), tuple(rows))
+    return Answer(steps, values, r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = "
+                  r"\frac{H_q}{H_{kv}} \text{ (bf16)}", table)  # fmt: skip
 
 
 def largest_batch_answer(
@@ -669,12 +629,9 @@ def largest_batch_answer(
         "Cutting the overhead (what paged KV-cache allocation does) buys more concurrent "
         "sequences than any kernel tuning could: here capacity, not speed, sets the batch.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"N b_w + 2BSLd_{kv}b_{kv} + BSa + \rho\,(\ldots) \;\leq\; \text{budget}",
-        table=Table(("overhead", "largest batch", "its total", "one more"), tuple(rows)),
-    )
+    table = Table(("overhead", "largest batch", "its total", "one more"), tuple(rows))
+    formula = r"N b_w + 2BSLd_{kv}b_{kv} + BSa + \rho\,(\ldots) \;\leq\; \text{budget}"
+    return Answer(steps, values, formula, table)
 
 
 def bandwidth_2x_answer() -> Answer:
@@ -697,12 +654,9 @@ def bandwidth_2x_answer() -> Answer:
         "An operator close to the ridge gains less than 2x from either, because the other "
         "roof soon takes over.",
     )
-    return Answer(
-        steps=steps,
-        values={"bandwidth": gain_bw, "compute": gain_compute},
-        formula=r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)",
-        table=Table(("operator", "I / I*", "2x compute", "2x bandwidth"), tuple(rows)),
-    )
+    table = Table(("operator", "I / I*", "2x compute", "2x bandwidth"), tuple(rows))
+    formula = r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)"
+    return Answer(steps, {"bandwidth": gain_bw, "compute": gain_compute}, formula, table)
 
 
 def sharded_matmul_answer(d_example: int = 4096) -> Answer:
@@ -722,21 +676,13 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
         f"For a layer with K = {d_example:,}, the last column says which side bounds the "
         "step. Slow links need much wider layers before sharding pays.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} \geq 1 "
-        r"\iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
-        table=Table(
-            ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}"),
-            tuple(rows),
-        ),
-    )
+    headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
+    return Answer(steps, values, r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} "
+                  r"\geq 1 \iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
+                  Table(headers, tuple(rows)))  # fmt: skip
 
 
-# ---------------------------------------------------------------------------
-# Lecture 10: tiled attention with finite on-chip memory
-# ---------------------------------------------------------------------------
+# --- Lecture 10: tiled attention with finite on-chip memory ------------------
 def tiled_compute_bound_answer(
     chip: Chip | None = None, n: int = 8192, d_head: int = 128, precision: str = "fp8"
 ) -> Answer:
@@ -794,13 +740,10 @@ def tiled_compute_bound_answer(
             + " Real kernels also keep S and the accumulator in registers, and the L2 cache "
             "serves rereads.",
         ]
-    return Answer(
-        steps=tuple(steps),
-        values=values,
-        formula=r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
-        r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))",
-        table=Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows)),
-    )
+    table = Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows))
+    return Answer(tuple(steps), values,
+                  r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
+                  r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))", table)  # fmt: skip
 
 
 def _one_byte_less(n: int, d_head: int, need: int, b: float, flops: float) -> str:
@@ -884,18 +827,13 @@ def tiled_head_dim_answer(
         f"F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the "
         f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
-        r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}",
-        table=Table(("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), tuple(rows)),
-    )
+    table = Table(("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), tuple(rows))
+    return Answer(steps, values,
+                  r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
+                  r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}", table)  # fmt: skip
 
 
-# ---------------------------------------------------------------------------
-# The list the docs render
-# ---------------------------------------------------------------------------
+# --- The list the docs render ------------------------------------------------
 _MATCH_FORMULA = {
     "peak": r"\sum_{ops} \max\left(\frac{F}{e P}, \frac{D}{\beta}\right) + T_{fixed} = T_{meas}",
     "mem_bw": r"\sum_{ops} \max\left(\frac{F}{P}, \frac{D}{e \beta}\right) + T_{fixed} = T_{meas}",
@@ -951,11 +889,8 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
                     else "the run does better than the achievable figure used."
                 )
             )
-    return Answer(
-        steps=tuple(steps),
-        values={"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec},
-        formula=_MATCH_FORMULA[which],
-    )
+    values = {"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec}
+    return Answer(tuple(steps), values, _MATCH_FORMULA[which])
 
 
 ARTICLE = "the article"
@@ -1089,9 +1024,7 @@ def get_exercise(key: str) -> Exercise:
     )
 
 
-# ---------------------------------------------------------------------------
-# Lecture 12: the profiler's FLOPs, and decode against the context length
-# ---------------------------------------------------------------------------
+# --- Lecture 12: the profiler's FLOPs, and decode against the context length ---
 PROFILED_SHRINK = 4  # lecture 12's default --shrink
 
 
@@ -1135,12 +1068,9 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
         "attention's share of the pass grows with S: an MFU from the profiler's count would "
         "credit the model with work it throws away. Take the model's FLOPs and the wall time.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H \frac{S(S+1)}{2} d_h",
-        table=Table(("prompt", "ledger FLOP", "profiler FLOP", "extra / pass"), tuple(rows)),
-    )
+    table = Table(("prompt", "ledger FLOP", "profiler FLOP", "extra / pass"), tuple(rows))
+    formula = r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H \frac{S(S+1)}{2} d_h"
+    return Answer(steps, values, formula, table)
 
 
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
@@ -1180,17 +1110,12 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
         + (f", beyond the model's {m.max_context:,}-token window" if even > m.max_context else "")
         + "; past it, a step pays more for attention's reads than for the weights.",
     )
-    return Answer(
-        steps=steps,
-        values={**values, "even_context": even},
-        formula=r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}",
-        table=Table(("context", "bytes per step", "KV share", "time bound"), tuple(rows)),
-    )
+    table = Table(("context", "bytes per step", "KV share", "time bound"), tuple(rows))
+    formula = r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}"
+    return Answer(steps, {**values, "even_context": even}, formula, table)
 
 
-# ---------------------------------------------------------------------------
-# Lecture 13: a mixture of experts
-# ---------------------------------------------------------------------------
+# --- Lecture 13: a mixture of experts ----------------------------------------
 def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     """Mixtral's experts against its dense twin: critical batches in fp8 on `chip` (H100)."""
     from common.formulas.transformer import DTypes, expert_critical_batch
@@ -1218,12 +1143,9 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
             f"{'narrower than' if f < dense_twin(m).d_ff else 'as wide as'} the twin's MLP, "
             "so its activations weigh more per FLOP."
         )
-    return Answer(
-        steps=tuple(steps),
-        values={"ridge": ridge, "experts": moe, "twin": twin},
-        formula=r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
-        r"\geq \frac{P_{\text{peak}}}{\beta}",
-    )
+    return Answer(tuple(steps), {"ridge": ridge, "experts": moe, "twin": twin},
+                  r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
+                  r"\geq \frac{P_{\text{peak}}}{\beta}")  # fmt: skip
 
 
 def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
@@ -1250,8 +1172,5 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
         f"{ratio(gpu)} the fair share: every GPU waits for it, so the experts' part of the "
         f"step takes {ratio(gpu)} its balanced time.",
     )
-    return Answer(
-        steps=steps,
-        values={"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu},
-        formula=r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B",
-    )
+    values = {"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu}
+    return Answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")
