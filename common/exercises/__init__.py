@@ -507,15 +507,8 @@ def h200_vs_h100_answer(
         crit = critical_batch(dim, dim, ridge)
         t_decode = n_params * weight_bytes / chip.mem_bw
         values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
-        rows.append(
-            (
-                chip.name,
-                fmt_bw(chip.mem_bw),
-                _f1(ridge),
-                fmt_batch(crit, "never"),
-                fmt_time(t_decode),
-            )
-        )
+        rows.append((chip.name, fmt_bw(chip.mem_bw), _f1(ridge), fmt_batch(crit, "never"),
+                     fmt_time(t_decode)))  # fmt: skip
     h100, h200 = values["h100"], values["h200"]
     speedup = h100["decode_s"] / h200["decode_s"]
     values["decode_speedup"] = speedup
@@ -531,13 +524,8 @@ def h200_vs_h100_answer(
     )
     i_decode = 2 / weight_bytes  # one multiply-add (2 FLOP) per weight read
     memory = min(h100["ridge"], h200["ridge"]) > i_decode
-    if b0 is not None and b1 is not None and b0 != b1:
-        need = (
-            f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor "
-            "cores busy"
-        )
-    else:
-        need = ""
+    need = (f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor "
+            "cores busy" if b0 is not None and b1 is not None and b0 != b1 else "")  # fmt: skip
     steps = (
         (
             "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
@@ -702,16 +690,9 @@ def tiled_compute_bound_answer(
             continue
         blocks = attention_io.block_sizes(n, d_head, m, b)
         d = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
-        rows.append(
-            (
-                label,
-                fmt_bytes(m, True, digits=0),
-                f"{blocks.rows} x {blocks.cols}",
-                str(attention_io.kv_reads(n, blocks.rows, blocks.cols)),
-                fmt_bytes(d),
-                _f1(intensity(flops, d)),
-            )
-        )
+        rows.append((label, fmt_bytes(m, True, digits=0), f"{blocks.rows} x {blocks.cols}",
+                     str(attention_io.kv_reads(n, blocks.rows, blocks.cols)), fmt_bytes(d),
+                     _f1(intensity(flops, d))))  # fmt: skip
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
     steps = [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
@@ -791,16 +772,10 @@ def tiled_head_dim_answer(
             continue
         flops = attention_counts(n, d, b)[0]
         traffic = attention_io.tiled_traffic(n, d, blocks.rows, blocks.cols, b)
-        values[d] = (blocks.rows, blocks.cols, traffic, intensity(flops, traffic))
-        rows.append(
-            (
-                str(d),
-                f"{blocks.rows} x {blocks.cols}",
-                fmt_bytes(traffic),
-                _f1(intensity(flops, traffic)),
-                bound_of(intensity(flops, traffic), ridge),
-            )
-        )
+        i = intensity(flops, traffic)
+        values[d] = (blocks.rows, blocks.cols, traffic, i)
+        rows.append((str(d), f"{blocks.rows} x {blocks.cols}", fmt_bytes(traffic), _f1(i),
+                     bound_of(i, ridge)))  # fmt: skip
     growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(values)]
     mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
     exact = all(f"{g:.1f}" == "4.0" for g in growth)
@@ -1049,14 +1024,8 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
             "profiler": full,
             "extra_share": (full - causal) / ledger.flops,
         }
-        rows.append(
-            (
-                f"{S:,}",
-                fmt_flops(causal, 1),
-                fmt_flops(full, 1),
-                fmt_pct((full - causal) / ledger.flops, 1),
-            )
-        )
+        rows.append((f"{S:,}", fmt_flops(causal, 1), fmt_flops(full, 1),
+                     fmt_pct((full - causal) / ledger.flops, 1)))  # fmt: skip
     steps = (
         f"{m.name} has {m.n_layers} layers of {m.n_heads} query heads of {m.d_head}. A head's "
         "Q K^T is a [S, d_h] x [d_h, S] matmul, 2 S^2 d_h FLOPs, and P V the same: that is "
