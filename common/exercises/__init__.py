@@ -27,28 +27,7 @@ from typing import Any, NamedTuple
 
 from common import hw_specs
 from common.files.calibration import saved_calibration
-from common.formulas import attention_io
-from common.formulas.ledger import (
-    attention_counts,
-    elementwise_counts,
-    kv_cache_bytes,
-    largest_batch_that_fits,
-    layernorm_counts,
-    model_ledger,
-    softmax_counts,
-)
-from common.formulas.roofline import (
-    batched_matvec_counts,
-    bound_of,
-    critical_batch,
-    decode_attention_counts,
-    gemm_counts,
-    intensity,
-    matmul_counts,
-    network_critical_dim,
-    ridge_point,
-    speedup_2x,
-)
+from common.formulas import attention_io, ledger, roofline
 from common.formulas.thresholds import crossover
 from common.hw_specs import Chip
 from common.present.claims import (
@@ -63,15 +42,7 @@ from common.present.claims import (
     than,
 )
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
-from common.tables import shipped
-from common.tables.assumptions import (
-    ARTICLE_7B,
-    ARTICLE_BUDGET_GIB,
-    ARTICLE_OVERHEAD_RATE,
-    EXAMPLE_BANDWIDTH,
-    EXAMPLE_MATMUL,
-    LOW_OVERHEAD_RATE,
-)
+from common.tables import assumptions, shipped
 from common.tables.units import GIB
 
 FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
@@ -116,12 +87,14 @@ class Calibration(NamedTuple):
     @property
     def ridge(self) -> float:
         """Measured ridge point I* = P / beta, in FLOP/byte."""
-        return ridge_point(self.matmul_flops_per_s, self.bandwidth_bytes_per_s)
+        return roofline.ridge_point(self.matmul_flops_per_s, self.bandwidth_bytes_per_s)
 
 
 #: The article's laptop measurement, used only when this machine has no results file.
 EXAMPLE_CALIBRATION = Calibration(
-    EXAMPLE_BANDWIDTH.value, EXAMPLE_MATMUL.value, "an example laptop (the article's probe)"
+    assumptions.EXAMPLE_BANDWIDTH.value,
+    assumptions.EXAMPLE_MATMUL.value,
+    "an example laptop (the article's probe)",
 )
 
 
@@ -175,14 +148,14 @@ def _f1(x: float) -> str:
 def article_operators() -> list[tuple[str, float, float]]:
     """The article's operator ledger in bf16: (name, FLOPs, bytes)."""
     return [
-        ("elementwise add, n = 16,000,000", *elementwise_counts(16_000_000)),
-        ("LayerNorm [4096, 3072]", *layernorm_counts(4096, 3072)),
-        ("softmax [4096, 4096], fused", *softmax_counts(4096, 4096, fused=True)),
-        ("softmax [4096, 4096], naive", *softmax_counts(4096, 4096, fused=False)),
-        ("GEMM 512 x 4096 x 4096", *gemm_counts(512, 4096, 4096)),
-        ("GEMM 4096 x 4096 x 4096", *gemm_counts(4096, 4096, 4096)),
-        ("attention, naive (N = 4096, d = 128)", *attention_counts(4096, 128)),
-        ("attention, minimum traffic", *attention_counts(4096, 128, materialized=False)),
+        ("elementwise add, n = 16,000,000", *ledger.elementwise_counts(16_000_000)),
+        ("LayerNorm [4096, 3072]", *ledger.layernorm_counts(4096, 3072)),
+        ("softmax [4096, 4096], fused", *ledger.softmax_counts(4096, 4096, fused=True)),
+        ("softmax [4096, 4096], naive", *ledger.softmax_counts(4096, 4096, fused=False)),
+        ("GEMM 512 x 4096 x 4096", *roofline.gemm_counts(512, 4096, 4096)),
+        ("GEMM 4096 x 4096 x 4096", *roofline.gemm_counts(4096, 4096, 4096)),
+        ("attention, naive (N = 4096, d = 128)", *ledger.attention_counts(4096, 128)),
+        ("attention, minimum traffic", *ledger.attention_counts(4096, 128, materialized=False)),
     ]
 
 
@@ -201,7 +174,7 @@ def gemm_crossover(
     ridge: float, ms: Sequence[int] = GEMM_CROSSOVER_MS, k: int = 4096, n: int = 4096
 ) -> tuple[int | None, int | None]:
     """(last M below I*, first M with I >= I*) for [M, k] x [k, n] in bf16; None if absent."""
-    cross = crossover(ms, [intensity(*gemm_counts(m, k, n)) for m in ms], ridge)
+    cross = crossover(ms, [roofline.intensity(*roofline.gemm_counts(m, k, n)) for m in ms], ridge)
     return (ms[-1], None) if cross is None else (cross.before, cross.first)
 
 
@@ -306,8 +279,10 @@ def sweep_crossing_answer(
 ) -> Answer:
     """Where x[B, d] @ W[d, d] (fp32) crosses the ridge, and where throughput levels off."""
     ridge = calib.ridge
-    exact = critical_batch(d, d, ridge, FP32, FP32, FP32)
-    intensities = [intensity(*matmul_counts(b, d, d, FP32, FP32, FP32)) for b in batches]
+    exact = roofline.critical_batch(d, d, ridge, FP32, FP32, FP32)
+    intensities = [
+        roofline.intensity(*roofline.matmul_counts(b, d, d, FP32, FP32, FP32)) for b in batches
+    ]
     cross = crossover(batches, intensities, ridge)
     ceiling = calib.matmul_flops_per_s / (2.0 * d * d)  # tokens/s once compute-bound
     crossing = None if cross is None else (cross.before, cross.first)
@@ -375,8 +350,8 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     c0, c1 = gemm_crossover(r0), gemm_crossover(r1)
     rows, flipped = [], []
     for name, f, d in article_operators():
-        i = intensity(f, d)
-        b0, b1 = bound_of(i, r0), bound_of(i, r1)
+        i = roofline.intensity(f, d)
+        b0, b1 = roofline.bound_of(i, r0), roofline.bound_of(i, r1)
         rows.append((name, f"{i:,.2f}", b0, b1))
         if b0 != b1:
             flipped.append(f"{name} ({b0} to {b1})")
@@ -440,9 +415,11 @@ def critical_batch_answer(
 ) -> Answer:
     """Exact critical batch for X[B,K] W[K,N], K = N = dim, against the book's B ~ I* w / 2."""
     ridge = chip.ridge_point(precision)
-    exact = critical_batch(dim, dim, ridge, x_bytes, w_bytes, out_bytes)
+    exact = roofline.critical_batch(dim, dim, ridge, x_bytes, w_bytes, out_bytes)
     approx = ridge * w_bytes / 2  # B << K, N: I ~ 2BKN / (K N w) = 2B / w
-    f, d = matmul_counts(exact or 1, dim, dim, x_bytes, w_bytes, out_bytes)
+    at_exact = roofline.intensity(
+        *roofline.matmul_counts(exact or 1, dim, dim, x_bytes, w_bytes, out_bytes)
+    )
     steps = (
         f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
         f"{fmt_bw(chip.mem_bw)} = {_f1(ridge)} FLOP/byte.",
@@ -451,7 +428,7 @@ def critical_batch_answer(
         f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
         (
             f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
-            f"(I = {intensity(f, d):.1f} FLOP/byte there): the activation and output bytes "
+            f"(I = {at_exact:.1f} FLOP/byte there): the activation and output bytes "
             + (
                 "the estimate ignores push the answer up."
                 if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
@@ -474,7 +451,7 @@ def per_example_matrices_answer(
     chip = hw_specs.TPU_V5E
     rows, values = [], {}
     for b in batches:
-        i = intensity(*batched_matvec_counts(b, dim, dim))
+        i = roofline.intensity(*roofline.batched_matvec_counts(b, dim, dim))
         rows.append((f"{b:,}", f"{i:.4f}"))
         values[b] = i
     ridge = chip.ridge_point("bf16")
@@ -504,7 +481,7 @@ def h200_vs_h100_answer(
     rows, values = [], {}
     for chip in (hw_specs.H100, hw_specs.H200):
         ridge = chip.ridge_point("bf16")
-        crit = critical_batch(dim, dim, ridge)
+        crit = roofline.critical_batch(dim, dim, ridge)
         t_decode = n_params * weight_bytes / chip.mem_bw
         values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
         rows.append((chip.name, fmt_bw(chip.mem_bw), _f1(ridge), fmt_batch(crit, "never"),
@@ -561,9 +538,9 @@ def gqa_decode_answer(
     ridge = hw_specs.H100.ridge_point("bf16")
     rows, values = [], {}
     for hkv in kv_heads:
-        f, d = decode_attention_counts(n_q_heads, hkv, d_head, context)
-        i = intensity(f, d)
-        per_token = kv_cache_bytes(1, 1, hkv * d_head)
+        f, d = roofline.decode_attention_counts(n_q_heads, hkv, d_head, context)
+        i = roofline.intensity(f, d)
+        per_token = ledger.kv_cache_bytes(1, 1, hkv * d_head)
         name = names.get(hkv, "GQA")
         values[hkv] = i
         heads = f"{hkv} KV head{'s' if hkv != 1 else ''}"
@@ -591,23 +568,23 @@ def gqa_decode_answer(
 
 
 def largest_batch_answer(
-    rates: Sequence[float] = (ARTICLE_OVERHEAD_RATE, LOW_OVERHEAD_RATE),
-    budget_gib: float = ARTICLE_BUDGET_GIB,
+    rates: Sequence[float] = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE),
+    budget_gib: float = assumptions.ARTICLE_BUDGET_GIB,
 ) -> Answer:
     """Largest prefill batch of the article's 7B model within the budget at each overhead rate."""
-    spec = ARTICLE_7B
+    spec = assumptions.ARTICLE_7B
     rows, values = [], {}
     for rate in rates:
 
         def at(b: int, rate: float = rate) -> Any:
-            return model_ledger(spec, b, rate)
+            return ledger.model_ledger(spec, b, rate)
 
-        best = largest_batch_that_fits(budget_gib * GIB, at)
+        best = ledger.largest_batch_that_fits(budget_gib * GIB, at)
         total, over = at(best).total / GIB, at(best + 1).total / GIB
         values[rate] = {"batch": best, "total_gib": total, "next_gib": over}
         rows.append((f"{rate:.0%}", f"{best}", f"{total:.2f} GiB", f"{over:.2f} GiB"))
     weights = spec.n_params * spec.weight_bytes / GIB
-    kv_seq = kv_cache_bytes(spec.seq, spec.n_layers, spec.d_kv, spec.kv_bytes) / GIB
+    kv_seq = ledger.kv_cache_bytes(spec.seq, spec.n_layers, spec.d_kv, spec.kv_bytes) / GIB
     steps = (
         f"The weights take {weights:.1f} GiB whatever the batch; each {spec.seq:,}-token "
         f"sequence adds {kv_seq:.2f} GiB of KV cache plus its activations; the overhead is "
@@ -629,8 +606,9 @@ def bandwidth_2x_answer() -> Answer:
     ridge = chip.ridge_point("bf16")
     rows, gain_bw, gain_compute = [], [], []
     for name, f, d in article_operators():
-        s_compute, s_bw = speedup_2x(f, d, peak, bw)
-        rows.append((name, f"{intensity(f, d) / ridge:.3f}", f"{s_compute:.2f}x", f"{s_bw:.2f}x"))
+        s_compute, s_bw = roofline.speedup_2x(f, d, peak, bw)
+        i = roofline.intensity(f, d)
+        rows.append((name, f"{i / ridge:.3f}", f"{s_compute:.2f}x", f"{s_bw:.2f}x"))
         gains = direction(s_compute, s_bw, lambda x: f"{x:.2f}")
         {1: gain_bw, -1: gain_compute}.get(gains, []).append(name)
     steps = (
@@ -652,7 +630,7 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     rows, values = [], {}
     for chip in (hw_specs.A100, hw_specs.B200):  # lecture 02 works v5e, v6e, H100, B300
         peak = chip.peak_flops("bf16")
-        d_crit = network_critical_dim(peak, chip.link_bw)
+        d_crit = roofline.network_critical_dim(peak, chip.link_bw)
         values[chip.key] = d_crit
         verdict = "compute" if d_example > d_crit else "communication"
         rows.append((chip.name, fmt_bw(chip.link_bw), f"{d_crit:,.1f}", verdict))
@@ -683,7 +661,7 @@ def tiled_compute_bound_answer(
     ridge = chip.ridge_point(precision)
     have = chip.smem_per_sm
     need = attention_io.smallest_on_chip_for(n, d_head, ridge, b)
-    flops = attention_counts(n, d_head, b)[0]
+    flops = ledger.attention_counts(n, d_head, b)[0]
     rows = []
     for label, m in (("shared memory of one SM", have), ("smallest M_sm reaching I*", need)):
         if m is None:
@@ -692,7 +670,7 @@ def tiled_compute_bound_answer(
         d = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
         rows.append((label, fmt_bytes(m, True, digits=0), f"{blocks.rows} x {blocks.cols}",
                      str(attention_io.kv_reads(n, blocks.rows, blocks.cols)), fmt_bytes(d),
-                     _f1(intensity(flops, d))))  # fmt: skip
+                     _f1(roofline.intensity(flops, d))))  # fmt: skip
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
     steps = [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
@@ -735,7 +713,7 @@ def _one_byte_less(n: int, d_head: int, need: int, b: float, flops: float) -> st
         return ": one byte less holds no block at all."
     more = attention_io.block_sizes(n, d_head, need, b)
     tr0, tr1 = (attention_io.kv_reads(n, x.rows, x.cols) for x in (more, less))
-    i = intensity(flops, attention_io.tiled_traffic(n, d_head, less.rows, less.cols, b))
+    i = roofline.intensity(flops, attention_io.tiled_traffic(n, d_head, less.rows, less.cols, b))
     return (
         f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the intensity "
         f"{_f1(i)} FLOP/byte, under the ridge."
@@ -770,12 +748,12 @@ def tiled_head_dim_answer(
         except ValueError:  # M_sm holds not even one row of each block at this d_h
             rows.append((str(d), "none fits", "-", "-", "-"))
             continue
-        flops = attention_counts(n, d, b)[0]
+        flops = ledger.attention_counts(n, d, b)[0]
         traffic = attention_io.tiled_traffic(n, d, blocks.rows, blocks.cols, b)
-        i = intensity(flops, traffic)
+        i = roofline.intensity(flops, traffic)
         values[d] = (blocks.rows, blocks.cols, traffic, i)
         rows.append((str(d), f"{blocks.rows} x {blocks.cols}", fmt_bytes(traffic), _f1(i),
-                     bound_of(i, ridge)))  # fmt: skip
+                     roofline.bound_of(i, ridge)))  # fmt: skip
     growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(values)]
     mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
     exact = all(f"{g:.1f}" == "4.0" for g in growth)
@@ -1018,7 +996,9 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
     for S in prompts:
         ledger = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
         causal = sum(op.flops * c for op, c in ledger.counted() if op.name in ATTENTION_PRODUCTS)
-        full = 2 * m.n_layers * m.n_heads * matmul_counts(S, m.d_head, S)[0]  # two per head
+        full = (
+            2 * m.n_layers * m.n_heads * roofline.matmul_counts(S, m.d_head, S)[0]
+        )  # two per head
         values[S] = {
             "ledger": causal,
             "profiler": full,
@@ -1053,7 +1033,7 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
     rows, values, most = [], {}, 0.0
     for S in contexts:
         led = decode_ledger(m, 1, S, dt)
-        most = max(most, intensity(led.flops, led.nbytes))
+        most = max(most, roofline.intensity(led.flops, led.nbytes))
         t = lower_bound_time(
             led.flops, led.nbytes, calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s
         )
@@ -1094,7 +1074,9 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     dt, ridge = DTypes("fp8"), c.ridge_point("fp8")
     E, k, d, f = m.n_experts, m.experts_per_token, m.d_model, m.d_ff_expert
     moe = expert_critical_batch(m, ridge, dt)
-    twin = critical_batch(d, dense_twin(m).d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
+    twin = roofline.critical_batch(
+        d, dense_twin(m).d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes
+    )
     steps = [
         f"{c.name} at fp8: I* = {fmt_rate(c.peak_flops('fp8'))} / {fmt_bw(c.mem_bw)} = "
         f"{_f1(ridge)} FLOP/byte; fp8 weights are 1 byte, bf16 activations 2.",
