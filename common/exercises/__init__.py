@@ -208,16 +208,12 @@ def percent_of_bound_answer(
     measured = values["percent"]
     if "add" in measured and "GEMM square" in measured:
         low = min(measured["add"], measured["GEMM square"]) < NOISY_BELOW
+        busy = (" One of them fell well short here: the machine was busier while it ran "
+                "than during the calibration. Rerun on a quiet machine.")  # fmt: skip
         steps.append(
             f"The add reached {fmt_pct(measured['add'])} and the square GEMM "
             f"{fmt_pct(measured['GEMM square'])} of their bounds. Expect both near 100%: "
-            "each is the very operation that measured its own roof."
-            + (
-                " One of them fell well short here: the machine was busier while it ran "
-                "than during the calibration. Rerun on a quiet machine."
-                if low
-                else ""
-            )
+            "each is the very operation that measured its own roof." + (busy if low else "")
         )
     else:
         steps.append(
@@ -801,16 +797,16 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
 
     run = next(r for r in pub.FT_13B if r.phase == phase and r.gpus == 1)
     build = prefill_ledger if phase == "prefill" else decode_ledger
-    ledger = build(pub.GPT_13B, 1, run.tokens)
+    led = build(pub.GPT_13B, 1, run.tokens)
     spec = predict.spec_roofs(hw_specs.A100, "bf16")
     alpha, floor = None, pub.small_kernel_floor()  # one GPU: no all-reduce
-    e = predict.efficiency_to_match(ledger, spec, run.measured.seconds, which, 1, alpha, floor)
+    e = predict.efficiency_to_match(led, spec, run.measured.seconds, which, 1, alpha, floor)
     roof = "matmul peak" if which == "peak" else "HBM bandwidth"
     a100 = hw_specs.A100
     ach = a100.achievable_flops("bf16") if which == "peak" else a100.achievable_mem_bw
     spec_value = getattr(spec, which)
     ach_share = None if ach is None else ach / spec_value
-    at_spec = predict.modelled_time(ledger, spec, 1, alpha, floor)
+    at_spec = predict.modelled_time(led, spec, 1, alpha, floor)
     steps = [
         f"At spec roofs the ledger, plus the fixed cost per kernel, predicts "
         f"{fmt_time(at_spec)} for the measured {fmt_time(run.measured.seconds)}.",
@@ -994,18 +990,13 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
 
     m, rows, values = _profiled_model(), [], {}
     for S in prompts:
-        ledger = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
-        causal = sum(op.flops * c for op, c in ledger.counted() if op.name in ATTENTION_PRODUCTS)
-        full = (
-            2 * m.n_layers * m.n_heads * roofline.matmul_counts(S, m.d_head, S)[0]
-        )  # two per head
-        values[S] = {
-            "ledger": causal,
-            "profiler": full,
-            "extra_share": (full - causal) / ledger.flops,
-        }
-        rows.append((f"{S:,}", fmt_flops(causal, 1), fmt_flops(full, 1),
-                     fmt_pct((full - causal) / ledger.flops, 1)))  # fmt: skip
+        led = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
+        causal = sum(op.flops * c for op, c in led.counted() if op.name in ATTENTION_PRODUCTS)
+        # two products per head (Q K^T and P V), each over the whole S x S rectangle
+        full = 2 * m.n_layers * m.n_heads * roofline.matmul_counts(S, m.d_head, S)[0]
+        extra = (full - causal) / led.flops
+        values[S] = {"ledger": causal, "profiler": full, "extra_share": extra}
+        rows.append((f"{S:,}", fmt_flops(causal, 1), fmt_flops(full, 1), fmt_pct(extra, 1)))
     steps = (
         f"{m.name} has {m.n_layers} layers of {m.n_heads} query heads of {m.d_head}. A head's "
         "Q K^T is a [S, d_h] x [d_h, S] matmul, 2 S^2 d_h FLOPs, and P V the same: that is "
