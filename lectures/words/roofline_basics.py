@@ -60,9 +60,7 @@ def _kib(n: float, digits: int = 0) -> str:
     return fmt_bytes(n, binary=True, digits=digits)
 
 
-# ---------------------------------------------------------------------------
-# 1. Intensity of basic operations, and 4. the roofline chart
-# ---------------------------------------------------------------------------
+# --- 1. Intensity of basic operations, and 4. the roofline chart -------------
 @dataclass(frozen=True)
 class Op:
     """One operation on the chip: its counts, I = F / D, bound, attainable FLOP/s, T >=."""
@@ -236,9 +234,7 @@ def roofline_observations(r: Basics) -> Observations:
     )
 
 
-# ---------------------------------------------------------------------------
-# 2. Ridge points and the critical batch
-# ---------------------------------------------------------------------------
+# --- 2. Ridge points and the critical batch ----------------------------------
 @dataclass(frozen=True)
 class Ridge:
     """A chip at a precision: its peak and bandwidth, ridge, critical batch of X[B,K] W[K,N]."""
@@ -364,9 +360,7 @@ def _above_ridge(x: Ridge) -> str:
     return f"is {x.batch:,}, not {r0(x.ridge)}"
 
 
-# ---------------------------------------------------------------------------
-# 3. Low precision, one matrix per example, decode attention
-# ---------------------------------------------------------------------------
+# --- 3. Low precision, one matrix per example, decode attention --------------
 @dataclass(frozen=True)
 class V5e:
     """One low-precision case on the TPU v5e: the book's B ~ I* w / 2 and the exact B."""
@@ -473,9 +467,7 @@ def _barely(before: int | None, after: int | None) -> str:
     return batch_change(before, after)
 
 
-# ---------------------------------------------------------------------------
-# 5. Tiling
-# ---------------------------------------------------------------------------
+# --- 5. Tiling ---------------------------------------------------------------
 @dataclass(frozen=True)
 class Tiling:
     """Part 5: tile traffic, output tiles against the register file, the tile the ridge needs."""
@@ -532,9 +524,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
     )
 
 
-# ---------------------------------------------------------------------------
-# 6. The network roofline
-# ---------------------------------------------------------------------------
+# --- 6. The network roofline -------------------------------------------------
 @dataclass(frozen=True)
 class Link:
     """A chip's bf16 peak against one link: network ridge, critical K, bound at each K."""
