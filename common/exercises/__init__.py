@@ -183,9 +183,7 @@ NOISY_BELOW = 0.85  # a roof's own operation below this share of its bound ran o
 
 
 def percent_of_bound_answer(
-    calib: Calibration,
-    operations: Sequence[Mapping[str, Any]] | None,
-    llc_bytes: int | None,
+    calib: Calibration, operations: Sequence[Mapping[str, Any]] | None, llc_bytes: int | None
 ) -> Answer:
     """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
     from common.formulas import numpy_ops
@@ -483,8 +481,7 @@ def h200_vs_h100_answer(
         rows.append((chip.name, fmt_bw(chip.mem_bw), _f1(ridge), fmt_batch(crit, "never"),
                      fmt_time(t_decode)))  # fmt: skip
     h100, h200 = values["h100"], values["h200"]
-    speedup = h100["decode_s"] / h200["decode_s"]
-    values["decode_speedup"] = speedup
+    values["decode_speedup"] = h100["decode_s"] / h200["decode_s"]
     c100, c200 = hw_specs.H100, hw_specs.H200
     peak_ratio = c200.peak_flops("bf16") / c100.peak_flops("bf16")
     b0, b1 = h100["critical_batch"], h200["critical_batch"]
