@@ -851,16 +851,16 @@ EXERCISES: tuple[Exercise, ...] = (  # (key, title, origin, question, solver)
              "change if naive attention scores high?",
              _solve_percent_of_bound),
     Exercise("sweep-crossing", "Find the batch sweep's ridge crossing", ARTICLE,
-             "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's d = "
-             "4096, smaller only where this machine is too slow for it within the time budget) "
+             "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's "
+             "d = 4096, smaller only where this machine is too slow for it within the time budget) "
              "for B = 1, 2, 4, ..., 256 and labels each batch memory- or compute-bound against "
              "this machine's ridge point. Between which two batches does the label change, and "
              "when does throughput stop growing? Extend the list of batches to check.",
              _solve_sweep_crossing),
     Exercise("a100-peak-edit", "Raise the A100's compute peak", ARTICLE,
              "In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave "
-             "everything else alone, and rerun lecture 05. Where does the GEMM crossover [M, "
-             "4096] x [4096, 4096] move, and which operators change their bound?",
+             "everything else alone, and rerun lecture 05. Where does the GEMM crossover "
+             "[M, 4096] x [4096, 4096] move, and which operators change their bound?",
              a100_peak_edit_answer),
     Exercise("v5e-int8", "Critical batch for int8 on TPU v5e", SCRIPT,
              "On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and "
