@@ -1,15 +1,15 @@
 """Measure the Run-it-here panel in headless Chromium: ready and run times, bytes, site growth.
 
 Targets (issues 13 and 21): the panel is ready within 5 s of the first press of Run, a
-run of lecture 02 takes under 2 s, a page only read downloads none of Python, a second
-visit downloads none of it again, and the panels grow the site by at most 20 MB.
+run of lecture 02 takes under 2 s, a second visit downloads none of Python again, and the
+panels grow the site by at most 20 MB. (That a page only read downloads none of Python,
+and a second page none again, ``tests/docs/test_runner.py`` checks.)
 
 Needs the built site (``make docs``, with npm) and Debian's Chromium. Each round starts
 Chromium with a fresh profile of its own (``--user-data-dir``, as a student's browser
 keeps one), and in it:
 
-- cold: opens lecture 02's page (nothing of Python is fetched: the bytes served while
-  the page is only read are counted), presses Run and times, from that press, "ready"
+- cold: opens lecture 02's page, presses Run and times, from that press, "ready"
   (Pyodide started, the course unpacked), then run 1 (the repository's table) and run
   2 (H100 SXM's bf16 peak edited to 1978e12, with the roofline redrawn: "chart");
 - reload: the same page reloaded, Run pressed again: ready and run from the cache;
@@ -53,37 +53,6 @@ from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (the browser tests' 
 PANEL_HTML = re.compile(r'<div class="rl-runner" .*?\n</div>', re.DOTALL)
 
 
-def descendants_cpu_seconds(root: int | None = None) -> float:
-    """CPU seconds used so far by every live process under `root` (this one): the browser.
-
-    Read from Linux /proc (utime + stime of each descendant), so it counts the work
-    the page made the browser do however busy the shared machine is; 0.0 elsewhere.
-    """
-    root = os.getpid() if root is None else root
-    parents: dict[int, int] = {}
-    ticks: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()  # after "pid (name)": state ppid ...
-        parents[int(entry.name)] = int(fields[1])
-        ticks[int(entry.name)] = int(fields[11]) + int(fields[12])
-    inside = {root}
-    changed = True
-    while changed:
-        changed = False
-        for pid, parent in parents.items():
-            if parent in inside and pid not in inside:
-                inside.add(pid)
-                changed = True
-    inside.discard(root)
-    return sum(ticks.get(pid, 0) for pid in inside) / os.sysconf("SC_CLK_TCK")
-
-
 def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -96,36 +65,26 @@ def panel_html_bytes(site: Path) -> int:
     return total
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
+SERVED: list[str] = []  # the paths the server answered with 200, in order
+
+
+class _Counting(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
 
-
-class Served:
-    """Bytes the test server sent: the size of each file it answered with 200."""
-
-    def __init__(self) -> None:
-        self.paths: list[str] = []
-
-    def mark(self) -> int:
-        return len(self.paths)
-
-    def bytes_since(self, mark: int, part: str = "") -> int:
-        total = 0
-        for path in self.paths[mark:]:
-            if part in path:
-                file = SITE / path.split("?")[0].lstrip("/")
-                total += file.stat().st_size if file.is_file() else 0
-        return total
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        if str(code) == "200":
+            SERVED.append(self.path)
 
 
-def serve_counting(site: Path, served: Served) -> tuple[http.server.ThreadingHTTPServer, str]:
-    class Counting(_Quiet):
-        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-            if str(code) == "200":
-                served.paths.append(self.path)
+def bytes_since(mark: int) -> int:
+    """Bytes the server sent after its first `mark` answers: the sizes of those files."""
+    files = (SITE / path.split("?")[0].lstrip("/") for path in SERVED[mark:])
+    return sum(file.stat().st_size for file in files if file.is_file())
 
-    handler = functools.partial(Counting, directory=str(site))
+
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(_Counting, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
@@ -181,7 +140,7 @@ def edit_h100(page) -> None:
     page.keyboard.press("Escape")
 
 
-def one_round(playwright, url: str, served: Served) -> dict[str, float]:
+def one_round(playwright, url: str) -> dict[str, float]:
     busy0, wall0 = busy_cpu_seconds(), time.perf_counter()
     r: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as profile:
@@ -196,35 +155,30 @@ def one_round(playwright, url: str, served: Served) -> dict[str, float]:
 
         context = launch()
         try:
-            mark = served.mark()
             page = open_page(context, url)
-            r["read_mb"] = served.bytes_since(mark) / 1e6
-            r["read_wasm"] = served.bytes_since(mark, ".wasm")
-            mark = served.mark()
-            cpu0 = descendants_cpu_seconds()
+            mark = len(SERVED)
             r["ready"], r["run1"] = press_run(page, first=True)
-            r["ready_cpu"] = descendants_cpu_seconds() - cpu0
             wait_chart(page, 1)
             edit_h100(page)
             _, r["run2"] = press_run(page)
             r["chart"] = wait_chart(page, 2)
             if "ridge 590 FLOP/B" not in page.locator(".rl-runner-output").first.inner_text():
                 raise RuntimeError("the edited run does not show the doubled ridge")
-            r["cold_mb"] = served.bytes_since(mark) / 1e6
+            r["cold_mb"] = bytes_since(mark) / 1e6
             page.locator(".rl-runner-reset").first.click()
-            mark = served.mark()
+            mark = len(SERVED)
             page.reload(wait_until="load")
             page.wait_for_function("() => document.documentElement.dataset.rlRunnerBuilt")
             r["reload_ready"], r["reload_run"] = press_run(page, first=True)
-            r["reload_mb"] = served.bytes_since(mark) / 1e6
+            r["reload_mb"] = bytes_since(mark) / 1e6
         finally:
             context.close()
         context = launch()
         try:
-            mark = served.mark()
+            mark = len(SERVED)
             page = open_page(context, url)
             r["relaunch_ready"], r["relaunch_run"] = press_run(page, first=True)
-            r["relaunch_mb"] = served.bytes_since(mark) / 1e6
+            r["relaunch_mb"] = bytes_since(mark) / 1e6
         finally:
             context.close()
     busy1, wall = busy_cpu_seconds(), time.perf_counter() - wall0
@@ -247,14 +201,11 @@ def main() -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
-    served = Served()
-    server, url = serve_counting(SITE, served)
+    server, url = serve(SITE)
     rounds = []
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     columns = (
-        ("read_mb", "read MB"),
         ("ready", "ready s"),
-        ("ready_cpu", "CPU s"),
         ("run1", "run 1 s"),
         ("run2", "run 2 s"),
         ("chart", "chart s"),
@@ -270,7 +221,7 @@ def main() -> int:
     try:
         with sync_playwright() as playwright:
             for i in range(args.rounds):
-                r = one_round(playwright, url, served)
+                r = one_round(playwright, url)
                 rounds.append(r)
                 print(
                     f"{i + 1:>5}  "
@@ -288,14 +239,9 @@ def main() -> int:
     print()
     print(f"load average {os.getloadavg()[0]:.1f} at the end; busy cores: all programs")
     print(
-        f"page only read: median {median('read_mb'):.2f} MB downloaded, "
-        f"{max(r['read_wasm'] for r in rounds)} bytes of .wasm "
-        f"({'ok' if not any(r['read_wasm'] for r in rounds) else 'OVER'}: none wanted)"
-    )
-    print(
         f"cold (fresh profile): ready {ready:.2f} s after the first press of Run "
         f"({'ok' if ready <= READY_TARGET_S else 'OVER'} the {READY_TARGET_S:g} s target), "
-        f"browser CPU {median('ready_cpu'):.2f} s, {median('cold_mb'):.1f} MB downloaded"
+        f"{median('cold_mb'):.1f} MB downloaded"
     )
     print(
         f"run of lecture 02: median of the slower of two runs {run:.2f} s "

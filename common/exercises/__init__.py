@@ -27,28 +27,7 @@ from typing import Any, NamedTuple
 
 from common import hw_specs
 from common.files.calibration import saved_calibration
-from common.formulas import attention_io
-from common.formulas.ledger import (
-    attention_counts,
-    elementwise_counts,
-    kv_cache_bytes,
-    largest_batch_that_fits,
-    layernorm_counts,
-    model_ledger,
-    softmax_counts,
-)
-from common.formulas.roofline import (
-    batched_matvec_counts,
-    bound_of,
-    critical_batch,
-    decode_attention_counts,
-    gemm_counts,
-    intensity,
-    matmul_counts,
-    network_critical_dim,
-    ridge_point,
-    speedup_2x,
-)
+from common.formulas import attention_io, ledger, roofline
 from common.formulas.thresholds import crossover
 from common.hw_specs import Chip
 from common.present.claims import (
@@ -63,23 +42,13 @@ from common.present.claims import (
     than,
 )
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
-from common.tables import shipped
-from common.tables.assumptions import (
-    ARTICLE_7B,
-    ARTICLE_BUDGET_GIB,
-    ARTICLE_OVERHEAD_RATE,
-    EXAMPLE_BANDWIDTH,
-    EXAMPLE_MATMUL,
-    LOW_OVERHEAD_RATE,
-)
+from common.tables import assumptions, shipped
 from common.tables.units import GIB
 
 FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
 
 
-# ---------------------------------------------------------------------------
-# Data model
-# ---------------------------------------------------------------------------
+# --- Data model --------------------------------------------------------------
 class Table(NamedTuple):
     """A small table inside an answer: header cells and rows of text cells."""
 
@@ -118,12 +87,14 @@ class Calibration(NamedTuple):
     @property
     def ridge(self) -> float:
         """Measured ridge point I* = P / beta, in FLOP/byte."""
-        return ridge_point(self.matmul_flops_per_s, self.bandwidth_bytes_per_s)
+        return roofline.ridge_point(self.matmul_flops_per_s, self.bandwidth_bytes_per_s)
 
 
 #: The article's laptop measurement, used only when this machine has no results file.
 EXAMPLE_CALIBRATION = Calibration(
-    EXAMPLE_BANDWIDTH.value, EXAMPLE_MATMUL.value, "an example laptop (the article's probe)"
+    assumptions.EXAMPLE_BANDWIDTH.value,
+    assumptions.EXAMPLE_MATMUL.value,
+    "an example laptop (the article's probe)",
 )
 
 
@@ -173,20 +144,18 @@ def _f1(x: float) -> str:
     return f"{x:,.1f}"
 
 
-# ---------------------------------------------------------------------------
-# The article's operators (bf16) and the GEMM crossover
-# ---------------------------------------------------------------------------
+# --- The article's operators (bf16) and the GEMM crossover -------------------
 def article_operators() -> list[tuple[str, float, float]]:
     """The article's operator ledger in bf16: (name, FLOPs, bytes)."""
     return [
-        ("elementwise add, n = 16,000,000", *elementwise_counts(16_000_000)),
-        ("LayerNorm [4096, 3072]", *layernorm_counts(4096, 3072)),
-        ("softmax [4096, 4096], fused", *softmax_counts(4096, 4096, fused=True)),
-        ("softmax [4096, 4096], naive", *softmax_counts(4096, 4096, fused=False)),
-        ("GEMM 512 x 4096 x 4096", *gemm_counts(512, 4096, 4096)),
-        ("GEMM 4096 x 4096 x 4096", *gemm_counts(4096, 4096, 4096)),
-        ("attention, naive (N = 4096, d = 128)", *attention_counts(4096, 128)),
-        ("attention, minimum traffic", *attention_counts(4096, 128, materialized=False)),
+        ("elementwise add, n = 16,000,000", *ledger.elementwise_counts(16_000_000)),
+        ("LayerNorm [4096, 3072]", *ledger.layernorm_counts(4096, 3072)),
+        ("softmax [4096, 4096], fused", *ledger.softmax_counts(4096, 4096, fused=True)),
+        ("softmax [4096, 4096], naive", *ledger.softmax_counts(4096, 4096, fused=False)),
+        ("GEMM 512 x 4096 x 4096", *roofline.gemm_counts(512, 4096, 4096)),
+        ("GEMM 4096 x 4096 x 4096", *roofline.gemm_counts(4096, 4096, 4096)),
+        ("attention, naive (N = 4096, d = 128)", *ledger.attention_counts(4096, 128)),
+        ("attention, minimum traffic", *ledger.attention_counts(4096, 128, materialized=False)),
     ]
 
 
@@ -205,20 +174,16 @@ def gemm_crossover(
     ridge: float, ms: Sequence[int] = GEMM_CROSSOVER_MS, k: int = 4096, n: int = 4096
 ) -> tuple[int | None, int | None]:
     """(last M below I*, first M with I >= I*) for [M, k] x [k, n] in bf16; None if absent."""
-    cross = crossover(ms, [intensity(*gemm_counts(m, k, n)) for m in ms], ridge)
+    cross = crossover(ms, [roofline.intensity(*roofline.gemm_counts(m, k, n)) for m in ms], ridge)
     return (ms[-1], None) if cross is None else (cross.before, cross.first)
 
 
-# ---------------------------------------------------------------------------
-# Article exercise 1: lecture 01's percentage of the bound
-# ---------------------------------------------------------------------------
+# --- Article exercise 1: lecture 01's percentage of the bound ----------------
 NOISY_BELOW = 0.85  # a roof's own operation below this share of its bound ran on a busy machine
 
 
 def percent_of_bound_answer(
-    calib: Calibration,
-    operations: Sequence[Mapping[str, Any]] | None,
-    llc_bytes: int | None,
+    calib: Calibration, operations: Sequence[Mapping[str, Any]] | None, llc_bytes: int | None
 ) -> Answer:
     """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
     from common.formulas import numpy_ops
@@ -241,16 +206,12 @@ def percent_of_bound_answer(
     measured = values["percent"]
     if "add" in measured and "GEMM square" in measured:
         low = min(measured["add"], measured["GEMM square"]) < NOISY_BELOW
+        busy = (" One of them fell well short here: the machine was busier while it ran "
+                "than during the calibration. Rerun on a quiet machine.")  # fmt: skip
         steps.append(
             f"The add reached {fmt_pct(measured['add'])} and the square GEMM "
             f"{fmt_pct(measured['GEMM square'])} of their bounds. Expect both near 100%: "
-            "each is the very operation that measured its own roof."
-            + (
-                " One of them fell well short here: the machine was busier while it ran "
-                "than during the calibration. Rerun on a quiet machine."
-                if low
-                else ""
-            )
+            "each is the very operation that measured its own roof." + (busy if low else "")
         )
     else:
         steps.append(
@@ -281,15 +242,10 @@ def percent_of_bound_answer(
             f"S takes {fmt_bytes(n * n * FP32, True)}, at least twice the cache. If your "
             "score is still high, double N (S grows four times) and rerun."
         )
-    return Answer(
-        steps=tuple(steps),
-        values=values,
-        formula=r"\%\ \text{of bound} = 100 \times "
-        r"\frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}",
-        table=(
-            Table(("operation", "I (FLOP/B)", "bound", "% of bound"), tuple(rows)) if rows else None
-        ),
-    )
+    table = Table(("operation", "I (FLOP/B)", "bound", "% of bound"), tuple(rows))
+    return Answer(tuple(steps), values, r"\%\ \text{of bound} = 100 \times "
+                  r"\frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}",
+                  table if rows else None)  # fmt: skip
 
 
 def _solve_percent_of_bound() -> Answer:
@@ -304,9 +260,7 @@ def _solve_percent_of_bound() -> Answer:
     )
 
 
-# ---------------------------------------------------------------------------
-# Article exercise 2: the batch sweep's ridge crossing
-# ---------------------------------------------------------------------------
+# --- Article exercise 2: the batch sweep's ridge crossing --------------------
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SWEEP_DIM = 4096  # the article's weight W[4096, 4096]
 
@@ -319,63 +273,43 @@ def sweep_crossing_answer(
 ) -> Answer:
     """Where x[B, d] @ W[d, d] (fp32) crosses the ridge, and where throughput levels off."""
     ridge = calib.ridge
-    exact = critical_batch(d, d, ridge, FP32, FP32, FP32)
-    intensities = [intensity(*matmul_counts(b, d, d, FP32, FP32, FP32)) for b in batches]
+    exact = roofline.critical_batch(d, d, ridge, FP32, FP32, FP32)
+    intensities = [
+        roofline.intensity(*roofline.matmul_counts(b, d, d, FP32, FP32, FP32)) for b in batches
+    ]
     cross = crossover(batches, intensities, ridge)
     ceiling = calib.matmul_flops_per_s / (2.0 * d * d)  # tokens/s once compute-bound
-    values: dict[str, Any] = {
-        "ridge": ridge,
-        "critical_batch": exact,
-        "crossing": None if cross is None else (cross.before, cross.first),
-        "throughput_ceiling": ceiling,
-    }
+    crossing = None if cross is None else (cross.before, cross.first)
+    values: dict[str, Any] = {"ridge": ridge, "critical_batch": exact, "crossing": crossing,
+                              "throughput_ceiling": ceiling}  # fmt: skip
     steps = [
         f"Each call reads W once ({fmt_bytes(d * d * FP32, True)} for d = {d:,}) plus x and "
         "y, so the intensity grows about as B / 2 for small batches and levels off at "
         f"d / 4 = {_f1(d / FP32)} FLOP/byte.",
         f"With I* = {_f1(ridge)} FLOP/byte from {calib.source}, the smallest batch that "
-        + (
-            f"reaches the ridge is B = {exact:,}."
-            if exact is not None
-            else "reaches the ridge does not exist: the ridge lies above the ceiling."
-        ),
-    ]
-    if cross is not None and cross.before is not None:
-        steps.append(
-            f"In the sweep's list the crossing lies in B in ({cross.before}, {cross.first}]: "
-            "the bound column changes from memory to compute there."
-        )
-    elif cross is not None:
-        steps.append(f"Already the first batch, B = {cross.first}, is compute-bound.")
-    else:
-        steps.append(
-            f"The sweep stops at B = {max(batches)}, before the crossing: extend the list "
-            "to see the bound column change."
-        )
-    steps.append(
+        + (f"reaches the ridge is B = {exact:,}." if exact is not None
+           else "reaches the ridge does not exist: the ridge lies above the ceiling."),
+        f"In the sweep's list the crossing lies in B in ({cross.before}, {cross.first}]: "
+        "the bound column changes from memory to compute there."
+        if cross is not None and cross.before is not None
+        else f"Already the first batch, B = {cross.first}, is compute-bound." if cross is not None
+        else f"The sweep stops at B = {max(batches)}, before the crossing: extend the list "
+        "to see the bound column change.",
         "Below the crossing a bigger batch rides along almost for free (the weights are "
         "read once either way), so throughput grows with B. Past it the time grows with B "
-        f"and throughput levels off near P / (2 d^2) = {ceiling:,.0f} tokens/s."
-    )
+        f"and throughput levels off near P / (2 d^2) = {ceiling:,.0f} tokens/s.",
+    ]  # fmt: skip
     if throughputs:
         best = max(throughputs)
         b90 = next(b for b, t in zip(batches, throughputs, strict=True) if t >= 0.9 * best)
         values["measured_b90"] = b90
-        above = (
-            " (above it: the calibration's compute roof was measured low for this matmul)"
-            if best > 1.1 * ceiling
-            else ""
-        )
+        low = " (above it: the calibration's compute roof was measured low for this matmul)"
         steps.append(
             f"The measured sweep peaked at {best:,.0f} tokens/s, {fmt_pct(best / ceiling)} of "
-            f"that ceiling{above}, and first came within 10% of its peak at B = {b90}: "
-            "that is where, on this machine, a bigger batch stops paying."
+            f"that ceiling{low if best > 1.1 * ceiling else ''}, and first came within 10% of "
+            f"its peak at B = {b90}: that is where, on this machine, a bigger batch stops paying."
         )
-    return Answer(
-        steps=tuple(steps),
-        values=values,
-        formula=r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*",
-    )
+    return Answer(tuple(steps), values, r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*")
 
 
 def _solve_sweep_crossing() -> Answer:
@@ -394,9 +328,7 @@ def _solve_sweep_crossing() -> Answer:
     return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, d, batches, throughputs)
 
 
-# ---------------------------------------------------------------------------
-# Article exercise 3: A100 with H100's fp8 peak
-# ---------------------------------------------------------------------------
+# --- Article exercise 3: A100 with H100's fp8 peak ---------------------------
 def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak.
 
@@ -412,8 +344,8 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     c0, c1 = gemm_crossover(r0), gemm_crossover(r1)
     rows, flipped = [], []
     for name, f, d in article_operators():
-        i = intensity(f, d)
-        b0, b1 = bound_of(i, r0), bound_of(i, r1)
+        i = roofline.intensity(f, d)
+        b0, b1 = roofline.bound_of(i, r0), roofline.bound_of(i, r1)
         rows.append((name, f"{i:,.2f}", b0, b1))
         if b0 != b1:
             flipped.append(f"{name} ({b0} to {b1})")
@@ -454,25 +386,14 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
         f"{fmt_bw(h100.mem_bw)}.",
     )
-    return Answer(
-        steps=steps,
-        values={
-            "ridge_before": r0,
-            "ridge_after": r1,
-            "before": c0,
-            "after": c1,
-            "flipped": [f.rsplit(" (", 1)[0] for f in flipped],
-            "already": already,
-        },
-        formula=r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}(M) = "
-        r"\frac{2MNK}{2(MK + KN + MN)}",
-        table=Table(("operator", "I (FLOP/B)", "bound before", "bound after"), tuple(rows)),
-    )
+    values = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1,
+              "flipped": [f.rsplit(" (", 1)[0] for f in flipped], "already": already}  # fmt: skip
+    table = Table(("operator", "I (FLOP/B)", "bound before", "bound after"), tuple(rows))
+    return Answer(steps, values, r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
+                  r"(M) = \frac{2MNK}{2(MK + KN + MN)}", table)  # fmt: skip
 
 
-# ---------------------------------------------------------------------------
-# The lecture script's exercises (critical batch on TPU v5e; per-example matrices)
-# ---------------------------------------------------------------------------
+# --- The lecture script's exercises (critical batch on TPU v5e; per-example matrices) ---
 MATMUL_DIM = 8192  # K = N = 8192, the lecture script's layer
 EXERCISE_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
 H200_BUDGET_GIB = 130  # an H200's 141 GB (131 GiB) less a reserve: lecture 03 works 78 GiB
@@ -488,9 +409,11 @@ def critical_batch_answer(
 ) -> Answer:
     """Exact critical batch for X[B,K] W[K,N], K = N = dim, against the book's B ~ I* w / 2."""
     ridge = chip.ridge_point(precision)
-    exact = critical_batch(dim, dim, ridge, x_bytes, w_bytes, out_bytes)
+    exact = roofline.critical_batch(dim, dim, ridge, x_bytes, w_bytes, out_bytes)
     approx = ridge * w_bytes / 2  # B << K, N: I ~ 2BKN / (K N w) = 2B / w
-    f, d = matmul_counts(exact or 1, dim, dim, x_bytes, w_bytes, out_bytes)
+    at_exact = roofline.intensity(
+        *roofline.matmul_counts(exact or 1, dim, dim, x_bytes, w_bytes, out_bytes)
+    )
     steps = (
         f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
         f"{fmt_bw(chip.mem_bw)} = {_f1(ridge)} FLOP/byte.",
@@ -499,7 +422,7 @@ def critical_batch_answer(
         f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
         (
             f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
-            f"(I = {intensity(f, d):.1f} FLOP/byte there): the activation and output bytes "
+            f"(I = {at_exact:.1f} FLOP/byte there): the activation and output bytes "
             + (
                 "the estimate ignores push the answer up."
                 if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
@@ -510,12 +433,9 @@ def critical_batch_answer(
             "climbs that high."
         ),
     )
-    return Answer(
-        steps=steps,
-        values={"ridge": ridge, "critical_batch": exact, "approximation": approx},
-        formula=r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
-        r"\frac{P_{\text{peak}}}{\beta}",
-    )
+    values = {"ridge": ridge, "critical_batch": exact, "approximation": approx}
+    return Answer(steps, values, r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
+                  r"\frac{P_{\text{peak}}}{\beta}")  # fmt: skip
 
 
 def per_example_matrices_answer(
@@ -525,7 +445,7 @@ def per_example_matrices_answer(
     chip = hw_specs.TPU_V5E
     rows, values = [], {}
     for b in batches:
-        i = intensity(*batched_matvec_counts(b, dim, dim))
+        i = roofline.intensity(*roofline.batched_matvec_counts(b, dim, dim))
         rows.append((f"{b:,}", f"{i:.4f}"))
         values[b] = i
     ridge = chip.ridge_point("bf16")
@@ -543,17 +463,11 @@ def per_example_matrices_answer(
         )
         + " Decode attention over a per-sequence KV cache has the same shape.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"I = \frac{2BKN}{b\,(BK + BKN + BN)} \approx \frac{2}{b} = 1 \text{ (bf16)}",
-        table=Table(("batch B", "I (FLOP/B)"), tuple(rows)),
-    )
+    formula = r"I = \frac{2BKN}{b\,(BK + BKN + BN)} \approx \frac{2}{b} = 1 \text{ (bf16)}"
+    return Answer(steps, values, formula, Table(("batch B", "I (FLOP/B)"), tuple(rows)))
 
 
-# ---------------------------------------------------------------------------
-# This course's exercises
-# ---------------------------------------------------------------------------
+# --- This course's exercises -------------------------------------------------
 def h200_vs_h100_answer(
     n_params: float = 7e9, weight_bytes: float = 2, dim: int = MATMUL_DIM
 ) -> Answer:
@@ -561,21 +475,13 @@ def h200_vs_h100_answer(
     rows, values = [], {}
     for chip in (hw_specs.H100, hw_specs.H200):
         ridge = chip.ridge_point("bf16")
-        crit = critical_batch(dim, dim, ridge)
+        crit = roofline.critical_batch(dim, dim, ridge)
         t_decode = n_params * weight_bytes / chip.mem_bw
         values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
-        rows.append(
-            (
-                chip.name,
-                fmt_bw(chip.mem_bw),
-                _f1(ridge),
-                fmt_batch(crit, "never"),
-                fmt_time(t_decode),
-            )
-        )
+        rows.append((chip.name, fmt_bw(chip.mem_bw), _f1(ridge), fmt_batch(crit, "never"),
+                     fmt_time(t_decode)))  # fmt: skip
     h100, h200 = values["h100"], values["h200"]
-    speedup = h100["decode_s"] / h200["decode_s"]
-    values["decode_speedup"] = speedup
+    values["decode_speedup"] = h100["decode_s"] / h200["decode_s"]
     c100, c200 = hw_specs.H100, hw_specs.H200
     peak_ratio = c200.peak_flops("bf16") / c100.peak_flops("bf16")
     b0, b1 = h100["critical_batch"], h200["critical_batch"]
@@ -588,13 +494,8 @@ def h200_vs_h100_answer(
     )
     i_decode = 2 / weight_bytes  # one multiply-add (2 FLOP) per weight read
     memory = min(h100["ridge"], h200["ridge"]) > i_decode
-    if b0 is not None and b1 is not None and b0 != b1:
-        need = (
-            f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor "
-            "cores busy"
-        )
-    else:
-        need = ""
+    need = (f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor "
+            "cores busy" if b0 is not None and b1 is not None and b0 != b1 else "")  # fmt: skip
     steps = (
         (
             "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
@@ -614,15 +515,9 @@ def h200_vs_h100_answer(
         f"H200, {speed(h100['decode_s'], h200['decode_s'])}"
         + (": decode follows the bandwidth ratio, not the compute ratio." if memory else "."),
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"T_{\text{decode step}} \geq \frac{N_{\text{params}}\, b_w}{\beta}",
-        table=Table(
-            ("chip", "bandwidth", "I* bf16", "critical batch", "decode step bound"),
-            tuple(rows),
-        ),
-    )
+    headers = ("chip", "bandwidth", "I* bf16", "critical batch", "decode step bound")
+    formula = r"T_{\text{decode step}} \geq \frac{N_{\text{params}}\, b_w}{\beta}"
+    return Answer(steps, values, formula, Table(headers, tuple(rows)))
 
 
 def gqa_decode_answer(
@@ -636,9 +531,9 @@ def gqa_decode_answer(
     ridge = hw_specs.H100.ridge_point("bf16")
     rows, values = [], {}
     for hkv in kv_heads:
-        f, d = decode_attention_counts(n_q_heads, hkv, d_head, context)
-        i = intensity(f, d)
-        per_token = kv_cache_bytes(1, 1, hkv * d_head)
+        f, d = roofline.decode_attention_counts(n_q_heads, hkv, d_head, context)
+        i = roofline.intensity(f, d)
+        per_token = ledger.kv_cache_bytes(1, 1, hkv * d_head)
         name = names.get(hkv, "GQA")
         values[hkv] = i
         heads = f"{hkv} KV head{'s' if hkv != 1 else ''}"
@@ -660,33 +555,29 @@ def gqa_decode_answer(
         + ", and fewer KV heads help by shrinking the cache (the last column, per token and "
         "layer) that every step must read.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = \frac{H_q}{H_{kv}} "
-        r"\text{ (bf16)}",
-        table=Table(("attention", "I (FLOP/B)", "KV bytes per token and layer"), tuple(rows)),
-    )
+    table = Table(("attention", "I (FLOP/B)", "KV bytes per token and layer"), tuple(rows))
+    return Answer(steps, values, r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = "
+                  r"\frac{H_q}{H_{kv}} \text{ (bf16)}", table)  # fmt: skip
 
 
 def largest_batch_answer(
-    rates: Sequence[float] = (ARTICLE_OVERHEAD_RATE, LOW_OVERHEAD_RATE),
-    budget_gib: float = ARTICLE_BUDGET_GIB,
+    rates: Sequence[float] = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE),
+    budget_gib: float = assumptions.ARTICLE_BUDGET_GIB,
 ) -> Answer:
     """Largest prefill batch of the article's 7B model within the budget at each overhead rate."""
-    spec = ARTICLE_7B
+    spec = assumptions.ARTICLE_7B
     rows, values = [], {}
     for rate in rates:
 
         def at(b: int, rate: float = rate) -> Any:
-            return model_ledger(spec, b, rate)
+            return ledger.model_ledger(spec, b, rate)
 
-        best = largest_batch_that_fits(budget_gib * GIB, at)
+        best = ledger.largest_batch_that_fits(budget_gib * GIB, at)
         total, over = at(best).total / GIB, at(best + 1).total / GIB
         values[rate] = {"batch": best, "total_gib": total, "next_gib": over}
         rows.append((f"{rate:.0%}", f"{best}", f"{total:.2f} GiB", f"{over:.2f} GiB"))
     weights = spec.n_params * spec.weight_bytes / GIB
-    kv_seq = kv_cache_bytes(spec.seq, spec.n_layers, spec.d_kv, spec.kv_bytes) / GIB
+    kv_seq = ledger.kv_cache_bytes(spec.seq, spec.n_layers, spec.d_kv, spec.kv_bytes) / GIB
     steps = (
         f"The weights take {weights:.1f} GiB whatever the batch; each {spec.seq:,}-token "
         f"sequence adds {kv_seq:.2f} GiB of KV cache plus its activations; the overhead is "
@@ -696,12 +587,9 @@ def largest_batch_answer(
         "Cutting the overhead (what paged KV-cache allocation does) buys more concurrent "
         "sequences than any kernel tuning could: here capacity, not speed, sets the batch.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"N b_w + 2BSLd_{kv}b_{kv} + BSa + \rho\,(\ldots) \;\leq\; \text{budget}",
-        table=Table(("overhead", "largest batch", "its total", "one more"), tuple(rows)),
-    )
+    table = Table(("overhead", "largest batch", "its total", "one more"), tuple(rows))
+    formula = r"N b_w + 2BSLd_{kv}b_{kv} + BSa + \rho\,(\ldots) \;\leq\; \text{budget}"
+    return Answer(steps, values, formula, table)
 
 
 def bandwidth_2x_answer() -> Answer:
@@ -711,8 +599,9 @@ def bandwidth_2x_answer() -> Answer:
     ridge = chip.ridge_point("bf16")
     rows, gain_bw, gain_compute = [], [], []
     for name, f, d in article_operators():
-        s_compute, s_bw = speedup_2x(f, d, peak, bw)
-        rows.append((name, f"{intensity(f, d) / ridge:.3f}", f"{s_compute:.2f}x", f"{s_bw:.2f}x"))
+        s_compute, s_bw = roofline.speedup_2x(f, d, peak, bw)
+        i = roofline.intensity(f, d)
+        rows.append((name, f"{i / ridge:.3f}", f"{s_compute:.2f}x", f"{s_bw:.2f}x"))
         gains = direction(s_compute, s_bw, lambda x: f"{x:.2f}")
         {1: gain_bw, -1: gain_compute}.get(gains, []).append(name)
     steps = (
@@ -724,12 +613,9 @@ def bandwidth_2x_answer() -> Answer:
         "An operator close to the ridge gains less than 2x from either, because the other "
         "roof soon takes over.",
     )
-    return Answer(
-        steps=steps,
-        values={"bandwidth": gain_bw, "compute": gain_compute},
-        formula=r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)",
-        table=Table(("operator", "I / I*", "2x compute", "2x bandwidth"), tuple(rows)),
-    )
+    table = Table(("operator", "I / I*", "2x compute", "2x bandwidth"), tuple(rows))
+    formula = r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)"
+    return Answer(steps, {"bandwidth": gain_bw, "compute": gain_compute}, formula, table)
 
 
 def sharded_matmul_answer(d_example: int = 4096) -> Answer:
@@ -737,7 +623,7 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     rows, values = [], {}
     for chip in (hw_specs.A100, hw_specs.B200):  # lecture 02 works v5e, v6e, H100, B300
         peak = chip.peak_flops("bf16")
-        d_crit = network_critical_dim(peak, chip.link_bw)
+        d_crit = roofline.network_critical_dim(peak, chip.link_bw)
         values[chip.key] = d_crit
         verdict = "compute" if d_example > d_crit else "communication"
         rows.append((chip.name, fmt_bw(chip.link_bw), f"{d_crit:,.1f}", verdict))
@@ -749,21 +635,13 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
         f"For a layer with K = {d_example:,}, the last column says which side bounds the "
         "step. Slow links need much wider layers before sharding pays.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} \geq 1 "
-        r"\iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
-        table=Table(
-            ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}"),
-            tuple(rows),
-        ),
-    )
+    headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
+    return Answer(steps, values, r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} "
+                  r"\geq 1 \iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
+                  Table(headers, tuple(rows)))  # fmt: skip
 
 
-# ---------------------------------------------------------------------------
-# Lecture 10: tiled attention with finite on-chip memory
-# ---------------------------------------------------------------------------
+# --- Lecture 10: tiled attention with finite on-chip memory ------------------
 def tiled_compute_bound_answer(
     chip: Chip | None = None, n: int = 8192, d_head: int = 128, precision: str = "fp8"
 ) -> Answer:
@@ -776,23 +654,16 @@ def tiled_compute_bound_answer(
     ridge = chip.ridge_point(precision)
     have = chip.smem_per_sm
     need = attention_io.smallest_on_chip_for(n, d_head, ridge, b)
-    flops = attention_counts(n, d_head, b)[0]
+    flops = ledger.attention_counts(n, d_head, b)[0]
     rows = []
     for label, m in (("shared memory of one SM", have), ("smallest M_sm reaching I*", need)):
         if m is None:
             continue
         blocks = attention_io.block_sizes(n, d_head, m, b)
         d = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
-        rows.append(
-            (
-                label,
-                fmt_bytes(m, True, digits=0),
-                f"{blocks.rows} x {blocks.cols}",
-                str(attention_io.kv_reads(n, blocks.rows, blocks.cols)),
-                fmt_bytes(d),
-                _f1(intensity(flops, d)),
-            )
-        )
+        rows.append((label, fmt_bytes(m, True, digits=0), f"{blocks.rows} x {blocks.cols}",
+                     str(attention_io.kv_reads(n, blocks.rows, blocks.cols)), fmt_bytes(d),
+                     _f1(roofline.intensity(flops, d))))  # fmt: skip
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
     steps = [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
@@ -821,13 +692,10 @@ def tiled_compute_bound_answer(
             + " Real kernels also keep S and the accumulator in registers, and the L2 cache "
             "serves rereads.",
         ]
-    return Answer(
-        steps=tuple(steps),
-        values=values,
-        formula=r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
-        r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))",
-        table=Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows)),
-    )
+    table = Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows))
+    return Answer(tuple(steps), values,
+                  r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
+                  r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))", table)  # fmt: skip
 
 
 def _one_byte_less(n: int, d_head: int, need: int, b: float, flops: float) -> str:
@@ -838,7 +706,7 @@ def _one_byte_less(n: int, d_head: int, need: int, b: float, flops: float) -> st
         return ": one byte less holds no block at all."
     more = attention_io.block_sizes(n, d_head, need, b)
     tr0, tr1 = (attention_io.kv_reads(n, x.rows, x.cols) for x in (more, less))
-    i = intensity(flops, attention_io.tiled_traffic(n, d_head, less.rows, less.cols, b))
+    i = roofline.intensity(flops, attention_io.tiled_traffic(n, d_head, less.rows, less.cols, b))
     return (
         f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the intensity "
         f"{_f1(i)} FLOP/byte, under the ridge."
@@ -873,18 +741,12 @@ def tiled_head_dim_answer(
         except ValueError:  # M_sm holds not even one row of each block at this d_h
             rows.append((str(d), "none fits", "-", "-", "-"))
             continue
-        flops = attention_counts(n, d, b)[0]
+        flops = ledger.attention_counts(n, d, b)[0]
         traffic = attention_io.tiled_traffic(n, d, blocks.rows, blocks.cols, b)
-        values[d] = (blocks.rows, blocks.cols, traffic, intensity(flops, traffic))
-        rows.append(
-            (
-                str(d),
-                f"{blocks.rows} x {blocks.cols}",
-                fmt_bytes(traffic),
-                _f1(intensity(flops, traffic)),
-                bound_of(intensity(flops, traffic), ridge),
-            )
-        )
+        i = roofline.intensity(flops, traffic)
+        values[d] = (blocks.rows, blocks.cols, traffic, i)
+        rows.append((str(d), f"{blocks.rows} x {blocks.cols}", fmt_bytes(traffic), _f1(i),
+                     roofline.bound_of(i, ridge)))  # fmt: skip
     growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(values)]
     mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
     exact = all(f"{g:.1f}" == "4.0" for g in growth)
@@ -911,18 +773,13 @@ def tiled_head_dim_answer(
         f"F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the "
         f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
-        r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}",
-        table=Table(("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), tuple(rows)),
-    )
+    table = Table(("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), tuple(rows))
+    return Answer(steps, values,
+                  r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
+                  r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}", table)  # fmt: skip
 
 
-# ---------------------------------------------------------------------------
-# The list the docs render
-# ---------------------------------------------------------------------------
+# --- The list the docs render ------------------------------------------------
 _MATCH_FORMULA = {
     "peak": r"\sum_{ops} \max\left(\frac{F}{e P}, \frac{D}{\beta}\right) + T_{fixed} = T_{meas}",
     "mem_bw": r"\sum_{ops} \max\left(\frac{F}{P}, \frac{D}{e \beta}\right) + T_{fixed} = T_{meas}",
@@ -937,16 +794,16 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
 
     run = next(r for r in pub.FT_13B if r.phase == phase and r.gpus == 1)
     build = prefill_ledger if phase == "prefill" else decode_ledger
-    ledger = build(pub.GPT_13B, 1, run.tokens)
+    led = build(pub.GPT_13B, 1, run.tokens)
     spec = predict.spec_roofs(hw_specs.A100, "bf16")
     alpha, floor = None, pub.small_kernel_floor()  # one GPU: no all-reduce
-    e = predict.efficiency_to_match(ledger, spec, run.measured.seconds, which, 1, alpha, floor)
+    e = predict.efficiency_to_match(led, spec, run.measured.seconds, which, 1, alpha, floor)
     roof = "matmul peak" if which == "peak" else "HBM bandwidth"
     a100 = hw_specs.A100
     ach = a100.achievable_flops("bf16") if which == "peak" else a100.achievable_mem_bw
     spec_value = getattr(spec, which)
     ach_share = None if ach is None else ach / spec_value
-    at_spec = predict.modelled_time(ledger, spec, 1, alpha, floor)
+    at_spec = predict.modelled_time(led, spec, 1, alpha, floor)
     steps = [
         f"At spec roofs the ledger, plus the fixed cost per kernel, predicts "
         f"{fmt_time(at_spec)} for the measured {fmt_time(run.measured.seconds)}.",
@@ -978,207 +835,129 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
                     else "the run does better than the achievable figure used."
                 )
             )
-    return Answer(
-        steps=tuple(steps),
-        values={"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec},
-        formula=_MATCH_FORMULA[which],
-    )
+    values = {"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec}
+    return Answer(tuple(steps), values, _MATCH_FORMULA[which])
 
 
 ARTICLE = "the article"
 SCRIPT = "the lecture script's book exercises"
 COURSE = "this course"
 
-EXERCISES: tuple[Exercise, ...] = (
-    Exercise(
-        "percent-of-bound",
-        "Read the percentage of the bound",
-        ARTICLE,
-        "Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a "
-        "few operators and prints each one's time as a percentage of its roofline bound. "
-        "Which operators come close to 100%, which stay far below, and what should you "
-        "change if naive attention scores high?",
-        _solve_percent_of_bound,
-    ),
-    Exercise(
-        "sweep-crossing",
-        "Find the batch sweep's ridge crossing",
-        ARTICLE,
-        "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's d = 4096, "
-        "smaller only where this machine is too slow for it within the time budget) for "
-        "B = 1, 2, 4, ..., 256 and labels each batch memory- or compute-bound against this "
-        "machine's ridge point. "
-        "Between which two batches does the label change, and when does "
-        "throughput stop growing? Extend the list of batches to check.",
-        _solve_sweep_crossing,
-    ),
-    Exercise(
-        "a100-peak-edit",
-        "Raise the A100's compute peak",
-        ARTICLE,
-        "In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave "
-        "everything else alone, and rerun lecture 05. Where does the GEMM crossover "
-        "[M, 4096] x [4096, 4096] move, and which operators change their bound?",
-        a100_peak_edit_answer,
-    ),
-    Exercise(
-        "v5e-int8",
-        "Critical batch for int8 on TPU v5e",
-        SCRIPT,
-        "On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and "
-        "outputs take 1 byte each and the int8 peak applies. What batch makes it "
-        "compute-bound, and how close is the book's small-batch estimate? Lecture 02 "
-        "works the 8192-wide layer; this one is half as wide.",
-        lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM),
-    ),
-    Exercise(
-        "v5e-int8-weights",
-        "int8 weights, bf16 activations",
-        SCRIPT,
-        "Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); "
-        "activations, outputs and the arithmetic stay bf16 (2 bytes, bf16 peak). What is "
-        "the critical batch now, and what does the small-batch estimate say?",
-        lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM),
-    ),
-    Exercise(
-        "per-example-matrices",
-        "One matrix per example",
-        SCRIPT,
-        "Each example b multiplies its own vector by its own matrix W[b] of shape "
-        "[4096, 4096], all in bf16, for B = 1, 8, 64 and 512. What is the arithmetic "
-        "intensity as the batch grows?",
-        per_example_matrices_answer,
-    ),
-    Exercise(
-        "h200-vs-h100",
-        "H200 against H100 for decode",
-        COURSE,
-        "The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 "
-        "ridge points and the critical batches of a K = N = 2048 layer (lecture 02 works "
-        "the 8192-wide one), and say what the difference means for decoding an "
-        "8B-parameter bf16 model at batch 1.",
-        lambda: h200_vs_h100_answer(8e9, dim=2048),
-    ),
-    Exercise(
-        "gqa-decode",
-        "Decode attention with MHA, GQA and MQA",
-        COURSE,
-        "A larger model has 64 query heads of size 128 and an 8192-token context in bf16 "
-        "(lecture 02 works 32 heads at 4096 tokens). Compute the decode attention intensity "
-        "with 64 KV heads (MHA), 8 (GQA) and 1 (MQA). Is any of them compute-bound on an H100?",
-        gqa_decode_answer,
-    ),
-    Exercise(
-        "largest-batch",
-        "The largest batch that fits",
-        COURSE,
-        "Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 "
-        "layers, d_kv = 4096, 4096-token sequences in prefill, 128 KiB of activations per "
-        "token, on an H200: a 130 GiB budget (lecture 03 works 78 GiB). What is the largest "
-        "batch at 30% overhead, and at 4%?",
-        lambda: largest_batch_answer(budget_gib=H200_BUDGET_GIB),
-    ),
-    Exercise(
-        "bandwidth-2x",
-        "Who gains from twice the bandwidth?",
-        COURSE,
-        "On a TPU v6e in bf16, which of the article's operators would run faster with twice the "
-        "memory bandwidth, and which with twice the compute?",
-        bandwidth_2x_answer,
-    ),
-    Exercise(
-        "sharded-matmul",
-        "When does sharding a matmul pay?",
-        COURSE,
-        "X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial "
-        "sums over one link. How large must K be for the step to stay compute-bound on "
-        "an A100 and a B200 (one NVLink each way), and which bounds a K = 4,096 step?",
-        sharded_matmul_answer,
-    ),
-    Exercise(
-        "tiled-compute-bound",
-        "When does tiled attention turn compute-bound?",
-        COURSE,
-        "Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for "
-        "M_sm bytes of on-chip memory per SM; the lecture works bf16. For one head with "
-        "N = 8,192 and d_h = 128 in fp8 (as FlashAttention-3 runs it) on an H100, what is the "
-        "smallest M_sm at which the schedule reaches the H100's fp8 ridge point, and how does "
-        "it compare with the shared memory one SM has?",
-        tiled_compute_bound_answer,
-    ),
-    Exercise(
-        "tiled-head-dim",
-        "Tiled attention and the head dimension",
-        COURSE,
-        "Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head "
-        "dimension: d_h = 64, 128, 256. How do the block sizes, the traffic and the "
-        "intensity of FlashAttention-2's loops move, and which head dim is compute-bound?",
-        tiled_head_dim_answer,
-    ),
-    Exercise(
-        "prefill-efficiency",
-        "What compute efficiency does the 13B prefill imply?",
-        COURSE,
-        "Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep "
-        "the spec bandwidth and the fixed cost per kernel, and scale only the bf16 matmul "
-        "peak: what fraction of the spec peak makes the prediction meet the measured time, and "
-        "how does it compare with the achievable matmul peak in the hardware table?",
-        lambda: efficiency_match_answer("prefill", "peak"),
-    ),
-    Exercise(
-        "decode-bandwidth-efficiency",
-        "What bandwidth does the 13B decode step imply?",
-        COURSE,
-        "Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM "
-        "bandwidth: what fraction of the spec bandwidth makes the prediction meet the measured "
-        "time, "
-        "and is that above or below the achievable bandwidth in the hardware table?",
-        lambda: efficiency_match_answer("decode", "mem_bw"),
-    ),
-    Exercise(
-        "profiler-flops",
-        "How many FLOPs does the profiler see?",
-        COURSE,
-        "Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's "
-        "with_flops counts each attention product Q K^T and P V over the whole S x S score "
-        "matrix; the ledger counts only the query-key pairs the causal mask keeps. For "
-        "prompts of 256, 1,024 and 4,096 tokens, how many attention FLOPs does each count, "
-        "and what share of the ledger's whole pass does the profiler's extra make?",
-        lambda: profiler_flops_answer(),
-    ),
-    Exercise(
-        "decode-context",
-        "How does a decode step's time grow with the context?",
-        COURSE,
-        "Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). "
-        "How do the bytes the step moves and its time bound change from a 256-token to an "
-        "8,192-token context, and at what context does reading the KV cache cost as much as "
-        "reading the weights?",
-        lambda: decode_context_answer(),
-    ),
-    Exercise(
-        "moe-critical-batch",
-        "When do Mixtral's experts turn compute-bound in fp8?",
-        COURSE,
-        "Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations "
-        "stay bf16). At what batch do its routed experts' matmuls reach the ridge, and at "
-        "what batch does the MLP of its dense twin (d_ff = 2 x 14,336) get there? Compare "
-        "the ratio with E / k and say why they differ.",
-        lambda: moe_critical_batch_answer(),
-    ),
-    Exercise(
-        "moe-skew",
-        "What does a skewed router do to Qwen3-30B-A3B's step?",
-        COURSE,
-        "Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 "
-        "experts on each, dealt round-robin. How many distinct experts per layer does a "
-        "step reach under uniform routing, and under the course's Zipf-like skew "
-        "(``ROUTING_SKEW`` in ``common/tables/assumptions.py``)? What share of the expert "
-        "weight reads does the skew save, and how much busier than the fair share is the "
-        "busiest GPU?",
-        lambda: moe_skew_answer(),
-    ),
-)
+EXERCISES: tuple[Exercise, ...] = (  # (key, title, origin, question, solver)
+    Exercise("percent-of-bound", "Read the percentage of the bound", ARTICLE,
+             "Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a "
+             "few operators and prints each one's time as a percentage of its roofline bound. "
+             "Which operators come close to 100%, which stay far below, and what should you "
+             "change if naive attention scores high?",
+             _solve_percent_of_bound),
+    Exercise("sweep-crossing", "Find the batch sweep's ridge crossing", ARTICLE,
+             "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's "
+             "d = 4096, smaller only where this machine is too slow for it within the time budget) "
+             "for B = 1, 2, 4, ..., 256 and labels each batch memory- or compute-bound against "
+             "this machine's ridge point. Between which two batches does the label change, and "
+             "when does throughput stop growing? Extend the list of batches to check.",
+             _solve_sweep_crossing),
+    Exercise("a100-peak-edit", "Raise the A100's compute peak", ARTICLE,
+             "In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave "
+             "everything else alone, and rerun lecture 05. Where does the GEMM crossover "
+             "[M, 4096] x [4096, 4096] move, and which operators change their bound?",
+             a100_peak_edit_answer),
+    Exercise("v5e-int8", "Critical batch for int8 on TPU v5e", SCRIPT,
+             "On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and "
+             "outputs take 1 byte each and the int8 peak applies. What batch makes it "
+             "compute-bound, and how close is the book's small-batch estimate? Lecture 02 works "
+             "the 8192-wide layer; this one is half as wide.",
+             lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM)),
+    Exercise("v5e-int8-weights", "int8 weights, bf16 activations", SCRIPT,
+             "Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); "
+             "activations, outputs and the arithmetic stay bf16 (2 bytes, bf16 peak). What is "
+             "the critical batch now, and what does the small-batch estimate say?",
+             lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM)),
+    Exercise("per-example-matrices", "One matrix per example", SCRIPT,
+             "Each example b multiplies its own vector by its own matrix W[b] of shape [4096, "
+             "4096], all in bf16, for B = 1, 8, 64 and 512. What is the arithmetic intensity as "
+             "the batch grows?",
+             per_example_matrices_answer),
+    Exercise("h200-vs-h100", "H200 against H100 for decode", COURSE,
+             "The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 "
+             "ridge points and the critical batches of a K = N = 2048 layer (lecture 02 works "
+             "the 8192-wide one), and say what the difference means for decoding an "
+             "8B-parameter bf16 model at batch 1.",
+             lambda: h200_vs_h100_answer(8e9, dim=2048)),
+    Exercise("gqa-decode", "Decode attention with MHA, GQA and MQA", COURSE,
+             "A larger model has 64 query heads of size 128 and an 8192-token context in bf16 "
+             "(lecture 02 works 32 heads at 4096 tokens). Compute the decode attention "
+             "intensity with 64 KV heads (MHA), 8 (GQA) and 1 (MQA). Is any of them "
+             "compute-bound on an H100?",
+             gqa_decode_answer),
+    Exercise("largest-batch", "The largest batch that fits", COURSE,
+             "Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 "
+             "layers, d_kv = 4096, 4096-token sequences in prefill, 128 KiB of activations per "
+             "token, on an H200: a 130 GiB budget (lecture 03 works 78 GiB). What is the "
+             "largest batch at 30% overhead, and at 4%?",
+             lambda: largest_batch_answer(budget_gib=H200_BUDGET_GIB)),
+    Exercise("bandwidth-2x", "Who gains from twice the bandwidth?", COURSE,
+             "On a TPU v6e in bf16, which of the article's operators would run faster with "
+             "twice the memory bandwidth, and which with twice the compute?",
+             bandwidth_2x_answer),
+    Exercise("sharded-matmul", "When does sharding a matmul pay?", COURSE,
+             "X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial "
+             "sums over one link. How large must K be for the step to stay compute-bound on an "
+             "A100 and a B200 (one NVLink each way), and which bounds a K = 4,096 step?",
+             sharded_matmul_answer),
+    Exercise("tiled-compute-bound", "When does tiled attention turn compute-bound?", COURSE,
+             "Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for "
+             "M_sm bytes of on-chip memory per SM; the lecture works bf16. For one head with N "
+             "= 8,192 and d_h = 128 in fp8 (as FlashAttention-3 runs it) on an H100, what is "
+             "the smallest M_sm at which the schedule reaches the H100's fp8 ridge point, and "
+             "how does it compare with the shared memory one SM has?",
+             tiled_compute_bound_answer),
+    Exercise("tiled-head-dim", "Tiled attention and the head dimension", COURSE,
+             "Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head "
+             "dimension: d_h = 64, 128, 256. How do the block sizes, the traffic and the "
+             "intensity of FlashAttention-2's loops move, and which head dim is compute-bound?",
+             tiled_head_dim_answer),
+    Exercise("prefill-efficiency", "What compute efficiency does the 13B prefill imply?", COURSE,
+             "Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep "
+             "the spec bandwidth and the fixed cost per kernel, and scale only the bf16 matmul "
+             "peak: what fraction of the spec peak makes the prediction meet the measured time, "
+             "and how does it compare with the achievable matmul peak in the hardware table?",
+             lambda: efficiency_match_answer("prefill", "peak")),
+    Exercise("decode-bandwidth-efficiency", "What bandwidth does the 13B decode step imply?",
+             COURSE,
+             "Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM "
+             "bandwidth: what fraction of the spec bandwidth makes the prediction meet the "
+             "measured time, and is that above or below the achievable bandwidth in the "
+             "hardware table?",
+             lambda: efficiency_match_answer("decode", "mem_bw")),
+    Exercise("profiler-flops", "How many FLOPs does the profiler see?", COURSE,
+             "Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's "
+             "with_flops counts each attention product Q K^T and P V over the whole S x S score "
+             "matrix; the ledger counts only the query-key pairs the causal mask keeps. For "
+             "prompts of 256, 1,024 and 4,096 tokens, how many attention FLOPs does each count, "
+             "and what share of the ledger's whole pass does the profiler's extra make?",
+             lambda: profiler_flops_answer()),
+    Exercise("decode-context", "How does a decode step's time grow with the context?", COURSE,
+             "Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). "
+             "How do the bytes the step moves and its time bound change from a 256-token to an "
+             "8,192-token context, and at what context does reading the KV cache cost as much "
+             "as reading the weights?",
+             lambda: decode_context_answer()),
+    Exercise("moe-critical-batch", "When do Mixtral's experts turn compute-bound in fp8?", COURSE,
+             "Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations "
+             "stay bf16). At what batch do its routed experts' matmuls reach the ridge, and at "
+             "what batch does the MLP of its dense twin (d_ff = 2 x 14,336) get there? Compare "
+             "the ratio with E / k and say why they differ.",
+             lambda: moe_critical_batch_answer()),
+    Exercise("moe-skew", "What does a skewed router do to Qwen3-30B-A3B's step?", COURSE,
+             "Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 "
+             "experts on each, dealt round-robin. How many distinct experts per layer does a "
+             "step reach under uniform routing, and under the course's Zipf-like skew "
+             "(``ROUTING_SKEW`` in ``common/tables/assumptions.py``)? What share of the expert "
+             "weight reads does the skew save, and how much busier than the fair share is the "
+             "busiest GPU?",
+             lambda: moe_skew_answer()),
+)  # fmt: skip
 
 
 def get_exercise(key: str) -> Exercise:
@@ -1191,9 +970,7 @@ def get_exercise(key: str) -> Exercise:
     )
 
 
-# ---------------------------------------------------------------------------
-# Lecture 12: the profiler's FLOPs, and decode against the context length
-# ---------------------------------------------------------------------------
+# --- Lecture 12: the profiler's FLOPs, and decode against the context length ---
 PROFILED_SHRINK = 4  # lecture 12's default --shrink
 
 
@@ -1210,22 +987,13 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
 
     m, rows, values = _profiled_model(), [], {}
     for S in prompts:
-        ledger = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
-        causal = sum(op.flops * c for op, c in ledger.counted() if op.name in ATTENTION_PRODUCTS)
-        full = 2 * m.n_layers * m.n_heads * matmul_counts(S, m.d_head, S)[0]  # two per head
-        values[S] = {
-            "ledger": causal,
-            "profiler": full,
-            "extra_share": (full - causal) / ledger.flops,
-        }
-        rows.append(
-            (
-                f"{S:,}",
-                fmt_flops(causal, 1),
-                fmt_flops(full, 1),
-                fmt_pct((full - causal) / ledger.flops, 1),
-            )
-        )
+        led = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
+        causal = sum(op.flops * c for op, c in led.counted() if op.name in ATTENTION_PRODUCTS)
+        # two products per head (Q K^T and P V), each over the whole S x S rectangle
+        full = 2 * m.n_layers * m.n_heads * roofline.matmul_counts(S, m.d_head, S)[0]
+        extra = (full - causal) / led.flops
+        values[S] = {"ledger": causal, "profiler": full, "extra_share": extra}
+        rows.append((f"{S:,}", fmt_flops(causal, 1), fmt_flops(full, 1), fmt_pct(extra, 1)))
     steps = (
         f"{m.name} has {m.n_layers} layers of {m.n_heads} query heads of {m.d_head}. A head's "
         "Q K^T is a [S, d_h] x [d_h, S] matmul, 2 S^2 d_h FLOPs, and P V the same: that is "
@@ -1237,12 +1005,9 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
         "attention's share of the pass grows with S: an MFU from the profiler's count would "
         "credit the model with work it throws away. Take the model's FLOPs and the wall time.",
     )
-    return Answer(
-        steps=steps,
-        values=values,
-        formula=r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H \frac{S(S+1)}{2} d_h",
-        table=Table(("prompt", "ledger FLOP", "profiler FLOP", "extra / pass"), tuple(rows)),
-    )
+    table = Table(("prompt", "ledger FLOP", "profiler FLOP", "extra / pass"), tuple(rows))
+    formula = r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H \frac{S(S+1)}{2} d_h"
+    return Answer(steps, values, formula, table)
 
 
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
@@ -1256,7 +1021,7 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
     rows, values, most = [], {}, 0.0
     for S in contexts:
         led = decode_ledger(m, 1, S, dt)
-        most = max(most, intensity(led.flops, led.nbytes))
+        most = max(most, roofline.intensity(led.flops, led.nbytes))
         t = lower_bound_time(
             led.flops, led.nbytes, calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s
         )
@@ -1282,17 +1047,12 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
         + (f", beyond the model's {m.max_context:,}-token window" if even > m.max_context else "")
         + "; past it, a step pays more for attention's reads than for the weights.",
     )
-    return Answer(
-        steps=steps,
-        values={**values, "even_context": even},
-        formula=r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}",
-        table=Table(("context", "bytes per step", "KV share", "time bound"), tuple(rows)),
-    )
+    table = Table(("context", "bytes per step", "KV share", "time bound"), tuple(rows))
+    formula = r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}"
+    return Answer(steps, {**values, "even_context": even}, formula, table)
 
 
-# ---------------------------------------------------------------------------
-# Lecture 13: a mixture of experts
-# ---------------------------------------------------------------------------
+# --- Lecture 13: a mixture of experts ----------------------------------------
 def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     """Mixtral's experts against its dense twin: critical batches in fp8 on `chip` (H100)."""
     from common.formulas.transformer import DTypes, expert_critical_batch
@@ -1302,7 +1062,9 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     dt, ridge = DTypes("fp8"), c.ridge_point("fp8")
     E, k, d, f = m.n_experts, m.experts_per_token, m.d_model, m.d_ff_expert
     moe = expert_critical_batch(m, ridge, dt)
-    twin = critical_batch(d, dense_twin(m).d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
+    twin = roofline.critical_batch(
+        d, dense_twin(m).d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes
+    )
     steps = [
         f"{c.name} at fp8: I* = {fmt_rate(c.peak_flops('fp8'))} / {fmt_bw(c.mem_bw)} = "
         f"{_f1(ridge)} FLOP/byte; fp8 weights are 1 byte, bf16 activations 2.",
@@ -1320,12 +1082,9 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
             f"{'narrower than' if f < dense_twin(m).d_ff else 'as wide as'} the twin's MLP, "
             "so its activations weigh more per FLOP."
         )
-    return Answer(
-        steps=tuple(steps),
-        values={"ridge": ridge, "experts": moe, "twin": twin},
-        formula=r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
-        r"\geq \frac{P_{\text{peak}}}{\beta}",
-    )
+    return Answer(tuple(steps), {"ridge": ridge, "experts": moe, "twin": twin},
+                  r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
+                  r"\geq \frac{P_{\text{peak}}}{\beta}")  # fmt: skip
 
 
 def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
@@ -1352,8 +1111,5 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
         f"{ratio(gpu)} the fair share: every GPU waits for it, so the experts' part of the "
         f"step takes {ratio(gpu)} its balanced time.",
     )
-    return Answer(
-        steps=steps,
-        values={"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu},
-        formula=r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B",
-    )
+    values = {"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu}
+    return Answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")

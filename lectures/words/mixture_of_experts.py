@@ -134,21 +134,11 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
     per_gpu = weights / s.ep
     fits = "fit in" if per_gpu <= cap else "do not fit in"
     gap = abs(me.twin / me.active - 1)
+    columns = ["model", "experts/token", "total", "published", "active", "published",
+               "total/active", "dense twin"]  # fmt: skip
     return Group(
         Heading(f"1. {s.model.name}: total against active parameters"),
-        Table(
-            [
-                "model",
-                "experts/token",
-                "total",
-                "published",
-                "active",
-                "published",
-                "total/active",
-                "dense twin",
-            ],
-            rows,
-        ),
+        Table(columns, rows),
         Text(f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}."),
         Observations(
             [
@@ -186,19 +176,11 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
         else f"Even at batch {reach[-1].batch:,} uniform routing reaches "
         f"{_pct(reach[-1].uniform / E)} of the experts, not all."
     )
+    columns = ["batch", "experts (uniform)", "of E", "expert bytes", f"experts (skew s={skew:g})",
+               "expert bytes"]  # fmt: skip
     return Group(
         Heading("2. What a decode step reads: the experts its batch routes to"),
-        Table(
-            [
-                "batch",
-                "experts (uniform)",
-                "of E",
-                "expert bytes",
-                f"experts (skew s={skew:g})",
-                "expert bytes",
-            ],
-            rows,
-        ),
+        Table(columns, rows),
         Text(
             f"\nPer MoE layer, B tokens each choosing {k} of {E} experts; expert bytes are "
             f"over all {m.moe_layers} MoE layers ({fmt_gb(per_expert)} per expert)."
@@ -242,20 +224,11 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     else:
         which = "only the twin's MLP reaches" if twin_knee else "neither reaches"
         knees = f"At the ridge of {s.ridge:.0f} FLOP/B {which} it at any batch."
+    columns = ["batch", "MoE weights read", "MoE step >=", "MoE tok/s/GPU", "twin weights",
+               "twin step >=", "twin tok/s/GPU"]  # fmt: skip
     return Group(
         Heading(f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}"),
-        Table(
-            [
-                "batch",
-                "MoE weights read",
-                "MoE step >=",
-                "MoE tok/s/GPU",
-                "twin weights",
-                "twin step >=",
-                "twin tok/s/GPU",
-            ],
-            rows,
-        ),
+        Table(columns, rows),
         Text(
             "\nStep bound: sum of max(F / P, D / beta) over the operators on one chip's roofs; "
             "tokens/s per GPU is B over that time\n(the step's bytes and FLOPs split evenly "
@@ -306,21 +279,11 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
         if slower
         else "listed: the layer's own bound is longer at every size listed."
     )
+    columns = ["EP", "in node", "other nodes", "dispatch B/token", "combine B/token", "dispatch",
+               "combine", "layer >="]  # fmt: skip
     return Group(
         Heading(f"4. Expert parallelism: dispatch and combine, {s.batch:,} tokens a step"),
-        Table(
-            [
-                "EP",
-                "in node",
-                "other nodes",
-                "dispatch B/token",
-                "combine B/token",
-                "dispatch",
-                "combine",
-                "layer >=",
-            ],
-            table,
-        ),
+        Table(columns, table),
         Text(
             f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
             f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "

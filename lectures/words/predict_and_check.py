@@ -28,6 +28,7 @@ from common.present.display import Facts, Group, Observations, Table, Text, figu
 from common.present.display import Figure as DisplayFigure
 from common.shell.paths import display_path
 from common.tables.measurements import Measured
+from lectures.words.llm_speed import png_hint as png_hint  # lecture 11 shows it as page.png_hint
 
 MATCH = 0.005  # a ratio within 0.5% of 1 "matches"
 
@@ -59,9 +60,7 @@ class Case(NamedTuple):
     achievable: float
 
 
-# ---------------------------------------------------------------------------
-# Roofs
-# ---------------------------------------------------------------------------
+# --- Roofs -------------------------------------------------------------------
 def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> Group:
     """Spec and achievable roofs side by side, each achievable one with its source."""
     figs: dict[str, Figure | None] = {
@@ -100,9 +99,7 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
     )
 
 
-# ---------------------------------------------------------------------------
-# Whole model
-# ---------------------------------------------------------------------------
+# --- Whole model -------------------------------------------------------------
 def cases_table(cases: Sequence[Case], title: str) -> Table:
     """Measured against both predictions, with measured / predicted ratios."""
     headers = ("case", "measured", "at spec", "ratio", "at achievable", "ratio")
@@ -227,9 +224,7 @@ def decomposition_observations(
     return Observations(items)
 
 
-# ---------------------------------------------------------------------------
-# Single operators
-# ---------------------------------------------------------------------------
+# --- Single operators --------------------------------------------------------
 class OpRow(NamedTuple):
     """One timed matmul with its predictions and counts."""
 
@@ -342,9 +337,7 @@ def beats_roof_observations(rows: Sequence[OpRow]) -> Observations:
     )
 
 
-# ---------------------------------------------------------------------------
-# Utilisation
-# ---------------------------------------------------------------------------
+# --- Utilisation -------------------------------------------------------------
 class Util(NamedTuple):
     """MFU and MBU of one measurement, with the numerators."""
 
@@ -399,9 +392,7 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
     return Observations([*warn, lowest, highest])
 
 
-# ---------------------------------------------------------------------------
-# Published requests, out of sample
-# ---------------------------------------------------------------------------
+# --- Published requests, out of sample ---------------------------------------
 class RequestRow(NamedTuple):
     """One published request: measured, the bound at spec roofs and the forecast."""
 
@@ -503,8 +494,3 @@ def sources_text(sources: Sequence[str]) -> Group:
 def figure_shown(path: str, caption: str) -> DisplayFigure:
     """The saved figure with its caption (the site shows it, the terminal says where it is)."""
     return figure(path, caption, display_path(path))
-
-
-def png_hint(name: str) -> Text:
-    """The reminder, without --png, that the flag saves the lecture's figure."""
-    return Text(f"\n(add --png to save the figure {name})")

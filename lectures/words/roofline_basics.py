@@ -60,9 +60,7 @@ def _kib(n: float, digits: int = 0) -> str:
     return fmt_bytes(n, binary=True, digits=digits)
 
 
-# ---------------------------------------------------------------------------
-# 1. Intensity of basic operations, and 4. the roofline chart
-# ---------------------------------------------------------------------------
+# --- 1. Intensity of basic operations, and 4. the roofline chart -------------
 @dataclass(frozen=True)
 class Op:
     """One operation on the chip: its counts, I = F / D, bound, attainable FLOP/s, T >=."""
@@ -104,17 +102,10 @@ class Basics:
 def basics(r: Basics) -> tuple[Group, Observations]:
     """Part 1's table (FLOPs, bytes, I, bound, share of peak, T) and what it shows."""
     rows = [
-        [
-            o.name,
-            fmt_flops(o.flops),
-            fmt_bytes(o.nbytes),
-            fmt_intensity(o.intensity),
-            o.bound,
-            f"{r.share(o):.2%}",
-            fmt_time(o.time),
-        ]
+        [o.name, fmt_flops(o.flops), fmt_bytes(o.nbytes), fmt_intensity(o.intensity), o.bound,
+         f"{r.share(o):.2%}", fmt_time(o.time)]
         for o in r.ops
-    ]
+    ]  # fmt: skip
     table = Group(
         Heading(f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"),
         Text(f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."),
@@ -243,9 +234,7 @@ def roofline_observations(r: Basics) -> Observations:
     )
 
 
-# ---------------------------------------------------------------------------
-# 2. Ridge points and the critical batch
-# ---------------------------------------------------------------------------
+# --- 2. Ridge points and the critical batch ----------------------------------
 @dataclass(frozen=True)
 class Ridge:
     """A chip at a precision: its peak and bandwidth, ridge, critical batch of X[B,K] W[K,N]."""
@@ -276,17 +265,10 @@ class Ridges:
 def ridges(r: Ridges) -> tuple[Group, Observations]:
     """Part 2's table (peak, bandwidth, ridge, critical batch) and what it shows."""
     rows = [
-        [
-            x.chip,
-            x.precision,
-            "/".join(x.formats),
-            fmt_rate(x.peak, digits=2) + "*" * x.estimate,
-            fmt_bw(x.bw),
-            r0(x.ridge),
-            never(x.batch),
-        ]
+        [x.chip, x.precision, "/".join(x.formats), fmt_rate(x.peak, digits=2) + "*" * x.estimate,
+         fmt_bw(x.bw), r0(x.ridge), never(x.batch)]
         for x in r.rows
-    ]
+    ]  # fmt: skip
     table = Group(
         Heading(f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"),
         Text("ridge in FLOP/B; * marks an estimated peak (see the hardware table)."),
@@ -378,9 +360,7 @@ def _above_ridge(x: Ridge) -> str:
     return f"is {x.batch:,}, not {r0(x.ridge)}"
 
 
-# ---------------------------------------------------------------------------
-# 3. Low precision, one matrix per example, decode attention
-# ---------------------------------------------------------------------------
+# --- 3. Low precision, one matrix per example, decode attention --------------
 @dataclass(frozen=True)
 class V5e:
     """One low-precision case on the TPU v5e: the book's B ~ I* w / 2 and the exact B."""
@@ -434,16 +414,10 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         for x in r.v5e
     ]
     attention = [
-        [
-            a.variant,
-            a.kv_heads,
-            r.q_heads // a.kv_heads,
-            fmt_flops(a.flops),
-            fmt_bytes(a.nbytes),
-            f"{a.intensity:.1f}",
-        ]
+        [a.variant, a.kv_heads, r.q_heads // a.kv_heads, fmt_flops(a.flops), fmt_bytes(a.nbytes),
+         f"{a.intensity:.1f}"]
         for a in r.attention
-    ]
+    ]  # fmt: skip
     table = Group(
         Heading(f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]"),
         Text("book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."),
@@ -493,9 +467,7 @@ def _barely(before: int | None, after: int | None) -> str:
     return batch_change(before, after)
 
 
-# ---------------------------------------------------------------------------
-# 5. Tiling
-# ---------------------------------------------------------------------------
+# --- 5. Tiling ---------------------------------------------------------------
 @dataclass(frozen=True)
 class Tiling:
     """Part 5: tile traffic, output tiles against the register file, the tile the ridge needs."""
@@ -515,15 +487,10 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
     reg = _kib(r.register_file)
     traffic = [[t, fmt_bytes(d), f"{e:.1f}", f"{a:.1f}"] for t, d, e, a in r.tiles]
     fits = [
-        [
-            t,
-            _kib(acc),
-            "yes" if acc <= r.register_file else "no",
-            r0(i),
-            "yes" if i >= r.ridge else "no",
-        ]
+        [t, _kib(acc), "yes" if acc <= r.register_file else "no", r0(i),
+         "yes" if i >= r.ridge else "no"]
         for t, acc, i in r.outputs
-    ]
+    ]  # fmt: skip
     table = Group(
         Heading(f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul"),
         Table(
@@ -557,9 +524,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
     )
 
 
-# ---------------------------------------------------------------------------
-# 6. The network roofline
-# ---------------------------------------------------------------------------
+# --- 6. The network roofline -------------------------------------------------
 @dataclass(frozen=True)
 class Link:
     """A chip's bf16 peak against one link: network ridge, critical K, bound at each K."""
@@ -589,16 +554,10 @@ def network(r: Network) -> tuple[Group, Observations]:
     """Part 6's tables (network ridge per chip, the v5e's steps) and what they show."""
     dims = [k for k, _ in r.links[0].bounds]
     rows = [
-        [
-            c.chip,
-            c.link,
-            fmt_bw(c.link_bw, digits=0),
-            comma0(c.ridge),
-            f"K > {c.critical_k:,.1f}",
-            *(b for _, b in c.bounds),
-        ]
+        [c.chip, c.link, fmt_bw(c.link_bw, digits=0), comma0(c.ridge), f"K > {c.critical_k:,.1f}",
+         *(b for _, b in c.bounds)]
         for c in r.links
-    ]
+    ]  # fmt: skip
     steps = [
         [k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", bound] for k, B, tm, tc, i, bound in r.steps
     ]

@@ -194,22 +194,14 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
     per_token = (full.seconds - none.seconds) / full.chunk  # what a prompt token adds
     alone = chunked.alone / s.prompt
     stall = chunked.alone + none.seconds
+    columns = ["prefill chunk", "decode", "step = TPOT >=", "prefill tok/s", "decode tok/s",
+               "FLOP/byte"]  # fmt: skip
     return Group(
         Heading(
             f"1. Continuous batching: {counted(B, 'decode token')} and a prefill chunk, budget "
             f"{s.budget:,} ({_on(s)}, caches at {s.context:,})"
         ),
-        Table(
-            [
-                "prefill chunk",
-                "decode",
-                "step = TPOT >=",
-                "prefill tok/s",
-                "decode tok/s",
-                "FLOP/byte",
-            ],
-            table,
-        ),
+        Table(columns, table),
         Observations(
             [
                 f"A chunk of {counted(first.chunk, 'prompt token')} beside the "
@@ -413,20 +405,11 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
             f"{times(a.input_usd / a.at(B))}: prefill fills the matmuls in one pass. At its "
             f"wall ({a.wall:,}) an output token costs {_usd(a.at(a.wall))}."
         )
+    columns = ["model", "GPUs", "wall", "$/M in", "$/M out B=1", f"$/M out B={B:,}",
+               "$/M out at wall"]  # fmt: skip
     return Group(
         Heading(f"4. Cost per million tokens at ${s.price:g} per GPU-hour on {s.chip.name}"),
-        Table(
-            [
-                "model",
-                "GPUs",
-                "wall",
-                "$/M in",
-                "$/M out B=1",
-                f"$/M out B={B:,}",
-                "$/M out at wall",
-            ],
-            table,
-        ),
+        Table(columns, table),
         Observations(items) if items else None,
     )
 
