@@ -169,8 +169,14 @@ def predict_request(args: Any) -> dict[str, Any]:
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
     eng = engine_roofs(chip, args.engine, args.precision, gpus)
     net = ep_network(chip, args.ep, dtypes.act_bytes) if args.ep else None
-    req = Request(model=model, gpus=gpus, batch=args.batch, prompt=args.prompt,
-                  new_tokens=args.new_tokens, dtypes=dtypes)  # fmt: skip
+    req = Request(
+        model=model,
+        gpus=gpus,
+        batch=args.batch,
+        prompt=args.prompt,
+        new_tokens=args.new_tokens,
+        dtypes=dtypes,
+    )
     f = forecast(req, spec, eng, net)
     total, extra = f.total_s, {}
     if args.speculate is not None:

@@ -204,8 +204,14 @@ rows = []
 for r in pub.REQUESTS:
     chip = get_chip(r.chip)
     dt = DTypes(r.precision, r.precision, r.precision)
-    req = predict.Request(model=r.model, gpus=r.gpus, batch=r.batch, prompt=r.prompt,
-                          new_tokens=r.new_tokens, dtypes=dt)  # fmt: skip
+    req = predict.Request(
+        model=r.model,
+        gpus=r.gpus,
+        batch=r.batch,
+        prompt=r.prompt,
+        new_tokens=r.new_tokens,
+        dtypes=dt,
+    )
     spec_r = predict.spec_roofs(chip, r.precision)
     eng = predict.engine_roofs(chip, r.engine_class, r.precision, r.gpus)
     if r.chip == A100.key and r.gpus == 2:  # the blog's two-GPU share, from these very runs

@@ -206,8 +206,10 @@ def percent_of_bound_answer(
     measured = values["percent"]
     if "add" in measured and "GEMM square" in measured:
         low = min(measured["add"], measured["GEMM square"]) < NOISY_BELOW
-        busy = (" One of them fell well short here: the machine was busier while it ran "
-                "than during the calibration. Rerun on a quiet machine.")  # fmt: skip
+        busy = (
+            " One of them fell well short here: the machine was busier while it ran "
+            "than during the calibration. Rerun on a quiet machine."
+        )
         steps.append(
             f"The add reached {fmt_pct(measured['add'])} and the square GEMM "
             f"{fmt_pct(measured['GEMM square'])} of their bounds. Expect both near 100%: "
@@ -243,9 +245,13 @@ def percent_of_bound_answer(
             "score is still high, double N (S grows four times) and rerun."
         )
     table = Table(("operation", "I (FLOP/B)", "bound", "% of bound"), tuple(rows))
-    return Answer(tuple(steps), values, r"\%\ \text{of bound} = 100 \times "
-                  r"\frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}",
-                  table if rows else None)  # fmt: skip
+    return Answer(
+        tuple(steps),
+        values,
+        r"\%\ \text{of bound} = 100 \times "
+        r"\frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}",
+        table if rows else None,
+    )
 
 
 def _solve_percent_of_bound() -> Answer:
@@ -280,25 +286,33 @@ def sweep_crossing_answer(
     cross = crossover(batches, intensities, ridge)
     ceiling = calib.matmul_flops_per_s / (2.0 * d * d)  # tokens/s once compute-bound
     crossing = None if cross is None else (cross.before, cross.first)
-    values: dict[str, Any] = {"ridge": ridge, "critical_batch": exact, "crossing": crossing,
-                              "throughput_ceiling": ceiling}  # fmt: skip
+    values: dict[str, Any] = {
+        "ridge": ridge,
+        "critical_batch": exact,
+        "crossing": crossing,
+        "throughput_ceiling": ceiling,
+    }
     steps = [
         f"Each call reads W once ({fmt_bytes(d * d * FP32, True)} for d = {d:,}) plus x and "
         "y, so the intensity grows about as B / 2 for small batches and levels off at "
         f"d / 4 = {_f1(d / FP32)} FLOP/byte.",
         f"With I* = {_f1(ridge)} FLOP/byte from {calib.source}, the smallest batch that "
-        + (f"reaches the ridge is B = {exact:,}." if exact is not None
-           else "reaches the ridge does not exist: the ridge lies above the ceiling."),
+        + (
+            f"reaches the ridge is B = {exact:,}."
+            if exact is not None
+            else "reaches the ridge does not exist: the ridge lies above the ceiling."
+        ),
         f"In the sweep's list the crossing lies in B in ({cross.before}, {cross.first}]: "
         "the bound column changes from memory to compute there."
         if cross is not None and cross.before is not None
-        else f"Already the first batch, B = {cross.first}, is compute-bound." if cross is not None
+        else f"Already the first batch, B = {cross.first}, is compute-bound."
+        if cross is not None
         else f"The sweep stops at B = {max(batches)}, before the crossing: extend the list "
         "to see the bound column change.",
         "Below the crossing a bigger batch rides along almost for free (the weights are "
         "read once either way), so throughput grows with B. Past it the time grows with B "
         f"and throughput levels off near P / (2 d^2) = {ceiling:,.0f} tokens/s.",
-    ]  # fmt: skip
+    ]
     if throughputs:
         best = max(throughputs)
         b90 = next(b for b, t in zip(batches, throughputs, strict=True) if t >= 0.9 * best)
@@ -386,11 +400,22 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
         f"{fmt_bw(h100.mem_bw)}.",
     )
-    values = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1,
-              "flipped": [f.rsplit(" (", 1)[0] for f in flipped], "already": already}  # fmt: skip
+    values = {
+        "ridge_before": r0,
+        "ridge_after": r1,
+        "before": c0,
+        "after": c1,
+        "flipped": [f.rsplit(" (", 1)[0] for f in flipped],
+        "already": already,
+    }
     table = Table(("operator", "I (FLOP/B)", "bound before", "bound after"), tuple(rows))
-    return Answer(steps, values, r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
-                  r"(M) = \frac{2MNK}{2(MK + KN + MN)}", table)  # fmt: skip
+    return Answer(
+        steps,
+        values,
+        r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
+        r"(M) = \frac{2MNK}{2(MK + KN + MN)}",
+        table,
+    )
 
 
 # --- The lecture script's exercises (critical batch on TPU v5e; per-example matrices) ---
@@ -434,8 +459,12 @@ def critical_batch_answer(
         ),
     )
     values = {"ridge": ridge, "critical_batch": exact, "approximation": approx}
-    return Answer(steps, values, r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
-                  r"\frac{P_{\text{peak}}}{\beta}")  # fmt: skip
+    return Answer(
+        steps,
+        values,
+        r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
+        r"\frac{P_{\text{peak}}}{\beta}",
+    )
 
 
 def per_example_matrices_answer(
@@ -478,8 +507,15 @@ def h200_vs_h100_answer(
         crit = roofline.critical_batch(dim, dim, ridge)
         t_decode = n_params * weight_bytes / chip.mem_bw
         values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
-        rows.append((chip.name, fmt_bw(chip.mem_bw), _f1(ridge), fmt_batch(crit, "never"),
-                     fmt_time(t_decode)))  # fmt: skip
+        rows.append(
+            (
+                chip.name,
+                fmt_bw(chip.mem_bw),
+                _f1(ridge),
+                fmt_batch(crit, "never"),
+                fmt_time(t_decode),
+            )
+        )
     h100, h200 = values["h100"], values["h200"]
     values["decode_speedup"] = h100["decode_s"] / h200["decode_s"]
     c100, c200 = hw_specs.H100, hw_specs.H200
@@ -494,8 +530,11 @@ def h200_vs_h100_answer(
     )
     i_decode = 2 / weight_bytes  # one multiply-add (2 FLOP) per weight read
     memory = min(h100["ridge"], h200["ridge"]) > i_decode
-    need = (f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor "
-            "cores busy" if b0 is not None and b1 is not None and b0 != b1 else "")  # fmt: skip
+    need = (
+        f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor cores busy"
+        if b0 is not None and b1 is not None and b0 != b1
+        else ""
+    )
     steps = (
         (
             "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
@@ -556,8 +595,13 @@ def gqa_decode_answer(
         "layer) that every step must read.",
     )
     table = Table(("attention", "I (FLOP/B)", "KV bytes per token and layer"), tuple(rows))
-    return Answer(steps, values, r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = "
-                  r"\frac{H_q}{H_{kv}} \text{ (bf16)}", table)  # fmt: skip
+    return Answer(
+        steps,
+        values,
+        r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = "
+        r"\frac{H_q}{H_{kv}} \text{ (bf16)}",
+        table,
+    )
 
 
 def largest_batch_answer(
@@ -636,9 +680,13 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
         "step. Slow links need much wider layers before sharding pays.",
     )
     headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
-    return Answer(steps, values, r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} "
-                  r"\geq 1 \iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
-                  Table(headers, tuple(rows)))  # fmt: skip
+    return Answer(
+        steps,
+        values,
+        r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} "
+        r"\geq 1 \iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
+        Table(headers, tuple(rows)),
+    )
 
 
 # --- Lecture 10: tiled attention with finite on-chip memory ------------------
@@ -661,9 +709,16 @@ def tiled_compute_bound_answer(
             continue
         blocks = attention_io.block_sizes(n, d_head, m, b)
         d = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
-        rows.append((label, fmt_bytes(m, True, digits=0), f"{blocks.rows} x {blocks.cols}",
-                     str(attention_io.kv_reads(n, blocks.rows, blocks.cols)), fmt_bytes(d),
-                     _f1(roofline.intensity(flops, d))))  # fmt: skip
+        rows.append(
+            (
+                label,
+                fmt_bytes(m, True, digits=0),
+                f"{blocks.rows} x {blocks.cols}",
+                str(attention_io.kv_reads(n, blocks.rows, blocks.cols)),
+                fmt_bytes(d),
+                _f1(roofline.intensity(flops, d)),
+            )
+        )
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
     steps = [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
@@ -693,9 +748,13 @@ def tiled_compute_bound_answer(
             "serves rereads.",
         ]
     table = Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows))
-    return Answer(tuple(steps), values,
-                  r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
-                  r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))", table)  # fmt: skip
+    return Answer(
+        tuple(steps),
+        values,
+        r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
+        r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))",
+        table,
+    )
 
 
 def _one_byte_less(n: int, d_head: int, need: int, b: float, flops: float) -> str:
@@ -745,8 +804,15 @@ def tiled_head_dim_answer(
         traffic = attention_io.tiled_traffic(n, d, blocks.rows, blocks.cols, b)
         i = roofline.intensity(flops, traffic)
         values[d] = (blocks.rows, blocks.cols, traffic, i)
-        rows.append((str(d), f"{blocks.rows} x {blocks.cols}", fmt_bytes(traffic), _f1(i),
-                     roofline.bound_of(i, ridge)))  # fmt: skip
+        rows.append(
+            (
+                str(d),
+                f"{blocks.rows} x {blocks.cols}",
+                fmt_bytes(traffic),
+                _f1(i),
+                roofline.bound_of(i, ridge),
+            )
+        )
     growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(values)]
     mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
     exact = all(f"{g:.1f}" == "4.0" for g in growth)
@@ -774,9 +840,13 @@ def tiled_head_dim_answer(
         f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )
     table = Table(("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), tuple(rows))
-    return Answer(steps, values,
-                  r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
-                  r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}", table)  # fmt: skip
+    return Answer(
+        steps,
+        values,
+        r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
+        r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}",
+        table,
+    )
 
 
 # --- The list the docs render ------------------------------------------------
@@ -844,120 +914,195 @@ SCRIPT = "the lecture script's book exercises"
 COURSE = "this course"
 
 EXERCISES: tuple[Exercise, ...] = (  # (key, title, origin, question, solver)
-    Exercise("percent-of-bound", "Read the percentage of the bound", ARTICLE,
-             "Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a "
-             "few operators and prints each one's time as a percentage of its roofline bound. "
-             "Which operators come close to 100%, which stay far below, and what should you "
-             "change if naive attention scores high?",
-             _solve_percent_of_bound),
-    Exercise("sweep-crossing", "Find the batch sweep's ridge crossing", ARTICLE,
-             "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's "
-             "d = 4096, smaller only where this machine is too slow for it within the time budget) "
-             "for B = 1, 2, 4, ..., 256 and labels each batch memory- or compute-bound against "
-             "this machine's ridge point. Between which two batches does the label change, and "
-             "when does throughput stop growing? Extend the list of batches to check.",
-             _solve_sweep_crossing),
-    Exercise("a100-peak-edit", "Raise the A100's compute peak", ARTICLE,
-             "In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave "
-             "everything else alone, and rerun lecture 05. Where does the GEMM crossover "
-             "[M, 4096] x [4096, 4096] move, and which operators change their bound?",
-             a100_peak_edit_answer),
-    Exercise("v5e-int8", "Critical batch for int8 on TPU v5e", SCRIPT,
-             "On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and "
-             "outputs take 1 byte each and the int8 peak applies. What batch makes it "
-             "compute-bound, and how close is the book's small-batch estimate? Lecture 02 works "
-             "the 8192-wide layer; this one is half as wide.",
-             lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM)),
-    Exercise("v5e-int8-weights", "int8 weights, bf16 activations", SCRIPT,
-             "Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); "
-             "activations, outputs and the arithmetic stay bf16 (2 bytes, bf16 peak). What is "
-             "the critical batch now, and what does the small-batch estimate say?",
-             lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM)),
-    Exercise("per-example-matrices", "One matrix per example", SCRIPT,
-             "Each example b multiplies its own vector by its own matrix W[b] of shape [4096, "
-             "4096], all in bf16, for B = 1, 8, 64 and 512. What is the arithmetic intensity as "
-             "the batch grows?",
-             per_example_matrices_answer),
-    Exercise("h200-vs-h100", "H200 against H100 for decode", COURSE,
-             "The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 "
-             "ridge points and the critical batches of a K = N = 2048 layer (lecture 02 works "
-             "the 8192-wide one), and say what the difference means for decoding an "
-             "8B-parameter bf16 model at batch 1.",
-             lambda: h200_vs_h100_answer(8e9, dim=2048)),
-    Exercise("gqa-decode", "Decode attention with MHA, GQA and MQA", COURSE,
-             "A larger model has 64 query heads of size 128 and an 8192-token context in bf16 "
-             "(lecture 02 works 32 heads at 4096 tokens). Compute the decode attention "
-             "intensity with 64 KV heads (MHA), 8 (GQA) and 1 (MQA). Is any of them "
-             "compute-bound on an H100?",
-             gqa_decode_answer),
-    Exercise("largest-batch", "The largest batch that fits", COURSE,
-             "Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 "
-             "layers, d_kv = 4096, 4096-token sequences in prefill, 128 KiB of activations per "
-             "token, on an H200: a 130 GiB budget (lecture 03 works 78 GiB). What is the "
-             "largest batch at 30% overhead, and at 4%?",
-             lambda: largest_batch_answer(budget_gib=H200_BUDGET_GIB)),
-    Exercise("bandwidth-2x", "Who gains from twice the bandwidth?", COURSE,
-             "On a TPU v6e in bf16, which of the article's operators would run faster with "
-             "twice the memory bandwidth, and which with twice the compute?",
-             bandwidth_2x_answer),
-    Exercise("sharded-matmul", "When does sharding a matmul pay?", COURSE,
-             "X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial "
-             "sums over one link. How large must K be for the step to stay compute-bound on an "
-             "A100 and a B200 (one NVLink each way), and which bounds a K = 4,096 step?",
-             sharded_matmul_answer),
-    Exercise("tiled-compute-bound", "When does tiled attention turn compute-bound?", COURSE,
-             "Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for "
-             "M_sm bytes of on-chip memory per SM; the lecture works bf16. For one head with N "
-             "= 8,192 and d_h = 128 in fp8 (as FlashAttention-3 runs it) on an H100, what is "
-             "the smallest M_sm at which the schedule reaches the H100's fp8 ridge point, and "
-             "how does it compare with the shared memory one SM has?",
-             tiled_compute_bound_answer),
-    Exercise("tiled-head-dim", "Tiled attention and the head dimension", COURSE,
-             "Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head "
-             "dimension: d_h = 64, 128, 256. How do the block sizes, the traffic and the "
-             "intensity of FlashAttention-2's loops move, and which head dim is compute-bound?",
-             tiled_head_dim_answer),
-    Exercise("prefill-efficiency", "What compute efficiency does the 13B prefill imply?", COURSE,
-             "Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep "
-             "the spec bandwidth and the fixed cost per kernel, and scale only the bf16 matmul "
-             "peak: what fraction of the spec peak makes the prediction meet the measured time, "
-             "and how does it compare with the achievable matmul peak in the hardware table?",
-             lambda: efficiency_match_answer("prefill", "peak")),
-    Exercise("decode-bandwidth-efficiency", "What bandwidth does the 13B decode step imply?",
-             COURSE,
-             "Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM "
-             "bandwidth: what fraction of the spec bandwidth makes the prediction meet the "
-             "measured time, and is that above or below the achievable bandwidth in the "
-             "hardware table?",
-             lambda: efficiency_match_answer("decode", "mem_bw")),
-    Exercise("profiler-flops", "How many FLOPs does the profiler see?", COURSE,
-             "Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's "
-             "with_flops counts each attention product Q K^T and P V over the whole S x S score "
-             "matrix; the ledger counts only the query-key pairs the causal mask keeps. For "
-             "prompts of 256, 1,024 and 4,096 tokens, how many attention FLOPs does each count, "
-             "and what share of the ledger's whole pass does the profiler's extra make?",
-             lambda: profiler_flops_answer()),
-    Exercise("decode-context", "How does a decode step's time grow with the context?", COURSE,
-             "Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). "
-             "How do the bytes the step moves and its time bound change from a 256-token to an "
-             "8,192-token context, and at what context does reading the KV cache cost as much "
-             "as reading the weights?",
-             lambda: decode_context_answer()),
-    Exercise("moe-critical-batch", "When do Mixtral's experts turn compute-bound in fp8?", COURSE,
-             "Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations "
-             "stay bf16). At what batch do its routed experts' matmuls reach the ridge, and at "
-             "what batch does the MLP of its dense twin (d_ff = 2 x 14,336) get there? Compare "
-             "the ratio with E / k and say why they differ.",
-             lambda: moe_critical_batch_answer()),
-    Exercise("moe-skew", "What does a skewed router do to Qwen3-30B-A3B's step?", COURSE,
-             "Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 "
-             "experts on each, dealt round-robin. How many distinct experts per layer does a "
-             "step reach under uniform routing, and under the course's Zipf-like skew "
-             "(``ROUTING_SKEW`` in ``common/tables/assumptions.py``)? What share of the expert "
-             "weight reads does the skew save, and how much busier than the fair share is the "
-             "busiest GPU?",
-             lambda: moe_skew_answer()),
-)  # fmt: skip
+    Exercise(
+        "percent-of-bound",
+        "Read the percentage of the bound",
+        ARTICLE,
+        "Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a "
+        "few operators and prints each one's time as a percentage of its roofline bound. "
+        "Which operators come close to 100%, which stay far below, and what should you "
+        "change if naive attention scores high?",
+        _solve_percent_of_bound,
+    ),
+    Exercise(
+        "sweep-crossing",
+        "Find the batch sweep's ridge crossing",
+        ARTICLE,
+        "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's "
+        "d = 4096, smaller only where this machine is too slow for it within the time budget) "
+        "for B = 1, 2, 4, ..., 256 and labels each batch memory- or compute-bound against "
+        "this machine's ridge point. Between which two batches does the label change, and "
+        "when does throughput stop growing? Extend the list of batches to check.",
+        _solve_sweep_crossing,
+    ),
+    Exercise(
+        "a100-peak-edit",
+        "Raise the A100's compute peak",
+        ARTICLE,
+        "In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave "
+        "everything else alone, and rerun lecture 05. Where does the GEMM crossover "
+        "[M, 4096] x [4096, 4096] move, and which operators change their bound?",
+        a100_peak_edit_answer,
+    ),
+    Exercise(
+        "v5e-int8",
+        "Critical batch for int8 on TPU v5e",
+        SCRIPT,
+        "On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and "
+        "outputs take 1 byte each and the int8 peak applies. What batch makes it "
+        "compute-bound, and how close is the book's small-batch estimate? Lecture 02 works "
+        "the 8192-wide layer; this one is half as wide.",
+        lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM),
+    ),
+    Exercise(
+        "v5e-int8-weights",
+        "int8 weights, bf16 activations",
+        SCRIPT,
+        "Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); "
+        "activations, outputs and the arithmetic stay bf16 (2 bytes, bf16 peak). What is "
+        "the critical batch now, and what does the small-batch estimate say?",
+        lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM),
+    ),
+    Exercise(
+        "per-example-matrices",
+        "One matrix per example",
+        SCRIPT,
+        "Each example b multiplies its own vector by its own matrix W[b] of shape [4096, "
+        "4096], all in bf16, for B = 1, 8, 64 and 512. What is the arithmetic intensity as "
+        "the batch grows?",
+        per_example_matrices_answer,
+    ),
+    Exercise(
+        "h200-vs-h100",
+        "H200 against H100 for decode",
+        COURSE,
+        "The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 "
+        "ridge points and the critical batches of a K = N = 2048 layer (lecture 02 works "
+        "the 8192-wide one), and say what the difference means for decoding an "
+        "8B-parameter bf16 model at batch 1.",
+        lambda: h200_vs_h100_answer(8e9, dim=2048),
+    ),
+    Exercise(
+        "gqa-decode",
+        "Decode attention with MHA, GQA and MQA",
+        COURSE,
+        "A larger model has 64 query heads of size 128 and an 8192-token context in bf16 "
+        "(lecture 02 works 32 heads at 4096 tokens). Compute the decode attention "
+        "intensity with 64 KV heads (MHA), 8 (GQA) and 1 (MQA). Is any of them "
+        "compute-bound on an H100?",
+        gqa_decode_answer,
+    ),
+    Exercise(
+        "largest-batch",
+        "The largest batch that fits",
+        COURSE,
+        "Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 "
+        "layers, d_kv = 4096, 4096-token sequences in prefill, 128 KiB of activations per "
+        "token, on an H200: a 130 GiB budget (lecture 03 works 78 GiB). What is the "
+        "largest batch at 30% overhead, and at 4%?",
+        lambda: largest_batch_answer(budget_gib=H200_BUDGET_GIB),
+    ),
+    Exercise(
+        "bandwidth-2x",
+        "Who gains from twice the bandwidth?",
+        COURSE,
+        "On a TPU v6e in bf16, which of the article's operators would run faster with "
+        "twice the memory bandwidth, and which with twice the compute?",
+        bandwidth_2x_answer,
+    ),
+    Exercise(
+        "sharded-matmul",
+        "When does sharding a matmul pay?",
+        COURSE,
+        "X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial "
+        "sums over one link. How large must K be for the step to stay compute-bound on an "
+        "A100 and a B200 (one NVLink each way), and which bounds a K = 4,096 step?",
+        sharded_matmul_answer,
+    ),
+    Exercise(
+        "tiled-compute-bound",
+        "When does tiled attention turn compute-bound?",
+        COURSE,
+        "Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for "
+        "M_sm bytes of on-chip memory per SM; the lecture works bf16. For one head with N "
+        "= 8,192 and d_h = 128 in fp8 (as FlashAttention-3 runs it) on an H100, what is "
+        "the smallest M_sm at which the schedule reaches the H100's fp8 ridge point, and "
+        "how does it compare with the shared memory one SM has?",
+        tiled_compute_bound_answer,
+    ),
+    Exercise(
+        "tiled-head-dim",
+        "Tiled attention and the head dimension",
+        COURSE,
+        "Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head "
+        "dimension: d_h = 64, 128, 256. How do the block sizes, the traffic and the "
+        "intensity of FlashAttention-2's loops move, and which head dim is compute-bound?",
+        tiled_head_dim_answer,
+    ),
+    Exercise(
+        "prefill-efficiency",
+        "What compute efficiency does the 13B prefill imply?",
+        COURSE,
+        "Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep "
+        "the spec bandwidth and the fixed cost per kernel, and scale only the bf16 matmul "
+        "peak: what fraction of the spec peak makes the prediction meet the measured time, "
+        "and how does it compare with the achievable matmul peak in the hardware table?",
+        lambda: efficiency_match_answer("prefill", "peak"),
+    ),
+    Exercise(
+        "decode-bandwidth-efficiency",
+        "What bandwidth does the 13B decode step imply?",
+        COURSE,
+        "Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM "
+        "bandwidth: what fraction of the spec bandwidth makes the prediction meet the "
+        "measured time, and is that above or below the achievable bandwidth in the "
+        "hardware table?",
+        lambda: efficiency_match_answer("decode", "mem_bw"),
+    ),
+    Exercise(
+        "profiler-flops",
+        "How many FLOPs does the profiler see?",
+        COURSE,
+        "Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's "
+        "with_flops counts each attention product Q K^T and P V over the whole S x S score "
+        "matrix; the ledger counts only the query-key pairs the causal mask keeps. For "
+        "prompts of 256, 1,024 and 4,096 tokens, how many attention FLOPs does each count, "
+        "and what share of the ledger's whole pass does the profiler's extra make?",
+        lambda: profiler_flops_answer(),
+    ),
+    Exercise(
+        "decode-context",
+        "How does a decode step's time grow with the context?",
+        COURSE,
+        "Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). "
+        "How do the bytes the step moves and its time bound change from a 256-token to an "
+        "8,192-token context, and at what context does reading the KV cache cost as much "
+        "as reading the weights?",
+        lambda: decode_context_answer(),
+    ),
+    Exercise(
+        "moe-critical-batch",
+        "When do Mixtral's experts turn compute-bound in fp8?",
+        COURSE,
+        "Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations "
+        "stay bf16). At what batch do its routed experts' matmuls reach the ridge, and at "
+        "what batch does the MLP of its dense twin (d_ff = 2 x 14,336) get there? Compare "
+        "the ratio with E / k and say why they differ.",
+        lambda: moe_critical_batch_answer(),
+    ),
+    Exercise(
+        "moe-skew",
+        "What does a skewed router do to Qwen3-30B-A3B's step?",
+        COURSE,
+        "Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 "
+        "experts on each, dealt round-robin. How many distinct experts per layer does a "
+        "step reach under uniform routing, and under the course's Zipf-like skew "
+        "(``ROUTING_SKEW`` in ``common/tables/assumptions.py``)? What share of the expert "
+        "weight reads does the skew save, and how much busier than the fair share is the "
+        "busiest GPU?",
+        lambda: moe_skew_answer(),
+    ),
+)
 
 
 def get_exercise(key: str) -> Exercise:
@@ -1082,9 +1227,12 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
             f"{'narrower than' if f < dense_twin(m).d_ff else 'as wide as'} the twin's MLP, "
             "so its activations weigh more per FLOP."
         )
-    return Answer(tuple(steps), {"ridge": ridge, "experts": moe, "twin": twin},
-                  r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
-                  r"\geq \frac{P_{\text{peak}}}{\beta}")  # fmt: skip
+    return Answer(
+        tuple(steps),
+        {"ridge": ridge, "experts": moe, "twin": twin},
+        r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
+        r"\geq \frac{P_{\text{peak}}}{\beta}",
+    )
 
 
 def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:

@@ -249,9 +249,15 @@ def modelled_time(
     return predict(ledger, roofs, gpus, curve) + fixed_cost(ledger, roofs, floor, gpus)
 
 
-def efficiency_to_match(ledger: PassLedger, roofs: Roofs, measured: float, which: str,
-                        gpus: int = 1, curve: Curves | None = None,
-                        floor: float = 0.0) -> float | None:  # fmt: skip
+def efficiency_to_match(
+    ledger: PassLedger,
+    roofs: Roofs,
+    measured: float,
+    which: str,
+    gpus: int = 1,
+    curve: Curves | None = None,
+    floor: float = 0.0,
+) -> float | None:
     """Fraction e of roofs.peak (which='peak') or roofs.mem_bw ('mem_bw') at which the
     modelled time equals the measurement; None when no e in (0, 1] reaches it.
 

@@ -111,8 +111,9 @@ VIDUR_GEMM_MS = {
 VIDUR_SMALL_MS = {"a100": (0.005, 0.002, 0.007, 0.005), "h100": (0.004, 0.001, 0.006, 0.004)}
 
 
-def _vidur(gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str,
-           note: str = "") -> ChipTerms:  # fmt: skip
+def _vidur(
+    gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str = ""
+) -> ChipTerms:
     """A generation's terms from vidur's profile of it, each a Term with its source."""
     src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
     gemm = {
@@ -123,8 +124,10 @@ def _vidur(gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str
         for (chip, g), row in VIDUR_GEMM_MS.items()
         if chip == gpu
     }
-    small = tuple(Term(f"{what}, 1 token, {name}", ms * MS, src)
-                  for what, ms in zip(SMALL_KERNELS, VIDUR_SMALL_MS[gpu], strict=True))  # fmt: skip
+    small = tuple(
+        Term(f"{what}, 1 token, {name}", ms * MS, src)
+        for what, ms in zip(SMALL_KERNELS, VIDUR_SMALL_MS[gpu], strict=True)
+    )
     return ChipTerms(gemm, small, allreduce, allreduce_source, measured_on, note)
 
 
@@ -136,9 +139,13 @@ H100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
                   8: (33, 27, 33, 51, 114, 343)}.items()
 }  # fmt: skip
 
-A100_TERMS = _vidur("a100", A100_DGX_ALLREDUCE,
-                    "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)", "a100-80gb",
-                    "measured on an A100 80GB; the 40GB part has the same SMs")  # fmt: skip
+A100_TERMS = _vidur(
+    "a100",
+    A100_DGX_ALLREDUCE,
+    "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)",
+    "a100-80gb",
+    "measured on an A100 80GB; the 40GB part has the same SMs",
+)
 H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100")
 H200_NOTE = (
     "measured on an H100 SXM; the H200 has the same GH100 die and NVLink 4 switch, so its "
@@ -210,5 +217,6 @@ def all_terms() -> list[Term]:
     """Every figure above, once each, for the calibration test and the sources list."""
     chips = [t for c in CHIP_TERMS.values() for g in (*c.gemm.values(), c.small_kernels) for t in g]
     engine = [t for e in ENGINES.values() for t in (e.step, e.launch) if t is not None]
-    return list(dict.fromkeys([*HBM_SHARE_CALIBRATION.values(), KIPPLY_TWO_GPU_SHARE, *chips,
-                               *engine]))  # fmt: skip
+    return list(
+        dict.fromkeys([*HBM_SHARE_CALIBRATION.values(), KIPPLY_TWO_GPU_SHARE, *chips, *engine])
+    )

@@ -343,16 +343,27 @@ def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
     if n_kv_heads == model.n_kv_heads:
         return model
     kind = "MHA" if n_kv_heads == model.n_heads else f"{n_kv_heads} KV heads"
-    return what_if(model, f"{model.name} ({kind})", f"{model.key}-kv{n_kv_heads}",
-                   f"{model.name} with {n_kv_heads} KV heads (a what-if, not a released model)",
-                   n_kv_heads=n_kv_heads)  # fmt: skip
+    return what_if(
+        model,
+        f"{model.name} ({kind})",
+        f"{model.key}-kv{n_kv_heads}",
+        f"{model.name} with {n_kv_heads} KV heads (a what-if, not a released model)",
+        n_kv_heads=n_kv_heads,
+    )
 
 
 def what_if(model: Model, name: str, key: str, note: str, **changes: Any) -> Model:
     """`model` with `changes` under a new name and key, its published counts dropped."""
-    return dataclasses.replace(model, name=name, key=key, published_params=None,
-                               published_active=None, params_source="", note=note,
-                               **changes)  # fmt: skip
+    return dataclasses.replace(
+        model,
+        name=name,
+        key=key,
+        published_params=None,
+        published_active=None,
+        params_source="",
+        note=note,
+        **changes,
+    )
 
 
 def with_full_mha(model: Model) -> Model:

@@ -45,10 +45,14 @@ def cache_table(caches: Sequence[Any], source: str) -> Group | Text:
             "runs without marked sizes and a change-point detector finds the plateaus"
         )
     rows = [
-        [c.name, c.kind, _binary(c.size_bytes, 0),
-         f"{c.shared_cpus} CPU(s)" if c.shared_cpus else "-"]
+        [
+            c.name,
+            c.kind,
+            _binary(c.size_bytes, 0),
+            f"{c.shared_cpus} CPU(s)" if c.shared_cpus else "-",
+        ]
         for c in caches
-    ]  # fmt: skip
+    ]
     return Group(
         Heading("Caches the operating system reports (as core 0 sees them)"),
         Table(["cache", "type", "size", "shared by"], rows, note=f"source: {source}"),
@@ -118,11 +122,16 @@ def sweep(r: Sweep) -> Group:
         f"{fmt_time(u['call_seconds'])} (+{fmt_time(u['gil_seconds'])})"
     )
     rows = [
-        [_binary(p["working_set_bytes"], 1), fits_in(p["working_set_bytes"], r.levels),
-         fmt_time(p["seconds"]), f"{share:.0%}", fmt_bw(p["bytes_per_s"]),
-         "-" if p["corrected_bytes_per_s"] is None else fmt_bw(p["corrected_bytes_per_s"])]
+        [
+            _binary(p["working_set_bytes"], 1),
+            fits_in(p["working_set_bytes"], r.levels),
+            fmt_time(p["seconds"]),
+            f"{share:.0%}",
+            fmt_bw(p["bytes_per_s"]),
+            "-" if p["corrected_bytes_per_s"] is None else fmt_bw(p["corrected_bytes_per_s"]),
+        ]
         for p, share in zip(r.points, r.shares, strict=True)
-    ]  # fmt: skip
+    ]
     lo, hi, n = r.points[0]["working_set_bytes"], r.points[-1]["working_set_bytes"], len(rows)
     table = Table(
         ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"],
@@ -177,8 +186,16 @@ def plateau_tables(r: Plateaus) -> Group:
         )
         for p in r.plateaus
     ]
-    head = ["level", "cache size", "sizes used", "points", "margin", "plateau", "measured",
-            "x DRAM"]  # fmt: skip
+    head = [
+        "level",
+        "cache size",
+        "sizes used",
+        "points",
+        "margin",
+        "plateau",
+        "measured",
+        "x DRAM",
+    ]
     title = "What the change-point detector finds without the cache sizes"
     detected = Table(
         ["plateau", "from", "to", "points", "bandwidth", "fits in"],
@@ -397,12 +414,24 @@ def _adds(operations: Sequence[Row]) -> list[Row]:
 def operations_table(operations: Sequence[Row]) -> Group:
     """Each operation: where its data lives, I, GFLOP/s, the model's roof, the closest roof."""
     rows = [
-        [op["label"], op["level"], f"{op['intensity']:.3g}", f"{op['flops_per_s'] / 1e9:.2f}",
-         *_roofs(op)]
+        [
+            op["label"],
+            op["level"],
+            f"{op['intensity']:.3g}",
+            f"{op['flops_per_s'] / 1e9:.2f}",
+            *_roofs(op),
+        ]
         for op in operations
-    ]  # fmt: skip
-    head = ["operation", "data in", "I (FLOP/B)", "GFLOP/s", "model's roof", "of it",
-            "closest roof"]  # fmt: skip
+    ]
+    head = [
+        "operation",
+        "data in",
+        "I (FLOP/B)",
+        "GFLOP/s",
+        "model's roof",
+        "of it",
+        "closest roof",
+    ]
     note = (
         "The adds were timed again for this table and their GFLOP/s have the fixed call "
         "cost removed; the matmuls are timed as they are."

@@ -46,10 +46,13 @@ def memory_section(s: Setup, c: Capacity) -> Group:
     """The memory ledger at a few batches, the largest batch that fits and what to observe."""
     S, cap, m, one = s.context, s.chip.mem_capacity, s.model, c.ledgers[1]
     rows = [
-        [f"{b:,}", *map(fmt_gb, (x.weights, x.kv_cache, x.activations, x.overhead, x.total)),
-         "fits" if x.fits(cap) else "OOM"]
+        [
+            f"{b:,}",
+            *map(fmt_gb, (x.weights, x.kv_cache, x.activations, x.overhead, x.total)),
+            "fits" if x.fits(cap) else "OOM",
+        ]
         for b, x in c.ledgers.items()
-    ]  # fmt: skip
+    ]
     if c.wall:
         top = c.ledgers[c.wall]
         act = top.activations / top.total

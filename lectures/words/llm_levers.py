@@ -117,10 +117,12 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         else "the full byte ratio: weight reads set the step time"
     )
     rows = [
-        [*(w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}"),
-         *(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes))]
+        [
+            *(w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}"),
+            *(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes)),
+        ]
         for w, q in quant.items()
-    ]  # fmt: skip
+    ]
     compute = [n_of_m(q.prefill_compute, q.prefill_matmuls) for q in (a, b)]
     return Group(
         Heading(
@@ -197,10 +199,13 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
 def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Group:
     """Every chip with the precision: ridge, bandwidth, TTFT, TPOT at batch 1, wall and knee."""
     rows = [
-        [*(r.chip.name, f"{r.ridge:.0f}", fmt_bw(r.chip.mem_bw), fmt_time(r.ttft)),
-         *(fmt_time(r.tpot1), _wall(r.wall), _int(r.at_wall) if r.wall else "-"), fmt_batch(r.knee)]
+        [
+            *(r.chip.name, f"{r.ridge:.0f}", fmt_bw(r.chip.mem_bw), fmt_time(r.ttft)),
+            *(fmt_time(r.tpot1), _wall(r.wall), _int(r.at_wall) if r.wall else "-"),
+            fmt_batch(r.knee),
+        ]
         for r in runs.values()
-    ]  # fmt: skip
+    ]
     note = f"(not every chip in the figure has a {s.precision} peak, so this section uses bf16)"
     return Group(
         Heading(f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})"),

@@ -134,8 +134,16 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
     per_gpu = weights / s.ep
     fits = "fit in" if per_gpu <= cap else "do not fit in"
     gap = abs(me.twin / me.active - 1)
-    columns = ["model", "experts/token", "total", "published", "active", "published",
-               "total/active", "dense twin"]  # fmt: skip
+    columns = [
+        "model",
+        "experts/token",
+        "total",
+        "published",
+        "active",
+        "published",
+        "total/active",
+        "dense twin",
+    ]
     return Group(
         Heading(f"1. {s.model.name}: total against active parameters"),
         Table(columns, rows),
@@ -176,8 +184,14 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
         else f"Even at batch {reach[-1].batch:,} uniform routing reaches "
         f"{_pct(reach[-1].uniform / E)} of the experts, not all."
     )
-    columns = ["batch", "experts (uniform)", "of E", "expert bytes", f"experts (skew s={skew:g})",
-               "expert bytes"]  # fmt: skip
+    columns = [
+        "batch",
+        "experts (uniform)",
+        "of E",
+        "expert bytes",
+        f"experts (skew s={skew:g})",
+        "expert bytes",
+    ]
     return Group(
         Heading("2. What a decode step reads: the experts its batch routes to"),
         Table(columns, rows),
@@ -224,8 +238,15 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     else:
         which = "only the twin's MLP reaches" if twin_knee else "neither reaches"
         knees = f"At the ridge of {s.ridge:.0f} FLOP/B {which} it at any batch."
-    columns = ["batch", "MoE weights read", "MoE step >=", "MoE tok/s/GPU", "twin weights",
-               "twin step >=", "twin tok/s/GPU"]  # fmt: skip
+    columns = [
+        "batch",
+        "MoE weights read",
+        "MoE step >=",
+        "MoE tok/s/GPU",
+        "twin weights",
+        "twin step >=",
+        "twin tok/s/GPU",
+    ]
     return Group(
         Heading(f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}"),
         Table(columns, rows),
@@ -279,8 +300,16 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
         if slower
         else "listed: the layer's own bound is longer at every size listed."
     )
-    columns = ["EP", "in node", "other nodes", "dispatch B/token", "combine B/token", "dispatch",
-               "combine", "layer >="]  # fmt: skip
+    columns = [
+        "EP",
+        "in node",
+        "other nodes",
+        "dispatch B/token",
+        "combine B/token",
+        "dispatch",
+        "combine",
+        "layer >=",
+    ]
     return Group(
         Heading(f"4. Expert parallelism: dispatch and combine, {s.batch:,} tokens a step"),
         Table(columns, table),

@@ -102,10 +102,17 @@ class Basics:
 def basics(r: Basics) -> tuple[Group, Observations]:
     """Part 1's table (FLOPs, bytes, I, bound, share of peak, T) and what it shows."""
     rows = [
-        [o.name, fmt_flops(o.flops), fmt_bytes(o.nbytes), fmt_intensity(o.intensity), o.bound,
-         f"{r.share(o):.2%}", fmt_time(o.time)]
+        [
+            o.name,
+            fmt_flops(o.flops),
+            fmt_bytes(o.nbytes),
+            fmt_intensity(o.intensity),
+            o.bound,
+            f"{r.share(o):.2%}",
+            fmt_time(o.time),
+        ]
         for o in r.ops
-    ]  # fmt: skip
+    ]
     table = Group(
         Heading(f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"),
         Text(f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."),
@@ -265,10 +272,17 @@ class Ridges:
 def ridges(r: Ridges) -> tuple[Group, Observations]:
     """Part 2's table (peak, bandwidth, ridge, critical batch) and what it shows."""
     rows = [
-        [x.chip, x.precision, "/".join(x.formats), fmt_rate(x.peak, digits=2) + "*" * x.estimate,
-         fmt_bw(x.bw), r0(x.ridge), never(x.batch)]
+        [
+            x.chip,
+            x.precision,
+            "/".join(x.formats),
+            fmt_rate(x.peak, digits=2) + "*" * x.estimate,
+            fmt_bw(x.bw),
+            r0(x.ridge),
+            never(x.batch),
+        ]
         for x in r.rows
-    ]  # fmt: skip
+    ]
     table = Group(
         Heading(f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"),
         Text("ridge in FLOP/B; * marks an estimated peak (see the hardware table)."),
@@ -414,10 +428,16 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         for x in r.v5e
     ]
     attention = [
-        [a.variant, a.kv_heads, r.q_heads // a.kv_heads, fmt_flops(a.flops), fmt_bytes(a.nbytes),
-         f"{a.intensity:.1f}"]
+        [
+            a.variant,
+            a.kv_heads,
+            r.q_heads // a.kv_heads,
+            fmt_flops(a.flops),
+            fmt_bytes(a.nbytes),
+            f"{a.intensity:.1f}",
+        ]
         for a in r.attention
-    ]  # fmt: skip
+    ]
     table = Group(
         Heading(f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]"),
         Text("book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."),
@@ -487,10 +507,15 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
     reg = _kib(r.register_file)
     traffic = [[t, fmt_bytes(d), f"{e:.1f}", f"{a:.1f}"] for t, d, e, a in r.tiles]
     fits = [
-        [t, _kib(acc), "yes" if acc <= r.register_file else "no", r0(i),
-         "yes" if i >= r.ridge else "no"]
+        [
+            t,
+            _kib(acc),
+            "yes" if acc <= r.register_file else "no",
+            r0(i),
+            "yes" if i >= r.ridge else "no",
+        ]
         for t, acc, i in r.outputs
-    ]  # fmt: skip
+    ]
     table = Group(
         Heading(f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul"),
         Table(
@@ -554,10 +579,16 @@ def network(r: Network) -> tuple[Group, Observations]:
     """Part 6's tables (network ridge per chip, the v5e's steps) and what they show."""
     dims = [k for k, _ in r.links[0].bounds]
     rows = [
-        [c.chip, c.link, fmt_bw(c.link_bw, digits=0), comma0(c.ridge), f"K > {c.critical_k:,.1f}",
-         *(b for _, b in c.bounds)]
+        [
+            c.chip,
+            c.link,
+            fmt_bw(c.link_bw, digits=0),
+            comma0(c.ridge),
+            f"K > {c.critical_k:,.1f}",
+            *(b for _, b in c.bounds),
+        ]
         for c in r.links
-    ]  # fmt: skip
+    ]
     steps = [
         [k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", bound] for k, B, tm, tc, i, bound in r.steps
     ]

@@ -194,8 +194,14 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
     per_token = (full.seconds - none.seconds) / full.chunk  # what a prompt token adds
     alone = chunked.alone / s.prompt
     stall = chunked.alone + none.seconds
-    columns = ["prefill chunk", "decode", "step = TPOT >=", "prefill tok/s", "decode tok/s",
-               "FLOP/byte"]  # fmt: skip
+    columns = [
+        "prefill chunk",
+        "decode",
+        "step = TPOT >=",
+        "prefill tok/s",
+        "decode tok/s",
+        "FLOP/byte",
+    ]
     return Group(
         Heading(
             f"1. Continuous batching: {counted(B, 'decode token')} and a prefill chunk, budget "
@@ -405,8 +411,15 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
             f"{times(a.input_usd / a.at(B))}: prefill fills the matmuls in one pass. At its "
             f"wall ({a.wall:,}) an output token costs {_usd(a.at(a.wall))}."
         )
-    columns = ["model", "GPUs", "wall", "$/M in", "$/M out B=1", f"$/M out B={B:,}",
-               "$/M out at wall"]  # fmt: skip
+    columns = [
+        "model",
+        "GPUs",
+        "wall",
+        "$/M in",
+        "$/M out B=1",
+        f"$/M out B={B:,}",
+        "$/M out at wall",
+    ]
     return Group(
         Heading(f"4. Cost per million tokens at ${s.price:g} per GPU-hour on {s.chip.name}"),
         Table(columns, table),
