@@ -41,8 +41,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# -n auto: one pytest worker a core (pytest-xdist); --dist loadscope keeps a module's
+# tests on one worker, so a module's shared fixture (the edit battery's runs) runs once.
+XDIST := -n auto --dist loadscope
+
 unit: $(STAMP)
-	$(PY) -m pytest -m "not browser" -q
+	$(PY) -m pytest -m "not browser" -q $(XDIST)
 
 $(RUNTIME): package.json package-lock.json
 	@if ! command -v $(NPM) >/dev/null 2>&1; then \
@@ -79,7 +83,7 @@ CACHE_TESTS := $(foreach t,caches budget roofs,tests/measure/test_$(t).py) tests
   $(foreach n,01 03 09 10,tests/lectures/test_lecture$(n).py)
 caches: $(STAMP)
 	@set -e; for llc in 480M 1.1G; do echo "== ROOFLINE_FAKE_LLC=$$llc"; \
-	  ROOFLINE_FAKE_LLC=$$llc $(PY) -m pytest -m "not browser" -q -k "not 480_mib and not no_shared_memory" \
+	  ROOFLINE_FAKE_LLC=$$llc $(PY) -m pytest -m "not browser" -q $(XDIST) -k "not 480_mib and not no_shared_memory" \
 	  $(CACHE_TESTS); done
 
 test: lint unit caches docs browser

@@ -8,8 +8,6 @@ they print is read back for a direction word that disagrees with its numbers.
 
 from __future__ import annotations
 
-import concurrent.futures
-import queue
 import shutil
 import subprocess
 import sys
@@ -84,9 +82,6 @@ def run_course(root: Path, edit: dict) -> str:
     return done.stdout + done.stderr
 
 
-WORKERS = 2  # child processes at once: the unit tests otherwise leave the second core idle
-
-
 def course_copy(root: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__")
     for part in ("common", "lectures"):
@@ -96,26 +91,15 @@ def course_copy(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def outputs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, str]:
-    """The output of every selected edit, WORKERS at a time (each in a copy of its own)."""
+    """The output of every selected edit, run in one copy of the course."""
     wanted = [
         item.callspec.params["name"]
         for item in request.session.items
         if getattr(item, "originalname", "") == "test_no_sentence_contradicts_its_numbers"
         and item.module.__name__ == __name__
     ]
-    copies: queue.Queue[Path] = queue.Queue()
-    for _ in range(WORKERS):
-        copies.put(course_copy(tmp_path_factory.mktemp("course")))
-
-    def run(name: str) -> str:
-        root = copies.get()
-        try:
-            return run_course(root, EDITS[name])
-        finally:
-            copies.put(root)
-
-    with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
-        return dict(zip(wanted, pool.map(run, wanted), strict=True))
+    root = course_copy(tmp_path_factory.mktemp("course"))  # pytest -n spreads the rest
+    return {name: run_course(root, EDITS[name]) for name in wanted}
 
 
 def test_the_battery_has_the_edits_the_issue_lists() -> None:
