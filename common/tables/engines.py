@@ -17,7 +17,13 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from common.tables.measurements import A100_DGX_ALLREDUCE, CHECKED, KIPPLY_HBM_SHARE, MS
+from common.tables.measurements import (
+    A100_DGX_ALLREDUCE,
+    CHECKED,
+    KIPPLY_HBM_SHARE,
+    MS,
+    VIDUR_A100_SMALL_KERNELS,
+)
 from common.tables.validate import positive
 
 US = 1e-6
@@ -107,8 +113,12 @@ VIDUR_GEMM_MS = {
     ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
     ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
 }
-#: and the SMALL_KERNELS at one token, by generation.
-VIDUR_SMALL_MS = {"a100": (0.005, 0.002, 0.007, 0.005), "h100": (0.004, 0.001, 0.006, 0.004)}
+#: and the SMALL_KERNELS at one token, by generation, in seconds: the A100's are the
+#: measurement table's (measurements.VIDUR_A100_SMALL_KERNELS), the H100's from its file.
+VIDUR_SMALL_S = {
+    "a100": tuple(m.seconds for m in VIDUR_A100_SMALL_KERNELS),
+    "h100": tuple(ms * MS for ms in (0.004, 0.001, 0.006, 0.004)),
+}
 
 
 def _vidur(gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str,
@@ -123,8 +133,8 @@ def _vidur(gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str
         for (chip, g), row in VIDUR_GEMM_MS.items()
         if chip == gpu
     }
-    small = tuple(Term(f"{what}, 1 token, {name}", ms * MS, src)
-                  for what, ms in zip(SMALL_KERNELS, VIDUR_SMALL_MS[gpu], strict=True))  # fmt: skip
+    small = tuple(Term(f"{what}, 1 token, {name}", s, src)
+                  for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True))  # fmt: skip
     return ChipTerms(gemm, small, allreduce, allreduce_source, measured_on, note)
 
 
