@@ -658,15 +658,14 @@ def largest_batch(
     chip: Chip,
     context: int,
     dtypes: DTypes | None = None,
-    overhead_rate: float = LLM_OVERHEAD_RATE,
     phase: str = "decode",
 ) -> int:
-    """Largest B whose memory ledger fits the chip's capacity at context S; 0 if none."""
+    """Largest B whose memory ledger (at the LLM overhead rate) fits the chip's capacity at
+    context S; 0 if none."""
     m, dt = _check_model(model), dtypes or DTypes()
     check_context(m, context)
     return ledger.largest_batch_that_fits(
-        chip.mem_capacity,
-        lambda b: model_memory_ledger(m, b, context, dt, overhead_rate, phase),
+        chip.mem_capacity, lambda b: model_memory_ledger(m, b, context, dt, phase=phase)
     )
 
 
