@@ -23,8 +23,8 @@ from common.tables.measurements import (
     KIPPLY_HBM_SHARE,
     MS,
     VIDUR_A100_SMALL_KERNELS,
+    Term,
 )
-from common.tables.validate import positive
 
 US = 1e-6
 
@@ -62,25 +62,8 @@ VLLM_PR_1440 = (
 
 
 # ---------------------------------------------------------------------------
-# Records
+# Records (each figure a measurements.Term)
 # ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Term:
-    """One published figure a forecast uses: value (SI units), source, what it informs.
-
-    `informs` names the lecture 11 cases the figure was taken from (their labels): those
-    cases are calibration; a case that is not named anywhere is validation.
-    """
-
-    what: str
-    value: float
-    source: str
-    informs: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        positive(self.value, self.what)
-
-
 #: The fused gate+up GEMM [M, 4096] x [4096, 22016 / g] of Llama-2-7B on one of g GPUs, bf16.
 GEMM_K, GEMM_N = 4096, 2 * 11008
 #: Its rows M: one row (the weight read), 64 and 128 (the knee lecture 11 finds between
