@@ -464,7 +464,7 @@ def model_ops(
 
 
 def _total(attr: str, doc: str) -> property:
-    """A pass's total of operator field `attr`: each operator's x how often it runs."""
+    """A pass's total of operator field `attr`: sum of op.attr x how often op runs."""
     return property(lambda p: sum(getattr(op, attr) * c for op, c in p.counted()), doc=doc)
 
 
