@@ -69,7 +69,8 @@ At the top, where students and the course script find them:
 - ``shell.paths``: the repository root, the output folders and the checks a path passes.
 - ``shell.interface``: a lecture's declared interface (its ``make_parser()``), read unrun.
 - ``shell.sink``: where figures go: drawn by ``plots``, or handed to a host that shows them.
-- ``shell.llm_flags``: lectures 06-08's flags (model, chip, precisions, context, batch).
+- ``shell.llm_flags``: the flags of the model lectures (06-08, 13, 14): model, chip and what
+  each lecture adds (precisions, context, batch, EP size, price, request lengths).
 
 ``measure``: measuring this machine (numpy).
 

@@ -26,6 +26,8 @@ Add ``--png`` to save ``07_memory_ledger.png`` (needs matplotlib) into ``--outdi
 
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
+from functools import partial
+
 from common.shell.llm_flags import llm_parser, parse_llm_args
 
 ABOUT = {
@@ -36,11 +38,8 @@ ABOUT = {
 }
 
 
-def make_parser():
-    """The LLM lectures' flags (--help): the same in lectures 06, 07 and 08."""
-    return llm_parser(__doc__)
-
-
+#: The LLM lectures' flags (--help): the same in lectures 06, 07 and 08.
+make_parser = partial(llm_parser, __doc__)
 args, model, chip, precision = parse_llm_args(make_parser())  # checked: one-line errors
 
 import math

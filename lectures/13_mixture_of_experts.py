@@ -154,7 +154,7 @@ def exchange(n):
 
 
 ep_rows = [exchange(n) for n in sizes]
-show(page.ep_section(setup, ep_rows, chip.link_bw, pub.CX7_IB.bytes_per_s))
+show(page.ep_section(setup, ep_rows, chip.link_bw, pub.CX7_IB.value))
 
 # %%
 # 5. The exchange against DeepEP's published latencies

@@ -365,7 +365,7 @@ def deepep_latency() -> float:
 
 def deepep_network(ep: int, latency: float) -> EPNetwork:
     """The links of DeepEP's published tables: H800 nodes of 8 on NVLink, one CX7 per GPU."""
-    return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, pub.H800_NVLINK.bytes_per_s, pub.CX7_IB.bytes_per_s,
+    return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, pub.H800_NVLINK.value, pub.CX7_IB.value,
                      latency, pub.DEEPEP_DISPATCH_BYTES, pub.DEEPEP_COMBINE_BYTES)  # fmt: skip
 
 
@@ -399,7 +399,7 @@ def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
         "(DeepEP's EP-8 dispatch on H800s less its bytes; checked on its other 11 latencies); "
         "the all-reduces stay as under tensor parallelism",
     )
-    return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, chip.link_bw, pub.CX7_IB.bytes_per_s, latency,
+    return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, chip.link_bw, pub.CX7_IB.value, latency,
                      dispatch_bytes, 2.0, notes)  # fmt: skip
 
 

@@ -463,6 +463,11 @@ def model_ops(
     )
 
 
+def _total(attr: str, doc: str) -> property:
+    """A pass's total of operator field `attr`: sum of op.attr x how often op runs."""
+    return property(lambda p: sum(getattr(op, attr) * c for op, c in p.counted()), doc=doc)
+
+
 @dataclass(frozen=True)
 class PassLedger:
     """The speed ledger of one forward pass: per-layer operators (x layers) and model-level ones."""
@@ -487,33 +492,11 @@ class PassLedger:
         rows += [(op, c) for ops, c in self.variants for op in ops]
         return rows + [(op, 1) for op in self.once]
 
-    def _sum(self, attr: str) -> float:
-        return sum(getattr(op, attr) * count for op, count in self.counted())
-
-    @property
-    def flops(self) -> float:
-        """Total FLOPs of the pass: L x (per-layer sum) + model-level ops."""
-        return self._sum("flops")
-
-    @property
-    def nbytes(self) -> float:
-        """Total bytes moved by the pass."""
-        return self._sum("nbytes")
-
-    @property
-    def weight_bytes(self) -> float:
-        """Weight bytes read by the pass."""
-        return self._sum("weight_bytes")
-
-    @property
-    def act_bytes(self) -> float:
-        """Activation bytes read and written by the pass."""
-        return self._sum("act_bytes")
-
-    @property
-    def kv_bytes(self) -> float:
-        """KV-cache bytes read and written by the pass."""
-        return self._sum("kv_bytes")
+    flops = _total("flops", "Total FLOPs of the pass: L x (per-layer sum) + model-level ops.")
+    nbytes = _total("nbytes", "Total bytes moved by the pass.")
+    weight_bytes = _total("weight_bytes", "Weight bytes read by the pass.")
+    act_bytes = _total("act_bytes", "Activation bytes read and written by the pass.")
+    kv_bytes = _total("kv_bytes", "KV-cache bytes read and written by the pass.")
 
     @property
     def tokens(self) -> int:
@@ -675,15 +658,14 @@ def largest_batch(
     chip: Chip,
     context: int,
     dtypes: DTypes | None = None,
-    overhead_rate: float = LLM_OVERHEAD_RATE,
     phase: str = "decode",
 ) -> int:
-    """Largest B whose memory ledger fits the chip's capacity at context S; 0 if none."""
+    """Largest B whose memory ledger (at the LLM overhead rate) fits the chip's capacity at
+    context S; 0 if none."""
     m, dt = _check_model(model), dtypes or DTypes()
     check_context(m, context)
     return ledger.largest_batch_that_fits(
-        chip.mem_capacity,
-        lambda b: model_memory_ledger(m, b, context, dt, overhead_rate, phase),
+        chip.mem_capacity, lambda b: model_memory_ledger(m, b, context, dt, phase=phase)
     )
 
 

@@ -310,19 +310,11 @@ class RoofRun:
         # Alternating rounds spread each roof's samples over the whole calibration.
         with blas_threads(None):
             for r in range(rounds):
-                self.bw_times += time_samples(
-                    stream,
-                    repeat=-(-budget["bandwidth_min_repeat"] // rounds),
-                    warmup=1 if r == 0 else 0,
-                    budget_s=budget["bandwidth_s"] / rounds,
-                    clock=self.clock,
+                self.bw_times += self._round(
+                    stream, r, rounds, budget["bandwidth_min_repeat"], budget["bandwidth_s"]
                 )
-                self.mm_times += time_samples(
-                    matmul,
-                    repeat=-(-budget["matmul_min_repeat"] // rounds),
-                    warmup=1 if r == 0 else 0,
-                    budget_s=budget["matmul_s"] / rounds,
-                    clock=self.clock,
+                self.mm_times += self._round(
+                    matmul, r, rounds, budget["matmul_min_repeat"], budget["matmul_s"]
                 )
         # The operands are already hot; the best of two calls absorbs the thread change.
         with blas_threads(1):
@@ -330,6 +322,19 @@ class RoofRun:
                 matmul, repeat=2, warmup=0, budget_s=budget["one_thread_s"], clock=self.clock
             )
         return self
+
+    def _round(
+        self, fn: Callable[[], object], r: int, rounds: int, repeat: int, budget_s: float
+    ) -> list[float]:
+        """Round `r` of `rounds`: its share of `repeat` calls and of `budget_s` seconds of
+        `fn`, with one warm-up call in the first round."""
+        return time_samples(
+            fn,
+            repeat=-(-repeat // rounds),
+            warmup=1 if r == 0 else 0,
+            budget_s=budget_s / rounds,
+            clock=self.clock,
+        )
 
     def time_op(
         self, fn: Callable[[], object], repeat: int, budget_s: float, rounds: int = 1
@@ -340,13 +345,7 @@ class RoofRun:
         if self.clock() > self.deadline:
             budget_s = 0.0
         for r in range(rounds):
-            times = time_samples(
-                fn,
-                repeat=-(-repeat // rounds),
-                warmup=1 if r == 0 else 0,
-                budget_s=budget_s / rounds,
-                clock=self.clock,
-            )
+            times = self._round(fn, r, rounds, repeat, budget_s)
             best = min(best, *times)
             self.bw_times += time_samples(stream, repeat=1, warmup=0, clock=self.clock)
             self.mm_times += time_samples(matmul, repeat=1, warmup=0, clock=self.clock)

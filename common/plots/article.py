@@ -249,14 +249,7 @@ def local_roofline_figure(
     ax.set_ylabel("GFLOP/s (measured)")
     ax.set_title(title)
     if points:
-        fig.legend(
-            loc="outside lower center",
-            ncols=2,
-            fontsize=7.5,
-            frameon=False,
-            handletextpad=0.3,
-            columnspacing=1.2,
-        )
+        style.legend_below(fig, ncols=2, fontsize=7.5, handletextpad=0.3, columnspacing=1.2)
         key = [ax.plot([], [], marker="o", linestyle="", color=c)[0] for c in colors.values()]
         ax.legend(
             key,

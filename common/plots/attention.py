@@ -127,7 +127,7 @@ def build_kernel_times_figure(
     ax.set_xlabel(xlabel)
     ax.set_ylabel("seconds per call")
     ax.set_title(title, fontsize=10)
-    fig.legend(loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    style.legend_below(fig, ncols=3, fontsize=8)
     return fig
 
 

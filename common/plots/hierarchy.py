@@ -179,7 +179,7 @@ def hierarchical_roofline_figure(
     ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
     ax.set_ylabel("attainable GFLOP/s")
     ax.set_title(title)
-    fig.legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
+    style.legend_below(fig, ncols=3, fontsize=7)
     lines = [(x, attainable_flops(x, peak, bw) / GB) for bw in bws for x in xs[::8]]
     before = len(ax.texts)
     place_labels(

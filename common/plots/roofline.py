@@ -22,6 +22,7 @@ from common.plots.style import (
     NEUTRAL_COLOR,
     SERIES_COLORS,
     figure,
+    legend_below,
     log_range,
     matplotlib_available,
     new_figure,
@@ -167,24 +168,16 @@ def roofline_panels_figure(
         ax.tick_params(labelleft=False)
     fig.suptitle(title, fontsize=11)
     fig.get_layout_engine().set(wspace=0.08)  # room between the panels' outer tick labels
-    columns = 2 if len(key) > 4 else 1
-    fig.legend(
-        handles=[_key_handle(text) for text in key],
-        loc="outside lower center",
-        ncols=columns,
-        fontsize=9.5,
-        frameon=False,
-        handlelength=0,
-        handletextpad=0,
-    )
+    _key_below(fig, key, ncols=2 if len(key) > 4 else 1, fontsize=9.5)
     return save_figure(fig, path)
 
 
-def _key_handle(text: str) -> Any:
-    """An invisible legend handle, so the figure's key lists 'number  name' lines."""
+def _key_below(fig: Any, key: Sequence[str], ncols: int, fontsize: float) -> None:
+    """The figure's key under the axes: 'number  name' lines, with no marker drawn."""
     from matplotlib.lines import Line2D
 
-    return Line2D([], [], linestyle="none", label=text)
+    handles = [Line2D([], [], linestyle="none", label=text) for text in key]
+    legend_below(fig, handles, ncols, fontsize, handlelength=0, handletextpad=0)
 
 
 class PointSeries(NamedTuple):
@@ -266,20 +259,11 @@ def roofline_series_figure(
             obstacles=samples,
             pad=3.0,
         )
-        fig.legend(
-            handles=[
-                _key_handle(
-                    f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"
-                )
-                for k, (x, _, text) in enumerate(groups, 1)
-            ],
-            loc="outside lower center",
-            ncols=1,
-            fontsize=9,
-            frameon=False,
-            handlelength=0,
-            handletextpad=0,
-        )
+        key = [
+            f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"
+            for k, (x, _, text) in enumerate(groups, 1)
+        ]
+        _key_below(fig, key, ncols=1, fontsize=9)
     return save_figure(fig, path)
 
 

@@ -12,7 +12,7 @@ import functools
 import inspect
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -69,6 +69,20 @@ def new_figure(width: float = MAX_WIDTH_IN, height: float = 4.5, ncols: int = 1)
         ax.spines["top"].set_visible(False)
         ax.spines["right"].set_visible(False)
     return fig, axes
+
+
+def legend_below(
+    fig: Any,
+    handles: Sequence[Any] | None = None,
+    ncols: int = 1,
+    fontsize: float = 9,
+    **style: Any,
+) -> None:
+    """One frameless legend for the whole figure, under the axes (constrained layout makes
+    room): `handles`, or every labelled artist's."""
+    given = {} if handles is None else {"handles": list(handles)}
+    fig.legend(**given, loc="outside lower center", ncols=ncols, fontsize=fontsize, frameon=False,
+               **style)  # fmt: skip
 
 
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> str:

@@ -21,21 +21,10 @@ from common.plots.style import (
     NEUTRAL_COLOR,
     SERIES_COLORS,
     figure,
+    legend_below,
     new_figure,
     save_figure,
 )
-
-
-def _legend_below(fig: Any, handles: Sequence[Any], ncols: int) -> None:
-    """One legend for the whole figure, under the axes (constrained layout makes room)."""
-    fig.legend(
-        handles=list(handles),
-        loc="outside lower center",
-        ncols=ncols,
-        fontsize=9,
-        frameon=False,
-        handlelength=2.2,
-    )
 
 
 def _line(color: str, linestyle: str, label: str, marker: str = "") -> Any:
@@ -108,7 +97,7 @@ def decode_throughput_figure(
     for ax in axes[1:]:
         ax.tick_params(labelleft=False)
     fig.suptitle(title, fontsize=10.5)
-    _legend_below(
+    legend_below(
         fig,
         [
             _line(ACCENT_COLOR, "-", "tokens/s bound"),
@@ -117,6 +106,7 @@ def decode_throughput_figure(
             _line(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence"),
         ],
         ncols=2,
+        handlelength=2.2,
     )
     return save_figure(fig, path)
 
@@ -151,7 +141,7 @@ def memory_ledger_figure(
     ax.set_xlabel("batch (sequences)")
     ax.set_ylabel("memory (GB)")
     ax.set_title(title, fontsize=10.5)
-    _legend_below(fig, handles, ncols=3)
+    legend_below(fig, handles, ncols=3, handlelength=2.2)
     return save_figure(fig, path)
 
 
@@ -193,5 +183,5 @@ def moe_throughput_figure(
     ax.set_ylabel("decode tokens/s per GPU (upper bound)", fontsize=9.5)
     ax.tick_params(labelsize=8.5)
     ax.set_title(title, fontsize=10.5)
-    _legend_below(fig, handles, ncols=2)
+    legend_below(fig, handles, ncols=2, handlelength=2.2)
     return save_figure(fig, path)

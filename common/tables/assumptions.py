@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from common.tables import slips, sources
-from common.tables.models import ModelSpec
+from common.tables.models import LLAMA_2_7B, ModelSpec
 from common.tables.validate import PLAUSIBLE_RANGES, positive
 
 #: The values an assumption can mean, by the first word of its unit: (above, at most).
@@ -157,18 +157,18 @@ LLM_OVERHEAD_RATE = LLM_OVERHEAD.value
 ARTICLE_BUDGET_GIB = ARTICLE_BUDGET.value
 SM_REGISTER_FILE_BYTES = int(SM_REGISTER_FILE.value)
 
-#: The article's teaching model: Llama-2-7B's shape (32 layers, 32 KV heads x 128 =
-#: 4096), fp16 weights and KV cache, 4096-token sequences, and the activation rule
-#: above (16 x 4096 x 2 bytes = 128 KiB per token).
+#: The article's teaching model: 7B parameters in the model table's Llama-2-7B shape (32
+#: layers, 32 KV heads x 128 = 4096), fp16 weights and KV cache, 4096-token sequences, and
+#: the activation rule above (16 x 4096 x 2 bytes = 128 KiB per token).
 ARTICLE_7B = ModelSpec(
     name="7B, fp16",
     n_params=7e9,
     weight_bytes=2,
-    n_layers=32,
-    d_kv=4096,
+    n_layers=LLAMA_2_7B.n_layers,
+    d_kv=LLAMA_2_7B.kv_dim,
     kv_bytes=2,
     seq=4096,
-    act_bytes_per_token=ACT_VECTORS_PER_TOKEN * 4096 * 2,
+    act_bytes_per_token=ACT_VECTORS_PER_TOKEN * LLAMA_2_7B.d_model * 2,
 )
 ARTICLE_BATCHES = (1, 4, 8, 16, 24, 32)  # the article's ledger rows
 

@@ -17,8 +17,14 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from common.tables.measurements import A100_DGX_ALLREDUCE, CHECKED, KIPPLY_HBM_SHARE, MS
-from common.tables.validate import positive
+from common.tables.measurements import (
+    A100_DGX_ALLREDUCE,
+    CHECKED,
+    KIPPLY_HBM_SHARE,
+    MS,
+    VIDUR_A100_SMALL_KERNELS,
+    Term,
+)
 
 US = 1e-6
 
@@ -56,25 +62,8 @@ VLLM_PR_1440 = (
 
 
 # ---------------------------------------------------------------------------
-# Records
+# Records (each figure a measurements.Term)
 # ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Term:
-    """One published figure a forecast uses: value (SI units), source, what it informs.
-
-    `informs` names the lecture 11 cases the figure was taken from (their labels): those
-    cases are calibration; a case that is not named anywhere is validation.
-    """
-
-    what: str
-    value: float
-    source: str
-    informs: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        positive(self.value, self.what)
-
-
 #: The fused gate+up GEMM [M, 4096] x [4096, 22016 / g] of Llama-2-7B on one of g GPUs, bf16.
 GEMM_K, GEMM_N = 4096, 2 * 11008
 #: Its rows M: one row (the weight read), 64 and 128 (the knee lecture 11 finds between
@@ -107,8 +96,12 @@ VIDUR_GEMM_MS = {
     ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
     ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
 }
-#: and the SMALL_KERNELS at one token, by generation.
-VIDUR_SMALL_MS = {"a100": (0.005, 0.002, 0.007, 0.005), "h100": (0.004, 0.001, 0.006, 0.004)}
+#: and the SMALL_KERNELS at one token, by generation, in seconds: the A100's are the
+#: measurement table's (measurements.VIDUR_A100_SMALL_KERNELS), the H100's from its file.
+VIDUR_SMALL_S = {
+    "a100": tuple(m.seconds for m in VIDUR_A100_SMALL_KERNELS),
+    "h100": tuple(ms * MS for ms in (0.004, 0.001, 0.006, 0.004)),
+}
 
 
 def _vidur(
@@ -125,8 +118,8 @@ def _vidur(
         if chip == gpu
     }
     small = tuple(
-        Term(f"{what}, 1 token, {name}", ms * MS, src)
-        for what, ms in zip(SMALL_KERNELS, VIDUR_SMALL_MS[gpu], strict=True)
+        Term(f"{what}, 1 token, {name}", s, src)
+        for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True)
     )
     return ChipTerms(gemm, small, allreduce, allreduce_source, measured_on, note)
 

@@ -325,15 +325,20 @@ DEEPEP_LL = (
 
 
 @dataclass(frozen=True)
-class Link:
-    """A link's bandwidth (B/s, one direction, per GPU) with its source and conditions."""
+class Term:
+    """One published figure a forecast uses: value (SI units), source, what it informs.
+
+    `informs` names the lecture 11 cases the figure was taken from (their labels): those
+    cases are calibration; a case that is not named anywhere is validation.
+    """
 
     what: str
-    bytes_per_s: float
+    value: float
     source: str
+    informs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        positive(self.bytes_per_s, self.what)
+        positive(self.value, self.what)
 
 
 @dataclass(frozen=True)
@@ -350,8 +355,9 @@ class EPRun:
 DEEPEP_TOKENS, DEEPEP_HIDDEN, DEEPEP_TOPK = 128, 7168, 8
 DEEPEP_DISPATCH_BYTES, DEEPEP_COMBINE_BYTES = 1 + 4 / 128, 2
 DEEPEP_NODE_GPUS = 8  # H800 nodes of 8 GPUs on NVLink
-H800_NVLINK = Link("H800 NVLink, '~160 GB/s maximum'", 160e9, DEEPEP_NORMAL)
-CX7_IB = Link("CX7 InfiniBand 400 Gb/s card, '~50 GB/s maximum'", 50e9, DEEPEP_NORMAL)
+#: The links' bandwidths (B/s, one direction, per GPU) the EP forecast takes (DEEPEP_NORMAL).
+H800_NVLINK = Term("H800 NVLink, '~160 GB/s maximum'", 160e9, DEEPEP_NORMAL)
+CX7_IB = Term("CX7 InfiniBand 400 Gb/s card, '~50 GB/s maximum'", 50e9, DEEPEP_NORMAL)
 
 
 def _ll(ep: int, dispatch_us: float, combine_us: float) -> EPRun:

@@ -126,4 +126,4 @@ def test_deepep_latencies_it_did_not_take_from_are_within_16_percent() -> None:
 def test_deepep_normal_kernels_reach_the_nvlink_roof() -> None:
     # the stated ~160 GB/s NVLink: the normal kernels measured 153 and 158 GB/s at EP 8
     for bw in pub.DEEPEP_NORMAL_BW[8]:
-        assert 0.9 < bw / pub.H800_NVLINK.bytes_per_s <= 1.0
+        assert 0.9 < bw / pub.H800_NVLINK.value <= 1.0
