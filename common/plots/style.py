@@ -81,8 +81,9 @@ def legend_below(
     """One frameless legend for the whole figure, under the axes (constrained layout makes
     room): `handles`, or every labelled artist's."""
     given = {} if handles is None else {"handles": list(handles)}
-    fig.legend(**given, loc="outside lower center", ncols=ncols, fontsize=fontsize, frameon=False,
-               **style)  # fmt: skip
+    fig.legend(
+        **given, loc="outside lower center", ncols=ncols, fontsize=fontsize, frameon=False, **style
+    )
 
 
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> str:
