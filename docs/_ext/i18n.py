@@ -79,6 +79,9 @@ TRANSLATED: tuple[str, ...] = (
     "auto_lectures/06_llm_speed",
     "auto_lectures/07_llm_capacity",
     "auto_lectures/08_llm_levers",
+    "api/measure",
+    "api/plots",
+    "api/shell",
 )
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
