@@ -79,6 +79,8 @@ TRANSLATED: tuple[str, ...] = (
     "auto_lectures/06_llm_speed",
     "auto_lectures/07_llm_capacity",
     "auto_lectures/08_llm_levers",
+    "api/formulas",
+    "api/files",
 )
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
