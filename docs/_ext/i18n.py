@@ -82,6 +82,8 @@ TRANSLATED: tuple[str, ...] = (
     "api/measure",
     "api/plots",
     "api/shell",
+    "api/formulas",
+    "api/files",
 )
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
