@@ -81,6 +81,7 @@ TRANSLATED: tuple[str, ...] = (
     "auto_lectures/08_llm_levers",
     "api",
     "api/tables",
+    "api/present",
 )
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
