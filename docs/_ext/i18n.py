@@ -84,6 +84,9 @@ TRANSLATED: tuple[str, ...] = (
     "api/shell",
     "api/formulas",
     "api/files",
+    "api",
+    "api/tables",
+    "api/present",
 )
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
