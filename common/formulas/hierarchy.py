@@ -440,7 +440,8 @@ def roof_verdict(
 def call_cost_limit_bytes(
     sizes: Sequence[float], seconds: Sequence[float], fixed_seconds: Sequence[float]
 ) -> float | None:
-    """The largest working set whose call time is >= 10% fixed cost (None: no such size)."""
+    """The largest working set whose fixed cost is at least CALL_COST_MATTERS of its call
+    time (None: no such size)."""
     limit = None
     for s, t, f in zip(sizes, seconds, fixed_seconds, strict=True):
         if call_share(t, f) >= CALL_COST_MATTERS:

@@ -211,7 +211,7 @@ ALLREDUCE_CURVES = {"a100": A100_DGX_ALLREDUCE, "a100-80gb": A100_DGX_ALLREDUCE}
 #: Chips the kernel floor (small_kernel_floor) was measured on: vidur's A100 80GB.
 KERNEL_FLOOR_CHIPS = ("a100", "a100-80gb")
 #: The share of HBM bandwidth the blog's decode matmuls reached on two GPUs: 'it doesn't
-#: quite get to 90, more like 87' (one GPU's 90% is the hardware table's A100 figure).
+#: quite get to 90, more like 87' (on one GPU, 0.90 is the hardware table's A100 figure).
 KIPPLY_HBM_SHARE = {2: 0.87}
 
 
@@ -402,7 +402,7 @@ DEEPSEEK_V3_MTP = (
 
 @dataclass(frozen=True)
 class Fleet:
-    """An operator's published day of serving: nodes, tokens, per-node rates and cost."""
+    """A provider's published day of serving: nodes, tokens, per-node rates and cost."""
 
     what: str
     chip: str  # the GPU, as the operator names it
