@@ -79,6 +79,17 @@ TRANSLATED: tuple[str, ...] = (
     "auto_lectures/06_llm_speed",
     "auto_lectures/07_llm_capacity",
     "auto_lectures/08_llm_levers",
+    "overview",
+    "concepts/intensity-and-ridge",
+    "concepts/memory-ledger",
+    "concepts/assumptions",
+    "concepts/operator-ledgers",
+    "concepts/mixture-of-experts",
+    "auto_lectures/13_mixture_of_experts",
+    "auto_lectures/14_serving_a_fleet",
+    "api/predict",
+    "api/exercises",
+    "api/hw_specs",
 )
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
