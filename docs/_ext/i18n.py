@@ -87,6 +87,17 @@ TRANSLATED: tuple[str, ...] = (
     "api",
     "api/tables",
     "api/present",
+    "overview",
+    "concepts/intensity-and-ridge",
+    "concepts/memory-ledger",
+    "concepts/assumptions",
+    "concepts/operator-ledgers",
+    "concepts/mixture-of-experts",
+    "auto_lectures/13_mixture_of_experts",
+    "auto_lectures/14_serving_a_fleet",
+    "api/predict",
+    "api/exercises",
+    "api/hw_specs",
 )
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.

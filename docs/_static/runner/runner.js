@@ -25,6 +25,90 @@
   }
   const here = new URL(".", script.src);
   const root = document.documentElement;
+  // The panel's own words on a page in another language (<html lang>): English, the
+  // default, is written where it is used; say() looks it up and fills in each {name}.
+  // What a run prints stays as Python prints it. tests/docs/test_runner_words.py reads this.
+  const WORDS = {
+    zh: {
+      "Run it here": "在这里运行",
+      "Edit the hardware table, then press Run: your browser reruns lecture {target}.py with the course's own code and shows what the terminal prints.":
+        "改动硬件参数表，再按“运行”：浏览器会用课程自己的代码重跑这一讲（{target}.py），显示终端会打印的内容。",
+      "Edit the hardware table, then press Run: your browser works this answer out again with the course's own code.":
+        "改动硬件参数表，再按“运行”：浏览器会用课程自己的代码把这道题的答案重算一遍。",
+      "Run it here needs the site served over HTTP, because browsers do not run WebAssembly from file:// pages: run `{serve}` in the repository and open http://127.0.0.1:8000/{rest}":
+        "“在这里运行”需要通过 HTTP 访问本站，因为浏览器不在 file:// 页面里运行 WebAssembly：请在仓库中运行 `{serve}`，再打开 http://127.0.0.1:8000/{rest}",
+      "Python loads when you use this panel: the first time it downloads {mb} MB (kept by your browser for the next page), and the first run waits a few seconds while Python starts; later runs take under a second.":
+        "用到这个面板时才加载 Python：第一次要下载 {mb} MB（浏览器会缓存，换一页不用再下），第一次运行要等几秒让 Python 启动；之后每次运行不到一秒。",
+      "Python is not loaded yet.": "Python 尚未加载。",
+      "(default)": "（默认）",
+      "{path}, editable": "{path}，可编辑",
+      "Jump to a chip": "跳到某块芯片",
+      "Jump to a chip…": "跳到某块芯片…",
+      " Tab leaves the editor; line numbers on the left.": "按 Tab 离开编辑器；左侧是行号。",
+      "Change a literal of the chip shown, then Run (Ctrl+Enter).":
+        "改动所显示芯片的某个数值，然后运行（Ctrl+Enter）。",
+      "Hardware table ": "硬件参数表 ",
+      edited: "已改动",
+      Run: "运行",
+      Stop: "停止",
+      "End this run; Python restarts and your table stays as it is":
+        "结束本次运行；Python 会重启，你的参数表保持不变",
+      "Reset table": "还原参数表",
+      "Put {path} back as it is in the repository": "把 {path} 恢复成仓库里的样子",
+      "Output of the run": "运行输出",
+      "Show line {line} in the table editor": "在参数表编辑器中显示第 {line} 行",
+      "Python traceback": "Python 回溯（traceback）",
+      ": {y} against {x}": "：{y} 随 {x} 的变化",
+      "colour: {color}": "颜色：{color}",
+      "marker: {shape}": "标记：{shape}",
+      " Numbered points: {numbered}.": "编号点：{numbered}。",
+      "Redrawn from this run, {title}{axes} ({key}).": "按本次运行重绘：{title}{axes} ({key})。",
+      "The figure cannot be redrawn here: {message}": "这里无法重绘这张图：{message}",
+      "The figure could not be drawn: {error}": "这张图没能画出来：{error}",
+      "this build has no bundled editor or chart": "这次构建没有打包编辑器和图表",
+      "vendor/{name} did not load": "vendor/{name} 没能加载",
+      "{status} The run starts as soon as Python is ready.": "{status}Python 一就绪就开始运行。",
+      "Running… (Stop ends the run)": "运行中…（按“停止”可结束）",
+      "Output of the previous run: a new run is going.": "上一次运行的输出：新的运行正在进行。",
+      "Output of an earlier run: the last run was stopped.": "之前运行的输出：上一次运行被停止了。",
+      "Output of an earlier run: the last run failed.": "之前运行的输出：上一次运行失败了。",
+      "The run failed inside the browser: {error}": "运行在浏览器内部失败：{error}",
+      "Ran in {seconds} s.": "运行完毕，用时 {seconds} 秒。",
+      "Stopped with exit status {status} ({seconds} s).":
+        "已结束，退出状态 {status}（用时 {seconds} 秒）。",
+      "Ready: Python {python} runs in this page, offline.": "就绪：Python {python} 在本页离线运行。",
+      "Python could not start in this browser: {message}": "Python 无法在这个浏览器中启动：{message}",
+      error: "错误",
+      "Starting Python in your browser…": "正在浏览器中启动 Python…",
+      "Stopped after {limit} s: the run did not finish (a loop that never ends?). Python restarted; your table is kept.":
+        "{limit} 秒后已停止：运行没有结束（是不是死循环？）。Python 已重启，你的参数表保留不变。",
+      "Stopped. Python restarted; your table is kept.": "已停止。Python 已重启，你的参数表保留不变。",
+      "ended with an error": "出错结束",
+      "was stopped": "被停止",
+      "never finished": "没有跑完",
+      "Use it": "使用它",
+      Discard: "丢弃",
+      "Edited table from earlier": "之前改过的参数表",
+      "Your edited table from earlier in this tab {how} when it last ran, so it is not loaded; the repository's table is.":
+        "这个标签页里你之前改过的参数表，上次运行时{how}，所以没有加载它，加载的是仓库里的参数表。",
+    },
+  };
+  const words = WORDS[(root.lang || "").slice(0, 2)] || {};
+  const say = (english, values = {}) =>
+    (words[english] || english).replace(/\{(\w+)\}/g, (all, name) => values[name] ?? all);
+  // The words docs/_ext/runner.py writes into the panel: its title and what Run does.
+  function localize(panel) {
+    const title = panel.querySelector(".rl-runner-title");
+    const what = panel.querySelector(".rl-runner-what");
+    for (const [node, key] of [
+      [title, title && title.textContent],
+      [what, what && what.textContent.replace(`${panel.dataset.target}.py`, "{target}.py")],
+    ]) {
+      if (node && words[key]) {
+        node.textContent = say(key, panel.dataset);
+      }
+    }
+  }
   let panels = [];
   const onDocument = (run) => {
     if (document.readyState === "loading") {
@@ -72,11 +156,15 @@
       const page = new URL(base || ".", location.href);
       const rest = location.pathname.slice(page.pathname.length);
       for (const panel of document.querySelectorAll(".rl-runner")) {
+        localize(panel);
         setStatus(
           panel,
-          "Run it here needs the site served over HTTP, because browsers do not run " +
-            `WebAssembly from file:// pages: run \`${SERVE}\` in the repository and open ` +
-            `http://127.0.0.1:8000/${rest}`,
+          say(
+            "Run it here needs the site served over HTTP, because browsers do not run " +
+              "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
+              "http://127.0.0.1:8000/{rest}",
+            { serve: SERVE, rest },
+          ),
           "off",
         );
       }
@@ -89,11 +177,13 @@
   const megabytes = (Number(script.dataset.download || 0) / 1e6).toFixed(1);
   // What using a panel costs, said once per panel before Python loads. It stays in place
   // (the status line beside it is one short line), so a press does not move the buttons.
-  const COST =
-    `Python loads when you use this panel: the first time it downloads ${megabytes} MB ` +
-    "(kept by your browser for the next page), and the first run waits a few seconds " +
-    "while Python starts; later runs take under a second.";
-  const IDLE = "Python is not loaded yet.";
+  const COST = say(
+    "Python loads when you use this panel: the first time it downloads {mb} MB " +
+      "(kept by your browser for the next page), and the first run waits a few seconds " +
+      "while Python starts; later runs take under a second.",
+    { mb: megabytes },
+  );
+  const IDLE = say("Python is not loaded yet.");
   const state = {
     table: "",
     phase: "idle", // idle, starting, ready
@@ -251,7 +341,7 @@
   const loaded = new Map();
   function loadScript(name) {
     if (!script.dataset.vendor) {
-      return Promise.reject(new Error("this build has no bundled editor or chart"));
+      return Promise.reject(new Error(say("this build has no bundled editor or chart")));
     }
     if (!loaded.has(name)) {
       loaded.set(
@@ -261,7 +351,9 @@
             src: new URL(`vendor/${name}?v=${script.dataset.vendor}`, here).href,
           });
           tag.addEventListener("load", resolve, { once: true });
-          tag.addEventListener("error", () => reject(new Error(`vendor/${name} did not load`)));
+          tag.addEventListener("error", () =>
+            reject(new Error(say("vendor/{name} did not load", { name }))),
+          );
           document.head.append(tag);
         }),
       );
@@ -318,7 +410,7 @@
       if (option.choices.length) {
         input = element("select", { id });
         if (!option.choices.includes(option.default)) {
-          input.append(element("option", { value: "", text: "(default)" }));
+          input.append(element("option", { value: "", text: say("(default)") }));
         }
         for (const choice of option.choices) {
           input.append(element("option", { value: choice, text: choice }));
@@ -350,12 +442,12 @@
       (chipInput && chipInput.input.value) || panel.dataset.chip || chipMentioned(panel);
 
     const host = element("div", { class: "rl-runner-table-host" });
-    const run = element("button", { type: "button", class: "rl-runner-run", text: "Run" });
+    const run = element("button", { type: "button", class: "rl-runner-run", text: say("Run") });
     const editor = lazyEditor(
       host,
       {
         doc: state.table,
-        label: `${TABLE_PATH}, editable`,
+        label: say("{path}, editable", { path: TABLE_PATH }),
         onChange: (text) => {
           startPython();
           setTable(text, editor);
@@ -366,8 +458,11 @@
     );
     panel.rlEditor = editor;
     editors.push(editor);
-    const jump = element("select", { class: "rl-runner-jump", "aria-label": "Jump to a chip" });
-    jump.append(element("option", { value: "", text: "Jump to a chip…" }));
+    const jump = element("select", {
+      class: "rl-runner-jump",
+      "aria-label": say("Jump to a chip"),
+    });
+    jump.append(element("option", { value: "", text: say("Jump to a chip…") }));
     for (const chip of chipsIn(original)) {
       jump.append(element("option", { value: String(chip.line), text: chip.label }));
     }
@@ -379,18 +474,18 @@
       jump.value = "";
     });
     const tabHint =
-      makeEditor === textareaEditor ? "" : " Tab leaves the editor; line numbers on the left.";
+      makeEditor === textareaEditor ? "" : say(" Tab leaves the editor; line numbers on the left.");
     const details = element("details", { class: "rl-runner-editor" }, [
       element("summary", {}, [
-        "Hardware table ",
+        say("Hardware table "),
         element("code", { text: TABLE_PATH }),
-        element("span", { class: "rl-runner-edited", text: "edited", hidden: true }),
+        element("span", { class: "rl-runner-edited", text: say("edited"), hidden: true }),
       ]),
       element("div", { class: "rl-runner-editor-bar" }, [
         jump,
         element("span", {
           class: "rl-runner-hint",
-          text: `Change a literal of the chip shown, then Run (Ctrl+Enter).${tabHint}`,
+          text: say("Change a literal of the chip shown, then Run (Ctrl+Enter).") + tabHint,
         }),
       ]),
       host,
@@ -421,15 +516,15 @@
     const stop = element("button", {
       type: "button",
       class: "rl-runner-stop",
-      text: "Stop",
+      text: say("Stop"),
       hidden: true,
-      title: "End this run; Python restarts and your table stays as it is",
+      title: say("End this run; Python restarts and your table stays as it is"),
     });
     const reset = element("button", {
       type: "button",
       class: "rl-runner-reset",
-      text: "Reset table",
-      title: `Put ${TABLE_PATH} back as it is in the repository`,
+      text: say("Reset table"),
+      title: say("Put {path} back as it is in the repository", { path: TABLE_PATH }),
     });
     const command = element("code", { class: "rl-runner-command" });
     const values = () =>
@@ -450,7 +545,7 @@
       {
         class: "highlight rl-runner-output-box",
         role: "region",
-        "aria-label": "Output of the run",
+        "aria-label": say("Output of the run"),
         "aria-live": "polite",
         hidden: true,
       },
@@ -498,7 +593,7 @@
         type: "button",
         class: "rl-runner-line",
         text: `${match[1]}${match[2]}`,
-        title: `Show line ${line} in the table editor`,
+        title: say("Show line {line} in the table editor", { line }),
       });
       button.dataset.line = String(line);
       button.addEventListener("click", () => {
@@ -542,7 +637,7 @@
     if (traceback) {
       box.after(
         element("details", { class: "rl-runner-traceback" }, [
-          element("summary", { text: "Python traceback" }),
+          element("summary", { text: say("Python traceback") }),
           element("pre", {}, withLineLinks(traceback, panel)),
         ]),
       );
@@ -559,11 +654,13 @@
         seen[key] ||= (layer.encoding && layer.encoding[key] && layer.encoding[key].title) || "";
       }
     }
-    const axes = seen.x && seen.y ? `: ${seen.y} against ${seen.x}` : "";
-    const key = [seen.color && `colour: ${seen.color}`, seen.shape && `marker: ${seen.shape}`];
-    const numbered = (spec.usermeta && spec.usermeta.key) || [];
-    const points = numbered.length ? ` Numbered points: ${numbered.join("; ")}.` : "";
-    return `Redrawn from this run, ${spec.title}${axes} (${key.filter(Boolean).join(", ")}).`
+    const axes = seen.x && seen.y ? say(": {y} against {x}", seen) : "";
+    const colour = seen.color && say("colour: {color}", seen);
+    const key = [colour, seen.shape && say("marker: {shape}", seen)].filter(Boolean).join(", ");
+    const numbered = ((spec.usermeta && spec.usermeta.key) || []).join("; ");
+    const points = numbered ? say(" Numbered points: {numbered}.", { numbered }) : "";
+    const title = spec.title;
+    return say("Redrawn from this run, {title}{axes} ({key}).", { title, axes, key })
       .replace(" ()", "") + points;
   }
 
@@ -579,7 +676,9 @@
     } catch (error) {
       chart.hidden = false;
       chart.replaceChildren(
-        element("figcaption", { text: `The figure cannot be redrawn here: ${error.message}` }),
+        element("figcaption", {
+          text: say("The figure cannot be redrawn here: {message}", error),
+        }),
       );
       return;
     }
@@ -594,7 +693,9 @@
       await window.RLRunnerChart.draw(area, spec);
       panel.dataset.charts = String(Number(panel.dataset.charts || 0) + 1);
     } catch (error) {
-      caption.textContent = `The figure could not be drawn: ${error.message || error}`;
+      caption.textContent = say("The figure could not be drawn: {error}", {
+        error: error.message || error,
+      });
     }
   }
 
@@ -639,7 +740,9 @@
       state.queued = () => execute(panel, args, view);
       startPython();
       setButtons();
-      setStatus(panel, `${state.status[0]} The run starts as soon as Python is ready.`, "busy");
+      const status = state.status[0];
+      const said = say("{status} The run starts as soon as Python is ready.", { status });
+      setStatus(panel, said, "busy");
       return;
     }
     const started = performance.now();
@@ -656,8 +759,8 @@
       panel.querySelector(".rl-runner-stop").focus(); // Run is disabled: Enter now stops
     }
     saveTable("running");
-    setStatus(panel, "Running… (Stop ends the run)", "busy");
-    stale(view, "Output of the previous run: a new run is going.");
+    setStatus(panel, say("Running… (Stop ends the run)"), "busy");
+    stale(view, say("Output of the previous run: a new run is going."));
     const request = JSON.stringify({
       kind: panel.dataset.kind,
       target: panel.dataset.target,
@@ -671,13 +774,13 @@
       if (message.stopped) {
         finishRun(panel, "stopped");
         setStatus(panel, message.stopped, "error");
-        stale(view, "Output of an earlier run: the last run was stopped.");
+        stale(view, say("Output of an earlier run: the last run was stopped."));
         return;
       }
       if (message.error) {
-        stale(view, "Output of an earlier run: the last run failed.");
+        stale(view, say("Output of an earlier run: the last run failed."));
         finishRun(panel, "failed");
-        setStatus(panel, `The run failed inside the browser: ${message.error}`, "error");
+        setStatus(panel, say("The run failed inside the browser: {error}", message), "error");
         return;
       }
       const result = JSON.parse(message.result);
@@ -686,9 +789,13 @@
       render(panel, view.output, result.chunks);
       const seconds = (ms / 1000).toFixed(2);
       if (result.status === 0) {
-        setStatus(panel, `Ran in ${seconds} s.`, "done");
+        setStatus(panel, say("Ran in {seconds} s.", { seconds }), "done");
       } else {
-        setStatus(panel, `Stopped with exit status ${result.status} (${seconds} s).`, "error");
+        setStatus(
+          panel,
+          say("Stopped with exit status {status} ({seconds} s).", { ...result, seconds }),
+          "error",
+        );
       }
       finishRun(panel, result.status === 0 ? "ok" : "failed");
       drawCharts(panel, view.chart, result.charts);
@@ -748,14 +855,14 @@
         root.dataset.rlRunnerStartMs = String(Math.round(performance.now() - startedAt));
         const started = message.phases.origin - performance.timeOrigin; // the worker's clock
         root.dataset.rlRunnerPhases = JSON.stringify({ worker: started, ...message.phases });
-        announce(`Ready: Python ${message.python} runs in this page, offline.`, "ready");
+        announce(say("Ready: Python {python} runs in this page, offline.", message), "ready");
         setButtons();
         const queued = state.queued;
         state.queued = null;
         queued?.();
       } else if (message.type === "failed") {
         state.queued = null;
-        announce(`Python could not start in this browser: ${message.message}`, "error");
+        announce(say("Python could not start in this browser: {message}", message), "error");
         setButtons();
       } else if (message.type === "result") {
         const done = state.waiting.get(message.id);
@@ -765,7 +872,8 @@
     });
     next.addEventListener("error", (event) => {
       if (next === worker) {
-        announce(`Python could not start in this browser: ${event.message || "error"}`, "error");
+        const why = { message: event.message || say("error") };
+        announce(say("Python could not start in this browser: {message}", why), "error");
       }
     });
     next.postMessage({
@@ -789,7 +897,7 @@
   function startPython() {
     if (state.phase === "idle") {
       root.dataset.rlRunnerUsedMs = String(Math.round(performance.now()));
-      boot("Starting Python in your browser…");
+      boot(say("Starting Python in your browser…"));
     }
   }
 
@@ -803,8 +911,12 @@
     worker.terminate();
     const message =
       why === "limit"
-        ? `Stopped after ${limit} s: the run did not finish (a loop that never ends?). Python restarted; your table is kept.`
-        : "Stopped. Python restarted; your table is kept.";
+        ? say(
+            "Stopped after {limit} s: the run did not finish (a loop that never ends?). " +
+              "Python restarted; your table is kept.",
+            { limit },
+          )
+        : say("Stopped. Python restarted; your table is kept.");
     const done = state.waiting.get(busy.id);
     state.waiting.clear();
     done?.({ stopped: message });
@@ -821,19 +933,25 @@
   // ---- A table restored from the tab that last failed or was stopped: offered ---------
   function offer(saved) {
     const how = {
-      failed: "ended with an error",
-      stopped: "was stopped",
-      running: "never finished",
+      failed: say("ended with an error"),
+      stopped: say("was stopped"),
+      running: say("never finished"),
     }[saved.outcome];
     for (const panel of panels) {
-      const use = element("button", { type: "button", class: "rl-runner-restore", text: "Use it" });
-      const drop = element("button", { type: "button", class: "rl-runner-discard", text: "Discard" });
+      const use = element("button", { type: "button", class: "rl-runner-restore" });
+      const drop = element("button", { type: "button", class: "rl-runner-discard" });
+      use.textContent = say("Use it");
+      drop.textContent = say("Discard");
       const box = element(
         "div",
-        { class: "rl-runner-offer", role: "group", "aria-label": "Edited table from earlier" },
+        { class: "rl-runner-offer", role: "group", "aria-label": say("Edited table from earlier") },
         [
         element("span", {
-          text: `Your edited table from earlier in this tab ${how} when it last ran, so it is not loaded; the repository's table is.`,
+          text: say(
+            "Your edited table from earlier in this tab {how} when it last ran, " +
+              "so it is not loaded; the repository's table is.",
+            { how },
+          ),
         }),
           use,
           drop,
@@ -869,6 +987,7 @@
     const makeEditor = window.RLRunnerEditor ? window.RLRunnerEditor.create : textareaEditor;
     panels = Array.from(document.querySelectorAll(".rl-runner"));
     for (const panel of panels) {
+      localize(panel);
       build(panel, makeEditor);
       setStatus(panel, ...state.status);
     }

@@ -1,0 +1,93 @@
+"""The Run-it-here panel's own words in Chinese, read from runner.js without a browser.
+
+``docs/_static/runner/runner.js`` writes its English where it uses it, through
+``say("...")``, and keeps one table, ``WORDS``, of the other languages; a page's
+``<html lang>`` picks one. A label added without a Chinese entry, an entry whose
+placeholders differ from its English, or an English label not passed through ``say``
+would show English (or a raw ``{name}``) on a Chinese page.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "docs" / "_ext"))
+import runner  # noqa: E402
+
+SOURCE = (REPO / "docs" / "_static" / "runner" / "runner.js").read_text(encoding="utf-8")
+STRING = r'"(?:[^"\\]|\\.)*"'
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _unquote(literal: str) -> str:
+    return re.sub(r"\\(.)", r"\1", literal[1:-1])
+
+
+def table(language: str) -> dict[str, str]:
+    """One language's entries of WORDS: English -> translation."""
+    block = re.search(r"const WORDS = \{\n(.*?)\n  \};", SOURCE, re.DOTALL)
+    assert block, "runner.js has no WORDS table"
+    part = re.search(rf"\n    {language}: \{{\n(.*?)\n    \}},", "\n" + block.group(1), re.DOTALL)
+    assert part, f"WORDS has no {language!r}"
+    entries = re.findall(rf"({STRING}|\w+):\s*({STRING}),", part.group(1))
+    return {(_unquote(k) if k.startswith('"') else k): _unquote(v) for k, v in entries}
+
+
+def said() -> set[str]:
+    """The English of every say("...") in runner.js (literals joined by + read as one)."""
+    calls = re.findall(rf"say\(\s*((?:{STRING}\s*\+?\s*)+)", SOURCE)
+    return {"".join(_unquote(s) for s in re.findall(STRING, call)) for call in calls}
+
+
+def static_words() -> set[str]:
+    """What docs/_ext/runner.py writes into a panel that runner.js translates: the title
+    and the line on what Run does (a lecture's file name as {target}.py)."""
+    on = runner.Runtime(Path("node_modules/pyodide"), version="1")
+    found = set()
+    for kind, target in (("lecture", "02_roofline_basics"), ("exercise", "v5e-int8")):
+        page = runner.panel_html(kind, target, "[]", on, False, "")
+        for cls in ("rl-runner-title", "rl-runner-what"):
+            inner = re.search(rf'class="{cls}">(.*?)</(?:span|p)>', page).group(1)
+            text = html.unescape(re.sub(r"<[^>]+>", "", inner))
+            found.add(text.replace(f"{target}.py", "{target}.py"))
+    return found
+
+
+def test_the_reader_finds_say_calls_and_the_table() -> None:
+    assert {"Run", "Stop", "Ran in {seconds} s."} <= said()
+    zh = table("zh")
+    assert zh["Run"] == "运行" and zh["Stop"] == "停止"
+    assert (
+        "Edit the hardware table, then press Run: your browser works this answer out again "
+        "with the course's own code." in static_words()
+    )
+
+
+def test_every_label_of_the_panel_has_chinese() -> None:
+    zh = table("zh")
+    missing = sorted((said() | static_words()) - set(zh))
+    assert not missing, "labels with no Chinese in runner.js's WORDS:\n" + "\n".join(missing)
+    unused = sorted(set(zh) - said() - static_words())
+    assert not unused, "Chinese for labels runner.js no longer has:\n" + "\n".join(unused)
+
+
+def test_each_translation_keeps_its_placeholders_and_is_chinese() -> None:
+    for english, chinese in table("zh").items():
+        assert sorted(PLACEHOLDER.findall(english)) == sorted(PLACEHOLDER.findall(chinese)), english
+        assert CJK.search(chinese), f"{english!r} is not translated: {chinese!r}"
+
+
+def test_no_label_bypasses_say() -> None:
+    """A label, title or status given as a bare literal would stay English on a Chinese
+    page (a template starting with ${...}, such as a line link, is program output)."""
+    bare = re.findall(
+        r'(?:\b(?:text|title|label)|"aria-label"):\s*(?:"[^"]|`(?!\$\{))[^\n]*'
+        r'|\b(?:setStatus\(panel|stale\(view|announce\(|boot\()\s*,?\s*(?:"[^"]|`)[^\n]*',
+        SOURCE,
+    )
+    assert not bare, "labels not passed through say():\n" + "\n".join(bare)
