@@ -14,6 +14,11 @@ Conventions:
   has one; else only the ring's bytes 2 (g - 1) / g * M / beta_link, no latency);
 * a kernel never takes less than a fixed floor (launch and scheduling), so each
   operator adds max(0, floor - its roofline time);
+* expert parallelism over N GPUs (``--ep N``) runs as DeepSeek-V3 and DeepEP deploy it:
+  attention, dense layers, shared experts, embedding and LM head data-parallel (each GPU
+  holds their weights whole and runs its ceil(B / N) sequences), the routed experts
+  expert-parallel (each GPU 1 / N of the experts' work over the whole batch); tokens reach
+  their experts by dispatch and combine, so no all-reduce runs (``ep_pass``);
 * a request of n new tokens is one prefill of the prompt (it yields the first new token),
   then n - 1 decode steps.
 
@@ -23,13 +28,15 @@ move / (time x memory bandwidth); both against the datasheet unless said otherwi
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from common.formulas import roofline, serving
 from common.formulas.transformer import (
     DTypes,
+    Op,
     PassLedger,
     decode_ledger,
     prefill_ledger,
@@ -396,19 +403,50 @@ def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
         f"EP dispatch and combine: {pub.DEEPEP_NODE_GPUS} GPUs a node on the {chip.name}'s "
         f"link roof, {pub.CX7_IB.what} between nodes, {latency * 1e6:,.0f} µs a call "
         "(DeepEP's EP-8 dispatch on H800s less its bytes; checked on its other 11 latencies); "
-        "the all-reduces stay as under tensor parallelism",
+        "attention data-parallel, so no all-reduce",
     )
     return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, chip.link_bw, pub.CX7_IB.bytes_per_s, latency,
                      dispatch_bytes, 2.0, notes)  # fmt: skip
 
 
 def ep_times(ledger: PassLedger, net: EPNetwork) -> tuple[float, float]:
-    """(dispatch, combine) seconds of one pass: each of its MoE layers sends and takes back
-    the pass's tokens, each GPU its 1 / N share (``serving.all_to_all_time``)."""
+    """(dispatch, combine) seconds of one GPU's pass (``ep_pass``): each MoE layer sends its
+    tokens to their experts and takes the results back (``serving.all_to_all_time``)."""
     m = ledger.model
-    per_gpu = ledger.tokens / net.ep
-    calls = [ep_call(per_gpu, net, w, m.d_model, m.experts_per_token) for w in EP_TERMS_KIND]
+    calls = [ep_call(ledger.tokens, net, w, m.d_model, m.experts_per_token) for w in EP_TERMS_KIND]
     return m.moe_layers * calls[0], m.moe_layers * calls[1]
+
+
+def _share(op: Op, ep: int) -> Op:
+    """One GPU's 1 / N of an operator: its FLOPs and every kind of byte over N."""
+    return Op(op.name, op.kind, op.flops / ep, op.weight_bytes / ep, op.act_bytes / ep,
+              op.kv_bytes / ep)  # fmt: skip
+
+
+def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> PassLedger:
+    """The pass the busiest of N expert-parallel GPUs runs (DeepSeek-V3's deployment):
+    every operator but the routed experts for its ceil(B / N) sequences, whole weights
+    (data-parallel), and 1 / N of the routed experts' operators over all B sequences (their
+    FLOPs, the weights of the experts the batch reaches, their rows). Run on one GPU."""
+    local, whole = ledger_at(-(-batch // ep)), ledger_at(batch)
+
+    def mix(mine: Sequence[Op], all_: Sequence[Op]) -> tuple[Op, ...]:
+        return tuple(_share(w, ep) if w.name.startswith("expert ") else o
+                     for o, w in zip(mine, all_, strict=True))  # fmt: skip
+
+    variants = tuple((mix(a, b), c) for (a, c), (b, _) in zip(local.variants, whole.variants,
+                                                               strict=True))  # fmt: skip
+    return dataclasses.replace(local, layer=mix(local.layer, whole.layer), variants=variants)
+
+
+def layout(
+    ledger_at: Callable[[int], PassLedger], batch: int, gpus: int, ep: EPNetwork | None
+) -> tuple[PassLedger, int]:
+    """(the pass one GPU's share is read from, the GPUs that share splits over): the whole
+    pass over g tensor-parallel GPUs, or under `ep` the busiest GPU's ``ep_pass`` on one."""
+    if ep is None:
+        return ledger_at(batch), gpus
+    return ep_pass(ledger_at, batch, ep.ep), 1
 
 
 def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
@@ -477,12 +515,17 @@ def forecast(
     """
     n = new_tokens  # 0 or 1: the prompt pass alone
     steps = max(0, n - 1)
-    pre = forecast_terms(prefill_ledger(model, batch, prompt, dtypes), spec, eng, gpus, ep)
+
+    def terms(ledger_at: Callable[[int], PassLedger]) -> dict[str, float]:
+        ledger, g = layout(ledger_at, batch, gpus, ep)
+        return forecast_terms(ledger, spec, eng, g, ep)
+
+    pre = terms(lambda b: prefill_ledger(model, b, prompt, dtypes))
     k = min(steps, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
         context = prompt + 1 + (2 * i + 1) * steps // (2 * k)
-        step = forecast_terms(decode_ledger(model, batch, context, dtypes), spec, eng, gpus, ep)
+        step = terms(lambda b, s=context: decode_ledger(model, b, s, dtypes))
         for key, v in step.items():
             total[key] += v / k  # (no step runs when n <= 1)
     t_pre, t_step = sum(pre.values()), sum(total.values())
@@ -533,19 +576,25 @@ def speculate(
     plain = forecast(model, spec, eng, gpus, batch, prompt, new_tokens, dtypes, ep)
     ctx = min(prompt + max(1, new_tokens // 2), model.max_context - draft_len)
     k1 = draft_len + 1
-    verify = verify_ledger(model, batch, k1, ctx + draft_len, dtypes)
-    verify_s = sum(forecast_terms(verify, spec, eng, gpus, ep).values())
+
+    def seconds(ledger_at: Callable[[int], PassLedger]) -> float:
+        ledger, g = layout(ledger_at, batch, gpus, ep)
+        return sum(forecast_terms(ledger, spec, eng, g, ep).values())
+
+    verify_s = seconds(lambda b: verify_ledger(model, b, k1, ctx + draft_len, dtypes))
     if draft is None:
         draft_s, draft_pre, what = plain.decode_step_s / model.n_layers, 0.0, EAGLE_HEAD
         if not plain.decode_step_s:  # one new token: no decode step to take 1 / L of
-            one = decode_ledger(model, batch, prompt + 1, dtypes)
-            draft_s = sum(forecast_terms(one, spec, eng, gpus, ep).values()) / model.n_layers
-    else:
-        d_ctx = min(ctx, draft.max_context)
-        led = decode_ledger(draft, batch, d_ctx, dtypes)
-        draft_s = sum(forecast_terms(led, spec, eng, gpus).values())
-        pre = prefill_ledger(draft, batch, min(prompt, draft.max_context), dtypes)
-        draft_pre = sum(forecast_terms(pre, spec, eng, gpus).values())
+            draft_s = seconds(lambda b: decode_ledger(model, b, prompt + 1, dtypes))
+            draft_s /= model.n_layers
+    else:  # a dense draft: tensor parallel, or data-parallel beside expert-parallel experts
+        d_ctx, d_batch, d_gpus = min(ctx, draft.max_context), batch, gpus
+        if ep is not None:
+            d_batch, d_gpus = -(-batch // ep.ep), 1
+        led = decode_ledger(draft, d_batch, d_ctx, dtypes)
+        draft_s = sum(forecast_terms(led, spec, eng, d_gpus).values())
+        pre = prefill_ledger(draft, d_batch, min(prompt, draft.max_context), dtypes)
+        draft_pre = sum(forecast_terms(pre, spec, eng, d_gpus).values())
         what = f"the draft model {draft.name}, its decode step on the same GPUs"
     e = serving.expected_tokens(acceptance, draft_len)
     steps = max(0, new_tokens - 1)
@@ -557,12 +606,20 @@ def speculate(
 
 
 def request_bound(
-    model: Model, roofs: Roofs, gpus: int, batch: int, prompt: int, new_tokens: int, dtypes: DTypes
+    model: Model,
+    roofs: Roofs,
+    gpus: int,
+    batch: int,
+    prompt: int,
+    new_tokens: int,
+    dtypes: DTypes,
+    ep: EPNetwork | None = None,
 ) -> float:
-    """The roofline bound of a whole request on these roofs, in seconds (no engine terms)."""
+    """The roofline bound of a whole request on these roofs, in seconds (no engine terms;
+    under `ep`, its layout without dispatch and combine)."""
     bare = EngineRoofs((), 1.0, 0.0, 0.0, None)
-    f = forecast(model, roofs, bare, gpus, batch, prompt, new_tokens, dtypes)
-    return f.total_s
+    f = forecast(model, roofs, bare, gpus, batch, prompt, new_tokens, dtypes, ep)
+    return f.bound_prefill_s + max(0, new_tokens - 1) * f.bound_decode_step_s
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
