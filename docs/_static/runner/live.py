@@ -272,6 +272,7 @@ def batch_lines(
     series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
     marks: Sequence[tuple[float, str]],
     y_title: str,
+    x_title: str,
 ) -> dict[str, Any]:
     """One line per series of (batch, value) points on log-log axes, each mark (batch,
     what) a vertical rule: lectures 13 (tokens/s per GPU) and 14 ($/M output tokens)."""
@@ -281,7 +282,7 @@ def batch_lines(
         for b, v in points
     ]
     x = {"field": "batch", "type": "quantitative", "scale": {"type": "log"},
-         "title": "batch (sequences)"}  # fmt: skip
+         "title": x_title}  # fmt: skip
     layers: list[dict[str, Any]] = [
         {
             "data": {"name": "lines"},
@@ -345,12 +346,14 @@ ADAPTERS = {
         list(a["curves"].items()),
         _knees(a["knees"], a["batch"]),
         "decode tokens/s per GPU (upper bound)",
+        "batch (tokens a decode step serves)",
     ),
     "common.plots.serving.cost_figure": lambda a: batch_lines(
         a["title"],
         [(c.label, c.points) for c in a["curves"]],
         [(a["batch"], f"batch {a['batch']:,}")],
         "$ per million output tokens (lower bound)",
+        "decode batch (sequences)",
     ),
 }
 
