@@ -8,9 +8,10 @@ named term of the gap (``common.formulas.predict``), taken from the measurements
 ``common.tables.engines`` for the engine class of ``--engine``; a term nobody measured
 is left out, and the output says so. ``--json`` prints one JSON object instead.
 
-Serving: ``--ep N`` spreads a mixture's experts over the N GPUs of ``--gpus`` (which
-defaults to N and must equal it; attention stays tensor parallel over them, as vLLM's
-expert parallelism does) and adds each MoE layer's dispatch and combine to the forecast;
+Serving: ``--ep N`` spreads a mixture's routed experts over the N GPUs of ``--gpus``
+(which defaults to N and must equal it) and runs the rest data-parallel, each GPU its
+share of the batch with those weights whole, as DeepSeek-V3 and DeepEP deploy it: no
+all-reduce, and each MoE layer's dispatch and combine added to the forecast;
 ``--speculate K --acceptance A`` drafts K tokens a step, each accepted with probability
 A, with ``--draft-config FILE`` as the draft model or else a one-layer draft head whose
 cost the output states. A throughput line per GPU closes the output.
@@ -48,6 +49,7 @@ from common.formulas.transformer import (
     active_parameter_count,
     check_request,
     kv_cache_elements,
+    parameter_breakdown,
     parameter_count,
 )
 from common.hw_specs import CHIPS, Chip, get_chip
@@ -101,28 +103,40 @@ def splits(model: Model, gpus: int) -> bool:
     return not model.n_heads % gpus and not (kv % gpus and gpus % kv)
 
 
-def memory_per_gpu(model: Model, dtypes: DTypes, gpus: int, batch: int, context: int) -> float:
+def memory_per_gpu(
+    model: Model, dtypes: DTypes, gpus: int, batch: int, context: int, ep: bool = False
+) -> float:
     """Bytes a GPU holds: N b_w / g of weights plus its KV heads' cache, B x cache elements
-    x b_kv / min(g, Hkv) (a latent cache is copied on every GPU), activations left out."""
-    kv = batch * kv_cache_elements(model, context) * dtypes.kv_bytes
+    x b_kv / min(g, Hkv) (a latent cache is copied on every GPU), activations left out.
+    Expert-parallel (`ep`): the routed experts' N_e b_w / g, the other weights whole, and
+    the cache of its ceil(B / g) sequences."""
+    per_seq = kv_cache_elements(model, context) * dtypes.kv_bytes
+    if ep:
+        experts = parameter_breakdown(model)["experts"]
+        weights = (parameter_count(model) - experts + experts / gpus) * dtypes.w_bytes
+        return weights + -(-batch // gpus) * per_seq
     share = 1 if model.kv_lora_rank else min(gpus, model.n_kv_heads)
-    return parameter_count(model) * dtypes.w_bytes / gpus + kv / share
+    return parameter_count(model) * dtypes.w_bytes / gpus + batch * per_seq / share
 
 
 def check_fits(
-    model: Model, chip: Chip, dtypes: DTypes, gpus: int, batch: int, context: int
+    model: Model, chip: Chip, dtypes: DTypes, gpus: int, batch: int, context: int, ep: bool = False
 ) -> None:
     """ValueError (one line) when weights and KV cache outgrow g GPUs' memory, naming the
-    fewest GPUs (a count that splits the heads) that would hold them, or that none would."""
-    need, cap = memory_per_gpu(model, dtypes, gpus, batch, context), chip.mem_capacity
+    fewest GPUs (a count that splits the heads, or under `ep` the experts) that would hold
+    them, or that none would."""
+    need = memory_per_gpu(model, dtypes, gpus, batch, context, ep)
+    cap = chip.mem_capacity
     if need <= cap:
         return
-    heads = model.n_heads  # a GPU count that splits the heads divides them
+    heads = model.n_experts if ep else model.n_heads  # a GPU count that splits them divides them
     small = [g for g in range(1, math.isqrt(heads) + 1) if not heads % g]
     counts = sorted({*small, *(heads // g for g in small)})
-    fits = [g for g in counts if splits(model, g)
-            and memory_per_gpu(model, dtypes, g, batch, context) <= cap]  # fmt: skip
-    advice = f"{fits[0]} GPUs would hold it" if fits else f"no split of its {heads:,} heads would"
+    fits = [g for g in counts if (ep or splits(model, g))
+            and memory_per_gpu(model, dtypes, g, batch, context, ep) <= cap]  # fmt: skip
+    what = "experts" if ep else "heads"
+    fit = f"--ep {fits[0]}" if ep and fits else f"{fits[0]} GPUs" if fits else ""
+    advice = f"{fit} would hold it" if fits else f"no split of its {heads:,} {what} would"
     raise ValueError(
         f"{model.name}'s weights and KV cache need {need / 1e9:,.1f} GB per GPU on {gpus} x "
         f"{chip.name} ({cap / 1e9:,.0f} GB each); {advice}"
@@ -160,14 +174,15 @@ def predict_request(args: Any) -> dict[str, Any]:
     dtypes = DTypes(args.precision, args.precision, args.precision)
     gpus = check_serving(args, model)
     used = check_request(model, args.prompt, args.new_tokens)
-    if not splits(model, gpus):
+    tp = 1 if args.ep else gpus  # expert-parallel: the rest runs data-parallel, unsplit
+    if not splits(model, tp):
         raise ValueError(f"{gpus} GPUs cannot split {model.name}'s heads evenly")
     draft = read_config(args.draft_config) if args.draft_config else None
-    if draft is not None and not splits(draft, gpus):
+    if draft is not None and not splits(draft, tp):
         raise ValueError(f"{gpus} GPUs cannot split the draft {draft.name}'s heads evenly")
-    check_fits(model, chip, dtypes, gpus, args.batch, used)
+    check_fits(model, chip, dtypes, gpus, args.batch, used, bool(args.ep))
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
-    eng = engine_roofs(chip, args.engine, args.precision, gpus)
+    eng = engine_roofs(chip, args.engine, args.precision, tp)
     net = ep_network(chip, args.ep, dtypes.act_bytes) if args.ep else None
     req = Request(
         model=model,
@@ -201,11 +216,12 @@ def predict_request(args: Any) -> dict[str, Any]:
         "tokens_per_s": tokens / f.total_s,
         "tokens_per_s_per_gpu": tokens_per_s_per_gpu(tokens, total, gpus),
         "bound_prefill_s": f.bound_prefill_s, "bound_decode_step_s": f.bound_decode_step_s,
-        "bound_total_s": request_bound(req, spec),
-        "bound_achievable_total_s": request_bound(req, ach),
+        "bound_total_s": request_bound(req, spec, net),
+        "bound_achievable_total_s": request_bound(req, ach, net),
         "terms": {"prefill": f.prefill, "decode_step": f.decode_step},
         "measured_roofs": list(ach.measured),
-        "allreduce": "measured curve" if eng.curve else "ring bytes over the link roof, no latency",
+        "allreduce": "none (attention data-parallel)" if args.ep
+        else "measured curve" if eng.curve else "ring bytes over the link roof, no latency",
         "left_out": [*eng.notes, *(net.notes if net else ())],
         **extra,
     }  # fmt: skip

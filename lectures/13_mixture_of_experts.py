@@ -31,6 +31,7 @@ from common.shell.llm_flags import moe_parser, parse_moe_args
 # What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {
     "flags": ("--model", "--chip", "--precision", "--batch", "--ep"),
+    "figure": True,
     "bare": True,
     "terms": ("mixture of experts", "expert parallelism"),
 }

@@ -33,6 +33,7 @@ from common.shell.llm_flags import parse_serving_args, serving_parser
 # sphinx_gallery_start_ignore
 ABOUT = {
     "flags": ("--model", "--chip", "--price", "--prompt", "--output", "--batch"),
+    "figure": True,
     "bare": True,
     "terms": ("speculative decoding", "disaggregation", "cost per token", "continuous batching"),
 }

@@ -1102,6 +1102,30 @@ EXERCISES: tuple[Exercise, ...] = (  # (key, title, origin, question, solver)
         "busiest GPU?",
         lambda: moe_skew_answer(),
     ),
+    Exercise(
+        "mtp-acceptance",
+        "What acceptance does DeepSeek's x1.8 imply once the draft costs something?",
+        COURSE,
+        "DeepSeek-V3's report gives x1.8 tokens per second from one multi-token-prediction "
+        "module, one decoder block beside the model's 61, drafting one token a step, and a "
+        "published acceptance of 85% to 90%. Take the module's cost as c = 1/61 of a decode "
+        "step and the verify pass of two tokens a sequence as one step. What acceptance does "
+        "x1.8 imply, and is it in the published range? At the range's low end, what may the "
+        "verify pass cost for x1.8? What would two such modules (K = 2) give at the implied "
+        "acceptance?",
+        lambda: mtp_acceptance_answer(),
+    ),
+    Exercise(
+        "fleet-request-mix",
+        "What do long prompts do to DeepSeek's fleet and its cost?",
+        COURSE,
+        "A coding agent sends DeepSeek's V3/R1 service requests of 32,768 prompt tokens and "
+        "1,024 output tokens. At the per-node rates DeepSeek published for prefill and decode "
+        "(nodes of 8 H800, cache hits counted as in its prefill rate), how many prefill nodes "
+        "per decode node keep pace with each other, and at $3 per GPU-hour what does one "
+        "request cost, and a million of its tokens, input and output together?",
+        lambda: fleet_request_mix_answer(),
+    ),
 )
 
 
@@ -1261,3 +1285,76 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
     )
     values = {"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu}
     return Answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")
+
+
+# ---------------------------------------------------------------------------
+# Lecture 14: serving a fleet
+# ---------------------------------------------------------------------------
+def mtp_acceptance_answer(modules: int = 2) -> Answer:
+    """DeepSeek-V3's MTP: the acceptance its x1.8 implies with a costed draft (Leviathan
+    et al.'s speed-up E(a, K) / (K c + v) read backwards), and what K = `modules` gives."""
+    from common.formulas import serving
+    from common.tables import measurements as published
+    from common.tables.models import get_model
+
+    K, S = published.MTP_DRAFT_TOKENS, published.MTP_SPEEDUP
+    low, high = published.MTP_ACCEPTANCE
+    L = get_model("deepseek-v3").n_layers
+    c = 1 / L
+    a = serving.acceptance_for_speedup(S, K, c)
+    if a is None:
+        raise ValueError(f"no acceptance gives x{S:g} at K = {K} and c = 1/{L}")
+    where = "below" if a < low else "above" if a > high else "inside"
+    verify = serving.expected_tokens(low, K) / S - K * c  # v with E(a_low, K) / (K c + v) = S
+    more = serving.speculative_speedup(a, modules, c)
+    steps = (
+        f"One draft token (K = {K}) at cost c = 1/{L} = {c:.4f} and a verify pass of v = 1: "
+        f"the speed-up is (1 + a) / (1 + c); x{S:g} gives a = {S:g} (1 + 1/{L}) - 1 = "
+        f"{fmt_pct(a, 1)}, {where} the published {fmt_pct(low)} to {fmt_pct(high)}.",
+        f"At a = {fmt_pct(low)}: v = (1 + a) / {S:g} - c = {verify:.3f} decode steps, so the "
+        f"verify pass may cost {fmt_pct(abs(verify - 1), 1)} "
+        f"{'more' if verify > 1 else 'less'} than a plain step.",
+        f"{modules} modules at a = {fmt_pct(a, 1)}: E = (1 - a^{modules + 1}) / (1 - a) = "
+        f"{serving.expected_tokens(a, modules):.2f} tokens for {modules} c + 1 = "
+        f"{modules * c + 1:.3f} steps, {ratio(more)} against plain decoding.",
+    )
+    return Answer(
+        steps=steps,
+        values={"acceptance": a, "verify": verify, "speedup": more},
+        formula=r"S = \frac{(1 - a^{K+1}) / (1 - a)}{K c + v}",
+    )
+
+
+def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: float = 3.0) -> Answer:
+    """DeepSeek's published per-node rates for a request shape: the P:D node ratio, the cost
+    of one request and of a million of its tokens at `price` $ per GPU-hour."""
+    from common.formulas import serving
+    from common.tables import measurements
+
+    fleet = measurements.DEEPSEEK_FLEET
+    t_p = prompt / fleet.prefill_per_node  # node-seconds of prefill a request takes
+    t_d = output / fleet.decode_per_node  # node-seconds of decode
+    pd = serving.pd_ratio(t_p, t_d)
+    day = serving.pd_ratio(
+        serving.node_hours(fleet.input_tokens, fleet.prefill_per_node),
+        serving.node_hours(fleet.output_tokens, fleet.decode_per_node),
+    )
+    gpu_s = (t_p + t_d) * fleet.gpus_per_node
+    usd = gpu_s * price / 3600
+    per_m = serving.cost_per_million((prompt + output) / gpu_s, price)
+    steps = (
+        f"Prefill: {prompt:,} tokens / {fleet.prefill_per_node:,.0f} tokens/s a node = "
+        f"{t_p:.3f} node-s; decode: {output:,} / {fleet.decode_per_node:,.0f} = {t_d:.4f} "
+        f"node-s.",
+        f"The pools keep pace at P / D = t_p / t_d = {pd:.2f} prefill nodes per decode node, "
+        f"{than(pd / day)} the {day:.2f} of DeepSeek's published day.",
+        f"A thousand requests: 1,000 x ({t_p:.3f} + {t_d:.4f}) node-s x "
+        f"{fleet.gpus_per_node} GPUs x ${price:g} / 3600 s = ${usd * 1000:.2f}; a million "
+        f"of their tokens ({prompt + output:,} a request) cost ${per_m:.3f}.",
+    )
+    return Answer(
+        steps=steps,
+        values={"pd": pd, "request_usd": usd, "usd_per_m": per_m},
+        formula=r"\frac{P}{D} = \frac{p / r_p}{o / r_d}, \quad "
+        r"\$ = (t_p + t_d)\, G\, \frac{\text{price}}{3600}",
+    )

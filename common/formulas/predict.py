@@ -14,6 +14,11 @@ Conventions:
   has one; else only the ring's bytes 2 (g - 1) / g * M / beta_link, no latency);
 * a kernel never takes less than a fixed floor (launch and scheduling), so each
   operator adds max(0, floor - its roofline time);
+* expert parallelism over N GPUs (``--ep N``) runs as DeepSeek-V3 and DeepEP deploy it:
+  attention, dense layers, shared experts, embedding and LM head data-parallel (each GPU
+  holds their weights whole and runs its ceil(B / N) sequences), the routed experts
+  expert-parallel (each GPU 1 / N of the experts' work over the whole batch); tokens reach
+  their experts by dispatch and combine, so no all-reduce runs (``ep_pass``);
 * a request of n new tokens is one prefill of the prompt (it yields the first new token),
   then n - 1 decode steps.
 
@@ -23,14 +28,16 @@ move / (time x memory bandwidth); both against the datasheet unless said otherwi
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from common.formulas import roofline, serving
 from common.formulas.transformer import (
     DTypes,
+    Op,
     PassLedger,
     decode_ledger,
     prefill_ledger,
@@ -397,19 +404,50 @@ def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
         f"EP dispatch and combine: {pub.DEEPEP_NODE_GPUS} GPUs a node on the {chip.name}'s "
         f"link roof, {pub.CX7_IB.what} between nodes, {latency * 1e6:,.0f} µs a call "
         "(DeepEP's EP-8 dispatch on H800s less its bytes; checked on its other 11 latencies); "
-        "the all-reduces stay as under tensor parallelism",
+        "attention data-parallel, so no all-reduce",
     )
     return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, chip.link_bw, pub.CX7_IB.value, latency,
                      dispatch_bytes, 2.0, notes)  # fmt: skip
 
 
 def ep_times(ledger: PassLedger, net: EPNetwork) -> tuple[float, float]:
-    """(dispatch, combine) seconds of one pass: each of its MoE layers sends and takes back
-    the pass's tokens, each GPU its 1 / N share (``serving.all_to_all_time``)."""
+    """(dispatch, combine) seconds of one GPU's pass (``ep_pass``): each MoE layer sends its
+    tokens to their experts and takes the results back (``serving.all_to_all_time``)."""
     m = ledger.model
-    per_gpu = ledger.tokens / net.ep
-    calls = [ep_call(per_gpu, net, w, m.d_model, m.experts_per_token) for w in EP_TERMS_KIND]
+    calls = [ep_call(ledger.tokens, net, w, m.d_model, m.experts_per_token) for w in EP_TERMS_KIND]
     return m.moe_layers * calls[0], m.moe_layers * calls[1]
+
+
+def _share(op: Op, ep: int) -> Op:
+    """One GPU's 1 / N of an operator: its FLOPs and every kind of byte over N."""
+    return Op(op.name, op.kind, op.flops / ep, op.weight_bytes / ep, op.act_bytes / ep,
+              op.kv_bytes / ep)  # fmt: skip
+
+
+def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> PassLedger:
+    """The pass the busiest of N expert-parallel GPUs runs (DeepSeek-V3's deployment):
+    every operator but the routed experts for its ceil(B / N) sequences, whole weights
+    (data-parallel), and 1 / N of the routed experts' operators over all B sequences (their
+    FLOPs, the weights of the experts the batch reaches, their rows). Run on one GPU."""
+    local, whole = ledger_at(-(-batch // ep)), ledger_at(batch)
+
+    def mix(mine: Sequence[Op], all_: Sequence[Op]) -> tuple[Op, ...]:
+        return tuple(_share(w, ep) if w.name.startswith("expert ") else o
+                     for o, w in zip(mine, all_, strict=True))  # fmt: skip
+
+    variants = tuple((mix(a, b), c) for (a, c), (b, _) in zip(local.variants, whole.variants,
+                                                               strict=True))  # fmt: skip
+    return dataclasses.replace(local, layer=mix(local.layer, whole.layer), variants=variants)
+
+
+def layout(
+    ledger_at: Callable[[int], PassLedger], batch: int, gpus: int, ep: EPNetwork | None
+) -> tuple[PassLedger, int]:
+    """(the pass one GPU's share is read from, the GPUs that share splits over): the whole
+    pass over g tensor-parallel GPUs, or under `ep` the busiest GPU's ``ep_pass`` on one."""
+    if ep is None:
+        return ledger_at(batch), gpus
+    return ep_pass(ledger_at, batch, ep.ep), 1
 
 
 def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
@@ -481,12 +519,17 @@ def forecast(req: Request, spec: Roofs, eng: EngineRoofs, ep: EPNetwork | None =
     """
     m, b, g, dt = req.model, req.batch, req.gpus, req.dtypes
     steps = max(0, req.new_tokens - 1)  # 0 new tokens or 1: the prompt pass alone
-    pre = forecast_terms(prefill_ledger(m, b, req.prompt, dt), spec, eng, g, ep)
+
+    def terms(ledger_at: Callable[[int], PassLedger]) -> dict[str, float]:
+        ledger, share = layout(ledger_at, b, g, ep)
+        return forecast_terms(ledger, spec, eng, share, ep)
+
+    pre = terms(lambda n: prefill_ledger(m, n, req.prompt, dt))
     k = min(steps, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
         context = req.prompt + 1 + (2 * i + 1) * steps // (2 * k)
-        step = forecast_terms(decode_ledger(m, b, context, dt), spec, eng, g, ep)
+        step = terms(lambda n, s=context: decode_ledger(m, n, s, dt))
         for key, v in step.items():
             total[key] += v / k  # (no step runs when n <= 1)
     t_pre, t_step = sum(pre.values()), sum(total.values())
@@ -529,21 +572,28 @@ def speculate(
     pass is taken at the mean cache, prompt + n / 2 (the terms are linear in the cache).
     `draft`: a separate draft model on the same GPUs (its prefill counted); None: EAGLE_HEAD.
     """
-    model, b, prompt, dt = req.model, req.batch, req.prompt, req.dtypes
-
-    def seconds(led: PassLedger, net: EPNetwork | None = ep) -> float:  # one pass, all terms
-        return sum(forecast_terms(led, spec, eng, req.gpus, net).values())
-
+    model, batch, gpus, prompt, dt = req.model, req.batch, req.gpus, req.prompt, req.dtypes
     plain = forecast(req, spec, eng, ep)
     ctx = min(prompt + max(1, req.new_tokens // 2), model.max_context - draft_len)
-    verify_s = seconds(verify_ledger(model, b, draft_len + 1, ctx + draft_len, dt))
+
+    def seconds(ledger_at: Callable[[int], PassLedger]) -> float:
+        ledger, g = layout(ledger_at, batch, gpus, ep)
+        return sum(forecast_terms(ledger, spec, eng, g, ep).values())
+
+    verify_s = seconds(lambda b: verify_ledger(model, b, draft_len + 1, ctx + draft_len, dt))
     if draft is None:
         draft_s, draft_pre, what = plain.decode_step_s / model.n_layers, 0.0, EAGLE_HEAD
         if not plain.decode_step_s:  # one new token: no decode step to take 1 / L of
-            draft_s = seconds(decode_ledger(model, b, prompt + 1, dt)) / model.n_layers
-    else:
-        draft_s = seconds(decode_ledger(draft, b, min(ctx, draft.max_context), dt), None)
-        draft_pre = seconds(prefill_ledger(draft, b, min(prompt, draft.max_context), dt), None)
+            draft_s = seconds(lambda b: decode_ledger(model, b, prompt + 1, dt))
+            draft_s /= model.n_layers
+    else:  # a dense draft: tensor parallel, or data-parallel beside expert-parallel experts
+        d_ctx, d_batch, d_gpus = min(ctx, draft.max_context), batch, gpus
+        if ep is not None:
+            d_batch, d_gpus = -(-batch // ep.ep), 1
+        led = decode_ledger(draft, d_batch, d_ctx, dt)
+        draft_s = sum(forecast_terms(led, spec, eng, d_gpus).values())
+        pre = prefill_ledger(draft, d_batch, min(prompt, draft.max_context), dt)
+        draft_pre = sum(forecast_terms(pre, spec, eng, d_gpus).values())
         what = f"the draft model {draft.name}, its decode step on the same GPUs"
     e = serving.expected_tokens(acceptance, draft_len)
     steps = max(0, req.new_tokens - 1)
@@ -554,9 +604,11 @@ def speculate(
     return Speculation(draft_s, draft_pre, verify_s, e, total, speedup, what)
 
 
-def request_bound(req: Request, roofs: Roofs) -> float:
-    """The roofline bound of a whole request on these roofs, in seconds (no engine terms)."""
-    return forecast(req, roofs, EngineRoofs((), 1.0, 0.0, 0.0, None)).total_s
+def request_bound(req: Request, roofs: Roofs, ep: EPNetwork | None = None) -> float:
+    """The roofline bound of a whole request on these roofs, in seconds (no engine terms;
+    under `ep`, its layout without dispatch and combine)."""
+    f = forecast(req, roofs, EngineRoofs((), 1.0, 0.0, 0.0, None), ep)
+    return f.bound_prefill_s + max(0, req.new_tokens - 1) * f.bound_decode_step_s
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:

@@ -9,8 +9,9 @@ names of ``common.hw_specs``, ``common.formulas.roofline``, ``common.formulas.le
 ``common.formulas.thresholds``, ``common.formulas.attention_io``,
 ``common.tables.assumptions``, ``common.tables.units``, ``common.present.console`` and
 the claims vocabulary ``common.present.claims`` (a sentence's direction words, decided
-from its numbers), plus ``math``, ``common.tables.sources`` as ``sources`` and
-``common.exercises`` as ``exercises`` (a worked answer quoted), then inserts the resulting
+from its numbers), plus ``math``, ``common.tables.sources`` as ``sources``, ``common.exercises`` as
+``exercises`` (a worked answer quoted), ``common.formulas.serving`` as ``serving`` and
+``common.tables.measurements`` as ``published``, then inserts the resulting
 text, with a no-break space between a number and its unit so that a line never ends
 between "138.41" and "MB". Edit a figure in ``common/hw_specs.py``, rebuild, and the
 page follows.
@@ -54,7 +55,12 @@ NAMESPACE_MODULES: tuple[str, ...] = (
 )
 
 #: Modules the expressions can use by name (``sources.ARTICLE_TITLE``), not flattened.
-NAMED_MODULES = {"sources": "common.tables.sources", "exercises": "common.exercises"}
+NAMED_MODULES = {
+    "sources": "common.tables.sources",
+    "exercises": "common.exercises",
+    "serving": "common.formulas.serving",  # lecture 14's formulas (concepts/serving)
+    "published": "common.tables.measurements",  # published figures with their sources
+}
 
 
 class ComputedError(SphinxError):

@@ -98,6 +98,7 @@ TRANSLATED: tuple[str, ...] = (
     "api/predict",
     "api/exercises",
     "api/hw_specs",
+    "concepts/serving",
 )
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.

@@ -199,6 +199,16 @@ SUBSTITUTIONS = {
         "kernel must clear to use the compute unit.",
     },
     "concepts/headroom": {},
+    "concepts/serving": {  # Leviathan et al.'s E and S; DeepSeek's published figures
+        "e_08_4": f"{(1 - 0.8**5) / (1 - 0.8):.2f}",  # 3.36 tokens a verify step
+        "x_08_4": f"x{(1 - 0.8**5) / (1 - 0.8) / (4 / 32 + 1):.2f}",  # draft head c = 1/32
+        "mtp_speedup": "x1.8",  # DeepSeek-V3 report, section 5.4.3
+        "mtp_a": f"{1.8 - 1:.1%}",  # (1 + a) / 1 = 1.8 with a free draft and v = 1
+        "fleet_pd": f"{(608e9 / 73.7e3) / (168e9 / 14.8e3):.2f}",  # prefill : decode hours
+        "price": "$2",
+        "in_usd": f"${2 / 3600 / (73.7e3 / 8) * 1e6:.3f}",  # 8 H800 a node
+        "out_usd": f"${2 / 3600 / (14.8e3 / 8) * 1e6:.3f}",
+    },
 }
 
 LEDGER_TABLE = [

@@ -485,3 +485,33 @@ def test_opened_from_a_file_the_panel_says_to_serve_it(browser) -> None:
     assert not [u for u in requests if u.startswith(("http:", "https:"))]
     started = [u for u in requests if "runner-worker.mjs" in u or "/_static/runner/pyodide-" in u]
     assert not started, started
+
+
+@pytest.mark.parametrize(
+    ("stem", "flag", "value", "grows"),
+    [("13_mixture_of_experts", "--ep", "16", True), ("14_serving_a_fleet", "--price", "4", False)],
+)
+def test_the_serving_lectures_redraw_their_figure(
+    visit: Visitor, stem: str, flag: str, value: str, grows: bool
+) -> None:
+    """Lectures 13 and 14 in the panel: a run with a flag chosen prints the lecture and
+    redraws its figure, each line rising (tokens/s per GPU) or falling ($/M) with the batch."""
+    if stem not in panel_lectures():
+        pytest.skip(f"lecture {stem[:2]} declares no panel flags")
+    page = visit.open(f"auto_lectures/{stem}.html")
+    panel = Panel(page, ".rl-runner")
+    panel.root.locator(f"[id$='-{flag.removeprefix('--')}']").fill(value)  # a free-text flag
+    out = panel.run()
+    assert panel.status.startswith("Ran in"), out
+    panel.wait_chart(1)
+    rows = panel.root.evaluate(
+        "el => el.querySelector('.rl-runner-chart-area').rlView.data('lines')"
+    )
+    series = {r["series"] for r in rows}
+    assert len(series) >= 2, series
+    for name in series:
+        values = [r["value"] for r in sorted(rows, key=lambda r: r["batch"]) if r["series"] == name]
+        assert values == sorted(values, reverse=not grows), name
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    panel.root.screenshot(path=str(SCREENSHOTS / f"runner_{stem[:2]}_chart.png"))
+    check(visit)

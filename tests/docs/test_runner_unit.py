@@ -689,7 +689,16 @@ def test_a_panel_run_emits_the_figure_from_the_edited_table(course: Path, tmp_pa
     assert roof_top(after["charts"][0], "H200 bf16") == pytest.approx(989)
 
 
-@pytest.mark.parametrize("stem", ["05_operator_ledger", "06_llm_speed", "07_llm_capacity"])
+@pytest.mark.parametrize(
+    "stem",
+    [
+        "05_operator_ledger",
+        "06_llm_speed",
+        "07_llm_capacity",
+        "13_mixture_of_experts",
+        "14_serving_a_fleet",
+    ],
+)
 def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem: str) -> None:
     assert stem in CHARTS
     (result,) = harness_runs(
@@ -705,6 +714,22 @@ def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem
         assert all(
             len([r for r in spec["datasets"]["ledger"] if r["batch"] == b]) == 4 for b in batches
         )
+    if stem in ("13_mixture_of_experts", "14_serving_a_fleet"):
+        # A memory-bound decode step costs about the same at any small batch: tokens/s per
+        # GPU rise with the batch (13) and dollars per token fall (14), series by series.
+        rows = spec["datasets"]["lines"]
+        rise = stem.startswith("13")
+        for name in {r["series"] for r in rows}:
+            values = [
+                r["value"] for r in sorted(rows, key=lambda r: r["batch"]) if r["series"] == name
+            ]
+            assert values == sorted(values, reverse=not rise), name
+        marks = {m["what"]: m["batch"] for m in spec["datasets"]["marks"]}
+        if rise:  # each expert meets k / E of the batch: its knee comes after the twin's
+            knee = {w.split()[0]: b for w, b in marks.items() if "compute-bound" in w}
+            assert knee["experts"] > knee["twin"], marks
+        else:
+            assert marks == {"batch 64": 64}  # the lecture's default --batch
 
 
 def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:

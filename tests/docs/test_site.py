@@ -540,6 +540,15 @@ SEARCH_TERMS = {
     ),
     "FlashAttention": ("auto_lectures/10_tiled_attention.html", "concepts/papers.html"),
     "roofline": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
+    **dict.fromkeys(
+        ("speculative+decoding", "disaggregation", "cost+per+token", "continuous+batching"),
+        ("auto_lectures/14_serving_a_fleet.html", "concepts/serving.html"),
+    ),
+    "expert+parallelism": (
+        "auto_lectures/13_mixture_of_experts.html",
+        "concepts/mixture-of-experts.html",
+        "concepts/serving.html",
+    ),
 }
 #: Searches whose quoted snippets must be prose only (at least three of them).
 PROSE_QUERIES = ("ridge", "GQA", "KV+cache")
@@ -640,7 +649,23 @@ def exercise_answers() -> dict[str, list[str]]:
             f"{4096**2 / (2 * 4096 + 4096**2):.4f}",
             "memory-bound at any batch",
         ],
+        # DeepSeek-V3's x1.8 with one MTP module at c = 1/61, v = 1: a = 1.8 (1 + c) - 1;
+        # the verify pass at a = 85%; two modules at that a
+        "mtp-acceptance": [
+            f"{1.8 * (1 + 1 / 61) - 1:.1%}",
+            f"{1.85 / 1.8 - 1 / 61:.3f} decode steps",
+            f"x{(1 + _a + _a * _a) / (1 + 2 / 61):.2f}",
+        ],
+        # 32,768 + 1,024 tokens at DeepSeek's 73.7k and 14.8k tokens/s a node of 8, $3/GPU-h
+        "fleet-request-mix": [
+            f"{(32768 / 73.7e3) / (1024 / 14.8e3):.2f} prefill nodes",
+            f"${(32768 / 73.7e3 + 1024 / 14.8e3) * 8 * 3 / 3.6:.2f}",
+            f"${(32768 / 73.7e3 + 1024 / 14.8e3) * 8 * 3 / 3600 / 33792 * 1e6:.3f}",
+        ],
     }
+
+
+_a = 1.8 * (1 + 1 / 61) - 1  # the acceptance DeepSeek's x1.8 implies with a costed draft
 
 
 def _footprint(br: int, bc: int, d: int, b: float) -> float:
@@ -655,7 +680,8 @@ def test_no_lecture_or_concept_source_answers_an_exercise() -> None:
     from test_computed_pages import PAGES as COMPUTED
     from test_computed_pages import rendered
 
-    texts = {f"lecture {n}": run_lecture(n).stdout for n in ("02", "05", "06", "07", "08")}
+    lectures = ("02", "05", "06", "07", "08", "13", "14")
+    texts = {f"lecture {n}": run_lecture(n).stdout for n in lectures}
     texts |= {p.name: rendered(p) for p in COMPUTED if p.parent.name == "concepts"}
     found = []
     for key, values in exercise_answers().items():

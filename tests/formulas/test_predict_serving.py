@@ -102,3 +102,45 @@ def test_unsupported_combinations_are_one_line(tmp_path, capsys, config, flags, 
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert said in err and "\n" not in err and "Traceback" not in err
+
+
+def test_ep_runs_attention_data_parallel_without_all_reduces(capsys) -> None:
+    """Mixtral-8x7B at --ep 8 (DeepSeek-V3's and DeepEP's layout): each H100 reads the
+    attention, router, embedding and LM head whole for its 8 / 8 = 1 sequence, and 1/8 of
+    the experts the 8 tokens reach; nothing is all-reduced. Hand count of the decode step's
+    bound: every operator is memory-bound at one token a GPU (the experts meet 16 rows)."""
+    flags = ["--model", "mixtral-8x7b", "--chip", "h100", "--batch", "8", "--prompt", "128",
+             "--new-tokens", "2", "--json"]  # fmt: skip
+    assert cmd.main([*flags, "--ep", "8"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    L, d, f, E, k, V, kv, B, N = 32, 4096, 14336, 8, 2, 32000, 1024, 8, 8  # config.json
+    touched = E * (1 - (1 - k / E) ** B)  # 7.20 of 8 experts a layer
+    attention = 2 * d * d + 2 * d * kv  # q and o, k and v (8 KV heads of 128)
+    weights = 2 * (L * (attention + d * E + touched * 3 * d * f / N) + V * d)  # bf16; LM head
+    cache = 2 * L * 129 * 2 * kv  # one sequence's K and V at 129 tokens, bf16
+    by_hand = (weights + cache) / 3.35e12  # H100 SXM: 3.35 TB/s
+    # activations and norms are left out of the hand count: under 0.2% of the step
+    assert got["bound_decode_step_s"] == pytest.approx(by_hand, rel=2e-3)
+    assert got["terms"]["decode_step"]["all-reduce beyond ring bytes"] == 0.0
+    assert got["allreduce"].startswith("none")
+    assert not any("tensor parallel" in note for note in got["left_out"])
+    # the same 8 GPUs tensor parallel: every weight split 8 ways, two all-reduces a layer
+    assert cmd.main([*flags, "--gpus", "8"]) == 0
+    tp = json.loads(capsys.readouterr().out)
+    assert tp["terms"]["decode_step"]["all-reduce beyond ring bytes"] > 0
+    assert tp["bound_decode_step_s"] < 0.9 * by_hand  # the attention weights read 1/8 each
+
+
+def test_ep_memory_holds_the_experts_split_and_the_rest_whole(capsys) -> None:
+    """DeepSeek-V3 in bf16: 58 MoE layers x 256 experts x 3 x 7,168 x 2,048 = 653.9 B expert
+    parameters of 671.0 B. Each GPU holds the other 17.1 B whole: at --ep 16 that is
+    (17.1 + 40.9) x 2 B = 116 GB, past an H100's 80; at --ep 32, 75 GB fits."""
+    experts = 58 * 256 * 3 * 7168 * 2048
+    rest = 671.03e9 - experts
+    assert [g for g in (8, 16, 32) if 2 * (rest + experts / g) <= 80e9] == [32]
+    with pytest.raises(SystemExit):
+        cmd.main(["--model", "deepseek-v3", "--chip", "h100", "--ep", "8"])
+    err = capsys.readouterr().err
+    need = float(err.split(" need ")[1].split(" GB")[0])  # plus one sequence's latent cache
+    assert need == pytest.approx(2 * (rest + experts / 8) / 1e9, abs=0.2)
+    assert "--ep 32 would hold it" in err

@@ -267,6 +267,66 @@ def memory_ledger(
     return spec
 
 
+def batch_lines(
+    title: str,
+    series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
+    marks: Sequence[tuple[float, str]],
+    y_title: str,
+    x_title: str,
+) -> dict[str, Any]:
+    """One line per series of (batch, value) points on log-log axes, each mark (batch,
+    what) a vertical rule: lectures 13 (tokens/s per GPU) and 14 ($/M output tokens)."""
+    rows = [
+        {"series": name, "order": i, "batch": b, "value": v}
+        for i, (name, points) in enumerate(series)
+        for b, v in points
+    ]
+    x = {"field": "batch", "type": "quantitative", "scale": {"type": "log"},
+         "title": x_title}  # fmt: skip
+    layers: list[dict[str, Any]] = [
+        {
+            "data": {"name": "lines"},
+            "mark": {"type": "line", "strokeWidth": 2},
+            "encoding": {
+                "x": x,
+                "y": {
+                    "field": "value",
+                    "type": "quantitative",
+                    "scale": {"type": "log"},
+                    "title": y_title,
+                },
+                "color": {
+                    "field": "series",
+                    "type": "nominal",
+                    "sort": [n for n, _ in series],
+                    "title": None,
+                },
+                "order": {"field": "batch"},
+                "tooltip": [{"field": "series"}, {"field": "batch"}, {"field": "value"}],
+            },
+        },
+        {
+            "data": {"name": "marks"},
+            "mark": {"type": "rule", "strokeDash": [6, 4], "color": "#555555"},
+            "encoding": {
+                "x": {"field": "batch", "type": "quantitative"},
+                "tooltip": {"field": "what"},
+            },
+        },
+    ]
+    datasets = {"lines": rows, "marks": [{"batch": b, "what": w} for b, w in marks]}
+    spec = _spec(title, layers, datasets)
+    spec["name"] = "batch_lines"
+    return spec
+
+
+def _knees(knees: Sequence[int | None], batch: int) -> list[tuple[float, str]]:
+    """Lecture 13's marks: the experts' and the dense twin's critical batches, the batch."""
+    named = zip(knees, ("experts", "twin"), strict=False)
+    found = [(k, f"{n} compute-bound from batch {k:,}") for k, n in named if k is not None]
+    return [*found, (batch, f"--batch {batch:,}")]
+
+
 #: The figure functions of ``common.plots`` the panel redraws: their arguments -> a chart.
 ADAPTERS = {
     "common.plots.roofline.roofline_figure": lambda a: roofline(
@@ -280,6 +340,20 @@ ADAPTERS = {
     ),
     "common.plots.transformer.memory_ledger_figure": lambda a: memory_ledger(
         a["title"], a["ledgers"], a["capacity"], a["wall"]
+    ),
+    "common.plots.transformer.moe_throughput_figure": lambda a: batch_lines(
+        a["title"],
+        list(a["curves"].items()),
+        _knees(a["knees"], a["batch"]),
+        "decode tokens/s per GPU (upper bound)",
+        "batch (tokens a decode step serves)",
+    ),
+    "common.plots.serving.cost_figure": lambda a: batch_lines(
+        a["title"],
+        [(c.label, c.points) for c in a["curves"]],
+        [(a["batch"], f"batch {a['batch']:,}")],
+        "$ per million output tokens (lower bound)",
+        "decode batch (sequences)",
     ),
 }
 
