@@ -563,7 +563,8 @@
     const key = [seen.color && `colour: ${seen.color}`, seen.shape && `marker: ${seen.shape}`];
     const numbered = (spec.usermeta && spec.usermeta.key) || [];
     const points = numbered.length ? ` Numbered points: ${numbered.join("; ")}.` : "";
-    return `Redrawn from this run, ${spec.title}${axes} (${key.filter(Boolean).join(", ")}).`
+    const title = [].concat(spec.title).join(" "); // its lines, as one sentence
+    return `Redrawn from this run, ${title}${axes} (${key.filter(Boolean).join(", ")}).`
       .replace(" ()", "") + points;
   }
 
