@@ -297,9 +297,11 @@ show(*page.tiling(part5))
 NETWORK_CHIPS = (TPU_V5E, TPU_V6E, H100, B300)
 NETWORK_DIMS = (4096, 8192, 16384)
 SHARD_N, SHARD_B = 8192, 512  # any batch gives the same verdicts: the v5e rows check it
+# A chip the table lists without a link figure sits this part out (the page says so).
+linked = [chip for chip in NETWORK_CHIPS if chip.link_bw_figure is not None]
 
 net_ridge, net_k, verdicts = {}, {}, {}  # by chip key; verdicts by (chip key, K)
-for chip in NETWORK_CHIPS:
+for chip in linked:
     peak, link = chip.peak_flops("bf16"), chip.link_bw
     net_ridge[chip.key] = roofline.ridge_point(peak, link)
     net_k[chip.key] = roofline.network_critical_dim(peak, link, BF16)
@@ -307,25 +309,29 @@ for chip in NETWORK_CHIPS:
         step = roofline.sharded_matmul_two_chips(SHARD_B, k, SHARD_N, peak, link, BF16)
         verdicts[(chip.key, k)] = step["bound"]
 
-v5e_peak, v5e_link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
-v5e_steps = {
-    (k, B): roofline.sharded_matmul_two_chips(B, k, SHARD_N, v5e_peak, v5e_link, BF16)
-    for k in (8192, 16384)
-    for B in (8, 128, 2048)
-}
+v5e_steps = {}
+if TPU_V5E in linked:
+    v5e_peak, v5e_link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
+    v5e_steps = {
+        (k, B): roofline.sharded_matmul_two_chips(B, k, SHARD_N, v5e_peak, v5e_link, BF16)
+        for k in (8192, 16384)
+        for B in (8, 128, 2048)
+    }
 
 # sphinx_gallery_start_ignore
 part6 = page.Network(
-    SHARD_N,
-    tuple(
+    N=SHARD_N,
+    links=tuple(
         page.Link(chip=c.name, link=c.link_name, link_bw=c.link_bw, peak=c.peak_flops("bf16"),
                   estimate=c.peak_flops_table["bf16"].estimate, ridge=net_ridge[c.key],
                   critical_k=net_k[c.key],
                   bounds=tuple((k, verdicts[(c.key, k)]) for k in NETWORK_DIMS))
+        if c in linked else None
         for c in NETWORK_CHIPS
     ),
-    tuple((k, B, s["t_math"], s["t_comms"], s["intensity"], s["bound"])
-          for (k, B), s in v5e_steps.items()),
+    steps=tuple((k, B, s["t_math"], s["t_comms"], s["intensity"], s["bound"])
+                for (k, B), s in v5e_steps.items()),
+    missing=tuple(c.name for c in NETWORK_CHIPS if c not in linked),
 )  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.network(part6))

@@ -152,6 +152,10 @@ def caught(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 # Browser fixtures (tests/docs)
 # ---------------------------------------------------------------------------
 CHROMIUM = Path("/usr/bin/chromium")
+LOCAL_HOSTS = {"127.0.0.1"}
+TIMEOUT_MS = 30_000
+#: Every name but the test server's resolves to nothing: no request can leave the machine
+#: (each one that tries is still recorded, and fails the page).
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -160,9 +164,14 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
-LOCAL_HOSTS = {"127.0.0.1"}
-TIMEOUT_MS = 30_000
+
+
+def launch_chromium(chromium_type: Any) -> Any:
+    """Debian's Chromium, headless, launched the one way every browser test launches it:
+    `chromium_type` is playwright's ``chromium`` (sync: the browser; async: an awaitable)."""
+    return chromium_type.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 
 
 #: Every path the test server answered, in order (the browser tests read what was fetched).
@@ -184,7 +193,7 @@ def browser():
         pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = launch_chromium(playwright.chromium)
         yield chromium
         chromium.close()
 

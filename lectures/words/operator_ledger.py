@@ -91,10 +91,6 @@ class Sweep:
     limit: float  # I as M grows without bound (FLOP/B)
 
 
-def _ms(t: float) -> str:
-    return fmt_time(t, "ms", 3)
-
-
 def _roof(r: Roof) -> list[str]:
     return [fmt_bw(r.bw, 3), f"{r.ridge:.1f}"]
 
@@ -145,7 +141,7 @@ def _counts(o: Op) -> list[str]:
 
 def ratio(o: Op, r: Roof) -> list[str]:
     """I / I*, the bound and the time bound: the ledger table's last columns."""
-    return [fmt_fraction(o.intensity / r.ridge), o.bound, _ms(o.time)]
+    return [fmt_fraction(o.intensity / r.ridge), o.bound, fmt_time(o.time)]
 
 
 def ledger(led: Ledger) -> Group:
@@ -212,13 +208,14 @@ def attention(led: Ledger) -> Group:
             ["bytes", fmt_bytes(n.nbytes), fmt_bytes(i.nbytes), times(i.nbytes / n.nbytes, 0)],
             ["intensity (FLOP/B)", one(n.intensity), one(i.intensity), jump],
             ["bound", n.bound, i.bound, ""],
-            ["roofline time", _ms(n.time), _ms(i.time), speed(n.time, i.time, 1)],
+            ["roofline time", fmt_time(n.time), fmt_time(i.time), speed(n.time, i.time, 1)],
         ],
     )
     move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
     move = f"stays on the {n.bound}-bound side" if n.bound == i.bound else move
-    time = f"The time bound {change(n.time, i.time, _ms, words=('rises', 'falls', 'stays at'))}"
-    if direction(n.time, i.time, _ms):
+    stays = ("rises", "falls", "stays at")
+    time = f"The time bound {change(n.time, i.time, fmt_time, words=stays)}"
+    if direction(n.time, i.time, fmt_time):
         time += f" ({speed(n.time, i.time, 1)}). The whole gain comes from moving fewer bytes, "
         time += "not from computing less."
         fewer, faster = n.nbytes / i.nbytes, n.time / i.time

@@ -566,18 +566,20 @@ class Link:
 
 @dataclass(frozen=True)
 class Network:
-    """Part 6: the chips' links (v5e, v6e, H100, B300), then the v5e's steps at several B."""
+    """Part 6: the chips' links (v5e, v6e, H100, B300; None for a chip the table lists
+    without a link figure, named in `missing`), then the v5e's steps at several B."""
 
     N: int
-    links: tuple[Link, Link, Link, Link]
+    links: tuple[Link | None, Link | None, Link | None, Link | None]
     steps: tuple[
         tuple[int, int, float, float, float, str], ...
-    ]  # (K, B, T_math, T_comms, I, bound)
+    ]  # (K, B, T_math, T_comms, I, bound); none without the v5e's link
+    missing: tuple[str, ...] = ()  # chips left out: no link figure in the table
 
 
 def network(r: Network) -> tuple[Group, Observations]:
-    """Part 6's tables (network ridge per chip, the v5e's steps) and what they show."""
-    dims = [k for k, _ in r.links[0].bounds]
+    """Part 6's tables (network ridge per chip, the v5e's steps) and what they show; a
+    chip without a link figure is left out of both, and one line says so."""
     rows = [
         [
             c.chip,
@@ -588,40 +590,66 @@ def network(r: Network) -> tuple[Group, Observations]:
             *(b for _, b in c.bounds),
         ]
         for c in r.links
+        if c is not None
     ]
     steps = [
         [k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", bound] for k, B, tm, tc, i, bound in r.steps
     ]
-    table = Group(
-        Heading(f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16"),
-        Text(
-            "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
-        ),
-        Table(
-            ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)], rows
-        ),
-        Text(f"\n{r.links[0].chip}, one ICI link: the batch does not change the verdict."),
-        Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps),
-    )
     v5e, v6e, h100, b300 = r.links
-    dims = sorted({k for k, *_ in r.steps})
-    batches = sorted({B for _, B, *_ in r.steps})
-    verdict = {k: "/".join(sorted({s[-1] for s in r.steps if s[0] == k})) for k in dims}
-    at = [f"at K = {k:,} every one is {verdict[k]}-bound" for k in dims]
-    c_gain, l_gain = b300.peak / h100.peak, b300.link_bw / h100.link_bw
-    faster = direction(l_gain, c_gain, ratio) > 0
-    return table, Observations(
-        [
+    dims = [k for k, _ in next((c.bounds for c in r.links if c is not None), ())]
+    left_out = (
+        f"Left out: {listing(list(r.missing))}, with no link figure in common/hw_specs.py."
+        if r.missing
+        else ""
+    )
+    parts = [Heading(f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16")]
+    if left_out:
+        parts.append(Text(left_out))
+    if rows:
+        parts += [
+            Text(
+                "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; "
+                "then the bound at each K."
+            ),
+            Table(
+                ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)],
+                rows,
+            ),
+        ]
+    if steps and v5e is not None:
+        parts += [
+            Text(f"\n{v5e.chip}, one ICI link: the batch does not change the verdict."),
+            Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps),
+        ]
+    table = Group(*parts)
+    said = []  # each sentence only when the chips it compares have their links
+    if v5e is not None and r.steps:
+        dims = sorted({k for k, *_ in r.steps})
+        batches = sorted({B for _, B, *_ in r.steps})
+        verdict = {k: "/".join(sorted({s[-1] for s in r.steps if s[0] == k})) for k in dims}
+        at = [f"at K = {k:,} every one is {verdict[k]}-bound" for k in dims]
+        said.append(
             f"Network intensity is K/2 FLOP per byte, so on {v5e.chip} the split pays off only "
             f"for K > {v5e.critical_k:,.1f}. Of the batches from {batches[0]} to "
-            f"{batches[-1]:,}, {listing(at)}.",
+            f"{batches[-1]:,}, {listing(at)}."
+        )
+    if v5e is not None and h100 is not None:
+        said.append(
             f"{h100.link} carries {than(h100.link_bw / v5e.link_bw, 'bandwidth')} one "
             f"{v5e.chip} ICI link, and the {h100.chip} needs "
             + ("only " if h100.critical_k < v5e.critical_k else "")
-            + f"K > {h100.critical_k:,.1f}.",
+            + f"K > {h100.critical_k:,.1f}."
+        )
+    if v5e is not None and v6e is not None:
+        said.append(
             f"{v6e.chip} has {ratio(v6e.peak / v5e.peak)} the {v5e.chip}'s compute and "
             f"{ratio(v6e.link_bw / v5e.link_bw)} its link bandwidth, so one link needs "
-            f"K > {v6e.critical_k:,.1f}; real systems use several links at once.",
+            f"K > {v6e.critical_k:,.1f}; real systems use several links at once."
+        )
+    if h100 is not None and b300 is not None:
+        c_gain, l_gain = b300.peak / h100.peak, b300.link_bw / h100.link_bw
+        faster = direction(l_gain, c_gain, ratio) > 0
+        said.append(
             f"From {h100.chip} to {b300.chip}, "
             + outgrew(f"bf16 peak{' (an estimate)' * b300.estimate}", c_gain, "NVLink", l_gain)
             + f": the network ridge {change(h100.ridge, b300.ridge, comma0, ' FLOP/B')}."
@@ -629,6 +657,8 @@ def network(r: Network) -> tuple[Group, Observations]:
                 " Compute grows faster than communication, a trend that runs through this course."
                 if faster
                 else ""
-            ),
-        ]
-    )
+            )
+        )
+    if not said:
+        said.append("With no chip's link in the table, there is no network ridge to compare.")
+    return table, Observations(said)

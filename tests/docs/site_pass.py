@@ -3,7 +3,8 @@ every check registered for that page run on that one load.
 
 A check is an async function ``check(page, visit)`` that asserts; ``@page_check`` registers
 it with the pages it applies to and the views it runs in (every view, or only
-``CONTENT_VIEW`` for what does not depend on width or theme). Checks run in the order they
+``CONTENT_VIEW`` for what does not depend on width or theme). A page of the Chinese
+edition is opened in two of the four views (``ZH_VIEWS``). Checks run in the order they
 are registered, so one that clicks or scrolls the page comes last. The views run side by
 side, each in a browser context of its own (one tab that goes from page to page), so both
 cores of a small machine are busy. The result is, for each page and view, the list of what
@@ -21,29 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from conftest import LOCAL_HOSTS, TIMEOUT_MS, launch_chromium
+
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-TIMEOUT_MS = 30_000
-LOCAL_HOSTS = {"127.0.0.1"}
-#: Every name but the test server's resolves to nothing: no request can leave the machine
-#: (each one that tries is still recorded, and fails the page).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 #: ROOFLINE_SCREENSHOTS=1 saves every page's full-size screenshot in every view under
 #: docs/_build/screenshots/ for a human to look at; without it only a failing page's is saved.
 SCREENSHOTS_ENV = "ROOFLINE_SCREENSHOTS"
 
 WIDTHS = (390, 1280)  # a phone and a laptop, in CSS pixels
+HEIGHT = 844  # the window's height, in CSS pixels
 #: Two setups of each page: the light theme with this machine's fonts, and the dark theme
 #: with DejaVu Sans forced as the text font (the widest common fallback, what a machine
 #: without Helvetica, Arial or Liberation shows), so a layout that holds only with narrow
@@ -70,10 +59,28 @@ class View:
     def theme(self) -> str:
         return "dark" if self.setup.startswith("dark") else "light"
 
+    @property
+    def chosen_dark(self) -> bool:
+        """Dark chosen with furo's theme button (kept in localStorage) on a light system,
+        at the laptop width; at the phone's, dark is furo's default "auto" on a dark system.
+        Both ways to the dark theme are met, each at one width."""
+        return self.theme == "dark" and self.width >= max(WIDTHS)
+
 
 VIEWS = [View(width, setup) for width in WIDTHS for setup in SETUPS]
 #: The view that runs the checks of what a page says (not how it is laid out).
 CONTENT_VIEW = "1280-light"
+#: A page of the Chinese edition (under zh/) says what its English page says, in the same
+#: layout: it is opened in two views, the narrow light one and the wide dark one, where its
+#: own text can make a difference (fit, overflow, axe-core, its language switch).
+ZH_VIEWS = ("390-light", "1280-dark-dejavu")
+
+
+def views_for(path: str) -> list[View]:
+    """The views a page is opened in: all four, or ZH_VIEWS for a page of the Chinese edition."""
+    if path.startswith("zh/"):
+        return [view for view in VIEWS if view.name in ZH_VIEWS]
+    return list(VIEWS)
 
 
 @dataclass
@@ -137,9 +144,12 @@ async def settle(page) -> None:
 
 
 async def _one_view(browser, base_url: str, view: View, paths: list[str], results: dict) -> None:
+    scheme = "light" if view.chosen_dark else view.theme
     context = await browser.new_context(
-        viewport={"width": view.width, "height": 844}, color_scheme=view.theme
+        viewport={"width": view.width, "height": HEIGHT}, color_scheme=scheme
     )
+    if view.chosen_dark:
+        await context.add_init_script(script="localStorage.setItem('theme', 'dark')")
     if SETUPS[view.setup]:
         await context.add_init_script(script=f"({FONT_JS})({SETUPS[view.setup]!r})")
     noted: list[str] = []
@@ -193,17 +203,21 @@ async def _run(base_url: str, paths: list[str], results: dict) -> None:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = await launch_chromium(playwright.chromium)
         try:
             await asyncio.gather(
-                *(_one_view(browser, base_url, view, paths, results) for view in VIEWS)
-            )
+                *(
+                    _one_view(browser, base_url, view, [p for p in paths if view in views_for(p)],
+                              results)
+                    for view in VIEWS
+                )
+            )  # fmt: skip
         finally:
             await browser.close()
 
 
 def run_pass(base_url: str, paths: list[str]) -> dict[tuple[str, str], list[str]]:
-    """(page, view name) -> what failed there, for every page in every view.
+    """(page, view name) -> what failed there, for every page in each of its views.
 
     Runs in a thread of its own (its own event loop and browser), so it leaves the
     synchronous playwright of the other browser tests alone.

@@ -745,6 +745,17 @@ def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
     assert live.x_range([100.0], [0.2, 3000.0]) == (0.1, 10000.0)
 
 
+def test_a_long_chart_title_breaks_into_lines_a_phone_holds() -> None:
+    """Lecture 02's title ran off both edges of the redrawn chart at 390 px: it breaks at
+    spaces into lines vega draws one under the other (issue 34)."""
+    spec = importlib.util.spec_from_file_location("rl_live", runner.CHART_ADAPTER)
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
+    drawn = live.roofline("bf16 rooflines; points placed on H100 SXM", [("X", 1e14, 1e12)], [])
+    assert drawn["title"] == ["bf16 rooflines; points placed on", "H100 SXM"]  # 32 + 8
+    assert live.roofline("Operators", [("X", 1e14, 1e12)], [])["title"] == ["Operators"]
+
+
 def test_redrawn_points_are_numbered_with_a_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,17 +5,23 @@ without it these tests are skipped). Playwright drives the system browser and
 installs nothing.
 
 Every page of the site is opened once per view, at 390 px (a phone) and 1280 px (a
-laptop), in the light theme and in the dark one (with the widest common fallback font),
-and every check registered below with ``@page_check`` runs on that one load
-(tests/docs/site_pass.py runs the pass; ``test_page`` reports it per page and view). On
-every page, in every view: no JavaScript error and no request leaving 127.0.0.1 (the
+laptop), in the light theme and in the dark one (with the widest common fallback font;
+dark is the system's at 390 px and chosen with furo's button at 1280 px), a page of the
+Chinese edition in two of them (390 px light, 1280 px dark), and every check registered
+below with ``@page_check`` runs on that one load (tests/docs/site_pass.py runs the pass;
+``test_page`` reports it per page and view). On every page, in each of its views: no
+JavaScript error and no request leaving 127.0.0.1 (the
 site works offline); the page opens at its top; nothing wider than the window except
 inside a box that scrolls, each such box with a cue and a name of its own; at 1280 px
 every table whole, at 390 px a lecture's result tables reflowed into cards, another wide
 table's first column in view, and a lecture figure's smallest label at least 9 px; no
 equation clipped; no empty table header; zero serious or critical violations of axe-core
 (npm's axe-core, installed by npm ci and injected here: every rule in the light views,
-the rules a theme or a font can change, ``THEME_RULES``, in the dark ones).
+the rules a theme or a font can change, ``THEME_RULES``, in the dark ones); a language
+switch to the same page in the other edition. In the dark a figure's paper and a gallery
+thumbnail's are the page's own near-black, white in the light (measured on the screen).
+At 390 px a long table of cards shows its first and last rows with the rest one tap away,
+no card labels two values alike, and the reference pages' tables show every column.
 
 What a lecture page must say (issue 10, "pages that read as a course"), checked once:
 short visible code (at most ``CELL_LINE_LIMIT`` non-blank lines in a cell and
@@ -31,13 +37,24 @@ ROOFLINE_SCREENSHOTS=1 saves every page's full-size screenshot in every view und
 from __future__ import annotations
 
 import functools
+import io
 import re
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from site_pass import CONTENT_VIEW, SCREENSHOTS, SITE, VIEWS, Visit, page_check, run_pass
+from site_pass import (
+    CONTENT_VIEW,
+    HEIGHT,
+    SCREENSHOTS,
+    SITE,
+    VIEWS,
+    Visit,
+    page_check,
+    run_pass,
+    views_for,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
@@ -90,8 +107,9 @@ def site_pass(base_url: str) -> dict[tuple[str, str], list[str]]:
     return run_pass(base_url, PAGES)
 
 
-@pytest.mark.parametrize("view", [view.name for view in VIEWS])
-@pytest.mark.parametrize("path", PAGES or ["index.html"])
+@pytest.mark.parametrize(
+    ("path", "view"), [(p, v.name) for p in PAGES or ["index.html"] for v in views_for(p)]
+)
 def test_page(site_pass: dict, path: str, view: str) -> None:
     """Every check registered with @page_check for this page and view passed."""
     problems = site_pass[(path, view)]
@@ -308,6 +326,85 @@ async def axe_finds_nothing_serious(page, visit: Visit) -> None:
 
 
 # ---------------------------------------------------------------------------
+# Every page: its language switch
+# ---------------------------------------------------------------------------
+SWITCH_JS = """() => { const a = document.querySelector("a[hreflang]");
+  return a && {lang: document.documentElement.lang, hreflang: a.hreflang,
+    href: new URL(a.getAttribute("href"), location.href).pathname,
+    here: location.pathname, shown: a.offsetParent !== null}; }"""
+
+
+@page_check(views=("390-light", "1280-dark-dejavu"))
+async def language_switch_opens_the_same_page(page, visit: Visit) -> None:
+    """The switch in the top bar leads to this page in the other edition (a built file), and
+    the page says which language it is in (zh-CN under zh/, English elsewhere)."""
+    switch = await page.evaluate(SWITCH_JS)
+    assert switch, f"{visit.where}: no language switch"
+    zh = visit.path.startswith("zh/")
+    assert (switch["lang"], switch["hreflang"]) == (("zh-CN", "en") if zh else ("en", "zh-CN")), (
+        f"{visit.where}: {switch}"
+    )
+    other = ("zh/" + visit.path) if not zh else visit.path.removeprefix("zh/")
+    root = switch["here"].removesuffix(visit.path)
+    assert switch["href"] == root + other, f"{visit.where}: the switch goes to {switch['href']}"
+    assert (SITE / other).is_file(), f"{visit.where}: {other} is not built"
+
+
+# ---------------------------------------------------------------------------
+# Figures in the dark (issue 34): checked in the pass's views, both widths and themes
+# ---------------------------------------------------------------------------
+#: How far (per channel, 0-255) a figure's paper may be from the page around it in the dark.
+DARK_PAPER_TOLERANCE = 12
+
+
+def pages_with(pattern: str, folder: str) -> list[str]:
+    """Built pages under `folder` whose HTML matches `pattern` (empty before a build)."""
+    return sorted(
+        p.relative_to(SITE).as_posix()
+        for p in (SITE / folder).glob("*.html")
+        if re.search(pattern, p.read_text(encoding="utf-8"))
+    )
+
+
+#: Every lecture page with a figure, the first concept page with one, the gallery's
+#: thumbnails; and their Chinese pages (in the Chinese edition's two views).
+FIGURE_PAGES = set(pages_with(r'class="[^"]*sphx-glr-single-img', "auto_lectures"))
+FIGURE_PAGES |= {*pages_with(r'class="[^"]*rl-figure', "concepts")[:1], GALLERY}
+
+#: Each image the dark treatment covers, by its box on the page (CSS px from its top-left).
+IMAGES_JS = """() => Array.from(document.querySelectorAll(
+    "article img, .sphx-glr-thumbcontainer img")).filter(i => i.offsetParent !== null)
+  .map(i => { const r = i.getBoundingClientRect();
+    return {left: r.left + scrollX, top: r.top + scrollY, src: i.getAttribute("src")}; })"""
+
+
+@page_check(lambda path: path.removeprefix("zh/") in FIGURE_PAGES)
+async def figures_take_the_page_colour(page, visit: Visit) -> None:
+    """Dark: a figure's paper (just inside its top-left corner) is the page's near-black,
+    within DARK_PAPER_TOLERANCE per channel of the page just left of it; light: white.
+    Read from the screen, a strip of 8 px across the figure's left edge."""
+    from PIL import Image
+
+    await page.wait_for_function("() => Array.from(document.images).every(i => i.complete)")
+    found = []
+    for box in await page.evaluate(IMAGES_JS):
+        x = max(0, box["left"] - 4)
+        clip = {"x": x, "y": box["top"] + 3, "width": box["left"] + 4 - x, "height": 1}
+        png = await page.screenshot(clip=clip, full_page=True, animations="disabled")
+        strip = Image.open(io.BytesIO(png)).convert("RGB")
+        found.append((box["src"], strip.getpixel((strip.width - 1, 0)), strip.getpixel((0, 0))))
+    assert found, f"{visit.where}: no figure found"
+    for src, paper, beside in found:
+        where = f"{visit.where}, {src}: paper {paper}, page {beside}"
+        if visit.view.theme == "light":
+            assert min(paper) >= 250, where
+        else:
+            assert max(paper) <= 60, where  # dark paper, not a white rectangle
+            apart = max(abs(a - b) for a, b in zip(paper, beside, strict=True))
+            assert apart <= DARK_PAPER_TOLERANCE, where
+
+
+# ---------------------------------------------------------------------------
 # Checks of what a page says (once, in CONTENT_VIEW)
 # ---------------------------------------------------------------------------
 async def images_not_loaded(page) -> list[str]:
@@ -487,6 +584,144 @@ async def exercise_answer_opens_on_click(page, visit: Visit) -> None:
     await body.wait_for(state="visible")
     assert await body.is_visible() and await first.get_attribute("open") is not None
     assert re.search(r"\d", await body.inner_text()), "the revealed answer has no numbers"
+
+
+# ---------------------------------------------------------------------------
+# Long tables on a phone (issue 34); last, since these click, resize and open the page
+# ---------------------------------------------------------------------------
+PHONE_VIEW = "390-light"
+#: The longest a table of cards may be on a phone, in window heights (scroll-boxes.js folds
+#: a table taller than 1.25 of them down to its first three and last two rows).
+MAX_TABLE_SCREENS = 1.5
+#: A lecture page on a phone may be this many times its height on a laptop (lecture 09
+#: was 2.0 before its 65-row sweep folded).
+MAX_PHONE_OVER_LAPTOP = 1.6
+LONG_TABLE = "auto_lectures/09_hierarchical_roofline.html"  # its 65-row sweep
+REFERENCE_PAGES = ("concepts/operator-ledgers.html", "hardware.html", "exercises.html")
+#: LONG_TABLE's page height as it loaded, by view name (filled by the pass).
+HEIGHTS: dict[str, float] = {}
+
+#: Each table's rows: how many, which are shown, the labels of each row's cells, its height.
+TABLES_JS = """() => Array.from(document.querySelectorAll("article table")).map(t => {
+  const rows = Array.from(t.querySelectorAll("tbody > tr:not(.rl-fold)"));
+  return {caption: ((t.querySelector("caption") || {}).textContent || "").trim().slice(0, 50),
+    cards: t.classList.contains("rl-cards"), height: t.getBoundingClientRect().height,
+    rows: rows.length, shown: rows.map((r, i) => r.offsetParent !== null ? i : -1)
+      .filter(i => i >= 0),
+    labels: rows.map(r => Array.from(r.cells, c => c.dataset.label || "")
+      .filter(Boolean)),
+    button: (t.querySelector("button.rl-fold-button") || {}).textContent || null,
+    hidden: Math.max(0, Math.round(t.scrollWidth - (t.closest(".rl-table-scroll, .table-wrapper")
+      || t.parentElement).clientWidth))};
+})"""
+NEXT_FRAME_JS = "() => new Promise(r => requestAnimationFrame(() => setTimeout(r)))"
+
+
+def label_twins(tables: list[dict]) -> list[str]:
+    """Each card (row) that labels two of its values alike: its table and the label."""
+    return [
+        f"{table['caption']!r} repeats {sorted({x for x in labels if labels.count(x) > 1})}"
+        for table in tables
+        for labels in table["labels"]
+        if len(set(labels)) < len(labels)
+    ]
+
+
+@page_check(LONG_TABLE, views=(PHONE_VIEW, CONTENT_VIEW))
+async def long_table_page_height(page, visit: Visit) -> None:
+    HEIGHTS[visit.view.name] = await page.evaluate("() => document.documentElement.scrollHeight")
+
+
+@page_check((LONG_TABLE, *REFERENCE_PAGES), views=(PHONE_VIEW,))
+async def no_card_labels_two_values_alike(page, visit: Visit) -> None:
+    twins = label_twins(await page.evaluate(TABLES_JS))
+    assert not twins, f"{visit.where}: {twins}"
+
+
+@page_check(LONG_TABLE, views=(PHONE_VIEW,))
+async def a_long_table_shows_its_ends_first(page, visit: Visit) -> None:
+    """Lecture 09's sweep at 390 px: its first three and last two rows, a button saying how
+    many wait between, all of them after one tap; every table within one and a half screens."""
+    tables = await page.evaluate(TABLES_JS)
+    (sweep,) = [t for t in tables if t["rows"] > 20]
+    n = sweep["rows"]
+    assert sweep["cards"]
+    assert sweep["shown"] == [0, 1, 2, n - 2, n - 1]
+    assert sweep["button"] == f"Show the {n - 5} rows between (all {n})"
+    for table in tables:
+        assert table["height"] <= MAX_TABLE_SCREENS * HEIGHT, table["caption"]
+    button = page.locator("button.rl-fold-button").first
+    assert await button.get_attribute("aria-expanded") == "false"
+    await button.click()
+    (opened,) = [t for t in await page.evaluate(TABLES_JS) if t["rows"] > 20]
+    assert opened["shown"] == list(range(n))
+    assert await page.locator("button.rl-fold-button").first.get_attribute("aria-expanded") == (
+        "true"
+    )
+
+
+#: A result table whose header repeats ("ratio" after two predictions, as lecture 11's),
+#: put on the page; the window's resize makes scroll-boxes.js label its cards again.
+REPEATED_JS = """() => { const box = document.createElement("div");
+  box.className = "rl-table-scroll";
+  box.innerHTML = `<table class="rl-table"><thead><tr><th>case</th><th>measured</th>
+    <th>at spec</th><th>ratio</th><th>at achievable</th><th>ratio</th></tr></thead>
+    <tbody><tr><td style="white-space: nowrap">2 GPUs, a long case name</td>
+    <td class="num">29.14 ms</td><td class="num">23.52 ms</td><td class="num">x1.24</td>
+    <td class="num">28.80 ms</td><td class="num">x1.01</td></tr></tbody></table>`;
+  document.querySelector("article").append(box); }"""
+
+
+@page_check(LONG_TABLE, views=(PHONE_VIEW,))
+async def a_repeated_header_reads_with_the_one_before(page, visit: Visit) -> None:
+    """A repeated header labels its card value with the header before it: 'ratio (at spec)',
+    'ratio (at achievable)'."""
+    await page.evaluate(REPEATED_JS)
+    width = visit.view.width
+    await page.set_viewport_size({"width": width - 1, "height": HEIGHT})
+    try:
+        await page.evaluate(NEXT_FRAME_JS)
+        tables = await page.evaluate(TABLES_JS)
+    finally:
+        await page.set_viewport_size({"width": width, "height": HEIGHT})
+    assert not label_twins(tables), label_twins(tables)
+    assert tables[-1]["cards"]
+    labels = tables[-1]["labels"][0][3:]
+    assert labels == ["ratio (at spec)", "at achievable", "ratio (at achievable)"], labels
+
+
+@page_check(REFERENCE_PAGES, views=(PHONE_VIEW,))
+async def reference_tables_show_every_column(page, visit: Visit) -> None:
+    """Concept, hardware and exercise-answer tables (answers opened) at 390 px: none hides a
+    column beyond its box (the operator ledger hid 417 px, its bound and time)."""
+    await page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+    await page.evaluate(NEXT_FRAME_JS)
+    tables = await page.evaluate(TABLES_JS)
+    assert tables, f"{visit.where}: no table"
+    wide = [(t["caption"], t["hidden"]) for t in tables if t["hidden"] > 1]
+    assert not wide, f"{visit.where}: columns hidden beyond the box (px): {wide}"
+
+
+#: The filter the redrawn chart's box gets (it is drawn only when a panel runs: a box with
+#: the panel's class stands in for it).
+CHART_FILTER_JS = """() => { const box = document.createElement("div");
+  box.className = "rl-runner-chart-area"; document.querySelector("article").append(box);
+  return getComputedStyle(box).filter; }"""
+
+
+@page_check(GALLERY)
+async def the_redrawn_chart_is_drawn_dark_in_the_dark(page, visit: Visit) -> None:
+    drawn = await page.evaluate(CHART_FILTER_JS)
+    assert (drawn == "none") == (visit.view.theme == "light"), f"{visit.where}: filter {drawn}"
+
+
+def test_a_long_table_keeps_the_phone_page_short(site_pass: dict) -> None:
+    """With lecture 09's sweep folded, its page at 390 px is within MAX_PHONE_OVER_LAPTOP of
+    its height at 1280 px (both measured in the pass, as the pages loaded)."""
+    if LONG_TABLE not in PAGES:
+        pytest.skip(f"{LONG_TABLE} is not built")
+    phone, laptop = HEIGHTS[PHONE_VIEW], HEIGHTS[CONTENT_VIEW]
+    assert phone <= MAX_PHONE_OVER_LAPTOP * laptop, (phone, laptop)
 
 
 # ---------------------------------------------------------------------------

@@ -377,3 +377,38 @@ def test_a_bad_peak_in_the_table_is_a_one_line_error(tmp_path: Path, literal: st
     proc = run_lecture(script, cwd=tmp_path)
     line = _one_line_error(proc)
     assert "H100 SXM bf16 peak FLOP/s must be" in line
+
+
+def _drop_link(hw_specs: Path, chip: str) -> None:
+    """Edit the table as a student may: the chip named `chip` (its variable) loses its link."""
+    text = hw_specs.read_text()
+    start = text.index(f"\n{chip} = Chip(")
+    end = text.index("\n)\n", start)
+    block, n = re.subn(r"\n    link_bw_figure=bandwidth\([^\n]*\),", "\n    link_bw_figure=None,",
+                       text[start:end])  # fmt: skip
+    assert n == 1, f"{chip}'s link figure not found"
+    hw_specs.write_text(text[:start] + block + text[end:])
+
+
+@pytest.mark.parametrize("chip", ["B300", "TPU_V5E"])
+def test_a_chip_without_its_link_leaves_part_6_only(tmp_path: Path, chip: str) -> None:
+    """A chip listed without a link figure (optional in the table) sits out part 6 only:
+    one line names it, the other chips' rows and the sentences about them stay, and the
+    lecture still runs to its end (issue 34)."""
+    hw_specs, script = _copy_course(tmp_path)
+    _drop_link(hw_specs, chip)
+    proc = run_lecture(script, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    name = {"B300": "B300", "TPU_V5E": "TPU v5e"}[chip]
+    assert f"Left out: {name}, with no link figure in common/hw_specs.py." in proc.stdout
+    t = table_with(parse_tables(proc.stdout), "chip", "net I*", "compute iff")
+    kept = {"TPU v5e", "TPU v6e", "H100 SXM", "B300"} - {name}
+    assert {r["chip"] for r in t} == kept
+    # 2 x bf16 peak / one-way link, by hand: v6e 2 x 920e12 / 90e9, H100 2 x 989e12 / 450e9
+    assert "K > 20,444.4" in proc.stdout and "K > 4,395.6" in proc.stdout
+    said = prose(proc.stdout)
+    assert ("From H100 SXM to B300" in said) == (name != "B300")
+    assert ("ICI link" in said) == (name != "TPU v5e")
+    steps = [t for t in parse_tables(proc.stdout) if t and "T_comms" in t[0]]
+    assert bool(steps) == (name != "TPU v5e")  # the v5e's steps need its link
+    assert "What to observe" in proc.stdout.split("\n6. X[B,K]")[1]

@@ -512,6 +512,25 @@ def test_network_observations_by_hand() -> None:
     assert "From Hop to Bee, bf16 peak (an estimate) grew x1.50" in text(page.network(r)[1])[3]
 
 
+def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
+    """A chip the table lists without a link figure: one line names it, its row and every
+    sentence that compares it go, the rest stays; with none left, one sentence says so."""
+    full = network()
+    r = page.Network(512, (None, *full.links[1:]), (), missing=("Tee",))
+    table, said = (text(part) for part in page.network(r))
+    assert table[1] == "Left out: Tee, with no link figure in common/hw_specs.py."
+    assert [row.split(" | ")[0] for row in table[4:]] == ["Tee2", "Hop", "Bee"]
+    assert not any("ICI link" in line for line in table)  # the Tee's steps are gone
+    assert len(said) == 1 and said[0].startswith("From Hop to Bee,")
+    r = page.Network(512, (full.links[0], None, None, full.links[3]), full.steps, ("Tee2", "Hop"))
+    table, said = (text(part) for part in page.network(r))
+    assert table[1] == "Left out: Tee2 and Hop, with no link figure in common/hw_specs.py."
+    assert len(said) == 1 and said[0].startswith("Network intensity is K/2")
+    r = page.Network(512, (None, None, None, None), (), ("Tee", "Tee2", "Hop", "Bee"))
+    table, said = (text(part) for part in page.network(r))
+    assert len(table) == 2 and len(said) == 1 and "no network ridge" in said[0]
+
+
 # ---------------------------------------------------------------------------
 # The lecture, in this process, with the shipped table and with edits
 # ---------------------------------------------------------------------------

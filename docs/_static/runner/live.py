@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -131,10 +132,15 @@ def _keyed(spec: dict[str, Any], key: Sequence[str]) -> dict[str, Any]:
     return spec
 
 
+#: The longest title line, in characters: a 390 px phone's panel holds about 40 of the
+#: title's bold ones, and one longer line ran off both edges of the chart.
+TITLE_CHARS = 34
+
+
 def _spec(title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]) -> dict[str, Any]:
     return {
         "$schema": SCHEMA,
-        "title": title,
+        "title": textwrap.wrap(title, TITLE_CHARS),  # one line of the title each
         "width": "container",
         "height": 300,
         "datasets": datasets,

@@ -659,7 +659,7 @@
     const key = [colour, seen.shape && say("marker: {shape}", seen)].filter(Boolean).join(", ");
     const numbered = ((spec.usermeta && spec.usermeta.key) || []).join("; ");
     const points = numbered ? say(" Numbered points: {numbered}.", { numbered }) : "";
-    const title = spec.title;
+    const title = [].concat(spec.title).join(" "); // its lines, as one sentence
     return say("Redrawn from this run, {title}{axes} ({key}).", { title, axes, key })
       .replace(" ()", "") + points;
   }
