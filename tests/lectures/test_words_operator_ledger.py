@@ -107,8 +107,8 @@ def test_ledger_by_hand() -> None:
     assert "I* = 100.0 FLOP/B; elements of 2 bytes" in text
     # I / I* = (1/6) / 100 = 0.00167, printed with the article's three decimals: 0.002;
     # 6e9 B at 1e12 B/s = 6 ms
-    assert "elementwise add [n] | 1.00 GFLOP | 6.00 GB | 0.17 | 0.002 | memory | 6.00 ms" in text
-    assert "GEMM 512x4096x4096 | 400.00 GFLOP | 1.00 GB | 400.00 | 4.000 | compute | 4.00 ms" in (
+    assert "elementwise add [n] | 1.00 GFLOP | 6.00 GB | 0.17 | 0.002 | memory | 6.000 ms" in text
+    assert "GEMM 512x4096x4096 | 400.00 GFLOP | 1.00 GB | 400.00 | 4.000 | compute | 4.000 ms" in (
         text
     )
     assert (
@@ -167,14 +167,14 @@ def test_attention_by_hand() -> None:
     assert "FLOPs | 100.00 GFLOP | 100.00 GFLOP | x1.000" in text
     assert "bytes | 1.50 GB | 100.00 MB | x15 less" in text
     assert "intensity (FLOP/B) | 66.7 | 1000.0 | x15.0" in text
-    assert "roofline time | 1.50 ms | 1.00 ms | x1.5 faster" in text
+    assert "roofline time | 1.500 ms | 1.000 ms | x1.5 faster" in text
     assert (
         "The FLOPs stay at 100.00 GFLOP (x1.000); the bytes fall from 1.50 GB to 100.00 MB, so "
         "the intensity jumps from 66.7 to 1000.0 FLOP/B and the kernel moves from the "
         "memory-bound to the compute-bound side of I* = 100.0." in text
     )
     assert (
-        "The time bound falls from 1.50 ms to 1.00 ms (x1.5 faster). The whole gain comes "
+        "The time bound falls from 1.500 ms to 1.000 ms (x1.5 faster). The whole gain comes "
         "from moving fewer bytes, not from computing less. The bytes fall x15 but the time "
         "only x1.5: the ideal kernel is compute-bound, so the compute roof caps the gain." in text
     )
@@ -184,10 +184,10 @@ def test_attention_when_both_are_compute_bound() -> None:
     """Regression (issue 25): A100 bandwidth 6000e9 printed 'falls from 0.028 ms to 0.028'."""
     naive = Op("attention naive", 1e11, 5e8, 200.0, "compute", 1e-3)
     text = prose(page.attention(Ledger(R, 2, (GEMM, naive, IDEAL))))
-    assert "roofline time | 1.00 ms | 1.00 ms | no faster" in text
+    assert "roofline time | 1.000 ms | 1.000 ms | no faster" in text
     assert "the kernel stays on the compute-bound side of I* = 100.0" in text
     assert (
-        "The time bound stays at 1.00 ms: moving fewer bytes saves no time that shows at "
+        "The time bound stays at 1.000 ms: moving fewer bytes saves no time that shows at "
         "these digits." in text
     )
     assert "falls" not in text.split("The time bound")[1]
@@ -336,14 +336,14 @@ def test_no_claim_contradicts_its_numbers(drawn, measured, tmp_path_factory) -> 
 
 def test_a100_bandwidth_6000e9_keeps_the_attention_time() -> None:
     """Regression (issue 25): 312e12 / 6000e9 = 52 FLOP/B, under naive attention's 62.7, so
-    both attentions are compute-bound: 8.674 GFLOP / 312 TFLOP/s = 27.8 µs each."""
+    both attentions are compute-bound: 8.674 GFLOP / 312 TFLOP/s = 0.028 ms each."""
     a100 = hw_specs.A100
     fast = dataclasses.replace(a100, mem_bw_figure=Fig(6000e9, "B/s", "test"))
     table = {**SHIPPED, a100.key: dataclasses.replace(fast, achievable_mem_bw_figure=None)}
     with patched_hardware(table):
         text = run_lecture("05", "--results", "/nonexistent/x")
     flat = unwrapped(text)
-    assert "The time bound stays at 27.8 µs: moving fewer bytes saves no time" in flat
+    assert "The time bound stays at 0.028 ms: moving fewer bytes saves no time" in flat
     assert "stays on the compute-bound side of I* = 52.0" in flat
     assert claim_faults(text) == []
 
@@ -409,7 +409,7 @@ def test_fixed_lines_of_the_ledger_attention_and_sweep() -> None:
     )
     slower = Op("attention ideal", 1e11, 1e8, 1000.0, "compute", 2e-3)  # made slower by hand
     said = prose(page.attention(Ledger(R, 2, (NAIVE, slower))))
-    assert "The time bound rises from 1.50 ms to 2.00 ms" in said
+    assert "The time bound rises from 1.500 ms to 2.000 ms" in said
     group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
     assert group.items[1].headers == ["M", "F", "D", "I (FLOP/B)", "bound"]
     assert observations(group)[1] == (
@@ -421,17 +421,17 @@ def test_fixed_lines_of_the_ledger_attention_and_sweep() -> None:
     decode = observations(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
     assert "Small-batch decode is memory-bound" in decode[0]
 
-
 def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
     """The README's edit (A100 bf16 peak 1979e12): ideal attention takes 8.674 GFLOP /
-    1979 TFLOP/s = 4.38 µs, naive 138.41 MB / 1.555 TB/s = 89.0 µs; 89.0 / 4.38 = 20.3, the
-    printed ratio (issue 34: '0.004 ms' beside x20.3 read as x22)."""
+    1979 TFLOP/s = 4.38 µs, naive 138.41 MB / 1.555 TB/s = 0.089 ms; 89.0 / 4.38 = 20.3, the
+    printed ratio; 0.089 ms is the article's string (issue 34: '0.004 ms' beside x20.3
+    read as x22)."""
     a100 = hw_specs.A100
     peaks = {**a100.peak_flops_table, "bf16": Fig(1979e12, "FLOP/s", "test")}
     edited = dataclasses.replace(a100, peak_flops_table=peaks, achievable_flops_table={})
     with patched_hardware({**SHIPPED, a100.key: edited}):
         text = run_lecture("05", "--results", "/nonexistent/x")
     flat = unwrapped(text)
-    assert "roofline time 89.0 µs 4.38 µs x20.3 faster" in flat
-    assert "The time bound falls from 89.0 µs to 4.38 µs (x20.3 faster)." in flat
+    assert "roofline time 0.089 ms 4.38 µs x20.3 faster" in flat
+    assert "The time bound falls from 0.089 ms to 4.38 µs (x20.3 faster)." in flat
     assert claim_faults(text) == []
