@@ -421,6 +421,7 @@ def test_fixed_lines_of_the_ledger_attention_and_sweep() -> None:
     decode = observations(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
     assert "Small-batch decode is memory-bound" in decode[0]
 
+
 def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
     """The README's edit (A100 bf16 peak 1979e12): ideal attention takes 8.674 GFLOP /
     1979 TFLOP/s = 4.38 µs, naive 138.41 MB / 1.555 TB/s = 0.089 ms; 89.0 / 4.38 = 20.3, the
