@@ -367,10 +367,11 @@ def _page_translator(env: Any, lineno: int) -> Callable[[str], str]:
 
 def add_phrases(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     """doctree-resolved, in ``make gettext``: a page's phrases become messages of its catalog."""
-    catalogs = getattr(app.builder, "catalogs", None)
-    if catalogs is None or app.builder.format != "gettext":
+    from sphinx.builders.gettext import I18nBuilder, MsgOrigin
+
+    if not isinstance(app.builder, I18nBuilder):
         return
-    from sphinx.builders.gettext import MsgOrigin
+    catalogs = app.builder.catalogs
 
     catalog = catalogs[docname_to_domain(docname, app.config.gettext_compact)]
     source = str(app.env.doc2path(docname))
