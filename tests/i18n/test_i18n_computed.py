@@ -248,3 +248,66 @@ def test_a_missing_translation_fails_the_chinese_build(tmp_path: Path) -> None:
     run = _sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
     assert run.returncode != 0
     assert "no translation of the phrase 'below'" in run.stderr
+
+
+# ---------------------------------------------------------------------------
+# The built Chinese pages (after make docs)
+# ---------------------------------------------------------------------------
+ZH_SITE = DOCS / "_build" / "html" / "zh"
+#: Not prose: code, math, program output, links (titles of cited works) and scripts.
+NOT_PROSE = {"code", "pre", "a", "script", "style", "kbd", "samp", "cite"}
+ENGLISH_RUN = re.compile(r"\b[A-Za-z][A-Za-z'-]*(?:[ ,]+[A-Za-z][A-Za-z'-]*){2,}\b")
+#: Runs a Chinese page keeps on purpose: a citation's authors.
+KEPT_RUNS = re.compile(r"\bet al\b")
+
+
+def prose_text(page: str) -> str:
+    """The text of a built page's article, less code, math, output and links."""
+    from html.parser import HTMLParser
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: list[tuple[str, bool]] = []
+            self.article = 0
+            self.parts: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "article":
+                self.article += 1
+            if tag in {"br", "img", "meta", "link", "input", "hr", "source", "wbr"}:
+                return
+            classes = (dict(attrs).get("class") or "").split()
+            skip = tag in NOT_PROSE or "math" in classes or "highlight" in " ".join(classes)
+            self.open.append((tag, skip))
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "article":
+                self.article -= 1
+            while self.open and self.open.pop()[0] != tag:
+                pass
+
+        def handle_data(self, data: str) -> None:
+            if self.article and not any(skip for _, skip in self.open):
+                self.parts.append(data)
+
+    reader = Reader()
+    reader.feed((ZH_SITE / f"{page}.html").read_text(encoding="utf-8"))
+    return " ".join(" ".join(reader.parts).split())
+
+
+def test_the_reader_finds_english_runs_but_not_code_or_math() -> None:
+    text = "这个运算是 memory bound here，见 ``x``。"
+    assert ENGLISH_RUN.findall(text) == ["memory bound here"]
+    assert not ENGLISH_RUN.findall("带宽受限，A100 SXM 上 1.5 TB/s")
+
+
+CONCEPT_PAGES = [page for page, _ in PAGES if page.startswith("concepts/")]
+
+
+@pytest.mark.parametrize("page", CONCEPT_PAGES)
+def test_a_built_chinese_concept_page_has_no_english_clause(page: str) -> None:
+    if not (ZH_SITE / f"{page}.html").is_file():
+        pytest.skip("the Chinese edition is not built (make docs)")
+    runs = [run for run in ENGLISH_RUN.findall(prose_text(page)) if not KEPT_RUNS.search(run)]
+    assert not runs, f"{page}: English in the Chinese page: {runs}"
