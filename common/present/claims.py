@@ -163,24 +163,6 @@ def regime(intensity: float, ridge: float, deep: float = 10.0) -> _Regime:
     return "deep in the compute-bound regime" if r >= deep else "in the compute-bound regime"
 
 
-def follows(gain: float, a: tuple[str, float], b: tuple[str, float], digits: int = 2) -> str:
-    """Which of two named ratios a gain equals at the digits shown, as a reason:
-    'the bandwidth ratio (x2.15), not the compute ratio (x3.17)', 'both the bandwidth and
-    the compute ratio (x2.15)', or 'neither the bandwidth ratio (x2.15) nor the compute
-    ratio (x3.17)'. `a` and `b` are (name, ratio) with names like 'bandwidth'.
-    """
-    shown = ratio(gain, digits)
-    (na, ra), (nb, rb) = a, b
-    ta, tb = ratio(ra, digits), ratio(rb, digits)
-    if shown == ta == tb:
-        return f"both the {na} and the {nb} ratio ({ta})"
-    if shown == ta:
-        return f"the {na} ratio ({ta}), not the {nb} ratio ({tb})"
-    if shown == tb:
-        return f"the {nb} ratio ({tb}), not the {na} ratio ({ta})"
-    return f"neither the {na} ratio ({ta}) nor the {nb} ratio ({tb})"
-
-
 def outgrew(a: str, ra: float, b: str, rb: float, digits: int = 2) -> str:
     """Compare two growth factors: 'a grew x3.17 but b only x2.15', or what they did.
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import gettext
 import importlib
 import math
 import re
@@ -303,7 +302,8 @@ def computed_role(
     env = getattr(inliner.document.settings, "env", None)
     translate = None
     try:
-        if env is not None and _translating(getattr(env, "config", None)):
+        language = getattr(getattr(env, "config", None), "language", None) or "en"
+        if env is not None and language != "en":
             translate = _page_translator(env, lineno)
         elif env is not None:  # make gettext reads them from here (add_phrases)
             found = inliner.document.setdefault(PHRASES, [])
@@ -320,46 +320,23 @@ def computed_role(
     return [nodes.Text(keep_units(result))], []
 
 
-def _translating(config: Any) -> bool:
-    """True in a build into another language (the Chinese edition)."""
-    return (getattr(config, "language", None) or "en").split("_")[0] not in ("en", "")
-
-
-@functools.lru_cache(maxsize=64)
-def _catalog(directory: str, language: str, domain: str, stamp: float) -> dict[str, str]:
-    """The messages of one compiled catalog (``.mo``); `stamp` is its mtime (a fresh one
-    is read again)."""
-    try:
-        found = gettext.translation(domain, localedir=directory, languages=[language])
-    except OSError:
-        return {}
-    return dict(getattr(found, "_catalog", {}))
-
-
 def _page_translator(env: Any, lineno: int) -> Callable[[str], str]:
-    """The current page's phrase translation: its catalog's entry, or a warning (which
-    fails the build under ``-W``) and the English phrase."""
-    config = env.config
-    docname = env.current_document.docname
-    domain = docname_to_domain(docname, config.gettext_compact)
-    messages: dict[str, str] = {}
-    for directory in config.locale_dirs:
-        root = Path(env.srcdir, directory)
-        mo = root / config.language / "LC_MESSAGES" / f"{domain}.mo"
-        stamp = mo.stat().st_mtime if mo.is_file() else 0.0
-        messages.update(_catalog(str(root), config.language, domain, stamp))
+    """The current page's phrase translation, from its catalog (Sphinx's, as the page's
+    prose): a phrase the catalog lacks warns, so fails the build under ``-W``."""
+    from sphinx.locale import init
+
+    config, docname = env.config, env.current_document.docname
+    dirs = [Path(env.srcdir, d) for d in config.locale_dirs]
+    catalog, _ = init(dirs, config.language, docname_to_domain(docname, config.gettext_compact))
 
     def translate(phrase: Any) -> Any:
-        if not _is_phrase(phrase):
-            return phrase
-        found = messages.get(phrase)
-        if not found:
+        found = catalog.gettext(phrase) if _is_phrase(phrase) else phrase
+        if found == phrase and _is_phrase(phrase):
             logger.warning(
                 "computed: no translation of the phrase %r (run make gettext, then translate)",
                 phrase,
                 location=(docname, lineno),
             )
-            return phrase
         return found
 
     return translate
@@ -371,9 +348,7 @@ def add_phrases(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
     if not isinstance(app.builder, I18nBuilder):
         return
-    catalogs = app.builder.catalogs
-
-    catalog = catalogs[docname_to_domain(docname, app.config.gettext_compact)]
+    catalog = app.builder.catalogs[docname_to_domain(docname, app.config.gettext_compact)]
     source = str(app.env.doc2path(docname))
     for phrase, line in doctree.get(PHRASES, ()):
         catalog.add(phrase, MsgOrigin(source, line))

@@ -311,3 +311,15 @@ def test_a_built_chinese_concept_page_has_no_english_clause(page: str) -> None:
         pytest.skip("the Chinese edition is not built (make docs)")
     runs = [run for run in ENGLISH_RUN.findall(prose_text(page)) if not KEPT_RUNS.search(run)]
     assert not runs, f"{page}: English in the Chinese page: {runs}"
+
+
+@pytest.mark.parametrize("name", ["bound_of", "side", "regime"])
+def test_a_literal_return_type_lists_every_result(name: str) -> None:
+    """The catalog holds what the annotation lists: a result outside it would print English."""
+    function = computed.build_namespace()[name]
+    listed = set(computed.literal_phrases(function))
+    ridge = 200.0
+    seen = {
+        function(ridge * r, ridge) for r in (0.01, 0.1, 0.5, 0.999, 1.0, 1.001, 2.0, 10.0, 99.0)
+    }
+    assert seen <= listed and len(seen) == len(listed)  # every listed phrase can print
