@@ -9,6 +9,7 @@ perfectly, so the lower bound is the larger of the two times.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from common.formulas.thresholds import linear_threshold, smallest_integer_reaching
 
@@ -47,7 +48,7 @@ def attainable_flops(intensity: float, peak: float, bw: float) -> float:
     return min(peak, intensity * bw)
 
 
-def bound_of(intensity: float, ridge: float) -> str:
+def bound_of(intensity: float, ridge: float) -> Literal["compute", "memory"]:
     """'compute' when I >= I*, else 'memory'."""
     return "compute" if intensity >= ridge else "memory"
 

@@ -10,6 +10,7 @@ never says "rose from 295 to 295".
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 from common.present.console import fmt_ratio
 
@@ -120,7 +121,7 @@ def counted(n: int, noun: str, plural: str = "") -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
-def side(intensity: float, ridge: float) -> str:
+def side(intensity: float, ridge: float) -> Literal["compute-bound", "memory-bound"]:
     """Which side of the ridge: 'compute-bound' at or past it, 'memory-bound' below."""
     return "compute-bound" if intensity >= ridge else "memory-bound"
 
@@ -140,7 +141,16 @@ def binding(limits: Sequence[tuple[str, float]]) -> str:
     return min(limits, key=lambda p: p[1])[0]
 
 
-def regime(intensity: float, ridge: float, deep: float = 10.0) -> str:
+_Regime = Literal[
+    "deep in the memory-bound regime",
+    "in the memory-bound regime",
+    "at the ridge",
+    "in the compute-bound regime",
+    "deep in the compute-bound regime",
+]
+
+
+def regime(intensity: float, ridge: float, deep: float = 10.0) -> _Regime:
     """Where an intensity sits, as a regime: 'deep in the memory-bound regime' (below
     ridge / deep), 'in the memory-bound regime', 'at the ridge' (prints as 100%),
     'in the compute-bound regime', 'deep in the compute-bound regime' (past ridge * deep).
@@ -148,27 +158,9 @@ def regime(intensity: float, ridge: float, deep: float = 10.0) -> str:
     r = intensity / ridge
     if f"{r:.0%}" == "100%":
         return "at the ridge"
-    name = "memory-bound" if r < 1 else "compute-bound"
-    depth = "deep " if (r <= 1 / deep or r >= deep) else ""
-    return f"{depth}in the {name} regime"
-
-
-def follows(gain: float, a: tuple[str, float], b: tuple[str, float], digits: int = 2) -> str:
-    """Which of two named ratios a gain equals at the digits shown, as a reason:
-    'the bandwidth ratio (x2.15), not the compute ratio (x3.17)', 'both the bandwidth and
-    the compute ratio (x2.15)', or 'neither the bandwidth ratio (x2.15) nor the compute
-    ratio (x3.17)'. `a` and `b` are (name, ratio) with names like 'bandwidth'.
-    """
-    shown = ratio(gain, digits)
-    (na, ra), (nb, rb) = a, b
-    ta, tb = ratio(ra, digits), ratio(rb, digits)
-    if shown == ta == tb:
-        return f"both the {na} and the {nb} ratio ({ta})"
-    if shown == ta:
-        return f"the {na} ratio ({ta}), not the {nb} ratio ({tb})"
-    if shown == tb:
-        return f"the {nb} ratio ({tb}), not the {na} ratio ({ta})"
-    return f"neither the {na} ratio ({ta}) nor the {nb} ratio ({tb})"
+    if r < 1:
+        return "deep in the memory-bound regime" if r <= 1 / deep else "in the memory-bound regime"
+    return "deep in the compute-bound regime" if r >= deep else "in the compute-bound regime"
 
 
 def outgrew(a: str, ra: float, b: str, rb: float, digits: int = 2) -> str:

@@ -23,21 +23,40 @@ or an ``int``: a float is refused so that every
 quoted number carries an explicit format (``f"{x:.1f}"`` or a ``fmt_*`` helper). An
 expression that fails is reported as an error at its source line, naming the
 expression, so the build fails under ``-W``.
+
+In the Chinese build the words of a result come from the page's catalog, the numbers
+and the choice of words from the expression. A result's *phrases* are the string
+literals that can be the whole result (or its template): the expression itself, the
+branches of ``a if c else b``, the values of ``{...}[key]``, the receiver of
+``.format(...)``, and the strings of a function's ``Literal[...]`` return type (such as
+``bound_of``'s ``"compute"``/``"memory"``). ``make gettext`` adds each phrase to the
+page's catalog; the Chinese build evaluates the expression with each phrase replaced by
+its translation (a template before it is filled), and warns, so fails under ``-W``, on
+a phrase the catalog lacks. Numbers and units (``"OOM"``, ``f"{x:.1f} GB/s"``) are not
+phrases. So an English sentence built by a claims helper is written in the page as a
+phrase choice, ``{1: "rises from {a} to {b}", -1: "falls ...", 0: "stays at {a}"}[
+direction(a, b)].format(...)``, whose every branch the translator sees.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import math
 import re
 import sys
 import types
+import typing
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes, utils
 from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
+from sphinx.util import logging
+from sphinx.util.i18n import docname_to_domain
 
 from common.hw_specs import MissingFigureError
 
@@ -61,6 +80,12 @@ NAMED_MODULES = {
     "serving": "common.formulas.serving",  # lecture 14's formulas (concepts/serving)
     "published": "common.tables.measurements",  # published figures with their sources
 }
+
+
+logger = logging.getLogger(__name__)
+
+#: The document attribute that carries a page's phrases from the role to ``make gettext``.
+PHRASES = "computed_phrases"
 
 
 class ComputedError(SphinxError):
@@ -134,14 +159,113 @@ def module_files() -> list[str]:
     return files
 
 
-def evaluate(expression: str, namespace: dict[str, Any] | None = None) -> str:
-    """Evaluate `expression` and return its text; ComputedError naming the expression on failure."""
+_WORD = re.compile(r"[A-Za-z]{2,}")
+#: Not words: units and abbreviations a Chinese page prints as the English one does.
+_NOT_WORDS = re.compile(r"\b(?:OOM|[kKMGTP]?i?B(?:/s)?|[kMGTP]?FLOP(?:/s|/byte)?|[mµn]?s)\b")
+
+
+def _is_phrase(text: object) -> bool:
+    """True for a string with a word in it (not only numbers, units or placeholders)."""
+    if not isinstance(text, str):
+        return False
+    return bool(_WORD.search(_NOT_WORDS.sub(" ", re.sub(r"\{[^{}]*\}", " ", text))))
+
+
+def literal_phrases(function: object) -> tuple[str, ...]:
+    """The strings of `function`'s ``Literal[...]`` return type (() for any other)."""
+    try:
+        returns = typing.get_type_hints(function).get("return")
+    except Exception:
+        return ()
+    if typing.get_origin(returns) is not typing.Literal:
+        return ()
+    return tuple(a for a in typing.get_args(returns) if isinstance(a, str))
+
+
+def _phrase_nodes(node: ast.AST, scope: dict[str, Any]) -> Iterator[ast.expr]:
+    """The parts of an expression that can be its whole result, or the template of it."""
+    if isinstance(node, ast.Constant) and _is_phrase(node.value):
+        yield node
+    elif isinstance(node, ast.IfExp):
+        yield from _phrase_nodes(node.body, scope)
+        yield from _phrase_nodes(node.orelse, scope)
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
+        for value in node.value.values:
+            yield from _phrase_nodes(value, scope)
+    elif isinstance(node, ast.NamedExpr):
+        yield from _phrase_nodes(node.value, scope)
+    elif isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "format":
+            yield from _phrase_nodes(func.value, scope)
+        elif isinstance(func, ast.Name) and literal_phrases(scope.get(func.id)):
+            yield node
+
+
+def phrases(expression: str) -> list[str]:
+    """The phrases `expression` can give, in order: what ``make gettext`` puts in the page's
+    catalog for it."""
+    scope = _base_namespace()
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        return []  # evaluate reports it
+    found: list[str] = []
+    for node in _phrase_nodes(tree.body, scope):
+        if isinstance(node, ast.Constant):
+            found.append(node.value)
+        else:
+            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            found.extend(p for p in literal_phrases(scope[node.func.id]) if _is_phrase(p))
+    return list(dict.fromkeys(found))
+
+
+#: The name the translated expression calls its phrases through.
+_TRANSLATE = "_computed_phrase_"
+
+
+class _Wrap(ast.NodeTransformer):
+    """Pass the given nodes' values through ``_computed_phrase_``."""
+
+    def __init__(self, targets: set[int]) -> None:
+        self.targets = targets
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        new = self.generic_visit(node)
+        if id(node) in self.targets:
+            return ast.Call(ast.Name(_TRANSLATE, ast.Load()), [new], [])
+        return new
+
+
+def _translated(source: str, scope: dict[str, Any]) -> types.CodeType:
+    """`source` compiled with each phrase passed through ``_computed_phrase_`` first."""
+    tree = ast.parse(source, mode="eval")
+    targets = {id(node) for node in _phrase_nodes(tree.body, scope)}
+    tree = _Wrap(targets).visit(tree)
+    return compile(ast.fix_missing_locations(tree), "<computed>", "eval")
+
+
+def evaluate(
+    expression: str,
+    namespace: dict[str, Any] | None = None,
+    translate: Callable[[str], str] | None = None,
+) -> str:
+    """Evaluate `expression` and return its text; ComputedError naming the expression on failure.
+
+    With `translate`, each phrase of the expression (see `phrases`) is passed through it
+    before it is used: the Chinese build's words, the expression's numbers.
+    """
     source = expression.strip()
     if not source:
         raise ComputedError("empty :computed: expression")
     scope = build_namespace() if namespace is None else dict(namespace)
     try:
-        value = eval(compile(source, "<computed>", "eval"), scope)
+        if translate is None:
+            code = compile(source, "<computed>", "eval")
+        else:
+            scope[_TRANSLATE] = translate
+            code = _translated(source, scope)
+        value = eval(code, scope)
     except MissingFigureError as exc:  # an edited table without the figure: say so, in place
         return f"(not computed: {exc})"
     except Exception as exc:
@@ -175,21 +299,63 @@ def computed_role(
 ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
     """Docutils role: replace :computed:`expr` with the text the expression evaluates to."""
     expression = utils.unescape(text, restore_backslashes=True)
+    env = getattr(inliner.document.settings, "env", None)
+    translate = None
     try:
-        result = evaluate(expression)
+        language = getattr(getattr(env, "config", None), "language", None) or "en"
+        if env is not None and language != "en":
+            translate = _page_translator(env, lineno)
+        elif env is not None:  # make gettext reads them from here (add_phrases)
+            found = inliner.document.setdefault(PHRASES, [])
+            found.extend((phrase, lineno) for phrase in phrases(expression))
+        result = evaluate(expression, translate=translate)
     except ComputedError as exc:
         message = inliner.reporter.error(str(exc), line=lineno)
         problematic = inliner.problematic(rawtext, rawtext, message)
         return [problematic], [message]
     finally:
-        env = getattr(inliner.document.settings, "env", None)
         if env is not None:  # rebuild the page when a formula or a figure changes
             for path in module_files():
                 env.note_dependency(path)
     return [nodes.Text(keep_units(result))], []
 
 
+def _page_translator(env: Any, lineno: int) -> Callable[[str], str]:
+    """The current page's phrase translation, from its catalog (Sphinx's, as the page's
+    prose): a phrase the catalog lacks warns, so fails the build under ``-W``."""
+    from sphinx.locale import init
+
+    config, docname = env.config, env.current_document.docname
+    dirs = [Path(env.srcdir, d) for d in config.locale_dirs]
+    catalog, _ = init(dirs, config.language, docname_to_domain(docname, config.gettext_compact))
+
+    def translate(phrase: Any) -> Any:
+        found = catalog.gettext(phrase) if _is_phrase(phrase) else phrase
+        if found == phrase and _is_phrase(phrase):
+            logger.warning(
+                "computed: no translation of the phrase %r (run make gettext, then translate)",
+                phrase,
+                location=(docname, lineno),
+            )
+        return found
+
+    return translate
+
+
+def add_phrases(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """doctree-resolved, in ``make gettext``: a page's phrases become messages of its catalog."""
+    from sphinx.builders.gettext import I18nBuilder, MsgOrigin
+
+    if not isinstance(app.builder, I18nBuilder):
+        return
+    catalog = app.builder.catalogs[docname_to_domain(docname, app.config.gettext_compact)]
+    source = str(app.env.doc2path(docname))
+    for phrase, line in doctree.get(PHRASES, ()):
+        catalog.add(phrase, MsgOrigin(source, line))
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the :computed: role."""
     app.add_role("computed", computed_role)
+    app.connect("doctree-resolved", add_phrases)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -49,7 +49,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -414,6 +414,60 @@ def panel_node(
     return node
 
 
+#: The panel's words written into the page (the status line a reader without JavaScript
+#: sees). ``make gettext`` puts them in their own catalog, ``runner.po`` beside the pages';
+#: the Chinese build prints that catalog's translation (`panel_words`). The title and the
+#: line on what Run does are translated in the browser (runner.js's WORDS).
+MESSAGES_DOMAIN = "runner"
+STATUS_READY = (
+    "This panel runs the course's Python in your browser; it needs JavaScript and the site "
+    "served over HTTP."
+)
+STATUS_OFF = (
+    "Run it here is unavailable in this build of the site: the Pyodide runtime was not "
+    "installed ({reason}). Install Node.js and npm, then run <code>make docs</code> again."
+)
+PANEL_WORDS = (STATUS_READY, STATUS_OFF)
+
+
+def panel_words(app: Sphinx) -> Callable[[str], str]:
+    """The panel's words in the build's language: Sphinx's catalog ``runner`` (a warning,
+    which fails the build under -W, for a message it lacks), or the English as it is."""
+    cached = getattr(app, "_runner_words", None)
+    if cached is not None:
+        return cached
+    language = app.config.language or "en"
+    if language.split("_")[0] == "en":
+        app._runner_words = str  # type: ignore[attr-defined]
+        return str
+    from sphinx.locale import init
+
+    dirs = [Path(app.srcdir, d) for d in app.config.locale_dirs]
+    catalog, _ = init(dirs, language, MESSAGES_DOMAIN)
+
+    def translate(message: str) -> str:
+        found = catalog.gettext(message)
+        if found == message:
+            logger.warning(
+                "runner: no translation of %r in %s.po (run make gettext, then translate)",
+                message[:50],
+                MESSAGES_DOMAIN,
+            )
+        return found
+
+    app._runner_words = translate  # type: ignore[attr-defined]
+    return translate
+
+
+def add_messages(app: Sphinx) -> None:
+    """builder-inited, in ``make gettext``: the panel's words become the catalog ``runner``."""
+    from sphinx.builders.gettext import I18nBuilder, MsgOrigin
+
+    if isinstance(app.builder, I18nBuilder):
+        for message in PANEL_WORDS:
+            app.builder.catalogs[MESSAGES_DOMAIN].add(message, MsgOrigin(__file__, 0))
+
+
 def _runtime_of(app: Sphinx) -> Runtime:
     runtime = getattr(app, "_runner_runtime", None)
     if runtime is None:
@@ -431,8 +485,10 @@ def panel_html(
     table: str,
     chip: str = "",
     chart: bool = False,
+    say: Callable[[str], str] = str,
 ) -> str:
-    """The panel's HTML; the page's script brings it to life (`runner.js`)."""
+    """The panel's HTML; the page's script brings it to life (`runner.js`). `say` gives
+    the status line in the page's language (`panel_words`)."""
     esc = html.escape
     if kind == "lecture":
         what = (
@@ -458,16 +514,9 @@ def panel_html(
         attrs["data-unavailable"] = "1"
     opening = "<div " + " ".join(f'{k}="{esc(v)}"' for k, v in attrs.items()) + ">"
     if runtime.available:
-        status = (
-            "This panel runs the course's Python in your browser; it needs JavaScript "
-            "and the site served over HTTP."
-        )
-    else:
-        status = (
-            "Run it here is unavailable in this build of the site: the Pyodide runtime "
-            f"was not installed ({esc(runtime.reason)}). Install Node.js and npm, then "
-            "run <code>make docs</code> again."
-        )
+        status = esc(say(STATUS_READY), quote=False)
+    else:  # the message holds its markup (<code>); the reason is escaped
+        status = say(STATUS_OFF).format(reason=esc(runtime.reason))
     parts = [
         opening,
         '<div class="rl-runner-head"><span class="rl-runner-title">Run it here</span>'
@@ -500,6 +549,7 @@ def visit_panel_html(self: Any, node: runner_panel) -> None:
             table,
             node.get("chip", ""),
             bool(node.get("chart", False)),
+            panel_words(app),
         )
     )
     raise nodes.SkipNode
@@ -781,6 +831,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     )
     app.connect("config-inited", check_config)
     app.connect("builder-inited", write_static)
+    app.connect("builder-inited", add_messages)
     app.connect("doctree-read", add_panels)
     app.connect("html-page-context", page_assets)
     app.connect("build-finished", copy_files)

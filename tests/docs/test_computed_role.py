@@ -186,8 +186,11 @@ def test_setup_registers_the_role_and_is_parallel_safe() -> None:
         def add_role(self, name: str, role: object) -> None:
             roles[name] = role
 
+        def connect(self, event: str, handler: object) -> None:
+            roles[event] = handler
+
     metadata = computed.setup(FakeApp())
-    assert roles == {"computed": computed.computed_role}
+    assert roles == {"computed": computed.computed_role, "doctree-resolved": computed.add_phrases}
     assert metadata["parallel_read_safe"] is True
     assert metadata["parallel_write_safe"] is True
 

@@ -68,10 +68,10 @@ SUBSTITUTIONS = {
         "att_f": reference.ATTN_FLOPS_G + " GFLOP",
         "attn_d": reference.ATTN_NAIVE_MB + " MB",
         "attn_i": reference.ATTN_NAIVE_I,
-        "attn_bound": "memory",
+        "attn_bound": "memory-bound",
         "attm_d": reference.ATTN_MIN_MB + " MB",
         "attm_i": reference.ATTN_MIN_I,
-        "attm_bound": "compute",
+        "attm_bound": "compute-bound",
         "att_fratio": "1.000",
         "att_dratio": str(reference.ATTN_BYTES_FACTOR),
         # max(27.8 µs, 89.0 µs) -> max(27.8 µs, 0.6 µs): 27.80 / 89.01 = x0.31
@@ -115,22 +115,22 @@ SUBSTITUTIONS = {
         "a100_ridge": reference.RIDGE_A100_BF16,
         "h100_ridge": reference.RIDGE_H100_BF16,
         "g512_i": reference.GEMM_512_I,
-        "g512_bf16": "compute",  # 409.6 >= 295.2
-        "g512_fp8": "memory",  # 409.6 < 590.7
+        "g512_bf16": "compute-bound",  # 409.6 >= 295.2
+        "g512_fp8": "memory-bound",  # 409.6 < 590.7
         "growth": f"bf16 compute grew {reference.A100_TO_H100_BF16} but memory bandwidth only "
         f"{reference.A100_TO_H100_BW}",
         "a100_h100": f"rose from {reference.RIDGE_A100_BF16} to {reference.RIDGE_H100_BF16} "
         "FLOP/byte",
         "moral": "on the newer chip more kernels fall on the memory-bound side.",
-        "h200_pk": "the same bf16 compute as",  # 989 TFLOP/s on both datasheets
-        "h200_bw": "x1.43 more memory bandwidth than",  # 4.8 / 3.35
+        "h200_pk": "the same bf16 compute as the H100",  # 989 TFLOP/s on both datasheets
+        "h200_bw": "x1.43 more memory bandwidth than it",  # 4.8 / 3.35
         "h100_h200": f"falls from {reference.RIDGE_H100_BF16} to {989e12 / 4.8e12:.1f} FLOP/byte",
     },
     "concepts/time-bound": {  # naive attention on an A100 (article, section 3.3)
         "att_tc": "27.8 µs",  # 8.67 GFLOP / 312 TFLOP/s
         "att_tm": "89.0 µs",  # 138.41 MB / 1555 GB/s
         "att_t": "89.0 µs",
-        "att_bound": "memory",
+        "att_bound": "memory-bound",
         "att_rate": "97.4 TFLOP/s",  # I beta = 62.67 x 1555e9
         "att_frac": "31%",  # 97.4 / 312
     },
@@ -187,16 +187,13 @@ SUBSTITUTIONS = {
             "Performance modeling and profiling: the compute, bandwidth and memory ledgers"
         ),
         # the README's edit, worked by the exercise: 1979 / 312 = x6.34 the ridge
-        "edit_ridge": f"The ridge rose from {reference.RIDGE_A100_BF16} to 1,272.7 FLOP/byte: "
-        "the bandwidth is unchanged, so the ridge moves with the peak (x6.34).",
-        "edit_sweep": "The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge at M in "
-        "({}, {}] before the edit and at M in ({}, {}] after it.".format(
-            *reference.GEMM_CROSSOVER, *reference.GEMM_CROSSOVER_EDITED
-        ),
+        "edit_ridge": f"rose from {reference.RIDGE_A100_BF16} to 1,272.7 FLOP/byte",
+        "edit_bw": "the bandwidth is unchanged, so the ridge moves with the peak (x6.34)",
+        "edit_m0": "at M in ({}, {}]".format(*reference.GEMM_CROSSOVER),
+        "edit_m1": "at M in ({}, {}]".format(*reference.GEMM_CROSSOVER_EDITED),
         # GEMM 512: 409.6 FLOP/byte, between 200.6 and 1,272.7
-        "edit_bounds": "Operators whose intensity lies between the two ridges change their "
-        "bound: GEMM 512 x 4096 x 4096 (compute to memory). A higher ridge raises the bar every "
-        "kernel must clear to use the compute unit.",
+        "edit_bounds": "GEMM 512 x 4096 x 4096 (compute to memory). A higher ridge raises the "
+        "bar every kernel must clear to use the compute unit.",
     },
     "concepts/headroom": {},
     "concepts/serving": {  # Leviathan et al.'s E and S; DeepSeek's published figures

@@ -91,3 +91,43 @@ def test_no_label_bypasses_say() -> None:
         SOURCE,
     )
     assert not bare, "labels not passed through say():\n" + "\n".join(bare)
+
+
+# ---------------------------------------------------------------------------
+# The status line the page itself carries (a reader without JavaScript sees it)
+# ---------------------------------------------------------------------------
+RUNNER_PO = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / f"{runner.MESSAGES_DOMAIN}.po"
+
+
+def _runner_catalog() -> dict[str, str]:
+    from babel.messages.pofile import read_po
+
+    with RUNNER_PO.open("rb") as handle:
+        return {str(m.id): "" if m.fuzzy else str(m.string) for m in read_po(handle) if m.id}
+
+
+def test_the_status_lines_are_the_runner_catalog() -> None:
+    """make gettext writes runner.po from PANEL_WORDS; a changed English line not yet in it
+    (make gettext not run) would stay English on Chinese pages."""
+    assert set(_runner_catalog()) == set(runner.PANEL_WORDS)
+
+
+def test_each_status_line_has_its_chinese_with_its_placeholders() -> None:
+    for english, chinese in _runner_catalog().items():
+        assert CJK.search(chinese), f"{english!r} is not translated"
+        assert sorted(PLACEHOLDER.findall(english)) == sorted(PLACEHOLDER.findall(chinese))
+        assert re.findall(r"</?\w+>", english) == re.findall(r"</?\w+>", chinese), english
+
+
+def test_a_chinese_page_carries_the_chinese_status_line() -> None:
+    zh = _runner_catalog()
+    on = runner.Runtime(Path("node_modules/pyodide"), version="1")
+    page = runner.panel_html("exercise", "v5e-int8", "[]", on, False, "", say=zh.__getitem__)
+    assert zh[runner.STATUS_READY] in page and "needs JavaScript" not in page
+    off = runner.Runtime(Path("node_modules/pyodide"), reason="npm is <missing>")
+    page = runner.panel_html("lecture", "02_roofline_basics", "[]", off, False, "", say=zh.get)
+    status = re.search(r'class="rl-runner-status" role="status">(.*?)</span>', page).group(1)
+    assert CJK.search(status) and "npm is &lt;missing&gt;" in status  # the reason escaped
+    assert "unavailable in this build" not in status
+    english = runner.panel_html("lecture", "02_roofline_basics", "[]", off, False, "")
+    assert "unavailable in this build" in english and "npm is &lt;missing&gt;" in english

@@ -164,19 +164,3 @@ def test_binding_names_the_lowest_ceiling() -> None:
 )
 def test_regime_from_the_ratio(intensity, ridge, said) -> None:
     assert claims.regime(intensity, ridge) == said
-
-
-def test_follows_names_the_ratio_a_gain_equals() -> None:
-    bw, compute = ("bandwidth", 3.35 / 1.555), ("compute", 989 / 312)  # x2.15, x3.17
-    assert claims.follows(2.1543, bw, compute) == (
-        "the bandwidth ratio (x2.15), not the compute ratio (x3.17)"
-    )
-    assert claims.follows(3.17, bw, compute) == (
-        "the compute ratio (x3.17), not the bandwidth ratio (x2.15)"
-    )
-    assert claims.follows(2.5, bw, compute) == (
-        "neither the bandwidth ratio (x2.15) nor the compute ratio (x3.17)"
-    )
-    assert claims.follows(1.0, ("bandwidth", 1.0), ("compute", 1.0)) == (
-        "both the bandwidth and the compute ratio (x1.00)"
-    )

@@ -1,0 +1,325 @@
+"""The Chinese edition's computed text: numbers from the expression, words from the catalog.
+
+A ``:computed:`` expression's phrases (docs/_ext/computed.py) are the words a reader
+reads; ``make gettext`` puts them in the page's catalog and the Chinese build looks them
+up. Checked here: every expression on every page gives, with its phrases translated,
+nothing English but numbers, units and names; every phrase has its Chinese in its page's
+catalog, with the same placeholders; and a tiny Sphinx project walks the whole route
+(gettext extracts the phrases, the Chinese build prints their translation, a deleted
+translation fails the build under -W).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from babel.messages.pofile import read_po
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+EXT = DOCS / "_ext"
+MESSAGES = DOCS / "locale" / "zh_CN" / "LC_MESSAGES"
+ROLE = re.compile(r":computed:`((?:[^`\\]|\\.)+)`")
+
+
+def _load_extension() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("computed", EXT / "computed.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+computed = _load_extension()
+
+
+def _pages() -> list[tuple[str, list[str]]]:
+    """(docname, its :computed: expressions) for every source page that has one."""
+    found = []
+    for path in sorted(DOCS.rglob("*.rst")):
+        parts = path.relative_to(DOCS).parts
+        if parts[0].startswith("_") or parts[0] in ("auto_lectures", "gen_modules"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        expressions = [m.replace("\\`", "`") for m in ROLE.findall(text)]
+        if expressions:
+            found.append((path.relative_to(DOCS).with_suffix("").as_posix(), expressions))
+    return found
+
+
+PAGES = _pages()
+PLACEHOLDER = re.compile(r"\{(\w*)\}")
+
+
+def _marked(phrase: str) -> str:
+    """A stand-in translation: no English left, the template's placeholders kept."""
+    return " ".join(["译", *(f"{{{name}}}" for name in PLACEHOLDER.findall(phrase))])
+
+
+#: English a Chinese page prints as the English one does: units, and names.
+UNITS = re.compile(
+    r"\b(?:[kKMGTP]?i?B(?:/s)?|[kMGTP]?FLOPs?(?:/s|/byte)?|[mµn]?s|OOM|GEMM|bf16|fp8|x\d[\d.]*)\b"
+)
+
+
+def _chip_names() -> re.Pattern[str]:
+    from common import hw_specs
+
+    names = sorted((chip.name for chip in hw_specs.CHIPS.values()), key=len, reverse=True)
+    return re.compile("|".join(re.escape(name) for name in names))
+
+
+#: Titles quoted as published: the article's (Chinese, with "Profiling") and its English one.
+ENGLISH_BY_DESIGN = {"sources.ARTICLE_TITLE", "sources.ARTICLE_TITLE_EN"}
+
+
+def test_the_scan_finds_the_pages_with_phrases() -> None:
+    names = {page for page, _ in PAGES}
+    assert {"concepts/operator-ledgers", "concepts/intensity-and-ridge", "overview"} <= names
+
+
+@pytest.mark.parametrize(("page", "expressions"), PAGES, ids=[p for p, _ in PAGES])
+def test_a_translated_result_holds_no_english_words(page: str, expressions: list[str]) -> None:
+    chips = _chip_names()
+    leaks = []
+    for expression in expressions:
+        if expression.strip() in ENGLISH_BY_DESIGN:
+            continue
+        text = computed.evaluate(expression, translate=_marked)
+        rest = UNITS.sub(" ", chips.sub(" ", text))
+        if re.search(r"[A-Za-z]{2,}", rest):
+            leaks.append(f"{text!r} from {expression[:70]!r}")
+    assert not leaks, f"{page}: English left after translation:\n" + "\n".join(leaks)
+
+
+def _catalog(page: str) -> dict[str, tuple[str, bool]]:
+    with (MESSAGES / f"{page}.po").open("rb") as handle:
+        return {str(m.id): (str(m.string), m.fuzzy) for m in read_po(handle) if m.id}
+
+
+@pytest.mark.parametrize(("page", "expressions"), PAGES, ids=[p for p, _ in PAGES])
+def test_every_phrase_is_translated_in_its_page_catalog(page: str, expressions: list[str]) -> None:
+    entries = _catalog(page)
+    wrong = []
+    for expression in expressions:
+        for phrase in computed.phrases(expression):
+            chinese, fuzzy = entries.get(phrase, ("", False))
+            if not chinese or fuzzy:
+                wrong.append(f"no translation: {phrase!r}")
+            elif sorted(PLACEHOLDER.findall(chinese)) != sorted(PLACEHOLDER.findall(phrase)):
+                wrong.append(f"placeholders differ: {phrase!r} -> {chinese!r}")
+    assert not wrong, f"{page}:\n" + "\n".join(wrong)
+
+
+# ---------------------------------------------------------------------------
+# What counts as a phrase
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ('"below" if 1 < 2 else "at or past"', ["below", "at or past"]),  # both branches
+        (
+            '{1: "rises from {a} to {b}", 0: "stays at {a}"}[1].format(a=1, b=2)',
+            ["rises from {a} to {b}", "stays at {a}"],
+        ),  # every value of a chosen template
+        ("bound_of(1.0, 2.0)", ["compute", "memory"]),  # a Literal[...] return type
+        ("side(1.0, 2.0)", ["compute-bound", "memory-bound"]),
+        ("'fits' if True else 'OOM'", ["fits"]),  # a unit or an abbreviation is no phrase
+        ('f"{A100.mem_bw / 1e9:,.0f} GB/s"', []),  # numbers and a unit
+        ("fmt_bytes(1e6, binary=True)", []),  # a literal argument is not the result
+        ("A100.ridge_point('bf16')", []),
+        ("not valid python (", []),  # the role reports the syntax error itself
+    ],
+)
+def test_phrases_are_the_literals_a_result_can_be(expression: str, expected: list[str]) -> None:
+    assert computed.phrases(expression) == expected
+
+
+def test_the_translation_is_used_before_the_template_is_filled() -> None:
+    expression = '{1: "rises from {a} to {b}", 0: "stays at {a}"}[1].format(a="1.0", b="2.0")'
+    chinese = {"rises from {a} to {b}": "从 {a} 升到 {b}"}
+    assert computed.evaluate(expression) == "rises from 1.0 to 2.0"
+    assert computed.evaluate(expression, translate=chinese.get) == "从 1.0 升到 2.0"
+
+
+def test_a_literal_return_type_is_translated_after_the_call() -> None:
+    chinese = {"memory": "带宽", "compute": "算力"}
+    assert computed.evaluate("bound_of(1.0, 200.0)", translate=chinese.get) == "带宽"
+    assert computed.evaluate("bound_of(300.0, 200.0)", translate=chinese.get) == "算力"
+
+
+# ---------------------------------------------------------------------------
+# The whole route in a tiny Sphinx project
+# ---------------------------------------------------------------------------
+PAGE = textwrap.dedent(
+    """
+    Test
+    ====
+
+    The kernel sits |side| the ridge.
+
+    .. |side| replace:: :computed:`"below" if 1.0 < 2.0 else "at or past"`
+    """
+)
+
+CATALOG = textwrap.dedent(
+    """
+    msgid ""
+    msgstr ""
+    "Content-Type: text/plain; charset=UTF-8\\n"
+
+    msgid "Test"
+    msgstr "测试"
+
+    msgid "The kernel sits |side| the ridge."
+    msgstr "这个 kernel |side| ridge。"
+
+    msgid "below"
+    msgstr "{below}"
+
+    msgid "at or past"
+    msgstr "达到或超过"
+    """
+)
+
+
+def _project(tmp_path: Path, below: str) -> Path:
+    src = tmp_path / "src"
+    (src / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
+    (src / "conf.py").write_text(
+        textwrap.dedent(
+            f"""
+            import sys
+            sys.path.insert(0, {str(EXT)!r})
+            sys.path.insert(0, {str(REPO)!r})
+            project = "computed phrases test"
+            extensions = ["computed"]
+            locale_dirs = ["locale"]
+            gettext_compact = False
+            """
+        )
+    )
+    (src / "index.rst").write_text(PAGE, encoding="utf-8")
+    po = CATALOG.replace("{below}", below)
+    (src / "locale" / "zh_CN" / "LC_MESSAGES" / "index.po").write_text(po, encoding="utf-8")
+    return src
+
+
+def _sphinx(src: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", *args, str(src), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_make_gettext_extracts_every_branch(tmp_path: Path) -> None:
+    src = _project(tmp_path, "低于")
+    run = _sphinx(src, tmp_path / "pot", "-b", "gettext")
+    assert run.returncode == 0, run.stderr
+    pot = (tmp_path / "pot" / "index.pot").read_text(encoding="utf-8")
+    assert 'msgid "below"' in pot
+    assert 'msgid "at or past"' in pot  # the branch this build does not print
+
+
+def test_the_chinese_build_prints_the_catalog_phrase(tmp_path: Path) -> None:
+    src = _project(tmp_path, "低于")
+    english = _sphinx(src, tmp_path / "en", "-b", "html")
+    chinese = _sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
+    assert english.returncode == 0, english.stderr
+    assert chinese.returncode == 0, chinese.stderr
+    assert "The kernel sits below the ridge." in (tmp_path / "en" / "index.html").read_text()
+    html = (tmp_path / "zh" / "index.html").read_text(encoding="utf-8")
+    assert "这个 kernel 低于 ridge。" in html
+    assert "below" not in html
+
+
+def test_a_missing_translation_fails_the_chinese_build(tmp_path: Path) -> None:
+    src = _project(tmp_path, "")  # the msgstr deleted
+    run = _sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
+    assert run.returncode != 0
+    assert "no translation of the phrase 'below'" in run.stderr
+
+
+# ---------------------------------------------------------------------------
+# The built Chinese pages (after make docs)
+# ---------------------------------------------------------------------------
+ZH_SITE = DOCS / "_build" / "html" / "zh"
+#: Not prose: code, math, program output, links (titles of cited works) and scripts.
+NOT_PROSE = {"code", "pre", "a", "script", "style", "kbd", "samp", "cite"}
+ENGLISH_RUN = re.compile(r"\b[A-Za-z][A-Za-z'-]*(?:[ ,]+[A-Za-z][A-Za-z'-]*){2,}\b")
+#: Runs a Chinese page keeps on purpose: a citation's authors.
+KEPT_RUNS = re.compile(r"\bet al\b")
+
+
+def prose_text(page: str) -> str:
+    """The text of a built page's article, less code, math, output and links."""
+    from html.parser import HTMLParser
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: list[tuple[str, bool]] = []
+            self.article = 0
+            self.parts: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "article":
+                self.article += 1
+            if tag in {"br", "img", "meta", "link", "input", "hr", "source", "wbr"}:
+                return
+            classes = (dict(attrs).get("class") or "").split()
+            skip = tag in NOT_PROSE or "math" in classes or "highlight" in " ".join(classes)
+            self.open.append((tag, skip))
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "article":
+                self.article -= 1
+            while self.open and self.open.pop()[0] != tag:
+                pass
+
+        def handle_data(self, data: str) -> None:
+            if self.article and not any(skip for _, skip in self.open):
+                self.parts.append(data)
+
+    reader = Reader()
+    reader.feed((ZH_SITE / f"{page}.html").read_text(encoding="utf-8"))
+    return " ".join(" ".join(reader.parts).split())
+
+
+def test_the_reader_finds_english_runs_but_not_code_or_math() -> None:
+    text = "这个运算是 memory bound here，见 ``x``。"
+    assert ENGLISH_RUN.findall(text) == ["memory bound here"]
+    assert not ENGLISH_RUN.findall("带宽受限，A100 SXM 上 1.5 TB/s")
+
+
+CONCEPT_PAGES = [page for page, _ in PAGES if page.startswith("concepts/")]
+
+
+@pytest.mark.parametrize("page", CONCEPT_PAGES)
+def test_a_built_chinese_concept_page_has_no_english_clause(page: str) -> None:
+    if not (ZH_SITE / f"{page}.html").is_file():
+        pytest.skip("the Chinese edition is not built (make docs)")
+    runs = [run for run in ENGLISH_RUN.findall(prose_text(page)) if not KEPT_RUNS.search(run)]
+    assert not runs, f"{page}: English in the Chinese page: {runs}"
+
+
+@pytest.mark.parametrize("name", ["bound_of", "side", "regime"])
+def test_a_literal_return_type_lists_every_result(name: str) -> None:
+    """The catalog holds what the annotation lists: a result outside it would print English."""
+    function = computed.build_namespace()[name]
+    listed = set(computed.literal_phrases(function))
+    ridge = 200.0
+    seen = {
+        function(ridge * r, ridge) for r in (0.01, 0.1, 0.5, 0.999, 1.0, 1.001, 2.0, 10.0, 99.0)
+    }
+    assert seen <= listed and len(seen) == len(listed)  # every listed phrase can print
