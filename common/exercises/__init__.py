@@ -1318,11 +1318,8 @@ def mtp_acceptance_answer(modules: int = 2) -> Answer:
         f"{serving.expected_tokens(a, modules):.2f} tokens for {modules} c + 1 = "
         f"{modules * c + 1:.3f} steps, {ratio(more)} against plain decoding.",
     )
-    return Answer(
-        steps=steps,
-        values={"acceptance": a, "verify": verify, "speedup": more},
-        formula=r"S = \frac{(1 - a^{K+1}) / (1 - a)}{K c + v}",
-    )
+    values = {"acceptance": a, "verify": verify, "speedup": more}
+    return Answer(steps, values, r"S = \frac{(1 - a^{K+1}) / (1 - a)}{K c + v}")
 
 
 def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: float = 3.0) -> Answer:
@@ -1352,9 +1349,7 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
         f"{fleet.gpus_per_node} GPUs x ${price:g} / 3600 s = ${usd * 1000:.2f}; a million "
         f"of their tokens ({prompt + output:,} a request) cost ${per_m:.3f}.",
     )
-    return Answer(
-        steps=steps,
-        values={"pd": pd, "request_usd": usd, "usd_per_m": per_m},
-        formula=r"\frac{P}{D} = \frac{p / r_p}{o / r_d}, \quad "
-        r"\$ = (t_p + t_d)\, G\, \frac{\text{price}}{3600}",
-    )
+    values = {"pd": pd, "request_usd": usd, "usd_per_m": per_m}
+    formula = r"\frac{P}{D} = \frac{p / r_p}{o / r_d}, \quad \$ = (t_p + t_d)\, G\, "
+    formula += r"\frac{\text{price}}{3600}"
+    return Answer(steps, values, formula)
