@@ -241,16 +241,18 @@ def test_anomaly_tolerance() -> None:
 # Bad input
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "call",
+    ("call", "says"),
     [
-        lambda: largest_batch_that_fits(BUDGET, "not a function"),
-        lambda: crossover([1, 2], [1.0], 2.0),
-        lambda: crossover([], [], 1.0),
-        lambda: sweep_anomalies([1, 1], [1.0, 1.0]),
+        (lambda: largest_batch_that_fits(BUDGET, "not a function"), "must be a function"),
+        (lambda: crossover([1, 2], [1.0], 2.0), "non-empty and of equal length"),
+        (lambda: crossover([], [], 1.0), "non-empty and of equal length"),
+        (lambda: sweep_anomalies([1, 2], [1.0]), "non-empty and of equal length"),
+        (lambda: sweep_anomalies([], []), "non-empty and of equal length"),
+        (lambda: sweep_anomalies([1, 1], [1.0, 1.0]), r"must increase, got \[1, 1\]"),
     ],
 )
-def test_bad_input_raises_value_error(call) -> None:
-    with pytest.raises(ValueError):
+def test_bad_input_raises_value_error(call, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
         call()
 
 
