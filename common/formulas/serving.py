@@ -76,8 +76,7 @@ def all_to_all_time(
     one token's copy to one expert and f the link fractions of ``link_fractions``."""
     f_node, f_net = link_fractions(ep, node_gpus)
     copies = tokens * k * bytes_per_copy
-    net = copies * f_net / net_bw if f_net else 0.0
-    return latency + max(copies * f_node / node_bw, net)
+    return latency + max(copies * f_node / node_bw, copies * f_net / net_bw)
 
 
 def imbalance_factor(loads: Sequence[float]) -> float:

@@ -59,6 +59,13 @@ def test_dense_twin_of_mixtral() -> None:
     assert dense_twin(LLAMA_3_8B) is LLAMA_3_8B
 
 
+def test_an_ungated_expert_idles_two_matrices() -> None:
+    # up and down only: 32 layers x (8 - 2) idle experts x 2 x 4096 x 14336
+    plain = dataclasses.replace(MIXTRAL_8X7B, gated_mlp=False)
+    idle = 32 * 6 * 2 * 4096 * 14336
+    assert parameter_count(plain) - active_parameter_count(plain) == idle
+
+
 def test_one_expert_is_a_dense_mlp() -> None:
     one = dataclasses.replace(MIXTRAL_8X7B, n_experts=1, experts_per_token=1)
     assert expert_critical_batch(one, 295.0) == critical_batch(4096, 14336, 295.0)
