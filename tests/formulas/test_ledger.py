@@ -186,6 +186,8 @@ def test_kv_cache_vs_weights_at_batch_16() -> None:
     m = model_ledger(ARTICLE_7B, 16, 0.30)
     assert f"{m.kv_cache / GIB:.2f}" == "32.00"
     assert round(m.kv_cache / m.weights, 1) == 2.5
+    # an fp8 cache: 2 x 16 x 4096 tokens x 32 layers x 4096 x 1 byte = 2^34 B
+    assert model_ledger(ARTICLE_7B._replace(kv_bytes=1), 16, 0.30).kv_cache == 16 * GIB
 
 
 @pytest.mark.parametrize(
