@@ -463,7 +463,7 @@ def model_ops(
     )
 
 
-def _total(attr: str, doc: str) -> property:
+def _total(attr: str, doc: str) -> property:  # pragma: no mutate block (called at import)
     """A pass's total of operator field `attr`: sum of op.attr x how often op runs."""
     return property(lambda p: sum(getattr(op, attr) * c for op, c in p.counted()), doc=doc)
 
