@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from common.formulas import serving
 from common.formulas.roofline import critical_batch
 from common.formulas.transformer import (
+    DTypes,
     active_parameter_count,
     expert_critical_batch,
+    expert_intensity,
     experts_touched,
     parameter_count,
 )
@@ -64,6 +66,13 @@ def test_an_ungated_expert_idles_two_matrices() -> None:
     plain = dataclasses.replace(MIXTRAL_8X7B, gated_mlp=False)
     idle = 32 * 6 * 2 * 4096 * 14336
     assert parameter_count(plain) - active_parameter_count(plain) == idle
+
+
+def test_one_token_through_fp8_experts_by_hand() -> None:
+    # one token meets its k = 2 experts: 2 x 2 x d f FLOP over 2 d f fp8 weight bytes plus
+    # 2 x (d + f) bf16 activations in and out, at d = 4096, f = 14336
+    got = expert_intensity(MIXTRAL_8X7B, 1, DTypes(weights="fp8"))
+    assert got == pytest.approx(234_881_024 / (117_440_512 + 73_728))
 
 
 def test_one_expert_is_a_dense_mlp() -> None:
