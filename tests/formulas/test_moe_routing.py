@@ -75,6 +75,16 @@ def test_one_token_through_fp8_experts_by_hand() -> None:
     assert got == pytest.approx(234_881_024 / (117_440_512 + 73_728))
 
 
+def test_fp8_experts_reach_a_ridge_that_2_byte_outputs_would_not() -> None:
+    # all fp8: the intensity rises towards 2 d f / (d + f) = 6,371.6 FLOP/B at d = 4096,
+    # f = 14336; with 2-byte outputs the limit would be 2 d f / (d + 2 f) = 3,584
+    fp8 = DTypes(weights="fp8", activations="fp8")
+    n = expert_critical_batch(MIXTRAL_8X7B, 5000.0, fp8)
+    assert n is not None
+    at = [expert_intensity(MIXTRAL_8X7B, b, fp8) for b in (n - 1, n)]
+    assert at[0] < 5000.0 <= at[1]
+
+
 def test_one_expert_is_a_dense_mlp() -> None:
     one = dataclasses.replace(MIXTRAL_8X7B, n_experts=1, experts_per_token=1)
     assert expert_critical_batch(one, 295.0) == critical_batch(4096, 14336, 295.0)
