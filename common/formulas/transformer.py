@@ -767,4 +767,5 @@ def expert_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
     dense = roofline.critical_batch(d, f, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
     if dense is None:
         return None
-    return smallest_integer_reaching(lambda n: expert_intensity(m, n, dt) >= ridge, dense * E / k)
+    start = dense * E / k  # pragma: no mutate (where the exact search starts: its speed only)
+    return smallest_integer_reaching(lambda n: expert_intensity(m, n, dt) >= ridge, start)

@@ -85,6 +85,12 @@ def test_fp8_experts_reach_a_ridge_that_2_byte_outputs_would_not() -> None:
     assert at[0] < 5000.0 <= at[1]
 
 
+@pytest.mark.parametrize("n", [1, 7, 64, 1000])
+def test_reaching_the_ridge_exactly_counts(n: int) -> None:
+    # a ridge equal to the intensity at n tokens: n reaches it, as at the dense ridge (>=)
+    assert expert_critical_batch(MIXTRAL_8X7B, expert_intensity(MIXTRAL_8X7B, n)) == n
+
+
 def test_one_expert_is_a_dense_mlp() -> None:
     one = dataclasses.replace(MIXTRAL_8X7B, n_experts=1, experts_per_token=1)
     assert expert_critical_batch(one, 295.0) == critical_batch(4096, 14336, 295.0)
