@@ -3,13 +3,15 @@ a mixed continuous-batching step, chunked prefill, the P:D balance, cost and nod
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from common.formulas import serving
 from common.formulas import transformer as llm
-from common.hw_specs import H100
+from common.hw_specs import H100, Chip, Figure
 from common.tables.models import LLAMA_3_8B, LLAMA_3_70B, QWEN3_30B_A3B
 
 
@@ -58,6 +60,24 @@ def test_a_mixed_step_never_beats_its_parts(chunk: int, decode: int) -> None:
     pre = t(serving.mixed_step_ledger(LLAMA_3_8B, chunk, chunk, 0, 1))
     dec = t(llm.decode_ledger(LLAMA_3_8B, decode, 4096))
     assert max(pre, dec) * (1 - 1e-9) <= both <= (pre + dec) * (1 + 1e-9)
+
+
+def _holding(nbytes: float) -> Chip:
+    """An H100 whose memory holds exactly `nbytes`."""
+    return dataclasses.replace(H100, mem_capacity_figure=Figure(nbytes, "B", "test"))
+
+
+def test_gpus_to_hold_counts_a_ledger_that_just_fits() -> None:
+    # one sequence's ledger exactly one GPU's memory: 1 GPU (<=); a 1,024th of it: all 1,024
+    # (the last power of two tried); a 2,048th: none
+    need = llm.model_memory_ledger(LLAMA_3_70B, 1, 4096).total
+    assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need), 4096) == 1
+    assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need / 1024), 4096) == 1024
+    assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need / 2048), 4096) == 0
+    # fp8 weights: their own ledger is what must fit, not the bf16 one
+    fp8 = llm.DTypes(weights="fp8")
+    need = llm.model_memory_ledger(LLAMA_3_70B, 1, 4096, fp8).total
+    assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need), 4096, fp8) == 1
 
 
 def test_gpus_and_wall_by_hand() -> None:
