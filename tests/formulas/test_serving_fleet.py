@@ -89,3 +89,8 @@ def test_gpus_and_wall_by_hand() -> None:
         LLAMA_3_8B, H100, 4096
     )
     assert serving.largest_batch_on(LLAMA_3_70B, H100, 1, 4096) == 0
+    # in fp8 its 71 GB of weights fit one GPU with room left: the fp8 ledger sets the wall
+    fp8 = llm.DTypes(weights="fp8")
+    b = serving.largest_batch_on(LLAMA_3_70B, H100, 1, 4096, fp8)
+    totals = [llm.model_memory_ledger(LLAMA_3_70B, n, 4096, fp8).total for n in (b, b + 1)]
+    assert b > 0 and totals[0] <= H100.mem_capacity < totals[1]
