@@ -34,6 +34,7 @@ from common.formulas.transformer import (
     prefill_ledger,
     tpot_lower_bound,
     ttft_lower_bound,
+    verify_ledger,
 )
 from common.hw_specs import B200, CHIPS, H100, H200
 from common.tables.models import LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B, MODELS, Model, with_full_mha
@@ -361,3 +362,21 @@ def test_op_intensity_and_batch_grid() -> None:
     grid = batch_grid(1000)
     assert grid[0] == 1 and grid[-1] == 1000
     assert all(b > a for a, b in itertools.pairwise(grid))
+
+
+def test_a_verify_pass_of_one_token_is_a_decode_step() -> None:
+    fp8 = DTypes(weights="fp8", kv="fp8")
+    one, dec = verify_ledger(LLAMA_3_8B, 3, 1, 1024, fp8), decode_ledger(LLAMA_3_8B, 3, 1024, fp8)
+    assert (one.phase, dec.phase) == ("verify", "decode")
+    assert dataclasses.replace(one, phase="decode") == dec
+
+
+def test_a_verify_pass_checks_every_drafted_token() -> None:
+    # B = 2 sequences x T = 4 tokens: the LM head runs on 8 rows, 2 x 8 x 4096 x 128,256 FLOP,
+    # and reads its 4096 x 128,256 fp8 weights once; the embedding reads 8 rows
+    v = verify_ledger(LLAMA_3_8B, 2, 4, 1024, DTypes(weights="fp8"))
+    ops = {op.name: op for op in v.once}
+    assert ops["LM head"].flops == 2 * 8 * 4096 * 128256
+    assert ops["LM head"].weight_bytes == 4096 * 128256
+    assert ops["embedding lookup"].weight_bytes == 8 * 4096
+    assert (v.batch, v.new_tokens, v.context, v.tokens) == (2, 4, 1024, 8)
