@@ -26,13 +26,14 @@ def test_cost_and_node_hours_by_hand() -> None:
     assert serving.pd_ratio(3.0, 6.0) == 0.5
 
 
+@pytest.mark.parametrize("dt", [None, llm.DTypes(weights="fp8", kv="fp8")])
 @pytest.mark.parametrize("model", [LLAMA_3_8B, QWEN3_30B_A3B])
-def test_a_mixed_step_without_a_chunk_is_a_decode_step(model) -> None:
-    mixed = serving.mixed_step_ledger(model, 0, 1, 64, 4096)
-    dec = llm.decode_ledger(model, 64, 4096)
+def test_a_mixed_step_without_a_chunk_is_a_decode_step(model, dt) -> None:
+    mixed = serving.mixed_step_ledger(model, 0, 1, 64, 4096, dt)
+    dec = llm.decode_ledger(model, 64, 4096, dt)
     assert (mixed.flops, mixed.nbytes) == pytest.approx((dec.flops, dec.nbytes))
-    alone = serving.mixed_step_ledger(model, 512, 512, 0, 1)
-    pre = llm.prefill_ledger(model, 1, 512)
+    alone = serving.mixed_step_ledger(model, 512, 512, 0, 1, dt)
+    pre = llm.prefill_ledger(model, 1, 512, dt)
     assert (alone.flops, alone.nbytes) == pytest.approx((pre.flops, pre.nbytes))
 
 

@@ -37,7 +37,15 @@ from common.formulas.transformer import (
     verify_ledger,
 )
 from common.hw_specs import B200, CHIPS, H100, H200
-from common.tables.models import LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B, MODELS, Model, with_full_mha
+from common.tables.models import (
+    DEEPSEEK_V3,
+    LLAMA_2_7B,
+    LLAMA_3_8B,
+    LLAMA_3_70B,
+    MODELS,
+    Model,
+    with_full_mha,
+)
 
 ALL_MODELS = list(MODELS.values())
 KIB, GIB = 2**10, 2**30
@@ -99,6 +107,9 @@ def test_kv_cache_per_token_reference_values() -> None:
     assert kv_cache_bytes_per_token(LLAMA_3_8B, 2) == 128 * KIB
     assert kv_cache_bytes_per_token(LLAMA_3_70B, 2) == 2 * 80 * 8 * 128 * 2
     assert kv_cache_bytes_per_token(LLAMA_3_8B, 1) == 64 * KIB  # fp8 cache halves it
+    # latent attention caches r_kv + d_rope = 512 + 64 elements a layer, 61 layers
+    assert kv_cache_bytes_per_token(DEEPSEEK_V3, 2) == 61 * 576 * 2
+    assert kv_cache_bytes_per_token(DEEPSEEK_V3, 1) == 61 * 576
     # The article: one 4096-token sequence of the 7B model takes 2.00 GiB.
     assert kv_cache_bytes_per_token(LLAMA_2_7B, 2) * 4096 == 2 * GIB
 
