@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from common.formulas import serving
 from common.formulas import transformer as llm
 from common.hw_specs import H100, Chip, Figure
-from common.tables.models import LLAMA_3_8B, LLAMA_3_70B, QWEN3_30B_A3B
+from common.tables.models import DEEPSEEK_V3, LLAMA_3_8B, LLAMA_3_70B, QWEN3_30B_A3B
 
 
 def test_cost_and_node_hours_by_hand() -> None:
@@ -26,8 +26,12 @@ def test_cost_and_node_hours_by_hand() -> None:
     assert serving.pd_ratio(3.0, 6.0) == 0.5
 
 
+# half of Llama-3-8B's layers on a 1,024-token window; DeepSeek-V3 has three dense layers
+WINDOWED = dataclasses.replace(LLAMA_3_8B, sliding_window=1024, sliding_layers=16)
+
+
 @pytest.mark.parametrize("dt", [None, llm.DTypes(weights="fp8", kv="fp8")])
-@pytest.mark.parametrize("model", [LLAMA_3_8B, QWEN3_30B_A3B])
+@pytest.mark.parametrize("model", [LLAMA_3_8B, QWEN3_30B_A3B, DEEPSEEK_V3, WINDOWED])
 def test_a_mixed_step_without_a_chunk_is_a_decode_step(model, dt) -> None:
     mixed = serving.mixed_step_ledger(model, 0, 1, 64, 4096, dt)
     dec = llm.decode_ledger(model, 64, 4096, dt)
