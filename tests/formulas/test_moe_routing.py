@@ -18,6 +18,7 @@ from common.formulas.transformer import (
     expert_critical_batch,
     expert_intensity,
     experts_touched,
+    layer_ops,
     parameter_count,
 )
 from common.tables.models import LLAMA_3_8B, MIXTRAL_8X7B, dense_twin
@@ -89,6 +90,16 @@ def test_fp8_experts_reach_a_ridge_that_2_byte_outputs_would_not() -> None:
 def test_reaching_the_ridge_exactly_counts(n: int) -> None:
     # a ridge equal to the intensity at n tokens: n reaches it, as at the dense ridge (>=)
     assert expert_critical_batch(MIXTRAL_8X7B, expert_intensity(MIXTRAL_8X7B, n)) == n
+
+
+def test_expert_matmuls_by_hand() -> None:
+    # Mixtral, 3 tokens x k = 2 = 6 rows; gate and up read d = 4096 and write f = 14336 per
+    # row, down the reverse: 6 x (4096 + 14336) activations at 2 (bf16) or 1 byte (fp8)
+    for dt, a in ((DTypes(), 2), (DTypes(activations="fp8"), 1)):
+        ops = {op.name: op for op in layer_ops(MIXTRAL_8X7B, 3, 1, 64, dt)}
+        for name in ("expert gate projection", "expert up projection", "expert down projection"):
+            assert ops[name].flops == 2 * 6 * 4096 * 14336
+            assert ops[name].act_bytes == 6 * (4096 + 14336) * a
 
 
 def test_one_expert_is_a_dense_mlp() -> None:
