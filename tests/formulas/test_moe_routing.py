@@ -100,6 +100,10 @@ def test_expert_matmuls_by_hand() -> None:
         for name in ("expert gate projection", "expert up projection", "expert down projection"):
             assert ops[name].flops == 2 * 6 * 4096 * 14336
             assert ops[name].act_bytes == 6 * (4096 + 14336) * a
+        # the router scores 8 experts for each of 3 tokens; SiLU x up reads 2 and writes 1
+        assert (ops["router"].kind, ops["router"].flops) == ("matmul", 2 * 3 * 4096 * 8)
+        silu = ops["expert SiLU x up"]
+        assert (silu.kind, silu.act_bytes) == ("elementwise", 3 * 6 * 14336 * a)
 
 
 def test_one_expert_is_a_dense_mlp() -> None:
