@@ -106,6 +106,18 @@ def test_expert_matmuls_by_hand() -> None:
         assert (silu.kind, silu.act_bytes) == ("elementwise", 3 * 6 * 14336 * a)
 
 
+def test_ungated_experts_by_hand() -> None:
+    # no gate: the router, up (6 rows x (4096 + 14336) in and out), an activation that
+    # reads and writes 6 x 14336, and down
+    plain = dataclasses.replace(MIXTRAL_8X7B, gated_mlp=False)
+    ops = {op.name: op for op in layer_ops(plain, 3, 1, 64)}
+    assert "expert gate projection" not in ops and ops["router"].flops == 2 * 3 * 4096 * 8
+    up, act = ops["expert up projection"], ops["expert activation"]
+    assert (up.flops, up.act_bytes) == (2 * 6 * 4096 * 14336, 6 * (4096 + 14336) * 2)
+    assert (act.kind, act.act_bytes) == ("elementwise", 2 * 6 * 14336 * 2)
+    assert act.flops == 4 * 6 * 14336  # SiLU at the op-count table's 4 FLOP an element
+
+
 def test_one_expert_is_a_dense_mlp() -> None:
     one = dataclasses.replace(MIXTRAL_8X7B, n_experts=1, experts_per_token=1)
     assert expert_critical_batch(one, 295.0) == critical_batch(4096, 14336, 295.0)
