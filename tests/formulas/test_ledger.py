@@ -248,8 +248,8 @@ def test_anomaly_tolerance() -> None:
         (lambda: largest_batch_that_fits(BUDGET, "not a function"), "must be a function"),
         (lambda: crossover([1, 2], [1.0], 2.0), "non-empty and of equal length"),
         (lambda: crossover([], [], 1.0), "non-empty and of equal length"),
-        (lambda: sweep_anomalies([1, 2], [1.0]), "non-empty and of equal length"),
-        (lambda: sweep_anomalies([], []), "non-empty and of equal length"),
+        (lambda: sweep_anomalies([1, 2], [1.0]), "^batches and latencies must be non-empty"),
+        (lambda: sweep_anomalies([], []), "and of equal length$"),
         (lambda: sweep_anomalies([1, 1], [1.0, 1.0]), r"must increase, got \[1, 1\]"),
     ],
 )

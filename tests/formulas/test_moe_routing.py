@@ -21,7 +21,7 @@ from common.formulas.transformer import (
     layer_ops,
     parameter_count,
 )
-from common.tables.models import LLAMA_3_8B, MIXTRAL_8X7B, dense_twin
+from common.tables.models import DEEPSEEK_V3, LLAMA_3_8B, MIXTRAL_8X7B, dense_twin
 
 
 def test_uniform_reach_by_enumeration() -> None:
@@ -116,6 +116,12 @@ def test_ungated_experts_by_hand() -> None:
     assert (up.flops, up.act_bytes) == (2 * 6 * 4096 * 14336, 6 * (4096 + 14336) * 2)
     assert (act.kind, act.act_bytes) == ("elementwise", 2 * 6 * 14336 * 2)
     assert act.flops == 4 * 6 * 14336  # SiLU at the op-count table's 4 FLOP an element
+
+
+def test_a_shared_expert_runs_on_every_token() -> None:
+    # DeepSeek-V3's shared expert, d_ff 2048, on all 3 tokens: 2 x 3 x 7168 x 2048 FLOP
+    ops = {op.name: op for op in layer_ops(DEEPSEEK_V3, 3, 1, 64)}
+    assert ops["shared up projection"].flops == 2 * 3 * 7168 * 2048
 
 
 def test_one_expert_is_a_dense_mlp() -> None:

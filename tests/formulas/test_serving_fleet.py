@@ -36,6 +36,7 @@ def test_a_mixed_step_without_a_chunk_is_a_decode_step(model, dt) -> None:
     mixed = serving.mixed_step_ledger(model, 0, 1, 64, 4096, dt)
     dec = llm.decode_ledger(model, 64, 4096, dt)
     assert (mixed.flops, mixed.nbytes) == pytest.approx((dec.flops, dec.nbytes))
+    assert (mixed.phase, mixed.materialized) == ("mixed", False)
     alone = serving.mixed_step_ledger(model, 512, 512, 0, 1, dt)
     pre = llm.prefill_ledger(model, 1, 512, dt)
     assert (alone.flops, alone.nbytes) == pytest.approx((pre.flops, pre.nbytes))

@@ -375,9 +375,10 @@ def test_op_intensity_and_batch_grid() -> None:
     assert all(b > a for a, b in itertools.pairwise(grid))
 
 
-def test_a_verify_pass_of_one_token_is_a_decode_step() -> None:
+@pytest.mark.parametrize("model", [LLAMA_3_8B, DEEPSEEK_V3])  # DeepSeek: 3 dense layers
+def test_a_verify_pass_of_one_token_is_a_decode_step(model) -> None:
     fp8 = DTypes(weights="fp8", kv="fp8")
-    one, dec = verify_ledger(LLAMA_3_8B, 3, 1, 1024, fp8), decode_ledger(LLAMA_3_8B, 3, 1024, fp8)
+    one, dec = verify_ledger(model, 3, 1, 1024, fp8), decode_ledger(model, 3, 1024, fp8)
     assert (one.phase, dec.phase) == ("verify", "decode")
     assert dataclasses.replace(one, phase="decode") == dec
 
