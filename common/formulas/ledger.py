@@ -147,7 +147,7 @@ def model_ledger(
         spec.act_bytes_per_token,
         overhead_rate,
         kv_bytes=spec.kv_bytes,
-        active_tokens=batch if phase == "decode" else None,
+        active_tokens=None if phase == "prefill" else batch,
     )
 
 

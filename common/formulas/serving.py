@@ -76,8 +76,7 @@ def all_to_all_time(
     one token's copy to one expert and f the link fractions of ``link_fractions``."""
     f_node, f_net = link_fractions(ep, node_gpus)
     copies = tokens * k * bytes_per_copy
-    net = copies * f_net / net_bw if f_net else 0.0
-    return latency + max(copies * f_node / node_bw, net)
+    return latency + max(copies * f_node / node_bw, copies * f_net / net_bw)
 
 
 def imbalance_factor(loads: Sequence[float]) -> float:
@@ -228,7 +227,8 @@ def skewed_shares(experts: int, chosen: int, exponent: float) -> list[float]:
     uniform k / E. The most popular experts are capped at 1 (every token takes them)."""
     weights = [(i + 1) ** -exponent for i in range(experts)]
     lo, hi = 0.0, chosen / min(weights)
-    for _ in range(200):  # sum min(1, c w_i) rises with c: bisect for k
+    # sum min(1, c w_i) rises with c: bisect for k
+    for _ in range(200):  # pragma: no mutate (199 or 201 halvings end at the same float)
         c = (lo + hi) / 2
         lo, hi = (c, hi) if sum(min(1.0, c * w) for w in weights) < chosen else (lo, c)
     return [min(1.0, hi * w) for w in weights]

@@ -463,7 +463,7 @@ def model_ops(
     )
 
 
-def _total(attr: str, doc: str) -> property:
+def _total(attr: str, doc: str) -> property:  # pragma: no mutate block (called at import)
     """A pass's total of operator field `attr`: sum of op.attr x how often op runs."""
     return property(lambda p: sum(getattr(op, attr) * c for op, c in p.counted()), doc=doc)
 
@@ -731,7 +731,7 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
 # ---------------------------------------------------------------------------
 def batch_grid(hi: int, per_decade: int = 24) -> list[int]:
     """Distinct integers from 1 to hi, spaced evenly in log10 (hi itself included)."""
-    steps = max(1, math.ceil(math.log10(hi) * per_decade)) if hi > 1 else 0
+    steps = max(1, math.ceil(math.log10(hi) * per_decade))
     grid = {1, hi}
     for i in range(1, steps):
         grid.add(round(10 ** (math.log10(hi) * i / steps)))
@@ -767,4 +767,5 @@ def expert_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
     dense = roofline.critical_batch(d, f, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
     if dense is None:
         return None
-    return smallest_integer_reaching(lambda n: expert_intensity(m, n, dt) >= ridge, dense * E / k)
+    start = dense * E / k  # pragma: no mutate (where the exact search starts: its speed only)
+    return smallest_integer_reaching(lambda n: expert_intensity(m, n, dt) >= ridge, start)

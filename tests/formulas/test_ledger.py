@@ -186,6 +186,8 @@ def test_kv_cache_vs_weights_at_batch_16() -> None:
     m = model_ledger(ARTICLE_7B, 16, 0.30)
     assert f"{m.kv_cache / GIB:.2f}" == "32.00"
     assert round(m.kv_cache / m.weights, 1) == 2.5
+    # an fp8 cache: 2 x 16 x 4096 tokens x 32 layers x 4096 x 1 byte = 2^34 B
+    assert model_ledger(ARTICLE_7B._replace(kv_bytes=1), 16, 0.30).kv_cache == 16 * GIB
 
 
 @pytest.mark.parametrize(
@@ -241,16 +243,18 @@ def test_anomaly_tolerance() -> None:
 # Bad input
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "call",
+    ("call", "says"),
     [
-        lambda: largest_batch_that_fits(BUDGET, "not a function"),
-        lambda: crossover([1, 2], [1.0], 2.0),
-        lambda: crossover([], [], 1.0),
-        lambda: sweep_anomalies([1, 1], [1.0, 1.0]),
+        (lambda: largest_batch_that_fits(BUDGET, "not a function"), "must be a function"),
+        (lambda: crossover([1, 2], [1.0], 2.0), "non-empty and of equal length"),
+        (lambda: crossover([], [], 1.0), "non-empty and of equal length"),
+        (lambda: sweep_anomalies([1, 2], [1.0]), "^batches and latencies must be non-empty"),
+        (lambda: sweep_anomalies([], []), "and of equal length$"),
+        (lambda: sweep_anomalies([1, 1], [1.0, 1.0]), r"must increase, got \[1, 1\]"),
     ],
 )
-def test_bad_input_raises_value_error(call) -> None:
-    with pytest.raises(ValueError):
+def test_bad_input_raises_value_error(call, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
         call()
 
 

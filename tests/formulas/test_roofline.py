@@ -53,6 +53,8 @@ def test_matmul_counts_by_definition() -> None:
     assert flops == 2 * 3 * 5 * 7
     assert nbytes == 3 * 5 * 1 + 5 * 7 * 0.5 + 3 * 7 * 4
     assert gemm_counts(512, 4096, 4096) == matmul_counts(512, 4096, 4096)
+    # one element size for all three: 4 bytes x (3 x 5 + 5 x 7 + 3 x 7) = 4 x 71
+    assert gemm_counts(3, 5, 7, 4) == (210, 284)
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,8 @@ def test_dispatch_and_combine_bytes_by_hand() -> None:
     assert serving.dispatch_bytes_per_token(7168, 8, 8, 1) == pytest.approx(50176)
     assert serving.combine_bytes_per_token(7168, 8, 8) == pytest.approx(100352)
     assert serving.dispatch_bytes_per_token(7168, 8, 1, 1) == 0.0  # one GPU: nothing leaves
+    # FP8 with one fp32 scale per 128 elements: 50,176 x (1 + 4/128) = 50,176 + 1,568 B
+    assert serving.dispatch_bytes_per_token(7168, 8, 8, 1 + 4 / 128) == pytest.approx(51744)
 
 
 def test_all_to_all_time_takes_the_slower_link_plus_latency() -> None:

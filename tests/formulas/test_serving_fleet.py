@@ -3,14 +3,16 @@ a mixed continuous-batching step, chunked prefill, the P:D balance, cost and nod
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from common.formulas import serving
 from common.formulas import transformer as llm
-from common.hw_specs import H100
-from common.tables.models import LLAMA_3_8B, LLAMA_3_70B, QWEN3_30B_A3B
+from common.hw_specs import H100, Chip, Figure
+from common.tables.models import DEEPSEEK_V3, LLAMA_3_8B, LLAMA_3_70B, QWEN3_30B_A3B
 
 
 def test_cost_and_node_hours_by_hand() -> None:
@@ -24,13 +26,19 @@ def test_cost_and_node_hours_by_hand() -> None:
     assert serving.pd_ratio(3.0, 6.0) == 0.5
 
 
-@pytest.mark.parametrize("model", [LLAMA_3_8B, QWEN3_30B_A3B])
-def test_a_mixed_step_without_a_chunk_is_a_decode_step(model) -> None:
-    mixed = serving.mixed_step_ledger(model, 0, 1, 64, 4096)
-    dec = llm.decode_ledger(model, 64, 4096)
+# half of Llama-3-8B's layers on a 1,024-token window; DeepSeek-V3 has three dense layers
+WINDOWED = dataclasses.replace(LLAMA_3_8B, sliding_window=1024, sliding_layers=16)
+
+
+@pytest.mark.parametrize("dt", [None, llm.DTypes(weights="fp8", kv="fp8")])
+@pytest.mark.parametrize("model", [LLAMA_3_8B, QWEN3_30B_A3B, DEEPSEEK_V3, WINDOWED])
+def test_a_mixed_step_without_a_chunk_is_a_decode_step(model, dt) -> None:
+    mixed = serving.mixed_step_ledger(model, 0, 1, 64, 4096, dt)
+    dec = llm.decode_ledger(model, 64, 4096, dt)
     assert (mixed.flops, mixed.nbytes) == pytest.approx((dec.flops, dec.nbytes))
-    alone = serving.mixed_step_ledger(model, 512, 512, 0, 1)
-    pre = llm.prefill_ledger(model, 1, 512)
+    assert (mixed.phase, mixed.materialized) == ("mixed", False)
+    alone = serving.mixed_step_ledger(model, 512, 512, 0, 1, dt)
+    pre = llm.prefill_ledger(model, 1, 512, dt)
     assert (alone.flops, alone.nbytes) == pytest.approx((pre.flops, pre.nbytes))
 
 
@@ -60,6 +68,24 @@ def test_a_mixed_step_never_beats_its_parts(chunk: int, decode: int) -> None:
     assert max(pre, dec) * (1 - 1e-9) <= both <= (pre + dec) * (1 + 1e-9)
 
 
+def _holding(nbytes: float) -> Chip:
+    """An H100 whose memory holds exactly `nbytes`."""
+    return dataclasses.replace(H100, mem_capacity_figure=Figure(nbytes, "B", "test"))
+
+
+def test_gpus_to_hold_counts_a_ledger_that_just_fits() -> None:
+    # one sequence's ledger exactly one GPU's memory: 1 GPU (<=); a 1,024th of it: all 1,024
+    # (the last power of two tried); a 2,048th: none
+    need = llm.model_memory_ledger(LLAMA_3_70B, 1, 4096).total
+    assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need), 4096) == 1
+    assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need / 1024), 4096) == 1024
+    assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need / 2048), 4096) == 0
+    # fp8 weights: their own ledger is what must fit, not the bf16 one
+    fp8 = llm.DTypes(weights="fp8")
+    need = llm.model_memory_ledger(LLAMA_3_70B, 1, 4096, fp8).total
+    assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need), 4096, fp8) == 1
+
+
 def test_gpus_and_wall_by_hand() -> None:
     # Llama-3-8B: 16 GB of bf16 weights fit one 80 GB H100; Llama-3-70B's 141 GB need two
     assert serving.gpus_to_hold(LLAMA_3_8B, H100, 4096) == 1
@@ -69,3 +95,8 @@ def test_gpus_and_wall_by_hand() -> None:
         LLAMA_3_8B, H100, 4096
     )
     assert serving.largest_batch_on(LLAMA_3_70B, H100, 1, 4096) == 0
+    # in fp8 its 71 GB of weights fit one GPU with room left: the fp8 ledger sets the wall
+    fp8 = llm.DTypes(weights="fp8")
+    b = serving.largest_batch_on(LLAMA_3_70B, H100, 1, 4096, fp8)
+    totals = [llm.model_memory_ledger(LLAMA_3_70B, n, 4096, fp8).total for n in (b, b + 1)]
+    assert b > 0 and totals[0] <= H100.mem_capacity < totals[1]

@@ -34,9 +34,18 @@ from common.formulas.transformer import (
     prefill_ledger,
     tpot_lower_bound,
     ttft_lower_bound,
+    verify_ledger,
 )
 from common.hw_specs import B200, CHIPS, H100, H200
-from common.tables.models import LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B, MODELS, Model, with_full_mha
+from common.tables.models import (
+    DEEPSEEK_V3,
+    LLAMA_2_7B,
+    LLAMA_3_8B,
+    LLAMA_3_70B,
+    MODELS,
+    Model,
+    with_full_mha,
+)
 
 ALL_MODELS = list(MODELS.values())
 KIB, GIB = 2**10, 2**30
@@ -98,6 +107,9 @@ def test_kv_cache_per_token_reference_values() -> None:
     assert kv_cache_bytes_per_token(LLAMA_3_8B, 2) == 128 * KIB
     assert kv_cache_bytes_per_token(LLAMA_3_70B, 2) == 2 * 80 * 8 * 128 * 2
     assert kv_cache_bytes_per_token(LLAMA_3_8B, 1) == 64 * KIB  # fp8 cache halves it
+    # latent attention caches r_kv + d_rope = 512 + 64 elements a layer, 61 layers
+    assert kv_cache_bytes_per_token(DEEPSEEK_V3, 2) == 61 * 576 * 2
+    assert kv_cache_bytes_per_token(DEEPSEEK_V3, 1) == 61 * 576
     # The article: one 4096-token sequence of the 7B model takes 2.00 GiB.
     assert kv_cache_bytes_per_token(LLAMA_2_7B, 2) * 4096 == 2 * GIB
 
@@ -361,3 +373,22 @@ def test_op_intensity_and_batch_grid() -> None:
     grid = batch_grid(1000)
     assert grid[0] == 1 and grid[-1] == 1000
     assert all(b > a for a, b in itertools.pairwise(grid))
+
+
+@pytest.mark.parametrize("model", [LLAMA_3_8B, DEEPSEEK_V3])  # DeepSeek: 3 dense layers
+def test_a_verify_pass_of_one_token_is_a_decode_step(model) -> None:
+    fp8 = DTypes(weights="fp8", kv="fp8")
+    one, dec = verify_ledger(model, 3, 1, 1024, fp8), decode_ledger(model, 3, 1024, fp8)
+    assert (one.phase, dec.phase) == ("verify", "decode")
+    assert dataclasses.replace(one, phase="decode") == dec
+
+
+def test_a_verify_pass_checks_every_drafted_token() -> None:
+    # B = 2 sequences x T = 4 tokens: the LM head runs on 8 rows, 2 x 8 x 4096 x 128,256 FLOP,
+    # and reads its 4096 x 128,256 fp8 weights once; the embedding reads 8 rows
+    v = verify_ledger(LLAMA_3_8B, 2, 4, 1024, DTypes(weights="fp8"))
+    ops = {op.name: op for op in v.once}
+    assert ops["LM head"].flops == 2 * 8 * 4096 * 128256
+    assert ops["LM head"].weight_bytes == 4096 * 128256
+    assert ops["embedding lookup"].weight_bytes == 8 * 4096
+    assert (v.batch, v.new_tokens, v.context, v.tokens) == (2, 4, 1024, 8)
