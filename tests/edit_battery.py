@@ -280,7 +280,7 @@ def _sentence_faults(s: str) -> Iterator[str]:
         if m.group(1) == m.group(2):
             yield "'A, not A'"
     for m in re.finditer(r"\bfrom (\S.{0,40}?) to ", s):
-        same = re.match(re.escape(m.group(1)) + r"(?![\w.]*\d)", s[m.end() :])
+        same = re.match(re.escape(m.group(1)) + r"(?![\w.,]*\d)", s[m.end() :])  # 2 vs 2,778
         if same and re.search(r"\d", m.group(1)):
             yield "'from A to A'"
     # 10. "201 FLOP/B ..., above the ridge of 295": the number before and the ridge after.

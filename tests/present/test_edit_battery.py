@@ -153,6 +153,7 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         assert contradictions(sentence), sentence
     good = [
         "the ridge point rose from 295.2 to 1272.7 FLOP/B.",
+        "the network ridge rises from 2 to 2,778 FLOP/B.",  # a drawn table's (2 is not 2,778)
         "The time bound falls from 1.2 ms to 450 us.",
         "compute grew x3.17 but bandwidth only x2.15.",
         "the critical batch barely moves: 690 against 680.",
