@@ -46,7 +46,7 @@ lint: $(STAMP)
 XDIST := -n auto --dist loadscope
 
 unit: $(STAMP)
-	$(PY) -m pytest -m "not browser" -q $(XDIST)
+	$(PY) -m pytest -m "not browser and not site" -q $(XDIST)
 
 $(RUNTIME): package.json package-lock.json
 	@if ! command -v $(NPM) >/dev/null 2>&1; then \
@@ -72,7 +72,7 @@ gettext: $(STAMP)
 	$(VENV)/bin/sphinx-intl update -p docs/_build/gettext -d docs/locale -l zh_CN
 
 browser: $(STAMP)
-	$(PY) -m pytest -m browser -q
+	$(PY) -m pytest -m "browser or site" -q
 
 # The tests whose code reads the last-level cache size (common/measure/caches.py, through
 # the budget, the roofs and the measuring lectures) once more as if this machine had a

@@ -86,16 +86,18 @@ def ranking(index: dict[str, Any], query: str) -> list[tuple[str, int]]:
 @pytest.fixture(scope="module")
 def index() -> dict[str, Any]:
     if not INDEX.is_file():
-        pytest.skip("the Chinese edition is not built (make docs)")
+        pytest.fail("the Chinese edition is not built: run make docs first")
     text = INDEX.read_text(encoding="utf-8")
     return json.loads(text[text.index("(") + 1 : text.rindex(")")])
 
 
+@pytest.mark.site
 def test_the_chinese_index_is_chinese(index: dict[str, Any]) -> None:
     # jieba kept the glossary's terms whole; without it the index has none of them
     assert "算术强度" in index["terms"] or "算术强度" in index["titleterms"]
 
 
+@pytest.mark.site
 @pytest.mark.parametrize(("term", "page"), sorted(TEACHING_PAGES.items()))
 def test_a_term_lands_on_its_teaching_page_first(
     index: dict[str, Any], term: str, page: str
