@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import importlib.util
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,6 +28,20 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 LECTURES = REPO / "lectures"
 SITE = REPO / "docs" / "_build" / "html"
+
+
+def load_extension(name: str) -> ModuleType:
+    """Import docs/_ext/NAME.py (once) without changing sys.path."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, REPO / "docs" / "_ext" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 # A lecture run in this process (runpy) finds its first line, ``import _course``, as a
 # script does: Python puts a script's folder on sys.path.
 if str(LECTURES) not in sys.path:

@@ -9,12 +9,10 @@ parses in milliseconds without a Sphinx build.
 from __future__ import annotations
 
 import functools
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from conftest import load_extension
 from docutils import nodes
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, directives, roles
@@ -22,18 +20,6 @@ from docutils.parsers.rst import Directive, directives, roles
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 EXT = DOCS / "_ext"
-
-
-def load_extension(name: str) -> ModuleType:
-    """Import docs/_ext/NAME.py (once) without changing sys.path."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, EXT / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None):

@@ -8,11 +8,11 @@ the page text that results is read back: no expression may fail (a failure fails
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from conftest import load_extension
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from strategies import SHIPPED, hardware_tables, patched_hardware, scale_chip
@@ -24,14 +24,7 @@ ROLE = re.compile(r":computed:`((?:[^`\\]|\\.)+)`")
 SUBSTITUTION = re.compile(r"^\.\. \|([^|]+)\| replace:: (.*)$", re.MULTILINE)
 
 
-def _load_extension():
-    spec = importlib.util.spec_from_file_location("computed", REPO / "docs/_ext/computed.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-computed = _load_extension()
+computed = load_extension("computed")
 
 
 def rendered(page: Path) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -10,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import load_extension
 
 from common import hw_specs
 from common.formulas import ledger
@@ -19,16 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXT_DIR = REPO / "docs" / "_ext"
 
 
-def _load_extension() -> ModuleType:
-    """Import docs/_ext/computed.py without touching sys.path."""
-    spec = importlib.util.spec_from_file_location("computed", EXT_DIR / "computed.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-computed = _load_extension()
+computed = load_extension("computed")
 
 
 # ---------------------------------------------------------------------------

@@ -8,28 +8,18 @@ where the glossary keeps it), so a reader meets one word for one idea on every p
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from babel.messages.pofile import read_po
+from conftest import load_extension
 
 REPO = Path(__file__).resolve().parents[2]
 MESSAGES = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES"
 
 
-def _load_extension() -> ModuleType:
-    """Import docs/_ext/i18n.py without touching sys.path."""
-    spec = importlib.util.spec_from_file_location("i18n", REPO / "docs" / "_ext" / "i18n.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-i18n = _load_extension()
+i18n = load_extension("i18n")
 GLOSSARY = i18n.glossary()
 #: Inline markup whose text is code, math, a target or a computed expression, not prose.
 MARKUP = re.compile(r":[a-z:]+:`[^`]*`|``[^`]*``|`[^`]*`_?|\|\w+\|")

@@ -11,16 +11,15 @@ translation fails the build under -W).
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from babel.messages.pofile import read_po
+from conftest import load_extension
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -29,15 +28,7 @@ MESSAGES = DOCS / "locale" / "zh_CN" / "LC_MESSAGES"
 ROLE = re.compile(r":computed:`((?:[^`\\]|\\.)+)`")
 
 
-def _load_extension() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("computed", EXT / "computed.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-computed = _load_extension()
+computed = load_extension("computed")
 
 
 def _pages() -> list[tuple[str, list[str]]]:
