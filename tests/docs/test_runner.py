@@ -445,6 +445,22 @@ def test_lecture_05_runs_without_numpy_or_the_editor_bundle(visit: Visitor) -> N
     check(visit)
 
 
+def test_the_panel_runs_on_a_chinese_page(visit: Visitor) -> None:
+    """The Chinese edition's panel speaks Chinese and prints what the terminal prints."""
+    if "05_operator_ledger" not in panel_lectures():
+        pytest.skip("lecture 05 declares no panel flags")
+    page = visit.open("zh/auto_lectures/05_operator_ledger.html")
+    panel = Panel(page, ".rl-runner")
+    assert panel.root.locator(".rl-runner-run").inner_text().strip() == "运行"
+    panel.edit("H100 SXM", "989e12", "1978e12")
+    out = panel.run()
+    assert panel.status.startswith("运行完毕"), (panel.status, out)
+    assert "A100 40GB SXM (bf16)" in out and "not measured" in out  # output as printed
+    panel.wait_chart(1)
+    assert panel.roof_top("H100 SXM") == pytest.approx(2 * H100_BF16_PEAK / 1e12)
+    check(visit)
+
+
 def assert_fits_a_desktop_and_a_phone(page, panel: Panel, name: str) -> None:
     """With output shown, at 1280 and 390 px the page never scrolls sideways and the
     output lines wrap or scroll inside their box; the box is announced to screen readers.
