@@ -3,8 +3,8 @@ every check registered for that page run on that one load.
 
 A check is an async function ``check(page, visit)`` that asserts; ``@page_check`` registers
 it with the pages it applies to and the views it runs in (every view, or only
-``CONTENT_VIEW`` for what does not depend on width or theme). A page of the Chinese
-edition is opened in two of the four views (``ZH_VIEWS``). Checks run in the order they
+``CONTENT_VIEW`` for what does not depend on width or theme); a page of the Chinese
+edition in the same four views as its English page. Checks run in the order they
 are registered, so one that clicks or scrolls the page comes last. The views run side by
 side, each in a browser context of its own (one tab that goes from page to page), so both
 cores of a small machine are busy. The result is, for each page and view, the list of what
@@ -70,17 +70,6 @@ class View:
 VIEWS = [View(width, setup) for width in WIDTHS for setup in SETUPS]
 #: The view that runs the checks of what a page says (not how it is laid out).
 CONTENT_VIEW = "1280-light"
-#: A page of the Chinese edition (under zh/) says what its English page says, in the same
-#: layout: it is opened in two views, the narrow light one and the wide dark one, where its
-#: own text can make a difference (fit, overflow, axe-core, its language switch).
-ZH_VIEWS = ("390-light", "1280-dark-dejavu")
-
-
-def views_for(path: str) -> list[View]:
-    """The views a page is opened in: all four, or ZH_VIEWS for a page of the Chinese edition."""
-    if path.startswith("zh/"):
-        return [view for view in VIEWS if view.name in ZH_VIEWS]
-    return list(VIEWS)
 
 
 @dataclass
@@ -205,13 +194,7 @@ async def _run(base_url: str, paths: list[str], results: dict) -> None:
     async with async_playwright() as playwright:
         browser = await launch_chromium(playwright.chromium)
         try:
-            await asyncio.gather(
-                *(
-                    _one_view(browser, base_url, view, [p for p in paths if view in views_for(p)],
-                              results)
-                    for view in VIEWS
-                )
-            )  # fmt: skip
+            await asyncio.gather(*(_one_view(browser, base_url, v, paths, results) for v in VIEWS))
         finally:
             await browser.close()
 

@@ -7,7 +7,7 @@ installs nothing.
 Every page of the site is opened once per view, at 390 px (a phone) and 1280 px (a
 laptop), in the light theme and in the dark one (with the widest common fallback font;
 dark is the system's at 390 px and chosen with furo's button at 1280 px), a page of the
-Chinese edition in two of them (390 px light, 1280 px dark), and every check registered
+Chinese edition as its English page, and every check registered
 below with ``@page_check`` runs on that one load (tests/docs/site_pass.py runs the pass;
 ``test_page`` reports it per page and view). On every page, in each of its views: no
 JavaScript error and no request leaving 127.0.0.1 (the
@@ -53,7 +53,6 @@ from site_pass import (
     Visit,
     page_check,
     run_pass,
-    views_for,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,7 +107,7 @@ def site_pass(base_url: str) -> dict[tuple[str, str], list[str]]:
 
 
 @pytest.mark.parametrize(
-    ("path", "view"), [(p, v.name) for p in PAGES or ["index.html"] for v in views_for(p)]
+    ("path", "view"), [(p, v.name) for p in PAGES or ["index.html"] for v in VIEWS]
 )
 def test_page(site_pass: dict, path: str, view: str) -> None:
     """Every check registered with @page_check for this page and view passed."""
@@ -367,7 +366,7 @@ def pages_with(pattern: str, folder: str) -> list[str]:
 
 
 #: Every lecture page with a figure, the first concept page with one, the gallery's
-#: thumbnails; and their Chinese pages (in the Chinese edition's two views).
+#: thumbnails; and their Chinese pages.
 FIGURE_PAGES = set(pages_with(r'class="[^"]*sphx-glr-single-img', "auto_lectures"))
 FIGURE_PAGES |= {*pages_with(r'class="[^"]*rl-figure', "concepts")[:1], GALLERY}
 
