@@ -17,6 +17,7 @@ from common.formulas.hierarchy import CALL_COST_MATTERS, GIL_RELEASE_ELEMENTS, P
 from common.present.claims import change, direction, n_of_m, speed
 from common.present.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
+from lectures.words import section
 
 Levels = Sequence[tuple[str, int]]  # the data caches, innermost first: (name, bytes)
 Row = Mapping[str, Any]
@@ -53,8 +54,8 @@ def cache_table(caches: Sequence[Any], source: str) -> Group | Text:
         ]
         for c in caches
     ]
-    return Group(
-        Heading("Caches the operating system reports (as core 0 sees them)"),
+    return section(
+        "Caches the operating system reports (as core 0 sees them)",
         Table(["cache", "type", "size", "shared by"], rows, note=f"source: {source}"),
     )
 
@@ -99,7 +100,7 @@ def call_cost_table(costs: Mapping[str, float]) -> Group:
         [f"extra when numpy releases the GIL (> {n} elements)", fmt_time(gil_s)],
         [f"fixed cost of a call on > {n} elements", fmt_time(call_s + gil_s)],
     ]
-    return Group(Heading("Fixed cost of one call of z = x + y"), Table(["what", "time"], rows))
+    return section("Fixed cost of one call of z = x + y", Table(["what", "time"], rows))
 
 
 @dataclass(frozen=True)
@@ -205,8 +206,8 @@ def plateau_tables(r: Plateaus) -> Group:
         ],
     )
     none = Text("the detector found no run of flat points (too few sizes or too much noise)")
-    return Group(
-        Heading(f"Plateaus ({r.method})"),
+    return section(
+        f"Plateaus ({r.method})",
         Table(head, rows),
         Heading(title),
         detected if r.detected else none,
@@ -344,10 +345,10 @@ def threads_table(r: Threads) -> Group:
     ]
     title = f"DRAM bandwidth at {_binary(r.working_set_bytes)}: 1 thread against {r.threads}"
     word = "thread" if r.blas_threads == 1 else "threads"
-    return Group(
-        Heading(title),
+    return section(
+        title,
         Table(["threads", "bandwidth", "ridge point P / beta"], rows),
-        Text(f"P = {_flops(r.peak)} (matmul on {r.blas_threads} BLAS {word})"),
+        f"P = {_flops(r.peak)} (matmul on {r.blas_threads} BLAS {word})",
     )
 
 
@@ -436,7 +437,7 @@ def operations_table(operations: Sequence[Row]) -> Group:
         "The adds were timed again for this table and their GFLOP/s have the fixed call "
         "cost removed; the matmuls are timed as they are."
     )
-    return Group(Heading("Operations on the hierarchical roofline"), Table(head, rows, note=note))
+    return section("Operations on the hierarchical roofline", Table(head, rows, note=note))
 
 
 def operations_observations(operations: Sequence[Row], peak: float) -> Observations:

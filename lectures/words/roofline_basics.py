@@ -34,6 +34,7 @@ from common.present.display import (
     figure,
 )
 from common.shell.paths import display_path
+from lectures.words import section
 
 
 def r0(x: float) -> str:
@@ -113,9 +114,9 @@ def basics(r: Basics) -> tuple[Group, Observations]:
         ]
         for o in r.ops
     ]
-    table = Group(
-        Heading(f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"),
-        Text(f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."),
+    table = section(
+        f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)",
+        f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}].",
         Table(["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="], rows),
     )
     add, dot = r.ops[:2]
@@ -175,8 +176,8 @@ def roofline_chart(r: Basics) -> Group:
         [label, o.name, fmt_intensity(o.intensity), fmt_rate(o.attainable)]
         for label, o in zip(labels, r.ops, strict=False)
     ]
-    return Group(
-        Heading(f"4. Roofline of {r.chip}, bf16"),
+    return section(
+        f"4. Roofline of {r.chip}, bf16",
         Preformatted("\n".join(ascii_roofline(points, r.peak, r.bw)) + "\n"),
         Table(["point", "operation", "FLOP/B", "attainable"], legend),
     )
@@ -283,9 +284,9 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         ]
         for x in r.rows
     ]
-    table = Group(
-        Heading(f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"),
-        Text("ridge in FLOP/B; * marks an estimated peak (see the hardware table)."),
+    table = section(
+        f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]",
+        "ridge in FLOP/B; * marks an estimated peak (see the hardware table).",
         Table(["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"], rows),
     )
     bf16 = [x for x in r.rows if x.precision == "bf16"]
@@ -438,14 +439,12 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         ]
         for a in r.attention
     ]
-    table = Group(
-        Heading(f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]"),
-        Text("book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."),
+    table = section(
+        f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]",
+        "book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte.",
         Table(["case", "compute", "ridge", "I, small B", "book's B", "exact B"], v5e),
-        Text(
-            "\nDecode attention, one layer and one sequence, bf16 KV cache:\n"
-            f"{r.q_heads} query heads of dim {r.head_dim}, context {r.context:,} tokens."
-        ),
+        "\nDecode attention, one layer and one sequence, bf16 KV cache:\n"
+        f"{r.q_heads} query heads of dim {r.head_dim}, context {r.context:,} tokens.",
         Table(["variant", "KV heads", "q per KV", "FLOPs", "KV bytes", "FLOP/B"], attention),
     )
     int8, weights, bf16 = r.v5e
@@ -516,17 +515,15 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
         ]
         for t, acc, i in r.outputs
     ]
-    table = Group(
-        Heading(f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul"),
+    table = section(
+        f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul",
         Table(
             ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"], traffic
         ),
-        Text(f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:"),
+        f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:",
         Table(["output tile", "fp32 accumulator", f"fits {reg}", "FLOP/B", "reaches ridge"], fits),
-        Text(
-            f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
-            f"{r.side:.0f}; fp32 accumulator {_kib(r.accumulator, 1)}."
-        ),
+        f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
+        f"{r.side:.0f}; fp32 accumulator {_kib(r.accumulator, 1)}.",
     )
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
