@@ -156,6 +156,16 @@ def _compute(p: Phase) -> tuple[int, int]:
     return moving.count("compute"), len(moving)
 
 
+def _heavy(p: Phase, heavy: float) -> str:
+    """The compute-bound operators that move bytes and their share of the pass's time, or
+    that there are none (and so no share to quote)."""
+    n, of = _compute(p)
+    if n == 0:
+        return "No operator that moves bytes is compute-bound"
+    share = _pct(heavy, p)
+    return f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
+
+
 def prefill_section(s: Setup, p: Phase) -> Group:
     """Prefill's ledger, the time to first token and what to observe."""
     pre, B, S, ai = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.flops / p.ledger.nbytes
@@ -169,9 +179,8 @@ def prefill_section(s: Setup, p: Phase) -> Group:
         items=[
             f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
             f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
-            f"{s.ridge:.0f}. Compute-bound operators ({n_of_m(*_compute(p))} that move "
-            f"bytes) take {_pct(heavy, p)} of the time, and the whole-pass compute time "
-            f"alone is {fmt_time(p.compute)}.",
+            f"{s.ridge:.0f}. {_heavy(p, heavy)}, and the whole-pass compute time alone is "
+            f"{fmt_time(p.compute)}.",
             f"Attention (scores, softmax, weighted sum) is "
             f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
             "its share grows with the prompt, since its FLOPs grow as S² and the "
