@@ -19,6 +19,7 @@ from common.present.console import (
     fmt_bytes,
     fmt_flops,
     fmt_intensity,
+    fmt_kib,
     fmt_rate,
     fmt_time,
 )
@@ -55,10 +56,6 @@ def never(b: int | None) -> str:
 def matmul_name(B: int) -> str:
     """The row name of X[B, K] · W[K, N]: 'matvec, B=1' or 'matmul, B=16'."""
     return "matvec, B=1" if B == 1 else f"matmul, B={B}"
-
-
-def _kib(n: float, digits: int = 0) -> str:
-    return fmt_bytes(n, binary=True, digits=digits)
 
 
 # --- 1. Intensity of basic operations, and 4. the roofline chart -------------
@@ -503,16 +500,11 @@ class Tiling:
 
 def tiling(r: Tiling) -> tuple[Group, Observations]:
     """Part 5's tables (tile traffic, output tiles) and what they show."""
-    reg = _kib(r.register_file)
+    reg = fmt_kib(r.register_file, 0)
     traffic = [[t, fmt_bytes(d), f"{e:.1f}", f"{a:.1f}"] for t, d, e, a in r.tiles]
+    yes = {True: "yes", False: "no"}
     fits = [
-        [
-            t,
-            _kib(acc),
-            "yes" if acc <= r.register_file else "no",
-            r0(i),
-            "yes" if i >= r.ridge else "no",
-        ]
+        [t, fmt_kib(acc, 0), yes[acc <= r.register_file], r0(i), yes[i >= r.ridge]]
         for t, acc, i in r.outputs
     ]
     table = section(
@@ -523,7 +515,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
         f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:",
         Table(["output tile", "fp32 accumulator", f"fits {reg}", "FLOP/B", "reaches ridge"], fits),
         f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
-        f"{r.side:.0f}; fp32 accumulator {_kib(r.accumulator, 1)}.",
+        f"{r.side:.0f}; fp32 accumulator {fmt_kib(r.accumulator, 1)}.",
     )
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
@@ -534,8 +526,8 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
             f"{l_approx:.1f} for {large}. The inner size bk does not change the traffic.",
             f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
             f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
-            f"takes {_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
-            f"{_kib(r.register_file)} register file. "
+            f"takes {fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
+            f"{fmt_kib(r.register_file, 0)} register file. "
             + ("No single SM gets there by itself." if gap else "One SM's registers can hold it."),
             ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
             + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "
