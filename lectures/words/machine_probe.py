@@ -16,7 +16,7 @@ from common.files.calibration import SavedCalibration
 from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
 from common.present.claims import listing, speed, times
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_rate, fmt_time
-from common.present.display import Facts, Group, Heading, Observations, Table, Text
+from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.explain import above_roof_reasons
 from common.shell.paths import display_path
 from lectures.words import section
@@ -172,8 +172,7 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
         f"byte\nsame-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"
     )
     table = Table(["roof", "value", "threads", "measured with"], table)
-    heading = Heading("The two roofs of this machine (numpy, fp32)")
-    return Group(heading, table, stamp, Text(lines), Observations(items))
+    return section("The two roofs of this machine (numpy, fp32)", table, stamp, lines, items=items)
 
 
 def _ledger_row(r: Row) -> list[object]:
