@@ -15,18 +15,15 @@ from typing import Any
 
 from common.formulas.hierarchy import CALL_COST_MATTERS, GIL_RELEASE_ELEMENTS, Plateau, fits_in
 from common.present.claims import change, direction, n_of_m, speed
-from common.present.console import fmt_bw, fmt_bytes, fmt_num, fmt_ratio, fmt_time
+from common.present.console import fmt_bw, fmt_kib, fmt_num, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
+from lectures.words import section
 
 Levels = Sequence[tuple[str, int]]  # the data caches, innermost first: (name, bytes)
 Row = Mapping[str, Any]
 MATCH = 1.05  # neighbouring plateaus closer than 5% are called equal
 GAIN = 1.1  # every core streams at least 10% more than one: a real gain
 AGREE = 0.1  # two DRAM measurements within 10% agree
-
-
-def _binary(n: float, digits: int = 2) -> str:
-    return fmt_bytes(n, binary=True, digits=digits)
 
 
 def _flops(x: float, digits: int = 1) -> str:
@@ -48,13 +45,13 @@ def cache_table(caches: Sequence[Any], source: str) -> Group | Text:
         [
             c.name,
             c.kind,
-            _binary(c.size_bytes, 0),
+            fmt_kib(c.size_bytes, 0),
             f"{c.shared_cpus} CPU(s)" if c.shared_cpus else "-",
         ]
         for c in caches
     ]
-    return Group(
-        Heading("Caches the operating system reports (as core 0 sees them)"),
+    return section(
+        "Caches the operating system reports (as core 0 sees them)",
         Table(["cache", "type", "size", "shared by"], rows, note=f"source: {source}"),
     )
 
@@ -74,7 +71,7 @@ def compute_roof(r: ComputeRoof) -> Group:
         + [
             (
                 f"matmul n={m['side']}",
-                f"{_flops(m['flops_per_s'])} ({_binary(m['bytes'])} of matrices)",
+                f"{_flops(m['flops_per_s'])} ({fmt_kib(m['bytes'], 2)} of matrices)",
             )
             for m in r.matmuls
         ]
@@ -99,7 +96,7 @@ def call_cost_table(costs: Mapping[str, float]) -> Group:
         [f"extra when numpy releases the GIL (> {n} elements)", fmt_time(gil_s)],
         [f"fixed cost of a call on > {n} elements", fmt_time(call_s + gil_s)],
     ]
-    return Group(Heading("Fixed cost of one call of z = x + y"), Table(["what", "time"], rows))
+    return section("Fixed cost of one call of z = x + y", Table(["what", "time"], rows))
 
 
 @dataclass(frozen=True)
@@ -123,7 +120,7 @@ def sweep(r: Sweep) -> Group:
     )
     rows = [
         [
-            _binary(p["working_set_bytes"], 1),
+            fmt_kib(p["working_set_bytes"], 1),
             fits_in(p["working_set_bytes"], r.levels),
             fmt_time(p["seconds"]),
             f"{share:.0%}",
@@ -136,7 +133,7 @@ def sweep(r: Sweep) -> Group:
     table = Table(
         ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"],
         rows,
-        note=f"sweep: {n} sizes from {_binary(lo)} to {_binary(hi)} in {r.seconds:.1f} s",
+        note=f"sweep: {n} sizes from {fmt_kib(lo, 2)} to {fmt_kib(hi, 2)} in {r.seconds:.1f} s",
     )
     note = [Text(f"note: {r.reach}; the DRAM plateau below is not DRAM alone")] if r.reach else []
     heading = Heading(f"Bandwidth of z = x + y against working set ({n} sizes)")
@@ -171,10 +168,10 @@ def plateau_tables(r: Plateaus) -> Group:
     size_of, lo, hi = dict(r.levels), r.sizes[0], r.sizes[-1]
     dram = next((p.bytes_per_s for p in r.found if p.name == "DRAM"), None)
     rows = [
-        [p.name, _binary(size_of[p.name], 0) if p.name in size_of else "-"]
+        [p.name, fmt_kib(size_of[p.name], 0) if p.name in size_of else "-"]
         + (
             [
-                f"{_binary(max(p.lo_bytes, lo), 0)} - {_binary(min(p.hi_bytes, hi), 0)}",
+                f"{fmt_kib(max(p.lo_bytes, lo), 0)} - {fmt_kib(min(p.hi_bytes, hi), 0)}",
                 p.points,
                 "-" if p.margin is None else f"{p.margin:.3g}",
                 fmt_bw(p.bytes_per_s),
@@ -200,13 +197,13 @@ def plateau_tables(r: Plateaus) -> Group:
     detected = Table(
         ["plateau", "from", "to", "points", "bandwidth", "fits in"],
         [
-            [d.name, _binary(d.lo_bytes, 0), _binary(d.hi_bytes, 0), d.points, *_bw_in(d, r.levels)]
+            [d.name, fmt_kib(d.lo_bytes, 0), fmt_kib(d.hi_bytes, 0), d.points, *_bw_in(d, r.levels)]
             for d in r.detected
         ],
     )
     none = Text("the detector found no run of flat points (too few sizes or too much noise)")
-    return Group(
-        Heading(f"Plateaus ({r.method})"),
+    return section(
+        f"Plateaus ({r.method})",
         Table(head, rows),
         Heading(title),
         detected if r.detected else none,
@@ -270,7 +267,7 @@ def sweep_caption(r: Plateaus) -> str:
     """What to look at in the bandwidth-by-working-set figure."""
     steps = ", ".join(f"{p.name} {fmt_bw(p.bytes_per_s)}" for p in r.found)
     shaded = (
-        f" In the grey band (working sets up to {_binary(r.call_limit)}) the fixed cost of a "
+        f" In the grey band (working sets up to {fmt_kib(r.call_limit, 2)}) the fixed cost of a "
         f"call is at least {CALL_COST_MATTERS:.0%} of its time, so the measured curve (grey) "
         "sits below the corrected one."
         if r.call_limit is not None
@@ -300,19 +297,19 @@ def fixed_cost_observations(r: FixedCost) -> Observations:
     items = [
         f"One call costs {fmt_time(call_s)} before it moves a byte "
         f"({fmt_time(call_s + gil_s)} above {GIL_RELEASE_ELEMENTS} elements). That is "
-        f"{share:.0%} of the time at the smallest working set, {_binary(size)}, where "
+        f"{share:.0%} of the time at the smallest working set, {fmt_kib(size, 2)}, where "
         f"the measured bandwidth is {fmt_bw(bw)}."
     ]
     if r.call_limit is not None:
         items.append(
             f"The fixed cost is at least {CALL_COST_MATTERS:.0%} of a call up to a working set "
-            f"of {_binary(r.call_limit)}; past that the correction changes the bandwidth by less "
-            "than that."
+            f"of {fmt_kib(r.call_limit, 2)}; past that the correction changes the bandwidth by "
+            "less than that."
         )
     if r.fit is not None and r.fit[1] > 0:
         items.append(
             f"A line fitted to the times of the {len(r.small)} sizes from "
-            f"{_binary(r.small[0][0])} to {_binary(r.small[-1][0])} crosses zero bytes at "
+            f"{fmt_kib(r.small[0][0], 2)} to {fmt_kib(r.small[-1][0], 2)} crosses zero bytes at "
             f"{fmt_time(r.fit[0])}, against {fmt_time(call_s + gil_s)} measured directly; its "
             f"slope gives {fmt_bw(1 / r.fit[1])}, a second estimate of the {r.first_level} roof."
         )
@@ -342,12 +339,12 @@ def threads_table(r: Threads) -> Group:
             f"{_ridge(r.ridge_all)} FLOP/byte" if r.ridge_all else "-",
         ],
     ]
-    title = f"DRAM bandwidth at {_binary(r.working_set_bytes)}: 1 thread against {r.threads}"
+    title = f"DRAM bandwidth at {fmt_kib(r.working_set_bytes, 2)}: 1 thread against {r.threads}"
     word = "thread" if r.blas_threads == 1 else "threads"
-    return Group(
-        Heading(title),
+    return section(
+        title,
         Table(["threads", "bandwidth", "ridge point P / beta"], rows),
-        Text(f"P = {_flops(r.peak)} (matmul on {r.blas_threads} BLAS {word})"),
+        f"P = {_flops(r.peak)} (matmul on {r.blas_threads} BLAS {word})",
     )
 
 
@@ -436,7 +433,7 @@ def operations_table(operations: Sequence[Row]) -> Group:
         "The adds were timed again for this table and their GFLOP/s have the fixed call "
         "cost removed; the matmuls are timed as they are."
     )
-    return Group(Heading("Operations on the hierarchical roofline"), Table(head, rows, note=note))
+    return section("Operations on the hierarchical roofline", Table(head, rows, note=note))
 
 
 def operations_observations(operations: Sequence[Row], peak: float) -> Observations:
@@ -449,7 +446,7 @@ def operations_observations(operations: Sequence[Row], peak: float) -> Observati
             else f"not the {op['predicted_roof']} roof the model predicts"
         )
         items.append(
-            f"The add with a {_binary(op['working_set_bytes'])} working set (data in "
+            f"The add with a {fmt_kib(op['working_set_bytes'], 2)} working set (data in "
             f"{op['level']}) runs at {_flops(op['flops_per_s'], 2)}, closest to the "
             f"{op['closest_roof']} roof, {verdict}."
         )

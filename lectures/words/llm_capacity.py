@@ -14,9 +14,10 @@ from common.formulas.ledger import BATCH_SEARCH_LIMIT, MemoryLedger
 from common.formulas.transformer import MatmulShape
 from common.present.claims import at_least, direction, times
 from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib
-from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.present.display import Figure, Group, Table, figure
 from common.shell.paths import display_path
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
+from lectures.words import section
 from lectures.words.llm_speed import Setup, png_hint
 
 __all__ = ["Capacity", "Knee", "Setup", "png_hint"]
@@ -88,21 +89,17 @@ def memory_section(s: Setup, c: Capacity) -> Group:
             "(tensor parallelism) or smaller weights. The speed ledger of lecture 06 is what "
             "one chip would do if it could hold them.",
         ]
-    return Group(
-        Heading(f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})"),
-        Text(
-            f"KV cache per token: {fmt_kib(c.kv_token, 2)} (2 x {m.n_layers} layers x "
-            f"{m.n_kv_heads} KV heads x {m.d_head} x {s.dtypes.kv_bytes:g} B); per "
-            f"{S:,}-token sequence: {fmt_kib(c.kv_token * S, 2)}."
-        ),
-        Text(
-            f"Assumptions: activations {fmt_kib(c.act_token, 2)} per active token "
-            f"({ACT_VECTORS_PER_TOKEN} x d_model x {s.dtypes.act_bytes:g} B); overhead "
-            f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n"
-        ),
+    return section(
+        f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})",
+        f"KV cache per token: {fmt_kib(c.kv_token, 2)} (2 x {m.n_layers} layers x "
+        f"{m.n_kv_heads} KV heads x {m.d_head} x {s.dtypes.kv_bytes:g} B); per "
+        f"{S:,}-token sequence: {fmt_kib(c.kv_token * S, 2)}.",
+        f"Assumptions: activations {fmt_kib(c.act_token, 2)} per active token "
+        f"({ACT_VECTORS_PER_TOKEN} x d_model x {s.dtypes.act_bytes:g} B); overhead "
+        f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n",
         Table(["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"], rows),
-        Text("\n" + result),
-        Observations(items),
+        "\n" + result,
+        items=items,
     )
 
 
@@ -142,11 +139,11 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
             )
         elif order == 0:
             items.append(f"The knee and the memory wall fall on the same batch, {wall:,}.")
-    return Group(
-        Heading(f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})"),
+    return section(
+        f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})",
         Table(["matmul", "K", "N", "per step", "critical batch"], rows),
-        Text(f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {s.ridge:.0f} FLOP/byte)."),
-        Observations(items) if items else None,
+        f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {s.ridge:.0f} FLOP/byte).",
+        items=items,
     )
 
 

@@ -14,9 +14,10 @@ from common.formulas.ledger import BATCH_SEARCH_LIMIT
 from common.hw_specs import Chip
 from common.present.claims import above, at_least, binding, change, n_of_m, ratio, speed, times
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
-from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.present.display import Figure, Group, Observations, Table, Text, figure
 from common.shell.paths import display_path
 from common.tables.models import Model
+from lectures.words import section
 from lectures.words.llm_speed import Setup, png_hint
 
 __all__ = ["ChipRun", "Quant", "Setup", "Variant", "png_hint"]
@@ -124,29 +125,24 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         for w, q in quant.items()
     ]
     compute = [n_of_m(q.prefill_compute, q.prefill_matmuls) for q in (a, b)]
-    return Group(
-        Heading(
-            f"1. Weight-only quantization ({s.precision} compute, batch {B:,}, "
-            f"context {s.context:,})"
-        ),
+    return section(
+        f"1. Weight-only quantization ({s.precision} compute, batch {B:,}, context {s.context:,})",
         Table([*QUANT, "attn bytes"], rows),
-        Observations(
-            [
-                f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
-                f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
-                f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
-                f"{_walls(a.wall, b.wall)}.",
-                f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
-                f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
-                f"and {compute[1]} with int4: a compute-bound matmul computes at "
-                f"{s.precision} whatever the weights' storage; only the memory-bound ones gain "
-                "from fewer bytes.",
-                f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
-                "the attention traffic per decode step "
-                f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
-                "changes those two.",
-            ]
-        ),
+        items=[
+            f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
+            f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
+            f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
+            f"{_walls(a.wall, b.wall)}.",
+            f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
+            f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
+            f"and {compute[1]} with int4: a compute-bound matmul computes at "
+            f"{s.precision} whatever the weights' storage; only the memory-bound ones gain "
+            "from fewer bytes.",
+            f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
+            "the attention traffic per decode step "
+            f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
+            "changes those two.",
+        ],
     )
 
 
@@ -174,25 +170,23 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
         if few.wall
         else f"though on {s.chip.name} neither fits one sequence."
     )
-    return Group(
-        Heading(f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})"),
+    return section(
+        f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})",
         Table(
             ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="], rows
         ),
-        Observations(
-            [
-                f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
-                f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
-                f"{S:,} tokens that is {_kib(many.kv * S)} per sequence against "
-                f"{_kib(few.kv * S)}, {fits}",
-                "Decode reads the whole cache every step, so attention moves "
-                f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
-                f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
-                f"runs at {many.attn_intensity:.2f} FLOP/byte against "
-                f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
-                "group.",
-            ]
-        ),
+        items=[
+            f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
+            f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
+            f"{S:,} tokens that is {_kib(many.kv * S)} per sequence against "
+            f"{_kib(few.kv * S)}, {fits}",
+            "Decode reads the whole cache every step, so attention moves "
+            f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
+            f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
+            f"runs at {many.attn_intensity:.2f} FLOP/byte against "
+            f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
+            "group.",
+        ],
     )
 
 
@@ -207,8 +201,8 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
         for r in runs.values()
     ]
     note = f"(not every chip in the figure has a {s.precision} peak, so this section uses bf16)"
-    return Group(
-        Heading(f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})"),
+    return section(
+        f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})",
         Text(note) if precision != s.precision else None,
         Table(["chip", "ridge", "bandwidth", f"TTFT (B={s.batch:,}) >=", *CHIPS], rows),
     )

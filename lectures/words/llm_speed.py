@@ -23,9 +23,10 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.present.display import Figure, Group, Table, Text, figure
 from common.shell.paths import display_path
 from common.tables.models import Model
+from lectures.words import section
 
 
 @dataclass(frozen=True)
@@ -77,16 +78,14 @@ def model_section(s: Setup) -> Group:
         ["embeddings", "tied" if m.tied_embeddings else "untied", "tie_word_embeddings"],
         ["window", f"{m.max_context:,} tokens", "max_position_embeddings"],
     ]
-    return Group(
-        Heading(f"1. {m.name} on {c.name}"),
-        Text(f"Model shapes from {m.config_source}:\n"),
+    return section(
+        f"1. {m.name} on {c.name}",
+        f"Model shapes from {m.config_source}:\n",
         Table(["quantity", "value", "config.json field"], rows),
-        Text(
-            f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
-            f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
-            f"{s.ridge:.0f} FLOP/byte."
-        ),
-        Text(f"Storage: {s.dtypes.describe()}. Context {s.context:,} tokens, batch {s.batch:,}."),
+        f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
+        f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
+        f"{s.ridge:.0f} FLOP/byte.",
+        f"Storage: {s.dtypes.describe()}. Context {s.context:,} tokens, batch {s.batch:,}.",
     )
 
 
@@ -110,19 +109,17 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
         size = "Published size: none in the model table."
         against = f"The count from the config, {fmt_num(n_params)}, has no published size to "
         against += "be checked against: the model table gives none for this model."
-    return Group(
-        Heading("2. Parameters from the config"),
+    return section(
+        "2. Parameters from the config",
         Table(["part", "formula", "parameters", "share"], rows),
-        Text(f"\n{size}"),
-        Observations(
-            [
-                against,
-                f"The MLP holds {share['mlp']:.1%} of the weights and attention "
-                f"{share['attention']:.1%}; the embedding and LM head together hold "
-                f"{share['embedding'] + share['lm_head']:.1%}. At {s.dtypes.weights} the "
-                f"weights take {fmt_gb(n_params * s.dtypes.w_bytes)}.",
-            ]
-        ),
+        f"\n{size}",
+        items=[
+            against,
+            f"The MLP holds {share['mlp']:.1%} of the weights and attention "
+            f"{share['attention']:.1%}; the embedding and LM head together hold "
+            f"{share['embedding'] + share['lm_head']:.1%}. At {s.dtypes.weights} the "
+            f"weights take {fmt_gb(n_params * s.dtypes.w_bytes)}.",
+        ],
     )
 
 
@@ -159,34 +156,41 @@ def _compute(p: Phase) -> tuple[int, int]:
     return moving.count("compute"), len(moving)
 
 
+def _heavy(p: Phase, heavy: float) -> str:
+    """The compute-bound operators that move bytes and their share of the pass's time, or
+    that there are none (and so no share to quote)."""
+    n, of = _compute(p)
+    if n == 0:
+        return "No operator that moves bytes is compute-bound"
+    share = _pct(heavy, p)
+    return f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
+
+
 def prefill_section(s: Setup, p: Phase) -> Group:
     """Prefill's ledger, the time to first token and what to observe."""
     pre, B, S, ai = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.flops / p.ledger.nbytes
     fused = [t for t in p.times if t.op.kind in ("norm", "elementwise")]
     small = sum(t.count * t.lower_s for t in fused)
     heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute" and t.op.nbytes)
-    return Group(
-        Heading(f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"),
+    return section(
+        f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})",
         pass_table(p),
-        Text(f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens)."),
-        Observations(
-            [
-                f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
-                f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
-                f"{s.ridge:.0f}. Compute-bound operators ({n_of_m(*_compute(p))} that move "
-                f"bytes) take {_pct(heavy, p)} of the time, and the whole-pass compute time "
-                f"alone is {fmt_time(p.compute)}.",
-                f"Attention (scores, softmax, weighted sum) is "
-                f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
-                "its share grows with the prompt, since its FLOPs grow as S² and the "
-                "matmuls' as S.",
-                "Of the norms, SiLU and residual adds, "
-                f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
-                f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
-                "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
-                "matmuls.",
-            ]
-        ),
+        f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens).",
+        items=[
+            f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
+            f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
+            f"{s.ridge:.0f}. {_heavy(p, heavy)}, and the whole-pass compute time alone is "
+            f"{fmt_time(p.compute)}.",
+            f"Attention (scores, softmax, weighted sum) is "
+            f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
+            "its share grows with the prompt, since its FLOPs grow as S² and the "
+            "matmuls' as S.",
+            "Of the norms, SiLU and residual adds, "
+            f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
+            f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
+            "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
+            "matmuls.",
+        ],
     )
 
 
@@ -215,14 +219,12 @@ def decode_section(s: Setup, p: Phase) -> Group:
             "weights: a bigger batch shares the weights among more tokens, but every sequence "
             "still reads its own cache."
         )
-    return Group(
-        Heading(f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})"),
+    return section(
+        f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})",
         pass_table(p),
-        Text(
-            f"\nTime per output token >= {fmt_time(p.time)}; decode throughput <= "
-            f"{B / p.time:,.1f} tokens/s."
-        ),
-        Observations(items),
+        f"\nTime per output token >= {fmt_time(p.time)}; decode throughput <= "
+        f"{B / p.time:,.1f} tokens/s.",
+        items=items,
     )
 
 
@@ -265,7 +267,7 @@ def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable:
         ["time to first token, achievable roofs >=", f"{_ms(achievable[0])} ({which})"],
         ["time per output token, achievable roofs >=", f"{_ms(achievable[1])} ({which})"],
     ]
-    return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))
+    return section("Summary", Table(["quantity", "value"], rows), page="")
 
 
 def _ms(t: float) -> str:

@@ -16,9 +16,10 @@ from common.files.calibration import SavedCalibration
 from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
 from common.present.claims import listing, speed, times
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_rate, fmt_time
-from common.present.display import Facts, Group, Heading, Observations, Table, Text
+from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.explain import above_roof_reasons
 from common.shell.paths import display_path
+from lectures.words import section
 
 Row = Mapping[str, Any]  # one operation, as numpy_ops.roofline_row returns it
 FLAG_TEXT = "above roof (see note)"  # printed instead of a percentage above the roof
@@ -91,7 +92,7 @@ def machine_facts(
         ("numpy elementwise threads", "1 (ufuncs and reductions run on the calling thread)"),
         ("BLAS environment variables", ", ".join(f"{k}={v}" for k, v in env.items()) or "none set"),
     ]
-    return Group(Heading("This machine", page=""), Facts(facts))
+    return section("This machine", Facts(facts), page="")
 
 
 def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
@@ -171,8 +172,7 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
         f"byte\nsame-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"
     )
     table = Table(["roof", "value", "threads", "measured with"], table)
-    heading = Heading("The two roofs of this machine (numpy, fp32)")
-    return Group(heading, table, stamp, Text(lines), Observations(items))
+    return section("The two roofs of this machine (numpy, fp32)", table, stamp, lines, items=items)
 
 
 def _ledger_row(r: Row) -> list[object]:
@@ -189,13 +189,14 @@ def _ledger_row(r: Row) -> list[object]:
 def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     """Each operation's F, D, intensity I = F/D, working set and threads."""
     cells = [_ledger_row(r) for r in rows]
-    return Group(
-        Heading("The ledger: what each operation must do", page=""),
+    return section(
+        "The ledger: what each operation must do",
         Table(
             ["operation", "shape", "F", "D", "I (FLOP/B)", "working set", "threads"],
             cells,
             note=f"(I* = {ridge:.2f} FLOP/byte: below it an operation is memory-bound)",
         ),
+        page="",
     )
 
 
@@ -222,14 +223,15 @@ def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> 
         for r in rows
         if r["flag"]
     ]
-    return Group(
-        Heading("The roofline's prediction next to the measurement", page=""),
+    return section(
+        "The roofline's prediction next to the measurement",
         Table(
             ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"],
             cells,
         ),
         stamp,
         *(Text(("\n" if i == 0 else "") + n) for i, n in enumerate(notes)),
+        page="",
     )
 
 
@@ -306,24 +308,23 @@ def same_flops(s: SameFlops, stamp: Text) -> Group:
     ]
     flops, rate = add["flops"] / gemm["flops"], gemm["flops"] / gemm["t_meas_s"]
     times = f"time ratio = x{add['t_meas_s'] / gemm['t_meas_s']:.3g}"
-    return Group(
-        Heading("Same FLOPs, different times", page=""),
+    return section(
+        "Same FLOPs, different times",
         Table(
             ["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"],
             cells,
             note=f"FLOP ratio add / GEMM = {flops:.3f}; {times}",
         ),
         stamp,
-        Observations(
-            [
-                f"The two operations do the same work within {abs(flops - 1) * 100:.1f}%, yet "
-                f"the add is {speed(gemm['t_meas_s'], add['t_meas_s'], 1)} than the matmul. It "
-                f"moves {fmt_bytes(add['bytes'])} for its FLOPs, the matmul "
-                f"{fmt_bytes(gemm['bytes'])}: intensity, not the FLOP count, sets the time.",
-                "The pair is small because the add's vectors were sized to the memory budget "
-                f"({fmt_bytes(s.add_arrays_bytes, binary=True)} in all). At this size the matmul "
-                f"ran at {fmt_rate(rate)}, {fmt_pct(rate / s.peak)} of P; a larger pair would "
-                "widen the gap, since the add's time grows with its bytes.",
-            ]
-        ),
+        items=[
+            f"The two operations do the same work within {abs(flops - 1) * 100:.1f}%, yet "
+            f"the add is {speed(gemm['t_meas_s'], add['t_meas_s'], 1)} than the matmul. It "
+            f"moves {fmt_bytes(add['bytes'])} for its FLOPs, the matmul "
+            f"{fmt_bytes(gemm['bytes'])}: intensity, not the FLOP count, sets the time.",
+            "The pair is small because the add's vectors were sized to the memory budget "
+            f"({fmt_bytes(s.add_arrays_bytes, binary=True)} in all). At this size the matmul "
+            f"ran at {fmt_rate(rate)}, {fmt_pct(rate / s.peak)} of P; a larger pair would "
+            "widen the gap, since the add's time grows with its bytes.",
+        ],
+        page="",
     )

@@ -18,6 +18,7 @@ from common.present.console import fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_tim
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.explain import crossover_line
 from common.tables.units import GIB, KIB, MIB
+from lectures.words import section
 
 Ledgers = Mapping[int, ledger.MemoryLedger]  # batch -> its four-term ledger
 Row = Mapping[str, Any]  # one batch of the sweep, as the lecture saves it
@@ -93,14 +94,14 @@ def model_facts(
         ("activations", f"{spec.act_bytes_per_token / KIB:.0f} KiB per active token"),
         ("memory budget", f"{budget / GIB:g} GiB"),
     ]
-    return Group(Heading(f"The {n} model"), Facts(facts))
+    return section(f"The {n} model", Facts(facts))
 
 
 def ledger_table(at: Ledgers, budget: float, rate: float, phase: str = "prefill") -> Group:
     """One row per batch: weights, KV cache, activations, overhead, total (GiB), verdict."""
     cap = f"{budget / GIB:g} GiB"
-    return Group(
-        Heading(f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {cap}"),
+    return section(
+        f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {cap}",
         Table(
             ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{cap}?"],
             [
@@ -179,13 +180,13 @@ def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
             )
         else:
             items.append(f"{at_rate} the largest batch, {r.batch}, is a table row.")
-    return Group(
-        Heading(f"Largest prefill batch within {budget / GIB:g} GiB"),
+    return section(
+        f"Largest prefill batch within {budget / GIB:g} GiB",
         Table(
             ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"],
             [[f"{r.rate:.0%}", r.batch, *map(_or_dash, (r.total, r.one_more))] for r in rows],
         ),
-        Observations(items),
+        items=items,
     )
 
 
@@ -228,7 +229,7 @@ def sweep_facts(s: Setup) -> Group:
     copies = f"{s.copies}, read in turn ({s.copies * s.weight_bytes / MIB:.0f} MiB): each call "
     rows += [("copies of W", copies + "reads a copy the cache has evicted")] * (s.copies > 1)
     note = s.cache_note and Text(f"note: {s.cache_note}; small batches may beat the bound")
-    return Group(Heading("Batch sweep: Y[B, K] = X[B, K] @ W[K, K], fp32"), Facts(rows), note)
+    return section("Batch sweep: Y[B, K] = X[B, K] @ W[K, K], fp32", Facts(rows), note)
 
 
 def raised_line(peak: float, beta: float, peak_up: float, beta_up: float) -> Text:

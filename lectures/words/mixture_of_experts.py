@@ -14,9 +14,10 @@ from common.formulas.transformer import DTypes
 from common.hw_specs import Chip
 from common.present.claims import direction, listing, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_time
-from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.present.display import Figure, Group, Table, figure
 from common.shell.paths import display_path
 from common.tables.models import Model
+from lectures.words import section
 
 
 @dataclass(frozen=True)
@@ -144,24 +145,22 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
         "total/active",
         "dense twin",
     ]
-    return Group(
-        Heading(f"1. {s.model.name}: total against active parameters"),
+    return section(
+        f"1. {s.model.name}: total against active parameters",
         Table(columns, rows),
-        Text(f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}."),
-        Observations(
-            [
-                f"{s.model.name} holds {fmt_num(me.total)} parameters but a token uses "
-                f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory "
-                f"ledger pays for {ratio(me.total / me.active, 1)} the weights the speed ledger "
-                "computes with.",
-                f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}, {fmt_gb(per_gpu)} on "
-                f"each of {s.ep} GPU{'s' * (s.ep > 1)}: they {fits} the {s.chip.name}'s "
-                f"{fmt_gb(cap)}.",
-                f"The dense twin (every MLP as wide as the experts one token uses, the router "
-                f"gone) has {fmt_num(me.twin)} parameters, within {gap:.1%} of the mixture's "
-                "active count: it computes the same per token and stores only that.",
-            ]
-        ),
+        f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}.",
+        items=[
+            f"{s.model.name} holds {fmt_num(me.total)} parameters but a token uses "
+            f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory "
+            f"ledger pays for {ratio(me.total / me.active, 1)} the weights the speed ledger "
+            "computes with.",
+            f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}, {fmt_gb(per_gpu)} on "
+            f"each of {s.ep} GPU{'s' * (s.ep > 1)}: they {fits} the {s.chip.name}'s "
+            f"{fmt_gb(cap)}.",
+            f"The dense twin (every MLP as wide as the experts one token uses, the router "
+            f"gone) has {fmt_num(me.twin)} parameters, within {gap:.1%} of the mixture's "
+            "active count: it computes the same per token and stores only that.",
+        ],
     )
 
 
@@ -192,24 +191,20 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
         f"experts (skew s={skew:g})",
         "expert bytes",
     ]
-    return Group(
-        Heading("2. What a decode step reads: the experts its batch routes to"),
+    return section(
+        "2. What a decode step reads: the experts its batch routes to",
         Table(columns, rows),
-        Text(
-            f"\nPer MoE layer, B tokens each choosing {k} of {E} experts; expert bytes are "
-            f"over all {m.moe_layers} MoE layers ({fmt_gb(per_expert)} per expert)."
-        ),
-        Observations(
-            [
-                f"Uniform routing (the assumption: each token picks {k} of {E} at random, "
-                f"independently) reaches E (1 - (1 - k/E)^B) experts: {first.uniform:.1f} at batch "
-                f"{first.batch:,}. " + all_at,
-                f"Skew (popularity falling as i^-{skew:g}) reaches fewer experts at "
-                f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular "
-                "experts, so a step reads fewer bytes, but the busiest expert does more of the "
-                "work (section 6).",
-            ]
-        ),
+        f"\nPer MoE layer, B tokens each choosing {k} of {E} experts; expert bytes are "
+        f"over all {m.moe_layers} MoE layers ({fmt_gb(per_expert)} per expert).",
+        items=[
+            f"Uniform routing (the assumption: each token picks {k} of {E} at random, "
+            f"independently) reaches E (1 - (1 - k/E)^B) experts: {first.uniform:.1f} at batch "
+            f"{first.batch:,}. " + all_at,
+            f"Skew (popularity falling as i^-{skew:g}) reaches fewer experts at "
+            f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular "
+            "experts, so a step reads fewer bytes, but the busiest expert does more of the "
+            "work (section 6).",
+        ],
     )
 
 
@@ -247,24 +242,20 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
         "twin step >=",
         "twin tok/s/GPU",
     ]
-    return Group(
-        Heading(f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}"),
+    return section(
+        f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}",
         Table(columns, rows),
-        Text(
-            "\nStep bound: sum of max(F / P, D / beta) over the operators on one chip's roofs; "
-            "tokens/s per GPU is B over that time\n(the step's bytes and FLOPs split evenly "
-            "over the GPUs; dispatch and combine come in section 4)."
-        ),
-        Observations(
-            [
-                f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
-                f"step against the twin's {fmt_gb(b.weight_bytes)} "
-                f"({ratio(a.weight_bytes / b.weight_bytes)}): about the same FLOPs per token, "
-                f"{_more(a.weight_bytes, b.weight_bytes)} bytes, as the batch's tokens spread "
-                "over more experts than one token uses.",
-                knees,
-            ]
-        ),
+        "\nStep bound: sum of max(F / P, D / beta) over the operators on one chip's roofs; "
+        "tokens/s per GPU is B over that time\n(the step's bytes and FLOPs split evenly "
+        "over the GPUs; dispatch and combine come in section 4).",
+        items=[
+            f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
+            f"step against the twin's {fmt_gb(b.weight_bytes)} "
+            f"({ratio(a.weight_bytes / b.weight_bytes)}): about the same FLOPs per token, "
+            f"{_more(a.weight_bytes, b.weight_bytes)} bytes, as the batch's tokens spread "
+            "over more experts than one token uses.",
+            knees,
+        ],
     )
 
 
@@ -310,15 +301,13 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
         "combine",
         "layer >=",
     ]
-    return Group(
-        Heading(f"4. Expert parallelism: dispatch and combine, {s.batch:,} tokens a step"),
+    return section(
+        f"4. Expert parallelism: dispatch and combine, {s.batch:,} tokens a step",
         Table(columns, table),
-        Text(
-            f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
-            f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
-            "latency a call (section 5). * chosen with --ep."
-        ),
-        Observations([sent, against + at_sizes]),
+        f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
+        f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
+        "latency a call (section 5). * chosen with --ep.",
+        items=[sent, against + at_sizes],
     )
 
 
@@ -332,19 +321,17 @@ def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
     val = [c for c in checks if not c.calibration]
     worst = max(val, key=lambda c: abs(_err(c)))
     mean = sum(abs(_err(c)) for c in val) / len(val)
-    return Group(
-        Heading(f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)"),
+    return section(
+        f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)",
         Table(["call", "model", "published", "error", "role"], rows),
-        Observations(
-            [
-                f"One latency calibrates the fixed cost a call "
-                f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
-                f"the other {len(val)} only check it: mean |error| "
-                f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
-                "The model counts bytes over the slower link and one latency; it knows nothing of "
-                "the kernels' queues, so what it misses shows where the latency is not bytes.",
-            ]
-        ),
+        items=[
+            f"One latency calibrates the fixed cost a call "
+            f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
+            f"the other {len(val)} only check it: mean |error| "
+            f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
+            "The model counts bytes over the slower link and one latency; it knows nothing of "
+            "the kernels' queues, so what it misses shows where the latency is not bytes.",
+        ],
     )
 
 
@@ -362,22 +349,18 @@ def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
         if s.ep > 1
         else "on one GPU every expert shares the same GPU, so no GPU waits for another"
     )
-    return Group(
-        Heading(f"6. Load imbalance at EP {s.ep}"),
+    return section(
+        f"6. Load imbalance at EP {s.ep}",
         Table(["skew s", "busiest expert", "busiest GPU", "cost a step", "of the step"], rows),
-        Text(
-            f"\nCost: (f - 1) x the experts' time a step per GPU, f the busiest GPU's load over "
-            f"the fair share; the step is {fmt_time(step)} per GPU (section 3, batch {s.batch:,})."
-        ),
-        Observations(
-            [
-                f"At skew {worst.exponent:g} the busiest expert gets {ratio(worst.expert_factor)} "
-                f"its fair share of tokens; {spread}.",
-                f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
-                f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB copies "
-                "hot experts) attacks the GPU factor, not the expert one.",
-            ]
-        ),
+        f"\nCost: (f - 1) x the experts' time a step per GPU, f the busiest GPU's load over "
+        f"the fair share; the step is {fmt_time(step)} per GPU (section 3, batch {s.batch:,}).",
+        items=[
+            f"At skew {worst.exponent:g} the busiest expert gets {ratio(worst.expert_factor)} "
+            f"its fair share of tokens; {spread}.",
+            f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
+            f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB copies "
+            "hot experts) attacks the GPU factor, not the expert one.",
+        ],
     )
 
 
@@ -409,4 +392,4 @@ def summary(s: Setup, me: Count, crit: tuple, step: Step, comm: float) -> Group:
          f"{fmt_time(comm)} dispatch and combine (batch {s.batch:,})"],
         ["tokens/s per GPU <=", f"{per_gpu:,.0f} (with dispatch and combine)"],
     ]  # fmt: skip
-    return Group(Heading("Summary", page=""), Table(["quantity", "value"], rows))
+    return section("Summary", Table(["quantity", "value"], rows), page="")

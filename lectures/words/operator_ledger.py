@@ -20,9 +20,10 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.present.display import Figure, Group, Table, Text, figure
 from common.present.explain import crossover_line
 from common.shell.paths import display_path
+from lectures.words import section
 
 
 @dataclass(frozen=True)
@@ -129,11 +130,11 @@ def machines(m: Machines) -> Group:
             "fp32. It is what numpy can reach, not a datasheet figure: another BLAS library or "
             "thread count moves it."
         )
-    return Group(
-        Heading("Machines: peak compute, bandwidth and ridge point"),
+    return section(
+        "Machines: peak compute, bandwidth and ridge point",
         Table(["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"], rows),
         None if m.local else Text(f"note: this machine is not measured: {m.reason}"),
-        Observations(items),
+        items=items,
     )
 
 
@@ -162,25 +163,20 @@ def ledger(led: Ledger) -> Group:
         verdict = f"{listing(fast)} {reach} the compute roof here, so faster arithmetic helps."
     else:
         verdict = "both are memory-bound, so a faster arithmetic unit cannot shorten them at all."
-    return Group(
-        Heading(f"Operator ledger on {r.chip}, {r.precision}"),
-        Text(
-            f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
-            f"I* = {r.ridge:.1f} FLOP/B; elements of {led.elem_bytes:g} bytes"
-        ),
+    return section(
+        f"Operator ledger on {r.chip}, {r.precision}",
+        f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
+        f"I* = {r.ridge:.1f} FLOP/B; elements of {led.elem_bytes:g} bytes",
         Table(["operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"], rows),
-        Observations(
-            [
-                f"{n_of_m(memory, len(led.ops)).capitalize()} operators are memory-bound on "
-                f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
-                f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: "
-                + verdict,
-                "The add's intensity does not depend on its size: F and D both grow with the "
-                f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
-                f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
-                "every row of the input.",
-            ]
-        ),
+        items=[
+            f"{n_of_m(memory, len(led.ops)).capitalize()} operators are memory-bound on "
+            f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
+            f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: " + verdict,
+            "The add's intensity does not depend on its size: F and D both grow with the "
+            f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
+            f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
+            "every row of the input.",
+        ],
     )
 
 
@@ -232,18 +228,16 @@ def attention(led: Ledger) -> Group:
             )
     else:
         time += ": moving fewer bytes saves no time that shows at these digits."
-    return Group(
-        Heading("Attention: S and P in memory vs ideal minimum traffic"),
+    return section(
+        "Attention: S and P in memory vs ideal minimum traffic",
         table,
-        Observations(
-            [
-                f"{moved} and the kernel {move} of I* = {led.roof.ridge:.1f}.",
-                time,
-                "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
-                "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
-                "so they move more bytes than this, and their speed must be measured.",
-            ]
-        ),
+        items=[
+            f"{moved} and the kernel {move} of I* = {led.roof.ridge:.1f}.",
+            time,
+            "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
+            "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
+            "so they move more bytes than this, and their speed must be measured.",
+        ],
     )
 
 
@@ -272,10 +266,10 @@ def speedups(led: Ledger) -> Group:
             "Every row reads 1.00x or 2.00x because every operator lies more than a factor of "
             "2 from the ridge. Closer in, the upgrade that helps would pay less than 2x."
         )
-    return Group(
-        Heading(f"Speedup from doubling one resource ({r.chip}, {r.precision})"),
+    return section(
+        f"Speedup from doubling one resource ({r.chip}, {r.precision})",
         Table(["operator", "I/I*", "2x compute", "2x bandwidth"], rows),
-        Observations([first, second]),
+        items=[first, second],
     )
 
 
@@ -308,9 +302,9 @@ def sweep(s: Sweep) -> Group:
             "time, above it the arithmetic does.",
         )
     table = [[m, *_counts(o), f"{o.intensity:.2f}", o.bound] for m, o in rows.items()]
-    return Group(
-        Heading(f"GEMM [M, {s.width}] x [{s.width}, {s.width}] on {r.chip}, {r.precision}"),
+    return section(
+        f"GEMM [M, {s.width}] x [{s.width}, {s.width}] on {r.chip}, {r.precision}",
         Table(["M", "F", "D", "I (FLOP/B)", "bound"], table),
-        Text("\n".join(lines)),
-        Observations(items),
+        "\n".join(lines),
+        items=items,
     )

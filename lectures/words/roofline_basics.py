@@ -19,6 +19,7 @@ from common.present.console import (
     fmt_bytes,
     fmt_flops,
     fmt_intensity,
+    fmt_kib,
     fmt_rate,
     fmt_time,
 )
@@ -34,6 +35,7 @@ from common.present.display import (
     figure,
 )
 from common.shell.paths import display_path
+from lectures.words import section
 
 
 def r0(x: float) -> str:
@@ -54,10 +56,6 @@ def never(b: int | None) -> str:
 def matmul_name(B: int) -> str:
     """The row name of X[B, K] · W[K, N]: 'matvec, B=1' or 'matmul, B=16'."""
     return "matvec, B=1" if B == 1 else f"matmul, B={B}"
-
-
-def _kib(n: float, digits: int = 0) -> str:
-    return fmt_bytes(n, binary=True, digits=digits)
 
 
 # --- 1. Intensity of basic operations, and 4. the roofline chart -------------
@@ -113,9 +111,9 @@ def basics(r: Basics) -> tuple[Group, Observations]:
         ]
         for o in r.ops
     ]
-    table = Group(
-        Heading(f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"),
-        Text(f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."),
+    table = section(
+        f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)",
+        f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}].",
         Table(["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="], rows),
     )
     add, dot = r.ops[:2]
@@ -175,8 +173,8 @@ def roofline_chart(r: Basics) -> Group:
         [label, o.name, fmt_intensity(o.intensity), fmt_rate(o.attainable)]
         for label, o in zip(labels, r.ops, strict=False)
     ]
-    return Group(
-        Heading(f"4. Roofline of {r.chip}, bf16"),
+    return section(
+        f"4. Roofline of {r.chip}, bf16",
         Preformatted("\n".join(ascii_roofline(points, r.peak, r.bw)) + "\n"),
         Table(["point", "operation", "FLOP/B", "attainable"], legend),
     )
@@ -283,9 +281,9 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         ]
         for x in r.rows
     ]
-    table = Group(
-        Heading(f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"),
-        Text("ridge in FLOP/B; * marks an estimated peak (see the hardware table)."),
+    table = section(
+        f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]",
+        "ridge in FLOP/B; * marks an estimated peak (see the hardware table).",
         Table(["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"], rows),
     )
     bf16 = [x for x in r.rows if x.precision == "bf16"]
@@ -438,14 +436,12 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         ]
         for a in r.attention
     ]
-    table = Group(
-        Heading(f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]"),
-        Text("book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."),
+    table = section(
+        f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]",
+        "book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte.",
         Table(["case", "compute", "ridge", "I, small B", "book's B", "exact B"], v5e),
-        Text(
-            "\nDecode attention, one layer and one sequence, bf16 KV cache:\n"
-            f"{r.q_heads} query heads of dim {r.head_dim}, context {r.context:,} tokens."
-        ),
+        "\nDecode attention, one layer and one sequence, bf16 KV cache:\n"
+        f"{r.q_heads} query heads of dim {r.head_dim}, context {r.context:,} tokens.",
         Table(["variant", "KV heads", "q per KV", "FLOPs", "KV bytes", "FLOP/B"], attention),
     )
     int8, weights, bf16 = r.v5e
@@ -504,29 +500,22 @@ class Tiling:
 
 def tiling(r: Tiling) -> tuple[Group, Observations]:
     """Part 5's tables (tile traffic, output tiles) and what they show."""
-    reg = _kib(r.register_file)
+    reg = fmt_kib(r.register_file, 0)
     traffic = [[t, fmt_bytes(d), f"{e:.1f}", f"{a:.1f}"] for t, d, e, a in r.tiles]
+    yes = {True: "yes", False: "no"}
     fits = [
-        [
-            t,
-            _kib(acc),
-            "yes" if acc <= r.register_file else "no",
-            r0(i),
-            "yes" if i >= r.ridge else "no",
-        ]
+        [t, fmt_kib(acc, 0), yes[acc <= r.register_file], r0(i), yes[i >= r.ridge]]
         for t, acc, i in r.outputs
     ]
-    table = Group(
-        Heading(f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul"),
+    table = section(
+        f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul",
         Table(
             ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"], traffic
         ),
-        Text(f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:"),
+        f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:",
         Table(["output tile", "fp32 accumulator", f"fits {reg}", "FLOP/B", "reaches ridge"], fits),
-        Text(
-            f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
-            f"{r.side:.0f}; fp32 accumulator {_kib(r.accumulator, 1)}."
-        ),
+        f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
+        f"{r.side:.0f}; fp32 accumulator {fmt_kib(r.accumulator, 1)}.",
     )
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
@@ -537,8 +526,8 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
             f"{l_approx:.1f} for {large}. The inner size bk does not change the traffic.",
             f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
             f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
-            f"takes {_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
-            f"{_kib(r.register_file)} register file. "
+            f"takes {fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
+            f"{fmt_kib(r.register_file, 0)} register file. "
             + ("No single SM gets there by itself." if gap else "One SM's registers can hold it."),
             ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
             + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "

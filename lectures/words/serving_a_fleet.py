@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from common.hw_specs import Chip
 from common.present.claims import above, change, counted, listing, ratio, regime, speed, than, times
 from common.present.console import fmt_pct, fmt_time
-from common.present.display import Figure, Group, Heading, Observations, Table, Text, figure
+from common.present.display import Figure, Group, Observations, Table, figure
 from common.shell.paths import display_path
 from common.tables.measurements import Fleet
 from common.tables.models import Model
+from lectures.words import section
 from lectures.words.llm_speed import png_hint
 
 __all__ = ["MTP", "Balance", "Chunked", "Cost", "Draft", "FleetCheck", "Setup", "Step", "png_hint"]
@@ -202,41 +203,37 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
         "decode tok/s",
         "FLOP/byte",
     ]
-    return Group(
-        Heading(
-            f"1. Continuous batching: {counted(B, 'decode token')} and a prefill chunk, budget "
-            f"{s.budget:,} ({_on(s)}, caches at {s.context:,})"
-        ),
+    return section(
+        f"1. Continuous batching: {counted(B, 'decode token')} and a prefill chunk, budget "
+        f"{s.budget:,} ({_on(s)}, caches at {s.context:,})",
         Table(columns, table),
-        Observations(
-            [
-                f"A chunk of {counted(first.chunk, 'prompt token')} beside the "
-                f"{counted(B, 'decode token')}: "
-                f"the step {change(none.seconds, first.seconds, fmt_time, words=GROWS)} "
-                f"({_slower(none.seconds, first.seconds)})"
-                + (
-                    f"; filling the budget with {full.chunk:,}, it "
-                    f"{change(none.seconds, full.seconds, fmt_time, words=GROWS)} "
-                    f"({_slower(none.seconds, full.seconds)})."
-                    if full is not first
-                    else "."
-                )
-                + " Every decoding sequence waits for "
-                "the whole step: that is its time per output token.",
-                f"The decode-only step runs at {none.intensity:,.0f} FLOP/byte, "
-                f"{regime(none.intensity, s.ridge)} (ridge {s.ridge:,.0f}); the full step at "
-                f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a "
-                f"prompt token adds {fmt_time(per_token)} to the step, "
-                f"{than(per_token / alone, 'GPU time')} the {fmt_time(alone)} it takes in a "
-                "prompt pass of its own.",
-                f"Unchunked, the {s.prompt:,}-token prompt is one pass of "
-                f"{fmt_time(chunked.alone)}, and the decoding sequences wait "
-                f"{fmt_time(stall)} for one token. In chunks of up to {chunked.chunk:,} it "
-                f"takes {counted(chunked.steps, 'step')}, a time to first token of at least "
-                f"{fmt_time(chunked.seconds)}, and no decode token waits more than "
-                f"{fmt_time(chunked.longest)}.",
-            ]
-        ),
+        items=[
+            f"A chunk of {counted(first.chunk, 'prompt token')} beside the "
+            f"{counted(B, 'decode token')}: "
+            f"the step {change(none.seconds, first.seconds, fmt_time, words=GROWS)} "
+            f"({_slower(none.seconds, first.seconds)})"
+            + (
+                f"; filling the budget with {full.chunk:,}, it "
+                f"{change(none.seconds, full.seconds, fmt_time, words=GROWS)} "
+                f"({_slower(none.seconds, full.seconds)})."
+                if full is not first
+                else "."
+            )
+            + " Every decoding sequence waits for "
+            "the whole step: that is its time per output token.",
+            f"The decode-only step runs at {none.intensity:,.0f} FLOP/byte, "
+            f"{regime(none.intensity, s.ridge)} (ridge {s.ridge:,.0f}); the full step at "
+            f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a "
+            f"prompt token adds {fmt_time(per_token)} to the step, "
+            f"{than(per_token / alone, 'GPU time')} the {fmt_time(alone)} it takes in a "
+            "prompt pass of its own.",
+            f"Unchunked, the {s.prompt:,}-token prompt is one pass of "
+            f"{fmt_time(chunked.alone)}, and the decoding sequences wait "
+            f"{fmt_time(stall)} for one token. In chunks of up to {chunked.chunk:,} it "
+            f"takes {counted(chunked.steps, 'step')}, a time to first token of at least "
+            f"{fmt_time(chunked.seconds)}, and no decode token waits more than "
+            f"{fmt_time(chunked.longest)}.",
+        ],
     )
 
 
@@ -259,25 +256,21 @@ def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> G
         else f"still rises at K = {last.draft} ({ratio(last.speedup[mid])})"
     )
     first = rows[0]
-    return Group(
-        Heading(
-            f"2. Speculative decoding ({_on(s)}, batch {s.batch:,}, a one-layer draft head: "
-            f"c = 1/{s.model.n_layers})"
-        ),
+    return section(
+        f"2. Speculative decoding ({_on(s)}, batch {s.batch:,}, a one-layer draft head: "
+        f"c = 1/{s.model.n_layers})",
         Table(["draft K", "verify v", *head], table),
-        Observations(
-            [
-                f"At a = 0.8 the speed-up {peak}.",
-                f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
-                f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
-                f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
-                + (
-                    "still rides on the weight reads."
-                    if above(last.verify, 1.0, "{:.2f}".format) == "at"
-                    else "adds FLOPs and attention the weight reads no longer hide."
-                ),
-            ]
-        ),
+        items=[
+            f"At a = 0.8 the speed-up {peak}.",
+            f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
+            f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
+            f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
+            + (
+                "still rides on the weight reads."
+                if above(last.verify, 1.0, "{:.2f}".format) == "at"
+                else "adds FLOPs and attention the weight reads no longer hide."
+            ),
+        ],
     )
 
 
@@ -337,24 +330,20 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
     hi = max(rows, key=lambda r: r.ratio)
     lo = min(rows, key=lambda r: r.ratio)
     token = (mine.prefill_s / mine.prompt) / (mine.decode_s / mine.output)
-    return Group(
-        Heading(
-            f"3. Prefill/decode disaggregation ({_on(s)} per replica, decode batch {s.batch:,})"
-        ),
+    return section(
+        f"3. Prefill/decode disaggregation ({_on(s)} per replica, decode batch {s.batch:,})",
         Table(["prompt", "output", "prefill GPU-s", "decode GPU-s", "P:D", "prefill share"], table),
-        Observations(
-            [
-                f"A {hi.prompt:,}-token prompt with {hi.output:,} output tokens needs "
-                f"{hi.ratio:.3f} prefill GPUs per decode GPU; a {lo.prompt:,}-token prompt "
-                f"with {lo.output:,} needs {lo.ratio:.3f}. The ratio follows the prompt over "
-                "the output, scaled by what a token costs in each phase.",
-                "For the flags' request a prompt token takes "
-                f"{fmt_time(mine.prefill_s / mine.prompt)} of GPU time and an output token "
-                f"{fmt_time(mine.decode_s / mine.output)} at "
-                f"batch {s.batch:,}: a prompt token costs {times(token)}. A bigger decode "
-                "batch makes output tokens cheaper and moves GPUs to prefill.",
-            ]
-        ),
+        items=[
+            f"A {hi.prompt:,}-token prompt with {hi.output:,} output tokens needs "
+            f"{hi.ratio:.3f} prefill GPUs per decode GPU; a {lo.prompt:,}-token prompt "
+            f"with {lo.output:,} needs {lo.ratio:.3f}. The ratio follows the prompt over "
+            "the output, scaled by what a token costs in each phase.",
+            "For the flags' request a prompt token takes "
+            f"{fmt_time(mine.prefill_s / mine.prompt)} of GPU time and an output token "
+            f"{fmt_time(mine.decode_s / mine.output)} at "
+            f"batch {s.batch:,}: a prompt token costs {times(token)}. A bigger decode "
+            "batch makes output tokens cheaper and moves GPUs to prefill.",
+        ],
     )
 
 
@@ -420,10 +409,10 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         f"$/M out B={B:,}",
         "$/M out at wall",
     ]
-    return Group(
-        Heading(f"4. Cost per million tokens at ${s.price:g} per GPU-hour on {s.chip.name}"),
+    return section(
+        f"4. Cost per million tokens at ${s.price:g} per GPU-hour on {s.chip.name}",
         Table(columns, table),
-        Observations(items) if items else None,
+        items=items,
     )
 
 
@@ -461,33 +450,29 @@ def fleet_section(c: FleetCheck) -> Group:
         ]
     )
     hit, miss, out = f.prices
-    return Group(
-        Heading(
-            f"5. DeepSeek's published day: {f.nodes_average:g} nodes of {f.gpus_per_node} {f.chip} "
-            f"on average, {f.nodes_peak} at peak"
-        ),
+    return section(
+        f"5. DeepSeek's published day: {f.nodes_average:g} nodes of {f.gpus_per_node} {f.chip} "
+        f"on average, {f.nodes_peak} at peak",
         Table(["figure", "course", "published", "error", "checks"], rows),
-        Text(f"Built from (calibration): {built}. Checked only (validation): the rows above."),
-        Observations(
-            [
-                f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode "
-                f"{c.decode_hours:,.0f}: {c.needed:,.0f} together against the {c.had:,.0f} "
-                f"the fleet ran, and the cost at ${f.price_per_gpu_hour:g} per GPU-hour lands "
-                f"{_err(c.cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
-                f"budget closes within {max(errors):.2%}: the nodes did nothing else but serve "
-                "at their average rates.",
-                f"At those rates a million input tokens cost {_usd(c.input_usd)} and a million "
-                f"output tokens {_usd(c.output_usd)}, against list prices of {_usd(miss)} "
-                f"(uncached input; {_usd(hit)} cached) and {_usd(out)}: an output token costs "
-                f"{than(c.output_usd / c.input_usd, 'to serve')} an input token.",
-                f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request "
-                f"seeing about {speed_mid:g} tokens/s means about {per_node:,.0f} sequences "
-                f"decode at once on a node, {per_node / f.gpus_per_node:,.0f} a GPU, each "
-                f"with {f.kv_length:,.0f} tokens of cache. The fleet's own P:D is "
-                f"{c.prefill_hours / c.decode_hours:.2f} prefill node-hours per decode "
-                "node-hour.",
-            ]
-        ),
+        f"Built from (calibration): {built}. Checked only (validation): the rows above.",
+        items=[
+            f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode "
+            f"{c.decode_hours:,.0f}: {c.needed:,.0f} together against the {c.had:,.0f} "
+            f"the fleet ran, and the cost at ${f.price_per_gpu_hour:g} per GPU-hour lands "
+            f"{_err(c.cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
+            f"budget closes within {max(errors):.2%}: the nodes did nothing else but serve "
+            "at their average rates.",
+            f"At those rates a million input tokens cost {_usd(c.input_usd)} and a million "
+            f"output tokens {_usd(c.output_usd)}, against list prices of {_usd(miss)} "
+            f"(uncached input; {_usd(hit)} cached) and {_usd(out)}: an output token costs "
+            f"{than(c.output_usd / c.input_usd, 'to serve')} an input token.",
+            f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request "
+            f"seeing about {speed_mid:g} tokens/s means about {per_node:,.0f} sequences "
+            f"decode at once on a node, {per_node / f.gpus_per_node:,.0f} a GPU, each "
+            f"with {f.kv_length:,.0f} tokens of cache. The fleet's own P:D is "
+            f"{c.prefill_hours / c.decode_hours:.2f} prefill node-hours per decode "
+            "node-hour.",
+        ],
     )
 
 

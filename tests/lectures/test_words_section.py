@@ -1,0 +1,25 @@
+"""The words' one section shape: heading, parts in order, then what to observe."""
+
+from __future__ import annotations
+
+from common.present.display import Table
+from lectures.words import section
+
+
+def test_a_section_prints_heading_parts_and_observations_in_order() -> None:
+    got = section("1. Ridges", "rows in FLOP/B", Table(["chip"], [["A100"]]), None, items=["Low."])
+    # the heading underlined to at least 20 characters, the text, the table, the list
+    assert str(got) == (
+        "\n1. Ridges\n" + "=" * 20 + "\nrows in FLOP/B\nchip\n----\nA100\n"
+        "\nWhat to observe:\n  1. Low."
+    )
+
+
+def test_without_observations_nothing_follows_the_parts() -> None:
+    assert str(section("Summary", "one line")) == "\nSummary\n" + "=" * 20 + "\none line"
+
+
+def test_on_the_page_the_heading_drops_its_number_or_is_left_out() -> None:
+    numbered = section("2. Decode", "x")._repr_html_()
+    assert numbered == '<p class="rl-heading">Decode</p><p class="rl-text">x</p>'
+    assert section("Summary", "x", page="")._repr_html_() == '<p class="rl-text">x</p>'
