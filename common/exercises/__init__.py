@@ -27,9 +27,12 @@ from typing import Any, NamedTuple
 
 from common import hw_specs
 from common.files.calibration import saved_calibration
-from common.formulas import attention_io, ledger, roofline
+from common.files.results import get_section, load_results
+from common.formulas import attention_io, ledger, numpy_ops, predict, roofline, serving, transformer
 from common.formulas.thresholds import crossover
 from common.hw_specs import Chip
+from common.measure import caches
+from common.present import console
 from common.present.claims import (
     change,
     direction,
@@ -38,11 +41,13 @@ from common.present.claims import (
     n_of_m,
     ratio,
     rose,
+    side,
     speed,
     than,
 )
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
 from common.tables import assumptions, shipped
+from common.tables import measurements as pub
 from common.tables.units import GIB
 
 FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
@@ -108,8 +113,6 @@ def measured_calibration(section: str, source: str) -> Calibration | None:
 
 def measured_section(section: str) -> Mapping[str, Any] | None:
     """A section of this machine's results file, or None when there is no usable one."""
-    from common.files.results import get_section, load_results
-
     return get_section(load_results(), section)[0]
 
 
@@ -186,8 +189,6 @@ def percent_of_bound_answer(
     calib: Calibration, operations: Sequence[Mapping[str, Any]] | None, llc_bytes: int | None
 ) -> Answer:
     """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
-    from common.formulas import numpy_ops
-
     ridge = calib.ridge
     values: dict[str, Any] = {"ridge": ridge, "percent": {}}
     rows = []
@@ -255,7 +256,6 @@ def percent_of_bound_answer(
 
 
 def _solve_percent_of_bound() -> Answer:
-    from common.measure import caches
 
     probe = measured_section("probe")
     calib = measured_calibration("probe", "this machine (lecture 01)") or EXAMPLE_CALIBRATION
@@ -858,12 +858,8 @@ _MATCH_FORMULA = {
 
 def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answer:
     """The efficiency of one roof at which lecture 11's 1-GPU prediction meets the measurement."""
-    from common.formulas import predict
-    from common.formulas.transformer import decode_ledger, prefill_ledger
-    from common.tables import measurements as pub
-
     run = next(r for r in pub.FT_13B if r.phase == phase and r.gpus == 1)
-    build = prefill_ledger if phase == "prefill" else decode_ledger
+    build = transformer.prefill_ledger if phase == "prefill" else transformer.decode_ledger
     led = build(pub.GPT_13B, 1, run.tokens)
     spec = predict.spec_roofs(hw_specs.A100, "bf16")
     alpha, floor = None, pub.small_kernel_floor()  # one GPU: no all-reduce
@@ -913,26 +909,27 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
 PROFILED_SHRINK = 4  # lecture 12's default --shrink
 
 
-def _profiled_model() -> Any:
+def _profiled() -> tuple[Any, transformer.DTypes]:
+    """Lecture 12's model (Llama 3 8B, widths / PROFILED_SHRINK) and its fp32 types."""
     from common.tables.models import LLAMA_3_8B, shrunk
 
-    return shrunk(LLAMA_3_8B, PROFILED_SHRINK)
+    return shrunk(LLAMA_3_8B, PROFILED_SHRINK), transformer.DTypes("fp32", "fp32", "fp32")
 
 
 def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
     """Attention-product FLOPs: the profiler's full S x S rectangle against the causal ledger."""
-    from common.formulas.transformer import ATTENTION_PRODUCTS, DTypes, prefill_ledger
-    from common.present.console import fmt_flops
-
-    m, rows, values = _profiled_model(), [], {}
+    (m, dt), rows, values = _profiled(), [], {}
     for S in prompts:
-        led = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
-        causal = sum(op.flops * c for op, c in led.counted() if op.name in ATTENTION_PRODUCTS)
+        led = transformer.prefill_ledger(m, 1, S, dt, materialized=True)
+        products = transformer.ATTENTION_PRODUCTS
+        causal = sum(op.flops * c for op, c in led.counted() if op.name in products)
         # two products per head (Q K^T and P V), each over the whole S x S rectangle
         full = 2 * m.n_layers * m.n_heads * roofline.matmul_counts(S, m.d_head, S)[0]
         extra = (full - causal) / led.flops
         values[S] = {"ledger": causal, "profiler": full, "extra_share": extra}
-        rows.append((f"{S:,}", fmt_flops(causal, 1), fmt_flops(full, 1), fmt_pct(extra, 1)))
+        rows.append(
+            (f"{S:,}", console.fmt_flops(causal, 1), console.fmt_flops(full, 1), fmt_pct(extra, 1))
+        )
     steps = (
         f"{m.name} has {m.n_layers} layers of {m.n_heads} query heads of {m.d_head}. A head's "
         "Q K^T is a [S, d_h] x [d_h, S] matmul, 2 S^2 d_h FLOPs, and P V the same: that is "
@@ -951,25 +948,21 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
 
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
     """One fp32 decode step at each context: bytes, KV share and the bound on measured roofs."""
-    from common.formulas.roofline import lower_bound_time
-    from common.formulas.transformer import DTypes, decode_ledger, kv_cache_bytes_per_token
-    from common.present.claims import side
-
-    m, dt = _profiled_model(), DTypes("fp32", "fp32", "fp32")
+    m, dt = _profiled()
     calib = measured_calibration("probe", "this machine (lecture 01)") or EXAMPLE_CALIBRATION
     rows, values, most = [], {}, 0.0
     for S in contexts:
-        led = decode_ledger(m, 1, S, dt)
+        led = transformer.decode_ledger(m, 1, S, dt)
         most = max(most, roofline.intensity(led.flops, led.nbytes))
-        t = lower_bound_time(
+        t = roofline.lower_bound_time(
             led.flops, led.nbytes, calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s
         )
         values[S] = {"bytes": led.nbytes, "kv_share": led.kv_bytes / led.nbytes, "seconds": t}
         rows.append(
             (f"{S:,}", fmt_bytes(led.nbytes), fmt_pct(led.kv_bytes / led.nbytes), fmt_time(t))
         )
-    per_token = kv_cache_bytes_per_token(m, dt.kv_bytes)
-    weights = decode_ledger(m, 1, contexts[0], dt).weight_bytes
+    per_token = transformer.kv_cache_bytes_per_token(m, dt.kv_bytes)
+    weights = transformer.decode_ledger(m, 1, contexts[0], dt).weight_bytes
     even = math.ceil(weights / per_token)
     first, last = values[contexts[0]], values[contexts[-1]]
     steps = (
@@ -994,13 +987,12 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
 # --- Lecture 13: a mixture of experts ----------------------------------------
 def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     """Mixtral's experts against its dense twin: critical batches in fp8 on `chip` (H100)."""
-    from common.formulas.transformer import DTypes, expert_critical_batch
     from common.tables.models import MIXTRAL_8X7B, dense_twin
 
     c, m = chip or hw_specs.H100, MIXTRAL_8X7B
-    dt, ridge = DTypes("fp8"), c.ridge_point("fp8")
+    dt, ridge = transformer.DTypes("fp8"), c.ridge_point("fp8")
     E, k, d, f = m.n_experts, m.experts_per_token, m.d_model, m.d_ff_expert
-    moe = expert_critical_batch(m, ridge, dt)
+    moe = transformer.expert_critical_batch(m, ridge, dt)
     twin = roofline.critical_batch(
         d, dense_twin(m).d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes
     )
@@ -1031,22 +1023,19 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
 
 def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
     """Qwen3-30B-A3B: experts a step reaches, uniform and skewed, and the GPUs' imbalance."""
-    from common.formulas import serving
-    from common.formulas.transformer import experts_touched
-    from common.tables.assumptions import ROUTING_ZIPF
     from common.tables.models import QWEN3_30B_A3B
 
     m = QWEN3_30B_A3B
     E, k = m.n_experts, m.experts_per_token
-    uniform = experts_touched(batch, k, E)
-    shares = serving.skewed_shares(E, k, ROUTING_ZIPF)
+    uniform = transformer.experts_touched(batch, k, E)
+    shares = serving.skewed_shares(E, k, assumptions.ROUTING_ZIPF)
     skewed = serving.experts_touched_by_shares(batch, shares)
     gpu = serving.imbalance_factor(serving.gpu_loads(shares, gpus))
     saved = 1 - skewed / uniform
     steps = (
         f"Uniform: E (1 - (1 - k/E)^B) = {E} (1 - (1 - {k}/{E})^{batch}) = {uniform:.1f} "
         f"experts of {E} per layer.",
-        f"Skew s = {ROUTING_ZIPF:g}: expert i is among a token's {k} with probability "
+        f"Skew s = {assumptions.ROUTING_ZIPF:g}: expert i is among a token's {k} with probability "
         f"q_i = min(1, c i^-s), c set so the q_i sum to {k}; the step reaches "
         f"sum 1 - (1 - q_i)^{batch} = {skewed:.1f} experts, {saved:.1%} fewer weight reads.",
         f"Round-robin over {gpus} GPUs, the busiest GPU's share of the routed tokens is "
@@ -1063,12 +1052,10 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
 def mtp_acceptance_answer(modules: int = 2) -> Answer:
     """DeepSeek-V3's MTP: the acceptance its x1.8 implies with a costed draft (Leviathan
     et al.'s speed-up E(a, K) / (K c + v) read backwards), and what K = `modules` gives."""
-    from common.formulas import serving
-    from common.tables import measurements as published
     from common.tables.models import get_model
 
-    K, S = published.MTP_DRAFT_TOKENS, published.MTP_SPEEDUP
-    low, high = published.MTP_ACCEPTANCE
+    K, S = pub.MTP_DRAFT_TOKENS, pub.MTP_SPEEDUP
+    low, high = pub.MTP_ACCEPTANCE
     L = get_model("deepseek-v3").n_layers
     c = 1 / L
     a = serving.acceptance_for_speedup(S, K, c)
@@ -1095,10 +1082,7 @@ def mtp_acceptance_answer(modules: int = 2) -> Answer:
 def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: float = 3.0) -> Answer:
     """DeepSeek's published per-node rates for a request shape: the P:D node ratio, the cost
     of one request and of a million of its tokens at `price` $ per GPU-hour."""
-    from common.formulas import serving
-    from common.tables import measurements
-
-    fleet = measurements.DEEPSEEK_FLEET
+    fleet = pub.DEEPSEEK_FLEET
     t_p = prompt / fleet.prefill_per_node  # node-seconds of prefill a request takes
     t_d = output / fleet.decode_per_node  # node-seconds of decode
     pd = serving.pd_ratio(t_p, t_d)
