@@ -71,6 +71,18 @@ class Answer:
     table: Table | None = None
 
 
+def _answer(
+    steps: Sequence[str],
+    values: Mapping[str, Any],
+    formula: str,
+    headers: Sequence[str] = (),
+    rows: Sequence[tuple[str, ...]] = (),
+) -> Answer:
+    """An Answer from its parts; the table only when there are rows."""
+    table = Table(tuple(headers), tuple(rows)) if rows else None
+    return Answer(tuple(steps), values, formula, table)
+
+
 @dataclasses.dataclass(frozen=True)
 class Exercise:
     """One exercise: a key, a title, where it comes from, the question and its solver."""
@@ -101,6 +113,7 @@ EXAMPLE_CALIBRATION = Calibration(
     assumptions.EXAMPLE_MATMUL.value,
     "an example laptop (the article's probe)",
 )
+LECTURE_01 = "this machine (lecture 01)"
 
 
 def measured_calibration(section: str, source: str) -> Calibration | None:
@@ -143,8 +156,7 @@ def shipped_chip(chip: Chip) -> Chip:
     return dataclasses.replace(chip, peak_flops_table=peaks, **figures)
 
 
-def _f1(x: float) -> str:
-    return f"{x:,.1f}"
+_f1 = "{:,.1f}".format  # a ridge or an intensity, one decimal
 
 
 # --- The article's operators (bf16) and the GEMM crossover -------------------
@@ -189,81 +201,65 @@ def percent_of_bound_answer(
     calib: Calibration, operations: Sequence[Mapping[str, Any]] | None, llc_bytes: int | None
 ) -> Answer:
     """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
-    ridge = calib.ridge
-    values: dict[str, Any] = {"ridge": ridge, "percent": {}}
-    rows = []
+    ridge, rows, measured = calib.ridge, [], {}
     for op in operations or ():
         name, fraction = str(op["name"]), float(op["fraction_of_bound"])
-        values["percent"][name] = fraction
+        measured[name] = fraction
         shown = "above roof" if op.get("flag") else fmt_pct(fraction)
         rows.append((name, f"{float(op['intensity']):.3g}", str(op["bound"]), shown))
+    values: dict[str, Any] = {"ridge": ridge, "percent": measured}
+    own = "each is the very operation that measured its own roof."
     steps = [
         "The percentage is the roofline's lower bound divided by the measured time, "
         "t_pred / t_meas: 100% means the operation ran as fast as the two roofs allow, "
         "50% means it took twice the bound.",
         f"The roofs here come from {calib.source}: {fmt_bw(calib.bandwidth_bytes_per_s)} "
         f"and {fmt_rate(calib.matmul_flops_per_s)}, so I* = {_f1(ridge)} FLOP/byte.",
+        f"Expect the add and the square GEMM near 100%: {own}",
     ]
-    measured = values["percent"]
     if "add" in measured and "GEMM square" in measured:
-        low = min(measured["add"], measured["GEMM square"]) < NOISY_BELOW
-        busy = (
-            " One of them fell well short here: the machine was busier while it ran "
-            "than during the calibration. Rerun on a quiet machine."
+        add, gemm = measured["add"], measured["GEMM square"]
+        steps[-1] = (
+            f"The add reached {fmt_pct(add)} and the square GEMM {fmt_pct(gemm)} of their "
+            f"bounds. Expect both near 100%: {own}"
+            + (
+                " One of them fell well short here: the machine was busier while it ran "
+                "than during the calibration. Rerun on a quiet machine."
+                if min(add, gemm) < NOISY_BELOW
+                else ""
+            )
         )
-        steps.append(
-            f"The add reached {fmt_pct(measured['add'])} and the square GEMM "
-            f"{fmt_pct(measured['GEMM square'])} of their bounds. Expect both near 100%: "
-            "each is the very operation that measured its own roof." + (busy if low else "")
-        )
-    else:
-        steps.append(
-            "Expect the add and the square GEMM near 100%: each is the very operation "
-            "that measured its own roof."
-        )
-    if "attention naive" in measured:
-        share = measured["attention naive"]
-        steps.append(
-            f"Naive attention reached {fmt_pct(share)}, "
-            + ("well below half its bound" if share < 0.5 else "more than half its bound")
-            + ", as expected: numpy runs its matmul and softmax phases one after the other "
-            "(the roofline assumes they overlap), the softmax runs on one thread, and exp "
-            "costs far more than the one FLOP it is counted as."
-        )
-    else:
-        steps.append(
-            "Expect naive attention well below 50%: numpy runs its matmul and softmax "
-            "phases one after the other, the softmax on one thread, and exp costs far "
-            "more than the one FLOP it is counted as."
-        )
+    share = measured.get("attention naive")
+    steps.append(
+        "Expect naive attention well below 50%: numpy runs its matmul and softmax "
+        "phases one after the other, the softmax on one thread, and exp costs far "
+        "more than the one FLOP it is counted as."
+        if share is None
+        else f"Naive attention reached {fmt_pct(share)}, "
+        + ("well below half its bound" if share < 0.5 else "more than half its bound")
+        + ", as expected: numpy runs its matmul and softmax phases one after the other "
+        "(the roofline assumes they overlap), the softmax runs on one thread, and exp "
+        "costs far more than the one FLOP it is counted as."
+    )
     if llc_bytes:
-        n = numpy_ops.attention_seq_len(llc_bytes)
-        values["attention_n"] = n
+        n = values["attention_n"] = numpy_ops.attention_seq_len(llc_bytes)
         steps.append(
             f"A high attention score means its N x N score matrix stayed in cache. With a "
             f"{fmt_bytes(llc_bytes, True)} last-level cache the lecture picks N = {n:,}, so "
             f"S takes {fmt_bytes(n * n * FP32, True)}, at least twice the cache. If your "
             "score is still high, double N (S grows four times) and rerun."
         )
-    table = Table(("operation", "I (FLOP/B)", "bound", "% of bound"), tuple(rows))
-    return Answer(
-        tuple(steps),
-        values,
-        r"\%\ \text{of bound} = 100 \times "
-        r"\frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}",
-        table if rows else None,
-    )
+    formula = r"\%\ \text{of bound} = 100 \times \frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}"
+    return _answer(steps, values, formula, ("operation", "I (FLOP/B)", "bound", "% of bound"), rows)
 
 
 def _solve_percent_of_bound() -> Answer:
-
     probe = measured_section("probe")
-    calib = measured_calibration("probe", "this machine (lecture 01)") or EXAMPLE_CALIBRATION
+    calib = measured_calibration("probe", LECTURE_01) or EXAMPLE_CALIBRATION
     operations = probe.get("operations") if probe else None
     valid = isinstance(operations, list) and all(isinstance(op, dict) for op in operations)
-    return percent_of_bound_answer(
-        calib, operations if valid else None, caches.last_level_cache_bytes()
-    )
+    llc = caches.last_level_cache_bytes()
+    return percent_of_bound_answer(calib, operations if valid else None, llc)
 
 
 # --- Article exercise 2: the batch sweep's ridge crossing --------------------
@@ -278,20 +274,14 @@ def sweep_crossing_answer(
     throughputs: Sequence[float] | None = None,
 ) -> Answer:
     """Where x[B, d] @ W[d, d] (fp32) crosses the ridge, and where throughput levels off."""
-    ridge = calib.ridge
-    exact = roofline.critical_batch(d, d, ridge, FP32, FP32, FP32)
-    intensities = [
-        roofline.intensity(*roofline.matmul_counts(b, d, d, FP32, FP32, FP32)) for b in batches
-    ]
+    ridge, fp32 = calib.ridge, (FP32, FP32, FP32)
+    exact = roofline.critical_batch(d, d, ridge, *fp32)
+    intensities = [roofline.intensity(*roofline.matmul_counts(b, d, d, *fp32)) for b in batches]
     cross = crossover(batches, intensities, ridge)
     ceiling = calib.matmul_flops_per_s / (2.0 * d * d)  # tokens/s once compute-bound
     crossing = None if cross is None else (cross.before, cross.first)
-    values: dict[str, Any] = {
-        "ridge": ridge,
-        "critical_batch": exact,
-        "crossing": crossing,
-        "throughput_ceiling": ceiling,
-    }
+    values: dict[str, Any] = {"ridge": ridge, "critical_batch": exact, "crossing": crossing}
+    values["throughput_ceiling"] = ceiling
     steps = [
         f"Each call reads W once ({fmt_bytes(d * d * FP32, True)} for d = {d:,}) plus x and "
         "y, so the intensity grows about as B / 2 for small batches and levels off at "
@@ -323,7 +313,7 @@ def sweep_crossing_answer(
             f"that ceiling{low if best > 1.1 * ceiling else ''}, and first came within 10% of "
             f"its peak at B = {b90}: that is where, on this machine, a bigger batch stops paying."
         )
-    return Answer(tuple(steps), values, r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*")
+    return _answer(steps, values, r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*")
 
 
 def _solve_sweep_crossing() -> Answer:
@@ -337,7 +327,7 @@ def _solve_sweep_crossing() -> Answer:
     except (KeyError, TypeError, ValueError, IndexError):
         calib = None
     if calib is None:
-        calib = measured_calibration("probe", "this machine (lecture 01)")
+        calib = measured_calibration("probe", LECTURE_01)
         d, batches, throughputs = SWEEP_DIM, list(SWEEP_BATCHES), None
     return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, d, batches, throughputs)
 
@@ -349,11 +339,11 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     Before: the repository's table. After: the student's table when it already holds the
     edit, else the student's table with the edit applied.
     """
-    current = hw_specs.A100
+    current, h100 = hw_specs.A100, hw_specs.H100
     start = shipped_chip(current)
     already = current.peak_flops("bf16") == new_peak
     chip = current if already else with_peak(current, "bf16", new_peak)
-    p0, p1 = start.peak_flops("bf16"), chip.peak_flops("bf16")
+    p0, p1 = (fmt_rate(c.peak_flops("bf16"), digits=2) for c in (start, chip))
     r0, r1 = start.ridge_point("bf16"), chip.ridge_point("bf16")
     c0, c1 = gemm_crossover(r0), gemm_crossover(r1)
     rows, flipped = [], []
@@ -363,17 +353,10 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         rows.append((name, f"{i:,.2f}", b0, b1))
         if b0 != b1:
             flipped.append(f"{name} ({b0} to {b1})")
-    p0_, p1_ = fmt_rate(p0, digits=2), fmt_rate(p1, digits=2)
-    where = (
-        f"Your table already holds this edit ({p1_}): the answer starts from the "
-        f"repository's table ({p0_}) and ends at yours."
-        if already
-        else f"Your table has {fmt_rate(current.peak_flops('bf16'), digits=2)}: the answer "
-        f"starts from the repository's table ({p0_}) and applies the edit ({p1_})."
-    )
+    same_bw = start.mem_bw == chip.mem_bw
     bw = (
         "the bandwidth is unchanged, so the ridge moves with the peak"
-        if start.mem_bw == chip.mem_bw
+        if same_bw
         else f"the bandwidth moved too ({ratio(chip.mem_bw / start.mem_bw)}), so the ridge "
         "moves with peak / bandwidth"
     )
@@ -381,41 +364,34 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         1: " A higher ridge raises the bar every kernel must clear to use the compute unit.",
         -1: " A lower ridge lets more kernels use the compute unit.",
     }.get(direction(r0, r1, _f1), "")
-    h100 = hw_specs.H100
     moves = (
         f"{_crossing(c0)} both before and after the edit"
         if c0 == c1
         else f"{_crossing(c0)} before the edit and {_crossing(c1)} after it"
     )
     steps = (
-        where,
+        f"Your table already holds this edit ({p1}): the answer starts from the "
+        f"repository's table ({p0}) and ends at yours."
+        if already
+        else f"Your table has {fmt_rate(current.peak_flops('bf16'), digits=2)}: the answer "
+        f"starts from the repository's table ({p0}) and applies the edit ({p1}).",
         f"The ridge {rose(r0, r1, _f1, ' FLOP/byte')}: {bw} ({ratio(r1 / r0)}).",
         f"The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge {moves}.",
         "Operators whose intensity lies between the two ridges change their bound: "
         f"{listing(flipped, 'none of the article list')}.{moral}",
         f"This edit changes the peak only; a real {h100.name} also has {fmt_bw(h100.mem_bw)} "
         f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}."
-        if start.mem_bw == chip.mem_bw
+        if same_bw
         else "Your table moved the A100's bandwidth as well: it "
         f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
         f"{fmt_bw(h100.mem_bw)}.",
     )
-    values = {
-        "ridge_before": r0,
-        "ridge_after": r1,
-        "before": c0,
-        "after": c1,
-        "flipped": [f.rsplit(" (", 1)[0] for f in flipped],
-        "already": already,
-    }
-    table = Table(("operator", "I (FLOP/B)", "bound before", "bound after"), tuple(rows))
-    return Answer(
-        steps,
-        values,
-        r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
-        r"(M) = \frac{2MNK}{2(MK + KN + MN)}",
-        table,
-    )
+    values = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1}
+    values |= {"flipped": [f.rsplit(" (", 1)[0] for f in flipped], "already": already}
+    formula = r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
+    formula += r"(M) = \frac{2MNK}{2(MK + KN + MN)}"
+    headers = ("operator", "I (FLOP/B)", "bound before", "bound after")
+    return _answer(steps, values, formula, headers, rows)
 
 
 # --- The lecture script's exercises (critical batch on TPU v5e; per-example matrices) ---
