@@ -20,6 +20,7 @@ from common.shell import boot
 boot.start_module("common.exercises")  # ``-m``: one-line errors before the imports below
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -400,6 +401,14 @@ EXERCISE_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192
 H200_BUDGET_GIB = 130  # an H200's 141 GB (131 GiB) less a reserve: lecture 03 works 78 GiB
 
 
+def _ridge_of(chip: Chip, precision: str) -> str:
+    """'<chip> at <precision>: I* = peak / bandwidth = ridge FLOP/byte', its figures quoted."""
+    return (
+        f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
+        f"{fmt_bw(chip.mem_bw)} = {_f1(chip.ridge_point(precision))} FLOP/byte"
+    )
+
+
 def critical_batch_answer(
     chip: Chip,
     precision: str,
@@ -409,38 +418,29 @@ def critical_batch_answer(
     dim: int = MATMUL_DIM,
 ) -> Answer:
     """Exact critical batch for X[B,K] W[K,N], K = N = dim, against the book's B ~ I* w / 2."""
-    ridge = chip.ridge_point(precision)
-    exact = roofline.critical_batch(dim, dim, ridge, x_bytes, w_bytes, out_bytes)
+    ridge, io = chip.ridge_point(precision), (x_bytes, w_bytes, out_bytes)
+    exact = roofline.critical_batch(dim, dim, ridge, *io)
     approx = ridge * w_bytes / 2  # B << K, N: I ~ 2BKN / (K N w) = 2B / w
-    at_exact = roofline.intensity(
-        *roofline.matmul_counts(exact or 1, dim, dim, x_bytes, w_bytes, out_bytes)
-    )
+    at_exact = roofline.intensity(*roofline.matmul_counts(exact or 1, dim, dim, *io))
     steps = (
-        f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
-        f"{fmt_bw(chip.mem_bw)} = {_f1(ridge)} FLOP/byte.",
+        f"{_ridge_of(chip, precision)}.",
         f"Bytes per element: x {x_bytes:g}, W {w_bytes:g}, output {out_bytes:g}. For a "
         "batch much smaller than K and N the weights dominate the traffic, so I is about "
         f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
-        (
-            f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
-            f"(I = {at_exact:.1f} FLOP/byte there): the activation and output bytes "
-            + (
-                "the estimate ignores push the answer up."
-                if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
-                else "the estimate ignores barely count here."
-            )
-            if exact is not None
-            else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
-            "climbs that high."
-        ),
+        f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
+        f"(I = {at_exact:.1f} FLOP/byte there): the activation and output bytes the estimate "
+        + (
+            "ignores push the answer up."
+            if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
+            else "ignores barely count here."
+        )
+        if exact is not None
+        else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
+        "climbs that high.",
     )
     values = {"ridge": ridge, "critical_batch": exact, "approximation": approx}
-    return Answer(
-        steps,
-        values,
-        r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
-        r"\frac{P_{\text{peak}}}{\beta}",
-    )
+    formula = r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
+    return _answer(steps, values, formula + r"\frac{P_{\text{peak}}}{\beta}")
 
 
 def per_example_matrices_answer(
@@ -448,11 +448,7 @@ def per_example_matrices_answer(
 ) -> Answer:
     """One weight matrix per example: intensity stays near 1 FLOP/byte for every batch."""
     chip = hw_specs.TPU_V5E
-    rows, values = [], {}
-    for b in batches:
-        i = roofline.intensity(*roofline.batched_matvec_counts(b, dim, dim))
-        rows.append((f"{b:,}", f"{i:.4f}"))
-        values[b] = i
+    values = {b: roofline.intensity(*roofline.batched_matvec_counts(b, dim, dim)) for b in batches}
     ridge = chip.ridge_point("bf16")
     steps = (
         "Every example now brings its own K x N matrix, so the bytes grow with B exactly "
@@ -469,7 +465,8 @@ def per_example_matrices_answer(
         + " Decode attention over a per-sequence KV cache has the same shape.",
     )
     formula = r"I = \frac{2BKN}{b\,(BK + BKN + BN)} \approx \frac{2}{b} = 1 \text{ (bf16)}"
-    return Answer(steps, values, formula, Table(("batch B", "I (FLOP/B)"), tuple(rows)))
+    rows = [(f"{b:,}", f"{i:.4f}") for b, i in values.items()]
+    return _answer(steps, values, formula, ("batch B", "I (FLOP/B)"), rows)
 
 
 # --- This course's exercises -------------------------------------------------
@@ -477,24 +474,17 @@ def h200_vs_h100_answer(
     n_params: float = 7e9, weight_bytes: float = 2, dim: int = MATMUL_DIM
 ) -> Answer:
     """H200 vs H100: same compute, more bandwidth; ridge, critical batch (K = N = dim), decode."""
+    c100, c200 = hw_specs.H100, hw_specs.H200
     rows, values = [], {}
-    for chip in (hw_specs.H100, hw_specs.H200):
+    for chip in (c100, c200):
         ridge = chip.ridge_point("bf16")
         crit = roofline.critical_batch(dim, dim, ridge)
         t_decode = n_params * weight_bytes / chip.mem_bw
         values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
-        rows.append(
-            (
-                chip.name,
-                fmt_bw(chip.mem_bw),
-                _f1(ridge),
-                fmt_batch(crit, "never"),
-                fmt_time(t_decode),
-            )
-        )
+        cells = (fmt_bw(chip.mem_bw), _f1(ridge), fmt_batch(crit, "never"), fmt_time(t_decode))
+        rows.append((chip.name, *cells))
     h100, h200 = values["h100"], values["h200"]
     values["decode_speedup"] = h100["decode_s"] / h200["decode_s"]
-    c100, c200 = hw_specs.H100, hw_specs.H200
     peak_ratio = c200.peak_flops("bf16") / c100.peak_flops("bf16")
     b0, b1 = h100["critical_batch"], h200["critical_batch"]
     batch = (
@@ -532,7 +522,7 @@ def h200_vs_h100_answer(
     )
     headers = ("chip", "bandwidth", "I* bf16", "critical batch", "decode step bound")
     formula = r"T_{\text{decode step}} \geq \frac{N_{\text{params}}\, b_w}{\beta}"
-    return Answer(steps, values, formula, Table(headers, tuple(rows)))
+    return _answer(steps, values, formula, headers, rows)
 
 
 def gqa_decode_answer(
@@ -547,12 +537,10 @@ def gqa_decode_answer(
     rows, values = [], {}
     for hkv in kv_heads:
         f, d = roofline.decode_attention_counts(n_q_heads, hkv, d_head, context)
-        i = roofline.intensity(f, d)
+        i = values[hkv] = roofline.intensity(f, d)
         per_token = ledger.kv_cache_bytes(1, 1, hkv * d_head)
-        name = names.get(hkv, "GQA")
-        values[hkv] = i
         heads = f"{hkv} KV head{'s' if hkv != 1 else ''}"
-        rows.append((f"{name} ({heads})", f"{i:g}", fmt_bytes(per_token, True)))
+        rows.append((f"{names.get(hkv, 'GQA')} ({heads})", f"{i:g}", fmt_bytes(per_token, True)))
     steps = (
         "At decode each sequence reads its whole K and V cache once per layer and uses "
         "each cached element in one dot product per query head that shares it.",
@@ -570,14 +558,9 @@ def gqa_decode_answer(
         + ", and fewer KV heads help by shrinking the cache (the last column, per token and "
         "layer) that every step must read.",
     )
-    table = Table(("attention", "I (FLOP/B)", "KV bytes per token and layer"), tuple(rows))
-    return Answer(
-        steps,
-        values,
-        r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = "
-        r"\frac{H_q}{H_{kv}} \text{ (bf16)}",
-        table,
-    )
+    formula = r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = \frac{H_q}{H_{kv}} \text{ (bf16)}"
+    headers = ("attention", "I (FLOP/B)", "KV bytes per token and layer")
+    return _answer(steps, values, formula, headers, rows)
 
 
 def largest_batch_answer(
@@ -588,10 +571,7 @@ def largest_batch_answer(
     spec = assumptions.ARTICLE_7B
     rows, values = [], {}
     for rate in rates:
-
-        def at(b: int, rate: float = rate) -> Any:
-            return ledger.model_ledger(spec, b, rate)
-
+        at = functools.partial(ledger.model_ledger, spec, overhead_rate=rate)
         best = ledger.largest_batch_that_fits(budget_gib * GIB, at)
         total, over = at(best).total / GIB, at(best + 1).total / GIB
         values[rate] = {"batch": best, "total_gib": total, "next_gib": over}
@@ -607,16 +587,15 @@ def largest_batch_answer(
         "Cutting the overhead (what paged KV-cache allocation does) buys more concurrent "
         "sequences than any kernel tuning could: here capacity, not speed, sets the batch.",
     )
-    table = Table(("overhead", "largest batch", "its total", "one more"), tuple(rows))
+    headers = ("overhead", "largest batch", "its total", "one more")
     formula = r"N b_w + 2BSLd_{kv}b_{kv} + BSa + \rho\,(\ldots) \;\leq\; \text{budget}"
-    return Answer(steps, values, formula, table)
+    return _answer(steps, values, formula, headers, rows)
 
 
 def bandwidth_2x_answer() -> Answer:
     """Who gains from 2x bandwidth, who from 2x compute (TPU v6e bf16; lecture 05 works A100)."""
     chip = hw_specs.TPU_V6E
-    peak, bw = chip.peak_flops("bf16"), chip.mem_bw
-    ridge = chip.ridge_point("bf16")
+    peak, bw, ridge = chip.peak_flops("bf16"), chip.mem_bw, chip.ridge_point("bf16")
     rows, gain_bw, gain_compute = [], [], []
     for name, f, d in article_operators():
         s_compute, s_bw = roofline.speedup_2x(f, d, peak, bw)
@@ -633,18 +612,19 @@ def bandwidth_2x_answer() -> Answer:
         "An operator close to the ridge gains less than 2x from either, because the other "
         "roof soon takes over.",
     )
-    table = Table(("operator", "I / I*", "2x compute", "2x bandwidth"), tuple(rows))
+    values = {"bandwidth": gain_bw, "compute": gain_compute}
+    headers = ("operator", "I / I*", "2x compute", "2x bandwidth")
     formula = r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)"
-    return Answer(steps, {"bandwidth": gain_bw, "compute": gain_compute}, formula, table)
+    return _answer(steps, values, formula, headers, rows)
 
 
 def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     """Critical K for X[B,K] W[K,N] split along K over two chips, per chip and link."""
     rows, values = [], {}
     for chip in (hw_specs.A100, hw_specs.B200):  # lecture 02 works v5e, v6e, H100, B300
-        peak = chip.peak_flops("bf16")
-        d_crit = roofline.network_critical_dim(peak, chip.link_bw)
-        values[chip.key] = d_crit
+        d_crit = values[chip.key] = roofline.network_critical_dim(
+            chip.peak_flops("bf16"), chip.link_bw
+        )
         verdict = "compute" if d_example > d_crit else "communication"
         rows.append((chip.name, fmt_bw(chip.link_bw), f"{d_crit:,.1f}", verdict))
     steps = (
@@ -656,13 +636,9 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
         "step. Slow links need much wider layers before sharding pays.",
     )
     headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
-    return Answer(
-        steps,
-        values,
-        r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} "
-        r"\geq 1 \iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
-        Table(headers, tuple(rows)),
-    )
+    formula = r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} \geq 1 "
+    formula += r"\iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}"
+    return _answer(steps, values, formula, headers, rows)
 
 
 # --- Lecture 10: tiled attention with finite on-chip memory ------------------
