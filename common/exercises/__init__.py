@@ -642,6 +642,15 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
 
 
 # --- Lecture 10: tiled attention with finite on-chip memory ------------------
+def _tiled(n: int, d_head: int, m: float, b: float) -> tuple[Any, int, float, float]:
+    """FlashAttention-2's blocks in M_sm = `m` bytes, T_r, the traffic D (bytes) and F / D."""
+    blocks = attention_io.block_sizes(n, d_head, m, b)
+    reads = attention_io.kv_reads(n, blocks.rows, blocks.cols)
+    traffic = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
+    flops = ledger.attention_counts(n, d_head, b)[0]
+    return blocks, reads, traffic, roofline.intensity(flops, traffic)
+
+
 def tiled_compute_bound_answer(
     chip: Chip | None = None, n: int = 8192, d_head: int = 128, precision: str = "fp8"
 ) -> Answer:
@@ -657,20 +666,12 @@ def tiled_compute_bound_answer(
     flops = ledger.attention_counts(n, d_head, b)[0]
     rows = []
     for label, m in (("shared memory of one SM", have), ("smallest M_sm reaching I*", need)):
-        if m is None:
-            continue
-        blocks = attention_io.block_sizes(n, d_head, m, b)
-        d = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
-        rows.append(
-            (
-                label,
-                fmt_bytes(m, True, digits=0),
-                f"{blocks.rows} x {blocks.cols}",
-                str(attention_io.kv_reads(n, blocks.rows, blocks.cols)),
-                fmt_bytes(d),
-                _f1(roofline.intensity(flops, d)),
+        if m is not None:
+            blocks, reads, d, i = _tiled(n, d_head, m, b)
+            shape = f"{blocks.rows} x {blocks.cols}"
+            rows.append(
+                (label, fmt_bytes(m, True, digits=0), shape, str(reads), fmt_bytes(d), _f1(i))
             )
-        )
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
     steps = [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
@@ -688,7 +689,7 @@ def tiled_compute_bound_answer(
             f"The smallest such query block under the footprint rule is B_r = {blocks.rows} "
             f"(with B_c = {blocks.cols}), whose footprint U(B_r, B_c) is "
             f"{need:,} bytes ({fmt_bytes(need, True, digits=0)})"
-            + _one_byte_less(n, d_head, need, b, flops),
+            + _one_byte_less(n, d_head, need, b),
             f"That is {than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
             "memory one SM offers: "
             + (
@@ -699,25 +700,19 @@ def tiled_compute_bound_answer(
             + " Real kernels also keep S and the accumulator in registers, and the L2 cache "
             "serves rereads.",
         ]
-    table = Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows))
-    return Answer(
-        tuple(steps),
-        values,
-        r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
-        r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))",
-        table,
-    )
+    formula = r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
+    formula += r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))"
+    headers = ("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)")
+    return _answer(steps, values, formula, headers, rows)
 
 
-def _one_byte_less(n: int, d_head: int, need: int, b: float, flops: float) -> str:
+def _one_byte_less(n: int, d_head: int, need: int, b: float) -> str:
     """What one byte less than the smallest M_sm does: its B_r, T_r and intensity."""
     try:
-        less = attention_io.block_sizes(n, d_head, need - 1, b)
+        less, tr1, _, i = _tiled(n, d_head, need - 1, b)
     except ValueError:  # one byte less no longer holds one row of each block
         return ": one byte less holds no block at all."
-    more = attention_io.block_sizes(n, d_head, need, b)
-    tr0, tr1 = (attention_io.kv_reads(n, x.rows, x.cols) for x in (more, less))
-    i = roofline.intensity(flops, attention_io.tiled_traffic(n, d_head, less.rows, less.cols, b))
+    tr0 = _tiled(n, d_head, need, b)[1]
     return (
         f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the intensity "
         f"{_f1(i)} FLOP/byte, under the ridge."
@@ -748,23 +743,13 @@ def tiled_head_dim_answer(
     rows, values = [], {}
     for d in head_dims:
         try:
-            blocks = attention_io.block_sizes(n, d, m, b)
+            blocks, _, traffic, i = _tiled(n, d, m, b)
         except ValueError:  # M_sm holds not even one row of each block at this d_h
             rows.append((str(d), "none fits", "-", "-", "-"))
             continue
-        flops = ledger.attention_counts(n, d, b)[0]
-        traffic = attention_io.tiled_traffic(n, d, blocks.rows, blocks.cols, b)
-        i = roofline.intensity(flops, traffic)
         values[d] = (blocks.rows, blocks.cols, traffic, i)
-        rows.append(
-            (
-                str(d),
-                f"{blocks.rows} x {blocks.cols}",
-                fmt_bytes(traffic),
-                _f1(i),
-                roofline.bound_of(i, ridge),
-            )
-        )
+        shape = f"{blocks.rows} x {blocks.cols}"
+        rows.append((str(d), shape, fmt_bytes(traffic), _f1(i), roofline.bound_of(i, ridge)))
     growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(values)]
     mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
     exact = all(f"{g:.1f}" == "4.0" for g in growth)
@@ -791,14 +776,10 @@ def tiled_head_dim_answer(
         f"F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the "
         f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )
-    table = Table(("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), tuple(rows))
-    return Answer(
-        steps,
-        values,
-        r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
-        r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}",
-        table,
-    )
+    formula = r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
+    formula += r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}"
+    headers = ("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound")
+    return _answer(steps, values, formula, headers, rows)
 
 
 # --- Lecture 11: the efficiency at which a prediction meets the measurement --------
@@ -854,7 +835,7 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
                 )
             )
     values = {"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec}
-    return Answer(tuple(steps), values, _MATCH_FORMULA[which])
+    return _answer(steps, values, _MATCH_FORMULA[which])
 
 
 # --- Lecture 12: the profiler's FLOPs, and decode against the context length ---
