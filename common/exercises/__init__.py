@@ -852,17 +852,15 @@ def _profiled() -> tuple[Any, transformer.DTypes]:
 def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
     """Attention-product FLOPs: the profiler's full S x S rectangle against the causal ledger."""
     (m, dt), rows, values = _profiled(), [], {}
+    products, fmt_flops = transformer.ATTENTION_PRODUCTS, console.fmt_flops
     for S in prompts:
         led = transformer.prefill_ledger(m, 1, S, dt, materialized=True)
-        products = transformer.ATTENTION_PRODUCTS
         causal = sum(op.flops * c for op, c in led.counted() if op.name in products)
         # two products per head (Q K^T and P V), each over the whole S x S rectangle
         full = 2 * m.n_layers * m.n_heads * roofline.matmul_counts(S, m.d_head, S)[0]
         extra = (full - causal) / led.flops
         values[S] = {"ledger": causal, "profiler": full, "extra_share": extra}
-        rows.append(
-            (f"{S:,}", console.fmt_flops(causal, 1), console.fmt_flops(full, 1), fmt_pct(extra, 1))
-        )
+        rows.append((f"{S:,}", fmt_flops(causal, 1), fmt_flops(full, 1), fmt_pct(extra, 1)))
     steps = (
         f"{m.name} has {m.n_layers} layers of {m.n_heads} query heads of {m.d_head}. A head's "
         "Q K^T is a [S, d_h] x [d_h, S] matmul, 2 S^2 d_h FLOPs, and P V the same: that is "
@@ -874,26 +872,22 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
         "attention's share of the pass grows with S: an MFU from the profiler's count would "
         "credit the model with work it throws away. Take the model's FLOPs and the wall time.",
     )
-    table = Table(("prompt", "ledger FLOP", "profiler FLOP", "extra / pass"), tuple(rows))
+    headers = ("prompt", "ledger FLOP", "profiler FLOP", "extra / pass")
     formula = r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H \frac{S(S+1)}{2} d_h"
-    return Answer(steps, values, formula, table)
+    return _answer(steps, values, formula, headers, rows)
 
 
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
     """One fp32 decode step at each context: bytes, KV share and the bound on measured roofs."""
     m, dt = _profiled()
-    calib = measured_calibration("probe", "this machine (lecture 01)") or EXAMPLE_CALIBRATION
-    rows, values, most = [], {}, 0.0
+    calib = measured_calibration("probe", LECTURE_01) or EXAMPLE_CALIBRATION
+    roofs, rows, values, most = (calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s), [], {}, 0.0
     for S in contexts:
         led = transformer.decode_ledger(m, 1, S, dt)
         most = max(most, roofline.intensity(led.flops, led.nbytes))
-        t = roofline.lower_bound_time(
-            led.flops, led.nbytes, calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s
-        )
+        t = roofline.lower_bound_time(led.flops, led.nbytes, *roofs)
         values[S] = {"bytes": led.nbytes, "kv_share": led.kv_bytes / led.nbytes, "seconds": t}
-        rows.append(
-            (f"{S:,}", fmt_bytes(led.nbytes), fmt_pct(led.kv_bytes / led.nbytes), fmt_time(t))
-        )
+        rows.append((f"{S:,}", fmt_bytes(led.nbytes), fmt_pct(values[S]["kv_share"]), fmt_time(t)))
     per_token = transformer.kv_cache_bytes_per_token(m, dt.kv_bytes)
     weights = transformer.decode_ledger(m, 1, contexts[0], dt).weight_bytes
     even = math.ceil(weights / per_token)
@@ -912,9 +906,9 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
         + (f", beyond the model's {m.max_context:,}-token window" if even > m.max_context else "")
         + "; past it, a step pays more for attention's reads than for the weights.",
     )
-    table = Table(("context", "bytes per step", "KV share", "time bound"), tuple(rows))
+    headers = ("context", "bytes per step", "KV share", "time bound")
     formula = r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}"
-    return Answer(steps, {**values, "even_context": even}, formula, table)
+    return _answer(steps, {**values, "even_context": even}, formula, headers, rows)
 
 
 # --- Lecture 13: a mixture of experts ----------------------------------------
@@ -926,32 +920,23 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     dt, ridge = transformer.DTypes("fp8"), c.ridge_point("fp8")
     E, k, d, f = m.n_experts, m.experts_per_token, m.d_model, m.d_ff_expert
     moe = transformer.expert_critical_batch(m, ridge, dt)
-    twin = roofline.critical_batch(
-        d, dense_twin(m).d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes
+    d_ff = dense_twin(m).d_ff
+    twin = roofline.critical_batch(d, d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
+    steps = (
+        f"{_ridge_of(c, 'fp8')}; fp8 weights are 1 byte, bf16 activations 2.",
+        f"The twin's MLP, X[B, {d:,}] W[{d:,}, {d_ff:,}], reaches it at B = {fmt_batch(twin)}.",
+        "The experts never reach the ridge: their intensity stays below it."
+        if moe is None or twin is None
+        else f"An expert matmul does 2 B k d f FLOP over E (1 - (1 - k/E)^B) experts' weights "
+        f"and B k (d + f) activations; the smallest B past the ridge is {moe:,}, "
+        f"{ratio(moe / twin, 1)} the twin's batch against E / k = {E / k:g}: each expert "
+        f"meets only k/E of the batch, and an expert ({f:,} wide) is "
+        f"{'narrower than' if f < d_ff else 'as wide as'} the twin's MLP, "
+        "so its activations weigh more per FLOP.",
     )
-    steps = [
-        f"{c.name} at fp8: I* = {fmt_rate(c.peak_flops('fp8'))} / {fmt_bw(c.mem_bw)} = "
-        f"{_f1(ridge)} FLOP/byte; fp8 weights are 1 byte, bf16 activations 2.",
-        f"The twin's MLP, X[B, {d:,}] W[{d:,}, {dense_twin(m).d_ff:,}], reaches it at B = "
-        f"{fmt_batch(twin)}.",
-    ]
-    if moe is None or twin is None:
-        steps.append("The experts never reach the ridge: their intensity stays below it.")
-    else:
-        steps.append(
-            f"An expert matmul does 2 B k d f FLOP over E (1 - (1 - k/E)^B) experts' weights "
-            f"and B k (d + f) activations; the smallest B past the ridge is {moe:,}, "
-            f"{ratio(moe / twin, 1)} the twin's batch against E / k = {E / k:g}: each expert "
-            f"meets only k/E of the batch, and an expert ({f:,} wide) is "
-            f"{'narrower than' if f < dense_twin(m).d_ff else 'as wide as'} the twin's MLP, "
-            "so its activations weigh more per FLOP."
-        )
-    return Answer(
-        tuple(steps),
-        {"ridge": ridge, "experts": moe, "twin": twin},
-        r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
-        r"\geq \frac{P_{\text{peak}}}{\beta}",
-    )
+    formula = r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
+    formula += r"\geq \frac{P_{\text{peak}}}{\beta}"
+    return _answer(steps, {"ridge": ridge, "experts": moe, "twin": twin}, formula)
 
 
 def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
@@ -976,12 +961,10 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
         f"step takes {ratio(gpu)} its balanced time.",
     )
     values = {"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu}
-    return Answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")
+    return _answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")
 
 
-# ---------------------------------------------------------------------------
-# Lecture 14: serving a fleet
-# ---------------------------------------------------------------------------
+# --- Lecture 14: serving a fleet ---------------------------------------------
 def mtp_acceptance_answer(modules: int = 2) -> Answer:
     """DeepSeek-V3's MTP: the acceptance its x1.8 implies with a costed draft (Leviathan
     et al.'s speed-up E(a, K) / (K c + v) read backwards), and what K = `modules` gives."""
@@ -1009,7 +992,7 @@ def mtp_acceptance_answer(modules: int = 2) -> Answer:
         f"{modules * c + 1:.3f} steps, {ratio(more)} against plain decoding.",
     )
     values = {"acceptance": a, "verify": verify, "speedup": more}
-    return Answer(steps, values, r"S = \frac{(1 - a^{K+1}) / (1 - a)}{K c + v}")
+    return _answer(steps, values, r"S = \frac{(1 - a^{K+1}) / (1 - a)}{K c + v}")
 
 
 def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: float = 3.0) -> Answer:
@@ -1039,7 +1022,7 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
     values = {"pd": pd, "request_usd": usd, "usd_per_m": per_m}
     formula = r"\frac{P}{D} = \frac{p / r_p}{o / r_d}, \quad \$ = (t_p + t_d)\, G\, "
     formula += r"\frac{\text{price}}{3600}"
-    return Answer(steps, values, formula)
+    return _answer(steps, values, formula)
 
 
 # --- The list the docs render ------------------------------------------------
