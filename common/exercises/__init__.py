@@ -125,17 +125,11 @@ def measured_calibration(section: str, source: str) -> Calibration | None:
     return Calibration(saved.bandwidth_bytes_per_s, saved.peak_flops_per_s, source)
 
 
-def measured_section(section: str) -> Mapping[str, Any] | None:
-    """A section of this machine's results file, or None when there is no usable one."""
-    return get_section(load_results(), section)[0]
-
-
 def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
     """A copy of `chip` whose dense peak at `precision` is `peak` FLOP/s (a what-if edit)."""
     old = chip.peak_flops_table[precision]
-    table = dict(chip.peak_flops_table)
-    table[precision] = dataclasses.replace(old, value=peak, note="edited for an exercise")
-    return dataclasses.replace(chip, peak_flops_table=table)
+    new = dataclasses.replace(old, value=peak, note="edited for an exercise")
+    return dataclasses.replace(chip, peak_flops_table={**chip.peak_flops_table, precision: new})
 
 
 def shipped_chip(chip: Chip) -> Chip:
@@ -186,11 +180,11 @@ def _crossing(c: tuple[int | None, int | None]) -> str:
     return f"at M = {first}" if before is None else f"at M in ({before}, {first}]"
 
 
-def gemm_crossover(
-    ridge: float, ms: Sequence[int] = GEMM_CROSSOVER_MS, k: int = 4096, n: int = 4096
-) -> tuple[int | None, int | None]:
-    """(last M below I*, first M with I >= I*) for [M, k] x [k, n] in bf16; None if absent."""
-    cross = crossover(ms, [roofline.intensity(*roofline.gemm_counts(m, k, n)) for m in ms], ridge)
+def gemm_crossover(ridge: float) -> tuple[int | None, int | None]:
+    """(last M below I*, first M with I >= I*) for [M, 4096] x [4096, 4096] in bf16, or None."""
+    ms = GEMM_CROSSOVER_MS
+    intensities = [roofline.intensity(*roofline.gemm_counts(m, 4096, 4096)) for m in ms]
+    cross = crossover(ms, intensities, ridge)
     return (ms[-1], None) if cross is None else (cross.before, cross.first)
 
 
@@ -255,7 +249,7 @@ def percent_of_bound_answer(
 
 
 def _solve_percent_of_bound() -> Answer:
-    probe = measured_section("probe")
+    probe = get_section(load_results(), "probe")[0]
     calib = measured_calibration("probe", LECTURE_01) or EXAMPLE_CALIBRATION
     operations = probe.get("operations") if probe else None
     valid = isinstance(operations, list) and all(isinstance(op, dict) for op in operations)
@@ -318,7 +312,7 @@ def sweep_crossing_answer(
 
 
 def _solve_sweep_crossing() -> Answer:
-    sweep = measured_section("batch_sweep")
+    sweep = get_section(load_results(), "batch_sweep")[0]
     calib = measured_calibration("batch_sweep", "this machine (lecture 03's sweep)")
     try:
         rows = sweep["rows"]  # type: ignore[index]
@@ -622,9 +616,8 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     """Critical K for X[B,K] W[K,N] split along K over two chips, per chip and link."""
     rows, values = [], {}
     for chip in (hw_specs.A100, hw_specs.B200):  # lecture 02 works v5e, v6e, H100, B300
-        d_crit = values[chip.key] = roofline.network_critical_dim(
-            chip.peak_flops("bf16"), chip.link_bw
-        )
+        d_crit = roofline.network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
+        values[chip.key] = d_crit
         verdict = "compute" if d_example > d_crit else "communication"
         rows.append((chip.name, fmt_bw(chip.link_bw), f"{d_crit:,.1f}", verdict))
     steps = (
