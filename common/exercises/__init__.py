@@ -464,9 +464,7 @@ def per_example_matrices_answer(
 
 
 # --- This course's exercises -------------------------------------------------
-def h200_vs_h100_answer(
-    n_params: float = 7e9, weight_bytes: float = 2, dim: int = MATMUL_DIM
-) -> Answer:
+def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int = 2048) -> Answer:
     """H200 vs H100: same compute, more bandwidth; ridge, critical batch (K = N = dim), decode."""
     c100, c200 = hw_specs.H100, hw_specs.H200
     rows, values = [], {}
@@ -519,13 +517,9 @@ def h200_vs_h100_answer(
     return _answer(steps, values, formula, headers, rows)
 
 
-def gqa_decode_answer(
-    n_q_heads: int = 64,
-    d_head: int = 128,
-    context: int = 8192,
-    kv_heads: Sequence[int] = (64, 8, 1),
-) -> Answer:
+def gqa_decode_answer() -> Answer:
     """Decode attention intensity for MHA, GQA and MQA: query heads per KV head."""
+    n_q_heads, d_head, context, kv_heads = 64, 128, 8192, (64, 8, 1)  # lecture 02: 32, 4096
     names = {n_q_heads: "MHA", 1: "MQA"}
     ridge = hw_specs.H100.ridge_point("bf16")
     rows, values = [], {}
@@ -559,7 +553,7 @@ def gqa_decode_answer(
 
 def largest_batch_answer(
     rates: Sequence[float] = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE),
-    budget_gib: float = assumptions.ARTICLE_BUDGET_GIB,
+    budget_gib: float = H200_BUDGET_GIB,
 ) -> Answer:
     """Largest prefill batch of the article's 7B model within the budget at each overhead rate."""
     spec = assumptions.ARTICLE_7B
@@ -722,14 +716,9 @@ def _head_dims_reaching(values: Mapping[int, tuple[Any, ...]], ridge: float) -> 
     return f"only d_h = {listing(reach)} reach{'es' if len(reach) == 1 else ''} it"
 
 
-def tiled_head_dim_answer(
-    chip: Chip | None = None,
-    n: int = 8192,
-    head_dims: Sequence[int] = (64, 128, 256),
-    precision: str = "bf16",
-) -> Answer:
+def tiled_head_dim_answer() -> Answer:
     """How the tiled traffic and intensity move with the head dim at a fixed M_sm (H100)."""
-    chip = chip or hw_specs.H100
+    chip, n, head_dims, precision = hw_specs.H100, 8192, (64, 128, 256), "bf16"
     b = hw_specs.bytes_per_elem(precision)
     m = chip.smem_per_sm
     ridge = chip.ridge_point(precision)
@@ -1150,9 +1139,9 @@ _SOLVERS: dict[str, Callable[[], Answer]] = {
         hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM
     ),
     "per-example-matrices": per_example_matrices_answer,
-    "h200-vs-h100": lambda: h200_vs_h100_answer(8e9, dim=2048),
+    "h200-vs-h100": h200_vs_h100_answer,
     "gqa-decode": gqa_decode_answer,
-    "largest-batch": lambda: largest_batch_answer(budget_gib=H200_BUDGET_GIB),
+    "largest-batch": largest_batch_answer,
     "bandwidth-2x": bandwidth_2x_answer,
     "sharded-matmul": sharded_matmul_answer,
     "tiled-compute-bound": tiled_compute_bound_answer,
