@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import itertools
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -1012,122 +1013,103 @@ ARTICLE = "the article"
 SCRIPT = "the lecture script's book exercises"
 COURSE = "this course"
 
-#: The exercises in order: a "key | origin | title" line, the question's lines, a blank line.
+#: The exercises in order: a "key | origin | title" line, then its question, indented.
 _QUESTIONS = """
 percent-of-bound | article | Read the percentage of the bound
-Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a few operators and
-prints each one's time as a percentage of its roofline bound. Which operators come close to 100%,
-which stay far below, and what should you change if naive attention scores high?
-
+    Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a few operators and
+    prints each one's time as a percentage of its roofline bound. Which operators come close to
+    100%, which stay far below, and what should you change if naive attention scores high?
 sweep-crossing | article | Find the batch sweep's ridge crossing
-Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's d = 4096, smaller only
-where this machine is too slow for it within the time budget) for B = 1, 2, 4, ..., 256 and labels
-each batch memory- or compute-bound against this machine's ridge point. Between which two batches
-does the label change, and when does throughput stop growing? Extend the list of batches to check.
-
+    Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's d = 4096, smaller
+    only where this machine is too slow for it within the time budget) for B = 1, 2, 4, ..., 256 and
+    labels each batch memory- or compute-bound against this machine's ridge point. Between which two
+    batches does the label change, and when does throughput stop growing? Extend the list of batches
+    to check.
 a100-peak-edit | article | Raise the A100's compute peak
-In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave everything else
-alone, and rerun lecture 05. Where does the GEMM crossover [M, 4096] x [4096, 4096] move, and which
-operators change their bound?
-
+    In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave everything else
+    alone, and rerun lecture 05. Where does the GEMM crossover [M, 4096] x [4096, 4096] move, and
+    which operators change their bound?
 v5e-int8 | script | Critical batch for int8 on TPU v5e
-On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and outputs take 1
-byte each and the int8 peak applies. What batch makes it compute-bound, and how close is the book's
-small-batch estimate? Lecture 02 works the 8192-wide layer; this one is half as wide.
-
+    On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and outputs take 1
+    byte each and the int8 peak applies. What batch makes it compute-bound, and how close is the
+    book's small-batch estimate? Lecture 02 works the 8192-wide layer; this one is half as wide.
 v5e-int8-weights | script | int8 weights, bf16 activations
-Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); activations, outputs and
-the arithmetic stay bf16 (2 bytes, bf16 peak). What is the critical batch now, and what does the
-small-batch estimate say?
-
+    Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); activations, outputs
+    and the arithmetic stay bf16 (2 bytes, bf16 peak). What is the critical batch now, and what does
+    the small-batch estimate say?
 per-example-matrices | script | One matrix per example
-Each example b multiplies its own vector by its own matrix W[b] of shape [4096, 4096], all in bf16,
-for B = 1, 8, 64 and 512. What is the arithmetic intensity as the batch grows?
-
+    Each example b multiplies its own vector by its own matrix W[b] of shape [4096, 4096], all in
+    bf16, for B = 1, 8, 64 and 512. What is the arithmetic intensity as the batch grows?
 h200-vs-h100 | course | H200 against H100 for decode
-The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 ridge points and the
-critical batches of a K = N = 2048 layer (lecture 02 works the 8192-wide one), and say what the
-difference means for decoding an 8B-parameter bf16 model at batch 1.
-
+    The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 ridge points and
+    the critical batches of a K = N = 2048 layer (lecture 02 works the 8192-wide one), and say what
+    the difference means for decoding an 8B-parameter bf16 model at batch 1.
 gqa-decode | course | Decode attention with MHA, GQA and MQA
-A larger model has 64 query heads of size 128 and an 8192-token context in bf16 (lecture 02 works 32
-heads at 4096 tokens). Compute the decode attention intensity with 64 KV heads (MHA), 8 (GQA) and 1
-(MQA). Is any of them compute-bound on an H100?
-
+    A larger model has 64 query heads of size 128 and an 8192-token context in bf16 (lecture 02
+    works 32 heads at 4096 tokens). Compute the decode attention intensity with 64 KV heads (MHA), 8
+    (GQA) and 1 (MQA). Is any of them compute-bound on an H100?
 largest-batch | course | The largest batch that fits
-Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 layers, d_kv = 4096,
-4096-token sequences in prefill, 128 KiB of activations per token, on an H200: a 130 GiB budget
-(lecture 03 works 78 GiB). What is the largest batch at 30% overhead, and at 4%?
-
+    Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 layers, d_kv =
+    4096, 4096-token sequences in prefill, 128 KiB of activations per token, on an H200: a 130 GiB
+    budget (lecture 03 works 78 GiB). What is the largest batch at 30% overhead, and at 4%?
 bandwidth-2x | course | Who gains from twice the bandwidth?
-On a TPU v6e in bf16, which of the article's operators would run faster with twice the memory
-bandwidth, and which with twice the compute?
-
+    On a TPU v6e in bf16, which of the article's operators would run faster with twice the memory
+    bandwidth, and which with twice the compute?
 sharded-matmul | course | When does sharding a matmul pay?
-X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial sums over one
-link. How large must K be for the step to stay compute-bound on an A100 and a B200 (one NVLink each
-way), and which bounds a K = 4,096 step?
-
+    X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial sums over one
+    link. How large must K be for the step to stay compute-bound on an A100 and a B200 (one NVLink
+    each way), and which bounds a K = 4,096 step?
 tiled-compute-bound | course | When does tiled attention turn compute-bound?
-Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for M_sm bytes of
-on-chip memory per SM; the lecture works bf16. For one head with N = 8,192 and d_h = 128 in fp8 (as
-FlashAttention-3 runs it) on an H100, what is the smallest M_sm at which the schedule reaches the
-H100's fp8 ridge point, and how does it compare with the shared memory one SM has?
-
+    Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for M_sm bytes of
+    on-chip memory per SM; the lecture works bf16. For one head with N = 8,192 and d_h = 128 in fp8
+    (as FlashAttention-3 runs it) on an H100, what is the smallest M_sm at which the schedule
+    reaches the H100's fp8 ridge point, and how does it compare with the shared memory one SM has?
 tiled-head-dim | course | Tiled attention and the head dimension
-Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head dimension: d_h = 64,
-128, 256. How do the block sizes, the traffic and the intensity of FlashAttention-2's loops move,
-and which head dim is compute-bound?
-
+    Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head dimension: d_h =
+    64, 128, 256. How do the block sizes, the traffic and the intensity of FlashAttention-2's loops
+    move, and which head dim is compute-bound?
 prefill-efficiency | course | What compute efficiency does the 13B prefill imply?
-Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep the spec bandwidth
-and the fixed cost per kernel, and scale only the bf16 matmul peak: what fraction of the spec peak
-makes the prediction meet the measured time, and how does it compare with the achievable matmul peak
-in the hardware table?
-
+    Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep the spec
+    bandwidth and the fixed cost per kernel, and scale only the bf16 matmul peak: what fraction of
+    the spec peak makes the prediction meet the measured time, and how does it compare with the
+    achievable matmul peak in the hardware table?
 decode-bandwidth-efficiency | course | What bandwidth does the 13B decode step imply?
-Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM bandwidth: what fraction
-of the spec bandwidth makes the prediction meet the measured time, and is that above or below the
-achievable bandwidth in the hardware table?
-
+    Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM bandwidth: what
+    fraction of the spec bandwidth makes the prediction meet the measured time, and is that above or
+    below the achievable bandwidth in the hardware table?
 profiler-flops | course | How many FLOPs does the profiler see?
-Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's with_flops counts each
-attention product Q K^T and P V over the whole S x S score matrix; the ledger counts only the
-query-key pairs the causal mask keeps. For prompts of 256, 1,024 and 4,096 tokens, how many
-attention FLOPs does each count, and what share of the ledger's whole pass does the profiler's extra
-make?
-
+    Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's with_flops counts
+    each attention product Q K^T and P V over the whole S x S score matrix; the ledger counts only
+    the query-key pairs the causal mask keeps. For prompts of 256, 1,024 and 4,096 tokens, how many
+    attention FLOPs does each count, and what share of the ledger's whole pass does the profiler's
+    extra make?
 decode-context | course | How does a decode step's time grow with the context?
-Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). How do the bytes
-the step moves and its time bound change from a 256-token to an 8,192-token context, and at what
-context does reading the KV cache cost as much as reading the weights?
-
+    Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). How do the
+    bytes the step moves and its time bound change from a 256-token to an 8,192-token context, and
+    at what context does reading the KV cache cost as much as reading the weights?
 moe-critical-batch | course | When do Mixtral's experts turn compute-bound in fp8?
-Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations stay bf16). At
-what batch do its routed experts' matmuls reach the ridge, and at what batch does the MLP of its
-dense twin (d_ff = 2 x 14,336) get there? Compare the ratio with E / k and say why they differ.
-
+    Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations stay bf16). At
+    what batch do its routed experts' matmuls reach the ridge, and at what batch does the MLP of its
+    dense twin (d_ff = 2 x 14,336) get there? Compare the ratio with E / k and say why they differ.
 moe-skew | course | What does a skewed router do to Qwen3-30B-A3B's step?
-Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 experts on each,
-dealt round-robin. How many distinct experts per layer does a step reach under uniform routing, and
-under the course's Zipf-like skew (``ROUTING_SKEW`` in ``common/tables/assumptions.py``)? What share
-of the expert weight reads does the skew save, and how much busier than the fair share is the
-busiest GPU?
-
+    Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 experts on each,
+    dealt round-robin. How many distinct experts per layer does a step reach under uniform routing,
+    and under the course's Zipf-like skew (``ROUTING_SKEW`` in ``common/tables/assumptions.py``)?
+    What share of the expert weight reads does the skew save, and how much busier than the fair
+    share is the busiest GPU?
 mtp-acceptance | course | What acceptance does DeepSeek's x1.8 imply once the draft costs something?
-DeepSeek-V3's report gives x1.8 tokens per second from one multi-token-prediction module, one
-decoder block beside the model's 61, drafting one token a step, and a published acceptance of 85% to
-90%. Take the module's cost as c = 1/61 of a decode step and the verify pass of two tokens a
-sequence as one step. What acceptance does x1.8 imply, and is it in the published range? At the
-range's low end, what may the verify pass cost for x1.8? What would two such modules (K = 2) give at
-the implied acceptance?
-
+    DeepSeek-V3's report gives x1.8 tokens per second from one multi-token-prediction module, one
+    decoder block beside the model's 61, drafting one token a step, and a published acceptance of
+    85% to 90%. Take the module's cost as c = 1/61 of a decode step and the verify pass of two
+    tokens a sequence as one step. What acceptance does x1.8 imply, and is it in the published
+    range? At the range's low end, what may the verify pass cost for x1.8? What would two such
+    modules (K = 2) give at the implied acceptance?
 fleet-request-mix | course | What do long prompts do to DeepSeek's fleet and its cost?
-A coding agent sends DeepSeek's V3/R1 service requests of 32,768 prompt tokens and 1,024 output
-tokens. At the per-node rates DeepSeek published for prefill and decode (nodes of 8 H800, cache hits
-counted as in its prefill rate), how many prefill nodes per decode node keep pace with each other,
-and at $3 per GPU-hour what does one request cost, and a million of its tokens, input and output
-together?
+    A coding agent sends DeepSeek's V3/R1 service requests of 32,768 prompt tokens and 1,024 output
+    tokens. At the per-node rates DeepSeek published for prefill and decode (nodes of 8 H800, cache
+    hits counted as in its prefill rate), how many prefill nodes per decode node keep pace with each
+    other, and at $3 per GPU-hour what does one request cost, and a million of its tokens, input and
+    output together?
 """
 
 _SOLVERS: dict[str, Callable[[], Answer]] = {
@@ -1161,10 +1143,11 @@ def _exercises(text: str) -> tuple[Exercise, ...]:
     """The exercises of `text` in its order, each with its solver from ``_SOLVERS``."""
     origins = {"article": ARTICLE, "script": SCRIPT, "course": COURSE}
     out = []
-    for block in text.strip().split("\n\n"):
-        head, *question = block.splitlines()
+    for block in re.split(r"\n(?! )", text.strip()):  # a block ends where a line is not indented
+        head, *lines = block.splitlines()
         key, origin, title = head.split(" | ")
-        out.append(Exercise(key, title, origins[origin], " ".join(question), _SOLVERS[key]))
+        question = " ".join(line.strip() for line in lines)
+        out.append(Exercise(key, title, origins[origin], question, _SOLVERS[key]))
     return tuple(out)
 
 
