@@ -34,19 +34,8 @@ from common.formulas import attention_io, ledger, numpy_ops, predict, roofline, 
 from common.formulas.thresholds import crossover
 from common.hw_specs import Chip
 from common.measure import caches
-from common.present import console
-from common.present.claims import (
-    change,
-    direction,
-    listing,
-    more_or_fewer,
-    n_of_m,
-    ratio,
-    rose,
-    side,
-    speed,
-    than,
-)
+from common.present import claims, console
+from common.present.claims import change, direction, listing, more_or_fewer, n_of_m, ratio, rose
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
 from common.tables import assumptions, shipped
 from common.tables import measurements as pub
@@ -500,7 +489,7 @@ def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int
             "batches) takes the same time on both."
             if f"{peak_ratio:.2f}" == "1.00"
             else f"The H200 has {ratio(peak_ratio)} the H100's bf16 peak, so a compute-bound "
-            f"step (prefill, large batches) gets {speed(1.0, 1.0 / peak_ratio)} on it."
+            f"step (prefill, large batches) gets {claims.speed(1.0, 1.0 / peak_ratio)} on it."
         ),
         f"With {ratio(c200.mem_bw / c100.mem_bw)} the bandwidth, the H200's ridge "
         f"{rose(h100['ridge'], h200['ridge'], _f1, ' FLOP/byte')}, and the critical batch of "
@@ -510,7 +499,7 @@ def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int
         + f": each step reads all {n_params / 1e9:g}B "
         f"weights ({fmt_bytes(n_params * weight_bytes)} in bf16). That read bounds the step "
         f"at {fmt_time(h100['decode_s'])} on H100 and {fmt_time(h200['decode_s'])} on "
-        f"H200, {speed(h100['decode_s'], h200['decode_s'])}"
+        f"H200, {claims.speed(h100['decode_s'], h200['decode_s'])}"
         + (": decode follows the bandwidth ratio, not the compute ratio." if memory else "."),
     )
     headers = ("chip", "bandwidth", "I* bf16", "critical batch", "decode step bound")
@@ -678,7 +667,7 @@ def tiled_compute_bound_answer(
             f"(with B_c = {blocks.cols}), whose footprint U(B_r, B_c) is "
             f"{need:,} bytes ({fmt_bytes(need, True, digits=0)})"
             + _one_byte_less(n, d_head, need, b),
-            f"That is {than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
+            f"That is {claims.than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
             "memory one SM offers: "
             + (
                 "from shared memory alone the schedule stays memory-bound."
@@ -879,7 +868,7 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
         f"A decode step of {m.name} reads every weight once, {fmt_bytes(weights)}, and the "
         f"whole KV cache, {fmt_bytes(per_token)} a token of context. Its intensity is at most "
         f"{most:.2f} FLOP/byte against a ridge of {_f1(calib.ridge)} on {calib.source}: the "
-        f"step is {side(most, calib.ridge)} at every context, "
+        f"step is {claims.side(most, calib.ridge)} at every context, "
         + ("so its bound is bytes / bandwidth (table)." if most < calib.ridge else "(table)."),
         f"From {contexts[0]:,} to {contexts[-1]:,} tokens the step's time bound "
         f"{rose(first['seconds'], last['seconds'], fmt_time)}: linear in S, with an "
@@ -997,7 +986,7 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
         f"{t_p:.3f} node-s; decode: {output:,} / {fleet.decode_per_node:,.0f} = {t_d:.4f} "
         f"node-s.",
         f"The pools keep pace at P / D = t_p / t_d = {pd:.2f} prefill nodes per decode node, "
-        f"{than(pd / day)} the {day:.2f} of DeepSeek's published day.",
+        f"{claims.than(pd / day)} the {day:.2f} of DeepSeek's published day.",
         f"A thousand requests: 1,000 x ({t_p:.3f} + {t_d:.4f}) node-s x "
         f"{fleet.gpus_per_node} GPUs x ${price:g} / 3600 s = ${usd * 1000:.2f}; a million "
         f"of their tokens ({prompt + output:,} a request) cost ${per_m:.3f}.",
