@@ -193,6 +193,11 @@ def percent_of_bound_answer(
         shown = "above roof" if op.get("flag") else fmt_pct(fraction)
         rows.append((name, f"{float(op['intensity']):.3g}", str(op["bound"]), shown))
     values: dict[str, Any] = {"ridge": ridge, "percent": measured}
+    add, gemm, share = (measured.get(k) for k in ("add", "GEMM square", "attention naive"))
+    busy = (
+        " One of them fell well short here: the machine was busier while it ran than during the "
+        "calibration. Rerun on a quiet machine."
+    )
     own = "each is the very operation that measured its own roof."
     steps = [
         "The percentage is the roofline's lower bound divided by the measured time, "
@@ -200,22 +205,10 @@ def percent_of_bound_answer(
         "50% means it took twice the bound.",
         f"The roofs here come from {calib.source}: {fmt_bw(calib.bandwidth_bytes_per_s)} "
         f"and {fmt_rate(calib.matmul_flops_per_s)}, so I* = {_f1(ridge)} FLOP/byte.",
-        f"Expect the add and the square GEMM near 100%: {own}",
-    ]
-    if "add" in measured and "GEMM square" in measured:
-        add, gemm = measured["add"], measured["GEMM square"]
-        steps[-1] = (
-            f"The add reached {fmt_pct(add)} and the square GEMM {fmt_pct(gemm)} of their "
-            f"bounds. Expect both near 100%: {own}"
-            + (
-                " One of them fell well short here: the machine was busier while it ran "
-                "than during the calibration. Rerun on a quiet machine."
-                if min(add, gemm) < NOISY_BELOW
-                else ""
-            )
-        )
-    share = measured.get("attention naive")
-    steps.append(
+        f"Expect the add and the square GEMM near 100%: {own}"
+        if add is None or gemm is None
+        else f"The add reached {fmt_pct(add)} and the square GEMM {fmt_pct(gemm)} of their "
+        f"bounds. Expect both near 100%: {own}{busy if min(add, gemm) < NOISY_BELOW else ''}",
         "Expect naive attention well below 50%: numpy runs its matmul and softmax "
         "phases one after the other, the softmax on one thread, and exp costs far "
         "more than the one FLOP it is counted as."
@@ -224,8 +217,8 @@ def percent_of_bound_answer(
         + ("well below half its bound" if share < 0.5 else "more than half its bound")
         + ", as expected: numpy runs its matmul and softmax phases one after the other "
         "(the roofline assumes they overlap), the softmax runs on one thread, and exp "
-        "costs far more than the one FLOP it is counted as."
-    )
+        "costs far more than the one FLOP it is counted as.",
+    ]
     if llc_bytes:
         n = values["attention_n"] = numpy_ops.attention_seq_len(llc_bytes)
         steps.append(
