@@ -477,13 +477,11 @@ def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int
         else ""
     )
     steps = (
-        (
-            "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
-            "batches) takes the same time on both."
-            if f"{peak_ratio:.2f}" == "1.00"
-            else f"The H200 has {ratio(peak_ratio)} the H100's bf16 peak, so a compute-bound "
-            f"step (prefill, large batches) gets {claims.speed(1.0, 1.0 / peak_ratio)} on it."
-        ),
+        "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
+        "batches) takes the same time on both."
+        if f"{peak_ratio:.2f}" == "1.00"
+        else f"The H200 has {ratio(peak_ratio)} the H100's bf16 peak, so a compute-bound "
+        f"step (prefill, large batches) gets {claims.speed(1.0, 1.0 / peak_ratio)} on it.",
         f"With {ratio(c200.mem_bw / c100.mem_bw)} the bandwidth, the H200's ridge "
         f"{rose(h100['ridge'], h200['ridge'], _f1, ' FLOP/byte')}, and the critical batch of "
         f"a K = N = {dim:,} layer {batch} (table){need}.",
