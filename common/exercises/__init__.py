@@ -636,10 +636,8 @@ def tiled_compute_bound_answer(
     for label, m in (("shared memory of one SM", have), ("smallest M_sm reaching I*", need)):
         if m is not None:
             blocks, reads, d, i = _tiled(n, d_head, m, b)
-            shape = f"{blocks.rows} x {blocks.cols}"
-            rows.append(
-                (label, fmt_bytes(m, True, digits=0), shape, str(reads), fmt_bytes(d), _f1(i))
-            )
+            cells = (f"{blocks.rows} x {blocks.cols}", str(reads), fmt_bytes(d), _f1(i))
+            rows.append((label, fmt_bytes(m, True, digits=0), *cells))
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
     steps = [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
@@ -651,13 +649,20 @@ def tiled_compute_bound_answer(
     if need is None:
         steps.append("Even reading K and V once falls short of the ridge: no M_sm is enough.")
     else:
-        blocks = attention_io.block_sizes(n, d_head, need, b)
+        blocks, tr0 = _tiled(n, d_head, need, b)[:2]
         values["blocks"] = (blocks.rows, blocks.cols)
+        try:
+            less, tr1, _, i = _tiled(n, d_head, need - 1, b)
+            less_does = (
+                f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the "
+                f"intensity {_f1(i)} FLOP/byte, under the ridge."
+            )
+        except ValueError:  # one byte less no longer holds one row of each block
+            less_does = ": one byte less holds no block at all."
         steps += [
             f"The smallest such query block under the footprint rule is B_r = {blocks.rows} "
             f"(with B_c = {blocks.cols}), whose footprint U(B_r, B_c) is "
-            f"{need:,} bytes ({fmt_bytes(need, True, digits=0)})"
-            + _one_byte_less(n, d_head, need, b),
+            f"{need:,} bytes ({fmt_bytes(need, True, digits=0)}){less_does}",
             f"That is {claims.than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
             "memory one SM offers: "
             + (
@@ -672,19 +677,6 @@ def tiled_compute_bound_answer(
     formula += r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))"
     headers = ("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)")
     return _answer(steps, values, formula, headers, rows)
-
-
-def _one_byte_less(n: int, d_head: int, need: int, b: float) -> str:
-    """What one byte less than the smallest M_sm does: its B_r, T_r and intensity."""
-    try:
-        less, tr1, _, i = _tiled(n, d_head, need - 1, b)
-    except ValueError:  # one byte less no longer holds one row of each block
-        return ": one byte less holds no block at all."
-    tr0 = _tiled(n, d_head, need, b)[1]
-    return (
-        f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the intensity "
-        f"{_f1(i)} FLOP/byte, under the ridge."
-    )
 
 
 def _head_dims_reaching(values: Mapping[int, tuple[Any, ...]], ridge: float) -> str:
