@@ -1128,9 +1128,7 @@ EXERCISES = _exercises(_QUESTIONS)
 
 def get_exercise(key: str) -> Exercise:
     """The exercise with this key; ValueError listing the keys otherwise."""
-    for exercise in EXERCISES:
-        if exercise.key == key:
-            return exercise
-    raise ValueError(
-        f"unknown exercise {key!r}; choose one of: {', '.join(e.key for e in EXERCISES)}"
-    )
+    keys = [e.key for e in EXERCISES]
+    if key not in keys:
+        raise ValueError(f"unknown exercise {key!r}; choose one of: {', '.join(keys)}")
+    return EXERCISES[keys.index(key)]
