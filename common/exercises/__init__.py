@@ -104,7 +104,7 @@ EXAMPLE_CALIBRATION = Calibration(
     assumptions.EXAMPLE_MATMUL.value,
     "an example laptop (the article's probe)",
 )
-LECTURE_01 = "this machine (lecture 01)"
+PROBE_SOURCE = "this machine (lecture 01)"  # how an answer names lecture 01's measured roofs
 
 
 def measured_calibration(section: str, source: str) -> Calibration | None:
@@ -233,7 +233,7 @@ def percent_of_bound_answer(
 
 def _solve_percent_of_bound() -> Answer:
     probe = get_section(load_results(), "probe")[0]
-    calib = measured_calibration("probe", LECTURE_01) or EXAMPLE_CALIBRATION
+    calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
     operations = probe.get("operations") if probe else None
     valid = isinstance(operations, list) and all(isinstance(op, dict) for op in operations)
     llc = caches.last_level_cache_bytes()
@@ -305,7 +305,7 @@ def _solve_sweep_crossing() -> Answer:
     except (KeyError, TypeError, ValueError, IndexError):
         calib = None
     if calib is None:
-        calib = measured_calibration("probe", LECTURE_01)
+        calib = measured_calibration("probe", PROBE_SOURCE)
         d, batches, throughputs = SWEEP_DIM, list(SWEEP_BATCHES), None
     return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, d, batches, throughputs)
 
@@ -364,7 +364,7 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
         f"{fmt_bw(h100.mem_bw)}.",
     )
-    values = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1}
+    values: dict[str, Any] = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1}
     values |= {"flipped": [f.rsplit(" (", 1)[0] for f in flipped], "already": already}
     formula = r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
     formula += r"(M) = \frac{2MNK}{2(MK + KN + MN)}"
@@ -835,7 +835,7 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
     """One fp32 decode step at each context: bytes, KV share and the bound on measured roofs."""
     m, dt = _profiled()
-    calib = measured_calibration("probe", LECTURE_01) or EXAMPLE_CALIBRATION
+    calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
     roofs, rows, values, most = (calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s), [], {}, 0.0
     for S in contexts:
         led = transformer.decode_ledger(m, 1, S, dt)
