@@ -420,11 +420,9 @@ def critical_batch_answer(
     return _answer(steps, values, formula + r"\frac{P_{\text{peak}}}{\beta}")
 
 
-def per_example_matrices_answer(
-    batches: Sequence[int] = (1, 8, 64, 512), dim: int = EXERCISE_DIM
-) -> Answer:
+def per_example_matrices_answer() -> Answer:
     """One weight matrix per example: intensity stays near 1 FLOP/byte for every batch."""
-    chip = hw_specs.TPU_V5E
+    chip, batches, dim = hw_specs.TPU_V5E, (1, 8, 64, 512), EXERCISE_DIM
     values = {b: roofline.intensity(*roofline.batched_matvec_counts(b, dim, dim)) for b in batches}
     ridge = chip.ridge_point("bf16")
     steps = (
@@ -532,12 +530,10 @@ def gqa_decode_answer() -> Answer:
     return _answer(steps, values, formula, headers, rows)
 
 
-def largest_batch_answer(
-    rates: Sequence[float] = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE),
-    budget_gib: float = H200_BUDGET_GIB,
-) -> Answer:
+def largest_batch_answer(budget_gib: float = H200_BUDGET_GIB) -> Answer:
     """Largest prefill batch of the article's 7B model within the budget at each overhead rate."""
     spec = assumptions.ARTICLE_7B
+    rates = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE)
     rows, values = [], {}
     for rate in rates:
         at = functools.partial(ledger.model_ledger, spec, overhead_rate=rate)
@@ -619,14 +615,12 @@ def _tiled(n: int, d_head: int, m: float, b: float) -> tuple[Any, int, float, fl
     return blocks, reads, traffic, roofline.intensity(flops, traffic)
 
 
-def tiled_compute_bound_answer(
-    chip: Chip | None = None, n: int = 8192, d_head: int = 128, precision: str = "fp8"
-) -> Answer:
+def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str = "fp8") -> Answer:
     """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the ridge (H100).
 
     In fp8 by default: lecture 10 and the operator-ledgers page work the bf16 case.
     """
-    chip = chip or hw_specs.H100
+    chip = hw_specs.H100
     b = hw_specs.bytes_per_elem(precision)
     ridge = chip.ridge_point(precision)
     have = chip.smem_per_sm
