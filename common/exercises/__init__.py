@@ -20,29 +20,25 @@ from common.shell import boot
 boot.start_module("common.exercises")  # ``-m``: one-line errors before the imports below
 
 import dataclasses
+import functools
 import itertools
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from common import hw_specs
 from common.files.calibration import saved_calibration
-from common.formulas import attention_io, ledger, roofline
+from common.files.results import get_section, load_results
+from common.formulas import attention_io, ledger, numpy_ops, predict, roofline, serving, transformer
 from common.formulas.thresholds import crossover
 from common.hw_specs import Chip
-from common.present.claims import (
-    change,
-    direction,
-    listing,
-    more_or_fewer,
-    n_of_m,
-    ratio,
-    rose,
-    speed,
-    than,
-)
+from common.measure import caches
+from common.present import claims, console
+from common.present.claims import change, direction, listing, more_or_fewer, n_of_m, ratio, rose
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
 from common.tables import assumptions, shipped
+from common.tables import measurements as pub
 from common.tables.units import GIB
 
 FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
@@ -64,6 +60,18 @@ class Answer:
     values: Mapping[str, Any]
     formula: str = ""
     table: Table | None = None
+
+
+def _answer(
+    steps: Sequence[str],
+    values: Mapping[str, Any],
+    formula: str,
+    headers: Sequence[str] = (),
+    rows: Sequence[tuple[str, ...]] = (),
+) -> Answer:
+    """An Answer from its parts; the table only when there are rows."""
+    table = Table(tuple(headers), tuple(rows)) if rows else None
+    return Answer(tuple(steps), values, formula, table)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +104,7 @@ EXAMPLE_CALIBRATION = Calibration(
     assumptions.EXAMPLE_MATMUL.value,
     "an example laptop (the article's probe)",
 )
+PROBE_SOURCE = "this machine (lecture 01)"  # how an answer names lecture 01's measured roofs
 
 
 def measured_calibration(section: str, source: str) -> Calibration | None:
@@ -106,19 +115,11 @@ def measured_calibration(section: str, source: str) -> Calibration | None:
     return Calibration(saved.bandwidth_bytes_per_s, saved.peak_flops_per_s, source)
 
 
-def measured_section(section: str) -> Mapping[str, Any] | None:
-    """A section of this machine's results file, or None when there is no usable one."""
-    from common.files.results import get_section, load_results
-
-    return get_section(load_results(), section)[0]
-
-
 def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
     """A copy of `chip` whose dense peak at `precision` is `peak` FLOP/s (a what-if edit)."""
     old = chip.peak_flops_table[precision]
-    table = dict(chip.peak_flops_table)
-    table[precision] = dataclasses.replace(old, value=peak, note="edited for an exercise")
-    return dataclasses.replace(chip, peak_flops_table=table)
+    new = dataclasses.replace(old, value=peak, note="edited for an exercise")
+    return dataclasses.replace(chip, peak_flops_table={**chip.peak_flops_table, precision: new})
 
 
 def shipped_chip(chip: Chip) -> Chip:
@@ -140,8 +141,7 @@ def shipped_chip(chip: Chip) -> Chip:
     return dataclasses.replace(chip, peak_flops_table=peaks, **figures)
 
 
-def _f1(x: float) -> str:
-    return f"{x:,.1f}"
+_f1 = "{:,.1f}".format  # a ridge or an intensity, one decimal
 
 
 # --- The article's operators (bf16) and the GEMM crossover -------------------
@@ -170,11 +170,11 @@ def _crossing(c: tuple[int | None, int | None]) -> str:
     return f"at M = {first}" if before is None else f"at M in ({before}, {first}]"
 
 
-def gemm_crossover(
-    ridge: float, ms: Sequence[int] = GEMM_CROSSOVER_MS, k: int = 4096, n: int = 4096
-) -> tuple[int | None, int | None]:
-    """(last M below I*, first M with I >= I*) for [M, k] x [k, n] in bf16; None if absent."""
-    cross = crossover(ms, [roofline.intensity(*roofline.gemm_counts(m, k, n)) for m in ms], ridge)
+def gemm_crossover(ridge: float) -> tuple[int | None, int | None]:
+    """(last M below I*, first M with I >= I*) for [M, 4096] x [4096, 4096] in bf16, or None."""
+    ms = GEMM_CROSSOVER_MS
+    intensities = [roofline.intensity(*roofline.gemm_counts(m, 4096, 4096)) for m in ms]
+    cross = crossover(ms, intensities, ridge)
     return (ms[-1], None) if cross is None else (cross.before, cross.first)
 
 
@@ -186,84 +186,58 @@ def percent_of_bound_answer(
     calib: Calibration, operations: Sequence[Mapping[str, Any]] | None, llc_bytes: int | None
 ) -> Answer:
     """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
-    from common.formulas import numpy_ops
-
-    ridge = calib.ridge
-    values: dict[str, Any] = {"ridge": ridge, "percent": {}}
-    rows = []
+    ridge, rows, measured = calib.ridge, [], {}
     for op in operations or ():
         name, fraction = str(op["name"]), float(op["fraction_of_bound"])
-        values["percent"][name] = fraction
+        measured[name] = fraction
         shown = "above roof" if op.get("flag") else fmt_pct(fraction)
         rows.append((name, f"{float(op['intensity']):.3g}", str(op["bound"]), shown))
+    values: dict[str, Any] = {"ridge": ridge, "percent": measured}
+    add, gemm, share = (measured.get(k) for k in ("add", "GEMM square", "attention naive"))
+    busy = (
+        " One of them fell well short here: the machine was busier while it ran than during the "
+        "calibration. Rerun on a quiet machine."
+    )
+    own = "each is the very operation that measured its own roof."
     steps = [
         "The percentage is the roofline's lower bound divided by the measured time, "
         "t_pred / t_meas: 100% means the operation ran as fast as the two roofs allow, "
         "50% means it took twice the bound.",
         f"The roofs here come from {calib.source}: {fmt_bw(calib.bandwidth_bytes_per_s)} "
         f"and {fmt_rate(calib.matmul_flops_per_s)}, so I* = {_f1(ridge)} FLOP/byte.",
+        f"Expect the add and the square GEMM near 100%: {own}"
+        if add is None or gemm is None
+        else f"The add reached {fmt_pct(add)} and the square GEMM {fmt_pct(gemm)} of their "
+        f"bounds. Expect both near 100%: {own}{busy if min(add, gemm) < NOISY_BELOW else ''}",
+        "Expect naive attention well below 50%: numpy runs its matmul and softmax "
+        "phases one after the other, the softmax on one thread, and exp costs far "
+        "more than the one FLOP it is counted as."
+        if share is None
+        else f"Naive attention reached {fmt_pct(share)}, "
+        + ("well below half its bound" if share < 0.5 else "more than half its bound")
+        + ", as expected: numpy runs its matmul and softmax phases one after the other "
+        "(the roofline assumes they overlap), the softmax runs on one thread, and exp "
+        "costs far more than the one FLOP it is counted as.",
     ]
-    measured = values["percent"]
-    if "add" in measured and "GEMM square" in measured:
-        low = min(measured["add"], measured["GEMM square"]) < NOISY_BELOW
-        busy = (
-            " One of them fell well short here: the machine was busier while it ran "
-            "than during the calibration. Rerun on a quiet machine."
-        )
-        steps.append(
-            f"The add reached {fmt_pct(measured['add'])} and the square GEMM "
-            f"{fmt_pct(measured['GEMM square'])} of their bounds. Expect both near 100%: "
-            "each is the very operation that measured its own roof." + (busy if low else "")
-        )
-    else:
-        steps.append(
-            "Expect the add and the square GEMM near 100%: each is the very operation "
-            "that measured its own roof."
-        )
-    if "attention naive" in measured:
-        share = measured["attention naive"]
-        steps.append(
-            f"Naive attention reached {fmt_pct(share)}, "
-            + ("well below half its bound" if share < 0.5 else "more than half its bound")
-            + ", as expected: numpy runs its matmul and softmax phases one after the other "
-            "(the roofline assumes they overlap), the softmax runs on one thread, and exp "
-            "costs far more than the one FLOP it is counted as."
-        )
-    else:
-        steps.append(
-            "Expect naive attention well below 50%: numpy runs its matmul and softmax "
-            "phases one after the other, the softmax on one thread, and exp costs far "
-            "more than the one FLOP it is counted as."
-        )
     if llc_bytes:
-        n = numpy_ops.attention_seq_len(llc_bytes)
-        values["attention_n"] = n
+        n = values["attention_n"] = numpy_ops.attention_seq_len(llc_bytes)
         steps.append(
             f"A high attention score means its N x N score matrix stayed in cache. With a "
             f"{fmt_bytes(llc_bytes, True)} last-level cache the lecture picks N = {n:,}, so "
             f"S takes {fmt_bytes(n * n * FP32, True)}, at least twice the cache. If your "
             "score is still high, double N (S grows four times) and rerun."
         )
-    table = Table(("operation", "I (FLOP/B)", "bound", "% of bound"), tuple(rows))
-    return Answer(
-        tuple(steps),
-        values,
-        r"\%\ \text{of bound} = 100 \times "
-        r"\frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}",
-        table if rows else None,
-    )
+    formula = r"\%\ \text{of bound} = 100 \times \frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}"
+    return _answer(steps, values, formula, ("operation", "I (FLOP/B)", "bound", "% of bound"), rows)
 
 
 def _solve_percent_of_bound() -> Answer:
-    from common.measure import caches
-
-    probe = measured_section("probe")
-    calib = measured_calibration("probe", "this machine (lecture 01)") or EXAMPLE_CALIBRATION
+    probe = get_section(load_results(), "probe")[0]
+    calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
     operations = probe.get("operations") if probe else None
     valid = isinstance(operations, list) and all(isinstance(op, dict) for op in operations)
-    return percent_of_bound_answer(
-        calib, operations if valid else None, caches.last_level_cache_bytes()
-    )
+    llc = caches.last_level_cache_bytes()
+    return percent_of_bound_answer(calib, operations if valid else None, llc)
 
 
 # --- Article exercise 2: the batch sweep's ridge crossing --------------------
@@ -278,20 +252,14 @@ def sweep_crossing_answer(
     throughputs: Sequence[float] | None = None,
 ) -> Answer:
     """Where x[B, d] @ W[d, d] (fp32) crosses the ridge, and where throughput levels off."""
-    ridge = calib.ridge
-    exact = roofline.critical_batch(d, d, ridge, FP32, FP32, FP32)
-    intensities = [
-        roofline.intensity(*roofline.matmul_counts(b, d, d, FP32, FP32, FP32)) for b in batches
-    ]
+    ridge, fp32 = calib.ridge, (FP32, FP32, FP32)
+    exact = roofline.critical_batch(d, d, ridge, *fp32)
+    intensities = [roofline.intensity(*roofline.matmul_counts(b, d, d, *fp32)) for b in batches]
     cross = crossover(batches, intensities, ridge)
     ceiling = calib.matmul_flops_per_s / (2.0 * d * d)  # tokens/s once compute-bound
     crossing = None if cross is None else (cross.before, cross.first)
-    values: dict[str, Any] = {
-        "ridge": ridge,
-        "critical_batch": exact,
-        "crossing": crossing,
-        "throughput_ceiling": ceiling,
-    }
+    values: dict[str, Any] = {"ridge": ridge, "critical_batch": exact, "crossing": crossing}
+    values["throughput_ceiling"] = ceiling
     steps = [
         f"Each call reads W once ({fmt_bytes(d * d * FP32, True)} for d = {d:,}) plus x and "
         "y, so the intensity grows about as B / 2 for small batches and levels off at "
@@ -323,11 +291,11 @@ def sweep_crossing_answer(
             f"that ceiling{low if best > 1.1 * ceiling else ''}, and first came within 10% of "
             f"its peak at B = {b90}: that is where, on this machine, a bigger batch stops paying."
         )
-    return Answer(tuple(steps), values, r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*")
+    return _answer(steps, values, r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*")
 
 
 def _solve_sweep_crossing() -> Answer:
-    sweep = measured_section("batch_sweep")
+    sweep = get_section(load_results(), "batch_sweep")[0]
     calib = measured_calibration("batch_sweep", "this machine (lecture 03's sweep)")
     try:
         rows = sweep["rows"]  # type: ignore[index]
@@ -337,7 +305,7 @@ def _solve_sweep_crossing() -> Answer:
     except (KeyError, TypeError, ValueError, IndexError):
         calib = None
     if calib is None:
-        calib = measured_calibration("probe", "this machine (lecture 01)")
+        calib = measured_calibration("probe", PROBE_SOURCE)
         d, batches, throughputs = SWEEP_DIM, list(SWEEP_BATCHES), None
     return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, d, batches, throughputs)
 
@@ -349,11 +317,11 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     Before: the repository's table. After: the student's table when it already holds the
     edit, else the student's table with the edit applied.
     """
-    current = hw_specs.A100
+    current, h100 = hw_specs.A100, hw_specs.H100
     start = shipped_chip(current)
     already = current.peak_flops("bf16") == new_peak
     chip = current if already else with_peak(current, "bf16", new_peak)
-    p0, p1 = start.peak_flops("bf16"), chip.peak_flops("bf16")
+    p0, p1 = (fmt_rate(c.peak_flops("bf16"), digits=2) for c in (start, chip))
     r0, r1 = start.ridge_point("bf16"), chip.ridge_point("bf16")
     c0, c1 = gemm_crossover(r0), gemm_crossover(r1)
     rows, flipped = [], []
@@ -363,17 +331,10 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         rows.append((name, f"{i:,.2f}", b0, b1))
         if b0 != b1:
             flipped.append(f"{name} ({b0} to {b1})")
-    p0_, p1_ = fmt_rate(p0, digits=2), fmt_rate(p1, digits=2)
-    where = (
-        f"Your table already holds this edit ({p1_}): the answer starts from the "
-        f"repository's table ({p0_}) and ends at yours."
-        if already
-        else f"Your table has {fmt_rate(current.peak_flops('bf16'), digits=2)}: the answer "
-        f"starts from the repository's table ({p0_}) and applies the edit ({p1_})."
-    )
+    same_bw = start.mem_bw == chip.mem_bw
     bw = (
         "the bandwidth is unchanged, so the ridge moves with the peak"
-        if start.mem_bw == chip.mem_bw
+        if same_bw
         else f"the bandwidth moved too ({ratio(chip.mem_bw / start.mem_bw)}), so the ridge "
         "moves with peak / bandwidth"
     )
@@ -381,47 +342,48 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         1: " A higher ridge raises the bar every kernel must clear to use the compute unit.",
         -1: " A lower ridge lets more kernels use the compute unit.",
     }.get(direction(r0, r1, _f1), "")
-    h100 = hw_specs.H100
     moves = (
         f"{_crossing(c0)} both before and after the edit"
         if c0 == c1
         else f"{_crossing(c0)} before the edit and {_crossing(c1)} after it"
     )
     steps = (
-        where,
+        f"Your table already holds this edit ({p1}): the answer starts from the "
+        f"repository's table ({p0}) and ends at yours."
+        if already
+        else f"Your table has {fmt_rate(current.peak_flops('bf16'), digits=2)}: the answer "
+        f"starts from the repository's table ({p0}) and applies the edit ({p1}).",
         f"The ridge {rose(r0, r1, _f1, ' FLOP/byte')}: {bw} ({ratio(r1 / r0)}).",
         f"The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge {moves}.",
         "Operators whose intensity lies between the two ridges change their bound: "
         f"{listing(flipped, 'none of the article list')}.{moral}",
         f"This edit changes the peak only; a real {h100.name} also has {fmt_bw(h100.mem_bw)} "
         f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}."
-        if start.mem_bw == chip.mem_bw
+        if same_bw
         else "Your table moved the A100's bandwidth as well: it "
         f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
         f"{fmt_bw(h100.mem_bw)}.",
     )
-    values = {
-        "ridge_before": r0,
-        "ridge_after": r1,
-        "before": c0,
-        "after": c1,
-        "flipped": [f.rsplit(" (", 1)[0] for f in flipped],
-        "already": already,
-    }
-    table = Table(("operator", "I (FLOP/B)", "bound before", "bound after"), tuple(rows))
-    return Answer(
-        steps,
-        values,
-        r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
-        r"(M) = \frac{2MNK}{2(MK + KN + MN)}",
-        table,
-    )
+    values: dict[str, Any] = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1}
+    values |= {"flipped": [f.rsplit(" (", 1)[0] for f in flipped], "already": already}
+    formula = r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
+    formula += r"(M) = \frac{2MNK}{2(MK + KN + MN)}"
+    headers = ("operator", "I (FLOP/B)", "bound before", "bound after")
+    return _answer(steps, values, formula, headers, rows)
 
 
 # --- The lecture script's exercises (critical batch on TPU v5e; per-example matrices) ---
 MATMUL_DIM = 8192  # K = N = 8192, the lecture script's layer
 EXERCISE_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
 H200_BUDGET_GIB = 130  # an H200's 141 GB (131 GiB) less a reserve: lecture 03 works 78 GiB
+
+
+def _ridge_of(chip: Chip, precision: str) -> str:
+    """'<chip> at <precision>: I* = peak / bandwidth = ridge FLOP/byte', its figures quoted."""
+    return (
+        f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
+        f"{fmt_bw(chip.mem_bw)} = {_f1(chip.ridge_point(precision))} FLOP/byte"
+    )
 
 
 def critical_batch_answer(
@@ -433,50 +395,35 @@ def critical_batch_answer(
     dim: int = MATMUL_DIM,
 ) -> Answer:
     """Exact critical batch for X[B,K] W[K,N], K = N = dim, against the book's B ~ I* w / 2."""
-    ridge = chip.ridge_point(precision)
-    exact = roofline.critical_batch(dim, dim, ridge, x_bytes, w_bytes, out_bytes)
+    ridge, io = chip.ridge_point(precision), (x_bytes, w_bytes, out_bytes)
+    exact = roofline.critical_batch(dim, dim, ridge, *io)
     approx = ridge * w_bytes / 2  # B << K, N: I ~ 2BKN / (K N w) = 2B / w
-    at_exact = roofline.intensity(
-        *roofline.matmul_counts(exact or 1, dim, dim, x_bytes, w_bytes, out_bytes)
-    )
+    at_exact = roofline.intensity(*roofline.matmul_counts(exact or 1, dim, dim, *io))
     steps = (
-        f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
-        f"{fmt_bw(chip.mem_bw)} = {_f1(ridge)} FLOP/byte.",
+        f"{_ridge_of(chip, precision)}.",
         f"Bytes per element: x {x_bytes:g}, W {w_bytes:g}, output {out_bytes:g}. For a "
         "batch much smaller than K and N the weights dominate the traffic, so I is about "
         f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
-        (
-            f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
-            f"(I = {at_exact:.1f} FLOP/byte there): the activation and output bytes "
-            + (
-                "the estimate ignores push the answer up."
-                if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
-                else "the estimate ignores barely count here."
-            )
-            if exact is not None
-            else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
-            "climbs that high."
-        ),
+        f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
+        f"(I = {at_exact:.1f} FLOP/byte there): the activation and output bytes the estimate "
+        + (
+            "ignores push the answer up."
+            if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
+            else "ignores barely count here."
+        )
+        if exact is not None
+        else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
+        "climbs that high.",
     )
     values = {"ridge": ridge, "critical_batch": exact, "approximation": approx}
-    return Answer(
-        steps,
-        values,
-        r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
-        r"\frac{P_{\text{peak}}}{\beta}",
-    )
+    formula = r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
+    return _answer(steps, values, formula + r"\frac{P_{\text{peak}}}{\beta}")
 
 
-def per_example_matrices_answer(
-    batches: Sequence[int] = (1, 8, 64, 512), dim: int = EXERCISE_DIM
-) -> Answer:
+def per_example_matrices_answer() -> Answer:
     """One weight matrix per example: intensity stays near 1 FLOP/byte for every batch."""
-    chip = hw_specs.TPU_V5E
-    rows, values = [], {}
-    for b in batches:
-        i = roofline.intensity(*roofline.batched_matvec_counts(b, dim, dim))
-        rows.append((f"{b:,}", f"{i:.4f}"))
-        values[b] = i
+    chip, batches, dim = hw_specs.TPU_V5E, (1, 8, 64, 512), EXERCISE_DIM
+    values = {b: roofline.intensity(*roofline.batched_matvec_counts(b, dim, dim)) for b in batches}
     ridge = chip.ridge_point("bf16")
     steps = (
         "Every example now brings its own K x N matrix, so the bytes grow with B exactly "
@@ -493,32 +440,24 @@ def per_example_matrices_answer(
         + " Decode attention over a per-sequence KV cache has the same shape.",
     )
     formula = r"I = \frac{2BKN}{b\,(BK + BKN + BN)} \approx \frac{2}{b} = 1 \text{ (bf16)}"
-    return Answer(steps, values, formula, Table(("batch B", "I (FLOP/B)"), tuple(rows)))
+    rows = [(f"{b:,}", f"{i:.4f}") for b, i in values.items()]
+    return _answer(steps, values, formula, ("batch B", "I (FLOP/B)"), rows)
 
 
 # --- This course's exercises -------------------------------------------------
-def h200_vs_h100_answer(
-    n_params: float = 7e9, weight_bytes: float = 2, dim: int = MATMUL_DIM
-) -> Answer:
+def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int = 2048) -> Answer:
     """H200 vs H100: same compute, more bandwidth; ridge, critical batch (K = N = dim), decode."""
+    c100, c200 = hw_specs.H100, hw_specs.H200
     rows, values = [], {}
-    for chip in (hw_specs.H100, hw_specs.H200):
+    for chip in (c100, c200):
         ridge = chip.ridge_point("bf16")
         crit = roofline.critical_batch(dim, dim, ridge)
         t_decode = n_params * weight_bytes / chip.mem_bw
         values[chip.key] = {"ridge": ridge, "critical_batch": crit, "decode_s": t_decode}
-        rows.append(
-            (
-                chip.name,
-                fmt_bw(chip.mem_bw),
-                _f1(ridge),
-                fmt_batch(crit, "never"),
-                fmt_time(t_decode),
-            )
-        )
+        cells = (fmt_bw(chip.mem_bw), _f1(ridge), fmt_batch(crit, "never"), fmt_time(t_decode))
+        rows.append((chip.name, *cells))
     h100, h200 = values["h100"], values["h200"]
     values["decode_speedup"] = h100["decode_s"] / h200["decode_s"]
-    c100, c200 = hw_specs.H100, hw_specs.H200
     peak_ratio = c200.peak_flops("bf16") / c100.peak_flops("bf16")
     b0, b1 = h100["critical_batch"], h200["critical_batch"]
     batch = (
@@ -536,13 +475,11 @@ def h200_vs_h100_answer(
         else ""
     )
     steps = (
-        (
-            "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
-            "batches) takes the same time on both."
-            if f"{peak_ratio:.2f}" == "1.00"
-            else f"The H200 has {ratio(peak_ratio)} the H100's bf16 peak, so a compute-bound "
-            f"step (prefill, large batches) gets {speed(1.0, 1.0 / peak_ratio)} on it."
-        ),
+        "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
+        "batches) takes the same time on both."
+        if f"{peak_ratio:.2f}" == "1.00"
+        else f"The H200 has {ratio(peak_ratio)} the H100's bf16 peak, so a compute-bound "
+        f"step (prefill, large batches) gets {claims.speed(1.0, 1.0 / peak_ratio)} on it.",
         f"With {ratio(c200.mem_bw / c100.mem_bw)} the bandwidth, the H200's ridge "
         f"{rose(h100['ridge'], h200['ridge'], _f1, ' FLOP/byte')}, and the critical batch of "
         f"a K = N = {dim:,} layer {batch} (table){need}.",
@@ -551,32 +488,26 @@ def h200_vs_h100_answer(
         + f": each step reads all {n_params / 1e9:g}B "
         f"weights ({fmt_bytes(n_params * weight_bytes)} in bf16). That read bounds the step "
         f"at {fmt_time(h100['decode_s'])} on H100 and {fmt_time(h200['decode_s'])} on "
-        f"H200, {speed(h100['decode_s'], h200['decode_s'])}"
+        f"H200, {claims.speed(h100['decode_s'], h200['decode_s'])}"
         + (": decode follows the bandwidth ratio, not the compute ratio." if memory else "."),
     )
     headers = ("chip", "bandwidth", "I* bf16", "critical batch", "decode step bound")
     formula = r"T_{\text{decode step}} \geq \frac{N_{\text{params}}\, b_w}{\beta}"
-    return Answer(steps, values, formula, Table(headers, tuple(rows)))
+    return _answer(steps, values, formula, headers, rows)
 
 
-def gqa_decode_answer(
-    n_q_heads: int = 64,
-    d_head: int = 128,
-    context: int = 8192,
-    kv_heads: Sequence[int] = (64, 8, 1),
-) -> Answer:
+def gqa_decode_answer() -> Answer:
     """Decode attention intensity for MHA, GQA and MQA: query heads per KV head."""
+    n_q_heads, d_head, context, kv_heads = 64, 128, 8192, (64, 8, 1)  # lecture 02: 32, 4096
     names = {n_q_heads: "MHA", 1: "MQA"}
     ridge = hw_specs.H100.ridge_point("bf16")
     rows, values = [], {}
     for hkv in kv_heads:
         f, d = roofline.decode_attention_counts(n_q_heads, hkv, d_head, context)
-        i = roofline.intensity(f, d)
+        i = values[hkv] = roofline.intensity(f, d)
         per_token = ledger.kv_cache_bytes(1, 1, hkv * d_head)
-        name = names.get(hkv, "GQA")
-        values[hkv] = i
         heads = f"{hkv} KV head{'s' if hkv != 1 else ''}"
-        rows.append((f"{name} ({heads})", f"{i:g}", fmt_bytes(per_token, True)))
+        rows.append((f"{names.get(hkv, 'GQA')} ({heads})", f"{i:g}", fmt_bytes(per_token, True)))
     steps = (
         "At decode each sequence reads its whole K and V cache once per layer and uses "
         "each cached element in one dot product per query head that shares it.",
@@ -594,28 +525,18 @@ def gqa_decode_answer(
         + ", and fewer KV heads help by shrinking the cache (the last column, per token and "
         "layer) that every step must read.",
     )
-    table = Table(("attention", "I (FLOP/B)", "KV bytes per token and layer"), tuple(rows))
-    return Answer(
-        steps,
-        values,
-        r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = "
-        r"\frac{H_q}{H_{kv}} \text{ (bf16)}",
-        table,
-    )
+    formula = r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = \frac{H_q}{H_{kv}} \text{ (bf16)}"
+    headers = ("attention", "I (FLOP/B)", "KV bytes per token and layer")
+    return _answer(steps, values, formula, headers, rows)
 
 
-def largest_batch_answer(
-    rates: Sequence[float] = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE),
-    budget_gib: float = assumptions.ARTICLE_BUDGET_GIB,
-) -> Answer:
+def largest_batch_answer(budget_gib: float = H200_BUDGET_GIB) -> Answer:
     """Largest prefill batch of the article's 7B model within the budget at each overhead rate."""
     spec = assumptions.ARTICLE_7B
+    rates = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE)
     rows, values = [], {}
     for rate in rates:
-
-        def at(b: int, rate: float = rate) -> Any:
-            return ledger.model_ledger(spec, b, rate)
-
+        at = functools.partial(ledger.model_ledger, spec, overhead_rate=rate)
         best = ledger.largest_batch_that_fits(budget_gib * GIB, at)
         total, over = at(best).total / GIB, at(best + 1).total / GIB
         values[rate] = {"batch": best, "total_gib": total, "next_gib": over}
@@ -631,16 +552,15 @@ def largest_batch_answer(
         "Cutting the overhead (what paged KV-cache allocation does) buys more concurrent "
         "sequences than any kernel tuning could: here capacity, not speed, sets the batch.",
     )
-    table = Table(("overhead", "largest batch", "its total", "one more"), tuple(rows))
+    headers = ("overhead", "largest batch", "its total", "one more")
     formula = r"N b_w + 2BSLd_{kv}b_{kv} + BSa + \rho\,(\ldots) \;\leq\; \text{budget}"
-    return Answer(steps, values, formula, table)
+    return _answer(steps, values, formula, headers, rows)
 
 
 def bandwidth_2x_answer() -> Answer:
     """Who gains from 2x bandwidth, who from 2x compute (TPU v6e bf16; lecture 05 works A100)."""
     chip = hw_specs.TPU_V6E
-    peak, bw = chip.peak_flops("bf16"), chip.mem_bw
-    ridge = chip.ridge_point("bf16")
+    peak, bw, ridge = chip.peak_flops("bf16"), chip.mem_bw, chip.ridge_point("bf16")
     rows, gain_bw, gain_compute = [], [], []
     for name, f, d in article_operators():
         s_compute, s_bw = roofline.speedup_2x(f, d, peak, bw)
@@ -657,17 +577,17 @@ def bandwidth_2x_answer() -> Answer:
         "An operator close to the ridge gains less than 2x from either, because the other "
         "roof soon takes over.",
     )
-    table = Table(("operator", "I / I*", "2x compute", "2x bandwidth"), tuple(rows))
+    values = {"bandwidth": gain_bw, "compute": gain_compute}
+    headers = ("operator", "I / I*", "2x compute", "2x bandwidth")
     formula = r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)"
-    return Answer(steps, {"bandwidth": gain_bw, "compute": gain_compute}, formula, table)
+    return _answer(steps, values, formula, headers, rows)
 
 
 def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     """Critical K for X[B,K] W[K,N] split along K over two chips, per chip and link."""
     rows, values = [], {}
     for chip in (hw_specs.A100, hw_specs.B200):  # lecture 02 works v5e, v6e, H100, B300
-        peak = chip.peak_flops("bf16")
-        d_crit = roofline.network_critical_dim(peak, chip.link_bw)
+        d_crit = roofline.network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
         values[chip.key] = d_crit
         verdict = "compute" if d_example > d_crit else "communication"
         rows.append((chip.name, fmt_bw(chip.link_bw), f"{d_crit:,.1f}", verdict))
@@ -680,24 +600,27 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
         "step. Slow links need much wider layers before sharding pays.",
     )
     headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
-    return Answer(
-        steps,
-        values,
-        r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} "
-        r"\geq 1 \iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}",
-        Table(headers, tuple(rows)),
-    )
+    formula = r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} \geq 1 "
+    formula += r"\iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}"
+    return _answer(steps, values, formula, headers, rows)
 
 
 # --- Lecture 10: tiled attention with finite on-chip memory ------------------
-def tiled_compute_bound_answer(
-    chip: Chip | None = None, n: int = 8192, d_head: int = 128, precision: str = "fp8"
-) -> Answer:
+def _tiled(n: int, d_head: int, m: float, b: float) -> tuple[Any, int, float, float]:
+    """FlashAttention-2's blocks in M_sm = `m` bytes, T_r, the traffic D (bytes) and F / D."""
+    blocks = attention_io.block_sizes(n, d_head, m, b)
+    reads = attention_io.kv_reads(n, blocks.rows, blocks.cols)
+    traffic = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
+    flops = ledger.attention_counts(n, d_head, b)[0]
+    return blocks, reads, traffic, roofline.intensity(flops, traffic)
+
+
+def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str = "fp8") -> Answer:
     """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the ridge (H100).
 
     In fp8 by default: lecture 10 and the operator-ledgers page work the bf16 case.
     """
-    chip = chip or hw_specs.H100
+    chip = hw_specs.H100
     b = hw_specs.bytes_per_elem(precision)
     ridge = chip.ridge_point(precision)
     have = chip.smem_per_sm
@@ -705,20 +628,10 @@ def tiled_compute_bound_answer(
     flops = ledger.attention_counts(n, d_head, b)[0]
     rows = []
     for label, m in (("shared memory of one SM", have), ("smallest M_sm reaching I*", need)):
-        if m is None:
-            continue
-        blocks = attention_io.block_sizes(n, d_head, m, b)
-        d = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
-        rows.append(
-            (
-                label,
-                fmt_bytes(m, True, digits=0),
-                f"{blocks.rows} x {blocks.cols}",
-                str(attention_io.kv_reads(n, blocks.rows, blocks.cols)),
-                fmt_bytes(d),
-                _f1(roofline.intensity(flops, d)),
-            )
-        )
+        if m is not None:
+            blocks, reads, d, i = _tiled(n, d_head, m, b)
+            cells = (f"{blocks.rows} x {blocks.cols}", str(reads), fmt_bytes(d), _f1(i))
+            rows.append((label, fmt_bytes(m, True, digits=0), *cells))
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
     steps = [
         f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
@@ -730,14 +643,21 @@ def tiled_compute_bound_answer(
     if need is None:
         steps.append("Even reading K and V once falls short of the ridge: no M_sm is enough.")
     else:
-        blocks = attention_io.block_sizes(n, d_head, need, b)
+        blocks, tr0 = _tiled(n, d_head, need, b)[:2]
         values["blocks"] = (blocks.rows, blocks.cols)
+        try:
+            less, tr1, _, i = _tiled(n, d_head, need - 1, b)
+            less_does = (
+                f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the "
+                f"intensity {_f1(i)} FLOP/byte, under the ridge."
+            )
+        except ValueError:  # one byte less no longer holds one row of each block
+            less_does = ": one byte less holds no block at all."
         steps += [
             f"The smallest such query block under the footprint rule is B_r = {blocks.rows} "
             f"(with B_c = {blocks.cols}), whose footprint U(B_r, B_c) is "
-            f"{need:,} bytes ({fmt_bytes(need, True, digits=0)})"
-            + _one_byte_less(n, d_head, need, b, flops),
-            f"That is {than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
+            f"{need:,} bytes ({fmt_bytes(need, True, digits=0)}){less_does}",
+            f"That is {claims.than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
             "memory one SM offers: "
             + (
                 "from shared memory alone the schedule stays memory-bound."
@@ -747,29 +667,10 @@ def tiled_compute_bound_answer(
             + " Real kernels also keep S and the accumulator in registers, and the L2 cache "
             "serves rereads.",
         ]
-    table = Table(("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)"), tuple(rows))
-    return Answer(
-        tuple(steps),
-        values,
-        r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
-        r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))",
-        table,
-    )
-
-
-def _one_byte_less(n: int, d_head: int, need: int, b: float, flops: float) -> str:
-    """What one byte less than the smallest M_sm does: its B_r, T_r and intensity."""
-    try:
-        less = attention_io.block_sizes(n, d_head, need - 1, b)
-    except ValueError:  # one byte less no longer holds one row of each block
-        return ": one byte less holds no block at all."
-    more = attention_io.block_sizes(n, d_head, need, b)
-    tr0, tr1 = (attention_io.kv_reads(n, x.rows, x.cols) for x in (more, less))
-    i = roofline.intensity(flops, attention_io.tiled_traffic(n, d_head, less.rows, less.cols, b))
-    return (
-        f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the intensity "
-        f"{_f1(i)} FLOP/byte, under the ridge."
-    )
+    formula = r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
+    formula += r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))"
+    headers = ("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)")
+    return _answer(steps, values, formula, headers, rows)
 
 
 def _head_dims_reaching(values: Mapping[int, tuple[Any, ...]], ridge: float) -> str:
@@ -782,37 +683,22 @@ def _head_dims_reaching(values: Mapping[int, tuple[Any, ...]], ridge: float) -> 
     return f"only d_h = {listing(reach)} reach{'es' if len(reach) == 1 else ''} it"
 
 
-def tiled_head_dim_answer(
-    chip: Chip | None = None,
-    n: int = 8192,
-    head_dims: Sequence[int] = (64, 128, 256),
-    precision: str = "bf16",
-) -> Answer:
+def tiled_head_dim_answer() -> Answer:
     """How the tiled traffic and intensity move with the head dim at a fixed M_sm (H100)."""
-    chip = chip or hw_specs.H100
+    chip, n, head_dims, precision = hw_specs.H100, 8192, (64, 128, 256), "bf16"
     b = hw_specs.bytes_per_elem(precision)
     m = chip.smem_per_sm
     ridge = chip.ridge_point(precision)
     rows, values = [], {}
     for d in head_dims:
         try:
-            blocks = attention_io.block_sizes(n, d, m, b)
+            blocks, _, traffic, i = _tiled(n, d, m, b)
         except ValueError:  # M_sm holds not even one row of each block at this d_h
             rows.append((str(d), "none fits", "-", "-", "-"))
             continue
-        flops = ledger.attention_counts(n, d, b)[0]
-        traffic = attention_io.tiled_traffic(n, d, blocks.rows, blocks.cols, b)
-        i = roofline.intensity(flops, traffic)
         values[d] = (blocks.rows, blocks.cols, traffic, i)
-        rows.append(
-            (
-                str(d),
-                f"{blocks.rows} x {blocks.cols}",
-                fmt_bytes(traffic),
-                _f1(i),
-                roofline.bound_of(i, ridge),
-            )
-        )
+        shape = f"{blocks.rows} x {blocks.cols}"
+        rows.append((str(d), shape, fmt_bytes(traffic), _f1(i), roofline.bound_of(i, ridge)))
     growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(values)]
     mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
     exact = all(f"{g:.1f}" == "4.0" for g in growth)
@@ -839,17 +725,13 @@ def tiled_head_dim_answer(
         f"F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the "
         f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )
-    table = Table(("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), tuple(rows))
-    return Answer(
-        steps,
-        values,
-        r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
-        r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}",
-        table,
-    )
+    formula = r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
+    formula += r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}"
+    headers = ("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound")
+    return _answer(steps, values, formula, headers, rows)
 
 
-# --- The list the docs render ------------------------------------------------
+# --- Lecture 11: the efficiency at which a prediction meets the measurement --------
 _MATCH_FORMULA = {
     "peak": r"\sum_{ops} \max\left(\frac{F}{e P}, \frac{D}{\beta}\right) + T_{fixed} = T_{meas}",
     "mem_bw": r"\sum_{ops} \max\left(\frac{F}{P}, \frac{D}{e \beta}\right) + T_{fixed} = T_{meas}",
@@ -858,12 +740,8 @@ _MATCH_FORMULA = {
 
 def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answer:
     """The efficiency of one roof at which lecture 11's 1-GPU prediction meets the measurement."""
-    from common.formulas import predict
-    from common.formulas.transformer import decode_ledger, prefill_ledger
-    from common.tables import measurements as pub
-
     run = next(r for r in pub.FT_13B if r.phase == phase and r.gpus == 1)
-    build = prefill_ledger if phase == "prefill" else decode_ledger
+    build = transformer.prefill_ledger if phase == "prefill" else transformer.decode_ledger
     led = build(pub.GPT_13B, 1, run.tokens)
     spec = predict.spec_roofs(hw_specs.A100, "bf16")
     alpha, floor = None, pub.small_kernel_floor()  # one GPU: no all-reduce
@@ -906,258 +784,27 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
                 )
             )
     values = {"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec}
-    return Answer(tuple(steps), values, _MATCH_FORMULA[which])
-
-
-ARTICLE = "the article"
-SCRIPT = "the lecture script's book exercises"
-COURSE = "this course"
-
-EXERCISES: tuple[Exercise, ...] = (  # (key, title, origin, question, solver)
-    Exercise(
-        "percent-of-bound",
-        "Read the percentage of the bound",
-        ARTICLE,
-        "Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a "
-        "few operators and prints each one's time as a percentage of its roofline bound. "
-        "Which operators come close to 100%, which stay far below, and what should you "
-        "change if naive attention scores high?",
-        _solve_percent_of_bound,
-    ),
-    Exercise(
-        "sweep-crossing",
-        "Find the batch sweep's ridge crossing",
-        ARTICLE,
-        "Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's "
-        "d = 4096, smaller only where this machine is too slow for it within the time budget) "
-        "for B = 1, 2, 4, ..., 256 and labels each batch memory- or compute-bound against "
-        "this machine's ridge point. Between which two batches does the label change, and "
-        "when does throughput stop growing? Extend the list of batches to check.",
-        _solve_sweep_crossing,
-    ),
-    Exercise(
-        "a100-peak-edit",
-        "Raise the A100's compute peak",
-        ARTICLE,
-        "In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave "
-        "everything else alone, and rerun lecture 05. Where does the GEMM crossover "
-        "[M, 4096] x [4096, 4096] move, and which operators change their bound?",
-        a100_peak_edit_answer,
-    ),
-    Exercise(
-        "v5e-int8",
-        "Critical batch for int8 on TPU v5e",
-        SCRIPT,
-        "On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and "
-        "outputs take 1 byte each and the int8 peak applies. What batch makes it "
-        "compute-bound, and how close is the book's small-batch estimate? Lecture 02 works "
-        "the 8192-wide layer; this one is half as wide.",
-        lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM),
-    ),
-    Exercise(
-        "v5e-int8-weights",
-        "int8 weights, bf16 activations",
-        SCRIPT,
-        "Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); "
-        "activations, outputs and the arithmetic stay bf16 (2 bytes, bf16 peak). What is "
-        "the critical batch now, and what does the small-batch estimate say?",
-        lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM),
-    ),
-    Exercise(
-        "per-example-matrices",
-        "One matrix per example",
-        SCRIPT,
-        "Each example b multiplies its own vector by its own matrix W[b] of shape [4096, "
-        "4096], all in bf16, for B = 1, 8, 64 and 512. What is the arithmetic intensity as "
-        "the batch grows?",
-        per_example_matrices_answer,
-    ),
-    Exercise(
-        "h200-vs-h100",
-        "H200 against H100 for decode",
-        COURSE,
-        "The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 "
-        "ridge points and the critical batches of a K = N = 2048 layer (lecture 02 works "
-        "the 8192-wide one), and say what the difference means for decoding an "
-        "8B-parameter bf16 model at batch 1.",
-        lambda: h200_vs_h100_answer(8e9, dim=2048),
-    ),
-    Exercise(
-        "gqa-decode",
-        "Decode attention with MHA, GQA and MQA",
-        COURSE,
-        "A larger model has 64 query heads of size 128 and an 8192-token context in bf16 "
-        "(lecture 02 works 32 heads at 4096 tokens). Compute the decode attention "
-        "intensity with 64 KV heads (MHA), 8 (GQA) and 1 (MQA). Is any of them "
-        "compute-bound on an H100?",
-        gqa_decode_answer,
-    ),
-    Exercise(
-        "largest-batch",
-        "The largest batch that fits",
-        COURSE,
-        "Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 "
-        "layers, d_kv = 4096, 4096-token sequences in prefill, 128 KiB of activations per "
-        "token, on an H200: a 130 GiB budget (lecture 03 works 78 GiB). What is the "
-        "largest batch at 30% overhead, and at 4%?",
-        lambda: largest_batch_answer(budget_gib=H200_BUDGET_GIB),
-    ),
-    Exercise(
-        "bandwidth-2x",
-        "Who gains from twice the bandwidth?",
-        COURSE,
-        "On a TPU v6e in bf16, which of the article's operators would run faster with "
-        "twice the memory bandwidth, and which with twice the compute?",
-        bandwidth_2x_answer,
-    ),
-    Exercise(
-        "sharded-matmul",
-        "When does sharding a matmul pay?",
-        COURSE,
-        "X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial "
-        "sums over one link. How large must K be for the step to stay compute-bound on an "
-        "A100 and a B200 (one NVLink each way), and which bounds a K = 4,096 step?",
-        sharded_matmul_answer,
-    ),
-    Exercise(
-        "tiled-compute-bound",
-        "When does tiled attention turn compute-bound?",
-        COURSE,
-        "Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for "
-        "M_sm bytes of on-chip memory per SM; the lecture works bf16. For one head with N "
-        "= 8,192 and d_h = 128 in fp8 (as FlashAttention-3 runs it) on an H100, what is "
-        "the smallest M_sm at which the schedule reaches the H100's fp8 ridge point, and "
-        "how does it compare with the shared memory one SM has?",
-        tiled_compute_bound_answer,
-    ),
-    Exercise(
-        "tiled-head-dim",
-        "Tiled attention and the head dimension",
-        COURSE,
-        "Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head "
-        "dimension: d_h = 64, 128, 256. How do the block sizes, the traffic and the "
-        "intensity of FlashAttention-2's loops move, and which head dim is compute-bound?",
-        tiled_head_dim_answer,
-    ),
-    Exercise(
-        "prefill-efficiency",
-        "What compute efficiency does the 13B prefill imply?",
-        COURSE,
-        "Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep "
-        "the spec bandwidth and the fixed cost per kernel, and scale only the bf16 matmul "
-        "peak: what fraction of the spec peak makes the prediction meet the measured time, "
-        "and how does it compare with the achievable matmul peak in the hardware table?",
-        lambda: efficiency_match_answer("prefill", "peak"),
-    ),
-    Exercise(
-        "decode-bandwidth-efficiency",
-        "What bandwidth does the 13B decode step imply?",
-        COURSE,
-        "Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM "
-        "bandwidth: what fraction of the spec bandwidth makes the prediction meet the "
-        "measured time, and is that above or below the achievable bandwidth in the "
-        "hardware table?",
-        lambda: efficiency_match_answer("decode", "mem_bw"),
-    ),
-    Exercise(
-        "profiler-flops",
-        "How many FLOPs does the profiler see?",
-        COURSE,
-        "Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's "
-        "with_flops counts each attention product Q K^T and P V over the whole S x S score "
-        "matrix; the ledger counts only the query-key pairs the causal mask keeps. For "
-        "prompts of 256, 1,024 and 4,096 tokens, how many attention FLOPs does each count, "
-        "and what share of the ledger's whole pass does the profiler's extra make?",
-        lambda: profiler_flops_answer(),
-    ),
-    Exercise(
-        "decode-context",
-        "How does a decode step's time grow with the context?",
-        COURSE,
-        "Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). "
-        "How do the bytes the step moves and its time bound change from a 256-token to an "
-        "8,192-token context, and at what context does reading the KV cache cost as much "
-        "as reading the weights?",
-        lambda: decode_context_answer(),
-    ),
-    Exercise(
-        "moe-critical-batch",
-        "When do Mixtral's experts turn compute-bound in fp8?",
-        COURSE,
-        "Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations "
-        "stay bf16). At what batch do its routed experts' matmuls reach the ridge, and at "
-        "what batch does the MLP of its dense twin (d_ff = 2 x 14,336) get there? Compare "
-        "the ratio with E / k and say why they differ.",
-        lambda: moe_critical_batch_answer(),
-    ),
-    Exercise(
-        "moe-skew",
-        "What does a skewed router do to Qwen3-30B-A3B's step?",
-        COURSE,
-        "Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 "
-        "experts on each, dealt round-robin. How many distinct experts per layer does a "
-        "step reach under uniform routing, and under the course's Zipf-like skew "
-        "(``ROUTING_SKEW`` in ``common/tables/assumptions.py``)? What share of the expert "
-        "weight reads does the skew save, and how much busier than the fair share is the "
-        "busiest GPU?",
-        lambda: moe_skew_answer(),
-    ),
-    Exercise(
-        "mtp-acceptance",
-        "What acceptance does DeepSeek's x1.8 imply once the draft costs something?",
-        COURSE,
-        "DeepSeek-V3's report gives x1.8 tokens per second from one multi-token-prediction "
-        "module, one decoder block beside the model's 61, drafting one token a step, and a "
-        "published acceptance of 85% to 90%. Take the module's cost as c = 1/61 of a decode "
-        "step and the verify pass of two tokens a sequence as one step. What acceptance does "
-        "x1.8 imply, and is it in the published range? At the range's low end, what may the "
-        "verify pass cost for x1.8? What would two such modules (K = 2) give at the implied "
-        "acceptance?",
-        lambda: mtp_acceptance_answer(),
-    ),
-    Exercise(
-        "fleet-request-mix",
-        "What do long prompts do to DeepSeek's fleet and its cost?",
-        COURSE,
-        "A coding agent sends DeepSeek's V3/R1 service requests of 32,768 prompt tokens and "
-        "1,024 output tokens. At the per-node rates DeepSeek published for prefill and decode "
-        "(nodes of 8 H800, cache hits counted as in its prefill rate), how many prefill nodes "
-        "per decode node keep pace with each other, and at $3 per GPU-hour what does one "
-        "request cost, and a million of its tokens, input and output together?",
-        lambda: fleet_request_mix_answer(),
-    ),
-)
-
-
-def get_exercise(key: str) -> Exercise:
-    """The exercise with this key; ValueError listing the keys otherwise."""
-    for exercise in EXERCISES:
-        if exercise.key == key:
-            return exercise
-    raise ValueError(
-        f"unknown exercise {key!r}; choose one of: {', '.join(e.key for e in EXERCISES)}"
-    )
+    return _answer(steps, values, _MATCH_FORMULA[which])
 
 
 # --- Lecture 12: the profiler's FLOPs, and decode against the context length ---
 PROFILED_SHRINK = 4  # lecture 12's default --shrink
 
 
-def _profiled_model() -> Any:
+def _profiled() -> tuple[Any, transformer.DTypes]:
+    """Lecture 12's model (Llama 3 8B, widths / PROFILED_SHRINK) and its fp32 types."""
     from common.tables.models import LLAMA_3_8B, shrunk
 
-    return shrunk(LLAMA_3_8B, PROFILED_SHRINK)
+    return shrunk(LLAMA_3_8B, PROFILED_SHRINK), transformer.DTypes("fp32", "fp32", "fp32")
 
 
 def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
     """Attention-product FLOPs: the profiler's full S x S rectangle against the causal ledger."""
-    from common.formulas.transformer import ATTENTION_PRODUCTS, DTypes, prefill_ledger
-    from common.present.console import fmt_flops
-
-    m, rows, values = _profiled_model(), [], {}
+    (m, dt), rows, values = _profiled(), [], {}
+    products, fmt_flops = transformer.ATTENTION_PRODUCTS, console.fmt_flops
     for S in prompts:
-        led = prefill_ledger(m, 1, S, DTypes("fp32", "fp32", "fp32"), materialized=True)
-        causal = sum(op.flops * c for op, c in led.counted() if op.name in ATTENTION_PRODUCTS)
+        led = transformer.prefill_ledger(m, 1, S, dt, materialized=True)
+        causal = sum(op.flops * c for op, c in led.counted() if op.name in products)
         # two products per head (Q K^T and P V), each over the whole S x S rectangle
         full = 2 * m.n_layers * m.n_heads * roofline.matmul_counts(S, m.d_head, S)[0]
         extra = (full - causal) / led.flops
@@ -1174,39 +821,31 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
         "attention's share of the pass grows with S: an MFU from the profiler's count would "
         "credit the model with work it throws away. Take the model's FLOPs and the wall time.",
     )
-    table = Table(("prompt", "ledger FLOP", "profiler FLOP", "extra / pass"), tuple(rows))
+    headers = ("prompt", "ledger FLOP", "profiler FLOP", "extra / pass")
     formula = r"F_{prof} = 4 L H S^2 d_h, \quad F_{ledger} = 4 L H \frac{S(S+1)}{2} d_h"
-    return Answer(steps, values, formula, table)
+    return _answer(steps, values, formula, headers, rows)
 
 
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
     """One fp32 decode step at each context: bytes, KV share and the bound on measured roofs."""
-    from common.formulas.roofline import lower_bound_time
-    from common.formulas.transformer import DTypes, decode_ledger, kv_cache_bytes_per_token
-    from common.present.claims import side
-
-    m, dt = _profiled_model(), DTypes("fp32", "fp32", "fp32")
-    calib = measured_calibration("probe", "this machine (lecture 01)") or EXAMPLE_CALIBRATION
-    rows, values, most = [], {}, 0.0
+    m, dt = _profiled()
+    calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
+    roofs, rows, values, most = (calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s), [], {}, 0.0
     for S in contexts:
-        led = decode_ledger(m, 1, S, dt)
+        led = transformer.decode_ledger(m, 1, S, dt)
         most = max(most, roofline.intensity(led.flops, led.nbytes))
-        t = lower_bound_time(
-            led.flops, led.nbytes, calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s
-        )
+        t = roofline.lower_bound_time(led.flops, led.nbytes, *roofs)
         values[S] = {"bytes": led.nbytes, "kv_share": led.kv_bytes / led.nbytes, "seconds": t}
-        rows.append(
-            (f"{S:,}", fmt_bytes(led.nbytes), fmt_pct(led.kv_bytes / led.nbytes), fmt_time(t))
-        )
-    per_token = kv_cache_bytes_per_token(m, dt.kv_bytes)
-    weights = decode_ledger(m, 1, contexts[0], dt).weight_bytes
+        rows.append((f"{S:,}", fmt_bytes(led.nbytes), fmt_pct(values[S]["kv_share"]), fmt_time(t)))
+    per_token = transformer.kv_cache_bytes_per_token(m, dt.kv_bytes)
+    weights = transformer.decode_ledger(m, 1, contexts[0], dt).weight_bytes
     even = math.ceil(weights / per_token)
     first, last = values[contexts[0]], values[contexts[-1]]
     steps = (
         f"A decode step of {m.name} reads every weight once, {fmt_bytes(weights)}, and the "
         f"whole KV cache, {fmt_bytes(per_token)} a token of context. Its intensity is at most "
         f"{most:.2f} FLOP/byte against a ridge of {_f1(calib.ridge)} on {calib.source}: the "
-        f"step is {side(most, calib.ridge)} at every context, "
+        f"step is {claims.side(most, calib.ridge)} at every context, "
         + ("so its bound is bytes / bandwidth (table)." if most < calib.ridge else "(table)."),
         f"From {contexts[0]:,} to {contexts[-1]:,} tokens the step's time bound "
         f"{rose(first['seconds'], last['seconds'], fmt_time)}: linear in S, with an "
@@ -1216,67 +855,54 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
         + (f", beyond the model's {m.max_context:,}-token window" if even > m.max_context else "")
         + "; past it, a step pays more for attention's reads than for the weights.",
     )
-    table = Table(("context", "bytes per step", "KV share", "time bound"), tuple(rows))
+    headers = ("context", "bytes per step", "KV share", "time bound")
     formula = r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}"
-    return Answer(steps, {**values, "even_context": even}, formula, table)
+    return _answer(steps, {**values, "even_context": even}, formula, headers, rows)
 
 
 # --- Lecture 13: a mixture of experts ----------------------------------------
 def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     """Mixtral's experts against its dense twin: critical batches in fp8 on `chip` (H100)."""
-    from common.formulas.transformer import DTypes, expert_critical_batch
     from common.tables.models import MIXTRAL_8X7B, dense_twin
 
     c, m = chip or hw_specs.H100, MIXTRAL_8X7B
-    dt, ridge = DTypes("fp8"), c.ridge_point("fp8")
+    dt, ridge = transformer.DTypes("fp8"), c.ridge_point("fp8")
     E, k, d, f = m.n_experts, m.experts_per_token, m.d_model, m.d_ff_expert
-    moe = expert_critical_batch(m, ridge, dt)
-    twin = roofline.critical_batch(
-        d, dense_twin(m).d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes
+    moe = transformer.expert_critical_batch(m, ridge, dt)
+    d_ff = dense_twin(m).d_ff
+    twin = roofline.critical_batch(d, d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
+    steps = (
+        f"{_ridge_of(c, 'fp8')}; fp8 weights are 1 byte, bf16 activations 2.",
+        f"The twin's MLP, X[B, {d:,}] W[{d:,}, {d_ff:,}], reaches it at B = {fmt_batch(twin)}.",
+        "The experts never reach the ridge: their intensity stays below it."
+        if moe is None or twin is None
+        else f"An expert matmul does 2 B k d f FLOP over E (1 - (1 - k/E)^B) experts' weights "
+        f"and B k (d + f) activations; the smallest B past the ridge is {moe:,}, "
+        f"{ratio(moe / twin, 1)} the twin's batch against E / k = {E / k:g}: each expert "
+        f"meets only k/E of the batch, and an expert ({f:,} wide) is "
+        f"{'narrower than' if f < d_ff else 'as wide as'} the twin's MLP, "
+        "so its activations weigh more per FLOP.",
     )
-    steps = [
-        f"{c.name} at fp8: I* = {fmt_rate(c.peak_flops('fp8'))} / {fmt_bw(c.mem_bw)} = "
-        f"{_f1(ridge)} FLOP/byte; fp8 weights are 1 byte, bf16 activations 2.",
-        f"The twin's MLP, X[B, {d:,}] W[{d:,}, {dense_twin(m).d_ff:,}], reaches it at B = "
-        f"{fmt_batch(twin)}.",
-    ]
-    if moe is None or twin is None:
-        steps.append("The experts never reach the ridge: their intensity stays below it.")
-    else:
-        steps.append(
-            f"An expert matmul does 2 B k d f FLOP over E (1 - (1 - k/E)^B) experts' weights "
-            f"and B k (d + f) activations; the smallest B past the ridge is {moe:,}, "
-            f"{ratio(moe / twin, 1)} the twin's batch against E / k = {E / k:g}: each expert "
-            f"meets only k/E of the batch, and an expert ({f:,} wide) is "
-            f"{'narrower than' if f < dense_twin(m).d_ff else 'as wide as'} the twin's MLP, "
-            "so its activations weigh more per FLOP."
-        )
-    return Answer(
-        tuple(steps),
-        {"ridge": ridge, "experts": moe, "twin": twin},
-        r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
-        r"\geq \frac{P_{\text{peak}}}{\beta}",
-    )
+    formula = r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
+    formula += r"\geq \frac{P_{\text{peak}}}{\beta}"
+    return _answer(steps, {"ridge": ridge, "experts": moe, "twin": twin}, formula)
 
 
 def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
     """Qwen3-30B-A3B: experts a step reaches, uniform and skewed, and the GPUs' imbalance."""
-    from common.formulas import serving
-    from common.formulas.transformer import experts_touched
-    from common.tables.assumptions import ROUTING_ZIPF
     from common.tables.models import QWEN3_30B_A3B
 
     m = QWEN3_30B_A3B
     E, k = m.n_experts, m.experts_per_token
-    uniform = experts_touched(batch, k, E)
-    shares = serving.skewed_shares(E, k, ROUTING_ZIPF)
+    uniform = transformer.experts_touched(batch, k, E)
+    shares = serving.skewed_shares(E, k, assumptions.ROUTING_ZIPF)
     skewed = serving.experts_touched_by_shares(batch, shares)
     gpu = serving.imbalance_factor(serving.gpu_loads(shares, gpus))
     saved = 1 - skewed / uniform
     steps = (
         f"Uniform: E (1 - (1 - k/E)^B) = {E} (1 - (1 - {k}/{E})^{batch}) = {uniform:.1f} "
         f"experts of {E} per layer.",
-        f"Skew s = {ROUTING_ZIPF:g}: expert i is among a token's {k} with probability "
+        f"Skew s = {assumptions.ROUTING_ZIPF:g}: expert i is among a token's {k} with probability "
         f"q_i = min(1, c i^-s), c set so the q_i sum to {k}; the step reaches "
         f"sum 1 - (1 - q_i)^{batch} = {skewed:.1f} experts, {saved:.1%} fewer weight reads.",
         f"Round-robin over {gpus} GPUs, the busiest GPU's share of the routed tokens is "
@@ -1284,21 +910,17 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
         f"step takes {ratio(gpu)} its balanced time.",
     )
     values = {"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu}
-    return Answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")
+    return _answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")
 
 
-# ---------------------------------------------------------------------------
-# Lecture 14: serving a fleet
-# ---------------------------------------------------------------------------
+# --- Lecture 14: serving a fleet ---------------------------------------------
 def mtp_acceptance_answer(modules: int = 2) -> Answer:
     """DeepSeek-V3's MTP: the acceptance its x1.8 implies with a costed draft (Leviathan
     et al.'s speed-up E(a, K) / (K c + v) read backwards), and what K = `modules` gives."""
-    from common.formulas import serving
-    from common.tables import measurements as published
     from common.tables.models import get_model
 
-    K, S = published.MTP_DRAFT_TOKENS, published.MTP_SPEEDUP
-    low, high = published.MTP_ACCEPTANCE
+    K, S = pub.MTP_DRAFT_TOKENS, pub.MTP_SPEEDUP
+    low, high = pub.MTP_ACCEPTANCE
     L = get_model("deepseek-v3").n_layers
     c = 1 / L
     a = serving.acceptance_for_speedup(S, K, c)
@@ -1319,16 +941,13 @@ def mtp_acceptance_answer(modules: int = 2) -> Answer:
         f"{modules * c + 1:.3f} steps, {ratio(more)} against plain decoding.",
     )
     values = {"acceptance": a, "verify": verify, "speedup": more}
-    return Answer(steps, values, r"S = \frac{(1 - a^{K+1}) / (1 - a)}{K c + v}")
+    return _answer(steps, values, r"S = \frac{(1 - a^{K+1}) / (1 - a)}{K c + v}")
 
 
 def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: float = 3.0) -> Answer:
     """DeepSeek's published per-node rates for a request shape: the P:D node ratio, the cost
     of one request and of a million of its tokens at `price` $ per GPU-hour."""
-    from common.formulas import serving
-    from common.tables import measurements
-
-    fleet = measurements.DEEPSEEK_FLEET
+    fleet = pub.DEEPSEEK_FLEET
     t_p = prompt / fleet.prefill_per_node  # node-seconds of prefill a request takes
     t_d = output / fleet.decode_per_node  # node-seconds of decode
     pd = serving.pd_ratio(t_p, t_d)
@@ -1344,7 +963,7 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
         f"{t_p:.3f} node-s; decode: {output:,} / {fleet.decode_per_node:,.0f} = {t_d:.4f} "
         f"node-s.",
         f"The pools keep pace at P / D = t_p / t_d = {pd:.2f} prefill nodes per decode node, "
-        f"{than(pd / day)} the {day:.2f} of DeepSeek's published day.",
+        f"{claims.than(pd / day)} the {day:.2f} of DeepSeek's published day.",
         f"A thousand requests: 1,000 x ({t_p:.3f} + {t_d:.4f}) node-s x "
         f"{fleet.gpus_per_node} GPUs x ${price:g} / 3600 s = ${usd * 1000:.2f}; a million "
         f"of their tokens ({prompt + output:,} a request) cost ${per_m:.3f}.",
@@ -1352,4 +971,158 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
     values = {"pd": pd, "request_usd": usd, "usd_per_m": per_m}
     formula = r"\frac{P}{D} = \frac{p / r_p}{o / r_d}, \quad \$ = (t_p + t_d)\, G\, "
     formula += r"\frac{\text{price}}{3600}"
-    return Answer(steps, values, formula)
+    return _answer(steps, values, formula)
+
+
+# --- The list the docs render ------------------------------------------------
+ARTICLE = "the article"
+SCRIPT = "the lecture script's book exercises"
+COURSE = "this course"
+
+#: The exercises in order: a "key | origin | title" line, then its question, indented.
+_QUESTIONS = """
+percent-of-bound | article | Read the percentage of the bound
+    Run lecture 01. It measures this machine's bandwidth and matmul roofs, times a few operators and
+    prints each one's time as a percentage of its roofline bound. Which operators come close to
+    100%, which stay far below, and what should you change if naive attention scores high?
+sweep-crossing | article | Find the batch sweep's ridge crossing
+    Lecture 03 multiplies x[B, d] by a fixed fp32 weight W[d, d] (the article's d = 4096, smaller
+    only where this machine is too slow for it within the time budget) for B = 1, 2, 4, ..., 256 and
+    labels each batch memory- or compute-bound against this machine's ridge point. Between which two
+    batches does the label change, and when does throughput stop growing? Extend the list of batches
+    to check.
+a100-peak-edit | article | Raise the A100's compute peak
+    In ``common/hw_specs.py`` set the A100's bf16 ``peak_flops`` to 1979e12, leave everything else
+    alone, and rerun lecture 05. Where does the GEMM crossover [M, 4096] x [4096, 4096] move, and
+    which operators change their bound?
+v5e-int8 | script | Critical batch for int8 on TPU v5e
+    On a TPU v5e, X[B, 4096] W[4096, 4096] runs entirely in int8: inputs, weights and outputs take 1
+    byte each and the int8 peak applies. What batch makes it compute-bound, and how close is the
+    book's small-batch estimate? Lecture 02 works the 8192-wide layer; this one is half as wide.
+v5e-int8-weights | script | int8 weights, bf16 activations
+    Same 4096-wide layer on a TPU v5e, but only the weights are int8 (1 byte); activations, outputs
+    and the arithmetic stay bf16 (2 bytes, bf16 peak). What is the critical batch now, and what does
+    the small-batch estimate say?
+per-example-matrices | script | One matrix per example
+    Each example b multiplies its own vector by its own matrix W[b] of shape [4096, 4096], all in
+    bf16, for B = 1, 8, 64 and 512. What is the arithmetic intensity as the batch grows?
+h200-vs-h100 | course | H200 against H100 for decode
+    The H200 keeps the H100's compute die and adds bandwidth. Compare their bf16 ridge points and
+    the critical batches of a K = N = 2048 layer (lecture 02 works the 8192-wide one), and say what
+    the difference means for decoding an 8B-parameter bf16 model at batch 1.
+gqa-decode | course | Decode attention with MHA, GQA and MQA
+    A larger model has 64 query heads of size 128 and an 8192-token context in bf16 (lecture 02
+    works 32 heads at 4096 tokens). Compute the decode attention intensity with 64 KV heads (MHA), 8
+    (GQA) and 1 (MQA). Is any of them compute-bound on an H100?
+largest-batch | course | The largest batch that fits
+    Take the article's memory ledger: a 7B model with fp16 weights and KV cache, 32 layers, d_kv =
+    4096, 4096-token sequences in prefill, 128 KiB of activations per token, on an H200: a 130 GiB
+    budget (lecture 03 works 78 GiB). What is the largest batch at 30% overhead, and at 4%?
+bandwidth-2x | course | Who gains from twice the bandwidth?
+    On a TPU v6e in bf16, which of the article's operators would run faster with twice the memory
+    bandwidth, and which with twice the compute?
+sharded-matmul | course | When does sharding a matmul pay?
+    X[B, K] W[K, N] is split along K over two chips, which then exchange bf16 partial sums over one
+    link. How large must K be for the step to stay compute-bound on an A100 and a B200 (one NVLink
+    each way), and which bounds a K = 4,096 step?
+tiled-compute-bound | course | When does tiled attention turn compute-bound?
+    Lecture 10's IO model runs FlashAttention-2's loops with the footprint rule for M_sm bytes of
+    on-chip memory per SM; the lecture works bf16. For one head with N = 8,192 and d_h = 128 in fp8
+    (as FlashAttention-3 runs it) on an H100, what is the smallest M_sm at which the schedule
+    reaches the H100's fp8 ridge point, and how does it compare with the shared memory one SM has?
+tiled-head-dim | course | Tiled attention and the head dimension
+    Keep the H100's shared memory per SM and N = 8,192 in bf16, and change the head dimension: d_h =
+    64, 128, 256. How do the block sizes, the traffic and the intensity of FlashAttention-2's loops
+    move, and which head dim is compute-bound?
+prefill-efficiency | course | What compute efficiency does the 13B prefill imply?
+    Lecture 11 predicts the 512-token prefill of the 13B model on one A100 40GB. Keep the spec
+    bandwidth and the fixed cost per kernel, and scale only the bf16 matmul peak: what fraction of
+    the spec peak makes the prediction meet the measured time, and how does it compare with the
+    achievable matmul peak in the hardware table?
+decode-bandwidth-efficiency | course | What bandwidth does the 13B decode step imply?
+    Same model, one decode step at batch 1 on one A100 40GB. Scale only the HBM bandwidth: what
+    fraction of the spec bandwidth makes the prediction meet the measured time, and is that above or
+    below the achievable bandwidth in the hardware table?
+profiler-flops | course | How many FLOPs does the profiler see?
+    Lecture 12 profiles Llama 3 8B with its widths divided by 4 in fp32. torch's with_flops counts
+    each attention product Q K^T and P V over the whole S x S score matrix; the ledger counts only
+    the query-key pairs the causal mask keeps. For prompts of 256, 1,024 and 4,096 tokens, how many
+    attention FLOPs does each count, and what share of the ledger's whole pass does the profiler's
+    extra make?
+decode-context | course | How does a decode step's time grow with the context?
+    Same model, one fp32 decode step at batch 1 on this machine's roofs (lecture 01). How do the
+    bytes the step moves and its time bound change from a 256-token to an 8,192-token context, and
+    at what context does reading the KV cache cost as much as reading the weights?
+moe-critical-batch | course | When do Mixtral's experts turn compute-bound in fp8?
+    Mixtral-8x7B decodes on an H100 SXM with fp8 weights and fp8 compute (activations stay bf16). At
+    what batch do its routed experts' matmuls reach the ridge, and at what batch does the MLP of its
+    dense twin (d_ff = 2 x 14,336) get there? Compare the ratio with E / k and say why they differ.
+moe-skew | course | What does a skewed router do to Qwen3-30B-A3B's step?
+    Qwen3-30B-A3B (8 of 128 experts a token) decodes 32 tokens a step on 8 GPUs, 16 experts on each,
+    dealt round-robin. How many distinct experts per layer does a step reach under uniform routing,
+    and under the course's Zipf-like skew (``ROUTING_SKEW`` in ``common/tables/assumptions.py``)?
+    What share of the expert weight reads does the skew save, and how much busier than the fair
+    share is the busiest GPU?
+mtp-acceptance | course | What acceptance does DeepSeek's x1.8 imply once the draft costs something?
+    DeepSeek-V3's report gives x1.8 tokens per second from one multi-token-prediction module, one
+    decoder block beside the model's 61, drafting one token a step, and a published acceptance of
+    85% to 90%. Take the module's cost as c = 1/61 of a decode step and the verify pass of two
+    tokens a sequence as one step. What acceptance does x1.8 imply, and is it in the published
+    range? At the range's low end, what may the verify pass cost for x1.8? What would two such
+    modules (K = 2) give at the implied acceptance?
+fleet-request-mix | course | What do long prompts do to DeepSeek's fleet and its cost?
+    A coding agent sends DeepSeek's V3/R1 service requests of 32,768 prompt tokens and 1,024 output
+    tokens. At the per-node rates DeepSeek published for prefill and decode (nodes of 8 H800, cache
+    hits counted as in its prefill rate), how many prefill nodes per decode node keep pace with each
+    other, and at $3 per GPU-hour what does one request cost, and a million of its tokens, input and
+    output together?
+"""
+
+_SOLVERS: dict[str, Callable[[], Answer]] = {
+    "percent-of-bound": _solve_percent_of_bound,
+    "sweep-crossing": _solve_sweep_crossing,
+    "a100-peak-edit": a100_peak_edit_answer,
+    "v5e-int8": lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM),
+    "v5e-int8-weights": lambda: critical_batch_answer(
+        hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM
+    ),
+    "per-example-matrices": per_example_matrices_answer,
+    "h200-vs-h100": h200_vs_h100_answer,
+    "gqa-decode": gqa_decode_answer,
+    "largest-batch": largest_batch_answer,
+    "bandwidth-2x": bandwidth_2x_answer,
+    "sharded-matmul": sharded_matmul_answer,
+    "tiled-compute-bound": tiled_compute_bound_answer,
+    "tiled-head-dim": tiled_head_dim_answer,
+    "prefill-efficiency": lambda: efficiency_match_answer("prefill", "peak"),
+    "decode-bandwidth-efficiency": lambda: efficiency_match_answer("decode", "mem_bw"),
+    "profiler-flops": profiler_flops_answer,
+    "decode-context": decode_context_answer,
+    "moe-critical-batch": moe_critical_batch_answer,
+    "moe-skew": moe_skew_answer,
+    "mtp-acceptance": mtp_acceptance_answer,
+    "fleet-request-mix": fleet_request_mix_answer,
+}
+
+
+def _exercises(text: str) -> tuple[Exercise, ...]:
+    """The exercises of `text` in its order, each with its solver from ``_SOLVERS``."""
+    origins = {"article": ARTICLE, "script": SCRIPT, "course": COURSE}
+    out = []
+    for block in re.split(r"\n(?! )", text.strip()):  # a block ends where a line is not indented
+        head, *lines = block.splitlines()
+        key, origin, title = head.split(" | ")
+        question = " ".join(line.strip() for line in lines)
+        out.append(Exercise(key, title, origins[origin], question, _SOLVERS[key]))
+    return tuple(out)
+
+
+EXERCISES = _exercises(_QUESTIONS)
+
+
+def get_exercise(key: str) -> Exercise:
+    """The exercise with this key; ValueError listing the keys otherwise."""
+    keys = [e.key for e in EXERCISES]
+    if key not in keys:
+        raise ValueError(f"unknown exercise {key!r}; choose one of: {', '.join(keys)}")
+    return EXERCISES[keys.index(key)]

@@ -45,6 +45,14 @@ def test_keys_are_unique_and_every_exercise_solves() -> None:
             assert all(len(row) == len(answer.table.headers) for row in answer.table.rows)
 
 
+def test_every_solver_has_its_question_and_each_question_reads_as_one_line() -> None:
+    """The questions are an indented text block: no solver without one, no stray indentation."""
+    assert [e.key for e in ex.EXERCISES] == list(ex._SOLVERS)
+    for exercise in ex.EXERCISES:
+        assert "  " not in exercise.question and "\n" not in exercise.question, exercise.key
+        assert exercise.origin in (ex.ARTICLE, ex.SCRIPT, ex.COURSE), exercise.key
+
+
 def test_unknown_key_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="v5e-int8"):
         get_exercise("no-such-exercise")
