@@ -181,8 +181,6 @@ def test_causal_pairs() -> None:
     assert causal_pairs(1, 4096) == 4096  # decode: the new token sees the whole cache
     assert causal_pairs(4, 4) == 10  # 1 + 2 + 3 + 4
     assert causal_pairs(2, 5) == 4 + 5  # two new tokens after three cached ones
-    with pytest.raises(ValueError, match="cannot exceed"):
-        causal_pairs(5, 4)
 
 
 def test_materialized_attention_adds_the_score_traffic() -> None:
@@ -355,12 +353,8 @@ def test_critical_batch_reference_values() -> None:
 # Inputs
 # ---------------------------------------------------------------------------
 def test_bad_inputs_raise_value_error() -> None:
-    with pytest.raises(ValueError, match="window of 4096"):
-        prefill_ledger(LLAMA_2_7B, 1, 4097)
     with pytest.raises(ValueError, match="unknown precision"):
         DTypes(weights="fp7")
-    with pytest.raises(ValueError, match="Model"):
-        parameter_count("llama-3-8b")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="has no 'nvfp4' peak"):
         tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "nvfp4"), 1, 128)
 

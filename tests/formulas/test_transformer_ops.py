@@ -197,8 +197,6 @@ def test_ttft_is_the_prefill_pass_and_precision_picks_the_peak() -> None:
     assert Deployment(LLAMA_3_8B, H100).precision == "bf16"
     assert Deployment(LLAMA_3_8B, H100).materialized is False
     assert Deployment(LLAMA_3_8B, H100).dtypes == DTypes("bf16", "bf16", "bf16")
-    with pytest.raises(ValueError, match="expected a Chip"):
-        Deployment(LLAMA_3_8B, "h100")  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------
@@ -325,10 +323,6 @@ def test_the_whole_context_window_is_allowed() -> None:
     m = LLAMA_3_8B  # max_position_embeddings 8192 (config.json)
     assert prefill_ledger(m, 1, 8192).context == 8192
     assert decode_ledger(m, 1, 8192).context == 8192
-    with pytest.raises(ValueError, match="window of 8192"):
-        decode_ledger(m, 1, 8193)
-    with pytest.raises(ValueError, match="cannot exceed"):
-        layer_ops(m, 1, 9, 8)
     assert model_memory_ledger(m, 1, 8192).kv_cache == 8192 * 2 * 32 * 8 * 128 * 2
 
 
