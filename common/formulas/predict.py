@@ -101,18 +101,25 @@ def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     return sum(count * t for count, t in per_gpu_times(ledger, roofs, gpus))
 
 
+def _read(x: float, points: Sequence[tuple[float, float]]) -> float | None:
+    """y at x, linear between neighbouring points, the first point's y below them; None
+    past the last point (each table says what lies there)."""
+    if x <= points[0][0]:
+        return points[0][1]
+    for (a, ya), (b, yb) in itertools.pairwise(points):
+        if x <= b:
+            return ya + (yb - ya) * (x - a) / (b - a)
+    return None
+
+
 def curve_time(nbytes: float, points: Sequence[tuple[float, float]]) -> float:
     """Read a measured (message bytes, seconds) curve at M bytes, in seconds.
 
     Linear between neighbouring points; the first point's time below it (latency
     dominates a tiny message); M / M_last x the last time above it (bandwidth-bound).
     """
-    if nbytes <= points[0][0]:
-        return points[0][1]
-    for (a, ta), (b, tb) in itertools.pairwise(points):
-        if nbytes <= b:
-            return ta + (tb - ta) * (nbytes - a) / (b - a)
-    return points[-1][1] * nbytes / points[-1][0]
+    t = _read(nbytes, points)
+    return points[-1][1] * nbytes / points[-1][0] if t is None else t
 
 
 def allreduce_time(
@@ -239,8 +246,6 @@ def flat_until(tokens: Sequence[int], seconds: Sequence[float], tolerance: float
     A memory-bound matmul's time barely moves with n (the weights dominate the bytes);
     the measured knee lies between this point and the next.
     """
-    if len(tokens) != len(seconds) or not tokens:
-        raise ValueError("flat_until needs as many times as token counts, at least one")
     last = 0
     for i, t in enumerate(seconds):
         if t > (1 + tolerance) * seconds[0]:
@@ -270,8 +275,6 @@ def efficiency_to_match(
 
     The modelled time falls as e grows, so bisection on e finds the one crossing.
     """
-    if which not in ("peak", "mem_bw"):
-        raise ValueError(f"which must be 'peak' or 'mem_bw', not {which!r}")
 
     def at(e: float) -> float:
         scaled = roofs._replace(**{which: getattr(roofs, which) * e})
@@ -312,15 +315,10 @@ class EngineRoofs(NamedTuple):
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
     """Share of the spec peak a GEMM of M rows reaches: linear in M between measured
     points, the first point's share below them, the last above; never above 1."""
-    m = rows
     if not points:
         return 1.0
-    if m <= points[0][0]:
-        return min(1.0, points[0][1])
-    for (a, ea), (b, eb) in itertools.pairwise(points):
-        if m <= b:
-            return min(1.0, ea + (eb - ea) * (m - a) / (b - a))
-    return min(1.0, points[-1][1])
+    share = _read(rows, points)
+    return min(1.0, points[-1][1] if share is None else share)
 
 
 def kernel_times(
@@ -328,21 +326,11 @@ def kernel_times(
 ) -> list[tuple[int, float]]:
     """(count, one kernel's time) per operator: max(F / (e(M) P), D / (s beta)) per GPU share,
     with e(M) the measured GEMM share at the pass's rows and s the measured HBM share."""
-    g = gpus
-    e = gemm_share(ledger.tokens, eng.gemm)
-    s = min(1.0, eng.hbm_share)
-    rows = []
-    for op, count in ledger.counted():
-        share = g if op.kind in SHARDED_KINDS else 1
-        t = roofline.lower_bound_time(
-            op.flops / share, op.nbytes / share, e * spec.peak, s * spec.mem_bw
-        )
-        rows.append((count, t))
-    return rows
+    e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
+    return per_gpu_times(ledger, spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), gpus)
 
 
 EP_TERMS = ("EP dispatch", "EP combine")
-EP_TERMS_KIND = ("dispatch", "combine")
 
 
 class EPNetwork(NamedTuple):
@@ -414,8 +402,10 @@ def ep_times(ledger: PassLedger, net: EPNetwork) -> tuple[float, float]:
     """(dispatch, combine) seconds of one GPU's pass (``ep_pass``): each MoE layer sends its
     tokens to their experts and takes the results back (``serving.all_to_all_time``)."""
     m = ledger.model
-    calls = [ep_call(ledger.tokens, net, w, m.d_model, m.experts_per_token) for w in EP_TERMS_KIND]
-    return m.moe_layers * calls[0], m.moe_layers * calls[1]
+    d, k = m.d_model, m.experts_per_token
+    return tuple(
+        m.moe_layers * ep_call(ledger.tokens, net, w, d, k) for w in ("dispatch", "combine")
+    )
 
 
 def _share(op: Op, ep: int) -> Op:
@@ -453,7 +443,7 @@ def layout(
 def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     """The roofline bound of a pass: sum of max(F / P, D / beta) + the all-reduces' ring bytes
     2 (g - 1) / g * M / beta_link, no latency. No implementation beats it on these roofs."""
-    return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, None)
+    return predict(ledger, roofs, gpus, None)
 
 
 def forecast_terms(
@@ -495,7 +485,8 @@ class Forecast(NamedTuple):
 @dataclass(frozen=True, kw_only=True)
 class Request:
     """One request: `batch` sequences of `prompt` tokens each generating `new_tokens`, on
-    `model` split over `gpus` GPUs (tensor parallel), stored in `dtypes`."""
+    `model` split over `gpus` GPUs (tensor parallel; expert-parallel when the forecast is
+    given an ``EPNetwork``), stored in `dtypes`."""
 
     model: Model
     gpus: int = 1
@@ -587,13 +578,13 @@ def speculate(
             draft_s = seconds(lambda b: decode_ledger(model, b, prompt + 1, dt))
             draft_s /= model.n_layers
     else:  # a dense draft: tensor parallel, or data-parallel beside expert-parallel experts
-        d_ctx, d_batch, d_gpus = min(ctx, draft.max_context), batch, gpus
-        if ep is not None:
-            d_batch, d_gpus = -(-batch // ep.ep), 1
-        led = decode_ledger(draft, d_batch, d_ctx, dt)
-        draft_s = sum(forecast_terms(led, spec, eng, d_gpus).values())
-        pre = prefill_ledger(draft, d_batch, min(prompt, draft.max_context), dt)
-        draft_pre = sum(forecast_terms(pre, spec, eng, d_gpus).values())
+        d_batch, d_gpus = (batch, gpus) if ep is None else (-(-batch // ep.ep), 1)
+
+        def cost(led: PassLedger) -> float:
+            return sum(forecast_terms(led, spec, eng, d_gpus).values())
+
+        draft_s = cost(decode_ledger(draft, d_batch, min(ctx, draft.max_context), dt))
+        draft_pre = cost(prefill_ledger(draft, d_batch, min(prompt, draft.max_context), dt))
         what = f"the draft model {draft.name}, its decode step on the same GPUs"
     e = serving.expected_tokens(acceptance, draft_len)
     steps = max(0, req.new_tokens - 1)
