@@ -22,7 +22,6 @@ weights and KV cache outgrow the GPUs' memory is one line, exit 2.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -130,9 +129,7 @@ def check_fits(
     if need <= cap:
         return
     heads = model.n_experts if ep else model.n_heads  # a GPU count that splits them divides them
-    small = [g for g in range(1, math.isqrt(heads) + 1) if not heads % g]
-    counts = sorted({*small, *(heads // g for g in small)})
-    fits = [g for g in counts if (ep or splits(model, g))
+    fits = [g for g in range(1, heads + 1) if not heads % g and (ep or splits(model, g))
             and memory_per_gpu(model, dtypes, g, batch, context, ep) <= cap]  # fmt: skip
     what = "experts" if ep else "heads"
     fit = f"--ep {fits[0]}" if ep and fits else f"{fits[0]} GPUs" if fits else ""

@@ -127,9 +127,6 @@ def kv_bytes_per_token(n_layers: int, d_kv: int, elem_bytes: float = 2) -> float
 # ---------------------------------------------------------------------------
 # A model in the capacity ledger (its record, ModelSpec, is in common.tables.models)
 # ---------------------------------------------------------------------------
-PHASES = ("prefill", "decode")
-
-
 def model_ledger(
     spec: ModelSpec, batch: int, overhead_rate: float, phase: str = "prefill"
 ) -> MemoryLedger:

@@ -71,19 +71,13 @@ def spec_roofs(chip: Chip, precision: str) -> Roofs:
 
 def achievable_roofs(chip: Chip, precision: str) -> Roofs:
     """The measured achievable roofs; each one without a published figure falls back to spec."""
-    found = {
-        "compute": chip.achievable_flops(precision),
-        "memory": chip.achievable_mem_bw,
-        "link": chip.achievable_link_bw,
-    }
-    spec = spec_roofs(chip, precision)
-    return Roofs(
-        "achievable",
-        found["compute"] or spec.peak,
-        found["memory"] or spec.mem_bw,
-        found["link"] or spec.link_bw,
-        tuple(k for k, v in found.items() if v is not None),
+    found = (chip.achievable_flops(precision), chip.achievable_mem_bw, chip.achievable_link_bw)
+    measured = tuple(
+        k for k, v in zip(("compute", "memory", "link"), found, strict=True) if v is not None
     )
+    spec = spec_roofs(chip, precision)
+    peak, bw, link = (v or s for v, s in zip(found, spec[1:4], strict=True))
+    return Roofs("achievable", peak, bw, link, measured)
 
 
 def per_gpu_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[tuple[int, float]]:
@@ -430,14 +424,18 @@ def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> Pass
     return dataclasses.replace(local, layer=mix(local.layer, whole.layer), variants=variants)
 
 
-def layout(
-    ledger_at: Callable[[int], PassLedger], batch: int, gpus: int, ep: EPNetwork | None
-) -> tuple[PassLedger, int]:
-    """(the pass one GPU's share is read from, the GPUs that share splits over): the whole
-    pass over g tensor-parallel GPUs, or under `ep` the busiest GPU's ``ep_pass`` on one."""
+def _laid_out(
+    at: Callable[[int], PassLedger],
+    req: Request,
+    spec: Roofs,
+    eng: EngineRoofs,
+    ep: EPNetwork | None,
+) -> dict[str, float]:
+    """forecast_terms of a request's pass as it is laid out: the whole pass over its g
+    tensor-parallel GPUs, or under `ep` the busiest GPU's ``ep_pass`` on one."""
     if ep is None:
-        return ledger_at(batch), gpus
-    return ep_pass(ledger_at, batch, ep.ep), 1
+        return forecast_terms(at(req.batch), spec, eng, req.gpus)
+    return forecast_terms(ep_pass(at, req.batch, ep.ep), spec, eng, 1, ep)
 
 
 def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
@@ -508,19 +506,14 @@ def forecast(req: Request, spec: Roofs, eng: EngineRoofs, ep: EPNetwork | None =
     middle step of each of that many equal bins (exact while each term is linear in the
     cache length).
     """
-    m, b, g, dt = req.model, req.batch, req.gpus, req.dtypes
+    m, dt = req.model, req.dtypes
     steps = max(0, req.new_tokens - 1)  # 0 new tokens or 1: the prompt pass alone
-
-    def terms(ledger_at: Callable[[int], PassLedger]) -> dict[str, float]:
-        ledger, share = layout(ledger_at, b, g, ep)
-        return forecast_terms(ledger, spec, eng, share, ep)
-
-    pre = terms(lambda n: prefill_ledger(m, n, req.prompt, dt))
+    pre = _laid_out(lambda n: prefill_ledger(m, n, req.prompt, dt), req, spec, eng, ep)
     k = min(steps, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
         context = req.prompt + 1 + (2 * i + 1) * steps // (2 * k)
-        step = terms(lambda n, s=context: decode_ledger(m, n, s, dt))
+        step = _laid_out(lambda n, s=context: decode_ledger(m, n, s, dt), req, spec, eng, ep)
         for key, v in step.items():
             total[key] += v / k  # (no step runs when n <= 1)
     t_pre, t_step = sum(pre.values()), sum(total.values())
@@ -567,9 +560,8 @@ def speculate(
     plain = forecast(req, spec, eng, ep)
     ctx = min(prompt + max(1, req.new_tokens // 2), model.max_context - draft_len)
 
-    def seconds(ledger_at: Callable[[int], PassLedger]) -> float:
-        ledger, g = layout(ledger_at, batch, gpus, ep)
-        return sum(forecast_terms(ledger, spec, eng, g, ep).values())
+    def seconds(at: Callable[[int], PassLedger]) -> float:
+        return sum(_laid_out(at, req, spec, eng, ep).values())
 
     verify_s = seconds(lambda b: verify_ledger(model, b, draft_len + 1, ctx + draft_len, dt))
     if draft is None:
@@ -654,10 +646,8 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * hbm / weight_share(1)
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce
-    if eng.launch is None:
-        notes.append(engines.NO_LAUNCH)
-    launch = 0.0 if eng.launch is None else eng.launch.value
-    if eng.step is None:
-        notes.append(engines.NO_STEP)
-    step = eng.step.value if eng.step is not None else 0.0
+    notes += [
+        n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
+    ]
+    launch, step = (0.0 if t is None else t.value for t in (eng.launch, eng.step))
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes))

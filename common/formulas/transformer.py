@@ -618,20 +618,15 @@ def weight_matmul_shapes(model: Model, dtypes: DTypes | None = None) -> list[Mat
     """Every weight matmul of a decode step: the layer's projections (x L) and the LM head."""
     m, dt = model, dtypes or DTypes()
     a, w, kv, L, d = dt.act_bytes, dt.w_bytes, dt.kv_bytes, m.n_layers, m.d_model
-    shapes = [
-        MatmulShape("Q projection", d, m.q_dim, a, w, a, L),
-        MatmulShape("K projection", d, m.kv_dim, a, w, kv, L),
-        MatmulShape("V projection", d, m.kv_dim, a, w, kv, L),
-        MatmulShape("output projection", m.q_dim, d, a, w, a, L),
+    qkvo = [
+        ("Q", d, m.q_dim, a),
+        ("K", d, m.kv_dim, kv),
+        ("V", d, m.kv_dim, kv),
+        ("output", m.q_dim, d, a),
     ]
-    if m.gated_mlp:
-        shapes.append(MatmulShape("gate projection", d, m.d_ff, a, w, a, L))
-    shapes += [
-        MatmulShape("up projection", d, m.d_ff, a, w, a, L),
-        MatmulShape("down projection", m.d_ff, d, a, w, a, L),
-        MatmulShape("LM head", d, m.vocab_size, a, w, a, 1),
-    ]
-    return shapes
+    mlp = [*[("gate", d, m.d_ff, a)] * m.gated_mlp, ("up", d, m.d_ff, a), ("down", m.d_ff, d, a)]
+    shapes = [MatmulShape(f"{n} projection", K, N, a, w, out, L) for n, K, N, out in qkvo + mlp]
+    return [*shapes, MatmulShape("LM head", d, m.vocab_size, a, w, a, 1)]
 
 
 def matmul_critical_batches(
