@@ -62,10 +62,6 @@ class DTypes:
     kv: str = "bf16"
     activations: str = "bf16"
 
-    def __post_init__(self) -> None:
-        for what in ("weights", "kv", "activations"):
-            bytes_per_elem(getattr(self, what))  # ValueError listing the known precisions
-
     @property
     def w_bytes(self) -> float:
         """Bytes per weight element."""
@@ -185,18 +181,6 @@ def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
     """KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes
     (layers x (r_kv + d_rope) x bytes for latent attention; no window applied)."""
     return float(model.n_layers * model.cache_width * kv_bytes)
-
-
-def check_request(model: Model, prompt: int, new_tokens: int) -> int:
-    """The positions a request uses, prompt + new tokens - 1 (the last new token is never
-    fed back), checked against the window; ValueError past it."""
-    used = prompt + max(0, new_tokens - 1)
-    if used > model.max_context:
-        raise ValueError(
-            f"{prompt} prompt + {new_tokens} new tokens need {used} positions, past "
-            f"{model.name}'s window of {model.max_context} (max_position_embeddings)"
-        )
-    return used
 
 
 # ---------------------------------------------------------------------------

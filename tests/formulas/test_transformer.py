@@ -353,8 +353,6 @@ def test_critical_batch_reference_values() -> None:
 # Inputs
 # ---------------------------------------------------------------------------
 def test_bad_inputs_raise_value_error() -> None:
-    with pytest.raises(ValueError, match="unknown precision"):
-        DTypes(weights="fp7")
     with pytest.raises(ValueError, match="has no 'nvfp4' peak"):
         tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "nvfp4"), 1, 128)
 
