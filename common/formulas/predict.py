@@ -106,16 +106,6 @@ def _read(x: float, points: Sequence[tuple[float, float]]) -> float | None:
     return None
 
 
-def curve_time(nbytes: float, points: Sequence[tuple[float, float]]) -> float:
-    """Read a measured (message bytes, seconds) curve at M bytes, in seconds.
-
-    Linear between neighbouring points; the first point's time below it (latency
-    dominates a tiny message); M / M_last x the last time above it (bandwidth-bound).
-    """
-    t = _read(nbytes, points)
-    return points[-1][1] * nbytes / points[-1][0] if t is None else t
-
-
 def allreduce_time(
     nbytes: float, gpus: int, link_bw: float | None, curve: Curves | None = None
 ) -> float:
@@ -126,8 +116,9 @@ def allreduce_time(
     """
     if gpus == 1:
         return 0.0
-    if curve and gpus in curve:
-        return curve_time(nbytes, curve[gpus])
+    if curve and gpus in curve:  # past its last point, M / M_last x that time (bandwidth-bound)
+        t, (m_last, t_last) = _read(nbytes, curve[gpus]), curve[gpus][-1]
+        return t_last * nbytes / m_last if t is None else t
     if link_bw is None:
         raise ValueError(
             f"an all-reduce over {gpus} GPUs needs a link bandwidth; the table has none"
@@ -315,15 +306,6 @@ def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
     return min(1.0, points[-1][1] if share is None else share)
 
 
-def kernel_times(
-    ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
-) -> list[tuple[int, float]]:
-    """(count, one kernel's time) per operator: max(F / (e(M) P), D / (s beta)) per GPU share,
-    with e(M) the measured GEMM share at the pass's rows and s the measured HBM share."""
-    e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
-    return per_gpu_times(ledger, spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), gpus)
-
-
 EP_TERMS = ("EP dispatch", "EP combine")
 
 
@@ -452,7 +434,10 @@ def forecast_terms(
 
     Every term is >= 0, so the forecast (their sum) is never below the bound.
     """
-    kernels = kernel_times(ledger, spec, eng, gpus)
+    # each kernel: max(F / (e(M) P), D / (s beta)) per GPU share, with e(M) the measured
+    # GEMM share at the pass's rows and s the measured HBM share
+    e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
+    kernels = per_gpu_times(ledger, spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), gpus)
     t_kernels = sum(c * t for c, t in kernels)
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)

@@ -524,12 +524,6 @@ class Deployment:
     materialized: bool = False
 
 
-def ttft_lower_bound(setup: Deployment, batch: int, seq: int) -> float:
-    """Time to first token >= prefill pass time for B prompts of S tokens, in seconds."""
-    prefill = prefill_ledger(setup.model, batch, seq, setup.dtypes, setup.materialized)
-    return pass_time(prefill, setup.chip, setup.precision)
-
-
 def tpot_lower_bound(setup: Deployment, batch: int, context: int) -> float:
     """Time per output token >= decode pass time at batch B and context S, in seconds."""
     decode = decode_ledger(setup.model, batch, context, setup.dtypes, setup.materialized)
