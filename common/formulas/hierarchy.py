@@ -130,7 +130,7 @@ def matmul_sides(l2_bytes: float, llc_bytes: float, max_side: int | None = None)
 
 def fits_in(size: float, levels: Sequence[tuple[str, int]]) -> str:
     """The level a working set fits in, or '-' when the cache sizes are unknown."""
-    return level_of_size(size, levels) if levels else "-"
+    return next((name for name, s in levels if size <= s), "DRAM") if levels else "-"
 
 
 class LevelRange(NamedTuple):
@@ -368,14 +368,6 @@ def name_detected(plateaus: Sequence[Plateau]) -> list[Plateau]:
     count = len(plateaus)
     names = [f"L{k}" for k in range(1, count)] + ["DRAM"] if count else []
     return [p._replace(name=name) for p, name in zip(plateaus, names, strict=True)]
-
-
-def level_of_size(working_set_bytes: float, levels: Sequence[tuple[str, int]]) -> str:
-    """The innermost level a working set fits in ('DRAM' when it fits in none)."""
-    for name, size in levels:
-        if working_set_bytes <= size:
-            return name
-    return "DRAM"
 
 
 def closest_roof(

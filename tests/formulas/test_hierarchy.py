@@ -213,12 +213,11 @@ def test_sweep_lengths_are_geometric() -> None:
     assert len(hierarchy.sweep_lengths(4 * KIB, 64 * KIB, 2)) == 9
 
 
-def test_level_of_size() -> None:
-    assert hierarchy.level_of_size(16 * KIB, FOUR_LEVELS) == "L1"
-    assert hierarchy.level_of_size(32 * KIB, FOUR_LEVELS) == "L1"
-    assert hierarchy.level_of_size(33 * KIB, FOUR_LEVELS) == "L2"
-    assert hierarchy.level_of_size(1 * 2**30, FOUR_LEVELS) == "DRAM"
-    assert hierarchy.level_of_size(1, []) == "DRAM"
+def test_the_innermost_level_a_working_set_fits_in() -> None:
+    assert hierarchy.fits_in(16 * KIB, FOUR_LEVELS) == "L1"
+    assert hierarchy.fits_in(32 * KIB, FOUR_LEVELS) == "L1"
+    assert hierarchy.fits_in(33 * KIB, FOUR_LEVELS) == "L2"
+    assert hierarchy.fits_in(1 * 2**30, FOUR_LEVELS) == "DRAM"
 
 
 def test_roofs_for_operations() -> None:
