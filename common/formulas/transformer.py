@@ -133,15 +133,9 @@ def parameter_count(model: Model) -> int:
 def active_parameter_count(model: Model) -> int:
     """Parameters one token uses: N minus the routed experts it does not choose,
     N - L_moe (E - k) mats d d_ff_expert (N itself for a dense model)."""
-    mats = 3 if model.gated_mlp else 2
-    idle = (
-        model.moe_layers
-        * (model.n_experts - model.experts_per_token)
-        * mats
-        * model.d_model
-        * model.d_ff_expert
-    )
-    return parameter_count(model) - idle
+    m, mats = model, 3 if model.gated_mlp else 2
+    idle = m.moe_layers * (m.n_experts - m.experts_per_token) * mats * m.d_model * m.d_ff_expert
+    return parameter_count(m) - idle
 
 
 def experts_touched(tokens: int, chosen: int, experts: int) -> float:
@@ -377,11 +371,8 @@ def layer_ops(
         Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a),  # read 2, write 1
         _rmsnorm("MLP norm", n, d, dt),
     ]
-    ops += (
-        _expert_ops(model, n, dt)
-        if model.n_experts and not dense
-        else _mlp_ops(model, n, model.d_ff, dt)
-    )
+    experts = model.n_experts and not dense
+    ops += _expert_ops(model, n, dt) if experts else _mlp_ops(model, n, model.d_ff, dt)
     ops.append(Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a))
     return tuple(ops)
 
