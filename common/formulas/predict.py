@@ -215,7 +215,7 @@ def predict(ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None = 
 
 def matmul_time(n: int, K: int, N: int, roofs: Roofs, elem_bytes: float = 2) -> float:
     """X[n, K] @ W[K, N]: max(2nKN / P, e (nK + KN + nN) / beta) in seconds."""
-    f, d = roofline.matmul_counts(n, K, N, elem_bytes, elem_bytes, elem_bytes)
+    f, d = roofline.gemm_counts(n, K, N, elem_bytes)
     return roofline.lower_bound_time(f, d, roofs.peak, roofs.mem_bw)
 
 
