@@ -22,7 +22,6 @@ weights and KV cache outgrow the GPUs' memory is one line, exit 2.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -47,12 +46,11 @@ from common.formulas.serving import tokens_per_s_per_gpu
 from common.formulas.transformer import (
     DTypes,
     active_parameter_count,
-    check_request,
     kv_cache_elements,
     parameter_breakdown,
     parameter_count,
 )
-from common.hw_specs import CHIPS, Chip, get_chip
+from common.hw_specs import BYTES_PER_ELEM, CHIPS, Chip, get_chip
 from common.present.console import fmt_time, format_table
 from common.shell.cli import (
     LectureParser,
@@ -81,7 +79,10 @@ def make_parser() -> LectureParser:
     parser.add_argument("--batch", type=batch_size, default=1, help="sequences (1)")
     parser.add_argument("--prompt", type=positive_int, default=512, help="prompt tokens (512)")
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
-    parser.add_argument("--precision", default="bf16", help="weights, cache, activations")
+    stored = one_of(BYTES_PER_ELEM, "precision")
+    parser.add_argument(
+        "--precision", type=stored, default="bf16", help="weights, cache, activations"
+    )
     parser.add_argument(
         "--engine", type=one_of(ENGINES, "engine"), default="vllm",
         help="; ".join(f"{k}: {e.what}" for k, e in ENGINES.items()),
@@ -130,9 +131,7 @@ def check_fits(
     if need <= cap:
         return
     heads = model.n_experts if ep else model.n_heads  # a GPU count that splits them divides them
-    small = [g for g in range(1, math.isqrt(heads) + 1) if not heads % g]
-    counts = sorted({*small, *(heads // g for g in small)})
-    fits = [g for g in counts if (ep or splits(model, g))
+    fits = [g for g in range(1, heads + 1) if not heads % g and (ep or splits(model, g))
             and memory_per_gpu(model, dtypes, g, batch, context, ep) <= cap]  # fmt: skip
     what = "experts" if ep else "heads"
     fit = f"--ep {fits[0]}" if ep and fits else f"{fits[0]} GPUs" if fits else ""
@@ -173,7 +172,12 @@ def predict_request(args: Any) -> dict[str, Any]:
     chip = get_chip(args.chip)
     dtypes = DTypes(args.precision, args.precision, args.precision)
     gpus = check_serving(args, model)
-    used = check_request(model, args.prompt, args.new_tokens)
+    used = args.prompt + args.new_tokens - 1  # positions: the last new token is never fed back
+    if used > model.max_context:
+        raise ValueError(
+            f"{args.prompt} prompt + {args.new_tokens} new tokens need {used} positions, past "
+            f"{model.name}'s window of {model.max_context} (max_position_embeddings)"
+        )
     tp = 1 if args.ep else gpus  # expert-parallel: the rest runs data-parallel, unsplit
     if not splits(model, tp):
         raise ValueError(f"{gpus} GPUs cannot split {model.name}'s heads evenly")

@@ -57,42 +57,11 @@ from common.hw_specs import bytes_per_elem
 
 ACC_BYTES = int(bytes_per_elem("fp32"))  # S, P, O_i, m_i and l_i stay fp32 on chip
 STATS_PER_ROW = 2  # m_i and l_i: one running max and one running sum per query row
-# Sanity limits: past these a size is a typo, not an attention head.
-MAX_TOKENS = 2**32  # sequence length N
-MAX_HEAD_DIM = 2**16  # head dim d_h
-MAX_ELEM_BYTES = 8  # bytes per element (fp64)
-
-
-def _at_most(value: float, limit: float, what: str) -> None:
-    if value > limit:
-        raise ValueError(f"{what} must be at most {limit:,}, got {value:,}")
-
-
-def _sizes(n: object, d_head: object, elem_bytes: object) -> tuple[int, int, float]:
-    """(N, d_h, b); ValueError when one passes its limit (the edges check they are positive)."""
-    checked = (n, d_head, elem_bytes)
-    for value, limit, what in zip(
-        checked,
-        (MAX_TOKENS, MAX_HEAD_DIM, MAX_ELEM_BYTES),
-        ("sequence length N", "head dim d_h", "bytes per element"),
-        strict=True,
-    ):
-        _at_most(value, limit, what)
-    return checked
-
-
-def _block(value: object, n: int, what: str) -> int:
-    """A block height at most N; ValueError otherwise."""
-    if value > n:
-        raise ValueError(f"{what} ({value}) cannot exceed the sequence length N ({n})")
-    return value
 
 
 def on_chip_bytes(br: int, bc: int, d_head: int, elem_bytes: float = 2) -> float:
     """U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br bytes: one inner step's blocks on chip."""
-    _at_most(br, MAX_TOKENS, "query block Br")
-    _at_most(bc, MAX_TOKENS, "key block Bc")
-    _, d, b = _sizes(1, d_head, elem_bytes)
+    d, b = d_head, elem_bytes
     return (
         b * d * br
         + 2 * b * d * bc
@@ -109,8 +78,7 @@ def smallest_on_chip_bytes(d_head: int, elem_bytes: float = 2) -> float:
 
 def resident_on_chip_bytes(n: int, d_head: int, elem_bytes: float = 2) -> float:
     """U(1, N): K and V whole beside one query row; from here on K and V are read once."""
-    n, d, b = _sizes(n, d_head, elem_bytes)
-    return on_chip_bytes(1, n, d, b)
+    return on_chip_bytes(1, n, d_head, elem_bytes)
 
 
 class Blocks(NamedTuple):
@@ -135,7 +103,7 @@ def _largest(fits: object, hi: int) -> int:
 
 def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Blocks:
     """Br and Bc for M_sm bytes on chip by the module's rule; ValueError below U(1, 1)."""
-    n, d, b = _sizes(n, d_head, elem_bytes)
+    d, b = d_head, elem_bytes
     least = on_chip_bytes(1, 1, d, b)
     if m_sm < least:
         raise ValueError(
@@ -152,15 +120,12 @@ def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Bloc
 
 def kv_reads(n: int, br: int, bc: int) -> int:
     """R, how often K and V are each read: T_r = ceil(N / Br), or 1 when Bc = N (T_c = 1)."""
-    n = _sizes(n, 1, 1)[0]
-    br, bc = _block(br, n, "query block Br"), _block(bc, n, "key block Bc")
     return 1 if bc == n else math.ceil(n / br)
 
 
 def tiled_traffic(n: int, d_head: int, br: int, bc: int, elem_bytes: float = 2) -> float:
     """D = b N d_h (2 + 2 R) bytes: Q read and O written once, K and V read R times each."""
-    n, d, b = _sizes(n, d_head, elem_bytes)
-    return b * n * d * (2 + 2 * kv_reads(n, br, bc))
+    return elem_bytes * n * d_head * (2 + 2 * kv_reads(n, br, bc))
 
 
 def tiled_counts(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> tuple[float, float]:
@@ -182,7 +147,7 @@ def smallest_on_chip_for(
 
     The traffic never grows with M_sm, so the intensity never falls: bisection finds it.
     """
-    n, d, b = _sizes(n, d_head, elem_bytes)
+    d, b = d_head, elem_bytes
     hi = math.ceil(on_chip_bytes(1, n, d, b))  # from here on D is the ideal minimum
     if tiled_intensity(n, d, hi, b) < target_intensity:
         return None

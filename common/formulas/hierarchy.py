@@ -72,10 +72,6 @@ LECTURE_BUDGETS: dict[str, dict[str, float]] = {
 
 def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int]:
     """Array lengths n whose working sets 12 n grow geometrically from lo to hi bytes."""
-    if lo_bytes <= 0 or hi_bytes < lo_bytes:
-        raise ValueError(f"sweep needs 0 < lo <= hi bytes, got {lo_bytes!r} and {hi_bytes!r}")
-    if per_octave < 1:
-        raise ValueError(f"sizes per octave must be >= 1, got {per_octave!r}")
     octaves = math.log2(hi_bytes / lo_bytes)
     steps = math.floor(octaves * per_octave + 1e-9)
     lengths = []
@@ -105,15 +101,11 @@ def fixed_call_seconds(
 
 def call_share(seconds: float, call_seconds: float) -> float:
     """Share of a call's time that is the fixed per-call cost: t_call / t, within [0, 1]."""
-    if seconds <= 0:
-        raise ValueError(f"a call's time must be positive, got {seconds!r}")
     return min(1.0, max(0.0, call_seconds / seconds))
 
 
 def affine_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
     """Least-squares line y = a + b x through the points; returns (a, b)."""
-    if len(xs) != len(ys):
-        raise ValueError("a line fit needs as many x values as y values")
     fit = statistics.linear_regression(xs, ys)  # StatisticsError (a ValueError) if degenerate
     return fit.intercept, fit.slope
 
@@ -138,7 +130,7 @@ def matmul_sides(l2_bytes: float, llc_bytes: float, max_side: int | None = None)
 
 def fits_in(size: float, levels: Sequence[tuple[str, int]]) -> str:
     """The level a working set fits in, or '-' when the cache sizes are unknown."""
-    return level_of_size(size, levels) if levels else "-"
+    return next((name for name, s in levels if size <= s), "DRAM") if levels else "-"
 
 
 class LevelRange(NamedTuple):
@@ -167,8 +159,6 @@ def level_ranges(
     dram_margin: float = DRAM_MARGIN,
 ) -> list[LevelRange]:
     """Each level's comfortable range, [S_(k-1) m, S_k / m], then DRAM past dram_margin x LLC."""
-    if margin < 1 or dram_margin < 1:
-        raise ValueError("margins must be >= 1")
     ranges = []
     previous = 0.0
     for name, size in levels:
@@ -380,14 +370,6 @@ def name_detected(plateaus: Sequence[Plateau]) -> list[Plateau]:
     return [p._replace(name=name) for p, name in zip(plateaus, names, strict=True)]
 
 
-def level_of_size(working_set_bytes: float, levels: Sequence[tuple[str, int]]) -> str:
-    """The innermost level a working set fits in ('DRAM' when it fits in none)."""
-    for name, size in levels:
-        if working_set_bytes <= size:
-            return name
-    return "DRAM"
-
-
 def closest_roof(
     intensity: float, flops_per_s: float, roofs: Sequence[tuple[str, float]], peak: float
 ) -> tuple[str, float]:
@@ -396,8 +378,6 @@ def closest_roof(
     Candidates are each level's memory roof I * beta below the compute roof, and
     the compute roof P itself ('compute').
     """
-    if intensity <= 0 or flops_per_s <= 0 or peak <= 0:
-        raise ValueError("intensity, FLOP/s and peak must be positive")
     candidates = [(name, intensity * bw) for name, bw in roofs if intensity * bw < peak]
     candidates.append(("compute", peak))
     name, value = min(candidates, key=lambda c: abs(math.log(flops_per_s / c[1])))
@@ -408,10 +388,7 @@ def predicted_bound(
     intensity: float, level: str, roofs: Sequence[tuple[str, float]], peak: float
 ) -> tuple[str, float]:
     """The model's bound for data living in `level`: (level or 'compute', min(P, I beta))."""
-    bw = dict(roofs).get(level)
-    if bw is None:
-        raise ValueError(f"no roof for level {level!r}")
-    rate = roofline.attainable_flops(intensity, peak, bw)
+    rate = roofline.attainable_flops(intensity, peak, dict(roofs)[level])
     return (level, rate) if rate < peak else ("compute", peak)
 
 
@@ -465,8 +442,6 @@ def call_costs(
 
 def merge_call_costs(*records: dict[str, Any]) -> dict[str, Any]:
     """Combine call-cost measurements from several moments: the fastest of each timing."""
-    if not records:
-        raise ValueError("no call-cost measurements to merge")
 
     def fastest(key: str) -> float | None:
         values = [r[key] for r in records if r.get(key) is not None]

@@ -7,7 +7,6 @@ element size. Capacity ledger: weights + KV cache + activations + overhead.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -105,8 +104,6 @@ def largest_batch_that_fits(
 
     The search stops at `limit`: a result equal to it means "at least `limit`".
     """
-    if not callable(ledger_at):
-        raise ValueError("ledger_at must be a function of the batch size")
     if ledger_at(1).total > budget_bytes:
         return 0
     lo, hi = 1, 2
@@ -130,9 +127,6 @@ def kv_bytes_per_token(n_layers: int, d_kv: int, elem_bytes: float = 2) -> float
 # ---------------------------------------------------------------------------
 # A model in the capacity ledger (its record, ModelSpec, is in common.tables.models)
 # ---------------------------------------------------------------------------
-PHASES = ("prefill", "decode")
-
-
 def model_ledger(
     spec: ModelSpec, batch: int, overhead_rate: float, phase: str = "prefill"
 ) -> MemoryLedger:
@@ -176,11 +170,7 @@ def sweep_anomalies(
     proportional to B and D grows more slowly. A measured pair that breaks either rule by
     more than the tolerance is behaviour the model cannot see (kernel choice, threading).
     """
-    if len(batches) != len(latencies) or not batches:
-        raise ValueError("batches and latencies must be non-empty and of equal length")
     bs, ts = list(batches), list(latencies)
-    if any(b <= a for a, b in itertools.pairwise(bs)):
-        raise ValueError(f"batches must increase, got {list(batches)}")
     found: list[Anomaly] = []
     for i in range(len(bs)):
         if i > 0 and ts[i] > ts[i - 1] * (bs[i] / bs[i - 1]) * (1 + tolerance):

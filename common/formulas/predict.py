@@ -71,19 +71,13 @@ def spec_roofs(chip: Chip, precision: str) -> Roofs:
 
 def achievable_roofs(chip: Chip, precision: str) -> Roofs:
     """The measured achievable roofs; each one without a published figure falls back to spec."""
-    found = {
-        "compute": chip.achievable_flops(precision),
-        "memory": chip.achievable_mem_bw,
-        "link": chip.achievable_link_bw,
-    }
-    spec = spec_roofs(chip, precision)
-    return Roofs(
-        "achievable",
-        found["compute"] or spec.peak,
-        found["memory"] or spec.mem_bw,
-        found["link"] or spec.link_bw,
-        tuple(k for k, v in found.items() if v is not None),
+    found = (chip.achievable_flops(precision), chip.achievable_mem_bw, chip.achievable_link_bw)
+    measured = tuple(
+        k for k, v in zip(("compute", "memory", "link"), found, strict=True) if v is not None
     )
+    spec = spec_roofs(chip, precision)
+    peak, bw, link = (v or s for v, s in zip(found, spec[1:4], strict=True))
+    return Roofs("achievable", peak, bw, link, measured)
 
 
 def per_gpu_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[tuple[int, float]]:
@@ -101,18 +95,15 @@ def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     return sum(count * t for count, t in per_gpu_times(ledger, roofs, gpus))
 
 
-def curve_time(nbytes: float, points: Sequence[tuple[float, float]]) -> float:
-    """Read a measured (message bytes, seconds) curve at M bytes, in seconds.
-
-    Linear between neighbouring points; the first point's time below it (latency
-    dominates a tiny message); M / M_last x the last time above it (bandwidth-bound).
-    """
-    if nbytes <= points[0][0]:
+def _read(x: float, points: Sequence[tuple[float, float]]) -> float | None:
+    """y at x, linear between neighbouring points, the first point's y below them; None
+    past the last point (each table says what lies there)."""
+    if x <= points[0][0]:
         return points[0][1]
-    for (a, ta), (b, tb) in itertools.pairwise(points):
-        if nbytes <= b:
-            return ta + (tb - ta) * (nbytes - a) / (b - a)
-    return points[-1][1] * nbytes / points[-1][0]
+    for (a, ya), (b, yb) in itertools.pairwise(points):
+        if x <= b:
+            return ya + (yb - ya) * (x - a) / (b - a)
+    return None
 
 
 def allreduce_time(
@@ -125,8 +116,9 @@ def allreduce_time(
     """
     if gpus == 1:
         return 0.0
-    if curve and gpus in curve:
-        return curve_time(nbytes, curve[gpus])
+    if curve and gpus in curve:  # past its last point, M / M_last x that time (bandwidth-bound)
+        t, (m_last, t_last) = _read(nbytes, curve[gpus]), curve[gpus][-1]
+        return t_last * nbytes / m_last if t is None else t
     if link_bw is None:
         raise ValueError(
             f"an all-reduce over {gpus} GPUs needs a link bandwidth; the table has none"
@@ -223,7 +215,7 @@ def predict(ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None = 
 
 def matmul_time(n: int, K: int, N: int, roofs: Roofs, elem_bytes: float = 2) -> float:
     """X[n, K] @ W[K, N]: max(2nKN / P, e (nK + KN + nN) / beta) in seconds."""
-    f, d = roofline.matmul_counts(n, K, N, elem_bytes, elem_bytes, elem_bytes)
+    f, d = roofline.gemm_counts(n, K, N, elem_bytes)
     return roofline.lower_bound_time(f, d, roofs.peak, roofs.mem_bw)
 
 
@@ -239,8 +231,6 @@ def flat_until(tokens: Sequence[int], seconds: Sequence[float], tolerance: float
     A memory-bound matmul's time barely moves with n (the weights dominate the bytes);
     the measured knee lies between this point and the next.
     """
-    if len(tokens) != len(seconds) or not tokens:
-        raise ValueError("flat_until needs as many times as token counts, at least one")
     last = 0
     for i, t in enumerate(seconds):
         if t > (1 + tolerance) * seconds[0]:
@@ -270,8 +260,6 @@ def efficiency_to_match(
 
     The modelled time falls as e grows, so bisection on e finds the one crossing.
     """
-    if which not in ("peak", "mem_bw"):
-        raise ValueError(f"which must be 'peak' or 'mem_bw', not {which!r}")
 
     def at(e: float) -> float:
         scaled = roofs._replace(**{which: getattr(roofs, which) * e})
@@ -312,37 +300,13 @@ class EngineRoofs(NamedTuple):
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
     """Share of the spec peak a GEMM of M rows reaches: linear in M between measured
     points, the first point's share below them, the last above; never above 1."""
-    m = rows
     if not points:
         return 1.0
-    if m <= points[0][0]:
-        return min(1.0, points[0][1])
-    for (a, ea), (b, eb) in itertools.pairwise(points):
-        if m <= b:
-            return min(1.0, ea + (eb - ea) * (m - a) / (b - a))
-    return min(1.0, points[-1][1])
-
-
-def kernel_times(
-    ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
-) -> list[tuple[int, float]]:
-    """(count, one kernel's time) per operator: max(F / (e(M) P), D / (s beta)) per GPU share,
-    with e(M) the measured GEMM share at the pass's rows and s the measured HBM share."""
-    g = gpus
-    e = gemm_share(ledger.tokens, eng.gemm)
-    s = min(1.0, eng.hbm_share)
-    rows = []
-    for op, count in ledger.counted():
-        share = g if op.kind in SHARDED_KINDS else 1
-        t = roofline.lower_bound_time(
-            op.flops / share, op.nbytes / share, e * spec.peak, s * spec.mem_bw
-        )
-        rows.append((count, t))
-    return rows
+    share = _read(rows, points)
+    return min(1.0, points[-1][1] if share is None else share)
 
 
 EP_TERMS = ("EP dispatch", "EP combine")
-EP_TERMS_KIND = ("dispatch", "combine")
 
 
 class EPNetwork(NamedTuple):
@@ -414,8 +378,10 @@ def ep_times(ledger: PassLedger, net: EPNetwork) -> tuple[float, float]:
     """(dispatch, combine) seconds of one GPU's pass (``ep_pass``): each MoE layer sends its
     tokens to their experts and takes the results back (``serving.all_to_all_time``)."""
     m = ledger.model
-    calls = [ep_call(ledger.tokens, net, w, m.d_model, m.experts_per_token) for w in EP_TERMS_KIND]
-    return m.moe_layers * calls[0], m.moe_layers * calls[1]
+    d, k = m.d_model, m.experts_per_token
+    return tuple(
+        m.moe_layers * ep_call(ledger.tokens, net, w, d, k) for w in ("dispatch", "combine")
+    )
 
 
 def _share(op: Op, ep: int) -> Op:
@@ -440,20 +406,24 @@ def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> Pass
     return dataclasses.replace(local, layer=mix(local.layer, whole.layer), variants=variants)
 
 
-def layout(
-    ledger_at: Callable[[int], PassLedger], batch: int, gpus: int, ep: EPNetwork | None
-) -> tuple[PassLedger, int]:
-    """(the pass one GPU's share is read from, the GPUs that share splits over): the whole
-    pass over g tensor-parallel GPUs, or under `ep` the busiest GPU's ``ep_pass`` on one."""
+def _laid_out(
+    at: Callable[[int], PassLedger],
+    req: Request,
+    spec: Roofs,
+    eng: EngineRoofs,
+    ep: EPNetwork | None,
+) -> dict[str, float]:
+    """forecast_terms of a request's pass as it is laid out: the whole pass over its g
+    tensor-parallel GPUs, or under `ep` the busiest GPU's ``ep_pass`` on one."""
     if ep is None:
-        return ledger_at(batch), gpus
-    return ep_pass(ledger_at, batch, ep.ep), 1
+        return forecast_terms(at(req.batch), spec, eng, req.gpus)
+    return forecast_terms(ep_pass(at, req.batch, ep.ep), spec, eng, 1, ep)
 
 
 def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     """The roofline bound of a pass: sum of max(F / P, D / beta) + the all-reduces' ring bytes
     2 (g - 1) / g * M / beta_link, no latency. No implementation beats it on these roofs."""
-    return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, None)
+    return predict(ledger, roofs, gpus, None)
 
 
 def forecast_terms(
@@ -464,7 +434,10 @@ def forecast_terms(
 
     Every term is >= 0, so the forecast (their sum) is never below the bound.
     """
-    kernels = kernel_times(ledger, spec, eng, gpus)
+    # each kernel: max(F / (e(M) P), D / (s beta)) per GPU share, with e(M) the measured
+    # GEMM share at the pass's rows and s the measured HBM share
+    e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
+    kernels = per_gpu_times(ledger, spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), gpus)
     t_kernels = sum(c * t for c, t in kernels)
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
@@ -495,7 +468,8 @@ class Forecast(NamedTuple):
 @dataclass(frozen=True, kw_only=True)
 class Request:
     """One request: `batch` sequences of `prompt` tokens each generating `new_tokens`, on
-    `model` split over `gpus` GPUs (tensor parallel), stored in `dtypes`."""
+    `model` split over `gpus` GPUs (tensor parallel; expert-parallel when the forecast is
+    given an ``EPNetwork``), stored in `dtypes`."""
 
     model: Model
     gpus: int = 1
@@ -517,19 +491,14 @@ def forecast(req: Request, spec: Roofs, eng: EngineRoofs, ep: EPNetwork | None =
     middle step of each of that many equal bins (exact while each term is linear in the
     cache length).
     """
-    m, b, g, dt = req.model, req.batch, req.gpus, req.dtypes
+    m, dt = req.model, req.dtypes
     steps = max(0, req.new_tokens - 1)  # 0 new tokens or 1: the prompt pass alone
-
-    def terms(ledger_at: Callable[[int], PassLedger]) -> dict[str, float]:
-        ledger, share = layout(ledger_at, b, g, ep)
-        return forecast_terms(ledger, spec, eng, share, ep)
-
-    pre = terms(lambda n: prefill_ledger(m, n, req.prompt, dt))
+    pre = _laid_out(lambda n: prefill_ledger(m, n, req.prompt, dt), req, spec, eng, ep)
     k = min(steps, STEPS_AVERAGED)
     total = dict.fromkeys(pre, 0.0)
     for i in range(k):
         context = req.prompt + 1 + (2 * i + 1) * steps // (2 * k)
-        step = terms(lambda n, s=context: decode_ledger(m, n, s, dt))
+        step = _laid_out(lambda n, s=context: decode_ledger(m, n, s, dt), req, spec, eng, ep)
         for key, v in step.items():
             total[key] += v / k  # (no step runs when n <= 1)
     t_pre, t_step = sum(pre.values()), sum(total.values())
@@ -576,9 +545,8 @@ def speculate(
     plain = forecast(req, spec, eng, ep)
     ctx = min(prompt + max(1, req.new_tokens // 2), model.max_context - draft_len)
 
-    def seconds(ledger_at: Callable[[int], PassLedger]) -> float:
-        ledger, g = layout(ledger_at, batch, gpus, ep)
-        return sum(forecast_terms(ledger, spec, eng, g, ep).values())
+    def seconds(at: Callable[[int], PassLedger]) -> float:
+        return sum(_laid_out(at, req, spec, eng, ep).values())
 
     verify_s = seconds(lambda b: verify_ledger(model, b, draft_len + 1, ctx + draft_len, dt))
     if draft is None:
@@ -587,13 +555,13 @@ def speculate(
             draft_s = seconds(lambda b: decode_ledger(model, b, prompt + 1, dt))
             draft_s /= model.n_layers
     else:  # a dense draft: tensor parallel, or data-parallel beside expert-parallel experts
-        d_ctx, d_batch, d_gpus = min(ctx, draft.max_context), batch, gpus
-        if ep is not None:
-            d_batch, d_gpus = -(-batch // ep.ep), 1
-        led = decode_ledger(draft, d_batch, d_ctx, dt)
-        draft_s = sum(forecast_terms(led, spec, eng, d_gpus).values())
-        pre = prefill_ledger(draft, d_batch, min(prompt, draft.max_context), dt)
-        draft_pre = sum(forecast_terms(pre, spec, eng, d_gpus).values())
+        d_batch, d_gpus = (batch, gpus) if ep is None else (-(-batch // ep.ep), 1)
+
+        def cost(led: PassLedger) -> float:
+            return sum(forecast_terms(led, spec, eng, d_gpus).values())
+
+        draft_s = cost(decode_ledger(draft, d_batch, min(ctx, draft.max_context), dt))
+        draft_pre = cost(prefill_ledger(draft, d_batch, min(prompt, draft.max_context), dt))
         what = f"the draft model {draft.name}, its decode step on the same GPUs"
     e = serving.expected_tokens(acceptance, draft_len)
     steps = max(0, req.new_tokens - 1)
@@ -663,10 +631,8 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * hbm / weight_share(1)
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce
-    if eng.launch is None:
-        notes.append(engines.NO_LAUNCH)
-    launch = 0.0 if eng.launch is None else eng.launch.value
-    if eng.step is None:
-        notes.append(engines.NO_STEP)
-    step = eng.step.value if eng.step is not None else 0.0
+    notes += [
+        n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
+    ]
+    launch, step = (0.0 if t is None else t.value for t in (eng.launch, eng.step))
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes))

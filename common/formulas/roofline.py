@@ -108,8 +108,6 @@ def decode_attention_counts(
     n_q_heads: int, n_kv_heads: int, d_head: int, context: int, kv_bytes: float = 2
 ) -> tuple[float, float]:
     """Decode attention, one layer and sequence: F = 4 Hq d ctx, bytes = 2 ctx Hkv d b (K and V)."""
-    if n_q_heads % n_kv_heads:
-        raise ValueError(f"query heads ({n_q_heads}) must be a multiple of KV heads ({n_kv_heads})")
     return 4.0 * n_q_heads * d_head * context, 2.0 * context * n_kv_heads * d_head * kv_bytes
 
 

@@ -60,8 +60,6 @@ class Crossover(NamedTuple):
 
 def crossover(sizes: Sequence[int], values: Sequence[float], threshold: float) -> Crossover | None:
     """First size with value >= threshold in an increasing sweep, with its predecessor."""
-    if len(sizes) != len(values) or not sizes:
-        raise ValueError("sizes and intensities must be non-empty and of equal length")
     for i, value in enumerate(values):
         if value >= threshold:
             return Crossover(sizes[i - 1] if i else None, sizes[i])

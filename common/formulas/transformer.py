@@ -51,13 +51,6 @@ from common.tables.op_counts import (
 )
 
 
-def _check_model(model: object) -> Model:
-    """model itself if it is a Model; ValueError otherwise."""
-    if not isinstance(model, Model):
-        raise ValueError(f"expected a Model from common.tables.models, got {model!r}")
-    return model
-
-
 # ---------------------------------------------------------------------------
 # Element sizes
 # ---------------------------------------------------------------------------
@@ -68,10 +61,6 @@ class DTypes:
     weights: str = "bf16"
     kv: str = "bf16"
     activations: str = "bf16"
-
-    def __post_init__(self) -> None:
-        for what in ("weights", "kv", "activations"):
-            bytes_per_elem(getattr(self, what))  # ValueError listing the known precisions
 
     @property
     def w_bytes(self) -> float:
@@ -118,19 +107,18 @@ def parameter_breakdown(model: Model) -> dict[str, int]:
     plus E with a bias);
     k is 3 for a gated MLP, else 2. Parts a dense model lacks are left out.
     """
-    m = _check_model(model)
-    d, L, moe = m.d_model, m.n_layers, m.moe_layers
-    mats = 3 if m.gated_mlp else 2
+    d, L, moe = model.d_model, model.n_layers, model.moe_layers
+    mats = 3 if model.gated_mlp else 2
     parts = {
-        "embedding": m.vocab_size * d,
-        "attention": L * _attention_params(m),
-        "mlp": (L - moe) * mats * d * m.d_ff,
-        "experts": moe * m.n_experts * mats * d * m.d_ff_expert,
-        "shared experts": moe * mats * d * m.d_ff_shared,
-        "router": moe * m.n_experts * (d + m.router_bias),
-        "norms": (m.norms_per_layer * L + 1) * d,  # per layer and the final one
-        "biases, sinks, q/k norms": L * m.extra_layer_params,
-        "lm_head": 0 if m.tied_embeddings else m.vocab_size * d,
+        "embedding": model.vocab_size * d,
+        "attention": L * _attention_params(model),
+        "mlp": (L - moe) * mats * d * model.d_ff,
+        "experts": moe * model.n_experts * mats * d * model.d_ff_expert,
+        "shared experts": moe * mats * d * model.d_ff_shared,
+        "router": moe * model.n_experts * (d + model.router_bias),
+        "norms": (model.norms_per_layer * L + 1) * d,  # per layer and the final one
+        "biases, sinks, q/k norms": L * model.extra_layer_params,
+        "lm_head": 0 if model.tied_embeddings else model.vocab_size * d,
     }
     always = ("embedding", "attention", "mlp", "norms", "lm_head")
     return {k: v for k, v in parts.items() if v or k in always}
@@ -145,8 +133,7 @@ def parameter_count(model: Model) -> int:
 def active_parameter_count(model: Model) -> int:
     """Parameters one token uses: N minus the routed experts it does not choose,
     N - L_moe (E - k) mats d d_ff_expert (N itself for a dense model)."""
-    m = _check_model(model)
-    mats = 3 if m.gated_mlp else 2
+    m, mats = model, 3 if model.gated_mlp else 2
     idle = m.moe_layers * (m.n_experts - m.experts_per_token) * mats * m.d_model * m.d_ff_expert
     return parameter_count(m) - idle
 
@@ -161,8 +148,6 @@ def experts_touched(tokens: int, chosen: int, experts: int) -> float:
     touches fewer experts at a given n.
     """
     n, k, E = tokens, chosen, experts
-    if k > E:
-        raise ValueError(f"k ({k}) cannot exceed the number of experts ({E})")
     return E * (1.0 - (1.0 - k / E) ** n)
 
 
@@ -170,54 +155,26 @@ def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
     """The model's kinds of layer as (window, dense MLP, count), the main kind first:
     full-attention routed (or dense-model) layers, then sliding-window ones, then a
     mixture's leading dense layers. Sliding layers are taken from the routed ones first."""
-    m = _check_model(model)
-    dense = m.dense_layers if m.n_experts else 0
-    main = m.n_layers - dense
-    slide_main = min(m.sliding_layers, main)
-    slide_dense = m.sliding_layers - slide_main
-    kinds = [(0, False, main - slide_main), (m.sliding_window, False, slide_main),
-             (0, True, dense - slide_dense), (m.sliding_window, True, slide_dense)]  # fmt: skip
+    dense = model.dense_layers if model.n_experts else 0
+    main = model.n_layers - dense
+    slide_main = min(model.sliding_layers, main)
+    slide_dense = model.sliding_layers - slide_main
+    kinds = [(0, False, main - slide_main), (model.sliding_window, False, slide_main),
+             (0, True, dense - slide_dense), (model.sliding_window, True, slide_dense)]  # fmt: skip
     return [(w, dn, c) for w, dn, c in kinds if c]
 
 
 def kv_cache_elements(model: Model, context: int) -> int:
     """Elements one sequence caches at S tokens: sum over layers of min(S, window) x
     cache_width (2 Hkv dh, or r_kv + d_rope for latent attention)."""
-    m, S = _check_model(model), context
-    return sum(c * (min(S, w) if w else S) for w, _, c in layer_groups(m)) * m.cache_width
+    S = context
+    return sum(c * (min(S, w) if w else S) for w, _, c in layer_groups(model)) * model.cache_width
 
 
 def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
     """KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes
     (layers x (r_kv + d_rope) x bytes for latent attention; no window applied)."""
-    m = _check_model(model)
-    if m.kv_lora_rank:
-        return m.n_layers * m.cache_width * kv_bytes
-    return ledger.kv_cache_bytes(1, m.n_layers, m.kv_dim, kv_bytes)
-
-
-def check_context(model: Model, context: int) -> int:
-    """context as an int in [1, model.max_context]; ValueError otherwise."""
-    m = _check_model(model)
-    if context > m.max_context:
-        raise ValueError(
-            f"context {context} exceeds {m.name}'s window of {m.max_context} tokens "
-            f"(max_position_embeddings)"
-        )
-    return context
-
-
-def check_request(model: Model, prompt: int, new_tokens: int) -> int:
-    """The positions a request uses, prompt + new tokens - 1 (the last new token is never
-    fed back), checked against the window; ValueError past it."""
-    m = _check_model(model)
-    used = prompt + max(0, new_tokens - 1)
-    if used > m.max_context:
-        raise ValueError(
-            f"{prompt} prompt + {new_tokens} new tokens need {used} positions, past "
-            f"{m.name}'s window of {m.max_context} (max_position_embeddings)"
-        )
-    return used
+    return float(model.n_layers * model.cache_width * kv_bytes)
 
 
 # ---------------------------------------------------------------------------
@@ -281,8 +238,6 @@ def causal_pairs(new_tokens: int, context: int, window: int = 0) -> int:
     f(S) - f(S - T), f(n) = n (n + 1) / 2 up to n = W, then W (W + 1) / 2 + (n - W) W.
     """
     T, S = new_tokens, context
-    if T > S:
-        raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
     if not window or window >= S:
         return T * (S - T) + T * (T + 1) // 2
 
@@ -355,54 +310,39 @@ def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
     return ops
 
 
-def _expert_matmul(name: str, n: int, K: int, N: int, m: Model, dt: DTypes) -> Op:
-    """X[n k, K] @ W_e[K, N] over the experts n tokens choose: 2 n k K N FLOP, the weights
-    of experts_touched(n, k, E) experts, n k (K + N) activations."""
-    rows, a = n * m.experts_per_token, dt.act_bytes
-    touched = experts_touched(n, m.experts_per_token, m.n_experts)
-    return Op(name, "matmul", 2.0 * rows * K * N, touched * K * N * dt.w_bytes, rows * (K + N) * a)
-
-
 def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[Op]:
-    """A (gated) MLP of width d_ff for n rows: gate, up, activation, down."""
-    a, d = dt.act_bytes, m.d_model
-    ops = []
-    if m.gated_mlp:
-        ops += [
-            _matmul(f"{prefix}gate projection", n, d, d_ff, dt),
-            _matmul(f"{prefix}up projection", n, d, d_ff, dt),
-            # silu(g) * u: read g and u, write one tensor.
-            Op(f"{prefix}SiLU x up", "elementwise",
-               (SILU_FLOPS_PER_ELEM + GATE_FLOPS_PER_ELEM) * n * d_ff, act_bytes=3 * n * d_ff * a),
-        ]  # fmt: skip
-    else:
-        ops += [
-            _matmul(f"{prefix}up projection", n, d, d_ff, dt),
-            Op(f"{prefix}activation", "elementwise", SILU_FLOPS_PER_ELEM * n * d_ff,
-               act_bytes=2 * n * d_ff * a),
-        ]  # fmt: skip
-    ops.append(_matmul(f"{prefix}down projection", n, d_ff, d, dt))
-    return ops
+    """A (gated) MLP of width d_ff for n rows: gate, up, activation, down. The routed
+    experts' (prefix 'expert ') run the n k rows the tokens send them: 2 n k K N FLOP per
+    matmul, the weights of experts_touched(n, k, E) experts, n k (K + N) activations."""
+    expert, gated, d, a = prefix == "expert ", m.gated_mlp, m.d_model, dt.act_bytes
+    rows = n * m.experts_per_token if expert else n
+    touched = experts_touched(n, m.experts_per_token, m.n_experts) if expert else 0.0
+
+    def mm(name: str, K: int, N: int) -> Op:
+        if not expert:
+            return _matmul(prefix + name, n, K, N, dt)
+        w = touched * K * N * dt.w_bytes
+        return Op(prefix + name, "matmul", 2.0 * rows * K * N, w, rows * (K + N) * a)
+
+    act = SILU_FLOPS_PER_ELEM + GATE_FLOPS_PER_ELEM if gated else SILU_FLOPS_PER_ELEM
+    return [
+        *([mm("gate projection", d, d_ff)] if gated else []),
+        mm("up projection", d, d_ff),
+        # silu(g) * u reads g and u and writes one tensor; a plain activation reads one
+        Op(
+            prefix + ("SiLU x up" if gated else "activation"),
+            "elementwise",
+            act * rows * d_ff,
+            act_bytes=(3 if gated else 2) * rows * d_ff * a,
+        ),
+        mm("down projection", d_ff, d),
+    ]
 
 
 def _expert_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
     """Router (d -> E), the k chosen experts of each token, then any shared experts."""
-    a, d, f, rows = dt.act_bytes, m.d_model, m.d_ff_expert, n * m.experts_per_token
-    ops = [_matmul("router", n, d, m.n_experts, dt)]
-    if m.gated_mlp:
-        ops += [
-            _expert_matmul("expert gate projection", n, d, f, m, dt),
-            _expert_matmul("expert up projection", n, d, f, m, dt),
-            Op("expert SiLU x up", "elementwise",
-               (SILU_FLOPS_PER_ELEM + GATE_FLOPS_PER_ELEM) * rows * f, act_bytes=3 * rows * f * a),
-        ]  # fmt: skip
-    else:
-        ops += [
-            _expert_matmul("expert up projection", n, d, f, m, dt),
-            Op("expert activation", "elementwise", SILU_FLOPS_PER_ELEM * rows * f,
-               act_bytes=2 * rows * f * a),
-        ]  # fmt: skip
-    ops.append(_expert_matmul("expert down projection", n, f, d, m, dt))
+    ops = [_matmul("router", n, m.d_model, m.n_experts, dt)]
+    ops += _mlp_ops(m, n, m.d_ff_expert, dt, "expert ")
     return ops + (_mlp_ops(m, n, m.d_ff_shared, dt, "shared ") if m.d_ff_shared else [])
 
 
@@ -420,46 +360,33 @@ def layer_ops(
 
     window: the layer's sliding window (0: full attention); dense: a mixture's dense
     layer (its MLP of width d_ff, not the experts)."""
-    m = _check_model(model)
     dt = dtypes or DTypes()
-    B, T, S = batch, new_tokens, check_context(m, context)
-    if T > S:
-        raise ValueError(f"new tokens ({T}) cannot exceed the context ({S})")
-    n, d, a = B * T, m.d_model, dt.act_bytes
+    B, T, S = batch, new_tokens, context
+    n, d, a = B * T, model.d_model, dt.act_bytes
     ops = [
         _rmsnorm("attention norm", n, d, dt),
-        *_projection_ops(m, n, dt),
-        *_attention_ops(m, B, T, S, dt, materialized, window),
-        _matmul("output projection", n, m.v_dim, d, dt),
+        *_projection_ops(model, n, dt),
+        *_attention_ops(model, B, T, S, dt, materialized, window),
+        _matmul("output projection", n, model.v_dim, d, dt),
         Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a),  # read 2, write 1
         _rmsnorm("MLP norm", n, d, dt),
     ]
-    ops += _expert_ops(m, n, dt) if m.n_experts and not dense else _mlp_ops(m, n, m.d_ff, dt)
+    experts = model.n_experts and not dense
+    ops += _expert_ops(model, n, dt) if experts else _mlp_ops(model, n, model.d_ff, dt)
     ops.append(Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a))
     return tuple(ops)
-
-
-def _pass_layers(
-    m: Model, batch: int, T: int, S: int, dt: DTypes, materialized: bool
-) -> tuple[tuple[Op, ...], tuple[tuple[tuple[Op, ...], int], ...]]:
-    """The main layer's operators, and every other kind of layer's with its count."""
-    groups = [
-        (layer_ops(m, batch, T, S, dt, materialized, w, dn), c) for w, dn, c in layer_groups(m)
-    ]
-    return groups[0][0], tuple(groups[1:])
 
 
 def model_ops(
     model: Model, batch: int, new_tokens: int, dtypes: DTypes | None = None
 ) -> tuple[Op, ...]:
     """Once-per-model operators: embedding lookup (B T rows), final norm and LM head (B rows)."""
-    m = _check_model(model)
     dt = dtypes or DTypes()
-    B, T, d = batch, new_tokens, m.d_model
+    B, T, d = batch, new_tokens, model.d_model
     return (
         Op("embedding lookup", "lookup", 0.0, B * T * d * dt.w_bytes, B * T * d * dt.act_bytes),
         _rmsnorm("final norm", B, d, dt),
-        _matmul("LM head", B, d, m.vocab_size, dt),
+        _matmul("LM head", B, d, model.vocab_size, dt),
     )
 
 
@@ -508,26 +435,29 @@ class PassLedger:
         return sum(getattr(op, attr) * c for op, c in self.counted() if op.kind == kind)
 
 
+def _pass(
+    phase: str, m: Model, batch: int, T: int, S: int, dt: DTypes | None, mat: bool, once: tuple
+) -> PassLedger:
+    """A pass's ledger: each kind of layer's operators (the main kind first, the others
+    with their counts) and model_ops(*once), the model-level ones."""
+    dt = dt or DTypes()
+    kinds = [(layer_ops(m, batch, T, S, dt, mat, w, dn), c) for w, dn, c in layer_groups(m)]
+    once_ops = model_ops(m, *once, dt)
+    return PassLedger(phase, m, batch, T, S, dt, mat, kinds[0][0], once_ops, tuple(kinds[1:]))
+
+
 def prefill_ledger(
     model: Model, batch: int, seq: int, dtypes: DTypes | None = None, materialized: bool = False
 ) -> PassLedger:
     """Prefill: B sequences of S prompt tokens in one pass (T = S new tokens, causal)."""
-    m = _check_model(model)
-    dt = dtypes or DTypes()
-    layer, variants = _pass_layers(m, batch, seq, seq, dt, materialized)
-    once = model_ops(m, batch, seq, dt)
-    return PassLedger("prefill", m, batch, seq, seq, dt, materialized, layer, once, variants)
+    return _pass("prefill", model, batch, seq, seq, dtypes, materialized, (batch, seq))
 
 
 def decode_ledger(
     model: Model, batch: int, context: int, dtypes: DTypes | None = None, materialized: bool = False
 ) -> PassLedger:
     """Decode: one new token for each of B sequences whose cache then holds S tokens."""
-    m = _check_model(model)
-    dt = dtypes or DTypes()
-    layer, variants = _pass_layers(m, batch, 1, context, dt, materialized)
-    once = model_ops(m, batch, 1, dt)
-    return PassLedger("decode", m, batch, 1, context, dt, materialized, layer, once, variants)
+    return _pass("decode", model, batch, 1, context, dtypes, materialized, (batch, 1))
 
 
 def verify_ledger(
@@ -535,11 +465,9 @@ def verify_ledger(
 ) -> PassLedger:
     """A speculative verify pass: T new tokens for each of B sequences whose cache then
     holds S (T <= S), with the LM head on every one of the B T tokens (each is checked)."""
-    m = _check_model(model)
-    dt = dtypes or DTypes()
-    layer, variants = _pass_layers(m, batch, new_tokens, context, dt, False)
-    once = model_ops(m, batch * new_tokens, 1, dt)
-    return PassLedger("verify", m, batch, new_tokens, context, dt, False, layer, once, variants)
+    return _pass(
+        "verify", model, batch, new_tokens, context, dtypes, False, (batch * new_tokens, 1)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -586,18 +514,6 @@ class Deployment:
     dtypes: DTypes = field(default_factory=DTypes)
     materialized: bool = False
 
-    def __post_init__(self) -> None:
-        _check_model(self.model)
-        if not isinstance(self.chip, Chip):
-            raise ValueError(f"expected a Chip from common.hw_specs, got {self.chip!r}")
-        self.chip.peak_flops(self.precision)  # ValueError naming the precisions it has
-
-
-def ttft_lower_bound(setup: Deployment, batch: int, seq: int) -> float:
-    """Time to first token >= prefill pass time for B prompts of S tokens, in seconds."""
-    prefill = prefill_ledger(setup.model, batch, seq, setup.dtypes, setup.materialized)
-    return pass_time(prefill, setup.chip, setup.precision)
-
 
 def tpot_lower_bound(setup: Deployment, batch: int, context: int) -> float:
     """Time per output token >= decode pass time at batch B and context S, in seconds."""
@@ -615,8 +531,7 @@ def decode_tokens_per_s(setup: Deployment, batch: int, context: int) -> float:
 # ---------------------------------------------------------------------------
 def activation_bytes_per_token(model: Model, act_bytes: float = 2) -> float:
     """Peak live activations per active token: 16 x d_model x bytes (the article's rule)."""
-    m = _check_model(model)
-    return ACT_VECTORS_PER_TOKEN * m.d_model * act_bytes
+    return ACT_VECTORS_PER_TOKEN * model.d_model * act_bytes
 
 
 def model_memory_ledger(
@@ -630,27 +545,12 @@ def model_memory_ledger(
     """N b_w + 2 B S L Hkv dh b_kv + T a + rho x (sum); T = B in decode, B S in prefill.
 
     The KV term is B x kv_cache_elements(S) x b_kv where windows or a latent cache apply."""
-    m = _check_model(model)
     dt = dtypes or DTypes()
-    B, S = batch, check_context(m, context)
-    if m.kv_lora_rank or m.sliding_layers:  # the cache is not 2 B S L Hkv dh: count it
-        w = parameter_count(m) * dt.w_bytes
-        kv = B * kv_cache_elements(m, S) * dt.kv_bytes
-        act = (B if phase == "decode" else B * S) * activation_bytes_per_token(m, dt.act_bytes)
-        rate = overhead_rate
-        return ledger.MemoryLedger(w, kv, act, rate * (w + kv + act))
-    return ledger.memory_ledger(
-        n_params=parameter_count(m),
-        weight_bytes=dt.w_bytes,
-        n_layers=m.n_layers,
-        d_kv=m.kv_dim,
-        batch=B,
-        seq=S,
-        act_bytes_per_token=activation_bytes_per_token(m, dt.act_bytes),
-        overhead_rate=overhead_rate,
-        kv_bytes=dt.kv_bytes,
-        active_tokens=B if phase == "decode" else B * S,
-    )
+    w = parameter_count(model) * dt.w_bytes
+    kv = batch * kv_cache_elements(model, context) * dt.kv_bytes  # windows, latent cache
+    tokens = batch if phase == "decode" else batch * context
+    act = tokens * activation_bytes_per_token(model, dt.act_bytes)
+    return ledger.MemoryLedger(w, kv, act, overhead_rate * (w + kv + act))
 
 
 def largest_batch(
@@ -662,10 +562,9 @@ def largest_batch(
 ) -> int:
     """Largest B whose memory ledger (at the LLM overhead rate) fits the chip's capacity at
     context S; 0 if none."""
-    m, dt = _check_model(model), dtypes or DTypes()
-    check_context(m, context)
+    dt = dtypes or DTypes()
     return ledger.largest_batch_that_fits(
-        chip.mem_capacity, lambda b: model_memory_ledger(m, b, context, dt, phase=phase)
+        chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dt, phase=phase)
     )
 
 
@@ -686,22 +585,17 @@ class MatmulShape(NamedTuple):
 
 def weight_matmul_shapes(model: Model, dtypes: DTypes | None = None) -> list[MatmulShape]:
     """Every weight matmul of a decode step: the layer's projections (x L) and the LM head."""
-    m, dt = _check_model(model), dtypes or DTypes()
+    m, dt = model, dtypes or DTypes()
     a, w, kv, L, d = dt.act_bytes, dt.w_bytes, dt.kv_bytes, m.n_layers, m.d_model
-    shapes = [
-        MatmulShape("Q projection", d, m.q_dim, a, w, a, L),
-        MatmulShape("K projection", d, m.kv_dim, a, w, kv, L),
-        MatmulShape("V projection", d, m.kv_dim, a, w, kv, L),
-        MatmulShape("output projection", m.q_dim, d, a, w, a, L),
+    qkvo = [
+        ("Q", d, m.q_dim, a),
+        ("K", d, m.kv_dim, kv),
+        ("V", d, m.kv_dim, kv),
+        ("output", m.q_dim, d, a),
     ]
-    if m.gated_mlp:
-        shapes.append(MatmulShape("gate projection", d, m.d_ff, a, w, a, L))
-    shapes += [
-        MatmulShape("up projection", d, m.d_ff, a, w, a, L),
-        MatmulShape("down projection", m.d_ff, d, a, w, a, L),
-        MatmulShape("LM head", d, m.vocab_size, a, w, a, 1),
-    ]
-    return shapes
+    mlp = [*[("gate", d, m.d_ff, a)] * m.gated_mlp, ("up", d, m.d_ff, a), ("down", m.d_ff, d, a)]
+    shapes = [MatmulShape(f"{n} projection", K, N, a, w, out, L) for n, K, N, out in qkvo + mlp]
+    return [*shapes, MatmulShape("LM head", d, m.vocab_size, a, w, a, 1)]
 
 
 def matmul_critical_batches(
@@ -748,7 +642,7 @@ def decode_throughput_curve(
 def expert_intensity(model: Model, tokens: int, dtypes: DTypes | None = None) -> float:
     """FLOP per byte of a routed expert matmul X[n k, d] W_e[d, f] at n tokens:
     2 n k d f / (E_touched(n) d f w + n k (d + f) a), with E_touched of ``experts_touched``."""
-    m, dt = _check_model(model), dtypes or DTypes()
+    m, dt = model, dtypes or DTypes()
     d, f, k = m.d_model, m.d_ff_expert, m.experts_per_token
     touched = experts_touched(tokens, k, m.n_experts)
     flops = 2.0 * tokens * k * d * f
@@ -762,7 +656,7 @@ def expert_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
     expert meets only n k / E of the tokens: n ~ (E / k) x the dense critical batch.
     The intensity rises with n (E_touched(n) / n falls), so the search is exact.
     """
-    m, dt = _check_model(model), dtypes or DTypes()
+    m, dt = model, dtypes or DTypes()
     d, f, k, E = m.d_model, m.d_ff_expert, m.experts_per_token, m.n_experts
     dense = roofline.critical_batch(d, f, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
     if dense is None:

@@ -172,15 +172,11 @@ def test_efficiency_to_match_by_hand() -> None:
     e = predict.efficiency_to_match(led, SPEC, 40e-3, "peak")
     assert e == pytest.approx(0.5, rel=1e-9)
     assert predict.efficiency_to_match(led, SPEC, 10e-3, "peak") is None  # faster than the roof
-    with pytest.raises(ValueError, match="peak' or 'mem_bw"):
-        predict.efficiency_to_match(led, SPEC, 40e-3, "link")
 
 
 def test_flat_until() -> None:
     assert predict.flat_until([1, 2, 4, 8], [1.0, 1.1, 1.2, 2.0], 0.25) == 2
     assert predict.flat_until([1, 2], [1.0, 1.0]) == 1
-    with pytest.raises(ValueError):
-        predict.flat_until([1, 2], [1.0])
 
 
 TINY = dataclasses.replace(pub.GPT_13B, n_layers=2, d_model=256, n_heads=4, n_kv_heads=4,

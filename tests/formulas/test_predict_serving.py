@@ -92,6 +92,7 @@ def test_speculation_with_a_draft_model(tmp_path, capsys) -> None:
         (LLAMA, ("--prompt", "60", "--new-tokens", "4", "--speculate", "2", "--acceptance", "0.5"),
          "window"),
         (LLAMA, ("--speculate", "2", "--acceptance", "1.5"), "acceptance"),
+        (LLAMA, ("--precision", "fp7"), "unknown precision 'fp7'; choose one of: fp32"),
     ],
 )  # fmt: skip
 def test_unsupported_combinations_are_one_line(tmp_path, capsys, config, flags, said) -> None:
