@@ -28,6 +28,17 @@ LLAMA_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3")
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
 MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss")
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
+#: A model that ships its own model_type (Kimi K2's "kimi_k2") but names a family's model
+#: class in ``architectures`` is read as that family: transformers' class names
+#: (modeling_<family>.py) for the families above.
+ARCHITECTURES = {
+    "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "Qwen2ForCausalLM": "qwen2",
+    "Qwen3ForCausalLM": "qwen3", "Phi3ForCausalLM": "phi3", "Gemma2ForCausalLM": "gemma2",
+    "Gemma3ForCausalLM": "gemma3_text", "Gemma3ForConditionalGeneration": "gemma3",
+    "MixtralForCausalLM": "mixtral", "Qwen2MoeForCausalLM": "qwen2_moe",
+    "Qwen3MoeForCausalLM": "qwen3_moe", "DeepseekV3ForCausalLM": "deepseek_v3",
+    "GptOssForCausalLM": "gpt_oss", "GPT2LMHeadModel": "gpt2",
+}  # fmt: skip
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
 # src/transformers/models/<family>/configuration_<family>.py, __init__ keyword defaults):
@@ -155,6 +166,8 @@ def _model(config: object, path: str) -> Model:
         raise ValueError(f"{where} must hold a JSON object")
     kind = config.get("model_type", "gpt2" if "n_embd" in config else "llama")
     name = _name(config, path)
+    if kind not in FAMILIES and name in ARCHITECTURES:
+        kind = ARCHITECTURES[name]
     if kind == "gemma3":  # the text model's keys sit under text_config
         text = config.get("text_config")
         if not isinstance(text, dict):

@@ -275,3 +275,16 @@ def test_qwen_moe_dense_layers_from_the_sparse_step_and_the_listed_layers() -> N
     assert (m.dense_layers, m.moe_layers, m.d_ff_shared) == (3, 1, 0)
     with pytest.raises(ValueError, match="'mlp_only_layers' must be a list of layer indices"):
         model_from_config({**config, "mlp_only_layers": [4]})
+
+
+def test_a_model_type_of_its_own_is_read_by_the_family_its_architectures_names() -> None:
+    """Kimi K2 ships model_type "kimi_k2" with DeepSeek-V3's model class: read as deepseek_v3
+    (DeepSeek-V3's published config pinned above gives 671B); an unknown class is refused."""
+    from published_configs import DEEPSEEK_V3 as PUBLISHED
+
+    own = model_from_config(PUBLISHED.config | {"model_type": "kimi_k2"}, "kimi.json")
+    assert parameter_count(own) == pytest.approx(PUBLISHED.total, abs=PUBLISHED.digits)
+    assert own.kv_lora_rank == PUBLISHED.config["kv_lora_rank"]
+    unknown = PUBLISHED.config | {"model_type": "kimi_k2", "architectures": ["KimiForCausalLM"]}
+    with pytest.raises(ValueError, match="unsupported model_type 'kimi_k2'"):
+        model_from_config(unknown, "kimi.json")
