@@ -36,6 +36,7 @@ from common.formulas.predict import (
     EP_TERMS,
     Request,
     achievable_roofs,
+    engine_dtypes,
     engine_roofs,
     ep_network,
     forecast,
@@ -171,7 +172,7 @@ def predict_request(args: Any) -> dict[str, Any]:
     """The prediction for parsed flags, as the JSON object the command prints."""
     model = read_config(args.config) if args.config else get_model(args.model)
     chip = get_chip(args.chip)
-    dtypes = DTypes(args.precision, args.precision, args.precision)
+    dtypes = engine_dtypes(args.precision)
     gpus = check_serving(args, model)
     used = check_request(model, args.prompt, args.new_tokens)
     tp = 1 if args.ep else gpus  # expert-parallel: the rest runs data-parallel, unsplit
@@ -183,7 +184,7 @@ def predict_request(args: Any) -> dict[str, Any]:
     check_fits(model, chip, dtypes, gpus, args.batch, used, bool(args.ep))
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
     eng = engine_roofs(chip, args.engine, args.precision, tp)
-    net = ep_network(chip, args.ep, dtypes.act_bytes) if args.ep else None
+    net = ep_network(chip, args.ep, dtypes.w_bytes) if args.ep else None  # the GEMMs' input
     req = Request(
         model=model,
         gpus=gpus,

@@ -43,7 +43,7 @@ from common.formulas.transformer import (
     prefill_ledger,
     verify_ledger,
 )
-from common.hw_specs import Chip, get_chip
+from common.hw_specs import Chip, bytes_per_elem, get_chip
 from common.tables import engines
 from common.tables import measurements as pub
 from common.tables.models import Model
@@ -609,6 +609,15 @@ def request_bound(req: Request, roofs: Roofs, ep: EPNetwork | None = None) -> fl
     under `ep`, its layout without dispatch and combine)."""
     f = forecast(req, roofs, EngineRoofs((), 1.0, 0.0, 0.0, None), ep)
     return f.bound_prefill_s + max(0, req.new_tokens - 1) * f.bound_decode_step_s
+
+
+def engine_dtypes(precision: str) -> DTypes:
+    """What an engine stores at `precision`: weights and KV cache in it, activations too at
+    2 bytes or more, else 16-bit (``engines.LOW_PRECISION_ACTIVATIONS``: FP8 GEMMs in a
+    16-bit network)."""
+    wide = engines.LOW_PRECISION_ACTIVATIONS
+    act = wide if bytes_per_elem(precision) < bytes_per_elem(wide) else precision
+    return DTypes(precision, precision, act)
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
