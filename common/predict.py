@@ -82,7 +82,7 @@ def make_parser() -> LectureParser:
     parser.add_argument("--batch", type=batch_size, default=1, help="sequences (1)")
     parser.add_argument("--prompt", type=positive_int, default=512, help="prompt tokens (512)")
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
-    parser.add_argument("--precision", default="bf16", help="weights, cache, activations")
+    parser.add_argument("--precision", default="bf16", help="weights (cache: per --engine)")
     parser.add_argument(
         "--engine", type=one_of(ENGINES, "engine"), default="vllm",
         help="; ".join(f"{k}: {e.what}" for k, e in ENGINES.items()),
@@ -172,7 +172,7 @@ def predict_request(args: Any) -> dict[str, Any]:
     """The prediction for parsed flags, as the JSON object the command prints."""
     model = read_config(args.config) if args.config else get_model(args.model)
     chip = get_chip(args.chip)
-    dtypes = engine_dtypes(args.precision)
+    dtypes = engine_dtypes(args.precision, args.engine)
     gpus = check_serving(args, model)
     used = check_request(model, args.prompt, args.new_tokens)
     tp = 1 if args.ep else gpus  # expert-parallel: the rest runs data-parallel, unsplit

@@ -203,7 +203,7 @@ informed = {label for term in engines.all_terms() for label in term.informs}
 rows = []
 for r in pub.REQUESTS:
     chip = get_chip(r.chip)
-    dt = predict.engine_dtypes(r.precision)
+    dt = predict.engine_dtypes(r.precision, r.engine_class)
     req = predict.Request(
         model=r.model,
         gpus=r.gpus,

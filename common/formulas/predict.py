@@ -611,13 +611,14 @@ def request_bound(req: Request, roofs: Roofs, ep: EPNetwork | None = None) -> fl
     return f.bound_prefill_s + max(0, req.new_tokens - 1) * f.bound_decode_step_s
 
 
-def engine_dtypes(precision: str) -> DTypes:
-    """What an engine stores at `precision`: weights and KV cache in it, activations too at
-    2 bytes or more, else 16-bit (``engines.LOW_PRECISION_ACTIVATIONS``: FP8 GEMMs in a
-    16-bit network)."""
+def engine_dtypes(precision: str, engine: str = "trtllm") -> DTypes:
+    """What `engine` stores at `precision`: weights in it; activations in it at 2 bytes or
+    more, else 16-bit (``engines.LOW_PRECISION_ACTIVATIONS``: FP8 GEMMs in a 16-bit network);
+    the KV cache as the activations unless the engine keeps it in the weights' format."""
     wide = engines.LOW_PRECISION_ACTIVATIONS
     act = wide if bytes_per_elem(precision) < bytes_per_elem(wide) else precision
-    return DTypes(precision, precision, act)
+    kv = precision if engines.ENGINES[engine].low_precision_cache else act
+    return DTypes(precision, kv, act)
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:

@@ -69,6 +69,12 @@ FP8_ENGINE_BUILD = (
     "each linear layer), whose cutlass_scaled_mm (vllm/_custom_ops.py) asserts 'out_dtype is "
     f"torch.bfloat16 or out_dtype is torch.float16'; {CHECKED}"
 )
+VLLM_KV_AUTO = (
+    "vllm-project/vllm vllm/config.py, CacheConfig.cache_dtype, default 'auto': 'Data type for "
+    'kv cache storage. If "auto", will use model data type\' (the 16-bit dtype of an FP8 '
+    "checkpoint's network; an FP8 cache needs --kv-cache-dtype fp8); Hugging Face transformers' "
+    f"cache stores the keys and values its 16-bit attention computes; {CHECKED}"
+)
 #: The activations an engine keeps between kernels when it stores weights in fewer than 2
 #: bytes (FP8_ENGINE_BUILD): the network stays 16-bit, so what a kernel reads and writes
 #: besides weights and cache, and every all-reduce message, is 2 bytes an element.
@@ -194,6 +200,7 @@ class Engine:
     what: str
     step: Term | None  # fixed cost per forward pass (CPU scheduling, input preparation)
     launch: Term | None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
+    low_precision_cache: bool = False  # the KV cache in sub-16-bit weights' format (else 16-bit)
 
 
 ENGINES: dict[str, Engine] = {
@@ -208,6 +215,7 @@ ENGINES: dict[str, Engine] = {
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM, FasterTransformer)",
         None,
         None,
+        low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
     ),
     "eager": Engine(
         "eager",
