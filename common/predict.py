@@ -35,6 +35,7 @@ from common.formulas.predict import (
     EP_TERMS,
     Request,
     achievable_roofs,
+    engine_dtypes,
     engine_roofs,
     ep_network,
     forecast,
@@ -81,7 +82,7 @@ def make_parser() -> LectureParser:
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
     stored = one_of(BYTES_PER_ELEM, "precision")
     parser.add_argument(
-        "--precision", type=stored, default="bf16", help="weights, cache, activations"
+        "--precision", type=stored, default="bf16", help="weights (cache: per --engine)"
     )
     parser.add_argument(
         "--engine", type=one_of(ENGINES, "engine"), default="vllm",
@@ -170,7 +171,7 @@ def predict_request(args: Any) -> dict[str, Any]:
     """The prediction for parsed flags, as the JSON object the command prints."""
     model = read_config(args.config) if args.config else get_model(args.model)
     chip = get_chip(args.chip)
-    dtypes = DTypes(args.precision, args.precision, args.precision)
+    dtypes = engine_dtypes(args.precision, args.engine)
     gpus = check_serving(args, model)
     used = args.prompt + args.new_tokens - 1  # positions: the last new token is never fed back
     if used > model.max_context:
@@ -187,7 +188,7 @@ def predict_request(args: Any) -> dict[str, Any]:
     check_fits(model, chip, dtypes, gpus, args.batch, used, bool(args.ep))
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
     eng = engine_roofs(chip, args.engine, args.precision, tp)
-    net = ep_network(chip, args.ep, dtypes.act_bytes) if args.ep else None
+    net = ep_network(chip, args.ep, dtypes.w_bytes) if args.ep else None  # the GEMMs' input
     req = Request(
         model=model,
         gpus=gpus,

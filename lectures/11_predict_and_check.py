@@ -27,7 +27,7 @@ import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 from common.formulas import predict
 from common.formulas.roofline import matmul_counts
-from common.formulas.transformer import DTypes, batch_grid, decode_ledger, prefill_ledger
+from common.formulas.transformer import batch_grid, decode_ledger, prefill_ledger
 from common.hw_specs import A100, A100_80GB, get_chip
 from common.present.display import show
 from common.shell.cli import LectureParser, parse_args, png_parser
@@ -203,7 +203,7 @@ informed = {label for term in engines.all_terms() for label in term.informs}
 rows = []
 for r in pub.REQUESTS:
     chip = get_chip(r.chip)
-    dt = DTypes(r.precision, r.precision, r.precision)
+    dt = predict.engine_dtypes(r.precision, r.engine_class)
     req = predict.Request(
         model=r.model,
         gpus=r.gpus,
@@ -257,4 +257,5 @@ else:
 #
 # Every measured number above, with the page, table or section it stands in.
 
-show(page.sources_text([*pub.sources(), *(t.source for t in engines.all_terms())]))
+terms = [*(t.source for t in engines.all_terms()), engines.FP8_ENGINE_BUILD]
+show(page.sources_text([*pub.sources(), *terms]))

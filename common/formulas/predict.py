@@ -43,7 +43,7 @@ from common.formulas.transformer import (
     prefill_ledger,
     verify_ledger,
 )
-from common.hw_specs import Chip, get_chip
+from common.hw_specs import Chip, bytes_per_elem, get_chip
 from common.tables import engines
 from common.tables import measurements as pub
 from common.tables.models import Model
@@ -577,6 +577,16 @@ def request_bound(req: Request, roofs: Roofs, ep: EPNetwork | None = None) -> fl
     under `ep`, its layout without dispatch and combine)."""
     f = forecast(req, roofs, EngineRoofs((), 1.0, 0.0, 0.0, None), ep)
     return f.bound_prefill_s + max(0, req.new_tokens - 1) * f.bound_decode_step_s
+
+
+def engine_dtypes(precision: str, engine: str = "trtllm") -> DTypes:
+    """What `engine` stores at `precision`: weights in it; activations in it at 2 bytes or
+    more, else 16-bit (``engines.LOW_PRECISION_ACTIVATIONS``: FP8 GEMMs in a 16-bit network);
+    the KV cache as the activations unless the engine keeps it in the weights' format."""
+    wide = engines.LOW_PRECISION_ACTIVATIONS
+    act = wide if bytes_per_elem(precision) < bytes_per_elem(wide) else precision
+    kv = precision if engines.ENGINES[engine].low_precision_cache else act
+    return DTypes(precision, kv, act)
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:

@@ -22,6 +22,7 @@ from common.tables.measurements import (
     CHECKED,
     KIPPLY_HBM_SHARE,
     MS,
+    TRT_PAGE,
     VIDUR_A100_SMALL_KERNELS,
     Term,
 )
@@ -59,6 +60,25 @@ VLLM_PR_1440 = (
     "graph ... vs about 1.2s without' (GPU not stated); per kernel: the 0.15 s over 100 steps "
     f"of 483 kernels each (the ledger's count for a Llama-2-7B decode step); {CHECKED}"
 )
+
+FP8_ENGINE_BUILD = (
+    f"{TRT_PAGE}, section 'Benchmarking per Model': every H100 engine of its tables is built "
+    "with '--dtype float16 --use_gpt_attention_plugin float16 --enable_fp8 --fp8_kv_cache' "
+    "(FP8 GEMMs and KV cache in a float16 network); and vLLM's FP8 W8A8 (docs "
+    "quantization/fp8, v0.5.4: FP8 weights, activations given a dynamic per-tensor scale at "
+    "each linear layer), whose cutlass_scaled_mm (vllm/_custom_ops.py) asserts 'out_dtype is "
+    f"torch.bfloat16 or out_dtype is torch.float16'; {CHECKED}"
+)
+VLLM_KV_AUTO = (
+    "vllm-project/vllm vllm/config.py, CacheConfig.cache_dtype, default 'auto': 'Data type for "
+    'kv cache storage. If "auto", will use model data type\' (the 16-bit dtype of an FP8 '
+    "checkpoint's network; an FP8 cache needs --kv-cache-dtype fp8); Hugging Face transformers' "
+    f"cache stores the keys and values its 16-bit attention computes; {CHECKED}"
+)
+#: The activations an engine keeps between kernels when it stores weights in fewer than 2
+#: bytes (FP8_ENGINE_BUILD): the network stays 16-bit, so what a kernel reads and writes
+#: besides weights and cache, and every all-reduce message, is 2 bytes an element.
+LOW_PRECISION_ACTIVATIONS = "bf16"
 
 
 # ---------------------------------------------------------------------------
@@ -180,6 +200,7 @@ class Engine:
     what: str
     step: Term | None  # fixed cost per forward pass (CPU scheduling, input preparation)
     launch: Term | None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
+    low_precision_cache: bool = False  # the KV cache in sub-16-bit weights' format (else 16-bit)
 
 
 ENGINES: dict[str, Engine] = {
@@ -194,6 +215,7 @@ ENGINES: dict[str, Engine] = {
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM, FasterTransformer)",
         None,
         None,
+        low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
     ),
     "eager": Engine(
         "eager",

@@ -285,6 +285,24 @@ def test_tensor_parallel_shares_are_the_sharded_gemms_by_hand() -> None:
     assert forty.hbm_share == pytest.approx(0.90 * (shard / 0.020e-3) / one)
 
 
+def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> None:
+    # TensorRT-LLM's FP8 engines run a float16 network: weights and cache 1 byte, the
+    # activations 2, so each all-reduce of Llama-2-70B's 128-token prefill on 4 GPUs moves
+    # 128 x 8192 x 2 B = 2,097,152 B, exactly the curve's 2^20 .. 2^22 B span; bf16 unchanged
+    fp8 = predict.engine_dtypes("fp8", "trtllm")
+    assert (fp8.w_bytes, fp8.kv_bytes, fp8.act_bytes) == (1, 1, 2)
+    assert predict.engine_dtypes("bf16", "vllm") == DTypes("bf16", "bf16", "bf16")
+    # vLLM's cache dtype 'auto' and transformers' cache follow the 16-bit network
+    for engine in ("vllm", "eager"):
+        low = predict.engine_dtypes("fp8", engine)
+        assert (low.w_bytes, low.kv_bytes, low.act_bytes) == (1, 2, 2)
+    assert predict.engine_dtypes("int4", "trtllm").kv_bytes == 0.5
+    led = prefill_ledger(pub.LLAMA_2_70B, 1, 128, fp8)
+    curve = {4: ((2**20, 40e-6), (2**22, 70e-6))}  # 40 us at 1 MiB, 70 us at 4 MiB
+    at_2mib = 40e-6 + 30e-6 * (2**21 - 2**20) / (2**22 - 2**20)  # 50 us
+    assert predict.comm_time(led, 4, None, curve) == pytest.approx(2 * 80 * at_2mib)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     chip=st.sampled_from(["a100", "a100-80gb", "h100", "h200", "b200", "tpu-v5e"]),
