@@ -32,6 +32,7 @@ import runpy
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout, suppress
 from pathlib import Path
 from typing import Any
@@ -40,9 +41,8 @@ from typing import Any
 TABLE = "common/hw_specs.py"
 #: How ``python3 -m common.exercises`` names itself in its error lines.
 EXERCISES_PROG = "common.exercises"
-#: The chart adapter (packed with the course) and the file a run's charts are collected in.
+#: The chart adapter, packed with the course.
 CHARTS_ADAPTER = "docs/_static/runner/live.py"
-CHARTS_FILE = ".rl-charts.jsonl"
 
 _ROOT: list[Path] = []
 
@@ -154,7 +154,7 @@ def _exit_status(code: object) -> int:
     return 1
 
 
-def _execute(kind: str, argv: list[str], charts: Path | None = None) -> int:
+def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int:
     """Run the script under the lecture's error handler, as the interpreter would; with
     `charts`, its figures are collected there."""
     from common.shell import cli
@@ -179,23 +179,16 @@ def _execute(kind: str, argv: list[str], charts: Path | None = None) -> int:
     return 0
 
 
-def install_charts(path: Path) -> None:
-    """Have the run's figures collected in `path` as Vega-Lite (the adapter, ``live.py``)."""
+def install_charts(found: list[Any]) -> None:
+    """Have the run's figures collected into `found` as Vega-Lite (the adapter, ``live.py``)."""
     spec = importlib.util.spec_from_file_location("rl_live", root() / CHARTS_ADAPTER)
     adapter = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(adapter)  # type: ignore[union-attr]
-    adapter.install(path)
-
-
-def read_charts(path: Path) -> list[Any]:
-    """The Vega-Lite specifications a run appended to `path`, one JSON object a line."""
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    adapter.install(found)
 
 
 def run(
-    kind: str, target: str, args: list[str], table: str | None = None, chart: bool = False
+    kind: str, target: str, args: Sequence[str] = (), table: str | None = None, chart: bool = False
 ) -> dict[str, Any]:
     """Run one lecture or exercise with `table` as the hardware table; what it printed.
 
@@ -204,9 +197,8 @@ def run(
     Returns ``{"argv": [...], "chunks": [[stream, text], ...], "status": exit status,
     "seconds": wall time, "charts": [...]}``; chunks keep the order of stdout and stderr.
     """
-    argv = command(kind, target, [*args, "--png"] if chart and kind == "lecture" else args)
-    charts = root() / CHARTS_FILE
-    charts.unlink(missing_ok=True)
+    argv = command(kind, target, [*args, "--png"] if chart and kind == "lecture" else [*args])
+    charts: list[Any] = []
     chunks: list[list[str]] = []
     saved = sys.argv, sys.excepthook, sys.stdin
     start = time.perf_counter()
@@ -226,21 +218,13 @@ def run(
         "chunks": chunks,
         "status": status,
         "seconds": time.perf_counter() - start,
-        "charts": read_charts(charts) if status == 0 else [],
+        "charts": charts if status == 0 else [],
     }
 
 
 def run_json(request: str) -> str:
-    """`run` for the web worker: a JSON request ``{kind, target, args, table}`` in, JSON out."""
-    data = json.loads(request)
-    result = run(
-        data["kind"],
-        data["target"],
-        list(data.get("args", [])),
-        data.get("table"),
-        bool(data.get("chart")),
-    )
-    return json.dumps(result)
+    """`run` for the web worker: JSON ``{kind, target, args, table, chart}`` in, JSON out."""
+    return json.dumps(run(**json.loads(request)), allow_nan=False)
 
 
 def warm_up(modules: list[str]) -> None:

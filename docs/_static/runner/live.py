@@ -3,9 +3,9 @@
 Standard library only; the panel's harness (``harness.py``) loads this file from the
 course folder and calls `install` before a run with ``--png``. The lecture then does not
 draw with matplotlib: the course's one figure interface (``common.shell.sink``) hands
-each figure function's arguments to `take`, which turns the figures named in `ADAPTERS`
-into a Vega-Lite specification appended to a file (one JSON object a line), and the
-panel draws it with vega-embed. The caption the lecture computes for the figure goes
+each figure function's arguments to `install`'s collector, which turns the figures named
+in `ADAPTERS` into Vega-Lite specifications for the run's result, and the panel draws
+them with vega-embed. The caption the lecture computes for the figure goes
 with the chart, so the redrawn figure says what to look at, from that run's numbers.
 """
 
@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import textwrap
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from common.formulas.roofline import attainable_flops
@@ -36,30 +34,6 @@ Y_TFLOPS = {
 }
 
 Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
-
-
-def _append(target: Path, spec: dict[str, Any]) -> None:
-    with target.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(spec, allow_nan=False) + "\n")
-
-
-def charts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The specifications appended to `path` during a run ([] when none)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def caption(target: Path, text: str) -> None:
-    """Attach the lecture's caption to the chart emitted last (display.figure hands it)."""
-    found = charts(target)
-    if found:
-        found[-1]["description"] = " ".join(str(text).split())
-        target.write_text(
-            "".join(json.dumps(s, allow_nan=False) + "\n" for s in found), encoding="utf-8"
-        )
 
 
 def x_range(ridges: Sequence[float], xs: Sequence[float]) -> tuple[float, float]:
@@ -126,12 +100,6 @@ def _points_layers(shape: bool) -> list[dict[str, Any]]:
     return [point, text]
 
 
-def _keyed(spec: dict[str, Any], key: Sequence[str]) -> dict[str, Any]:
-    """The spec with its numbered points' key ('1  matvec, B=1', ...) under usermeta."""
-    spec["usermeta"] = {"key": [" ".join(str(k).split()) for k in key]}
-    return spec
-
-
 #: The longest title line, in characters: a 390 px phone's panel holds about 40 of the
 #: title's bold ones, and one longer line ran off both edges of the chart.
 TITLE_CHARS = 34
@@ -150,66 +118,39 @@ def _spec(title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]) ->
     }
 
 
+def _roofline(
+    title: str,
+    curves: Sequence[Curve],
+    rows: list[dict[str, Any]],
+    highlight: str | None = None,
+    key: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Roofs (label, P, beta) under point `rows` (intensity, tflops, ...): numbered points
+    with their `key` ('1  matvec, B=1', ...) under usermeta, or without one a marker a series."""
+    lo, hi = x_range([p / b for _, p, b in curves], [r["intensity"] for r in rows])
+    roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
+    layers = [_roof_layer(highlight), *_points_layers(key is None)]
+    spec = _spec(title, layers, {"roofs": roofs, "points": rows})
+    spec["name"] = "roofline"
+    if key is not None:
+        spec["usermeta"] = {"key": [" ".join(str(k).split()) for k in key]}
+    return spec
+
+
+def _point(label: str, n: str, roof: str, x: float, flops: float, series: str = "") -> dict:
+    return {"label": label, "n": n, "roof": roof, "series": series, "intensity": x,
+            "tflops": flops / 1e12}  # fmt: skip
+
+
 def roofline(
     title: str, curves: Sequence[Curve], points: Sequence[tuple[str, float, float]], placed_on=None
 ) -> dict[str, Any]:
-    """Rooflines (label, P, beta) with named points (label, I, FLOP/s)."""
-    lo, hi = x_range([p / b for _, p, b in curves], [x for _, x, _ in points])
-    roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
+    """Rooflines (label, P, beta) with named points (label, I, FLOP/s), numbered."""
     highlight = curves[placed_on][0] if placed_on is not None and len(curves) > 1 else None
     on = curves[placed_on or 0][0]
-    rows = [
-        {"label": label, "n": str(n), "roof": on, "series": "", "intensity": x, "tflops": y / 1e12}
-        for n, (label, x, y) in enumerate(points, 1)
-    ]
-    spec = _spec(
-        title, [_roof_layer(highlight), *_points_layers(False)], {"roofs": roofs, "points": rows}
-    )
-    spec["name"] = "roofline"
-    _keyed(spec, [f"{n}  {label}" for n, (label, _, _) in enumerate(points, 1)])
-    return spec
-
-
-def roofline_panels(
-    title: str,
-    panels: Sequence[tuple[str, Curve, Sequence[tuple[str, float, float]]]],
-    key: Sequence[str] = (),
-) -> dict[str, Any]:
-    """Several chips' roofs, each with the numbered points placed on it, on one pair of axes;
-    `key` says what each number is ('1  elementwise add', ...)."""
-    curves = [curve for _, curve, _ in panels]
-    xs = [x for _, _, pts in panels for _, x, _ in pts]
-    lo, hi = x_range([p / b for _, p, b in curves], xs)
-    roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
-    rows = [
-        {"label": n, "n": n, "roof": curve[0], "series": "", "intensity": x, "tflops": y / 1e12}
-        for _, curve, pts in panels
-        for n, x, y in pts
-    ]
-    spec = _spec(
-        title, [_roof_layer(None), *_points_layers(False)], {"roofs": roofs, "points": rows}
-    )
-    spec["name"] = "roofline"
-    _keyed(spec, key)
-    return spec
-
-
-def roofline_series(
-    title: str, curve: Curve, series: Sequence[tuple[str, Sequence[tuple[float, float]]]]
-) -> dict[str, Any]:
-    """One roof with groups of unlabelled (I, FLOP/s) points, one marker a group."""
-    label, peak, bw = curve
-    xs = [x for _, pts in series for x, _ in pts]
-    lo, hi = x_range([peak / bw], xs)
-    rows = [
-        {"label": name, "roof": label, "series": name, "intensity": x, "tflops": y / 1e12}
-        for name, pts in series
-        for x, y in pts
-    ]
-    datasets = {"roofs": roof_rows(label, peak, bw, lo, hi), "points": rows}
-    spec = _spec(title, [_roof_layer(None), *_points_layers(True)], datasets)
-    spec["name"] = "roofline"
-    return spec
+    rows = [_point(label, str(n), on, x, y) for n, (label, x, y) in enumerate(points, 1)]
+    key = [f"{n}  {label}" for n, (label, _, _) in enumerate(points, 1)]
+    return _roofline(title, curves, rows, highlight, key)
 
 
 def memory_ledger(
@@ -334,15 +275,26 @@ def _knees(knees: Sequence[int | None], batch: int) -> list[tuple[float, str]]:
 
 
 #: The figure functions of ``common.plots`` the panel redraws: their arguments -> a chart.
+#: Several chips' roofs each hold the numbered points placed on it (lecture 05, whose
+#: figure hands its key: '1  elementwise add', ...); a series is one marker a group.
 ADAPTERS = {
     "common.plots.roofline.roofline_figure": lambda a: roofline(
         a["title"], a["curves"], a["points"], a["placed_on"]
     ),
-    "common.plots.roofline.roofline_panels_figure": lambda a: roofline_panels(
-        a["title"], [(p.title, p.curve, p.points) for p in a["panels"]], a.get("key", ())
+    "common.plots.roofline.roofline_panels_figure": lambda a: _roofline(
+        a["title"],
+        [p.curve for p in a["panels"]],
+        [_point(n, n, p.curve[0], x, y) for p in a["panels"] for n, x, y in p.points],
+        key=a.get("key", ()),
     ),
-    "common.plots.roofline.roofline_series_figure": lambda a: roofline_series(
-        a["title"], a["curve"], [(s.label, s.points) for s in a["series"]]
+    "common.plots.roofline.roofline_series_figure": lambda a: _roofline(
+        a["title"],
+        [a["curve"]],
+        [
+            _point(s.label, "", a["curve"][0], x, y, s.label)
+            for s in a["series"]
+            for x, y in s.points
+        ],
     ),
     "common.plots.transformer.memory_ledger_figure": lambda a: memory_ledger(
         a["title"], a["ledgers"], a["capacity"], a["wall"]
@@ -364,20 +316,19 @@ ADAPTERS = {
 }
 
 
-def install(path: str | os.PathLike[str]) -> None:
-    """Collect the next run's figures in `path` as charts (a figure not in ADAPTERS: none)."""
+def install(found: list[dict[str, Any]]) -> None:
+    """Collect the next run's figures into `found` as charts (a figure not in ADAPTERS:
+    none), each with the caption the lecture computes for it (display.figure hands it)."""
     from common.shell import sink
 
-    target = Path(path)
     drawn = [False]  # was the figure just handed one the panel redraws?
 
     def take(name: str, data: dict[str, Any]) -> None:
-        if name == "caption":
-            if drawn[0]:
-                caption(target, data["caption"])
-        else:
+        if name != "caption":
             drawn[0] = name in ADAPTERS
             if drawn[0]:
-                _append(target, ADAPTERS[name](data))
+                found.append(ADAPTERS[name](data))
+        elif drawn[0]:
+            found[-1]["description"] = " ".join(str(data["caption"]).split())
 
     sink.divert(take)
