@@ -20,18 +20,28 @@ from typing import Any
 from common.formulas.roofline import attainable_flops
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
-X_INTENSITY = {
-    "field": "intensity",
-    "type": "quantitative",
-    "scale": {"type": "log"},
-    "title": "arithmetic intensity I (FLOP/byte)",
-}
-Y_TFLOPS = {
-    "field": "tflops",
-    "type": "quantitative",
-    "scale": {"type": "log"},
-    "title": "attainable TFLOP/s",
-}
+
+
+def _q(field: str, title: str | None = None, log: bool = False, **more: Any) -> dict[str, Any]:
+    """A quantitative encoding of `field` (on a log scale with `log`)."""
+    scale = {"scale": {"type": "log"}} if log else {}
+    named = {"title": title} if title else {}
+    return {"field": field, "type": "quantitative", **scale, **named, **more}
+
+
+def _layer(data: str, mark: dict[str, Any], **encoding: Any) -> dict[str, Any]:
+    """A layer drawing the rows of dataset `data` with `mark`."""
+    return {"data": {"name": data}, "mark": mark, "encoding": encoding}
+
+
+def _rule(data: str, channel: str, field: str, **mark: Any) -> dict[str, Any]:
+    """A rule across the plot at each row of dataset `data`, its "what" as tooltip."""
+    return _layer(data, {"type": "rule", **mark}, **{channel: _q(field)}, tooltip={"field": "what"})
+
+
+X_INTENSITY = _q("intensity", "arithmetic intensity I (FLOP/byte)", log=True)
+Y_TFLOPS = _q("tflops", "attainable TFLOP/s", log=True)
+ROOF_COLOUR = {"field": "roof", "type": "nominal", "title": "roof", "sort": None}
 
 Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
 
@@ -56,48 +66,30 @@ def roof_rows(label: str, peak: float, bw: float, lo: float, hi: float) -> list[
 def _roof_layer(highlight: str | None) -> dict[str, Any]:
     dash: dict[str, Any] = {"value": [1, 0]}
     width: dict[str, Any] = {"value": 2.5}
-    if highlight is not None:
-        dash = {"condition": {"test": f"datum.roof === {json.dumps(highlight)}", "value": [1, 0]}}
-        dash["value"] = [6, 4]
-        width = {"condition": {"test": f"datum.roof === {json.dumps(highlight)}", "value": 3}}
-        width["value"] = 1.5
-    return {
-        "data": {"name": "roofs"},
-        "mark": {"type": "line", "clip": True},
-        "encoding": {
-            "x": X_INTENSITY,
-            "y": Y_TFLOPS,
-            "color": {"field": "roof", "type": "nominal", "title": "roof", "sort": None},
-            "strokeDash": dash,
-            "strokeWidth": width,
-            "tooltip": [{"field": "roof"}, {"field": "intensity"}, {"field": "tflops"}],
-        },
-    }
+    if highlight is not None:  # the roof the points sit on solid and bold, the others dashed
+        test = f"datum.roof === {json.dumps(highlight)}"
+        dash = {"condition": {"test": test, "value": [1, 0]}, "value": [6, 4]}
+        width = {"condition": {"test": test, "value": 3}, "value": 1.5}
+    tooltip = [{"field": "roof"}, {"field": "intensity"}, {"field": "tflops"}]
+    line = {"type": "line", "clip": True}
+    return _layer("roofs", line, x=X_INTENSITY, y=Y_TFLOPS, color=ROOF_COLOUR,
+                  strokeDash=dash, strokeWidth=width, tooltip=tooltip)  # fmt: skip
 
 
 def _points_layers(shape: bool) -> list[dict[str, Any]]:
-    point: dict[str, Any] = {
-        "data": {"name": "points"},
-        "mark": {"type": "point", "filled": True, "size": 60},
-        "encoding": {
-            "x": X_INTENSITY,
-            "y": Y_TFLOPS,
-            "color": {"field": "roof", "type": "nominal", "title": "roof", "sort": None},
-            "tooltip": [{"field": "label"}, {"field": "intensity"}, {"field": "tflops"}],
-        },
-    }
+    tooltip = [{"field": "label"}, {"field": "intensity"}, {"field": "tflops"}]
+    encoding = {"x": X_INTENSITY, "y": Y_TFLOPS, "color": ROOF_COLOUR, "tooltip": tooltip}
     if shape:
-        point["encoding"]["shape"] = {"field": "series", "type": "nominal", "title": "points"}
-        point["mark"]["filled"] = False
-        return [point]
+        series = {"field": "series", "type": "nominal", "title": "points"}
+        return [_layer("points", {"type": "point", "filled": False, "size": 60}, **encoding,
+                       shape=series)]  # fmt: skip
     # Each point is marked with its number, short enough not to run into its neighbour's
     # on a phone; the specification's key (usermeta) says what each number is.
-    text = {
-        "data": {"name": "points"},
-        "mark": {"type": "text", "align": "left", "dx": 5, "dy": -7, "fontSize": 11},
-        "encoding": {"x": X_INTENSITY, "y": Y_TFLOPS, "text": {"field": "n"}},
-    }
-    return [point, text]
+    number = {"type": "text", "align": "left", "dx": 5, "dy": -7, "fontSize": 11}
+    return [
+        _layer("points", {"type": "point", "filled": True, "size": 60}, **encoding),
+        _layer("points", number, x=X_INTENSITY, y=Y_TFLOPS, text={"field": "n"}),
+    ]
 
 
 #: The longest title line, in characters: a 390 px phone's panel holds about 40 of the
@@ -157,58 +149,27 @@ def memory_ledger(
     title: str, ledgers: Sequence[tuple[int, Any]], capacity: float, wall: int
 ) -> dict[str, Any]:
     """The four capacity-ledger terms (GB = bytes / 1e9) stacked against batch, the capacity."""
-    terms = (
-        ("weights", "weights"),
-        ("kv_cache", "KV cache"),
-        ("activations", "activations"),
-        ("overhead", "overhead"),
-    )
+    terms = {"weights": "weights", "kv_cache": "KV cache", "activations": "activations",
+             "overhead": "overhead"}  # fmt: skip
     rows = [
         {"batch": b, "term": name, "order": i, "gb": getattr(led, attr) / 1e9}
         for b, led in ledgers
-        for i, (attr, name) in enumerate(terms)
+        for i, (attr, name) in enumerate(terms.items())
     ]
-    limits = [{"what": f"capacity {capacity / 1e9:.0f} GB", "gb": capacity / 1e9}]
-    x = {"field": "batch", "type": "quantitative", "title": "batch (sequences)"}
-    layers: list[dict[str, Any]] = [
-        {
-            "data": {"name": "ledger"},
-            "mark": {"type": "area", "opacity": 0.85},
-            "encoding": {
-                "x": x,
-                "y": {"field": "gb", "type": "quantitative", "stack": True, "title": "memory (GB)"},
-                "color": {
-                    "field": "term",
-                    "type": "nominal",
-                    "sort": [name for _, name in terms],
-                    "title": "term",
-                },
-                "order": {"field": "order"},
-                "tooltip": [{"field": "batch"}, {"field": "term"}, {"field": "gb"}],
-            },
-        },
-        {
-            "data": {"name": "limits"},
-            "mark": {"type": "rule", "strokeDash": [6, 4], "color": "black"},
-            "encoding": {
-                "y": {"field": "gb", "type": "quantitative"},
-                "tooltip": {"field": "what"},
-            },
-        },
-    ]
-    datasets: dict[str, Any] = {"ledger": rows, "limits": limits}
+    term = {"field": "term", "type": "nominal", "sort": list(terms.values()), "title": "term"}
+    layers = [
+        _layer("ledger", {"type": "area", "opacity": 0.85}, x=_q("batch", "batch (sequences)"),
+               y=_q("gb", "memory (GB)", stack=True), color=term, order={"field": "order"},
+               tooltip=[{"field": "batch"}, {"field": "term"}, {"field": "gb"}]),
+        _rule("limits", "y", "gb", strokeDash=[6, 4], color="black"),
+    ]  # fmt: skip
+    datasets: dict[str, Any] = {
+        "ledger": rows,
+        "limits": [{"what": f"capacity {capacity / 1e9:.0f} GB", "gb": capacity / 1e9}],
+    }
     if wall:
         datasets["wall"] = [{"batch": wall, "what": f"memory wall B = {wall:,}"}]
-        layers.append(
-            {
-                "data": {"name": "wall"},
-                "mark": {"type": "rule", "color": "#b2182b"},
-                "encoding": {
-                    "x": {"field": "batch", "type": "quantitative"},
-                    "tooltip": {"field": "what"},
-                },
-            }
-        )
+        layers.append(_rule("wall", "x", "batch", color="#b2182b"))
     spec = _spec(title, layers, datasets)
     spec["name"] = "memory_ledger"
     return spec
@@ -228,39 +189,13 @@ def batch_lines(
         for i, (name, points) in enumerate(series)
         for b, v in points
     ]
-    x = {"field": "batch", "type": "quantitative", "scale": {"type": "log"},
-         "title": x_title}  # fmt: skip
-    layers: list[dict[str, Any]] = [
-        {
-            "data": {"name": "lines"},
-            "mark": {"type": "line", "strokeWidth": 2},
-            "encoding": {
-                "x": x,
-                "y": {
-                    "field": "value",
-                    "type": "quantitative",
-                    "scale": {"type": "log"},
-                    "title": y_title,
-                },
-                "color": {
-                    "field": "series",
-                    "type": "nominal",
-                    "sort": [n for n, _ in series],
-                    "title": None,
-                },
-                "order": {"field": "batch"},
-                "tooltip": [{"field": "series"}, {"field": "batch"}, {"field": "value"}],
-            },
-        },
-        {
-            "data": {"name": "marks"},
-            "mark": {"type": "rule", "strokeDash": [6, 4], "color": "#555555"},
-            "encoding": {
-                "x": {"field": "batch", "type": "quantitative"},
-                "tooltip": {"field": "what"},
-            },
-        },
-    ]
+    colour = {"field": "series", "type": "nominal", "sort": [n for n, _ in series], "title": None}
+    layers = [
+        _layer("lines", {"type": "line", "strokeWidth": 2}, x=_q("batch", x_title, log=True),
+               y=_q("value", y_title, log=True), color=colour, order={"field": "batch"},
+               tooltip=[{"field": "series"}, {"field": "batch"}, {"field": "value"}]),
+        _rule("marks", "x", "batch", strokeDash=[6, 4], color="#555555"),
+    ]  # fmt: skip
     datasets = {"lines": rows, "marks": [{"batch": b, "what": w} for b, w in marks]}
     spec = _spec(title, layers, datasets)
     spec["name"] = "batch_lines"
