@@ -44,8 +44,6 @@ EXERCISES_PROG = "common.exercises"
 #: The chart adapter, packed with the course.
 CHARTS_ADAPTER = "docs/_static/runner/live.py"
 
-_ROOT: list[Path] = []
-
 
 class Recorder(io.TextIOBase):
     """A text stream that appends (stream name, text) chunks to a shared list, in order."""
@@ -68,23 +66,15 @@ class Recorder(io.TextIOBase):
 
 
 def setup(root: str) -> None:
-    """Use `root` (the unpacked course: ``common/``, ``lectures/``) for every later run."""
+    """Run from `root` (the unpacked course: ``common/``, ``lectures/``) from now on."""
     path = Path(root).resolve()
-    _ROOT[:] = [path]
-    os.chdir(path)
+    os.chdir(path)  # every path below is relative to the course
     for folder in (path / "lectures", path):  # the lectures' opening, then the course
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
     # Pyodide starts with bytecode caching off; on, every run after the first imports the
     # unchanged modules from their cache (`write_table` drops the table's own).
     sys.dont_write_bytecode = False
-
-
-def root() -> Path:
-    """The course folder given to `setup`."""
-    if not _ROOT:
-        raise RuntimeError("harness.setup(root) was not called")
-    return _ROOT[0]
 
 
 def forget_course_modules() -> None:
@@ -98,7 +88,7 @@ def forget_course_modules() -> None:
 
 def write_table(text: str) -> None:
     """Put `text` into ``common/hw_specs.py`` (unchanged text leaves the file alone)."""
-    path = root() / TABLE
+    path = Path(TABLE)
     if path.read_text(encoding="utf-8") == text:
         return
     path.write_text(text, encoding="utf-8")
@@ -181,7 +171,7 @@ def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int
 
 def install_charts(found: list[Any]) -> None:
     """Have the run's figures collected into `found` as Vega-Lite (the adapter, ``live.py``)."""
-    spec = importlib.util.spec_from_file_location("rl_live", root() / CHARTS_ADAPTER)
+    spec = importlib.util.spec_from_file_location("rl_live", CHARTS_ADAPTER)
     adapter = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(adapter)  # type: ignore[union-attr]
     adapter.install(found)

@@ -688,13 +688,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     const done = state.waiting.get(busy.id);
     state.waiting.clear();
     done?.({ stopped: message });
-    boot(message).then(() => {
-      for (const panel of panels) {
-        if (panel !== busy.panel) {
-          setStatus(panel, ...state.status);
-        }
-      }
-    });
+    boot(message);
   }
 
   // ---- Start: the table kept in this tab, or offered when its last run went wrong -----
