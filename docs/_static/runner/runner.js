@@ -1,21 +1,14 @@
 // "Run it here" panels: edit common/hw_specs.py in the page, press Run, and read what the
 // terminal would print, with the lecture's figure redrawn from that run. Python runs in a
 // web worker (runner-worker.mjs) with Pyodide served from this site: nothing leaves it.
-//
-// - docs/_ext/runner.py writes each panel's title, status line and settings (data-*);
-//   this script builds the rest of it from one HTML template.
-// - Python is fetched only when the reader means to use a panel (presses Run, edits the
-//   table or a flag, opens the table); a focus passing through or a swipe loads nothing.
-//   A service worker (runner-sw.js, at the site's root) keeps it in the browser's Cache
-//   Storage, so the next page or a reload does not fetch it again.
-// - Stop (or a run past the time limit) ends the worker and starts a fresh one; the
-//   reader's table stays as it is.
-// - The table is edited in CodeMirror (vendor/editor.js, bundled from npm at build time),
-//   or in a plain textarea when the bundle is missing. The figure is drawn with
-//   vega-embed (vendor/chart.js) from the Vega-Lite data the run emits (live.py).
-//
-// The page keeps one copy of the hardware table; every panel on the page edits that copy,
-// as every lecture in the repository reads the one file.
+// docs/_ext/runner.py writes each panel's title, status line and settings (data-*); this
+// script builds the rest from one HTML template. Python is fetched only when the reader
+// means to use a panel (presses Run, edits the table or a flag, opens the table), and a
+// service worker (runner-sw.js, at the site's root) keeps it for the next page. Stop (or
+// a run past the time limit) ends the worker and starts a fresh one. The table is edited
+// in CodeMirror (vendor/editor.js, bundled from npm at build time), else in a textarea;
+// the figure is drawn with vega-embed (vendor/chart.js) from the Vega-Lite data the run
+// emits (live.py). Every panel on a page edits the page's one copy of the table.
 (() => {
   "use strict";
 
@@ -225,40 +218,30 @@
   }
 
   // ---- The editor: CodeMirror when its bundle loaded, else a textarea ------------------
+  // The textarea is its own editor: its value, and jumpTo(line from 0, focus) as CodeMirror's.
   function textareaEditor(parent, { doc, label, onChange, onRun }) {
-    const area = document.createElement("textarea");
-    area.className = "rl-runner-table-edit";
-    Object.assign(area, { rows: 16, spellcheck: false, value: doc });
-    for (const [name, value] of [["autocapitalize", "off"], ["autocomplete", "off"],
-                                 ["wrap", "off"], ["aria-label", label]]) {
-      area.setAttribute(name, value);
-    }
-    parent.append(area);
-    area.addEventListener("input", () => onChange(area.value));
-    area.addEventListener("keydown", (event) => {
+    parent.innerHTML = `<textarea class="rl-runner-table-edit" rows="16" spellcheck="false"` +
+      ` autocapitalize="off" autocomplete="off" wrap="off" aria-label="${esc(label)}"></textarea>`;
+    const area = parent.firstChild;
+    area.value = doc;
+    area.oninput = () => onChange(area.value);
+    area.onkeydown = (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
         onRun();
       }
-    });
-    return {
-      get value() {
-        return area.value;
-      },
-      set value(text) {
-        area.value = text;
-      },
-      jumpTo(line, focus = true) {
-        const lines = area.value.split("\n");
-        const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
-        if (focus) {
-          area.focus({ preventScroll: true });
-          area.setSelectionRange(offset, offset + (lines[line] || "").length);
-        }
-        const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
-        area.scrollTop = Math.max(0, line * height - height);
-      },
     };
+    area.jumpTo = (line, focus = true) => {
+      const lines = area.value.split("\n");
+      const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
+      if (focus) {
+        area.focus({ preventScroll: true });
+        area.setSelectionRange(offset, offset + (lines[line] || "").length);
+      }
+      const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
+      area.scrollTop = Math.max(0, line * height - height);
+    };
+    return area;
   }
 
   // The editor is made when its table is first shown: a page of ten exercise panels,
