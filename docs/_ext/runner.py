@@ -6,22 +6,15 @@ A panel runs the real lecture script and the real ``common/`` package with Pyodi
 ``common/hw_specs.py`` itself in the panel and presses Run; no formula exists in
 JavaScript.
 
-Configuration (``docs/conf.py``):
-
-- ``runner_lectures``: lecture file stem -> the flags the panel offers, e.g.
-  ``{"06_llm_speed": ("--model", "--chip")}``. Each flag's choices, default and
-  help come from the parser the lecture declares, its ``make_parser()``
-  (`lecture_options`, through ``common.shell.interface``).
-- ``runner_exercises``: the exercise keys that get a panel on ``exercises.rst``
-  (Run prints ``python3 -m common.exercises KEY`` with the edited table).
-- ``runner_runtime``: the folder of the ``pyodide`` npm package; when it is missing
-  (no npm at build time) every panel says it is unavailable and the build succeeds.
-- ``runner_charts``: the lectures whose main figure the panel redraws after a run (the
-  run adds ``--png``; ``docs/_static/runner/live.py``, given the figure's data through
-  ``common.shell.sink``, hands it to the page as Vega-Lite instead of matplotlib).
-- ``runner_chips``: lecture stem -> the chip key its panel's table editor opens at, for
-  a lecture without ``--chip`` (one with it opens at the flag's value).
-- ``runner_run_limit_s``: a run still going after this many seconds is stopped.
+Configuration (``docs/conf.py``): ``runner_lectures`` (lecture stem -> the flags its panel
+offers, whose choices, default and help come from the parser the lecture declares, its
+``make_parser()``: `lecture_options`), ``runner_charts`` (the lectures whose main figure a
+run redraws, through ``docs/_static/runner/live.py``), ``runner_chips`` (lecture stem ->
+the chip its table opens at, without ``--chip``), all three read from each lecture's
+``ABOUT`` (`declared_panels`); ``runner_exercises`` (the exercise keys with a panel on
+``exercises.rst``); ``runner_runtime`` (the ``pyodide`` npm package; without it every
+panel says it is unavailable and the build succeeds); ``runner_run_limit_s`` (a run still
+going after this many seconds is stopped).
 
 The build writes into ``_static/runner/`` of the site: ``pyodide-VERSION/`` (the
 runtime files, `RUNTIME_FILES`) and ``course.zip`` (`pack_course`: ``common/``, the
@@ -443,30 +436,13 @@ def insert_exercise_panels(doctree: nodes.document, keys: Iterable[str]) -> list
     is asked to try the exercise before opening.
     """
     placed = []
-    wanted = set(keys)
     for section in doctree.findall(nodes.section):
-        if "exercise" not in section["classes"]:
+        keys_here = {i.removeprefix("exercise-") for i in section["ids"]} & set(keys)
+        if "exercise" not in section["classes"] or not keys_here:
             continue
-        key = next(
-            (
-                i.removeprefix("exercise-")
-                for i in section["ids"]
-                if i.removeprefix("exercise-") in wanted
-            ),
-            None,
-        )
-        if key is None:
-            continue
-        panel = panel_node("exercise", key)
-        answer = next(
-            (
-                i
-                for i, c in enumerate(section.children)
-                if "exercise-answer" in c.get("classes", [])
-            ),
-            len(section.children) - 1,
-        )
-        section.insert(answer + 1, panel)
+        (key,) = keys_here  # its ids: exercise-KEY and KEY
+        answers = [i for i, c in enumerate(section.children) if "exercise-answer" in c["classes"]]
+        section.insert((answers or [len(section.children) - 1])[0] + 1, panel_node("exercise", key))
         placed.append(key)
     return placed
 
