@@ -194,11 +194,19 @@ def main() -> int:
     server, url = serve(SITE)
     rounds = []
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
-    keys = ("ready run1 run2 chart cold_mb reload_ready reload_run reload_mb relaunch_ready "
-            "relaunch_mb busy").split()  # fmt: skip
-    titles = ("ready s, run 1 s, run 2 s, chart s, cold MB, reload ready s, reload run s, "
-              "reload MB, relaunch ready s, relaunch MB, busy cores").split(", ")  # fmt: skip
-    columns = list(zip(keys, titles, strict=True))
+    columns = (
+        ("ready", "ready s"),
+        ("run1", "run 1 s"),
+        ("run2", "run 2 s"),
+        ("chart", "chart s"),
+        ("cold_mb", "cold MB"),
+        ("reload_ready", "reload ready s"),
+        ("reload_run", "reload run s"),
+        ("reload_mb", "reload MB"),
+        ("relaunch_ready", "relaunch ready s"),
+        ("relaunch_mb", "relaunch MB"),
+        ("busy", "busy cores"),
+    )
     print("round  " + "  ".join(title for _, title in columns))
     try:
         with sync_playwright() as playwright:
