@@ -167,6 +167,26 @@ def find_runtime(folder: Path) -> Runtime:
     return Runtime(folder, version=version or "unknown")
 
 
+def digest(*files: Path) -> str:
+    """A short digest of the files' bytes, to name a version of them."""
+    return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:12]
+
+
+def run_node(what: str, *args: str | Path, timeout: int) -> str:
+    """Run a Node.js script from the repository: '' when it succeeded, else why not."""
+    node = shutil.which("node")
+    if node is None:
+        return "node is not installed"
+    try:
+        proc = subprocess.run(
+            [node, *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=timeout
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{what} failed: {exc}"
+    last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+    return f"{what} failed: {last}" if proc.returncode else ""
+
+
 def compiled_stdlib(runtime: Runtime, cache_dir: Path) -> tuple[Path | None, str]:
     """The runtime's standard library as bytecode, compiled by Pyodide under Node.js.
 
@@ -174,30 +194,16 @@ def compiled_stdlib(runtime: Runtime, cache_dir: Path) -> tuple[Path | None, str
     `cache_dir`; a page then starts Python about twice as fast. Returns (the zip,
     '') or (None, why not): without Node.js the site serves the source zip.
     """
-    recipe = hashlib.sha256(HARNESS.read_bytes() + STDLIB_SCRIPT.read_bytes()).hexdigest()[:12]
-    target = cache_dir / f"python_stdlib-{runtime.version}-{recipe}.zip"
+    target = cache_dir / f"python_stdlib-{runtime.version}-{digest(HARNESS, STDLIB_SCRIPT)}.zip"
     if target.is_file():
         return target, ""
-    node = shutil.which("node")
-    if node is None:
-        return None, "node is not installed"
     cache_dir.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     logger.info("runner: compiling Pyodide's standard library to bytecode (once per version)")
-    try:
-        proc = subprocess.run(
-            [node, str(STDLIB_SCRIPT), str(runtime.folder), str(HARNESS), str(partial)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"node failed: {exc}"
-    if proc.returncode != 0 or not partial.is_file():
-        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+    why = run_node("node", STDLIB_SCRIPT, runtime.folder, HARNESS, partial, timeout=600)
+    if why or not partial.is_file():
         partial.unlink(missing_ok=True)
-        return None, f"node failed: {last}"
+        return None, why or "node failed: no output"
     partial.replace(target)
     return target, ""
 
@@ -543,10 +549,7 @@ def page_assets(
 
 def assets_digest() -> str:
     """A digest of the files the worker loads by name, so no browser keeps a stale copy."""
-    digest = hashlib.sha256()
-    for name in ("runner-worker.mjs", "harness.py", SERVICE_WORKER):
-        digest.update((STATIC_SOURCE / name).read_bytes())
-    return digest.hexdigest()[:12]
+    return digest(*(STATIC_SOURCE / n for n in ("runner-worker.mjs", "harness.py", SERVICE_WORKER)))
 
 
 def write_static(app: Sphinx) -> None:
@@ -584,31 +587,14 @@ def bundle_vendor(target: Path) -> tuple[str, str]:
     Returns (a digest of the bundles, '') or ('', why not): without Node.js or the npm
     packages the panel falls back to a textarea and draws no chart.
     """
-    node = shutil.which("node")
-    if node is None:
-        return "", "node is not installed"
-    if not (REPO / "node_modules" / "esbuild").is_dir():
+    if shutil.which("node") and not (REPO / "node_modules" / "esbuild").is_dir():
         return "", "node_modules/esbuild is missing (run npm ci)"
     target.mkdir(parents=True, exist_ok=True)
-    try:
-        proc = subprocess.run(
-            [node, str(BUNDLE_SCRIPT), str(target)],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return "", f"esbuild failed: {exc}"
-    missing = [name for name in VENDOR_FILES if not (target / name).is_file()]
-    if proc.returncode != 0 or missing:
-        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-        return "", f"esbuild failed: {last}"
-    digest = hashlib.sha256()
-    for name in VENDOR_FILES:
-        digest.update((target / name).read_bytes())
-    return digest.hexdigest()[:12], ""
+    why = run_node("esbuild", BUNDLE_SCRIPT, target, timeout=300)
+    bundles = [target / name for name in VENDOR_FILES]
+    if why or not all(b.is_file() for b in bundles):
+        return "", why or "esbuild failed: no bundle written"
+    return digest(*bundles), ""
 
 
 def write_service_worker(outdir: Path, token: str) -> Path:
@@ -627,10 +613,8 @@ def copy_files(app: Sphinx, exception: Exception | None) -> None:
     if runtime.available:
         stdlib = getattr(app, "_runner_stdlib", None)
         folder = copy_runtime(runtime, Path(app.outdir) / STATIC_SUBDIR, stdlib)
-        digest = hashlib.sha256()
-        for name in RUNTIME_FILES:
-            digest.update(hashlib.sha256((folder / name).read_bytes()).digest())
-        write_service_worker(Path(app.outdir), f"{runtime.version}-{digest.hexdigest()[:12]}")
+        token = digest(*(folder / name for name in RUNTIME_FILES))
+        write_service_worker(Path(app.outdir), f"{runtime.version}-{token}")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -1,23 +1,13 @@
 """The Python side of the site's "Run it here" panels: run a lecture as a terminal would.
 
-The panel's web worker starts Pyodide, unpacks the course (``common/`` and the
-lectures, packed by ``docs/_ext/runner.py``) into one folder, runs this file and
-then calls `run_json` once per press of Run. Each run:
-
-1. writes the hardware table the reader edited over ``common/hw_specs.py``;
-2. forgets every ``common`` module, so the lecture imports the edited table;
-3. runs ``python3 lectures/NN_name.py FLAGS`` or ``python3 -m common.exercises KEY``
-   with the lecture's own one-line error handler (``common.shell.cli``) installed,
-   capturing what a terminal would show, stdout and stderr in order.
-
-A run that fails prints what the terminal prints: the handler's one line for a bad
-figure, argparse's one line for a bad flag. A table that does not even import (a
-typo) is reported in one line too, naming the line of ``common/hw_specs.py``.
-
-The build also runs `compile_zip` in Pyodide under Node.js (``docs/_ext/runner_stdlib.mjs``)
-to ship the standard library as bytecode: a page then starts Python without compiling
-the two hundred modules Pyodide imports at start-up.
-
+The panel's web worker starts Pyodide, unpacks the course (packed by
+``docs/_ext/runner.py``) into one folder, runs this file and calls `run_json` once per
+press of Run. Each run writes the reader's table over ``common/hw_specs.py``, forgets
+every course module, and runs ``python3 lectures/NN_name.py FLAGS`` or ``python3 -m
+common.exercises KEY`` under the lecture's own one-line error handler, capturing stdout
+and stderr in order: what the terminal prints, a table that does not import (a typo)
+included, in one line naming its line. The build also runs `compile_zip` in Pyodide under
+Node.js (``docs/_ext/runner_stdlib.mjs``) to ship the standard library as bytecode.
 Standard library only; the unit tests run it on CPython in a subprocess.
 """
 
@@ -30,7 +20,6 @@ import json
 import os
 import runpy
 import sys
-import time
 import traceback
 from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout, suppress
@@ -185,13 +174,12 @@ def run(
     With `chart`, the lecture runs with ``--png`` and its figure functions hand their data
     to the chart adapter instead of matplotlib: the result's "charts" holds them.
     Returns ``{"argv": [...], "chunks": [[stream, text], ...], "status": exit status,
-    "seconds": wall time, "charts": [...]}``; chunks keep the order of stdout and stderr.
+    "charts": [...]}``; chunks keep the order of stdout and stderr.
     """
     argv = command(kind, target, [*args, "--png"] if chart and kind == "lecture" else [*args])
     charts: list[Any] = []
     chunks: list[list[str]] = []
     saved = sys.argv, sys.excepthook, sys.stdin
-    start = time.perf_counter()
     with redirect_stdout(Recorder("stdout", chunks)), redirect_stderr(Recorder("stderr", chunks)):
         if table is not None:
             write_table(table)
@@ -207,7 +195,6 @@ def run(
         "argv": argv,
         "chunks": chunks,
         "status": status,
-        "seconds": time.perf_counter() - start,
         "charts": charts if status == 0 else [],
     }
 
