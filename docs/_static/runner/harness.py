@@ -115,24 +115,6 @@ def table_problem() -> str:
     return ""
 
 
-def command(kind: str, target: str, args: list[str]) -> list[str]:
-    """The argv of the run: the lecture's path and flags, or the exercise module and key."""
-    if kind == "lecture":
-        return [f"lectures/{target}.py", *args]
-    if kind == "exercise":
-        return [EXERCISES_PROG, target]
-    raise ValueError(f"unknown kind of run {kind!r}; use 'lecture' or 'exercise'")
-
-
-def _exit_status(code: object) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)  # what Python does with sys.exit("message")
-    return 1
-
-
 def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int:
     """Run the script under the lecture's error handler, as the interpreter would; with
     `charts`, its figures are collected there."""
@@ -151,7 +133,10 @@ def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int
         else:
             runpy.run_module("common.exercises", run_name="__main__", alter_sys=False)
     except SystemExit as exc:
-        return _exit_status(exc.code)
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)  # what Python does with sys.exit("message")
+        return 1
     except BaseException as exc:  # what the interpreter hands its excepthook
         sys.excepthook(type(exc), exc, exc.__traceback__)
         return 1
@@ -176,7 +161,10 @@ def run(
     Returns ``{"argv": [...], "chunks": [[stream, text], ...], "status": exit status,
     "charts": [...]}``; chunks keep the order of stdout and stderr.
     """
-    argv = command(kind, target, [*args, "--png"] if chart and kind == "lecture" else [*args])
+    if kind not in ("lecture", "exercise"):
+        raise ValueError(f"unknown kind of run {kind!r}; use 'lecture' or 'exercise'")
+    png = ["--png"] if chart else []
+    argv = [f"lectures/{target}.py", *args, *png] if kind == "lecture" else [EXERCISES_PROG, target]
     charts: list[Any] = []
     chunks: list[list[str]] = []
     saved = sys.argv, sys.excepthook, sys.stdin

@@ -579,19 +579,16 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   // site's root). The worker is started once it controls the page, so that the worker's
   // fetches go through it too; a browser without one uses its HTTP cache.
   async function serviceWorker() {
-    if (!("serviceWorker" in navigator) || !script.dataset.serviceWorker) {
+    if (!navigator.serviceWorker || !script.dataset.serviceWorker) {
       return;
     }
+    const base = new URL(root.dataset.content_root || "./", location.href);
+    const url = new URL(script.dataset.serviceWorker, base);
     try {
-      const base = new URL(root.dataset.content_root || "./", location.href);
-      await navigator.serviceWorker.register(new URL(script.dataset.serviceWorker, base), {
-        scope: base.pathname,
-      });
+      await navigator.serviceWorker.register(url, { scope: base.pathname });
       if (!navigator.serviceWorker.controller) {
         await Promise.race([
-          new Promise((resolve) =>
-            navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true }),
-          ),
+          new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve)),
           new Promise((resolve) => setTimeout(resolve, 3000)),
         ]);
       }
