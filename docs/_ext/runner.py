@@ -16,20 +16,18 @@ the chip its table opens at, without ``--chip``), all three read from each lectu
 panel says it is unavailable and the build succeeds); ``runner_run_limit_s`` (a run still
 going after this many seconds is stopped).
 
-The build writes into ``_static/runner/`` of the site: ``pyodide-VERSION/`` (the
-runtime files, `RUNTIME_FILES`) and ``course.zip`` (`pack_course`: ``common/``, the
-panels' lectures and their words in ``lectures/words/``, their first line
-``lectures/_course.py``, and the chart adapter ``live.py``; the course's modules import
-numpy and matplotlib only inside functions, so all of them import in the browser).
-The browser side is ``docs/_static/runner/``: ``runner.js`` (the page),
-``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py`` (runs a lecture as
-a terminal would), ``runner-sw.js`` (the service worker that caches the runtime,
-copied to the site's root by `write_service_worker`) and ``runner.css``. The editor
-(CodeMirror 6) and the chart (Vega-Lite with vega-embed) come from npm, pinned in
-``package-lock.json``, and are bundled by esbuild at build time (`bundle_vendor`, with
-``runner_bundle.mjs``) into ``_static/runner/vendor/``; without them the panel falls back
-to a plain textarea and draws no chart. The page carries each panel's title and status
-line (`panel_html`); ``runner.js`` builds the rest.
+The build writes into the site's ``_static/runner/`` the runtime files
+(``pyodide-VERSION/``, `RUNTIME_FILES`, its standard library compiled to bytecode by
+`compiled_stdlib`), ``course.zip`` (`pack_course`: ``common/``, the panels' lectures, their
+words and first line, and the chart adapter ``live.py``; the course imports numpy and
+matplotlib only inside functions, so every module imports in the browser) and
+``vendor/`` (the editor, CodeMirror 6, and the chart, Vega-Lite with vega-embed, pinned
+in ``package-lock.json`` and bundled by esbuild: `bundle_vendor`; without them the panel
+falls back to a textarea and draws no chart). The page carries each panel's title and
+status line (`panel_html`); the browser side, ``docs/_static/runner/``, builds the rest:
+``runner.js`` (the page), ``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py``
+(runs a lecture as a terminal would), ``runner-sw.js`` (the service worker that caches the
+runtime, copied to the site's root) and ``runner.css``.
 """
 
 from __future__ import annotations
@@ -626,14 +624,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("runner_charts", (), "env", types=[tuple, list, set])
     app.add_config_value("runner_chips", {}, "env", types=[dict])
     app.add_config_value("runner_run_limit_s", 30, "html", types=[int, float])
-    app.add_node(
-        runner_panel,
-        html=(visit_panel_html, None),
-        latex=(skip_panel, None),
-        text=(skip_panel, None),
-        man=(skip_panel, None),
-        texinfo=(skip_panel, None),
-    )
+    others = {builder: (skip_panel, None) for builder in ("latex", "text", "man", "texinfo")}
+    app.add_node(runner_panel, html=(visit_panel_html, None), **others)
     app.connect("config-inited", check_config)
     app.connect("builder-inited", write_static)
     app.connect("builder-inited", add_messages)
