@@ -2,23 +2,13 @@
 
 Targets (issues 13 and 21): the panel is ready within 5 s of the first press of Run, a
 run of lecture 02 takes under 2 s, a second visit downloads none of Python again, and the
-panels grow the site by at most 20 MB. (That a page only read downloads none of Python,
-and a second page none again, ``tests/docs/test_runner.py`` checks.)
-
-Needs the built site (``make docs``, with npm) and Debian's Chromium. Each round starts
-Chromium with a fresh profile of its own (``--user-data-dir``, as a student's browser
-keeps one), and in it:
-
-- cold: opens lecture 02's page, presses Run and times, from that press, "ready"
-  (Pyodide started, the course unpacked), then run 1 (the repository's table) and run
-  2 (H100 SXM's bf16 peak edited to 1978e12, with the roofline redrawn: "chart");
-- reload: the same page reloaded, Run pressed again: ready and run from the cache;
-- relaunch: Chromium closed and started again on the same profile, the page opened and
-  Run pressed: ready, and the bytes the server sent (the service worker's cache).
-
-The times are the page's own (``performance.now()``); the bytes are the sizes of the
-files the test server sent. The machine is shared, so each round also reports how
-many CPU cores were busy (all programs, this one included) while it ran:
+panels grow the site by at most 20 MB. Needs the built site (``make docs``, with npm) and
+Debian's Chromium. Each round, on a fresh Chromium profile: cold (lecture 02's page, Run
+pressed: "ready" from that press, run 1 with the repository's table, run 2 with the H100's
+bf16 peak doubled and the roofline redrawn, "chart"), reload (the page reloaded, Run
+again), relaunch (Chromium restarted on the same profile: the service worker's cache).
+Times are the page's own (``performance.now()``), bytes the sizes of the files the test
+server sent; each round also reports how many CPU cores were busy (all programs):
 
     .venv/bin/python benchmarks/bench_runner.py [--rounds 3]
 """

@@ -6,36 +6,28 @@ A panel runs the real lecture script and the real ``common/`` package with Pyodi
 ``common/hw_specs.py`` itself in the panel and presses Run; no formula exists in
 JavaScript.
 
-Configuration (``docs/conf.py``):
+Configuration (``docs/conf.py``): ``runner_lectures`` (lecture stem -> the flags its panel
+offers, whose choices, default and help come from the parser the lecture declares, its
+``make_parser()``: `lecture_options`), ``runner_charts`` (the lectures whose main figure a
+run redraws, through ``docs/_static/runner/live.py``), ``runner_chips`` (lecture stem ->
+the chip its table opens at, without ``--chip``), all three read from each lecture's
+``ABOUT`` (`declared_panels`); ``runner_exercises`` (the exercise keys with a panel on
+``exercises.rst``); ``runner_runtime`` (the ``pyodide`` npm package; without it every
+panel says it is unavailable and the build succeeds); ``runner_run_limit_s`` (a run still
+going after this many seconds is stopped).
 
-- ``runner_lectures``: lecture file stem -> the flags the panel offers, e.g.
-  ``{"06_llm_speed": ("--model", "--chip")}``. Each flag's choices, default and
-  help come from the parser the lecture declares, its ``make_parser()``
-  (`lecture_options`, through ``common.shell.interface``).
-- ``runner_exercises``: the exercise keys that get a panel on ``exercises.rst``
-  (Run prints ``python3 -m common.exercises KEY`` with the edited table).
-- ``runner_runtime``: the folder of the ``pyodide`` npm package; when it is missing
-  (no npm at build time) every panel says it is unavailable and the build succeeds.
-- ``runner_charts``: the lectures whose main figure the panel redraws after a run (the
-  run adds ``--png``; ``docs/_static/runner/live.py``, given the figure's data through
-  ``common.shell.sink``, hands it to the page as Vega-Lite instead of matplotlib).
-- ``runner_chips``: lecture stem -> the chip key its panel's table editor opens at, for
-  a lecture without ``--chip`` (one with it opens at the flag's value).
-- ``runner_run_limit_s``: a run still going after this many seconds is stopped.
-
-The build writes into ``_static/runner/`` of the site: ``pyodide-VERSION/`` (the
-runtime files, `RUNTIME_FILES`) and ``course.zip`` (`pack_course`: every module of
-``common/`` that imports on the standard library alone, the panels' lectures and their
-words in ``lectures/words/``, their first line ``lectures/_course.py``, and the chart
-adapter ``live.py``).
-The browser side is ``docs/_static/runner/``: ``runner.js`` (the page),
-``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py`` (runs a lecture as
-a terminal would), ``runner-sw.js`` (the service worker that caches the runtime,
-copied to the site's root by `write_service_worker`) and ``runner.css``. The editor
-(CodeMirror 6) and the chart (Vega-Lite with vega-embed) come from npm, pinned in
-``package-lock.json``, and are bundled by esbuild at build time (`bundle_vendor`, with
-``runner_bundle.mjs``) into ``_static/runner/vendor/``; without them the panel falls back
-to a plain textarea and draws no chart.
+The build writes into the site's ``_static/runner/`` the runtime files
+(``pyodide-VERSION/``, `RUNTIME_FILES`, its standard library compiled to bytecode by
+`compiled_stdlib`), ``course.zip`` (`pack_course`: ``common/``, the panels' lectures, their
+words and first line, and the chart adapter ``live.py``; the course imports numpy and
+matplotlib only inside functions, so every module imports in the browser) and
+``vendor/`` (the editor, CodeMirror 6, and the chart, Vega-Lite with vega-embed, pinned
+in ``package-lock.json`` and bundled by esbuild: `bundle_vendor`; without them the panel
+falls back to a textarea and draws no chart). The page carries each panel's title and
+status line (`panel_html`); the browser side, ``docs/_static/runner/``, builds the rest:
+``runner.js`` (the page), ``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py``
+(runs a lecture as a terminal would), ``runner-sw.js`` (the service worker that caches the
+runtime, copied to the site's root) and ``runner.css``.
 """
 
 from __future__ import annotations
@@ -49,8 +41,8 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +56,7 @@ from common.shell import interface
 logger = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[2]
-COURSE = (REPO / "common", REPO / "lectures" / "words")  # packed for the browser
+COURSE = REPO / "common"  # packed for the browser, with the lectures' words
 #: The panel's browser side; harness.py also compiles the standard library at build time.
 STATIC_SOURCE = REPO / "docs" / "_static" / "runner"
 HARNESS = STATIC_SOURCE / "harness.py"
@@ -96,143 +88,42 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 # ---------------------------------------------------------------------------
-# What can run in the browser: modules that import on the standard library alone
+# The course, packed for the browser
 # ---------------------------------------------------------------------------
-def module_name(path: Path, root: Path) -> str:
-    """'common/shell/cli.py' -> 'common.shell.cli'; a package's __init__ -> the package."""
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _import_time_nodes(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements that run on import: the module body and its blocks, not function bodies."""
-    for node in body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        yield node
-        for field in ("body", "orelse", "finalbody"):
-            children = getattr(node, field, None)
-            if isinstance(children, list):
-                yield from _import_time_nodes(c for c in children if isinstance(c, ast.stmt))
-        for handler in getattr(node, "handlers", None) or ():
-            yield from _import_time_nodes(handler.body)
-
-
-def import_time_imports(source: str, package: str, known: Iterable[str] = ()) -> set[str]:
-    """Modules a file imports when it is imported (imports inside functions left out).
-
-    `package` is the file's package (for relative imports); `known` lists modules that
-    exist, so that ``from common.measure import caches`` also names ``common.measure.caches``.
-    """
-    known = set(known)
+def top_imports(path: Path) -> set[str]:
+    """Modules a file imports at its top level (``from a import b`` names a and a.b)."""
     found: set[str] = set()
-    for node in _import_time_nodes(ast.parse(source).body):
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                module = ".".join([*base, node.module] if node.module else base)
-            else:
-                module = node.module or ""
-            if module == "__future__":
-                continue
-            found.add(module)
-            found.update(
-                f"{module}.{alias.name}"
-                for alias in node.names
-                if f"{module}.{alias.name}" in known
-            )
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
     return found
 
 
-def _parents(name: str) -> list[str]:
-    parts = name.split(".")
-    return [".".join(parts[:i]) for i in range(1, len(parts))]
+def foreign_imports(lecture: Path) -> list[str]:
+    """The packages a lecture imports at start-up that the browser lacks: neither the
+    standard library nor the course (nor its first line, ``lectures/_course.py``)."""
+    ours = {*sys.stdlib_module_names, "common", "lectures", "__future__"}
+    ours |= {p.stem for p in lecture.parent.glob("_*.py")}
+    return sorted({m.split(".")[0] for m in top_imports(lecture)} - ours)
 
 
-def standard_library_modules(package_dir: Path, *more: Path) -> dict[str, Path]:
-    """The modules of a package (and of the packages `more`, beside it) that import with
-    the standard library alone, by name.
-
-    A module qualifies when everything it imports at import time is in the standard
-    library or is another qualifying module of the package or of the lectures' words
-    (``lectures/words``), and so are its parent packages. numpy imported inside a function
-    is fine: the panel's lectures only call such a function where they need it.
-    """
-    root, dirs = package_dir.parent, (package_dir, *more)
-    files = {module_name(p, root): p for d in dirs for p in sorted(d.rglob("*.py"))}
-    files = {n: p for n, p in files.items() if "__pycache__" not in p.parts}
-    deps: dict[str, set[str]] = {}
-    for name, path in files.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        imports = import_time_imports(path.read_text(encoding="utf-8"), package, files)
-        deps[name] = {*imports, *(p for p in _parents(name) if p in files)}  # no namespace
-    tops = {d.relative_to(root).parts[0] for d in dirs}
-    ok = set(files)
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(ok):
-            for dep in deps[name]:
-                head = dep.split(".")[0]
-                inside = head in tops
-                if (inside and dep not in ok and dep in files) or (
-                    not inside and head not in sys.stdlib_module_names
-                ):
-                    ok.discard(name)
-                    changed = True
-                    break
-                if inside and dep not in files and dep not in ok:
-                    ok.discard(name)  # imports a module the package does not have
-                    changed = True
-                    break
-    return {name: files[name] for name in sorted(ok)}
-
-
-def lecture_blockers(lecture: Path, packable: Mapping[str, Path]) -> list[str]:
-    """What a lecture (or its words) imports at start-up that the browser cannot have."""
-    imports = import_time_imports(lecture.read_text(encoding="utf-8"), "", set(packable))
-    blockers = []
-    for dep in sorted(imports):
-        head = dep.split(".")[0]
-        if head in ("common", "lectures"):
-            if dep not in packable:
-                blockers.append(dep)
-        elif (lecture.parent / f"{head}.py").is_file():  # its opening, lectures/_course.py
-            blockers.extend(lecture_blockers(lecture.parent / f"{head}.py", packable))
-        elif head not in sys.stdlib_module_names:
-            blockers.append(dep)
-    return blockers
-
-
-def pack_course(package_dir: Path, lectures: Sequence[Path], target: Path) -> tuple[str, list[str]]:
-    """Zip the standard-library modules of ``common/`` and `lectures` into `target`.
-
-    Paths inside the zip are the repository's (``common/hw_specs.py``,
-    ``lectures/02_roofline_basics.py``). Returns (a digest of the zip, its names).
-    """
-    packable = standard_library_modules(package_dir, package_dir.parent / "lectures" / "words")
-    entries: list[tuple[str, bytes]] = []
-    root = package_dir.parent
-    for path in packable.values():
-        entries.append((path.relative_to(root).as_posix(), path.read_bytes()))
-    for lecture in lectures:
-        entries.append((f"lectures/{lecture.name}", lecture.read_bytes()))
-    for opening in sorted((root / "lectures").glob("_*.py")):  # every lecture's first line
-        entries.append((f"lectures/{opening.name}", opening.read_bytes()))
-    entries.append((CHART_ADAPTER.relative_to(REPO).as_posix(), CHART_ADAPTER.read_bytes()))
-    entries.sort()
+def pack_course(lectures: Sequence[Path], target: Path) -> tuple[str, list[str]]:
+    """Zip ``common/``, the lectures' words and first line, `lectures` and the chart
+    adapter into `target`, at their paths in the repository (``common/hw_specs.py``,
+    ``lectures/02_roofline_basics.py``). Returns (a digest of the zip, its names)."""
+    words = REPO / "lectures" / "words"
+    files = [*COURSE.rglob("*.py"), *words.rglob("*.py"), *(REPO / "lectures").glob("_*.py")]
+    files += [*lectures, CHART_ADAPTER]
+    entries = sorted((f.relative_to(REPO).as_posix(), f) for f in files)  # .py: no __pycache__
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in entries:
+        for name, path in entries:
             info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            archive.writestr(info, data)
+            archive.writestr(info, path.read_bytes())
     data = buffer.getvalue()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
@@ -274,6 +165,26 @@ def find_runtime(folder: Path) -> Runtime:
     return Runtime(folder, version=version or "unknown")
 
 
+def digest(*files: Path) -> str:
+    """A short digest of the files' bytes, to name a version of them."""
+    return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:12]
+
+
+def run_node(what: str, *args: str | Path, timeout: int) -> str:
+    """Run a Node.js script from the repository: '' when it succeeded, else why not."""
+    node = shutil.which("node")
+    if node is None:
+        return "node is not installed"
+    try:
+        proc = subprocess.run(
+            [node, *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=timeout
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{what} failed: {exc}"
+    last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+    return f"{what} failed: {last}" if proc.returncode else ""
+
+
 def compiled_stdlib(runtime: Runtime, cache_dir: Path) -> tuple[Path | None, str]:
     """The runtime's standard library as bytecode, compiled by Pyodide under Node.js.
 
@@ -281,44 +192,32 @@ def compiled_stdlib(runtime: Runtime, cache_dir: Path) -> tuple[Path | None, str
     `cache_dir`; a page then starts Python about twice as fast. Returns (the zip,
     '') or (None, why not): without Node.js the site serves the source zip.
     """
-    recipe = hashlib.sha256(HARNESS.read_bytes() + STDLIB_SCRIPT.read_bytes()).hexdigest()[:12]
-    target = cache_dir / f"python_stdlib-{runtime.version}-{recipe}.zip"
+    target = cache_dir / f"python_stdlib-{runtime.version}-{digest(HARNESS, STDLIB_SCRIPT)}.zip"
     if target.is_file():
         return target, ""
-    node = shutil.which("node")
-    if node is None:
-        return None, "node is not installed"
     cache_dir.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     logger.info("runner: compiling Pyodide's standard library to bytecode (once per version)")
-    try:
-        proc = subprocess.run(
-            [node, str(STDLIB_SCRIPT), str(runtime.folder), str(HARNESS), str(partial)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"node failed: {exc}"
-    if proc.returncode != 0 or not partial.is_file():
-        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+    why = run_node("node", STDLIB_SCRIPT, runtime.folder, HARNESS, partial, timeout=600)
+    if why or not partial.is_file():
         partial.unlink(missing_ok=True)
-        return None, f"node failed: {last}"
+        return None, why or "node failed: no output"
     partial.replace(target)
     return target, ""
 
 
-def copy_runtime(runtime: Runtime, static_dir: Path, stdlib: Path | None = None) -> Path:
-    """Copy the runtime files into ``static_dir/pyodide-VERSION/``; returns that folder.
+def runtime_files(runtime: Runtime, stdlib: Path | None = None) -> dict[str, Path]:
+    """The runtime files a page loads, by name; `stdlib` serves as ``python_stdlib.zip``."""
+    files = {name: runtime.folder / name for name in RUNTIME_FILES}
+    return files | ({"python_stdlib.zip": stdlib} if stdlib is not None else {})
 
-    `stdlib`, when given, is served in place of the package's ``python_stdlib.zip``.
-    """
+
+def copy_runtime(runtime: Runtime, static_dir: Path, stdlib: Path | None = None) -> Path:
+    """Copy the runtime files into ``static_dir/pyodide-VERSION/``; returns that folder."""
     target = static_dir / runtime.subdir
     target.mkdir(parents=True, exist_ok=True)
-    for name in RUNTIME_FILES:
-        source = stdlib if (stdlib is not None and name == "python_stdlib.zip") else None
-        shutil.copyfile(source or runtime.folder / name, target / name)
+    for name, source in runtime_files(runtime, stdlib).items():
+        shutil.copyfile(source, target / name)
     return target
 
 
@@ -358,16 +257,6 @@ class Option:
     default: str
     choices: tuple[str, ...] = ()
     help: str = ""
-    metavar: str = ""
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "flag": self.flag,
-            "default": self.default,
-            "choices": list(self.choices),
-            "help": self.help,
-            "metavar": self.metavar,
-        }
 
 
 def lecture_options(lecture: Path, flags: Sequence[str]) -> list[Option]:
@@ -387,7 +276,7 @@ def lecture_options(lecture: Path, flags: Sequence[str]) -> list[Option]:
         choices = tuple(str(c) for c in action.choices or getattr(action.type, "choices", ()))
         default = "" if action.default is None else str(action.default)
         help_text = (action.help or "").replace("%(default)s", default)
-        options.append(Option(flag, default, choices, help_text, action.metavar or ""))
+        options.append(Option(flag, default, choices, help_text))
     return options
 
 
@@ -408,17 +297,18 @@ def panel_node(
     node = runner_panel()
     node["kind"] = kind
     node["target"] = target
-    node["options"] = json.dumps([o.as_json() for o in options])
+    node["options"] = json.dumps([asdict(o) for o in options])
     node["chip"] = chip
     node["chart"] = chart
     return node
 
 
-#: The panel's words written into the page (the status line a reader without JavaScript
-#: sees). ``make gettext`` puts them in their own catalog, ``runner.po`` beside the pages';
-#: the Chinese build prints that catalog's translation (`panel_words`). The title and the
-#: line on what Run does are translated in the browser (runner.js's WORDS).
+#: The panel's words written into the page: its title and the status line a reader without
+#: JavaScript sees. ``make gettext`` puts them in their own catalog, ``runner.po`` beside the
+#: pages'; the Chinese build prints that catalog's translation (`panel_words`). The words
+#: runner.js adds are translated in the browser (its WORDS).
 MESSAGES_DOMAIN = "runner"
+TITLE = "Run it here"
 STATUS_READY = (
     "This panel runs the course's Python in your browser; it needs JavaScript and the site "
     "served over HTTP."
@@ -427,7 +317,7 @@ STATUS_OFF = (
     "Run it here is unavailable in this build of the site: the Pyodide runtime was not "
     "installed ({reason}). Install Node.js and npm, then run <code>make docs</code> again."
 )
-PANEL_WORDS = (STATUS_READY, STATUS_OFF)
+PANEL_WORDS = (TITLE, STATUS_READY, STATUS_OFF)
 
 
 def panel_words(app: Sphinx) -> Callable[[str], str]:
@@ -477,81 +367,39 @@ def _runtime_of(app: Sphinx) -> Runtime:
 
 
 def panel_html(
-    kind: str,
-    target: str,
-    options: str,
-    runtime: Runtime,
-    first: bool,
-    table: str,
-    chip: str = "",
-    chart: bool = False,
-    say: Callable[[str], str] = str,
+    data: Mapping[str, str], runtime: Runtime, table: str = "", say: Callable[[str], str] = str
 ) -> str:
-    """The panel's HTML; the page's script brings it to life (`runner.js`). `say` gives
-    the status line in the page's language (`panel_words`)."""
+    """A panel's HTML: its title and status line in the page's language (`say`, from
+    `panel_words`) and its settings as ``data-`` attributes (empty ones left out), with
+    `table`, the hardware table (once a page), for ``runner.js``, which builds the rest."""
     esc = html.escape
-    if kind == "lecture":
-        what = (
-            f"your browser reruns lecture <code>{esc(target)}.py</code> with the course's own "
-            "code and shows what the terminal prints."
-        )
-        cmd = f"python3 lectures/{target}.py"
-    else:
-        what = "your browser works this answer out again with the course's own code."
-        cmd = f"python3 -m common.exercises {target}"
-    attrs = {
-        "class": "rl-runner",
-        "data-kind": kind,
-        "data-target": target,
-        "data-options": options,
-        "data-command": cmd,
-    }
-    if chip:
-        attrs["data-chip"] = chip
-    if chart:
-        attrs["data-chart"] = "1"
-    if not runtime.available:
-        attrs["data-unavailable"] = "1"
-    opening = "<div " + " ".join(f'{k}="{esc(v)}"' for k, v in attrs.items()) + ">"
     if runtime.available:
         status = esc(say(STATUS_READY), quote=False)
     else:  # the message holds its markup (<code>); the reason is escaped
+        data, table = {**data, "unavailable": "1"}, ""
         status = say(STATUS_OFF).format(reason=esc(runtime.reason))
+    attrs = "".join(f' data-{key}="{esc(value)}"' for key, value in data.items() if value)
     parts = [
-        opening,
-        '<div class="rl-runner-head"><span class="rl-runner-title">Run it here</span>'
-        f'<span class="rl-runner-status" role="status">{status}</span></div>',
+        f'<div class="rl-runner"{attrs}>',
+        f'<p class="rl-runner-head"><b class="rl-runner-title">{esc(say(TITLE))}</b> '
+        f'<span class="rl-runner-status" role="status">{status}</span></p>',
     ]
-    if runtime.available:
-        parts += [
-            f'<p class="rl-runner-what">Edit the hardware table, then press <b>Run</b>: {what}</p>',
-            '<div class="rl-runner-controls" hidden></div>',
-        ]
-    if first and runtime.available:  # the repository's table, once per page, for every panel
-        data = json.dumps(table).replace("</", "<\\/")
-        parts.append(f'<script type="application/json" class="rl-runner-table">{data}</script>')
-    parts.append("</div>")
-    return "\n".join(parts)
+    if table:
+        data_json = json.dumps(table).replace("</", "<\\/")
+        parts.append(
+            f'<script type="application/json" class="rl-runner-table">{data_json}</script>'
+        )
+    return "\n".join([*parts, "</div>"])
 
 
 def visit_panel_html(self: Any, node: runner_panel) -> None:
     app = self.builder.app
     first = not getattr(self, "_rl_table_written", False)
     self._rl_table_written = True
-    table = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8") if first else ""
-    self.body.append(
-        panel_html(
-            node["kind"],
-            node["target"],
-            node["options"],
-            _runtime_of(app),
-            first,
-            table,
-            node.get("chip", ""),
-            bool(node.get("chart", False)),
-            panel_words(app),
-        )
-    )
+    table = (COURSE / "hw_specs.py").read_text(encoding="utf-8") if first else ""
+    data = {key: node[key] for key in ("kind", "target", "options", "chip")}
+    data["chart"] = "1" if node["chart"] else ""
+    self.body.append(panel_html(data, _runtime_of(app), table, panel_words(app)))
     raise nodes.SkipNode
 
 
@@ -592,30 +440,13 @@ def insert_exercise_panels(doctree: nodes.document, keys: Iterable[str]) -> list
     is asked to try the exercise before opening.
     """
     placed = []
-    wanted = set(keys)
     for section in doctree.findall(nodes.section):
-        if "exercise" not in section["classes"]:
+        keys_here = {i.removeprefix("exercise-") for i in section["ids"]} & set(keys)
+        if "exercise" not in section["classes"] or not keys_here:
             continue
-        key = next(
-            (
-                i.removeprefix("exercise-")
-                for i in section["ids"]
-                if i.removeprefix("exercise-") in wanted
-            ),
-            None,
-        )
-        if key is None:
-            continue
-        panel = panel_node("exercise", key)
-        answer = next(
-            (
-                i
-                for i, c in enumerate(section.children)
-                if "exercise-answer" in c.get("classes", [])
-            ),
-            len(section.children) - 1,
-        )
-        section.insert(answer + 1, panel)
+        (key,) = keys_here  # its ids: exercise-KEY and KEY
+        answers = [i for i, c in enumerate(section.children) if "exercise-answer" in c["classes"]]
+        section.insert((answers or [len(section.children) - 1])[0] + 1, panel_node("exercise", key))
         placed.append(key)
     return placed
 
@@ -627,18 +458,17 @@ def _lecture_path(app: Sphinx, stem: str) -> Path:
 
 def check_config(app: Sphinx, config: Any) -> None:
     """Every configured lecture exists and can run in a browser; every exercise key exists."""
-    packable = standard_library_modules(*COURSE)
     for stem in config.runner_lectures:
         path = _lecture_path(app, stem)
         if not path.is_file():
             raise ExtensionError(
                 f"runner: runner_lectures names {stem!r}, but {display(path)} is missing"
             )
-        blockers = lecture_blockers(path, packable)
-        if blockers:
+        foreign = foreign_imports(path)
+        if foreign:
             raise ExtensionError(
                 f"runner: {path.name} cannot run in the browser: it imports "
-                f"{', '.join(blockers)} at start-up"
+                f"{', '.join(foreign)} at start-up"
             )
     from common import exercises
 
@@ -675,15 +505,14 @@ def add_panels(app: Sphinx, doctree: nodes.document) -> None:
 
 def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:
     """The modules a page's panels import, for the worker to compile while the reader reads."""
-    packable = standard_library_modules(*COURSE)
-    names: set[str] = {"common.shell.cli"}
+    names = {"common.shell.cli"}
     for panel in doctree.findall(runner_panel):
         if panel["kind"] == "lecture":
-            source = _lecture_path(app, panel["target"]).read_text(encoding="utf-8")
-            names.update(m for m in import_time_imports(source, "", packable) if m in packable)
+            names |= top_imports(_lecture_path(app, panel["target"]))
         else:
             names.add("common.exercises.text")
-    return sorted(names)
+    folder = lambda m: REPO / m.replace(".", "/")  # noqa: E731
+    return sorted(m for m in names if folder(m).with_suffix(".py").is_file() or folder(m).is_dir())
 
 
 def page_assets(
@@ -718,10 +547,7 @@ def page_assets(
 
 def assets_digest() -> str:
     """A digest of the files the worker loads by name, so no browser keeps a stale copy."""
-    digest = hashlib.sha256()
-    for name in ("runner-worker.mjs", "harness.py", SERVICE_WORKER):
-        digest.update((STATIC_SOURCE / name).read_bytes())
-    return digest.hexdigest()[:12]
+    return digest(*(STATIC_SOURCE / n for n in ("runner-worker.mjs", "harness.py", SERVICE_WORKER)))
 
 
 def write_static(app: Sphinx) -> None:
@@ -734,7 +560,7 @@ def write_static(app: Sphinx) -> None:
         return
     lectures = [_lecture_path(app, stem) for stem in app.config.runner_lectures]
     staging = Path(app.outdir) / STATIC_SUBDIR
-    digest, _ = pack_course(REPO / "common", lectures, staging / "course.zip")
+    digest, _ = pack_course(lectures, staging / "course.zip")
     app._runner_digest = digest  # type: ignore[attr-defined]
     cache = runtime.folder.parent / ".cache" / "roofline-runner"
     stdlib, why = compiled_stdlib(runtime, cache)
@@ -750,11 +576,7 @@ def write_static(app: Sphinx) -> None:
 
 def download_bytes(runtime: Runtime, stdlib: Path | None, course: Path) -> int:
     """Bytes a reader's browser fetches to start Python once: the runtime files and the course."""
-    total = course.stat().st_size
-    for name in RUNTIME_FILES:
-        source = stdlib if (stdlib is not None and name == "python_stdlib.zip") else None
-        total += (source or runtime.folder / name).stat().st_size
-    return total
+    return sum(p.stat().st_size for p in [course, *runtime_files(runtime, stdlib).values()])
 
 
 def bundle_vendor(target: Path) -> tuple[str, str]:
@@ -763,31 +585,14 @@ def bundle_vendor(target: Path) -> tuple[str, str]:
     Returns (a digest of the bundles, '') or ('', why not): without Node.js or the npm
     packages the panel falls back to a textarea and draws no chart.
     """
-    node = shutil.which("node")
-    if node is None:
-        return "", "node is not installed"
-    if not (REPO / "node_modules" / "esbuild").is_dir():
+    if shutil.which("node") and not (REPO / "node_modules" / "esbuild").is_dir():
         return "", "node_modules/esbuild is missing (run npm ci)"
     target.mkdir(parents=True, exist_ok=True)
-    try:
-        proc = subprocess.run(
-            [node, str(BUNDLE_SCRIPT), str(target)],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return "", f"esbuild failed: {exc}"
-    missing = [name for name in VENDOR_FILES if not (target / name).is_file()]
-    if proc.returncode != 0 or missing:
-        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-        return "", f"esbuild failed: {last}"
-    digest = hashlib.sha256()
-    for name in VENDOR_FILES:
-        digest.update((target / name).read_bytes())
-    return digest.hexdigest()[:12], ""
+    why = run_node("esbuild", BUNDLE_SCRIPT, target, timeout=300)
+    bundles = [target / name for name in VENDOR_FILES]
+    if why or not all(b.is_file() for b in bundles):
+        return "", why or "esbuild failed: no bundle written"
+    return digest(*bundles), ""
 
 
 def write_service_worker(outdir: Path, token: str) -> Path:
@@ -806,10 +611,8 @@ def copy_files(app: Sphinx, exception: Exception | None) -> None:
     if runtime.available:
         stdlib = getattr(app, "_runner_stdlib", None)
         folder = copy_runtime(runtime, Path(app.outdir) / STATIC_SUBDIR, stdlib)
-        digest = hashlib.sha256()
-        for name in RUNTIME_FILES:
-            digest.update(hashlib.sha256((folder / name).read_bytes()).digest())
-        write_service_worker(Path(app.outdir), f"{runtime.version}-{digest.hexdigest()[:12]}")
+        token = digest(*(folder / name for name in RUNTIME_FILES))
+        write_service_worker(Path(app.outdir), f"{runtime.version}-{token}")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -821,14 +624,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("runner_charts", (), "env", types=[tuple, list, set])
     app.add_config_value("runner_chips", {}, "env", types=[dict])
     app.add_config_value("runner_run_limit_s", 30, "html", types=[int, float])
-    app.add_node(
-        runner_panel,
-        html=(visit_panel_html, None),
-        latex=(skip_panel, None),
-        text=(skip_panel, None),
-        man=(skip_panel, None),
-        texinfo=(skip_panel, None),
-    )
+    others = {builder: (skip_panel, None) for builder in ("latex", "text", "man", "texinfo")}
+    app.add_node(runner_panel, html=(visit_panel_html, None), **others)
     app.connect("config-inited", check_config)
     app.connect("builder-inited", write_static)
     app.connect("builder-inited", add_messages)

@@ -68,7 +68,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The zip the build packs, unpacked: the course folder the browser sees."""
     folder = tmp_path_factory.mktemp("course")
     target = folder / "course.zip"
-    runner.pack_course(REPO / "common", [lecture(s) for s in LECTURES], target)
+    runner.pack_course([lecture(s) for s in LECTURES], target)
     with zipfile.ZipFile(target) as archive:
         archive.extractall(folder / "course")
     return folder / "course"
@@ -146,23 +146,21 @@ def critical_batch_brute_force(ridge: float, d: int = 8192, f: int = 8192, b: fl
 # ---------------------------------------------------------------------------
 # What goes into the zip
 # ---------------------------------------------------------------------------
-def test_every_module_the_layout_keeps_pure_is_packed() -> None:
-    """tests/test_layout.py: numpy only in common.measure, matplotlib only in common.plots."""
-    packable = runner.standard_library_modules(*runner.COURSE)
-    every = {
-        runner.module_name(p, REPO)
-        for p in (REPO / "common").rglob("*.py")
-        if "__pycache__" not in p.parts
-    }
-    outside = {m for m in every if not m.startswith(("common.measure", "common.plots"))}
-    assert outside <= set(packable), sorted(outside - set(packable))
-    for stem in LECTURES:
-        assert runner.lecture_blockers(lecture(stem), packable) == [], stem
-
-
-def test_packed_modules_import_with_numpy_and_matplotlib_absent(course: Path) -> None:
-    found = runner.standard_library_modules(*runner.COURSE)  # lectures' words too
-    names = sorted(n for n in found if not n.endswith("__main__"))  # a __main__ would run
+def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
+    course: Path,
+) -> None:
+    """The zip holds every module of common/ and the lectures' words, and each imports on
+    a bare (-S) Python: numpy and matplotlib are imported inside functions only."""
+    packed = sorted(p.relative_to(course) for p in course.rglob("*.py"))
+    for folder in (REPO / "common", REPO / "lectures" / "words"):
+        assert {p.relative_to(REPO) for p in folder.rglob("*.py")} <= set(packed), folder
+    names = [
+        ".".join(p.with_suffix("").parts).removesuffix(".__init__")
+        for p in packed
+        if p.parts[0] == "common" or p.parts[:2] == ("lectures", "words")
+    ]
+    names = [n for n in names if not n.endswith("__main__")]  # a __main__ would run
+    assert "common.hw_specs" in names and "lectures.words.llm_speed" in names
     code = (
         "import importlib, sys\n"
         f"sys.path.insert(0, {str(course)!r})\n"
@@ -181,39 +179,19 @@ def test_packed_modules_import_with_numpy_and_matplotlib_absent(course: Path) ->
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["False", "False"]
-
-
-def write_tree(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
-def test_a_module_needing_a_third_party_package_at_import_is_left_out(tmp_path: Path) -> None:
-    write_tree(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/pure.py": "import math\nfrom pkg import helper\n",
-            "pkg/helper.py": "def f():\n    import numpy\n    return numpy\n",
-            "pkg/heavy.py": "import numpy as np\n",
-            "pkg/uses_heavy.py": "from pkg.heavy import np\n",
-            "pkg/in_class.py": "class A:\n    import matplotlib\n",
-            "pkg/rel.py": "from . import pure\n",
-            "pkg/sub/__init__.py": "if True:\n    import numpy\n",
-            "pkg/sub/leaf.py": "import os\n",
-        },
-    )
-    found = runner.standard_library_modules(tmp_path / "pkg")
-    assert set(found) == {"pkg", "pkg.pure", "pkg.helper", "pkg.rel"}
+    for stem in LECTURES:
+        assert runner.foreign_imports(lecture(stem)) == [], stem
 
 
 def test_a_lecture_that_imports_numpy_cannot_have_a_panel(tmp_path: Path) -> None:
     fake = tmp_path / "99_fake.py"
-    fake.write_text("import numpy as np\nfrom common.hw_specs import H100\n", encoding="utf-8")
-    packable = runner.standard_library_modules(REPO / "common")
-    assert runner.lecture_blockers(fake, packable) == ["numpy"]
+    fake.write_text(
+        "import _course\nimport numpy as np\nfrom common.hw_specs import H100\n"
+        "from scipy import linalg\n\ndef later():\n    import torch\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "_course.py").write_text("", encoding="utf-8")
+    assert runner.foreign_imports(fake) == ["numpy", "scipy"]
     config = SimpleNamespace(
         runner_lectures={"99_fake": ()},
         runner_exercises=(),
@@ -225,8 +203,8 @@ def test_a_lecture_that_imports_numpy_cannot_have_a_panel(tmp_path: Path) -> Non
 
 def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Path) -> None:
     stems = list(LECTURES)
-    first, names = runner.pack_course(REPO / "common", [lecture(s) for s in stems], tmp_path / "a")
-    again, _ = runner.pack_course(REPO / "common", [lecture(s) for s in stems], tmp_path / "b")
+    first, names = runner.pack_course([lecture(s) for s in stems], tmp_path / "a")
+    again, _ = runner.pack_course([lecture(s) for s in stems], tmp_path / "b")
     assert first == again and (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
     assert "common/hw_specs.py" in names and "common/shell/cli.py" in names
     words = [n for n in names if n.startswith("lectures/words/")]
@@ -554,19 +532,23 @@ def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> Non
 # ---------------------------------------------------------------------------
 def test_panel_html_names_why_it_is_unavailable() -> None:
     off = runner.Runtime(Path("node_modules/pyodide"), reason="node_modules/pyodide is missing")
-    text = runner.panel_html("lecture", "02_roofline_basics", "[]", off, True, "x")
-    assert 'data-unavailable="1"' in text
+    lecture_data = {"kind": "lecture", "target": "02_roofline_basics", "options": "[]"}
+    text = runner.panel_html(lecture_data, off, "x")
+    assert 'data-unavailable="1"' in text and "rl-runner-table" not in text
     assert "unavailable in this build" in text and "node_modules/pyodide is missing" in text
     on = runner.Runtime(Path("node_modules/pyodide"), version="1")
-    text = runner.panel_html("exercise", "v5e-int8", "[]", on, True, "s = '</script>'\n")
-    assert "data-unavailable" not in text
-    assert 'data-command="python3 -m common.exercises v5e-int8"' in text
+    data = {"kind": "exercise", "target": "v5e-int8", "options": "[]", "chip": ""}
+    text = runner.panel_html(data, on, "s = '</script>'\n")
+    assert "data-unavailable" not in text and "data-chip" not in text  # empty: left out
+    assert 'data-target="v5e-int8"' in text and "Run it here" in text
     embedded = re.search(r'class="rl-runner-table">(.*)</script>', text).group(1)
     assert (
         "</" not in embedded and json.loads(embedded.replace("<\\/", "</")) == "s = '</script>'\n"
     )
-    again = runner.panel_html("exercise", "gqa-decode", "[]", on, False, "table")
+    again = runner.panel_html(data, on, "")
     assert "rl-runner-table" not in again  # one copy of the table per page
+    charted = runner.panel_html({**lecture_data, "chip": "h100", "chart": "1"}, on)
+    assert 'data-chip="h100"' in charted and 'data-chart="1"' in charted
 
 
 def test_panels_go_after_the_prose_and_after_the_answer() -> None:
@@ -774,14 +756,14 @@ def test_redrawn_points_are_numbered_with_a_key(
     assert spec["usermeta"]["key"] == ["1 matmul, B=1024", "2 matmul, B=4096"]
     (text,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
     assert text["encoding"]["text"] == {"field": "n"}
-    charts = tmp_path / "charts.jsonl"
-    live.install(charts)
+    drawn_charts: list[dict] = []
+    live.install(drawn_charts)
     try:
         panel = RooflinePanel("X bf16", ("X", 100e12, 1e12), [("1", 10.0, 1e13), ("2", 1e3, 1e14)])
         roofline_panels_figure(tmp_path / "f.png", [panel], ["1  add", "2  GEMM"], "Operators")
     finally:
         sink.divert(None)
-    (drawn,) = live.charts(charts)
+    (drawn,) = drawn_charts
     assert drawn["usermeta"]["key"] == ["1 add", "2 GEMM"]
     assert [p["n"] for p in drawn["datasets"]["points"]] == ["1", "2"]
 
@@ -816,14 +798,6 @@ def test_no_exercise_prints_tex() -> None:
 # ---------------------------------------------------------------------------
 # Build: the bundles and the service worker
 # ---------------------------------------------------------------------------
-def test_panel_html_carries_the_chip_and_the_chart() -> None:
-    on = runner.Runtime(Path("node_modules/pyodide"), version="1")
-    text = runner.panel_html("lecture", "02_roofline_basics", "[]", on, False, "", "h100", True)
-    assert 'data-chip="h100"' in text and 'data-chart="1"' in text
-    text = runner.panel_html("exercise", "v5e-int8", "[]", on, False, "")
-    assert "data-chip" not in text and "data-chart" not in text
-
-
 def test_without_node_there_is_no_bundle_and_it_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,6 @@ would show English (or a raw ``{name}``) on a Chinese page.
 
 from __future__ import annotations
 
-import html
 import re
 import sys
 from pathlib import Path
@@ -44,35 +43,21 @@ def said() -> set[str]:
     return {"".join(_unquote(s) for s in re.findall(STRING, call)) for call in calls}
 
 
-def static_words() -> set[str]:
-    """What docs/_ext/runner.py writes into a panel that runner.js translates: the title
-    and the line on what Run does (a lecture's file name as {target}.py)."""
-    on = runner.Runtime(Path("node_modules/pyodide"), version="1")
-    found = set()
-    for kind, target in (("lecture", "02_roofline_basics"), ("exercise", "v5e-int8")):
-        page = runner.panel_html(kind, target, "[]", on, False, "")
-        for cls in ("rl-runner-title", "rl-runner-what"):
-            inner = re.search(rf'class="{cls}">(.*?)</(?:span|p)>', page).group(1)
-            text = html.unescape(re.sub(r"<[^>]+>", "", inner))
-            found.add(text.replace(f"{target}.py", "{target}.py"))
-    return found
-
-
 def test_the_reader_finds_say_calls_and_the_table() -> None:
     assert {"Run", "Stop", "Ran in {seconds} s."} <= said()
     zh = table("zh")
     assert zh["Run"] == "运行" and zh["Stop"] == "停止"
     assert (
         "Edit the hardware table, then press Run: your browser works this answer out again "
-        "with the course's own code." in static_words()
+        "with the course's own code." in said()
     )
 
 
 def test_every_label_of_the_panel_has_chinese() -> None:
     zh = table("zh")
-    missing = sorted((said() | static_words()) - set(zh))
+    missing = sorted(said() - set(zh))
     assert not missing, "labels with no Chinese in runner.js's WORDS:\n" + "\n".join(missing)
-    unused = sorted(set(zh) - said() - static_words())
+    unused = sorted(set(zh) - said())
     assert not unused, "Chinese for labels runner.js no longer has:\n" + "\n".join(unused)
 
 
@@ -91,6 +76,9 @@ def test_no_label_bypasses_say() -> None:
         SOURCE,
     )
     assert not bare, "labels not passed through say():\n" + "\n".join(bare)
+    # nor as text or a label written into the panel's HTML template
+    html = re.findall(r'>[A-Za-z][^<$`]*<|(?:title|aria-label)="[A-Za-z][^"]*"', SOURCE)
+    assert not html, "HTML text not passed through say():\n" + "\n".join(html)
 
 
 # ---------------------------------------------------------------------------
@@ -119,15 +107,17 @@ def test_each_status_line_has_its_chinese_with_its_placeholders() -> None:
         assert re.findall(r"</?\w+>", english) == re.findall(r"</?\w+>", chinese), english
 
 
-def test_a_chinese_page_carries_the_chinese_status_line() -> None:
+def test_a_chinese_page_carries_the_chinese_title_and_status_line() -> None:
     zh = _runner_catalog()
     on = runner.Runtime(Path("node_modules/pyodide"), version="1")
-    page = runner.panel_html("exercise", "v5e-int8", "[]", on, False, "", say=zh.__getitem__)
+    data = {"kind": "exercise", "target": "v5e-int8", "options": "[]"}
+    page = runner.panel_html(data, on, "", say=zh.__getitem__)
     assert zh[runner.STATUS_READY] in page and "needs JavaScript" not in page
+    assert zh[runner.TITLE] in page and "Run it here" not in page
     off = runner.Runtime(Path("node_modules/pyodide"), reason="npm is <missing>")
-    page = runner.panel_html("lecture", "02_roofline_basics", "[]", off, False, "", say=zh.get)
+    page = runner.panel_html(data, off, "", say=zh.get)
     status = re.search(r'class="rl-runner-status" role="status">(.*?)</span>', page).group(1)
     assert CJK.search(status) and "npm is &lt;missing&gt;" in status  # the reason escaped
     assert "unavailable in this build" not in status
-    english = runner.panel_html("lecture", "02_roofline_basics", "[]", off, False, "")
+    english = runner.panel_html(data, off, "")
     assert "unavailable in this build" in english and "npm is &lt;missing&gt;" in english

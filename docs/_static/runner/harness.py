@@ -1,23 +1,13 @@
 """The Python side of the site's "Run it here" panels: run a lecture as a terminal would.
 
-The panel's web worker starts Pyodide, unpacks the course (``common/`` and the
-lectures, packed by ``docs/_ext/runner.py``) into one folder, runs this file and
-then calls `run_json` once per press of Run. Each run:
-
-1. writes the hardware table the reader edited over ``common/hw_specs.py``;
-2. forgets every ``common`` module, so the lecture imports the edited table;
-3. runs ``python3 lectures/NN_name.py FLAGS`` or ``python3 -m common.exercises KEY``
-   with the lecture's own one-line error handler (``common.shell.cli``) installed,
-   capturing what a terminal would show, stdout and stderr in order.
-
-A run that fails prints what the terminal prints: the handler's one line for a bad
-figure, argparse's one line for a bad flag. A table that does not even import (a
-typo) is reported in one line too, naming the line of ``common/hw_specs.py``.
-
-The build also runs `compile_zip` in Pyodide under Node.js (``docs/_ext/runner_stdlib.mjs``)
-to ship the standard library as bytecode: a page then starts Python without compiling
-the two hundred modules Pyodide imports at start-up.
-
+The panel's web worker starts Pyodide, unpacks the course (packed by
+``docs/_ext/runner.py``) into one folder, runs this file and calls `run_json` once per
+press of Run. Each run writes the reader's table over ``common/hw_specs.py``, forgets
+every course module, and runs ``python3 lectures/NN_name.py FLAGS`` or ``python3 -m
+common.exercises KEY`` under the lecture's own one-line error handler, capturing stdout
+and stderr in order: what the terminal prints, a table that does not import (a typo)
+included, in one line naming its line. The build also runs `compile_zip` in Pyodide under
+Node.js (``docs/_ext/runner_stdlib.mjs``) to ship the standard library as bytecode.
 Standard library only; the unit tests run it on CPython in a subprocess.
 """
 
@@ -30,8 +20,8 @@ import json
 import os
 import runpy
 import sys
-import time
 import traceback
+from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout, suppress
 from pathlib import Path
 from typing import Any
@@ -40,11 +30,8 @@ from typing import Any
 TABLE = "common/hw_specs.py"
 #: How ``python3 -m common.exercises`` names itself in its error lines.
 EXERCISES_PROG = "common.exercises"
-#: The chart adapter (packed with the course) and the file a run's charts are collected in.
+#: The chart adapter, packed with the course.
 CHARTS_ADAPTER = "docs/_static/runner/live.py"
-CHARTS_FILE = ".rl-charts.jsonl"
-
-_ROOT: list[Path] = []
 
 
 class Recorder(io.TextIOBase):
@@ -68,23 +55,15 @@ class Recorder(io.TextIOBase):
 
 
 def setup(root: str) -> None:
-    """Use `root` (the unpacked course: ``common/``, ``lectures/``) for every later run."""
+    """Run from `root` (the unpacked course: ``common/``, ``lectures/``) from now on."""
     path = Path(root).resolve()
-    _ROOT[:] = [path]
-    os.chdir(path)
+    os.chdir(path)  # every path below is relative to the course
     for folder in (path / "lectures", path):  # the lectures' opening, then the course
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
     # Pyodide starts with bytecode caching off; on, every run after the first imports the
     # unchanged modules from their cache (`write_table` drops the table's own).
     sys.dont_write_bytecode = False
-
-
-def root() -> Path:
-    """The course folder given to `setup`."""
-    if not _ROOT:
-        raise RuntimeError("harness.setup(root) was not called")
-    return _ROOT[0]
 
 
 def forget_course_modules() -> None:
@@ -98,7 +77,7 @@ def forget_course_modules() -> None:
 
 def write_table(text: str) -> None:
     """Put `text` into ``common/hw_specs.py`` (unchanged text leaves the file alone)."""
-    path = root() / TABLE
+    path = Path(TABLE)
     if path.read_text(encoding="utf-8") == text:
         return
     path.write_text(text, encoding="utf-8")
@@ -136,25 +115,7 @@ def table_problem() -> str:
     return ""
 
 
-def command(kind: str, target: str, args: list[str]) -> list[str]:
-    """The argv of the run: the lecture's path and flags, or the exercise module and key."""
-    if kind == "lecture":
-        return [f"lectures/{target}.py", *args]
-    if kind == "exercise":
-        return [EXERCISES_PROG, target]
-    raise ValueError(f"unknown kind of run {kind!r}; use 'lecture' or 'exercise'")
-
-
-def _exit_status(code: object) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)  # what Python does with sys.exit("message")
-    return 1
-
-
-def _execute(kind: str, argv: list[str], charts: Path | None = None) -> int:
+def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int:
     """Run the script under the lecture's error handler, as the interpreter would; with
     `charts`, its figures are collected there."""
     from common.shell import cli
@@ -172,44 +133,41 @@ def _execute(kind: str, argv: list[str], charts: Path | None = None) -> int:
         else:
             runpy.run_module("common.exercises", run_name="__main__", alter_sys=False)
     except SystemExit as exc:
-        return _exit_status(exc.code)
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)  # what Python does with sys.exit("message")
+        return 1
     except BaseException as exc:  # what the interpreter hands its excepthook
         sys.excepthook(type(exc), exc, exc.__traceback__)
         return 1
     return 0
 
 
-def install_charts(path: Path) -> None:
-    """Have the run's figures collected in `path` as Vega-Lite (the adapter, ``live.py``)."""
-    spec = importlib.util.spec_from_file_location("rl_live", root() / CHARTS_ADAPTER)
+def install_charts(found: list[Any]) -> None:
+    """Have the run's figures collected into `found` as Vega-Lite (the adapter, ``live.py``)."""
+    spec = importlib.util.spec_from_file_location("rl_live", CHARTS_ADAPTER)
     adapter = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(adapter)  # type: ignore[union-attr]
-    adapter.install(path)
-
-
-def read_charts(path: Path) -> list[Any]:
-    """The Vega-Lite specifications a run appended to `path`, one JSON object a line."""
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    adapter.install(found)
 
 
 def run(
-    kind: str, target: str, args: list[str], table: str | None = None, chart: bool = False
+    kind: str, target: str, args: Sequence[str] = (), table: str | None = None, chart: bool = False
 ) -> dict[str, Any]:
     """Run one lecture or exercise with `table` as the hardware table; what it printed.
 
     With `chart`, the lecture runs with ``--png`` and its figure functions hand their data
     to the chart adapter instead of matplotlib: the result's "charts" holds them.
     Returns ``{"argv": [...], "chunks": [[stream, text], ...], "status": exit status,
-    "seconds": wall time, "charts": [...]}``; chunks keep the order of stdout and stderr.
+    "charts": [...]}``; chunks keep the order of stdout and stderr.
     """
-    argv = command(kind, target, [*args, "--png"] if chart and kind == "lecture" else args)
-    charts = root() / CHARTS_FILE
-    charts.unlink(missing_ok=True)
+    if kind not in ("lecture", "exercise"):
+        raise ValueError(f"unknown kind of run {kind!r}; use 'lecture' or 'exercise'")
+    png = ["--png"] if chart else []
+    argv = [f"lectures/{target}.py", *args, *png] if kind == "lecture" else [EXERCISES_PROG, target]
+    charts: list[Any] = []
     chunks: list[list[str]] = []
     saved = sys.argv, sys.excepthook, sys.stdin
-    start = time.perf_counter()
     with redirect_stdout(Recorder("stdout", chunks)), redirect_stderr(Recorder("stderr", chunks)):
         if table is not None:
             write_table(table)
@@ -225,22 +183,13 @@ def run(
         "argv": argv,
         "chunks": chunks,
         "status": status,
-        "seconds": time.perf_counter() - start,
-        "charts": read_charts(charts) if status == 0 else [],
+        "charts": charts if status == 0 else [],
     }
 
 
 def run_json(request: str) -> str:
-    """`run` for the web worker: a JSON request ``{kind, target, args, table}`` in, JSON out."""
-    data = json.loads(request)
-    result = run(
-        data["kind"],
-        data["target"],
-        list(data.get("args", [])),
-        data.get("table"),
-        bool(data.get("chart")),
-    )
-    return json.dumps(result)
+    """`run` for the web worker: JSON ``{kind, target, args, table, chart}`` in, JSON out."""
+    return json.dumps(run(**json.loads(request)), allow_nan=False)
 
 
 def warm_up(modules: list[str]) -> None:

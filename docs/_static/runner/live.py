@@ -3,9 +3,9 @@
 Standard library only; the panel's harness (``harness.py``) loads this file from the
 course folder and calls `install` before a run with ``--png``. The lecture then does not
 draw with matplotlib: the course's one figure interface (``common.shell.sink``) hands
-each figure function's arguments to `take`, which turns the figures named in `ADAPTERS`
-into a Vega-Lite specification appended to a file (one JSON object a line), and the
-panel draws it with vega-embed. The caption the lecture computes for the figure goes
+each figure function's arguments to `install`'s collector, which turns the figures named
+in `ADAPTERS` into Vega-Lite specifications for the run's result, and the panel draws
+them with vega-embed. The caption the lecture computes for the figure goes
 with the chart, so the redrawn figure says what to look at, from that run's numbers.
 """
 
@@ -13,53 +13,37 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import textwrap
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from common.formulas.roofline import attainable_flops
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
-X_INTENSITY = {
-    "field": "intensity",
-    "type": "quantitative",
-    "scale": {"type": "log"},
-    "title": "arithmetic intensity I (FLOP/byte)",
-}
-Y_TFLOPS = {
-    "field": "tflops",
-    "type": "quantitative",
-    "scale": {"type": "log"},
-    "title": "attainable TFLOP/s",
-}
+
+
+def _q(field: str, title: str | None = None, log: bool = False, **more: Any) -> dict[str, Any]:
+    """A quantitative encoding of `field` (on a log scale with `log`)."""
+    scale = {"scale": {"type": "log"}} if log else {}
+    named = {"title": title} if title else {}
+    return {"field": field, "type": "quantitative", **scale, **named, **more}
+
+
+def _layer(data: str, mark: dict[str, Any], **encoding: Any) -> dict[str, Any]:
+    """A layer drawing the rows of dataset `data` with `mark`."""
+    return {"data": {"name": data}, "mark": mark, "encoding": encoding}
+
+
+def _rule(data: str, channel: str, field: str, **mark: Any) -> dict[str, Any]:
+    """A rule across the plot at each row of dataset `data`, its "what" as tooltip."""
+    return _layer(data, {"type": "rule", **mark}, **{channel: _q(field)}, tooltip={"field": "what"})
+
+
+X_INTENSITY = _q("intensity", "arithmetic intensity I (FLOP/byte)", log=True)
+Y_TFLOPS = _q("tflops", "attainable TFLOP/s", log=True)
+ROOF_COLOUR = {"field": "roof", "type": "nominal", "title": "roof", "sort": None}
 
 Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
-
-
-def _append(target: Path, spec: dict[str, Any]) -> None:
-    with target.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(spec, allow_nan=False) + "\n")
-
-
-def charts(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The specifications appended to `path` during a run ([] when none)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def caption(target: Path, text: str) -> None:
-    """Attach the lecture's caption to the chart emitted last (display.figure hands it)."""
-    found = charts(target)
-    if found:
-        found[-1]["description"] = " ".join(str(text).split())
-        target.write_text(
-            "".join(json.dumps(s, allow_nan=False) + "\n" for s in found), encoding="utf-8"
-        )
 
 
 def x_range(ridges: Sequence[float], xs: Sequence[float]) -> tuple[float, float]:
@@ -82,54 +66,30 @@ def roof_rows(label: str, peak: float, bw: float, lo: float, hi: float) -> list[
 def _roof_layer(highlight: str | None) -> dict[str, Any]:
     dash: dict[str, Any] = {"value": [1, 0]}
     width: dict[str, Any] = {"value": 2.5}
-    if highlight is not None:
-        dash = {"condition": {"test": f"datum.roof === {json.dumps(highlight)}", "value": [1, 0]}}
-        dash["value"] = [6, 4]
-        width = {"condition": {"test": f"datum.roof === {json.dumps(highlight)}", "value": 3}}
-        width["value"] = 1.5
-    return {
-        "data": {"name": "roofs"},
-        "mark": {"type": "line", "clip": True},
-        "encoding": {
-            "x": X_INTENSITY,
-            "y": Y_TFLOPS,
-            "color": {"field": "roof", "type": "nominal", "title": "roof", "sort": None},
-            "strokeDash": dash,
-            "strokeWidth": width,
-            "tooltip": [{"field": "roof"}, {"field": "intensity"}, {"field": "tflops"}],
-        },
-    }
+    if highlight is not None:  # the roof the points sit on solid and bold, the others dashed
+        test = f"datum.roof === {json.dumps(highlight)}"
+        dash = {"condition": {"test": test, "value": [1, 0]}, "value": [6, 4]}
+        width = {"condition": {"test": test, "value": 3}, "value": 1.5}
+    tooltip = [{"field": "roof"}, {"field": "intensity"}, {"field": "tflops"}]
+    line = {"type": "line", "clip": True}
+    return _layer("roofs", line, x=X_INTENSITY, y=Y_TFLOPS, color=ROOF_COLOUR,
+                  strokeDash=dash, strokeWidth=width, tooltip=tooltip)  # fmt: skip
 
 
 def _points_layers(shape: bool) -> list[dict[str, Any]]:
-    point: dict[str, Any] = {
-        "data": {"name": "points"},
-        "mark": {"type": "point", "filled": True, "size": 60},
-        "encoding": {
-            "x": X_INTENSITY,
-            "y": Y_TFLOPS,
-            "color": {"field": "roof", "type": "nominal", "title": "roof", "sort": None},
-            "tooltip": [{"field": "label"}, {"field": "intensity"}, {"field": "tflops"}],
-        },
-    }
+    tooltip = [{"field": "label"}, {"field": "intensity"}, {"field": "tflops"}]
+    encoding = {"x": X_INTENSITY, "y": Y_TFLOPS, "color": ROOF_COLOUR, "tooltip": tooltip}
     if shape:
-        point["encoding"]["shape"] = {"field": "series", "type": "nominal", "title": "points"}
-        point["mark"]["filled"] = False
-        return [point]
+        series = {"field": "series", "type": "nominal", "title": "points"}
+        return [_layer("points", {"type": "point", "filled": False, "size": 60}, **encoding,
+                       shape=series)]  # fmt: skip
     # Each point is marked with its number, short enough not to run into its neighbour's
     # on a phone; the specification's key (usermeta) says what each number is.
-    text = {
-        "data": {"name": "points"},
-        "mark": {"type": "text", "align": "left", "dx": 5, "dy": -7, "fontSize": 11},
-        "encoding": {"x": X_INTENSITY, "y": Y_TFLOPS, "text": {"field": "n"}},
-    }
-    return [point, text]
-
-
-def _keyed(spec: dict[str, Any], key: Sequence[str]) -> dict[str, Any]:
-    """The spec with its numbered points' key ('1  matvec, B=1', ...) under usermeta."""
-    spec["usermeta"] = {"key": [" ".join(str(k).split()) for k in key]}
-    return spec
+    number = {"type": "text", "align": "left", "dx": 5, "dy": -7, "fontSize": 11}
+    return [
+        _layer("points", {"type": "point", "filled": True, "size": 60}, **encoding),
+        _layer("points", number, x=X_INTENSITY, y=Y_TFLOPS, text={"field": "n"}),
+    ]
 
 
 #: The longest title line, in characters: a 390 px phone's panel holds about 40 of the
@@ -150,124 +110,66 @@ def _spec(title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]) ->
     }
 
 
+def _roofline(
+    title: str,
+    curves: Sequence[Curve],
+    rows: list[dict[str, Any]],
+    highlight: str | None = None,
+    key: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Roofs (label, P, beta) under point `rows` (intensity, tflops, ...): numbered points
+    with their `key` ('1  matvec, B=1', ...) under usermeta, or without one a marker a series."""
+    lo, hi = x_range([p / b for _, p, b in curves], [r["intensity"] for r in rows])
+    roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
+    layers = [_roof_layer(highlight), *_points_layers(key is None)]
+    spec = _spec(title, layers, {"roofs": roofs, "points": rows})
+    spec["name"] = "roofline"
+    if key is not None:
+        spec["usermeta"] = {"key": [" ".join(str(k).split()) for k in key]}
+    return spec
+
+
+def _point(label: str, n: str, roof: str, x: float, flops: float, series: str = "") -> dict:
+    return {"label": label, "n": n, "roof": roof, "series": series, "intensity": x,
+            "tflops": flops / 1e12}  # fmt: skip
+
+
 def roofline(
     title: str, curves: Sequence[Curve], points: Sequence[tuple[str, float, float]], placed_on=None
 ) -> dict[str, Any]:
-    """Rooflines (label, P, beta) with named points (label, I, FLOP/s)."""
-    lo, hi = x_range([p / b for _, p, b in curves], [x for _, x, _ in points])
-    roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
+    """Rooflines (label, P, beta) with named points (label, I, FLOP/s), numbered."""
     highlight = curves[placed_on][0] if placed_on is not None and len(curves) > 1 else None
     on = curves[placed_on or 0][0]
-    rows = [
-        {"label": label, "n": str(n), "roof": on, "series": "", "intensity": x, "tflops": y / 1e12}
-        for n, (label, x, y) in enumerate(points, 1)
-    ]
-    spec = _spec(
-        title, [_roof_layer(highlight), *_points_layers(False)], {"roofs": roofs, "points": rows}
-    )
-    spec["name"] = "roofline"
-    _keyed(spec, [f"{n}  {label}" for n, (label, _, _) in enumerate(points, 1)])
-    return spec
-
-
-def roofline_panels(
-    title: str,
-    panels: Sequence[tuple[str, Curve, Sequence[tuple[str, float, float]]]],
-    key: Sequence[str] = (),
-) -> dict[str, Any]:
-    """Several chips' roofs, each with the numbered points placed on it, on one pair of axes;
-    `key` says what each number is ('1  elementwise add', ...)."""
-    curves = [curve for _, curve, _ in panels]
-    xs = [x for _, _, pts in panels for _, x, _ in pts]
-    lo, hi = x_range([p / b for _, p, b in curves], xs)
-    roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
-    rows = [
-        {"label": n, "n": n, "roof": curve[0], "series": "", "intensity": x, "tflops": y / 1e12}
-        for _, curve, pts in panels
-        for n, x, y in pts
-    ]
-    spec = _spec(
-        title, [_roof_layer(None), *_points_layers(False)], {"roofs": roofs, "points": rows}
-    )
-    spec["name"] = "roofline"
-    _keyed(spec, key)
-    return spec
-
-
-def roofline_series(
-    title: str, curve: Curve, series: Sequence[tuple[str, Sequence[tuple[float, float]]]]
-) -> dict[str, Any]:
-    """One roof with groups of unlabelled (I, FLOP/s) points, one marker a group."""
-    label, peak, bw = curve
-    xs = [x for _, pts in series for x, _ in pts]
-    lo, hi = x_range([peak / bw], xs)
-    rows = [
-        {"label": name, "roof": label, "series": name, "intensity": x, "tflops": y / 1e12}
-        for name, pts in series
-        for x, y in pts
-    ]
-    datasets = {"roofs": roof_rows(label, peak, bw, lo, hi), "points": rows}
-    spec = _spec(title, [_roof_layer(None), *_points_layers(True)], datasets)
-    spec["name"] = "roofline"
-    return spec
+    rows = [_point(label, str(n), on, x, y) for n, (label, x, y) in enumerate(points, 1)]
+    key = [f"{n}  {label}" for n, (label, _, _) in enumerate(points, 1)]
+    return _roofline(title, curves, rows, highlight, key)
 
 
 def memory_ledger(
     title: str, ledgers: Sequence[tuple[int, Any]], capacity: float, wall: int
 ) -> dict[str, Any]:
     """The four capacity-ledger terms (GB = bytes / 1e9) stacked against batch, the capacity."""
-    terms = (
-        ("weights", "weights"),
-        ("kv_cache", "KV cache"),
-        ("activations", "activations"),
-        ("overhead", "overhead"),
-    )
+    terms = {"weights": "weights", "kv_cache": "KV cache", "activations": "activations",
+             "overhead": "overhead"}  # fmt: skip
     rows = [
         {"batch": b, "term": name, "order": i, "gb": getattr(led, attr) / 1e9}
         for b, led in ledgers
-        for i, (attr, name) in enumerate(terms)
+        for i, (attr, name) in enumerate(terms.items())
     ]
-    limits = [{"what": f"capacity {capacity / 1e9:.0f} GB", "gb": capacity / 1e9}]
-    x = {"field": "batch", "type": "quantitative", "title": "batch (sequences)"}
-    layers: list[dict[str, Any]] = [
-        {
-            "data": {"name": "ledger"},
-            "mark": {"type": "area", "opacity": 0.85},
-            "encoding": {
-                "x": x,
-                "y": {"field": "gb", "type": "quantitative", "stack": True, "title": "memory (GB)"},
-                "color": {
-                    "field": "term",
-                    "type": "nominal",
-                    "sort": [name for _, name in terms],
-                    "title": "term",
-                },
-                "order": {"field": "order"},
-                "tooltip": [{"field": "batch"}, {"field": "term"}, {"field": "gb"}],
-            },
-        },
-        {
-            "data": {"name": "limits"},
-            "mark": {"type": "rule", "strokeDash": [6, 4], "color": "black"},
-            "encoding": {
-                "y": {"field": "gb", "type": "quantitative"},
-                "tooltip": {"field": "what"},
-            },
-        },
-    ]
-    datasets: dict[str, Any] = {"ledger": rows, "limits": limits}
+    term = {"field": "term", "type": "nominal", "sort": list(terms.values()), "title": "term"}
+    layers = [
+        _layer("ledger", {"type": "area", "opacity": 0.85}, x=_q("batch", "batch (sequences)"),
+               y=_q("gb", "memory (GB)", stack=True), color=term, order={"field": "order"},
+               tooltip=[{"field": "batch"}, {"field": "term"}, {"field": "gb"}]),
+        _rule("limits", "y", "gb", strokeDash=[6, 4], color="black"),
+    ]  # fmt: skip
+    datasets: dict[str, Any] = {
+        "ledger": rows,
+        "limits": [{"what": f"capacity {capacity / 1e9:.0f} GB", "gb": capacity / 1e9}],
+    }
     if wall:
         datasets["wall"] = [{"batch": wall, "what": f"memory wall B = {wall:,}"}]
-        layers.append(
-            {
-                "data": {"name": "wall"},
-                "mark": {"type": "rule", "color": "#b2182b"},
-                "encoding": {
-                    "x": {"field": "batch", "type": "quantitative"},
-                    "tooltip": {"field": "what"},
-                },
-            }
-        )
+        layers.append(_rule("wall", "x", "batch", color="#b2182b"))
     spec = _spec(title, layers, datasets)
     spec["name"] = "memory_ledger"
     return spec
@@ -287,39 +189,13 @@ def batch_lines(
         for i, (name, points) in enumerate(series)
         for b, v in points
     ]
-    x = {"field": "batch", "type": "quantitative", "scale": {"type": "log"},
-         "title": x_title}  # fmt: skip
-    layers: list[dict[str, Any]] = [
-        {
-            "data": {"name": "lines"},
-            "mark": {"type": "line", "strokeWidth": 2},
-            "encoding": {
-                "x": x,
-                "y": {
-                    "field": "value",
-                    "type": "quantitative",
-                    "scale": {"type": "log"},
-                    "title": y_title,
-                },
-                "color": {
-                    "field": "series",
-                    "type": "nominal",
-                    "sort": [n for n, _ in series],
-                    "title": None,
-                },
-                "order": {"field": "batch"},
-                "tooltip": [{"field": "series"}, {"field": "batch"}, {"field": "value"}],
-            },
-        },
-        {
-            "data": {"name": "marks"},
-            "mark": {"type": "rule", "strokeDash": [6, 4], "color": "#555555"},
-            "encoding": {
-                "x": {"field": "batch", "type": "quantitative"},
-                "tooltip": {"field": "what"},
-            },
-        },
-    ]
+    colour = {"field": "series", "type": "nominal", "sort": [n for n, _ in series], "title": None}
+    layers = [
+        _layer("lines", {"type": "line", "strokeWidth": 2}, x=_q("batch", x_title, log=True),
+               y=_q("value", y_title, log=True), color=colour, order={"field": "batch"},
+               tooltip=[{"field": "series"}, {"field": "batch"}, {"field": "value"}]),
+        _rule("marks", "x", "batch", strokeDash=[6, 4], color="#555555"),
+    ]  # fmt: skip
     datasets = {"lines": rows, "marks": [{"batch": b, "what": w} for b, w in marks]}
     spec = _spec(title, layers, datasets)
     spec["name"] = "batch_lines"
@@ -334,15 +210,26 @@ def _knees(knees: Sequence[int | None], batch: int) -> list[tuple[float, str]]:
 
 
 #: The figure functions of ``common.plots`` the panel redraws: their arguments -> a chart.
+#: Several chips' roofs each hold the numbered points placed on it (lecture 05, whose
+#: figure hands its key: '1  elementwise add', ...); a series is one marker a group.
 ADAPTERS = {
     "common.plots.roofline.roofline_figure": lambda a: roofline(
         a["title"], a["curves"], a["points"], a["placed_on"]
     ),
-    "common.plots.roofline.roofline_panels_figure": lambda a: roofline_panels(
-        a["title"], [(p.title, p.curve, p.points) for p in a["panels"]], a.get("key", ())
+    "common.plots.roofline.roofline_panels_figure": lambda a: _roofline(
+        a["title"],
+        [p.curve for p in a["panels"]],
+        [_point(n, n, p.curve[0], x, y) for p in a["panels"] for n, x, y in p.points],
+        key=a.get("key", ()),
     ),
-    "common.plots.roofline.roofline_series_figure": lambda a: roofline_series(
-        a["title"], a["curve"], [(s.label, s.points) for s in a["series"]]
+    "common.plots.roofline.roofline_series_figure": lambda a: _roofline(
+        a["title"],
+        [a["curve"]],
+        [
+            _point(s.label, "", a["curve"][0], x, y, s.label)
+            for s in a["series"]
+            for x, y in s.points
+        ],
     ),
     "common.plots.transformer.memory_ledger_figure": lambda a: memory_ledger(
         a["title"], a["ledgers"], a["capacity"], a["wall"]
@@ -364,20 +251,19 @@ ADAPTERS = {
 }
 
 
-def install(path: str | os.PathLike[str]) -> None:
-    """Collect the next run's figures in `path` as charts (a figure not in ADAPTERS: none)."""
+def install(found: list[dict[str, Any]]) -> None:
+    """Collect the next run's figures into `found` as charts (a figure not in ADAPTERS:
+    none), each with the caption the lecture computes for it (display.figure hands it)."""
     from common.shell import sink
 
-    target = Path(path)
     drawn = [False]  # was the figure just handed one the panel redraws?
 
     def take(name: str, data: dict[str, Any]) -> None:
-        if name == "caption":
-            if drawn[0]:
-                caption(target, data["caption"])
-        else:
+        if name != "caption":
             drawn[0] = name in ADAPTERS
             if drawn[0]:
-                _append(target, ADAPTERS[name](data))
+                found.append(ADAPTERS[name](data))
+        elif drawn[0]:
+            found[-1]["description"] = " ".join(str(data["caption"]).split())
 
     sink.divert(take)

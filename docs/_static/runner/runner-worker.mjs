@@ -2,7 +2,7 @@
 //
 // Messages in:  {type: "init", runtime, course, harness}  (absolute URLs, all on this site)
 //               {type: "run", id, request}                (request: JSON for harness.run_json)
-// Messages out: {type: "ready", ms, python}  {type: "failed", message}
+// Messages out: {type: "ready", python}  {type: "failed", message}
 //               {type: "result", id, result}              (result: JSON from harness.run_json)
 //
 // Nothing here knows a formula: every number comes from the course's own Python code.
@@ -26,29 +26,20 @@ async function fetchOk(url, how) {
 }
 
 async function start({ runtime, course, harness: harnessUrl, warm }) {
-  const t0 = performance.now();
   const { loadPyodide } = await import(`${runtime}pyodide.mjs`);
-  const t1 = performance.now();
   const quiet = () => {};
   const [pyodide, zip, source] = await Promise.all([
     loadPyodide({ indexURL: runtime, stdout: quiet, stderr: quiet }),
     fetchOk(course, "bytes"),
     fetchOk(harnessUrl, "text"),
   ]);
-  const t2 = performance.now();
   pyodide.unpackArchive(zip, "zip", { extractDir: COURSE });
   pyodide.FS.writeFile(`${HOME}/rl_harness.py`, source);
   pyodide.runPython(`import sys\nsys.path.insert(0, ${JSON.stringify(HOME)})`);
   harness = pyodide.pyimport("rl_harness");
   harness.setup(COURSE);
   const python = pyodide.runPython("import sys; sys.version.split()[0]");
-  const t3 = performance.now();
-  self.postMessage({
-    type: "ready",
-    python,
-    // where the start-up time went, in ms: import the loader, start Python, unpack the course
-    phases: { origin: performance.timeOrigin, loader: t1 - t0, python: t2 - t1, course: t3 - t2 },
-  });
+  self.postMessage({ type: "ready", python });
   if (warm && warm.length) {
     harness.warm_up(pyodide.toPy(warm)); // compile the modules the page uses, once
   }

@@ -1,36 +1,29 @@
-// "Run it here" panels (docs/_ext/runner.py writes their HTML): edit common/hw_specs.py
-// in the page, press Run, and read what the terminal would print, with the lecture's
-// figure redrawn from that run. Python runs in a web worker (runner-worker.mjs) with
-// Pyodide served from this site: nothing leaves it.
-//
-// - Python is fetched only when the reader means to use a panel (presses Run, edits the
-//   table or a flag, opens the table); a focus passing through or a swipe loads nothing.
-//   A service worker (runner-sw.js, at the site's root) keeps it in the
-//   browser's Cache Storage, so the next page or a reload does not fetch it again.
-// - Stop (or a run past the time limit) ends the worker and starts a fresh one; the
-//   reader's table stays as it is.
-// - The table is edited in CodeMirror (vendor/editor.js, bundled from npm at build time),
-//   or in a plain textarea when the bundle is missing. The figure is drawn with
-//   vega-embed (vendor/chart.js) from the Vega-Lite data the run emits
-//   (docs/_static/runner/live.py).
-//
-// The page keeps one copy of the hardware table; every panel on the page edits that copy,
-// as every lecture in the repository reads the one file.
+// "Run it here" panels: edit common/hw_specs.py in the page, press Run, and read what the
+// terminal would print, with the lecture's figure redrawn from that run. Python runs in a
+// web worker (runner-worker.mjs) with Pyodide served from this site: nothing leaves it.
+// docs/_ext/runner.py writes each panel's title, status line and settings (data-*); this
+// script builds the rest from one HTML template. Python is fetched only when the reader
+// means to use a panel (presses Run, edits the table or a flag, opens the table), and a
+// service worker (runner-sw.js, at the site's root) keeps it for the next page. Stop (or
+// a run past the time limit) ends the worker and starts a fresh one. The table is edited
+// in CodeMirror (vendor/editor.js, bundled from npm at build time), else in a textarea;
+// the figure is drawn with vega-embed (vendor/chart.js) from the Vega-Lite data the run
+// emits (live.py). Every panel on a page edits the page's one copy of the table.
 (() => {
   "use strict";
 
-  const script = document.currentScript; // loaded with defer: it runs once the page is parsed
+  const script = document.currentScript; // deferred: it runs once the page is parsed
   if (!script) {
     return;
   }
   const here = new URL(".", script.src);
   const root = document.documentElement;
+  const panels = Array.from(document.querySelectorAll(".rl-runner"));
   // The panel's own words on a page in another language (<html lang>): English, the
   // default, is written where it is used; say() looks it up and fills in each {name}.
   // What a run prints stays as Python prints it. tests/docs/test_runner_words.py reads this.
   const WORDS = {
     zh: {
-      "Run it here": "在这里运行",
       "Edit the hardware table, then press Run: your browser reruns lecture {target}.py with the course's own code and shows what the terminal prints.":
         "改动硬件参数表，再按“运行”：浏览器会用课程自己的代码重跑这一讲（{target}.py），显示终端会打印的内容。",
       "Edit the hardware table, then press Run: your browser works this answer out again with the course's own code.":
@@ -96,27 +89,7 @@
   const words = WORDS[(root.lang || "").slice(0, 2)] || {};
   const say = (english, values = {}) =>
     (words[english] || english).replace(/\{(\w+)\}/g, (all, name) => values[name] ?? all);
-  // The words docs/_ext/runner.py writes into the panel: its title and what Run does.
-  function localize(panel) {
-    const title = panel.querySelector(".rl-runner-title");
-    const what = panel.querySelector(".rl-runner-what");
-    for (const [node, key] of [
-      [title, title && title.textContent],
-      [what, what && what.textContent.replace(`${panel.dataset.target}.py`, "{target}.py")],
-    ]) {
-      if (node && words[key]) {
-        node.textContent = say(key, panel.dataset);
-      }
-    }
-  }
-  let panels = [];
-  const onDocument = (run) => {
-    if (document.readyState === "loading") {
-      document.addEventListener("DOMContentLoaded", run, { once: true });
-    } else {
-      run();
-    }
-  };
+  const esc = (text) => String(text).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   const TABLE_PATH = "common/hw_specs.py";
   const TRACEBACK = "Traceback (most recent call last):";
   const SERVE = "python3 -m http.server -d docs/_build/html 8000";
@@ -126,23 +99,6 @@
   const TABLE_LINE = /(common\/hw_specs\.py"?,? line )(\d+)/g;
   const LIMIT_S = Number(script.dataset.runLimit || 30);
 
-  function element(tag, props = {}, children = []) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(props)) {
-      if (key === "text") {
-        node.textContent = value;
-      } else if (key in node && typeof value !== "string") {
-        node[key] = value;
-      } else {
-        node.setAttribute(key, value);
-      }
-    }
-    for (const child of children) {
-      node.append(child);
-    }
-    return node;
-  }
-
   function setStatus(panel, text, kind = "") {
     const status = panel.querySelector(".rl-runner-status");
     status.textContent = text;
@@ -151,29 +107,23 @@
 
   // ---- Opened from file:// : browsers refuse to start WebAssembly workers there. ------
   if (location.protocol === "file:") {
-    onDocument(() => {
-      const base = root.dataset.content_root || "";
-      const page = new URL(base || ".", location.href);
-      const rest = location.pathname.slice(page.pathname.length);
-      for (const panel of document.querySelectorAll(".rl-runner")) {
-        localize(panel);
-        setStatus(
-          panel,
-          say(
-            "Run it here needs the site served over HTTP, because browsers do not run " +
-              "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
-              "http://127.0.0.1:8000/{rest}",
-            { serve: SERVE, rest },
-          ),
-          "off",
-        );
-      }
-    });
+    const page = new URL(root.dataset.content_root || ".", location.href);
+    const rest = location.pathname.slice(page.pathname.length);
+    for (const panel of panels) {
+      const said = say(
+        "Run it here needs the site served over HTTP, because browsers do not run " +
+          "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
+          "http://127.0.0.1:8000/{rest}",
+        { serve: SERVE, rest },
+      );
+      setStatus(panel, said, "off");
+    }
     return;
   }
 
   // ---- Shared state: the table as in the repository, and as edited. ------------------
-  let original = "";
+  const source = document.querySelector("script.rl-runner-table");
+  const original = source ? JSON.parse(source.textContent) : "";
   const megabytes = (Number(script.dataset.download || 0) / 1e6).toFixed(1);
   // What using a panel costs, said once per panel before Python loads. It stays in place
   // (the status line beside it is one short line), so a press does not move the buttons.
@@ -183,11 +133,10 @@
       "while Python starts; later runs take under a second.",
     { mb: megabytes },
   );
-  const IDLE = say("Python is not loaded yet.");
   const state = {
-    table: "",
+    table: original,
     phase: "idle", // idle, starting, ready
-    status: [IDLE, "idle"],
+    status: [say("Python is not loaded yet."), "idle"],
     busy: null, // the run in progress: {id, panel, timer}
     queued: null, // a run asked for while Python starts
     nextId: 1,
@@ -195,29 +144,30 @@
   };
   const editors = [];
 
-  function chipsIn(text) {
-    const chips = [];
-    const lines = text.split("\n");
-    lines.forEach((line, index) => {
-      const match = /^([A-Z][A-Z0-9_]*) = Chip\(/.exec(line);
-      if (match) {
-        const near = lines.slice(index, index + 4).join("\n");
-        const name = near.match(/name="([^"]+)"/);
-        const key = near.match(/key="([^"]+)"/);
-        chips.push({ label: name ? name[1] : match[1], key: key ? key[1] : "", line: index });
-      }
-    });
-    return chips;
+  // The chips of the table: their name, key and the line (from 0) their Chip( opens on.
+  const chips = [];
+  original.split("\n").forEach((line, index, lines) => {
+    const match = /^([A-Z][A-Z0-9_]*) = Chip\(/.exec(line);
+    if (match) {
+      const near = lines.slice(index, index + 4).join("\n");
+      const [name, key] = ["name", "key"].map((f) => near.match(new RegExp(`${f}="([^"]+)"`)));
+      chips.push({ label: name ? name[1] : match[1], key: key ? key[1] : "", line: index });
+    }
+  });
+
+  // The line the table opens at: the chip `key` names, else the start of the table.
+  function chipLine(key) {
+    const chip = chips.find((c) => c.key === key || c.label === key);
+    const start = original.split("\n").findIndex((line) => /^# The table\b/.test(line));
+    return chip ? chip.line : Math.max(0, start);
   }
 
-  function showEdited() {
-    const edited = state.table !== original;
-    for (const panel of panels) {
-      const badge = panel.querySelector(".rl-runner-edited");
-      if (badge) {
-        badge.hidden = !edited;
-      }
-    }
+  // An exercise's panel opens at the first chip its section names.
+  function chipMentioned(panel) {
+    const text = (panel.closest("section") || panel).textContent;
+    const named = chips.filter((c) => text.includes(c.label));
+    named.sort((a, b) => text.indexOf(a.label) - text.indexOf(b.label));
+    return named.length ? named[0].key : "";
   }
 
   // An edited table follows the reader from page to page in this tab (sessionStorage),
@@ -233,10 +183,8 @@
       } else {
         const previous = JSON.parse(sessionStorage.getItem(STORE) || "null");
         const kept = previous && previous.table === state.table ? previous.outcome : "edited";
-        sessionStorage.setItem(
-          STORE,
-          JSON.stringify({ base: original, table: state.table, outcome: outcome || kept }),
-        );
+        const saved = { base: original, table: state.table, outcome: outcome || kept };
+        sessionStorage.setItem(STORE, JSON.stringify(saved));
       }
     } catch {
       // storage refused (private mode, quota): the edit simply stays on this page
@@ -263,209 +211,153 @@
         editor.value = text;
       }
     }
-    showEdited();
+    const edited = text !== original;
+    for (const badge of document.querySelectorAll(".rl-runner-edited")) {
+      badge.hidden = !edited;
+    }
   }
 
   // ---- The editor: CodeMirror when its bundle loaded, else a textarea ------------------
+  // The textarea is its own editor: its value, and jumpTo(line from 0, focus) as CodeMirror's.
   function textareaEditor(parent, { doc, label, onChange, onRun }) {
-    const area = element("textarea", {
-      class: "rl-runner-table-edit",
-      rows: 16,
-      spellcheck: false,
-      autocapitalize: "off",
-      autocomplete: "off",
-      wrap: "off",
-      "aria-label": label,
-    });
+    parent.innerHTML = `<textarea class="rl-runner-table-edit" rows="16" spellcheck="false"` +
+      ` autocapitalize="off" autocomplete="off" wrap="off" aria-label="${esc(label)}"></textarea>`;
+    const area = parent.firstChild;
     area.value = doc;
-    parent.append(area);
-    area.addEventListener("input", () => onChange(area.value));
-    area.addEventListener("keydown", (event) => {
+    area.oninput = () => onChange(area.value);
+    area.onkeydown = (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
         onRun();
       }
-    });
-    return {
-      get value() {
-        return area.value;
-      },
-      set value(text) {
-        area.value = text;
-      },
-      jumpTo(line, focus = true) {
-        const lines = area.value.split("\n");
-        const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
-        if (focus) {
-          area.focus({ preventScroll: true });
-          area.setSelectionRange(offset, offset + (lines[line] || "").length);
-        }
-        const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
-        area.scrollTop = Math.max(0, line * height - height);
-      },
     };
+    area.jumpTo = (line, focus = true) => {
+      const lines = area.value.split("\n");
+      const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
+      if (focus) {
+        area.focus({ preventScroll: true });
+        area.setSelectionRange(offset, offset + (lines[line] || "").length);
+      }
+      const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
+      area.scrollTop = Math.max(0, line * height - height);
+    };
+    return area;
   }
 
   // The editor is made when its table is first shown: a page of ten exercise panels,
-  // their tables folded, builds no editor until the reader opens one.
-  function lazyEditor(host, options, makeEditor) {
+  // their tables folded, builds no editor until the reader opens one. Until then its
+  // text is the page's table.
+  function lazyEditor(host, options, create) {
     let real = null;
-    let text = options.doc;
-    const make = () => {
-      if (real === null) {
-        real = makeEditor(host, { ...options, doc: text });
-      }
-      return real;
-    };
-    return {
-      make,
+    const editor = {
+      make: () => (real ||= create(host, { ...options, doc: state.table })),
       get view() {
-        return make().view;
+        return editor.make().view;
       },
       get value() {
-        return real === null ? text : real.value;
+        return real ? real.value : state.table;
       },
-      set value(next) {
-        if (real === null) {
-          text = next;
-        } else {
-          real.value = next;
+      set value(text) {
+        if (real) {
+          real.value = text;
         }
       },
-      jumpTo(line, focus = true) {
-        make().jumpTo(line, focus);
-      },
+      jumpTo: (line, focus = true) => editor.make().jumpTo(line, focus),
     };
+    return editor;
   }
 
-  const loaded = new Map();
-  function loadScript(name) {
-    if (!script.dataset.vendor) {
-      return Promise.reject(new Error(say("this build has no bundled editor or chart")));
-    }
-    if (!loaded.has(name)) {
-      loaded.set(
-        name,
-        new Promise((resolve, reject) => {
-          const tag = element("script", {
-            src: new URL(`vendor/${name}?v=${script.dataset.vendor}`, here).href,
-          });
-          tag.addEventListener("load", resolve, { once: true });
-          tag.addEventListener("error", () =>
-            reject(new Error(say("vendor/{name} did not load", { name }))),
-          );
-          document.head.append(tag);
-        }),
-      );
-    }
-    return loaded.get(name);
-  }
-
-  // ---- Controls of one panel ------------------------------------------------------
-  function commandLine(panel, values) {
-    const parts = [panel.dataset.command];
-    for (const { flag, value, fallback } of values) {
-      if (value !== "" && value !== fallback) {
-        parts.push(flag, value);
+  let chartScript = null;
+  function loadChart() {
+    chartScript ||= new Promise((resolve, reject) => {
+      if (!script.dataset.vendor) {
+        reject(new Error(say("this build has no bundled editor or chart")));
+        return;
       }
-    }
-    return parts.join(" ");
+      const tag = document.createElement("script");
+      tag.src = new URL(`vendor/chart.js?v=${script.dataset.vendor}`, here).href;
+      tag.onload = resolve;
+      tag.onerror = () => reject(new Error(say("vendor/{name} did not load", { name: "chart.js" })));
+      document.head.append(tag);
+    });
+    return chartScript;
   }
 
-  // The chip the panel opens at: its --chip flag's value, else the chip the page is about
-  // (data-chip), else the start of the table.
-  function chipLine(key) {
-    const chip = chipsIn(original).find((c) => c.key === key || c.label === key);
-    if (chip) {
-      return chip.line;
+  // ---- One panel: the page's template, brought to life ----------------------------
+  function flagHtml(option, target) {
+    const id = `rl-${target}-${option.flag.slice(2)}`;
+    const help = option.help ? ` title="${esc(option.help)}"` : "";
+    let control = `<input id="${id}" type="text" value="${esc(option.default)}" size="8"` +
+      ` spellcheck="false" autocomplete="off"${help}>`;
+    if (option.choices.length) {
+      const listed = option.choices.includes(option.default);
+      const choices = option.choices.map((c) =>
+        `<option value="${esc(c)}"${c === option.default ? " selected" : ""}>${esc(c)}</option>`);
+      const fallback = listed ? "" : `<option value="">${esc(say("(default)"))}</option>`;
+      control = `<select id="${id}"${help}>${fallback}${choices.join("")}</select>`;
     }
-    return Math.max(
-      0,
-      original.split("\n").findIndex((line) => /^# The table\b/.test(line)),
-    );
+    return `<label class="rl-runner-flag" for="${id}"><code>${option.flag}</code>${control}</label>`;
   }
 
-  // An exercise's panel opens at the first chip its section names.
-  function chipMentioned(panel) {
-    const text = (panel.closest("section") || panel).textContent;
-    let best = null;
-    for (const chip of chipsIn(original)) {
-      const at = text.indexOf(chip.label);
-      if (at >= 0 && (best === null || at < best.at)) {
-        best = { at, key: chip.key };
-      }
-    }
-    return best ? best.key : "";
-  }
-
-  function build(panel, makeEditor) {
+  function build(panel, create) {
+    const { kind, target } = panel.dataset;
     const options = JSON.parse(panel.dataset.options || "[]");
-    const controls = panel.querySelector(".rl-runner-controls");
-    const inputs = [];
+    const what = kind === "lecture"
+      ? say("Edit the hardware table, then press Run: your browser reruns lecture {target}.py " +
+          "with the course's own code and shows what the terminal prints.", { target })
+      : say("Edit the hardware table, then press Run: your browser works this answer out " +
+          "again with the course's own code.");
+    const hint = say("Change a literal of the chip shown, then Run (Ctrl+Enter).") +
+      (create === textareaEditor ? "" : say(" Tab leaves the editor; line numbers on the left."));
+    const jumps = chips.map((c) => `<option value="${c.line}">${esc(c.label)}</option>`);
+    panel.insertAdjacentHTML("beforeend", `
+<p class="rl-runner-what">${esc(what)}</p>
+<p class="rl-runner-cost">${esc(COST)}</p>
+${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o, target)).join("")}</div>` : ""}
+<details class="rl-runner-editor"><summary>${esc(say("Hardware table "))}<code>${TABLE_PATH}</code><span
+ class="rl-runner-edited" hidden>${esc(say("edited"))}</span></summary>
+<div class="rl-runner-editor-bar"><select class="rl-runner-jump" aria-label="${esc(say("Jump to a chip"))}"><option
+ value="">${esc(say("Jump to a chip…"))}</option>${jumps.join("")}</select><span class="rl-runner-hint">${esc(hint)}</span></div>
+<div class="rl-runner-table-host"></div></details>
+<div class="rl-runner-actions"><button type="button" class="rl-runner-run">${esc(say("Run"))}</button><button
+ type="button" class="rl-runner-stop" hidden title="${esc(say("End this run; Python restarts and your table stays as it is"))}">${esc(say("Stop"))}</button><button
+ type="button" class="rl-runner-reset" title="${esc(say("Put {path} back as it is in the repository", { path: TABLE_PATH }))}">${esc(say("Reset table"))}</button><code
+ class="rl-runner-command"></code></div>
+<div class="highlight rl-runner-output-box" role="region" aria-label="${esc(say("Output of the run"))}" aria-live="polite"
+ hidden><pre class="rl-runner-output" tabindex="0"></pre></div>
+<figure class="rl-runner-chart" hidden></figure>`);
+    const $ = (selector) => panel.querySelector(selector);
+    const [details, jump, run, command] = [$("details"), $(".rl-runner-jump"), $(".rl-runner-run"), $(".rl-runner-command")];
+    const inputs = options.map((option) => ({ option, input: $(`#rl-${target}-${option.flag.slice(2)}`) }));
+    const editor = lazyEditor($(".rl-runner-table-host"), {
+      label: say("{path}, editable", { path: TABLE_PATH }),
+      onChange: (text) => {
+        startPython();
+        setTable(text, editor);
+      },
+      onRun: () => run.click(),
+    }, create);
+    panel.rlEditor = editor;
+    editors.push(editor);
 
-    const flags = element("div", { class: "rl-runner-flags" });
-    for (const option of options) {
-      const id = `rl-${panel.dataset.target}-${option.flag.slice(2)}`;
-      let input;
-      if (option.choices.length) {
-        input = element("select", { id });
-        if (!option.choices.includes(option.default)) {
-          input.append(element("option", { value: "", text: say("(default)") }));
-        }
-        for (const choice of option.choices) {
-          input.append(element("option", { value: choice, text: choice }));
-        }
-        input.value = option.choices.includes(option.default) ? option.default : "";
-      } else {
-        input = element("input", {
-          id,
-          type: "text",
-          value: option.default,
-          size: 8,
-          spellcheck: false,
-          autocomplete: "off",
-        });
-      }
-      if (option.help) {
-        input.title = option.help;
-      }
-      inputs.push({ option, input });
-      flags.append(
-        element("label", { class: "rl-runner-flag", for: id }, [
-          element("code", { text: option.flag }),
-          input,
-        ]),
-      );
-    }
+    // The chip the table opens at: the --chip flag's value, else the chip the page is
+    // about (data-chip), else the first chip an exercise names.
     const chipInput = inputs.find(({ option }) => option.flag === "--chip");
     const pageChip = () =>
       (chipInput && chipInput.input.value) || panel.dataset.chip || chipMentioned(panel);
-
-    const host = element("div", { class: "rl-runner-table-host" });
-    const run = element("button", { type: "button", class: "rl-runner-run", text: say("Run") });
-    const editor = lazyEditor(
-      host,
-      {
-        doc: state.table,
-        label: say("{path}, editable", { path: TABLE_PATH }),
-        onChange: (text) => {
-          startPython();
-          setTable(text, editor);
-        },
-        onRun: () => run.click(),
-      },
-      makeEditor,
-    );
-    panel.rlEditor = editor;
-    editors.push(editor);
-    const jump = element("select", {
-      class: "rl-runner-jump",
-      "aria-label": say("Jump to a chip"),
+    let placed = false;
+    details.addEventListener("toggle", () => {
+      if (details.open) {
+        editor.make();
+        if (!placed) {
+          placed = true;
+          editor.jumpTo(chipLine(pageChip()), false);
+        }
+      }
     });
-    jump.append(element("option", { value: "", text: say("Jump to a chip…") }));
-    for (const chip of chipsIn(original)) {
-      jump.append(element("option", { value: String(chip.line), text: chip.label }));
-    }
+    details.firstChild.addEventListener("click", () => details.open || startPython());
+    details.open = kind === "lecture";
+    chipInput?.input.addEventListener("change", () => editor.jumpTo(chipLine(pageChip()), false));
     jump.addEventListener("change", () => {
       startPython();
       if (jump.value !== "") {
@@ -473,94 +365,17 @@
       }
       jump.value = "";
     });
-    const tabHint =
-      makeEditor === textareaEditor ? "" : say(" Tab leaves the editor; line numbers on the left.");
-    const details = element("details", { class: "rl-runner-editor" }, [
-      element("summary", {}, [
-        say("Hardware table "),
-        element("code", { text: TABLE_PATH }),
-        element("span", { class: "rl-runner-edited", text: say("edited"), hidden: true }),
-      ]),
-      element("div", { class: "rl-runner-editor-bar" }, [
-        jump,
-        element("span", {
-          class: "rl-runner-hint",
-          text: say("Change a literal of the chip shown, then Run (Ctrl+Enter).") + tabHint,
-        }),
-      ]),
-      host,
-    ]);
-    panel.rlOpenTable = () => {
-      details.open = true;
-    };
-    let placed = false;
-    details.firstChild.addEventListener("click", () => details.open || startPython());
-    const place = () => {
-      if (details.open) {
-        editor.make();
-      }
-      if (details.open && !placed) {
-        placed = true;
-        editor.jumpTo(chipLine(pageChip()), false);
-      }
-    };
-    details.addEventListener("toggle", place);
-    if (panel.dataset.kind === "lecture") {
-      details.open = true;
-      requestAnimationFrame(place);
-    }
-    if (chipInput) {
-      chipInput.input.addEventListener("change", () => editor.jumpTo(chipLine(pageChip()), false));
-    }
 
-    const stop = element("button", {
-      type: "button",
-      class: "rl-runner-stop",
-      text: say("Stop"),
-      hidden: true,
-      title: say("End this run; Python restarts and your table stays as it is"),
+    // The flags that differ from the lecture's defaults, as a terminal would take them.
+    const args = () => inputs.flatMap(({ option, input }) => {
+      const value = input.value.trim();
+      return value === "" || value === option.default ? [] : [option.flag, value];
     });
-    const reset = element("button", {
-      type: "button",
-      class: "rl-runner-reset",
-      text: say("Reset table"),
-      title: say("Put {path} back as it is in the repository", { path: TABLE_PATH }),
-    });
-    const command = element("code", { class: "rl-runner-command" });
-    const values = () =>
-      inputs.map(({ option, input }) => ({
-        flag: option.flag,
-        value: input.value.trim(),
-        fallback: option.default,
-      }));
+    const base = kind === "lecture" ? `python3 lectures/${target}.py` : `python3 -m common.exercises ${target}`;
     const showCommand = () => {
-      command.textContent = commandLine(panel, values());
+      command.textContent = [base, ...args()].join(" ");
     };
-    const actions = element("div", { class: "rl-runner-actions" }, [run, stop, reset, command]);
-
-    // The output: announced politely to screen readers; it scrolls inside its box.
-    const output = element("pre", { class: "rl-runner-output", tabindex: "0" });
-    const outputBox = element(
-      "div",
-      {
-        class: "highlight rl-runner-output-box",
-        role: "region",
-        "aria-label": say("Output of the run"),
-        "aria-live": "polite",
-        hidden: true,
-      },
-      [output],
-    );
-    const chart = element("figure", { class: "rl-runner-chart", hidden: true });
-
-    const cost = element("p", { class: "rl-runner-cost", text: COST });
-    controls.append(cost, flags, details, actions, outputBox, chart);
-    if (!options.length) {
-      flags.remove();
-    }
-    controls.hidden = false;
     showCommand();
-
     for (const { input } of inputs) {
       input.addEventListener("input", showCommand);
       input.addEventListener("change", () => {
@@ -568,79 +383,54 @@
         showCommand();
       });
     }
-    reset.addEventListener("click", () => setTable(original, null));
-    stop.addEventListener("click", () => restart("stopped"));
-    run.addEventListener("click", () => {
-      const args = [];
-      for (const { flag, value, fallback } of values()) {
-        if (value !== "" && value !== fallback) {
-          args.push(flag, value);
-        }
+    $(".rl-runner-reset").addEventListener("click", () => setTable(original, null));
+    $(".rl-runner-stop").addEventListener("click", () => restart("stopped"));
+    run.addEventListener("click", () => execute(panel, args()));
+    // "common/hw_specs.py, line N" in an error: a button that shows that line.
+    panel.addEventListener("click", (event) => {
+      const line = event.target.closest(".rl-runner-line");
+      if (line) {
+        details.open = true;
+        editor.jumpTo(Number(line.dataset.line) - 1, true);
       }
-      execute(panel, args, { output, outputBox, chart });
     });
   }
 
   // ---- Output, as the terminal prints it ---------------------------------------------
-  // Text with each "common/hw_specs.py, line N" turned into a button to that line.
-  function withLineLinks(text, panel) {
-    const parts = [];
+  // Text as HTML, with each "common/hw_specs.py, line N" a button to that line.
+  function withLineLinks(text) {
+    let html = "";
     let last = 0;
     for (const match of text.matchAll(TABLE_LINE)) {
-      const line = Number(match[2]);
-      parts.push(text.slice(last, match.index));
-      const button = element("button", {
-        type: "button",
-        class: "rl-runner-line",
-        text: `${match[1]}${match[2]}`,
-        title: say("Show line {line} in the table editor", { line }),
-      });
-      button.dataset.line = String(line);
-      button.addEventListener("click", () => {
-        panel.rlOpenTable();
-        panel.rlEditor.jumpTo(line - 1, true);
-      });
-      parts.push(button);
+      const title = say("Show line {line} in the table editor", { line: match[2] });
+      html += `${esc(text.slice(last, match.index))}<button type="button" class="rl-runner-line"` +
+        ` data-line="${match[2]}" title="${esc(title)}">${esc(match[1] + match[2])}</button>`;
       last = match.index + match[0].length;
     }
-    parts.push(text.slice(last));
-    return parts.filter((p) => p !== "");
+    return html + esc(text.slice(last));
   }
 
-  function render(panel, output, chunks) {
-    output.replaceChildren();
+  function render(panel, chunks) {
     let traceback = "";
-    const stderr = (text) =>
-      element("span", { class: "rl-runner-stderr" }, withLineLinks(text, panel));
+    let html = "";
+    const stderr = (text) => `<span class="rl-runner-stderr">${withLineLinks(text)}</span>`;
     for (const [stream, text] of chunks) {
-      if (stream === "stderr" && text.includes(TRACEBACK)) {
+      const at = text.indexOf(TRACEBACK);
+      if (stream === "stderr" && at >= 0) {
         // An error the lecture has no one line for: show Python's last line, keep the rest.
-        const at = text.indexOf(TRACEBACK);
-        const lines = text.slice(at).trimEnd().split("\n");
-        traceback = lines.join("\n");
-        const before = text.slice(0, at);
-        if (before) {
-          output.append(stderr(before));
-        }
-        output.append(stderr(`${lines.at(-1)}\n`));
-      } else if (stream === "stderr") {
-        output.append(stderr(text));
+        traceback = text.slice(at).trimEnd();
+        html += (at ? stderr(text.slice(0, at)) : "") + stderr(`${traceback.split("\n").at(-1)}\n`);
       } else {
-        output.append(text);
+        html += stream === "stderr" ? stderr(text) : esc(text);
       }
     }
-    const box = output.parentElement;
-    const previous = box.nextElementSibling;
-    if (previous && previous.classList.contains("rl-runner-traceback")) {
-      previous.remove();
-    }
+    panel.querySelector(".rl-runner-output").innerHTML = html;
+    const box = panel.querySelector(".rl-runner-output-box");
+    box.hidden = false;
+    panel.querySelector(".rl-runner-traceback")?.remove();
     if (traceback) {
-      box.after(
-        element("details", { class: "rl-runner-traceback" }, [
-          element("summary", { text: say("Python traceback") }),
-          element("pre", {}, withLineLinks(traceback, panel)),
-        ]),
-      );
+      box.insertAdjacentHTML("afterend", `<details class="rl-runner-traceback"><summary>` +
+        `${esc(say("Python traceback"))}</summary><pre>${withLineLinks(traceback)}</pre></details>`);
     }
   }
 
@@ -651,13 +441,13 @@
     const seen = { x: "", y: "", color: "", shape: "" };
     for (const layer of [spec, ...(spec.layer || [])]) {
       for (const key of Object.keys(seen)) {
-        seen[key] ||= (layer.encoding && layer.encoding[key] && layer.encoding[key].title) || "";
+        seen[key] ||= layer.encoding?.[key]?.title || "";
       }
     }
     const axes = seen.x && seen.y ? say(": {y} against {x}", seen) : "";
     const colour = seen.color && say("colour: {color}", seen);
     const key = [colour, seen.shape && say("marker: {shape}", seen)].filter(Boolean).join(", ");
-    const numbered = ((spec.usermeta && spec.usermeta.key) || []).join("; ");
+    const numbered = (spec.usermeta?.key || []).join("; ");
     const points = numbered ? say(" Numbered points: {numbered}.", { numbered }) : "";
     const title = [].concat(spec.title).join(" "); // its lines, as one sentence
     return say("Redrawn from this run, {title}{axes} ({key}).", { title, axes, key })
@@ -665,35 +455,27 @@
   }
 
   // The run's figure, redrawn from its numbers; the page's own figure stays as built.
-  async function drawCharts(panel, chart, specs) {
-    if (!specs || !specs.length) {
-      chart.hidden = true;
-      chart.replaceChildren();
+  async function drawCharts(panel, specs) {
+    const chart = panel.querySelector(".rl-runner-chart");
+    chart.hidden = !specs?.length;
+    chart.replaceChildren();
+    if (chart.hidden) {
       return;
     }
     try {
-      await loadScript("chart.js");
+      await loadChart();
     } catch (error) {
-      chart.hidden = false;
-      chart.replaceChildren(
-        element("figcaption", {
-          text: say("The figure cannot be redrawn here: {message}", error),
-        }),
-      );
+      chart.innerHTML = `<figcaption>${esc(say("The figure cannot be redrawn here: {message}", error))}</figcaption>`;
       return;
     }
-    const spec = specs[0];
-    const area = element("div", { class: "rl-runner-chart-area" });
-    const caption = element("figcaption", { text: describeChart(spec) });
-    chart.replaceChildren(area, caption);
-    chart.hidden = false;
-    area.setAttribute("role", "img");
-    area.setAttribute("aria-label", caption.textContent);
+    const label = esc(describeChart(specs[0]));
+    chart.innerHTML = `<div class="rl-runner-chart-area" role="img" aria-label="${label}"></div>` +
+      `<figcaption>${label}</figcaption>`;
     try {
-      await window.RLRunnerChart.draw(area, spec);
+      await window.RLRunnerChart.draw(chart.firstChild, specs[0]);
       panel.dataset.charts = String(Number(panel.dataset.charts || 0) + 1);
     } catch (error) {
-      caption.textContent = say("The figure could not be drawn: {error}", {
+      chart.lastChild.textContent = say("The figure could not be drawn: {error}", {
         error: error.message || error,
       });
     }
@@ -701,19 +483,22 @@
 
   function setButtons() {
     for (const panel of panels) {
-      const run = panel.querySelector(".rl-runner-run");
-      const stop = panel.querySelector(".rl-runner-stop");
-      if (run) {
-        run.disabled = Boolean(state.busy); // pressed while Python starts, it waits for it
-        stop.hidden = !(state.busy && state.busy.panel === panel);
-      }
+      panel.querySelector(".rl-runner-run").disabled = Boolean(state.busy); // pressed while Python starts, it waits
+      panel.querySelector(".rl-runner-stop").hidden = state.busy?.panel !== panel;
     }
   }
 
-  function finishRun(panel, outcome) {
-    if (state.busy) {
-      clearTimeout(state.busy.timer);
+  // Output and chart of an earlier run, dimmed and labelled (runner.css) while a run is
+  // going and after one was stopped or failed; an empty `why` marks them current again.
+  function stale(panel, why) {
+    for (const box of panel.querySelectorAll(".rl-runner-output-box, .rl-runner-chart")) {
+      why ? box.setAttribute("data-stale", why) : box.removeAttribute("data-stale");
     }
+  }
+
+  // The run's end: its status line, its outcome kept with the table, the buttons back.
+  function finishRun(panel, outcome, status, kind = "error") {
+    clearTimeout(state.busy?.timer);
     state.busy = null;
     saveTable(outcome);
     const stopHadFocus = document.activeElement === panel.querySelector(".rl-runner-stop");
@@ -721,38 +506,26 @@
     if (stopHadFocus) {
       panel.querySelector(".rl-runner-run").focus(); // a keyboard user stays in the panel
     }
+    setStatus(panel, status, kind);
     panel.dataset.runs = String(Number(panel.dataset.runs || 0) + 1);
   }
 
-  // Output and chart of an earlier run, dimmed and labelled (runner.css) while a run is
-  // going and after one was stopped or failed; an empty `why` marks them current again.
-  function stale(view, why) {
-    for (const box of [view.outputBox, view.chart]) {
-      why ? box.setAttribute("data-stale", why) : box.removeAttribute("data-stale");
-    }
-  }
-
-  function execute(panel, args, view) {
+  function execute(panel, args) {
     if (state.busy || state.queued) {
       return;
     }
     if (state.phase !== "ready") {
-      state.queued = () => execute(panel, args, view);
+      state.queued = () => execute(panel, args);
       startPython();
       setButtons();
-      const status = state.status[0];
-      const said = say("{status} The run starts as soon as Python is ready.", { status });
+      const said = say("{status} The run starts as soon as Python is ready.", { status: state.status[0] });
       setStatus(panel, said, "busy");
       return;
     }
     const started = performance.now();
     const id = state.nextId++;
     const limit = Number(root.dataset.rlRunLimitS || LIMIT_S);
-    state.busy = {
-      id,
-      panel,
-      timer: setTimeout(() => restart("limit", limit), limit * 1000),
-    };
+    state.busy = { id, panel, timer: setTimeout(() => restart("limit", limit), limit * 1000) };
     const runHadFocus = document.activeElement === panel.querySelector(".rl-runner-run");
     setButtons();
     if (runHadFocus) {
@@ -760,45 +533,31 @@
     }
     saveTable("running");
     setStatus(panel, say("Running… (Stop ends the run)"), "busy");
-    stale(view, say("Output of the previous run: a new run is going."));
-    const request = JSON.stringify({
-      kind: panel.dataset.kind,
-      target: panel.dataset.target,
-      args,
-      table: state.table,
-      chart: panel.dataset.chart === "1",
-    });
+    stale(panel, say("Output of the previous run: a new run is going."));
+    const { kind, target, chart } = panel.dataset;
+    const request = JSON.stringify({ kind, target, args, table: state.table, chart: chart === "1" });
     state.waiting.set(id, (message) => {
       const ms = performance.now() - started;
       panel.dataset.runMs = String(Math.round(ms));
       if (message.stopped) {
-        finishRun(panel, "stopped");
-        setStatus(panel, message.stopped, "error");
-        stale(view, say("Output of an earlier run: the last run was stopped."));
-        return;
-      }
-      if (message.error) {
-        stale(view, say("Output of an earlier run: the last run failed."));
-        finishRun(panel, "failed");
-        setStatus(panel, say("The run failed inside the browser: {error}", message), "error");
-        return;
-      }
-      const result = JSON.parse(message.result);
-      stale(view, "");
-      view.outputBox.hidden = false;
-      render(panel, view.output, result.chunks);
-      const seconds = (ms / 1000).toFixed(2);
-      if (result.status === 0) {
-        setStatus(panel, say("Ran in {seconds} s.", { seconds }), "done");
+        stale(panel, say("Output of an earlier run: the last run was stopped."));
+        finishRun(panel, "stopped", message.stopped);
+      } else if (message.error) {
+        stale(panel, say("Output of an earlier run: the last run failed."));
+        finishRun(panel, "failed", say("The run failed inside the browser: {error}", message));
       } else {
-        setStatus(
-          panel,
-          say("Stopped with exit status {status} ({seconds} s).", { ...result, seconds }),
-          "error",
-        );
+        const result = JSON.parse(message.result);
+        stale(panel, "");
+        render(panel, result.chunks);
+        const seconds = (ms / 1000).toFixed(2);
+        if (result.status === 0) {
+          finishRun(panel, "ok", say("Ran in {seconds} s.", { seconds }), "done");
+        } else {
+          const said = say("Stopped with exit status {status} ({seconds} s).", { ...result, seconds });
+          finishRun(panel, "failed", said);
+        }
+        drawCharts(panel, result.charts);
       }
-      finishRun(panel, result.status === 0 ? "ok" : "failed");
-      drawCharts(panel, view.chart, result.charts);
     });
     worker.postMessage({ type: "run", id, request });
   }
@@ -807,7 +566,7 @@
   function announce(text, kind) {
     state.status = [text, kind];
     for (const panel of panels) {
-      if (!state.busy || state.busy.panel !== panel) {
+      if (state.busy?.panel !== panel) {
         setStatus(panel, text, kind);
       }
     }
@@ -815,25 +574,21 @@
 
   const version = `?v=${script.dataset.assets || ""}`;
   let worker = null;
-  let startedAt = 0;
 
   // The service worker that keeps the runtime in Cache Storage (runner-sw.js at the
   // site's root). The worker is started once it controls the page, so that the worker's
   // fetches go through it too; a browser without one uses its HTTP cache.
   async function serviceWorker() {
-    if (!("serviceWorker" in navigator) || !script.dataset.serviceWorker) {
+    if (!navigator.serviceWorker || !script.dataset.serviceWorker) {
       return;
     }
+    const base = new URL(root.dataset.content_root || "./", location.href);
+    const url = new URL(script.dataset.serviceWorker, base);
     try {
-      const base = new URL(root.dataset.content_root || "./", location.href);
-      await navigator.serviceWorker.register(new URL(script.dataset.serviceWorker, base), {
-        scope: base.pathname,
-      });
+      await navigator.serviceWorker.register(url, { scope: base.pathname });
       if (!navigator.serviceWorker.controller) {
         await Promise.race([
-          new Promise((resolve) =>
-            navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true }),
-          ),
+          new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve)),
           new Promise((resolve) => setTimeout(resolve, 3000)),
         ]);
       }
@@ -844,17 +599,17 @@
 
   function newWorker() {
     const next = new Worker(new URL(`runner-worker.mjs${version}`, here), { type: "module" });
+    const failed = (message) => {
+      announce(say("Python could not start in this browser: {message}", { message }), "error");
+    };
     next.addEventListener("message", (event) => {
+      const message = event.data;
       if (next !== worker) {
         return;
       }
-      const message = event.data;
       if (message.type === "ready") {
         state.phase = "ready";
         root.dataset.rlRunnerReadyMs = String(Math.round(performance.now()));
-        root.dataset.rlRunnerStartMs = String(Math.round(performance.now() - startedAt));
-        const started = message.phases.origin - performance.timeOrigin; // the worker's clock
-        root.dataset.rlRunnerPhases = JSON.stringify({ worker: started, ...message.phases });
         announce(say("Ready: Python {python} runs in this page, offline.", message), "ready");
         setButtons();
         const queued = state.queued;
@@ -862,7 +617,7 @@
         queued?.();
       } else if (message.type === "failed") {
         state.queued = null;
-        announce(say("Python could not start in this browser: {message}", message), "error");
+        failed(message.message);
         setButtons();
       } else if (message.type === "result") {
         const done = state.waiting.get(message.id);
@@ -870,12 +625,7 @@
         done?.(message);
       }
     });
-    next.addEventListener("error", (event) => {
-      if (next === worker) {
-        const why = { message: event.message || say("error") };
-        announce(say("Python could not start in this browser: {message}", why), "error");
-      }
-    });
+    next.addEventListener("error", (event) => next === worker && failed(event.message || say("error")));
     next.postMessage({
       type: "init",
       runtime: new URL(script.dataset.runtime, here).href,
@@ -888,7 +638,6 @@
 
   async function boot(text) {
     state.phase = "starting";
-    startedAt = performance.now();
     announce(text, "busy");
     await serviceWorker();
     worker = newWorker();
@@ -896,7 +645,6 @@
 
   function startPython() {
     if (state.phase === "idle") {
-      root.dataset.rlRunnerUsedMs = String(Math.round(performance.now()));
       boot(say("Starting Python in your browser…"));
     }
   }
@@ -920,82 +668,46 @@
     const done = state.waiting.get(busy.id);
     state.waiting.clear();
     done?.({ stopped: message });
-    boot(message).then(() => {
-      for (const panel of panels) {
-        if (panel === busy.panel) {
-          continue;
+    boot(message);
+  }
+
+  // ---- Start: the table kept in this tab, or offered when its last run went wrong -----
+  const saved = savedTable();
+  const doubtful = saved && ["failed", "stopped", "running"].includes(saved.outcome);
+  // The editor's bundle loads before this script (deferred, in order); without it (a
+  // build without npm's packages, or the file failed to load) the plain textarea.
+  const create = window.RLRunnerEditor ? window.RLRunnerEditor.create : textareaEditor;
+  for (const panel of panels) {
+    build(panel, create);
+    setStatus(panel, ...state.status);
+  }
+  if (saved && !doubtful) {
+    setTable(saved.table, null);
+  }
+  if (doubtful) {
+    const how = { failed: say("ended with an error"), stopped: say("was stopped"),
+                  running: say("never finished") }[saved.outcome];
+    const text = say("Your edited table from earlier in this tab {how} when it last ran, " +
+      "so it is not loaded; the repository's table is.", { how });
+    for (const panel of panels) {
+      panel.querySelector(".rl-runner-cost").insertAdjacentHTML("beforebegin",
+        `<div class="rl-runner-offer" role="group" aria-label="${esc(say("Edited table from earlier"))}">` +
+        `<span>${esc(text)}</span><button type="button" class="rl-runner-restore">${esc(say("Use it"))}` +
+        `</button><button type="button" class="rl-runner-discard">${esc(say("Discard"))}</button></div>`);
+    }
+    document.addEventListener("click", (event) => {
+      const button = event.target.closest(".rl-runner-restore, .rl-runner-discard");
+      if (button) {
+        if (button.matches(".rl-runner-restore")) {
+          setTable(saved.table, null);
+          saveTable("edited");
+        } else {
+          sessionStorage.removeItem(STORE);
         }
-        setStatus(panel, ...state.status);
+        document.querySelectorAll(".rl-runner-offer").forEach((box) => box.remove());
       }
     });
   }
-
-  // ---- A table restored from the tab that last failed or was stopped: offered ---------
-  function offer(saved) {
-    const how = {
-      failed: say("ended with an error"),
-      stopped: say("was stopped"),
-      running: say("never finished"),
-    }[saved.outcome];
-    for (const panel of panels) {
-      const use = element("button", { type: "button", class: "rl-runner-restore" });
-      const drop = element("button", { type: "button", class: "rl-runner-discard" });
-      use.textContent = say("Use it");
-      drop.textContent = say("Discard");
-      const box = element(
-        "div",
-        { class: "rl-runner-offer", role: "group", "aria-label": say("Edited table from earlier") },
-        [
-        element("span", {
-          text: say(
-            "Your edited table from earlier in this tab {how} when it last ran, " +
-              "so it is not loaded; the repository's table is.",
-            { how },
-          ),
-        }),
-          use,
-          drop,
-        ],
-      );
-      use.addEventListener("click", () => {
-        setTable(saved.table, null);
-        saveTable("edited");
-        removeOffers();
-      });
-      drop.addEventListener("click", () => {
-        sessionStorage.removeItem(STORE);
-        removeOffers();
-      });
-      panel.querySelector(".rl-runner-controls").prepend(box);
-    }
-  }
-
-  function removeOffers() {
-    for (const box of document.querySelectorAll(".rl-runner-offer")) {
-      box.remove();
-    }
-  }
-
-  onDocument(() => {
-    const source = document.querySelector("script.rl-runner-table");
-    original = source ? JSON.parse(source.textContent) : "";
-    const saved = savedTable();
-    const doubtful = saved && ["failed", "stopped", "running"].includes(saved.outcome);
-    state.table = saved && !doubtful ? saved.table : original;
-    // The editor's bundle loads before this script (deferred, in order); without it (a
-    // build without npm's packages, or the file failed to load) the plain textarea.
-    const makeEditor = window.RLRunnerEditor ? window.RLRunnerEditor.create : textareaEditor;
-    panels = Array.from(document.querySelectorAll(".rl-runner"));
-    for (const panel of panels) {
-      localize(panel);
-      build(panel, makeEditor);
-      setStatus(panel, ...state.status);
-    }
-    if (doubtful) {
-      offer(saved);
-    }
-    showEdited();
-    setButtons();
-    root.dataset.rlRunnerBuilt = makeEditor === textareaEditor ? "textarea" : "codemirror";
-  });
+  setButtons();
+  root.dataset.rlRunnerBuilt = create === textareaEditor ? "textarea" : "codemirror";
 })();
