@@ -102,18 +102,6 @@ def blas_threads(threads: int | None) -> Iterator[int | None]:
         yield threads
 
 
-def measure_bandwidth(
-    working_set_bytes: int | None = None,
-    repeat: int = 10,
-    budget_s: float = 0.0,
-    clock: Clock = time.perf_counter,
-) -> dict[str, Any]:
-    """Streaming add z = x + y over a working set (read 2n, write n, fp32): bytes/s = 12 n / t."""
-    stream, nbytes = _stream_add(working_set_bytes)
-    durations = time_samples(stream, repeat=repeat, budget_s=budget_s, clock=clock)
-    return _bandwidth_summary(durations, nbytes)
-
-
 def _stream_add(working_set_bytes: int | None = None) -> tuple[Callable[[], object], int]:
     """A streaming add z = x + y over the working set, and the bytes one call moves (12 n)."""
     import numpy as np
