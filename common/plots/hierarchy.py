@@ -100,11 +100,9 @@ def bandwidth_sweep_figure(
                 zorder=6,
             )
     top = max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18
-    ax.set_ylim(0, top)
-    ax.set_xlim(lo, hi)
+    ax.set(ylim=(0, top), xlim=(lo, hi))
     style.binary_ticks(ax, lo, hi)
-    ax.set_xlabel("working set of z = x + y (fp32, three arrays)")
-    ax.set_ylabel("bandwidth (GB/s)")
+    ax.set(xlabel="working set of z = x + y (fp32, three arrays)", ylabel="bandwidth (GB/s)")
     ax.set_title("Streaming bandwidth by working-set size")
     ax.legend(loc="upper right", fontsize=7.5)
     return style.save_figure(fig, path)
@@ -172,13 +170,8 @@ def hierarchical_roofline_figure(
             zorder=5,
         )
     ys = [op[2] / GB for op in operations] + [xlo * min(bws) / GB]
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(xlo, xhi)
-    ax.set_ylim(min(ys) / 2, peak / GB * 2.5)
-    ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
-    ax.set_ylabel("attainable GFLOP/s")
-    ax.set_title(title)
+    ax.set(xscale="log", yscale="log", xlim=(xlo, xhi), ylim=(min(ys) / 2, peak / GB * 2.5))
+    ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="attainable GFLOP/s", title=title)
     style.legend_below(fig, ncols=3, fontsize=7)
     lines = [(x, attainable_flops(x, peak, bw) / GB) for bw in bws for x in xs[::8]]
     before = len(ax.texts)
