@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from common.files.atomic import atomic_write_text, atomic_write_with, writable_dir
 from common.measure import machine
-from common.shell.paths import check_output_file, default_results_path, display_path
+from common.shell.paths import _kind, check_output_file, default_results_path, display_path
 
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = 64 * 2**20  # a results file is kilobytes; anything this large is not one
@@ -128,12 +128,6 @@ def parse_document(raw: bytes) -> Any:
         raise ValueError("nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON: {exc.msg}") from None
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    return "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
 
 
 def load_results(
