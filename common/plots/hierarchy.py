@@ -46,24 +46,14 @@ def bandwidth_sweep_figure(
         style.labelled_band(
             ax, lo, call_cost_limit, label, 0.12, 0.975, fontsize=7, color="#555555"
         )
-    ax.plot(
-        sizes,
-        [m / GB for m in measured],
-        marker=".",
-        color=style.NEUTRAL_COLOR,
-        lw=1,
-        label="measured per call",
-    )
     pairs = [(s, c / GB) for s, c in zip(sizes, corrected, strict=True) if c is not None]
-    if pairs:
-        ax.plot(
-            [p[0] for p in pairs],
-            [p[1] for p in pairs],
-            marker=".",
-            color=style.MEMORY_COLOR,
-            lw=1.2,
-            label="per-call cost removed",
-        )
+    for points, color, lw, label in (
+        ([(s, m / GB) for s, m in zip(sizes, measured, strict=True)], style.NEUTRAL_COLOR, 1,
+         "measured per call"),
+        (pairs, style.MEMORY_COLOR, 1.2, "per-call cost removed"),
+    ):  # fmt: skip
+        if points:
+            ax.plot(*zip(*points, strict=True), marker=".", color=color, lw=lw, label=label)
     order = [p[0] for p in plateaus]
     for name, p_lo, p_hi, bw in plateaus:
         a, b = max(p_lo, lo), min(p_hi, hi)
