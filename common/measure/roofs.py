@@ -93,11 +93,8 @@ def blas_threads(threads: int | None) -> Iterator[int | None]:
     if threads is None:
         yield machine.blas_info().get("threads")
         return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # cannot limit: report the count that really ran
-        yield machine.blas_info().get("threads")
-        return
+    from threadpoolctl import threadpool_limits  # a dependency of the course (pyproject.toml)
+
     with threadpool_limits(limits=threads, user_api="blas"):
         yield threads
 
