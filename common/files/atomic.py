@@ -29,13 +29,6 @@ def writable_dir(path: str | os.PathLike[str], what: str = "output folder") -> P
     return folder
 
 
-def _umask() -> int:
-    """The process umask (read by setting and restoring it)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 TEMP_PREFIX_CHARS = 100  # a temporary name keeps at most this much of the target's name
 
 
@@ -59,7 +52,8 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
         raise
     try:
         _release_signals(held)  # a signal that came meanwhile is raised here, inside the try
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
+        os.umask(umask := os.umask(0))  # read the umask (by setting and restoring it)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
         owned, fd = fd, -1  # from here the file object owns (and closes) the descriptor
         encoding = {} if "b" in mode else {"encoding": "utf-8"}
         with os.fdopen(owned, mode, **encoding) as handle:

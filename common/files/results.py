@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from common.files.atomic import atomic_write_text, atomic_write_with, writable_dir
 from common.measure import machine
-from common.shell.paths import check_output_file, default_results_path, display_path
+from common.shell.paths import _kind, check_output_file, default_results_path, display_path
 
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = 64 * 2**20  # a results file is kilobytes; anything this large is not one
@@ -130,12 +130,6 @@ def parse_document(raw: bytes) -> Any:
         raise ValueError(f"invalid JSON: {exc.msg}") from None
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    return "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
-
-
 def load_results(
     path: str | os.PathLike[str] | None = None,
     *,
@@ -196,41 +190,6 @@ LOCK_TIMEOUT_S = 30.0  # after this long, give up with a one-line error
 LOCK_POLL_S = 0.05
 
 
-def _acquire(
-    fd: int,
-    folder: Path,
-    notice_s: float,
-    timeout_s: float,
-    clock: Callable[[], float],
-    sleep: Callable[[float], None],
-) -> None:
-    """flock(fd) without blocking forever: a notice after notice_s, ValueError after timeout_s."""
-    import fcntl
-
-    start, noticed = clock(), False
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
-        waited = clock() - start
-        if waited >= timeout_s:
-            raise ValueError(
-                f"gave up saving after {waited:.0f} s: another run still holds the lock on "
-                f"{display_path(folder)} (a lecture stopped with Ctrl-Z? end it, then run again)"
-            )
-        if not noticed and waited >= notice_s:
-            noticed = True
-            print(
-                f"waiting for another run to finish saving in {display_path(folder)} "
-                f"(giving up after {timeout_s:.0f} s) ...",
-                file=sys.stderr,
-                flush=True,
-            )
-        sleep(LOCK_POLL_S)
-
-
 @contextlib.contextmanager
 def locked_folder(
     folder: Path,
@@ -246,16 +205,33 @@ def locked_folder(
     cannot be opened, it runs unlocked.
     """
     try:
-        import fcntl  # noqa: F401 (only to know whether flock exists)
-    except ImportError:  # pragma: no cover (not on POSIX)
+        import fcntl
+
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):  # no flock (not POSIX), or the folder cannot be opened
         fd = None
-    else:
-        fd = None
-        with contextlib.suppress(OSError):
-            fd = os.open(folder, os.O_RDONLY)
     try:
-        if fd is not None:
-            _acquire(fd, folder, notice_s, timeout_s, clock, sleep)
+        start, noticed = clock(), False
+        while fd is not None:
+            with contextlib.suppress(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            waited = clock() - start
+            if waited >= timeout_s:
+                raise ValueError(
+                    f"gave up saving after {waited:.0f} s: another run still holds the lock on "
+                    f"{display_path(folder)} (a lecture stopped with Ctrl-Z? end it, then run "
+                    "again)"
+                )
+            if not noticed and waited >= notice_s:
+                noticed = True
+                print(
+                    f"waiting for another run to finish saving in {display_path(folder)} "
+                    f"(giving up after {timeout_s:.0f} s) ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            sleep(LOCK_POLL_S)
         yield
     finally:
         if fd is not None:

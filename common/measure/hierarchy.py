@@ -99,12 +99,9 @@ def run_sweep(
                 on_point(step, total, n * BYTES_PER_ELEMENT)
             step += 1
             timing = time_per_call(arrays.add_call(n), per_point, clock=clock)
-            old = best.get(n)
-            if old is None or timing.seconds < old.seconds:
-                batches = timing.batches + (old.batches if old else 0)
-                best[n] = timing._replace(batches=batches)
-            else:
-                best[n] = old._replace(batches=old.batches + timing.batches)
+            old = best.get(n, timing._replace(seconds=math.inf, batches=0))
+            kept = timing if timing.seconds < old.seconds else old  # a tie keeps the first
+            best[n] = kept._replace(batches=old.batches + timing.batches)
     return [
         {
             "elements": n,

@@ -73,22 +73,19 @@ def blas_info() -> dict[str, Any]:
         "threads": None,
         "threading_layer": "",
     }
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        threadpool_info = None
-    if threadpool_info is not None:
-        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
-        if blas:
-            first = blas[0]
-            info.update(
-                library=first.get("internal_api", "unknown"),
-                version=str(first.get("version") or ""),
-                kernel=str(first.get("architecture") or "n/a"),
-                threads=first.get("num_threads"),
-                threading_layer=str(first.get("threading_layer") or ""),
-            )
-            return info
+    from threadpoolctl import threadpool_info  # a dependency of the course (pyproject.toml)
+
+    blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    if blas:
+        first = blas[0]
+        info.update(
+            library=first.get("internal_api", "unknown"),
+            version=str(first.get("version") or ""),
+            kernel=str(first.get("architecture") or "n/a"),
+            threads=first.get("num_threads"),
+            threading_layer=str(first.get("threading_layer") or ""),
+        )
+        return info
     try:  # numpy >= 1.25 describes its build
         config = np.show_config(mode="dicts")
         blas_cfg = config.get("Build Dependencies", {}).get("blas", {})

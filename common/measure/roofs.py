@@ -93,25 +93,10 @@ def blas_threads(threads: int | None) -> Iterator[int | None]:
     if threads is None:
         yield machine.blas_info().get("threads")
         return
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # cannot limit: report the count that really ran
-        yield machine.blas_info().get("threads")
-        return
+    from threadpoolctl import threadpool_limits  # a dependency of the course (pyproject.toml)
+
     with threadpool_limits(limits=threads, user_api="blas"):
         yield threads
-
-
-def measure_bandwidth(
-    working_set_bytes: int | None = None,
-    repeat: int = 10,
-    budget_s: float = 0.0,
-    clock: Clock = time.perf_counter,
-) -> dict[str, Any]:
-    """Streaming add z = x + y over a working set (read 2n, write n, fp32): bytes/s = 12 n / t."""
-    stream, nbytes = _stream_add(working_set_bytes)
-    durations = time_samples(stream, repeat=repeat, budget_s=budget_s, clock=clock)
-    return _bandwidth_summary(durations, nbytes)
 
 
 def _stream_add(working_set_bytes: int | None = None) -> tuple[Callable[[], object], int]:

@@ -9,7 +9,6 @@ parameter so that tests can drive the timer with a fake clock of known answer.
 from __future__ import annotations
 
 import itertools
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -57,13 +56,6 @@ def best_time(
 ) -> float:
     """Fastest of the timed calls (at least `repeat`, more while `budget_s` lasts), in seconds."""
     return min(time_samples(fn, repeat=repeat, warmup=warmup, budget_s=budget_s, clock=clock))
-
-
-def median_time(durations: list[float]) -> float:
-    """The median of timed durations, in seconds (ValueError when there are none)."""
-    if not durations:
-        raise ValueError("no timed durations")
-    return statistics.median(durations)
 
 
 class CallTiming(NamedTuple):

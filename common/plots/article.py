@@ -186,41 +186,22 @@ def local_roofline_figure(
     roof = [attainable_flops(x, peak, bandwidth) / giga for x in xs]
     ax.plot(xs, roof, color="black", linewidth=2)
     ax.axvline(ridge, color=style.NEUTRAL_COLOR, linestyle="--", linewidth=1)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(lo, hi)
+    ax.set(xscale="log", yscale="log", xlim=(lo, hi))
     y_lo = min([p.flops_per_s for p in points] + [attainable_flops(lo, peak, bandwidth)]) / 3
     y_lo = 10 ** math.floor(math.log10(y_lo / giga))
     y_hi = 10 ** math.ceil(math.log10(max([peak] + [p.flops_per_s for p in points]) * 3 / giga))
     ax.set_ylim(y_lo, y_hi)
     log_ticks(ax, "x", lo, hi)
     log_ticks(ax, "y", y_lo, y_hi)
+    offset = {"textcoords": "offset points", "fontsize": 8}
+    ax.annotate(f"P = {peak / giga:,.0f} GFLOP/s", (ridge, peak / giga), xytext=(5, 4), **offset)
     ax.annotate(
-        f"P = {peak / giga:,.0f} GFLOP/s",
-        (ridge, peak / giga),
-        textcoords="offset points",
-        xytext=(5, 4),
-        ha="left",
-        fontsize=8,
-    )
-    ax.annotate(
-        f"I* = {ridge:.1f}",
-        (ridge, y_lo),
-        textcoords="offset points",
-        xytext=(4, 4),
-        fontsize=8,
-        color=style.NEUTRAL_COLOR,
+        f"I* = {ridge:.1f}", (ridge, y_lo), xytext=(4, 4), color=style.NEUTRAL_COLOR, **offset
     )
     slope_x = math.sqrt(lo * ridge)  # midway up the bandwidth roof, in log space
-    ax.annotate(
-        f"beta = {bandwidth / 1e9:.1f} GB/s",
-        (slope_x, attainable_flops(slope_x, peak, bandwidth) / giga),
-        textcoords="offset points",
-        xytext=(-6, 6),
-        ha="right",
-        va="bottom",
-        fontsize=8,
-    )
+    slope = (slope_x, attainable_flops(slope_x, peak, bandwidth) / giga)
+    beta = f"beta = {bandwidth / 1e9:.1f} GB/s"
+    ax.annotate(beta, slope, xytext=(-6, 6), ha="right", va="bottom", **offset)
     colors = {"memory": style.MEMORY_COLOR, "compute": style.COMPUTE_COLOR}
     for k, p in enumerate(points, 1):
         color = colors.get(p.bound, style.NEUTRAL_COLOR)
@@ -245,9 +226,7 @@ def local_roofline_figure(
             zorder=5,
             label=f"{k}  {p.name}",
         )
-    ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
-    ax.set_ylabel("GFLOP/s (measured)")
-    ax.set_title(title)
+    ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="GFLOP/s (measured)", title=title)
     if points:
         style.legend_below(fig, ncols=2, fontsize=7.5, handletextpad=0.3, columnspacing=1.2)
         key = [ax.plot([], [], marker="o", linestyle="", color=c)[0] for c in colors.values()]
@@ -264,16 +243,9 @@ def local_roofline_figure(
             obstacles=list(zip(xs, roof, strict=True)),
         )
     else:
-        ax.text(
-            0.03,
-            0.94,
-            "no measured operations (run lecture 01)",
-            transform=ax.transAxes,
-            ha="left",
-            va="top",
-            fontsize=9,
-            color=style.NEUTRAL_COLOR,
-        )
+        none = "no measured operations (run lecture 01)"
+        muted = {"ha": "left", "va": "top", "fontsize": 9, "color": style.NEUTRAL_COLOR}
+        ax.text(0.03, 0.94, none, transform=ax.transAxes, **muted)
     return style.save_figure(fig, path)
 
 
@@ -313,9 +285,7 @@ def batch_sweep_figure(
             label="anomaly",
         )
     for ax, values in ((ax_lat, latency_ms + predicted_ms), (ax_tp, throughput + predicted_tp)):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(bs[0] / 1.4, bs[-1] * 1.4)
+        ax.set(xscale="log", yscale="log", xlim=(bs[0] / 1.4, bs[-1] * 1.4))
         ax.set_xticks(bs, [str(b) for b in bs], fontsize=7.5)
         ax.set_xticks([], minor=True)
         lo, hi = min(values) / 1.3, max(values) * 1.3
@@ -334,10 +304,9 @@ def batch_sweep_figure(
                 zorder=6,  # a curve that reaches the top passes behind the label
             )
         ax.legend(loc="lower right", fontsize=7.5)
-    ax_lat.set_ylabel("latency (ms)")
-    ax_tp.set_ylabel("throughput (tokens/s)")
-    ax_lat.set_title("Latency", fontsize=9.5)
-    ax_tp.set_title("Throughput", fontsize=9.5)
+    for ax, name, unit in ((ax_lat, "Latency", "ms"), (ax_tp, "Throughput", "tokens/s")):
+        ax.set_ylabel(f"{name.lower()} ({unit})")
+        ax.set_title(name, fontsize=9.5)
     fig.suptitle(title, fontsize=10)
     if flagged:
         place_labels(
@@ -388,13 +357,8 @@ def memory_ledger_figure(
         (-width / 2, at, f"overhead {rate:.0%}", style.MEMORY_COLOR),
         (width / 2, low, f"overhead {low_rate:.0%}", style.ACCENT_COLOR),
     ):
-        bars = ax2.bar(
-            [x + shift for x in xs],
-            [m.total / GIB for m in series],
-            width,
-            label=label,
-            color=color,
-        )
+        totals = [m.total / GIB for m in series]
+        bars = ax2.bar([x + shift for x in xs], totals, width, label=label, color=color)
         for bar, m in zip(bars, series, strict=True):
             if not m.fits(budget_bytes):
                 bar.set_hatch("////")
@@ -407,23 +371,15 @@ def memory_ledger_figure(
         axis.set_xlabel("batch (sequences)")
         axis.set_ylim(0, max(top, budget) * 1.18)
         axis.text(-0.45, budget, f"budget {budget:g} GiB", va="bottom", fontsize=7.5)
+    oom = {"ha": "center", "va": "bottom", "color": style.MEMORY_COLOR, "fontweight": "bold"}
     for x, m in zip(xs, at, strict=True):
         if not m.fits(budget_bytes):
-            ax.text(
-                x,
-                m.total / GIB,
-                "OOM",
-                ha="center",
-                va="bottom",
-                fontsize=7.5,
-                color=style.MEMORY_COLOR,
-                fontweight="bold",
-            )
+            ax.text(x, m.total / GIB, "OOM", fontsize=7.5, **oom)
     ax.set_ylabel("memory (GiB)")
     ax.set_title(f"Four terms, overhead {rate:.0%}", fontsize=9.5)
     ax2.set_title("Total by overhead rate", fontsize=9.5)
-    ax.legend(loc="upper left", fontsize=7.5)
-    ax2.legend(loc="upper left", fontsize=7.5)
+    for axis in (ax, ax2):
+        axis.legend(loc="upper left", fontsize=7.5)
     fig.suptitle(title, fontsize=10)
     return style.save_figure(fig, path)
 
@@ -444,26 +400,15 @@ def speedup_figure(
     fig, ax = style.new_figure(height=3.8)
     ax.axvspan(lo, 1, color=style.MEMORY_COLOR, alpha=0.06, lw=0)
     ax.axvspan(1, hi, color=style.COMPUTE_COLOR, alpha=0.06, lw=0)
-    ax.plot(
-        ratios, [g[0] for g in gains], color=style.COMPUTE_COLOR, linewidth=2, label="2x compute"
-    )
-    ax.plot(
-        ratios,
-        [g[1] for g in gains],
-        color=style.MEMORY_COLOR,
-        linewidth=2,
-        linestyle="--",
-        label="2x bandwidth",
-    )
+    for i, color, ls in ((0, style.COMPUTE_COLOR, "-"), (1, style.MEMORY_COLOR, "--")):
+        label = f"2x {('compute', 'bandwidth')[i]}"
+        ax.plot(ratios, [g[i] for g in gains], color=color, linewidth=2, linestyle=ls, label=label)
     ax.axvline(1, color="black", linewidth=1)
     for x in (0.5, 2):
         ax.axvline(x, color=style.NEUTRAL_COLOR, linewidth=0.8, linestyle=":")
-    ax.set_xscale("log")
-    ax.set_xlim(lo, hi)
+    ax.set(xscale="log", xlim=(lo, hi))
     log_ticks(ax, "x", lo, hi)
-    ax.set_ylim(0.9, 2.15)
-    ax.set_xlabel("I / I* (intensity over ridge point)")
-    ax.set_ylabel("speedup")
+    ax.set(ylim=(0.9, 2.15), xlabel="I / I* (intensity over ridge point)", ylabel="speedup")
     ax.text(0.07, 1.5, "memory-bound", fontsize=8.5, color=style.MEMORY_COLOR)
     ax.text(12, 1.5, "compute-bound", fontsize=8.5, color=style.COMPUTE_COLOR, ha="right")
     ax.text(1.04, 0.93, "I = I*", fontsize=7.5)

@@ -41,21 +41,16 @@ def build_traffic_figure(
     lo, hi = min(m_values), max(m_values)
     tiled = {"drawstyle": "steps-post", "color": style.COMPUTE_COLOR, "lw": 1.8}
     ax.plot(m_values, [d / MB for d in traffic], label="tiled (FlashAttention-2 loops)", **tiled)
-    ax.axhline(
-        naive_bytes / MB, color=style.MEMORY_COLOR, lw=1.2, ls="--", label="naive: S, P in HBM"
-    )
-    ax.axhline(ideal_bytes / MB, color=style.ACCENT_COLOR, lw=1.2, ls="--", label="ideal minimum")
+    for level, color, label in (
+        (naive_bytes, style.MEMORY_COLOR, "naive: S, P in HBM"),
+        (ideal_bytes, style.ACCENT_COLOR, "ideal minimum"),
+    ):
+        ax.axhline(level / MB, color=color, lw=1.2, ls="--", label=label)
     for label, ridge, m_at in ridges:
         level = flops / ridge / MB
         ax.axhline(level, color=style.NEUTRAL_COLOR, lw=0.8, ls=":")
-        ax.text(
-            lo,
-            level,
-            f" I = {ridge:.0f} FLOP/B: {label} ridge",
-            fontsize=8,
-            va="bottom",
-            color="#444444",
-        )
+        text = f" I = {ridge:.0f} FLOP/B: {label} ridge"
+        ax.text(lo, level, text, fontsize=8, va="bottom", color="#444444")
         if m_at is not None:
             ax.plot([m_at], [level], marker="o", ms=5, color="black", zorder=5)
     for i, (label, m_sm) in enumerate(chips):
@@ -72,8 +67,7 @@ def build_traffic_figure(
         )
     style.binary_ticks(ax, lo, hi)
     ax.set_xlim(lo, hi)
-    ax.set_xlabel("on-chip memory per SM, M_sm")
-    ax.set_ylabel("HBM traffic of one head (MB)")
+    ax.set(xlabel="on-chip memory per SM, M_sm", ylabel="HBM traffic of one head (MB)")
     ax.set_title(title, fontsize=10)
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     return fig
@@ -124,8 +118,7 @@ def build_kernel_times_figure(
     ax.set_xticks(list(ns))
     ax.set_xticklabels([f"{n:,}" for n in ns])
     ax.minorticks_off()
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("seconds per call")
+    ax.set(xlabel=xlabel, ylabel="seconds per call")
     ax.set_title(title, fontsize=10)
     style.legend_below(fig, ncols=3, fontsize=8)
     return fig

@@ -46,24 +46,14 @@ def bandwidth_sweep_figure(
         style.labelled_band(
             ax, lo, call_cost_limit, label, 0.12, 0.975, fontsize=7, color="#555555"
         )
-    ax.plot(
-        sizes,
-        [m / GB for m in measured],
-        marker=".",
-        color=style.NEUTRAL_COLOR,
-        lw=1,
-        label="measured per call",
-    )
     pairs = [(s, c / GB) for s, c in zip(sizes, corrected, strict=True) if c is not None]
-    if pairs:
-        ax.plot(
-            [p[0] for p in pairs],
-            [p[1] for p in pairs],
-            marker=".",
-            color=style.MEMORY_COLOR,
-            lw=1.2,
-            label="per-call cost removed",
-        )
+    for points, color, lw, label in (
+        ([(s, m / GB) for s, m in zip(sizes, measured, strict=True)], style.NEUTRAL_COLOR, 1,
+         "measured per call"),
+        (pairs, style.MEMORY_COLOR, 1.2, "per-call cost removed"),
+    ):  # fmt: skip
+        if points:
+            ax.plot(*zip(*points, strict=True), marker=".", color=color, lw=lw, label=label)
     order = [p[0] for p in plateaus]
     for name, p_lo, p_hi, bw in plateaus:
         a, b = max(p_lo, lo), min(p_hi, hi)
@@ -100,11 +90,9 @@ def bandwidth_sweep_figure(
                 zorder=6,
             )
     top = max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18
-    ax.set_ylim(0, top)
-    ax.set_xlim(lo, hi)
+    ax.set(ylim=(0, top), xlim=(lo, hi))
     style.binary_ticks(ax, lo, hi)
-    ax.set_xlabel("working set of z = x + y (fp32, three arrays)")
-    ax.set_ylabel("bandwidth (GB/s)")
+    ax.set(xlabel="working set of z = x + y (fp32, three arrays)", ylabel="bandwidth (GB/s)")
     ax.set_title("Streaming bandwidth by working-set size")
     ax.legend(loc="upper right", fontsize=7.5)
     return style.save_figure(fig, path)
@@ -172,13 +160,8 @@ def hierarchical_roofline_figure(
             zorder=5,
         )
     ys = [op[2] / GB for op in operations] + [xlo * min(bws) / GB]
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(xlo, xhi)
-    ax.set_ylim(min(ys) / 2, peak / GB * 2.5)
-    ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
-    ax.set_ylabel("attainable GFLOP/s")
-    ax.set_title(title)
+    ax.set(xscale="log", yscale="log", xlim=(xlo, xhi), ylim=(min(ys) / 2, peak / GB * 2.5))
+    ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="attainable GFLOP/s", title=title)
     style.legend_below(fig, ncols=3, fontsize=7)
     lines = [(x, attainable_flops(x, peak, bw) / GB) for bw in bws for x in xs[::8]]
     before = len(ax.texts)

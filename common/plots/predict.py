@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from common.plots.style import (
     ACCENT_COLOR,
     COMPUTE_COLOR,
-    MAX_WIDTH_IN,
     MEMORY_COLOR,
     NEUTRAL_COLOR,
     figure,
-    require_matplotlib,
+    new_figure,
     save_figure,
 )
 
@@ -44,25 +43,12 @@ class OperatorCurve(NamedTuple):
     achievable_ridge: int | None
 
 
-def _style(ax: Any) -> None:
-    ax.grid(True, which="major", alpha=0.3, linestyle=":")
-    ax.spines["top"].set_visible(False)
-    ax.spines["right"].set_visible(False)
-
-
 @figure
 def predict_figure(
     path: str | os.PathLike[str], cases: Sequence[CaseBars], curve: OperatorCurve, title: str
 ) -> str:
     """Save the two-panel figure (model bars above, operator curve below); return the path."""
-    require_matplotlib()
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(MAX_WIDTH_IN, 7.4), dpi=150, layout="constrained")
-    top, bottom = fig.subplots(2, 1)
-    for ax in (top, bottom):
-        _style(ax)
-
+    fig, (top, bottom) = new_figure(height=7.4, nrows=2)
     width = 0.26
     series = (
         ("measured", "measured", NEUTRAL_COLOR, ""),
@@ -83,13 +69,8 @@ def predict_figure(
         (curve.achievable, "predicted at achievable roofs", ACCENT_COLOR, "--"),
     ):
         bottom.plot([n for n, _ in pts], [t * 1e3 for _, t in pts], style, color=color, label=label)
-    bottom.plot(
-        [n for n, _ in curve.measured],
-        [t * 1e3 for _, t in curve.measured],
-        "o",
-        color=MEMORY_COLOR,
-        label="measured",
-    )
+    ns, ms = [n for n, _ in curve.measured], [t * 1e3 for _, t in curve.measured]
+    bottom.plot(ns, ms, "o", color=MEMORY_COLOR, label="measured")
     for ridge, color, style, what in (
         (curve.spec_ridge, COMPUTE_COLOR, ":", "spec ridge"),
         (curve.achievable_ridge, ACCENT_COLOR, "-.", "achievable ridge"),
@@ -104,8 +85,7 @@ def predict_figure(
     bottom.set_yscale("log")
     bottom.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     bottom.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    bottom.set_xlabel("tokens n in X[n, K]")
-    bottom.set_ylabel("time (ms)")
+    bottom.set(xlabel="tokens n in X[n, K]", ylabel="time (ms)")
     bottom.set_title(curve.label, fontsize=10)
     bottom.legend(fontsize=8, frameon=False, loc="upper left")
     return save_figure(fig, path)

@@ -97,16 +97,12 @@ def _frame(ax: Any, lo: float, hi: float, ys: Sequence[float]) -> None:
     """Log axes from lo to hi in intensity, decades of FLOP/s around `ys`, plain ticks."""
     y_lo = 10 ** math.floor(math.log10(min(ys)))
     y_hi = 10 ** math.ceil(math.log10(max(ys) * 2))
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(lo, hi)
-    ax.set_ylim(y_lo, y_hi)
+    ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(y_lo, y_hi))
     log_ticks(ax, "x", lo, hi)
     tera = [10.0**e for e in range(math.ceil(math.log10(y_lo)), math.floor(math.log10(y_hi)) + 1)]
     ax.set_yticks(tera, [f"{v / 1e12:,g}" for v in tera])
     ax.set_yticks([], minor=True)
-    ax.set_xlabel("arithmetic intensity I (FLOP/byte)")
-    ax.set_ylabel("attainable TFLOP/s")
+    ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="attainable TFLOP/s")
 
 
 @figure

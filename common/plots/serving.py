@@ -29,8 +29,7 @@ def cost_figure(
     if not curves:
         raise ValueError("need at least one curve to draw")
     fig, ax = new_figure(height=4.2)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    ax.set(xscale="log", yscale="log")
     for curve, color in zip(curves, SERIES_COLORS, strict=False):
         xs = [b for b, _ in curve.points]
         ys = [usd for _, usd in curve.points]

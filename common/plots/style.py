@@ -57,14 +57,16 @@ def require_matplotlib() -> None:
         raise ImportError("matplotlib is not installed (pip install matplotlib)")
 
 
-def new_figure(width: float = MAX_WIDTH_IN, height: float = 4.5, ncols: int = 1) -> tuple[Any, Any]:
-    """A Figure and its axes (one, or a row of `ncols`), in the house style."""
+def new_figure(
+    width: float = MAX_WIDTH_IN, height: float = 4.5, ncols: int = 1, nrows: int = 1
+) -> tuple[Any, Any]:
+    """A Figure and its axes (one, or a grid of `nrows` x `ncols`), in the house style."""
     require_matplotlib()
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(min(width, MAX_WIDTH_IN), height), dpi=DPI, layout="constrained")
-    axes = fig.subplots(1, ncols)
-    for ax in [axes] if ncols == 1 else list(axes):
+    axes = fig.subplots(nrows, ncols)
+    for ax in fig.get_axes():
         ax.grid(True, which="major", alpha=0.3, linestyle=":")
         ax.spines["top"].set_visible(False)
         ax.spines["right"].set_visible(False)

@@ -60,11 +60,8 @@ def decode_throughput_figure(
     y_lo = 10 ** math.floor(math.log10(min(ys))) if ys else 1.0
     y_hi = 10 ** math.ceil(math.log10(max(ys) * 1.5)) if ys else 10.0
     for ax, panel in zip(axes, panels, strict=True):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        ax.set(xscale="log", yscale="log", xlim=(1, x_hi), ylim=(y_lo, y_hi))
         ax.minorticks_off()  # decades suffice; log minor tick labels cost most of the draw time
-        ax.set_xlim(1, x_hi)
-        ax.set_ylim(y_lo, y_hi)
         knee = f"knee {panel.knee:,}" if panel.knee is not None else "no knee"
         ax.set_title(f"{panel.label}\nwall {panel.memory_wall:,}, {knee}", fontsize=10)
         ax.set_xlabel("batch (sequences)", fontsize=9.5)
@@ -136,10 +133,8 @@ def memory_ledger_figure(
         ax.axvline(wall, color=MEMORY_COLOR, linewidth=1.2)
         handles.append(_line(MEMORY_COLOR, "-", f"memory wall B = {wall:,}"))
     top = max(capacity, max(led.total for _, led in ledgers)) / 1e9
-    ax.set_xlim(xs[0], xs[-1])
-    ax.set_ylim(0, top * 1.08)
-    ax.set_xlabel("batch (sequences)")
-    ax.set_ylabel("memory (GB)")
+    ax.set(xlim=(xs[0], xs[-1]), ylim=(0, top * 1.08))
+    ax.set(xlabel="batch (sequences)", ylabel="memory (GB)")
     ax.set_title(title, fontsize=10.5)
     legend_below(fig, handles, ncols=3, handlelength=2.2)
     return save_figure(fig, path)
@@ -159,8 +154,7 @@ def moe_throughput_figure(
     from common.plots.article import log_ticks
 
     fig, ax = new_figure(height=4.2)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    ax.set(xscale="log", yscale="log")
     styles = [(COMPUTE_COLOR, "-"), (ACCENT_COLOR, "-"), (MEMORY_COLOR, "--")]
     handles = []
     for (label, points), (color, ls) in zip(curves.items(), styles, strict=False):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from common.formulas.roofline import attainable_flops
+from common.formulas.roofline import attainable_flops, bound_of, ridge_point
 from common.tables.validate import positive, positive_int
 
 
@@ -38,12 +38,12 @@ def ascii_roofline(
         return round((ymax - math.log10(perf)) / (ymax - ymin) * (height - 1))
 
     grid = [[" "] * width for _ in range(height)]
+    ridge = ridge_point(p, b)
     for c in range(width):
         i = 10 ** (lx0 + c / (width - 1) * (lx1 - lx0))
         r = row(attainable_flops(i, p, b))
         if 0 <= r < height:
-            grid[r][c] = "_" if i * b >= p else "/"
-    ridge = p / b
+            grid[r][c] = "_" if bound_of(i, ridge) == "compute" else "/"
     if lo <= ridge <= hi:
         grid[row(p)][col(ridge)] = "+"
     for label, i, perf in points:

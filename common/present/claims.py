@@ -96,12 +96,6 @@ def more_or_fewer(n: float, than: float, noun: str = "") -> str:
     return f"{word} {noun}".rstrip()
 
 
-def higher_or_lower(x: float, than: float, fmt: Fmt = _plain) -> str:
-    """'higher', 'lower' or 'the same', comparing x with `than` at the digits shown."""
-    d = direction(than, x, fmt)
-    return {1: "higher", -1: "lower", 0: "the same"}[d]
-
-
 def above(x: float, than: float, fmt: Fmt = _plain) -> str:
     """Where x sits against `than` at the digits shown: 'above', 'below' or 'at'."""
     return {1: "above", -1: "below", 0: "at"}[direction(than, x, fmt)]

@@ -33,12 +33,8 @@ def _scaled(x: float, table: Sequence[tuple[float, str]], digits: int, base_unit
 
 def fmt_num(x: float, digits: int = 2, unit: str = "") -> str:
     """SI-prefixed number: fmt_num(8.67e9, unit="FLOP") == '8.67 GFLOP'."""
-    x = finite(x, "value")
-    for scale, prefix in _SI_PREFIXES:
-        if abs(x) >= scale:
-            return f"{x / scale:.{digits}f} {prefix}{unit}".rstrip()
-    text = f"{x:.{digits}f}" if x != int(x) else f"{int(x)}"
-    return f"{text} {unit}".rstrip()
+    prefixed = [(scale, prefix + unit) for scale, prefix in _SI_PREFIXES]
+    return _scaled(finite(x, "value"), prefixed, digits, unit).rstrip()
 
 
 def fmt_flops(x: float, digits: int = 2) -> str:
@@ -176,6 +172,12 @@ def _is_numeric(cell: str) -> bool:
     return True
 
 
+def _numeric_columns(rows: Sequence[Sequence[str]], ncol: int) -> list[bool]:
+    """For each column, whether every cell reads as a number (right-aligned)."""
+    return [bool(rows) and all(_is_numeric(r[i]) or r[i] in ("", "-") for r in rows)
+            for i in range(ncol)]  # fmt: skip
+
+
 def format_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     """Aligned plain-text table: numbers right-aligned, text left-aligned."""
     text_rows = [[str(c) for c in row] for row in rows]
@@ -184,10 +186,7 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> st
         if len(row) != ncol:
             raise ValueError(f"table row has {len(row)} cells, header has {ncol}: {row}")
     widths = [max([len(h)] + [len(r[i]) for r in text_rows]) for i, h in enumerate(headers)]
-    numeric = [
-        bool(text_rows) and all(_is_numeric(r[i]) or r[i] in ("", "-") for r in text_rows)
-        for i in range(ncol)
-    ]
+    numeric = _numeric_columns(text_rows, ncol)
 
     def line(cells: Sequence[str]) -> str:
         out = []

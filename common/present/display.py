@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from common.present.console import WIDTH, _is_numeric, format_observations, format_table
+from common.present.console import WIDTH, _numeric_columns, format_observations, format_table
 from common.shell import sink
 
 HTML_ENV = "ROOFLINE_HTML"  # set to 1 by the docs build
@@ -65,10 +65,7 @@ class Table:
 
     def numeric_columns(self) -> list[bool]:
         """For each column, whether every cell reads as a number (right-aligned)."""
-        return [
-            bool(self.rows) and all(_is_numeric(r[i]) or r[i] in ("", "-") for r in self.rows)
-            for i in range(len(self.headers))
-        ]
+        return _numeric_columns(self.rows, len(self.headers))
 
     def __str__(self) -> str:
         lines = []

@@ -133,41 +133,16 @@ def serving_parser(doc: str | None) -> cli.LectureParser:
     """Lecture 14's parser: any model of the table, chip, price, request lengths, batch, budget."""
     parser = _model_and_chip(doc, (*MODELS, *MOE_MODELS), "llama-3-8b")
     add = parser.add_argument
-    add(
-        "--price",
-        type=cli.number_in(0, 1000, "price"),
-        default=2.0,
-        metavar="USD",
-        help="dollars per GPU-hour (default: %(default)s; the price DeepSeek assumes)",
-    )
-    add(
-        "--prompt",
-        type=cli.positive_int,
-        default=2048,
-        metavar="TOKENS",
-        help="prompt tokens per request (default: 2048)",
-    )
-    add(
-        "--output",
-        type=cli.positive_int,
-        default=512,
-        metavar="TOKENS",
-        help="output tokens per request (default: 512)",
-    )
-    add(
-        "--batch",
-        type=cli.batch_size,
-        default=64,
-        metavar="B",
-        help="sequences decoding together (default: 64)",
-    )
-    add(
-        "--budget",
-        type=cli.positive_int,
-        default=2048,
-        metavar="TOKENS",
-        help="tokens a continuous-batching step takes (default: 2048)",
-    )
+    add("--price", type=cli.number_in(0, 1000, "price"), default=2.0, metavar="USD",
+        help="dollars per GPU-hour (default: %(default)s; the price DeepSeek assumes)")  # fmt: skip
+    add("--prompt", type=cli.positive_int, default=2048, metavar="TOKENS",
+        help="prompt tokens per request (default: 2048)")  # fmt: skip
+    add("--output", type=cli.positive_int, default=512, metavar="TOKENS",
+        help="output tokens per request (default: 512)")  # fmt: skip
+    add("--batch", type=cli.batch_size, default=64, metavar="B",
+        help="sequences decoding together (default: 64)")  # fmt: skip
+    add("--budget", type=cli.positive_int, default=2048, metavar="TOKENS",
+        help="tokens a continuous-batching step takes (default: 2048)")  # fmt: skip
     cli.add_png_flags(parser)
     return parser
 
@@ -179,14 +154,10 @@ def parse_serving_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chi
     model, chip = get_model(args.model), get_chip(args.chip)
     P, N, window = args.prompt, args.output, model.max_context
     if window < P + N - 1:
-        parser.error(
-            f"argument --output: {P} prompt + {N} output tokens need {P + N - 1} "
-            f"positions, past {model.name}'s window of {window}"
-        )
+        parser.error(f"argument --output: {P} prompt + {N} output tokens need {P + N - 1} "
+                     f"positions, past {model.name}'s window of {window}")  # fmt: skip
     if args.budget <= args.batch or args.budget > window:
-        parser.error(
-            f"argument --budget: {args.budget} must exceed --batch ({args.batch}), "
-            "the decode tokens of a step, and stay within "
-            f"{model.name}'s window of {window}"
-        )
+        parser.error(f"argument --budget: {args.budget} must exceed --batch ({args.batch}), "
+                     "the decode tokens of a step, and stay within "
+                     f"{model.name}'s window of {window}")  # fmt: skip
     return args, model, chip

@@ -165,15 +165,11 @@ def test_matmul_size_is_the_first_slow_enough() -> None:
     assert roofs.matmul_size_for(1e9, max_bytes=1, time_call=time_call) == 512
 
 
-def test_measure_bandwidth_and_matmul_with_a_ticking_clock() -> None:
-    bw = roofs.measure_bandwidth(working_set_bytes=12 * MiB, repeat=3, clock=TickingClock())
-    assert bw["working_set_bytes"] == 12 * MiB and bw["samples"] == 3
-    assert bw["bytes_per_s"] == 12 * MiB * 256 and bw["seconds"] == 1 / 256
-    small = roofs.measure_bandwidth(working_set_bytes=100, repeat=1, clock=TickingClock())
-    assert small["working_set_bytes"] == 3 * 1024 * 4  # at least 1024 elements per array
+def test_stream_and_matmul_with_a_ticking_clock() -> None:
+    assert roofs._stream_add(12 * MiB)[1] == 12 * MiB  # x, y, z: 12 bytes per element
+    assert roofs._stream_add(100)[1] == 3 * 1024 * 4  # at least 1024 elements per array
     mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=TickingClock())
     assert mm["flops_per_s"] == 2 * 64**3 * 256 and mm["threads"] == 1 and mm["samples"] == 2
-    assert roofs.measure_bandwidth(12 * MiB, clock=TickingClock())["samples"] == 10  # default
     assert roofs.measure_matmul(n=64, threads=1, clock=TickingClock())["samples"] == 3
 
 

@@ -50,14 +50,6 @@ def test_best_time_is_the_fastest_sample() -> None:
     assert fn.calls == 8  # the budget was passed on: 8 x 1/32 = 1/4
 
 
-def test_median_time() -> None:
-    assert timing.median_time([3.0, 1.0, 2.0]) == 2.0
-    assert timing.median_time([4.0, 1.0, 3.0, 2.0]) == 2.5
-    assert timing.median_time([9.0, 1.0, 1.0, 1.0, 8.0]) == 1.0  # not the worst, not the mean
-    with pytest.raises(ValueError, match="no timed durations"):
-        timing.median_time([])
-
-
 def test_calls_per_batch_doubles_until_the_batch_is_long_enough() -> None:
     clock = FakeClock()
     fn = kernel(clock, 1 / 1024)
