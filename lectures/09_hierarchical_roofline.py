@@ -41,9 +41,7 @@ from common.shell import cli
 from common.shell.paths import display_path
 from lectures.words import hierarchical_roofline as page
 
-# sphinx_gallery_start_ignore
 ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
-# sphinx_gallery_end_ignore
 
 
 def make_parser() -> cli.LectureParser:
@@ -107,9 +105,8 @@ for side in hierarchy.matmul_sides(l2_bytes, llc_bytes or hierarchy.ASSUMED_LLC_
     matmuls.append({"side": side, "flops": flops, "bytes": nbytes, "flops_per_s": rate})
 fastest = max(matmuls, key=lambda m: m["flops_per_s"])
 peak_flops = max(peak_flops, fastest["flops_per_s"])
-roof_source = calibration_note
-if peak_flops > calibrated:
-    roof_source += f"; raised to lecture 09's n={fastest['side']} matmul"
+raised = f"; raised to lecture 09's n={fastest['side']} matmul" if peak_flops > calibrated else ""
+roof_source = calibration_note + raised
 show(page.compute_roof(page.ComputeRoof(calibrated, calibration_note, matmuls, peak_flops)))
 
 # %%
@@ -365,10 +362,8 @@ for mm in matmuls:
         }
     )
 for op in operations:
-    verdict = hierarchy.roof_verdict(
-        op["intensity"], op["flops_per_s"], op["level"], level_roofs, peak_flops
-    )
-    op.update(verdict)
+    placed = op["intensity"], op["flops_per_s"], op["level"]
+    op.update(hierarchy.roof_verdict(*placed, level_roofs, peak_flops))
 show(page.operations_table(operations), stamp)
 
 # %%
