@@ -163,21 +163,18 @@ for case, precision, formats in V5E_CASES:
 
 Q_HEADS, HEAD_DIM, CONTEXT = 32, 128, 4096
 ATTENTION = (("MHA", Q_HEADS), ("GQA", 8), ("MQA", 1))  # (variant, KV heads)
-attention = {
-    v: (kv, *roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, CONTEXT))
-    for v, kv in ATTENTION
-}
 LONG = 8 * CONTEXT  # the same at 8x the context
-long_i = {
-    v: roofline.intensity(*roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG))
-    for v, kv in ATTENTION
-}
 
-attention_records = tuple(
-    page.Attention(variant=v, kv_heads=kv, flops=f, nbytes=d, intensity=roofline.intensity(f, d),
-                   long_intensity=long_i[v])
-    for v, (kv, f, d) in attention.items()
-)  # fmt: skip
+
+def decode_attention(variant: str, kv: int) -> page.Attention:
+    """One variant's decode attention for one layer and sequence: F, D and I, also at LONG."""
+    f, d = roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, CONTEXT)
+    long_i = roofline.intensity(*roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG))
+    return page.Attention(variant=variant, kv_heads=kv, flops=f, nbytes=d,
+                          intensity=roofline.intensity(f, d), long_intensity=long_i)  # fmt: skip
+
+
+attention_records = tuple(decode_attention(v, kv) for v, kv in ATTENTION)
 part3 = page.Exercises(
     chip=TPU_V5E.name, K=K, N=N, v5e=tuple(v5e),
     int8_gain=TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),

@@ -284,7 +284,6 @@ prefill_span = trace.phase("prefill")[0]
 ledger_fp32 = prefill_ledger(model, 1, prompt, DTypes("fp32", "fp32", "fp32"), materialized=True)
 rows = trace.rows([op.name for op, _ in ledger_fp32.counted()], prefill_span)
 
-# sphinx_gallery_start_ignore
 from common.plots.timeline import timeline_figure
 
 path = timeline_figure(args.outdir / "12_profiler_vs_ledger.png", rows,
@@ -292,7 +291,6 @@ path = timeline_figure(args.outdir / "12_profiler_vs_ledger.png", rows,
 timeline = page.Timeline(trace_path, prefill_span.dur_us, trace.busy_us(prefill_span),
                          len(trace.spans))  # fmt: skip
 show(figure(path, page.timeline_caption(timeline)), page.timeline_text(timeline))
-# sphinx_gallery_end_ignore
 
 # %%
 # 4. Prediction beside measurement, operator by operator
