@@ -277,8 +277,7 @@ takes_over = {kind: crossover(SEQS, [t[k] / t[0] for t in layer.values()], 1.0)
 
 longer = page.Lengths(gpu=gpu(H100), d_head=D_HEAD, heads=heads_at, model=MODEL.name, batch=BATCH,
                       layer=layer, takes_over=takes_over)  # fmt: skip
-head_table, layer_table, notes = page.lengths(longer)
-show(head_table, layer_table, notes)
+show(*page.lengths(longer))
 
 # %%
 # 5. Two kernels in numpy
@@ -360,9 +359,8 @@ here = page.Machine(caches=found or assumed, beta=beta,
                     fresh_peak=fresh["flops_per_s"], peak=peak_1, ridge=ridge_1,
                     naive_intensity=naive_i, step_s=step_s, calls=attention.CALLS_PER_BLOCK,
                     exp_s=exp_s, source=calibration_source)  # fmt: skip
-cache_table, roof_table, notes = page.machine(here)
 built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
-show(built, cache_table, roof_table, notes)
+show(built, *page.machine(here))  # the caches, the roofs and what to observe
 
 # %%
 # 7. Block sizes from this machine's caches
@@ -477,8 +475,7 @@ drawn = args.png and attention_plots.kernel_times_figure(
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)
 reach = measure_budget.cache_note(f"N = {top:,}", FP32 * top**2, llc)  # S kept near the cache?
 reach_line = [Text(f"note: {reach}, so no length here shows S in DRAM")] if reach else []
-show(times_table, score_table, roof_table, stamp, *reach_line)
-show(saved_figure(drawn, caption), notes)
+show(times_table, score_table, roof_table, stamp, *reach_line, saved_figure(drawn, caption), notes)
 
 # %%
 # The times and their byte counts go into the results file's ``attention``
