@@ -242,23 +242,21 @@ def tile_intensity(bm: int, bn: int) -> float:
     return 2 * bm * bn / (BF16 * (bm + bn))
 
 
-tiled = {}  # (bm, bk, bn) -> (bytes, exact intensity, approximate intensity)
+tiled = []  # (tile, bytes, exact intensity, approximate intensity)
 for bm, bk, bn in TILES:
-    flops, nbytes = roofline.tiled_matmul_bytes(SIZE, SIZE, SIZE, bm, bk, bn)
-    exact, approx = roofline.intensity(flops, nbytes), tile_intensity(bm, bn)
-    tiled[(bm, bk, bn)] = (nbytes, exact, approx)
+    f, d = roofline.tiled_matmul_bytes(SIZE, SIZE, SIZE, bm, bk, bn)
+    tiled.append((f"{bm}x{bk}x{bn}", d, roofline.intensity(f, d), tile_intensity(bm, bn)))
 
 # The fp32 accumulator of an output tile must stay on chip until the inner loop ends.
 OUT_TILES = ((64, 64), (128, 128), (128, 256), (256, 256), (512, 512))
-accumulators = {(m, n): (m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TILES}
 # A square s x s tile reaches s / 2 FLOP/B in bf16: it needs s = 2 I*.
 side = BF16 * H100.ridge_point("bf16")
 accumulator = side**2 * FP32  # that tile's fp32 accumulator, in bytes
 
 part5 = page.Tiling(
     size=SIZE,
-    tiles=tuple((f"{m}x{k}x{n}", *tiled[(m, k, n)]) for m, k, n in TILES),
-    outputs=tuple((f"{m}x{n}", *accumulators[(m, n)]) for m, n in OUT_TILES),
+    tiles=tuple(tiled),
+    outputs=tuple((f"{m}x{n}", m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TILES),
     register_file=SM_REGISTERS, chip=H100.name, ridge=h100_ridge, side=side,
     accumulator=accumulator,
 )  # fmt: skip

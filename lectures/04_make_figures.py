@@ -124,12 +124,11 @@ else:
     if fallback.calibration is not None:
         calibration = (fallback.peak_flops_per_s, fallback.bandwidth_bytes_per_s)
         source = "lecture 03's calibration, no points"
-        print(f"roofline: {why(saved.reason)}; roofs from {source}")
     else:
         calib = roofs.calibrate(quick=True)
         calibration = (calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"])
         source = "a quick calibration, no points"
-        print(f"roofline: {why(saved.reason)}; roofs from {source}")
+    print(f"roofline: {why(saved.reason)}; roofs from {source}")
     title = "This machine's roofs (no measured points)"
 path = article.local_roofline_figure(out("roofline"), *calibration, points, title=title)
 show(drawn(path, figures.roofline_caption(*calibration, points), source))
