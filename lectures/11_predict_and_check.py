@@ -176,10 +176,7 @@ for label, led, run in ledgers:
         page.Util(label=label, flops=led.flops, nbytes=led.nbytes, seconds=t, mfu=mfu, mbu=mbu)
     )
 
-show(
-    page.utilisation_table(utils, spec.peak, spec.mem_bw),
-    page.utilisation_observations(utils),
-)
+show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_observations(utils))
 
 # %%
 # 6. Calibration and validation: published requests
