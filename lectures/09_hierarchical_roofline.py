@@ -174,10 +174,9 @@ seconds = [p["seconds"] for p in points]
 fixed = [hierarchy.fixed_call_seconds(p["elements"], call_s, gil_s) for p in points]
 shares = [hierarchy.call_share(t, t0) for t, t0 in zip(seconds, fixed, strict=True)]
 measured_bw = [d / t for d, t in zip(sizes, seconds, strict=True)]  # D / t
-reliable = [share <= hierarchy.RELIABLE_CALL_SHARE for share in shares]
-corrected_bw = [  # D / (t - t0)
-    hierarchy.corrected_bandwidth(d, t, t0) if ok else None
-    for d, t, t0, ok in zip(sizes, seconds, fixed, reliable, strict=True)
+corrected_bw = [  # D / (t - t0), where the call's fixed cost leaves enough of t to trust
+    hierarchy.corrected_bandwidth(d, t, t0) if share <= hierarchy.RELIABLE_CALL_SHARE else None
+    for d, t, t0, share in zip(sizes, seconds, fixed, shares, strict=True)
 ]
 for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
@@ -242,8 +241,7 @@ if args.png:
         [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found],
         call_limit,
     )
-    caption = page.sweep_caption(here)
-    shown.append(display.figure(path, caption, display_path(path)))
+    shown.append(display.figure(path, page.sweep_caption(here), display_path(path)))
 show(*shown, page.plateau_observations(here))
 
 # %%
@@ -283,8 +281,7 @@ show(page.fixed_cost_observations(page.FixedCost(costs=costs, smallest=smallest,
 # uses every core divides by the all-thread bandwidth.
 
 thread_count = machine.usable_cores()
-repeats = int(budget["thread_repeats"])
-threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, repeats)
+threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, int(budget["thread_repeats"]))
 one_bw, all_bw = threaded["one_thread_bytes_per_s"], threaded["all_thread_bytes_per_s"]
 ridge_one = roofline.ridge_point(peak_flops, one_bw)
 ridge_all = roofline.ridge_point(peak_flops, all_bw) if all_bw else None
