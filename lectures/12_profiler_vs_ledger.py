@@ -196,7 +196,6 @@ def generate(m, p, cache, prompt_tokens, steps):
             nxt = forward(m, p, cache, nxt, prompt_tokens.shape[1] + j).argmax(-1)
 
 
-# sphinx_gallery_start_ignore
 def kv_cache(m, dtype, context):
     shape = (1, m.n_kv_heads, context, m.d_head)
     return [
@@ -221,7 +220,6 @@ else:  # as many layers as the time budget allows, from the time of one layer's 
     model = shrunk(LLAMA_3_8B, args.shrink, layers)
 show(page.setup_table(page.Setup(model=model, prompt=prompt, steps=steps, device=device,
      threads=torch.get_num_threads(), roofs=[roofs[p] for p in precisions])))  # fmt: skip
-# sphinx_gallery_end_ignore
 
 # %%
 # 2. The profiler's own table
