@@ -298,6 +298,7 @@ if TPU_V5E in linked:
         for B in (8, 128, 2048)
     }
 
+# sphinx_gallery_start_ignore
 part6 = page.Network(
     N=SHARD_N,
     links=tuple(
@@ -312,4 +313,5 @@ part6 = page.Network(
                 for (k, B), s in v5e_steps.items()),
     missing=tuple(c.name for c in NETWORK_CHIPS if c not in linked),
 )  # fmt: skip
+# sphinx_gallery_end_ignore
 show(*page.network(part6))

@@ -40,12 +40,10 @@ from common.formulas.transformer import layer_ops
 from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
 from common.measure import attention, caches, machine, roofs
 from common.measure import budget as measure_budget
-from common.plots import attention as attention_plots
 from common.plots.style import log_range
 from common.present import probe
-from common.present.display import Text, figure, show
+from common.present.display import Text, show
 from common.shell import cli
-from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 from lectures.words import tiled_attention as page
 
@@ -65,11 +63,18 @@ TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels toge
 TIME_BUDGET_S *= measure_budget.time_scale(measure_budget.from_args(args), "10")  # --time-limit
 lecture_start = time.perf_counter()
 
+# sphinx_gallery_start_ignore
+from common.plots import attention as attention_plots
+from common.present.display import figure
+from common.shell.paths import display_path
+
 
 def saved_figure(drawn: str, caption: str) -> object:
     """The display object of a figure just written (None when --png is off)."""
     return figure(drawn, caption, display_path(drawn)) if drawn else None
 
+
+# sphinx_gallery_end_ignore
 
 # %%
 # 1. The two extremes of the article
@@ -103,11 +108,13 @@ kernels = {  # name -> (D, I, its bound on each chip)
 }
 
 
+# sphinx_gallery_start_ignore
 def gpu(chip: object) -> page.Gpu:
     """A chip as Part 1 uses it: its name, bf16 ridge point and shared memory per SM."""
     return page.Gpu(chip.name, chip.ridge_point("bf16"), chip.smem_per_sm)
 
 
+# sphinx_gallery_end_ignore
 both = page.Extremes(n=N, d_head=D_HEAD, flops=F, gpus=[gpu(c) for c in GPUS], kernels=kernels,
                      kv_bytes=kv_bytes)  # fmt: skip
 show(*page.extremes(both))
@@ -180,9 +187,11 @@ def chip_plan(chip: object) -> page.Plan:
 
 
 plans = {c.key: chip_plan(c) for c in SM_CHIPS}
+# sphinx_gallery_start_ignore
 plan_all = page.Schedule(n=N, d_head=D_HEAD, plans=list(plans.values()),
                          named=[plans[H100.key], plans[A100.key]], naive_bytes=naive_bytes,
                          ideal_bytes=ideal_bytes)  # fmt: skip
+# sphinx_gallery_end_ignore
 show(*page.schedule(plan_all))
 
 # %%
@@ -211,6 +220,7 @@ for name, m in landmarks.items():
 lo, hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (16 * 1024, 128 * 1024))
 slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
 
+# sphinx_gallery_start_ignore
 same_sm = sorted({c.smem_per_sm for c in SM_CHIPS})
 drawn = args.png and attention_plots.traffic_figure(
     args.outdir / "10_traffic_vs_on_chip_memory.png",
@@ -227,6 +237,7 @@ traffic = page.Traffic(landmarks=marks, least=least, least_bytes=curve[0], as_na
                        slope=slope, resident=resident, lowest=min(curve), naive_bytes=naive_bytes,
                        ideal_bytes=ideal_bytes, kv_bytes=kv_bytes)  # fmt: skip
 table, caption, notes = page.traffic(traffic)
+# sphinx_gallery_end_ignore
 show(table, saved_figure(drawn, caption), notes)
 
 # %%
@@ -352,6 +363,7 @@ exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 ridge_1 = ridge_point(peak_1, beta)
 naive_i = intensity(*attention.naive_counts(N, D_HEAD))
 
+# sphinx_gallery_start_ignore
 found = [(name, size, cache_source) for name, size in levels.items()]
 assumed = [("L2 (assumed)", l2, "not reported"), ("LLC (assumed)", llc, "-")]
 here = page.Machine(caches=found or assumed, beta=beta,
@@ -359,6 +371,7 @@ here = page.Machine(caches=found or assumed, beta=beta,
                     fresh_peak=fresh["flops_per_s"], peak=peak_1, ridge=ridge_1,
                     naive_intensity=naive_i, step_s=step_s, calls=attention.CALLS_PER_BLOCK,
                     exp_s=exp_s, source=calibration_source)  # fmt: skip
+# sphinx_gallery_end_ignore
 built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
 show(built, *page.machine(here))  # the caches, the roofs and what to observe
 
@@ -457,6 +470,7 @@ def memory_of(n: int, b: object) -> dict[str, float]:
 runs = {n: page.Run(b, t, FP32 * n * n / llc, memory_of(n, b)) for n, (b, t) in measured.items()}
 FAR = 131072  # a long context, for the memory each kernel needs
 
+# sphinx_gallery_start_ignore
 steps_top = attention.block_count(top, b_top.rows, b_top.cols)
 timed = page.Kernels(d_head=D_HEAD, runs=runs, placed=placed, ridge=ridge_1, peak=peak_1, beta=beta,
                      compute_bound=naive_i >= ridge_1, steps=steps_top, step_s=step_s, exp_s=exp_s,
@@ -471,6 +485,7 @@ drawn = args.png and attention_plots.kernel_times_figure(
     f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
     "sequence length N (fp32, one thread)",
 )
+# sphinx_gallery_end_ignore
 
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)
 reach = measure_budget.cache_note(f"N = {top:,}", FP32 * top**2, llc)  # S kept near the cache?
@@ -481,6 +496,7 @@ show(times_table, score_table, roof_table, stamp, *reach_line, saved_figure(draw
 # The times and their byte counts go into the results file's ``attention``
 # section, beside lecture 01's ``probe``, so nothing measured here is lost.
 
+# sphinx_gallery_start_ignore
 payload = {
     "quick": QUICK,
     "head_dim": D_HEAD,
@@ -502,6 +518,7 @@ payload = {
         for n, (b, t) in measured.items()
     ],
 }
+# sphinx_gallery_end_ignore
 payload["lecture_seconds"] = time.perf_counter() - lecture_start
 written = results.save_section("attention", payload, args.results)
 shown = f"saved results: {display_path(written)} (section 'attention')"
