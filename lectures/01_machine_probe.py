@@ -147,8 +147,7 @@ vec = 4 * n  # bytes of one fp32 vector
 def make_elementwise(n):
     a = rng.random(n, dtype=np.float32) - np.float32(0.5)
     b = rng.random(n, dtype=np.float32) - np.float32(0.5)
-    out = np.empty(n, dtype=np.float32)
-    tmp = np.empty(n, dtype=np.float32)
+    out, tmp = np.empty(n, dtype=np.float32), np.empty(n, dtype=np.float32)
 
     def add():
         np.add(a, b, out=out)  # read a, read b, write out               3 passes
@@ -185,10 +184,8 @@ del add, add_relu_two_passes, add_relu_one_expr, fn  # frees the vectors
 def make_layernorm(n_rows, d):
     x = rng.random((n_rows, d), dtype=np.float32)
     gamma = rng.random(d, dtype=np.float32)
-    mu = np.empty((n_rows, 1), dtype=np.float32)
-    sigma = np.empty((n_rows, 1), dtype=np.float32)
-    xc = np.empty_like(x)
-    sq = np.empty_like(x)
+    mu, sigma = np.empty((n_rows, 1), dtype=np.float32), np.empty((n_rows, 1), dtype=np.float32)
+    xc, sq = np.empty_like(x), np.empty_like(x)
 
     def layernorm():
         np.mean(x, axis=-1, keepdims=True, out=mu)  # read x              1 pass

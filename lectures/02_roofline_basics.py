@@ -83,7 +83,6 @@ for B in BATCHES:
     basic_ops.append((page.matmul_name(B), *roofline.matmul_counts(B, K, N)))
 op_intensity = {name: roofline.intensity(f, d) for name, f, d in basic_ops}
 
-# sphinx_gallery_start_ignore
 peak, bw, h100_ridge = H100.peak_flops("bf16"), H100.mem_bw, H100.ridge_point("bf16")
 basic_records = tuple(
     page.Op(name=name, flops=f, nbytes=d, intensity=op_intensity[name],
@@ -95,7 +94,6 @@ basic_records = tuple(
 matmul_limit = K * N / (K + N)  # 2BKN / (2BK + 2KN + 2BN) grows towards KN / (K + N)
 part1 = page.Basics(chip=H100.name, peak=peak, bw=bw, ridge=h100_ridge, vector_len=VECTOR_LEN,
                     K=K, N=N, ops=basic_records, batches=BATCHES, limit=matmul_limit)  # fmt: skip
-# sphinx_gallery_end_ignore
 show(*page.basics(part1))
 
 # %%
@@ -120,19 +118,13 @@ CASES = [  # (chip, compute precision, element formats of X, W and the output)
     (TPU_V5E, "int8", ("int8", "int8", "int8")),
     (TPU_V6E, "bf16", ("bf16", "bf16", "bf16")),
 ]
-ridge, crit_batch = {}, {}  # (chip key, precision) -> FLOP/B; -> smallest B, or None
-for chip, precision, formats in CASES:
-    key = (chip.key, precision)
-    ridge[key] = chip.ridge_point(precision)
-    element_bytes = [bytes_per_elem(f) for f in formats]
-    crit_batch[key] = roofline.critical_batch(K, N, ridge[key], *element_bytes)
 
-# sphinx_gallery_start_ignore
 rows = {
     (c.key, p): page.Ridge(
         chip=c.name, precision=p, formats=formats, w_bytes=bytes_per_elem(formats[1]),
         peak=c.peak_flops(p), estimate=c.peak_flops_table[p].estimate, bw=c.mem_bw,
-        ridge=ridge[(c.key, p)], batch=crit_batch[(c.key, p)],
+        ridge=c.ridge_point(p),  # the smallest B reaching it, or None:
+        batch=roofline.critical_batch(K, N, c.ridge_point(p), *map(bytes_per_elem, formats)),
     )
     for c, p, formats in CASES
 }  # fmt: skip
@@ -142,7 +134,6 @@ part2 = page.Ridges(
     fp8=(rows[(H100.key, "bf16")], rows[(H100.key, "fp8")]),
     nvfp4=(rows[(B300.key, "fp8")], rows[(B300.key, "nvfp4")]),
 )  # fmt: skip
-# sphinx_gallery_end_ignore
 show(*page.ridges(part2))
 
 # %%
@@ -165,37 +156,31 @@ V5E_CASES = [  # (case, compute precision, element formats of X, W and the outpu
 v5e = []  # (case, compute, ridge, bytes per weight, book's B, exact B)
 for case, precision, formats in V5E_CASES:
     w_bytes, v5e_ridge = bytes_per_elem(formats[1]), TPU_V5E.ridge_point(precision)
-    x_w_out = [bytes_per_elem(f) for f in formats]
-    exact = roofline.critical_batch(K, N, v5e_ridge, *x_w_out)
+    exact = roofline.critical_batch(K, N, v5e_ridge, *map(bytes_per_elem, formats))
     book = v5e_ridge * w_bytes / 2  # the book's estimate I* w / 2
     v5e.append(page.V5e(case=case, precision=precision, ridge=v5e_ridge, w_bytes=w_bytes,
                         book=book, exact=exact))  # fmt: skip
 
 Q_HEADS, HEAD_DIM, CONTEXT = 32, 128, 4096
 ATTENTION = (("MHA", Q_HEADS), ("GQA", 8), ("MQA", 1))  # (variant, KV heads)
-attention = {
-    v: (kv, *roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, CONTEXT))
-    for v, kv in ATTENTION
-}
 LONG = 8 * CONTEXT  # the same at 8x the context
-long_i = {
-    v: roofline.intensity(*roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG))
-    for v, kv in ATTENTION
-}
 
-# sphinx_gallery_start_ignore
-attention_records = tuple(
-    page.Attention(variant=v, kv_heads=kv, flops=f, nbytes=d, intensity=roofline.intensity(f, d),
-                   long_intensity=long_i[v])
-    for v, (kv, f, d) in attention.items()
-)  # fmt: skip
+
+def decode_attention(variant: str, kv: int) -> page.Attention:
+    """One variant's decode attention for one layer and sequence: F, D and I, also at LONG."""
+    f, d = roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, CONTEXT)
+    long_i = roofline.intensity(*roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG))
+    return page.Attention(variant=variant, kv_heads=kv, flops=f, nbytes=d,
+                          intensity=roofline.intensity(f, d), long_intensity=long_i)  # fmt: skip
+
+
+attention_records = tuple(decode_attention(v, kv) for v, kv in ATTENTION)
 part3 = page.Exercises(
     chip=TPU_V5E.name, K=K, N=N, v5e=tuple(v5e),
     int8_gain=TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
     q_heads=Q_HEADS, head_dim=HEAD_DIM, context=CONTEXT, long_context=LONG,
     attention=attention_records, ridge_chip=H100.name, ridge=h100_ridge,
 )  # fmt: skip
-# sphinx_gallery_end_ignore
 show(*page.exercises(part3))
 
 # %%
@@ -212,12 +197,11 @@ show(*page.exercises(part3))
 
 png = None
 if args.png:
-    h100_peak = H100.peak_flops("bf16")
     others = (H200, B200, TPU_V5E)
     roofs = (H100, *others)  # the points go on the first
     curves = [(f"{c.name} bf16", c.peak_flops("bf16"), c.mem_bw) for c in roofs]
     points = [
-        (name.split(", ")[-1], i, roofline.attainable_flops(i, h100_peak, H100.mem_bw))
+        (name.split(", ")[-1], i, roofline.attainable_flops(i, peak, bw))
         for name, i in op_intensity.items()
     ]
     png = save_roofline_png(
@@ -258,28 +242,24 @@ def tile_intensity(bm: int, bn: int) -> float:
     return 2 * bm * bn / (BF16 * (bm + bn))
 
 
-tiled = {}  # (bm, bk, bn) -> (bytes, exact intensity, approximate intensity)
+tiled = []  # (tile, bytes, exact intensity, approximate intensity)
 for bm, bk, bn in TILES:
-    flops, nbytes = roofline.tiled_matmul_bytes(SIZE, SIZE, SIZE, bm, bk, bn)
-    exact, approx = roofline.intensity(flops, nbytes), tile_intensity(bm, bn)
-    tiled[(bm, bk, bn)] = (nbytes, exact, approx)
+    f, d = roofline.tiled_matmul_bytes(SIZE, SIZE, SIZE, bm, bk, bn)
+    tiled.append((f"{bm}x{bk}x{bn}", d, roofline.intensity(f, d), tile_intensity(bm, bn)))
 
 # The fp32 accumulator of an output tile must stay on chip until the inner loop ends.
 OUT_TILES = ((64, 64), (128, 128), (128, 256), (256, 256), (512, 512))
-accumulators = {(m, n): (m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TILES}
 # A square s x s tile reaches s / 2 FLOP/B in bf16: it needs s = 2 I*.
 side = BF16 * H100.ridge_point("bf16")
 accumulator = side**2 * FP32  # that tile's fp32 accumulator, in bytes
 
-# sphinx_gallery_start_ignore
 part5 = page.Tiling(
     size=SIZE,
-    tiles=tuple((f"{m}x{k}x{n}", *tiled[(m, k, n)]) for m, k, n in TILES),
-    outputs=tuple((f"{m}x{n}", *accumulators[(m, n)]) for m, n in OUT_TILES),
+    tiles=tuple(tiled),
+    outputs=tuple((f"{m}x{n}", m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TILES),
     register_file=SM_REGISTERS, chip=H100.name, ridge=h100_ridge, side=side,
     accumulator=accumulator,
 )  # fmt: skip
-# sphinx_gallery_end_ignore
 show(*page.tiling(part5))
 
 # %%

@@ -31,10 +31,11 @@ from __future__ import annotations
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 import time
+from functools import partial
 
 from common.files import results
 from common.files.calibration import load_or_calibrate
-from common.formulas import ledger, thresholds
+from common.formulas import ledger, roofline, thresholds
 from common.formulas.roofline import bound_of, intensity, lower_bound_time, matmul_counts
 from common.hw_specs import bytes_per_elem
 from common.measure import budget, caches, machine, roofs, timing
@@ -136,16 +137,12 @@ if args.png:
 # within the budget.
 
 
-def ledger_of(rate: float, phase: str = "prefill"):
-    """The model's ledger as a function of the batch size alone."""
-    return lambda batch: ledger.model_ledger(model, batch, rate, phase)
-
-
 def largest_of(rate: float, phase: str = "prefill") -> page.Largest:
     """The largest batch that fits, its total and the total of one more sequence."""
-    total = ledger_of(rate, phase)
-    best = ledger.largest_batch_that_fits(BUDGET, total)
-    return page.Largest(rate, best, total(best).total if best else None, total(best + 1).total)
+    at_batch = partial(ledger.model_ledger, model, overhead_rate=rate, phase=phase)  # of B alone
+    best = ledger.largest_batch_that_fits(BUDGET, at_batch)
+    total = at_batch(best).total if best else None
+    return page.Largest(rate=rate, batch=best, total=total, one_more=at_batch(best + 1).total)
 
 
 largest = [largest_of(r) for r in (RATE, LOW)]
@@ -190,7 +187,7 @@ FP32 = int(bytes_per_elem("fp32"))
 
 calib, calib_note = load_or_calibrate(args.results)
 P, BETA = float(calib["matmul_flops_per_s"]), float(calib["bandwidth_bytes_per_s"])
-RIDGE = P / BETA
+RIDGE = roofline.ridge_point(P, BETA)
 
 
 K = budget.sweep_weight_dim(SWEEP_BATCHES, P, BETA, SWEEP_BUDGET_S)  # 4096, or less if slow
@@ -235,7 +232,7 @@ counts = {b: matmul_counts(b, K, K, FP32, FP32, FP32) for b in SWEEP_BATCHES}  #
 measured = [(*counts[b], t) for b, t in zip(SWEEP_BATCHES, latencies, strict=True)]
 P_CALIB, BETA_CALIB = P, BETA
 P, BETA = roofs.raised_roofs(P, BETA, measured)
-RIDGE = P / BETA
+RIDGE = roofline.ridge_point(P, BETA)
 show(page.raised_line(P_CALIB, BETA_CALIB, P, BETA))
 
 # %%

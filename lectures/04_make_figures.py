@@ -58,20 +58,6 @@ def make_parser() -> cli.LectureParser:
     return parser
 
 
-# sphinx_gallery_start_ignore
-def sweep_rows(section: dict[str, Any]) -> list[dict[str, Any]]:
-    """The batch sweep's rows, checked: positive B, latency, throughput, bound."""
-    rows = section["rows"]
-    if not isinstance(rows, list) or not rows:
-        raise ValueError("no rows")
-    for r in rows:
-        for key in ("B", "latency_s", "throughput_per_s", "t_pred_s"):
-            results.positive_number(r, key)
-    return rows
-
-
-# sphinx_gallery_end_ignore
-
 # The gallery card shows the fourth figure: the first is lecture 01's, already its card.
 # sphinx_gallery_thumbnail_number = 4
 
@@ -138,12 +124,11 @@ else:
     if fallback.calibration is not None:
         calibration = (fallback.peak_flops_per_s, fallback.bandwidth_bytes_per_s)
         source = "lecture 03's calibration, no points"
-        print(f"roofline: {why(saved.reason)}; roofs from {source}")
     else:
         calib = roofs.calibrate(quick=True)
         calibration = (calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"])
         source = "a quick calibration, no points"
-        print(f"roofline: {why(saved.reason)}; roofs from {source}")
+    print(f"roofline: {why(saved.reason)}; roofs from {source}")
     title = "This machine's roofs (no measured points)"
 path = article.local_roofline_figure(out("roofline"), *calibration, points, title=title)
 show(drawn(path, figures.roofline_caption(*calibration, points), source))
@@ -163,7 +148,12 @@ sweep, sweep_reason = results.get_section(loaded, "batch_sweep")
 rows = None
 if sweep is not None:
     try:
-        rows = sweep_rows(sweep)
+        rows = sweep["rows"]  # checked: positive B, latency, throughput and bound in each row
+        if not isinstance(rows, list) or not rows:
+            raise ValueError("no rows")
+        for r in rows:
+            for key in ("B", "latency_s", "throughput_per_s", "t_pred_s"):
+                results.positive_number(r, key)
         crossing = sweep.get("crossing")
         has_crossing = isinstance(crossing, dict)
         cross = (crossing.get("before"), crossing["first"]) if has_crossing else None

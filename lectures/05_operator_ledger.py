@@ -76,7 +76,7 @@ PRECISION = cli.require_precision(parser, chip, args.precision)
 PEAK = chip.peak_flops(PRECISION)  # ValueError naming the chip's precisions if it lacks this one
 BW = chip.mem_bw
 RIDGE = chip.ridge_point(PRECISION)
-ELEM_BYTES = hw_specs.bytes_per_elem(PRECISION)
+e = hw_specs.bytes_per_elem(PRECISION)  # bytes per stored element
 
 # %%
 # Four machines, one number each
@@ -124,7 +124,6 @@ show(page.machines(page.Machines(tuple(roof(c, p) for c, p in machines), local, 
 
 N, D_H = 4096, 128  # tokens, head dimension
 att = f"[N={N}, d_h={D_H}]"
-e = ELEM_BYTES  # bytes per stored element
 ops = [  # (name, F, D)
     ("elementwise add [16M]", *ledger.elementwise_counts(16_000_000, e, reads=2)),
     ("LayerNorm [4096, 3072]", *ledger.layernorm_counts(4096, 3072, e)),
@@ -137,17 +136,16 @@ ops = [  # (name, F, D)
 ]
 
 
-def op(name: str, flops: float, nbytes: float, ridge: float = RIDGE) -> page.Op:
+def op(name: str, flops: float, nbytes: float) -> page.Op:
     """One operator's record on the lecture's chip: I, bound, time bound, 2x speedups."""
     i, t = roofline.intensity(flops, nbytes), roofline.lower_bound_time(flops, nbytes, PEAK, BW)
-    speedups = roofline.speedup_2x(flops, nbytes, PEAK, BW)
-    bound = roofline.bound_of(i, ridge)
-    return page.Op(name=name, flops=flops, nbytes=nbytes, intensity=i, bound=bound, time=t,
-                   speedups=speedups)  # fmt: skip
+    return page.Op(name=name, flops=flops, nbytes=nbytes, intensity=i, time=t,
+                   bound=roofline.bound_of(i, RIDGE),
+                   speedups=roofline.speedup_2x(flops, nbytes, PEAK, BW))  # fmt: skip
 
 
-ledger_record = page.Ledger(roof(chip, PRECISION), ELEM_BYTES, tuple(op(*o) for o in ops))
-show(page.ledger(ledger_record))
+operators = page.Ledger(roof=roof(chip, PRECISION), elem_bytes=e, ops=tuple(op(*o) for o in ops))
+show(page.ledger(operators))
 
 # %%
 # Where the operators sit on the roofline
@@ -181,7 +179,7 @@ if args.png:
 # Keeping S and P on chip changes nothing in the arithmetic; it removes the quadratic memory
 # traffic. Side by side, on the same chip:
 
-show(page.attention(ledger_record))  # the ledger's last two rows: naive and ideal-min
+show(page.attention(operators))  # the ledger's last two rows: naive and ideal-min
 
 # %%
 # Two times the compute or two times the bandwidth?
@@ -193,7 +191,7 @@ show(page.attention(ledger_record))  # the ledger's last two rows: naive and ide
 # when the operator lies at least a factor of 2 from the ridge (:math:`I/I^{\ast} \le 1/2` or
 # :math:`\ge 2`); closer in, the other resource becomes the limit before the gain is complete.
 
-show(page.speedups(ledger_record))  # each record holds roofline.speedup_2x(F, D, P, beta)
+show(page.speedups(operators))  # each record holds roofline.speedup_2x(F, D, P, beta)
 
 # %%
 # When does a GEMM become compute-bound?
@@ -211,13 +209,13 @@ show(page.speedups(ledger_record))  # each record holds roofline.speedup_2x(F, D
 
 WIDTH = 4096  # the weight matrix is [WIDTH, WIDTH]
 M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
-sweep = {m: op(str(m), *roofline.gemm_counts(m, WIDTH, WIDTH, ELEM_BYTES)) for m in M_SWEEP}
+sweep = {m: op(str(m), *roofline.gemm_counts(m, WIDTH, WIDTH, e)) for m in M_SWEEP}
 
 cross = crossover(M_SWEEP, [sweep[m].intensity for m in M_SWEEP], RIDGE)
 exact_m = roofline.critical_batch(WIDTH, WIDTH, RIDGE, e, e, e)
 # I as M grows without bound: 2 W^2 M / (e (2 W M + W^2)) -> W / e
 limit = 2.0 * WIDTH * WIDTH / (e * (WIDTH + WIDTH))
 
-swept = page.Sweep(roof=ledger_record.roof, width=WIDTH, rows=sweep, cross=cross,
+swept = page.Sweep(roof=operators.roof, width=WIDTH, rows=sweep, cross=cross,
                    exact_m=exact_m, limit=limit)  # fmt: skip
 show(page.sweep(swept))

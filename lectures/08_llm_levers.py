@@ -121,8 +121,7 @@ show(page.kv_heads_section(setup, variants))
 
 FIGURE_CHIPS = (H100, H200, B200)  # the chips of the throughput figure below
 # The figure's chips must all have the precision; if one lacks it, the section uses bf16.
-everywhere = all(precision in c.precisions for c in FIGURE_CHIPS)
-fig_precision = precision if everywhere else "bf16"
+fig_precision = precision if all(precision in c.precisions for c in FIGURE_CHIPS) else "bf16"
 one = llm.decode_ledger(model, 1, S, dtypes)  # a batch-1 decode step
 kv_seq = llm.kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S  # one sequence's KV cache
 runs = {}  # chip key -> the model's bounds on it

@@ -41,9 +41,7 @@ from common.shell import cli
 from common.shell.paths import display_path
 from lectures.words import hierarchical_roofline as page
 
-# sphinx_gallery_start_ignore
 ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
-# sphinx_gallery_end_ignore
 
 
 def make_parser() -> cli.LectureParser:
@@ -107,9 +105,8 @@ for side in hierarchy.matmul_sides(l2_bytes, llc_bytes or hierarchy.ASSUMED_LLC_
     matmuls.append({"side": side, "flops": flops, "bytes": nbytes, "flops_per_s": rate})
 fastest = max(matmuls, key=lambda m: m["flops_per_s"])
 peak_flops = max(peak_flops, fastest["flops_per_s"])
-roof_source = calibration_note
-if peak_flops > calibrated:
-    roof_source += f"; raised to lecture 09's n={fastest['side']} matmul"
+raised = f"; raised to lecture 09's n={fastest['side']} matmul" if peak_flops > calibrated else ""
+roof_source = calibration_note + raised
 show(page.compute_roof(page.ComputeRoof(calibrated, calibration_note, matmuls, peak_flops)))
 
 # %%
@@ -177,10 +174,9 @@ seconds = [p["seconds"] for p in points]
 fixed = [hierarchy.fixed_call_seconds(p["elements"], call_s, gil_s) for p in points]
 shares = [hierarchy.call_share(t, t0) for t, t0 in zip(seconds, fixed, strict=True)]
 measured_bw = [d / t for d, t in zip(sizes, seconds, strict=True)]  # D / t
-reliable = [share <= hierarchy.RELIABLE_CALL_SHARE for share in shares]
-corrected_bw = [  # D / (t - t0)
-    hierarchy.corrected_bandwidth(d, t, t0) if ok else None
-    for d, t, t0, ok in zip(sizes, seconds, fixed, reliable, strict=True)
+corrected_bw = [  # D / (t - t0), where the call's fixed cost leaves enough of t to trust
+    hierarchy.corrected_bandwidth(d, t, t0) if share <= hierarchy.RELIABLE_CALL_SHARE else None
+    for d, t, t0, share in zip(sizes, seconds, fixed, shares, strict=True)
 ]
 for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
@@ -245,8 +241,7 @@ if args.png:
         [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found],
         call_limit,
     )
-    caption = page.sweep_caption(here)
-    shown.append(display.figure(path, caption, display_path(path)))
+    shown.append(display.figure(path, page.sweep_caption(here), display_path(path)))
 show(*shown, page.plateau_observations(here))
 
 # %%
@@ -286,8 +281,7 @@ show(page.fixed_cost_observations(page.FixedCost(costs=costs, smallest=smallest,
 # uses every core divides by the all-thread bandwidth.
 
 thread_count = machine.usable_cores()
-repeats = int(budget["thread_repeats"])
-threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, repeats)
+threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, int(budget["thread_repeats"]))
 one_bw, all_bw = threaded["one_thread_bytes_per_s"], threaded["all_thread_bytes_per_s"]
 ridge_one = roofline.ridge_point(peak_flops, one_bw)
 ridge_all = roofline.ridge_point(peak_flops, all_bw) if all_bw else None
@@ -365,10 +359,8 @@ for mm in matmuls:
         }
     )
 for op in operations:
-    verdict = hierarchy.roof_verdict(
-        op["intensity"], op["flops_per_s"], op["level"], level_roofs, peak_flops
-    )
-    op.update(verdict)
+    placed = op["intensity"], op["flops_per_s"], op["level"]
+    op.update(hierarchy.roof_verdict(*placed, level_roofs, peak_flops))
 show(page.operations_table(operations), stamp)
 
 # %%

@@ -172,28 +172,24 @@ show(*page.extremes(both))
 # SM, the most one kernel may use.
 
 SM_CHIPS = [chip for chip in CHIPS.values() if chip.smem_per_sm_figure is not None]
-plans, needed = {}, {}  # needed: the smallest M_sm whose blocks reach each chip's ridge point
-for chip in SM_CHIPS:
-    blocks = attention_io.block_sizes(N, D_HEAD, chip.smem_per_sm, BF16)
-    traffic = attention_io.tiled_traffic(N, D_HEAD, blocks.rows, blocks.cols, BF16)
-    plans[chip.key] = (blocks, traffic, intensity(F, traffic))
-    ridge = chip.ridge_point("bf16")
-    needed[chip.key] = attention_io.smallest_on_chip_for(N, D_HEAD, ridge, BF16)
 
 
 def chip_plan(chip: object) -> page.Plan:
-    """One chip's blocks, how often they read K and V, their traffic and bound."""
-    blocks, traffic, i = plans[chip.key]
+    """One chip's blocks, how often they read K and V, their traffic and bound; needed: the
+    smallest M_sm whose blocks reach the chip's ridge point."""
+    blocks = attention_io.block_sizes(N, D_HEAD, chip.smem_per_sm, BF16)
+    d = attention_io.tiled_traffic(N, D_HEAD, blocks.rows, blocks.cols, BF16)
+    needed = attention_io.smallest_on_chip_for(N, D_HEAD, chip.ridge_point("bf16"), BF16)
     reads = attention_io.kv_reads(N, blocks.rows, blocks.cols)
-    t_r = math.ceil(N / blocks.rows)
-    seconds = bound(F, traffic, chip)
-    return page.Plan(gpu=gpu(chip), blocks=blocks, query_blocks=t_r, reads=reads, traffic=traffic,
-                     intensity=i, seconds=seconds, needed=needed[chip.key])  # fmt: skip
+    return page.Plan(gpu=gpu(chip), blocks=blocks, query_blocks=math.ceil(N / blocks.rows),
+                     reads=reads, traffic=d, intensity=intensity(F, d), seconds=bound(F, d, chip),
+                     needed=needed)  # fmt: skip
 
 
+plans = {c.key: chip_plan(c) for c in SM_CHIPS}
 # sphinx_gallery_start_ignore
-plan_all = page.Schedule(n=N, d_head=D_HEAD, plans=[chip_plan(c) for c in SM_CHIPS],
-                         named=[chip_plan(H100), chip_plan(A100)], naive_bytes=naive_bytes,
+plan_all = page.Schedule(n=N, d_head=D_HEAD, plans=list(plans.values()),
+                         named=[plans[H100.key], plans[A100.key]], naive_bytes=naive_bytes,
                          ideal_bytes=ideal_bytes)  # fmt: skip
 # sphinx_gallery_end_ignore
 show(*page.schedule(plan_all))
@@ -214,7 +210,7 @@ m_grid = log_range(least, 2 * resident, 400)
 curve = [attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in m_grid]
 as_naive = attention_io.smallest_on_chip_for(N, D_HEAD, F / naive_bytes, BF16)
 landmarks = {"one row of each block": least, "no more than naive": as_naive}
-landmarks |= {f"{c.name} ridge": needed[c.key] for c in GPUS if needed[c.key]}  # reachable ones
+landmarks |= {f"{c.name} ridge": m for c in GPUS if (m := plans[c.key].needed)}  # reachable ones
 landmarks["K and V whole"] = resident
 marks = []  # (name, M_sm, blocks, D, I) at each landmark
 for name, m in landmarks.items():
@@ -225,20 +221,18 @@ lo, hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (16 * 1024, 
 slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
 
 # sphinx_gallery_start_ignore
-drawn = ""
-if args.png:
-    same_sm = sorted({c.smem_per_sm for c in SM_CHIPS})
-    drawn = attention_plots.traffic_figure(
-        args.outdir / "10_traffic_vs_on_chip_memory.png",
-        m_grid,
-        curve,
-        naive_bytes,
-        ideal_bytes,
-        F,
-        [(" / ".join(c.name for c in SM_CHIPS if c.smem_per_sm == m), m) for m in same_sm],
-        [(c.name, c.ridge_point("bf16"), needed[c.key]) for c in GPUS],
-        f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops",
-    )
+same_sm = sorted({c.smem_per_sm for c in SM_CHIPS})
+drawn = args.png and attention_plots.traffic_figure(
+    args.outdir / "10_traffic_vs_on_chip_memory.png",
+    m_grid,
+    curve,
+    naive_bytes,
+    ideal_bytes,
+    F,
+    [(" / ".join(c.name for c in SM_CHIPS if c.smem_per_sm == m), m) for m in same_sm],
+    [(c.name, c.ridge_point("bf16"), plans[c.key].needed) for c in GPUS],
+    f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops",
+)
 traffic = page.Traffic(landmarks=marks, least=least, least_bytes=curve[0], as_naive=as_naive,
                        slope=slope, resident=resident, lowest=min(curve), naive_bytes=naive_bytes,
                        ideal_bytes=ideal_bytes, kv_bytes=kv_bytes)  # fmt: skip
@@ -257,19 +251,16 @@ show(table, saved_figure(drawn, caption), notes)
 # ideal minimum grows linearly.
 
 SEQS = [512 * 2**k for k in range(9)]  # 512 ... 131,072 tokens
-peak, bw = H100.peak_flops("bf16"), H100.mem_bw
 MODEL, BATCH = LLAMA_3_8B, 1
-per_head = {}  # N -> (F, D naive, D tiled, D ideal)
+per_head, heads_at = {}, {}  # N -> (F, D naive, D tiled); N -> one head's D, I and bound
 for n in SEQS:
-    f, d_naive = attention_counts(n, D_HEAD, BF16)
-    d_tiled = attention_io.tiled_counts(n, D_HEAD, H100.smem_per_sm, BF16)[1]
-    d_ideal = attention_counts(n, D_HEAD, BF16, materialized=False)[1]
-    per_head[n] = (f, d_naive, d_tiled, d_ideal)
-heads_at = {}  # N -> each kernel's traffic, intensity and bound for one head
-for n, (f, dn, dt, di) in per_head.items():
-    i_n, i_t, t_n, t_t = intensity(f, dn), intensity(f, dt), bound(f, dn, H100), bound(f, dt, H100)
-    heads_at[n] = page.Head(naive=dn, tiled=dt, ideal=di, i_naive=i_n, i_tiled=i_t, t_naive=t_n,
-                            t_tiled=t_t)  # fmt: skip
+    f, dn = attention_counts(n, D_HEAD, BF16)
+    dt = attention_io.tiled_counts(n, D_HEAD, H100.smem_per_sm, BF16)[1]
+    di = attention_counts(n, D_HEAD, BF16, materialized=False)[1]
+    per_head[n] = (f, dn, dt)
+    heads_at[n] = page.Head(naive=dn, tiled=dt, ideal=di, i_naive=intensity(f, dn),
+                            i_tiled=intensity(f, dt), t_naive=bound(f, dn, H100),
+                            t_tiled=bound(f, dt, H100))  # fmt: skip
 
 # %%
 # A whole layer puts attention beside everything else the layer does: the
@@ -286,20 +277,18 @@ for n, (f, dn, dt, di) in per_head.items():
 def rest_of_layer_s(n: int) -> float:
     """The layer's other operators for BATCH x n tokens (they see only that count)."""
     ops = [o for o in layer_ops(MODEL, BATCH * n, new_tokens=1, context=1) if o.kind != "attention"]
-    return sum(lower_bound_time(o.flops, o.nbytes, peak, bw) for o in ops)
+    return sum(bound(o.flops, o.nbytes, H100) for o in ops)
 
 
 heads, layer = BATCH * MODEL.n_heads, {}  # layer: N -> [rest, naive, tiled attention] in s
-for n, (f, dn, dt, _) in per_head.items():
-    bounds = [lower_bound_time(heads * f, heads * d, peak, bw) for d in (dn, dt)]
-    layer[n] = [rest_of_layer_s(n), *bounds]
+for n, (f, dn, dt) in per_head.items():
+    layer[n] = [rest_of_layer_s(n), *(bound(heads * f, heads * d, H100) for d in (dn, dt))]
 takes_over = {kind: crossover(SEQS, [t[k] / t[0] for t in layer.values()], 1.0)
               for k, kind in ((1, "naive"), (2, "tiled"))}  # fmt: skip
 
 longer = page.Lengths(gpu=gpu(H100), d_head=D_HEAD, heads=heads_at, model=MODEL.name, batch=BATCH,
                       layer=layer, takes_over=takes_over)  # fmt: skip
-head_table, layer_table, notes = page.lengths(longer)
-show(head_table, layer_table, notes)
+show(*page.lengths(longer))
 
 # %%
 # 5. Two kernels in numpy
@@ -382,10 +371,9 @@ here = page.Machine(caches=found or assumed, beta=beta,
                     fresh_peak=fresh["flops_per_s"], peak=peak_1, ridge=ridge_1,
                     naive_intensity=naive_i, step_s=step_s, calls=attention.CALLS_PER_BLOCK,
                     exp_s=exp_s, source=calibration_source)  # fmt: skip
-cache_table, roof_table, notes = page.machine(here)
 # sphinx_gallery_end_ignore
 built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
-show(built, cache_table, roof_table, notes)
+show(built, *page.machine(here))  # the caches, the roofs and what to observe
 
 # %%
 # 7. Block sizes from this machine's caches
@@ -487,26 +475,22 @@ steps_top = attention.block_count(top, b_top.rows, b_top.cols)
 timed = page.Kernels(d_head=D_HEAD, runs=runs, placed=placed, ridge=ridge_1, peak=peak_1, beta=beta,
                      compute_bound=naive_i >= ridge_1, steps=steps_top, step_s=step_s, exp_s=exp_s,
                      far=FAR, far_memory=memory_of(FAR, b_top))  # fmt: skip
-drawn = ""
-if args.png:
-    drawn = attention_plots.kernel_times_figure(
-        args.outdir / "10_kernel_times.png",
-        N_LIST,
-        *([measured[n][1][kind] for n in N_LIST] for kind in KINDS),
-        [counts[n]["naive"][0] / peak_1 for n in N_LIST],
-        *([counts[n][kind][1] / beta for n in N_LIST] for kind in KINDS),
-        math.sqrt(llc / FP32),
-        f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
-        "sequence length N (fp32, one thread)",
-    )
+drawn = args.png and attention_plots.kernel_times_figure(
+    args.outdir / "10_kernel_times.png",
+    N_LIST,
+    *([measured[n][1][kind] for n in N_LIST] for kind in KINDS),
+    [counts[n]["naive"][0] / peak_1 for n in N_LIST],
+    *([counts[n][kind][1] / beta for n in N_LIST] for kind in KINDS),
+    math.sqrt(llc / FP32),
+    f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
+    "sequence length N (fp32, one thread)",
+)
+# sphinx_gallery_end_ignore
 
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)
-longest = N_LIST[-1]  # where the budget kept S near the cache, one sentence says so
-reach = measure_budget.cache_note(f"N = {longest:,}", FP32 * longest**2, llc)
+reach = measure_budget.cache_note(f"N = {top:,}", FP32 * top**2, llc)  # S kept near the cache?
 reach_line = [Text(f"note: {reach}, so no length here shows S in DRAM")] if reach else []
-# sphinx_gallery_end_ignore
-show(times_table, score_table, roof_table, stamp, *reach_line)
-show(saved_figure(drawn, caption), notes)
+show(times_table, score_table, roof_table, stamp, *reach_line, saved_figure(drawn, caption), notes)
 
 # %%
 # The times and their byte counts go into the results file's ``attention``

@@ -168,20 +168,15 @@ show(
 # should be judged by MBU, a compute-bound one by MFU.
 
 utils = []
-for label, ledger, run in ledgers:
+for label, led, run in ledgers:
     t, g = run.measured.seconds, run.gpus
-    mfu = predict.mfu(ledger.flops, t * g, spec.peak)  # g GPUs share the work
-    mbu = predict.mbu(ledger.nbytes, t * g, spec.mem_bw)
+    mfu = predict.mfu(led.flops, t * g, spec.peak)  # g GPUs share the work
+    mbu = predict.mbu(led.nbytes, t * g, spec.mem_bw)
     utils.append(
-        page.Util(
-            label=label, flops=ledger.flops, nbytes=ledger.nbytes, seconds=t, mfu=mfu, mbu=mbu
-        )
+        page.Util(label=label, flops=led.flops, nbytes=led.nbytes, seconds=t, mfu=mfu, mbu=mbu)
     )
 
-show(
-    page.utilisation_table(utils, spec.peak, spec.mem_bw),
-    page.utilisation_observations(utils),
-)
+show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_observations(utils))
 
 # %%
 # 6. Calibration and validation: published requests

@@ -196,7 +196,6 @@ def generate(m, p, cache, prompt_tokens, steps):
             nxt = forward(m, p, cache, nxt, prompt_tokens.shape[1] + j).argmax(-1)
 
 
-# sphinx_gallery_start_ignore
 def kv_cache(m, dtype, context):
     shape = (1, m.n_kv_heads, context, m.d_head)
     return [
@@ -221,7 +220,6 @@ else:  # as many layers as the time budget allows, from the time of one layer's 
     model = shrunk(LLAMA_3_8B, args.shrink, layers)
 show(page.setup_table(page.Setup(model=model, prompt=prompt, steps=steps, device=device,
      threads=torch.get_num_threads(), roofs=[roofs[p] for p in precisions])))  # fmt: skip
-# sphinx_gallery_end_ignore
 
 # %%
 # 2. The profiler's own table
@@ -284,7 +282,6 @@ prefill_span = trace.phase("prefill")[0]
 ledger_fp32 = prefill_ledger(model, 1, prompt, DTypes("fp32", "fp32", "fp32"), materialized=True)
 rows = trace.rows([op.name for op, _ in ledger_fp32.counted()], prefill_span)
 
-# sphinx_gallery_start_ignore
 from common.plots.timeline import timeline_figure
 
 path = timeline_figure(args.outdir / "12_profiler_vs_ledger.png", rows,
@@ -292,7 +289,6 @@ path = timeline_figure(args.outdir / "12_profiler_vs_ledger.png", rows,
 timeline = page.Timeline(trace_path, prefill_span.dur_us, trace.busy_us(prefill_span),
                          len(trace.spans))  # fmt: skip
 show(figure(path, page.timeline_caption(timeline)), page.timeline_text(timeline))
-# sphinx_gallery_end_ignore
 
 # %%
 # 4. Prediction beside measurement, operator by operator

@@ -139,7 +139,8 @@ show(page.step_section(setup, steps, crit))
 # share :math:`1/N` of the layer's bound.
 
 layer = llm.layer_ops(model, B, 1, S, dtypes)  # one MoE layer, the whole step's tokens
-layer_s = sum(lower_bound_time(op.flops, op.nbytes, peak, bw) for op in layer)
+op_s = [(op.name, lower_bound_time(op.flops, op.nbytes, peak, bw)) for op in layer]  # bounds
+layer_s = sum(t for _, t in op_s)
 sizes = sorted({n for n in (2, 4, 8, 16, 32, 64, 128, 256) if E % n == 0} | {N})
 
 
@@ -179,11 +180,8 @@ show(page.deepep_section(checks, pub.DEEPEP_TOKENS))
 # holding :math:`E/N` experts dealt round-robin. A factor :math:`f` costs the step
 # :math:`(f - 1)` times the experts' balanced time per GPU.
 
-experts_s = (
-    model.moe_layers
-    * sum(lower_bound_time(op.flops, op.nbytes, peak, bw) for op in layer if "expert" in op.name)
-    / N
-)  # the routed experts' time a step, per GPU (the shared expert is balanced)
+routed = sum(t for name, t in op_s if "expert" in name)  # the shared expert is balanced
+experts_s = model.moe_layers * routed / N  # the routed experts' time a step, per GPU
 skews = []
 for s in (0.0, ROUTING_ZIPF / 2, ROUTING_ZIPF):
     q = serving.skewed_shares(E, k, s)

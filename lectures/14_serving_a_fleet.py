@@ -28,6 +28,8 @@ step). Add ``--png`` to save ``14_cost_per_token.png`` (needs matplotlib) into
 
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
+from functools import partial
+
 from common.shell.llm_flags import parse_serving_args, serving_parser
 
 # sphinx_gallery_start_ignore
@@ -68,12 +70,7 @@ if wall < B:
                  f"(at most {wall:,}); give --batch {max(wall, 1)} or less")  # fmt: skip
 # sphinx_gallery_end_ignore
 
-
-def seconds(ledger):
-    """The pass's bound on the GPUs that hold the model (matmuls and attention split g ways)."""
-    return roofline_time(ledger, roofs, gpus)
-
-
+seconds = partial(roofline_time, roofs=roofs, gpus=gpus)  # a pass's bound on the model's GPUs
 decode_s = seconds(llm.decode_ledger(model, B, S, dtypes))  # one plain decode step
 setup = page.Setup(model=model, chip=chip, gpus=gpus, price=args.price, prompt=P, output=N,
                    batch=B, budget=budget, context=S, ridge=chip.ridge_point("bf16"))  # fmt: skip
@@ -138,12 +135,7 @@ fleet = published.DEEPSEEK_FLEET
 v3 = get_model("deepseek-v3")
 per_gpu = round(fleet.decode_per_node / (sum(fleet.output_speed) / 2) / fleet.gpus_per_node)
 v3_gpus = serving.gpus_to_hold(v3, chip, round(fleet.kv_length), dtypes) or serving.MAX_GPUS
-
-
-def v3_seconds(ledger):
-    return roofline_time(ledger, roofs, v3_gpus)
-
-
+v3_seconds = partial(roofline_time, roofs=roofs, gpus=v3_gpus)
 K1, ctx = published.MTP_DRAFT_TOKENS, round(fleet.kv_length)
 v3_verify = v3_seconds(llm.verify_ledger(v3, per_gpu, K1 + 1, ctx + K1, dtypes))
 v3_verify /= v3_seconds(llm.decode_ledger(v3, per_gpu, ctx, dtypes))
