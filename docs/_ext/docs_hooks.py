@@ -116,21 +116,18 @@ def rst_text(text: str) -> str:
     return "\\" + out if _LIST_START.match(out) else out
 
 
-def figure_block(image: str, caption: str, alt: str) -> str:
-    """A reST figure: the image at text width, a link to the full-size file, and its caption.
+def figure_block(image: str, alt: str, caption: Iterable[str], classes: str, name: str = "") -> str:
+    """A reST figure (class rl-figure): the image at text width, linked to the full-size
+    file, over its caption's reST lines; lecture figures and concept figures alike.
 
     ``:width: 100%`` makes Sphinx wrap the image in a link to the full-size PNG
     (``html_scaled_image_link``), so a phone reader taps the figure to zoom it.
     """
-    return (
-        f"\n.. figure:: {image}\n"
-        f"   :alt: {' '.join(alt.split())}\n"
-        "   :width: 100%\n"
-        "   :class: sphx-glr-single-img rl-figure-img\n"
-        "   :figclass: rl-figure\n"
-        "\n"
-        f"   {rst_text(caption)}\n\n"
-    )
+    lines = [f".. figure:: {image}", f"   :alt: {' '.join(alt.split())}", "   :width: 100%"]
+    lines += [f"   :class: {classes}", "   :figclass: rl-figure"]
+    lines += [f"   :name: {name}"] if name else []
+    lines += ["", *(f"   {line}" if line.strip() else "" for line in caption)]
+    return "\n" + "\n".join(lines) + "\n\n"
 
 
 def scrape_pngs(
@@ -158,7 +155,9 @@ def scrape_pngs(
         caption = display.CAPTIONS.get(str(Path(original).resolve()), "")
         alt = alt_text(original, caption)
         image = "/" + Path(os.path.relpath(copy, docs_dir)).as_posix()
-        rst += figure_block(image, caption or alt, alt)
+        rst += figure_block(
+            image, alt, [rst_text(caption or alt)], "sphx-glr-single-img rl-figure-img"
+        )
     return rst
 
 
