@@ -135,13 +135,8 @@ def build_namespace() -> dict[str, Any]:
 
 def module_files() -> list[str]:
     """Source files of the namespace modules (a page using :computed: depends on them)."""
-    files = []
-    for module_name in (*NAMESPACE_MODULES, *NAMED_MODULES.values()):
-        module = sys.modules.get(module_name)
-        path = getattr(module, "__file__", None)
-        if path:
-            files.append(path)
-    return files
+    names = (*NAMESPACE_MODULES, *NAMED_MODULES.values())
+    return [str(sys.modules[n].__file__) for n in names if n in sys.modules]
 
 
 _WORD = re.compile(r"[A-Za-z]{2,}")

@@ -173,12 +173,6 @@ def exit_message() -> str:
     )
 
 
-def _report_exit() -> None:
-    message = exit_message()
-    if message:
-        sys.stderr.write(message)
-
-
 def _gallery_finished(*args: Any) -> None:
     """Every lecture has run (Sphinx reads the documents only after the gallery)."""
     _RUNNING.clear()
@@ -268,7 +262,7 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
 def setup(app: Any) -> dict[str, Any]:
     """Sphinx extension: report a lecture that ends the build through SystemExit;
     number the gallery's cards; give the theme's navigation captions a heading level."""
-    atexit.register(_report_exit)
+    atexit.register(lambda: sys.stderr.write(exit_message()))
     app.connect("env-before-read-docs", _gallery_finished)
     app.add_config_value("course_index_terms", {}, "env", types=frozenset({dict}))
     app.connect("source-read", _source_read)
