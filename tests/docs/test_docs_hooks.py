@@ -78,16 +78,6 @@ def test_a_lecture_that_declares_no_parser_is_named(tmp_path: Path) -> None:
         flags(lecture)
 
 
-def test_lecture_argv_gives_each_folder_after_its_flag(tmp_path: Path) -> None:
-    body = "cli.add_png_flags(parser)\ncli.add_results_flag(parser)"
-    argv = docs_hooks.lecture_argv(declaring(tmp_path, body), Path("/b/figs"), Path("/b/r.json"))
-    assert argv == ["--png", "--outdir", "/b/figs", "--results", "/b/r.json"]
-    argv = docs_hooks.lecture_argv(
-        declaring(tmp_path, "cli.add_outdir_flag(parser)"), Path("/b/figs"), Path("/r")
-    )
-    assert argv == ["--outdir", "/b/figs"]
-
-
 @pytest.mark.parametrize("lecture", LECTURES, ids=[p.stem for p in LECTURES])
 def test_detected_flags_match_the_lectures_help(lecture: Path) -> None:
     """What the hook reads from the declared parser is what the lecture's --help offers."""
