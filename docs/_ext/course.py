@@ -74,24 +74,17 @@ def build_table(
     table = nodes.table(classes=["course-table", *classes])
     if title:
         table += nodes.title("", "", *inline(title))
-    group = nodes.tgroup(cols=len(headers))
-    table += group
-    for _ in headers:
-        group += nodes.colspec(colwidth=1)
 
     def row(cells: Sequence[str]) -> nodes.row:
-        r = nodes.row()
-        for cell in cells:
-            r += nodes.entry("", paragraph(str(cell)) if str(cell) else nodes.paragraph())
-        return r
+        return nodes.row("", *(nodes.entry("", paragraph(str(cell))) for cell in cells))
 
-    head = nodes.thead()
-    head += row(headers)
-    group += head
-    body = nodes.tbody()
-    for cells in rows:
-        body += row(cells)
-    group += body
+    table += nodes.tgroup(
+        "",
+        *(nodes.colspec(colwidth=1) for _ in headers),
+        nodes.thead("", row(headers)),
+        nodes.tbody("", *(row(cells) for cells in rows)),
+        cols=len(headers),
+    )
     return table
 
 
