@@ -11,7 +11,7 @@ This extension, loaded by both builds, points Sphinx at the catalogs and at
 same page in the other edition). In the Chinese build it uses Chinese search (``jieba``,
 given the glossary's terms so that 算术强度 stays one word), serves the "Run it here"
 files and MathJax from the English edition, and fails (a warning under ``-W``) on an
-untranslated or fuzzy entry of any catalog, and on a page's message with no entry.
+untranslated or fuzzy entry of any catalog, and on a message with no entry in its page's.
 """
 
 from __future__ import annotations
@@ -126,16 +126,17 @@ def _lecture_output(node: nodes.Node) -> bool:
 
 
 def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
-    """doctree-read: every message of the page came out translated (Chinese build).
+    """doctree-read: every message of a page with a catalog came out translated (Chinese
+    build; a page without one, a new lecture before ``make gettext``, stays English).
 
     This catches English prose that changed after the catalogs were last updated (``make
     gettext`` not run): its new text has no entry, so Sphinx leaves it in English.
     """
-    if not is_zh(app.config):
-        return
     path = catalog(app.env.docname)
+    if not is_zh(app.config) or not path.is_file():
+        return
     # Entries translated as themselves (markup, math): Sphinx does not mark those.
-    same = {str(m.id) for m in _entries(path) if m.string == m.id} if path.is_file() else set()
+    same = {str(m.id) for m in _entries(path) if m.string == m.id}
     for node, message in extract_messages(doctree):
         if node.get("translated") or message in same or NOT_PROSE.match(message):
             continue
