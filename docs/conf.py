@@ -107,6 +107,8 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_typehints_description_target = "documented"
 autodoc_typehints_format = "short"
+# Fields without a docstring (a NamedTuple's, a dataclass's) are listed too.
+autodoc_default_options = {"undoc-members": True}
 autodoc_inherit_docstrings = False  # argparse's own docstrings are not the course's
 # Defaults as written in the source (FIGURES_DIR), never as evaluated on the build
 # machine (PosixPath('/home/...')).
