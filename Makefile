@@ -65,7 +65,7 @@ docs: $(STAMP) $(RUNTIME)
 
 # After a change to English prose: extract its messages (the lectures are not run) and
 # merge them into the Chinese catalogs; new and changed entries come out empty or fuzzy,
-# and the Chinese build fails on those of a page in docs/_ext/i18n.py's TRANSLATED.
+# and the Chinese build fails on those (docs/_ext/i18n.py).
 gettext: $(STAMP)
 	rm -rf docs/_build/gettext docs/auto_lectures docs/gen_modules
 	$(PY) -m sphinx -q -b gettext -D plot_gallery=0 docs docs/_build/gettext

@@ -59,7 +59,6 @@ extensions = [
 root_doc = "index"
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_lectures/*.ipynb"]
 nitpicky = True
-suppress_warnings: list[str] = []
 # Quotes and ellipses become typographic, but "--" stays "--": flags such as --png
 # are shown as typed, in prose and in docstrings alike.
 smartquotes_action = "qe"
@@ -77,9 +76,6 @@ html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
 # What each lecture is about (its ABOUT["terms"]), as main index entries at the top of its
 # page: search lists the page first for these terms, and the general index links to it.
 course_index_terms = {s: a["terms"] for s, a in _about.items() if "terms" in a}
-html_show_sourcelink = True
-html_copy_source = True
-html_last_updated_fmt = None
 html_theme_options = {
     "navigation_with_keys": True,
     "top_of_page_buttons": ["view"],
@@ -111,7 +107,8 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_typehints_description_target = "documented"
 autodoc_typehints_format = "short"
-autodoc_default_options = {"undoc-members": False}
+# Fields without a docstring (a NamedTuple's, a dataclass's) are listed too.
+autodoc_default_options = {"undoc-members": True}
 autodoc_inherit_docstrings = False  # argparse's own docstrings are not the course's
 # Defaults as written in the source (FIGURES_DIR), never as evaluated on the build
 # machine (PosixPath('/home/...')).
@@ -150,18 +147,13 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     "reset_argv": "docs_hooks.reset_argv",
     "image_scrapers": ("docs_hooks.scrape_pngs",),
-    "abort_on_example_error": False,  # run every lecture, then fail the build...
-    "only_warn_on_example_error": False,  # ...with an error listing the broken ones
+    # sphinx-gallery's defaults kept: every lecture runs, then the build fails with an
+    # error listing the broken ones; a download of all the lectures.
     "write_computation_times": False,  # its page loads DataTables from a CDN
-    "show_memory": False,
     "show_signature": False,
-    "download_all_examples": True,
     "remove_config_comments": True,
     # A cell ending in show(...) renders its tables and observations as HTML.
     "capture_repr": ("_repr_html_",),
-    "min_reported_time": 0,
-    "binder": {},
-    "jupyterlite": {},
     "first_notebook_cell": (
         "# This notebook needs the course's `common` package: run `pip install -e .` in\n"
         "# the repository first. In a notebook the lecture's flags keep their defaults.\n"

@@ -4,38 +4,23 @@ Prose never types a derived number. It writes, for example::
 
     The A100 ridge point is :computed:`f"{A100.ridge_point('bf16'):.1f}"` FLOP/byte.
 
-and the build evaluates the Python expression in a namespace that holds the public
-names of ``common.hw_specs``, ``common.formulas.roofline``, ``common.formulas.ledger``,
-``common.formulas.thresholds``, ``common.formulas.attention_io``,
-``common.tables.assumptions``, ``common.tables.units``, ``common.present.console`` and
-the claims vocabulary ``common.present.claims`` (a sentence's direction words, decided
-from its numbers), plus ``math``, ``common.tables.sources`` as ``sources``, ``common.exercises`` as
-``exercises`` (a worked answer quoted), ``common.formulas.serving`` as ``serving`` and
-``common.tables.measurements`` as ``published``, then inserts the resulting
-text, with a no-break space between a number and its unit so that a line never ends
-between "138.41" and "MB". Edit a figure in ``common/hw_specs.py``, rebuild, and the
-page follows.
-
-An expression that needs a figure the table does not list (``MissingFigureError``: a chip
-without an fp8 peak, a link or a shared-memory figure) gives "(not computed: why)" in
-its place, so an edited table never fails the build. The expression must give a ``str``
-or an ``int``: a float is refused so that every
-quoted number carries an explicit format (``f"{x:.1f}"`` or a ``fmt_*`` helper). An
-expression that fails is reported as an error at its source line, naming the
-expression, so the build fails under ``-W``.
+and the build evaluates the expression in a namespace of the public names of
+``NAMESPACE_MODULES`` (the hardware table, the formulas, the assumptions, units,
+console formatting and the claims vocabulary), ``math`` and the ``NAMED_MODULES``, then
+inserts the text with a no-break space between a number and its unit. The result must
+be a ``str`` or an ``int`` (a float is refused: every number carries an explicit format);
+a missing figure (``MissingFigureError``) gives "(not computed: why)", and any other
+failure is an error at the source line, so the build fails under ``-W``.
 
 In the Chinese build the words of a result come from the page's catalog, the numbers
 and the choice of words from the expression. A result's *phrases* are the string
-literals that can be the whole result (or its template): the expression itself, the
+literals that can be the whole result or its template: the expression itself, the
 branches of ``a if c else b``, the values of ``{...}[key]``, the receiver of
-``.format(...)``, and the strings of a function's ``Literal[...]`` return type (such as
-``bound_of``'s ``"compute"``/``"memory"``). ``make gettext`` adds each phrase to the
-page's catalog; the Chinese build evaluates the expression with each phrase replaced by
-its translation (a template before it is filled), and warns, so fails under ``-W``, on
-a phrase the catalog lacks. Numbers and units (``"OOM"``, ``f"{x:.1f} GB/s"``) are not
-phrases. So an English sentence built by a claims helper is written in the page as a
-phrase choice, ``{1: "rises from {a} to {b}", -1: "falls ...", 0: "stays at {a}"}[
-direction(a, b)].format(...)``, whose every branch the translator sees.
+``.format(...)``, and the strings of a called function's ``Literal[...]`` return type.
+``make gettext`` adds each phrase to the page's catalog; the Chinese build evaluates the
+expression with each phrase translated (a template before it is filled) and warns on a
+phrase the catalog lacks. Numbers and units (``"OOM"``, ``f"{x:.1f} GB/s"``) are not
+phrases.
 """
 
 from __future__ import annotations
@@ -150,13 +135,8 @@ def build_namespace() -> dict[str, Any]:
 
 def module_files() -> list[str]:
     """Source files of the namespace modules (a page using :computed: depends on them)."""
-    files = []
-    for module_name in (*NAMESPACE_MODULES, *NAMED_MODULES.values()):
-        module = sys.modules.get(module_name)
-        path = getattr(module, "__file__", None)
-        if path:
-            files.append(path)
-    return files
+    names = (*NAMESPACE_MODULES, *NAMED_MODULES.values())
+    return [str(sys.modules[n].__file__) for n in names if n in sys.modules]
 
 
 _WORD = re.compile(r"[A-Za-z]{2,}")
@@ -220,28 +200,19 @@ def phrases(expression: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-#: The name the translated expression calls its phrases through.
+#: The name a translated expression calls a function's Literal[...] result through.
 _TRANSLATE = "_computed_phrase_"
 
 
-class _Wrap(ast.NodeTransformer):
-    """Pass the given nodes' values through ``_computed_phrase_``."""
-
-    def __init__(self, targets: set[int]) -> None:
-        self.targets = targets
-
-    def visit(self, node: ast.AST) -> ast.AST:
-        new = self.generic_visit(node)
-        if id(node) in self.targets:
-            return ast.Call(ast.Name(_TRANSLATE, ast.Load()), [new], [])
-        return new
-
-
 def _translated(source: str, scope: dict[str, Any]) -> types.CodeType:
-    """`source` compiled with each phrase passed through ``_computed_phrase_`` first."""
+    """`source` compiled with each phrase translated: a literal now, a call's result after it."""
     tree = ast.parse(source, mode="eval")
-    targets = {id(node) for node in _phrase_nodes(tree.body, scope)}
-    tree = _Wrap(targets).visit(tree)
+    for node in list(_phrase_nodes(tree.body, scope)):
+        if isinstance(node, ast.Constant):
+            node.value = scope[_TRANSLATE](node.value)
+        else:  # f(...) -> _computed_phrase_(f(...))
+            inner = ast.Call(node.func, node.args, node.keywords)
+            node.func, node.args, node.keywords = ast.Name(_TRANSLATE, ast.Load()), [inner], []
     return compile(ast.fix_missing_locations(tree), "<computed>", "eval")
 
 

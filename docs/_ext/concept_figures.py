@@ -82,21 +82,6 @@ def draw(expression: str, path: Path) -> Path:
     return path
 
 
-def figure_rst(uri: str, alt: str, name: str, caption: Sequence[str]) -> str:
-    """A reST figure at text width, linked to its full-size PNG, with its caption."""
-    lines = [
-        f".. figure:: {uri}",
-        f"   :alt: {' '.join(alt.split())}",
-        "   :width: 100%",
-        "   :class: rl-figure-img",
-        "   :figclass: rl-figure",
-        f"   :name: figure-{name}",
-        "",
-    ]
-    lines += [f"   {line}" if line.strip() else "" for line in caption]
-    return "\n".join(lines) + "\n"
-
-
 class CourseFigureDirective(SphinxDirective):
     """``.. course-figure:: NAME`` with ``:draw: EXPR``, ``:alt: TEXT`` and a caption."""
 
@@ -121,13 +106,15 @@ class CourseFigureDirective(SphinxDirective):
         except ValueError as exc:
             raise self.error(str(exc)) from None
         import computed
+        import docs_hooks
 
         for dependency in computed.module_files():
             self.env.note_dependency(dependency)
         for module in (*PLOT_MODULES, "style"):
             self.env.note_dependency(importlib.import_module(f"common.plots.{module}").__file__)
         uri = "/" + (FIGURES_SUBDIR / path.name).as_posix()
-        rst = figure_rst(uri, self.options["alt"], name, list(self.content))
+        alt = self.options["alt"]
+        rst = docs_hooks.figure_block(uri, alt, self.content, "rl-figure-img", f"figure-{name}")
         return nested_parse_to_nodes(self.state, rst, source=f"course-figure {name}")
 
 

@@ -74,24 +74,17 @@ def build_table(
     table = nodes.table(classes=["course-table", *classes])
     if title:
         table += nodes.title("", "", *inline(title))
-    group = nodes.tgroup(cols=len(headers))
-    table += group
-    for _ in headers:
-        group += nodes.colspec(colwidth=1)
 
     def row(cells: Sequence[str]) -> nodes.row:
-        r = nodes.row()
-        for cell in cells:
-            r += nodes.entry("", paragraph(str(cell)) if str(cell) else nodes.paragraph())
-        return r
+        return nodes.row("", *(nodes.entry("", paragraph(str(cell))) for cell in cells))
 
-    head = nodes.thead()
-    head += row(headers)
-    group += head
-    body = nodes.tbody()
-    for cells in rows:
-        body += row(cells)
-    group += body
+    table += nodes.tgroup(
+        "",
+        *(nodes.colspec(colwidth=1) for _ in headers),
+        nodes.thead("", row(headers)),
+        nodes.tbody("", *(row(cells) for cells in rows)),
+        cols=len(headers),
+    )
     return table
 
 
@@ -135,18 +128,9 @@ def achievable_rows(
     return rows, sources
 
 
-def all_precisions(chips: Iterable[Any]) -> list[str]:
-    """Every precision any chip has a peak for, in order of first appearance."""
-    seen: dict[str, None] = {}
-    for chip in chips:
-        for precision in chip.precisions:
-            seen.setdefault(precision, None)
-    return list(seen)
-
-
 def ridge_rows(chips: Sequence[Any]) -> tuple[list[str], list[list[str]]]:
     """Headers and rows of the ridge-point table: I* = peak / bandwidth per precision."""
-    precisions = all_precisions(chips)
+    precisions = list(dict.fromkeys(p for chip in chips for p in chip.precisions))
     headers = ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
     rows = []
     for chip in chips:
@@ -223,8 +207,8 @@ def answer_nodes(answer: Any, docname: str) -> list[nodes.Node]:
     return out
 
 
-def origin_rst(origin: str) -> str:
-    """The origin of an exercise as reST, linked to the statement it names in the sources."""
+def origin_paragraph(state: Any, origin: str) -> list[nodes.Node]:
+    """'From <origin>.', the origin linked to the statement it names in the sources."""
     from common import exercises
 
     links = {
@@ -234,12 +218,7 @@ def origin_rst(origin: str) -> str:
             ":ref:`How to Scale Your Model <sources-book>`"
         ),
     }
-    return links.get(origin, origin)
-
-
-def origin_paragraph(state: Any, origin: str) -> list[nodes.Node]:
-    """'From <origin>.', with the origin linked to the sources it names (emphasis by CSS)."""
-    text = f"From {origin_rst(origin)}."
+    text = f"From {links.get(origin, origin)}."
     parsed = nested_parse_to_nodes(state, text, source="exercise origin")
     for node in parsed:
         if isinstance(node, nodes.paragraph):
@@ -347,10 +326,8 @@ class CommonApiDirective(SphinxDirective):
             raise self.error(f"common.{part} is not a module or subpackage of common")
         # Docstrings hold code (unit="FLOP", --png): no typographic quotes on this page.
         self.state.document.settings.smart_quotes = False
-        documented = self.env.domaindata.setdefault("course_api", {})
         lines: list[str] = []
         for name in names:
-            documented[name] = self.env.docname
             if name == f"common.{part}" and len(names) > 1:
                 lines += [f".. automodule:: {name}", ""]  # the package's own docstring
                 continue
@@ -361,20 +338,16 @@ class CommonApiDirective(SphinxDirective):
         return nested_parse_to_nodes(self.state, "\n".join(lines), source="common-api")
 
 
-def _merge_api(app: Sphinx, env: Any, docnames: Any, other: Any) -> None:
-    """Parallel reads: collect the documented modules of every worker."""
-    env.domaindata.setdefault("course_api", {}).update(other.domaindata.get("course_api", {}))
-
-
-def _purge_api(app: Sphinx, env: Any, docname: str) -> None:
-    data = env.domaindata.get("course_api", {})
-    for name in [n for n, doc in data.items() if doc == docname]:
-        del data[name]
-
-
 def check_api_pages(app: Sphinx, env: Any) -> None:
     """Every module of ``common`` is documented on an API page (a warning, so -W fails)."""
-    documented = env.domaindata.get("course_api", {})
+    parts = [
+        part
+        for doc in env.all_docs
+        for part in re.findall(
+            r"^\.\. common-api:: *(\S+)", Path(env.doc2path(doc)).read_text("utf-8"), re.M
+        )
+    ]
+    documented = {m for part in parts for m in modules_of(part)}
     missing = [m for m in common_modules() if m not in documented]
     if missing and "api" in env.all_docs:
         logger.warning(
@@ -472,8 +445,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("common-api", CommonApiDirective)
     app.connect("autodoc-skip-member", skip_field_aliases)
     app.connect("doctree-read", hide_build_machine_values)
-    app.connect("env-merge-info", _merge_api)
-    app.connect("env-purge-doc", _purge_api)
     app.connect("env-check-consistency", check_api_pages)
     # Search results quote prose only (no answers, code or TeX): docs/_static/search-snippets.js.
     app.add_js_file("search-snippets.js", defer="defer")

@@ -1,26 +1,14 @@
 """Hooks that run the lectures under sphinx-gallery: their flags and their figures.
 
-sphinx-gallery runs each lecture in the Sphinx process, with ``sys.argv[1:]``
-taken from ``reset_argv``. The lectures draw with matplotlib's object-oriented
-API and save their own PNGs, so the default matplotlib scraper finds nothing;
-``scrape_pngs`` embeds instead the PNGs a cell wrote into the lecture's output
-folder, under the prose of that cell, each as a figure with the caption the
-lecture gave it (``show(display.figure(path, caption))``). The gallery's
-thumbnail of a lecture is its first such figure; a lecture picks another with a
-``# sphinx_gallery_thumbnail_number = N`` comment.
+``reset_argv`` gives each lecture the output flags its ``make_parser()`` declares,
+pointed under ``docs/_build/lecture_outputs`` (never the source tree). The lectures
+save their own PNGs, so ``scrape_pngs`` embeds the PNGs a cell wrote, each as a figure
+with the caption the lecture gave it (``show(display.figure(path, caption))``). Both
+are named in ``conf.py`` as strings, so the configuration stays picklable.
 
-Which flags a lecture gets is read from the parser it declares (its
-``make_parser()``, through ``common.shell.interface``), never from a list kept
-here. Every file a lecture writes goes under ``docs/_build/lecture_outputs``:
-nothing is written into the source tree.
-
-Both hooks are named in ``conf.py`` as ``"docs_hooks.reset_argv"`` and
-``"docs_hooks.scrape_pngs"`` strings, so the configuration stays picklable.
-
-Loaded as an extension too, the module names the culprit when a lecture ends the
-whole build: sphinx-gallery reports a lecture's exceptions, but ``SystemExit``
-(``sys.exit()``, or an argparse error from a flag the lecture does not accept)
-stops Sphinx on the spot with no message.
+As an extension, the module names a lecture that ends the whole build through
+``SystemExit`` (which stops Sphinx with no message), numbers the gallery's cards, puts
+a lecture's index terms under its title, and gives navigation captions a heading level.
 """
 
 from __future__ import annotations
@@ -32,15 +20,12 @@ import shutil
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from common.shell import interface
 
 #: Outputs of the lectures run by the docs build, relative to the docs folder.
 OUTPUTS_SUBDIR = Path("_build") / "lecture_outputs"
-
-#: Image types a lecture may write into its output folder.
-IMAGE_SUFFIXES = (".png",)
 
 # Per lecture: what its output folder held before the current cell ran.
 _SNAPSHOTS: dict[str, dict[str, tuple[int, int, int]]] = {}
@@ -48,45 +33,21 @@ _SNAPSHOTS: dict[str, dict[str, tuple[int, int, int]]] = {}
 _RUNNING: dict[str, str] = {}
 
 
-class LectureFlags(NamedTuple):
-    """The output flags a lecture accepts."""
-
-    png: bool
-    outdir: bool
-    results: bool
-
-
-def outputs_root(docs_dir: str | os.PathLike[str]) -> Path:
-    """Folder for everything the lectures write during a docs build."""
-    return Path(docs_dir) / OUTPUTS_SUBDIR
-
-
 def results_file(docs_dir: str | os.PathLike[str]) -> Path:
     """The results file the lectures share during a docs build."""
-    return outputs_root(docs_dir) / "results" / "machine.json"
+    return Path(docs_dir) / OUTPUTS_SUBDIR / "results" / "machine.json"
 
 
 def figure_dir(docs_dir: str | os.PathLike[str], src_file: str | os.PathLike[str]) -> Path:
     """Where one lecture's figures go during a docs build (one folder per lecture)."""
-    return outputs_root(docs_dir) / "figures" / Path(src_file).stem
+    return Path(docs_dir) / OUTPUTS_SUBDIR / "figures" / Path(src_file).stem
 
 
-def lecture_flags(lecture: str | os.PathLike[str]) -> LectureFlags:
-    """Whether a lecture accepts --png, --outdir, --results: from the parser it declares."""
-    flags = interface.flag_actions(interface.declared_parser(lecture))
-    return LectureFlags("--png" in flags, "--outdir" in flags, "--results" in flags)
-
-
-def lecture_argv(flags: LectureFlags, outdir: Path, results: Path) -> list[str]:
-    """The arguments a lecture gets under the docs build, given the flags it accepts."""
-    argv: list[str] = []
-    if flags.png:
-        argv.append("--png")
-    if flags.outdir:
-        argv += ["--outdir", str(outdir)]
-    if flags.results:
-        argv += ["--results", str(results)]
-    return argv
+def lecture_argv(lecture: str | os.PathLike[str], outdir: Path, results: Path) -> list[str]:
+    """--png, --outdir OUTDIR and --results RESULTS, each where the lecture's parser has it."""
+    declared = interface.flag_actions(interface.declared_parser(lecture))
+    given = {"--png": (), "--outdir": (str(outdir),), "--results": (str(results),)}
+    return [a for flag, values in given.items() if flag in declared for a in (flag, *values)]
 
 
 def snapshot(folder: Path) -> dict[str, tuple[int, int, int]]:
@@ -95,7 +56,7 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int, int]]:
     if not folder.is_dir():
         return state
     for path in folder.rglob("*"):
-        if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file():
+        if path.suffix.lower() == ".png" and path.is_file():
             st = path.stat()
             state[str(path)] = (st.st_ino, st.st_mtime_ns, st.st_size)
     return state
@@ -138,25 +99,7 @@ def reset_argv(gallery_conf: Mapping[str, Any], script_vars: Mapping[str, Any]) 
     results.parent.mkdir(parents=True, exist_ok=True)
     _SNAPSHOTS[src_file] = snapshot(outdir)  # images from an earlier build are not new
     _RUNNING["lecture"] = src_file
-    flags = lecture_flags(src_file)
-    return lecture_argv(flags, outdir, results)
-
-
-def _copy_images(images: Iterable[str], image_path_iterator: Any) -> list[tuple[str, str]]:
-    """Copy each image to the gallery's next image path; returns (copy, original) pairs."""
-    pairs = []
-    for original in images:
-        target = next(image_path_iterator)
-        shutil.copyfile(original, target)
-        pairs.append((target, original))
-    return pairs
-
-
-def figure_caption(path: str | os.PathLike[str]) -> str:
-    """The caption a lecture gave this figure with ``display.figure`` ('' if it gave none)."""
-    from common.present import display
-
-    return display.CAPTIONS.get(str(Path(path).resolve()), "")
+    return lecture_argv(src_file, outdir, results)
 
 
 _CODE_SPAN = re.compile(r"(``.+?``)")
@@ -173,21 +116,18 @@ def rst_text(text: str) -> str:
     return "\\" + out if _LIST_START.match(out) else out
 
 
-def figure_block(image: str, caption: str, alt: str) -> str:
-    """A reST figure: the image at text width, a link to the full-size file, and its caption.
+def figure_block(image: str, alt: str, caption: Iterable[str], classes: str, name: str = "") -> str:
+    """A reST figure (class rl-figure): the image at text width, linked to the full-size
+    file, over its caption's reST lines; lecture figures and concept figures alike.
 
     ``:width: 100%`` makes Sphinx wrap the image in a link to the full-size PNG
     (``html_scaled_image_link``), so a phone reader taps the figure to zoom it.
     """
-    return (
-        f"\n.. figure:: {image}\n"
-        f"   :alt: {' '.join(alt.split())}\n"
-        "   :width: 100%\n"
-        "   :class: sphx-glr-single-img rl-figure-img\n"
-        "   :figclass: rl-figure\n"
-        "\n"
-        f"   {rst_text(caption)}\n\n"
-    )
+    lines = [f".. figure:: {image}", f"   :alt: {' '.join(alt.split())}", "   :width: 100%"]
+    lines += [f"   :class: {classes}", "   :figclass: rl-figure"]
+    lines += [f"   :name: {name}"] if name else []
+    lines += ["", *(f"   {line}" if line.strip() else "" for line in caption)]
+    return "\n" + "\n".join(lines) + "\n\n"
 
 
 def scrape_pngs(
@@ -199,6 +139,8 @@ def scrape_pngs(
     (``common.present.display.CAPTIONS``, keyed by the resolved path of the file it
     wrote); a figure saved without one is captioned with its alt text.
     """
+    from common.present import display
+
     src_file = str(block_vars["src_file"])
     docs_dir = gallery_conf["src_dir"]
     outdir = figure_dir(docs_dir, src_file)
@@ -207,13 +149,15 @@ def scrape_pngs(
     _SNAPSHOTS[src_file] = after
     rst = ""
     # One figure per image keeps each full width, stacked in the order written.
-    for copy, original in _copy_images(
-        changed_images(before, after), block_vars["image_path_iterator"]
-    ):
-        caption = figure_caption(original)
+    for original in changed_images(before, after):
+        copy = next(block_vars["image_path_iterator"])
+        shutil.copyfile(original, copy)
+        caption = display.CAPTIONS.get(str(Path(original).resolve()), "")
         alt = alt_text(original, caption)
         image = "/" + Path(os.path.relpath(copy, docs_dir)).as_posix()
-        rst += figure_block(image, caption or alt, alt)
+        rst += figure_block(
+            image, alt, [rst_text(caption or alt)], "sphx-glr-single-img rl-figure-img"
+        )
     return rst
 
 
@@ -227,12 +171,6 @@ def exit_message() -> str:
         "(sys.exit(), or a usage error from a flag it does not accept); a lecture must not "
         "exit, so that the gallery can run the next one\n"
     )
-
-
-def _report_exit() -> None:
-    message = exit_message()
-    if message:
-        sys.stderr.write(message)
 
 
 def _gallery_finished(*args: Any) -> None:
@@ -324,7 +262,7 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
 def setup(app: Any) -> dict[str, Any]:
     """Sphinx extension: report a lecture that ends the build through SystemExit;
     number the gallery's cards; give the theme's navigation captions a heading level."""
-    atexit.register(_report_exit)
+    atexit.register(lambda: sys.stderr.write(exit_message()))
     app.connect("env-before-read-docs", _gallery_finished)
     app.add_config_value("course_index_terms", {}, "env", types=frozenset({dict}))
     app.connect("source-read", _source_read)

@@ -1,24 +1,17 @@
 """The Chinese edition of the site: one source, two builds, one Python runtime.
 
-``make docs`` builds the English site into ``docs/_build/html`` and then, from the
-same sources with ``-D language=zh_CN``, the Chinese one into ``docs/_build/html/zh``.
-The Chinese build reads Sphinx's gettext catalogs in ``docs/locale/zh_CN/LC_MESSAGES``
-(one ``.po`` per page, managed with ``sphinx-intl``; ``make gettext`` refreshes them
-from the English prose). The lectures run once: the second build finds
-sphinx-gallery's output in ``docs/auto_lectures`` with matching checksums and reuses it.
+``make docs`` builds the English site into ``docs/_build/html``, then, from the same
+sources with ``-D language=zh_CN``, the Chinese one into ``docs/_build/html/zh``, from
+the gettext catalogs in ``docs/locale/zh_CN/LC_MESSAGES`` (one ``.po`` per page, managed
+with ``sphinx-intl``; ``make gettext`` refreshes them). The lectures run once: the
+second build reuses sphinx-gallery's output in ``docs/auto_lectures``.
 
-This extension, loaded by both builds:
-
-- points Sphinx at the catalogs (one per page) and at ``docs/_templates``, whose
-  ``components/view-this-page.html`` adds the language switch to every page's top bar;
-- gives every page ``lang_switch``: the same page in the other edition;
-- in the Chinese build, uses Chinese search (``jieba`` segments the words) and points the
-  "Run it here" scripts, styles and service worker, and MathJax, at the English edition's
-  copies, then deletes its own copies of them, so each is served once for both editions;
-- fails the Chinese build (a warning under ``-W``) on an untranslated or fuzzy entry in
-  a page listed in ``TRANSLATED``, and on a message of such a page that has no entry;
-- gives jieba the glossary's Chinese terms (``docs/locale/glossary.csv``), so that
-  search indexes 算术强度 as one word.
+This extension, loaded by both builds, points Sphinx at the catalogs and at
+``docs/_templates`` (whose ``components/view-this-page.html`` shows ``lang_switch``, the
+same page in the other edition). In the Chinese build it uses Chinese search (``jieba``,
+given the glossary's terms so that 算术强度 stays one word), serves the "Run it here"
+files and MathJax from the English edition, and fails (a warning under ``-W``) on an
+untranslated or fuzzy entry of any catalog, and on a message with no entry in its page's.
 """
 
 from __future__ import annotations
@@ -53,54 +46,6 @@ ZH_TITLE = "Roofline 讲义"
 SHARED_STATIC = ("_static/runner/", "_static/mathjax/")
 SHARED_ROOT_FILES = ("runner-sw.js",)
 
-#: Pages whose catalog must be complete: no untranslated and no fuzzy entry. Grow it
-#: page by page until it lists every page of the site.
-TRANSLATED: tuple[str, ...] = (
-    "index",
-    "concepts/index",
-    "auto_lectures/index",
-    "concepts/time-bound",
-    "concepts/why-it-matters",
-    "concepts/misconceptions",
-    "concepts/papers",
-    "concepts/profilers",
-    "hardware",
-    "exercises",
-    "concepts/headroom",
-    "auto_lectures/01_machine_probe",
-    "auto_lectures/03_memory_ledger",
-    "auto_lectures/04_make_figures",
-    "auto_lectures/09_hierarchical_roofline",
-    "auto_lectures/10_tiled_attention",
-    "auto_lectures/11_predict_and_check",
-    "auto_lectures/12_profiler_vs_ledger",
-    "auto_lectures/02_roofline_basics",
-    "auto_lectures/05_operator_ledger",
-    "auto_lectures/06_llm_speed",
-    "auto_lectures/07_llm_capacity",
-    "auto_lectures/08_llm_levers",
-    "api/measure",
-    "api/plots",
-    "api/shell",
-    "api/formulas",
-    "api/files",
-    "api",
-    "api/tables",
-    "api/present",
-    "overview",
-    "concepts/intensity-and-ridge",
-    "concepts/memory-ledger",
-    "concepts/assumptions",
-    "concepts/operator-ledgers",
-    "concepts/mixture-of-experts",
-    "auto_lectures/13_mixture_of_experts",
-    "auto_lectures/14_serving_a_fleet",
-    "api/predict",
-    "api/exercises",
-    "api/hw_specs",
-    "concepts/serving",
-)
-
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
 LECTURE_FIGURE = "rl-figure"
 #: Entries that are not prose: the gallery's timing line changes with every build.
@@ -117,21 +62,24 @@ def catalog(page: str) -> Path:
     return LOCALE_DIR / ZH / "LC_MESSAGES" / f"{page}.po"
 
 
-def missing_entries(path: Path) -> list[str]:
-    """The English text of every entry of a ``.po`` file that is untranslated or fuzzy."""
+def catalogs() -> list[Path]:
+    """Every ``.po`` file of the Chinese edition: one per page, and the Run panel's."""
+    return sorted((LOCALE_DIR / ZH / "LC_MESSAGES").rglob("*.po"))
+
+
+def _entries(path: Path) -> list[Any]:
+    """The messages of a ``.po`` file (babel's), the header and the timing line left out."""
     from babel.messages.pofile import read_po
 
+    with path.open("rb") as handle:
+        return [m for m in read_po(handle) if m.id and not NOT_PROSE.match(str(m.id))]
+
+
+def missing_entries(path: Path) -> list[str]:
+    """The English text of every entry of a ``.po`` file that is untranslated or fuzzy."""
     if not path.is_file():
         return [f"(no catalog {path})"]
-    with path.open("rb") as handle:
-        messages = read_po(handle)
-    missing = []
-    for message in messages:
-        if not message.id or NOT_PROSE.match(str(message.id)):
-            continue
-        if message.fuzzy or not message.string:
-            missing.append(str(message.id))
-    return missing
+    return [str(m.id) for m in _entries(path) if m.fuzzy or not m.string]
 
 
 def configure(app: Sphinx, config: Config) -> None:
@@ -155,25 +103,16 @@ def configure(app: Sphinx, config: Config) -> None:
 
 
 def check_catalogs(app: Sphinx) -> None:
-    """builder-inited: every page in TRANSLATED has a complete catalog (Chinese build)."""
+    """builder-inited: every catalog is complete (Chinese build)."""
     if not is_zh(app.config) or app.builder.format != "html":
         return
-    for page in TRANSLATED:
-        missing = missing_entries(catalog(page))
+    for path in catalogs():
+        page = path.relative_to(LOCALE_DIR / ZH / "LC_MESSAGES").with_suffix("").as_posix()
+        missing = missing_entries(path)
         for text in missing[:5]:
             logger.warning("i18n: %s: untranslated or fuzzy entry: %.70r", page, text)
         if len(missing) > 5:
             logger.warning("i18n: %s: %d more untranslated or fuzzy", page, len(missing) - 5)
-
-
-def kept_as_is(path: Path) -> set[str]:
-    """Entries of a ``.po`` file translated as themselves (markup, math): Sphinx skips those."""
-    from babel.messages.pofile import read_po
-
-    if not path.is_file():
-        return set()
-    with path.open("rb") as handle:
-        return {str(m.id) for m in read_po(handle) if m.id and m.string == m.id}
 
 
 def _lecture_output(node: nodes.Node) -> bool:
@@ -187,15 +126,17 @@ def _lecture_output(node: nodes.Node) -> bool:
 
 
 def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
-    """doctree-read: every message of a page in TRANSLATED came out translated (Chinese build).
+    """doctree-read: every message of a page with a catalog came out translated (Chinese
+    build; a page without one, a new lecture before ``make gettext``, stays English).
 
     This catches English prose that changed after the catalogs were last updated (``make
     gettext`` not run): its new text has no entry, so Sphinx leaves it in English.
     """
-    page = app.env.docname
-    if not is_zh(app.config) or page not in TRANSLATED:
+    path = catalog(app.env.docname)
+    if not is_zh(app.config) or not path.is_file():
         return
-    same = kept_as_is(catalog(page))
+    # Entries translated as themselves (markup, math): Sphinx does not mark those.
+    same = {str(m.id) for m in _entries(path) if m.string == m.id}
     for node, message in extract_messages(doctree):
         if node.get("translated") or message in same or NOT_PROSE.match(message):
             continue
@@ -224,49 +165,44 @@ def write_search_words(path: Path) -> Path:
     return path
 
 
-def _shared(filename: str) -> str | None:
-    """The English edition's copy of a "Run it here" file, seen from the Chinese root."""
-    name = str(filename)
-    if name.startswith(SHARED_STATIC):  # str.startswith takes the tuple
-        return f"../{name}"
-    return None
-
-
 def page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
     """html-page-context: the language switch; in Chinese, the shared runner files."""
-    depth = pagename.count("/")
-    suffix = app.builder.out_suffix
-    if is_zh(app.config):
+    page = pagename + app.builder.out_suffix
+    up = "../" * pagename.count("/")
+    if not is_zh(app.config):
         context["lang_switch"] = {
-            "href": "../" * (depth + 1) + pagename + suffix,
-            "hreflang": "en",
-            "text": "English",
-            "label": "Read this page in English",
-        }
-    else:
-        context["lang_switch"] = {
-            "href": "../" * depth + f"{ZH_SUBDIR}/{pagename}{suffix}",
+            "href": f"{up}{ZH_SUBDIR}/{page}",
             "hreflang": "zh-CN",
             "text": "中文",
             "label": "阅读本页的中文版",
         }
-    if not is_zh(app.config):
         return
+    context["lang_switch"] = {
+        "href": f"../{up}{page}",
+        "hreflang": "en",
+        "text": "English",
+        "label": "Read this page in English",
+    }
+    # The English edition's copy of each "Run it here" file, seen from the Chinese root.
     scripts = context.get("script_files") or []
     for i, script in enumerate(scripts):
-        shared = isinstance(script, _JavaScript) and _shared(script.filename)
-        if shared:
+        if isinstance(script, _JavaScript) and str(script.filename).startswith(SHARED_STATIC):
             attributes = dict(script.attributes)
             if attributes.get("data-service-worker") in SHARED_ROOT_FILES:
                 attributes["data-service-worker"] = "../" + attributes["data-service-worker"]
-            scripts[i] = _JavaScript(shared, priority=script.priority, **attributes)
+            scripts[i] = _JavaScript(
+                f"../{script.filename}", priority=script.priority, **attributes
+            )
     styles = context.get("css_files") or []
     for i, style in enumerate(styles):
-        shared = isinstance(style, _CascadingStyleSheet) and _shared(style.filename)
-        if shared:
-            styles[i] = _CascadingStyleSheet(shared, priority=style.priority, **style.attributes)
+        if isinstance(style, _CascadingStyleSheet) and str(style.filename).startswith(
+            SHARED_STATIC
+        ):
+            styles[i] = _CascadingStyleSheet(
+                f"../{style.filename}", priority=style.priority, **style.attributes
+            )
 
 
 #: Folders of build outputs (figures, downloads) the two editions share where a file is

@@ -141,18 +141,14 @@
   function start() {
     mark();
     window.addEventListener("resize", later);
-    const mj = window.MathJax;
-    if (mj && mj.startup && mj.startup.promise) mj.startup.promise.then(mark);
     // Revealed answers and late content (the Run panel's output) change widths.
     document.addEventListener("toggle", later, true);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
-  // MathJax may load after this script: check once more when everything has loaded.
-  window.addEventListener("load", () => {
-    const mj = window.MathJax;
-    if (mj && mj.startup && mj.startup.promise) mj.startup.promise.then(mark);
-    else mark();
-  });
+  // Once everything has loaded, and MathJax (loaded after this script) has typeset.
+  window.addEventListener("load", () =>
+    (window.MathJax?.startup?.promise ?? Promise.resolve()).then(mark),
+  );
 })();

@@ -55,8 +55,11 @@ def test_draw_says_in_one_line_what_went_wrong(tmp_path: Path) -> None:
 
 
 def test_the_figure_rest_links_the_image_and_keeps_the_caption() -> None:
-    rst = concept_figures.figure_rst("/_build/f.png", "alt\n text", "f", ["First line,", "second."])
-    assert rst.splitlines()[:3] == [
+    import docs_hooks
+
+    caption = ["First line,", "second."]
+    rst = docs_hooks.figure_block("/_build/f.png", "alt\n text", caption, "rl-figure-img", "f")
+    assert rst.splitlines()[1:4] == [
         ".. figure:: /_build/f.png",
         "   :alt: alt text",
         "   :width: 100%",
