@@ -1,0 +1,83 @@
+"""The prediction command's memory check and speculative decoding, against hand arithmetic.
+
+Parameter counts from the published configs (Llama-2-7B: 6,738,415,616, as Hugging Face
+reports it; Mixtral-8x7B: 46,702,792,704, of which the 32 x 8 experts' three 4096 x 14336
+matrices are 45,097,156,608) and cache sizes from 2 L Hkv dh elements a token.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from common.formulas import predict
+from common.formulas.predict import Request
+from common.formulas.transformer import DTypes, decode_ledger, verify_ledger
+from common.hw_specs import A100, get_chip
+from common.predict import check_fits, memory_per_gpu
+from common.tables import measurements as pub
+from common.tables.models import get_model
+
+LLAMA_N, LLAMA_KV = 6_738_415_616, 2 * 32 * 4096  # parameters; KV elements a token
+MIXTRAL_EXPERTS, MIXTRAL_REST = 45_097_156_608, 46_702_792_704 - 45_097_156_608
+MIXTRAL_KV = 2 * 32 * 8 * 128  # KV elements a token: 8 KV heads of 128
+
+
+@pytest.mark.parametrize(
+    ("gpus", "kv", "by_hand"),
+    [
+        (1, "bf16", 2 * LLAMA_N + 8 * 4096 * LLAMA_KV * 2),
+        (2, "bf16", LLAMA_N + 8 * 4096 * LLAMA_KV),  # weights and KV heads halved
+        (2, "fp8", LLAMA_N + 8 * 4096 * LLAMA_KV / 2),  # one byte a cached element
+    ],
+)
+def test_memory_per_gpu_is_weights_plus_cache_by_hand(gpus, kv, by_hand) -> None:
+    model = get_model("llama-2-7b")
+    assert memory_per_gpu(model, DTypes("bf16", kv), gpus, 8, 4096) == pytest.approx(by_hand)
+
+
+def test_expert_parallel_memory_and_the_advice_count_experts_not_heads() -> None:
+    model, chip = get_model("mixtral-8x7b"), get_chip("a100")
+    # --ep 8: the other weights whole, 1/8 of the experts, ceil(64 / 8) = 8 sequences' cache
+    need = 2 * (MIXTRAL_REST + MIXTRAL_EXPERTS / 8) + 8 * 32768 * MIXTRAL_KV * 2
+    assert memory_per_gpu(model, DTypes(), 8, 64, 32768, ep=True) == pytest.approx(need)
+    assert need > 48e9  # over 40 GB at 8, the most GPUs 8 experts can spread over
+    with pytest.raises(ValueError) as caught:
+        check_fits(model, chip, DTypes(), 8, 64, 32768, ep=True)
+    assert str(caught.value).endswith(
+        f"need {need / 1e9:.1f} GB per GPU on 8 x {chip.name} (40 GB each); "
+        "no split of its 8 experts would"
+    )
+
+
+TINY = dataclasses.replace(pub.GPT_13B, n_layers=2, d_model=256, n_heads=4, n_kv_heads=4,
+                           d_head=64, d_ff=1024, vocab_size=1000)  # fmt: skip
+BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)  # no engine terms: each pass at its bound
+
+
+@pytest.mark.parametrize("new_tokens", [1, 9])
+def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
+    roofs, K, a, prompt = predict.spec_roofs(A100, "bf16"), 3, 0.8, 100
+    req = Request(model=TINY, batch=2, prompt=prompt, new_tokens=new_tokens)
+    got = predict.speculate(req, roofs, BARE, K, a)
+
+    def bound(led) -> float:
+        return predict.bound_time(led, roofs, 1)
+
+    prefill = predict.forecast(req, roofs, BARE).prefill_s
+    # the draft head: one of the target's 2 layers, its mean decode step (caches prompt + 1
+    # to prompt + n - 1; at prompt + 1 when there is none)
+    caches = range(prompt + 1, prompt + max(2, new_tokens))
+    step = sum(bound(decode_ledger(TINY, 2, c)) for c in caches) / len(caches)
+    assert got.draft_step_s == pytest.approx(step / 2)
+    # the verify pass: K + 1 tokens a sequence, at the mean cache prompt + n // 2 (at least
+    # 1), plus the K drafted
+    ctx = prompt + max(1, new_tokens // 2)
+    assert got.verify_step_s == pytest.approx(bound(verify_ledger(TINY, 2, K + 1, ctx + K)))
+    e = (1 - a ** (K + 1)) / (1 - a)  # 2.952 tokens a verify step
+    assert got.tokens_per_step == pytest.approx(2.952)
+    steps = (new_tokens - 1) / e * (K * got.draft_step_s + got.verify_step_s)
+    assert got.total_s == pytest.approx(prefill + steps) and got.draft_prefill_s == 0.0
+    if new_tokens == 1:  # the prompt pass yields the only token: nothing to speculate on
+        assert (got.total_s, got.speedup) == (pytest.approx(prefill), 1.0)
