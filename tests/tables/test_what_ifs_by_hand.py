@@ -1,0 +1,45 @@
+"""The model table's what-ifs and the config reader's sliding layers, by hand.
+
+Published shapes: Mixtral-8x7B (2 of 8 experts of 14,336), DeepSeek-V3 (8 of 256 routed
+experts of 2,048 and one shared, 3 dense layers, biased router), Llama-2-7B (d 4096, 32
+heads, d_ff 11,008, vocabulary 32,000, 32 layers), Gemma 2 (local and global attention in
+alternate layers, 42 layers in the 9B model).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from common.tables.configs import model_from_config
+from common.tables.models import dense_twin, get_model, shrunk
+from tests.published_configs import GEMMA_2_9B, QWEN2_5_7B
+
+
+@pytest.mark.parametrize(
+    ("key", "name", "d_ff"),
+    [("mixtral-8x7b", "Mixtral-8x7B", 2 * 14336), ("deepseek-v3", "DeepSeek-V3", 8 * 2048 + 2048)],
+)
+def test_a_dense_twin_is_as_wide_as_a_tokens_experts_and_routes_nothing(key, name, d_ff) -> None:
+    twin = dense_twin(get_model(key))
+    assert (twin.name, twin.key, twin.d_ff) == (f"dense {name} twin", f"{key}-dense", d_ff)
+    assert (twin.n_experts, twin.experts_per_token, twin.d_ff_expert, twin.d_ff_shared) == (0,) * 4
+    assert (twin.dense_layers, twin.router_bias) == (0, False)
+
+
+def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size() -> None:
+    small = shrunk(get_model("llama-2-7b"), 4)
+    assert (small.name, small.key) == ("Llama-2-7B / 4", "llama-2-7b-div4")
+    assert (small.d_model, small.n_heads, small.n_kv_heads, small.d_head) == (1024, 8, 8, 128)
+    assert (small.d_ff, small.vocab_size, small.n_layers) == (2752, 8000, 8)
+    assert shrunk(get_model("llama-2-7b"), 64).n_heads == 1  # 32 / 64 rounds up to one head
+    with pytest.raises(ValueError, match=r"^layers must be a positive integer, got -1$"):
+        shrunk(get_model("llama-2-7b"), 2, n_layers=-1)
+
+
+def test_sliding_layers_follow_each_familys_pattern() -> None:
+    gemma = model_from_config(GEMMA_2_9B.config)
+    assert (gemma.sliding_window, gemma.sliding_layers) == (4096, 21)  # every other of 42
+    # Qwen2 with its sliding window on: the layers from index max_window_layers on slide
+    on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
+    qwen = model_from_config({**on, "max_window_layers": 21})
+    assert (qwen.sliding_window, qwen.sliding_layers) == (4096, 28 - 21)
