@@ -9,6 +9,7 @@ tables/engines.py) and hand arithmetic; the records' own checks get bad values d
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import sys
@@ -148,3 +149,18 @@ def test_an_assumption_at_the_top_of_its_range_is_kept(value, unit) -> None:
 def test_a_measurement_record_with_an_impossible_value_is_refused(make, says) -> None:
     with pytest.raises(ValueError, match=f"^{says}"):
         make(Measured("x", 1.0, "src"))
+
+
+def test_the_hardware_table_rebuilt_holds_the_a100_datasheet() -> None:
+    hw = rebuilt("common.hw_specs")
+    a100 = hw["A100"]  # the A100 40GB SXM: 1,555 GB/s HBM2, 40 GB
+    v5e = hw["CHIPS"]["tpu-v5e"].mem_bw_figure  # 8.2e11 B/s (TPU v5e docs), a plain figure
+    assert (v5e.value, v5e.unit, v5e.note, v5e.estimate) == (8.2e11, "B/s", "", False)
+    assert (a100.mem_bw_figure.value, a100.mem_bw_figure.unit) == (1555e9, "B/s")
+    assert (a100.mem_capacity_figure.value, a100.mem_capacity_figure.unit) == (40e9, "B")
+    assert (a100.mem_capacity_figure.note, a100.mem_capacity_figure.estimate) == ("", False)
+    assert "A100 40GB SXM" in a100.mem_bw_figure.source
+    labels = [label for label, _, _ in a100.achievable_figures()]
+    assert labels[-2:] == ["memory bandwidth", "link (NVLink 3)"]
+    unnamed = dataclasses.replace(a100, link_name="")
+    assert [label for label, _, _ in unnamed.achievable_figures()][-1] == "link"
