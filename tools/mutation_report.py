@@ -6,7 +6,8 @@ where a module ran only part of its mutants, the rate is an estimate and its 95%
 interval is printed. Exit status 1 when a module run is below THRESHOLD.
 
 `--sample N [--seed S]` prints instead N mutant names per module drawn at random with a
-fixed seed (every mutant where a module has N or fewer), for a sampled run:
+fixed seed (every mutant where a module has N or fewer; a larger N extends a smaller one's
+draw), for a sampled run:
     make mutation MUTATION_ARGS="--max-children 1 $(python tools/mutation_report.py --sample 60)"
 (`mutmut run` with no names first, once, to generate the mutants.)
 """
@@ -46,8 +47,9 @@ for meta in metas:
     codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
     module = str(meta.relative_to("mutants"))[: -len(".meta")]
     if args.sample is not None:
-        names = sorted(codes)
-        print(*random.Random(f"{args.seed}:{module}").sample(names, min(args.sample, len(names))))
+        names = sorted(codes)  # shuffled, then the first N: a larger N keeps a smaller one's
+        random.Random(f"{args.seed}:{module}").shuffle(names)
+        print(*names[: args.sample])
         continue
     statuses = [status_by_exit_code[c] for c in codes.values()]
     run = [s for s in statuses if s not in NOT_RUN]
