@@ -13,7 +13,7 @@ import pytest
 
 from common.formulas import predict
 from common.formulas.predict import Request
-from common.formulas.transformer import DTypes, decode_ledger, verify_ledger
+from common.formulas.transformer import DTypes, Op, PassLedger, decode_ledger, verify_ledger
 from common.hw_specs import A100, get_chip
 from common.predict import check_fits, memory_per_gpu
 from common.tables import measurements as pub
@@ -81,3 +81,22 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
     assert got.total_s == pytest.approx(prefill + steps) and got.draft_prefill_s == 0.0
     if new_tokens == 1:  # the prompt pass yields the only token: nothing to speculate on
         assert (got.total_s, got.speedup) == (pytest.approx(prefill), 1.0)
+
+
+def test_the_busiest_expert_parallel_gpu_by_hand() -> None:
+    def ledger_at(b: int):  # toy pass: attention per sequence, one routed expert matmul
+        layer = (
+            Op("attention", "attention", b * 1e9, act_bytes=b * 1e6),
+            Op("expert up", "matmul", b * 2e9, 8e6, b * 1e3, 0.0),
+        )
+        return PassLedger("decode", TINY, b, 1, 100, DTypes(), False, layer, ())
+
+    attn, expert = predict.ep_pass(ledger_at, 10, 4).layer
+    # attention for its ceil(10 / 4) = 3 sequences; 1/4 of the experts over all 10
+    assert (attn.flops, attn.act_bytes) == (3e9, 3e6)
+    assert (expert.flops, expert.weight_bytes, expert.act_bytes) == (5e9, 2e6, 2500.0)
+
+
+def test_flat_until_refuses_unequal_lists_in_one_line() -> None:
+    with pytest.raises(ValueError, match=r"^flat_until needs as many times as token counts"):
+        predict.flat_until([1, 2], [1.0])
