@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from common.tables import measurements
+from common.tables import engines, measurements
 from common.tables.assumptions import Assumption
 from common.tables.measurements import Measured, ModelRun, Term
 
@@ -67,17 +67,21 @@ def test_the_measurement_table_rebuilt_holds_the_published_runs() -> None:
     up = t["VIDUR_A100_MATMULS"][6]  # vidur mlp.csv: mlp_up_proj 0.877 ms at n = 1024
     same(up, {"name": "gate+up projection", "n_tokens": 1024, "K": 4096, "N": 22016})
     what = "Llama-2-7B gate+up projection, 1,024 tokens, 1 x A100"
-    same(up.measured, {"what": what, "seconds": 0.877 * MS})
+    same(up.measured, {"what": what, "seconds": 0.877 * MS, "source": t["VIDUR_MLP_A100"]})
     first = t["REQUESTS"][0]  # kipply: 283.60 ms for 512 + 10 tokens on one A100 40GB
     same(first, {"chip": "a100", "gpus": 1, "batch": 1, "prompt": 512, "new_tokens": 10})
-    same(first.measured, {"seconds": 283.60 * MS})
+    same(first.measured, {"seconds": 283.60 * MS, "source": measurements.LLM_ANALYSIS_FT})
+    assert (first.model.name, first.engine) == (gpt.name, "FasterTransformer, kipply")
+    assert gpt.name == "13B (kipply's FasterTransformer benchmark)"
+    assert gpt.config_source == measurements.LLM_ANALYSIS_13B_CONFIG
     assert first.measured.what.endswith(", batch 1, 512 + 10 tokens, 1 x a100")
     h100 = [r for r in t["REQUESTS"] if r.chip == "h100" and r.batch == 1]
     assert [r.precision for r in h100] == ["fp8"] * 4 and first.precision == "bf16"
     # TensorRT-LLM v0.6.1: 2,657 tokens/s per GPU on 2 H100s, batch 1024, 128 + 128 tokens
     big = next(r for r in t["REQUESTS"] if r.batch == 1024)
     same(big, {"chip": "h100", "gpus": 2, "prompt": 128, "new_tokens": 128, "precision": "fp8"})
-    same(big.measured, {"seconds": 1024 * 128 / (2657 * 2)})
+    same(big.measured, {"seconds": 1024 * 128 / (2657 * 2), "source": t["TRT_LLM_V061_H100"]})
+    assert (big.model.name, big.engine) == ("Llama-2-70B", "TensorRT-LLM, its docs")
     assert big.measured.what == "Llama-2-70B, batch 1024, 128 + 128 tokens, 2 x h100"
     ep = t["DEEPEP_LOW_LATENCY"][1]  # DeepEP's table: EP 16, dispatch 118 us, combine 195 us
     assert ep.ep == 16 and ep.dispatch.source == ep.combine.source == measurements.DEEPEP_LL
@@ -123,6 +127,8 @@ FRACTION = "fraction of the weights"
         (5, "fractions", "r: unit 'fractions' must start with one of"),
         (-0.3, FRACTION, "r must be a positive finite number, got -0.3"),
         (2000, "vectors", "r must be in (0, 1024] vectors, got 2000"),
+        (1000, "bytes", "r must be in (1000, 1e+15] bytes, got 1000"),  # 1 KB is the floor
+        (0.3, "fraction\tof x", "r: unit 'fraction\\tof x' must start with one of"),
     ],
 )
 def test_an_assumption_out_of_its_units_range_is_one_line_naming_it(value, unit, says) -> None:
@@ -164,3 +170,25 @@ def test_the_hardware_table_rebuilt_holds_the_a100_datasheet() -> None:
     assert labels[-2:] == ["memory bandwidth", "link (NVLink 3)"]
     unnamed = dataclasses.replace(a100, link_name="")
     assert [label for label, _, _ in unnamed.achievable_figures()][-1] == "link"
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "short"),
+    [("VIDUR_GEMM_MS", ("a100", 2), (0.1,) * 7), ("VIDUR_SMALL_S", "a100", (1e-6,) * 3)],
+)
+def test_a_profile_row_of_the_wrong_length_is_refused(monkeypatch, table, key, short) -> None:
+    """8 GEMM rows and 4 small kernels a generation: a row typed short is not cut silently."""
+    monkeypatch.setitem(getattr(engines, table), key, short)
+    with pytest.raises(ValueError, match="shorter"):
+        engines._vidur("a100", None, "src", "a100")
+
+
+def test_the_measurement_sources_are_listed_once_each_in_the_lectures_order() -> None:
+    listed = measurements.sources()
+    assert len(listed) == len(set(listed)) and listed[0] == measurements.LLM_ANALYSIS_FT
+    for source in (measurements.VIDUR_MLP_A100, measurements.VIDUR_ALLREDUCE_DGX):
+        assert source in listed
+    assert listed[-2:] == [
+        measurements.GPT_20B.config_source,
+        measurements.LLAMA_2_70B.config_source,
+    ]
