@@ -89,14 +89,39 @@ def test_the_busiest_expert_parallel_gpu_by_hand() -> None:
             Op("attention", "attention", b * 1e9, act_bytes=b * 1e6),
             Op("expert up", "matmul", b * 2e9, 8e6, b * 1e3, 0.0),
         )
-        return PassLedger("decode", TINY, b, 1, 100, DTypes(), False, layer, ())
+        return PassLedger("decode", TINY, b, 1, 100, DTypes(), False, layer, (), ((layer, 1),))
 
-    attn, expert = predict.ep_pass(ledger_at, 10, 4).layer
-    # attention for its ceil(10 / 4) = 3 sequences; 1/4 of the experts over all 10
-    assert (attn.flops, attn.act_bytes) == (3e9, 3e6)
-    assert (expert.flops, expert.weight_bytes, expert.act_bytes) == (5e9, 2e6, 2500.0)
+    busiest = predict.ep_pass(ledger_at, 10, 4)
+    for attn, expert in (busiest.layer, busiest.variants[0][0]):
+        # attention for its ceil(10 / 4) = 3 sequences; 1/4 of the experts over all 10
+        assert (attn.flops, attn.act_bytes) == (3e9, 3e6)
+        assert (expert.flops, expert.weight_bytes, expert.act_bytes) == (5e9, 2e6, 2500.0)
 
 
 def test_flat_until_refuses_unequal_lists_in_one_line() -> None:
     with pytest.raises(ValueError, match=r"^flat_until needs as many times as token counts"):
         predict.flat_until([1, 2], [1.0])
+
+
+def test_the_advice_names_the_fewest_gpus_that_split_the_heads_and_hold_it() -> None:
+    model, chip = get_model("llama-2-7b"), get_chip("a100")
+    # batch 40 at 4,096 tokens: 2 N + 40 x 4096 x 2 L Hkv dh x 2 B = 99.4 GB on one GPU;
+    # on 2, 49.7 GB; on 4, 24.8 GB (32 heads split 1, 2, 4, 8, ... ways)
+    need = 2 * LLAMA_N + 40 * 4096 * LLAMA_KV * 2
+    with pytest.raises(ValueError) as caught:
+        check_fits(model, chip, DTypes(), 1, 40, 4096)
+    assert str(caught.value) == (
+        f"Llama-2-7B's weights and KV cache need {need / 1e9:.1f} GB per GPU on 1 x "
+        f"{chip.name} (40 GB each); 4 GPUs would hold it"
+    )
+
+
+def test_flat_until_measures_from_the_first_time() -> None:
+    # within 1.25 x 1.0 s: 1.2 yes, 1.3 no (1.25 x the second time, 1.5, would take it)
+    assert predict.flat_until([1, 2, 3, 4], [1.0, 1.2, 1.3, 2.0]) == 1
+
+
+def test_matmul_time_counts_all_three_operands_at_the_element_size() -> None:
+    roofs = predict.Roofs("toy", 1e30, 1.0, 1.0)  # bandwidth-bound: time = bytes
+    # X[3, 5] @ W[5, 7] in fp32: 4 (15 + 35 + 21) = 284 bytes
+    assert predict.matmul_time(3, 5, 7, roofs, 4) == 284

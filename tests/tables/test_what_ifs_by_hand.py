@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pytest
 
+from common.hw_specs import Figure
 from common.tables.configs import model_from_config
 from common.tables.models import dense_twin, get_model, shrunk
-from tests.published_configs import GEMMA_2_9B, QWEN2_5_7B
+from tests.published_configs import GEMMA_2_9B, GPT_OSS_20B, QWEN2_5_7B
 
 
 @pytest.mark.parametrize(
@@ -43,3 +44,26 @@ def test_sliding_layers_follow_each_familys_pattern() -> None:
     on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
     qwen = model_from_config({**on, "max_window_layers": 21})
     assert (qwen.sliding_window, qwen.sliding_layers) == (4096, 28 - 21)
+
+
+def test_gpt_oss_layers_from_layer_types_or_its_alternating_pattern() -> None:
+    gpt_oss = {k: v for k, v in GPT_OSS_20B.config.items() if k != "layer_types"}
+    # the model card: banded-window and dense layers alternate, so 12 of 24 slide on 128 tokens
+    assert model_from_config(gpt_oss).sliding_layers == 12
+    assert model_from_config({**gpt_oss, "num_hidden_layers": 25}).sliding_layers == 13
+    three = ["sliding_attention"] * 3 + ["full_attention"] * 21  # layer_types wins over it
+    assert model_from_config({**gpt_oss, "layer_types": three}).sliding_layers == 3
+
+
+@pytest.mark.parametrize("arch", [[], [""], [7], "LlamaForCausalLM"])
+def test_a_config_without_an_architecture_name_is_named_after_its_file(arch) -> None:
+    config = {**QWEN2_5_7B.config, "architectures": arch}
+    assert model_from_config(config, "/tmp/my-model.json").name == "my-model"
+
+
+def test_figures_keep_their_unit_and_note() -> None:
+    from common.hw_specs import capacity, flops
+
+    assert flops(1e15, "src") == Figure(1e15, "FLOP/s", "src", False, "")
+    assert flops(1e15, "src", True, "dense") == Figure(1e15, "FLOP/s", "src", True, "dense")
+    assert capacity(8e10, "src", note="HBM3") == Figure(8e10, "B", "src", False, "HBM3")
