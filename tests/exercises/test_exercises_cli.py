@@ -162,3 +162,10 @@ def test_an_exercise_in_a_terminal_is_laid_out_line_by_line(monkeypatch, capsys)
     printed = capsys.readouterr().out
     assert printed.startswith("Title\n=====\n") and "\n\nOther\n=====\n" in printed
     assert "\n\n\nOther" not in printed
+
+
+def test_short_help_in_process(capsys) -> None:
+    from common.exercises import text
+
+    assert text.main(["-h"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python3 -m common.exercises [KEY ...]\n")

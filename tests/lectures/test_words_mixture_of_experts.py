@@ -199,3 +199,10 @@ def test_knees_at_the_edges_of_their_branches() -> None:
     step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
     table = rows(page.summary(setup(), count, (400, None), step, 0.01))
     assert ["critical batch, experts / twin MLP", "400 / none"] in table
+
+
+def test_the_imbalance_table_by_hand() -> None:
+    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
+    # 10 ms of a 40 ms step: 25.0%
+    table = rows(page.imbalance_section(setup(), skews, 0.04))
+    assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]

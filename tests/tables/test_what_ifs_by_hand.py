@@ -67,3 +67,8 @@ def test_figures_keep_their_unit_and_note() -> None:
     assert flops(1e15, "src") == Figure(1e15, "FLOP/s", "src", False, "")
     assert flops(1e15, "src", True, "dense") == Figure(1e15, "FLOP/s", "src", True, "dense")
     assert capacity(8e10, "src", note="HBM3") == Figure(8e10, "B", "src", False, "HBM3")
+
+
+def test_a_shrink_factor_below_one_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"^shrink factor must be a positive integer, got 0$"):
+        shrunk(get_model("llama-2-7b"), 0)
