@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from common.hw_specs import Figure
-from common.tables.configs import model_from_config
+from common.tables.configs import model_from_config, read_config
 from common.tables.models import dense_twin, get_model, shrunk
 from tests.published_configs import GEMMA_2_9B, GPT_OSS_20B, QWEN2_5_7B
 
@@ -72,3 +72,13 @@ def test_figures_keep_their_unit_and_note() -> None:
 def test_a_shrink_factor_below_one_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match=r"^shrink factor must be a positive integer, got 0$"):
         shrunk(get_model("llama-2-7b"), 0)
+
+
+def test_a_negative_window_layer_count_and_broken_json_are_one_line(tmp_path) -> None:
+    on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
+    with pytest.raises(ValueError, match="key 'max_window_layers' must be a whole integer up to"):
+        model_from_config({**on, "max_window_layers": -1})
+    broken = tmp_path / "config.json"
+    broken.write_text('{"hidden_size": 4096,', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"config\.json is not valid JSON \(Expecting [^:]*\)$"):
+        read_config(str(broken))
