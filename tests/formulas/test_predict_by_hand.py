@@ -125,3 +125,19 @@ def test_matmul_time_counts_all_three_operands_at_the_element_size() -> None:
     roofs = predict.Roofs("toy", 1e30, 1.0, 1.0)  # bandwidth-bound: time = bytes
     # X[3, 5] @ W[5, 7] in fp32: 4 (15 + 35 + 21) = 284 bytes
     assert predict.matmul_time(3, 5, 7, roofs, 4) == 284
+
+
+def test_one_gpu_unless_told_and_tensor_parallel_halves_a_matmul() -> None:
+    roofs = predict.Roofs("toy", 100e12, 1e12, 100e9)
+    mm = Op("mm", "matmul", 2e12, weight_bytes=1e9)  # 20 ms of FLOPs, 1 ms of bytes
+    led = PassLedger("prefill", dataclasses.replace(TINY, n_layers=1), 1, 10, 10, DTypes(),
+                     False, (mm,), ())  # fmt: skip
+    assert predict.bound_time(led, roofs) == pytest.approx(20e-3)
+    ring = predict.comm_time(led, 2, roofs.link_bw, None)  # the all-reduces, tested apart
+    assert predict.predict(led, roofs, 2) - ring == pytest.approx(10e-3)
+
+
+def test_a_chip_without_gemm_profiles_takes_its_achievable_share_of_the_peak() -> None:
+    # B200: 1,745 TFLOP/s measured (MAMF, ml-engineering) of the datasheet's 2,250 in bf16
+    eng = predict.engine_roofs(get_chip("b200"), "vllm", "bf16")
+    assert eng.gemm == ((1, pytest.approx(1745 / 2250)),)
