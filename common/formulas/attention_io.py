@@ -92,7 +92,7 @@ def on_chip_bytes(br: int, bc: int, d_head: int, elem_bytes: float = 2) -> float
     """U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br bytes: one inner step's blocks on chip."""
     _at_most(br, MAX_TOKENS, "query block Br")
     _at_most(bc, MAX_TOKENS, "key block Bc")
-    _, d, b = _sizes(1, d_head, elem_bytes)
+    _, d, b = _sizes(1, d_head, elem_bytes)  # pragma: no mutate (N unused: any N <= the limit)
     return (
         b * d * br
         + 2 * b * d * bc
@@ -125,7 +125,7 @@ def _largest(fits: object, hi: int) -> int:
     """Largest x in [1, hi] with fits(x), for fits true at 1 and monotone (true, then false)."""
     lo = 1
     while lo < hi:
-        mid = (lo + hi + 1) // 2
+        mid = (lo + hi + 1) // 2  # pragma: no mutate (any mid in (lo, hi] finds the same x)
         if fits(mid):  # type: ignore[operator]
             lo = mid
         else:

@@ -41,8 +41,17 @@ def test_tiled_traffic_is_bf16_unless_told() -> None:
 
 def test_the_smallest_on_chip_memory_in_fp32_matches_a_brute_force_loop() -> None:
     n, d, b = 64, 8, 4
-    top = io.tiled_intensity(n, d, 10**6, b)  # R = 1: the most the schedule reaches
     least = 4 * 8 + 2 * 4 * 8 + 4 + 4 * 8 + 8  # U(1, 1): one row of each block, 140 B
-    for target in (top, 0.9 * top, 0.5 * top):
-        m = next(m for m in range(least, 10**6) if io.tiled_intensity(n, d, m, b) >= target)
+    whole = 4 * 8 + 2 * 4 * 8 * 64 + 4 * 64 + 4 * 8 + 8  # U(1, N): K and V read once, 4,424 B
+    first: dict[float, int] = {}  # each intensity the schedule reaches, at its smallest M_sm
+    for m in range(least, whole + 1):
+        first.setdefault(io.tiled_intensity(n, d, m, b), m)
+    assert len(first) > 10
+    for target, m in first.items():
         assert io.smallest_on_chip_for(n, d, target, b) == m
+    assert io.smallest_on_chip_for(n, d, 1.01 * max(first), b) is None
+
+
+def test_tiled_counts_are_bf16_unless_told() -> None:
+    # all of K and V on chip (R = 1): D = b N d (2 + 2) = 2 x 64 x 8 x 4 bytes
+    assert io.tiled_counts(64, 8, 10**6)[1] == 4096
