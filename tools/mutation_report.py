@@ -9,7 +9,8 @@ interval is printed. Exit status 1 when a module run is below THRESHOLD.
 fixed seed (every mutant where a module has N or fewer; a larger N extends a smaller one's
 draw), for a sampled run:
     make mutation MUTATION_ARGS="--max-children 1 $(python tools/mutation_report.py --sample 60)"
-(`mutmut run` with no names first, once, to generate the mutants.)
+after one narrowed run has generated every module's mutants and the test map, e.g.
+`make mutation MUTATION_ARGS="--max-children 1 'common.exercises.text.*'"` (99 mutants).
 """
 
 import argparse
