@@ -181,3 +181,21 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
     assert cmd.main(["--config", str(tmp_path / "mixtral.json"), "--engine", "trtllm", *ep]) == 0
     out = capsys.readouterr().out
     assert "(2 x 2 tokens over the request's time on 2 GPUs)" in out
+
+
+def test_the_help_names_the_serving_flags_and_their_defaults() -> None:
+    parser = cmd.make_parser()
+    assert parser.description.startswith("``python3 -m common.predict``: predict a model's")
+    assert "\n\n" not in parser.description  # the docstring's first paragraph only
+    shown = " ".join(parser.format_help().split())
+    assert "--new-tokens NEW_TOKENS generated (128)" in shown
+    assert "--speculate K draft tokens a step" in shown
+    assert "--acceptance A probability a draft token is accepted (with --speculate)" in shown
+
+
+def test_an_uneven_expert_split_names_the_experts(tmp_path, capsys) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(MIXTRAL))
+    with pytest.raises(SystemExit):
+        cmd.main(["--config", str(path), "--prompt", "4", "--new-tokens", "2", "--ep", "3"])
+    assert "--ep 3 does not divide config's 4 experts" in capsys.readouterr().err
