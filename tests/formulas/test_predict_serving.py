@@ -9,6 +9,7 @@ or launch cost).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,57 @@ def test_ep_memory_holds_the_experts_split_and_the_rest_whole(capsys) -> None:
     need = float(err.split(" need ")[1].split(" GB")[0])  # plus one sequence's latent cache
     assert need == pytest.approx(2 * (rest + experts / 8) / 1e9, abs=0.2)
     assert "--ep 32 would hold it" in err
+
+
+def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys) -> None:
+    (tmp_path / "llama.json").write_text(json.dumps(LLAMA))
+    (tmp_path / "mixtral.json").write_text(json.dumps(MIXTRAL))
+    flags = ["--prompt", "4", "--new-tokens", "8", "--speculate", "2", "--acceptance", "0.5"]
+    assert cmd.main(["--config", str(tmp_path / "llama.json"), "--engine", "trtllm", *flags]) == 0
+    lines = capsys.readouterr().out.splitlines()
+
+    # test_speculation_with_a_draft_head's figures: 18-floor draft and verify, 234 in all,
+    # 7 x 18 / (4 x 54) = 0.58 x the decode speed; times in ms to 3 places
+    spoken = re.compile(
+        r"speculation: 2 draft tokens a step at acceptance 0\.5: 1\.75 tokens per verify step; "
+        r"draft (\S+) ms a token, verify (\S+) ms; request (\S+) ms, decode 0\.58 x as fast$"
+    )
+    (said,) = [m for m in map(spoken.match, lines) if m]
+    floors = [18, 18, 234]
+    assert [float(x) for x in said.groups()] == pytest.approx(
+        [n * FLOOR * 1e3 for n in floors], abs=6e-4
+    )
+    assert any(line.startswith("draft: a draft head of one decoder layer") for line in lines)
+    head = next(i for i, line in enumerate(lines) if line.startswith("term "))
+    assert lines[head].split() == ["term", "prefill", "decode", "step", "(mean)"]
+    end = next(i for i, line in enumerate(lines) if line.startswith("bound (what"))
+    table = lines[head + 2 : end]  # under the rule: each term, then their sum, both in ms
+    assert table[-1].startswith("forecast (sum) ") and len(table) > 2
+    assert all(re.search(r"\d\.\d{3} ms +\d+\.\d{3} ms$", row) for row in table)
+    assert any(re.match(r"forecast: \d+\.\d{3} ms = prefill \+ 7 decode steps;", s) for s in lines)
+    bound = r"bound \(what no engine beats\): \d+\.\d{3} ms at the datasheet's roofs, \d+\.\d{3} ms"
+    assert any(re.match(bound, line) for line in lines)
+    assert any(line.endswith("(1 x 8 tokens over the speculative request's time on 1 GPU)")
+               for line in lines)  # fmt: skip
+    ep = ["--ep", "2", "--batch", "2", "--prompt", "4", "--new-tokens", "2"]
+    assert cmd.main(["--config", str(tmp_path / "mixtral.json"), "--engine", "trtllm", *ep]) == 0
+    out = capsys.readouterr().out
+    assert "(2 x 2 tokens over the request's time on 2 GPUs)" in out
+
+
+def test_the_help_names_the_serving_flags_and_their_defaults() -> None:
+    parser = cmd.make_parser()
+    assert parser.description.startswith("``python3 -m common.predict``: predict a model's")
+    assert "\n\n" not in parser.description  # the docstring's first paragraph only
+    shown = " ".join(parser.format_help().split())
+    assert "--new-tokens NEW_TOKENS generated (128)" in shown
+    assert "--speculate K draft tokens a step" in shown
+    assert "--acceptance A probability a draft token is accepted (with --speculate)" in shown
+
+
+def test_an_uneven_expert_split_names_the_experts(tmp_path, capsys) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(MIXTRAL))
+    with pytest.raises(SystemExit):
+        cmd.main(["--config", str(path), "--prompt", "4", "--new-tokens", "2", "--ep", "3"])
+    assert "--ep 3 does not divide config's 4 experts" in capsys.readouterr().err

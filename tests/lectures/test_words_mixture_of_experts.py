@@ -185,3 +185,24 @@ def test_any_table_mixture_and_flags(run: tuple) -> None:
     with patched_hardware(table), patched_moe_models(model):
         text = run_lecture("13", *argv)
     check_claims(text)
+
+
+def test_knees_at_the_edges_of_their_branches() -> None:
+    steps = [(page.Step(batch=64, weight_bytes=90e9, nbytes=95e9, time=0.1),
+              page.Step(batch=64, weight_bytes=30e9, nbytes=32e9, time=0.04))]  # fmt: skip
+    # 401 / 100 = x4.01, printed x4.0 like E/k: no second reason for a gap nobody sees
+    near = observed(page.step_section(setup(), steps, (401, 100)))[1]
+    assert "x4.0 the tokens (E/k = 4)" in near and "narrower" not in near
+    never = observed(page.step_section(setup(), steps, (None, None)))[1]
+    assert never == "At the ridge of 100 FLOP/B neither reaches it at any batch."
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
+    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
+    table = rows(page.summary(setup(), count, (400, None), step, 0.01))
+    assert ["critical batch, experts / twin MLP", "400 / none"] in table
+
+
+def test_the_imbalance_table_by_hand() -> None:
+    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
+    # 10 ms of a 40 ms step: 25.0%
+    table = rows(page.imbalance_section(setup(), skews, 0.04))
+    assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]

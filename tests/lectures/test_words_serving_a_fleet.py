@@ -19,7 +19,7 @@ from strategies import hardware_tables, patched_hardware, run_lecture
 from test_words_llm_speed import check_claims
 
 from common.tables.measurements import DEEPSEEK_FLEET
-from common.tables.models import LLAMA_3_8B, MODELS
+from common.tables.models import LLAMA_3_8B, MODELS, get_model
 from lectures.words import serving_a_fleet as page
 
 H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B
@@ -168,3 +168,31 @@ def test_claims_hold_on_any_table(table, model, prompt, output, batch, extra, pr
     for value, where in WHERE.findall(text):
         a = float(value)
         assert where == ("below" if a < 85.0 else "above" if a > 90.0 else "inside"), text
+
+
+def test_disaggregation_by_hand() -> None:
+    balance = [
+        page.Balance(2048, 512, 0.2048, 1.024, 0.2),  # 100 µs a prompt token, 2 ms an output one
+        page.Balance(8192, 128, 0.8192, 0.256, 3.2),
+        page.Balance(128, 2048, 0.0128, 4.096, 0.003125),
+    ]
+    said = observed(page.disaggregation_section(setup(), balance))
+    assert said[0].startswith(
+        "A 8,192-token prompt with 128 output tokens needs 3.200 prefill GPUs per decode GPU; "
+        "a 128-token prompt with 2,048 needs 0.003."
+    )
+    # 100 µs / 2 ms = 1/20
+    assert said[1].startswith(
+        "For the flags' request a prompt token takes 100 µs of GPU time and an output token "
+        "2.00 ms at batch 64: a prompt token costs x20.00 less."
+    )
+
+
+def test_prices_and_curve_labels() -> None:
+    assert (page._usd(0.12345), page._usd(12.345), page._usd(1234.5)) == (
+        "$0.123", "$12.35", "$1,234.50"
+    )  # fmt: skip
+    dense = page.Cost(LLAMA_3_8B, 1, 64, 2048, 0.1, ())
+    moe = page.Cost(get_model("mixtral-8x7b"), 2, 64, 2048, 0.1, ())
+    assert page.cost_label(dense) == "Llama-3-8B (dense, 1 GPU)"
+    assert page.cost_label(moe) == "Mixtral-8x7B (mixture of experts, 2 GPUs)"

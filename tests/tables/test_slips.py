@@ -267,3 +267,16 @@ def test_each_slip_is_one_line_and_status_1(copy: Path, slip: str, command: str)
     assert said.format(line=line) in done.stderr
     if slip == "broken import":
         assert "an edit of the course's own files broke this import" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("path", "seen"),
+    [
+        ("/srv/course/lectures/words/llm_speed.py", "lectures/words/llm_speed.py"),
+        ("/srv/common/x/lectures/02_roofline_basics.py", "lectures/02_roofline_basics.py"),
+        ("/srv/lectures/common/tables/models.py", "common/tables/models.py"),
+        ("/srv/course/tools/report.py", "tools/report.py"),
+    ],
+)
+def test_shown_starts_at_the_last_course_folder(path, seen) -> None:
+    assert slips.shown(path) == seen
