@@ -28,9 +28,9 @@ LLAMA_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3")
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
 MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss")
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
-#: A model that ships its own model_type (Kimi K2's "kimi_k2") but names a family's model
-#: class in ``architectures`` is read as that family: transformers' class names
-#: (modeling_<family>.py) for the families above.
+# A model that ships its own model_type (Kimi K2's "kimi_k2") but names a family's model
+# class in ``architectures`` is read as that family: transformers' class names
+# (modeling_<family>.py) for the families above.
 ARCHITECTURES = {
     "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "Qwen2ForCausalLM": "qwen2",
     "Qwen3ForCausalLM": "qwen3", "Phi3ForCausalLM": "phi3", "Gemma2ForCausalLM": "gemma2",
