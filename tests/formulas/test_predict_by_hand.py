@@ -98,11 +98,6 @@ def test_the_busiest_expert_parallel_gpu_by_hand() -> None:
         assert (expert.flops, expert.weight_bytes, expert.act_bytes) == (5e9, 2e6, 2500.0)
 
 
-def test_flat_until_refuses_unequal_lists_in_one_line() -> None:
-    with pytest.raises(ValueError, match=r"^flat_until needs as many times as token counts"):
-        predict.flat_until([1, 2], [1.0])
-
-
 def test_the_advice_names_the_fewest_gpus_that_split_the_heads_and_hold_it() -> None:
     model, chip = get_model("llama-2-7b"), get_chip("a100")
     # batch 40 at 4,096 tokens: 2 N + 40 x 4096 x 2 L Hkv dh x 2 B = 99.4 GB on one GPU;
