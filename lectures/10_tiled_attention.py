@@ -373,7 +373,7 @@ here = page.Machine(caches=found or assumed, beta=beta,
                     exp_s=exp_s, source=calibration_source)  # fmt: skip
 # sphinx_gallery_end_ignore
 built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
-show(built, *page.machine(here))  # the caches, the roofs and what to observe
+show(built, *page.machine(here))  # the caches, the roofs and the notes on them
 
 # %%
 # 7. Block sizes from this machine's caches
