@@ -152,25 +152,38 @@ class HardwareTableDirective(SphinxDirective):
         "achievable",
     )
 
+    def words(self) -> Any:
+        """The table's own words (its headers) in the page's language, as the page's
+        ``:computed:`` phrases are: from its catalog, where ``make gettext`` puts them. The
+        figures' labels, values and sources are the hardware table's text, shown as written."""
+        import computed  # docs/_ext, on the build's path (conf.py)
+
+        if (self.config.language or "en") != "en":
+            return computed._page_translator(self.env, self.lineno)
+        found = self.state.document.setdefault(computed.PHRASES, [])
+        return lambda text: found.append((text, self.lineno)) or text
+
     def run(self) -> list[nodes.Node]:
         from common import hw_specs
 
         kind = self.arguments[0].strip()
         self.env.note_dependency(hw_specs.__file__)
         chips = list(hw_specs.CHIPS.values())
+        say = self.words()
         if kind == "figures":
-            headers = ("figure", "value", "source and note")
+            headers = tuple(map(say, ("figure", "value", "source and note")))
             return [
                 build_table(
                     headers,
                     figure_rows(chip),
-                    f"{chip.name} (key ``{chip.key}``)",
+                    f"{chip.name} (key ``{chip.key}``)",  # a title: the page's catalog has it
                     classes=["hw-figures"],
                 )
                 for chip in chips
             ]
         if kind == "achievable":
-            headers = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
+            named = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
+            headers = tuple(map(say, named))
             rows, sources = achievable_rows(chips)
             listed = nodes.enumerated_list(enumtype="arabic", prefix="[", suffix="]")
             for source in sources:
@@ -178,13 +191,14 @@ class HardwareTableDirective(SphinxDirective):
             return [build_table(headers, rows, classes=["hw-achievable"]), listed]
         if kind == "ridge-points":
             headers, rows = ridge_rows(chips)
+            headers = [say(h) if h in ("chip", "memory bandwidth") else h for h in headers]
             return [build_table(headers, rows, classes=["ridge-table"])]
         if kind == "bytes-per-element":
             rows = [
                 (precision, f"{nbytes:g}", f"{nbytes * 8:g}")
                 for precision, nbytes in hw_specs.BYTES_PER_ELEM.items()
             ]
-            headers = ("precision", "bytes per element", "bits per element")
+            headers = tuple(map(say, ("precision", "bytes per element", "bits per element")))
             return [build_table(headers, rows, classes=["bytes-table"])]
         raise self.error(f"unknown hardware table {kind!r}; use one of: {', '.join(self.KINDS)}")
 

@@ -315,3 +315,16 @@ def test_a_literal_return_type_lists_every_result(name: str) -> None:
         function(ridge * r, ridge) for r in (0.01, 0.1, 0.5, 0.999, 1.0, 1.001, 2.0, 10.0, 99.0)
     }
     assert seen <= listed and len(seen) == len(listed)  # every listed phrase can print
+
+
+@pytest.mark.site
+def test_the_chinese_hardware_tables_have_chinese_headers() -> None:
+    """The hardware-table directive's headers come from the page's catalog (the figures'
+    labels and sources are the table's own text, as written)."""
+    page = ZH_SITE / "hardware.html"
+    if not page.is_file():
+        pytest.fail("the Chinese edition is not built: run make docs first")
+    headers = re.findall(r"<th[^>]*>(.*?)</th>", page.read_text(encoding="utf-8"), re.S)
+    words = {re.sub(r"<[^>]+>", "", h).strip() for h in headers}
+    assert {"参数", "数值", "出处与说明", "芯片", "标称值", "精度"} <= words
+    assert not words & {"figure", "value", "source and note", "chip", "spec", "precision"}
