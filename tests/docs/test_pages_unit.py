@@ -76,7 +76,7 @@ SUBSTITUTIONS = {
         "att_dratio": str(reference.ATTN_BYTES_FACTOR),
         # max(27.8 µs, 89.0 µs) -> max(27.8 µs, 0.6 µs): 27.80 / 89.01 = x0.31
         "att_t": f"falls from {reference.ATTN_NAIVE_MS} ms to {reference.ATTN_MIN_MS} ms (x0.31)",
-        "att_why": "The time improves far less than the traffic because, once the bytes are "
+        "att_why": "The time changes far less than the traffic because, once the bytes are "
         "gone, the arithmetic is what remains: the minimum-traffic version sits on the compute "
         "roof.",
         # Tiled attention (FlashAttention-2's schedule), N = 4096, d_h = 128, bf16.
