@@ -215,7 +215,7 @@ def predict_request(args: Any) -> dict[str, Any]:
     return {
         "model": model.name, "chip": chip.name, "gpus": gpus, "batch": args.batch,
         "prompt": args.prompt, "new_tokens": args.new_tokens, "precision": args.precision,
-        "engine": args.engine, "ep": args.ep,
+        "stored": dtypes.describe(), "engine": args.engine, "ep": args.ep,
         "params_total": parameter_count(model), "params_active": active_parameter_count(model),
         "prefill_s": f.prefill_s, "decode_step_s": f.decode_step_s, "total_s": f.total_s,
         "tokens_per_s": tokens / f.total_s,
@@ -255,7 +255,7 @@ def render(r: Mapping[str, Any]) -> str:
         ("forecast (sum)", fmt_time(r["prefill_s"], "ms"), fmt_time(r["decode_step_s"], "ms"))
     )
     return "\n".join([
-        f"{r['model']} on {r['gpus']} x {r['chip']}, {r['precision']}, batch {r['batch']}, "
+        f"{r['model']} on {r['gpus']} x {r['chip']}, {r['stored']}, batch {r['batch']}, "
         f"{r['prompt']} prompt + {r['new_tokens']} new tokens, engine {r['engine']}",
         f"parameters: {r['params_total'] / 1e9:,.2f} B total, {r['params_active'] / 1e9:,.2f} B "
         "active per token",

@@ -356,3 +356,14 @@ def test_the_largest_keys_are_refused_at_once(tmp_path, capsys) -> None:
     line = refused(["--config", str(path), "--prompt", "4", "--new-tokens", "1"], capsys)
     assert "config key 'num_hidden_layers' must be at most 1,024, got 2.15e+09" in line
     assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize(
+    ("engine", "cache"),
+    [("trtllm", "fp8"), ("vllm", "bf16"), ("eager", "bf16")],  # trtllm's builds: --fp8_kv_cache
+)
+def test_the_first_line_says_what_each_engine_stores_at_fp8(capsys, engine, cache) -> None:
+    flags = ["--model", "llama-2-7b", "--chip", "h100", "--precision", "fp8", "--engine", engine]
+    assert cmd.main(flags) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert f", fp8 weights, {cache} KV cache, bf16 activations, batch 1," in first
