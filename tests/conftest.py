@@ -42,6 +42,22 @@ def load_extension(name: str) -> ModuleType:
     return module
 
 
+def computed_project(src: Path, page: str, *conf: str) -> Path:
+    """A one-page Sphinx project at `src` with docs/_ext/computed.py (and `conf` lines)."""
+    src.mkdir(parents=True, exist_ok=True)
+    lines = ["import sys", f"sys.path.insert(0, {str(REPO / 'docs' / '_ext')!r})"]
+    lines += [f"sys.path.insert(0, {str(REPO)!r})", 'extensions = ["computed"]', *conf]
+    (src / "conf.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (src / "index.rst").write_text(page, encoding="utf-8")
+    return src
+
+
+def sphinx(src: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``sphinx -W -q ARGS src out``, finished."""
+    command = [sys.executable, "-m", "sphinx", "-W", "-q", *args, str(src), str(out)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
 # A lecture run in this process (runpy) finds its first line, ``import _course``, as a
 # script does: Python puts a script's folder on sys.path.
 if str(LECTURES) not in sys.path:

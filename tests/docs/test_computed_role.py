@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import load_extension
+from conftest import computed_project, load_extension, sphinx
 
 from common import hw_specs
 from common.formulas import ledger
@@ -191,27 +191,7 @@ def test_setup_registers_the_role_and_is_parallel_safe() -> None:
 # ---------------------------------------------------------------------------
 def _sphinx_build(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
     """Build one page with the extension under -W; returns the finished process."""
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "conf.py").write_text(
-        textwrap.dedent(
-            f"""
-            import sys
-            sys.path.insert(0, {str(EXT_DIR)!r})
-            sys.path.insert(0, {str(REPO)!r})
-            project = "computed role test"
-            extensions = ["computed"]
-            """
-        )
-    )
-    (src / "index.rst").write_text(page)
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return sphinx(computed_project(tmp_path / "src", page), tmp_path / "out", "-b", "html")
 
 
 def test_sphinx_build_inserts_the_computed_text(tmp_path: Path) -> None:

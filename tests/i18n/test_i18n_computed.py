@@ -12,14 +12,12 @@ translation fails the build under -W).
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
-from conftest import load_extension
+from conftest import computed_project, load_extension, sphinx
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -182,40 +180,17 @@ CATALOG = textwrap.dedent(
 
 
 def _project(tmp_path: Path, below: str) -> Path:
-    src = tmp_path / "src"
+    conf = ('locale_dirs = ["locale"]', "gettext_compact = False")
+    src = computed_project(tmp_path / "src", PAGE, *conf)
     (src / "locale" / "zh_CN" / "LC_MESSAGES").mkdir(parents=True)
-    (src / "conf.py").write_text(
-        textwrap.dedent(
-            f"""
-            import sys
-            sys.path.insert(0, {str(EXT)!r})
-            sys.path.insert(0, {str(REPO)!r})
-            project = "computed phrases test"
-            extensions = ["computed"]
-            locale_dirs = ["locale"]
-            gettext_compact = False
-            """
-        )
-    )
-    (src / "index.rst").write_text(PAGE, encoding="utf-8")
     po = CATALOG.replace("{below}", below)
     (src / "locale" / "zh_CN" / "LC_MESSAGES" / "index.po").write_text(po, encoding="utf-8")
     return src
 
 
-def _sphinx(src: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "-q", *args, str(src), str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_make_gettext_extracts_every_branch(tmp_path: Path) -> None:
     src = _project(tmp_path, "低于")
-    run = _sphinx(src, tmp_path / "pot", "-b", "gettext")
+    run = sphinx(src, tmp_path / "pot", "-b", "gettext")
     assert run.returncode == 0, run.stderr
     pot = (tmp_path / "pot" / "index.pot").read_text(encoding="utf-8")
     assert 'msgid "below"' in pot
@@ -224,8 +199,8 @@ def test_make_gettext_extracts_every_branch(tmp_path: Path) -> None:
 
 def test_the_chinese_build_prints_the_catalog_phrase(tmp_path: Path) -> None:
     src = _project(tmp_path, "低于")
-    english = _sphinx(src, tmp_path / "en", "-b", "html")
-    chinese = _sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
+    english = sphinx(src, tmp_path / "en", "-b", "html")
+    chinese = sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
     assert english.returncode == 0, english.stderr
     assert chinese.returncode == 0, chinese.stderr
     assert "The kernel sits below the ridge." in (tmp_path / "en" / "index.html").read_text()
@@ -236,7 +211,7 @@ def test_the_chinese_build_prints_the_catalog_phrase(tmp_path: Path) -> None:
 
 def test_a_missing_translation_fails_the_chinese_build(tmp_path: Path) -> None:
     src = _project(tmp_path, "")  # the msgstr deleted
-    run = _sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
+    run = sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
     assert run.returncode != 0
     assert "no translation of the phrase 'below'" in run.stderr
 
