@@ -2,6 +2,10 @@
 
 A mutant counts as killed when a test failed, timed out or crashed; as surviving when
 the tests passed or no test reached it. Mutants not run (a narrowed run) are left out;
+so are *phrase* mutants, which change only the wording of a phrase the program prints (a
+string literal with a space, read by no comparison, subscript or dictionary key): a test
+that killed them would pin the course's own sentences, not check a number or a decision.
+Their count is printed beside the rate.
 where a module ran only part of its mutants, the rate is an estimate and its 95% Wilson
 interval is printed. Exit status 1 when a module run is below THRESHOLD.
 
@@ -14,13 +18,12 @@ after one narrowed run has generated every module's mutants and the test map, e.
 """
 
 import argparse
+import ast
 import json
 import math
 import random
 import sys
 from pathlib import Path
-
-from mutmut.stats import status_by_exit_code
 
 THRESHOLD = 0.90
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
@@ -35,32 +38,94 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument("--sample", type=int, metavar="N", help="print N mutant names per module")
-parser.add_argument("--seed", type=int, default=32, help="the sample's seed (default 32)")
-args = parser.parse_args()
-metas = sorted(Path("mutants").rglob("*.py.meta"))
-if not metas:
-    sys.exit("no mutants/: run `mutmut run` first")
+def _functions(source: Path) -> dict[str, ast.AST]:
+    """The top-level functions and methods of a mutated file, by their generated name."""
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    found: dict[str, ast.AST] = {}
+    for node in tree.body:
+        for f in [node, *getattr(node, "body", [])] if isinstance(node, ast.ClassDef) else [node]:
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
+                found[f.name] = f
+    return found
 
-failing = []
-for meta in metas:
-    codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
-    module = str(meta.relative_to("mutants"))[: -len(".meta")]
-    if args.sample is not None:
-        names = sorted(codes)  # shuffled, then the first N: a larger N keeps a smaller one's
-        random.Random(f"{args.seed}:{module}").shuffle(names)
-        print(*names[: args.sample])
-        continue
-    statuses = [status_by_exit_code[c] for c in codes.values()]
-    run = [s for s in statuses if s not in NOT_RUN]
-    if run:
+
+def is_phrase_mutant(original: ast.AST, mutant: ast.AST) -> bool:
+    """True when `mutant` differs from `original` only in one string constant that contains
+    a space and is not an operand of a comparison, a subscript or a dictionary key."""
+    parent = {c: p for p in ast.walk(original) for c in ast.iter_child_nodes(p)}
+    a, b = list(ast.walk(original)), list(ast.walk(mutant))
+    if len(a) != len(b):
+        return False
+    changed = [
+        (x, y)
+        for x, y in zip(a, b, strict=True)
+        if type(x) is not type(y) or (isinstance(x, ast.Constant) and x.value != y.value)
+    ]
+    if len(changed) != 1 or not isinstance(changed[0][0], ast.Constant):
+        return False
+    x, y = changed[0]
+    up = parent.get(x)
+    keyed = isinstance(up, ast.Dict) and any(k is x for k in up.keys)
+    return (
+        isinstance(x.value, str)
+        and isinstance(y.value, str)
+        and " " in x.value
+        and not keyed
+        and not isinstance(up, ast.Compare | ast.Subscript)
+    )
+
+
+def phrase_mutants(meta: Path, names: list[str]) -> set[str]:
+    """Which of a module's mutant names are phrase mutants (is_phrase_mutant)."""
+    functions = _functions(meta.with_suffix(""))
+    phrases = set()
+    for name in names:
+        generated = name.rpartition(".")[2]
+        original = functions.get(generated.rpartition("__mutmut_")[0] + "__mutmut_orig")
+        mutant = functions.get(generated)
+        if original and mutant and is_phrase_mutant(original, mutant):
+            phrases.add(name)
+    return phrases
+
+
+def main() -> int:
+    """Print the kill rate per module (or a sample of names); 1 when a module is below."""
+    from mutmut.stats import status_by_exit_code  # installed by `make mutation` only
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", type=int, metavar="N", help="print N mutant names per module")
+    parser.add_argument("--seed", type=int, default=32, help="the sample's seed (default 32)")
+    args = parser.parse_args()
+    metas = sorted(Path("mutants").rglob("*.py.meta"))
+    if not metas:
+        sys.exit("no mutants/: run `mutmut run` first")
+    failing = []
+    for meta in metas:
+        codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+        module = str(meta.relative_to("mutants"))[: -len(".meta")]
+        if args.sample is not None:
+            names = sorted(codes)  # shuffled, then the first N: a larger N keeps a smaller one's
+            random.Random(f"{args.seed}:{module}").shuffle(names)
+            print(*names[: args.sample])
+            continue
+        status = {k: status_by_exit_code[c] for k, c in codes.items()}
+        phrases = phrase_mutants(meta, sorted(codes))
+        counted = [s for k, s in status.items() if k not in phrases]
+        run = [s for s in counted if s not in NOT_RUN]
+        if not run:
+            continue
         killed = sum(s in KILLED for s in run)
         low, high = wilson(killed, len(run))
-        sampled = f"  ({low:.0%} to {high:.0%}, of {len(codes)})" if len(run) < len(codes) else ""
-        print(f"{killed / len(run):6.1%}  {killed:5d} of {len(run):5d}  {module}{sampled}")
+        whole = f"  ({low:.0%} to {high:.0%}, of {len(counted)})" if len(run) < len(counted) else ""
+        left = sum(status[k] not in NOT_RUN for k in phrases)
+        said = f"  [{left} phrase mutants run, left out]" if left else ""
+        print(f"{killed / len(run):6.1%}  {killed:5d} of {len(run):5d}  {module}{whole}{said}")
         if killed < THRESHOLD * len(run):
             failing.append(module)
-if failing:
-    print(f"below {THRESHOLD:.0%}: {', '.join(failing)} (`mutmut results` lists the survivors)")
-sys.exit(1 if failing else 0)
+    if failing:
+        print(f"below {THRESHOLD:.0%}: {', '.join(failing)} (`mutmut results` lists the survivors)")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
