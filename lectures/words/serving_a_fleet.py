@@ -11,10 +11,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from common.hw_specs import Chip
-from common.present.claims import above, change, counted, listing, ratio, regime, speed, than, times
+from common.present.claims import (
+    above,
+    at_least,
+    change,
+    counted,
+    listing,
+    ratio,
+    regime,
+    speed,
+    than,
+    times,
+)
 from common.present.console import fmt_pct, fmt_time
 from common.present.display import Figure, Group, Observations, Table, figure
 from common.shell.paths import display_path
+from common.tables.assumptions import BATCH_SEARCH_LIMIT
 from common.tables.measurements import Fleet
 from common.tables.models import Model
 from lectures.words import section
@@ -334,7 +346,7 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
         f"3. Prefill/decode disaggregation ({_on(s)} per replica, decode batch {s.batch:,})",
         Table(["prompt", "output", "prefill GPU-s", "decode GPU-s", "P:D", "prefill share"], table),
         items=[
-            f"A {hi.prompt:,}-token prompt with {hi.output:,} output tokens needs "
+            f"A {hi.prompt:,}-token prompt with {counted(hi.output, 'output token')} needs "
             f"{hi.ratio:.3f} prefill GPUs per decode GPU; a {lo.prompt:,}-token prompt "
             f"with {lo.output:,} needs {lo.ratio:.3f}. The ratio follows the prompt over "
             "the output, scaled by what a token costs in each phase.",
@@ -353,6 +365,11 @@ def cost_label(c: Cost) -> str:
     return f"{c.model.name} ({kind}, {c.gpus} GPU{'s' * (c.gpus > 1)})"
 
 
+def _wall(c: Cost) -> str:
+    """The largest batch that fits, or 'at least' it where the search stopped at its bound."""
+    return at_least(c.wall, BATCH_SEARCH_LIMIT)
+
+
 def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
     """$/M input and output tokens for the model and its partner on the GPUs that hold them."""
     B = s.batch
@@ -361,8 +378,8 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         return _usd(x) if x else "-"
 
     table = [
-        [c.model.name, f"{c.gpus:,}" if c.gpus else "none", f"{c.wall:,}", cell(c.input_usd),
-         cell(c.at(1)), cell(c.at(B)), cell(c.at(c.wall))]
+        [c.model.name, f"{c.gpus:,}" if c.gpus else "none", _wall(c), cell(c.input_usd),
+         cell(c.at(1)), *[cell(c.at(B))] * (B > 1), cell(c.at(c.wall))]
         for c in costs
     ]  # fmt: skip
     items = []
@@ -371,9 +388,12 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         cheap1 = min((a, b), key=lambda c: c.at(1))
         items.append(
             f"At batch 1, {a.model.name} costs {_usd(a.at(1))} per million output tokens and "
-            f"{b.model.name} {_usd(b.at(1))}: {cheap1.model.name} is cheaper. A step for one "
-            "token reads all of a dense model's weights but only the chosen experts of a "
-            "mixture."
+            f"{b.model.name} {_usd(b.at(1))}: {cheap1.model.name} is cheaper."
+            + (
+                " A step for one token reads all of a dense model's weights but only the "
+                "chosen experts of a mixture."
+            )
+            * bool(cheap1.model.n_experts)
         )
     both = min(B, a.wall, b.wall)
     if a.at(1) and b.at(1) and both > 1:
@@ -394,11 +414,13 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
             )
         )
     if a.at(B) and a.input_usd:
+        cheaper = times(a.input_usd / a.at(B))
         items.append(
             f"A prompt token of {a.model.name} costs {_usd(a.input_usd)} per million against "
             f"{_usd(a.at(B))} for an output token at batch {B:,}, "
-            f"{times(a.input_usd / a.at(B))}: prefill fills the matmuls in one pass. At its "
-            f"wall ({a.wall:,}) an output token costs {_usd(a.at(a.wall))}."
+            f"{cheaper}"
+            + (": prefill fills the matmuls in one pass" if cheaper.endswith("less") else "")
+            + f". At its wall ({_wall(a)}) an output token costs {_usd(a.at(a.wall))}."
         )
     columns = [
         "model",
@@ -406,7 +428,7 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         "wall",
         "$/M in",
         "$/M out B=1",
-        f"$/M out B={B:,}",
+        *[f"$/M out B={B:,}"] * (B > 1),  # the flags' batch, unless it is the column before
         "$/M out at wall",
     ]
     return section(

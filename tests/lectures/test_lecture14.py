@@ -95,3 +95,27 @@ def test_help_and_another_folder(tmp_path: Path) -> None:
     proc = run_lecture(LECTURE, "--prompt", "512", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_reason_prints_only_with_the_verdict_it_explains() -> None:
+    # DeepSeek-V3 on 128 TPU v5e at batch 1 costs more per output token than Llama-3-8B on 2:
+    # the mixture's reason (it reads only the chosen experts) would explain the other verdict.
+    # A 1-token prompt costs what an output token costs: no "prefill fills the matmuls".
+    flags = ("--model", "deepseek-v3", "--chip", "tpu-v5e", "--prompt", "1", "--output", "1")
+    out = " ".join(quiet_run(LECTURE, *flags, "--batch", "1", "--budget", "2").split())
+    assert "Llama-3-8B is cheaper." in out
+    assert "only the chosen experts" not in out
+    assert "for an output token at batch 1, the same." in out
+    assert "fills the matmuls" not in out
+    assert "with 1 output token needs" in out  # one token, not "1 output tokens"
+    # 128 chips of 16 GB hold batch 2**20 (the search's bound): the wall is "at least" it
+    assert "at least 1,048,576" in out
+    # at batch 1 the flags' batch column would repeat the B=1 column
+    assert out.count("$/M out B=1") == 1
+
+
+def test_the_mixtures_reason_prints_when_it_is_cheaper() -> None:
+    out = " ".join(quiet_run(LECTURE).split())
+    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in out
+    assert "x" in out.split("for an output token at batch 64, ")[1].split(":")[0]
+    assert "prefill fills the matmuls in one pass" in out
