@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from common.formulas.transformer import DTypes
 from common.hw_specs import Chip
-from common.present.claims import direction, listing, n_of_m, ratio
+from common.present.claims import counted, direction, listing, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_time
 from common.present.display import Figure, Group, Table, figure
 from common.shell.paths import display_path
@@ -158,8 +158,10 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
             f"each of {s.ep} GPU{'s' * (s.ep > 1)}: they {fits} the {s.chip.name}'s "
             f"{fmt_gb(cap)}.",
             f"The dense twin (every MLP as wide as the experts one token uses, the router "
-            f"gone) has {fmt_num(me.twin)} parameters, within {gap:.1%} of the mixture's "
-            "active count: it computes the same per token and stores only that.",
+            f"gone) has {fmt_num(me.twin)} parameters, "
+            + (f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from")
+            + " the mixture's active count: it computes the same per token and stores only "
+            "that.",
         ],
     )
 
@@ -242,6 +244,7 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
         "twin step >=",
         "twin tok/s/GPU",
     ]
+    more = _more(a.weight_bytes, b.weight_bytes)
     return section(
         f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}",
         Table(columns, rows),
@@ -252,8 +255,14 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
             f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
             f"step against the twin's {fmt_gb(b.weight_bytes)} "
             f"({ratio(a.weight_bytes / b.weight_bytes)}): about the same FLOPs per token, "
-            f"{_more(a.weight_bytes, b.weight_bytes)} bytes, as the batch's tokens spread "
-            "over more experts than one token uses.",
+            f"{more} bytes"
+            + {
+                "more": (
+                    ", as the batch's tokens spread over more experts than one token uses."
+                    if s.batch > 1
+                    else ": the router's weights, which the twin does not have."
+                ),
+            }.get(more, "."),
             knees,
         ],
     )
@@ -302,7 +311,7 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
         "layer >=",
     ]
     return section(
-        f"4. Expert parallelism: dispatch and combine, {s.batch:,} tokens a step",
+        f"4. Expert parallelism: dispatch and combine, {counted(s.batch, 'token')} a step",
         Table(columns, table),
         f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
         f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
@@ -357,9 +366,12 @@ def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
         items=[
             f"At skew {worst.exponent:g} the busiest expert gets {ratio(worst.expert_factor)} "
             f"its fair share of tokens; {spread}.",
-            f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
-            f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB copies "
-            "hot experts) attacks the GPU factor, not the expert one.",
+            *[
+                f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
+                f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB "
+                "copies hot experts) attacks the GPU factor, not the expert one."
+            ]
+            * (s.ep > 1),
         ],
     )
 

@@ -177,3 +177,16 @@ def test_bad_values_give_one_line(args: list[str], message: str) -> None:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert message in lines[0]
+
+
+def test_batch_one_gives_the_reason_that_holds_at_batch_one() -> None:
+    # At batch 1 a token reaches exactly its k experts, as the twin's one MLP: the extra
+    # bytes DeepSeek-V3 reads are its routers', 58 MoE layers x 7,168 x 256 x 2 B = 0.21 GB
+    # (73.25 - 73.04 GB), not tokens spreading over more experts.
+    out = " ".join(quiet_run(LECTURE, "--model", "deepseek-v3", "--batch", "1").split())
+    assert "more bytes: the router's weights, which the twin does not have." in out
+    assert "spread over more experts" not in out
+    assert "dispatch and combine, 1 token a step" in out
+    # Mixtral's router, 32 x 4,096 x 8 x 2 B = 2 MB, vanishes at the digits of 25.50 GB
+    out = " ".join(quiet_run(LECTURE, "--model", "mixtral-8x7b", "--batch", "1").split())
+    assert "as many bytes." in out

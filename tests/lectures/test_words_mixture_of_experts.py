@@ -45,7 +45,7 @@ def test_sizes_by_hand() -> None:
         "At bf16 its weights take 80.00 GB, 40.00 GB on each of 2 GPUs: they fit in the "
         "Hop's 80.00 GB."
     )
-    assert "within 1.0% of the mixture's active count" in said[2]  # 10.1 / 10 - 1
+    assert "within 1.00% of the mixture's active count" in said[2]  # 10.1 / 10 - 1
     one = page.sizes_section(setup(ep=1), [count])  # 80 GB on one 80 GB GPU: still fits
     assert "80.00 GB on each of 1 GPU: they fit in" in observed(one)[1]
     big = page.Count(model=MIXTRAL_8X7B, total=40_000_000_001, active=1, twin=1)
