@@ -70,23 +70,29 @@ __all__ = ["main", "model_from_config", "read_config"]
 
 def make_parser() -> LectureParser:
     """The command line."""
-    parser = LectureParser(prog="common.predict", description=__doc__.split("\n\n")[0])
+    parser = LectureParser(
+        prog="common.predict", description=__doc__.split("\n\n")[0].replace("``", "")
+    )
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--config", type=path_text, metavar="FILE", help="a config.json")
     table = {**MODELS, **MOE_MODELS}
     which.add_argument("--model", type=one_of(table, "model"), help=", ".join(table))
-    parser.add_argument("--chip", type=one_of(CHIPS, "chip"), default="a100-80gb")
+    chips = f"{', '.join(CHIPS)} (a100-80gb)"
+    parser.add_argument("--chip", type=one_of(CHIPS, "chip"), default="a100-80gb", help=chips)
     parser.add_argument("--gpus", type=positive_int, help="tensor parallel (1; --ep N: N)")
     parser.add_argument("--batch", type=batch_size, default=1, help="sequences (1)")
     parser.add_argument("--prompt", type=positive_int, default=512, help="prompt tokens (512)")
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
     stored = one_of(BYTES_PER_ELEM, "precision")
     parser.add_argument(
-        "--precision", type=stored, default="bf16", help="weights (cache: per --engine)"
+        "--precision",
+        type=stored,
+        default="bf16",
+        help=f"weights: {', '.join(BYTES_PER_ELEM)} (bf16; the KV cache's: per --engine)",
     )
     parser.add_argument(
         "--engine", type=one_of(ENGINES, "engine"), default="vllm",
-        help="; ".join(f"{k}: {e.what}" for k, e in ENGINES.items()),
+        help="; ".join(f"{k}: {e.what}" for k, e in ENGINES.items()) + " (vllm)",
     )  # fmt: skip
     parser.add_argument("--ep", type=positive_int, metavar="N", help="expert parallel over N GPUs")
     parser.add_argument("--speculate", type=positive_int, metavar="K", help="draft tokens a step")

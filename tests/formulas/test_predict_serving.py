@@ -186,12 +186,16 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
 
 def test_the_help_names_the_serving_flags_and_their_defaults() -> None:
     parser = cmd.make_parser()
-    assert parser.description.startswith("``python3 -m common.predict``: predict a model's")
+    # the docstring's reST quotes stay out of the terminal
+    assert parser.description.startswith("python3 -m common.predict: predict a model's")
     assert "\n\n" not in parser.description  # the docstring's first paragraph only
     shown = " ".join(parser.format_help().split())
     assert "--new-tokens NEW_TOKENS generated (128)" in shown
     assert "--speculate K draft tokens a step" in shown
     assert "--acceptance A probability a draft token is accepted (with --speculate)" in shown
+    assert "a100-80gb (a100-80gb)" in shown  # every flag with a default names it
+    assert "int8, int4, nvfp4 (bf16;" in shown
+    assert "launched from Python (vllm)" in shown
 
 
 def test_an_uneven_expert_split_names_the_experts(tmp_path, capsys) -> None:
