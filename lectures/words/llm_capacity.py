@@ -63,7 +63,7 @@ def memory_section(s: Setup, c: Capacity) -> Group:
             result += " The search stops at --batch's maximum: a larger batch may fit too."
         items = [
             f"The weights are fixed at {fmt_gb(one.weights)}; each sequence adds "
-            f"{fmt_bytes(c.kv_token * S)} of KV cache, so after weights and overhead the chip "
+            f"{fmt_kib(c.kv_token * S, 2)} of KV cache, so after weights and overhead the chip "
             f"holds {wall} sequences. At that batch the KV cache is "
             f"{fmt_gb(top.kv_cache)}, {times(top.kv_cache / top.weights)} than the weights.",
             f"Activations stay small in decode ({fmt_bytes(top.activations)}, {act:.1%} of "
