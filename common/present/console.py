@@ -79,8 +79,9 @@ def fmt_kib(n: float, digits: int | None = None) -> str:
 
 
 def fmt_gb(n: float) -> str:
-    """Bytes in decimal GB, two decimals (chip capacities are decimal): '80.00 GB'."""
-    return fmt_bytes(n, unit="GB")
+    """Bytes in decimal GB, two decimals (chip capacities are decimal): '80.00 GB'; a count
+    that is not zero but would print as 0.00 GB takes its own decimal unit: '1.64 MB'."""
+    return fmt_bytes(n) if 0 < abs(n) < 0.005e9 else fmt_bytes(n, unit="GB")
 
 
 def fmt_bw(bytes_per_s: float, digits: int = 2) -> str:

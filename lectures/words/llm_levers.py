@@ -12,7 +12,17 @@ from dataclasses import dataclass
 
 from common.formulas.ledger import BATCH_SEARCH_LIMIT
 from common.hw_specs import Chip
-from common.present.claims import above, at_least, binding, change, n_of_m, ratio, speed, times
+from common.present.claims import (
+    above,
+    at_least,
+    binding,
+    change,
+    counted,
+    n_of_m,
+    ratio,
+    speed,
+    times,
+)
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
 from common.present.display import Figure, Group, Observations, Table, Text, figure
 from common.shell.paths import display_path
@@ -178,7 +188,7 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
         items=[
             f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
             f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
-            f"{S:,} tokens that is {_kib(many.kv * S)} per sequence against "
+            f"{counted(S, 'token')} that is {_kib(many.kv * S)} per sequence against "
             f"{_kib(few.kv * S)}, {fits}",
             "Decode reads the whole cache every step, so attention moves "
             f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "

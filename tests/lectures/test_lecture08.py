@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,12 @@ def test_runs_from_another_folder(tmp_path: Path) -> None:
     proc = run_lecture(LECTURE, "--context", "512", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_one_token_context_prints_no_zero_and_no_plural() -> None:
+    # Llama-3-8B's cache: 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B a token, which
+    # "0.00 GB" hid; "At 1 tokens" took the plural
+    out = " ".join(quiet_run("08", "--chip", "b300", "--context", "1", "--batch", "1").split())
+    assert "each sequence reads its own 131.07 KB of KV cache" in out
+    assert "At 1 token that is" in out
+    assert not re.search(r"(?<![\d.])0\.00 GB(?!/s)", out)  # 820.00 GB/s is a bandwidth

@@ -56,7 +56,7 @@ def test_memory_section_by_hand() -> None:
     )
     got = rows(group)
     assert got[0] == ["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"]
-    assert got[2] == ["400", "16.00 GB", "52.43 GB", "0.00 GB", "8.00 GB", "76.43 GB", "fits"]
+    assert got[2] == ["400", "16.00 GB", "52.43 GB", "1.64 MB", "8.00 GB", "76.43 GB", "fits"]
     assert got[3][0] == "500" and got[3][-1] == "OOM"
     assert "\n\nLargest batch that fits: 400 sequences at context 1,000." in str(group)
     # 1,000 tokens x 131,072 B = 131,072,000 B = 125.00 MiB, in the KiB/MiB of the lines
