@@ -12,12 +12,12 @@ with the chart, so the redrawn figure says what to look at, from that run's numb
 from __future__ import annotations
 
 import json
-import math
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from common.formulas.roofline import attainable_flops, ridge_point
+from common.plots.roofline import _x_range as x_range  # the static figure's decades
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
 
@@ -44,14 +44,6 @@ Y_TFLOPS = _q("tflops", "attainable TFLOP/s", log=True)
 ROOF_COLOUR = {"field": "roof", "type": "nominal", "title": "roof", "sort": None}
 
 Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
-
-
-def x_range(ridges: Sequence[float], xs: Sequence[float]) -> tuple[float, float]:
-    """Whole decades (FLOP/byte) holding every ridge and point, with a margin either side."""
-    every = [x for x in [*ridges, *xs] if x > 0]
-    lo = 10 ** math.floor(math.log10(max(min(every) / 1.5, 1e-3)))
-    hi = 10 ** math.ceil(math.log10(max(every) * 3))
-    return lo, hi
 
 
 def roof_rows(label: str, peak: float, bw: float, lo: float, hi: float) -> list[dict[str, Any]]:
@@ -122,7 +114,7 @@ def _roofline(
 ) -> dict[str, Any]:
     """Roofs (label, P, beta) under point `rows` (intensity, tflops, ...): numbered points
     with their `key` ('1  matvec, B=1', ...) under usermeta, or without one a marker a series."""
-    lo, hi = x_range([ridge_point(p, b) for _, p, b in curves], [r["intensity"] for r in rows])
+    lo, hi = x_range(curves, [(r["label"], r["intensity"], 0.0) for r in rows])
     roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
     layers = [_roof_layer(highlight), *_points_layers(key is None)]
     spec = _spec("roofline", title, layers, {"roofs": roofs, "points": rows})
