@@ -374,15 +374,10 @@ def check_api_pages(app: Sphinx, env: Any) -> None:
 
 def _lookup(module: str | None, fullname: str | None) -> Any:
     """The object a signature documents, or None when it cannot be found."""
-    if not module or not fullname:
-        return None
     try:
-        obj: Any = importlib.import_module(module)
-        for part in fullname.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError):
+        return pkgutil.resolve_name(f"{module}:{fullname}") if module and fullname else None
+    except (ImportError, AttributeError, ValueError):
         return None
-    return obj
 
 
 def shows_build_machine(value: Any, roots: Iterable[str]) -> bool:
@@ -425,20 +420,10 @@ def skip_field_aliases(
 # ---------------------------------------------------------------------------
 # Offline MathJax: keep what the pages load
 # ---------------------------------------------------------------------------
-#: Stand-alone MathJax bundles that sphinx-mathjax-offline copies but no page loads: the
-#: pages load ``tex-chtml.js``, which fetches its extra components from the subfolders.
-UNUSED_MATHJAX_BUNDLES = (
-    "latest.js",  # would fetch MathJax from a CDN
-    "mml-chtml.js",
-    "mml-svg.js",
-    "node-main.js",
-    "tex-chtml-full-speech.js",
-    "tex-chtml-full.js",
-    "tex-mml-chtml.js",
-    "tex-mml-svg.js",
-    "tex-svg-full.js",
-    "tex-svg.js",
-)
+#: The top-level MathJax files a page loads: ``tex-chtml.js`` (it fetches its components
+#: from the subfolders) and the pieces beside it. The other stand-alone bundles that
+#: sphinx-mathjax-offline copies (``latest.js`` would fetch MathJax from a CDN) go.
+KEPT_MATHJAX = ("tex-chtml.js", "core.js", "loader.js", "startup.js")
 
 
 def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:
@@ -447,9 +432,9 @@ def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:
         return
     if app.config.mathjax_path != "mathjax/tex-chtml.js":
         return
-    folder = Path(app.outdir) / "_static" / "mathjax"
-    for name in UNUSED_MATHJAX_BUNDLES:
-        (folder / name).unlink(missing_ok=True)
+    for bundle in (Path(app.outdir) / "_static" / "mathjax").glob("*.js"):
+        if bundle.name not in KEPT_MATHJAX:
+            bundle.unlink()
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
