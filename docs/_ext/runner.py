@@ -51,6 +51,8 @@ BUNDLE_SCRIPT = Path(__file__).resolve().parent / "runner_bundle.mjs"
 VENDOR_FILES = ("editor.js", "chart.js")
 #: The service worker, served from the site's root so that its scope is the whole site.
 SERVICE_WORKER = "runner-sw.js"
+#: The files the worker loads by name (their digest is in the page).
+WORKER_FILES = ("runner-worker.mjs", "harness.py", SERVICE_WORKER)
 
 #: The files of the pinned pyodide package that a page loads (the rest is docs and types).
 RUNTIME_FILES = (
@@ -511,18 +513,14 @@ def page_assets(
             "data-runtime": f"{runtime.subdir}/",
             "data-course": f"course.zip?v={getattr(app, '_runner_digest', '')}",
             "data-warm": json.dumps(warm_modules(app, doctree)),
-            "data-assets": assets_digest(),
+            # the files the worker loads by name, so no browser keeps a stale copy
+            "data-assets": digest(*(STATIC_SOURCE / n for n in WORKER_FILES)),
             "data-vendor": getattr(app, "_runner_vendor", ""),
             "data-download": str(getattr(app, "_runner_download", 0)),
             "data-service-worker": SERVICE_WORKER,
             "data-run-limit": str(app.config.runner_run_limit_s),
         },
     )
-
-
-def assets_digest() -> str:
-    """A digest of the files the worker loads by name, so no browser keeps a stale copy."""
-    return digest(*(STATIC_SOURCE / n for n in ("runner-worker.mjs", "harness.py", SERVICE_WORKER)))
 
 
 def write_static(app: Sphinx) -> None:
@@ -542,16 +540,13 @@ def write_static(app: Sphinx) -> None:
     if stdlib is None:
         logger.verbose("runner: serving the standard library as source: %s", why)
     app._runner_stdlib = stdlib  # type: ignore[attr-defined]
-    app._runner_download = download_bytes(runtime, stdlib, staging / "course.zip")  # type: ignore[attr-defined]
+    # what a reader's browser fetches to start Python once: the runtime files and the course
+    fetched = [staging / "course.zip", *runtime_files(runtime, stdlib).values()]
+    app._runner_download = sum(p.stat().st_size for p in fetched)  # type: ignore[attr-defined]
     vendor, why = bundle_vendor(staging / "vendor")
     if not vendor:
         logger.warning("runner: no editor or chart bundle (%s): the panels use a textarea", why)
     app._runner_vendor = vendor  # type: ignore[attr-defined]
-
-
-def download_bytes(runtime: Runtime, stdlib: Path | None, course: Path) -> int:
-    """Bytes a reader's browser fetches to start Python once: the runtime files and the course."""
-    return sum(p.stat().st_size for p in [course, *runtime_files(runtime, stdlib).values()])
 
 
 def bundle_vendor(target: Path) -> tuple[str, str]:
