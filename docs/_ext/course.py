@@ -91,16 +91,6 @@ def build_table(
 # ---------------------------------------------------------------------------
 # Hardware table
 # ---------------------------------------------------------------------------
-def figure_rows(chip: Any) -> list[tuple[str, str, str]]:
-    """One row per figure of a chip: figure, value with unit (and 'estimate'), source and note."""
-    rows = []
-    for label, fig in chip.figures():
-        value = fmt_si(fig.value, fig.unit) + (" (estimate)" if fig.estimate else "")
-        source = f"{fig.source}; {fig.note}" if fig.note else fig.source
-        rows.append((label, value, source))
-    return rows
-
-
 def achievable_rows(
     chips: Iterable[Any],
 ) -> tuple[list[tuple[str, str, str, str, str, str]], list[str]]:
@@ -173,15 +163,14 @@ class HardwareTableDirective(SphinxDirective):
         say = self.words()
         if kind == "figures":
             headers = tuple(map(say, ("figure", "value", "source and note")))
-            return [
-                build_table(
-                    headers,
-                    figure_rows(chip),
-                    f"{chip.name} (key ``{chip.key}``)",  # a title: the page's catalog has it
-                    classes=["hw-figures"],
-                )
+            return [  # a row per figure: its value with unit (and 'estimate'), source and note
+                build_table(headers, [
+                    (label, fmt_si(f.value, f.unit) + " (estimate)" * f.estimate,
+                     f"{f.source}; {f.note}" if f.note else f.source)
+                    for label, f in chip.figures()
+                ], f"{chip.name} (key ``{chip.key}``)", ["hw-figures"])  # title: in the catalog
                 for chip in chips
-            ]
+            ]  # fmt: skip
         if kind == "achievable":
             named = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
             headers = tuple(map(say, named))
@@ -380,14 +369,6 @@ def _lookup(module: str | None, fullname: str | None) -> Any:
         return None
 
 
-def shows_build_machine(value: Any, roots: Iterable[str]) -> bool:
-    """True for a value that names the build machine's files (a path, or text holding one)."""
-    if isinstance(value, os.PathLike):
-        return True
-    text = repr(value)
-    return any(len(root) > 1 and root in text for root in roots)  # never the bare "/"
-
-
 def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
     """Drop the ``= value`` of module data whose value is a path of the build machine.
 
@@ -395,12 +376,13 @@ def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
     resolved at import time describes the machine that built the site, not the
     course: its signature keeps the name and type, without the value.
     """
-    roots = (str(Path(app.srcdir).resolve().parent), str(Path.home()))
+    roots = [r for r in (str(Path(app.srcdir).resolve().parent), str(Path.home())) if len(r) > 1]
     for sig in doctree.findall(addnodes.desc_signature):
         desc = sig.parent
         if desc.get("domain") != "py" or desc.get("objtype") not in ("data", "attribute"):
             continue
-        if not shows_build_machine(_lookup(sig.get("module"), sig.get("fullname")), roots):
+        value = _lookup(sig.get("module"), sig.get("fullname"))  # a path, or text holding one
+        if not isinstance(value, os.PathLike) and not any(r in repr(value) for r in roots):
             continue
         for annotation in list(sig.findall(addnodes.desc_annotation)):
             marks = [p.astext() for p in annotation.findall(addnodes.desc_sig_punctuation)]
