@@ -223,6 +223,7 @@ def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_pa
     proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
     assert proc.returncode == 0, proc.stderr
     assert "ridge" in proc.stdout.lower()
+    assert list(tmp_path.iterdir()) == []  # nothing written where it ran
 
 
 # The names the CS349E lecture script (02_roofline_basics.py) imports from its three

@@ -173,11 +173,6 @@ class Model:
         return 2 * self.kv_dim
 
     @property
-    def group_size(self) -> int:
-        """Query heads sharing one KV head: n_heads / n_kv_heads (1 = full multi-head)."""
-        return self.n_heads // self.n_kv_heads
-
-    @property
     def attention_kind(self) -> str:
         """'MLA' (a cached latent), 'MHA' (one KV head per query head), 'MQA' (one KV head)
         or 'GQA' (in between)."""

@@ -12,15 +12,9 @@ be a ``str`` or an ``int`` (a float is refused: every number carries an explicit
 a missing figure (``MissingFigureError``) gives "(not computed: why)", and any other
 failure is an error at the source line, so the build fails under ``-W``.
 
-In the Chinese build the words of a result come from the page's catalog, the numbers
-and the choice of words from the expression. A result's *phrases* are the string
-literals that can be the whole result or its template: the expression itself, the
-branches of ``a if c else b``, the values of ``{...}[key]``, the receiver of
-``.format(...)``, and the strings of a called function's ``Literal[...]`` return type.
-``make gettext`` adds each phrase to the page's catalog; the Chinese build evaluates the
-expression with each phrase translated (a template before it is filled) and warns on a
-phrase the catalog lacks. Numbers and units (``"OOM"``, ``f"{x:.1f} GB/s"``) are not
-phrases.
+In the Chinese build the words of a result (its *phrases*: `phrases`) come from the
+page's catalog, and the numbers and the choice of words from the expression (the
+README's "The Chinese edition" says how to write one).
 """
 
 from __future__ import annotations

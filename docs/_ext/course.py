@@ -91,16 +91,6 @@ def build_table(
 # ---------------------------------------------------------------------------
 # Hardware table
 # ---------------------------------------------------------------------------
-def figure_rows(chip: Any) -> list[tuple[str, str, str]]:
-    """One row per figure of a chip: figure, value with unit (and 'estimate'), source and note."""
-    rows = []
-    for label, fig in chip.figures():
-        value = fmt_si(fig.value, fig.unit) + (" (estimate)" if fig.estimate else "")
-        source = f"{fig.source}; {fig.note}" if fig.note else fig.source
-        rows.append((label, value, source))
-    return rows
-
-
 def achievable_rows(
     chips: Iterable[Any],
 ) -> tuple[list[tuple[str, str, str, str, str, str]], list[str]]:
@@ -173,15 +163,14 @@ class HardwareTableDirective(SphinxDirective):
         say = self.words()
         if kind == "figures":
             headers = tuple(map(say, ("figure", "value", "source and note")))
-            return [
-                build_table(
-                    headers,
-                    figure_rows(chip),
-                    f"{chip.name} (key ``{chip.key}``)",  # a title: the page's catalog has it
-                    classes=["hw-figures"],
-                )
+            return [  # a row per figure: its value with unit (and 'estimate'), source and note
+                build_table(headers, [
+                    (label, fmt_si(f.value, f.unit) + " (estimate)" * f.estimate,
+                     f"{f.source}; {f.note}" if f.note else f.source)
+                    for label, f in chip.figures()
+                ], f"{chip.name} (key ``{chip.key}``)", ["hw-figures"])  # title: in the catalog
                 for chip in chips
-            ]
+            ]  # fmt: skip
         if kind == "achievable":
             named = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
             headers = tuple(map(say, named))
@@ -374,23 +363,10 @@ def check_api_pages(app: Sphinx, env: Any) -> None:
 
 def _lookup(module: str | None, fullname: str | None) -> Any:
     """The object a signature documents, or None when it cannot be found."""
-    if not module or not fullname:
-        return None
     try:
-        obj: Any = importlib.import_module(module)
-        for part in fullname.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError):
+        return pkgutil.resolve_name(f"{module}:{fullname}") if module and fullname else None
+    except (ImportError, AttributeError, ValueError):
         return None
-    return obj
-
-
-def shows_build_machine(value: Any, roots: Iterable[str]) -> bool:
-    """True for a value that names the build machine's files (a path, or text holding one)."""
-    if isinstance(value, os.PathLike):
-        return True
-    text = repr(value)
-    return any(len(root) > 1 and root in text for root in roots)  # never the bare "/"
 
 
 def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
@@ -400,12 +376,13 @@ def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
     resolved at import time describes the machine that built the site, not the
     course: its signature keeps the name and type, without the value.
     """
-    roots = (str(Path(app.srcdir).resolve().parent), str(Path.home()))
+    roots = [r for r in (str(Path(app.srcdir).resolve().parent), str(Path.home())) if len(r) > 1]
     for sig in doctree.findall(addnodes.desc_signature):
         desc = sig.parent
         if desc.get("domain") != "py" or desc.get("objtype") not in ("data", "attribute"):
             continue
-        if not shows_build_machine(_lookup(sig.get("module"), sig.get("fullname")), roots):
+        value = _lookup(sig.get("module"), sig.get("fullname"))  # a path, or text holding one
+        if not isinstance(value, os.PathLike) and not any(r in repr(value) for r in roots):
             continue
         for annotation in list(sig.findall(addnodes.desc_annotation)):
             marks = [p.astext() for p in annotation.findall(addnodes.desc_sig_punctuation)]
@@ -425,20 +402,10 @@ def skip_field_aliases(
 # ---------------------------------------------------------------------------
 # Offline MathJax: keep what the pages load
 # ---------------------------------------------------------------------------
-#: Stand-alone MathJax bundles that sphinx-mathjax-offline copies but no page loads: the
-#: pages load ``tex-chtml.js``, which fetches its extra components from the subfolders.
-UNUSED_MATHJAX_BUNDLES = (
-    "latest.js",  # would fetch MathJax from a CDN
-    "mml-chtml.js",
-    "mml-svg.js",
-    "node-main.js",
-    "tex-chtml-full-speech.js",
-    "tex-chtml-full.js",
-    "tex-mml-chtml.js",
-    "tex-mml-svg.js",
-    "tex-svg-full.js",
-    "tex-svg.js",
-)
+#: The top-level MathJax files a page loads: ``tex-chtml.js`` (it fetches its components
+#: from the subfolders) and the pieces beside it. The other stand-alone bundles that
+#: sphinx-mathjax-offline copies (``latest.js`` would fetch MathJax from a CDN) go.
+KEPT_MATHJAX = ("tex-chtml.js", "core.js", "loader.js", "startup.js")
 
 
 def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:
@@ -447,9 +414,9 @@ def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:
         return
     if app.config.mathjax_path != "mathjax/tex-chtml.js":
         return
-    folder = Path(app.outdir) / "_static" / "mathjax"
-    for name in UNUSED_MATHJAX_BUNDLES:
-        (folder / name).unlink(missing_ok=True)
+    for bundle in (Path(app.outdir) / "_static" / "mathjax").glob("*.js"):
+        if bundle.name not in KEPT_MATHJAX:
+            bundle.unlink()
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -1,33 +1,14 @@
 """ "Run it here" panels: rerun a lecture or an exercise in the reader's browser, offline.
 
-A panel runs the real lecture script and the real ``common/`` package with Pyodide
-(CPython compiled to WebAssembly, the ``pyodide`` npm package pinned in
-``package-lock.json``), served from the site's own ``_static``. The reader edits
-``common/hw_specs.py`` itself in the panel and presses Run; no formula exists in
-JavaScript.
-
-Configuration (``docs/conf.py``): ``runner_lectures`` (lecture stem -> the flags its panel
-offers, whose choices, default and help come from the parser the lecture declares, its
-``make_parser()``: `lecture_options`), ``runner_charts`` (the lectures whose main figure a
-run redraws, through ``docs/_static/runner/live.py``), ``runner_chips`` (lecture stem ->
-the chip its table opens at, without ``--chip``), all three read from each lecture's
-``ABOUT`` (`declared_panels`); ``runner_exercises`` (the exercise keys with a panel on
-``exercises.rst``); ``runner_runtime`` (the ``pyodide`` npm package; without it every
-panel says it is unavailable and the build succeeds); ``runner_run_limit_s`` (a run still
-going after this many seconds is stopped).
-
-The build writes into the site's ``_static/runner/`` the runtime files
-(``pyodide-VERSION/``, `RUNTIME_FILES`, its standard library compiled to bytecode by
-`compiled_stdlib`), ``course.zip`` (`pack_course`: ``common/``, the panels' lectures, their
-words and first line, and the chart adapter ``live.py``; the course imports numpy and
-matplotlib only inside functions, so every module imports in the browser) and
-``vendor/`` (the editor, CodeMirror 6, and the chart, Vega-Lite with vega-embed, pinned
-in ``package-lock.json`` and bundled by esbuild: `bundle_vendor`; without them the panel
-falls back to a textarea and draws no chart). The page carries each panel's title and
-status line (`panel_html`); the browser side, ``docs/_static/runner/``, builds the rest:
-``runner.js`` (the page), ``runner-worker.mjs`` (Pyodide in a web worker), ``harness.py``
-(runs a lecture as a terminal would), ``runner-sw.js`` (the service worker that caches the
-runtime, copied to the site's root) and ``runner.css``.
+The real lecture and ``common/`` run in Pyodide, served from the site's ``_static``; the
+reader edits ``common/hw_specs.py`` in the panel. Configuration (``docs/conf.py``):
+``runner_lectures``, ``runner_charts`` and ``runner_chips`` (read from each lecture's
+``ABOUT``: `declared_panels`), ``runner_exercises``, ``runner_runtime`` (the ``pyodide``
+npm package; without it every panel says it is unavailable) and ``runner_run_limit_s``.
+The build writes into ``_static/runner/`` the runtime (`RUNTIME_FILES`, its standard
+library as bytecode: `compiled_stdlib`), ``course.zip`` (`pack_course`) and ``vendor/``
+(CodeMirror and Vega-Lite, bundled by esbuild: `bundle_vendor`); the page carries each
+panel's title and status line (`panel_html`), and ``docs/_static/runner/`` builds the rest.
 """
 
 from __future__ import annotations
@@ -70,6 +51,8 @@ BUNDLE_SCRIPT = Path(__file__).resolve().parent / "runner_bundle.mjs"
 VENDOR_FILES = ("editor.js", "chart.js")
 #: The service worker, served from the site's root so that its scope is the whole site.
 SERVICE_WORKER = "runner-sw.js"
+#: The files the worker loads by name (their digest is in the page).
+WORKER_FILES = ("runner-worker.mjs", "harness.py", SERVICE_WORKER)
 
 #: The files of the pinned pyodide package that a page loads (the rest is docs and types).
 RUNTIME_FILES = (
@@ -294,13 +277,8 @@ def panel_node(
 
     `chip`: the chip key the table editor opens at; `chart`: the run redraws the figure.
     """
-    node = runner_panel()
-    node["kind"] = kind
-    node["target"] = target
-    node["options"] = json.dumps([asdict(o) for o in options])
-    node["chip"] = chip
-    node["chart"] = chart
-    return node
+    options_json = json.dumps([asdict(o) for o in options])
+    return runner_panel(kind=kind, target=target, options=options_json, chip=chip, chart=chart)
 
 
 #: The panel's words written into the page: its title and the status line a reader without
@@ -452,8 +430,7 @@ def insert_exercise_panels(doctree: nodes.document, keys: Iterable[str]) -> list
 
 
 def _lecture_path(app: Sphinx, stem: str) -> Path:
-    folder = Path(app.config.sphinx_gallery_conf["examples_dirs"])
-    return folder / f"{stem}.py"
+    return Path(app.config.sphinx_gallery_conf["examples_dirs"]) / f"{stem}.py"
 
 
 def check_config(app: Sphinx, config: Any) -> None:
@@ -536,18 +513,14 @@ def page_assets(
             "data-runtime": f"{runtime.subdir}/",
             "data-course": f"course.zip?v={getattr(app, '_runner_digest', '')}",
             "data-warm": json.dumps(warm_modules(app, doctree)),
-            "data-assets": assets_digest(),
+            # the files the worker loads by name, so no browser keeps a stale copy
+            "data-assets": digest(*(STATIC_SOURCE / n for n in WORKER_FILES)),
             "data-vendor": getattr(app, "_runner_vendor", ""),
             "data-download": str(getattr(app, "_runner_download", 0)),
             "data-service-worker": SERVICE_WORKER,
             "data-run-limit": str(app.config.runner_run_limit_s),
         },
     )
-
-
-def assets_digest() -> str:
-    """A digest of the files the worker loads by name, so no browser keeps a stale copy."""
-    return digest(*(STATIC_SOURCE / n for n in ("runner-worker.mjs", "harness.py", SERVICE_WORKER)))
 
 
 def write_static(app: Sphinx) -> None:
@@ -567,16 +540,13 @@ def write_static(app: Sphinx) -> None:
     if stdlib is None:
         logger.verbose("runner: serving the standard library as source: %s", why)
     app._runner_stdlib = stdlib  # type: ignore[attr-defined]
-    app._runner_download = download_bytes(runtime, stdlib, staging / "course.zip")  # type: ignore[attr-defined]
+    # what a reader's browser fetches to start Python once: the runtime files and the course
+    fetched = [staging / "course.zip", *runtime_files(runtime, stdlib).values()]
+    app._runner_download = sum(p.stat().st_size for p in fetched)  # type: ignore[attr-defined]
     vendor, why = bundle_vendor(staging / "vendor")
     if not vendor:
         logger.warning("runner: no editor or chart bundle (%s): the panels use a textarea", why)
     app._runner_vendor = vendor  # type: ignore[attr-defined]
-
-
-def download_bytes(runtime: Runtime, stdlib: Path | None, course: Path) -> int:
-    """Bytes a reader's browser fetches to start Python once: the runtime files and the course."""
-    return sum(p.stat().st_size for p in [course, *runtime_files(runtime, stdlib).values()])
 
 
 def bundle_vendor(target: Path) -> tuple[str, str]:

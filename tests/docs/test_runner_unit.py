@@ -724,7 +724,8 @@ def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
         (100.0, 100.0),
         (1000.0, 100.0),
     ]
-    assert live.x_range([100.0], [0.2, 3000.0]) == (0.1, 10000.0)
+    points = [("a", 0.2, 0.0), ("b", 3000.0, 0.0)]  # the static figure's decades
+    assert live.x_range([("X", 100e12, 1e12)], points) == (0.1, 10000.0)
 
 
 def test_a_long_chart_title_breaks_into_lines_a_phone_holds() -> None:

@@ -140,8 +140,8 @@ def test_gemm_crossover_intensities_match_the_article() -> None:
 @pytest.mark.parametrize(
     ("key", "precision", "nbytes", "exact", "book"),
     [
-        ("v5e-int8", "int8", (1, 1, 1), 256, 240),
-        ("v5e-int8-weights", "bf16", (2, 1, 2), 128, 120),
+        ("v5e-int8", "int8", (1, 1, 1), reference_crit("int8"), 240),
+        ("v5e-int8-weights", "bf16", (2, 1, 2), reference_crit("bf16"), 120),
     ],
 )
 def test_v5e_critical_batches(key, precision, nbytes, exact, book) -> None:
@@ -306,15 +306,8 @@ def test_no_answer_quotes_a_long_float() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Whole worked answers: every table cell and every number in the steps, by hand
+# Whole worked answers: every table cell by hand (steps: test_exercise_answers.py)
 # ---------------------------------------------------------------------------
-NUMBER = re.compile(r"(?<![A-Za-z_^\d,.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d|\.\d)")
-
-
-def numbers(answer) -> list[str]:
-    return [n for step in answer.steps for n in NUMBER.findall(step)]
-
-
 def article_ops() -> list[tuple[str, float, float]]:
     """The article's operators in bf16 (section 3.3), counted here: (name, F, D)."""
     n, N, dh = 16_000_000, 4096, 128
@@ -341,15 +334,6 @@ def test_a100_peak_edit_whole_answer() -> None:
         rows.append((name, f"{i:,.2f}", *("compute" if i >= r else "memory" for r in (r0, r1))))
     assert answer.table.rows == tuple(rows)
     assert answer.table.headers == ("operator", "I (FLOP/B)", "bound before", "bound after")
-    steps = [NUMBER.findall(step) for step in answer.steps]
-    assert steps[0] == ["312.00", "312.00", "1.98"]  # TFLOP/s, TFLOP/s, PFLOP/s
-    assert "applies the edit" in answer.steps[0]
-    assert steps[1] == ["200.6", "1,272.7"]
-    assert f"(x{1979 / 312:.2f})" in answer.steps[1]
-    assert answer.steps[1].startswith("The ridge rose from 200.6 to 1,272.7 FLOP/byte")
-    assert steps[2] == ["4096", "4096", "4096", "128", "256", "1024", "4096"]
-    assert steps[3] == ["512", "4096", "4096"]  # the one operator that flips
-    assert "GEMM 512 x 4096 x 4096 (compute to memory)" in answer.steps[3]
 
 
 def test_a100_peak_edit_done_as_instructed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -400,36 +384,6 @@ def test_bandwidth_2x_whole_answer() -> None:
         bandwidth = t / max(f / 920e12, d / 3280e9)
         rows.append((name, f"{f / d / ridge:.3f}", f"{compute:.2f}x", f"{bandwidth:.2f}x"))
     assert answer.table.rows == tuple(rows)
-    assert NUMBER.findall(answer.steps[0]) == ["1", "561.0"]
-
-
-@pytest.mark.parametrize(
-    ("key", "peak", "bytes_", "exact", "book"),
-    [
-        ("v5e-int8", 394e12, (1, 1, 1), reference_crit("int8"), 240),
-        ("v5e-int8-weights", 197e12, (2, 1, 2), reference_crit("bf16"), 120),
-    ],
-)
-def test_v5e_whole_answers(key, peak, bytes_, exact, book) -> None:
-    answer = get_exercise(key).solve()
-    x, w, o = bytes_
-    ridge = peak / 8.2e11
-    assert brute_force_critical_batch(8192, 8192, ridge, x, w, o) == exact  # lecture 02's case
-    b = brute_force_critical_batch(4096, 4096, ridge, x, w, o)
-    i = 2 * b * 4096 * 4096 / (b * 4096 * x + 4096 * 4096 * w + b * 4096 * o)
-    assert numbers(answer) == [
-        f"{peak / 1e12:.1f}",
-        "820.00",
-        f"{ridge:.1f}",
-        *[f"{v:g}" for v in bytes_],
-        "2",
-        f"{2 / w:g}",
-        "2",
-        f"{book}",
-        "4,096",
-        f"{b}",
-        f"{i:.1f}",
-    ]
 
 
 def test_per_example_whole_answer() -> None:
@@ -439,7 +393,6 @@ def test_per_example_whole_answer() -> None:
         d = 4096
         rows.append((f"{b:,}", f"{2 * b * d * d / (2 * (b * d + b * d * d + b * d)):.4f}"))
     assert answer.table.rows == tuple(rows)
-    assert numbers(answer)[-1] == f"{197e12 / 8.2e11:.1f}"
 
 
 def test_h200_whole_answer() -> None:
@@ -452,16 +405,6 @@ def test_h200_whole_answer() -> None:
     t100, t200 = 16e9 / 3.35e12, 16e9 / 4.8e12
     assert [r[:4] for r in answer.table.rows] == [r[:4] for r in rows]
     assert [r[4] for r in answer.table.rows] == [f"{t100 * 1e3:.2f} ms", f"{t200 * 1e3:.2f} ms"]
-    step = answer.steps[-1]
-    assert NUMBER.findall(step) == [
-        "1",
-        "1",
-        "8",
-        "16.00",
-        f"{t100 * 1e3:.2f}",
-        f"{t200 * 1e3:.2f}",
-    ]
-    assert f"x{t100 / t200:.2f} faster" in step and "all 8B weights" in step
 
 
 def test_gqa_whole_answer() -> None:
@@ -471,7 +414,6 @@ def test_gqa_whole_answer() -> None:
         ("GQA (8 KV heads)", "8", "4.00 KiB"),
         ("MQA (1 KV head)", "64", "512 B"),
     )
-    assert numbers(answer) == ["64", "128", "8,192", "295.2"]
 
 
 def test_largest_batch_whole_answer() -> None:
@@ -485,7 +427,6 @@ def test_largest_batch_whole_answer() -> None:
         for label, r, b in (("30%", 0.30, 34), ("4%", 0.04, 44))
     )
     assert answer.table.rows == rows
-    assert numbers(answer) == ["13.0", "4,096", "2.00", "130"]
 
 
 def test_sharded_whole_answer() -> None:
@@ -497,31 +438,6 @@ def test_sharded_whole_answer() -> None:
         rows.append((name, f"{link / 1e9:.2f} GB/s", f"{d:,.1f}", verdict))
     assert answer.table.rows == tuple(rows)
     assert answer.table.headers[-1] == "bound at K = 4,096"
-
-
-def test_sweep_crossing_whole_answer() -> None:
-    answer = ex.sweep_crossing_answer(ex.EXAMPLE_CALIBRATION)
-    ridge = 2003e9 / 71.8e9
-    crit = brute_force_critical_batch(4096, 4096, ridge, 4, 4, 4)
-    ceiling = 2003e9 / (2 * 4096**2)
-    assert numbers(answer) == [
-        "64.00",
-        "4,096",
-        "2",
-        "4",
-        "1,024.0",
-        f"{ridge:.1f}",
-        f"{crit}",
-        "32",
-        "64",
-        "2",
-        f"{ceiling:,.0f}",
-    ]
-    measured = ex.sweep_crossing_answer(
-        ex.EXAMPLE_CALIBRATION, 4096, [1, 2, 4], [10.0, 30000.0, 40000.0]
-    )
-    # best 40,000 tokens/s = 67% of the ceiling; first within 10% of it at B = 4
-    assert numbers(measured)[-4:] == ["40,000", f"{40000 / ceiling * 100:.0f}", "10", "4"]
 
 
 def test_percent_of_bound_whole_answer() -> None:

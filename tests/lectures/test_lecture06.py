@@ -99,12 +99,6 @@ def test_png_is_written_into_outdir(tmp_path: Path) -> None:
     assert sorted(p.name for p in outdir.iterdir()) == ["06_prefill_decode_roofline.png"]
 
 
-def test_runs_from_another_folder(tmp_path: Path) -> None:
-    proc = run_lecture(LECTURE, "--context", "512", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_help_explains_every_flag() -> None:
     proc = run_lecture(LECTURE, "--help")
     assert proc.returncode == 0

@@ -95,9 +95,3 @@ def test_help_and_a_bad_value() -> None:
     assert proc.returncode != 0 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "exceeds Llama-3-8B's window of 8192 tokens" in lines[0]
-
-
-def test_runs_from_another_folder(tmp_path: Path) -> None:
-    proc = run_lecture(LECTURE, "--context", "512", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert list(tmp_path.iterdir()) == []

@@ -72,12 +72,6 @@ def test_help_and_a_bad_value() -> None:
     assert len(lines) == 1 and "unknown weight precision 'fp7'" in lines[0]
 
 
-def test_runs_from_another_folder(tmp_path: Path) -> None:
-    proc = run_lecture(LECTURE, "--context", "512", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_a_one_token_context_prints_no_zero_and_no_plural() -> None:
     # Llama-3-8B's cache: 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B a token, which
     # "0.00 GB" hid; "At 1 tokens" took the plural

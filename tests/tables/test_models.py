@@ -52,7 +52,6 @@ def test_derived_shapes_by_hand(key: str) -> None:
     m = MODELS[key]
     assert m.q_dim == heads * dh
     assert m.kv_dim == kv_heads * dh
-    assert m.group_size == heads // kv_heads and isinstance(m.group_size, int)
     kind = "MHA" if kv_heads == heads else ("MQA" if kv_heads == 1 else "GQA")
     assert m.attention_kind == kind
 
@@ -74,8 +73,6 @@ def test_attention_kinds() -> None:
     assert with_kv_heads(LLAMA_3_70B, 64).attention_kind == "MHA"
     assert LLAMA_2_7B.attention_kind == "MHA"
     assert LLAMA_3_8B.attention_kind == "GQA"
-    assert LLAMA_3_8B.group_size == 4
-    assert LLAMA_3_70B.group_size == 8
     assert with_kv_heads(LLAMA_3_8B, 1).attention_kind == "MQA"
     assert LLAMA_3_8B.q_dim == 4096 and LLAMA_3_8B.kv_dim == 1024
 

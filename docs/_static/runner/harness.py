@@ -110,8 +110,7 @@ def table_problem() -> str:
             None,
         )
         where = f"{TABLE}, line {line}" if line else TABLE
-        text = str(exc).strip().splitlines()
-        return f"{where}: {type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+        return f"{where}: {type(exc).__name__}: {said[0] if said else ''}".rstrip(": ")
     return ""
 
 

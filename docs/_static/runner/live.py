@@ -12,12 +12,12 @@ with the chart, so the redrawn figure says what to look at, from that run's numb
 from __future__ import annotations
 
 import json
-import math
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from common.formulas.roofline import attainable_flops
+from common.formulas.roofline import attainable_flops, ridge_point
+from common.plots.roofline import _x_range as x_range  # the static figure's decades
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
 
@@ -46,17 +46,9 @@ ROOF_COLOUR = {"field": "roof", "type": "nominal", "title": "roof", "sort": None
 Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
 
 
-def x_range(ridges: Sequence[float], xs: Sequence[float]) -> tuple[float, float]:
-    """Whole decades (FLOP/byte) holding every ridge and point, with a margin either side."""
-    every = [x for x in [*ridges, *xs] if x > 0]
-    lo = 10 ** math.floor(math.log10(max(min(every) / 1.5, 1e-3)))
-    hi = 10 ** math.ceil(math.log10(max(every) * 3))
-    return lo, hi
-
-
 def roof_rows(label: str, peak: float, bw: float, lo: float, hi: float) -> list[dict[str, Any]]:
     """The roof min(P, I beta) as three corners (lo, ridge, hi); TFLOP/s = FLOP/s / 1e12."""
-    ridge = peak / bw
+    ridge = ridge_point(peak, bw)
     xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
     return [
         {"roof": label, "intensity": x, "tflops": attainable_flops(x, peak, bw) / 1e12} for x in xs
@@ -97,9 +89,12 @@ def _points_layers(shape: bool) -> list[dict[str, Any]]:
 TITLE_CHARS = 34
 
 
-def _spec(title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]) -> dict[str, Any]:
+def _spec(
+    name: str, title: str, layers: list[dict[str, Any]], datasets: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "$schema": SCHEMA,
+        "name": name,
         "title": textwrap.wrap(title, TITLE_CHARS),  # one line of the title each
         "width": "container",
         "height": 300,
@@ -119,11 +114,10 @@ def _roofline(
 ) -> dict[str, Any]:
     """Roofs (label, P, beta) under point `rows` (intensity, tflops, ...): numbered points
     with their `key` ('1  matvec, B=1', ...) under usermeta, or without one a marker a series."""
-    lo, hi = x_range([p / b for _, p, b in curves], [r["intensity"] for r in rows])
+    lo, hi = x_range(curves, [(r["label"], r["intensity"], 0.0) for r in rows])
     roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
     layers = [_roof_layer(highlight), *_points_layers(key is None)]
-    spec = _spec(title, layers, {"roofs": roofs, "points": rows})
-    spec["name"] = "roofline"
+    spec = _spec("roofline", title, layers, {"roofs": roofs, "points": rows})
     if key is not None:
         spec["usermeta"] = {"key": [" ".join(str(k).split()) for k in key]}
     return spec
@@ -170,9 +164,7 @@ def memory_ledger(
     if wall:
         datasets["wall"] = [{"batch": wall, "what": f"memory wall B = {wall:,}"}]
         layers.append(_rule("wall", "x", "batch", color="#b2182b"))
-    spec = _spec(title, layers, datasets)
-    spec["name"] = "memory_ledger"
-    return spec
+    return _spec("memory_ledger", title, layers, datasets)
 
 
 def batch_lines(
@@ -197,9 +189,7 @@ def batch_lines(
         _rule("marks", "x", "batch", strokeDash=[6, 4], color="#555555"),
     ]  # fmt: skip
     datasets = {"lines": rows, "marks": [{"batch": b, "what": w} for b, w in marks]}
-    spec = _spec(title, layers, datasets)
-    spec["name"] = "batch_lines"
-    return spec
+    return _spec("batch_lines", title, layers, datasets)
 
 
 def _knees(knees: Sequence[int | None], batch: int) -> list[tuple[float, str]]:
