@@ -196,7 +196,7 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 
 informed = {label for term in engines.all_terms() for label in term.informs}
 rows = []
-for r in pub.REQUESTS:
+for r in pub.ALL_REQUESTS:
     chip = get_chip(r.chip)
     dt = predict.engine_dtypes(r.precision, r.engine_class)
     req = predict.Request(
@@ -216,7 +216,8 @@ for r in pub.REQUESTS:
     role = "calibration" if r.label in informed else "validation"
     rows.append(page.RequestRow(label=r.label, engine=r.engine, gpus=r.gpus,
                                 measured=r.measured.seconds, bound=bound, forecast=full.total_s,
-                                role=role, chip=r.chip))  # fmt: skip
+                                role=role, chip=r.chip, engine_class=r.engine_class,
+                                batch=r.batch, prompt=r.prompt))  # fmt: skip
 
 show(page.requests_table(rows), page.requests_observations(rows))
 
