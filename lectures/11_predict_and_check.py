@@ -185,18 +185,21 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # A method checked on the cases it was built from proves little. Here it meets whole
 # requests others timed: FasterTransformer's own GPT tables (1 to 8 A100 80GB),
 # TensorRT-LLM's A100 and H100 tables (first-token latencies at batch 1, and large
-# batches on H100 in FP8), and the blog's two totals. Each is predicted twice: by the
-# roofline *bound* alone, and by the *forecast* of ``python3 -m common.predict --engine
-# trtllm``: the bound plus the engine terms of ``common/tables/engines.py`` (a GEMM's
-# measured share of the peak at the request's rows, a weight-bound GEMM's share of the
-# bandwidth, both measured on one GPU's shard under the request's tensor parallelism,
-# the smallest kernel's time, the all-reduce curve of its node). A case a
-# term was taken from is *calibration*; every other case only checks (*validation*),
-# and a new source always enters as validation.
+# batches on H100 in FP8), the blog's two totals, and the serving engines' own pages
+# (vLLM's benchmark CI on H100, H200 and A100, LMDeploy's A100 table, NVIDIA NIM on two
+# H100s). Each is predicted twice: by the roofline *bound* alone, and by the *forecast*
+# of ``python3 -m common.predict --engine E``, E the class of its engine (``trtllm``,
+# ``vllm`` or ``eager``): the bound plus the engine terms of
+# ``common/tables/engines.py`` (a GEMM's measured share of the peak at the request's
+# rows, a weight-bound GEMM's share of the bandwidth, both measured on one GPU's shard
+# under the request's tensor parallelism, the smallest kernel's time, the all-reduce
+# curve of its node or its engine). A case a term was taken from is *calibration*;
+# every other case only checks (*validation*), and a new source always enters as
+# validation.
 
 informed = {label for term in engines.all_terms() for label in term.informs}
 rows = []
-for r in pub.REQUESTS:
+for r in pub.ALL_REQUESTS:
     chip = get_chip(r.chip)
     dt = predict.engine_dtypes(r.precision, r.engine_class)
     req = predict.Request(
@@ -216,7 +219,8 @@ for r in pub.REQUESTS:
     role = "calibration" if r.label in informed else "validation"
     rows.append(page.RequestRow(label=r.label, engine=r.engine, gpus=r.gpus,
                                 measured=r.measured.seconds, bound=bound, forecast=full.total_s,
-                                role=role, chip=r.chip))  # fmt: skip
+                                role=role, chip=r.chip, engine_class=r.engine_class,
+                                batch=r.batch, prompt=r.prompt))  # fmt: skip
 
 show(page.requests_table(rows), page.requests_observations(rows))
 

@@ -589,6 +589,23 @@ def engine_dtypes(precision: str, engine: str = "trtllm") -> DTypes:
     return DTypes(precision, kv, act)
 
 
+def own_allreduce(
+    eng: engines.Engine, chip_key: str, node: Curves | None, notes: list[str]
+) -> Curves | None:
+    """The all-reduce curve an engine with its own kernel pays on `chip_key`: its measured
+    points, then the node's NCCL points past its largest size (where the engine hands
+    larger messages to NCCL); the node's curve alone on a chip it was not measured on."""
+    if chip_key not in eng.allreduce_chips:
+        chips = " and ".join(get_chip(k).name for k in eng.allreduce_chips)
+        notes.append(engines.NO_OWN_ALLREDUCE.format(chips=chips))
+        return node
+    curve = {}
+    for g, terms in eng.allreduce.items():
+        own = tuple(zip(eng.allreduce_sizes, (t.value for t in terms), strict=True))
+        curve[g] = own + tuple(p for p in (node or {}).get(g, ()) if p[0] > own[-1][0])
+    return curve
+
+
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
     """The measured terms of `engine` on `chip` over `gpus` GPUs (``tables.engines``); each
     one nobody measured on this chip is left out or falls back to the hardware table's
@@ -641,6 +658,8 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * hbm / weight_share(1)
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce
+        if eng.allreduce and gpus > 1:
+            curve = own_allreduce(eng, chip.key, curve, notes)
     notes += [
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
     ]

@@ -61,6 +61,15 @@ VLLM_PR_1440 = (
     f"of 483 kernels each (the ledger's count for a Llama-2-7B decode step); {CHECKED}"
 )
 
+SGLANG_PR_2904 = (
+    "sgl-project/sglang pull request #2904, 'optimize custom allreduce kernel' (2025-01-15), "
+    "table 'unit test performance in H100 (without cuda graph)', rows 'vllm': vLLM's custom "
+    "all-reduce (vllm._custom_ops.all_reduce, one-shot over NVLink peer memory) on 2, 4 and 8 "
+    "H100s; float32 tensors of 512 to 1,048,576 elements (2 KiB to 4 MiB); each figure the host "
+    "time of 5,000 back-to-back calls over 5,000 (the PR's sgl-kernel/tests/test_trt_reduce.py), "
+    f"an upper bound on what a CUDA-graph replay pays; {CHECKED}"
+)
+
 FP8_ENGINE_BUILD = (
     f"{TRT_PAGE}, section 'Benchmarking per Model': every H100 engine of its tables is built "
     "with '--dtype float16 --use_gpt_attention_plugin float16 --enable_fp8 --fp8_kv_cache' "
@@ -192,15 +201,34 @@ KIPPLY_TWO_GPU_SHARE = Term(
 )  # fmt: skip
 
 
+#: vLLM's custom all-reduce on H100s (SGLANG_PR_2904), microseconds by GPU count at these
+#: message sizes (bytes: 4 x the float32 elements of the PR's table).
+VLLM_ALLREDUCE_BYTES = tuple(4 * n for n in (512, 4096, 32768, 262144, 524288, 1048576))
+VLLM_ALLREDUCE_US = {2: (9.5, 8.8, 8.7, 12.9, 17.7, 26.6), 4: (9.1, 8.5, 9.2, 20.6, 26.9, 40.2),
+                     8: (10.1, 9.3, 11.8, 24.1, 30.4, 45.0)}  # fmt: skip
+VLLM_ALLREDUCE = {
+    g: tuple(Term(f"vLLM custom all-reduce, {m:,} B, {g} x H100", t * US, SGLANG_PR_2904)
+             for m, t in zip(VLLM_ALLREDUCE_BYTES, us, strict=True))
+    for g, us in VLLM_ALLREDUCE_US.items()
+}  # fmt: skip
+#: The chips its curve applies to: measured on H100s; the H200 has the same NVLink 4 switch.
+VLLM_ALLREDUCE_CHIPS = ("h100", "h200")
+
+
 @dataclass(frozen=True)
 class Engine:
-    """An engine class: what it pays per forward pass and per kernel launch beyond the GPU."""
+    """An engine class: what it pays per forward pass and per kernel launch beyond the GPU,
+    and its own all-reduce where it has one (up to its last measured size; above it, and on
+    chips it was not measured on, the node's NCCL curve)."""
 
     key: str
     what: str
     step: Term | None  # fixed cost per forward pass (CPU scheduling, input preparation)
     launch: Term | None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
     low_precision_cache: bool = False  # the KV cache in sub-16-bit weights' format (else 16-bit)
+    allreduce: Mapping[int, tuple[Term, ...]] | None = None  # GPUs -> its time at each size
+    allreduce_sizes: tuple[int, ...] = ()  # bytes of each point of `allreduce`
+    allreduce_chips: tuple[str, ...] = ()  # chip keys `allreduce` holds for
 
 
 ENGINES: dict[str, Engine] = {
@@ -209,6 +237,9 @@ ENGINES: dict[str, Engine] = {
         "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
         Term("vLLM CPU cost per step (GPU bubble, amortised over 8)", 4 * MS / 8, VLLM_RFC_6854),
         None,
+        allreduce=VLLM_ALLREDUCE,
+        allreduce_sizes=VLLM_ALLREDUCE_BYTES,
+        allreduce_chips=VLLM_ALLREDUCE_CHIPS,
     ),
     "trtllm": Engine(
         "trtllm",
@@ -226,12 +257,16 @@ ENGINES: dict[str, Engine] = {
 }
 NO_STEP = "fixed cost per step: none published for this engine class (left out)"
 NO_LAUNCH = "CPU cost per kernel launch: none (CUDA graphs or a C++ runtime launch them)"
+NO_OWN_ALLREDUCE = (
+    "the engine's own all-reduce is published for {chips} only; the node's NCCL curve stands in"
+)
 
 
 def all_terms() -> list[Term]:
     """Every figure above, once each, for the calibration test and the sources list."""
     chips = [t for c in CHIP_TERMS.values() for g in (*c.gemm.values(), c.small_kernels) for t in g]
     engine = [t for e in ENGINES.values() for t in (e.step, e.launch) if t is not None]
+    engine += [t for e in ENGINES.values() for ts in (e.allreduce or {}).values() for t in ts]
     return list(
         dict.fromkeys([*HBM_SHARE_CALIBRATION.values(), KIPPLY_TWO_GPU_SHARE, *chips, *engine])
     )

@@ -14,7 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from common.tables import slips
-from common.tables.models import LLAMA_2_7B, Model
+from common.tables.models import (
+    LLAMA_2_7B,
+    LLAMA_3_8B,
+    LLAMA_3_70B,
+    LLAMA_3_70B_CONFIG,
+    MIXTRAL_8X7B,
+    Model,
+    what_if,
+)
 from common.tables.validate import positive, positive_int
 
 CHECKED = "checked 2026-12-01"  # when the course last compared these values with the pages
@@ -304,6 +312,120 @@ REQUESTS: tuple[Request, ...] = (
 
 
 # ---------------------------------------------------------------------------
+# Serving engines' own published requests (vLLM, LMDeploy, NVIDIA NIM): validation only
+# ---------------------------------------------------------------------------
+VLLM_CI = (
+    "vLLM's performance benchmark (buildkite.com/vllm/performance-benchmark, build {build}, "
+    "page as stored), 'Latency tests': benchmark_latency.py, batch 8, 32 input and 128 output "
+    "tokens, bf16 (dtype auto), dummy weights, 5 warm-up and 15 timed iterations, one GPU "
+    "model {gpu}; column 'Mean latency (ms)' of the whole batch (prefill and 127 decode steps); "
+    + CHECKED
+)
+VLLM_CI_H100, VLLM_CI_H200, VLLM_CI_A100 = (
+    VLLM_CI.format(build=b, gpu=g)
+    for b, g in ((9555, "'8xH100'"), (9515, "'H200'"), (9523, "'A100-SXM4-80GB'"))
+)
+LMDEPLOY_A100 = (
+    "InternLM/lmdeploy docs/en/benchmark/a100_fp16.md (commit 3e391df, lmdeploy v0.1.0a1, "
+    "TurboMind engine), 'Static Inference Benchmark': A100-80G, fp16 (bf16's bytes and peak), "
+    "column 'throughput(out tok/s)' at the stated batch (concurrent sessions), tp, "
+    "prompt_tokens and output_tokens; time of the batch = batch x output tokens / "
+    "throughput (the benchmark's own division, prefill included); " + CHECKED
+)
+NIM_70B = (
+    "NVIDIA NIM for LLMs benchmarking guide 1.0.0 (docs.nvidia.com/nim/benchmarking/llm/1.0.0/"
+    "performance), 'Llama-3.3-70b-instruct Results', NIM 1.8.0, 2 x H100 80G, 'fp8 TP2', 500 "
+    "input / 2000 output tokens, concurrency 1: TTFT 47.77 ms, ITL 18.91 ms (AIPerf, client "
+    "side); the whole request = TTFT + 1999 x ITL; " + CHECKED
+)
+VLLM_PR_2192 = (
+    "vllm-project/vllm pull request #2192, 'Custom all reduce kernels' (2023-12-19), table "
+    "'Latency and memory': benchmark_latency.py -tp 4 --input-len 256 --output-len 256 "
+    "--batch-size 64, 'Llama 70B' on A100-80G, 'L after' 14.57 s (with the PR's custom "
+    "all-reduce and CUDA graphs); " + CHECKED
+)
+RKOOO_LLM_BENCHMARK = (
+    "rkooo567/llm_benchmark README.md (2023-09-07, commit 6597835): 'llama2-70B', 'A100(40GiB)"
+    "x8, with tensor para = 8', whole batch time; vLLM of that month (v0.1.x: no CUDA graphs, "
+    "Ray workers; benchmark_vllm.py, sampling top_k 50) and 'Triton' (Triton server's "
+    "FasterTransformer backend, benchmark_triton.py; TensorRT-LLM was not yet released); " + CHECKED
+)
+LLAMA_2_13B_CONFIG = (
+    "Hugging Face hub, meta-llama/Llama-2-13b-hf, file config.json (num_hidden_layers 40, "
+    "hidden_size 5120, num_attention_heads 40, num_key_value_heads 40, intermediate_size "
+    "13824, vocab_size 32000, max_position_embeddings 4096); " + CHECKED
+)
+LLAMA_2_13B = Model(
+    "Llama-2-13B", "llama-2-13b", 40, 5120, 40, 40, 128, 13824, True, 32000, False, 4096,
+    LLAMA_2_13B_CONFIG,
+)  # fmt: skip
+#: Llama-3.1-8B and Llama-3.3-70B have the shapes of Llama-3-8B and Llama-3-70B (longer RoPE
+#: windows); only the window differs, and no request here comes near it.
+LLAMA_3_1_8B = what_if(
+    LLAMA_3_8B,
+    "Llama-3.1-8B",
+    "llama-3.1-8b",
+    "Llama-3-8B's shapes with a 131,072-token window",
+    max_context=131072,
+)
+LLAMA_3_3_70B = what_if(LLAMA_3_70B, "Llama-3.3-70B", "llama-3.3-70b",
+                        f"Llama-3-70B's shapes ({LLAMA_3_70B_CONFIG}) with a 131,072-token "
+                        "window", max_context=131072)  # fmt: skip
+VLLM, LMDEPLOY, NIM = "vLLM, its CI", "LMDeploy, its docs", "NVIDIA NIM, its docs"
+
+
+def _served(model, chip, gpus, batch, prompt, new, seconds, engine, source, engine_class,
+            precision="bf16") -> Request:  # fmt: skip
+    what = f"{model.name}, batch {batch}, {prompt} + {new} tokens, {gpus} x {chip}, {engine}"
+    return Request(model, chip, gpus, batch, prompt, new, engine, Measured(what, seconds, source),
+                   precision, engine_class)  # fmt: skip
+
+
+def _vllm_ci(chip: str, source: str, ms: tuple[float, float, float]) -> list[Request]:
+    """The three latency tests of one GPU model: 8B on 1, 70B on 4, Mixtral on 2 GPUs."""
+    runs = ((LLAMA_3_1_8B, 1), (LLAMA_3_70B, 4), (MIXTRAL_8X7B, 2))
+    return [_served(m, chip, g, 8, 32, 128, t * MS, VLLM, source, "vllm")
+            for (m, g), t in zip(runs, ms, strict=True)]  # fmt: skip
+
+
+def _lmdeploy(model: Model, gpus: int, rows: dict[tuple[int, int], float]) -> list[Request]:
+    """(batch, prompt) -> output tok/s at 128 new tokens: time = batch x 128 / rate."""
+    return [_served(model, "a100-80gb", gpus, b, p, 128, b * 128 / rate, LMDEPLOY, LMDEPLOY_A100,
+                    "trtllm") for (b, p), rate in rows.items()]  # fmt: skip
+
+
+#: Serving engines' requests from sources the forecast takes no term from: vLLM's CI on three
+#: chips, LMDeploy's A100 table (batch 1 and 64 at 128 and 2,048 prompt tokens, 128 new;
+#: batch 16 at 128), NIM on two H100s in FP8, vLLM's all-reduce PR, and one 8-GPU comparison.
+SERVING_REQUESTS: tuple[Request, ...] = (
+    *_vllm_ci("h100", VLLM_CI_H100, (997.542, 2444.47, 2326.97)),
+    *_vllm_ci("h200", VLLM_CI_H200, (833.421, 2077.53, 1917.44)),
+    *_vllm_ci("a100-80gb", VLLM_CI_A100, (1579.27, 3990.59, 3643.84)),
+    *_lmdeploy(LLAMA_2_7B, 1, {(1, 128): 102.21, (1, 2048): 86.1, (16, 128): 1272.47,
+                               (64, 128): 3024.07, (64, 2048): 493.46}),
+    *_lmdeploy(LLAMA_2_13B, 1, {(1, 128): 56.58, (1, 2048): 48.99, (16, 128): 757.3,
+                                (64, 128): 2033.22, (64, 2048): 286.32}),
+    *_lmdeploy(LLAMA_2_70B, 4, {(1, 128): 33.63, (1, 2048): 28.32, (16, 128): 439.77,
+                                (64, 128): 1159.84, (64, 2048): 270.47}),
+    _served(LLAMA_3_3_70B, "h100", 2, 1, 500, 1, 47.77 * MS, NIM, NIM_70B, "trtllm", "fp8"),
+    _served(LLAMA_3_3_70B, "h100", 2, 1, 500, 2000, (47.77 + 1999 * 18.91) * MS, NIM, NIM_70B,
+            "trtllm", "fp8"),
+    _served(LLAMA_2_70B, "a100-80gb", 4, 64, 256, 256, 14.57, "vLLM, its PR #2192", VLLM_PR_2192,
+            "vllm"),
+    _served(LLAMA_2_70B, "a100", 8, 32, 1, 2048, 133.70, "vLLM v0.1, rkooo567",
+            RKOOO_LLM_BENCHMARK, "eager"),
+    _served(LLAMA_2_70B, "a100", 8, 24, 1024, 1024, 76.12, "vLLM v0.1, rkooo567",
+            RKOOO_LLM_BENCHMARK, "eager"),
+    _served(LLAMA_2_70B, "a100", 8, 32, 1, 2048, 70.19, "FasterTransformer, rkooo567",
+            RKOOO_LLM_BENCHMARK, "trtllm"),
+    _served(LLAMA_2_70B, "a100", 8, 24, 1024, 1024, 38.97, "FasterTransformer, rkooo567",
+            RKOOO_LLM_BENCHMARK, "trtllm"),
+)  # fmt: skip
+#: Every published request lecture 11 predicts: the course's first sources, then the engines'.
+ALL_REQUESTS: tuple[Request, ...] = (*REQUESTS, *SERVING_REQUESTS)
+
+
+# ---------------------------------------------------------------------------
 # Expert-parallel dispatch and combine (DeepEP), the network roofs of a mixture's layers
 # ---------------------------------------------------------------------------
 US = 1e-6
@@ -469,9 +591,9 @@ def sources() -> list[str]:
         *KIPPLY_COMMS_PER_LAYER,
         *(r.measured for r in VIDUR_A100_MATMULS),
         *VIDUR_A100_SMALL_KERNELS,
-        *(r.measured for r in REQUESTS),
+        *(r.measured for r in ALL_REQUESTS),
     ]
-    models = [GPT_20B.config_source, LLAMA_2_70B.config_source]
+    models = [GPT_20B.config_source, LLAMA_2_70B.config_source, LLAMA_2_13B.config_source]
     return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *models]))
 
 

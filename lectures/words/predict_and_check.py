@@ -404,9 +404,13 @@ class RequestRow(NamedTuple):
     forecast: float
     role: str  # 'calibration' (a term was taken from it) or 'validation' (it only checks)
     chip: str = ""
+    engine_class: str = "trtllm"  # the forecast's --engine
+    batch: int = 1
+    prompt: int = 0
 
 
 WITHIN = 0.20  # "within 20%"
+SHORT = 512  # a prompt of this many tokens or fewer is "short"
 
 
 def _err(r: RequestRow, t: float) -> float:  # predicted / measured - 1
@@ -422,9 +426,11 @@ def requests_table(rows: Sequence[RequestRow]) -> Table:
     ]  # fmt: skip
     headers = ("request (prompt + new tokens)", "engine, published by", "role", "measured",
                "bound", "error", "forecast", "error")  # fmt: skip
+    classes = ", ".join(sorted({r.engine_class for r in rows}))
     note = (
         "error = predicted / measured - 1 (negative: predicted too fast); bound: the roofline "
-        "at spec roofs; forecast: the bound plus the engine terms (--engine trtllm)"
+        f"at spec roofs; forecast: the bound plus the terms of the row's engine class (--engine "
+        f"{classes})"
     )
     return Table(headers, body, title="Published requests: calibration and validation", note=note)
 
@@ -459,13 +465,18 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
     errs = [_err(r, r.forecast) for r in rows]
     worst = max(range(len(rows)), key=lambda i: abs(errs[i]))
     items.append(f"The worst forecast is {rows[worst].label} at {fmt_pct(errs[worst], 1)}.")
-    for what, key in (("chip", lambda r: r.chip), ("GPU count", lambda r: r.gpus)):
-        groups = sorted({key(r) for r in rows if key(r)})
+    for what, key, name in (
+        ("chip", lambda r: r.chip, str),
+        ("GPU count", lambda r: r.gpus, lambda g: f"{g} GPU" + ("s" if g > 1 else "")),
+        ("batch", lambda r: min(r.batch, 2), lambda g: "batch 1" if g == 1 else "batch 2 or more"),
+        ("prompt", lambda r: r.prompt > SHORT,
+         lambda g: f"prompt {'over' if g else 'up to'} {SHORT:,}"),
+    ):  # fmt: skip
+        groups = sorted({key(r) for r in rows if key(r) != ""})
         shown = []
         for g in groups:
             picked = [abs(e) for r, e in zip(rows, errs, strict=True) if key(r) == g]
-            name = g if isinstance(g, str) else f"{g} GPU" + ("s" if g > 1 else "")
-            shown.append(f"{name} {_pct(statistics.median(picked))} ({len(picked)})")
+            shown.append(f"{name(g)} {_pct(statistics.median(picked))} ({len(picked)})")
         if len(groups) > 1:
             items.append(f"Median absolute error by {what} (cases): {', '.join(shown)}.")
     return Observations(items)

@@ -260,6 +260,40 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     assert a100.gemm[1] == (128, pytest.approx(2 * 128 * 4096 * 22016 / 0.157e-3 / 312e12))
 
 
+def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> None:
+    from common.hw_specs import get_chip
+
+    # sglang PR #2904, rows 'vllm': 32,768 float32 elements (131,072 B) in 0.0092 ms on 4
+    # H100s, 1,048,576 elements (4 MiB) in 0.0402 ms; above that vidur's NCCL points, 16 MiB
+    # in 93 us and 64 MiB in 315 us
+    curve = predict.engine_roofs(get_chip("h100"), "vllm", "bf16", 4).curve
+    assert curve[4][2] == (131072, pytest.approx(9.2e-6))
+    assert curve[4][5:] == ((4194304, pytest.approx(40.2e-6)), (2**24, 93e-6), (2**26, 315e-6))
+    assert predict.allreduce_time(131072, 4, None, curve) == pytest.approx(9.2e-6)
+    # halfway from 1,048,576 B (20.6 us) to 2,097,152 B (26.9 us) on 4 GPUs
+    assert predict.allreduce_time(1572864, 4, None, curve) == pytest.approx(23.75e-6)
+    # the H200 shares the H100's switch; the A100 keeps vidur's NCCL curve (60 us at 2^17 B)
+    h200 = predict.engine_roofs(get_chip("h200"), "vllm", "bf16", 2).curve
+    assert h200[2][0] == (2048, pytest.approx(9.5e-6))
+    a100 = predict.engine_roofs(get_chip("a100-80gb"), "vllm", "bf16", 4)
+    assert a100.curve[4][1] == (131072, 60e-6) and any("H100" in n for n in a100.notes)
+    # trtllm keeps NCCL's curve on the H100 (41 us at 2^17 B on 4 GPUs)
+    assert predict.engine_roofs(get_chip("h100"), "trtllm", "bf16", 4).curve[4][1] == (
+        131072,
+        41e-6,
+    )
+    # a decode step of Llama-3-70B at batch 8 on 4 H100s: 2 x 80 all-reduces of
+    # 8 x 8192 x 2 B = 131,072 B, each 9.2 us against the ring's 2 x 3/4 x 131,072 B / link
+    from common.tables.models import LLAMA_3_70B
+
+    c = get_chip("h100")
+    eng = predict.engine_roofs(c, "vllm", "bf16", 4)
+    spec = predict.spec_roofs(c, "bf16")
+    terms = predict.forecast_terms(decode_ledger(LLAMA_3_70B, 8, 100), spec, eng, 4)
+    ring = 2 * 3 / 4 * 131072 / c.link_bw
+    assert terms["all-reduce beyond ring bytes"] == pytest.approx(160 * (9.2e-6 - ring))
+
+
 def test_tensor_parallel_shares_are_the_sharded_gemms_by_hand() -> None:
     from common.hw_specs import get_chip
 

@@ -14,7 +14,7 @@ def test_every_term_has_a_source_and_a_positive_value() -> None:
 
 
 def test_each_calibration_figure_names_cases_that_exist() -> None:
-    labels = {r.label for r in pub.REQUESTS} | CASES_13B
+    labels = {r.label for r in pub.ALL_REQUESTS} | CASES_13B
     for term in engines.all_terms():
         assert set(term.informs) <= labels, (term.what, set(term.informs) - labels)
 
@@ -22,8 +22,10 @@ def test_each_calibration_figure_names_cases_that_exist() -> None:
 def test_a_validation_case_never_informs_a_term() -> None:
     informed = {label for t in engines.all_terms() for label in t.informs}
     # every source but the blog's own benchmark only checks: it enters as validation
-    validation = [r for r in pub.REQUESTS if r.measured.source != pub.LLM_ANALYSIS_FT]
+    validation = [r for r in pub.ALL_REQUESTS if r.measured.source != pub.LLM_ANALYSIS_FT]
     assert validation and not informed & {r.label for r in validation}
     # the blog's runs are calibration: its HBM shares were read off their own profiles
     assert {r.label for r in pub.REQUESTS if r.measured.source == pub.LLM_ANALYSIS_FT} <= informed
     assert any(r.chip in ("h100", "h200") for r in validation)
+    # the serving engines' pages enter as validation, every one of them
+    assert not informed & {r.label for r in pub.SERVING_REQUESTS}

@@ -208,3 +208,40 @@ def test_every_curve_point_and_request_as_published() -> None:
         4096,
     )
     assert big.gated_mlp and not big.tied_embeddings and not pub.GPT_20B.gated_mlp
+
+
+def test_serving_engines_requests_as_their_pages_print_them() -> None:
+    got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens, r.engine_class):
+           r.measured.seconds for r in pub.SERVING_REQUESTS}  # fmt: skip
+    assert len(got) == len(pub.SERVING_REQUESTS) == 31
+    # vLLM's CI, 'Mean latency (ms)' of batch 8, 32 in / 128 out: 997.542 ms (8B, 8xH100),
+    # 2077.53 ms (70B on 4 H200), 3643.84 ms (Mixtral on 2 A100-SXM4-80GB).
+    assert got[("llama-3.1-8b", "h100", 1, 8, 32, 128, "vllm")] == pytest.approx(997.542 * MS)
+    assert got[("llama-3-70b", "h200", 4, 8, 32, 128, "vllm")] == pytest.approx(2077.53 * MS)
+    assert got[("mixtral-8x7b", "a100-80gb", 2, 8, 32, 128, "vllm")] == pytest.approx(3.64384)
+    # LMDeploy's A100 table: llama2-7b, batch 64, 128 / 128, 3024.07 out tok/s; llama2-70b,
+    # tp 4, batch 1, 2048 / 128, 28.32 tok/s.
+    assert got[("llama-2-7b", "a100-80gb", 1, 64, 128, 128, "trtllm")] == pytest.approx(
+        64 * 128 / 3024.07
+    )
+    assert got[("llama-2-70b", "a100-80gb", 4, 1, 2048, 128, "trtllm")] == pytest.approx(
+        128 / 28.32
+    )
+    # NIM, Llama-3.3-70B fp8 on 2 H100s, 500 / 2000, concurrency 1: TTFT 47.77, ITL 18.91 ms.
+    nim = [r for r in pub.SERVING_REQUESTS if r.model.key == "llama-3.3-70b"]
+    assert [r.precision for r in nim] == ["fp8", "fp8"]
+    assert [r.measured.seconds for r in nim] == pytest.approx([0.04777, 0.04777 + 1999 * 0.01891])
+    # vLLM PR #2192: 14.57 s; rkooo567: 133.70 s (vLLM) and 70.19 s (Triton) for 32 x 1 + 2048.
+    assert got[("llama-2-70b", "a100-80gb", 4, 64, 256, 256, "vllm")] == pytest.approx(14.57)
+    assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "eager")] == pytest.approx(133.70)
+    assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "trtllm")] == pytest.approx(70.19)
+    # Llama-2-13B's config.json: 40 layers, hidden 5120, 40 heads, intermediate 13824.
+    m = pub.LLAMA_2_13B
+    assert (m.n_layers, m.d_model, m.n_kv_heads, m.d_ff, m.vocab_size) == (
+        40,
+        5120,
+        40,
+        13824,
+        32000,
+    )
+    assert (*pub.REQUESTS, *pub.SERVING_REQUESTS) == pub.ALL_REQUESTS

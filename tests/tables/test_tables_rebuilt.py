@@ -188,7 +188,11 @@ def test_the_measurement_sources_are_listed_once_each_in_the_lectures_order() ->
     assert len(listed) == len(set(listed)) and listed[0] == measurements.LLM_ANALYSIS_FT
     for source in (measurements.VIDUR_MLP_A100, measurements.VIDUR_ALLREDUCE_DGX):
         assert source in listed
-    assert listed[-2:] == [
+    assert listed[-3:] == [
         measurements.GPT_20B.config_source,
         measurements.LLAMA_2_70B.config_source,
+        measurements.LLAMA_2_13B.config_source,
     ]
+    # every serving engine's page is listed too, after the course's first sources
+    for source in (measurements.VLLM_CI_H100, measurements.LMDEPLOY_A100, measurements.NIM_70B):
+        assert listed.index(source) > listed.index(measurements.TRT_LLM_V061_H100)
