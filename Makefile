@@ -71,8 +71,11 @@ gettext: $(STAMP)
 	$(PY) -m sphinx -q -b gettext -D plot_gallery=0 docs docs/_build/gettext
 	$(VENV)/bin/sphinx-intl update -p docs/_build/gettext -d docs/locale -l zh_CN
 
+# On both cores as well, each worker with its own Chromium and server: the site pass (one
+# module, its four views side by side) on one, the Run panel tests (Pyodide takes one core)
+# and the rest on the other. --durations: the CI log says where the stage's time went.
 browser: $(STAMP)
-	$(PY) -m pytest -m "browser or site" -q
+	$(PY) -m pytest -m "browser or site" -q $(XDIST) --durations=10
 
 # The tests whose code reads the last-level cache size (common/measure/caches.py, through
 # the budget, the roofs and the measuring lectures) once more as if this machine had a

@@ -16,9 +16,9 @@ inside a box that scrolls, each such box with a cue and a name of its own; at 12
 every table whole, at 390 px a lecture's result tables reflowed into cards, another wide
 table's first column in view, and a lecture figure's smallest label at least 9 px; no
 equation clipped; no empty table header; zero serious or critical violations of axe-core
-(npm's axe-core, installed by npm ci and injected here: every rule in the light views,
-the rules a theme or a font can change, ``THEME_RULES``, in the dark ones); a language
-switch to the same page in the other edition. In the dark a figure's paper and a gallery
+(npm's axe-core, installed by npm ci and injected here: every rule in the 1280 px light
+view, in the others the rules their width, theme or font can change, ``axe_rules``); a
+language switch to the same page in the other edition. In the dark a figure's paper and a gallery
 thumbnail's are the page's own near-black, white in the light (measured on the screen).
 At 390 px a long table of cards shows its first and last rows with the rest one tap away,
 no card labels two values alike, and the reference pages' tables show every column.
@@ -50,6 +50,7 @@ from site_pass import (
     SCREENSHOTS,
     SITE,
     VIEWS,
+    View,
     Visit,
     page_check,
     run_pass,
@@ -298,8 +299,7 @@ AXE_JS = """async ([impacts, only]) => {
 }"""
 #: The axe-core rules whose verdict a theme or a font can change: colours, and what text
 #: size moves (which boxes scroll, and so take the scroll-box roles and names, and how big
-#: a target is). The light views at both widths run every rule; the dark views, whose
-#: page and width are the same, run these.
+#: a target is). The dark views, whose page and width are the same, run these.
 THEME_RULES = (
     "color-contrast",
     "link-in-text-block",
@@ -313,15 +313,48 @@ THEME_RULES = (
     "nested-interactive",
     "landmark-unique",
 )
+#: A link's colour against its text's is the theme's, whatever the width: at 390 px it is
+#: left to the same theme's 1280 px view.
+WIDTH_FREE = ("link-in-text-block",)
+#: What only a phone shows (furo's top bar with its buttons, a long table's fold button)
+#: needs a name and must not hide focus.
+PHONE_RULES = ("button-name", "link-name", "aria-hidden-focus")
+
+
+def axe_rules(view: View) -> tuple[str, ...] | None:
+    """The rules axe-core runs in `view` (None: every rule). CONTENT_VIEW runs every rule
+    once; each other view runs the rules its width, theme or font can change."""
+    if view.name == CONTENT_VIEW:
+        return None
+    rules = THEME_RULES
+    if view.width < LAPTOP:
+        rules = tuple(rule for rule in rules if rule not in WIDTH_FREE)
+        if view.theme == "light":
+            rules += PHONE_RULES
+    return rules
 
 
 @page_check()
 async def axe_finds_nothing_serious(page, visit: Visit) -> None:
     """axe-core's serious and critical violations (one line each: rule, nodes): none."""
     await page.add_script_tag(path=str(AXE))
-    only = list(THEME_RULES) if visit.view.theme == "dark" else None
-    found = await page.evaluate(AXE_JS, [list(AXE_IMPACTS), only])
+    rules = axe_rules(visit.view)
+    found = await page.evaluate(AXE_JS, [list(AXE_IMPACTS), rules and list(rules)])
     assert not found, f"{visit.where}: axe-core, serious or critical:\n" + "\n".join(found)
+
+
+def test_every_axe_rule_runs_in_a_view_and_the_colours_in_each_theme() -> None:
+    """Every rule runs somewhere (CONTENT_VIEW: all); a colour rule runs in both themes, and
+    a rule a width, theme or font can change in every view that changes it."""
+    rules = {view.name: axe_rules(view) for view in VIEWS}
+    assert rules[CONTENT_VIEW] is None and sum(r is None for r in rules.values()) == 1
+    for view in VIEWS:
+        if view.name != CONTENT_VIEW:
+            assert {"color-contrast", "target-size", "scrollable-region-focusable"} <= set(
+                rules[view.name]
+            ), view.name
+    dark_laptop = next(v for v in VIEWS if v.theme == "dark" and v.width == LAPTOP)
+    assert set(THEME_RULES) <= set(rules[dark_laptop.name])
 
 
 # ---------------------------------------------------------------------------
