@@ -46,7 +46,7 @@ lint: $(STAMP)
 XDIST := -n auto --dist loadscope
 
 unit: $(STAMP)
-	$(PY) -m pytest -m "not browser and not site" -q $(XDIST)
+	$(PY) -m pytest -m "not browser and not site" -q $(XDIST) --durations=10
 
 $(RUNTIME): package.json package-lock.json
 	@if ! command -v $(NPM) >/dev/null 2>&1; then \
@@ -73,7 +73,7 @@ gettext: $(STAMP)
 
 # On both cores as well, each worker with its own Chromium and server: the site pass (one
 # module, its four views side by side) on one, the Run panel tests (Pyodide takes one core)
-# and the rest on the other. --durations: the CI log says where the stage's time went.
+# and the rest on the other. --durations (here and in unit): the CI log says where the time went.
 browser: $(STAMP)
 	$(PY) -m pytest -m "browser or site" -q $(XDIST) --durations=10
 
