@@ -41,8 +41,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# -n auto: one pytest worker a core (pytest-xdist); --dist loadscope keeps a module's
-# tests on one worker, so a module's shared fixture (the edit battery's runs) runs once.
+# -n auto: one pytest worker a core (pytest-xdist); --dist loadscope keeps a module's (a
+# class's) tests on one worker, so its shared fixture runs once (the edit battery's two
+# halves, a class each, run side by side).
 XDIST := -n auto --dist loadscope
 
 unit: $(STAMP)
