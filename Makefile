@@ -41,12 +41,13 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# -n auto: one pytest worker a core (pytest-xdist); --dist loadscope keeps a module's
-# tests on one worker, so a module's shared fixture (the edit battery's runs) runs once.
+# -n auto: one pytest worker a core (pytest-xdist); --dist loadscope keeps a module's (a
+# class's) tests on one worker, so its shared fixture runs once (the edit battery's two
+# halves, a class each, run side by side).
 XDIST := -n auto --dist loadscope
 
 unit: $(STAMP)
-	$(PY) -m pytest -m "not browser and not site" -q $(XDIST)
+	$(PY) -m pytest -m "not browser and not site" -q $(XDIST) --durations=10
 
 $(RUNTIME): package.json package-lock.json
 	@if ! command -v $(NPM) >/dev/null 2>&1; then \
@@ -71,8 +72,11 @@ gettext: $(STAMP)
 	$(PY) -m sphinx -q -b gettext -D plot_gallery=0 docs docs/_build/gettext
 	$(VENV)/bin/sphinx-intl update -p docs/_build/gettext -d docs/locale -l zh_CN
 
+# On both cores as well, each worker with its own Chromium and server: the site pass (one
+# module, its four views side by side) on one, the Run panel tests (Pyodide takes one core)
+# and the rest on the other. --durations (here and in unit): the CI log says where the time went.
 browser: $(STAMP)
-	$(PY) -m pytest -m "browser or site" -q
+	$(PY) -m pytest -m "browser or site" -q $(XDIST) --durations=10
 
 # The tests whose code reads the last-level cache size (common/measure/caches.py, through
 # the budget, the roofs and the measuring lectures) once more as if this machine had a

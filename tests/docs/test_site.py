@@ -16,9 +16,9 @@ inside a box that scrolls, each such box with a cue and a name of its own; at 12
 every table whole, at 390 px a lecture's result tables reflowed into cards, another wide
 table's first column in view, and a lecture figure's smallest label at least 9 px; no
 equation clipped; no empty table header; zero serious or critical violations of axe-core
-(npm's axe-core, installed by npm ci and injected here: every rule in the light views,
-the rules a theme or a font can change, ``THEME_RULES``, in the dark ones); a language
-switch to the same page in the other edition. In the dark a figure's paper and a gallery
+(npm's axe-core, installed by npm ci and injected here: every rule in the 1280 px light
+view, in the others the rules their width, theme or font can change, ``axe_rules``); a
+language switch to the same page in the other edition. In the dark a figure's paper and a gallery
 thumbnail's are the page's own near-black, white in the light (measured on the screen).
 At 390 px a long table of cards shows its first and last rows with the rest one tap away,
 no card labels two values alike, and the reference pages' tables show every column.
@@ -50,6 +50,7 @@ from site_pass import (
     SCREENSHOTS,
     SITE,
     VIEWS,
+    View,
     Visit,
     page_check,
     run_pass,
@@ -57,7 +58,6 @@ from site_pass import (
 
 REPO = Path(__file__).resolve().parents[2]
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
-TIMEOUT_MS = 30_000
 CELL_LINE_LIMIT = 30  # visible code lines in one cell of a lecture page
 PAGE_LINE_LIMIT = 200  # visible code lines on one lecture page
 OBSERVATION_TITLE = "What to observe"  # common.present.display.Observations' default title
@@ -70,7 +70,6 @@ GALLERY = "auto_lectures/index.html"
 
 sys.path.insert(0, str(REPO / "docs" / "_ext"))
 import docs_hooks  # noqa: E402  (reads which lectures draw figures)
-from conftest import Visitor  # noqa: E402  (the browser fixtures live in tests/conftest.py)
 
 pytestmark = pytest.mark.browser
 
@@ -298,8 +297,7 @@ AXE_JS = """async ([impacts, only]) => {
 }"""
 #: The axe-core rules whose verdict a theme or a font can change: colours, and what text
 #: size moves (which boxes scroll, and so take the scroll-box roles and names, and how big
-#: a target is). The light views at both widths run every rule; the dark views, whose
-#: page and width are the same, run these.
+#: a target is). The dark views, whose page and width are the same, run these.
 THEME_RULES = (
     "color-contrast",
     "link-in-text-block",
@@ -313,15 +311,48 @@ THEME_RULES = (
     "nested-interactive",
     "landmark-unique",
 )
+#: A link's colour against its text's is the theme's, whatever the width: at 390 px it is
+#: left to the same theme's 1280 px view.
+WIDTH_FREE = ("link-in-text-block",)
+#: What only a phone shows (furo's top bar with its buttons, a long table's fold button)
+#: needs a name and must not hide focus.
+PHONE_RULES = ("button-name", "link-name", "aria-hidden-focus")
+
+
+def axe_rules(view: View) -> tuple[str, ...] | None:
+    """The rules axe-core runs in `view` (None: every rule). CONTENT_VIEW runs every rule
+    once; each other view runs the rules its width, theme or font can change."""
+    if view.name == CONTENT_VIEW:
+        return None
+    rules = THEME_RULES
+    if view.width < LAPTOP:
+        rules = tuple(rule for rule in rules if rule not in WIDTH_FREE)
+        if view.theme == "light":
+            rules += PHONE_RULES
+    return rules
 
 
 @page_check()
 async def axe_finds_nothing_serious(page, visit: Visit) -> None:
     """axe-core's serious and critical violations (one line each: rule, nodes): none."""
     await page.add_script_tag(path=str(AXE))
-    only = list(THEME_RULES) if visit.view.theme == "dark" else None
-    found = await page.evaluate(AXE_JS, [list(AXE_IMPACTS), only])
+    rules = axe_rules(visit.view)
+    found = await page.evaluate(AXE_JS, [list(AXE_IMPACTS), rules and list(rules)])
     assert not found, f"{visit.where}: axe-core, serious or critical:\n" + "\n".join(found)
+
+
+def test_every_axe_rule_runs_in_a_view_and_the_colours_in_each_theme() -> None:
+    """Every rule runs somewhere (CONTENT_VIEW: all); a colour rule runs in both themes, and
+    a rule a width, theme or font can change in every view that changes it."""
+    rules = {view.name: axe_rules(view) for view in VIEWS}
+    assert rules[CONTENT_VIEW] is None and sum(r is None for r in rules.values()) == 1
+    for view in VIEWS:
+        if view.name != CONTENT_VIEW:
+            assert {"color-contrast", "target-size", "scrollable-region-focusable"} <= set(
+                rules[view.name]
+            ), view.name
+    dark_laptop = next(v for v in VIEWS if v.theme == "dark" and v.width == LAPTOP)
+    assert set(THEME_RULES) <= set(rules[dark_laptop.name])
 
 
 # ---------------------------------------------------------------------------
@@ -736,102 +767,6 @@ def test_no_build_machine_path_in_the_site() -> None:
         if str(REPO) in (SITE / path).read_text(encoding="utf-8", errors="replace")
     ]
     assert not found, f"pages that show the build folder {REPO}: {found}"
-
-
-# ---------------------------------------------------------------------------
-# Search
-# ---------------------------------------------------------------------------
-def search_results(visit: Visitor, query: str) -> list[tuple[str, str, str]]:
-    """(kind, page, snippet) of each result of a search in the order shown, once every
-    snippet has come."""
-    page = visit.open(f"search.html?q={query}")
-    page.wait_for_selector("#search-results ul.search li", timeout=TIMEOUT_MS)
-    page.wait_for_function(
-        "() => (document.querySelector('#search-results .search-summary') || {})"
-        ".innerText?.startsWith('Search finished')"
-    )
-    # Page results get their snippet from a fetch of the page; objects have a description.
-    page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('#search-results ul.search li'))"
-        ".every(li => li.matches('.kind-object, .kind-index') || li.querySelector('p.context'))"
-    )
-    return page.eval_on_selector_all(
-        "#search-results ul.search li",
-        """items => items.map(li => [
-          (li.className.match(/kind-(\\w+)/) || [, ""])[1],
-          li.querySelector("a").getAttribute("href").split("#")[0],
-          (li.querySelector("p.context") || {}).innerText || ""])""",
-    )
-
-
-#: A term and the pages about it (lecture or concept): one must be among the first three.
-SEARCH_TERMS = {
-    "KV+cache": ("auto_lectures/07_llm_capacity.html", "concepts/memory-ledger.html"),
-    "ridge": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
-    "critical+batch": (
-        "auto_lectures/02_roofline_basics.html",
-        "concepts/intensity-and-ridge.html",
-    ),
-    "FlashAttention": ("auto_lectures/10_tiled_attention.html", "concepts/papers.html"),
-    "roofline": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
-    **dict.fromkeys(
-        ("speculative+decoding", "disaggregation", "cost+per+token", "continuous+batching"),
-        ("auto_lectures/14_serving_a_fleet.html", "concepts/serving.html"),
-    ),
-    "expert+parallelism": (
-        "auto_lectures/13_mixture_of_experts.html",
-        "concepts/mixture-of-experts.html",
-        "concepts/serving.html",
-    ),
-}
-#: Searches whose quoted snippets must be prose only (at least three of them).
-PROSE_QUERIES = ("ridge", "GQA", "KV+cache")
-
-
-@pytest.fixture(scope="module")
-def exercise_answers_text(browser, base_url: str) -> str:
-    """The worked answers of the exercises page, as one line of words."""
-    context = browser.new_context()
-    try:
-        page = Visitor(context, base_url).open("exercises.html")
-        return " ".join(" ".join(page.locator(".exercise-answer-body").all_text_contents()).split())
-    finally:
-        context.close()
-
-
-@pytest.mark.parametrize("query", ["ridge+point", *SEARCH_TERMS, "GQA"])
-def test_search(visit: Visitor, exercise_answers_text: str, query: str) -> None:
-    """Every search finds pages with snippets. For a term of SEARCH_TERMS the lecture or
-    concept page about it is among the first three results, and API entries (a name, no
-    snippet) come after every page result; no page result lacks its snippet. For
-    PROSE_QUERIES no snippet quotes a worked answer, TeX or code."""
-    results = search_results(visit, query)
-    snippets = [snippet for _, _, snippet in results if snippet]
-    assert results and snippets, f"{query}: {results}"
-    if query in SEARCH_TERMS:
-        first = [page for _, page, _ in results[:3]]
-        assert set(first) & set(SEARCH_TERMS[query]), f"{query}: first three are {first}"
-        kinds = [kind for kind, _, _ in results]
-        if "object" in kinds:
-            first_object = kinds.index("object")
-            assert set(kinds[first_object:]) == {"object"}, f"{query}: API entries among pages"
-        empty = [
-            page for kind, page, snippet in results if kind != "object" and not snippet.strip()
-        ]
-        assert not empty, f"{query}: page results without a snippet: {empty}"
-    if query in PROSE_QUERIES:
-        assert len(snippets) >= 3, f"too few results for {query!r}: {results}"
-        for snippet in snippets:
-            words = snippet.strip(". ").split()
-            # Any run of eight words found in an answer means the answer is quoted.
-            for i in range(max(len(words) - 7, 0)):
-                chunk = " ".join(words[i : i + 8])
-                assert chunk not in exercise_answers_text, f"answer text in a snippet: {chunk!r}"
-            assert not re.search(r"[\\{}$]|\\(frac|text|math)", snippet), f"TeX in: {snippet!r}"
-            assert not re.search(r"\bimport \w|print\(|\w+\(\)|>>>|^\s*#", snippet), (
-                f"code in a snippet: {snippet!r}"
-            )
-    visit.check()
 
 
 # ---------------------------------------------------------------------------

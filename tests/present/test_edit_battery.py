@@ -89,17 +89,19 @@ def course_copy(root: Path) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def outputs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, str]:
-    """The output of every selected edit, run in one copy of the course."""
-    wanted = [
-        item.callspec.params["name"]
-        for item in request.session.items
-        if getattr(item, "originalname", "") == "test_no_sentence_contradicts_its_numbers"
-        and item.module.__name__ == __name__
-    ]
-    root = course_copy(tmp_path_factory.mktemp("course"))  # pytest -n spreads the rest
-    return {name: run_course(root, EDITS[name]) for name in wanted}
+#: The edits in two halves, the lecture-10 runs (seconds each; the rest take a fraction of
+#: one) shared between them: under ``--dist loadscope`` a class is a scope of its own,
+#: so each of pytest -n's two workers runs one half in its own copy of the course.
+_ORDER = sorted(EDITS, key=lambda name: MEASURED not in lectures_for(EDITS[name]))
+HALVES = (tuple(_ORDER[0::2]), tuple(_ORDER[1::2]))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if (
+        metafunc.cls is not None
+        and metafunc.function.__name__ == "test_no_sentence_contradicts_its_numbers"
+    ):
+        metafunc.parametrize("name", metafunc.cls.NAMES)
 
 
 def test_the_battery_has_the_edits_the_issue_lists() -> None:
@@ -171,11 +173,40 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         assert not contradictions(sentence), sentence
 
 
-@pytest.mark.parametrize("name", list(EDITS))
-def test_no_sentence_contradicts_its_numbers(outputs: dict[str, str], name: str) -> None:
-    out = outputs[name]
-    assert out.count("==== ") == len(lectures_for(EDITS[name])) + 1, out[-2000:]
-    crashed = [line for line in out.splitlines() if line.startswith("CRASHED")]
-    assert not crashed, crashed
-    found = contradictions(out)
-    assert not found, "\n".join(found)
+@pytest.fixture(scope="class")
+def outputs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, str]:
+    """The output of every selected edit of the requesting half, run in one copy of the course."""
+    wanted = [
+        item.callspec.params["name"]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == "test_no_sentence_contradicts_its_numbers"
+        and item.cls is request.cls
+    ]
+    root = course_copy(tmp_path_factory.mktemp("course"))
+    return {name: run_course(root, EDITS[name]) for name in wanted}
+
+
+class _Half:
+    """Half the battery (NAMES), its edits run once for the class."""
+
+    NAMES: tuple[str, ...] = ()
+
+    def test_no_sentence_contradicts_its_numbers(self, outputs: dict[str, str], name: str) -> None:
+        out = outputs[name]
+        assert out.count("==== ") == len(lectures_for(EDITS[name])) + 1, out[-2000:]
+        crashed = [line for line in out.splitlines() if line.startswith("CRASHED")]
+        assert not crashed, crashed
+        found = contradictions(out)
+        assert not found, "\n".join(found)
+
+
+class TestFirstHalf(_Half):
+    NAMES = HALVES[0]
+
+
+class TestSecondHalf(_Half):
+    NAMES = HALVES[1]
+
+
+def test_the_halves_hold_every_edit_once() -> None:
+    assert sorted(HALVES[0] + HALVES[1]) == sorted(EDITS)
