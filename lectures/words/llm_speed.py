@@ -242,12 +242,12 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
     ]
     caption = say(
         "Every operator of one prefill pass (hollow squares) and of one decode step (dots) "
-        "that moves bytes, on the {chip}'s {precision} roofline (ridge "
+        "that moves bytes, on the {chip}'s {dtype} roofline (ridge "
         "{ridge} FLOP/B, dotted). Look at which side of the ridge each phase lands: "
         "the flat compute roof holds {flat} operators; everything left of the "
         "ridge runs at the speed of memory, where only moving fewer bytes helps.",
         chip=s.chip.name,
-        precision=s.precision,
+        dtype=s.precision,
         ridge=f"{s.ridge:.0f}",
         flat=listing(flat),
     )

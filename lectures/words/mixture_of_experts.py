@@ -371,14 +371,14 @@ def moe_png(path: str, s: Setup, crit: tuple, pair: tuple[Step, Step]) -> Figure
     moe, twin = (x.batch / x.time for x in pair)
     caption = say(
         "Decode tokens/s per GPU against batch for {model} and its dense twin of the "
-        "same active size on the {chip} ({precision}, context {context}). Look "
+        "same active size on the {chip} ({dtype}, context {context}). Look "
         "at the gap between the solid lines: at batch {batch} the twin serves "
         "{ratio} the mixture's tokens, since the mixture reads more experts than "
         "one token uses until its experts turn compute-bound (batch {knee}); the dashed "
         "line adds dispatch and combine at EP {ep}.",
         model=s.model.name,
         chip=s.chip.name,
-        precision=s.precision,
+        dtype=s.precision,
         context=f"{s.context:,}",
         batch=f"{s.batch:,}",
         ratio=ratio(twin / moe),

@@ -189,10 +189,10 @@ def rooflines(r: Rooflines) -> Figure:
         for c, ns in r.flat
     ]
     caption = say(
-        "The operators of the ledger on the {precision} rooflines of the {chips}, numbered "
+        "The operators of the ledger on the {dtype} rooflines of the {chips}, numbered "
         "as in the key. Each sits at min(P, I beta) of its panel's chip; the dotted line is "
         "the ridge. Look at which reach the flat roof, right of the ridge: {flat}.",
-        precision=r.precision,
+        dtype=r.precision,
         chips=listing([c for c, _ in r.flat]),
         flat=functools.reduce(lambda a, b: say("{a}; {b}", a=a, b=b), on),
     )
