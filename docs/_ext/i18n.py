@@ -12,6 +12,12 @@ same page in the other edition). In the Chinese build it uses Chinese search (``
 given the glossary's terms so that 算术强度 stays one word), serves the "Run it here"
 files and MathJax from the English edition, and fails (a warning under ``-W``) on an
 untranslated or fuzzy entry of any catalog, and on a message with no entry in its page's.
+
+A lecture figure's caption is the lecture's output, written at run time, but built from
+``say(...)`` templates (common/present/say.py): ``make gettext`` puts every template of
+the code in the catalog ``captions.po``, and the Chinese build fills the translated
+templates with the fields the gallery's scraper left beside the image (the same numbers,
+the same branch of every choice), for the caption and its alt text.
 """
 
 from __future__ import annotations
