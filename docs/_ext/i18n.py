@@ -201,7 +201,7 @@ def caption_words(app: Sphinx) -> Callable[[str], str]:
     lacks warns (so fails the build under -W) and stays English."""
     words = getattr(app, "_caption_words", None)
     if words is None:
-        path = LOCALE_DIR / ZH / "LC_MESSAGES" / f"{CAPTIONS}.po"
+        path = catalog(CAPTIONS)
         entries = _entries(path) if path.is_file() else []
         words = {str(m.id): str(m.string) for m in entries if m.string and not m.fuzzy}
         app._caption_words = words  # type: ignore[attr-defined]
@@ -242,6 +242,7 @@ def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
             if said:
                 logger.warning("i18n: a figure caption without a template", location=figure)
             continue
+        app.env.note_dependency(str(catalog(CAPTIONS)))  # re-read when a translation changes
         text = filled(said, caption_words(app))
         parts = re.split(r"``(.+?)``", text)
         caption.children = []
