@@ -167,7 +167,8 @@ def scrape_pngs(
         shutil.copyfile(original, copy)
         caption = display.CAPTIONS.get(str(Path(original).resolve()), "")
         said = caption.tree() if isinstance(caption, Say) else caption
-        atomic_write_text(caption_file(copy), json.dumps({"caption": said}, ensure_ascii=False))
+        record = {"caption": said, "name": Path(original).name}  # the alt text names the figure
+        atomic_write_text(caption_file(copy), json.dumps(record, ensure_ascii=False))
         alt = alt_text(original, caption)
         image = "/" + Path(os.path.relpath(copy, docs_dir)).as_posix()
         rst += figure_block(

@@ -237,7 +237,8 @@ def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
         source = Path(app.srcdir, str(image["uri"]).lstrip("/"))
         if not caption_file(source).is_file():
             continue  # a concept figure: its caption is the page's prose
-        said = json.loads(caption_file(source).read_text(encoding="utf-8"))["caption"]
+        record = json.loads(caption_file(source).read_text(encoding="utf-8"))
+        said = record["caption"]
         if isinstance(said, str):  # a caption not built by say(): nothing to translate
             if said:
                 logger.warning("i18n: a figure caption without a template", location=figure)
@@ -247,7 +248,7 @@ def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
         parts = re.split(r"``(.+?)``", text)
         caption.children = []
         caption.extend(nodes.literal(p, p) if i % 2 else nodes.Text(p) for i, p in enumerate(parts))
-        image["alt"] = alt_text(source, text)
+        image["alt"] = alt_text(record.get("name", source), text)
 
 
 def glossary() -> list[dict[str, str]]:

@@ -313,7 +313,8 @@ def test_a_caption_with_a_template_leaves_it_beside_the_image(tmp_path: Path) ->
         "caption": {
             "say": "Peak {p}, {side}.",
             "fields": {"p": "1.0 TB/s", "side": {"say": "left", "fields": {}}},
-        }
+        },
+        "name": "a.png",
     }
 
 

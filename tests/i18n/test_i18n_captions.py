@@ -81,7 +81,8 @@ def _project(tmp_path: Path, caption: str, tree: object) -> Path:
     images.mkdir(parents=True)
     (images / "fig.png").write_bytes(_one_pixel_png())
     sidecar = docs_hooks.caption_file(images / "fig.png")
-    sidecar.write_text(json.dumps({"caption": tree}), encoding="utf-8")
+    record = {"caption": tree, "name": "09_roofline.png"}
+    sidecar.write_text(json.dumps(record), encoding="utf-8")
     return src
 
 
@@ -99,7 +100,7 @@ def test_a_caption_comes_out_chinese_with_its_numbers_and_its_branch(tmp_path: P
     peak, intensity = re.search(r"of (\S+ \S+)\. .* I = (\S+) FLOP/byte", caption).groups()
     assert peak in text and f"I = {intensity} FLOP/byte" in text  # the numbers computed
     assert "sit closest" not in text and "离自己那一级带宽上限最近" in text
-    assert 'alt="图 fig：' in text  # the alt text follows the caption
+    assert 'alt="图 09 roofline：每一级存储' in text  # the alt text follows the caption
 
 
 def test_a_template_missing_from_the_catalog_fails_the_chinese_build(tmp_path: Path) -> None:
