@@ -99,6 +99,7 @@ At the top, where students and the course script find them:
 
 - ``present.console``: unit formatting, aligned text tables, headers, observations.
 - ``present.display``: display objects, printed in a terminal and HTML on the site.
+- ``present.say``: sentences a site can translate: a template with named fields.
 - ``present.charts``: the ASCII roofline.
 - ``present.plain_math``: TeX formulas as plain text (the exercises' worked answers).
 - ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).

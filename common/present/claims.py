@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from common.present.console import fmt_ratio
+from common.present.say import say
 
 Fmt = Callable[[float], str]
 
@@ -104,10 +105,10 @@ def above(x: float, than: float, fmt: Fmt = _plain) -> str:
 def n_of_m(n: int, m: int) -> str:
     """A count of a whole: 'all 8', 'none of the 8', '5 of the 8'."""
     if n == m:
-        return f"all {m}" if m != 1 else "the one"
+        return say("all {m}", m=m) if m != 1 else say("the one")
     if n == 0:
-        return f"none of the {m}"
-    return f"{n} of the {m}"
+        return say("none of the {m}", m=m)
+    return say("{n} of the {m}", n=n, m=m)
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:
@@ -178,4 +179,6 @@ def listing(items: Sequence[str], empty: str = "none") -> str:
         return empty
     if len(items) == 1:
         return items[0]
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    if len(items) == 2:
+        return say("{a} and {b}", a=items[0], b=items[1])
+    return say("{a}, {rest}", a=items[0], rest=listing(items[1:]))

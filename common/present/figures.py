@@ -16,6 +16,7 @@ from common.formulas.numpy_ops import ABOVE_ROOF
 from common.formulas.roofline import attainable_flops, ridge_point, speedup_2x_at_ratio
 from common.present.console import fmt_bw, fmt_rate
 from common.present.display import Group, Heading, Observations, Table
+from common.present.say import say
 from common.tables.units import GIB
 
 Point = tuple[str, float, float, str]  # name, intensity I (FLOP/byte), achieved FLOP/s, bound
@@ -23,22 +24,32 @@ Point = tuple[str, float, float, str]  # name, intensity I (FLOP/byte), achieved
 
 def roofline_caption(peak: float, beta: float, points: Sequence[Point]) -> str:
     """The roofline min(P, I beta), its ridge, and the points nearest and farthest under it."""
-    roofs = (
-        f"The sloped line is the measured bandwidth roof β = {fmt_bw(beta)}, the flat one the "
-        f"measured compute roof P = {fmt_rate(peak)}; they meet at the ridge point "
-        f"I* = P/β = {ridge_point(peak, beta):.2f} FLOP/byte (dashed)."
+    roofs = say(
+        "The sloped line is the measured bandwidth roof β = {beta}, the flat one the "
+        "measured compute roof P = {peak}; they meet at the ridge point "
+        "I* = P/β = {ridge} FLOP/byte (dashed).",
+        beta=fmt_bw(beta),
+        peak=fmt_rate(peak),
+        ridge=f"{ridge_point(peak, beta):.2f}",
     )
     if not points:
-        return f"{roofs} No operation is placed yet: run lecture 01 to measure them."
+        return say(
+            "{roofs} No operation is placed yet: run lecture 01 to measure them.", roofs=roofs
+        )
     share = [(name, rate / attainable_flops(i, peak, beta)) for name, i, rate, _ in points]
     below = [s for s in share if s[1] <= ABOVE_ROOF] or share
     best, worst = max(below, key=lambda s: s[1]), min(below, key=lambda s: s[1])
-    return (
-        f"{roofs} Each numbered point is one timed operation, at its counted intensity I = F/D "
+    return say(
+        "{roofs} Each numbered point is one timed operation, at its counted intensity I = F/D "
         "and its measured FLOP/s, orange where the model predicts memory-bound and blue where "
         "it predicts compute-bound. Look at the gap between a point and the roof above it: "
-        f"{best[0]} {'sits on' if best[1] >= 0.95 else 'reaches'} its roof ({best[1]:.0%}), "
-        f"{worst[0]} only {worst[1]:.0%} of it."
+        "{best} {reach} ({share}), {worst} only {low} of it.",
+        roofs=roofs,
+        best=best[0],
+        reach=say("sits on its roof") if best[1] >= 0.95 else say("reaches its roof"),
+        share=f"{best[1]:.0%}",
+        worst=worst[0],
+        low=f"{worst[1]:.0%}",
     )
 
 
@@ -47,24 +58,31 @@ def sweep_caption(rows: Sequence[Mapping[str, Any]], crossing: tuple[Any, Any] |
     first, last = rows[0], rows[-1]
     growth = last["latency_s"] / first["latency_s"]
     gain = last["throughput_per_s"] / first["throughput_per_s"]
-    band = (
-        f" The grey band between B = {crossing[0]} and B = {crossing[1]} is where the model's "
-        "intensity crosses the ridge point: left of it the weights' bytes set the time."
-        if crossing is not None and crossing[0] is not None
-        else ""
+    caption = say(
+        "Left, the fastest measured call (solid) and the roofline's max(F/P, D/β) (dashed) "
+        "for B = {first} to {last}; right, tokens per second. Look at how little "
+        "the latency grows (x{growth}) while the throughput grows x{gain}.",
+        first=first["B"],
+        last=last["B"],
+        growth=f"{growth:.1f}",
+        gain=f"{gain:.1f}",
     )
+    if crossing is not None and crossing[0] is not None:
+        caption = say(
+            "{caption} The grey band between B = {lo} and B = {hi} is where the model's "
+            "intensity crosses the ridge point: left of it the weights' bytes set the time.",
+            caption=caption,
+            lo=crossing[0],
+            hi=crossing[1],
+        )
     flagged = [str(r["B"]) for r in rows if r.get("anomaly")]
-    circled = (
-        f" Circled: B = {', '.join(flagged)}, which break a rule no roofline can break."
-        if flagged
-        else ""
-    )
-    return (
-        f"Left, the fastest measured call (solid) and the roofline's max(F/P, D/β) (dashed) "
-        f"for B = {first['B']} to {last['B']}; right, tokens per second. Look at how little "
-        f"the latency grows (x{growth:.1f}) while the throughput grows x{gain:.1f}.{band}"
-        f"{circled}"
-    )
+    if flagged:
+        caption = say(
+            "{caption} Circled: B = {flagged}, which break a rule no roofline can break.",
+            caption=caption,
+            flagged=", ".join(flagged),
+        )
+    return caption
 
 
 def ledger_caption(
@@ -80,27 +98,38 @@ def ledger_caption(
     over = [b for b in batches if not at[b].fits(budget_bytes)]
     rescued = [b for b in over if low[b].fits(budget_bytes)]
     first = (
-        f"the first bar over it is batch {over[0]} ({at[over[0]].total / GIB:.2f} GiB)"
+        say(
+            "the first bar over it is batch {batch} ({total} GiB)",
+            batch=over[0],
+            total=f"{at[over[0]].total / GIB:.2f}",
+        )
         if over
-        else "every bar stays under it"
+        else say("every bar stays under it")
     )
-    saved = (
-        f" Right: at {low_rate:.0%} overhead batch {', '.join(map(str, rescued))} fits as well."
-        if rescued
-        else ""
-    )
-    return (
-        f"Left: the four terms of the {spec.name} model in unchunked prefill at {rate:.0%} "
-        f"overhead. Look at the weights, {at[batches[0]].weights / GIB:.1f} GiB at every batch, "
+    caption = say(
+        "Left: the four terms of the {model} model in unchunked prefill at {rate} "
+        "overhead. Look at the weights, {weights} GiB at every batch, "
         "while the KV cache and activations grow with every sequence; against the "
-        f"{budget_bytes / GIB:g} GiB budget (dashed) {first}.{saved} Hatched bars are over "
-        "the budget."
+        "{budget} GiB budget (dashed) {first}.",
+        model=spec.name,
+        rate=f"{rate:.0%}",
+        weights=f"{at[batches[0]].weights / GIB:.1f}",
+        budget=f"{budget_bytes / GIB:g}",
+        first=first,
     )
+    if rescued:
+        caption = say(
+            "{caption} Right: at {rate} overhead batch {batches} fits as well.",
+            caption=caption,
+            rate=f"{low_rate:.0%}",
+            batches=", ".join(map(str, rescued)),
+        )
+    return say("{caption} Hatched bars are over the budget.", caption=caption)
 
 
 def speedup_caption() -> str:
     """Which upgrade pays on each side of the ridge point."""
-    return (
+    return say(
         "The speedup that 2x compute (blue) and 2x bandwidth (orange) buy an operation, "
         "against its intensity relative to the ridge, I/I*. Look at the two sides of I/I* = 1: "
         "left of it only bandwidth helps, right of it only compute; the full 2x needs the "

@@ -269,7 +269,7 @@ def computed_role(
     try:
         language = getattr(getattr(env, "config", None), "language", None) or "en"
         if env is not None and language != "en":
-            translate = _page_translator(env, lineno)
+            translate = page_translator(env, lineno)
         elif env is not None:  # make gettext reads them from here (add_phrases)
             found = inliner.document.setdefault(PHRASES, [])
             found.extend((phrase, lineno) for phrase in phrases(expression))
@@ -285,7 +285,7 @@ def computed_role(
     return [nodes.Text(keep_units(result))], []
 
 
-def _page_translator(env: Any, lineno: int) -> Callable[[str], str]:
+def page_translator(env: Any, lineno: int) -> Callable[[str], str]:
     """The current page's phrase translation, from its catalog (Sphinx's, as the page's
     prose): a phrase the catalog lacks warns, so fails the build under ``-W``."""
     from sphinx.locale import init

@@ -150,7 +150,7 @@ class HardwareTableDirective(SphinxDirective):
 
         config = getattr(self.env, "config", None)  # None: parsed by docutils alone (tests)
         if config is not None and (config.language or "en") != "en":
-            return computed._page_translator(self.env, self.lineno)
+            return computed.page_translator(self.env, self.lineno)
         found = self.state.document.setdefault(computed.PHRASES, [])
         return lambda text: found.append((text, self.lineno)) or text
 

@@ -14,6 +14,7 @@ a lecture's index terms under its title, and gives navigation captions a heading
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import re
 import shutil
@@ -75,18 +76,26 @@ def alt_text(path: str | os.PathLike[str], caption: str = "") -> str:
 
     The caption's first sentence that describes the picture (not a "Look at ..."
     instruction), prefixed with the figure's name; without a caption, the file name:
-    'roofline_a100.png' -> 'roofline a100'.
+    'roofline_a100.png' -> 'roofline a100'. A Chinese caption gives a Chinese alt text.
     """
     name = Path(path).stem.replace("_", " ").replace("-", " ").strip() or "figure"
     plain = " ".join(caption.replace("``", "").split())
     sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s.strip()]
-    described = [s for s in sentences if not s.lower().startswith(("look", "tap"))]
+    described = [s for s in sentences if not s.lower().startswith(("look", "tap", "看"))]
     if not described:
         return name
+    if _CJK.search(plain):
+        return f"图 {name}：{described[0].rstrip('。')}。"
     return f"Figure {name}: {described[0].rstrip('.')}."
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=。)")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def caption_file(image: str | os.PathLike[str]) -> Path:
+    """Where the scraper keeps a lecture figure's caption template, beside its image."""
+    return Path(image).with_suffix(".caption.json")
 
 
 def reset_argv(gallery_conf: Mapping[str, Any], script_vars: Mapping[str, Any]) -> list[str]:
@@ -137,9 +146,13 @@ def scrape_pngs(
 
     The caption is the one the lecture passed to ``display.figure(path, caption)``
     (``common.present.display.CAPTIONS``, keyed by the resolved path of the file it
-    wrote); a figure saved without one is captioned with its alt text.
+    wrote); a figure saved without one is captioned with its alt text. A caption built
+    by ``say`` (common/present/say.py) leaves its template and fields beside the image
+    (`caption_file`), for the Chinese edition, which reuses this output.
     """
+    from common.files.atomic import atomic_write_text
     from common.present import display
+    from common.present.say import Say
 
     src_file = str(block_vars["src_file"])
     docs_dir = gallery_conf["src_dir"]
@@ -153,6 +166,9 @@ def scrape_pngs(
         copy = next(block_vars["image_path_iterator"])
         shutil.copyfile(original, copy)
         caption = display.CAPTIONS.get(str(Path(original).resolve()), "")
+        said = caption.tree() if isinstance(caption, Say) else caption
+        record = {"caption": said, "name": Path(original).name}  # the alt text names the figure
+        atomic_write_text(caption_file(copy), json.dumps(record, ensure_ascii=False))
         alt = alt_text(original, caption)
         image = "/" + Path(os.path.relpath(copy, docs_dir)).as_posix()
         rst += figure_block(

@@ -12,13 +12,22 @@ same page in the other edition). In the Chinese build it uses Chinese search (``
 given the glossary's terms so that 算术强度 stays one word), serves the "Run it here"
 files and MathJax from the English edition, and fails (a warning under ``-W``) on an
 untranslated or fuzzy entry of any catalog, and on a message with no entry in its page's.
+
+A lecture figure's caption is the lecture's output, written at run time, but built from
+``say(...)`` templates (common/present/say.py): ``make gettext`` puts every template of
+the code in the catalog ``captions.po``, and the Chinese build fills the translated
+templates with the fields the gallery's scraper left beside the image (the same numbers,
+the same branch of every choice), for the caption and its alt text.
 """
 
 from __future__ import annotations
 
+import ast
 import csv
+import json
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +57,10 @@ SHARED_ROOT_FILES = ("runner-sw.js",)
 
 #: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
 LECTURE_FIGURE = "rl-figure"
+#: The catalog of the lectures' figure captions: every template of a ``say(...)`` call
+#: (common/present/say.py) in the code that builds them.
+CAPTIONS = "captions"
+SAY_SOURCES = (DOCS.parent / "common", DOCS.parent / "lectures")
 #: Entries that are not prose: the gallery's timing line changes with every build.
 NOT_PROSE = re.compile(r"^\*\*Total running time of the script:\*\*")
 
@@ -149,6 +162,93 @@ def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
             message,
             location=node,
         )
+
+
+def _templates(node: ast.expr) -> list[str]:
+    """The string literals `node` can give whole: itself, the branches of ``a if c else
+    b``, the values of ``{...}[key]``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _templates(node.body) + _templates(node.orelse)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
+        return [t for value in node.value.values for t in _templates(value)]
+    return []
+
+
+def caption_templates() -> list[tuple[str, Path, int]]:
+    """Every template a ``say(...)`` call in common/ or lectures/ can be given, with its
+    file and line: what ``make gettext`` puts in the catalog of captions."""
+    found = []
+    for path in sorted(p for folder in SAY_SOURCES for p in folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "say":
+                found += [(t, path, node.lineno) for t in _templates(node.args[0])]
+    return found
+
+
+def add_caption_templates(app: Sphinx) -> None:
+    """builder-inited, in ``make gettext``: the captions' templates become a catalog."""
+    from sphinx.builders.gettext import I18nBuilder, MsgOrigin
+
+    if isinstance(app.builder, I18nBuilder):
+        for template, path, line in caption_templates():
+            app.builder.catalogs[CAPTIONS].add(template, MsgOrigin(str(path), line))
+
+
+def caption_words(app: Sphinx) -> Callable[[str], str]:
+    """The Chinese of a caption's template, from the catalog of captions; a template it
+    lacks warns (so fails the build under -W) and stays English."""
+    words = getattr(app, "_caption_words", None)
+    if words is None:
+        path = catalog(CAPTIONS)
+        entries = _entries(path) if path.is_file() else []
+        words = {str(m.id): str(m.string) for m in entries if m.string and not m.fuzzy}
+        app._caption_words = words  # type: ignore[attr-defined]
+
+    def translate(template: str) -> str:
+        if template not in words:
+            logger.warning(
+                "i18n: no translation of the caption template %.70r in %s.po "
+                "(run make gettext, then translate)",
+                template,
+                CAPTIONS,
+            )
+        return words.get(template, template)
+
+    return translate
+
+
+def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
+    """doctree-read, Chinese build: each lecture figure's caption and alt text said in
+    Chinese, from the template and fields the scraper left beside its image (the same
+    numbers, the same branch of every choice)."""
+    from docs_hooks import alt_text, caption_file
+
+    from common.present.say import filled
+
+    if not is_zh(app.config):
+        return
+    for figure in doctree.findall(nodes.figure):
+        image = next(iter(figure.findall(nodes.image)), None)
+        caption = next(iter(figure.findall(nodes.caption)), None)
+        if image is None or caption is None or LECTURE_FIGURE not in figure["classes"]:
+            continue
+        source = Path(app.srcdir, str(image["uri"]).lstrip("/"))
+        if not caption_file(source).is_file():
+            continue  # a concept figure: its caption is the page's prose
+        record = json.loads(caption_file(source).read_text(encoding="utf-8"))
+        said = record["caption"]
+        if isinstance(said, str):  # a caption not built by say(): nothing to translate
+            if said:
+                logger.warning("i18n: a figure caption without a template", location=figure)
+            continue
+        app.env.note_dependency(str(catalog(CAPTIONS)))  # re-read when a translation changes
+        text = filled(said, caption_words(app))
+        parts = re.split(r"``(.+?)``", text)
+        caption.children = []
+        caption.extend(nodes.literal(p, p) if i % 2 else nodes.Text(p) for i, p in enumerate(parts))
+        image["alt"] = alt_text(record.get("name", source), text)
 
 
 def glossary() -> list[dict[str, str]]:
@@ -271,6 +371,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", configure)
     app.connect("builder-inited", check_catalogs)
     app.connect("doctree-read", check_doctree)
+    app.connect("doctree-read", translate_captions)
+    app.connect("builder-inited", add_caption_templates)
     app.connect("html-page-context", page_context, priority=900)
     app.connect("build-finished", drop_shared_copies, priority=900)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -17,6 +17,7 @@ from common.formulas.hierarchy import CALL_COST_MATTERS, GIL_RELEASE_ELEMENTS, P
 from common.present.claims import change, direction, n_of_m, speed
 from common.present.console import fmt_bw, fmt_kib, fmt_num, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
+from common.present.say import say
 from lectures.words import section
 
 Levels = Sequence[tuple[str, int]]  # the data caches, innermost first: (name, bytes)
@@ -266,17 +267,21 @@ def plateau_observations(r: Plateaus) -> Observations:
 def sweep_caption(r: Plateaus) -> str:
     """What to look at in the bandwidth-by-working-set figure."""
     steps = ", ".join(f"{p.name} {fmt_bw(p.bytes_per_s)}" for p in r.found)
-    shaded = (
-        f" In the grey band (working sets up to {fmt_kib(r.call_limit, 2)}) the fixed cost of a "
-        f"call is at least {CALL_COST_MATTERS:.0%} of its time, so the measured curve (grey) "
-        "sits below the corrected one."
-        if r.call_limit is not None
-        else ""
-    )
-    return (
+    caption = say(
         "Bandwidth of z = x + y against its working set, with the cache sizes the operating "
         "system reports as dashed lines. Look at the steps down: each coloured bar is a "
-        f"plateau, drawn over the sizes it was taken from ({steps})." + shaded
+        "plateau, drawn over the sizes it was taken from ({steps}).",
+        steps=steps,
+    )
+    if r.call_limit is None:
+        return caption
+    return say(
+        "{caption} In the grey band (working sets up to {size}) the fixed cost of a "
+        "call is at least {share} of its time, so the measured curve (grey) "
+        "sits below the corrected one.",
+        caption=caption,
+        size=fmt_kib(r.call_limit, 2),
+        share=f"{CALL_COST_MATTERS:.0%}",
     )
 
 
@@ -478,11 +483,14 @@ def roofline_caption(operations: Sequence[Row], peak: float) -> str:
     """What to look at in the hierarchical roofline."""
     adds = _adds(operations)
     on_own = sum(op["closest_roof"] == op["predicted_roof"] for op in adds)
-    same_i = f", I = {adds[0]['intensity']:.3g} FLOP/byte," if adds else ""
-    return (
+    same_i = say(", I = {i} FLOP/byte,", i=f"{adds[0]['intensity']:.3g}") if adds else ""
+    return say(
         "One bandwidth roof per memory level (solid, one thread; dashed, DRAM from every "
-        f"core) under the compute roof of {_flops(peak)}. Every add has the same intensity"
-        f"{same_i} and is labelled with the level its data lives in. Look at which roof each "
-        f"one touches: {n_of_m(on_own, len(adds))} sit closest to the roof of their own level. "
-        "The matmuls sit far to the right, under the compute roof."
+        "core) under the compute roof of {peak}. Every add has the same intensity"
+        "{same_i} and is labelled with the level its data lives in. Look at which roof each "
+        "one touches: {count} sit closest to the roof of their own level. "
+        "The matmuls sit far to the right, under the compute roof.",
+        peak=_flops(peak),
+        same_i=same_i,
+        count=n_of_m(on_own, len(adds)),
     )

@@ -15,6 +15,7 @@ from common.formulas.transformer import MatmulShape
 from common.present.claims import at_least, direction, times
 from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib
 from common.present.display import Figure, Group, Table, figure
+from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
 from lectures.words import section
@@ -151,16 +152,23 @@ def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
     """The saved memory-ledger figure, with a caption that says what to look at."""
     alone = c.ledgers[1].weights > s.chip.mem_capacity
     where = (
-        f"the total crosses it at B = {c.wall:,}, the memory wall"
+        say("the total crosses it at B = {wall}, the memory wall", wall=f"{c.wall:,}")
         if c.wall and c.wall < BATCH_SEARCH_LIMIT
-        else f"the total stays under it up to B = {c.wall:,}, where the search stops"
+        else say(
+            "the total stays under it up to B = {wall}, where the search stops", wall=f"{c.wall:,}"
+        )
         if c.wall
-        else f"{'the weights alone' if alone else 'one sequence'} already pass"
-        f"{'' if alone else 'es'} it, so no batch fits"
+        else say("the weights alone already pass it, so no batch fits")
+        if alone
+        else say("one sequence already passes it, so no batch fits")
     )
-    caption = (
-        f"The four terms of the capacity ledger against batch at a context of {s.context:,} "
-        f"tokens, stacked, under the {s.chip.name}'s {fmt_gb(s.chip.mem_capacity)} (dashed). "
-        f"The weights are a fixed floor and the KV cache grows in step with the batch: {where}."
+    caption = say(
+        "The four terms of the capacity ledger against batch at a context of {context} "
+        "tokens, stacked, under the {chip}'s {capacity} (dashed). "
+        "The weights are a fixed floor and the KV cache grows in step with the batch: {where}.",
+        context=f"{s.context:,}",
+        chip=s.chip.name,
+        capacity=fmt_gb(s.chip.mem_capacity),
+        where=where,
     )
     return figure(path, caption, display_path(path))

@@ -25,6 +25,7 @@ from common.present.claims import (
 )
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
 from common.present.display import Figure, Group, Observations, Table, Text, figure
+from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.models import Model
 from lectures.words import section
@@ -220,14 +221,17 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
 
 def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
     """The saved throughput figure, with a caption that says what to look at."""
-    caption = (
-        f"Decode throughput bound of {s.model.name} against batch at a context of "
-        f"{s.context:,} tokens, one panel per chip ({', '.join(chips)}). "
+    caption = say(
+        "Decode throughput bound of {model} against batch at a context of "
+        "{context} tokens, one panel per chip ({chips}). "
         "Each curve stops at its memory wall (solid line); the dashed line is the batch where "
         "the weight matmuls turn compute-bound, the dotted one the bandwidth divided by one "
         "sequence's KV cache. Look at how each curve bends: a bigger batch shares the "
         "weights, but every sequence reads its own cache, so the curve flattens towards the "
-        "dotted ceiling."
+        "dotted ceiling.",
+        model=s.model.name,
+        context=f"{s.context:,}",
+        chips=", ".join(chips),
     )
     return figure(path, caption, display_path(path))
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from common.formulas.transformer import DTypes, OpTime, PassLedger
 from common.hw_specs import Chip
-from common.present.claims import above, direction, n_of_m
+from common.present.claims import above, direction, listing, n_of_m
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -24,6 +24,7 @@ from common.present.console import (
     fmt_time,
 )
 from common.present.display import Figure, Group, Table, Text, figure
+from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.models import Model
 from lectures.words import section
@@ -231,16 +232,24 @@ def decode_section(s: Setup, p: Phase) -> Group:
 def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
     """The saved prefill/decode roofline, with what to look at."""
     flat = [
-        f"{n_of_m(sum(t.bound == 'compute' for t in drawn), len(drawn))} {name}"
+        say(
+            "{count} {phase}",
+            count=n_of_m(sum(t.bound == "compute" for t in drawn), len(drawn)),
+            phase=say({"prefill": "prefill", "decode": "decode"}[name]),
+        )
         for name, p in phases.items()
         for drawn in [[t for t in p.times if t.op.flops and t.op.nbytes]]
     ]
-    caption = (
-        f"Every operator of one prefill pass (hollow squares) and of one decode step (dots) "
-        f"that moves bytes, on the {s.chip.name}'s {s.precision} roofline (ridge "
-        f"{s.ridge:.0f} FLOP/B, dotted). Look at which side of the ridge each phase lands: "
-        f"the flat compute roof holds {' and '.join(flat)} operators; everything left of the "
-        "ridge runs at the speed of memory, where only moving fewer bytes helps."
+    caption = say(
+        "Every operator of one prefill pass (hollow squares) and of one decode step (dots) "
+        "that moves bytes, on the {chip}'s {dtype} roofline (ridge "
+        "{ridge} FLOP/B, dotted). Look at which side of the ridge each phase lands: "
+        "the flat compute roof holds {flat} operators; everything left of the "
+        "ridge runs at the speed of memory, where only moving fewer bytes helps.",
+        chip=s.chip.name,
+        dtype=s.precision,
+        ridge=f"{s.ridge:.0f}",
+        flat=listing(flat),
     )
     return figure(path, caption, display_path(path))
 

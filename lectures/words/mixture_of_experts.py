@@ -15,6 +15,7 @@ from common.hw_specs import Chip
 from common.present.claims import counted, direction, listing, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_time
 from common.present.display import Figure, Group, Table, figure
+from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.models import Model
 from lectures.words import section
@@ -378,15 +379,23 @@ def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
 
 def moe_png(path: str, s: Setup, crit: tuple, pair: tuple[Step, Step]) -> Figure:
     """The saved tokens/s per GPU figure, with what to look at."""
-    knee = f"{crit[0]:,}" if crit[0] else "no batch"
+    knee = f"{crit[0]:,}" if crit[0] else say("no batch")
     moe, twin = (x.batch / x.time for x in pair)
-    caption = (
-        f"Decode tokens/s per GPU against batch for {s.model.name} and its dense twin of the "
-        f"same active size on the {s.chip.name} ({s.precision}, context {s.context:,}). Look "
-        f"at the gap between the solid lines: at batch {s.batch:,} the twin serves "
-        f"{ratio(twin / moe)} the mixture's tokens, since the mixture reads more experts than "
-        f"one token uses until its experts turn compute-bound (batch {knee}); the dashed "
-        f"line adds dispatch and combine at EP {s.ep}."
+    caption = say(
+        "Decode tokens/s per GPU against batch for {model} and its dense twin of the "
+        "same active size on the {chip} ({dtype}, context {context}). Look "
+        "at the gap between the solid lines: at batch {batch} the twin serves "
+        "{ratio} the mixture's tokens, since the mixture reads more experts than "
+        "one token uses until its experts turn compute-bound (batch {knee}); the dashed "
+        "line adds dispatch and combine at EP {ep}.",
+        model=s.model.name,
+        chip=s.chip.name,
+        dtype=s.precision,
+        context=f"{s.context:,}",
+        batch=f"{s.batch:,}",
+        ratio=ratio(twin / moe),
+        knee=knee,
+        ep=s.ep,
     )
     return figure(path, caption, display_path(path))
 

@@ -7,6 +7,7 @@ them, and every comparison it states is decided by ``common.present.claims``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from common.formulas.thresholds import Crossover
@@ -22,6 +23,7 @@ from common.present.console import (
 )
 from common.present.display import Figure, Group, Table, Text, figure
 from common.present.explain import crossover_line
+from common.present.say import say
 from common.shell.paths import display_path
 from lectures.words import section
 
@@ -182,15 +184,23 @@ def ledger(led: Ledger) -> Group:
 
 def rooflines(r: Rooflines) -> Figure:
     """The saved operator rooflines, with a caption that says what to look at."""
-    chips = " and ".join(c for c, _ in r.flat)
-    flat = "; ".join(f"{listing([str(n) for n in ns])} on the {c}" for c, ns in r.flat)
-    caption = (
-        f"The operators of the ledger on the {r.precision} rooflines of the {chips}, numbered "
+    on = [
+        say("{ops} on the {chip}", ops=listing([str(n) for n in ns], say("none")), chip=c)
+        for c, ns in r.flat
+    ]
+    caption = say(
+        "The operators of the ledger on the {dtype} rooflines of the {chips}, numbered "
         "as in the key. Each sits at min(P, I beta) of its panel's chip; the dotted line is "
-        f"the ridge. Look at which reach the flat roof, right of the ridge: {flat}."
+        "the ridge. Look at which reach the flat roof, right of the ridge: {flat}.",
+        dtype=r.precision,
+        chips=listing([c for c, _ in r.flat]),
+        flat=functools.reduce(lambda a, b: say("{a}; {b}", a=a, b=b), on),
     )
     if any(len(ns) < r.count for _, ns in r.flat):
-        caption += " The others sit on the slope and run at the speed of memory."
+        caption = say(
+            "{caption} The others sit on the slope and run at the speed of memory.",
+            caption=caption,
+        )
     return figure(r.path, caption, display_path(r.path))
 
 

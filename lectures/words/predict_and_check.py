@@ -26,6 +26,7 @@ from common.present.console import (
 )
 from common.present.display import Facts, Group, Observations, Table, Text, figure
 from common.present.display import Figure as DisplayFigure
+from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.measurements import Measured
 from lectures.words.llm_speed import png_hint as png_hint  # lecture 11 shows it as page.png_hint
@@ -487,13 +488,18 @@ def figure_caption(
 ) -> str:
     """What to look at in lecture 11's figure, from the numbers it plots."""
     above = sum(c.measured.seconds > c.achievable for c in cases)
-    ridge = f"n = {spec_ridge:,}" if spec_ridge else "no n (no ridge)"
-    return (
-        f"Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
-        f"achievable roofs; {above} of {len(cases)} measured bars stand above even the "
-        f"achievable prediction. Bottom: the measured {op_name} (dots) stays flat up to "
-        f"n = {flat_end:,}, while the weights dominate its bytes, then rises with n; the "
-        f"spec ridge sits at {ridge}."
+    ridge = f"n = {spec_ridge:,}" if spec_ridge else say("no n (no ridge)")
+    return say(
+        "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
+        "achievable roofs; {above} of {cases} measured bars stand above even the "
+        "achievable prediction. Bottom: the measured {op} (dots) stays flat up to "
+        "n = {flat_end}, while the weights dominate its bytes, then rises with n; the "
+        "spec ridge sits at {ridge}.",
+        above=above,
+        cases=len(cases),
+        op=op_name,
+        flat_end=f"{flat_end:,}",
+        ridge=ridge,
     )
 
 

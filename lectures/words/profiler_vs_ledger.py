@@ -14,6 +14,7 @@ from common.measure.torch_roofs import LEDGER_OPS, OpStat, Roofs
 from common.present import claims
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_rate, fmt_time
 from common.present.display import Observations, Table, Text
+from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN
 from common.tables.models import Model
@@ -104,9 +105,11 @@ def timeline_title(m: Model, prompt: int) -> str:
 def timeline_caption(t: Timeline) -> str:
     """The figure's caption: what the gaps are and how long the pass took."""
     idle = 1 - t.busy_us / t.pass_us
-    return (
-        f"Each bar is one call of a ledger operator during the {fmt_time(t.pass_us / 1e6)} prompt "
-        f"pass. No operator ran for {fmt_pct(idle)} of it: look for the white gaps between bars."
+    return say(
+        "Each bar is one call of a ledger operator during the {time} prompt "
+        "pass. No operator ran for {idle} of it: look for the white gaps between bars.",
+        time=fmt_time(t.pass_us / 1e6),
+        idle=fmt_pct(idle),
     )
 
 

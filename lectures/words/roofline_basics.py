@@ -34,6 +34,7 @@ from common.present.display import (
     Text,
     figure,
 )
+from common.present.say import say
 from common.shell.paths import display_path
 from lectures.words import section
 
@@ -195,25 +196,36 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
         return Text(f"\n{name}: {png.reason}")
     first = r.first_compute()
     climb = (
-        f"up the bandwidth slope to the matmuls on the flat compute roof from B = {first}"
+        say(
+            "up the bandwidth slope to the matmuls on the flat compute roof from B = {first}",
+            first=first,
+        )
         if first is not None
-        else "up the bandwidth slope; no matmul of the list reaches the flat compute roof"
+        else say("up the bandwidth slope; no matmul of the list reaches the flat compute roof")
     )
-    shared = []
+    caption = say(
+        "Every operation of part 1 sits on the bold {chip} roof. Follow them from the "
+        "vector add at the bottom left {climb}.",
+        chip=r.chip,
+        climb=climb,
+    )
     for o in others:
         if fmt_rate(o.peak) == fmt_rate(r.peak) and direction(r.ridge, o.ridge, r0):
-            way = "left" if o.ridge < r.ridge else "right"
-            shared.append(
-                f" {o.chip} has the same {fmt_rate(r.peak)} peak, so its dashed roof joins the "
-                f"bold one at its own ridge ({r0(o.ridge)} FLOP/B), further {way}."
+            caption = say(
+                "{caption} {chip} has the same {peak} peak, so its dashed roof joins the "
+                "bold one at its own ridge ({ridge} FLOP/B), further {way}.",
+                caption=caption,
+                chip=o.chip,
+                peak=fmt_rate(r.peak),
+                ridge=r0(o.ridge),
+                way=say("left") if o.ridge < r.ridge else say("right"),
             )
-    return figure(
-        png.path,
-        f"Every operation of part 1 sits on the bold {r.chip} roof. Follow them from the "
-        f"vector add at the bottom left {climb}.{''.join(shared)} The dashed roofs of the "
-        "other chips show how far the same operations would climb there.",
-        display_path(png.path),
+    caption = say(
+        "{caption} The dashed roofs of the other chips show how far the same operations "
+        "would climb there.",
+        caption=caption,
     )
+    return figure(png.path, caption, display_path(png.path))
 
 
 def roofline_observations(r: Basics) -> Observations:

@@ -25,6 +25,7 @@ from common.present.claims import (
 )
 from common.present.console import fmt_pct, fmt_time
 from common.present.display import Figure, Group, Observations, Table, figure
+from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.assumptions import BATCH_SEARCH_LIMIT
 from common.tables.measurements import Fleet
@@ -361,8 +362,10 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
 
 def cost_label(c: Cost) -> str:
     """A model's curve in the figure: 'Llama-3-8B (dense, 1 GPU)'."""
-    kind = "mixture of experts" if c.model.n_experts else "dense"
-    return f"{c.model.name} ({kind}, {c.gpus} GPU{'s' * (c.gpus > 1)})"
+    kind = say("mixture of experts") if c.model.n_experts else say("dense")
+    if c.gpus > 1:
+        return say("{model} ({kind}, {gpus} GPUs)", model=c.model.name, kind=kind, gpus=c.gpus)
+    return say("{model} ({kind}, {gpus} GPU)", model=c.model.name, kind=kind, gpus=c.gpus)
 
 
 def _wall(c: Cost) -> str:
@@ -518,16 +521,26 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
     names = listing([cost_label(c) for c in costs if c.curve])
     cross = crossing(*costs) if len(costs) == 2 else None
     look = (
-        f"Look at batch {cross:,}, where the cheaper model changes: a mixture of experts is "
-        "cheap at small batches, where a step reads only the experts its tokens choose, and "
-        "loses that edge as a larger batch touches every expert."
+        say(
+            "Look at batch {cross}, where the cheaper model changes: a mixture of experts is "
+            "cheap at small batches, where a step reads only the experts its tokens choose, "
+            "and loses that edge as a larger batch touches every expert.",
+            cross=f"{cross:,}",
+        )
         if cross
-        else "Look at the gap between the curves at each batch, and where each one ends: "
-        "past its wall no batch fits the GPUs' memory."
+        else say(
+            "Look at the gap between the curves at each batch, and where each one ends: "
+            "past its wall no batch fits the GPUs' memory."
+        )
     )
-    caption = (
-        f"Dollars per million output tokens against the decode batch at ${s.price:g} per "
-        f"GPU-hour on {s.chip.name}, for {names}, each up to its memory wall; the dashed "
-        f"line marks batch {s.batch:,}. {look}"
+    caption = say(
+        "Dollars per million output tokens against the decode batch at ${price} per "
+        "GPU-hour on {chip}, for {names}, each up to its memory wall; the dashed "
+        "line marks batch {batch}. {look}",
+        price=f"{s.price:g}",
+        chip=s.chip.name,
+        names=names,
+        batch=f"{s.batch:,}",
+        look=look,
     )
     return figure(path, caption, display_path(path))

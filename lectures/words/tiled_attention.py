@@ -27,6 +27,7 @@ from common.present.console import (
     fmt_time,
 )
 from common.present.display import Observations, Table
+from common.present.say import say
 
 KINDS = ("naive", "tiled")  # the two kernels, in the order of the tables
 
@@ -218,7 +219,7 @@ def traffic(r: Traffic) -> tuple[Table, str, Observations]:
         ],
         title="Landmarks on the curve",
     )
-    caption = (
+    caption = say(
         "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
         "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
         "line is the traffic F / I* at which the head's intensity reaches a chip's ridge point "
@@ -649,7 +650,7 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
         f"{fmt_kib(r.far_memory['naive'])} at {r.far:,} tokens; the tiled kernel needs "
         f"{fmt_kib(r.far_memory['tiled'])} there, its output and its blocks."
     )
-    caption = (
+    caption = say(
         "Seconds per call of both kernels against N (log-log): measured (markers), and the two "
         "parts of the roofline bound with this machine's one-thread roofs, F / P_1 (the same for "
         "both) and each kernel's D / beta. A kernel's bound is the higher of its two lines. The "

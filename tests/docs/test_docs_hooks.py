@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import runpy
@@ -291,10 +292,35 @@ def test_two_figures_of_one_cell_keep_their_own_captions(tmp_path: Path) -> None
         "First: the slope.",
         "Second: the roof.",
     ]
-    assert sorted(p.name for p in images.iterdir()) == [
+    assert sorted(p.name for p in images.glob("*.png")) == [
         "sphx_glr_09_demo_001.png",
         "sphx_glr_09_demo_002.png",
     ]
+
+
+def test_a_caption_with_a_template_leaves_it_beside_the_image(tmp_path: Path) -> None:
+    """The Chinese edition reads the template and fields there (docs/_ext/i18n.py)."""
+    from common.present import display
+    from common.present.say import say
+
+    outdir, block_vars, gallery_conf, images = _cell(tmp_path)
+    _write_atomically(outdir / "a.png", PNG_BYTES)
+    display.figure(outdir / "a.png", say("Peak {p}, {side}.", p="1.0 TB/s", side=say("left")))
+    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    assert _caption(rst) == "Peak 1.0 TB/s, left."
+    sidecar = docs_hooks.caption_file(images / "sphx_glr_09_demo_001.png")
+    assert json.loads(sidecar.read_text(encoding="utf-8")) == {
+        "caption": {
+            "say": "Peak {p}, {side}.",
+            "fields": {"p": "1.0 TB/s", "side": {"say": "left", "fields": {}}},
+        },
+        "name": "a.png",
+    }
+
+
+def test_a_chinese_caption_gives_a_chinese_alt_text() -> None:
+    alt = docs_hooks.alt_text("x/06_speed.png", "斜线是带宽上限。看 ridge point 的两侧。")
+    assert alt == "图 06 speed：斜线是带宽上限。"
 
 
 @pytest.mark.parametrize(
