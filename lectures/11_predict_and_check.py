@@ -82,11 +82,14 @@ show(page.roofs_table(A100, spec, ach, "bf16"), page.roofs_table(A100_80GB, spec
 
 curve = pub.ALLREDUCE_CURVES[A100.key]  # GPUs -> (bytes, seconds) measured
 floor = pub.small_kernel_floor()  # a kernel never takes less than this
-cases, decomps, ledgers = [], [], []
+cases, decomps, ledgers, left_out = [], [], [], []
 for run in pub.FT_13B:
     build = prefill_ledger if run.phase == "prefill" else decode_ledger
     ledger = build(pub.GPT_13B, 1, run.tokens)  # FLOPs and bytes of every operator
     label = f"{run.phase}, {run.gpus} GPU" + ("s" if run.gpus > 1 else "")
+    if run.gpus > 1 and spec.link_bw is None:  # its all-reduces need the table's link figure
+        left_out.append(label)
+        continue
     roofs = ach  # the blog's own 2-GPU bandwidth share where it measured one
     if run.gpus in pub.KIPPLY_HBM_SHARE:
         roofs = ach._replace(mem_bw=pub.KIPPLY_HBM_SHARE[run.gpus] * spec.mem_bw)
@@ -101,6 +104,7 @@ show(
     page.cases_table(cases, f"{pub.GPT_13B.name} on {A100.name}"),
     page.cases_observations(cases, page.shared_roofs(A100, "bf16", pub.KIPPLY_TITLE)),
     page.bound_note(),
+    *page.left_out(left_out),
 )
 
 # %%
@@ -121,7 +125,7 @@ per_layer = predict.comm_time(two_gpu_decode, run2.gpus, ach.link_bw, curve) / p
 show(
     page.decomposition_table(labels, decomps),
     page.decomposition_observations(labels, decomps, [c.achievable for c in cases]),
-    page.comms_observation(per_layer, pub.KIPPLY_COMMS_PER_LAYER),
+    *([page.comms_observation(per_layer, pub.KIPPLY_COMMS_PER_LAYER)] if run2.gpus > 1 else []),
 )
 
 # %%
@@ -198,9 +202,12 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # validation.
 
 informed = {label for term in engines.all_terms() for label in term.informs}
-rows = []
+rows, unlinked = [], []
 for r in pub.ALL_REQUESTS:
     chip = get_chip(r.chip)
+    if r.gpus > 1 and chip.link_bw_figure is None:  # its all-reduces need the link figure
+        unlinked.append(r.label)
+        continue
     dt = predict.engine_dtypes(r.precision, r.engine_class)
     req = predict.Request(
         model=r.model,
@@ -222,7 +229,7 @@ for r in pub.ALL_REQUESTS:
                                 role=role, chip=r.chip, engine_class=r.engine_class,
                                 batch=r.batch, prompt=r.prompt))  # fmt: skip
 
-show(page.requests_table(rows), page.requests_observations(rows))
+show(page.requests_table(rows), page.requests_observations(rows), *page.left_out(unlinked))
 
 # %%
 # 7. The figure

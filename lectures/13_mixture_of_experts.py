@@ -155,8 +155,13 @@ def exchange(n):
                          dispatch=t[0], combine=t[1], layer=layer_s / n)  # fmt: skip
 
 
-ep_rows = [exchange(n) for n in sizes]
-show(page.ep_section(setup, ep_rows, chip.link_bw, pub.CX7_IB.value))
+linked = chip.link_bw_figure is not None  # without a link figure this part sits out
+ep_rows = [exchange(n) for n in sizes] if linked else []
+show(
+    page.ep_section(setup, ep_rows, chip.link_bw, pub.CX7_IB.value)
+    if linked
+    else page.no_link(chip)
+)
 
 # %%
 # 5. The exchange against DeepEP's published latencies
@@ -200,29 +205,31 @@ show(page.imbalance_section(setup, skews, mine.time / N))
 # chosen EP size, each as tokens per second per GPU, with ``--png``.
 
 me = next(c for c in counts if c.model == model)
-chosen = next(x for x in ep_rows if x.ep == N)
-comm = model.moe_layers * (chosen.dispatch + chosen.combine)  # a step's exchange, per GPU
+chosen = next((x for x in ep_rows if x.ep == N), None)  # None: no link figure
+comm = None if chosen is None else model.moe_layers * (chosen.dispatch + chosen.combine)
 if args.png:
     from common.plots.transformer import moe_throughput_figure
 
     grid = sorted({*llm.batch_grid(max(1 << 16, B), per_decade=6), B})
     moe_t, twin_t = [step(model, b).time for b in grid], [step(twin, b).time for b in grid]
-    call = predict.ep_network(chip, N, pub.DEEPEP_DISPATCH_BYTES)
-    kinds = ("dispatch", "combine") if N > 1 else ()  # one GPU: no exchange
-    ep_t = [model.moe_layers * sum(predict.ep_call(b / N, call, x, d, k) for x in kinds)
-            for b in grid]  # fmt: skip
     curves = {
         f"{model.name}": [(b, b / t) for b, t in zip(grid, moe_t, strict=True)],
         f"dense twin ({twin.d_ff:,} MLP)": [(b, b / t) for b, t in zip(grid, twin_t, strict=True)],
-        f"{model.name}, EP {N} exchange": [
-            (b, b / (t + N * c)) for b, t, c in zip(grid, moe_t, ep_t, strict=True)
-        ],
     }
+    if linked:
+        call = predict.ep_network(chip, N, pub.DEEPEP_DISPATCH_BYTES)
+        kinds = ("dispatch", "combine") if N > 1 else ()  # one GPU: no exchange
+        ep_t = [model.moe_layers * sum(predict.ep_call(b / N, call, x, d, k) for x in kinds)
+                for b in grid]  # fmt: skip
+        curves[f"{model.name}, EP {N} exchange"] = [
+            (b, b / (t + N * c)) for b, t, c in zip(grid, moe_t, ep_t, strict=True)
+        ]
     path = moe_throughput_figure(
         args.outdir / "13_moe_throughput.png", curves, crit, B,
         f"{model.name} and its dense twin on {chip.name} ({precision}), context {S:,}",
     )  # fmt: skip
-    show(page.moe_png(path, setup, crit, (mine, next(b for a, b in steps if a.batch == B))))
+    pair = (mine, next(b for a, b in steps if a.batch == B))
+    show(page.moe_png(path, setup, crit, pair, linked))
 else:
     show(png_hint("13_moe_throughput.png"))
 

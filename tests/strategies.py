@@ -135,7 +135,17 @@ def hardware_tables(draw: st.DrawFn) -> dict[str, Chip]:
         src = table[draw(st.sampled_from(keys))]
         new = dataclasses.replace(src, name=f"{src.name} copy", key=f"{src.key}-copy")
         table[new.key] = draw(scaled_chip(new))
+    if draw(st.booleans(), label="drop a link"):  # optional in the table (issue 34)
+        key = draw(st.sampled_from(list(table)), label="chip without a link")
+        table[key] = unlinked(table[key])
     return table
+
+
+def unlinked(chip: Chip) -> Chip:
+    """`chip` as a student may list it: no link figure, datasheet or measured."""
+    return dataclasses.replace(
+        chip, link_bw_figure=None, achievable_link_bw_figure=None, link_name=""
+    )
 
 
 @contextlib.contextmanager
@@ -290,11 +300,11 @@ def moe_models(draw: st.DrawFn) -> Model:
 @st.composite
 def moe_runs(draw: st.DrawFn) -> tuple[dict[str, Chip], Model, list[str]]:
     """An edited hardware table, a mixture (shipped or drawn) and lecture 13's flags:
-    --model, --chip (one with a link), --precision (a storage one the chip has), --context,
+    --model, --chip (with or without a link), --precision (a storage one the chip has), --context,
     --batch and --ep (a divisor of the experts)."""
     table = draw(hardware_tables())
     model = draw(st.sampled_from(list(model_table.MOE_MODELS.values())) | moe_models())
-    key = draw(st.sampled_from([k for k, c in table.items() if c.link_bw_figure]), label="chip")
+    key = draw(st.sampled_from(list(table)), label="chip")
     stored = sorted(set(table[key].precisions) & set(STORAGE))
     precision = draw(st.sampled_from(stored), label="precision")
     E = model.n_experts

@@ -586,7 +586,9 @@ def bandwidth_2x_answer() -> Answer:
 def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     """Critical K for X[B,K] W[K,N] split along K over two chips, per chip and link."""
     rows, values = [], {}
-    for chip in (hw_specs.A100, hw_specs.B200):  # lecture 02 works v5e, v6e, H100, B300
+    chips = (hw_specs.A100, hw_specs.B200)  # lecture 02 works v5e, v6e, H100, B300
+    missing = [c.name for c in chips if c.link_bw_figure is None]  # what needs it sits out
+    for chip in (c for c in chips if c.link_bw_figure is not None):
         d_crit = roofline.network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
         values[chip.key] = d_crit
         verdict = "compute" if d_example > d_crit else "communication"
@@ -599,6 +601,8 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
         f"For a layer with K = {d_example:,}, the last column says which side bounds the "
         "step. Slow links need much wider layers before sharding pays.",
     )
+    if missing:
+        steps += (f"Left out: {' and '.join(missing)}, with no link figure in common/hw_specs.py.",)
     headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
     formula = r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} \geq 1 "
     formula += r"\iff K \geq \frac{b\, P_{\text{peak}}}{\beta_{\text{link}}}"

@@ -56,11 +56,14 @@ class Table:
         rows: Iterable[Sequence[object]],
         title: str = "",
         note: str = "",
+        keep: Iterable[int] = (),
     ) -> None:
         self.headers = [str(h) for h in headers]
         self.rows = [[str(c) for c in row] for row in rows]
         self.title = title
         self.note = note
+        # rows the section's prose names: a long table folded on a phone still shows them
+        self.keep = frozenset(keep)
         format_table(self.headers, self.rows)  # ValueError now if a row is the wrong length
 
     def numeric_columns(self) -> list[bool]:
@@ -85,8 +88,10 @@ class Table:
 
         head = "".join(cell("th", h, i) for i, h in enumerate(self.headers))
         body = "".join(
-            "<tr>" + "".join(cell("td", c, i) for i, c in enumerate(row)) + "</tr>"
-            for row in self.rows
+            ('<tr class="rl-keep">' if n in self.keep else "<tr>")
+            + "".join(cell("td", c, i) for i, c in enumerate(row))
+            + "</tr>"
+            for n, row in enumerate(self.rows)
         )
         caption = f"<caption>{_inline(self.title)}</caption>" if self.title else ""
         note = f'<p class="rl-table-note">{_inline(self.note)}</p>' if self.note else ""

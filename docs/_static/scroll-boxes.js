@@ -47,7 +47,8 @@
 
   // On a phone a long table of cards (taller than a screen and a quarter, 8 rows or more)
   // shows its first and last rows; the rest wait behind a button (one tap), so a 65-row
-  // sweep is not eleven screens of cards.
+  // sweep is not eleven screens of cards. A table whose section names some of its rows
+  // marks them (tr.rl-keep): then it shows its first row, those and its last.
   const FOLD_ROWS = 8; // tables of fewer rows never fold
   const FOLD_SCREENS = 1.25; // nor do those shorter than this many window heights
   const KEEP_HEAD = 3; // rows shown before the fold
@@ -58,7 +59,12 @@
     rows.forEach((tr) => tr.classList.remove("rl-folded"));
     if (!folds || rows.length < FOLD_ROWS) return;
     if (table.offsetHeight <= FOLD_SCREENS * window.innerHeight) return;
-    const hidden = rows.slice(KEEP_HEAD, rows.length - KEEP_TAIL);
+    const named = rows.some((tr) => tr.classList.contains("rl-keep"));
+    const [head, tail] = named ? [1, 1] : [KEEP_HEAD, KEEP_TAIL];
+    const hidden = rows
+      .slice(head, rows.length - tail)
+      .filter((tr) => !tr.classList.contains("rl-keep"));
+    if (!hidden.length) return;
     const open = table.dataset.rlUnfolded === "1";
     if (!open) hidden.forEach((tr) => tr.classList.add("rl-folded"));
     const button = document.createElement("button");
@@ -66,7 +72,9 @@
     button.className = "rl-fold-button";
     button.setAttribute("aria-expanded", String(open));
     button.textContent = open
-      ? `Show only the first ${KEEP_HEAD} and last ${KEEP_TAIL} rows`
+      ? named
+        ? "Show only the first, the last and the rows the text names"
+        : `Show only the first ${KEEP_HEAD} and last ${KEEP_TAIL} rows`
       : `Show the ${hidden.length} rows between (all ${rows.length})`;
     button.addEventListener("click", () => {
       table.dataset.rlUnfolded = open ? "0" : "1";
@@ -79,7 +87,7 @@
     const tr = document.createElement("tr");
     tr.className = "rl-fold";
     tr.append(cell);
-    rows[KEEP_HEAD].before(tr);
+    hidden[0].before(tr);
   }
 
   // Result tables (table.rl-table) and the reference pages' tables with one header row.

@@ -14,7 +14,7 @@ from common.formulas.transformer import DTypes
 from common.hw_specs import Chip
 from common.present.claims import counted, direction, listing, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_time
-from common.present.display import Figure, Group, Table, figure
+from common.present.display import Figure, Group, Table, Text, figure
 from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.models import Model
@@ -377,7 +377,9 @@ def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
     )
 
 
-def moe_png(path: str, s: Setup, crit: tuple, pair: tuple[Step, Step]) -> Figure:
+def moe_png(
+    path: str, s: Setup, crit: tuple, pair: tuple[Step, Step], linked: bool = True
+) -> Figure:
     """The saved tokens/s per GPU figure, with what to look at."""
     knee = f"{crit[0]:,}" if crit[0] else say("no batch")
     moe, twin = (x.batch / x.time for x in pair)
@@ -386,8 +388,7 @@ def moe_png(path: str, s: Setup, crit: tuple, pair: tuple[Step, Step]) -> Figure
         "same active size on the {chip} ({dtype}, context {context}). Look "
         "at the gap between the solid lines: at batch {batch} the twin serves "
         "{ratio} the mixture's tokens, since the mixture reads more experts than "
-        "one token uses until its experts turn compute-bound (batch {knee}); the dashed "
-        "line adds dispatch and combine at EP {ep}.",
+        "one token uses until its experts turn compute-bound (batch {knee}){dashed}",
         model=s.model.name,
         chip=s.chip.name,
         dtype=s.precision,
@@ -395,22 +396,35 @@ def moe_png(path: str, s: Setup, crit: tuple, pair: tuple[Step, Step]) -> Figure
         batch=f"{s.batch:,}",
         ratio=ratio(twin / moe),
         knee=knee,
-        ep=s.ep,
+        dashed=say("; the dashed line adds dispatch and combine at EP {ep}.", ep=s.ep)
+        if linked
+        else say("."),
     )
     return figure(path, caption, display_path(path))
 
 
-def summary(s: Setup, me: Count, crit: tuple, step: Step, comm: float) -> Group:
-    """The lines for a plan."""
-    per_gpu = s.batch / (step.time + s.ep * comm)
+def no_link(chip: Chip) -> Text:
+    """The one line that stands for section 4 when the table lists no link for `chip`."""
+    return Text(f"Left out: dispatch and combine, with no link figure for the {chip.name} "
+                "in common/hw_specs.py.")  # fmt: skip
+
+
+def summary(s: Setup, me: Count, crit: tuple, step: Step, comm: float | None) -> Group:
+    """The lines for a plan (`comm` None: the chip has no link figure, no exchange to add)."""
+    per_gpu = s.batch / (step.time + s.ep * (comm or 0.0))
+    step_s, per_s = fmt_time(step.time / s.ep), f"{per_gpu:,.0f} (with dispatch and combine)"
+    if comm is None:
+        step_s += f" (batch {s.batch:,}; dispatch and combine left out)"
+        per_s = per_s.replace("with", "without")
+    else:
+        step_s += f" + {fmt_time(comm)} dispatch and combine (batch {s.batch:,})"
     rows = [
         ["model / chip", f"{s.model.name} on {s.chip.name}, {s.precision}"],
         ["parameters total / active", f"{fmt_num(me.total)} / {fmt_num(me.active)}"],
         ["weights per GPU at EP", f"{fmt_gb(me.total * s.dtypes.w_bytes / s.ep)} (EP {s.ep})"],
         ["critical batch, experts / twin MLP", " / ".join(
             f"{c:,}" if c else "none" for c in crit)],
-        [f"decode step >= per GPU, EP {s.ep}", f"{fmt_time(step.time / s.ep)} + "
-         f"{fmt_time(comm)} dispatch and combine (batch {s.batch:,})"],
-        ["tokens/s per GPU <=", f"{per_gpu:,.0f} (with dispatch and combine)"],
+        [f"decode step >= per GPU, EP {s.ep}", step_s],
+        ["tokens/s per GPU <=", per_s],
     ]  # fmt: skip
     return section("Summary", Table(["quantity", "value"], rows), page="")

@@ -61,6 +61,13 @@ class Case(NamedTuple):
     achievable: float
 
 
+def left_out(labels: Sequence[str]) -> list[Text]:
+    """One line naming the cases left out for want of a link figure (none: no line)."""
+    if not labels:
+        return []
+    return [Text(f"Left out, with no link figure in common/hw_specs.py: {'; '.join(labels)}.")]
+
+
 # --- Roofs -------------------------------------------------------------------
 def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> Group:
     """Spec and achievable roofs side by side, each achievable one with its source."""
@@ -76,7 +83,9 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
         ("link", f"link, one way ({chip.link_name})", spec.link_bw, achievable.link_bw, fmt_bw),
     ):
         fig = figs[key]
-        if fig is None:
+        if s is None:  # a link figure left out of the table: what needs it sits out
+            rows.append((what, "none in the table", "-", "-"))
+        elif fig is None:
             rows.append((what, fmt(s), "none published (spec used)", "-"))
         else:
             rows.append((what, fmt(s), fmt(a), _pct(a / s)))

@@ -735,8 +735,14 @@ def test_a_long_chart_title_breaks_into_lines_a_phone_holds() -> None:
     live = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(live)
     drawn = live.roofline("bf16 rooflines; points placed on H100 SXM", [("X", 1e14, 1e12)], [])
-    assert drawn["title"] == ["bf16 rooflines; points placed on", "H100 SXM"]  # 32 + 8
+    assert drawn["title"] == ["bf16 rooflines; points placed", "on H100 SXM"]  # 29 + 11
     assert live.roofline("Operators", [("X", 1e14, 1e12)], [])["title"] == ["Operators"]
+    # lecture 14's title touched both edges at 34 characters and broke inside "GPU-hour"
+    long = "Decode cost on H100 SXM at $2/GPU-hour, cache at 2,304 tokens"
+    cost = live.roofline(long, [("X", 1e14, 1e12)], [])
+    assert cost["title"] == ["Decode cost on H100 SXM at", "$2/GPU-hour, cache at 2,304", "tokens"]
+    # its legend's second column ran off the right edge: one column
+    assert cost["config"]["legend"]["columns"] == 1
 
 
 def test_redrawn_points_are_numbered_with_a_key(
@@ -755,8 +761,12 @@ def test_redrawn_points_are_numbered_with_a_key(
                                                       ("matmul, B=4096", 3e3, 1e14)])  # fmt: skip
     assert [p["n"] for p in spec["datasets"]["points"]] == ["1", "2"]
     assert spec["usermeta"]["key"] == ["1 matmul, B=1024", "2 matmul, B=4096"]
-    (text,) = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
-    assert text["encoding"]["text"] == {"field": "n"}
+    # odd numbers above their point, even ones below: lecture 05's 2 and 3 sat on each other
+    odd, even = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert odd["encoding"]["text"] == even["encoding"]["text"] == {"field": "n"}
+    assert odd["mark"]["dy"] < 0 < even["mark"]["dy"]
+    assert odd["transform"] == [{"filter": "toNumber(datum.n) % 2 == 1"}]
+    assert even["transform"] == [{"filter": "toNumber(datum.n) % 2 == 0"}]
     drawn_charts: list[dict] = []
     live.install(drawn_charts)
     try:

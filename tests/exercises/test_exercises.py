@@ -253,6 +253,20 @@ def test_sharded_matmul_critical_dimension() -> None:
     assert values["b200"] == pytest.approx(2 * 2250e12 / 900e9)  # 5,000
 
 
+def test_sharded_matmul_without_a_link_leaves_out_that_chip(monkeypatch) -> None:
+    """Issue 34: the A100 listed with no link figure stopped the exercise; now the B200's
+    row stays (K* = 2 x 2,250e12 / 900e9) and one step names the chip left out."""
+    import dataclasses
+
+    bare = dataclasses.replace(hw_specs.A100, link_bw_figure=None, achievable_link_bw_figure=None)
+    monkeypatch.setattr(hw_specs, "A100", bare)
+    answer = get_exercise("sharded-matmul").solve()
+    assert answer.values == {"b200": pytest.approx(2 * 2250e12 / 900e9)}
+    assert answer.steps[-1] == (
+        "Left out: A100 40GB SXM, with no link figure in common/hw_specs.py."
+    )
+
+
 # ---------------------------------------------------------------------------
 # Reading this machine's measurements
 # ---------------------------------------------------------------------------

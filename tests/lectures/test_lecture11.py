@@ -273,3 +273,25 @@ def test_lecture06_prints_achievable_bounds_beside_spec(chip: str, words: str) -
         else:  # achievable roofs are lower, so the bound is longer
             assert ach > spec
     assert words in out
+
+
+@pytest.mark.parametrize("key", ["a100", "h100"])
+def test_a_chip_without_a_link_leaves_out_only_its_multi_gpu_cases(key: str) -> None:
+    """Issue 34: a link figure deleted from the table stopped the lecture; now the cases
+    whose all-reduces need it sit out, named in one line, and the one-GPU cases stay."""
+    from strategies import SHIPPED, patched_hardware, unlinked
+    from strategies import run_lecture as run_here
+
+    from common.tables import measurements as pub
+
+    with patched_hardware(dict(SHIPPED, **{key: unlinked(SHIPPED[key])})):
+        text = run_here(LECTURE)
+    gone = [[r.label for r in pub.REQUESTS if r.chip == key and r.gpus > 1]]  # section 6
+    if key == "a100":  # the blog's two 2-GPU runs (section 2) need the A100's link too
+        gone.insert(0, ["prefill, 2 GPUs", "decode, 2 GPUs"])
+        assert "none in the table" in text.split("A100 80GB")[0]  # its roofs table
+        assert "2 GPUs  " not in text  # no table column or row for them
+    lines = [ln for ln in text.splitlines() if ln.startswith("Left out")]
+    assert [ln.split(": ", 1)[1].rstrip(".").split("; ") for ln in lines] == gone
+    assert case_row(text, "prefill, 1 GPU")[1] == "63.17 ms"  # the blog's figure, kept
+    assert case_row(text, "decode, 1 GPU")[1] == "22.00 ms"

@@ -468,3 +468,22 @@ def test_fixed_cost_without_a_slope() -> None:
     costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
     flat = page.FixedCost(costs, (4 * KIB, 0.8, 2e9), None, [(KIB, 1e-7)] * 3, (3e-7, 0.0), "L1")
     assert len(page.fixed_cost_observations(flat).items) == 1
+
+
+def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
+    """Issue 34: folded on a phone, the 65-row sweep shows the first size in each level the
+    plateaus below are named after. LEVELS by hand: 4 and 40 KiB fit L1 (48 KiB), 64 KiB
+    and 1 MiB fit L2 (2 MiB), 8 MiB and 600 MiB are DRAM: rows 0, 2 and 4 begin a level."""
+    sizes = [4 * KIB, 40 * KIB, 64 * KIB, MIB, 8 * MIB, 600 * MIB]
+    points = [{"working_set_bytes": s, "seconds": s / 1e10, "bytes_per_s": 1e10,
+               "corrected_bytes_per_s": 1e10} for s in sizes]  # fmt: skip
+    costs = {"call_seconds": 3e-7, "gil_seconds": 9e-8}
+    shares = [0.0] * len(sizes)
+    swept = table(page.sweep(page.Sweep(points, shares, LEVELS, 1.0, costs, costs, None)))
+    assert [row[1] for row in swept.rows] == ["L1", "L1", "L2", "L2", "DRAM", "DRAM"]
+    assert swept.keep == {0, 2, 4}
+    html = swept._repr_html_()
+    assert html.count('<tr class="rl-keep">') == 3
+    # without cache sizes every row is '-': no level begins, nothing is marked
+    blind = table(page.sweep(page.Sweep(points, shares, [], 1.0, costs, costs, None)))
+    assert blind.keep == frozenset()

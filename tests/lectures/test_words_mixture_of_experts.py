@@ -12,7 +12,14 @@ import re
 from edit_battery import contradictions
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
-from strategies import moe_runs, patched_hardware, patched_moe_models, run_lecture
+from strategies import (
+    SHIPPED,
+    moe_runs,
+    patched_hardware,
+    patched_moe_models,
+    run_lecture,
+    unlinked,
+)
 
 from common.formulas.transformer import DTypes
 from common.tables.models import MIXTRAL_8X7B, dense_twin
@@ -174,6 +181,9 @@ def check_claims(text: str) -> None:
         assert f"{number(knee[1]) / number(knee[2]):.1f}" == knee[3]
     sizes = r"(none of the \d+|\d+ of the \d+|all \d+|the one) EP sizes"
     out = re.search(rf"outlasts the layer at {sizes}", flat)
+    if "Left out: dispatch and combine, with no link figure" in flat:  # section 4 sits out
+        assert out is None and "(without dispatch and combine)" in flat
+        return
     assert out and out[1].startswith("none") == ("there, unless it overlaps" not in flat)
 
 
@@ -184,6 +194,22 @@ def test_any_table_mixture_and_flags(run: tuple) -> None:
     table, model, argv = run
     with patched_hardware(table), patched_moe_models(model):
         text = run_lecture("13", *argv)
+    check_claims(text)
+
+
+def test_a_chip_without_a_link_leaves_out_the_exchange_only() -> None:
+    """Issue 34: the default H100 listed without a link figure stopped lecture 13 at its
+    flags; now only what needs the link (section 4, the summary's exchange) sits out."""
+    table = dict(SHIPPED, h100=unlinked(SHIPPED["h100"]))
+    with patched_hardware(table):
+        text = run_lecture("13")
+    assert "Left out: dispatch and combine, with no link figure for the H100 SXM" in text
+    assert "dispatch B/token" not in text  # section 4's table needs the link
+    assert "EP 128" in text and "busiest expert" in text  # DeepEP's check (H800) and skew stay
+    summary = text.split("\nSummary")[-1]
+    assert (
+        "dispatch and combine left out" in summary and "(without dispatch and combine)" in summary
+    )
     check_claims(text)
 
 

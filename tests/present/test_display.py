@@ -82,3 +82,14 @@ def test_preformatted_keeps_its_columns(capsys: pytest.CaptureFixture[str], monk
 def test_a_heading_can_stay_off_the_page() -> None:
     assert display.Heading("Summary", page="")._repr_html_() == ""
     assert str(display.Heading("Summary", page="")) == "\nSummary\n" + "=" * 20
+
+
+def test_a_table_marks_the_rows_its_section_names() -> None:
+    """The rows given as `keep` carry class rl-keep on the page (scroll-boxes.js shows them
+    when it folds the table on a phone); the terminal table is unchanged."""
+    rows = [["a", "1"], ["b", "2"], ["c", "3"]]
+    marked = display.Table(["x", "y"], rows, keep=[1])
+    body = marked._repr_html_().split("<tbody>")[1]
+    assert body.startswith('<tr><td>a</td><td class="num">1</td></tr><tr class="rl-keep">')
+    assert body.count("rl-keep") == 1
+    assert str(marked) == str(display.Table(["x", "y"], rows))
