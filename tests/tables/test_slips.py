@@ -334,3 +334,32 @@ def test_a_chip_key_the_table_lost_is_named_only_when_it_was_shipped(
     assert slips.describe(lookup("a100")) is None  # still in the table: a bug elsewhere
     assert slips.describe(lookup("never-shipped")) is None  # not a chip the course shipped
     assert slips.describe(KeyError(3)) is None  # not a key by name
+
+
+def test_source_of_asks_the_loader_for_the_module_by_its_name(tmp_path: Path) -> None:
+    class Loader:  # knows one module; any other name has no source here
+        def get_source(self, name: str) -> str | None:
+            return "X = 1\n" if name == "tables.mine" else None
+
+    file = tmp_path / "mine.py"
+    file.write_text("X = 2\n", encoding="utf-8")
+    found = {"__loader__": Loader(), "__name__": "tables.mine", "__file__": str(file)}
+    assert slips.source_of(found) == "X = 1\n"  # the loader's text, not the file's
+    assert slips.source_of({**found, "__name__": "other"}) == "X = 2\n"  # then the file's
+    assert slips.source_of({"__name__": "gone", "__file__": str(tmp_path / "no.py")}) == ""
+
+
+def test_a_figure_that_is_not_a_number_does_not_hide_a_later_unit_slip() -> None:
+    from types import SimpleNamespace as Fake
+
+    # the h100's shipped figures in their order: the bf16 peak, ..., the memory bandwidth
+    # (3.35 TB/s); here the peak is a word and the bandwidth typed x1000 too high or low
+    def chip(bandwidth: float) -> Fake:
+        fig = Fake(value=bandwidth, unit="B/s")
+        return Fake(key="h100", name="Mine", peak_flops_table={"bf16": "fast"}, mem_bw_figure=fig)
+
+    high = list(slips._warnings(chip(3.35e15)))
+    assert len(high) == 1 and "mem bw is x1,000 above the shipped 3.35 TB/s" in high[0]
+    low = list(slips._warnings(chip(3.35e9)))
+    assert len(low) == 1 and "x1,000 below" in low[0]
+    assert list(slips._warnings(chip(3.35e12 * 99))) == []  # x99: within the x100 allowed
