@@ -206,3 +206,11 @@ def test_the_imbalance_table_by_hand() -> None:
     # 10 ms of a 40 ms step: 25.0%
     table = rows(page.imbalance_section(setup(), skews, 0.04))
     assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
+
+
+def test_more_fewer_or_as_many_bytes_at_the_digits_shown() -> None:
+    # x against y: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and 1 GB + 1 KB print
+    # the same (fmt_gb keeps two decimals), so they are as many
+    assert page._more(2e9, 1e9) == "more"
+    assert page._more(1e9, 2e9) == "fewer"
+    assert page._more(1e9, 1e9 + 1e3) == "as many"
