@@ -214,3 +214,14 @@ def test_more_fewer_or_as_many_bytes_at_the_digits_shown() -> None:
     assert page._more(2e9, 1e9) == "more"
     assert page._more(1e9, 2e9) == "fewer"
     assert page._more(1e9, 1e9 + 1e3) == "as many"
+
+
+def test_the_exchange_table_by_hand() -> None:
+    def x(ep: int, t: float) -> page.Exchange:
+        return page.Exchange(ep=ep, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
+                             combine_bytes=8192, dispatch=t, combine=t, layer=1e-4)  # fmt: skip
+
+    table = rows(page.ep_section(setup(), [x(2, 1e-5), x(4, 1e-4)], 1e11, 5e10))
+    # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
+    assert table[1][0] == "2 *"
+    assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
