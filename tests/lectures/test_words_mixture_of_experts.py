@@ -225,3 +225,9 @@ def test_the_exchange_table_by_hand() -> None:
     # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
     assert table[1][0] == "2 *"
     assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
+
+
+def test_a_twin_within_rounding_is_less_than_a_hundredth_of_a_percent_away() -> None:
+    # twin 10,000,400,000 / active 10 G - 1 = 0.004%: round(0.00004, 4) = 0, nothing to print
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10_000_400_000)
+    assert "less than 0.01% away from" in observed(page.sizes_section(setup(), [count]))[2]
