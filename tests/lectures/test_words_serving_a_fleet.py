@@ -217,3 +217,14 @@ def test_speculation_by_hand() -> None:
     peak, verify = observed(page.speculation_section(setup(), drafts[:2], 1 / 32))
     assert "still rises at K = 3 (x2.60)" in peak
     assert "a step of 2 to 4 tokens a sequence still rides on the weight reads" in verify
+
+
+def test_the_cost_comparison_stops_at_the_flags_batch_and_a_caption_without_a_crossing() -> None:
+    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
+    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
+    # both hold batch 16, but the flags ask for 8: the prices at 8 are those from 4 on
+    said = observed(page.cost_section(setup(batch=8), [dense, moe]))
+    assert said[1].startswith("At batch 8, the largest both hold up to 8, the prices are $0.600")
+    # E dearer at every batch: no crossing, so the caption names none
+    dearer = cost("E", 8, ((1, 3.0), (16, 0.5)))
+    assert "Look at batch" not in page.cost_png("t.png", setup(), [dense, dearer]).caption
