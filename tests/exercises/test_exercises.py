@@ -509,3 +509,20 @@ def test_the_efficiency_words_follow_the_table(monkeypatch: pytest.MonkeyPatch) 
     answer = ex.get_exercise("prefill-efficiency").solve()
     assert answer.values["achievable_share"] == pytest.approx(0.5)
     assert "above it" in " ".join(answer.steps)
+
+
+def test_the_question_text_is_read_into_key_title_origin_and_question() -> None:
+    # EXERCISES is read once at import, before a mutation tool swaps the reader: read again
+    text = (
+        "v5e-int8 | script | A title\n    What is the\n    batch?\n"
+        "per-example-matrices | course | Another\n    Why?"
+    )
+    first, second = ex._exercises(text)
+    assert (first.key, first.title, first.origin) == ("v5e-int8", "A title", ex.SCRIPT)
+    assert first.question == "What is the batch?"  # the indented lines joined by one space
+    assert (second.key, second.origin, second.question) == (
+        "per-example-matrices",
+        ex.COURSE,
+        "Why?",
+    )
+    assert first.solve is ex._SOLVERS["v5e-int8"]

@@ -422,3 +422,10 @@ def test_records_are_frozen() -> None:
         with pytest.raises(dataclasses.FrozenInstanceError):
             record.peak = 0  # type: ignore[misc]
     assert Roofs(CALIB, None, 1).cache_notes == ()  # no note unless the lecture gives one
+
+
+def test_a_results_file_without_a_usable_calibration_is_none_usable() -> None:
+    # the file is read (its data is there) but holds no calibration: the reason, not the file
+    doc = Loaded({"updated": "2024-01-01"}, "", Path("/elsewhere/m.json"))
+    unusable = SavedCalibration(None, "no calibration section", "", doc)
+    assert "none usable (no calibration section)" in str(page.previous_text(unusable))

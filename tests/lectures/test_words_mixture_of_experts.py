@@ -232,3 +232,28 @@ def test_the_imbalance_table_by_hand() -> None:
     # 10 ms of a 40 ms step: 25.0%
     table = rows(page.imbalance_section(setup(), skews, 0.04))
     assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
+
+
+def test_more_fewer_or_as_many_bytes_at_the_digits_shown() -> None:
+    # x against y: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and 1 GB + 1 KB print
+    # the same (fmt_gb keeps two decimals), so they are as many
+    assert page._more(2e9, 1e9) == "more"
+    assert page._more(1e9, 2e9) == "fewer"
+    assert page._more(1e9, 1e9 + 1e3) == "as many"
+
+
+def test_the_exchange_table_by_hand() -> None:
+    def x(ep: int, t: float) -> page.Exchange:
+        return page.Exchange(ep=ep, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
+                             combine_bytes=8192, dispatch=t, combine=t, layer=1e-4)  # fmt: skip
+
+    table = rows(page.ep_section(setup(), [x(2, 1e-5), x(4, 1e-4)], 1e11, 5e10))
+    # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
+    assert table[1][0] == "2 *"
+    assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
+
+
+def test_a_twin_within_rounding_is_less_than_a_hundredth_of_a_percent_away() -> None:
+    # twin 10,000,400,000 / active 10 G - 1 = 0.004%: round(0.00004, 4) = 0, nothing to print
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10_000_400_000)
+    assert "less than 0.01% away from" in observed(page.sizes_section(setup(), [count]))[2]

@@ -196,3 +196,35 @@ def test_prices_and_curve_labels() -> None:
     moe = page.Cost(get_model("mixtral-8x7b"), 2, 64, 2048, 0.1, ())
     assert page.cost_label(dense) == "Llama-3-8B (dense, 1 GPU)"
     assert page.cost_label(moe) == "Mixtral-8x7B (mixture of experts, 2 GPUs)"
+
+
+def test_speculation_by_hand() -> None:
+    # K, verify cost v (decode steps), E(a) = (1 - a^(K+1)) / (1 - a) for a = 0.6, 0.8, 0.9
+    # (K = 1: 1 + a), and the speed-ups the lecture would compute from them
+    drafts = [
+        page.Draft(1, 1.0, (1.6, 1.8, 1.9), (1.55, 1.75, 1.84)),
+        page.Draft(3, 1.004, (2.176, 2.952, 3.439), (2.0, 2.6, 3.0)),
+        page.Draft(5, 1.5, (2.5, 3.7, 4.7), (1.5, 1.9, 2.2)),
+    ]
+    group = page.speculation_section(setup(), drafts, 1 / 32)
+    assert rows(group)[2][:5] == ["3", "1.004", "2.18", "2.95", "3.44"]
+    peak, verify = observed(group)
+    # at a = 0.8 the best is K = 3 (x2.60), and K = 5 is lower (x1.90): a peak, then a fall
+    assert "peaks at K = 3 (x2.60) and falls to x1.90 at K = 5" in peak
+    # steps of K + 1 tokens: 2 to 6; v = 1.500 > 1.00 is past the weight reads
+    assert "a step of 2 to 6 tokens a sequence adds FLOPs" in verify
+    # up to K = 3 the best is the last one, and v = 1.004 prints as 1.00: still on the reads
+    peak, verify = observed(page.speculation_section(setup(), drafts[:2], 1 / 32))
+    assert "still rises at K = 3 (x2.60)" in peak
+    assert "a step of 2 to 4 tokens a sequence still rides on the weight reads" in verify
+
+
+def test_the_cost_comparison_stops_at_the_flags_batch_and_a_caption_without_a_crossing() -> None:
+    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
+    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
+    # both hold batch 16, but the flags ask for 8: the prices at 8 are those from 4 on
+    said = observed(page.cost_section(setup(batch=8), [dense, moe]))
+    assert said[1].startswith("At batch 8, the largest both hold up to 8, the prices are $0.600")
+    # E dearer at every batch: no crossing, so the caption names none
+    dearer = cost("E", 8, ((1, 3.0), (16, 0.5)))
+    assert "Look at batch" not in page.cost_png("t.png", setup(), [dense, dearer]).caption

@@ -7,6 +7,7 @@ then a few slips are typed into a copy of the repository and a lecture and
 
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 import sys
@@ -277,3 +278,85 @@ def test_each_slip_is_one_line_and_status_1(copy: Path, slip: str, command: str)
 )
 def test_shown_starts_at_the_last_course_folder(path, seen) -> None:
     assert slips.shown(path) == seen
+
+
+# The lost-name branches of `describe`, in process (the copy-and-run test above runs them in
+# a child, which a mutation tool's test map does not see): the frame that used the name and
+# the table it is missing from are read from the exception itself.
+def _raised_in(path: str, code: str, namespace: dict | None = None) -> BaseException:
+    try:
+        exec(compile(code, path, "exec"), {} if namespace is None else namespace)
+    except Exception as exc:
+        return exc
+    raise AssertionError(f"{code!r} raised nothing")
+
+
+LOST_TAIL = " (renamed or deleted there?)"
+
+
+def test_a_name_imported_from_a_table_that_lost_it_names_the_import_line() -> None:
+    exc = _raised_in("/x/lectures/fake.py", "import math\nfrom common.hw_specs import H100X\n")
+    assert isinstance(exc, ImportError)
+    said = slips.describe(exc)
+    assert said is not None
+    assert said.startswith("lectures/fake.py line 2: H100X is not in common/hw_specs.py")
+    assert LOST_TAIL in said
+    # the same import from a module that is not a table, or from a file outside the course
+    assert slips.describe(_raised_in("/x/lectures/fake.py", "from math import nothing\n")) is None
+    assert slips.describe(_raised_in("/x/y/fake.py", "from common.hw_specs import H\n")) is None
+
+
+def test_an_attribute_a_table_lost_names_the_line_that_reads_it() -> None:
+    code = "x = 1\ny = 2\nz = specs.H100X\n"
+    exc = _raised_in("/x/common/exercises/fake.py", code, {"specs": hw_specs})
+    said = slips.describe(exc)
+    assert said is not None
+    assert said.startswith("common/exercises/fake.py line 3: H100X is not in common/hw_specs.py")
+    # an attribute missing from something that is not a table is no slip of a table
+    assert slips.describe(_raised_in("/x/lectures/f.py", "math.nothing", {"math": math})) is None
+
+
+def test_a_chip_key_the_table_lost_is_named_only_when_it_was_shipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def lookup(key: str) -> BaseException:
+        return _raised_in("/x/common/exercises/fake.py", f"\nchips[{key!r}]\n", {"chips": {}})
+
+    kept = {k: c for k, c in hw_specs.CHIPS.items() if k != "h100"}
+    monkeypatch.setattr(hw_specs, "CHIPS", kept)
+    said = slips.describe(lookup("h100"))  # shipped, now missing from the table
+    assert said is not None
+    assert said.startswith("common/exercises/fake.py line 2: chip key 'h100' is not in common/")
+    assert LOST_TAIL in said
+    assert slips.describe(lookup("a100")) is None  # still in the table: a bug elsewhere
+    assert slips.describe(lookup("never-shipped")) is None  # not a chip the course shipped
+    assert slips.describe(KeyError(3)) is None  # not a key by name
+
+
+def test_source_of_asks_the_loader_for_the_module_by_its_name(tmp_path: Path) -> None:
+    class Loader:  # knows one module; any other name has no source here
+        def get_source(self, name: str) -> str | None:
+            return "X = 1\n" if name == "tables.mine" else None
+
+    file = tmp_path / "mine.py"
+    file.write_text("X = 2\n", encoding="utf-8")
+    found = {"__loader__": Loader(), "__name__": "tables.mine", "__file__": str(file)}
+    assert slips.source_of(found) == "X = 1\n"  # the loader's text, not the file's
+    assert slips.source_of({**found, "__name__": "other"}) == "X = 2\n"  # then the file's
+    assert slips.source_of({"__name__": "gone", "__file__": str(tmp_path / "no.py")}) == ""
+
+
+def test_a_figure_that_is_not_a_number_does_not_hide_a_later_unit_slip() -> None:
+    from types import SimpleNamespace as Fake
+
+    # the h100's shipped figures in their order: the bf16 peak, ..., the memory bandwidth
+    # (3.35 TB/s); here the peak is a word and the bandwidth typed x1000 too high or low
+    def chip(bandwidth: float) -> Fake:
+        fig = Fake(value=bandwidth, unit="B/s")
+        return Fake(key="h100", name="Mine", peak_flops_table={"bf16": "fast"}, mem_bw_figure=fig)
+
+    high = list(slips._warnings(chip(3.35e15)))
+    assert len(high) == 1 and "mem bw is x1,000 above the shipped 3.35 TB/s" in high[0]
+    low = list(slips._warnings(chip(3.35e9)))
+    assert len(low) == 1 and "x1,000 below" in low[0]
+    assert list(slips._warnings(chip(3.35e12 * 99))) == []  # x99: within the x100 allowed
