@@ -238,9 +238,10 @@ async def figure_labels_are_legible(page, visit: Visit) -> None:
 #: i18n.css's 左右滑动, "swipe left and right").
 SCROLL_BOXES_JS = """() => Array.from(document.querySelectorAll("[data-rl-scroll-box]")).map(b => {
   const said = b.closest("figure")?.querySelector("figcaption > p");
+  const hint = said ? getComputedStyle(said, "::after").content : "";
   return {name: b.getAttribute("aria-label"),
     cue: getComputedStyle(b).backgroundImage.includes("gradient") ||
-      (!!said && /sideways|swipe across|左右滑动/i.test(getComputedStyle(said, "::after").content))};
+      /sideways|swipe across|左右滑动/i.test(hint)};
 })"""
 
 
