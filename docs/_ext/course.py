@@ -22,6 +22,7 @@ import importlib
 import os
 import pkgutil
 import re
+import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -406,17 +407,31 @@ def skip_field_aliases(
 #: from the subfolders) and the pieces beside it. The other stand-alone bundles that
 #: sphinx-mathjax-offline copies (``latest.js`` would fetch MathJax from a CDN) go.
 KEPT_MATHJAX = ("tex-chtml.js", "core.js", "loader.js", "startup.js")
+#: Components no page loads: the SVG output and its fonts (the pages render CommonHTML),
+#: the MathML, AsciiMath and full-TeX inputs (the pages write TeX, which tex-chtml.js
+#: holds), and the speech rules of languages other than English (the speech engine has
+#: no Chinese; ``base`` and ``nemeth``, Braille, stay). Together about 4.8 MB.
+UNUSED_MATHJAX = (
+    "output/svg.js", "output/svg", "input/mml.js", "input/mml", "input/asciimath.js",
+    "input/tex-full.js",
+    *(f"sre/mathmaps/{lang}.json" for lang in ("ca", "da", "de", "es", "fr", "hi", "it")),
+    *(f"sre/mathmaps/{lang}.json" for lang in ("nb", "nn", "sv")),
+)  # fmt: skip
 
 
 def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:
-    """Delete the unused MathJax bundles from the built site (about 16 MB)."""
+    """Delete the MathJax bundles and components no page loads from the built site."""
     if exception is not None or app.builder.format != "html":
         return
     if app.config.mathjax_path != "mathjax/tex-chtml.js":
         return
-    for bundle in (Path(app.outdir) / "_static" / "mathjax").glob("*.js"):
+    root = Path(app.outdir) / "_static" / "mathjax"
+    for bundle in root.glob("*.js"):
         if bundle.name not in KEPT_MATHJAX:
             bundle.unlink()
+    for unused in UNUSED_MATHJAX:
+        path = root / unused
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
