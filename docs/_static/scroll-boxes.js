@@ -14,14 +14,35 @@
 (function () {
   "use strict";
 
+  // The words a reader sees or hears, in the page's language (the Chinese edition's
+  // pages are lang="zh-CN").
+  const ZH = document.documentElement.lang.startsWith("zh");
+  const SAY = ZH
+    ? {
+        Table: "表格", Equation: "公式", Figure: "图", Output: "输出", Code: "代码",
+        captioned: (kind, caption) => `${kind}：${caption}`,
+        under: (kind, heading) => `“${heading}”下的${kind}`,
+        named: "只显示首行、末行和正文提到的行",
+        ends: (head, tail) => `只显示前 ${head} 行和后 ${tail} 行`,
+        between: (n, all) => `显示中间的 ${n} 行（共 ${all} 行）`,
+      }
+    : {
+        Table: "Table", Equation: "Equation", Figure: "Figure", Output: "Output", Code: "Code",
+        captioned: (kind, caption) => `${kind}: ${caption}`,
+        under: (kind, heading) => `${kind} under "${heading}"`,
+        named: "Show only the first, the last and the rows the text names",
+        ends: (head, tail) => `Show only the first ${head} and last ${tail} rows`,
+        between: (n, all) => `Show the ${n} rows between (all ${all})`,
+      };
+
   const BOXES = [
-    ["div.rl-table-scroll", "Table"],
-    ["article .table-wrapper", "Table"],
-    ["div.math", "Equation"],
-    ["figure.rl-figure > a.image-reference", "Figure"],
-    ["div.sphx-glr-script-out pre", "Output"],
-    ["pre.rl-pre", "Output"],
-    ["div.highlight pre", "Code"],
+    ["div.rl-table-scroll", SAY.Table],
+    ["article .table-wrapper", SAY.Table],
+    ["div.math", SAY.Equation],
+    ["figure.rl-figure > a.image-reference", SAY.Figure],
+    ["div.sphx-glr-script-out pre", SAY.Output],
+    ["pre.rl-pre", SAY.Output],
+    ["div.highlight pre", SAY.Code],
   ];
 
   const clean = (node) => (node ? node.textContent.replace(/[\s¶]+/g, " ").trim() : "");
@@ -29,11 +50,11 @@
   // The caption, else the nearest heading above the box (a result's title or the section's).
   function nameOf(box, kind) {
     const caption = clean(box.querySelector("caption"));
-    if (caption) return `${kind}: ${caption}`;
+    if (caption) return SAY.captioned(kind, caption);
     const above = Array.from(document.querySelectorAll("article :is(h1, h2, h3, h4, p.rl-heading)"))
       .filter((h) => h.compareDocumentPosition(box) & Node.DOCUMENT_POSITION_FOLLOWING)
       .at(-1);
-    return `${kind} under "${clean(above) || document.title}"`;
+    return SAY.under(kind, clean(above) || document.title);
   }
 
   // A header that repeats in its table ("ratio" after "at spec" and after "at achievable")
@@ -73,9 +94,9 @@
     button.setAttribute("aria-expanded", String(open));
     button.textContent = open
       ? named
-        ? "Show only the first, the last and the rows the text names"
-        : `Show only the first ${KEEP_HEAD} and last ${KEEP_TAIL} rows`
-      : `Show the ${hidden.length} rows between (all ${rows.length})`;
+        ? SAY.named
+        : SAY.ends(KEEP_HEAD, KEEP_TAIL)
+      : SAY.between(hidden.length, rows.length);
     button.addEventListener("click", () => {
       table.dataset.rlUnfolded = open ? "0" : "1";
       fold(table, true);
