@@ -176,8 +176,13 @@ show(page.disaggregation_section(setup, balance))
 # --------------------------
 #
 # A GPU-hour costs the same whatever the GPU does, so a token's price is the hour's over
-# the tokens it serves: :math:`\$/\text{M} = \text{price} / 3600 / (\text{tokens/s per GPU})
-# \times 10^6`. Decode's rate grows with the batch until the memory wall; the table sets
+# the tokens it serves,
+#
+# .. math::
+#
+#    \$/\text{M} = \frac{\text{price}}{3600 \times \text{tokens/s per GPU}} \times 10^6.
+#
+# Decode's rate grows with the batch until the memory wall; the table sets
 # the model beside a mixture of experts (a dense model beside Qwen3-30B-A3B; a mixture
 # beside Llama-3-8B), each on the GPUs that hold it, at the datasheet's roofs: these are
 # the lowest prices the hardware allows, not what an engine reaches.
