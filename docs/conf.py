@@ -57,6 +57,9 @@ extensions = [
 ]
 
 root_doc = "index"
+# The Chinese edition's catalogs (docs/_ext/i18n.py), named here because Sphinx loads the
+# theme's words (locale/zh_CN/LC_MESSAGES/sphinx.po) before any extension is set up.
+locale_dirs = ["locale"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_lectures/*.ipynb"]
 nitpicky = True
 # Quotes and ellipses become typographic, but "--" stays "--": flags such as --png

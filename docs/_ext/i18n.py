@@ -36,6 +36,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
 from sphinx.config import Config
+from sphinx.locale import _ as sphinx_gettext
 from sphinx.util import logging
 from sphinx.util.nodes import extract_messages
 
@@ -324,15 +325,45 @@ def share_outputs(outdir: Path, english: Path) -> set[str]:
     return shared
 
 
-def link_shared(page: Path, shared: set[str]) -> None:
-    """Point a Chinese page's links to shared figures and downloads one level up."""
+#: Words furo writes into every page without gettext (a label, a link, an icon's title);
+#: the Chinese pages take theirs from ``sphinx.po``, where furo's translatable words are.
+FIXED_CHROME = (
+    "Skip to content",
+    "Toggle site navigation sidebar",
+    "Toggle table of contents sidebar",
+    "Toggle Light / Dark / Auto color theme",
+    "Menu",
+    "Expand",
+    "Light mode",
+    "Dark mode",
+    "Auto light/dark, in light mode",
+    "Auto light/dark, in dark mode",
+)
+_CHROME = re.compile(
+    r'(?<=>)(\s*)({0})(?=\s*<)|(?<=aria-label=")({0})(?=")'.format(
+        "|".join(map(re.escape, FIXED_CHROME))
+    )
+)
+_NAV_LABEL = re.compile(r'(?<=aria-label=")Toggle navigation of ([^"]*)(?=")')
+
+
+def translate_chrome(text: str, gettext: Callable[[str], str]) -> str:
+    """A Chinese page with furo's fixed English words (FIXED_CHROME and the label of each
+    navigation fold, "Toggle navigation of <title>") put in `gettext`'s words."""
+    text = _CHROME.sub(lambda m: (m[1] or "") + gettext(m[2] or m[3]), text)
+    return _NAV_LABEL.sub(lambda m: gettext("Toggle navigation of %s") % m[1], text)
+
+
+def rewrite_page(page: Path, shared: set[str], gettext: Callable[[str], str]) -> None:
+    """A Chinese page's links to shared figures and downloads one level up, and furo's
+    fixed words in Chinese."""
     text = page.read_text(encoding="utf-8")
 
     def up(match: re.Match[str]) -> str:
         ups, target = match.groups()
         return f"../{ups}{target}" if target in shared else match.group(0)
 
-    new = _OUTPUT_LINK.sub(up, text)
+    new = translate_chrome(_OUTPUT_LINK.sub(up, text), gettext)
     if new != text:
         page.write_text(new, encoding="utf-8")
 
@@ -347,9 +378,8 @@ def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
     for name in SHARED_ROOT_FILES:
         (outdir / name).unlink(missing_ok=True)
     shared = share_outputs(outdir, outdir.parent)
-    if shared:
-        for page in outdir.rglob("*.html"):
-            link_shared(page, shared)
+    for page in outdir.rglob("*.html"):
+        rewrite_page(page, shared, sphinx_gettext)
     fix_stemmer(outdir / "_static" / "language_data.js")
 
 

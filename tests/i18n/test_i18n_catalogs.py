@@ -259,8 +259,39 @@ def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: P
         '<a href="../_images/only-zh.png">',
         encoding="utf-8",
     )
-    i18n.link_shared(page, {"_images/same.png"})
+    i18n.rewrite_page(page, {"_images/same.png"}, lambda word: word)
     assert page.read_text(encoding="utf-8") == (
         '<img src="../../_images/same.png" srcset="../../_images/same.png, '
         '../_images/other.png 2x"><a href="../_images/only-zh.png">'
     )
+
+
+# ---------------------------------------------------------------------------
+# The theme's own words
+
+
+def test_furos_fixed_words_are_put_in_the_catalogs_words() -> None:
+    page = (
+        '<a class="skip-to-content muted-link" href="#main">\n  Skip to content\n</a>'
+        '<label aria-label="Toggle site navigation sidebar"></label>'
+        "<svg><title>Auto light/dark, in dark mode</title></svg>"
+        '<input aria-label="Toggle navigation of 概念 &amp; 公式">'
+        "<p>Menu and Expand stay English inside a sentence.</p>"
+    )
+    assert i18n.translate_chrome(page, lambda w: f"<<{w}>>") == (
+        '<a class="skip-to-content muted-link" href="#main">\n  <<Skip to content>>\n</a>'
+        '<label aria-label="<<Toggle site navigation sidebar>>"></label>'
+        "<svg><title><<Auto light/dark, in dark mode>></title></svg>"
+        '<input aria-label="<<Toggle navigation of 概念 &amp; 公式>>">'
+        "<p>Menu and Expand stay English inside a sentence.</p>"
+    )
+
+
+def test_sphinx_po_translates_every_fixed_word() -> None:
+    from babel.messages.pofile import read_po
+
+    with (MESSAGES / "sphinx.po").open("rb") as handle:
+        words = {m.id: m.string for m in read_po(handle) if m.id}
+    for word in (*i18n.FIXED_CHROME, "Toggle navigation of %s", "Back to top", "Next"):
+        assert words.get(word), f"sphinx.po has no Chinese for {word!r}"
+    assert "%s" in words["Toggle navigation of %s"]
