@@ -376,7 +376,7 @@ def test_any_table_model_and_flags(run: tuple) -> None:
     for intensity, side, ridge in claims:
         shown = round(intensity)
         assert {"above": shown > ridge, "below": shown < ridge, "at": shown == ridge}[side]
-    m = re.search(r"Compute-bound operators \((\w+)[^)]*\) take ([\d.]+)%", said(text))
+    m = re.search(r"Compute-bound operators \((\w+)[^)]*\) take (?:under )?([\d.]+)%", said(text))
     none = "No operator that moves bytes is compute-bound" in said(text)
     assert none != bool(m) and (none or m.group(1) != "none"), said(text)
     assert model_row.name in text and f"batch {argv[argv.index('--batch') + 1]}" in text.replace(
