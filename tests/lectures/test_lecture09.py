@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, lecture_path, quick_measuring_run, run_lecture
+from conftest import REPO, lecture_path, quick_measuring_run
 
 from common.files import results
 from common.measure import caches, machine
@@ -191,18 +191,3 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
         assert names[-1] == "DRAM"
         assert names[:-1] == [f"L{k}" for k in range(1, len(names))]
     assert h["compute_roof_flops_per_s"] > 1e6
-
-
-def test_bad_flag_is_one_line() -> None:
-    proc = run_lecture("09", "--bogus")
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "error" in lines[0] and "--bogus" in lines[0]
-
-
-def test_help_explains_every_flag() -> None:
-    proc = run_lecture("09", "--help")
-    assert proc.returncode == 0
-    for flag in ("--quick", "--png", "--outdir", "--results"):
-        assert flag in proc.stdout
