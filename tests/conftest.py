@@ -8,6 +8,7 @@ records every JavaScript error and every request that leaves 127.0.0.1.
 
 from __future__ import annotations
 
+import ast
 import functools
 import http.server
 import importlib.util
@@ -56,6 +57,27 @@ def sphinx(src: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]
     """``sphinx -W -q ARGS src out``, finished."""
     command = [sys.executable, "-m", "sphinx", "-W", "-q", *args, str(src), str(out)]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def conf_value(name: str) -> object:
+    """A literal assigned in docs/conf.py (read, not imported: conf.py sets env variables)."""
+    tree = ast.parse((REPO / "docs" / "conf.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise LookupError(name)
+
+
+def selected(request: pytest.FixtureRequest, test: str, param: str, same: Any = None) -> list:
+    """The `param` of every collected (and selected) case of `test` in the requesting module
+    (and class `same`, when given): what a fixture that runs every case at once must run."""
+    return [
+        item.callspec.params[param]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == test
+        and item.module is request.module
+        and (same is None or item.cls is same)
+    ]
 
 
 # A lecture run in this process (runpy) finds its first line, ``import _course``, as a

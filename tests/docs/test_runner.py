@@ -8,7 +8,6 @@ Throughout: no request leaves 127.0.0.1 and no console error appears.
 
 from __future__ import annotations
 
-import ast
 import re
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import conf_value
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
@@ -37,15 +37,6 @@ H200_BF16_PEAK = 989e12
 # Google Cloud TPU v5e documentation: 394 TOPS int8, 819 GB/s (the table's 8.2e11 B/s).
 V5E_INT8_PEAK = 394e12
 V5E_BANDWIDTH = 8.2e11
-
-
-def conf_value(name: str) -> object:
-    """A literal assigned in docs/conf.py (read, not imported)."""
-    tree = ast.parse((REPO / "docs" / "conf.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise LookupError(name)
 
 
 def panel_lectures() -> dict[str, tuple[str, ...]]:

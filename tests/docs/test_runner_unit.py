@@ -8,7 +8,6 @@ a terminal prints for the same command and the same hardware table, byte for byt
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import os
@@ -21,6 +20,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import conf_value
 from docutils import nodes
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,17 +34,6 @@ TABLE = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8")
 # datasheet, H100 SXM: 989 TFLOPS dense BF16, 3.35 TB/s HBM3).
 H100_BF16_PEAK = 989e12
 H100_BANDWIDTH = 3.35e12
-
-
-def conf_value(name: str) -> object:
-    """A literal assigned in docs/conf.py (read, not imported: conf.py sets env variables)."""
-    tree = ast.parse((REPO / "docs" / "conf.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    raise LookupError(name)
 
 
 # The panels' configuration, from what each lecture declares (as docs/conf.py reads it).

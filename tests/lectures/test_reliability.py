@@ -40,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import LECTURES, REPO, default_signals, lecture_path, run_lecture
+from conftest import LECTURES, REPO, default_signals, lecture_path, run_lecture, selected
 
 from common.files import results
 from common.measure import machine
@@ -368,12 +368,7 @@ def _run_case(case: Case, folder: Path) -> Outcome:
 @pytest.fixture(scope="module")
 def outcomes(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Outcome]:
     """Run every selected case at once (WORKERS at a time); keyed by case id."""
-    wanted = [
-        item.callspec.params["case"]
-        for item in request.session.items
-        if getattr(item, "originalname", "") == "test_bad_input"
-        and item.module.__name__ == __name__
-    ]
+    wanted = selected(request, "test_bad_input", "case")
     folders = {case.id: tmp_path_factory.mktemp(case.id[:40]) for case in wanted}
     with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
         futures = {case.id: pool.submit(_run_case, case, folders[case.id]) for case in wanted}
