@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,29 +112,45 @@ def default_signals() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
-def run_lecture(
-    name: str | Path,
+def run_python(
     *args: str,
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
-    python: str = sys.executable,
     timeout: float = 120,
-    python_flags: tuple[str, ...] = (),
-) -> subprocess.CompletedProcess[str]:
-    """Run a lecture script with the test's interpreter; returns the finished process."""
-    script = name if isinstance(name, Path) else lecture_path(name)
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("ROOFLINE_TRACEBACK", None)
-    full_env.pop("ROOFLINE_HTML", None)  # a lecture run by a test is a terminal run
+    text: bool = True,
+    **popen: Any,
+) -> subprocess.CompletedProcess:
+    """``python ARGS`` with the test's interpreter, finished, its output captured. The
+    environment is the test's plus `env`, less $ROOFLINE_TRACEBACK and $ROOFLINE_HTML unless
+    `env` sets them: a child run by a test is a terminal run."""
+    base = {k: v for k, v in os.environ.items() if k not in ("ROOFLINE_TRACEBACK", "ROOFLINE_HTML")}
     return subprocess.run(
-        [python, *python_flags, str(script), *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd or REPO,
-        env=full_env,
-        timeout=timeout,
-        check=False,
+        [sys.executable, *args], capture_output=True, text=text, cwd=cwd or REPO,
+        env={**base, **(env or {})}, timeout=timeout, check=False, **popen,
+    )  # fmt: skip
+
+
+def run_lecture(
+    name: str | Path,
+    *args: str,
+    python_flags: tuple[str, ...] = (),
+    **kwargs: Any,
+) -> subprocess.CompletedProcess[str]:
+    """Run a lecture script (a Path, or the start of its name) as `run_python` does."""
+    script = name if isinstance(name, Path) else lecture_path(name)
+    return run_python(*python_flags, str(script), *args, **kwargs)
+
+
+def demo_script(folder: Path, body: str) -> Path:
+    """folder/lectures/99_demo.py: a lecture-like script, the bootstrap and then `body`."""
+    script = folder / "lectures" / "99_demo.py"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(
+        f"import os\nimport sys\nsys.path.insert(0, {str(REPO)!r})\n"
+        "from common.shell import boot\n\nboot.start()\n" + textwrap.dedent(body),
+        encoding="utf-8",
     )
+    return script
 
 
 def quiet_run(name: str, *args: str) -> str:

@@ -75,14 +75,7 @@ OPTION_LINE = re.compile(r"^\s{2}(?:-\w, )?(--[a-z][\w-]*)(?:[ =]([A-Z][A-Z_]*))
 
 
 def _read_lecture(path: Path) -> Lecture:
-    proc = subprocess.run(
-        [sys.executable, str(path), "--help"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    proc = run_lecture(path, "--help", env={"COLUMNS": "200"})
     assert proc.returncode == 0, proc.stderr
     flags = {}
     for line in proc.stdout.splitlines():
@@ -529,14 +522,7 @@ def test_a_symlinked_script_runs_on_bare_python_from_anywhere(tmp_path: Path) ->
     (tmp_path / "02.py").symlink_to(lecture_path("02"))
     (tmp_path / "lectures").symlink_to(LECTURES)
     for script in (tmp_path / "02.py", tmp_path / "lectures" / lecture_path("06").name):
-        proc = subprocess.run(
-            [sys.executable, "-S", str(script)],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            timeout=60,
-            check=False,
-        )
+        proc = run_lecture(script, python_flags=("-S",), cwd=tmp_path, timeout=60)
         assert proc.returncode == 0, proc.stderr
         assert "ridge" in proc.stdout.lower()
 
@@ -551,9 +537,7 @@ def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> No
     (other / "lectures").mkdir()
     link = other / "lectures" / lecture_path("02").name
     link.symlink_to(lecture_path("02"))
-    proc = subprocess.run(
-        [sys.executable, str(link)], capture_output=True, text=True, timeout=60, check=False
-    )
+    proc = run_lecture(link, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "wrong checkout" not in proc.stderr
 
@@ -576,14 +560,7 @@ def test_an_absurd_peak_is_named_in_one_line(literal: str, tmp_path: Path) -> No
     match = H100_PEAK_RE.search(text)
     assert match, "H100 bf16 peak not found in hw_specs.py"
     specs.write_text(text[: match.start(2)] + literal + text[match.end(2) :], encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
+    proc = run_lecture(script, cwd=tmp_path, timeout=60)
     assert proc.returncode == 1
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr
