@@ -114,19 +114,20 @@ def default_signals() -> None:
 
 def run_python(
     *args: str,
-    env: dict[str, str] | None = None,
+    env: dict[str, str | None] | None = None,
     cwd: Path | None = None,
     timeout: float = 120,
     text: bool = True,
     **popen: Any,
 ) -> subprocess.CompletedProcess:
     """``python ARGS`` with the test's interpreter, finished, its output captured. The
-    environment is the test's plus `env`, less $ROOFLINE_TRACEBACK and $ROOFLINE_HTML unless
-    `env` sets them: a child run by a test is a terminal run."""
-    base = {k: v for k, v in os.environ.items() if k not in ("ROOFLINE_TRACEBACK", "ROOFLINE_HTML")}
+    environment is the test's with `env` (a None value unsets), less $ROOFLINE_TRACEBACK and
+    $ROOFLINE_HTML unless `env` sets them: a child run by a test is a terminal run."""
+    full = {**os.environ, "ROOFLINE_TRACEBACK": None, "ROOFLINE_HTML": None, **(env or {})}
     return subprocess.run(
         [sys.executable, *args], capture_output=True, text=text, cwd=cwd or REPO,
-        env={**base, **(env or {})}, timeout=timeout, check=False, **popen,
+        env={k: v for k, v in full.items() if v is not None}, timeout=timeout, check=False,
+        **popen,
     )  # fmt: skip
 
 

@@ -7,13 +7,12 @@ the ones inside functions), so an upward import hidden in a function body is fou
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
+from conftest import run_python
 
 REPO = Path(__file__).resolve().parents[1]
 COMMON = REPO / "common"
@@ -154,21 +153,10 @@ def test_formulas_and_tables_import_only_formulas_and_tables(name: str) -> None:
         assert in_layer(dep, allowed), f"{name} imports {dep}"
 
 
-def python(
-    *args: str, cwd: Path = REPO, pythonpath: bool = True
-) -> subprocess.CompletedProcess[str]:
+def python(*args: str, cwd: Path = REPO, pythonpath: bool = True) -> CompletedProcess[str]:
     """Run this interpreter with `args`; PYTHONPATH is the repository unless told otherwise."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if pythonpath:
-        env["PYTHONPATH"] = str(REPO)
-    return subprocess.run(
-        [sys.executable, *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=60,
-        check=False,
+    return run_python(
+        *args, cwd=cwd, timeout=60, env={"PYTHONPATH": str(REPO) if pythonpath else None}
     )
 
 

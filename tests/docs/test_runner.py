@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import conf_value
+from conftest import conf_value, run_python
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
@@ -323,14 +321,7 @@ def terminal_error(table: str, tmp_path: Path) -> str:
     shutil.copy(REPO / "lectures" / "02_roofline_basics.py", work / "lectures")
     shutil.copy(REPO / "lectures" / "_course.py", work / "lectures")  # its first line
     (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-S", "lectures/02_roofline_basics.py"],
-        capture_output=True,
-        text=True,
-        cwd=work,
-        timeout=60,
-        check=False,
-    )
+    proc = run_python("-S", "lectures/02_roofline_basics.py", cwd=work, timeout=60)
     assert proc.returncode == 1
     return proc.stderr
 
