@@ -159,25 +159,3 @@ def test_malformed_sweep_is_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
     assert len(skipped) == 1 and "malformed" in skipped[0]
-
-
-def test_without_matplotlib_is_one_line(tmp_path: Path) -> None:
-    hide = tmp_path / "hide"
-    hide.mkdir()
-    (hide / "sitecustomize.py").write_text(
-        "import sys\nsys.modules['matplotlib'] = None  # as if it were not installed\n",
-        encoding="utf-8",
-    )
-    outdir = tmp_path / "figs"
-    proc = run_lecture(
-        "04",
-        "--outdir",
-        str(outdir),
-        "--results",
-        str(tmp_path / "r"),
-        env={"PYTHONPATH": str(hide)},
-    )
-    assert proc.returncode == 1
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "matplotlib is not installed" in proc.stderr
-    assert not outdir.exists()

@@ -281,6 +281,11 @@ def _cases_for(lecture: Lecture) -> list[Case]:
         png = ["--png"] if lecture.has("--png") else []
         for label, (make, words) in OUTDIR_PATHS.items():
             cases.append(Case(lecture, label, lambda d, m=make: [*png, "--outdir", m(d)], 2, words))
+    elif lecture.has("--outdir"):  # it only draws: without matplotlib, one line and status 1
+        cases.append(
+            Case(lecture, "without-matplotlib", lambda d: ["--outdir", _figures(d)], 1,
+                 "matplotlib is not installed", hide_matplotlib=True)
+        )  # fmt: skip
     if lecture.has("--png"):
         cases.append(
             Case(lecture, "outdir-without-png", lambda d: ["--outdir", str(d)], 2, "only used with")
@@ -324,7 +329,7 @@ class Outcome:
     proc: subprocess.CompletedProcess[str]
     before: dict[str, str]
     after: dict[str, str]
-    figures: list[str]
+    figures: list[str] | None  # None: the figure folder was not made
 
 
 def _hide_matplotlib(folder: Path) -> Path:
@@ -354,7 +359,7 @@ def _run_case(case: Case, folder: Path) -> Outcome:
     except subprocess.TimeoutExpired:  # this case fails alone, the others still run
         proc = subprocess.CompletedProcess(command, -1, "", f"timed out after {CASE_TIMEOUT_S} s")
     figures = Path(_figures(folder))
-    drawn = sorted(p.name for p in figures.iterdir()) if figures.is_dir() else []
+    drawn = sorted(p.name for p in figures.iterdir()) if figures.is_dir() else None
     return Outcome(proc, before, _hashes(folder), drawn)
 
 
@@ -395,7 +400,8 @@ def test_bad_input(case: Case, outcomes: dict[str, Outcome]) -> None:
     if proc.returncode == 2:
         assert proc.stdout == "" or case.hide_matplotlib  # refused before any work
     if case.hide_matplotlib:
-        assert "PNG skipped" in proc.stdout and outcome.figures == []
+        assert outcome.figures is None
+        assert ("PNG skipped" in proc.stdout) == case.lecture.has("--png")
     if case.label == "bare-python" and proc.returncode == 1:
         assert "No module named" in lines[0] and "needs the course's packages" in lines[0]
     # Nothing written, nothing changed: the results file (and every other file) by sha256.
