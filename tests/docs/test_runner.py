@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 LECTURE_02 = "auto_lectures/02_roofline_basics.html"
+LECTURE_11 = "auto_lectures/11_predict_and_check.html"
 READY_MS = 120_000  # generous: the 5 s target is benchmarks/bench_runner.py's job
 
 if TYPE_CHECKING:
@@ -512,4 +513,19 @@ def test_the_serving_lectures_redraw_their_figure(
         assert values == sorted(values, reverse=not grows), name
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     panel.root.screenshot(path=str(SCREENSHOTS / f"runner_{stem[:2]}_chart.png"))
+    check(visit)
+
+
+def test_lecture_11_reruns_with_a_slower_a100(visit: Visitor) -> None:
+    page = visit.open(LECTURE_11)
+    panel = Panel(page, ".rl-runner")
+    out = " ".join(panel.run().split())
+    # The published 63.17 ms prefill against the spec prediction, and all four cases longer.
+    assert "4 of 4 measurements take longer than the spec prediction" in out
+    assert "63.17 ms" in out
+    panel.edit("A100 40GB SXM", "312e12", "31.2e12")  # ten times slower compute
+    panel.edit("A100 40GB SXM", "1555e9", "155.5e9")  # and memory
+    out = " ".join(panel.run().split())
+    assert "0 of 4 measurements take longer than the spec prediction" in out
+    assert "utilisation above 100%" in out
     check(visit)
