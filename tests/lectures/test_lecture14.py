@@ -3,10 +3,8 @@ flags and their one-line errors."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from conftest import quiet_run, run_lecture
+from conftest import quiet_run
 
 LECTURE = "14"
 
@@ -59,12 +57,6 @@ def test_other_models_run() -> None:
     for model in ("deepseek-v3", "qwen3-30b-a3b", "llama-3-70b"):
         out = quiet_run(LECTURE, "--model", model, "--batch", "4", "--prompt", "1024")
         assert "5. DeepSeek's published day" in out
-
-
-def test_runs_from_another_folder(tmp_path: Path) -> None:
-    proc = run_lecture(LECTURE, "--prompt", "512", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_reason_prints_only_with_the_verdict_it_explains() -> None:
