@@ -246,18 +246,6 @@ def test_runs_on_a_bare_interpreter_quickly(tmp_path: Path, output: str) -> None
     assert list(tmp_path.iterdir()) == []  # wrote nothing
 
 
-def test_png_without_matplotlib_is_skipped_with_one_line(tmp_path: Path) -> None:
-    outdir = tmp_path / "figs"
-    proc = run_lecture(
-        LECTURE, "--png", "--outdir", str(outdir), cwd=tmp_path, python_flags=("-S",)
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    skipped = [line for line in proc.stdout.splitlines() if "PNG skipped" in line]
-    assert len(skipped) == 1 and "matplotlib" in skipped[0]
-    assert not (outdir / "02_roofline.png").exists()
-
-
 def _one_line_error(proc, status: int | None = None) -> str:
     assert proc.returncode != 0
     if status is not None:

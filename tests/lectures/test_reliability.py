@@ -401,7 +401,8 @@ def test_bad_input(case: Case, outcomes: dict[str, Outcome]) -> None:
         assert proc.stdout == "" or case.hide_matplotlib  # refused before any work
     if case.hide_matplotlib:
         assert outcome.figures is None
-        assert ("PNG skipped" in proc.stdout) == case.lecture.has("--png")
+        skipped = [line for line in proc.stdout.splitlines() if "PNG skipped" in line]
+        assert len(skipped) == case.lecture.has("--png") and all("matplotlib" in s for s in skipped)
     if case.label == "bare-python" and proc.returncode == 1:
         assert "No module named" in lines[0] and "needs the course's packages" in lines[0]
     # Nothing written, nothing changed: the results file (and every other file) by sha256.
