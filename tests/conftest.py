@@ -8,6 +8,7 @@ records every JavaScript error and every request that leaves 127.0.0.1.
 
 from __future__ import annotations
 
+import ast
 import functools
 import http.server
 import importlib.util
@@ -16,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,6 +60,27 @@ def sphinx(src: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
 
+def conf_value(name: str) -> object:
+    """A literal assigned in docs/conf.py (read, not imported: conf.py sets env variables)."""
+    tree = ast.parse((REPO / "docs" / "conf.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise LookupError(name)
+
+
+def selected(request: pytest.FixtureRequest, test: str, param: str, same: Any = None) -> list:
+    """The `param` of every collected (and selected) case of `test` in the requesting module
+    (and class `same`, when given): what a fixture that runs every case at once must run."""
+    return [
+        item.callspec.params[param]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == test
+        and item.module is request.module
+        and (same is None or item.cls is same)
+    ]
+
+
 # A lecture run in this process (runpy) finds its first line, ``import _course``, as a
 # script does: Python puts a script's folder on sys.path.
 if str(LECTURES) not in sys.path:
@@ -89,29 +112,46 @@ def default_signals() -> None:
         signal.signal(signum, signal.SIG_DFL)
 
 
+def run_python(
+    *args: str,
+    env: dict[str, str | None] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120,
+    text: bool = True,
+    **popen: Any,
+) -> subprocess.CompletedProcess:
+    """``python ARGS`` with the test's interpreter, finished, its output captured. The
+    environment is the test's with `env` (a None value unsets), less $ROOFLINE_TRACEBACK and
+    $ROOFLINE_HTML unless `env` sets them: a child run by a test is a terminal run."""
+    full = {**os.environ, "ROOFLINE_TRACEBACK": None, "ROOFLINE_HTML": None, **(env or {})}
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=text, cwd=cwd or REPO,
+        env={k: v for k, v in full.items() if v is not None}, timeout=timeout, check=False,
+        **popen,
+    )  # fmt: skip
+
+
 def run_lecture(
     name: str | Path,
     *args: str,
-    env: dict[str, str] | None = None,
-    cwd: Path | None = None,
-    python: str = sys.executable,
-    timeout: float = 120,
     python_flags: tuple[str, ...] = (),
+    **kwargs: Any,
 ) -> subprocess.CompletedProcess[str]:
-    """Run a lecture script with the test's interpreter; returns the finished process."""
+    """Run a lecture script (a Path, or the start of its name) as `run_python` does."""
     script = name if isinstance(name, Path) else lecture_path(name)
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("ROOFLINE_TRACEBACK", None)
-    full_env.pop("ROOFLINE_HTML", None)  # a lecture run by a test is a terminal run
-    return subprocess.run(
-        [python, *python_flags, str(script), *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd or REPO,
-        env=full_env,
-        timeout=timeout,
-        check=False,
+    return run_python(*python_flags, str(script), *args, **kwargs)
+
+
+def demo_script(folder: Path, body: str) -> Path:
+    """folder/lectures/99_demo.py: a lecture-like script, the bootstrap and then `body`."""
+    script = folder / "lectures" / "99_demo.py"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(
+        f"import os\nimport sys\nsys.path.insert(0, {str(REPO)!r})\n"
+        "from common.shell import boot\n\nboot.start()\n" + textwrap.dedent(body),
+        encoding="utf-8",
     )
+    return script
 
 
 def quiet_run(name: str, *args: str) -> str:

@@ -7,13 +7,13 @@ the ones inside functions), so an upward import hidden in a function body is fou
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 import textwrap
+import time
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
+from conftest import run_python
 
 REPO = Path(__file__).resolve().parents[1]
 COMMON = REPO / "common"
@@ -154,21 +154,10 @@ def test_formulas_and_tables_import_only_formulas_and_tables(name: str) -> None:
         assert in_layer(dep, allowed), f"{name} imports {dep}"
 
 
-def python(
-    *args: str, cwd: Path = REPO, pythonpath: bool = True
-) -> subprocess.CompletedProcess[str]:
+def python(*args: str, cwd: Path = REPO, pythonpath: bool = True) -> CompletedProcess[str]:
     """Run this interpreter with `args`; PYTHONPATH is the repository unless told otherwise."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if pythonpath:
-        env["PYTHONPATH"] = str(REPO)
-    return subprocess.run(
-        [sys.executable, *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=60,
-        check=False,
+    return run_python(
+        *args, cwd=cwd, timeout=60, env={"PYTHONPATH": str(REPO) if pythonpath else None}
     )
 
 
@@ -220,10 +209,16 @@ def bare_lectures() -> list[str]:
 
 @pytest.mark.parametrize("lecture", bare_lectures())
 def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_path: Path) -> None:
-    proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
-    assert proc.returncode == 0, proc.stderr
+    """...and quickly: the faster of two runs (a busy machine may slow one) under 2 s."""
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
+        best = min(best, time.perf_counter() - start)
+        assert proc.returncode == 0, proc.stderr
     assert "ridge" in proc.stdout.lower()
     assert list(tmp_path.iterdir()) == []  # nothing written where it ran
+    assert best < 2.0, f"{lecture} took {best:.2f} s"
 
 
 # The names the CS349E lecture script (02_roofline_basics.py) imports from its three

@@ -8,20 +8,19 @@ Throughout: no request leaves 127.0.0.1 and no console error appears.
 
 from __future__ import annotations
 
-import ast
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import conf_value, run_python
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 LECTURE_02 = "auto_lectures/02_roofline_basics.html"
+LECTURE_11 = "auto_lectures/11_predict_and_check.html"
 READY_MS = 120_000  # generous: the 5 s target is benchmarks/bench_runner.py's job
 
 if TYPE_CHECKING:
@@ -37,15 +36,6 @@ H200_BF16_PEAK = 989e12
 # Google Cloud TPU v5e documentation: 394 TOPS int8, 819 GB/s (the table's 8.2e11 B/s).
 V5E_INT8_PEAK = 394e12
 V5E_BANDWIDTH = 8.2e11
-
-
-def conf_value(name: str) -> object:
-    """A literal assigned in docs/conf.py (read, not imported)."""
-    tree = ast.parse((REPO / "docs" / "conf.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == name for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise LookupError(name)
 
 
 def panel_lectures() -> dict[str, tuple[str, ...]]:
@@ -332,14 +322,7 @@ def terminal_error(table: str, tmp_path: Path) -> str:
     shutil.copy(REPO / "lectures" / "02_roofline_basics.py", work / "lectures")
     shutil.copy(REPO / "lectures" / "_course.py", work / "lectures")  # its first line
     (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-S", "lectures/02_roofline_basics.py"],
-        capture_output=True,
-        text=True,
-        cwd=work,
-        timeout=60,
-        check=False,
-    )
+    proc = run_python("-S", "lectures/02_roofline_basics.py", cwd=work, timeout=60)
     assert proc.returncode == 1
     return proc.stderr
 
@@ -530,4 +513,19 @@ def test_the_serving_lectures_redraw_their_figure(
         assert values == sorted(values, reverse=not grows), name
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     panel.root.screenshot(path=str(SCREENSHOTS / f"runner_{stem[:2]}_chart.png"))
+    check(visit)
+
+
+def test_lecture_11_reruns_with_a_slower_a100(visit: Visitor) -> None:
+    page = visit.open(LECTURE_11)
+    panel = Panel(page, ".rl-runner")
+    out = " ".join(panel.run().split())
+    # The published 63.17 ms prefill against the spec prediction, and all four cases longer.
+    assert "4 of 4 measurements take longer than the spec prediction" in out
+    assert "63.17 ms" in out
+    panel.edit("A100 40GB SXM", "312e12", "31.2e12")  # ten times slower compute
+    panel.edit("A100 40GB SXM", "1555e9", "155.5e9")  # and memory
+    out = " ".join(panel.run().split())
+    assert "0 of 4 measurements take longer than the spec prediction" in out
+    assert "utilisation above 100%" in out
     check(visit)

@@ -8,7 +8,6 @@ a terminal prints for the same command and the same hardware table, byte for byt
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import os
@@ -21,6 +20,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import conf_value
 from docutils import nodes
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,17 +34,6 @@ TABLE = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8")
 # datasheet, H100 SXM: 989 TFLOPS dense BF16, 3.35 TB/s HBM3).
 H100_BF16_PEAK = 989e12
 H100_BANDWIDTH = 3.35e12
-
-
-def conf_value(name: str) -> object:
-    """A literal assigned in docs/conf.py (read, not imported: conf.py sets env variables)."""
-    tree = ast.parse((REPO / "docs" / "conf.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            return ast.literal_eval(node.value)
-    raise LookupError(name)
 
 
 # The panels' configuration, from what each lecture declares (as docs/conf.py reads it).
@@ -61,6 +50,14 @@ def clean_env() -> dict[str, str]:
     for key in ("COLUMNS", "LINES", "PYTHONPATH"):
         env.pop(key, None)
     return env
+
+
+def bare(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """``python -S ARGS`` (no site-packages, as in the browser) in a clean environment."""
+    return subprocess.run(
+        [sys.executable, "-S", *args], capture_output=True, text=True,
+        env={**clean_env(), **(env or {})}, **{"timeout": 60, "check": False, **kwargs},
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -92,15 +89,8 @@ def harness_runs(course: Path, *requests: dict, tmp: Path) -> list[dict]:
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(course, work)
-    proc = subprocess.run(
-        [sys.executable, "-S", "-c", DRIVER, str(HARNESS), str(work)],
-        input="".join(json.dumps(r) + "\n" for r in requests),
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        timeout=180,
-        check=False,
-    )
+    lines = "".join(json.dumps(r) + "\n" for r in requests)
+    proc = bare("-c", DRIVER, str(HARNESS), str(work), input=lines, timeout=180)
     assert proc.returncode == 0, proc.stderr
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
@@ -117,15 +107,7 @@ def terminal(course: Path, table: str, argv: list[str], tmp: Path) -> subprocess
     shutil.copytree(course, work)
     (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
     command = ["-m", "common.exercises", *argv[1:]] if argv[0] == "common.exercises" else argv
-    return subprocess.run(
-        [sys.executable, "-S", *command],
-        capture_output=True,
-        text=True,
-        cwd=work,
-        env=clean_env(),
-        timeout=120,
-        check=False,
-    )
+    return bare(*command, cwd=work, timeout=120)
 
 
 def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]:
@@ -168,15 +150,7 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
         "    importlib.import_module(name)\n"
         "print('numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-S", "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=course,
-        env=clean_env(),
-        timeout=60,
-        check=False,
-    )
+    proc = bare("-c", code, cwd=course)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["False", "False"]
     for stem in LECTURES:
@@ -248,14 +222,7 @@ def test_configured_lectures_and_exercises_exist() -> None:
 
 def help_default(stem: str, flag: str) -> str:
     """The default a lecture's --help states for a flag, e.g. '(default: h100)'."""
-    proc = subprocess.run(
-        [sys.executable, "-S", str(lecture(stem)), "--help"],
-        capture_output=True,
-        text=True,
-        env={**clean_env(), "COLUMNS": "1000"},
-        timeout=60,
-        check=True,
-    )
+    proc = bare(str(lecture(stem)), "--help", env={"COLUMNS": "1000"}, check=True)
     entries = re.split(r"\n  (?=-)", proc.stdout)  # one entry per option, wrapped lines too
     entry = next(e for e in entries if e.startswith(f"{flag} ")).split()
     return re.search(r"\(default: ([^);]+)", " ".join(entry)).group(1)
@@ -452,14 +419,7 @@ def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:
         "harness.warm_up(['common.shell.cli', 'common.no_such_module', 'common.hw_specs'])\n"
         "print(sorted(m for m in sys.modules if m in ('common.shell.cli', 'common.hw_specs')))\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-S", "-c", code, str(HARNESS), str(course)],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        timeout=60,
-        check=False,
-    )
+    proc = bare("-c", code, str(HARNESS), str(course))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['common.hw_specs', 'common.shell.cli']"
 
@@ -506,14 +466,7 @@ def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> Non
         "import mod, pkg\n"
         "print(mod.f(), pkg.VALUE, mod.__file__.endswith('.pyc'))\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-S", "-c", code, str(HARNESS), str(source), str(target)],
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        timeout=60,
-        check=False,
-    )
+    proc = bare("-c", code, str(HARNESS), str(source), str(target))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["(3, 2)", "42 inner True"]
     with zipfile.ZipFile(target) as archive:

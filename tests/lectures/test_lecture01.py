@@ -302,22 +302,6 @@ def test_a_stop_mid_run_keeps_the_previous_file(signum: int, tmp_path: Path) -> 
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_bad_flag_gives_one_line(tmp_path: Path) -> None:
-    proc = run_lecture("01", "--bogus", cwd=tmp_path, timeout=60)
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "error" in lines[0] and "--bogus" in lines[0]
-    assert list(tmp_path.iterdir()) == []  # nothing written
-
-
-def test_help_lists_the_flags(tmp_path: Path) -> None:
-    proc = run_lecture("01", "--help", cwd=tmp_path, timeout=60)
-    assert proc.returncode == 0 and proc.stderr == ""
-    for flag in ("--results", "--quick", "--help"):
-        assert flag in proc.stdout
-
-
 def test_a_480_mib_cache_stays_within_the_budget(tmp_path: Path) -> None:
     """A machine reporting 480 MiB (faked): sizes from the budget, sentences for the cache."""
     path = tmp_path / "machine.json"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
@@ -247,31 +246,6 @@ def test_runs_on_a_bare_interpreter_quickly(tmp_path: Path, output: str) -> None
     assert list(tmp_path.iterdir()) == []  # wrote nothing
 
 
-def test_png_is_written_into_outdir(tmp_path: Path) -> None:
-    if importlib.util.find_spec("matplotlib") is None:
-        pytest.skip("matplotlib is not installed")
-    outdir = tmp_path / "figs"
-    proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    png = outdir / "02_roofline.png"
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert png.stat().st_size > 10_000
-    assert f"saved figure: {png}" in proc.stdout
-    assert sorted(p.name for p in outdir.iterdir()) == ["02_roofline.png"]
-
-
-def test_png_without_matplotlib_is_skipped_with_one_line(tmp_path: Path) -> None:
-    outdir = tmp_path / "figs"
-    proc = run_lecture(
-        LECTURE, "--png", "--outdir", str(outdir), cwd=tmp_path, python_flags=("-S",)
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    skipped = [line for line in proc.stdout.splitlines() if "PNG skipped" in line]
-    assert len(skipped) == 1 and "matplotlib" in skipped[0]
-    assert not (outdir / "02_roofline.png").exists()
-
-
 def _one_line_error(proc, status: int | None = None) -> str:
     assert proc.returncode != 0
     if status is not None:
@@ -280,20 +254,6 @@ def _one_line_error(proc, status: int | None = None) -> str:
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     return lines[0]
-
-
-def test_bad_flag_is_a_one_line_usage_error() -> None:
-    proc = run_lecture(LECTURE, "--pngg")
-    line = _one_line_error(proc, status=2)
-    assert "--pngg" in line and "error" in line
-    assert proc.stdout == ""
-
-
-def test_help_names_the_flags() -> None:
-    proc = run_lecture(LECTURE, "--help")
-    assert proc.returncode == 0
-    assert "--png" in proc.stdout and "--outdir" in proc.stdout
-    assert "Roofline basics" in proc.stdout
 
 
 def test_unwritable_outdir_is_a_one_line_error(tmp_path: Path) -> None:

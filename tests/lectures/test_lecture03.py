@@ -185,22 +185,6 @@ def test_without_a_probe_it_calibrates_quickly(tmp_path: Path) -> None:
     assert len(sweep["rows"]) == 9
 
 
-@pytest.mark.parametrize("value", ["0", "-3", "nan", "lots"])
-def test_bad_budget_is_one_line(value: str, tmp_path: Path) -> None:
-    proc = run_lecture("03", "--budget-gib", value, "--results", str(tmp_path / "r.json"))
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "--budget-gib" in proc.stderr
-    assert not (tmp_path / "r.json").exists()
-
-
-def test_help() -> None:
-    proc = run_lecture("03", "--help")
-    assert proc.returncode == 0
-    assert "--budget-gib" in proc.stdout and "--results" in proc.stdout
-
-
 def test_no_batch_beats_its_bound(run: tuple[str, dict, float]) -> None:
     """The roofs are raised to what the sweep reached: no row is above 100% of its bound."""
     out, sweep, _ = run

@@ -5,7 +5,6 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-import pytest
 from conftest import run_lecture
 
 from common.files import results
@@ -160,43 +159,3 @@ def test_malformed_sweep_is_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
     assert len(skipped) == 1 and "malformed" in skipped[0]
-
-
-def test_unwritable_outdir_is_one_line(tmp_path: Path) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a folder", encoding="utf-8")
-    proc = run_lecture("04", "--outdir", str(blocker / "figs"), "--results", str(tmp_path / "r"))
-    assert proc.returncode != 0
-    assert proc.stdout == ""
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "figure folder" in proc.stderr and "Traceback" not in proc.stderr
-
-
-def test_without_matplotlib_is_one_line(tmp_path: Path) -> None:
-    hide = tmp_path / "hide"
-    hide.mkdir()
-    (hide / "sitecustomize.py").write_text(
-        "import sys\nsys.modules['matplotlib'] = None  # as if it were not installed\n",
-        encoding="utf-8",
-    )
-    outdir = tmp_path / "figs"
-    proc = run_lecture(
-        "04",
-        "--outdir",
-        str(outdir),
-        "--results",
-        str(tmp_path / "r"),
-        env={"PYTHONPATH": str(hide)},
-    )
-    assert proc.returncode == 1
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "matplotlib is not installed" in proc.stderr
-    assert not outdir.exists()
-
-
-@pytest.mark.parametrize("args", [("--budget-gib", "0"), ("--colour", "red")])
-def test_bad_flags_are_one_line(args: tuple[str, ...], tmp_path: Path) -> None:
-    proc = run_lecture("04", *args, "--outdir", str(tmp_path / "figs"))
-    assert proc.returncode == 2
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "figs").exists()

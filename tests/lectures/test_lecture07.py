@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from conftest import quiet_run, run_lecture
@@ -73,25 +72,3 @@ def test_fp8_cache_halves_the_kv_per_token() -> None:
     proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16")
     assert proc.returncode == 0, proc.stderr
     assert printed(proc.stdout, "KV cache per token:") == "64.00 KiB"
-
-
-def test_png_is_written_into_outdir(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
-    outdir = tmp_path / "figs"
-    proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), "--model", "llama-3-70b")
-    assert proc.returncode == 0, proc.stderr  # nothing fits: the figure still draws
-    png = outdir / "07_memory_ledger.png"
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
-    assert f"saved figure: {png}" in proc.stdout
-    assert sorted(p.name for p in outdir.iterdir()) == ["07_memory_ledger.png"]
-
-
-def test_help_and_a_bad_value() -> None:
-    proc = run_lecture(LECTURE, "--help")
-    assert proc.returncode == 0
-    for flag in ("--model", "--chip", "--context", "--batch", "--png", "--outdir"):
-        assert flag in proc.stdout
-    proc = run_lecture(LECTURE, "--context", "9000")
-    assert proc.returncode != 0 and proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "exceeds Llama-3-8B's window of 8192 tokens" in lines[0]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from conftest import quiet_run, run_lecture
@@ -48,28 +47,6 @@ def test_70b_kv_heads() -> None:
     proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key)
     assert proc.returncode == 0, proc.stderr
     assert "64 KV heads store x8.00 the KV cache of 8" in " ".join(proc.stdout.split())
-
-
-def test_png_is_written_into_outdir(tmp_path: Path) -> None:
-    outdir = tmp_path / "figs"
-    proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), "--chip", "b200")
-    assert proc.returncode == 0, proc.stderr
-    png = outdir / "08_decode_throughput.png"
-    assert png.is_file() and png.stat().st_size > 10_000
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert f"saved figure: {png}" in proc.stdout
-    assert sorted(p.name for p in outdir.iterdir()) == ["08_decode_throughput.png"]
-
-
-def test_help_and_a_bad_value() -> None:
-    proc = run_lecture(LECTURE, "--help")
-    assert proc.returncode == 0
-    for flag in ("--model", "--chip", "--weights", "--kv", "--png", "--outdir"):
-        assert flag in proc.stdout
-    proc = run_lecture(LECTURE, "--weights", "fp7")
-    assert proc.returncode != 0 and proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "unknown weight precision 'fp7'" in lines[0]
 
 
 def test_a_one_token_context_prints_no_zero_and_no_plural() -> None:

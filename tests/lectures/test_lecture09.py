@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, lecture_path, quick_measuring_run, run_lecture
+from conftest import lecture_path, quick_measuring_run, run_python
 
 from common.files import results
 from common.measure import caches, machine
@@ -168,14 +166,7 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
         f"sys.argv = [{str(script)!r}, '--quick', '--results', {str(results_path)!r}]\n"
         f"runpy.run_path({str(script)!r}, run_name='__main__')\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=240,
-        check=False,
-    )
+    proc = run_python("-c", code, timeout=240)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "cache sizes: unknown" in out
@@ -191,18 +182,3 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
         assert names[-1] == "DRAM"
         assert names[:-1] == [f"L{k}" for k in range(1, len(names))]
     assert h["compute_roof_flops_per_s"] > 1e6
-
-
-def test_bad_flag_is_one_line() -> None:
-    proc = run_lecture("09", "--bogus")
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "error" in lines[0] and "--bogus" in lines[0]
-
-
-def test_help_explains_every_flag() -> None:
-    proc = run_lecture("09", "--help")
-    assert proc.returncode == 0
-    for flag in ("--quick", "--png", "--outdir", "--results"):
-        assert flag in proc.stdout

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import quick_measuring_run, run_lecture
+from conftest import quick_measuring_run
 from edit_battery import contradictions
 from strategies import SHIPPED, patched_hardware, scale_chip
 from strategies import run_lecture as run_in_process
@@ -225,44 +225,6 @@ def test_figures_plot_their_data() -> None:
     assert list(lines["tiled, measured"].get_ydata()) == [2.0, 8.0]
     assert list(lines["F / P (both kernels)"].get_ydata()) == [0.5, 2.0]
     assert list(lines["D / beta, tiled"].get_ydata()) == [0.01, 0.04]
-
-
-@pytest.mark.parametrize(
-    "flags",
-    [["--bogus"], ["--quick", "extra"], ["--outdir"], ["--results"]],
-)
-def test_bad_flags_are_one_line_and_exit_2(flags: list[str]) -> None:
-    proc = run_lecture("10", *flags, timeout=60)
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "error" in proc.stderr
-
-
-def test_an_unwritable_figure_folder_fails_before_any_work(tmp_path: Path) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a folder")
-    proc = run_lecture("10", "--png", "--outdir", str(blocker), timeout=60)
-    assert proc.returncode != 0
-    assert proc.stdout == ""
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert "figure folder" in proc.stderr
-
-
-def test_help() -> None:
-    proc = run_lecture("10", "--help", timeout=60)
-    assert proc.returncode == 0
-    for flag in ("--quick", "--png", "--outdir", "--results"):
-        assert flag in proc.stdout
-
-
-def test_budget_flags_are_offered_and_checked(tmp_path: Path) -> None:
-    proc = run_lecture("10", "--help")
-    assert proc.returncode == 0
-    assert "--memory-limit" in proc.stdout and "--time-limit" in proc.stdout
-    bad = run_lecture("10", "--memory-limit", "0", "--results", str(tmp_path / "r.json"))
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
-    assert "memory-limit" in bad.stderr and not (tmp_path / "r.json").exists()
 
 
 def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(

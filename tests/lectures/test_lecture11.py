@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -218,7 +217,7 @@ def edited_run(tmp_path: Path, factor: float) -> str:
         number = old.split("(")[-1].rstrip(",")
         text = text.replace(old, old.replace(number, repr(float(number) * factor)), 1)
     specs.write_text(text, encoding="utf-8")
-    proc = run_lecture(tmp_path / "lectures" / "11_predict_and_check.py", python=sys.executable)
+    proc = run_lecture(tmp_path / "lectures" / "11_predict_and_check.py")
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

@@ -161,13 +161,6 @@ def test_the_ledger_names_are_the_traces_annotations(run: tuple[str, Path]) -> N
     assert sum(e["name"] == "decode" for e in events if e.get("ph") == "X") == STEPS
 
 
-def test_bare_python_help_names_the_flags() -> None:
-    proc = run_lecture(LECTURE, "--help", python=sys.executable, python_flags=("-S",))
-    assert proc.returncode == 0
-    for flag in ("--quick", "--outdir", "--shrink", "--time-limit", "--memory-limit"):
-        assert flag in proc.stdout
-
-
 # ---------------------------------------------------------------------------
 # Bad input and budgets (issue 34): one line each, and the memory budget holds
 # ---------------------------------------------------------------------------

@@ -3,10 +3,8 @@ flags and their one-line errors."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from conftest import quiet_run, run_lecture
+from conftest import quiet_run
 
 LECTURE = "14"
 
@@ -59,42 +57,6 @@ def test_other_models_run() -> None:
     for model in ("deepseek-v3", "qwen3-30b-a3b", "llama-3-70b"):
         out = quiet_run(LECTURE, "--model", model, "--batch", "4", "--prompt", "1024")
         assert "5. DeepSeek's published day" in out
-
-
-def test_png_is_written_into_outdir(tmp_path: Path) -> None:
-    outdir = tmp_path / "figs"
-    proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), "--batch", "16")
-    assert proc.returncode == 0, proc.stderr
-    png = outdir / "14_cost_per_token.png"
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
-    assert f"saved figure: {png}" in proc.stdout
-
-
-@pytest.mark.parametrize(
-    ("argv", "says"),
-    [
-        (("--price", "-1"), "argument --price: expected a positive finite number"),
-        (("--budget", "64"), "argument --budget: 64 must exceed --batch (64)"),
-        (("--prompt", "8000", "--output", "512"), "past Llama-3-8B's window of 8192"),
-        (("--batch", "500", "--budget", "4096"), "500 sequences of 2,304 tokens do not fit"),
-        (("--model", "gpt-5"), "unknown model 'gpt-5'"),
-    ],
-)
-def test_bad_flags_are_one_line(argv: tuple[str, ...], says: str) -> None:
-    proc = run_lecture(LECTURE, *argv)
-    assert proc.returncode == 2 and proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and says in lines[0], proc.stderr
-
-
-def test_help_and_another_folder(tmp_path: Path) -> None:
-    proc = run_lecture(LECTURE, "--help")
-    assert proc.returncode == 0
-    for flag in ("--model", "--chip", "--price", "--prompt", "--output", "--batch", "--png"):
-        assert flag in proc.stdout
-    proc = run_lecture(LECTURE, "--prompt", "512", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_reason_prints_only_with_the_verdict_it_explains() -> None:

@@ -15,6 +15,11 @@ The cases run in parallel, before the first of them is checked. After the table
 come the cases that need a process of their own: two writers saving sections of
 one results file, Ctrl-C during ``import numpy``, output piped into ``head``,
 symbolic links to a script or to ``lectures/``, and a broken hardware table.
+
+Last, one table a kind of each lecture's own command line: --help names every flag
+its ``make_parser()`` declares (read unrun) and the words listed; each bad value of
+`BAD` is one line naming the fault (``{tmp}`` in a row is the run's folder, ``{file}`` a
+file there, in the way of a folder); --png writes the lecture's figure, and nothing else.
 """
 
 from __future__ import annotations
@@ -35,10 +40,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import LECTURES, REPO, default_signals, lecture_path
+from conftest import LECTURES, REPO, default_signals, lecture_path, run_lecture, selected
 
 from common.files import results
 from common.measure import machine
+from common.shell import interface
 
 PATH_METAVARS = ("FILE", "DIR")
 HUGE = "1" * 300  # was an OverflowError traceback in lecture 06
@@ -69,14 +75,7 @@ OPTION_LINE = re.compile(r"^\s{2}(?:-\w, )?(--[a-z][\w-]*)(?:[ =]([A-Z][A-Z_]*))
 
 
 def _read_lecture(path: Path) -> Lecture:
-    proc = subprocess.run(
-        [sys.executable, str(path), "--help"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    proc = run_lecture(path, "--help", env={"COLUMNS": "200"})
     assert proc.returncode == 0, proc.stderr
     flags = {}
     for line in proc.stdout.splitlines():
@@ -278,10 +277,17 @@ def _cases_for(lecture: Lecture) -> list[Case]:
                         words,
                     )
                 )
+    reads = lecture.has("--results") and not lecture.saves
     if lecture.has("--outdir"):
         png = ["--png"] if lecture.has("--png") else []
         for label, (make, words) in OUTDIR_PATHS.items():
             cases.append(Case(lecture, label, lambda d, m=make: [*png, "--outdir", m(d)], 2, words))
+    if lecture.has("--outdir") and not lecture.has("--png") and reads:  # a reader that
+        # always draws (04): without matplotlib, one line, status 1 and no figure folder
+        cases.append(
+            Case(lecture, "without-matplotlib", lambda d: ["--outdir", _figures(d)], 1,
+                 "matplotlib is not installed", hide_matplotlib=True)
+        )  # fmt: skip
     if lecture.has("--png"):
         cases.append(
             Case(lecture, "outdir-without-png", lambda d: ["--outdir", str(d)], 2, "only used with")
@@ -325,7 +331,7 @@ class Outcome:
     proc: subprocess.CompletedProcess[str]
     before: dict[str, str]
     after: dict[str, str]
-    figures: list[str]
+    figures: list[str] | None  # None: the figure folder was not made
 
 
 def _hide_matplotlib(folder: Path) -> Path:
@@ -355,19 +361,14 @@ def _run_case(case: Case, folder: Path) -> Outcome:
     except subprocess.TimeoutExpired:  # this case fails alone, the others still run
         proc = subprocess.CompletedProcess(command, -1, "", f"timed out after {CASE_TIMEOUT_S} s")
     figures = Path(_figures(folder))
-    drawn = sorted(p.name for p in figures.iterdir()) if figures.is_dir() else []
+    drawn = sorted(p.name for p in figures.iterdir()) if figures.is_dir() else None
     return Outcome(proc, before, _hashes(folder), drawn)
 
 
 @pytest.fixture(scope="module")
 def outcomes(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, Outcome]:
     """Run every selected case at once (WORKERS at a time); keyed by case id."""
-    wanted = [
-        item.callspec.params["case"]
-        for item in request.session.items
-        if getattr(item, "originalname", "") == "test_bad_input"
-        and item.module.__name__ == __name__
-    ]
+    wanted = selected(request, "test_bad_input", "case")
     folders = {case.id: tmp_path_factory.mktemp(case.id[:40]) for case in wanted}
     with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
         futures = {case.id: pool.submit(_run_case, case, folders[case.id]) for case in wanted}
@@ -401,7 +402,9 @@ def test_bad_input(case: Case, outcomes: dict[str, Outcome]) -> None:
     if proc.returncode == 2:
         assert proc.stdout == "" or case.hide_matplotlib  # refused before any work
     if case.hide_matplotlib:
-        assert "PNG skipped" in proc.stdout and outcome.figures == []
+        assert outcome.figures is None
+        skipped = [line for line in proc.stdout.splitlines() if "PNG skipped" in line]
+        assert len(skipped) == case.lecture.has("--png") and all("matplotlib" in s for s in skipped)
     if case.label == "bare-python" and proc.returncode == 1:
         assert "No module named" in lines[0] and "needs the course's packages" in lines[0]
     # Nothing written, nothing changed: the results file (and every other file) by sha256.
@@ -528,14 +531,7 @@ def test_a_symlinked_script_runs_on_bare_python_from_anywhere(tmp_path: Path) ->
     (tmp_path / "02.py").symlink_to(lecture_path("02"))
     (tmp_path / "lectures").symlink_to(LECTURES)
     for script in (tmp_path / "02.py", tmp_path / "lectures" / lecture_path("06").name):
-        proc = subprocess.run(
-            [sys.executable, "-S", str(script)],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            timeout=60,
-            check=False,
-        )
+        proc = run_lecture(script, python_flags=("-S",), cwd=tmp_path, timeout=60)
         assert proc.returncode == 0, proc.stderr
         assert "ridge" in proc.stdout.lower()
 
@@ -550,9 +546,7 @@ def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> No
     (other / "lectures").mkdir()
     link = other / "lectures" / lecture_path("02").name
     link.symlink_to(lecture_path("02"))
-    proc = subprocess.run(
-        [sys.executable, str(link)], capture_output=True, text=True, timeout=60, check=False
-    )
+    proc = run_lecture(link, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "wrong checkout" not in proc.stderr
 
@@ -575,16 +569,134 @@ def test_an_absurd_peak_is_named_in_one_line(literal: str, tmp_path: Path) -> No
     match = H100_PEAK_RE.search(text)
     assert match, "H100 bf16 peak not found in hw_specs.py"
     specs.write_text(text[: match.start(2)] + literal + text[match.end(2) :], encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
-    )
+    proc = run_lecture(script, cwd=tmp_path, timeout=60)
     assert proc.returncode == 1
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert "H100 SXM bf16 peak FLOP/s must be between" in lines[0]
     assert repr(float(literal)) in lines[0]
+
+
+# ---------------------------------------------------------------------------
+# Each lecture's own command line: --help, bad values, --png
+# ---------------------------------------------------------------------------
+#: Words a lecture's --help says beyond its flags; the flags each run it under.
+HELP_WORDS = {"02": ("Roofline basics",), "06": ("llama-3-70b",), "13": ("deepseek-v3",)}
+HELP_PYTHON_FLAGS = {"12": ("-S",)}  # lecture 12 explains itself without torch or numpy
+
+
+@pytest.mark.parametrize("path", [lec.path for lec in ALL], ids=[lec.name for lec in ALL])
+def test_help_names_every_declared_flag(path: Path, tmp_path: Path) -> None:
+    name = path.stem[:2]
+    proc = run_lecture(
+        path, "--help", cwd=tmp_path, timeout=60, python_flags=HELP_PYTHON_FLAGS.get(name, ())
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    for flag in (
+        *interface.flag_actions(interface.declared_parser(path)),
+        *HELP_WORDS.get(name, ()),
+    ):
+        assert flag in proc.stdout, f"{path.name} --help: {flag}"
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+#: (lecture, arguments, exit status (None: any failure), words in the one line on stderr)
+BAD = [
+    ("01", ["--bogus"], 2, "error: unrecognized arguments: --bogus"),
+    ("02", ["--pngg"], 2, "error: unrecognized arguments: --pngg"),
+    *[("03", ["--budget-gib", v, "--results", "{tmp}/r.json"], 2, "--budget-gib")
+      for v in ("0", "-3", "nan", "lots")],
+    ("04", ["--budget-gib", "0", "--outdir", "{tmp}/figs"], 2, "--budget-gib"),
+    ("04", ["--colour", "red", "--outdir", "{tmp}/figs"], 2, "--colour"),
+    ("04", ["--outdir", "{file}/figs", "--results", "{tmp}/r"], None, "figure folder"),
+    ("05", ["--chip", "x100"], None, "unknown chip 'x100'; choose one of: a100, h100"),
+    ("05", ["--precision", "fp8"], None,
+     "A100 40GB SXM has no 'fp8' peak; choose one of: bf16, int8"),
+    ("05", ["--chip", "tpu-v5e", "--precision", "nvfp4"], None, "choose one of: bf16, int8"),
+    ("06", ["--model", "gpt-5"], None, "choose one of: llama-2-7b, llama-3-8b, llama-3-70b"),
+    ("06", ["--chip", "tpu"], None, "choose one of: a100, h100"),
+    ("06", ["--precision", "nvfp4"], None,
+     "H100 SXM has no 'nvfp4' peak; choose one of: bf16, fp8, int8"),
+    ("06", ["--chip", "a100", "--precision", "fp8"], None, "no 'fp8' peak"),
+    ("06", ["--precision", "fp64"], None, "unknown precision 'fp64'"),
+    ("06", ["--weights", "fp7"], None, "unknown weight precision 'fp7'; choose one of: bf16"),
+    ("06", ["--kv", "int3"], None, "unknown KV-cache precision 'int3'; choose one of: bf16"),
+    ("06", ["--context", "0"], None, "expected a positive integer"),
+    ("06", ["--context", "lots"], None, "expected a positive integer"),
+    ("06", ["--context", "9000"], None, "exceeds Llama-3-8B's window of 8192 tokens"),
+    ("06", ["--model", "llama-2-7b", "--context", "4097"], None, "window of 4096 tokens"),
+    ("06", ["--batch", "0"], None, "expected a positive integer"),
+    ("06", ["--batch", "1.5"], None, "expected a positive integer"),
+    ("06", ["--frobnicate"], None, "unrecognized arguments"),
+    ("06", ["--png", "--outdir", "{file}"], None, "figure folder"),
+    ("07", ["--context", "9000"], None, "exceeds Llama-3-8B's window of 8192 tokens"),
+    ("08", ["--weights", "fp7"], None, "unknown weight precision 'fp7'"),
+    ("09", ["--bogus"], 2, "error: unrecognized arguments: --bogus"),
+    ("10", ["--bogus"], 2, "error"),
+    ("10", ["--quick", "extra"], 2, "error"),
+    ("10", ["--outdir"], 2, "error"),
+    ("10", ["--results"], 2, "error"),
+    ("10", ["--png", "--outdir", "{file}"], None, "figure folder"),
+    ("10", ["--memory-limit", "0", "--results", "{tmp}/r.json"], 2, "memory-limit"),
+    ("13", ["--model", "llama-3-8b"], None,
+     "choose one of: mixtral-8x7b, qwen3-30b-a3b, deepseek-v3"),
+    ("13", ["--chip", "tpu"], None, "unknown chip 'tpu'"),
+    ("13", ["--precision", "fp64"], None, "unknown precision 'fp64'"),
+    ("13", ["--chip", "a100", "--precision", "fp8"], None, "no 'fp8' peak"),
+    ("13", ["--ep", "0"], None, "expected a positive integer"),
+    ("13", ["--ep", "3"], None, "3 GPUs cannot share DeepSeek-V3's 256 experts evenly"),
+    ("13", ["--model", "mixtral-8x7b", "--ep", "16"], None, "choose one of: 1, 2, 4, 8"),
+    ("13", ["--context", "200000"], None, "exceeds DeepSeek-V3's window of 163840 tokens"),
+    ("13", ["--batch", "0"], None, "expected a positive integer"),
+    ("13", ["--frobnicate"], None, "unrecognized arguments"),
+    ("14", ["--price", "-1"], 2, "argument --price: expected a positive finite number"),
+    ("14", ["--budget", "64"], 2, "argument --budget: 64 must exceed --batch (64)"),
+    ("14", ["--prompt", "8000", "--output", "512"], 2, "past Llama-3-8B's window of 8192"),
+    ("14", ["--batch", "500", "--budget", "4096"], 2, "500 sequences of 2,304 tokens do not fit"),
+    ("14", ["--model", "gpt-5"], 2, "unknown model 'gpt-5'"),
+]  # fmt: skip
+
+
+def _fill(text: str, tmp: Path) -> str:
+    return text.format(tmp=tmp, file=tmp / "a-file")
+
+
+@pytest.mark.parametrize(("name", "args", "status", "says"), BAD, ids=lambda v: str(v))
+def test_a_bad_value_is_one_line(
+    name: str, args: list[str], status: int | None, says: str, tmp_path: Path
+) -> None:
+    (tmp_path / "a-file").write_text("not a folder\n", encoding="utf-8")
+    proc = run_lecture(name, *(_fill(a, tmp_path) for a in args), cwd=tmp_path, timeout=60)
+    assert proc.returncode == status if status else proc.returncode != 0
+    assert proc.stdout == "" and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and _fill(says, tmp_path) in lines[0], proc.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["a-file"]  # nothing written
+
+
+#: (lecture, arguments beside --png --outdir, the figures it writes)
+PNG = [
+    ("02", [], ["02_roofline.png"]),
+    ("05", ["--results", "{tmp}/x"], ["05_operator_rooflines.png"]),
+    ("06", ["--chip", "b200"], ["06_prefill_decode_roofline.png"]),
+    ("07", ["--model", "llama-3-70b"], ["07_memory_ledger.png"]),  # nothing fits: still drawn
+    ("08", ["--chip", "b200"], ["08_decode_throughput.png"]),
+    ("13", [], ["13_moe_throughput.png"]),
+    ("14", ["--batch", "16"], ["14_cost_per_token.png"]),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "figures"), PNG, ids=[r[0] for r in PNG])
+def test_png_is_written_into_outdir(
+    name: str, args: list[str], figures: list[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    outdir = tmp_path / "figs"
+    args = [_fill(a, tmp_path) for a in args]
+    proc = run_lecture(name, "--png", "--outdir", str(outdir), *args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for figure in figures:
+        png = outdir / figure
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+        assert f"saved figure: {png}" in proc.stdout
+    assert sorted(p.name for p in outdir.iterdir()) == figures

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+from fakes import FakeClock
 
 from common.measure import attention
 
@@ -139,16 +140,8 @@ def test_relative_error() -> None:
 # ---------------------------------------------------------------------------
 # Timing helpers, driven by a fake clock
 # ---------------------------------------------------------------------------
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_best_times_alternates_kernels_and_keeps_the_fastest() -> None:
-    clock, calls = FakeClock(), []
+    clock, calls = FakeClock(start=0.0), []
     durations = {"a": iter([2.0, 2.0]), "b": iter([5.0, 1.0])}
 
     def kernel(name: str):

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_python
 
 from common.measure import budget
 from common.measure.budget import Budget
@@ -79,11 +80,7 @@ def test_a_failed_allocation_is_one_line_and_keeps_the_results(tmp_path: Path) -
     results = tmp_path / "machine.json"
     results.write_text('{"kept": "as it was"}\n', encoding="utf-8")
     lecture = str(REPO / "lectures" / "01_machine_probe.py")
-    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
-    done = subprocess.run(
-        [sys.executable, "-c", WRAPPER, lecture, "--quick", "--results", str(results)],
-        cwd=REPO, capture_output=True, text=True, env=env, timeout=120, check=False,
-    )  # fmt: skip
+    done = run_python("-c", WRAPPER, lecture, "--quick", "--results", str(results))
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
         "01_machine_probe.py: error: out of memory: Unable to allocate 5.96 GiB for an array "

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import pytest
 
 pytest.importorskip("matplotlib")
 
+from plots.figure_parts import annotation
+
 from common.plots import article, style
+from common.plots.article import MeasuredPoint, measured_points
 from common.tables.assumptions import ARTICLE_7B
 
 GIB = 2**30
-
-
-def text(ax, start: str):
-    return next(t for t in ax.texts if t.get_text().startswith(start))
 
 
 def test_local_roofline_annotations_stand_off_their_points(caught) -> None:
@@ -31,7 +31,7 @@ def test_local_roofline_annotations_stand_off_their_points(caught) -> None:
     article.local_roofline_figure("l.png", 1000e9, 50e9, points)
     fig = caught[0]
     ax = fig.axes[0]
-    p, ridge, beta = text(ax, "P = "), text(ax, "I* = "), text(ax, "beta = ")
+    p, ridge, beta = annotation(ax, "P = "), annotation(ax, "I* = "), annotation(ax, "beta = ")
     assert tuple(p.xyann) == (5, 4) and p.get_ha() == "left"
     assert tuple(ridge.xyann) == (4, 4)
     assert tuple(beta.xyann) == (-6, 6) and beta.get_ha() == "right" and beta.get_va() == "bottom"
@@ -74,7 +74,7 @@ def test_batch_sweep_band_label_legend_and_anomaly_labels(caught) -> None:
     article.batch_sweep_figure("b.png", ROWS, (2, 8))
     lat, tp = caught[0].axes[:2]
     for ax in (lat, tp):
-        label = text(ax, "I = I*")
+        label = annotation(ax, "I = I*")
         assert label.get_position() == pytest.approx((4.0, 0.97))
         assert label.get_transform() == ax.get_xaxis_transform()
         assert ax.get_legend()._loc == 4  # lower right
@@ -115,7 +115,7 @@ def test_memory_ledger_bars_sit_either_side_of_their_batch(caught) -> None:
     # 30%: 24 and 48 over 78 GiB; 4%: 1.04 x (13.04 + 24 x 2.5) = 75.9 fits, 48 does not
     assert len(hatched) == 1 + 2 + 1
     for axis in (ax, ax2):
-        budget = text(axis, "budget ")
+        budget = annotation(axis, "budget ")
         assert budget.get_position() == pytest.approx((-0.45, 78.0))
         assert budget.get_va() == "bottom"
     ooms = [t for t in ax.texts if t.get_text() == "OOM"]
@@ -133,10 +133,10 @@ def test_memory_ledger_headroom_is_over_the_budget_when_all_fit(caught) -> None:
 def test_speedup_region_labels_and_legend(caught) -> None:
     article.speedup_figure("s.png", lo=0.1, hi=10.0)
     (ax,) = caught[0].axes
-    assert text(ax, "memory-bound").get_position() == (0.07, 1.5)
-    compute = text(ax, "compute-bound")
+    assert annotation(ax, "memory-bound").get_position() == (0.07, 1.5)
+    compute = annotation(ax, "compute-bound")
     assert compute.get_position() == (12, 1.5) and compute.get_ha() == "right"
-    assert text(ax, "I = I*").get_position() == (1.04, 0.93)
+    assert annotation(ax, "I = I*").get_position() == (1.04, 0.93)
     assert ax.get_xlim() == pytest.approx((0.1, 10.0))
     spans = sorted((p.get_x(), p.get_x() + p.get_width()) for p in ax.patches)
     assert spans == [pytest.approx((0.1, 1.0)), pytest.approx((1.0, 10.0))]
@@ -154,7 +154,7 @@ def test_speedup_region_labels_and_legend(caught) -> None:
 def test_the_no_points_note_sits_top_left_in_axes_coordinates(caught) -> None:
     article.local_roofline_figure("l.png", 1000e9, 50e9, [])
     ax = caught[0].axes[0]
-    note = text(ax, "no measured operations")
+    note = annotation(ax, "no measured operations")
     assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
     assert (note.get_ha(), note.get_va()) == ("left", "top")
     # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
@@ -171,3 +171,48 @@ def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
     points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
     article.local_roofline_figure("l.png", 1000e9, 50e9, points)
     assert caught[1].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
+
+
+# ---------------------------------------------------------------------------
+# Lecture 01's operations as points: none hidden, bad rows counted
+# ---------------------------------------------------------------------------
+POINTS = [
+    MeasuredPoint("add", 1 / 12, 0.83e9, "memory"),
+    MeasuredPoint("add+relu 1 expr", 1 / 12, 0.79e9, "memory"),  # would sit under "add"
+    MeasuredPoint("GEMM", 256.0, 2.0e11, "compute"),
+]
+
+
+@pytest.fixture
+def axes(caught) -> Any:
+    """The axes of the figure drawn for POINTS."""
+    article.local_roofline_figure("roof.png", 2.35e11, 1.0e10, POINTS)
+    return caught[-1].axes[0]
+
+
+def test_points_are_drawn_at_their_numbers_and_none_hides_another(axes: Any) -> None:
+    marks = [ln for ln in axes.lines if ln.get_label()[:1].isdigit()]
+    assert [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in marks] == [
+        (p.intensity, p.flops_per_s / 1e9) for p in POINTS
+    ]
+    first, second, third = marks
+    assert second.get_markerfacecolor() == "none"  # a ring around the first point
+    assert second.get_markersize() > first.get_markersize()
+    assert third.get_markersize() == first.get_markersize()  # alone: a plain dot
+
+
+def test_good_rows_become_points_and_bad_rows_are_counted() -> None:
+    rows = [
+        {"name": "add", "intensity": 0.25, "achieved_flops_per_s": 2e9, "bound": "memory"},
+        {"name": "odd", "intensity": 4.0, "achieved_flops_per_s": 1e9, "bound": "sideways"},
+        {"name": "negative", "intensity": -1.0, "achieved_flops_per_s": 1e9},
+        {"name": "no rate", "intensity": 1.0},
+        "not a row",
+    ]
+    points, bad = measured_points(rows)
+    assert points == [
+        MeasuredPoint("add", 0.25, 2e9, "memory"),
+        MeasuredPoint("odd", 4.0, 1e9, "unknown"),
+    ]
+    assert bad == 3
+    assert measured_points([]) == ([], 0)

@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from plots.figure_parts import annotation, horizontal_at, vertical_at, xy
+
 from common.formulas.ledger import MemoryLedger
 from common.plots import article, style, transformer
 from common.tables.assumptions import ARTICLE_7B
@@ -21,26 +23,10 @@ from common.tables.assumptions import ARTICLE_7B
 GIB = 2**30
 
 
-def xy(ln) -> list[tuple[float, float]]:
-    return list(zip(map(float, ln.get_xdata()), map(float, ln.get_ydata()), strict=True))
-
-
 def ticks(ax, axis: str) -> list[tuple[float, str]]:
     values = ax.get_xticks() if axis == "x" else ax.get_yticks()
     labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
     return [(float(v), t.get_text()) for v, t in zip(values, labels, strict=True)]
-
-
-def vertical_at(ax) -> list[float]:
-    return [float(ln.get_xdata()[0]) for ln in ax.get_lines() if list(ln.get_ydata()) == [0, 1]]
-
-
-def horizontal_at(ax) -> list[float]:
-    return [float(ln.get_ydata()[0]) for ln in ax.get_lines() if list(ln.get_xdata()) == [0, 1]]
-
-
-def annotation(ax, start: str):
-    return next(t for t in ax.texts if t.get_text().startswith(start))
 
 
 # ---------------------------------------------------------------------------

@@ -12,26 +12,11 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from plots.figure_parts import horizontal_at, line, vertical_at, xy
+
 from common.plots import attention, style
 
 KIB = 1024.0
-
-
-def xy(ln) -> list[tuple[float, float]]:
-    return list(zip(map(float, ln.get_xdata()), map(float, ln.get_ydata()), strict=True))
-
-
-def by_label(ax, label: str):
-    return next(ln for ln in ax.get_lines() if ln.get_label() == label)
-
-
-def horizontal_at(ax) -> list[float]:
-    """y of every horizontal guide line (axhline: x data [0, 1] in axes coordinates)."""
-    return [float(ln.get_ydata()[0]) for ln in ax.get_lines() if list(ln.get_xdata()) == [0, 1]]
-
-
-def vertical_at(ax) -> list[float]:
-    return [float(ln.get_xdata()[0]) for ln in ax.get_lines() if list(ln.get_ydata()) == [0, 1]]
 
 
 @pytest.fixture
@@ -60,7 +45,7 @@ def test_traffic_is_in_megabytes_on_log_axes_that_run_upwards(traffic) -> None:
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_xlim() == pytest.approx((4 * KIB, 256 * KIB))
-    tiled = by_label(ax, "tiled (FlashAttention-2 loops)")
+    tiled = line(ax, "tiled (FlashAttention-2 loops)")
     assert xy(tiled) == [(x, y / 1e6) for x, y in zip(m, d, strict=True)]  # MB
     assert tiled.get_drawstyle() == "steps-post"
     assert "MB" in ax.get_ylabel() and "M_sm" in ax.get_xlabel()
@@ -70,8 +55,8 @@ def test_traffic_is_in_megabytes_on_log_axes_that_run_upwards(traffic) -> None:
 def test_traffic_figure_draws_naive_ideal_and_ridge_levels(traffic) -> None:
     fig, _, _ = traffic
     (ax,) = fig.axes
-    assert float(by_label(ax, "naive: S, P in HBM").get_ydata()[0]) == pytest.approx(400.0)
-    assert float(by_label(ax, "ideal minimum").get_ydata()[0]) == pytest.approx(8.0)
+    assert float(line(ax, "naive: S, P in HBM").get_ydata()[0]) == pytest.approx(400.0)
+    assert float(line(ax, "ideal minimum").get_ydata()[0]) == pytest.approx(8.0)
     # Ridges at F / I* in MB: 4e9 / 200 = 20 MB and 4e9 / 1000 = 4 MB.
     assert sorted(horizontal_at(ax)) == pytest.approx([4.0, 8.0, 20.0, 400.0])
     labels = [t.get_text() for t in ax.texts]
@@ -115,13 +100,13 @@ def test_kernel_times_by_data() -> None:
     )
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    assert xy(by_label(ax, "naive, measured")) == [(256, 1e-3), (1024, 2e-2), (4096, 5e-1)]
-    assert xy(by_label(ax, "tiled, measured")) == [(256, 2e-3), (1024, 1e-2), (4096, 1e-1)]
-    assert [y for _, y in xy(by_label(ax, "F / P (both kernels)"))] == [1e-4, 1e-3, 1e-2]
-    assert [y for _, y in xy(by_label(ax, "D / beta, naive"))] == [5e-4, 1e-2, 2e-1]
-    assert [y for _, y in xy(by_label(ax, "D / beta, tiled"))] == [1e-4, 1e-3, 5e-3]
-    assert by_label(ax, "naive, measured").get_color() == style.MEMORY_COLOR
-    assert by_label(ax, "tiled, measured").get_color() == style.COMPUTE_COLOR
+    assert xy(line(ax, "naive, measured")) == [(256, 1e-3), (1024, 2e-2), (4096, 5e-1)]
+    assert xy(line(ax, "tiled, measured")) == [(256, 2e-3), (1024, 1e-2), (4096, 1e-1)]
+    assert [y for _, y in xy(line(ax, "F / P (both kernels)"))] == [1e-4, 1e-3, 1e-2]
+    assert [y for _, y in xy(line(ax, "D / beta, naive"))] == [5e-4, 1e-2, 2e-1]
+    assert [y for _, y in xy(line(ax, "D / beta, tiled"))] == [1e-4, 1e-3, 5e-3]
+    assert line(ax, "naive, measured").get_color() == style.MEMORY_COLOR
+    assert line(ax, "tiled, measured").get_color() == style.COMPUTE_COLOR
     assert vertical_at(ax) == [1500.0]
     assert [float(t) for t in ax.get_xticks()] == [256, 1024, 4096]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["256", "1,024", "4,096"]

@@ -14,20 +14,14 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from plots.figure_parts import line, xy
+
 from common.plots import article, style, transformer
 from common.plots import hierarchy as hplots
 from common.plots import roofline as rplots
 from common.tables.assumptions import ARTICLE_7B
 
 GIB, GB = 2**30, 1e9
-
-
-def line(ax, label: str):
-    return next(ln for ln in ax.get_lines() if ln.get_label() == label)
-
-
-def xy(ln) -> list[tuple[float, float]]:
-    return list(zip(map(float, ln.get_xdata()), map(float, ln.get_ydata()), strict=True))
 
 
 def roof(i: float, peak: float, bw: float) -> float:

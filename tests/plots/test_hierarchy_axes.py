@@ -12,13 +12,11 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from plots.figure_parts import xy
+
 from common.plots import hierarchy as hplots
 
 KIB, MIB, GB = 1024.0, 1024.0**2, 1e9
-
-
-def xy(ln) -> list[tuple[float, float]]:
-    return list(zip(map(float, ln.get_xdata()), map(float, ln.get_ydata()), strict=True))
 
 
 def test_bandwidth_sweep_axes_plateaus_and_caches(caught) -> None:

@@ -37,16 +37,13 @@ def test_bars_and_curves_carry_the_given_times(monkeypatch, tmp_path: Path) -> N
     assert "spec ridge n = 214" in lines and not any("achievable ridge" in k for k in lines)
 
 
-def test_bars_sit_around_their_case_and_the_curve_is_in_ms_on_log_axes(monkeypatch) -> None:
-    kept: list = []
-    monkeypatch.setattr(pplots, "save_figure", lambda fig, path: kept.append(fig) or str(path))
+def test_bars_sit_around_their_case_and_the_curve_is_in_ms_on_log_axes(caught) -> None:
     cases = [pplots.CaseBars("a", 0.063, 0.045, 0.051), pplots.CaseBars("b", 0.022, 0.017, 0.019)]
     curve = pplots.OperatorCurve(
         "mm", [(1, 2e-4), (64, 3e-4)], [(1, 1e-4), (512, 3e-4)], [(1, 1.1e-4), (512, 4e-4)], 8, 16
     )
     pplots.predict_figure("f.png", cases, curve, "title")
-    fig = kept[0]
-    top, bottom = fig.axes
+    top, bottom = caught[0].axes
     bars = top.patches
     width = bars[0].get_width()
     # Three bars per case (measured, spec, achievable), side by side centred on the case.

@@ -11,16 +11,14 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from plots.figure_parts import xy
+
 from common.plots import roofline as rplots
 from common.plots import style
 
 H100 = ("H100", 989e12, 3.35e12)  # ridge 989 / 3.35 = 295.2 FLOP/B
 H200 = ("H200", 989e12, 4.8e12)  # same peak, ridge 206.0
 A100 = ("A100", 312e12, 1.555e12)  # ridge 200.6
-
-
-def xy(ln) -> list[tuple[float, float]]:
-    return list(zip(map(float, ln.get_xdata()), map(float, ln.get_ydata()), strict=True))
 
 
 def roof_lines(ax) -> list:

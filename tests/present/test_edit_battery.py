@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import selected
 from edit_battery import battery, contradictions, edited_source, table_figures
 
 REPO = Path(__file__).resolve().parents[2]
@@ -182,12 +183,7 @@ def test_the_reader_catches_a_wrong_direction() -> None:
 @pytest.fixture(scope="class")
 def outputs(request: pytest.FixtureRequest, tmp_path_factory) -> dict[str, str]:
     """The output of every selected edit of the requesting half, run in one copy of the course."""
-    wanted = [
-        item.callspec.params["name"]
-        for item in request.session.items
-        if getattr(item, "originalname", "") == "test_no_sentence_contradicts_its_numbers"
-        and item.cls is request.cls
-    ]
+    wanted = selected(request, "test_no_sentence_contradicts_its_numbers", "name", request.cls)
     root = course_copy(tmp_path_factory.mktemp("course"))
     return {name: run_course(root, EDITS[name]) for name in wanted}
 

@@ -12,11 +12,10 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import default_signals
+from conftest import default_signals, demo_script, run_python
 
 from common.shell import boot, cli
 
@@ -206,31 +205,8 @@ def test_the_default_results_path_is_checked_too(
 # ---------------------------------------------------------------------------
 # The bootstrap, in a child Python: one-line errors, Ctrl-C, closed pipes
 # ---------------------------------------------------------------------------
-def _script(tmp_path: Path, body: str) -> Path:
-    """A lecture-like script: the bootstrap, then `body`."""
-    script = tmp_path / "lectures" / "99_demo.py"
-    script.parent.mkdir(exist_ok=True)
-    script.write_text(
-        "import os\nimport sys\n"
-        f"sys.path.insert(0, {str(REPO)!r})\n"
-        "from common.shell import boot\n\nboot.start()\n" + textwrap.dedent(body),
-        encoding="utf-8",
-    )
-    return script
-
-
-def _run(script: Path, **kwargs) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != boot.TRACEBACK_ENV}
-    return subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-        preexec_fn=default_signals,
-        **kwargs,
-    )
+def _run(script: Path) -> subprocess.CompletedProcess[str]:
+    return run_python(str(script), timeout=60, preexec_fn=default_signals)
 
 
 @pytest.mark.parametrize(
@@ -244,7 +220,7 @@ def _run(script: Path, **kwargs) -> subprocess.CompletedProcess[str]:
 def test_errors_are_one_line_with_status_1(
     tmp_path: Path, body: str, status: int, words: str
 ) -> None:
-    proc = _run(_script(tmp_path, body))
+    proc = _run(demo_script(tmp_path, body))
     assert proc.returncode == status
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("99_demo.py: error: ") and words in proc.stderr
@@ -264,7 +240,7 @@ def test_a_keyboard_interrupt_that_breaks_an_import_still_reads_as_an_interrupt(
     except KeyboardInterrupt as exc:
         raise ImportError("IMPORTANT: PLEASE READ THIS\\n" * 40) from exc
     """
-    proc = _run(_script(tmp_path, body))
+    proc = _run(demo_script(tmp_path, body))
     assert proc.returncode == -signal.SIGINT  # a shell shows 130
     assert proc.stderr.splitlines() == ["99_demo.py: interrupted; nothing half-written was kept"]
 
@@ -276,7 +252,7 @@ def test_a_closed_pipe_is_quiet_and_the_script_finishes(tmp_path: Path) -> None:
         print("line", i)
     open({str(marker)!r}, "w").write("saved")
     """
-    script = _script(tmp_path, body)
+    script = demo_script(tmp_path, body)
     env = {k: v for k, v in os.environ.items() if k != boot.TRACEBACK_ENV}
     with subprocess.Popen(
         [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env

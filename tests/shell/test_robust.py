@@ -6,11 +6,10 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import default_signals
+from conftest import default_signals, demo_script, run_lecture, run_python
 
 from common.files import atomic
 from common.shell import boot, paths
@@ -19,73 +18,47 @@ REPO = Path(__file__).resolve().parents[2]
 LECTURE_02 = str(REPO / "lectures" / "02_roofline_basics.py")
 
 
-def _env(**extra: str) -> dict[str, str]:
+def _sh(command: str) -> subprocess.CompletedProcess[str]:
+    """`sh -c command`, finished, without $ROOFLINE_TRACEBACK."""
     env = {k: v for k, v in os.environ.items() if k != boot.TRACEBACK_ENV}
-    return {**env, **extra}
-
-
-def _script(tmp_path: Path, body: str) -> Path:
-    script = tmp_path / "99_demo.py"
-    script.write_text(
-        f"import os, sys\nsys.path.insert(0, {str(REPO)!r})\nfrom common.shell import boot\n"
-        "boot.start()\n" + textwrap.dedent(body),
-        encoding="utf-8",
+    return subprocess.run(
+        ["sh", "-c", command], capture_output=True, text=True, check=False, env=env, timeout=60
     )
-    return script
 
 
 @pytest.mark.parametrize("off", ["0", "no", "false", "OFF", " "])
 def test_traceback_off_words_keep_one_line(tmp_path: Path, off: str) -> None:
-    script = _script(tmp_path, "raise ValueError('bad figure')")
-    done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, check=False,
-        env=_env(ROOFLINE_TRACEBACK=off), timeout=60,
-    )  # fmt: skip
+    script = demo_script(tmp_path, "raise ValueError('bad figure')")
+    done = run_python(str(script), env={boot.TRACEBACK_ENV: off}, timeout=60)
     assert done.returncode == 1 and done.stderr == "99_demo.py: error: bad figure\n"
 
 
 def test_traceback_on_still_shows_it(tmp_path: Path) -> None:
-    script = _script(tmp_path, "raise ValueError('bad figure')")
-    done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, check=False,
-        env=_env(ROOFLINE_TRACEBACK="1"), timeout=60,
-    )  # fmt: skip
+    script = demo_script(tmp_path, "raise ValueError('bad figure')")
+    done = run_python(str(script), env={boot.TRACEBACK_ENV: "1"}, timeout=60)
     assert "Traceback (most recent call last)" in done.stderr
 
 
 def test_a_usage_error_with_stderr_closed_still_exits_2() -> None:
-    done = subprocess.run(
-        ["sh", "-c", f'"{sys.executable}" "{LECTURE_02}" --bogus 2>&-'],
-        capture_output=True, text=True, check=False, env=_env(), timeout=60,
-    )  # fmt: skip
+    done = _sh(f'"{sys.executable}" "{LECTURE_02}" --bogus 2>&-')
     assert done.returncode == 2
 
 
 def test_a_newline_in_a_path_stays_in_the_one_line(tmp_path: Path) -> None:
     folder = "/proc/a\nb"
-    done = subprocess.run(
-        [sys.executable, LECTURE_02, "--png", "--outdir", folder],
-        capture_output=True, text=True, check=False, env=_env(), timeout=60,
-    )  # fmt: skip
+    done = run_python(LECTURE_02, "--png", "--outdir", folder, timeout=60)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "/proc/a\\nb is in a kernel file system" in done.stderr
     assert paths.display_path("/x/a\nb.json") == "/x/a\\nb.json"
 
 
 def test_an_os_error_naming_a_newline_file_is_one_line(tmp_path: Path) -> None:
-    script = _script(tmp_path, "open('/nonexistent/a\\nb')")
-    done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, check=False,
-        env=_env(), timeout=60,
-    )  # fmt: skip
+    done = run_python(str(demo_script(tmp_path, "open('/nonexistent/a\\nb')")), timeout=60)
     assert done.stderr == "99_demo.py: error: /nonexistent/a\\nb: No such file or directory\n"
 
 
 def test_a_long_number_is_not_echoed_in_full() -> None:
-    done = subprocess.run(
-        [sys.executable, str(REPO / "lectures/01_machine_probe.py"), "--time-limit", "9" * 5000],
-        capture_output=True, text=True, check=False, env=_env(), timeout=60,
-    )  # fmt: skip
+    done = run_lecture("01", "--time-limit", "9" * 5000, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert len(done.stderr) < 300 and "above 1 and up to 3600" in done.stderr
 
@@ -102,15 +75,12 @@ def test_a_stop_signal_during_a_save_leaves_no_temporary(tmp_path: Path, name: s
         os.kill(os.getpid(), signal.{name})
         handle.write(" and more")
     """
-    done = subprocess.run(
-        [sys.executable, str(_script(tmp_path, body))], capture_output=True, text=True,
-        check=False, env=_env(), timeout=60, preexec_fn=default_signals,
-    )  # fmt: skip
+    done = run_python(str(demo_script(tmp_path, body)), timeout=60, preexec_fn=default_signals)
     signum = getattr(signal, name)
     assert done.returncode == -signum  # ended by that signal, as a shell reports 128 + signum
     assert done.stderr == f"99_demo.py: stopped by {name}; nothing half-written was kept\n"
     assert target.read_text(encoding="utf-8") == "old"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["99_demo.py", "machine.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lectures", "machine.json"]
 
 
 def test_a_read_only_mount_is_named_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,14 +101,11 @@ def test_a_read_only_mount_is_named_so(tmp_path: Path, monkeypatch: pytest.Monke
 ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
 
 
-@pytest.mark.parametrize("lecture", ["02_roofline_basics.py", "10_tiled_attention.py"])
+@pytest.mark.parametrize("lecture", ["02", "10"])
 def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Path) -> None:
     saved = tmp_path / "résultats" / "é.json"  # a name the locale cannot decode: saved as typed
     flags = ["--quick", "--results", str(saved)] if "10" in lecture else []
-    done = subprocess.run(
-        [sys.executable, str(REPO / "lectures" / lecture), *flags],
-        capture_output=True, check=False, timeout=120, env=_env(**ASCII_LOCALE),
-    )  # fmt: skip
+    done = run_lecture(lecture, *flags, text=False, env=ASCII_LOCALE)
     assert done.returncode == 0, done.stderr
     assert "µ".encode() in done.stdout
     if flags:
@@ -147,29 +114,20 @@ def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Pat
 
 def test_a_non_ascii_path_in_an_ascii_locale_is_one_line(tmp_path: Path) -> None:
     """The name is printed as the bytes it came as (not "Error in sys.excepthook")."""
-    script = _script(tmp_path, "open(sys.argv[1])")
-    done = subprocess.run(
-        [sys.executable, str(script), "/nonexistent/é"], capture_output=True, check=False,
-        timeout=60, env=_env(**ASCII_LOCALE),
-    )  # fmt: skip
+    script = demo_script(tmp_path, "open(sys.argv[1])")
+    done = run_python(str(script), "/nonexistent/é", text=False, timeout=60, env=ASCII_LOCALE)
     assert done.returncode == 1
     assert done.stderr == "99_demo.py: error: /nonexistent/é: No such file or directory\n".encode()
 
 
 def test_a_lone_surrogate_in_an_ascii_locale_is_escaped(tmp_path: Path) -> None:
-    script = _script(tmp_path, "raise ValueError('no chip a\\udfffb')")
-    done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, check=False, timeout=60,
-        env=_env(**ASCII_LOCALE),
-    )  # fmt: skip
+    script = demo_script(tmp_path, "raise ValueError('no chip a\\udfffb')")
+    done = run_python(str(script), text=False, timeout=60, env=ASCII_LOCALE)
     assert (done.returncode, done.stderr) == (1, b"99_demo.py: error: no chip a\\udfffb\n")
 
 
 def test_a_non_ascii_results_name_is_checked_before_measuring() -> None:
-    done = subprocess.run(
-        [sys.executable, str(REPO / "lectures/10_tiled_attention.py"), "--results", "/proc/é.json"],
-        capture_output=True, check=False, timeout=60, env=_env(**ASCII_LOCALE),
-    )  # fmt: skip
+    done = run_lecture("10", "--results", "/proc/é.json", text=False, timeout=60, env=ASCII_LOCALE)
     assert done.returncode == 2 and done.stdout == b""
     assert (
         done.stderr
@@ -182,11 +140,8 @@ def test_a_non_ascii_results_name_is_checked_before_measuring() -> None:
 
 def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
     gone = tmp_path / "gone"
-    done = subprocess.run(
-        ["sh", "-c", f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && '
-         f'"{sys.executable}" "{LECTURE_02}" --png --outdir figs'],
-        capture_output=True, text=True, check=False, env=_env(), timeout=60,
-    )  # fmt: skip
+    cd = f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && '
+    done = _sh(cd + f'"{sys.executable}" "{LECTURE_02}" --png --outdir figs')
     assert done.returncode == 1
     assert done.stderr == (
         "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
@@ -208,9 +163,6 @@ def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path, name: str) -> N
         default_signals()
         signal.signal(signum, signal.SIG_IGN)
 
-    done = subprocess.run(
-        [sys.executable, str(_script(tmp_path, body))], capture_output=True, text=True,
-        check=False, env=_env(), timeout=60, preexec_fn=ignored,
-    )  # fmt: skip
+    done = run_python(str(demo_script(tmp_path, body)), timeout=60, preexec_fn=ignored)
     assert (done.returncode, done.stderr) == (0, "")
     assert marker.read_text(encoding="utf-8") == "done"
