@@ -7,6 +7,7 @@ the ones inside functions), so an upward import hidden in a function body is fou
 from __future__ import annotations
 
 import ast
+import json
 import textwrap
 import time
 from pathlib import Path
@@ -219,6 +220,25 @@ def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_pa
     assert "ridge" in proc.stdout.lower()
     assert list(tmp_path.iterdir()) == []  # nothing written where it ran
     assert best < 2.0, f"{lecture} took {best:.2f} s"
+
+
+def test_bare_python_runs_beside_a_results_file(tmp_path: Path) -> None:
+    """Once lecture 01 has saved this machine's roofs, the bare lectures and the exercises
+    still run on python3 alone: they cannot check the file's machine without numpy, so
+    they say so and use the example machine."""
+    from common.files import results
+    from common.measure import machine
+
+    doc = results.new_document(machine.describe())
+    doc["probe"] = {"calibration": {"bandwidth_bytes_per_s": 2e10, "matmul_flops_per_s": 1.6e11}}
+    saved = tmp_path / "machine.json"
+    saved.write_text(json.dumps(doc), encoding="utf-8")
+    env = {"PYTHONPATH": None, "ROOFLINE_RESULTS": str(saved)}
+    for args in ([str(REPO / "lectures" / lecture)] for lecture in bare_lectures()):
+        proc = run_python("-S", *args, cwd=tmp_path, env=env, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    proc = run_python("-S", "-m", "common.exercises", "decode-context", env=env, timeout=60)
+    assert proc.returncode == 0 and "example laptop" in proc.stdout, proc.stderr
 
 
 # The names the CS349E lecture script (02_roofline_basics.py) imports from its three

@@ -165,7 +165,15 @@ def load_results(
             f"results file {shown} has format version {version!r}, expected {FORMAT_VERSION}",
             target,
         )
-    here = this_machine if this_machine is not None else machine.describe()
+    try:  # describing this machine takes numpy and threadpoolctl, which bare python3 lacks
+        here = this_machine if this_machine is not None else machine.describe()
+    except ImportError as exc:
+        return Loaded(
+            None,
+            f"results file {shown} cannot be matched to this machine without {exc.name} "
+            "(run with .venv/bin/python)",
+            target,
+        )
     if machine.fingerprint(data["machine"]) != machine.fingerprint(here):
         return Loaded(
             None,

@@ -562,3 +562,20 @@ def test_a_signal_inside_mkstemp_leaves_no_temporary(
         signal.signal(signal.SIGINT, previous)
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["machine.json"]
+
+
+def test_a_machine_without_numpy_reads_no_results_and_says_why(
+    tmp_path: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bare python3 (no numpy, no threadpoolctl) cannot describe this machine, so it cannot
+    trust a results file: one reason naming the missing package, no exception."""
+    path = tmp_path / "machine.json"
+    path.write_text(_doc_text(this_machine), encoding="utf-8")
+
+    def describe() -> dict:
+        raise ModuleNotFoundError("No module named 'threadpoolctl'", name="threadpoolctl")
+
+    monkeypatch.setattr(machine, "describe", describe)
+    loaded = results.load_results(path)
+    assert loaded.data is None and "without threadpoolctl" in loaded.reason
+    assert calibration.saved_calibration(path).calibration is None
