@@ -15,9 +15,7 @@ from common.tables.models import ModelSpec
 from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
 
 
-# ---------------------------------------------------------------------------
-# Speed ledger: operators
-# ---------------------------------------------------------------------------
+# --- Speed ledger: operators -------------------------------------------------
 def elementwise_counts(n: int, elem_bytes: float = 2, reads: int = 2) -> tuple[float, float]:
     """n elements, one op each, `reads` inputs and one output: F = n, D = b (reads + 1) n."""
     return float(n), elem_bytes * (reads + 1) * n
@@ -48,9 +46,7 @@ def attention_counts(
     return flops, nbytes
 
 
-# ---------------------------------------------------------------------------
-# Capacity ledger
-# ---------------------------------------------------------------------------
+# --- Capacity ledger ---------------------------------------------------------
 def kv_cache_bytes(n_tokens: int, n_layers: int, d_kv: int, elem_bytes: float = 2) -> float:
     """KV cache = 2 (K and V) x tokens x layers x d_kv x bytes, with d_kv = KV heads x head dim."""
     return 2.0 * n_tokens * n_layers * d_kv * elem_bytes
@@ -124,9 +120,7 @@ def kv_bytes_per_token(n_layers: int, d_kv: int, elem_bytes: float = 2) -> float
     return kv_cache_bytes(1, n_layers, d_kv, elem_bytes)
 
 
-# ---------------------------------------------------------------------------
-# A model in the capacity ledger (its record, ModelSpec, is in common.tables.models)
-# ---------------------------------------------------------------------------
+# --- A model in the capacity ledger (its record, ModelSpec, is in common.tables.models)
 def model_ledger(
     spec: ModelSpec, batch: int, overhead_rate: float, phase: str = "prefill"
 ) -> MemoryLedger:
@@ -145,9 +139,7 @@ def model_ledger(
     )
 
 
-# ---------------------------------------------------------------------------
-# Sweeps: what a roofline cannot explain
-# ---------------------------------------------------------------------------
+# --- Sweeps: what a roofline cannot explain ----------------------------------
 ANOMALY_TOLERANCE = 0.10  # timing noise allowed before a measured point counts as an anomaly
 
 

@@ -43,9 +43,7 @@ LAYERNORM_PASSES = 10  # mean, subtract, square, mean, divide, scale (the articl
 ATTENTION_S_PASSES = 10  # write S, max, subtract, exp, sum, divide, read S for P @ V
 
 
-# ---------------------------------------------------------------------------
-# Sizes from the machine
-# ---------------------------------------------------------------------------
+# --- Sizes from the machine --------------------------------------------------
 def elementwise_n(working_set_bytes: int) -> int:
     """Elements per vector so that a, b, out (3 fp32 vectors) fill the working set."""
     return max(1024, working_set_bytes // (3 * FP32))
@@ -72,9 +70,7 @@ def same_flops_matmul_size(flops: float) -> int:
     return max(SAME_FLOPS_STEP, m)
 
 
-# ---------------------------------------------------------------------------
-# FLOP and byte ledgers (fp32)
-# ---------------------------------------------------------------------------
+# --- FLOP and byte ledgers (fp32) --------------------------------------------
 def add_counts(n: int) -> tuple[float, float]:
     """out = a + b: F = n, D = 3 passes x 4n bytes."""
     return float(n), float(ADD_PASSES * FP32 * n)
@@ -117,9 +113,7 @@ def gemm_fp32_counts(m: int, k: int, n: int) -> tuple[float, float]:
     return roofline.gemm_counts(m, k, n, FP32)
 
 
-# ---------------------------------------------------------------------------
-# Rows: the roofline's prediction next to the measurement
-# ---------------------------------------------------------------------------
+# --- Rows: the roofline's prediction next to the measurement -----------------
 def roofline_row(
     name: str,
     flops: float,

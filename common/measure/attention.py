@@ -173,9 +173,7 @@ def relative_error(result: Any, reference: Any) -> float:
     return diff / scale if scale else diff
 
 
-# ---------------------------------------------------------------------------
-# What each kernel moves and holds
-# ---------------------------------------------------------------------------
+# --- What each kernel moves and holds ----------------------------------------
 def naive_counts(n: int, d_head: int) -> tuple[float, float]:
     """(F, D) of the naive kernel: F = 4 N^2 d_h + 5 N^2, D = 4 (10 N^2 + 4 N d_h) bytes."""
     return numpy_ops.attention_naive_counts(n, d_head)

@@ -101,9 +101,7 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
     )
 
 
-# ---------------------------------------------------------------------------
-# Lecture 01: the roofs' stream and the operations
-# ---------------------------------------------------------------------------
+# --- Lecture 01: the roofs' stream and the operations ------------------------
 # While an operation is timed, the calibration's stream (x, y, z: one working set
 # W) and its square matmul stay allocated so that the roofs are re-timed between
 # the operations. The largest operation is add+relu in one expression: a, b, out,
@@ -187,9 +185,7 @@ def gemm_width(
     return k
 
 
-# ---------------------------------------------------------------------------
-# Lecture 03: the batch sweep's weights, kept out of the cache
-# ---------------------------------------------------------------------------
+# --- Lecture 03: the batch sweep's weights, kept out of the cache ------------
 # A VM's cores may sit on more than one cache of the reported size, and caches keep
 # part of a streamed set a few times their size: the sweep streams 4x the LLC.
 WEIGHT_CLEAR = 4.0
@@ -216,9 +212,7 @@ def streamed_between_bytes(weight_bytes: int, copies: int) -> int:
     return weight_bytes * max(1, copies - 1)
 
 
-# ---------------------------------------------------------------------------
-# Lectures 09 and 10: the sweep's ceiling, the attention lengths
-# ---------------------------------------------------------------------------
+# --- Lectures 09 and 10: the sweep's ceiling, the attention lengths ----------
 SWEEP_LLC_MULTIPLE = 8
 SWEEP_ARRAYS_SHARE = 0.75  # the sweep's one buffer; the rest is the matmuls and the threads test
 
@@ -269,9 +263,7 @@ def attention_longest(
     return attention_seq(llc_bytes, plan.arrays_bytes // 2, peak, beta, head_dim, call_cap(plan))
 
 
-# ---------------------------------------------------------------------------
-# The flags
-# ---------------------------------------------------------------------------
+# --- The flags ---------------------------------------------------------------
 MAX_MEMORY_GIB = 1024.0
 MAX_SECONDS = 3600.0
 
@@ -356,9 +348,7 @@ def memory_advice() -> str:
     return _advice[0]
 
 
-# ---------------------------------------------------------------------------
-# Lecture 12: how many layers the profiled model gets
-# ---------------------------------------------------------------------------
+# --- Lecture 12: how many layers the profiled model gets ---------------------
 PROFILE_SHARE = 0.3  # of the time budget: the profiled runs of every precision
 PROFILER_COST = 3.0  # a profiled run (shapes, memory, FLOPs recorded) takes up to 3x longer
 WEIGHTS_SHARE = 0.5  # of the arrays budget: one precision's weights (the rest: roofs, records)

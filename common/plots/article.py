@@ -46,9 +46,7 @@ def measured_points(operations: Sequence[Any]) -> tuple[list[MeasuredPoint], int
     return points, bad
 
 
-# ---------------------------------------------------------------------------
-# Label placement
-# ---------------------------------------------------------------------------
+# --- Label placement ---------------------------------------------------------
 _OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (6, -4), (-6, -4), (0, 7), (0, -15))
 
 
@@ -164,9 +162,7 @@ def place_labels(
         )
 
 
-# ---------------------------------------------------------------------------
-# (a) The local roofline with lecture 01's measured operations
-# ---------------------------------------------------------------------------
+# --- (a) The local roofline with lecture 01's measured operations ------------
 @style.figure
 def local_roofline_figure(
     path: str | os.PathLike[str],
@@ -249,9 +245,7 @@ def local_roofline_figure(
     return style.save_figure(fig, path)
 
 
-# ---------------------------------------------------------------------------
-# (b) Latency and throughput against batch size
-# ---------------------------------------------------------------------------
+# --- (b) Latency and throughput against batch size ---------------------------
 @style.figure
 def batch_sweep_figure(
     path: str | os.PathLike[str],
@@ -321,9 +315,7 @@ def batch_sweep_figure(
     return style.save_figure(fig, path)
 
 
-# ---------------------------------------------------------------------------
-# (c) The stacked memory ledger and the overhead comparison
-# ---------------------------------------------------------------------------
+# --- (c) The stacked memory ledger and the overhead comparison ---------------
 @style.figure
 def memory_ledger_figure(
     path: str | os.PathLike[str],
@@ -384,9 +376,7 @@ def memory_ledger_figure(
     return style.save_figure(fig, path)
 
 
-# ---------------------------------------------------------------------------
-# (d) What doubling compute or bandwidth buys, against I / I*
-# ---------------------------------------------------------------------------
+# --- (d) What doubling compute or bandwidth buys, against I / I* -------------
 @style.figure
 def speedup_figure(
     path: str | os.PathLike[str],

@@ -63,9 +63,7 @@ def lecture_parser(doc: str | None, prog: str | None = None) -> LectureParser:
     return LectureParser(prog=name, description=title or None)
 
 
-# ---------------------------------------------------------------------------
-# Value types: each returns the value or raises ArgumentTypeError (a usage error)
-# ---------------------------------------------------------------------------
+# --- Value types: each returns the value or raises ArgumentTypeError (a usage error)
 def _shown(text: str) -> str:
     """A bad value for an error line: quoted, and cut short when it is long."""
     return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + "..."
@@ -155,9 +153,7 @@ def require_precision(parser: argparse.ArgumentParser, chip: Any, precision: str
     return precision
 
 
-# ---------------------------------------------------------------------------
-# The shared flags
-# ---------------------------------------------------------------------------
+# --- The shared flags --------------------------------------------------------
 class _StoreGiven(argparse.Action):
     """Store the value and remember that the flag was given (not left at its default)."""
 
@@ -246,9 +242,7 @@ def add_budget_flag(parser: argparse.ArgumentParser, what: str = "the ledger") -
     )
 
 
-# ---------------------------------------------------------------------------
-# Parsing, then checking what the flags will need
-# ---------------------------------------------------------------------------
+# --- Parsing, then checking what the flags will need -------------------------
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> Any:
     """Parse sys.argv[1:] (or argv) after installing the one-line error handler, then check
     the paths and packages the flags need (see the module docstring); returns the namespace."""

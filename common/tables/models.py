@@ -19,9 +19,7 @@ from typing import Any, NamedTuple
 from common.tables import slips
 from common.tables.validate import positive_int
 
-# ---------------------------------------------------------------------------
-# Sources
-# ---------------------------------------------------------------------------
+# --- Sources -----------------------------------------------------------------
 CHECKED = "checked 2026-12-01"  # when the course last compared these values with the files
 
 
@@ -185,9 +183,7 @@ class Model:
 
 slips.check_table_source(slips.source_of(globals()), __file__, Model)  # a field lost, a key twice
 
-# ---------------------------------------------------------------------------
-# The table. Edit a literal, rerun a lecture.
-# ---------------------------------------------------------------------------
+# --- The table. Edit a literal, rerun a lecture. -----------------------------
 LLAMA_2_7B = Model(
     name="Llama-2-7B",
     key="llama-2-7b",
@@ -366,9 +362,7 @@ def with_full_mha(model: Model) -> Model:
     return with_kv_heads(model, model.n_heads)
 
 
-# ---------------------------------------------------------------------------
-# A model as the capacity ledger sees it (the article's 7B is in common.tables.assumptions)
-# ---------------------------------------------------------------------------
+# --- A model as the capacity ledger sees it (the article's 7B is in common.tables.assumptions)
 class ModelSpec(NamedTuple):
     """What the capacity ledger needs to know about a model and its requests."""
 
