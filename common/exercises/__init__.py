@@ -6,10 +6,6 @@ works the answer out with ``common.formulas`` (roofline, ledger, ...) and
 table changes the answers with it. The docs site renders every exercise (the
 ``exercise`` directive) with its answer behind a reveal; ``tests/exercises/test_exercises.py``
 pins the numbers.
-
-Answers are plain text; a span between double backquotes is code. Two exercises
-read this machine's roofs from lecture 01's results file and fall back to a
-stated example machine when there is none.
 """
 
 # ruff: noqa: E402 - the imports below come after boot's one-line errors are installed

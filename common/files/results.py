@@ -1,9 +1,5 @@
 """The results file: measurements that one lecture makes and later lectures read.
 
-One JSON document, written atomically, with a format version, the date, the
-machine it was measured on, and one section per measuring lecture (``probe``
-from lecture 01, ``batch_sweep`` from lecture 03, ``hierarchy`` from lecture 09).
-
 Reading never raises on a bad file: ``load_results`` returns the document or
 ``None`` with a one-line reason (missing, unreadable, not a regular file, corrupt,
 another format version, another machine), and the lecture falls back to a fresh

@@ -1,10 +1,5 @@
 """The hierarchical roofline: a bandwidth sweep over working-set sizes and its plateaus.
 
-Standard library, testable on synthetic curves: sweep sizes, the per-call
-cost correction, each cache level's range and plateau, a change-point detector
-for machines whose cache sizes are unknown, and which roof bounds an operation.
-The sweep itself (numpy) is timed by ``common.measure.hierarchy``.
-
 The streamed operation is z = x + y in fp32 with ``out=``: per element it reads
 8 bytes and writes 4, so a call on n elements moves D = 12 n bytes, and its
 working set (the three arrays) is the same 12 n bytes.
@@ -309,10 +304,6 @@ def find_plateaus(
     3 sigma) of their median, and merge neighbours whose medians differ by less
     than the factor `same_level`. Plateaus are named 'plateau 1', 'plateau 2',
     ... from the smallest working set outward.
-
-    Accuracy (tests/formulas/test_plateaus.py): on synthetic four-level curves
-    with 8% noise per point, at least 95% of curves give exactly four plateaus,
-    each within 10% of the true bandwidth.
     """
     pts = sorted(
         (float(s), float(b)) for s, b in zip(sizes, bandwidths, strict=True) if b and b > 0

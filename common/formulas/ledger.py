@@ -1,9 +1,4 @@
-"""The two ledgers' formulas beyond matmul: operator FLOP/byte counts and the memory ledger.
-
-Standard library only. Speed ledger: each function returns (F, D) = (FLOPs,
-bytes moved) for one operator, counting every read and every write at the
-element size. Capacity ledger: weights + KV cache + activations + overhead.
-"""
+"""The two ledgers' formulas beyond matmul: operator FLOP/byte counts and the memory ledger."""
 
 from __future__ import annotations
 

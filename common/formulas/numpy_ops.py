@@ -4,11 +4,6 @@ Standard library only. Bytes count every pass the numpy code really makes over
 main memory: one pass over an array of n fp32 elements moves 4n bytes, a read
 and a write of the same array count as two passes. Lecture 01 counts the passes
 line by line in comments next to the numpy calls; the totals live here once.
-
-Lecture 01 sizes its arrays within its budget (common.measure.budget); the
-attention length here is the exercises' rule: a score matrix at least twice the
-last-level cache (LLC), so under LRU replacement none of it is still cached
-when the next sweep starts, within a memory cap.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
 """Serving formulas: expert-parallel dispatch and combine, load imbalance, speculative decoding.
 
-Standard library only; inputs are checked where they enter (flags, config reader), not here.
-
 Expert parallelism (EP) over N GPUs spreads a mixture's E experts E / N to a GPU. Each
 token's hidden vector [d] goes to each of its k routed experts (dispatch) and k results
 come back to be summed (combine). Under uniform routing an expert lives on another GPU

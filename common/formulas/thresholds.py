@@ -1,10 +1,4 @@
-"""Where a growing quantity first reaches a threshold: the critical batch and the crossover.
-
-Standard library only. Two questions recur in the course: the smallest integer
-size at which a ratio reaches the ridge point (solved in closed form, then made
-exact by checking the integers around it), and the first size of a measured or
-listed sweep that reaches it.
-"""
+"""Where a growing quantity first reaches a threshold: the critical batch and the crossover."""
 
 from __future__ import annotations
 

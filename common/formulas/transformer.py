@@ -1,10 +1,5 @@
 """Both ledgers for a whole decoder-only transformer: per-operator FLOPs and bytes, memory.
 
-Standard library only. The speed ledger lists every operator of one layer (and the
-few that run once per model) with its FLOPs and the bytes it moves, split into
-weight, activation and KV-cache bytes, each at its own element size. The capacity
-ledger reuses ``common.formulas.ledger`` (weights + KV cache + activations + overhead).
-
 Conventions (the same as ``common.formulas.roofline`` and ``common.formulas.ledger``):
 
 * one multiply-add is 2 FLOP; bytes are every read plus every write at the element

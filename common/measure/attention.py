@@ -11,9 +11,6 @@ in the article and lecture 01: O = softmax(Q K^T) V for Q, K, V of shape [N, d_h
   by exp(m_old - m_new) at every key block). Its blocks are sized to stay in a
   cache, so the bytes it moves beyond that cache are the IO model's:
   Q read once, K and V once per query block, O written once.
-
-Both kernels write into buffers allocated (and touched) when they are made, so a
-timed call allocates nothing. numpy is imported inside the functions.
 """
 
 from __future__ import annotations

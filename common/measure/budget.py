@@ -1,12 +1,5 @@
 """Sizes from a time and a memory budget, and from the cache only as far as they allow.
 
-Standard library only (and the hardware table's fp32 size), and pure: every
-size is a function of the reported last-level cache (LLC, None when the OS
-reports none), the lecture's budget (seconds of a whole run, bytes of resident
-memory) and, where a call's time matters, the measured roofs. Tests feed it
-fake caches (32 MiB to 1.1 GiB and unknown) and check every lecture's arrays
-against its memory budget.
-
 A working set "clear of the cache" is at least ``CLEAR`` times the LLC. When a
 budget cannot get that far, ``cache_note`` says so in one sentence and names
 what was measured for what it is (a mix of LLC and DRAM, or the LLC itself).

@@ -2,13 +2,6 @@
 
 Standard library only. Reading never raises: a missing or unreadable source
 gives an empty list, and callers say that the sizes are unknown.
-
-Where the sizes come from:
-
-- Linux: ``/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size,shared_cpu_list}``,
-  and ``getconf`` (glibc's ``LEVEL1_DCACHE_SIZE`` ...) when sysfs is absent.
-- macOS: ``sysctl hw.perflevel0.*`` (the performance cores of Apple silicon),
-  then ``hw.l1dcachesize``, ``hw.l2cachesize``, ``hw.l3cachesize``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,4 @@
-"""The hierarchical roofline's measurements (numpy): the bandwidth sweep and call costs.
-
-Imported only by lecture 09. The streamed operation is z = x + y in fp32 with
-``out=``: a call on n elements moves D = 12 n bytes (``common.formulas.hierarchy``
-has the sizes, the corrections and the plateau analysis). numpy is imported
-inside the functions.
-"""
+"""The hierarchical roofline's measurements (numpy): the bandwidth sweep and call costs."""
 
 from __future__ import annotations
 

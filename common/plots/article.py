@@ -1,10 +1,4 @@
-"""The four figures of lecture 04: local roofline, batch sweep, memory ledger, 2x speedups.
-
-Each function takes plain numbers (already read from the results file or computed
-from the ledgers), draws one figure with the object-oriented API of
-``common.plots.style`` and writes it atomically; it returns the path written.
-matplotlib is imported only inside ``common.plots.style``'s helpers.
-"""
+"""The four figures of lecture 04: local roofline, batch sweep, memory ledger, 2x speedups."""
 
 from __future__ import annotations
 

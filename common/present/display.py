@@ -8,9 +8,6 @@ observations). Under the docs build (``ROOFLINE_HTML=1``, set by
 ``show(...)`` is the last line of a cell, sphinx-gallery renders the object's
 ``_repr_html_``: an HTML table in a scrolling box, observations as a styled
 list of prose, a figure with its caption.
-
-Only the last expression of a gallery cell is rendered, so a cell shows one
-thing: ``show(a, b)`` groups several into one.
 """
 
 from __future__ import annotations

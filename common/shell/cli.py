@@ -5,11 +5,6 @@ never a traceback, and before any measuring starts. The exit statuses are
 ``common.shell.boot``'s: 0 done, 1 the run failed, 2 the command line is wrong
 (an unknown flag, a value out of range, a path that can never work, ``--outdir``
 without ``--png``), 130 interrupted (Ctrl-C).
-
-``parse_args`` checks, after parsing, everything a flag will need later: the
-results file (a regular file or absent; its folder writable when the lecture
-saves), the figure folder, and matplotlib for ``--png``. ``--png`` without
-matplotlib is one line saying no figure will be saved, and the lecture runs on.
 """
 
 from __future__ import annotations

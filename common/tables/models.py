@@ -4,10 +4,6 @@ Standard library only, in the style of the hardware table ``common/hw_specs.py``
 every value is a plain literal in one place below, copied from the model's
 published ``config.json`` on the Hugging Face hub (field names in the comments).
 Edit a number here and rerun lectures 06-08; every dependent number moves with it.
-
-The published parameter counts are a cross-check only: the course derives its own
-count from the config (``common.formulas.transformer.parameter_count``) and a test checks
-that the two agree.
 """
 
 from __future__ import annotations
