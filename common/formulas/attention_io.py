@@ -143,10 +143,7 @@ def tiled_intensity(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> 
 def smallest_on_chip_for(
     n: int, d_head: int, target_intensity: float, elem_bytes: float = 2
 ) -> int | None:
-    """Smallest whole M_sm in bytes whose schedule reaches I >= target; None if R = 1 falls short.
-
-    The traffic never grows with M_sm, so the intensity never falls: bisection finds it.
-    """
+    """Smallest whole M_sm in bytes whose schedule reaches I >= target; None if R = 1 falls short."""
     d, b = d_head, elem_bytes
     hi = math.ceil(on_chip_bytes(1, n, d, b))  # from here on D is the ideal minimum
     if tiled_intensity(n, d, hi, b) < target_intensity:

@@ -178,12 +178,7 @@ def plateau_median(
 def representative_points(
     plateaus: Sequence[Plateau], sizes: Sequence[float], values: Sequence[float | None]
 ) -> list[tuple[Plateau, int]]:
-    """One sweep point per plateau, inside its range: (plateau, index into the sweep).
-
-    The first level takes its largest size, where the fixed call cost weighs least; the
-    others the size nearest the middle (in log scale) of their range. A plateau with no
-    usable point inside its range is left out.
-    """
+    """One sweep point per plateau, inside its range: (plateau, index into the sweep)."""
     chosen = []
     for k, p in enumerate(plateaus):
         lo, hi = max(p.lo_bytes, sizes[0]), min(p.hi_bytes, sizes[-1])
@@ -218,11 +213,7 @@ def plateaus_known(
     margin: float = INSIDE_MARGIN,
     dram_margin: float = DRAM_MARGIN,
 ) -> list[Plateau]:
-    """One plateau per level (and DRAM): the median bandwidth of the points inside its range.
-
-    When no point lies comfortably inside, the margin is relaxed step by step
-    (down to the bare boundaries) and the margin used is recorded.
-    """
+    """One plateau per level (and DRAM): the median bandwidth of the points inside its range."""
     plateaus = []
     for index in range(len(levels) + 1):
         is_dram = index == len(levels)
@@ -251,11 +242,7 @@ def running_median(values: Sequence[float], window: int = 5) -> list[float]:
 
 
 def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) -> list[int]:
-    """Optimal piecewise-constant split: start indices minimising SSE + penalty per segment.
-
-    Dynamic programming over all split points (O(n^2)); each segment holds at
-    least `min_length` values (fewer only when the whole series is shorter).
-    """
+    """Optimal piecewise-constant split: start indices minimising SSE + penalty per segment."""
     n = len(values)
     if n == 0:
         return []

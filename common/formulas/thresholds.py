@@ -10,12 +10,7 @@ MAX_SEARCH = 1 << 40  # a threshold beyond this is reported as unreachable
 
 
 def smallest_integer_reaching(reaches: Callable[[int], bool], estimate: float) -> int | None:
-    """Smallest integer b >= 1 with reaches(b), for a predicate that stays true once true.
-
-    `estimate` is the closed-form answer; the integers around it are checked so that
-    floating-point rounding in the closed form cannot move the result. None when no
-    b up to MAX_SEARCH reaches.
-    """
+    """Smallest integer b >= 1 with reaches(b), for a predicate that stays true once true."""
     if not math.isfinite(estimate) or estimate > MAX_SEARCH:
         return None
     b = max(1, math.ceil(estimate))

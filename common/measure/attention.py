@@ -213,11 +213,7 @@ def tiled_memory_bytes(n: int, d_head: int, br: int, bc: int) -> float:
 def fixed_cost_per_block(
     budget_s: float = 0.1, rows: int = FIXED_COST_ROWS, clock: Clock = time.perf_counter
 ) -> float:
-    """Seconds one inner step costs when its blocks are 1 x 1 (d_h = 1): numpy's fixed costs.
-
-    The tiled kernel runs on N = rows with Br = Bc = 1, rows^2 steps, so the time per
-    step is almost all Python and numpy call overhead (outer loop included pro rata).
-    """
+    """Seconds one inner step costs when its blocks are 1 x 1 (d_h = 1): numpy's fixed costs."""
     rows = positive_int(rows, "rows")
     kernel = make_tiled(*random_qkv(rows, 1, seed=1), 1, 1)
     return time_per_call(kernel, budget_s, clock=clock).seconds / (rows * rows)
@@ -230,11 +226,7 @@ def best_times(
     warmup: int = 1,
     clock: Clock = time.perf_counter,
 ) -> dict[str, float]:
-    """Fastest seconds per call of each kernel, timed in alternating rounds.
-
-    Each round gives every kernel an equal share of the budget (at least one call),
-    so a burst of other work on the machine slows one round of each, not one kernel.
-    """
+    """Fastest seconds per call of each kernel, timed in alternating rounds."""
     best = {name: math.inf for name in kernels}
     share = max(0.0, budget_s) / max(1, rounds * len(kernels))
     for r in range(max(1, rounds)):

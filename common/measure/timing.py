@@ -103,11 +103,7 @@ def time_per_call(
 def rotating(
     fn: Callable[..., object], x: object, operands: Sequence[object], out: object
 ) -> Callable[[], object]:
-    """A call fn(x, operands[k], out=out) whose k moves on by one each call (cycling).
-
-    Rotating through copies of an operand larger together than the cache keeps
-    each copy out of the cache when its turn comes: no call is served from cache.
-    """
+    """A call fn(x, operands[k], out=out) whose k moves on by one each call (cycling)."""
     turn = itertools.cycle(operands)
 
     def call() -> object:

@@ -231,10 +231,7 @@ def show(*items: object) -> Group | None:
 
 
 class Facts:
-    """Named values, one a line: ``name: value`` in a terminal, a two-column table on the site.
-
-    In a terminal the values line up after the longest name.
-    """
+    """Named values, one a line: ``name: value`` in a terminal, a two-column table on the site."""
 
     def __init__(self, pairs: Sequence[tuple[str, object]]) -> None:
         self.pairs = [(str(name), str(value)) for name, value in pairs]
