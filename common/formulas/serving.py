@@ -1,12 +1,5 @@
 """Serving formulas: expert-parallel dispatch and combine, load imbalance, speculative decoding.
 
-Expert parallelism (EP) over N GPUs spreads a mixture's E experts E / N to a GPU. Each
-token's hidden vector [d] goes to each of its k routed experts (dispatch) and k results
-come back to be summed (combine). Under uniform routing an expert lives on another GPU
-with probability (N - 1) / N; of those, (min(N, G) - 1) / N sit in the token's own node of
-G GPUs (NVLink) and (N - min(N, G)) / N in other nodes (the network card). Both links
-carry at once, so a transfer takes latency + the slower link's bytes over its bandwidth.
-
 Speculative decoding (Leviathan et al. 2023, arXiv 2211.17192): a draft proposes K
 tokens, the target verifies them in one pass and keeps the longest accepted prefix plus
 one token of its own; each draft token is accepted with probability a, independently.
