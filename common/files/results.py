@@ -1,15 +1,4 @@
-"""The results file: measurements that one lecture makes and later lectures read.
-
-Reading never raises on a bad file: ``load_results`` returns the document or
-``None`` with a one-line reason (missing, unreadable, not a regular file, corrupt,
-another format version, another machine), and the lecture falls back to a fresh
-quick measurement or to stated defaults. A FIFO or a device is never opened.
-
-Saving keeps everything: ``save_section`` locks the file's folder, re-reads the
-file and replaces only its own section, so two lectures saving at once both keep
-their sections. A file it cannot use (corrupt, from another machine or format) is
-kept beside it under a dated backup name, said in one line, before a new one starts.
-"""
+"""The results file: measurements that one lecture makes and later lectures read."""
 
 from __future__ import annotations
 

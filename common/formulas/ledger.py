@@ -150,13 +150,7 @@ class Anomaly(NamedTuple):
 def sweep_anomalies(
     batches: Sequence[int], latencies: Sequence[float], tolerance: float = ANOMALY_TOLERANCE
 ) -> list[Anomaly]:
-    """Neighbours that break T(B) <= T(B') <= (B'/B) T(B) for B < B', beyond `tolerance`.
-
-    A roofline time max(F/P, D/beta) never falls as B grows (latency is monotone), and it
-    grows at most in proportion to B (throughput B/T is monotone), because F is
-    proportional to B and D grows more slowly. A measured pair that breaks either rule by
-    more than the tolerance is behaviour the model cannot see (kernel choice, threading).
-    """
+    """Neighbours that break T(B) <= T(B') <= (B'/B) T(B) for B < B', beyond `tolerance`."""
     bs, ts = list(batches), list(latencies)
     found: list[Anomaly] = []
     for i in range(len(bs)):

@@ -631,12 +631,7 @@ def expert_intensity(model: Model, tokens: int, dtypes: DTypes | None = None) ->
 
 
 def expert_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:
-    """Smallest batch n at which the routed experts' matmuls reach the ridge I*.
-
-    Once every expert is touched the weights are read whole, as in a dense MLP, but each
-    expert meets only n k / E of the tokens: n ~ (E / k) x the dense critical batch.
-    The intensity rises with n (E_touched(n) / n falls), so the search is exact.
-    """
+    """Smallest batch n at which the routed experts' matmuls reach the ridge I*."""
     m, dt = model, dtypes or DTypes()
     d, f, k, E = m.d_model, m.d_ff_expert, m.experts_per_token, m.n_experts
     dense = roofline.critical_batch(d, f, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)

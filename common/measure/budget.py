@@ -185,12 +185,7 @@ WEIGHT_CLEAR = 4.0
 
 
 def weight_copies(weight_bytes: int, llc_bytes: int | None, cap_bytes: int) -> int:
-    """How many copies of W the sweep rotates through so that W is never served from cache.
-
-    Between two reads of one copy the others stream (copies - 1) W bytes; at
-    >= WEIGHT_CLEAR x LLC the copy has been evicted. One copy when W alone is that
-    large; fewer than needed when cap_bytes cannot hold them (cache_note then says so).
-    """
+    """How many copies of W the sweep rotates through so that W is never served from cache."""
     if weight_bytes <= 0:
         raise ValueError(f"weight bytes must be positive, got {weight_bytes!r}")
     llc = llc_or_fallback(llc_bytes)
@@ -229,10 +224,7 @@ def sweep_weight_dim(
 
 
 def sweep_limit_bytes(llc_bytes: int | None, budget: Budget, available: int | None) -> int:
-    """Largest working set of lecture 09's sweep: max(8 LLC, 256 MiB), within the budget.
-
-    At most SWEEP_ARRAYS_SHARE of the arrays budget and a quarter of free memory.
-    """
+    """Largest working set of lecture 09's sweep: max(8 LLC, 256 MiB), within the budget."""
     want = max(SWEEP_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
     cap = int(budget.arrays_bytes * SWEEP_ARRAYS_SHARE)
     if available:

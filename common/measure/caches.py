@@ -224,11 +224,7 @@ def data_caches(caches: list[Cache]) -> list[Cache]:
 
 
 def data_levels(caches: list[Cache]) -> list[tuple[str, int]]:
-    """The data path as (name, bytes) per level, outward: [('L1', 32768), ('L2', 524288), ...].
-
-    One entry per level (the largest data or unified cache at that level); a level
-    no larger than the one inside it is dropped, since a sweep cannot separate them.
-    """
+    """The data path as (name, bytes) per level, outward: [('L1', 32768), ('L2', 524288), ...]."""
     by_level: dict[int, int] = {}
     for c in data_caches(caches):
         by_level[c.level] = max(by_level.get(c.level, 0), c.size_bytes)

@@ -384,11 +384,7 @@ def calibrate(
 def raised_roofs(
     peak: float, beta: float, points: list[tuple[float, float, float]]
 ) -> tuple[float, float]:
-    """Roofs no point beats: P' = max(P, F/t), beta' = max(beta, D/t) over (F, D, t) points.
-
-    A measured point faster than max(F/P, D/beta) shows the roof was measured low
-    (another kernel, more threads, a quieter moment); the raised roofs say so.
-    """
+    """Roofs no point beats: P' = max(P, F/t), beta' = max(beta, D/t) over (F, D, t) points."""
     peak_up = max([peak, *(f / t for f, _, t in points)])
     beta_up = max([beta, *(d / t for _, d, t in points)])
     return peak_up, beta_up
