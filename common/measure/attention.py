@@ -2,15 +2,6 @@
 
 Imported by lecture 10. One head, no causal mask and no 1/sqrt(d_h) scaling, as
 in the article and lecture 01: O = softmax(Q K^T) V for Q, K, V of shape [N, d_h].
-
-- The naive kernel writes the N x N score matrix S and makes ten passes over it
-  (lecture 01's count, ``common.formulas.numpy_ops.attention_naive_counts``).
-- The tiled kernel is FlashAttention-2's forward loop (``common.formulas.attention_io``):
-  blocks of Br query rows outside, blocks of Bc key rows inside, with the online
-  softmax (a running row maximum m, a running sum l, and the accumulator rescaled
-  by exp(m_old - m_new) at every key block). Its blocks are sized to stay in a
-  cache, so the bytes it moves beyond that cache are the IO model's:
-  Q read once, K and V once per query block, O written once.
 """
 
 from __future__ import annotations
