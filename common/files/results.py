@@ -183,12 +183,7 @@ def locked_folder(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[None]:
-    """Hold an exclusive lock on `folder` (flock on its descriptor; no lock file is left).
-
-    A lock held by another run is waited for: one line after `notice_s`, a one-line
-    ValueError after `timeout_s`. Where the platform has no flock, or the folder
-    cannot be opened, it runs unlocked.
-    """
+    """Hold an exclusive lock on `folder` (flock on its descriptor; no lock file is left)."""
     try:
         import fcntl
 

@@ -22,10 +22,7 @@ RANGES: dict[str, tuple[float, float]] = {
 
 @dataclass(frozen=True)
 class Assumption:
-    """One teaching assumption: value and unit, its source, and when it applies.
-
-    The value must lie in the `RANGES` entry its unit's first word names.
-    """
+    """One teaching assumption: value and unit, its source, and when it applies."""
 
     name: str
     value: float
