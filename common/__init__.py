@@ -29,91 +29,25 @@ At the top, where students and the course script find them:
 - ``console``: the console helpers under the course script's name (``present.console``).
 - ``roofline``: the speed formulas and both charts under the course script's name.
 
-``formulas``: pure formulas of the two ledgers.
+The modules of each role (each module's own docstring says what it holds):
 
-- ``formulas.roofline``: time bound, intensity, ridge point, matmul counts, tiling, network.
-- ``formulas.thresholds``: the integer-threshold solver (critical batch) and the crossover.
-- ``formulas.ledger``: operator FLOP/byte counts and the capacity ledger (weights + KV + ...).
-- ``formulas.transformer``: both ledgers for a whole decoder-only model.
-- ``formulas.numpy_ops``: lecture 01's pass counts and sizes for the numpy operations it times.
-- ``formulas.hierarchy``: the hierarchical roofline's sizes, corrections and plateau analysis.
-- ``formulas.attention_io``: tiled attention's traffic with M_sm bytes on chip (FlashAttention-2).
-- ``formulas.predict``: predictions at spec or achievable roofs, all-reduces, MFU, the gap.
-- ``formulas.serving``: expert-parallel dispatch and combine, load imbalance, speculative
-  decoding's tokens per step and speed-up, tokens/s per GPU.
-
-``tables``: numbers the formulas take, each with its source, and the checks they pass.
-
-- ``tables.validate``: argument checks; each returns the value or raises a one-line ValueError.
-
-- ``tables.models``: the model table (Llama-2-7B, Llama-3-8B, Llama-3-70B; Mixtral-8x7B,
-  Qwen3-30B-A3B, DeepSeek-V3) from config.json, and ``ModelSpec``, a model as the
-  capacity ledger sees it.
-- ``tables.configs``: a Hugging Face config.json (ten families) as a model record.
-- ``tables.assumptions``: the teaching assumptions as named records (overhead rates, ...).
-- ``tables.op_counts``: FLOP charged per element (softmax, LayerNorm, RMSNorm, SiLU).
-- ``tables.units``: KB/MB/GB and KiB/MiB/GiB, defined once.
-- ``tables.sources``: the documents the numbers come from, named once.
-- ``tables.shipped``: the hardware table's figures as shipped (generated), where the
-  edit-a-figure exercises start.
-- ``tables.slips``: a slip in the hardware table said in one line (chip, field, line).
-- ``tables.measurements``: published GPU measurements (whole requests on A100s and H100s,
-  single matmuls, an all-reduce curve, DeepEP's dispatch and combine) with sources.
-- ``tables.engines``: the forecast's engine terms (GEMM and HBM shares, kernel floors,
-  all-reduce curves, per-step and launch costs) with sources and the cases they inform.
-
-``shell``: the lecture shell (standard library only).
-
-- ``shell.boot``: every lecture's first lines: one-line errors, quiet Ctrl-C and closed pipes.
-- ``shell.cli``: the lectures' flags, their up-front checks and the exit statuses.
-- ``shell.paths``: the repository root, the output folders and the checks a path passes.
-- ``shell.interface``: a lecture's declared interface (its ``make_parser()``), read unrun.
-- ``shell.sink``: where figures go: drawn by ``plots``, or handed to a host that shows them.
-- ``shell.llm_flags``: the flags of the model lectures (06-08, 13, 14): model, chip and what
-  each lecture adds (precisions, context, batch, EP size, price, request lengths).
-
-``measure``: measuring this machine (numpy).
-
-- ``measure.timing``: the one timer (samples within a budget; batched short calls).
-- ``measure.budget``: the measuring lectures' sizes from a time and memory budget.
-- ``measure.roofs``: the bandwidth and matmul roofs and their calibration.
-- ``measure.caches``: this machine's cache sizes, from the operating system.
-- ``measure.machine``: CPU, BLAS library, kernel and threads.
-- ``measure.hierarchy``: the bandwidth sweep over working-set sizes and call costs.
-- ``measure.attention``: naive and tiled (online-softmax) attention in numpy, and their bytes.
-- ``measure.torch_roofs``: torch's roofs and the profiler's records and trace (lecture 12).
-
-``plots``: figures (matplotlib, imported only when a figure is drawn).
-
-- ``plots.style``: the house style, colours and atomic PNG output.
-- ``plots.roofline``: rooflines of several chips with named points, one roof or a panel each.
-- ``plots.article``: the article's four figures (lecture 04).
-- ``plots.hierarchy``: bandwidth by working set and the hierarchical roofline.
-- ``plots.transformer``: the capacity ledger and decode throughput against batch (memory wall).
-- ``plots.attention``: tiled attention's traffic against on-chip memory; both kernels' times.
-- ``plots.predict``: measured times against spec and achievable predictions (lecture 11).
-- ``plots.timeline``: profiled operators over time, from a Chrome trace (lecture 12).
-- ``plots.serving``: dollars per million output tokens against batch (lecture 14).
-
-``present``: what the reader sees.
-
-- ``present.console``: unit formatting, aligned text tables, headers, observations.
-- ``present.display``: display objects, printed in a terminal and HTML on the site.
-- ``present.say``: sentences a site can translate: a template with named fields.
-- ``present.charts``: the ASCII roofline.
-- ``present.plain_math``: TeX formulas as plain text (the exercises' worked answers).
-- ``present.claims``: direction words computed from two numbers (rose/fell, faster, n of m).
-- ``present.explain``: sentences that explain a measurement.
-- ``present.probe``: the machine stamp under measured tables (lectures 01, 03, 09, 10).
-- ``present.figures``: captions of the article's four figures (lectures 01, 03, 04).
-
-``files``: what the course writes and reads back.
-
-- ``files.atomic``: atomic writes (a failed write keeps the old file).
-- ``files.results``: the results file the measuring lectures share.
-- ``files.calibration``: the one reader of a saved calibration (or a fresh quick one).
-
-``exercises``: the exercises' questions and their solvers, computed from the tables.
-
-- ``exercises.text``: the exercises as terminal text (``python3 -m common.exercises``).
+- ``formulas``: ``formulas.roofline``, ``formulas.thresholds``, ``formulas.ledger``,
+  ``formulas.transformer``, ``formulas.numpy_ops``, ``formulas.hierarchy``,
+  ``formulas.attention_io``, ``formulas.predict``, ``formulas.serving``.
+- ``tables``: ``tables.validate``, ``tables.models``, ``tables.configs``,
+  ``tables.assumptions``, ``tables.op_counts``, ``tables.units``, ``tables.sources``,
+  ``tables.shipped``, ``tables.slips``, ``tables.measurements``, ``tables.engines``.
+- ``shell``: ``shell.boot``, ``shell.cli``, ``shell.paths``, ``shell.interface``,
+  ``shell.sink``, ``shell.llm_flags``.
+- ``measure``: ``measure.timing``, ``measure.budget``, ``measure.roofs``,
+  ``measure.caches``, ``measure.machine``, ``measure.hierarchy``, ``measure.attention``,
+  ``measure.torch_roofs``.
+- ``plots``: ``plots.style``, ``plots.roofline``, ``plots.article``, ``plots.hierarchy``,
+  ``plots.transformer``, ``plots.attention``, ``plots.predict``, ``plots.timeline``,
+  ``plots.serving``.
+- ``present``: ``present.console``, ``present.display``, ``present.say``,
+  ``present.charts``, ``present.plain_math``, ``present.claims``, ``present.explain``,
+  ``present.probe``, ``present.figures``.
+- ``files``: ``files.atomic``, ``files.results``, ``files.calibration``.
+- ``exercises``: ``exercises.text``.
 """

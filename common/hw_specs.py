@@ -19,9 +19,7 @@ from dataclasses import dataclass, field
 from common.tables import slips, sources
 from common.tables.validate import plausible, positive
 
-# ---------------------------------------------------------------------------
-# Sources (cited by every figure)
-# ---------------------------------------------------------------------------
+# --- Sources (cited by every figure) -----------------------------------------
 CHECKED = "checked 2026-12-01"  # when the course last compared these figures with the documents
 A100_DATASHEET = (
     "NVIDIA A100 Tensor Core GPU datasheet (2021), specifications table, column "
@@ -252,9 +250,7 @@ class Chip:
 # listed twice) is refused here in one line naming the chip and the field.
 slips.check_table_source(slips.source_of(globals()), __file__, Chip)
 
-# ---------------------------------------------------------------------------
-# The table. Edit a literal, rerun a lecture.
-# ---------------------------------------------------------------------------
+# --- The table. Edit a literal, rerun a lecture. -----------------------------
 A100 = Chip(
     name="A100 40GB SXM",
     key="a100",

@@ -1,11 +1,4 @@
-"""The course script's ``roofline`` module: the speed formulas with their two charts.
-
-The formulas live in ``common.formulas.roofline``, the ASCII chart in
-``common.present.charts`` and the PNG in ``common.plots.roofline`` (matplotlib only
-when a PNG is drawn); this module gathers the names the lecture script imports.
-The script passes the sharded matmul's sizes by keyword under its own letters
-(D and F for what the course calls K and N), so that one call keeps them.
-"""
+"""The course script's ``roofline`` module: the speed formulas with their two charts."""
 
 from common.formulas import roofline as _formulas
 from common.formulas.roofline import *  # noqa: F403

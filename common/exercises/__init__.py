@@ -6,10 +6,6 @@ works the answer out with ``common.formulas`` (roofline, ledger, ...) and
 table changes the answers with it. The docs site renders every exercise (the
 ``exercise`` directive) with its answer behind a reveal; ``tests/exercises/test_exercises.py``
 pins the numbers.
-
-Answers are plain text; a span between double backquotes is code. Two exercises
-read this machine's roofs from lecture 01's results file and fall back to a
-stated example machine when there is none.
 """
 
 # ruff: noqa: E402 - the imports below come after boot's one-line errors are installed
@@ -123,11 +119,7 @@ def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
 
 
 def shipped_chip(chip: Chip) -> Chip:
-    """`chip` with every figure as the repository ships it (``common/tables/shipped.py``).
-
-    The starting point of an exercise that asks the student to edit a figure:
-    ``common/hw_specs.py`` may already hold the edit.
-    """
+    """`chip` with every figure as the repository ships it (``common/tables/shipped.py``)."""
     row = shipped.FIGURES.get(chip.key, {})
     peaks = {
         p: dataclasses.replace(f, value=row.get(f"peak {p}", f.value))
@@ -312,11 +304,7 @@ def _solve_sweep_crossing() -> Answer:
 
 # --- Article exercise 3: A100 with H100's fp8 peak ---------------------------
 def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
-    """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak.
-
-    Before: the repository's table. After: the student's table when it already holds the
-    edit, else the student's table with the edit applied.
-    """
+    """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak."""
     current, h100 = hw_specs.A100, hw_specs.H100
     start = shipped_chip(current)
     already = current.peak_flops("bf16") == new_peak
@@ -620,10 +608,7 @@ def _tiled(n: int, d_head: int, m: float, b: float) -> tuple[Any, int, float, fl
 
 
 def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str = "fp8") -> Answer:
-    """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the ridge (H100).
-
-    In fp8 by default: lecture 10 and the operator-ledgers page work the bf16 case.
-    """
+    """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the ridge (H100)."""
     chip = hw_specs.H100
     b = hw_specs.bytes_per_elem(precision)
     ridge = chip.ridge_point(precision)

@@ -1,9 +1,4 @@
-"""The one reader of a saved calibration: lecture 01's two roofs, or why they are unusable.
-
-Lectures 03, 04, 05 and 09 and the exercises read this machine's measured roofs
-from the results file through ``saved_calibration``. It never raises for a bad
-file: it returns the calibration record, or None and a one-line reason.
-"""
+"""The one reader of a saved calibration: lecture 01's two roofs, or why they are unusable."""
 
 from __future__ import annotations
 

@@ -1,19 +1,4 @@
-"""The results file: measurements that one lecture makes and later lectures read.
-
-One JSON document, written atomically, with a format version, the date, the
-machine it was measured on, and one section per measuring lecture (``probe``
-from lecture 01, ``batch_sweep`` from lecture 03, ``hierarchy`` from lecture 09).
-
-Reading never raises on a bad file: ``load_results`` returns the document or
-``None`` with a one-line reason (missing, unreadable, not a regular file, corrupt,
-another format version, another machine), and the lecture falls back to a fresh
-quick measurement or to stated defaults. A FIFO or a device is never opened.
-
-Saving keeps everything: ``save_section`` locks the file's folder, re-reads the
-file and replaces only its own section, so two lectures saving at once both keep
-their sections. A file it cannot use (corrupt, from another machine or format) is
-kept beside it under a dated backup name, said in one line, before a new one starts.
-"""
+"""The results file: measurements that one lecture makes and later lectures read."""
 
 from __future__ import annotations
 
@@ -206,12 +191,7 @@ def locked_folder(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[None]:
-    """Hold an exclusive lock on `folder` (flock on its descriptor; no lock file is left).
-
-    A lock held by another run is waited for: one line after `notice_s`, a one-line
-    ValueError after `timeout_s`. Where the platform has no flock, or the folder
-    cannot be opened, it runs unlocked.
-    """
+    """Hold an exclusive lock on `folder` (flock on its descriptor; no lock file is left)."""
     try:
         import fcntl
 

@@ -6,32 +6,6 @@ mask, no 1/sqrt(d_h) scaling, F = 4 N^2 d_h + 5 N^2 FLOP whatever the schedule.
 Q, K, V and O live in main memory at b bytes per element; on chip the score block,
 the output accumulator and the softmax statistics are fp32.
 
-The schedule is FlashAttention-2's forward pass (Dao, 2023, algorithm 1)::
-
-    for each block Q_i of Br query rows           outer loop, T_r = ceil(N / Br)
-        read Q_i; O_i = 0; m_i = -inf; l_i = 0    kept on chip
-        for each block K_j, V_j of Bc key rows    inner loop, T_c = ceil(N / Bc)
-            read K_j and V_j
-            S = Q_i K_j^T; update m_i and l_i; O_i = rescaled O_i + exp(S - m_i) V_j
-        write O_i / l_i
-
-A block already on chip is not read again: when Bc = N (T_c = 1) the one K, V
-block read for the first query block serves every other one.
-
-Traffic, in bytes: Q read once, O written once, K and V read R times each::
-
-    D = b N d_h (2 + 2 R),  R = T_r (R = 1 when T_c = 1)
-
-so D >= 4 b N d_h, the article's ideal minimum, reached exactly at R = 1.
-
-Footprint of one inner step on chip, in bytes::
-
-    U(Br, Bc) = b d_h Br     (Q_i)
-              + 2 b d_h Bc   (K_j and V_j)
-              + 4 Br Bc      (S, overwritten by P)
-              + 4 d_h Br     (the fp32 accumulator O_i)
-              + 8 Br         (m_i and l_i)
-
 The block-size rule for M_sm bytes of on-chip memory per processing unit:
 
 1. When K and V fit whole beside one query row, U(1, N) <= M_sm: Bc = N (K and V
@@ -40,10 +14,6 @@ The block-size rule for M_sm bytes of on-chip memory per processing unit:
    and Br is the largest with U(Br, min(Br, d_h)) <= M_sm. This is FlashAttention's
    rule (Dao et al., 2022, algorithm 1: Bc = ceil(M / 4d), Br = min(ceil(M / 4d), d))
    with the loops swapped: the outer block is the large one.
-
-Below U(1, 1), one row of each block, no schedule fits. Under rule 2 Br grows as
-M_sm / ((b + 8) d_h), so D ~ 2 b (b + 8) N^2 d_h^2 / M_sm: the Theta(N^2 d^2 / M)
-HBM accesses of FlashAttention's IO-complexity theorem (Dao et al., 2022, theorem 2).
 """
 
 from __future__ import annotations

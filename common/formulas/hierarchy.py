@@ -1,10 +1,5 @@
 """The hierarchical roofline: a bandwidth sweep over working-set sizes and its plateaus.
 
-Standard library, testable on synthetic curves: sweep sizes, the per-call
-cost correction, each cache level's range and plateau, a change-point detector
-for machines whose cache sizes are unknown, and which roof bounds an operation.
-The sweep itself (numpy) is timed by ``common.measure.hierarchy``.
-
 The streamed operation is z = x + y in fp32 with ``out=``: per element it reads
 8 bytes and writes 4, so a call on n elements moves D = 12 n bytes, and its
 working set (the three arrays) is the same 12 n bytes.
@@ -183,12 +178,7 @@ def plateau_median(
 def representative_points(
     plateaus: Sequence[Plateau], sizes: Sequence[float], values: Sequence[float | None]
 ) -> list[tuple[Plateau, int]]:
-    """One sweep point per plateau, inside its range: (plateau, index into the sweep).
-
-    The first level takes its largest size, where the fixed call cost weighs least; the
-    others the size nearest the middle (in log scale) of their range. A plateau with no
-    usable point inside its range is left out.
-    """
+    """One sweep point per plateau, inside its range: (plateau, index into the sweep)."""
     chosen = []
     for k, p in enumerate(plateaus):
         lo, hi = max(p.lo_bytes, sizes[0]), min(p.hi_bytes, sizes[-1])
@@ -223,11 +213,7 @@ def plateaus_known(
     margin: float = INSIDE_MARGIN,
     dram_margin: float = DRAM_MARGIN,
 ) -> list[Plateau]:
-    """One plateau per level (and DRAM): the median bandwidth of the points inside its range.
-
-    When no point lies comfortably inside, the margin is relaxed step by step
-    (down to the bare boundaries) and the margin used is recorded.
-    """
+    """One plateau per level (and DRAM): the median bandwidth of the points inside its range."""
     plateaus = []
     for index in range(len(levels) + 1):
         is_dram = index == len(levels)
@@ -256,11 +242,7 @@ def running_median(values: Sequence[float], window: int = 5) -> list[float]:
 
 
 def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) -> list[int]:
-    """Optimal piecewise-constant split: start indices minimising SSE + penalty per segment.
-
-    Dynamic programming over all split points (O(n^2)); each segment holds at
-    least `min_length` values (fewer only when the whole series is shorter).
-    """
+    """Optimal piecewise-constant split: start indices minimising SSE + penalty per segment."""
     n = len(values)
     if n == 0:
         return []
@@ -309,10 +291,6 @@ def find_plateaus(
     3 sigma) of their median, and merge neighbours whose medians differ by less
     than the factor `same_level`. Plateaus are named 'plateau 1', 'plateau 2',
     ... from the smallest working set outward.
-
-    Accuracy (tests/formulas/test_plateaus.py): on synthetic four-level curves
-    with 8% noise per point, at least 95% of curves give exactly four plateaus,
-    each within 10% of the true bandwidth.
     """
     pts = sorted(
         (float(s), float(b)) for s, b in zip(sizes, bandwidths, strict=True) if b and b > 0

@@ -1,9 +1,4 @@
-"""The two ledgers' formulas beyond matmul: operator FLOP/byte counts and the memory ledger.
-
-Standard library only. Speed ledger: each function returns (F, D) = (FLOPs,
-bytes moved) for one operator, counting every read and every write at the
-element size. Capacity ledger: weights + KV cache + activations + overhead.
-"""
+"""The two ledgers' formulas beyond matmul: operator FLOP/byte counts and the memory ledger."""
 
 from __future__ import annotations
 
@@ -15,9 +10,7 @@ from common.tables.models import ModelSpec
 from common.tables.op_counts import LAYERNORM_FLOPS_PER_ELEM, SOFTMAX_FLOPS_PER_ELEM
 
 
-# ---------------------------------------------------------------------------
-# Speed ledger: operators
-# ---------------------------------------------------------------------------
+# --- Speed ledger: operators -------------------------------------------------
 def elementwise_counts(n: int, elem_bytes: float = 2, reads: int = 2) -> tuple[float, float]:
     """n elements, one op each, `reads` inputs and one output: F = n, D = b (reads + 1) n."""
     return float(n), elem_bytes * (reads + 1) * n
@@ -48,9 +41,7 @@ def attention_counts(
     return flops, nbytes
 
 
-# ---------------------------------------------------------------------------
-# Capacity ledger
-# ---------------------------------------------------------------------------
+# --- Capacity ledger ---------------------------------------------------------
 def kv_cache_bytes(n_tokens: int, n_layers: int, d_kv: int, elem_bytes: float = 2) -> float:
     """KV cache = 2 (K and V) x tokens x layers x d_kv x bytes, with d_kv = KV heads x head dim."""
     return 2.0 * n_tokens * n_layers * d_kv * elem_bytes
@@ -124,9 +115,7 @@ def kv_bytes_per_token(n_layers: int, d_kv: int, elem_bytes: float = 2) -> float
     return kv_cache_bytes(1, n_layers, d_kv, elem_bytes)
 
 
-# ---------------------------------------------------------------------------
-# A model in the capacity ledger (its record, ModelSpec, is in common.tables.models)
-# ---------------------------------------------------------------------------
+# --- A model in the capacity ledger (its record, ModelSpec, is in common.tables.models)
 def model_ledger(
     spec: ModelSpec, batch: int, overhead_rate: float, phase: str = "prefill"
 ) -> MemoryLedger:
@@ -145,9 +134,7 @@ def model_ledger(
     )
 
 
-# ---------------------------------------------------------------------------
-# Sweeps: what a roofline cannot explain
-# ---------------------------------------------------------------------------
+# --- Sweeps: what a roofline cannot explain ----------------------------------
 ANOMALY_TOLERANCE = 0.10  # timing noise allowed before a measured point counts as an anomaly
 
 
@@ -163,13 +150,7 @@ class Anomaly(NamedTuple):
 def sweep_anomalies(
     batches: Sequence[int], latencies: Sequence[float], tolerance: float = ANOMALY_TOLERANCE
 ) -> list[Anomaly]:
-    """Neighbours that break T(B) <= T(B') <= (B'/B) T(B) for B < B', beyond `tolerance`.
-
-    A roofline time max(F/P, D/beta) never falls as B grows (latency is monotone), and it
-    grows at most in proportion to B (throughput B/T is monotone), because F is
-    proportional to B and D grows more slowly. A measured pair that breaks either rule by
-    more than the tolerance is behaviour the model cannot see (kernel choice, threading).
-    """
+    """Neighbours that break T(B) <= T(B') <= (B'/B) T(B) for B < B', beyond `tolerance`."""
     bs, ts = list(batches), list(latencies)
     found: list[Anomaly] = []
     for i in range(len(bs)):

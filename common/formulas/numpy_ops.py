@@ -4,11 +4,6 @@ Standard library only. Bytes count every pass the numpy code really makes over
 main memory: one pass over an array of n fp32 elements moves 4n bytes, a read
 and a write of the same array count as two passes. Lecture 01 counts the passes
 line by line in comments next to the numpy calls; the totals live here once.
-
-Lecture 01 sizes its arrays within its budget (common.measure.budget); the
-attention length here is the exercises' rule: a score matrix at least twice the
-last-level cache (LLC), so under LRU replacement none of it is still cached
-when the next sweep starts, within a memory cap.
 """
 
 from __future__ import annotations
@@ -43,9 +38,7 @@ LAYERNORM_PASSES = 10  # mean, subtract, square, mean, divide, scale (the articl
 ATTENTION_S_PASSES = 10  # write S, max, subtract, exp, sum, divide, read S for P @ V
 
 
-# ---------------------------------------------------------------------------
-# Sizes from the machine
-# ---------------------------------------------------------------------------
+# --- Sizes from the machine --------------------------------------------------
 def elementwise_n(working_set_bytes: int) -> int:
     """Elements per vector so that a, b, out (3 fp32 vectors) fill the working set."""
     return max(1024, working_set_bytes // (3 * FP32))
@@ -72,9 +65,7 @@ def same_flops_matmul_size(flops: float) -> int:
     return max(SAME_FLOPS_STEP, m)
 
 
-# ---------------------------------------------------------------------------
-# FLOP and byte ledgers (fp32)
-# ---------------------------------------------------------------------------
+# --- FLOP and byte ledgers (fp32) --------------------------------------------
 def add_counts(n: int) -> tuple[float, float]:
     """out = a + b: F = n, D = 3 passes x 4n bytes."""
     return float(n), float(ADD_PASSES * FP32 * n)
@@ -117,9 +108,7 @@ def gemm_fp32_counts(m: int, k: int, n: int) -> tuple[float, float]:
     return roofline.gemm_counts(m, k, n, FP32)
 
 
-# ---------------------------------------------------------------------------
-# Rows: the roofline's prediction next to the measurement
-# ---------------------------------------------------------------------------
+# --- Rows: the roofline's prediction next to the measurement -----------------
 def roofline_row(
     name: str,
     flops: float,

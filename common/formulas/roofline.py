@@ -14,9 +14,7 @@ from typing import Literal
 from common.formulas.thresholds import linear_threshold, smallest_integer_reaching
 
 
-# ---------------------------------------------------------------------------
-# Time bounds, intensity, ridge point
-# ---------------------------------------------------------------------------
+# --- Time bounds, intensity, ridge point -------------------------------------
 def time_bounds(flops: float, nbytes: float, peak: float, bw: float) -> dict[str, float | str]:
     """T >= max(F / P_peak, D / beta): returns compute, memory, lower (s) and bound."""
     t_compute, t_memory = flops / peak, nbytes / bw
@@ -70,9 +68,7 @@ def speedup_2x_at_ratio(ratio: float) -> tuple[float, float]:
     return speedup_2x(ratio, 1.0, 1.0, 1.0)
 
 
-# ---------------------------------------------------------------------------
-# Matmul ledgers
-# ---------------------------------------------------------------------------
+# --- Matmul ledgers ----------------------------------------------------------
 def matmul_counts(
     B: int, K: int, N: int, x_bytes: float = 2, w_bytes: float = 2, out_bytes: float = 2
 ) -> tuple[float, float]:

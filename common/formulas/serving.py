@@ -1,14 +1,5 @@
 """Serving formulas: expert-parallel dispatch and combine, load imbalance, speculative decoding.
 
-Standard library only; inputs are checked where they enter (flags, config reader), not here.
-
-Expert parallelism (EP) over N GPUs spreads a mixture's E experts E / N to a GPU. Each
-token's hidden vector [d] goes to each of its k routed experts (dispatch) and k results
-come back to be summed (combine). Under uniform routing an expert lives on another GPU
-with probability (N - 1) / N; of those, (min(N, G) - 1) / N sit in the token's own node of
-G GPUs (NVLink) and (N - min(N, G)) / N in other nodes (the network card). Both links
-carry at once, so a transfer takes latency + the slower link's bytes over its bandwidth.
-
 Speculative decoding (Leviathan et al. 2023, arXiv 2211.17192): a draft proposes K
 tokens, the target verifies them in one pass and keeps the longest accepted prefix plus
 one token of its own; each draft token is accepted with probability a, independently.
@@ -34,9 +25,7 @@ from common.tables.models import Model
 MAX_GPUS = 1024  # the most GPUs gpus_to_hold tries
 
 
-# ---------------------------------------------------------------------------
-# Expert parallelism
-# ---------------------------------------------------------------------------
+# --- Expert parallelism ------------------------------------------------------
 def remote_fraction(ep: int) -> float:
     """Share of a token's routed experts on other GPUs under uniform routing: (N - 1) / N."""
     return (ep - 1) / ep
@@ -90,9 +79,7 @@ def imbalance_cost(expert_seconds: float, factor: float) -> float:
     return (factor - 1) * expert_seconds
 
 
-# ---------------------------------------------------------------------------
-# Speculative decoding
-# ---------------------------------------------------------------------------
+# --- Speculative decoding ----------------------------------------------------
 def expected_tokens(acceptance: float, draft: int) -> float:
     """Expected tokens per verify step, (1 - a^(K + 1)) / (1 - a); K + 1 at a = 1
     (Leviathan et al. 2023, eq. 1)."""
@@ -134,9 +121,7 @@ def tokens_per_s_per_gpu(tokens: float, seconds: float, gpus: int) -> float:
     return tokens / (seconds * gpus)
 
 
-# ---------------------------------------------------------------------------
-# Serving a fleet (lecture 14): continuous batching, disaggregation, cost
-# ---------------------------------------------------------------------------
+# --- Serving a fleet (lecture 14): continuous batching, disaggregation, cost -
 def mixed_step_ledger(
     model: Model,
     chunk: int,
@@ -218,9 +203,7 @@ def largest_batch_on(
     )
 
 
-# ---------------------------------------------------------------------------
-# Skewed routing
-# ---------------------------------------------------------------------------
+# --- Skewed routing ----------------------------------------------------------
 def skewed_shares(experts: int, chosen: int, exponent: float) -> list[float]:
     """Each expert's chance q_i of being among a token's k choices when popularity falls as
     i^-s (Zipf-like): q_i = min(1, c i^-s) with c set so that sum q_i = k; s = 0 gives the

@@ -1,10 +1,4 @@
-"""Where a growing quantity first reaches a threshold: the critical batch and the crossover.
-
-Standard library only. Two questions recur in the course: the smallest integer
-size at which a ratio reaches the ridge point (solved in closed form, then made
-exact by checking the integers around it), and the first size of a measured or
-listed sweep that reaches it.
-"""
+"""Where a growing quantity first reaches a threshold: the critical batch and the crossover."""
 
 from __future__ import annotations
 
@@ -16,12 +10,7 @@ MAX_SEARCH = 1 << 40  # a threshold beyond this is reported as unreachable
 
 
 def smallest_integer_reaching(reaches: Callable[[int], bool], estimate: float) -> int | None:
-    """Smallest integer b >= 1 with reaches(b), for a predicate that stays true once true.
-
-    `estimate` is the closed-form answer; the integers around it are checked so that
-    floating-point rounding in the closed form cannot move the result. None when no
-    b up to MAX_SEARCH reaches.
-    """
+    """Smallest integer b >= 1 with reaches(b), for a predicate that stays true once true."""
     if not math.isfinite(estimate) or estimate > MAX_SEARCH:
         return None
     b = max(1, math.ceil(estimate))

@@ -1,10 +1,5 @@
 """Both ledgers for a whole decoder-only transformer: per-operator FLOPs and bytes, memory.
 
-Standard library only. The speed ledger lists every operator of one layer (and the
-few that run once per model) with its FLOPs and the bytes it moves, split into
-weight, activation and KV-cache bytes, each at its own element size. The capacity
-ledger reuses ``common.formulas.ledger`` (weights + KV cache + activations + overhead).
-
 Conventions (the same as ``common.formulas.roofline`` and ``common.formulas.ledger``):
 
 * one multiply-add is 2 FLOP; bytes are every read plus every write at the element
@@ -51,9 +46,7 @@ from common.tables.op_counts import (
 )
 
 
-# ---------------------------------------------------------------------------
-# Element sizes
-# ---------------------------------------------------------------------------
+# --- Element sizes -----------------------------------------------------------
 @dataclass(frozen=True)
 class DTypes:
     """Storage precisions: weights, KV cache and activations (names from hw_specs)."""
@@ -82,9 +75,7 @@ class DTypes:
         return f"{self.weights} weights, {self.kv} KV cache, {self.activations} activations"
 
 
-# ---------------------------------------------------------------------------
-# Parameters and KV cache
-# ---------------------------------------------------------------------------
+# --- Parameters and KV cache -------------------------------------------------
 def _attention_params(m: Model) -> int:
     """One layer's attention weights: d Hq dh + 2 d Hkv dh + Hq dv d; for latent attention
     d r_q + r_q + r_q Hq dh (queries; d Hq dh at full rank), d (r_kv + d_rope) + r_kv
@@ -177,9 +168,7 @@ def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
     return float(model.n_layers * model.cache_width * kv_bytes)
 
 
-# ---------------------------------------------------------------------------
-# Speed ledger: operators
-# ---------------------------------------------------------------------------
+# --- Speed ledger: operators -------------------------------------------------
 @dataclass(frozen=True)
 class Op:
     """One operator: FLOPs and the bytes it moves, by kind of tensor."""
@@ -470,9 +459,7 @@ def verify_ledger(
     )
 
 
-# ---------------------------------------------------------------------------
-# Speed ledger: time bounds on a chip
-# ---------------------------------------------------------------------------
+# --- Speed ledger: time bounds on a chip -------------------------------------
 class OpTime(NamedTuple):
     """One operator's time bounds on a chip, for one run of it (multiply by count for the pass)."""
 
@@ -526,9 +513,7 @@ def decode_tokens_per_s(setup: Deployment, batch: int, context: int) -> float:
     return batch / tpot_lower_bound(setup, batch, context)
 
 
-# ---------------------------------------------------------------------------
-# Capacity ledger
-# ---------------------------------------------------------------------------
+# --- Capacity ledger ---------------------------------------------------------
 def activation_bytes_per_token(model: Model, act_bytes: float = 2) -> float:
     """Peak live activations per active token: 16 x d_model x bytes (the article's rule)."""
     return ACT_VECTORS_PER_TOKEN * model.d_model * act_bytes
@@ -568,9 +553,7 @@ def largest_batch(
     )
 
 
-# ---------------------------------------------------------------------------
-# When decode's weight matmuls turn compute-bound
-# ---------------------------------------------------------------------------
+# --- When decode's weight matmuls turn compute-bound -------------------------
 class MatmulShape(NamedTuple):
     """One weight matmul X[B, K] W[K, N] of a decode step, with its element sizes and count."""
 
@@ -620,9 +603,7 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
     return None if solved is None else smallest_integer_reaching(solved[1], solved[0])
 
 
-# ---------------------------------------------------------------------------
-# Curves for the figure
-# ---------------------------------------------------------------------------
+# --- Curves for the figure ---------------------------------------------------
 def batch_grid(hi: int, per_decade: int = 24) -> list[int]:
     """Distinct integers from 1 to hi, spaced evenly in log10 (hi itself included)."""
     steps = max(1, math.ceil(math.log10(hi) * per_decade))
@@ -650,12 +631,7 @@ def expert_intensity(model: Model, tokens: int, dtypes: DTypes | None = None) ->
 
 
 def expert_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:
-    """Smallest batch n at which the routed experts' matmuls reach the ridge I*.
-
-    Once every expert is touched the weights are read whole, as in a dense MLP, but each
-    expert meets only n k / E of the tokens: n ~ (E / k) x the dense critical batch.
-    The intensity rises with n (E_touched(n) / n falls), so the search is exact.
-    """
+    """Smallest batch n at which the routed experts' matmuls reach the ridge I*."""
     m, dt = model, dtypes or DTypes()
     d, f, k, E = m.d_model, m.d_ff_expert, m.experts_per_token, m.n_experts
     dense = roofline.critical_batch(d, f, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)

@@ -2,18 +2,6 @@
 
 Imported by lecture 10. One head, no causal mask and no 1/sqrt(d_h) scaling, as
 in the article and lecture 01: O = softmax(Q K^T) V for Q, K, V of shape [N, d_h].
-
-- The naive kernel writes the N x N score matrix S and makes ten passes over it
-  (lecture 01's count, ``common.formulas.numpy_ops.attention_naive_counts``).
-- The tiled kernel is FlashAttention-2's forward loop (``common.formulas.attention_io``):
-  blocks of Br query rows outside, blocks of Bc key rows inside, with the online
-  softmax (a running row maximum m, a running sum l, and the accumulator rescaled
-  by exp(m_old - m_new) at every key block). Its blocks are sized to stay in a
-  cache, so the bytes it moves beyond that cache are the IO model's:
-  Q read once, K and V once per query block, O written once.
-
-Both kernels write into buffers allocated (and touched) when they are made, so a
-timed call allocates nothing. numpy is imported inside the functions.
 """
 
 from __future__ import annotations
@@ -173,9 +161,7 @@ def relative_error(result: Any, reference: Any) -> float:
     return diff / scale if scale else diff
 
 
-# ---------------------------------------------------------------------------
-# What each kernel moves and holds
-# ---------------------------------------------------------------------------
+# --- What each kernel moves and holds ----------------------------------------
 def naive_counts(n: int, d_head: int) -> tuple[float, float]:
     """(F, D) of the naive kernel: F = 4 N^2 d_h + 5 N^2, D = 4 (10 N^2 + 4 N d_h) bytes."""
     return numpy_ops.attention_naive_counts(n, d_head)
@@ -218,11 +204,7 @@ def tiled_memory_bytes(n: int, d_head: int, br: int, bc: int) -> float:
 def fixed_cost_per_block(
     budget_s: float = 0.1, rows: int = FIXED_COST_ROWS, clock: Clock = time.perf_counter
 ) -> float:
-    """Seconds one inner step costs when its blocks are 1 x 1 (d_h = 1): numpy's fixed costs.
-
-    The tiled kernel runs on N = rows with Br = Bc = 1, rows^2 steps, so the time per
-    step is almost all Python and numpy call overhead (outer loop included pro rata).
-    """
+    """Seconds one inner step costs when its blocks are 1 x 1 (d_h = 1): numpy's fixed costs."""
     rows = positive_int(rows, "rows")
     kernel = make_tiled(*random_qkv(rows, 1, seed=1), 1, 1)
     return time_per_call(kernel, budget_s, clock=clock).seconds / (rows * rows)
@@ -235,11 +217,7 @@ def best_times(
     warmup: int = 1,
     clock: Clock = time.perf_counter,
 ) -> dict[str, float]:
-    """Fastest seconds per call of each kernel, timed in alternating rounds.
-
-    Each round gives every kernel an equal share of the budget (at least one call),
-    so a burst of other work on the machine slows one round of each, not one kernel.
-    """
+    """Fastest seconds per call of each kernel, timed in alternating rounds."""
     best = {name: math.inf for name in kernels}
     share = max(0.0, budget_s) / max(1, rounds * len(kernels))
     for r in range(max(1, rounds)):

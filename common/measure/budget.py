@@ -1,12 +1,5 @@
 """Sizes from a time and a memory budget, and from the cache only as far as they allow.
 
-Standard library only (and the hardware table's fp32 size), and pure: every
-size is a function of the reported last-level cache (LLC, None when the OS
-reports none), the lecture's budget (seconds of a whole run, bytes of resident
-memory) and, where a call's time matters, the measured roofs. Tests feed it
-fake caches (32 MiB to 1.1 GiB and unknown) and check every lecture's arrays
-against its memory budget.
-
 A working set "clear of the cache" is at least ``CLEAR`` times the LLC. When a
 budget cannot get that far, ``cache_note`` says so in one sentence and names
 what was measured for what it is (a mix of LLC and DRAM, or the LLC itself).
@@ -101,9 +94,7 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
     )
 
 
-# ---------------------------------------------------------------------------
-# Lecture 01: the roofs' stream and the operations
-# ---------------------------------------------------------------------------
+# --- Lecture 01: the roofs' stream and the operations ------------------------
 # While an operation is timed, the calibration's stream (x, y, z: one working set
 # W) and its square matmul stay allocated so that the roofs are re-timed between
 # the operations. The largest operation is add+relu in one expression: a, b, out,
@@ -187,21 +178,14 @@ def gemm_width(
     return k
 
 
-# ---------------------------------------------------------------------------
-# Lecture 03: the batch sweep's weights, kept out of the cache
-# ---------------------------------------------------------------------------
+# --- Lecture 03: the batch sweep's weights, kept out of the cache ------------
 # A VM's cores may sit on more than one cache of the reported size, and caches keep
 # part of a streamed set a few times their size: the sweep streams 4x the LLC.
 WEIGHT_CLEAR = 4.0
 
 
 def weight_copies(weight_bytes: int, llc_bytes: int | None, cap_bytes: int) -> int:
-    """How many copies of W the sweep rotates through so that W is never served from cache.
-
-    Between two reads of one copy the others stream (copies - 1) W bytes; at
-    >= WEIGHT_CLEAR x LLC the copy has been evicted. One copy when W alone is that
-    large; fewer than needed when cap_bytes cannot hold them (cache_note then says so).
-    """
+    """How many copies of W the sweep rotates through so that W is never served from cache."""
     if weight_bytes <= 0:
         raise ValueError(f"weight bytes must be positive, got {weight_bytes!r}")
     llc = llc_or_fallback(llc_bytes)
@@ -216,9 +200,7 @@ def streamed_between_bytes(weight_bytes: int, copies: int) -> int:
     return weight_bytes * max(1, copies - 1)
 
 
-# ---------------------------------------------------------------------------
-# Lectures 09 and 10: the sweep's ceiling, the attention lengths
-# ---------------------------------------------------------------------------
+# --- Lectures 09 and 10: the sweep's ceiling, the attention lengths ----------
 SWEEP_LLC_MULTIPLE = 8
 SWEEP_ARRAYS_SHARE = 0.75  # the sweep's one buffer; the rest is the matmuls and the threads test
 
@@ -242,10 +224,7 @@ def sweep_weight_dim(
 
 
 def sweep_limit_bytes(llc_bytes: int | None, budget: Budget, available: int | None) -> int:
-    """Largest working set of lecture 09's sweep: max(8 LLC, 256 MiB), within the budget.
-
-    At most SWEEP_ARRAYS_SHARE of the arrays budget and a quarter of free memory.
-    """
+    """Largest working set of lecture 09's sweep: max(8 LLC, 256 MiB), within the budget."""
     want = max(SWEEP_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
     cap = int(budget.arrays_bytes * SWEEP_ARRAYS_SHARE)
     if available:
@@ -269,9 +248,7 @@ def attention_longest(
     return attention_seq(llc_bytes, plan.arrays_bytes // 2, peak, beta, head_dim, call_cap(plan))
 
 
-# ---------------------------------------------------------------------------
-# The flags
-# ---------------------------------------------------------------------------
+# --- The flags ---------------------------------------------------------------
 MAX_MEMORY_GIB = 1024.0
 MAX_SECONDS = 3600.0
 
@@ -356,9 +333,7 @@ def memory_advice() -> str:
     return _advice[0]
 
 
-# ---------------------------------------------------------------------------
-# Lecture 12: how many layers the profiled model gets
-# ---------------------------------------------------------------------------
+# --- Lecture 12: how many layers the profiled model gets ---------------------
 PROFILE_SHARE = 0.3  # of the time budget: the profiled runs of every precision
 PROFILER_COST = 3.0  # a profiled run (shapes, memory, FLOPs recorded) takes up to 3x longer
 WEIGHTS_SHARE = 0.5  # of the arrays budget: one precision's weights (the rest: roofs, records)

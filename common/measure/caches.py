@@ -2,13 +2,6 @@
 
 Standard library only. Reading never raises: a missing or unreadable source
 gives an empty list, and callers say that the sizes are unknown.
-
-Where the sizes come from:
-
-- Linux: ``/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size,shared_cpu_list}``,
-  and ``getconf`` (glibc's ``LEVEL1_DCACHE_SIZE`` ...) when sysfs is absent.
-- macOS: ``sysctl hw.perflevel0.*`` (the performance cores of Apple silicon),
-  then ``hw.l1dcachesize``, ``hw.l2cachesize``, ``hw.l3cachesize``.
 """
 
 from __future__ import annotations
@@ -231,11 +224,7 @@ def data_caches(caches: list[Cache]) -> list[Cache]:
 
 
 def data_levels(caches: list[Cache]) -> list[tuple[str, int]]:
-    """The data path as (name, bytes) per level, outward: [('L1', 32768), ('L2', 524288), ...].
-
-    One entry per level (the largest data or unified cache at that level); a level
-    no larger than the one inside it is dropped, since a sweep cannot separate them.
-    """
+    """The data path as (name, bytes) per level, outward: [('L1', 32768), ('L2', 524288), ...]."""
     by_level: dict[int, int] = {}
     for c in data_caches(caches):
         by_level[c.level] = max(by_level.get(c.level, 0), c.size_bytes)

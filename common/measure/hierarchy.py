@@ -1,10 +1,4 @@
-"""The hierarchical roofline's measurements (numpy): the bandwidth sweep and call costs.
-
-Imported only by lecture 09. The streamed operation is z = x + y in fp32 with
-``out=``: a call on n elements moves D = 12 n bytes (``common.formulas.hierarchy``
-has the sizes, the corrections and the plateau analysis). numpy is imported
-inside the functions.
-"""
+"""The hierarchical roofline's measurements (numpy): the bandwidth sweep and call costs."""
 
 from __future__ import annotations
 
@@ -84,11 +78,7 @@ def run_sweep(
     on_point: Callable[[int, int, int], None] | None = None,
     clock: Clock = time.perf_counter,
 ) -> list[dict[str, Any]]:
-    """Time z = x + y at each length within a total time budget; one record per size.
-
-    The sizes are swept `passes` times, up and then down, and each keeps its
-    fastest time: a burst of other work then spoils one pass, not the result.
-    """
+    """Time z = x + y at each length within a total time budget; one record per size."""
     per_point = budget_s / max(1, len(lengths) * passes)
     best: dict[int, CallTiming] = {}
     step, total = 0, len(lengths) * passes
@@ -122,13 +112,7 @@ def measure_threads(
     clock: Clock = time.perf_counter,
     add: Callable[[Any, Any, Any], object] | None = None,
 ) -> dict[str, Any]:
-    """Bandwidth of z = x + y on n elements from one thread and from `threads` threads.
-
-    numpy releases the GIL inside a large ufunc call, so threads that each add
-    their own slice of the arrays stream at the same time. The two ways are
-    timed alternately, so a burst of other work hits both alike. `clock` and
-    `add` (numpy's add by default) are for tests: a fake clock and kernel.
-    """
+    """Bandwidth of z = x + y on n elements from one thread and from `threads` threads."""
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy as np

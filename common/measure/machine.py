@@ -1,9 +1,4 @@
-"""What this machine is: CPU model, cores, BLAS library, the kernel it runs, threads.
-
-Measured numbers mean little without this: a ridge point measured with
-OpenBLAS's Haswell kernel on 2 threads is not comparable with one measured
-with Accelerate on 10. Everything here only reads settings; nothing is changed.
-"""
+"""What this machine is: CPU model, cores, BLAS library, the kernel it runs, threads."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
 """Measurement helpers (numpy): timers and this machine's two roofs.
 
-Imported only by the lectures that measure. Working sets are sized from the
-machine (last-level cache, available memory), never from fixed constants, and
-repeats are time-budgeted: a fast machine takes more samples in the same time.
-
 Numpy's elementwise operations run on one thread; its matmul runs on every
 BLAS thread. So the bandwidth roof measured here is a one-thread figure and the
 compute roof an all-thread figure; ``calibrate`` records both thread counts and
@@ -379,10 +375,7 @@ class RoofRun:
 def calibrate(
     quick: bool = False, clock: Clock = time.perf_counter, kernels: Kernels | None = None
 ) -> dict[str, Any]:
-    """Measure this machine's bandwidth and matmul roofs and their ridge point I* = P / beta.
-
-    `clock` and `kernels` are for tests: a fake clock and kernels of known speed.
-    """
+    """Measure this machine's bandwidth and matmul roofs and their ridge point I* = P / beta."""
     times = QUICK_BUDGET if quick else FULL_BUDGET
     run = RoofRun(kernels or _numpy_kernels(times), quick, clock).start()
     return run.calibration(machine.usable_cores())
@@ -391,11 +384,7 @@ def calibrate(
 def raised_roofs(
     peak: float, beta: float, points: list[tuple[float, float, float]]
 ) -> tuple[float, float]:
-    """Roofs no point beats: P' = max(P, F/t), beta' = max(beta, D/t) over (F, D, t) points.
-
-    A measured point faster than max(F/P, D/beta) shows the roof was measured low
-    (another kernel, more threads, a quieter moment); the raised roofs say so.
-    """
+    """Roofs no point beats: P' = max(P, F/t), beta' = max(beta, D/t) over (F, D, t) points."""
     peak_up = max([peak, *(f / t for f, _, t in points)])
     beta_up = max([beta, *(d / t for _, d, t in points)])
     return peak_up, beta_up

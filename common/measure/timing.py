@@ -1,10 +1,4 @@
-"""The one timer of the course: samples of a call's duration within a time budget.
-
-Standard library only (what is timed may be numpy). Lectures 01, 03 and 09 all
-time through ``time_samples``; ``time_per_call`` batches back-to-back calls
-first, for calls too short for the clock to see one at a time. The clock is a
-parameter so that tests can drive the timer with a fake clock of known answer.
-"""
+"""The one timer of the course: samples of a call's duration within a time budget."""
 
 from __future__ import annotations
 
@@ -109,11 +103,7 @@ def time_per_call(
 def rotating(
     fn: Callable[..., object], x: object, operands: Sequence[object], out: object
 ) -> Callable[[], object]:
-    """A call fn(x, operands[k], out=out) whose k moves on by one each call (cycling).
-
-    Rotating through copies of an operand larger together than the cache keeps
-    each copy out of the cache when its turn comes: no call is served from cache.
-    """
+    """A call fn(x, operands[k], out=out) whose k moves on by one each call (cycling)."""
     turn = itertools.cycle(operands)
 
     def call() -> object:

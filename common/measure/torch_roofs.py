@@ -1,11 +1,4 @@
-"""PyTorch's two roofs on this machine, and what its profiler recorded (lecture 12 only).
-
-The roofs are timed the way lecture 01 times numpy's (``common.measure.roofs.RoofRun``):
-a square matmul sized by speed and a streaming add z = x + y over the budget's working
-set, in alternating rounds, the best call of each. On a GPU every call ends with a
-synchronize, so the clock sees the kernel and not its launch. torch is imported inside
-the functions: the module loads without it, and the trace reader needs only json.
-"""
+"""PyTorch's two roofs on this machine, and what its profiler recorded (lecture 12 only)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""The four figures of lecture 04: local roofline, batch sweep, memory ledger, 2x speedups.
-
-Each function takes plain numbers (already read from the results file or computed
-from the ledgers), draws one figure with the object-oriented API of
-``common.plots.style`` and writes it atomically; it returns the path written.
-matplotlib is imported only inside ``common.plots.style``'s helpers.
-"""
+"""The four figures of lecture 04: local roofline, batch sweep, memory ledger, 2x speedups."""
 
 from __future__ import annotations
 
@@ -46,9 +40,7 @@ def measured_points(operations: Sequence[Any]) -> tuple[list[MeasuredPoint], int
     return points, bad
 
 
-# ---------------------------------------------------------------------------
-# Label placement
-# ---------------------------------------------------------------------------
+# --- Label placement ---------------------------------------------------------
 _OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (6, -4), (-6, -4), (0, 7), (0, -15))
 
 
@@ -164,9 +156,7 @@ def place_labels(
         )
 
 
-# ---------------------------------------------------------------------------
-# (a) The local roofline with lecture 01's measured operations
-# ---------------------------------------------------------------------------
+# --- (a) The local roofline with lecture 01's measured operations ------------
 @style.figure
 def local_roofline_figure(
     path: str | os.PathLike[str],
@@ -249,9 +239,7 @@ def local_roofline_figure(
     return style.save_figure(fig, path)
 
 
-# ---------------------------------------------------------------------------
-# (b) Latency and throughput against batch size
-# ---------------------------------------------------------------------------
+# --- (b) Latency and throughput against batch size ---------------------------
 @style.figure
 def batch_sweep_figure(
     path: str | os.PathLike[str],
@@ -321,9 +309,7 @@ def batch_sweep_figure(
     return style.save_figure(fig, path)
 
 
-# ---------------------------------------------------------------------------
-# (c) The stacked memory ledger and the overhead comparison
-# ---------------------------------------------------------------------------
+# --- (c) The stacked memory ledger and the overhead comparison ---------------
 @style.figure
 def memory_ledger_figure(
     path: str | os.PathLike[str],
@@ -384,9 +370,7 @@ def memory_ledger_figure(
     return style.save_figure(fig, path)
 
 
-# ---------------------------------------------------------------------------
-# (d) What doubling compute or bandwidth buys, against I / I*
-# ---------------------------------------------------------------------------
+# --- (d) What doubling compute or bandwidth buys, against I / I* -------------
 @style.figure
 def speedup_figure(
     path: str | os.PathLike[str],

@@ -1,10 +1,4 @@
-"""Figures of lecture 10: tiled attention's traffic against on-chip memory, and kernel times.
-
-matplotlib is reached only through ``common.plots.style`` (object-oriented API,
-atomic PNG output), so importing this module never needs matplotlib. Each figure
-has a ``build_*`` function returning the matplotlib Figure (what the tests read)
-and a ``*_figure`` function that saves it and returns the path.
-"""
+"""Figures of lecture 10: tiled attention's traffic against on-chip memory, and kernel times."""
 
 from __future__ import annotations
 

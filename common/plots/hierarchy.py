@@ -1,8 +1,4 @@
-"""Figures of lecture 09: bandwidth against working set, and the hierarchical roofline.
-
-matplotlib is reached only through common.plots.style's object-oriented helpers,
-so importing this module never needs matplotlib.
-"""
+"""Figures of lecture 09: bandwidth against working set, and the hierarchical roofline."""
 
 from __future__ import annotations
 

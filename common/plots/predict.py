@@ -1,10 +1,4 @@
-"""Lecture 11's figure: measured times against predictions at spec and achievable roofs.
-
-Drawing only: the numbers come from ``common.formulas.predict`` and
-``common.tables.measurements``. Two panels stacked: the whole 13B model (one group of
-bars per case) and one matmul's time against its token count (measured points, the
-two roofline curves and their ridges).
-"""
+"""Lecture 11's figure: measured times against predictions at spec and achievable roofs."""
 
 from __future__ import annotations
 

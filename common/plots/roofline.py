@@ -1,8 +1,5 @@
 """The roofline figure: rooflines of several chips and named points, as a PNG.
 
-matplotlib is imported only when a figure is drawn (through ``common.plots.style``),
-so ``save_roofline_png`` can tell a lecture on a bare ``python3`` that it skipped.
-
 The points sit on one chip's roof (``placed_on``): that roof is drawn bold and on
 top, the others thin and dashed, so a roof that shares its peak with another (H100
 and H200 in bf16) still reads as the one the points belong to. Points are black (no

@@ -1,9 +1,4 @@
-"""Lecture 14's figure: dollars per million output tokens against the decode batch.
-
-Drawing only: the numbers come from ``common.formulas.serving``. matplotlib is reached
-through ``common.plots.style`` (object-oriented Figure, atomic PNG), so importing this
-module never fails without matplotlib.
-"""
+"""Lecture 14's figure: dollars per million output tokens against the decode batch."""
 
 from __future__ import annotations
 

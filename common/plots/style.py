@@ -1,10 +1,4 @@
-"""Matplotlib figures for the lectures: one house style, atomic PNG output.
-
-matplotlib is imported inside the functions, so importing this module never
-fails; ``matplotlib_available()`` tells a lecture whether it can draw. Figures
-use the object-oriented API (``matplotlib.figure.Figure``), never pyplot, so no
-display or global state is involved and files are the only output.
-"""
+"""Matplotlib figures for the lectures: one house style, atomic PNG output."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Lecture 12's figure: the profiled operators over time, one row per operator, from the trace.
-
-Drawing only: the spans come from ``common.measure.torch_roofs.read_trace``.
-"""
+"""Lecture 12's figure: the profiled operators over time, one row per operator, from the trace."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Figures for lectures 07 and 08: the capacity ledger against batch, decode throughput per chip.
-
-Drawing only: the numbers come from ``common.formulas.transformer``. matplotlib is
-reached through ``common.plots.style`` (object-oriented Figure, atomic PNG), so
-importing this module never fails without matplotlib. Legends sit below the axes,
-so that no memory-wall or knee line runs through them.
-"""
+"""Figures for lectures 07 and 08: the capacity ledger against batch, decode throughput per chip."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Text charts for the console: the log-log ASCII roofline.
-
-Standard library only, so lecture 02 draws its chart on a bare ``python3``.
-"""
+"""Text charts for the console: the log-log ASCII roofline."""
 
 from __future__ import annotations
 

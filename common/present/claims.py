@@ -128,11 +128,7 @@ def at_least(n: int, limit: int) -> str:
 
 
 def binding(limits: Sequence[tuple[str, float]]) -> str:
-    """Which of several ceilings binds: the name of the smallest (the first on a tie).
-
-    A sentence that says a curve flattens *because* of one limit names the limit this
-    returns, so the reason it gives is the one its numbers set.
-    """
+    """Which of several ceilings binds: the name of the smallest (the first on a tie)."""
     return min(limits, key=lambda p: p[1])[0]
 
 

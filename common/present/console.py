@@ -1,7 +1,5 @@
 """Console formatting: section headers, aligned tables, observations and units.
 
-Standard library only, so lecture 02 runs on a bare ``python3``.
-
 Units follow one convention everywhere: KB/MB/GB are powers of 1000 and
 KiB/MiB/GiB powers of 1024; the two are never mixed in one number.
 """

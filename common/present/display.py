@@ -1,16 +1,9 @@
 """Display objects: one source for a lecture's terminal output and its page on the site.
 
-Standard library only. A lecture builds a ``Heading``, ``Table``, ``Observations``,
-``Text`` or ``Figure`` and hands it to ``show``. In a terminal ``show`` prints the plain
-text the course has always printed (aligned tables, a numbered list of
-observations). Under the docs build (``ROOFLINE_HTML=1``, set by
-``docs/conf.py``) it prints nothing and returns the object, so that when
-``show(...)`` is the last line of a cell, sphinx-gallery renders the object's
-``_repr_html_``: an HTML table in a scrolling box, observations as a styled
-list of prose, a figure with its caption.
-
-Only the last expression of a gallery cell is rendered, so a cell shows one
-thing: ``show(a, b)`` groups several into one.
+A lecture hands a ``Heading``, ``Table``, ``Observations``, ``Text`` or ``Figure`` to
+``show``: a terminal gets the plain text (aligned tables, numbered observations); under
+the docs build (``ROOFLINE_HTML=1``) ``show`` returns the object, and sphinx-gallery
+renders its ``_repr_html_`` when ``show(...)`` is a cell's last line.
 """
 
 from __future__ import annotations
@@ -234,10 +227,7 @@ def show(*items: object) -> Group | None:
 
 
 class Facts:
-    """Named values, one a line: ``name: value`` in a terminal, a two-column table on the site.
-
-    In a terminal the values line up after the longest name.
-    """
+    """Named values, one a line: ``name: value`` in a terminal, a two-column table on the site."""
 
     def __init__(self, pairs: Sequence[tuple[str, object]]) -> None:
         self.pairs = [(str(name), str(value)) for name, value in pairs]

@@ -1,7 +1,4 @@
-"""Sentences that explain a result: why a timed point sits above its roof, where a sweep crosses.
-
-Standard library only; lecture 01 prints these under its table of operations.
-"""
+"""Sentences that explain a result: why a timed point sits above its roof, where a sweep crosses."""
 
 from __future__ import annotations
 

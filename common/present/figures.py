@@ -1,9 +1,4 @@
-"""Captions of the article's four figures (lectures 01, 03 and 04): what to look at in each.
-
-Standard library only. Each function takes the numbers a figure plots and returns
-its caption, quoting only computed values; ``display.figure(path, caption)``
-carries the caption to the page.
-"""
+"""Captions of the article's four figures (lectures 01, 03 and 04): what to look at in each."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""TeX formulas as plain ASCII text, for a terminal.
-
-Standard library only. The exercises write each worked answer's formula in TeX for the
-site's MathJax; a terminal gets it as plain text:
-``\\frac{P_{\\text{peak}}}{\\beta}`` becomes ``P_peak / beta``.
-"""
+"""TeX formulas as plain ASCII text, for a terminal."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The machine stamp: whose numbers a measured table shows, and how to measure your own.
-
-Shared by the measuring lectures (01, 03, 09, 10). Standard library only.
-"""
+"""The machine stamp: whose numbers a measured table shows, and how to measure your own."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
 """The lectures' first lines: one-line errors, a quiet Ctrl-C and a quiet closed pipe.
 
-Every lecture's first line, ``import _course`` (``lectures/_course.py``), puts its
-checkout on ``sys.path`` and calls ``boot.start()``, before numpy. Run as a script, not
-under sphinx-gallery: an uncaught error is one line on stderr (``ROOFLINE_TRACEBACK=1``
-shows the traceback); Ctrl-C, even inside ``import numpy``, is one line and ends the run
-by SIGINT, and SIGTERM, SIGHUP, SIGQUIT and SIGUSR1/2 stop it the same way, cleaning up
-first; a signal ignored at start (``nohup``, a background job's Ctrl-C) stays ignored; a
-closed pipe (``| head``) drops the rest of the output, and the work still ends.
-Output is UTF-8 even in an ASCII locale.
-
 Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
 package, a broken table figure, a folder that may not be written, a full disk, out
 of memory: one line naming the allocation and the ``--memory-limit`` that fits); 2 the

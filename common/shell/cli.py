@@ -5,11 +5,6 @@ never a traceback, and before any measuring starts. The exit statuses are
 ``common.shell.boot``'s: 0 done, 1 the run failed, 2 the command line is wrong
 (an unknown flag, a value out of range, a path that can never work, ``--outdir``
 without ``--png``), 130 interrupted (Ctrl-C).
-
-``parse_args`` checks, after parsing, everything a flag will need later: the
-results file (a regular file or absent; its folder writable when the lecture
-saves), the figure folder, and matplotlib for ``--png``. ``--png`` without
-matplotlib is one line saying no figure will be saved, and the lecture runs on.
 """
 
 from __future__ import annotations
@@ -63,9 +58,7 @@ def lecture_parser(doc: str | None, prog: str | None = None) -> LectureParser:
     return LectureParser(prog=name, description=title or None)
 
 
-# ---------------------------------------------------------------------------
-# Value types: each returns the value or raises ArgumentTypeError (a usage error)
-# ---------------------------------------------------------------------------
+# --- Value types: each returns the value or raises ArgumentTypeError (a usage error)
 def _shown(text: str) -> str:
     """A bad value for an error line: quoted, and cut short when it is long."""
     return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + "..."
@@ -155,9 +148,7 @@ def require_precision(parser: argparse.ArgumentParser, chip: Any, precision: str
     return precision
 
 
-# ---------------------------------------------------------------------------
-# The shared flags
-# ---------------------------------------------------------------------------
+# --- The shared flags --------------------------------------------------------
 class _StoreGiven(argparse.Action):
     """Store the value and remember that the flag was given (not left at its default)."""
 
@@ -246,9 +237,7 @@ def add_budget_flag(parser: argparse.ArgumentParser, what: str = "the ledger") -
     )
 
 
-# ---------------------------------------------------------------------------
-# Parsing, then checking what the flags will need
-# ---------------------------------------------------------------------------
+# --- Parsing, then checking what the flags will need -------------------------
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> Any:
     """Parse sys.argv[1:] (or argv) after installing the one-line error handler, then check
     the paths and packages the flags need (see the module docstring); returns the namespace."""

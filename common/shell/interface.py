@@ -1,13 +1,10 @@
 """A lecture's declared interface, read without running the lecture: its flags and what
 it says of itself.
 
-Every lecture defines ``make_parser()`` at module level (a function, or a name bound
-to a shared one): its argparse parser, built with ``common.shell.cli``. The lecture
-runs on ``cli.parse_args(make_parser())``; the docs build calls
-`declared_parser`, which executes only the lecture's module-level imports above
-``make_parser`` and that definition, never the lecture's work (nor its opening, an
-import of a module beside it). So ``make_parser()`` uses only what the lecture imports
-above it from ``common`` and the standard library.
+Every lecture defines ``make_parser()`` at module level, its argparse parser built with
+``common.shell.cli``. `declared_parser` runs only the lecture's module-level imports above
+``make_parser`` and that definition, never its work nor its opening, so ``make_parser()``
+uses only what the lecture imports above it from ``common`` and the standard library.
 
 Beside it a lecture may say what it is, once, in ``ABOUT``, a dict literal that
 `declared` reads unrun (every field optional, `FIELDS`). The docs, the measuring

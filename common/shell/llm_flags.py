@@ -1,11 +1,4 @@
-"""The command line of the LLM lectures (06-08, 13, 14): one set of flags, checked once.
-
-``--model``, ``--chip``, ``--precision`` (the chip's compute precision), ``--weights``
-and ``--kv`` (storage precisions), ``--context``, ``--batch``, and ``--png`` /
-``--outdir``. A flag that does not fit the model or the chip (a precision the chip has
-no peak for, a context past the model's window) is a one-line usage error that names
-what is wrong: the flag typed, or the default when the model table's window is shorter.
-"""
+"""The command line of the LLM lectures (06-08, 13, 14): one set of flags, checked once."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
 """Where the course's files live, and the checks a path passes before a run relies on it.
 
-A path given on the command line is checked before any work is done. Two kinds
-of failure, two exit statuses (see ``common.shell.boot``):
-
-- ``UnusablePath`` (a ValueError; usage error, status 2): the path can never work
-  as given: empty, a NUL byte, a folder where a file is wanted (or the reverse),
-  a device, a FIFO or a socket, a symlink loop, a path through a file, a name too
-  long for the file system, a place under ``/proc``, ``/sys`` or ``/dev``.
-- a plain ValueError (status 1): the path is of the right kind but this user may
-  not write there (permission, read-only file system).
-
 Messages name the path as the user gave it (``display_path``), never a temporary file.
 """
 

@@ -1,10 +1,4 @@
-"""The teaching assumptions: numbers the course chooses rather than measures or looks up.
-
-Standard library only. Each is a named record with its value, its unit, where it
-comes from and a sentence on when it applies, so a reader can tell a datasheet
-figure from a rule of thumb. Lectures and formulas read the plain constants
-below the records.
-"""
+"""The teaching assumptions: numbers the course chooses rather than measures or looks up."""
 
 from __future__ import annotations
 
@@ -28,10 +22,7 @@ RANGES: dict[str, tuple[float, float]] = {
 
 @dataclass(frozen=True)
 class Assumption:
-    """One teaching assumption: value and unit, its source, and when it applies.
-
-    The value must lie in the `RANGES` entry its unit's first word names.
-    """
+    """One teaching assumption: value and unit, its source, and when it applies."""
 
     name: str
     value: float

@@ -1,12 +1,9 @@
 """A Hugging Face ``config.json`` as a model record (``common.tables.models.Model``).
 
-Standard library only. The families read, by ``model_type``: the Llama family (llama,
-mistral, qwen2, qwen3), gemma2 and gemma3 (gemma3's text model under ``text_config``),
-phi3, the mixtures of experts mixtral, qwen2_moe, qwen3_moe, deepseek_v3 (latent
-attention) and gpt_oss, and gpt2. A key a published config leaves out takes the default
-of the family's configuration class in the transformers library (each cited below);
-a key with no such default is required. Every error is one line naming the config's
-own key.
+The families read are `FAMILIES`, by ``model_type`` (gemma3's text model under
+``text_config``). A key a published config leaves out takes the default of the family's
+configuration class in the transformers library (each cited below); a key with no such
+default is required. Every error is one line naming the config's own key.
 """
 
 from __future__ import annotations

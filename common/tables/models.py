@@ -4,10 +4,6 @@ Standard library only, in the style of the hardware table ``common/hw_specs.py``
 every value is a plain literal in one place below, copied from the model's
 published ``config.json`` on the Hugging Face hub (field names in the comments).
 Edit a number here and rerun lectures 06-08; every dependent number moves with it.
-
-The published parameter counts are a cross-check only: the course derives its own
-count from the config (``common.formulas.transformer.parameter_count``) and a test checks
-that the two agree.
 """
 
 from __future__ import annotations
@@ -19,9 +15,7 @@ from typing import Any, NamedTuple
 from common.tables import slips
 from common.tables.validate import positive_int
 
-# ---------------------------------------------------------------------------
-# Sources
-# ---------------------------------------------------------------------------
+# --- Sources -----------------------------------------------------------------
 CHECKED = "checked 2026-12-01"  # when the course last compared these values with the files
 
 
@@ -185,9 +179,7 @@ class Model:
 
 slips.check_table_source(slips.source_of(globals()), __file__, Model)  # a field lost, a key twice
 
-# ---------------------------------------------------------------------------
-# The table. Edit a literal, rerun a lecture.
-# ---------------------------------------------------------------------------
+# --- The table. Edit a literal, rerun a lecture. -----------------------------
 LLAMA_2_7B = Model(
     name="Llama-2-7B",
     key="llama-2-7b",
@@ -366,9 +358,7 @@ def with_full_mha(model: Model) -> Model:
     return with_kv_heads(model, model.n_heads)
 
 
-# ---------------------------------------------------------------------------
-# A model as the capacity ledger sees it (the article's 7B is in common.tables.assumptions)
-# ---------------------------------------------------------------------------
+# --- A model as the capacity ledger sees it (the article's 7B is in common.tables.assumptions)
 class ModelSpec(NamedTuple):
     """What the capacity ledger needs to know about a model and its requests."""
 

@@ -1,8 +1,4 @@
-"""The documents the course's numbers come from, named once so every record can cite them.
-
-Standard library only. Each constant names a document precisely enough to find a
-number in it: title, the section or table, and the date it was read.
-"""
+"""The documents the course's numbers come from, named once so every record can cite them."""
 
 from __future__ import annotations
 

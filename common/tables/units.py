@@ -1,8 +1,4 @@
-"""Units: decimal (KB = 1000 B) and binary (KiB = 1024 B) byte multiples, defined once.
-
-Standard library only. The course never mixes the two in one number; bytes per
-element of each precision live in the hardware table (``common.hw_specs.bytes_per_elem``).
-"""
+"""Units: decimal (KB = 1000 B) and binary (KiB = 1024 B) byte multiples, defined once."""
 
 from __future__ import annotations
 

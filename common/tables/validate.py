@@ -1,8 +1,5 @@
 """Argument checks at the edges (tables as loaded, flags, files): each returns the value or
 raises ValueError. The formulas themselves check nothing.
-
-Standard library only. Messages name the quantity, so a student who types a
-zero or a word into the hardware table learns which figure is wrong.
 """
 
 from __future__ import annotations
