@@ -208,11 +208,6 @@ def decompose(
     return Decomposition(measured, terms)
 
 
-def predict(ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None = None) -> float:
-    """Predicted time: roofline sum on these roofs plus the pass's all-reduces."""
-    return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, curve)
-
-
 def matmul_time(n: int, K: int, N: int, roofs: Roofs, elem_bytes: float = 2) -> float:
     """X[n, K] @ W[K, N]: max(2nKN / P, e (nK + KN + nN) / beta) in seconds."""
     f, d = roofline.gemm_counts(n, K, N, elem_bytes)
@@ -226,24 +221,18 @@ def ridge_tokens(K: int, N: int, roofs: Roofs, elem_bytes: float = 2) -> int | N
 
 
 def flat_until(tokens: Sequence[int], seconds: Sequence[float], tolerance: float = 0.25) -> int:
-    """Index of the last measurement within (1 + tolerance) x the first: where the flat part ends.
-
-    A memory-bound matmul's time barely moves with n (the weights dominate the bytes);
-    the measured knee lies between this point and the next.
-    """
-    last = 0
-    for i, t in enumerate(seconds):
-        if t > (1 + tolerance) * seconds[0]:
-            break
-        last = i
-    return last
+    """Index of the last measurement within (1 + tolerance) x the first: where the flat part
+    ends."""
+    rises = (i for i, t in enumerate(seconds) if t > (1 + tolerance) * seconds[0])
+    return next(rises, len(seconds)) - 1
 
 
 def modelled_time(
     ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None, floor: float
 ) -> float:
     """Roofline sum + all-reduces + fixed cost per kernel on these roofs, in seconds."""
-    return predict(ledger, roofs, gpus, curve) + fixed_cost(ledger, roofs, floor, gpus)
+    comm = comm_time(ledger, gpus, roofs.link_bw, curve)
+    return roofline_time(ledger, roofs, gpus) + comm + fixed_cost(ledger, roofs, floor, gpus)
 
 
 def efficiency_to_match(
@@ -265,17 +254,11 @@ def efficiency_to_match(
         scaled = roofs._replace(**{which: getattr(roofs, which) * e})
         return modelled_time(ledger, scaled, gpus, curve, floor)
 
-    if at(1.0) > measured:  # even the full roof is too slow
-        return None
     lo, hi = 1e-6, 1.0
-    if at(lo) < measured:
+    if at(hi) > measured or at(lo) < measured:  # even the full roof too slow, or never slow
         return None
     for _ in range(200):
-        mid = (lo + hi) / 2
-        if at(mid) > measured:
-            lo = mid
-        else:
-            hi = mid
+        lo, hi = (mid, hi) if at(mid := (lo + hi) / 2) > measured else (lo, mid)
     return (lo + hi) / 2
 
 
@@ -423,7 +406,7 @@ def _laid_out(
 def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     """The roofline bound of a pass: sum of max(F / P, D / beta) + the all-reduces' ring bytes
     2 (g - 1) / g * M / beta_link, no latency. No implementation beats it on these roofs."""
-    return predict(ledger, roofs, gpus, None)
+    return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, None)
 
 
 def forecast_terms(
@@ -441,12 +424,11 @@ def forecast_terms(
     t_kernels = sum(c * t for c, t in kernels)
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
-    floor = eng.floor
     return {
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
-        "kernel floor": sum(c * max(0.0, floor - t) for c, t in kernels),
+        "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in kernels),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
         "fixed cost per step": eng.step,
         **(dict(zip(EP_TERMS, ep_times(ledger, ep), strict=True)) if ep else {}),
@@ -552,8 +534,7 @@ def speculate(
     if draft is None:
         draft_s, draft_pre, what = plain.decode_step_s / model.n_layers, 0.0, EAGLE_HEAD
         if not plain.decode_step_s:  # one new token: no decode step to take 1 / L of
-            draft_s = seconds(lambda b: decode_ledger(model, b, prompt + 1, dt))
-            draft_s /= model.n_layers
+            draft_s = seconds(lambda b: decode_ledger(model, b, prompt + 1, dt)) / model.n_layers
     else:  # a dense draft: tensor parallel, or data-parallel beside expert-parallel experts
         d_batch, d_gpus = (batch, gpus) if ep is None else (-(-batch // ep.ep), 1)
 
