@@ -111,10 +111,8 @@ def splits(model: Model, gpus: int) -> bool:
 def memory_per_gpu(
     model: Model, dtypes: DTypes, gpus: int, batch: int, context: int, ep: bool = False
 ) -> float:
-    """Bytes a GPU holds: N b_w / g of weights plus its KV heads' cache, B x cache elements
-    x b_kv / min(g, Hkv) (a latent cache is copied on every GPU), activations left out.
-    Expert-parallel (`ep`): the routed experts' N_e b_w / g, the other weights whole, and
-    the cache of its ceil(B / g) sequences."""
+    """Bytes a GPU holds: N b_w / g + B x cache elements x b_kv / min(g, Hkv) (a latent cache
+    on every GPU); under `ep`, N_e b_w / g + the rest whole + the cache of ceil(B / g)."""
     per_seq = kv_cache_elements(model, context) * dtypes.kv_bytes
     if ep:
         experts = parameter_breakdown(model)["experts"]
@@ -127,9 +125,7 @@ def memory_per_gpu(
 def check_fits(
     model: Model, chip: Chip, dtypes: DTypes, gpus: int, batch: int, context: int, ep: bool = False
 ) -> None:
-    """ValueError (one line) when weights and KV cache outgrow g GPUs' memory, naming the
-    fewest GPUs (a count that splits the heads, or under `ep` the experts) that would hold
-    them, or that none would."""
+    """ValueError (one line) when weights and KV cache outgrow g GPUs: the fewest that hold them."""
     need = memory_per_gpu(model, dtypes, gpus, batch, context, ep)
     cap = chip.mem_capacity
     if need <= cap:

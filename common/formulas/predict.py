@@ -109,11 +109,8 @@ def _read(x: float, points: Sequence[tuple[float, float]]) -> float | None:
 def allreduce_time(
     nbytes: float, gpus: int, link_bw: float | None, curve: Curves | None = None
 ) -> float:
-    """One all-reduce of M bytes over g GPUs, in seconds; 0 for one GPU.
-
-    Read off the measured curve for g GPUs when there is one; otherwise only the ring's
-    bytes, 2 (g - 1) / g * M / beta_link, with no latency (none measured to add).
-    """
+    """One all-reduce of M bytes over g GPUs, s: the measured curve for g GPUs, else the ring's
+    bytes 2 (g - 1) / g * M / beta_link (no latency measured to add); 0 for one GPU."""
     if gpus == 1:
         return 0.0
     if curve and gpus in curve:  # past its last point, M / M_last x that time (bandwidth-bound)
@@ -245,10 +242,7 @@ def efficiency_to_match(
     floor: float = 0.0,
 ) -> float | None:
     """Fraction e of roofs.peak (which='peak') or roofs.mem_bw ('mem_bw') at which the
-    modelled time equals the measurement; None when no e in (0, 1] reaches it.
-
-    The modelled time falls as e grows, so bisection on e finds the one crossing.
-    """
+    modelled time equals the measurement; None when no e in (0, 1] reaches it."""
 
     def at(e: float) -> float:
         scaled = roofs._replace(**{which: getattr(roofs, which) * e})
@@ -462,17 +456,10 @@ class Request:
 
 
 def forecast(req: Request, spec: Roofs, eng: EngineRoofs, ep: EPNetwork | None = None) -> Forecast:
-    """Prefill of the prompt, which yields the first new token, then n - 1 decode steps
-    with the cache at prompt + 1, ..., prompt + n - 1 (the last new token is never fed
-    back). That is how the published benchmarks count an output of n tokens:
-    FasterTransformer's generation loop runs n iterations of which the first only reads
-    the context pass's last hidden state (ParallelGpt.cc), and vLLM's benchmark_latency
-    asks for max_tokens = n, the first sampled from the prefill (kipply's per-token figure,
-    (283.60 - 63.17) ms / 10, divides by n instead; this module keeps n - 1). The decode
-    terms are the mean over those steps: every step up to STEPS_AVERAGED of them, else the
-    middle step of each of that many equal bins (exact while each term is linear in the
-    cache length).
-    """
+    """Prefill (it yields the first new token), then n - 1 decode steps at caches prompt + 1,
+    ..., prompt + n - 1, as FasterTransformer (ParallelGpt.cc) and vLLM's benchmark_latency
+    count n new tokens; the decode terms are their mean: every step up to STEPS_AVERAGED,
+    else the middle step of that many equal bins (exact while terms are linear in the cache)."""
     m, dt = req.model, req.dtypes
     steps = max(0, req.new_tokens - 1)  # 0 new tokens or 1: the prompt pass alone
     pre = _laid_out(lambda n: prefill_ledger(m, n, req.prompt, dt), req, spec, eng, ep)
