@@ -1,13 +1,5 @@
 """``python3 -m common.predict``: predict a model's latency on a chip from the ledgers.
 
-Point it at a Hugging Face ``config.json`` (``--config``) or a model of the table
-(``--model``), a chip, a GPU count (tensor parallel), a batch, a prompt and a number of
-new tokens. It prints the roofline bound (what no engine beats, at the datasheet's and
-at the achievable roofs) and a forecast of what an engine measures: the bound plus each
-named term of the gap (``common.formulas.predict``), taken from the measurements of
-``common.tables.engines`` for the engine class of ``--engine``; a term nobody measured
-is left out, and the output says so. ``--json`` prints one JSON object instead.
-
 Serving: ``--ep N`` spreads a mixture's routed experts over the N GPUs of ``--gpus``
 (which defaults to N and must equal it) and runs the rest data-parallel, each GPU its
 share of the batch with those weights whole, as DeepSeek-V3 and DeepEP deploy it: no

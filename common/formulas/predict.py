@@ -179,13 +179,9 @@ def decompose(
     curve: Curves | None,
     floor: float,
 ) -> Decomposition:
-    """Measured = bound at spec + compute, memory and link efficiency (= the bound at
-    achievable roofs) + all-reduce latency beyond the ring's bytes + fixed cost per kernel
-    + what stays unexplained.
-
-    Each efficiency term is the time the bound gains when that one roof moves from spec to
-    achievable (compute, then memory, then link), so the terms add up exactly.
-    """
+    """Measured = bound at spec + compute, memory and link efficiency (each the bound's gain
+    as that roof alone moves from spec to achievable, in that order, so they add up exactly)
+    + all-reduce latency beyond the ring's bytes + fixed cost per kernel + the unexplained."""
     t_spec = bound_time(ledger, spec, gpus)
     t_compute = bound_time(ledger, spec._replace(peak=achievable.peak), gpus)
     t_memory = bound_time(ledger, achievable._replace(link_bw=spec.link_bw), gpus)
@@ -406,11 +402,8 @@ def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
 def forecast_terms(
     ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int, ep: EPNetwork | None = None
 ) -> dict[str, float]:
-    """One pass as the bound at spec roofs plus each named term of the gap, in seconds;
-    with `ep`, each MoE layer's dispatch and combine (``ep_times``) as two more terms.
-
-    Every term is >= 0, so the forecast (their sum) is never below the bound.
-    """
+    """One pass, s: the bound at spec roofs + each named term of the gap (each >= 0, so never
+    below the bound); under `ep`, each MoE layer's dispatch and combine (``ep_times``) too."""
     # each kernel: max(F / (e(M) P), D / (s beta)) per GPU share, with e(M) the measured
     # GEMM share at the pass's rows and s the measured HBM share
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
@@ -575,13 +568,9 @@ def own_allreduce(
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
-    """The measured terms of `engine` on `chip` over `gpus` GPUs (``tables.engines``); each
-    one nobody measured on this chip is left out or falls back to the hardware table's
-    achievable roof, and `notes` says which.
-
-    Under tensor parallelism each GPU runs its 1 / g shard of every GEMM, so the GEMM and
-    HBM shares are those measured at g-way shards (the largest measured degree <= g).
-    """
+    """The measured terms of `engine` on `chip` over g = `gpus` GPUs (``tables.engines``), the
+    GEMM and HBM shares at the largest measured shard degree <= g; a term nobody measured on
+    this chip is left out or falls back to the achievable roof, and `notes` says which."""
     eng = engines.ENGINES[engine]
     terms = engines.CHIP_TERMS.get(chip.key)
     spec = spec_roofs(chip, precision)
