@@ -347,22 +347,6 @@ def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
                      dispatch_bytes, 2.0, notes)  # fmt: skip
 
 
-def ep_times(ledger: PassLedger, net: EPNetwork) -> tuple[float, float]:
-    """(dispatch, combine) seconds of one GPU's pass (``ep_pass``): each MoE layer sends its
-    tokens to their experts and takes the results back (``serving.all_to_all_time``)."""
-    m = ledger.model
-    d, k = m.d_model, m.experts_per_token
-    return tuple(
-        m.moe_layers * ep_call(ledger.tokens, net, w, d, k) for w in ("dispatch", "combine")
-    )
-
-
-def _share(op: Op, ep: int) -> Op:
-    """One GPU's 1 / N of an operator: its FLOPs and every kind of byte over N."""
-    return Op(op.name, op.kind, op.flops / ep, op.weight_bytes / ep, op.act_bytes / ep,
-              op.kv_bytes / ep)  # fmt: skip
-
-
 def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> PassLedger:
     """The pass the busiest of N expert-parallel GPUs runs (DeepSeek-V3's deployment):
     every operator but the routed experts for its ceil(B / N) sequences, whole weights
@@ -370,8 +354,9 @@ def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> Pass
     FLOPs, the weights of the experts the batch reaches, their rows). Run on one GPU."""
     local, whole = ledger_at(-(-batch // ep)), ledger_at(batch)
 
-    def mix(mine: Sequence[Op], all_: Sequence[Op]) -> tuple[Op, ...]:
-        return tuple(_share(w, ep) if w.name.startswith("expert ") else o
+    def mix(mine: Sequence[Op], all_: Sequence[Op]) -> tuple[Op, ...]:  # experts: 1 / N of all
+        return tuple(Op(w.name, w.kind, w.flops / ep, w.weight_bytes / ep, w.act_bytes / ep,
+                        w.kv_bytes / ep) if w.name.startswith("expert ") else o
                      for o, w in zip(mine, all_, strict=True))  # fmt: skip
 
     variants = tuple((mix(a, b), c) for (a, c), (b, _) in zip(local.variants, whole.variants,
@@ -403,7 +388,7 @@ def forecast_terms(
     ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int, ep: EPNetwork | None = None
 ) -> dict[str, float]:
     """One pass, s: the bound at spec roofs + each named term of the gap (each >= 0, so never
-    below the bound); under `ep`, each MoE layer's dispatch and combine (``ep_times``) too."""
+    below the bound); under `ep`, the dispatch and combine of each MoE layer's tokens too."""
     # each kernel: max(F / (e(M) P), D / (s beta)) per GPU share, with e(M) the measured
     # GEMM share at the pass's rows and s the measured HBM share
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
@@ -411,6 +396,11 @@ def forecast_terms(
     t_kernels = sum(c * t for c, t in kernels)
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
+    m, ways = ledger.model, zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
+    exchange = {  # under `ep`: each MoE layer sends its tokens to their experts and back
+        t: m.moe_layers * ep_call(ledger.tokens, ep, w, m.d_model, m.experts_per_token)
+        for t, w in ways
+    }
     return {
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
@@ -418,7 +408,7 @@ def forecast_terms(
         "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in kernels),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
         "fixed cost per step": eng.step,
-        **(dict(zip(EP_TERMS, ep_times(ledger, ep), strict=True)) if ep else {}),
+        **exchange,
     }
 
 
@@ -550,23 +540,6 @@ def engine_dtypes(precision: str, engine: str = "trtllm") -> DTypes:
     return DTypes(precision, kv, act)
 
 
-def own_allreduce(
-    eng: engines.Engine, chip_key: str, node: Curves | None, notes: list[str]
-) -> Curves | None:
-    """The all-reduce curve an engine with its own kernel pays on `chip_key`: its measured
-    points, then the node's NCCL points past its largest size (where the engine hands
-    larger messages to NCCL); the node's curve alone on a chip it was not measured on."""
-    if chip_key not in eng.allreduce_chips:
-        chips = " and ".join(get_chip(k).name for k in eng.allreduce_chips)
-        notes.append(engines.NO_OWN_ALLREDUCE.format(chips=chips))
-        return node
-    curve = {}
-    for g, terms in eng.allreduce.items():
-        own = tuple(zip(eng.allreduce_sizes, (t.value for t in terms), strict=True))
-        curve[g] = own + tuple(p for p in (node or {}).get(g, ()) if p[0] > own[-1][0])
-    return curve
-
-
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
     """The measured terms of `engine` on `chip` over g = `gpus` GPUs (``tables.engines``), the
     GEMM and HBM shares at the largest measured shard degree <= g; a term nobody measured on
@@ -614,9 +587,15 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             # scaled by the measured loss of a g-way shard
             hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * hbm / weight_share(1)
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
-        curve = terms.allreduce
-        if eng.allreduce and gpus > 1:
-            curve = own_allreduce(eng, chip.key, curve, notes)
+        curve = terms.allreduce  # the node's NCCL curve, unless the engine has its own kernel:
+        if eng.allreduce and gpus > 1 and chip.key not in eng.allreduce_chips:
+            chips = " and ".join(get_chip(k).name for k in eng.allreduce_chips)
+            notes.append(engines.NO_OWN_ALLREDUCE.format(chips=chips))
+        elif eng.allreduce and gpus > 1:  # its points, then NCCL's past its largest size
+            node, curve = curve or {}, {}
+            for g, own_terms in eng.allreduce.items():
+                own = tuple(zip(eng.allreduce_sizes, (t.value for t in own_terms), strict=True))
+                curve[g] = own + tuple(p for p in node.get(g, ()) if p[0] > own[-1][0])
     notes += [
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
     ]
