@@ -82,12 +82,9 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
 
 def per_gpu_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[tuple[int, float]]:
     """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says."""
-    rows = []
-    for op, count in ledger.counted():
-        share = gpus if op.kind in SHARDED_KINDS else 1
-        t = roofline.lower_bound_time(op.flops / share, op.nbytes / share, roofs.peak, roofs.mem_bw)
-        rows.append((count, t))
-    return rows
+    split = ((op, count, gpus if op.kind in SHARDED_KINDS else 1) for op, count in ledger.counted())
+    bound = roofline.lower_bound_time
+    return [(c, bound(op.flops / g, op.nbytes / g, roofs.peak, roofs.mem_bw)) for op, c, g in split]
 
 
 def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
@@ -96,8 +93,7 @@ def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
 
 
 def _read(x: float, points: Sequence[tuple[float, float]]) -> float | None:
-    """y at x, linear between neighbouring points, the first point's y below them; None
-    past the last point (each table says what lies there)."""
+    """y at x, linear between points, the first y below them; None past the last point."""
     if x <= points[0][0]:
         return points[0][1]
     for (a, ya), (b, yb) in itertools.pairwise(points):
@@ -187,15 +183,13 @@ def decompose(
     t_memory = bound_time(ledger, achievable._replace(link_bw=spec.link_bw), gpus)
     t_both = bound_time(ledger, achievable, gpus)
     ring = comm_time(ledger, gpus, achievable.link_bw, None)
+    latency = max(0.0, comm_time(ledger, gpus, achievable.link_bw, curve) - ring)
     terms = (
         Term("bound at spec roofs", t_spec),
         Term("compute efficiency (achievable matmul peak)", t_compute - t_spec),
         Term("memory efficiency (achievable bandwidth)", t_memory - t_compute),
         Term("link efficiency (achievable link)", t_both - t_memory),
-        Term(
-            "all-reduce latency (measured curve beyond ring bytes)",
-            max(0.0, comm_time(ledger, gpus, achievable.link_bw, curve) - ring),
-        ),
+        Term("all-reduce latency (measured curve beyond ring bytes)", latency),
         Term("fixed cost per kernel (floor)", fixed_cost(ledger, achievable, floor, gpus)),
     )
     return Decomposition(measured, terms)
