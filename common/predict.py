@@ -1,13 +1,5 @@
 """``python3 -m common.predict``: predict a model's latency on a chip from the ledgers.
 
-Point it at a Hugging Face ``config.json`` (``--config``) or a model of the table
-(``--model``), a chip, a GPU count (tensor parallel), a batch, a prompt and a number of
-new tokens. It prints the roofline bound (what no engine beats, at the datasheet's and
-at the achievable roofs) and a forecast of what an engine measures: the bound plus each
-named term of the gap (``common.formulas.predict``), taken from the measurements of
-``common.tables.engines`` for the engine class of ``--engine``; a term nobody measured
-is left out, and the output says so. ``--json`` prints one JSON object instead.
-
 Serving: ``--ep N`` spreads a mixture's routed experts over the N GPUs of ``--gpus``
 (which defaults to N and must equal it) and runs the rest data-parallel, each GPU its
 share of the batch with those weights whole, as DeepSeek-V3 and DeepEP deploy it: no
@@ -83,13 +75,10 @@ def make_parser() -> LectureParser:
     parser.add_argument("--batch", type=batch_size, default=1, help="sequences (1)")
     parser.add_argument("--prompt", type=positive_int, default=512, help="prompt tokens (512)")
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
-    stored = one_of(BYTES_PER_ELEM, "precision")
     parser.add_argument(
-        "--precision",
-        type=stored,
-        default="bf16",
+        "--precision", type=one_of(BYTES_PER_ELEM, "precision"), default="bf16",
         help=f"weights: {', '.join(BYTES_PER_ELEM)} (bf16; the KV cache's: per --engine)",
-    )
+    )  # fmt: skip
     parser.add_argument(
         "--engine", type=one_of(ENGINES, "engine"), default="vllm",
         help="; ".join(f"{k}: {e.what}" for k, e in ENGINES.items()) + " (vllm)",
@@ -114,10 +103,8 @@ def splits(model: Model, gpus: int) -> bool:
 def memory_per_gpu(
     model: Model, dtypes: DTypes, gpus: int, batch: int, context: int, ep: bool = False
 ) -> float:
-    """Bytes a GPU holds: N b_w / g of weights plus its KV heads' cache, B x cache elements
-    x b_kv / min(g, Hkv) (a latent cache is copied on every GPU), activations left out.
-    Expert-parallel (`ep`): the routed experts' N_e b_w / g, the other weights whole, and
-    the cache of its ceil(B / g) sequences."""
+    """Bytes a GPU holds: N b_w / g + B x cache elements x b_kv / min(g, Hkv) (a latent cache
+    on every GPU); under `ep`, N_e b_w / g + the rest whole + the cache of ceil(B / g)."""
     per_seq = kv_cache_elements(model, context) * dtypes.kv_bytes
     if ep:
         experts = parameter_breakdown(model)["experts"]
@@ -130,9 +117,7 @@ def memory_per_gpu(
 def check_fits(
     model: Model, chip: Chip, dtypes: DTypes, gpus: int, batch: int, context: int, ep: bool = False
 ) -> None:
-    """ValueError (one line) when weights and KV cache outgrow g GPUs' memory, naming the
-    fewest GPUs (a count that splits the heads, or under `ep` the experts) that would hold
-    them, or that none would."""
+    """ValueError (one line) when weights and KV cache outgrow g GPUs: the fewest that hold them."""
     need = memory_per_gpu(model, dtypes, gpus, batch, context, ep)
     cap = chip.mem_capacity
     if need <= cap:
@@ -140,9 +125,8 @@ def check_fits(
     heads = model.n_experts if ep else model.n_heads  # a GPU count that splits them divides them
     fits = [g for g in range(1, heads + 1) if not heads % g and (ep or splits(model, g))
             and memory_per_gpu(model, dtypes, g, batch, context, ep) <= cap]  # fmt: skip
-    what = "experts" if ep else "heads"
-    fit = f"--ep {fits[0]}" if ep and fits else f"{fits[0]} GPUs" if fits else ""
-    advice = f"{fit} would hold it" if fits else f"no split of its {heads:,} {what} would"
+    advice = (f"--ep {fits[0]}" if ep else f"{fits[0]} GPUs") + " would hold it" if fits else (
+        f"no split of its {heads:,} {'experts' if ep else 'heads'} would")  # fmt: skip
     raise ValueError(
         f"{model.name}'s weights and KV cache need {need / 1e9:,.1f} GB per GPU on {gpus} x "
         f"{chip.name} ({cap / 1e9:,.0f} GB each); {advice}"
@@ -165,9 +149,8 @@ def check_serving(args: Any, model: Model) -> int:
         raise ValueError("--speculate K and --acceptance A go together")
     if args.draft_config and args.speculate is None:
         raise ValueError("--draft-config needs --speculate K --acceptance A")
-    if args.speculate is not None and args.prompt + args.new_tokens - 1 + args.speculate > (
-        model.max_context
-    ):
+    drafted = args.prompt + args.new_tokens - 1 + (args.speculate or 0)
+    if args.speculate is not None and drafted > model.max_context:
         raise ValueError(f"prompt + new tokens - 1 + {args.speculate} drafted outgrow "
                          f"{model.name}'s window of {model.max_context:,}")  # fmt: skip
     return gpus
@@ -195,14 +178,8 @@ def predict_request(args: Any) -> dict[str, Any]:
     spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
     eng = engine_roofs(chip, args.engine, args.precision, tp)
     net = ep_network(chip, args.ep, dtypes.w_bytes) if args.ep else None  # the GEMMs' input
-    req = Request(
-        model=model,
-        gpus=gpus,
-        batch=args.batch,
-        prompt=args.prompt,
-        new_tokens=args.new_tokens,
-        dtypes=dtypes,
-    )
+    req = Request(model=model, gpus=gpus, batch=args.batch, prompt=args.prompt,
+                  new_tokens=args.new_tokens, dtypes=dtypes)  # fmt: skip
     f = forecast(req, spec, eng, net)
     total, extra = f.total_s, {}
     if args.speculate is not None:
@@ -238,21 +215,6 @@ def predict_request(args: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def speculation_lines(r: Mapping[str, Any]) -> list[str]:
-    """The speculative request's lines (none without --speculate)."""
-    sp = r.get("speculation")
-    if sp is None:
-        return []
-    return [
-        f"speculation: {sp['draft_tokens']} draft tokens a step at acceptance "
-        f"{sp['acceptance']:g}: {sp['tokens_per_verify_step']:,.2f} tokens per verify step; "
-        f"draft {fmt_time(sp['draft_step_s'], 'ms')} a token, verify "
-        f"{fmt_time(sp['verify_step_s'], 'ms')}; request {fmt_time(sp['total_s'], 'ms')}, "
-        f"decode {sp['decode_speedup']:,.2f} x as fast",
-        f"draft: {sp['draft']}",
-    ]
-
-
 def render(r: Mapping[str, Any]) -> str:
     """The prediction as a readable table: the bound, each term of the gap, the forecast."""
     passes = ("prefill", "decode_step")
@@ -260,6 +222,15 @@ def render(r: Mapping[str, Any]) -> str:
     rows.append(
         ("forecast (sum)", fmt_time(r["prefill_s"], "ms"), fmt_time(r["decode_step_s"], "ms"))
     )
+    sp = r.get("speculation")  # its two lines, none without --speculate
+    speculation = [] if sp is None else [
+        f"speculation: {sp['draft_tokens']} draft tokens a step at acceptance "
+        f"{sp['acceptance']:g}: {sp['tokens_per_verify_step']:,.2f} tokens per verify step; "
+        f"draft {fmt_time(sp['draft_step_s'], 'ms')} a token, verify "
+        f"{fmt_time(sp['verify_step_s'], 'ms')}; request {fmt_time(sp['total_s'], 'ms')}, "
+        f"decode {sp['decode_speedup']:,.2f} x as fast",
+        f"draft: {sp['draft']}",
+    ]  # fmt: skip
     return "\n".join([
         f"{r['model']} on {r['gpus']} x {r['chip']}, {r['stored']}, batch {r['batch']}, "
         f"{r['prompt']} prompt + {r['new_tokens']} new tokens, engine {r['engine']}",
@@ -270,7 +241,7 @@ def render(r: Mapping[str, Any]) -> str:
         f"roofs, {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones",
         f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens'] - 1} decode steps; "
         f"throughput {r['tokens_per_s']:,.1f} generated tokens/s",
-        *speculation_lines(r),
+        *speculation,
         f"throughput per GPU: {r['tokens_per_s_per_gpu']:,.1f} generated tokens/s "
         f"({r['batch']} x {r['new_tokens']} tokens over the "
         f"{'speculative ' if 'speculation' in r else ''}request's time on {r['gpus']} GPU"

@@ -329,17 +329,13 @@ for p, i in chosen:
     n, t = points[i]["elements"], add_seconds[i]
     t0 = hierarchy.fixed_call_seconds(n, call_s, gil_s)
     flops = n * hierarchy.FLOPS_PER_ELEMENT
-    operations.append(
-        {
-            "label": f"add in {p.name} ({fmt_bytes(sizes[i], binary=True, digits=0)})",
-            "level": p.name,
-            "working_set_bytes": sizes[i],
-            "intensity": hierarchy.FLOPS_PER_ELEMENT / hierarchy.BYTES_PER_ELEMENT,
-            "seconds": t,
-            "flops_per_s": flops / max(t - t0, t / 10),  # t - t0 kept above a tenth of t
-            "flops_per_s_with_call_cost": flops / t,
-        }
-    )
+    operations.append({
+        "label": f"add in {p.name} ({fmt_bytes(sizes[i], binary=True, digits=0)})",
+        "level": p.name, "working_set_bytes": sizes[i],
+        "intensity": hierarchy.FLOPS_PER_ELEMENT / hierarchy.BYTES_PER_ELEMENT, "seconds": t,
+        "flops_per_s": flops / max(t - t0, t / 10),  # t - t0 kept above a tenth of t
+        "flops_per_s_with_call_cost": flops / t,
+    })  # fmt: skip
 
 # %%
 # Two matmuls join them, one small enough for L2 and one about half the size of
@@ -347,17 +343,12 @@ for p, i in chosen:
 # matmul that reads each matrix once. For each operation the table shows the
 # roof the model predicts and the roof the measured point sits closest to.
 
-for mm in matmuls:
-    operations.append(
-        {
-            "label": f"matmul n={mm['side']}",
-            "level": hierarchy.fits_in(mm["bytes"], levels),
-            "working_set_bytes": mm["bytes"],
-            "intensity": roofline.intensity(mm["flops"], mm["bytes"]),
-            "flops_per_s": mm["flops_per_s"],
-            "flops_per_s_with_call_cost": mm["flops_per_s"],
-        }
-    )
+operations += [
+    {"label": f"matmul n={mm['side']}", "level": hierarchy.fits_in(mm["bytes"], levels),
+     "working_set_bytes": mm["bytes"], "intensity": roofline.intensity(mm["flops"], mm["bytes"]),
+     "flops_per_s": mm["flops_per_s"], "flops_per_s_with_call_cost": mm["flops_per_s"]}
+    for mm in matmuls
+]  # fmt: skip
 for op in operations:
     placed = op["intensity"], op["flops_per_s"], op["level"]
     op.update(hierarchy.roof_verdict(*placed, level_roofs, peak_flops))
@@ -371,12 +362,11 @@ shown = []
 if args.png:
     from common.plots.hierarchy import hierarchical_roofline_figure
 
-    def point(op):  # the adds in the colour of their level, the matmuls in black
-        level = op["level"] if op["label"].startswith("add") else ""
-        return op["label"], op["intensity"], op["flops_per_s"], level
-
     out = args.outdir / "09_hierarchical_roofline.png"
-    marks = [point(op) for op in operations]
+    marks = [  # the adds in the colour of their level, the matmuls in black
+        (o["label"], o["intensity"], o["flops_per_s"], o["level"] if "add" in o["label"] else "")
+        for o in operations
+    ]
     dram_all = [(f"DRAM, {thread_count} threads", all_bw)] if all_bw else []
     path = hierarchical_roofline_figure(out, level_roofs, peak_flops, marks, dram_all)
     caption = page.roofline_caption(operations, peak_flops)

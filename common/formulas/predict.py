@@ -82,12 +82,9 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
 
 def per_gpu_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[tuple[int, float]]:
     """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says."""
-    rows = []
-    for op, count in ledger.counted():
-        share = gpus if op.kind in SHARDED_KINDS else 1
-        t = roofline.lower_bound_time(op.flops / share, op.nbytes / share, roofs.peak, roofs.mem_bw)
-        rows.append((count, t))
-    return rows
+    split = ((op, count, gpus if op.kind in SHARDED_KINDS else 1) for op, count in ledger.counted())
+    bound = roofline.lower_bound_time
+    return [(c, bound(op.flops / g, op.nbytes / g, roofs.peak, roofs.mem_bw)) for op, c, g in split]
 
 
 def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
@@ -96,8 +93,7 @@ def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
 
 
 def _read(x: float, points: Sequence[tuple[float, float]]) -> float | None:
-    """y at x, linear between neighbouring points, the first point's y below them; None
-    past the last point (each table says what lies there)."""
+    """y at x, linear between points, the first y below them; None past the last point."""
     if x <= points[0][0]:
         return points[0][1]
     for (a, ya), (b, yb) in itertools.pairwise(points):
@@ -109,11 +105,8 @@ def _read(x: float, points: Sequence[tuple[float, float]]) -> float | None:
 def allreduce_time(
     nbytes: float, gpus: int, link_bw: float | None, curve: Curves | None = None
 ) -> float:
-    """One all-reduce of M bytes over g GPUs, in seconds; 0 for one GPU.
-
-    Read off the measured curve for g GPUs when there is one; otherwise only the ring's
-    bytes, 2 (g - 1) / g * M / beta_link, with no latency (none measured to add).
-    """
+    """One all-reduce of M bytes over g GPUs, s: the measured curve for g GPUs, else the ring's
+    bytes 2 (g - 1) / g * M / beta_link (no latency measured to add); 0 for one GPU."""
     if gpus == 1:
         return 0.0
     if curve and gpus in curve:  # past its last point, M / M_last x that time (bandwidth-bound)
@@ -182,35 +175,24 @@ def decompose(
     curve: Curves | None,
     floor: float,
 ) -> Decomposition:
-    """Measured = bound at spec + compute, memory and link efficiency (= the bound at
-    achievable roofs) + all-reduce latency beyond the ring's bytes + fixed cost per kernel
-    + what stays unexplained.
-
-    Each efficiency term is the time the bound gains when that one roof moves from spec to
-    achievable (compute, then memory, then link), so the terms add up exactly.
-    """
+    """Measured = bound at spec + compute, memory and link efficiency (each the bound's gain
+    as that roof alone moves from spec to achievable, in that order, so they add up exactly)
+    + all-reduce latency beyond the ring's bytes + fixed cost per kernel + the unexplained."""
     t_spec = bound_time(ledger, spec, gpus)
     t_compute = bound_time(ledger, spec._replace(peak=achievable.peak), gpus)
     t_memory = bound_time(ledger, achievable._replace(link_bw=spec.link_bw), gpus)
     t_both = bound_time(ledger, achievable, gpus)
     ring = comm_time(ledger, gpus, achievable.link_bw, None)
+    latency = max(0.0, comm_time(ledger, gpus, achievable.link_bw, curve) - ring)
     terms = (
         Term("bound at spec roofs", t_spec),
         Term("compute efficiency (achievable matmul peak)", t_compute - t_spec),
         Term("memory efficiency (achievable bandwidth)", t_memory - t_compute),
         Term("link efficiency (achievable link)", t_both - t_memory),
-        Term(
-            "all-reduce latency (measured curve beyond ring bytes)",
-            max(0.0, comm_time(ledger, gpus, achievable.link_bw, curve) - ring),
-        ),
+        Term("all-reduce latency (measured curve beyond ring bytes)", latency),
         Term("fixed cost per kernel (floor)", fixed_cost(ledger, achievable, floor, gpus)),
     )
     return Decomposition(measured, terms)
-
-
-def predict(ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None = None) -> float:
-    """Predicted time: roofline sum on these roofs plus the pass's all-reduces."""
-    return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, curve)
 
 
 def matmul_time(n: int, K: int, N: int, roofs: Roofs, elem_bytes: float = 2) -> float:
@@ -226,24 +208,18 @@ def ridge_tokens(K: int, N: int, roofs: Roofs, elem_bytes: float = 2) -> int | N
 
 
 def flat_until(tokens: Sequence[int], seconds: Sequence[float], tolerance: float = 0.25) -> int:
-    """Index of the last measurement within (1 + tolerance) x the first: where the flat part ends.
-
-    A memory-bound matmul's time barely moves with n (the weights dominate the bytes);
-    the measured knee lies between this point and the next.
-    """
-    last = 0
-    for i, t in enumerate(seconds):
-        if t > (1 + tolerance) * seconds[0]:
-            break
-        last = i
-    return last
+    """Index of the last measurement within (1 + tolerance) x the first: where the flat part
+    ends."""
+    rises = (i for i, t in enumerate(seconds) if t > (1 + tolerance) * seconds[0])
+    return next(rises, len(seconds)) - 1
 
 
 def modelled_time(
     ledger: PassLedger, roofs: Roofs, gpus: int, curve: Curves | None, floor: float
 ) -> float:
     """Roofline sum + all-reduces + fixed cost per kernel on these roofs, in seconds."""
-    return predict(ledger, roofs, gpus, curve) + fixed_cost(ledger, roofs, floor, gpus)
+    comm = comm_time(ledger, gpus, roofs.link_bw, curve)
+    return roofline_time(ledger, roofs, gpus) + comm + fixed_cost(ledger, roofs, floor, gpus)
 
 
 def efficiency_to_match(
@@ -256,26 +232,17 @@ def efficiency_to_match(
     floor: float = 0.0,
 ) -> float | None:
     """Fraction e of roofs.peak (which='peak') or roofs.mem_bw ('mem_bw') at which the
-    modelled time equals the measurement; None when no e in (0, 1] reaches it.
-
-    The modelled time falls as e grows, so bisection on e finds the one crossing.
-    """
+    modelled time equals the measurement; None when no e in (0, 1] reaches it."""
 
     def at(e: float) -> float:
         scaled = roofs._replace(**{which: getattr(roofs, which) * e})
         return modelled_time(ledger, scaled, gpus, curve, floor)
 
-    if at(1.0) > measured:  # even the full roof is too slow
-        return None
     lo, hi = 1e-6, 1.0
-    if at(lo) < measured:
+    if at(hi) > measured or at(lo) < measured:  # even the full roof too slow, or never slow
         return None
     for _ in range(200):
-        mid = (lo + hi) / 2
-        if at(mid) > measured:
-            lo = mid
-        else:
-            hi = mid
+        lo, hi = (mid, hi) if at(mid := (lo + hi) / 2) > measured else (lo, mid)
     return (lo + hi) / 2
 
 
@@ -374,22 +341,6 @@ def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
                      dispatch_bytes, 2.0, notes)  # fmt: skip
 
 
-def ep_times(ledger: PassLedger, net: EPNetwork) -> tuple[float, float]:
-    """(dispatch, combine) seconds of one GPU's pass (``ep_pass``): each MoE layer sends its
-    tokens to their experts and takes the results back (``serving.all_to_all_time``)."""
-    m = ledger.model
-    d, k = m.d_model, m.experts_per_token
-    return tuple(
-        m.moe_layers * ep_call(ledger.tokens, net, w, d, k) for w in ("dispatch", "combine")
-    )
-
-
-def _share(op: Op, ep: int) -> Op:
-    """One GPU's 1 / N of an operator: its FLOPs and every kind of byte over N."""
-    return Op(op.name, op.kind, op.flops / ep, op.weight_bytes / ep, op.act_bytes / ep,
-              op.kv_bytes / ep)  # fmt: skip
-
-
 def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> PassLedger:
     """The pass the busiest of N expert-parallel GPUs runs (DeepSeek-V3's deployment):
     every operator but the routed experts for its ceil(B / N) sequences, whole weights
@@ -397,8 +348,9 @@ def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> Pass
     FLOPs, the weights of the experts the batch reaches, their rows). Run on one GPU."""
     local, whole = ledger_at(-(-batch // ep)), ledger_at(batch)
 
-    def mix(mine: Sequence[Op], all_: Sequence[Op]) -> tuple[Op, ...]:
-        return tuple(_share(w, ep) if w.name.startswith("expert ") else o
+    def mix(mine: Sequence[Op], all_: Sequence[Op]) -> tuple[Op, ...]:  # experts: 1 / N of all
+        return tuple(Op(w.name, w.kind, w.flops / ep, w.weight_bytes / ep, w.act_bytes / ep,
+                        w.kv_bytes / ep) if w.name.startswith("expert ") else o
                      for o, w in zip(mine, all_, strict=True))  # fmt: skip
 
     variants = tuple((mix(a, b), c) for (a, c), (b, _) in zip(local.variants, whole.variants,
@@ -423,17 +375,14 @@ def _laid_out(
 def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     """The roofline bound of a pass: sum of max(F / P, D / beta) + the all-reduces' ring bytes
     2 (g - 1) / g * M / beta_link, no latency. No implementation beats it on these roofs."""
-    return predict(ledger, roofs, gpus, None)
+    return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, None)
 
 
 def forecast_terms(
     ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int, ep: EPNetwork | None = None
 ) -> dict[str, float]:
-    """One pass as the bound at spec roofs plus each named term of the gap, in seconds;
-    with `ep`, each MoE layer's dispatch and combine (``ep_times``) as two more terms.
-
-    Every term is >= 0, so the forecast (their sum) is never below the bound.
-    """
+    """One pass, s: the bound at spec roofs + each named term of the gap (each >= 0, so never
+    below the bound); under `ep`, the dispatch and combine of each MoE layer's tokens too."""
     # each kernel: max(F / (e(M) P), D / (s beta)) per GPU share, with e(M) the measured
     # GEMM share at the pass's rows and s the measured HBM share
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
@@ -441,15 +390,19 @@ def forecast_terms(
     t_kernels = sum(c * t for c, t in kernels)
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
-    floor = eng.floor
+    m, ways = ledger.model, zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
+    exchange = {  # under `ep`: each MoE layer sends its tokens to their experts and back
+        t: m.moe_layers * ep_call(ledger.tokens, ep, w, m.d_model, m.experts_per_token)
+        for t, w in ways
+    }
     return {
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
-        "kernel floor": sum(c * max(0.0, floor - t) for c, t in kernels),
+        "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in kernels),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
         "fixed cost per step": eng.step,
-        **(dict(zip(EP_TERMS, ep_times(ledger, ep), strict=True)) if ep else {}),
+        **exchange,
     }
 
 
@@ -480,17 +433,10 @@ class Request:
 
 
 def forecast(req: Request, spec: Roofs, eng: EngineRoofs, ep: EPNetwork | None = None) -> Forecast:
-    """Prefill of the prompt, which yields the first new token, then n - 1 decode steps
-    with the cache at prompt + 1, ..., prompt + n - 1 (the last new token is never fed
-    back). That is how the published benchmarks count an output of n tokens:
-    FasterTransformer's generation loop runs n iterations of which the first only reads
-    the context pass's last hidden state (ParallelGpt.cc), and vLLM's benchmark_latency
-    asks for max_tokens = n, the first sampled from the prefill (kipply's per-token figure,
-    (283.60 - 63.17) ms / 10, divides by n instead; this module keeps n - 1). The decode
-    terms are the mean over those steps: every step up to STEPS_AVERAGED of them, else the
-    middle step of each of that many equal bins (exact while each term is linear in the
-    cache length).
-    """
+    """Prefill (it yields the first new token), then n - 1 decode steps at caches prompt + 1,
+    ..., prompt + n - 1, as FasterTransformer (ParallelGpt.cc) and vLLM's benchmark_latency
+    count n new tokens; the decode terms are their mean: every step up to STEPS_AVERAGED,
+    else the middle step of that many equal bins (exact while terms are linear in the cache)."""
     m, dt = req.model, req.dtypes
     steps = max(0, req.new_tokens - 1)  # 0 new tokens or 1: the prompt pass alone
     pre = _laid_out(lambda n: prefill_ledger(m, n, req.prompt, dt), req, spec, eng, ep)
@@ -552,8 +498,7 @@ def speculate(
     if draft is None:
         draft_s, draft_pre, what = plain.decode_step_s / model.n_layers, 0.0, EAGLE_HEAD
         if not plain.decode_step_s:  # one new token: no decode step to take 1 / L of
-            draft_s = seconds(lambda b: decode_ledger(model, b, prompt + 1, dt))
-            draft_s /= model.n_layers
+            draft_s = seconds(lambda b: decode_ledger(model, b, prompt + 1, dt)) / model.n_layers
     else:  # a dense draft: tensor parallel, or data-parallel beside expert-parallel experts
         d_batch, d_gpus = (batch, gpus) if ep is None else (-(-batch // ep.ep), 1)
 
@@ -589,31 +534,10 @@ def engine_dtypes(precision: str, engine: str = "trtllm") -> DTypes:
     return DTypes(precision, kv, act)
 
 
-def own_allreduce(
-    eng: engines.Engine, chip_key: str, node: Curves | None, notes: list[str]
-) -> Curves | None:
-    """The all-reduce curve an engine with its own kernel pays on `chip_key`: its measured
-    points, then the node's NCCL points past its largest size (where the engine hands
-    larger messages to NCCL); the node's curve alone on a chip it was not measured on."""
-    if chip_key not in eng.allreduce_chips:
-        chips = " and ".join(get_chip(k).name for k in eng.allreduce_chips)
-        notes.append(engines.NO_OWN_ALLREDUCE.format(chips=chips))
-        return node
-    curve = {}
-    for g, terms in eng.allreduce.items():
-        own = tuple(zip(eng.allreduce_sizes, (t.value for t in terms), strict=True))
-        curve[g] = own + tuple(p for p in (node or {}).get(g, ()) if p[0] > own[-1][0])
-    return curve
-
-
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
-    """The measured terms of `engine` on `chip` over `gpus` GPUs (``tables.engines``); each
-    one nobody measured on this chip is left out or falls back to the hardware table's
-    achievable roof, and `notes` says which.
-
-    Under tensor parallelism each GPU runs its 1 / g shard of every GEMM, so the GEMM and
-    HBM shares are those measured at g-way shards (the largest measured degree <= g).
-    """
+    """The measured terms of `engine` on `chip` over g = `gpus` GPUs (``tables.engines``), the
+    GEMM and HBM shares at the largest measured shard degree <= g; a term nobody measured on
+    this chip is left out or falls back to the achievable roof, and `notes` says which."""
     eng = engines.ENGINES[engine]
     terms = engines.CHIP_TERMS.get(chip.key)
     spec = spec_roofs(chip, precision)
@@ -657,9 +581,15 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             # scaled by the measured loss of a g-way shard
             hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * hbm / weight_share(1)
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
-        curve = terms.allreduce
-        if eng.allreduce and gpus > 1:
-            curve = own_allreduce(eng, chip.key, curve, notes)
+        curve = terms.allreduce  # the node's NCCL curve, unless the engine has its own kernel:
+        if eng.allreduce and gpus > 1 and chip.key not in eng.allreduce_chips:
+            chips = " and ".join(get_chip(k).name for k in eng.allreduce_chips)
+            notes.append(engines.NO_OWN_ALLREDUCE.format(chips=chips))
+        elif eng.allreduce and gpus > 1:  # its points, then NCCL's past its largest size
+            node, curve = curve or {}, {}
+            for g, own_terms in eng.allreduce.items():
+                own = tuple(zip(eng.allreduce_sizes, (t.value for t in own_terms), strict=True))
+                curve[g] = own + tuple(p for p in node.get(g, ()) if p[0] > own[-1][0])
     notes += [
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
     ]

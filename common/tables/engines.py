@@ -25,6 +25,7 @@ from common.tables.measurements import (
     TRT_PAGE,
     VIDUR_A100_SMALL_KERNELS,
     Term,
+    dgx_curve,
 )
 
 US = 1e-6
@@ -154,12 +155,10 @@ def _vidur(
 
 
 #: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100):
-#: microseconds at each of these sizes.
-H100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
-    g: tuple(zip((2**14, 2**17, 2**20, 2**22, 2**24, 2**26), (t / 1e6 for t in us), strict=True))
-    for g, us in {2: (31, 11, 43, 42, 74, 245), 4: (38, 41, 41, 47, 93, 315),
-                  8: (33, 27, 33, 51, 114, 343)}.items()
-}  # fmt: skip
+#: microseconds at dgx_curve's sizes.
+H100_DGX_ALLREDUCE = dgx_curve(
+    {2: (31, 11, 43, 42, 74, 245), 4: (38, 41, 41, 47, 93, 315), 8: (33, 27, 33, 51, 114, 343)}
+)
 
 A100_TERMS = _vidur(
     "a100",

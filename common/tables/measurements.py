@@ -172,19 +172,13 @@ def _vidur(name: str, n: int, N: int, ms: float) -> OperatorRun:
 #: Single matmuls on one A100 (bf16): the fused gate+up projection [n, 4096] x [4096, 22016]
 #: (column time_stats.mlp_up_proj.median) and the fused QKV projection [n, 4096] x [4096, 12288]
 #: (time_stats.attn_pre_proj.median).
-VIDUR_A100_MATMULS: tuple[OperatorRun, ...] = (
-    _vidur("gate+up projection", 1, LLAMA2_7B_UP, 0.116),
-    _vidur("gate+up projection", 16, LLAMA2_7B_UP, 0.111),
-    _vidur("gate+up projection", 64, LLAMA2_7B_UP, 0.116),
-    _vidur("gate+up projection", 128, LLAMA2_7B_UP, 0.157),
-    _vidur("gate+up projection", 256, LLAMA2_7B_UP, 0.229),
-    _vidur("gate+up projection", 512, LLAMA2_7B_UP, 0.402),
-    _vidur("gate+up projection", 1024, LLAMA2_7B_UP, 0.877),
-    _vidur("QKV projection", 1, LLAMA2_7B_QKV, 0.065),
-    _vidur("QKV projection", 64, LLAMA2_7B_QKV, 0.067),
-    _vidur("QKV projection", 256, LLAMA2_7B_QKV, 0.112),
-    _vidur("QKV projection", 1024, LLAMA2_7B_QKV, 0.475),
-)
+VIDUR_A100_MATMULS: tuple[OperatorRun, ...] = tuple(
+    _vidur(name, n, N, ms) for name, N, by_n in (
+        ("gate+up projection", LLAMA2_7B_UP, {1: 0.116, 16: 0.111, 64: 0.116, 128: 0.157,
+                                              256: 0.229, 512: 0.402, 1024: 0.877}),
+        ("QKV projection", LLAMA2_7B_QKV, {1: 0.065, 64: 0.067, 256: 0.112, 1024: 0.475}),
+    ) for n, ms in by_n.items()
+)  # fmt: skip
 
 #: What the blog's own profiles of the same runs found (section 'comparing against real
 #: benchmarks'): comms per layer on 2 GPUs, and the matmul FLOP efficiencies of prefill.
@@ -204,20 +198,20 @@ VIDUR_A100_SMALL_KERNELS: tuple[Measured, ...] = (
     Measured("rotary embedding (attn_rope), 1 token", 0.005 * MS, VIDUR_MLP_A100),
 )
 
+
+def dgx_curve(us: dict[int, tuple[float, ...]]) -> dict[int, tuple[tuple[float, float], ...]]:
+    """GPUs -> (bytes, seconds): times in µs at 16 KiB, 128 KiB, 1, 4, 16 and 64 MiB."""
+    sizes = (2**14, 2**17, 2**20, 2**22, 2**24, 2**26)
+    return {g: tuple(zip(sizes, (t / 1e6 for t in ts), strict=True)) for g, ts in us.items()}
+
+
 #: All-reduce time against message bytes on one DGX A100, per GPU count (VIDUR_ALLREDUCE_DGX).
-A100_DGX_ALLREDUCE: dict[int, tuple[tuple[float, float], ...]] = {
-    2: ((16384, 46e-6), (131072, 51e-6), (1048576, 57e-6), (4194304, 64e-6),
-        (16777216, 139e-6), (67108864, 427e-6)),
-    4: ((16384, 21e-6), (131072, 60e-6), (1048576, 64e-6), (4194304, 85e-6),
-        (16777216, 200e-6), (67108864, 602e-6)),
-    8: ((16384, 32e-6), (131072, 51e-6), (1048576, 40e-6), (4194304, 98e-6),
-        (16777216, 274e-6), (67108864, 676e-6)),
-}  # fmt: skip
+A100_DGX_ALLREDUCE = dgx_curve(
+    {2: (46, 51, 57, 64, 139, 427), 4: (21, 60, 64, 85, 200, 602), 8: (32, 51, 40, 98, 274, 676)}
+)
 #: Which nodes have a measured all-reduce curve, by chip key: the DGX A100's NVLink 3 and
 #: NVSwitch are the same in its 40GB and 80GB versions.
 ALLREDUCE_CURVES = {"a100": A100_DGX_ALLREDUCE, "a100-80gb": A100_DGX_ALLREDUCE}
-#: Chips the kernel floor (small_kernel_floor) was measured on: vidur's A100 80GB.
-KERNEL_FLOOR_CHIPS = ("a100", "a100-80gb")
 #: The share of HBM bandwidth the blog's decode matmuls reached on two GPUs: 'it doesn't
 #: quite get to 90, more like 87' (on one GPU, 0.90 is the hardware table's A100 figure).
 KIPPLY_HBM_SHARE = {2: 0.87}
@@ -265,21 +259,23 @@ FT, TRT = "FasterTransformer, kipply", "TensorRT-LLM, its docs"
 FT_DOCS = "FasterTransformer, its docs"
 
 
+def _request(model, chip, gpus, batch, prompt, new, seconds, engine, source,
+             engine_class="trtllm", precision="bf16", named=True) -> Request:  # fmt: skip
+    what = f"{model.name}, batch {batch}, {prompt} + {new} tokens, {gpus} x {chip}"
+    what += f", {engine}" if named else ""
+    return Request(model, chip, gpus, batch, prompt, new, engine, Measured(what, seconds, source),
+                   precision, engine_class)  # fmt: skip
+
+
 def _runs(model, chip, engine, source, prompt, new, ms_by_gpus, precision="bf16") -> list:
-    what = f"{model.name}, batch 1, {prompt} + {new} tokens, {{g}} x {chip}"
-    return [
-        Request(model, chip, g, 1, prompt, new, engine, Measured(what.format(g=g), ms * MS, source),
-                precision)
-        for g, ms in ms_by_gpus.items()
-    ]  # fmt: skip
+    return [_request(model, chip, g, 1, prompt, new, ms * MS, engine, source, "trtllm", precision,
+                     named=False) for g, ms in ms_by_gpus.items()]  # fmt: skip
 
 
 def _batch(model, gpus, batch, prompt, new, per_gpu) -> Request:
     """A TensorRT-LLM v0.6.1 H100 FP8 throughput row: time = batch x new / (rate x GPUs)."""
-    what = f"{model.name}, batch {batch}, {prompt} + {new} tokens, {gpus} x h100"
-    seconds = batch * new / (per_gpu * gpus)
-    measured = Measured(what, seconds, TRT_LLM_V061_H100)
-    return Request(model, "h100", gpus, batch, prompt, new, TRT, measured, "fp8")
+    return _request(model, "h100", gpus, batch, prompt, new, batch * new / (per_gpu * gpus), TRT,
+                    TRT_LLM_V061_H100, "trtllm", "fp8", named=False)  # fmt: skip
 
 
 _FT20, _FT67 = (FT_GPT_GUIDE.format(table=f"Performance of GPT-{s}") for s in ("20B", "6.7B"))
@@ -374,23 +370,16 @@ LLAMA_3_3_70B = what_if(LLAMA_3_70B, "Llama-3.3-70B", "llama-3.3-70b",
 VLLM, LMDEPLOY, NIM = "vLLM, its CI", "LMDeploy, its docs", "NVIDIA NIM, its docs"
 
 
-def _served(model, chip, gpus, batch, prompt, new, seconds, engine, source, engine_class,
-            precision="bf16") -> Request:  # fmt: skip
-    what = f"{model.name}, batch {batch}, {prompt} + {new} tokens, {gpus} x {chip}, {engine}"
-    return Request(model, chip, gpus, batch, prompt, new, engine, Measured(what, seconds, source),
-                   precision, engine_class)  # fmt: skip
-
-
 def _vllm_ci(chip: str, source: str, ms: tuple[float, float, float]) -> list[Request]:
     """The three latency tests of one GPU model: 8B on 1, 70B on 4, Mixtral on 2 GPUs."""
     runs = ((LLAMA_3_1_8B, 1), (LLAMA_3_70B, 4), (MIXTRAL_8X7B, 2))
-    return [_served(m, chip, g, 8, 32, 128, t * MS, VLLM, source, "vllm")
+    return [_request(m, chip, g, 8, 32, 128, t * MS, VLLM, source, "vllm")
             for (m, g), t in zip(runs, ms, strict=True)]  # fmt: skip
 
 
 def _lmdeploy(model: Model, gpus: int, rows: dict[tuple[int, int], float]) -> list[Request]:
     """(batch, prompt) -> output tok/s at 128 new tokens: time = batch x 128 / rate."""
-    return [_served(model, "a100-80gb", gpus, b, p, 128, b * 128 / rate, LMDEPLOY, LMDEPLOY_A100,
+    return [_request(model, "a100-80gb", gpus, b, p, 128, b * 128 / rate, LMDEPLOY, LMDEPLOY_A100,
                     "trtllm") for (b, p), rate in rows.items()]  # fmt: skip
 
 
@@ -407,18 +396,18 @@ SERVING_REQUESTS: tuple[Request, ...] = (
                                 (64, 128): 2033.22, (64, 2048): 286.32}),
     *_lmdeploy(LLAMA_2_70B, 4, {(1, 128): 33.63, (1, 2048): 28.32, (16, 128): 439.77,
                                 (64, 128): 1159.84, (64, 2048): 270.47}),
-    _served(LLAMA_3_3_70B, "h100", 2, 1, 500, 1, 47.77 * MS, NIM, NIM_70B, "trtllm", "fp8"),
-    _served(LLAMA_3_3_70B, "h100", 2, 1, 500, 2000, (47.77 + 1999 * 18.91) * MS, NIM, NIM_70B,
+    _request(LLAMA_3_3_70B, "h100", 2, 1, 500, 1, 47.77 * MS, NIM, NIM_70B, "trtllm", "fp8"),
+    _request(LLAMA_3_3_70B, "h100", 2, 1, 500, 2000, (47.77 + 1999 * 18.91) * MS, NIM, NIM_70B,
             "trtllm", "fp8"),
-    _served(LLAMA_2_70B, "a100-80gb", 4, 64, 256, 256, 14.57, "vLLM, its PR #2192", VLLM_PR_2192,
+    _request(LLAMA_2_70B, "a100-80gb", 4, 64, 256, 256, 14.57, "vLLM, its PR #2192", VLLM_PR_2192,
             "vllm"),
-    _served(LLAMA_2_70B, "a100", 8, 32, 1, 2048, 133.70, "vLLM v0.1, rkooo567",
+    _request(LLAMA_2_70B, "a100", 8, 32, 1, 2048, 133.70, "vLLM v0.1, rkooo567",
             RKOOO_LLM_BENCHMARK, "eager"),
-    _served(LLAMA_2_70B, "a100", 8, 24, 1024, 1024, 76.12, "vLLM v0.1, rkooo567",
+    _request(LLAMA_2_70B, "a100", 8, 24, 1024, 1024, 76.12, "vLLM v0.1, rkooo567",
             RKOOO_LLM_BENCHMARK, "eager"),
-    _served(LLAMA_2_70B, "a100", 8, 32, 1, 2048, 70.19, "FasterTransformer, rkooo567",
+    _request(LLAMA_2_70B, "a100", 8, 32, 1, 2048, 70.19, "FasterTransformer, rkooo567",
             RKOOO_LLM_BENCHMARK, "trtllm"),
-    _served(LLAMA_2_70B, "a100", 8, 24, 1024, 1024, 38.97, "FasterTransformer, rkooo567",
+    _request(LLAMA_2_70B, "a100", 8, 24, 1024, 1024, 38.97, "FasterTransformer, rkooo567",
             RKOOO_LLM_BENCHMARK, "trtllm"),
 )  # fmt: skip
 #: Every published request lecture 11 predicts: the course's first sources, then the engines'.

@@ -129,7 +129,7 @@ def test_one_gpu_unless_told_and_tensor_parallel_halves_a_matmul() -> None:
                      False, (mm,), ())  # fmt: skip
     assert predict.bound_time(led, roofs) == pytest.approx(20e-3)
     ring = predict.comm_time(led, 2, roofs.link_bw, None)  # the all-reduces, tested apart
-    assert predict.predict(led, roofs, 2) - ring == pytest.approx(10e-3)
+    assert predict.bound_time(led, roofs, 2) - ring == pytest.approx(10e-3)
 
 
 def test_a_chip_without_gemm_profiles_takes_its_achievable_share_of_the_peak() -> None:

@@ -188,7 +188,6 @@ def test_every_curve_point_and_request_as_published() -> None:
     assert got == [(*row[:5], pytest.approx(row[5])) for row in PUBLISHED]
     for r, row in zip(a100, PUBLISHED, strict=True):
         assert r.batch == 1 and row[6] in r.engine
-    assert pub.KERNEL_FLOOR_CHIPS == ("a100", "a100-80gb")
     # GPT-6.7B: 32 heads of 128 (d 4096), 32 layers; the GPT models' vocabulary 51200.
     m = pub.GPT_6_7B
     assert (m.d_model, m.n_layers, m.d_ff, m.vocab_size, m.max_context) == (
