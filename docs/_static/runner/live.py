@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from common.formulas.roofline import attainable_flops, ridge_point
-from common.plots.roofline import _x_range as x_range  # the static figure's decades
+from common.plots.roofline import x_range  # the static figure's decades
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
 
