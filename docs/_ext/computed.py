@@ -1,21 +1,6 @@
-"""Sphinx role ``:computed:`expr```: quote a number computed from the hardware table.
-
-Prose never types a derived number. It writes, for example::
-
-    The A100 ridge point is :computed:`f"{A100.ridge_point('bf16'):.1f}"` FLOP/byte.
-
-and the build evaluates the expression in a namespace of the public names of
-``NAMESPACE_MODULES`` (the hardware table, the formulas, the assumptions, units,
-console formatting and the claims vocabulary), ``math`` and the ``NAMED_MODULES``, then
-inserts the text with a no-break space between a number and its unit. The result must
-be a ``str`` or an ``int`` (a float is refused: every number carries an explicit format);
-a missing figure (``MissingFigureError``) gives "(not computed: why)", and any other
-failure is an error at the source line, so the build fails under ``-W``.
-
-In the Chinese build the words of a result (its *phrases*: `phrases`) come from the
-page's catalog, and the numbers and the choice of words from the expression (the
-README's "The Chinese edition" says how to write one).
-"""
+"""Sphinx role ``:computed:`expr```: the text of an expression over the public names of
+``NAMESPACE_MODULES`` and ``NAMED_MODULES`` (a ``str`` or an ``int``; a failure fails the
+build). In the Chinese build its phrases come from the page's catalog (README)."""
 
 from __future__ import annotations
 
@@ -123,7 +108,7 @@ def _base_namespace() -> types.MappingProxyType[str, Any]:
 
 
 def build_namespace() -> dict[str, Any]:
-    """A fresh copy of the namespace (so one expression cannot leak names into the next)."""
+    """A fresh copy of the namespace: one expression cannot leak names into the next."""
     return dict(_base_namespace())
 
 
@@ -177,8 +162,7 @@ def _phrase_nodes(node: ast.AST, scope: dict[str, Any]) -> Iterator[ast.expr]:
 
 
 def phrases(expression: str) -> list[str]:
-    """The phrases `expression` can give, in order: what ``make gettext`` puts in the page's
-    catalog for it."""
+    """The phrases `expression` can give, in order: its messages in the page's catalog."""
     scope = _base_namespace()
     try:
         tree = ast.parse(expression.strip(), mode="eval")
@@ -215,11 +199,7 @@ def evaluate(
     namespace: dict[str, Any] | None = None,
     translate: Callable[[str], str] | None = None,
 ) -> str:
-    """Evaluate `expression` and return its text; ComputedError naming the expression on failure.
-
-    With `translate`, each phrase of the expression (see `phrases`) is passed through it
-    before it is used: the Chinese build's words, the expression's numbers.
-    """
+    """The text of `expression`, each phrase passed through `translate`; else ComputedError."""
     source = expression.strip()
     if not source:
         raise ComputedError("empty :computed: expression")
@@ -286,8 +266,7 @@ def computed_role(
 
 
 def page_translator(env: Any, lineno: int) -> Callable[[str], str]:
-    """The current page's phrase translation, from its catalog (Sphinx's, as the page's
-    prose): a phrase the catalog lacks warns, so fails the build under ``-W``."""
+    """The current page's phrase translation, from its catalog (a warning for a missing one)."""
     from sphinx.locale import init
 
     config, docname = env.config, env.current_document.docname
