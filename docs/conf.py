@@ -1,15 +1,7 @@
 """Sphinx configuration of the course site: furo, a gallery of the lectures, offline math.
 
-Build with ``make docs`` (warnings and broken references are errors). Every
-lecture in ``lectures/`` named ``NN_*.py`` is run by sphinx-gallery with the
-flags it accepts (``docs/_ext/docs_hooks.py``); its figures, results file and
-any other output go under ``docs/_build/lecture_outputs``, never into the
-source tree.
-
-Development switch: ``ROOFLINE_DOCS_RUN`` (a regular expression searched in
-each lecture's file name, e.g. ``ROOFLINE_DOCS_RUN='0[12]_'``) runs only the
-matching lectures; the others appear as text without output. Leave it unset
-for the real build.
+``ROOFLINE_DOCS_RUN`` (a regular expression searched in each lecture's file name, e.g.
+``'0[12]_'``) runs only the matching lectures; the others appear without output.
 """
 
 from __future__ import annotations
@@ -81,11 +73,8 @@ html_theme_options = {
     "top_of_page_buttons": ["view"],
 }
 
-# -- Run it here (docs/_ext/runner.py) --------------------------------------------
-# The lectures whose page gets a panel (those declaring ABOUT["flags"], the flags it
-# offers), the lectures whose main figure it redraws after a run (ABOUT["figure"]) and
-# the chip its table opens at without --chip (ABOUT["chip"]): docs/_ext/runner.py. The
-# exercises whose answers the panel recomputes are those computed from the hardware table.
+# -- Run it here (docs/_ext/runner.py): from each lecture's ABOUT; the exercises computed
+# from the hardware table.
 runner_lectures, runner_charts, runner_chips = runner.declared_panels(_about)
 runner_exercises = (
     "a100-peak-edit",
