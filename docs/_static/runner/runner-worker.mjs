@@ -1,12 +1,5 @@
-// The "Run it here" panels' Python: Pyodide in a web worker, so the page stays responsive.
-//
-// Messages in:  {type: "init", runtime, course, harness}  (absolute URLs, all on this site)
-//               {type: "run", id, request}                (request: JSON for harness.run_json)
-// Messages out: {type: "ready", python}  {type: "failed", message}
-//               {type: "result", id, result}              (result: JSON from harness.run_json)
-//
-// Nothing here knows a formula: every number comes from the course's own Python code.
-
+// The panels' Python: Pyodide in a web worker. In: init {runtime, course, harness, warm},
+// run {id, request}; out: ready {python}, failed {message}, result {id, result | error}.
 const HOME = "/home/pyodide";
 const COURSE = `${HOME}/course`;
 
