@@ -12,7 +12,7 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -265,37 +265,49 @@ def computed_role(
     return [nodes.Text(keep_units(result))], []
 
 
-def page_translator(env: Any, lineno: int) -> Callable[[str], str]:
-    """The current page's phrase translation, from its catalog (a warning for a missing one)."""
+def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callable[[str], str]:
+    """The messages of the catalog `domain` in the build's language; a missing one warns
+    (so fails under -W) and stays English. Shared by the panel, the captions and the role."""
     from sphinx.locale import init
 
-    config, docname = env.config, env.current_document.docname
-    dirs = [Path(env.srcdir, d) for d in config.locale_dirs]
-    catalog, _ = init(dirs, config.language, docname_to_domain(docname, config.gettext_compact))
+    dirs = [Path(env.srcdir, d) for d in env.config.locale_dirs]
+    catalog, _ = init(dirs, env.config.language, domain)
 
-    def translate(phrase: Any) -> Any:
-        found = catalog.gettext(phrase) if _is_phrase(phrase) else phrase
-        if found == phrase and _is_phrase(phrase):
+    def translate(message: str) -> str:
+        found = catalog.gettext(message)
+        if found == message:
             logger.warning(
-                "computed: no translation of the phrase %r (run make gettext, then translate)",
-                phrase,
-                location=(docname, lineno),
+                "no translation of the %s %.70r in %s.po (run make gettext, then translate)",
+                *(what, message, domain),
+                location=where,
             )
         return found
 
     return translate
 
 
-def add_phrases(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """doctree-resolved, in ``make gettext``: a page's phrases become messages of its catalog."""
+def page_translator(env: Any, lineno: int) -> Callable[[str], str]:
+    """The current page's phrase translation, from its catalog."""
+    docname = env.current_document.docname
+    domain = docname_to_domain(docname, env.config.gettext_compact)
+    words = catalog_words(env, domain, "phrase", (docname, lineno))
+    return lambda phrase: words(phrase) if _is_phrase(phrase) else phrase
+
+
+def add_messages(app: Sphinx, domain: str, found: Callable[[], Iterable[tuple]]) -> None:
+    """In ``make gettext``: each (message, file, line) `found` gives joins catalog `domain`."""
     from sphinx.builders.gettext import I18nBuilder, MsgOrigin
 
-    if not isinstance(app.builder, I18nBuilder):
-        return
-    catalog = app.builder.catalogs[docname_to_domain(docname, app.config.gettext_compact)]
-    source = str(app.env.doc2path(docname))
-    for phrase, line in doctree.get(PHRASES, ()):
-        catalog.add(phrase, MsgOrigin(source, line))
+    if isinstance(app.builder, I18nBuilder):
+        for message, path, line in found():
+            app.builder.catalogs[domain].add(message, MsgOrigin(str(path), line))
+
+
+def add_phrases(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """doctree-resolved, in ``make gettext``: a page's phrases become messages of its catalog."""
+    source = app.env.doc2path(docname)
+    found = lambda: ((phrase, source, line) for phrase, line in doctree.get(PHRASES, ()))  # noqa: E731
+    add_messages(app, docname_to_domain(docname, app.config.gettext_compact), found)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -152,33 +152,19 @@ def caption_templates() -> list[tuple[str, Path, int]]:
 
 def add_caption_templates(app: Sphinx) -> None:
     """builder-inited, in ``make gettext``: the captions' templates become a catalog."""
-    from sphinx.builders.gettext import I18nBuilder, MsgOrigin
+    import computed  # docs/_ext, on the build's path (conf.py)
 
-    if isinstance(app.builder, I18nBuilder):
-        for template, path, line in caption_templates():
-            app.builder.catalogs[CAPTIONS].add(template, MsgOrigin(str(path), line))
+    computed.add_messages(app, CAPTIONS, caption_templates)
 
 
 def caption_words(app: Sphinx) -> Callable[[str], str]:
-    """The Chinese of a caption's template (a warning, and English, where it lacks one)."""
-    words = getattr(app, "_caption_words", None)
-    if words is None:
-        path = catalog(CAPTIONS)
-        entries = _entries(path) if path.is_file() else []
-        words = {str(m.id): str(m.string) for m in entries if m.string and not m.fuzzy}
+    """The Chinese of a caption's template, from the catalog of captions."""
+    import computed
+
+    if not hasattr(app, "_caption_words"):
+        words = computed.catalog_words(app.env, CAPTIONS, "caption template")
         app._caption_words = words  # type: ignore[attr-defined]
-
-    def translate(template: str) -> str:
-        if template not in words:
-            logger.warning(
-                "i18n: no translation of the caption template %.70r in %s.po "
-                "(run make gettext, then translate)",
-                template,
-                CAPTIONS,
-            )
-        return words.get(template, template)
-
-    return translate
+    return app._caption_words  # type: ignore[attr-defined]
 
 
 def translate_captions(app: Sphinx, doctree: nodes.document) -> None:

@@ -250,40 +250,21 @@ PANEL_WORDS = (TITLE, STATUS_READY, STATUS_OFF)
 
 
 def panel_words(app: Sphinx) -> Callable[[str], str]:
-    """The panel's words in the build's language (a warning for a missing one)."""
-    cached = getattr(app, "_runner_words", None)
-    if cached is not None:
-        return cached
-    language = app.config.language or "en"
-    if language.split("_")[0] == "en":
-        app._runner_words = str  # type: ignore[attr-defined]
-        return str
-    from sphinx.locale import init
+    """The panel's words in the build's language, from the catalog ``runner``."""
+    import computed  # docs/_ext, on the build's path (conf.py)
 
-    dirs = [Path(app.srcdir, d) for d in app.config.locale_dirs]
-    catalog, _ = init(dirs, language, MESSAGES_DOMAIN)
-
-    def translate(message: str) -> str:
-        found = catalog.gettext(message)
-        if found == message:
-            logger.warning(
-                "runner: no translation of %r in %s.po (run make gettext, then translate)",
-                message[:50],
-                MESSAGES_DOMAIN,
-            )
-        return found
-
-    app._runner_words = translate  # type: ignore[attr-defined]
-    return translate
+    if not hasattr(app, "_runner_words"):
+        english = (app.config.language or "en").split("_")[0] == "en"
+        words = str if english else computed.catalog_words(app.env, MESSAGES_DOMAIN, "panel words")
+        app._runner_words = words  # type: ignore[attr-defined]
+    return app._runner_words  # type: ignore[attr-defined]
 
 
 def add_messages(app: Sphinx) -> None:
     """builder-inited, in ``make gettext``: the panel's words become the catalog ``runner``."""
-    from sphinx.builders.gettext import I18nBuilder, MsgOrigin
+    import computed
 
-    if isinstance(app.builder, I18nBuilder):
-        for message in PANEL_WORDS:
-            app.builder.catalogs[MESSAGES_DOMAIN].add(message, MsgOrigin(__file__, 0))
+    computed.add_messages(app, MESSAGES_DOMAIN, lambda: ((m, __file__, 0) for m in PANEL_WORDS))
 
 
 def _runtime_of(app: Sphinx) -> Runtime:
