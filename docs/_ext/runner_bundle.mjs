@@ -27,9 +27,7 @@ const result = await build({
 const packages = new Set();
 for (const input of Object.keys(result.metafile.inputs)) {
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-  if (match) {
-    packages.add(match[1]);
-  }
+  if (match) packages.add(match[1]);
 }
 const sections = [];
 for (const name of [...packages].sort()) {

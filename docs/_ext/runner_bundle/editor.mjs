@@ -21,9 +21,7 @@ function create(parent, { doc, label, onChange, onRun }) {
         // tabindex: axe-core then counts the scroller as reachable (no second Tab stop).
         EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         EditorView.updateListener.of((update) => {
-          if (update.docChanged && !quiet) {
-            onChange(update.state.doc.toString());
-          }
+          if (update.docChanged && !quiet) onChange(update.state.doc.toString());
         }),
       ],
     }),
@@ -34,9 +32,7 @@ function create(parent, { doc, label, onChange, onRun }) {
       return view.state.doc.toString();
     },
     set value(text) {
-      if (text === view.state.doc.toString()) {
-        return;
-      }
+      if (text === view.state.doc.toString()) return;
       quiet = true;
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
       quiet = false;

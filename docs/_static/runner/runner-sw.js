@@ -11,9 +11,7 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       for (const name of await caches.keys()) {
-        if (name.startsWith(PREFIX) && name !== CACHE) {
-          await caches.delete(name);
-        }
+        if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
       }
       await self.clients.claim();
     })(),
@@ -31,9 +29,7 @@ function versioned(url) {
 async function answer(request) {
   const cache = await caches.open(CACHE);
   const hit = await cache.match(request);
-  if (hit) {
-    return hit;
-  }
+  if (hit) return hit;
   const response = await fetch(request);
   if (response.status === 200) {
     const url = new URL(request.url);
@@ -50,7 +46,5 @@ async function answer(request) {
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
-  if (request.method === "GET" && versioned(new URL(request.url))) {
-    event.respondWith(answer(request));
-  }
+  if (request.method === "GET" && versioned(new URL(request.url))) event.respondWith(answer(request));
 });

@@ -12,9 +12,7 @@ function describe(error) {
 
 async function fetchOk(url, how) {
   const response = await fetch(url);
-  if (!response.ok) {
-    throw new Error(`${url} answered HTTP ${response.status}`);
-  }
+  if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
   return how === "text" ? response.text() : response.arrayBuffer();
 }
 
@@ -49,9 +47,7 @@ self.onmessage = async (event) => {
   if (message.type === "run") {
     try {
       await starting;
-      if (harness === null) {
-        throw new Error("Python did not start in this browser");
-      }
+      if (harness === null) throw new Error("Python did not start in this browser");
       const result = harness.run_json(message.request);
       self.postMessage({ type: "result", id: message.id, result });
     } catch (error) {

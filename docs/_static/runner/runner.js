@@ -5,9 +5,7 @@
   "use strict";
 
   const script = document.currentScript; // deferred: it runs once the page is parsed
-  if (!script) {
-    return;
-  }
+  if (!script) return;
   const here = new URL(".", script.src);
   const root = document.documentElement;
   const panels = Array.from(document.querySelectorAll(".rl-runner"));
@@ -179,9 +177,7 @@
   function savedTable() {
     try {
       const saved = JSON.parse(sessionStorage.getItem(STORE) || "null");
-      if (saved && saved.base === original && typeof saved.table === "string") {
-        return saved;
-      }
+      if (saved && saved.base === original && typeof saved.table === "string") return saved;
     } catch {
       // nothing usable stored
     }
@@ -192,14 +188,10 @@
     state.table = text;
     saveTable();
     for (const editor of editors) {
-      if (editor !== from && editor.value !== text) {
-        editor.value = text;
-      }
+      if (editor !== from && editor.value !== text) editor.value = text;
     }
     const edited = text !== original;
-    for (const badge of document.querySelectorAll(".rl-runner-edited")) {
-      badge.hidden = !edited;
-    }
+    for (const badge of document.querySelectorAll(".rl-runner-edited")) badge.hidden = !edited;
   }
 
   // ---- The editor: CodeMirror when its bundle loaded, else a textarea ------------------
@@ -241,9 +233,7 @@
         return real ? real.value : state.table;
       },
       set value(text) {
-        if (real) {
-          real.value = text;
-        }
+        if (real) real.value = text;
       },
       jumpTo: (line, focus = true) => editor.make().jumpTo(line, focus),
     };
@@ -343,9 +333,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     chipInput?.input.addEventListener("change", () => editor.jumpTo(chipLine(pageChip()), false));
     jump.addEventListener("change", () => {
       startPython();
-      if (jump.value !== "") {
-        editor.jumpTo(Number(jump.value));
-      }
+      if (jump.value !== "") editor.jumpTo(Number(jump.value));
       jump.value = "";
     });
 
@@ -421,9 +409,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   function describeChart(spec) {
     const seen = { x: "", y: "", color: "", shape: "" };
     for (const layer of [spec, ...(spec.layer || [])]) {
-      for (const key of Object.keys(seen)) {
-        seen[key] ||= layer.encoding?.[key]?.title || "";
-      }
+      for (const key of Object.keys(seen)) seen[key] ||= layer.encoding?.[key]?.title || "";
     }
     const axes = seen.x && seen.y ? say(": {y} against {x}", seen) : "";
     const colour = seen.color && say("colour: {color}", seen);
@@ -440,9 +426,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     const chart = panel.querySelector(".rl-runner-chart");
     chart.hidden = !specs?.length;
     chart.replaceChildren();
-    if (chart.hidden) {
-      return;
-    }
+    if (chart.hidden) return;
     try {
       await loadChart();
     } catch (error) {
@@ -491,9 +475,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   }
 
   function execute(panel, args) {
-    if (state.busy || state.queued) {
-      return;
-    }
+    if (state.busy || state.queued) return;
     if (state.phase !== "ready") {
       state.queued = () => execute(panel, args);
       startPython();
@@ -546,9 +528,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   function announce(text, kind) {
     state.status = [text, kind];
     for (const panel of panels) {
-      if (state.busy?.panel !== panel) {
-        setStatus(panel, text, kind);
-      }
+      if (state.busy?.panel !== panel) setStatus(panel, text, kind);
     }
   }
 
@@ -557,9 +537,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
 
   // The service worker keeping the runtime (runner-sw.js); the worker starts once it controls.
   async function serviceWorker() {
-    if (!navigator.serviceWorker || !script.dataset.serviceWorker) {
-      return;
-    }
+    if (!navigator.serviceWorker || !script.dataset.serviceWorker) return;
     const base = new URL(root.dataset.content_root || "./", location.href);
     const url = new URL(script.dataset.serviceWorker, base);
     try {
@@ -582,9 +560,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     };
     next.addEventListener("message", (event) => {
       const message = event.data;
-      if (next !== worker) {
-        return;
-      }
+      if (next !== worker) return;
       if (message.type === "ready") {
         state.phase = "ready";
         root.dataset.rlRunnerReadyMs = String(Math.round(performance.now()));
@@ -622,17 +598,13 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   }
 
   function startPython() {
-    if (state.phase === "idle") {
-      boot(say("Starting Python in your browser…"));
-    }
+    if (state.phase === "idle") boot(say("Starting Python in your browser…"));
   }
 
   // Stop, or the time limit: end the worker, answer the run, start a fresh Python.
   function restart(why, limit = LIMIT_S) {
     const busy = state.busy;
-    if (!busy) {
-      return;
-    }
+    if (!busy) return;
     worker.terminate();
     const message =
       why === "limit"
@@ -657,9 +629,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     build(panel, create);
     setStatus(panel, ...state.status);
   }
-  if (saved && !doubtful) {
-    setTable(saved.table, null);
-  }
+  if (saved && !doubtful) setTable(saved.table, null);
   if (doubtful) {
     const how = { failed: say("ended with an error"), stopped: say("was stopped"),
                   running: say("never finished") }[saved.outcome];
