@@ -218,20 +218,15 @@ def page_context(
     """html-page-context: the language switch; in Chinese, the shared runner files."""
     page = pagename + app.builder.out_suffix
     up = "../" * pagename.count("/")
-    if not is_zh(app.config):
-        context["lang_switch"] = {
-            "href": f"{up}{ZH_SUBDIR}/{page}",
-            "hreflang": "zh-CN",
-            "text": "中文",
-            "label": "阅读本页的中文版",
-        }
+    zh = is_zh(app.config)
+    href, lang, text, label = (
+        (f"../{up}{page}", "en", "English", "Read this page in English")
+        if zh
+        else (f"{up}{ZH_SUBDIR}/{page}", "zh-CN", "中文", "阅读本页的中文版")
+    )
+    context["lang_switch"] = {"href": href, "hreflang": lang, "text": text, "label": label}
+    if not zh:
         return
-    context["lang_switch"] = {
-        "href": f"../{up}{page}",
-        "hreflang": "en",
-        "text": "English",
-        "label": "Read this page in English",
-    }
     # The English edition's copy of each "Run it here" file, seen from the Chinese root.
     for key, kind in (("script_files", _JavaScript), ("css_files", _CascadingStyleSheet)):
         assets = context.get(key) or []
