@@ -165,11 +165,8 @@ def answer_nodes(answer: Any, docname: str) -> list[nodes.Node]:
     """Formula (display math), steps (paragraphs) and table of a worked answer."""
     out: list[nodes.Node] = []
     if answer.formula:
-        math = nodes.math_block(answer.formula, answer.formula)
-        for key, value in (("docname", docname), ("number", None), ("label", None)):
-            math[key] = value
-        math["nowrap"] = False
-        out.append(math)
+        f = answer.formula
+        out.append(nodes.math_block(f, f, docname=docname, number=None, label=None, nowrap=False))
     out.extend(paragraph(step) for step in answer.steps)
     if answer.table is not None:
         out.append(build_table(answer.table.headers, answer.table.rows))
