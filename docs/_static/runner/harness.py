@@ -190,23 +190,17 @@ def compile_zip(source: str, target: str) -> tuple[int, int]:
     compiled = kept = 0
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
         for info in src.infolist():
-            data = src.read(info)
-            name = info.filename
+            data, name, code = src.read(info), info.filename, None
             if name.endswith(".py"):
-                try:
+                with suppress(SyntaxError):
                     code = compile(data, f"{source}/{name}", "exec", dont_inherit=True)
-                except SyntaxError:
-                    code = None
-                if code is not None:
-                    pyc = _code_to_hash_pyc(code, importlib.util.source_hash(data), False)
-                    entry = zipfile.ZipInfo(name[:-3] + ".pyc", date_time=info.date_time)
-                    entry.compress_type = zipfile.ZIP_DEFLATED
-                    out.writestr(entry, bytes(pyc))
-                    compiled += 1
-                    continue
-            entry = zipfile.ZipInfo(name, date_time=info.date_time)
-            entry.compress_type = zipfile.ZIP_DEFLATED if not name.endswith("/") else 0
-            entry.external_attr = info.external_attr
+            entry = zipfile.ZipInfo(name if code is None else name[:-3] + ".pyc", info.date_time)
+            entry.compress_type = 0 if name.endswith("/") else zipfile.ZIP_DEFLATED
+            if code is None:
+                entry.external_attr = info.external_attr
+                kept += 1
+            else:
+                data = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
+                compiled += 1
             out.writestr(entry, data)
-            kept += 1
     return compiled, kept
