@@ -188,19 +188,10 @@ def main() -> int:
     server, url = serve(SITE)
     rounds = []
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
-    columns = (
-        ("ready", "ready s"),
-        ("run1", "run 1 s"),
-        ("run2", "run 2 s"),
-        ("chart", "chart s"),
-        ("cold_mb", "cold MB"),
-        ("reload_ready", "reload ready s"),
-        ("reload_run", "reload run s"),
-        ("reload_mb", "reload MB"),
-        ("relaunch_ready", "relaunch ready s"),
-        ("relaunch_mb", "relaunch MB"),
-        ("busy", "busy cores"),
-    )
+    columns = {"ready": "ready s", "run1": "run 1 s", "run2": "run 2 s", "chart": "chart s",
+               "cold_mb": "cold MB", "reload_ready": "reload ready s", "reload_run": "reload run s",
+               "reload_mb": "reload MB", "relaunch_ready": "relaunch ready s",
+               "relaunch_mb": "relaunch MB", "busy": "busy cores"}.items()  # fmt: skip
     print("round  " + "  ".join(title for _, title in columns))
     try:
         with sync_playwright() as playwright:
