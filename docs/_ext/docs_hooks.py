@@ -44,14 +44,8 @@ def lecture_argv(lecture: str | os.PathLike[str], outdir: Path, results: Path) -
 
 def snapshot(folder: Path) -> dict[str, tuple[int, int, int]]:
     """(inode, mtime in ns, size) of every image under `folder`; an atomic rewrite changes it."""
-    state: dict[str, tuple[int, int, int]] = {}
-    if not folder.is_dir():
-        return state
-    for path in folder.rglob("*"):
-        if path.suffix.lower() == ".png" and path.is_file():
-            st = path.stat()
-            state[str(path)] = (st.st_ino, st.st_mtime_ns, st.st_size)
-    return state
+    pngs = (p for p in folder.rglob("*") if p.suffix.lower() == ".png" and p.is_file())
+    return {str(p): (s.st_ino, s.st_mtime_ns, s.st_size) for p in pngs for s in [p.stat()]}
 
 
 def changed_images(
