@@ -75,15 +75,10 @@ def achievable_rows(
             if achieved.source not in sources:
                 sources.append(achieved.source)
             ref = f"[{sources.index(achieved.source) + 1}]"
+            share = fmt_pct(achieved.value / spec.value, 1)
+            note = f"{ref} {achieved.note}" if achieved.note else ref
             rows.append(
-                (
-                    chip.name,
-                    label,
-                    spec_text,
-                    fmt_si(achieved.value, achieved.unit),
-                    fmt_pct(achieved.value / spec.value, 1),
-                    f"{ref} {achieved.note}" if achieved.note else ref,
-                )
+                (chip.name, label, spec_text, fmt_si(achieved.value, achieved.unit), share, note)
             )
     return rows, sources
 
