@@ -293,14 +293,9 @@ class CommonApiDirective(SphinxDirective):
 
 def check_api_pages(app: Sphinx, env: Any) -> None:
     """Every module of ``common`` is documented on an API page (a warning, so -W fails)."""
-    parts = [
-        part
-        for doc in env.all_docs
-        for part in re.findall(
-            r"^\.\. common-api:: *(\S+)", Path(env.doc2path(doc)).read_text("utf-8"), re.M
-        )
-    ]
-    documented = {m for part in parts for m in modules_of(part)}
+    pattern = re.compile(r"^\.\. common-api:: *(\S+)", re.M)
+    texts = (Path(env.doc2path(doc)).read_text("utf-8") for doc in env.all_docs)
+    documented = {m for text in texts for part in pattern.findall(text) for m in modules_of(part)}
     missing = [m for m in common_modules() if m not in documented]
     if missing and "api" in env.all_docs:
         logger.warning(
