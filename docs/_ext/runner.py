@@ -319,9 +319,7 @@ def lecture_of(docname: str, app: Sphinx) -> str:
     """The lecture stem of a gallery page with a panel ('' for any other page)."""
     gallery = app.config.sphinx_gallery_conf.get("gallery_dirs", "auto_lectures")
     folder, _, stem = docname.rpartition("/")
-    if folder == gallery and stem in app.config.runner_lectures:
-        return stem
-    return ""
+    return stem if folder == gallery and stem in app.config.runner_lectures else ""
 
 
 def insert_lecture_panel(doctree: nodes.document, panel: runner_panel) -> None:
