@@ -95,15 +95,13 @@
   if (location.protocol === "file:") {
     const page = new URL(root.dataset.content_root || ".", location.href);
     const rest = location.pathname.slice(page.pathname.length);
-    for (const panel of panels) {
-      const said = say(
-        "Run it here needs the site served over HTTP, because browsers do not run " +
-          "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
-          "http://127.0.0.1:8000/{rest}",
-        { serve: SERVE, rest },
-      );
-      setStatus(panel, said, "off");
-    }
+    const said = say(
+      "Run it here needs the site served over HTTP, because browsers do not run " +
+        "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
+        "http://127.0.0.1:8000/{rest}",
+      { serve: SERVE, rest },
+    );
+    panels.forEach((panel) => setStatus(panel, said, "off"));
     return;
   }
 
