@@ -266,8 +266,7 @@ def computed_role(
 
 
 def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callable[[str], str]:
-    """The messages of the catalog `domain` in the build's language; a missing one warns
-    (so fails under -W) and stays English. Shared by the panel, the captions and the role."""
+    """The catalog `domain`'s translation; a missing message warns (fails under -W)."""
     from sphinx.locale import init
 
     dirs = [Path(env.srcdir, d) for d in env.config.locale_dirs]

@@ -106,8 +106,7 @@ def rst_text(text: str) -> str:
 
 
 def figure_block(image: str, alt: str, caption: Iterable[str], classes: str, name: str = "") -> str:
-    """A reST figure (rl-figure) at text width over its caption; ``:width: 100%`` links the
-    full-size PNG (a phone reader taps to zoom)."""
+    """A reST figure (rl-figure) at text width, linked to the full-size PNG, over its caption."""
     lines = [f".. figure:: {image}", f"   :alt: {' '.join(alt.split())}", "   :width: 100%"]
     lines += [f"   :class: {classes}", "   :figclass: rl-figure"]
     lines += [f"   :name: {name}"] if name else []

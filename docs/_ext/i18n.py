@@ -168,8 +168,7 @@ def caption_words(app: Sphinx) -> Callable[[str], str]:
 
 
 def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
-    """doctree-read, Chinese build: each lecture figure's caption and alt text in Chinese,
-    from the template and fields the scraper left beside its image."""
+    """doctree-read, Chinese build: lecture figures' captions and alt texts from their templates."""
     from course import inline
     from docs_hooks import alt_text, caption_file
 
@@ -285,8 +284,7 @@ def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
 
 
 def fix_stemmer(language_data: Path) -> None:
-    """Sphinx 9.0's Chinese search names ``ChineseStemmer``, which nothing defines: use the
-    English stemmer it ships."""
+    """Sphinx 9.0's Chinese search names an undefined ``ChineseStemmer``: use the English one."""
     if not language_data.is_file():
         return
     text = language_data.read_text(encoding="utf-8")

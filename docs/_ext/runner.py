@@ -66,8 +66,7 @@ def foreign_imports(lecture: Path) -> list[str]:
 
 
 def pack_course(lectures: Sequence[Path], target: Path) -> tuple[str, list[str]]:
-    """Zip the course, `lectures` and the chart adapter at their repository paths into
-    `target`; (a digest of the zip, its names)."""
+    """Zip the course, `lectures` and the chart adapter into `target`; (its digest, its names)."""
     words = REPO / "lectures" / "words"
     files = [*COURSE.rglob("*.py"), *words.rglob("*.py"), *(REPO / "lectures").glob("_*.py")]
     files += [*lectures, CHART_ADAPTER]

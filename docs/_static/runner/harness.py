@@ -49,8 +49,7 @@ def setup(root: str) -> None:
     for folder in (path / "lectures", path):  # the lectures' opening, then the course
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
-    # Pyodide starts with bytecode caching off; on, every run after the first imports the
-    # unchanged modules from their cache (`write_table` drops the table's own).
+    # Pyodide starts with bytecode caching off; on, later runs import from the cache.
     sys.dont_write_bytecode = False
 
 
@@ -68,8 +67,7 @@ def write_table(text: str) -> None:
     if path.read_text(encoding="utf-8") == text:
         return
     path.write_text(text, encoding="utf-8")
-    # A rewrite of the same size within the same second would pass the bytecode
-    # cache's (mtime, size) check and import the old table: drop the cache.
+    # A same-size rewrite within a second passes the cache's (mtime, size) check: drop it.
     Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
 
 
@@ -80,8 +78,7 @@ def table_problem() -> str:
     except Exception as exc:
         from common.tables import slips
 
-        # The terminal's own line for it (a syntax error at the line Python names, a name
-        # the table lost): the panel names the line the terminal names.
+        # The terminal's own line for it: the panel names the line the terminal names.
         terminal = slips.describe(exc)
         if terminal:
             return terminal
