@@ -273,14 +273,13 @@ def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callab
     catalog, _ = init(dirs, env.config.language, domain)
 
     def translate(message: str) -> str:
-        found = catalog.gettext(message)
-        if found == message:
+        if message not in getattr(catalog, "_catalog", {}):  # the .mo holds translated ones
             logger.warning(
                 "no translation of the %s %.70r in %s.po (run make gettext, then translate)",
                 *(what, message, domain),
                 location=where,
             )
-        return found
+        return catalog.gettext(message)
 
     return translate
 
