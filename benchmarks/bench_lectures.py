@@ -1,17 +1,8 @@
 """Wall time and peak memory of each lecture, and of a clean docs build, against their targets.
 
-Each lecture runs in a fresh process, the way a student runs it, with its results
-file in a temporary folder (nothing in the repository is written). The peak
-resident memory is the child's ``ru_maxrss``. Targets: the measuring lectures'
-default budgets (``common.measure.budget.DEFAULTS``: lecture 01 within 10 s and
-1 GiB, lectures 03, 09 and 10 within 20 s and 1.5 GiB), a clean ``make docs``
-within 60 s. Timings depend on what else the machine runs: the load average is
-printed before and after each run.
-
-``--fake-llc 480M`` (repeatable; ``real`` for the machine's own, ``none`` for no
-report) sizes the lectures for another reported cache through
-``$ROOFLINE_FAKE_LLC``; ``--busy`` keeps one core busy beside them (a Python
-busy loop, ended by its process id afterwards). Results: benchmarks/RESULTS.md.
+Each lecture runs in a fresh process with its results file in a temporary folder; the
+targets are the budgets of ``common.measure.budget.DEFAULTS`` and 60 s for ``make docs``.
+Results: benchmarks/RESULTS.md.
 
     .venv/bin/python benchmarks/bench_lectures.py [--docs] [--busy] [--fake-llc SIZE] [NN ...]
 """

@@ -1,13 +1,8 @@
 """Check lecture 01's calibration against a plain reference, and its run-to-run spread.
 
-Reference: the best of 20 streaming adds z = x + y over a 256 MiB working set
-(fp32, read 2n, write n), the simplest bandwidth measurement there is. The
-calibration (``common.measure.calibrate``) should land within 5% of it, and its
-ridge point should vary by at most 3% over repeated runs.
-
-Each reference and each calibration runs in a fresh Python process, the way a
-student runs the lecture, and they alternate, so both see the same phases of a
-shared machine. Nothing is written to disk. Run from anywhere:
+Reference: the best of 20 streaming adds z = x + y over 256 MiB (fp32); the calibration
+should land within 5% of it and its ridge vary by at most 3%. Each run is a fresh process,
+reference and calibration alternating:
 
     .venv/bin/python benchmarks/bench_probe.py [--runs 5] [--quick]
 """

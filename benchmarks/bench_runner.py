@@ -1,14 +1,8 @@
 """Measure the Run-it-here panel in headless Chromium: ready and run times, bytes, site growth.
 
-Targets (issues 13 and 21): the panel is ready within 5 s of the first press of Run, a
-run of lecture 02 takes under 2 s, a second visit downloads none of Python again, and the
-panels grow the site by at most 20 MB. Needs the built site (``make docs``, with npm) and
-Debian's Chromium. Each round, on a fresh Chromium profile: cold (lecture 02's page, Run
-pressed: "ready" from that press, run 1 with the repository's table, run 2 with the H100's
-bf16 peak doubled and the roofline redrawn, "chart"), reload (the page reloaded, Run
-again), relaunch (Chromium restarted on the same profile: the service worker's cache).
-Times are the page's own (``performance.now()``), bytes the sizes of the files the test
-server sent; each round also reports how many CPU cores were busy (all programs):
+Targets (issues 13 and 21): ready within 5 s of the first Run, lecture 02 run under 2 s, no
+Python downloaded again on a second visit, the site grown by at most 20 MB. Each round on a
+fresh profile: cold (run 2 with the H100's bf16 peak doubled), reload, relaunch:
 
     .venv/bin/python benchmarks/bench_runner.py [--rounds 3]
 """
@@ -194,19 +188,10 @@ def main() -> int:
     server, url = serve(SITE)
     rounds = []
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
-    columns = (
-        ("ready", "ready s"),
-        ("run1", "run 1 s"),
-        ("run2", "run 2 s"),
-        ("chart", "chart s"),
-        ("cold_mb", "cold MB"),
-        ("reload_ready", "reload ready s"),
-        ("reload_run", "reload run s"),
-        ("reload_mb", "reload MB"),
-        ("relaunch_ready", "relaunch ready s"),
-        ("relaunch_mb", "relaunch MB"),
-        ("busy", "busy cores"),
-    )
+    columns = {"ready": "ready s", "run1": "run 1 s", "run2": "run 2 s", "chart": "chart s",
+               "cold_mb": "cold MB", "reload_ready": "reload ready s", "reload_run": "reload run s",
+               "reload_mb": "reload MB", "relaunch_ready": "relaunch ready s",
+               "relaunch_mb": "relaunch MB", "busy": "busy cores"}.items()  # fmt: skip
     print("round  " + "  ".join(title for _, title in columns))
     try:
         with sync_playwright() as playwright:

@@ -1,15 +1,7 @@
 """Sphinx configuration of the course site: furo, a gallery of the lectures, offline math.
 
-Build with ``make docs`` (warnings and broken references are errors). Every
-lecture in ``lectures/`` named ``NN_*.py`` is run by sphinx-gallery with the
-flags it accepts (``docs/_ext/docs_hooks.py``); its figures, results file and
-any other output go under ``docs/_build/lecture_outputs``, never into the
-source tree.
-
-Development switch: ``ROOFLINE_DOCS_RUN`` (a regular expression searched in
-each lecture's file name, e.g. ``ROOFLINE_DOCS_RUN='0[12]_'``) runs only the
-matching lectures; the others appear as text without output. Leave it unset
-for the real build.
+``ROOFLINE_DOCS_RUN`` (a regular expression searched in each lecture's file name, e.g.
+``'0[12]_'``) runs only the matching lectures; the others appear without output.
 """
 
 from __future__ import annotations
@@ -62,9 +54,7 @@ root_doc = "index"
 locale_dirs = ["locale"]
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_lectures/*.ipynb"]
 nitpicky = True
-# Quotes and ellipses become typographic, but "--" stays "--": flags such as --png
-# are shown as typed, in prose and in docstrings alike.
-smartquotes_action = "qe"
+smartquotes_action = "qe"  # typographic quotes and ellipses; "--" stays as typed (--png)
 
 # -- HTML ----------------------------------------------------------------------
 html_theme = "furo"
@@ -72,38 +62,20 @@ html_title = "Roofline lectures"
 html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"  # a roofline: slope, then flat
 html_css_files = ["course.css"]
-# Wide tables, code and equations scroll in boxes a keyboard can reach (named for readers).
 html_js_files = [("scroll-boxes.js", {"defer": "defer"})]
-# Search ranks the lecture and concept pages above API entries (docs/_static/search-scorer.js).
 html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
-# What each lecture is about (its ABOUT["terms"]), as main index entries at the top of its
-# page: search lists the page first for these terms, and the general index links to it.
+# Each lecture's ABOUT["terms"]: main index entries under its title, ranked first by search.
 course_index_terms = {s: a["terms"] for s, a in _about.items() if "terms" in a}
-html_theme_options = {
-    "navigation_with_keys": True,
-    "top_of_page_buttons": ["view"],
-}
+html_theme_options = {"navigation_with_keys": True, "top_of_page_buttons": ["view"]}
 
-# -- Run it here (docs/_ext/runner.py) --------------------------------------------
-# The lectures whose page gets a panel (those declaring ABOUT["flags"], the flags it
-# offers), the lectures whose main figure it redraws after a run (ABOUT["figure"]) and
-# the chip its table opens at without --chip (ABOUT["chip"]): docs/_ext/runner.py. The
-# exercises whose answers the panel recomputes are those computed from the hardware table.
+# -- Run it here (docs/_ext/runner.py): from each lecture's ABOUT; the exercises computed
+# from the hardware table.
 runner_lectures, runner_charts, runner_chips = runner.declared_panels(_about)
 runner_exercises = (
-    "a100-peak-edit",
-    "v5e-int8",
-    "v5e-int8-weights",
-    "per-example-matrices",
-    "h200-vs-h100",
-    "gqa-decode",
-    "bandwidth-2x",
-    "sharded-matmul",
-    "tiled-compute-bound",
-    "tiled-head-dim",
-    "prefill-efficiency",
-    "moe-critical-batch",
-)
+    "a100-peak-edit", "v5e-int8", "v5e-int8-weights", "per-example-matrices", "h200-vs-h100",
+    "gqa-decode", "bandwidth-2x", "sharded-matmul", "tiled-compute-bound", "tiled-head-dim",
+    "prefill-efficiency", "moe-critical-batch",
+)  # fmt: skip
 
 # -- Autodoc (the API page) ------------------------------------------------------
 autodoc_member_order = "bysource"
@@ -113,11 +85,8 @@ autodoc_typehints_format = "short"
 # Fields without a docstring (a NamedTuple's, a dataclass's) are listed too.
 autodoc_default_options = {"undoc-members": True}
 autodoc_inherit_docstrings = False  # argparse's own docstrings are not the course's
-# Defaults as written in the source (FIGURES_DIR), never as evaluated on the build
-# machine (PosixPath('/home/...')).
-autodoc_preserve_defaults = True
-# Names from the standard library and third-party packages have no page on this
-# offline site (no intersphinx); keep nitpicky mode for the course's own names.
+autodoc_preserve_defaults = True  # FIGURES_DIR as written, never the build machine's path
+# Outside names have no page on this offline site (no intersphinx).
 nitpick_ignore_regex = [
     (r"py:(class|obj|data|exc)", r"(typing|collections\.abc|argparse|pathlib|types|os|io)\..*"),
     (r"py:(class|obj|data)", r"(Any|Callable|Iterable|Iterator|Mapping|Sequence|IO|Path)"),
@@ -129,9 +98,7 @@ nitpick_ignore_regex = [
 # -- Gallery: every lecture, run in order ----------------------------------------
 _LECTURE = r"\d\d_[A-Za-z0-9_]+\.py$"
 _only = os.environ.get("ROOFLINE_DOCS_RUN", "").strip()
-# A lecture that needs a package not installed here (ABOUT["needs"]; lecture 12: PyTorch,
-# the profile extra) shows its prose and code unrun, and its docstring's line on how to
-# install it (a lecture must not exit here).
+# A lecture that needs a package not installed here (ABOUT["needs"]) shows unrun.
 _unrunnable = "".join(
     rf"(?!{re.escape(s)}\.py)"
     for s, a in _about.items()
@@ -150,8 +117,6 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     "reset_argv": "docs_hooks.reset_argv",
     "image_scrapers": ("docs_hooks.scrape_pngs",),
-    # sphinx-gallery's defaults kept: every lecture runs, then the build fails with an
-    # error listing the broken ones; a download of all the lectures.
     "write_computation_times": False,  # its page loads DataTables from a CDN
     "show_signature": False,
     "remove_config_comments": True,

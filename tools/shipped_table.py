@@ -1,15 +1,8 @@
-"""Write ``common/tables/shipped.py``: the hardware table's figures as the repository ships them.
-
-Usage (from the repository root, with ``common/hw_specs.py`` as committed)::
+"""Write ``common/tables/shipped.py``: the hardware table's figures as the repository ships them
+(the start of the exercises that edit a figure); ``make shipped`` after changing one::
 
     python3 tools/shipped_table.py          # rewrite common/tables/shipped.py
     python3 tools/shipped_table.py --check  # exit 1 when it differs from the table
-
-The exercises that ask a student to edit a figure start their worked answer from
-these values and end it at the student's table, in a terminal and in the page's Run
-panel (where ``common/hw_specs.py`` is the edited copy). The file is generated, never
-typed: ``make shipped`` after changing a figure, and ``tests/tables/test_shipped.py``
-checks it against the committed table.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ Curve = tuple[str, float, float]  # (label, peak FLOP/s, bandwidth bytes/s)
 Point = tuple[str, float, float]  # (label, intensity FLOP/byte, FLOP/s)
 
 
-def _x_range(curves: Sequence[Curve], points: Sequence[Point]) -> tuple[float, float]:
+def x_range(curves: Sequence[Curve], points: Sequence[Point]) -> tuple[float, float]:
     """Decades that hold every point and every ridge, with a margin."""
     xs = [p[1] for p in points if p[1] > 0] + [ridge_point(peak, bw) for _, peak, bw in curves]
     lo = 10 ** math.floor(math.log10(max(min(xs) / 1.5, 1e-3)))
@@ -113,7 +113,7 @@ def roofline_figure(
 ) -> str:
     """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
     fig, ax = new_figure(height=4.8)
-    lo, hi = xlim or _x_range(curves, points)
+    lo, hi = xlim or x_range(curves, points)
     # The rate axis holds each roof from its left end up to its peak, and every point.
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + [p[2] for p in points]
     ys += [peak for _, peak, _ in curves]
@@ -143,7 +143,7 @@ def roofline_panels_figure(
     fig, axes = new_figure(height=5.0, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)
     every = [p for panel in panels for p in panel.points]
-    lo, hi = _x_range([panel.curve for panel in panels], every)
+    lo, hi = x_range([panel.curve for panel in panels], every)
     ys = [attainable_flops(lo, peak, bw) for _, peak, bw in (p.curve for p in panels)]
     ys += [p[2] for p in every] + [p.curve[1] for p in panels]
     for ax, panel in zip(axes, panels, strict=True):
@@ -215,7 +215,7 @@ def roofline_series_figure(
     fig, ax = new_figure(height=4.4 + (2.2 if named else 0))
     _, peak, bw = curve
     every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
-    lo, hi = _x_range([curve], every)
+    lo, hi = x_range([curve], every)
     ys = [attainable_flops(lo, peak, bw), peak] + [y for _, _, y in every]
     _frame(ax, lo, hi, [y for y in ys if y > 0])
     samples = _draw_roofs(ax, [curve], lo, hi, 0)

@@ -1,21 +1,6 @@
-"""Sphinx role ``:computed:`expr```: quote a number computed from the hardware table.
-
-Prose never types a derived number. It writes, for example::
-
-    The A100 ridge point is :computed:`f"{A100.ridge_point('bf16'):.1f}"` FLOP/byte.
-
-and the build evaluates the expression in a namespace of the public names of
-``NAMESPACE_MODULES`` (the hardware table, the formulas, the assumptions, units,
-console formatting and the claims vocabulary), ``math`` and the ``NAMED_MODULES``, then
-inserts the text with a no-break space between a number and its unit. The result must
-be a ``str`` or an ``int`` (a float is refused: every number carries an explicit format);
-a missing figure (``MissingFigureError``) gives "(not computed: why)", and any other
-failure is an error at the source line, so the build fails under ``-W``.
-
-In the Chinese build the words of a result (its *phrases*: `phrases`) come from the
-page's catalog, and the numbers and the choice of words from the expression (the
-README's "The Chinese edition" says how to write one).
-"""
+"""Sphinx role ``:computed:`expr```: the text of an expression over the public names of
+``NAMESPACE_MODULES`` and ``NAMED_MODULES`` (a ``str`` or an ``int``; a failure fails the
+build). In the Chinese build its phrases come from the page's catalog (README)."""
 
 from __future__ import annotations
 
@@ -27,7 +12,7 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +108,7 @@ def _base_namespace() -> types.MappingProxyType[str, Any]:
 
 
 def build_namespace() -> dict[str, Any]:
-    """A fresh copy of the namespace (so one expression cannot leak names into the next)."""
+    """A fresh copy of the namespace: one expression cannot leak names into the next."""
     return dict(_base_namespace())
 
 
@@ -177,8 +162,7 @@ def _phrase_nodes(node: ast.AST, scope: dict[str, Any]) -> Iterator[ast.expr]:
 
 
 def phrases(expression: str) -> list[str]:
-    """The phrases `expression` can give, in order: what ``make gettext`` puts in the page's
-    catalog for it."""
+    """The phrases `expression` can give, in order: its messages in the page's catalog."""
     scope = _base_namespace()
     try:
         tree = ast.parse(expression.strip(), mode="eval")
@@ -215,11 +199,7 @@ def evaluate(
     namespace: dict[str, Any] | None = None,
     translate: Callable[[str], str] | None = None,
 ) -> str:
-    """Evaluate `expression` and return its text; ComputedError naming the expression on failure.
-
-    With `translate`, each phrase of the expression (see `phrases`) is passed through it
-    before it is used: the Chinese build's words, the expression's numbers.
-    """
+    """The text of `expression`, each phrase passed through `translate`; else ComputedError."""
     source = expression.strip()
     if not source:
         raise ComputedError("empty :computed: expression")
@@ -285,38 +265,47 @@ def computed_role(
     return [nodes.Text(keep_units(result))], []
 
 
-def page_translator(env: Any, lineno: int) -> Callable[[str], str]:
-    """The current page's phrase translation, from its catalog (Sphinx's, as the page's
-    prose): a phrase the catalog lacks warns, so fails the build under ``-W``."""
+def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callable[[str], str]:
+    """The catalog `domain`'s translation; a missing message warns (fails under -W)."""
     from sphinx.locale import init
 
-    config, docname = env.config, env.current_document.docname
-    dirs = [Path(env.srcdir, d) for d in config.locale_dirs]
-    catalog, _ = init(dirs, config.language, docname_to_domain(docname, config.gettext_compact))
+    dirs = [Path(env.srcdir, d) for d in env.config.locale_dirs]
+    catalog, _ = init(dirs, env.config.language, domain)
 
-    def translate(phrase: Any) -> Any:
-        found = catalog.gettext(phrase) if _is_phrase(phrase) else phrase
-        if found == phrase and _is_phrase(phrase):
+    def translate(message: str) -> str:
+        if message not in getattr(catalog, "_catalog", {}):  # the .mo holds translated ones
             logger.warning(
-                "computed: no translation of the phrase %r (run make gettext, then translate)",
-                phrase,
-                location=(docname, lineno),
+                "no translation of the %s %.70r in %s.po (run make gettext, then translate)",
+                *(what, message, domain),
+                location=where,
             )
-        return found
+        return catalog.gettext(message)
 
     return translate
 
 
-def add_phrases(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """doctree-resolved, in ``make gettext``: a page's phrases become messages of its catalog."""
+def page_translator(env: Any, lineno: int) -> Callable[[str], str]:
+    """The current page's phrase translation, from its catalog."""
+    docname = env.current_document.docname
+    domain = docname_to_domain(docname, env.config.gettext_compact)
+    words = catalog_words(env, domain, "phrase", (docname, lineno))
+    return lambda phrase: words(phrase) if _is_phrase(phrase) else phrase
+
+
+def add_messages(app: Sphinx, domain: str, found: Callable[[], Iterable[tuple]]) -> None:
+    """In ``make gettext``: each (message, file, line) `found` gives joins catalog `domain`."""
     from sphinx.builders.gettext import I18nBuilder, MsgOrigin
 
-    if not isinstance(app.builder, I18nBuilder):
-        return
-    catalog = app.builder.catalogs[docname_to_domain(docname, app.config.gettext_compact)]
-    source = str(app.env.doc2path(docname))
-    for phrase, line in doctree.get(PHRASES, ()):
-        catalog.add(phrase, MsgOrigin(source, line))
+    if isinstance(app.builder, I18nBuilder):
+        for message, path, line in found():
+            app.builder.catalogs[domain].add(message, MsgOrigin(str(path), line))
+
+
+def add_phrases(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """doctree-resolved, in ``make gettext``: a page's phrases become messages of its catalog."""
+    source = app.env.doc2path(docname)
+    found = lambda: ((phrase, source, line) for phrase, line in doctree.get(PHRASES, ()))  # noqa: E731
+    add_messages(app, docname_to_domain(docname, app.config.gettext_compact), found)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -1,24 +1,6 @@
-"""``.. course-figure:: NAME``: a figure drawn by ``common.plots`` while the site builds.
-
-A concept page shows a picture where one explains faster than prose, and the
-picture is computed like every number on the site: never a checked-in image.
-The directive evaluates a Python expression that draws the figure into ``PATH``
-and captions it with its content::
-
-    .. course-figure:: roofline-a100-h100
-       :draw: roofline.roofline_figure(PATH, chip_roofs([A100, H100], "bf16"),
-              on_roof(A100, "bf16", [("add", *elementwise_counts(16_000_000))]))
-       :alt: Rooflines of the A100 and the H100 in bf16.
-
-       The caption: what to look at.
-
-The expression sees the names of the ``:computed:`` role (``docs/_ext/computed.py``:
-the hardware table, the formulas, the assumptions), the figure modules
-``roofline``, ``article``, ``hierarchy`` and ``transformer`` of ``common.plots``,
-``PATH`` and the two helpers below. The PNG goes to
-``docs/_build/concept_figures/NAME.png``; the page shows it at text width, linked
-to the full-size file (tap to enlarge), with the caption under it.
-"""
+"""``.. course-figure:: NAME`` (``:draw: EXPR`` writing ``PATH``, ``:alt:``, a caption): a
+figure drawn by ``common.plots`` at build time, with the names of the ``:computed:`` role,
+the `PLOT_MODULES` and the two helpers below."""
 
 from __future__ import annotations
 
@@ -33,10 +15,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.parsing import nested_parse_to_nodes
 
-#: Where the figures are drawn, relative to the docs folder (inside the build folder).
-FIGURES_SUBDIR = Path("_build") / "concept_figures"
-
-#: Figure modules of common.plots the expressions can call, by short name.
+FIGURES_SUBDIR = Path("_build") / "concept_figures"  # relative to the docs folder
 PLOT_MODULES = ("roofline", "article", "hierarchy", "transformer")
 
 

@@ -1,20 +1,6 @@
-"""Directives that build the course's reference pages from the code, at build time.
-
-- ``.. hardware-table:: figures | ridge-points | bytes-per-element`` renders
-  ``common.hw_specs`` (every figure with its unit, source and estimate flag; the
-  ridge point of every chip at every precision; bytes per element), so the site
-  can never disagree with the hardware table.
-- ``.. exercise:: KEY`` renders one exercise of ``common.exercises``: a section
-  with the question, and the worked answer (computed now) in a sphinx-design
-  dropdown (a ``<details>`` element) that opens on click, with no JavaScript and
-  no network. The answer is marked ``no-search``: it is neither indexed nor quoted
-  in search results.
-- ``.. common-api:: PART`` documents ``common.PART`` (a subpackage and all its
-  modules, or one module) with autodoc, so a new module appears on its
-  subpackage's page without editing it; a module on no page fails the build.
-  NamedTuple field aliases are left out, and so is the value of module data
-  that names the build machine's files.
-"""
+"""Directives that build the reference pages from the code: ``hardware-table``,
+``exercise`` (its worked answer in a closed, unsearched dropdown) and ``common-api``
+(autodoc of a part of ``common``; a module on no page fails the build)."""
 
 from __future__ import annotations
 
@@ -40,24 +26,10 @@ from common.present.console import fmt_pct, fmt_si
 logger = logging.getLogger(__name__)
 
 
-# ---------------------------------------------------------------------------
-# Small node builders
-# ---------------------------------------------------------------------------
-_CODE = re.compile(r"``(.+?)``")
-
-
 def inline(text: str) -> list[nodes.Node]:
     """Plain text with ``code`` spans turned into literal nodes (no other markup)."""
-    parts: list[nodes.Node] = []
-    pos = 0
-    for match in _CODE.finditer(text):
-        if match.start() > pos:
-            parts.append(nodes.Text(text[pos : match.start()]))
-        parts.append(nodes.literal(match.group(1), match.group(1)))
-        pos = match.end()
-    if pos < len(text):
-        parts.append(nodes.Text(text[pos:]))
-    return parts
+    parts = re.split(r"``(.+?)``", text)
+    return [nodes.literal(p, p) if i % 2 else nodes.Text(p) for i, p in enumerate(parts) if p]
 
 
 def paragraph(text: str) -> nodes.paragraph:
@@ -89,9 +61,6 @@ def build_table(
     return table
 
 
-# ---------------------------------------------------------------------------
-# Hardware table
-# ---------------------------------------------------------------------------
 def achievable_rows(
     chips: Iterable[Any],
 ) -> tuple[list[tuple[str, str, str, str, str, str]], list[str]]:
@@ -106,15 +75,10 @@ def achievable_rows(
             if achieved.source not in sources:
                 sources.append(achieved.source)
             ref = f"[{sources.index(achieved.source) + 1}]"
+            share = fmt_pct(achieved.value / spec.value, 1)
+            note = f"{ref} {achieved.note}" if achieved.note else ref
             rows.append(
-                (
-                    chip.name,
-                    label,
-                    spec_text,
-                    fmt_si(achieved.value, achieved.unit),
-                    fmt_pct(achieved.value / spec.value, 1),
-                    f"{ref} {achieved.note}" if achieved.note else ref,
-                )
+                (chip.name, label, spec_text, fmt_si(achieved.value, achieved.unit), share, note)
             )
     return rows, sources
 
@@ -144,9 +108,7 @@ class HardwareTableDirective(SphinxDirective):
     )
 
     def words(self) -> Any:
-        """The table's own words (its headers) in the page's language, as the page's
-        ``:computed:`` phrases are: from its catalog, where ``make gettext`` puts them. The
-        figures' labels, values and sources are the hardware table's text, shown as written."""
+        """The headers' words in the page's language, from its catalog (as :computed: phrases)."""
         import computed  # docs/_ext, on the build's path (conf.py)
 
         config = getattr(self.env, "config", None)  # None: parsed by docutils alone (tests)
@@ -194,18 +156,12 @@ class HardwareTableDirective(SphinxDirective):
         raise self.error(f"unknown hardware table {kind!r}; use one of: {', '.join(self.KINDS)}")
 
 
-# ---------------------------------------------------------------------------
-# Exercises
-# ---------------------------------------------------------------------------
 def answer_nodes(answer: Any, docname: str) -> list[nodes.Node]:
     """Formula (display math), steps (paragraphs) and table of a worked answer."""
     out: list[nodes.Node] = []
     if answer.formula:
-        math = nodes.math_block(answer.formula, answer.formula)
-        for key, value in (("docname", docname), ("number", None), ("label", None)):
-            math[key] = value
-        math["nowrap"] = False
-        out.append(math)
+        f = answer.formula
+        out.append(nodes.math_block(f, f, docname=docname, number=None, label=None, nowrap=False))
     out.extend(paragraph(step) for step in answer.steps)
     if answer.table is not None:
         out.append(build_table(answer.table.headers, answer.table.rows))
@@ -269,8 +225,7 @@ class ExerciseDirective(SphinxDirective):
         return parsed
 
 
-#: The answer's classes: "no-search" keeps it out of Sphinx's search index
-#: (sphinx.search.WordCollector) and out of the result snippets (_static/search-snippets.js).
+#: "no-search": out of Sphinx's search index and of the snippets (search-snippets.js).
 ANSWER_CLASSES = ("exercise-answer", "no-search")
 
 
@@ -295,9 +250,6 @@ def answer_dropdown(body: Sequence[nodes.Node]) -> nodes.container:
     )
 
 
-# ---------------------------------------------------------------------------
-# API of the common package: one page per subpackage
-# ---------------------------------------------------------------------------
 #: Modules that only re-export names documented in their home module.
 REEXPORTS = ("common.console", "common.roofline", "common.exercises.__main__")
 
@@ -316,11 +268,7 @@ def modules_of(part: str) -> list[str]:
 
 
 class CommonApiDirective(SphinxDirective):
-    """``.. common-api:: PART``: ``common.PART`` (a subpackage or a module), by autodoc.
-
-    A subpackage gets its docstring, then one section per module. Every module of
-    ``common`` must be on some page: the build fails naming any that is not.
-    """
+    """``.. common-api:: PART``: ``common.PART``, its docstring then a section per module."""
 
     required_arguments = 1
 
@@ -345,14 +293,9 @@ class CommonApiDirective(SphinxDirective):
 
 def check_api_pages(app: Sphinx, env: Any) -> None:
     """Every module of ``common`` is documented on an API page (a warning, so -W fails)."""
-    parts = [
-        part
-        for doc in env.all_docs
-        for part in re.findall(
-            r"^\.\. common-api:: *(\S+)", Path(env.doc2path(doc)).read_text("utf-8"), re.M
-        )
-    ]
-    documented = {m for part in parts for m in modules_of(part)}
+    pattern = re.compile(r"^\.\. common-api:: *(\S+)", re.M)
+    texts = (Path(env.doc2path(doc)).read_text("utf-8") for doc in env.all_docs)
+    documented = {m for text in texts for part in pattern.findall(text) for m in modules_of(part)}
     missing = [m for m in common_modules() if m not in documented]
     if missing and "api" in env.all_docs:
         logger.warning(
@@ -371,12 +314,7 @@ def _lookup(module: str | None, fullname: str | None) -> Any:
 
 
 def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
-    """Drop the ``= value`` of module data whose value is a path of the build machine.
-
-    A value such as ``CAPTIONS`` (filled while the lectures run) or a folder
-    resolved at import time describes the machine that built the site, not the
-    course: its signature keeps the name and type, without the value.
-    """
+    """Drop the ``= value`` of module data whose value names the build machine's files."""
     roots = [r for r in (str(Path(app.srcdir).resolve().parent), str(Path.home())) if len(r) > 1]
     for sig in doctree.findall(addnodes.desc_signature):
         desc = sig.parent
@@ -400,17 +338,9 @@ def skip_field_aliases(
     return None
 
 
-# ---------------------------------------------------------------------------
-# Offline MathJax: keep what the pages load
-# ---------------------------------------------------------------------------
-#: The top-level MathJax files a page loads: ``tex-chtml.js`` (it fetches its components
-#: from the subfolders) and the pieces beside it. The other stand-alone bundles that
-#: sphinx-mathjax-offline copies (``latest.js`` would fetch MathJax from a CDN) go.
+#: The top-level MathJax files a page loads; the other bundles (``latest.js``: a CDN) go.
 KEPT_MATHJAX = ("tex-chtml.js", "core.js", "loader.js", "startup.js")
-#: Components no page loads: the SVG output and its fonts (the pages render CommonHTML),
-#: the MathML, AsciiMath and full-TeX inputs (the pages write TeX, which tex-chtml.js
-#: holds), and the speech rules of languages other than English (the speech engine has
-#: no Chinese; ``base`` and ``nemeth``, Braille, stay). Together about 4.8 MB.
+#: Components no page loads (SVG output, other inputs, speech rules of other languages).
 UNUSED_MATHJAX = (
     "output/svg.js", "output/svg", "input/mml.js", "input/mml", "input/asciimath.js",
     "input/tex-full.js",

@@ -1,15 +1,6 @@
-"""Hooks that run the lectures under sphinx-gallery: their flags and their figures.
-
-``reset_argv`` gives each lecture the output flags its ``make_parser()`` declares,
-pointed under ``docs/_build/lecture_outputs`` (never the source tree). The lectures
-save their own PNGs, so ``scrape_pngs`` embeds the PNGs a cell wrote, each as a figure
-with the caption the lecture gave it (``show(display.figure(path, caption))``). Both
-are named in ``conf.py`` as strings, so the configuration stays picklable.
-
-As an extension, the module names a lecture that ends the whole build through
-``SystemExit`` (which stops Sphinx with no message), numbers the gallery's cards, puts
-a lecture's index terms under its title, and gives navigation captions a heading level.
-"""
+"""sphinx-gallery hooks (``reset_argv``: the output flags under ``docs/_build``;
+``scrape_pngs``: the PNGs a cell wrote, captioned) and an extension that names a lecture
+ending the build by SystemExit, numbers the gallery's cards and adds index terms."""
 
 from __future__ import annotations
 
@@ -53,14 +44,8 @@ def lecture_argv(lecture: str | os.PathLike[str], outdir: Path, results: Path) -
 
 def snapshot(folder: Path) -> dict[str, tuple[int, int, int]]:
     """(inode, mtime in ns, size) of every image under `folder`; an atomic rewrite changes it."""
-    state: dict[str, tuple[int, int, int]] = {}
-    if not folder.is_dir():
-        return state
-    for path in folder.rglob("*"):
-        if path.suffix.lower() == ".png" and path.is_file():
-            st = path.stat()
-            state[str(path)] = (st.st_ino, st.st_mtime_ns, st.st_size)
-    return state
+    pngs = (p for p in folder.rglob("*") if p.suffix.lower() == ".png" and p.is_file())
+    return {str(p): (s.st_ino, s.st_mtime_ns, s.st_size) for p in pngs for s in [p.stat()]}
 
 
 def changed_images(
@@ -72,12 +57,7 @@ def changed_images(
 
 
 def alt_text(path: str | os.PathLike[str], caption: str = "") -> str:
-    """What the figure shows, for a reader who cannot see it.
-
-    The caption's first sentence that describes the picture (not a "Look at ..."
-    instruction), prefixed with the figure's name; without a caption, the file name:
-    'roofline_a100.png' -> 'roofline a100'. A Chinese caption gives a Chinese alt text.
-    """
+    """'Figure NAME: ' and the caption's first sentence that is not a "Look at ...", or NAME."""
     name = Path(path).stem.replace("_", " ").replace("-", " ").strip() or "figure"
     plain = " ".join(caption.replace("``", "").split())
     sentences = [s.strip() for s in _SENTENCE_END.split(plain) if s.strip()]
@@ -126,12 +106,7 @@ def rst_text(text: str) -> str:
 
 
 def figure_block(image: str, alt: str, caption: Iterable[str], classes: str, name: str = "") -> str:
-    """A reST figure (class rl-figure): the image at text width, linked to the full-size
-    file, over its caption's reST lines; lecture figures and concept figures alike.
-
-    ``:width: 100%`` makes Sphinx wrap the image in a link to the full-size PNG
-    (``html_scaled_image_link``), so a phone reader taps the figure to zoom it.
-    """
+    """A reST figure (rl-figure) at text width, linked to the full-size PNG, over its caption."""
     lines = [f".. figure:: {image}", f"   :alt: {' '.join(alt.split())}", "   :width: 100%"]
     lines += [f"   :class: {classes}", "   :figclass: rl-figure"]
     lines += [f"   :name: {name}"] if name else []
@@ -142,14 +117,8 @@ def figure_block(image: str, alt: str, caption: Iterable[str], classes: str, nam
 def scrape_pngs(
     block: Any, block_vars: Mapping[str, Any], gallery_conf: Mapping[str, Any], **kwargs: Any
 ) -> str:
-    """sphinx-gallery image scraper: the PNGs this cell wrote, each as a captioned figure.
-
-    The caption is the one the lecture passed to ``display.figure(path, caption)``
-    (``common.present.display.CAPTIONS``, keyed by the resolved path of the file it
-    wrote); a figure saved without one is captioned with its alt text. A caption built
-    by ``say`` (common/present/say.py) leaves its template and fields beside the image
-    (`caption_file`), for the Chinese edition, which reuses this output.
-    """
+    """sphinx-gallery image scraper: the PNGs this cell wrote, each with the caption
+    display.figure gave it (its say() template beside it, for the Chinese edition)."""
     from common.files.atomic import atomic_write_text
     from common.present import display
     from common.present.say import Say
@@ -194,9 +163,6 @@ def _gallery_finished(*args: Any) -> None:
     _RUNNING.clear()
 
 
-# ---------------------------------------------------------------------------
-# The gallery's cards and the theme's navigation, for every reader
-# ---------------------------------------------------------------------------
 _CARD = re.compile(
     r'(<div class="sphx-glr-thumbcontainer" tooltip="(?P<tip>[^"]*)">'
     r".*?:doc:`/auto_lectures/(?P<num>\d\d)_[^`]*`"
@@ -244,9 +210,7 @@ _BUILD_OUTPUTS = re.compile(
 
 
 def as_a_student_runs_it(source: str) -> str:
-    """A lecture page's output with the docs build's folders shown as a student's own run
-    prints them: docs/_build/lecture_outputs/results/machine.json -> results/machine.json,
-    docs/_build/lecture_outputs/figures/04_make_figures -> figures."""
+    """A lecture page with the docs build's output folders as a student's run prints them."""
     return _BUILD_OUTPUTS.sub(lambda m: m[1] or "figures", source)
 
 
@@ -258,9 +222,7 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
         source[0] = with_index_terms(as_a_student_runs_it(source[0]), terms)
 
 
-#: Sphinx writes a toctree's caption as role="heading" without a level (axe-core:
-#: aria-required-attr, critical); the captions of the sidebar and of a page's table of
-#: contents head their lists, level 2.
+#: A toctree caption is role="heading" without a level (axe-core: aria-required-attr).
 _CAPTION_HEADING = 'class="caption" role="heading"'
 
 
@@ -276,8 +238,7 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
 
 
 def setup(app: Any) -> dict[str, Any]:
-    """Sphinx extension: report a lecture that ends the build through SystemExit;
-    number the gallery's cards; give the theme's navigation captions a heading level."""
+    """Register the exit message, the index terms, the cards and the heading levels."""
     atexit.register(lambda: sys.stderr.write(exit_message()))
     app.connect("env-before-read-docs", _gallery_finished)
     app.add_config_value("course_index_terms", {}, "env", types=frozenset({dict}))

@@ -1,24 +1,6 @@
-"""The Chinese edition of the site: one source, two builds, one Python runtime.
-
-``make docs`` builds the English site into ``docs/_build/html``, then, from the same
-sources with ``-D language=zh_CN``, the Chinese one into ``docs/_build/html/zh``, from
-the gettext catalogs in ``docs/locale/zh_CN/LC_MESSAGES`` (one ``.po`` per page, managed
-with ``sphinx-intl``; ``make gettext`` refreshes them). The lectures run once: the
-second build reuses sphinx-gallery's output in ``docs/auto_lectures``.
-
-This extension, loaded by both builds, points Sphinx at the catalogs and at
-``docs/_templates`` (whose ``components/view-this-page.html`` shows ``lang_switch``, the
-same page in the other edition). In the Chinese build it uses Chinese search (``jieba``,
-given the glossary's terms so that 算术强度 stays one word), serves the "Run it here"
-files and MathJax from the English edition, and fails (a warning under ``-W``) on an
-untranslated or fuzzy entry of any catalog, and on a message with no entry in its page's.
-
-A lecture figure's caption is the lecture's output, written at run time, but built from
-``say(...)`` templates (common/present/say.py): ``make gettext`` puts every template of
-the code in the catalog ``captions.po``, and the Chinese build fills the translated
-templates with the fields the gallery's scraper left beside the image (the same numbers,
-the same branch of every choice), for the caption and its alt text.
-"""
+"""The Chinese edition: the same sources built again with the catalogs (README: "The
+Chinese edition"); it shares the English edition's runtime, MathJax and figures, searches
+with jieba and the glossary, and fails on an untranslated entry or caption template."""
 
 from __future__ import annotations
 
@@ -44,25 +26,16 @@ logger = logging.getLogger(__name__)
 
 DOCS = Path(__file__).resolve().parents[1]
 LOCALE_DIR = DOCS / "locale"
-#: English term(s), Chinese term, one-line definition: the words the translation uses.
-GLOSSARY = LOCALE_DIR / "glossary.csv"
+GLOSSARY = LOCALE_DIR / "glossary.csv"  # English term(s), Chinese term, definition
 CJK_WORD = re.compile(r"[\u4e00-\u9fff]+")
-#: The Chinese edition's language code and the folder it is built into, under the English site.
-ZH = "zh_CN"
-ZH_SUBDIR = "zh"
-ZH_TITLE = "Roofline 讲义"
-#: The files (relative to the site's root) the Chinese pages take from the English
-#: edition: the "Run it here" runtime, bundles, course and scripts, and MathJax (24 MB).
+ZH, ZH_SUBDIR, ZH_TITLE = "zh_CN", "zh", "Roofline 讲义"  # language, folder under the site
+#: What the Chinese pages take from the English edition, under the site's root.
 SHARED_STATIC = ("_static/runner/", "_static/mathjax/")
 SHARED_ROOT_FILES = ("runner-sw.js",)
-
-#: The class of a figure a lecture draws (docs/_ext/docs_hooks.py): program output.
-LECTURE_FIGURE = "rl-figure"
-#: The catalog of the lectures' figure captions: every template of a ``say(...)`` call
-#: (common/present/say.py) in the code that builds them.
-CAPTIONS = "captions"
+LECTURE_FIGURE = "rl-figure"  # a figure a lecture draws (docs_hooks.py): program output
+CAPTIONS = "captions"  # the catalog of every say(...) template (common/present/say.py)
 SAY_SOURCES = (DOCS.parent / "common", DOCS.parent / "lectures")
-#: Entries that are not prose: the gallery's timing line changes with every build.
+#: Not prose: the gallery's timing line changes with every build.
 NOT_PROSE = re.compile(r"^\*\*Total running time of the script:\*\*")
 
 
@@ -100,9 +73,7 @@ def configure(app: Sphinx, config: Config) -> None:
     """config-inited: the catalogs, the templates, and Chinese search in the Chinese build."""
     config.locale_dirs = [str(LOCALE_DIR)]
     config.gettext_compact = False  # one catalog per page: a page is translated or not
-    # Index entries are translated too: a page's main entries ("! 算术强度") are what
-    # search ranks first, in Chinese as in English.
-    config.gettext_additional_targets = ["index"]
+    config.gettext_additional_targets = ["index"]  # search ranks main entries first
     config.gettext_uuid = False
     config.gettext_last_translator = "roofline-lectures"
     config.gettext_language_team = "roofline-lectures"
@@ -130,8 +101,7 @@ def check_catalogs(app: Sphinx) -> None:
 
 
 def _lecture_output(node: nodes.Node) -> bool:
-    """True inside a lecture's figure: its caption is the lecture's printed words, written
-    at run time (like its tables and observations), not prose of the page's source."""
+    """True inside a lecture's figure: its caption is program output, not the page's prose."""
     while node is not None:
         if isinstance(node, nodes.figure) and LECTURE_FIGURE in node.get("classes", []):
             return True
@@ -140,12 +110,7 @@ def _lecture_output(node: nodes.Node) -> bool:
 
 
 def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
-    """doctree-read: every message of a page with a catalog came out translated (Chinese
-    build; a page without one, a new lecture before ``make gettext``, stays English).
-
-    This catches English prose that changed after the catalogs were last updated (``make
-    gettext`` not run): its new text has no entry, so Sphinx leaves it in English.
-    """
+    """doctree-read, Chinese build: every message of a page with a catalog is translated."""
     path = catalog(app.env.docname)
     if not is_zh(app.config) or not path.is_file():
         return
@@ -154,20 +119,16 @@ def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
     for node, message in extract_messages(doctree):
         if node.get("translated") or message in same or NOT_PROSE.match(message):
             continue
-        if _lecture_output(node):
-            continue
-        if isinstance(node, addnodes.toctree) and node.get("caption") != message:
-            continue  # a toctree caption is translated in place, never marked
-        logger.warning(
-            "i18n: no translation (run make gettext, then translate): %.70r",
-            message,
-            location=node,
-        )
+        # A lecture figure's caption is program output; a toctree caption is translated in
+        # place, never marked.
+        toctree = isinstance(node, addnodes.toctree) and node.get("caption") != message
+        if not toctree and not _lecture_output(node):
+            logger.warning("i18n: no translation (run make gettext, then translate): %.70r",
+                           message, location=node)  # fmt: skip
 
 
 def _templates(node: ast.expr) -> list[str]:
-    """The string literals `node` can give whole: itself, the branches of ``a if c else
-    b``, the values of ``{...}[key]``."""
+    """The string literals `node` can give whole (``a if c else b``, ``{...}[key]``)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
     if isinstance(node, ast.IfExp):
@@ -178,8 +139,7 @@ def _templates(node: ast.expr) -> list[str]:
 
 
 def caption_templates() -> list[tuple[str, Path, int]]:
-    """Every template a ``say(...)`` call in common/ or lectures/ can be given, with its
-    file and line: what ``make gettext`` puts in the catalog of captions."""
+    """(template, file, line) of every ``say(...)`` call in common/ and lectures/."""
     found = []
     for path in sorted(p for folder in SAY_SOURCES for p in folder.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
@@ -190,40 +150,24 @@ def caption_templates() -> list[tuple[str, Path, int]]:
 
 def add_caption_templates(app: Sphinx) -> None:
     """builder-inited, in ``make gettext``: the captions' templates become a catalog."""
-    from sphinx.builders.gettext import I18nBuilder, MsgOrigin
+    import computed  # docs/_ext, on the build's path (conf.py)
 
-    if isinstance(app.builder, I18nBuilder):
-        for template, path, line in caption_templates():
-            app.builder.catalogs[CAPTIONS].add(template, MsgOrigin(str(path), line))
+    computed.add_messages(app, CAPTIONS, caption_templates)
 
 
 def caption_words(app: Sphinx) -> Callable[[str], str]:
-    """The Chinese of a caption's template, from the catalog of captions; a template it
-    lacks warns (so fails the build under -W) and stays English."""
-    words = getattr(app, "_caption_words", None)
-    if words is None:
-        path = catalog(CAPTIONS)
-        entries = _entries(path) if path.is_file() else []
-        words = {str(m.id): str(m.string) for m in entries if m.string and not m.fuzzy}
+    """The Chinese of a caption's template, from the catalog of captions."""
+    import computed
+
+    if not hasattr(app, "_caption_words"):
+        words = computed.catalog_words(app.env, CAPTIONS, "caption template")
         app._caption_words = words  # type: ignore[attr-defined]
-
-    def translate(template: str) -> str:
-        if template not in words:
-            logger.warning(
-                "i18n: no translation of the caption template %.70r in %s.po "
-                "(run make gettext, then translate)",
-                template,
-                CAPTIONS,
-            )
-        return words.get(template, template)
-
-    return translate
+    return app._caption_words  # type: ignore[attr-defined]
 
 
 def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
-    """doctree-read, Chinese build: each lecture figure's caption and alt text said in
-    Chinese, from the template and fields the scraper left beside its image (the same
-    numbers, the same branch of every choice)."""
+    """doctree-read, Chinese build: lecture figures' captions and alt texts from their templates."""
+    from course import inline
     from docs_hooks import alt_text, caption_file
 
     from common.present.say import filled
@@ -246,9 +190,8 @@ def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
             continue
         app.env.note_dependency(str(catalog(CAPTIONS)))  # re-read when a translation changes
         text = filled(said, caption_words(app))
-        parts = re.split(r"``(.+?)``", text)
         caption.children = []
-        caption.extend(nodes.literal(p, p) if i % 2 else nodes.Text(p) for i, p in enumerate(parts))
+        caption.extend(inline(text))
         image["alt"] = alt_text(record.get("name", source), text)
 
 
@@ -272,49 +215,33 @@ def page_context(
     """html-page-context: the language switch; in Chinese, the shared runner files."""
     page = pagename + app.builder.out_suffix
     up = "../" * pagename.count("/")
-    if not is_zh(app.config):
-        context["lang_switch"] = {
-            "href": f"{up}{ZH_SUBDIR}/{page}",
-            "hreflang": "zh-CN",
-            "text": "中文",
-            "label": "阅读本页的中文版",
-        }
+    zh = is_zh(app.config)
+    href, lang, text, label = (
+        (f"../{up}{page}", "en", "English", "Read this page in English")
+        if zh
+        else (f"{up}{ZH_SUBDIR}/{page}", "zh-CN", "中文", "阅读本页的中文版")
+    )
+    context["lang_switch"] = {"href": href, "hreflang": lang, "text": text, "label": label}
+    if not zh:
         return
-    context["lang_switch"] = {
-        "href": f"../{up}{page}",
-        "hreflang": "en",
-        "text": "English",
-        "label": "Read this page in English",
-    }
     # The English edition's copy of each "Run it here" file, seen from the Chinese root.
-    scripts = context.get("script_files") or []
-    for i, script in enumerate(scripts):
-        if isinstance(script, _JavaScript) and str(script.filename).startswith(SHARED_STATIC):
-            attributes = dict(script.attributes)
-            if attributes.get("data-service-worker") in SHARED_ROOT_FILES:
-                attributes["data-service-worker"] = "../" + attributes["data-service-worker"]
-            scripts[i] = _JavaScript(
-                f"../{script.filename}", priority=script.priority, **attributes
-            )
-    styles = context.get("css_files") or []
-    for i, style in enumerate(styles):
-        if isinstance(style, _CascadingStyleSheet) and str(style.filename).startswith(
-            SHARED_STATIC
-        ):
-            styles[i] = _CascadingStyleSheet(
-                f"../{style.filename}", priority=style.priority, **style.attributes
-            )
+    for key, kind in (("script_files", _JavaScript), ("css_files", _CascadingStyleSheet)):
+        assets = context.get(key) or []
+        for i, asset in enumerate(assets):
+            if isinstance(asset, kind) and str(asset.filename).startswith(SHARED_STATIC):
+                attributes = dict(asset.attributes)
+                if attributes.get("data-service-worker") in SHARED_ROOT_FILES:
+                    attributes["data-service-worker"] = "../" + attributes["data-service-worker"]
+                assets[i] = kind(f"../{asset.filename}", priority=asset.priority, **attributes)
 
 
-#: Folders of build outputs (figures, downloads) the two editions share where a file is
-#: the same in both: the Chinese pages then link to the English copy.
+#: Build outputs the Chinese pages take from the English edition where the bytes match.
 SHARED_OUTPUTS = ("_images", "_downloads")
 _OUTPUT_LINK = re.compile(r"(?<=[\"\s,])((?:\.\./)*)((?:_images|_downloads)/[^\"\s,?#]+)")
 
 
 def share_outputs(outdir: Path, english: Path) -> set[str]:
-    """Delete the Chinese copy of every figure or download the English edition holds with
-    the same bytes; return their paths (relative to the edition's root)."""
+    """Delete each Chinese figure or download the English edition holds the same; their paths."""
     shared = set()
     for folder in SHARED_OUTPUTS:
         for path in sorted((outdir / folder).rglob("*")):
@@ -384,9 +311,7 @@ def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
 
 
 def fix_stemmer(language_data: Path) -> None:
-    """Sphinx 9.0's Chinese search ships the English stemmer (for the Latin words of a
-    page) but names ``ChineseStemmer``, which nothing defines: the search page then stops
-    on a ReferenceError. Point it at the stemmer that is there."""
+    """Sphinx 9.0's Chinese search names an undefined ``ChineseStemmer``: use the English one."""
     if not language_data.is_file():
         return
     text = language_data.read_text(encoding="utf-8")

@@ -1,14 +1,7 @@
 """ "Run it here" panels: rerun a lecture or an exercise in the reader's browser, offline.
 
-The real lecture and ``common/`` run in Pyodide, served from the site's ``_static``; the
-reader edits ``common/hw_specs.py`` in the panel. Configuration (``docs/conf.py``):
-``runner_lectures``, ``runner_charts`` and ``runner_chips`` (read from each lecture's
-``ABOUT``: `declared_panels`), ``runner_exercises``, ``runner_runtime`` (the ``pyodide``
-npm package; without it every panel says it is unavailable) and ``runner_run_limit_s``.
-The build writes into ``_static/runner/`` the runtime (`RUNTIME_FILES`, its standard
-library as bytecode: `compiled_stdlib`), ``course.zip`` (`pack_course`) and ``vendor/``
-(CodeMirror and Vega-Lite, bundled by esbuild: `bundle_vendor`); the page carries each
-panel's title and status line (`panel_html`), and ``docs/_static/runner/`` builds the rest.
+The build writes the Pyodide runtime, ``course.zip`` and the editor and chart bundles into
+``_static/runner/``; the page carries each panel's title, status and settings (`panel_html`).
 """
 
 from __future__ import annotations
@@ -38,41 +31,22 @@ logger = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE = REPO / "common"  # packed for the browser, with the lectures' words
-#: The panel's browser side; harness.py also compiles the standard library at build time.
-STATIC_SOURCE = REPO / "docs" / "_static" / "runner"
+STATIC_SOURCE = REPO / "docs" / "_static" / "runner"  # the panel's browser side
 HARNESS = STATIC_SOURCE / "harness.py"
-#: The chart adapter the harness loads from the course folder (packed at this path).
-CHART_ADAPTER = STATIC_SOURCE / "live.py"
-#: Node.js script that runs harness.compile_zip in Pyodide (the bytecode must be Pyodide's).
-STDLIB_SCRIPT = Path(__file__).resolve().parent / "runner_stdlib.mjs"
-#: Node.js script that bundles the editor and the chart with esbuild.
-BUNDLE_SCRIPT = Path(__file__).resolve().parent / "runner_bundle.mjs"
-#: The bundles it writes, under ``_static/runner/vendor/``.
-VENDOR_FILES = ("editor.js", "chart.js")
-#: The service worker, served from the site's root so that its scope is the whole site.
-SERVICE_WORKER = "runner-sw.js"
-#: The files the worker loads by name (their digest is in the page).
-WORKER_FILES = ("runner-worker.mjs", "harness.py", SERVICE_WORKER)
-
-#: The files of the pinned pyodide package that a page loads (the rest is docs and types).
-RUNTIME_FILES = (
-    "pyodide.mjs",
-    "pyodide.asm.mjs",
-    "pyodide.asm.wasm",
-    "python_stdlib.zip",
-    "pyodide-lock.json",
-)
-#: Where the build puts the panels' files, under the site's root.
+CHART_ADAPTER = STATIC_SOURCE / "live.py"  # packed with the course, loaded by the harness
+STDLIB_SCRIPT = Path(__file__).resolve().parent / "runner_stdlib.mjs"  # harness.compile_zip
+BUNDLE_SCRIPT = Path(__file__).resolve().parent / "runner_bundle.mjs"  # esbuild
+VENDOR_FILES = ("editor.js", "chart.js")  # the bundles, under _static/runner/vendor/
+SERVICE_WORKER = "runner-sw.js"  # served from the site's root: its scope is the whole site
+WORKER_FILES = ("runner-worker.mjs", "harness.py", SERVICE_WORKER)  # digest in the page
+#: The files of the pinned pyodide package that a page loads.
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json")  # fmt: skip
 STATIC_SUBDIR = Path("_static") / "runner"
-#: Flags the docs build passes itself; a panel never offers them.
-OUTPUT_FLAGS = ("--png", "--outdir", "--results")
-#: Fixed timestamp inside the zip: the same sources give the same bytes.
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+OUTPUT_FLAGS = ("--png", "--outdir", "--results")  # set by the docs build, never by a panel
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the same sources give the same zip
 
 
-# ---------------------------------------------------------------------------
-# The course, packed for the browser
-# ---------------------------------------------------------------------------
 def top_imports(path: Path) -> set[str]:
     """Modules a file imports at its top level (``from a import b`` names a and a.b)."""
     found: set[str] = set()
@@ -85,17 +59,14 @@ def top_imports(path: Path) -> set[str]:
 
 
 def foreign_imports(lecture: Path) -> list[str]:
-    """The packages a lecture imports at start-up that the browser lacks: neither the
-    standard library nor the course (nor its first line, ``lectures/_course.py``)."""
+    """The packages a lecture imports at start-up that are not stdlib nor the course."""
     ours = {*sys.stdlib_module_names, "common", "lectures", "__future__"}
     ours |= {p.stem for p in lecture.parent.glob("_*.py")}
     return sorted({m.split(".")[0] for m in top_imports(lecture)} - ours)
 
 
 def pack_course(lectures: Sequence[Path], target: Path) -> tuple[str, list[str]]:
-    """Zip ``common/``, the lectures' words and first line, `lectures` and the chart
-    adapter into `target`, at their paths in the repository (``common/hw_specs.py``,
-    ``lectures/02_roofline_basics.py``). Returns (a digest of the zip, its names)."""
+    """Zip the course, `lectures` and the chart adapter into `target`; (its digest, its names)."""
     words = REPO / "lectures" / "words"
     files = [*COURSE.rglob("*.py"), *words.rglob("*.py"), *(REPO / "lectures").glob("_*.py")]
     files += [*lectures, CHART_ADAPTER]
@@ -115,9 +86,6 @@ def pack_course(lectures: Sequence[Path], target: Path) -> tuple[str, list[str]]
     return hashlib.sha256(data).hexdigest()[:12], [name for name, _ in entries]
 
 
-# ---------------------------------------------------------------------------
-# The runtime: the pinned pyodide package from node_modules
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Runtime:
     """The Pyodide runtime found for this build, or why there is none."""
@@ -169,12 +137,7 @@ def run_node(what: str, *args: str | Path, timeout: int) -> str:
 
 
 def compiled_stdlib(runtime: Runtime, cache_dir: Path) -> tuple[Path | None, str]:
-    """The runtime's standard library as bytecode, compiled by Pyodide under Node.js.
-
-    Compiled once per Pyodide version (and version of the compiling code) into
-    `cache_dir`; a page then starts Python about twice as fast. Returns (the zip,
-    '') or (None, why not): without Node.js the site serves the source zip.
-    """
+    """(The runtime's stdlib as bytecode, cached per version, '') or (None, why not)."""
     target = cache_dir / f"python_stdlib-{runtime.version}-{digest(HARNESS, STDLIB_SCRIPT)}.zip"
     if target.is_file():
         return target, ""
@@ -215,8 +178,7 @@ def display(path: Path) -> str:
 def declared_panels(
     about: Mapping[str, Mapping[str, Any]],
 ) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...], dict[str, str]]:
-    """runner_lectures, runner_charts and runner_chips from what each lecture declares
-    (stem -> its ABOUT): the flags it offers, its redrawn figure, its chip."""
+    """runner_lectures, runner_charts and runner_chips from each lecture's ABOUT."""
     return (
         {stem: tuple(a["flags"]) for stem, a in about.items() if "flags" in a},
         tuple(stem for stem, a in about.items() if a.get("figure")),
@@ -229,9 +191,6 @@ def lecture_declarations(folder: Path) -> dict[str, dict[str, Any]]:
     return {s: interface.declared(p) for s, p in interface.lectures(folder).items()}
 
 
-# ---------------------------------------------------------------------------
-# A lecture's flags, read from the parser it declares (common.shell.interface)
-# ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Option:
     """One flag a panel offers: a choice list (a select) or free text (an input)."""
@@ -263,9 +222,6 @@ def lecture_options(lecture: Path, flags: Sequence[str]) -> list[Option]:
     return options
 
 
-# ---------------------------------------------------------------------------
-# The panel node
-# ---------------------------------------------------------------------------
 class runner_panel(nodes.General, nodes.Element):  # noqa: N801 (docutils names nodes in lower case)
     """A "Run it here" panel: attributes kind, target, options (JSON) and command."""
 
@@ -273,18 +229,12 @@ class runner_panel(nodes.General, nodes.Element):  # noqa: N801 (docutils names 
 def panel_node(
     kind: str, target: str, options: Sequence[Option] = (), chip: str = "", chart: bool = False
 ) -> runner_panel:
-    """A panel for a lecture (target: its file stem) or an exercise (target: its key).
-
-    `chip`: the chip key the table editor opens at; `chart`: the run redraws the figure.
-    """
+    """A panel for a lecture (target: its stem) or an exercise (target: its key)."""
     options_json = json.dumps([asdict(o) for o in options])
     return runner_panel(kind=kind, target=target, options=options_json, chip=chip, chart=chart)
 
 
-#: The panel's words written into the page: its title and the status line a reader without
-#: JavaScript sees. ``make gettext`` puts them in their own catalog, ``runner.po`` beside the
-#: pages'; the Chinese build prints that catalog's translation (`panel_words`). The words
-#: runner.js adds are translated in the browser (its WORDS).
+#: The panel's words in the page, translated from the catalog runner.po (runner.js: WORDS).
 MESSAGES_DOMAIN = "runner"
 TITLE = "Run it here"
 STATUS_READY = (
@@ -299,41 +249,21 @@ PANEL_WORDS = (TITLE, STATUS_READY, STATUS_OFF)
 
 
 def panel_words(app: Sphinx) -> Callable[[str], str]:
-    """The panel's words in the build's language: Sphinx's catalog ``runner`` (a warning,
-    which fails the build under -W, for a message it lacks), or the English as it is."""
-    cached = getattr(app, "_runner_words", None)
-    if cached is not None:
-        return cached
-    language = app.config.language or "en"
-    if language.split("_")[0] == "en":
-        app._runner_words = str  # type: ignore[attr-defined]
-        return str
-    from sphinx.locale import init
+    """The panel's words in the build's language, from the catalog ``runner``."""
+    import computed  # docs/_ext, on the build's path (conf.py)
 
-    dirs = [Path(app.srcdir, d) for d in app.config.locale_dirs]
-    catalog, _ = init(dirs, language, MESSAGES_DOMAIN)
-
-    def translate(message: str) -> str:
-        found = catalog.gettext(message)
-        if found == message:
-            logger.warning(
-                "runner: no translation of %r in %s.po (run make gettext, then translate)",
-                message[:50],
-                MESSAGES_DOMAIN,
-            )
-        return found
-
-    app._runner_words = translate  # type: ignore[attr-defined]
-    return translate
+    if not hasattr(app, "_runner_words"):
+        english = (app.config.language or "en").split("_")[0] == "en"
+        words = str if english else computed.catalog_words(app.env, MESSAGES_DOMAIN, "panel words")
+        app._runner_words = words  # type: ignore[attr-defined]
+    return app._runner_words  # type: ignore[attr-defined]
 
 
 def add_messages(app: Sphinx) -> None:
     """builder-inited, in ``make gettext``: the panel's words become the catalog ``runner``."""
-    from sphinx.builders.gettext import I18nBuilder, MsgOrigin
+    import computed
 
-    if isinstance(app.builder, I18nBuilder):
-        for message in PANEL_WORDS:
-            app.builder.catalogs[MESSAGES_DOMAIN].add(message, MsgOrigin(__file__, 0))
+    computed.add_messages(app, MESSAGES_DOMAIN, lambda: ((m, __file__, 0) for m in PANEL_WORDS))
 
 
 def _runtime_of(app: Sphinx) -> Runtime:
@@ -347,9 +277,7 @@ def _runtime_of(app: Sphinx) -> Runtime:
 def panel_html(
     data: Mapping[str, str], runtime: Runtime, table: str = "", say: Callable[[str], str] = str
 ) -> str:
-    """A panel's HTML: its title and status line in the page's language (`say`, from
-    `panel_words`) and its settings as ``data-`` attributes (empty ones left out), with
-    `table`, the hardware table (once a page), for ``runner.js``, which builds the rest."""
+    """A panel's title, status line (`say`s) and settings (data-*), with `table` once a page."""
     esc = html.escape
     if runtime.available:
         status = esc(say(STATUS_READY), quote=False)
@@ -386,16 +314,11 @@ def skip_panel(self: Any, node: runner_panel) -> None:
     raise nodes.SkipNode
 
 
-# ---------------------------------------------------------------------------
-# Where the panels go
-# ---------------------------------------------------------------------------
 def lecture_of(docname: str, app: Sphinx) -> str:
     """The lecture stem of a gallery page with a panel ('' for any other page)."""
     gallery = app.config.sphinx_gallery_conf.get("gallery_dirs", "auto_lectures")
     folder, _, stem = docname.rpartition("/")
-    if folder == gallery and stem in app.config.runner_lectures:
-        return stem
-    return ""
+    return stem if folder == gallery and stem in app.config.runner_lectures else ""
 
 
 def insert_lecture_panel(doctree: nodes.document, panel: runner_panel) -> None:
@@ -412,11 +335,7 @@ def insert_lecture_panel(doctree: nodes.document, panel: runner_panel) -> None:
 
 
 def insert_exercise_panels(doctree: nodes.document, keys: Iterable[str]) -> list[str]:
-    """Put a panel in each exercise section, after its worked answer; returns the keys placed.
-
-    Run prints the whole worked answer, so the panel comes after the reveal the reader
-    is asked to try the exercise before opening.
-    """
+    """Put a panel in each exercise section, after its worked answer; the keys placed."""
     placed = []
     for section in doctree.findall(nodes.section):
         keys_here = {i.removeprefix("exercise-") for i in section["ids"]} & set(keys)
@@ -550,11 +469,7 @@ def write_static(app: Sphinx) -> None:
 
 
 def bundle_vendor(target: Path) -> tuple[str, str]:
-    """Bundle the editor and the chart from node_modules into `target` with esbuild.
-
-    Returns (a digest of the bundles, '') or ('', why not): without Node.js or the npm
-    packages the panel falls back to a textarea and draws no chart.
-    """
+    """(A digest of the editor and chart bundles esbuild wrote into `target`, '') or ('', why)."""
     if shutil.which("node") and not (REPO / "node_modules" / "esbuild").is_dir():
         return "", "node_modules/esbuild is missing (run npm ci)"
     target.mkdir(parents=True, exist_ok=True)

@@ -1,11 +1,5 @@
-// Bundle the panels' editor (CodeMirror 6) and chart (Vega-Lite, vega-embed) for the site.
-//
-//   node docs/_ext/runner_bundle.mjs OUTPUT_DIR
-//
-// Run from the repository, whose node_modules/ holds the versions pinned in
-// package-lock.json (npm ci); esbuild writes OUTPUT_DIR/editor.js and OUTPUT_DIR/chart.js,
-// minified scripts with no import left, so the site loads them offline from _static,
-// and OUTPUT_DIR/LICENSES.txt: the licence of every npm package bundled into them.
+// node docs/_ext/runner_bundle.mjs OUTPUT_DIR: the panels' editor.js (CodeMirror) and
+// chart.js (vega-embed), bundled offline from node_modules, and LICENSES.txt.
 import { build } from "esbuild";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -33,9 +27,7 @@ const result = await build({
 const packages = new Set();
 for (const input of Object.keys(result.metafile.inputs)) {
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-  if (match) {
-    packages.add(match[1]);
-  }
+  if (match) packages.add(match[1]);
 }
 const sections = [];
 for (const name of [...packages].sort()) {

@@ -1,11 +1,5 @@
-// Compile Pyodide's standard library to bytecode with Pyodide itself (Node.js 18+).
-//
-//   node docs/_ext/runner_stdlib.mjs RUNTIME_DIR HARNESS_PY OUTPUT_ZIP
-//
-// RUNTIME_DIR is the pyodide npm package (node_modules/pyodide); HARNESS_PY is
-// docs/_static/runner/harness.py, whose compile_zip does the work. The site serves
-// OUTPUT_ZIP as python_stdlib.zip: the page's Python then imports its start-up modules
-// from bytecode instead of compiling them (docs/_ext/runner.py caches the result).
+// node docs/_ext/runner_stdlib.mjs RUNTIME_DIR HARNESS_PY OUTPUT_ZIP: Pyodide's standard
+// library compiled to bytecode by Pyodide itself (harness.compile_zip).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";

@@ -1,21 +1,9 @@
-/* Boxes that scroll sideways are reachable by keyboard and named for screen readers.
-
-   A table, a code block, captured output or a display equation wider than its
-   column scrolls inside its own box (course.css). A keyboard user scrolls such a
-   box with the arrow keys once it has focus, so every box that actually overflows
-   gets tabindex="0", role="region" and a name: the table's caption, or what the box
-   holds ("Code", "Output", "Equation"). Boxes that fit get nothing (no useless tab
-   stops); the check runs again after MathJax has typeset and when the window is
-   resized (a phone turned sideways). Uncaptioned boxes are named after the heading
-   above them. On a phone a table wider than its column (a lecture's result table, or a
-   reference page's table with one header row) reflows into cards (course.css), each
-   value labelled with its column's header; a long one shows its first and last rows,
-   the rest one tap away. */
+/* Every box that overflows sideways gets tabindex="0", role="region" and a name (its
+   caption, else what it holds under which heading); on a phone a too-wide table reflows
+   into cards labelled by its headers, a long one folded. */
 (function () {
   "use strict";
 
-  // The words a reader sees or hears, in the page's language (the Chinese edition's
-  // pages are lang="zh-CN").
   const ZH = document.documentElement.lang.startsWith("zh");
   const SAY = ZH
     ? {
@@ -57,8 +45,7 @@
     return SAY.under(kind, clean(above) || document.title);
   }
 
-  // A header that repeats in its table ("ratio" after "at spec" and after "at achievable")
-  // labels its cards with the header before it: "ratio (at spec)", "ratio (at achievable)".
+  // A repeated header is labelled with the one before it: "ratio (at spec)".
   function labels(table) {
     const heads = Array.from(table.querySelectorAll("thead tr:first-child > th"), clean);
     return heads.map((h, i) =>
@@ -66,10 +53,8 @@
     );
   }
 
-  // On a phone a long table of cards (taller than a screen and a quarter, 8 rows or more)
-  // shows its first and last rows; the rest wait behind a button (one tap), so a 65-row
-  // sweep is not eleven screens of cards. A table whose section names some of its rows
-  // marks them (tr.rl-keep): then it shows its first row, those and its last.
+  // A long table of cards shows its first and last rows (and those marked tr.rl-keep);
+  // the rest wait behind a button.
   const FOLD_ROWS = 8; // tables of fewer rows never fold
   const FOLD_SCREENS = 1.25; // nor do those shorter than this many window heights
   const KEEP_HEAD = 3; // rows shown before the fold
@@ -170,13 +155,12 @@
   function start() {
     mark();
     window.addEventListener("resize", later);
-    // Revealed answers and late content (the Run panel's output) change widths.
     document.addEventListener("toggle", later, true);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
-  // Once everything has loaded, and MathJax (loaded after this script) has typeset.
+  // Again once MathJax (loaded after this script) has typeset.
   window.addEventListener("load", () =>
     (window.MathJax?.startup?.promise ?? Promise.resolve()).then(mark),
   );

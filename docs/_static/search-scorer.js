@@ -1,13 +1,5 @@
-/* Search ranking of the course site (Sphinx's html_search_scorer hook).
-
-   A student who searches a term wants the lecture or concept page about it, not an
-   API entry. Pages declare the terms they are about with main index entries
-   (".. index:: ! KV cache" on a concept page, conf.py's course_index_terms for a
-   lecture), which Sphinx already ranks first; this scorer adds two rules:
-
-   - a result on a lecture or concept page outranks the same match elsewhere;
-   - an API entry (a function, class or module found by its name) comes after every
-     page result: it has no snippet to show, only its name. */
+/* Search ranking (html_search_scorer): lecture and concept pages first, API entries,
+   which have no snippet, after every page result. */
 var Scorer = {
   score: (result) => {
     const [docname, , , , score, , kind] = result;

@@ -1,12 +1,5 @@
-/* Search results quote a page's prose, never its hidden answers, code or TeX.
-
-   Sphinx's search page (searchtools.js) fetches each result page and quotes the
-   text of its main content around the search term. Before it does, this script
-   removes what a reader should not meet in a result: exercise answers and
-   anything else marked "no-search" (also left out of the search index by
-   Sphinx), code, API signatures and captured output, display math and tables;
-   inline math becomes plain text (P_peak, I*, beta as β). Loaded on every page; it acts
-   only where searchtools.js has defined `Search`. */
+/* Search results quote a page's prose, never its hidden answers, code, tables or TeX
+   (inline math as plain text); it acts where searchtools.js defined `Search`. */
 (function () {
   "use strict";
   if (typeof Search === "undefined" || typeof Search.htmlToText !== "function") return;

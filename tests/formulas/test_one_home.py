@@ -115,7 +115,7 @@ def test_the_chip_table_ridge_is_the_formula() -> None:
 def test_plots_follow_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
     """The figures take the ridge and the roof from the one function (lecture 09's too)."""
     monkeypatch.setattr(plots_roofline, "ridge_point", lambda peak, bw: 7.0)
-    assert plots_roofline._x_range([("chip", 1e12, 1e12)], [])[1] == 10 ** math.ceil(
+    assert plots_roofline.x_range([("chip", 1e12, 1e12)], [])[1] == 10 ** math.ceil(
         math.log10(7.0 * 3)
     )
 

@@ -1,7 +1,4 @@
-// The panel's figure: Vega-Lite specifications from the run (docs/_static/runner/live.py,
-// which breaks a long title into lines), drawn with vega-embed (npm), bundled for the site
-// by runner_bundle.mjs. window.RLRunnerChart.draw(element, spec) resolves to the Vega
-// view, kept as element.rlView.
+// window.RLRunnerChart.draw(element, spec): the run's Vega-Lite (live.py) by vega-embed.
 import embed from "vega-embed";
 
 async function draw(element, spec) {

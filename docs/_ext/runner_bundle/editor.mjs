@@ -1,8 +1,5 @@
-// The panel's code editor: CodeMirror 6 (npm), bundled for the site by runner_bundle.mjs.
-// window.RLRunnerEditor.create(parent, {doc, label, onChange, onRun}) returns the same
-// small interface as runner.js's textarea fallback: value, jumpTo(line, focus), view.
-// Tab is left to the browser (no indentWithTab), so Tab moves on to the next control.
-// Tokens get classes (tok-number, tok-string, ...) coloured by runner.css for both themes.
+// window.RLRunnerEditor.create(parent, {doc, label, onChange, onRun}): CodeMirror 6 with
+// runner.js's textarea interface (value, jumpTo, view); Tab moves on to the next control.
 import { EditorView, basicSetup } from "codemirror";
 import { python } from "@codemirror/lang-python";
 import { syntaxHighlighting } from "@codemirror/language";
@@ -21,14 +18,10 @@ function create(parent, { doc, label, onChange, onRun }) {
         basicSetup,
         python(),
         syntaxHighlighting(classHighlighter),
-        // tabindex: the editable content is a focusable element to axe-core too, so the
-        // scroller around it counts as a region the keyboard can reach (it already can:
-        // the content is contenteditable, and tabindex 0 adds no second Tab stop).
+        // tabindex: axe-core then counts the scroller as reachable (no second Tab stop).
         EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         EditorView.updateListener.of((update) => {
-          if (update.docChanged && !quiet) {
-            onChange(update.state.doc.toString());
-          }
+          if (update.docChanged && !quiet) onChange(update.state.doc.toString());
         }),
       ],
     }),
@@ -39,15 +32,12 @@ function create(parent, { doc, label, onChange, onRun }) {
       return view.state.doc.toString();
     },
     set value(text) {
-      if (text === view.state.doc.toString()) {
-        return;
-      }
+      if (text === view.state.doc.toString()) return;
       quiet = true;
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
       quiet = false;
     },
-    // line: 0-based. Scrolls the editor (never the page) to put it at the top; with focus,
-    // puts the cursor there and selects it.
+    // line: 0-based, scrolled to the editor's top; with focus, selected.
     jumpTo(line, focus = true) {
       const doc = view.state.doc;
       const at = doc.line(Math.min(Math.max(line + 1, 1), doc.lines));

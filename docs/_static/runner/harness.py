@@ -1,15 +1,6 @@
-"""The Python side of the site's "Run it here" panels: run a lecture as a terminal would.
-
-The panel's web worker starts Pyodide, unpacks the course (packed by
-``docs/_ext/runner.py``) into one folder, runs this file and calls `run_json` once per
-press of Run. Each run writes the reader's table over ``common/hw_specs.py``, forgets
-every course module, and runs ``python3 lectures/NN_name.py FLAGS`` or ``python3 -m
-common.exercises KEY`` under the lecture's own one-line error handler, capturing stdout
-and stderr in order: what the terminal prints, a table that does not import (a typo)
-included, in one line naming its line. The build also runs `compile_zip` in Pyodide under
-Node.js (``docs/_ext/runner_stdlib.mjs``) to ship the standard library as bytecode.
-Standard library only; the unit tests run it on CPython in a subprocess.
-"""
+"""The Python side of the "Run it here" panels (standard library only): `run_json` runs a
+lecture or exercise on the reader's table as a terminal would, stdout and stderr in order;
+`compile_zip` ships the standard library as bytecode (docs/_ext/runner_stdlib.mjs)."""
 
 from __future__ import annotations
 
@@ -26,12 +17,9 @@ from contextlib import redirect_stderr, redirect_stdout, suppress
 from pathlib import Path
 from typing import Any
 
-#: The hardware table, relative to the course folder.
-TABLE = "common/hw_specs.py"
-#: How ``python3 -m common.exercises`` names itself in its error lines.
-EXERCISES_PROG = "common.exercises"
-#: The chart adapter, packed with the course.
-CHARTS_ADAPTER = "docs/_static/runner/live.py"
+TABLE = "common/hw_specs.py"  # relative to the course folder
+EXERCISES_PROG = "common.exercises"  # how python3 -m common.exercises names itself
+CHARTS_ADAPTER = "docs/_static/runner/live.py"  # packed with the course
 
 
 class Recorder(io.TextIOBase):
@@ -61,14 +49,12 @@ def setup(root: str) -> None:
     for folder in (path / "lectures", path):  # the lectures' opening, then the course
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
-    # Pyodide starts with bytecode caching off; on, every run after the first imports the
-    # unchanged modules from their cache (`write_table` drops the table's own).
+    # Pyodide starts with bytecode caching off; on, later runs import from the cache.
     sys.dont_write_bytecode = False
 
 
 def forget_course_modules() -> None:
-    """Drop every imported ``common`` and ``lectures`` module: the next import reads the
-    files again (and the words import the same ``common`` as the lecture)."""
+    """Drop every imported ``common`` and ``lectures`` module: the next run reads them anew."""
     for name in list(sys.modules):
         if name.split(".")[0] in ("common", "lectures"):
             del sys.modules[name]
@@ -81,8 +67,7 @@ def write_table(text: str) -> None:
     if path.read_text(encoding="utf-8") == text:
         return
     path.write_text(text, encoding="utf-8")
-    # A rewrite of the same size within the same second would pass the bytecode
-    # cache's (mtime, size) check and import the old table: drop the cache.
+    # A same-size rewrite within a second passes the cache's (mtime, size) check: drop it.
     Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
 
 
@@ -93,8 +78,7 @@ def table_problem() -> str:
     except Exception as exc:
         from common.tables import slips
 
-        # The terminal's own line for it (a syntax error at the line Python names, a name
-        # the table lost): the panel names the line the terminal names.
+        # The terminal's own line for it: the panel names the line the terminal names.
         terminal = slips.describe(exc)
         if terminal:
             return terminal
@@ -115,8 +99,7 @@ def table_problem() -> str:
 
 
 def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int:
-    """Run the script under the lecture's error handler, as the interpreter would; with
-    `charts`, its figures are collected there."""
+    """Run the script under the lecture's error handler (its figures into `charts`)."""
     from common.shell import cli
 
     cli.install_error_handler()
@@ -153,13 +136,8 @@ def install_charts(found: list[Any]) -> None:
 def run(
     kind: str, target: str, args: Sequence[str] = (), table: str | None = None, chart: bool = False
 ) -> dict[str, Any]:
-    """Run one lecture or exercise with `table` as the hardware table; what it printed.
-
-    With `chart`, the lecture runs with ``--png`` and its figure functions hand their data
-    to the chart adapter instead of matplotlib: the result's "charts" holds them.
-    Returns ``{"argv": [...], "chunks": [[stream, text], ...], "status": exit status,
-    "charts": [...]}``; chunks keep the order of stdout and stderr.
-    """
+    """Run a lecture or exercise on `table`: {argv, chunks [[stream, text]], status, charts};
+    with `chart`, the lecture runs with --png and its figures go to the chart adapter."""
     if kind not in ("lecture", "exercise"):
         raise ValueError(f"unknown kind of run {kind!r}; use 'lecture' or 'exercise'")
     png = ["--png"] if chart else []
@@ -201,35 +179,25 @@ def warm_up(modules: list[str]) -> None:
 
 
 def compile_zip(source: str, target: str) -> tuple[int, int]:
-    """Copy a zip of modules to `target`, each ``.py`` replaced by unchecked bytecode.
-
-    The bytecode is this interpreter's (so run it on the Python that will import it);
-    "unchecked" hash-based ``.pyc`` files never look for their source. A file that does
-    not compile stays as source. Returns (modules compiled, files copied as they were).
-    """
+    """Copy a zip to `target` with each compilable ``.py`` as this interpreter's unchecked
+    hash-based ``.pyc``; (modules compiled, files copied as they were)."""
     import zipfile
     from importlib._bootstrap_external import _code_to_hash_pyc
 
     compiled = kept = 0
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
         for info in src.infolist():
-            data = src.read(info)
-            name = info.filename
+            data, name, code = src.read(info), info.filename, None
             if name.endswith(".py"):
-                try:
+                with suppress(SyntaxError):
                     code = compile(data, f"{source}/{name}", "exec", dont_inherit=True)
-                except SyntaxError:
-                    code = None
-                if code is not None:
-                    pyc = _code_to_hash_pyc(code, importlib.util.source_hash(data), False)
-                    entry = zipfile.ZipInfo(name[:-3] + ".pyc", date_time=info.date_time)
-                    entry.compress_type = zipfile.ZIP_DEFLATED
-                    out.writestr(entry, bytes(pyc))
-                    compiled += 1
-                    continue
-            entry = zipfile.ZipInfo(name, date_time=info.date_time)
-            entry.compress_type = zipfile.ZIP_DEFLATED if not name.endswith("/") else 0
-            entry.external_attr = info.external_attr
+            entry = zipfile.ZipInfo(name if code is None else name[:-3] + ".pyc", info.date_time)
+            entry.compress_type = 0 if name.endswith("/") else zipfile.ZIP_DEFLATED
+            if code is None:
+                entry.external_attr = info.external_attr
+                kept += 1
+            else:
+                data = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
+                compiled += 1
             out.writestr(entry, data)
-            kept += 1
     return compiled, kept

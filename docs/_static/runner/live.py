@@ -1,13 +1,5 @@
-"""Chart data for the site's "Run it here" panels: a lecture's main figure as Vega-Lite.
-
-Standard library only; the panel's harness (``harness.py``) loads this file from the
-course folder and calls `install` before a run with ``--png``. The lecture then does not
-draw with matplotlib: the course's one figure interface (``common.shell.sink``) hands
-each figure function's arguments to `install`'s collector, which turns the figures named
-in `ADAPTERS` into Vega-Lite specifications for the run's result, and the panel draws
-them with vega-embed. The caption the lecture computes for the figure goes
-with the chart, so the redrawn figure says what to look at, from that run's numbers.
-"""
+"""The Run panel's charts (standard library only): `install` diverts the figures of a run
+(``common.shell.sink``) named in `ADAPTERS` into Vega-Lite specifications, with captions."""
 
 from __future__ import annotations
 
@@ -17,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from common.formulas.roofline import attainable_flops, ridge_point
-from common.plots.roofline import _x_range as x_range  # the static figure's decades
+from common.plots.roofline import x_range  # the static figure's decades
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"  # a name only: nothing is fetched
 
@@ -76,10 +68,7 @@ def _points_layers(shape: bool) -> list[dict[str, Any]]:
         return [_layer("points", {"type": "point", "filled": False, "size": 60}, **encoding,
                        shape=series)]  # fmt: skip
 
-    # Each point is marked with its number, short enough not to run into its neighbour's
-    # on a phone; the specification's key (usermeta) says what each number is. Odd numbers
-    # sit above their point and even ones below, so two points a hair apart (lecture 05's
-    # 2 and 3 at 390 px) keep their numbers apart.
+    # Each point is numbered (usermeta's key says what each is), odd above, even below.
     def number(odd: bool) -> dict[str, Any]:
         mark = {"type": "text", "align": "left", "dx": 5, "dy": -7 if odd else 13, "fontSize": 11}
         layer = _layer("points", mark, x=X_INTENSITY, y=Y_TFLOPS, text={"field": "n"})
@@ -93,10 +82,7 @@ def _points_layers(shape: bool) -> list[dict[str, Any]]:
     ]
 
 
-#: The longest title line, in characters: a 390 px phone's panel holds about 40 of the
-#: title's bold ones, and one longer line ran off both edges of the chart; lines of 34
-#: still touched both edges (lecture 13 and 14 at 390 px), 30 leave a margin.
-TITLE_CHARS = 30
+TITLE_CHARS = 30  # the longest title line: 34 still touched the edges at 390 px
 
 
 def _spec(
@@ -110,8 +96,7 @@ def _spec(
         "height": 300,
         "datasets": datasets,
         "layer": layers,
-        # The legend below the plot: on a phone the plot keeps the panel's whole width. One
-        # column: in two, a long label ran off the right edge at 390 px (lectures 13, 14).
+        # Below the plot, one column: on a phone two ran off the edge (lectures 13, 14).
         "config": {"legend": {"orient": "bottom", "columns": 1, "labelLimit": 280}},
     }
 
@@ -123,8 +108,7 @@ def _roofline(
     highlight: str | None = None,
     key: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Roofs (label, P, beta) under point `rows` (intensity, tflops, ...): numbered points
-    with their `key` ('1  matvec, B=1', ...) under usermeta, or without one a marker a series."""
+    """Roofs (label, P, beta) under point `rows`: numbered with a `key`, else a marker a series."""
     lo, hi = x_range(curves, [(r["label"], r["intensity"], 0.0) for r in rows])
     roofs = [row for label, p, b in curves for row in roof_rows(label, p, b, lo, hi)]
     layers = [_roof_layer(highlight), *_points_layers(key is None)]
@@ -185,8 +169,7 @@ def batch_lines(
     y_title: str,
     x_title: str,
 ) -> dict[str, Any]:
-    """One line per series of (batch, value) points on log-log axes, each mark (batch,
-    what) a vertical rule: lectures 13 (tokens/s per GPU) and 14 ($/M output tokens)."""
+    """A log-log line per series of (batch, value), a vertical rule per mark (batch, what)."""
     rows = [
         {"series": name, "order": i, "batch": b, "value": v}
         for i, (name, points) in enumerate(series)
@@ -211,8 +194,6 @@ def _knees(knees: Sequence[int | None], batch: int) -> list[tuple[float, str]]:
 
 
 #: The figure functions of ``common.plots`` the panel redraws: their arguments -> a chart.
-#: Several chips' roofs each hold the numbered points placed on it (lecture 05, whose
-#: figure hands its key: '1  elementwise add', ...); a series is one marker a group.
 ADAPTERS = {
     "common.plots.roofline.roofline_figure": lambda a: roofline(
         a["title"], a["curves"], a["points"], a["placed_on"]
@@ -253,8 +234,7 @@ ADAPTERS = {
 
 
 def install(found: list[dict[str, Any]]) -> None:
-    """Collect the next run's figures into `found` as charts (a figure not in ADAPTERS:
-    none), each with the caption the lecture computes for it (display.figure hands it)."""
+    """Collect the next run's figures in ADAPTERS into `found`, each with its caption."""
     from common.shell import sink
 
     drawn = [False]  # was the figure just handed one the panel redraws?

@@ -1,11 +1,5 @@
-// The "Run it here" panels' service worker: keeps the Python runtime in Cache Storage.
-//
-// docs/_ext/runner.py copies this file to the site's root (so that its scope covers every
-// page, and the panels' web workers with them) with RUNTIME_TOKEN replaced by a digest of
-// the runtime files. It answers only requests for the panels' versioned files under
-// _static/runner/ (pyodide-VERSION/..., and any URL with ?v=DIGEST): from the cache when
-// it has them, else from the site, keeping a copy. Everything else goes to the network
-// untouched. A new build with other runtime files gets a new cache and drops the old one.
+// The panels' service worker, at the site's root: the versioned files under _static/runner/
+// from Cache Storage (RUNTIME_TOKEN: the runtime's digest), everything else untouched.
 const CACHE = "rl-runner-RUNTIME_TOKEN";
 const PREFIX = "rl-runner-";
 
@@ -17,9 +11,7 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       for (const name of await caches.keys()) {
-        if (name.startsWith(PREFIX) && name !== CACHE) {
-          await caches.delete(name);
-        }
+        if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
       }
       await self.clients.claim();
     })(),
@@ -37,9 +29,7 @@ function versioned(url) {
 async function answer(request) {
   const cache = await caches.open(CACHE);
   const hit = await cache.match(request);
-  if (hit) {
-    return hit;
-  }
+  if (hit) return hit;
   const response = await fetch(request);
   if (response.status === 200) {
     const url = new URL(request.url);
@@ -56,7 +46,5 @@ async function answer(request) {
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
-  if (request.method === "GET" && versioned(new URL(request.url))) {
-    event.respondWith(answer(request));
-  }
+  if (request.method === "GET" && versioned(new URL(request.url))) event.respondWith(answer(request));
 });

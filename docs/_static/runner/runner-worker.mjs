@@ -1,12 +1,5 @@
-// The "Run it here" panels' Python: Pyodide in a web worker, so the page stays responsive.
-//
-// Messages in:  {type: "init", runtime, course, harness}  (absolute URLs, all on this site)
-//               {type: "run", id, request}                (request: JSON for harness.run_json)
-// Messages out: {type: "ready", python}  {type: "failed", message}
-//               {type: "result", id, result}              (result: JSON from harness.run_json)
-//
-// Nothing here knows a formula: every number comes from the course's own Python code.
-
+// The panels' Python: Pyodide in a web worker. In: init {runtime, course, harness, warm},
+// run {id, request}; out: ready {python}, failed {message}, result {id, result | error}.
 const HOME = "/home/pyodide";
 const COURSE = `${HOME}/course`;
 
@@ -19,9 +12,7 @@ function describe(error) {
 
 async function fetchOk(url, how) {
   const response = await fetch(url);
-  if (!response.ok) {
-    throw new Error(`${url} answered HTTP ${response.status}`);
-  }
+  if (!response.ok) throw new Error(`${url} answered HTTP ${response.status}`);
   return how === "text" ? response.text() : response.arrayBuffer();
 }
 
@@ -56,9 +47,7 @@ self.onmessage = async (event) => {
   if (message.type === "run") {
     try {
       await starting;
-      if (harness === null) {
-        throw new Error("Python did not start in this browser");
-      }
+      if (harness === null) throw new Error("Python did not start in this browser");
       const result = harness.run_json(message.request);
       self.postMessage({ type: "result", id: message.id, result });
     } catch (error) {

@@ -1,27 +1,15 @@
-// "Run it here" panels: edit common/hw_specs.py in the page, press Run, and read what the
-// terminal would print, with the lecture's figure redrawn from that run. Python runs in a
-// web worker (runner-worker.mjs) with Pyodide served from this site: nothing leaves it.
-// docs/_ext/runner.py writes each panel's title, status line and settings (data-*); this
-// script builds the rest from one HTML template. Python is fetched only when the reader
-// means to use a panel (presses Run, edits the table or a flag, opens the table), and a
-// service worker (runner-sw.js, at the site's root) keeps it for the next page. Stop (or
-// a run past the time limit) ends the worker and starts a fresh one. The table is edited
-// in CodeMirror (vendor/editor.js, bundled from npm at build time), else in a textarea;
-// the figure is drawn with vega-embed (vendor/chart.js) from the Vega-Lite data the run
-// emits (live.py). Every panel on a page edits the page's one copy of the table.
+// "Run it here" panels: edit common/hw_specs.py in the page, press Run, read what the
+// terminal prints and the figure redrawn. Python (Pyodide, runner-worker.mjs) loads only
+// when a panel is used; every panel on a page edits the page's one copy of the table.
 (() => {
   "use strict";
 
   const script = document.currentScript; // deferred: it runs once the page is parsed
-  if (!script) {
-    return;
-  }
+  if (!script) return;
   const here = new URL(".", script.src);
   const root = document.documentElement;
   const panels = Array.from(document.querySelectorAll(".rl-runner"));
-  // The panel's own words on a page in another language (<html lang>): English, the
-  // default, is written where it is used; say() looks it up and fills in each {name}.
-  // What a run prints stays as Python prints it. tests/docs/test_runner_words.py reads this.
+  // The panel's words on a page in another language (<html lang>); say() fills each {name}.
   const WORDS = {
     zh: {
       "Edit the hardware table, then press Run: your browser reruns lecture {target}.py with the course's own code and shows what the terminal prints.":
@@ -93,9 +81,7 @@
   const TABLE_PATH = "common/hw_specs.py";
   const TRACEBACK = "Traceback (most recent call last):";
   const SERVE = "python3 -m http.server -d docs/_build/html 8000";
-  // A line of the table an error names: "common/hw_specs.py, line 193", a slip's
-  // "common/hw_specs.py line 193: chip h100 ... is missing its field ...", or a traceback's
-  // 'File ".../common/hw_specs.py", line 193'.
+  // A line of the table an error names (a slip's, a traceback's).
   const TABLE_LINE = /(common\/hw_specs\.py"?,? line )(\d+)/g;
   const LIMIT_S = Number(script.dataset.runLimit || 30);
 
@@ -109,15 +95,13 @@
   if (location.protocol === "file:") {
     const page = new URL(root.dataset.content_root || ".", location.href);
     const rest = location.pathname.slice(page.pathname.length);
-    for (const panel of panels) {
-      const said = say(
-        "Run it here needs the site served over HTTP, because browsers do not run " +
-          "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
-          "http://127.0.0.1:8000/{rest}",
-        { serve: SERVE, rest },
-      );
-      setStatus(panel, said, "off");
-    }
+    const said = say(
+      "Run it here needs the site served over HTTP, because browsers do not run " +
+        "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
+        "http://127.0.0.1:8000/{rest}",
+      { serve: SERVE, rest },
+    );
+    panels.forEach((panel) => setStatus(panel, said, "off"));
     return;
   }
 
@@ -125,8 +109,7 @@
   const source = document.querySelector("script.rl-runner-table");
   const original = source ? JSON.parse(source.textContent) : "";
   const megabytes = (Number(script.dataset.download || 0) / 1e6).toFixed(1);
-  // What using a panel costs, said once per panel before Python loads. It stays in place
-  // (the status line beside it is one short line), so a press does not move the buttons.
+  // What using a panel costs, said once per panel before Python loads.
   const COST = say(
     "Python loads when you use this panel: the first time it downloads {mb} MB " +
       "(kept by your browser for the next page), and the first run waits a few seconds " +
@@ -170,10 +153,8 @@
     return named.length ? named[0].key : "";
   }
 
-  // An edited table follows the reader from page to page in this tab (sessionStorage),
-  // as long as the site's own table has not changed since. With it goes how its last
-  // run ended: a table whose run failed, was stopped or never finished is offered on the
-  // next page, not loaded, so a loop does not follow the reader from page to page.
+  // An edited table follows the reader in this tab (sessionStorage) with how its last run
+  // ended: one that failed, was stopped or never finished is offered, not loaded.
   const STORE = "rl-runner-table";
 
   function saveTable(outcome) {
@@ -194,9 +175,7 @@
   function savedTable() {
     try {
       const saved = JSON.parse(sessionStorage.getItem(STORE) || "null");
-      if (saved && saved.base === original && typeof saved.table === "string") {
-        return saved;
-      }
+      if (saved && saved.base === original && typeof saved.table === "string") return saved;
     } catch {
       // nothing usable stored
     }
@@ -207,14 +186,10 @@
     state.table = text;
     saveTable();
     for (const editor of editors) {
-      if (editor !== from && editor.value !== text) {
-        editor.value = text;
-      }
+      if (editor !== from && editor.value !== text) editor.value = text;
     }
     const edited = text !== original;
-    for (const badge of document.querySelectorAll(".rl-runner-edited")) {
-      badge.hidden = !edited;
-    }
+    for (const badge of document.querySelectorAll(".rl-runner-edited")) badge.hidden = !edited;
   }
 
   // ---- The editor: CodeMirror when its bundle loaded, else a textarea ------------------
@@ -244,9 +219,7 @@
     return area;
   }
 
-  // The editor is made when its table is first shown: a page of ten exercise panels,
-  // their tables folded, builds no editor until the reader opens one. Until then its
-  // text is the page's table.
+  // The editor is made when its table is first shown; until then its text is the page's.
   function lazyEditor(host, options, create) {
     let real = null;
     const editor = {
@@ -258,9 +231,7 @@
         return real ? real.value : state.table;
       },
       set value(text) {
-        if (real) {
-          real.value = text;
-        }
+        if (real) real.value = text;
       },
       jumpTo: (line, focus = true) => editor.make().jumpTo(line, focus),
     };
@@ -360,9 +331,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     chipInput?.input.addEventListener("change", () => editor.jumpTo(chipLine(pageChip()), false));
     jump.addEventListener("change", () => {
       startPython();
-      if (jump.value !== "") {
-        editor.jumpTo(Number(jump.value));
-      }
+      if (jump.value !== "") editor.jumpTo(Number(jump.value));
       jump.value = "";
     });
 
@@ -434,15 +403,11 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     }
   }
 
-  // What the redrawn chart shows, read from its own specification (the lecture's caption
-  // describes the static figure, whose marks differ): its axes, what its colours mean and
-  // what each numbered point is (the specification's usermeta.key).
+  // What the redrawn chart shows, from its own specification: axes, colours, numbered points.
   function describeChart(spec) {
     const seen = { x: "", y: "", color: "", shape: "" };
     for (const layer of [spec, ...(spec.layer || [])]) {
-      for (const key of Object.keys(seen)) {
-        seen[key] ||= layer.encoding?.[key]?.title || "";
-      }
+      for (const key of Object.keys(seen)) seen[key] ||= layer.encoding?.[key]?.title || "";
     }
     const axes = seen.x && seen.y ? say(": {y} against {x}", seen) : "";
     const colour = seen.color && say("colour: {color}", seen);
@@ -459,9 +424,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     const chart = panel.querySelector(".rl-runner-chart");
     chart.hidden = !specs?.length;
     chart.replaceChildren();
-    if (chart.hidden) {
-      return;
-    }
+    if (chart.hidden) return;
     try {
       await loadChart();
     } catch (error) {
@@ -488,8 +451,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     }
   }
 
-  // Output and chart of an earlier run, dimmed and labelled (runner.css) while a run is
-  // going and after one was stopped or failed; an empty `why` marks them current again.
+  // Output and chart of an earlier run, dimmed and labelled; an empty `why`: current again.
   function stale(panel, why) {
     for (const box of panel.querySelectorAll(".rl-runner-output-box, .rl-runner-chart")) {
       why ? box.setAttribute("data-stale", why) : box.removeAttribute("data-stale");
@@ -511,9 +473,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   }
 
   function execute(panel, args) {
-    if (state.busy || state.queued) {
-      return;
-    }
+    if (state.busy || state.queued) return;
     if (state.phase !== "ready") {
       state.queued = () => execute(panel, args);
       startPython();
@@ -566,22 +526,16 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   function announce(text, kind) {
     state.status = [text, kind];
     for (const panel of panels) {
-      if (state.busy?.panel !== panel) {
-        setStatus(panel, text, kind);
-      }
+      if (state.busy?.panel !== panel) setStatus(panel, text, kind);
     }
   }
 
   const version = `?v=${script.dataset.assets || ""}`;
   let worker = null;
 
-  // The service worker that keeps the runtime in Cache Storage (runner-sw.js at the
-  // site's root). The worker is started once it controls the page, so that the worker's
-  // fetches go through it too; a browser without one uses its HTTP cache.
+  // The service worker keeping the runtime (runner-sw.js); the worker starts once it controls.
   async function serviceWorker() {
-    if (!navigator.serviceWorker || !script.dataset.serviceWorker) {
-      return;
-    }
+    if (!navigator.serviceWorker || !script.dataset.serviceWorker) return;
     const base = new URL(root.dataset.content_root || "./", location.href);
     const url = new URL(script.dataset.serviceWorker, base);
     try {
@@ -604,9 +558,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     };
     next.addEventListener("message", (event) => {
       const message = event.data;
-      if (next !== worker) {
-        return;
-      }
+      if (next !== worker) return;
       if (message.type === "ready") {
         state.phase = "ready";
         root.dataset.rlRunnerReadyMs = String(Math.round(performance.now()));
@@ -644,18 +596,13 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   }
 
   function startPython() {
-    if (state.phase === "idle") {
-      boot(say("Starting Python in your browser…"));
-    }
+    if (state.phase === "idle") boot(say("Starting Python in your browser…"));
   }
 
-  // Stop, or the time limit: end the worker (a loop in Python cannot be interrupted from
-  // here), answer the run, and start a fresh Python for the next one.
+  // Stop, or the time limit: end the worker, answer the run, start a fresh Python.
   function restart(why, limit = LIMIT_S) {
     const busy = state.busy;
-    if (!busy) {
-      return;
-    }
+    if (!busy) return;
     worker.terminate();
     const message =
       why === "limit"
@@ -674,16 +621,13 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   // ---- Start: the table kept in this tab, or offered when its last run went wrong -----
   const saved = savedTable();
   const doubtful = saved && ["failed", "stopped", "running"].includes(saved.outcome);
-  // The editor's bundle loads before this script (deferred, in order); without it (a
-  // build without npm's packages, or the file failed to load) the plain textarea.
+  // CodeMirror's bundle loads before this script; without it, the plain textarea.
   const create = window.RLRunnerEditor ? window.RLRunnerEditor.create : textareaEditor;
   for (const panel of panels) {
     build(panel, create);
     setStatus(panel, ...state.status);
   }
-  if (saved && !doubtful) {
-    setTable(saved.table, null);
-  }
+  if (saved && !doubtful) setTable(saved.table, null);
   if (doubtful) {
     const how = { failed: say("ended with an error"), stopped: say("was stopped"),
                   running: say("never finished") }[saved.outcome];
