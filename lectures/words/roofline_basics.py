@@ -1,11 +1,5 @@
-"""Lecture 02's words: its tables, captions and observations, from the records it computed.
-
-Standard library only (lecture 02 runs on a bare ``python3``). The lecture fills one
-record per section with ``common.formulas.roofline`` and the hardware table; each
-function here turns a record into display objects, and every comparison a sentence
-states (reaches, above, only, the same, fits) is decided from the numbers it quotes.
-Matmuls are X[B, K] · W[K, N]; intensities are in FLOP/byte.
-"""
+"""Lecture 02's words, from the records it fills (standard library only). Matmuls are
+X[B, K] · W[K, N]; intensities are in FLOP/byte."""
 
 from __future__ import annotations
 
@@ -26,7 +20,6 @@ from common.present.console import (
 from common.present.display import (
     Figure,
     Group,
-    Heading,
     Observations,
     PngResult,
     Preformatted,
@@ -101,16 +94,9 @@ class Basics:
 def basics(r: Basics) -> tuple[Group, Observations]:
     """Part 1's table (FLOPs, bytes, I, bound, share of peak, T) and what it shows."""
     rows = [
-        [
-            o.name,
-            fmt_flops(o.flops),
-            fmt_bytes(o.nbytes),
-            fmt_intensity(o.intensity),
-            o.bound,
-            f"{r.share(o):.2%}",
-            fmt_time(o.time),
-        ]
+        [o.name, *counts, o.bound, f"{r.share(o):.2%}", fmt_time(o.time)]
         for o in r.ops
+        for counts in [(fmt_flops(o.flops), fmt_bytes(o.nbytes), fmt_intensity(o.intensity))]
     ]
     table = section(
         f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)",
@@ -168,12 +154,9 @@ def _vectors_faster(r: Basics) -> str:
 
 def roofline_chart(r: Basics) -> Group:
     """The text roofline of the chip in bf16 with each operation on it, and its legend."""
-    labels = "abcdefghijklmnopqrstuvwxyz"
-    points = [(label, o.intensity, None) for label, o in zip(labels, r.ops, strict=False)]
-    legend = [
-        [label, o.name, fmt_intensity(o.intensity), fmt_rate(o.attainable)]
-        for label, o in zip(labels, r.ops, strict=False)
-    ]
+    named = list(zip("abcdefghijklmnopqrstuvwxyz", r.ops, strict=False))
+    points = [(label, o.intensity, None) for label, o in named]
+    legend = [[c, o.name, fmt_intensity(o.intensity), fmt_rate(o.attainable)] for c, o in named]
     return section(
         f"4. Roofline of {r.chip}, bf16",
         Preformatted("\n".join(ascii_roofline(points, r.peak, r.bw)) + "\n"),
@@ -282,16 +265,9 @@ class Ridges:
 def ridges(r: Ridges) -> tuple[Group, Observations]:
     """Part 2's table (peak, bandwidth, ridge, critical batch) and what it shows."""
     rows = [
-        [
-            x.chip,
-            x.precision,
-            "/".join(x.formats),
-            fmt_rate(x.peak, digits=2) + "*" * x.estimate,
-            fmt_bw(x.bw),
-            r0(x.ridge),
-            never(x.batch),
-        ]
+        [x.chip, x.precision, "/".join(x.formats), peak, fmt_bw(x.bw), r0(x.ridge), never(x.batch)]
         for x in r.rows
+        for peak in [fmt_rate(x.peak, digits=2) + "*" * x.estimate]
     ]
     table = section(
         f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]",
@@ -428,25 +404,15 @@ class Exercises:
 
 
 def exercises(r: Exercises) -> tuple[Group, Observations]:
-    """Part 3's two tables (v5e cases, decode attention) and what they show.
-
-    The book's exercise 4 (one matrix per example) is left to ``python3 -m common.exercises
-    per-example-matrices``: decode attention teaches the same point without answering it.
-    """
+    """Part 3's two tables (v5e cases, decode attention) and what they show."""
     v5e = [
         [x.case, x.precision, r0(x.ridge), f"~ {2 / x.w_bytes:g} B", r0(x.book), never(x.exact)]
         for x in r.v5e
     ]
     attention = [
-        [
-            a.variant,
-            a.kv_heads,
-            r.q_heads // a.kv_heads,
-            fmt_flops(a.flops),
-            fmt_bytes(a.nbytes),
-            f"{a.intensity:.1f}",
-        ]
+        [a.variant, a.kv_heads, r.q_heads // a.kv_heads, *counts, f"{a.intensity:.1f}"]
         for a in r.attention
+        for counts in [(fmt_flops(a.flops), fmt_bytes(a.nbytes))]
     ]
     table = section(
         f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]",
@@ -477,13 +443,9 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
             f"At a context of {r.long_context:,} tokens it is "
             + ("the same" if same else "now")
             + f" ({', '.join(later)}), and the batch size never enters.",
-            f"MQA's {mqa.intensity:.1f} FLOP/B is "
-            + (
-                f"below the {r.ridge_chip} ridge of {r.ridge:.1f}"
-                if below
-                else f"at or past the {r.ridge_chip} ridge of {r.ridge:.1f}"
-            )
-            + ": fewer KV heads cut the bytes, which is what GQA and MQA are for.",
+            f"MQA's {mqa.intensity:.1f} FLOP/B is {'below' if below else 'at or past'} the "
+            f"{r.ridge_chip} ridge of {r.ridge:.1f}: fewer KV heads cut the bytes, which is what "
+            "GQA and MQA are for.",
         ]
     )
 
@@ -567,29 +529,20 @@ class Link:
 
 @dataclass(frozen=True)
 class Network:
-    """Part 6: the chips' links (v5e, v6e, H100, B300; None for a chip the table lists
-    without a link figure, named in `missing`), then the v5e's steps at several B."""
+    """Part 6: the links of v5e, v6e, H100, B300 (None: no link figure), the v5e's steps."""
 
     N: int
     links: tuple[Link | None, Link | None, Link | None, Link | None]
-    steps: tuple[
-        tuple[int, int, float, float, float, str], ...
-    ]  # (K, B, T_math, T_comms, I, bound); none without the v5e's link
+    # (K, B, T_math, T_comms, I, bound); none without the v5e's link
+    steps: tuple[tuple[int, int, float, float, float, str], ...]
     missing: tuple[str, ...] = ()  # chips left out: no link figure in the table
 
 
 def network(r: Network) -> tuple[Group, Observations]:
-    """Part 6's tables (network ridge per chip, the v5e's steps) and what they show; a
-    chip without a link figure is left out of both, and one line says so."""
+    """Part 6's tables (network ridge per chip, the v5e's steps) and what they show."""
     rows = [
-        [
-            c.chip,
-            c.link,
-            fmt_bw(c.link_bw, digits=0),
-            comma0(c.ridge),
-            f"K > {c.critical_k:,.1f}",
-            *(b for _, b in c.bounds),
-        ]
+        [c.chip, c.link, fmt_bw(c.link_bw, 0), comma0(c.ridge), f"K > {c.critical_k:,.1f}"]
+        + [b for _, b in c.bounds]
         for c in r.links
         if c is not None
     ]
@@ -598,31 +551,21 @@ def network(r: Network) -> tuple[Group, Observations]:
     ]
     v5e, v6e, h100, b300 = r.links
     dims = [k for k, _ in next((c.bounds for c in r.links if c is not None), ())]
-    left_out = (
-        f"Left out: {listing(list(r.missing))}, with no link figure in common/hw_specs.py."
-        if r.missing
+    head = ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)]
+    net = "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
+    ici = (
+        f"\n{v5e.chip}, one ICI link: the batch does not change the verdict."
+        if v5e and steps
         else ""
     )
-    parts = [Heading(f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16")]
-    if left_out:
-        parts.append(Text(left_out))
-    if rows:
-        parts += [
-            Text(
-                "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; "
-                "then the bound at each K."
-            ),
-            Table(
-                ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)],
-                rows,
-            ),
-        ]
-    if steps and v5e is not None:
-        parts += [
-            Text(f"\n{v5e.chip}, one ICI link: the batch does not change the verdict."),
-            Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps),
-        ]
-    table = Group(*parts)
+    table = section(
+        f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16",
+        f"Left out: {listing(list(r.missing))}, with no link figure in common/hw_specs.py."
+        if r.missing
+        else None,
+        *([net, Table(head, rows)] if rows else []),
+        *([ici, Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps)] * bool(ici)),
+    )
     said = []  # each sentence only when the chips it compares have their links
     if v5e is not None and r.steps:
         dims = sorted({k for k, *_ in r.steps})
