@@ -1,9 +1,5 @@
-"""Lecture 03's words: the capacity ledger's tables and the measured batch sweep's.
-
-Standard library only. The lecture computes the ledgers (``common.formulas.ledger``
-records, keyed by batch), the largest batches and the sweep's rows; this module only
-words them, and every comparison it states is decided by ``common.present.claims``.
-"""
+"""Lecture 03's words (standard library only): the capacity ledger's tables and the
+measured batch sweep's, from the ledgers, largest batches and rows the lecture computed."""
 
 from __future__ import annotations
 
@@ -51,8 +47,7 @@ class Setup:
 
 @dataclass(frozen=True)
 class Sweep:
-    """The measured sweep: its rows, where the model crosses I* (FLOP/B), the anomalies, the
-    calibration's record, the bytes of W and the seconds the sweep took."""
+    """The sweep's rows, its ridge crossing, anomalies, calibration, bytes of W and seconds."""
 
     rows: Sequence[Row]
     crossing: Crossover | None
@@ -100,16 +95,13 @@ def model_facts(
 def ledger_table(at: Ledgers, budget: float, rate: float, phase: str = "prefill") -> Group:
     """One row per batch: weights, KV cache, activations, overhead, total (GiB), verdict."""
     cap = f"{budget / GIB:g} GiB"
-    return section(
-        f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {cap}",
-        Table(
-            ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{cap}?"],
-            [
-                [b, f"{m.weights / GIB:.1f}", *map(_gib, m[1:]), _gib(m.total), _verdict(m, budget)]
-                for b, m in at.items()
-            ],
-        ),
-    )
+    head = ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{cap}?"]
+    rows = [
+        [b, f"{m.weights / GIB:.1f}", *map(_gib, m[1:]), _gib(m.total), _verdict(m, budget)]
+        for b, m in at.items()
+    ]
+    title = f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {cap}"
+    return section(title, Table(head, rows))
 
 
 def example_batch(at: Ledgers, budget: float) -> int:
@@ -163,8 +155,7 @@ def _or_dash(x: float | None) -> str:
 
 
 def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
-    """Per overhead rate: the largest batch that fits, its total and one more's; whether the
-    table's rows hide a larger batch that fits."""
+    """Per overhead rate: the largest batch that fits, its total and one more's."""
     in_table = max((b for b, m in at.items() if m.fits(budget)), default=0)
     items = []
     for i, r in enumerate(rows):
@@ -180,21 +171,16 @@ def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
             )
         else:
             items.append(f"{at_rate} the largest batch, {r.batch}, is a table row.")
-    return section(
-        f"Largest prefill batch within {budget / GIB:g} GiB",
-        Table(
-            ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"],
-            [[f"{r.rate:.0%}", r.batch, *map(_or_dash, (r.total, r.one_more))] for r in rows],
-        ),
-        items=items,
-    )
+    head = ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"]
+    cells = [[f"{r.rate:.0%}", r.batch, *map(_or_dash, (r.total, r.one_more))] for r in rows]
+    title = f"Largest prefill batch within {budget / GIB:g} GiB"
+    return section(title, Table(head, cells), items=items)
 
 
 def decode(
     prefill: Ledgers, at: Ledgers, budget: float, best: Sequence[Largest], than: Sequence[Largest]
 ) -> Group:
-    """The decode ledger (at best[0]'s rate); its largest batches beside prefill's (than):
-    decode keeps B tokens' activations, not B S; the KV cache is what is left to grow."""
+    """The decode ledger at best[0]'s rate; its largest batches beside prefill's (than)."""
     b = example_batch(prefill, budget)
     act = prefill[b].activations, at[b].activations
     shrink = change(*act, lambda x: fmt_bytes(x, True), "", ("grow", "shrink", "stay at"))
@@ -205,16 +191,12 @@ def decode(
     else:
         fits = f"so decode fits {n} sequences instead of {m}"
     rates = f"{n} at {hi.rate:.0%} overhead, {lo.batch} at {lo.rate:.0%}"
+    said = f"At batch {b} the activations {shrink} (prefill to decode), {fits}. The KV cache, "
+    said += f"which grows with every token kept, is now {fmt_pct(kv_share)} of the variable part."
     return Group(
         ledger_table(at, budget, hi.rate, "decode"),
         Text(f"\nlargest decode batch: {rates} (prefill: {m} and {than[1].batch})"),
-        Observations(
-            [
-                f"At batch {b} the activations {shrink} (prefill to decode), {fits}. The KV "
-                "cache, which grows with every token kept, is now "
-                f"{fmt_pct(kv_share)} of the variable part.",
-            ]
-        ),
+        Observations([said]),
     )
 
 
@@ -258,8 +240,7 @@ def _cells(r: Row) -> list[object]:
 
 
 def sweep_table(s: Sweep) -> Group:
-    """Per batch: F, D, I, the bound, latency, throughput, the prediction; where the model
-    crosses the ridge, each flagged batch, and the sweep's time."""
+    """Per batch: F, D, I, bound, latency, throughput, prediction; the crossing, the flags."""
     head = ["B", "F (GFLOP)", "D (MB)", "I (FLOP/B)", "bound", "latency", "tokens/s"]
     at, last = {r["B"]: r["intensity"] for r in s.rows}, s.rows[-1]["B"]
     cross = crossover_line(s.crossing, at, s.ridge, "B", last, label="ridge crossing")

@@ -1,9 +1,5 @@
-"""The words of lecture 11 (``11_predict_and_check.py``): predictions against measurements.
-
-Every direction word (longer, shorter, above, below, n of m) is computed from the
-numbers it describes, so the sentences stay true after any edit of the hardware
-table or of ``common/tables/measurements.py``.
-"""
+"""Lecture 11's words: predictions against measurements; every direction word (longer,
+above, n of m) is computed from the numbers it describes."""
 
 from __future__ import annotations
 
@@ -40,6 +36,10 @@ def _ms(seconds: float) -> str:
 
 def _pct(fraction: float) -> str:
     return fmt_pct(fraction, 1)
+
+
+def us(seconds: float) -> str:
+    return fmt_time(seconds, "µs", 0)
 
 
 def versus(measured: float, predicted: float) -> str:
@@ -116,13 +116,14 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
     rows = [
         (
             c.label,
-            _ms(c.measured.seconds),
+            _ms(t),
             _ms(c.spec),
-            fmt_ratio(c.measured.seconds / c.spec),
+            fmt_ratio(t / c.spec),
             _ms(c.achievable),
-            fmt_ratio(c.measured.seconds / c.achievable),
+            fmt_ratio(t / c.achievable),
         )
         for c in cases
+        for t in [c.measured.seconds]
     ]
     note = (
         "ratio = measured / predicted; at spec, at achievable: the roofline bound on those roofs "
@@ -213,8 +214,7 @@ def decomposition_table(labels: Sequence[str], decomps: Sequence[Decomposition])
 def decomposition_observations(
     labels: Sequence[str], decomps: Sequence[Decomposition], bounds: Sequence[float]
 ) -> Observations:
-    """The largest named term per case and the share left unexplained, said plainly; where
-    the terms overshoot, how that sits with the bound at achievable roofs."""
+    """The largest named term per case and the share left unexplained (or the overshoot)."""
     items = []
     for label, d, bound in zip(labels, decomps, bounds, strict=True):
         extra = max(d.terms[1:], key=lambda t: t.seconds)
@@ -255,27 +255,16 @@ def _achieved(r: OpRow, spec: Roofs) -> str:
 
 
 def operator_table(rows: Sequence[OpRow], title: str, spec: Roofs) -> Group:
-    """One table per matmul: per token count, measured, both predictions, ratios, achieved rate.
-
-    The achieved rate is the one the spec roofline says binds: FLOP/s where the matmul is
-    compute-bound, bytes/s where it is memory-bound.
-    """
+    """One table per matmul: per token count, measured, both predictions, ratios, achieved rate."""
+    headers = ("n", "measured", "at spec", "ratio", "at achievable", "ratio", "achieved")
     tables = []
     for name in dict.fromkeys(r.name for r in rows):
-        body = []
-        for r in (r for r in rows if r.name == name):
-            body.append(
-                (
-                    f"{r.n:,}",
-                    fmt_time(r.measured, "µs", 0),
-                    fmt_time(r.spec, "µs", 0),
-                    fmt_ratio(r.measured / r.spec),
-                    fmt_time(r.achievable, "µs", 0),
-                    fmt_ratio(r.measured / r.achievable),
-                    _achieved(r, spec),
-                )
-            )
-        headers = ("n", "measured", "at spec", "ratio", "at achievable", "ratio", "achieved")
+        body = [
+            (f"{r.n:,}", us(r.measured), us(r.spec), fmt_ratio(r.measured / r.spec), *at)
+            for r in rows
+            if r.name == name
+            for at in [(us(r.achievable), fmt_ratio(r.measured / r.achievable), _achieved(r, spec))]
+        ]
         tables.append(Table(headers, body, title=f"{title}: {name}"))
     note = (
         "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, "
