@@ -1,9 +1,4 @@
-"""Lecture 05's words: the operator ledger's tables, sentences and observations.
-
-Standard library only. The lecture computes the records below with the formulas of
-``common/`` (intensities, ridges, bounds, time bounds, speedups); this module only words
-them, and every comparison it states is decided by ``common.present.claims``.
-"""
+"""Lecture 05's words (standard library only): the operator ledger's tables and sentences."""
 
 from __future__ import annotations
 
@@ -21,7 +16,7 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import Figure, Group, Table, Text, figure
+from common.present.display import Figure, Group, Table, figure
 from common.present.explain import crossover_line
 from common.present.say import say
 from common.shell.paths import display_path
@@ -50,8 +45,7 @@ class Machines:
 
 @dataclass(frozen=True)
 class Op:
-    """An operator on a chip: F (FLOP), D (B), I = F / D, its bound, T = max(F/P, D/beta) (s)
-    and the speedups (T(P, beta) / T(2P, beta), T(P, beta) / T(P, 2 beta))."""
+    """An operator: F, D (B), I = F / D, bound, T = max(F/P, D/beta) (s), speedups at 2P, 2 beta."""
 
     name: str
     flops: float
@@ -64,8 +58,7 @@ class Op:
 
 @dataclass(frozen=True)
 class Ledger:
-    """Sections 2, 4 and 5: the operators on the lecture's roof, elements of elem_bytes bytes;
-    the last two are naive and ideal-minimum attention."""
+    """Sections 2, 4 and 5: the operators (the last two: naive and ideal attention) on a roof."""
 
     roof: Roof
     elem_bytes: float
@@ -95,8 +88,7 @@ class Sweep:
 
 
 def _time(t: float) -> str:
-    """The article's ms at three decimals (0.089 ms) from 0.01 ms up; below, fmt_time's own
-    unit (4.38 µs), so a ratio of two printed times still reads off the printed values."""
+    """0.089 ms from 0.01 ms up, else fmt_time's own unit (4.38 µs): ratios read off the text."""
     return fmt_time(t, "ms", 3) if t >= 1e-5 else fmt_time(t)
 
 
@@ -132,12 +124,9 @@ def machines(m: Machines) -> Group:
             "fp32. It is what numpy can reach, not a datasheet figure: another BLAS library or "
             "thread count moves it."
         )
-    return section(
-        "Machines: peak compute, bandwidth and ridge point",
-        Table(["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"], rows),
-        None if m.local else Text(f"note: this machine is not measured: {m.reason}"),
-        items=items,
-    )
+    table = Table(["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"], rows)
+    note = None if m.local else f"note: this machine is not measured: {m.reason}"
+    return section("Machines: peak compute, bandwidth and ridge point", table, note, items=items)
 
 
 def _first(ops: tuple[Op, ...], prefix: str) -> Op:
@@ -160,10 +149,9 @@ def ledger(led: Ledger) -> Group:
     memory = sum(o.bound == "memory" for o in led.ops)
     add, norm, gemm = (_first(led.ops, p) for p in ("elem", "LayerNorm", "GEMM"))
     fast = [n for n, o in (("the add", add), ("LayerNorm", norm)) if o.bound == "compute"]
-    if fast:
-        reach = "reaches" if len(fast) == 1 else "reach"
-        verdict = f"{listing(fast)} {reach} the compute roof here, so faster arithmetic helps."
-    else:
+    reach = "reaches" if len(fast) == 1 else "reach"
+    verdict = f"{listing(fast)} {reach} the compute roof here, so faster arithmetic helps."
+    if not fast:
         verdict = "both are memory-bound, so a faster arithmetic unit cannot shorten them at all."
     return section(
         f"Operator ledger on {r.chip}, {r.precision}",
@@ -276,11 +264,9 @@ def speedups(led: Ledger) -> Group:
             "Every row reads 1.00x or 2.00x because every operator lies more than a factor of "
             "2 from the ridge. Closer in, the upgrade that helps would pay less than 2x."
         )
-    return section(
-        f"Speedup from doubling one resource ({r.chip}, {r.precision})",
-        Table(["operator", "I/I*", "2x compute", "2x bandwidth"], rows),
-        items=[first, second],
-    )
+    table = Table(["operator", "I/I*", "2x compute", "2x bandwidth"], rows)
+    title = f"Speedup from doubling one resource ({r.chip}, {r.precision})"
+    return section(title, table, items=[first, second])
 
 
 def sweep(s: Sweep) -> Group:
@@ -305,16 +291,10 @@ def sweep(s: Sweep) -> Group:
         f"{s.limit:.1f} FLOP/B for these weights, however large M gets.",
     ]
     if s.cross is not None and s.cross.before is not None:
-        items.insert(
-            1,
-            f"The sweep crosses the ridge between M = {s.cross.before} and M = {s.cross.first}; "
-            f"the exact threshold is M = {s.exact_m}. Below it the weights' bandwidth sets the "
-            "time, above it the arithmetic does.",
-        )
+        crossed = f"The sweep crosses the ridge between M = {s.cross.before} and M = "
+        crossed += f"{s.cross.first}; the exact threshold is M = {s.exact_m}. Below it the "
+        items.insert(1, crossed + "weights' bandwidth sets the time, above it the arithmetic does.")
     table = [[m, *_counts(o), f"{o.intensity:.2f}", o.bound] for m, o in rows.items()]
-    return section(
-        f"GEMM [M, {s.width}] x [{s.width}, {s.width}] on {r.chip}, {r.precision}",
-        Table(["M", "F", "D", "I (FLOP/B)", "bound"], table),
-        "\n".join(lines),
-        items=items,
-    )
+    title = f"GEMM [M, {s.width}] x [{s.width}, {s.width}] on {r.chip}, {r.precision}"
+    table = Table(["M", "F", "D", "I (FLOP/B)", "bound"], table)
+    return section(title, table, "\n".join(lines), items=items)
