@@ -1,9 +1,4 @@
-"""Lecture 08's words: weight quantization, KV heads and the chip, and what each moves.
-
-Standard library only. The lecture hands over ``Setup`` (lecture 06's words) and the
-records below, computed with ``common.formulas.transformer``; every comparison a
-sentence states is decided by ``common.present.claims``.
-"""
+"""Lecture 08's words (standard library only): weight quantization, KV heads and the chip."""
 
 from __future__ import annotations
 
@@ -24,7 +19,7 @@ from common.present.claims import (
     times,
 )
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
-from common.present.display import Figure, Group, Observations, Table, Text, figure
+from common.present.display import Figure, Group, Observations, Table, figure
 from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.models import Model
@@ -161,17 +156,9 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
     """A model against its twin with other KV heads: cache, wall, traffic and step time."""
     S, B = s.context, s.batch
     rows = [
-        [
-            *(
-                v.model.name,
-                f"{v.model.n_kv_heads}",
-                _kib(v.kv),
-                _kib(v.kv * S),
-                _wall(v.wall),
-            ),
-            *(fmt_bytes(v.attn_bytes), fmt_time(v.tpot)),
-        ]
+        [v.model.name, f"{v.model.n_kv_heads}", _kib(v.kv), _kib(v.kv * S), _wall(v.wall), *last]
         for v in variants
+        for last in [(fmt_bytes(v.attn_bytes), fmt_time(v.tpot))]
     ]
     many, few = sorted(variants, key=lambda v: -v.model.n_kv_heads)
     kv = ratio(many.kv / few.kv)
@@ -181,11 +168,10 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
         if few.wall
         else f"though on {s.chip.name} neither fits one sequence."
     )
+    head = ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="]
     return section(
         f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})",
-        Table(
-            ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="], rows
-        ),
+        Table(head, rows),
         items=[
             f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
             f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
@@ -212,11 +198,9 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
         for r in runs.values()
     ]
     note = f"(not every chip in the figure has a {s.precision} peak, so this section uses bf16)"
-    return section(
-        f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})",
-        Text(note) if precision != s.precision else None,
-        Table(["chip", "ridge", "bandwidth", f"TTFT (B={s.batch:,}) >=", *CHIPS], rows),
-    )
+    table = Table(["chip", "ridge", "bandwidth", f"TTFT (B={s.batch:,}) >=", *CHIPS], rows)
+    title = f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})"
+    return section(title, note if precision != s.precision else None, table)
 
 
 def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
@@ -237,8 +221,7 @@ def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
 
 
 def _flattens(h1: ChipRun, b2: ChipRun, kv_seq: float) -> str:
-    """Why H100's throughput curve flattens: the smaller of its two ceilings, KV reads or
-    weight-matmul compute, decided by `binding`."""
+    """Why H100's curve flattens: the lower ceiling, KV reads or weight-matmul compute."""
     kv = f"each sequence reads its own {fmt_gb(kv_seq)} of KV cache per step"
     compute = 1 / h1.matmul if h1.matmul else float("inf")
     if binding([("kv", h1.ceiling), ("compute", compute)]) == "kv":
@@ -262,11 +245,7 @@ def chips_observations(
     kv_seq: float,
     pair: tuple[str, str] = ("h100", "h200"),
 ) -> Observations:
-    """What the chips show: bandwidth sets decode, compute prefill, the KV cache the ceiling.
-
-    `pair` names the two chips compared (old, new): lecture 08 compares two A100s, so the
-    H100-against-H200 comparison stays an exercise (h200-vs-h100).
-    """
+    """What the chips show, `pair` (old, new) compared: bandwidth sets decode, compute prefill."""
     h1, h2, b2 = runs["h100"], runs["h200"], runs["b200"]
     ridges = [r.ridge for r in runs.values()]
     n_memory = sum(r.b1_memory for r in runs.values())
@@ -277,10 +256,8 @@ def chips_observations(
         else f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "
         "batch-1 weight matmul to be compute-bound."
     )
-    items = [
-        f"At batch 1 the Q projection runs at {b1_intensity:.2f} FLOP/byte while the ridges "
-        f"above {ends}: {said}",
-    ]
+    items = [f"At batch 1 the Q projection runs at {b1_intensity:.2f} FLOP/byte while the "]
+    items[0] += f"ridges above {ends}: {said}"
     if pair[0] in runs and pair[1] in runs:  # a chip without the precision has no run
         o, n = runs[pair[0]], runs[pair[1]]
         decode, prefill = speed(o.tpot1, n.tpot1), speed(o.ttft, n.ttft)
