@@ -1,9 +1,4 @@
-"""Lecture 07's words: the capacity ledger of a whole LLM, the memory wall and the knee.
-
-Standard library only. The lecture hands over ``Setup`` (lecture 06's words) and the
-records below, computed with ``common.formulas.transformer``; every comparison a
-sentence states is decided by ``common.present.claims``.
-"""
+"""Lecture 07's words (standard library only): an LLM's capacity ledger, wall and knee."""
 
 from __future__ import annotations
 
@@ -48,11 +43,7 @@ def memory_section(s: Setup, c: Capacity) -> Group:
     """The memory ledger at a few batches, the largest batch that fits and what to observe."""
     S, cap, m, one = s.context, s.chip.mem_capacity, s.model, c.ledgers[1]
     rows = [
-        [
-            f"{b:,}",
-            *map(fmt_gb, (x.weights, x.kv_cache, x.activations, x.overhead, x.total)),
-            "fits" if x.fits(cap) else "OOM",
-        ]
+        [f"{b:,}", *map(fmt_gb, (*x, x.total)), "fits" if x.fits(cap) else "OOM"]
         for b, x in c.ledgers.items()
     ]
     if c.wall:
@@ -80,15 +71,11 @@ def memory_section(s: Setup, c: Capacity) -> Group:
         result = "Largest batch that fits: 0 (" + (
             f"the weights alone need {need})." if alone else f"one sequence already needs {need})."
         )
-        what = (
-            f"The weights alone ({need}) exceed"
-            if alone
-            else f"One sequence with its weights and overhead ({need}) exceeds"
-        )
+        what = "The weights alone" if alone else "One sequence with its weights and overhead"
         items = [
-            f"{what} the chip's {fmt_gb(cap)}: this model needs at least {c.chips} chips "
-            "(tensor parallelism) or smaller weights. The speed ledger of lecture 06 is what "
-            "one chip would do if it could hold them.",
+            f"{what} ({need}) exceed{'' if alone else 's'} the chip's {fmt_gb(cap)}: this model "
+            f"needs at least {c.chips} chips (tensor parallelism) or smaller weights. The speed "
+            "ledger of lecture 06 is what one chip would do if it could hold them."
         ]
     return section(
         f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})",
@@ -140,12 +127,10 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
             )
         elif order == 0:
             items.append(f"The knee and the memory wall fall on the same batch, {wall:,}.")
-    return section(
-        f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})",
-        Table(["matmul", "K", "N", "per step", "critical batch"], rows),
-        f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {s.ridge:.0f} FLOP/byte).",
-        items=items,
-    )
+    title = f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})"
+    knee = f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {s.ridge:.0f} FLOP/byte)."
+    table = Table(["matmul", "K", "N", "per step", "critical batch"], rows)
+    return section(title, table, knee, items=items)
 
 
 def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
