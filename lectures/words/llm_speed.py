@@ -1,9 +1,5 @@
-"""Lecture 06's words: the model, its parameters, prefill and decode on one chip.
-
-Standard library only. The lecture hands over records it computed with
-``common.formulas.transformer``; every comparison a sentence states is decided by
-``common.present.claims``. ``Setup`` and ``png_hint`` serve lectures 07 and 08 too.
-"""
+"""Lecture 06's words (standard library only): the model, its parameters, prefill and decode
+on one chip. ``Setup`` and ``png_hint`` serve lectures 07 and 08 too."""
 
 from __future__ import annotations
 
@@ -59,20 +55,17 @@ def _int(x: float) -> str:
     return f"{x:.0f}"
 
 
-def _head_dim_source(d_head: int, d_model: int, n_heads: int) -> str:
-    """Where the head dim comes from: the quotient when it is one, else the config's key."""
-    return "hidden_size / num_attention_heads" if d_head * n_heads == d_model else "head_dim"
-
-
 def model_section(s: Setup) -> Group:
     """The model's shapes from its config.json, the chip's figures and the storage."""
     m, c = s.model, s.chip
+    quotient = m.d_head * m.n_heads == m.d_model  # where the head dim comes from
+    head = "hidden_size / num_attention_heads" if quotient else "head_dim"
     rows = [
         ["layers", f"{m.n_layers}", "num_hidden_layers"],
         ["d_model", f"{m.d_model:,}", "hidden_size"],
         ["query heads", f"{m.n_heads}", "num_attention_heads"],
         ["KV heads", f"{m.n_kv_heads}", f"num_key_value_heads ({m.attention_kind})"],
-        ["head dim", f"{m.d_head}", _head_dim_source(m.d_head, m.d_model, m.n_heads)],
+        ["head dim", f"{m.d_head}", head],
         ["MLP width d_ff", f"{m.d_ff:,}", "intermediate_size"],
         ["MLP", "gated SiLU" if m.gated_mlp else "ungated", "hidden_act, gate_proj"],
         ["vocabulary", f"{m.vocab_size:,}", "vocab_size"],
@@ -158,8 +151,7 @@ def _compute(p: Phase) -> tuple[int, int]:
 
 
 def _heavy(p: Phase, heavy: float) -> str:
-    """The compute-bound operators that move bytes and their share of the pass's time, or
-    that there are none (and so no share to quote)."""
+    """The compute-bound operators that move bytes and their share of the pass's time."""
     n, of = _compute(p)
     if n == 0:
         return "No operator that moves bytes is compute-bound"
@@ -255,8 +247,8 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
 
 
 def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable: tuple) -> Group:
-    """The lines for a plan: the model, its size and its two time bounds, at the spec roofs
-    and at the achievable ones (`achievable`: TTFT, TPOT, the roofs that were measured)."""
+    """The lines for a plan: size and both time bounds at spec and (TTFT, TPOT, measured roofs)
+    achievable roofs."""
     m, B, S = s.model, s.batch, s.context
     published = m.published_params or n_params
     got = [r for r in ("compute", "memory") if r in achievable[2]]
