@@ -1,10 +1,5 @@
-"""Lecture 01's words: the machine, its two measured roofs, the operations' ledger.
-
-Standard library only. The lecture measures and computes (the calibration record of
-``common.measure.roofs``, one row per operation from ``common.formulas.numpy_ops
-.roofline_row``) and hands them here in the records below; this module only words them,
-and every comparison it states is decided by ``common.present.claims``.
-"""
+"""Lecture 01's words (standard library only): the machine, its two measured roofs and the
+operations' ledger, from the calibration and ``numpy_ops.roofline_row``'s rows."""
 
 from __future__ import annotations
 
@@ -27,8 +22,7 @@ FLAG_TEXT = "above roof (see note)"  # printed instead of a percentage above the
 
 @dataclass(frozen=True)
 class Roofs:
-    """The two roofs: the calibration record (roofs, ridges, threads, samples), the
-    previous run's, BLAS's thread count and a note per working set kept near the LLC."""
+    """The calibration record, the previous run's, BLAS's threads, notes on working sets."""
 
     calib: Mapping[str, Any]
     previous: Mapping[str, Any] | None
@@ -38,8 +32,7 @@ class Roofs:
 
 @dataclass(frozen=True)
 class Operations:
-    """What the timing table shows: the rows, I* (FLOP/B), attention's phases as
-    name -> (t_meas, t_pred) in s, one zero-fill pass (s) and a fused LayerNorm's bytes."""
+    """The rows, I*, attention's phases (name -> (t_meas, t_pred) s), a zero-fill, a fused LN."""
 
     rows: Sequence[Row]
     ridge: float
@@ -70,7 +63,7 @@ def machine_facts(
     desc: Mapping[str, Any],
     caches: Sequence[tuple[str, float]],
     llc_bytes: float,
-    available_bytes: float | None,
+    free: float | None,
 ) -> Group:
     """CPU, caches (name, bytes), memory, numpy and BLAS: what every roof below depends on."""
     blas, env = desc["blas"], desc["blas_env"]
@@ -80,7 +73,7 @@ def machine_facts(
         cache_row = ("caches", f"not reported; assuming an LLC of {fmt_bytes(llc_bytes, True)}")
     version = f" {blas['version']}" if blas.get("version") else ""
     layer = f", {blas['threading_layer']} threading" if blas.get("threading_layer") else ""
-    memory = fmt_bytes(available_bytes, True) if available_bytes else "unknown"
+    memory = fmt_bytes(free, True) if free else "unknown"
     facts = [
         ("CPU", f"{desc['cpu']}, {desc['cores']} usable cores ({desc['system']})"),
         cache_row,
@@ -96,14 +89,10 @@ def machine_facts(
 
 
 def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
-    """The roofs as measured, the ridge point, and what they say: best against median, the
-    thread counts, a busy run, the cache notes and the last run."""
+    """The roofs as measured, the ridge point, and what they say."""
     c = r.calib
-    beta, peak, median = (
-        c["bandwidth_bytes_per_s"],
-        c["matmul_flops_per_s"],
-        c["bandwidth_median_bytes_per_s"],
-    )
+    beta, peak = c["bandwidth_bytes_per_s"], c["matmul_flops_per_s"]
+    median = c["bandwidth_median_bytes_per_s"]
     ridge, one, ws = c["ridge_point"], c["ridge_point_one_thread"], c["bandwidth_working_set_bytes"]
     speedup = peak / c["matmul_one_thread_flops_per_s"]
     gain, same = speed(speedup, 1.0), times(ridge / one)  # 'x10.82 faster', 'x10.82 more'
@@ -177,27 +166,16 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
 
 def _ledger_row(r: Row) -> list[object]:
     counts = [fmt_flops(r["flops"]), fmt_bytes(r["bytes"]), f"{r['intensity']:.3g}"]
-    return [
-        r["name"],
-        r["shape"],
-        *counts,
-        fmt_bytes(r["working_set_bytes"], True),
-        r["threads_text"],
-    ]
+    working_set = fmt_bytes(r["working_set_bytes"], True)
+    return [r["name"], r["shape"], *counts, working_set, r["threads_text"]]
 
 
 def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     """Each operation's F, D, intensity I = F/D, working set and threads."""
-    cells = [_ledger_row(r) for r in rows]
-    return section(
-        "The ledger: what each operation must do",
-        Table(
-            ["operation", "shape", "F", "D", "I (FLOP/B)", "working set", "threads"],
-            cells,
-            note=f"(I* = {ridge:.2f} FLOP/byte: below it an operation is memory-bound)",
-        ),
-        page="",
-    )
+    head = ["operation", "shape", "F", "D", "I (FLOP/B)", "working set", "threads"]
+    note = f"(I* = {ridge:.2f} FLOP/byte: below it an operation is memory-bound)"
+    table = Table(head, [_ledger_row(r) for r in rows], note=note)
+    return section("The ledger: what each operation must do", table, page="")
 
 
 def percent_of_bound(row: Row) -> str:
@@ -210,8 +188,7 @@ def _share(r: Row) -> list[str]:
 
 
 def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> Group:
-    """F/P, D/beta, the bound t_pred, the measured time and the share; one note per
-    operation flagged above its roof, with the likely reasons."""
+    """F/P, D/beta, t_pred, t_meas and the share; a note per operation above its roof."""
     keys = ("t_compute_s", "t_memory_s", "bound", "t_pred_s", "t_meas_s")
     cells = [
         [r["name"], *(r[k] if k == "bound" else fmt_time(r[k]) for k in keys), *_share(r)]
@@ -223,12 +200,10 @@ def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> 
         for r in rows
         if r["flag"]
     ]
+    head = ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"]
     return section(
         "The roofline's prediction next to the measurement",
-        Table(
-            ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"],
-            cells,
-        ),
+        Table(head, cells),
         stamp,
         *(Text(("\n" if i == 0 else "") + n) for i, n in enumerate(notes)),
         page="",
@@ -298,8 +273,7 @@ def speed_of(op: Row) -> list[str]:
 
 
 def same_flops(s: SameFlops, stamp: Text) -> Group:
-    """Two operations of about the same F: bytes, intensity, time and rate; the bytes set the
-    time, not the FLOP count."""
+    """Two operations of about the same F: bytes, intensity, time and rate."""
     gemm, add = s.gemm, s.add
     cells = [
         [op["name"], fmt_flops(op["flops"]), fmt_bytes(op["bytes"]), f"{i:{digits}}", *speed_of(op)]
@@ -308,13 +282,10 @@ def same_flops(s: SameFlops, stamp: Text) -> Group:
     ]
     flops, rate = add["flops"] / gemm["flops"], gemm["flops"] / gemm["t_meas_s"]
     times = f"time ratio = x{add['t_meas_s'] / gemm['t_meas_s']:.3g}"
+    note = f"FLOP ratio add / GEMM = {flops:.3f}; {times}"
     return section(
         "Same FLOPs, different times",
-        Table(
-            ["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"],
-            cells,
-            note=f"FLOP ratio add / GEMM = {flops:.3f}; {times}",
-        ),
+        Table(["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"], cells, note=note),
         stamp,
         items=[
             f"The two operations do the same work within {abs(flops - 1) * 100:.1f}%, yet "
