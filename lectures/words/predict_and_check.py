@@ -102,11 +102,8 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
     ]
     if len(shares) < 3:
         items.append(f"{3 - len(shares)} of 3 roofs have no published measurement; spec stands in.")
-    return Group(
-        Table(headers, rows, title=f"{chip.name}: the two sets of roofs"),
-        Observations(items),
-        Facts(cited),
-    )
+    table = Table(headers, rows, title=f"{chip.name}: the two sets of roofs")
+    return Group(table, Observations(items), Facts(cited))
 
 
 # --- Whole model -------------------------------------------------------------
@@ -114,21 +111,14 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
     """Measured against both predictions, with measured / predicted ratios."""
     headers = ("case", "measured", "at spec", "ratio", "at achievable", "ratio")
     rows = [
-        (
-            c.label,
-            _ms(t),
-            _ms(c.spec),
-            fmt_ratio(t / c.spec),
-            _ms(c.achievable),
-            fmt_ratio(t / c.achievable),
-        )
+        (c.label, _ms(t), _ms(c.spec), fmt_ratio(t / c.spec), _ms(ach), fmt_ratio(t / ach))
         for c in cases
-        for t in [c.measured.seconds]
+        for t, ach in [(c.measured.seconds, c.achievable)]
     ]
     note = (
         "ratio = measured / predicted; at spec, at achievable: the roofline bound on those roofs "
-        "(each operator's max(F / P, D / beta) + the all-reduces' ring bytes over the link)"
     )
+    note += "(each operator's max(F / P, D / beta) + the all-reduces' ring bytes over the link)"
     return Table(headers, rows, title=title, note=note)
 
 
@@ -150,20 +140,20 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
     closer = sum(abs(a - 1) < abs(s - 1) for s, a in zip(spec_r, ach_r, strict=True))
     worst = max(range(len(cases)), key=lambda i: abs(spec_r[i] - 1))
     best = min(range(len(cases)), key=lambda i: abs(ach_r[i] - 1))
+    far, near = cases[worst], cases[best]
     return Observations(
         [
             f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
             f"ratios run from {fmt_ratio(min(spec_r))} to {fmt_ratio(max(spec_r))}.",
-            f"The widest gap is {cases[worst].label}: it "
-            f"{versus(cases[worst].measured.seconds, cases[worst].spec)}.",
-            f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the "
-            f"closest is {cases[best].label}, which "
-            f"{versus(cases[best].measured.seconds, cases[best].achievable)} at achievable roofs.",
-        ]
-        + [
-            f"The achievable {what} was itself measured on this benchmark: these cases are "
-            "calibration, not independent checks of the figures taken from them."
-            for what in shared
+            f"The widest gap is {far.label}: it {versus(far.measured.seconds, far.spec)}.",
+            f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the closest "
+            f"is {near.label}, which {versus(near.measured.seconds, near.achievable)} at "
+            "achievable roofs.",
+            *(
+                f"The achievable {what} was itself measured on this benchmark: these cases are "
+                "calibration, not independent checks of the figures taken from them."
+                for what in shared
+            ),
         ]
     )
 
@@ -179,10 +169,8 @@ def bound_note() -> Text:
 def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
     """The curve's all-reduce time per layer against the range the blog's profile shows."""
     lo, hi = min(m.seconds for m in profiled), max(m.seconds for m in profiled)
-    why = (
-        " The curve was measured on another machine (a DGX A100 80GB), and a tiny "
-        "all-reduce's time is mostly synchronisation, which varies from node to node."
-    )
+    why = " The curve was measured on another machine (a DGX A100 80GB), and a tiny all-reduce's "
+    why += "time is mostly synchronisation, which varies from node to node."
     if per_layer < lo:
         where = f"x{lo / per_layer:.1f} below the low end"
     elif per_layer > hi:
@@ -266,11 +254,8 @@ def operator_table(rows: Sequence[OpRow], title: str, spec: Roofs) -> Group:
             for at in [(us(r.achievable), fmt_ratio(r.measured / r.achievable), _achieved(r, spec))]
         ]
         tables.append(Table(headers, body, title=f"{title}: {name}"))
-    note = (
-        "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, "
-        "its bytes/s where memory-bound"
-    )
-    return Group(*tables, Text(note))
+    note = "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, its "
+    return Group(*tables, Text(note + "bytes/s where memory-bound"))
 
 
 def knee_observations(
@@ -287,10 +272,8 @@ def knee_observations(
     if hi is None:
         knee = f"stays within {fmt_pct(tolerance)} up to the largest n measured ({lo:,})"
     else:
-        knee = (
-            f"stays within {fmt_pct(tolerance)} of its time at n = {tokens[0]:,} up to "
-            f"n = {lo:,} and has left it by n = {hi:,}"
-        )
+        knee = f"stays within {fmt_pct(tolerance)} of its time at n = {tokens[0]:,} up to "
+        knee += f"n = {lo:,} and has left it by n = {hi:,}"
 
     def where(ridge: int | None, which: str) -> str:
         if ridge is None:
@@ -300,18 +283,15 @@ def knee_observations(
         elif ridge <= lo:
             pos = "at or below the flat part's end: it stays memory-bound longer than predicted"
         else:
-            pos = (
-                "above that interval: the kernel leaves the memory roof before the prediction says"
-            )
+            pos = "above that interval: the kernel leaves the memory roof before the "
+            pos += "prediction says"
         return f"the {which} ridge is n = {ridge:,}, {pos}"
 
     spec_said, ach_said = where(spec_ridge, "spec"), where(ach_ridge, "achievable")
     spec_pos, ach_pos = spec_said.partition(", ")[2], ach_said.partition(", ")[2]
     if spec_ridge and ach_ridge and spec_pos == ach_pos:  # one reason, said once
-        predicted = (
-            f"the spec ridge is n = {spec_ridge:,} and the achievable ridge n = {ach_ridge:,}, "
-            f"both {spec_pos}"
-        )
+        predicted = f"the spec ridge is n = {spec_ridge:,} and the achievable ridge "
+        predicted += f"n = {ach_ridge:,}, both {spec_pos}"
     else:
         predicted = f"{spec_said}; {ach_said}"
     return Observations([f"The measured {name} {knee}.", f"Predicted: {predicted}."])
@@ -321,9 +301,8 @@ def beats_roof_observations(rows: Sequence[OpRow]) -> Observations:
     """Every timed kernel faster than its achievable prediction, with why that can happen."""
     faster = [r for r in rows if r.measured < r.achievable * (1 - MATCH)]
     if not faster:
-        return Observations(
-            ["No timed kernel beats its achievable prediction: the roofs hold as ceilings here."]
-        )
+        none = "No timed kernel beats its achievable prediction: the roofs hold as ceilings here."
+        return Observations([none])
     which = ", ".join(f"{r.name} at n = {r.n:,} ({fmt_ratio(r.measured / r.achievable)})"
                       for r in faster)  # fmt: skip
     return Observations(
@@ -355,10 +334,8 @@ def utilisation_table(rows: Sequence[Util], peak: float, bw: float) -> Table:
         (u.label, fmt_flops(u.flops), fmt_bytes(u.nbytes), _ms(u.seconds), _pct(u.mfu), _pct(u.mbu))
         for u in rows
     ]
-    note = (
-        f"MFU = model FLOPs / (time x GPUs x {fmt_rate(peak)}); "
-        f"MBU = bytes / (time x GPUs x {fmt_bw(bw)})"
-    )
+    note = f"MFU = model FLOPs / (time x GPUs x {fmt_rate(peak)}); "
+    note += f"MBU = bytes / (time x GPUs x {fmt_bw(bw)})"
     return Table(headers, body, title="Utilisation of the measured runs", note=note)
 
 
@@ -374,20 +351,14 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
     else:
         verdict = f"and its MBU is lower still ({_pct(low.mbu)}): neither resource is busy."
     impossible = [u.label for u in rows if u.mfu > 1 or u.mbu > 1]
-    warn = (
-        [
-            f"{len(impossible)} of {len(rows)} runs show a utilisation above 100% "
-            f"({', '.join(impossible)}): no GPU beats its own peak, so the table's spec "
-            "figure is below what the measured GPU did (an edited or a wrong figure)."
-        ]
-        if impossible
-        else []
-    )
+    warn = [
+        f"{len(impossible)} of {len(rows)} runs show a utilisation above 100% "
+        f"({', '.join(impossible)}): no GPU beats its own peak, so the table's spec "
+        "figure is below what the measured GPU did (an edited or a wrong figure)."
+    ] * bool(impossible)
     lowest = f"The lowest MFU is {low.label} at {_pct(low.mfu)}, {verdict}"
-    highest = (
-        f"The highest MFU is {high.label} at {_pct(high.mfu)} "
-        f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest)."
-    )
+    highest = f"The highest MFU is {high.label} at {_pct(high.mfu)} "
+    highest += f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest)."
     return Observations([*warn, lowest, highest])
 
 
@@ -426,11 +397,9 @@ def requests_table(rows: Sequence[RequestRow]) -> Table:
     headers = ("request (prompt + new tokens)", "engine, published by", "role", "measured",
                "bound", "error", "forecast", "error")  # fmt: skip
     classes = ", ".join(sorted({r.engine_class for r in rows}))
-    note = (
-        "error = predicted / measured - 1 (negative: predicted too fast); bound: the roofline "
-        f"at spec roofs; forecast: the bound plus the terms of the row's engine class (--engine "
-        f"{classes})"
-    )
+    note = "error = predicted / measured - 1 (negative: predicted too fast); bound: the roofline "
+    note += "at spec roofs; forecast: the bound plus the terms of the row's engine class (--engine "
+    note += f"{classes})"
     return Table(headers, body, title="Published requests: calibration and validation", note=note)
 
 
