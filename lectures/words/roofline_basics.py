@@ -108,19 +108,15 @@ def basics(r: Basics) -> tuple[Group, Observations]:
     b0, b1, b2, last = r.batches[0], r.batches[1], r.batches[2], r.batches[-1]
     first = r.first_compute()
     if first is None:
-        crossing = (
-            f"No batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B: even "
-            f"B = {last} gets {r.share(mm[last]):.2%} of peak."
-        )
+        crossing = f"No batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B: even "
+        crossing += f"B = {last} gets {r.share(mm[last]):.2%} of peak."
     elif first == b0:
         crossing = f"Every batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B."
     else:
         before = r.batches[r.batches.index(first) - 1]
-        crossing = (
-            f"The first batch in the list to reach the ridge of {r0(r.ridge)} FLOP/B is "
-            f"B = {first} ({mm[first].intensity:.1f} FLOP/B); at B = {before} the matmul "
-            f"still gets only {r.share(mm[before]):.2%} of peak."
-        )
+        crossing = f"The first batch in the list to reach the ridge of {r0(r.ridge)} FLOP/B is "
+        crossing += f"B = {first} ({mm[first].intensity:.1f} FLOP/B); at B = {before} the matmul "
+        crossing += f"still gets only {r.share(mm[before]):.2%} of peak."
     return table, Observations(
         [
             f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
@@ -215,12 +211,10 @@ def roofline_observations(r: Basics) -> Observations:
     """What part 4 shows: two roofs meeting at the ridge; where the points sit on them."""
     add, dot = r.ops[:2]
     first = r.first_compute()
-    fusing = (
-        ": no amount of tuning their arithmetic helps; only fusing them with neighbours to "
-        "move fewer bytes does."
-        if add.bound == dot.bound == "memory"
-        else f": {_vectors_faster(r)}."
-    )
+    fusing = f": {_vectors_faster(r)}."
+    if add.bound == dot.bound == "memory":
+        fusing = ": no amount of tuning their arithmetic helps; only fusing them with neighbours "
+        fusing += "to move fewer bytes does."
     return Observations(
         [
             "The bandwidth roof rises one decade per decade of intensity until the ridge "
@@ -277,11 +271,9 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     bf16 = [x for x in r.rows if x.precision == "bf16"]
     low, high = min(bf16, key=lambda x: x.ridge), max(bf16, key=lambda x: x.ridge)
     h1, h2 = r.bandwidth
-    compute = (
-        f"the {h1.chip}'s {fmt_rate(h1.peak)} of bf16 compute"
-        if fmt_rate(h1.peak) == fmt_rate(h2.peak)
-        else f"{fmt_rate(h2.peak)} of bf16 compute (the {h1.chip} has {fmt_rate(h1.peak)})"
-    )
+    compute = f"{fmt_rate(h2.peak)} of bf16 compute (the {h1.chip} has {fmt_rate(h1.peak)})"
+    if fmt_rate(h1.peak) == fmt_rate(h2.peak):
+        compute = f"the {h1.chip}'s {fmt_rate(h1.peak)} of bf16 compute"
     d = direction(h1.ridge, h2.ridge, r0)
     moral = {
         -1: " A lower ridge makes full speed easier to reach.",
@@ -332,23 +324,16 @@ def _fp8(bf16: Ridge, fp8: Ridge) -> str:
     """fp8 against bf16: the peak's factor, the bytes' factor, and what the batch did."""
     gain, cut = fp8.peak / bf16.peak, bf16.w_bytes / fp8.w_bytes
     d = direction(1.0, gain, lambda x: f"{x:.2f}")
-    peak = {0: "keeps the peak", 1: f"raises the peak {ratio(gain)}"}.get(
-        d, f"lowers the peak {ratio(1 / gain)}"
-    )
-    head = f"fp8 {peak} and cuts the bytes of X and W {ratio(cut)}, so the critical batch "
+    peak = {0: "keeps the peak", 1: f"raises the peak {ratio(gain)}"}
+    head = f"fp8 {peak.get(d, f'lowers the peak {ratio(1 / gain)}')} and cuts the bytes of X and "
+    head += f"W {ratio(cut)}, so the critical batch {_barely(bf16.batch, fp8.batch)}"
     if fp8.batch is None or bf16.batch is None:
-        return head + f"{batch_change(bf16.batch, fp8.batch)} (bf16 to fp8)."
-    moved = fp8.batch / bf16.batch
-    if 0.8 <= moved <= 1.25:
-        return head + (
-            f"barely moves: {fp8.batch:,} against {bf16.batch:,} in bf16 ({ratio(moved)}). "
-            "Low precision speeds up both sides of the ledger; by itself it does not change "
-            "which side limits."
-        )
-    return head + (
-        f"{change(bf16.batch, fp8.batch, str)} ({ratio(moved)}): the peak and the bytes do "
-        "not move together here, so fp8 changes which side limits."
-    )
+        return head + " (bf16 to fp8)."
+    if 0.8 <= (moved := fp8.batch / bf16.batch) <= 1.25:
+        head += f" in bf16 ({ratio(moved)}). Low precision speeds up both sides of the ledger; "
+        return head + "by itself it does not change which side limits."
+    head += f" ({ratio(moved)}): the peak and the bytes do not move together here, so fp8 "
+    return head + "changes which side limits."
 
 
 def _above_ridge(x: Ridge) -> str:
@@ -553,16 +538,12 @@ def network(r: Network) -> tuple[Group, Observations]:
     dims = [k for k, _ in next((c.bounds for c in r.links if c is not None), ())]
     head = ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)]
     net = "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
-    ici = (
-        f"\n{v5e.chip}, one ICI link: the batch does not change the verdict."
-        if v5e and steps
-        else ""
-    )
+    ici = f"\n{v5e.chip}, one ICI link: the batch does not change the verdict." if v5e else ""
+    ici *= bool(steps)
+    missing = f"Left out: {listing(list(r.missing))}, with no link figure in common/hw_specs.py."
     table = section(
         f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16",
-        f"Left out: {listing(list(r.missing))}, with no link figure in common/hw_specs.py."
-        if r.missing
-        else None,
+        missing if r.missing else None,
         *([net, Table(head, rows)] if rows else []),
         *([ici, Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps)] * bool(ici)),
     )
@@ -578,11 +559,10 @@ def network(r: Network) -> tuple[Group, Observations]:
             f"{batches[-1]:,}, {listing(at)}."
         )
     if v5e is not None and h100 is not None:
+        only = "only " if h100.critical_k < v5e.critical_k else ""
         said.append(
             f"{h100.link} carries {than(h100.link_bw / v5e.link_bw, 'bandwidth')} one "
-            f"{v5e.chip} ICI link, and the {h100.chip} needs "
-            + ("only " if h100.critical_k < v5e.critical_k else "")
-            + f"K > {h100.critical_k:,.1f}."
+            f"{v5e.chip} ICI link, and the {h100.chip} needs {only}K > {h100.critical_k:,.1f}."
         )
     if v5e is not None and v6e is not None:
         said.append(
@@ -592,16 +572,12 @@ def network(r: Network) -> tuple[Group, Observations]:
         )
     if h100 is not None and b300 is not None:
         c_gain, l_gain = b300.peak / h100.peak, b300.link_bw / h100.link_bw
-        faster = direction(l_gain, c_gain, ratio) > 0
+        trend = " Compute grows faster than communication, a trend that runs through this course."
         said.append(
             f"From {h100.chip} to {b300.chip}, "
             + outgrew(f"bf16 peak{' (an estimate)' * b300.estimate}", c_gain, "NVLink", l_gain)
             + f": the network ridge {change(h100.ridge, b300.ridge, comma0, ' FLOP/B')}."
-            + (
-                " Compute grows faster than communication, a trend that runs through this course."
-                if faster
-                else ""
-            )
+            + trend * (direction(l_gain, c_gain, ratio) > 0)
         )
     if not said:
         said.append("With no chip's link in the table, there is no network ridge to compare.")
