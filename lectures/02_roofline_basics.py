@@ -30,7 +30,7 @@ from common.formulas import roofline
 from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
 from common.plots.roofline import save_roofline_png
 from common.present.display import show
-from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
+from common.shell.cli import LectureParser, parse_args, png_parser
 from lectures.words import roofline_basics as page
 
 ABOUT = {
@@ -44,9 +44,7 @@ ABOUT = {
 
 def make_parser() -> LectureParser:
     """The command line: --png and --outdir."""
-    parser = lecture_parser(__doc__)
-    add_png_flags(parser)
-    return parser
+    return png_parser(__doc__)
 
 
 args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here
@@ -204,12 +202,9 @@ if args.png:
         (name.split(", ")[-1], i, roofline.attainable_flops(i, peak, bw))
         for name, i in op_intensity.items()
     ]
+    title = f"bf16 rooflines; points placed on {H100.name}"
     png = save_roofline_png(
-        str(args.outdir / "02_roofline.png"),
-        curves,
-        points,
-        title=f"bf16 rooflines; points placed on {H100.name}",
-        placed_on=0,
+        str(args.outdir / "02_roofline.png"), curves, points, title=title, placed_on=0
     )
     roofs = tuple(page.Roof(c.name, c.peak_flops("bf16"), c.ridge_point("bf16")) for c in others)
     show(page.roofline_png(png, "02_roofline.png", part1, roofs))
