@@ -173,7 +173,7 @@ def ledger(led: Ledger) -> Group:
 def rooflines(r: Rooflines) -> Figure:
     """The saved operator rooflines, with a caption that says what to look at."""
     on = [
-        say("{ops} on the {chip}", ops=listing([str(n) for n in ns], say("none")), chip=c)
+        say("{ops} on the {chip}", ops=listing(list(map(str, ns)), say("none")), chip=c)
         for c, ns in r.flat
     ]
     caption = say(
@@ -220,23 +220,16 @@ def attention(led: Ledger) -> Group:
         time += "not from computing less."
         fewer, faster = n.nbytes / i.nbytes, n.time / i.time
         if i.bound == "compute" and f"{faster:.1f}" != f"{fewer:.1f}":
-            time += (
-                f" The bytes fall x{fewer:.0f} but the time only x{faster:.1f}: the ideal "
-                "kernel is compute-bound, so the compute roof caps the gain."
-            )
+            time += f" The bytes fall x{fewer:.0f} but the time only x{faster:.1f}: the ideal "
+            time += "kernel is compute-bound, so the compute roof caps the gain."
     else:
         time += ": moving fewer bytes saves no time that shows at these digits."
-    return section(
-        "Attention: S and P in memory vs ideal minimum traffic",
-        table,
-        items=[
-            f"{moved} and the kernel {move} of I* = {led.roof.ridge:.1f}.",
-            time,
-            "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
-            "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
-            "so they move more bytes than this, and their speed must be measured.",
-        ],
-    )
+    caveat = "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
+    caveat += "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
+    caveat += "so they move more bytes than this, and their speed must be measured."
+    moved += f" and the kernel {move} of I* = {led.roof.ridge:.1f}."
+    title = "Attention: S and P in memory vs ideal minimum traffic"
+    return section(title, table, items=[moved, time, caveat])
 
 
 def speedups(led: Ledger) -> Group:
@@ -245,25 +238,18 @@ def speedups(led: Ledger) -> Group:
     rows = [[o.name, ratio(o, r)[0], *(f"{s:.2f}x" for s in o.speedups)] for o in ops]
     memory = [o for o in ops if o.bound == "memory"]
     if memory:
-        first = (
-            f"For {n_of_m(len(memory), len(ops))} operators, twice the compute buys "
-            f"{max(o.speedups[0] for o in memory):.2f}x: they are memory-bound, and only more "
-            "bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."
-        )
+        first = f"For {n_of_m(len(memory), len(ops))} operators, twice the compute buys "
+        first += f"{max(o.speedups[0] for o in memory):.2f}x: they are memory-bound, and only "
+        first += "more bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."
     else:
         first = f"None of the {len(ops)} operators is memory-bound here: the compute term sets "
         first += "every time bound, so twice the compute pays for each, in full or in part."
     partial = [o.name for o in ops if {f"{s:.2f}" for s in o.speedups} - {"1.00", "2.00"}]
+    second = "Every row reads 1.00x or 2.00x because every operator lies more than a factor of "
+    second += "2 from the ridge. Closer in, the upgrade that helps would pay less than 2x."
     if partial:
-        second = (
-            f"Within a factor of 2 of the ridge ({listing(partial)}), the upgrade that helps "
-            "pays less than 2x: after doubling, the other resource becomes the limit."
-        )
-    else:
-        second = (
-            "Every row reads 1.00x or 2.00x because every operator lies more than a factor of "
-            "2 from the ridge. Closer in, the upgrade that helps would pay less than 2x."
-        )
+        second = f"Within a factor of 2 of the ridge ({listing(partial)}), the upgrade that helps "
+        second += "pays less than 2x: after doubling, the other resource becomes the limit."
     table = Table(["operator", "I/I*", "2x compute", "2x bandwidth"], rows)
     title = f"Speedup from doubling one resource ({r.chip}, {r.precision})"
     return section(title, table, items=[first, second])
