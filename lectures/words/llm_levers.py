@@ -98,10 +98,8 @@ def _walls(a: int, b: int) -> str:
     if min(a, b) >= BATCH_SEARCH_LIMIT:
         bound = f"{BATCH_SEARCH_LIMIT:,}, --batch's maximum"
         return f"batch reaches the search's bound ({bound}) either way"
-    return (
-        f"batch goes from {at_least(a, BATCH_SEARCH_LIMIT)} to {at_least(b, BATCH_SEARCH_LIMIT)}"
-        " (the search stops at --batch's maximum)"
-    )
+    said = f"batch goes from {at_least(a, BATCH_SEARCH_LIMIT)} to {at_least(b, BATCH_SEARCH_LIMIT)}"
+    return said + " (the search stops at --batch's maximum)"
 
 
 def _knee(a: int | None, b: int | None) -> str:
@@ -117,12 +115,10 @@ def _knee(a: int | None, b: int | None) -> str:
 def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     """Weight-only quantization: what each weight precision changes, and what it does not."""
     B, a, b = s.batch, quant["bf16"], quant["int4"]
-    why = (
-        "less than the byte ratio, since int4 shrinks only the weight reads, not the KV cache, "
-        "the activations or the FLOPs"
-        if ratio(a.tpot / b.tpot) != ratio(a.weights / b.weights)
-        else "the full byte ratio: weight reads set the step time"
-    )
+    why = "the full byte ratio: weight reads set the step time"
+    if ratio(a.tpot / b.tpot) != ratio(a.weights / b.weights):
+        why = "less than the byte ratio, since int4 shrinks only the weight reads, not the KV "
+        why += "cache, the activations or the FLOPs"
     rows = [
         [
             *(w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}"),
@@ -162,12 +158,10 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
     ]
     many, few = sorted(variants, key=lambda v: -v.model.n_kv_heads)
     kv = ratio(many.kv / few.kv)
-    fits = (
-        f"and the largest batch is {at_least(many.wall, BATCH_SEARCH_LIMIT)} against "
-        f"{at_least(few.wall, BATCH_SEARCH_LIMIT)}."
-        if few.wall
-        else f"though on {s.chip.name} neither fits one sequence."
-    )
+    fits = f"though on {s.chip.name} neither fits one sequence."
+    if few.wall:
+        fits = f"and the largest batch is {at_least(many.wall, BATCH_SEARCH_LIMIT)} against "
+        fits += f"{at_least(few.wall, BATCH_SEARCH_LIMIT)}."
     head = ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="]
     return section(
         f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})",
@@ -225,17 +219,13 @@ def _flattens(h1: ChipRun, b2: ChipRun, kv_seq: float) -> str:
     kv = f"each sequence reads its own {fmt_gb(kv_seq)} of KV cache per step"
     compute = 1 / h1.matmul if h1.matmul else float("inf")
     if binding([("kv", h1.ceiling), ("compute", compute)]) == "kv":
-        return (
-            f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
-            f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
-            f"{b2.chip.name}."
-        )
-    return (
-        f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
-        f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
-        f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads alone "
-        f"would allow ({kv})."
-    )
+        said = f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
+        said += f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
+        return said + f"{b2.chip.name}."
+    said = f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
+    said += f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
+    said += f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads alone "
+    return said + f"would allow ({kv})."
 
 
 def chips_observations(
@@ -250,12 +240,10 @@ def chips_observations(
     ridges = [r.ridge for r in runs.values()]
     n_memory = sum(r.b1_memory for r in runs.values())
     ends = change(min(ridges), max(ridges), "{:.0f}".format, words=("run", "", "are all"))
-    said = (
-        "every weight matmul of decode is memory-bound on every chip."
-        if n_memory == len(runs)
-        else f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "
-        "batch-1 weight matmul to be compute-bound."
-    )
+    said = "every weight matmul of decode is memory-bound on every chip."
+    if n_memory != len(runs):
+        said = f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "
+        said += "batch-1 weight matmul to be compute-bound."
     items = [f"At batch 1 the Q projection runs at {b1_intensity:.2f} FLOP/byte while the "]
     items[0] += f"ridges above {ends}: {said}"
     if pair[0] in runs and pair[1] in runs:  # a chip without the precision has no run
