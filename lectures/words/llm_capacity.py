@@ -99,12 +99,10 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
     if k.knee is not None:
         cb = {x.name: b for x, b in k.shapes}
         kv, q = cb.get("K projection"), cb.get("Q projection")
-        narrow = (
-            f"; the narrower K and V projections need a larger batch ({kv:,} against {q:,} for "
-            "Q) because their activations weigh more against their weights"
-            if kv and q and kv > q and s.model.kv_dim < s.model.q_dim
-            else ""
-        )
+        narrow = ""
+        if kv and q and kv > q and s.model.kv_dim < s.model.q_dim:
+            narrow = f"; the narrower K and V projections need a larger batch ({kv:,} against "
+            narrow += f"{q:,} for Q) because their activations weigh more against their weights"
         items.append(
             f"With {w:g}-byte weights a matmul's intensity is close to 2B / {w:g} FLOP/byte "
             f"while B is small, so it would meet the ridge of {s.ridge:.0f} near B = "

@@ -192,11 +192,10 @@ def decode_section(s: Setup, p: Phase) -> Group:
     dec, B, S, w = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.dtypes.w_bytes
     q = next(t.op.intensity for t in p.times if t.op.name == "Q projection")
     n, of = _compute(p)
-    bound = (
-        f"{n_of_m(n, of).capitalize()} operators that move bytes are compute-bound at this batch."
-        if n
-        else "Every operator that moves bytes is memory-bound."
-    )
+    bound = "Every operator that moves bytes is memory-bound."
+    if n:
+        bound = f"{n_of_m(n, of).capitalize()} operators that move bytes are compute-bound at "
+        bound += "this batch."
     items = [
         f"Each {w:g}-byte weight is read once per step and used in {B:,} "
         f"multiply-add{'s' if B > 1 else ''} ({2 * B} FLOP), so the Q projection runs at "
