@@ -156,10 +156,9 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
             f"{(peak / old_peak - 1) * 100:+.1f}%. That is the run-to-run noise of a measured "
             "roof; keep it in mind when a point lands a few percent above its roof."
         )
-    lines = f"\nridge point I* = P / beta = {fmt_rate(peak)} / {fmt_bw(beta)} = {ridge:.2f} FLOP/"
-    lines += (
-        f"byte\nsame-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"
-    )
+    lines = f"\nridge point I* = P / beta = {fmt_rate(peak)} / {fmt_bw(beta)} = {ridge:.2f} "
+    lines += "FLOP/byte"
+    lines += f"\nsame-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"
     table = Table(["roof", "value", "threads", "measured with"], table)
     return section("The two roofs of this machine (numpy, fp32)", table, stamp, lines, items=items)
 
@@ -223,10 +222,8 @@ def operation_observations(ops: Operations) -> Observations:
         reach = "reaches" if len(fast) == 1 else "reach"
         side = f"against I* = {ridge:.2f}: {listing(fast)} {reach} the compute roof here."
     else:
-        side = (
-            f"x{ridge / max_i:.3g} or more below I* = {ridge:.2f}: memory-bound, so a faster "
-            "compute roof would not change their times at all."
-        )
+        side = f"x{ridge / max_i:.3g} or more below I* = {ridge:.2f}: memory-bound, so a faster "
+        side += "compute roof would not change their times at all."
     (mm_meas, mm_pred), (sm_meas, sm_pred) = ops.phases["matmuls"], ops.phases["softmax"]
     mm, sm = fmt_pct(mm_pred / mm_meas), fmt_pct(sm_pred / sm_meas)
     why = ""

@@ -139,10 +139,8 @@ def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: fl
     if rescued:
         b, n = rescued[0], len(rescued)
         drop = change(at[b].total, low[b].total, _gib, " GiB", ("rises", "drops", "stays at"))
-        said = (
-            f"At batch {b} the total {drop}: same card, same model, and {n} more "
-            f"{'row' if n == 1 else 'rows'} of the table {'fits' if n == 1 else 'fit'}."
-        )
+        said = f"At batch {b} the total {drop}: same card, same model, and {n} more "
+        said += f"{'row' if n == 1 else 'rows'} of the table {'fits' if n == 1 else 'fit'}."
     else:
         said = "No batch size in the table changes its verdict under this budget."
     head = [x for r in (rate, low_rate) for x in (f"total at {r:.0%} (GiB)", "verdict")]
@@ -252,11 +250,9 @@ def sweep_table(s: Sweep) -> Group:
 def _why_faster(worst: Row, calib: Mapping[str, Any]) -> str:
     """Why a measured point can beat a bound that comes from a calibration."""
     if worst["bound"] != "memory":
-        return (
-            "the compute roof is the rate of one calibration matmul, and BLAS runs other "
-            "shapes faster or slower; on a shared machine both timings also vary from run "
-            "to run."
-        )
+        said = "the compute roof is the rate of one calibration matmul, and BLAS runs other "
+        said += "shapes faster or slower; on a shared machine both timings also vary from run "
+        return said + "to run."
     bw, mm = calib.get("bandwidth_threads"), calib.get("matmul_threads")
     cache = "a cache holding part of W moves bytes faster than main memory."
     if bw and mm and bw != mm:

@@ -115,10 +115,9 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
         for c in cases
         for t, ach in [(c.measured.seconds, c.achievable)]
     ]
-    note = (
-        "ratio = measured / predicted; at spec, at achievable: the roofline bound on those roofs "
-    )
-    note += "(each operator's max(F / P, D / beta) + the all-reduces' ring bytes over the link)"
+    note = "ratio = measured / predicted; at spec, at achievable: the roofline bound on those "
+    note += "roofs (each operator's max(F / P, D / beta) + the all-reduces' ring bytes over the "
+    note += "link)"
     return Table(headers, rows, title=title, note=note)
 
 
@@ -210,11 +209,10 @@ def decomposition_observations(
         if d.unexplained >= 0:
             rest = f"{_pct(share)} of the measured time ({_ms(d.unexplained)}) stays unexplained"
         else:
-            rest = (
-                f"the named terms overshoot the measurement by {_ms(-d.unexplained)}: the bound "
-                f"at achievable roofs ({_ms(bound)}) stays below it, so the terms measured "
-                "elsewhere (the all-reduce curve, the kernel floor) are too large for this run"
-            )
+            rest = f"the named terms overshoot the measurement by {_ms(-d.unexplained)}: the "
+            rest += f"bound at achievable roofs ({_ms(bound)}) stays below it, so the terms "
+            rest += "measured elsewhere (the all-reduce curve, the kernel floor) are too large "
+            rest += "for this run"
         items.append(
             f"{label}: beyond the bound at spec, the largest named term is {extra.name}, "
             f"{_ms(extra.seconds)}; {rest}."
@@ -344,10 +342,8 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
     low = min(rows, key=lambda u: u.mfu)
     high = max(rows, key=lambda u: u.mfu)
     if low.mbu > low.mfu:
-        verdict = (
-            f"yet its MBU is {_pct(low.mbu)}: its memory bus is the busier resource. A low "
-            "MFU there says the step is memory-bound, not that the kernels are bad."
-        )
+        verdict = f"yet its MBU is {_pct(low.mbu)}: its memory bus is the busier resource. A "
+        verdict += "low MFU there says the step is memory-bound, not that the kernels are bad."
     else:
         verdict = f"and its MBU is lower still ({_pct(low.mbu)}): neither resource is busy."
     impossible = [u.label for u in rows if u.mfu > 1 or u.mbu > 1]
@@ -407,12 +403,9 @@ def _summary(rows: Sequence[RequestRow], what: str) -> str:
     errs = [abs(_err(r, r.forecast)) for r in rows]
     bound = [abs(_err(r, r.bound)) for r in rows]
     within = sum(e <= WITHIN for e in errs)
-    return (
-        f"{what} ({len(rows)} case{'s' if len(rows) > 1 else ''}): the forecast's median "
-        "absolute error is "
-        f"{_pct(statistics.median(errs))}, {n_of_m(within, len(rows))} within "
-        f"{fmt_pct(WITHIN)}; the bound alone {_pct(statistics.median(bound))}."
-    )
+    said = f"{what} ({len(rows)} case{'s' if len(rows) > 1 else ''}): the forecast's median "
+    said += f"absolute error is {_pct(statistics.median(errs))}, {n_of_m(within, len(rows))} "
+    return said + f"within {fmt_pct(WITHIN)}; the bound alone {_pct(statistics.median(bound))}."
 
 
 def requests_observations(rows: Sequence[RequestRow]) -> Observations:
