@@ -417,12 +417,10 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
             _summary(picked, role.capitalize()) if picked else f"No {role} case is listed."
         )
     below = sum(r.forecast < r.bound for r in rows)
-    items.append(
-        f"{below} of {len(rows)} forecasts fall below their bound: an engine term came out "
-        "negative."
-        if below
-        else f"No forecast of the {len(rows)} falls below its bound, as none may."
-    )
+    items.append(f"No forecast of the {len(rows)} falls below its bound, as none may.")
+    if below:
+        items[-1] = f"{below} of {len(rows)} forecasts fall below their bound: an engine term came "
+        items[-1] += "out negative."
     errs = [_err(r, r.forecast) for r in rows]
     worst = max(range(len(rows)), key=lambda i: abs(errs[i]))
     items.append(f"The worst forecast is {rows[worst].label} at {fmt_pct(errs[worst], 1)}.")
@@ -434,21 +432,20 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
          lambda g: f"prompt {'over' if g else 'up to'} {SHORT:,}"),
     ):  # fmt: skip
         groups = sorted({key(r) for r in rows if key(r) != ""})
-        shown = []
-        for g in groups:
-            picked = [abs(e) for r, e in zip(rows, errs, strict=True) if key(r) == g]
-            shown.append(f"{name(g)} {_pct(statistics.median(picked))} ({len(picked)})")
+        shown = [
+            f"{name(g)} {_pct(statistics.median(picked))} ({len(picked)})"
+            for g in groups
+            for picked in [[abs(e) for r, e in zip(rows, errs, strict=True) if key(r) == g]]
+        ]
         if len(groups) > 1:
             items.append(f"Median absolute error by {what} (cases): {', '.join(shown)}.")
     return Observations(items)
 
 
-def figure_caption(
-    cases: Sequence[Case], op_name: str, flat_end: int, spec_ridge: int | None
-) -> str:
+def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: int | None) -> str:
     """What to look at in lecture 11's figure, from the numbers it plots."""
     above = sum(c.measured.seconds > c.achievable for c in cases)
-    ridge = f"n = {spec_ridge:,}" if spec_ridge else say("no n (no ridge)")
+    ridge = f"n = {ridge:,}" if ridge else say("no n (no ridge)")
     return say(
         "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
         "achievable roofs; {above} of {cases} measured bars stand above even the "
