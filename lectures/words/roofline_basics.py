@@ -211,6 +211,7 @@ def roofline_observations(r: Basics) -> Observations:
     """What part 4 shows: two roofs meeting at the ridge; where the points sit on them."""
     add, dot = r.ops[:2]
     first = r.first_compute()
+    reach = "" if first is None else f" and reach the flat roof from B = {first}"
     fusing = f": {_vectors_faster(r)}."
     if add.bound == dot.bound == "memory":
         fusing = ": no amount of tuning their arithmetic helps; only fusing them with neighbours "
@@ -221,9 +222,8 @@ def roofline_observations(r: Basics) -> Observations:
             f"({r0(r.ridge)} FLOP/B, {fmt_rate(r.peak)}); past it the compute roof is flat.",
             f"Points a and b sit at the bottom left ({r.share(add):.2%} and "
             f"{r.share(dot):.2%} of peak){fusing}",
-            "The matmuls climb the slope as B grows"
-            + (f" and reach the flat roof from B = {first}" if first is not None else "")
-            + ". On the flat roof a larger batch adds latency per step but no throughput.",
+            f"The matmuls climb the slope as B grows{reach}. On the flat roof a larger batch adds "
+            "latency per step but no throughput.",
         ]
     )
 
@@ -423,11 +423,9 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
             f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
             "decode.",
             "Decode attention is a batch that shares no data: every sequence reads its own KV "
-            "cache, and the intensity equals the number of query heads per KV head: "
-            f"{now} FLOP/B. "
-            f"At a context of {r.long_context:,} tokens it is "
-            + ("the same" if same else "now")
-            + f" ({', '.join(later)}), and the batch size never enters.",
+            f"cache, and the intensity equals the number of query heads per KV head: {now} FLOP/B. "
+            f"At a context of {r.long_context:,} tokens it is {'the same' if same else 'now'} "
+            f"({', '.join(later)}), and the batch size never enters.",
             f"MQA's {mqa.intensity:.1f} FLOP/B is {'below' if below else 'at or past'} the "
             f"{r.ridge_chip} ridge of {r.ridge:.1f}: fewer KV heads cut the bytes, which is what "
             "GQA and MQA are for.",
@@ -466,11 +464,10 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
         [t, fmt_kib(acc, 0), yes[acc <= r.register_file], r0(i), yes[i >= r.ridge]]
         for t, acc, i in r.outputs
     ]
+    head = ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"]
     table = section(
         f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul",
-        Table(
-            ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"], traffic
-        ),
+        Table(head, traffic),
         f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:",
         Table(["output tile", "fp32 accumulator", f"fits {reg}", "FLOP/B", "reaches ridge"], fits),
         f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
@@ -478,6 +475,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
     )
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
+    verdict = "No single SM gets there by itself." if gap else "One SM's registers can hold it."
     return table, Observations(
         [
             "Exact and approximate intensities differ only by the output write: "
@@ -486,8 +484,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
             f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
             f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
             f"takes {fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
-            f"{fmt_kib(r.register_file, 0)} register file. "
-            + ("No single SM gets there by itself." if gap else "One SM's registers can hold it."),
+            f"{reg} register file. {verdict}",
             ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
             + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "
             "traffic than every SM fetching alone. And Blackwell adds Tensor Memory (TMEM) beside "
