@@ -177,13 +177,10 @@ def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     return section("The ledger: what each operation must do", table, page="")
 
 
-def percent_of_bound(row: Row) -> str:
-    """'87%' of the roofline's bound, or a flag instead of a percentage above the roof."""
-    return FLAG_TEXT if row["flag"] else fmt_pct(row["fraction_of_bound"])
-
-
 def _share(r: Row) -> list[str]:
-    return [percent_of_bound(r), fmt_rate(r["achieved_flops_per_s"])]
+    """'87%' of the roofline's bound (a flag above the roof), and the achieved FLOP/s."""
+    share = FLAG_TEXT if r["flag"] else fmt_pct(r["fraction_of_bound"])
+    return [share, fmt_rate(r["achieved_flops_per_s"])]
 
 
 def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> Group:
