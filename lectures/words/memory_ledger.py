@@ -118,14 +118,13 @@ def ledger_observations(at: Ledgers, budget: float, kv_per_sequence: float) -> O
     else:
         says = "Every batch in the table fits." if fitting else "No batch in the table fits."
     m = at[b := example_batch(at, budget)]
-    return Observations(
-        [
-            f"The weights cost {m.weights / GIB:.1f} GiB at every batch size. The KV cache "
-            f"grows by {_gib(kv_per_sequence)} GiB per sequence: at batch {b} it holds "
-            f"{_gib(m.kv_cache)} GiB, {m.kv_cache / m.weights:.2g}x the weights.",
-            f"{says} 'The weights fit, so it runs' checks one term of four.",
-        ]
-    )
+    items = [
+        f"The weights cost {m.weights / GIB:.1f} GiB at every batch size. The KV cache "
+        f"grows by {_gib(kv_per_sequence)} GiB per sequence: at batch {b} it holds "
+        f"{_gib(m.kv_cache)} GiB, {m.kv_cache / m.weights:.2g}x the weights.",
+        f"{says} 'The weights fit, so it runs' checks one term of four.",
+    ]
+    return Observations(items)
 
 
 def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: float) -> Group:

@@ -117,25 +117,24 @@ def basics(r: Basics) -> tuple[Group, Observations]:
         crossing = f"The first batch in the list to reach the ridge of {r0(r.ridge)} FLOP/B is "
         crossing += f"B = {first} ({mm[first].intensity:.1f} FLOP/B); at B = {before} the matmul "
         crossing += f"still gets only {r.share(mm[before]):.2%} of peak."
-    return table, Observations(
-        [
-            f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
-            f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
-            f"{r.chip} they reach {r.share(add):.2%} and {r.share(dot):.2%} of peak; "
-            f"{_vectors_faster(r)}.",
-            f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at "
-            f"B = {b1}, {mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by "
-            f"every row of X. At B = {b0} it is {mm[b0].intensity:.3f}, "
-            f"{ratio(mm[b0].intensity / dot.intensity)} the dot product's: each weight is used "
-            "once.",
-            crossing,
-            f"For large B the bytes of X and of the output count too: B = {last} gives "
-            f"{r0(mm[last].intensity)} FLOP/B, not {last}, and no batch can pass "
-            f"KN/(K+N) = {r0(r.limit)}.",
-            "Here is the core tension of LLM inference: each decode step makes one token per "
-            "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
-        ]
-    )
+    items = [
+        f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
+        f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
+        f"{r.chip} they reach {r.share(add):.2%} and {r.share(dot):.2%} of peak; "
+        f"{_vectors_faster(r)}.",
+        f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at "
+        f"B = {b1}, {mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by "
+        f"every row of X. At B = {b0} it is {mm[b0].intensity:.3f}, "
+        f"{ratio(mm[b0].intensity / dot.intensity)} the dot product's: each weight is used "
+        "once.",
+        crossing,
+        f"For large B the bytes of X and of the output count too: B = {last} gives "
+        f"{r0(mm[last].intensity)} FLOP/B, not {last}, and no batch can pass "
+        f"KN/(K+N) = {r0(r.limit)}.",
+        "Here is the core tension of LLM inference: each decode step makes one token per "
+        "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
+    ]
+    return table, Observations(items)
 
 
 def _vectors_faster(r: Basics) -> str:
@@ -216,16 +215,15 @@ def roofline_observations(r: Basics) -> Observations:
     if add.bound == dot.bound == "memory":
         fusing = ": no amount of tuning their arithmetic helps; only fusing them with neighbours "
         fusing += "to move fewer bytes does."
-    return Observations(
-        [
-            "The bandwidth roof rises one decade per decade of intensity until the ridge "
-            f"({r0(r.ridge)} FLOP/B, {fmt_rate(r.peak)}); past it the compute roof is flat.",
-            f"Points a and b sit at the bottom left ({r.share(add):.2%} and "
-            f"{r.share(dot):.2%} of peak){fusing}",
-            f"The matmuls climb the slope as B grows{reach}. On the flat roof a larger batch adds "
-            "latency per step but no throughput.",
-        ]
-    )
+    items = [
+        "The bandwidth roof rises one decade per decade of intensity until the ridge "
+        f"({r0(r.ridge)} FLOP/B, {fmt_rate(r.peak)}); past it the compute roof is flat.",
+        f"Points a and b sit at the bottom left ({r.share(add):.2%} and "
+        f"{r.share(dot):.2%} of peak){fusing}",
+        f"The matmuls climb the slope as B grows{reach}. On the flat roof a larger batch adds "
+        "latency per step but no throughput.",
+    ]
+    return Observations(items)
 
 
 # --- 2. Ridge points and the critical batch ----------------------------------
@@ -282,25 +280,24 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     n0, n1 = r.nvfp4
     gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
     only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
-    return table, Observations(
-        [
-            f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
-            f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
-            "every byte it reads that many times, which at small batch takes about that many "
-            "tokens at a time.",
-            f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
-            f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
-            f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
-            f"{batch_change(h1.batch, h2.batch)}.{moral}",
-            _fp8(*r.fp8),
-            f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
-            f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
-            f"batch {batch_change(n0.batch, n1.batch)}{_bigger_batches(n0.batch, n1.batch)}.",
-            "Since the intensity stays below B, the critical batch sits above the ridge: in "
-            f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
-            "writing the output cost bytes too (part 1's last observation).",
-        ]
-    )
+    items = [
+        f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
+        f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
+        "every byte it reads that many times, which at small batch takes about that many "
+        "tokens at a time.",
+        f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
+        f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
+        f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
+        f"{batch_change(h1.batch, h2.batch)}.{moral}",
+        _fp8(*r.fp8),
+        f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
+        f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
+        f"batch {batch_change(n0.batch, n1.batch)}{_bigger_batches(n0.batch, n1.batch)}.",
+        "Since the intensity stays below B, the critical batch sits above the ridge: in "
+        f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
+        "writing the output cost bytes too (part 1's last observation).",
+    ]
+    return table, Observations(items)
 
 
 def batch_change(before: int | None, after: int | None) -> str:
@@ -413,24 +410,23 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
     same = later == [f"{a.intensity:.1f}" for a in r.attention]
     mqa = min(r.attention, key=lambda a: a.kv_heads)
     below = direction(mqa.intensity, r.ridge, lambda x: f"{x:.1f}") > 0
-    return table, Observations(
-        [
-            f"Exercise 1: int8 gives {ratio(r.int8_gain)} the v5e's bf16 peak and halves the "
-            f"size of every number, so the critical batch {_barely(bf16.exact, int8.exact)} "
-            f"(bf16 to int8). The small-B estimate gives {r0(int8.book)}.",
-            "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
-            f"and the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
-            f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
-            "decode.",
-            "Decode attention is a batch that shares no data: every sequence reads its own KV "
-            f"cache, and the intensity equals the number of query heads per KV head: {now} FLOP/B. "
-            f"At a context of {r.long_context:,} tokens it is {'the same' if same else 'now'} "
-            f"({', '.join(later)}), and the batch size never enters.",
-            f"MQA's {mqa.intensity:.1f} FLOP/B is {'below' if below else 'at or past'} the "
-            f"{r.ridge_chip} ridge of {r.ridge:.1f}: fewer KV heads cut the bytes, which is what "
-            "GQA and MQA are for.",
-        ]
-    )
+    items = [
+        f"Exercise 1: int8 gives {ratio(r.int8_gain)} the v5e's bf16 peak and halves the "
+        f"size of every number, so the critical batch {_barely(bf16.exact, int8.exact)} "
+        f"(bf16 to int8). The small-B estimate gives {r0(int8.book)}.",
+        "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
+        f"and the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
+        f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
+        "decode.",
+        "Decode attention is a batch that shares no data: every sequence reads its own KV "
+        f"cache, and the intensity equals the number of query heads per KV head: {now} FLOP/B. "
+        f"At a context of {r.long_context:,} tokens it is {'the same' if same else 'now'} "
+        f"({', '.join(later)}), and the batch size never enters.",
+        f"MQA's {mqa.intensity:.1f} FLOP/B is {'below' if below else 'at or past'} the "
+        f"{r.ridge_chip} ridge of {r.ridge:.1f}: fewer KV heads cut the bytes, which is what "
+        "GQA and MQA are for.",
+    ]
+    return table, Observations(items)
 
 
 def _barely(before: int | None, after: int | None) -> str:
@@ -476,22 +472,21 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
     verdict = "No single SM gets there by itself." if gap else "One SM's registers can hold it."
-    return table, Observations(
-        [
-            "Exact and approximate intensities differ only by the output write: "
-            f"{s_exact:.1f} against {s_approx:.1f} for {small} tiles, {l_exact:.1f} against "
-            f"{l_approx:.1f} for {large}. The inner size bk does not change the traffic.",
-            f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
-            f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
-            f"takes {fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
-            f"{reg} register file. {verdict}",
-            ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
-            + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "
-            "traffic than every SM fetching alone. And Blackwell adds Tensor Memory (TMEM) beside "
-            "each SM to hold accumulators, and lets two SMs run one MMA on shared operands: both "
-            "exist to make tiles bigger.",
-        ]
-    )
+    items = [
+        "Exact and approximate intensities differ only by the output write: "
+        f"{s_exact:.1f} against {s_approx:.1f} for {small} tiles, {l_exact:.1f} against "
+        f"{l_approx:.1f} for {large}. The inner size bk does not change the traffic.",
+        f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
+        f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
+        f"takes {fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
+        f"{reg} register file. {verdict}",
+        ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
+        + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "
+        "traffic than every SM fetching alone. And Blackwell adds Tensor Memory (TMEM) beside "
+        "each SM to hold accumulators, and lets two SMs run one MMA on shared operands: both "
+        "exist to make tiles bigger.",
+    ]
+    return table, Observations(items)
 
 
 # --- 6. The network roofline -------------------------------------------------
