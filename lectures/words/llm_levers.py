@@ -120,11 +120,9 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         why = "less than the byte ratio, since int4 shrinks only the weight reads, not the KV "
         why += "cache, the activations or the FLOPs"
     rows = [
-        [
-            *(w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}"),
-            *(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes)),
-        ]
+        [w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}", *last]
         for w, q in quant.items()
+        for last in [(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes))]
     ]
     compute = [n_of_m(q.prefill_compute, q.prefill_matmuls) for q in (a, b)]
     return section(

@@ -103,18 +103,12 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
         size = "Published size: none in the model table."
         against = f"The count from the config, {fmt_num(n_params)}, has no published size to "
         against += "be checked against: the model table gives none for this model."
-    return section(
-        "2. Parameters from the config",
-        Table(["part", "formula", "parameters", "share"], rows),
-        f"\n{size}",
-        items=[
-            against,
-            f"The MLP holds {share['mlp']:.1%} of the weights and attention "
-            f"{share['attention']:.1%}; the embedding and LM head together hold "
-            f"{share['embedding'] + share['lm_head']:.1%}. At {s.dtypes.weights} the "
-            f"weights take {fmt_gb(n_params * s.dtypes.w_bytes)}.",
-        ],
-    )
+    mlp = f"The MLP holds {share['mlp']:.1%} of the weights and attention "
+    mlp += f"{share['attention']:.1%}; the embedding and LM head together hold "
+    mlp += f"{share['embedding'] + share['lm_head']:.1%}. At {s.dtypes.weights} the "
+    mlp += f"weights take {fmt_gb(n_params * s.dtypes.w_bytes)}."
+    table = Table(["part", "formula", "parameters", "share"], rows)
+    return section("2. Parameters from the config", table, f"\n{size}", items=[against, mlp])
 
 
 def _row(name: str, f: float, d: float, bound: str, t: float, share: str) -> list[str]:

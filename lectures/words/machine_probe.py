@@ -276,19 +276,15 @@ def same_flops(s: SameFlops, stamp: Text) -> Group:
     flops, rate = add["flops"] / gemm["flops"], gemm["flops"] / gemm["t_meas_s"]
     times = f"time ratio = x{add['t_meas_s'] / gemm['t_meas_s']:.3g}"
     note = f"FLOP ratio add / GEMM = {flops:.3f}; {times}"
-    return section(
-        "Same FLOPs, different times",
-        Table(["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"], cells, note=note),
-        stamp,
-        items=[
-            f"The two operations do the same work within {abs(flops - 1) * 100:.1f}%, yet "
-            f"the add is {speed(gemm['t_meas_s'], add['t_meas_s'], 1)} than the matmul. It "
-            f"moves {fmt_bytes(add['bytes'])} for its FLOPs, the matmul "
-            f"{fmt_bytes(gemm['bytes'])}: intensity, not the FLOP count, sets the time.",
-            "The pair is small because the add's vectors were sized to the memory budget "
-            f"({fmt_bytes(s.add_arrays_bytes, binary=True)} in all). At this size the matmul "
-            f"ran at {fmt_rate(rate)}, {fmt_pct(rate / s.peak)} of P; a larger pair would "
-            "widen the gap, since the add's time grows with its bytes.",
-        ],
-        page="",
-    )
+    items = [
+        f"The two operations do the same work within {abs(flops - 1) * 100:.1f}%, yet "
+        f"the add is {speed(gemm['t_meas_s'], add['t_meas_s'], 1)} than the matmul. It "
+        f"moves {fmt_bytes(add['bytes'])} for its FLOPs, the matmul "
+        f"{fmt_bytes(gemm['bytes'])}: intensity, not the FLOP count, sets the time.",
+        "The pair is small because the add's vectors were sized to the memory budget "
+        f"({fmt_bytes(s.add_arrays_bytes, binary=True)} in all). At this size the matmul "
+        f"ran at {fmt_rate(rate)}, {fmt_pct(rate / s.peak)} of P; a larger pair would "
+        "widen the gap, since the add's time grows with its bytes.",
+    ]
+    table = Table(["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"], cells, note=note)
+    return section("Same FLOPs, different times", table, stamp, items=items, page="")

@@ -153,21 +153,19 @@ def ledger(led: Ledger) -> Group:
     verdict = f"{listing(fast)} {reach} the compute roof here, so faster arithmetic helps."
     if not fast:
         verdict = "both are memory-bound, so a faster arithmetic unit cannot shorten them at all."
-    return section(
-        f"Operator ledger on {r.chip}, {r.precision}",
-        f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
-        f"I* = {r.ridge:.1f} FLOP/B; elements of {led.elem_bytes:g} bytes",
-        Table(["operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"], rows),
-        items=[
-            f"{n_of_m(memory, len(led.ops)).capitalize()} operators are memory-bound on "
-            f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
-            f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: " + verdict,
-            "The add's intensity does not depend on its size: F and D both grow with the "
-            f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
-            f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
-            "every row of the input.",
-        ],
-    )
+    items = [
+        f"{n_of_m(memory, len(led.ops)).capitalize()} operators are memory-bound on "
+        f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
+        f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: " + verdict,
+        "The add's intensity does not depend on its size: F and D both grow with the "
+        f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
+        f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
+        "every row of the input.",
+    ]
+    chip = f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
+    chip += f"I* = {r.ridge:.1f} FLOP/B; elements of {led.elem_bytes:g} bytes"
+    table = Table(["operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"], rows)
+    return section(f"Operator ledger on {r.chip}, {r.precision}", chip, table, items=items)
 
 
 def rooflines(r: Rooflines) -> Figure:
