@@ -159,10 +159,8 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
 
 def bound_note() -> Text:
     """Where the two bounds of the cases table reappear."""
-    return Text(
-        "The same two bounds head the next table: its first row is the bound at spec, and its "
-        "first four rows add up to the bound at achievable roofs."
-    )
+    said = "The same two bounds head the next table: its first row is the bound at spec, and its "
+    return Text(said + "first four rows add up to the bound at achievable roofs.")
 
 
 def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
@@ -176,16 +174,10 @@ def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observa
         where = f"x{per_layer / hi:.1f} above the high end"
     else:
         where, why = "inside that range", ""
-    return Observations(
-        [
-            f"Read off the measured curve at the real message, two all-reduces take "
-            f"{fmt_time(per_layer, 'µs', 1)} per layer for decode on two GPUs; the blog's "
-            f"profile shows {fmt_time(lo, 'µs', 0)} to {fmt_time(hi, 'µs', 0)} per layer: the "
-            "curve is "
-            f"{where}.{why}"
-        ],
-        title="The all-reduce curve against a profile",
-    )
+    said = "Read off the measured curve at the real message, two all-reduces take "
+    said += f"{fmt_time(per_layer, 'µs', 1)} per layer for decode on two GPUs; the blog's profile "
+    said += f"shows {fmt_time(lo, 'µs', 0)} to {fmt_time(hi, 'µs', 0)} per layer: the curve is "
+    return Observations([f"{said}{where}.{why}"], title="The all-reduce curve against a profile")
 
 
 def decomposition_table(labels: Sequence[str], decomps: Sequence[Decomposition]) -> Table:
@@ -303,14 +295,11 @@ def beats_roof_observations(rows: Sequence[OpRow]) -> Observations:
         return Observations([none])
     which = ", ".join(f"{r.name} at n = {r.n:,} ({fmt_ratio(r.measured / r.achievable)})"
                       for r in faster)  # fmt: skip
-    return Observations(
-        [
-            f"{n_of_m(len(faster), len(rows))} timed kernels run faster than their achievable "
-            f"prediction: {which}. The achievable roof is the best one microbenchmark reached "
-            "(here the same kernel's one-token time, or the best matmul shape of a search), not "
-            "a ceiling: a neighbouring shape, a warmer cache or a lucky clock can do better."
-        ]
-    )
+    said = f"{n_of_m(len(faster), len(rows))} timed kernels run faster than their achievable "
+    said += f"prediction: {which}. The achievable roof is the best one microbenchmark reached "
+    said += "(here the same kernel's one-token time, or the best matmul shape of a search), not "
+    said += "a ceiling: a neighbouring shape, a warmer cache or a lucky clock can do better."
+    return Observations([said])
 
 
 # --- Utilisation -------------------------------------------------------------
