@@ -103,26 +103,20 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
         if kv and q and kv > q and s.model.kv_dim < s.model.q_dim:
             narrow = f"; the narrower K and V projections need a larger batch ({kv:,} against "
             narrow += f"{q:,} for Q) because their activations weigh more against their weights"
-        items.append(
-            f"With {w:g}-byte weights a matmul's intensity is close to 2B / {w:g} FLOP/byte "
-            f"while B is small, so it would meet the ridge of {s.ridge:.0f} near B = "
-            f"{k.estimate:.0f}{narrow}. Counted exactly, all weight matmuls together reach it "
-            f"at B = {k.knee:,}, the knee."
-        )
+        text = f"With {w:g}-byte weights a matmul's intensity is close to 2B / {w:g} FLOP/byte "
+        text += f"while B is small, so it would meet the ridge of {s.ridge:.0f} near B = "
+        text += f"{k.estimate:.0f}{narrow}. Counted exactly, all weight matmuls together reach it "
+        items.append(text + f"at B = {k.knee:,}, the knee.")
         order = direction(k.knee, wall, "{:d}".format) if wall else None
         shown = at_least(wall, BATCH_SEARCH_LIMIT)
         if order == -1:
-            items.append(
-                f"At {s.context:,} tokens of context the memory wall ({wall:,}) comes before "
-                f"the knee ({k.knee:,}): on this chip the weight matmuls stay below the ridge "
-                "at every batch that fits. A shorter context, a smaller KV cache or smaller "
-                "weights moves the wall."
-            )
+            text = f"At {s.context:,} tokens of context the memory wall ({wall:,}) comes before "
+            text += f"the knee ({k.knee:,}): on this chip the weight matmuls stay below the ridge "
+            text += "at every batch that fits. A shorter context, a smaller KV cache or smaller "
+            items.append(text + "weights moves the wall.")
         elif order == 1:
-            items.append(
-                f"The knee ({k.knee:,}) comes before the memory wall ({shown}): between them "
-                "the weight matmuls together are past the ridge."
-            )
+            text = f"The knee ({k.knee:,}) comes before the memory wall ({shown}): between them "
+            items.append(text + "the weight matmuls together are past the ridge.")
         elif order == 0:
             items.append(f"The knee and the memory wall fall on the same batch, {wall:,}.")
     title = f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})"

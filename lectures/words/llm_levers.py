@@ -248,20 +248,16 @@ def chips_observations(
         o, n = runs[pair[0]], runs[pair[1]]
         decode, prefill = speed(o.tpot1, n.tpot1), speed(o.ttft, n.ttft)
         only = "only " * (1 < round(o.ttft / n.ttft, 2) < round(o.tpot1 / n.tpot1, 2))
-        items.append(
-            f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
-            f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
-            f"{decode}, prefill {only}{prefill}."
-        )
+        text = f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
+        text += f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
+        items.append(text + f"{decode}, prefill {only}{prefill}.")
     items.append(_flattens(h1, b2, kv_seq))
     past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
     if past:
         r = past[0]
-        items.append(
-            f"Past its knee (B = {r.knee:,}) the weight matmuls on {r.chip.name} together are "
-            f"past the ridge and cost {fmt_time(r.matmul)} of compute per token, so the curve "
-            f"ends at {r.at_wall:,.0f} tokens/s at its wall, "
-            f"{above(r.at_wall, r.ceiling, _int)} the bandwidth ceiling of {r.ceiling:,.0f}: a "
-            "bigger batch adds work as fast as it adds tokens."
-        )
+        text = f"Past its knee (B = {r.knee:,}) the weight matmuls on {r.chip.name} together are "
+        text += f"past the ridge and cost {fmt_time(r.matmul)} of compute per token, so the curve "
+        text += f"ends at {r.at_wall:,.0f} tokens/s at its wall, "
+        text += f"{above(r.at_wall, r.ceiling, _int)} the bandwidth ceiling of {r.ceiling:,.0f}: a "
+        items.append(text + "bigger batch adds work as fast as it adds tokens.")
     return Observations(items)

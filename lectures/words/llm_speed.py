@@ -200,11 +200,9 @@ def decode_section(s: Setup, p: Phase) -> Group:
         f"{fmt_time(p.compute)} at peak.",
     ]
     if direction(dec.weight_bytes, dec.kv_bytes, fmt_gb) > 0:
-        items.append(
-            f"At batch {B:,} the KV cache read per step ({fmt_gb(dec.kv_bytes)}) outweighs the "
-            "weights: a bigger batch shares the weights among more tokens, but every sequence "
-            "still reads its own cache."
-        )
+        text = f"At batch {B:,} the KV cache read per step ({fmt_gb(dec.kv_bytes)}) outweighs the "
+        text += "weights: a bigger batch shares the weights among more tokens, but every sequence "
+        items.append(text + "still reads its own cache.")
     return section(
         f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})",
         pass_table(p),

@@ -114,27 +114,23 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
     ]
     threads = c["matmul_threads"], c["bandwidth_threads"]
     if threads[0] != threads[1]:
-        items.append(
-            f"The roofs mix thread counts. The matmul ran on {threads[0]} BLAS threads, {gain} "
-            f"than on one, but numpy streams memory on {threads[1]}. So the ridge point "
-            f"{ridge:.2f} FLOP/byte divides an all-thread compute roof by a one-thread "
-            f"bandwidth roof: {same} {'as' if same == 'the same' else 'than'} the same-threads "
-            f"ridge ({one:.2f} FLOP/byte, one thread each). For numpy code the mixed ridge is the "
-            "honest one, because it is what numpy can reach. A program that streamed memory "
-            "on all cores would see a higher bandwidth and a lower ridge."
+        text = f"The roofs mix thread counts. The matmul ran on {threads[0]} BLAS threads, {gain} "
+        text += f"than on one, but numpy streams memory on {threads[1]}. So the ridge point "
+        text += f"{ridge:.2f} FLOP/byte divides an all-thread compute roof by a one-thread "
+        text += f"bandwidth roof: {same} {'as' if same == 'the same' else 'than'} the same-threads "
+        text += f"ridge ({one:.2f} FLOP/byte, one thread each). For numpy code the mixed ridge "
+        text += (
+            "is the honest one, because it is what numpy can reach. A program that streamed memory "
         )
+        items.append(text + "on all cores would see a higher bandwidth and a lower ridge.")
     else:
-        items.append(
-            f"Both roofs ran on {threads[0]} {'thread' if threads[0] == 1 else 'threads'}, so "
-            f"the ridge point {ridge:.2f} FLOP/byte compares like with like."
-        )
+        text = f"Both roofs ran on {threads[0]} {'thread' if threads[0] == 1 else 'threads'}, so "
+        items.append(text + f"the ridge point {ridge:.2f} FLOP/byte compares like with like.")
     blas = r.blas_threads
     if isinstance(blas, int) and blas > 1 and speedup < 0.6 * blas:
-        items.append(
-            f"Warning: on {blas} threads the matmul ran {gain} than on one, far from x{blas}. "
-            "Another program was probably using the cores, so the compute roof is too low in "
-            "this run; run the lecture again on a quiet machine."
-        )
+        text = f"Warning: on {blas} threads the matmul ran {gain} than on one, far from x{blas}. "
+        text += "Another program was probably using the cores, so the compute roof is too low in "
+        items.append(text + "this run; run the lecture again on a quiet machine.")
     if c.get("busy_reasons"):
         items.append(
             "This run was on a busy machine: " + "; ".join(c["busy_reasons"]) + ". The roofs "
@@ -143,19 +139,16 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
             "gives, and an operation that caught a quieter moment can still land above them."
         )
     else:
-        items.append(
-            "The roofs were timed again between the operations below; each is the best call of "
-            "the whole run, and the machine looked quiet throughout."
-        )
+        text = "The roofs were timed again between the operations below; each is the best call of "
+        items.append(text + "the whole run, and the machine looked quiet throughout.")
     items += [f"{note}." for note in r.cache_notes]
     if r.previous is not None:
         old_beta, old_peak = r.previous["bandwidth_bytes_per_s"], r.previous["matmul_flops_per_s"]
-        items.append(
-            f"The previous run measured {fmt_bw(old_beta)} and {fmt_rate(old_peak)}: today's "
-            f"roofs differ by {(beta / old_beta - 1) * 100:+.1f}% and "
-            f"{(peak / old_peak - 1) * 100:+.1f}%. That is the run-to-run noise of a measured "
-            "roof; keep it in mind when a point lands a few percent above its roof."
-        )
+        text = f"The previous run measured {fmt_bw(old_beta)} and {fmt_rate(old_peak)}: today's "
+        text += f"roofs differ by {(beta / old_beta - 1) * 100:+.1f}% and "
+        text += f"{(peak / old_peak - 1) * 100:+.1f}%. That is the run-to-run noise of a measured "
+        text += "roof; keep it in mind when a point lands a few percent above its roof."
+        items.append(text)
     lines = f"\nridge point I* = P / beta = {fmt_rate(peak)} / {fmt_bw(beta)} = {ridge:.2f} "
     lines += "FLOP/byte"
     lines += f"\nsame-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"

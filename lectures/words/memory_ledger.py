@@ -162,10 +162,9 @@ def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
         elif i:
             items.append(f"{at_rate} the largest batch is {r.batch}.")
         elif r.batch > in_table:
-            items.append(
-                f"{at_rate} the table's largest fitting row is batch {in_table}, but every "
-                f"batch up to {r.batch} fits: the table only samples some batch sizes."
-            )
+            text = f"{at_rate} the table's largest fitting row is batch {in_table}, but every "
+            text += f"batch up to {r.batch} fits: the table only samples some batch sizes."
+            items.append(text)
         else:
             items.append(f"{at_rate} the largest batch, {r.batch}, is a table row.")
     head = ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"]
@@ -215,10 +214,8 @@ def raised_line(peak: float, beta: float, peak_up: float, beta_up: float) -> Tex
     """Whether the sweep ran faster than a calibrated roof, and the roofs used from here on."""
     raised = []
     if beta_up > beta:
-        raised.append(
-            f"beta from {fmt_bw(beta)} to {fmt_bw(beta_up)} (BLAS read W on all its threads, "
-            "the calibration's stream ran on one)"
-        )
+        text = f"beta from {fmt_bw(beta)} to {fmt_bw(beta_up)} (BLAS read W on all its threads, "
+        raised.append(text + "the calibration's stream ran on one)")
     if peak_up > peak:
         raised.append(f"P from {fmt_rate(peak)} to {fmt_rate(peak_up)} (a quieter moment)")
     if not raised:
@@ -273,20 +270,16 @@ def sweep_observations(s: Sweep) -> Observations:
         f"{weight_bytes / last['B'] / MIB:.2f} MiB.",
     ]
     if crossing is not None and crossing.before is not None:
-        items.append(
-            f"The model crosses the ridge point between B = {crossing.before} and "
-            f"B = {crossing.first}. That is where the prediction changes from a flat bandwidth "
-            "cost to a cost growing with B; the measured curve need not bend sharply at the "
-            "same place."
-        )
+        text = f"The model crosses the ridge point between B = {crossing.before} and "
+        text += f"B = {crossing.first}. That is where the prediction changes from a flat bandwidth "
+        text += "cost to a cost growing with B; the measured curve need not bend sharply at the "
+        items.append(text + "same place.")
     over = [r for r in rows if r["t_pred_s"] > r["latency_s"]]
     if over:
         worst = max(over, key=lambda r: r["t_pred_s"] / r["latency_s"])
-        items.append(
-            f"At B = {worst['B']} the measurement beat the roofline "
-            f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes from "
-            f"a calibration, not from physics: {_why_faster(worst, s.calib)}"
-        )
+        text = f"At B = {worst['B']} the measurement beat the roofline "
+        text += f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes "
+        items.append(text + f"from a calibration, not from physics: {_why_faster(worst, s.calib)}")
     for a in sorted(anomalies, key=lambda a: a.batch):
         t, other = by_b[a.batch]["latency_s"], by_b[a.other]["latency_s"]
         took = f"B = {a.batch} took {_ms(t, 2)}, "
@@ -297,21 +290,15 @@ def sweep_observations(s: Sweep) -> Observations:
             took += f"{t / other:.2f}x the time of the larger B = {a.other}: a bigger batch "
             items.append(took + "finished sooner.")
     if anomalies:
-        items.append(
-            "The roofline cannot see these: BLAS libraries switch kernels and thread splits "
-            "with the matrix shape (a single row often takes a matrix-vector path), and other "
-            "programs can take a core in the middle of a timing. Rerun the lecture: an anomaly "
-            "that comes back every time belongs to the library, one that moves is noise, and "
-            "only a profiler can tell which cause it was."
-        )
+        text = "The roofline cannot see these: BLAS libraries switch kernels and thread splits "
+        text += "with the matrix shape (a single row often takes a matrix-vector path), and other "
+        text += "programs can take a core in the middle of a timing. Rerun the lecture: an anomaly "
+        text += "that comes back every time belongs to the library, one that moves is noise, and "
+        items.append(text + "only a profiler can tell which cause it was.")
     else:
-        items.append(
-            f"No batch size broke the two rules by more than {ledger.ANOMALY_TOLERANCE:.0%} on "
-            "this run: the measured curve behaves as the model expects, even where its level "
-            "differs."
-        )
-    items.append(
-        f"The whole sweep took {s.seconds:.2f} s. The capacity ledger says how large a "
-        "batch can be; this sweep says how large it is worth making."
-    )
+        text = f"No batch size broke the two rules by more than {ledger.ANOMALY_TOLERANCE:.0%} on "
+        text += "this run: the measured curve behaves as the model expects, even where its level "
+        items.append(text + "differs.")
+    text = f"The whole sweep took {s.seconds:.2f} s. The capacity ledger says how large a "
+    items.append(text + "batch can be; this sweep says how large it is worth making.")
     return Observations(items)

@@ -119,11 +119,9 @@ def machines(m: Machines) -> Group:
         fp8 + " Quoting the wrong precision's peak can flip the verdict of the ledger.",
     ]
     if m.local:
-        items.append(
-            f"This machine's ridge point is {m.local.ridge:.1f} FLOP/B, measured with numpy in "
-            "fp32. It is what numpy can reach, not a datasheet figure: another BLAS library or "
-            "thread count moves it."
-        )
+        text = f"This machine's ridge point is {m.local.ridge:.1f} FLOP/B, measured with numpy in "
+        text += "fp32. It is what numpy can reach, not a datasheet figure: another BLAS library or "
+        items.append(text + "thread count moves it.")
     table = Table(["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"], rows)
     note = None if m.local else f"note: this machine is not measured: {m.reason}"
     return section("Machines: peak compute, bandwidth and ridge point", table, note, items=items)

@@ -205,10 +205,8 @@ def decomposition_observations(
             rest += f"bound at achievable roofs ({_ms(bound)}) stays below it, so the terms "
             rest += "measured elsewhere (the all-reduce curve, the kernel floor) are too large "
             rest += "for this run"
-        items.append(
-            f"{label}: beyond the bound at spec, the largest named term is {extra.name}, "
-            f"{_ms(extra.seconds)}; {rest}."
-        )
+        text = f"{label}: beyond the bound at spec, the largest named term is {extra.name}, "
+        items.append(text + f"{_ms(extra.seconds)}; {rest}.")
     return Observations(items)
 
 

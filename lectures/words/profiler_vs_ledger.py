@@ -242,8 +242,7 @@ def phase_observations(phases: Sequence[Phase]) -> Observations:
     ]
     if len(phases) > 2:
         bf = next(p for p in phases if p.precision != pre.precision and p.name == pre.name)
-        items.append(
-            f"In {bf.precision} the prompt pass went {claims.speed(pre.measured_s, bf.measured_s)} "
-            f"than in {pre.precision}; its bound went {claims.speed(pre.bound_s, bf.bound_s)}."
-        )
+        text = f"In {bf.precision} the prompt pass went "
+        text += f"{claims.speed(pre.measured_s, bf.measured_s)} than in {pre.precision}; its bound "
+        items.append(text + f"went {claims.speed(pre.bound_s, bf.bound_s)}.")
     return Observations(items)

@@ -545,23 +545,18 @@ def network(r: Network) -> tuple[Group, Observations]:
         batches = sorted({B for _, B, *_ in r.steps})
         verdict = {k: "/".join(sorted({s[-1] for s in r.steps if s[0] == k})) for k in dims}
         at = [f"at K = {k:,} every one is {verdict[k]}-bound" for k in dims]
-        said.append(
-            f"Network intensity is K/2 FLOP per byte, so on {v5e.chip} the split pays off only "
-            f"for K > {v5e.critical_k:,.1f}. Of the batches from {batches[0]} to "
-            f"{batches[-1]:,}, {listing(at)}."
-        )
+        text = f"Network intensity is K/2 FLOP per byte, so on {v5e.chip} the split pays off only "
+        text += f"for K > {v5e.critical_k:,.1f}. Of the batches from {batches[0]} to "
+        said.append(text + f"{batches[-1]:,}, {listing(at)}.")
     if v5e is not None and h100 is not None:
         only = "only " if h100.critical_k < v5e.critical_k else ""
-        said.append(
-            f"{h100.link} carries {than(h100.link_bw / v5e.link_bw, 'bandwidth')} one "
-            f"{v5e.chip} ICI link, and the {h100.chip} needs {only}K > {h100.critical_k:,.1f}."
-        )
+        text = f"{h100.link} carries {than(h100.link_bw / v5e.link_bw, 'bandwidth')} one "
+        text += f"{v5e.chip} ICI link, and the {h100.chip} needs {only}K > {h100.critical_k:,.1f}."
+        said.append(text)
     if v5e is not None and v6e is not None:
-        said.append(
-            f"{v6e.chip} has {ratio(v6e.peak / v5e.peak)} the {v5e.chip}'s compute and "
-            f"{ratio(v6e.link_bw / v5e.link_bw)} its link bandwidth, so one link needs "
-            f"K > {v6e.critical_k:,.1f}; real systems use several links at once."
-        )
+        text = f"{v6e.chip} has {ratio(v6e.peak / v5e.peak)} the {v5e.chip}'s compute and "
+        text += f"{ratio(v6e.link_bw / v5e.link_bw)} its link bandwidth, so one link needs "
+        said.append(text + f"K > {v6e.critical_k:,.1f}; real systems use several links at once.")
     if h100 is not None and b300 is not None:
         c_gain, l_gain = b300.peak / h100.peak, b300.link_bw / h100.link_bw
         trend = " Compute grows faster than communication, a trend that runs through this course."
