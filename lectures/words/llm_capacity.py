@@ -77,18 +77,16 @@ def memory_section(s: Setup, c: Capacity) -> Group:
             f"needs at least {c.chips} chips (tensor parallelism) or smaller weights. The speed "
             "ledger of lecture 06 is what one chip would do if it could hold them."
         ]
-    return section(
-        f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})",
-        f"KV cache per token: {fmt_kib(c.kv_token, 2)} (2 x {m.n_layers} layers x "
-        f"{m.n_kv_heads} KV heads x {m.d_head} x {s.dtypes.kv_bytes:g} B); per "
-        f"{S:,}-token sequence: {fmt_kib(c.kv_token * S, 2)}.",
-        f"Assumptions: activations {fmt_kib(c.act_token, 2)} per active token "
-        f"({ACT_VECTORS_PER_TOKEN} x d_model x {s.dtypes.act_bytes:g} B); overhead "
-        f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n",
-        Table(["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"], rows),
-        "\n" + result,
-        items=items,
-    )
+    kv = f"KV cache per token: {fmt_kib(c.kv_token, 2)} (2 x {m.n_layers} layers x "
+    kv += f"{m.n_kv_heads} KV heads x {m.d_head} x {s.dtypes.kv_bytes:g} B); per "
+    kv += f"{S:,}-token sequence: {fmt_kib(c.kv_token * S, 2)}."
+    rules = f"Assumptions: activations {fmt_kib(c.act_token, 2)} per active token "
+    rules += f"({ACT_VECTORS_PER_TOKEN} x d_model x {s.dtypes.act_bytes:g} B); overhead "
+    rules += f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n"
+    head = ["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"]
+    table = Table(head, rows)
+    title = f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})"
+    return section(title, kv, rules, table, "\n" + result, items=items)
 
 
 def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:

@@ -72,15 +72,13 @@ def model_section(s: Setup) -> Group:
         ["embeddings", "tied" if m.tied_embeddings else "untied", "tie_word_embeddings"],
         ["window", f"{m.max_context:,} tokens", "max_position_embeddings"],
     ]
-    return section(
-        f"1. {m.name} on {c.name}",
-        f"Model shapes from {m.config_source}:\n",
-        Table(["quantity", "value", "config.json field"], rows),
-        f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
-        f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
-        f"{s.ridge:.0f} FLOP/byte.",
-        f"Storage: {s.dtypes.describe()}. Context {s.context:,} tokens, batch {s.batch:,}.",
-    )
+    chip = f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
+    chip += f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
+    chip += f"{s.ridge:.0f} FLOP/byte."
+    storage = f"Storage: {s.dtypes.describe()}. Context {s.context:,} tokens, batch {s.batch:,}."
+    table = Table(["quantity", "value", "config.json field"], rows)
+    shapes = f"Model shapes from {m.config_source}:\n"
+    return section(f"1. {m.name} on {c.name}", shapes, table, chip, storage)
 
 
 def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Group:
@@ -203,13 +201,9 @@ def decode_section(s: Setup, p: Phase) -> Group:
         text = f"At batch {B:,} the KV cache read per step ({fmt_gb(dec.kv_bytes)}) outweighs the "
         text += "weights: a bigger batch shares the weights among more tokens, but every sequence "
         items.append(text + "still reads its own cache.")
-    return section(
-        f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})",
-        pass_table(p),
-        f"\nTime per output token >= {fmt_time(p.time)}; decode throughput <= "
-        f"{B / p.time:,.1f} tokens/s.",
-        items=items,
-    )
+    title = f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})"
+    tpot = f"\nTime per output token >= {fmt_time(p.time)}; decode throughput <= "
+    return section(title, pass_table(p), tpot + f"{B / p.time:,.1f} tokens/s.", items=items)
 
 
 def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:

@@ -98,11 +98,10 @@ def basics(r: Basics) -> tuple[Group, Observations]:
         for o in r.ops
         for counts in [(fmt_flops(o.flops), fmt_bytes(o.nbytes), fmt_intensity(o.intensity))]
     ]
-    table = section(
-        f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)",
-        f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}].",
-        Table(["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="], rows),
-    )
+    title = f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"
+    sizes = f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."
+    head = ["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="]
+    table = section(title, sizes, Table(head, rows))
     add, dot = r.ops[:2]
     mm = r.matmuls()
     b0, b1, b2, last = r.batches[0], r.batches[1], r.batches[2], r.batches[-1]
@@ -152,11 +151,9 @@ def roofline_chart(r: Basics) -> Group:
     named = list(zip("abcdefghijklmnopqrstuvwxyz", r.ops, strict=False))
     points = [(label, o.intensity, None) for label, o in named]
     legend = [[c, o.name, fmt_intensity(o.intensity), fmt_rate(o.attainable)] for c, o in named]
-    return section(
-        f"4. Roofline of {r.chip}, bf16",
-        Preformatted("\n".join(ascii_roofline(points, r.peak, r.bw)) + "\n"),
-        Table(["point", "operation", "FLOP/B", "attainable"], legend),
-    )
+    chart = Preformatted("\n".join(ascii_roofline(points, r.peak, r.bw)) + "\n")
+    table = Table(["point", "operation", "FLOP/B", "attainable"], legend)
+    return section(f"4. Roofline of {r.chip}, bf16", chart, table)
 
 
 @dataclass(frozen=True)
@@ -261,11 +258,10 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         for x in r.rows
         for peak in [fmt_rate(x.peak, digits=2) + "*" * x.estimate]
     ]
-    table = section(
-        f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]",
-        "ridge in FLOP/B; * marks an estimated peak (see the hardware table).",
-        Table(["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"], rows),
-    )
+    title = f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"
+    note = "ridge in FLOP/B; * marks an estimated peak (see the hardware table)."
+    head = ["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"]
+    table = section(title, note, Table(head, rows))
     bf16 = [x for x in r.rows if x.precision == "bf16"]
     low, high = min(bf16, key=lambda x: x.ridge), max(bf16, key=lambda x: x.ridge)
     h1, h2 = r.bandwidth
