@@ -125,25 +125,24 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         for last in [(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes))]
     ]
     compute = [n_of_m(q.prefill_compute, q.prefill_matmuls) for q in (a, b)]
-    return section(
-        f"1. Weight-only quantization ({s.precision} compute, batch {B:,}, context {s.context:,})",
-        Table([*QUANT, "attn bytes"], rows),
-        items=[
-            f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
-            f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
-            f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
-            f"{_walls(a.wall, b.wall)}.",
-            f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
-            f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
-            f"and {compute[1]} with int4: a compute-bound matmul computes at "
-            f"{s.precision} whatever the weights' storage; only the memory-bound ones gain "
-            "from fewer bytes.",
-            f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
-            "the attention traffic per decode step "
-            f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
-            "changes those two.",
-        ],
-    )
+    items = [
+        f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
+        f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
+        f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
+        f"{_walls(a.wall, b.wall)}.",
+        f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
+        f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
+        f"and {compute[1]} with int4: a compute-bound matmul computes at "
+        f"{s.precision} whatever the weights' storage; only the memory-bound ones gain "
+        "from fewer bytes.",
+        f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
+        "the attention traffic per decode step "
+        f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
+        "changes those two.",
+    ]
+    title = f"1. Weight-only quantization ({s.precision} compute, batch {B:,}, "
+    title += f"context {s.context:,})"
+    return section(title, Table([*QUANT, "attn bytes"], rows), items=items)
 
 
 def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
@@ -161,22 +160,20 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
         fits = f"and the largest batch is {at_least(many.wall, BATCH_SEARCH_LIMIT)} against "
         fits += f"{at_least(few.wall, BATCH_SEARCH_LIMIT)}."
     head = ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="]
-    return section(
-        f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})",
-        Table(head, rows),
-        items=[
-            f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
-            f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
-            f"{counted(S, 'token')} that is {_kib(many.kv * S)} per sequence against "
-            f"{_kib(few.kv * S)}, {fits}",
-            "Decode reads the whole cache every step, so attention moves "
-            f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
-            f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
-            f"runs at {many.attn_intensity:.2f} FLOP/byte against "
-            f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
-            "group.",
-        ],
-    )
+    items = [
+        f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
+        f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
+        f"{counted(S, 'token')} that is {_kib(many.kv * S)} per sequence against "
+        f"{_kib(few.kv * S)}, {fits}",
+        "Decode reads the whole cache every step, so attention moves "
+        f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
+        f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
+        f"runs at {many.attn_intensity:.2f} FLOP/byte against "
+        f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
+        "group.",
+    ]
+    title = f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})"
+    return section(title, Table(head, rows), items=items)
 
 
 def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Group:

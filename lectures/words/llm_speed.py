@@ -157,26 +157,24 @@ def prefill_section(s: Setup, p: Phase) -> Group:
     fused = [t for t in p.times if t.op.kind in ("norm", "elementwise")]
     small = sum(t.count * t.lower_s for t in fused)
     heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute" and t.op.nbytes)
-    return section(
-        f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})",
-        pass_table(p),
-        f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens).",
-        items=[
-            f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
-            f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
-            f"{s.ridge:.0f}. {_heavy(p, heavy)}, and the whole-pass compute time alone is "
-            f"{fmt_time(p.compute)}.",
-            f"Attention (scores, softmax, weighted sum) is "
-            f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
-            "its share grows with the prompt, since its FLOPs grow as S² and the "
-            "matmuls' as S.",
-            "Of the norms, SiLU and residual adds, "
-            f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
-            f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
-            "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
-            "matmuls.",
-        ],
-    )
+    items = [
+        f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
+        f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
+        f"{s.ridge:.0f}. {_heavy(p, heavy)}, and the whole-pass compute time alone is "
+        f"{fmt_time(p.compute)}.",
+        f"Attention (scores, softmax, weighted sum) is "
+        f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
+        "its share grows with the prompt, since its FLOPs grow as S² and the "
+        "matmuls' as S.",
+        "Of the norms, SiLU and residual adds, "
+        f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
+        f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
+        "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
+        "matmuls.",
+    ]
+    title = f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"
+    ttft = f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens)."
+    return section(title, pass_table(p), ttft, items=items)
 
 
 def decode_section(s: Setup, p: Phase) -> Group:
