@@ -106,12 +106,10 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
         ["compute, 1 thread", single, 1, "the same matmul, BLAS limited to 1 thread"],
     ]
     less = f"{(1 - median / beta) * 100:.0f}"
-    items = [
-        f"The fastest streaming add moved {fmt_bw(beta)}; the median call moved "
-        f"{fmt_bw(median)}, {'about as much' if less == '0' else less + '% less'}. Memory is "
-        "shared with everything else on the machine, so single calls vary; the best call is "
-        "the roof, the median is what a busy moment gives.",
-    ]
+    text = f"The fastest streaming add moved {fmt_bw(beta)}; the median call moved "
+    text += f"{fmt_bw(median)}, {'about as much' if less == '0' else less + '% less'}. Memory is "
+    text += "shared with everything else on the machine, so single calls vary; the best call is "
+    items = [text + "the roof, the median is what a busy moment gives."]
     threads = c["matmul_threads"], c["bandwidth_threads"]
     if threads[0] != threads[1]:
         text = f"The roofs mix thread counts. The matmul ran on {threads[0]} BLAS threads, {gain} "
@@ -119,10 +117,8 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
         text += f"{ridge:.2f} FLOP/byte divides an all-thread compute roof by a one-thread "
         text += f"bandwidth roof: {same} {'as' if same == 'the same' else 'than'} the same-threads "
         text += f"ridge ({one:.2f} FLOP/byte, one thread each). For numpy code the mixed ridge "
-        text += (
-            "is the honest one, because it is what numpy can reach. A program that streamed memory "
-        )
-        items.append(text + "on all cores would see a higher bandwidth and a lower ridge.")
+        text += "is the honest one, because it is what numpy can reach. A program that streamed "
+        items.append(text + "memory on all cores would see a higher bandwidth and a lower ridge.")
     else:
         text = f"Both roofs ran on {threads[0]} {'thread' if threads[0] == 1 else 'threads'}, so "
         items.append(text + f"the ridge point {ridge:.2f} FLOP/byte compares like with like.")

@@ -264,11 +264,9 @@ def sweep_observations(s: Sweep) -> Observations:
     first, last = rows[0], rows[-1]
     lat = grew(last["latency_s"] / first["latency_s"], 1)
     thr = grew(last["throughput_per_s"] / first["throughput_per_s"], 1)
-    items = [
-        f"From B = {first['B']} to B = {last['B']}, latency {lat} while throughput {thr}. At "
-        f"B = {last['B']} each token's share of the {weight_bytes / MIB:.0f} MiB weight read is "
-        f"{weight_bytes / last['B'] / MIB:.2f} MiB.",
-    ]
+    text = f"From B = {first['B']} to B = {last['B']}, latency {lat} while throughput {thr}. At "
+    text += f"B = {last['B']} each token's share of the {weight_bytes / MIB:.0f} MiB weight read "
+    items = [text + f"is {weight_bytes / last['B'] / MIB:.2f} MiB."]
     if crossing is not None and crossing.before is not None:
         text = f"The model crosses the ridge point between B = {crossing.before} and "
         text += f"B = {crossing.first}. That is where the prediction changes from a flat bandwidth "
