@@ -72,10 +72,10 @@ def memory_section(s: Setup, c: Capacity) -> Group:
             f"the weights alone need {need})." if alone else f"one sequence already needs {need})."
         )
         what = "The weights alone" if alone else "One sequence with its weights and overhead"
+        text = f"{what} ({need}) exceed{'' if alone else 's'} the chip's {fmt_gb(cap)}: this model "
+        text += f"needs at least {c.chips} chips (tensor parallelism) or smaller weights. The "
         items = [
-            f"{what} ({need}) exceed{'' if alone else 's'} the chip's {fmt_gb(cap)}: this model "
-            f"needs at least {c.chips} chips (tensor parallelism) or smaller weights. The speed "
-            "ledger of lecture 06 is what one chip would do if it could hold them."
+            text + "speed ledger of lecture 06 is what one chip would do if it could hold them."
         ]
     kv = f"KV cache per token: {fmt_kib(c.kv_token, 2)} (2 x {m.n_layers} layers x "
     kv += f"{m.n_kv_heads} KV heads x {m.d_head} x {s.dtypes.kv_bytes:g} B); per "

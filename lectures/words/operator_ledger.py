@@ -197,16 +197,14 @@ def attention(led: Ledger) -> Group:
     moved = f"The FLOPs {change(n.flops, i.flops, fmt_flops, words=stay)} ({flops}); the bytes "
     moved += f"{change(n.nbytes, i.nbytes, fmt_bytes, words=stay)}, so the intensity "
     moved += change(n.intensity, i.intensity, one, " FLOP/B", ("jumps", "drops", "stays at"))
-    table = Table(
-        ["", "naive (S, P in memory)", "ideal minimum traffic", "change"],
-        [
-            ["FLOPs", fmt_flops(n.flops), fmt_flops(i.flops), flops],
-            ["bytes", fmt_bytes(n.nbytes), fmt_bytes(i.nbytes), times(i.nbytes / n.nbytes, 0)],
-            ["intensity (FLOP/B)", one(n.intensity), one(i.intensity), jump],
-            ["bound", n.bound, i.bound, ""],
-            ["roofline time", _time(n.time), _time(i.time), speed(n.time, i.time, 1)],
-        ],
-    )
+    rows = [
+        ["FLOPs", fmt_flops(n.flops), fmt_flops(i.flops), flops],
+        ["bytes", fmt_bytes(n.nbytes), fmt_bytes(i.nbytes), times(i.nbytes / n.nbytes, 0)],
+        ["intensity (FLOP/B)", one(n.intensity), one(i.intensity), jump],
+        ["bound", n.bound, i.bound, ""],
+        ["roofline time", _time(n.time), _time(i.time), speed(n.time, i.time, 1)],
+    ]
+    table = Table(["", "naive (S, P in memory)", "ideal minimum traffic", "change"], rows)
     move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
     move = f"stays on the {n.bound}-bound side" if n.bound == i.bound else move
     stays = ("rises", "falls", "stays at")

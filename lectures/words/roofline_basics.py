@@ -519,9 +519,7 @@ def network(r: Network) -> tuple[Group, Observations]:
         for c in r.links
         if c is not None
     ]
-    steps = [
-        [k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", bound] for k, B, tm, tc, i, bound in r.steps
-    ]
+    steps = [[k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", b] for k, B, tm, tc, i, b in r.steps]
     v5e, v6e, h100, b300 = r.links
     dims = [k for k, _ in next((c.bounds for c in r.links if c is not None), ())]
     head = ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)]
