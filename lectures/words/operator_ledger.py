@@ -257,16 +257,13 @@ def sweep(s: Sweep) -> Group:
     lines = [f"\nridge point: I* = {r.ridge:.1f} FLOP/B", cross]
     if s.exact_m is not None:
         lines.append(f"smallest integer M with I >= I*: {s.exact_m}")
+    decode = f"That already reaches I* = {r.ridge:.1f}: on this roof even decode is compute-bound."
+    if rows[1].bound == "memory":
+        decode = "Small-batch decode is memory-bound, so quantizing the weights helps by moving "
+        decode += "fewer bytes, not by faster math."
     items = [
         f"At M = 1 (one token, as in decode) the GEMM does {rows[1].intensity:.2f} FLOP "
-        "per byte: a matrix-vector product streams every weight once and uses it once. "
-        + (
-            "Small-batch decode is memory-bound, so quantizing the weights helps by moving "
-            "fewer bytes, not by faster math."
-            if rows[1].bound == "memory"
-            else f"That already reaches I* = {r.ridge:.1f}: on this roof even decode is "
-            "compute-bound."
-        ),
+        f"per byte: a matrix-vector product streams every weight once and uses it once. {decode}",
         f"I grows almost in proportion to M at first, then saturates: it never exceeds "
         f"{s.limit:.1f} FLOP/B for these weights, however large M gets.",
     ]
