@@ -358,15 +358,12 @@ show(page.same_flops(page.SameFlops(same["matmul"], same["elementwise"], peak, 3
 # Later lectures read this machine's roofs and the table above from the results file instead of
 # measuring again. It is written atomically: a crash or Ctrl-C before this point leaves the
 # previous file as it was.
+attention_phases = {"matmuls_t_meas_s": t_att_mm, "matmuls_t_pred_s": phases["matmuls"][1]}
+attention_phases |= {"softmax_t_meas_s": t_att_sm, "softmax_t_pred_s": phases["softmax"][1]}
 payload = {
     "calibration": {k: v for k, v in calib.items() if not isinstance(v, dict)},
     "operations": rows,
-    "attention_phases": {
-        "matmuls_t_meas_s": t_att_mm,
-        "matmuls_t_pred_s": phases["matmuls"][1],
-        "softmax_t_meas_s": t_att_sm,
-        "softmax_t_pred_s": phases["softmax"][1],
-    },
+    "attention_phases": attention_phases,
     "same_flops": {**same, "flop_ratio": f_add / f_same, "time_ratio": t_add / t_same},
     "mode": mode,
 }

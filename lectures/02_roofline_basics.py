@@ -30,7 +30,7 @@ from common.formulas import roofline
 from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
 from common.plots.roofline import save_roofline_png
 from common.present.display import show
-from common.shell.cli import LectureParser, add_png_flags, lecture_parser, parse_args
+from common.shell.cli import LectureParser, parse_args, png_parser
 from lectures.words import roofline_basics as page
 
 ABOUT = {
@@ -44,9 +44,7 @@ ABOUT = {
 
 def make_parser() -> LectureParser:
     """The command line: --png and --outdir."""
-    parser = lecture_parser(__doc__)
-    add_png_flags(parser)
-    return parser
+    return png_parser(__doc__)
 
 
 args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here
@@ -204,12 +202,9 @@ if args.png:
         (name.split(", ")[-1], i, roofline.attainable_flops(i, peak, bw))
         for name, i in op_intensity.items()
     ]
+    title = f"bf16 rooflines; points placed on {H100.name}"
     png = save_roofline_png(
-        str(args.outdir / "02_roofline.png"),
-        curves,
-        points,
-        title=f"bf16 rooflines; points placed on {H100.name}",
-        placed_on=0,
+        str(args.outdir / "02_roofline.png"), curves, points, title=title, placed_on=0
     )
     roofs = tuple(page.Roof(c.name, c.peak_flops("bf16"), c.ridge_point("bf16")) for c in others)
     show(page.roofline_png(png, "02_roofline.png", part1, roofs))
@@ -280,38 +275,27 @@ SHARD_N, SHARD_B = 8192, 512  # any batch gives the same verdicts: the v5e rows 
 # A chip the table lists without a link figure sits this part out (the page says so).
 linked = [chip for chip in NETWORK_CHIPS if chip.link_bw_figure is not None]
 
-net_ridge, net_k, verdicts = {}, {}, {}  # by chip key; verdicts by (chip key, K)
+links = {}  # chip key -> its network ridge, critical K and the bound at each K
 for chip in linked:
     peak, link = chip.peak_flops("bf16"), chip.link_bw
-    net_ridge[chip.key] = roofline.ridge_point(peak, link)
-    net_k[chip.key] = roofline.network_critical_dim(peak, link, BF16)
-    for k in NETWORK_DIMS:
-        step = roofline.sharded_matmul_two_chips(SHARD_B, k, SHARD_N, peak, link, BF16)
-        verdicts[(chip.key, k)] = step["bound"]
+    steps = [roofline.sharded_matmul_two_chips(SHARD_B, k, SHARD_N, peak, link, BF16)
+             for k in NETWORK_DIMS]  # fmt: skip
+    links[chip.key] = page.Link(
+        chip=chip.name, link=chip.link_name, link_bw=link, peak=peak,
+        estimate=chip.peak_flops_table["bf16"].estimate, ridge=roofline.ridge_point(peak, link),
+        critical_k=roofline.network_critical_dim(peak, link, BF16),
+        bounds=tuple((k, step["bound"]) for k, step in zip(NETWORK_DIMS, steps, strict=True)),
+    )  # fmt: skip
 
-v5e_steps = {}
+v5e_steps = []  # (K, B, T_math, T_comms, I, bound)
 if TPU_V5E in linked:
     v5e_peak, v5e_link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
-    v5e_steps = {
-        (k, B): roofline.sharded_matmul_two_chips(B, k, SHARD_N, v5e_peak, v5e_link, BF16)
-        for k in (8192, 16384)
-        for B in (8, 128, 2048)
-    }
+    for k in (8192, 16384):
+        for B in (8, 128, 2048):
+            s = roofline.sharded_matmul_two_chips(B, k, SHARD_N, v5e_peak, v5e_link, BF16)
+            v5e_steps.append((k, B, s["t_math"], s["t_comms"], s["intensity"], s["bound"]))
 
-# sphinx_gallery_start_ignore
-part6 = page.Network(
-    N=SHARD_N,
-    links=tuple(
-        page.Link(chip=c.name, link=c.link_name, link_bw=c.link_bw, peak=c.peak_flops("bf16"),
-                  estimate=c.peak_flops_table["bf16"].estimate, ridge=net_ridge[c.key],
-                  critical_k=net_k[c.key],
-                  bounds=tuple((k, verdicts[(c.key, k)]) for k in NETWORK_DIMS))
-        if c in linked else None
-        for c in NETWORK_CHIPS
-    ),
-    steps=tuple((k, B, s["t_math"], s["t_comms"], s["intensity"], s["bound"])
-                for (k, B), s in v5e_steps.items()),
-    missing=tuple(c.name for c in NETWORK_CHIPS if c not in linked),
-)  # fmt: skip
-# sphinx_gallery_end_ignore
+part6 = page.Network(N=SHARD_N, links=tuple(links.get(c.key) for c in NETWORK_CHIPS),
+                     steps=tuple(v5e_steps),
+                     missing=tuple(c.name for c in NETWORK_CHIPS if c not in linked))  # fmt: skip
 show(*page.network(part6))

@@ -266,25 +266,14 @@ show(page.sweep_table(sweep), probe.measured_on(machine.describe(), LLC))
 # %%
 # The rows are saved for lecture 04, which draws them; with ``--png`` this lecture draws them too.
 
-saved = results.save_section(
-    "batch_sweep",
-    {
-        "weight_shape": [K, K],
-        "weight_bytes": W_BYTES,
-        "dtype": "float32",
-        "rows": sweep_rows,
-        "calibration": dict(bandwidth_bytes_per_s=BETA, matmul_flops_per_s=P, ridge_point=RIDGE),
-        "calibration_measured": dict(bandwidth_bytes_per_s=BETA_CALIB, matmul_flops_per_s=P_CALIB),
-        "weight_copies": COPIES,
-        "streamed_between_reads_bytes": BETWEEN,
-        "llc_bytes": LLC,
-        "calibration_source": calib_note,
-        "crossing": None if cross is None else cross._asdict(),
-        "anomaly_tolerance": ledger.ANOMALY_TOLERANCE,
-        "sweep_seconds": sweep_seconds,
-    },
-    args.results,
-)
+calibration = dict(bandwidth_bytes_per_s=BETA, matmul_flops_per_s=P, ridge_point=RIDGE)
+calibration_measured = dict(bandwidth_bytes_per_s=BETA_CALIB, matmul_flops_per_s=P_CALIB)
+payload = {"weight_shape": [K, K], "weight_bytes": W_BYTES, "dtype": "float32", "rows": sweep_rows}
+payload |= {"calibration": calibration, "calibration_measured": calibration_measured}
+payload |= {"weight_copies": COPIES, "streamed_between_reads_bytes": BETWEEN, "llc_bytes": LLC}
+payload |= {"calibration_source": calib_note, "crossing": cross and cross._asdict()}
+payload |= {"anomaly_tolerance": ledger.ANOMALY_TOLERANCE, "sweep_seconds": sweep_seconds}
+saved = results.save_section("batch_sweep", payload, args.results)
 show(display.Text(f"saved results: {display_path(saved)}"))
 
 # %%

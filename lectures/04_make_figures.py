@@ -155,8 +155,7 @@ if sweep is not None:
             for key in ("B", "latency_s", "throughput_per_s", "t_pred_s"):
                 results.positive_number(r, key)
         crossing = sweep.get("crossing")
-        has_crossing = isinstance(crossing, dict)
-        cross = (crossing.get("before"), crossing["first"]) if has_crossing else None
+        cross = (crossing.get("before"), crossing["first"]) if isinstance(crossing, dict) else None
         shape = sweep.get("weight_shape") or ["?", "?"]
         sweep_title = f"Batch sweep, W[{shape[0]}, {shape[1]}] fp32"
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:

@@ -48,20 +48,14 @@ def make_parser() -> cli.LectureParser:
     """The command line: --chip, --precision, --results, --png and --outdir."""
     parser = cli.lecture_parser(__doc__)
     parser.add_argument(
-        "--chip",
-        type=cli.one_of(hw_specs.CHIPS, "chip"),
-        default="a100",
-        metavar="CHIP",
+        "--chip", type=cli.one_of(hw_specs.CHIPS, "chip"), default="a100", metavar="CHIP",
         help=f"chip for the ledger and the sweep: {', '.join(hw_specs.CHIPS)} (default: a100)",
-    )
+    )  # fmt: skip
     parser.add_argument(
-        "--precision",
-        type=cli.one_of(hw_specs.BYTES_PER_ELEM, "precision"),
-        default="bf16",
-        metavar="NAME",
-        help="precision of the peak and of the stored elements; one the chip has a peak for "
-        "(default: bf16)",
-    )
+        "--precision", type=cli.one_of(hw_specs.BYTES_PER_ELEM, "precision"), default="bf16",
+        metavar="NAME", help="precision of the peak and of the stored elements; one the chip has "
+        "a peak for (default: bf16)",
+    )  # fmt: skip
     cli.add_results_flag(parser)
     cli.add_png_flags(parser)
     return parser

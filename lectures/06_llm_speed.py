@@ -151,12 +151,10 @@ if args.png:
         return PointSeries(f"{name} operators", points, [op.kind for op in ops])
 
     phases = {"prefill": prefill, "decode": decode}
-    path = roofline_series_figure(
-        args.outdir / "06_prefill_decode_roofline.png",
-        (f"{chip.name} {precision}", peak, bw),
-        [on_roof(name, p.times) for name, p in phases.items()],
-        f"{model.name} on {chip.name}, batch {B:,}, context {S:,}",
-    )
+    series = [on_roof(name, p.times) for name, p in phases.items()]
+    title = f"{model.name} on {chip.name}, batch {B:,}, context {S:,}"
+    out = args.outdir / "06_prefill_decode_roofline.png"
+    path = roofline_series_figure(out, (f"{chip.name} {precision}", peak, bw), series, title)
     show(page.speed_png(path, setup, phases))
 else:
     show(page.png_hint("06_prefill_decode_roofline.png"))

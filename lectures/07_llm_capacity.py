@@ -109,13 +109,9 @@ if args.png:
 
     top = max(16, round(1.3 * wall))
     curve = [(b, llm.model_memory_ledger(model, b, S, dtypes)) for b in range(1, top + 1)]
-    path = memory_ledger_figure(
-        args.outdir / "07_memory_ledger.png",
-        curve,
-        chip.mem_capacity,
-        wall,
-        f"{model.name} on {chip.name}, context {S:,}: {dtypes.describe()}",
-    )
+    title = f"{model.name} on {chip.name}, context {S:,}: {dtypes.describe()}"
+    out = args.outdir / "07_memory_ledger.png"
+    path = memory_ledger_figure(out, curve, chip.mem_capacity, wall, title)
     show(page.capacity_png(path, setup, capacity))
 else:
     show(page.png_hint("07_memory_ledger.png"))

@@ -69,16 +69,13 @@ for w in dict.fromkeys(["bf16", "int8", "int4", dtypes.weights]):
     step, pre = llm.decode_ledger(model, B, S, dt), llm.prefill_ledger(model, B, S, dt)
     matmuls = bounds(pre, chip, precision)
     quant[w] = page.Quant(
-        weights=llm.parameter_count(model) * dt.w_bytes,
-        ttft=llm.pass_time(pre, chip, precision),
-        tpot=llm.pass_time(step, chip, precision),
-        knee=llm.decode_critical_batch(model, ridge, dt),
+        weights=llm.parameter_count(model) * dt.w_bytes, ttft=llm.pass_time(pre, chip, precision),
+        tpot=llm.pass_time(step, chip, precision), knee=llm.decode_critical_batch(model, ridge, dt),
         wall=llm.largest_batch(model, chip, S, dt),
         kv_token=llm.kv_cache_bytes_per_token(model, dt.kv_bytes),
         attn_bytes=step.kind_total("attention", "nbytes"),
-        prefill_compute=matmuls.count("compute"),
-        prefill_matmuls=len(matmuls),
-    )
+        prefill_compute=matmuls.count("compute"), prefill_matmuls=len(matmuls),
+    )  # fmt: skip
 
 show(page.quantization_section(setup, quant))
 
@@ -131,18 +128,14 @@ for c in CHIPS.values():
         wall = llm.largest_batch(model, c, S, dtypes)
         step = llm.decode_ledger(model, max(wall, 1), S, dtypes)  # decode at the wall
         runs[c.key] = page.ChipRun(
-            chip=c,
-            peak=peak,
-            ridge=c_ridge,
+            chip=c, peak=peak, ridge=c_ridge,
             ttft=llm.pass_time(llm.prefill_ledger(model, B, S, dtypes), c, fig_precision),
-            tpot1=llm.pass_time(one, c, fig_precision),
-            wall=wall,
+            tpot1=llm.pass_time(one, c, fig_precision), wall=wall,
             at_wall=wall / llm.pass_time(step, c, fig_precision),  # tokens/s; 0: none fits
-            knee=llm.decode_critical_batch(model, c_ridge, dtypes),
-            ceiling=c.mem_bw / kv_seq,
+            knee=llm.decode_critical_batch(model, c_ridge, dtypes), ceiling=c.mem_bw / kv_seq,
             matmul=one.kind_total("matmul") / peak,
             b1_memory="compute" not in bounds(one, c, fig_precision),
-        )
+        )  # fmt: skip
 
 q_one = next(op.intensity for op in one.layer if op.name == "Q projection")
 show(
@@ -164,12 +157,9 @@ if args.png:
         curve = llm.decode_throughput_curve(setup_c, S, llm.batch_grid(r.wall) if r.wall else [])
         note = f"nothing fits in\n{fmt_gb(r.chip.mem_capacity)}"
         panels.append(ThroughputPanel(r.chip.name, curve, r.wall, r.knee, r.ceiling, note))
-    path = decode_throughput_figure(
-        args.outdir / "08_decode_throughput.png",
-        panels,
-        f"{model.name} decode, context {S:,}: {fig_precision} compute, "
-        f"{dtypes.weights} weights, {dtypes.kv} KV",
-    )
+    title = f"{model.name} decode, context {S:,}: {fig_precision} compute, "
+    title += f"{dtypes.weights} weights, {dtypes.kv} KV"
+    path = decode_throughput_figure(args.outdir / "08_decode_throughput.png", panels, title)
     show(page.throughput_png(path, setup, [p.label for p in panels]))
 else:
     show(page.png_hint("08_decode_throughput.png"))

@@ -155,11 +155,8 @@ ridges = [predict.ridge_tokens(up[0].K, up[0].N, roofs) for roofs in (spec80, ac
 
 knee = page.knee_observations(name=up[0].name, tokens=tokens, flat=flat, spec_ridge=ridges[0],
                               ach_ridge=ridges[1], tolerance=FLAT)  # fmt: skip
-show(
-    page.operator_table(op_rows, f"bf16 matmul on {A100_80GB.name}", spec80),
-    knee,
-    page.beats_roof_observations(op_rows),
-)
+table = page.operator_table(op_rows, f"bf16 matmul on {A100_80GB.name}", spec80)
+show(table, knee, page.beats_roof_observations(op_rows))
 
 # %%
 # 5. MFU and MBU
@@ -176,9 +173,8 @@ for label, led, run in ledgers:
     t, g = run.measured.seconds, run.gpus
     mfu = predict.mfu(led.flops, t * g, spec.peak)  # g GPUs share the work
     mbu = predict.mbu(led.nbytes, t * g, spec.mem_bw)
-    utils.append(
-        page.Util(label=label, flops=led.flops, nbytes=led.nbytes, seconds=t, mfu=mfu, mbu=mbu)
-    )
+    util = page.Util(label=label, flops=led.flops, nbytes=led.nbytes, seconds=t, mfu=mfu, mbu=mbu)
+    utils.append(util)
 
 show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_observations(utils))
 
@@ -209,14 +205,8 @@ for r in pub.ALL_REQUESTS:
         unlinked.append(r.label)
         continue
     dt = predict.engine_dtypes(r.precision, r.engine_class)
-    req = predict.Request(
-        model=r.model,
-        gpus=r.gpus,
-        batch=r.batch,
-        prompt=r.prompt,
-        new_tokens=r.new_tokens,
-        dtypes=dt,
-    )
+    req = predict.Request(model=r.model, gpus=r.gpus, batch=r.batch, prompt=r.prompt,
+                          new_tokens=r.new_tokens, dtypes=dt)  # fmt: skip
     spec_r = predict.spec_roofs(chip, r.precision)
     eng = predict.engine_roofs(chip, r.engine_class, r.precision, r.gpus)
     if r.chip == A100.key and r.gpus == 2:  # the blog's two-GPU share, from these very runs
@@ -250,9 +240,8 @@ if args.png:
         *ridges,
     )
     bars = [CaseBars(c.label, c.measured.seconds, c.spec, c.achievable) for c in cases]
-    path = predict_figure(
-        args.outdir / "11_predict_and_check.png", bars, curve, f"{pub.GPT_13B.name}, A100 40GB"
-    )
+    out = args.outdir / "11_predict_and_check.png"
+    path = predict_figure(out, bars, curve, f"{pub.GPT_13B.name}, A100 40GB")
     show(page.figure_shown(path, page.figure_caption(cases, up[0].name, tokens[flat], ridges[0])))
 else:
     show(page.png_hint("11_predict_and_check.png"))

@@ -24,6 +24,7 @@ import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 import importlib.util
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from common.files.atomic import atomic_write_with, writable_dir
@@ -197,10 +198,8 @@ def generate(m, p, cache, prompt_tokens, steps):
 
 
 def kv_cache(m, dtype, context):
-    shape = (1, m.n_kv_heads, context, m.d_head)
-    return [
-        [torch.zeros(shape, dtype=dtype, device=device) for _ in "kv"] for _ in range(m.n_layers)
-    ]
+    zeros = partial(torch.zeros, (1, m.n_kv_heads, context, m.d_head), dtype=dtype, device=device)
+    return [[zeros() for _ in "kv"] for _ in range(m.n_layers)]
 
 
 def run_s(m, dtype):

@@ -1,9 +1,4 @@
-"""Lecture 07's words: the capacity ledger of a whole LLM, the memory wall and the knee.
-
-Standard library only. The lecture hands over ``Setup`` (lecture 06's words) and the
-records below, computed with ``common.formulas.transformer``; every comparison a
-sentence states is decided by ``common.present.claims``.
-"""
+"""Lecture 07's words (standard library only): an LLM's capacity ledger, wall and knee."""
 
 from __future__ import annotations
 
@@ -48,11 +43,7 @@ def memory_section(s: Setup, c: Capacity) -> Group:
     """The memory ledger at a few batches, the largest batch that fits and what to observe."""
     S, cap, m, one = s.context, s.chip.mem_capacity, s.model, c.ledgers[1]
     rows = [
-        [
-            f"{b:,}",
-            *map(fmt_gb, (x.weights, x.kv_cache, x.activations, x.overhead, x.total)),
-            "fits" if x.fits(cap) else "OOM",
-        ]
+        [f"{b:,}", *map(fmt_gb, (*x, x.total)), "fits" if x.fits(cap) else "OOM"]
         for b, x in c.ledgers.items()
     ]
     if c.wall:
@@ -80,28 +71,22 @@ def memory_section(s: Setup, c: Capacity) -> Group:
         result = "Largest batch that fits: 0 (" + (
             f"the weights alone need {need})." if alone else f"one sequence already needs {need})."
         )
-        what = (
-            f"The weights alone ({need}) exceed"
-            if alone
-            else f"One sequence with its weights and overhead ({need}) exceeds"
-        )
+        what = "The weights alone" if alone else "One sequence with its weights and overhead"
+        text = f"{what} ({need}) exceed{'' if alone else 's'} the chip's {fmt_gb(cap)}: this model "
+        text += f"needs at least {c.chips} chips (tensor parallelism) or smaller weights. The "
         items = [
-            f"{what} the chip's {fmt_gb(cap)}: this model needs at least {c.chips} chips "
-            "(tensor parallelism) or smaller weights. The speed ledger of lecture 06 is what "
-            "one chip would do if it could hold them.",
+            text + "speed ledger of lecture 06 is what one chip would do if it could hold them."
         ]
-    return section(
-        f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})",
-        f"KV cache per token: {fmt_kib(c.kv_token, 2)} (2 x {m.n_layers} layers x "
-        f"{m.n_kv_heads} KV heads x {m.d_head} x {s.dtypes.kv_bytes:g} B); per "
-        f"{S:,}-token sequence: {fmt_kib(c.kv_token * S, 2)}.",
-        f"Assumptions: activations {fmt_kib(c.act_token, 2)} per active token "
-        f"({ACT_VECTORS_PER_TOKEN} x d_model x {s.dtypes.act_bytes:g} B); overhead "
-        f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n",
-        Table(["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"], rows),
-        "\n" + result,
-        items=items,
-    )
+    kv = f"KV cache per token: {fmt_kib(c.kv_token, 2)} (2 x {m.n_layers} layers x "
+    kv += f"{m.n_kv_heads} KV heads x {m.d_head} x {s.dtypes.kv_bytes:g} B); per "
+    kv += f"{S:,}-token sequence: {fmt_kib(c.kv_token * S, 2)}."
+    rules = f"Assumptions: activations {fmt_kib(c.act_token, 2)} per active token "
+    rules += f"({ACT_VECTORS_PER_TOKEN} x d_model x {s.dtypes.act_bytes:g} B); overhead "
+    rules += f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n"
+    head = ["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"]
+    table = Table(head, rows)
+    title = f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})"
+    return section(title, kv, rules, table, "\n" + result, items=items)
 
 
 def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
@@ -112,40 +97,30 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
     if k.knee is not None:
         cb = {x.name: b for x, b in k.shapes}
         kv, q = cb.get("K projection"), cb.get("Q projection")
-        narrow = (
-            f"; the narrower K and V projections need a larger batch ({kv:,} against {q:,} for "
-            "Q) because their activations weigh more against their weights"
-            if kv and q and kv > q and s.model.kv_dim < s.model.q_dim
-            else ""
-        )
-        items.append(
-            f"With {w:g}-byte weights a matmul's intensity is close to 2B / {w:g} FLOP/byte "
-            f"while B is small, so it would meet the ridge of {s.ridge:.0f} near B = "
-            f"{k.estimate:.0f}{narrow}. Counted exactly, all weight matmuls together reach it "
-            f"at B = {k.knee:,}, the knee."
-        )
+        narrow = ""
+        if kv and q and kv > q and s.model.kv_dim < s.model.q_dim:
+            narrow = f"; the narrower K and V projections need a larger batch ({kv:,} against "
+            narrow += f"{q:,} for Q) because their activations weigh more against their weights"
+        text = f"With {w:g}-byte weights a matmul's intensity is close to 2B / {w:g} FLOP/byte "
+        text += f"while B is small, so it would meet the ridge of {s.ridge:.0f} near B = "
+        text += f"{k.estimate:.0f}{narrow}. Counted exactly, all weight matmuls together reach it "
+        items.append(text + f"at B = {k.knee:,}, the knee.")
         order = direction(k.knee, wall, "{:d}".format) if wall else None
         shown = at_least(wall, BATCH_SEARCH_LIMIT)
         if order == -1:
-            items.append(
-                f"At {s.context:,} tokens of context the memory wall ({wall:,}) comes before "
-                f"the knee ({k.knee:,}): on this chip the weight matmuls stay below the ridge "
-                "at every batch that fits. A shorter context, a smaller KV cache or smaller "
-                "weights moves the wall."
-            )
+            text = f"At {s.context:,} tokens of context the memory wall ({wall:,}) comes before "
+            text += f"the knee ({k.knee:,}): on this chip the weight matmuls stay below the ridge "
+            text += "at every batch that fits. A shorter context, a smaller KV cache or smaller "
+            items.append(text + "weights moves the wall.")
         elif order == 1:
-            items.append(
-                f"The knee ({k.knee:,}) comes before the memory wall ({shown}): between them "
-                "the weight matmuls together are past the ridge."
-            )
+            text = f"The knee ({k.knee:,}) comes before the memory wall ({shown}): between them "
+            items.append(text + "the weight matmuls together are past the ridge.")
         elif order == 0:
             items.append(f"The knee and the memory wall fall on the same batch, {wall:,}.")
-    return section(
-        f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})",
-        Table(["matmul", "K", "N", "per step", "critical batch"], rows),
-        f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {s.ridge:.0f} FLOP/byte).",
-        items=items,
-    )
+    title = f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})"
+    knee = f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {s.ridge:.0f} FLOP/byte)."
+    table = Table(["matmul", "K", "N", "per step", "critical batch"], rows)
+    return section(title, table, knee, items=items)
 
 
 def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:

@@ -1,9 +1,4 @@
-"""Lecture 08's words: weight quantization, KV heads and the chip, and what each moves.
-
-Standard library only. The lecture hands over ``Setup`` (lecture 06's words) and the
-records below, computed with ``common.formulas.transformer``; every comparison a
-sentence states is decided by ``common.present.claims``.
-"""
+"""Lecture 08's words (standard library only): weight quantization, KV heads and the chip."""
 
 from __future__ import annotations
 
@@ -24,7 +19,7 @@ from common.present.claims import (
     times,
 )
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
-from common.present.display import Figure, Group, Observations, Table, Text, figure
+from common.present.display import Figure, Group, Observations, Table, figure
 from common.present.say import say
 from common.shell.paths import display_path
 from common.tables.models import Model
@@ -103,10 +98,8 @@ def _walls(a: int, b: int) -> str:
     if min(a, b) >= BATCH_SEARCH_LIMIT:
         bound = f"{BATCH_SEARCH_LIMIT:,}, --batch's maximum"
         return f"batch reaches the search's bound ({bound}) either way"
-    return (
-        f"batch goes from {at_least(a, BATCH_SEARCH_LIMIT)} to {at_least(b, BATCH_SEARCH_LIMIT)}"
-        " (the search stops at --batch's maximum)"
-    )
+    said = f"batch goes from {at_least(a, BATCH_SEARCH_LIMIT)} to {at_least(b, BATCH_SEARCH_LIMIT)}"
+    return said + " (the search stops at --batch's maximum)"
 
 
 def _knee(a: int | None, b: int | None) -> str:
@@ -122,83 +115,65 @@ def _knee(a: int | None, b: int | None) -> str:
 def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     """Weight-only quantization: what each weight precision changes, and what it does not."""
     B, a, b = s.batch, quant["bf16"], quant["int4"]
-    why = (
-        "less than the byte ratio, since int4 shrinks only the weight reads, not the KV cache, "
-        "the activations or the FLOPs"
-        if ratio(a.tpot / b.tpot) != ratio(a.weights / b.weights)
-        else "the full byte ratio: weight reads set the step time"
-    )
+    why = "the full byte ratio: weight reads set the step time"
+    if ratio(a.tpot / b.tpot) != ratio(a.weights / b.weights):
+        why = "less than the byte ratio, since int4 shrinks only the weight reads, not the KV "
+        why += "cache, the activations or the FLOPs"
     rows = [
-        [
-            *(w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}"),
-            *(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes)),
-        ]
+        [w, fmt_gb(q.weights), fmt_time(q.ttft), fmt_time(q.tpot), f"{B / q.tpot:,.0f}", *last]
         for w, q in quant.items()
+        for last in [(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes))]
     ]
     compute = [n_of_m(q.prefill_compute, q.prefill_matmuls) for q in (a, b)]
-    return section(
-        f"1. Weight-only quantization ({s.precision} compute, batch {B:,}, context {s.context:,})",
-        Table([*QUANT, "attn bytes"], rows),
-        items=[
-            f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
-            f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
-            f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
-            f"{_walls(a.wall, b.wall)}.",
-            f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
-            f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
-            f"and {compute[1]} with int4: a compute-bound matmul computes at "
-            f"{s.precision} whatever the weights' storage; only the memory-bound ones gain "
-            "from fewer bytes.",
-            f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
-            "the attention traffic per decode step "
-            f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
-            "changes those two.",
-        ],
-    )
+    items = [
+        f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
+        f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
+        f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
+        f"{_walls(a.wall, b.wall)}.",
+        f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
+        f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
+        f"and {compute[1]} with int4: a compute-bound matmul computes at "
+        f"{s.precision} whatever the weights' storage; only the memory-bound ones gain "
+        "from fewer bytes.",
+        f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
+        "the attention traffic per decode step "
+        f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
+        "changes those two.",
+    ]
+    title = f"1. Weight-only quantization ({s.precision} compute, batch {B:,}, "
+    title += f"context {s.context:,})"
+    return section(title, Table([*QUANT, "attn bytes"], rows), items=items)
 
 
 def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
     """A model against its twin with other KV heads: cache, wall, traffic and step time."""
     S, B = s.context, s.batch
     rows = [
-        [
-            *(
-                v.model.name,
-                f"{v.model.n_kv_heads}",
-                _kib(v.kv),
-                _kib(v.kv * S),
-                _wall(v.wall),
-            ),
-            *(fmt_bytes(v.attn_bytes), fmt_time(v.tpot)),
-        ]
+        [v.model.name, f"{v.model.n_kv_heads}", _kib(v.kv), _kib(v.kv * S), _wall(v.wall), *last]
         for v in variants
+        for last in [(fmt_bytes(v.attn_bytes), fmt_time(v.tpot))]
     ]
     many, few = sorted(variants, key=lambda v: -v.model.n_kv_heads)
     kv = ratio(many.kv / few.kv)
-    fits = (
-        f"and the largest batch is {at_least(many.wall, BATCH_SEARCH_LIMIT)} against "
-        f"{at_least(few.wall, BATCH_SEARCH_LIMIT)}."
-        if few.wall
-        else f"though on {s.chip.name} neither fits one sequence."
-    )
-    return section(
-        f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})",
-        Table(
-            ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="], rows
-        ),
-        items=[
-            f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
-            f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
-            f"{counted(S, 'token')} that is {_kib(many.kv * S)} per sequence against "
-            f"{_kib(few.kv * S)}, {fits}",
-            "Decode reads the whole cache every step, so attention moves "
-            f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
-            f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
-            f"runs at {many.attn_intensity:.2f} FLOP/byte against "
-            f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
-            "group.",
-        ],
-    )
+    fits = f"though on {s.chip.name} neither fits one sequence."
+    if few.wall:
+        fits = f"and the largest batch is {at_least(many.wall, BATCH_SEARCH_LIMIT)} against "
+        fits += f"{at_least(few.wall, BATCH_SEARCH_LIMIT)}."
+    head = ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="]
+    items = [
+        f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
+        f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
+        f"{counted(S, 'token')} that is {_kib(many.kv * S)} per sequence against "
+        f"{_kib(few.kv * S)}, {fits}",
+        "Decode reads the whole cache every step, so attention moves "
+        f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
+        f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
+        f"runs at {many.attn_intensity:.2f} FLOP/byte against "
+        f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
+        "group.",
+    ]
+    title = f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})"
+    return section(title, Table(head, rows), items=items)
 
 
 def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Group:
@@ -212,11 +187,9 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
         for r in runs.values()
     ]
     note = f"(not every chip in the figure has a {s.precision} peak, so this section uses bf16)"
-    return section(
-        f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})",
-        Text(note) if precision != s.precision else None,
-        Table(["chip", "ridge", "bandwidth", f"TTFT (B={s.batch:,}) >=", *CHIPS], rows),
-    )
+    table = Table(["chip", "ridge", "bandwidth", f"TTFT (B={s.batch:,}) >=", *CHIPS], rows)
+    title = f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})"
+    return section(title, note if precision != s.precision else None, table)
 
 
 def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
@@ -237,22 +210,17 @@ def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
 
 
 def _flattens(h1: ChipRun, b2: ChipRun, kv_seq: float) -> str:
-    """Why H100's throughput curve flattens: the smaller of its two ceilings, KV reads or
-    weight-matmul compute, decided by `binding`."""
+    """Why H100's curve flattens: the lower ceiling, KV reads or weight-matmul compute."""
     kv = f"each sequence reads its own {fmt_gb(kv_seq)} of KV cache per step"
     compute = 1 / h1.matmul if h1.matmul else float("inf")
     if binding([("kv", h1.ceiling), ("compute", compute)]) == "kv":
-        return (
-            f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
-            f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
-            f"{b2.chip.name}."
-        )
-    return (
-        f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
-        f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
-        f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads alone "
-        f"would allow ({kv})."
-    )
+        said = f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
+        said += f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
+        return said + f"{b2.chip.name}."
+    said = f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
+    said += f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
+    said += f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads alone "
+    return said + f"would allow ({kv})."
 
 
 def chips_observations(
@@ -262,43 +230,31 @@ def chips_observations(
     kv_seq: float,
     pair: tuple[str, str] = ("h100", "h200"),
 ) -> Observations:
-    """What the chips show: bandwidth sets decode, compute prefill, the KV cache the ceiling.
-
-    `pair` names the two chips compared (old, new): lecture 08 compares two A100s, so the
-    H100-against-H200 comparison stays an exercise (h200-vs-h100).
-    """
+    """What the chips show, `pair` (old, new) compared: bandwidth sets decode, compute prefill."""
     h1, h2, b2 = runs["h100"], runs["h200"], runs["b200"]
     ridges = [r.ridge for r in runs.values()]
     n_memory = sum(r.b1_memory for r in runs.values())
     ends = change(min(ridges), max(ridges), "{:.0f}".format, words=("run", "", "are all"))
-    said = (
-        "every weight matmul of decode is memory-bound on every chip."
-        if n_memory == len(runs)
-        else f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "
-        "batch-1 weight matmul to be compute-bound."
-    )
-    items = [
-        f"At batch 1 the Q projection runs at {b1_intensity:.2f} FLOP/byte while the ridges "
-        f"above {ends}: {said}",
-    ]
+    said = "every weight matmul of decode is memory-bound on every chip."
+    if n_memory != len(runs):
+        said = f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "
+        said += "batch-1 weight matmul to be compute-bound."
+    items = [f"At batch 1 the Q projection runs at {b1_intensity:.2f} FLOP/byte while the "]
+    items[0] += f"ridges above {ends}: {said}"
     if pair[0] in runs and pair[1] in runs:  # a chip without the precision has no run
         o, n = runs[pair[0]], runs[pair[1]]
         decode, prefill = speed(o.tpot1, n.tpot1), speed(o.ttft, n.ttft)
         only = "only " * (1 < round(o.ttft / n.ttft, 2) < round(o.tpot1 / n.tpot1, 2))
-        items.append(
-            f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
-            f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
-            f"{decode}, prefill {only}{prefill}."
-        )
+        text = f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
+        text += f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
+        items.append(text + f"{decode}, prefill {only}{prefill}.")
     items.append(_flattens(h1, b2, kv_seq))
     past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
     if past:
         r = past[0]
-        items.append(
-            f"Past its knee (B = {r.knee:,}) the weight matmuls on {r.chip.name} together are "
-            f"past the ridge and cost {fmt_time(r.matmul)} of compute per token, so the curve "
-            f"ends at {r.at_wall:,.0f} tokens/s at its wall, "
-            f"{above(r.at_wall, r.ceiling, _int)} the bandwidth ceiling of {r.ceiling:,.0f}: a "
-            "bigger batch adds work as fast as it adds tokens."
-        )
+        text = f"Past its knee (B = {r.knee:,}) the weight matmuls on {r.chip.name} together are "
+        text += f"past the ridge and cost {fmt_time(r.matmul)} of compute per token, so the curve "
+        text += f"ends at {r.at_wall:,.0f} tokens/s at its wall, "
+        text += f"{above(r.at_wall, r.ceiling, _int)} the bandwidth ceiling of {r.ceiling:,.0f}: a "
+        items.append(text + "bigger batch adds work as fast as it adds tokens.")
     return Observations(items)

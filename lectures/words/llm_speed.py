@@ -1,9 +1,5 @@
-"""Lecture 06's words: the model, its parameters, prefill and decode on one chip.
-
-Standard library only. The lecture hands over records it computed with
-``common.formulas.transformer``; every comparison a sentence states is decided by
-``common.present.claims``. ``Setup`` and ``png_hint`` serve lectures 07 and 08 too.
-"""
+"""Lecture 06's words (standard library only): the model, its parameters, prefill and decode
+on one chip. ``Setup`` and ``png_hint`` serve lectures 07 and 08 too."""
 
 from __future__ import annotations
 
@@ -59,35 +55,30 @@ def _int(x: float) -> str:
     return f"{x:.0f}"
 
 
-def _head_dim_source(d_head: int, d_model: int, n_heads: int) -> str:
-    """Where the head dim comes from: the quotient when it is one, else the config's key."""
-    return "hidden_size / num_attention_heads" if d_head * n_heads == d_model else "head_dim"
-
-
 def model_section(s: Setup) -> Group:
     """The model's shapes from its config.json, the chip's figures and the storage."""
     m, c = s.model, s.chip
+    quotient = m.d_head * m.n_heads == m.d_model  # where the head dim comes from
+    head = "hidden_size / num_attention_heads" if quotient else "head_dim"
     rows = [
         ["layers", f"{m.n_layers}", "num_hidden_layers"],
         ["d_model", f"{m.d_model:,}", "hidden_size"],
         ["query heads", f"{m.n_heads}", "num_attention_heads"],
         ["KV heads", f"{m.n_kv_heads}", f"num_key_value_heads ({m.attention_kind})"],
-        ["head dim", f"{m.d_head}", _head_dim_source(m.d_head, m.d_model, m.n_heads)],
+        ["head dim", f"{m.d_head}", head],
         ["MLP width d_ff", f"{m.d_ff:,}", "intermediate_size"],
         ["MLP", "gated SiLU" if m.gated_mlp else "ungated", "hidden_act, gate_proj"],
         ["vocabulary", f"{m.vocab_size:,}", "vocab_size"],
         ["embeddings", "tied" if m.tied_embeddings else "untied", "tie_word_embeddings"],
         ["window", f"{m.max_context:,} tokens", "max_position_embeddings"],
     ]
-    return section(
-        f"1. {m.name} on {c.name}",
-        f"Model shapes from {m.config_source}:\n",
-        Table(["quantity", "value", "config.json field"], rows),
-        f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
-        f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
-        f"{s.ridge:.0f} FLOP/byte.",
-        f"Storage: {s.dtypes.describe()}. Context {s.context:,} tokens, batch {s.batch:,}.",
-    )
+    chip = f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
+    chip += f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
+    chip += f"{s.ridge:.0f} FLOP/byte."
+    storage = f"Storage: {s.dtypes.describe()}. Context {s.context:,} tokens, batch {s.batch:,}."
+    table = Table(["quantity", "value", "config.json field"], rows)
+    shapes = f"Model shapes from {m.config_source}:\n"
+    return section(f"1. {m.name} on {c.name}", shapes, table, chip, storage)
 
 
 def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Group:
@@ -110,18 +101,12 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
         size = "Published size: none in the model table."
         against = f"The count from the config, {fmt_num(n_params)}, has no published size to "
         against += "be checked against: the model table gives none for this model."
-    return section(
-        "2. Parameters from the config",
-        Table(["part", "formula", "parameters", "share"], rows),
-        f"\n{size}",
-        items=[
-            against,
-            f"The MLP holds {share['mlp']:.1%} of the weights and attention "
-            f"{share['attention']:.1%}; the embedding and LM head together hold "
-            f"{share['embedding'] + share['lm_head']:.1%}. At {s.dtypes.weights} the "
-            f"weights take {fmt_gb(n_params * s.dtypes.w_bytes)}.",
-        ],
-    )
+    mlp = f"The MLP holds {share['mlp']:.1%} of the weights and attention "
+    mlp += f"{share['attention']:.1%}; the embedding and LM head together hold "
+    mlp += f"{share['embedding'] + share['lm_head']:.1%}. At {s.dtypes.weights} the "
+    mlp += f"weights take {fmt_gb(n_params * s.dtypes.w_bytes)}."
+    table = Table(["part", "formula", "parameters", "share"], rows)
+    return section("2. Parameters from the config", table, f"\n{size}", items=[against, mlp])
 
 
 def _row(name: str, f: float, d: float, bound: str, t: float, share: str) -> list[str]:
@@ -158,8 +143,7 @@ def _compute(p: Phase) -> tuple[int, int]:
 
 
 def _heavy(p: Phase, heavy: float) -> str:
-    """The compute-bound operators that move bytes and their share of the pass's time, or
-    that there are none (and so no share to quote)."""
+    """The compute-bound operators that move bytes and their share of the pass's time."""
     n, of = _compute(p)
     if n == 0:
         return "No operator that moves bytes is compute-bound"
@@ -173,26 +157,24 @@ def prefill_section(s: Setup, p: Phase) -> Group:
     fused = [t for t in p.times if t.op.kind in ("norm", "elementwise")]
     small = sum(t.count * t.lower_s for t in fused)
     heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute" and t.op.nbytes)
-    return section(
-        f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})",
-        pass_table(p),
-        f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens).",
-        items=[
-            f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
-            f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
-            f"{s.ridge:.0f}. {_heavy(p, heavy)}, and the whole-pass compute time alone is "
-            f"{fmt_time(p.compute)}.",
-            f"Attention (scores, softmax, weighted sum) is "
-            f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
-            "its share grows with the prompt, since its FLOPs grow as S² and the "
-            "matmuls' as S.",
-            "Of the norms, SiLU and residual adds, "
-            f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
-            f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
-            "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
-            "matmuls.",
-        ],
-    )
+    items = [
+        f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
+        f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
+        f"{s.ridge:.0f}. {_heavy(p, heavy)}, and the whole-pass compute time alone is "
+        f"{fmt_time(p.compute)}.",
+        f"Attention (scores, softmax, weighted sum) is "
+        f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
+        "its share grows with the prompt, since its FLOPs grow as S² and the "
+        "matmuls' as S.",
+        "Of the norms, SiLU and residual adds, "
+        f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
+        f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
+        "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
+        "matmuls.",
+    ]
+    title = f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"
+    ttft = f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens)."
+    return section(title, pass_table(p), ttft, items=items)
 
 
 def decode_section(s: Setup, p: Phase) -> Group:
@@ -200,11 +182,10 @@ def decode_section(s: Setup, p: Phase) -> Group:
     dec, B, S, w = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.dtypes.w_bytes
     q = next(t.op.intensity for t in p.times if t.op.name == "Q projection")
     n, of = _compute(p)
-    bound = (
-        f"{n_of_m(n, of).capitalize()} operators that move bytes are compute-bound at this batch."
-        if n
-        else "Every operator that moves bytes is memory-bound."
-    )
+    bound = "Every operator that moves bytes is memory-bound."
+    if n:
+        bound = f"{n_of_m(n, of).capitalize()} operators that move bytes are compute-bound at "
+        bound += "this batch."
     items = [
         f"Each {w:g}-byte weight is read once per step and used in {B:,} "
         f"multiply-add{'s' if B > 1 else ''} ({2 * B} FLOP), so the Q projection runs at "
@@ -215,18 +196,12 @@ def decode_section(s: Setup, p: Phase) -> Group:
         f"{fmt_time(p.compute)} at peak.",
     ]
     if direction(dec.weight_bytes, dec.kv_bytes, fmt_gb) > 0:
-        items.append(
-            f"At batch {B:,} the KV cache read per step ({fmt_gb(dec.kv_bytes)}) outweighs the "
-            "weights: a bigger batch shares the weights among more tokens, but every sequence "
-            "still reads its own cache."
-        )
-    return section(
-        f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})",
-        pass_table(p),
-        f"\nTime per output token >= {fmt_time(p.time)}; decode throughput <= "
-        f"{B / p.time:,.1f} tokens/s.",
-        items=items,
-    )
+        text = f"At batch {B:,} the KV cache read per step ({fmt_gb(dec.kv_bytes)}) outweighs the "
+        text += "weights: a bigger batch shares the weights among more tokens, but every sequence "
+        items.append(text + "still reads its own cache.")
+    title = f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})"
+    tpot = f"\nTime per output token >= {fmt_time(p.time)}; decode throughput <= "
+    return section(title, pass_table(p), tpot + f"{B / p.time:,.1f} tokens/s.", items=items)
 
 
 def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
@@ -255,8 +230,8 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
 
 
 def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable: tuple) -> Group:
-    """The lines for a plan: the model, its size and its two time bounds, at the spec roofs
-    and at the achievable ones (`achievable`: TTFT, TPOT, the roofs that were measured)."""
+    """The lines for a plan: size and both time bounds at spec and (TTFT, TPOT, measured roofs)
+    achievable roofs."""
     m, B, S = s.model, s.batch, s.context
     published = m.published_params or n_params
     got = [r for r in ("compute", "memory") if r in achievable[2]]

@@ -1,10 +1,5 @@
-"""Lecture 01's words: the machine, its two measured roofs, the operations' ledger.
-
-Standard library only. The lecture measures and computes (the calibration record of
-``common.measure.roofs``, one row per operation from ``common.formulas.numpy_ops
-.roofline_row``) and hands them here in the records below; this module only words them,
-and every comparison it states is decided by ``common.present.claims``.
-"""
+"""Lecture 01's words (standard library only): the machine, its two measured roofs and the
+operations' ledger, from the calibration and ``numpy_ops.roofline_row``'s rows."""
 
 from __future__ import annotations
 
@@ -27,8 +22,7 @@ FLAG_TEXT = "above roof (see note)"  # printed instead of a percentage above the
 
 @dataclass(frozen=True)
 class Roofs:
-    """The two roofs: the calibration record (roofs, ridges, threads, samples), the
-    previous run's, BLAS's thread count and a note per working set kept near the LLC."""
+    """The calibration record, the previous run's, BLAS's threads, notes on working sets."""
 
     calib: Mapping[str, Any]
     previous: Mapping[str, Any] | None
@@ -38,8 +32,7 @@ class Roofs:
 
 @dataclass(frozen=True)
 class Operations:
-    """What the timing table shows: the rows, I* (FLOP/B), attention's phases as
-    name -> (t_meas, t_pred) in s, one zero-fill pass (s) and a fused LayerNorm's bytes."""
+    """The rows, I*, attention's phases (name -> (t_meas, t_pred) s), a zero-fill, a fused LN."""
 
     rows: Sequence[Row]
     ridge: float
@@ -70,7 +63,7 @@ def machine_facts(
     desc: Mapping[str, Any],
     caches: Sequence[tuple[str, float]],
     llc_bytes: float,
-    available_bytes: float | None,
+    free: float | None,
 ) -> Group:
     """CPU, caches (name, bytes), memory, numpy and BLAS: what every roof below depends on."""
     blas, env = desc["blas"], desc["blas_env"]
@@ -80,7 +73,7 @@ def machine_facts(
         cache_row = ("caches", f"not reported; assuming an LLC of {fmt_bytes(llc_bytes, True)}")
     version = f" {blas['version']}" if blas.get("version") else ""
     layer = f", {blas['threading_layer']} threading" if blas.get("threading_layer") else ""
-    memory = fmt_bytes(available_bytes, True) if available_bytes else "unknown"
+    memory = fmt_bytes(free, True) if free else "unknown"
     facts = [
         ("CPU", f"{desc['cpu']}, {desc['cores']} usable cores ({desc['system']})"),
         cache_row,
@@ -96,14 +89,10 @@ def machine_facts(
 
 
 def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
-    """The roofs as measured, the ridge point, and what they say: best against median, the
-    thread counts, a busy run, the cache notes and the last run."""
+    """The roofs as measured, the ridge point, and what they say."""
     c = r.calib
-    beta, peak, median = (
-        c["bandwidth_bytes_per_s"],
-        c["matmul_flops_per_s"],
-        c["bandwidth_median_bytes_per_s"],
-    )
+    beta, peak = c["bandwidth_bytes_per_s"], c["matmul_flops_per_s"]
+    median = c["bandwidth_median_bytes_per_s"]
     ridge, one, ws = c["ridge_point"], c["ridge_point_one_thread"], c["bandwidth_working_set_bytes"]
     speedup = peak / c["matmul_one_thread_flops_per_s"]
     gain, same = speed(speedup, 1.0), times(ridge / one)  # 'x10.82 faster', 'x10.82 more'
@@ -117,35 +106,27 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
         ["compute, 1 thread", single, 1, "the same matmul, BLAS limited to 1 thread"],
     ]
     less = f"{(1 - median / beta) * 100:.0f}"
-    items = [
-        f"The fastest streaming add moved {fmt_bw(beta)}; the median call moved "
-        f"{fmt_bw(median)}, {'about as much' if less == '0' else less + '% less'}. Memory is "
-        "shared with everything else on the machine, so single calls vary; the best call is "
-        "the roof, the median is what a busy moment gives.",
-    ]
+    text = f"The fastest streaming add moved {fmt_bw(beta)}; the median call moved "
+    text += f"{fmt_bw(median)}, {'about as much' if less == '0' else less + '% less'}. Memory is "
+    text += "shared with everything else on the machine, so single calls vary; the best call is "
+    items = [text + "the roof, the median is what a busy moment gives."]
     threads = c["matmul_threads"], c["bandwidth_threads"]
     if threads[0] != threads[1]:
-        items.append(
-            f"The roofs mix thread counts. The matmul ran on {threads[0]} BLAS threads, {gain} "
-            f"than on one, but numpy streams memory on {threads[1]}. So the ridge point "
-            f"{ridge:.2f} FLOP/byte divides an all-thread compute roof by a one-thread "
-            f"bandwidth roof: {same} {'as' if same == 'the same' else 'than'} the same-threads "
-            f"ridge ({one:.2f} FLOP/byte, one thread each). For numpy code the mixed ridge is the "
-            "honest one, because it is what numpy can reach. A program that streamed memory "
-            "on all cores would see a higher bandwidth and a lower ridge."
-        )
+        text = f"The roofs mix thread counts. The matmul ran on {threads[0]} BLAS threads, {gain} "
+        text += f"than on one, but numpy streams memory on {threads[1]}. So the ridge point "
+        text += f"{ridge:.2f} FLOP/byte divides an all-thread compute roof by a one-thread "
+        text += f"bandwidth roof: {same} {'as' if same == 'the same' else 'than'} the same-threads "
+        text += f"ridge ({one:.2f} FLOP/byte, one thread each). For numpy code the mixed ridge "
+        text += "is the honest one, because it is what numpy can reach. A program that streamed "
+        items.append(text + "memory on all cores would see a higher bandwidth and a lower ridge.")
     else:
-        items.append(
-            f"Both roofs ran on {threads[0]} {'thread' if threads[0] == 1 else 'threads'}, so "
-            f"the ridge point {ridge:.2f} FLOP/byte compares like with like."
-        )
+        text = f"Both roofs ran on {threads[0]} {'thread' if threads[0] == 1 else 'threads'}, so "
+        items.append(text + f"the ridge point {ridge:.2f} FLOP/byte compares like with like.")
     blas = r.blas_threads
     if isinstance(blas, int) and blas > 1 and speedup < 0.6 * blas:
-        items.append(
-            f"Warning: on {blas} threads the matmul ran {gain} than on one, far from x{blas}. "
-            "Another program was probably using the cores, so the compute roof is too low in "
-            "this run; run the lecture again on a quiet machine."
-        )
+        text = f"Warning: on {blas} threads the matmul ran {gain} than on one, far from x{blas}. "
+        text += "Another program was probably using the cores, so the compute roof is too low in "
+        items.append(text + "this run; run the lecture again on a quiet machine.")
     if c.get("busy_reasons"):
         items.append(
             "This run was on a busy machine: " + "; ".join(c["busy_reasons"]) + ". The roofs "
@@ -154,64 +135,45 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
             "gives, and an operation that caught a quieter moment can still land above them."
         )
     else:
-        items.append(
-            "The roofs were timed again between the operations below; each is the best call of "
-            "the whole run, and the machine looked quiet throughout."
-        )
+        text = "The roofs were timed again between the operations below; each is the best call of "
+        items.append(text + "the whole run, and the machine looked quiet throughout.")
     items += [f"{note}." for note in r.cache_notes]
     if r.previous is not None:
         old_beta, old_peak = r.previous["bandwidth_bytes_per_s"], r.previous["matmul_flops_per_s"]
-        items.append(
-            f"The previous run measured {fmt_bw(old_beta)} and {fmt_rate(old_peak)}: today's "
-            f"roofs differ by {(beta / old_beta - 1) * 100:+.1f}% and "
-            f"{(peak / old_peak - 1) * 100:+.1f}%. That is the run-to-run noise of a measured "
-            "roof; keep it in mind when a point lands a few percent above its roof."
-        )
-    lines = f"\nridge point I* = P / beta = {fmt_rate(peak)} / {fmt_bw(beta)} = {ridge:.2f} FLOP/"
-    lines += (
-        f"byte\nsame-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"
-    )
+        text = f"The previous run measured {fmt_bw(old_beta)} and {fmt_rate(old_peak)}: today's "
+        text += f"roofs differ by {(beta / old_beta - 1) * 100:+.1f}% and "
+        text += f"{(peak / old_peak - 1) * 100:+.1f}%. That is the run-to-run noise of a measured "
+        text += "roof; keep it in mind when a point lands a few percent above its roof."
+        items.append(text)
+    lines = f"\nridge point I* = P / beta = {fmt_rate(peak)} / {fmt_bw(beta)} = {ridge:.2f} "
+    lines += "FLOP/byte"
+    lines += f"\nsame-threads ridge (1-thread matmul / 1-thread bandwidth) = {one:.2f} FLOP/byte"
     table = Table(["roof", "value", "threads", "measured with"], table)
     return section("The two roofs of this machine (numpy, fp32)", table, stamp, lines, items=items)
 
 
 def _ledger_row(r: Row) -> list[object]:
     counts = [fmt_flops(r["flops"]), fmt_bytes(r["bytes"]), f"{r['intensity']:.3g}"]
-    return [
-        r["name"],
-        r["shape"],
-        *counts,
-        fmt_bytes(r["working_set_bytes"], True),
-        r["threads_text"],
-    ]
+    working_set = fmt_bytes(r["working_set_bytes"], True)
+    return [r["name"], r["shape"], *counts, working_set, r["threads_text"]]
 
 
 def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     """Each operation's F, D, intensity I = F/D, working set and threads."""
-    cells = [_ledger_row(r) for r in rows]
-    return section(
-        "The ledger: what each operation must do",
-        Table(
-            ["operation", "shape", "F", "D", "I (FLOP/B)", "working set", "threads"],
-            cells,
-            note=f"(I* = {ridge:.2f} FLOP/byte: below it an operation is memory-bound)",
-        ),
-        page="",
-    )
-
-
-def percent_of_bound(row: Row) -> str:
-    """'87%' of the roofline's bound, or a flag instead of a percentage above the roof."""
-    return FLAG_TEXT if row["flag"] else fmt_pct(row["fraction_of_bound"])
+    head = ["operation", "shape", "F", "D", "I (FLOP/B)", "working set", "threads"]
+    note = f"(I* = {ridge:.2f} FLOP/byte: below it an operation is memory-bound)"
+    table = Table(head, [_ledger_row(r) for r in rows], note=note)
+    return section("The ledger: what each operation must do", table, page="")
 
 
 def _share(r: Row) -> list[str]:
-    return [percent_of_bound(r), fmt_rate(r["achieved_flops_per_s"])]
+    """'87%' of the roofline's bound (a flag above the roof), and the achieved FLOP/s."""
+    share = FLAG_TEXT if r["flag"] else fmt_pct(r["fraction_of_bound"])
+    return [share, fmt_rate(r["achieved_flops_per_s"])]
 
 
 def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> Group:
-    """F/P, D/beta, the bound t_pred, the measured time and the share; one note per
-    operation flagged above its roof, with the likely reasons."""
+    """F/P, D/beta, t_pred, t_meas and the share; a note per operation above its roof."""
     keys = ("t_compute_s", "t_memory_s", "bound", "t_pred_s", "t_meas_s")
     cells = [
         [r["name"], *(r[k] if k == "bound" else fmt_time(r[k]) for k in keys), *_share(r)]
@@ -223,12 +185,10 @@ def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> 
         for r in rows
         if r["flag"]
     ]
+    head = ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"]
     return section(
         "The roofline's prediction next to the measurement",
-        Table(
-            ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"],
-            cells,
-        ),
+        Table(head, cells),
         stamp,
         *(Text(("\n" if i == 0 else "") + n) for i, n in enumerate(notes)),
         page="",
@@ -248,10 +208,8 @@ def operation_observations(ops: Operations) -> Observations:
         reach = "reaches" if len(fast) == 1 else "reach"
         side = f"against I* = {ridge:.2f}: {listing(fast)} {reach} the compute roof here."
     else:
-        side = (
-            f"x{ridge / max_i:.3g} or more below I* = {ridge:.2f}: memory-bound, so a faster "
-            "compute roof would not change their times at all."
-        )
+        side = f"x{ridge / max_i:.3g} or more below I* = {ridge:.2f}: memory-bound, so a faster "
+        side += "compute roof would not change their times at all."
     (mm_meas, mm_pred), (sm_meas, sm_pred) = ops.phases["matmuls"], ops.phases["softmax"]
     mm, sm = fmt_pct(mm_pred / mm_meas), fmt_pct(sm_pred / sm_meas)
     why = ""
@@ -259,38 +217,37 @@ def operation_observations(ops: Operations) -> Observations:
         why = ": the softmax runs on one thread, and its exp, counted as one FLOP, costs many "
         why += "instructions"
     pct = lambda r: fmt_pct(r["fraction_of_bound"])  # noqa: E731
-    return Observations(
-        [
-            f"The add reached {pct(add)} of its bound. It repeats the calibration's own access "
-            "pattern, so it should sit near 100%; far from it, the machine changed speed "
-            "between the two measurements.",
-            f"The elementwise rows and LayerNorm have I <= {max_i:.2f} FLOP/byte, {side}",
-            f"add+relu in two passes took {fmt_time(two['t_meas_s'])}; written as one "
-            f"expression it took {fmt_time(one['t_meas_s'])}, "
-            f"x{one['t_meas_s'] / two['t_meas_s']:.2f} as long. The one line is not fused: its "
-            f"temporary costs a zero-fill pass ({fmt_time(ops.zero_fill_s)} at the bandwidth "
-            f"roof) plus page faults. Charged six passes, it reaches {pct(one)} of its bound; "
-            "the page faults are the part no byte count captures.",
-            f"LayerNorm reached {pct(ln)}. Its ten passes move {fmt_bytes(ln['bytes'])} for six "
-            "operations per element; a fused kernel that reads x once and writes y once would "
-            f"move {fmt_bytes(ops.fused_layernorm_bytes)}.",
-            f"Naive attention reached {pct(att)} of its bound ({att['bound']}-bound, "
-            f"I = {att['intensity']:.1f} FLOP/byte). Timed alone, its two matmuls took "
-            f"{fmt_time(mm_meas)} (their bound: {fmt_time(mm_pred)}) and its softmax "
-            f"{fmt_time(sm_meas)} (bound: {fmt_time(sm_pred)}). The roofline assumes the phases "
-            "overlap, so it charges only the larger one; numpy runs them one after the other, "
-            "so the times add, and even perfect phases would reach only "
-            f"{fmt_pct(max(mm_pred, sm_pred) / (mm_pred + sm_pred))}. On their own, the matmuls "
-            f"reached {mm} of their bound and the softmax {sm}{why}.",
-            f"GEMM M={GEMM_SKINNY_M} reads its whole weight for {GEMM_SKINNY_M} rows only "
-            "(like decoding one token for a few sequences): "
-            f"I = {skinny['intensity']:.2f} FLOP/byte, {skinny['bound']}-bound, {pct(skinny)} "
-            f"of its bound. GEMM M={GEMM_WIDE_M} reuses the same weight {GEMM_WIDE_M} times: "
-            f"I = {wide['intensity']:.0f}, {wide['bound']}-bound, {pct(wide)}. The square GEMM "
-            "repeats the calibration's own matmul, so it should sit near 100%: "
-            f"{pct(by_name['GEMM square'])}.",
-        ]
-    )
+    items = [
+        f"The add reached {pct(add)} of its bound. It repeats the calibration's own access "
+        "pattern, so it should sit near 100%; far from it, the machine changed speed "
+        "between the two measurements.",
+        f"The elementwise rows and LayerNorm have I <= {max_i:.2f} FLOP/byte, {side}",
+        f"add+relu in two passes took {fmt_time(two['t_meas_s'])}; written as one "
+        f"expression it took {fmt_time(one['t_meas_s'])}, "
+        f"x{one['t_meas_s'] / two['t_meas_s']:.2f} as long. The one line is not fused: its "
+        f"temporary costs a zero-fill pass ({fmt_time(ops.zero_fill_s)} at the bandwidth "
+        f"roof) plus page faults. Charged six passes, it reaches {pct(one)} of its bound; "
+        "the page faults are the part no byte count captures.",
+        f"LayerNorm reached {pct(ln)}. Its ten passes move {fmt_bytes(ln['bytes'])} for six "
+        "operations per element; a fused kernel that reads x once and writes y once would "
+        f"move {fmt_bytes(ops.fused_layernorm_bytes)}.",
+        f"Naive attention reached {pct(att)} of its bound ({att['bound']}-bound, "
+        f"I = {att['intensity']:.1f} FLOP/byte). Timed alone, its two matmuls took "
+        f"{fmt_time(mm_meas)} (their bound: {fmt_time(mm_pred)}) and its softmax "
+        f"{fmt_time(sm_meas)} (bound: {fmt_time(sm_pred)}). The roofline assumes the phases "
+        "overlap, so it charges only the larger one; numpy runs them one after the other, "
+        "so the times add, and even perfect phases would reach only "
+        f"{fmt_pct(max(mm_pred, sm_pred) / (mm_pred + sm_pred))}. On their own, the matmuls "
+        f"reached {mm} of their bound and the softmax {sm}{why}.",
+        f"GEMM M={GEMM_SKINNY_M} reads its whole weight for {GEMM_SKINNY_M} rows only "
+        "(like decoding one token for a few sequences): "
+        f"I = {skinny['intensity']:.2f} FLOP/byte, {skinny['bound']}-bound, {pct(skinny)} "
+        f"of its bound. GEMM M={GEMM_WIDE_M} reuses the same weight {GEMM_WIDE_M} times: "
+        f"I = {wide['intensity']:.0f}, {wide['bound']}-bound, {pct(wide)}. The square GEMM "
+        "repeats the calibration's own matmul, so it should sit near 100%: "
+        f"{pct(by_name['GEMM square'])}.",
+    ]
+    return Observations(items)
 
 
 def speed_of(op: Row) -> list[str]:
@@ -298,8 +255,7 @@ def speed_of(op: Row) -> list[str]:
 
 
 def same_flops(s: SameFlops, stamp: Text) -> Group:
-    """Two operations of about the same F: bytes, intensity, time and rate; the bytes set the
-    time, not the FLOP count."""
+    """Two operations of about the same F: bytes, intensity, time and rate."""
     gemm, add = s.gemm, s.add
     cells = [
         [op["name"], fmt_flops(op["flops"]), fmt_bytes(op["bytes"]), f"{i:{digits}}", *speed_of(op)]
@@ -308,23 +264,16 @@ def same_flops(s: SameFlops, stamp: Text) -> Group:
     ]
     flops, rate = add["flops"] / gemm["flops"], gemm["flops"] / gemm["t_meas_s"]
     times = f"time ratio = x{add['t_meas_s'] / gemm['t_meas_s']:.3g}"
-    return section(
-        "Same FLOPs, different times",
-        Table(
-            ["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"],
-            cells,
-            note=f"FLOP ratio add / GEMM = {flops:.3f}; {times}",
-        ),
-        stamp,
-        items=[
-            f"The two operations do the same work within {abs(flops - 1) * 100:.1f}%, yet "
-            f"the add is {speed(gemm['t_meas_s'], add['t_meas_s'], 1)} than the matmul. It "
-            f"moves {fmt_bytes(add['bytes'])} for its FLOPs, the matmul "
-            f"{fmt_bytes(gemm['bytes'])}: intensity, not the FLOP count, sets the time.",
-            "The pair is small because the add's vectors were sized to the memory budget "
-            f"({fmt_bytes(s.add_arrays_bytes, binary=True)} in all). At this size the matmul "
-            f"ran at {fmt_rate(rate)}, {fmt_pct(rate / s.peak)} of P; a larger pair would "
-            "widen the gap, since the add's time grows with its bytes.",
-        ],
-        page="",
-    )
+    note = f"FLOP ratio add / GEMM = {flops:.3f}; {times}"
+    items = [
+        f"The two operations do the same work within {abs(flops - 1) * 100:.1f}%, yet "
+        f"the add is {speed(gemm['t_meas_s'], add['t_meas_s'], 1)} than the matmul. It "
+        f"moves {fmt_bytes(add['bytes'])} for its FLOPs, the matmul "
+        f"{fmt_bytes(gemm['bytes'])}: intensity, not the FLOP count, sets the time.",
+        "The pair is small because the add's vectors were sized to the memory budget "
+        f"({fmt_bytes(s.add_arrays_bytes, binary=True)} in all). At this size the matmul "
+        f"ran at {fmt_rate(rate)}, {fmt_pct(rate / s.peak)} of P; a larger pair would "
+        "widen the gap, since the add's time grows with its bytes.",
+    ]
+    table = Table(["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"], cells, note=note)
+    return section("Same FLOPs, different times", table, stamp, items=items, page="")

@@ -1,9 +1,5 @@
-"""Lecture 03's words: the capacity ledger's tables and the measured batch sweep's.
-
-Standard library only. The lecture computes the ledgers (``common.formulas.ledger``
-records, keyed by batch), the largest batches and the sweep's rows; this module only
-words them, and every comparison it states is decided by ``common.present.claims``.
-"""
+"""Lecture 03's words (standard library only): the capacity ledger's tables and the
+measured batch sweep's, from the ledgers, largest batches and rows the lecture computed."""
 
 from __future__ import annotations
 
@@ -51,8 +47,7 @@ class Setup:
 
 @dataclass(frozen=True)
 class Sweep:
-    """The measured sweep: its rows, where the model crosses I* (FLOP/B), the anomalies, the
-    calibration's record, the bytes of W and the seconds the sweep took."""
+    """The sweep's rows, its ridge crossing, anomalies, calibration, bytes of W and seconds."""
 
     rows: Sequence[Row]
     crossing: Crossover | None
@@ -100,16 +95,13 @@ def model_facts(
 def ledger_table(at: Ledgers, budget: float, rate: float, phase: str = "prefill") -> Group:
     """One row per batch: weights, KV cache, activations, overhead, total (GiB), verdict."""
     cap = f"{budget / GIB:g} GiB"
-    return section(
-        f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {cap}",
-        Table(
-            ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{cap}?"],
-            [
-                [b, f"{m.weights / GIB:.1f}", *map(_gib, m[1:]), _gib(m.total), _verdict(m, budget)]
-                for b, m in at.items()
-            ],
-        ),
-    )
+    head = ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{cap}?"]
+    rows = [
+        [b, f"{m.weights / GIB:.1f}", *map(_gib, m[1:]), _gib(m.total), _verdict(m, budget)]
+        for b, m in at.items()
+    ]
+    title = f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {cap}"
+    return section(title, Table(head, rows))
 
 
 def example_batch(at: Ledgers, budget: float) -> int:
@@ -126,14 +118,13 @@ def ledger_observations(at: Ledgers, budget: float, kv_per_sequence: float) -> O
     else:
         says = "Every batch in the table fits." if fitting else "No batch in the table fits."
     m = at[b := example_batch(at, budget)]
-    return Observations(
-        [
-            f"The weights cost {m.weights / GIB:.1f} GiB at every batch size. The KV cache "
-            f"grows by {_gib(kv_per_sequence)} GiB per sequence: at batch {b} it holds "
-            f"{_gib(m.kv_cache)} GiB, {m.kv_cache / m.weights:.2g}x the weights.",
-            f"{says} 'The weights fit, so it runs' checks one term of four.",
-        ]
-    )
+    items = [
+        f"The weights cost {m.weights / GIB:.1f} GiB at every batch size. The KV cache "
+        f"grows by {_gib(kv_per_sequence)} GiB per sequence: at batch {b} it holds "
+        f"{_gib(m.kv_cache)} GiB, {m.kv_cache / m.weights:.2g}x the weights.",
+        f"{says} 'The weights fit, so it runs' checks one term of four.",
+    ]
+    return Observations(items)
 
 
 def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: float) -> Group:
@@ -147,10 +138,8 @@ def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: fl
     if rescued:
         b, n = rescued[0], len(rescued)
         drop = change(at[b].total, low[b].total, _gib, " GiB", ("rises", "drops", "stays at"))
-        said = (
-            f"At batch {b} the total {drop}: same card, same model, and {n} more "
-            f"{'row' if n == 1 else 'rows'} of the table {'fits' if n == 1 else 'fit'}."
-        )
+        said = f"At batch {b} the total {drop}: same card, same model, and {n} more "
+        said += f"{'row' if n == 1 else 'rows'} of the table {'fits' if n == 1 else 'fit'}."
     else:
         said = "No batch size in the table changes its verdict under this budget."
     head = [x for r in (rate, low_rate) for x in (f"total at {r:.0%} (GiB)", "verdict")]
@@ -163,8 +152,7 @@ def _or_dash(x: float | None) -> str:
 
 
 def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
-    """Per overhead rate: the largest batch that fits, its total and one more's; whether the
-    table's rows hide a larger batch that fits."""
+    """Per overhead rate: the largest batch that fits, its total and one more's."""
     in_table = max((b for b, m in at.items() if m.fits(budget)), default=0)
     items = []
     for i, r in enumerate(rows):
@@ -174,27 +162,21 @@ def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
         elif i:
             items.append(f"{at_rate} the largest batch is {r.batch}.")
         elif r.batch > in_table:
-            items.append(
-                f"{at_rate} the table's largest fitting row is batch {in_table}, but every "
-                f"batch up to {r.batch} fits: the table only samples some batch sizes."
-            )
+            text = f"{at_rate} the table's largest fitting row is batch {in_table}, but every "
+            text += f"batch up to {r.batch} fits: the table only samples some batch sizes."
+            items.append(text)
         else:
             items.append(f"{at_rate} the largest batch, {r.batch}, is a table row.")
-    return section(
-        f"Largest prefill batch within {budget / GIB:g} GiB",
-        Table(
-            ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"],
-            [[f"{r.rate:.0%}", r.batch, *map(_or_dash, (r.total, r.one_more))] for r in rows],
-        ),
-        items=items,
-    )
+    head = ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"]
+    cells = [[f"{r.rate:.0%}", r.batch, *map(_or_dash, (r.total, r.one_more))] for r in rows]
+    title = f"Largest prefill batch within {budget / GIB:g} GiB"
+    return section(title, Table(head, cells), items=items)
 
 
 def decode(
     prefill: Ledgers, at: Ledgers, budget: float, best: Sequence[Largest], than: Sequence[Largest]
 ) -> Group:
-    """The decode ledger (at best[0]'s rate); its largest batches beside prefill's (than):
-    decode keeps B tokens' activations, not B S; the KV cache is what is left to grow."""
+    """The decode ledger at best[0]'s rate; its largest batches beside prefill's (than)."""
     b = example_batch(prefill, budget)
     act = prefill[b].activations, at[b].activations
     shrink = change(*act, lambda x: fmt_bytes(x, True), "", ("grow", "shrink", "stay at"))
@@ -205,16 +187,12 @@ def decode(
     else:
         fits = f"so decode fits {n} sequences instead of {m}"
     rates = f"{n} at {hi.rate:.0%} overhead, {lo.batch} at {lo.rate:.0%}"
+    said = f"At batch {b} the activations {shrink} (prefill to decode), {fits}. The KV cache, "
+    said += f"which grows with every token kept, is now {fmt_pct(kv_share)} of the variable part."
     return Group(
         ledger_table(at, budget, hi.rate, "decode"),
         Text(f"\nlargest decode batch: {rates} (prefill: {m} and {than[1].batch})"),
-        Observations(
-            [
-                f"At batch {b} the activations {shrink} (prefill to decode), {fits}. The KV "
-                "cache, which grows with every token kept, is now "
-                f"{fmt_pct(kv_share)} of the variable part.",
-            ]
-        ),
+        Observations([said]),
     )
 
 
@@ -236,10 +214,8 @@ def raised_line(peak: float, beta: float, peak_up: float, beta_up: float) -> Tex
     """Whether the sweep ran faster than a calibrated roof, and the roofs used from here on."""
     raised = []
     if beta_up > beta:
-        raised.append(
-            f"beta from {fmt_bw(beta)} to {fmt_bw(beta_up)} (BLAS read W on all its threads, "
-            "the calibration's stream ran on one)"
-        )
+        text = f"beta from {fmt_bw(beta)} to {fmt_bw(beta_up)} (BLAS read W on all its threads, "
+        raised.append(text + "the calibration's stream ran on one)")
     if peak_up > peak:
         raised.append(f"P from {fmt_rate(peak)} to {fmt_rate(peak_up)} (a quieter moment)")
     if not raised:
@@ -258,8 +234,7 @@ def _cells(r: Row) -> list[object]:
 
 
 def sweep_table(s: Sweep) -> Group:
-    """Per batch: F, D, I, the bound, latency, throughput, the prediction; where the model
-    crosses the ridge, each flagged batch, and the sweep's time."""
+    """Per batch: F, D, I, bound, latency, throughput, prediction; the crossing, the flags."""
     head = ["B", "F (GFLOP)", "D (MB)", "I (FLOP/B)", "bound", "latency", "tokens/s"]
     at, last = {r["B"]: r["intensity"] for r in s.rows}, s.rows[-1]["B"]
     cross = crossover_line(s.crossing, at, s.ridge, "B", last, label="ridge crossing")
@@ -271,11 +246,9 @@ def sweep_table(s: Sweep) -> Group:
 def _why_faster(worst: Row, calib: Mapping[str, Any]) -> str:
     """Why a measured point can beat a bound that comes from a calibration."""
     if worst["bound"] != "memory":
-        return (
-            "the compute roof is the rate of one calibration matmul, and BLAS runs other "
-            "shapes faster or slower; on a shared machine both timings also vary from run "
-            "to run."
-        )
+        said = "the compute roof is the rate of one calibration matmul, and BLAS runs other "
+        said += "shapes faster or slower; on a shared machine both timings also vary from run "
+        return said + "to run."
     bw, mm = calib.get("bandwidth_threads"), calib.get("matmul_threads")
     cache = "a cache holding part of W moves bytes faster than main memory."
     if bw and mm and bw != mm:
@@ -291,26 +264,20 @@ def sweep_observations(s: Sweep) -> Observations:
     first, last = rows[0], rows[-1]
     lat = grew(last["latency_s"] / first["latency_s"], 1)
     thr = grew(last["throughput_per_s"] / first["throughput_per_s"], 1)
-    items = [
-        f"From B = {first['B']} to B = {last['B']}, latency {lat} while throughput {thr}. At "
-        f"B = {last['B']} each token's share of the {weight_bytes / MIB:.0f} MiB weight read is "
-        f"{weight_bytes / last['B'] / MIB:.2f} MiB.",
-    ]
+    text = f"From B = {first['B']} to B = {last['B']}, latency {lat} while throughput {thr}. At "
+    text += f"B = {last['B']} each token's share of the {weight_bytes / MIB:.0f} MiB weight read "
+    items = [text + f"is {weight_bytes / last['B'] / MIB:.2f} MiB."]
     if crossing is not None and crossing.before is not None:
-        items.append(
-            f"The model crosses the ridge point between B = {crossing.before} and "
-            f"B = {crossing.first}. That is where the prediction changes from a flat bandwidth "
-            "cost to a cost growing with B; the measured curve need not bend sharply at the "
-            "same place."
-        )
+        text = f"The model crosses the ridge point between B = {crossing.before} and "
+        text += f"B = {crossing.first}. That is where the prediction changes from a flat bandwidth "
+        text += "cost to a cost growing with B; the measured curve need not bend sharply at the "
+        items.append(text + "same place.")
     over = [r for r in rows if r["t_pred_s"] > r["latency_s"]]
     if over:
         worst = max(over, key=lambda r: r["t_pred_s"] / r["latency_s"])
-        items.append(
-            f"At B = {worst['B']} the measurement beat the roofline "
-            f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes from "
-            f"a calibration, not from physics: {_why_faster(worst, s.calib)}"
-        )
+        text = f"At B = {worst['B']} the measurement beat the roofline "
+        text += f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes "
+        items.append(text + f"from a calibration, not from physics: {_why_faster(worst, s.calib)}")
     for a in sorted(anomalies, key=lambda a: a.batch):
         t, other = by_b[a.batch]["latency_s"], by_b[a.other]["latency_s"]
         took = f"B = {a.batch} took {_ms(t, 2)}, "
@@ -321,21 +288,15 @@ def sweep_observations(s: Sweep) -> Observations:
             took += f"{t / other:.2f}x the time of the larger B = {a.other}: a bigger batch "
             items.append(took + "finished sooner.")
     if anomalies:
-        items.append(
-            "The roofline cannot see these: BLAS libraries switch kernels and thread splits "
-            "with the matrix shape (a single row often takes a matrix-vector path), and other "
-            "programs can take a core in the middle of a timing. Rerun the lecture: an anomaly "
-            "that comes back every time belongs to the library, one that moves is noise, and "
-            "only a profiler can tell which cause it was."
-        )
+        text = "The roofline cannot see these: BLAS libraries switch kernels and thread splits "
+        text += "with the matrix shape (a single row often takes a matrix-vector path), and other "
+        text += "programs can take a core in the middle of a timing. Rerun the lecture: an anomaly "
+        text += "that comes back every time belongs to the library, one that moves is noise, and "
+        items.append(text + "only a profiler can tell which cause it was.")
     else:
-        items.append(
-            f"No batch size broke the two rules by more than {ledger.ANOMALY_TOLERANCE:.0%} on "
-            "this run: the measured curve behaves as the model expects, even where its level "
-            "differs."
-        )
-    items.append(
-        f"The whole sweep took {s.seconds:.2f} s. The capacity ledger says how large a "
-        "batch can be; this sweep says how large it is worth making."
-    )
+        text = f"No batch size broke the two rules by more than {ledger.ANOMALY_TOLERANCE:.0%} on "
+        text += "this run: the measured curve behaves as the model expects, even where its level "
+        items.append(text + "differs.")
+    text = f"The whole sweep took {s.seconds:.2f} s. The capacity ledger says how large a "
+    items.append(text + "batch can be; this sweep says how large it is worth making.")
     return Observations(items)

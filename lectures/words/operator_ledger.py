@@ -1,9 +1,4 @@
-"""Lecture 05's words: the operator ledger's tables, sentences and observations.
-
-Standard library only. The lecture computes the records below with the formulas of
-``common/`` (intensities, ridges, bounds, time bounds, speedups); this module only words
-them, and every comparison it states is decided by ``common.present.claims``.
-"""
+"""Lecture 05's words (standard library only): the operator ledger's tables and sentences."""
 
 from __future__ import annotations
 
@@ -21,7 +16,7 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import Figure, Group, Table, Text, figure
+from common.present.display import Figure, Group, Table, figure
 from common.present.explain import crossover_line
 from common.present.say import say
 from common.shell.paths import display_path
@@ -50,8 +45,7 @@ class Machines:
 
 @dataclass(frozen=True)
 class Op:
-    """An operator on a chip: F (FLOP), D (B), I = F / D, its bound, T = max(F/P, D/beta) (s)
-    and the speedups (T(P, beta) / T(2P, beta), T(P, beta) / T(P, 2 beta))."""
+    """An operator: F, D (B), I = F / D, bound, T = max(F/P, D/beta) (s), speedups at 2P, 2 beta."""
 
     name: str
     flops: float
@@ -64,8 +58,7 @@ class Op:
 
 @dataclass(frozen=True)
 class Ledger:
-    """Sections 2, 4 and 5: the operators on the lecture's roof, elements of elem_bytes bytes;
-    the last two are naive and ideal-minimum attention."""
+    """Sections 2, 4 and 5: the operators (the last two: naive and ideal attention) on a roof."""
 
     roof: Roof
     elem_bytes: float
@@ -95,8 +88,7 @@ class Sweep:
 
 
 def _time(t: float) -> str:
-    """The article's ms at three decimals (0.089 ms) from 0.01 ms up; below, fmt_time's own
-    unit (4.38 µs), so a ratio of two printed times still reads off the printed values."""
+    """0.089 ms from 0.01 ms up, else fmt_time's own unit (4.38 µs): ratios read off the text."""
     return fmt_time(t, "ms", 3) if t >= 1e-5 else fmt_time(t)
 
 
@@ -127,17 +119,12 @@ def machines(m: Machines) -> Group:
         fp8 + " Quoting the wrong precision's peak can flip the verdict of the ledger.",
     ]
     if m.local:
-        items.append(
-            f"This machine's ridge point is {m.local.ridge:.1f} FLOP/B, measured with numpy in "
-            "fp32. It is what numpy can reach, not a datasheet figure: another BLAS library or "
-            "thread count moves it."
-        )
-    return section(
-        "Machines: peak compute, bandwidth and ridge point",
-        Table(["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"], rows),
-        None if m.local else Text(f"note: this machine is not measured: {m.reason}"),
-        items=items,
-    )
+        text = f"This machine's ridge point is {m.local.ridge:.1f} FLOP/B, measured with numpy in "
+        text += "fp32. It is what numpy can reach, not a datasheet figure: another BLAS library or "
+        items.append(text + "thread count moves it.")
+    table = Table(["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"], rows)
+    note = None if m.local else f"note: this machine is not measured: {m.reason}"
+    return section("Machines: peak compute, bandwidth and ridge point", table, note, items=items)
 
 
 def _first(ops: tuple[Op, ...], prefix: str) -> Op:
@@ -160,32 +147,29 @@ def ledger(led: Ledger) -> Group:
     memory = sum(o.bound == "memory" for o in led.ops)
     add, norm, gemm = (_first(led.ops, p) for p in ("elem", "LayerNorm", "GEMM"))
     fast = [n for n, o in (("the add", add), ("LayerNorm", norm)) if o.bound == "compute"]
-    if fast:
-        reach = "reaches" if len(fast) == 1 else "reach"
-        verdict = f"{listing(fast)} {reach} the compute roof here, so faster arithmetic helps."
-    else:
+    reach = "reaches" if len(fast) == 1 else "reach"
+    verdict = f"{listing(fast)} {reach} the compute roof here, so faster arithmetic helps."
+    if not fast:
         verdict = "both are memory-bound, so a faster arithmetic unit cannot shorten them at all."
-    return section(
-        f"Operator ledger on {r.chip}, {r.precision}",
-        f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
-        f"I* = {r.ridge:.1f} FLOP/B; elements of {led.elem_bytes:g} bytes",
-        Table(["operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"], rows),
-        items=[
-            f"{n_of_m(memory, len(led.ops)).capitalize()} operators are memory-bound on "
-            f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
-            f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: " + verdict,
-            "The add's intensity does not depend on its size: F and D both grow with the "
-            f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
-            f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
-            "every row of the input.",
-        ],
-    )
+    items = [
+        f"{n_of_m(memory, len(led.ops)).capitalize()} operators are memory-bound on "
+        f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
+        f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: " + verdict,
+        "The add's intensity does not depend on its size: F and D both grow with the "
+        f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
+        f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
+        "every row of the input.",
+    ]
+    chip = f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
+    chip += f"I* = {r.ridge:.1f} FLOP/B; elements of {led.elem_bytes:g} bytes"
+    table = Table(["operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"], rows)
+    return section(f"Operator ledger on {r.chip}, {r.precision}", chip, table, items=items)
 
 
 def rooflines(r: Rooflines) -> Figure:
     """The saved operator rooflines, with a caption that says what to look at."""
     on = [
-        say("{ops} on the {chip}", ops=listing([str(n) for n in ns], say("none")), chip=c)
+        say("{ops} on the {chip}", ops=listing(list(map(str, ns)), say("none")), chip=c)
         for c, ns in r.flat
     ]
     caption = say(
@@ -213,16 +197,14 @@ def attention(led: Ledger) -> Group:
     moved = f"The FLOPs {change(n.flops, i.flops, fmt_flops, words=stay)} ({flops}); the bytes "
     moved += f"{change(n.nbytes, i.nbytes, fmt_bytes, words=stay)}, so the intensity "
     moved += change(n.intensity, i.intensity, one, " FLOP/B", ("jumps", "drops", "stays at"))
-    table = Table(
-        ["", "naive (S, P in memory)", "ideal minimum traffic", "change"],
-        [
-            ["FLOPs", fmt_flops(n.flops), fmt_flops(i.flops), flops],
-            ["bytes", fmt_bytes(n.nbytes), fmt_bytes(i.nbytes), times(i.nbytes / n.nbytes, 0)],
-            ["intensity (FLOP/B)", one(n.intensity), one(i.intensity), jump],
-            ["bound", n.bound, i.bound, ""],
-            ["roofline time", _time(n.time), _time(i.time), speed(n.time, i.time, 1)],
-        ],
-    )
+    rows = [
+        ["FLOPs", fmt_flops(n.flops), fmt_flops(i.flops), flops],
+        ["bytes", fmt_bytes(n.nbytes), fmt_bytes(i.nbytes), times(i.nbytes / n.nbytes, 0)],
+        ["intensity (FLOP/B)", one(n.intensity), one(i.intensity), jump],
+        ["bound", n.bound, i.bound, ""],
+        ["roofline time", _time(n.time), _time(i.time), speed(n.time, i.time, 1)],
+    ]
+    table = Table(["", "naive (S, P in memory)", "ideal minimum traffic", "change"], rows)
     move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
     move = f"stays on the {n.bound}-bound side" if n.bound == i.bound else move
     stays = ("rises", "falls", "stays at")
@@ -232,23 +214,16 @@ def attention(led: Ledger) -> Group:
         time += "not from computing less."
         fewer, faster = n.nbytes / i.nbytes, n.time / i.time
         if i.bound == "compute" and f"{faster:.1f}" != f"{fewer:.1f}":
-            time += (
-                f" The bytes fall x{fewer:.0f} but the time only x{faster:.1f}: the ideal "
-                "kernel is compute-bound, so the compute roof caps the gain."
-            )
+            time += f" The bytes fall x{fewer:.0f} but the time only x{faster:.1f}: the ideal "
+            time += "kernel is compute-bound, so the compute roof caps the gain."
     else:
         time += ": moving fewer bytes saves no time that shows at these digits."
-    return section(
-        "Attention: S and P in memory vs ideal minimum traffic",
-        table,
-        items=[
-            f"{moved} and the kernel {move} of I* = {led.roof.ridge:.1f}.",
-            time,
-            "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
-            "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
-            "so they move more bytes than this, and their speed must be measured.",
-        ],
-    )
+    caveat = "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
+    caveat += "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
+    caveat += "so they move more bytes than this, and their speed must be measured."
+    moved += f" and the kernel {move} of I* = {led.roof.ridge:.1f}."
+    title = "Attention: S and P in memory vs ideal minimum traffic"
+    return section(title, table, items=[moved, time, caveat])
 
 
 def speedups(led: Ledger) -> Group:
@@ -257,30 +232,21 @@ def speedups(led: Ledger) -> Group:
     rows = [[o.name, ratio(o, r)[0], *(f"{s:.2f}x" for s in o.speedups)] for o in ops]
     memory = [o for o in ops if o.bound == "memory"]
     if memory:
-        first = (
-            f"For {n_of_m(len(memory), len(ops))} operators, twice the compute buys "
-            f"{max(o.speedups[0] for o in memory):.2f}x: they are memory-bound, and only more "
-            "bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."
-        )
+        first = f"For {n_of_m(len(memory), len(ops))} operators, twice the compute buys "
+        first += f"{max(o.speedups[0] for o in memory):.2f}x: they are memory-bound, and only "
+        first += "more bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."
     else:
         first = f"None of the {len(ops)} operators is memory-bound here: the compute term sets "
         first += "every time bound, so twice the compute pays for each, in full or in part."
     partial = [o.name for o in ops if {f"{s:.2f}" for s in o.speedups} - {"1.00", "2.00"}]
+    second = "Every row reads 1.00x or 2.00x because every operator lies more than a factor of "
+    second += "2 from the ridge. Closer in, the upgrade that helps would pay less than 2x."
     if partial:
-        second = (
-            f"Within a factor of 2 of the ridge ({listing(partial)}), the upgrade that helps "
-            "pays less than 2x: after doubling, the other resource becomes the limit."
-        )
-    else:
-        second = (
-            "Every row reads 1.00x or 2.00x because every operator lies more than a factor of "
-            "2 from the ridge. Closer in, the upgrade that helps would pay less than 2x."
-        )
-    return section(
-        f"Speedup from doubling one resource ({r.chip}, {r.precision})",
-        Table(["operator", "I/I*", "2x compute", "2x bandwidth"], rows),
-        items=[first, second],
-    )
+        second = f"Within a factor of 2 of the ridge ({listing(partial)}), the upgrade that helps "
+        second += "pays less than 2x: after doubling, the other resource becomes the limit."
+    table = Table(["operator", "I/I*", "2x compute", "2x bandwidth"], rows)
+    title = f"Speedup from doubling one resource ({r.chip}, {r.precision})"
+    return section(title, table, items=[first, second])
 
 
 def sweep(s: Sweep) -> Group:
@@ -291,30 +257,21 @@ def sweep(s: Sweep) -> Group:
     lines = [f"\nridge point: I* = {r.ridge:.1f} FLOP/B", cross]
     if s.exact_m is not None:
         lines.append(f"smallest integer M with I >= I*: {s.exact_m}")
+    decode = f"That already reaches I* = {r.ridge:.1f}: on this roof even decode is compute-bound."
+    if rows[1].bound == "memory":
+        decode = "Small-batch decode is memory-bound, so quantizing the weights helps by moving "
+        decode += "fewer bytes, not by faster math."
     items = [
         f"At M = 1 (one token, as in decode) the GEMM does {rows[1].intensity:.2f} FLOP "
-        "per byte: a matrix-vector product streams every weight once and uses it once. "
-        + (
-            "Small-batch decode is memory-bound, so quantizing the weights helps by moving "
-            "fewer bytes, not by faster math."
-            if rows[1].bound == "memory"
-            else f"That already reaches I* = {r.ridge:.1f}: on this roof even decode is "
-            "compute-bound."
-        ),
+        f"per byte: a matrix-vector product streams every weight once and uses it once. {decode}",
         f"I grows almost in proportion to M at first, then saturates: it never exceeds "
         f"{s.limit:.1f} FLOP/B for these weights, however large M gets.",
     ]
     if s.cross is not None and s.cross.before is not None:
-        items.insert(
-            1,
-            f"The sweep crosses the ridge between M = {s.cross.before} and M = {s.cross.first}; "
-            f"the exact threshold is M = {s.exact_m}. Below it the weights' bandwidth sets the "
-            "time, above it the arithmetic does.",
-        )
+        crossed = f"The sweep crosses the ridge between M = {s.cross.before} and M = "
+        crossed += f"{s.cross.first}; the exact threshold is M = {s.exact_m}. Below it the "
+        items.insert(1, crossed + "weights' bandwidth sets the time, above it the arithmetic does.")
     table = [[m, *_counts(o), f"{o.intensity:.2f}", o.bound] for m, o in rows.items()]
-    return section(
-        f"GEMM [M, {s.width}] x [{s.width}, {s.width}] on {r.chip}, {r.precision}",
-        Table(["M", "F", "D", "I (FLOP/B)", "bound"], table),
-        "\n".join(lines),
-        items=items,
-    )
+    title = f"GEMM [M, {s.width}] x [{s.width}, {s.width}] on {r.chip}, {r.precision}"
+    table = Table(["M", "F", "D", "I (FLOP/B)", "bound"], table)
+    return section(title, table, "\n".join(lines), items=items)

@@ -1,9 +1,5 @@
-"""The words of lecture 11 (``11_predict_and_check.py``): predictions against measurements.
-
-Every direction word (longer, shorter, above, below, n of m) is computed from the
-numbers it describes, so the sentences stay true after any edit of the hardware
-table or of ``common/tables/measurements.py``.
-"""
+"""Lecture 11's words: predictions against measurements; every direction word (longer,
+above, n of m) is computed from the numbers it describes."""
 
 from __future__ import annotations
 
@@ -40,6 +36,10 @@ def _ms(seconds: float) -> str:
 
 def _pct(fraction: float) -> str:
     return fmt_pct(fraction, 1)
+
+
+def us(seconds: float) -> str:
+    return fmt_time(seconds, "µs", 0)
 
 
 def versus(measured: float, predicted: float) -> str:
@@ -102,11 +102,8 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
     ]
     if len(shares) < 3:
         items.append(f"{3 - len(shares)} of 3 roofs have no published measurement; spec stands in.")
-    return Group(
-        Table(headers, rows, title=f"{chip.name}: the two sets of roofs"),
-        Observations(items),
-        Facts(cited),
-    )
+    table = Table(headers, rows, title=f"{chip.name}: the two sets of roofs")
+    return Group(table, Observations(items), Facts(cited))
 
 
 # --- Whole model -------------------------------------------------------------
@@ -114,20 +111,13 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
     """Measured against both predictions, with measured / predicted ratios."""
     headers = ("case", "measured", "at spec", "ratio", "at achievable", "ratio")
     rows = [
-        (
-            c.label,
-            _ms(c.measured.seconds),
-            _ms(c.spec),
-            fmt_ratio(c.measured.seconds / c.spec),
-            _ms(c.achievable),
-            fmt_ratio(c.measured.seconds / c.achievable),
-        )
+        (c.label, _ms(t), _ms(c.spec), fmt_ratio(t / c.spec), _ms(ach), fmt_ratio(t / ach))
         for c in cases
+        for t, ach in [(c.measured.seconds, c.achievable)]
     ]
-    note = (
-        "ratio = measured / predicted; at spec, at achievable: the roofline bound on those roofs "
-        "(each operator's max(F / P, D / beta) + the all-reduces' ring bytes over the link)"
-    )
+    note = "ratio = measured / predicted; at spec, at achievable: the roofline bound on those "
+    note += "roofs (each operator's max(F / P, D / beta) + the all-reduces' ring bytes over the "
+    note += "link)"
     return Table(headers, rows, title=title, note=note)
 
 
@@ -149,55 +139,45 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
     closer = sum(abs(a - 1) < abs(s - 1) for s, a in zip(spec_r, ach_r, strict=True))
     worst = max(range(len(cases)), key=lambda i: abs(spec_r[i] - 1))
     best = min(range(len(cases)), key=lambda i: abs(ach_r[i] - 1))
+    far, near = cases[worst], cases[best]
     return Observations(
         [
             f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
             f"ratios run from {fmt_ratio(min(spec_r))} to {fmt_ratio(max(spec_r))}.",
-            f"The widest gap is {cases[worst].label}: it "
-            f"{versus(cases[worst].measured.seconds, cases[worst].spec)}.",
-            f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the "
-            f"closest is {cases[best].label}, which "
-            f"{versus(cases[best].measured.seconds, cases[best].achievable)} at achievable roofs.",
-        ]
-        + [
-            f"The achievable {what} was itself measured on this benchmark: these cases are "
-            "calibration, not independent checks of the figures taken from them."
-            for what in shared
+            f"The widest gap is {far.label}: it {versus(far.measured.seconds, far.spec)}.",
+            f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the closest "
+            f"is {near.label}, which {versus(near.measured.seconds, near.achievable)} at "
+            "achievable roofs.",
+            *(
+                f"The achievable {what} was itself measured on this benchmark: these cases are "
+                "calibration, not independent checks of the figures taken from them."
+                for what in shared
+            ),
         ]
     )
 
 
 def bound_note() -> Text:
     """Where the two bounds of the cases table reappear."""
-    return Text(
-        "The same two bounds head the next table: its first row is the bound at spec, and its "
-        "first four rows add up to the bound at achievable roofs."
-    )
+    said = "The same two bounds head the next table: its first row is the bound at spec, and its "
+    return Text(said + "first four rows add up to the bound at achievable roofs.")
 
 
 def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
     """The curve's all-reduce time per layer against the range the blog's profile shows."""
     lo, hi = min(m.seconds for m in profiled), max(m.seconds for m in profiled)
-    why = (
-        " The curve was measured on another machine (a DGX A100 80GB), and a tiny "
-        "all-reduce's time is mostly synchronisation, which varies from node to node."
-    )
+    why = " The curve was measured on another machine (a DGX A100 80GB), and a tiny all-reduce's "
+    why += "time is mostly synchronisation, which varies from node to node."
     if per_layer < lo:
         where = f"x{lo / per_layer:.1f} below the low end"
     elif per_layer > hi:
         where = f"x{per_layer / hi:.1f} above the high end"
     else:
         where, why = "inside that range", ""
-    return Observations(
-        [
-            f"Read off the measured curve at the real message, two all-reduces take "
-            f"{fmt_time(per_layer, 'µs', 1)} per layer for decode on two GPUs; the blog's "
-            f"profile shows {fmt_time(lo, 'µs', 0)} to {fmt_time(hi, 'µs', 0)} per layer: the "
-            "curve is "
-            f"{where}.{why}"
-        ],
-        title="The all-reduce curve against a profile",
-    )
+    said = "Read off the measured curve at the real message, two all-reduces take "
+    said += f"{fmt_time(per_layer, 'µs', 1)} per layer for decode on two GPUs; the blog's profile "
+    said += f"shows {fmt_time(lo, 'µs', 0)} to {fmt_time(hi, 'µs', 0)} per layer: the curve is "
+    return Observations([f"{said}{where}.{why}"], title="The all-reduce curve against a profile")
 
 
 def decomposition_table(labels: Sequence[str], decomps: Sequence[Decomposition]) -> Table:
@@ -213,8 +193,7 @@ def decomposition_table(labels: Sequence[str], decomps: Sequence[Decomposition])
 def decomposition_observations(
     labels: Sequence[str], decomps: Sequence[Decomposition], bounds: Sequence[float]
 ) -> Observations:
-    """The largest named term per case and the share left unexplained, said plainly; where
-    the terms overshoot, how that sits with the bound at achievable roofs."""
+    """The largest named term per case and the share left unexplained (or the overshoot)."""
     items = []
     for label, d, bound in zip(labels, decomps, bounds, strict=True):
         extra = max(d.terms[1:], key=lambda t: t.seconds)
@@ -222,15 +201,12 @@ def decomposition_observations(
         if d.unexplained >= 0:
             rest = f"{_pct(share)} of the measured time ({_ms(d.unexplained)}) stays unexplained"
         else:
-            rest = (
-                f"the named terms overshoot the measurement by {_ms(-d.unexplained)}: the bound "
-                f"at achievable roofs ({_ms(bound)}) stays below it, so the terms measured "
-                "elsewhere (the all-reduce curve, the kernel floor) are too large for this run"
-            )
-        items.append(
-            f"{label}: beyond the bound at spec, the largest named term is {extra.name}, "
-            f"{_ms(extra.seconds)}; {rest}."
-        )
+            rest = f"the named terms overshoot the measurement by {_ms(-d.unexplained)}: the "
+            rest += f"bound at achievable roofs ({_ms(bound)}) stays below it, so the terms "
+            rest += "measured elsewhere (the all-reduce curve, the kernel floor) are too large "
+            rest += "for this run"
+        text = f"{label}: beyond the bound at spec, the largest named term is {extra.name}, "
+        items.append(text + f"{_ms(extra.seconds)}; {rest}.")
     return Observations(items)
 
 
@@ -255,33 +231,19 @@ def _achieved(r: OpRow, spec: Roofs) -> str:
 
 
 def operator_table(rows: Sequence[OpRow], title: str, spec: Roofs) -> Group:
-    """One table per matmul: per token count, measured, both predictions, ratios, achieved rate.
-
-    The achieved rate is the one the spec roofline says binds: FLOP/s where the matmul is
-    compute-bound, bytes/s where it is memory-bound.
-    """
+    """One table per matmul: per token count, measured, both predictions, ratios, achieved rate."""
+    headers = ("n", "measured", "at spec", "ratio", "at achievable", "ratio", "achieved")
     tables = []
     for name in dict.fromkeys(r.name for r in rows):
-        body = []
-        for r in (r for r in rows if r.name == name):
-            body.append(
-                (
-                    f"{r.n:,}",
-                    fmt_time(r.measured, "µs", 0),
-                    fmt_time(r.spec, "µs", 0),
-                    fmt_ratio(r.measured / r.spec),
-                    fmt_time(r.achievable, "µs", 0),
-                    fmt_ratio(r.measured / r.achievable),
-                    _achieved(r, spec),
-                )
-            )
-        headers = ("n", "measured", "at spec", "ratio", "at achievable", "ratio", "achieved")
+        body = [
+            (f"{r.n:,}", us(r.measured), us(r.spec), fmt_ratio(r.measured / r.spec), *at)
+            for r in rows
+            if r.name == name
+            for at in [(us(r.achievable), fmt_ratio(r.measured / r.achievable), _achieved(r, spec))]
+        ]
         tables.append(Table(headers, body, title=f"{title}: {name}"))
-    note = (
-        "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, "
-        "its bytes/s where memory-bound"
-    )
-    return Group(*tables, Text(note))
+    note = "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, its "
+    return Group(*tables, Text(note + "bytes/s where memory-bound"))
 
 
 def knee_observations(
@@ -298,10 +260,8 @@ def knee_observations(
     if hi is None:
         knee = f"stays within {fmt_pct(tolerance)} up to the largest n measured ({lo:,})"
     else:
-        knee = (
-            f"stays within {fmt_pct(tolerance)} of its time at n = {tokens[0]:,} up to "
-            f"n = {lo:,} and has left it by n = {hi:,}"
-        )
+        knee = f"stays within {fmt_pct(tolerance)} of its time at n = {tokens[0]:,} up to "
+        knee += f"n = {lo:,} and has left it by n = {hi:,}"
 
     def where(ridge: int | None, which: str) -> str:
         if ridge is None:
@@ -311,18 +271,15 @@ def knee_observations(
         elif ridge <= lo:
             pos = "at or below the flat part's end: it stays memory-bound longer than predicted"
         else:
-            pos = (
-                "above that interval: the kernel leaves the memory roof before the prediction says"
-            )
+            pos = "above that interval: the kernel leaves the memory roof before the "
+            pos += "prediction says"
         return f"the {which} ridge is n = {ridge:,}, {pos}"
 
     spec_said, ach_said = where(spec_ridge, "spec"), where(ach_ridge, "achievable")
     spec_pos, ach_pos = spec_said.partition(", ")[2], ach_said.partition(", ")[2]
     if spec_ridge and ach_ridge and spec_pos == ach_pos:  # one reason, said once
-        predicted = (
-            f"the spec ridge is n = {spec_ridge:,} and the achievable ridge n = {ach_ridge:,}, "
-            f"both {spec_pos}"
-        )
+        predicted = f"the spec ridge is n = {spec_ridge:,} and the achievable ridge "
+        predicted += f"n = {ach_ridge:,}, both {spec_pos}"
     else:
         predicted = f"{spec_said}; {ach_said}"
     return Observations([f"The measured {name} {knee}.", f"Predicted: {predicted}."])
@@ -332,19 +289,15 @@ def beats_roof_observations(rows: Sequence[OpRow]) -> Observations:
     """Every timed kernel faster than its achievable prediction, with why that can happen."""
     faster = [r for r in rows if r.measured < r.achievable * (1 - MATCH)]
     if not faster:
-        return Observations(
-            ["No timed kernel beats its achievable prediction: the roofs hold as ceilings here."]
-        )
+        none = "No timed kernel beats its achievable prediction: the roofs hold as ceilings here."
+        return Observations([none])
     which = ", ".join(f"{r.name} at n = {r.n:,} ({fmt_ratio(r.measured / r.achievable)})"
                       for r in faster)  # fmt: skip
-    return Observations(
-        [
-            f"{n_of_m(len(faster), len(rows))} timed kernels run faster than their achievable "
-            f"prediction: {which}. The achievable roof is the best one microbenchmark reached "
-            "(here the same kernel's one-token time, or the best matmul shape of a search), not "
-            "a ceiling: a neighbouring shape, a warmer cache or a lucky clock can do better."
-        ]
-    )
+    said = f"{n_of_m(len(faster), len(rows))} timed kernels run faster than their achievable "
+    said += f"prediction: {which}. The achievable roof is the best one microbenchmark reached "
+    said += "(here the same kernel's one-token time, or the best matmul shape of a search), not "
+    said += "a ceiling: a neighbouring shape, a warmer cache or a lucky clock can do better."
+    return Observations([said])
 
 
 # --- Utilisation -------------------------------------------------------------
@@ -366,10 +319,8 @@ def utilisation_table(rows: Sequence[Util], peak: float, bw: float) -> Table:
         (u.label, fmt_flops(u.flops), fmt_bytes(u.nbytes), _ms(u.seconds), _pct(u.mfu), _pct(u.mbu))
         for u in rows
     ]
-    note = (
-        f"MFU = model FLOPs / (time x GPUs x {fmt_rate(peak)}); "
-        f"MBU = bytes / (time x GPUs x {fmt_bw(bw)})"
-    )
+    note = f"MFU = model FLOPs / (time x GPUs x {fmt_rate(peak)}); "
+    note += f"MBU = bytes / (time x GPUs x {fmt_bw(bw)})"
     return Table(headers, body, title="Utilisation of the measured runs", note=note)
 
 
@@ -378,27 +329,19 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
     low = min(rows, key=lambda u: u.mfu)
     high = max(rows, key=lambda u: u.mfu)
     if low.mbu > low.mfu:
-        verdict = (
-            f"yet its MBU is {_pct(low.mbu)}: its memory bus is the busier resource. A low "
-            "MFU there says the step is memory-bound, not that the kernels are bad."
-        )
+        verdict = f"yet its MBU is {_pct(low.mbu)}: its memory bus is the busier resource. A "
+        verdict += "low MFU there says the step is memory-bound, not that the kernels are bad."
     else:
         verdict = f"and its MBU is lower still ({_pct(low.mbu)}): neither resource is busy."
     impossible = [u.label for u in rows if u.mfu > 1 or u.mbu > 1]
-    warn = (
-        [
-            f"{len(impossible)} of {len(rows)} runs show a utilisation above 100% "
-            f"({', '.join(impossible)}): no GPU beats its own peak, so the table's spec "
-            "figure is below what the measured GPU did (an edited or a wrong figure)."
-        ]
-        if impossible
-        else []
-    )
+    warn = [
+        f"{len(impossible)} of {len(rows)} runs show a utilisation above 100% "
+        f"({', '.join(impossible)}): no GPU beats its own peak, so the table's spec "
+        "figure is below what the measured GPU did (an edited or a wrong figure)."
+    ] * bool(impossible)
     lowest = f"The lowest MFU is {low.label} at {_pct(low.mfu)}, {verdict}"
-    highest = (
-        f"The highest MFU is {high.label} at {_pct(high.mfu)} "
-        f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest)."
-    )
+    highest = f"The highest MFU is {high.label} at {_pct(high.mfu)} "
+    highest += f"({fmt_ratio(high.mfu / low.mfu, 0)} the lowest)."
     return Observations([*warn, lowest, highest])
 
 
@@ -437,11 +380,9 @@ def requests_table(rows: Sequence[RequestRow]) -> Table:
     headers = ("request (prompt + new tokens)", "engine, published by", "role", "measured",
                "bound", "error", "forecast", "error")  # fmt: skip
     classes = ", ".join(sorted({r.engine_class for r in rows}))
-    note = (
-        "error = predicted / measured - 1 (negative: predicted too fast); bound: the roofline "
-        f"at spec roofs; forecast: the bound plus the terms of the row's engine class (--engine "
-        f"{classes})"
-    )
+    note = "error = predicted / measured - 1 (negative: predicted too fast); bound: the roofline "
+    note += "at spec roofs; forecast: the bound plus the terms of the row's engine class (--engine "
+    note += f"{classes})"
     return Table(headers, body, title="Published requests: calibration and validation", note=note)
 
 
@@ -449,12 +390,9 @@ def _summary(rows: Sequence[RequestRow], what: str) -> str:
     errs = [abs(_err(r, r.forecast)) for r in rows]
     bound = [abs(_err(r, r.bound)) for r in rows]
     within = sum(e <= WITHIN for e in errs)
-    return (
-        f"{what} ({len(rows)} case{'s' if len(rows) > 1 else ''}): the forecast's median "
-        "absolute error is "
-        f"{_pct(statistics.median(errs))}, {n_of_m(within, len(rows))} within "
-        f"{fmt_pct(WITHIN)}; the bound alone {_pct(statistics.median(bound))}."
-    )
+    said = f"{what} ({len(rows)} case{'s' if len(rows) > 1 else ''}): the forecast's median "
+    said += f"absolute error is {_pct(statistics.median(errs))}, {n_of_m(within, len(rows))} "
+    return said + f"within {fmt_pct(WITHIN)}; the bound alone {_pct(statistics.median(bound))}."
 
 
 def requests_observations(rows: Sequence[RequestRow]) -> Observations:
@@ -466,12 +404,10 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
             _summary(picked, role.capitalize()) if picked else f"No {role} case is listed."
         )
     below = sum(r.forecast < r.bound for r in rows)
-    items.append(
-        f"{below} of {len(rows)} forecasts fall below their bound: an engine term came out "
-        "negative."
-        if below
-        else f"No forecast of the {len(rows)} falls below its bound, as none may."
-    )
+    items.append(f"No forecast of the {len(rows)} falls below its bound, as none may.")
+    if below:
+        items[-1] = f"{below} of {len(rows)} forecasts fall below their bound: an engine term came "
+        items[-1] += "out negative."
     errs = [_err(r, r.forecast) for r in rows]
     worst = max(range(len(rows)), key=lambda i: abs(errs[i]))
     items.append(f"The worst forecast is {rows[worst].label} at {fmt_pct(errs[worst], 1)}.")
@@ -483,21 +419,20 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
          lambda g: f"prompt {'over' if g else 'up to'} {SHORT:,}"),
     ):  # fmt: skip
         groups = sorted({key(r) for r in rows if key(r) != ""})
-        shown = []
-        for g in groups:
-            picked = [abs(e) for r, e in zip(rows, errs, strict=True) if key(r) == g]
-            shown.append(f"{name(g)} {_pct(statistics.median(picked))} ({len(picked)})")
+        shown = [
+            f"{name(g)} {_pct(statistics.median(picked))} ({len(picked)})"
+            for g in groups
+            for picked in [[abs(e) for r, e in zip(rows, errs, strict=True) if key(r) == g]]
+        ]
         if len(groups) > 1:
             items.append(f"Median absolute error by {what} (cases): {', '.join(shown)}.")
     return Observations(items)
 
 
-def figure_caption(
-    cases: Sequence[Case], op_name: str, flat_end: int, spec_ridge: int | None
-) -> str:
+def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: int | None) -> str:
     """What to look at in lecture 11's figure, from the numbers it plots."""
     above = sum(c.measured.seconds > c.achievable for c in cases)
-    ridge = f"n = {spec_ridge:,}" if spec_ridge else say("no n (no ridge)")
+    ridge = f"n = {ridge:,}" if ridge else say("no n (no ridge)")
     return say(
         "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
         "achievable roofs; {above} of {cases} measured bars stand above even the "

@@ -1,8 +1,4 @@
-"""The words of lecture 12 (``12_profiler_vs_ledger.py``): its tables, captions and sentences.
-
-The lecture measures and computes; the records below carry its numbers here. Every
-comparison a sentence makes is decided by ``common.present.claims``.
-"""
+"""Lecture 12's words: its tables, captions and sentences, from the records it fills."""
 
 from __future__ import annotations
 
@@ -51,12 +47,10 @@ class Setup:
 def setup_table(s: Setup) -> Table:
     """The roofs per precision, titled with the model's shapes and the workload."""
     m = s.model
-    title = (
-        f"{m.name}: {m.n_layers} layer(s), d_model {m.d_model:,}, {m.n_heads} query heads, "
-        f"{m.n_kv_heads} KV head(s) of {m.d_head}, d_ff {m.d_ff:,}, vocabulary {m.vocab_size:,}; "
-        f"a {s.prompt}-token prompt and {s.steps} decode steps on the {s.device.upper()} "
-        f"({s.threads} torch threads)"
-    )
+    title = f"{m.name}: {m.n_layers} layer(s), d_model {m.d_model:,}, {m.n_heads} query heads, "
+    title += f"{m.n_kv_heads} KV head(s) of {m.d_head}, d_ff {m.d_ff:,}, vocabulary "
+    title += f"{m.vocab_size:,}; a {s.prompt}-token prompt and {s.steps} decode steps on the "
+    title += f"{s.device.upper()} ({s.threads} torch threads)"
     rows = [(r.precision, fmt_rate(r.peak), f"{r.matmul_n:,}", fmt_bw(r.bw),
              fmt_bytes(r.stream_bytes), f"{r.ridge:.1f}") for r in s.roofs]  # fmt: skip
     headers = ("precision", "matmul roof", "its n", "streaming roof", "its bytes", "ridge FLOP/B")
@@ -64,17 +58,11 @@ def setup_table(s: Setup) -> Table:
 
 
 def _run(steps: int) -> str:
-    """What a whole-run figure counts: 'the whole run (prompt pass and 16 decode steps)'."""
     return f"the whole run (prompt pass and {steps} decode steps)"
 
 
 def profiler_table(events: Sequence, device: bool, steps: int, limit: int = 10) -> Table:
-    """key_averages(group_by_input_shape=True) as a table: the `limit` rows of most self time.
-
-    Each event has the profiler's ``key``, ``input_shapes``, ``count``, ``flops`` and its
-    ``self_cpu_time_total`` and ``cpu_time_total`` (``device``: the GPU's), in µs; the share
-    is of all rows' self time, as the profiler's own table gives it.
-    """
+    """key_averages(group_by_input_shape=True)'s `limit` rows of most self time (µs)."""
     kind = "device" if device else "cpu"
     own = [getattr(e, f"self_{kind}_time_total") for e in events]
     whole = sum(own)
@@ -114,10 +102,8 @@ def timeline_caption(t: Timeline) -> str:
 
 
 def timeline_text(t: Timeline) -> Text:
-    return Text(
-        f"The trace ({t.events:,} events) is saved as ``{display_path(t.path)}``: open it in "
-        "ui.perfetto.dev or chrome://tracing to zoom into every call."
-    )
+    saved = f"The trace ({t.events:,} events) is saved as ``{display_path(t.path)}``: open it in "
+    return Text(saved + "ui.perfetto.dev or chrome://tracing to zoom into every call.")
 
 
 @dataclass(frozen=True)
@@ -132,8 +118,7 @@ class OpRow:
     measured_s: float
 
     @property
-    def explained(self) -> float:
-        """The share of the measured time the bound accounts for."""
+    def explained(self) -> float:  # the share of the measured time the bound accounts for
         return self.bound_s / self.measured_s
 
 
@@ -257,8 +242,7 @@ def phase_observations(phases: Sequence[Phase]) -> Observations:
     ]
     if len(phases) > 2:
         bf = next(p for p in phases if p.precision != pre.precision and p.name == pre.name)
-        items.append(
-            f"In {bf.precision} the prompt pass went {claims.speed(pre.measured_s, bf.measured_s)} "
-            f"than in {pre.precision}; its bound went {claims.speed(pre.bound_s, bf.bound_s)}."
-        )
+        text = f"In {bf.precision} the prompt pass went "
+        text += f"{claims.speed(pre.measured_s, bf.measured_s)} than in {pre.precision}; its bound "
+        items.append(text + f"went {claims.speed(pre.bound_s, bf.bound_s)}.")
     return Observations(items)

@@ -1,11 +1,5 @@
-"""Lecture 02's words: its tables, captions and observations, from the records it computed.
-
-Standard library only (lecture 02 runs on a bare ``python3``). The lecture fills one
-record per section with ``common.formulas.roofline`` and the hardware table; each
-function here turns a record into display objects, and every comparison a sentence
-states (reaches, above, only, the same, fits) is decided from the numbers it quotes.
-Matmuls are X[B, K] · W[K, N]; intensities are in FLOP/byte.
-"""
+"""Lecture 02's words, from the records it fills (standard library only). Matmuls are
+X[B, K] · W[K, N]; intensities are in FLOP/byte."""
 
 from __future__ import annotations
 
@@ -26,7 +20,6 @@ from common.present.console import (
 from common.present.display import (
     Figure,
     Group,
-    Heading,
     Observations,
     PngResult,
     Preformatted,
@@ -101,59 +94,46 @@ class Basics:
 def basics(r: Basics) -> tuple[Group, Observations]:
     """Part 1's table (FLOPs, bytes, I, bound, share of peak, T) and what it shows."""
     rows = [
-        [
-            o.name,
-            fmt_flops(o.flops),
-            fmt_bytes(o.nbytes),
-            fmt_intensity(o.intensity),
-            o.bound,
-            f"{r.share(o):.2%}",
-            fmt_time(o.time),
-        ]
+        [o.name, *counts, o.bound, f"{r.share(o):.2%}", fmt_time(o.time)]
         for o in r.ops
+        for counts in [(fmt_flops(o.flops), fmt_bytes(o.nbytes), fmt_intensity(o.intensity))]
     ]
-    table = section(
-        f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)",
-        f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}].",
-        Table(["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="], rows),
-    )
+    title = f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"
+    sizes = f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."
+    head = ["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="]
+    table = section(title, sizes, Table(head, rows))
     add, dot = r.ops[:2]
     mm = r.matmuls()
     b0, b1, b2, last = r.batches[0], r.batches[1], r.batches[2], r.batches[-1]
     first = r.first_compute()
     if first is None:
-        crossing = (
-            f"No batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B: even "
-            f"B = {last} gets {r.share(mm[last]):.2%} of peak."
-        )
+        crossing = f"No batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B: even "
+        crossing += f"B = {last} gets {r.share(mm[last]):.2%} of peak."
     elif first == b0:
         crossing = f"Every batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B."
     else:
         before = r.batches[r.batches.index(first) - 1]
-        crossing = (
-            f"The first batch in the list to reach the ridge of {r0(r.ridge)} FLOP/B is "
-            f"B = {first} ({mm[first].intensity:.1f} FLOP/B); at B = {before} the matmul "
-            f"still gets only {r.share(mm[before]):.2%} of peak."
-        )
-    return table, Observations(
-        [
-            f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
-            f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
-            f"{r.chip} they reach {r.share(add):.2%} and {r.share(dot):.2%} of peak; "
-            f"{_vectors_faster(r)}.",
-            f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at "
-            f"B = {b1}, {mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by "
-            f"every row of X. At B = {b0} it is {mm[b0].intensity:.3f}, "
-            f"{ratio(mm[b0].intensity / dot.intensity)} the dot product's: each weight is used "
-            "once.",
-            crossing,
-            f"For large B the bytes of X and of the output count too: B = {last} gives "
-            f"{r0(mm[last].intensity)} FLOP/B, not {last}, and no batch can pass "
-            f"KN/(K+N) = {r0(r.limit)}.",
-            "Here is the core tension of LLM inference: each decode step makes one token per "
-            "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
-        ]
-    )
+        crossing = f"The first batch in the list to reach the ridge of {r0(r.ridge)} FLOP/B is "
+        crossing += f"B = {first} ({mm[first].intensity:.1f} FLOP/B); at B = {before} the matmul "
+        crossing += f"still gets only {r.share(mm[before]):.2%} of peak."
+    items = [
+        f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
+        f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
+        f"{r.chip} they reach {r.share(add):.2%} and {r.share(dot):.2%} of peak; "
+        f"{_vectors_faster(r)}.",
+        f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at "
+        f"B = {b1}, {mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by "
+        f"every row of X. At B = {b0} it is {mm[b0].intensity:.3f}, "
+        f"{ratio(mm[b0].intensity / dot.intensity)} the dot product's: each weight is used "
+        "once.",
+        crossing,
+        f"For large B the bytes of X and of the output count too: B = {last} gives "
+        f"{r0(mm[last].intensity)} FLOP/B, not {last}, and no batch can pass "
+        f"KN/(K+N) = {r0(r.limit)}.",
+        "Here is the core tension of LLM inference: each decode step makes one token per "
+        "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
+    ]
+    return table, Observations(items)
 
 
 def _vectors_faster(r: Basics) -> str:
@@ -168,17 +148,12 @@ def _vectors_faster(r: Basics) -> str:
 
 def roofline_chart(r: Basics) -> Group:
     """The text roofline of the chip in bf16 with each operation on it, and its legend."""
-    labels = "abcdefghijklmnopqrstuvwxyz"
-    points = [(label, o.intensity, None) for label, o in zip(labels, r.ops, strict=False)]
-    legend = [
-        [label, o.name, fmt_intensity(o.intensity), fmt_rate(o.attainable)]
-        for label, o in zip(labels, r.ops, strict=False)
-    ]
-    return section(
-        f"4. Roofline of {r.chip}, bf16",
-        Preformatted("\n".join(ascii_roofline(points, r.peak, r.bw)) + "\n"),
-        Table(["point", "operation", "FLOP/B", "attainable"], legend),
-    )
+    named = list(zip("abcdefghijklmnopqrstuvwxyz", r.ops, strict=False))
+    points = [(label, o.intensity, None) for label, o in named]
+    legend = [[c, o.name, fmt_intensity(o.intensity), fmt_rate(o.attainable)] for c, o in named]
+    chart = Preformatted("\n".join(ascii_roofline(points, r.peak, r.bw)) + "\n")
+    table = Table(["point", "operation", "FLOP/B", "attainable"], legend)
+    return section(f"4. Roofline of {r.chip}, bf16", chart, table)
 
 
 @dataclass(frozen=True)
@@ -232,23 +207,20 @@ def roofline_observations(r: Basics) -> Observations:
     """What part 4 shows: two roofs meeting at the ridge; where the points sit on them."""
     add, dot = r.ops[:2]
     first = r.first_compute()
-    fusing = (
-        ": no amount of tuning their arithmetic helps; only fusing them with neighbours to "
-        "move fewer bytes does."
-        if add.bound == dot.bound == "memory"
-        else f": {_vectors_faster(r)}."
-    )
-    return Observations(
-        [
-            "The bandwidth roof rises one decade per decade of intensity until the ridge "
-            f"({r0(r.ridge)} FLOP/B, {fmt_rate(r.peak)}); past it the compute roof is flat.",
-            f"Points a and b sit at the bottom left ({r.share(add):.2%} and "
-            f"{r.share(dot):.2%} of peak){fusing}",
-            "The matmuls climb the slope as B grows"
-            + (f" and reach the flat roof from B = {first}" if first is not None else "")
-            + ". On the flat roof a larger batch adds latency per step but no throughput.",
-        ]
-    )
+    reach = "" if first is None else f" and reach the flat roof from B = {first}"
+    fusing = f": {_vectors_faster(r)}."
+    if add.bound == dot.bound == "memory":
+        fusing = ": no amount of tuning their arithmetic helps; only fusing them with neighbours "
+        fusing += "to move fewer bytes does."
+    items = [
+        "The bandwidth roof rises one decade per decade of intensity until the ridge "
+        f"({r0(r.ridge)} FLOP/B, {fmt_rate(r.peak)}); past it the compute roof is flat.",
+        f"Points a and b sit at the bottom left ({r.share(add):.2%} and "
+        f"{r.share(dot):.2%} of peak){fusing}",
+        f"The matmuls climb the slope as B grows{reach}. On the flat roof a larger batch adds "
+        "latency per step but no throughput.",
+    ]
+    return Observations(items)
 
 
 # --- 2. Ridge points and the critical batch ----------------------------------
@@ -282,30 +254,20 @@ class Ridges:
 def ridges(r: Ridges) -> tuple[Group, Observations]:
     """Part 2's table (peak, bandwidth, ridge, critical batch) and what it shows."""
     rows = [
-        [
-            x.chip,
-            x.precision,
-            "/".join(x.formats),
-            fmt_rate(x.peak, digits=2) + "*" * x.estimate,
-            fmt_bw(x.bw),
-            r0(x.ridge),
-            never(x.batch),
-        ]
+        [x.chip, x.precision, "/".join(x.formats), peak, fmt_bw(x.bw), r0(x.ridge), never(x.batch)]
         for x in r.rows
+        for peak in [fmt_rate(x.peak, digits=2) + "*" * x.estimate]
     ]
-    table = section(
-        f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]",
-        "ridge in FLOP/B; * marks an estimated peak (see the hardware table).",
-        Table(["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"], rows),
-    )
+    title = f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"
+    note = "ridge in FLOP/B; * marks an estimated peak (see the hardware table)."
+    head = ["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"]
+    table = section(title, note, Table(head, rows))
     bf16 = [x for x in r.rows if x.precision == "bf16"]
     low, high = min(bf16, key=lambda x: x.ridge), max(bf16, key=lambda x: x.ridge)
     h1, h2 = r.bandwidth
-    compute = (
-        f"the {h1.chip}'s {fmt_rate(h1.peak)} of bf16 compute"
-        if fmt_rate(h1.peak) == fmt_rate(h2.peak)
-        else f"{fmt_rate(h2.peak)} of bf16 compute (the {h1.chip} has {fmt_rate(h1.peak)})"
-    )
+    compute = f"{fmt_rate(h2.peak)} of bf16 compute (the {h1.chip} has {fmt_rate(h1.peak)})"
+    if fmt_rate(h1.peak) == fmt_rate(h2.peak):
+        compute = f"the {h1.chip}'s {fmt_rate(h1.peak)} of bf16 compute"
     d = direction(h1.ridge, h2.ridge, r0)
     moral = {
         -1: " A lower ridge makes full speed easier to reach.",
@@ -314,25 +276,24 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     n0, n1 = r.nvfp4
     gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
     only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
-    return table, Observations(
-        [
-            f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
-            f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
-            "every byte it reads that many times, which at small batch takes about that many "
-            "tokens at a time.",
-            f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
-            f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
-            f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
-            f"{batch_change(h1.batch, h2.batch)}.{moral}",
-            _fp8(*r.fp8),
-            f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
-            f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
-            f"batch {batch_change(n0.batch, n1.batch)}{_bigger_batches(n0.batch, n1.batch)}.",
-            "Since the intensity stays below B, the critical batch sits above the ridge: in "
-            f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
-            "writing the output cost bytes too (part 1's last observation).",
-        ]
-    )
+    items = [
+        f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
+        f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
+        "every byte it reads that many times, which at small batch takes about that many "
+        "tokens at a time.",
+        f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
+        f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
+        f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
+        f"{batch_change(h1.batch, h2.batch)}.{moral}",
+        _fp8(*r.fp8),
+        f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
+        f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
+        f"batch {batch_change(n0.batch, n1.batch)}{_bigger_batches(n0.batch, n1.batch)}.",
+        "Since the intensity stays below B, the critical batch sits above the ridge: in "
+        f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
+        "writing the output cost bytes too (part 1's last observation).",
+    ]
+    return table, Observations(items)
 
 
 def batch_change(before: int | None, after: int | None) -> str:
@@ -356,23 +317,16 @@ def _fp8(bf16: Ridge, fp8: Ridge) -> str:
     """fp8 against bf16: the peak's factor, the bytes' factor, and what the batch did."""
     gain, cut = fp8.peak / bf16.peak, bf16.w_bytes / fp8.w_bytes
     d = direction(1.0, gain, lambda x: f"{x:.2f}")
-    peak = {0: "keeps the peak", 1: f"raises the peak {ratio(gain)}"}.get(
-        d, f"lowers the peak {ratio(1 / gain)}"
-    )
-    head = f"fp8 {peak} and cuts the bytes of X and W {ratio(cut)}, so the critical batch "
+    peak = {0: "keeps the peak", 1: f"raises the peak {ratio(gain)}"}
+    head = f"fp8 {peak.get(d, f'lowers the peak {ratio(1 / gain)}')} and cuts the bytes of X and "
+    head += f"W {ratio(cut)}, so the critical batch {_barely(bf16.batch, fp8.batch)}"
     if fp8.batch is None or bf16.batch is None:
-        return head + f"{batch_change(bf16.batch, fp8.batch)} (bf16 to fp8)."
-    moved = fp8.batch / bf16.batch
-    if 0.8 <= moved <= 1.25:
-        return head + (
-            f"barely moves: {fp8.batch:,} against {bf16.batch:,} in bf16 ({ratio(moved)}). "
-            "Low precision speeds up both sides of the ledger; by itself it does not change "
-            "which side limits."
-        )
-    return head + (
-        f"{change(bf16.batch, fp8.batch, str)} ({ratio(moved)}): the peak and the bytes do "
-        "not move together here, so fp8 changes which side limits."
-    )
+        return head + " (bf16 to fp8)."
+    if 0.8 <= (moved := fp8.batch / bf16.batch) <= 1.25:
+        head += f" in bf16 ({ratio(moved)}). Low precision speeds up both sides of the ledger; "
+        return head + "by itself it does not change which side limits."
+    head += f" ({ratio(moved)}): the peak and the bytes do not move together here, so fp8 "
+    return head + "changes which side limits."
 
 
 def _above_ridge(x: Ridge) -> str:
@@ -428,25 +382,15 @@ class Exercises:
 
 
 def exercises(r: Exercises) -> tuple[Group, Observations]:
-    """Part 3's two tables (v5e cases, decode attention) and what they show.
-
-    The book's exercise 4 (one matrix per example) is left to ``python3 -m common.exercises
-    per-example-matrices``: decode attention teaches the same point without answering it.
-    """
+    """Part 3's two tables (v5e cases, decode attention) and what they show."""
     v5e = [
         [x.case, x.precision, r0(x.ridge), f"~ {2 / x.w_bytes:g} B", r0(x.book), never(x.exact)]
         for x in r.v5e
     ]
     attention = [
-        [
-            a.variant,
-            a.kv_heads,
-            r.q_heads // a.kv_heads,
-            fmt_flops(a.flops),
-            fmt_bytes(a.nbytes),
-            f"{a.intensity:.1f}",
-        ]
+        [a.variant, a.kv_heads, r.q_heads // a.kv_heads, *counts, f"{a.intensity:.1f}"]
         for a in r.attention
+        for counts in [(fmt_flops(a.flops), fmt_bytes(a.nbytes))]
     ]
     table = section(
         f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]",
@@ -462,30 +406,23 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
     same = later == [f"{a.intensity:.1f}" for a in r.attention]
     mqa = min(r.attention, key=lambda a: a.kv_heads)
     below = direction(mqa.intensity, r.ridge, lambda x: f"{x:.1f}") > 0
-    return table, Observations(
-        [
-            f"Exercise 1: int8 gives {ratio(r.int8_gain)} the v5e's bf16 peak and halves the "
-            f"size of every number, so the critical batch {_barely(bf16.exact, int8.exact)} "
-            f"(bf16 to int8). The small-B estimate gives {r0(int8.book)}.",
-            "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
-            f"and the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
-            f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
-            "decode.",
-            "Decode attention is a batch that shares no data: every sequence reads its own KV "
-            "cache, and the intensity equals the number of query heads per KV head: "
-            f"{now} FLOP/B. "
-            f"At a context of {r.long_context:,} tokens it is "
-            + ("the same" if same else "now")
-            + f" ({', '.join(later)}), and the batch size never enters.",
-            f"MQA's {mqa.intensity:.1f} FLOP/B is "
-            + (
-                f"below the {r.ridge_chip} ridge of {r.ridge:.1f}"
-                if below
-                else f"at or past the {r.ridge_chip} ridge of {r.ridge:.1f}"
-            )
-            + ": fewer KV heads cut the bytes, which is what GQA and MQA are for.",
-        ]
-    )
+    items = [
+        f"Exercise 1: int8 gives {ratio(r.int8_gain)} the v5e's bf16 peak and halves the "
+        f"size of every number, so the critical batch {_barely(bf16.exact, int8.exact)} "
+        f"(bf16 to int8). The small-B estimate gives {r0(int8.book)}.",
+        "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
+        f"and the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
+        f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
+        "decode.",
+        "Decode attention is a batch that shares no data: every sequence reads its own KV "
+        f"cache, and the intensity equals the number of query heads per KV head: {now} FLOP/B. "
+        f"At a context of {r.long_context:,} tokens it is {'the same' if same else 'now'} "
+        f"({', '.join(later)}), and the batch size never enters.",
+        f"MQA's {mqa.intensity:.1f} FLOP/B is {'below' if below else 'at or past'} the "
+        f"{r.ridge_chip} ridge of {r.ridge:.1f}: fewer KV heads cut the bytes, which is what "
+        "GQA and MQA are for.",
+    ]
+    return table, Observations(items)
 
 
 def _barely(before: int | None, after: int | None) -> str:
@@ -519,11 +456,10 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
         [t, fmt_kib(acc, 0), yes[acc <= r.register_file], r0(i), yes[i >= r.ridge]]
         for t, acc, i in r.outputs
     ]
+    head = ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"]
     table = section(
         f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul",
-        Table(
-            ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"], traffic
-        ),
+        Table(head, traffic),
         f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:",
         Table(["output tile", "fp32 accumulator", f"fits {reg}", "FLOP/B", "reaches ridge"], fits),
         f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
@@ -531,23 +467,22 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
     )
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
-    return table, Observations(
-        [
-            "Exact and approximate intensities differ only by the output write: "
-            f"{s_exact:.1f} against {s_approx:.1f} for {small} tiles, {l_exact:.1f} against "
-            f"{l_approx:.1f} for {large}. The inner size bk does not change the traffic.",
-            f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
-            f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
-            f"takes {fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
-            f"{fmt_kib(r.register_file, 0)} register file. "
-            + ("No single SM gets there by itself." if gap else "One SM's registers can hold it."),
-            ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
-            + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "
-            "traffic than every SM fetching alone. And Blackwell adds Tensor Memory (TMEM) beside "
-            "each SM to hold accumulators, and lets two SMs run one MMA on shared operands: both "
-            "exist to make tiles bigger.",
-        ]
-    )
+    verdict = "No single SM gets there by itself." if gap else "One SM's registers can hold it."
+    items = [
+        "Exact and approximate intensities differ only by the output write: "
+        f"{s_exact:.1f} against {s_approx:.1f} for {small} tiles, {l_exact:.1f} against "
+        f"{l_approx:.1f} for {large}. The inner size bk does not change the traffic.",
+        f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
+        f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
+        f"takes {fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
+        f"{reg} register file. {verdict}",
+        ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
+        + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "
+        "traffic than every SM fetching alone. And Blackwell adds Tensor Memory (TMEM) beside "
+        "each SM to hold accumulators, and lets two SMs run one MMA on shared operands: both "
+        "exist to make tiles bigger.",
+    ]
+    return table, Observations(items)
 
 
 # --- 6. The network roofline -------------------------------------------------
@@ -567,98 +502,63 @@ class Link:
 
 @dataclass(frozen=True)
 class Network:
-    """Part 6: the chips' links (v5e, v6e, H100, B300; None for a chip the table lists
-    without a link figure, named in `missing`), then the v5e's steps at several B."""
+    """Part 6: the links of v5e, v6e, H100, B300 (None: no link figure), the v5e's steps."""
 
     N: int
     links: tuple[Link | None, Link | None, Link | None, Link | None]
-    steps: tuple[
-        tuple[int, int, float, float, float, str], ...
-    ]  # (K, B, T_math, T_comms, I, bound); none without the v5e's link
+    # (K, B, T_math, T_comms, I, bound); none without the v5e's link
+    steps: tuple[tuple[int, int, float, float, float, str], ...]
     missing: tuple[str, ...] = ()  # chips left out: no link figure in the table
 
 
 def network(r: Network) -> tuple[Group, Observations]:
-    """Part 6's tables (network ridge per chip, the v5e's steps) and what they show; a
-    chip without a link figure is left out of both, and one line says so."""
+    """Part 6's tables (network ridge per chip, the v5e's steps) and what they show."""
     rows = [
-        [
-            c.chip,
-            c.link,
-            fmt_bw(c.link_bw, digits=0),
-            comma0(c.ridge),
-            f"K > {c.critical_k:,.1f}",
-            *(b for _, b in c.bounds),
-        ]
+        [c.chip, c.link, fmt_bw(c.link_bw, 0), comma0(c.ridge), f"K > {c.critical_k:,.1f}"]
+        + [b for _, b in c.bounds]
         for c in r.links
         if c is not None
     ]
-    steps = [
-        [k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", bound] for k, B, tm, tc, i, bound in r.steps
-    ]
+    steps = [[k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", b] for k, B, tm, tc, i, b in r.steps]
     v5e, v6e, h100, b300 = r.links
     dims = [k for k, _ in next((c.bounds for c in r.links if c is not None), ())]
-    left_out = (
-        f"Left out: {listing(list(r.missing))}, with no link figure in common/hw_specs.py."
-        if r.missing
-        else ""
+    head = ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)]
+    net = "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
+    ici = f"\n{v5e.chip}, one ICI link: the batch does not change the verdict." if v5e else ""
+    ici *= bool(steps)
+    missing = f"Left out: {listing(list(r.missing))}, with no link figure in common/hw_specs.py."
+    table = section(
+        f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16",
+        missing if r.missing else None,
+        *([net, Table(head, rows)] if rows else []),
+        *([ici, Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps)] * bool(ici)),
     )
-    parts = [Heading(f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16")]
-    if left_out:
-        parts.append(Text(left_out))
-    if rows:
-        parts += [
-            Text(
-                "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; "
-                "then the bound at each K."
-            ),
-            Table(
-                ["chip", "link", "one way", "net I*", "compute iff", *(f"K={k}" for k in dims)],
-                rows,
-            ),
-        ]
-    if steps and v5e is not None:
-        parts += [
-            Text(f"\n{v5e.chip}, one ICI link: the batch does not change the verdict."),
-            Table(["K", "B", "T_math", "T_comms", "FLOP/B sent", "bound"], steps),
-        ]
-    table = Group(*parts)
     said = []  # each sentence only when the chips it compares have their links
     if v5e is not None and r.steps:
         dims = sorted({k for k, *_ in r.steps})
         batches = sorted({B for _, B, *_ in r.steps})
         verdict = {k: "/".join(sorted({s[-1] for s in r.steps if s[0] == k})) for k in dims}
         at = [f"at K = {k:,} every one is {verdict[k]}-bound" for k in dims]
-        said.append(
-            f"Network intensity is K/2 FLOP per byte, so on {v5e.chip} the split pays off only "
-            f"for K > {v5e.critical_k:,.1f}. Of the batches from {batches[0]} to "
-            f"{batches[-1]:,}, {listing(at)}."
-        )
+        text = f"Network intensity is K/2 FLOP per byte, so on {v5e.chip} the split pays off only "
+        text += f"for K > {v5e.critical_k:,.1f}. Of the batches from {batches[0]} to "
+        said.append(text + f"{batches[-1]:,}, {listing(at)}.")
     if v5e is not None and h100 is not None:
-        said.append(
-            f"{h100.link} carries {than(h100.link_bw / v5e.link_bw, 'bandwidth')} one "
-            f"{v5e.chip} ICI link, and the {h100.chip} needs "
-            + ("only " if h100.critical_k < v5e.critical_k else "")
-            + f"K > {h100.critical_k:,.1f}."
-        )
+        only = "only " if h100.critical_k < v5e.critical_k else ""
+        text = f"{h100.link} carries {than(h100.link_bw / v5e.link_bw, 'bandwidth')} one "
+        text += f"{v5e.chip} ICI link, and the {h100.chip} needs {only}K > {h100.critical_k:,.1f}."
+        said.append(text)
     if v5e is not None and v6e is not None:
-        said.append(
-            f"{v6e.chip} has {ratio(v6e.peak / v5e.peak)} the {v5e.chip}'s compute and "
-            f"{ratio(v6e.link_bw / v5e.link_bw)} its link bandwidth, so one link needs "
-            f"K > {v6e.critical_k:,.1f}; real systems use several links at once."
-        )
+        text = f"{v6e.chip} has {ratio(v6e.peak / v5e.peak)} the {v5e.chip}'s compute and "
+        text += f"{ratio(v6e.link_bw / v5e.link_bw)} its link bandwidth, so one link needs "
+        said.append(text + f"K > {v6e.critical_k:,.1f}; real systems use several links at once.")
     if h100 is not None and b300 is not None:
         c_gain, l_gain = b300.peak / h100.peak, b300.link_bw / h100.link_bw
-        faster = direction(l_gain, c_gain, ratio) > 0
+        trend = " Compute grows faster than communication, a trend that runs through this course."
         said.append(
             f"From {h100.chip} to {b300.chip}, "
             + outgrew(f"bf16 peak{' (an estimate)' * b300.estimate}", c_gain, "NVLink", l_gain)
             + f": the network ridge {change(h100.ridge, b300.ridge, comma0, ' FLOP/B')}."
-            + (
-                " Compute grows faster than communication, a trend that runs through this course."
-                if faster
-                else ""
-            )
+            + trend * (direction(l_gain, c_gain, ratio) > 0)
         )
     if not said:
         said.append("With no chip's link in the table, there is no network ridge to compare.")
