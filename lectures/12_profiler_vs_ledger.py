@@ -38,6 +38,7 @@ from common.formulas.transformer import (
 )
 from common.measure import budget, torch_roofs
 from common.measure.timing import best_time
+from common.plots import style
 from common.present.display import figure, show
 from common.shell import cli
 from common.tables.models import LLAMA_3_8B, shrunk
@@ -67,6 +68,7 @@ args = cli.parse_args(make_parser())
 if importlib.util.find_spec("torch") is None:
     print(page.NEEDS_TORCH)
     raise SystemExit(0)
+style.require_matplotlib()  # the timeline figure, checked before any work: one line, exit 1
 plan = budget.from_args(args)  # the budget, --shrink and a broken torch checked before any work
 args.shrink = budget.profiled_shrink(LLAMA_3_8B, plan, args.shrink)
 args.quick = budget.short_run(plan, args.quick)  # a --time-limit too short for more: --quick's

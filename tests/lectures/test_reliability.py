@@ -277,13 +277,12 @@ def _cases_for(lecture: Lecture) -> list[Case]:
                         words,
                     )
                 )
-    reads = lecture.has("--results") and not lecture.saves
     if lecture.has("--outdir"):
         png = ["--png"] if lecture.has("--png") else []
         for label, (make, words) in OUTDIR_PATHS.items():
             cases.append(Case(lecture, label, lambda d, m=make: [*png, "--outdir", m(d)], 2, words))
-    if lecture.has("--outdir") and not lecture.has("--png") and reads:  # a reader that
-        # always draws (04): without matplotlib, one line, status 1 and no figure folder
+    if lecture.has("--outdir") and not lecture.has("--png"):  # a lecture that always draws
+        # (04, 12): without matplotlib, one line, status 1 and no figure folder
         cases.append(
             Case(lecture, "without-matplotlib", lambda d: ["--outdir", _figures(d)], 1,
                  "matplotlib is not installed", hide_matplotlib=True)
