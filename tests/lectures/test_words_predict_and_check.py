@@ -373,3 +373,25 @@ def test_no_sentence_printed_twice() -> None:
     sentences = [s.strip() for s in " ".join(text.split()).split(". ") if len(s.strip()) > 40]
     repeated = {s for s in sentences if sentences.count(s) > 1}
     assert not repeated, repeated
+
+
+def test_the_profile_range_stays_in_microseconds() -> None:
+    # 2 ms and 3 ms of profile, shown as 2000 µs and 3000 µs beside the curve's µs
+    wide = [Measured("lo", 2e-3, "s"), Measured("hi", 3e-3, "s")]
+    said = page.comms_observation(2.5e-3, wide).items[0]
+    assert "2500.0 µs per layer" in said and "2000 µs to 3000 µs per layer" in said
+
+
+def test_two_cases_are_counted_in_the_plural() -> None:
+    rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 1.1)]
+    assert "(2 cases)" in page.requests_observations(rows).items[1]
+
+
+def test_the_error_by_batch_groups_one_against_more() -> None:
+    def at(label: str, batch: int, forecast: float) -> page.RequestRow:
+        return page.RequestRow(label, "eng", 1, 1.0, 0.5, forecast, "validation", batch=batch)
+
+    # batch 1: |-10%|; batches 2 and 8: |+20%| and |-40%|, median 30%
+    rows = [at("a", 1, 0.9), at("b", 2, 1.2), at("c", 8, 0.6)]
+    by = [i for i in page.requests_observations(rows).items if "by batch" in i]
+    assert by and "batch 1 10.0% (1)" in by[0] and "batch 2 or more 30.0% (2)" in by[0]
