@@ -487,3 +487,13 @@ def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
     # without cache sizes every row is '-': no level begins, nothing is marked
     blind = table(page.sweep(page.Sweep(points, shares, [], 1.0, costs, costs, None)))
     assert blind.keep == frozenset()
+
+
+def test_the_threads_title_keeps_two_decimals() -> None:
+    big = dataclasses.replace(threads(), working_set_bytes=100 * MIB)
+    assert "DRAM bandwidth at 100.00 MiB: 1 thread" in str(page.threads_table(big))
+
+
+def test_a_caption_with_one_add_reads_its_intensity() -> None:
+    caption = page.roofline_caption([OPS[0], OPS[2]], 2e11)  # 1/12 = 0.0833 FLOP/byte
+    assert "I = 0.0833 FLOP/byte," in caption

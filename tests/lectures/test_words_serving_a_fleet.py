@@ -228,3 +228,30 @@ def test_the_cost_comparison_stops_at_the_flags_batch_and_a_caption_without_a_cr
     # E dearer at every batch: no crossing, so the caption names none
     dearer = cost("E", 8, ((1, 3.0), (16, 0.5)))
     assert "Look at batch" not in page.cost_png("t.png", setup(), [dense, dearer]).caption
+
+
+def test_the_cache_hit_share_from_the_token_counts() -> None:
+    check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
+    share = next(r for r in rows(page.fleet_section(check)) if r[0] == "cache-hit share")
+    assert share[1:3] == ["56.25%", "56.3%"]  # 342 G of 608 G cached = 0.5625; the rate's 0.563
+
+
+def test_cost_at_batch_one_says_no_second_batch_and_why_prompts_are_cheaper() -> None:
+    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
+    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
+    # batch 1 is the only batch: no sentence on a larger one
+    assert not any(
+        "the largest both hold" in i
+        for i in observed(page.cost_section(setup(batch=1), [dense, moe]))
+    )
+    # a prompt token at $0.01/M against $0.1/M out: x10.00 less, and the reason
+    said = observed(page.cost_section(setup(batch=64), [dense, moe]))[2]
+    assert "x10.00 less: prefill fills the matmuls in one pass" in said
+    dear = dataclasses.replace(dense, input_usd=0.5)  # x5.00 more: no reason given
+    said = observed(page.cost_section(setup(batch=64), [dear, moe]))[2]
+    assert "x5.00 more" in said and "prefill fills" not in said
+
+
+def test_the_cost_caption_names_the_price() -> None:
+    dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
+    assert "at $2 per GPU-hour" in page.cost_png("t.png", setup(), [dense]).caption
