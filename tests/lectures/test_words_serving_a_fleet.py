@@ -254,4 +254,48 @@ def test_cost_at_batch_one_says_no_second_batch_and_why_prompts_are_cheaper() ->
 
 def test_the_cost_caption_names_the_price() -> None:
     dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
-    assert "at $2 per GPU-hour" in page.cost_png("t.png", setup(), [dense]).caption
+    cap = page.cost_png("t.png", setup(), [dense]).caption
+    assert "at $2 per GPU-hour" in cap and "for D (dense, 1 GPU)" in cap
+
+
+def test_chunks_and_shapes_at_their_edges() -> None:
+    assert page.chunk_sizes(256) == [0, 64, 128, 256]  # the room itself once, not twice
+    # a request of p + o tokens holds at most p + o - 1 in its cache: 100 + 50 - 1 = 149
+    assert (100, 50) in page.request_shapes(100, 50, 149)
+    assert (100, 50) not in page.request_shapes(100, 50, 148)
+
+
+def test_the_prefill_share_of_the_gpus() -> None:
+    balance = [page.Balance(2048, 512, 0.2048, 1.024, 0.25)]
+    # P:D 0.25: a quarter of a prefill GPU per decode GPU, 0.25 / 1.25 = 20.0% of the GPUs
+    assert rows(page.disaggregation_section(setup(), balance))[1][4:] == ["0.250", "20.0%"]
+
+
+def test_cost_table_and_batch_one_by_hand() -> None:
+    dense = cost("D", 0, ((1, 2.0), (2, 0.5), (4, 0.4)))
+    moe = cost("E", 8, ((1, 1.0), (2, 1.5), (4, 0.9)))
+    group = page.cost_section(setup(batch=2), [dense, moe])
+    # at batch 1, 2 and the wall (4): $2.00, $0.500, $0.400
+    assert rows(group)[1][4:] == ["$2.00", "$0.500", "$0.400"]
+    said = observed(group)
+    # batch 1: E at $1.00 under D's $2.00; batch 2: D at $0.500 under E's $1.500
+    assert "and E $1.00: E is cheaper" in said[0]
+    assert "the order flips and D is cheaper" in said[1]
+    alone = cost("E", 8, ((1, 1.0),))  # a wall at batch 1 still has a price there
+    assert "E is cheaper" in observed(page.cost_section(setup(batch=2), [dense, alone]))[0]
+
+
+def test_a_tie_ends_the_cheaper_run() -> None:
+    a = cost("A", 0, ((1, 1.0), (4, 1.0)))
+    b = cost("B", 0, ((1, 2.0), (4, 1.0)))
+    assert page.crossing(a, b) == 4  # A cheaper at 1; at 4 the same price: no longer cheaper
+
+
+def test_the_fleet_note_and_sequences_per_node() -> None:
+    check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
+    group = page.fleet_section(check)
+    assert "Built from (calibration): 608B input and 168B output tokens" in " ".join(
+        str(i) for i in group.items
+    )
+    # 14,800 tokens/s a node at about (20 + 22) / 2 = 21 tokens/s a request: 705 sequences
+    assert "about 705 sequences decode at once on a node, 88 a GPU" in observed(group)[2]
