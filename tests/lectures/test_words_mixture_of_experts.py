@@ -295,3 +295,26 @@ def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
     assert "EP 2" not in page.moe_png(path, setup(), (400, 100), pair, linked=False).caption
     never = page.moe_png(path, setup(), (None, 100), pair).caption
     assert "(batch no batch)" in never  # no knee: the branch that names none
+
+
+def test_the_sizes_note_names_storage_and_chip() -> None:
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
+    assert "Storage bf16; chip Hop." in prose(page.sizes_section(setup(), [count]))
+
+
+def test_one_token_reads_more_for_the_router_only() -> None:
+    # at batch 1 the mixture reads 31 GB against the twin's 30 GB: the router's weights
+    steps = [(page.Step(batch=1, weight_bytes=31e9, nbytes=32e9, time=0.03),
+              page.Step(batch=1, weight_bytes=30e9, nbytes=31e9, time=0.03))]  # fmt: skip
+    said = observed(page.step_section(setup(batch=1), steps, (400, 100)))[0]
+    assert "more bytes: the router's weights" in said and "spread over" not in said
+
+
+def test_the_summary_without_a_link_adds_no_exchange() -> None:
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
+    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
+    group = page.summary(setup(), count, (400, 100), step, None)
+    # 64 tokens / 0.1 s = 640 tokens/s per GPU, nothing added for the exchange
+    assert ["tokens/s per GPU <=", "640 (without dispatch and combine)"] in rows(group)
+    heading = group.items[0]
+    assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it

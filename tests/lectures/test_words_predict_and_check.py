@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+
+import pytest
 
 from common.formulas.predict import Decomposition, Roofs, Term
 from common.hw_specs import Chip, bandwidth, capacity, flops
@@ -395,3 +398,41 @@ def test_the_error_by_batch_groups_one_against_more() -> None:
     rows = [at("a", 1, 0.9), at("b", 2, 1.2), at("c", 8, 0.6)]
     by = [i for i in page.requests_observations(rows).items if "by batch" in i]
     assert by and "batch 1 10.0% (1)" in by[0] and "batch 2 or more 30.0% (2)" in by[0]
+
+
+def test_a_label_for_every_decomposition() -> None:
+    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9),))
+    with pytest.raises(ValueError):
+        page.decomposition_observations(["a", "b"], [d], [0.95])
+
+
+def test_the_shared_roof_named_by_its_source() -> None:
+    assert page.shared_roofs(TOY, "bf16", "doc B") == ["HBM bandwidth"]
+
+
+def test_half_a_percent_under_the_prediction_is_not_faster() -> None:
+    edge = page.OpRow("mm", 16, 1.0, 1.0, 1 - 0.005, 0.8, 1.0)  # 0.5% under: a match
+    assert page.beats_roof_observations([edge]).items[0].startswith("No timed kernel beats")
+
+
+def test_the_tables_keep_their_title_and_note() -> None:
+    util = page.utilisation_table([page.Util("p", 2e12, 3e9, 0.01, 0.5, 0.25)], 100e12, 1e12)
+    assert util.title
+    rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 0.9)._replace(engine_class="vllm")]
+    assert page.requests_table(rows).note.endswith("(--engine trtllm, vllm)")
+
+
+def test_the_error_by_prompt_length() -> None:
+    def at(label: str, prompt: int, forecast: float) -> page.RequestRow:
+        return page.RequestRow(label, "eng", 1, 1.0, 0.5, forecast, "validation", prompt=prompt)
+
+    # SHORT = 512 tokens: 512 is up to it, 513 over
+    rows = [at("a", 512, 0.9), at("b", 513, 1.2)]
+    by = [i for i in page.requests_observations(rows).items if "by prompt" in i]
+    assert by and "prompt over 512 20.0% (1)" in by[0] and "prompt up to 512 10.0% (1)" in by[0]
+
+
+def test_the_figure_keeps_its_path_and_caption(tmp_path: Path) -> None:
+    path = tmp_path / "f.png"
+    shown = page.figure_shown(str(path), "what to look at")
+    assert (shown.path, shown.caption) == (path, "what to look at")
