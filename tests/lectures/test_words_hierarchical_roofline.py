@@ -531,3 +531,11 @@ def test_an_operation_without_a_level_names_none() -> None:
     unplaced = {**OPS[2], "level": "-", "predicted_roof": None, "fraction_of_predicted": None}
     said = page.operations_observations([unplaced], 2e11).items[0]
     assert "matmul n=256 (I = 43 FLOP/byte) runs" in said
+
+
+def test_a_call_cost_share_for_every_point() -> None:
+    point = {"working_set_bytes": 4 * KIB, "seconds": 4e-7, "bytes_per_s": 1e10,
+             "corrected_bytes_per_s": None}  # fmt: skip
+    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
+    with pytest.raises(ValueError):
+        page.sweep(page.Sweep([point], [0.5, 0.5], LEVELS, 1.5, costs, costs, None))

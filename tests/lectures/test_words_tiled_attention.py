@@ -670,3 +670,9 @@ def test_the_smallest_blocks_are_the_fewest_elements() -> None:
     square = sized("L1 data", 16, 0.2, 4096)
     record = page.BlockSizes(1024, 128, 1e9, [wide, square], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
     assert page.block_sizes(record)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
+
+
+def test_a_bound_for_every_gpu_and_no_more() -> None:
+    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
+    with pytest.raises(ValueError):
+        page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
