@@ -292,7 +292,8 @@ def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
     cap = page.moe_png(path, setup(), (400, 100), pair).caption
     assert "Mixtral-8x7B" in cap and "x2.50" in cap and "(batch 400)" in cap
     assert "EP 2" in cap  # the dashed line's EP
-    assert "EP 2" not in page.moe_png(path, setup(), (400, 100), pair, linked=False).caption
+    alone = page.moe_png(path, setup(), (400, 100), pair, linked=False).caption
+    assert "on the Hop" in cap and "EP 2" not in alone and alone.endswith("(batch 400).")
     never = page.moe_png(path, setup(), (None, 100), pair).caption
     assert "(batch no batch)" in never  # no knee: the branch that names none
 

@@ -299,3 +299,11 @@ def test_the_fleet_note_and_sequences_per_node() -> None:
     )
     # 14,800 tokens/s a node at about (20 + 22) / 2 = 21 tokens/s a request: 705 sequences
     assert "about 705 sequences decode at once on a node, 88 a GPU" in observed(group)[2]
+
+
+def test_the_fleet_margin_by_hand() -> None:
+    check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
+    margin = next(r for r in rows(page.fleet_section(check)) if r[0] == "cost margin")
+    # cost: 5,000 node-hours x 8 GPUs x $2 = $80,000; revenue: (342 G x 0.14 + 266 G x 0.55
+    # + 168 G x 2.19) / 1e6 = $562,100; margin 562,100 / 80,000 - 1 = 6.03
+    assert margin[1:3] == ["603%", "545%"]
