@@ -537,5 +537,5 @@ def test_a_call_cost_share_for_every_point() -> None:
     point = {"working_set_bytes": 4 * KIB, "seconds": 4e-7, "bytes_per_s": 1e10,
              "corrected_bytes_per_s": None}  # fmt: skip
     costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="zip"):
         page.sweep(page.Sweep([point], [0.5, 0.5], LEVELS, 1.5, costs, costs, None))

@@ -401,8 +401,8 @@ def test_the_error_by_batch_groups_one_against_more() -> None:
 
 
 def test_a_label_for_every_decomposition() -> None:
-    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9),))
-    with pytest.raises(ValueError):
+    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)))
+    with pytest.raises(ValueError, match="zip"):
         page.decomposition_observations(["a", "b"], [d], [0.95])
 
 

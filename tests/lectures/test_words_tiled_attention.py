@@ -674,5 +674,5 @@ def test_the_smallest_blocks_are_the_fewest_elements() -> None:
 
 def test_a_bound_for_every_gpu_and_no_more() -> None:
     kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="zip"):
         page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
