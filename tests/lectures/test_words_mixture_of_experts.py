@@ -293,6 +293,7 @@ def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
     assert "Mixtral-8x7B" in cap and "x2.50" in cap and "(batch 400)" in cap
     assert "EP 2" in cap  # the dashed line's EP
     alone = page.moe_png(path, setup(), (400, 100), pair, linked=False).caption
+    assert "context 512" in cap and "at batch 64 the twin" in cap
     assert "on the Hop" in cap and "EP 2" not in alone and alone.endswith("(batch 400).")
     never = page.moe_png(path, setup(), (None, 100), pair).caption
     assert "(batch no batch)" in never  # no knee: the branch that names none
@@ -319,3 +320,20 @@ def test_the_summary_without_a_link_adds_no_exchange() -> None:
     assert ["tokens/s per GPU <=", "640 (without dispatch and combine)"] in rows(group)
     heading = group.items[0]
     assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
+
+
+def test_the_exchange_heading_the_calibration_row_and_one_gpu_waiting_for_none() -> None:
+    x = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
+                      combine_bytes=8192, dispatch=1e-5, combine=1e-5, layer=1e-3)  # fmt: skip
+    heading = page.ep_section(setup(), [x], 1e11, 5e10).items[0]
+    assert "64 tokens a step" in heading.title
+    checks = [
+        page.Check(label="dispatch, EP 8", predicted=77e-6, measured=77e-6, calibration=True),
+        page.Check(label="combine, EP 8", predicted=110e-6, measured=100e-6, calibration=False),
+    ]
+    assert [r[4] for r in rows(page.deepep_section(checks, 128))[1:]] == [
+        "calibration",
+        "validation",
+    ]
+    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]
+    assert len(observed(page.imbalance_section(setup(ep=1), skews, 0.04))) == 1  # no waiting

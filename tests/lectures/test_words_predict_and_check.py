@@ -436,3 +436,20 @@ def test_the_figure_keeps_its_path_and_caption(tmp_path: Path) -> None:
     path = tmp_path / "f.png"
     shown = page.figure_shown(str(path), "what to look at")
     assert (shown.path, shown.caption) == (path, "what to look at")
+    inside = Path(__file__).resolve().parents[2] / "figs" / "f.png"
+    assert page.figure_shown(str(inside), "c").shown_path == "figs/f.png"  # from the repo root
+
+
+def test_the_cases_left_out_in_one_line_or_none() -> None:
+    assert page.left_out([]) == []
+    (line,) = page.left_out(["a", "b"])
+    assert line.text.endswith(": a; b.")
+
+
+def test_the_largest_term_and_the_highest_mfu_by_their_numbers() -> None:
+    # by name "zz small" and "z" would win; by seconds and by MFU "big" and "a" do
+    terms = (Term("roofline at spec peaks", 0.5), Term("zz small", 0.01), Term("big", 0.3))
+    said = page.decomposition_observations(["c"], [Decomposition(1.0, terms)], [0.9]).items[0]
+    assert "the largest named term is big, 300.00 ms" in said
+    rows = [page.Util("z", 1, 1, 1, 0.01, 0.5), page.Util("a", 1, 1, 1, 0.5, 0.1)]
+    assert page.utilisation_observations(rows).items[-1].startswith("The highest MFU is a at 50.0%")
