@@ -458,3 +458,22 @@ def test_the_figure_is_shown_relative_to_the_repository() -> None:
     inside = Path(__file__).resolve().parents[2] / "figs" / "x.png"
     figure = page.rooflines(Rooflines(str(inside), "bf16", (("A", (5, 6, 8)),), 8))
     assert figure.shown_path == "figs/x.png"
+
+
+def test_ten_microseconds_and_up_are_in_milliseconds() -> None:
+    assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
+    assert page._time(9e-6) == "9.00 µs"
+
+
+def test_a_fourth_roof_is_listed_too() -> None:
+    mine = Roof("Mine", "bf16", 50e12, 1e12, 50.0)
+    text = prose(page.machines(Machines((OLD, NEW, NEW8, mine), HERE)))
+    assert "Mine (bf16) | 50 TFLOP/s | 1.000 TB/s | 50.0" in text
+
+
+def test_the_bound_row_has_no_change() -> None:
+    table = next(
+        i for i in page.attention(Ledger(R, 2, (NAIVE, IDEAL))).items if isinstance(i, Table)
+    )
+    bound = next(r for r in table.rows if r[0] == "bound")
+    assert bound == ["bound", "memory", "compute", ""]

@@ -294,9 +294,9 @@ def test_a_tie_ends_the_cheaper_run() -> None:
 def test_the_fleet_note_and_sequences_per_node() -> None:
     check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
     group = page.fleet_section(check)
-    assert "Built from (calibration): 608B input and 168B output tokens" in " ".join(
-        str(i) for i in group.items
-    )
+    note = " ".join(str(i) for i in group.items)
+    assert "Built from (calibration): 608B input and 168B output tokens" in note
+    assert "73.7k and 14.8k tokens/s per node" in note  # 73,700 and 14,800 tokens/s
     # 14,800 tokens/s a node at about (20 + 22) / 2 = 21 tokens/s a request: 705 sequences
     assert "about 705 sequences decode at once on a node, 88 a GPU" in observed(group)[2]
 
@@ -307,3 +307,27 @@ def test_the_fleet_margin_by_hand() -> None:
     # cost: 5,000 node-hours x 8 GPUs x $2 = $80,000; revenue: (342 G x 0.14 + 266 G x 0.55
     # + 168 G x 2.19) / 1e6 = $562,100; margin 562,100 / 80,000 - 1 = 6.03
     assert margin[1:3] == ["603%", "545%"]
+
+
+def test_one_chunk_says_no_full_budget_and_each_heading_its_numbers() -> None:
+    chunked = page.Chunked(chunk=64, steps=32, seconds=0.35, longest=0.0105, alone=0.030)
+    group = page.chunking_section(setup(), STEPS[:2], chunked)
+    assert "filling the budget" not in observed(group)[0]  # the one chunk is the full one
+    balance = [page.Balance(2048, 512, 0.2048, 1.024, 0.25)]
+    assert "decode batch 64" in page.disaggregation_section(setup(), balance).items[0].title
+    drafts = [page.Draft(1, 1.0, (1.6, 1.8, 1.9), (1.55, 1.75, 1.84))]
+    spec = page.speculation_section(setup(), drafts, 1 / 32)
+    assert "batch 64" in spec.items[0].title and "c = 1/32" in spec.items[0].title  # 32 layers
+
+
+def test_cost_rows_and_sentences_at_their_edges() -> None:
+    dense = cost("D", 0, ((1, 1.0), (4, 0.4)))  # cheaper at batch 1 and at batch 4
+    moe = cost("E", 8, ((1, 2.0), (4, 0.9)))
+    group = page.cost_section(setup(batch=4), [dense, moe])
+    assert rows(group)[1][3] == "$0.010"  # the prompt's $0.01 per million
+    assert "D is still cheaper" in observed(group)[1]
+    unheld = dataclasses.replace(dense, gpus=0)
+    assert rows(page.cost_section(setup(batch=4), [unheld, moe]))[1][1] == "none"
+    # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
+    said = observed(page.cost_section(setup(batch=64), [dense, moe]))
+    assert not any("A prompt token" in i for i in said)
