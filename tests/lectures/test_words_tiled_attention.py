@@ -676,3 +676,15 @@ def test_a_bound_for_every_gpu_and_no_more() -> None:
     kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
     with pytest.raises(ValueError, match="zip"):
         page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+
+
+def test_equal_bounds_on_the_first_chip_get_no_speed() -> None:
+    # 1 ms on the A for both kernels (the B's differ): no "x.. faster" to add
+    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [1e-3, 1e-4])}
+    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+    assert notes.items[1].endswith(" ms: the comparison the article makes.")
+
+
+def test_the_machine_tables_have_titles() -> None:
+    caches, roofs, _ = page.machine(machine())
+    assert caches.title and roofs.title
