@@ -539,3 +539,9 @@ def test_a_call_cost_share_for_every_point() -> None:
     costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
     with pytest.raises(ValueError, match="zip"):
         page.sweep(page.Sweep([point], [0.5, 0.5], LEVELS, 1.5, costs, costs, None))
+
+
+def test_the_operations_table_keeps_its_note_and_a_caption_without_adds() -> None:
+    assert table(page.operations_table(OPS)).note
+    caption = page.roofline_caption([OPS[2]], 2e11)  # the matmul alone: no add's intensity
+    assert "FLOP/byte," not in caption
