@@ -337,3 +337,10 @@ def test_the_exchange_heading_the_calibration_row_and_one_gpu_waiting_for_none()
     ]
     skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]
     assert len(observed(page.imbalance_section(setup(ep=1), skews, 0.04))) == 1  # no waiting
+
+
+def test_each_token_sends_to_its_k_experts() -> None:
+    x = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
+                      combine_bytes=8192, dispatch=1e-5, combine=1e-5, layer=1e-3)  # fmt: skip
+    said = observed(page.ep_section(setup(), [x], 1e11, 5e10))[0]
+    assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B

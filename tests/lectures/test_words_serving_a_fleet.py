@@ -331,3 +331,10 @@ def test_cost_rows_and_sentences_at_their_edges() -> None:
     # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
     said = observed(page.cost_section(setup(batch=64), [dense, moe]))
     assert not any("A prompt token" in i for i in said)
+
+
+def test_every_mtp_line_is_text_and_the_cost_heading_names_the_price() -> None:
+    assert all(isinstance(i, str) for i in mtp())
+    dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
+    heading = page.cost_section(setup(), [dense, dense]).items[0]
+    assert "$2 per GPU-hour on Hop" in heading.title
