@@ -334,7 +334,7 @@ def test_cost_rows_and_sentences_at_their_edges() -> None:
 
 
 def test_every_mtp_line_is_text_and_the_cost_heading_names_the_price() -> None:
-    assert all(isinstance(i, str) for i in mtp())
+    assert "speed-up" in mtp()[-1]  # the last line names the figure the model is built from
     dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
     heading = page.cost_section(setup(), [dense, dense]).items[0]
     assert "$2 per GPU-hour on Hop" in heading.title
