@@ -43,3 +43,52 @@ def test_phrase_mutants_are_one_changed_phrase(old: str, new: str, phrase: bool)
 def test_two_changed_phrases_are_not_one() -> None:
     mutant = ORIGINAL.replace('"the time is "', '"XXthe time isXX "').replace("at most", "AT MOST")
     assert not report.is_phrase_mutant(ast.parse(ORIGINAL), ast.parse(mutant))
+
+
+TABLES = """
+def g(rows, peak, unit):
+    heads = ("chip", "time")
+    first = Table(["kernel", "bound"], rows, title="The bound of each kernel", note="bf16.")
+    second = Table(heads, rows)
+    third = Table(headers=["n"], rows=rows)
+    scale = 1e3 if unit == "ms" else 1.0
+    return first, second, third, [["GFLOP/s", peak * scale]]
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "wording"),
+    [
+        ('"bound"]', '"BOUND"]', True),  # a header cell's text: printed wording
+        ('"kernel"', '"XXkernelXX"', True),
+        ('"time")', '"TIME")', True),  # a header tuple named, then passed
+        ('["n"]', '["N"]', True),  # the headers keyword
+        ('"bound"]', "None]", False),  # not text any more
+        (', title="The bound of each kernel"', "", False),  # a dropped title
+        (', note="bf16."', "", False),  # a dropped note
+        ('unit == "ms"', 'unit == "MS"', False),  # a unit read by a comparison
+        ('[["GFLOP/s"', '[["GFLOP/S"', False),  # a cell of a row, not of a header
+    ],
+)
+def test_wording_mutants_change_only_a_header_cells_text(old: str, new: str, wording: bool) -> None:
+    assert TABLES.count(old) == 1
+    mutant = ast.parse(TABLES.replace(old, new))
+    assert report.is_header_mutant(ast.parse(TABLES), mutant) is wording
+    assert not report.is_phrase_mutant(ast.parse(TABLES), mutant)
+
+
+def test_left_out_names_each_kind_by_the_mutant_name(tmp_path: Path) -> None:
+    orig = 'def x_g__mutmut_orig(r):\n    return Table(["chip", "time"], r, title="the times")\n'
+    versions = {
+        1: orig.replace('"chip"', '"CHIP"'),  # a header cell: wording
+        2: orig.replace("the times", "THE TIMES"),  # a title's text: phrase
+        3: orig.replace(', title="the times"', ""),  # a dropped title: counted
+    }
+    source = tmp_path / "m.py"
+    text = orig + "".join(v.replace("mutmut_orig", f"mutmut_{n}") for n, v in versions.items())
+    source.write_text(text, encoding="utf-8")
+    names = [f"m.x_g__mutmut_{n}" for n in versions]
+    assert report.left_out(tmp_path / "m.py.meta", names) == {
+        "m.x_g__mutmut_1": "wording",
+        "m.x_g__mutmut_2": "phrase",
+    }

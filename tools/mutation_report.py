@@ -5,7 +5,9 @@ the tests passed or no test reached it. Mutants not run (a narrowed run) are lef
 so are *phrase* mutants, which change only the wording of a phrase the program prints (a
 string literal with a space, read by no comparison, subscript or dictionary key): a test
 that killed them would pin the course's own sentences, not check a number or a decision.
-Their count is printed beside the rate.
+So are *wording* mutants, which change only the text of one header cell of a `Table`
+(dropping a title or note, or changing a column count, still counts). Both counts are
+printed beside the rate.
 where a module ran only part of its mutants, the rate is an estimate and its 95% Wilson
 interval is printed. Exit status 1 when a module run is below THRESHOLD.
 
@@ -49,43 +51,76 @@ def _functions(source: Path) -> dict[str, ast.AST]:
     return found
 
 
-def is_phrase_mutant(original: ast.AST, mutant: ast.AST) -> bool:
-    """True when `mutant` differs from `original` only in one string constant that contains
-    a space and is not an operand of a comparison, a subscript or a dictionary key."""
-    parent = {c: p for p in ast.walk(original) for c in ast.iter_child_nodes(p)}
+def _changed_string(original: ast.AST, mutant: ast.AST) -> tuple[ast.Constant, ast.AST] | None:
+    """The one string constant `mutant` changes to another string (and its parent), if that
+    is its only difference from `original`."""
     a, b = list(ast.walk(original)), list(ast.walk(mutant))
     if len(a) != len(b):
-        return False
+        return None
     changed = [
         (x, y)
         for x, y in zip(a, b, strict=True)
         if type(x) is not type(y) or (isinstance(x, ast.Constant) and x.value != y.value)
     ]
     if len(changed) != 1 or not isinstance(changed[0][0], ast.Constant):
-        return False
+        return None
     x, y = changed[0]
-    up = parent.get(x)
+    if not (isinstance(x.value, str) and isinstance(y.value, str)):
+        return None
+    parent = {c: p for p in ast.walk(original) for c in ast.iter_child_nodes(p)}
+    return x, parent.get(x)
+
+
+def is_phrase_mutant(original: ast.AST, mutant: ast.AST) -> bool:
+    """True when `mutant` differs from `original` only in one string constant that contains
+    a space and is not an operand of a comparison, a subscript or a dictionary key."""
+    found = _changed_string(original, mutant)
+    if found is None:
+        return False
+    x, up = found
     keyed = isinstance(up, ast.Dict) and any(k is x for k in up.keys)
-    return (
-        isinstance(x.value, str)
-        and isinstance(y.value, str)
-        and " " in x.value
-        and not keyed
-        and not isinstance(up, ast.Compare | ast.Subscript)
-    )
+    return " " in x.value and not keyed and not isinstance(up, ast.Compare | ast.Subscript)
 
 
-def phrase_mutants(meta: Path, names: list[str]) -> set[str]:
-    """Which of a module's mutant names are phrase mutants (is_phrase_mutant)."""
+def is_header_mutant(original: ast.AST, mutant: ast.AST) -> bool:
+    """True when `mutant` differs from `original` only in the text of one header cell of a
+    `Table(headers, ...)`: a string in the list or tuple given as its first argument or
+    `headers=`, directly or through a name assigned that literal in the same function."""
+    found = _changed_string(original, mutant)
+    if found is None or not isinstance(found[1], ast.List | ast.Tuple):
+        return False
+    cells = found[1]
+    assigned = {
+        t.id: node.value
+        for node in ast.walk(original)
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    for call in ast.walk(original):
+        func = getattr(call, "func", None)
+        if isinstance(call, ast.Call) and "Table" in {getattr(func, a, "") for a in ("id", "attr")}:
+            given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "headers")]
+            if any((assigned.get(h.id) if isinstance(h, ast.Name) else h) is cells for h in given):
+                return True
+    return False
+
+
+def left_out(meta: Path, names: list[str]) -> dict[str, str]:
+    """A module's phrase mutants (is_phrase_mutant) and wording mutants (is_header_mutant),
+    each name mapped to its kind."""
     functions = _functions(meta.with_suffix(""))
-    phrases = set()
+    kinds = {}
     for name in names:
         generated = name.rpartition(".")[2]
         original = functions.get(generated.rpartition("__mutmut_")[0] + "__mutmut_orig")
         mutant = functions.get(generated)
-        if original and mutant and is_phrase_mutant(original, mutant):
-            phrases.add(name)
-    return phrases
+        if original and mutant:
+            if is_phrase_mutant(original, mutant):
+                kinds[name] = "phrase"
+            elif is_header_mutant(original, mutant):
+                kinds[name] = "wording"
+    return kinds
 
 
 def main() -> int:
@@ -109,16 +144,17 @@ def main() -> int:
             print(*names[: args.sample])
             continue
         status = {k: status_by_exit_code[c] for k, c in codes.items()}
-        phrases = phrase_mutants(meta, sorted(codes))
-        counted = [s for k, s in status.items() if k not in phrases]
+        kinds = left_out(meta, sorted(codes))
+        counted = [s for k, s in status.items() if k not in kinds]
         run = [s for s in counted if s not in NOT_RUN]
         if not run:
             continue
         killed = sum(s in KILLED for s in run)
         low, high = wilson(killed, len(run))
         whole = f"  ({low:.0%} to {high:.0%}, of {len(counted)})" if len(run) < len(counted) else ""
-        left = sum(status[k] not in NOT_RUN for k in phrases)
-        said = f"  [{left} phrase mutants run, left out]" if left else ""
+        left = [kinds[k] for k in kinds if status[k] not in NOT_RUN]
+        phrase, wording = left.count("phrase"), left.count("wording")
+        said = f"  [{phrase} phrase, {wording} wording mutants run, left out]" if left else ""
         print(f"{killed / len(run):6.1%}  {killed:5d} of {len(run):5d}  {module}{whole}{said}")
         if killed < THRESHOLD * len(run):
             failing.append(module)

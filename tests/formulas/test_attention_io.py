@@ -256,3 +256,11 @@ def test_exercise_head_dim() -> None:
         assert values[d][:2] == (br, bc)
         assert values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
     assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]
+
+
+def test_resident_footprint_at_four_bytes_and_bf16_by_default() -> None:
+    # U(1, N) at N = 10, d_h = 8, b = 4: b d + 2 b d N + 4 N + 4 d + 8 = 32 + 640 + 40 + 32 + 8
+    assert io.resident_on_chip_bytes(10, 8, 4) == 752
+    # the default element is bf16 (2 bytes): the same schedule as elem_bytes=2
+    assert io.tiled_intensity(1024, 64, 64 * 1024) == io.tiled_intensity(1024, 64, 64 * 1024, 2)
+    assert io.tiled_intensity(1024, 64, 64 * 1024) != io.tiled_intensity(1024, 64, 64 * 1024, 3)

@@ -71,3 +71,18 @@ def test_crossover() -> None:
     assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.1) == Crossover(4, 8)
     assert crossover([3, 5], [9.0, 9.0], 1.0) == Crossover(None, 3)
     assert crossover([3, 5], [0.0, 0.5], 1.0) is None
+
+
+def test_an_exact_estimate_checks_only_its_neighbour() -> None:
+    asked: list[int] = []
+
+    def reaches(b: int) -> bool:
+        asked.append(b)
+        return b >= 10**6
+
+    assert thresholds.smallest_integer_reaching(reaches, 1e6) == 10**6
+    # 999,999 falls short, 1,000,000 reaches: two questions, not a walk from 1
+    assert sorted(asked) == [999_999, 1_000_000]
+    asked.clear()  # one above: it steps down once, then checks the one below
+    assert thresholds.smallest_integer_reaching(reaches, 1e6 + 0.5) == 10**6
+    assert sorted(asked) == [999_999, 1_000_000, 1_000_000]

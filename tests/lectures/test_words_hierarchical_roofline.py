@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.formulas.hierarchy import Plateau
-from common.present.display import Group, Table
+from common.present.display import Group, Heading, Table
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import hierarchical_roofline as page
 
@@ -487,3 +487,61 @@ def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
     # without cache sizes every row is '-': no level begins, nothing is marked
     blind = table(page.sweep(page.Sweep(points, shares, [], 1.0, costs, costs, None)))
     assert blind.keep == frozenset()
+
+
+def test_the_threads_title_keeps_two_decimals() -> None:
+    big = dataclasses.replace(threads(), working_set_bytes=100 * MIB)
+    assert "DRAM bandwidth at 100.00 MiB: 1 thread" in str(page.threads_table(big))
+
+
+def test_a_caption_with_one_add_reads_its_intensity() -> None:
+    caption = page.roofline_caption([OPS[0], OPS[2]], 2e11)  # 1/12 = 0.0833 FLOP/byte
+    assert "I = 0.0833 FLOP/byte," in caption
+
+
+def test_the_sweep_note_and_the_smallest_size_keep_two_decimals() -> None:
+    points = [
+        {"working_set_bytes": 100 * KIB, "seconds": 1e-5, "bytes_per_s": 1e10,
+         "corrected_bytes_per_s": None},
+    ]  # fmt: skip
+    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
+    sweep = page.sweep(page.Sweep(points, [0.5], LEVELS, 1.5, costs, costs, None))
+    assert table(sweep).note == "sweep: 1 sizes from 100.00 KiB to 100.00 KiB in 1.5 s"
+    record = page.FixedCost(costs, (100 * KIB, 0.8, 2e9), None, [], None, "L1")
+    assert (
+        "at the smallest working set, 100.00 KiB," in page.fixed_cost_observations(record).items[0]
+    )
+
+
+def test_the_detector_has_its_own_heading_and_says_none() -> None:
+    group = page.plateau_tables(plateaus([L1]))
+    headings = [i for i in group.items if isinstance(i, Heading)]
+    assert len(headings) == 2 and "change-point detector" in headings[1].title
+    said = page.plateau_observations(plateaus([L1, DRAM])).items[-1]
+    assert "finds 0 plateau(s) (none) where the operating system names 2 levels" in said
+
+
+def test_the_ridge_point_rises_when_every_core_streams_less() -> None:
+    # 200 GFLOP/s over 25 GB/s from one thread = 8.0; over 10 GB/s from every core = 20.0
+    items = page.threads_observations(threads(one=2.5e10, every=1e10)).items
+    assert any("The ridge point rises from 8.0 to 20.0 FLOP/byte" in i for i in items)
+
+
+def test_an_operation_without_a_level_names_none() -> None:
+    unplaced = {**OPS[2], "level": "-", "predicted_roof": None, "fraction_of_predicted": None}
+    said = page.operations_observations([unplaced], 2e11).items[0]
+    assert "matmul n=256 (I = 43 FLOP/byte) runs" in said
+
+
+def test_a_call_cost_share_for_every_point() -> None:
+    point = {"working_set_bytes": 4 * KIB, "seconds": 4e-7, "bytes_per_s": 1e10,
+             "corrected_bytes_per_s": None}  # fmt: skip
+    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
+    with pytest.raises(ValueError, match="zip"):
+        page.sweep(page.Sweep([point], [0.5, 0.5], LEVELS, 1.5, costs, costs, None))
+
+
+def test_the_operations_table_keeps_its_note_and_a_caption_without_adds() -> None:
+    assert table(page.operations_table(OPS)).note
+    caption = page.roofline_caption([OPS[2]], 2e11)  # the matmul alone: no add's intensity
+    assert "FLOP/byte," not in caption

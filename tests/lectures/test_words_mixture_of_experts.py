@@ -8,6 +8,8 @@ The hand-worked records use round numbers on a chip of 100 TFLOP/s, 1 TB/s and 8
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from pathlib import Path
 
 from edit_battery import contradictions
 from hypothesis import given, settings
@@ -257,3 +259,88 @@ def test_a_twin_within_rounding_is_less_than_a_hundredth_of_a_percent_away() -> 
     # twin 10,000,400,000 / active 10 G - 1 = 0.004%: round(0.00004, 4) = 0, nothing to print
     count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10_000_400_000)
     assert "less than 0.01% away from" in observed(page.sizes_section(setup(), [count]))[2]
+
+
+def test_a_mixture_without_published_counts_shows_a_dash() -> None:
+    bare = replace(MIXTRAL_8X7B, published_params=None, published_active=None)
+    count = page.Count(model=bare, total=40e9, active=10e9, twin=10e9)
+    row = rows(page.sizes_section(replace(setup(), model=bare), [count]))[1]
+    assert (row[3], row[5]) == ("-", "-")  # the two published columns
+
+
+def test_an_exchange_as_long_as_the_layer_does_not_outlast_it() -> None:
+    # dispatch + combine = 2 x 2^-11 s = 2^-10 s, the layer's bound exactly: not longer
+    edge = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
+                         combine_bytes=8192, dispatch=2**-11, combine=2**-11,
+                         layer=2**-10)  # fmt: skip
+    said = observed(page.ep_section(setup(), [edge], 1e11, 5e10))[1]
+    assert "at none of the 1 EP sizes" in said
+
+
+def test_the_imbalance_note_names_the_step() -> None:
+    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
+    # the step of 0.04 s per GPU at the setup's batch 64
+    text = prose(page.imbalance_section(setup(), skews, 0.04))
+    assert "40.0 ms per GPU" in text and "batch 64" in text
+
+
+def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
+    pair = (page.Step(batch=64, weight_bytes=90e9, nbytes=95e9, time=0.1),
+            page.Step(batch=64, weight_bytes=30e9, nbytes=32e9, time=0.04))  # fmt: skip
+    path = str(tmp_path / "moe.png")
+    # 64 / 0.1 = 640 tokens/s against the twin's 64 / 0.04 = 1,600: the twin serves x2.50
+    cap = page.moe_png(path, setup(), (400, 100), pair).caption
+    assert "Mixtral-8x7B" in cap and "x2.50" in cap and "(batch 400)" in cap
+    assert "EP 2" in cap  # the dashed line's EP
+    alone = page.moe_png(path, setup(), (400, 100), pair, linked=False).caption
+    assert "context 512" in cap and "at batch 64 the twin" in cap
+    assert "on the Hop" in cap and "EP 2" not in alone and alone.endswith("(batch 400).")
+    never = page.moe_png(path, setup(), (None, 100), pair).caption
+    assert "(batch no batch)" in never  # no knee: the branch that names none
+
+
+def test_the_sizes_note_names_storage_and_chip() -> None:
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
+    assert "Storage bf16; chip Hop." in prose(page.sizes_section(setup(), [count]))
+
+
+def test_one_token_reads_more_for_the_router_only() -> None:
+    # at batch 1 the mixture reads 31 GB against the twin's 30 GB: the router's weights
+    steps = [(page.Step(batch=1, weight_bytes=31e9, nbytes=32e9, time=0.03),
+              page.Step(batch=1, weight_bytes=30e9, nbytes=31e9, time=0.03))]  # fmt: skip
+    said = observed(page.step_section(setup(batch=1), steps, (400, 100)))[0]
+    assert "more bytes: the router's weights" in said and "spread over" not in said
+
+
+def test_the_summary_without_a_link_adds_no_exchange() -> None:
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
+    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
+    group = page.summary(setup(), count, (400, 100), step, None)
+    # 64 tokens / 0.1 s = 640 tokens/s per GPU, nothing added for the exchange
+    assert ["tokens/s per GPU <=", "640 (without dispatch and combine)"] in rows(group)
+    heading = group.items[0]
+    assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
+
+
+def test_the_exchange_heading_the_calibration_row_and_one_gpu_waiting_for_none() -> None:
+    x = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
+                      combine_bytes=8192, dispatch=1e-5, combine=1e-5, layer=1e-3)  # fmt: skip
+    heading = page.ep_section(setup(), [x], 1e11, 5e10).items[0]
+    assert "64 tokens a step" in heading.title
+    checks = [
+        page.Check(label="dispatch, EP 8", predicted=77e-6, measured=77e-6, calibration=True),
+        page.Check(label="combine, EP 8", predicted=110e-6, measured=100e-6, calibration=False),
+    ]
+    assert [r[4] for r in rows(page.deepep_section(checks, 128))[1:]] == [
+        "calibration",
+        "validation",
+    ]
+    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]
+    assert len(observed(page.imbalance_section(setup(ep=1), skews, 0.04))) == 1  # no waiting
+
+
+def test_each_token_sends_to_its_k_experts() -> None:
+    x = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
+                      combine_bytes=8192, dispatch=1e-5, combine=1e-5, layer=1e-3)  # fmt: skip
+    said = observed(page.ep_section(setup(), [x], 1e11, 5e10))[0]
+    assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 from edit_battery import contradictions
@@ -436,3 +437,43 @@ def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
     assert "roofline time 0.089 ms 4.38 µs x20.3 faster" in flat
     assert "The time bound falls from 0.089 ms to 4.38 µs (x20.3 faster)." in flat
     assert claim_faults(text) == []
+
+
+def test_attention_whose_flops_rise_and_intensity_drops() -> None:
+    # 2e11 FLOP over 4e9 bytes = 50.0 FLOP/B against the naive 1e11 / 1.5e9 = 66.7
+    more = Op("attention ideal", 2e11, 4e9, 50.0, "memory", 4e-3, (1.0, 1.5))
+    said = page.attention(Ledger(R, 2, (NAIVE, more))).items[-1].items[0]
+    assert "The FLOPs rise from 100.00 GFLOP to 200.00 GFLOP" in said
+    assert "the intensity drops from 66.7 to 50.0 FLOP/B" in said
+
+
+def test_an_fp8_peak_that_prints_as_the_bf16_one_is_no_faster() -> None:
+    same = Roof("New", "bf16", 200e12, 2e12, 100.0)
+    close8 = Roof("New", "fp8", 200.0001e12, 2e12, 100.0)  # :g keeps 6 digits: "200 TFLOP/s"
+    text = prose(page.machines(Machines((OLD, same, close8), None)))
+    assert "it is no faster than New's bf16 peak" in text
+
+
+def test_the_figure_is_shown_relative_to_the_repository() -> None:
+    inside = Path(__file__).resolve().parents[2] / "figs" / "x.png"
+    figure = page.rooflines(Rooflines(str(inside), "bf16", (("A", (5, 6, 8)),), 8))
+    assert figure.shown_path == "figs/x.png"
+
+
+def test_ten_microseconds_and_up_are_in_milliseconds() -> None:
+    assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
+    assert page._time(9e-6) == "9.00 µs"
+
+
+def test_a_fourth_roof_is_listed_too() -> None:
+    mine = Roof("Mine", "bf16", 50e12, 1e12, 50.0)
+    text = prose(page.machines(Machines((OLD, NEW, NEW8, mine), HERE)))
+    assert "Mine (bf16) | 50 TFLOP/s | 1.000 TB/s | 50.0" in text
+
+
+def test_the_bound_row_has_no_change() -> None:
+    table = next(
+        i for i in page.attention(Ledger(R, 2, (NAIVE, IDEAL))).items if isinstance(i, Table)
+    )
+    bound = next(r for r in table.rows if r[0] == "bound")
+    assert bound == ["bound", "memory", "compute", ""]

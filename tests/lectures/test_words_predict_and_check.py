@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+
+import pytest
 
 from common.formulas.predict import Decomposition, Roofs, Term
 from common.hw_specs import Chip, bandwidth, capacity, flops
@@ -373,3 +376,80 @@ def test_no_sentence_printed_twice() -> None:
     sentences = [s.strip() for s in " ".join(text.split()).split(". ") if len(s.strip()) > 40]
     repeated = {s for s in sentences if sentences.count(s) > 1}
     assert not repeated, repeated
+
+
+def test_the_profile_range_stays_in_microseconds() -> None:
+    # 2 ms and 3 ms of profile, shown as 2000 µs and 3000 µs beside the curve's µs
+    wide = [Measured("lo", 2e-3, "s"), Measured("hi", 3e-3, "s")]
+    said = page.comms_observation(2.5e-3, wide).items[0]
+    assert "2500.0 µs per layer" in said and "2000 µs to 3000 µs per layer" in said
+
+
+def test_two_cases_are_counted_in_the_plural() -> None:
+    rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 1.1)]
+    assert "(2 cases)" in page.requests_observations(rows).items[1]
+
+
+def test_the_error_by_batch_groups_one_against_more() -> None:
+    def at(label: str, batch: int, forecast: float) -> page.RequestRow:
+        return page.RequestRow(label, "eng", 1, 1.0, 0.5, forecast, "validation", batch=batch)
+
+    # batch 1: |-10%|; batches 2 and 8: |+20%| and |-40%|, median 30%
+    rows = [at("a", 1, 0.9), at("b", 2, 1.2), at("c", 8, 0.6)]
+    by = [i for i in page.requests_observations(rows).items if "by batch" in i]
+    assert by and "batch 1 10.0% (1)" in by[0] and "batch 2 or more 30.0% (2)" in by[0]
+
+
+def test_a_label_for_every_decomposition() -> None:
+    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)))
+    with pytest.raises(ValueError, match="zip"):
+        page.decomposition_observations(["a", "b"], [d], [0.95])
+
+
+def test_the_shared_roof_named_by_its_source() -> None:
+    assert page.shared_roofs(TOY, "bf16", "doc B") == ["HBM bandwidth"]
+
+
+def test_half_a_percent_under_the_prediction_is_not_faster() -> None:
+    edge = page.OpRow("mm", 16, 1.0, 1.0, 1 - 0.005, 0.8, 1.0)  # 0.5% under: a match
+    assert page.beats_roof_observations([edge]).items[0].startswith("No timed kernel beats")
+
+
+def test_the_tables_keep_their_title_and_note() -> None:
+    util = page.utilisation_table([page.Util("p", 2e12, 3e9, 0.01, 0.5, 0.25)], 100e12, 1e12)
+    assert util.title
+    rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 0.9)._replace(engine_class="vllm")]
+    assert page.requests_table(rows).note.endswith("(--engine trtllm, vllm)")
+
+
+def test_the_error_by_prompt_length() -> None:
+    def at(label: str, prompt: int, forecast: float) -> page.RequestRow:
+        return page.RequestRow(label, "eng", 1, 1.0, 0.5, forecast, "validation", prompt=prompt)
+
+    # SHORT = 512 tokens: 512 is up to it, 513 over
+    rows = [at("a", 512, 0.9), at("b", 513, 1.2)]
+    by = [i for i in page.requests_observations(rows).items if "by prompt" in i]
+    assert by and "prompt over 512 20.0% (1)" in by[0] and "prompt up to 512 10.0% (1)" in by[0]
+
+
+def test_the_figure_keeps_its_path_and_caption(tmp_path: Path) -> None:
+    path = tmp_path / "f.png"
+    shown = page.figure_shown(str(path), "what to look at")
+    assert (shown.path, shown.caption) == (path, "what to look at")
+    inside = Path(__file__).resolve().parents[2] / "figs" / "f.png"
+    assert page.figure_shown(str(inside), "c").shown_path == "figs/f.png"  # from the repo root
+
+
+def test_the_cases_left_out_in_one_line_or_none() -> None:
+    assert page.left_out([]) == []
+    (line,) = page.left_out(["a", "b"])
+    assert line.text.endswith(": a; b.")
+
+
+def test_the_largest_term_and_the_highest_mfu_by_their_numbers() -> None:
+    # by name "zz small" and "z" would win; by seconds and by MFU "big" and "a" do
+    terms = (Term("roofline at spec peaks", 0.5), Term("zz small", 0.01), Term("big", 0.3))
+    said = page.decomposition_observations(["c"], [Decomposition(1.0, terms)], [0.9]).items[0]
+    assert "the largest named term is big, 300.00 ms" in said
+    rows = [page.Util("z", 1, 1, 1, 0.01, 0.5), page.Util("a", 1, 1, 1, 0.5, 0.1)]
+    assert page.utilisation_observations(rows).items[-1].startswith("The highest MFU is a at 50.0%")
