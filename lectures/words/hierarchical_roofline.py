@@ -486,14 +486,27 @@ def roofline_caption(operations: Sequence[Row], peak: float) -> str:
     """What to look at in the hierarchical roofline."""
     adds = _adds(operations)
     on_own = sum(op["closest_roof"] == op["predicted_roof"] for op in adds)
-    same_i = say(", I = {i} FLOP/byte,", i=f"{adds[0]['intensity']:.3g}") if adds else ""
+    i = f"{adds[0]['intensity']:.3g}" if adds else ""
+    look = ""
+    if len(adds) > 1:
+        look = say(
+            "Every add has the same intensity, I = {i} FLOP/byte, and is labelled with the "
+            "level its data lives in. Look at which roof each one touches: {count} sit closest "
+            "to the roof of their own level. ",
+            i=i,
+            count=n_of_m(on_own, len(adds)),
+        )
+    elif adds:
+        look = say(
+            "The add, at I = {i} FLOP/byte, is labelled with the level its data lives in; "
+            "look at which roof it touches: its own level's is {closest}. ",
+            i=i,
+            closest=say("the closest") if on_own else say("not the closest"),
+        )
     return say(
         "One bandwidth roof per memory level (solid, one thread; dashed, DRAM from every "
-        "core) under the compute roof of {peak}. Every add has the same intensity"
-        "{same_i} and is labelled with the level its data lives in. Look at which roof each "
-        "one touches: {count} sit closest to the roof of their own level. "
-        "The matmuls sit far to the right, under the compute roof.",
+        "core) under the compute roof of {peak}. {look}The matmuls sit far to the right, "
+        "under the compute roof.",
         peak=_flops(peak),
-        same_i=same_i,
-        count=n_of_m(on_own, len(adds)),
+        look=look,
     )

@@ -381,14 +381,14 @@ def moe_png(
     path: str, s: Setup, crit: tuple, pair: tuple[Step, Step], linked: bool = True
 ) -> Figure:
     """The saved tokens/s per GPU figure, with what to look at."""
-    knee = f"{crit[0]:,}" if crit[0] else say("no batch")
+    knee = say("batch {b}", b=f"{crit[0]:,}") if crit[0] else say("at no batch the figure shows")
     moe, twin = (x.batch / x.time for x in pair)
     caption = say(
         "Decode tokens/s per GPU against batch for {model} and its dense twin of the "
         "same active size on the {chip} ({dtype}, context {context}). Look "
         "at the gap between the solid lines: at batch {batch} the twin serves "
         "{ratio} the mixture's tokens, since the mixture reads more experts than "
-        "one token uses until its experts turn compute-bound (batch {knee}){dashed}",
+        "one token uses until its experts turn compute-bound ({knee}){dashed}",
         model=s.model.name,
         chip=s.chip.name,
         dtype=s.precision,

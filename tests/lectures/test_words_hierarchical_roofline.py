@@ -496,7 +496,11 @@ def test_the_threads_title_keeps_two_decimals() -> None:
 
 def test_a_caption_with_one_add_reads_its_intensity() -> None:
     caption = page.roofline_caption([OPS[0], OPS[2]], 2e11)  # 1/12 = 0.0833 FLOP/byte
-    assert "I = 0.0833 FLOP/byte," in caption
+    assert "The add, at I = 0.0833 FLOP/byte, is labelled" in caption
+    assert "Every add" not in caption and "sit closest" not in caption  # no count of many
+    assert "its own level's is the closest" in caption  # OPS[0] sits on its own roof
+    other = page.roofline_caption([OPS[1], OPS[2]], 2e11)  # the DRAM add sits closest to L3
+    assert "its own level's is not the closest" in other
 
 
 def test_the_sweep_note_and_the_smallest_size_keep_two_decimals() -> None:

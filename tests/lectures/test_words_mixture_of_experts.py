@@ -296,7 +296,7 @@ def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
     assert "context 512" in cap and "at batch 64 the twin" in cap
     assert "on the Hop" in cap and "EP 2" not in alone and alone.endswith("(batch 400).")
     never = page.moe_png(path, setup(), (None, 100), pair).caption
-    assert "(batch no batch)" in never  # no knee: the branch that names none
+    assert "compute-bound (at no batch the figure shows)" in never  # no knee: none named
 
 
 def test_the_sizes_note_names_storage_and_chip() -> None:
