@@ -288,3 +288,22 @@ def test_a_model_type_of_its_own_is_read_by_the_family_its_architectures_names()
     unknown = PUBLISHED.config | {"model_type": "kimi_k2", "architectures": ["KimiForCausalLM"]}
     with pytest.raises(ValueError, match="unsupported model_type 'kimi_k2'"):
         model_from_config(unknown, "kimi.json")
+
+
+def test_gpt_oss_without_its_window_keys_takes_the_librarys_128() -> None:
+    """transformers' GptOssConfig defaults sliding_window to 128, and its layer_types
+    alternate sliding and full from layer 0: 24 layers slide on 12."""
+    keys = ("sliding_window", "layer_types")
+    config = {k: v for k, v in ALL["gpt-oss-20b"].config.items() if k not in keys}
+    m = model_from_config(config, "gpt-oss.json")
+    assert (m.sliding_window, m.sliding_layers) == (128, 12)
+    m = model_from_config(config | {"sliding_window": 64}, "gpt-oss.json")  # a stated window
+    assert (m.sliding_window, m.sliding_layers) == (64, 12)
+
+
+def test_deepseek_without_query_compression_reads_q_lora_rank_none_as_zero() -> None:
+    """DeepSeek-V2-Lite's config says q_lora_rank null (queries projected in full): the same
+    config as DEEPSEEK above with the key absent or null has no q compression."""
+    for rank in ({}, {"q_lora_rank": None}):
+        config = {k: v for k, v in DEEPSEEK.items() if k != "q_lora_rank"} | rank
+        assert model_from_config(config, "lite.json").q_lora_rank == 0
