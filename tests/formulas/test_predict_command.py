@@ -300,6 +300,10 @@ def test_a_request_at_the_window_fits_and_one_past_it_is_refused(tmp_path, capsy
         (["--model", "llama-3-70b"], "2 GPUs would hold it"),
         # 8.03B x 2 bytes = 16.06 GB on a 16 GB TPU v5e.
         (["--model", "llama-3-8b", "--chip", "tpu-v5e"], "2 GPUs would hold it"),
+        # 7,560 x 639 tokens x 128 KiB = 633.2 GB of cache. Past 8 GPUs each holds one of the
+        # 8 KV heads, 79.15 GB, whatever g: 16 GPUs add 16.06 / 16 = 1.00 GB of weights (80.15,
+        # over 80), 32 add 0.50 GB (79.65): only all 32 heads' split holds it.
+        (["--model", "llama-3-8b", "--batch", "7560"], "32 GPUs would hold it"),
         # 2^20 sequences x 639 tokens x 128 KiB = 87.8 TB: 32 GPUs hold 2.7 TB at most.
         (["--model", "llama-3-8b", "--batch", "1048576"], "no split of its 32 heads would"),
     ],
@@ -367,3 +371,11 @@ def test_the_first_line_says_what_each_engine_stores_at_fp8(capsys, engine, cach
     assert cmd.main(flags) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert f", fp8 weights, {cache} KV cache, bf16 activations, batch 1," in first
+
+
+def test_an_unknown_chip_is_a_usage_error_naming_the_choices(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cmd.main(["--model", "llama-2-7b", "--chip", "nope"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "argument --chip: unknown chip 'nope'" in err
+    assert "h100" in err and len(err.strip().splitlines()) == 1
