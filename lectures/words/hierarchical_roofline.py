@@ -331,8 +331,9 @@ def threads_observations(r: Threads) -> Observations:
     gap = r.sweep_bw / r.one_bw - 1  # the sweep's point against this one
     than = "less" if gap < 0 else "more"
     said = "the same" if f"{abs(gap):.0%}" == "0%" else f"{abs(gap):.0%} {than}"
-    agreement = "the two agree"
-    if abs(gap) > AGREE:
+    if abs(gap) <= AGREE:
+        agreement = "the two agree"
+    else:
         agreement = "a gap that size shows how much the machine's load moves a DRAM measurement "
         agreement += "from one moment to the next"
     sweep = f"One thread here streams {fmt_bw(r.one_bw)}; the sweep measured "
