@@ -1,8 +1,7 @@
 """Lecture 09's words: the caches, the sweep, the plateaus, the threads, the roofs per level.
 
-Each section of ``09_hierarchical_roofline.py`` hands one record (below) of what it measured;
-the functions return display objects. Every comparison a sentence states is decided here
-through ``common.present.claims`` from the two numbers it quotes, never assumed.
+Each section hands one record of what it measured; every comparison a sentence states is
+decided through ``common.present.claims`` from the two numbers it quotes, never assumed.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Lecture 13's words: a mixture of experts in both ledgers, expert parallelism, imbalance.
 
-Standard library only. The lecture hands over records it computed with
-``common.formulas`` (transformer, serving, predict); every comparison a sentence states
-is decided by ``common.present.claims`` from the numbers it quotes.
+Standard library only; every comparison a sentence states is decided by ``common.present.claims``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Lecture 14's words: continuous batching, speculation, disaggregation, cost and a fleet.
 
-Standard library only. The lecture hands over the records below, computed with
-``common.formulas.transformer`` and ``common.formulas.serving``; every comparison a
-sentence states is decided by ``common.present.claims``.
+Standard library only; every comparison a sentence states is decided by ``common.present.claims``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Lecture 10's words: the IO model of tiled attention (Part 1) and both kernels here (Part 2).
 
-Each section of ``10_tiled_attention.py`` hands one record (below) of what it computed or
-measured; the functions return its tables and observations. Every comparison a sentence
-states (a side of the ridge, which chip reaches it, more or fewer bytes, slower) is
-decided through ``common.present.claims`` from the numbers the sentence quotes.
+Each section hands one record of what it computed or measured; every comparison a sentence
+states is decided through ``common.present.claims`` from the numbers it quotes.
 """
 
 from __future__ import annotations
