@@ -284,18 +284,16 @@ def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
     val = [c for c in checks if not c.calibration]
     worst = max(val, key=lambda c: abs(_err(c)))
     mean = sum(abs(_err(c)) for c in val) / len(val)
-    return section(
-        f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)",
-        Table(["call", "model", "published", "error", "role"], rows),
-        items=[
-            f"One latency calibrates the fixed cost a call "
-            f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
-            f"the other {len(val)} only check it: mean |error| "
-            f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
-            "The model counts bytes over the slower link and one latency; it knows nothing of "
-            "the kernels' queues, so what it misses shows where the latency is not bytes.",
-        ],
-    )
+    items = [
+        f"One latency calibrates the fixed cost a call "
+        f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
+        f"the other {len(val)} only check it: mean |error| "
+        f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
+        "The model counts bytes over the slower link and one latency; it knows nothing of "
+        "the kernels' queues, so what it misses shows where the latency is not bytes.",
+    ]
+    title = f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)"
+    return section(title, Table(["call", "model", "published", "error", "role"], rows), items=items)
 
 
 def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
@@ -306,28 +304,20 @@ def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
         for x in skews
     ]  # fmt: skip
     worst = skews[-1]
-    spread = (
-        f"dealing experts round-robin over {s.ep} GPUs brings the busiest GPU's load to "
-        f"{ratio(worst.gpu_factor)} the fair share"
-        if s.ep > 1
-        else "on one GPU every expert shares the same GPU, so no GPU waits for another"
-    )
-    return section(
-        f"6. Load imbalance at EP {s.ep}",
-        Table(["skew s", "busiest expert", "busiest GPU", "cost a step", "of the step"], rows),
-        f"\nCost: (f - 1) x the experts' time a step per GPU, f the busiest GPU's load over "
-        f"the fair share; the step is {fmt_time(step)} per GPU (section 3, batch {s.batch:,}).",
-        items=[
-            f"At skew {worst.exponent:g} the busiest expert gets {ratio(worst.expert_factor)} "
-            f"its fair share of tokens; {spread}.",
-            *[
-                f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
-                f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB "
-                "copies hot experts) attacks the GPU factor, not the expert one."
-            ]
-            * (s.ep > 1),
-        ],
-    )
+    spread = "on one GPU every expert shares the same GPU, so no GPU waits for another"
+    if s.ep > 1:
+        spread = f"dealing experts round-robin over {s.ep} GPUs brings the busiest GPU's load "
+        spread += f"to {ratio(worst.gpu_factor)} the fair share"
+    items = [f"At skew {worst.exponent:g} the busiest expert gets {ratio(worst.expert_factor)} "]
+    items[0] += f"its fair share of tokens; {spread}."
+    if s.ep > 1:
+        wait = f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
+        wait += f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB copies "
+        items.append(wait + "hot experts) attacks the GPU factor, not the expert one.")
+    note = "\nCost: (f - 1) x the experts' time a step per GPU, f the busiest GPU's load over "
+    note += f"the fair share; the step is {fmt_time(step)} per GPU (section 3, batch {s.batch:,})."
+    head = ["skew s", "busiest expert", "busiest GPU", "cost a step", "of the step"]
+    return section(f"6. Load imbalance at EP {s.ep}", Table(head, rows), note, items=items)
 
 
 def moe_png(

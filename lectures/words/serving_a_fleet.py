@@ -471,19 +471,17 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
     """The saved cost figure, with a caption that says what to look at."""
     names = listing([cost_label(c) for c in costs if c.curve])
     cross = crossing(*costs) if len(costs) == 2 else None
-    look = (
-        say(
+    look = say(
+        "Look at the gap between the curves at each batch, and where each one ends: "
+        "past its wall no batch fits the GPUs' memory."
+    )
+    if cross:
+        look = say(
             "Look at batch {cross}, where the cheaper model changes: a mixture of experts is "
             "cheap at small batches, where a step reads only the experts its tokens choose, "
             "and loses that edge as a larger batch touches every expert.",
             cross=f"{cross:,}",
         )
-        if cross
-        else say(
-            "Look at the gap between the curves at each batch, and where each one ends: "
-            "past its wall no batch fits the GPUs' memory."
-        )
-    )
     caption = say(
         "Dollars per million output tokens against the decode batch at ${price} per "
         "GPU-hour on {chip}, for {names}, each up to its memory wall; the dashed "
