@@ -1,8 +1,7 @@
 """Lecture 09's words: the caches, the sweep, the plateaus, the threads, the roofs per level.
 
-Each section of ``09_hierarchical_roofline.py`` hands one record (below) of what it measured;
-the functions return display objects. Every comparison a sentence states is decided here
-through ``common.present.claims`` from the two numbers it quotes, never assumed.
+Each section hands one record of what it measured; every comparison a sentence states is
+decided through ``common.present.claims`` from the two numbers it quotes, never assumed.
 """
 
 from __future__ import annotations
@@ -38,23 +37,15 @@ def _ridge(x: float) -> str:
 def cache_table(caches: Sequence[Any], source: str) -> Group | Text:
     """The caches the operating system reports (name, kind, size_bytes, shared_cpus)."""
     if not caches:
-        return Text(
-            "cache sizes: unknown (the operating system does not report them here); the sweep "
-            "runs without marked sizes and a change-point detector finds the plateaus"
-        )
+        unknown = "cache sizes: unknown (the operating system does not report them here); the "
+        unknown += "sweep runs without marked sizes and a change-point detector finds the plateaus"
+        return Text(unknown)
+    shared = [f"{c.shared_cpus} CPU(s)" if c.shared_cpus else "-" for c in caches]
     rows = [
-        [
-            c.name,
-            c.kind,
-            fmt_kib(c.size_bytes, 0),
-            f"{c.shared_cpus} CPU(s)" if c.shared_cpus else "-",
-        ]
-        for c in caches
+        [c.name, c.kind, fmt_kib(c.size_bytes, 0), n] for c, n in zip(caches, shared, strict=True)
     ]
-    return section(
-        "Caches the operating system reports (as core 0 sees them)",
-        Table(["cache", "type", "size", "shared by"], rows, note=f"source: {source}"),
-    )
+    table = Table(["cache", "type", "size", "shared by"], rows, note=f"source: {source}")
+    return section("Caches the operating system reports (as core 0 sees them)", table)
 
 
 @dataclass(frozen=True)
@@ -80,13 +71,9 @@ def compute_roof(r: ComputeRoof) -> Group:
     if direction(r.calibrated, r.peak, _flops) <= 0:
         return Group(facts)
     side = max(r.matmuls, key=lambda m: m["flops_per_s"])["side"]
-    return Group(
-        facts,
-        Text(
-            f"compute roof raised from {_flops(r.calibrated)} to {_flops(r.peak)}: the n={side} "
-            "matmul ran faster than the calibration, which other work probably slowed"
-        ),
-    )
+    raised = f"compute roof raised from {_flops(r.calibrated)} to {_flops(r.peak)}: the n={side} "
+    raised += "matmul ran faster than the calibration, which other work probably slowed"
+    return Group(facts, Text(raised))
 
 
 def call_cost_table(costs: Mapping[str, float]) -> Group:
@@ -163,10 +150,6 @@ def _home(d: Plateau, levels: Levels) -> str:
     return fits_in(math.sqrt(d.lo_bytes * d.hi_bytes), levels)
 
 
-def _bw_in(d: Plateau, levels: Levels) -> list[str]:
-    return [fmt_bw(d.bytes_per_s), _home(d, levels)]
-
-
 def plateau_tables(r: Plateaus) -> Group:
     """Per level: cache size, sizes used, the plateau, as measured, x DRAM; then the detector's."""
     size_of, lo, hi = dict(r.levels), r.sizes[0], r.sizes[-1]
@@ -187,31 +170,16 @@ def plateau_tables(r: Plateaus) -> Group:
         )
         for p in r.plateaus
     ]
-    head = [
-        "level",
-        "cache size",
-        "sizes used",
-        "points",
-        "margin",
-        "plateau",
-        "measured",
-        "x DRAM",
-    ]
+    head = ["level", "cache size", "sizes used", "points", "margin", "plateau", "measured"]
+    head += ["x DRAM"]
     title = "What the change-point detector finds without the cache sizes"
-    detected = Table(
-        ["plateau", "from", "to", "points", "bandwidth", "fits in"],
-        [
-            [d.name, fmt_kib(d.lo_bytes, 0), fmt_kib(d.hi_bytes, 0), d.points, *_bw_in(d, r.levels)]
-            for d in r.detected
-        ],
-    )
+    found = [[d.name, fmt_kib(d.lo_bytes, 0), fmt_kib(d.hi_bytes, 0), d.points] for d in r.detected]
+    for row, d in zip(found, r.detected, strict=True):
+        row += [fmt_bw(d.bytes_per_s), _home(d, r.levels)]
+    detected = Table(["plateau", "from", "to", "points", "bandwidth", "fits in"], found)
     none = Text("the detector found no run of flat points (too few sizes or too much noise)")
-    return section(
-        f"Plateaus ({r.method})",
-        Table(head, rows),
-        Heading(title),
-        detected if r.detected else none,
-    )
+    shown = detected if r.detected else none
+    return section(f"Plateaus ({r.method})", Table(head, rows), Heading(title), shown)
 
 
 def plateau_observations(r: Plateaus) -> Observations:
@@ -219,48 +187,40 @@ def plateau_observations(r: Plateaus) -> Observations:
     found, items = r.found, []
     if len(found) >= 2:
         first, last = found[0], found[-1]
-        items.append(
-            f"The {first.name} plateau is {fmt_bw(first.bytes_per_s)} and the {last.name} "
-            f"plateau {fmt_bw(last.bytes_per_s)}: the same operation streams "
-            f"{speed(first.bytes_per_s, last.bytes_per_s, 1)} when its data fits in {first.name}."
-        )
+        steps = f"The {first.name} plateau is {fmt_bw(first.bytes_per_s)} and the {last.name} "
+        steps += f"plateau {fmt_bw(last.bytes_per_s)}: the same operation streams "
+        steps += f"{speed(first.bytes_per_s, last.bytes_per_s, 1)} when its data fits in "
+        items.append(steps + f"{first.name}.")
     for inner, outer in itertools.pairwise(found):
         x = inner.bytes_per_s / outer.bytes_per_s
         a, b = fmt_bw(inner.bytes_per_s), fmt_bw(outer.bytes_per_s)
         if x >= MATCH:
-            items.append(
-                f"Leaving {inner.name} for {outer.name} costs {fmt_ratio(x)} in bandwidth "
-                f"({a} to {b})."
-            )
+            step = f"Leaving {inner.name} for {outer.name} costs {fmt_ratio(x)} in bandwidth "
+            step += f"({a} to {b})."
         elif x > 1 / MATCH:
-            items.append(
-                f"{inner.name} ({a}) and {outer.name} ({b}) are within {MATCH - 1:.0%} of each "
-                "other. When two neighbouring plateaus match, the limit is not that cache but "
-                "the core: numpy's loop and the load/store units cannot use the faster level."
-            )
+            step = f"{inner.name} ({a}) and {outer.name} ({b}) are within {MATCH - 1:.0%} of "
+            step += "each other. When two neighbouring plateaus match, the limit is not that "
+            step += "cache but the core: numpy's loop and the load/store units cannot use the "
+            step += "faster level."
         else:
-            items.append(
-                f"The {inner.name} plateau ({a}) comes out below the {outer.name} plateau ({b}). "
-                f"No cache is slower than the one outside it: at {inner.name} sizes the fixed "
-                "call cost is most of the time, so the corrected bandwidth there is the least "
-                "certain number of the sweep (rerun when the machine is quiet)."
-            )
+            step = f"The {inner.name} plateau ({a}) comes out below the {outer.name} plateau "
+            step += f"({b}). No cache is slower than the one outside it: at {inner.name} sizes "
+            step += "the fixed call cost is most of the time, so the corrected bandwidth there "
+            step += "is the least certain number of the sweep (rerun when the machine is quiet)."
+        items.append(step)
     if r.levels:
         homes = [_home(d, r.levels) for d in r.detected]
         named = ", ".join(
             f"{fmt_bw(d.bytes_per_s)} in {h}" for d, h in zip(r.detected, homes, strict=True)
         )
         crowded = sorted({h for h in homes if homes.count(h) > 1})
-        text = (
-            f"Without the sizes, the change-point detector finds {len(r.detected)} plateau(s) "
-            f"({named or 'none'}) where the operating system names {len(found)} levels."
-        )
+        text = f"Without the sizes, the change-point detector finds {len(r.detected)} "
+        text += f"plateau(s) ({named or 'none'}) where the operating system names "
+        text += f"{len(found)} levels."
         if crowded:
-            text += (
-                f" More than one lies inside {', '.join(crowded)}: a gradual transition, a "
-                "step in numpy's own loop or a change in the machine's load, rather than a "
-                "cache boundary. That is why the sizes the operating system reports come first."
-            )
+            text += f" More than one lies inside {', '.join(crowded)}: a gradual transition, a "
+            text += "step in numpy's own loop or a change in the machine's load, rather than a "
+            text += "cache boundary. That is why the sizes the operating system reports come first."
         elif len(r.detected) < len(found):
             text += " Levels close to each other, or with too few points, merge or vanish for it."
         items.append(text)
@@ -309,18 +269,15 @@ def fixed_cost_observations(r: FixedCost) -> Observations:
         f"the measured bandwidth is {fmt_bw(bw)}."
     ]
     if r.call_limit is not None:
-        items.append(
-            f"The fixed cost is at least {CALL_COST_MATTERS:.0%} of a call up to a working set "
-            f"of {fmt_kib(r.call_limit, 2)}; past that the correction changes the bandwidth by "
-            "less than that."
-        )
+        reach = f"The fixed cost is at least {CALL_COST_MATTERS:.0%} of a call up to a working "
+        reach += f"set of {fmt_kib(r.call_limit, 2)}; past that the correction changes the "
+        items.append(reach + "bandwidth by less than that.")
     if r.fit is not None and r.fit[1] > 0:
-        items.append(
-            f"A line fitted to the times of the {len(r.small)} sizes from "
-            f"{fmt_kib(r.small[0][0], 2)} to {fmt_kib(r.small[-1][0], 2)} crosses zero bytes at "
-            f"{fmt_time(r.fit[0])}, against {fmt_time(call_s + gil_s)} measured directly; its "
-            f"slope gives {fmt_bw(1 / r.fit[1])}, a second estimate of the {r.first_level} roof."
-        )
+        fit = f"A line fitted to the times of the {len(r.small)} sizes from "
+        fit += f"{fmt_kib(r.small[0][0], 2)} to {fmt_kib(r.small[-1][0], 2)} crosses zero bytes "
+        fit += f"at {fmt_time(r.fit[0])}, against {fmt_time(call_s + gil_s)} measured directly; "
+        fit += f"its slope gives {fmt_bw(1 / r.fit[1])}, a second estimate of the "
+        items.append(fit + f"{r.first_level} roof.")
     return Observations(items)
 
 
@@ -339,77 +296,48 @@ class Threads:  # section 7: DRAM from one thread and every core, their ridges
 
 def threads_table(r: Threads) -> Group:
     """DRAM bandwidth from one thread and from every core, with the ridge point of each."""
-    rows = [
-        ["1", fmt_bw(r.one_bw), f"{_ridge(r.ridge_one)} FLOP/byte"],
-        [
-            str(r.threads),
-            fmt_bw(r.all_bw) if r.all_bw else "-",
-            f"{_ridge(r.ridge_all)} FLOP/byte" if r.ridge_all else "-",
-        ],
-    ]
+    every = [fmt_bw(r.all_bw) if r.all_bw else "-"]
+    every += [f"{_ridge(r.ridge_all)} FLOP/byte" if r.ridge_all else "-"]
+    rows = [["1", fmt_bw(r.one_bw), f"{_ridge(r.ridge_one)} FLOP/byte"], [str(r.threads), *every]]
     title = f"DRAM bandwidth at {fmt_kib(r.working_set_bytes, 2)}: 1 thread against {r.threads}"
     word = "thread" if r.blas_threads == 1 else "threads"
-    return section(
-        title,
-        Table(["threads", "bandwidth", "ridge point P / beta"], rows),
-        f"P = {_flops(r.peak)} (matmul on {r.blas_threads} BLAS {word})",
-    )
+    table = Table(["threads", "bandwidth", "ridge point P / beta"], rows)
+    return section(title, table, f"P = {_flops(r.peak)} (matmul on {r.blas_threads} BLAS {word})")
 
 
 def threads_observations(r: Threads) -> Observations:
     """What every core adds at DRAM, the fairer ridge point, and the sweep's own DRAM point."""
     items = []
     if r.all_bw:
-        streams = (
-            f"{r.threads} threads stream {fmt_bw(r.all_bw)} from DRAM against "
-            f"{fmt_bw(r.one_bw)} from one"
-        )
+        streams = f"{r.threads} threads stream {fmt_bw(r.all_bw)} from DRAM against "
+        streams += f"{fmt_bw(r.one_bw)} from one"
         if r.all_bw >= GAIN * r.one_bw:
-            items.append(
-                f"{streams}: {fmt_ratio(r.all_bw / r.one_bw)}. One core cannot keep enough "
-                "requests in flight to use all the memory bandwidth."
-            )
+            streams += f": {fmt_ratio(r.all_bw / r.one_bw)}. One core cannot keep enough "
+            streams += "requests in flight to use all the memory bandwidth."
         else:
-            items.append(
-                f"{streams}, less than {fmt_ratio(GAIN, 1)}: no real gain this time. Either one "
-                "core already saturates this memory system, or other programs kept the other "
-                "cores busy during the measurement (rerun when it is quiet)."
-            )
+            streams += f", less than {fmt_ratio(GAIN, 1)}: no real gain this time. Either one "
+            streams += "core already saturates this memory system, or other programs kept the "
+            streams += "other cores busy during the measurement (rerun when it is quiet)."
         moved = change(
             r.ridge_one, r.ridge_all, _ridge, " FLOP/byte", ("rises", "drops", "stays at")
         )
-        items.append(
-            f"The ridge point {moved} when the bandwidth roof uses every core, as the compute "
-            "roof does. That is the fairer ridge point for a program that runs on every core."
-        )
+        fair = f"The ridge point {moved} when the bandwidth roof uses every core, as the compute "
+        fair += "roof does. That is the fairer ridge point for a program that runs on every core."
+        items += [streams, fair]
     else:
-        items.append(
-            "This process may run on one core only, so there is no all-thread measurement; "
-            f"the ridge point stays {_ridge(r.ridge_one)} FLOP/byte."
-        )
+        one = "This process may run on one core only, so there is no all-thread measurement; "
+        items.append(one + f"the ridge point stays {_ridge(r.ridge_one)} FLOP/byte.")
     gap = r.sweep_bw / r.one_bw - 1  # the sweep's point against this one
     than = "less" if gap < 0 else "more"
     said = "the same" if f"{abs(gap):.0%}" == "0%" else f"{abs(gap):.0%} {than}"
-    agreement = (
-        "the two agree"
-        if abs(gap) <= AGREE
-        else "a gap that size shows how much the machine's load moves a DRAM measurement "
-        "from one moment to the next"
-    )
-    items.append(
-        f"One thread here streams {fmt_bw(r.one_bw)}; the sweep measured "
-        f"{fmt_bw(r.sweep_bw)} at the same working set, {said}: {agreement}."
-    )
-    return Observations(items)
-
-
-def _roofs(op: Row) -> list[str]:
-    share = op["fraction_of_predicted"]
-    return [
-        op["predicted_roof"] or "-",
-        "-" if share is None else f"{share:.0%}",
-        op["closest_roof"],
-    ]
+    if abs(gap) <= AGREE:
+        agreement = "the two agree"
+    else:
+        agreement = "a gap that size shows how much the machine's load moves a DRAM measurement "
+        agreement += "from one moment to the next"
+    sweep = f"One thread here streams {fmt_bw(r.one_bw)}; the sweep measured "
+    sweep += f"{fmt_bw(r.sweep_bw)} at the same working set, {said}: {agreement}."
+    return Observations([*items, sweep])
 
 
 def _adds(operations: Sequence[Row]) -> list[Row]:
@@ -418,29 +346,15 @@ def _adds(operations: Sequence[Row]) -> list[Row]:
 
 def operations_table(operations: Sequence[Row]) -> Group:
     """Each operation: where its data lives, I, GFLOP/s, the model's roof, the closest roof."""
-    rows = [
-        [
-            op["label"],
-            op["level"],
-            f"{op['intensity']:.3g}",
-            f"{op['flops_per_s'] / 1e9:.2f}",
-            *_roofs(op),
-        ]
-        for op in operations
-    ]
-    head = [
-        "operation",
-        "data in",
-        "I (FLOP/B)",
-        "GFLOP/s",
-        "model's roof",
-        "of it",
-        "closest roof",
-    ]
-    note = (
-        "The adds were timed again for this table and their GFLOP/s have the fixed call "
-        "cost removed; the matmuls are timed as they are."
-    )
+    rows = [[op["label"], op["level"], f"{op['intensity']:.3g}"] for op in operations]
+    for row, op in zip(rows, operations, strict=True):
+        share = op["fraction_of_predicted"]
+        row += [f"{op['flops_per_s'] / 1e9:.2f}", op["predicted_roof"] or "-"]
+        row += ["-" if share is None else f"{share:.0%}", op["closest_roof"]]
+    head = ["operation", "data in", "I (FLOP/B)", "GFLOP/s", "model's roof", "of it"]
+    head += ["closest roof"]
+    note = "The adds were timed again for this table and their GFLOP/s have the fixed call "
+    note += "cost removed; the matmuls are timed as they are."
     return section("Operations on the hierarchical roofline", Table(head, rows, note=note))
 
 
@@ -448,37 +362,28 @@ def operations_observations(operations: Sequence[Row], peak: float) -> Observati
     """Whether each add sits on the roof of its level, and how far the matmuls reach."""
     items, adds = [], _adds(operations)
     for op in adds:
-        verdict = (
-            "as the model predicts"
-            if op["closest_roof"] == op["predicted_roof"]
-            else f"not the {op['predicted_roof']} roof the model predicts"
-        )
-        items.append(
-            f"The add with a {fmt_kib(op['working_set_bytes'], 2)} working set (data in "
-            f"{op['level']}) runs at {_flops(op['flops_per_s'], 2)}, closest to the "
-            f"{op['closest_roof']} roof, {verdict}."
-        )
+        verdict = "as the model predicts"
+        if op["closest_roof"] != op["predicted_roof"]:
+            verdict = f"not the {op['predicted_roof']} roof the model predicts"
+        add = f"The add with a {fmt_kib(op['working_set_bytes'], 2)} working set (data in "
+        add += f"{op['level']}) runs at {_flops(op['flops_per_s'], 2)}, closest to the "
+        items.append(add + f"{op['closest_roof']} roof, {verdict}.")
     if adds:
         first, paid = adds[0], adds[0]["flops_per_s_with_call_cost"]
         share = 1 - paid / first["flops_per_s"]  # of the call's time, the fixed cost's share
         if direction(first["flops_per_s"], paid, lambda x: _flops(x, 2)) < 0:
-            cause = (
-                "at that size no memory roof bounds a numpy call, the fixed cost does"
-                if share >= 0.5
-                else "the fixed cost takes less than half of the call"
-            )
-            items.append(
-                f"With its call cost, the {first['level']}-sized add reaches {_flops(paid, 2)} "
-                f"against {_flops(first['flops_per_s'], 2)} without it: {cause}."
-            )
+            cause = "the fixed cost takes less than half of the call"
+            if share >= 0.5:
+                cause = "at that size no memory roof bounds a numpy call, the fixed cost does"
+            paying = f"With its call cost, the {first['level']}-sized add reaches "
+            paying += f"{_flops(paid, 2)} against {_flops(first['flops_per_s'], 2)} without it"
+            items.append(paying + f": {cause}.")
     for op in operations:
         if op["label"].startswith("matmul"):
             where = f", data in {op['level']}" if op["level"] != "-" else ""
-            items.append(
-                f"{op['label']} (I = {op['intensity']:.0f} FLOP/byte{where}) runs at "
-                f"{_flops(op['flops_per_s'])}, {op['flops_per_s'] / peak:.1%} of the compute "
-                f"roof; its closest roof is {op['closest_roof']}."
-            )
+            matmul = f"{op['label']} (I = {op['intensity']:.0f} FLOP/byte{where}) runs at "
+            matmul += f"{_flops(op['flops_per_s'])}, {op['flops_per_s'] / peak:.1%} of the "
+            items.append(matmul + f"compute roof; its closest roof is {op['closest_roof']}.")
     return Observations(items)
 
 

@@ -1,8 +1,6 @@
 """Lecture 13's words: a mixture of experts in both ledgers, expert parallelism, imbalance.
 
-Standard library only. The lecture hands over records it computed with
-``common.formulas`` (transformer, serving, predict); every comparison a sentence states
-is decided by ``common.present.claims`` from the numbers it quotes.
+Standard library only; every comparison a sentence states is decided by ``common.present.claims``.
 """
 
 from __future__ import annotations
@@ -23,8 +21,7 @@ from lectures.words import section
 
 @dataclass(frozen=True)
 class Setup:
-    """What the flags chose: the mixture, its dense twin (same active size), the chip and
-    its peak (FLOP/s) and ridge (FLOP/byte), the step's tokens and the EP size."""
+    """The flags' choice: mixture, dense twin, chip, peak (FLOP/s), ridge (FLOP/byte)."""
 
     model: Model
     twin: Model
@@ -69,8 +66,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Exchange:
-    """Dispatch and combine at one EP size: bytes per token and MoE layer, and the times of
-    one call for the step's B / N tokens per GPU, beside the layer's own bound per GPU (s)."""
+    """Dispatch and combine at one EP size: bytes per token and layer, times of one call (s)."""
 
     ep: int
     node_share: float  # a token's experts in its node, on another GPU
@@ -94,8 +90,7 @@ class Check:
 
 @dataclass(frozen=True)
 class Skew:
-    """At one Zipf exponent: the busiest expert's and GPU's load over the fair share, and
-    the seconds a step waits for the busiest GPU."""
+    """At one Zipf exponent: busiest expert's and GPU's load over fair, the wait (s)."""
 
     exponent: float
     expert_factor: float
@@ -136,35 +131,25 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
     per_gpu = weights / s.ep
     fits = "fit in" if per_gpu <= cap else "do not fit in"
     gap = abs(me.twin / me.active - 1)
-    columns = [
-        "model",
-        "experts/token",
-        "total",
-        "published",
-        "active",
-        "published",
-        "total/active",
-        "dense twin",
+    columns = ["model", "experts/token", "total", "published", "active", "published"]
+    columns += ["total/active", "dense twin"]
+    note = f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}."
+    title = f"1. {s.model.name}: total against active parameters"
+    items = [
+        f"{s.model.name} holds {fmt_num(me.total)} parameters but a token uses "
+        f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory "
+        f"ledger pays for {ratio(me.total / me.active, 1)} the weights the speed ledger "
+        "computes with.",
+        f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}, {fmt_gb(per_gpu)} on "
+        f"each of {s.ep} GPU{'s' * (s.ep > 1)}: they {fits} the {s.chip.name}'s "
+        f"{fmt_gb(cap)}.",
+        f"The dense twin (every MLP as wide as the experts one token uses, the router "
+        f"gone) has {fmt_num(me.twin)} parameters, "
+        + (f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from")
+        + " the mixture's active count: it computes the same per token and stores only "
+        "that.",
     ]
-    return section(
-        f"1. {s.model.name}: total against active parameters",
-        Table(columns, rows),
-        f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}.",
-        items=[
-            f"{s.model.name} holds {fmt_num(me.total)} parameters but a token uses "
-            f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory "
-            f"ledger pays for {ratio(me.total / me.active, 1)} the weights the speed ledger "
-            "computes with.",
-            f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}, {fmt_gb(per_gpu)} on "
-            f"each of {s.ep} GPU{'s' * (s.ep > 1)}: they {fits} the {s.chip.name}'s "
-            f"{fmt_gb(cap)}.",
-            f"The dense twin (every MLP as wide as the experts one token uses, the router "
-            f"gone) has {fmt_num(me.twin)} parameters, "
-            + (f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from")
-            + " the mixture's active count: it computes the same per token and stores only "
-            "that.",
-        ],
-    )
+    return section(title, Table(columns, rows), note, items=items)
 
 
 def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: float) -> Group:
@@ -186,29 +171,21 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
         else f"Even at batch {reach[-1].batch:,} uniform routing reaches "
         f"{_pct(reach[-1].uniform / E)} of the experts, not all."
     )
-    columns = [
-        "batch",
-        "experts (uniform)",
-        "of E",
-        "expert bytes",
-        f"experts (skew s={skew:g})",
-        "expert bytes",
+    columns = ["batch", "experts (uniform)", "of E", "expert bytes"]
+    columns += [f"experts (skew s={skew:g})", "expert bytes"]
+    note = f"\nPer MoE layer, B tokens each choosing {k} of {E} experts; expert bytes are "
+    note += f"over all {m.moe_layers} MoE layers ({fmt_gb(per_expert)} per expert)."
+    title = "2. What a decode step reads: the experts its batch routes to"
+    items = [
+        f"Uniform routing (the assumption: each token picks {k} of {E} at random, "
+        f"independently) reaches E (1 - (1 - k/E)^B) experts: {first.uniform:.1f} at batch "
+        f"{first.batch:,}. " + all_at,
+        f"Skew (popularity falling as i^-{skew:g}) reaches fewer experts at "
+        f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular "
+        "experts, so a step reads fewer bytes, but the busiest expert does more of the "
+        "work (section 6).",
     ]
-    return section(
-        "2. What a decode step reads: the experts its batch routes to",
-        Table(columns, rows),
-        f"\nPer MoE layer, B tokens each choosing {k} of {E} experts; expert bytes are "
-        f"over all {m.moe_layers} MoE layers ({fmt_gb(per_expert)} per expert).",
-        items=[
-            f"Uniform routing (the assumption: each token picks {k} of {E} at random, "
-            f"independently) reaches E (1 - (1 - k/E)^B) experts: {first.uniform:.1f} at batch "
-            f"{first.batch:,}. " + all_at,
-            f"Skew (popularity falling as i^-{skew:g}) reaches fewer experts at "
-            f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular "
-            "experts, so a step reads fewer bytes, but the busiest expert does more of the "
-            "work (section 6).",
-        ],
-    )
+    return section(title, Table(columns, rows), note, items=items)
 
 
 def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> Group:
@@ -236,37 +213,24 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     else:
         which = "only the twin's MLP reaches" if twin_knee else "neither reaches"
         knees = f"At the ridge of {s.ridge:.0f} FLOP/B {which} it at any batch."
-    columns = [
-        "batch",
-        "MoE weights read",
-        "MoE step >=",
-        "MoE tok/s/GPU",
-        "twin weights",
-        "twin step >=",
-        "twin tok/s/GPU",
-    ]
+    columns = ["batch", "MoE weights read", "MoE step >=", "MoE tok/s/GPU", "twin weights"]
+    columns += ["twin step >=", "twin tok/s/GPU"]
     more = _more(a.weight_bytes, b.weight_bytes)
-    return section(
-        f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}",
-        Table(columns, rows),
-        "\nStep bound: sum of max(F / P, D / beta) over the operators on one chip's roofs; "
-        "tokens/s per GPU is B over that time\n(the step's bytes and FLOPs split evenly "
-        "over the GPUs; dispatch and combine come in section 4).",
-        items=[
-            f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
-            f"step against the twin's {fmt_gb(b.weight_bytes)} "
-            f"({ratio(a.weight_bytes / b.weight_bytes)}): about the same FLOPs per token, "
-            f"{more} bytes"
-            + {
-                "more": (
-                    ", as the batch's tokens spread over more experts than one token uses."
-                    if s.batch > 1
-                    else ": the router's weights, which the twin does not have."
-                ),
-            }.get(more, "."),
-            knees,
-        ],
-    )
+    read = f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
+    read += f"step against the twin's {fmt_gb(b.weight_bytes)} "
+    read += f"({ratio(a.weight_bytes / b.weight_bytes)}): about the same FLOPs per token, "
+    read += f"{more} bytes"
+    if more != "more":
+        read += "."
+    elif s.batch > 1:
+        read += ", as the batch's tokens spread over more experts than one token uses."
+    else:
+        read += ": the router's weights, which the twin does not have."
+    note = "\nStep bound: sum of max(F / P, D / beta) over the operators on one chip's roofs; "
+    note += "tokens/s per GPU is B over that time\n(the step's bytes and FLOPs split evenly "
+    note += "over the GPUs; dispatch and combine come in section 4)."
+    title = f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}"
+    return section(title, Table(columns, rows), note, items=[read, knees])
 
 
 def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float) -> Group:
@@ -301,24 +265,13 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
         if slower
         else "listed: the layer's own bound is longer at every size listed."
     )
-    columns = [
-        "EP",
-        "in node",
-        "other nodes",
-        "dispatch B/token",
-        "combine B/token",
-        "dispatch",
-        "combine",
-        "layer >=",
-    ]
-    return section(
-        f"4. Expert parallelism: dispatch and combine, {counted(s.batch, 'token')} a step",
-        Table(columns, table),
-        f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
-        f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
-        "latency a call (section 5). * chosen with --ep.",
-        items=[sent, against + at_sizes],
-    )
+    columns = ["EP", "in node", "other nodes", "dispatch B/token", "combine B/token"]
+    columns += ["dispatch", "combine", "layer >="]
+    note = f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
+    note += f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
+    note += "latency a call (section 5). * chosen with --ep."
+    title = f"4. Expert parallelism: dispatch and combine, {counted(s.batch, 'token')} a step"
+    return section(title, Table(columns, table), note, items=[sent, against + at_sizes])
 
 
 def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
@@ -331,18 +284,16 @@ def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
     val = [c for c in checks if not c.calibration]
     worst = max(val, key=lambda c: abs(_err(c)))
     mean = sum(abs(_err(c)) for c in val) / len(val)
-    return section(
-        f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)",
-        Table(["call", "model", "published", "error", "role"], rows),
-        items=[
-            f"One latency calibrates the fixed cost a call "
-            f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
-            f"the other {len(val)} only check it: mean |error| "
-            f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
-            "The model counts bytes over the slower link and one latency; it knows nothing of "
-            "the kernels' queues, so what it misses shows where the latency is not bytes.",
-        ],
-    )
+    items = [
+        f"One latency calibrates the fixed cost a call "
+        f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
+        f"the other {len(val)} only check it: mean |error| "
+        f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
+        "The model counts bytes over the slower link and one latency; it knows nothing of "
+        "the kernels' queues, so what it misses shows where the latency is not bytes.",
+    ]
+    title = f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)"
+    return section(title, Table(["call", "model", "published", "error", "role"], rows), items=items)
 
 
 def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
@@ -353,28 +304,20 @@ def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
         for x in skews
     ]  # fmt: skip
     worst = skews[-1]
-    spread = (
-        f"dealing experts round-robin over {s.ep} GPUs brings the busiest GPU's load to "
-        f"{ratio(worst.gpu_factor)} the fair share"
-        if s.ep > 1
-        else "on one GPU every expert shares the same GPU, so no GPU waits for another"
-    )
-    return section(
-        f"6. Load imbalance at EP {s.ep}",
-        Table(["skew s", "busiest expert", "busiest GPU", "cost a step", "of the step"], rows),
-        f"\nCost: (f - 1) x the experts' time a step per GPU, f the busiest GPU's load over "
-        f"the fair share; the step is {fmt_time(step)} per GPU (section 3, batch {s.batch:,}).",
-        items=[
-            f"At skew {worst.exponent:g} the busiest expert gets {ratio(worst.expert_factor)} "
-            f"its fair share of tokens; {spread}.",
-            *[
-                f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
-                f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB "
-                "copies hot experts) attacks the GPU factor, not the expert one."
-            ]
-            * (s.ep > 1),
-        ],
-    )
+    spread = "on one GPU every expert shares the same GPU, so no GPU waits for another"
+    if s.ep > 1:
+        spread = f"dealing experts round-robin over {s.ep} GPUs brings the busiest GPU's load "
+        spread += f"to {ratio(worst.gpu_factor)} the fair share"
+    items = [f"At skew {worst.exponent:g} the busiest expert gets {ratio(worst.expert_factor)} "]
+    items[0] += f"its fair share of tokens; {spread}."
+    if s.ep > 1:
+        wait = f"Every GPU waits for the busiest one: {fmt_time(worst.cost)} more a step, "
+        wait += f"{_pct(worst.cost / step)} of it. Balancing placement (DeepSeek's EPLB copies "
+        items.append(wait + "hot experts) attacks the GPU factor, not the expert one.")
+    note = "\nCost: (f - 1) x the experts' time a step per GPU, f the busiest GPU's load over "
+    note += f"the fair share; the step is {fmt_time(step)} per GPU (section 3, batch {s.batch:,})."
+    head = ["skew s", "busiest expert", "busiest GPU", "cost a step", "of the step"]
+    return section(f"6. Load imbalance at EP {s.ep}", Table(head, rows), note, items=items)
 
 
 def moe_png(

@@ -1,8 +1,6 @@
 """Lecture 14's words: continuous batching, speculation, disaggregation, cost and a fleet.
 
-Standard library only. The lecture hands over the records below, computed with
-``common.formulas.transformer`` and ``common.formulas.serving``; every comparison a
-sentence states is decided by ``common.present.claims``.
+Standard library only; every comparison a sentence states is decided by ``common.present.claims``.
 """
 
 from __future__ import annotations
@@ -81,8 +79,7 @@ class Chunked:
 
 @dataclass(frozen=True)
 class Draft:
-    """Speculation with K draft tokens: verify cost (decode steps) and, per acceptance rate
-    of ACCEPTANCES, the tokens per verify step and the net speed-up."""
+    """K draft tokens: verify cost (decode steps); per ACCEPTANCES, tokens a step, speed-up."""
 
     draft: int
     verify: float
@@ -208,46 +205,36 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
     per_token = (full.seconds - none.seconds) / full.chunk  # what a prompt token adds
     alone = chunked.alone / s.prompt
     stall = chunked.alone + none.seconds
-    columns = [
-        "prefill chunk",
-        "decode",
-        "step = TPOT >=",
-        "prefill tok/s",
-        "decode tok/s",
-        "FLOP/byte",
+    columns = ["prefill chunk", "decode", "step = TPOT >=", "prefill tok/s", "decode tok/s"]
+    columns += ["FLOP/byte"]
+    grows = f"A chunk of {counted(first.chunk, 'prompt token')} beside the "
+    grows += f"{counted(B, 'decode token')}: "
+    grows += f"the step {change(none.seconds, first.seconds, fmt_time, words=GROWS)} "
+    grows += f"({_slower(none.seconds, first.seconds)})"
+    if full is not first:
+        grows += f"; filling the budget with {full.chunk:,}, it "
+        grows += f"{change(none.seconds, full.seconds, fmt_time, words=GROWS)} "
+        grows += f"({_slower(none.seconds, full.seconds)})"
+    grows += ". Every decoding sequence waits for the whole step: that is its time per output "
+    grows += "token."
+    title = f"1. Continuous batching: {counted(B, 'decode token')} and a prefill chunk, budget "
+    title += f"{s.budget:,} ({_on(s)}, caches at {s.context:,})"
+    items = [
+        grows,
+        f"The decode-only step runs at {none.intensity:,.0f} FLOP/byte, "
+        f"{regime(none.intensity, s.ridge)} (ridge {s.ridge:,.0f}); the full step at "
+        f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a "
+        f"prompt token adds {fmt_time(per_token)} to the step, "
+        f"{than(per_token / alone, 'GPU time')} the {fmt_time(alone)} it takes in a "
+        "prompt pass of its own.",
+        f"Unchunked, the {s.prompt:,}-token prompt is one pass of "
+        f"{fmt_time(chunked.alone)}, and the decoding sequences wait "
+        f"{fmt_time(stall)} for one token. In chunks of up to {chunked.chunk:,} it "
+        f"takes {counted(chunked.steps, 'step')}, a time to first token of at least "
+        f"{fmt_time(chunked.seconds)}, and no decode token waits more than "
+        f"{fmt_time(chunked.longest)}.",
     ]
-    return section(
-        f"1. Continuous batching: {counted(B, 'decode token')} and a prefill chunk, budget "
-        f"{s.budget:,} ({_on(s)}, caches at {s.context:,})",
-        Table(columns, table),
-        items=[
-            f"A chunk of {counted(first.chunk, 'prompt token')} beside the "
-            f"{counted(B, 'decode token')}: "
-            f"the step {change(none.seconds, first.seconds, fmt_time, words=GROWS)} "
-            f"({_slower(none.seconds, first.seconds)})"
-            + (
-                f"; filling the budget with {full.chunk:,}, it "
-                f"{change(none.seconds, full.seconds, fmt_time, words=GROWS)} "
-                f"({_slower(none.seconds, full.seconds)})."
-                if full is not first
-                else "."
-            )
-            + " Every decoding sequence waits for "
-            "the whole step: that is its time per output token.",
-            f"The decode-only step runs at {none.intensity:,.0f} FLOP/byte, "
-            f"{regime(none.intensity, s.ridge)} (ridge {s.ridge:,.0f}); the full step at "
-            f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a "
-            f"prompt token adds {fmt_time(per_token)} to the step, "
-            f"{than(per_token / alone, 'GPU time')} the {fmt_time(alone)} it takes in a "
-            "prompt pass of its own.",
-            f"Unchunked, the {s.prompt:,}-token prompt is one pass of "
-            f"{fmt_time(chunked.alone)}, and the decoding sequences wait "
-            f"{fmt_time(stall)} for one token. In chunks of up to {chunked.chunk:,} it "
-            f"takes {counted(chunked.steps, 'step')}, a time to first token of at least "
-            f"{fmt_time(chunked.seconds)}, and no decode token waits more than "
-            f"{fmt_time(chunked.longest)}.",
-        ],
-    )
+    return section(title, Table(columns, table), items=items)
 
 
 def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> Group:
@@ -261,30 +248,24 @@ def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> G
     mid = ACCEPTANCES.index(0.8)
     best = max(rows, key=lambda r: r.speedup[mid])
     last = rows[-1]
-    peak = (
-        f"peaks at K = {best.draft} ({ratio(best.speedup[mid])}) and falls to "
-        f"{ratio(last.speedup[mid])} at K = {last.draft}: all K drafts are accepted only "
-        "with probability a^K, while each costs c and widens the verify pass"
-        if best is not last
-        else f"still rises at K = {last.draft} ({ratio(last.speedup[mid])})"
-    )
+    peak = f"At a = 0.8 the speed-up still rises at K = {last.draft} "
+    peak += f"({ratio(last.speedup[mid])})."
+    if best is not last:
+        peak = f"At a = 0.8 the speed-up peaks at K = {best.draft} ({ratio(best.speedup[mid])}) "
+        peak += f"and falls to {ratio(last.speedup[mid])} at K = {last.draft}: all K drafts are "
+        peak += "accepted only with probability a^K, while each costs c and widens the verify "
+        peak += "pass."
     first = rows[0]
-    return section(
-        f"2. Speculative decoding ({_on(s)}, batch {s.batch:,}, a one-layer draft head: "
-        f"c = 1/{s.model.n_layers})",
-        Table(["draft K", "verify v", *head], table),
-        items=[
-            f"At a = 0.8 the speed-up {peak}.",
-            f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
-            f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
-            f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
-            + (
-                "still rides on the weight reads."
-                if above(last.verify, 1.0, "{:.2f}".format) == "at"
-                else "adds FLOPs and attention the weight reads no longer hide."
-            ),
-        ],
-    )
+    verify = f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
+    verify += f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
+    verify += f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
+    if above(last.verify, 1.0, "{:.2f}".format) == "at":
+        verify += "still rides on the weight reads."
+    else:
+        verify += "adds FLOPs and attention the weight reads no longer hide."
+    title = f"2. Speculative decoding ({_on(s)}, batch {s.batch:,}, a one-layer draft head: "
+    title += f"c = 1/{s.model.n_layers})"
+    return section(title, Table(["draft K", "verify v", *head], table), items=[peak, verify])
 
 
 def _where(x: float, lo: float, hi: float, fmt) -> str:
@@ -303,33 +284,24 @@ def mtp_observations(m: MTP) -> Observations:
         return fmt_pct(x, 1)
 
     gain = ratio(m.speedup, 1)
-    items = [
-        f"DeepSeek-V3's technical report gives {gain} tokens per second from one "
-        f"multi-token-prediction draft, with a second-token acceptance of {pct(lo)} to "
-        f"{pct(hi)}. With a free draft and a verify pass of one step, {gain} implies "
-        + (
-            f"a = {pct(m.plain)}, {_where(m.plain, lo, hi, pct)} the published range "
-            f"(against its middle, {pct(mid)}: {m.plain - mid:+.1%})."
-            if m.plain is not None
-            else "no acceptance at all: one draft token gives at most x2.00."
-        ),
-    ]
-    costs = (
-        f"With the module's cost (c = {m.draft_cost:.4f}) and the verify pass the ledger "
-        f"gives at {m.batch:,} sequences a GPU ({m.verify:.3f} decode steps)"
-    )
-    if m.implied is not None:
-        items.append(
-            f"{costs}, it implies a = {pct(m.implied)}, {_where(m.implied, lo, hi, pct)} the "
-            f"published range (against its middle: {m.implied - mid:+.1%})."
-        )
+    plain = f"DeepSeek-V3's technical report gives {gain} tokens per second from one "
+    plain += f"multi-token-prediction draft, with a second-token acceptance of {pct(lo)} to "
+    plain += f"{pct(hi)}. With a free draft and a verify pass of one step, {gain} implies "
+    if m.plain is None:
+        plain += "no acceptance at all: one draft token gives at most x2.00."
     else:
-        items.append(
-            f"{costs}, even a = 1 gives only {ratio(m.best)}, short of the published {gain}: "
-            "the bound's verify pass costs more than DeepSeek's engine paid."
-        )
-    items.append("Built from the speed-up; the acceptance range only checks it.")
-    return Observations(items)
+        plain += f"a = {pct(m.plain)}, {_where(m.plain, lo, hi, pct)} the published range "
+        plain += f"(against its middle, {pct(mid)}: {m.plain - mid:+.1%})."
+    costs = f"With the module's cost (c = {m.draft_cost:.4f}) and the verify pass the ledger "
+    costs += f"gives at {m.batch:,} sequences a GPU ({m.verify:.3f} decode steps), "
+    if m.implied is not None:
+        costs += f"it implies a = {pct(m.implied)}, {_where(m.implied, lo, hi, pct)} the "
+        costs += f"published range (against its middle: {m.implied - mid:+.1%})."
+    else:
+        costs += f"even a = 1 gives only {ratio(m.best)}, short of the published {gain}: "
+        costs += "the bound's verify pass costs more than DeepSeek's engine paid."
+    checks = "Built from the speed-up; the acceptance range only checks it."
+    return Observations([plain, costs, checks])
 
 
 def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
@@ -343,21 +315,20 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
     hi = max(rows, key=lambda r: r.ratio)
     lo = min(rows, key=lambda r: r.ratio)
     token = (mine.prefill_s / mine.prompt) / (mine.decode_s / mine.output)
-    return section(
-        f"3. Prefill/decode disaggregation ({_on(s)} per replica, decode batch {s.batch:,})",
-        Table(["prompt", "output", "prefill GPU-s", "decode GPU-s", "P:D", "prefill share"], table),
-        items=[
-            f"A {hi.prompt:,}-token prompt with {counted(hi.output, 'output token')} needs "
-            f"{hi.ratio:.3f} prefill GPUs per decode GPU; a {lo.prompt:,}-token prompt "
-            f"with {lo.output:,} needs {lo.ratio:.3f}. The ratio follows the prompt over "
-            "the output, scaled by what a token costs in each phase.",
-            "For the flags' request a prompt token takes "
-            f"{fmt_time(mine.prefill_s / mine.prompt)} of GPU time and an output token "
-            f"{fmt_time(mine.decode_s / mine.output)} at "
-            f"batch {s.batch:,}: a prompt token costs {times(token)}. A bigger decode "
-            "batch makes output tokens cheaper and moves GPUs to prefill.",
-        ],
-    )
+    title = f"3. Prefill/decode disaggregation ({_on(s)} per replica, decode batch {s.batch:,})"
+    head = ["prompt", "output", "prefill GPU-s", "decode GPU-s", "P:D", "prefill share"]
+    items = [
+        f"A {hi.prompt:,}-token prompt with {counted(hi.output, 'output token')} needs "
+        f"{hi.ratio:.3f} prefill GPUs per decode GPU; a {lo.prompt:,}-token prompt "
+        f"with {lo.output:,} needs {lo.ratio:.3f}. The ratio follows the prompt over "
+        "the output, scaled by what a token costs in each phase.",
+        "For the flags' request a prompt token takes "
+        f"{fmt_time(mine.prefill_s / mine.prompt)} of GPU time and an output token "
+        f"{fmt_time(mine.decode_s / mine.output)} at "
+        f"batch {s.batch:,}: a prompt token costs {times(token)}. A bigger decode "
+        "batch makes output tokens cheaper and moves GPUs to prefill.",
+    ]
+    return section(title, Table(head, table), items=items)
 
 
 def cost_label(c: Cost) -> str:
@@ -389,56 +360,40 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
     a, b = costs
     if a.at(1) and b.at(1):
         cheap1 = min((a, b), key=lambda c: c.at(1))
-        items.append(
-            f"At batch 1, {a.model.name} costs {_usd(a.at(1))} per million output tokens and "
-            f"{b.model.name} {_usd(b.at(1))}: {cheap1.model.name} is cheaper."
-            + (
-                " A step for one token reads all of a dense model's weights but only the "
-                "chosen experts of a mixture."
-            )
-            * bool(cheap1.model.n_experts)
-        )
+        one = f"At batch 1, {a.model.name} costs {_usd(a.at(1))} per million output tokens and "
+        one += f"{b.model.name} {_usd(b.at(1))}: {cheap1.model.name} is cheaper."
+        if cheap1.model.n_experts:
+            one += " A step for one token reads all of a dense model's weights but only the "
+            one += "chosen experts of a mixture."
+        items.append(one)
     both = min(B, a.wall, b.wall)
     if a.at(1) and b.at(1) and both > 1:
         cheap = min((a, b), key=lambda c: c.at(both))
         same = cheap is min((a, b), key=lambda c: c.at(1))
-        items.append(
-            f"At batch {both:,}, the largest both hold up to {B:,}, the prices are "
-            f"{_usd(a.at(both))} and {_usd(b.at(both))}: "
-            + (
-                f"{cheap.model.name} is still cheaper."
-                if same
-                else f"the order flips and {cheap.model.name} is cheaper."
-                + (
-                    " A mixture's batch touches more of its experts the larger it grows, "
-                    "while a dense model reads the same weights at any batch."
-                    * (not cheap.model.n_experts)
-                )
-            )
-        )
+        order = f"At batch {both:,}, the largest both hold up to {B:,}, the prices are "
+        order += f"{_usd(a.at(both))} and {_usd(b.at(both))}: "
+        if same:
+            order += f"{cheap.model.name} is still cheaper."
+        else:
+            order += f"the order flips and {cheap.model.name} is cheaper."
+            if not cheap.model.n_experts:
+                order += " A mixture's batch touches more of its experts the larger it grows, "
+                order += "while a dense model reads the same weights at any batch."
+        items.append(order)
     if a.at(B) and a.input_usd:
         cheaper = times(a.input_usd / a.at(B))
+        prompt = f"A prompt token of {a.model.name} costs {_usd(a.input_usd)} per million "
+        prompt += f"against {_usd(a.at(B))} for an output token at batch {B:,}, {cheaper}"
+        if cheaper.endswith("less"):
+            prompt += ": prefill fills the matmuls in one pass"
         items.append(
-            f"A prompt token of {a.model.name} costs {_usd(a.input_usd)} per million against "
-            f"{_usd(a.at(B))} for an output token at batch {B:,}, "
-            f"{cheaper}"
-            + (": prefill fills the matmuls in one pass" if cheaper.endswith("less") else "")
-            + f". At its wall ({_wall(a)}) an output token costs {_usd(a.at(a.wall))}."
+            prompt + f". At its wall ({_wall(a)}) an output token costs {_usd(a.at(a.wall))}."
         )
-    columns = [
-        "model",
-        "GPUs",
-        "wall",
-        "$/M in",
-        "$/M out B=1",
-        *[f"$/M out B={B:,}"] * (B > 1),  # the flags' batch, unless it is the column before
-        "$/M out at wall",
-    ]
-    return section(
-        f"4. Cost per million tokens at ${s.price:g} per GPU-hour on {s.chip.name}",
-        Table(columns, table),
-        items=items,
-    )
+    columns = ["model", "GPUs", "wall", "$/M in", "$/M out B=1"]
+    columns += [f"$/M out B={B:,}"] * (B > 1)  # the flags' batch, unless it is the column before
+    columns += ["$/M out at wall"]
+    title = f"4. Cost per million tokens at ${s.price:g} per GPU-hour on {s.chip.name}"
+    return section(title, Table(columns, table), items=items)
 
 
 def _err(course: float, published: float) -> str:
@@ -465,40 +420,36 @@ def fleet_section(c: FleetCheck) -> Group:
     errors = [abs(c.needed / c.had - 1), abs(c.cost / f.daily_cost - 1)]
     speed_mid = sum(f.output_speed) / 2
     per_node = f.decode_per_node / speed_mid
-    built = listing(
-        [
-            f"{f.input_tokens / 1e9:,.0f}B input and {f.output_tokens / 1e9:,.0f}B output tokens",
-            f"{f.prefill_per_node / 1e3:g}k and {f.decode_per_node / 1e3:g}k tokens/s per node",
-            f"{f.gpus_per_node} GPUs a node",
-            f"${f.price_per_gpu_hour:g} per GPU-hour",
-            "the R1 price list",
-        ]
-    )
+    built = [
+        f"{f.input_tokens / 1e9:,.0f}B input and {f.output_tokens / 1e9:,.0f}B output tokens",
+        f"{f.prefill_per_node / 1e3:g}k and {f.decode_per_node / 1e3:g}k tokens/s per node",
+    ]
+    built += [f"{f.gpus_per_node} GPUs a node", f"${f.price_per_gpu_hour:g} per GPU-hour"]
+    note = f"Built from (calibration): {listing([*built, 'the R1 price list'])}. Checked only "
+    note += "(validation): the rows above."
     hit, miss, out = f.prices
-    return section(
-        f"5. DeepSeek's published day: {f.nodes_average:g} nodes of {f.gpus_per_node} {f.chip} "
-        f"on average, {f.nodes_peak} at peak",
-        Table(["figure", "course", "published", "error", "checks"], rows),
-        f"Built from (calibration): {built}. Checked only (validation): the rows above.",
-        items=[
-            f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode "
-            f"{c.decode_hours:,.0f}: {c.needed:,.0f} together against the {c.had:,.0f} "
-            f"the fleet ran, and the cost at ${f.price_per_gpu_hour:g} per GPU-hour lands "
-            f"{_err(c.cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
-            f"budget closes within {max(errors):.2%}: the nodes did nothing else but serve "
-            "at their average rates.",
-            f"At those rates a million input tokens cost {_usd(c.input_usd)} and a million "
-            f"output tokens {_usd(c.output_usd)}, against list prices of {_usd(miss)} "
-            f"(uncached input; {_usd(hit)} cached) and {_usd(out)}: an output token costs "
-            f"{than(c.output_usd / c.input_usd, 'to serve')} an input token.",
-            f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request "
-            f"seeing about {speed_mid:g} tokens/s means about {per_node:,.0f} sequences "
-            f"decode at once on a node, {per_node / f.gpus_per_node:,.0f} a GPU, each "
-            f"with {f.kv_length:,.0f} tokens of cache. The fleet's own P:D is "
-            f"{c.prefill_hours / c.decode_hours:.2f} prefill node-hours per decode "
-            "node-hour.",
-        ],
-    )
+    title = f"5. DeepSeek's published day: {f.nodes_average:g} nodes of {f.gpus_per_node} "
+    title += f"{f.chip} on average, {f.nodes_peak} at peak"
+    items = [
+        f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode "
+        f"{c.decode_hours:,.0f}: {c.needed:,.0f} together against the {c.had:,.0f} "
+        f"the fleet ran, and the cost at ${f.price_per_gpu_hour:g} per GPU-hour lands "
+        f"{_err(c.cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
+        f"budget closes within {max(errors):.2%}: the nodes did nothing else but serve "
+        "at their average rates.",
+        f"At those rates a million input tokens cost {_usd(c.input_usd)} and a million "
+        f"output tokens {_usd(c.output_usd)}, against list prices of {_usd(miss)} "
+        f"(uncached input; {_usd(hit)} cached) and {_usd(out)}: an output token costs "
+        f"{than(c.output_usd / c.input_usd, 'to serve')} an input token.",
+        f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request "
+        f"seeing about {speed_mid:g} tokens/s means about {per_node:,.0f} sequences "
+        f"decode at once on a node, {per_node / f.gpus_per_node:,.0f} a GPU, each "
+        f"with {f.kv_length:,.0f} tokens of cache. The fleet's own P:D is "
+        f"{c.prefill_hours / c.decode_hours:.2f} prefill node-hours per decode "
+        "node-hour.",
+    ]
+    head = ["figure", "course", "published", "error", "checks"]
+    return section(title, Table(head, rows), note, items=items)
 
 
 def crossing(a: Cost, b: Cost) -> int | None:
@@ -520,19 +471,17 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
     """The saved cost figure, with a caption that says what to look at."""
     names = listing([cost_label(c) for c in costs if c.curve])
     cross = crossing(*costs) if len(costs) == 2 else None
-    look = (
-        say(
+    look = say(
+        "Look at the gap between the curves at each batch, and where each one ends: "
+        "past its wall no batch fits the GPUs' memory."
+    )
+    if cross:
+        look = say(
             "Look at batch {cross}, where the cheaper model changes: a mixture of experts is "
             "cheap at small batches, where a step reads only the experts its tokens choose, "
             "and loses that edge as a larger batch touches every expert.",
             cross=f"{cross:,}",
         )
-        if cross
-        else say(
-            "Look at the gap between the curves at each batch, and where each one ends: "
-            "past its wall no batch fits the GPUs' memory."
-        )
-    )
     caption = say(
         "Dollars per million output tokens against the decode batch at ${price} per "
         "GPU-hour on {chip}, for {names}, each up to its memory wall; the dashed "

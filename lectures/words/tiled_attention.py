@@ -1,9 +1,7 @@
 """Lecture 10's words: the IO model of tiled attention (Part 1) and both kernels here (Part 2).
 
-Each section of ``10_tiled_attention.py`` hands one record (below) of what it computed or
-measured; the functions return its tables and observations. Every comparison a sentence
-states (a side of the ridge, which chip reaches it, more or fewer bytes, slower) is
-decided through ``common.present.claims`` from the numbers the sentence quotes.
+Each section hands one record of what it computed or measured; every comparison a sentence
+states is decided through ``common.present.claims`` from the numbers it quotes.
 """
 
 from __future__ import annotations
@@ -68,38 +66,30 @@ def _sides(i: float, gpus: Sequence[Gpu]) -> str:
 
 def extremes(r: Extremes) -> tuple[Table, Observations]:
     """The two extremes' F, D, I and bound on each GPU, and what they say."""
-    table = Table(
-        ["kernel", "F", "D", "I (FLOP/B)", *(f"{g.name}, I* {g.ridge:.1f}" for g in r.gpus)],
-        [
-            [name, fmt_flops(r.flops), fmt_bytes(d), f"{i:.1f}"]
-            + [_verdict(i, g.ridge, t) for g, t in zip(r.gpus, bounds, strict=True)]
-            for name, (d, i, bounds) in r.kernels.items()
-        ],
-        title=f"One head, N = {r.n:,}, d_h = {r.d_head}, bf16: the bound and T >= max(F/P, D/beta)",
-    )
+    head = ["kernel", "F", "D", "I (FLOP/B)", *(f"{g.name}, I* {g.ridge:.1f}" for g in r.gpus)]
+    rows = [
+        [name, fmt_flops(r.flops), fmt_bytes(d), f"{i:.1f}"]
+        + [_verdict(i, g.ridge, t) for g, t in zip(r.gpus, bounds, strict=True)]
+        for name, (d, i, bounds) in r.kernels.items()
+    ]
+    title = f"One head, N = {r.n:,}, d_h = {r.d_head}, bf16: the bound and T >= max(F/P, D/beta)"
     (d_naive, i_naive, t_naive), (d_ideal, i_ideal, t_ideal) = r.kernels.values()
     _ms = functools.partial(fmt_time, unit="ms")
-    first = r.gpus[0].name
-    notes = Observations(
-        [
-            f"Naive attention moves {fmt_bytes(d_naive)} at I = {i_naive:.1f} FLOP/byte: "
-            f"{_sides(i_naive, r.gpus)}. The ideal moves {fmt_bytes(d_ideal)} "
-            f"({fmt_ratio(d_naive / d_ideal, 1)} fewer bytes, the same F) at I = {i_ideal:.0f}: "
-            f"{_sides(i_ideal, r.gpus)}.",
-            f"On the {first} the time bound {change(t_naive[0], t_ideal[0], _ms)}"
-            + (
-                f" ({speed(t_naive[0], t_ideal[0], 1)})"
-                if direction(t_naive[0], t_ideal[0], _ms)
-                else ""
-            )
-            + ": the comparison the article makes.",
-            "The ideal assumes that nothing is ever read twice, as if K and V "
-            f"({fmt_kib(r.kv_bytes)} at this size) stayed on chip for every query. One SM's "
-            "shared memory is a few hundred KiB. The rest of Part 1 asks what a finite on-chip "
-            "memory gives.",
-        ]
-    )
-    return table, notes
+    falls = f"On the {r.gpus[0].name} the time bound {change(t_naive[0], t_ideal[0], _ms)}"
+    if direction(t_naive[0], t_ideal[0], _ms):
+        falls += f" ({speed(t_naive[0], t_ideal[0], 1)})"
+    items = [
+        f"Naive attention moves {fmt_bytes(d_naive)} at I = {i_naive:.1f} FLOP/byte: "
+        f"{_sides(i_naive, r.gpus)}. The ideal moves {fmt_bytes(d_ideal)} "
+        f"({fmt_ratio(d_naive / d_ideal, 1)} fewer bytes, the same F) at I = {i_ideal:.0f}: "
+        f"{_sides(i_ideal, r.gpus)}.",
+        falls + ": the comparison the article makes.",
+        "The ideal assumes that nothing is ever read twice, as if K and V "
+        f"({fmt_kib(r.kv_bytes)} at this size) stayed on chip for every query. One SM's "
+        "shared memory is a few hundred KiB. The rest of Part 1 asks what a finite on-chip "
+        "memory gives.",
+    ]
+    return Table(head, rows, title=title), Observations(items)
 
 
 class Plan(NamedTuple):  # one chip's blocks from its shared memory, and what they move
@@ -143,6 +133,8 @@ def _reach(named: Sequence[Plan]) -> str:
 
 def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     """Each chip's blocks, their traffic and bound; the reach of each named chip."""
+    title = f"FlashAttention-2's blocks in each chip's shared memory (N = {r.n:,}, "
+    title += f"d_h = {r.d_head})"
     blocks = Table(
         ["chip", "M_sm", "Br x Bc", "U", "T_r"],
         [
@@ -155,8 +147,7 @@ def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
             ]
             for p in r.plans
         ],
-        title=f"FlashAttention-2's blocks in each chip's shared memory (N = {r.n:,}, "
-        f"d_h = {r.d_head})",
+        title=title,
         note="bf16. U is the footprint of one inner step, T_r the number of query blocks.",
     )
     bounds = Table(
@@ -177,22 +168,19 @@ def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     )
     h, a = r.named
     reads = "once, the ideal minimum" if h.reads == 1 else f"R = {h.reads} times each"
-    notes = Observations(
-        [
-            "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to "
-            f"2 N / (b T_r), about B_r, as T_r grows. The {h.gpu.name}'s "
-            f"{fmt_kib(h.gpu.smem)} give B_r = {h.blocks.rows} and I = {h.intensity:.1f}; the "
-            f"{a.gpu.name}'s {fmt_kib(a.gpu.smem)} give B_r = {a.blocks.rows} and I = "
-            f"{a.intensity:.1f}.",
-            _reach(r.named),
-            f"The {h.gpu.name}'s blocks move {fmt_bytes(h.traffic)}, "
-            f"{than(h.traffic / r.naive_bytes)} the naive kernel's {fmt_bytes(r.naive_bytes)} "
-            f"and {than(h.traffic / r.ideal_bytes, digits=1)} the ideal "
-            f"{fmt_bytes(r.ideal_bytes)}: "
-            f"K and V are read {reads}.",
-        ]
-    )
-    return blocks, bounds, notes
+    items = [
+        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to "
+        f"2 N / (b T_r), about B_r, as T_r grows. The {h.gpu.name}'s "
+        f"{fmt_kib(h.gpu.smem)} give B_r = {h.blocks.rows} and I = {h.intensity:.1f}; the "
+        f"{a.gpu.name}'s {fmt_kib(a.gpu.smem)} give B_r = {a.blocks.rows} and I = "
+        f"{a.intensity:.1f}.",
+        _reach(r.named),
+        f"The {h.gpu.name}'s blocks move {fmt_bytes(h.traffic)}, "
+        f"{than(h.traffic / r.naive_bytes)} the naive kernel's {fmt_bytes(r.naive_bytes)} "
+        f"and {than(h.traffic / r.ideal_bytes, digits=1)} the ideal "
+        f"{fmt_bytes(r.ideal_bytes)}: K and V are read {reads}.",
+    ]
+    return blocks, bounds, Observations(items)
 
 
 @dataclass(frozen=True)
@@ -211,14 +199,10 @@ class Traffic:  # section 3: the staircase of traffic against M_sm, and its land
 
 def traffic(r: Traffic) -> tuple[Table, str, Observations]:
     """The landmarks' table, the figure's caption and what to observe."""
-    table = Table(
-        ["landmark", "M_sm", "Br x Bc", "D", "I"],
-        [
-            [name, fmt_kib(m), _blocks(b), fmt_bytes(d), f"{i:.1f}"]
-            for name, m, b, d, i in r.landmarks
-        ],
-        title="Landmarks on the curve",
-    )
+    rows = [
+        [name, fmt_kib(m), _blocks(b), fmt_bytes(d), f"{i:.1f}"] for name, m, b, d, i in r.landmarks
+    ]
+    table = Table(["landmark", "M_sm", "Br x Bc", "D", "I"], rows, title="Landmarks on the curve")
     caption = say(
         "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
         "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
@@ -226,22 +210,18 @@ def traffic(r: Traffic) -> tuple[Table, str, Observations]:
         "(A100, H100), with a dot where the staircase first gets below it; the vertical lines "
         "mark the chips' shared memory per SM."
     )
-    notes = Observations(
-        [
-            f"With {fmt_kib(r.least)} on chip (one row of each block) K and V are read N times: "
-            f"{fmt_bytes(r.least_bytes)}, "
-            f"{than(r.least_bytes / r.naive_bytes, digits=0)} the naive "
-            "kernel's traffic. Tiling moves no more than naive only from "
-            f"{fmt_kib(r.as_naive)} on.",
-            f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of "
-            f"{r.slope:.2f}: doubling the on-chip memory about halves the traffic, the theorem's "
-            "1 / M.",
-            f"From {fmt_kib(r.resident)}, K and V whole ({fmt_kib(r.kv_bytes)}) plus one query "
-            f"row, the traffic drops to the ideal {fmt_bytes(r.ideal_bytes)}; the lowest point of "
-            f"the curve is {fmt_bytes(r.lowest)}.",
-        ]
-    )
-    return table, caption, notes
+    items = [
+        f"With {fmt_kib(r.least)} on chip (one row of each block) K and V are read N times: "
+        f"{fmt_bytes(r.least_bytes)}, {than(r.least_bytes / r.naive_bytes, digits=0)} the naive "
+        f"kernel's traffic. Tiling moves no more than naive only from {fmt_kib(r.as_naive)} on.",
+        f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of "
+        f"{r.slope:.2f}: doubling the on-chip memory about halves the traffic, the theorem's "
+        "1 / M.",
+        f"From {fmt_kib(r.resident)}, K and V whole ({fmt_kib(r.kv_bytes)}) plus one query "
+        f"row, the traffic drops to the ideal {fmt_bytes(r.ideal_bytes)}; the lowest point of "
+        f"the curve is {fmt_bytes(r.lowest)}.",
+    ]
+    return table, caption, Observations(items)
 
 
 class Head(NamedTuple):  # one head at one N: bytes, intensities, bounds
@@ -298,64 +278,49 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
         return f"N = {crossings[kind]:,}" if kind in crossings else f"no length up to {largest:,}"
 
     below = f"Below N = {min(crossings.values()):,}" if crossings else f"Up to N = {largest:,}"
-    notes = Observations(
-        [
-            f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive "
-            f"kernel's (2 B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the "
-            "ideal minimum.",
-            f"The tiled kernel's intensity levels off near B_r ({h.i_tiled:.1f} FLOP/byte at "
-            f"N = {largest:,}), the naive one's near d_h / 2 ({h.i_naive:.1f}); against the "
-            f"{gpu.name}'s ridge of {gpu.ridge:.1f} "
-            + (
-                f"both kernels are {tiled_side} at that length."
-                if tiled_side == naive_side
-                else f"the tiled kernel is {tiled_side} and the naive one {naive_side} there."
-            ),
-            f"In the layer, attention's bound passes everything else at {over('tiled')} with the "
-            f"tiled kernel and at {over('naive')} with the naive one. {below} the projections "
-            "and the MLP take longer than attention with either kernel.",
-        ]
-    )
-    return heads, layer, notes
+    levels = f"The tiled kernel's intensity levels off near B_r ({h.i_tiled:.1f} FLOP/byte at "
+    levels += f"N = {largest:,}), the naive one's near d_h / 2 ({h.i_naive:.1f}); against the "
+    levels += f"{gpu.name}'s ridge of {gpu.ridge:.1f} "
+    if tiled_side == naive_side:
+        levels += f"both kernels are {tiled_side} at that length."
+    else:
+        levels += f"the tiled kernel is {tiled_side} and the naive one {naive_side} there."
+    items = [
+        f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive "
+        f"kernel's (2 B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the "
+        "ideal minimum.",
+        levels,
+        f"In the layer, attention's bound passes everything else at {over('tiled')} with the "
+        f"tiled kernel and at {over('naive')} with the naive one. {below} the projections "
+        "and the MLP take longer than attention with either kernel.",
+    ]
+    return heads, layer, Observations(items)
 
 
 def agreement(
     cases: Sequence[tuple[int, int, int, int, int, float]], tolerance: float
 ) -> tuple[Table, Observations]:
     """How closely the tiled kernel agrees with the naive one: (N, d_h, Br, Bc, steps, error)."""
-    table = Table(
-        ["N", "d_h", "Br x Bc", "blocks divide N", "inner steps", "relative error"],
-        [
-            [
-                f"{n:,}",
-                d,
-                f"{br} x {bc}",
-                "yes" if n % br == n % bc == 0 else "no",
-                f"{steps:,}",
-                f"{e:.1e}",
-            ]
-            for n, d, br, bc, steps, e in cases
-        ],
-        title="Tiled against naive attention on random inputs (fp32)",
-        note="relative error = max |O_tiled - O_naive| / max |O_naive|",
-    )
+    head = ["N", "d_h", "Br x Bc", "blocks divide N", "inner steps", "relative error"]
+    rows = [
+        [f"{n:,}", d, f"{br} x {bc}", "no" if n % br or n % bc else "yes", f"{steps:,}", f"{e:.1e}"]
+        for n, d, br, bc, steps, e in cases
+    ]
+    title = "Tiled against naive attention on random inputs (fp32)"
+    note = "relative error = max |O_tiled - O_naive| / max |O_naive|"
     worst = max(c[-1] for c in cases)
-    within = (
-        f"OUTSIDE the tolerance of {tolerance:.0e}: the tiled kernel is wrong"
-        if worst > tolerance
-        else f"inside the tolerance of {tolerance:.0e}"
-    )
-    notes = Observations(
-        [
-            f"The largest relative error is {worst:.1e}, {within}. The two kernels add the same "
-            "terms in a different order and subtract a different running maximum before each "
-            "exponential, so they agree to fp32 rounding, not bit for bit.",
-            "The online softmax needs no second pass: a block that raises a row's maximum rescales "
-            "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
-            "once per query block, at the end.",
-        ]
-    )
-    return table, notes
+    within = f"inside the tolerance of {tolerance:.0e}"
+    if worst > tolerance:
+        within = f"OUTSIDE the tolerance of {tolerance:.0e}: the tiled kernel is wrong"
+    items = [
+        f"The largest relative error is {worst:.1e}, {within}. The two kernels add the same "
+        "terms in a different order and subtract a different running maximum before each "
+        "exponential, so they agree to fp32 rounding, not bit for bit.",
+        "The online softmax needs no second pass: a block that raises a row's maximum rescales "
+        "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
+        "once per query block, at the end.",
+    ]
+    return Table(head, rows, title=title, note=note), Observations(items)
 
 
 @dataclass(frozen=True)
@@ -376,11 +341,8 @@ class Machine:  # section 6: this machine's caches and one-thread roofs
 
 def machine(r: Machine) -> tuple[Table, Table, Observations]:
     """The caches and roofs tables, and what they imply for the two kernels."""
-    caches = Table(
-        ["cache", "size", "source"],
-        [[name, fmt_kib(size), source] for name, size, source in r.caches],
-        title="Caches, as core 0 sees them",
-    )
+    rows = [[name, fmt_kib(size), source] for name, size, source in r.caches]
+    caches = Table(["cache", "size", "source"], rows, title="Caches, as core 0 sees them")
     roofs = Table(
         ["roof", "value"],
         [
@@ -394,27 +356,24 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
         ],
         title="Roofs of this machine",
     )
-    bound = side(r.naive_intensity, r.ridge) == "compute-bound"
-    notes = Observations(
-        [
-            f"The roofs: {r.source}; P_1 = {fmt_rate(r.peak)}, the faster one-thread matmul of "
-            "the two.",
-            f"On one thread the ridge is {r.ridge:.1f} FLOP/byte. The naive kernel in fp32 does "
-            f"{r.naive_intensity:.1f} FLOP per byte of its ten passes (about (4 d_h + 5) / 40 at "
-            "any N): "
-            + (
-                "at or above the ridge, so by the roofline it is compute-bound here, and fewer "
-                "bytes do not lower its bound."
-                if bound
-                else "below the ridge, so by the roofline fewer bytes would make it faster."
-            ),
-            f"An inner step costs {fmt_time(r.step_s)} before any arithmetic, about "
-            f"{fmt_time(r.step_s / r.calls)} per numpy call. In that time one core does "
-            f"{fmt_num(r.step_s * r.peak, 2, 'FLOP')} of matmul: a block must do much more work "
-            "than that for the fixed cost to vanish.",
-        ]
-    )
-    return caches, roofs, notes
+    ridge = f"On one thread the ridge is {r.ridge:.1f} FLOP/byte. The naive kernel in fp32 does "
+    ridge += f"{r.naive_intensity:.1f} FLOP per byte of its ten passes (about (4 d_h + 5) / 40 "
+    ridge += "at any N): "
+    if side(r.naive_intensity, r.ridge) == "compute-bound":
+        ridge += "at or above the ridge, so by the roofline it is compute-bound here, and fewer "
+        ridge += "bytes do not lower its bound."
+    else:
+        ridge += "below the ridge, so by the roofline fewer bytes would make it faster."
+    items = [
+        f"The roofs: {r.source}; P_1 = {fmt_rate(r.peak)}, the faster one-thread matmul of "
+        "the two.",
+        ridge,
+        f"An inner step costs {fmt_time(r.step_s)} before any arithmetic, about "
+        f"{fmt_time(r.step_s / r.calls)} per numpy call. In that time one core does "
+        f"{fmt_num(r.step_s * r.peak, 2, 'FLOP')} of matmul: a block must do much more work "
+        "than that for the fixed cost to vanish.",
+    ]
+    return caches, roofs, Observations(items)
 
 
 class Sized(NamedTuple):  # one cache-sized block choice of section 7, timed
@@ -475,11 +434,9 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     )
     fast = min(r.sized, key=lambda s: s.seconds)
     small = min(r.sized, key=lambda s: s.blocks.rows * s.blocks.cols)
-    than_fast = (
-        "and is the fastest of them"
-        if small is fast
-        else f"and runs {speed(fast.seconds, small.seconds)} than the fastest blocks"
-    )
+    than_fast = "and is the fastest of them"
+    if small is not fast:
+        than_fast = f"and runs {speed(fast.seconds, small.seconds)} than the fastest blocks"
     items = [
         f"With {small.name}-sized blocks ({_blocks(small.blocks)}) the kernel makes "
         f"{small.steps:,} inner steps {than_fast}; the fixed costs alone explain "
@@ -491,23 +448,19 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
         f"({fmt_ratio(t_naive / fast.seconds)} its speed).",
     ]
     if small.traffic > d_naive:
-        items.append(
-            "Those small blocks even move more than the naive kernel by the model's count, "
-            f"{fmt_bytes(small.traffic)} against {fmt_bytes(d_naive)}: K and V are read "
-            f"{small.reads} times, the small-M_sm end of the first figure."
-        )
+        more = "Those small blocks even move more than the naive kernel by the model's count, "
+        more += f"{fmt_bytes(small.traffic)} against {fmt_bytes(d_naive)}: K and V are read "
+        items.append(more + f"{small.reads} times, the small-M_sm end of the first figure.")
     whole = [s for s in r.sized if s.name == "LLC / 2" and s.blocks.cols == n]
     if whole:
-        items.append(
-            "Half the last-level cache holds K and V whole, so the rule takes B_c = N "
-            f"({_blocks(whole[0].blocks)}): "
-            + (
-                "a single block, the naive computation with S kept in cache, which passes over S "
-                "five times instead of ten."
-                if whole[0].blocks.rows == n
-                else "K and V are read once, the ideal minimum."
-            )
-        )
+        held = "Half the last-level cache holds K and V whole, so the rule takes B_c = N "
+        held += f"({_blocks(whole[0].blocks)}): "
+        if whole[0].blocks.rows == n:
+            held += "a single block, the naive computation with S kept in cache, which passes "
+            held += "over S five times instead of ten."
+        else:
+            held += "K and V are read once, the ideal minimum."
+        items.append(held)
     return sizes, speeds, Observations(items)
 
 
@@ -582,41 +535,38 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
     ratios = {n: u.seconds["tiled"] / u.seconds["naive"] for n, u in r.runs.items()}
     slower = [n for n, x in ratios.items() if x > 1]
     close = [n for n, x in ratios.items() if abs(x - 1) <= 0.1]
-    why = (
-        f"It is slower at {n_of_m(len(slower), len(ratios))} length{'s' * (len(ratios) > 1)}"
-        + (f" and within 10% of the naive kernel at {len(close)}" if close else "")
-        + ". "
-        + (
-            "Both kernels are compute-bound on one core here, so the bytes the tiled one saves "
-            "do not lower its bound, while its many small matmuls run below the roof and every "
-            "inner step pays a fixed cost."
-            if r.compute_bound
-            else "By the roofline it should win, since the naive kernel is memory-bound here, but "
-            "its small matmuls run below the roof and every inner step pays a fixed cost."
-        )
-        if slower
-        else "It is never slower: its blocks cost less here than the naive kernel's passes over S."
-    )
+    why = "It is never slower: its blocks cost less here than the naive kernel's passes over S."
+    if slower:
+        why = f"It is slower at {n_of_m(len(slower), len(ratios))} length{'s' * (len(ratios) > 1)}"
+        if close:
+            why += f" and within 10% of the naive kernel at {len(close)}"
+        if r.compute_bound:
+            why += ". Both kernels are compute-bound on one core here, so the bytes the tiled one "
+            why += "saves do not lower its bound, while its many small matmuls run below the roof "
+            why += "and every inner step pays a fixed cost."
+        else:
+            why += ". By the roofline it should win, since the naive kernel is memory-bound here, "
+            why += (
+                "but its small matmuls run below the roof and every inner step pays a fixed cost."
+            )
     t_top = r.runs[top].seconds
     serial = naive["t_compute_s"] + naive["t_memory_s"]
     exps_s, steps_s = top**2 * r.exp_s, r.steps * r.step_s
     rest_s = t_top["tiled"] - tiled["t_compute_s"] - exps_s - steps_s
-    nearer_sum = abs(t_top["naive"] - serial) < abs(t_top["naive"] - naive["t_pred_s"])
+    phases = "numpy runs the naive kernel's phases one after the other: the matmuls at "
+    phases += f"F / P_1 = {fmt_time(naive['t_compute_s'])}, then ten passes over S at "
+    phases += f"D / beta = {fmt_time(naive['t_memory_s'])} ({fmt_bw(r.beta)}). It took "
+    phases += f"{fmt_time(t_top['naive'])} at N = {top:,}, "
+    if abs(t_top["naive"] - serial) < abs(t_top["naive"] - naive["t_pred_s"]):
+        phases += f"closer to their sum, {fmt_time(serial)}, than to the roofline's max, "
+        phases += f"{fmt_time(naive['t_pred_s'])}, which assumes the two overlap."
+    else:
+        phases += f"closer to the roofline's max, {fmt_time(naive['t_pred_s'])}, than to "
+        phases += f"their sum, {fmt_time(serial)}: here the two overlapped, or a roof was low."
+    takes = ", ".join(f"{fmt_ratio(x)} at N = {n:,}" for n, x in ratios.items())
     items = [
-        "The tiled kernel takes "
-        + ", ".join(f"{fmt_ratio(x)} at N = {n:,}" for n, x in ratios.items())
-        + f" the naive kernel's time. {why}",
-        "numpy runs the naive kernel's phases one after the other: the matmuls at "
-        f"F / P_1 = {fmt_time(naive['t_compute_s'])}, then ten passes over S at "
-        f"D / beta = {fmt_time(naive['t_memory_s'])} ({fmt_bw(r.beta)}). It took "
-        f"{fmt_time(t_top['naive'])} at N = {top:,}, "
-        + (
-            f"closer to their sum, {fmt_time(serial)}, than to the roofline's max, "
-            f"{fmt_time(naive['t_pred_s'])}, which assumes the two overlap."
-            if nearer_sum
-            else f"closer to the roofline's max, {fmt_time(naive['t_pred_s'])}, than to "
-            f"their sum, {fmt_time(serial)}: here the two overlapped, or a roof was low."
-        ),
+        f"The tiled kernel takes {takes} the naive kernel's time. {why}",
+        phases,
         f"The tiled kernel moves {than(tiled['bytes'] / naive['bytes'], digits=1)} the naive "
         f"kernel's bytes ({fmt_bytes(tiled['bytes'])}, {fmt_time(tiled['t_memory_s'])} at that "
         f"bandwidth), so its time goes elsewhere: of its {fmt_time(t_top['tiled'])}, "
@@ -632,24 +582,22 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
         a, z = inside[-1], outside[0]
         per = {k: [r.runs[n].seconds[k] / n**2 for n in (a, z)] for k in KINDS}
         growth = {k: per[k][1] / per[k][0] for k in KINDS}
-        seen = (
-            "Here the savings show in time: the tiled kernel's blocks stay in the L2."
-            if growth["naive"] > 1.1 * growth["tiled"]
-            else "Here the passes over S cost about the same whether S sits in the cache or in "
-            "DRAM: the savings do not show in time."
-        )
+        if growth["naive"] > 1.1 * growth["tiled"]:
+            seen = "Here the savings show in time: the tiled kernel's blocks stay in the L2."
+        else:
+            seen = "Here the passes over S cost about the same whether S sits in the cache or in "
+            seen += "DRAM: the savings do not show in time."
+        score = f"Per score the naive kernel takes {per['naive'][0] * 1e9:.2f} ns at N = {a:,} "
+        score += f"(S inside the last-level cache) and {per['naive'][1] * 1e9:.2f} ns at N = "
+        score += f"{z:,} (S {r.runs[z].s_per_llc:.1f} times the cache), "
         items.append(
-            f"Per score the naive kernel takes {per['naive'][0] * 1e9:.2f} ns at N = {a:,} (S "
-            f"inside the last-level cache) and {per['naive'][1] * 1e9:.2f} ns at N = {z:,} (S "
-            f"{r.runs[z].s_per_llc:.1f} times the cache), {fmt_ratio(growth['naive'])}; the "
-            f"tiled one {fmt_ratio(growth['tiled'])}. {seen}"
+            score
+            + f"{fmt_ratio(growth['naive'])}; the tiled one {fmt_ratio(growth['tiled'])}. {seen}"
         )
-    items.append(
-        "Where the savings always show: memory. The naive kernel holds S, "
-        f"{fmt_kib(r.runs[top].memory['naive'])} at N = {top:,} and "
-        f"{fmt_kib(r.far_memory['naive'])} at {r.far:,} tokens; the tiled kernel needs "
-        f"{fmt_kib(r.far_memory['tiled'])} there, its output and its blocks."
-    )
+    memory = "Where the savings always show: memory. The naive kernel holds S, "
+    memory += f"{fmt_kib(r.runs[top].memory['naive'])} at N = {top:,} and "
+    memory += f"{fmt_kib(r.far_memory['naive'])} at {r.far:,} tokens; the tiled kernel needs "
+    items.append(memory + f"{fmt_kib(r.far_memory['tiled'])} there, its output and its blocks.")
     caption = say(
         "Seconds per call of both kernels against N (log-log): measured (markers), and the two "
         "parts of the roofline bound with this machine's one-thread roofs, F / P_1 (the same for "
