@@ -133,6 +133,18 @@ def test_ep_runs_attention_data_parallel_without_all_reduces(capsys) -> None:
     assert tp["bound_decode_step_s"] < 0.9 * by_hand  # the attention weights read 1/8 each
 
 
+def test_ep_reads_the_engine_terms_of_an_unsplit_gpu(monkeypatch, capsys) -> None:
+    """Under --ep the attention runs data-parallel, each GPU's GEMMs whole: the engine's
+    measured shares are those of one GPU's shard (g = 1), not of an 8-way split."""
+    seen = []
+    real = cmd.engine_roofs
+    monkeypatch.setattr(cmd, "engine_roofs", lambda *a: seen.append(a[-1]) or real(*a))
+    flags = ["--model", "mixtral-8x7b", "--chip", "h100", "--batch", "8", "--json"]
+    assert cmd.main([*flags, "--ep", "8"]) == 0 and cmd.main([*flags, "--gpus", "8"]) == 0
+    capsys.readouterr()
+    assert seen == [1, 8]
+
+
 def test_ep_memory_holds_the_experts_split_and_the_rest_whole(capsys) -> None:
     """DeepSeek-V3 in bf16: 58 MoE layers x 256 experts x 3 x 7,168 x 2,048 = 653.9 B expert
     parameters of 671.0 B. Each GPU holds the other 17.1 B whole: at --ep 16 that is
