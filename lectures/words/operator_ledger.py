@@ -6,7 +6,17 @@ import functools
 from dataclasses import dataclass
 
 from common.formulas.thresholds import Crossover
-from common.present.claims import change, direction, listing, n_of_m, outgrew, rose, speed, times
+from common.present.claims import (
+    change,
+    direction,
+    listing,
+    n_of_m,
+    outgrew,
+    rose,
+    speed,
+    than,
+    times,
+)
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -107,11 +117,12 @@ def machines(m: Machines) -> Group:
         -1: "more kernels reach the compute roof",
         0: "the same kernels are memory-bound on both",
     }[direction(a.ridge, h.ridge)]
-    fp8 = f"Against {a.chip}'s bf16 peak, {h.chip}'s fp8 peak is {times(h8.peak / a.peak)}"
-    if direction(h.peak, h8.peak, fmt_peak) > 0:
-        fp8 += ", but it helps only kernels that are compute-bound (and can run in fp8)."
+    fp8 = f"{h.chip}'s fp8 peak is {than(h8.peak / h.peak)} its bf16 peak"
+    if direction(h.peak, h8.peak, fmt_peak) > 0:  # the gain over bf16, and where it helps
+        fp8 += f" and {than(h8.peak / a.peak)} {a.chip}'s: it helps only kernels that are "
+        fp8 += "compute-bound (and can run in fp8)."
     else:
-        fp8 += f"; in this table it is no faster than {h.chip}'s bf16 peak, so it helps no kernel."
+        fp8 += " in this table, so it helps no kernel."
     grown = outgrew("bf16 compute", h.peak / a.peak, "bandwidth", h.bw / a.bw)
     items = [
         f"From {a.chip} to {h.chip}, {grown}, so the ridge point "
