@@ -218,10 +218,13 @@ def predict_request(args: Any) -> dict[str, Any]:
 def render(r: Mapping[str, Any]) -> str:
     """The prediction as a readable table: the bound, each term of the gap, the forecast."""
     passes = ("prefill", "decode_step")
-    rows = [(t, *(fmt_time(r["terms"][p][t], "ms") for p in passes)) for t in r["terms"]["prefill"]]
-    rows.append(
-        ("forecast (sum)", fmt_time(r["prefill_s"], "ms"), fmt_time(r["decode_step_s"], "ms"))
-    )
+    steps = r["new_tokens"] > 1  # one new token comes from the prefill: no decode step runs
+
+    def cell(p: str, seconds: float) -> str:
+        return fmt_time(seconds, "ms") if steps or p == "prefill" else "-"
+
+    rows = [(t, *(cell(p, r["terms"][p][t]) for p in passes)) for t in r["terms"]["prefill"]]
+    rows.append(("forecast (sum)", cell("prefill", r["prefill_s"]), cell("", r["decode_step_s"])))
     sp = r.get("speculation")  # its two lines, none without --speculate
     speculation = [] if sp is None else [
         f"speculation: {sp['draft_tokens']} draft tokens a step at acceptance "

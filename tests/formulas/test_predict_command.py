@@ -293,6 +293,16 @@ def test_a_request_at_the_window_fits_and_one_past_it_is_refused(tmp_path, capsy
     assert "need 65 positions" in line and "window of 64 (max_position_embeddings)" in line
 
 
+def test_one_new_token_shows_no_decode_step(capsys) -> None:
+    """The prefill gives the first token: with one new token no decode step runs, so the
+    table's decode column says '-', not a step of 0.000 ms; with two it has a time."""
+    for new, dash in (("1", True), ("2", False)):
+        assert cmd.main(["--model", "llama-2-7b", "--new-tokens", new]) == 0
+        rows = [ln.split() for ln in capsys.readouterr().out.splitlines()]
+        forecast = next(row for row in rows if row[:2] == ["forecast", "(sum)"])
+        assert (forecast[-1] == "-") is dash and forecast[3] == "ms"  # the prefill
+
+
 @pytest.mark.parametrize(
     ("flags", "words"),
     [
