@@ -160,7 +160,9 @@ def _value(match: re.Match, group: str) -> float:
 UP = r"rises|rose|risen|rise|grows|grew|grow|jumps|jumped|climbs|climbed|increases|increased"
 DOWN = r"falls|fell|fall|drops|dropped|decreases|decreased|shrinks|shrank|shrink|lowers|lowered"
 # A sentence ends at a period followed by a space (decimals have none), or at ';'.
-_SENTENCES = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(])|;\s+|\n")
+# A sentence ends before a capital or a numbered item ("... reach. 3. fp8 keeps ..."):
+# a lecture's output flattened to one line keeps its observations apart.
+_SENTENCES = re.compile(r"(?<=[.;:!?])\s+(?=[A-Z(]|\d+\.\s)|;\s+|\n")
 
 
 def _unwrap(text: str) -> str:

@@ -272,7 +272,7 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     moral = {
         -1: " A lower ridge makes full speed easier to reach.",
         1: " A higher ridge makes full speed harder to reach.",
-    }.get(d, "")
+    }.get(d, "") * (h1.batch != h2.batch)  # a batch that stays says the ridge moved too little
     n0, n1 = r.nvfp4
     gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
     only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
