@@ -197,6 +197,8 @@ def contradictions(text: str) -> list[str]:
         if re.search(r"\bNone\b(?! of)|\[\]|: \.|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
             found.append(f"None, an empty list or a factor of x0: {s}")
     for a, b in itertools.pairwise(said):  # "stays at 0.556 ms. The time improves ..."
+        if re.match(r"\d+\.\s", b):  # the next numbered item speaks of something else
+            continue
         if re.search(r"\b(?:stays|stayed) at\b", a.lower()) and re.search(
             r"\b(?:improves|falls|gets faster)\b", b.lower()
         ):
