@@ -58,16 +58,9 @@ class Answer:
     table: Table | None = None
 
 
-def _answer(
-    steps: Sequence[str],
-    values: Mapping[str, Any],
-    formula: str,
-    headers: Sequence[str] = (),
-    rows: Sequence[tuple[str, ...]] = (),
-) -> Answer:
+def _answer(steps: Sequence[str], values: Mapping[str, Any], formula: str, headers=(), rows=()):
     """An Answer from its parts; the table only when there are rows."""
-    table = Table(tuple(headers), tuple(rows)) if rows else None
-    return Answer(tuple(steps), values, formula, table)
+    return Answer(tuple(steps), values, formula, Table(headers, tuple(rows)) if rows else None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,16 +114,11 @@ def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
 def shipped_chip(chip: Chip) -> Chip:
     """`chip` with every figure as the repository ships it (``common/tables/shipped.py``)."""
     row = shipped.FIGURES.get(chip.key, {})
-    peaks = {
-        p: dataclasses.replace(f, value=row.get(f"peak {p}", f.value))
-        for p, f in chip.peak_flops_table.items()
-    }
-    figures = {}
-    for field in dataclasses.fields(chip):
-        fig = getattr(chip, field.name)
-        if isinstance(fig, hw_specs.Figure) and field.name in row:
-            figures[field.name] = dataclasses.replace(fig, value=row[field.name])
-    return dataclasses.replace(chip, peak_flops_table=peaks, **figures)
+    back = lambda f, name: dataclasses.replace(f, value=row.get(name, f.value))  # noqa: E731
+    peaks = {p: back(f, f"peak {p}") for p, f in chip.peak_flops_table.items()}
+    figs = {n: getattr(chip, n, None) for n in row}
+    figs = {n: back(f, n) for n, f in figs.items() if isinstance(f, hw_specs.Figure)}
+    return dataclasses.replace(chip, peak_flops_table=peaks, **figs)
 
 
 _f1 = "{:,.1f}".format  # a ridge or an intensity, one decimal
@@ -151,9 +139,6 @@ def article_operators() -> list[tuple[str, float, float]]:
     ]
 
 
-GEMM_CROSSOVER_MS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
-
-
 def _crossing(c: tuple[int | None, int | None]) -> str:
     """Where a sweep first reaches the ridge: 'at M in (a, b]', 'at M = 1' or 'at no M up to a'."""
     before, first = c
@@ -164,7 +149,7 @@ def _crossing(c: tuple[int | None, int | None]) -> str:
 
 def gemm_crossover(ridge: float) -> tuple[int | None, int | None]:
     """(last M below I*, first M with I >= I*) for [M, 4096] x [4096, 4096] in bf16, or None."""
-    ms = GEMM_CROSSOVER_MS
+    ms = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
     intensities = [roofline.intensity(*roofline.gemm_counts(m, 4096, 4096)) for m in ms]
     cross = crossover(ms, intensities, ridge)
     return (ms[-1], None) if cross is None else (cross.before, cross.first)
@@ -224,12 +209,10 @@ def percent_of_bound_answer(
 
 
 def _solve_percent_of_bound() -> Answer:
-    probe = get_section(load_results(), "probe")[0]
+    ops = (get_section(load_results(), "probe")[0] or {}).get("operations")
+    valid = isinstance(ops, list) and all(isinstance(op, dict) for op in ops)
     calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
-    operations = probe.get("operations") if probe else None
-    valid = isinstance(operations, list) and all(isinstance(op, dict) for op in operations)
-    llc = caches.last_level_cache_bytes()
-    return percent_of_bound_answer(calib, operations if valid else None, llc)
+    return percent_of_bound_answer(calib, ops if valid else None, caches.last_level_cache_bytes())
 
 
 # --- Article exercise 2: the batch sweep's ridge crossing --------------------
@@ -1067,30 +1050,20 @@ fleet-request-mix | course | What do long prompts do to DeepSeek's fleet and its
     output together?
 """
 
-_SOLVERS: dict[str, Callable[[], Answer]] = {
+#: The solvers not named after their key (``<key>_answer``, dashes as underscores).
+_OWN_SOLVERS: dict[str, Callable[[], Answer]] = {
     "percent-of-bound": _solve_percent_of_bound,
     "sweep-crossing": _solve_sweep_crossing,
-    "a100-peak-edit": a100_peak_edit_answer,
     "v5e-int8": lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM),
     "v5e-int8-weights": lambda: critical_batch_answer(
         hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM
     ),
-    "per-example-matrices": per_example_matrices_answer,
-    "h200-vs-h100": h200_vs_h100_answer,
-    "gqa-decode": gqa_decode_answer,
-    "largest-batch": largest_batch_answer,
-    "bandwidth-2x": bandwidth_2x_answer,
-    "sharded-matmul": sharded_matmul_answer,
-    "tiled-compute-bound": tiled_compute_bound_answer,
-    "tiled-head-dim": tiled_head_dim_answer,
     "prefill-efficiency": lambda: efficiency_match_answer("prefill", "peak"),
     "decode-bandwidth-efficiency": lambda: efficiency_match_answer("decode", "mem_bw"),
-    "profiler-flops": profiler_flops_answer,
-    "decode-context": decode_context_answer,
-    "moe-critical-batch": moe_critical_batch_answer,
-    "moe-skew": moe_skew_answer,
-    "mtp-acceptance": mtp_acceptance_answer,
-    "fleet-request-mix": fleet_request_mix_answer,
+}
+_SOLVERS = {
+    key: _OWN_SOLVERS.get(key) or globals()[key.replace("-", "_") + "_answer"]
+    for key in re.findall(r"^(\S+) \|", _QUESTIONS, re.M)
 }
 
 
