@@ -33,7 +33,7 @@ from common.measure import caches
 from common.present import claims, console
 from common.present.claims import change, direction, listing, more_or_fewer, n_of_m, ratio, rose
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
-from common.tables import assumptions, shipped
+from common.tables import assumptions, models, shipped
 from common.tables import measurements as pub
 from common.tables.units import GIB
 
@@ -295,13 +295,9 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     p0, p1 = (fmt_rate(c.peak_flops("bf16"), digits=2) for c in (start, chip))
     r0, r1 = start.ridge_point("bf16"), chip.ridge_point("bf16")
     c0, c1 = gemm_crossover(r0), gemm_crossover(r1)
-    rows, flipped = [], []
-    for name, f, d in article_operators():
-        i = roofline.intensity(f, d)
-        b0, b1 = roofline.bound_of(i, r0), roofline.bound_of(i, r1)
-        rows.append((name, f"{i:,.2f}", b0, b1))
-        if b0 != b1:
-            flipped.append(f"{name} ({b0} to {b1})")
+    ops = [(name, roofline.intensity(f, d)) for name, f, d in article_operators()]
+    rows = [(n, f"{i:,.2f}", roofline.bound_of(i, r0), roofline.bound_of(i, r1)) for n, i in ops]
+    flipped = [(n, f"{n} ({b0} to {b1})") for n, _, b0, b1 in rows if b0 != b1]
     same_bw = start.mem_bw == chip.mem_bw
     bw = (
         "the bandwidth is unchanged, so the ridge moves with the peak"
@@ -327,7 +323,7 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         f"The ridge {rose(r0, r1, _f1, ' FLOP/byte')}: {bw} ({ratio(r1 / r0)}).",
         f"The GEMM sweep [M, 4096] x [4096, 4096] first reaches the ridge {moves}.",
         "Operators whose intensity lies between the two ridges change their bound: "
-        f"{listing(flipped, 'none of the article list')}.{moral}",
+        f"{listing([f for _, f in flipped], 'none of the article list')}.{moral}",
         f"This edit changes the peak only; a real {h100.name} also has {fmt_bw(h100.mem_bw)} "
         f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}."
         if same_bw
@@ -335,8 +331,8 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
         f"{fmt_bw(h100.mem_bw)}.",
     )
-    values: dict[str, Any] = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1}
-    values |= {"flipped": [f.rsplit(" (", 1)[0] for f in flipped], "already": already}
+    values = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1}
+    values |= {"flipped": [n for n, _ in flipped], "already": already}
     formula = r"I^* = \frac{P_{\text{peak}}}{\beta}, \qquad I_{\text{GEMM}}"
     formula += r"(M) = \frac{2MNK}{2(MK + KN + MN)}"
     headers = ("operator", "I (FLOP/B)", "bound before", "bound after")
@@ -358,12 +354,7 @@ def _ridge_of(chip: Chip, precision: str) -> str:
 
 
 def critical_batch_answer(
-    chip: Chip,
-    precision: str,
-    x_bytes: float,
-    w_bytes: float,
-    out_bytes: float,
-    dim: int = MATMUL_DIM,
+    chip: Chip, precision: str, x_bytes: float, w_bytes: float, out_bytes: float, dim: int = 8192
 ) -> Answer:
     """Exact critical batch for X[B,K] W[K,N], K = N = dim, against the book's B ~ I* w / 2."""
     ridge, io = chip.ridge_point(precision), (x_bytes, w_bytes, out_bytes)
@@ -393,8 +384,10 @@ def critical_batch_answer(
 
 def per_example_matrices_answer() -> Answer:
     """One weight matrix per example: intensity stays near 1 FLOP/byte for every batch."""
-    chip, batches, dim = hw_specs.TPU_V5E, (1, 8, 64, 512), EXERCISE_DIM
-    values = {b: roofline.intensity(*roofline.batched_matvec_counts(b, dim, dim)) for b in batches}
+    chip, d = hw_specs.TPU_V5E, EXERCISE_DIM
+    values = {
+        b: roofline.intensity(*roofline.batched_matvec_counts(b, d, d)) for b in (1, 8, 64, 512)
+    }
     ridge = chip.ridge_point("bf16")
     steps = (
         "Every example now brings its own K x N matrix, so the bytes grow with B exactly "
@@ -469,20 +462,17 @@ def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int
 
 def gqa_decode_answer() -> Answer:
     """Decode attention intensity for MHA, GQA and MQA: query heads per KV head."""
-    n_q_heads, d_head, context, kv_heads = 64, 128, 8192, (64, 8, 1)  # lecture 02: 32, 4096
-    names = {n_q_heads: "MHA", 1: "MQA"}
+    h, dh, n = 64, 128, 8192  # query heads, head dim, context (lecture 02: 32 heads, 4096 tokens)
     ridge = hw_specs.H100.ridge_point("bf16")
-    rows, values = [], {}
-    for hkv in kv_heads:
-        f, d = roofline.decode_attention_counts(n_q_heads, hkv, d_head, context)
-        i = values[hkv] = roofline.intensity(f, d)
-        per_token = ledger.kv_cache_bytes(1, 1, hkv * d_head)
-        heads = f"{hkv} KV head{'s' if hkv != 1 else ''}"
-        rows.append((f"{names.get(hkv, 'GQA')} ({heads})", f"{i:g}", fmt_bytes(per_token, True)))
+    rows, values, names = [], {}, {h: "MHA", 1: "MQA"}
+    for k in (64, 8, 1):
+        i = values[k] = roofline.intensity(*roofline.decode_attention_counts(h, k, dh, n))
+        label = f"{names.get(k, 'GQA')} ({k} KV head{'s' if k != 1 else ''})"
+        rows.append((label, f"{i:g}", fmt_bytes(ledger.kv_cache_bytes(1, 1, k * dh), True)))
     steps = (
         "At decode each sequence reads its whole K and V cache once per layer and uses "
         "each cached element in one dot product per query head that shares it.",
-        f"With {n_q_heads} query heads of size {d_head} and {context:,} tokens of context, "
+        f"With {h} query heads of size {dh} and {n:,} tokens of context, "
         "each KV head serves its share of query heads, so I is that share, H_q / H_kv "
         "(table); the context length cancels.",
         (
@@ -501,12 +491,11 @@ def gqa_decode_answer() -> Answer:
     return _answer(steps, values, formula, headers, rows)
 
 
-def largest_batch_answer(budget_gib: float = H200_BUDGET_GIB) -> Answer:
-    """Largest prefill batch of the article's 7B model within the budget at each overhead rate."""
-    spec = assumptions.ARTICLE_7B
-    rates = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE)
-    rows, values = [], {}
-    for rate in rates:
+def largest_batch_answer(budget_gib: float = 130) -> Answer:
+    """Largest prefill batch of the article's 7B model within the budget at each overhead rate:
+    an H200's 141 GB (131 GiB) less a reserve (lecture 03 works 78 GiB)."""
+    spec, rows, values = assumptions.ARTICLE_7B, [], {}
+    for rate in (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE):
         at = functools.partial(ledger.model_ledger, spec, overhead_rate=rate)
         best = ledger.largest_batch_that_fits(budget_gib * GIB, at)
         total, over = at(best).total / GIB, at(best + 1).total / GIB
@@ -532,23 +521,22 @@ def bandwidth_2x_answer() -> Answer:
     """Who gains from 2x bandwidth, who from 2x compute (TPU v6e bf16; lecture 05 works A100)."""
     chip = hw_specs.TPU_V6E
     peak, bw, ridge = chip.peak_flops("bf16"), chip.mem_bw, chip.ridge_point("bf16")
-    rows, gain_bw, gain_compute = [], [], []
+    rows, gains = [], {1: [], -1: [], 0: []}  # who gains more from bandwidth (1) or compute (-1)
     for name, f, d in article_operators():
         s_compute, s_bw = roofline.speedup_2x(f, d, peak, bw)
         i = roofline.intensity(f, d)
         rows.append((name, f"{i / ridge:.3f}", f"{s_compute:.2f}x", f"{s_bw:.2f}x"))
-        gains = direction(s_compute, s_bw, lambda x: f"{x:.2f}")
-        {1: gain_bw, -1: gain_compute}.get(gains, []).append(name)
+        gains[direction(s_compute, s_bw, lambda x: f"{x:.2f}")].append(name)
     steps = (
         f"An operator below the ridge (I / I* < 1, with I* = {_f1(ridge)} FLOP/byte) is "
         "bound by its bytes: doubling bandwidth halves its time and doubling compute does "
         "nothing. Above the ridge the roles swap.",
-        f"Gain more from 2x bandwidth: {'; '.join(gain_bw) or 'none of them'}.",
-        f"Gain more from 2x compute: {'; '.join(gain_compute) or 'none of them'}.",
+        f"Gain more from 2x bandwidth: {'; '.join(gains[1]) or 'none of them'}.",
+        f"Gain more from 2x compute: {'; '.join(gains[-1]) or 'none of them'}.",
         "An operator close to the ridge gains less than 2x from either, because the other "
         "roof soon takes over.",
     )
-    values = {"bandwidth": gain_bw, "compute": gain_compute}
+    values = {"bandwidth": gains[1], "compute": gains[-1]}
     headers = ("operator", "I / I*", "2x compute", "2x bandwidth")
     formula = r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)"
     return _answer(steps, values, formula, headers, rows)
@@ -556,14 +544,13 @@ def bandwidth_2x_answer() -> Answer:
 
 def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     """Critical K for X[B,K] W[K,N] split along K over two chips, per chip and link."""
-    rows, values = [], {}
     chips = (hw_specs.A100, hw_specs.B200)  # lecture 02 works v5e, v6e, H100, B300
-    missing = [c.name for c in chips if c.link_bw_figure is None]  # what needs it sits out
-    for chip in (c for c in chips if c.link_bw_figure is not None):
-        d_crit = roofline.network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
-        values[chip.key] = d_crit
-        verdict = "compute" if d_example > d_crit else "communication"
-        rows.append((chip.name, fmt_bw(chip.link_bw), f"{d_crit:,.1f}", verdict))
+    linked = [c for c in chips if c.link_bw_figure is not None]  # what needs a link sits out
+    values = {c.key: roofline.network_critical_dim(c.peak_flops("bf16"), c.link_bw) for c in linked}
+    rows = [
+        (c.name, fmt_bw(c.link_bw), f"{k:,.1f}", "compute" if d_example > k else "communication")
+        for c, k in zip(linked, values.values(), strict=True)
+    ]
     steps = (
         "Each chip multiplies its half of K (B K N FLOP) and then sends its [B, N] partial "
         "sums (2 B N bytes in bf16) to the other. B and N appear on both sides and cancel.",
@@ -572,7 +559,7 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
         f"For a layer with K = {d_example:,}, the last column says which side bounds the "
         "step. Slow links need much wider layers before sharding pays.",
     )
-    if missing:
+    if missing := [c.name for c in chips if c not in linked]:
         steps += (f"Left out: {' and '.join(missing)}, with no link figure in common/hw_specs.py.",)
     headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
     formula = r"\frac{B K N / P_{\text{peak}}}{B N b / \beta_{\text{link}}} \geq 1 "
@@ -765,9 +752,9 @@ PROFILED_SHRINK = 4  # lecture 12's default --shrink
 
 def _profiled() -> tuple[Any, transformer.DTypes]:
     """Lecture 12's model (Llama 3 8B, widths / PROFILED_SHRINK) and its fp32 types."""
-    from common.tables.models import LLAMA_3_8B, shrunk
-
-    return shrunk(LLAMA_3_8B, PROFILED_SHRINK), transformer.DTypes("fp32", "fp32", "fp32")
+    return models.shrunk(models.LLAMA_3_8B, PROFILED_SHRINK), transformer.DTypes(
+        "fp32", "fp32", "fp32"
+    )
 
 
 def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
@@ -835,13 +822,11 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
 # --- Lecture 13: a mixture of experts ----------------------------------------
 def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     """Mixtral's experts against its dense twin: critical batches in fp8 on `chip` (H100)."""
-    from common.tables.models import MIXTRAL_8X7B, dense_twin
-
-    c, m = chip or hw_specs.H100, MIXTRAL_8X7B
+    c, m = chip or hw_specs.H100, models.MIXTRAL_8X7B
     dt, ridge = transformer.DTypes("fp8"), c.ridge_point("fp8")
     E, k, d, f = m.n_experts, m.experts_per_token, m.d_model, m.d_ff_expert
     moe = transformer.expert_critical_batch(m, ridge, dt)
-    d_ff = dense_twin(m).d_ff
+    d_ff = models.dense_twin(m).d_ff
     twin = roofline.critical_batch(d, d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
     steps = (
         f"{_ridge_of(c, 'fp8')}; fp8 weights are 1 byte, bf16 activations 2.",
@@ -862,9 +847,7 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
 
 def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
     """Qwen3-30B-A3B: experts a step reaches, uniform and skewed, and the GPUs' imbalance."""
-    from common.tables.models import QWEN3_30B_A3B
-
-    m = QWEN3_30B_A3B
+    m = models.QWEN3_30B_A3B
     E, k = m.n_experts, m.experts_per_token
     uniform = transformer.experts_touched(batch, k, E)
     shares = serving.skewed_shares(E, k, assumptions.ROUTING_ZIPF)
@@ -889,11 +872,9 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
 def mtp_acceptance_answer(modules: int = 2) -> Answer:
     """DeepSeek-V3's MTP: the acceptance its x1.8 implies with a costed draft (Leviathan
     et al.'s speed-up E(a, K) / (K c + v) read backwards), and what K = `modules` gives."""
-    from common.tables.models import get_model
-
     K, S = pub.MTP_DRAFT_TOKENS, pub.MTP_SPEEDUP
     low, high = pub.MTP_ACCEPTANCE
-    L = get_model("deepseek-v3").n_layers
+    L = models.get_model("deepseek-v3").n_layers
     c = 1 / L
     a = serving.acceptance_for_speedup(S, K, c)
     if a is None:
