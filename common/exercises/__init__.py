@@ -579,10 +579,8 @@ def _tiled(n: int, d_head: int, m: float, b: float) -> tuple[Any, int, float, fl
 
 def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str = "fp8") -> Answer:
     """Smallest on-chip memory per SM whose FlashAttention-2 blocks reach the ridge (H100)."""
-    chip = hw_specs.H100
-    b = hw_specs.bytes_per_elem(precision)
-    ridge = chip.ridge_point(precision)
-    have = chip.smem_per_sm
+    chip, b = hw_specs.H100, hw_specs.bytes_per_elem(precision)
+    ridge, have = chip.ridge_point(precision), chip.smem_per_sm
     need = attention_io.smallest_on_chip_for(n, d_head, ridge, b)
     flops = ledger.attention_counts(n, d_head, b)[0]
     rows = []
@@ -644,12 +642,9 @@ def _head_dims_reaching(values: Mapping[int, tuple[Any, ...]], ridge: float) -> 
 
 def tiled_head_dim_answer() -> Answer:
     """How the tiled traffic and intensity move with the head dim at a fixed M_sm (H100)."""
-    chip, n, head_dims, precision = hw_specs.H100, 8192, (64, 128, 256), "bf16"
-    b = hw_specs.bytes_per_elem(precision)
-    m = chip.smem_per_sm
-    ridge = chip.ridge_point(precision)
-    rows, values = [], {}
-    for d in head_dims:
+    chip, n, b = hw_specs.H100, 8192, hw_specs.bytes_per_elem("bf16")
+    m, ridge, rows, values = chip.smem_per_sm, chip.ridge_point("bf16"), [], {}
+    for d in (64, 128, 256):
         try:
             blocks, _, traffic, i = _tiled(n, d, m, b)
         except ValueError:  # M_sm holds not even one row of each block at this d_h
@@ -691,26 +686,18 @@ def tiled_head_dim_answer() -> Answer:
 
 
 # --- Lecture 11: the efficiency at which a prediction meets the measurement --------
-_MATCH_FORMULA = {
-    "peak": r"\sum_{ops} \max\left(\frac{F}{e P}, \frac{D}{\beta}\right) + T_{fixed} = T_{meas}",
-    "mem_bw": r"\sum_{ops} \max\left(\frac{F}{P}, \frac{D}{e \beta}\right) + T_{fixed} = T_{meas}",
-}
-
-
 def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answer:
     """The efficiency of one roof at which lecture 11's 1-GPU prediction meets the measurement."""
     run = next(r for r in pub.FT_13B if r.phase == phase and r.gpus == 1)
     build = transformer.prefill_ledger if phase == "prefill" else transformer.decode_ledger
-    led = build(pub.GPT_13B, 1, run.tokens)
-    spec = predict.spec_roofs(hw_specs.A100, "bf16")
-    alpha, floor = None, pub.small_kernel_floor()  # one GPU: no all-reduce
-    e = predict.efficiency_to_match(led, spec, run.measured.seconds, which, 1, alpha, floor)
-    roof = "matmul peak" if which == "peak" else "HBM bandwidth"
-    a100 = hw_specs.A100
-    ach = a100.achievable_flops("bf16") if which == "peak" else a100.achievable_mem_bw
-    spec_value = getattr(spec, which)
+    led, a100 = build(pub.GPT_13B, 1, run.tokens), hw_specs.A100
+    spec, floor = predict.spec_roofs(a100, "bf16"), pub.small_kernel_floor()
+    e = predict.efficiency_to_match(led, spec, run.measured.seconds, which, 1, None, floor)
+    peak, spec_value = which == "peak", getattr(spec, which)
+    roof, fmt = ("matmul peak", fmt_rate) if peak else ("HBM bandwidth", fmt_bw)
+    ach = a100.achievable_flops("bf16") if peak else a100.achievable_mem_bw
     ach_share = None if ach is None else ach / spec_value
-    at_spec = predict.modelled_time(led, spec, 1, alpha, floor)
+    at_spec = predict.modelled_time(led, spec, 1, None, floor)  # one GPU: no all-reduce (None)
     steps = [
         f"At spec roofs the ledger, plus the fixed cost per kernel, predicts "
         f"{fmt_time(at_spec)} for the measured {fmt_time(run.measured.seconds)}.",
@@ -720,9 +707,8 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
     if e is None:
         steps.append(f"No e of at most 100% reaches it: the {roof} alone cannot close the gap.")
     else:
-        fmt = fmt_rate if which == "peak" else fmt_bw
         steps.append(f"e = {fmt_pct(e, 1)} of the spec {roof} ({fmt(e * spec_value)}).")
-        if which == "peak":
+        if peak:
             mlp, attn = pub.KIPPLY_MLP_FLOPS_EFFICIENCY, pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY
             lo, hi = min(mlp, attn), max(mlp, attn)
             place = "between" if lo <= e <= hi else ("below" if e < lo else "above")
@@ -743,23 +729,19 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
                 )
             )
     values = {"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec}
-    return _answer(steps, values, _MATCH_FORMULA[which])
+    scaled = r"\frac{F}{e P}, \frac{D}{\beta}" if peak else r"\frac{F}{P}, \frac{D}{e \beta}"
+    formula = r"\sum_{ops} \max\left(" + scaled + r"\right) + T_{fixed} = T_{meas}"
+    return _answer(steps, values, formula)
 
 
 # --- Lecture 12: the profiler's FLOPs, and decode against the context length ---
-PROFILED_SHRINK = 4  # lecture 12's default --shrink
-
-
-def _profiled() -> tuple[Any, transformer.DTypes]:
-    """Lecture 12's model (Llama 3 8B, widths / PROFILED_SHRINK) and its fp32 types."""
-    return models.shrunk(models.LLAMA_3_8B, PROFILED_SHRINK), transformer.DTypes(
-        "fp32", "fp32", "fp32"
-    )
+#: Lecture 12's model (Llama 3 8B, widths / 4: its default --shrink) and its fp32 types.
+PROFILED = models.shrunk(models.LLAMA_3_8B, 4), transformer.DTypes("fp32", "fp32", "fp32")
 
 
 def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
     """Attention-product FLOPs: the profiler's full S x S rectangle against the causal ledger."""
-    (m, dt), rows, values = _profiled(), [], {}
+    (m, dt), rows, values = PROFILED, [], {}
     products, fmt_flops = transformer.ATTENTION_PRODUCTS, console.fmt_flops
     for S in prompts:
         led = transformer.prefill_ledger(m, 1, S, dt, materialized=True)
@@ -787,7 +769,7 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
 
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
     """One fp32 decode step at each context: bytes, KV share and the bound on measured roofs."""
-    m, dt = _profiled()
+    m, dt = PROFILED
     calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
     roofs, rows, values, most = (calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s), [], {}, 0.0
     for S in contexts:
@@ -870,10 +852,8 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
 
 # --- Lecture 14: serving a fleet ---------------------------------------------
 def mtp_acceptance_answer(modules: int = 2) -> Answer:
-    """DeepSeek-V3's MTP: the acceptance its x1.8 implies with a costed draft (Leviathan
-    et al.'s speed-up E(a, K) / (K c + v) read backwards), and what K = `modules` gives."""
-    K, S = pub.MTP_DRAFT_TOKENS, pub.MTP_SPEEDUP
-    low, high = pub.MTP_ACCEPTANCE
+    """DeepSeek-V3's MTP: the acceptance x1.8 implies at S = E(a, K) / (K c + v); K = `modules`."""
+    K, S, (low, high) = pub.MTP_DRAFT_TOKENS, pub.MTP_SPEEDUP, pub.MTP_ACCEPTANCE
     L = models.get_model("deepseek-v3").n_layers
     c = 1 / L
     a = serving.acceptance_for_speedup(S, K, c)
@@ -898,8 +878,7 @@ def mtp_acceptance_answer(modules: int = 2) -> Answer:
 
 
 def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: float = 3.0) -> Answer:
-    """DeepSeek's published per-node rates for a request shape: the P:D node ratio, the cost
-    of one request and of a million of its tokens at `price` $ per GPU-hour."""
+    """DeepSeek's per-node rates: the P:D node ratio, $ per request and per million tokens."""
     fleet = pub.DEEPSEEK_FLEET
     t_p = prompt / fleet.prefill_per_node  # node-seconds of prefill a request takes
     t_d = output / fleet.decode_per_node  # node-seconds of decode
