@@ -40,7 +40,6 @@ from common.tables.units import GIB
 FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
 
 
-# --- Data model --------------------------------------------------------------
 class Table(NamedTuple):
     """A small table inside an answer: header cells and rows of text cells."""
 
@@ -124,7 +123,6 @@ def shipped_chip(chip: Chip) -> Chip:
 _f1 = "{:,.1f}".format  # a ridge or an intensity, one decimal
 
 
-# --- The article's operators (bf16) and the GEMM crossover -------------------
 def article_operators() -> list[tuple[str, float, float]]:
     """The article's operator ledger in bf16: (name, FLOPs, bytes)."""
     return [
@@ -155,7 +153,6 @@ def gemm_crossover(ridge: float) -> tuple[int | None, int | None]:
     return (ms[-1], None) if cross is None else (cross.before, cross.first)
 
 
-# --- Article exercise 1: lecture 01's percentage of the bound ----------------
 NOISY_BELOW = 0.85  # a roof's own operation below this share of its bound ran on a busy machine
 
 
@@ -215,7 +212,6 @@ def _solve_percent_of_bound() -> Answer:
     return percent_of_bound_answer(calib, ops if valid else None, caches.last_level_cache_bytes())
 
 
-# --- Article exercise 2: the batch sweep's ridge crossing --------------------
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SWEEP_DIM = 4096  # the article's weight W[4096, 4096]
 
@@ -285,7 +281,6 @@ def _solve_sweep_crossing() -> Answer:
     return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, d, batches, throughputs)
 
 
-# --- Article exercise 3: A100 with H100's fp8 peak ---------------------------
 def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak."""
     current, h100 = hw_specs.A100, hw_specs.H100
@@ -339,9 +334,7 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     return _answer(steps, values, formula, headers, rows)
 
 
-# --- The lecture script's exercises (critical batch on TPU v5e; per-example matrices) ---
-MATMUL_DIM = 8192  # K = N = 8192, the lecture script's layer
-EXERCISE_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
+BOOK_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
 H200_BUDGET_GIB = 130  # an H200's 141 GB (131 GiB) less a reserve: lecture 03 works 78 GiB
 
 
@@ -384,7 +377,7 @@ def critical_batch_answer(
 
 def per_example_matrices_answer() -> Answer:
     """One weight matrix per example: intensity stays near 1 FLOP/byte for every batch."""
-    chip, d = hw_specs.TPU_V5E, EXERCISE_DIM
+    chip, d = hw_specs.TPU_V5E, BOOK_DIM
     values = {
         b: roofline.intensity(*roofline.batched_matvec_counts(b, d, d)) for b in (1, 8, 64, 512)
     }
@@ -408,7 +401,6 @@ def per_example_matrices_answer() -> Answer:
     return _answer(steps, values, formula, ("batch B", "I (FLOP/B)"), rows)
 
 
-# --- This course's exercises -------------------------------------------------
 def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int = 2048) -> Answer:
     """H200 vs H100: same compute, more bandwidth; ridge, critical batch (K = N = dim), decode."""
     c100, c200 = hw_specs.H100, hw_specs.H200
@@ -567,7 +559,6 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     return _answer(steps, values, formula, headers, rows)
 
 
-# --- Lecture 10: tiled attention with finite on-chip memory ------------------
 def _tiled(n: int, d_head: int, m: float, b: float) -> tuple[Any, int, float, float]:
     """FlashAttention-2's blocks in M_sm = `m` bytes, T_r, the traffic D (bytes) and F / D."""
     blocks = attention_io.block_sizes(n, d_head, m, b)
@@ -685,7 +676,6 @@ def tiled_head_dim_answer() -> Answer:
     return _answer(steps, values, formula, headers, rows)
 
 
-# --- Lecture 11: the efficiency at which a prediction meets the measurement --------
 def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answer:
     """The efficiency of one roof at which lecture 11's 1-GPU prediction meets the measurement."""
     run = next(r for r in pub.FT_13B if r.phase == phase and r.gpus == 1)
@@ -734,7 +724,6 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
     return _answer(steps, values, formula)
 
 
-# --- Lecture 12: the profiler's FLOPs, and decode against the context length ---
 #: Lecture 12's model (Llama 3 8B, widths / 4: its default --shrink) and its fp32 types.
 PROFILED = models.shrunk(models.LLAMA_3_8B, 4), transformer.DTypes("fp32", "fp32", "fp32")
 
@@ -801,7 +790,6 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
     return _answer(steps, {**values, "even_context": even}, formula, headers, rows)
 
 
-# --- Lecture 13: a mixture of experts ----------------------------------------
 def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     """Mixtral's experts against its dense twin: critical batches in fp8 on `chip` (H100)."""
     c, m = chip or hw_specs.H100, models.MIXTRAL_8X7B
@@ -850,7 +838,6 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
     return _answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")
 
 
-# --- Lecture 14: serving a fleet ---------------------------------------------
 def mtp_acceptance_answer(modules: int = 2) -> Answer:
     """DeepSeek-V3's MTP: the acceptance x1.8 implies at S = E(a, K) / (K c + v); K = `modules`."""
     K, S, (low, high) = pub.MTP_DRAFT_TOKENS, pub.MTP_SPEEDUP, pub.MTP_ACCEPTANCE
@@ -906,7 +893,6 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
     return _answer(steps, values, formula)
 
 
-# --- The list the docs render ------------------------------------------------
 ARTICLE = "the article"
 SCRIPT = "the lecture script's book exercises"
 COURSE = "this course"
@@ -1014,10 +1000,8 @@ fleet-request-mix | course | What do long prompts do to DeepSeek's fleet and its
 _OWN_SOLVERS: dict[str, Callable[[], Answer]] = {
     "percent-of-bound": _solve_percent_of_bound,
     "sweep-crossing": _solve_sweep_crossing,
-    "v5e-int8": lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, EXERCISE_DIM),
-    "v5e-int8-weights": lambda: critical_batch_answer(
-        hw_specs.TPU_V5E, "bf16", 2, 1, 2, EXERCISE_DIM
-    ),
+    "v5e-int8": lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, BOOK_DIM),
+    "v5e-int8-weights": lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, BOOK_DIM),
     "prefill-efficiency": lambda: efficiency_match_answer("prefill", "peak"),
     "decode-bandwidth-efficiency": lambda: efficiency_match_answer("decode", "mem_bw"),
 }
