@@ -281,8 +281,7 @@ def _solve_sweep_crossing() -> Answer:
 def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     """The GEMM crossover and the operators' bounds before and after editing A100's bf16 peak."""
     current, h100 = hw_specs.A100, hw_specs.H100
-    start = shipped_chip(current)
-    already = current.peak_flops("bf16") == new_peak
+    start, already = shipped_chip(current), current.peak_flops("bf16") == new_peak
     chip = current if already else with_peak(current, "bf16", new_peak)
     p0, p1 = (fmt_rate(c.peak_flops("bf16"), digits=2) for c in (start, chip))
     r0, r1 = start.ridge_point("bf16"), chip.ridge_point("bf16")
@@ -400,8 +399,7 @@ def per_example_matrices_answer() -> Answer:
 
 def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int = 2048) -> Answer:
     """H200 vs H100: same compute, more bandwidth; ridge, critical batch (K = N = dim), decode."""
-    c100, c200 = hw_specs.H100, hw_specs.H200
-    rows, values = [], {}
+    c100, c200, rows, values = hw_specs.H100, hw_specs.H200, [], {}
     for chip in (c100, c200):
         ridge = chip.ridge_point("bf16")
         crit = roofline.critical_batch(dim, dim, ridge)
@@ -452,8 +450,7 @@ def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int
 def gqa_decode_answer() -> Answer:
     """Decode attention intensity for MHA, GQA and MQA: query heads per KV head."""
     h, dh, n = 64, 128, 8192  # query heads, head dim, context (lecture 02: 32 heads, 4096 tokens)
-    ridge = hw_specs.H100.ridge_point("bf16")
-    rows, values, names = [], {}, {h: "MHA", 1: "MQA"}
+    ridge, rows, values, names = hw_specs.H100.ridge_point("bf16"), [], {}, {h: "MHA", 1: "MQA"}
     for k in (64, 8, 1):
         i = values[k] = roofline.intensity(*roofline.decode_attention_counts(h, k, dh, n))
         label = f"{names.get(k, 'GQA')} ({k} KV head{'s' if k != 1 else ''})"
@@ -512,8 +509,7 @@ def bandwidth_2x_answer() -> Answer:
     peak, bw, ridge = chip.peak_flops("bf16"), chip.mem_bw, chip.ridge_point("bf16")
     rows, gains = [], {1: [], -1: [], 0: []}  # who gains more from bandwidth (1) or compute (-1)
     for name, f, d in article_operators():
-        s_compute, s_bw = roofline.speedup_2x(f, d, peak, bw)
-        i = roofline.intensity(f, d)
+        (s_compute, s_bw), i = roofline.speedup_2x(f, d, peak, bw), roofline.intensity(f, d)
         rows.append((name, f"{i / ridge:.3f}", f"{s_compute:.2f}x", f"{s_bw:.2f}x"))
         gains[direction(s_compute, s_bw, lambda x: f"{x:.2f}")].append(name)
     steps = (
@@ -570,8 +566,7 @@ def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str 
     chip, b = hw_specs.H100, hw_specs.bytes_per_elem(precision)
     ridge, have = chip.ridge_point(precision), chip.smem_per_sm
     need = attention_io.smallest_on_chip_for(n, d_head, ridge, b)
-    flops = ledger.attention_counts(n, d_head, b)[0]
-    rows = []
+    flops, rows = ledger.attention_counts(n, d_head, b)[0], []
     for label, m in (("shared memory of one SM", have), ("smallest M_sm reaching I*", need)):
         if m is not None:
             blocks, reads, d, i = _tiled(n, d_head, m, b)
@@ -755,8 +750,7 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
 
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
     """One fp32 decode step at each context: bytes, KV share and the bound on measured roofs."""
-    m, dt = PROFILED
-    calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
+    (m, dt), calib = PROFILED, measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
     roofs, rows, values, most = (calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s), [], {}, 0.0
     for S in contexts:
         led = transformer.decode_ledger(m, 1, S, dt)
@@ -792,8 +786,7 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
     c, m = chip or hw_specs.H100, models.MIXTRAL_8X7B
     dt, ridge = transformer.DTypes("fp8"), c.ridge_point("fp8")
     E, k, d, f = m.n_experts, m.experts_per_token, m.d_model, m.d_ff_expert
-    moe = transformer.expert_critical_batch(m, ridge, dt)
-    d_ff = models.dense_twin(m).d_ff
+    moe, d_ff = transformer.expert_critical_batch(m, ridge, dt), models.dense_twin(m).d_ff
     twin = roofline.critical_batch(d, d_ff, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
     steps = (
         f"{_ridge_of(c, 'fp8')}; fp8 weights are 1 byte, bf16 activations 2.",
@@ -819,8 +812,7 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
     uniform = transformer.experts_touched(batch, k, E)
     shares = serving.skewed_shares(E, k, assumptions.ROUTING_ZIPF)
     skewed = serving.experts_touched_by_shares(batch, shares)
-    gpu = serving.imbalance_factor(serving.gpu_loads(shares, gpus))
-    saved = 1 - skewed / uniform
+    gpu, saved = serving.imbalance_factor(serving.gpu_loads(shares, gpus)), 1 - skewed / uniform
     steps = (
         f"Uniform: E (1 - (1 - k/E)^B) = {E} (1 - (1 - {k}/{E})^{batch}) = {uniform:.1f} "
         f"experts of {E} per layer.",
@@ -1010,8 +1002,7 @@ _SOLVERS = {
 
 def _exercises(text: str) -> tuple[Exercise, ...]:
     """The exercises of `text` in its order, each with its solver from ``_SOLVERS``."""
-    origins = {"article": ARTICLE, "script": SCRIPT, "course": COURSE}
-    out = []
+    origins, out = {"article": ARTICLE, "script": SCRIPT, "course": COURSE}, []
     for block in re.split(r"\n(?! )", text.strip()):  # a block ends where a line is not indented
         head, *lines = block.splitlines()
         key, origin, title = head.split(" | ")
