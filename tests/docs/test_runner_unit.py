@@ -199,27 +199,6 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
 # ---------------------------------------------------------------------------
 # Configuration: lectures, their flags, exercises
 # ---------------------------------------------------------------------------
-def test_configured_lectures_and_exercises_exist() -> None:
-    from common.exercises import EXERCISES as ALL
-
-    assert LECTURES and EXERCISES
-    config = SimpleNamespace(
-        runner_lectures=LECTURES,
-        runner_exercises=EXERCISES,
-        sphinx_gallery_conf={"examples_dirs": str(REPO / "lectures")},
-    )
-    app = SimpleNamespace(config=config)
-    runner.check_config(app, config)  # no error
-    assert set(EXERCISES) <= {e.key for e in ALL}
-    for broken, match in (
-        ({"runner_lectures": {"00_missing": ()}}, "00_missing"),
-        ({"runner_exercises": ("no-such-exercise",)}, "no-such-exercise"),
-    ):
-        bad = SimpleNamespace(**{**vars(config), **broken})
-        with pytest.raises(runner.ExtensionError, match=match):
-            runner.check_config(SimpleNamespace(config=bad), bad)
-
-
 def help_default(stem: str, flag: str) -> str:
     """The default a lecture's --help states for a flag, e.g. '(default: h100)'."""
     proc = bare(str(lecture(stem)), "--help", env={"COLUMNS": "1000"}, check=True)
