@@ -5,7 +5,6 @@
   "use strict";
 
   const script = document.currentScript; // deferred: it runs once the page is parsed
-  if (!script) return;
   const here = new URL(".", script.src);
   const root = document.documentElement;
   const panels = Array.from(document.querySelectorAll(".rl-runner"));
@@ -83,7 +82,7 @@
   const SERVE = "python3 -m http.server -d docs/_build/html 8000";
   // A line of the table an error names (a slip's, a traceback's).
   const TABLE_LINE = /(common\/hw_specs\.py"?,? line )(\d+)/g;
-  const LIMIT_S = Number(script.dataset.runLimit || 30);
+  const LIMIT_S = 30; // a run still going after this is stopped
 
   function setStatus(panel, text, kind = "") {
     const status = panel.querySelector(".rl-runner-status");
@@ -192,34 +191,8 @@
     for (const badge of document.querySelectorAll(".rl-runner-edited")) badge.hidden = !edited;
   }
 
-  // ---- The editor: CodeMirror when its bundle loaded, else a textarea ------------------
-  // The textarea is its own editor: its value, and jumpTo(line from 0, focus) as CodeMirror's.
-  function textareaEditor(parent, { doc, label, onChange, onRun }) {
-    parent.innerHTML = `<textarea class="rl-runner-table-edit" rows="16" spellcheck="false"` +
-      ` autocapitalize="off" autocomplete="off" wrap="off" aria-label="${esc(label)}"></textarea>`;
-    const area = parent.firstChild;
-    area.value = doc;
-    area.oninput = () => onChange(area.value);
-    area.onkeydown = (event) => {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        onRun();
-      }
-    };
-    area.jumpTo = (line, focus = true) => {
-      const lines = area.value.split("\n");
-      const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
-      if (focus) {
-        area.focus({ preventScroll: true });
-        area.setSelectionRange(offset, offset + (lines[line] || "").length);
-      }
-      const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
-      area.scrollTop = Math.max(0, line * height - height);
-    };
-    return area;
-  }
-
-  // The editor is made when its table is first shown; until then its text is the page's.
+  // The editor (CodeMirror, vendor/editor.js) is made when its table is first shown; until
+  // then its text is the page's.
   function lazyEditor(host, options, create) {
     let real = null;
     const editor = {
@@ -279,7 +252,7 @@
       : say("Edit the hardware table, then press Run: your browser works this answer out " +
           "again with the course's own code.");
     const hint = say("Change a literal of the chip shown, then Run (Ctrl+Enter).") +
-      (create === textareaEditor ? "" : say(" Tab leaves the editor; line numbers on the left."));
+      say(" Tab leaves the editor; line numbers on the left.");
     const jumps = chips.map((c) => `<option value="${c.line}">${esc(c.label)}</option>`);
     panel.insertAdjacentHTML("beforeend", `
 <p class="rl-runner-what">${esc(what)}</p>
@@ -621,8 +594,13 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
   // ---- Start: the table kept in this tab, or offered when its last run went wrong -----
   const saved = savedTable();
   const doubtful = saved && ["failed", "stopped", "running"].includes(saved.outcome);
-  // CodeMirror's bundle loads before this script; without it, the plain textarea.
-  const create = window.RLRunnerEditor ? window.RLRunnerEditor.create : textareaEditor;
+  // CodeMirror's bundle loads before this script; without it no panel can edit the table.
+  if (!window.RLRunnerEditor) {
+    const said = say("vendor/{name} did not load", { name: "editor.js" });
+    panels.forEach((panel) => setStatus(panel, said, "off"));
+    return;
+  }
+  const create = window.RLRunnerEditor.create;
   for (const panel of panels) {
     build(panel, create);
     setStatus(panel, ...state.status);
@@ -653,5 +631,5 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     });
   }
   setButtons();
-  root.dataset.rlRunnerBuilt = create === textareaEditor ? "textarea" : "codemirror";
+  root.dataset.rlRunnerBuilt = "codemirror";
 })();
