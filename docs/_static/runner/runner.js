@@ -119,10 +119,8 @@
     table: original,
     phase: "idle", // idle, starting, ready
     status: [say("Python is not loaded yet."), "idle"],
-    busy: null, // the run in progress: {id, panel, timer}
+    busy: null, // the run in progress: {panel, timer, done(message)}
     queued: null, // a run asked for while Python starts
-    nextId: 1,
-    waiting: new Map(),
   };
   const editors = [];
 
@@ -456,9 +454,8 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
       return;
     }
     const started = performance.now();
-    const id = state.nextId++;
     const limit = Number(root.dataset.rlRunLimitS || LIMIT_S);
-    state.busy = { id, panel, timer: setTimeout(() => restart("limit", limit), limit * 1000) };
+    state.busy = { panel, timer: setTimeout(() => restart("limit", limit), limit * 1000) };
     const runHadFocus = document.activeElement === panel.querySelector(".rl-runner-run");
     setButtons();
     if (runHadFocus) {
@@ -469,7 +466,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     stale(panel, say("Output of the previous run: a new run is going."));
     const { kind, target, chart } = panel.dataset;
     const request = JSON.stringify({ kind, target, args, table: state.table, chart: chart === "1" });
-    state.waiting.set(id, (message) => {
+    state.busy.done = (message) => {
       const ms = performance.now() - started;
       panel.dataset.runMs = String(Math.round(ms));
       if (message.stopped) {
@@ -491,8 +488,8 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
         }
         drawCharts(panel, result.charts);
       }
-    });
-    worker.postMessage({ type: "run", id, request });
+    };
+    worker.postMessage({ type: "run", request });
   }
 
   // ---- Python: started on first use, restarted by Stop --------------------------------
@@ -544,10 +541,8 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
         state.queued = null;
         failed(message.message);
         setButtons();
-      } else if (message.type === "result") {
-        const done = state.waiting.get(message.id);
-        state.waiting.delete(message.id);
-        done?.(message);
+      } else {
+        state.busy?.done(message);
       }
     });
     next.addEventListener("error", (event) => next === worker && failed(event.message || say("error")));
@@ -585,9 +580,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
             { limit },
           )
         : say("Stopped. Python restarted; your table is kept.");
-    const done = state.waiting.get(busy.id);
-    state.waiting.clear();
-    done?.({ stopped: message });
+    busy.done({ stopped: message });
     boot(message);
   }
 
