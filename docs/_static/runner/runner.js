@@ -45,7 +45,6 @@
       "Redrawn from this run, {title}{axes} ({key}).": "按本次运行重绘：{title}{axes} ({key})。",
       "The figure cannot be redrawn here: {message}": "这里无法重绘这张图：{message}",
       "The figure could not be drawn: {error}": "这张图没能画出来：{error}",
-      "this build has no bundled editor or chart": "这次构建没有打包编辑器和图表",
       "vendor/{name} did not load": "vendor/{name} 没能加载",
       "{status} The run starts as soon as Python is ready.": "{status}Python 一就绪就开始运行。",
       "Running… (Stop ends the run)": "运行中…（按“停止”可结束）",
@@ -92,14 +91,11 @@
 
   // ---- Opened from file:// : browsers refuse to start WebAssembly workers there. ------
   if (location.protocol === "file:") {
-    const page = new URL(root.dataset.content_root || ".", location.href);
-    const rest = location.pathname.slice(page.pathname.length);
-    const said = say(
-      "Run it here needs the site served over HTTP, because browsers do not run " +
-        "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
-        "http://127.0.0.1:8000/{rest}",
-      { serve: SERVE, rest },
-    );
+    const site = new URL(root.dataset.content_root || ".", location.href).pathname;
+    const rest = location.pathname.slice(site.length);
+    const said = say("Run it here needs the site served over HTTP, because browsers do not run " +
+      "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
+      "http://127.0.0.1:8000/{rest}", { serve: SERVE, rest });
     panels.forEach((panel) => setStatus(panel, said, "off"));
     return;
   }
@@ -109,12 +105,9 @@
   const original = source ? JSON.parse(source.textContent) : "";
   const megabytes = (Number(script.dataset.download || 0) / 1e6).toFixed(1);
   // What using a panel costs, said once per panel before Python loads.
-  const COST = say(
-    "Python loads when you use this panel: the first time it downloads {mb} MB " +
-      "(kept by your browser for the next page), and the first run waits a few seconds " +
-      "while Python starts; later runs take under a second.",
-    { mb: megabytes },
-  );
+  const COST = say("Python loads when you use this panel: the first time it downloads {mb} MB " +
+    "(kept by your browser for the next page), and the first run waits a few seconds " +
+    "while Python starts; later runs take under a second.", { mb: megabytes });
   const state = {
     table: original,
     phase: "idle", // idle, starting, ready
@@ -172,11 +165,10 @@
   function savedTable() {
     try {
       const saved = JSON.parse(sessionStorage.getItem(STORE) || "null");
-      if (saved && saved.base === original && typeof saved.table === "string") return saved;
+      return saved?.base === original && typeof saved.table === "string" ? saved : null;
     } catch {
-      // nothing usable stored
+      return null; // nothing usable stored
     }
-    return null;
   }
 
   function setTable(text, from) {
@@ -209,13 +201,10 @@
     return editor;
   }
 
+  // The chart bundle (vega-embed) loads once a run has a figure to draw.
   let chartScript = null;
   function loadChart() {
     chartScript ||= new Promise((resolve, reject) => {
-      if (!script.dataset.vendor) {
-        reject(new Error(say("this build has no bundled editor or chart")));
-        return;
-      }
       const tag = document.createElement("script");
       tag.src = new URL(`vendor/chart.js?v=${script.dataset.vendor}`, here).href;
       tag.onload = resolve;
@@ -572,14 +561,10 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     const busy = state.busy;
     if (!busy) return;
     worker.terminate();
-    const message =
-      why === "limit"
-        ? say(
-            "Stopped after {limit} s: the run did not finish (a loop that never ends?). " +
-              "Python restarted; your table is kept.",
-            { limit },
-          )
-        : say("Stopped. Python restarted; your table is kept.");
+    const message = why === "limit"
+      ? say("Stopped after {limit} s: the run did not finish (a loop that never ends?). " +
+          "Python restarted; your table is kept.", { limit })
+      : say("Stopped. Python restarted; your table is kept.");
     busy.done({ stopped: message });
     boot(message);
   }
