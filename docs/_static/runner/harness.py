@@ -138,25 +138,21 @@ def warm_up(modules: list[str]) -> None:
 
 
 def compile_zip(source: str, target: str) -> tuple[int, int]:
-    """Copy a zip to `target` with each compilable ``.py`` as this interpreter's unchecked
-    hash-based ``.pyc``; (modules compiled, files copied as they were)."""
+    """Copy the zip `source` to `target` with each compilable ``.py`` as this interpreter's
+    sourceless, unchecked hash-based ``.pyc``; (modules compiled, other files kept)."""
+    import compileall
+    import py_compile
+    import shutil
+    import tempfile
     import zipfile
-    from importlib._bootstrap_external import _code_to_hash_pyc
 
-    compiled = kept = 0
-    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
-        for info in src.infolist():
-            data, name, code = src.read(info), info.filename, None
-            if name.endswith(".py"):
-                with suppress(SyntaxError):
-                    code = compile(data, f"{source}/{name}", "exec", dont_inherit=True)
-            entry = zipfile.ZipInfo(name if code is None else name[:-3] + ".pyc", info.date_time)
-            entry.compress_type = 0 if name.endswith("/") else zipfile.ZIP_DEFLATED
-            if code is None:
-                entry.external_attr = info.external_attr
-                kept += 1
-            else:
-                data = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
-                compiled += 1
-            out.writestr(entry, data)
-    return compiled, kept
+    with tempfile.TemporaryDirectory() as folder:
+        zipfile.ZipFile(source).extractall(folder)
+        mode = py_compile.PycInvalidationMode.UNCHECKED_HASH
+        compileall.compile_dir(folder, ddir=source, quiet=2, legacy=True, invalidation_mode=mode)
+        files = [p for p in Path(folder).rglob("*") if p.is_file()]
+        compiled = [p for p in files if p.suffix == ".py" and p.with_suffix(".pyc").is_file()]
+        for path in compiled:
+            path.unlink()
+        shutil.make_archive(target.removesuffix(".zip"), "zip", folder)
+    return len(compiled), len(files) - 2 * len(compiled)
