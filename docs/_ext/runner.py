@@ -257,11 +257,9 @@ def add_messages(app: Sphinx) -> None:
 
 
 def _runtime_of(app: Sphinx) -> Runtime:
-    runtime = getattr(app, "_runner_runtime", None)
-    if runtime is None:
-        runtime = find_runtime(RUNTIME)
-        app._runner_runtime = runtime  # type: ignore[attr-defined]
-    return runtime
+    if not hasattr(app, "_runner_runtime"):
+        app._runner_runtime = find_runtime(RUNTIME)  # type: ignore[attr-defined]
+    return app._runner_runtime  # type: ignore[attr-defined]
 
 
 def panel_html(
@@ -297,13 +295,6 @@ def visit_panel_html(self: Any, node: runner_panel) -> None:
     data["chart"] = "1" if node["chart"] else ""
     self.body.append(panel_html(data, _runtime_of(app), table, panel_words(app)))
     raise nodes.SkipNode
-
-
-def lecture_of(docname: str, app: Sphinx) -> str:
-    """The lecture stem of a gallery page with a panel ('' for any other page)."""
-    gallery = app.config.sphinx_gallery_conf.get("gallery_dirs", "auto_lectures")
-    folder, _, stem = docname.rpartition("/")
-    return stem if folder == gallery and stem in app.config.runner_lectures else ""
 
 
 def insert_lecture_panel(doctree: nodes.document, panel: runner_panel) -> None:
@@ -344,25 +335,18 @@ def check_config(app: Sphinx, config: Any) -> None:
 
 def add_panels(app: Sphinx, doctree: nodes.document) -> None:
     """doctree-read: a panel on each configured lecture page and exercise."""
-    docname = app.env.docname
-    stem = lecture_of(docname, app)
-    if stem:
-        flags = app.config.runner_lectures[stem]
-        options = lecture_options(_lecture_path(app, stem), flags)
-        chip = app.config.runner_chips.get(stem, "")
-        chart = stem in app.config.runner_charts
+    docname, config = app.env.docname, app.config
+    folder, _, stem = docname.rpartition("/")
+    if folder == config.sphinx_gallery_conf["gallery_dirs"] and stem in config.runner_lectures:
+        options = lecture_options(path := _lecture_path(app, stem), config.runner_lectures[stem])
+        chip, chart = config.runner_chips.get(stem, ""), stem in config.runner_charts
         insert_lecture_panel(doctree, panel_node("lecture", stem, options, chip, chart))
-        app.env.note_dependency(str(_lecture_path(app, stem)))
-    if docname == "exercises" and app.config.runner_exercises:
-        placed = insert_exercise_panels(doctree, app.config.runner_exercises)
-        missing = [k for k in app.config.runner_exercises if k not in placed]
-        if missing:
-            logger.warning(
-                "runner: no exercise section for %s on %s",
-                ", ".join(missing),
-                docname,
-                location=docname,
-            )
+        app.env.note_dependency(str(path))
+    if docname == "exercises":
+        placed = insert_exercise_panels(doctree, config.runner_exercises)
+        if missing := [k for k in config.runner_exercises if k not in placed]:
+            missing_text = ", ".join(missing)
+            logger.warning("runner: no exercise section for %s", missing_text, location=docname)
 
 
 def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:
