@@ -64,12 +64,8 @@ def runtime_built() -> None:
         pytest.fail("the site has no Pyodide runtime under _static/runner: run make docs")
 
 
-def site_errors(visit: Visitor) -> list[str]:
-    return list(visit.errors)
-
-
 def check(visit: Visitor) -> None:
-    assert not site_errors(visit), "JavaScript errors:\n" + "\n".join(site_errors(visit))
+    assert not visit.errors, "JavaScript errors:\n" + "\n".join(visit.errors)
     assert not visit.external, "requests left 127.0.0.1:\n" + "\n".join(visit.external)
 
 
