@@ -29,10 +29,10 @@ READY_TARGET_S = 5.0
 RUN_TARGET_S = 2.0
 GROWTH_TARGET_MB = 20.0
 
-sys.path.insert(0, str(REPO / "benchmarks"))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path[:0] = [str(REPO / "benchmarks"), str(REPO / "tests"), str(REPO / "tests" / "docs")]
 from bench_probe import busy_cpu_seconds  # noqa: E402  (the machine's busy CPU seconds)
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (the browser tests' launch)
+from test_runner import Panel  # noqa: E402  (the browser tests' reader)
 
 PANEL_HTML = re.compile(r'<div class="rl-runner" .*?\n</div>', re.DOTALL)
 
@@ -74,54 +74,28 @@ def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def press_run(page, first: bool = False) -> tuple[float, float]:
+def press_run(panel: Panel, first: bool = False) -> tuple[float, float]:
     """Press Run and wait for the output: (ready s from the press or 0, run s)."""
-    panel = page.locator(".rl-runner").first
-    runs = int(panel.get_attribute("data-runs") or 0)
-    t0 = page.evaluate("() => performance.now()")
-    panel.locator(".rl-runner-run").click()
-    page.wait_for_function(
-        f"(el) => Number(el.dataset.runs || 0) > {runs}",
-        arg=panel.element_handle(),
-        timeout=120_000,
-    )
-    if "Ran in" not in panel.locator(".rl-runner-status").inner_text():
-        raise RuntimeError("the run failed: " + panel.locator(".rl-runner-output").inner_text())
-    ready = 0.0
-    if first:
-        ready = (
-            float(page.evaluate("() => document.documentElement.dataset.rlRunnerReadyMs")) - t0
-        ) / 1000
-    return ready, float(panel.get_attribute("data-run-ms")) / 1000
+    t0 = panel.page.evaluate("() => performance.now()")
+    out = panel.run()
+    if "Ran in" not in panel.status:
+        raise RuntimeError("the run failed: " + out)
+    ready = panel.page.evaluate("() => document.documentElement.dataset.rlRunnerReadyMs")
+    run = float(panel.root.get_attribute("data-run-ms")) / 1000
+    return (float(ready) - t0) / 1000 if first else 0.0, run
 
 
-def wait_chart(page, charts: int) -> float:
-    panel = page.locator(".rl-runner").first
+def timed_chart(panel: Panel, charts: int) -> float:
     t0 = time.perf_counter()
-    page.wait_for_function(
-        f"(el) => Number(el.dataset.charts || 0) >= {charts}",
-        arg=panel.element_handle(),
-        timeout=60_000,
-    )
+    panel.wait_chart(charts)
     return time.perf_counter() - t0
 
 
-def open_page(context, url: str):
+def open_panel(context, url: str) -> Panel:
     page = context.pages[0] if context.pages else context.new_page()
     page.goto(url + PAGE, wait_until="load")
     page.wait_for_load_state("networkidle")
-    page.wait_for_function("() => document.documentElement.dataset.rlRunnerBuilt")
-    return page
-
-
-def edit_h100(page) -> None:
-    panel = page.locator(".rl-runner").first
-    text = panel.evaluate("el => el.rlEditor.value")
-    at = text.index("989e12", text.index('name="H100 SXM"'))
-    panel.locator(".cm-content").click()
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.insert_text(text[:at] + "1978e12" + text[at + len("989e12") :])
-    page.keyboard.press("Escape")
+    return Panel(page, ".rl-runner")
 
 
 def one_round(playwright, url: str) -> dict[str, float]:
@@ -139,29 +113,28 @@ def one_round(playwright, url: str) -> dict[str, float]:
 
         context = launch()
         try:
-            page = open_page(context, url)
+            panel = open_panel(context, url)
             mark = len(SERVED)
-            r["ready"], r["run1"] = press_run(page, first=True)
-            wait_chart(page, 1)
-            edit_h100(page)
-            _, r["run2"] = press_run(page)
-            r["chart"] = wait_chart(page, 2)
-            if "ridge 590 FLOP/B" not in page.locator(".rl-runner-output").first.inner_text():
+            r["ready"], r["run1"] = press_run(panel, first=True)
+            timed_chart(panel, 1)
+            panel.edit("H100 SXM", "989e12", "1978e12")
+            _, r["run2"] = press_run(panel)
+            r["chart"] = timed_chart(panel, 2)
+            if "ridge 590 FLOP/B" not in panel.output:
                 raise RuntimeError("the edited run does not show the doubled ridge")
             r["cold_mb"] = bytes_since(mark) / 1e6
-            page.locator(".rl-runner-reset").first.click()
+            panel.root.locator(".rl-runner-reset").click()
             mark = len(SERVED)
-            page.reload(wait_until="load")
-            page.wait_for_function("() => document.documentElement.dataset.rlRunnerBuilt")
-            r["reload_ready"], r["reload_run"] = press_run(page, first=True)
+            panel.page.reload(wait_until="load")
+            panel = Panel(panel.page, ".rl-runner")
+            r["reload_ready"], r["reload_run"] = press_run(panel, first=True)
             r["reload_mb"] = bytes_since(mark) / 1e6
         finally:
             context.close()
         context = launch()
         try:
             mark = len(SERVED)
-            page = open_page(context, url)
-            r["relaunch_ready"], r["relaunch_run"] = press_run(page, first=True)
+            r["relaunch_ready"], r["relaunch_run"] = press_run(open_panel(context, url), True)
             r["relaunch_mb"] = bytes_since(mark) / 1e6
         finally:
             context.close()

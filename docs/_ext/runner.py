@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import html
-import io
 import json
 import shutil
 import subprocess
@@ -44,7 +43,8 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
                  "pyodide-lock.json")  # fmt: skip
 STATIC_SUBDIR = Path("_static") / "runner"
 OUTPUT_FLAGS = ("--png", "--outdir", "--results")  # set by the docs build, never by a panel
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # the same sources give the same zip
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+RUNTIME = REPO / "node_modules" / "pyodide"
 
 
 def top_imports(path: Path) -> set[str]:
@@ -71,37 +71,27 @@ def pack_course(lectures: Sequence[Path], target: Path) -> tuple[str, list[str]]
     files = [*COURSE.rglob("*.py"), *words.rglob("*.py"), *(REPO / "lectures").glob("_*.py")]
     files += [*lectures, CHART_ADAPTER]
     entries = sorted((f.relative_to(REPO).as_posix(), f) for f in files)  # .py: no __pycache__
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, path in entries:
-            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, path.read_bytes())
-    data = buffer.getvalue()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_bytes(data)
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, path in entries:
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)  # the same sources, the same zip
+            info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
+            archive.writestr(info, path.read_bytes())
     tmp.replace(target)
-    return hashlib.sha256(data).hexdigest()[:12], [name for name, _ in entries]
+    return digest(target), [name for name, _ in entries]
 
 
 @dataclass(frozen=True)
 class Runtime:
-    """The Pyodide runtime found for this build, or why there is none."""
+    """The Pyodide runtime found for this build, or why there is none (`reason`)."""
 
     folder: Path
     version: str = ""
     reason: str = ""
-
-    @property
-    def available(self) -> bool:
-        return not self.reason
-
-    @property
-    def subdir(self) -> str:
-        """Its folder under ``_static/runner``: versioned, so no browser mixes two versions."""
-        return f"pyodide-{self.version}"
+    available = property(lambda self: not self.reason)
+    #: Its folder under ``_static/runner``: versioned, so no browser mixes two versions.
+    subdir = property(lambda self: f"pyodide-{self.version}")
 
 
 def find_runtime(folder: Path) -> Runtime:
@@ -267,11 +257,9 @@ def add_messages(app: Sphinx) -> None:
 
 
 def _runtime_of(app: Sphinx) -> Runtime:
-    runtime = getattr(app, "_runner_runtime", None)
-    if runtime is None:
-        runtime = find_runtime(Path(app.config.runner_runtime))
-        app._runner_runtime = runtime  # type: ignore[attr-defined]
-    return runtime
+    if not hasattr(app, "_runner_runtime"):
+        app._runner_runtime = find_runtime(RUNTIME)  # type: ignore[attr-defined]
+    return app._runner_runtime  # type: ignore[attr-defined]
 
 
 def panel_html(
@@ -309,29 +297,11 @@ def visit_panel_html(self: Any, node: runner_panel) -> None:
     raise nodes.SkipNode
 
 
-def skip_panel(self: Any, node: runner_panel) -> None:
-    """Other builders leave the panel out: it only works in a browser."""
-    raise nodes.SkipNode
-
-
-def lecture_of(docname: str, app: Sphinx) -> str:
-    """The lecture stem of a gallery page with a panel ('' for any other page)."""
-    gallery = app.config.sphinx_gallery_conf.get("gallery_dirs", "auto_lectures")
-    folder, _, stem = docname.rpartition("/")
-    return stem if folder == gallery and stem in app.config.runner_lectures else ""
-
-
 def insert_lecture_panel(doctree: nodes.document, panel: runner_panel) -> None:
     """Put the panel after the lecture's opening prose, before its first code cell."""
     top = doctree.next_node(nodes.section)
-    if top is None:
-        doctree.append(panel)
-        return
-    for index, child in enumerate(top.children):
-        if isinstance(child, nodes.literal_block | nodes.section | nodes.container):
-            top.insert(index, panel)
-            return
-    top.append(panel)
+    kinds = nodes.literal_block | nodes.section | nodes.container
+    top.insert(next((i for i, c in enumerate(top) if isinstance(c, kinds)), len(top)), panel)
 
 
 def insert_exercise_panels(doctree: nodes.document, keys: Iterable[str]) -> list[str]:
@@ -353,50 +323,30 @@ def _lecture_path(app: Sphinx, stem: str) -> Path:
 
 
 def check_config(app: Sphinx, config: Any) -> None:
-    """Every configured lecture exists and can run in a browser; every exercise key exists."""
+    """Every lecture with a panel can run in a browser (no numpy at start-up)."""
     for stem in config.runner_lectures:
-        path = _lecture_path(app, stem)
-        if not path.is_file():
-            raise ExtensionError(
-                f"runner: runner_lectures names {stem!r}, but {display(path)} is missing"
-            )
-        foreign = foreign_imports(path)
+        foreign = foreign_imports(path := _lecture_path(app, stem))
         if foreign:
             raise ExtensionError(
                 f"runner: {path.name} cannot run in the browser: it imports "
                 f"{', '.join(foreign)} at start-up"
             )
-    from common import exercises
-
-    known = {e.key for e in exercises.EXERCISES}
-    unknown = [k for k in config.runner_exercises if k not in known]
-    if unknown:
-        raise ExtensionError(
-            f"runner: runner_exercises names unknown exercises: {', '.join(unknown)}"
-        )
 
 
 def add_panels(app: Sphinx, doctree: nodes.document) -> None:
     """doctree-read: a panel on each configured lecture page and exercise."""
-    docname = app.env.docname
-    stem = lecture_of(docname, app)
-    if stem:
-        flags = app.config.runner_lectures[stem]
-        options = lecture_options(_lecture_path(app, stem), flags)
-        chip = app.config.runner_chips.get(stem, "")
-        chart = stem in app.config.runner_charts
+    docname, config = app.env.docname, app.config
+    folder, _, stem = docname.rpartition("/")
+    if folder == config.sphinx_gallery_conf["gallery_dirs"] and stem in config.runner_lectures:
+        options = lecture_options(path := _lecture_path(app, stem), config.runner_lectures[stem])
+        chip, chart = config.runner_chips.get(stem, ""), stem in config.runner_charts
         insert_lecture_panel(doctree, panel_node("lecture", stem, options, chip, chart))
-        app.env.note_dependency(str(_lecture_path(app, stem)))
-    if docname == app.config.runner_exercises_page and app.config.runner_exercises:
-        placed = insert_exercise_panels(doctree, app.config.runner_exercises)
-        missing = [k for k in app.config.runner_exercises if k not in placed]
-        if missing:
-            logger.warning(
-                "runner: no exercise section for %s on %s",
-                ", ".join(missing),
-                docname,
-                location=docname,
-            )
+        app.env.note_dependency(str(path))
+    if docname == "exercises":
+        placed = insert_exercise_panels(doctree, config.runner_exercises)
+        if missing := [k for k in config.runner_exercises if k not in placed]:
+            missing_text = ", ".join(missing)
+            logger.warning("runner: no exercise section for %s", missing_text, location=docname)
 
 
 def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:
@@ -437,7 +387,6 @@ def page_assets(
             "data-vendor": getattr(app, "_runner_vendor", ""),
             "data-download": str(getattr(app, "_runner_download", 0)),
             "data-service-worker": SERVICE_WORKER,
-            "data-run-limit": str(app.config.runner_run_limit_s),
         },
     )
 
@@ -464,7 +413,7 @@ def write_static(app: Sphinx) -> None:
     app._runner_download = sum(p.stat().st_size for p in fetched)  # type: ignore[attr-defined]
     vendor, why = bundle_vendor(staging / "vendor")
     if not vendor:
-        logger.warning("runner: no editor or chart bundle (%s): the panels use a textarea", why)
+        logger.warning("runner: no editor or chart bundle (%s): the panels are off", why)
     app._runner_vendor = vendor  # type: ignore[attr-defined]
 
 
@@ -504,13 +453,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     """Register the configuration, the panel node and the build steps."""
     app.add_config_value("runner_lectures", {}, "env", types=[dict])
     app.add_config_value("runner_exercises", (), "env", types=[tuple, list])
-    app.add_config_value("runner_exercises_page", "exercises", "env", types=[str])
-    app.add_config_value("runner_runtime", str(REPO / "node_modules" / "pyodide"), "env")
     app.add_config_value("runner_charts", (), "env", types=[tuple, list, set])
     app.add_config_value("runner_chips", {}, "env", types=[dict])
-    app.add_config_value("runner_run_limit_s", 30, "html", types=[int, float])
-    others = {builder: (skip_panel, None) for builder in ("latex", "text", "man", "texinfo")}
-    app.add_node(runner_panel, html=(visit_panel_html, None), **others)
+    app.add_node(runner_panel, html=(visit_panel_html, None))
     app.connect("config-inited", check_config)
     app.connect("builder-inited", write_static)
     app.connect("builder-inited", add_messages)

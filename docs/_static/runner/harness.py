@@ -11,7 +11,6 @@ import json
 import os
 import runpy
 import sys
-import traceback
 from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout, suppress
 from pathlib import Path
@@ -26,19 +25,13 @@ class Recorder(io.TextIOBase):
     """A text stream that appends (stream name, text) chunks to a shared list, in order."""
 
     def __init__(self, name: str, chunks: list[list[str]]) -> None:
-        super().__init__()
-        self.name = name
-        self.chunks = chunks
-
-    def writable(self) -> bool:
-        return True
+        self.name, self.chunks = name, chunks
 
     def write(self, text: str) -> int:
-        if text:
-            if self.chunks and self.chunks[-1][0] == self.name:
-                self.chunks[-1][1] += text
-            else:
-                self.chunks.append([self.name, text])
+        if self.chunks and self.chunks[-1][0] == self.name:
+            self.chunks[-1][1] += text
+        elif text:
+            self.chunks.append([self.name, text])
         return len(text)
 
 
@@ -71,45 +64,14 @@ def write_table(text: str) -> None:
     Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
 
 
-def table_problem() -> str:
-    """'' when the table imports; else one line naming its line and what is wrong."""
-    try:
-        importlib.import_module("common.hw_specs")
-    except Exception as exc:
-        from common.tables import slips
-
-        # The terminal's own line for it: the panel names the line the terminal names.
-        terminal = slips.describe(exc)
-        if terminal:
-            return terminal
-        said = str(exc).strip().splitlines()
-        if said and said[0].startswith(TABLE):  # the table's own one-line slip (tables.slips)
-            return said[0]
-        line = next(
-            (
-                frame.lineno
-                for frame in reversed(traceback.extract_tb(exc.__traceback__))
-                if frame.filename.endswith(TABLE)
-            ),
-            None,
-        )
-        where = f"{TABLE}, line {line}" if line else TABLE
-        return f"{where}: {type(exc).__name__}: {said[0] if said else ''}".rstrip(": ")
-    return ""
-
-
 def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int:
     """Run the script under the lecture's error handler (its figures into `charts`)."""
     from common.shell import cli
 
     cli.install_error_handler()
-    problem = table_problem()
-    if problem:  # the lecture never got to run: report the table's line like its errors
-        sys.excepthook(ValueError, ValueError(problem), None)
-        return 1
-    if charts is not None:
-        install_charts(charts)
     try:
+        if charts is not None:  # it imports the table: a slip there is the run's error
+            install_charts(charts)
         if kind == "lecture":
             runpy.run_path(argv[0], run_name="__main__")
         else:
@@ -128,8 +90,7 @@ def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int
 def install_charts(found: list[Any]) -> None:
     """Have the run's figures collected into `found` as Vega-Lite (the adapter, ``live.py``)."""
     spec = importlib.util.spec_from_file_location("rl_live", CHARTS_ADAPTER)
-    adapter = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(adapter)  # type: ignore[union-attr]
+    spec.loader.exec_module(adapter := importlib.util.module_from_spec(spec))  # type: ignore
     adapter.install(found)
 
 
@@ -138,8 +99,6 @@ def run(
 ) -> dict[str, Any]:
     """Run a lecture or exercise on `table`: {argv, chunks [[stream, text]], status, charts};
     with `chart`, the lecture runs with --png and its figures go to the chart adapter."""
-    if kind not in ("lecture", "exercise"):
-        raise ValueError(f"unknown kind of run {kind!r}; use 'lecture' or 'exercise'")
     png = ["--png"] if chart else []
     argv = [f"lectures/{target}.py", *args, *png] if kind == "lecture" else [EXERCISES_PROG, target]
     charts: list[Any] = []
@@ -179,25 +138,21 @@ def warm_up(modules: list[str]) -> None:
 
 
 def compile_zip(source: str, target: str) -> tuple[int, int]:
-    """Copy a zip to `target` with each compilable ``.py`` as this interpreter's unchecked
-    hash-based ``.pyc``; (modules compiled, files copied as they were)."""
+    """Copy the zip `source` to `target` with each compilable ``.py`` as this interpreter's
+    sourceless, unchecked hash-based ``.pyc``; (modules compiled, other files kept)."""
+    import compileall
+    import py_compile
+    import shutil
+    import tempfile
     import zipfile
-    from importlib._bootstrap_external import _code_to_hash_pyc
 
-    compiled = kept = 0
-    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
-        for info in src.infolist():
-            data, name, code = src.read(info), info.filename, None
-            if name.endswith(".py"):
-                with suppress(SyntaxError):
-                    code = compile(data, f"{source}/{name}", "exec", dont_inherit=True)
-            entry = zipfile.ZipInfo(name if code is None else name[:-3] + ".pyc", info.date_time)
-            entry.compress_type = 0 if name.endswith("/") else zipfile.ZIP_DEFLATED
-            if code is None:
-                entry.external_attr = info.external_attr
-                kept += 1
-            else:
-                data = bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
-                compiled += 1
-            out.writestr(entry, data)
-    return compiled, kept
+    with tempfile.TemporaryDirectory() as folder:
+        zipfile.ZipFile(source).extractall(folder)
+        mode = py_compile.PycInvalidationMode.UNCHECKED_HASH
+        compileall.compile_dir(folder, ddir=source, quiet=2, legacy=True, invalidation_mode=mode)
+        files = [p for p in Path(folder).rglob("*") if p.is_file()]
+        compiled = [p for p in files if p.suffix == ".py" and p.with_suffix(".pyc").is_file()]
+        for path in compiled:
+            path.unlink()
+        shutil.make_archive(target.removesuffix(".zip"), "zip", folder)
+    return len(compiled), len(files) - 2 * len(compiled)

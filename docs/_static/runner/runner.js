@@ -5,7 +5,6 @@
   "use strict";
 
   const script = document.currentScript; // deferred: it runs once the page is parsed
-  if (!script) return;
   const here = new URL(".", script.src);
   const root = document.documentElement;
   const panels = Array.from(document.querySelectorAll(".rl-runner"));
@@ -46,7 +45,6 @@
       "Redrawn from this run, {title}{axes} ({key}).": "按本次运行重绘：{title}{axes} ({key})。",
       "The figure cannot be redrawn here: {message}": "这里无法重绘这张图：{message}",
       "The figure could not be drawn: {error}": "这张图没能画出来：{error}",
-      "this build has no bundled editor or chart": "这次构建没有打包编辑器和图表",
       "vendor/{name} did not load": "vendor/{name} 没能加载",
       "{status} The run starts as soon as Python is ready.": "{status}Python 一就绪就开始运行。",
       "Running… (Stop ends the run)": "运行中…（按“停止”可结束）",
@@ -83,7 +81,7 @@
   const SERVE = "python3 -m http.server -d docs/_build/html 8000";
   // A line of the table an error names (a slip's, a traceback's).
   const TABLE_LINE = /(common\/hw_specs\.py"?,? line )(\d+)/g;
-  const LIMIT_S = Number(script.dataset.runLimit || 30);
+  const LIMIT_S = 30; // a run still going after this is stopped
 
   function setStatus(panel, text, kind = "") {
     const status = panel.querySelector(".rl-runner-status");
@@ -93,14 +91,11 @@
 
   // ---- Opened from file:// : browsers refuse to start WebAssembly workers there. ------
   if (location.protocol === "file:") {
-    const page = new URL(root.dataset.content_root || ".", location.href);
-    const rest = location.pathname.slice(page.pathname.length);
-    const said = say(
-      "Run it here needs the site served over HTTP, because browsers do not run " +
-        "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
-        "http://127.0.0.1:8000/{rest}",
-      { serve: SERVE, rest },
-    );
+    const site = new URL(root.dataset.content_root || ".", location.href).pathname;
+    const rest = location.pathname.slice(site.length);
+    const said = say("Run it here needs the site served over HTTP, because browsers do not run " +
+      "WebAssembly from file:// pages: run `{serve}` in the repository and open " +
+      "http://127.0.0.1:8000/{rest}", { serve: SERVE, rest });
     panels.forEach((panel) => setStatus(panel, said, "off"));
     return;
   }
@@ -110,20 +105,15 @@
   const original = source ? JSON.parse(source.textContent) : "";
   const megabytes = (Number(script.dataset.download || 0) / 1e6).toFixed(1);
   // What using a panel costs, said once per panel before Python loads.
-  const COST = say(
-    "Python loads when you use this panel: the first time it downloads {mb} MB " +
-      "(kept by your browser for the next page), and the first run waits a few seconds " +
-      "while Python starts; later runs take under a second.",
-    { mb: megabytes },
-  );
+  const COST = say("Python loads when you use this panel: the first time it downloads {mb} MB " +
+    "(kept by your browser for the next page), and the first run waits a few seconds " +
+    "while Python starts; later runs take under a second.", { mb: megabytes });
   const state = {
     table: original,
     phase: "idle", // idle, starting, ready
     status: [say("Python is not loaded yet."), "idle"],
-    busy: null, // the run in progress: {id, panel, timer}
+    busy: null, // the run in progress: {panel, timer, done(message)}
     queued: null, // a run asked for while Python starts
-    nextId: 1,
-    waiting: new Map(),
   };
   const editors = [];
 
@@ -175,11 +165,10 @@
   function savedTable() {
     try {
       const saved = JSON.parse(sessionStorage.getItem(STORE) || "null");
-      if (saved && saved.base === original && typeof saved.table === "string") return saved;
+      return saved?.base === original && typeof saved.table === "string" ? saved : null;
     } catch {
-      // nothing usable stored
+      return null; // nothing usable stored
     }
-    return null;
   }
 
   function setTable(text, from) {
@@ -192,34 +181,8 @@
     for (const badge of document.querySelectorAll(".rl-runner-edited")) badge.hidden = !edited;
   }
 
-  // ---- The editor: CodeMirror when its bundle loaded, else a textarea ------------------
-  // The textarea is its own editor: its value, and jumpTo(line from 0, focus) as CodeMirror's.
-  function textareaEditor(parent, { doc, label, onChange, onRun }) {
-    parent.innerHTML = `<textarea class="rl-runner-table-edit" rows="16" spellcheck="false"` +
-      ` autocapitalize="off" autocomplete="off" wrap="off" aria-label="${esc(label)}"></textarea>`;
-    const area = parent.firstChild;
-    area.value = doc;
-    area.oninput = () => onChange(area.value);
-    area.onkeydown = (event) => {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        onRun();
-      }
-    };
-    area.jumpTo = (line, focus = true) => {
-      const lines = area.value.split("\n");
-      const offset = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
-      if (focus) {
-        area.focus({ preventScroll: true });
-        area.setSelectionRange(offset, offset + (lines[line] || "").length);
-      }
-      const height = parseFloat(getComputedStyle(area).lineHeight) || 18;
-      area.scrollTop = Math.max(0, line * height - height);
-    };
-    return area;
-  }
-
-  // The editor is made when its table is first shown; until then its text is the page's.
+  // The editor (CodeMirror, vendor/editor.js) is made when its table is first shown; until
+  // then its text is the page's.
   function lazyEditor(host, options, create) {
     let real = null;
     const editor = {
@@ -238,13 +201,10 @@
     return editor;
   }
 
+  // The chart bundle (vega-embed) loads once a run has a figure to draw.
   let chartScript = null;
   function loadChart() {
     chartScript ||= new Promise((resolve, reject) => {
-      if (!script.dataset.vendor) {
-        reject(new Error(say("this build has no bundled editor or chart")));
-        return;
-      }
       const tag = document.createElement("script");
       tag.src = new URL(`vendor/chart.js?v=${script.dataset.vendor}`, here).href;
       tag.onload = resolve;
@@ -279,7 +239,7 @@
       : say("Edit the hardware table, then press Run: your browser works this answer out " +
           "again with the course's own code.");
     const hint = say("Change a literal of the chip shown, then Run (Ctrl+Enter).") +
-      (create === textareaEditor ? "" : say(" Tab leaves the editor; line numbers on the left."));
+      say(" Tab leaves the editor; line numbers on the left.");
     const jumps = chips.map((c) => `<option value="${c.line}">${esc(c.label)}</option>`);
     panel.insertAdjacentHTML("beforeend", `
 <p class="rl-runner-what">${esc(what)}</p>
@@ -483,9 +443,8 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
       return;
     }
     const started = performance.now();
-    const id = state.nextId++;
     const limit = Number(root.dataset.rlRunLimitS || LIMIT_S);
-    state.busy = { id, panel, timer: setTimeout(() => restart("limit", limit), limit * 1000) };
+    state.busy = { panel, timer: setTimeout(() => restart("limit", limit), limit * 1000) };
     const runHadFocus = document.activeElement === panel.querySelector(".rl-runner-run");
     setButtons();
     if (runHadFocus) {
@@ -496,7 +455,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     stale(panel, say("Output of the previous run: a new run is going."));
     const { kind, target, chart } = panel.dataset;
     const request = JSON.stringify({ kind, target, args, table: state.table, chart: chart === "1" });
-    state.waiting.set(id, (message) => {
+    state.busy.done = (message) => {
       const ms = performance.now() - started;
       panel.dataset.runMs = String(Math.round(ms));
       if (message.stopped) {
@@ -518,8 +477,8 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
         }
         drawCharts(panel, result.charts);
       }
-    });
-    worker.postMessage({ type: "run", id, request });
+    };
+    worker.postMessage({ type: "run", request });
   }
 
   // ---- Python: started on first use, restarted by Stop --------------------------------
@@ -571,10 +530,8 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
         state.queued = null;
         failed(message.message);
         setButtons();
-      } else if (message.type === "result") {
-        const done = state.waiting.get(message.id);
-        state.waiting.delete(message.id);
-        done?.(message);
+      } else {
+        state.busy?.done(message);
       }
     });
     next.addEventListener("error", (event) => next === worker && failed(event.message || say("error")));
@@ -604,25 +561,24 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     const busy = state.busy;
     if (!busy) return;
     worker.terminate();
-    const message =
-      why === "limit"
-        ? say(
-            "Stopped after {limit} s: the run did not finish (a loop that never ends?). " +
-              "Python restarted; your table is kept.",
-            { limit },
-          )
-        : say("Stopped. Python restarted; your table is kept.");
-    const done = state.waiting.get(busy.id);
-    state.waiting.clear();
-    done?.({ stopped: message });
+    const message = why === "limit"
+      ? say("Stopped after {limit} s: the run did not finish (a loop that never ends?). " +
+          "Python restarted; your table is kept.", { limit })
+      : say("Stopped. Python restarted; your table is kept.");
+    busy.done({ stopped: message });
     boot(message);
   }
 
   // ---- Start: the table kept in this tab, or offered when its last run went wrong -----
   const saved = savedTable();
   const doubtful = saved && ["failed", "stopped", "running"].includes(saved.outcome);
-  // CodeMirror's bundle loads before this script; without it, the plain textarea.
-  const create = window.RLRunnerEditor ? window.RLRunnerEditor.create : textareaEditor;
+  // CodeMirror's bundle loads before this script; without it no panel can edit the table.
+  if (!window.RLRunnerEditor) {
+    const said = say("vendor/{name} did not load", { name: "editor.js" });
+    panels.forEach((panel) => setStatus(panel, said, "off"));
+    return;
+  }
+  const create = window.RLRunnerEditor.create;
   for (const panel of panels) {
     build(panel, create);
     setStatus(panel, ...state.status);
@@ -653,5 +609,5 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     });
   }
   setButtons();
-  root.dataset.rlRunnerBuilt = create === textareaEditor ? "textarea" : "codemirror";
+  root.dataset.rlRunnerBuilt = "codemirror";
 })();
