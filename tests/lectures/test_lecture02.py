@@ -330,13 +330,20 @@ def test_editing_the_h100_peak_moves_ridge_and_critical_batch(tmp_path: Path, ta
     assert int(before["critical B"]) == smallest_batch(H100_BF16_PEAK / H100_MEM_BW)
 
 
-@pytest.mark.parametrize("literal", ['"lots"', "0", "-989e12", 'float("nan")'])
-def test_a_bad_peak_in_the_table_is_a_one_line_error(tmp_path: Path, literal: str) -> None:
+#: A bad peak literal and how the one line shows it (an absurd one, by value: issue 14)
+BAD_PEAKS = [('"lots"', ()), ("0", ()), ("-989e12", ()), ('float("nan")', ())]
+BAD_PEAKS += [("1e-300", ("between", "1e-300")), ("1e300", ("between", "1e+300"))]
+
+
+@pytest.mark.parametrize(("literal", "shown"), BAD_PEAKS)
+def test_a_bad_peak_in_the_table_is_a_one_line_error(
+    tmp_path: Path, literal: str, shown: tuple[str, ...]
+) -> None:
     hw_specs, script = _copy_course(tmp_path)
     _set_h100_bf16_peak(hw_specs, literal)
     proc = run_lecture(script, cwd=tmp_path)
-    line = _one_line_error(proc)
-    assert "H100 SXM bf16 peak FLOP/s must be" in line
+    line = _one_line_error(proc, status=1)
+    assert all(w in line for w in ("H100 SXM bf16 peak FLOP/s must be", *shown)), line
 
 
 def _drop_link(hw_specs: Path, chip: str) -> None:
