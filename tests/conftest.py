@@ -220,9 +220,7 @@ def caught(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return capture_figures(monkeypatch, write=False)
 
 
-# ---------------------------------------------------------------------------
-# Browser fixtures (tests/docs)
-# ---------------------------------------------------------------------------
+# --- Browser fixtures (tests/docs) -------------------------------------------
 CHROMIUM = Path("/usr/bin/chromium")
 LOCAL_HOSTS = {"127.0.0.1"}
 TIMEOUT_MS = 30_000

@@ -22,9 +22,7 @@ EXT_DIR = REPO / "docs" / "_ext"
 computed = load_extension("computed")
 
 
-# ---------------------------------------------------------------------------
-# The evaluation function
-# ---------------------------------------------------------------------------
+# --- The evaluation function -------------------------------------------------
 def test_ridge_point_example_renders_reference_number() -> None:
     assert computed.evaluate("f\"{A100.ridge_point('bf16'):.1f}\"") == "200.6"
 
@@ -186,9 +184,7 @@ def test_setup_registers_the_role_and_is_parallel_safe() -> None:
     assert metadata["parallel_write_safe"] is True
 
 
-# ---------------------------------------------------------------------------
-# A tiny Sphinx build
-# ---------------------------------------------------------------------------
+# --- A tiny Sphinx build -----------------------------------------------------
 def _sphinx_build(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
     """Build one page with the extension under -W; returns the finished process."""
     return sphinx(computed_project(tmp_path / "src", page), tmp_path / "out", "-b", "html")

@@ -31,9 +31,7 @@ def close(a: float, b: float, tol: float) -> bool:
     return abs(a / b - 1) <= tol
 
 
-# ---------------------------------------------------------------------------
-# Plateaus with known cache sizes
-# ---------------------------------------------------------------------------
+# --- Plateaus with known cache sizes -----------------------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_plateaus_known_four_levels(seed: int) -> None:
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed)
@@ -103,9 +101,7 @@ def test_level_ranges() -> None:
     assert hierarchy.level_ranges([])[0] == hierarchy.LevelRange("DRAM", None, 0.0, math.inf)
 
 
-# ---------------------------------------------------------------------------
-# The change-point detector (cache sizes unknown)
-# ---------------------------------------------------------------------------
+# --- The change-point detector (cache sizes unknown) -------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 def test_detector_finds_four_levels(seed: int) -> None:
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed)
@@ -165,9 +161,7 @@ def test_running_median_and_median() -> None:
         hierarchy.median([])
 
 
-# ---------------------------------------------------------------------------
-# The per-call cost correction
-# ---------------------------------------------------------------------------
+# --- The per-call cost correction --------------------------------------------
 def test_corrected_bandwidth_math() -> None:
     # D = 1200 B in t = 1 us with t_call = 0.4 us: the memory moved it in 0.6 us.
     assert hierarchy.corrected_bandwidth(1200, 1e-6, 4e-7) == pytest.approx(2e9)
@@ -208,9 +202,7 @@ def test_affine_fit_recovers_cost_and_bandwidth() -> None:
         hierarchy.affine_fit([1.0, 1.0], [2.0, 3.0])
 
 
-# ---------------------------------------------------------------------------
-# Sweep sizes, levels and roofs
-# ---------------------------------------------------------------------------
+# --- Sweep sizes, levels and roofs -------------------------------------------
 def test_sweep_lengths_are_geometric() -> None:
     lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
     assert len(lengths) == 16 * 4 + 1
@@ -296,9 +288,7 @@ def test_stream_constants() -> None:
     assert (hierarchy.RELIABLE_CALL_SHARE, hierarchy.CALL_COST_MATTERS) == (0.9, 0.10)
 
 
-# ---------------------------------------------------------------------------
-# Edges of the sizes, ranges and the detector, worked out by hand
-# ---------------------------------------------------------------------------
+# --- Edges of the sizes, ranges and the detector, worked out by hand ---------
 def test_sweep_length_edges() -> None:
     # n = round(4096 x 2^i / 12) for i = 0..4 at one size per octave
     assert hierarchy.sweep_lengths(4096, 65536, 1) == [341, 683, 1365, 2731, 5461]
@@ -424,9 +414,7 @@ def test_closest_roof_ignores_memory_roofs_above_the_compute_roof() -> None:
     assert hierarchy.closest_roof(1.0, 150.0, [("L1", 160.0)], 100.0) == ("compute", 1.5)
 
 
-# ---------------------------------------------------------------------------
-# The helpers lecture 09 calls: matmul sizes, medians, chosen points, roofs
-# ---------------------------------------------------------------------------
+# --- The helpers lecture 09 calls: matmul sizes, medians, chosen points, roofs ---
 def test_matmul_sides_fill_half_of_each_cache() -> None:
     # sqrt(2 MiB / 2 / 12) = 295.6 -> 256 (multiple of 64); sqrt(105 MiB / 24) = 2141.8 -> 2048
     assert hierarchy.matmul_sides(2 * MIB, 105 * MIB) == [256, 2048]
@@ -479,9 +467,7 @@ def test_lecture_budgets_are_shorter_when_quick() -> None:
     assert all(quick[k] < full[k] for k in full)
 
 
-# ---------------------------------------------------------------------------
-# The detector's accuracy target (see the module docstring)
-# ---------------------------------------------------------------------------
+# --- The detector's accuracy target (see the module docstring) ---------------
 def detected_right(seed: int, noise: float) -> bool:
     levels, truth = random_machine(random.Random(1000 + seed))
     sizes, bws = synthetic_curve(levels, truth, seed, noise=noise)

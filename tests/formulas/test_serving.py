@@ -108,9 +108,7 @@ def test_tokens_per_s_per_gpu() -> None:
     assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
 
 
-# ---------------------------------------------------------------------------
-# DeepEP: one latency calibrates, eleven check
-# ---------------------------------------------------------------------------
+# --- DeepEP: one latency calibrates, eleven check ----------------------------
 def test_deepep_latency_is_the_ep8_dispatch_less_its_bytes() -> None:
     # 128 x 8 x 7/8 x 7,168 x (1 + 4/128) B = 6,623,232 B over 160 GB/s = 41.3952 us
     assert predict.deepep_latency() == pytest.approx(77e-6 - 41.3952e-6)
@@ -137,9 +135,7 @@ def test_deepep_normal_kernels_reach_the_nvlink_roof() -> None:
         assert 0.9 < bw / pub.H800_NVLINK.value <= 1.0
 
 
-# ---------------------------------------------------------------------------
-# Lecture 14: a mixed step, chunked prefill, cost and node-hours
-# ---------------------------------------------------------------------------
+# --- Lecture 14: a mixed step, chunked prefill, cost and node-hours ----------
 def test_cost_and_node_hours_by_hand() -> None:
     # $2 an hour over 1,850 tokens/s: 2 / 3600 / 1850 x 1e6 = $0.3003 per million
     assert serving.cost_per_million(1850, 2.0) == pytest.approx(0.30030, rel=1e-4)

@@ -67,8 +67,7 @@ def _entries() -> list[tuple[str, str, str]]:
     return found
 
 
-# ---------------------------------------------------------------------------
-# The glossary itself
+# --- The glossary itself -----------------------------------------------------
 
 
 def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
@@ -91,8 +90,7 @@ def test_glossary_uses_the_fields_chinese_terms() -> None:
         assert chinese[kept] == kept, f"{kept} stays in English"
 
 
-# ---------------------------------------------------------------------------
-# The checker, on entries written by hand
+# --- The checker, on entries written by hand ---------------------------------
 
 
 @pytest.mark.parametrize(
@@ -206,8 +204,7 @@ def test_every_translation_keeps_its_cross_references() -> None:
     assert not wrong, "\n".join(wrong)
 
 
-# ---------------------------------------------------------------------------
-# Completeness
+# --- Completeness ------------------------------------------------------------
 
 
 def test_every_page_has_a_complete_catalog() -> None:
@@ -236,8 +233,7 @@ def test_missing_entries_finds_untranslated_and_fuzzy_ones(tmp_path: Path) -> No
     assert i18n.missing_entries(tmp_path / "absent.po") != []
 
 
-# ---------------------------------------------------------------------------
-# One copy of the figures and downloads for both editions
+# --- One copy of the figures and downloads for both editions -----------------
 
 
 def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: Path) -> None:
@@ -266,8 +262,7 @@ def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: P
     )
 
 
-# ---------------------------------------------------------------------------
-# The theme's own words
+# --- The theme's own words ---------------------------------------------------
 
 
 def test_furos_fixed_words_are_put_in_the_catalogs_words() -> None:

@@ -16,9 +16,7 @@ LECTURE = "02"
 WIDTH = 88
 
 
-# ---------------------------------------------------------------------------
-# Reading the printed tables
-# ---------------------------------------------------------------------------
+# --- Reading the printed tables ----------------------------------------------
 def parse_tables(text: str) -> list[list[dict[str, str]]]:
     """Every table in the output as a list of rows ({header: cell}); columns come from the rule."""
     lines = text.splitlines()
@@ -87,9 +85,7 @@ def tables(output: str) -> list[list[dict[str, str]]]:
     return parse_tables(output)
 
 
-# ---------------------------------------------------------------------------
-# The numbers
-# ---------------------------------------------------------------------------
+# --- The numbers -------------------------------------------------------------
 def test_part1_basic_operations(tables) -> None:
     t = table_with(tables, "operation", "FLOP/B", "bound", "of peak", "time >=")
     assert number(row(t, operation="vector add")["FLOP/B"]) == pytest.approx(1 / 6, abs=1e-3)
@@ -233,9 +229,7 @@ def test_no_reference_number_typed_into_the_lecture() -> None:
             assert not pattern.search(line), f"line {lineno}: {line}"
 
 
-# ---------------------------------------------------------------------------
-# How it runs
-# ---------------------------------------------------------------------------
+# --- How it runs -------------------------------------------------------------
 def test_runs_on_a_bare_interpreter_quickly(tmp_path: Path, output: str) -> None:
     start = time.perf_counter()
     proc = run_lecture(LECTURE, cwd=tmp_path, python_flags=("-S",))
@@ -273,9 +267,7 @@ def test_unwritable_outdir_is_a_one_line_error(tmp_path: Path) -> None:
         locked.chmod(stat.S_IRWXU)
 
 
-# ---------------------------------------------------------------------------
-# Editing a figure in the copied hardware table moves every dependent number
-# ---------------------------------------------------------------------------
+# --- Editing a figure in the copied hardware table moves every dependent number ---
 H100_BF16_PEAK = 989e12  # NVIDIA H100 SXM datasheet: BF16 dense
 H100_MEM_BW = 3.35e12
 H100_PEAK_RE = re.compile(r'(H100 = Chip\(.*?"bf16": flops\()([^,]+)(,)', re.DOTALL)

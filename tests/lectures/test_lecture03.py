@@ -54,9 +54,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, float]:
     return proc.stdout, loaded.data["batch_sweep"], wall
 
 
-# ---------------------------------------------------------------------------
-# The capacity ledger
-# ---------------------------------------------------------------------------
+# --- The capacity ledger -----------------------------------------------------
 def test_model_prices(run: tuple[str, dict, float]) -> None:
     out = run[0]
     assert "= 13.0 GiB of weights" in out
@@ -101,9 +99,7 @@ def test_decode_ledger(run: tuple[str, dict, float]) -> None:
     assert rows["24"][-1] == "OOM"
 
 
-# ---------------------------------------------------------------------------
-# The measured sweep
-# ---------------------------------------------------------------------------
+# --- The measured sweep ------------------------------------------------------
 def test_sweep_section_structure(run: tuple[str, dict, float]) -> None:
     sweep = run[1]
     d_in, d_out = sweep["weight_shape"]

@@ -204,9 +204,7 @@ def test_sections_and_sources(out) -> None:
     assert "kipply" in out and "microsoft/vidur" in out
 
 
-# ---------------------------------------------------------------------------
-# The edit battery: scale the A100's spec peak and bandwidth, rerun, read the words.
-# ---------------------------------------------------------------------------
+# --- The edit battery: scale the A100's spec peak and bandwidth, rerun, read the words. ---
 def edited_run(tmp_path: Path, factor: float) -> str:
     for part in ("common", "lectures"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
@@ -243,9 +241,7 @@ def test_a_ten_times_faster_a100_widens_the_gap(tmp_path: Path) -> None:
     assert all(r > 5 for r in ratios)
 
 
-# ---------------------------------------------------------------------------
-# Lecture 06 prints both bounds: spec and achievable roofs.
-# ---------------------------------------------------------------------------
+# --- Lecture 06 prints both bounds: spec and achievable roofs. ---------------
 def bound_ms(text: str, label: str) -> float:
     line = next(ln for ln in text.splitlines() if ln.startswith(label))
     return float(line[len(label) :].split()[0])

@@ -161,9 +161,7 @@ def test_the_ledger_names_are_the_traces_annotations(run: tuple[str, Path]) -> N
     assert sum(e["name"] == "decode" for e in events if e.get("ph") == "X") == STEPS
 
 
-# ---------------------------------------------------------------------------
-# Bad input and budgets (issue 34): one line each, and the memory budget holds
-# ---------------------------------------------------------------------------
+# --- Bad input and budgets (issue 34): one line each, and the memory budget holds ---
 def test_the_shrink_follows_the_memory_limit() -> None:
     from common.measure import budget
     from common.tables.models import LLAMA_3_8B

@@ -53,9 +53,7 @@ SAVES_EACH = 150  # saves per writer in the race
 CASE_TIMEOUT_S = 90  # a refused run takes well under a second; a reader that draws, seconds
 
 
-# ---------------------------------------------------------------------------
-# The lectures and their flags, from --help
-# ---------------------------------------------------------------------------
+# --- The lectures and their flags, from --help -------------------------------
 @dataclasses.dataclass(frozen=True)
 class Lecture:
     path: Path
@@ -94,9 +92,7 @@ def _discover() -> list[Lecture]:
 ALL = _discover()
 
 
-# ---------------------------------------------------------------------------
-# The cases
-# ---------------------------------------------------------------------------
+# --- The cases ---------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One bad input for one lecture and what must come of it."""
@@ -309,9 +305,7 @@ def _cases_for(lecture: Lecture) -> list[Case]:
 CASES = [case for lecture in ALL for case in _cases_for(lecture)]
 
 
-# ---------------------------------------------------------------------------
-# Running them (in parallel), then one test per case
-# ---------------------------------------------------------------------------
+# --- Running them (in parallel), then one test per case ----------------------
 def _hashes(folder: Path) -> dict[str, str]:
     """sha256 of every regular file under `folder`; the kind of every other entry."""
     found = {}
@@ -409,9 +403,7 @@ def test_bad_input(case: Case, outcomes: dict[str, Outcome]) -> None:
     assert outcome.after == outcome.before
 
 
-# ---------------------------------------------------------------------------
-# Two writers, one results file (issue 16)
-# ---------------------------------------------------------------------------
+# --- Two writers, one results file (issue 16) --------------------------------
 WRITER = """
 import sys
 sys.path.insert(0, {repo!r})
@@ -446,9 +438,7 @@ def test_two_writers_never_lose_a_section(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["machine.json"]  # no lock file left
 
 
-# ---------------------------------------------------------------------------
-# Ctrl-C while numpy is being imported (issues 5 and 17)
-# ---------------------------------------------------------------------------
+# --- Ctrl-C while numpy is being imported (issues 5 and 17) ------------------
 def _mapped(pid: int, needle: str) -> bool:
     try:
         return needle in Path(f"/proc/{pid}/maps").read_text()
@@ -482,9 +472,7 @@ def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path
     assert path.read_bytes() == old
 
 
-# ---------------------------------------------------------------------------
-# Output piped into head (issue 7), and a foreign results file kept (issue 15)
-# ---------------------------------------------------------------------------
+# --- Output piped into head (issue 7), and a foreign results file kept (issue 15) ---
 def _head(args: list[str], lines: int = 5, **kwargs) -> tuple[int, str]:
     """Run a lecture with stdout read for `lines` lines and then closed, like `| head`."""
     env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
@@ -522,9 +510,7 @@ def test_a_measuring_lecture_under_head_still_saves_and_keeps_the_old_file(
     assert [hashlib.sha256(b.read_bytes()).hexdigest() for b in backups] == [old]
 
 
-# ---------------------------------------------------------------------------
-# Symbolic links to a lecture or to lectures/ (issue 6)
-# ---------------------------------------------------------------------------
+# --- Symbolic links to a lecture or to lectures/ (issue 6) -------------------
 def test_a_symlinked_script_runs_on_bare_python_from_anywhere(tmp_path: Path) -> None:
     (tmp_path / "02.py").symlink_to(lecture_path("02"))
     (tmp_path / "lectures").symlink_to(LECTURES)
@@ -549,9 +535,7 @@ def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> No
     assert "wrong checkout" not in proc.stderr
 
 
-# ---------------------------------------------------------------------------
-# Each lecture's own command line: --help, bad values, --png
-# ---------------------------------------------------------------------------
+# --- Each lecture's own command line: --help, bad values, --png --------------
 #: Words a lecture's --help says beyond its flags; the flags each run it under.
 HELP_WORDS = {"02": ("Roofline basics",), "06": ("llama-3-70b",), "13": ("deepseek-v3",)}
 HELP_PYTHON_FLAGS = {"12": ("-S",)}  # lecture 12 explains itself without torch or numpy

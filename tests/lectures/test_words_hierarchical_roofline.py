@@ -247,9 +247,7 @@ def test_sweep_caption() -> None:
     assert "grey band" not in page.sweep_caption(plateaus([L1]))
 
 
-# ---------------------------------------------------------------------------
-# Property tests: drawn measurements, every sentence true to its numbers
-# ---------------------------------------------------------------------------
+# --- Property tests: drawn measurements, every sentence true to its numbers ---
 BW = st.floats(1e8, 1e12)
 
 
@@ -305,9 +303,7 @@ def test_operation_sentences_hold_for_drawn_rates(rate: float, paid: float, peak
         assert ("the fixed cost does" in call[0]) == (min(rate, paid) <= rate / 2)
 
 
-# ---------------------------------------------------------------------------
-# Edges: each comparison at its boundary, every word of the fixed sentences
-# ---------------------------------------------------------------------------
+# --- Edges: each comparison at its boundary, every word of the fixed sentences ---
 def test_records_are_frozen() -> None:
     records = [
         page.ComputeRoof(1.0, "x", [], 1.0),

@@ -183,9 +183,7 @@ def test_records_are_frozen() -> None:
             setattr(record, field, None)
 
 
-# ---------------------------------------------------------------------------
-# The lecture as a student runs it
-# ---------------------------------------------------------------------------
+# --- The lecture as a student runs it ----------------------------------------
 def test_default_run_by_hand() -> None:
     text = said(run_lecture("07"))
     # Llama 3 8B: 2 x 32 x 8 x 128 x 2 B = 131,072 B = 128.00 KiB a token, 512.00 MiB at 4,096

@@ -228,9 +228,7 @@ def test_records_are_frozen() -> None:
             setattr(record, field, None)
 
 
-# ---------------------------------------------------------------------------
-# The lecture as a student runs it, after the edits the issue found false sentences in
-# ---------------------------------------------------------------------------
+# --- The lecture as a student runs it, after the edits the issue found false sentences in ---
 def test_a_short_context_gains_prefill_from_int4() -> None:
     """--context 128 once printed 'Unchanged: prefill (x2.32 from int4), because its matmuls
     are compute-bound'."""

@@ -289,9 +289,7 @@ def test_records_are_frozen() -> None:
             setattr(record, field, None)
 
 
-# ---------------------------------------------------------------------------
-# The lecture as a student runs it, after the edits the issue found false sentences in
-# ---------------------------------------------------------------------------
+# --- The lecture as a student runs it, after the edits the issue found false sentences in ---
 def said(text: str) -> str:
     return " ".join(text.split())
 

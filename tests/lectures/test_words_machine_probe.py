@@ -351,9 +351,7 @@ def test_same_flops_when_the_add_is_not_slower() -> None:
     assert "yet the add is no faster than the matmul" in text
 
 
-# ---------------------------------------------------------------------------
-# Property tests: drawn roofs, rows and timings (no measurement)
-# ---------------------------------------------------------------------------
+# --- Property tests: drawn roofs, rows and timings (no measurement) ----------
 RATES = st.floats(1e8, 1e13)
 TIMES = st.floats(1e-6, 10.0)
 

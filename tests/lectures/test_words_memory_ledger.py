@@ -241,9 +241,7 @@ def test_sweep_observations() -> None:
     assert quiet[1].startswith("No batch size broke the two rules by more than 10%")
 
 
-# ---------------------------------------------------------------------------
-# Property tests: drawn budgets, overhead rates and sweeps (no measurement)
-# ---------------------------------------------------------------------------
+# --- Property tests: drawn budgets, overhead rates and sweeps (no measurement) ---
 def said(group: Group) -> str:
     return " ".join(" ".join(observed(group)).split())
 

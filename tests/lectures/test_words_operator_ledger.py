@@ -245,9 +245,7 @@ def test_sweep_when_decode_reaches_the_ridge_or_nothing_does() -> None:
     assert "smallest integer M" not in text and "The sweep crosses" not in text
 
 
-# ---------------------------------------------------------------------------
-# Property tests: drawn hardware tables and flags, the whole lecture run in-process
-# ---------------------------------------------------------------------------
+# --- Property tests: drawn hardware tables and flags, the whole lecture run in-process ---
 def _peak(cell: str) -> float:
     return float(cell.split()[0])  # fmt_peak prints TFLOP/s
 

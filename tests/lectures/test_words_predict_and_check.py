@@ -119,9 +119,7 @@ def test_requests_table_and_words_by_hand() -> None:
     assert low[2] == "1 of 1 forecasts fall below their bound: an engine term came out negative."
 
 
-# ---------------------------------------------------------------------------
-# Whole tables and sentences on toy records, worked by hand
-# ---------------------------------------------------------------------------
+# --- Whole tables and sentences on toy records, worked by hand ---------------
 
 TOY = Chip(
     name="Toy",
@@ -253,9 +251,7 @@ def test_knee_words_whole() -> None:
     )
 
 
-# ---------------------------------------------------------------------------
-# Boundaries: each comparison on the number where its two branches meet
-# ---------------------------------------------------------------------------
+# --- Boundaries: each comparison on the number where its two branches meet ---
 def test_versus_edges() -> None:
     assert page.versus(1.0052, 1.0) == "takes x1.01 the predicted time (longer)"  # past 0.5%
     assert page.versus(1.0, 1.0) == "matches the prediction"

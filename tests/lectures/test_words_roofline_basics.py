@@ -60,9 +60,7 @@ def basics(top: float = 200.0, ridge: float = 100.0, low: float = 0.999) -> page
     )
 
 
-# ---------------------------------------------------------------------------
-# 1. and 4. Basic operations and the roofline chart
-# ---------------------------------------------------------------------------
+# --- 1. and 4. Basic operations and the roofline chart -----------------------
 def test_matmul_name_and_formats() -> None:
     assert page.matmul_name(1) == "matvec, B=1"
     assert page.matmul_name(2) == "matmul, B=2"
@@ -183,9 +181,7 @@ def test_roofline_png_caption_by_hand(tmp_path: Path) -> None:
     assert skipped.text == "\n02.png: needs matplotlib"
 
 
-# ---------------------------------------------------------------------------
-# 2. Ridge points and the critical batch
-# ---------------------------------------------------------------------------
+# --- 2. Ridge points and the critical batch ----------------------------------
 def ridge(
     chip: str, precision: str, peak: float, bw: float, batch: int | None, w: float = 2
 ) -> page.Ridge:
@@ -315,9 +311,7 @@ def test_critical_batch_above_the_ridge_never_reads_equal() -> None:
     assert "goes from never to 60" in text(page.ridges(r)[1])[1]
 
 
-# ---------------------------------------------------------------------------
-# 3. Low precision, one matrix per example, decode attention
-# ---------------------------------------------------------------------------
+# --- 3. Low precision, one matrix per example, decode attention --------------
 def exercises(
     int8: int | None = 256, bf16: int | None = 256, weights: int | None = 128, ridge: float = 100
 ) -> page.Exercises:
@@ -389,9 +383,7 @@ def test_exercise_observations_other_ways() -> None:
     assert "tokens it is now (1.0, 4.0, 32.3), and" in text(page.exercises(r)[1])[2]
 
 
-# ---------------------------------------------------------------------------
-# 5. Tiling
-# ---------------------------------------------------------------------------
+# --- 5. Tiling ---------------------------------------------------------------
 def tiling(side: float = 200.0, registers: int = 65536) -> page.Tiling:
     tiles = (("32x32x32", 2e9, 15.8, 16.0), ("256x64x256", 3e8, 120.5, 128.0))
     outputs = (("64x64", 16384.0, 32.0), ("256x256", 262144.0, 128.0))
@@ -439,9 +431,7 @@ def test_tiling_observations_by_hand() -> None:
     assert "takes 156.2 KiB: the same as its 156 KiB register file. One SM's" in got[1]
 
 
-# ---------------------------------------------------------------------------
-# 6. The network roofline
-# ---------------------------------------------------------------------------
+# --- 6. The network roofline -------------------------------------------------
 def link(chip: str, bw: float, peak: float, dims: tuple[int, ...] = (1000, 4000)) -> page.Link:
     crit = 2 * peak / bw  # K > b P / link in bf16
     bounds = tuple((k, "compute" if k > crit else "comms") for k in dims)
@@ -531,9 +521,7 @@ def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
     assert len(table) == 2 and len(said) == 1 and "no network ridge" in said[0]
 
 
-# ---------------------------------------------------------------------------
-# The lecture, in this process, with the shipped table and with edits
-# ---------------------------------------------------------------------------
+# --- The lecture, in this process, with the shipped table and with edits -----
 def prose(s: str) -> str:
     return " ".join(s.split())
 
@@ -606,9 +594,7 @@ def test_lecture_under_edits_by_hand() -> None:
     assert "and the H100 SXM needs K > 43,955.6." in out  # 2 * 989e12 / 45e9; no 'only'
 
 
-# ---------------------------------------------------------------------------
-# Properties: drawn hardware tables, both modes of the lecture
-# ---------------------------------------------------------------------------
+# --- Properties: drawn hardware tables, both modes of the lecture ------------
 def intensity_of_matmul(B: int, K: int = 8192, N: int = 8192) -> float:
     return 2 * B * K * N / (2 * (B * K + K * N + B * N))
 

@@ -29,9 +29,7 @@ def prose(notes: Observations) -> str:
     return " ".join(notes.items)
 
 
-# ---------------------------------------------------------------------------
-# Part 1, by hand
-# ---------------------------------------------------------------------------
+# --- Part 1, by hand ---------------------------------------------------------
 def test_extremes_by_hand() -> None:
     kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
     table, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
@@ -177,9 +175,7 @@ def test_lengths_by_hand() -> None:
     )
 
 
-# ---------------------------------------------------------------------------
-# Part 2, by hand
-# ---------------------------------------------------------------------------
+# --- Part 2, by hand ---------------------------------------------------------
 def test_agreement_by_hand() -> None:
     table, notes = page.agreement(
         [(300, 16, 300, 300, 1, 7.6e-7), (257, 64, 31, 47, 54, 2e-6)], 1e-4
@@ -390,9 +386,7 @@ def test_kernels_by_hand() -> None:
     )
 
 
-# ---------------------------------------------------------------------------
-# Property tests: Part 1 from drawn hardware tables, Part 2 from drawn measurements
-# ---------------------------------------------------------------------------
+# --- Property tests: Part 1 from drawn hardware tables, Part 2 from drawn measurements ---
 N, D_HEAD, BF16 = 4096, 128, 2
 
 
@@ -524,9 +518,7 @@ def test_block_words_hold_for_drawn_times(choices: list, naive_t: float) -> None
     assert f"The fastest blocks came from {fastest.name} " in items[1]
 
 
-# ---------------------------------------------------------------------------
-# Edges: each comparison at its boundary, every word of the fixed sentences
-# ---------------------------------------------------------------------------
+# --- Edges: each comparison at its boundary, every word of the fixed sentences ---
 def test_records_are_frozen() -> None:
     ext = page.Extremes(1, 1, 1.0, [A], {}, 1.0)
     sch = page.Schedule(1, 1, [], [], 1.0, 1.0)

@@ -36,10 +36,8 @@ class TickingClock:
         return self.now
 
 
-# ---------------------------------------------------------------------------
-# calibrate with fake kernels: a streaming add of 12 MiB in 1/64 s, a 1024^3
+# --- calibrate with fake kernels: a streaming add of 12 MiB in 1/64 s, a 1024^3
 # matmul in 1/16 s on all 8 BLAS threads and 1/2 s on one
-# ---------------------------------------------------------------------------
 STREAM_BYTES, N = 12 * MiB, 1024
 
 
@@ -186,9 +184,7 @@ def test_a_real_quick_calibration_runs_its_kernels() -> None:
     assert expected - 3 * roofs.FP32 < ws <= expected  # 12 n bytes, n = expected // 12
 
 
-# ---------------------------------------------------------------------------
-# Working-set sizing (monkeypatched machine)
-# ---------------------------------------------------------------------------
+# --- Working-set sizing (monkeypatched machine) ------------------------------
 @pytest.mark.parametrize(
     ("llc", "free", "expected"),
     [
@@ -240,9 +236,7 @@ def test_blas_threads_limits_and_reports(monkeypatch: pytest.MonkeyPatch) -> Non
         assert all(p["num_threads"] == 1 for p in blas)
 
 
-# ---------------------------------------------------------------------------
-# RoofRun: the roofs re-timed between operations (fake clock, kernels of known speed)
-# ---------------------------------------------------------------------------
+# --- RoofRun: the roofs re-timed between operations (fake clock, kernels of known speed) ---
 def _two_thread_machine(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     """A 32 MiB-LLC machine with 2 BLAS threads, and the fake clock its kernels move."""
     _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)

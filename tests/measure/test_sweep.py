@@ -10,9 +10,7 @@ from fakes import FakeClock
 from common.measure import hierarchy as sweep
 
 
-# ---------------------------------------------------------------------------
-# Measuring half (tiny and quick: structure, not speed)
-# ---------------------------------------------------------------------------
+# --- Measuring half (tiny and quick: structure, not speed) -------------------
 def test_stream_arrays_and_timers() -> None:
     np = pytest.importorskip("numpy")
     arrays = sweep.StreamArrays(4096)
@@ -41,9 +39,7 @@ def test_stream_arrays_and_timers() -> None:
     assert single["all_thread_bytes_per_s"] is None
 
 
-# ---------------------------------------------------------------------------
-# The arithmetic, with a fake clock and fake kernels of known cost
-# ---------------------------------------------------------------------------
+# --- The arithmetic, with a fake clock and fake kernels of known cost --------
 T_CALL, GIL, PER_ELEMENT = 2.0**-21, 2.0**-24, 2.0**-32  # binary fractions: sums stay exact
 
 

@@ -173,9 +173,7 @@ def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
     assert caught[1].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
 
 
-# ---------------------------------------------------------------------------
-# Lecture 01's operations as points: none hidden, bad rows counted
-# ---------------------------------------------------------------------------
+# --- Lecture 01's operations as points: none hidden, bad rows counted --------
 POINTS = [
     MeasuredPoint("add", 1 / 12, 0.83e9, "memory"),
     MeasuredPoint("add+relu 1 expr", 1 / 12, 0.79e9, "memory"),  # would sit under "add"

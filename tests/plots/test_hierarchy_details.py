@@ -210,9 +210,7 @@ def test_an_intensity_below_twice_a_decade_takes_the_decade_under_it(caught) -> 
     assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))
 
 
-# ---------------------------------------------------------------------------
-# Each operation drawn where its numbers put it, labelled
-# ---------------------------------------------------------------------------
+# --- Each operation drawn where its numbers put it, labelled -----------------
 ROOFS = [("L1", 150 * GB), ("L2", 40 * GB), ("L3", 38 * GB), ("DRAM", 10 * GB)]
 # two adds whose rates differ by 5% (their markers overlap) and two matmuls
 OPS = [
