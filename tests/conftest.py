@@ -118,17 +118,21 @@ def run_python(
     cwd: Path | None = None,
     timeout: float = 120,
     text: bool = True,
+    check: bool = False,
     **popen: Any,
 ) -> subprocess.CompletedProcess:
-    """``python ARGS`` with the test's interpreter, finished, its output captured. The
-    environment is the test's with `env` (a None value unsets), less $ROOFLINE_TRACEBACK and
-    $ROOFLINE_HTML unless `env` sets them: a child run by a test is a terminal run."""
+    """``python ARGS`` with the test's interpreter, finished, its output captured (with
+    `check`, asserted to exit 0). The environment is the test's with `env` (a None value
+    unsets), less $ROOFLINE_TRACEBACK and $ROOFLINE_HTML unless `env` sets them: a child run
+    by a test is a terminal run."""
     full = {**os.environ, "ROOFLINE_TRACEBACK": None, "ROOFLINE_HTML": None, **(env or {})}
-    return subprocess.run(
+    proc = subprocess.run(
         [sys.executable, *args], capture_output=True, text=text, cwd=cwd or REPO,
         env={k: v for k, v in full.items() if v is not None}, timeout=timeout, check=False,
         **popen,
     )  # fmt: skip
+    assert proc.returncode == 0 or not check, proc.stderr
+    return proc
 
 
 def run_lecture(
@@ -156,8 +160,7 @@ def demo_script(folder: Path, body: str) -> Path:
 
 def quiet_run(name: str, *args: str) -> str:
     """A lecture run that must succeed quietly (status 0, nothing on stderr): its stdout."""
-    proc = run_lecture(name, *args)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(name, *args, check=True)
     assert proc.stderr == ""
     return proc.stdout
 
@@ -171,9 +174,8 @@ def quick_measuring_run(tmp: Path, name: str, timeout: float) -> dict[str, Any]:
     results_path, outdir = tmp / "results" / "machine.json", tmp / "figures"
     proc = run_lecture(
         name, "--quick", "--png", "--outdir", str(outdir), "--results", str(results_path),
-        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")}, timeout=timeout,
+        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")}, timeout=timeout, check=True,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
     return {"proc": proc, "out": proc.stdout, "results": results_path, "outdir": outdir, "tmp": tmp}
 
 

@@ -222,8 +222,7 @@ def test_load_or_calibrate_uses_a_good_file(
 def test_lecture_01_reads_a_corrupt_file_and_replaces_it(tmp_path: Path) -> None:
     path = tmp_path / "machine.json"
     path.write_text("{ this is not json", encoding="utf-8")
-    proc = run_lecture("01", "--quick", "--results", str(path), timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("01", "--quick", "--results", str(path), timeout=120, check=True)
     assert proc.stderr == ""
     assert "Traceback" not in proc.stdout
     first = proc.stdout.splitlines()[0]

@@ -306,9 +306,14 @@ def test_a_480_mib_cache_stays_within_the_budget(tmp_path: Path) -> None:
     """A machine reporting 480 MiB (faked): sizes from the budget, sentences for the cache."""
     path = tmp_path / "machine.json"
     proc = run_lecture(
-        "01", "--quick", "--results", str(path), timeout=300, env={"ROOFLINE_FAKE_LLC": "480M"}
+        "01",
+        "--quick",
+        "--results",
+        str(path),
+        timeout=300,
+        env={"ROOFLINE_FAKE_LLC": "480M"},
+        check=True,
     )
-    assert proc.returncode == 0, proc.stderr
     calib = json.loads(path.read_text())["probe"]["calibration"]
     assert calib["llc_bytes"] == 480 * 2**20
     assert calib["bandwidth_working_set_bytes"] <= (2**30 - 160 * 2**20) * 3 / 8

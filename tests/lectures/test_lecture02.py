@@ -74,8 +74,7 @@ def smallest_batch(ridge: float, K: int = 8192, N: int = 8192) -> int:
 
 @pytest.fixture(scope="module")
 def output() -> str:
-    proc = run_lecture(LECTURE)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, check=True)
     assert proc.stderr == ""
     return proc.stdout
 
@@ -303,8 +302,7 @@ def test_editing_the_h100_peak_moves_ridge_and_critical_batch(tmp_path: Path, ta
     original = _set_h100_bf16_peak(hw_specs, repr(2 * H100_BF16_PEAK))
     assert float(original) == H100_BF16_PEAK
 
-    proc = run_lecture(script, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(script, cwd=tmp_path, check=True)
     edited = _h100_row(proc.stdout)
 
     ridge = 2 * H100_BF16_PEAK / H100_MEM_BW

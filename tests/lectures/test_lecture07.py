@@ -56,19 +56,16 @@ def test_batch_numbers_are_consistent(default_run: str) -> None:
 
 
 def test_llama_2_7b_kv_cache_matches_the_article() -> None:
-    proc = run_lecture(LECTURE, "--model", "llama-2-7b", "--kv", "fp16")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--model", "llama-2-7b", "--kv", "fp16", check=True)
     assert printed(proc.stdout, "KV cache per token:") == "512.00 KiB"
     assert "per 4,096-token sequence: 2.00 GiB" in proc.stdout
 
 
 def test_70b_on_h100_does_not_fit() -> None:
-    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key, check=True)
     assert "Largest batch that fits: 0 (the weights alone need 141.11 GB)" in proc.stdout
 
 
 def test_fp8_cache_halves_the_kv_per_token() -> None:
-    proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16", check=True)
     assert printed(proc.stdout, "KV cache per token:") == "64.00 KiB"

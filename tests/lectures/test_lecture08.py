@@ -44,8 +44,7 @@ def test_gqa_and_chip_observations(default_run: str) -> None:
 
 
 def test_70b_kv_heads() -> None:
-    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key, check=True)
     assert "64 KV heads store x8.00 the KV cache of 8" in " ".join(proc.stdout.split())
 
 

@@ -16,8 +16,7 @@ LECTURE = "11"
 @pytest.fixture(scope="module")
 def out() -> str:
     start = time.perf_counter()
-    proc = run_lecture(LECTURE, python_flags=("-S",))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, python_flags=("-S",), check=True)
     assert time.perf_counter() - start < 10  # well under a second of work; generous for CI
     return proc.stdout
 
@@ -215,8 +214,7 @@ def edited_run(tmp_path: Path, factor: float) -> str:
         number = old.split("(")[-1].rstrip(",")
         text = text.replace(old, old.replace(number, repr(float(number) * factor)), 1)
     specs.write_text(text, encoding="utf-8")
-    proc = run_lecture(tmp_path / "lectures" / "11_predict_and_check.py")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(tmp_path / "lectures" / "11_predict_and_check.py", check=True)
     return proc.stdout
 
 
@@ -255,8 +253,9 @@ def bound_ms(text: str, label: str) -> float:
     ],
 )
 def test_lecture06_prints_achievable_bounds_beside_spec(chip: str, words: str) -> None:
-    proc = run_lecture("06", "--chip", chip, "--model", "llama-2-7b", python_flags=("-S",))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(
+        "06", "--chip", chip, "--model", "llama-2-7b", python_flags=("-S",), check=True
+    )
     out = proc.stdout
     for spec_label, ach_label in (
         ("time to first token >=", "time to first token, achievable roofs >="),

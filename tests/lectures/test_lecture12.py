@@ -31,8 +31,7 @@ needs_torch = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     outdir = tmp_path_factory.mktemp("lecture12")
-    proc = run_lecture(LECTURE, "--quick", "--outdir", str(outdir), timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--quick", "--outdir", str(outdir), timeout=300, check=True)
     assert proc.stderr == ""  # the profiler's own start/stop lines are kept off the terminal
     return proc.stdout, outdir
 

@@ -72,8 +72,7 @@ OPTION_LINE = re.compile(r"^\s{2}(?:-\w, )?(--[a-z][\w-]*)(?:[ =]([A-Z][A-Z_]*))
 
 
 def _read_lecture(path: Path) -> Lecture:
-    proc = run_lecture(path, "--help", env={"COLUMNS": "200"})
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(path, "--help", env={"COLUMNS": "200"}, check=True)
     flags = {}
     for line in proc.stdout.splitlines():
         match = OPTION_LINE.match(line)
@@ -515,8 +514,7 @@ def test_a_symlinked_script_runs_on_bare_python_from_anywhere(tmp_path: Path) ->
     (tmp_path / "02.py").symlink_to(lecture_path("02"))
     (tmp_path / "lectures").symlink_to(LECTURES)
     for script in (tmp_path / "02.py", tmp_path / "lectures" / lecture_path("06").name):
-        proc = run_lecture(script, python_flags=("-S",), cwd=tmp_path, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        proc = run_lecture(script, python_flags=("-S",), cwd=tmp_path, timeout=60, check=True)
         assert "ridge" in proc.stdout.lower()
 
 
@@ -530,8 +528,7 @@ def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> No
     (other / "lectures").mkdir()
     link = other / "lectures" / lecture_path("02").name
     link.symlink_to(lecture_path("02"))
-    proc = run_lecture(link, timeout=60)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(link, timeout=60, check=True)
     assert "wrong checkout" not in proc.stderr
 
 
@@ -649,8 +646,7 @@ def test_png_is_written_into_outdir(
     pytest.importorskip("matplotlib")
     outdir = tmp_path / "figs"
     args = [_fill(a, tmp_path) for a in args]
-    proc = run_lecture(name, "--png", "--outdir", str(outdir), *args, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(name, "--png", "--outdir", str(outdir), *args, cwd=tmp_path, check=True)
     for figure in figures:
         png = outdir / figure
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
