@@ -97,6 +97,10 @@ def test_previous_text_names_the_file_or_the_reason() -> None:
         str(page.previous_text(found))
         == "previous calibration: /elsewhere/m.json (updated 2024-01-01)"
     )
+    # the file is read (its data is there) but holds no calibration: the reason, not the file
+    doc = Loaded({"updated": "2024-01-01"}, "", Path("/elsewhere/m.json"))
+    unusable = SavedCalibration(None, "no calibration section", "", doc)
+    assert "none usable (no calibration section)" in str(page.previous_text(unusable))
 
 
 def test_machine_facts_lines() -> None:
@@ -237,9 +241,6 @@ def test_ledger_and_timing_tables() -> None:
     ]
     assert timing.rows[1][6] == "above roof (see note)"
     assert group.items[2] is STAMP
-
-
-def test_above_roof_notes_only_for_flagged_rows() -> None:
     notes = page.timing_table([ADD, FAST, FAST], STAMP, LLC, 1).items[3:]
     lines = [str(n) for n in notes]
     assert len(lines) == 2 and lines[0].startswith("\nnote: fast add ran at 200% of its bound,")
@@ -420,10 +421,3 @@ def test_records_are_frozen() -> None:
         with pytest.raises(dataclasses.FrozenInstanceError):
             record.peak = 0  # type: ignore[misc]
     assert Roofs(CALIB, None, 1).cache_notes == ()  # no note unless the lecture gives one
-
-
-def test_a_results_file_without_a_usable_calibration_is_none_usable() -> None:
-    # the file is read (its data is there) but holds no calibration: the reason, not the file
-    doc = Loaded({"updated": "2024-01-01"}, "", Path("/elsewhere/m.json"))
-    unusable = SavedCalibration(None, "no calibration section", "", doc)
-    assert "none usable (no calibration section)" in str(page.previous_text(unusable))

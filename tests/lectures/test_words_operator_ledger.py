@@ -66,6 +66,13 @@ def test_machines_by_hand() -> None:
     )
     assert "This machine's ridge point is 5.0 FLOP/B, measured with numpy in fp32." in text
     assert "not measured" not in text
+    mine = Roof("Mine", "bf16", 50e12, 1e12, 50.0)
+    text = prose(page.machines(Machines((OLD, NEW, NEW8, mine), HERE)))
+    assert "Mine (bf16) | 50 TFLOP/s | 1.000 TB/s | 50.0" in text
+    same = Roof("New", "bf16", 200e12, 2e12, 100.0)
+    close8 = Roof("New", "fp8", 200.0001e12, 2e12, 100.0)  # :g keeps 6 digits: "200 TFLOP/s"
+    text = prose(page.machines(Machines((OLD, same, close8), None)))
+    assert "New's fp8 peak is the same as its bf16 peak in this table, so it helps no" in text
 
 
 def test_machines_when_the_ridge_falls_or_stays_and_fp8_is_slow() -> None:
@@ -118,6 +125,8 @@ def test_ledger_by_hand() -> None:
         "a faster arithmetic unit cannot shorten them at all." in text
     )
     assert "A GEMM's does: at M = 512 it is already 400.0 FLOP/B" in text
+    assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
+    assert page._time(9e-6) == "9.00 µs"
 
 
 def test_ledger_when_the_add_or_layernorm_is_compute_bound() -> None:
@@ -179,6 +188,16 @@ def test_attention_by_hand() -> None:
         "from moving fewer bytes, not from computing less. The bytes fall x15 but the time "
         "only x1.5: the ideal kernel is compute-bound, so the compute roof caps the gain." in text
     )
+    table = next(
+        i for i in page.attention(Ledger(R, 2, (NAIVE, IDEAL))).items if isinstance(i, Table)
+    )
+    bound = next(r for r in table.rows if r[0] == "bound")
+    assert bound == ["bound", "memory", "compute", ""]
+    # 2e11 FLOP over 4e9 bytes = 50.0 FLOP/B against the naive 1e11 / 1.5e9 = 66.7
+    more = Op("attention ideal", 2e11, 4e9, 50.0, "memory", 4e-3, (1.0, 1.5))
+    said = page.attention(Ledger(R, 2, (NAIVE, more))).items[-1].items[0]
+    assert "The FLOPs rise from 100.00 GFLOP to 200.00 GFLOP" in said
+    assert "the intensity drops from 66.7 to 50.0 FLOP/B" in said
 
 
 def test_attention_when_both_are_compute_bound() -> None:
@@ -205,6 +224,9 @@ def test_rooflines_caption_by_hand() -> None:
     )
     every = page.rooflines(Rooflines("figs/x.png", "fp8", (("A", (1, 2)),), 2)).caption
     assert every.endswith("right of the ridge: 1 and 2 on the A.")
+    inside = Path(__file__).resolve().parents[2] / "figs" / "x.png"
+    figure = page.rooflines(Rooflines(str(inside), "bf16", (("A", (5, 6, 8)),), 8))
+    assert figure.shown_path == "figs/x.png"
 
 
 def gemm_rows(ridge: float) -> dict[int, Op]:
@@ -435,43 +457,3 @@ def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
     assert "roofline time 0.089 ms 4.38 µs x20.3 faster" in flat
     assert "The time bound falls from 0.089 ms to 4.38 µs (x20.3 faster)." in flat
     assert claim_faults(text) == []
-
-
-def test_attention_whose_flops_rise_and_intensity_drops() -> None:
-    # 2e11 FLOP over 4e9 bytes = 50.0 FLOP/B against the naive 1e11 / 1.5e9 = 66.7
-    more = Op("attention ideal", 2e11, 4e9, 50.0, "memory", 4e-3, (1.0, 1.5))
-    said = page.attention(Ledger(R, 2, (NAIVE, more))).items[-1].items[0]
-    assert "The FLOPs rise from 100.00 GFLOP to 200.00 GFLOP" in said
-    assert "the intensity drops from 66.7 to 50.0 FLOP/B" in said
-
-
-def test_an_fp8_peak_that_prints_as_the_bf16_one_is_no_faster() -> None:
-    same = Roof("New", "bf16", 200e12, 2e12, 100.0)
-    close8 = Roof("New", "fp8", 200.0001e12, 2e12, 100.0)  # :g keeps 6 digits: "200 TFLOP/s"
-    text = prose(page.machines(Machines((OLD, same, close8), None)))
-    assert "New's fp8 peak is the same as its bf16 peak in this table, so it helps no" in text
-
-
-def test_the_figure_is_shown_relative_to_the_repository() -> None:
-    inside = Path(__file__).resolve().parents[2] / "figs" / "x.png"
-    figure = page.rooflines(Rooflines(str(inside), "bf16", (("A", (5, 6, 8)),), 8))
-    assert figure.shown_path == "figs/x.png"
-
-
-def test_ten_microseconds_and_up_are_in_milliseconds() -> None:
-    assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
-    assert page._time(9e-6) == "9.00 µs"
-
-
-def test_a_fourth_roof_is_listed_too() -> None:
-    mine = Roof("Mine", "bf16", 50e12, 1e12, 50.0)
-    text = prose(page.machines(Machines((OLD, NEW, NEW8, mine), HERE)))
-    assert "Mine (bf16) | 50 TFLOP/s | 1.000 TB/s | 50.0" in text
-
-
-def test_the_bound_row_has_no_change() -> None:
-    table = next(
-        i for i in page.attention(Ledger(R, 2, (NAIVE, IDEAL))).items if isinstance(i, Table)
-    )
-    bound = next(r for r in table.rows if r[0] == "bound")
-    assert bound == ["bound", "memory", "compute", ""]

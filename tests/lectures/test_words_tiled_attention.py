@@ -62,6 +62,13 @@ def test_extremes_by_hand() -> None:
     kernels = {k: (d, i, [*t, t[-1]]) for k, (d, i, t) in kernels.items()}
     three = page.Extremes(1000, 100, 4e9, [A, B, B], kernels, 2 * MIB)
     assert "memory-bound on every chip" in page.extremes(three)[1].items[0]
+    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
+    with pytest.raises(ValueError, match="zip"):
+        page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+    # 1 ms on the A for both kernels (the B's differ): no "x.. faster" to add
+    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [1e-3, 1e-4])}
+    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+    assert notes.items[1].endswith(" ms: the comparison the article makes.")
 
 
 def plan(gpu: page.Gpu, rows: int, i: float, needed: float | None, reads: int = 8) -> page.Plan:
@@ -99,6 +106,8 @@ def test_schedule_by_hand() -> None:
     assert "Both reach their ridge from shared memory alone" in text
     assert "the same as the naive kernel's 50.00 MB and x50.0 more than" in text
     assert "K and V are read once, the ideal minimum." in text
+    said = page._reach([plan(B, 64, 30.0, None)])  # never reaches: nothing it would take
+    assert said.endswith("from shared memory alone.") and "takes" not in said
 
 
 def test_traffic_by_hand() -> None:
@@ -237,6 +246,7 @@ def test_machine_by_hand() -> None:
         "below the ridge, so by the roofline fewer bytes would make it faster." in low[2].items[1]
     )
     assert low[1].rows[2][1] == "-"
+    assert caches.title and roofs.title
 
 
 def sized(name: str, rows: int, seconds: float, steps: int, traffic: float = 1e7) -> page.Sized:
@@ -291,6 +301,12 @@ def test_block_sizes_by_hand() -> None:
         )
         == 2
     )
+    # 32 x 128 = 4,096 elements against 16 x 16 = 256: the 16 x 16 blocks are the smaller,
+    # though 32 / 128 is the smaller aspect ratio
+    wide = page.Sized("L2", 64 * KIB, Blocks(32, 128, 60 * KIB), 32, 8, 1e7, 60 * KIB, 0.05)
+    square = sized("L1 data", 16, 0.2, 4096)
+    record = page.BlockSizes(1024, 128, 1e9, [wide, square], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    assert page.block_sizes(record)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
 
 
 def row(kind: str, nbytes: float, t_c: float, t_m: float, t: float) -> dict:
@@ -637,11 +653,6 @@ def test_block_boundaries() -> None:
     assert len(page.block_sizes(even)[2].items) == 2
 
 
-def test_no_chip_that_can_reach_says_only_where_it_stands() -> None:
-    said = page._reach([plan(B, 64, 30.0, None)])  # never reaches: nothing it would take
-    assert said.endswith("from shared memory alone.") and "takes" not in said
-
-
 def test_every_table_keeps_its_title_and_note() -> None:
     a, b = plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)
     _, bounds, _ = page.schedule(page.Schedule(1024, 64, [a, b], [a, b], 1e8, 1e6))
@@ -653,30 +664,3 @@ def test_every_table_keeps_its_title_and_note() -> None:
         page.BlockSizes(1024, 128, 1e9, [one], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
     )
     assert sizes.title and sizes.note and speeds.title
-
-
-def test_the_smallest_blocks_are_the_fewest_elements() -> None:
-    # 32 x 128 = 4,096 elements against 16 x 16 = 256: the 16 x 16 blocks are the smaller,
-    # though 32 / 128 is the smaller aspect ratio
-    wide = page.Sized("L2", 64 * KIB, Blocks(32, 128, 60 * KIB), 32, 8, 1e7, 60 * KIB, 0.05)
-    square = sized("L1 data", 16, 0.2, 4096)
-    record = page.BlockSizes(1024, 128, 1e9, [wide, square], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    assert page.block_sizes(record)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
-
-
-def test_a_bound_for_every_gpu_and_no_more() -> None:
-    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
-    with pytest.raises(ValueError, match="zip"):
-        page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
-
-
-def test_equal_bounds_on_the_first_chip_get_no_speed() -> None:
-    # 1 ms on the A for both kernels (the B's differ): no "x.. faster" to add
-    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [1e-3, 1e-4])}
-    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
-    assert notes.items[1].endswith(" ms: the comparison the article makes.")
-
-
-def test_the_machine_tables_have_titles() -> None:
-    caches, roofs, _ = page.machine(machine())
-    assert caches.title and roofs.title
