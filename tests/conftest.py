@@ -9,6 +9,7 @@ records every JavaScript error and every request that leaves 127.0.0.1.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import http.server
 import importlib.util
@@ -177,6 +178,13 @@ def quick_measuring_run(tmp: Path, name: str, timeout: float) -> dict[str, Any]:
         env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")}, timeout=timeout, check=True,
     )  # fmt: skip
     return {"proc": proc, "out": proc.stdout, "results": results_path, "outdir": outdir, "tmp": tmp}
+
+
+def assert_frozen(*records: object) -> None:
+    """Each record refuses a new value for its first field: a frozen dataclass."""
+    for record in records:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, dataclasses.fields(record)[0].name, None)  # type: ignore[arg-type]
 
 
 @pytest.fixture

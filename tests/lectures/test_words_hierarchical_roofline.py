@@ -9,6 +9,7 @@ import math
 from types import SimpleNamespace
 
 import pytest
+from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -322,16 +323,13 @@ def test_operation_sentences_hold_for_drawn_rates(rate: float, paid: float, peak
 
 # --- Edges: each comparison at its boundary, every word of the fixed sentences ---
 def test_records_are_frozen() -> None:
-    records = [
+    assert_frozen(
         page.ComputeRoof(1.0, "x", [], 1.0),
         page.Sweep([], [], [], 1.0, {}, {}, None),
         plateaus([L1]),
         page.FixedCost({}, (1.0, 0.1, 1.0), None, [], None, "L1"),
         threads(),
-    ]
-    for record in records:
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            record.levels = []  # type: ignore[misc]
+    )
 
 
 def test_plateau_boundaries_and_the_detector() -> None:

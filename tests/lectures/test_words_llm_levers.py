@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-import pytest
+from conftest import assert_frozen
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import SHIPPED, llm_runs, patched_hardware, run_lecture, run_llm, scale_chip
@@ -222,10 +222,7 @@ def test_chips_observations_other_ways() -> None:
 
 
 def test_records_are_frozen() -> None:
-    for record in (Q16, GQA, RUNS["h100"]):
-        field = dataclasses.fields(record)[0].name
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            setattr(record, field, None)
+    assert_frozen(Q16, GQA, RUNS["h100"])
 
 
 # --- The lecture as a student runs it, after the edits the issue found false sentences in ---
