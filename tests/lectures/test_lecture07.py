@@ -36,11 +36,6 @@ def printed(out: str, label: str) -> str:
     return re.search(rf"{re.escape(label)} ([\d.,]+ ?\w*)", out).group(1).strip()
 
 
-def test_kv_cache(default_run: str) -> None:
-    assert printed(default_run, "KV cache per token:") == "128.00 KiB"  # 2 x 32 x 8 x 128 x 2 B
-    assert printed(default_run, "per 4,096-token sequence:") == "512.00 MiB"
-
-
 def test_batch_numbers_are_consistent(default_run: str) -> None:
     out = default_run
     wall = int(printed(out, "Largest batch that fits:").split()[0].replace(",", ""))
