@@ -126,14 +126,28 @@ def run_python(
     `check`, asserted to exit 0). The environment is the test's with `env` (a None value
     unsets), less $ROOFLINE_TRACEBACK and $ROOFLINE_HTML unless `env` sets them: a child run
     by a test is a terminal run."""
-    full = {**os.environ, "ROOFLINE_TRACEBACK": None, "ROOFLINE_HTML": None, **(env or {})}
     proc = subprocess.run(
         [sys.executable, *args], capture_output=True, text=text, cwd=cwd or REPO,
-        env={k: v for k, v in full.items() if v is not None}, timeout=timeout, check=False,
-        **popen,
+        env=child_env(env), timeout=timeout, check=False, **popen,
     )  # fmt: skip
     assert proc.returncode == 0 or not check, proc.stderr
     return proc
+
+
+def child_env(env: dict[str, str | None] | None = None) -> dict[str, str]:
+    """The test's environment with `env` (a None value unsets), less $ROOFLINE_TRACEBACK and
+    $ROOFLINE_HTML unless `env` sets them."""
+    full = {**os.environ, "ROOFLINE_TRACEBACK": None, "ROOFLINE_HTML": None, **(env or {})}
+    return {k: v for k, v in full.items() if v is not None}
+
+
+def start_python(*args: str, env: dict[str, str | None] | None = None, **popen: Any) -> Any:
+    """``python ARGS`` started (a Popen) with stdout and stderr piped, the environment of
+    `run_python`, and every stop signal at its default in the child."""
+    popen = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
+    return subprocess.Popen(
+        [sys.executable, *args], env=child_env(env), preexec_fn=default_signals, **popen
+    )
 
 
 def run_lecture(

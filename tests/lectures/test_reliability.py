@@ -39,7 +39,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import LECTURES, REPO, default_signals, lecture_path, run_lecture, selected
+from conftest import (
+    LECTURES,
+    REPO,
+    lecture_path,
+    run_lecture,
+    selected,
+    start_python,
+)
 
 from common.files import results
 from common.measure import machine
@@ -451,15 +458,8 @@ def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path
     path = tmp_path / "machine.json"
     path.write_text(json.dumps(_results_doc(HERE)), encoding="utf-8")
     old = path.read_bytes()
-    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
-    with subprocess.Popen(
-        [sys.executable, str(lecture_path("01")), "--quick", "--results", str(path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=default_signals,
-    ) as proc:
+    argv = (str(lecture_path("01")), "--quick", "--results", str(path))
+    with start_python(*argv, text=True) as proc:
         deadline = time.monotonic() + 60
         while not _mapped(proc.pid, "_multiarray_umath") and time.monotonic() < deadline:
             time.sleep(0.0002)  # numpy's core library is mapped: the import is under way
@@ -474,10 +474,7 @@ def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path
 # --- Output piped into head (issue 7), and a foreign results file kept (issue 15) ---
 def _head(args: list[str], lines: int = 5, **kwargs) -> tuple[int, str]:
     """Run a lecture with stdout read for `lines` lines and then closed, like `| head`."""
-    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
-    with subprocess.Popen(
-        [sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **kwargs
-    ) as proc:
+    with start_python(*args, **kwargs) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         for _ in range(lines):
             proc.stdout.readline()

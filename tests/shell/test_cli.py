@@ -8,14 +8,13 @@ lecture runs, because they change process-wide state.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import default_signals, demo_script, run_python
+from conftest import default_signals, demo_script, run_python, start_python
 
 from common.shell import boot, cli
 
@@ -247,10 +246,7 @@ def test_a_closed_pipe_is_quiet_and_the_script_finishes(tmp_path: Path) -> None:
     open({str(marker)!r}, "w").write("saved")
     """
     script = demo_script(tmp_path, body)
-    env = {k: v for k, v in os.environ.items() if k != boot.TRACEBACK_ENV}
-    with subprocess.Popen(
-        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-    ) as proc:
+    with start_python(str(script)) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()
         proc.stdout.close()  # like `| head -1`
