@@ -189,9 +189,6 @@ def test_chips_section_by_hand() -> None:
         "the weights, but every sequence reads its own cache, so the curve flattens towards the "
         "dotted ceiling."
     )
-
-
-def test_chips_observations_other_ways() -> None:
     h2 = RUNS["h200"]
     # 100 µs a token caps compute at 10,000 tokens/s, above the KV ceiling of 7,629.
     kv_bound = chips_said(h100=dataclasses.replace(RUNS["h100"], matmul=100e-6))[2]

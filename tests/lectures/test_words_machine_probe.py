@@ -193,6 +193,18 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     assert len(items) == 4 and not any(i.startswith("Warning") for i in items)
     assert items[2].startswith("The roofs were timed again between the operations below")
     assert "differ by -20.0% and +25.0%" in items[3]
+    # Regression (issue 25): 'The roofs mix thread counts' printed when both ran on one.
+    one = {**CALIB, "matmul_threads": 1, "bandwidth_median_bytes_per_s": 1.999e10}
+    items = observed(roofs(one, None, 1))
+    # (1 - 19.99 / 20) = 0.05%: prints as 0
+    assert "the median call moved 19.99 GB/s, about as much." in items[0]
+    assert (
+        items[1]
+        == "Both roofs ran on 1 thread, so the ridge point 5.00 FLOP/byte compares like with like."
+    )
+    assert "mix thread counts" not in " ".join(items)
+    two = observed(roofs({**CALIB, "matmul_threads": 2, "bandwidth_threads": 2}, None, 2))
+    assert two[1].startswith("Both roofs ran on 2 threads, so the ridge point 5.00")
 
 
 def test_roof_observations_say_a_busy_run_and_the_cache_notes() -> None:
@@ -278,6 +290,17 @@ def test_operation_observations_quote_the_rows() -> None:
     assert "I = 3.99 FLOP/byte, memory-bound, 32% of its bound" in items[5]
     assert "I = 228, compute-bound, 47%" in items[5]
     assert items[5].endswith("near 100%: 42%.")
+    items = page.operation_observations(operations(0.09, "compute")).items
+    assert items[1] == (
+        "The elementwise rows and LayerNorm have I <= 0.15 FLOP/byte, against I* = 0.09: add "
+        "reaches the compute roof here."
+    )
+    # softmax at 0.06 / 0.2 = 30% of its bound, below the matmuls' 33%: the reason is said
+    slow = page.operation_observations(operations(5.0, softmax=0.06)).items
+    assert slow[4].endswith(
+        "the softmax 30%: the softmax runs on one thread, and its exp, counted as one FLOP, "
+        "costs many instructions."
+    )
 
 
 def test_same_flops_table_and_observations() -> None:
@@ -296,21 +319,15 @@ def test_same_flops_table_and_observations() -> None:
     assert "moves 864.00 MB for its FLOPs, the matmul 1.50 MB" in items[0]
     assert "(768.00 MiB in all)" in items[1]
     assert "ran at 187.5 GFLOP/s, 75% of P" in items[1]  # 187.5 / 250
-
-
-def test_roofs_on_equal_threads_and_a_flat_median() -> None:
-    """Regression (issue 25): 'The roofs mix thread counts' printed when both ran on one."""
-    one = {**CALIB, "matmul_threads": 1, "bandwidth_median_bytes_per_s": 1.999e10}
-    items = observed(roofs(one, None, 1))
-    # (1 - 19.99 / 20) = 0.05%: prints as 0
-    assert "the median call moved 19.99 GB/s, about as much." in items[0]
-    assert (
-        items[1]
-        == "Both roofs ran on 1 thread, so the ridge point 5.00 FLOP/byte compares like with like."
-    )
-    assert "mix thread counts" not in " ".join(items)
-    two = observed(roofs({**CALIB, "matmul_threads": 2, "bandwidth_threads": 2}, None, 2))
-    assert two[1].startswith("Both roofs ran on 2 threads, so the ridge point 5.00")
+    gemm = {"name": "GEMM", "flops": 1e8, "bytes": 1e6, "t_meas_s": 2e-3}
+    add = {"name": "add", "flops": 1e8, "bytes": 1.2e9, "t_meas_s": 1e-3}
+    group = page.same_flops(SameFlops(gemm, add, 1e11, GIB), STAMP)
+    # 2 ms / 1 ms: the add x2.0 faster; time ratio 1 / 2 = x0.5, never x0
+    assert "yet the add is x2.0 faster than the matmul" in observed(group)[0]
+    assert table(group).note.endswith("time ratio = x0.5")
+    same = {**add, "t_meas_s": 2e-3}
+    text = observed(page.same_flops(SameFlops(gemm, same, 1e11, GIB), STAMP))[0]
+    assert "yet the add is no faster than the matmul" in text
 
 
 def operations(ridge: float, add_bound: str = "memory", softmax: float = 0.15) -> Operations:
@@ -325,32 +342,6 @@ def operations(ridge: float, add_bound: str = "memory", softmax: float = 0.15) -
         row("GEMM square", intensity=256.0, bound="compute"),
     ]
     return Operations(rows, ridge, {"matmuls": (0.3, 0.1), "softmax": (0.2, softmax)}, 0.02, 1e8)
-
-
-def test_operation_observations_when_a_streaming_row_reaches_the_ridge() -> None:
-    items = page.operation_observations(operations(0.09, "compute")).items
-    assert items[1] == (
-        "The elementwise rows and LayerNorm have I <= 0.15 FLOP/byte, against I* = 0.09: add "
-        "reaches the compute roof here."
-    )
-    # softmax at 0.06 / 0.2 = 30% of its bound, below the matmuls' 33%: the reason is said
-    slow = page.operation_observations(operations(5.0, softmax=0.06)).items
-    assert slow[4].endswith(
-        "the softmax 30%: the softmax runs on one thread, and its exp, counted as one FLOP, "
-        "costs many instructions."
-    )
-
-
-def test_same_flops_when_the_add_is_not_slower() -> None:
-    gemm = {"name": "GEMM", "flops": 1e8, "bytes": 1e6, "t_meas_s": 2e-3}
-    add = {"name": "add", "flops": 1e8, "bytes": 1.2e9, "t_meas_s": 1e-3}
-    group = page.same_flops(SameFlops(gemm, add, 1e11, GIB), STAMP)
-    # 2 ms / 1 ms: the add x2.0 faster; time ratio 1 / 2 = x0.5, never x0
-    assert "yet the add is x2.0 faster than the matmul" in observed(group)[0]
-    assert table(group).note.endswith("time ratio = x0.5")
-    same = {**add, "t_meas_s": 2e-3}
-    text = observed(page.same_flops(SameFlops(gemm, same, 1e11, GIB), STAMP))[0]
-    assert "yet the add is no faster than the matmul" in text
 
 
 # --- Property tests: drawn roofs, rows and timings (no measurement) ----------

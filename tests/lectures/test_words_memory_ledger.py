@@ -112,6 +112,14 @@ def test_overhead_table_and_the_rescued_batch() -> None:
     assert many[0].endswith("and 2 more rows of the table fit.")
     none = observed(page.overhead(ledgers(RATE), ledgers(RATE), BUDGET, RATE, RATE))
     assert none == ["No batch size in the table changes its verdict under this budget."]
+    # Shrunk by hypothesis (budget 3 GiB, overhead 100% against 0%): at 100% batch 1 needs
+    # (1 + 1.25) x 2 = 4.50 GiB, at 0% 2.25 GiB; the reader took '4.50' for bytes.
+    said = observed(page.overhead(ledgers(1.0), ledgers(0.0), 3 * GIB, 1.0, 0.0))
+    assert said == [
+        "At batch 1 the total drops from 4.50 to 2.25 GiB: same card, same model, and 1 more "
+        "row of the table fits."
+    ]
+    assert contradictions(said[0]) == []
 
 
 def test_largest_batch_table_and_observations() -> None:
@@ -173,9 +181,6 @@ def test_sweep_facts_and_the_cache_note() -> None:
     short = str(page.sweep_facts(setup(1024 * MIB, 21, note)))
     assert short.splitlines()[-1] == f"note: {note}; small batches may beat the bound"
     assert "(last-level cache" not in str(page.sweep_facts(setup(0)))
-
-
-def test_raised_line_names_what_was_raised() -> None:
     same = str(page.raised_line(1e11, 2e10, 1e11, 2e10))
     assert same == "roofs: the calibration's; no batch ran faster than either roof"
     up = str(page.raised_line(1e11, 2e10, 1e11, 4e10))
@@ -355,14 +360,3 @@ def test_records_are_frozen() -> None:
     assert_frozen(LARGEST[0], setup(0), sweep(ROWS, None, 1.0, 1.0))
     one = Setup("x", 1.0, 1.0, 1.0, 8, 256.0, None)
     assert (one.copies, one.cache_note) == (1, None)  # one W, no note unless given
-
-
-def test_shrunk_overhead_drop_with_its_unit_on_the_last_number() -> None:
-    """Shrunk by hypothesis (budget 3 GiB, overhead 100% against 0%): at 100% batch 1 needs
-    (1 + 1.25) x 2 = 4.50 GiB, at 0% 2.25 GiB; the reader took '4.50' for bytes."""
-    said = observed(page.overhead(ledgers(1.0), ledgers(0.0), 3 * GIB, 1.0, 0.0))
-    assert said == [
-        "At batch 1 the total drops from 4.50 to 2.25 GiB: same card, same model, and 1 more "
-        "row of the table fits."
-    ]
-    assert contradictions(said[0]) == []

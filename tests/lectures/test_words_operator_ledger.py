@@ -73,9 +73,6 @@ def test_machines_by_hand() -> None:
     close8 = Roof("New", "fp8", 200.0001e12, 2e12, 100.0)  # :g keeps 6 digits: "200 TFLOP/s"
     text = prose(page.machines(Machines((OLD, same, close8), None)))
     assert "New's fp8 peak is the same as its bf16 peak in this table, so it helps no" in text
-
-
-def test_machines_when_the_ridge_falls_or_stays_and_fp8_is_slow() -> None:
     fast_bw = Roof("New", "bf16", 300e12, 6e12, 50.0)
     slow8 = Roof("New", "fp8", 50e12, 6e12, 300 / 6 / 6)  # 50 TFLOP/s: x2.00 below Old
     text = prose(page.machines(Machines((OLD, fast_bw, slow8), None, "no record yet")))
@@ -127,9 +124,6 @@ def test_ledger_by_hand() -> None:
     assert "A GEMM's does: at M = 512 it is already 400.0 FLOP/B" in text
     assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
     assert page._time(9e-6) == "9.00 µs"
-
-
-def test_ledger_when_the_add_or_layernorm_is_compute_bound() -> None:
     low = Roof("Chip", "bf16", 1e12, 1e12, 1.0)  # ridge 1: LayerNorm's 1.5 reaches it
     norm = Op("LayerNorm [a, b]", 3e9, 2e9, 1.5, "compute", 3e-3)
     text = prose(page.ledger(Ledger(low, 2, (ADD, norm, GEMM))))
@@ -198,10 +192,7 @@ def test_attention_by_hand() -> None:
     said = page.attention(Ledger(R, 2, (NAIVE, more))).items[-1].items[0]
     assert "The FLOPs rise from 100.00 GFLOP to 200.00 GFLOP" in said
     assert "the intensity drops from 66.7 to 50.0 FLOP/B" in said
-
-
-def test_attention_when_both_are_compute_bound() -> None:
-    """Regression (issue 25): A100 bandwidth 6000e9 printed 'falls from 0.028 ms to 0.028'."""
+    # Regression (issue 25): A100 bandwidth 6000e9 printed 'falls from 0.028 ms to 0.028'.
     naive = Op("attention naive", 1e11, 5e8, 200.0, "compute", 1e-3)
     text = prose(page.attention(Ledger(R, 2, (GEMM, naive, IDEAL))))
     assert "roofline time | 1.000 ms | 1.000 ms | no faster" in text
@@ -253,9 +244,6 @@ def test_sweep_by_hand() -> None:
         "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3." in text
     )
     assert "it never exceeds 32.0 FLOP/B for these weights" in text
-
-
-def test_sweep_when_decode_reaches_the_ridge_or_nothing_does() -> None:
     low = Roof("Chip", "bf16", 1e12, 2e12, 0.5)
     text = prose(page.sweep(Sweep(low, 64, gemm_rows(0.5), Crossover(None, 1), 1, 32.0)))
     assert "crossover: none needed; already compute-bound at M = 1" in text

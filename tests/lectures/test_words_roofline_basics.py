@@ -61,12 +61,6 @@ def basics(top: float = 200.0, ridge: float = 100.0, low: float = 0.999) -> page
 
 
 # --- 1. and 4. Basic operations and the roofline chart -----------------------
-def test_matmul_name_and_formats() -> None:
-    assert page.matmul_name(1) == "matvec, B=1"
-    assert page.matmul_name(2) == "matmul, B=2"
-    assert page.r0(1874.6) == "1875" and page.never(None) == "never" and page.never(2048) == "2,048"
-
-
 def test_basics_table_by_hand() -> None:
     got = text(page.basics(basics())[0])
     assert got[0] == ("1. Basic operations in bf16 on Hop (ridge 100 FLOP/B)")
@@ -76,6 +70,9 @@ def test_basics_table_by_hand() -> None:
     assert got[3] == "vector add | 166.67 MFLOP | 1.00 GB | 0.167 | memory | 0.17% | 1.00 ms"
     # 200 GFLOP at 100 TFLOP/s = 2 ms > 1 ms of bytes: compute, 100% of peak
     assert got[-1] == "matmul, B=256 | 200.00 GFLOP | 1.00 GB | 200.0 | compute | 100.00% | 2.00 ms"
+    assert page.matmul_name(1) == "matvec, B=1"
+    assert page.matmul_name(2) == "matmul, B=2"
+    assert page.r0(1874.6) == "1875" and page.never(None) == "never" and page.never(2048) == "2,048"
 
 
 def test_basics_observations_by_hand() -> None:
@@ -97,9 +94,6 @@ def test_basics_observations_by_hand() -> None:
         "Here is the core tension of LLM inference: each decode step makes one token per "
         "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
     ]
-
-
-def test_basics_crossing_other_ways() -> None:
     # 200 < 300: none reaches; B = 256 gets 200 / 300 = 66.67%
     assert text(page.basics(basics(ridge=300.0))[1])[2] == (
         "No batch in the list reaches the ridge of 300 FLOP/B: even B = 256 gets 66.67% of peak."
@@ -238,9 +232,6 @@ def test_ridge_observations_by_hand() -> None:
         "Hop it is 120, not 100, because reading X and writing the output cost bytes too (part "
         "1's last observation).",
     ]
-
-
-def test_ridge_observations_other_ways() -> None:
     # H200 at 0.5 TB/s: x2.00 less bandwidth, ridge 100 -> 200, batch 120 -> 240
     got = text(page.ridges(ridges(h200_bw=0.5e12, h200_batch=240))[1])
     assert got[1] == (
@@ -361,9 +352,6 @@ def test_exercise_observations_by_hand() -> None:
         "MQA's 32.0 FLOP/B is below the Hop ridge of 100.0: fewer KV heads cut the bytes, which "
         "is what GQA and MQA are for.",
     ]
-
-
-def test_exercise_observations_other_ways() -> None:
     # int8 at 600 against bf16's 256: x2.34, outside x1.25
     got = text(page.exercises(exercises(int8=600))[1])
     assert "so the critical batch rises from 256 to 600 (bf16 to int8)." in got[0]

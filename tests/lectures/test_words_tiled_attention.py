@@ -308,6 +308,15 @@ def test_block_sizes_by_hand() -> None:
     square = sized("L1 data", 16, 0.2, 4096)
     record = page.BlockSizes(1024, 128, 1e9, [wide, square], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
     assert page.block_sizes(record)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
+    big = sized("L2", 64, 0.05, 256)
+    # fixed costs beyond the time are capped at 100%
+    capped = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1.0)
+    assert page.block_sizes(capped)[1].rows[0][4] == "100%"
+    assert "explain 100% of its time" in page.block_sizes(capped)[2].items[0]
+    # the small blocks moving exactly the naive kernel's bytes move no more
+    small = sized("L1 data", 16, 0.2, 4096, traffic=4e7)
+    even = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    assert len(page.block_sizes(even)[2].items) == 2
 
 
 def row(kind: str, nbytes: float, t_c: float, t_m: float, t: float) -> dict:
@@ -401,6 +410,38 @@ def test_kernels_by_hand() -> None:
         "It is slower at the one length. By the roofline it should win, since "
         "the naive kernel is memory-bound here" in slow
     )
+    # equal times: not slower
+    assert "It is never slower" in page.kernels(kernels({1024: (0.1, 0.1)}))[3].items[0]
+    # per score, 2048 -> 8192 (2^22 and 2^26 scores): naive 1/16 s -> 1.1 s grows x1.1, tiled
+    # 1/16 s -> 1 s grows x1.0: exactly 1.1 times, which does not count as showing
+    same = page.kernels(kernels({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)}))[3].items[3]
+    assert same.endswith("the savings do not show in time.")
+    # S exactly the cache counts as inside it
+    runs = {
+        2896: page.Run(
+            Blocks(64, 64, 1.0), {"naive": 0.1, "tiled": 0.1}, 1.0, {"naive": 1.0, "tiled": 1.0}
+        ),
+        8192: page.Run(
+            Blocks(64, 64, 1.0), {"naive": 1.0, "tiled": 1.0}, 8.0, {"naive": 1.0, "tiled": 1.0}
+        ),
+    }
+    record = dataclasses.replace(kernels({1024: (1.0, 1.0)}), runs=runs)
+    assert "at N = 2,896 (S inside the last-level cache)" in page.kernels(record)[3].items[3]
+    # a measured time exactly between the sum (0.75 s) and the max (0.5 s): not closer to the sum
+    tie = dataclasses.replace(
+        kernels({1024: (0.625, 1.0)}),
+        placed={
+            "naive": row("naive", 4e8, 0.25, 0.5, 0.625),
+            "tiled": row("tiled", 1e8, 0.25, 0.1, 1.0),
+        },
+    )
+    assert (
+        "closer to the roofline's max, 500 ms, than to their sum, 750 ms"
+        in page.kernels(tie)[3].items[1]
+    )
+    # a tiled time below its parts leaves nothing, not a negative remainder
+    quick = page.kernels(kernels({8192: (1.0, 0.05)}))[3].items[2]
+    assert "and the remaining 0.00 ns its small matmuls" in quick
 
 
 # --- Property tests: Part 1 from drawn hardware tables, Part 2 from drawn measurements ---
@@ -603,53 +644,6 @@ def test_fixed_sentences_word_for_word() -> None:
         "both) and each kernel's D / beta. A kernel's bound is the higher of its two lines. The "
         "vertical line is where the naive kernel's N x N scores fill the last-level cache."
     )
-
-
-def test_kernel_boundaries() -> None:
-    # equal times: not slower
-    assert "It is never slower" in page.kernels(kernels({1024: (0.1, 0.1)}))[3].items[0]
-    # per score, 2048 -> 8192 (2^22 and 2^26 scores): naive 1/16 s -> 1.1 s grows x1.1, tiled
-    # 1/16 s -> 1 s grows x1.0: exactly 1.1 times, which does not count as showing
-    same = page.kernels(kernels({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)}))[3].items[3]
-    assert same.endswith("the savings do not show in time.")
-    # S exactly the cache counts as inside it
-    runs = {
-        2896: page.Run(
-            Blocks(64, 64, 1.0), {"naive": 0.1, "tiled": 0.1}, 1.0, {"naive": 1.0, "tiled": 1.0}
-        ),
-        8192: page.Run(
-            Blocks(64, 64, 1.0), {"naive": 1.0, "tiled": 1.0}, 8.0, {"naive": 1.0, "tiled": 1.0}
-        ),
-    }
-    record = dataclasses.replace(kernels({1024: (1.0, 1.0)}), runs=runs)
-    assert "at N = 2,896 (S inside the last-level cache)" in page.kernels(record)[3].items[3]
-    # a measured time exactly between the sum (0.75 s) and the max (0.5 s): not closer to the sum
-    tie = dataclasses.replace(
-        kernels({1024: (0.625, 1.0)}),
-        placed={
-            "naive": row("naive", 4e8, 0.25, 0.5, 0.625),
-            "tiled": row("tiled", 1e8, 0.25, 0.1, 1.0),
-        },
-    )
-    assert (
-        "closer to the roofline's max, 500 ms, than to their sum, 750 ms"
-        in page.kernels(tie)[3].items[1]
-    )
-    # a tiled time below its parts leaves nothing, not a negative remainder
-    quick = page.kernels(kernels({8192: (1.0, 0.05)}))[3].items[2]
-    assert "and the remaining 0.00 ns its small matmuls" in quick
-
-
-def test_block_boundaries() -> None:
-    big = sized("L2", 64, 0.05, 256)
-    # fixed costs beyond the time are capped at 100%
-    capped = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1.0)
-    assert page.block_sizes(capped)[1].rows[0][4] == "100%"
-    assert "explain 100% of its time" in page.block_sizes(capped)[2].items[0]
-    # the small blocks moving exactly the naive kernel's bytes move no more
-    small = sized("L1 data", 16, 0.2, 4096, traffic=4e7)
-    even = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    assert len(page.block_sizes(even)[2].items) == 2
 
 
 def test_every_table_keeps_its_title_and_note() -> None:
