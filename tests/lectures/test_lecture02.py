@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, lecture_path, run_lecture
+from conftest import REPO, lecture_path, quiet_run, run_lecture
 
 LECTURE = "02"
 WIDTH = 88
@@ -74,9 +74,7 @@ def smallest_batch(ridge: float, K: int = 8192, N: int = 8192) -> int:
 
 @pytest.fixture(scope="module")
 def output() -> str:
-    proc = run_lecture(LECTURE, check=True)
-    assert proc.stderr == ""
-    return proc.stdout
+    return quiet_run(LECTURE)
 
 
 @pytest.fixture(scope="module")

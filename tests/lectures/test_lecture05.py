@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import reference
-from conftest import REPO, lecture_path, run_lecture
+from conftest import REPO, lecture_path, quiet_run, run_lecture
 
 from common.files import results
 
@@ -49,9 +49,7 @@ def table_rows(lines: list[str]) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def output() -> str:
     """Lecture 05's output with no results file (nothing measured, defaults everywhere)."""
-    proc = run_lecture("05", "--results", str(REPO / "no-such-dir" / "none.json"), check=True)
-    assert proc.stderr == ""
-    return proc.stdout
+    return quiet_run("05", "--results", str(REPO / "no-such-dir" / "none.json"))
 
 
 def test_machines_table(output: str) -> None:
