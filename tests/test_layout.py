@@ -14,9 +14,8 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import run_python
+from conftest import REPO, run_python
 
-REPO = Path(__file__).resolve().parents[1]
 COMMON = REPO / "common"
 PURE_PACKAGES = ("common.tables", "common.formulas")
 PURE_MODULES = ("common.hw_specs",)

@@ -9,13 +9,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import computed_project, load_extension, sphinx
+from conftest import REPO, computed_project, load_extension, sphinx
 
 from common import hw_specs
 from common.formulas import ledger
 from common.tables import units
 
-REPO = Path(__file__).resolve().parents[2]
 EXT_DIR = REPO / "docs" / "_ext"
 
 

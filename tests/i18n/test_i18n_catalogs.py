@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
-from conftest import load_extension
+from conftest import REPO, load_extension
 
-REPO = Path(__file__).resolve().parents[2]
 MESSAGES = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES"
 
 

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
-from conftest import computed_project, load_extension, sphinx
+from conftest import REPO, computed_project, load_extension, sphinx
 
-REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 EXT = DOCS / "_ext"
 MESSAGES = DOCS / "locale" / "zh_CN" / "LC_MESSAGES"

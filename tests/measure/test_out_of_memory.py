@@ -12,13 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_python
+from conftest import REPO, run_python
 
 from common.measure import budget
 from common.measure.budget import Budget
 
 GiB, MiB = 2**30, 2**20
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_tightest_limit_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

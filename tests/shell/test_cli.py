@@ -14,11 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import default_signals, demo_script, run_python, start_python
+from conftest import REPO, default_signals, demo_script, run_python, start_python
 
 from common.shell import boot, cli
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _usage_error(capsys: pytest.CaptureFixture[str], fn, *args) -> str:

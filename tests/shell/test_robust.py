@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import default_signals, demo_script, run_lecture, run_python
+from conftest import REPO, default_signals, demo_script, run_lecture, run_python
 
 from common.files import atomic
 from common.shell import boot, paths
 
-REPO = Path(__file__).resolve().parents[2]
 LECTURE_02 = str(REPO / "lectures" / "02_roofline_basics.py")
 
 
