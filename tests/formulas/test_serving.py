@@ -87,13 +87,6 @@ def test_expected_tokens_match_every_acceptance_outcome(a, K) -> None:
     assert serving.expected_tokens(a, K) == pytest.approx(brute_expected_tokens(a, K))
 
 
-def test_expected_tokens_and_speedup_by_hand() -> None:
-    assert serving.expected_tokens(1.0, 4) == 5 and serving.expected_tokens(0.0, 4) == 1
-    # a = 0.8, K = 4: (1 - 0.32768) / 0.2 = 3.3616; draft 5% of a step: 3.3616 / 1.2
-    assert serving.expected_tokens(0.8, 4) == pytest.approx(3.3616)
-    assert serving.speculative_speedup(0.8, 4, 0.05) == pytest.approx(3.3616 / 1.2)
-
-
 def test_acceptance_for_speedup_inverts_it() -> None:
     # K = 1, a free draft: speed-up 1 + a, so 1.5 means a = 0.5
     assert serving.acceptance_for_speedup(1.5, 1, 0.0) == pytest.approx(0.5)
@@ -102,6 +95,10 @@ def test_acceptance_for_speedup_inverts_it() -> None:
         assert serving.acceptance_for_speedup(s, 5, 0.1) == pytest.approx(a, abs=1e-9)
     assert serving.acceptance_for_speedup(10.0, 4, 0.05) is None  # above (K + 1) / (Kc + 1)
     assert serving.acceptance_for_speedup(0.5, 4, 0.05) is None  # below 1 / (Kc + 1)
+    assert serving.expected_tokens(1.0, 4) == 5 and serving.expected_tokens(0.0, 4) == 1
+    # a = 0.8, K = 4: (1 - 0.32768) / 0.2 = 3.3616; draft 5% of a step: 3.3616 / 1.2
+    assert serving.expected_tokens(0.8, 4) == pytest.approx(3.3616)
+    assert serving.speculative_speedup(0.8, 4, 0.05) == pytest.approx(3.3616 / 1.2)
 
 
 def test_tokens_per_s_per_gpu() -> None:
@@ -109,11 +106,6 @@ def test_tokens_per_s_per_gpu() -> None:
 
 
 # --- DeepEP: one latency calibrates, eleven check ----------------------------
-def test_deepep_latency_is_the_ep8_dispatch_less_its_bytes() -> None:
-    # 128 x 8 x 7/8 x 7,168 x (1 + 4/128) B = 6,623,232 B over 160 GB/s = 41.3952 us
-    assert predict.deepep_latency() == pytest.approx(77e-6 - 41.3952e-6)
-
-
 def test_deepep_latencies_it_did_not_take_from_are_within_16_percent() -> None:
     rows = predict.deepep_check()
     calibration = [r for r in rows if r[3]]
@@ -127,6 +119,8 @@ def test_deepep_latencies_it_did_not_take_from_are_within_16_percent() -> None:
     # 146.80064 us at 50 GB/s, + 35.6048 us = 182.40544 us against 195 us
     ep16 = next(p for label, p, _, _ in rows if label == "combine, EP 16")
     assert ep16 == pytest.approx(182.40544e-6)
+    # 128 x 8 x 7/8 x 7,168 x (1 + 4/128) B = 6,623,232 B over 160 GB/s = 41.3952 us
+    assert predict.deepep_latency() == pytest.approx(77e-6 - 41.3952e-6)
 
 
 def test_deepep_normal_kernels_reach_the_nvlink_roof() -> None:

@@ -19,7 +19,6 @@ from common.formulas.transformer import (
     DTypes,
     Op,
     batch_grid,
-    causal_pairs,
     decode_critical_batch,
     decode_ledger,
     decode_throughput_curve,
@@ -168,12 +167,6 @@ def test_prefill_counts_the_causal_half() -> None:
     assert qk_pv == 4 * m.n_layers * B * m.n_heads * m.d_head * pairs
     full_square = 4 * m.n_layers * B * m.n_heads * m.d_head * S * S
     assert 0.5 < qk_pv / full_square < 0.501
-
-
-def test_causal_pairs() -> None:
-    assert causal_pairs(1, 4096) == 4096  # decode: the new token sees the whole cache
-    assert causal_pairs(4, 4) == 10  # 1 + 2 + 3 + 4
-    assert causal_pairs(2, 5) == 4 + 5  # two new tokens after three cached ones
 
 
 def test_materialized_attention_adds_the_score_traffic() -> None:
