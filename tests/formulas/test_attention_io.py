@@ -177,6 +177,9 @@ def test_smallest_memory_for_an_intensity_is_exact() -> None:
     for memory, reaches in ((m, True), (m - 1, False)):
         br, bc = brute_force_blocks_fast(8192, 128, memory, BF16)
         assert (flops / simulated_traffic(8192, 128, br, bc, BF16) >= ridge) is reaches
+    assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
+    # Reachable at the very smallest footprint: that footprint is the answer.
+    assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
 
 
 def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, int]:
@@ -186,12 +189,6 @@ def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, in
     while footprint(br, min(br, d), d, b) > m:
         br -= 1
     return br, min(br, d)
-
-
-def test_an_unreachable_intensity_gives_none() -> None:
-    assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
-    # Reachable at the very smallest footprint: that footprint is the answer.
-    assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
 
 
 def test_intensity_is_about_br_in_bf16() -> None:

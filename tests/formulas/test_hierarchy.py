@@ -59,9 +59,6 @@ def test_plateau_is_median_of_points_inside() -> None:
     assert found[0] == Plateau("L1", 0.0, 8 * KIB, 25.0, 4, 2.0)  # median of 10, 30, 20, 999
     assert found[1].name == "DRAM" and found[1].bytes_per_s == 6.0
     assert found[1].lo_bytes == 64 * KIB and math.isinf(found[1].hi_bytes)
-
-
-def test_none_points_are_skipped() -> None:
     sizes = [1 * KIB, 2 * KIB, 4 * KIB, 64 * KIB]
     found = hierarchy.plateaus_known(sizes, [None, 30.0, None, 5.0], [("L1", 16 * KIB)])
     assert (found[0].bytes_per_s, found[0].points) == (30.0, 1)
@@ -83,9 +80,6 @@ def test_sweep_short_of_dram_gives_no_dram_plateau() -> None:
     found = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)
     assert found[-1].name == "DRAM"
     assert found[-1].bytes_per_s is None and found[-1].points == 0 and found[-1].margin is None
-
-
-def test_dram_margin_relaxes_to_reach_a_short_sweep() -> None:
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=4, hi_bytes=80 * MIB)
     dram = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)[-1]
     assert dram.bytes_per_s is not None
@@ -241,6 +235,12 @@ def test_roofs_for_operations() -> None:
         pytest.approx(i_add * 200 * GB),
     )
     assert hierarchy.predicted_bound(10.0, "DRAM", roofs, peak) == ("compute", peak)
+    roofs = [("L1", 5.0)]
+    assert hierarchy.closest_roof(0.1, 0.5, roofs, 0.8) == ("L1", 1.0)  # small numbers work
+    assert hierarchy.predicted_bound(1.0, "L1", roofs, 5.0) == ("compute", 5.0)  # tie
+    assert hierarchy.call_cost_limit_bytes([100], [10.0], [1.0]) == 100  # exactly 10%
+    # the L1 roof (I beta = 160) lies above the compute roof (100): it is not a candidate
+    assert hierarchy.closest_roof(1.0, 150.0, [("L1", 160.0)], 100.0) == ("compute", 1.5)
 
 
 def test_segment_means_finds_steps() -> None:
@@ -286,6 +286,14 @@ def test_stream_constants() -> None:
     assert hierarchy.MIN_WORKING_SET_BYTES == 4096 and hierarchy.ASSUMED_L2_BYTES == 512 * 1024
     assert (hierarchy.INSIDE_MARGIN, hierarchy.DRAM_MARGIN) == (2.0, 4.0)
     assert (hierarchy.RELIABLE_CALL_SHARE, hierarchy.CALL_COST_MATTERS) == (0.9, 0.10)
+    assert hierarchy.PENALTY_SIGMAS2 == 6.0
+    assert hierarchy.STRAY_SIGMAS == 3.0
+    assert hierarchy.SLOPE_SIGMAS == 1.0
+    assert hierarchy.FLAT_SLOPE == 0.15 and hierarchy.NOISE_FLOOR == 0.05
+    assert hierarchy.SAME_LEVEL_STEP == 1.12
+    full, quick = hierarchy.LECTURE_BUDGETS["full"], hierarchy.LECTURE_BUDGETS["quick"]
+    assert set(full) == set(quick)
+    assert all(quick[k] < full[k] for k in full)
 
 
 # --- Edges of the sizes, ranges and the detector, worked out by hand ---------
@@ -374,13 +382,6 @@ def test_detector_edges() -> None:
     assert len(hierarchy.find_plateaus(SIZES_24, [100.0] * 12 + [112.0] * 12)) == 2
 
 
-def test_roof_edges() -> None:
-    roofs = [("L1", 5.0)]
-    assert hierarchy.closest_roof(0.1, 0.5, roofs, 0.8) == ("L1", 1.0)  # small numbers work
-    assert hierarchy.predicted_bound(1.0, "L1", roofs, 5.0) == ("compute", 5.0)  # tie
-    assert hierarchy.call_cost_limit_bytes([100], [10.0], [1.0]) == 100  # exactly 10%
-
-
 def test_detected_plateaus_span_their_points() -> None:
     sizes = [4 * KIB * 2**i for i in range(12)]
     (flat,) = hierarchy.find_plateaus(sizes, [50.0] * 12)
@@ -407,11 +408,6 @@ def test_known_plateaus_keep_positive_values_and_relax_to_the_boundary() -> None
     # the only L1 point sits at 15.5 KiB: found only at the bare boundary (margin 1)
     edge = hierarchy.plateaus_known([15.5 * KIB, 1 * MIB], [10.0, 5.0], levels)[0]
     assert (edge.bytes_per_s, edge.margin) == (10.0, 1.0)
-
-
-def test_closest_roof_ignores_memory_roofs_above_the_compute_roof() -> None:
-    # the L1 roof (I beta = 160) lies above the compute roof (100): it is not a candidate
-    assert hierarchy.closest_roof(1.0, 150.0, [("L1", 160.0)], 100.0) == ("compute", 1.5)
 
 
 # --- The helpers lecture 09 calls: matmul sizes, medians, chosen points, roofs ---
@@ -461,12 +457,6 @@ def test_roof_verdict() -> None:
     assert unknown["predicted_roof"] is None and unknown["fraction_of_predicted"] is None
 
 
-def test_lecture_budgets_are_shorter_when_quick() -> None:
-    full, quick = hierarchy.LECTURE_BUDGETS["full"], hierarchy.LECTURE_BUDGETS["quick"]
-    assert set(full) == set(quick)
-    assert all(quick[k] < full[k] for k in full)
-
-
 # --- The detector's accuracy target (see the module docstring) ---------------
 def detected_right(seed: int, noise: float) -> bool:
     levels, truth = random_machine(random.Random(1000 + seed))
@@ -481,11 +471,3 @@ def detected_right(seed: int, noise: float) -> bool:
 def test_accuracy_target_on_random_machines(noise: float, target: float) -> None:
     right = sum(detected_right(seed, noise) for seed in range(100))
     assert right >= 100 * target, f"{right}/100 curves right at {noise:.0%} noise"
-
-
-def test_noise_rules_as_documented() -> None:
-    assert hierarchy.PENALTY_SIGMAS2 == 6.0
-    assert hierarchy.STRAY_SIGMAS == 3.0
-    assert hierarchy.SLOPE_SIGMAS == 1.0
-    assert hierarchy.FLAT_SLOPE == 0.15 and hierarchy.NOISE_FLOOR == 0.05
-    assert hierarchy.SAME_LEVEL_STEP == 1.12

@@ -137,14 +137,11 @@ def test_budgets_as_documented() -> None:
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
 
 
-def test_bandwidth_summary_best_and_median() -> None:
+def test_bandwidth_and_matmul_summaries() -> None:
     summary = roofs._bandwidth_summary([1 / 4, 1 / 8, 1 / 2, 1.0, 1 / 4], 1000)
     assert summary["bytes_per_s"] == 8000 and summary["seconds"] == 1 / 8
     assert summary["median_bytes_per_s"] == 4000  # median 1/4 s: not the worst, not the best
     assert summary["samples"] == 5 and summary["working_set_bytes"] == 1000
-
-
-def test_matmul_summary_counts_two_n_cubed() -> None:
     summary = roofs._matmul_summary([1 / 2, 1 / 4, 1.0], 100, 3)
     best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
     assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
