@@ -194,6 +194,11 @@ def test_intensity_axis_takes_the_decades_around_half_and_twice_the_data(caught)
     assert ax.get_xlim() == pytest.approx((0.1, 10.0))
     # y: the add at 10 GFLOP/s and the DRAM roof at 0.1 (4) halved: 2; 160 x 2.5 on top
     assert ax.get_ylim() == pytest.approx((2.0, 400.0))
+    caught.clear()  # only the next figure
+    # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
+    roofs = [("L1", 640e9), ("DRAM", 40e9)]
+    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
+    assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))
 
 
 def test_a_plateau_ending_exactly_1_percent_short_of_the_edge_counts_as_at_it(caught) -> None:
@@ -201,13 +206,6 @@ def test_a_plateau_ending_exactly_1_percent_short_of_the_edge_counts_as_at_it(ca
     ax, _, _ = sweep(caught, plateaus=[("E", 20 * KIB, hi / 1.01, 20e9)])
     (t,) = ax.texts
     assert t.get_ha() == "right" and t.xy[0] == pytest.approx(hi / 1.01)
-
-
-def test_an_intensity_below_twice_a_decade_takes_the_decade_under_it(caught) -> None:
-    # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
-    roofs = [("L1", 640e9), ("DRAM", 40e9)]
-    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
-    assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))
 
 
 # --- Each operation drawn where its numbers put it, labelled -----------------
