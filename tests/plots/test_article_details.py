@@ -45,6 +45,14 @@ def test_local_roofline_annotations_stand_off_their_points(caught) -> None:
     assert [h.get_color() for h in handles] == [style.MEMORY_COLOR, style.COMPUTE_COLOR]
     numbers = [t for t in ax.texts if t.get_text().isdigit()]
     assert [t.get_text() for t in numbers] == ["1", "2", "3", "4", "5"]
+    caught.clear()  # only the next figure
+    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
+    ax = caught[0].axes[0]
+    note = annotation(ax, "no measured operations")
+    assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
+    assert (note.get_ha(), note.get_va()) == ("left", "top")
+    # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
+    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
 
 
 @pytest.mark.parametrize(("intensity", "ring"), [(1.015, True), (0.985, True), (1.03, False)])
@@ -147,16 +155,6 @@ def test_speedup_region_labels_and_legend(caught) -> None:
     xs = list(map(float, curve.get_xdata()))
     assert len(xs) == 300 and xs[0] == pytest.approx(0.1) and xs[-1] == pytest.approx(10.0)
     assert all(math.isclose(b / a, xs[1] / xs[0]) for a, b in itertools.pairwise(xs))
-
-
-def test_the_no_points_note_sits_top_left_in_axes_coordinates(caught) -> None:
-    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
-    ax = caught[0].axes[0]
-    note = annotation(ax, "no measured operations")
-    assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
-    assert (note.get_ha(), note.get_va()) == ("left", "top")
-    # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
-    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
 
 
 def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:

@@ -131,6 +131,12 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
         ("2", pytest.approx((300.0, 900.0))),
         ("3", pytest.approx((2.0, 50.0))),
     ]
+    caught.clear()  # only the next figure
+    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
+    fig = caught[0]
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.texts][-1] == "no measured operations (run lecture 01)"
+    assert not fig.legends and ax.get_legend() is None
 
 
 @pytest.mark.parametrize(
@@ -148,14 +154,6 @@ def test_a_point_on_an_earlier_one_is_a_ring_within_25_percent(caught, rate, rin
     assert (marks["2  b"].get_markerfacecolor() == "none") is ring
     assert marks["3  far"].get_markerfacecolor() != "none"  # another intensity: a dot
     assert marks["1  a"].get_markeredgecolor() == "white"
-
-
-def test_local_roofline_without_points_says_what_to_run(caught) -> None:
-    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
-    fig = caught[0]
-    ax = fig.axes[0]
-    assert [t.get_text() for t in ax.texts][-1] == "no measured operations (run lecture 01)"
-    assert not fig.legends and ax.get_legend() is None
 
 
 # --- (b) the batch sweep -----------------------------------------------------
@@ -252,6 +250,31 @@ def test_decode_throughput_axes_span_every_panel(caught) -> None:
     assert a.get_ylabel() and fig.get_suptitle() == "Llama"
     (legend,) = fig.legends
     assert len(legend.get_texts()) == 4
+    caught.clear()  # only the next figure
+    panels = [transformer.ThroughputPanel("H100", [(1, 100.0), (4, 300.0)], 4, None, 2e4)]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    # y: 100 .. the ceiling 2e4 x 1.5 = 3e4 -> 1e5 (the points alone would stop at 1,000).
+    assert caught[0].axes[0].get_ylim() == pytest.approx((100.0, 1e5))
+    empty = [transformer.ThroughputPanel("tiny", [], 0, None, None, note="too big")]
+    transformer.decode_throughput_figure("e.png", empty, "t")
+    (ax,) = caught[1].axes
+    assert ax.get_ylim() == pytest.approx((1.0, 10.0))  # nothing to show: one decade
+    # x: no wall and no knee: at least batch 2, x 1.5 -> 10.
+    assert ax.get_xlim() == pytest.approx((1.0, 10.0))
+    assert [t.get_text() for t in ax.texts] == ["too big"]
+    caught.clear()  # only the next figure
+    panels = [
+        transformer.ThroughputPanel("a", [(1, 10.0), (8, 80.0)], 8, 4),
+        transformer.ThroughputPanel("b", [], 0, None, note="weights do not fit"),
+    ]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    fig = caught[0]
+    first, second = fig.axes
+    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
+    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
+    (note,) = second.texts
+    assert tuple(note.get_position()) == (0.5, 0.5)  # in the middle of its empty panel
+    assert fig.legends[0]._ncols == 2
 
 
 def test_capacity_ledger_stack_in_gigabytes_with_wall_and_capacity(caught) -> None:
@@ -279,47 +302,7 @@ def test_capacity_ledger_stack_in_gigabytes_with_wall_and_capacity(caught) -> No
     ]
     with pytest.raises(ValueError, match="at least one batch"):
         transformer.memory_ledger_figure("c.png", [], 80e9, 0, "none")
-
-
-def test_decode_throughput_rates_reach_the_ceiling_and_default_without_data(caught) -> None:
-    panels = [transformer.ThroughputPanel("H100", [(1, 100.0), (4, 300.0)], 4, None, 2e4)]
-    transformer.decode_throughput_figure("d.png", panels, "t")
-    # y: 100 .. the ceiling 2e4 x 1.5 = 3e4 -> 1e5 (the points alone would stop at 1,000).
-    assert caught[0].axes[0].get_ylim() == pytest.approx((100.0, 1e5))
-    empty = [transformer.ThroughputPanel("tiny", [], 0, None, None, note="too big")]
-    transformer.decode_throughput_figure("e.png", empty, "t")
-    (ax,) = caught[1].axes
-    assert ax.get_ylim() == pytest.approx((1.0, 10.0))  # nothing to show: one decade
-    # x: no wall and no knee: at least batch 2, x 1.5 -> 10.
-    assert ax.get_xlim() == pytest.approx((1.0, 10.0))
-    assert [t.get_text() for t in ax.texts] == ["too big"]
-
-
-@pytest.mark.parametrize(("wall", "x_hi"), [(64, 100.0), (80, 1000.0), (7, 100.0)])
-def test_decode_throughput_batch_axis_leaves_half_again_past_the_wall(caught, wall, x_hi):
-    """x runs to the decade above 1.5 x the largest wall or knee: 96 -> 100, 120 -> 1,000,
-    10.5 -> 100."""
-    panels = [transformer.ThroughputPanel("c", [(1, 10.0), (wall, 100.0)], wall, None)]
-    transformer.decode_throughput_figure("d.png", panels, "t")
-    assert caught[0].axes[0].get_xlim() == pytest.approx((1.0, x_hi))
-
-
-def test_decode_throughput_panels_share_rates_and_hide_later_labels(caught) -> None:
-    panels = [
-        transformer.ThroughputPanel("a", [(1, 10.0), (8, 80.0)], 8, 4),
-        transformer.ThroughputPanel("b", [], 0, None, note="weights do not fit"),
-    ]
-    transformer.decode_throughput_figure("d.png", panels, "t")
-    fig = caught[0]
-    first, second = fig.axes
-    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
-    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
-    (note,) = second.texts
-    assert tuple(note.get_position()) == (0.5, 0.5)  # in the middle of its empty panel
-    assert fig.legends[0]._ncols == 2
-
-
-def test_capacity_ledger_stacks_each_term_in_gigabytes(caught) -> None:
+    caught.clear()  # only the next figure
     from matplotlib.colors import to_hex
 
     def led(b: int) -> MemoryLedger:
@@ -339,3 +322,12 @@ def test_capacity_ledger_stacks_each_term_in_gigabytes(caught) -> None:
     # The total (77 GB) above the capacity (60 GB) sets the top, with 8% of room.
     assert ax.get_ylim() == pytest.approx((0.0, 77.0 * 1.08))
     assert fig.legends[0]._ncols == 3
+
+
+@pytest.mark.parametrize(("wall", "x_hi"), [(64, 100.0), (80, 1000.0), (7, 100.0)])
+def test_decode_throughput_batch_axis_leaves_half_again_past_the_wall(caught, wall, x_hi):
+    """x runs to the decade above 1.5 x the largest wall or knee: 96 -> 100, 120 -> 1,000,
+    10.5 -> 100."""
+    panels = [transformer.ThroughputPanel("c", [(1, 10.0), (wall, 100.0)], wall, None)]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    assert caught[0].axes[0].get_xlim() == pytest.approx((1.0, x_hi))
