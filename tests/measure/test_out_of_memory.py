@@ -51,9 +51,6 @@ def test_a_budget_beyond_the_room_is_refused_naming_the_limit_that_fits() -> Non
     assert budget.memory_advice() == ""
     with pytest.raises(ValueError, match=r"only 0\.20 GiB of free memory left: close other"):
         budget.check_memory(Budget(10, GiB), 200 * MiB)
-
-
-def test_advice_after_a_budget_that_fitted_halves_it() -> None:
     budget.check_memory(Budget(10, GiB), 4 * GiB)  # fitted, yet an allocation failed
     assert budget.memory_advice() == "rerun with --memory-limit 0.5 (4.00 GiB of free memory left)"
 
