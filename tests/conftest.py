@@ -151,10 +151,7 @@ def start_python(*args: str, env: dict[str, str | None] | None = None, **popen: 
 
 
 def run_lecture(
-    name: str | Path,
-    *args: str,
-    python_flags: tuple[str, ...] = (),
-    **kwargs: Any,
+    name: str | Path, *args: str, python_flags: tuple[str, ...] = (), **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:
     """Run a lecture script (a Path, or the start of its name) as `run_python` does."""
     script = name if isinstance(name, Path) else lecture_path(name)

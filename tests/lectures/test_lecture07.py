@@ -21,10 +21,7 @@ def default_run() -> str:
 
 def test_prints_every_section(default_run: str) -> None:
     out = default_run
-    for heading in (
-        "1. Memory ledger",
-        "2. Critical batch of decode's weight matmuls",
-    ):
+    for heading in ("1. Memory ledger", "2. Critical batch of decode's weight matmuls"):
         assert heading in out
     assert out.count("What to observe:") >= 2
     assert "Largest batch that fits:" in out and "Decode critical batch:" in out

@@ -193,12 +193,7 @@ def test_published_requests_section(out) -> None:
 
 
 def test_sections_and_sources(out) -> None:
-    for heading in (
-        "two sets of roofs",
-        "Where the time goes",
-        "bf16 matmul on",
-        "Utilisation",
-    ):
+    for heading in ("two sets of roofs", "Where the time goes", "bf16 matmul on", "Utilisation"):
         assert heading in out
     assert "kipply" in out and "microsoft/vidur" in out
 

@@ -39,14 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import (
-    LECTURES,
-    REPO,
-    lecture_path,
-    run_lecture,
-    selected,
-    start_python,
-)
+from conftest import LECTURES, REPO, lecture_path, run_lecture, selected, start_python
 
 from common.files import results
 from common.measure import machine
@@ -489,9 +482,7 @@ def test_a_closed_pipe_ends_quietly(name: str, tmp_path: Path) -> None:
     assert (status, err) == (0, "")
 
 
-def test_a_measuring_lecture_under_head_still_saves_and_keeps_the_old_file(
-    tmp_path: Path,
-) -> None:
+def test_a_measuring_lecture_under_head_still_saves_and_keeps_the_old_file(tmp_path: Path) -> None:
     """Lecture 03 piped into head, over a results file from another machine: it exits 0
     without a word on stderr, saves its sweep, and keeps the foreign file as a backup."""
     path = tmp_path / "machine.json"

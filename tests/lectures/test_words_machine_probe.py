@@ -236,9 +236,7 @@ def test_the_machine_is_named_as_the_one_that_built_the_page(
 
 def test_ledger_and_timing_tables() -> None:
     ledger = table(page.ledger_table([ADD], 5.0))
-    assert ledger.rows == [
-        ["add", "[n]", "100.00 MFLOP", "1.20 GB", "0.0833", "1.00 GiB", "1"],
-    ]
+    assert ledger.rows == [["add", "[n]", "100.00 MFLOP", "1.20 GB", "0.0833", "1.00 GiB", "1"]]
     assert ledger.note == "(I* = 5.00 FLOP/byte: below it an operation is memory-bound)"
     group = page.timing_table([ADD, FAST], STAMP, LLC, 1)
     timing = table(group)

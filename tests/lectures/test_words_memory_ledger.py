@@ -126,10 +126,7 @@ def test_largest_batch_table_and_observations() -> None:
     # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
     # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
     group = page.largest(LARGEST, ledgers(RATE), BUDGET)
-    assert table(group).rows == [
-        ["20%", "3", "5.70", "7.20"],
-        ["0%", "4", "6.00", "7.25"],
-    ]
+    assert table(group).rows == [["20%", "3", "5.70", "7.20"], ["0%", "4", "6.00", "7.25"]]
     items = observed(group)
     assert items[0] == (
         "At 20% overhead the table's largest fitting row is batch 2, but every batch up to 3 "
@@ -255,11 +252,7 @@ def fit(budget: float, rate: float, phase: str) -> int:
 
 
 @settings(max_examples=30, deadline=None)
-@given(
-    budget=st.floats(0.5, 200.0),
-    rate=st.floats(0.0, 1.0),
-    low=st.floats(0.0, 1.0),
-)
+@given(budget=st.floats(0.5, 200.0), rate=st.floats(0.0, 1.0), low=st.floats(0.0, 1.0))
 def test_capacity_claims_hold(budget: float, rate: float, low: float) -> None:
     """Budgets of 0.5-200 GiB, overhead rates of 0-100%: each claim agrees with its table."""
     budget *= GIB

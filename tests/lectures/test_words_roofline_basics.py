@@ -641,9 +641,7 @@ def check_claims(out: str, table: dict) -> None:
 # mutmut (make mutation) runs these tests once per mutant: a few drawn tables there, 30 here
 MUTATING = "MUTANT_UNDER_TEST" in os.environ
 PROPERTY = settings(
-    max_examples=3 if MUTATING else 30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
+    max_examples=3 if MUTATING else 30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
