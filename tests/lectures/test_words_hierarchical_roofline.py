@@ -13,9 +13,10 @@ from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from present.fake_chips import table
 
 from common.formulas.hierarchy import Plateau
-from common.present.display import Group, Heading, Table
+from common.present.display import Heading
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import hierarchical_roofline as page
 
@@ -24,11 +25,6 @@ L2 = Plateau("L2", 96 * KIB, MIB, 3.6e10, 14, 2.0)
 DRAM = Plateau("DRAM", 420 * MIB, math.inf, 5e9, 4, 4.0)
 LEVELS = [("L1", 48 * KIB), ("L2", 2 * MIB)]
 SIZES = [4 * KIB, 600 * MIB]
-
-
-def table(group: Group, n: int = 0) -> Table:
-    """The n-th table in a group."""
-    return [item for item in group.items if isinstance(item, Table)][n]
 
 
 def plateaus(found, detected=(), levels=LEVELS, call_limit=None, measured=None) -> page.Plateaus:

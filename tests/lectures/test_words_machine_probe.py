@@ -11,11 +11,12 @@ from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from present.fake_chips import observed, table
 
 from common.files.calibration import SavedCalibration
 from common.files.results import Loaded
 from common.present import probe
-from common.present.display import Group, Observations, Table, Text
+from common.present.display import Group, Text
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import machine_probe as page
 from lectures.words.machine_probe import Operations, Roofs, SameFlops
@@ -36,11 +37,6 @@ CALIB = {
     "matmul_samples": 9,
 }
 LLC = 128 * MIB  # the working set is 8x it
-
-
-def table(group: Group) -> Table:
-    """The table in a group (a heading, the table, maybe a note)."""
-    return next(item for item in group.items if isinstance(item, Table))
 
 
 def row(name: str, **values: object) -> dict[str, object]:
@@ -143,11 +139,6 @@ def test_machine_facts_lines() -> None:
 
 
 STAMP = Text("(measured on a test machine)")
-
-
-def observed(group: Group) -> list[str]:
-    """The sentences of the group's What to observe list."""
-    return next(item for item in group.items if isinstance(item, Observations)).items
 
 
 def roofs(calib: dict, previous: dict | None = None, blas: object = 4, notes=()) -> Group:

@@ -14,11 +14,12 @@ from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from present.fake_chips import observed, table
 from toy_ledger import BATCHES, BUDGET, LOW, RATE, ROWS, TOY
 
 from common.formulas.ledger import Anomaly, largest_batch_that_fits, model_ledger
 from common.formulas.thresholds import Crossover, crossover
-from common.present.display import Group, Observations, Table
+from common.present.display import Group
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import memory_ledger as page
 from lectures.words.memory_ledger import Largest, Setup, Sweep
@@ -26,16 +27,6 @@ from lectures.words.memory_ledger import Largest, Setup, Sweep
 # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
 # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
 LARGEST = [Largest(RATE, 3, 5.7 * GIB, 7.2 * GIB), Largest(LOW, 4, 6.0 * GIB, 7.25 * GIB)]
-
-
-def observed(group: Group) -> list[str]:
-    """The sentences of the group's What to observe list."""
-    return next(item for item in group.items if isinstance(item, Observations)).items
-
-
-def table(group: Group) -> Table:
-    """The table in a group (a heading, the table, maybe a note)."""
-    return next(item for item in group.items if isinstance(item, Table))
 
 
 def ledgers(rate: float, phase: str = "prefill") -> dict[int, object]:

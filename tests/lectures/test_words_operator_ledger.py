@@ -15,6 +15,7 @@ from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from present.fake_chips import prose
 from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture
 from test_lecture05 import section, table_rows
 
@@ -22,25 +23,9 @@ from common import hw_specs
 from common.files import results
 from common.formulas.thresholds import Crossover
 from common.hw_specs import Figure as Fig
-from common.present.display import Figure, Group, Observations, Table
+from common.present.display import Group, Observations, Table
 from lectures.words import operator_ledger as page
 from lectures.words.operator_ledger import Ledger, Machines, Op, Roof, Rooflines, Sweep
-
-
-def prose(obj: object) -> str:
-    """Every text, caption, observation and table row ('a | b | c') of a display object."""
-    parts: list[str] = []
-    for item in obj.items if isinstance(obj, Group) else [obj]:
-        if isinstance(item, Table):
-            parts += [" | ".join(map(str, row)) for row in [item.headers, *item.rows]]
-        elif isinstance(item, Figure):
-            parts.append(item.caption)
-        elif isinstance(item, Observations):
-            parts += item.items
-        elif item is not None:
-            parts.append(str(item))
-    return " ".join(" ".join(parts).split())
-
 
 OLD = Roof("Old", "bf16", 100e12, 1e12, 100.0)
 NEW = Roof("New", "bf16", 300e12, 2e12, 150.0)
