@@ -15,7 +15,7 @@ from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from present.fake_chips import prose
+from present.fake_chips import observed, prose
 from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture
 from test_lecture05 import section, table_rows
 
@@ -23,7 +23,7 @@ from common import hw_specs
 from common.files import results
 from common.formulas.thresholds import Crossover
 from common.hw_specs import Figure as Fig
-from common.present.display import Group, Observations, Table
+from common.present.display import Table
 from lectures.words import operator_ledger as page
 from lectures.words.operator_ledger import Ledger, Machines, Op, Roof, Rooflines, Sweep
 
@@ -350,10 +350,6 @@ def test_records_are_frozen_and_an_op_defaults_to_no_speedup() -> None:
     assert Op("x", 1.0, 1.0, 1.0, "memory", 1.0).speedups == (1.0, 1.0)
 
 
-def observations(group: Group) -> list[str]:
-    return next(i for i in group.items if isinstance(i, Observations)).items
-
-
 def test_headings_headers_and_the_order_of_the_observations() -> None:
     machines = page.machines(Machines((OLD, NEW, NEW8), HERE))
     assert (
@@ -369,7 +365,7 @@ def test_headings_headers_and_the_order_of_the_observations() -> None:
         "Attention: S and P in memory vs ideal minimum traffic"
     )
     assert att.items[1].headers == ["", "naive (S, P in memory)", "ideal minimum traffic", "change"]
-    assert observations(att)[2] == (
+    assert observed(att)[2] == (
         "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
         "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, so they "
         "move more bytes than this, and their speed must be measured."
@@ -378,12 +374,10 @@ def test_headings_headers_and_the_order_of_the_observations() -> None:
     assert fast.items[1].headers == ["operator", "I/I*", "2x compute", "2x bandwidth"]
     # two memory-bound records that buy 1.00x and 1.25x: the sentence quotes the larger
     odd = Op("odd", 1e9, 1e9, 1.0, "memory", 1e-3, (1.25, 2.0))
-    assert (
-        "twice the compute buys 1.25x" in observations(page.speedups(Ledger(R, 2, (ADD, odd))))[0]
-    )
+    assert "twice the compute buys 1.25x" in observed(page.speedups(Ledger(R, 2, (ADD, odd))))[0]
     group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
     assert str(group.items[2]).splitlines()[1] == "ridge point: I* = 100.0 FLOP/B"
-    said = observations(group)
+    said = observed(group)
     assert said[0].endswith(
         "Small-batch decode is memory-bound, so quantizing the weights helps by moving fewer "
         "bytes, not by faster math."
@@ -404,13 +398,13 @@ def test_fixed_lines_of_the_ledger_attention_and_sweep() -> None:
     assert "The time bound rises from 1.500 ms to 2.000 ms" in said
     group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
     assert group.items[1].headers == ["M", "F", "D", "I (FLOP/B)", "bound"]
-    assert observations(group)[1] == (
+    assert observed(group)[1] == (
         "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3. "
         "Below it the weights' bandwidth sets the time, above it the arithmetic does."
     )
     # ridge 2: M = 1 (I = 1) memory-bound, M = 2 (I = 50) compute-bound
     low = Roof("Chip", "bf16", 2e12, 1e12, 2.0)
-    decode = observations(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
+    decode = observed(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
     assert "Small-batch decode is memory-bound" in decode[0]
 
 

@@ -19,6 +19,7 @@ import pytest
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from present.fake_chips import prose
 from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture
 
 from common.present.display import Group, Observations, PngResult, Preformatted, Table
@@ -510,10 +511,6 @@ def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
 
 
 # --- The lecture, in this process, with the shipped table and with edits -----
-def prose(s: str) -> str:
-    return " ".join(s.split())
-
-
 def lecture(table: dict | None = None, *argv: str) -> str:
     with patched_hardware(table or SHIPPED):
         return prose(run_lecture("02", *argv))
