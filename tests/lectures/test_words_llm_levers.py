@@ -14,7 +14,7 @@ from conftest import assert_frozen
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import SHIPPED, llm_runs, patched_hardware, run_lecture, run_llm, scale_chip
-from test_words_llm_speed import check_claims, said
+from test_words_llm_speed import check_claims
 
 from common.formulas.transformer import DTypes
 from common.tables.models import LLAMA_3_8B
@@ -226,7 +226,7 @@ def test_records_are_frozen() -> None:
 def test_a_short_context_gains_prefill_from_int4() -> None:
     """--context 128 once printed 'Unchanged: prefill (x2.32 from int4), because its matmuls
     are compute-bound'."""
-    text = said(run_lecture("08", "--context", "128"))
+    text = prose(run_lecture("08", "--context", "128"))
     # 128 tokens: a weight matmul does 2 x 128 FLOP per weight read, 2 x 128 / 2 = 128 FLOP/B
     # with bf16 weights, below the ridge of 295: memory-bound, so int4 weights help
     assert "Prefill gets x2.32 faster with int4 weights. None of the 8 weight matmuls are" in text
@@ -237,7 +237,7 @@ def test_a_slower_a100_80gb_says_slower() -> None:
     """Lecture 08 compares the two A100s (the H100 and H200 are the h200-vs-h100 exercise)."""
     table = dict(SHIPPED, **{"a100-80gb": scale_chip(SHIPPED["a100-80gb"], {"mem_bw": 0.5})})
     with patched_hardware(table):
-        text = said(run_lecture("08"))
+        text = prose(run_lecture("08"))
     # 2,039 / 2 = 1,019.5 GB/s against 1,555: x1.53 less; decode at batch 1 follows bandwidth
     assert (
         "A100 80GB SXM has the same compute and x1.53 less bandwidth: decode at batch 1 gets "
@@ -251,20 +251,20 @@ def test_a_far_faster_a100_is_not_said_as_x0_00() -> None:
     table = dict(SHIPPED, a100=scale_chip(SHIPPED["a100"], {"peak bf16": 13.0}))
     table["a100-80gb"] = scale_chip(SHIPPED["a100-80gb"], {"peak bf16": 0.0625})
     with patched_hardware(table):
-        text = said(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
+        text = prose(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
     # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: x208.00 less; 2,039 / 1,555
     assert "Against A100 40GB SXM, A100 80GB SXM has x208.00 less compute and x1.31 more" in text
     check_claims(text)
 
 
 def test_kv_heads_of_the_shipped_models() -> None:
-    text = said(run_lecture("08"))
+    text = prose(run_lecture("08"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
     assert "Against H100 SXM, H200" not in text  # the h200-vs-h100 exercise's comparison
-    text = said(run_lecture("08", "--model", "llama-3-70b"))
+    text = prose(run_lecture("08", "--model", "llama-3-70b"))
     assert "64 KV heads store x8.00 the KV cache of 8, for the same 64 query heads." in text
     # Llama 2 7B has full multi-head attention: its twin has 8 KV heads (group size 4)
-    text = said(run_lecture("08", "--model", "llama-2-7b"))
+    text = prose(run_lecture("08", "--model", "llama-2-7b"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
 
 
@@ -272,7 +272,7 @@ def test_kv_heads_of_the_shipped_models() -> None:
 @given(llm_runs())
 def test_any_table_model_and_flags(run_: tuple) -> None:
     """Lecture 08 on a drawn table, model and flags: it runs, and every claim holds."""
-    text = said(run_llm("08", *run_))
+    text = prose(run_llm("08", *run_))
     check_claims(text)
     m = re.search(r"decode step gets (x([\d.]+) faster|no faster)", text)
     assert m, "the decode step's speed-up is said"
@@ -282,7 +282,7 @@ def test_any_table_model_and_flags(run_: tuple) -> None:
 
 def test_walls_at_the_search_bound_say_so() -> None:
     """Lecture 08 at context 1 on B300: every weight precision reaches the search's bound."""
-    text = said(
+    text = prose(
         run_lecture(
             "08", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
         )
