@@ -9,6 +9,7 @@ records every JavaScript error and every request that leaves 127.0.0.1.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import http.server
 import importlib.util
@@ -118,24 +119,39 @@ def run_python(
     cwd: Path | None = None,
     timeout: float = 120,
     text: bool = True,
+    check: bool = False,
     **popen: Any,
 ) -> subprocess.CompletedProcess:
-    """``python ARGS`` with the test's interpreter, finished, its output captured. The
-    environment is the test's with `env` (a None value unsets), less $ROOFLINE_TRACEBACK and
-    $ROOFLINE_HTML unless `env` sets them: a child run by a test is a terminal run."""
-    full = {**os.environ, "ROOFLINE_TRACEBACK": None, "ROOFLINE_HTML": None, **(env or {})}
-    return subprocess.run(
+    """``python ARGS`` with the test's interpreter, finished, its output captured (with
+    `check`, asserted to exit 0). The environment is the test's with `env` (a None value
+    unsets), less $ROOFLINE_TRACEBACK and $ROOFLINE_HTML unless `env` sets them: a child run
+    by a test is a terminal run."""
+    proc = subprocess.run(
         [sys.executable, *args], capture_output=True, text=text, cwd=cwd or REPO,
-        env={k: v for k, v in full.items() if v is not None}, timeout=timeout, check=False,
-        **popen,
+        env=child_env(env), timeout=timeout, check=False, **popen,
     )  # fmt: skip
+    assert proc.returncode == 0 or not check, proc.stderr
+    return proc
+
+
+def child_env(env: dict[str, str | None] | None = None) -> dict[str, str]:
+    """The test's environment with `env` (a None value unsets), less $ROOFLINE_TRACEBACK and
+    $ROOFLINE_HTML unless `env` sets them."""
+    full = {**os.environ, "ROOFLINE_TRACEBACK": None, "ROOFLINE_HTML": None, **(env or {})}
+    return {k: v for k, v in full.items() if v is not None}
+
+
+def start_python(*args: str, env: dict[str, str | None] | None = None, **popen: Any) -> Any:
+    """``python ARGS`` started (a Popen) with stdout and stderr piped, the environment of
+    `run_python`, and every stop signal at its default in the child."""
+    popen = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **popen}
+    return subprocess.Popen(
+        [sys.executable, *args], env=child_env(env), preexec_fn=default_signals, **popen
+    )
 
 
 def run_lecture(
-    name: str | Path,
-    *args: str,
-    python_flags: tuple[str, ...] = (),
-    **kwargs: Any,
+    name: str | Path, *args: str, python_flags: tuple[str, ...] = (), **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:
     """Run a lecture script (a Path, or the start of its name) as `run_python` does."""
     script = name if isinstance(name, Path) else lecture_path(name)
@@ -156,8 +172,7 @@ def demo_script(folder: Path, body: str) -> Path:
 
 def quiet_run(name: str, *args: str) -> str:
     """A lecture run that must succeed quietly (status 0, nothing on stderr): its stdout."""
-    proc = run_lecture(name, *args)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(name, *args, check=True)
     assert proc.stderr == ""
     return proc.stdout
 
@@ -171,10 +186,16 @@ def quick_measuring_run(tmp: Path, name: str, timeout: float) -> dict[str, Any]:
     results_path, outdir = tmp / "results" / "machine.json", tmp / "figures"
     proc = run_lecture(
         name, "--quick", "--png", "--outdir", str(outdir), "--results", str(results_path),
-        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")}, timeout=timeout,
+        env={"ROOFLINE_RESULTS": str(tmp / "elsewhere.json")}, timeout=timeout, check=True,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
     return {"proc": proc, "out": proc.stdout, "results": results_path, "outdir": outdir, "tmp": tmp}
+
+
+def assert_frozen(*records: object) -> None:
+    """Each record refuses a new value for its first field: a frozen dataclass."""
+    for record in records:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, dataclasses.fields(record)[0].name, None)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -220,9 +241,7 @@ def caught(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return capture_figures(monkeypatch, write=False)
 
 
-# ---------------------------------------------------------------------------
-# Browser fixtures (tests/docs)
-# ---------------------------------------------------------------------------
+# --- Browser fixtures (tests/docs) -------------------------------------------
 CHROMIUM = Path("/usr/bin/chromium")
 LOCAL_HOSTS = {"127.0.0.1"}
 TIMEOUT_MS = 30_000

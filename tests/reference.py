@@ -29,9 +29,7 @@ ART_4_3 = "article, section 4.3 (memory ledger and batch sweep)"
 SCRIPT_DEMO = "CS349E lecture 1, 02_roofline_basics.py, demo {}"
 BOOK_ROOFLINE = "How to Scale Your Model, ch. 'All About Rooflines'"
 
-# ---------------------------------------------------------------------------
-# Hardware, as each datasheet states it (dense peaks; links one way)
-# ---------------------------------------------------------------------------
+# --- Hardware, as each datasheet states it (dense peaks; links one way) ------
 # chip key: {figure label: (value, unit, estimate)}. Labels are Chip.figures()'s.
 # A100 SXM4 40GB datasheet: BF16 312 TFLOPS, INT8 624 TOPS (dense), 40GB HBM2 at
 #   1,555 GB/s, NVLink 600 GB/s (both directions: 300 GB/s one way).
@@ -148,9 +146,7 @@ A100_TO_H100_BW = "x2.15"  # ART 3.2 (and the article's roofline_model.py commen
 A100_TO_H100_BF16 = "x3.17"  # ART 3.2
 H100_FP8_OVER_A100_BF16 = "6.3x"  # ART 3.2
 
-# ---------------------------------------------------------------------------
-# Critical batches, D = F = 8192 (SCRIPT demos 2, 3; BOOK)
-# ---------------------------------------------------------------------------
+# --- Critical batches, D = F = 8192 (SCRIPT demos 2, 3; BOOK) ----------------
 CRIT_H100_BF16 = 319  # SCRIPT demo 2, bytes (x, w, out) = (2, 2, 2)
 CRIT_H100_FP8 = 332  # SCRIPT demo 2, (1, 1, 2)
 CRIT_B300_NVFP4 = 747  # SCRIPT demo 2, (0.5625, 0.5625, 2), "about 750"
@@ -178,9 +174,7 @@ SM_REGISTER_FILE_BYTES = 256 * 1024  # SCRIPT demo 5; H100 whitepaper: 64K 32-bi
 # Decode attention intensity with 32 query heads, d_head 128 (SCRIPT demo 3).
 DECODE_ATTENTION_INTENSITY = {32: 1, 8: 4, 1: 32}
 
-# ---------------------------------------------------------------------------
-# The article's operator ledger (ART 3.3, 3.4), bf16, A100
-# ---------------------------------------------------------------------------
+# --- The article's operator ledger (ART 3.3, 3.4), bf16, A100 ----------------
 ADD_I, ADD_RATIO = "0.17", "0.001"  # n = 16,000,000: F = n, D = 6n
 LAYERNORM_I, LAYERNORM_RATIO = "1.50", "0.007"  # [4096, 3072]: F = 6nd, D = 4nd
 SOFTMAX_FUSED_I = "1.25"  # [4096, 4096]: F = 5nd, D = 4nd
@@ -207,9 +201,7 @@ GEMM_I_128, GEMM_I_256 = "120.47", "227.56"
 RIDGE_A100_EDITED = "1272.7"  # peak 1979e12 / 1555e9
 GEMM_CROSSOVER_EDITED = (1024, 4096)
 
-# ---------------------------------------------------------------------------
-# The capacity ledger (ART 3.5, 4.3): 7B, fp16, 32 layers, d_kv 4096, S = 4096
-# ---------------------------------------------------------------------------
+# --- The capacity ledger (ART 3.5, 4.3): 7B, fp16, 32 layers, d_kv 4096, S = 4096 ---
 WEIGHTS_GIB = "13.0"
 KV_PER_TOKEN_KIB = 512
 KV_PER_SEQUENCE_GIB = "2.00"
@@ -239,9 +231,7 @@ EXAMPLE_BANDWIDTH = 71.8e9
 EXAMPLE_MATMUL = 2003e9
 EXAMPLE_SWEEP_CROSSING = (32, 64)  # ART 4.3: "between B = 32 and 64"
 
-# ---------------------------------------------------------------------------
-# Models (HF config.json; exact parameter counts of the released checkpoints)
-# ---------------------------------------------------------------------------
+# --- Models (HF config.json; exact parameter counts of the released checkpoints) ---
 # key: layers, hidden, heads, KV heads, head dim, intermediate, gated, vocab, tied,
 #      max_position_embeddings, published size (HF hub's safetensors figure)
 MODEL_CONFIGS = {

@@ -29,8 +29,8 @@ import math
 import runpy
 import sys
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 
+from conftest import lecture_path
 from hypothesis import strategies as st
 
 from common import hw_specs
@@ -40,7 +40,6 @@ from common.tables import models as model_table
 from common.tables.models import Model
 from common.tables.validate import PLAUSIBLE_RANGES
 
-REPO = Path(__file__).resolve().parents[1]
 FACTORS = st.floats(min_value=0.01, max_value=100.0, allow_nan=False, allow_infinity=False)
 FACTORS = FACTORS | st.sampled_from([0.01, 100.0])  # the ends of the range, drawn often
 SHIPPED: dict[str, Chip] = dict(hw_specs.CHIPS)
@@ -192,15 +191,16 @@ def models(draw: st.DrawFn) -> Model:
 
 
 @contextlib.contextmanager
-def patched_models(*extra: Model) -> Iterator[None]:
-    """Add `extra` models to ``common.tables.models.MODELS`` (by key) inside the block."""
-    saved = dict(model_table.MODELS)
+def patched_models(*extra: Model, table: dict[str, Model] = model_table.MODELS) -> Iterator[None]:
+    """Add `extra` models to ``common.tables.models.MODELS`` (or `table`, such as
+    ``MOE_MODELS``), by key, inside the block."""
+    saved = dict(table)
     try:
-        model_table.MODELS.update({m.key: m for m in extra})
+        table.update({m.key: m for m in extra})
         yield
     finally:
-        model_table.MODELS.clear()
-        model_table.MODELS.update(saved)
+        table.clear()
+        table.update(saved)
 
 
 STORAGE = ("bf16", "fp16", "fp8", "int8", "int4", "nvfp4")  # --weights and --kv
@@ -233,21 +233,13 @@ def run_llm(lecture: str, table: Mapping[str, Chip], model: Model, argv: list[st
         return run_lecture(lecture, *argv)
 
 
-def lecture_file(name: str) -> Path:
-    """``lectures/NN_*.py`` for a number ('06') or a full stem ('06_llm_speed')."""
-    found = sorted((REPO / "lectures").glob(f"{name}*.py"))
-    if len(found) != 1:
-        raise LookupError(f"no single lecture matches {name!r}: {found}")
-    return found[0]
-
-
 def run_lecture(name: str, *argv: str) -> str:
     """Run a lecture in this process with `argv` and return its standard output.
 
     A lecture that stops with a non-zero exit raises AssertionError with its output, so
     a property test reports the drawn table that broke it.
     """
-    path = lecture_file(name)
+    path = lecture_path(name)
     out, err = io.StringIO(), io.StringIO()
     saved_argv = sys.argv
     sys.argv = [str(path), *argv]
@@ -264,16 +256,9 @@ def run_lecture(name: str, *argv: str) -> str:
     return out.getvalue()
 
 
-@contextlib.contextmanager
-def patched_moe_models(*extra: Model) -> Iterator[None]:
-    """Add `extra` mixtures to ``common.tables.models.MOE_MODELS`` (by key) inside the block."""
-    saved = dict(model_table.MOE_MODELS)
-    try:
-        model_table.MOE_MODELS.update({m.key: m for m in extra})
-        yield
-    finally:
-        model_table.MOE_MODELS.clear()
-        model_table.MOE_MODELS.update(saved)
+def patched_moe_models(*extra: Model) -> contextlib.AbstractContextManager[None]:
+    """Add `extra` mixtures to ``common.tables.models.MOE_MODELS`` inside the block."""
+    return patched_models(*extra, table=model_table.MOE_MODELS)
 
 
 @st.composite

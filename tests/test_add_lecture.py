@@ -11,14 +11,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import REPO, run_python
 
-REPO = Path(__file__).resolve().parents[1]
 SKIP = shutil.ignore_patterns("__pycache__", "_build", "auto_lectures", "gen_modules", "*.pyc")
 
 SCRIPT = '''\
@@ -102,10 +100,9 @@ print(json.dumps({
 """
 
 
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOFLINE_")}
-    env.pop("PYTHONPATH", None)
-    return env
+def clean_env() -> dict[str, None]:
+    """For run_python: the test's environment less $PYTHONPATH and every $ROOFLINE_ name."""
+    return {k: None for k in os.environ if k.startswith("ROOFLINE_") or k == "PYTHONPATH"}
 
 
 @pytest.fixture(scope="module")
@@ -122,15 +119,7 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_site_and_the_budget_find_the_new_lecture(copy: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(PROBE)],
-        cwd=copy,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = run_python("-c", textwrap.dedent(PROBE), cwd=copy, env=clean_env())
     assert proc.returncode == 0, proc.stderr[-2000:]
     found = json.loads(proc.stdout.splitlines()[-1])
     assert found["gallery"] and found["opening_ignored"]
@@ -141,25 +130,11 @@ def test_the_site_and_the_budget_find_the_new_lecture(copy: Path) -> None:
 
 
 def test_the_layout_and_its_own_tests_run_the_new_lecture(copy: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests/test_layout.py::test_formula_lectures_run_on_bare_python_from_elsewhere",
-            "tests/lectures/test_lecture99.py",
-            "-k",
-            "99_throwaway or test_it_prints_the_ridge",
-        ],
-        cwd=copy,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    proc = run_python(
+        "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        "tests/test_layout.py::test_formula_lectures_run_on_bare_python_from_elsewhere",
+        "tests/lectures/test_lecture99.py", "-k", "99_throwaway or test_it_prints_the_ridge",
+        cwd=copy, env=clean_env(), timeout=300,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "2 passed" in proc.stdout  # the bare-python run and the lecture's own test

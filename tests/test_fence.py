@@ -47,11 +47,6 @@ def test_the_course_never_names_the_panel(path: Path) -> None:
     assert not {m for m in imports if m.split(".")[0] in ("docs", "runner", "rl_harness")}
 
 
-def test_the_adapter_lives_under_docs() -> None:
-    assert not (REPO / "common" / "present" / "live.py").exists()
-    assert (REPO / "docs" / "_static" / "runner" / "live.py").is_file()
-
-
 def figure_functions() -> list[tuple[str, object]]:
     """Every public function of common.plots whose first argument is the PNG's path."""
     import importlib
@@ -78,6 +73,8 @@ def test_every_figure_function_routes_through_the_sink() -> None:
     assert len(functions) >= 10  # roofline, article, hierarchy, attention, ... figures
     unrouted = [name for name, fn in functions if not hasattr(fn, "__wrapped__")]
     assert unrouted == [], "decorate with common.plots.style.figure"
+    assert not (REPO / "common" / "present" / "live.py").exists()
+    assert (REPO / "docs" / "_static" / "runner" / "live.py").is_file()
 
 
 def test_a_diverted_figure_hands_its_arguments_and_draws_nothing(tmp_path: Path) -> None:

@@ -14,9 +14,8 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import run_python
+from conftest import REPO, run_python
 
-REPO = Path(__file__).resolve().parents[1]
 COMMON = REPO / "common"
 PURE_PACKAGES = ("common.tables", "common.formulas")
 PURE_MODULES = ("common.hw_specs",)
@@ -235,8 +234,7 @@ def test_bare_python_runs_beside_a_results_file(tmp_path: Path) -> None:
     saved.write_text(json.dumps(doc), encoding="utf-8")
     env = {"PYTHONPATH": None, "ROOFLINE_RESULTS": str(saved)}
     for args in ([str(REPO / "lectures" / lecture)] for lecture in bare_lectures()):
-        proc = run_python("-S", *args, cwd=tmp_path, env=env, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+        proc = run_python("-S", *args, cwd=tmp_path, env=env, timeout=60, check=True)
     proc = run_python("-S", "-m", "common.exercises", "decode-context", env=env, timeout=60)
     assert proc.returncode == 0 and "example laptop" in proc.stdout, proc.stderr
 

@@ -9,15 +9,13 @@ parses in milliseconds without a Sphinx build.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
-from conftest import load_extension
+from conftest import REPO, load_extension
 from docutils import nodes
 from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, directives, roles
 
-REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 EXT = DOCS / "_ext"
 

@@ -19,12 +19,10 @@ import os
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
-from conftest import LOCAL_HOSTS, TIMEOUT_MS, launch_chromium
+from conftest import LOCAL_HOSTS, REPO, TIMEOUT_MS, launch_chromium
 
-REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 #: ROOFLINE_SCREENSHOTS=1 saves every page's full-size screenshot in every view under

@@ -12,12 +12,11 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import load_extension
+from conftest import REPO, load_extension
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from strategies import SHIPPED, hardware_tables, patched_hardware, scale_chip
 
-REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "docs" / "overview.rst", REPO / "docs" / "exercises.rst"]
 PAGES += sorted((REPO / "docs" / "concepts").glob("*.rst"))
 ROLE = re.compile(r":computed:`((?:[^`\\]|\\.)+)`")

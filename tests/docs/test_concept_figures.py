@@ -30,9 +30,6 @@ def test_points_sit_on_the_roof_min_of_peak_and_i_beta() -> None:
         _Chip(), "bf16", [("slope", 20, 10), ("ridge", 100, 10), ("roof", 500, 10)]
     )
     assert points == [("slope", 2.0, 20.0), ("ridge", 10.0, 100.0), ("roof", 50.0, 100.0)]
-
-
-def test_chip_roofs_label_each_chip_with_its_precision() -> None:
     assert concept_figures.chip_roofs([_Chip()], "bf16") == [("Toy, bf16", 100.0, 10.0)]
 
 

@@ -46,9 +46,7 @@ def _leftover_temp_files(folder: Path) -> list[Path]:
     return [p for p in folder.iterdir() if p.name.endswith(".tmp")]
 
 
-# ---------------------------------------------------------------------------
-# Schema
-# ---------------------------------------------------------------------------
+# --- Schema ------------------------------------------------------------------
 def test_saved_document_schema(results_file: Path, this_machine: dict) -> None:
     saved = results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
     assert saved == results_file and results_file.exists()
@@ -88,9 +86,7 @@ def test_save_section_keeps_other_sections(results_file: Path, this_machine: dic
     assert doc["created"] == first["created"]
 
 
-# ---------------------------------------------------------------------------
-# Atomic replacement
-# ---------------------------------------------------------------------------
+# --- Atomic replacement ------------------------------------------------------
 def _write_old_file(results_file: Path, this_machine: dict) -> bytes:
     results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
     return results_file.read_bytes()
@@ -134,9 +130,7 @@ def test_failed_rename_keeps_the_old_file(
     assert _leftover_temp_files(results_file.parent) == []
 
 
-# ---------------------------------------------------------------------------
-# Bad files: Loaded(None, one-line reason), and callers fall back
-# ---------------------------------------------------------------------------
+# --- Bad files: Loaded(None, one-line reason), and callers fall back ---------
 def _make_bad_file(kind: str, path: Path, this_machine: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "missing":
@@ -228,8 +222,7 @@ def test_load_or_calibrate_uses_a_good_file(
 def test_lecture_01_reads_a_corrupt_file_and_replaces_it(tmp_path: Path) -> None:
     path = tmp_path / "machine.json"
     path.write_text("{ this is not json", encoding="utf-8")
-    proc = run_lecture("01", "--quick", "--results", str(path), timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("01", "--quick", "--results", str(path), timeout=120, check=True)
     assert proc.stderr == ""
     assert "Traceback" not in proc.stdout
     first = proc.stdout.splitlines()[0]
@@ -240,9 +233,7 @@ def test_lecture_01_reads_a_corrupt_file_and_replaces_it(tmp_path: Path) -> None
     assert _leftover_temp_files(tmp_path) == []
 
 
-# ---------------------------------------------------------------------------
-# Corrupt in odd ways: one-line reason, never an exception (issues 3, 11, 13)
-# ---------------------------------------------------------------------------
+# --- Corrupt in odd ways: one-line reason, never an exception (issues 3, 11, 13) ---
 def _doc_text(this_machine: dict, **probe: object) -> str:
     doc = results.new_document(this_machine)
     doc["probe"] = {"calibration": dict(FAKE_CALIBRATION, **probe), "operations": []}
@@ -346,9 +337,7 @@ def test_a_name_too_long_is_an_unreadable_file(tmp_path: Path) -> None:
     assert loaded.data is None and loaded.reason.startswith("cannot read results file")
 
 
-# ---------------------------------------------------------------------------
-# Saving keeps everything (issue 15) and follows symlinks
-# ---------------------------------------------------------------------------
+# --- Saving keeps everything (issue 15) and follows symlinks -----------------
 @pytest.mark.parametrize("kind", ["other machine", "other version", "corrupt", "not an object"])
 def test_an_unusable_file_is_kept_beside_the_new_one(
     kind: str, results_file: Path, this_machine: dict, capsys: pytest.CaptureFixture[str]
@@ -431,9 +420,7 @@ def test_load_or_calibrate(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-# ---------------------------------------------------------------------------
-# Malformed content anywhere, a held lock, a signal inside mkstemp
-# ---------------------------------------------------------------------------
+# --- Malformed content anywhere, a held lock, a signal inside mkstemp --------
 GOOD_CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.6e11}
 
 

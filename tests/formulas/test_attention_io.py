@@ -21,9 +21,7 @@ from common.formulas.ledger import attention_counts
 BF16, FP32 = 2, 4
 
 
-# ---------------------------------------------------------------------------
-# An independent model: the schedule's loops simulated block by block
-# ---------------------------------------------------------------------------
+# --- An independent model: the schedule's loops simulated block by block -----
 def simulated_traffic(n: int, d: int, br: int, bc: int, b: float) -> float:
     """Bytes FlashAttention-2's loops read and write, one block at a time.
 
@@ -122,9 +120,7 @@ def test_chip_blocks_at_the_article_size() -> None:
     assert io.tiled_traffic(4096, 128, 99, 99, BF16) == 2 * 2 * 4096 * 128 * 43
 
 
-# ---------------------------------------------------------------------------
-# Limits
-# ---------------------------------------------------------------------------
+# --- Limits ------------------------------------------------------------------
 def test_the_article_reference_values() -> None:
     flops, naive = attention_counts(4096, 128, BF16)
     ideal = attention_counts(4096, 128, BF16, materialized=False)[1]
@@ -181,6 +177,9 @@ def test_smallest_memory_for_an_intensity_is_exact() -> None:
     for memory, reaches in ((m, True), (m - 1, False)):
         br, bc = brute_force_blocks_fast(8192, 128, memory, BF16)
         assert (flops / simulated_traffic(8192, 128, br, bc, BF16) >= ridge) is reaches
+    assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
+    # Reachable at the very smallest footprint: that footprint is the answer.
+    assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
 
 
 def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, int]:
@@ -192,21 +191,13 @@ def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, in
     return br, min(br, d)
 
 
-def test_an_unreachable_intensity_gives_none() -> None:
-    assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
-    # Reachable at the very smallest footprint: that footprint is the answer.
-    assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
-
-
 def test_intensity_is_about_br_in_bf16() -> None:
     # 4 N^2 d / (2 b N d (1 + T_r)) -> 2 Br / b = Br when Br divides N.
     i = io.tiled_intensity(8192, 128, io.on_chip_bytes(128, 128, 128, BF16), BF16)
     assert 0.95 * 128 < i < 1.05 * 128
 
 
-# ---------------------------------------------------------------------------
-# An on-chip memory (a hardware-table figure) too small for any schedule: one line
-# ---------------------------------------------------------------------------
+# --- An on-chip memory (a hardware-table figure) too small for any schedule: one line ---
 @pytest.mark.parametrize(
     ("call", "match"),
     [
@@ -220,9 +211,7 @@ def test_bad_input_is_a_one_line_value_error(call: object, match: str) -> None:
     assert "\n" not in str(info.value)
 
 
-# ---------------------------------------------------------------------------
-# The hardware table's on-chip memories and the two exercises
-# ---------------------------------------------------------------------------
+# --- The hardware table's on-chip memories and the two exercises -------------
 def test_shared_memory_per_sm_figures() -> None:
     assert hw_specs.A100.smem_per_sm == 164 * 1024
     assert hw_specs.H100.smem_per_sm == 228 * 1024
@@ -264,3 +253,26 @@ def test_resident_footprint_at_four_bytes_and_bf16_by_default() -> None:
     # the default element is bf16 (2 bytes): the same schedule as elem_bytes=2
     assert io.tiled_intensity(1024, 64, 64 * 1024) == io.tiled_intensity(1024, 64, 64 * 1024, 2)
     assert io.tiled_intensity(1024, 64, 64 * 1024) != io.tiled_intensity(1024, 64, 64 * 1024, 3)
+    # D = b N d (2 + 2 R), R = ceil(64 / 16) = 4: 2 x 64 x 8 x 10 bytes
+    assert io.tiled_traffic(64, 8, 16, 16) == 10240
+    # all of K and V on chip (R = 1): D = b N d (2 + 2) = 2 x 64 x 8 x 4 bytes
+    assert io.tiled_counts(64, 8, 10**6)[1] == 4096
+
+
+def test_sizes_at_their_limits_are_kept() -> None:
+    # U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br at Br = 1, Bc = 2^32, d = 1, b = 1
+    assert io.on_chip_bytes(1, 2**32, 1, 1) == 1 + 2 * 2**32 + 4 * 2**32 + 4 + 8
+    assert io.tiled_traffic(8, 2**16, 8, 8, 8) == 8 * 8 * 2**16 * (2 + 2)  # R = 1
+
+
+def test_the_smallest_on_chip_memory_in_fp32_matches_a_brute_force_loop() -> None:
+    n, d, b = 64, 8, 4
+    least = 4 * 8 + 2 * 4 * 8 + 4 + 4 * 8 + 8  # U(1, 1): one row of each block, 140 B
+    whole = 4 * 8 + 2 * 4 * 8 * 64 + 4 * 64 + 4 * 8 + 8  # U(1, N): K and V read once, 4,424 B
+    first: dict[float, int] = {}  # each intensity the schedule reaches, at its smallest M_sm
+    for m in range(least, whole + 1):
+        first.setdefault(io.tiled_intensity(n, d, m, b), m)
+    assert len(first) > 10
+    for target, m in first.items():
+        assert io.smallest_on_chip_for(n, d, target, b) == m
+    assert io.smallest_on_chip_for(n, d, 1.01 * max(first), b) is None

@@ -60,20 +60,10 @@ def test_dense_twin_of_mixtral() -> None:
     # the twin is the active count less the router: 32 layers x 8 experts x 4096
     assert parameter_count(twin) == active_parameter_count(MIXTRAL_8X7B) - 32 * 8 * 4096
     assert dense_twin(LLAMA_3_8B) is LLAMA_3_8B
-
-
-def test_an_ungated_expert_idles_two_matrices() -> None:
     # up and down only: 32 layers x (8 - 2) idle experts x 2 x 4096 x 14336
     plain = dataclasses.replace(MIXTRAL_8X7B, gated_mlp=False)
     idle = 32 * 6 * 2 * 4096 * 14336
     assert parameter_count(plain) - active_parameter_count(plain) == idle
-
-
-def test_one_token_through_fp8_experts_by_hand() -> None:
-    # one token meets its k = 2 experts: 2 x 2 x d f FLOP over 2 d f fp8 weight bytes plus
-    # 2 x (d + f) bf16 activations in and out, at d = 4096, f = 14336
-    got = expert_intensity(MIXTRAL_8X7B, 1, DTypes(weights="fp8"))
-    assert got == pytest.approx(234_881_024 / (117_440_512 + 73_728))
 
 
 def test_fp8_experts_reach_a_ridge_that_2_byte_outputs_would_not() -> None:
@@ -84,6 +74,10 @@ def test_fp8_experts_reach_a_ridge_that_2_byte_outputs_would_not() -> None:
     assert n is not None
     at = [expert_intensity(MIXTRAL_8X7B, b, fp8) for b in (n - 1, n)]
     assert at[0] < 5000.0 <= at[1]
+    # one token meets its k = 2 experts: 2 x 2 x d f FLOP over 2 d f fp8 weight bytes plus
+    # 2 x (d + f) bf16 activations in and out, at d = 4096, f = 14336
+    got = expert_intensity(MIXTRAL_8X7B, 1, DTypes(weights="fp8"))
+    assert got == pytest.approx(234_881_024 / (117_440_512 + 73_728))
 
 
 @pytest.mark.parametrize("n", [1, 7, 64, 1000])
@@ -104,6 +98,9 @@ def test_expert_matmuls_by_hand() -> None:
         assert (ops["router"].kind, ops["router"].flops) == ("matmul", 2 * 3 * 4096 * 8)
         silu = ops["expert SiLU x up"]
         assert (silu.kind, silu.act_bytes) == ("elementwise", 3 * 6 * 14336 * a)
+    # DeepSeek-V3's shared expert, d_ff 2048, on all 3 tokens: 2 x 3 x 7168 x 2048 FLOP
+    ops = {op.name: op for op in layer_ops(DEEPSEEK_V3, 3, 1, 64)}
+    assert ops["shared up projection"].flops == 2 * 3 * 7168 * 2048
 
 
 def test_ungated_experts_by_hand() -> None:
@@ -116,12 +113,6 @@ def test_ungated_experts_by_hand() -> None:
     assert (up.flops, up.act_bytes) == (2 * 6 * 4096 * 14336, 6 * (4096 + 14336) * 2)
     assert (act.kind, act.act_bytes) == ("elementwise", 2 * 6 * 14336 * 2)
     assert act.flops == 4 * 6 * 14336  # SiLU at the op-count table's 4 FLOP an element
-
-
-def test_a_shared_expert_runs_on_every_token() -> None:
-    # DeepSeek-V3's shared expert, d_ff 2048, on all 3 tokens: 2 x 3 x 7168 x 2048 FLOP
-    ops = {op.name: op for op in layer_ops(DEEPSEEK_V3, 3, 1, 64)}
-    assert ops["shared up projection"].flops == 2 * 3 * 7168 * 2048
 
 
 def test_one_expert_is_a_dense_mlp() -> None:

@@ -11,9 +11,7 @@ MiB = 2**20
 GiB = 2**30
 
 
-# ---------------------------------------------------------------------------
-# numpy_ops: sizes
-# ---------------------------------------------------------------------------
+# --- numpy_ops: sizes --------------------------------------------------------
 def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     ws = 256 * MiB
     n = numpy_ops.elementwise_n(ws)
@@ -21,6 +19,14 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     rows, d = numpy_ops.layernorm_shape(ws)
     assert d == numpy_ops.HIDDEN and rows % numpy_ops.ROW_STEP == 0
     assert 3 * 4 * rows * d <= ws < 3 * 4 * (rows + numpy_ops.ROW_STEP) * d
+    assert numpy_ops.elementwise_n(12 * 5000 + 11) == 5000
+    assert isinstance(numpy_ops.elementwise_n(12 * 5000), int)
+    assert numpy_ops.elementwise_n(100) == 1024  # never below 1024 elements
+    # 3 fp32 arrays of [rows, 4096] in 200 MiB: 200 Mi / 48 Ki = 4266 rows -> 4224 (x 64)
+    assert numpy_ops.layernorm_shape(200 * MiB) == (4224, 4096)
+    assert isinstance(numpy_ops.layernorm_shape(200 * MiB)[0], int)
+    assert numpy_ops.layernorm_shape(1000) == (64, 4096)  # at least one step of rows
+    assert numpy_ops.layernorm_shape(3 * 4 * 64 * 100 * 10, d=100) == (640, 100)
 
 
 @pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
@@ -32,24 +38,17 @@ def test_attention_scores_exceed_twice_the_llc(llc_mib: int) -> None:
     assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
 
 
-def test_article_sizes_on_a_32_mib_cache() -> None:
-    assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
-
-
-def test_sizes_respect_the_memory_cap() -> None:
-    assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
-
-
 def test_same_flops_matmul_size() -> None:
     n = numpy_ops.elementwise_n(256 * MiB)
     m = numpy_ops.same_flops_matmul_size(n)
     assert m % numpy_ops.SAME_FLOPS_STEP == 0
     assert 2 * m**3 == pytest.approx(n, rel=0.25)
+    # (1e9 / 2)^(1/3) = 793.7 -> 50 x 16 = 800
+    assert numpy_ops.same_flops_matmul_size(1e9) == 800
+    assert numpy_ops.same_flops_matmul_size(10) == 16
 
 
-# ---------------------------------------------------------------------------
-# numpy_ops: ledgers
-# ---------------------------------------------------------------------------
+# --- numpy_ops: ledgers ------------------------------------------------------
 def test_elementwise_ledgers_count_passes() -> None:
     n = 1000
     assert numpy_ops.add_counts(n) == (n, 12 * n)
@@ -74,9 +73,7 @@ def test_gemm_ledger_is_fp32_gemm_counts() -> None:
     assert numpy_ops.gemm_fp32_counts(512, 4096, 4096) == roofline.gemm_counts(512, 4096, 4096, 4)
 
 
-# ---------------------------------------------------------------------------
-# numpy_ops: rows and flags
-# ---------------------------------------------------------------------------
+# --- numpy_ops: rows and flags -----------------------------------------------
 def _row(t_meas: float, **kw: object) -> dict:
     args = {"working_set_bytes": 1e9, "threads": 1}
     args.update(kw)
@@ -90,6 +87,11 @@ def test_roofline_row_is_consistent() -> None:
     assert row["fraction_of_bound"] == pytest.approx(0.5)
     assert row["achieved_flops_per_s"] == pytest.approx(1e9 / 0.8)
     assert row["flag"] is None and row["threads"] == 1
+    row = _row(0.8)
+    assert row["achieved_bytes_per_s"] == 4e9 / 0.8
+    assert row["t_compute_s"] == 1e9 / 1e11 and row["t_memory_s"] == 4e9 / 1e10
+    assert (row["flops"], row["bytes"], row["t_meas_s"]) == (1e9, 4e9, 0.8)
+    assert row["working_set_bytes"] == 1e9 and row["name"] == "op"
 
 
 def test_flag_only_above_110_percent() -> None:
@@ -113,9 +115,7 @@ def test_above_roof_reasons() -> None:
     assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
 
 
-# ---------------------------------------------------------------------------
-# Sizes and constants, exactly
-# ---------------------------------------------------------------------------
+# --- Sizes and constants, exactly --------------------------------------------
 def test_the_lectures_constants() -> None:
     # The article's shapes: LayerNorm width and GEMM K = N of 4096, head dimension 128,
     # the GEMM 512 x 4096 x 4096; the probe's rules of thumb below them.
@@ -126,17 +126,6 @@ def test_the_lectures_constants() -> None:
     assert numpy_ops.ABOVE_ROOF == 1.10
 
 
-def test_sizes_by_hand() -> None:
-    assert numpy_ops.elementwise_n(12 * 5000 + 11) == 5000
-    assert isinstance(numpy_ops.elementwise_n(12 * 5000), int)
-    assert numpy_ops.elementwise_n(100) == 1024  # never below 1024 elements
-    # 3 fp32 arrays of [rows, 4096] in 200 MiB: 200 Mi / 48 Ki = 4266 rows -> 4224 (x 64)
-    assert numpy_ops.layernorm_shape(200 * MiB) == (4224, 4096)
-    assert isinstance(numpy_ops.layernorm_shape(200 * MiB)[0], int)
-    assert numpy_ops.layernorm_shape(1000) == (64, 4096)  # at least one step of rows
-    assert numpy_ops.layernorm_shape(3 * 4 * 64 * 100 * 10, d=100) == (640, 100)
-
-
 def test_attention_length_by_hand() -> None:
     # 2 x 256 MiB of fp32 scores: N >= sqrt(2^27) = 11,585 -> 23 x 512 = 11,776
     assert numpy_ops.attention_seq_len(256 * MiB) == 11776
@@ -144,17 +133,5 @@ def test_attention_length_by_hand() -> None:
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2) == 4096  # = cap fits
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2 - 1) == 3584
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=1) == 512  # never below one step
-
-
-def test_same_flops_size_by_hand() -> None:
-    # (1e9 / 2)^(1/3) = 793.7 -> 50 x 16 = 800
-    assert numpy_ops.same_flops_matmul_size(1e9) == 800
-    assert numpy_ops.same_flops_matmul_size(10) == 16
-
-
-def test_roofline_row_rates() -> None:
-    row = _row(0.8)
-    assert row["achieved_bytes_per_s"] == 4e9 / 0.8
-    assert row["t_compute_s"] == 1e9 / 1e11 and row["t_memory_s"] == 4e9 / 1e10
-    assert (row["flops"], row["bytes"], row["t_meas_s"]) == (1e9, 4e9, 0.8)
-    assert row["working_set_bytes"] == 1e9 and row["name"] == "op"
+    assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
+    assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB

@@ -34,9 +34,7 @@ from common.present.charts import ascii_roofline
 D = F = 8192
 
 
-# ---------------------------------------------------------------------------
-# The lecture script's numbers (CS349E lecture 1, 02_roofline_basics.py, demos 1-6)
-# ---------------------------------------------------------------------------
+# --- The lecture script's numbers (CS349E lecture 1, 02_roofline_basics.py, demos 1-6) ---
 def test_matmul_intensity_grows_like_b_then_saturates() -> None:
     assert f"{intensity(*matmul_counts(1, D, F)):.1f}" == "1.0"
     for B in (2, 4, 8, 16):
@@ -55,6 +53,9 @@ def test_matmul_counts_by_definition() -> None:
     assert gemm_counts(512, 4096, 4096) == matmul_counts(512, 4096, 4096)
     # one element size for all three: 4 bytes x (3 x 5 + 5 x 7 + 3 x 7) = 4 x 71
     assert gemm_counts(3, 5, 7, 4) == (210, 284)
+    # x[b] (1 x 5) W[b] (5 x 7) for b < 3 at 4 bytes: reads 3 x 5 + 3 x 5 x 7, writes 3 x 7
+    assert batched_matvec_counts(3, 5, 7, 4) == (2 * 3 * 5 * 7, 4 * (15 + 105 + 21))
+    assert batched_matvec_counts(1, 1, 1) == (2.0, 2 * 3)
 
 
 @pytest.mark.parametrize(
@@ -140,9 +141,7 @@ def test_network_verdict_does_not_depend_on_batch() -> None:
             assert r["comm_bytes"] == B * 8192 * 2
 
 
-# ---------------------------------------------------------------------------
-# Properties over many valid inputs
-# ---------------------------------------------------------------------------
+# --- Properties over many valid inputs, then their edges by hand ---------------
 def _random_machine(rng: random.Random) -> tuple[float, float, float, float]:
     flops = 10 ** rng.uniform(0, 16)
     nbytes = 10 ** rng.uniform(0, 13)
@@ -164,6 +163,12 @@ def test_lower_bound_is_the_larger_time() -> None:
         assert t["bound"] == bound_of(flops / nbytes, peak / bw) or math.isclose(
             flops / nbytes, peak / bw
         )
+    assert time_bounds(0, 0, 1, 1)["lower"] == 0
+    assert bound_of(2.0, 2.0) == "compute" and bound_of(1.999, 2.0) == "memory"
+    assert time_bounds(4.0, 2.0, 2.0, 1.0)["bound"] == "compute"  # 2 s either way
+    # T_math = B (D/2) F 2 / P = 1 x 2 x 3 x 2 / 12 = 1 s; T_comms = B F 2 / link = 6 / 6 = 1 s
+    assert sharded_matmul_two_chips(1, 4, 3, 12.0, 6.0)["bound"] == "compute"
+    assert sharded_matmul_two_chips(1, 2, 3, 12.0, 6.0)["bound"] == "comms"
 
 
 def test_attainable_never_exceeds_peak() -> None:
@@ -187,6 +192,14 @@ def test_speedups_from_doubling() -> None:
         s_compute, s_bw = speedup_2x(flops, nbytes, peak, bw)
         assert 1 <= s_compute <= 2 and 1 <= s_bw <= 2
         assert s_compute * s_bw <= 2 + 1e-9
+    # T = max(r / P, D / beta) with D = beta = P = 1: r = 0.75 is memory-bound (T = 1);
+    # 2x bandwidth gives max(0.75, 0.5) = 0.75, a 1.33x speedup; r = 1.5: 2x compute
+    # gives max(0.75, 1) = 1, a 1.5x speedup.
+    assert speedup_2x_at_ratio(0.75) == pytest.approx((1.0, 1 / 0.75))
+    assert speedup_2x_at_ratio(1.5) == pytest.approx((1.5, 1.0))
+    assert speedup_2x_at_ratio(1.0) == pytest.approx((1.0, 1.0))
+    assert speedup_2x(0, 0, 1e12, 1e9) == (1.0, 1.0)  # nothing to do: nothing to gain
+    assert speedup_2x(3e12, 1e9, 1e12, 1e9) == (2.0, 1.0)
 
 
 def _intensity(B: int, d: int, f: int, x: float, w: float, out: float) -> float:
@@ -211,41 +224,10 @@ def test_critical_batch_is_the_smallest_batch_reaching_the_ridge() -> None:
             assert _intensity(b, d, f, x, w, out) >= ridge
             assert b == 1 or _intensity(b - 1, d, f, x, w, out) < ridge
     assert seen_none > 20 and seen_batch > 100
-
-
-def test_critical_batch_defaults_to_bf16_everywhere() -> None:
     ridge = H100.ridge_point("bf16")
     assert critical_batch(D, F, ridge) == critical_batch(D, F, ridge, 2, 2, 2) == 319
     b = critical_batch(4096, 1024, 100.0)
     assert _intensity(b, 4096, 1024, 2, 2, 2) >= 100 > _intensity(b - 1, 4096, 1024, 2, 2, 2)
-
-
-def test_ties_count_as_compute_bound() -> None:
-    assert bound_of(2.0, 2.0) == "compute" and bound_of(1.999, 2.0) == "memory"
-    assert time_bounds(4.0, 2.0, 2.0, 1.0)["bound"] == "compute"  # 2 s either way
-    # T_math = B (D/2) F 2 / P = 1 x 2 x 3 x 2 / 12 = 1 s; T_comms = B F 2 / link = 6 / 6 = 1 s
-    assert sharded_matmul_two_chips(1, 4, 3, 12.0, 6.0)["bound"] == "compute"
-    assert sharded_matmul_two_chips(1, 2, 3, 12.0, 6.0)["bound"] == "comms"
-
-
-def test_speedups_by_hand() -> None:
-    # T = max(r / P, D / beta) with D = beta = P = 1: r = 0.75 is memory-bound (T = 1);
-    # 2x bandwidth gives max(0.75, 0.5) = 0.75, a 1.33x speedup; r = 1.5: 2x compute
-    # gives max(0.75, 1) = 1, a 1.5x speedup.
-    assert speedup_2x_at_ratio(0.75) == pytest.approx((1.0, 1 / 0.75))
-    assert speedup_2x_at_ratio(1.5) == pytest.approx((1.5, 1.0))
-    assert speedup_2x_at_ratio(1.0) == pytest.approx((1.0, 1.0))
-    assert speedup_2x(0, 0, 1e12, 1e9) == (1.0, 1.0)  # nothing to do: nothing to gain
-    assert speedup_2x(3e12, 1e9, 1e12, 1e9) == (2.0, 1.0)
-
-
-def test_batched_matvec_counts_by_hand() -> None:
-    # x[b] (1 x 5) W[b] (5 x 7) for b < 3 at 4 bytes: reads 3 x 5 + 3 x 5 x 7, writes 3 x 7
-    assert batched_matvec_counts(3, 5, 7, 4) == (2 * 3 * 5 * 7, 4 * (15 + 105 + 21))
-    assert batched_matvec_counts(1, 1, 1) == (2.0, 2 * 3)
-
-
-def test_critical_batch_none_and_one() -> None:
     assert critical_batch(D, F, 4096) is None  # the limit DF/(D+F) only approaches 4096
     assert critical_batch(D, F, 4095) is not None
     assert critical_batch(D, F, 0.5) == 1
@@ -270,23 +252,11 @@ def test_tiled_traffic_falls_as_tiles_grow_and_has_a_floor() -> None:
             assert floor <= nbytes <= previous
             previous = nbytes
         assert tiled_matmul_bytes(m, k, n, m, 16, n, e)[1] == floor
-
-
-def test_tiled_traffic_does_not_depend_on_bk() -> None:
     sizes = {tiled_matmul_bytes(4096, 4096, 4096, 128, bk, 128) for bk in (8, 32, 64, 4096)}
     assert len(sizes) == 1
 
 
-# ---------------------------------------------------------------------------
-# Edges (bad input is checked where it enters: tables, flags, files)
-# ---------------------------------------------------------------------------
-def test_no_work_takes_no_time() -> None:
-    assert time_bounds(0, 0, 1, 1)["lower"] == 0
-
-
-# ---------------------------------------------------------------------------
-# Charts
-# ---------------------------------------------------------------------------
+# --- Charts ------------------------------------------------------------------
 def test_ascii_roofline_marks_ridge_and_points() -> None:
     peak, bw = H100.peak_flops("bf16"), H100.mem_bw
     points = [("a", 1 / 6, None), ("h", 2048.0, None), ("z", 1e6, None)]  # z is off the chart
@@ -314,9 +284,6 @@ def test_ascii_roofline_marks_ridge_and_points() -> None:
     assert plot[row(989e12)][col(1000)] == "_" and plot[row(3.35e12)][col(1)] == "/"
     assert max(len(line) for line in lines) <= 88
     assert lines[-1].strip().startswith("arithmetic intensity")
-
-
-def test_ascii_roofline_rejects_bad_ranges() -> None:
     with pytest.raises(ValueError, match="xmax"):
         ascii_roofline([], 1e12, 1e9, xmin=10, xmax=1)
     with pytest.raises(ValueError, match="peak FLOP/s must be"):

@@ -154,6 +154,9 @@ def test_causal_pairs_by_brute_force() -> None:
         brute = sum(1 for t in range(T) for k in range(S) if k <= S - T + t)
         assert causal_pairs(T, S) == brute
         assert isinstance(causal_pairs(T, S), int)
+    assert causal_pairs(1, 4096) == 4096  # decode: the new token sees the whole cache
+    assert causal_pairs(4, 4) == 10  # 1 + 2 + 3 + 4
+    assert causal_pairs(2, 5) == 4 + 5  # two new tokens after three cached ones
 
 
 def test_weights_are_read_once_per_pass_at_any_batch() -> None:
@@ -163,9 +166,7 @@ def test_weights_are_read_once_per_pass_at_any_batch() -> None:
     assert decode_ledger(m, 4, 100, MIXED).weight_bytes == weights * W
 
 
-# ---------------------------------------------------------------------------
-# Time bounds, operator by operator
-# ---------------------------------------------------------------------------
+# --- Time bounds, operator by operator ---------------------------------------
 def test_op_times_by_hand() -> None:
     dl = decode_ledger(LLAMA_3_8B, 8, 2048)
     peak, bw = 989e12, 3.35e12  # H100 bf16 and HBM3 (datasheet)
@@ -195,9 +196,7 @@ def test_ttft_is_the_prefill_pass_and_precision_picks_the_peak() -> None:
     assert Deployment(LLAMA_3_8B, H100).dtypes == DTypes("bf16", "bf16", "bf16")
 
 
-# ---------------------------------------------------------------------------
-# Capacity: largest batch on every model and chip, by hand
-# ---------------------------------------------------------------------------
+# --- Capacity: largest batch on every model and chip, by hand ----------------
 @pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
 @pytest.mark.parametrize("key", list(reference.HARDWARE))
 @pytest.mark.parametrize("phase", ["decode", "prefill"])
@@ -228,9 +227,7 @@ def test_llama_3_8b_on_an_h100_in_bf16() -> None:
     assert largest_batch(LLAMA_3_8B, H100, 4096) == 105
 
 
-# ---------------------------------------------------------------------------
-# When decode's weight matmuls turn compute-bound
-# ---------------------------------------------------------------------------
+# --- When decode's weight matmuls turn compute-bound -------------------------
 def test_weight_matmul_shapes_by_hand() -> None:
     m = LLAMA_3_70B
     shapes = {s.name: s for s in weight_matmul_shapes(m, MIXED)}
@@ -294,6 +291,10 @@ def test_batch_grid_by_hand() -> None:
     assert batch_grid(8, per_decade=3) == [1, 2, 4, 8]  # 10 ** (0.903 i / 3), i = 1, 2
     assert batch_grid(1) == [1]
     assert batch_grid(3, per_decade=1) == [1, 3]  # one step per decade: nothing in between
+    # 24 points per decade: 10 ** (3 i / 72) for i < 72, rounded, with 1 and 1000
+    expected = sorted({1, 1000} | {round(10 ** (3 * i / 72)) for i in range(1, 72)})
+    assert batch_grid(1000) == expected
+    assert batch_grid(10) == list(range(1, 11))
 
 
 def test_ledger_records_are_frozen() -> None:
@@ -306,13 +307,6 @@ def test_ledger_records_are_frozen() -> None:
     for record in records:
         with pytest.raises(dataclasses.FrozenInstanceError):
             record.materialized = True  # type: ignore[misc]
-
-
-def test_batch_grid_default_density() -> None:
-    # 24 points per decade: 10 ** (3 i / 72) for i < 72, rounded, with 1 and 1000
-    expected = sorted({1, 1000} | {round(10 ** (3 * i / 72)) for i in range(1, 72)})
-    assert batch_grid(1000) == expected
-    assert batch_grid(10) == list(range(1, 11))
 
 
 def test_the_whole_context_window_is_allowed() -> None:

@@ -16,11 +16,10 @@ import zlib
 from pathlib import Path
 
 from babel.messages.pofile import read_po
-from conftest import computed_project, load_extension, sphinx
+from conftest import REPO, computed_project, load_extension, sphinx
 
 from lectures.words.hierarchical_roofline import roofline_caption
 
-REPO = Path(__file__).resolve().parents[2]
 CATALOG = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / "captions.po"
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
 

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
-from conftest import load_extension
+from conftest import REPO, load_extension
 
-REPO = Path(__file__).resolve().parents[2]
 MESSAGES = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES"
 
 
@@ -67,8 +66,7 @@ def _entries() -> list[tuple[str, str, str]]:
     return found
 
 
-# ---------------------------------------------------------------------------
-# The glossary itself
+# --- The glossary itself -----------------------------------------------------
 
 
 def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
@@ -78,9 +76,6 @@ def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
     for row in GLOSSARY:
         assert row["english"] and row["chinese"] and row["definition"], row
         assert i18n.CJK_WORD.search(row["definition"]), f"definition not in Chinese: {row}"
-
-
-def test_glossary_uses_the_fields_chinese_terms() -> None:
     chinese = {form: row["chinese"] for row in GLOSSARY for form in row["english"].split("|")}
     # the terms the issue names, as Chinese inference engineers write them
     assert chinese["arithmetic intensity"] == "算术强度"
@@ -91,8 +86,7 @@ def test_glossary_uses_the_fields_chinese_terms() -> None:
         assert chinese[kept] == kept, f"{kept} stays in English"
 
 
-# ---------------------------------------------------------------------------
-# The checker, on entries written by hand
+# --- The checker, on entries written by hand ---------------------------------
 
 
 @pytest.mark.parametrize(
@@ -189,14 +183,6 @@ def references(text: str) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-def test_references_compares_targets_not_titles() -> None:
-    assert references(":ref:`the time bound <concepts-time-bound>` and :doc:`overview`") == [
-        ("doc", "overview"),
-        ("ref", "concepts-time-bound"),
-    ]
-    assert references(":ref:`时间下界 <concepts-time-bound>`") == [("ref", "concepts-time-bound")]
-
-
 def test_every_translation_keeps_its_cross_references() -> None:
     wrong = [
         f"{page}: {english[:60]!r}"
@@ -204,10 +190,14 @@ def test_every_translation_keeps_its_cross_references() -> None:
         if references(english) != references(chinese)
     ]
     assert not wrong, "\n".join(wrong)
+    assert references(":ref:`the time bound <concepts-time-bound>` and :doc:`overview`") == [
+        ("doc", "overview"),
+        ("ref", "concepts-time-bound"),
+    ]
+    assert references(":ref:`时间下界 <concepts-time-bound>`") == [("ref", "concepts-time-bound")]
 
 
-# ---------------------------------------------------------------------------
-# Completeness
+# --- Completeness ------------------------------------------------------------
 
 
 def test_every_page_has_a_complete_catalog() -> None:
@@ -236,8 +226,7 @@ def test_missing_entries_finds_untranslated_and_fuzzy_ones(tmp_path: Path) -> No
     assert i18n.missing_entries(tmp_path / "absent.po") != []
 
 
-# ---------------------------------------------------------------------------
-# One copy of the figures and downloads for both editions
+# --- One copy of the figures and downloads for both editions -----------------
 
 
 def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: Path) -> None:
@@ -266,8 +255,7 @@ def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: P
     )
 
 
-# ---------------------------------------------------------------------------
-# The theme's own words
+# --- The theme's own words ---------------------------------------------------
 
 
 def test_furos_fixed_words_are_put_in_the_catalogs_words() -> None:
@@ -285,9 +273,6 @@ def test_furos_fixed_words_are_put_in_the_catalogs_words() -> None:
         '<input aria-label="<<Toggle navigation of 概念 &amp; 公式>>">'
         "<p>Menu and Expand stay English inside a sentence.</p>"
     )
-
-
-def test_sphinx_po_translates_every_fixed_word() -> None:
     from babel.messages.pofile import read_po
 
     with (MESSAGES / "sphinx.po").open("rb") as handle:

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
-from conftest import computed_project, load_extension, sphinx
+from conftest import REPO, computed_project, load_extension, sphinx
 
-REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 EXT = DOCS / "_ext"
 MESSAGES = DOCS / "locale" / "zh_CN" / "LC_MESSAGES"
@@ -107,9 +106,7 @@ def test_every_phrase_is_translated_in_its_page_catalog(page: str, expressions: 
     assert not wrong, f"{page}:\n" + "\n".join(wrong)
 
 
-# ---------------------------------------------------------------------------
-# What counts as a phrase
-# ---------------------------------------------------------------------------
+# --- What counts as a phrase -------------------------------------------------
 @pytest.mark.parametrize(
     ("expression", "expected"),
     [
@@ -144,9 +141,7 @@ def test_a_literal_return_type_is_translated_after_the_call() -> None:
     assert computed.evaluate("bound_of(300.0, 200.0)", translate=chinese.get) == "算力"
 
 
-# ---------------------------------------------------------------------------
-# The whole route in a tiny Sphinx project
-# ---------------------------------------------------------------------------
+# --- The whole route in a tiny Sphinx project --------------------------------
 PAGE = textwrap.dedent(
     """
     Test
@@ -216,9 +211,7 @@ def test_a_missing_translation_fails_the_chinese_build(tmp_path: Path) -> None:
     assert "no translation of the phrase 'below'" in run.stderr
 
 
-# ---------------------------------------------------------------------------
-# The built Chinese pages (after make docs)
-# ---------------------------------------------------------------------------
+# --- The built Chinese pages (after make docs) -------------------------------
 ZH_SITE = DOCS / "_build" / "html" / "zh"
 #: Not prose: code, math, program output, links (titles of cited works) and scripts.
 NOT_PROSE = {"code", "pre", "a", "script", "style", "kbd", "samp", "cite"}

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import default_signals, lecture_path, run_lecture
+from conftest import lecture_path, run_lecture, start_python
 
 from common.files import results
 from common.formulas import numpy_ops
@@ -280,16 +278,8 @@ def test_a_stop_mid_run_keeps_the_previous_file(signum: int, tmp_path: Path) -> 
     path = tmp_path / "machine.json"
     results.save_section("probe", {"calibration": {"note": "previous run"}}, path)
     old = path.read_bytes()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("ROOFLINE_TRACEBACK", None)
-    proc = subprocess.Popen(
-        [sys.executable, str(lecture_path("01")), "--quick", "--results", str(path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        preexec_fn=default_signals,
-    )
+    argv = (str(lecture_path("01")), "--quick", "--results", str(path))
+    proc = start_python(*argv, env={"PYTHONUNBUFFERED": "1"}, text=True)
     assert proc.stdout is not None
     for line in proc.stdout:  # stop it once the roofs are being measured
         if line.startswith("Measured on"):
@@ -306,9 +296,14 @@ def test_a_480_mib_cache_stays_within_the_budget(tmp_path: Path) -> None:
     """A machine reporting 480 MiB (faked): sizes from the budget, sentences for the cache."""
     path = tmp_path / "machine.json"
     proc = run_lecture(
-        "01", "--quick", "--results", str(path), timeout=300, env={"ROOFLINE_FAKE_LLC": "480M"}
+        "01",
+        "--quick",
+        "--results",
+        str(path),
+        timeout=300,
+        env={"ROOFLINE_FAKE_LLC": "480M"},
+        check=True,
     )
-    assert proc.returncode == 0, proc.stderr
     calib = json.loads(path.read_text())["probe"]["calibration"]
     assert calib["llc_bytes"] == 480 * 2**20
     assert calib["bandwidth_working_set_bytes"] <= (2**30 - 160 * 2**20) * 3 / 8

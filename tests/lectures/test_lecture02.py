@@ -10,15 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, lecture_path, run_lecture
+from conftest import REPO, lecture_path, quiet_run, run_lecture
 
 LECTURE = "02"
 WIDTH = 88
 
 
-# ---------------------------------------------------------------------------
-# Reading the printed tables
-# ---------------------------------------------------------------------------
+# --- Reading the printed tables ----------------------------------------------
 def parse_tables(text: str) -> list[list[dict[str, str]]]:
     """Every table in the output as a list of rows ({header: cell}); columns come from the rule."""
     lines = text.splitlines()
@@ -76,10 +74,7 @@ def smallest_batch(ridge: float, K: int = 8192, N: int = 8192) -> int:
 
 @pytest.fixture(scope="module")
 def output() -> str:
-    proc = run_lecture(LECTURE)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    return proc.stdout
+    return quiet_run(LECTURE)
 
 
 @pytest.fixture(scope="module")
@@ -87,9 +82,7 @@ def tables(output: str) -> list[list[dict[str, str]]]:
     return parse_tables(output)
 
 
-# ---------------------------------------------------------------------------
-# The numbers
-# ---------------------------------------------------------------------------
+# --- The numbers -------------------------------------------------------------
 def test_part1_basic_operations(tables) -> None:
     t = table_with(tables, "operation", "FLOP/B", "bound", "of peak", "time >=")
     assert number(row(t, operation="vector add")["FLOP/B"]) == pytest.approx(1 / 6, abs=1e-3)
@@ -233,9 +226,7 @@ def test_no_reference_number_typed_into_the_lecture() -> None:
             assert not pattern.search(line), f"line {lineno}: {line}"
 
 
-# ---------------------------------------------------------------------------
-# How it runs
-# ---------------------------------------------------------------------------
+# --- How it runs -------------------------------------------------------------
 def test_runs_on_a_bare_interpreter_quickly(tmp_path: Path, output: str) -> None:
     start = time.perf_counter()
     proc = run_lecture(LECTURE, cwd=tmp_path, python_flags=("-S",))
@@ -273,9 +264,7 @@ def test_unwritable_outdir_is_a_one_line_error(tmp_path: Path) -> None:
         locked.chmod(stat.S_IRWXU)
 
 
-# ---------------------------------------------------------------------------
-# Editing a figure in the copied hardware table moves every dependent number
-# ---------------------------------------------------------------------------
+# --- Editing a figure in the copied hardware table moves every dependent number ---
 H100_BF16_PEAK = 989e12  # NVIDIA H100 SXM datasheet: BF16 dense
 H100_MEM_BW = 3.35e12
 H100_PEAK_RE = re.compile(r'(H100 = Chip\(.*?"bf16": flops\()([^,]+)(,)', re.DOTALL)
@@ -311,8 +300,7 @@ def test_editing_the_h100_peak_moves_ridge_and_critical_batch(tmp_path: Path, ta
     original = _set_h100_bf16_peak(hw_specs, repr(2 * H100_BF16_PEAK))
     assert float(original) == H100_BF16_PEAK
 
-    proc = run_lecture(script, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(script, cwd=tmp_path, check=True)
     edited = _h100_row(proc.stdout)
 
     ridge = 2 * H100_BF16_PEAK / H100_MEM_BW
@@ -330,13 +318,20 @@ def test_editing_the_h100_peak_moves_ridge_and_critical_batch(tmp_path: Path, ta
     assert int(before["critical B"]) == smallest_batch(H100_BF16_PEAK / H100_MEM_BW)
 
 
-@pytest.mark.parametrize("literal", ['"lots"', "0", "-989e12", 'float("nan")'])
-def test_a_bad_peak_in_the_table_is_a_one_line_error(tmp_path: Path, literal: str) -> None:
+#: A bad peak literal and how the one line shows it (an absurd one, by value: issue 14)
+BAD_PEAKS = [('"lots"', ()), ("0", ()), ("-989e12", ()), ('float("nan")', ())]
+BAD_PEAKS += [("1e-300", ("between", "1e-300")), ("1e300", ("between", "1e+300"))]
+
+
+@pytest.mark.parametrize(("literal", "shown"), BAD_PEAKS)
+def test_a_bad_peak_in_the_table_is_a_one_line_error(
+    tmp_path: Path, literal: str, shown: tuple[str, ...]
+) -> None:
     hw_specs, script = _copy_course(tmp_path)
     _set_h100_bf16_peak(hw_specs, literal)
     proc = run_lecture(script, cwd=tmp_path)
-    line = _one_line_error(proc)
-    assert "H100 SXM bf16 peak FLOP/s must be" in line
+    line = _one_line_error(proc, status=1)
+    assert all(w in line for w in ("H100 SXM bf16 peak FLOP/s must be", *shown)), line
 
 
 def _drop_link(hw_specs: Path, chip: str) -> None:

@@ -54,9 +54,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, float]:
     return proc.stdout, loaded.data["batch_sweep"], wall
 
 
-# ---------------------------------------------------------------------------
-# The capacity ledger
-# ---------------------------------------------------------------------------
+# --- The capacity ledger -----------------------------------------------------
 def test_model_prices(run: tuple[str, dict, float]) -> None:
     out = run[0]
     assert "= 13.0 GiB of weights" in out
@@ -101,9 +99,7 @@ def test_decode_ledger(run: tuple[str, dict, float]) -> None:
     assert rows["24"][-1] == "OOM"
 
 
-# ---------------------------------------------------------------------------
-# The measured sweep
-# ---------------------------------------------------------------------------
+# --- The measured sweep ------------------------------------------------------
 def test_sweep_section_structure(run: tuple[str, dict, float]) -> None:
     sweep = run[1]
     d_in, d_out = sweep["weight_shape"]
@@ -177,8 +173,7 @@ def test_sweep_time_is_reasonable(run: tuple[str, dict, float]) -> None:
 
 def test_without_a_probe_it_calibrates_quickly(tmp_path: Path) -> None:
     path = tmp_path / "fresh.json"
-    proc = run_lecture("03", "--results", str(path))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("03", "--results", str(path), check=True)
     assert "measured a quick calibration instead" in proc.stdout
     sweep = results.load_results(path).data["batch_sweep"]
     assert "quick calibration" in sweep["calibration_source"]
@@ -207,8 +202,7 @@ def test_weights_rotate_out_of_the_reported_cache(run: tuple[str, dict, float]) 
 
 def test_a_480_mib_cache_gets_copies_within_the_budget(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    proc = run_lecture("03", "--results", str(path), env={"ROOFLINE_FAKE_LLC": "480M"})
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("03", "--results", str(path), env={"ROOFLINE_FAKE_LLC": "480M"}, check=True)
     sweep = results.load_results(path).data["batch_sweep"]
     # K = 4096 (64 MiB) unless the machine is too slow: 1 + ceil(4 x 480 MiB / W) copies
     # wanted; the 1.5 GiB budget holds (1536 - 160 MiB - X and Y of B = 256) // W of them

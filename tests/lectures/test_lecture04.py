@@ -106,8 +106,7 @@ def saved_paths(stdout: str) -> list[Path]:
 def test_four_figures(tmp_path: Path) -> None:
     res = make_results(tmp_path / "machine.json")
     outdir = tmp_path / "figs"
-    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(res))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(res), check=True)
     assert proc.stderr == ""
     assert saved_paths(proc.stdout) == [outdir / n for n in NAMES]
     assert sorted(p.name for p in outdir.iterdir()) == sorted(NAMES)  # no temporary files left
@@ -121,8 +120,7 @@ def test_four_figures(tmp_path: Path) -> None:
 def test_missing_sweep_is_one_line(tmp_path: Path) -> None:
     res = make_results(tmp_path / "machine.json", sweep=False)
     outdir = tmp_path / "figs"
-    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(res))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(res), check=True)
     assert "Traceback" not in proc.stderr
     skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
     assert len(skipped) == 1
@@ -132,8 +130,7 @@ def test_missing_sweep_is_one_line(tmp_path: Path) -> None:
 
 def test_missing_probe_uses_the_sweep_calibration(tmp_path: Path) -> None:
     res = make_results(tmp_path / "machine.json", probe=False)
-    proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res), check=True)
     notes = [ln for ln in proc.stdout.splitlines() if ln.startswith("roofline:")]
     assert len(notes) == 1 and "no 'probe' section" in notes[0]
     assert len(saved_paths(proc.stdout)) == 4
@@ -141,8 +138,9 @@ def test_missing_probe_uses_the_sweep_calibration(tmp_path: Path) -> None:
 
 def test_no_results_file(tmp_path: Path) -> None:
     outdir = tmp_path / "figs"
-    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(tmp_path / "none.json"))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(
+        "04", "--outdir", str(outdir), "--results", str(tmp_path / "none.json"), check=True
+    )
     assert "Traceback" not in proc.stderr
     assert proc.stdout.splitlines()[0].startswith("results: no results file")
     assert "quick calibration" in proc.stdout
@@ -155,7 +153,6 @@ def test_malformed_sweep_is_one_line(tmp_path: Path) -> None:
     bad = sweep_section()
     bad["rows"][3]["latency_s"] = -1.0
     results.save_section("batch_sweep", bad, res)
-    proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res), check=True)
     skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
     assert len(skipped) == 1 and "malformed" in skipped[0]

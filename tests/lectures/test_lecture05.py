@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import reference
-from conftest import REPO, lecture_path, run_lecture
+from conftest import REPO, lecture_path, quiet_run, run_lecture
 
 from common.files import results
 
@@ -49,10 +49,7 @@ def table_rows(lines: list[str]) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def output() -> str:
     """Lecture 05's output with no results file (nothing measured, defaults everywhere)."""
-    proc = run_lecture("05", "--results", str(REPO / "no-such-dir" / "none.json"))
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
-    return proc.stdout
+    return quiet_run("05", "--results", str(REPO / "no-such-dir" / "none.json"))
 
 
 def test_machines_table(output: str) -> None:
@@ -138,8 +135,7 @@ def test_this_machine_from_the_results_file(results_file: Path) -> None:
         "ridge_point": 5.0,
     }
     results.save_section("probe", {"calibration": calibration, "operations": []}, results_file)
-    proc = run_lecture("05")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("05", check=True)
     row = table_rows(section(proc.stdout, "Machines"))["this machine (numpy, fp32)"]
     assert row == ["100.0 GFLOP/s", "20.000 GB/s", "5.0"]
     assert "note: this machine" not in proc.stdout
@@ -148,8 +144,7 @@ def test_this_machine_from_the_results_file(results_file: Path) -> None:
 def test_corrupt_results_file_is_one_line(results_file: Path) -> None:
     results_file.parent.mkdir(parents=True, exist_ok=True)
     results_file.write_text("{not json", encoding="utf-8")
-    proc = run_lecture("05")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture("05", check=True)
     notes = [ln for ln in proc.stdout.splitlines() if ln.startswith("note: this machine")]
     assert len(notes) == 1 and "corrupt" in notes[0]
 
@@ -165,21 +160,22 @@ def test_exercise_3_moves_the_crossover(tmp_path: Path) -> None:
     original = '"bf16": flops(312e12, A100_DATASHEET)'
     assert text.count(original) == 1
     specs.write_text(text.replace(original, '"bf16": flops(1979e12, A100_DATASHEET)'), "utf-8")
-    proc = run_lecture(Path(script), "--results", str(tmp_path / "none.json"), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(
+        Path(script), "--results", str(tmp_path / "none.json"), cwd=tmp_path, check=True
+    )
     assert "ridge point: I* = 1272.7 FLOP/B" in proc.stdout
     assert "crossover: M in (1024, 4096]" in proc.stdout
     assert "(128, 256]" not in proc.stdout
 
 
 def test_other_chip_and_precision() -> None:
-    proc = run_lecture("05", "--chip", "H100", "--precision", "fp8", "--results", "/nonexistent/x")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(
+        "05", "--chip", "H100", "--precision", "fp8", "--results", "/nonexistent/x", check=True
+    )
     assert "I* = 590.7 FLOP/B" in proc.stdout
     assert "elements of 1 bytes" in proc.stdout
 
 
 def test_runs_from_another_folder(tmp_path: Path) -> None:
-    proc = run_lecture("05", "--results", str(tmp_path / "none.json"), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    run_lecture("05", "--results", str(tmp_path / "none.json"), cwd=tmp_path, check=True)
     assert list(tmp_path.iterdir()) == []  # nothing written

@@ -66,7 +66,6 @@ def test_summary_prefill_is_compute_bound(out: str) -> None:
 
 
 def test_quantized_weights_and_fp8_cache() -> None:
-    proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16", check=True)
     assert summary_value(proc.stdout, "storage") == ("int4 weights, fp8 KV cache, bf16 activations")
     assert summary_value(proc.stdout, "weights") == f"{8_030_261_248 * 0.5 / 1e9:.2f} GB"

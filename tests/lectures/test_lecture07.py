@@ -21,10 +21,7 @@ def default_run() -> str:
 
 def test_prints_every_section(default_run: str) -> None:
     out = default_run
-    for heading in (
-        "1. Memory ledger",
-        "2. Critical batch of decode's weight matmuls",
-    ):
+    for heading in ("1. Memory ledger", "2. Critical batch of decode's weight matmuls"):
         assert heading in out
     assert out.count("What to observe:") >= 2
     assert "Largest batch that fits:" in out and "Decode critical batch:" in out
@@ -34,11 +31,6 @@ def test_prints_every_section(default_run: str) -> None:
 def printed(out: str, label: str) -> str:
     """The number printed after `label` ('Largest batch that fits: 105 ...' -> '105')."""
     return re.search(rf"{re.escape(label)} ([\d.,]+ ?\w*)", out).group(1).strip()
-
-
-def test_kv_cache(default_run: str) -> None:
-    assert printed(default_run, "KV cache per token:") == "128.00 KiB"  # 2 x 32 x 8 x 128 x 2 B
-    assert printed(default_run, "per 4,096-token sequence:") == "512.00 MiB"
 
 
 def test_batch_numbers_are_consistent(default_run: str) -> None:
@@ -56,19 +48,16 @@ def test_batch_numbers_are_consistent(default_run: str) -> None:
 
 
 def test_llama_2_7b_kv_cache_matches_the_article() -> None:
-    proc = run_lecture(LECTURE, "--model", "llama-2-7b", "--kv", "fp16")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--model", "llama-2-7b", "--kv", "fp16", check=True)
     assert printed(proc.stdout, "KV cache per token:") == "512.00 KiB"
     assert "per 4,096-token sequence: 2.00 GiB" in proc.stdout
 
 
 def test_70b_on_h100_does_not_fit() -> None:
-    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key, check=True)
     assert "Largest batch that fits: 0 (the weights alone need 141.11 GB)" in proc.stdout
 
 
 def test_fp8_cache_halves_the_kv_per_token() -> None:
-    proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16", check=True)
     assert printed(proc.stdout, "KV cache per token:") == "64.00 KiB"

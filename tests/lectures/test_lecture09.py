@@ -166,8 +166,7 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
         f"sys.argv = [{str(script)!r}, '--quick', '--results', {str(results_path)!r}]\n"
         f"runpy.run_path({str(script)!r}, run_name='__main__')\n"
     )
-    proc = run_python("-c", code, timeout=240)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_python("-c", code, timeout=240, check=True)
     out = proc.stdout
     assert "cache sizes: unknown" in out
     assert "change-point detector (cache sizes unknown)" in out

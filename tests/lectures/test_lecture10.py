@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import quick_measuring_run
 from edit_battery import contradictions
+from formulas.test_attention_io import brute_force_blocks  # the footprint rule, searched
 from strategies import SHIPPED, patched_hardware, scale_chip
 from strategies import run_lecture as run_in_process
 
@@ -50,18 +51,6 @@ def row(rows: list[list[str]], first: str) -> list[str]:
     return next(r for r in rows if r[0] == first)
 
 
-def footprint(br: int, bc: int, d: int, b: float) -> float:
-    return br * d * b + 2 * bc * d * b + 4 * br * bc + 4 * d * br + 8 * br
-
-
-def rule_blocks(n: int, d: int, m: float, b: float) -> tuple[int, int]:
-    """The lecture's footprint rule by exhaustive search."""
-    if footprint(1, n, d, b) <= m:
-        return max(r for r in range(1, n + 1) if footprint(r, n, d, b) <= m), n
-    br = max(r for r in range(1, n + 1) if footprint(r, min(r, d), d, b) <= m)
-    return br, min(br, d)
-
-
 def test_runs_cleanly(quick_run: dict) -> None:
     assert quick_run["proc"].stderr == ""
     out = quick_run["out"]
@@ -85,7 +74,7 @@ def test_chip_blocks_and_traffic(quick_run: dict) -> None:
     out = quick_run["out"]
     blocks = rows_under(out, "FlashAttention-2's blocks in each chip's shared memory")
     bounds = rows_under(out, "Their traffic, intensity and bound")
-    assert rule_blocks(4096, 128, 228 * 1024, BF16) == (130, 128)
+    assert brute_force_blocks(4096, 128, 228 * 1024, BF16) == (130, 128)
     assert row(blocks, "H100 SXM")[1:] == ["228 KiB", "130 x 128", "228 KiB", "32"]
     assert row(blocks, "A100 40GB SXM")[2:5:2] == ["99 x 99", "42"]
     h100, a100 = row(bounds, "H100 SXM"), row(bounds, "A100 40GB SXM")
@@ -94,7 +83,7 @@ def test_chip_blocks_and_traffic(quick_run: dict) -> None:
     assert a100[1] == f"{2 * 2 * 4096 * 128 * 43 / 1e6:.2f} MB"
     # H100: the smallest M_sm reaching I* = 295.2 at N = 4096 (B_r = 316, U = 316 x 1288
     # + 65,536 = 472,544 B) printed in KiB.
-    assert rule_blocks(4096, 128, 472_544, BF16) == (316, 128)
+    assert brute_force_blocks(4096, 128, 472_544, BF16) == (316, 128)
     assert h100[5] == f"{472_544 / 1024:.0f} KiB"
 
 
@@ -147,7 +136,7 @@ def test_measured_tables_are_consistent(quick_run: dict) -> None:
     assert [r[0] for r in rows] == ["256", "512", "1,024"]
     for r in rows:
         n = int(r[0].replace(",", ""))
-        br, bc = rule_blocks(n, 128, l2 / 2, FP32)
+        br, bc = brute_force_blocks(n, 128, l2 / 2, FP32)
         assert r[1] == f"{br} x {bc}"
         naive, tiled = seconds(r[2]), seconds(r[3])
         assert naive > 0 and tiled > 0
@@ -161,7 +150,7 @@ def test_measured_tables_are_consistent(quick_run: dict) -> None:
     roof = rows_under(out, "On this machine's one-thread roofline at N = 1,024")
     n, d = 1024, 128
     assert row(roof, "naive")[1] == f"{4 * (10 * n * n + 4 * n * d) / 1e6:.2f} MB"
-    br, bc = rule_blocks(n, d, l2 / 2, FP32)
+    br, bc = brute_force_blocks(n, d, l2 / 2, FP32)
     reads = 1 if bc == n else math.ceil(n / br)
     assert row(roof, "tiled")[1] == f"{4 * n * d * (2 + 2 * reads) / 1e6:.2f} MB"
     flops = f"{(4 * n * n * d + 5 * n * n) / 1e6:.2f} MFLOP"

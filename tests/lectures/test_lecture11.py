@@ -16,8 +16,7 @@ LECTURE = "11"
 @pytest.fixture(scope="module")
 def out() -> str:
     start = time.perf_counter()
-    proc = run_lecture(LECTURE, python_flags=("-S",))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, python_flags=("-S",), check=True)
     assert time.perf_counter() - start < 10  # well under a second of work; generous for CI
     return proc.stdout
 
@@ -194,19 +193,12 @@ def test_published_requests_section(out) -> None:
 
 
 def test_sections_and_sources(out) -> None:
-    for heading in (
-        "two sets of roofs",
-        "Where the time goes",
-        "bf16 matmul on",
-        "Utilisation",
-    ):
+    for heading in ("two sets of roofs", "Where the time goes", "bf16 matmul on", "Utilisation"):
         assert heading in out
     assert "kipply" in out and "microsoft/vidur" in out
 
 
-# ---------------------------------------------------------------------------
-# The edit battery: scale the A100's spec peak and bandwidth, rerun, read the words.
-# ---------------------------------------------------------------------------
+# --- The edit battery: scale the A100's spec peak and bandwidth, rerun, read the words. ---
 def edited_run(tmp_path: Path, factor: float) -> str:
     for part in ("common", "lectures"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
@@ -217,8 +209,7 @@ def edited_run(tmp_path: Path, factor: float) -> str:
         number = old.split("(")[-1].rstrip(",")
         text = text.replace(old, old.replace(number, repr(float(number) * factor)), 1)
     specs.write_text(text, encoding="utf-8")
-    proc = run_lecture(tmp_path / "lectures" / "11_predict_and_check.py")
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(tmp_path / "lectures" / "11_predict_and_check.py", check=True)
     return proc.stdout
 
 
@@ -243,9 +234,7 @@ def test_a_ten_times_faster_a100_widens_the_gap(tmp_path: Path) -> None:
     assert all(r > 5 for r in ratios)
 
 
-# ---------------------------------------------------------------------------
-# Lecture 06 prints both bounds: spec and achievable roofs.
-# ---------------------------------------------------------------------------
+# --- Lecture 06 prints both bounds: spec and achievable roofs. ---------------
 def bound_ms(text: str, label: str) -> float:
     line = next(ln for ln in text.splitlines() if ln.startswith(label))
     return float(line[len(label) :].split()[0])
@@ -259,8 +248,9 @@ def bound_ms(text: str, label: str) -> float:
     ],
 )
 def test_lecture06_prints_achievable_bounds_beside_spec(chip: str, words: str) -> None:
-    proc = run_lecture("06", "--chip", chip, "--model", "llama-2-7b", python_flags=("-S",))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(
+        "06", "--chip", chip, "--model", "llama-2-7b", python_flags=("-S",), check=True
+    )
     out = proc.stdout
     for spec_label, ach_label in (
         ("time to first token >=", "time to first token, achievable roofs >="),

@@ -31,8 +31,7 @@ needs_torch = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     outdir = tmp_path_factory.mktemp("lecture12")
-    proc = run_lecture(LECTURE, "--quick", "--outdir", str(outdir), timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    proc = run_lecture(LECTURE, "--quick", "--outdir", str(outdir), timeout=300, check=True)
     assert proc.stderr == ""  # the profiler's own start/stop lines are kept off the terminal
     return proc.stdout, outdir
 
@@ -161,9 +160,7 @@ def test_the_ledger_names_are_the_traces_annotations(run: tuple[str, Path]) -> N
     assert sum(e["name"] == "decode" for e in events if e.get("ph") == "X") == STEPS
 
 
-# ---------------------------------------------------------------------------
-# Bad input and budgets (issue 34): one line each, and the memory budget holds
-# ---------------------------------------------------------------------------
+# --- Bad input and budgets (issue 34): one line each, and the memory budget holds ---
 def test_the_shrink_follows_the_memory_limit() -> None:
     from common.measure import budget
     from common.tables.models import LLAMA_3_8B

@@ -9,12 +9,14 @@ import math
 from types import SimpleNamespace
 
 import pytest
+from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from present.fake_chips import table
 
 from common.formulas.hierarchy import Plateau
-from common.present.display import Group, Heading, Table
+from common.present.display import Heading
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import hierarchical_roofline as page
 
@@ -23,11 +25,6 @@ L2 = Plateau("L2", 96 * KIB, MIB, 3.6e10, 14, 2.0)
 DRAM = Plateau("DRAM", 420 * MIB, math.inf, 5e9, 4, 4.0)
 LEVELS = [("L1", 48 * KIB), ("L2", 2 * MIB)]
 SIZES = [4 * KIB, 600 * MIB]
-
-
-def table(group: Group, n: int = 0) -> Table:
-    """The n-th table in a group."""
-    return [item for item in group.items if isinstance(item, Table)][n]
 
 
 def plateaus(found, detected=(), levels=LEVELS, call_limit=None, measured=None) -> page.Plateaus:
@@ -58,6 +55,13 @@ def test_compute_roof_and_the_raise() -> None:
     # 10.02 and 10.04 GFLOP/s both print 10.0: no "raised from 10.0 to 10.0"
     same = page.ComputeRoof(1.002e10, "x", matmuls, 1.004e10)
     assert "raised" not in str(page.compute_roof(same))
+    matmuls = [
+        {"side": 128, "bytes": 192 * KIB, "flops_per_s": 1.5e10},
+        {"side": 256, "bytes": 768 * KIB, "flops_per_s": 2e10},
+        {"side": 64, "bytes": 48 * KIB, "flops_per_s": 1.2e10},
+    ]
+    text = str(page.compute_roof(page.ComputeRoof(1e10, "x", matmuls, 2e10)))
+    assert "the n=256 matmul ran faster than the calibration" in text
 
 
 def test_call_cost_table_and_the_second_measurement() -> None:
@@ -112,6 +116,11 @@ def test_detected_table_or_its_absence() -> None:
         ["plateau 1", "64 KiB", "1 MiB", "12", "36.00 GB/s", "L2"]
     ]
     assert "the detector found no run" in str(page.plateau_tables(plateaus([L1])))
+    group = page.plateau_tables(plateaus([L1]))
+    headings = [i for i in group.items if isinstance(i, Heading)]
+    assert len(headings) == 2 and "change-point detector" in headings[1].title
+    said = page.plateau_observations(plateaus([L1, DRAM])).items[-1]
+    assert "finds 0 plateau(s) (none) where the operating system names 2 levels" in said
 
 
 def test_plateau_observations() -> None:
@@ -158,6 +167,9 @@ def test_fixed_cost_observations() -> None:
     )
     bare = page.FixedCost(costs, (4 * KIB, 0.8, 2e9), None, small, (3.8e-7, -1e-11), "L1")
     assert len(page.fixed_cost_observations(bare).items) == 1
+    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
+    flat = page.FixedCost(costs, (4 * KIB, 0.8, 2e9), None, [(KIB, 1e-7)] * 3, (3e-7, 0.0), "L1")
+    assert len(page.fixed_cost_observations(flat).items) == 1
 
 
 def threads(one=1e10, every=2.5e10, n=4, sweep_bw=5e9) -> page.Threads:
@@ -190,6 +202,8 @@ def test_threads_table_and_observations() -> None:
     assert table(page.threads_table(alone)).rows[1] == ["1", "-", "-"]
     same = page.threads_observations(threads(sweep_bw=1.001e10)).items
     assert same[2].endswith("at the same working set, the same: the two agree.")
+    big = dataclasses.replace(threads(), working_set_bytes=100 * MIB)
+    assert "DRAM bandwidth at 100.00 MiB: 1 thread" in str(page.threads_table(big))
 
 
 OPS = [
@@ -247,9 +261,7 @@ def test_sweep_caption() -> None:
     assert "grey band" not in page.sweep_caption(plateaus([L1]))
 
 
-# ---------------------------------------------------------------------------
-# Property tests: drawn measurements, every sentence true to its numbers
-# ---------------------------------------------------------------------------
+# --- Property tests: drawn measurements, every sentence true to its numbers ---
 BW = st.floats(1e8, 1e12)
 
 
@@ -305,30 +317,15 @@ def test_operation_sentences_hold_for_drawn_rates(rate: float, paid: float, peak
         assert ("the fixed cost does" in call[0]) == (min(rate, paid) <= rate / 2)
 
 
-# ---------------------------------------------------------------------------
-# Edges: each comparison at its boundary, every word of the fixed sentences
-# ---------------------------------------------------------------------------
+# --- Edges: each comparison at its boundary, every word of the fixed sentences ---
 def test_records_are_frozen() -> None:
-    records = [
+    assert_frozen(
         page.ComputeRoof(1.0, "x", [], 1.0),
         page.Sweep([], [], [], 1.0, {}, {}, None),
         plateaus([L1]),
         page.FixedCost({}, (1.0, 0.1, 1.0), None, [], None, "L1"),
         threads(),
-    ]
-    for record in records:
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            record.levels = []  # type: ignore[misc]
-
-
-def test_the_raise_names_the_fastest_matmul() -> None:
-    matmuls = [
-        {"side": 128, "bytes": 192 * KIB, "flops_per_s": 1.5e10},
-        {"side": 256, "bytes": 768 * KIB, "flops_per_s": 2e10},
-        {"side": 64, "bytes": 48 * KIB, "flops_per_s": 1.2e10},
-    ]
-    text = str(page.compute_roof(page.ComputeRoof(1e10, "x", matmuls, 2e10)))
-    assert "the n=256 matmul ran faster than the calibration" in text
+    )
 
 
 def test_plateau_boundaries_and_the_detector() -> None:
@@ -422,6 +419,15 @@ def test_captions_word_for_word() -> None:
         "the right, under the compute roof."
     )
     assert table(page.operations_table(OPS)).headers[2] == "I (FLOP/B)"
+    caption = page.roofline_caption([OPS[0], OPS[2]], 2e11)  # 1/12 = 0.0833 FLOP/byte
+    assert "The add, at I = 0.0833 FLOP/byte, is labelled" in caption
+    assert "Every add" not in caption and "sit closest" not in caption  # no count of many
+    assert "its own level's is the closest" in caption  # OPS[0] sits on its own roof
+    other = page.roofline_caption([OPS[1], OPS[2]], 2e11)  # the DRAM add sits closest to L3
+    assert "its own level's is not the closest" in other
+    assert table(page.operations_table(OPS)).note
+    caption = page.roofline_caption([OPS[2]], 2e11)  # the matmul alone: no add's intensity
+    assert "FLOP/byte," not in caption
 
 
 def test_thread_sentences_word_for_word_and_their_edges() -> None:
@@ -450,6 +456,9 @@ def test_thread_sentences_word_for_word_and_their_edges() -> None:
             "from one moment to the next."
         )
     )
+    # 200 GFLOP/s over 25 GB/s from one thread = 8.0; over 10 GB/s from every core = 20.0
+    items = page.threads_observations(threads(one=2.5e10, every=1e10)).items
+    assert any("The ridge point rises from 8.0 to 20.0 FLOP/byte" in i for i in items)
 
 
 def test_operation_sentences_word_for_word_and_their_edges() -> None:
@@ -462,12 +471,9 @@ def test_operation_sentences_word_for_word_and_their_edges() -> None:
     # 12.001 and 12.000 GFLOP/s both print 12.00: nothing to say
     close = [{**OPS[0], "flops_per_s": 1.2001e10, "flops_per_s_with_call_cost": 1.2e10}]
     assert len(page.operations_observations(close, 2e11).items) == 1
-
-
-def test_fixed_cost_without_a_slope() -> None:
-    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
-    flat = page.FixedCost(costs, (4 * KIB, 0.8, 2e9), None, [(KIB, 1e-7)] * 3, (3e-7, 0.0), "L1")
-    assert len(page.fixed_cost_observations(flat).items) == 1
+    unplaced = {**OPS[2], "level": "-", "predicted_roof": None, "fraction_of_predicted": None}
+    said = page.operations_observations([unplaced], 2e11).items[0]
+    assert "matmul n=256 (I = 43 FLOP/byte) runs" in said
 
 
 def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
@@ -489,20 +495,6 @@ def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
     assert blind.keep == frozenset()
 
 
-def test_the_threads_title_keeps_two_decimals() -> None:
-    big = dataclasses.replace(threads(), working_set_bytes=100 * MIB)
-    assert "DRAM bandwidth at 100.00 MiB: 1 thread" in str(page.threads_table(big))
-
-
-def test_a_caption_with_one_add_reads_its_intensity() -> None:
-    caption = page.roofline_caption([OPS[0], OPS[2]], 2e11)  # 1/12 = 0.0833 FLOP/byte
-    assert "The add, at I = 0.0833 FLOP/byte, is labelled" in caption
-    assert "Every add" not in caption and "sit closest" not in caption  # no count of many
-    assert "its own level's is the closest" in caption  # OPS[0] sits on its own roof
-    other = page.roofline_caption([OPS[1], OPS[2]], 2e11)  # the DRAM add sits closest to L3
-    assert "its own level's is not the closest" in other
-
-
 def test_the_sweep_note_and_the_smallest_size_keep_two_decimals() -> None:
     points = [
         {"working_set_bytes": 100 * KIB, "seconds": 1e-5, "bytes_per_s": 1e10,
@@ -515,37 +507,8 @@ def test_the_sweep_note_and_the_smallest_size_keep_two_decimals() -> None:
     assert (
         "at the smallest working set, 100.00 KiB," in page.fixed_cost_observations(record).items[0]
     )
-
-
-def test_the_detector_has_its_own_heading_and_says_none() -> None:
-    group = page.plateau_tables(plateaus([L1]))
-    headings = [i for i in group.items if isinstance(i, Heading)]
-    assert len(headings) == 2 and "change-point detector" in headings[1].title
-    said = page.plateau_observations(plateaus([L1, DRAM])).items[-1]
-    assert "finds 0 plateau(s) (none) where the operating system names 2 levels" in said
-
-
-def test_the_ridge_point_rises_when_every_core_streams_less() -> None:
-    # 200 GFLOP/s over 25 GB/s from one thread = 8.0; over 10 GB/s from every core = 20.0
-    items = page.threads_observations(threads(one=2.5e10, every=1e10)).items
-    assert any("The ridge point rises from 8.0 to 20.0 FLOP/byte" in i for i in items)
-
-
-def test_an_operation_without_a_level_names_none() -> None:
-    unplaced = {**OPS[2], "level": "-", "predicted_roof": None, "fraction_of_predicted": None}
-    said = page.operations_observations([unplaced], 2e11).items[0]
-    assert "matmul n=256 (I = 43 FLOP/byte) runs" in said
-
-
-def test_a_call_cost_share_for_every_point() -> None:
     point = {"working_set_bytes": 4 * KIB, "seconds": 4e-7, "bytes_per_s": 1e10,
              "corrected_bytes_per_s": None}  # fmt: skip
     costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
     with pytest.raises(ValueError, match="zip"):
         page.sweep(page.Sweep([point], [0.5, 0.5], LEVELS, 1.5, costs, costs, None))
-
-
-def test_the_operations_table_keeps_its_note_and_a_caption_without_adds() -> None:
-    assert table(page.operations_table(OPS)).note
-    caption = page.roofline_caption([OPS[2]], 2e11)  # the matmul alone: no add's intensity
-    assert "FLOP/byte," not in caption

@@ -7,15 +7,14 @@ Inputs are round numbers chosen here on a chip of 100 TFLOP/s, 1 TB/s and 80 GB 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from types import SimpleNamespace
 
-import pytest
+from conftest import assert_frozen
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import llm_runs, run_lecture, run_llm
-from test_words_llm_speed import check_claims, said
+from test_words_llm_speed import check_claims
 
 from common.formulas.ledger import MemoryLedger
 from common.formulas.transformer import DTypes
@@ -177,17 +176,12 @@ def test_critical_batch_section_by_hand() -> None:
 
 
 def test_records_are_frozen() -> None:
-    for record in (capacity(FITS, 400), page.Knee(SHAPES, 160, 100.0)):
-        field = dataclasses.fields(record)[0].name
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            setattr(record, field, None)
+    assert_frozen(capacity(FITS, 400), page.Knee(SHAPES, 160, 100.0))
 
 
-# ---------------------------------------------------------------------------
-# The lecture as a student runs it
-# ---------------------------------------------------------------------------
+# --- The lecture as a student runs it ----------------------------------------
 def test_default_run_by_hand() -> None:
-    text = said(run_lecture("07"))
+    text = prose(run_lecture("07"))
     # Llama 3 8B: 2 x 32 x 8 x 128 x 2 B = 131,072 B = 128.00 KiB a token, 512.00 MiB at 4,096
     assert "KV cache per token: 128.00 KiB (2 x 32 layers x 8 KV heads x 128 x 2 B)" in text
     assert "per 4,096-token sequence: 512.00 MiB." in text
@@ -200,7 +194,7 @@ def test_default_run_by_hand() -> None:
 @given(llm_runs())
 def test_any_table_model_and_flags(run: tuple) -> None:
     """Lecture 07 on a drawn table, model and flags: it runs, and every claim holds."""
-    text = said(run_llm("07", *run))
+    text = prose(run_llm("07", *run))
     check_claims(text)
     found = re.search(r"Largest batch that fits: (at least )?([\d,]+)", text)
     wall = int(found.group(2).replace(",", ""))
@@ -222,7 +216,7 @@ def test_any_table_model_and_flags(run: tuple) -> None:
 
 def test_a_wall_at_the_search_bound_says_so() -> None:
     """At context 1 with nvfp4 on B300 the search stops at --batch's maximum, 2**20."""
-    text = said(
+    text = prose(
         run_lecture(
             "07", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
         )

@@ -10,11 +10,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
-import pytest
+from conftest import assert_frozen
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import SHIPPED, llm_runs, patched_hardware, run_lecture, run_llm, scale_chip
-from test_words_llm_speed import check_claims, said
+from test_words_llm_speed import check_claims
 
 from common.formulas.transformer import DTypes
 from common.tables.models import LLAMA_3_8B
@@ -189,9 +189,6 @@ def test_chips_section_by_hand() -> None:
         "the weights, but every sequence reads its own cache, so the curve flattens towards the "
         "dotted ceiling."
     )
-
-
-def test_chips_observations_other_ways() -> None:
     h2 = RUNS["h200"]
     # 100 µs a token caps compute at 10,000 tokens/s, above the KV ceiling of 7,629.
     kv_bound = chips_said(h100=dataclasses.replace(RUNS["h100"], matmul=100e-6))[2]
@@ -222,19 +219,14 @@ def test_chips_observations_other_ways() -> None:
 
 
 def test_records_are_frozen() -> None:
-    for record in (Q16, GQA, RUNS["h100"]):
-        field = dataclasses.fields(record)[0].name
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            setattr(record, field, None)
+    assert_frozen(Q16, GQA, RUNS["h100"])
 
 
-# ---------------------------------------------------------------------------
-# The lecture as a student runs it, after the edits the issue found false sentences in
-# ---------------------------------------------------------------------------
+# --- The lecture as a student runs it, after the edits the issue found false sentences in ---
 def test_a_short_context_gains_prefill_from_int4() -> None:
     """--context 128 once printed 'Unchanged: prefill (x2.32 from int4), because its matmuls
     are compute-bound'."""
-    text = said(run_lecture("08", "--context", "128"))
+    text = prose(run_lecture("08", "--context", "128"))
     # 128 tokens: a weight matmul does 2 x 128 FLOP per weight read, 2 x 128 / 2 = 128 FLOP/B
     # with bf16 weights, below the ridge of 295: memory-bound, so int4 weights help
     assert "Prefill gets x2.32 faster with int4 weights. None of the 8 weight matmuls are" in text
@@ -245,13 +237,12 @@ def test_a_slower_a100_80gb_says_slower() -> None:
     """Lecture 08 compares the two A100s (the H100 and H200 are the h200-vs-h100 exercise)."""
     table = dict(SHIPPED, **{"a100-80gb": scale_chip(SHIPPED["a100-80gb"], {"mem_bw": 0.5})})
     with patched_hardware(table):
-        text = said(run_lecture("08"))
+        text = prose(run_lecture("08"))
     # 2,039 / 2 = 1,019.5 GB/s against 1,555: x1.53 less; decode at batch 1 follows bandwidth
     assert (
         "A100 80GB SXM has the same compute and x1.53 less bandwidth: decode at batch 1 gets "
         "x1.53 slower" in text
     )
-    assert "Against H100 SXM, H200" not in said(run_lecture("08"))
 
 
 def test_a_far_faster_a100_is_not_said_as_x0_00() -> None:
@@ -260,19 +251,20 @@ def test_a_far_faster_a100_is_not_said_as_x0_00() -> None:
     table = dict(SHIPPED, a100=scale_chip(SHIPPED["a100"], {"peak bf16": 13.0}))
     table["a100-80gb"] = scale_chip(SHIPPED["a100-80gb"], {"peak bf16": 0.0625})
     with patched_hardware(table):
-        text = said(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
+        text = prose(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
     # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: x208.00 less; 2,039 / 1,555
     assert "Against A100 40GB SXM, A100 80GB SXM has x208.00 less compute and x1.31 more" in text
     check_claims(text)
 
 
 def test_kv_heads_of_the_shipped_models() -> None:
-    text = said(run_lecture("08"))
+    text = prose(run_lecture("08"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
-    text = said(run_lecture("08", "--model", "llama-3-70b"))
+    assert "Against H100 SXM, H200" not in text  # the h200-vs-h100 exercise's comparison
+    text = prose(run_lecture("08", "--model", "llama-3-70b"))
     assert "64 KV heads store x8.00 the KV cache of 8, for the same 64 query heads." in text
     # Llama 2 7B has full multi-head attention: its twin has 8 KV heads (group size 4)
-    text = said(run_lecture("08", "--model", "llama-2-7b"))
+    text = prose(run_lecture("08", "--model", "llama-2-7b"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
 
 
@@ -280,7 +272,7 @@ def test_kv_heads_of_the_shipped_models() -> None:
 @given(llm_runs())
 def test_any_table_model_and_flags(run_: tuple) -> None:
     """Lecture 08 on a drawn table, model and flags: it runs, and every claim holds."""
-    text = said(run_llm("08", *run_))
+    text = prose(run_llm("08", *run_))
     check_claims(text)
     m = re.search(r"decode step gets (x([\d.]+) faster|no faster)", text)
     assert m, "the decode step's speed-up is said"
@@ -290,7 +282,7 @@ def test_any_table_model_and_flags(run_: tuple) -> None:
 
 def test_walls_at_the_search_bound_say_so() -> None:
     """Lecture 08 at context 1 on B300: every weight precision reaches the search's bound."""
-    text = said(
+    text = prose(
         run_lecture(
             "08", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
         )

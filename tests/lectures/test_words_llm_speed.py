@@ -12,6 +12,7 @@ import dataclasses
 import re
 
 import pytest
+from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
@@ -283,23 +284,14 @@ def test_figure_summary_and_hint_by_hand(tmp_path) -> None:
 
 
 def test_records_are_frozen() -> None:
-    for record in (setup(), PRE):
-        field = dataclasses.fields(record)[0].name
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            setattr(record, field, None)
+    assert_frozen(setup(), PRE)
 
 
-# ---------------------------------------------------------------------------
-# The lecture as a student runs it, after the edits the issue found false sentences in
-# ---------------------------------------------------------------------------
-def said(text: str) -> str:
-    return " ".join(text.split())
-
-
+# --- The lecture as a student runs it, after the edits the issue found false sentences in ---
 def test_a_short_prompt_is_below_the_ridge() -> None:
     """--context 256 once printed '201 FLOP per byte overall, above the ridge of 295'."""
     out = run_lecture("06", "--context", "256")
-    text = said(out)
+    text = prose(out)
     # 256 tokens: every matmul reads its weights for 256 rows only; the pass stays near
     # 2 x 256 / 2 = 256 FLOP/B at most, below 989 / 3.35 = 295
     assert "201 FLOP per byte overall, below the ridge of 295." in text
@@ -312,7 +304,7 @@ def test_a_faster_h100_moves_the_ridge_past_prefill() -> None:
     """An H100 bf16 peak of 3956e12 once printed '1006 ... above the ridge of 1181'."""
     table = dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], {"peak bf16": 4.0}))
     with patched_hardware(table):
-        text = said(run_lecture("06"))
+        text = prose(run_lecture("06"))
     # 4 x 989e12 / 3.35e12 = 1,180.9; the default prefill's 1006 FLOP/B is below it
     assert "1006 FLOP per byte overall, below the ridge of 1181." in text
     assert "the Q projection runs at 1.00 FLOP/byte, below the ridge of 1181." in text
@@ -327,7 +319,7 @@ def test_norms_are_said_compute_bound_when_they_are() -> None:
     # stay memory-bound: 3 of the 6
     edit = {"peak bf16": 0.05, "mem_bw": 20.0}
     with patched_hardware(dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], edit))):
-        text = said(run_lecture("06"))
+        text = prose(run_lecture("06"))
     assert "Of the norms, SiLU and residual adds, 3 of the 6 are memory-bound;" in text
 
 
@@ -371,14 +363,14 @@ def test_any_table_model_and_flags(run: tuple) -> None:
     _, model_row, argv = run
     text = run_llm("06", *run)
     check_claims(text)
-    claims = ridge_claims(said(text))
+    claims = ridge_claims(prose(text))
     assert len(claims) == 2  # prefill's overall intensity and decode's Q projection
     for intensity, side, ridge in claims:
         shown = round(intensity)
         assert {"above": shown > ridge, "below": shown < ridge, "at": shown == ridge}[side]
-    m = re.search(r"Compute-bound operators \((\w+)[^)]*\) take (?:under )?([\d.]+)%", said(text))
-    none = "No operator that moves bytes is compute-bound" in said(text)
-    assert none != bool(m) and (none or m.group(1) != "none"), said(text)
+    m = re.search(r"Compute-bound operators \((\w+)[^)]*\) take (?:under )?([\d.]+)%", prose(text))
+    none = "No operator that moves bytes is compute-bound" in prose(text)
+    assert none != bool(m) and (none or m.group(1) != "none"), prose(text)
     assert model_row.name in text and f"batch {argv[argv.index('--batch') + 1]}" in text.replace(
         ",", ""
     )

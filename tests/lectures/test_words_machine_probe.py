@@ -7,14 +7,16 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from present.fake_chips import observed, table
 
 from common.files.calibration import SavedCalibration
 from common.files.results import Loaded
 from common.present import probe
-from common.present.display import Group, Observations, Table, Text
+from common.present.display import Group, Text
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import machine_probe as page
 from lectures.words.machine_probe import Operations, Roofs, SameFlops
@@ -35,11 +37,6 @@ CALIB = {
     "matmul_samples": 9,
 }
 LLC = 128 * MIB  # the working set is 8x it
-
-
-def table(group: Group) -> Table:
-    """The table in a group (a heading, the table, maybe a note)."""
-    return next(item for item in group.items if isinstance(item, Table))
 
 
 def row(name: str, **values: object) -> dict[str, object]:
@@ -97,6 +94,10 @@ def test_previous_text_names_the_file_or_the_reason() -> None:
         str(page.previous_text(found))
         == "previous calibration: /elsewhere/m.json (updated 2024-01-01)"
     )
+    # the file is read (its data is there) but holds no calibration: the reason, not the file
+    doc = Loaded({"updated": "2024-01-01"}, "", Path("/elsewhere/m.json"))
+    unusable = SavedCalibration(None, "no calibration section", "", doc)
+    assert "none usable (no calibration section)" in str(page.previous_text(unusable))
 
 
 def test_machine_facts_lines() -> None:
@@ -138,11 +139,6 @@ def test_machine_facts_lines() -> None:
 
 
 STAMP = Text("(measured on a test machine)")
-
-
-def observed(group: Group) -> list[str]:
-    """The sentences of the group's What to observe list."""
-    return next(item for item in group.items if isinstance(item, Observations)).items
 
 
 def roofs(calib: dict, previous: dict | None = None, blas: object = 4, notes=()) -> Group:
@@ -188,6 +184,18 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     assert len(items) == 4 and not any(i.startswith("Warning") for i in items)
     assert items[2].startswith("The roofs were timed again between the operations below")
     assert "differ by -20.0% and +25.0%" in items[3]
+    # Regression (issue 25): 'The roofs mix thread counts' printed when both ran on one.
+    one = {**CALIB, "matmul_threads": 1, "bandwidth_median_bytes_per_s": 1.999e10}
+    items = observed(roofs(one, None, 1))
+    # (1 - 19.99 / 20) = 0.05%: prints as 0
+    assert "the median call moved 19.99 GB/s, about as much." in items[0]
+    assert (
+        items[1]
+        == "Both roofs ran on 1 thread, so the ridge point 5.00 FLOP/byte compares like with like."
+    )
+    assert "mix thread counts" not in " ".join(items)
+    two = observed(roofs({**CALIB, "matmul_threads": 2, "bandwidth_threads": 2}, None, 2))
+    assert two[1].startswith("Both roofs ran on 2 threads, so the ridge point 5.00")
 
 
 def test_roof_observations_say_a_busy_run_and_the_cache_notes() -> None:
@@ -219,9 +227,7 @@ def test_the_machine_is_named_as_the_one_that_built_the_page(
 
 def test_ledger_and_timing_tables() -> None:
     ledger = table(page.ledger_table([ADD], 5.0))
-    assert ledger.rows == [
-        ["add", "[n]", "100.00 MFLOP", "1.20 GB", "0.0833", "1.00 GiB", "1"],
-    ]
+    assert ledger.rows == [["add", "[n]", "100.00 MFLOP", "1.20 GB", "0.0833", "1.00 GiB", "1"]]
     assert ledger.note == "(I* = 5.00 FLOP/byte: below it an operation is memory-bound)"
     group = page.timing_table([ADD, FAST], STAMP, LLC, 1)
     timing = table(group)
@@ -237,9 +243,6 @@ def test_ledger_and_timing_tables() -> None:
     ]
     assert timing.rows[1][6] == "above roof (see note)"
     assert group.items[2] is STAMP
-
-
-def test_above_roof_notes_only_for_flagged_rows() -> None:
     notes = page.timing_table([ADD, FAST, FAST], STAMP, LLC, 1).items[3:]
     lines = [str(n) for n in notes]
     assert len(lines) == 2 and lines[0].startswith("\nnote: fast add ran at 200% of its bound,")
@@ -276,6 +279,17 @@ def test_operation_observations_quote_the_rows() -> None:
     assert "I = 3.99 FLOP/byte, memory-bound, 32% of its bound" in items[5]
     assert "I = 228, compute-bound, 47%" in items[5]
     assert items[5].endswith("near 100%: 42%.")
+    items = page.operation_observations(operations(0.09, "compute")).items
+    assert items[1] == (
+        "The elementwise rows and LayerNorm have I <= 0.15 FLOP/byte, against I* = 0.09: add "
+        "reaches the compute roof here."
+    )
+    # softmax at 0.06 / 0.2 = 30% of its bound, below the matmuls' 33%: the reason is said
+    slow = page.operation_observations(operations(5.0, softmax=0.06)).items
+    assert slow[4].endswith(
+        "the softmax 30%: the softmax runs on one thread, and its exp, counted as one FLOP, "
+        "costs many instructions."
+    )
 
 
 def test_same_flops_table_and_observations() -> None:
@@ -294,21 +308,15 @@ def test_same_flops_table_and_observations() -> None:
     assert "moves 864.00 MB for its FLOPs, the matmul 1.50 MB" in items[0]
     assert "(768.00 MiB in all)" in items[1]
     assert "ran at 187.5 GFLOP/s, 75% of P" in items[1]  # 187.5 / 250
-
-
-def test_roofs_on_equal_threads_and_a_flat_median() -> None:
-    """Regression (issue 25): 'The roofs mix thread counts' printed when both ran on one."""
-    one = {**CALIB, "matmul_threads": 1, "bandwidth_median_bytes_per_s": 1.999e10}
-    items = observed(roofs(one, None, 1))
-    # (1 - 19.99 / 20) = 0.05%: prints as 0
-    assert "the median call moved 19.99 GB/s, about as much." in items[0]
-    assert (
-        items[1]
-        == "Both roofs ran on 1 thread, so the ridge point 5.00 FLOP/byte compares like with like."
-    )
-    assert "mix thread counts" not in " ".join(items)
-    two = observed(roofs({**CALIB, "matmul_threads": 2, "bandwidth_threads": 2}, None, 2))
-    assert two[1].startswith("Both roofs ran on 2 threads, so the ridge point 5.00")
+    gemm = {"name": "GEMM", "flops": 1e8, "bytes": 1e6, "t_meas_s": 2e-3}
+    add = {"name": "add", "flops": 1e8, "bytes": 1.2e9, "t_meas_s": 1e-3}
+    group = page.same_flops(SameFlops(gemm, add, 1e11, GIB), STAMP)
+    # 2 ms / 1 ms: the add x2.0 faster; time ratio 1 / 2 = x0.5, never x0
+    assert "yet the add is x2.0 faster than the matmul" in observed(group)[0]
+    assert table(group).note.endswith("time ratio = x0.5")
+    same = {**add, "t_meas_s": 2e-3}
+    text = observed(page.same_flops(SameFlops(gemm, same, 1e11, GIB), STAMP))[0]
+    assert "yet the add is no faster than the matmul" in text
 
 
 def operations(ridge: float, add_bound: str = "memory", softmax: float = 0.15) -> Operations:
@@ -325,35 +333,7 @@ def operations(ridge: float, add_bound: str = "memory", softmax: float = 0.15) -
     return Operations(rows, ridge, {"matmuls": (0.3, 0.1), "softmax": (0.2, softmax)}, 0.02, 1e8)
 
 
-def test_operation_observations_when_a_streaming_row_reaches_the_ridge() -> None:
-    items = page.operation_observations(operations(0.09, "compute")).items
-    assert items[1] == (
-        "The elementwise rows and LayerNorm have I <= 0.15 FLOP/byte, against I* = 0.09: add "
-        "reaches the compute roof here."
-    )
-    # softmax at 0.06 / 0.2 = 30% of its bound, below the matmuls' 33%: the reason is said
-    slow = page.operation_observations(operations(5.0, softmax=0.06)).items
-    assert slow[4].endswith(
-        "the softmax 30%: the softmax runs on one thread, and its exp, counted as one FLOP, "
-        "costs many instructions."
-    )
-
-
-def test_same_flops_when_the_add_is_not_slower() -> None:
-    gemm = {"name": "GEMM", "flops": 1e8, "bytes": 1e6, "t_meas_s": 2e-3}
-    add = {"name": "add", "flops": 1e8, "bytes": 1.2e9, "t_meas_s": 1e-3}
-    group = page.same_flops(SameFlops(gemm, add, 1e11, GIB), STAMP)
-    # 2 ms / 1 ms: the add x2.0 faster; time ratio 1 / 2 = x0.5, never x0
-    assert "yet the add is x2.0 faster than the matmul" in observed(group)[0]
-    assert table(group).note.endswith("time ratio = x0.5")
-    same = {**add, "t_meas_s": 2e-3}
-    text = observed(page.same_flops(SameFlops(gemm, same, 1e11, GIB), STAMP))[0]
-    assert "yet the add is no faster than the matmul" in text
-
-
-# ---------------------------------------------------------------------------
-# Property tests: drawn roofs, rows and timings (no measurement)
-# ---------------------------------------------------------------------------
+# --- Property tests: drawn roofs, rows and timings (no measurement) ----------
 RATES = st.floats(1e8, 1e13)
 TIMES = st.floats(1e-6, 10.0)
 
@@ -418,14 +398,5 @@ def test_shrunk_all_threads_slower_than_one() -> None:
 
 
 def test_records_are_frozen() -> None:
-    for record in (Roofs(CALIB, None, 1), operations(5.0), SameFlops(ADD, ADD, 1.0, 1.0)):
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            record.peak = 0  # type: ignore[misc]
+    assert_frozen(Roofs(CALIB, None, 1), operations(5.0), SameFlops(ADD, ADD, 1.0, 1.0))
     assert Roofs(CALIB, None, 1).cache_notes == ()  # no note unless the lecture gives one
-
-
-def test_a_results_file_without_a_usable_calibration_is_none_usable() -> None:
-    # the file is read (its data is there) but holds no calibration: the reason, not the file
-    doc = Loaded({"updated": "2024-01-01"}, "", Path("/elsewhere/m.json"))
-    unusable = SavedCalibration(None, "no calibration section", "", doc)
-    assert "none usable (no calibration section)" in str(page.previous_text(unusable))

@@ -8,18 +8,18 @@ total of B sequences is (1 + 1.25 B) (1 + rho) GiB: at 20%, 1.2 + 1.5 B; at 0%, 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
-import pytest
+from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from present.fake_chips import observed, table
 from toy_ledger import BATCHES, BUDGET, LOW, RATE, ROWS, TOY
 
 from common.formulas.ledger import Anomaly, largest_batch_that_fits, model_ledger
 from common.formulas.thresholds import Crossover, crossover
-from common.present.display import Group, Observations, Table
+from common.present.display import Group
 from common.tables.units import GIB, KIB, MIB
 from lectures.words import memory_ledger as page
 from lectures.words.memory_ledger import Largest, Setup, Sweep
@@ -27,16 +27,6 @@ from lectures.words.memory_ledger import Largest, Setup, Sweep
 # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
 # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
 LARGEST = [Largest(RATE, 3, 5.7 * GIB, 7.2 * GIB), Largest(LOW, 4, 6.0 * GIB, 7.25 * GIB)]
-
-
-def observed(group: Group) -> list[str]:
-    """The sentences of the group's What to observe list."""
-    return next(item for item in group.items if isinstance(item, Observations)).items
-
-
-def table(group: Group) -> Table:
-    """The table in a group (a heading, the table, maybe a note)."""
-    return next(item for item in group.items if isinstance(item, Table))
 
 
 def ledgers(rate: float, phase: str = "prefill") -> dict[int, object]:
@@ -113,16 +103,21 @@ def test_overhead_table_and_the_rescued_batch() -> None:
     assert many[0].endswith("and 2 more rows of the table fit.")
     none = observed(page.overhead(ledgers(RATE), ledgers(RATE), BUDGET, RATE, RATE))
     assert none == ["No batch size in the table changes its verdict under this budget."]
+    # Shrunk by hypothesis (budget 3 GiB, overhead 100% against 0%): at 100% batch 1 needs
+    # (1 + 1.25) x 2 = 4.50 GiB, at 0% 2.25 GiB; the reader took '4.50' for bytes.
+    said = observed(page.overhead(ledgers(1.0), ledgers(0.0), 3 * GIB, 1.0, 0.0))
+    assert said == [
+        "At batch 1 the total drops from 4.50 to 2.25 GiB: same card, same model, and 1 more "
+        "row of the table fits."
+    ]
+    assert contradictions(said[0]) == []
 
 
 def test_largest_batch_table_and_observations() -> None:
     # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
     # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
     group = page.largest(LARGEST, ledgers(RATE), BUDGET)
-    assert table(group).rows == [
-        ["20%", "3", "5.70", "7.20"],
-        ["0%", "4", "6.00", "7.25"],
-    ]
+    assert table(group).rows == [["20%", "3", "5.70", "7.20"], ["0%", "4", "6.00", "7.25"]]
     items = observed(group)
     assert items[0] == (
         "At 20% overhead the table's largest fitting row is batch 2, but every batch up to 3 "
@@ -174,9 +169,6 @@ def test_sweep_facts_and_the_cache_note() -> None:
     short = str(page.sweep_facts(setup(1024 * MIB, 21, note)))
     assert short.splitlines()[-1] == f"note: {note}; small batches may beat the bound"
     assert "(last-level cache" not in str(page.sweep_facts(setup(0)))
-
-
-def test_raised_line_names_what_was_raised() -> None:
     same = str(page.raised_line(1e11, 2e10, 1e11, 2e10))
     assert same == "roofs: the calibration's; no batch ran faster than either roof"
     up = str(page.raised_line(1e11, 2e10, 1e11, 4e10))
@@ -241,9 +233,7 @@ def test_sweep_observations() -> None:
     assert quiet[1].startswith("No batch size broke the two rules by more than 10%")
 
 
-# ---------------------------------------------------------------------------
-# Property tests: drawn budgets, overhead rates and sweeps (no measurement)
-# ---------------------------------------------------------------------------
+# --- Property tests: drawn budgets, overhead rates and sweeps (no measurement) ---
 def said(group: Group) -> str:
     return " ".join(" ".join(observed(group)).split())
 
@@ -253,11 +243,7 @@ def fit(budget: float, rate: float, phase: str) -> int:
 
 
 @settings(max_examples=30, deadline=None)
-@given(
-    budget=st.floats(0.5, 200.0),
-    rate=st.floats(0.0, 1.0),
-    low=st.floats(0.0, 1.0),
-)
+@given(budget=st.floats(0.5, 200.0), rate=st.floats(0.0, 1.0), low=st.floats(0.0, 1.0))
 def test_capacity_claims_hold(budget: float, rate: float, low: float) -> None:
     """Budgets of 0.5-200 GiB, overhead rates of 0-100%: each claim agrees with its table."""
     budget *= GIB
@@ -355,19 +341,6 @@ def test_an_anomaly_where_throughput_fell() -> None:
 
 
 def test_records_are_frozen() -> None:
-    for record in (LARGEST[0], setup(0), sweep(ROWS, None, 1.0, 1.0)):
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            record.batch = 0  # type: ignore[misc]
+    assert_frozen(LARGEST[0], setup(0), sweep(ROWS, None, 1.0, 1.0))
     one = Setup("x", 1.0, 1.0, 1.0, 8, 256.0, None)
     assert (one.copies, one.cache_note) == (1, None)  # one W, no note unless given
-
-
-def test_shrunk_overhead_drop_with_its_unit_on_the_last_number() -> None:
-    """Shrunk by hypothesis (budget 3 GiB, overhead 100% against 0%): at 100% batch 1 needs
-    (1 + 1.25) x 2 = 4.50 GiB, at 0% 2.25 GiB; the reader took '4.50' for bytes."""
-    said = observed(page.overhead(ledgers(1.0), ledgers(0.0), 3 * GIB, 1.0, 0.0))
-    assert said == [
-        "At batch 1 the total drops from 4.50 to 2.25 GiB: same card, same model, and 1 more "
-        "row of the table fits."
-    ]
-    assert contradictions(said[0]) == []

@@ -59,6 +59,15 @@ def test_sizes_by_hand() -> None:
     assert "80.00 GB on each of 1 GPU: they fit in" in observed(one)[1]
     big = page.Count(model=MIXTRAL_8X7B, total=40_000_000_001, active=1, twin=1)
     assert "they do not fit in" in observed(page.sizes_section(setup(ep=1), [big]))[1]
+    # twin 10,000,400,000 / active 10 G - 1 = 0.004%: round(0.00004, 4) = 0, nothing to print
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10_000_400_000)
+    assert "less than 0.01% away from" in observed(page.sizes_section(setup(), [count]))[2]
+    bare = replace(MIXTRAL_8X7B, published_params=None, published_active=None)
+    count = page.Count(model=bare, total=40e9, active=10e9, twin=10e9)
+    row = rows(page.sizes_section(replace(setup(), model=bare), [count]))[1]
+    assert (row[3], row[5]) == ("-", "-")  # the two published columns
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
+    assert "Storage bf16; chip Hop." in prose(page.sizes_section(setup(), [count]))
 
 
 def test_routing_by_hand() -> None:
@@ -102,6 +111,16 @@ def test_step_by_hand() -> None:
         "only the twin's MLP reaches it"
         in observed(page.step_section(setup(), steps, (None, 9)))[1]
     )
+    # x against y: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and 1 GB + 1 KB print
+    # the same (fmt_gb keeps two decimals), so they are as many
+    assert page._more(2e9, 1e9) == "more"
+    assert page._more(1e9, 2e9) == "fewer"
+    assert page._more(1e9, 1e9 + 1e3) == "as many"
+    # at batch 1 the mixture reads 31 GB against the twin's 30 GB: the router's weights
+    steps = [(page.Step(batch=1, weight_bytes=31e9, nbytes=32e9, time=0.03),
+              page.Step(batch=1, weight_bytes=30e9, nbytes=31e9, time=0.03))]  # fmt: skip
+    said = observed(page.step_section(setup(batch=1), steps, (400, 100)))[0]
+    assert "more bytes: the router's weights" in said and "spread over" not in said
 
 
 def test_exchange_and_deepep_by_hand() -> None:
@@ -155,11 +174,16 @@ def test_imbalance_and_summary_by_hand() -> None:
         "decode step >= per GPU, EP 2",
         "50.0 ms + 10.0 ms dispatch and combine (batch 64)",
     ] in table
+    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
+    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
+    group = page.summary(setup(), count, (400, 100), step, None)
+    # 64 tokens / 0.1 s = 640 tokens/s per GPU, nothing added for the exchange
+    assert ["tokens/s per GPU <=", "640 (without dispatch and combine)"] in rows(group)
+    heading = group.items[0]
+    assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
 
 
-# ---------------------------------------------------------------------------
-# Any table, mixture and flags
-# ---------------------------------------------------------------------------
+# --- Any table, mixture and flags --------------------------------------------
 NUM = r"([\d,]+(?:\.\d+)?)"
 
 
@@ -234,14 +258,9 @@ def test_the_imbalance_table_by_hand() -> None:
     # 10 ms of a 40 ms step: 25.0%
     table = rows(page.imbalance_section(setup(), skews, 0.04))
     assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
-
-
-def test_more_fewer_or_as_many_bytes_at_the_digits_shown() -> None:
-    # x against y: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and 1 GB + 1 KB print
-    # the same (fmt_gb keeps two decimals), so they are as many
-    assert page._more(2e9, 1e9) == "more"
-    assert page._more(1e9, 2e9) == "fewer"
-    assert page._more(1e9, 1e9 + 1e3) == "as many"
+    # the step of 0.04 s per GPU at the setup's batch 64
+    text = prose(page.imbalance_section(setup(), skews, 0.04))
+    assert "40.0 ms per GPU" in text and "batch 64" in text
 
 
 def test_the_exchange_table_by_hand() -> None:
@@ -253,35 +272,14 @@ def test_the_exchange_table_by_hand() -> None:
     # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
     assert table[1][0] == "2 *"
     assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
-
-
-def test_a_twin_within_rounding_is_less_than_a_hundredth_of_a_percent_away() -> None:
-    # twin 10,000,400,000 / active 10 G - 1 = 0.004%: round(0.00004, 4) = 0, nothing to print
-    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10_000_400_000)
-    assert "less than 0.01% away from" in observed(page.sizes_section(setup(), [count]))[2]
-
-
-def test_a_mixture_without_published_counts_shows_a_dash() -> None:
-    bare = replace(MIXTRAL_8X7B, published_params=None, published_active=None)
-    count = page.Count(model=bare, total=40e9, active=10e9, twin=10e9)
-    row = rows(page.sizes_section(replace(setup(), model=bare), [count]))[1]
-    assert (row[3], row[5]) == ("-", "-")  # the two published columns
-
-
-def test_an_exchange_as_long_as_the_layer_does_not_outlast_it() -> None:
     # dispatch + combine = 2 x 2^-11 s = 2^-10 s, the layer's bound exactly: not longer
     edge = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
                          combine_bytes=8192, dispatch=2**-11, combine=2**-11,
                          layer=2**-10)  # fmt: skip
     said = observed(page.ep_section(setup(), [edge], 1e11, 5e10))[1]
     assert "at none of the 1 EP sizes" in said
-
-
-def test_the_imbalance_note_names_the_step() -> None:
-    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
-    # the step of 0.04 s per GPU at the setup's batch 64
-    text = prose(page.imbalance_section(setup(), skews, 0.04))
-    assert "40.0 ms per GPU" in text and "batch 64" in text
+    said = observed(page.ep_section(setup(), [x(2, 1e-5)], 1e11, 5e10))[0]
+    assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B
 
 
 def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
@@ -299,29 +297,6 @@ def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
     assert "compute-bound (at no batch the figure shows)" in never  # no knee: none named
 
 
-def test_the_sizes_note_names_storage_and_chip() -> None:
-    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
-    assert "Storage bf16; chip Hop." in prose(page.sizes_section(setup(), [count]))
-
-
-def test_one_token_reads_more_for_the_router_only() -> None:
-    # at batch 1 the mixture reads 31 GB against the twin's 30 GB: the router's weights
-    steps = [(page.Step(batch=1, weight_bytes=31e9, nbytes=32e9, time=0.03),
-              page.Step(batch=1, weight_bytes=30e9, nbytes=31e9, time=0.03))]  # fmt: skip
-    said = observed(page.step_section(setup(batch=1), steps, (400, 100)))[0]
-    assert "more bytes: the router's weights" in said and "spread over" not in said
-
-
-def test_the_summary_without_a_link_adds_no_exchange() -> None:
-    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
-    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
-    group = page.summary(setup(), count, (400, 100), step, None)
-    # 64 tokens / 0.1 s = 640 tokens/s per GPU, nothing added for the exchange
-    assert ["tokens/s per GPU <=", "640 (without dispatch and combine)"] in rows(group)
-    heading = group.items[0]
-    assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
-
-
 def test_the_exchange_heading_the_calibration_row_and_one_gpu_waiting_for_none() -> None:
     x = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
                       combine_bytes=8192, dispatch=1e-5, combine=1e-5, layer=1e-3)  # fmt: skip
@@ -337,10 +312,3 @@ def test_the_exchange_heading_the_calibration_row_and_one_gpu_waiting_for_none()
     ]
     skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]
     assert len(observed(page.imbalance_section(setup(ep=1), skews, 0.04))) == 1  # no waiting
-
-
-def test_each_token_sends_to_its_k_experts() -> None:
-    x = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
-                      combine_bytes=8192, dispatch=1e-5, combine=1e-5, layer=1e-3)  # fmt: skip
-    said = observed(page.ep_section(setup(), [x], 1e11, 5e10))[0]
-    assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B

@@ -11,10 +11,11 @@ import dataclasses
 import re
 from pathlib import Path
 
-import pytest
+from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from present.fake_chips import observed, prose
 from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture
 from test_lecture05 import section, table_rows
 
@@ -22,25 +23,9 @@ from common import hw_specs
 from common.files import results
 from common.formulas.thresholds import Crossover
 from common.hw_specs import Figure as Fig
-from common.present.display import Figure, Group, Observations, Table
+from common.present.display import Table
 from lectures.words import operator_ledger as page
 from lectures.words.operator_ledger import Ledger, Machines, Op, Roof, Rooflines, Sweep
-
-
-def prose(obj: object) -> str:
-    """Every text, caption, observation and table row ('a | b | c') of a display object."""
-    parts: list[str] = []
-    for item in obj.items if isinstance(obj, Group) else [obj]:
-        if isinstance(item, Table):
-            parts += [" | ".join(map(str, row)) for row in [item.headers, *item.rows]]
-        elif isinstance(item, Figure):
-            parts.append(item.caption)
-        elif isinstance(item, Observations):
-            parts += item.items
-        elif item is not None:
-            parts.append(str(item))
-    return " ".join(" ".join(parts).split())
-
 
 OLD = Roof("Old", "bf16", 100e12, 1e12, 100.0)
 NEW = Roof("New", "bf16", 300e12, 2e12, 150.0)
@@ -66,9 +51,13 @@ def test_machines_by_hand() -> None:
     )
     assert "This machine's ridge point is 5.0 FLOP/B, measured with numpy in fp32." in text
     assert "not measured" not in text
-
-
-def test_machines_when_the_ridge_falls_or_stays_and_fp8_is_slow() -> None:
+    mine = Roof("Mine", "bf16", 50e12, 1e12, 50.0)
+    text = prose(page.machines(Machines((OLD, NEW, NEW8, mine), HERE)))
+    assert "Mine (bf16) | 50 TFLOP/s | 1.000 TB/s | 50.0" in text
+    same = Roof("New", "bf16", 200e12, 2e12, 100.0)
+    close8 = Roof("New", "fp8", 200.0001e12, 2e12, 100.0)  # :g keeps 6 digits: "200 TFLOP/s"
+    text = prose(page.machines(Machines((OLD, same, close8), None)))
+    assert "New's fp8 peak is the same as its bf16 peak in this table, so it helps no" in text
     fast_bw = Roof("New", "bf16", 300e12, 6e12, 50.0)
     slow8 = Roof("New", "fp8", 50e12, 6e12, 300 / 6 / 6)  # 50 TFLOP/s: x2.00 below Old
     text = prose(page.machines(Machines((OLD, fast_bw, slow8), None, "no record yet")))
@@ -118,9 +107,8 @@ def test_ledger_by_hand() -> None:
         "a faster arithmetic unit cannot shorten them at all." in text
     )
     assert "A GEMM's does: at M = 512 it is already 400.0 FLOP/B" in text
-
-
-def test_ledger_when_the_add_or_layernorm_is_compute_bound() -> None:
+    assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
+    assert page._time(9e-6) == "9.00 µs"
     low = Roof("Chip", "bf16", 1e12, 1e12, 1.0)  # ridge 1: LayerNorm's 1.5 reaches it
     norm = Op("LayerNorm [a, b]", 3e9, 2e9, 1.5, "compute", 3e-3)
     text = prose(page.ledger(Ledger(low, 2, (ADD, norm, GEMM))))
@@ -179,10 +167,17 @@ def test_attention_by_hand() -> None:
         "from moving fewer bytes, not from computing less. The bytes fall x15 but the time "
         "only x1.5: the ideal kernel is compute-bound, so the compute roof caps the gain." in text
     )
-
-
-def test_attention_when_both_are_compute_bound() -> None:
-    """Regression (issue 25): A100 bandwidth 6000e9 printed 'falls from 0.028 ms to 0.028'."""
+    table = next(
+        i for i in page.attention(Ledger(R, 2, (NAIVE, IDEAL))).items if isinstance(i, Table)
+    )
+    bound = next(r for r in table.rows if r[0] == "bound")
+    assert bound == ["bound", "memory", "compute", ""]
+    # 2e11 FLOP over 4e9 bytes = 50.0 FLOP/B against the naive 1e11 / 1.5e9 = 66.7
+    more = Op("attention ideal", 2e11, 4e9, 50.0, "memory", 4e-3, (1.0, 1.5))
+    said = page.attention(Ledger(R, 2, (NAIVE, more))).items[-1].items[0]
+    assert "The FLOPs rise from 100.00 GFLOP to 200.00 GFLOP" in said
+    assert "the intensity drops from 66.7 to 50.0 FLOP/B" in said
+    # Regression (issue 25): A100 bandwidth 6000e9 printed 'falls from 0.028 ms to 0.028'.
     naive = Op("attention naive", 1e11, 5e8, 200.0, "compute", 1e-3)
     text = prose(page.attention(Ledger(R, 2, (GEMM, naive, IDEAL))))
     assert "roofline time | 1.000 ms | 1.000 ms | no faster" in text
@@ -205,6 +200,9 @@ def test_rooflines_caption_by_hand() -> None:
     )
     every = page.rooflines(Rooflines("figs/x.png", "fp8", (("A", (1, 2)),), 2)).caption
     assert every.endswith("right of the ridge: 1 and 2 on the A.")
+    inside = Path(__file__).resolve().parents[2] / "figs" / "x.png"
+    figure = page.rooflines(Rooflines(str(inside), "bf16", (("A", (5, 6, 8)),), 8))
+    assert figure.shown_path == "figs/x.png"
 
 
 def gemm_rows(ridge: float) -> dict[int, Op]:
@@ -231,9 +229,6 @@ def test_sweep_by_hand() -> None:
         "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3." in text
     )
     assert "it never exceeds 32.0 FLOP/B for these weights" in text
-
-
-def test_sweep_when_decode_reaches_the_ridge_or_nothing_does() -> None:
     low = Roof("Chip", "bf16", 1e12, 2e12, 0.5)
     text = prose(page.sweep(Sweep(low, 64, gemm_rows(0.5), Crossover(None, 1), 1, 32.0)))
     assert "crossover: none needed; already compute-bound at M = 1" in text
@@ -245,9 +240,7 @@ def test_sweep_when_decode_reaches_the_ridge_or_nothing_does() -> None:
     assert "smallest integer M" not in text and "The sweep crosses" not in text
 
 
-# ---------------------------------------------------------------------------
-# Property tests: drawn hardware tables and flags, the whole lecture run in-process
-# ---------------------------------------------------------------------------
+# --- Property tests: drawn hardware tables and flags, the whole lecture run in-process ---
 def _peak(cell: str) -> float:
     return float(cell.split()[0])  # fmt_peak prints TFLOP/s
 
@@ -350,17 +343,11 @@ def test_a100_bandwidth_6000e9_keeps_the_attention_time() -> None:
 
 
 def test_records_are_frozen_and_an_op_defaults_to_no_speedup() -> None:
-    for record in (OLD, Machines((OLD,), None), ADD, LEDGER, Sweep(R, 1, {}, None, None, 1.0)):
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            record.ridge = 0  # type: ignore[misc]
     figure = Rooflines("x.png", "bf16", (), 0)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        figure.count = 1  # type: ignore[misc]
+    assert_frozen(
+        OLD, Machines((OLD,), None), ADD, LEDGER, Sweep(R, 1, {}, None, None, 1.0), figure
+    )
     assert Op("x", 1.0, 1.0, 1.0, "memory", 1.0).speedups == (1.0, 1.0)
-
-
-def observations(group: Group) -> list[str]:
-    return next(i for i in group.items if isinstance(i, Observations)).items
 
 
 def test_headings_headers_and_the_order_of_the_observations() -> None:
@@ -378,7 +365,7 @@ def test_headings_headers_and_the_order_of_the_observations() -> None:
         "Attention: S and P in memory vs ideal minimum traffic"
     )
     assert att.items[1].headers == ["", "naive (S, P in memory)", "ideal minimum traffic", "change"]
-    assert observations(att)[2] == (
+    assert observed(att)[2] == (
         "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
         "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, so they "
         "move more bytes than this, and their speed must be measured."
@@ -387,12 +374,10 @@ def test_headings_headers_and_the_order_of_the_observations() -> None:
     assert fast.items[1].headers == ["operator", "I/I*", "2x compute", "2x bandwidth"]
     # two memory-bound records that buy 1.00x and 1.25x: the sentence quotes the larger
     odd = Op("odd", 1e9, 1e9, 1.0, "memory", 1e-3, (1.25, 2.0))
-    assert (
-        "twice the compute buys 1.25x" in observations(page.speedups(Ledger(R, 2, (ADD, odd))))[0]
-    )
+    assert "twice the compute buys 1.25x" in observed(page.speedups(Ledger(R, 2, (ADD, odd))))[0]
     group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
     assert str(group.items[2]).splitlines()[1] == "ridge point: I* = 100.0 FLOP/B"
-    said = observations(group)
+    said = observed(group)
     assert said[0].endswith(
         "Small-batch decode is memory-bound, so quantizing the weights helps by moving fewer "
         "bytes, not by faster math."
@@ -413,13 +398,13 @@ def test_fixed_lines_of_the_ledger_attention_and_sweep() -> None:
     assert "The time bound rises from 1.500 ms to 2.000 ms" in said
     group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
     assert group.items[1].headers == ["M", "F", "D", "I (FLOP/B)", "bound"]
-    assert observations(group)[1] == (
+    assert observed(group)[1] == (
         "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3. "
         "Below it the weights' bandwidth sets the time, above it the arithmetic does."
     )
     # ridge 2: M = 1 (I = 1) memory-bound, M = 2 (I = 50) compute-bound
     low = Roof("Chip", "bf16", 2e12, 1e12, 2.0)
-    decode = observations(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
+    decode = observed(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
     assert "Small-batch decode is memory-bound" in decode[0]
 
 
@@ -437,43 +422,3 @@ def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
     assert "roofline time 0.089 ms 4.38 µs x20.3 faster" in flat
     assert "The time bound falls from 0.089 ms to 4.38 µs (x20.3 faster)." in flat
     assert claim_faults(text) == []
-
-
-def test_attention_whose_flops_rise_and_intensity_drops() -> None:
-    # 2e11 FLOP over 4e9 bytes = 50.0 FLOP/B against the naive 1e11 / 1.5e9 = 66.7
-    more = Op("attention ideal", 2e11, 4e9, 50.0, "memory", 4e-3, (1.0, 1.5))
-    said = page.attention(Ledger(R, 2, (NAIVE, more))).items[-1].items[0]
-    assert "The FLOPs rise from 100.00 GFLOP to 200.00 GFLOP" in said
-    assert "the intensity drops from 66.7 to 50.0 FLOP/B" in said
-
-
-def test_an_fp8_peak_that_prints_as_the_bf16_one_is_no_faster() -> None:
-    same = Roof("New", "bf16", 200e12, 2e12, 100.0)
-    close8 = Roof("New", "fp8", 200.0001e12, 2e12, 100.0)  # :g keeps 6 digits: "200 TFLOP/s"
-    text = prose(page.machines(Machines((OLD, same, close8), None)))
-    assert "New's fp8 peak is the same as its bf16 peak in this table, so it helps no" in text
-
-
-def test_the_figure_is_shown_relative_to_the_repository() -> None:
-    inside = Path(__file__).resolve().parents[2] / "figs" / "x.png"
-    figure = page.rooflines(Rooflines(str(inside), "bf16", (("A", (5, 6, 8)),), 8))
-    assert figure.shown_path == "figs/x.png"
-
-
-def test_ten_microseconds_and_up_are_in_milliseconds() -> None:
-    assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
-    assert page._time(9e-6) == "9.00 µs"
-
-
-def test_a_fourth_roof_is_listed_too() -> None:
-    mine = Roof("Mine", "bf16", 50e12, 1e12, 50.0)
-    text = prose(page.machines(Machines((OLD, NEW, NEW8, mine), HERE)))
-    assert "Mine (bf16) | 50 TFLOP/s | 1.000 TB/s | 50.0" in text
-
-
-def test_the_bound_row_has_no_change() -> None:
-    table = next(
-        i for i in page.attention(Ledger(R, 2, (NAIVE, IDEAL))).items if isinstance(i, Table)
-    )
-    bound = next(r for r in table.rows if r[0] == "bound")
-    assert bound == ["bound", "memory", "compute", ""]

@@ -21,6 +21,8 @@ def test_versus_words() -> None:
     assert page.versus(2.0, 1.0) == "takes x2.00 the predicted time (longer)"
     assert page.versus(0.5, 1.0).endswith("(shorter: faster than the bound)")
     assert page.versus(1.001, 1.0) == "matches the prediction"
+    assert page.versus(1.0052, 1.0) == "takes x1.01 the predicted time (longer)"  # past 0.5%
+    assert page.versus(1.0, 1.0) == "matches the prediction"
 
 
 def test_cases_observations_count_and_name() -> None:
@@ -65,6 +67,9 @@ def test_decomposition_overshoot_is_said() -> None:
     assert (
         "overshoot the measurement by 200.00 ms: the bound at achievable roofs (950.00 ms)" in text
     )
+    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)))
+    with pytest.raises(ValueError, match="zip"):
+        page.decomposition_observations(["a", "b"], [d], [0.95])
 
 
 def test_comms_sentences() -> None:
@@ -77,6 +82,12 @@ def test_comms_sentences() -> None:
     assert inside.endswith("the curve is inside that range.")
     above = " ".join(page.comms_observation(100e-6, low).items)
     assert "x2.0 above the high end. The curve was measured" in above
+    for per_layer in (40e-6, 50e-6):  # the edges are inside
+        assert page.comms_observation(per_layer, low).items[0].endswith("inside that range.")
+    # 2 ms and 3 ms of profile, shown as 2000 µs and 3000 µs beside the curve's µs
+    wide = [Measured("lo", 2e-3, "s"), Measured("hi", 3e-3, "s")]
+    said = page.comms_observation(2.5e-3, wide).items[0]
+    assert "2500.0 µs per layer" in said and "2000 µs to 3000 µs per layer" in said
 
 
 def row(label: str, gpus: int, measured: float, bound: float, full: float, role="validation",
@@ -117,11 +128,33 @@ def test_requests_table_and_words_by_hand() -> None:
     low = page.requests_observations([row("a", 2, 1.0, 0.5, 0.4)]).items
     assert low[0] == "No calibration case is listed."
     assert low[2] == "1 of 1 forecasts fall below their bound: an engine term came out negative."
+    rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 1.1)]
+    assert "(2 cases)" in page.requests_observations(rows).items[1]
+    rows = [row("a", 2, 1.0, 0.5, 1.0), row("b", 2, 1.0, 0.5, 0.8), row("c", 8, 1.0, 0.5, 1.2)]
+    items = page.requests_observations(rows).items
+    assert items[1] == (
+        "Validation (3 cases): the forecast's median absolute error is 20.0%, all 3 within "
+        "20%; the bound alone 50.0%."
+    )
+    assert (
+        items[-1]
+        == "Median absolute error by GPU count (cases): 2 GPUs 10.0% (2), 8 GPUs 20.0% (1)."
+    )
+
+    def at(label: str, forecast: float, **by: int) -> page.RequestRow:
+        return page.RequestRow(label, "eng", 1, 1.0, 0.5, forecast, "validation", **by)
+
+    # batch 1: |-10%|; batches 2 and 8: |+20%| and |-40%|, median 30%
+    rows = [at("a", 0.9, batch=1), at("b", 1.2, batch=2), at("c", 0.6, batch=8)]
+    by = [i for i in page.requests_observations(rows).items if "by batch" in i]
+    assert by and "batch 1 10.0% (1)" in by[0] and "batch 2 or more 30.0% (2)" in by[0]
+    # SHORT = 512 tokens: 512 is up to it, 513 over
+    rows = [at("a", 0.9, prompt=512), at("b", 1.2, prompt=513)]
+    by = [i for i in page.requests_observations(rows).items if "by prompt" in i]
+    assert by and "prompt over 512 20.0% (1)" in by[0] and "prompt up to 512 10.0% (1)" in by[0]
 
 
-# ---------------------------------------------------------------------------
-# Whole tables and sentences on toy records, worked by hand
-# ---------------------------------------------------------------------------
+# --- Whole tables and sentences on toy records, worked by hand ---------------
 
 TOY = Chip(
     name="Toy",
@@ -159,6 +192,15 @@ def test_roofs_table_rows_shares_and_sources() -> None:
     ]
     assert page.shared_roofs(TOY, "bf16", "blog") == ["bf16 matmul peak"]
     assert page.shared_roofs(TOY, "bf16", "nowhere") == []
+    assert page.shared_roofs(TOY, "bf16", "doc B") == ["HBM bandwidth"]
+    full = dataclasses.replace(
+        TOY, achievable_link_bw_figure=bandwidth(100e9, "doc C"), achievable_mem_bw_figure=None
+    )
+    ach = Roofs("achievable", 80e12, 1e12, 100e9)
+    full = dataclasses.replace(full, achievable_mem_bw_figure=bandwidth(1e12, "doc B"))
+    obs = page.roofs_table(full, SPEC, ach, "bf16").items[1]
+    # 80% below; HBM and link at 100%: neither below nor above; no roof left unmeasured.
+    assert obs.items == ["1 of 3 measured roofs sit below their datasheet figure."]
 
 
 def test_cases_table_by_hand() -> None:
@@ -174,6 +216,22 @@ def test_cases_table_by_hand() -> None:
         "x0.89 the predicted time (shorter: faster than the bound) at achievable roofs.",
         "The achievable X was itself measured on this benchmark: these cases are calibration, "
         "not independent checks of the figures taken from them.",
+    ]
+    assert page.left_out([]) == []
+    (line,) = page.left_out(["a", "b"])
+    assert line.text.endswith(": a; b.")
+    cases = [
+        case("a", 1.3, 1.0, 1.2),  # spec x1.30, achievable x1.08
+        case("b", 1.0, 2.0, 1.6),  # spec x0.50 (the widest gap), achievable x0.62
+        case("c", 1.003, 1.0, 1.0),  # within 0.5%: not longer
+        case("d", 1.2, 1.0, 1.5),  # spec x1.20, achievable x0.80: as far, not closer
+    ]
+    assert page.cases_observations(cases).items == [
+        "2 of 4 measurements take longer than the spec prediction; the ratios run from x0.50 "
+        "to x1.30.",
+        "The widest gap is b: it takes x0.50 the predicted time (shorter: faster than the bound).",
+        "The achievable roofs bring 2 of 4 predictions closer; the closest is c, which matches "
+        "the prediction at achievable roofs.",
     ]
 
 
@@ -213,6 +271,13 @@ def test_operator_table_and_bound_words_by_hand() -> None:
         ["1", "500 µs", "1000 µs", "x0.50", "1100 µs", "x0.45", "2.00 TB/s"],
     ]
     assert note.text.startswith("achieved: the measured kernel's FLOP/s where the spec")
+    rows = [page.OpRow("mm", 8, 1e12, 1e10, 0.02, 0.01, 0.01)]  # 10 ms either way: compute
+    table, note = page.operator_table(rows, "T", SPEC).items
+    assert table.rows[0][-1] == "50.0 TFLOP/s"
+    assert note.text == (
+        "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, "
+        "its bytes/s where memory-bound"
+    )
 
 
 def test_utilisation_table_and_caption_by_hand() -> None:
@@ -236,6 +301,11 @@ def test_utilisation_table_and_caption_by_hand() -> None:
     texts = page.sources_text(["s1", "s2", "s1"]).items
     assert [t.text for t in texts] == ["s1", "s2"]
     assert page.png_hint("f.png").text == "\n(add --png to save the figure f.png)"
+    even = [case("a", 1.0, 0.5, 1.0), case("b", 2.0, 1.0, 1.5)]
+    assert "; 1 of 2 measured bars stand above" in page.figure_caption(even, "up", 64, 214)
+    assert t.title
+    rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 0.9)._replace(engine_class="vllm")]
+    assert page.requests_table(rows).note.endswith("(--engine trtllm, vllm)")
 
 
 def test_knee_words_whole() -> None:
@@ -253,58 +323,7 @@ def test_knee_words_whole() -> None:
     )
 
 
-# ---------------------------------------------------------------------------
-# Boundaries: each comparison on the number where its two branches meet
-# ---------------------------------------------------------------------------
-def test_versus_edges() -> None:
-    assert page.versus(1.0052, 1.0) == "takes x1.01 the predicted time (longer)"  # past 0.5%
-    assert page.versus(1.0, 1.0) == "matches the prediction"
-
-
-def test_roofs_all_measured_and_one_equal_to_spec() -> None:
-    full = dataclasses.replace(
-        TOY, achievable_link_bw_figure=bandwidth(100e9, "doc C"), achievable_mem_bw_figure=None
-    )
-    ach = Roofs("achievable", 80e12, 1e12, 100e9)
-    full = dataclasses.replace(full, achievable_mem_bw_figure=bandwidth(1e12, "doc B"))
-    obs = page.roofs_table(full, SPEC, ach, "bf16").items[1]
-    # 80% below; HBM and link at 100%: neither below nor above; no roof left unmeasured.
-    assert obs.items == ["1 of 3 measured roofs sit below their datasheet figure."]
-
-
-def test_cases_words_on_ratios_away_from_one() -> None:
-    cases = [
-        case("a", 1.3, 1.0, 1.2),  # spec x1.30, achievable x1.08
-        case("b", 1.0, 2.0, 1.6),  # spec x0.50 (the widest gap), achievable x0.62
-        case("c", 1.003, 1.0, 1.0),  # within 0.5%: not longer
-        case("d", 1.2, 1.0, 1.5),  # spec x1.20, achievable x0.80: as far, not closer
-    ]
-    assert page.cases_observations(cases).items == [
-        "2 of 4 measurements take longer than the spec prediction; the ratios run from x0.50 "
-        "to x1.30.",
-        "The widest gap is b: it takes x0.50 the predicted time (shorter: faster than the bound).",
-        "The achievable roofs bring 2 of 4 predictions closer; the closest is c, which matches "
-        "the prediction at achievable roofs.",
-    ]
-
-
-def test_comms_edges_are_inside() -> None:
-    edges = [Measured("lo", 40e-6, "s"), Measured("hi", 50e-6, "s")]
-    for per_layer in (40e-6, 50e-6):
-        items = page.comms_observation(per_layer, edges).items
-        assert items[0].endswith("the curve is inside that range.")
-
-
-def test_operator_on_the_ridge_and_its_note() -> None:
-    rows = [page.OpRow("mm", 8, 1e12, 1e10, 0.02, 0.01, 0.01)]  # 10 ms either way: compute
-    table, note = page.operator_table(rows, "T", SPEC).items
-    assert table.rows[0][-1] == "50.0 TFLOP/s"
-    assert note.text == (
-        "achieved: the measured kernel's FLOP/s where the spec roofline is compute-bound, "
-        "its bytes/s where memory-bound"
-    )
-
-
+# --- Boundaries: each comparison on the number where its two branches meet ---
 def test_zero_unexplained_and_ridge_on_the_interval_end() -> None:
     d = Decomposition(1.0, (Term("roofline at spec peaks", 0.5), Term("x", 0.5)))
     assert page.decomposition_observations(["c"], [d], [0.5]).items == [
@@ -337,24 +356,6 @@ def test_utilisation_words_whole() -> None:
     )
 
 
-def test_caption_counts_only_bars_above() -> None:
-    even = [case("a", 1.0, 0.5, 1.0), case("b", 2.0, 1.0, 1.5)]
-    assert "; 1 of 2 measured bars stand above" in page.figure_caption(even, "up", 64, 214)
-
-
-def test_requests_edges() -> None:
-    rows = [row("a", 2, 1.0, 0.5, 1.0), row("b", 2, 1.0, 0.5, 0.8), row("c", 8, 1.0, 0.5, 1.2)]
-    items = page.requests_observations(rows).items
-    assert items[1] == (
-        "Validation (3 cases): the forecast's median absolute error is 20.0%, all 3 within "
-        "20%; the bound alone 50.0%."
-    )
-    assert (
-        items[-1]
-        == "Median absolute error by GPU count (cases): 2 GPUs 10.0% (2), 8 GPUs 20.0% (1)."
-    )
-
-
 def test_a_kernel_beating_its_achievable_roof_gets_a_word() -> None:
     fast = page.OpRow("mm", 16, 1.0, 1.0, 0.9e-3, 0.8e-3, 1.0e-3)
     slow = page.OpRow("mm", 64, 1.0, 1.0, 1.2e-3, 0.8e-3, 1.0e-3)
@@ -367,6 +368,8 @@ def test_a_kernel_beating_its_achievable_roof_gets_a_word() -> None:
     assert none == [
         "No timed kernel beats its achievable prediction: the roofs hold as ceilings here."
     ]
+    edge = page.OpRow("mm", 16, 1.0, 1.0, 1 - 0.005, 0.8, 1.0)  # 0.5% under: a match
+    assert page.beats_roof_observations([edge]).items[0].startswith("No timed kernel beats")
 
 
 def test_no_sentence_printed_twice() -> None:
@@ -378,72 +381,12 @@ def test_no_sentence_printed_twice() -> None:
     assert not repeated, repeated
 
 
-def test_the_profile_range_stays_in_microseconds() -> None:
-    # 2 ms and 3 ms of profile, shown as 2000 µs and 3000 µs beside the curve's µs
-    wide = [Measured("lo", 2e-3, "s"), Measured("hi", 3e-3, "s")]
-    said = page.comms_observation(2.5e-3, wide).items[0]
-    assert "2500.0 µs per layer" in said and "2000 µs to 3000 µs per layer" in said
-
-
-def test_two_cases_are_counted_in_the_plural() -> None:
-    rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 1.1)]
-    assert "(2 cases)" in page.requests_observations(rows).items[1]
-
-
-def test_the_error_by_batch_groups_one_against_more() -> None:
-    def at(label: str, batch: int, forecast: float) -> page.RequestRow:
-        return page.RequestRow(label, "eng", 1, 1.0, 0.5, forecast, "validation", batch=batch)
-
-    # batch 1: |-10%|; batches 2 and 8: |+20%| and |-40%|, median 30%
-    rows = [at("a", 1, 0.9), at("b", 2, 1.2), at("c", 8, 0.6)]
-    by = [i for i in page.requests_observations(rows).items if "by batch" in i]
-    assert by and "batch 1 10.0% (1)" in by[0] and "batch 2 or more 30.0% (2)" in by[0]
-
-
-def test_a_label_for_every_decomposition() -> None:
-    d = Decomposition(1.0, (Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)))
-    with pytest.raises(ValueError, match="zip"):
-        page.decomposition_observations(["a", "b"], [d], [0.95])
-
-
-def test_the_shared_roof_named_by_its_source() -> None:
-    assert page.shared_roofs(TOY, "bf16", "doc B") == ["HBM bandwidth"]
-
-
-def test_half_a_percent_under_the_prediction_is_not_faster() -> None:
-    edge = page.OpRow("mm", 16, 1.0, 1.0, 1 - 0.005, 0.8, 1.0)  # 0.5% under: a match
-    assert page.beats_roof_observations([edge]).items[0].startswith("No timed kernel beats")
-
-
-def test_the_tables_keep_their_title_and_note() -> None:
-    util = page.utilisation_table([page.Util("p", 2e12, 3e9, 0.01, 0.5, 0.25)], 100e12, 1e12)
-    assert util.title
-    rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 0.9)._replace(engine_class="vllm")]
-    assert page.requests_table(rows).note.endswith("(--engine trtllm, vllm)")
-
-
-def test_the_error_by_prompt_length() -> None:
-    def at(label: str, prompt: int, forecast: float) -> page.RequestRow:
-        return page.RequestRow(label, "eng", 1, 1.0, 0.5, forecast, "validation", prompt=prompt)
-
-    # SHORT = 512 tokens: 512 is up to it, 513 over
-    rows = [at("a", 512, 0.9), at("b", 513, 1.2)]
-    by = [i for i in page.requests_observations(rows).items if "by prompt" in i]
-    assert by and "prompt over 512 20.0% (1)" in by[0] and "prompt up to 512 10.0% (1)" in by[0]
-
-
 def test_the_figure_keeps_its_path_and_caption(tmp_path: Path) -> None:
     path = tmp_path / "f.png"
     shown = page.figure_shown(str(path), "what to look at")
     assert (shown.path, shown.caption) == (path, "what to look at")
     inside = Path(__file__).resolve().parents[2] / "figs" / "f.png"
     assert page.figure_shown(str(inside), "c").shown_path == "figs/f.png"  # from the repo root
-
-
-def test_the_cases_left_out_in_one_line_or_none() -> None:
-    assert page.left_out([]) == []
-    (line,) = page.left_out(["a", "b"])
-    assert line.text.endswith(": a; b.")
 
 
 def test_the_largest_term_and_the_highest_mfu_by_their_numbers() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import types
 
-import pytest
+from conftest import assert_frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,19 +107,6 @@ def test_operator_table_by_hand() -> None:
         ["softmax", "1", "1.00 KFLOP", "1.00 MB", "memory-bound", "50.0 µs", "100 µs", "50%"],
     ]
     assert table.title == "fp32 prompt pass at the torch roofs (200.0 GFLOP/s, 20.00 GB/s)"
-
-
-def test_operators_faster_than_their_bound_are_named() -> None:
-    assert len(page.operator_observations(ROWS, STATS, 4).items) == 3  # none beat its bound
-    fast = page.OpRow("K projection", 1, 1e3, 1e6, 2e-4, 1e-4)  # 200% of its bound
-    items = page.operator_observations([*ROWS, fast], STATS, 4).items
-    assert items[3] == (
-        "1 of the 3 operators ran faster than their bound (K projection): a roof was measured "
-        "below what the machine can do, as on a busy machine."
-    )
-
-
-def test_a_small_share_keeps_a_decimal() -> None:
     row = page.OpRow("final norm", 1, 1e3, 1e4, 4e-7, 1e-4)  # 0.4% of its bound
     assert page.operator_table([row], FP32).rows[0][-1] == "0.4%"
     assert "reached 0.4% of it" in page.operator_observations([row], STATS, 4).items[0]
@@ -140,6 +127,13 @@ def test_operator_observations_by_hand() -> None:
         "Over the whole run (prompt pass and 4 decode steps), operators the ledger has no row "
         "for took 40% of the operators' own time, the largest ``aten::copy_`` 30.0% and "
         "``aten::cat`` 10.0%: layout copies"
+    )
+    assert len(page.operator_observations(ROWS, STATS, 4).items) == 3  # none beat its bound
+    fast = page.OpRow("K projection", 1, 1e3, 1e6, 2e-4, 1e-4)  # 200% of its bound
+    items = page.operator_observations([*ROWS, fast], STATS, 4).items
+    assert items[3] == (
+        "1 of the 3 operators ran faster than their bound (K projection): a roof was measured "
+        "below what the machine can do, as on a busy machine."
     )
 
 
@@ -210,17 +204,11 @@ def test_phase_observations_by_hand() -> None:
     assert len(page.phase_observations([PRE, DEC]).items) == 3  # one precision: no comparison
 
 
-@pytest.mark.parametrize(
-    "record",
-    [
+def test_records_are_frozen() -> None:
+    assert_frozen(
         page.Setup(MODEL, 64, 4, "cpu", 2, [FP32]),
         page.Timeline("t.json", 1.0, 1.0, 1),
         ROWS[0],
         page.FlopCount(1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
         PRE,
-    ],
-)
-def test_records_are_frozen(record: object) -> None:
-    field = dataclasses.fields(record)[0].name
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        setattr(record, field, None)
+    )

@@ -19,6 +19,7 @@ import pytest
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from present.fake_chips import prose
 from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture
 
 from common.present.display import Group, Observations, PngResult, Preformatted, Table
@@ -60,15 +61,7 @@ def basics(top: float = 200.0, ridge: float = 100.0, low: float = 0.999) -> page
     )
 
 
-# ---------------------------------------------------------------------------
-# 1. and 4. Basic operations and the roofline chart
-# ---------------------------------------------------------------------------
-def test_matmul_name_and_formats() -> None:
-    assert page.matmul_name(1) == "matvec, B=1"
-    assert page.matmul_name(2) == "matmul, B=2"
-    assert page.r0(1874.6) == "1875" and page.never(None) == "never" and page.never(2048) == "2,048"
-
-
+# --- 1. and 4. Basic operations and the roofline chart -----------------------
 def test_basics_table_by_hand() -> None:
     got = text(page.basics(basics())[0])
     assert got[0] == ("1. Basic operations in bf16 on Hop (ridge 100 FLOP/B)")
@@ -78,6 +71,9 @@ def test_basics_table_by_hand() -> None:
     assert got[3] == "vector add | 166.67 MFLOP | 1.00 GB | 0.167 | memory | 0.17% | 1.00 ms"
     # 200 GFLOP at 100 TFLOP/s = 2 ms > 1 ms of bytes: compute, 100% of peak
     assert got[-1] == "matmul, B=256 | 200.00 GFLOP | 1.00 GB | 200.0 | compute | 100.00% | 2.00 ms"
+    assert page.matmul_name(1) == "matvec, B=1"
+    assert page.matmul_name(2) == "matmul, B=2"
+    assert page.r0(1874.6) == "1875" and page.never(None) == "never" and page.never(2048) == "2,048"
 
 
 def test_basics_observations_by_hand() -> None:
@@ -99,9 +95,6 @@ def test_basics_observations_by_hand() -> None:
         "Here is the core tension of LLM inference: each decode step makes one token per "
         "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
     ]
-
-
-def test_basics_crossing_other_ways() -> None:
     # 200 < 300: none reaches; B = 256 gets 200 / 300 = 66.67%
     assert text(page.basics(basics(ridge=300.0))[1])[2] == (
         "No batch in the list reaches the ridge of 300 FLOP/B: even B = 256 gets 66.67% of peak."
@@ -183,9 +176,7 @@ def test_roofline_png_caption_by_hand(tmp_path: Path) -> None:
     assert skipped.text == "\n02.png: needs matplotlib"
 
 
-# ---------------------------------------------------------------------------
-# 2. Ridge points and the critical batch
-# ---------------------------------------------------------------------------
+# --- 2. Ridge points and the critical batch ----------------------------------
 def ridge(
     chip: str, precision: str, peak: float, bw: float, batch: int | None, w: float = 2
 ) -> page.Ridge:
@@ -242,9 +233,6 @@ def test_ridge_observations_by_hand() -> None:
         "Hop it is 120, not 100, because reading X and writing the output cost bytes too (part "
         "1's last observation).",
     ]
-
-
-def test_ridge_observations_other_ways() -> None:
     # H200 at 0.5 TB/s: x2.00 less bandwidth, ridge 100 -> 200, batch 120 -> 240
     got = text(page.ridges(ridges(h200_bw=0.5e12, h200_batch=240))[1])
     assert got[1] == (
@@ -315,9 +303,7 @@ def test_critical_batch_above_the_ridge_never_reads_equal() -> None:
     assert "goes from never to 60" in text(page.ridges(r)[1])[1]
 
 
-# ---------------------------------------------------------------------------
-# 3. Low precision, one matrix per example, decode attention
-# ---------------------------------------------------------------------------
+# --- 3. Low precision, one matrix per example, decode attention --------------
 def exercises(
     int8: int | None = 256, bf16: int | None = 256, weights: int | None = 128, ridge: float = 100
 ) -> page.Exercises:
@@ -367,9 +353,6 @@ def test_exercise_observations_by_hand() -> None:
         "MQA's 32.0 FLOP/B is below the Hop ridge of 100.0: fewer KV heads cut the bytes, which "
         "is what GQA and MQA are for.",
     ]
-
-
-def test_exercise_observations_other_ways() -> None:
     # int8 at 600 against bf16's 256: x2.34, outside x1.25
     got = text(page.exercises(exercises(int8=600))[1])
     assert "so the critical batch rises from 256 to 600 (bf16 to int8)." in got[0]
@@ -389,9 +372,7 @@ def test_exercise_observations_other_ways() -> None:
     assert "tokens it is now (1.0, 4.0, 32.3), and" in text(page.exercises(r)[1])[2]
 
 
-# ---------------------------------------------------------------------------
-# 5. Tiling
-# ---------------------------------------------------------------------------
+# --- 5. Tiling ---------------------------------------------------------------
 def tiling(side: float = 200.0, registers: int = 65536) -> page.Tiling:
     tiles = (("32x32x32", 2e9, 15.8, 16.0), ("256x64x256", 3e8, 120.5, 128.0))
     outputs = (("64x64", 16384.0, 32.0), ("256x256", 262144.0, 128.0))
@@ -439,9 +420,7 @@ def test_tiling_observations_by_hand() -> None:
     assert "takes 156.2 KiB: the same as its 156 KiB register file. One SM's" in got[1]
 
 
-# ---------------------------------------------------------------------------
-# 6. The network roofline
-# ---------------------------------------------------------------------------
+# --- 6. The network roofline -------------------------------------------------
 def link(chip: str, bw: float, peak: float, dims: tuple[int, ...] = (1000, 4000)) -> page.Link:
     crit = 2 * peak / bw  # K > b P / link in bf16
     bounds = tuple((k, "compute" if k > crit else "comms") for k in dims)
@@ -531,13 +510,7 @@ def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
     assert len(table) == 2 and len(said) == 1 and "no network ridge" in said[0]
 
 
-# ---------------------------------------------------------------------------
-# The lecture, in this process, with the shipped table and with edits
-# ---------------------------------------------------------------------------
-def prose(s: str) -> str:
-    return " ".join(s.split())
-
-
+# --- The lecture, in this process, with the shipped table and with edits -----
 def lecture(table: dict | None = None, *argv: str) -> str:
     with patched_hardware(table or SHIPPED):
         return prose(run_lecture("02", *argv))
@@ -606,9 +579,7 @@ def test_lecture_under_edits_by_hand() -> None:
     assert "and the H100 SXM needs K > 43,955.6." in out  # 2 * 989e12 / 45e9; no 'only'
 
 
-# ---------------------------------------------------------------------------
-# Properties: drawn hardware tables, both modes of the lecture
-# ---------------------------------------------------------------------------
+# --- Properties: drawn hardware tables, both modes of the lecture ------------
 def intensity_of_matmul(B: int, K: int = 8192, N: int = 8192) -> float:
     return 2 * B * K * N / (2 * (B * K + K * N + B * N))
 
@@ -667,9 +638,7 @@ def check_claims(out: str, table: dict) -> None:
 # mutmut (make mutation) runs these tests once per mutant: a few drawn tables there, 30 here
 MUTATING = "MUTANT_UNDER_TEST" in os.environ
 PROPERTY = settings(
-    max_examples=3 if MUTATING else 30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
+    max_examples=3 if MUTATING else 30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 

@@ -65,6 +65,16 @@ def test_chunking_by_hand() -> None:
         "wait 40.0 ms for one token. In chunks of up to 1,984 it takes 2 steps, a time to "
         "first token of at least 50.0 ms, and no decode token waits more than 40.0 ms."
     )
+    assert page.chunk_sizes(256) == [0, 64, 128, 256]  # the room itself once, not twice
+    # a request of p + o tokens holds at most p + o - 1 in its cache: 100 + 50 - 1 = 149
+    assert (100, 50) in page.request_shapes(100, 50, 149)
+    assert (100, 50) not in page.request_shapes(100, 50, 148)
+    chunked = page.Chunked(chunk=64, steps=32, seconds=0.35, longest=0.0105, alone=0.030)
+    group = page.chunking_section(setup(), STEPS[:2], chunked)
+    assert "filling the budget" not in observed(group)[0]  # the one chunk is the full one
+    drafts = [page.Draft(1, 1.0, (1.6, 1.8, 1.9), (1.55, 1.75, 1.84))]
+    spec = page.speculation_section(setup(), drafts, 1 / 32)
+    assert "batch 64" in spec.items[0].title and "c = 1/32" in spec.items[0].title  # 32 layers
 
 
 def mtp(**changes: object) -> list[str]:
@@ -87,6 +97,10 @@ def test_mtp_by_hand() -> None:
     assert "a = 91.0%, above" in mtp(implied=0.91)[1]
     # a = 1 at c = 1/61, v = 1: 2 / 1.0164 = x1.97
     assert "even a = 1 gives only x1.97, short of the published x1.8" in mtp(implied=None)[1]
+    assert "speed-up" in mtp()[-1]  # the last line names the figure the model is built from
+    dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
+    heading = page.cost_section(setup(), [dense, dense]).items[0]
+    assert "$2 per GPU-hour on Hop" in heading.title
 
 
 def test_fleet_by_hand() -> None:
@@ -108,6 +122,19 @@ def test_fleet_by_hand() -> None:
     assert "The budget closes within 13.43%" in said[0]  # the larger of the two errors
     # 0.3003 / 0.0603 = x4.98
     assert "an output token costs x4.98 more to serve than an input token." in said[1]
+    check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
+    group = page.fleet_section(check)
+    share = next(r for r in rows(group) if r[0] == "cache-hit share")
+    assert share[1:3] == ["56.25%", "56.3%"]  # 342 G of 608 G cached = 0.5625; the rate's 0.563
+    note = " ".join(str(i) for i in group.items)
+    assert "Built from (calibration): 608B input and 168B output tokens" in note
+    assert "73.7k and 14.8k tokens/s per node" in note  # 73,700 and 14,800 tokens/s
+    # 14,800 tokens/s a node at about (20 + 22) / 2 = 21 tokens/s a request: 705 sequences
+    assert "about 705 sequences decode at once on a node, 88 a GPU" in observed(group)[2]
+    margin = next(r for r in rows(group) if r[0] == "cost margin")
+    # cost: 5,000 node-hours x 8 GPUs x $2 = $80,000; revenue: (342 G x 0.14 + 266 G x 0.55
+    # + 168 G x 2.19) / 1e6 = $562,100; margin 562,100 / 80,000 - 1 = 6.03
+    assert margin[1:3] == ["603%", "545%"]
 
 
 def cost(name: str, experts: int, curve: tuple[tuple[int, float], ...]) -> page.Cost:
@@ -135,6 +162,9 @@ def test_cost_crossing_by_hand() -> None:
     assert page.crossing(dense, cost("E", 8, ((1, 3.0), (16, 0.5)))) is None
     cap = page.cost_png("t.png", setup(), [dense, moe]).caption
     assert "Look at batch 4, where the cheaper model changes" in cap
+    a = cost("A", 0, ((1, 1.0), (4, 1.0)))
+    b = cost("B", 0, ((1, 2.0), (4, 1.0)))
+    assert page.crossing(a, b) == 4  # A cheaper at 1; at 4 the same price: no longer cheaper
 
 
 WHERE = re.compile(r"a = ([\d.]+)%, (inside|below|above) the published range")
@@ -186,6 +216,11 @@ def test_disaggregation_by_hand() -> None:
         "For the flags' request a prompt token takes 100 µs of GPU time and an output token "
         "2.00 ms at batch 64: a prompt token costs x20.00 less."
     )
+    balance = [page.Balance(2048, 512, 0.2048, 1.024, 0.25)]
+    # P:D 0.25: a quarter of a prefill GPU per decode GPU, 0.25 / 1.25 = 20.0% of the GPUs
+    group = page.disaggregation_section(setup(), balance)
+    assert rows(group)[1][4:] == ["0.250", "20.0%"]
+    assert "decode batch 64" in group.items[0].title
 
 
 def test_prices_and_curve_labels() -> None:
@@ -228,47 +263,9 @@ def test_the_cost_comparison_stops_at_the_flags_batch_and_a_caption_without_a_cr
     # E dearer at every batch: no crossing, so the caption names none
     dearer = cost("E", 8, ((1, 3.0), (16, 0.5)))
     assert "Look at batch" not in page.cost_png("t.png", setup(), [dense, dearer]).caption
-
-
-def test_the_cache_hit_share_from_the_token_counts() -> None:
-    check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
-    share = next(r for r in rows(page.fleet_section(check)) if r[0] == "cache-hit share")
-    assert share[1:3] == ["56.25%", "56.3%"]  # 342 G of 608 G cached = 0.5625; the rate's 0.563
-
-
-def test_cost_at_batch_one_says_no_second_batch_and_why_prompts_are_cheaper() -> None:
-    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
-    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
-    # batch 1 is the only batch: no sentence on a larger one
-    assert not any(
-        "the largest both hold" in i
-        for i in observed(page.cost_section(setup(batch=1), [dense, moe]))
-    )
-    # a prompt token at $0.01/M against $0.1/M out: x10.00 less, and the reason
-    said = observed(page.cost_section(setup(batch=64), [dense, moe]))[2]
-    assert "x10.00 less: prefill fills the matmuls in one pass" in said
-    dear = dataclasses.replace(dense, input_usd=0.5)  # x5.00 more: no reason given
-    said = observed(page.cost_section(setup(batch=64), [dear, moe]))[2]
-    assert "x5.00 more" in said and "prefill fills" not in said
-
-
-def test_the_cost_caption_names_the_price() -> None:
     dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
     cap = page.cost_png("t.png", setup(), [dense]).caption
     assert "at $2 per GPU-hour" in cap and "for D (dense, 1 GPU)" in cap
-
-
-def test_chunks_and_shapes_at_their_edges() -> None:
-    assert page.chunk_sizes(256) == [0, 64, 128, 256]  # the room itself once, not twice
-    # a request of p + o tokens holds at most p + o - 1 in its cache: 100 + 50 - 1 = 149
-    assert (100, 50) in page.request_shapes(100, 50, 149)
-    assert (100, 50) not in page.request_shapes(100, 50, 148)
-
-
-def test_the_prefill_share_of_the_gpus() -> None:
-    balance = [page.Balance(2048, 512, 0.2048, 1.024, 0.25)]
-    # P:D 0.25: a quarter of a prefill GPU per decode GPU, 0.25 / 1.25 = 20.0% of the GPUs
-    assert rows(page.disaggregation_section(setup(), balance))[1][4:] == ["0.250", "20.0%"]
 
 
 def test_cost_table_and_batch_one_by_hand() -> None:
@@ -283,44 +280,19 @@ def test_cost_table_and_batch_one_by_hand() -> None:
     assert "the order flips and D is cheaper" in said[1]
     alone = cost("E", 8, ((1, 1.0),))  # a wall at batch 1 still has a price there
     assert "E is cheaper" in observed(page.cost_section(setup(batch=2), [dense, alone]))[0]
-
-
-def test_a_tie_ends_the_cheaper_run() -> None:
-    a = cost("A", 0, ((1, 1.0), (4, 1.0)))
-    b = cost("B", 0, ((1, 2.0), (4, 1.0)))
-    assert page.crossing(a, b) == 4  # A cheaper at 1; at 4 the same price: no longer cheaper
-
-
-def test_the_fleet_note_and_sequences_per_node() -> None:
-    check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
-    group = page.fleet_section(check)
-    note = " ".join(str(i) for i in group.items)
-    assert "Built from (calibration): 608B input and 168B output tokens" in note
-    assert "73.7k and 14.8k tokens/s per node" in note  # 73,700 and 14,800 tokens/s
-    # 14,800 tokens/s a node at about (20 + 22) / 2 = 21 tokens/s a request: 705 sequences
-    assert "about 705 sequences decode at once on a node, 88 a GPU" in observed(group)[2]
-
-
-def test_the_fleet_margin_by_hand() -> None:
-    check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
-    margin = next(r for r in rows(page.fleet_section(check)) if r[0] == "cost margin")
-    # cost: 5,000 node-hours x 8 GPUs x $2 = $80,000; revenue: (342 G x 0.14 + 266 G x 0.55
-    # + 168 G x 2.19) / 1e6 = $562,100; margin 562,100 / 80,000 - 1 = 6.03
-    assert margin[1:3] == ["603%", "545%"]
-
-
-def test_one_chunk_says_no_full_budget_and_each_heading_its_numbers() -> None:
-    chunked = page.Chunked(chunk=64, steps=32, seconds=0.35, longest=0.0105, alone=0.030)
-    group = page.chunking_section(setup(), STEPS[:2], chunked)
-    assert "filling the budget" not in observed(group)[0]  # the one chunk is the full one
-    balance = [page.Balance(2048, 512, 0.2048, 1.024, 0.25)]
-    assert "decode batch 64" in page.disaggregation_section(setup(), balance).items[0].title
-    drafts = [page.Draft(1, 1.0, (1.6, 1.8, 1.9), (1.55, 1.75, 1.84))]
-    spec = page.speculation_section(setup(), drafts, 1 / 32)
-    assert "batch 64" in spec.items[0].title and "c = 1/32" in spec.items[0].title  # 32 layers
-
-
-def test_cost_rows_and_sentences_at_their_edges() -> None:
+    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
+    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
+    # batch 1 is the only batch: no sentence on a larger one
+    assert not any(
+        "the largest both hold" in i
+        for i in observed(page.cost_section(setup(batch=1), [dense, moe]))
+    )
+    # a prompt token at $0.01/M against $0.1/M out: x10.00 less, and the reason
+    said = observed(page.cost_section(setup(batch=64), [dense, moe]))[2]
+    assert "x10.00 less: prefill fills the matmuls in one pass" in said
+    dear = dataclasses.replace(dense, input_usd=0.5)  # x5.00 more: no reason given
+    said = observed(page.cost_section(setup(batch=64), [dear, moe]))[2]
+    assert "x5.00 more" in said and "prefill fills" not in said
     dense = cost("D", 0, ((1, 1.0), (4, 0.4)))  # cheaper at batch 1 and at batch 4
     moe = cost("E", 8, ((1, 2.0), (4, 0.9)))
     group = page.cost_section(setup(batch=4), [dense, moe])
@@ -331,10 +303,3 @@ def test_cost_rows_and_sentences_at_their_edges() -> None:
     # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
     said = observed(page.cost_section(setup(batch=64), [dense, moe]))
     assert not any("A prompt token" in i for i in said)
-
-
-def test_every_mtp_line_is_text_and_the_cost_heading_names_the_price() -> None:
-    assert "speed-up" in mtp()[-1]  # the last line names the figure the model is built from
-    dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
-    heading = page.cost_section(setup(), [dense, dense]).items[0]
-    assert "$2 per GPU-hour on Hop" in heading.title

@@ -8,6 +8,7 @@ import math
 import re
 
 import pytest
+from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,9 +30,7 @@ def prose(notes: Observations) -> str:
     return " ".join(notes.items)
 
 
-# ---------------------------------------------------------------------------
-# Part 1, by hand
-# ---------------------------------------------------------------------------
+# --- Part 1, by hand ---------------------------------------------------------
 def test_extremes_by_hand() -> None:
     kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
     table, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
@@ -64,6 +63,13 @@ def test_extremes_by_hand() -> None:
     kernels = {k: (d, i, [*t, t[-1]]) for k, (d, i, t) in kernels.items()}
     three = page.Extremes(1000, 100, 4e9, [A, B, B], kernels, 2 * MIB)
     assert "memory-bound on every chip" in page.extremes(three)[1].items[0]
+    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
+    with pytest.raises(ValueError, match="zip"):
+        page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+    # 1 ms on the A for both kernels (the B's differ): no "x.. faster" to add
+    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [1e-3, 1e-4])}
+    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+    assert notes.items[1].endswith(" ms: the comparison the article makes.")
 
 
 def plan(gpu: page.Gpu, rows: int, i: float, needed: float | None, reads: int = 8) -> page.Plan:
@@ -101,6 +107,8 @@ def test_schedule_by_hand() -> None:
     assert "Both reach their ridge from shared memory alone" in text
     assert "the same as the naive kernel's 50.00 MB and x50.0 more than" in text
     assert "K and V are read once, the ideal minimum." in text
+    said = page._reach([plan(B, 64, 30.0, None)])  # never reaches: nothing it would take
+    assert said.endswith("from shared memory alone.") and "takes" not in said
 
 
 def test_traffic_by_hand() -> None:
@@ -177,9 +185,7 @@ def test_lengths_by_hand() -> None:
     )
 
 
-# ---------------------------------------------------------------------------
-# Part 2, by hand
-# ---------------------------------------------------------------------------
+# --- Part 2, by hand ---------------------------------------------------------
 def test_agreement_by_hand() -> None:
     table, notes = page.agreement(
         [(300, 16, 300, 300, 1, 7.6e-7), (257, 64, 31, 47, 54, 2e-6)], 1e-4
@@ -241,6 +247,7 @@ def test_machine_by_hand() -> None:
         "below the ridge, so by the roofline fewer bytes would make it faster." in low[2].items[1]
     )
     assert low[1].rows[2][1] == "-"
+    assert caches.title and roofs.title
 
 
 def sized(name: str, rows: int, seconds: float, steps: int, traffic: float = 1e7) -> page.Sized:
@@ -295,6 +302,21 @@ def test_block_sizes_by_hand() -> None:
         )
         == 2
     )
+    # 32 x 128 = 4,096 elements against 16 x 16 = 256: the 16 x 16 blocks are the smaller,
+    # though 32 / 128 is the smaller aspect ratio
+    wide = page.Sized("L2", 64 * KIB, Blocks(32, 128, 60 * KIB), 32, 8, 1e7, 60 * KIB, 0.05)
+    square = sized("L1 data", 16, 0.2, 4096)
+    record = page.BlockSizes(1024, 128, 1e9, [wide, square], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    assert page.block_sizes(record)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
+    big = sized("L2", 64, 0.05, 256)
+    # fixed costs beyond the time are capped at 100%
+    capped = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1.0)
+    assert page.block_sizes(capped)[1].rows[0][4] == "100%"
+    assert "explain 100% of its time" in page.block_sizes(capped)[2].items[0]
+    # the small blocks moving exactly the naive kernel's bytes move no more
+    small = sized("L1 data", 16, 0.2, 4096, traffic=4e7)
+    even = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
+    assert len(page.block_sizes(even)[2].items) == 2
 
 
 def row(kind: str, nbytes: float, t_c: float, t_m: float, t: float) -> dict:
@@ -388,11 +410,41 @@ def test_kernels_by_hand() -> None:
         "It is slower at the one length. By the roofline it should win, since "
         "the naive kernel is memory-bound here" in slow
     )
+    # equal times: not slower
+    assert "It is never slower" in page.kernels(kernels({1024: (0.1, 0.1)}))[3].items[0]
+    # per score, 2048 -> 8192 (2^22 and 2^26 scores): naive 1/16 s -> 1.1 s grows x1.1, tiled
+    # 1/16 s -> 1 s grows x1.0: exactly 1.1 times, which does not count as showing
+    same = page.kernels(kernels({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)}))[3].items[3]
+    assert same.endswith("the savings do not show in time.")
+    # S exactly the cache counts as inside it
+    runs = {
+        2896: page.Run(
+            Blocks(64, 64, 1.0), {"naive": 0.1, "tiled": 0.1}, 1.0, {"naive": 1.0, "tiled": 1.0}
+        ),
+        8192: page.Run(
+            Blocks(64, 64, 1.0), {"naive": 1.0, "tiled": 1.0}, 8.0, {"naive": 1.0, "tiled": 1.0}
+        ),
+    }
+    record = dataclasses.replace(kernels({1024: (1.0, 1.0)}), runs=runs)
+    assert "at N = 2,896 (S inside the last-level cache)" in page.kernels(record)[3].items[3]
+    # a measured time exactly between the sum (0.75 s) and the max (0.5 s): not closer to the sum
+    tie = dataclasses.replace(
+        kernels({1024: (0.625, 1.0)}),
+        placed={
+            "naive": row("naive", 4e8, 0.25, 0.5, 0.625),
+            "tiled": row("tiled", 1e8, 0.25, 0.1, 1.0),
+        },
+    )
+    assert (
+        "closer to the roofline's max, 500 ms, than to their sum, 750 ms"
+        in page.kernels(tie)[3].items[1]
+    )
+    # a tiled time below its parts leaves nothing, not a negative remainder
+    quick = page.kernels(kernels({8192: (1.0, 0.05)}))[3].items[2]
+    assert "and the remaining 0.00 ns its small matmuls" in quick
 
 
-# ---------------------------------------------------------------------------
-# Property tests: Part 1 from drawn hardware tables, Part 2 from drawn measurements
-# ---------------------------------------------------------------------------
+# --- Property tests: Part 1 from drawn hardware tables, Part 2 from drawn measurements ---
 N, D_HEAD, BF16 = 4096, 128, 2
 
 
@@ -524,17 +576,13 @@ def test_block_words_hold_for_drawn_times(choices: list, naive_t: float) -> None
     assert f"The fastest blocks came from {fastest.name} " in items[1]
 
 
-# ---------------------------------------------------------------------------
-# Edges: each comparison at its boundary, every word of the fixed sentences
-# ---------------------------------------------------------------------------
+# --- Edges: each comparison at its boundary, every word of the fixed sentences ---
 def test_records_are_frozen() -> None:
     ext = page.Extremes(1, 1, 1.0, [A], {}, 1.0)
     sch = page.Schedule(1, 1, [], [], 1.0, 1.0)
     tra = page.Traffic([], 1.0, 1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
     blk = page.BlockSizes(1, 1, 1.0, [], (1.0, 1.0, 1.0), 1.0, 1.0)
-    for record in (A, ext, sch, tra, lengths({}), machine(), blk, kernels({1024: (1.0, 1.0)})):
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            record.n = 2  # type: ignore[misc]
+    assert_frozen(A, ext, sch, tra, lengths({}), machine(), blk, kernels({1024: (1.0, 1.0)}))
 
 
 def test_fixed_sentences_word_for_word() -> None:
@@ -598,58 +646,6 @@ def test_fixed_sentences_word_for_word() -> None:
     )
 
 
-def test_kernel_boundaries() -> None:
-    # equal times: not slower
-    assert "It is never slower" in page.kernels(kernels({1024: (0.1, 0.1)}))[3].items[0]
-    # per score, 2048 -> 8192 (2^22 and 2^26 scores): naive 1/16 s -> 1.1 s grows x1.1, tiled
-    # 1/16 s -> 1 s grows x1.0: exactly 1.1 times, which does not count as showing
-    same = page.kernels(kernels({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)}))[3].items[3]
-    assert same.endswith("the savings do not show in time.")
-    # S exactly the cache counts as inside it
-    runs = {
-        2896: page.Run(
-            Blocks(64, 64, 1.0), {"naive": 0.1, "tiled": 0.1}, 1.0, {"naive": 1.0, "tiled": 1.0}
-        ),
-        8192: page.Run(
-            Blocks(64, 64, 1.0), {"naive": 1.0, "tiled": 1.0}, 8.0, {"naive": 1.0, "tiled": 1.0}
-        ),
-    }
-    record = dataclasses.replace(kernels({1024: (1.0, 1.0)}), runs=runs)
-    assert "at N = 2,896 (S inside the last-level cache)" in page.kernels(record)[3].items[3]
-    # a measured time exactly between the sum (0.75 s) and the max (0.5 s): not closer to the sum
-    tie = dataclasses.replace(
-        kernels({1024: (0.625, 1.0)}),
-        placed={
-            "naive": row("naive", 4e8, 0.25, 0.5, 0.625),
-            "tiled": row("tiled", 1e8, 0.25, 0.1, 1.0),
-        },
-    )
-    assert (
-        "closer to the roofline's max, 500 ms, than to their sum, 750 ms"
-        in page.kernels(tie)[3].items[1]
-    )
-    # a tiled time below its parts leaves nothing, not a negative remainder
-    quick = page.kernels(kernels({8192: (1.0, 0.05)}))[3].items[2]
-    assert "and the remaining 0.00 ns its small matmuls" in quick
-
-
-def test_block_boundaries() -> None:
-    big = sized("L2", 64, 0.05, 256)
-    # fixed costs beyond the time are capped at 100%
-    capped = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1.0)
-    assert page.block_sizes(capped)[1].rows[0][4] == "100%"
-    assert "explain 100% of its time" in page.block_sizes(capped)[2].items[0]
-    # the small blocks moving exactly the naive kernel's bytes move no more
-    small = sized("L1 data", 16, 0.2, 4096, traffic=4e7)
-    even = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    assert len(page.block_sizes(even)[2].items) == 2
-
-
-def test_no_chip_that_can_reach_says_only_where_it_stands() -> None:
-    said = page._reach([plan(B, 64, 30.0, None)])  # never reaches: nothing it would take
-    assert said.endswith("from shared memory alone.") and "takes" not in said
-
-
 def test_every_table_keeps_its_title_and_note() -> None:
     a, b = plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)
     _, bounds, _ = page.schedule(page.Schedule(1024, 64, [a, b], [a, b], 1e8, 1e6))
@@ -661,30 +657,3 @@ def test_every_table_keeps_its_title_and_note() -> None:
         page.BlockSizes(1024, 128, 1e9, [one], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
     )
     assert sizes.title and sizes.note and speeds.title
-
-
-def test_the_smallest_blocks_are_the_fewest_elements() -> None:
-    # 32 x 128 = 4,096 elements against 16 x 16 = 256: the 16 x 16 blocks are the smaller,
-    # though 32 / 128 is the smaller aspect ratio
-    wide = page.Sized("L2", 64 * KIB, Blocks(32, 128, 60 * KIB), 32, 8, 1e7, 60 * KIB, 0.05)
-    square = sized("L1 data", 16, 0.2, 4096)
-    record = page.BlockSizes(1024, 128, 1e9, [wide, square], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    assert page.block_sizes(record)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
-
-
-def test_a_bound_for_every_gpu_and_no_more() -> None:
-    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
-    with pytest.raises(ValueError, match="zip"):
-        page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
-
-
-def test_equal_bounds_on_the_first_chip_get_no_speed() -> None:
-    # 1 ms on the A for both kernels (the B's differ): no "x.. faster" to add
-    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [1e-3, 1e-4])}
-    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
-    assert notes.items[1].endswith(" ms: the comparison the article makes.")
-
-
-def test_the_machine_tables_have_titles() -> None:
-    caches, roofs, _ = page.machine(machine())
-    assert caches.title and roofs.title

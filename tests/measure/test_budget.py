@@ -30,9 +30,6 @@ def test_defaults_are_the_issue_targets() -> None:
     assert budget.DEFAULTS["01"] == Budget(10.0, GiB)
     for lecture in ("03", "09", "10"):
         assert budget.DEFAULTS[lecture] == Budget(20.0, 1.5 * GiB)
-
-
-def test_arrays_budget_leaves_the_baseline() -> None:
     assert Budget(10, GiB).arrays_bytes == GiB - 160 * MiB  # 864 MiB
     assert Budget(10, 100 * MiB).arrays_bytes == 64 * MiB  # never below 64 MiB
 
@@ -209,13 +206,17 @@ def test_flags_parse_and_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
             parser.parse_args(bad)
 
 
-# ---------------------------------------------------------------------------
-# The one override of the reported cache
-# ---------------------------------------------------------------------------
+# --- The one override of the reported cache ----------------------------------
 REAL = [caches.Cache(1, "Data", 32 * 1024), caches.Cache(2, "Unified", MiB)]
 
 
-def test_fake_llc_replaces_the_last_level() -> None:
+def test_fake_llc_reaches_every_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(caches.FAKE_LLC_ENV, "105M")
+    assert caches.last_level_cache_bytes() == 105 * MiB
+    assert caches.data_levels(caches.read_caches_with_source()[0])[-1] == ("L3", 105 * MiB)
+    monkeypatch.setenv(caches.FAKE_LLC_ENV, "none")
+    assert caches.last_level_cache_bytes() is None
+    assert math.isfinite(budget.stream_bytes(caches.last_level_cache_bytes(), L01))
     found, source = caches.faked([*REAL, caches.Cache(3, "Unified", 32 * MiB)], "sysfs", "480M")
     assert found == [*REAL, caches.Cache(3, "Unified", 480 * MiB)]
     assert "faked" in source and "480M" in source
@@ -226,22 +227,10 @@ def test_fake_llc_replaces_the_last_level() -> None:
         caches.faked(REAL, "sysfs", "lots")
 
 
-def test_fake_llc_reaches_every_reader(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(caches.FAKE_LLC_ENV, "105M")
-    assert caches.last_level_cache_bytes() == 105 * MiB
-    assert caches.data_levels(caches.read_caches_with_source()[0])[-1] == ("L3", 105 * MiB)
-    monkeypatch.setenv(caches.FAKE_LLC_ENV, "none")
-    assert caches.last_level_cache_bytes() is None
-    assert math.isfinite(budget.stream_bytes(caches.last_level_cache_bytes(), L01))
-
-
 def test_op_seconds_and_call_cap_scale_with_the_budget() -> None:
     assert budget.op_seconds(Budget(10.0, GiB)) == pytest.approx(0.12)
     assert budget.op_seconds(Budget(20.0, GiB)) == pytest.approx(0.24)
     assert budget.call_cap(Budget(10.0, GiB)) == pytest.approx(0.15)
-
-
-def test_time_limits_scale_the_lectures_budgets() -> None:
     assert budget.time_scale(Budget(40.0, GiB), "09") == 2.0
     assert budget.time_scale(Budget(5.0, GiB), "01") == 0.5
     times = {"sweep_s": 9.0, "sizes_per_octave": 4, "add_s": 0.06}

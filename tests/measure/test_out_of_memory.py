@@ -12,13 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_python
+from conftest import REPO, run_python
 
 from common.measure import budget
 from common.measure.budget import Budget
 
 GiB, MiB = 2**30, 2**20
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_tightest_limit_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,9 +51,6 @@ def test_a_budget_beyond_the_room_is_refused_naming_the_limit_that_fits() -> Non
     assert budget.memory_advice() == ""
     with pytest.raises(ValueError, match=r"only 0\.20 GiB of free memory left: close other"):
         budget.check_memory(Budget(10, GiB), 200 * MiB)
-
-
-def test_advice_after_a_budget_that_fitted_halves_it() -> None:
     budget.check_memory(Budget(10, GiB), 4 * GiB)  # fitted, yet an allocation failed
     assert budget.memory_advice() == "rerun with --memory-limit 0.5 (4.00 GiB of free memory left)"
 

@@ -36,10 +36,8 @@ class TickingClock:
         return self.now
 
 
-# ---------------------------------------------------------------------------
-# calibrate with fake kernels: a streaming add of 12 MiB in 1/64 s, a 1024^3
+# --- calibrate with fake kernels: a streaming add of 12 MiB in 1/64 s, a 1024^3
 # matmul in 1/16 s on all 8 BLAS threads and 1/2 s on one
-# ---------------------------------------------------------------------------
 STREAM_BYTES, N = 12 * MiB, 1024
 
 
@@ -139,14 +137,11 @@ def test_budgets_as_documented() -> None:
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
 
 
-def test_bandwidth_summary_best_and_median() -> None:
+def test_bandwidth_and_matmul_summaries() -> None:
     summary = roofs._bandwidth_summary([1 / 4, 1 / 8, 1 / 2, 1.0, 1 / 4], 1000)
     assert summary["bytes_per_s"] == 8000 and summary["seconds"] == 1 / 8
     assert summary["median_bytes_per_s"] == 4000  # median 1/4 s: not the worst, not the best
     assert summary["samples"] == 5 and summary["working_set_bytes"] == 1000
-
-
-def test_matmul_summary_counts_two_n_cubed() -> None:
     summary = roofs._matmul_summary([1 / 2, 1 / 4, 1.0], 100, 3)
     best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
     assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
@@ -186,9 +181,7 @@ def test_a_real_quick_calibration_runs_its_kernels() -> None:
     assert expected - 3 * roofs.FP32 < ws <= expected  # 12 n bytes, n = expected // 12
 
 
-# ---------------------------------------------------------------------------
-# Working-set sizing (monkeypatched machine)
-# ---------------------------------------------------------------------------
+# --- Working-set sizing (monkeypatched machine) ------------------------------
 @pytest.mark.parametrize(
     ("llc", "free", "expected"),
     [
@@ -240,9 +233,7 @@ def test_blas_threads_limits_and_reports(monkeypatch: pytest.MonkeyPatch) -> Non
         assert all(p["num_threads"] == 1 for p in blas)
 
 
-# ---------------------------------------------------------------------------
-# RoofRun: the roofs re-timed between operations (fake clock, kernels of known speed)
-# ---------------------------------------------------------------------------
+# --- RoofRun: the roofs re-timed between operations (fake clock, kernels of known speed) ---
 def _two_thread_machine(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     """A 32 MiB-LLC machine with 2 BLAS threads, and the fake clock its kernels move."""
     _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)

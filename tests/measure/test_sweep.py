@@ -10,9 +10,7 @@ from fakes import FakeClock
 from common.measure import hierarchy as sweep
 
 
-# ---------------------------------------------------------------------------
-# Measuring half (tiny and quick: structure, not speed)
-# ---------------------------------------------------------------------------
+# --- Measuring half (tiny and quick: structure, not speed) -------------------
 def test_stream_arrays_and_timers() -> None:
     np = pytest.importorskip("numpy")
     arrays = sweep.StreamArrays(4096)
@@ -41,9 +39,7 @@ def test_stream_arrays_and_timers() -> None:
     assert single["all_thread_bytes_per_s"] is None
 
 
-# ---------------------------------------------------------------------------
-# The arithmetic, with a fake clock and fake kernels of known cost
-# ---------------------------------------------------------------------------
+# --- The arithmetic, with a fake clock and fake kernels of known cost --------
 T_CALL, GIL, PER_ELEMENT = 2.0**-21, 2.0**-24, 2.0**-32  # binary fractions: sums stay exact
 
 
@@ -150,6 +146,10 @@ def test_sweep_spends_its_budget_evenly() -> None:
     spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, lengths, 0.06, passes=3, clock=clock))
     assert 0.06 <= spent <= 0.06 + 9 * 5e-4
     assert arrays.made[-9:] == [16, 256, 4096, 4096, 256, 16, 16, 256, 4096]  # up, down, up
+    clock = FakeClock()
+    arrays = FakeArrays(clock)
+    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, [16], 0.01, passes=1, clock=clock))
+    assert 0.01 <= spent <= 0.01 + 5e-4
 
 
 def test_stream_arrays_edges() -> None:
@@ -201,10 +201,3 @@ def test_threads_split_the_work_and_really_overlap() -> None:
     assert single["all_thread_seconds"] is None and single["repeats"] == 1
     assert calls == [True, False, True]  # warm-up, the pool's one-part warm-up, one timing
     assert sweep.measure_threads(arrays, 64, 2, clock=clock, add=add)["repeats"] == 5  # default
-
-
-def test_a_single_point_gets_the_whole_budget() -> None:
-    clock = FakeClock()
-    arrays = FakeArrays(clock)
-    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, [16], 0.01, passes=1, clock=clock))
-    assert 0.01 <= spent <= 0.01 + 5e-4

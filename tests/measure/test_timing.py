@@ -59,6 +59,7 @@ def test_calls_per_batch_doubles_until_the_batch_is_long_enough() -> None:
     assert fn.calls == 1 + 2 + 4 + 8 + 16
     assert timing.calls_per_batch(kernel(clock, 1 / 64), 1 / 64, clock=clock) == (1, 1 / 64)
     assert timing.MIN_BATCH_S == 2e-4
+    assert timing.MAX_CALLS_PER_BATCH == 1 << 24
 
 
 def test_calls_per_batch_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,10 +67,6 @@ def test_calls_per_batch_stops_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(timing, "MAX_CALLS_PER_BATCH", 8)
     assert timing.calls_per_batch(kernel(clock, 0.0), 1.0, clock=clock) == (8, 0.0)
     assert timing.MAX_CALLS_PER_BATCH == 8
-
-
-def test_max_calls_per_batch_is_two_to_the_24() -> None:
-    assert timing.MAX_CALLS_PER_BATCH == 1 << 24
 
 
 def test_time_per_call_reports_the_fastest_batch() -> None:
@@ -80,6 +77,11 @@ def test_time_per_call_reports_the_fastest_batch() -> None:
     got = timing.time_per_call(fn, budget_s=0.0, min_batch_s=1 / 512, clock=clock)
     assert got == timing.CallTiming(1 / 2048, 2, 3)
     assert fn.calls == 1 + 1 + 2 + 2 + 2
+    clock = FakeClock()
+    # the search batch of 2 calls runs at 1/2048 per call; the later batches are slower
+    fn = kernel(clock, 1 / 8, 1 / 2048, 1 / 2048, 1 / 2048, 1 / 512)
+    got = timing.time_per_call(fn, budget_s=0.0, min_batch_s=1 / 1024, clock=clock)
+    assert got == timing.CallTiming(1 / 2048, 2, 3)
 
 
 def test_time_per_call_spends_what_is_left_of_the_budget() -> None:
@@ -101,17 +103,6 @@ def test_defaults_five_samples_one_warm_up() -> None:
     assert timing.best_time(fn, clock=clock) == 1 / 16 and fn.calls == 6  # 1 + 5, no budget
     free = kernel(clock, 0.0)  # a call the clock cannot see: the sample cap stops the loop
     assert len(timing.time_samples(free, warmup=0, budget_s=1.0, clock=clock)) == 10_000
-
-
-def test_the_batch_search_itself_counts_as_a_sample() -> None:
-    clock = FakeClock()
-    # the search batch of 2 calls runs at 1/2048 per call; the later batches are slower
-    fn = kernel(clock, 1 / 8, 1 / 2048, 1 / 2048, 1 / 2048, 1 / 512)
-    got = timing.time_per_call(fn, budget_s=0.0, min_batch_s=1 / 1024, clock=clock)
-    assert got == timing.CallTiming(1 / 2048, 2, 3)
-
-
-def test_best_time_has_no_budget_by_default() -> None:
     clock = FakeClock()
     fn = kernel(clock, 1 / 64)
     assert timing.best_time(fn, clock=clock) == 1 / 64 and fn.calls == 6

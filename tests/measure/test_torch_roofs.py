@@ -66,11 +66,6 @@ def trace(tmp_path: Path) -> Trace:
     return Trace(spans, memory, "user_annotation")
 
 
-def test_the_trace_keeps_complete_events_and_one_devices_memory(trace: Trace) -> None:
-    assert len(trace.spans) == 10
-    assert trace.memory == [(90.0, 50), (120.0, 350), (130.0, 150), (250.0, 80)]
-
-
 def test_phases_rows_busy_time_and_peak_by_hand(trace: Trace) -> None:
     (pass_,) = trace.phase("prefill")
     assert [s.start_us for s in trace.phase("A")] == [110, 170, 250]
@@ -80,6 +75,8 @@ def test_phases_rows_busy_time_and_peak_by_hand(trace: Trace) -> None:
     assert trace.peak_above(pass_) == 300  # 350 at its height, 50 when it began
     (step,) = trace.phase("decode")
     assert trace.peak_above(step) == 0  # only a fall (150 -> 80) during the step
+    assert len(trace.spans) == 10
+    assert trace.memory == [(90.0, 50), (120.0, 350), (130.0, 150), (250.0, 80)]
 
 
 @given(st.lists(st.tuples(st.floats(0, 100), st.floats(0, 50)), max_size=12))

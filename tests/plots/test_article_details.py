@@ -45,6 +45,14 @@ def test_local_roofline_annotations_stand_off_their_points(caught) -> None:
     assert [h.get_color() for h in handles] == [style.MEMORY_COLOR, style.COMPUTE_COLOR]
     numbers = [t for t in ax.texts if t.get_text().isdigit()]
     assert [t.get_text() for t in numbers] == ["1", "2", "3", "4", "5"]
+    caught.clear()  # only the next figure
+    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
+    ax = caught[0].axes[0]
+    note = annotation(ax, "no measured operations")
+    assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
+    assert (note.get_ha(), note.get_va()) == ("left", "top")
+    # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
+    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
 
 
 @pytest.mark.parametrize(("intensity", "ring"), [(1.015, True), (0.985, True), (1.03, False)])
@@ -121,9 +129,7 @@ def test_memory_ledger_bars_sit_either_side_of_their_batch(caught) -> None:
     ooms = [t for t in ax.texts if t.get_text() == "OOM"]
     assert [t.get_position()[0] for t in ooms] == [1, 2]
     assert all(t.get_ha() == "center" and t.get_va() == "bottom" for t in ooms)
-
-
-def test_memory_ledger_headroom_is_over_the_budget_when_all_fit(caught) -> None:
+    caught.clear()  # only the next figure
     article.memory_ledger_figure("m.png", ARTICLE_7B, (1,), 0.30, 0.04, 200 * GIB)
     ax = caught[0].axes[0]
     assert ax.get_ylim() == pytest.approx((0, 200 * 1.18))
@@ -151,16 +157,6 @@ def test_speedup_region_labels_and_legend(caught) -> None:
     assert all(math.isclose(b / a, xs[1] / xs[0]) for a, b in itertools.pairwise(xs))
 
 
-def test_the_no_points_note_sits_top_left_in_axes_coordinates(caught) -> None:
-    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
-    ax = caught[0].axes[0]
-    note = annotation(ax, "no measured operations")
-    assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
-    assert (note.get_ha(), note.get_va()) == ("left", "top")
-    # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
-    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
-
-
 def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
     # x from 10**floor(log10(0.2 / 1.5)) = 0.1, where the roof is 5 GFLOP/s; the point
     # at 2 GFLOP/s is slower: 2 / 3 = 0.67 -> 0.1 (2 itself would give 1); 1000 x 3 -> 10,000
@@ -173,9 +169,7 @@ def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
     assert caught[1].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
 
 
-# ---------------------------------------------------------------------------
-# Lecture 01's operations as points: none hidden, bad rows counted
-# ---------------------------------------------------------------------------
+# --- Lecture 01's operations as points: none hidden, bad rows counted --------
 POINTS = [
     MeasuredPoint("add", 1 / 12, 0.83e9, "memory"),
     MeasuredPoint("add+relu 1 expr", 1 / 12, 0.79e9, "memory"),  # would sit under "add"

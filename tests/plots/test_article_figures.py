@@ -29,9 +29,7 @@ def ticks(ax, axis: str) -> list[tuple[float, str]]:
     return [(float(v), t.get_text()) for v, t in zip(values, labels, strict=True)]
 
 
-# ---------------------------------------------------------------------------
-# Ticks
-# ---------------------------------------------------------------------------
+# --- Ticks -------------------------------------------------------------------
 def test_log_ticks_step_1_2_5_over_short_ranges_and_by_decades_over_long() -> None:
     _, ax = style.new_figure()
     ax.set_xscale("log")
@@ -86,9 +84,7 @@ def test_log_ticks_count_decades_from_the_range_not_from_one() -> None:
     assert ticks(ax, "y")[-1][0] == pytest.approx(5e-15)
 
 
-# ---------------------------------------------------------------------------
-# (a) the local roofline
-# ---------------------------------------------------------------------------
+# --- (a) the local roofline --------------------------------------------------
 POINTS = [
     article.MeasuredPoint("add", 1 / 12, 5e9, "memory"),
     article.MeasuredPoint("gemm", 300.0, 900e9, "compute"),
@@ -135,6 +131,12 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
         ("2", pytest.approx((300.0, 900.0))),
         ("3", pytest.approx((2.0, 50.0))),
     ]
+    caught.clear()  # only the next figure
+    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
+    fig = caught[0]
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.texts][-1] == "no measured operations (run lecture 01)"
+    assert not fig.legends and ax.get_legend() is None
 
 
 @pytest.mark.parametrize(
@@ -154,17 +156,7 @@ def test_a_point_on_an_earlier_one_is_a_ring_within_25_percent(caught, rate, rin
     assert marks["1  a"].get_markeredgecolor() == "white"
 
 
-def test_local_roofline_without_points_says_what_to_run(caught) -> None:
-    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
-    fig = caught[0]
-    ax = fig.axes[0]
-    assert [t.get_text() for t in ax.texts][-1] == "no measured operations (run lecture 01)"
-    assert not fig.legends and ax.get_legend() is None
-
-
-# ---------------------------------------------------------------------------
-# (b) the batch sweep
-# ---------------------------------------------------------------------------
+# --- (b) the batch sweep -----------------------------------------------------
 ROWS = [
     {"B": 1, "latency_s": 2e-3, "t_pred_s": 1e-3, "throughput_per_s": 500.0},
     {"B": 4, "latency_s": 3e-3, "t_pred_s": 1.5e-3, "throughput_per_s": 4 / 3e-3},
@@ -207,9 +199,7 @@ def test_batch_sweep_without_a_crossing_has_no_band(caught, crossing) -> None:
     assert not any(ln.get_label() == "anomaly" for ln in lat.get_lines())
 
 
-# ---------------------------------------------------------------------------
-# (c) the memory ledger, (d) the 2x speedups
-# ---------------------------------------------------------------------------
+# --- (c) the memory ledger, (d) the 2x speedups ------------------------------
 def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
     article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24), 0.30, 0.04, 78 * GIB, title="7B")
     fig = caught[0]
@@ -241,9 +231,7 @@ def test_speedup_axes_and_guides(caught) -> None:
     assert ax.get_title() == "2x" and "I / I*" in ax.get_xlabel()
 
 
-# ---------------------------------------------------------------------------
-# Lectures 07 and 08
-# ---------------------------------------------------------------------------
+# --- Lectures 07 and 08 ------------------------------------------------------
 def test_decode_throughput_axes_span_every_panel(caught) -> None:
     panels = [
         transformer.ThroughputPanel("H100", [(1, 100.0), (8, 700.0), (64, 3000.0)], 64, 32, 5e3),
@@ -262,6 +250,31 @@ def test_decode_throughput_axes_span_every_panel(caught) -> None:
     assert a.get_ylabel() and fig.get_suptitle() == "Llama"
     (legend,) = fig.legends
     assert len(legend.get_texts()) == 4
+    caught.clear()  # only the next figure
+    panels = [transformer.ThroughputPanel("H100", [(1, 100.0), (4, 300.0)], 4, None, 2e4)]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    # y: 100 .. the ceiling 2e4 x 1.5 = 3e4 -> 1e5 (the points alone would stop at 1,000).
+    assert caught[0].axes[0].get_ylim() == pytest.approx((100.0, 1e5))
+    empty = [transformer.ThroughputPanel("tiny", [], 0, None, None, note="too big")]
+    transformer.decode_throughput_figure("e.png", empty, "t")
+    (ax,) = caught[1].axes
+    assert ax.get_ylim() == pytest.approx((1.0, 10.0))  # nothing to show: one decade
+    # x: no wall and no knee: at least batch 2, x 1.5 -> 10.
+    assert ax.get_xlim() == pytest.approx((1.0, 10.0))
+    assert [t.get_text() for t in ax.texts] == ["too big"]
+    caught.clear()  # only the next figure
+    panels = [
+        transformer.ThroughputPanel("a", [(1, 10.0), (8, 80.0)], 8, 4),
+        transformer.ThroughputPanel("b", [], 0, None, note="weights do not fit"),
+    ]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    fig = caught[0]
+    first, second = fig.axes
+    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
+    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
+    (note,) = second.texts
+    assert tuple(note.get_position()) == (0.5, 0.5)  # in the middle of its empty panel
+    assert fig.legends[0]._ncols == 2
 
 
 def test_capacity_ledger_stack_in_gigabytes_with_wall_and_capacity(caught) -> None:
@@ -289,47 +302,7 @@ def test_capacity_ledger_stack_in_gigabytes_with_wall_and_capacity(caught) -> No
     ]
     with pytest.raises(ValueError, match="at least one batch"):
         transformer.memory_ledger_figure("c.png", [], 80e9, 0, "none")
-
-
-def test_decode_throughput_rates_reach_the_ceiling_and_default_without_data(caught) -> None:
-    panels = [transformer.ThroughputPanel("H100", [(1, 100.0), (4, 300.0)], 4, None, 2e4)]
-    transformer.decode_throughput_figure("d.png", panels, "t")
-    # y: 100 .. the ceiling 2e4 x 1.5 = 3e4 -> 1e5 (the points alone would stop at 1,000).
-    assert caught[0].axes[0].get_ylim() == pytest.approx((100.0, 1e5))
-    empty = [transformer.ThroughputPanel("tiny", [], 0, None, None, note="too big")]
-    transformer.decode_throughput_figure("e.png", empty, "t")
-    (ax,) = caught[1].axes
-    assert ax.get_ylim() == pytest.approx((1.0, 10.0))  # nothing to show: one decade
-    # x: no wall and no knee: at least batch 2, x 1.5 -> 10.
-    assert ax.get_xlim() == pytest.approx((1.0, 10.0))
-    assert [t.get_text() for t in ax.texts] == ["too big"]
-
-
-@pytest.mark.parametrize(("wall", "x_hi"), [(64, 100.0), (80, 1000.0), (7, 100.0)])
-def test_decode_throughput_batch_axis_leaves_half_again_past_the_wall(caught, wall, x_hi):
-    """x runs to the decade above 1.5 x the largest wall or knee: 96 -> 100, 120 -> 1,000,
-    10.5 -> 100."""
-    panels = [transformer.ThroughputPanel("c", [(1, 10.0), (wall, 100.0)], wall, None)]
-    transformer.decode_throughput_figure("d.png", panels, "t")
-    assert caught[0].axes[0].get_xlim() == pytest.approx((1.0, x_hi))
-
-
-def test_decode_throughput_panels_share_rates_and_hide_later_labels(caught) -> None:
-    panels = [
-        transformer.ThroughputPanel("a", [(1, 10.0), (8, 80.0)], 8, 4),
-        transformer.ThroughputPanel("b", [], 0, None, note="weights do not fit"),
-    ]
-    transformer.decode_throughput_figure("d.png", panels, "t")
-    fig = caught[0]
-    first, second = fig.axes
-    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
-    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
-    (note,) = second.texts
-    assert tuple(note.get_position()) == (0.5, 0.5)  # in the middle of its empty panel
-    assert fig.legends[0]._ncols == 2
-
-
-def test_capacity_ledger_stacks_each_term_in_gigabytes(caught) -> None:
+    caught.clear()  # only the next figure
     from matplotlib.colors import to_hex
 
     def led(b: int) -> MemoryLedger:
@@ -349,3 +322,12 @@ def test_capacity_ledger_stacks_each_term_in_gigabytes(caught) -> None:
     # The total (77 GB) above the capacity (60 GB) sets the top, with 8% of room.
     assert ax.get_ylim() == pytest.approx((0.0, 77.0 * 1.08))
     assert fig.legends[0]._ncols == 3
+
+
+@pytest.mark.parametrize(("wall", "x_hi"), [(64, 100.0), (80, 1000.0), (7, 100.0)])
+def test_decode_throughput_batch_axis_leaves_half_again_past_the_wall(caught, wall, x_hi):
+    """x runs to the decade above 1.5 x the largest wall or knee: 96 -> 100, 120 -> 1,000,
+    10.5 -> 100."""
+    panels = [transformer.ThroughputPanel("c", [(1, 10.0), (wall, 100.0)], wall, None)]
+    transformer.decode_throughput_figure("d.png", panels, "t")
+    assert caught[0].axes[0].get_xlim() == pytest.approx((1.0, x_hi))

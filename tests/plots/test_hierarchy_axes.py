@@ -61,19 +61,6 @@ def test_bandwidth_sweep_axes_plateaus_and_caches(caught) -> None:
     assert colors["L2 50 GB/s"] == hplots.level_color("L2", ["L1", "L2", "X"])
 
 
-def test_a_plateau_at_the_right_edge_is_labelled_inside_the_axes(caught) -> None:
-    sizes = [4 * KIB, 64 * KIB]
-    hplots.bandwidth_sweep_figure(
-        "b.png", sizes, [10e9, 10e9], [None, None], [], [("DRAM", 8 * KIB, 1e12, 10e9)]
-    )
-    (ax,) = caught[0].axes
-    (label,) = [t for t in ax.texts if t.get_text() == "DRAM 10 GB/s"]
-    assert label.xy[0] == pytest.approx(64 * KIB * 1.3) and label.get_ha() == "right"
-    assert not ax.patches  # no call-cost band without its limit
-    assert ax.get_lines()[0].get_label() == "measured per call"
-    assert not any(ln.get_label() == "per-call cost removed" for ln in ax.get_lines())
-
-
 def test_hierarchical_roofline_axes_and_roofs(caught) -> None:
     roofs = [("L1", 200e9), ("DRAM", 20e9)]
     ops = [
@@ -103,6 +90,19 @@ def test_hierarchical_roofline_axes_and_roofs(caught) -> None:
     assert [t.get_text() for t in ax.texts] == ["add, L1", "add again", "add, DRAM"]
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "compute roof: 150 GFLOP/s" in legend and "DRAM roof: 20.0 GB/s" in legend
+    caught.clear()  # only the next figure
+    roofs = [("L1", 200e9), ("DRAM", 20e9)]
+    ops = [("slow", 1.0, 0.01e9, "DRAM")]
+    hplots.hierarchical_roofline_figure("h.png", roofs, 150e9, ops, [("all cores", 5e9)])
+    (ax,) = caught[0].axes
+    # x: intensities 1, 0.75, 7.5, 30 -> 0.375 down to 0.1, 60 up to 100.
+    assert ax.get_xlim() == pytest.approx((0.1, 100.0))
+    # y: the slow point 0.01 GB/s is below every roof at x = 0.1 (0.5 GFLOP/s for the
+    # 5 GB/s roof); halved: 0.005.
+    assert ax.get_ylim() == pytest.approx((0.005, 375.0))
+    extra = next(ln for ln in ax.get_lines() if ln.get_label() == "all cores: 5.0 GB/s")
+    assert all(y == pytest.approx(min(150.0, x * 5.0)) for x, y in xy(extra))
+    assert len(caught[0].legends[0].get_texts()) == 4 and caught[0].legends[0]._ncols == 3
 
 
 def test_plateau_labels_centre_on_their_range_or_end_at_the_right_edge(caught) -> None:
@@ -127,18 +127,14 @@ def test_plateau_labels_centre_on_their_range_or_end_at_the_right_edge(caught) -
     assert len(flats) == 3
     caches = [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"]
     assert caches == pytest.approx([lo, hi])  # the range's own ends are inside it
-
-
-def test_hierarchical_rate_axis_reaches_the_lowest_roof_or_point(caught) -> None:
-    roofs = [("L1", 200e9), ("DRAM", 20e9)]
-    ops = [("slow", 1.0, 0.01e9, "DRAM")]
-    hplots.hierarchical_roofline_figure("h.png", roofs, 150e9, ops, [("all cores", 5e9)])
+    caught.clear()  # only the next figure
+    sizes = [4 * KIB, 64 * KIB]
+    hplots.bandwidth_sweep_figure(
+        "b.png", sizes, [10e9, 10e9], [None, None], [], [("DRAM", 8 * KIB, 1e12, 10e9)]
+    )
     (ax,) = caught[0].axes
-    # x: intensities 1, 0.75, 7.5, 30 -> 0.375 down to 0.1, 60 up to 100.
-    assert ax.get_xlim() == pytest.approx((0.1, 100.0))
-    # y: the slow point 0.01 GB/s is below every roof at x = 0.1 (0.5 GFLOP/s for the
-    # 5 GB/s roof); halved: 0.005.
-    assert ax.get_ylim() == pytest.approx((0.005, 375.0))
-    extra = next(ln for ln in ax.get_lines() if ln.get_label() == "all cores: 5.0 GB/s")
-    assert all(y == pytest.approx(min(150.0, x * 5.0)) for x, y in xy(extra))
-    assert len(caught[0].legends[0].get_texts()) == 4 and caught[0].legends[0]._ncols == 3
+    (label,) = [t for t in ax.texts if t.get_text() == "DRAM 10 GB/s"]
+    assert label.xy[0] == pytest.approx(64 * KIB * 1.3) and label.get_ha() == "right"
+    assert not ax.patches  # no call-cost band without its limit
+    assert ax.get_lines()[0].get_label() == "measured per call"
+    assert not any(ln.get_label() == "per-call cost removed" for ln in ax.get_lines())

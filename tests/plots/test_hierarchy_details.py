@@ -31,7 +31,7 @@ def sweep(caught, caches=(), plateaus=(), limit=None):
     return caught[-1].axes[0], sizes[0] / 1.3, sizes[-1] * 1.3
 
 
-def test_cache_labels_stand_at_the_foot_of_their_line(caught) -> None:
+def test_cache_band_and_plateau_labels_stand_by_their_lines(caught) -> None:
     ax, _, _ = sweep(caught, caches=[("L1d", 32 * 1024)])
     (t,) = ax.texts
     assert t.get_text() == "L1d 32 KiB "
@@ -39,9 +39,7 @@ def test_cache_labels_stand_at_the_foot_of_their_line(caught) -> None:
     assert t.get_transform() == ax.get_xaxis_transform()
     assert (t.get_rotation(), t.get_ha(), t.get_va()) == (90, "right", "bottom")
     assert t.get_bbox_patch() is not None and t.get_zorder() == 6
-
-
-def test_call_cost_band_is_labelled_at_its_top_centre(caught) -> None:
+    caught.clear()  # only the next figure
     ax, lo, _ = sweep(caught, limit=8 * KIB)
     (span,) = ax.patches
     assert span.get_alpha() == pytest.approx(0.12)
@@ -50,9 +48,7 @@ def test_call_cost_band_is_labelled_at_its_top_centre(caught) -> None:
     assert t.get_position() == pytest.approx((math.sqrt(lo * 8 * KIB), 0.975))
     assert t.get_transform() == ax.get_xaxis_transform()
     assert ax.get_legend()._loc == 1  # upper right
-
-
-def test_plateau_labels_stand_7_points_above_their_line(caught) -> None:
+    caught.clear()  # only the next figure
     ax, _, _ = sweep(caught, plateaus=[("L2", 8 * KIB, 32 * KIB, 30e9)])
     (t,) = ax.texts
     assert t.xy == pytest.approx((16 * KIB, 30.0))
@@ -60,14 +56,6 @@ def test_plateau_labels_stand_7_points_above_their_line(caught) -> None:
     assert t.get_zorder() == 6 and t.get_bbox_patch() is not None
     (flat,) = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
     assert flat.get_color() == t.get_color() == style.SERIES_COLORS[0]
-
-
-def test_level_colours_wrap_round_the_palette() -> None:
-    n = len(style.SERIES_COLORS)
-    order = [f"L{k}" for k in range(n + 1)]
-    assert hplots.level_color(f"L{n}", order) == style.SERIES_COLORS[0]
-    assert hplots.level_color("L0", order) == style.SERIES_COLORS[0]
-    assert hplots.level_color("L1", order) == style.SERIES_COLORS[1]
 
 
 def roofline(caught, ops, roofs=(("L1", 200e9), ("DRAM", 20e9)), extra=()):
@@ -85,6 +73,11 @@ def test_markers_cycle_through_eight_shapes_and_black_without_a_level(caught) ->
     assert points[0].get_markeredgecolor() == "black"
     assert points[1].get_markeredgecolor() == hplots.level_color("L1", ["L1", "DRAM"])
     assert all(p.get_markersize() == 8 for p in points)  # no two share an intensity
+    n = len(style.SERIES_COLORS)
+    order = [f"L{k}" for k in range(n + 1)]
+    assert hplots.level_color(f"L{n}", order) == style.SERIES_COLORS[0]
+    assert hplots.level_color("L0", order) == style.SERIES_COLORS[0]
+    assert hplots.level_color("L1", order) == style.SERIES_COLORS[1]
 
 
 def test_each_covered_marker_grows_by_5_points(caught) -> None:
@@ -112,6 +105,12 @@ def test_roofs_span_the_whole_intensity_axis(caught) -> None:
             assert xs == sorted(xs) and len(xs) > 8
             seen += 1
     assert seen == 3
+    caught.clear()  # only the next figure
+    # extra roof 1 GB/s: its ridge 150 / 1 = 150 -> x 2 = 300 -> 1,000; at x = 0.01 it
+    # is at 0.01 GFLOP/s, halved 0.005
+    _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("1 thread", 1e9)])
+    assert ax.get_xlim() == pytest.approx((0.01, 1000.0))
+    assert ax.get_ylim() == pytest.approx((0.005, 375.0))
 
 
 def test_roofline_labels_are_pushed_2_points_out_and_stay_inside(caught) -> None:
@@ -139,14 +138,6 @@ def test_roofline_labels_are_pushed_2_points_out_and_stay_inside(caught) -> None
         assert frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1
     for a, b in itertools.combinations(boxes, 2):
         assert not a.overlaps(b)
-
-
-def test_a_slow_extra_roof_widens_both_axes(caught) -> None:
-    # extra roof 1 GB/s: its ridge 150 / 1 = 150 -> x 2 = 300 -> 1,000; at x = 0.01 it
-    # is at 0.01 GFLOP/s, halved 0.005
-    _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("1 thread", 1e9)])
-    assert ax.get_xlim() == pytest.approx((0.01, 1000.0))
-    assert ax.get_ylim() == pytest.approx((0.005, 375.0))
 
 
 ON_ROOFS = [
@@ -194,6 +185,11 @@ def test_intensity_axis_takes_the_decades_around_half_and_twice_the_data(caught)
     assert ax.get_xlim() == pytest.approx((0.1, 10.0))
     # y: the add at 10 GFLOP/s and the DRAM roof at 0.1 (4) halved: 2; 160 x 2.5 on top
     assert ax.get_ylim() == pytest.approx((2.0, 400.0))
+    caught.clear()  # only the next figure
+    # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
+    roofs = [("L1", 640e9), ("DRAM", 40e9)]
+    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
+    assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))
 
 
 def test_a_plateau_ending_exactly_1_percent_short_of_the_edge_counts_as_at_it(caught) -> None:
@@ -203,16 +199,7 @@ def test_a_plateau_ending_exactly_1_percent_short_of_the_edge_counts_as_at_it(ca
     assert t.get_ha() == "right" and t.xy[0] == pytest.approx(hi / 1.01)
 
 
-def test_an_intensity_below_twice_a_decade_takes_the_decade_under_it(caught) -> None:
-    # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
-    roofs = [("L1", 640e9), ("DRAM", 40e9)]
-    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
-    assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))
-
-
-# ---------------------------------------------------------------------------
-# Each operation drawn where its numbers put it, labelled
-# ---------------------------------------------------------------------------
+# --- Each operation drawn where its numbers put it, labelled -----------------
 ROOFS = [("L1", 150 * GB), ("L2", 40 * GB), ("L3", 38 * GB), ("DRAM", 10 * GB)]
 # two adds whose rates differ by 5% (their markers overlap) and two matmuls
 OPS = [

@@ -199,10 +199,13 @@ def test_at_144_dpi_a_point_is_two_pixels() -> None:
     assert check([(100.0, 100.0), (100.0, 120.0)], ["ab", "c"])[0] == ((4, 3), False)
 
 
-def test_the_default_font_is_8_points() -> None:
+def test_the_default_font_is_8_points_and_the_pad_zero() -> None:
     _, ax = pixel_axes()
     article.place_labels(ax, [(100.0, 100.0)], ["ab"])
     assert ax.texts[0].get_fontsize() == 8 and ax.texts[0].get_color() == "black"
+    _, ax = pixel_axes()
+    article.place_labels(ax, [(100.0, 100.0)], ["ab"], fontsize=10)
+    assert tuple(ax.texts[0].xyann) == (4, 3)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -254,12 +257,6 @@ def test_along_spaces_points_evenly_in_log_space() -> None:
     assert article._along([1, 10], [1, 10])[1] == pytest.approx((10 ** (1 / 8), 10 ** (1 / 8)))
 
 
-def test_the_default_pad_is_zero() -> None:
-    _, ax = pixel_axes()
-    article.place_labels(ax, [(100.0, 100.0)], ["ab"], fontsize=10)
-    assert tuple(ax.texts[0].xyann) == (4, 3)
-
-
 def test_obstacle_and_marker_sizes_at_their_edges() -> None:
     # the first box is (104, 103)-(116.4, 113); an obstacle reaches 2.5 px either side
     assert check([(100.0, 100.0)], ["ab"], [(118.8, 108.0)]) == [((4, -11), False)]  # 116.3
@@ -267,6 +264,14 @@ def test_obstacle_and_marker_sizes_at_their_edges() -> None:
     # another point's marker reaches 5 px: from 113.5, clear of the box's top at 113
     assert check([(100.0, 100.0), (110.0, 118.5)], ["ab", "c"])[0] == ((4, 3), False)
     assert check([(100.0, 100.0), (110.0, 117.5)], ["ab", "c"])[0] == ((4, -11), False)
+    # B's marker (95..105, 103..113) reaches A's first box (from x = 104) by its right side
+    assert check([(100.0, 100.0), (100.0, 108.0)], ["ab", "c"])[0] == ((4, -11), False)
+    # B's marker (105..115, 94..104) reaches A's first box (from y = 103) by its top, and
+    # the second box (89..99) too: A turns left
+    assert check([(100.0, 100.0), (110.0, 99.0)], ["ab", "c"])[0] == ((-4, 3), False)
+    # A's marker (115..125, 107..117) covers B's first box (104, 103)-(116.4, 113)
+    want = check([(120.0, 112.0), (100.0, 100.0)], ["ab", "cd"])
+    assert want == [((4, 3), False), ((4, -11), False)]
 
 
 def test_a_box_on_the_frame_edge_is_inside() -> None:
@@ -278,6 +283,8 @@ def test_a_box_on_the_frame_edge_is_inside() -> None:
     x = 288.0 - 4 - 0.62 * 10 * 2
     want = check([(x, 100.0)], ["ab"])
     assert want[0][0] == (4, 3) or x + 4 + 0.62 * 10 * 2 > 288
+    # near the bottom with the first box blocked: (4, -11) would start at y = -9
+    assert check([(100.0, 2.0)], ["ab"], [(110.0, 10.0)]) == [((-4, 3), False)]
 
 
 @pytest.mark.parametrize("target", range(1, 14))
@@ -314,22 +321,3 @@ def check_axes_texts(points, texts, obstacles, size, pad):
     _, ax = pixel_axes()
     article.place_labels(ax, points, texts, fontsize=size, obstacles=obstacles, pad=pad)
     return ax.texts
-
-
-def test_a_later_label_avoids_an_earlier_marker() -> None:
-    # A's marker (115..125, 107..117) covers B's first box (104, 103)-(116.4, 113)
-    want = check([(120.0, 112.0), (100.0, 100.0)], ["ab", "cd"])
-    assert want == [((4, 3), False), ((4, -11), False)]
-
-
-def test_a_marker_reaches_5_px_on_every_side() -> None:
-    # B's marker (95..105, 103..113) reaches A's first box (from x = 104) by its right side
-    assert check([(100.0, 100.0), (100.0, 108.0)], ["ab", "c"])[0] == ((4, -11), False)
-    # B's marker (105..115, 94..104) reaches A's first box (from y = 103) by its top, and
-    # the second box (89..99) too: A turns left
-    assert check([(100.0, 100.0), (110.0, 99.0)], ["ab", "c"])[0] == ((-4, 3), False)
-
-
-def test_a_box_below_the_frame_is_outside() -> None:
-    # near the bottom with the first box blocked: (4, -11) would start at y = -9
-    assert check([(100.0, 2.0)], ["ab"], [(110.0, 10.0)]) == [((-4, 3), False)]

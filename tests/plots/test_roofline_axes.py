@@ -83,15 +83,20 @@ def test_the_roof_the_points_sit_on_is_bold_and_named(caught) -> None:
     point = [ln for ln in ax.get_lines() if xy(ln) == [(500.0, 989e12)]]
     assert len(point) == 1 and point[0].get_color() == "black"
     assert [t.get_text() for t in ax.texts] == ["gemm"]
-
-
-def test_without_a_placed_roof_every_roof_is_bold(caught) -> None:
+    caught.clear()  # only the next figure
     rplots.roofline_figure("r.png", [H100, A100], [("p", 10.0, 1e13)])
     (ax,) = caught[0].axes
     roofs = roof_lines(ax)
     assert [ln.get_label() for ln in roofs] == ["H100 (I* = 295)", "A100 (I* = 201)"]
     assert roofs[0].get_linewidth() == roofs[1].get_linewidth()
     assert {ln.get_linestyle() for ln in roofs} == {"-"}
+    caught.clear()  # only the next figure
+    rplots.roofline_figure("r.png", [H100, H200], [("p", 1.0, 3.35e12)], placed_on=0)
+    (ax,) = caught[0].axes
+    assert [ln.get_label() for ln in roof_lines(ax)] == [
+        "H100 (I* = 295): points sit here",
+        "H200 (I* = 206), same peak as H100",
+    ]
 
 
 def test_panels_each_titled_with_their_own_chip_and_ridge(caught) -> None:
@@ -126,6 +131,12 @@ def test_panels_each_titled_with_their_own_chip_and_ridge(caught) -> None:
     assert legend._ncols == 1
     with pytest.raises(ValueError, match="at least one panel"):
         rplots.roofline_panels_figure("p.png", [], [], "none")
+    caught.clear()  # only the next figure
+    panels = [rplots.RooflinePanel(n, c, [("1", 1.0, 1e12)]) for n, c in (("a", A100), ("h", H100))]
+    rplots.roofline_panels_figure("p.png", panels, ["1  x"], "t")
+    first, second = caught[0].axes
+    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
+    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
 
 
 def test_a_long_key_takes_two_columns(caught) -> None:
@@ -181,9 +192,7 @@ def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
         "1  I = 0.5: prefill a x1; decode a x1",
         "2  I = 600: prefill b x1",
     ]
-
-
-def test_series_without_names_have_no_key(caught) -> None:
+    caught.clear()  # only the next figure
     curve = ("H100", 989e12, 3.35e12)
     rplots.roofline_series_figure("s.png", curve, [rplots.PointSeries("ops", [(1.0, 3e12)])], "t")
     fig = caught[0]
@@ -257,23 +266,6 @@ def test_ranges_leave_out_empty_values_and_keep_small_ones(caught) -> None:
     assert caught[3].axes[0].get_ylim() == pytest.approx((0.01, 100.0))
 
 
-def test_two_roofs_with_the_points_on_one(caught) -> None:
-    rplots.roofline_figure("r.png", [H100, H200], [("p", 1.0, 3.35e12)], placed_on=0)
-    (ax,) = caught[0].axes
-    assert [ln.get_label() for ln in roof_lines(ax)] == [
-        "H100 (I* = 295): points sit here",
-        "H200 (I* = 206), same peak as H100",
-    ]
-
-
-def test_later_panels_hide_their_rate_labels(caught) -> None:
-    panels = [rplots.RooflinePanel(n, c, [("1", 1.0, 1e12)]) for n, c in (("a", A100), ("h", H100))]
-    rplots.roofline_panels_figure("p.png", panels, ["1  x"], "t")
-    first, second = caught[0].axes
-    assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
-    assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
-
-
 def test_series_figure_range_colours_and_a_third_group(caught) -> None:
     curve = ("H100 SXM bf16", 989e12, 3.35e12)
     series = [
@@ -296,15 +288,6 @@ def test_series_figure_range_colours_and_a_third_group(caught) -> None:
     assert groups["third operators"].get_markerfacecolor() == "white"
 
 
-def test_key_intensities_round_from_ten_and_groups_split_past_one_percent() -> None:
-    a = rplots.PointSeries("a ops", [(1.0, 1.0), (1.0105, 1.0), (10.6, 50.0)], ["n", "m", "k"])
-    groups = rplots.coinciding([a])
-    assert [x for x, _, _ in groups] == [1.0, 1.0105, 10.6]  # 1.05% apart: two positions
-    tie = rplots.PointSeries("b ops", [(4.0, 1e12), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
-    # Sorted by intensity (not by rate), names of equal count in alphabetical order.
-    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e12, "b z x1")]
-
-
 def test_key_prints_whole_intensities_from_ten(caught) -> None:
     s = rplots.PointSeries("ops", [(10.6, 1e13), (2.25, 5e12)], ["big", "small"])
     rplots.roofline_series_figure("s.png", ("H100", 989e12, 3.35e12), [s], "t")
@@ -314,6 +297,12 @@ def test_key_prints_whole_intensities_from_ten(caught) -> None:
         "2  I = 11: ops big x1",
     ]
     assert key._ncols == 1
+    a = rplots.PointSeries("a ops", [(1.0, 1.0), (1.0105, 1.0), (10.6, 50.0)], ["n", "m", "k"])
+    groups = rplots.coinciding([a])
+    assert [x for x, _, _ in groups] == [1.0, 1.0105, 10.6]  # 1.05% apart: two positions
+    tie = rplots.PointSeries("b ops", [(4.0, 1e12), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
+    # Sorted by intensity (not by rate), names of equal count in alphabetical order.
+    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e12, "b z x1")]
 
 
 def test_rate_axes_reach_down_to_slow_points_and_up_past_the_peak(caught) -> None:

@@ -35,12 +35,12 @@ def prose(obj: object) -> str:
     parts = []
     for item in obj.items if isinstance(obj, Group) else [obj]:
         if isinstance(item, Table):
-            parts += [" | ".join(row) for row in [item.headers, *item.rows]]
+            parts += [" | ".join(map(str, row)) for row in [item.headers, *item.rows]]
         elif isinstance(item, Figure):
             parts.append(item.caption)
         elif isinstance(item, Observations):
             parts += item.items
-        else:
+        elif item is not None:
             parts.append(str(item))
     return " ".join(" ".join(parts).split())
 
@@ -48,6 +48,11 @@ def prose(obj: object) -> str:
 def rows(obj: Group) -> list[list[str]]:
     """Every row of every table in a group, headers first."""
     return [r for t in obj.items if isinstance(t, Table) for r in [t.headers, *t.rows]]
+
+
+def table(group: Group, n: int = 0) -> Table:
+    """The n-th table in a group."""
+    return [item for item in group.items if isinstance(item, Table)][n]
 
 
 def observed(obj: Group) -> list[str]:

@@ -25,9 +25,7 @@ from common.present.console import (
     print_table,
 )
 
-# ---------------------------------------------------------------------------
-# Numbers and units
-# ---------------------------------------------------------------------------
+# --- Numbers and units -------------------------------------------------------
 
 # The team's text width: headers and observations fit an 88-column terminal and the docs'
 # text column (the standard the console module implements; not imported from it).
@@ -155,9 +153,7 @@ def test_formatters_reject_non_finite(formatter, bad) -> None:
         formatter(bad)
 
 
-# ---------------------------------------------------------------------------
-# Tables, headers, observations
-# ---------------------------------------------------------------------------
+# --- Tables, headers, observations -------------------------------------------
 
 
 def test_fmt_bytes_fixed_unit_and_three_significant_figures() -> None:

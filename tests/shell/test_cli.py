@@ -8,18 +8,15 @@ lecture runs, because they change process-wide state.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import default_signals, demo_script, run_python
+from conftest import REPO, default_signals, demo_script, run_python, start_python
 
 from common.shell import boot, cli
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _usage_error(capsys: pytest.CaptureFixture[str], fn, *args) -> str:
@@ -47,9 +44,7 @@ def _parser(*, png: bool = False, outdir: bool = False, results: bool | None = N
     return parser
 
 
-# ---------------------------------------------------------------------------
-# Numbers: every numeric flag has a range (issues 1 and 12)
-# ---------------------------------------------------------------------------
+# --- Numbers: every numeric flag has a range (issues 1 and 12) ---------------
 @pytest.mark.parametrize(
     ("flag", "value"),
     [
@@ -110,9 +105,7 @@ def test_require_precision_is_one_usage_error_for_every_lecture(
     assert "argument --precision: Chip X has no 'fp8' peak; choose one of: bf16, int8" in line
 
 
-# ---------------------------------------------------------------------------
-# Paths: empty is a usage error; --outdir only with --png (issues 8 and 18)
-# ---------------------------------------------------------------------------
+# --- Paths: empty is a usage error; --outdir only with --png (issues 8 and 18) ---
 @pytest.mark.parametrize("flag", ["--outdir", "--results"])
 @pytest.mark.parametrize("value", ["", "   "])
 def test_empty_paths_are_usage_errors(
@@ -202,9 +195,7 @@ def test_the_default_results_path_is_checked_too(
     assert "argument --results" in line and "is a folder" in line
 
 
-# ---------------------------------------------------------------------------
-# The bootstrap, in a child Python: one-line errors, Ctrl-C, closed pipes
-# ---------------------------------------------------------------------------
+# --- The bootstrap, in a child Python: one-line errors, Ctrl-C, closed pipes ---
 def _run(script: Path) -> subprocess.CompletedProcess[str]:
     return run_python(str(script), timeout=60, preexec_fn=default_signals)
 
@@ -253,10 +244,7 @@ def test_a_closed_pipe_is_quiet_and_the_script_finishes(tmp_path: Path) -> None:
     open({str(marker)!r}, "w").write("saved")
     """
     script = demo_script(tmp_path, body)
-    env = {k: v for k, v in os.environ.items() if k != boot.TRACEBACK_ENV}
-    with subprocess.Popen(
-        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-    ) as proc:
+    with start_python(str(script)) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()
         proc.stdout.close()  # like `| head -1`

@@ -117,7 +117,4 @@ def test_display_path_survives_a_symlink_loop(tmp_path: Path) -> None:
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
     assert paths.display_path(tmp_path / "a") == str(tmp_path / "a")
-
-
-def test_display_path_is_repo_relative_inside_the_repository() -> None:
     assert paths.display_path(paths.RESULTS_DIR / "machine.json") == "results/machine.json"

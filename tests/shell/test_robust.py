@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import default_signals, demo_script, run_lecture, run_python
+from conftest import REPO, default_signals, demo_script, run_lecture, run_python
 
 from common.files import atomic
 from common.shell import boot, paths
 
-REPO = Path(__file__).resolve().parents[2]
 LECTURE_02 = str(REPO / "lectures" / "02_roofline_basics.py")
 
 
@@ -105,8 +104,7 @@ ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
 def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Path) -> None:
     saved = tmp_path / "résultats" / "é.json"  # a name the locale cannot decode: saved as typed
     flags = ["--quick", "--results", str(saved)] if "10" in lecture else []
-    done = run_lecture(lecture, *flags, text=False, env=ASCII_LOCALE)
-    assert done.returncode == 0, done.stderr
+    done = run_lecture(lecture, *flags, text=False, env=ASCII_LOCALE, check=True)
     assert "µ".encode() in done.stdout
     if flags:
         assert f"saved results: {saved}".encode() in done.stdout and saved.is_file()
