@@ -1,9 +1,7 @@
 """A Hugging Face ``config.json`` as a model record (``common.tables.models.Model``).
 
-The families read are `FAMILIES`, by ``model_type`` (gemma3's text model under
-``text_config``). A key a published config leaves out takes the default of the family's
-configuration class in the transformers library (each cited below); a key with no such
-default is required. Every error is one line naming the config's own key.
+The families read are `FAMILIES`, by ``model_type``; a key a config leaves out takes the
+default of its family's transformers configuration class (cited below), or is required.
 """
 
 from __future__ import annotations
@@ -254,10 +252,8 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
 
 
 def read_config(path: str | os.PathLike) -> Model:
-    """The Model of a config.json file; ValueError (one line) for any unreadable or bad one.
-
-    Only a regular file is opened (a FIFO would block, a device never end), and at most
-    MAX_BYTES of it are read."""
+    """The Model of a config.json file (a regular file, at most MAX_BYTES read); ValueError
+    in one line naming the config's key for any unreadable or bad one."""
     where = shown(path)
     try:
         info = os.stat(path)

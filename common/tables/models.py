@@ -1,9 +1,7 @@
 """The model table: the decoder-only transformers the course sizes, each with its source.
 
-Standard library only, in the style of the hardware table ``common/hw_specs.py``:
-every value is a plain literal in one place below, copied from the model's
-published ``config.json`` on the Hugging Face hub (field names in the comments).
-Edit a number here and rerun lectures 06-08; every dependent number moves with it.
+Like ``common/hw_specs.py``: each value a literal from the model's ``config.json`` on the
+Hugging Face hub (its key beside the field); edit one and rerun lectures 06-08.
 """
 
 from __future__ import annotations
