@@ -1,10 +1,7 @@
 """The lectures' first lines: one-line errors, a quiet Ctrl-C and a quiet closed pipe.
 
-Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
-package, a broken table figure, a folder that may not be written, a full disk, out
-of memory: one line naming the allocation and the ``--memory-limit`` that fits); 2 the
-command line is wrong; 128 + the signal when stopped (130 interrupted, 143 SIGTERM).
-Standard library only.
+Exit statuses (the README's table): 0 done, 1 the run failed, 2 the command line is
+wrong, 128 + the signal when stopped (130 interrupted, 143 SIGTERM).
 """
 
 from __future__ import annotations
@@ -47,21 +44,16 @@ def running_as_script() -> bool:
 
 
 def start(name: str = "") -> None:
-    """Install one-line errors, quiet Ctrl-C and quiet closed pipes (script runs only).
-
-    `name` replaces the script's file name in error lines ('common.exercises' for ``-m``).
-    """
+    """Install one-line errors, quiet Ctrl-C and quiet closed pipes (script runs only);
+    `name` replaces the script's file name in error lines ('common.exercises' for ``-m``)."""
     if not running_as_script():
         return
     _install(name)
 
 
 def start_module(name: str) -> None:
-    """`start` for ``python3 -m NAME``, called first thing in the package that runs.
-
-    Python imports a package before its ``__main__``, with ``sys.argv[0] == '-m'`` while
-    it does; only then are the policies installed (an import by the docs leaves them alone).
-    """
+    """`start` for ``python3 -m NAME``, first thing in its package: only while
+    ``sys.argv[0] == '-m'`` (an import by the docs leaves the policies alone)."""
     if sys.argv[:1] == ["-m"]:
         _install(name)
 

@@ -1,10 +1,7 @@
 """The lectures' flags: their types, the shared flags, and the checks made before any work.
 
-A mistyped flag, chip, number or path is one line on stderr and a non-zero exit,
-never a traceback, and before any measuring starts. The exit statuses are
-``common.shell.boot``'s: 0 done, 1 the run failed, 2 the command line is wrong
-(an unknown flag, a value out of range, a path that can never work, ``--outdir``
-without ``--png``), 130 interrupted (Ctrl-C).
+A mistyped flag, chip, number or path is one line on stderr before any measuring, and
+exit status 2 (``common.shell.boot``'s: 130 interrupted).
 """
 
 from __future__ import annotations
@@ -208,11 +205,8 @@ def measuring_parser(doc: str | None, quick: str) -> LectureParser:
 
 
 def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:
-    """--results FILE: the shared results file (default: results/machine.json).
-
-    saves=True for a lecture that adds its section to the file: its folder must be
-    writable, checked before the lecture measures anything.
-    """
+    """--results FILE: the shared results file (default: results/machine.json); saves=True
+    checks, before any measuring, that its folder is writable."""
     if isinstance(parser, LectureParser):
         parser.results_saved = saves
     role = "that this lecture adds its section to" if saves else "to read measurements from"
