@@ -1,8 +1,7 @@
 """Sizes from a time and a memory budget, and from the cache only as far as they allow.
 
-A working set "clear of the cache" is at least ``CLEAR`` times the LLC. When a
-budget cannot get that far, ``cache_note`` says so in one sentence and names
-what was measured for what it is (a mix of LLC and DRAM, or the LLC itself).
+A working set "clear of the cache" is at least ``CLEAR`` times the LLC; when a budget
+cannot get that far, ``cache_note`` says what was measured instead.
 """
 
 from __future__ import annotations
@@ -132,10 +131,8 @@ def attention_seq(
     head_dim: int = 128,
     call_cap_s: float = CALL_CAP_S,
 ) -> int:
-    """N (a multiple of SEQ_STEP) with S = 4 N^2 >= 2 LLC, shrunk to fit cap_bytes and call_cap_s.
-
-    One call's bound: max(4 N^2 d_h / P, 10 passes x 4 N^2 / beta) seconds.
-    """
+    """N (a multiple of SEQ_STEP) with S = 4 N^2 >= 2 LLC, shrunk to fit cap_bytes and a call
+    bound max(4 N^2 d_h / P, 10 x 4 N^2 / beta) within call_cap_s seconds."""
     need = CLEAR * llc_or_fallback(llc_bytes)
     n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
 
@@ -155,12 +152,8 @@ def gemm_width(
     rows: int = 512,
     call_cap_s: float = CALL_CAP_S,
 ) -> int:
-    """K = N: HIDDEN (the article's), doubled while the weight is under 2 LLC and the budget allows.
-
-    A doubling must keep 4 (K^2 + 2 rows K) bytes within cap_bytes and one M = rows
-    GEMM's bound 2 rows K^2 / P within call_cap_s; HIDDEN is halved (not below 1024)
-    only when its own arrays exceed cap_bytes.
-    """
+    """K = N: HIDDEN, doubled while 4 K^2 < 2 LLC, 4 (K^2 + 2 rows K) <= cap_bytes and
+    2 rows K^2 / P <= call_cap_s; halved (to 1024 at least) while it exceeds cap_bytes."""
 
     def fits(k: int) -> bool:
         return FP32 * (k * k + 2 * rows * k) <= cap_bytes
@@ -274,9 +267,8 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
 
 
 def from_args(args: argparse.Namespace) -> Budget:
-    """The Budget that --memory-limit and --time-limit chose, checked against `headroom` at the
-    first call only: what the lecture maps later (numpy, its threads) is in the budget already,
-    so the --memory-limit that the check advises passes a rerun's later calls too."""
+    """The Budget of --memory-limit and --time-limit, checked against `headroom` at its first
+    call only (later the lecture's own mappings would count against it)."""
     plan = Budget(float(args.time_limit), int(args.memory_limit * GIB))
     if plan not in _checked:
         check_memory(plan, *headroom())
@@ -349,9 +341,8 @@ def short_run(plan: Budget, quick: bool) -> bool:
 
 
 def profiled_shrink(model: Model, plan: Budget, asked: int | None) -> int:
-    """`asked` (--shrink), or SHRINK doubled (up to MAX_SHRINK) until one layer of the shrunk
-    model, embedding and LM head included, has fp32 weights within WEIGHTS_SHARE x arrays_bytes;
-    ValueError in one line when `asked` does not fit, naming the shrink that does."""
+    """--shrink, else SHRINK doubled (to MAX_SHRINK) until one layer's fp32 weights with the
+    embedding and LM head fit WEIGHTS_SHARE x arrays_bytes; ValueError if `asked` does not."""
 
     def weights_bytes(factor: int) -> int:
         return FP32 * sum(parameter_breakdown(shrunk(model, factor, 1)).values())

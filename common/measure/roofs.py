@@ -1,9 +1,7 @@
 """Measurement helpers (numpy): timers and this machine's two roofs.
 
-Numpy's elementwise operations run on one thread; its matmul runs on every
-BLAS thread. So the bandwidth roof measured here is a one-thread figure and the
-compute roof an all-thread figure; ``calibrate`` records both thread counts and
-also measures matmul on one thread, so that a same-threads ridge can be shown.
+The bandwidth roof is a one-thread figure (numpy's elementwise operations), the compute
+roof an all-thread one (BLAS); ``calibrate`` also times matmul on one thread.
 """
 
 from __future__ import annotations
@@ -258,14 +256,8 @@ def busy_reasons(
 
 
 class RoofRun:
-    """Both roofs, re-timed between the operations a lecture measures: the best of every call.
-
-    ``start`` takes the first rounds of the calibration; every ``time_op`` then
-    interleaves its operation's calls with one call of each roof kernel per round,
-    so a roof and the operations share the machine's fast and slow moments, and the
-    saved roof is the best of all its calls in the run. ``also`` adds the calls of an
-    operation that is the roof's own kernel (the add, the square matmul).
-    """
+    """Both roofs, the best of every call: ``time_op`` interleaves one call of each roof
+    kernel per round with its operation's (``also``: an operation that is a roof's kernel)."""
 
     def __init__(
         self,
