@@ -23,21 +23,15 @@ from common.measure.timing import Clock, best_time, time_samples
 
 FP32 = int(bytes_per_elem("fp32"))  # every measurement here runs in fp32
 
-# Working-set rules live in common.measure.budget: a streaming test over 8x the
-# last-level cache (LLC), as far as the lecture's memory budget allows.
-FALLBACK_LLC_BYTES = budget.FALLBACK_LLC_BYTES
 MAX_FRACTION_OF_FREE_MEMORY = 0.25  # never take more than this share of available memory
 MIN_WORKING_SET_BYTES = 3 * FP32 * 1024  # the smallest test that still means something
 
-# Matmul sizes are chosen by timing: the first of these whose one call takes at
-# least the target time, so one call is far above timer resolution and the BLAS
-# kernels reach their steady speed. The sizes are spaced so that a typical call
-# time is well away from the target, and the choice does not flip between runs.
+# The first size whose call takes the target time (far above the timer's resolution, BLAS at
+# its steady speed); spaced so that the choice does not flip between runs.
 MATMUL_SIZES = (512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
-# Time budgets in seconds of timed calls. Bandwidth on a shared machine moves in
-# phases of a second or so, so it gets the largest budget: the best of many calls
-# is the roof the memory system allows when nothing else competes.
+# Seconds of timed calls; bandwidth moves in phases of a second on a shared machine, so it
+# gets the most: the best of many calls is the roof when nothing else competes.
 FULL_BUDGET = {
     "bandwidth_s": 0.8,
     "bandwidth_min_repeat": 20,
@@ -61,7 +55,7 @@ QUICK_BUDGET = {
 def llc_bytes() -> tuple[int, bool]:
     """(last-level cache bytes, whether the OS reported it); a stated fallback when unknown."""
     llc = caches.last_level_cache_bytes()
-    return (llc, True) if llc else (FALLBACK_LLC_BYTES, False)
+    return (llc, True) if llc else (budget.FALLBACK_LLC_BYTES, False)
 
 
 def memory_cap_bytes() -> int | None:

@@ -26,9 +26,7 @@ from common.tables.measurements import (
 
 US = 1e-6
 
-# ---------------------------------------------------------------------------
-# Sources
-# ---------------------------------------------------------------------------
+# --- Sources ------------------------------------------------------------------
 VIDUR = "microsoft/vidur (github.com/microsoft/vidur, commit 7d47513)"
 VIDUR_MLP = (
     f"{VIDUR}, data/profiling/compute/{{gpu}}/meta-llama/Llama-2-7b-hf/mlp.csv: bf16, "
@@ -87,9 +85,7 @@ VLLM_KV_AUTO = (
 LOW_PRECISION_ACTIVATIONS = "bf16"
 
 
-# ---------------------------------------------------------------------------
-# Records (each figure a measurements.Term)
-# ---------------------------------------------------------------------------
+# --- Records (each figure a measurements.Term) --------------------------------
 #: The fused gate+up GEMM [M, 4096] x [4096, 22016 / g] of Llama-2-7B on one of g GPUs, bf16.
 GEMM_K, GEMM_N = 4096, 2 * 11008
 #: Its rows M: one row (the weight read), 64 and 128 (the knee lecture 11 finds between
