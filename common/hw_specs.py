@@ -120,8 +120,7 @@ def capacity(value: float, source: str, estimate: bool = False, note: str = "") 
 
 
 class MissingFigureError(ValueError):
-    """A figure the table does not list: a precision a chip has no peak for, or an optional
-    figure left out (link, shared memory per SM). What needs it is left out, not the program."""
+    """A figure the table does not list (a precision without a peak, an optional figure)."""
 
 
 @dataclass(frozen=True)

@@ -71,8 +71,7 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
 
 
 def _hold_signals() -> object:
-    """Swap the stop signals' handlers for one that records them (blocking would hand them to
-    BLAS threads); main thread only. Returns what to restore."""
+    """Swap the stop signals' handlers for one that records them; returns what to restore."""
     if threading.current_thread() is not threading.main_thread():
         return None
     pending: list[tuple[int, Any]] = []

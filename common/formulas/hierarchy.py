@@ -377,8 +377,7 @@ def roof_verdict(
 def call_cost_limit_bytes(
     sizes: Sequence[float], seconds: Sequence[float], fixed_seconds: Sequence[float]
 ) -> float | None:
-    """The largest working set whose fixed cost is at least CALL_COST_MATTERS of its call
-    time (None: no such size)."""
+    """The largest working set whose fixed cost is >= CALL_COST_MATTERS of its call; or None."""
     limit = None
     for s, t, f in zip(sizes, seconds, fixed_seconds, strict=True):
         if call_share(t, f) >= CALL_COST_MATTERS:

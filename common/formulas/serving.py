@@ -71,8 +71,7 @@ def imbalance_factor(loads: Sequence[float]) -> float:
 
 
 def imbalance_cost(expert_seconds: float, factor: float) -> float:
-    """Seconds a step loses waiting for the busiest GPU: (f - 1) x the balanced expert time
-    (every GPU waits for the one with f times the fair share of tokens)."""
+    """Seconds a step loses waiting for the busiest GPU: (f - 1) x the balanced expert time."""
     return (factor - 1) * expert_seconds
 
 
@@ -164,8 +163,7 @@ def pd_ratio(prefill_gpu_s: float, decode_gpu_s: float) -> float:
 
 
 def cost_per_million(tokens_per_s_per_gpu: float, price_per_gpu_hour: float) -> float:
-    """Dollars per million tokens: price / 3600 / (tokens/s per GPU) x 1e6 ($ per GPU-hour
-    in, $ per 1e6 tokens out)."""
+    """Dollars per 1e6 tokens: price ($ per GPU-hour) / 3600 / (tokens/s per GPU) x 1e6."""
     return price_per_gpu_hour / 3600 / tokens_per_s_per_gpu * 1e6
 
 
@@ -216,6 +214,5 @@ def experts_touched_by_shares(tokens: int, shares: Sequence[float]) -> float:
 
 
 def gpu_loads(shares: Sequence[float], ep: int) -> list[float]:
-    """Each of N GPUs' share of the routed tokens with expert i on GPU i mod N (round-robin):
-    sum of q_i over its experts."""
+    """Each of N GPUs' share of the routed tokens, expert i on GPU i mod N: its experts' q_i."""
     return [sum(shares[g::ep]) for g in range(ep)]

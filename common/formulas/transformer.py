@@ -63,9 +63,8 @@ class DTypes:
 
 # --- Parameters and KV cache -------------------------------------------------
 def _attention_params(m: Model) -> int:
-    """One layer's attention weights: d Hq dh + 2 d Hkv dh + Hq dv d; for latent attention
-    d r_q + r_q + r_q Hq dh (queries; d Hq dh at full rank), d (r_kv + d_rope) + r_kv
-    + r_kv Hq (dh - d_rope + dv) (the latent and its up-projection) and Hq dv d."""
+    """One layer's attention weights: d Hq dh + 2 d Hkv dh + Hq dv d; latent attention: queries
+    via r_q, d (r_kv + d_rope) + r_kv + r_kv Hq (dh - d_rope + dv), and Hq dv d."""
     d = m.d_model
     if not m.kv_lora_rank:
         return d * m.q_dim + 2 * d * m.kv_dim + m.v_dim * d
@@ -244,8 +243,7 @@ def _attention_ops(
 
 
 def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
-    """Q, K, V projections; latent attention: queries (through r_q), the latent (cached)
-    and its up-projection, absorbed into the query and the output (r_kv x Hq (dh - d_rope + dv))."""
+    """Q, K, V projections; latent attention: queries via r_q, the cached latent, absorbed."""
     d = m.d_model
     if not m.kv_lora_rank:
         return [
@@ -268,9 +266,8 @@ def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
 
 
 def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[Op]:
-    """A (gated) MLP of width d_ff for n rows: gate, up, activation, down. The routed
-    experts' (prefix 'expert ') run the n k rows the tokens send them: 2 n k K N FLOP per
-    matmul, the weights of experts_touched(n, k, E) experts, n k (K + N) activations."""
+    """A (gated) MLP of width d_ff for n rows; routed experts ('expert ') run n k rows with the
+    weights of experts_touched(n, k, E) experts."""
     expert, gated, d, a = prefix == "expert ", m.gated_mlp, m.d_model, dt.act_bytes
     rows = n * m.experts_per_token if expert else n
     touched = experts_touched(n, m.experts_per_token, m.n_experts) if expert else 0.0
@@ -393,8 +390,7 @@ class PassLedger:
 def _pass(
     phase: str, m: Model, batch: int, T: int, S: int, dt: DTypes | None, mat: bool, once: tuple
 ) -> PassLedger:
-    """A pass's ledger: each kind of layer's operators (the main kind first, the others
-    with their counts) and model_ops(*once), the model-level ones."""
+    """A pass's ledger: each kind of layer's operators and the model-level model_ops(*once)."""
     dt = dt or DTypes()
     kinds = [(layer_ops(m, batch, T, S, dt, mat, w, dn), c) for w, dn, c in layer_groups(m)]
     once_ops = model_ops(m, *once, dt)
@@ -507,8 +503,7 @@ def largest_batch(
     dtypes: DTypes | None = None,
     phase: str = "decode",
 ) -> int:
-    """Largest B whose memory ledger (at the LLM overhead rate) fits the chip's capacity at
-    context S; 0 if none."""
+    """Largest B whose memory ledger (LLM overhead rate) fits the chip at context S; 0 if none."""
     dt = dtypes or DTypes()
     return ledger.largest_batch_that_fits(
         chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dt, phase=phase)

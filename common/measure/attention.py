@@ -177,8 +177,7 @@ def block_count(n: int, br: int, bc: int) -> int:
 
 
 def tiled_cache_bytes(d_head: int, br: int, bc: int) -> float:
-    """Bytes one inner step touches: the model's U(Br, Bc) in fp32, plus the P V buffer
-    (numpy's matmul cannot add into the accumulator) and three more row statistics."""
+    """Bytes one inner step touches: U(Br, Bc) in fp32, the P V buffer and three row statistics."""
     extra = FP32 * positive_int(d_head, "head dim d_h") * br + FP32 * (STATS_BUFFERS - 2) * br
     return attention_io.on_chip_bytes(br, bc, d_head, FP32) + extra
 

@@ -46,8 +46,7 @@ class Budget:
 
 
 class _Declared(dict[str, Budget]):
-    """Lecture number ('09') -> the budget its file declares, ``ABOUT["budget"]`` (seconds,
-    GiB), read unrun (``common.shell.interface``) on first use."""
+    """Lecture number ('09') -> its ``ABOUT["budget"]`` (seconds, GiB), read on first use."""
 
     def __missing__(self, lecture: str) -> Budget:
         found = [p for n, p in interface.lectures(LECTURES).items() if n.startswith(f"{lecture}_")]

@@ -65,8 +65,7 @@ def memory_cap_bytes() -> int | None:
 
 
 def bandwidth_working_set_bytes(plan: Budget | None = None, matmul_bytes: int = 0) -> int:
-    """Bytes a bandwidth test streams: budget.stream_bytes (8 x LLC within the budget),
-    capped at 1/4 of available memory."""
+    """Bytes a bandwidth test streams: budget.stream_bytes, at most 1/4 of available memory."""
     reported = caches.last_level_cache_bytes()
     want = budget.stream_bytes(reported, plan or budget.DEFAULTS["01"], matmul_bytes)
     cap = memory_cap_bytes()
@@ -293,8 +292,7 @@ class RoofRun:
     def _round(
         self, fn: Callable[[], object], r: int, rounds: int, repeat: int, budget_s: float
     ) -> list[float]:
-        """Round `r` of `rounds`: its share of `repeat` calls and of `budget_s` seconds of
-        `fn`, with one warm-up call in the first round."""
+        """Round `r` of `rounds`: its share of `repeat` calls and `budget_s` seconds of `fn`."""
         return time_samples(
             fn,
             repeat=-(-repeat // rounds),

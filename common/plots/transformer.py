@@ -142,8 +142,7 @@ def moe_throughput_figure(
     batch: int,
     title: str,
 ) -> str:
-    """Tokens/s per GPU against batch (log-log), the first two curves solid, the critical
-    batches and the chosen batch marked; PNG path."""
+    """Tokens/s per GPU against batch (log-log), critical and chosen batches marked; PNG path."""
     from common.plots.article import log_ticks
 
     fig, ax = new_figure(height=4.2)

@@ -115,8 +115,7 @@ def side(intensity: float, ridge: float) -> Literal["compute-bound", "memory-bou
 
 
 def at_least(n: int, limit: int) -> str:
-    """A count found by a search bounded at `limit`: '1,024', or 'at least 1,048,576' when
-    the search stopped at its bound (a larger count may hold too)."""
+    """'1,024', or 'at least 1,048,576' for a count whose search stopped at its bound `limit`."""
     return f"at least {n:,}" if n >= limit else f"{n:,}"
 
 

@@ -80,8 +80,7 @@ def _install(name: str) -> None:
 
 
 def _undecoded_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
-    """Write back the bytes a file name or argument could not be decoded from (Python keeps
-    them as lone surrogates: ``é`` under ``LC_ALL=C``); any other lone surrogate as ``\\udXXX``."""
+    """The bytes lone surrogates stand for (names undecodable under ``LC_ALL=C``), or \\udXXX."""
     try:
         return codecs.lookup_error("surrogateescape")(err)
     except UnicodeError:
@@ -89,8 +88,7 @@ def _undecoded_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP: remember it (an import it breaks may re-raise it as another
-    error), then raise KeyboardInterrupt, so that every clean-up on the way out runs."""
+    """Ctrl-C, SIGTERM or SIGHUP: remember it, then raise KeyboardInterrupt (clean-ups run)."""
     _state["interrupted"] = True
     _state["signal"] = signum
     raise KeyboardInterrupt
@@ -204,8 +202,7 @@ def _said(exc: BaseException) -> str | None:
 
 
 def _allocation(exc: BaseException) -> str | None:
-    """What failed to allocate, for numpy's MemoryError ("Unable to allocate 1.00 GiB ...") and
-    torch's (a RuntimeError from its CPU allocator, torch.OutOfMemoryError on a GPU); else None."""
+    """What failed to allocate, from numpy's or torch's out-of-memory error; else None."""
     if isinstance(exc, MemoryError):
         return _one_line(exc) if str(exc) else "an allocation failed"
     if type(exc).__name__ == "OutOfMemoryError":  # torch's, on a GPU: "CUDA out of memory. ..."

@@ -51,8 +51,7 @@ def declared_parser(lecture: str | os.PathLike[str]) -> argparse.ArgumentParser:
 
 
 def _opening(node: ast.Import | ast.ImportFrom, folder: Path) -> bool:
-    """True for an import of a module beside the lecture (its opening, which sets up a run:
-    reading the interface is no run, so it is left out)."""
+    """True for an import of a module beside the lecture: its opening, which sets up a run."""
     names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
     return all((folder / f"{name.split('.')[0]}.py").is_file() for name in names)
 

@@ -222,8 +222,7 @@ def _model(config: object, path: str) -> Model:
 
 
 def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
-    """A mixture's expert fields; gpt-oss's router and DeepSeek-V3's
-    e_score_correction_bias are a bias per expert."""
+    """A mixture's expert fields (gpt-oss's router, DeepSeek-V3's bias: a bias per expert)."""
     if kind in ("mixtral", "gpt_oss"):
         E, f = k.int("num_local_experts"), k.int("intermediate_size")
         top = k.int("experts_per_token" if kind == "gpt_oss" else "num_experts_per_tok")

@@ -146,8 +146,7 @@ class Model:
 
     @property
     def attention_kind(self) -> str:
-        """'MLA' (a cached latent), 'MHA' (one KV head per query head), 'MQA' (one KV head)
-        or 'GQA' (in between)."""
+        """'MLA' (a cached latent), 'MHA' (a KV head per query head), 'MQA' (one) or 'GQA'."""
         if self.kv_lora_rank:
             return "MLA"
         if self.n_kv_heads == self.n_heads:

@@ -148,8 +148,7 @@ def _booleans(record: object) -> None:
 
 
 def _warnings(chip: Any) -> Iterator[str]:
-    """A figure more than x100 off its shipped value (a unit slip?), an achievable roof above
-    its datasheet figure. A figure that is not a number is left to its chip's own check."""
+    """A figure x100 off its shipped value (a unit slip?); an achievable roof above its spec."""
     from common.tables.shipped import FIGURES
     from common.tables.validate import plausible
 
