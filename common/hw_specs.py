@@ -236,8 +236,7 @@ class Chip:
             )
 
 
-# A slip in the table below (a field deleted or misspelt, a chip key or precision
-# listed twice) is refused here in one line naming the chip and the field.
+# A field deleted or misspelt, a key or precision twice: refused in one line naming them.
 slips.check_table_source(slips.source_of(globals()), __file__, Chip)
 
 # --- The table. Edit a literal, rerun a lecture. -----------------------------

@@ -93,10 +93,8 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
 
 
 # --- Lecture 01: the roofs' stream and the operations ------------------------
-# While an operation is timed, the calibration's stream (x, y, z: one working set
-# W) and its square matmul stay allocated so that the roofs are re-timed between
-# the operations. The largest operation is add+relu in one expression: a, b, out,
-# tmp and numpy's temporary, 5/3 W. So the peak is W + 5/3 W + the matmul.
+# The roofs' stream (W) and matmul stay allocated while the operations are timed; the largest
+# operation, add+relu in one expression, holds 5/3 W: the peak is W + 5/3 W + the matmul.
 CALL_CAP_S = 0.15  # one call of an operation: at most this long at the roofline's bound
 CALL_SHARE = CALL_CAP_S / 10.0  # ... for a 10 s budget: the cap grows with the budget
 
@@ -171,8 +169,7 @@ def gemm_width(
 
 
 # --- Lecture 03: the batch sweep's weights, kept out of the cache ------------
-# A VM's cores may sit on more than one cache of the reported size, and caches keep
-# part of a streamed set a few times their size: the sweep streams 4x the LLC.
+# A VM may sit on several caches of the reported size, which keep part of a streamed set.
 WEIGHT_CLEAR = 4.0
 
 
