@@ -24,8 +24,7 @@ FLOPS_PER_ELEMENT = 1  # one addition
 MIN_WORKING_SET_BYTES = 4 * KIB  # the sweep's first size: well inside any L1
 ASSUMED_LLC_BYTES = 32 * MIB  # used only to size the sweep when the OS names no cache
 ASSUMED_L2_BYTES = 512 * KIB  # used only to size the small matmul when the OS names no L2
-# The sweep's largest working set comes from the lecture's budget:
-# common.measure.budget.sweep_limit_bytes (8x the LLC as far as the budget allows).
+# The sweep's largest working set: common.measure.budget.sweep_limit_bytes.
 
 INSIDE_MARGIN = 2.0  # "comfortably inside": 2x from both of a level's boundaries
 DRAM_MARGIN = 4.0  # caches keep part of a streamed set up to a few times their size

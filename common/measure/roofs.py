@@ -272,8 +272,7 @@ class RoofRun:
         budget = QUICK_BUDGET if self.quick else FULL_BUDGET
         stream, _, matmul, _ = self.kernels
         rounds = budget["rounds"]
-        # A shared machine's memory system runs in fast and slow phases of about a second.
-        # Alternating rounds spread each roof's samples over the whole calibration.
+        # Alternating rounds spread each roof's samples over a shared machine's slow phases.
         with blas_threads(None):
             for r in range(rounds):
                 self.bw_times += self._round(

@@ -132,9 +132,8 @@ def hierarchical_roofline_figure(
     ax.axhline(
         peak / GB, color="black", lw=1, alpha=0.5, label=f"compute roof: {peak / GB:.0f} GFLOP/s"
     )
-    # Hollow markers of different shapes stay visible where they sit on a roof; a marker
-    # that would cover an earlier one (same intensity, rate within 25%) is drawn larger,
-    # around it. Each is labelled where its label crosses no other label.
+    # Hollow markers stay visible on a roof; one that would cover an earlier one (same
+    # intensity, rate within 25%) is drawn larger, around it.
     markers = "oDs^v<>P"
     for i, (_, x, flops, level) in enumerate(operations):
         color = level_color(level, order) if level else "black"

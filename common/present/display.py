@@ -176,8 +176,7 @@ class Figure:
         return f"saved figure: {self.shown_path}" if self.path else ""
 
     def _repr_html_(self) -> str:
-        # The image itself reaches the page through the docs' image scraper, which
-        # reads this caption from CAPTIONS; the HTML here adds nothing twice.
+        # The docs' image scraper puts the image and its caption (CAPTIONS) on the page.
         return ""
 
 

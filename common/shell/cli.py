@@ -22,8 +22,7 @@ from common.tables.assumptions import ARTICLE_BUDGET_GIB, BATCH_SEARCH_LIMIT
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPT = boot.EXIT_FAILURE, boot.EXIT_USAGE, boot.EXIT_INTERRUPT
 install_error_handler = boot.install_error_handler  # one-line errors (boot's docstring)
 
-# Sane ranges of the numeric flags: wide enough for every real case, narrow enough
-# that a slip (a 300-digit number, 1e308) is a one-line usage error, not an overflow.
+# Numeric flags' ranges: a slip (a 300-digit number, 1e308) is a usage error, not an overflow.
 MAX_COUNT = 2**30  # any count flag (tokens, sizes): about a billion
 MAX_BATCH = BATCH_SEARCH_LIMIT  # sequences served together: about a million
 MAX_BUDGET_GIB = 1e5  # a memory budget: 100,000 GiB, far beyond one accelerator
