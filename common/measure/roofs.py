@@ -272,7 +272,7 @@ class RoofRun:
         budget = QUICK_BUDGET if self.quick else FULL_BUDGET
         stream, _, matmul, _ = self.kernels
         rounds = budget["rounds"]
-        # Alternating rounds spread each roof's samples over a shared machine's slow phases.
+        # Rounds alternate: each roof is sampled in a shared machine's fast and slow phases.
         with blas_threads(None):
             for r in range(rounds):
                 self.bw_times += self._round(
