@@ -1,14 +1,9 @@
 """The hardware table: every chip figure the course uses, each with its source.
 
-Standard library only. Each figure is a plain literal in one place below: to redo
-an exercise, edit a number here (for example A100's bf16 ``peak_flops``) and rerun
-a lecture; every dependent number moves with it.
-
-Conventions: peak FLOP/s are dense (no structured sparsity); one multiply-add is
-2 FLOP; bandwidths are bytes per second; a chip-to-chip link figure is one
-direction of one link (NVLink: per GPU, one way; TPU ICI: one link, one way);
-capacities are bytes as the vendor states them (decimal GB), except on-chip memory
-per SM, which NVIDIA states in KB of 1024 bytes (164 KB = 167,936 bytes).
+Edit a number here (for example A100's bf16 ``peak_flops``) and rerun a lecture: every
+dependent number moves with it. Peak FLOP/s are dense (no sparsity), a multiply-add 2 FLOP;
+bandwidths are bytes per second, a link one direction of one link (NVLink: per GPU);
+capacities are the vendor's decimal bytes, but on-chip memory per SM is in KB of 1024.
 """
 
 from __future__ import annotations
@@ -125,8 +120,7 @@ def capacity(value: float, source: str, estimate: bool = False, note: str = "") 
 
 
 class MissingFigureError(ValueError):
-    """A figure the table does not list: a precision a chip has no peak for, or an optional
-    figure left out (link, shared memory per SM). What needs it is left out, not the program."""
+    """A figure the table does not list (a precision without a peak, an optional figure)."""
 
 
 @dataclass(frozen=True)
@@ -212,12 +206,8 @@ class Chip:
         yield link, self.link_bw_figure, self.achievable_link_bw_figure
 
     def critical_intensity(self, precision: str) -> float:
-        """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte.
-
-        The stack keeps the chip table below ``formulas``, so this is the one copy of
-        ``formulas.roofline.ridge_point`` outside its home; tests/formulas/test_one_home.py
-        holds the two equal on every chip and precision.
-        """
+        """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte (the stack puts the
+        table below ``formulas``: test_one_home.py holds it equal to ``ridge_point``)."""
         return self.peak_flops(precision) / self.mem_bw
 
     ridge_point = critical_intensity
@@ -246,8 +236,7 @@ class Chip:
             )
 
 
-# A slip in the table below (a field deleted or misspelt, a chip key or precision
-# listed twice) is refused here in one line naming the chip and the field.
+# A field deleted or misspelt, a key or precision twice: refused in one line naming them.
 slips.check_table_source(slips.source_of(globals()), __file__, Chip)
 
 # --- The table. Edit a literal, rerun a lecture. -----------------------------

@@ -34,10 +34,8 @@ TEMP_PREFIX_CHARS = 100  # a temporary name keeps at most this much of the targe
 
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO]:
-    """Open a temporary file beside `path`; on success fsync and rename it over `path`.
-
-    An OSError names `path`, never the temporary file (which is removed).
-    """
+    """Open a temporary file beside `path`; on success fsync and rename it over `path` (an
+    OSError names `path`, never the temporary file)."""
     target = Path(path)
     writable_dir(target.parent)
     prefix = f".{target.name[:TEMP_PREFIX_CHARS]}."
@@ -73,11 +71,7 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
 
 
 def _hold_signals() -> object:
-    """Defer the stop signals' Python handlers (their arrivals are kept); what to restore.
-
-    A signal cannot be blocked for the whole process (BLAS threads would take it), so
-    the handlers are swapped for one that records the signal. Main thread only.
-    """
+    """Swap the stop signals' handlers for one that records them; returns what to restore."""
     if threading.current_thread() is not threading.main_thread():
         return None
     pending: list[tuple[int, Any]] = []

@@ -48,8 +48,7 @@ def plausible_entry(calib: dict[str, Any], key: str, unit: str) -> float:
 
 
 def check_calibration(calib: object) -> dict[str, Any]:
-    """calib itself if its roofs are finite, positive and physically plausible, with a
-    consistent ridge (FLOP/byte); ValueError naming the bad entry otherwise."""
+    """calib if its roofs are plausible and its ridge (FLOP/byte) consistent; else ValueError."""
     if not isinstance(calib, dict):
         raise ValueError("it has no calibration record")
     bw = plausible_entry(calib, "bandwidth_bytes_per_s", CALIBRATION_UNITS["bandwidth_bytes_per_s"])

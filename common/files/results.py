@@ -256,11 +256,8 @@ def save_section(
     *,
     this_machine: dict[str, Any] | None = None,
 ) -> Path:
-    """Store `payload` under `section`, keeping the file's other sections; atomic and locked.
-
-    A symbolic link is followed (the link stays, its target is updated). A file that
-    exists but cannot be used is kept under a backup name, said in one line on stdout.
-    """
+    """Store `payload` under `section`, keeping the other sections, atomic and locked, through
+    a symlink; an unusable old file is kept under a backup name, said on stdout."""
     target = resolve(path)
     check_output_file(target)  # UnusablePath or ValueError, naming `target`
     real = Path(os.path.realpath(target))

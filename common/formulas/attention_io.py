@@ -1,19 +1,10 @@
 """Tiled attention's IO model: main-memory traffic of one schedule with M_sm bytes on chip.
 
-Standard library only. One attention head as in the article's ledger
-(``common.formulas.ledger.attention_counts``): N tokens, head dim d_h, no causal
-mask, no 1/sqrt(d_h) scaling, F = 4 N^2 d_h + 5 N^2 FLOP whatever the schedule.
-Q, K, V and O live in main memory at b bytes per element; on chip the score block,
-the output accumulator and the softmax statistics are fp32.
-
-The block-size rule for M_sm bytes of on-chip memory per processing unit:
-
-1. When K and V fit whole beside one query row, U(1, N) <= M_sm: Bc = N (K and V
-   are read once) and Br is the largest <= N with U(Br, N) <= M_sm.
-2. Otherwise the inner block is no taller than the head dim, Bc = min(Br, d_h),
-   and Br is the largest with U(Br, min(Br, d_h)) <= M_sm. This is FlashAttention's
-   rule (Dao et al., 2022, algorithm 1: Bc = ceil(M / 4d), Br = min(ceil(M / 4d), d))
-   with the loops swapped: the outer block is the large one.
+One head of the article's ledger (``common.formulas.ledger.attention_counts``): N tokens,
+head dim d_h, no mask, F = 4 N^2 d_h + 5 N^2 FLOP; Q, K, V, O in main memory at b bytes
+per element, the on-chip blocks fp32. Blocks: Bc = N when K and V fit beside one query
+row (U(1, N) <= M_sm), else Bc = min(Br, d_h); Br the largest with U(Br, Bc) <= M_sm
+(FlashAttention's rule, Dao et al., 2022, algorithm 1, with the loops swapped).
 """
 
 from __future__ import annotations
@@ -113,10 +104,8 @@ def tiled_intensity(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> 
 def smallest_on_chip_for(
     n: int, d_head: int, target_intensity: float, elem_bytes: float = 2
 ) -> int | None:
-    """Smallest whole M_sm in bytes whose schedule reaches I >= target; None if R = 1 falls short.
-
-    The traffic never grows with M_sm, so the intensity never falls: bisection finds it.
-    """
+    """Smallest whole M_sm in bytes whose schedule reaches I >= target (by bisection: I never
+    falls as M_sm grows); None if R = 1 falls short."""
     d, b = d_head, elem_bytes
     hi = math.ceil(on_chip_bytes(1, n, d, b))  # from here on D is the ideal minimum
     if tiled_intensity(n, d, hi, b) < target_intensity:

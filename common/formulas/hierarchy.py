@@ -1,8 +1,7 @@
 """The hierarchical roofline: a bandwidth sweep over working-set sizes and its plateaus.
 
-The streamed operation is z = x + y in fp32 with ``out=``: per element it reads
-8 bytes and writes 4, so a call on n elements moves D = 12 n bytes, and its
-working set (the three arrays) is the same 12 n bytes.
+The streamed operation, z = x + y in fp32 with ``out=``, moves D = 12 n bytes on n
+elements, and its working set (the three arrays) is the same 12 n bytes.
 """
 
 from __future__ import annotations
@@ -25,8 +24,7 @@ FLOPS_PER_ELEMENT = 1  # one addition
 MIN_WORKING_SET_BYTES = 4 * KIB  # the sweep's first size: well inside any L1
 ASSUMED_LLC_BYTES = 32 * MIB  # used only to size the sweep when the OS names no cache
 ASSUMED_L2_BYTES = 512 * KIB  # used only to size the small matmul when the OS names no L2
-# The sweep's largest working set comes from the lecture's budget:
-# common.measure.budget.sweep_limit_bytes (8x the LLC as far as the budget allows).
+# The sweep's largest working set: common.measure.budget.sweep_limit_bytes.
 
 INSIDE_MARGIN = 2.0  # "comfortably inside": 2x from both of a level's boundaries
 DRAM_MARGIN = 4.0  # caches keep part of a streamed set up to a few times their size
@@ -111,11 +109,8 @@ def median(values: Sequence[float]) -> float:
 
 
 def matmul_sides(l2_bytes: float, llc_bytes: float, max_side: int | None = None) -> list[int]:
-    """Sides n of two fp32 matmuls whose A, B, C (12 n^2 bytes) fill half of L2 and of the LLC.
-
-    Rounded down to multiples of 64 (at least 64) and of 256 (at least 256); one side if equal.
-    `max_side` (a time and memory budget's largest side) caps both.
-    """
+    """Sides n of two fp32 matmuls whose 12 n^2 bytes fill half of L2 and of the LLC, in
+    multiples of 64 and of 256 (one side if equal), each at most `max_side`."""
     small = max(64, int(math.sqrt(l2_bytes / INSIDE_MARGIN / 12)) // 64 * 64)
     large = max(256, int(math.sqrt(llc_bytes / INSIDE_MARGIN / 12)) // 256 * 256)
     if max_side is not None:
@@ -280,18 +275,10 @@ def find_plateaus(
     min_octaves: float = 1.0,
     noise_floor: float = NOISE_FLOOR,
 ) -> list[Plateau]:
-    """Plateaus of a bandwidth curve without knowing the cache sizes (a change-point detector).
-
-    On log2 scales: measure the noise sigma from neighbouring points (robust to
-    the steps themselves; never below `noise_floor`), smooth the curve with a
-    3-point running median, split it into constant segments by penalised least
-    squares (penalty 6 sigma^2 ln n), keep the segments that span >= `min_octaves`
-    octaves and >= `min_points` points, tilt by at most `flat_slope` + sigma per
-    octave and keep three quarters of their points within max(`flat_slope`,
-    3 sigma) of their median, and merge neighbours whose medians differ by less
-    than the factor `same_level`. Plateaus are named 'plateau 1', 'plateau 2',
-    ... from the smallest working set outward.
-    """
+    """Plateaus of a bandwidth curve, named 'plateau 1', ... outward, without the cache sizes:
+    on log2 scales a 3-point median, then constant segments by penalised least squares
+    (penalty 6 sigma^2 ln n, sigma the neighbours' noise, at least `noise_floor`), kept when
+    flat enough and long enough, neighbours within the factor `same_level` merged."""
     pts = sorted(
         (float(s), float(b)) for s, b in zip(sizes, bandwidths, strict=True) if b and b > 0
     )
@@ -351,11 +338,8 @@ def name_detected(plateaus: Sequence[Plateau]) -> list[Plateau]:
 def closest_roof(
     intensity: float, flops_per_s: float, roofs: Sequence[tuple[str, float]], peak: float
 ) -> tuple[str, float]:
-    """The roof nearest a measured point on log scales: (name, measured / roof).
-
-    Candidates are each level's memory roof I * beta below the compute roof, and
-    the compute roof P itself ('compute').
-    """
+    """The roof nearest a measured point on log scales, (name, measured / roof): each level's
+    I beta below P, or P itself ('compute')."""
     candidates = [(name, intensity * bw) for name, bw in roofs if intensity * bw < peak]
     candidates.append(("compute", peak))
     name, value = min(candidates, key=lambda c: abs(math.log(flops_per_s / c[1])))
@@ -377,11 +361,8 @@ def roof_verdict(
     roofs: Sequence[tuple[str, float]],
     peak: float,
 ) -> dict[str, Any]:
-    """The roof a measured point sits closest to, and the one the model predicts for `level`.
-
-    Returns closest_roof, fraction_of_closest (measured / roof), predicted_roof and
-    fraction_of_predicted (None for both when `level` has no roof).
-    """
+    """The roof a point sits closest to and the one predicted for `level`, each with
+    measured / roof (the predicted pair None when `level` has no roof)."""
     closest, fraction = closest_roof(intensity, flops_per_s, roofs, peak)
     verdict: dict[str, Any] = {"closest_roof": closest, "fraction_of_closest": fraction}
     if level in dict(roofs):
@@ -395,8 +376,7 @@ def roof_verdict(
 def call_cost_limit_bytes(
     sizes: Sequence[float], seconds: Sequence[float], fixed_seconds: Sequence[float]
 ) -> float | None:
-    """The largest working set whose fixed cost is at least CALL_COST_MATTERS of its call
-    time (None: no such size)."""
+    """The largest working set whose fixed cost is >= CALL_COST_MATTERS of its call; or None."""
     limit = None
     for s, t, f in zip(sizes, seconds, fixed_seconds, strict=True):
         if call_share(t, f) >= CALL_COST_MATTERS:

@@ -77,10 +77,8 @@ def memory_ledger(
     kv_bytes: float = 2,
     active_tokens: int | None = None,
 ) -> MemoryLedger:
-    """Weights N b_w + KV 2 B S L d_kv b + activations T a + overhead rho x (sum of the three).
-
-    T, the tokens alive at once, is B S for unchunked prefill (the default) and B for decode.
-    """
+    """Weights N b_w + KV 2 B S L d_kv b + activations T a + overhead rho x (sum of the three),
+    in bytes; T, the tokens alive at once, is B S in prefill and B in decode."""
     w = n_params * weight_bytes
     kv = kv_cache_bytes(batch * seq, n_layers, d_kv, kv_bytes)
     tokens = batch * seq if active_tokens is None else active_tokens
@@ -91,10 +89,8 @@ def memory_ledger(
 def largest_batch_that_fits(
     budget_bytes: float, ledger_at: object, limit: int = BATCH_SEARCH_LIMIT
 ) -> int:
-    """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none.
-
-    The search stops at `limit`: a result equal to it means "at least `limit`".
-    """
+    """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none,
+    `limit` meaning "at least `limit`"."""
     if ledger_at(1).total > budget_bytes:
         return 0
     lo, hi = 1, 2

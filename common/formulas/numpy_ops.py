@@ -1,9 +1,7 @@
 """Lecture 01's operation ledger: sizes, FLOP and byte counts, and roofline rows.
 
-Standard library only. Bytes count every pass the numpy code really makes over
-main memory: one pass over an array of n fp32 elements moves 4n bytes, a read
-and a write of the same array count as two passes. Lecture 01 counts the passes
-line by line in comments next to the numpy calls; the totals live here once.
+Bytes count every pass the numpy code makes over main memory (4n bytes per pass over n
+fp32 elements; a read and a write are two passes), as lecture 01's comments count them.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The roofline formulas: time bounds, intensity, ridge point, matmul counts and charts.
 
-Standard library only.
-Conventions: one multiply-add is 2 FLOP; bytes are every read plus every write
-at the element size; time bounds assume compute and memory traffic overlap
-perfectly, so the lower bound is the larger of the two times.
+One multiply-add is 2 FLOP; bytes are every read plus every write at the element size;
+compute and traffic overlap perfectly, so the lower bound is the larger of the two times.
 """
 
 from __future__ import annotations

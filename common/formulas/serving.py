@@ -1,8 +1,7 @@
 """Serving formulas: expert-parallel dispatch and combine, load imbalance, speculative decoding.
 
-Speculative decoding (Leviathan et al. 2023, arXiv 2211.17192): a draft proposes K
-tokens, the target verifies them in one pass and keeps the longest accepted prefix plus
-one token of its own; each draft token is accepted with probability a, independently.
+Speculative decoding (Leviathan et al. 2023, arXiv 2211.17192): the target verifies a
+draft's K tokens in one pass, each accepted with probability a, independently.
 """
 
 from __future__ import annotations
@@ -39,9 +38,8 @@ def link_fractions(ep: int, node_gpus: int) -> tuple[float, float]:
 
 
 def dispatch_bytes_per_token(d_model: int, k: int, ep: int, elem_bytes: float) -> float:
-    """Bytes one token sends per MoE layer: k (N - 1) / N x d x b (b: the dispatch
-    precision's bytes per element, scales included, e.g. 1 + 4 / 128 for FP8 with one
-    fp32 scale per 128 elements)."""
+    """Bytes one token sends per MoE layer: k (N - 1) / N x d x b, b the dispatch bytes per
+    element with its scales (1 + 4 / 128 for FP8 with an fp32 scale per 128 elements)."""
     return k * remote_fraction(ep) * d_model * elem_bytes
 
 
@@ -60,9 +58,8 @@ def all_to_all_time(
     net_bw: float,
     latency: float,
 ) -> float:
-    """One dispatch (or combine) of T tokens on one GPU, in seconds:
-    latency + max(T k f_node m / beta_node, T k f_net m / beta_net), with m the bytes of
-    one token's copy to one expert and f the link fractions of ``link_fractions``."""
+    """One dispatch (or combine) of T tokens on one GPU, in seconds: latency + max(T k f_node
+    m / beta_node, T k f_net m / beta_net), m bytes a copy, f of ``link_fractions``."""
     f_node, f_net = link_fractions(ep, node_gpus)
     copies = tokens * k * bytes_per_copy
     return latency + max(copies * f_node / node_bw, copies * f_net / net_bw)
@@ -74,8 +71,7 @@ def imbalance_factor(loads: Sequence[float]) -> float:
 
 
 def imbalance_cost(expert_seconds: float, factor: float) -> float:
-    """Seconds a step loses waiting for the busiest GPU: (f - 1) x the balanced expert time
-    (every GPU waits for the one with f times the fair share of tokens)."""
+    """Seconds a step loses waiting for the busiest GPU: (f - 1) x the balanced expert time."""
     return (factor - 1) * expert_seconds
 
 
@@ -92,9 +88,8 @@ def expected_tokens(acceptance: float, draft: int) -> float:
 def speculative_speedup(
     acceptance: float, draft: int, draft_cost: float, verify_cost: float = 1.0
 ) -> float:
-    """Speed-up over plain decoding, a factor: E(a, K) / (K c + v), with c a draft token's
-    cost and v the verify pass's, each in target decode steps (v = 1: the K + 1 tokens
-    cost one memory-bound step, Leviathan et al.'s assumption)."""
+    """Speed-up over plain decoding: E(a, K) / (K c + v), c a draft token's cost and v the
+    verify pass's in target decode steps (v = 1: Leviathan et al.'s memory-bound step)."""
     return expected_tokens(acceptance, draft) / (draft * draft_cost + verify_cost)
 
 
@@ -130,10 +125,8 @@ def mixed_step_ledger(
     decode_context: int,
     dtypes: DTypes | None = None,
 ) -> PassLedger:
-    """One continuous-batching step: a prefill chunk of c tokens (its cache then at S_c)
-    beside m decode tokens (caches at S_d). Every operator but attention runs on c + m
-    rows and reads its weights once; attention is the chunk's plus the m sequences'. The
-    LM head runs on the m decode rows and the chunk's last one. Needs c + m <= the window."""
+    """One continuous-batching step: a prefill chunk of c tokens (cache at S_c) beside m
+    decode tokens (caches at S_d), weights read once, c + m at most the window."""
     dt = dtypes or DTypes()
     n, m = chunk + decode_batch, decode_batch
     parts = [(1, chunk, chunk_context)] * bool(chunk) + [(m, 1, decode_context)] * bool(m)
@@ -164,15 +157,13 @@ def mixed_step_ledger(
 
 
 def pd_ratio(prefill_gpu_s: float, decode_gpu_s: float) -> float:
-    """Prefill GPUs per decode GPU that balance their rates: P / D = t_p / t_d, with t_p
-    and t_d the GPU-seconds one request spends in prefill and in decode (a pool of G GPUs
-    finishes G / t requests a second; equal rates give P / t_p = D / t_d)."""
+    """Prefill GPUs per decode GPU that balance their rates: P / D = t_p / t_d, t_p and t_d
+    the GPU-seconds one request spends in prefill and in decode."""
     return prefill_gpu_s / decode_gpu_s
 
 
 def cost_per_million(tokens_per_s_per_gpu: float, price_per_gpu_hour: float) -> float:
-    """Dollars per million tokens: price / 3600 / (tokens/s per GPU) x 1e6 ($ per GPU-hour
-    in, $ per 1e6 tokens out)."""
+    """Dollars per 1e6 tokens: price ($ per GPU-hour) / 3600 / (tokens/s per GPU) x 1e6."""
     return price_per_gpu_hour / 3600 / tokens_per_s_per_gpu * 1e6
 
 
@@ -205,9 +196,8 @@ def largest_batch_on(
 
 # --- Skewed routing ----------------------------------------------------------
 def skewed_shares(experts: int, chosen: int, exponent: float) -> list[float]:
-    """Each expert's chance q_i of being among a token's k choices when popularity falls as
-    i^-s (Zipf-like): q_i = min(1, c i^-s) with c set so that sum q_i = k; s = 0 gives the
-    uniform k / E. The most popular experts are capped at 1 (every token takes them)."""
+    """Each expert's chance of being among a token's k choices under Zipf-like popularity:
+    q_i = min(1, c i^-s), c such that sum q_i = k (s = 0: the uniform k / E)."""
     weights = [(i + 1) ** -exponent for i in range(experts)]
     lo, hi = 0.0, chosen / min(weights)
     # sum min(1, c w_i) rises with c: bisect for k
@@ -224,6 +214,5 @@ def experts_touched_by_shares(tokens: int, shares: Sequence[float]) -> float:
 
 
 def gpu_loads(shares: Sequence[float], ep: int) -> list[float]:
-    """Each of N GPUs' share of the routed tokens with expert i on GPU i mod N (round-robin):
-    sum of q_i over its experts."""
+    """Each of N GPUs' share of the routed tokens, expert i on GPU i mod N: its experts' q_i."""
     return [sum(shares[g::ep]) for g in range(ep)]

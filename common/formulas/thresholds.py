@@ -26,10 +26,8 @@ def smallest_integer_reaching(reaches: Callable[[int], bool], estimate: float) -
 def linear_threshold(
     gain: float, cost: float, fixed: float, threshold: float
 ) -> tuple[float, Callable[[int], bool]] | None:
-    """For I(b) = gain b / (cost b + fixed): the closed-form b with I(b) = threshold, and I(b) >= t.
-
-    I(b) rises towards gain / cost; None when that limit stays below the threshold.
-    """
+    """For I(b) = gain b / (cost b + fixed): the closed-form b with I(b) = threshold and the
+    test I(b) >= threshold; None when I's limit, gain / cost, stays below it."""
     slope = gain - threshold * cost  # I(b) >= I*  <=>  b (gain - I* cost) >= I* fixed
     if slope <= 0:
         return None

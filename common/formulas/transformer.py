@@ -1,29 +1,15 @@
 """Both ledgers for a whole decoder-only transformer: per-operator FLOPs and bytes, memory.
 
-Conventions (the same as ``common.formulas.roofline`` and ``common.formulas.ledger``):
-
-* one multiply-add is 2 FLOP; bytes are every read plus every write at the element
-  size; each weight is read once per forward pass (a perfect kernel);
-* a pass processes ``batch`` sequences, each adding ``new_tokens`` tokens to a cache
-  that then holds ``context`` tokens: prefill is new_tokens = context = S, decode is
-  new_tokens = 1 with the cache at S tokens (the new one included);
-* attention FLOPs count only the query-key pairs a causal mask keeps: a new token at
-  position p attends to p + 1 keys, so prefill counts S(S + 1) / 2 pairs per head,
-  about half the S^2 a kernel that ignores the mask would compute;
-* attention bytes come in two variants: ``materialized`` writes the score matrix
-  to HBM and reads it back (the full T x S rectangle, masked entries included),
-  while the default minimum-traffic (flash-style) kernel moves only Q, K, V and O;
-* per-element FLOP counts (RMSNorm, SiLU, the gate product, softmax) come from
-  ``common.tables.op_counts``; rotary
-  embeddings (a few FLOP per element of Q and K, fused into the projections in
-  practice) and sampling are left out;
-* prefill applies the final norm and the LM head to the last position of each
-  sequence only: that is all the first output token needs;
-* every parameter is stored at the weight precision (real quantizers often keep
-  norms and embeddings in bf16; norms are tiny, embeddings a few percent).
-
-Time bounds: each operator gets max(F / P_peak, D / beta) on its own, and a pass
-takes at least the sum over its operators (operators run one after another).
+Conventions (those of ``common.formulas.roofline`` and ``common.formulas.ledger``): a
+multiply-add is 2 FLOP; bytes are every read and write at the element size, each weight
+read once per pass; a pass adds ``new_tokens`` tokens to each of ``batch`` caches that then
+hold ``context`` (prefill: new_tokens = context = S; decode: one token, the cache at S);
+attention FLOPs count the S(S + 1) / 2 pairs a causal mask keeps, its bytes only Q, K, V
+and O (``materialized``: the T x S score matrix written and read back too); per-element
+counts come from ``common.tables.op_counts`` (rotary embeddings and sampling left out);
+prefill applies the final norm and the LM head to each sequence's last position only;
+every parameter is stored at the weight precision. A pass takes at least the sum over its
+operators of max(F / P_peak, D / beta).
 """
 
 from __future__ import annotations
@@ -77,9 +63,8 @@ class DTypes:
 
 # --- Parameters and KV cache -------------------------------------------------
 def _attention_params(m: Model) -> int:
-    """One layer's attention weights: d Hq dh + 2 d Hkv dh + Hq dv d; for latent attention
-    d r_q + r_q + r_q Hq dh (queries; d Hq dh at full rank), d (r_kv + d_rope) + r_kv
-    + r_kv Hq (dh - d_rope + dv) (the latent and its up-projection) and Hq dv d."""
+    """One layer's attention weights: d Hq dh + 2 d Hkv dh + Hq dv d; latent attention: queries
+    via r_q, d (r_kv + d_rope) + r_kv + r_kv Hq (dh - d_rope + dv), and Hq dv d."""
     d = m.d_model
     if not m.kv_lora_rank:
         return d * m.q_dim + 2 * d * m.kv_dim + m.v_dim * d
@@ -91,13 +76,8 @@ def _attention_params(m: Model) -> int:
 
 
 def parameter_breakdown(model: Model) -> dict[str, int]:
-    """Parameters by part: embedding V d, attention L x (above), MLP L_dense k d d_ff, ...
-
-    A mixture of experts adds, over its L - first_k_dense_replace routed layers, every
-    expert (E k d d_ff_expert), the shared experts (k d d_ff_shared) and the router (E d,
-    plus E with a bias);
-    k is 3 for a gated MLP, else 2. Parts a dense model lacks are left out.
-    """
+    """Parameters by part: embedding V d, attention, MLP L_dense k d d_ff (k = 3 gated, else 2),
+    over the L_moe routed layers E k d d_ff_expert, k d d_ff_shared and the router E d (+ E)."""
     d, L, moe = model.d_model, model.n_layers, model.moe_layers
     mats = 3 if model.gated_mlp else 2
     parts = {
@@ -130,22 +110,15 @@ def active_parameter_count(model: Model) -> int:
 
 
 def experts_touched(tokens: int, chosen: int, experts: int) -> float:
-    """Expected distinct experts that `tokens` tokens route to, each choosing k of E:
-    E (1 - (1 - k / E)^n).
-
-    Assumes uniform routing and independent tokens: each token picks k distinct experts
-    uniformly at random, so it misses a given expert with probability 1 - k / E and n
-    tokens all miss it with probability (1 - k / E)^n. Real routers are skewed, which
-    touches fewer experts at a given n.
-    """
+    """Expected distinct experts n tokens route to, each choosing k of E uniformly and
+    independently: E (1 - (1 - k / E)^n) (a skewed router touches fewer)."""
     n, k, E = tokens, chosen, experts
     return E * (1.0 - (1.0 - k / E) ** n)
 
 
 def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
-    """The model's kinds of layer as (window, dense MLP, count), the main kind first:
-    full-attention routed (or dense-model) layers, then sliding-window ones, then a
-    mixture's leading dense layers. Sliding layers are taken from the routed ones first."""
+    """The model's kinds of layer as (window, dense MLP, count): full-attention routed (or
+    dense-model) layers first, then sliding-window ones, then a mixture's dense ones."""
     dense = model.dense_layers if model.n_experts else 0
     main = model.n_layers - dense
     slide_main = min(model.sliding_layers, main)
@@ -221,11 +194,8 @@ def _rmsnorm(name: str, n: int, d: int, dt: DTypes) -> Op:
 
 
 def causal_pairs(new_tokens: int, context: int, window: int = 0) -> int:
-    """Query-key pairs one head scores: T (S - T) + T (T + 1) / 2; S (S + 1) / 2 at T = S.
-
-    With a sliding window W a query at position p sees min(p + 1, W) keys: the sum
-    f(S) - f(S - T), f(n) = n (n + 1) / 2 up to n = W, then W (W + 1) / 2 + (n - W) W.
-    """
+    """Query-key pairs one head scores: T (S - T) + T (T + 1) / 2; with a window W,
+    f(S) - f(S - T), f(n) = n (n + 1) / 2 up to n = W, then W (W + 1) / 2 + (n - W) W."""
     T, S = new_tokens, context
     if not window or window >= S:
         return T * (S - T) + T * (T + 1) // 2
@@ -245,11 +215,8 @@ ATTENTION_PRODUCTS = ("scores Q K^T", "weighted sum P V")
 def _attention_ops(
     m: Model, batch: int, T: int, S: int, dt: DTypes, materialized: bool, window: int = 0
 ) -> list[Op]:
-    """Scores Q K^T, softmax and P V for B sequences of T new tokens over S cached ones.
-
-    A sliding window reads only the keys some new query sees, min(S, W + T - 1). Latent
-    attention (absorbed form) scores each pair over r_kv + d_rope and sums r_kv per
-    head, reading the cached latent once (in the scores)."""
+    """Q K^T, softmax and P V over min(S, W + T - 1) keys; latent attention (absorbed) scores
+    over r_kv + d_rope and sums r_kv per head, reading the cached latent once."""
     a, kvb = dt.act_bytes, dt.kv_bytes
     pairs = batch * m.n_heads * causal_pairs(T, S, window)  # over all sequences and heads
     seen = min(S, window + T - 1) if window else S
@@ -276,8 +243,7 @@ def _attention_ops(
 
 
 def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
-    """Q, K, V projections; latent attention: queries (through r_q), the latent (cached)
-    and its up-projection, absorbed into the query and the output (r_kv x Hq (dh - d_rope + dv))."""
+    """Q, K, V projections; latent attention: queries via r_q, the cached latent, absorbed."""
     d = m.d_model
     if not m.kv_lora_rank:
         return [
@@ -300,9 +266,8 @@ def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
 
 
 def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[Op]:
-    """A (gated) MLP of width d_ff for n rows: gate, up, activation, down. The routed
-    experts' (prefix 'expert ') run the n k rows the tokens send them: 2 n k K N FLOP per
-    matmul, the weights of experts_touched(n, k, E) experts, n k (K + N) activations."""
+    """A (gated) MLP of width d_ff for n rows; routed experts ('expert ') run n k rows with the
+    weights of experts_touched(n, k, E) experts."""
     expert, gated, d, a = prefix == "expert ", m.gated_mlp, m.d_model, dt.act_bytes
     rows = n * m.experts_per_token if expert else n
     touched = experts_touched(n, m.experts_per_token, m.n_experts) if expert else 0.0
@@ -345,10 +310,8 @@ def layer_ops(
     window: int = 0,
     dense: bool = False,
 ) -> tuple[Op, ...]:
-    """Operators of one decoder layer for B sequences of T new tokens over S cached ones.
-
-    window: the layer's sliding window (0: full attention); dense: a mixture's dense
-    layer (its MLP of width d_ff, not the experts)."""
+    """Operators of one decoder layer for B sequences of T new tokens over S cached ones
+    (window 0: full attention; dense: a mixture's dense layer, its MLP of width d_ff)."""
     dt = dtypes or DTypes()
     B, T, S = batch, new_tokens, context
     n, d, a = B * T, model.d_model, dt.act_bytes
@@ -427,8 +390,7 @@ class PassLedger:
 def _pass(
     phase: str, m: Model, batch: int, T: int, S: int, dt: DTypes | None, mat: bool, once: tuple
 ) -> PassLedger:
-    """A pass's ledger: each kind of layer's operators (the main kind first, the others
-    with their counts) and model_ops(*once), the model-level ones."""
+    """A pass's ledger: each kind of layer's operators and the model-level model_ops(*once)."""
     dt = dt or DTypes()
     kinds = [(layer_ops(m, batch, T, S, dt, mat, w, dn), c) for w, dn, c in layer_groups(m)]
     once_ops = model_ops(m, *once, dt)
@@ -489,11 +451,8 @@ def pass_time(pass_ledger: PassLedger, chip: Chip, precision: str) -> float:
 
 @dataclass(frozen=True)
 class Deployment:
-    """What a whole-model time bound needs besides the workload: model, chip and precisions.
-
-    `precision` selects the chip's peak FLOP/s; `dtypes` the storage sizes of
-    weights, KV cache and activations; `materialized` the attention kernel.
-    """
+    """Model, chip, the precision of the peak FLOP/s, the storage `dtypes` and the attention
+    kernel (`materialized`): what a whole-model time bound needs besides the workload."""
 
     model: Model
     chip: Chip
@@ -527,9 +486,8 @@ def model_memory_ledger(
     overhead_rate: float = LLM_OVERHEAD_RATE,
     phase: str = "decode",
 ) -> ledger.MemoryLedger:
-    """N b_w + 2 B S L Hkv dh b_kv + T a + rho x (sum); T = B in decode, B S in prefill.
-
-    The KV term is B x kv_cache_elements(S) x b_kv where windows or a latent cache apply."""
+    """N b_w + B kv_cache_elements(S) b_kv + T a + rho x (sum), in bytes; T = B in decode,
+    B S in prefill (2 B S L Hkv dh b_kv without windows or a latent cache)."""
     dt = dtypes or DTypes()
     w = parameter_count(model) * dt.w_bytes
     kv = batch * kv_cache_elements(model, context) * dt.kv_bytes  # windows, latent cache
@@ -545,8 +503,7 @@ def largest_batch(
     dtypes: DTypes | None = None,
     phase: str = "decode",
 ) -> int:
-    """Largest B whose memory ledger (at the LLM overhead rate) fits the chip's capacity at
-    context S; 0 if none."""
+    """Largest B whose memory ledger (LLM overhead rate) fits the chip at context S; 0 if none."""
     dt = dtypes or DTypes()
     return ledger.largest_batch_that_fits(
         chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dt, phase=phase)

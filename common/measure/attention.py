@@ -1,7 +1,6 @@
 """Naive and tiled attention in numpy (fp32), and the bytes each one moves.
 
-Imported by lecture 10. One head, no causal mask and no 1/sqrt(d_h) scaling, as
-in the article and lecture 01: O = softmax(Q K^T) V for Q, K, V of shape [N, d_h].
+One head, no mask nor scaling, as in the article: O = softmax(Q K^T) V, Q, K, V [N, d_h].
 """
 
 from __future__ import annotations
@@ -59,11 +58,8 @@ def random_qkv(n: int, d_head: int, seed: int = 0, scale: float = 1.0) -> tuple[
 
 
 def naive_phases(q: Any, k: Any, v: Any) -> tuple[Callable[[], Any], ...]:
-    """Naive attention with S materialised, and its two phases alone on the same buffers.
-
-    Returns (naive, matmuls only, softmax only): the naive call makes ten passes over
-    the N x N score matrix S, as lecture 01 counts them (numpy_ops.attention_naive_counts).
-    """
+    """(naive, matmuls only, softmax only) on the same buffers: the naive call makes ten passes
+    over the N x N score matrix S, as ``numpy_ops.attention_naive_counts`` counts them."""
     import numpy as np
 
     n, d = check_qkv(q, k, v)
@@ -181,8 +177,7 @@ def block_count(n: int, br: int, bc: int) -> int:
 
 
 def tiled_cache_bytes(d_head: int, br: int, bc: int) -> float:
-    """Bytes one inner step touches: the model's U(Br, Bc) in fp32, plus the P V buffer
-    (numpy's matmul cannot add into the accumulator) and three more row statistics."""
+    """Bytes one inner step touches: U(Br, Bc) in fp32, the P V buffer and three row statistics."""
     extra = FP32 * positive_int(d_head, "head dim d_h") * br + FP32 * (STATS_BUFFERS - 2) * br
     return attention_io.on_chip_bytes(br, bc, d_head, FP32) + extra
 

@@ -1,8 +1,7 @@
 """Sizes from a time and a memory budget, and from the cache only as far as they allow.
 
-A working set "clear of the cache" is at least ``CLEAR`` times the LLC. When a
-budget cannot get that far, ``cache_note`` says so in one sentence and names
-what was measured for what it is (a mix of LLC and DRAM, or the LLC itself).
+A working set "clear of the cache" is at least ``CLEAR`` times the LLC; when a budget
+cannot get that far, ``cache_note`` says what was measured instead.
 """
 
 from __future__ import annotations
@@ -47,8 +46,7 @@ class Budget:
 
 
 class _Declared(dict[str, Budget]):
-    """Lecture number ('09') -> the budget its file declares, ``ABOUT["budget"]`` (seconds,
-    GiB), read unrun (``common.shell.interface``) on first use."""
+    """Lecture number ('09') -> its ``ABOUT["budget"]`` (seconds, GiB), read on first use."""
 
     def __missing__(self, lecture: str) -> Budget:
         found = [p for n, p in interface.lectures(LECTURES).items() if n.startswith(f"{lecture}_")]
@@ -95,10 +93,8 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
 
 
 # --- Lecture 01: the roofs' stream and the operations ------------------------
-# While an operation is timed, the calibration's stream (x, y, z: one working set
-# W) and its square matmul stay allocated so that the roofs are re-timed between
-# the operations. The largest operation is add+relu in one expression: a, b, out,
-# tmp and numpy's temporary, 5/3 W. So the peak is W + 5/3 W + the matmul.
+# The roofs' stream (W) and matmul stay allocated while the operations are timed; the largest
+# operation, add+relu in one expression, holds 5/3 W: the peak is W + 5/3 W + the matmul.
 CALL_CAP_S = 0.15  # one call of an operation: at most this long at the roofline's bound
 CALL_SHARE = CALL_CAP_S / 10.0  # ... for a 10 s budget: the cap grows with the budget
 
@@ -132,10 +128,8 @@ def attention_seq(
     head_dim: int = 128,
     call_cap_s: float = CALL_CAP_S,
 ) -> int:
-    """N (a multiple of SEQ_STEP) with S = 4 N^2 >= 2 LLC, shrunk to fit cap_bytes and call_cap_s.
-
-    One call's bound: max(4 N^2 d_h / P, 10 passes x 4 N^2 / beta) seconds.
-    """
+    """N (a multiple of SEQ_STEP) with S = 4 N^2 >= 2 LLC, shrunk to fit cap_bytes and a call
+    bound max(4 N^2 d_h / P, 10 x 4 N^2 / beta) within call_cap_s seconds."""
     need = CLEAR * llc_or_fallback(llc_bytes)
     n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
 
@@ -155,12 +149,8 @@ def gemm_width(
     rows: int = 512,
     call_cap_s: float = CALL_CAP_S,
 ) -> int:
-    """K = N: HIDDEN (the article's), doubled while the weight is under 2 LLC and the budget allows.
-
-    A doubling must keep 4 (K^2 + 2 rows K) bytes within cap_bytes and one M = rows
-    GEMM's bound 2 rows K^2 / P within call_cap_s; HIDDEN is halved (not below 1024)
-    only when its own arrays exceed cap_bytes.
-    """
+    """K = N: HIDDEN, doubled while 4 K^2 < 2 LLC, 4 (K^2 + 2 rows K) <= cap_bytes and
+    2 rows K^2 / P <= call_cap_s; halved (to 1024 at least) while it exceeds cap_bytes."""
 
     def fits(k: int) -> bool:
         return FP32 * (k * k + 2 * rows * k) <= cap_bytes
@@ -179,8 +169,7 @@ def gemm_width(
 
 
 # --- Lecture 03: the batch sweep's weights, kept out of the cache ------------
-# A VM's cores may sit on more than one cache of the reported size, and caches keep
-# part of a streamed set a few times their size: the sweep streams 4x the LLC.
+# A VM may sit on several caches of the reported size, which keep part of a streamed set.
 WEIGHT_CLEAR = 4.0
 
 
@@ -274,9 +263,8 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
 
 
 def from_args(args: argparse.Namespace) -> Budget:
-    """The Budget that --memory-limit and --time-limit chose, checked against `headroom` at the
-    first call only: what the lecture maps later (numpy, its threads) is in the budget already,
-    so the --memory-limit that the check advises passes a rerun's later calls too."""
+    """The Budget of --memory-limit and --time-limit, checked against `headroom` at its first
+    call only (later the lecture's own mappings would count against it)."""
     plan = Budget(float(args.time_limit), int(args.memory_limit * GIB))
     if plan not in _checked:
         check_memory(plan, *headroom())
@@ -349,9 +337,8 @@ def short_run(plan: Budget, quick: bool) -> bool:
 
 
 def profiled_shrink(model: Model, plan: Budget, asked: int | None) -> int:
-    """`asked` (--shrink), or SHRINK doubled (up to MAX_SHRINK) until one layer of the shrunk
-    model, embedding and LM head included, has fp32 weights within WEIGHTS_SHARE x arrays_bytes;
-    ValueError in one line when `asked` does not fit, naming the shrink that does."""
+    """--shrink, else SHRINK doubled (to MAX_SHRINK) until one layer's fp32 weights with the
+    embedding and LM head fit WEIGHTS_SHARE x arrays_bytes; ValueError if `asked` does not."""
 
     def weights_bytes(factor: int) -> int:
         return FP32 * sum(parameter_breakdown(shrunk(model, factor, 1)).values())

@@ -1,7 +1,6 @@
 """This machine's CPU caches, read from the operating system (Linux sysfs, macOS sysctl).
 
-Standard library only. Reading never raises: a missing or unreadable source
-gives an empty list, and callers say that the sizes are unknown.
+Reading never raises: a missing or unreadable source gives an empty list.
 """
 
 from __future__ import annotations
@@ -187,11 +186,8 @@ def parse_fake_size(text: str) -> int | None:
 
 
 def read_caches_with_source() -> tuple[list[Cache], str]:
-    """This machine's caches and where they were read ('' and [] when nothing says).
-
-    The one place every lecture reads caches from; ``$ROOFLINE_FAKE_LLC`` overrides
-    the last level (for benchmarks and tests of other machines' sizes).
-    """
+    """This machine's caches and where they were read ('' and [] when nothing says); the
+    last level as ``$ROOFLINE_FAKE_LLC`` says when it is set."""
     found, source = _read_os_caches()
     fake = os.environ.get(FAKE_LLC_ENV)
     return faked(found, source, fake) if fake else (found, source)

@@ -17,11 +17,8 @@ from common.measure.timing import CallTiming, Clock, time_per_call, time_samples
 
 
 class StreamArrays:
-    """Three fp32 arrays x, y, z carved from one buffer; views(n) gives their first n elements.
-
-    The arrays start 1 KiB apart modulo 4 KiB, so x[i], y[i] and z[i] never share
-    the low 12 address bits (x86 "4K aliasing" would stall loads behind stores).
-    """
+    """Three fp32 arrays x, y, z from one buffer, 1 KiB apart modulo 4 KiB (no x86 "4K
+    aliasing"); views(n) gives their first n elements."""
 
     def __init__(self, max_elements: int) -> None:
         import numpy as np
@@ -54,12 +51,8 @@ class StreamArrays:
 def measure_call_costs(
     arrays: StreamArrays, budget_s: float = 0.3, clock: Clock = time.perf_counter
 ) -> dict[str, Any]:
-    """numpy's fixed cost per call of z = x + y, and the extra cost of releasing the GIL.
-
-    t_call is the time of a call on one element (the Python loop's share
-    included); the GIL cost is t(501) - t(500) elements, one element apart
-    across numpy's threshold, so the streaming time cancels.
-    """
+    """numpy's fixed cost per call of z = x + y (a call on one element) and of releasing the
+    GIL, t(501) - t(500) elements across numpy's threshold."""
     share = budget_s / 3
     one = time_per_call(arrays.add_call(1), share, clock=clock)
     below = above = None

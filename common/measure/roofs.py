@@ -1,9 +1,7 @@
 """Measurement helpers (numpy): timers and this machine's two roofs.
 
-Numpy's elementwise operations run on one thread; its matmul runs on every
-BLAS thread. So the bandwidth roof measured here is a one-thread figure and the
-compute roof an all-thread figure; ``calibrate`` records both thread counts and
-also measures matmul on one thread, so that a same-threads ridge can be shown.
+The bandwidth roof is a one-thread figure (numpy's elementwise operations), the compute
+roof an all-thread one (BLAS); ``calibrate`` also times matmul on one thread.
 """
 
 from __future__ import annotations
@@ -25,21 +23,15 @@ from common.measure.timing import Clock, best_time, time_samples
 
 FP32 = int(bytes_per_elem("fp32"))  # every measurement here runs in fp32
 
-# Working-set rules live in common.measure.budget: a streaming test over 8x the
-# last-level cache (LLC), as far as the lecture's memory budget allows.
-FALLBACK_LLC_BYTES = budget.FALLBACK_LLC_BYTES
 MAX_FRACTION_OF_FREE_MEMORY = 0.25  # never take more than this share of available memory
 MIN_WORKING_SET_BYTES = 3 * FP32 * 1024  # the smallest test that still means something
 
-# Matmul sizes are chosen by timing: the first of these whose one call takes at
-# least the target time, so one call is far above timer resolution and the BLAS
-# kernels reach their steady speed. The sizes are spaced so that a typical call
-# time is well away from the target, and the choice does not flip between runs.
+# The first size whose call takes the target time (far above the timer's resolution, BLAS at
+# its steady speed); spaced so that the choice does not flip between runs.
 MATMUL_SIZES = (512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
-# Time budgets in seconds of timed calls. Bandwidth on a shared machine moves in
-# phases of a second or so, so it gets the largest budget: the best of many calls
-# is the roof the memory system allows when nothing else competes.
+# Seconds of timed calls; bandwidth moves in phases of a second on a shared machine, so it
+# gets the most: the best of many calls is the roof when nothing else competes.
 FULL_BUDGET = {
     "bandwidth_s": 0.8,
     "bandwidth_min_repeat": 20,
@@ -63,7 +55,7 @@ QUICK_BUDGET = {
 def llc_bytes() -> tuple[int, bool]:
     """(last-level cache bytes, whether the OS reported it); a stated fallback when unknown."""
     llc = caches.last_level_cache_bytes()
-    return (llc, True) if llc else (FALLBACK_LLC_BYTES, False)
+    return (llc, True) if llc else (budget.FALLBACK_LLC_BYTES, False)
 
 
 def memory_cap_bytes() -> int | None:
@@ -73,8 +65,7 @@ def memory_cap_bytes() -> int | None:
 
 
 def bandwidth_working_set_bytes(plan: Budget | None = None, matmul_bytes: int = 0) -> int:
-    """Bytes a bandwidth test streams: budget.stream_bytes (8 x LLC within the budget),
-    capped at 1/4 of available memory."""
+    """Bytes a bandwidth test streams: budget.stream_bytes, at most 1/4 of available memory."""
     reported = caches.last_level_cache_bytes()
     want = budget.stream_bytes(reported, plan or budget.DEFAULTS["01"], matmul_bytes)
     cap = memory_cap_bytes()
@@ -258,14 +249,8 @@ def busy_reasons(
 
 
 class RoofRun:
-    """Both roofs, re-timed between the operations a lecture measures: the best of every call.
-
-    ``start`` takes the first rounds of the calibration; every ``time_op`` then
-    interleaves its operation's calls with one call of each roof kernel per round,
-    so a roof and the operations share the machine's fast and slow moments, and the
-    saved roof is the best of all its calls in the run. ``also`` adds the calls of an
-    operation that is the roof's own kernel (the add, the square matmul).
-    """
+    """Both roofs, the best of every call: ``time_op`` interleaves one call of each roof
+    kernel per round with its operation's (``also``: an operation that is a roof's kernel)."""
 
     def __init__(
         self,
@@ -287,8 +272,7 @@ class RoofRun:
         budget = QUICK_BUDGET if self.quick else FULL_BUDGET
         stream, _, matmul, _ = self.kernels
         rounds = budget["rounds"]
-        # A shared machine's memory system runs in fast and slow phases of about a second.
-        # Alternating rounds spread each roof's samples over the whole calibration.
+        # Rounds alternate: each roof is sampled in a shared machine's fast and slow phases.
         with blas_threads(None):
             for r in range(rounds):
                 self.bw_times += self._round(
@@ -307,8 +291,7 @@ class RoofRun:
     def _round(
         self, fn: Callable[[], object], r: int, rounds: int, repeat: int, budget_s: float
     ) -> list[float]:
-        """Round `r` of `rounds`: its share of `repeat` calls and of `budget_s` seconds of
-        `fn`, with one warm-up call in the first round."""
+        """Round `r` of `rounds`: its share of `repeat` calls and `budget_s` seconds of `fn`."""
         return time_samples(
             fn,
             repeat=-(-repeat // rounds),

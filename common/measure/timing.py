@@ -22,10 +22,8 @@ def time_samples(
     calls: int = 1,
     clock: Clock = time.perf_counter,
 ) -> list[float]:
-    """Seconds per call of timed samples: `repeat` at least, more while `budget_s` lasts.
-
-    Each sample runs `calls` back-to-back calls and records their mean duration.
-    """
+    """Seconds per call, each sample the mean of `calls` back-to-back calls: `repeat` samples
+    at least, more while `budget_s` lasts."""
     batch = max(1, calls)
     for _ in range(max(0, warmup)):
         fn()

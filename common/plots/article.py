@@ -96,14 +96,8 @@ def place_labels(
     obstacles: Sequence[tuple[float, float]] = (),
     pad: float = 0.0,
 ) -> None:
-    """Annotate data points with short texts, choosing offsets that keep labels apart.
-
-    Each label tries a few offsets around its point and takes the first whose box stays
-    inside the axes and clear of other markers, earlier labels, the legend and
-    `obstacles` (data points along lines, for example), and of the texts already on the
-    axes. `pad` (points) pushes every
-    offset further out, for points drawn with large markers.
-    """
+    """Annotate points, each label at the first offset whose box stays inside the axes and
+    clear of markers, texts, the legend and `obstacles`; `pad` (points) pushes it out."""
     fig = ax.figure
     fig.draw_without_rendering()  # apply the layout so data -> pixel transforms are final
     px_per_pt = fig.dpi / 72

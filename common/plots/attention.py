@@ -22,13 +22,8 @@ def build_traffic_figure(
     ridges: Sequence[tuple[str, float, float | None]],
     title: str,
 ) -> Any:
-    """Traffic (MB) against M_sm (log-log), naive and ideal lines, chips and ridge crossings.
-
-    chips: (label, M_sm bytes); ridges: (label, ridge FLOP/B, smallest M_sm reaching it or
-    None). A ridge I* is drawn at the traffic F / I* where the head's intensity reaches it,
-    labelled with I*: below that line the head is compute-bound on that chip. (No second
-    axis of intensity: I = F / D would run downwards beside the traffic.)
-    """
+    """Traffic (MB) against M_sm (log-log): naive and ideal lines, chips (label, M_sm bytes)
+    and ridges (label, I*, smallest M_sm reaching it or None) drawn at the traffic F / I*."""
     fig, ax = style.new_figure(height=4.6)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -84,12 +79,8 @@ def build_kernel_times_figure(
     title: str,
     xlabel: str = "sequence length N",
 ) -> Any:
-    """Measured seconds per call of both kernels against N (log-log), with the roofline's parts.
-
-    compute_s: F / P (the same for both kernels); naive_memory_s and tiled_memory_s: each
-    kernel's D / beta. The bound of a kernel is the larger of its two. llc_tokens: the N
-    at which the naive kernel's N x N scores fill the last-level cache (None: not marked).
-    """
+    """Seconds per call of both kernels against N (log-log) with compute_s = F / P, each one's
+    D / beta and llc_tokens, the N whose N x N scores fill the LLC (None: not marked)."""
     fig, ax = style.new_figure(height=4.8)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

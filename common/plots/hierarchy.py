@@ -30,10 +30,8 @@ def bandwidth_sweep_figure(
     plateaus: Sequence[tuple[str, float, float, float]],
     call_cost_limit: float | None = None,
 ) -> str:
-    """Bandwidth (GB/s) against working set, cache sizes marked, plateaus drawn over their ranges.
-
-    caches: (label, bytes); plateaus: (level, lo bytes, hi bytes, bytes/s).
-    """
+    """Bandwidth (GB/s) against working set, caches (label, bytes) marked, plateaus (level,
+    lo bytes, hi bytes, bytes/s) drawn over their ranges."""
     fig, ax = style.new_figure(height=4.6)
     lo, hi = min(sizes) / 1.3, max(sizes) * 1.3
     ax.set_xscale("log", base=2)
@@ -103,11 +101,8 @@ def hierarchical_roofline_figure(
     extra_roofs: Sequence[tuple[str, float]] = (),
     title: str = "Hierarchical roofline of this machine",
 ) -> str:
-    """One memory roof per level plus the compute roof, with operations placed on them.
-
-    roofs and extra_roofs (dashed): (level, bytes/s); operations: (label, FLOP/byte,
-    FLOP/s, level whose colour to use, or '' for black).
-    """
+    """A memory roof per level, (level, bytes/s), extra_roofs dashed, the compute roof, and
+    operations (label, FLOP/byte, FLOP/s, level whose colour to use or '' for black)."""
     fig, ax = style.new_figure(height=5.4)
     bws = [bw for _, bw in roofs] + [bw for _, bw in extra_roofs]
     intensities = [op[1] for op in operations] + [ridge_point(peak, bw) for bw in bws]
@@ -137,9 +132,8 @@ def hierarchical_roofline_figure(
     ax.axhline(
         peak / GB, color="black", lw=1, alpha=0.5, label=f"compute roof: {peak / GB:.0f} GFLOP/s"
     )
-    # Hollow markers of different shapes stay visible where they sit on a roof; a marker
-    # that would cover an earlier one (same intensity, rate within 25%) is drawn larger,
-    # around it. Each is labelled where its label crosses no other label.
+    # Hollow markers stay visible on a roof; one that would cover an earlier one (same
+    # intensity, rate within 25%) is drawn larger, around it.
     markers = "oDs^v<>P"
     for i, (_, x, flops, level) in enumerate(operations):
         color = level_color(level, order) if level else "black"

@@ -1,9 +1,7 @@
 """The roofline figure: rooflines of several chips and named points, as a PNG.
 
-The points sit on one chip's roof (``placed_on``): that roof is drawn bold and on
-top, the others thin and dashed, so a roof that shares its peak with another (H100
-and H200 in bf16) still reads as the one the points belong to. Points are black (no
-roof's colour) and their labels are placed clear of the lines and of each other.
+The roof the points sit on (``placed_on``) is bold and on top, the others thin and dashed;
+points are black, their labels clear of the lines and of each other.
 """
 
 from __future__ import annotations
@@ -174,9 +172,8 @@ def _key_below(fig: Any, key: Sequence[str], ncols: int, fontsize: float) -> Non
 
 
 class PointSeries(NamedTuple):
-    """A group of points drawn with one marker: (intensity, FLOP/s) pairs, and optionally
-    what each point is (`names`, one per point: points that coincide are labelled once,
-    with how many of each name sit there)."""
+    """(intensity, FLOP/s) points drawn with one marker, and optionally `names`, one per point
+    (coinciding points are labelled once, with how many of each name)."""
 
     label: str
     points: Sequence[tuple[float, float]]
@@ -184,9 +181,8 @@ class PointSeries(NamedTuple):
 
 
 def coinciding(series: Sequence[PointSeries]) -> list[tuple[float, float, str]]:
-    """The named points of every series grouped by position (intensities within 1%), in
-    order of intensity: (I, FLOP/s, what sits there), e.g. 'prefill norm x2, matmul x1;
-    decode matmul x8', most frequent name first within a series."""
+    """Named points grouped by position (intensities within 1%), rising I: (I, FLOP/s, what
+    sits there, e.g. 'prefill norm x2, matmul x1; decode matmul x8')."""
     groups: list[tuple[float, float, dict[str, dict[str, int]]]] = []
     for s in series:
         for (x, y), name in zip(s.points, s.names, strict=True):

@@ -74,8 +74,7 @@ def legend_below(
     fontsize: float = 9,
     **style: Any,
 ) -> None:
-    """One frameless legend for the whole figure, under the axes (constrained layout makes
-    room): `handles`, or every labelled artist's."""
+    """One frameless legend under the axes: `handles`, or every labelled artist's."""
     given = {} if handles is None else {"handles": list(handles)}
     fig.legend(
         **given, loc="outside lower center", ncols=ncols, fontsize=fontsize, frameon=False, **style

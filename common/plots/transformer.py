@@ -142,9 +142,7 @@ def moe_throughput_figure(
     batch: int,
     title: str,
 ) -> str:
-    """Log-log tokens/s per GPU against batch, one line per curve (the first two solid, the
-    rest dashed), the experts' and the dense twin's critical batches and the chosen batch
-    marked; PNG path."""
+    """Tokens/s per GPU against batch (log-log), critical and chosen batches marked; PNG path."""
     from common.plots.article import log_ticks
 
     fig, ax = new_figure(height=4.2)

@@ -1,10 +1,7 @@
 """Computed claims: the direction words of a sentence, chosen from the numbers it quotes.
 
-Standard library only. A sentence that says a ridge "rose" or a step got "faster" is
-true only for the table it was written against; these helpers pick the word from the
-two numbers, so the sentence stays true after any edit of the hardware table. Two
-values that print the same (at the digits shown) count as unchanged, so a sentence
-never says "rose from 295 to 295".
+The word comes from the two numbers, so a sentence stays true after any edit of the
+table; values that print the same count as unchanged (never "rose from 295 to 295").
 """
 
 from __future__ import annotations
@@ -40,10 +37,8 @@ def change(
     words: tuple[str, str, str] = ("rises", "falls", "stays at"),
     factor: bool = False,
 ) -> str:
-    """'rises from a to b' / 'falls from a to b' / 'stays at a', with an optional '(x1.50)'.
-
-    `words` are (up, down, unchanged); `unit` follows the last number ('' or ' FLOP/B').
-    """
+    """'rises from a to b' / 'falls from a to b' / 'stays at a' (`words`: up, down, same), an
+    optional '(x1.50)'; `unit` follows the last number ('' or ' FLOP/B')."""
     up, down, same = words
     d = direction(before, after, fmt)
     if d == 0:
@@ -58,10 +53,8 @@ def rose(before: float, after: float, fmt: Fmt = _plain, unit: str = "") -> str:
 
 
 def grew(factor: float, digits: int = 2) -> str:
-    """A factor new / old in words: 'grew x1.50', 'shrank x2.00' (for 0.5), 'stayed the same'.
-
-    A decrease is said by its factor above 1, as the course says 'x3.2 fewer'.
-    """
+    """A factor new / old in words: 'grew x1.50', 'shrank x2.00' (for 0.5, as the course says
+    'x3.2 fewer'), 'stayed the same'."""
     d = direction(1.0, factor, lambda x: f"{x:.{digits}f}")
     if d == 0:
         return "stayed the same"
@@ -122,8 +115,7 @@ def side(intensity: float, ridge: float) -> Literal["compute-bound", "memory-bou
 
 
 def at_least(n: int, limit: int) -> str:
-    """A count found by a search bounded at `limit`: '1,024', or 'at least 1,048,576' when
-    the search stopped at its bound (a larger count may hold too)."""
+    """'1,024', or 'at least 1,048,576' for a count whose search stopped at its bound `limit`."""
     return f"at least {n:,}" if n >= limit else f"{n:,}"
 
 
@@ -142,10 +134,8 @@ _Regime = Literal[
 
 
 def regime(intensity: float, ridge: float, deep: float = 10.0) -> _Regime:
-    """Where an intensity sits, as a regime: 'deep in the memory-bound regime' (below
-    ridge / deep), 'in the memory-bound regime', 'at the ridge' (prints as 100%),
-    'in the compute-bound regime', 'deep in the compute-bound regime' (past ridge * deep).
-    """
+    """Where an intensity sits: '(deep) in the memory-bound regime' (deep: below ridge / deep),
+    'at the ridge' (prints as 100%), '(deep) in the compute-bound regime' (past ridge deep)."""
     r = intensity / ridge
     if f"{r:.0%}" == "100%":
         return "at the ridge"
@@ -155,11 +145,8 @@ def regime(intensity: float, ridge: float, deep: float = 10.0) -> _Regime:
 
 
 def outgrew(a: str, ra: float, b: str, rb: float, digits: int = 2) -> str:
-    """Compare two growth factors: 'a grew x3.17 but b only x2.15', or what they did.
-
-    `a` and `b` name the quantities ('bf16 compute', 'bandwidth'); each factor is new / old.
-    The larger growth is named first.
-    """
+    """Two growth factors new / old, the larger first: 'bf16 compute grew x3.17 but bandwidth
+    only x2.15', or what they did."""
     if ratio(ra, digits) == ratio(rb, digits):
         return f"{a} and {b} both {grew(ra, digits)}"
     (hi, rhi), (lo, rlo) = sorted(((a, ra), (b, rb)), key=lambda p: -p[1])

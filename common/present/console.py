@@ -1,7 +1,5 @@
-"""Console formatting: section headers, aligned tables, observations and units.
-
-Units follow one convention everywhere: KB/MB/GB are powers of 1000 and
-KiB/MiB/GiB powers of 1024; the two are never mixed in one number.
+"""Console formatting: section headers, aligned tables, observations and units (KB, MB, GB
+powers of 1000; KiB, MiB, GiB powers of 1024).
 """
 
 from __future__ import annotations
@@ -52,11 +50,8 @@ def _byte_scales() -> dict[str, float]:
 def fmt_bytes(
     n: float, binary: bool = False, digits: int | None = 2, unit: str | None = None
 ) -> str:
-    """A byte count, decimal (MB = 1e6 B) by default or binary (MiB = 2**20 B).
-
-    `unit` fixes the unit (fmt_bytes(8e10, unit="GB") == '80.00 GB'); digits=None
-    keeps three significant figures (fmt_bytes(233472, binary=True, digits=None) == '228 KiB').
-    """
+    """A byte count, decimal (MB = 1e6 B) or binary (MiB = 2**20 B), in `unit` if given;
+    digits=None keeps three significant figures (233472 B, binary: '228 KiB')."""
     n = finite(n, "byte count")
     if unit is not None:
         scales = _byte_scales()
@@ -117,11 +112,8 @@ def fmt_ratio(x: float, digits: int = 2) -> str:
 
 
 def fmt_fraction(x: float, digits: int = 3) -> str:
-    """A dimensionless ratio such as I/I* as the article prints it: `digits` decimals.
-
-    fmt_fraction(2068 / 200.64) == '10.307'; a non-zero value that would print as 0.000
-    keeps two significant digits instead (fmt_fraction(0.00012) == '0.00012').
-    """
+    """A dimensionless ratio such as I/I* with `digits` decimals ('10.307'); a non-zero one
+    that would print as 0.000 keeps two significant digits ('0.00012')."""
     text = f"{finite(x, 'ratio'):.{digits}f}"
     return f"{x:.2g}" if x and float(text) == 0 else text
 
@@ -132,10 +124,8 @@ def fmt_pct(fraction: float, digits: int = 0) -> str:
 
 
 def fmt_intensity(flops: float, nbytes: float = 1.0, small: int = 3, large: int = 1) -> str:
-    """Intensity I = flops / nbytes in FLOP/byte: `small` decimals below 10, `large` from 10.
-
-    '-' when nothing leaves the chip (nbytes == 0). fmt_intensity(295.2) == '295.2'.
-    """
+    """Intensity I = flops / nbytes in FLOP/byte: `small` decimals below 10, `large` from 10;
+    '-' when nothing leaves the chip (nbytes == 0)."""
     if nbytes == 0:
         return "-"
     i = flops / nbytes

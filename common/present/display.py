@@ -1,9 +1,7 @@
 """Display objects: one source for a lecture's terminal output and its page on the site.
 
-A lecture hands a ``Heading``, ``Table``, ``Observations``, ``Text`` or ``Figure`` to
-``show``: a terminal gets the plain text (aligned tables, numbered observations); under
-the docs build (``ROOFLINE_HTML=1``) ``show`` returns the object, and sphinx-gallery
-renders its ``_repr_html_`` when ``show(...)`` is a cell's last line.
+``show`` prints a ``Heading``, ``Table``, ``Observations``, ``Text`` or ``Figure`` as plain
+text, or under the docs build (``ROOFLINE_HTML=1``) returns it for its ``_repr_html_``.
 """
 
 from __future__ import annotations
@@ -139,12 +137,8 @@ class Preformatted:
 
 
 class Heading:
-    """A section title: underlined with '=' in a terminal, a bold line above the result on the page.
-
-    The page's own section heading (from the prose) carries the section number, so the
-    page leaves out a leading "3. " and keeps what the title computes (chip, shapes);
-    ``page=""`` shows nothing on the page, where the prose heading says it all.
-    """
+    """A section title: underlined with '=' in a terminal; on the page a bold line without its
+    leading "3. " (the prose heading has it), or nothing with ``page=""``."""
 
     def __init__(self, title: str, page: str | None = None) -> None:
         self.title = str(title)
@@ -182,8 +176,7 @@ class Figure:
         return f"saved figure: {self.shown_path}" if self.path else ""
 
     def _repr_html_(self) -> str:
-        # The image itself reaches the page through the docs' image scraper, which
-        # reads this caption from CAPTIONS; the HTML here adds nothing twice.
+        # The docs' image scraper puts the image and its caption (CAPTIONS) on the page.
         return ""
 
 

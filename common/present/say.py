@@ -1,12 +1,8 @@
 """Sentences a site can translate: a template with named fields, which reads as its English.
 
-Standard library only. ``say("the {chip}'s roofline", chip="H100")`` is the string
-"the H100's roofline" (a ``str``: the terminal and the English site use it as they always
-have), and it keeps its template and fields. A field is a name or a number, said the same
-in every language, or itself a ``say(...)``, a phrase translated in turn; so a Chinese
-page fills the translated template with the same computed numbers and the same branch
-of every choice. The literal first argument of each ``say`` call is what the catalog
-of captions holds (``make gettext`` finds them in the source).
+``say("the {chip}'s roofline", chip="H100")`` is the ``str`` "the H100's roofline" that
+keeps its template and fields (names, numbers or ``say(...)`` phrases), so a Chinese page
+fills the translated template, from the captions catalog, with the same computed values.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The lectures' first lines: one-line errors, a quiet Ctrl-C and a quiet closed pipe.
 
-Exit statuses, the same for every lecture: 0 done; 1 the run failed (a missing
-package, a broken table figure, a folder that may not be written, a full disk, out
-of memory: one line naming the allocation and the ``--memory-limit`` that fits); 2 the
-command line is wrong; 128 + the signal when stopped (130 interrupted, 143 SIGTERM).
-Standard library only.
+Exit statuses (the README's table): 0 done, 1 the run failed, 2 the command line is
+wrong, 128 + the signal when stopped (130 interrupted, 143 SIGTERM).
 """
 
 from __future__ import annotations
@@ -47,21 +44,16 @@ def running_as_script() -> bool:
 
 
 def start(name: str = "") -> None:
-    """Install one-line errors, quiet Ctrl-C and quiet closed pipes (script runs only).
-
-    `name` replaces the script's file name in error lines ('common.exercises' for ``-m``).
-    """
+    """Install one-line errors, quiet Ctrl-C and quiet closed pipes (script runs only);
+    `name` replaces the script's file name in error lines ('common.exercises' for ``-m``)."""
     if not running_as_script():
         return
     _install(name)
 
 
 def start_module(name: str) -> None:
-    """`start` for ``python3 -m NAME``, called first thing in the package that runs.
-
-    Python imports a package before its ``__main__``, with ``sys.argv[0] == '-m'`` while
-    it does; only then are the policies installed (an import by the docs leaves them alone).
-    """
+    """`start` for ``python3 -m NAME``, first thing in its package: only while
+    ``sys.argv[0] == '-m'`` (an import by the docs leaves the policies alone)."""
     if sys.argv[:1] == ["-m"]:
         _install(name)
 
@@ -88,8 +80,7 @@ def _install(name: str) -> None:
 
 
 def _undecoded_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
-    """Write back the bytes a file name or argument could not be decoded from (Python keeps
-    them as lone surrogates: ``é`` under ``LC_ALL=C``); any other lone surrogate as ``\\udXXX``."""
+    """The bytes lone surrogates stand for (names undecodable under ``LC_ALL=C``), or \\udXXX."""
     try:
         return codecs.lookup_error("surrogateescape")(err)
     except UnicodeError:
@@ -97,8 +88,7 @@ def _undecoded_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP: remember it (an import it breaks may re-raise it as another
-    error), then raise KeyboardInterrupt, so that every clean-up on the way out runs."""
+    """Ctrl-C, SIGTERM or SIGHUP: remember it, then raise KeyboardInterrupt (clean-ups run)."""
     _state["interrupted"] = True
     _state["signal"] = signum
     raise KeyboardInterrupt
@@ -212,8 +202,7 @@ def _said(exc: BaseException) -> str | None:
 
 
 def _allocation(exc: BaseException) -> str | None:
-    """What failed to allocate, for numpy's MemoryError ("Unable to allocate 1.00 GiB ...") and
-    torch's (a RuntimeError from its CPU allocator, torch.OutOfMemoryError on a GPU); else None."""
+    """What failed to allocate, from numpy's or torch's out-of-memory error; else None."""
     if isinstance(exc, MemoryError):
         return _one_line(exc) if str(exc) else "an allocation failed"
     if type(exc).__name__ == "OutOfMemoryError":  # torch's, on a GPU: "CUDA out of memory. ..."

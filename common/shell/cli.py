@@ -1,10 +1,7 @@
 """The lectures' flags: their types, the shared flags, and the checks made before any work.
 
-A mistyped flag, chip, number or path is one line on stderr and a non-zero exit,
-never a traceback, and before any measuring starts. The exit statuses are
-``common.shell.boot``'s: 0 done, 1 the run failed, 2 the command line is wrong
-(an unknown flag, a value out of range, a path that can never work, ``--outdir``
-without ``--png``), 130 interrupted (Ctrl-C).
+A mistyped flag, chip, number or path is one line on stderr before any measuring, and
+exit status 2 (``common.shell.boot``'s: 130 interrupted).
 """
 
 from __future__ import annotations
@@ -25,8 +22,7 @@ from common.tables.assumptions import ARTICLE_BUDGET_GIB, BATCH_SEARCH_LIMIT
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPT = boot.EXIT_FAILURE, boot.EXIT_USAGE, boot.EXIT_INTERRUPT
 install_error_handler = boot.install_error_handler  # one-line errors (boot's docstring)
 
-# Sane ranges of the numeric flags: wide enough for every real case, narrow enough
-# that a slip (a 300-digit number, 1e308) is a one-line usage error, not an overflow.
+# Numeric flags' ranges: a slip (a 300-digit number, 1e308) is a usage error, not an overflow.
 MAX_COUNT = 2**30  # any count flag (tokens, sizes): about a billion
 MAX_BATCH = BATCH_SEARCH_LIMIT  # sequences served together: about a million
 MAX_BUDGET_GIB = 1e5  # a memory budget: 100,000 GiB, far beyond one accelerator
@@ -208,11 +204,8 @@ def measuring_parser(doc: str | None, quick: str) -> LectureParser:
 
 
 def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:
-    """--results FILE: the shared results file (default: results/machine.json).
-
-    saves=True for a lecture that adds its section to the file: its folder must be
-    writable, checked before the lecture measures anything.
-    """
+    """--results FILE: the shared results file (default: results/machine.json); saves=True
+    checks, before any measuring, that its folder is writable."""
     if isinstance(parser, LectureParser):
         parser.results_saved = saves
     role = "that this lecture adds its section to" if saves else "to read measurements from"

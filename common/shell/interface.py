@@ -1,14 +1,9 @@
-"""A lecture's declared interface, read without running the lecture: its flags and what
-it says of itself.
+"""A lecture's declared interface, read without running it: its flags and its ``ABOUT``.
 
-Every lecture defines ``make_parser()`` at module level, its argparse parser built with
-``common.shell.cli``. `declared_parser` runs only the lecture's module-level imports above
-``make_parser`` and that definition, never its work nor its opening, so ``make_parser()``
-uses only what the lecture imports above it from ``common`` and the standard library.
-
-Beside it a lecture may say what it is, once, in ``ABOUT``, a dict literal that
-`declared` reads unrun (every field optional, `FIELDS`). The docs, the measuring
-budget and the tests read it; nothing else registers a lecture.
+`declared_parser` runs only the imports above a lecture's ``make_parser()`` and that
+definition; `declared` reads the ``ABOUT`` dict literal (fields `FIELDS`, all optional)
+unrun. The docs, the measuring budget and the tests read them: nothing else registers a
+lecture.
 """
 
 from __future__ import annotations
@@ -56,8 +51,7 @@ def declared_parser(lecture: str | os.PathLike[str]) -> argparse.ArgumentParser:
 
 
 def _opening(node: ast.Import | ast.ImportFrom, folder: Path) -> bool:
-    """True for an import of a module beside the lecture (its opening, which sets up a run:
-    reading the interface is no run, so it is left out)."""
+    """True for an import of a module beside the lecture: its opening, which sets up a run."""
     names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
     return all((folder / f"{name.split('.')[0]}.py").is_file() for name in names)
 

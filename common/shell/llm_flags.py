@@ -139,8 +139,7 @@ def serving_parser(doc: str | None) -> cli.LectureParser:
 
 
 def parse_serving_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip]:
-    """Parse and check `serving_parser`'s flags against the model's window: (the flags, the
-    model, the chip)."""
+    """Parse `serving_parser`'s flags, checked against the model's window: (flags, model, chip)."""
     args = cli.parse_args(parser)
     model, chip = get_model(args.model), get_chip(args.chip)
     P, N, window = args.prompt, args.output, model.max_context

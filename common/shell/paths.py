@@ -90,11 +90,8 @@ def _kind(mode: int) -> str:
 
 
 def check_input_file(path: str | os.PathLike[str], what: str = "results file") -> Path:
-    """A file to read: absent or a regular file; UnusablePath for anything else (never opened).
-
-    A name too long for the file system, or a file this user may not read, passes:
-    the reader reports it as unreadable and falls back.
-    """
+    """A file to read: absent or a regular file (an unreadable one passes: its reader falls
+    back); UnusablePath for anything else, never opened."""
     p = checked_text(path, what)
     shown = display_path(p)
     try:
@@ -144,10 +141,8 @@ def _probe_write(folder: Path) -> str:
 
 
 def check_output_folder(path: str | os.PathLike[str], what: str = "figure folder") -> Path:
-    """A folder to write into (created later if absent); checked now, nothing created.
-
-    UnusablePath when it can never be a folder; ValueError when this user may not write there.
-    """
+    """A folder to write into, checked now and created later: UnusablePath when it can never
+    be a folder, ValueError when this user may not write there."""
     p = checked_text(path, what)
     shown = display_path(p)
     existing, is_itself = _nearest_existing(Path(os.path.abspath(p)), what, shown)
@@ -180,11 +175,8 @@ TEMP_NAME_EXTRA = 16  # characters a temporary or backup name adds to a file's n
 
 
 def check_output_file(path: str | os.PathLike[str], what: str = "results file") -> Path:
-    """A file to replace atomically: absent or a regular file we may read and write.
-
-    Its folder (after following symlinks) must accept new files: the temporary file
-    and a backup of an unusable old file are written beside it.
-    """
+    """A file to replace atomically: absent or a regular file we may read and write, in a
+    folder that accepts new files (its temporary file and backups go beside it)."""
     p = check_input_file(path, what)
     shown = display_path(p)
     st = _stat(p, what, shown)  # the input check let a too-long name pass; here it fails

@@ -1,11 +1,8 @@
 """Where a lecture's figures go: a PNG drawn by ``common.plots``, unless a host takes them.
 
-Standard library only. A program that runs a lecture and shows its figures its own way
-calls `divert` first. Every figure function of ``common.plots`` then hands the host its
-full name and its arguments by name instead of drawing
-(``take("common.plots.roofline.roofline_figure", {"path": ..., "curves": ..., ...})``),
-the figure's caption follows as ``take("caption", {"path": ..., "caption": ...})``, and
-the lecture prints no "saved figure" line: the host shows the figure.
+After `divert`, every figure function of ``common.plots`` hands the host its full name and
+its arguments by name instead of drawing, then ``take("caption", {"path": ..., "caption":
+...})``, and the lecture prints no "saved figure" line.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """A Hugging Face ``config.json`` as a model record (``common.tables.models.Model``).
 
-The families read are `FAMILIES`, by ``model_type`` (gemma3's text model under
-``text_config``). A key a published config leaves out takes the default of the family's
-configuration class in the transformers library (each cited below); a key with no such
-default is required. Every error is one line naming the config's own key.
+The families read are `FAMILIES`, by ``model_type``; a key a config leaves out takes the
+default of its family's transformers configuration class (cited below), or is required.
 """
 
 from __future__ import annotations
@@ -224,8 +222,7 @@ def _model(config: object, path: str) -> Model:
 
 
 def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
-    """A mixture's expert fields; gpt-oss's router and DeepSeek-V3's
-    e_score_correction_bias are a bias per expert."""
+    """A mixture's expert fields (gpt-oss's router, DeepSeek-V3's bias: a bias per expert)."""
     if kind in ("mixtral", "gpt_oss"):
         E, f = k.int("num_local_experts"), k.int("intermediate_size")
         top = k.int("experts_per_token" if kind == "gpt_oss" else "num_experts_per_tok")
@@ -254,10 +251,8 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
 
 
 def read_config(path: str | os.PathLike) -> Model:
-    """The Model of a config.json file; ValueError (one line) for any unreadable or bad one.
-
-    Only a regular file is opened (a FIFO would block, a device never end), and at most
-    MAX_BYTES of it are read."""
+    """The Model of a config.json file (a regular file, at most MAX_BYTES read); ValueError
+    in one line naming the config's key for any unreadable or bad one."""
     where = shown(path)
     try:
         info = os.stat(path)

@@ -1,14 +1,10 @@
 """The engine terms of a forecast, each a published measurement with its source and conditions.
 
-Standard library only. The roofline bound (``formulas.predict``) is what no engine
-beats; a forecast adds what an engine measurably pays on top of it. Per chip
-generation: the share of the datasheet's matmul peak a cuBLAS GEMM reaches at M rows,
-the share of HBM bandwidth a weight-bound GEMM reaches, the GPU time of the smallest
-kernel, and the all-reduce time by message size. Per engine class: a fixed cost per
-step and a CPU cost per kernel launch. Each figure names the lecture 11 cases it was
-taken from (``informs``): those cases are calibration, all others validation.
-
-Times are seconds; a figure nobody published is absent, and the forecast says so.
+A forecast adds to the roofline bound what an engine measurably pays: per chip generation
+the share of peak a cuBLAS GEMM reaches at M rows, of HBM bandwidth a weight-bound GEMM
+reaches, the smallest kernel's time and the all-reduce curve; per engine class a cost per
+step and per kernel launch. A figure's ``informs`` names the lecture 11 cases it came from
+(calibration; the rest validate). Times are seconds; an unpublished figure is absent.
 """
 
 from __future__ import annotations
@@ -30,9 +26,7 @@ from common.tables.measurements import (
 
 US = 1e-6
 
-# ---------------------------------------------------------------------------
-# Sources
-# ---------------------------------------------------------------------------
+# --- Sources ------------------------------------------------------------------
 VIDUR = "microsoft/vidur (github.com/microsoft/vidur, commit 7d47513)"
 VIDUR_MLP = (
     f"{VIDUR}, data/profiling/compute/{{gpu}}/meta-llama/Llama-2-7b-hf/mlp.csv: bf16, "
@@ -91,9 +85,7 @@ VLLM_KV_AUTO = (
 LOW_PRECISION_ACTIVATIONS = "bf16"
 
 
-# ---------------------------------------------------------------------------
-# Records (each figure a measurements.Term)
-# ---------------------------------------------------------------------------
+# --- Records (each figure a measurements.Term) --------------------------------
 #: The fused gate+up GEMM [M, 4096] x [4096, 22016 / g] of Llama-2-7B on one of g GPUs, bf16.
 GEMM_K, GEMM_N = 4096, 2 * 11008
 #: Its rows M: one row (the weight read), 64 and 128 (the knee lecture 11 finds between
@@ -217,8 +209,7 @@ VLLM_ALLREDUCE_CHIPS = ("h100", "h200")
 @dataclass(frozen=True)
 class Engine:
     """An engine class: what it pays per forward pass and per kernel launch beyond the GPU,
-    and its own all-reduce where it has one (up to its last measured size; above it, and on
-    chips it was not measured on, the node's NCCL curve)."""
+    and its own all-reduce up to its last measured size (else the node's NCCL curve)."""
 
     key: str
     what: str

@@ -1,9 +1,7 @@
 """The model table: the decoder-only transformers the course sizes, each with its source.
 
-Standard library only, in the style of the hardware table ``common/hw_specs.py``:
-every value is a plain literal in one place below, copied from the model's
-published ``config.json`` on the Hugging Face hub (field names in the comments).
-Edit a number here and rerun lectures 06-08; every dependent number moves with it.
+Like ``common/hw_specs.py``: each value a literal from the model's ``config.json`` on the
+Hugging Face hub (its key beside the field); edit one and rerun lectures 06-08.
 """
 
 from __future__ import annotations
@@ -27,27 +25,7 @@ def _size(repo: str, size: str) -> str:
     return f"Hugging Face hub, {repo}, model card's 'Model size' (safetensors): {size}; {CHECKED}"
 
 
-LLAMA_2_7B_CONFIG = _config("meta-llama/Llama-2-7b-hf")
-LLAMA_3_8B_CONFIG = _config("meta-llama/Meta-Llama-3-8B")
-LLAMA_3_70B_CONFIG = _config("meta-llama/Meta-Llama-3-70B")
-LLAMA_2_7B_SIZE = _size("meta-llama/Llama-2-7b-hf", "6.74B params")
-LLAMA_3_8B_SIZE = _size("meta-llama/Meta-Llama-3-8B", "8.03B params")
-LLAMA_3_70B_SIZE = _size("meta-llama/Meta-Llama-3-70B", "70.6B params")
-MIXTRAL_8X7B_CONFIG = _config("mistralai/Mixtral-8x7B-v0.1")
-QWEN3_30B_A3B_CONFIG = _config("Qwen/Qwen3-30B-A3B")
-DEEPSEEK_V3_CONFIG = _config("deepseek-ai/DeepSeek-V3")
-MIXTRAL_8X7B_SIZE = (
-    "Mistral AI, 'Mixtral of experts' (blog post, 2023-12-11): 46.7B total parameters, "
-    f"12.9B used per token; {CHECKED}"
-)
-QWEN3_30B_A3B_SIZE = (
-    "Hugging Face hub, Qwen/Qwen3-30B-A3B, model card's 'Number of Parameters': 30.5B in "
-    f"total and 3.3B activated; {CHECKED}"
-)
-DEEPSEEK_V3_SIZE = (
-    "DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv 2412.19437), abstract: 671B total "
-    f"parameters, 37B activated per token (the 14B multi-token-prediction module apart); {CHECKED}"
-)
+LLAMA_3_70B_CONFIG = _config("meta-llama/Meta-Llama-3-70B")  # also cited by measurements.py
 
 
 #: The largest value each size can mean, so that a typo (vocab_size=10**30) is refused:
@@ -168,8 +146,7 @@ class Model:
 
     @property
     def attention_kind(self) -> str:
-        """'MLA' (a cached latent), 'MHA' (one KV head per query head), 'MQA' (one KV head)
-        or 'GQA' (in between)."""
+        """'MLA' (a cached latent), 'MHA' (a KV head per query head), 'MQA' (one) or 'GQA'."""
         if self.kv_lora_rank:
             return "MLA"
         if self.n_kv_heads == self.n_heads:
@@ -193,9 +170,9 @@ LLAMA_2_7B = Model(
     vocab_size=32000,
     tied_embeddings=False,
     max_context=4096,
-    config_source=LLAMA_2_7B_CONFIG,
+    config_source=_config("meta-llama/Llama-2-7b-hf"),
     published_params=6.74e9,
-    params_source=LLAMA_2_7B_SIZE,
+    params_source=_size("meta-llama/Llama-2-7b-hf", "6.74B params"),
 )
 
 LLAMA_3_8B = Model(
@@ -211,9 +188,9 @@ LLAMA_3_8B = Model(
     vocab_size=128256,
     tied_embeddings=False,
     max_context=8192,
-    config_source=LLAMA_3_8B_CONFIG,
+    config_source=_config("meta-llama/Meta-Llama-3-8B"),
     published_params=8.03e9,
-    params_source=LLAMA_3_8B_SIZE,
+    params_source=_size("meta-llama/Meta-Llama-3-8B", "8.03B params"),
 )
 
 LLAMA_3_70B = Model(
@@ -231,7 +208,7 @@ LLAMA_3_70B = Model(
     max_context=8192,
     config_source=LLAMA_3_70B_CONFIG,
     published_params=70.6e9,
-    params_source=LLAMA_3_70B_SIZE,
+    params_source=_size("meta-llama/Meta-Llama-3-70B", "70.6B params"),
 )
 
 MIXTRAL_8X7B = Model(
@@ -247,9 +224,12 @@ MIXTRAL_8X7B = Model(
     vocab_size=32000,
     tied_embeddings=False,
     max_context=32768,
-    config_source=MIXTRAL_8X7B_CONFIG,
+    config_source=_config("mistralai/Mixtral-8x7B-v0.1"),
     published_params=46.7e9,
-    params_source=MIXTRAL_8X7B_SIZE,
+    params_source=(
+        "Mistral AI, 'Mixtral of experts' (blog post, 2023-12-11): 46.7B total parameters, "
+        f"12.9B used per token; {CHECKED}"
+    ),
     n_experts=8,  # num_local_experts
     experts_per_token=2,  # num_experts_per_tok
     d_ff_expert=14336,  # intermediate_size: each expert is a gated MLP of that width
@@ -269,9 +249,12 @@ QWEN3_30B_A3B = Model(
     vocab_size=151936,
     tied_embeddings=False,
     max_context=40960,
-    config_source=QWEN3_30B_A3B_CONFIG,
+    config_source=_config("Qwen/Qwen3-30B-A3B"),
     published_params=30.5e9,
-    params_source=QWEN3_30B_A3B_SIZE,
+    params_source=(
+        "Hugging Face hub, Qwen/Qwen3-30B-A3B, model card's 'Number of Parameters': 30.5B in "
+        f"total and 3.3B activated; {CHECKED}"
+    ),
     n_experts=128,  # num_experts
     experts_per_token=8,  # num_experts_per_tok
     d_ff_expert=768,  # moe_intermediate_size
@@ -292,9 +275,13 @@ DEEPSEEK_V3 = Model(
     vocab_size=129280,
     tied_embeddings=False,
     max_context=163840,
-    config_source=DEEPSEEK_V3_CONFIG,
+    config_source=_config("deepseek-ai/DeepSeek-V3"),
     published_params=671e9,
-    params_source=DEEPSEEK_V3_SIZE,
+    params_source=(
+        "DeepSeek-AI, DeepSeek-V3 Technical Report (arXiv 2412.19437), abstract: 671B total "
+        "parameters, 37B activated per token (the 14B multi-token-prediction module apart); "
+        f"{CHECKED}"
+    ),
     n_experts=256,  # n_routed_experts
     experts_per_token=8,  # num_experts_per_tok
     d_ff_expert=2048,  # moe_intermediate_size

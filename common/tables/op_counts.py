@@ -1,9 +1,7 @@
 """Per-element operation counts: how many FLOP the course charges each element of an operator.
 
-Standard library only. These are counting conventions, not measurements: a
-kernel may do more scalar work (an online softmax rescales; max and exp are not
-Tensor Core work). Every formula that charges an operator per element reads its
-count here.
+Counting conventions, not measurements (a kernel may do more scalar work): every formula
+that charges an operator per element reads its count here.
 """
 
 from __future__ import annotations

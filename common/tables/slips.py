@@ -1,10 +1,7 @@
 """Slips in the tables a student edits (`TABLES`), each said in one line naming file and line.
 
-Standard library only. Each table runs `check_table_source` on its source before it builds
-its records (a field deleted or misspelt, an empty key, a key, record or dict key twice)
-and `check_records` after (booleans, each record's `validate`, a chip figure x100 off its
-shipped value: a warning). `describe` says an error raised while a table ran, or a chip or
-model the code names that the table lost, in one line. All are generic over the fields.
+A table runs `check_table_source` before building its records and `check_records` after;
+`describe` says in one line an error a table raised, or a record the code names it lost.
 """
 
 from __future__ import annotations
@@ -151,8 +148,7 @@ def _booleans(record: object) -> None:
 
 
 def _warnings(chip: Any) -> Iterator[str]:
-    """A figure more than x100 off its shipped value (a unit slip?), an achievable roof above
-    its datasheet figure. A figure that is not a number is left to its chip's own check."""
+    """A figure x100 off its shipped value (a unit slip?); an achievable roof above its spec."""
     from common.tables.shipped import FIGURES
     from common.tables.validate import plausible
 

@@ -43,10 +43,8 @@ def finite(x: object, what: str) -> float:
     return v
 
 
-# Plausible ranges, per unit, of a figure a person types or a file stores: from a
-# microcontroller to a whole exascale machine. Wider than any chip or measurement of
-# the course, narrow enough that a typo such as 1e-300 or 1e308 is caught where it was
-# made, not later as an infinite time.
+# From a microcontroller to an exascale machine: a typo such as 1e-300 or 1e308 is caught
+# where it was made, not later as an infinite time.
 PLAUSIBLE_RANGES: dict[str, tuple[float, float]] = {
     "FLOP/s": (1e6, 1e19),  # 1 MFLOP/s .. 10 EFLOP/s
     "B/s": (1e6, 1e16),  # 1 MB/s .. 10 PB/s

@@ -91,8 +91,8 @@ MATRIX = [
     (M, "boolean", "    gated_mlp=True,\n", '    gated_mlp="no",\n', "gated_mlp must be True or "
      "False, got 'no'"),
     (M, "empty key", 'key="llama-2-7b"', 'key=""', "model Llama-2-7B has an empty key"),
-    (M, "name typed wrong", "config_source=LLAMA_2_7B_CONFIG", "config_source=LLAMA_2_7B_CONFG",
-     "name 'LLAMA_2_7B_CONFG' is not defined"),
+    (M, "name typed wrong", 'config_source=_config("meta-llama/Llama-2-7b-hf")',
+     'config_source=_confg("meta-llama/Llama-2-7b-hf")', "name '_confg' is not defined"),
     (T, "syntax error", '(("prefill", 1, 63.17),', '(("prefill", 1, 63.17),,', "invalid syntax"),
     (T, "missing field", "0.005 * MS, VIDUR_MLP_A100),", "0.005 * MS),", "Measured.__init__() "
      "missing 1 required positional argument: 'source'"),
