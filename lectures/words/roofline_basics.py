@@ -558,7 +558,7 @@ def network(r: Network) -> tuple[Group, Observations]:
             f"From {h100.chip} to {b300.chip}, "
             + outgrew(f"bf16 peak{' (an estimate)' * b300.estimate}", c_gain, "NVLink", l_gain)
             + f": the network ridge {change(h100.ridge, b300.ridge, comma0, ' FLOP/B')}."
-            + trend * (direction(l_gain, c_gain, ratio) > 0)
+            + trend * (direction(1, c_gain, ratio) > 0 < direction(l_gain, c_gain, ratio))
         )
     if not said:
         said.append("With no chip's link in the table, there is no network ridge to compare.")

@@ -478,6 +478,12 @@ def test_network_observations_by_hand() -> None:
         "From Hop to Bee, NVLink grew x3.00 but bf16 peak only x2.00: the network ridge falls "
         "from 500 to 333 FLOP/B."
     )
+    # both shrink, compute less (x0.50 against x0.25): the ridge rises, yet nothing grows
+    got = text(page.network(network(b300_peak=100e12, b300_link=1e11))[1])
+    assert got[3] == (
+        "From Hop to Bee, bf16 peak shrank x2.00 and NVLink shrank x4.00: the network ridge "
+        "rises from 500 to 1,000 FLOP/B."
+    )
     slow = network()
     slow_links = (*slow.links[:2], link("Hop", 1e10, 200e12), slow.links[3])
     got = text(page.network(page.Network(512, slow_links, slow.steps))[1])
@@ -630,7 +636,8 @@ def check_claims(out: str, table: dict) -> None:
     else:
         c_gain = b300.peak_flops("bf16") / h100.peak_flops("bf16")
         l_gain = b300.link_bw / h100.link_bw
-        faster = f"x{c_gain:.2f}" != f"x{l_gain:.2f}" and c_gain > l_gain
+        grows = c_gain > 1 and f"{c_gain:.2f}" != "1.00"  # a shrinking peak grows not at all
+        faster = grows and f"x{c_gain:.2f}" != f"x{l_gain:.2f}" and c_gain > l_gain
         assert ("Compute grows faster than communication" in out) == faster
     assert v5e.name in out
 
