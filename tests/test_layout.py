@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import json
 import textwrap
-import time
 from pathlib import Path
 from subprocess import CompletedProcess
 
@@ -209,16 +208,11 @@ def bare_lectures() -> list[str]:
 
 @pytest.mark.parametrize("lecture", bare_lectures())
 def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_path: Path) -> None:
-    """...and quickly: the faster of two runs (a busy machine may slow one) under 2 s."""
-    best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
-        proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
-        best = min(best, time.perf_counter() - start)
-        assert proc.returncode == 0, proc.stderr
+    """...from any folder, writing nothing there (their speed is benchmarks/bench_lectures.py's)."""
+    proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
+    assert proc.returncode == 0, proc.stderr
     assert "ridge" in proc.stdout.lower()
     assert list(tmp_path.iterdir()) == []  # nothing written where it ran
-    assert best < 2.0, f"{lecture} took {best:.2f} s"
 
 
 def test_bare_python_runs_beside_a_results_file(tmp_path: Path) -> None:
