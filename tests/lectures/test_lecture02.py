@@ -6,7 +6,6 @@ import os
 import re
 import shutil
 import stat
-import time
 from pathlib import Path
 
 import pytest
@@ -227,13 +226,10 @@ def test_no_reference_number_typed_into_the_lecture() -> None:
 
 
 # --- How it runs -------------------------------------------------------------
-def test_runs_on_a_bare_interpreter_quickly(tmp_path: Path, output: str) -> None:
-    start = time.perf_counter()
+def test_runs_on_a_bare_interpreter(tmp_path: Path, output: str) -> None:
     proc = run_lecture(LECTURE, cwd=tmp_path, python_flags=("-S",))
-    elapsed = time.perf_counter() - start
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == output  # same numbers without site-packages or the repo as cwd
-    assert elapsed < 1.0, f"took {elapsed:.2f} s"
     assert list(tmp_path.iterdir()) == []  # wrote nothing
 
 
