@@ -341,6 +341,19 @@ def _sentence_faults(s: str) -> Iterator[str]:
             g, near = 1 / g, near + 0.005 * g**-2
         if abs(g - a) > near or (round(g, 2) == round(b, 2) and abs(a - b) > 0.006):
             yield "names a ratio the gain does not follow"
+    # 14. "grows from 4.48 ms to 4.49 ms (no slower)": a change said, then denied by its
+    # factor; "stays at 1.01 ms (x1.01 slower)": no change said, then a factor for one.
+    for m in re.finditer(
+        rf"\bfrom {NUM.format('a')} to {NUM.format('b')}[^();]{{0,12}}\((?P<f>[^()]{{1,20}})\)", s
+    ):
+        if m.group("a") != m.group("b") and re.fullmatch(
+            r"no (?:slower|faster)|the same|x1\.0*", m.group("f")
+        ):
+            yield "a change with no factor"
+    if re.search(
+        rf"\b(?:stays?|stayed) at {NUM.format('a')}[^();]{{0,12}}\(x[\d.]+ (?:slower|faster)\)", s
+    ):
+        yield "no change with a factor"
     # 10. "the memory wall (105) comes before the knee (332)": the first is smaller.
     for m in re.finditer(
         rf"\({NUM.format('a')}\) comes before the [a-z ]+ \({NUM.format('b')}\)", s

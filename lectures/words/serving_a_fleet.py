@@ -186,7 +186,7 @@ def _rate(x: float) -> str:
 
 def _slower(before: float, after: float) -> str:
     """How much longer a step got: 'x1.05 slower', or 'no slower' when it prints the same."""
-    return speed(before, after).replace("no faster", "no slower")
+    return speed(before, after, shown=fmt_time).replace("no faster", "no slower")
 
 
 def _on(s: Setup) -> str:

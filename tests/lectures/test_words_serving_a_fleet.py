@@ -338,3 +338,17 @@ def test_every_mtp_line_is_text_and_the_cost_heading_names_the_price() -> None:
     dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
     heading = page.cost_section(setup(), [dense, dense]).items[0]
     assert "$2 per GPU-hour on Hop" in heading.title
+
+
+def test_a_step_that_grows_by_less_than_a_percent_says_by_how_much() -> None:
+    """Seen at --prompt 1 --output 1 --batch 1 --budget 2: 'the step grows from 4.48 ms to
+    4.49 ms (no slower)', a change said and denied in one breath."""
+    steps = [page.Step(0, 0.00448, 1.0), page.Step(1, 0.00449, 2.0)]
+    chunked = page.Chunked(chunk=1, steps=1, seconds=0.00449, longest=0.00449, alone=0.00448)
+    said = observed(page.chunking_section(setup(), steps, chunked))
+    # 4.49 / 4.48 = 1.00223: three digits show the change the two times show
+    assert "the step grows from 4.48 ms to 4.49 ms (x1.002 slower)." in said[0]
+    # 1.0149 / 1.0051 = 1.0098 would print x1.01, but both steps print 1.01 ms
+    steps = [page.Step(0, 0.0010051, 1.0), page.Step(1, 0.0010149, 2.0)]
+    said = observed(page.chunking_section(setup(), steps, chunked))
+    assert "the step stays at 1.01 ms (no slower)." in said[0]
