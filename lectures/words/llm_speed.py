@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from common.formulas.transformer import DTypes, OpTime, PassLedger
 from common.hw_specs import Chip
-from common.present.claims import above, direction, listing, n_of_m
+from common.present.claims import above, direction, listing, n_of_m, than
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -81,6 +81,9 @@ def model_section(s: Setup) -> Group:
     return section(f"1. {m.name} on {c.name}", shapes, table, chip, storage)
 
 
+NEAR = 0.10  # a count this close to the published size is said to be "within" it
+
+
 def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Group:
     """Parameters by part with their formulas, against the published size."""
     m = s.model
@@ -94,6 +97,7 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
     if published:
         gap = abs(n_params / published - 1)
         near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
+        near = near if gap <= NEAR else than(n_params / published)  # not 'within 97.53%'
         size = f"Published size: {fmt_num(published)} ({m.params_source})."
         against = f"The count from the config, {fmt_num(n_params)}, is {near} the published "
         against += f"{fmt_num(published)}."

@@ -440,3 +440,20 @@ def test_a_chip_without_a_link_figure_runs() -> None:
         text = run_lecture("06", "--chip", "a100-80gb")
     assert "time per output token, achievable roofs >=" in text
     check_claims(text)
+
+
+def test_a_count_far_from_the_published_size_is_not_said_to_be_within_it() -> None:
+    """A drawn model with a published size of 1.00 M printed 'The count from the config,
+    24.67 K, is within 97.53% of the published 1.00 M': 'within' for a count x40 off."""
+    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
+
+    def said(published: float) -> str:
+        s = setup(model(published_params=published, params_source="src"))
+        return observed(page.parameter_section(s, parts, 1_000_000_000))[0]
+
+    # 1e9 / 1e6 = 1,000; 1e9 / 40e9 = 1 / 40
+    assert "1.00 G, is x1000.00 more than the published 1.00 M." in said(1e6)
+    assert "1.00 G, is x40.00 less than the published 40.00 G." in said(40e9)
+    # 1e9 / 0.91e9 - 1 = 9.89%: still within; 1e9 / 0.9e9 - 1 = 11.1%: x1.11 more
+    assert "is within 9.89% of the published 910.00 M." in said(0.91e9)
+    assert "is x1.11 more than the published 900.00 M." in said(0.9e9)
