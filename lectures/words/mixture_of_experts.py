@@ -259,7 +259,8 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
     else:
         sent = "At EP 1 every expert sits on the token's own GPU: nothing is sent or returned."
         against = "With more GPUs, "
-    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} EP sizes " + (
+    sizes = "EP sizes" if len(rows) > 1 else "EP size"  # an odd E has one: '--ep 3' of 27
+    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} {sizes} " + (
         f"listed ({listing([str(n) for n in slower])}): there, unless it overlaps with "
         "compute, it sets the step."
         if slower
