@@ -88,10 +88,12 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
     """Parameters by part with their formulas, against the published size."""
     m = s.model
     formulas = {"embedding": "V d", "attention": "L (2 d Hq dh + 2 d Hkv dh)"}
-    formulas |= {"mlp": f"L {3 if m.gated_mlp else 2} d d_ff", "norms": "(2 L + 1) d"}
+    formulas |= {"mlp": f"L {3 if m.gated_mlp else 2} d d_ff"}
+    formulas["norms"] = f"({m.norms_per_layer} L + 1) d"  # Gemma 2 and 3: four a layer
+    formulas["biases, sinks, q/k norms"] = f"L x {m.extra_layer_params:,}"  # Qwen3's q/k norms
     formulas["lm_head"] = "0 (tied)" if m.tied_embeddings else "V d"
     share = {name: n / n_params for name, n in parts.items()}
-    rows = [[k, formulas[k], fmt_num(n), f"{share[k]:.1%}"] for k, n in parts.items()]
+    rows = [[k, formulas.get(k, "-"), fmt_num(n), f"{share[k]:.1%}"] for k, n in parts.items()]
     rows.append(["total", "", fmt_num(n_params), "100.0%"])
     published = m.published_params
     if published:
