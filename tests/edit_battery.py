@@ -12,8 +12,8 @@ Three parts, used by ``tests/present/test_edit_battery.py``:
   faster, "only", "barely moves", "n of m", above / below / at the ridge, "comes
   before"), regime ("deep in the memory-bound regime") or reason ("not at all", "the
   bandwidth ratio", "flattens because ... KV cache") disagrees with the numbers quoted,
-  that say "A, not A" or "from A to A", or that print None, [] or a factor of x0 (or
-  an operation at 0.00% of peak).
+  that say "A, not A" or "from A to A", or that print None, [], () or a factor of x0
+  (or an operation at 0.00% of peak).
 
 The reader is independent of the course's own wording helpers: it parses numbers and
 units back out of the printed text.
@@ -195,8 +195,8 @@ def contradictions(text: str) -> list[str]:
     for s in said:
         low = s.lower()
         found += [f"{why}: {s}" for why in _sentence_faults(low)]
-        if re.search(r"\bNone\b(?! of)|\[\]|: \.|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
-            found.append(f"None, an empty list or a factor of x0: {s}")
+        if re.search(r"\bNone\b(?! of)|\[\]|\(\)|: \.|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
+            found.append(f"None, an empty list or bracket or a factor of x0: {s}")
         if re.search(r"(?<![\d.])0\.0+% of (?:its )?peak", s):  # every operation gets some
             found.append(f"an operation at 0% of peak: {s}")
     for a, b in itertools.pairwise(said):  # "stays at 0.556 ms. The time improves ..."

@@ -100,7 +100,8 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
         gap = abs(n_params / published - 1)
         near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
         near = near if gap <= NEAR else than(n_params / published)  # not 'within 97.53%'
-        size = f"Published size: {fmt_num(published)} ({m.params_source})."
+        source = f" ({m.params_source})" if m.params_source else ""  # none given: no '()'
+        size = f"Published size: {fmt_num(published)}{source}."
         against = f"The count from the config, {fmt_num(n_params)}, is {near} the published "
         against += f"{fmt_num(published)}."
     else:

@@ -469,3 +469,12 @@ def test_parameter_rows_of_models_with_q_k_norms_and_four_norms_a_layer() -> Non
     assert ["norms", "(4 L + 1) d", "1.00 M", "0.1%"] in table
     # 36 layers x 256 (q_norm and k_norm of 128 each) = 9,216
     assert ["biases, sinks, q/k norms", "L x 256", "9.22 K", "0.0%"] in table
+
+
+def test_a_published_size_without_its_source_prints_no_empty_brackets() -> None:
+    """A model added with published_params but no params_source printed 'Published size:
+    1.00 T ().'"""
+    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
+    s = setup(model(published_params=1e9, params_source=""))
+    text = prose(page.parameter_section(s, parts, 1_000_000_000))
+    assert "Published size: 1.00 G." in text and "()" not in text

@@ -159,6 +159,7 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "the step stays at 1.01 ms (x1.01 slower).",
         "On the H100 SXM they reach 0.00% and 0.00% of peak; only moving fewer bytes makes them "
         "faster.",
+        "Published size: 1.00 T ().",
     ]
     for sentence in bad:
         assert contradictions(sentence), sentence
