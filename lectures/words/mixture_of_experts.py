@@ -218,7 +218,10 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     more = _more(a.weight_bytes, b.weight_bytes)
     read = f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
     read += f"step against the twin's {fmt_gb(b.weight_bytes)} "
-    read += f"({ratio(a.weight_bytes / b.weight_bytes)}): about the same FLOPs per token, "
+    x, digits = a.weight_bytes / b.weight_bytes, 2
+    while more != "as many" and digits < 5 and ratio(x, digits) == ratio(1.0, digits):
+        digits += 1  # 73.25 against 73.04 GB is 'more', so not x1.00: x1.003
+    read += f"({ratio(x, digits)}): about the same FLOPs per token, "
     read += f"{more} bytes"
     if more != "more":
         read += "."

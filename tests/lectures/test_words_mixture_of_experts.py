@@ -357,3 +357,17 @@ def test_one_ep_size_listed_is_said_in_the_singular() -> None:
         "(x58.33); the exchange outlasts the layer at the one EP size listed (3): there, "
         "unless it overlaps with compute, it sets the step."
     )
+
+
+def test_more_bytes_by_less_than_a_percent_shows_the_factor() -> None:
+    """DeepSeek-V3 at --batch 1 on B300 said '73.25 GB ... against the twin's 73.04 GB (x1.00):
+    about the same FLOPs per token, more bytes'."""
+    steps = [(page.Step(batch=1, weight_bytes=73.25e9, nbytes=74e9, time=0.01),
+              page.Step(batch=1, weight_bytes=73.04e9, nbytes=74e9, time=0.01))]  # fmt: skip
+    said = observed(page.step_section(setup(batch=1), steps, (400, 100)))[0]
+    # 73.25 / 73.04 = 1.00288: three digits show what 'more bytes' says
+    assert "against the twin's 73.04 GB (x1.003): about the same FLOPs per token, more" in said
+    same = [(page.Step(batch=1, weight_bytes=73.041e9, nbytes=74e9, time=0.01),
+             page.Step(batch=1, weight_bytes=73.04e9, nbytes=74e9, time=0.01))]  # fmt: skip
+    said = observed(page.step_section(setup(batch=1), same, (400, 100)))[0]
+    assert "(x1.00): about the same FLOPs per token, as many bytes." in said
