@@ -357,6 +357,14 @@ def _sentence_faults(s: str) -> Iterator[str]:
         rf"\b(?:stays?|stayed) at {NUM.format('a')}[^();]{{0,12}}\(x[\d.]+ (?:slower|faster)\)", s
     ):
         yield "no change with a factor"
+    # "73.25 GB ... against the twin's 73.04 GB (x1.00)": two sizes that differ, no factor
+    for m in re.finditer(
+        rf"{NUM.format('a')}[^()\d]{{0,40}}?against [^()\d]{{0,30}}{NUM.format('b')}[a-z/]*\s*"
+        r"\(x1\.0+\)",
+        s,
+    ):
+        if m.group("a") != m.group("b"):
+            yield "two different numbers a factor of x1.00 apart"
     # 10. "the memory wall (105) comes before the knee (332)": the first is smaller.
     for m in re.finditer(
         rf"\({NUM.format('a')}\) comes before the [a-z ]+ \({NUM.format('b')}\)", s

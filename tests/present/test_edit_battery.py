@@ -160,6 +160,8 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "On the H100 SXM they reach 0.00% and 0.00% of peak; only moving fewer bytes makes them "
         "faster.",
         "Published size: 1.00 T ().",
+        "At batch 1 the mixture reads 73.25 GB of weights a step against the twin's 73.04 GB "
+        "(x1.00): about the same FLOPs per token, more bytes.",
     ]
     for sentence in bad:
         assert contradictions(sentence), sentence
@@ -187,6 +189,9 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "the time bound falls from 0.110 ms to 0.089 ms (x1.2 faster).",
         "On the H100 SXM they reach 0.00056% and 0.06% of peak; only moving fewer bytes makes "
         "them faster.",
+        "At batch 1 the mixture reads 73.25 GB of weights a step against the twin's 73.04 GB "
+        "(x1.003): about the same FLOPs per token, more bytes.",
+        "the mixture reads 73.04 GB of weights a step against the twin's 73.04 GB (x1.00).",
     ]
     for sentence in good:
         assert not contradictions(sentence), sentence
