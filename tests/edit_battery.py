@@ -12,7 +12,8 @@ Three parts, used by ``tests/present/test_edit_battery.py``:
   faster, "only", "barely moves", "n of m", above / below / at the ridge, "comes
   before"), regime ("deep in the memory-bound regime") or reason ("not at all", "the
   bandwidth ratio", "flattens because ... KV cache") disagrees with the numbers quoted,
-  that say "A, not A" or "from A to A", or that print None, [] or a factor of x0.
+  that say "A, not A" or "from A to A", or that print None, [], () or a factor of x0
+  (or an operation at 0.00% of peak).
 
 The reader is independent of the course's own wording helpers: it parses numbers and
 units back out of the printed text.
@@ -194,8 +195,10 @@ def contradictions(text: str) -> list[str]:
     for s in said:
         low = s.lower()
         found += [f"{why}: {s}" for why in _sentence_faults(low)]
-        if re.search(r"\bNone\b(?! of)|\[\]|: \.|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
-            found.append(f"None, an empty list or a factor of x0: {s}")
+        if re.search(r"\bNone\b(?! of)|\[\]|\(\)|: \.|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
+            found.append(f"None, an empty list or bracket or a factor of x0: {s}")
+        if re.search(r"(?<![\d.])0\.0+% of (?:its )?peak", s):  # every operation gets some
+            found.append(f"an operation at 0% of peak: {s}")
     for a, b in itertools.pairwise(said):  # "stays at 0.556 ms. The time improves ..."
         if re.match(r"\d+\.\s", b):  # the next numbered item speaks of something else
             continue
@@ -341,6 +344,27 @@ def _sentence_faults(s: str) -> Iterator[str]:
             g, near = 1 / g, near + 0.005 * g**-2
         if abs(g - a) > near or (round(g, 2) == round(b, 2) and abs(a - b) > 0.006):
             yield "names a ratio the gain does not follow"
+    # 14. "grows from 4.48 ms to 4.49 ms (no slower)": a change said, then denied by its
+    # factor; "stays at 1.01 ms (x1.01 slower)": no change said, then a factor for one.
+    for m in re.finditer(
+        rf"\bfrom {NUM.format('a')} to {NUM.format('b')}[^();]{{0,12}}\((?P<f>[^()]{{1,20}})\)", s
+    ):
+        if m.group("a") != m.group("b") and re.fullmatch(
+            r"no (?:slower|faster)|the same|x1\.0*", m.group("f")
+        ):
+            yield "a change with no factor"
+    if re.search(
+        rf"\b(?:stays?|stayed) at {NUM.format('a')}[^();]{{0,12}}\(x[\d.]+ (?:slower|faster)\)", s
+    ):
+        yield "no change with a factor"
+    # "73.25 GB ... against the twin's 73.04 GB (x1.00)": two sizes that differ, no factor
+    for m in re.finditer(
+        rf"{NUM.format('a')}[^()\d]{{0,40}}?against [^()\d]{{0,30}}{NUM.format('b')}[a-z/]*\s*"
+        r"\(x1\.0+\)",
+        s,
+    ):
+        if m.group("a") != m.group("b"):
+            yield "two different numbers a factor of x1.00 apart"
     # 10. "the memory wall (105) comes before the knee (332)": the first is smaller.
     for m in re.finditer(
         rf"\({NUM.format('a')}\) comes before the [a-z ]+ \({NUM.format('b')}\)", s

@@ -61,9 +61,16 @@ def grew(factor: float, digits: int = 2) -> str:
     return f"grew {ratio(factor, digits)}" if d > 0 else f"shrank {ratio(1 / factor, digits)}"
 
 
-def speed(t_before: float, t_after: float, digits: int = 2) -> str:
+def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = None) -> str:
     """How a time bound moved, as a speed: 'x1.43 faster', 'x1.43 slower' or 'no faster'."""
+    # `shown`: the format of the two times printed beside it. The factor agrees with them:
+    # 'no faster' when they print the same, else the digits (up to 5) that keep it off
+    # x1.00 ('grows from 4.48 ms to 4.49 ms (x1.002 slower)').
     r = t_before / t_after
+    if shown is not None and direction(t_before, t_after, shown) == 0:
+        return "no faster"
+    while shown is not None and digits < 5 and f"{r:.{digits}f}" == f"{1:.{digits}f}":
+        digits += 1
     d = direction(1.0, r, lambda x: f"{x:.{digits}f}")
     if d == 0:
         return "no faster"

@@ -153,7 +153,8 @@ def drawn_observations(
     """What the four figures say together, from the numbers they plot."""
     items = []
     if points:
-        half = sum(rate >= attainable_flops(i, peak, beta) / 2 for _, i, rate, _ in points)
+        roofs = [(rate, attainable_flops(i, peak, beta)) for _, i, rate, _ in points]
+        half = sum(roof / 2 <= rate <= 2 * roof for rate, roof in roofs)  # 263%: not within 2
         items.append(
             f"{half} of the {len(points)} operations on the roofline reach at least half of "
             "the roof above them: for those the two-roof model explains the time within a "

@@ -125,6 +125,10 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         for last in [(fmt_batch(q.knee), _wall(q.wall), _kib(q.kv_token), fmt_bytes(q.attn_bytes))]
     ]
     compute = [n_of_m(q.prefill_compute, q.prefill_matmuls) for q in (a, b)]
+    gain = "only the memory-bound ones gain from fewer bytes."
+    if speed(a.ttft, b.ttft) == "no faster" and b.prefill_compute < b.prefill_matmuls:
+        gain = "the memory-bound ones read fewer weight bytes, but the time that saves is too "
+        gain += "small a part of the pass to show."
     items = [
         f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
         f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
@@ -133,8 +137,7 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
         f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
         f"and {compute[1]} with int4: a compute-bound matmul computes at "
-        f"{s.precision} whatever the weights' storage; only the memory-bound ones gain "
-        "from fewer bytes.",
+        f"{s.precision} whatever the weights' storage; {gain}",
         f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
         "the attention traffic per decode step "
         f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "

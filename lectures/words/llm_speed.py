@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from common.formulas.transformer import DTypes, OpTime, PassLedger
 from common.hw_specs import Chip
-from common.present.claims import above, direction, listing, n_of_m
+from common.present.claims import above, direction, listing, n_of_m, than
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -81,20 +81,27 @@ def model_section(s: Setup) -> Group:
     return section(f"1. {m.name} on {c.name}", shapes, table, chip, storage)
 
 
+NEAR = 0.10  # a count this close to the published size is said to be "within" it
+
+
 def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Group:
     """Parameters by part with their formulas, against the published size."""
     m = s.model
     formulas = {"embedding": "V d", "attention": "L (2 d Hq dh + 2 d Hkv dh)"}
-    formulas |= {"mlp": f"L {3 if m.gated_mlp else 2} d d_ff", "norms": "(2 L + 1) d"}
+    formulas |= {"mlp": f"L {3 if m.gated_mlp else 2} d d_ff"}
+    formulas["norms"] = f"({m.norms_per_layer} L + 1) d"  # Gemma 2 and 3: four a layer
+    formulas["biases, sinks, q/k norms"] = f"L x {m.extra_layer_params:,}"  # Qwen3's q/k norms
     formulas["lm_head"] = "0 (tied)" if m.tied_embeddings else "V d"
     share = {name: n / n_params for name, n in parts.items()}
-    rows = [[k, formulas[k], fmt_num(n), f"{share[k]:.1%}"] for k, n in parts.items()]
+    rows = [[k, formulas.get(k, "-"), fmt_num(n), f"{share[k]:.1%}"] for k, n in parts.items()]
     rows.append(["total", "", fmt_num(n_params), "100.0%"])
     published = m.published_params
     if published:
         gap = abs(n_params / published - 1)
         near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
-        size = f"Published size: {fmt_num(published)} ({m.params_source})."
+        near = near if gap <= NEAR else than(n_params / published)  # not 'within 97.53%'
+        source = f" ({m.params_source})" if m.params_source else ""  # none given: no '()'
+        size = f"Published size: {fmt_num(published)}{source}."
         against = f"The count from the config, {fmt_num(n_params)}, is {near} the published "
         against += f"{fmt_num(published)}."
     else:

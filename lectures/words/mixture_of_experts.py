@@ -218,7 +218,10 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     more = _more(a.weight_bytes, b.weight_bytes)
     read = f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
     read += f"step against the twin's {fmt_gb(b.weight_bytes)} "
-    read += f"({ratio(a.weight_bytes / b.weight_bytes)}): about the same FLOPs per token, "
+    x, digits = a.weight_bytes / b.weight_bytes, 2
+    while more != "as many" and digits < 5 and ratio(x, digits) == ratio(1.0, digits):
+        digits += 1  # 73.25 against 73.04 GB is 'more', so not x1.00: x1.003
+    read += f"({ratio(x, digits)}): about the same FLOPs per token, "
     read += f"{more} bytes"
     if more != "more":
         read += "."
@@ -259,7 +262,8 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
     else:
         sent = "At EP 1 every expert sits on the token's own GPU: nothing is sent or returned."
         against = "With more GPUs, "
-    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} EP sizes " + (
+    sizes = "EP sizes" if len(rows) > 1 else "EP size"  # an odd E has one: '--ep 3' of 27
+    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} {sizes} " + (
         f"listed ({listing([str(n) for n in slower])}): there, unless it overlaps with "
         "compute, it sets the step."
         if slower

@@ -213,7 +213,7 @@ def attention(led: Ledger) -> Group:
         ["bytes", fmt_bytes(n.nbytes), fmt_bytes(i.nbytes), times(i.nbytes / n.nbytes, 0)],
         ["intensity (FLOP/B)", one(n.intensity), one(i.intensity), jump],
         ["bound", n.bound, i.bound, ""],
-        ["roofline time", _time(n.time), _time(i.time), speed(n.time, i.time, 1)],
+        ["roofline time", _time(n.time), _time(i.time), speed(n.time, i.time, 1, _time)],
     ]
     table = Table(["", "naive (S, P in memory)", "ideal minimum traffic", "change"], rows)
     move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
@@ -221,8 +221,8 @@ def attention(led: Ledger) -> Group:
     stays = ("rises", "falls", "stays at")
     time = f"The time bound {change(n.time, i.time, _time, words=stays)}"
     if direction(n.time, i.time, _time):
-        time += f" ({speed(n.time, i.time, 1)}). The whole gain comes from moving fewer bytes, "
-        time += "not from computing less."
+        time += f" ({speed(n.time, i.time, 1, _time)}). The whole gain comes from moving "
+        time += "fewer bytes, not from computing less."
         fewer, faster = n.nbytes / i.nbytes, n.time / i.time
         if i.bound == "compute" and f"{faster:.1f}" != f"{fewer:.1f}":
             time += f" The bytes fall x{fewer:.0f} but the time only x{faster:.1f}: the ideal "

@@ -77,10 +77,11 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
         "link": chip.achievable_link_bw_figure,
     }
     rows, shares, cited = [], [], []
+    link = "link, one way" + f" ({chip.link_name})" * bool(chip.link_name)  # none: no '()'
     for key, what, s, a, fmt in (
         ("compute", f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
         ("memory", "HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
-        ("link", f"link, one way ({chip.link_name})", spec.link_bw, achievable.link_bw, fmt_bw),
+        ("link", link, spec.link_bw, achievable.link_bw, fmt_bw),
     ):
         fig = figs[key]
         if s is None:  # a link figure left out of the table: what needs it sits out

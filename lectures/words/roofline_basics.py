@@ -91,10 +91,16 @@ class Basics:
         return next((B for B, op in self.matmuls().items() if op.bound == "compute"), None)
 
 
+def _pct(share: float) -> str:
+    """A share of peak to two decimals: '0.06%', never '0.00%' for one above zero ('0.00056%')."""
+    text = f"{share:.2%}"
+    return f"{share * 100:.2g}%" if share and text == "0.00%" else text
+
+
 def basics(r: Basics) -> tuple[Group, Observations]:
     """Part 1's table (FLOPs, bytes, I, bound, share of peak, T) and what it shows."""
     rows = [
-        [o.name, *counts, o.bound, f"{r.share(o):.2%}", fmt_time(o.time)]
+        [o.name, *counts, o.bound, f"{_pct(r.share(o))}", fmt_time(o.time)]
         for o in r.ops
         for counts in [(fmt_flops(o.flops), fmt_bytes(o.nbytes), fmt_intensity(o.intensity))]
     ]
@@ -108,18 +114,18 @@ def basics(r: Basics) -> tuple[Group, Observations]:
     first = r.first_compute()
     if first is None:
         crossing = f"No batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B: even "
-        crossing += f"B = {last} gets {r.share(mm[last]):.2%} of peak."
+        crossing += f"B = {last} gets {_pct(r.share(mm[last]))} of peak."
     elif first == b0:
         crossing = f"Every batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B."
     else:
         before = r.batches[r.batches.index(first) - 1]
         crossing = f"The first batch in the list to reach the ridge of {r0(r.ridge)} FLOP/B is "
         crossing += f"B = {first} ({mm[first].intensity:.1f} FLOP/B); at B = {before} the matmul "
-        crossing += f"still gets only {r.share(mm[before]):.2%} of peak."
+        crossing += f"still gets only {_pct(r.share(mm[before]))} of peak."
     items = [
         f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
         f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
-        f"{r.chip} they reach {r.share(add):.2%} and {r.share(dot):.2%} of peak; "
+        f"{r.chip} they reach {_pct(r.share(add))} and {_pct(r.share(dot))} of peak; "
         f"{_vectors_faster(r)}.",
         f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at "
         f"B = {b1}, {mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by "
@@ -215,8 +221,8 @@ def roofline_observations(r: Basics) -> Observations:
     items = [
         "The bandwidth roof rises one decade per decade of intensity until the ridge "
         f"({r0(r.ridge)} FLOP/B, {fmt_rate(r.peak)}); past it the compute roof is flat.",
-        f"Points a and b sit at the bottom left ({r.share(add):.2%} and "
-        f"{r.share(dot):.2%} of peak){fusing}",
+        f"Points a and b sit at the bottom left ({_pct(r.share(add))} and "
+        f"{_pct(r.share(dot))} of peak){fusing}",
         f"The matmuls climb the slope as B grows{reach}. On the flat roof a larger batch adds "
         "latency per step but no throughput.",
     ]

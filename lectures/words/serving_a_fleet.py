@@ -177,6 +177,9 @@ def request_shapes(prompt: int, output: int, window: int) -> list[tuple[int, int
 
 
 def _usd(x: float) -> str:
+    """Dollars: '$0.123', '$12.35'; below half a tenth of a cent three digits ('$2.49e-06')."""
+    if 0 < x < 0.0005:  # --price 1e-9 printed every price as $0.000
+        return f"${x:.3g}"
     return f"${x:,.3f}" if x < 1 else f"${x:,.2f}"
 
 
@@ -186,7 +189,7 @@ def _rate(x: float) -> str:
 
 def _slower(before: float, after: float) -> str:
     """How much longer a step got: 'x1.05 slower', or 'no slower' when it prints the same."""
-    return speed(before, after).replace("no faster", "no slower")
+    return speed(before, after, shown=fmt_time).replace("no faster", "no slower")
 
 
 def _on(s: Setup) -> str:
@@ -360,9 +363,11 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
     a, b = costs
     if a.at(1) and b.at(1):
         cheap1 = min((a, b), key=lambda c: c.at(1))
+        tie1 = _usd(a.at(1)) == _usd(b.at(1))  # the claim follows the prices as printed
         one = f"At batch 1, {a.model.name} costs {_usd(a.at(1))} per million output tokens and "
-        one += f"{b.model.name} {_usd(b.at(1))}: {cheap1.model.name} is cheaper."
-        if cheap1.model.n_experts:
+        one += f"{b.model.name} {_usd(b.at(1))}: "
+        one += "the same at the digits shown." if tie1 else f"{cheap1.model.name} is cheaper."
+        if cheap1.model.n_experts and not tie1:
             one += " A step for one token reads all of a dense model's weights but only the "
             one += "chosen experts of a mixture."
         items.append(one)
@@ -372,7 +377,11 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         same = cheap is min((a, b), key=lambda c: c.at(1))
         order = f"At batch {both:,}, the largest both hold up to {B:,}, the prices are "
         order += f"{_usd(a.at(both))} and {_usd(b.at(both))}: "
-        if same:
+        if _usd(a.at(both)) == _usd(b.at(both)):
+            order += "the same at the digits shown."
+        elif tie1:  # no order at batch 1 to keep or flip
+            order += f"{cheap.model.name} is cheaper."
+        elif same:
             order += f"{cheap.model.name} is still cheaper."
         else:
             order += f"the order flips and {cheap.model.name} is cheaper."

@@ -77,7 +77,7 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
     _ms = functools.partial(fmt_time, unit="ms")
     falls = f"On the {r.gpus[0].name} the time bound {change(t_naive[0], t_ideal[0], _ms)}"
     if direction(t_naive[0], t_ideal[0], _ms):
-        falls += f" ({speed(t_naive[0], t_ideal[0], 1)})"
+        falls += f" ({speed(t_naive[0], t_ideal[0], 1, _ms)})"
     items = [
         f"Naive attention moves {fmt_bytes(d_naive)} at I = {i_naive:.1f} FLOP/byte: "
         f"{_sides(i_naive, r.gpus)}. The ideal moves {fmt_bytes(d_ideal)} "

@@ -290,3 +290,29 @@ def test_walls_at_the_search_bound_say_so() -> None:
     assert "the largest batch reaches the search's bound (1,048,576, --batch's maximum)" in text
     assert "stays at 1,048,576" not in text
     assert ">=1,048,576" in text
+
+
+def test_prefill_no_faster_with_memory_bound_matmuls_says_why() -> None:
+    """A drawn model (d_ff 211) at batch 1,048,576 printed 'Prefill gets no faster with int4
+    weights. None of the 8 weight matmuls are compute-bound ...; only the memory-bound ones
+    gain from fewer bytes': all eight gain, so 'no faster' needs its own reason."""
+    q16 = dataclasses.replace(Q16, prefill_compute=0)
+    said_ = observed(
+        page.quantization_section(
+            setup(), {"bf16": q16, "int4": dataclasses.replace(Q4, prefill_compute=0)}
+        )
+    )
+    # TTFT 100 ms both: no faster, with none of the 8 compute-bound in int4
+    assert said_[1] == (
+        "Prefill gets no faster with int4 weights. None of the 8 weight matmuls are "
+        "compute-bound with bf16 weights and none of the 8 with int4: a compute-bound matmul "
+        "computes at bf16 whatever the weights' storage; the memory-bound ones read fewer "
+        "weight bytes, but the time that saves is too small a part of the pass to show."
+    )
+    # all 8 compute-bound in int4: nothing can gain, the old reason stands
+    assert said_[1] != quant_said()[1]
+    assert quant_said()[1].endswith("only the memory-bound ones gain from fewer bytes.")
+    # 100 / 50 ms = x2.00 faster: the memory-bound ones' gain shows
+    assert quant_said(ttft=0.05, prefill_compute=3)[1].endswith(
+        "only the memory-bound ones gain from fewer bytes."
+    )

@@ -432,3 +432,41 @@ def test_a_chip_without_a_link_figure_runs() -> None:
         text = run_lecture("06", "--chip", "a100-80gb")
     assert "time per output token, achievable roofs >=" in text
     check_claims(text)
+
+
+def test_a_count_far_from_the_published_size_is_not_said_to_be_within_it() -> None:
+    """A drawn model with a published size of 1.00 M printed 'The count from the config,
+    24.67 K, is within 97.53% of the published 1.00 M': 'within' for a count x40 off."""
+    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
+
+    def said(published: float) -> str:
+        s = setup(model(published_params=published, params_source="src"))
+        return observed(page.parameter_section(s, parts, 1_000_000_000))[0]
+
+    # 1e9 / 1e6 = 1,000; 1e9 / 40e9 = 1 / 40
+    assert "1.00 G, is x1000.00 more than the published 1.00 M." in said(1e6)
+    assert "1.00 G, is x40.00 less than the published 40.00 G." in said(40e9)
+    # 1e9 / 0.91e9 - 1 = 9.89%: still within; 1e9 / 0.9e9 - 1 = 11.1%: x1.11 more
+    assert "is within 9.89% of the published 910.00 M." in said(0.91e9)
+    assert "is x1.11 more than the published 900.00 M." in said(0.9e9)
+
+
+def test_parameter_rows_of_models_with_q_k_norms_and_four_norms_a_layer() -> None:
+    """Qwen3-8B (q/k norms) added to the model table ended lecture 06 in KeyError 'biases,
+    sinks, q/k norms'; Gemma 2 (four norms a layer) printed the formula '(2 L + 1) d'."""
+    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6}
+    parts |= {"biases, sinks, q/k norms": 9216, "lm_head": 99e6}
+    m = model(n_layers=36, extra_layer_params=256, norms_per_layer=4, published_params=None)
+    table = rows(page.parameter_section(setup(m), parts, 1_000_000_000))
+    assert ["norms", "(4 L + 1) d", "1.00 M", "0.1%"] in table
+    # 36 layers x 256 (q_norm and k_norm of 128 each) = 9,216
+    assert ["biases, sinks, q/k norms", "L x 256", "9.22 K", "0.0%"] in table
+
+
+def test_a_published_size_without_its_source_prints_no_empty_brackets() -> None:
+    """A model added with published_params but no params_source printed 'Published size:
+    1.00 T ().'"""
+    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
+    s = setup(model(published_params=1e9, params_source=""))
+    text = prose(page.parameter_section(s, parts, 1_000_000_000))
+    assert "Published size: 1.00 G." in text and "()" not in text

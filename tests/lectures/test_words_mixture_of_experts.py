@@ -137,7 +137,7 @@ def test_exchange_and_deepep_by_hand() -> None:
         "listed (4): there, unless it overlaps with compute, it sets the step."
     )
     quiet = observed(page.ep_section(setup(), [x(2, 1e-5, 1e-3)], 1e11, 5e10))[1]
-    assert "at none of the 1 EP sizes listed: the layer's own bound is longer" in quiet
+    assert "at none of the 1 EP size listed: the layer's own bound is longer" in quiet
     checks = [
         page.Check(label="dispatch, EP 8", predicted=77e-6, measured=77e-6, calibration=True),
         page.Check(label="combine, EP 8", predicted=110e-6, measured=100e-6, calibration=False),
@@ -205,7 +205,7 @@ def check_claims(text: str) -> None:
     knee = re.search(rf"at batch {NUM}, the twin's MLP at {NUM}: x{NUM} the tokens", flat)
     if knee:
         assert f"{number(knee[1]) / number(knee[2]):.1f}" == knee[3]
-    sizes = r"(none of the \d+|\d+ of the \d+|all \d+|the one) EP sizes"
+    sizes = r"(none of the \d+|\d+ of the \d+|all \d+|the one) EP sizes?"
     out = re.search(rf"outlasts the layer at {sizes}", flat)
     if "Left out: dispatch and combine, with no link figure" in flat:  # section 4 sits out
         assert out is None and "(without dispatch and combine)" in flat
@@ -277,7 +277,7 @@ def test_the_exchange_table_by_hand() -> None:
                          combine_bytes=8192, dispatch=2**-11, combine=2**-11,
                          layer=2**-10)  # fmt: skip
     said = observed(page.ep_section(setup(), [edge], 1e11, 5e10))[1]
-    assert "at none of the 1 EP sizes" in said
+    assert "at none of the 1 EP size listed" in said
     said = observed(page.ep_section(setup(), [x(2, 1e-5)], 1e11, 5e10))[0]
     assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B
 
@@ -312,3 +312,30 @@ def test_the_exchange_heading_the_calibration_row_and_one_gpu_waiting_for_none()
     ]
     skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]
     assert len(observed(page.imbalance_section(setup(ep=1), skews, 0.04))) == 1  # no waiting
+
+
+def test_one_ep_size_listed_is_said_in_the_singular() -> None:
+    """A drawn mixture whose expert count no power of two divides, at --ep 3, printed 'the
+    exchange outlasts the layer at the one EP sizes listed (3)'."""
+    one = page.Exchange(ep=3, node_share=2 / 3, net_share=0.0, dispatch_bytes=4096,
+                        combine_bytes=8192, dispatch=5e-3, combine=9e-3, layer=2.4e-4)  # fmt: skip
+    said = observed(page.ep_section(setup(ep=3), [one], 1e11, 5e10))[1]
+    # 14 ms against 240 µs: x58.33
+    assert said.endswith(
+        "(x58.33); the exchange outlasts the layer at the one EP size listed (3): there, "
+        "unless it overlaps with compute, it sets the step."
+    )
+
+
+def test_more_bytes_by_less_than_a_percent_shows_the_factor() -> None:
+    """DeepSeek-V3 at --batch 1 on B300 said '73.25 GB ... against the twin's 73.04 GB (x1.00):
+    about the same FLOPs per token, more bytes'."""
+    steps = [(page.Step(batch=1, weight_bytes=73.25e9, nbytes=74e9, time=0.01),
+              page.Step(batch=1, weight_bytes=73.04e9, nbytes=74e9, time=0.01))]  # fmt: skip
+    said = observed(page.step_section(setup(batch=1), steps, (400, 100)))[0]
+    # 73.25 / 73.04 = 1.00288: three digits show what 'more bytes' says
+    assert "against the twin's 73.04 GB (x1.003): about the same FLOPs per token, more" in said
+    same = [(page.Step(batch=1, weight_bytes=73.041e9, nbytes=74e9, time=0.01),
+             page.Step(batch=1, weight_bytes=73.04e9, nbytes=74e9, time=0.01))]  # fmt: skip
+    said = observed(page.step_section(setup(batch=1), same, (400, 100)))[0]
+    assert "(x1.00): about the same FLOPs per token, as many bytes." in said

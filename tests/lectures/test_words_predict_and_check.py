@@ -396,3 +396,14 @@ def test_the_largest_term_and_the_highest_mfu_by_their_numbers() -> None:
     assert "the largest named term is big, 300.00 ms" in said
     rows = [page.Util("z", 1, 1, 1, 0.01, 0.5), page.Util("a", 1, 1, 1, 0.5, 0.1)]
     assert page.utilisation_observations(rows).items[-1].startswith("The highest MFU is a at 50.0%")
+
+
+def test_a_chip_without_a_link_names_no_empty_link() -> None:
+    """Lecture 11 on a table whose A100 lost its link figure printed the row 'link, one way ()
+    none in the table'."""
+    bare = dataclasses.replace(
+        TOY, link_bw_figure=None, achievable_link_bw_figure=None, link_name=""
+    )
+    spec = Roofs("spec", 100e12, 1e12, None)
+    table = page.roofs_table(bare, spec, ACH, "bf16").items[0]
+    assert [list(r) for r in table.rows][2] == ["link, one way", "none in the table", "-", "-"]

@@ -683,3 +683,14 @@ def test_regression_no_batch_reaches_the_ridge_before_or_after() -> None:
     assert "the critical batch is never reached, before or after (estimate 2162)" in out
     check_claims(out, table)
     assert page.batch_change(None, None) == "is never reached, before or after"
+
+
+def test_a_share_of_peak_too_small_for_two_decimals_is_not_said_as_zero() -> None:
+    """Every bf16 peak x1000 printed 'On the H100 SXM they reach 0.00% and 0.00% of peak':
+    an add attains bandwidth x intensity, never nothing."""
+    table = edited(h100={"peak bf16": 100})  # 98.9 PFLOP/s, the edit the battery draws
+    out = " ".join(lecture(table).split())
+    # add: 3.35e12 x (1 / 6) / 98.9e15 = 5.65e-6 = 0.000565%; dot: x 0.5: 0.00169%
+    assert "they reach 0.00056% and 0.0017% of peak" in out
+    assert page._pct(0.00056) == "0.06%" and page._pct(0.0) == "0.00%"
+    check_claims(out, table)

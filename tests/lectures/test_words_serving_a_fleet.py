@@ -303,3 +303,43 @@ def test_cost_table_and_batch_one_by_hand() -> None:
     # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
     said = observed(page.cost_section(setup(batch=64), [dense, moe]))
     assert not any("A prompt token" in i for i in said)
+
+
+def test_a_step_that_grows_by_less_than_a_percent_says_by_how_much() -> None:
+    """Seen at --prompt 1 --output 1 --batch 1 --budget 2: 'the step grows from 4.48 ms to
+    4.49 ms (no slower)', a change said and denied in one breath."""
+    steps = [page.Step(0, 0.00448, 1.0), page.Step(1, 0.00449, 2.0)]
+    chunked = page.Chunked(chunk=1, steps=1, seconds=0.00449, longest=0.00449, alone=0.00448)
+    said = observed(page.chunking_section(setup(), steps, chunked))
+    # 4.49 / 4.48 = 1.00223: three digits show the change the two times show
+    assert "the step grows from 4.48 ms to 4.49 ms (x1.002 slower)." in said[0]
+    # 1.0149 / 1.0051 = 1.0098 would print x1.01, but both steps print 1.01 ms
+    steps = [page.Step(0, 0.0010051, 1.0), page.Step(1, 0.0010149, 2.0)]
+    said = observed(page.chunking_section(setup(), steps, chunked))
+    assert "the step stays at 1.01 ms (no slower)." in said[0]
+
+
+def test_prices_too_small_for_cents_and_prices_that_print_the_same() -> None:
+    """--price 1e-9 printed 'Llama-3-8B costs $0.000 per million output tokens and
+    Qwen3-30B-A3B $0.000: Qwen3-30B-A3B is cheaper'."""
+    assert page._usd(1.27e-9) == "$1.27e-09" and page._usd(0.0005) == "$0.001"
+    assert page._usd(0.009) == "$0.009" and page._usd(0.0) == "$0.000"
+    dense = cost("D", 0, ((1, 1.27e-9), (16, 5.14e-11)))
+    moe = cost("E", 8, ((1, 5.24e-10), (16, 1.15e-10)))
+    said = observed(page.cost_section(setup(batch=16), [dense, moe]))
+    assert said[0].startswith(
+        "At batch 1, D costs $1.27e-09 per million output tokens and E $5.24e-10: E is cheaper."
+    )
+    # 2.4901 and 2.4949 both print $2.49: no cheaper model at those digits
+    dense = cost("D", 0, ((1, 2.4949), (16, 0.1)))
+    moe = cost("E", 8, ((1, 2.4901), (16, 0.5)))
+    said = observed(page.cost_section(setup(batch=16), [dense, moe]))
+    assert said[0] == (
+        "At batch 1, D costs $2.49 per million output tokens and E $2.49: the same at the "
+        "digits shown."
+    )
+    # at batch 16, $0.100 against $0.500: D is cheaper, with no order at batch 1 to flip
+    assert said[1].endswith("the prices are $0.100 and $0.500: D is cheaper.")
+    tie = cost("E", 8, ((1, 3.0), (16, 0.1004)))
+    said = observed(page.cost_section(setup(batch=16), [cost("D", 0, ((1, 2.0), (16, 0.1))), tie]))
+    assert said[1].endswith("the prices are $0.100 and $0.100: the same at the digits shown.")

@@ -161,3 +161,15 @@ def test_binding_names_the_lowest_ceiling() -> None:
 )
 def test_regime_from_the_ratio(intensity, ridge, said) -> None:
     assert claims.regime(intensity, ridge) == said
+
+
+def test_speed_agrees_with_the_times_printed_beside_it() -> None:
+    ms = "{:.2f} ms".format
+    # 4.49 / 4.48 = 1.00223: the times differ, so the factor takes a third digit
+    assert claims.speed(4.48, 4.49, shown=ms) == "x1.002 slower"
+    assert claims.speed(4.48, 4.49) == "no faster"  # without `shown`, two digits as before
+    # 1.0149 / 1.0051 = 1.00975 prints x1.01, but both times print 1.01 ms: no change said
+    assert claims.speed(1.0051, 1.0149, shown=ms) == "no faster"
+    # 0.100 / 0.098 = 1.0204: one digit would print x1.0
+    assert claims.speed(0.100, 0.098, 1, shown="{:.3f}".format) == "x1.02 faster"
+    assert claims.speed(2.92, 4.18, 1, shown=ms) == "x1.4 slower"  # 1.43: one digit shows it

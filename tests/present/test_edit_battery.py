@@ -153,6 +153,15 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "per step: no batch beats bandwidth / that, 199,676 tokens/s on H100 SXM and 476,837 "
         "on B200.\n4. Past its knee (B = 332) the weight matmuls on H100 SXM together are past "
         "the ridge and cost 15.2 µs of compute per token.",
+        "A chunk of 1 prompt token beside the 1 decode token: the step grows from 4.48 ms to "
+        "4.49 ms (no slower).",
+        "On the A100 the time bound falls from 0.100 ms to 0.098 ms (no faster).",
+        "the step stays at 1.01 ms (x1.01 slower).",
+        "On the H100 SXM they reach 0.00% and 0.00% of peak; only moving fewer bytes makes them "
+        "faster.",
+        "Published size: 1.00 T ().",
+        "At batch 1 the mixture reads 73.25 GB of weights a step against the twin's 73.04 GB "
+        "(x1.00): about the same FLOPs per token, more bytes.",
     ]
     for sentence in bad:
         assert contradictions(sentence), sentence
@@ -175,6 +184,14 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "per step: no batch beats bandwidth / that, 6,240 tokens/s on H100 SXM and 14,901 on "
         "B200.\n4. Past its knee (B = 332) the weight matmuls on H100 SXM together are past the "
         "ridge and cost 15.2 µs of compute per token.",
+        "the step grows from 4.48 ms to 4.49 ms (x1.002 slower).",
+        "the step stays at 1.01 ms (no slower).",
+        "the time bound falls from 0.110 ms to 0.089 ms (x1.2 faster).",
+        "On the H100 SXM they reach 0.00056% and 0.06% of peak; only moving fewer bytes makes "
+        "them faster.",
+        "At batch 1 the mixture reads 73.25 GB of weights a step against the twin's 73.04 GB "
+        "(x1.003): about the same FLOPs per token, more bytes.",
+        "the mixture reads 73.04 GB of weights a step against the twin's 73.04 GB (x1.00).",
     ]
     for sentence in good:
         assert not contradictions(sentence), sentence

@@ -87,3 +87,17 @@ def test_drawn_observations_quote_each_figure() -> None:
     empty = figures.drawn_observations(PEAK, BETA, [], None, TOY, BATCHES, (RATE, LOW), BUDGET)
     assert empty.items[0].startswith("The roofline shows the roofs only")
     assert len(empty.items) == 3  # no sweep sentence
+
+
+def test_an_operation_far_above_its_roof_is_not_explained_within_two() -> None:
+    """Lecture 04 on a busy machine counted GEMM M=512 at 263% of its bound among the
+    operations 'the two-roof model explains within a factor of two'."""
+    points = [
+        ("add", 1 / 12, 1.333e9, "memory"),  # 80% of its 1.667 GFLOP/s roof
+        ("GEMM", 256.0, 2.63e11, "compute"),  # 263% of P = 100 GFLOP/s: off by x2.63
+        ("near", 256.0, 2e11, "compute"),  # 200%: within a factor of two, just
+    ]
+    items = figures.drawn_observations(
+        PEAK, BETA, points, None, TOY, BATCHES, (RATE, LOW), BUDGET
+    ).items
+    assert items[0].startswith("2 of the 3 operations on the roofline reach at least half")
