@@ -44,7 +44,7 @@ from common.formulas.transformer import (
     parameter_count,
 )
 from common.hw_specs import BYTES_PER_ELEM, CHIPS, Chip, get_chip
-from common.present.console import fmt_time, format_table
+from common.present.console import fmt_fraction, fmt_time, format_table
 from common.shell.cli import (
     LectureParser,
     batch_size,
@@ -129,7 +129,7 @@ def check_fits(
         f"no split of its {heads:,} {'experts' if ep else 'heads'} would")  # fmt: skip
     raise ValueError(
         f"{model.name}'s weights and KV cache need {need / 1e9:,.1f} GB per GPU on {gpus} x "
-        f"{chip.name} ({cap / 1e9:,.0f} GB each); {advice}"
+        f"{chip.name} ({fmt_fraction(cap / 1e9, 0)} GB each); {advice}"
     )
 
 
@@ -215,6 +215,11 @@ def predict_request(args: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _rate(per_s: float) -> str:
+    """Tokens per second to one decimal, two significant digits below 0.05 ('0.0031')."""
+    return f"{per_s:,.1f}" if per_s >= 0.05 else fmt_fraction(per_s, 1)
+
+
 def render(r: Mapping[str, Any]) -> str:
     """The prediction as a readable table: the bound, each term of the gap, the forecast."""
     passes = ("prefill", "decode_step")
@@ -243,9 +248,9 @@ def render(r: Mapping[str, Any]) -> str:
         f"bound (what no engine beats): {fmt_time(r['bound_total_s'], 'ms')} at the datasheet's "
         f"roofs, {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones",
         f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens'] - 1} decode steps; "
-        f"throughput {r['tokens_per_s']:,.1f} generated tokens/s",
+        f"throughput {_rate(r['tokens_per_s'])} generated tokens/s",
         *speculation,
-        f"throughput per GPU: {r['tokens_per_s_per_gpu']:,.1f} generated tokens/s "
+        f"throughput per GPU: {_rate(r['tokens_per_s_per_gpu'])} generated tokens/s "
         f"({r['batch']} x {r['new_tokens']} tokens over the "
         f"{'speculative ' if 'speculation' in r else ''}request's time on {r['gpus']} GPU"
         f"{'s' if r['gpus'] > 1 else ''})",

@@ -459,7 +459,7 @@ class Speculation(NamedTuple):
     draft_step_s: float  # one draft token
     draft_prefill_s: float  # the draft model's prompt pass (0 for a draft head)
     verify_step_s: float  # one target pass over K + 1 tokens a sequence
-    tokens_per_step: float  # (1 - a^(K + 1)) / (1 - a)
+    tokens_per_step: float  # E = (1 - a^(K + 1)) / (1 - a), at most the n - 1 to generate
     total_s: float  # prefill + draft prefill + (n - 1) / E x (K draft + verify)
     speedup: float  # decode steps' time without speculation over with it
     draft: str  # what the draft is and where its cost comes from
@@ -508,13 +508,13 @@ def speculate(
         draft_s = cost(decode_ledger(draft, d_batch, min(ctx, draft.max_context), dt))
         draft_pre = cost(prefill_ledger(draft, d_batch, min(prompt, draft.max_context), dt))
         what = f"the draft model {draft.name}, its decode step on the same GPUs"
-    e = serving.expected_tokens(acceptance, draft_len)
     steps = max(0, req.new_tokens - 1)
-    spec_step = draft_len * draft_s + verify_s
-    total = plain.prefill_s + draft_pre + steps / e * spec_step
-    decode = steps * plain.decode_step_s
-    speedup = decode / (steps / e * spec_step) if steps else 1.0
-    return Speculation(draft_s, draft_pre, verify_s, e, total, speedup, what)
+    e = serving.expected_tokens(acceptance, draft_len)
+    e = min(e, float(steps)) if steps else e  # no more tokens a step than are left
+    spec_s = steps / e * (draft_len * draft_s + verify_s)  # at least one verify when steps
+    speedup = steps * plain.decode_step_s / spec_s if steps else 1.0
+    return Speculation(draft_s, draft_pre, verify_s, e, plain.prefill_s + draft_pre + spec_s,
+                       speedup, what)  # fmt: skip
 
 
 def request_bound(req: Request, roofs: Roofs, ep: EPNetwork | None = None) -> float:

@@ -389,3 +389,9 @@ def test_an_unknown_chip_is_a_usage_error_naming_the_choices(capsys) -> None:
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "argument --chip: unknown chip 'nope'" in err
     assert "h100" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_tiny_throughput_keeps_its_digits() -> None:
+    # DeepSeek-V3 over a 163,840-token prompt on one EP group made ~0.003 tokens/s print 0.0
+    assert cmd._rate(0.00312) == "0.0031"
+    assert cmd._rate(0.05) == "0.1" and cmd._rate(12_345.67) == "12,345.7"

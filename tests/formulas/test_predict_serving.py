@@ -69,6 +69,13 @@ def test_speculation_with_a_draft_head(tmp_path, capsys) -> None:
     assert sp["decode_speedup"] == pytest.approx(7 * 18 / (4 * 54))
     assert "EAGLE" in sp["draft"]
     assert got["tokens_per_s_per_gpu"] == pytest.approx(8 / (234 * FLOOR))
+    # at a = 1, K = 20: E would be 21, but only 7 tokens are left: one verify step of 20
+    # draft tokens (20 x 18 floors) and one verify (18), never a fraction of a step
+    flags = ("--prompt", "4", "--new-tokens", "8", "--speculate", "20", "--acceptance", "1")
+    sp = run(tmp_path, capsys, LLAMA, *flags)["speculation"]
+    assert sp["tokens_per_verify_step"] == 7
+    assert sp["total_s"] == pytest.approx((18 + 20 * 18 + 18) * FLOOR)
+    assert sp["decode_speedup"] == pytest.approx(7 * 18 / (21 * 18))
 
 
 def test_speculation_with_a_draft_model(tmp_path, capsys) -> None:
