@@ -267,19 +267,23 @@ def computed_role(
 
 def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callable[[str], str]:
     """The catalog `domain`'s translation; a missing message warns (fails under -W)."""
-    from sphinx.locale import init
+    from babel.messages.pofile import read_po
 
-    dirs = [Path(env.srcdir, d) for d in env.config.locale_dirs]
-    catalog, _ = init(dirs, env.config.language, domain)
+    table: dict[str, str] = {}
+    for folder in reversed(env.config.locale_dirs):  # the first folder's entry wins
+        po = Path(env.srcdir, folder, env.config.language, "LC_MESSAGES", f"{domain}.po")
+        if po.is_file():  # as Sphinx compiles it: no fuzzy or empty entry
+            with po.open("rb") as handle:
+                table |= {m.id: m.string for m in read_po(handle) if m.string and not m.fuzzy}
 
     def translate(message: str) -> str:
-        if message not in getattr(catalog, "_catalog", {}):  # the .mo holds translated ones
+        if message not in table:
             logger.warning(
                 "no translation of the %s %.70r in %s.po (run make gettext, then translate)",
                 *(what, message, domain),
                 location=where,
             )
-        return catalog.gettext(message)
+        return table.get(message, message)
 
     return translate
 
