@@ -66,7 +66,10 @@ html_js_files = [("scroll-boxes.js", {"defer": "defer"})]
 html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
 # Each lecture's ABOUT["terms"]: main index entries under its title, ranked first by search.
 course_index_terms = {s: a["terms"] for s, a in _about.items() if "terms" in a}
+# Dark theme (course.css): the browser's own parts dark, figures inverted.
+_dark = {"rl-color-scheme": "dark", "rl-dark-filter": "invert(0.92) hue-rotate(180deg)"}
 html_theme_options = {"navigation_with_keys": True, "top_of_page_buttons": ["view"]}
+html_theme_options["dark_css_variables"] = _dark
 
 # -- Run it here (docs/_ext/runner.py): from each lecture's ABOUT; the exercises computed
 # from the hardware table.
