@@ -59,26 +59,22 @@ class ComputedError(SphinxError):
 
 
 def _defined_in(module: types.ModuleType) -> dict[str, Any]:
-    """Public names `module` defines itself (not names it imported, not submodules)."""
-    names: dict[str, Any] = {}
-    for name, value in vars(module).items():
-        if name.startswith("_") or isinstance(value, types.ModuleType):
-            continue
-        if type(value).__module__ == "__future__":
-            continue  # `from __future__ import annotations`
-        origin = getattr(value, "__module__", None)
-        if (callable(value) or isinstance(value, type)) and origin != module.__name__:
-            continue  # imported helpers such as dataclass or NamedTuple
-        names[name] = value
-    return names
+    """Public names `module` defines itself: no submodule, `__future__` feature or imported
+    helper (a function or class from elsewhere, such as dataclass or NamedTuple)."""
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and type(value).__module__ != "__future__"
+        and not (callable(value) and getattr(value, "__module__", None) != module.__name__)
+    }
 
 
 def _same(a: object, b: object) -> bool:
     """True when two modules export one name with the same value (e.g. a shared constant)."""
-    if a is b:
-        return True
     try:
-        return bool(type(a) is type(b) and a == b)
+        return a is b or bool(type(a) is type(b) and a == b)
     except Exception:
         return False
 
