@@ -150,14 +150,9 @@
     pending = requestAnimationFrame(mark);
   }
 
-  function start() {
-    mark();
-    window.addEventListener("resize", later);
-    document.addEventListener("toggle", later, true);
-  }
-
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  mark(); // a deferred script (conf.py): the page is parsed
+  window.addEventListener("resize", later);
+  document.addEventListener("toggle", later, true);
   // Again once MathJax (loaded after this script) has typeset.
   window.addEventListener("load", () =>
     (window.MathJax?.startup?.promise ?? Promise.resolve()).then(mark),
