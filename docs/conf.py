@@ -90,13 +90,10 @@ autodoc_default_options = {"undoc-members": True}
 autodoc_inherit_docstrings = False  # argparse's own docstrings are not the course's
 autodoc_preserve_defaults = True  # FIGURES_DIR as written, never the build machine's path
 # Outside names have no page on this offline site (no intersphinx).
-nitpick_ignore_regex = [
-    (r"py:(class|obj|data|exc)", r"(typing|collections\.abc|argparse|pathlib|types|os|io)\..*"),
-    (r"py:(class|obj|data)", r"(Any|Callable|Iterable|Iterator|Mapping|Sequence|IO|Path)"),
-    (r"py:(class|obj|data)", r"(NoneType|None|optional|T|Self)"),
-    (r"py:(class|obj)", r"(ArgumentParser|ArgumentTypeError|TracebackType|PathLike)"),
-    (r"py:(class|obj)", r"(matplotlib|numpy|threadpoolctl)\..*"),
-]
+_outside = r"typing|collections\.abc|argparse|pathlib|types|os|io|matplotlib|numpy|threadpoolctl"
+_bare = r"Any|Callable|Iterable|Iterator|Mapping|Sequence|IO|Path|NoneType|None|optional|T|Self"
+_bare += r"|ArgumentParser|ArgumentTypeError|TracebackType|PathLike"
+nitpick_ignore_regex = [(r"py:(class|obj|data|exc)", rf"(({_outside})\..*|{_bare})")]
 
 # -- Gallery: every lecture, run in order ----------------------------------------
 _LECTURE = r"\d\d_[A-Za-z0-9_]+\.py$"
