@@ -74,7 +74,6 @@ def configure(app: Sphinx, config: Config) -> None:
     config.locale_dirs = [str(LOCALE_DIR)]
     config.gettext_compact = False  # one catalog per page: a page is translated or not
     config.gettext_additional_targets = ["index"]  # search ranks main entries first
-    config.gettext_uuid = False
     config.gettext_last_translator = "roofline-lectures"
     config.gettext_language_team = "roofline-lectures"
     templates = str(DOCS / "_templates")
