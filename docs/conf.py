@@ -63,7 +63,6 @@ html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"  # a roofline: slope, then flat
 html_css_files = ["course.css"]
 html_js_files = [("scroll-boxes.js", {"defer": "defer"})]
-html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
 # Each lecture's ABOUT["terms"]: main index entries under its title, ranked first by search.
 course_index_terms = {s: a["terms"] for s, a in _about.items() if "terms" in a}
 # Dark theme (course.css): the browser's own parts dark, figures inverted.
