@@ -312,7 +312,6 @@ def fix_stemmer(language_data: Path) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the hooks (after runner's own: priority 900)."""
-    app.add_css_file("i18n.css")
     app.connect("config-inited", configure)
     app.connect("builder-inited", check_catalogs)
     app.connect("doctree-read", check_doctree)
