@@ -63,10 +63,12 @@ html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"  # a roofline: slope, then flat
 html_css_files = ["course.css"]
 html_js_files = [("scroll-boxes.js", {"defer": "defer"})]
-html_search_scorer = str(DOCS_DIR / "_static" / "search-scorer.js")
 # Each lecture's ABOUT["terms"]: main index entries under its title, ranked first by search.
 course_index_terms = {s: a["terms"] for s, a in _about.items() if "terms" in a}
+# Dark theme (course.css): the browser's own parts dark, figures inverted.
+_dark = {"rl-color-scheme": "dark", "rl-dark-filter": "invert(0.92) hue-rotate(180deg)"}
 html_theme_options = {"navigation_with_keys": True, "top_of_page_buttons": ["view"]}
+html_theme_options["dark_css_variables"] = _dark
 
 # -- Run it here (docs/_ext/runner.py): from each lecture's ABOUT; the exercises computed
 # from the hardware table.
@@ -87,13 +89,10 @@ autodoc_default_options = {"undoc-members": True}
 autodoc_inherit_docstrings = False  # argparse's own docstrings are not the course's
 autodoc_preserve_defaults = True  # FIGURES_DIR as written, never the build machine's path
 # Outside names have no page on this offline site (no intersphinx).
-nitpick_ignore_regex = [
-    (r"py:(class|obj|data|exc)", r"(typing|collections\.abc|argparse|pathlib|types|os|io)\..*"),
-    (r"py:(class|obj|data)", r"(Any|Callable|Iterable|Iterator|Mapping|Sequence|IO|Path)"),
-    (r"py:(class|obj|data)", r"(NoneType|None|optional|T|Self)"),
-    (r"py:(class|obj)", r"(ArgumentParser|ArgumentTypeError|TracebackType|PathLike)"),
-    (r"py:(class|obj)", r"(matplotlib|numpy|threadpoolctl)\..*"),
-]
+_outside = r"typing|collections\.abc|argparse|pathlib|types|os|io|matplotlib|numpy|threadpoolctl"
+_bare = r"Any|Callable|Iterable|Iterator|Mapping|Sequence|IO|Path|NoneType|None|optional|T|Self"
+_bare += r"|ArgumentParser|ArgumentTypeError|TracebackType|PathLike"
+nitpick_ignore_regex = [(r"py:(class|obj|data|exc)", rf"(({_outside})\..*|{_bare})")]
 
 # -- Gallery: every lecture, run in order ----------------------------------------
 _LECTURE = r"\d\d_[A-Za-z0-9_]+\.py$"

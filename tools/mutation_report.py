@@ -1,22 +1,12 @@
 """Kill rate per module of the last `mutmut run` (its verdicts in mutants/*.meta).
 
-A mutant counts as killed when a test failed, timed out or crashed; as surviving when
-the tests passed or no test reached it. Mutants not run (a narrowed run) are left out;
-so are *phrase* mutants, which change only the wording of a phrase the program prints (a
-string literal with a space, read by no comparison, subscript or dictionary key): a test
-that killed them would pin the course's own sentences, not check a number or a decision.
-So are *wording* mutants, which change only the text of one header cell of a `Table`
-(dropping a title or note, or changing a column count, still counts). Both counts are
-printed beside the rate.
-where a module ran only part of its mutants, the rate is an estimate and its 95% Wilson
-interval is printed. Exit status 1 when a module run is below THRESHOLD.
-
-`--sample N [--seed S]` prints instead N mutant names per module drawn at random with a
-fixed seed (every mutant where a module has N or fewer; a larger N extends a smaller one's
-draw), for a sampled run:
+Killed: a test failed, timed out or crashed. Left out: mutants not run, *phrase* mutants
+(only the wording of a printed phrase changes) and *wording* mutants (only one `Table`
+header cell's text changes), both counted beside the rate. A partly run module's rate
+comes with its 95% Wilson interval. Exit 1 when a module is below THRESHOLD.
+`--sample N [--seed S]` prints N mutant names per module (a larger N extends a smaller one's
+draw), for a sampled run once a narrowed run has generated the mutants and the test map:
     make mutation MUTATION_ARGS="--max-children 1 $(python tools/mutation_report.py --sample 60)"
-after one narrowed run has generated every module's mutants and the test map, e.g.
-`make mutation MUTATION_ARGS="--max-children 1 'common.exercises.text.*'"` (99 mutants).
 """
 
 import argparse

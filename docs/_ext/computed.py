@@ -59,26 +59,22 @@ class ComputedError(SphinxError):
 
 
 def _defined_in(module: types.ModuleType) -> dict[str, Any]:
-    """Public names `module` defines itself (not names it imported, not submodules)."""
-    names: dict[str, Any] = {}
-    for name, value in vars(module).items():
-        if name.startswith("_") or isinstance(value, types.ModuleType):
-            continue
-        if type(value).__module__ == "__future__":
-            continue  # `from __future__ import annotations`
-        origin = getattr(value, "__module__", None)
-        if (callable(value) or isinstance(value, type)) and origin != module.__name__:
-            continue  # imported helpers such as dataclass or NamedTuple
-        names[name] = value
-    return names
+    """Public names `module` defines itself: no submodule, `__future__` feature or imported
+    helper (a function or class from elsewhere, such as dataclass or NamedTuple)."""
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and type(value).__module__ != "__future__"
+        and not (callable(value) and getattr(value, "__module__", None) != module.__name__)
+    }
 
 
 def _same(a: object, b: object) -> bool:
     """True when two modules export one name with the same value (e.g. a shared constant)."""
-    if a is b:
-        return True
     try:
-        return bool(type(a) is type(b) and a == b)
+        return a is b or bool(type(a) is type(b) and a == b)
     except Exception:
         return False
 
@@ -267,19 +263,23 @@ def computed_role(
 
 def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callable[[str], str]:
     """The catalog `domain`'s translation; a missing message warns (fails under -W)."""
-    from sphinx.locale import init
+    from babel.messages.pofile import read_po
 
-    dirs = [Path(env.srcdir, d) for d in env.config.locale_dirs]
-    catalog, _ = init(dirs, env.config.language, domain)
+    table: dict[str, str] = {}
+    for folder in reversed(env.config.locale_dirs):  # the first folder's entry wins
+        po = Path(env.srcdir, folder, env.config.language, "LC_MESSAGES", f"{domain}.po")
+        if po.is_file():  # as Sphinx compiles it: no fuzzy or empty entry
+            with po.open("rb") as handle:
+                table |= {m.id: m.string for m in read_po(handle) if m.string and not m.fuzzy}
 
     def translate(message: str) -> str:
-        if message not in getattr(catalog, "_catalog", {}):  # the .mo holds translated ones
+        if message not in table:
             logger.warning(
                 "no translation of the %s %.70r in %s.po (run make gettext, then translate)",
                 *(what, message, domain),
                 location=where,
             )
-        return catalog.gettext(message)
+        return table.get(message, message)
 
     return translate
 

@@ -38,22 +38,17 @@ def on_roof(
     return points
 
 
-def draw_namespace(path: Path) -> dict[str, Any]:
-    """The names a figure expression can use (a fresh dict per figure)."""
+def draw(expression: str, path: Path) -> Path:
+    """Evaluate a figure expression that writes `path` over the :computed: names, the plot
+    modules, PATH and the helpers above; ValueError with a one-line reason."""
     import computed
 
-    namespace = computed.build_namespace()
-    for name in PLOT_MODULES:
-        namespace[name] = importlib.import_module(f"common.plots.{name}")
+    namespace = computed.build_namespace()  # a fresh dict per figure
+    namespace |= {name: importlib.import_module(f"common.plots.{name}") for name in PLOT_MODULES}
     namespace.update(PATH=str(path), chip_roofs=chip_roofs, on_roof=on_roof)
-    return namespace
-
-
-def draw(expression: str, path: Path) -> Path:
-    """Evaluate a figure expression that writes `path`; ValueError with a one-line reason."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        eval(compile(expression.strip(), "<course-figure>", "eval"), draw_namespace(path))
+        eval(compile(expression.strip(), "<course-figure>", "eval"), namespace)
     except Exception as exc:
         raise ValueError(f"cannot draw {path.name}: {type(exc).__name__}: {exc}") from exc
     if not path.is_file():

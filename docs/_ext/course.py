@@ -100,12 +100,7 @@ class HardwareTableDirective(SphinxDirective):
     """``.. hardware-table:: figures | ridge-points | bytes-per-element``."""
 
     required_arguments = 1
-    KINDS: ClassVar[tuple[str, ...]] = (
-        "figures",
-        "ridge-points",
-        "bytes-per-element",
-        "achievable",
-    )
+    KINDS = ("figures", "ridge-points", "bytes-per-element", "achievable")
 
     def words(self) -> Any:
         """The headers' words in the page's language, from its catalog (as :computed: phrases)."""
@@ -305,14 +300,6 @@ def check_api_pages(app: Sphinx, env: Any) -> None:
         )
 
 
-def _lookup(module: str | None, fullname: str | None) -> Any:
-    """The object a signature documents, or None when it cannot be found."""
-    try:
-        return pkgutil.resolve_name(f"{module}:{fullname}") if module and fullname else None
-    except (ImportError, AttributeError, ValueError):
-        return None
-
-
 def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
     """Drop the ``= value`` of module data whose value names the build machine's files."""
     roots = [r for r in (str(Path(app.srcdir).resolve().parent), str(Path.home())) if len(r) > 1]
@@ -320,7 +307,10 @@ def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
         desc = sig.parent
         if desc.get("domain") != "py" or desc.get("objtype") not in ("data", "attribute"):
             continue
-        value = _lookup(sig.get("module"), sig.get("fullname"))  # a path, or text holding one
+        try:  # a path, or text holding one
+            value = pkgutil.resolve_name(f"{sig.get('module')}:{sig.get('fullname')}")
+        except (ImportError, AttributeError, ValueError):
+            continue
         if not isinstance(value, os.PathLike) and not any(r in repr(value) for r in roots):
             continue
         for annotation in list(sig.findall(addnodes.desc_annotation)):

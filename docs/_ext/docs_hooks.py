@@ -171,18 +171,14 @@ _CARD = re.compile(
 )
 
 
-def card_question(tooltip: str) -> str:
-    """The one-line question a lecture answers: its summary's first sentence (HTML-escaped)."""
-    text = " ".join(tooltip.split())
-    match = re.match(r"(.+?[?])(?:\s|$)", text) or re.match(r"(.+?[.!])(?:\s|$)", text)
-    return match.group(1) if match else text
-
-
 def number_cards(source: str) -> str:
-    """The gallery index's reST with each card numbered and showing its lecture's question."""
+    """The gallery index's reST with each card numbered and showing its lecture's question:
+    its summary (the tooltip, HTML-escaped) up to the first "?", else its first sentence."""
 
     def card(match: re.Match[str]) -> str:
-        question = card_question(match["tip"])
+        text = " ".join(match["tip"].split())
+        asked = re.match(r"(.+?[?])(?:\s|$)", text) or re.match(r"(.+?[.!])(?:\s|$)", text)
+        question = asked.group(1) if asked else text
         return (
             f'{match[1]}<span class="rl-card-number">Lecture {match["num"]}</span>'
             f'{match["title"]}<span class="rl-card-question">{question}</span>{match[5]}'

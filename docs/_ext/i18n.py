@@ -74,7 +74,6 @@ def configure(app: Sphinx, config: Config) -> None:
     config.locale_dirs = [str(LOCALE_DIR)]
     config.gettext_compact = False  # one catalog per page: a page is translated or not
     config.gettext_additional_targets = ["index"]  # search ranks main entries first
-    config.gettext_uuid = False
     config.gettext_last_translator = "roofline-lectures"
     config.gettext_language_team = "roofline-lectures"
     templates = str(DOCS / "_templates")
@@ -155,18 +154,9 @@ def add_caption_templates(app: Sphinx) -> None:
     computed.add_messages(app, CAPTIONS, caption_templates)
 
 
-def caption_words(app: Sphinx) -> Callable[[str], str]:
-    """The Chinese of a caption's template, from the catalog of captions."""
-    import computed
-
-    if not hasattr(app, "_caption_words"):
-        words = computed.catalog_words(app.env, CAPTIONS, "caption template")
-        app._caption_words = words  # type: ignore[attr-defined]
-    return app._caption_words  # type: ignore[attr-defined]
-
-
 def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
     """doctree-read, Chinese build: lecture figures' captions and alt texts from their templates."""
+    import computed
     from course import inline
     from docs_hooks import alt_text, caption_file
 
@@ -174,6 +164,7 @@ def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
 
     if not is_zh(app.config):
         return
+    words = None  # the catalog of captions, read at the first caption to translate
     for figure in doctree.findall(nodes.figure):
         image = next(iter(figure.findall(nodes.image)), None)
         caption = next(iter(figure.findall(nodes.caption)), None)
@@ -189,7 +180,8 @@ def translate_captions(app: Sphinx, doctree: nodes.document) -> None:
                 logger.warning("i18n: a figure caption without a template", location=figure)
             continue
         app.env.note_dependency(str(catalog(CAPTIONS)))  # re-read when a translation changes
-        text = filled(said, caption_words(app))
+        words = words or computed.catalog_words(app.env, CAPTIONS, "caption template")
+        text = filled(said, words)
         caption.children = []
         caption.extend(inline(text))
         image["alt"] = alt_text(record.get("name", source), text)
@@ -312,17 +304,14 @@ def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
 
 def fix_stemmer(language_data: Path) -> None:
     """Sphinx 9.0's Chinese search names an undefined ``ChineseStemmer``: use the English one."""
-    if not language_data.is_file():
-        return
-    text = language_data.read_text(encoding="utf-8")
-    if "ChineseStemmer=" not in text.replace(" ", "") and "EnglishStemmer" in text:
+    if language_data.is_file():
+        text = language_data.read_text(encoding="utf-8")
         text = text.replace("window.Stemmer = ChineseStemmer;", "window.Stemmer = EnglishStemmer;")
         language_data.write_text(text, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the hooks (after runner's own: priority 900)."""
-    app.add_css_file("i18n.css")
     app.connect("config-inited", configure)
     app.connect("builder-inited", check_catalogs)
     app.connect("doctree-read", check_doctree)

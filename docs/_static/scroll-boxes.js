@@ -7,7 +7,7 @@
   const ZH = document.documentElement.lang.startsWith("zh");
   const SAY = ZH
     ? {
-        Table: "表格", Equation: "公式", Figure: "图", Output: "输出", Code: "代码",
+        Table: "表格", Equation: "公式", Figure: "图", Code: "代码",
         captioned: (kind, caption) => `${kind}：${caption}`,
         under: (kind, heading) => `“${heading}”下的${kind}`,
         named: "只显示首行、末行和正文提到的行",
@@ -15,7 +15,7 @@
         between: (n, all) => `显示中间的 ${n} 行（共 ${all} 行）`,
       }
     : {
-        Table: "Table", Equation: "Equation", Figure: "Figure", Output: "Output", Code: "Code",
+        Table: "Table", Equation: "Equation", Figure: "Figure", Code: "Code",
         captioned: (kind, caption) => `${kind}: ${caption}`,
         under: (kind, heading) => `${kind} under "${heading}"`,
         named: "Show only the first, the last and the rows the text names",
@@ -28,8 +28,6 @@
     ["article .table-wrapper", SAY.Table],
     ["div.math", SAY.Equation],
     ["figure.rl-figure > a.image-reference", SAY.Figure],
-    ["div.sphx-glr-script-out pre", SAY.Output],
-    ["pre.rl-pre", SAY.Output],
     ["div.highlight pre", SAY.Code],
   ];
 
@@ -152,14 +150,9 @@
     pending = requestAnimationFrame(mark);
   }
 
-  function start() {
-    mark();
-    window.addEventListener("resize", later);
-    document.addEventListener("toggle", later, true);
-  }
-
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  mark(); // a deferred script (conf.py): the page is parsed
+  window.addEventListener("resize", later);
+  document.addEventListener("toggle", later, true);
   // Again once MathJax (loaded after this script) has typeset.
   window.addEventListener("load", () =>
     (window.MathJax?.startup?.promise ?? Promise.resolve()).then(mark),

@@ -1,8 +1,18 @@
 /* Search results quote a page's prose, never its hidden answers, code, tables or TeX
-   (inline math as plain text); it acts where searchtools.js defined `Search`. */
+   (inline math as plain text); it acts where searchtools.js defined `Search`, deferred, so
+   before the search runs. Ranking: lecture and concept pages first, API entries, which
+   have no snippet, after every page result. */
 (function () {
   "use strict";
   if (typeof Search === "undefined" || typeof Search.htmlToText !== "function") return;
+
+  Scorer.score = (result) => {
+    const [docname, , , , score, , kind] = result;
+    if (kind === "object") return score - 1000;
+    if (/^(auto_lectures\/\d\d_|concepts\/)/.test(docname)) return score + 3;
+    if (docname.startsWith("api/")) return score - 3;
+    return score;
+  };
 
   const LEAVE_OUT = [
     ".no-search",

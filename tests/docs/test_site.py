@@ -235,7 +235,7 @@ async def figure_labels_are_legible(page, visit: Visit) -> None:
 #: Every box marked as scrolling (scroll-boxes.js): its name, and whether it shows a cue
 #: that more lies beyond its edge: the edge shadows (a gradient background), or for a
 #: figure (an opaque picture) its caption's line saying it scrolls sideways (in Chinese,
-#: i18n.css's 左右滑动, "swipe left and right").
+#: course.css's 左右滑动, "swipe left and right").
 SCROLL_BOXES_JS = """() => Array.from(document.querySelectorAll("[data-rl-scroll-box]")).map(b => {
   const said = b.closest("figure")?.querySelector("figcaption > p");
   const hint = said ? getComputedStyle(said, "::after").content : "";

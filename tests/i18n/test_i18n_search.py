@@ -3,7 +3,7 @@
 Reads the Chinese edition's ``searchindex.js`` (built by ``make docs``; skipped before)
 and ranks the pages for a one-word query the way Sphinx's ``searchtools.js`` does
 (section titles, index entries, title and body words, partial matches), then applies
-the course's scorer (``docs/_static/search-scorer.js``: lecture and concept pages +3,
+the course's scorer (``docs/_static/search-snippets.js``: lecture and concept pages +3,
 API pages -3). jieba must keep each glossary term whole for this to find anything.
 """
 
@@ -41,7 +41,7 @@ def _files(value: int | list[int]) -> list[int]:
 
 
 def _course_score(docname: str, score: int) -> int:
-    """docs/_static/search-scorer.js on a page result."""
+    """The course's scorer (docs/_static/search-snippets.js) on a page result."""
     if re.match(r"^(auto_lectures/\d\d_|concepts/)", docname):
         return score + 3
     if docname.startswith("api/"):
