@@ -56,11 +56,6 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _tick_label(v: float) -> str:
-    """Plain tick text: 0.05, 1, 20, 1,000."""
-    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
-
-
 def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
     """Plain-number ticks on a log axis: 1-2-5 steps over short ranges, decades over long."""
     decades = math.log10(hi / lo)
@@ -72,7 +67,7 @@ def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
         if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)
     ]
     setter = ax.set_xticks if axis == "x" else ax.set_yticks
-    setter(values, [_tick_label(v) for v in values])
+    setter(values, [f"{v:,.0f}" if v >= 1 else f"{v:g}" for v in values])  # 0.05, 1, 1,000
     setter([], minor=True)
 
 
