@@ -346,6 +346,7 @@ def memory_ledger_figure(
         axis.set_xlabel("batch (sequences)")
         axis.set_ylim(0, max(top, budget) * 1.18)
         axis.text(-0.45, budget, f"budget {budget:g} GiB", va="bottom", fontsize=7.5)
+        axis.legend(loc="upper left", fontsize=7.5)
     oom = {"ha": "center", "va": "bottom", "color": style.MEMORY_COLOR, "fontweight": "bold"}
     for x, m in zip(xs, at, strict=True):
         if not m.fits(budget_bytes):
@@ -353,8 +354,6 @@ def memory_ledger_figure(
     ax.set_ylabel("memory (GiB)")
     ax.set_title(f"Four terms, overhead {rate:.0%}", fontsize=9.5)
     ax2.set_title("Total by overhead rate", fontsize=9.5)
-    for axis in (ax, ax2):
-        axis.legend(loc="upper left", fontsize=7.5)
     fig.suptitle(title, fontsize=10)
     return style.save_figure(fig, path)
 
