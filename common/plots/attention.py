@@ -97,8 +97,7 @@ def kernel_times_figure(
             va="bottom",
             color="#444444",
         )
-    ax.set_xticks(list(ns))
-    ax.set_xticklabels([f"{n:,}" for n in ns])
+    ax.set_xticks(list(ns), [f"{n:,}" for n in ns])
     ax.minorticks_off()
     ax.set(xlabel=xlabel, ylabel="seconds per call")
     ax.set_title(title, fontsize=10)

@@ -99,8 +99,7 @@ def binary_ticks(ax: Any, lo: float, hi: float) -> None:
     """Ticks at powers of 4 bytes from lo to hi with KiB/MiB/GiB labels (a log2 x axis)."""
     ticks = [4.0**k for k in range(math.floor(math.log(lo, 4)), math.ceil(math.log(hi, 4)) + 1)]
     ticks = [t for t in ticks if lo <= t <= hi]
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([fmt_bytes(t, binary=True, digits=0) for t in ticks])
+    ax.set_xticks(ticks, [fmt_bytes(t, binary=True, digits=0) for t in ticks])
     ax.minorticks_off()
 
 
