@@ -18,6 +18,7 @@ from common.plots.style import (
     SERIES_COLORS,
     figure,
     legend_below,
+    line_handle,
     log_range,
     matplotlib_available,
     new_figure,
@@ -162,9 +163,7 @@ def roofline_panels_figure(
 
 def _key_below(fig: Any, key: Sequence[str], ncols: int, fontsize: float) -> None:
     """The figure's key under the axes: 'number  name' lines, with no marker drawn."""
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], linestyle="none", label=text) for text in key]
+    handles = [line_handle(None, "none", text) for text in key]
     legend_below(fig, handles, ncols, fontsize, handlelength=0, handletextpad=0)
 
 

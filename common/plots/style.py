@@ -81,6 +81,13 @@ def legend_below(
     )
 
 
+def line_handle(color: str | None, linestyle: str, label: str, marker: str = "") -> Any:
+    """A legend entry for a line style, drawn on no axes."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], color=color, linestyle=linestyle, marker=marker, label=label)
+
+
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> str:
     """Write `fig` as a PNG atomically (a failed save keeps the old file); return the path."""
     target = Path(path)
