@@ -187,10 +187,9 @@ def local_roofline_figure(
         # A point that would hide an earlier one (same intensity, rate within 25%) is a
         # ring around it, so both stay visible.
         under = sum(
-            1
-            for q in points[: k - 1]
-            if math.isclose(q.intensity, p.intensity, rel_tol=0.02)
+            math.isclose(q.intensity, p.intensity, rel_tol=0.02)
             and 0.8 < p.flops_per_s / q.flops_per_s < 1.25
+            for q in points[: k - 1]
         )
         ax.plot(
             [p.intensity],
