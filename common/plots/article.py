@@ -56,11 +56,6 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _tick_label(v: float) -> str:
-    """Plain tick text: 0.05, 1, 20, 1,000."""
-    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
-
-
 def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
     """Plain-number ticks on a log axis: 1-2-5 steps over short ranges, decades over long."""
     decades = math.log10(hi / lo)
@@ -72,7 +67,7 @@ def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
         if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)
     ]
     setter = ax.set_xticks if axis == "x" else ax.set_yticks
-    setter(values, [_tick_label(v) for v in values])
+    setter(values, [f"{v:,.0f}" if v >= 1 else f"{v:g}" for v in values])  # 0.05, 1, 1,000
     setter([], minor=True)
 
 
@@ -192,10 +187,9 @@ def local_roofline_figure(
         # A point that would hide an earlier one (same intensity, rate within 25%) is a
         # ring around it, so both stay visible.
         under = sum(
-            1
-            for q in points[: k - 1]
-            if math.isclose(q.intensity, p.intensity, rel_tol=0.02)
+            math.isclose(q.intensity, p.intensity, rel_tol=0.02)
             and 0.8 < p.flops_per_s / q.flops_per_s < 1.25
+            for q in points[: k - 1]
         )
         ax.plot(
             [p.intensity],
@@ -351,6 +345,7 @@ def memory_ledger_figure(
         axis.set_xlabel("batch (sequences)")
         axis.set_ylim(0, max(top, budget) * 1.18)
         axis.text(-0.45, budget, f"budget {budget:g} GiB", va="bottom", fontsize=7.5)
+        axis.legend(loc="upper left", fontsize=7.5)
     oom = {"ha": "center", "va": "bottom", "color": style.MEMORY_COLOR, "fontweight": "bold"}
     for x, m in zip(xs, at, strict=True):
         if not m.fits(budget_bytes):
@@ -358,8 +353,6 @@ def memory_ledger_figure(
     ax.set_ylabel("memory (GiB)")
     ax.set_title(f"Four terms, overhead {rate:.0%}", fontsize=9.5)
     ax2.set_title("Total by overhead rate", fontsize=9.5)
-    for axis in (ax, ax2):
-        axis.legend(loc="upper left", fontsize=7.5)
     fig.suptitle(title, fontsize=10)
     return style.save_figure(fig, path)
 

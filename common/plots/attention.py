@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
 
 from common.plots import style
 from common.present.console import fmt_bytes
@@ -12,7 +11,9 @@ from common.present.console import fmt_bytes
 MB = 1e6  # traffic in decimal MB, like the article's 138.41 MB and 4.19 MB
 
 
-def build_traffic_figure(
+@style.figure
+def traffic_figure(
+    path: str | os.PathLike[str],
     m_values: Sequence[float],
     traffic: Sequence[float],
     naive_bytes: float,
@@ -21,7 +22,7 @@ def build_traffic_figure(
     chips: Sequence[tuple[str, float]],
     ridges: Sequence[tuple[str, float, float | None]],
     title: str,
-) -> Any:
+) -> str:
     """Traffic (MB) against M_sm (log-log): naive and ideal lines, chips (label, M_sm bytes)
     and ridges (label, I*, smallest M_sm reaching it or None) drawn at the traffic F / I*."""
     fig, ax = style.new_figure(height=4.6)
@@ -59,16 +60,12 @@ def build_traffic_figure(
     ax.set(xlabel="on-chip memory per SM, M_sm", ylabel="HBM traffic of one head (MB)")
     ax.set_title(title, fontsize=10)
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
-    return fig
+    return style.save_figure(fig, path)
 
 
 @style.figure
-def traffic_figure(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> str:
-    """Save ``build_traffic_figure(*args, **kwargs)`` as a PNG; returns the path."""
-    return style.save_figure(build_traffic_figure(*args, **kwargs), path)
-
-
-def build_kernel_times_figure(
+def kernel_times_figure(
+    path: str | os.PathLike[str],
     ns: Sequence[int],
     naive_s: Sequence[float],
     tiled_s: Sequence[float],
@@ -78,7 +75,7 @@ def build_kernel_times_figure(
     llc_tokens: float | None,
     title: str,
     xlabel: str = "sequence length N",
-) -> Any:
+) -> str:
     """Seconds per call of both kernels against N (log-log) with compute_s = F / P, each one's
     D / beta and llc_tokens, the N whose N x N scores fill the LLC (None: not marked)."""
     fig, ax = style.new_figure(height=4.8)
@@ -100,16 +97,9 @@ def build_kernel_times_figure(
             va="bottom",
             color="#444444",
         )
-    ax.set_xticks(list(ns))
-    ax.set_xticklabels([f"{n:,}" for n in ns])
+    ax.set_xticks(list(ns), [f"{n:,}" for n in ns])
     ax.minorticks_off()
     ax.set(xlabel=xlabel, ylabel="seconds per call")
     ax.set_title(title, fontsize=10)
     style.legend_below(fig, ncols=3, fontsize=8)
-    return fig
-
-
-@style.figure
-def kernel_times_figure(path: str | os.PathLike[str], *args: Any, **kwargs: Any) -> str:
-    """Save ``build_kernel_times_figure(*args, **kwargs)`` as a PNG; returns the path."""
-    return style.save_figure(build_kernel_times_figure(*args, **kwargs), path)
+    return style.save_figure(fig, path)

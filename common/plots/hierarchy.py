@@ -111,24 +111,13 @@ def hierarchical_roofline_figure(
     xs = style.log_range(xlo, xhi)
     order = [name for name, _ in roofs]
     threads_note = ", 1 thread" if extra_roofs else ""  # the sweep streams from one thread
-    for name, bw in roofs:
-        color = level_color(name, order)
-        ax.plot(
-            xs,
-            [attainable_flops(x, peak, bw) / GB for x in xs],
-            color=color,
-            lw=2,
-            label=f"{name} roof{threads_note}: {bw / GB:.1f} GB/s",
-        )
-    for name, bw in extra_roofs:
-        ax.plot(
-            xs,
-            [attainable_flops(x, peak, bw) / GB for x in xs],
-            color=style.NEUTRAL_COLOR,
-            lw=1.5,
-            ls="--",
-            label=f"{name}: {bw / GB:.1f} GB/s",
-        )
+    series = [
+        (f"{name} roof{threads_note}", bw, level_color(name, order), 2, "-") for name, bw in roofs
+    ]
+    series += [(name, bw, style.NEUTRAL_COLOR, 1.5, "--") for name, bw in extra_roofs]
+    for name, bw, color, lw, ls in series:
+        rates = [attainable_flops(x, peak, bw) / GB for x in xs]
+        ax.plot(xs, rates, color=color, lw=lw, ls=ls, label=f"{name}: {bw / GB:.1f} GB/s")
     ax.axhline(
         peak / GB, color="black", lw=1, alpha=0.5, label=f"compute roof: {peak / GB:.0f} GFLOP/s"
     )

@@ -73,12 +73,10 @@ def predict_figure(
             bottom.axvline(
                 ridge, color=color, linestyle=style, linewidth=1, label=f"{what} n = {ridge:,}"
             )
-    from matplotlib.ticker import FuncFormatter
-
     bottom.set_xscale("log", base=2)
     bottom.set_yscale("log")
-    bottom.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    bottom.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    bottom.xaxis.set_major_formatter("{x:,.0f}")
+    bottom.yaxis.set_major_formatter("{x:g}")
     bottom.set(xlabel="tokens n in X[n, K]", ylabel="time (ms)")
     bottom.set_title(curve.label, fontsize=10)
     bottom.legend(fontsize=8, frameon=False, loc="upper left")

@@ -18,6 +18,7 @@ from common.plots.style import (
     SERIES_COLORS,
     figure,
     legend_below,
+    line_handle,
     log_range,
     matplotlib_available,
     new_figure,
@@ -88,8 +89,11 @@ def _draw_points(
     )
 
 
-def _frame(ax: Any, lo: float, hi: float, ys: Sequence[float]) -> None:
-    """Log axes from lo to hi in intensity, decades of FLOP/s around `ys`, plain ticks."""
+def _frame(ax: Any, lo: float, hi: float, curves: Sequence[Curve], rates: Sequence[float]) -> None:
+    """Log axes from lo to hi in intensity, plain ticks, and decades of FLOP/s that hold each
+    roof from its left end up to its peak, and every rate."""
+    ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + list(rates)
+    ys = [y for y in ys + [peak for _, peak, _ in curves] if y > 0]
     y_lo = 10 ** math.floor(math.log10(min(ys)))
     y_hi = 10 ** math.ceil(math.log10(max(ys) * 2))
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(y_lo, y_hi))
@@ -106,16 +110,12 @@ def roofline_figure(
     curves: Sequence[Curve],
     points: Sequence[Point],
     title: str = "Roofline",
-    xlim: tuple[float, float] | None = None,
     placed_on: int | None = None,
 ) -> str:
     """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
     fig, ax = new_figure(height=4.8)
-    lo, hi = xlim or x_range(curves, points)
-    # The rate axis holds each roof from its left end up to its peak, and every point.
-    ys = [attainable_flops(lo, peak, bw) for _, peak, bw in curves] + [p[2] for p in points]
-    ys += [peak for _, peak, _ in curves]
-    _frame(ax, lo, hi, [y for y in ys if y > 0])
+    lo, hi = x_range(curves, points)
+    _frame(ax, lo, hi, curves, [p[2] for p in points])
     samples = _draw_roofs(ax, curves, lo, hi, placed_on)
     ax.set_title(title, fontsize=11)
     ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
@@ -142,10 +142,8 @@ def roofline_panels_figure(
     axes = [axes] if len(panels) == 1 else list(axes)
     every = [p for panel in panels for p in panel.points]
     lo, hi = x_range([panel.curve for panel in panels], every)
-    ys = [attainable_flops(lo, peak, bw) for _, peak, bw in (p.curve for p in panels)]
-    ys += [p[2] for p in every] + [p.curve[1] for p in panels]
     for ax, panel in zip(axes, panels, strict=True):
-        _frame(ax, lo, hi, [y for y in ys if y > 0])
+        _frame(ax, lo, hi, [p.curve for p in panels], [p[2] for p in every])
         label, peak, bw = panel.curve
         samples = _draw_roofs(ax, [panel.curve], lo, hi, 0)
         ax.axvline(ridge_point(peak, bw), color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
@@ -165,9 +163,7 @@ def roofline_panels_figure(
 
 def _key_below(fig: Any, key: Sequence[str], ncols: int, fontsize: float) -> None:
     """The figure's key under the axes: 'number  name' lines, with no marker drawn."""
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], linestyle="none", label=text) for text in key]
+    handles = [line_handle(None, "none", text) for text in key]
     legend_below(fig, handles, ncols, fontsize, handlelength=0, handletextpad=0)
 
 
@@ -212,8 +208,7 @@ def roofline_series_figure(
     _, peak, bw = curve
     every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
     lo, hi = x_range([curve], every)
-    ys = [attainable_flops(lo, peak, bw), peak] + [y for _, _, y in every]
-    _frame(ax, lo, hi, [y for y in ys if y > 0])
+    _frame(ax, lo, hi, [curve], [y for _, _, y in every])
     samples = _draw_roofs(ax, [curve], lo, hi, 0)
     ax.axvline(ridge_point(peak, bw), color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
     # The first group hollow and large, the next filled and smaller: coinciding points of

@@ -35,11 +35,8 @@ def cost_figure(
             fontsize=8.5, color=color,
         )  # fmt: skip
     ax.axvline(batch, color=NEUTRAL_COLOR, linewidth=1, linestyle="--", label=f"batch {batch:,}")
-    from matplotlib.ticker import FuncFormatter
-
-    for axis in (ax.xaxis, ax.yaxis):  # plain numbers on both log axes, dollars on y
-        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,g}"))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"${v:,g}"))
+    ax.xaxis.set_major_formatter("{x:,g}")  # plain numbers on both log axes, dollars on y
+    ax.yaxis.set_major_formatter("${x:,g}")
     ax.set_xlabel("decode batch (sequences)", fontsize=9.5)
     ax.set_ylabel("$ per million output tokens (lower bound)", fontsize=9.5)
     ax.tick_params(labelsize=8.5)

@@ -81,6 +81,13 @@ def legend_below(
     )
 
 
+def line_handle(color: str | None, linestyle: str, label: str, marker: str = "") -> Any:
+    """A legend entry for a line style, drawn on no axes."""
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], color=color, linestyle=linestyle, marker=marker, label=label)
+
+
 def save_figure(fig: Any, path: str | os.PathLike[str]) -> str:
     """Write `fig` as a PNG atomically (a failed save keeps the old file); return the path."""
     target = Path(path)
@@ -99,8 +106,7 @@ def binary_ticks(ax: Any, lo: float, hi: float) -> None:
     """Ticks at powers of 4 bytes from lo to hi with KiB/MiB/GiB labels (a log2 x axis)."""
     ticks = [4.0**k for k in range(math.floor(math.log(lo, 4)), math.ceil(math.log(hi, 4)) + 1)]
     ticks = [t for t in ticks if lo <= t <= hi]
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([fmt_bytes(t, binary=True, digits=0) for t in ticks])
+    ax.set_xticks(ticks, [fmt_bytes(t, binary=True, digits=0) for t in ticks])
     ax.minorticks_off()
 
 

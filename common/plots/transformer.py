@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from common.formulas.ledger import MemoryLedger
 from common.plots.style import (
@@ -16,16 +16,10 @@ from common.plots.style import (
     SERIES_COLORS,
     figure,
     legend_below,
+    line_handle,
     new_figure,
     save_figure,
 )
-
-
-def _line(color: str, linestyle: str, label: str, marker: str = "") -> Any:
-    """A legend handle for a line style."""
-    from matplotlib.lines import Line2D
-
-    return Line2D([], [], color=color, linestyle=linestyle, marker=marker, label=label)
 
 
 class ThroughputPanel(NamedTuple):
@@ -61,9 +55,7 @@ def decode_throughput_figure(
         ax.set_xlabel("batch (sequences)", fontsize=9.5)
         ax.tick_params(labelsize=8.5)
         if panel.points:
-            bs = [b for b, _ in panel.points]
-            tps = [t for _, t in panel.points]
-            ax.plot(bs, tps, color=ACCENT_COLOR, linewidth=2)
+            ax.plot(*zip(*panel.points, strict=True), color=ACCENT_COLOR, linewidth=2)
             wall_b, wall_t = panel.points[-1]
             ax.plot([wall_b], [wall_t], marker="s", color=MEMORY_COLOR, markersize=6, zorder=5)
             ax.axvline(wall_b, color=MEMORY_COLOR, linewidth=1, alpha=0.7)
@@ -91,10 +83,10 @@ def decode_throughput_figure(
     legend_below(
         fig,
         [
-            _line(ACCENT_COLOR, "-", "tokens/s bound"),
-            _line(MEMORY_COLOR, "-", "memory wall (largest batch that fits)", marker="s"),
-            _line(COMPUTE_COLOR, "--", "compute knee (weight matmuls compute-bound)"),
-            _line(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence"),
+            line_handle(ACCENT_COLOR, "-", "tokens/s bound"),
+            line_handle(MEMORY_COLOR, "-", "memory wall (largest batch that fits)", marker="s"),
+            line_handle(COMPUTE_COLOR, "--", "compute knee (weight matmuls compute-bound)"),
+            line_handle(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence"),
         ],
         ncols=2,
         handlelength=2.2,
@@ -121,11 +113,13 @@ def memory_ledger_figure(
     colors = (SERIES_COLORS[0], SERIES_COLORS[2], SERIES_COLORS[4], SERIES_COLORS[3])
     ax.stackplot(xs, stacks, labels=names, colors=colors, alpha=0.85, linewidth=0)
     ax.axhline(capacity / 1e9, color="black", linestyle="--", linewidth=1.2)
-    handles = [*ax.get_legend_handles_labels()[0]]
-    handles.append(_line("black", "--", f"capacity {capacity / 1e9:.0f} GB"))
+    handles = [
+        *ax.get_legend_handles_labels()[0],
+        line_handle("black", "--", f"capacity {capacity / 1e9:.0f} GB"),
+    ]
     if wall:
         ax.axvline(wall, color=MEMORY_COLOR, linewidth=1.2)
-        handles.append(_line(MEMORY_COLOR, "-", f"memory wall B = {wall:,}"))
+        handles.append(line_handle(MEMORY_COLOR, "-", f"memory wall B = {wall:,}"))
     top = max(capacity, max(led.total for _, led in ledgers)) / 1e9
     ax.set(xlim=(xs[0], xs[-1]), ylim=(0, top * 1.08))
     ax.set(xlabel="batch (sequences)", ylabel="memory (GB)")
@@ -150,17 +144,16 @@ def moe_throughput_figure(
     styles = [(COMPUTE_COLOR, "-"), (ACCENT_COLOR, "-"), (MEMORY_COLOR, "--")]
     handles = []
     for (label, points), (color, ls) in zip(curves.items(), styles, strict=False):
-        xs, ys = [b for b, _ in points], [t for _, t in points]
-        ax.plot(xs, ys, color=color, ls=ls, lw=2)
+        ax.plot(*zip(*points, strict=True), color=color, ls=ls, lw=2)
         at = min(points, key=lambda p: abs(math.log(p[0] / batch)))
         ax.plot([at[0]], [at[1]], marker="o", color=color, ms=5, zorder=5)
-        handles.append(_line(color, ls, label))
+        handles.append(line_handle(color, ls, label))
     for knee, (color, _), name in zip(knees, styles, ("experts", "twin"), strict=False):
         if knee is not None:
             ax.axvline(knee, color=color, lw=1, ls=":")
-            handles.append(_line(color, ":", f"{name} compute-bound from batch {knee:,}"))
+            handles.append(line_handle(color, ":", f"{name} compute-bound from batch {knee:,}"))
     ax.axvline(batch, color=NEUTRAL_COLOR, lw=1, alpha=0.6)
-    handles.append(_line(NEUTRAL_COLOR, "-", f"--batch {batch:,}", marker="o"))
+    handles.append(line_handle(NEUTRAL_COLOR, "-", f"--batch {batch:,}", marker="o"))
     xs = [b for pts in curves.values() for b, _ in pts]
     ys = [t for pts in curves.values() for _, t in pts]
     log_ticks(ax, "x", min(xs), max(xs))

@@ -190,8 +190,9 @@ def test_figures_are_written(quick_run: dict) -> None:
         assert f"saved figure: {png}" in quick_run["out"]
 
 
-def test_figures_plot_their_data() -> None:
-    fig = attention_plots.build_traffic_figure(
+def test_figures_plot_their_data(caught) -> None:
+    attention_plots.traffic_figure(
+        "t.png",
         [1.0, 2.0, 4.0],
         [400.0, 200.0, 100.0],
         300.0,
@@ -201,15 +202,15 @@ def test_figures_plot_their_data() -> None:
         [("chip", 40.0, 2.5)],
         "t",
     )
-    ax = fig.axes[0]
+    ax = caught[0].axes[0]
     lines = {line.get_label(): line for line in ax.get_lines()}
     staircase = lines["tiled (FlashAttention-2 loops)"]
     assert list(staircase.get_ydata()) == [400e-6, 200e-6, 100e-6]  # MB
     assert list(lines["naive: S, P in HBM"].get_ydata()) == [300e-6, 300e-6]
-    fig = attention_plots.build_kernel_times_figure(
-        [256, 512], [1.0, 4.0], [2.0, 8.0], [0.5, 2.0], [0.3, 1.2], [0.01, 0.04], None, "t"
+    attention_plots.kernel_times_figure(
+        "k.png", [256, 512], [1.0, 4.0], [2.0, 8.0], [0.5, 2.0], [0.3, 1.2], [0.01, 0.04], None, "t"
     )
-    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    lines = {line.get_label(): line for line in caught[1].axes[0].get_lines()}
     assert list(lines["naive, measured"].get_ydata()) == [1.0, 4.0]
     assert list(lines["tiled, measured"].get_ydata()) == [2.0, 8.0]
     assert list(lines["F / P (both kernels)"].get_ydata()) == [0.5, 2.0]

@@ -20,13 +20,14 @@ KIB = 1024.0
 
 
 @pytest.fixture
-def traffic():
+def traffic(caught):
     m = [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB]
     d = [800e6, 200e6, 50e6, 10e6]  # bytes, falling as M grows
     flops = 4e9
     # A100 ridge 200 FLOP/B is reached at D = F / 200 = 20 MB (first M below it: 256 KiB);
     # a ridge of 1000 (D = 4 MB) is never reached.
-    fig = attention.build_traffic_figure(
+    attention.traffic_figure(
+        "t.png",
         m,
         d,
         400e6,
@@ -36,7 +37,7 @@ def traffic():
         [("A100", 200.0, 256 * KIB), ("X", 1000.0, None)],
         "One head",
     )
-    return fig, m, d
+    return caught[-1], m, d
 
 
 def test_traffic_is_in_megabytes_on_log_axes_that_run_upwards(traffic) -> None:
@@ -74,21 +75,20 @@ def test_traffic_figure_draws_naive_ideal_and_ridge_levels(traffic) -> None:
     assert [t.get_position()[1] for t in chip_labels] == pytest.approx([0.68, 0.59])
 
 
-def test_traffic_ticks_every_factor_of_four_in_binary_units(traffic) -> None:
+def test_traffic_ticks_every_factor_of_four_in_binary_units(traffic, caught) -> None:
     fig, _, _ = traffic
     (ax,) = fig.axes
     ticks = [float(t) for t in ax.get_xticks()]
     assert ticks == [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4 KiB", "16 KiB", "64 KiB", "256 KiB"]
-    narrow = attention.build_traffic_figure(
-        [5 * KIB, 100 * KIB], [1e6, 1e6], 1e6, 1e6, 1e9, [], [], "t"
-    )
-    assert [float(t) for t in narrow.axes[0].get_xticks()] == [16 * KIB, 64 * KIB]
+    attention.traffic_figure("n.png", [5 * KIB, 100 * KIB], [1e6, 1e6], 1e6, 1e6, 1e9, [], [], "t")
+    assert [float(t) for t in caught[-1].axes[0].get_xticks()] == [16 * KIB, 64 * KIB]
 
 
-def test_kernel_times_by_data() -> None:
+def test_kernel_times_by_data(caught) -> None:
     ns = [256, 1024, 4096]
-    fig = attention.build_kernel_times_figure(
+    attention.kernel_times_figure(
+        "k.png",
         ns,
         [1e-3, 2e-2, 5e-1],
         [2e-3, 1e-2, 1e-1],
@@ -98,6 +98,7 @@ def test_kernel_times_by_data() -> None:
         1500.0,
         "Both kernels",
     )
+    (fig,) = caught
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert xy(line(ax, "naive, measured")) == [(256, 1e-3), (1024, 2e-2), (4096, 5e-1)]
@@ -119,11 +120,11 @@ def test_kernel_times_by_data() -> None:
 
 
 @pytest.mark.parametrize("llc", [None, 100.0, 10_000.0, 256.0, 4096.0])
-def test_the_cache_line_is_drawn_only_inside_the_measured_range(llc) -> None:
+def test_the_cache_line_is_drawn_only_inside_the_measured_range(llc, caught) -> None:
     ns = [256, 4096]
     t = [1e-3, 1e-2]
-    fig = attention.build_kernel_times_figure(ns, t, t, t, t, t, llc, "t", xlabel="N")
-    (ax,) = fig.axes
+    attention.kernel_times_figure("k.png", ns, t, t, t, t, t, llc, "t", xlabel="N")
+    (ax,) = caught[0].axes
     inside = llc is not None and 256 <= llc <= 4096
     assert vertical_at(ax) == ([llc] if inside else [])
     assert bool(ax.texts) == inside and ax.get_xlabel() == "N"

@@ -238,12 +238,14 @@ def test_overlap_is_strict_on_every_side() -> None:
         assert not article._overlap(a, b)
 
 
-def test_tick_label_text() -> None:
-    assert article._tick_label(1500.0) == "1,500"
-    assert article._tick_label(20.0) == "20"
-    assert article._tick_label(1.0) == "1"
-    assert article._tick_label(0.05) == "0.05"
-    assert article._tick_label(0.5) == "0.5"
+def test_log_tick_labels_are_plain_numbers() -> None:
+    ax = Figure().subplots()
+    ax.set_xscale("log")
+    article.log_ticks(ax, "x", 0.05, 20)  # under 3 decades: 1-2-5 steps
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"]
+    article.log_ticks(ax, "x", 1000, 2000)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1,000", "2,000"]
 
 
 def test_along_spaces_points_evenly_in_log_space() -> None:

@@ -62,11 +62,8 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
 
 
 def test_the_roof_the_points_sit_on_is_bold_and_named(caught) -> None:
-    rplots.roofline_figure(
-        "r.png", [H100, H200, A100], [("gemm", 500.0, 989e12)], placed_on=0, xlim=(0.5, 5000)
-    )
+    rplots.roofline_figure("r.png", [H100, H200, A100], [("gemm", 500.0, 989e12)], placed_on=0)
     (ax,) = caught[0].axes
-    assert ax.get_xlim() == pytest.approx((0.5, 5000.0))  # an explicit range wins
     roofs = {ln.get_label(): ln for ln in roof_lines(ax)}
     assert set(roofs) == {
         "H100 (I* = 295): points sit here",
