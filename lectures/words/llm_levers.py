@@ -251,7 +251,7 @@ def chips_observations(
         text = f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
         text += f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
         items.append(text + f"{decode}, prefill {only}{prefill}.")
-    items.append(_flattens(h1, b2, kv_seq))
+    items += [_flattens(h1, b2, kv_seq)] * bool(h1.wall)  # no sequence fits: no curve
     past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
     if past:
         r = past[0]
