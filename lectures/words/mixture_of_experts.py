@@ -140,8 +140,9 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
         f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory "
         f"ledger pays for {ratio(me.total / me.active, 1)} the weights the speed ledger "
         "computes with.",
-        f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}, {fmt_gb(per_gpu)} on "
-        f"each of {s.ep} GPU{'s' * (s.ep > 1)}: they {fits} the {s.chip.name}'s "
+        f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}"
+        + (f", {fmt_gb(per_gpu)} on each of {s.ep} GPUs" if s.ep > 1 else " on one GPU")
+        + f": they {fits} the {s.chip.name}'s "
         f"{fmt_gb(cap)}.",
         f"The dense twin (every MLP as wide as the experts one token uses, the router "
         f"gone) has {fmt_num(me.twin)} parameters, "

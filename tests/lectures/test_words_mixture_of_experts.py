@@ -56,7 +56,7 @@ def test_sizes_by_hand() -> None:
     )
     assert "within 1.00% of the mixture's active count" in said[2]  # 10.1 / 10 - 1
     one = page.sizes_section(setup(ep=1), [count])  # 80 GB on one 80 GB GPU: still fits
-    assert "80.00 GB on each of 1 GPU: they fit in" in observed(one)[1]
+    assert "weights take 80.00 GB on one GPU: they fit in" in observed(one)[1]
     big = page.Count(model=MIXTRAL_8X7B, total=40_000_000_001, active=1, twin=1)
     assert "they do not fit in" in observed(page.sizes_section(setup(ep=1), [big]))[1]
     # twin 10,000,400,000 / active 10 G - 1 = 0.004%: round(0.00004, 4) = 0, nothing to print
@@ -198,7 +198,8 @@ def check_claims(text: str) -> None:
     for wrong in (r"\bNone\b(?! of)", r"\bx0\.0\b", r"\bnan\b", r"\binf\b"):
         assert not re.search(wrong, flat), wrong
     fit = re.search(
-        rf"{NUM} GB on each of \d+ GPUs?: they (do not )?fit in the .+?'s {NUM} GB", flat
+        rf"{NUM} GB (?:on one GPU|on each of \d+ GPUs): they (do not )?fit in the .+?'s {NUM} GB",
+        flat,
     )
     assert fit, flat[:400]
     assert (number(fit[1]) <= number(fit[3])) == (fit[2] is None)
