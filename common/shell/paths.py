@@ -128,18 +128,6 @@ def _nearest_existing(folder: Path, what: str, shown: str) -> tuple[Path, bool]:
         current = current.parent
 
 
-def _probe_write(folder: Path) -> str:
-    """'' when a file can be created (and removed) in `folder`, else the reason why not."""
-    try:
-        fd, name = tempfile.mkstemp(prefix=".write-check-", dir=folder)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.unlink(name)
-    return ""
-
-
 def check_output_folder(path: str | os.PathLike[str], what: str = "figure folder") -> Path:
     """A folder to write into, checked now and created later: UnusablePath when it can never
     be a folder, ValueError when this user may not write there."""
@@ -148,10 +136,14 @@ def check_output_folder(path: str | os.PathLike[str], what: str = "figure folder
     existing, is_itself = _nearest_existing(Path(os.path.abspath(p)), what, shown)
     if _in_kernel_folder(p):
         raise UnusablePath(f"the {what} {shown} is in a kernel file system")
-    problem = _probe_write(existing)
-    if problem:
+    try:  # a file can be created (and removed) there
+        fd, name = tempfile.mkstemp(prefix=".write-check-", dir=existing)
+    except OSError as exc:
         verb = "write to" if is_itself else f"create {what}"
-        raise ValueError(f"cannot {verb} {shown}: {problem.lower()}")
+        raise ValueError(f"cannot {verb} {shown}: {(exc.strerror or str(exc)).lower()}") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(name)
     return p
 
 
