@@ -33,7 +33,8 @@ def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
     if sys.platform == "darwin":
         with contextlib.suppress(OSError, subprocess.SubprocessError):
             command = ["sysctl", "-n", "machdep.cpu.brand_string"]
-            brand = subprocess.run(command, capture_output=True, text=True, timeout=5).stdout
+            out = subprocess.run(command, capture_output=True, text=True, timeout=5, check=False)
+            brand = out.stdout
     return brand.strip() or platform.processor() or platform.machine() or "unknown CPU"
 
 
