@@ -58,8 +58,7 @@ def measure_call_costs(
     below = above = None
     if arrays.max_elements > GIL_RELEASE_ELEMENTS:
         below = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS), share, clock=clock).seconds
-        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share, clock=clock)
-        above = above.seconds
+        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share, clock=clock).seconds
     return call_costs(one.seconds, below, above)
 
 
