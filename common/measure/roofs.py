@@ -92,8 +92,7 @@ def _stream_add(working_set_bytes: int | None = None) -> tuple[Callable[[], obje
 
     total = working_set_bytes or bandwidth_working_set_bytes()
     n = max(1024, total // (3 * FP32))
-    x = np.ones(n, dtype=np.float32)
-    y = np.ones(n, dtype=np.float32)
+    x, y = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
     z = np.empty(n, dtype=np.float32)  # the first (warm-up) call touches its pages
     return partial(np.add, x, y, out=z), 3 * n * FP32
 
