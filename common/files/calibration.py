@@ -55,9 +55,7 @@ def check_calibration(calib: object) -> dict[str, Any]:
 
 
 def saved_calibration(
-    path: str | os.PathLike[str] | None = None,
-    section: str = "probe",
-    loaded: Loaded | None = None,
+    path: str | os.PathLike[str] | None = None, section: str = "probe", loaded: Loaded | None = None
 ) -> SavedCalibration:
     """The ``calibration`` record of a results section (lecture 01's ``probe`` by default)."""
     doc = loaded if loaded is not None else load_results(path)

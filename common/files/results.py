@@ -98,9 +98,7 @@ def _problem(doc: object) -> str | None:
 
 
 def load_results(
-    path: str | os.PathLike[str] | None = None,
-    *,
-    this_machine: dict[str, Any] | None = None,
+    path: str | os.PathLike[str] | None = None, *, this_machine: dict[str, Any] | None = None
 ) -> Loaded:
     """Read and check the results file; never raises for a missing or bad file."""
     target = resolve(path)
