@@ -26,8 +26,7 @@ def check_qkv(q: Any, k: Any, v: Any) -> tuple[int, int]:
     """(N, d_h) of three float32 arrays of one shape [N, d_h]; a one-line ValueError otherwise."""
     import numpy as np
 
-    arrays = {"Q": q, "K": k, "V": v}
-    for name, a in arrays.items():
+    for name, a in (("Q", q), ("K", k), ("V", v)):
         if not isinstance(a, np.ndarray) or a.ndim != 2:
             raise ValueError(f"{name} must be a 2-D numpy array [N, d_h], got {type(a).__name__}")
         if a.dtype != np.float32:
