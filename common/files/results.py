@@ -103,12 +103,16 @@ def load_results(
     """Read and check the results file; never raises for a missing or bad file."""
     target = resolve(path)
     shown = display_path(target)
+
+    def unusable(reason: str) -> Loaded:
+        return Loaded(None, f"results file {shown} {reason}", target)
+
     try:
         st = os.stat(target)
         if not stat.S_ISREG(st.st_mode):
-            return Loaded(None, f"results file {shown} is {_kind(st.st_mode)}, not a file", target)
+            return unusable(f"is {_kind(st.st_mode)}, not a file")
         if st.st_size > MAX_FILE_BYTES:
-            return Loaded(None, f"results file {shown} is corrupt (too large)", target)
+            return unusable("is corrupt (too large)")
         raw = target.read_bytes()
     except FileNotFoundError:
         return Loaded(None, f"no results file at {shown} (run lecture 01 to create it)", target)
@@ -132,30 +136,17 @@ def load_results(
     else:
         problem = _problem(data)
     if problem:
-        return Loaded(None, f"results file {shown} is corrupt ({problem})", target)
+        return unusable(f"is corrupt ({problem})")
     version = data.get("format_version")
     if type(version) is not int or version != FORMAT_VERSION:
-        return Loaded(
-            None,
-            f"results file {shown} has format version {version!r}, expected {FORMAT_VERSION}",
-            target,
-        )
+        return unusable(f"has format version {version!r}, expected {FORMAT_VERSION}")
     try:  # describing this machine takes numpy and threadpoolctl, which bare python3 lacks
         here = this_machine if this_machine is not None else machine.describe()
     except ImportError as exc:
-        return Loaded(
-            None,
-            f"results file {shown} cannot be matched to this machine without {exc.name} "
-            "(run with .venv/bin/python)",
-            target,
-        )
+        why = f"without {exc.name} (run with .venv/bin/python)"
+        return unusable(f"cannot be matched to this machine {why}")
     if machine.fingerprint(data["machine"]) != machine.fingerprint(here):
-        return Loaded(
-            None,
-            f"results file {shown} was measured on another machine "
-            f"({machine.fingerprint(data['machine'])})",
-            target,
-        )
+        return unusable(f"was measured on another machine ({machine.fingerprint(data['machine'])})")
     return Loaded(data, "", target)
 
 
