@@ -137,15 +137,6 @@ def _one_line(exc: BaseException) -> str:
     return lines[0] if lines else exc.__class__.__name__
 
 
-def was_interrupted(exc: BaseException) -> bool:
-    """True when Ctrl-C caused `exc` (directly or inside an import it broke)."""
-    seen: list[BaseException] = []  # exc and the exceptions it was raised from or during
-    while exc is not None and exc not in seen:
-        seen.append(exc)
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return _state["interrupted"] or any(isinstance(e, KeyboardInterrupt) for e in seen)
-
-
 def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
     """Report an uncaught exception as one line on stderr (see the module docstring)."""
     if os.environ.get(TRACEBACK_ENV, "").strip().lower() not in ("", "0", "no", "false", "off"):
@@ -155,7 +146,12 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
         with contextlib.suppress(ValueError):  # a second Ctrl-C must not interrupt the report
             for signum in (signal.SIGINT, *STOP_SIGNALS):
                 signal.signal(signum, signal.SIG_IGN)
-    if was_interrupted(exc):
+    chain: list[BaseException] = []  # exc and those it was raised from or during
+    cause: BaseException | None = exc
+    while cause is not None and cause not in chain:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    if _state["interrupted"] or any(isinstance(e, KeyboardInterrupt) for e in chain):  # Ctrl-C
         stop = _state["signal"]
         if stop in STOP_SIGNALS:
             name = signal.Signals(stop).name
