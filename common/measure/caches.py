@@ -188,11 +188,9 @@ def data_levels(caches: list[Cache]) -> list[tuple[str, int]]:
     for c in data_caches(caches):
         by_level[c.level] = max(by_level.get(c.level, 0), c.size_bytes)
     levels: list[tuple[str, int]] = []
-    for level in sorted(by_level):
-        size = by_level[level]
-        if levels and size <= levels[-1][1]:
-            continue
-        levels.append((f"L{level}", size))
+    for level, size in sorted(by_level.items()):
+        if not levels or size > levels[-1][1]:  # a level no larger than the one inside: skipped
+            levels.append((f"L{level}", size))
     return levels
 
 
@@ -211,9 +209,7 @@ def available_memory_bytes(meminfo: str = "/proc/meminfo") -> int | None:
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    if hasattr(os, "sysconf"):
-        try:
-            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError):
-            return None
-    return None
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):  # no sysconf (Windows) or no such name
+        return None
