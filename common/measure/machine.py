@@ -73,8 +73,7 @@ def blas_info() -> dict[str, Any]:
     try:  # numpy >= 1.25 describes its build
         config = np.show_config(mode="dicts")
         blas_cfg = config.get("Build Dependencies", {}).get("blas", {})
-        info["library"] = blas_cfg.get("name", "unknown")
-        info["version"] = blas_cfg.get("version", "")
+        info.update(library=blas_cfg.get("name", "unknown"), version=blas_cfg.get("version", ""))
     except (TypeError, AttributeError):
         pass
     return info

@@ -96,12 +96,10 @@ def check_input_file(path: str | os.PathLike[str], what: str = "results file") -
     shown = display_path(p)
     try:
         st = _stat(p, what, shown)
-    except NameTooLong:
-        return p  # the reader reports it unreadable and falls back
-    except UnusablePath:
-        raise
-    except ValueError:
-        return p  # e.g. permission denied on a folder on the way: the reader falls back
+    except ValueError as exc:  # a name too long, or e.g. permission denied on a folder on the
+        if type(exc) is UnusablePath:  # way: the reader reports it unreadable and falls back
+            raise
+        return p
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise UnusablePath(f"the {what} {shown} is {_kind(st.st_mode)}, not a regular file")
     if _in_kernel_folder(p):
