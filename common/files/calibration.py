@@ -39,20 +39,14 @@ class SavedCalibration(NamedTuple):
 SECTION_OWNERS = {"probe": "lecture 01", "batch_sweep": "lecture 03", "hierarchy": "lecture 09"}
 
 
-CALIBRATION_UNITS = {"bandwidth_bytes_per_s": "B/s", "matmul_flops_per_s": "FLOP/s"}
-
-
-def plausible_entry(calib: dict[str, Any], key: str, unit: str) -> float:
-    """calib[key] as a float in validate.PLAUSIBLE_RANGES[unit]; ValueError naming the entry."""
-    return plausible(positive_number(calib, key), unit, f"results entry {key!r}")
-
-
 def check_calibration(calib: object) -> dict[str, Any]:
     """calib if its roofs are plausible and its ridge (FLOP/byte) consistent; else ValueError."""
     if not isinstance(calib, dict):
         raise ValueError("it has no calibration record")
-    bw = plausible_entry(calib, "bandwidth_bytes_per_s", CALIBRATION_UNITS["bandwidth_bytes_per_s"])
-    peak = plausible_entry(calib, "matmul_flops_per_s", CALIBRATION_UNITS["matmul_flops_per_s"])
+    bw, peak = (
+        plausible(positive_number(calib, key), unit, f"results entry {key!r}")
+        for key, unit in (("bandwidth_bytes_per_s", "B/s"), ("matmul_flops_per_s", "FLOP/s"))
+    )
     if "ridge_point" in calib:
         ridge = positive_number(calib, "ridge_point")
         if not math.isclose(ridge, ridge_point(peak, bw), rel_tol=1e-6):
@@ -61,9 +55,7 @@ def check_calibration(calib: object) -> dict[str, Any]:
 
 
 def saved_calibration(
-    path: str | os.PathLike[str] | None = None,
-    section: str = "probe",
-    loaded: Loaded | None = None,
+    path: str | os.PathLike[str] | None = None, section: str = "probe", loaded: Loaded | None = None
 ) -> SavedCalibration:
     """The ``calibration`` record of a results section (lecture 01's ``probe`` by default)."""
     doc = loaded if loaded is not None else load_results(path)

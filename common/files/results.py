@@ -75,16 +75,12 @@ BLAS_VALUE_TYPES = (str, int, float, type(None))
 SECTIONS = ("probe", "batch_sweep", "hierarchy", "attention")  # the lectures' sections
 
 
-def section_problem(doc: dict[str, Any]) -> str | None:
-    """Why a document's sections are unusable (one that is not an object), or None."""
-    for name in SECTIONS:
-        if name in doc and not isinstance(doc[name], dict):
-            return f"section {name!r} is {type(doc[name]).__name__}, not an object"
-    return None
-
-
-def machine_problem(record: object) -> str | None:
-    """Why a saved machine record is unusable (a field of the wrong type), or None if it is fine."""
+def _problem(doc: object) -> str | None:
+    """Why a parsed document is unusable (not an object, a machine record field of the wrong
+    type, a section that is not an object), or None if it is fine."""
+    if not isinstance(doc, dict):
+        return "not an object"
+    record = doc.get("machine")
     if not isinstance(record, dict):
         return "no machine record"
     for key, types in MACHINE_FIELDS.items():
@@ -95,77 +91,62 @@ def machine_problem(record: object) -> str | None:
         for name, value in (record.get(key) or {}).items():
             if not isinstance(name, str) or not isinstance(value, BLAS_VALUE_TYPES):
                 return f"machine.{key}.{name} is {type(value).__name__}"
+    for name in SECTIONS:
+        if name in doc and not isinstance(doc[name], dict):
+            return f"section {name!r} is {type(doc[name]).__name__}, not an object"
     return None
 
 
-def parse_document(raw: bytes) -> Any:
-    """The JSON value in `raw` (UTF-8, a byte-order mark allowed); ValueError if it is not
-    strict JSON (NaN, Infinity and numbers beyond the float range are refused)."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError("not UTF-8 text") from None
-    try:
-        return json.loads(
-            text, parse_constant=_not_a_number, parse_float=_finite_float, parse_int=_bounded_int
-        )
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON: {exc.msg}") from None
-
-
 def load_results(
-    path: str | os.PathLike[str] | None = None,
-    *,
-    this_machine: dict[str, Any] | None = None,
+    path: str | os.PathLike[str] | None = None, *, this_machine: dict[str, Any] | None = None
 ) -> Loaded:
     """Read and check the results file; never raises for a missing or bad file."""
     target = resolve(path)
     shown = display_path(target)
+
+    def unusable(reason: str) -> Loaded:
+        return Loaded(None, f"results file {shown} {reason}", target)
+
     try:
         st = os.stat(target)
         if not stat.S_ISREG(st.st_mode):
-            return Loaded(None, f"results file {shown} is {_kind(st.st_mode)}, not a file", target)
+            return unusable(f"is {_kind(st.st_mode)}, not a file")
         if st.st_size > MAX_FILE_BYTES:
-            return Loaded(None, f"results file {shown} is corrupt (too large)", target)
+            return unusable("is corrupt (too large)")
         raw = target.read_bytes()
     except FileNotFoundError:
         return Loaded(None, f"no results file at {shown} (run lecture 01 to create it)", target)
     except OSError as exc:
         return Loaded(None, f"cannot read results file {shown}: {exc.strerror or exc}", target)
-    try:
-        data = parse_document(raw)
-    except ValueError as exc:
-        return Loaded(None, f"results file {shown} is corrupt ({exc})", target)
-    problem = machine_problem(data.get("machine")) if isinstance(data, dict) else "not an object"
-    if not problem:
-        problem = section_problem(data)
+    try:  # strict JSON in UTF-8 (a byte-order mark allowed): no NaN, Infinity or 10**400
+        data = json.loads(
+            raw.decode("utf-8-sig"),
+            parse_constant=_not_a_number,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
+    except UnicodeDecodeError:
+        problem = "not UTF-8 text"
+    except RecursionError:
+        problem = "nested too deeply"
+    except json.JSONDecodeError as exc:
+        problem = f"invalid JSON: {exc.msg}"
+    except ValueError as exc:  # the number hooks' reasons
+        problem = str(exc)
+    else:
+        problem = _problem(data)
     if problem:
-        return Loaded(None, f"results file {shown} is corrupt ({problem})", target)
+        return unusable(f"is corrupt ({problem})")
     version = data.get("format_version")
     if type(version) is not int or version != FORMAT_VERSION:
-        return Loaded(
-            None,
-            f"results file {shown} has format version {version!r}, expected {FORMAT_VERSION}",
-            target,
-        )
+        return unusable(f"has format version {version!r}, expected {FORMAT_VERSION}")
     try:  # describing this machine takes numpy and threadpoolctl, which bare python3 lacks
         here = this_machine if this_machine is not None else machine.describe()
     except ImportError as exc:
-        return Loaded(
-            None,
-            f"results file {shown} cannot be matched to this machine without {exc.name} "
-            "(run with .venv/bin/python)",
-            target,
-        )
+        why = f"without {exc.name} (run with .venv/bin/python)"
+        return unusable(f"cannot be matched to this machine {why}")
     if machine.fingerprint(data["machine"]) != machine.fingerprint(here):
-        return Loaded(
-            None,
-            f"results file {shown} was measured on another machine "
-            f"({machine.fingerprint(data['machine'])})",
-            target,
-        )
+        return unusable(f"was measured on another machine ({machine.fingerprint(data['machine'])})")
     return Loaded(data, "", target)
 
 
@@ -226,21 +207,17 @@ def locked_folder(
             os.close(fd)  # releases the lock
 
 
-def backup_path(path: Path) -> Path:
-    """A new name beside `path` for keeping its old content: NAME.backup-DATE-TIME[-N].SUFFIX."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    stem = path.stem[:BACKUP_STEM_CHARS]
-    for n in range(1, 1000):
-        extra = "" if n == 1 else f"-{n}"
-        candidate = path.with_name(f"{stem}.backup-{stamp}{extra}{path.suffix}")
-        if not os.path.lexists(candidate):
-            return candidate
-    raise ValueError(f"too many backups of {display_path(path)} this second")
-
-
-def keep_aside(path: Path) -> Path:
-    """Keep the current content of `path` under backup_path(path) (a hard link, else a copy)."""
-    backup = backup_path(path)
+def _keep_aside(path: Path) -> Path:
+    """Keep the current content of `path` under a new name beside it (a hard link, else a
+    copy): NAME.backup-DATE-TIME[-N].SUFFIX."""
+    stamp, stem = time.strftime("%Y%m%d-%H%M%S"), path.stem[:BACKUP_STEM_CHARS]
+    names = (
+        path.with_name(f"{stem}.backup-{stamp}{f'-{n}' * (n > 1)}{path.suffix}")
+        for n in range(1, 1000)
+    )
+    backup = next((name for name in names if not os.path.lexists(name)), None)
+    if backup is None:
+        raise ValueError(f"too many backups of {display_path(path)} this second")
     try:
         os.link(path, backup)
     except OSError:
@@ -277,7 +254,7 @@ def save_section(
             ) from None
         note = ""
         if loaded.data is None and real.is_file():
-            note = f"note: {loaded.reason}; kept it as {display_path(keep_aside(real))}"
+            note = f"note: {loaded.reason}; kept it as {display_path(_keep_aside(real))}"
         atomic_write_text(real, text)
     if note:
         print(note)

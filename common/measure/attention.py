@@ -26,8 +26,7 @@ def check_qkv(q: Any, k: Any, v: Any) -> tuple[int, int]:
     """(N, d_h) of three float32 arrays of one shape [N, d_h]; a one-line ValueError otherwise."""
     import numpy as np
 
-    arrays = {"Q": q, "K": k, "V": v}
-    for name, a in arrays.items():
+    for name, a in (("Q", q), ("K", k), ("V", v)):
         if not isinstance(a, np.ndarray) or a.ndim != 2:
             raise ValueError(f"{name} must be a 2-D numpy array [N, d_h], got {type(a).__name__}")
         if a.dtype != np.float32:
@@ -178,22 +177,19 @@ def block_count(n: int, br: int, bc: int) -> int:
 
 def tiled_cache_bytes(d_head: int, br: int, bc: int) -> float:
     """Bytes one inner step touches: U(Br, Bc) in fp32, the P V buffer and three row statistics."""
-    extra = FP32 * positive_int(d_head, "head dim d_h") * br + FP32 * (STATS_BUFFERS - 2) * br
+    extra = FP32 * d_head * br + FP32 * (STATS_BUFFERS - 2) * br
     return attention_io.on_chip_bytes(br, bc, d_head, FP32) + extra
 
 
 def naive_memory_bytes(n: int, d_head: int) -> float:
     """Bytes the naive kernel allocates beside Q, K and V: S, O and two row statistics."""
-    n, d = positive_int(n, "sequence length N"), positive_int(d_head, "head dim d_h")
-    return float(FP32 * (n * n + n * d + 2 * n))
+    return float(FP32 * (n * n + n * d_head + 2 * n))
 
 
 def tiled_memory_bytes(n: int, d_head: int, br: int, bc: int) -> float:
     """Bytes the tiled kernel allocates beside Q, K and V: O and its block buffers."""
-    n, d = positive_int(n, "sequence length N"), positive_int(d_head, "head dim d_h")
-    br, bc = _block(br, n, "query block Br"), _block(bc, n, "key block Bc")
-    blocks = br * bc + br * (n % bc) + 2 * br * d + STATS_BUFFERS * br
-    return float(FP32 * (n * d + blocks))
+    blocks = br * bc + br * (n % bc) + 2 * br * d_head + STATS_BUFFERS * br
+    return float(FP32 * (n * d_head + blocks))
 
 
 def fixed_cost_per_block(

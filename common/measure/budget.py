@@ -200,10 +200,9 @@ def sweep_weight_dim(
     """K of lecture 03's fp32 W[K, K]: the article's 4096, halved (down to 1024) while the
     shortest sweep, one warm-up and one timed call per batch at the roofline bound
     2 * sum_B max(2BK^2 / P, 4(K^2 + 2BK) / beta) seconds, would overrun `budget_s`."""
-    fp32 = int(bytes_per_elem("fp32"))
 
     def cost_s(k: int) -> float:
-        counts = (matmul_counts(b, k, k, fp32, fp32, fp32) for b in batches)
+        counts = (matmul_counts(b, k, k, FP32, FP32, FP32) for b in batches)
         return sum(2 * lower_bound_time(f, d, peak, bandwidth) for f, d in counts)
 
     k = 4096

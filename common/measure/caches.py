@@ -65,14 +65,6 @@ def parse_cpu_list(text: str) -> int | None:
     return count or None
 
 
-def _read_text(path: Path) -> str | None:
-    """A small sysfs file's text, or None when it is missing or unreadable."""
-    try:
-        return path.read_text()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
     """Caches listed under a sysfs cpuN/cache folder (index0, index1, ...)."""
     caches: list[Cache] = []
@@ -87,8 +79,10 @@ def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
             size = parse_size((entry / "size").read_text())
         except (OSError, ValueError, UnicodeDecodeError):
             continue
-        shared_text = _read_text(entry / "shared_cpu_list")
-        shared = parse_cpu_list(shared_text) if shared_text is not None else None
+        try:
+            shared = parse_cpu_list((entry / "shared_cpu_list").read_text())
+        except (OSError, UnicodeDecodeError):
+            shared = None
         if size is not None and level > 0:
             caches.append(Cache(level, kind, size, shared))
     return sorted(caches, key=lambda c: (c.level, c.kind))
@@ -105,16 +99,6 @@ def _run_quiet(args: list[str]) -> str | None:
     return out.stdout
 
 
-def _sysctl_int(key: str) -> int | None:
-    """A positive integer sysctl value, or None."""
-    text = _run_quiet(["sysctl", "-n", key])
-    try:
-        value = int((text or "").strip())
-    except ValueError:
-        return None
-    return value if value > 0 else None
-
-
 def read_sysctl() -> list[Cache]:
     """Caches reported by macOS sysctl (performance-core keys first, then hw.l*cachesize)."""
     keys = (
@@ -125,9 +109,9 @@ def read_sysctl() -> list[Cache]:
     caches = []
     for names, level, kind in keys:
         for name in names:
-            value = _sysctl_int(name)
-            if value is not None:
-                caches.append(Cache(level, kind, value))
+            value = (_run_quiet(["sysctl", "-n", name]) or "").strip()
+            if value.isdecimal() and int(value) > 0:  # a positive integer, else the next key
+                caches.append(Cache(level, kind, int(value)))
                 break
     return caches
 
@@ -147,14 +131,8 @@ def read_getconf() -> list[Cache]:
     caches = []
     for line in text.splitlines():
         fields = line.split()
-        if len(fields) == 2 and fields[0] in wanted:
-            try:
-                value = int(fields[1])
-            except ValueError:
-                continue
-            if value > 0:
-                level, kind = wanted[fields[0]]
-                caches.append(Cache(level, kind, value))
+        if len(fields) == 2 and fields[0] in wanted and fields[1].isdecimal() and int(fields[1]):
+            caches.append(Cache(*wanted[fields[0]], int(fields[1])))
     return sorted(caches, key=lambda c: (c.level, c.kind))
 
 
@@ -167,46 +145,31 @@ def faked(found: list[Cache], source: str, fake: str) -> tuple[list[Cache], str]
     """The caches with the last level replaced by a fake size ('none': no caches reported)."""
     if fake.strip().lower() == "none":
         return [], ""
-    size = parse_fake_size(fake)
-    if size is None:
+    number, scale = _split_unit(fake)  # '480M' -> 480 MiB, '1.1G' -> 1.1 GiB (decimals allowed)
+    try:
+        size = float(number) * scale
+    except ValueError:
+        size = 0.0
+    if not 0 < size < 2**50:
         raise ValueError(f"${FAKE_LLC_ENV} must be a size such as 480M or 'none', got {fake!r}")
     inner = [c for c in found if c.level < 3]
     note = f"{source or 'no OS report'}, last level faked by ${FAKE_LLC_ENV}={fake}"
-    return [*inner, Cache(3, "Unified", size)], note
-
-
-def parse_fake_size(text: str) -> int | None:
-    """'480M' -> 480 MiB, '1.1G' -> 1.1 GiB (decimals allowed); None when unparseable."""
-    number, scale = _split_unit(text)
-    try:
-        value = float(number) * scale
-    except ValueError:
-        return None
-    return int(value) if 0 < value < 2**50 else None
+    return [*inner, Cache(3, "Unified", int(size))], note
 
 
 def read_caches_with_source() -> tuple[list[Cache], str]:
     """This machine's caches and where they were read ('' and [] when nothing says); the
     last level as ``$ROOFLINE_FAKE_LLC`` says when it is set."""
-    found, source = _read_os_caches()
+    found, source = [], ""
+    if sys.platform.startswith("linux"):
+        if found := read_sysfs():
+            source = f"Linux sysfs ({SYSFS_CPU0_CACHE})"
+        elif found := read_getconf():
+            source = "getconf -a (sysfs had no cache entries)"
+    elif sys.platform == "darwin" and (found := read_sysctl()):
+        source = "macOS sysctl"
     fake = os.environ.get(FAKE_LLC_ENV)
     return faked(found, source, fake) if fake else (found, source)
-
-
-def _read_os_caches() -> tuple[list[Cache], str]:
-    """The caches the operating system reports, and where they were read."""
-    if sys.platform.startswith("linux"):
-        found = read_sysfs()
-        if found:
-            return found, f"Linux sysfs ({SYSFS_CPU0_CACHE})"
-        found = read_getconf()
-        if found:
-            return found, "getconf -a (sysfs had no cache entries)"
-        return [], ""
-    if sys.platform == "darwin":
-        found = read_sysctl()
-        return found, ("macOS sysctl" if found else "")
-    return [], ""
 
 
 def read_caches() -> list[Cache]:
@@ -225,11 +188,9 @@ def data_levels(caches: list[Cache]) -> list[tuple[str, int]]:
     for c in data_caches(caches):
         by_level[c.level] = max(by_level.get(c.level, 0), c.size_bytes)
     levels: list[tuple[str, int]] = []
-    for level in sorted(by_level):
-        size = by_level[level]
-        if levels and size <= levels[-1][1]:
-            continue
-        levels.append((f"L{level}", size))
+    for level, size in sorted(by_level.items()):
+        if not levels or size > levels[-1][1]:  # a level no larger than the one inside: skipped
+            levels.append((f"L{level}", size))
     return levels
 
 
@@ -248,9 +209,7 @@ def available_memory_bytes(meminfo: str = "/proc/meminfo") -> int | None:
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    if hasattr(os, "sysconf"):
-        try:
-            return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError):
-            return None
-    return None
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):  # no sysconf (Windows) or no such name
+        return None

@@ -58,8 +58,7 @@ def measure_call_costs(
     below = above = None
     if arrays.max_elements > GIL_RELEASE_ELEMENTS:
         below = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS), share, clock=clock).seconds
-        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share, clock=clock)
-        above = above.seconds
+        above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share, clock=clock).seconds
     return call_costs(one.seconds, below, above)
 
 
@@ -116,9 +115,6 @@ def measure_threads(
     bounds = [(k * n // threads, (k + 1) * n // threads) for k in range(max(1, threads))]
     slices = [(x[a:b], y[a:b], z[a:b]) for a, b in bounds]
 
-    def part(s: tuple[Any, Any, Any]) -> None:
-        add(s[0], s[1], s[2])
-
     def timed(fn: Callable[[], object]) -> float:
         return time_samples(fn, repeat=1, warmup=0, clock=clock)[0]
 
@@ -126,7 +122,7 @@ def measure_threads(
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
 
         def all_threads() -> None:
-            list(pool.map(part, slices))
+            list(pool.map(lambda s: add(*s), slices))
 
         add(x, y, z)  # warm-up: pages touched, threads started
         all_threads()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import subprocess
@@ -28,20 +29,13 @@ def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    brand = ""
     if sys.platform == "darwin":
-        try:
-            out = subprocess.run(
-                ["sysctl", "-n", "machdep.cpu.brand_string"],
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            )
-            if out.stdout.strip():
-                return out.stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            pass
-    return platform.processor() or platform.machine() or "unknown CPU"
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            command = ["sysctl", "-n", "machdep.cpu.brand_string"]
+            out = subprocess.run(command, capture_output=True, text=True, timeout=5, check=False)
+            brand = out.stdout
+    return brand.strip() or platform.processor() or platform.machine() or "unknown CPU"
 
 
 def usable_cores() -> int:
@@ -61,13 +55,8 @@ def blas_info() -> dict[str, Any]:
     import numpy as np
 
     np.ones(1) @ np.ones(1)  # make sure the BLAS library is loaded before inspecting it
-    info: dict[str, Any] = {
-        "library": "unknown",
-        "version": "",
-        "kernel": "unknown",
-        "threads": None,
-        "threading_layer": "",
-    }
+    info: dict[str, Any] = {"library": "unknown", "version": "", "kernel": "unknown"}
+    info.update(threads=None, threading_layer="")
     from threadpoolctl import threadpool_info  # a dependency of the course (pyproject.toml)
 
     blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
@@ -84,8 +73,7 @@ def blas_info() -> dict[str, Any]:
     try:  # numpy >= 1.25 describes its build
         config = np.show_config(mode="dicts")
         blas_cfg = config.get("Build Dependencies", {}).get("blas", {})
-        info["library"] = blas_cfg.get("name", "unknown")
-        info["version"] = blas_cfg.get("version", "")
+        info.update(library=blas_cfg.get("name", "unknown"), version=blas_cfg.get("version", ""))
     except (TypeError, AttributeError):
         pass
     return info
@@ -109,17 +97,9 @@ def describe() -> dict[str, Any]:
 def fingerprint(desc: dict[str, Any]) -> str:
     """What must match for two measurements to count as the same machine."""
     blas = desc.get("blas") or {}
-    return " | ".join(
-        str(x)
-        for x in (
-            desc.get("cpu"),
-            desc.get("cores"),
-            desc.get("system"),
-            blas.get("library"),
-            blas.get("kernel"),
-            blas.get("threads"),
-        )
-    )
+    found = [desc.get(k) for k in ("cpu", "cores", "system")]
+    found += [blas.get(k) for k in ("library", "kernel", "threads")]
+    return " | ".join(str(x) for x in found)
 
 
 def summary_line(desc: dict[str, Any]) -> str:

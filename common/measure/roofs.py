@@ -92,8 +92,7 @@ def _stream_add(working_set_bytes: int | None = None) -> tuple[Callable[[], obje
 
     total = working_set_bytes or bandwidth_working_set_bytes()
     n = max(1024, total // (3 * FP32))
-    x = np.ones(n, dtype=np.float32)
-    y = np.ones(n, dtype=np.float32)
+    x, y = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
     z = np.empty(n, dtype=np.float32)  # the first (warm-up) call touches its pages
     return partial(np.add, x, y, out=z), 3 * n * FP32
 
@@ -146,29 +145,6 @@ def _square_operands(n: int) -> tuple[Any, Any, Any]:
     return a, b, np.empty((n, n), dtype=np.float32)
 
 
-def _matmul_rate(
-    operands: tuple[Any, Any, Any],
-    threads: int | None,
-    repeat: int,
-    budget_s: float,
-    warmup: int = 1,
-    clock: Clock = time.perf_counter,
-) -> dict[str, Any]:
-    """Best FLOP/s of C = A @ B on given operands with `threads` BLAS threads (None: all)."""
-    import numpy as np
-
-    a, b, c = operands
-    with blas_threads(threads) as used:
-        durations = time_samples(
-            partial(np.matmul, a, b, out=c),
-            repeat=repeat,
-            warmup=warmup,
-            budget_s=budget_s,
-            clock=clock,
-        )
-    return _matmul_summary(durations, a.shape[0], used)
-
-
 def _matmul_summary(durations: list[float], n: int, threads: int | None) -> dict[str, Any]:
     """Best FLOP/s (2 n^3 / t) of square-matmul durations."""
     t = min(durations)
@@ -190,9 +166,14 @@ def measure_matmul(
     clock: Clock = time.perf_counter,
 ) -> dict[str, Any]:
     """Square fp32 matmul C = A @ B of size n: FLOP/s = 2 n^3 / t (n chosen by speed if None)."""
-    if n is None:
-        n = matmul_size_for(call_s, memory_cap_bytes())
-    return _matmul_rate(_square_operands(n), threads, repeat, budget_s, clock=clock)
+    import numpy as np
+
+    a, b, c = _square_operands(n if n is not None else matmul_size_for(call_s, memory_cap_bytes()))
+    with blas_threads(threads) as used:
+        durations = time_samples(
+            partial(np.matmul, a, b, out=c), repeat=repeat, budget_s=budget_s, clock=clock
+        )
+    return _matmul_summary(durations, a.shape[0], used)
 
 
 class Kernels(NamedTuple):
@@ -226,14 +207,6 @@ BUSY_MEDIAN_SHARE = 0.8  # a roof whose median call is below 80% of its best: a 
 BUSY_LOAD_SHARE = 0.5  # other work: a load average >= half the cores before the run
 
 
-def load_average() -> float | None:
-    """The 1-minute load average of the system (None where the OS does not say)."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
-
-
 def busy_reasons(
     bw_times: list[float], mm_times: list[float], load_before: float | None, cores: int | None
 ) -> list[str]:
@@ -265,7 +238,9 @@ class RoofRun:
         self.bw_times: list[float] = []
         self.mm_times: list[float] = []
         self.one_times: list[float] = []
-        self.load_before = load_average()
+        self.load_before: float | None = None  # the 1-minute load average, where the OS says
+        with contextlib.suppress(AttributeError, OSError):
+            self.load_before = os.getloadavg()[0]
 
     def start(self) -> RoofRun:
         """The calibration's own rounds: streaming add and matmul alternating, then 1 thread."""

@@ -59,9 +59,7 @@ class CallTiming(NamedTuple):
 
 
 def calls_per_batch(
-    fn: Callable[[], object],
-    min_batch_s: float = MIN_BATCH_S,
-    clock: Clock = time.perf_counter,
+    fn: Callable[[], object], min_batch_s: float = MIN_BATCH_S, clock: Clock = time.perf_counter
 ) -> tuple[int, float]:
     """Smallest power of two k whose k back-to-back calls last >= min_batch_s; (k, seconds)."""
     calls = 1
@@ -88,12 +86,7 @@ def time_per_call(
     calls, elapsed = calls_per_batch(fn, min_batch_s, clock)
     remaining = max(0.0, budget_s - (clock() - start))
     samples = time_samples(
-        fn,
-        repeat=max(0, min_batches - 1),
-        warmup=0,
-        budget_s=remaining,
-        calls=calls,
-        clock=clock,
+        fn, repeat=max(0, min_batches - 1), warmup=0, budget_s=remaining, calls=calls, clock=clock
     )
     return CallTiming(min([elapsed / calls, *samples]), calls, 1 + len(samples))
 

@@ -35,20 +35,13 @@ def prog() -> str:
     return os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "lecture")
 
 
-def running_as_script() -> bool:
-    """True when sys.argv[0] is the ``__main__`` file (not under sphinx-gallery or Jupyter)."""
-    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
-    if not main_file or not sys.argv or not sys.argv[0]:
-        return False
-    return os.path.realpath(main_file) == os.path.realpath(sys.argv[0])
-
-
 def start(name: str = "") -> None:
     """Install one-line errors, quiet Ctrl-C and quiet closed pipes (script runs only);
     `name` replaces the script's file name in error lines ('common.exercises' for ``-m``)."""
-    if not running_as_script():
-        return
-    _install(name)
+    main = getattr(sys.modules.get("__main__"), "__file__", None)  # a run as a script: sys.argv[0]
+    argv0 = sys.argv[0] if sys.argv else ""  # is the __main__ file (not sphinx-gallery, Jupyter)
+    if main and argv0 and os.path.realpath(main) == os.path.realpath(argv0):
+        _install(name)
 
 
 def start_module(name: str) -> None:
@@ -144,20 +137,6 @@ def _one_line(exc: BaseException) -> str:
     return lines[0] if lines else exc.__class__.__name__
 
 
-def _chain(exc: BaseException | None) -> list[BaseException]:
-    """exc and the exceptions it was raised from or during."""
-    seen: list[BaseException] = []
-    while exc is not None and exc not in seen:
-        seen.append(exc)
-        exc = exc.__cause__ or exc.__context__
-    return seen
-
-
-def was_interrupted(exc: BaseException) -> bool:
-    """True when Ctrl-C caused `exc` (directly or inside an import it broke)."""
-    return _state["interrupted"] or any(isinstance(e, KeyboardInterrupt) for e in _chain(exc))
-
-
 def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
     """Report an uncaught exception as one line on stderr (see the module docstring)."""
     if os.environ.get(TRACEBACK_ENV, "").strip().lower() not in ("", "0", "no", "false", "off"):
@@ -167,7 +146,12 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
         with contextlib.suppress(ValueError):  # a second Ctrl-C must not interrupt the report
             for signum in (signal.SIGINT, *STOP_SIGNALS):
                 signal.signal(signum, signal.SIG_IGN)
-    if was_interrupted(exc):
+    chain: list[BaseException] = []  # exc and those it was raised from or during
+    cause: BaseException | None = exc
+    while cause is not None and cause not in chain:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    if _state["interrupted"] or any(isinstance(e, KeyboardInterrupt) for e in chain):  # Ctrl-C
         stop = _state["signal"]
         if stop in STOP_SIGNALS:
             name = signal.Signals(stop).name
@@ -177,7 +161,11 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
         if not isinstance(exc, KeyboardInterrupt):
             _die_by(signal.SIGINT)  # Python ends by SIGINT by itself only for a KeyboardInterrupt
         return
-    said = _table_slip(exc) or _said(exc)
+    try:  # a slip in the hardware table (a syntax error, a name typed wrong) has its own line
+        from common.tables.slips import describe
+    except Exception:  # the course itself cannot be imported: say the original error
+        describe = None  # type: ignore[assignment]
+    said = (describe and describe(exc)) or _said(exc)
     if said is None:
         sys.__excepthook__(kind, exc, tb)  # a bug in the course: the traceback helps
         return
@@ -187,9 +175,10 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
 def _said(exc: BaseException) -> str | None:
     """The one line for an error a student can cause; None for a bug of the course."""
     if isinstance(exc, ImportError):
+        ours = (exc.name or "").split(".")[0] == "common" or "'common" in str(exc)  # our package
         why = (
             "an edit of the course's own files broke this import: undo it, or compare with "
-            "`git diff`" if _ours(exc) else "this lecture needs the course's packages: run it "
+            "`git diff`" if ours else "this lecture needs the course's packages: run it "
             "with .venv/bin/python, which `make test` sets up"
         )  # fmt: skip
         return f"{_one_line(exc)} ({why})"
@@ -211,20 +200,6 @@ def _allocation(exc: BaseException) -> str | None:
     if isinstance(exc, RuntimeError) and asked.isdigit():  # torch's CPU allocator
         return f"torch could not allocate {int(asked) / 2**30:.2f} GiB"
     return None
-
-
-def _table_slip(exc: BaseException) -> str | None:
-    """One line for a slip in the hardware table (a syntax error, a name typed wrong), or None."""
-    try:
-        from common.tables.slips import describe
-    except Exception:  # the course itself cannot be imported: say the original error
-        return None
-    return describe(exc)
-
-
-def _ours(exc: ImportError) -> bool:
-    """True when the import that failed is of the course's own package (``common``)."""
-    return (exc.name or "").split(".")[0] == "common" or "'common" in str(exc)
 
 
 def _die_by(signum: int) -> None:

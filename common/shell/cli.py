@@ -236,12 +236,6 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = Non
     the paths and packages the flags need (see the module docstring); returns the namespace."""
     install_error_handler()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    check_args(parser, args)
-    return args
-
-
-def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
-    """Up-front checks of --outdir, --png and --results (usage errors exit 2)."""
     given = vars(args).pop("_given", set())  # flags given, not left at their default
     has_png = hasattr(args, "png")
     if hasattr(args, "outdir"):
@@ -266,3 +260,4 @@ def check_args(parser: argparse.ArgumentParser, args: Any) -> None:
             check(target, "results file")
         except paths.UnusablePath as exc:
             parser.error(f"argument --results: {exc}")
+    return args

@@ -96,12 +96,10 @@ def check_input_file(path: str | os.PathLike[str], what: str = "results file") -
     shown = display_path(p)
     try:
         st = _stat(p, what, shown)
-    except NameTooLong:
-        return p  # the reader reports it unreadable and falls back
-    except UnusablePath:
-        raise
-    except ValueError:
-        return p  # e.g. permission denied on a folder on the way: the reader falls back
+    except ValueError as exc:  # a name too long, or e.g. permission denied on a folder on the
+        if type(exc) is UnusablePath:  # way: the reader reports it unreadable and falls back
+            raise
+        return p
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise UnusablePath(f"the {what} {shown} is {_kind(st.st_mode)}, not a regular file")
     if _in_kernel_folder(p):
@@ -128,18 +126,6 @@ def _nearest_existing(folder: Path, what: str, shown: str) -> tuple[Path, bool]:
         current = current.parent
 
 
-def _probe_write(folder: Path) -> str:
-    """'' when a file can be created (and removed) in `folder`, else the reason why not."""
-    try:
-        fd, name = tempfile.mkstemp(prefix=".write-check-", dir=folder)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.unlink(name)
-    return ""
-
-
 def check_output_folder(path: str | os.PathLike[str], what: str = "figure folder") -> Path:
     """A folder to write into, checked now and created later: UnusablePath when it can never
     be a folder, ValueError when this user may not write there."""
@@ -148,10 +134,14 @@ def check_output_folder(path: str | os.PathLike[str], what: str = "figure folder
     existing, is_itself = _nearest_existing(Path(os.path.abspath(p)), what, shown)
     if _in_kernel_folder(p):
         raise UnusablePath(f"the {what} {shown} is in a kernel file system")
-    problem = _probe_write(existing)
-    if problem:
+    try:  # a file can be created (and removed) there
+        fd, name = tempfile.mkstemp(prefix=".write-check-", dir=existing)
+    except OSError as exc:
         verb = "write to" if is_itself else f"create {what}"
-        raise ValueError(f"cannot {verb} {shown}: {problem.lower()}")
+        raise ValueError(f"cannot {verb} {shown}: {(exc.strerror or str(exc)).lower()}") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(name)
     return p
 
 
