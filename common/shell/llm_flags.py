@@ -144,10 +144,10 @@ def parse_serving_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chi
     model, chip = get_model(args.model), get_chip(args.chip)
     P, N, window = args.prompt, args.output, model.max_context
     if window < P + N - 1:
-        parser.error(f"argument --output: {P} prompt + {N} output tokens need {P + N - 1} "
-                     f"positions, past {model.name}'s window of {window}")  # fmt: skip
-    if args.budget <= args.batch or args.budget > window:
-        parser.error(f"argument --budget: {args.budget} must exceed --batch ({args.batch}), "
-                     "the decode tokens of a step, and stay within "
+        parser.error(f"--prompt {P} and --output {N} need {P + N - 1} positions, past "
                      f"{model.name}'s window of {window}")  # fmt: skip
+    if args.budget <= args.batch or args.budget > window:
+        parser.error(f"--budget {args.budget} must exceed --batch {args.batch} (the decode "
+                     f"tokens of a step) and stay within {model.name}'s window of "
+                     f"{window}")  # fmt: skip
     return args, model, chip
