@@ -195,7 +195,8 @@ def contradictions(text: str) -> list[str]:
     for s in said:
         low = s.lower()
         found += [f"{why}: {s}" for why in _sentence_faults(low)]
-        if re.search(r"\bNone\b(?! of)|\[\]|\(\)|: \.|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
+        empty = r"\bNone\b(?! of)|\[\]|(?<!\w)\(\)|: \."  # a call's () is not empty words
+        if re.search(empty + r"|\bx0(?:\.0+)?(?![.\d])|\b(?:nan|inf)\b", s):
             found.append(f"None, an empty list or bracket or a factor of x0: {s}")
         if re.search(r"(?<![\d.])0\.0+% of (?:its )?peak", s):  # every operation gets some
             found.append(f"an operation at 0% of peak: {s}")

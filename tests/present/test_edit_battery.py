@@ -180,6 +180,7 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "about 0.7% of the A100's ridge point: deep in the memory-bound regime.",
         "by a factor of 1.00, that is, not at all.",
         "the time bound stays at 0.556 ms. Both versions sit on the compute roof here.",
+        "torch.cuda.synchronize() waits for the GPU.",  # a call's brackets are not empty words
         "3. The throughput flattens because each sequence reads its own 0.54 GB of KV cache "
         "per step: no batch beats bandwidth / that, 6,240 tokens/s on H100 SXM and 14,901 on "
         "B200.\n4. Past its knee (B = 332) the weight matmuls on H100 SXM together are past the "
