@@ -158,6 +158,27 @@ def test_ep_memory_holds_the_experts_split_and_the_rest_whole(capsys) -> None:
     need = float(err.split(" need ")[1].split(" GB")[0])  # plus one sequence's latent cache
     assert need == pytest.approx(2 * (rest + experts / 8) / 1e9, abs=0.2)
     assert "--ep 32 would hold it" in err
+    # On a 180 GB B200, --ep 8 needs (17.1 + 81.7) x 2 = 197.6 GB (the experts' split alone
+    # would fit: 671.0 x 2 / 8 = 167.8 GB); --ep 16 needs 116 GB.
+    assert 2 * (rest + experts / 8) > 180e9 > 2 * 671.03e9 / 8 and 2 * (rest + experts / 16) < 180e9
+    with pytest.raises(SystemExit):
+        cmd.main(["--model", "deepseek-v3", "--chip", "b200", "--ep", "4"])
+    assert "--ep 16 would hold it" in capsys.readouterr().err
+
+
+def test_ep_speculation_and_bound_keep_the_expert_parallel_layout(monkeypatch, capsys) -> None:
+    """Under --ep the verify pass crosses the same network as decode, and the request's
+    bound is its prefill's plus (new tokens - 1) decode steps', each on the EP layout."""
+    seen = []
+    real = cmd.speculate
+    monkeypatch.setattr(cmd, "speculate", lambda *a: seen.append(a[-1]) or real(*a))
+    flags = ["--model", "mixtral-8x7b", "--chip", "h100", "--batch", "8", "--json"]
+    assert cmd.main([*flags, "--ep", "8", "--speculate", "2", "--acceptance", "0.8"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [net.ep for net in seen] == [8]
+    steps = got["new_tokens"] - 1
+    by_parts = got["bound_prefill_s"] + steps * got["bound_decode_step_s"]
+    assert got["bound_total_s"] == pytest.approx(by_parts, rel=1e-12)
 
 
 def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys) -> None:
