@@ -17,6 +17,11 @@ draw), for a sampled run:
     make mutation MUTATION_ARGS="--max-children 1 $(python tools/mutation_report.py --sample 60)"
 after one narrowed run has generated every module's mutants and the test map, e.g.
 `make mutation MUTATION_ARGS="--max-children 1 'common.exercises.text.*'"` (99 mutants).
+
+mutmut switches a mutant on in a process that has already imported the code, and credits
+what ran at import to the session's first test: a helper that builds a table at import
+(tables/measurements, engines, hw_specs) is checked only by tests that build the table
+again inside the test (tests/tables/test_tables_rebuilt.py's `rebuilt`).
 """
 
 import argparse
