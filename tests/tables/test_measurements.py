@@ -36,11 +36,11 @@ from tests.tables.test_tables_rebuilt import rebuilt
 MS = 1e-3
 
 
-@pytest.fixture(name="pub")
 def fresh_table() -> SimpleNamespace:
-    """The table as its module builds it, run afresh in each test: a builder such as `_request`
+    """The table as its module builds it, run afresh by each test: a builder such as `_request`
     runs only at import, so a slip in it (or mutmut's mutant of it, which is switched on after
-    import) must be seen in a table built inside the test."""
+    import) must be seen in a table built inside the test (in its body, so that mutmut's time
+    limit, estimated from the tests' bodies, covers the build)."""
     return SimpleNamespace(**rebuilt("common.tables.measurements"))
 
 
@@ -48,14 +48,16 @@ def fresh_table() -> SimpleNamespace:
     ("phase", "gpus", "ms"),
     [("prefill", 1, 63.17), ("decode", 1, 22.0), ("prefill", 2, 45.45), ("decode", 2, 13.5)],
 )
-def test_fastertransformer_13b_latencies(pub, phase: str, gpus: int, ms: float) -> None:
+def test_fastertransformer_13b_latencies(phase: str, gpus: int, ms: float) -> None:
+    pub = fresh_table()
     (run,) = [r for r in pub.FT_13B if r.phase == phase and r.gpus == gpus]
     assert math.isclose(run.measured.seconds, ms * MS, rel_tol=1e-12)
     assert run.tokens == 512
     assert "kipply" in run.measured.source and "09819d4" in run.measured.source
 
 
-def test_the_blogs_profile_and_estimates(pub) -> None:
+def test_the_blogs_profile_and_estimates() -> None:
+    pub = fresh_table()
     assert [m.seconds for m in pub.KIPPLY_COMMS_PER_LAYER] == pytest.approx([40e-6, 50e-6])
     assert pub.KIPPLY_MLP_FLOPS_EFFICIENCY == 0.72
     assert pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY == 0.54
@@ -64,7 +66,8 @@ def test_the_blogs_profile_and_estimates(pub) -> None:
     assert round((283.60 - 63.17) / 10, 1) == 22.0 and round((180.86 - 45.45) / 10, 1) == 13.5
 
 
-def test_the_13b_shape_is_the_benchmarks_config(pub) -> None:
+def test_the_13b_shape_is_the_benchmarks_config() -> None:
+    pub = fresh_table()
     m = pub.GPT_13B
     assert (m.n_layers, m.n_heads, m.d_model, m.d_ff, m.vocab_size) == (40, 40, 5120, 20480, 50272)
     assert m.max_context == 2048 and not m.gated_mlp
@@ -88,7 +91,8 @@ VIDUR = {
 }
 
 
-def test_vidur_matmul_medians(pub) -> None:
+def test_vidur_matmul_medians() -> None:
+    pub = fresh_table()
     got = {(r.name, r.n_tokens): r.measured.seconds for r in pub.VIDUR_A100_MATMULS}
     assert got.keys() == VIDUR.keys()
     for key, ms in VIDUR.items():
@@ -100,7 +104,8 @@ def test_vidur_matmul_medians(pub) -> None:
         assert "7d47513" in r.measured.source
 
 
-def test_small_kernels_and_the_allreduce_curve(pub) -> None:
+def test_small_kernels_and_the_allreduce_curve() -> None:
+    pub = fresh_table()
     assert [m.seconds for m in pub.VIDUR_A100_SMALL_KERNELS] == pytest.approx(
         [0.005 * MS, 0.002 * MS, 0.007 * MS, 0.005 * MS]
     )
@@ -118,7 +123,8 @@ def test_small_kernels_and_the_allreduce_curve(pub) -> None:
     assert pub.ALLREDUCE_CURVES["a100-80gb"] is curve and pub.ALLREDUCE_CURVES["a100"] is curve
 
 
-def test_published_requests_as_their_pages_print_them(pub) -> None:
+def test_published_requests_as_their_pages_print_them() -> None:
+    pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens): r.measured.seconds
            for r in pub.REQUESTS}  # fmt: skip
     assert len(got) == len(pub.REQUESTS) == 32
@@ -142,7 +148,8 @@ def test_published_requests_as_their_pages_print_them(pub) -> None:
     assert pub.REQUESTS[0].label == "13B, 1 x a100, 512 + 10"
 
 
-def test_h100_requests_as_tensorrt_llms_page_prints_them(pub) -> None:
+def test_h100_requests_as_tensorrt_llms_page_prints_them() -> None:
+    pub = fresh_table()
     h100 = {(r.model.key, r.gpus, r.batch, r.prompt, r.new_tokens): r for r in pub.REQUESTS
             if r.chip == "h100"}  # fmt: skip
     assert all(r.precision == "fp8" for r in h100.values()) and len(h100) == 12
@@ -159,12 +166,14 @@ def test_h100_requests_as_tensorrt_llms_page_prints_them(pub) -> None:
     assert r.label == "Llama-2-70B, 4 x h100, batch 480, 128 + 2048"
 
 
-def test_a_nonpositive_time_is_refused(pub) -> None:
+def test_a_nonpositive_time_is_refused() -> None:
+    pub = fresh_table()
     with pytest.raises(ValueError, match="measured time"):
         pub.Measured("x", 0.0, "nowhere")
 
 
-def test_a_curve_row_typed_short_and_a_bad_fleet_figure_are_refused_by_name(pub) -> None:
+def test_a_curve_row_typed_short_and_a_bad_fleet_figure_are_refused_by_name() -> None:
+    pub = fresh_table()
     with pytest.raises(ValueError, match="shorter"):  # six sizes, five times: not cut silently
         pub.dgx_curve({2: (46, 51, 57, 64, 139)})
     with pytest.raises(ValueError, match="shorter"):  # vLLM's CI: three tests a GPU model
@@ -199,7 +208,8 @@ PUBLISHED = [  # model, chip, GPUs, prompt, new tokens, ms, engine and publisher
 ]  # fmt: skip
 
 
-def test_every_curve_point_and_request_as_published(pub) -> None:
+def test_every_curve_point_and_request_as_published() -> None:
+    pub = fresh_table()
     for g, ms in DGX_MS.items():
         points = pub.A100_DGX_ALLREDUCE[g]
         assert [m for m, _ in points] == [2**14, 2**17, 2**20, 2**22, 2**24, 2**26]
@@ -231,7 +241,8 @@ def test_every_curve_point_and_request_as_published(pub) -> None:
     assert big.gated_mlp and not big.tied_embeddings and not pub.GPT_20B.gated_mlp
 
 
-def test_serving_engines_requests_as_their_pages_print_them(pub) -> None:
+def test_serving_engines_requests_as_their_pages_print_them() -> None:
+    pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens, r.engine_class):
            r.measured.seconds for r in pub.SERVING_REQUESTS}  # fmt: skip
     assert len(got) == len(pub.SERVING_REQUESTS) == 31
