@@ -275,6 +275,10 @@ def test_a_fifo_a_device_and_a_huge_file_are_refused_unread(tmp_path, capsys) ->
     assert "under 1 MiB" in refused(["--config", str(big)], capsys)
 
 
+def test_an_empty_config_path_is_one_line(capsys) -> None:
+    assert "expected a path, got an empty string" in refused(["--config", ""], capsys)
+
+
 def test_a_long_path_is_cut_short_in_the_message(tmp_path, capsys) -> None:
     path = "/" + "x" * 5000 + "/config.json"
     line = refused(["--config", path], capsys)

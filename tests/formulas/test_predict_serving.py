@@ -229,6 +229,10 @@ def test_the_help_names_the_serving_flags_and_their_defaults() -> None:
     assert "a100-80gb (a100-80gb)" in shown  # every flag with a default names it
     assert "int8, int4, nvfp4 (bf16;" in shown
     assert "launched from Python (vllm)" in shown
+    for action in parser._actions:  # every option says what it is, and its default if it has one
+        assert action.help, action.dest
+        if action.default not in (None, False, "==SUPPRESS=="):
+            assert f"({action.default}" in action.help, action.dest
 
 
 def test_an_uneven_expert_split_names_the_experts(tmp_path, capsys) -> None:
