@@ -235,6 +235,29 @@ def test_the_help_names_the_serving_flags_and_their_defaults() -> None:
             assert f"({action.default}" in action.help, action.dest
 
 
+def test_a_draft_whose_heads_do_not_split_is_one_line(tmp_path, capsys) -> None:
+    draft = {**LLAMA, "hidden_size": 48, "num_attention_heads": 3, "num_key_value_heads": 1}
+    (tmp_path / "draft.json").write_text(json.dumps(draft))
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(LLAMA))
+    flags = ["--prompt", "4", "--new-tokens", "2", "--speculate", "1", "--acceptance", "0.5"]
+    with pytest.raises(SystemExit):  # 4 heads split over 2 GPUs; the draft's 3 do not
+        cmd.main(["--config", str(path), "--gpus", "2", *flags,
+                  "--draft-config", str(tmp_path / "draft.json")])  # fmt: skip
+    assert "2 GPUs cannot split the draft" in capsys.readouterr().err
+
+
+def test_fp8_weights_halve_the_decode_bound(capsys) -> None:
+    """Llama-2-7B at batch 1 decodes by reading its weights once a step: fp8 (and TensorRT-LLM's
+    fp8 cache) read half the bytes of bf16, so the bound halves (activations under 0.1%)."""
+    bounds = []
+    for precision in ("bf16", "fp8"):
+        flags = ["--model", "llama-2-7b", "--chip", "h100", "--engine", "trtllm", "--json"]
+        assert cmd.main([*flags, "--precision", precision]) == 0
+        bounds.append(json.loads(capsys.readouterr().out)["bound_decode_step_s"])
+    assert bounds[1] / bounds[0] == pytest.approx(0.5, rel=2e-3)
+
+
 def test_an_uneven_expert_split_names_the_experts(tmp_path, capsys) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(MIXTRAL))
