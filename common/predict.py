@@ -225,7 +225,7 @@ def render(r: Mapping[str, Any]) -> str:
         return fmt_time(seconds, "ms") if steps or p == "prefill" else "-"
 
     rows = [(t, *(cell(p, r["terms"][p][t]) for p in passes)) for t in r["terms"]["prefill"]]
-    rows.append(("forecast (sum)", cell("prefill", r["prefill_s"]), cell("", r["decode_step_s"])))
+    rows.append(("forecast (sum)", *(cell(p, r[f"{p}_s"]) for p in passes)))
     sp = r.get("speculation")  # its two lines, none without --speculate
     speculation = [] if sp is None else [
         f"speculation: {sp['draft_tokens']} draft tokens a step at acceptance "
