@@ -14,7 +14,6 @@ weights and KV cache outgrow the GPUs' memory is one line, exit 2.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -56,6 +55,7 @@ from common.shell.cli import (
 from common.tables.configs import model_from_config, read_config
 from common.tables.engines import ENGINES
 from common.tables.models import MODELS, MOE_MODELS, Model, get_model
+from common.tables.units import GB
 
 __all__ = ["main", "model_from_config", "read_config"]
 
@@ -80,7 +80,8 @@ def make_parser() -> LectureParser:
         help=f"weights: {', '.join(BYTES_PER_ELEM)} (bf16; the KV cache's: per --engine)",
     )  # fmt: skip
     parser.add_argument(
-        "--engine", type=one_of(ENGINES, "engine"), default="vllm",
+        "--engine", type=one_of(ENGINES, "engine"),
+        default="vllm",  # pragma: no mutate ('VLLM' too: argparse passes it through one_of)
         help="; ".join(f"{k}: {e.what}" for k, e in ENGINES.items()) + " (vllm)",
     )  # fmt: skip
     parser.add_argument("--ep", type=positive_int, metavar="N", help="expert parallel over N GPUs")
@@ -128,8 +129,8 @@ def check_fits(
     advice = (f"--ep {fits[0]}" if ep else f"{fits[0]} GPUs") + " would hold it" if fits else (
         f"no split of its {heads:,} {'experts' if ep else 'heads'} would")  # fmt: skip
     raise ValueError(
-        f"{model.name}'s weights and KV cache need {need / 1e9:,.1f} GB per GPU on {gpus} x "
-        f"{chip.name} ({fmt_fraction(cap / 1e9, 0)} GB each); {advice}"
+        f"{model.name}'s weights and KV cache need {need / GB:,.1f} GB per GPU on {gpus} x "
+        f"{chip.name} ({fmt_fraction(cap / GB, 0)} GB each); {advice}"
     )
 
 
@@ -149,8 +150,9 @@ def check_serving(args: Any, model: Model) -> int:
         raise ValueError("--speculate K and --acceptance A go together")
     if args.draft_config and args.speculate is None:
         raise ValueError("--draft-config needs --speculate K --acceptance A")
-    drafted = args.prompt + args.new_tokens - 1 + (args.speculate or 0)
-    if args.speculate is not None and drafted > model.max_context:
+    if args.speculate is not None and (
+        args.prompt + args.new_tokens - 1 + args.speculate > model.max_context
+    ):
         raise ValueError(f"prompt + new tokens - 1 + {args.speculate} drafted outgrow "
                          f"{model.name}'s window of {model.max_context:,}")  # fmt: skip
     return gpus
@@ -192,8 +194,7 @@ def predict_request(args: Any) -> dict[str, Any]:
             "total_s": sp.total_s, "decode_speedup": sp.speedup,
         }  # fmt: skip
     if net is not None:
-        extra.update(zip(("dispatch_s", "combine_s"),
-                         (f.decode_step[t] for t in EP_TERMS), strict=True))  # fmt: skip
+        extra["dispatch_s"], extra["combine_s"] = (f.decode_step[t] for t in EP_TERMS)
     tokens = args.batch * args.new_tokens
     return {
         "model": model.name, "chip": chip.name, "gpus": gpus, "batch": args.batch,
@@ -229,7 +230,7 @@ def render(r: Mapping[str, Any]) -> str:
         return fmt_time(seconds, "ms") if steps or p == "prefill" else "-"
 
     rows = [(t, *(cell(p, r["terms"][p][t]) for p in passes)) for t in r["terms"]["prefill"]]
-    rows.append(("forecast (sum)", cell("prefill", r["prefill_s"]), cell("", r["decode_step_s"])))
+    rows.append(("forecast (sum)", *(cell(p, r[f"{p}_s"]) for p in passes)))
     sp = r.get("speculation")  # its two lines, none without --speculate
     speculation = [] if sp is None else [
         f"speculation: {sp['draft_tokens']} draft tokens a step at acceptance "
@@ -263,7 +264,7 @@ def render(r: Mapping[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse, predict, print; a bad flag or config is one line on stderr (exit 2)."""
     parser = make_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)  # None: sys.argv[1:]
     try:
         result = predict_request(args)
     except ValueError as exc:

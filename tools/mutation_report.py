@@ -7,6 +7,10 @@ comes with its 95% Wilson interval. Exit 1 when a module is below THRESHOLD.
 `--sample N [--seed S]` prints N mutant names per module (a larger N extends a smaller one's
 draw), for a sampled run once a narrowed run has generated the mutants and the test map:
     make mutation MUTATION_ARGS="--max-children 1 $(python tools/mutation_report.py --sample 60)"
+mutmut switches a mutant on in a process that has already imported the code, and credits
+what ran at import to the session's first test: a helper that builds a table at import
+(tables/measurements, engines, hw_specs) is checked only by tests that build the table
+again inside the test (tests/tables/test_tables_rebuilt.py's `rebuilt`).
 """
 
 import argparse

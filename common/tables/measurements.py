@@ -259,8 +259,8 @@ FT, TRT = "FasterTransformer, kipply", "TensorRT-LLM, its docs"
 FT_DOCS = "FasterTransformer, its docs"
 
 
-def _request(model, chip, gpus, batch, prompt, new, seconds, engine, source,
-             engine_class="trtllm", precision="bf16", named=True) -> Request:  # fmt: skip
+def _request(model, chip, gpus, batch, prompt, new, seconds, engine, source, engine_class,
+             precision="bf16", named=True) -> Request:  # fmt: skip
     what = f"{model.name}, batch {batch}, {prompt} + {new} tokens, {gpus} x {chip}"
     what += f", {engine}" if named else ""
     return Request(model, chip, gpus, batch, prompt, new, engine, Measured(what, seconds, source),
@@ -269,13 +269,15 @@ def _request(model, chip, gpus, batch, prompt, new, seconds, engine, source,
 
 def _runs(model, chip, engine, source, prompt, new, ms_by_gpus, precision="bf16") -> list:
     return [_request(model, chip, g, 1, prompt, new, ms * MS, engine, source, "trtllm", precision,
-                     named=False) for g, ms in ms_by_gpus.items()]  # fmt: skip
+                     named=False)  # pragma: no mutate (None and False both leave the engine out)
+            for g, ms in ms_by_gpus.items()]  # fmt: skip
 
 
 def _batch(model, gpus, batch, prompt, new, per_gpu) -> Request:
     """A TensorRT-LLM v0.6.1 H100 FP8 throughput row: time = batch x new / (rate x GPUs)."""
     return _request(model, "h100", gpus, batch, prompt, new, batch * new / (per_gpu * gpus), TRT,
-                    TRT_LLM_V061_H100, "trtllm", "fp8", named=False)  # fmt: skip
+                    TRT_LLM_V061_H100, "trtllm", "fp8",
+                    named=False)  # fmt: skip  # pragma: no mutate (None leaves the engine out too)
 
 
 _FT20, _FT67 = (FT_GPT_GUIDE.format(table=f"Performance of GPT-{s}") for s in ("20B", "6.7B"))

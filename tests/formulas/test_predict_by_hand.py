@@ -37,6 +37,13 @@ def test_memory_per_gpu_is_weights_plus_cache_by_hand(gpus, kv, by_hand) -> None
     assert memory_per_gpu(model, DTypes("bf16", kv), gpus, 8, 4096) == pytest.approx(by_hand)
 
 
+def test_weights_and_cache_that_fill_the_memory_exactly_fit() -> None:
+    model = get_model("llama-2-7b")
+    need = memory_per_gpu(model, DTypes(), 1, 8, 4096)  # by hand in the test above
+    full = dataclasses.replace(A100.mem_capacity_figure, value=need)
+    check_fits(model, dataclasses.replace(A100, mem_capacity_figure=full), DTypes(), 1, 8, 4096)
+
+
 def test_expert_parallel_memory_and_the_advice_count_experts_not_heads() -> None:
     model, chip = get_model("mixtral-8x7b"), get_chip("a100")
     # --ep 8: the other weights whole, 1/8 of the experts, ceil(64 / 8) = 8 sequences' cache

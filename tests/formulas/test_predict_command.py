@@ -275,6 +275,11 @@ def test_a_fifo_a_device_and_a_huge_file_are_refused_unread(tmp_path, capsys) ->
     assert "under 1 MiB" in refused(["--config", str(big)], capsys)
 
 
+def test_an_empty_config_path_is_one_line(capsys) -> None:
+    line = refused(["--config", ""], capsys)
+    assert line.startswith("common.predict: error: ") and "expected a path, got an empty" in line
+
+
 def test_a_long_path_is_cut_short_in_the_message(tmp_path, capsys) -> None:
     path = "/" + "x" * 5000 + "/config.json"
     line = refused(["--config", path], capsys)
@@ -288,6 +293,9 @@ def test_a_request_at_the_window_fits_and_one_past_it_is_refused(tmp_path, capsy
     assert got["prompt"] == 64
     got = run_json(tmp_path, LLAMA, "--prompt", "60", "--new-tokens", "5", capsys=capsys)
     assert got["new_tokens"] == 5
+    # speculation also writes its K drafted tokens: 60 + 3 - 1 + 2 = 64 positions fit
+    flags = ("--prompt", "60", "--new-tokens", "3", "--speculate", "2", "--acceptance", "0.5")
+    assert run_json(tmp_path, LLAMA, *flags, capsys=capsys)["speculation"]["draft_tokens"] == 2
     line = refused(["--config", str(tmp_path / "config.json"), "--prompt", "60",
                     "--new-tokens", "6"], capsys)  # fmt: skip
     assert "need 65 positions" in line and "window of 64 (max_position_embeddings)" in line
@@ -383,12 +391,21 @@ def test_the_first_line_says_what_each_engine_stores_at_fp8(capsys, engine, cach
     assert f", fp8 weights, {cache} KV cache, bf16 activations, batch 1," in first
 
 
-def test_an_unknown_chip_is_a_usage_error_naming_the_choices(capsys) -> None:
+@pytest.mark.parametrize(
+    ("flag", "choice"),
+    [("chip", "h100"), ("model", "llama-3-8b"), ("engine", "trtllm"), ("precision", "fp8")],
+)
+def test_an_unknown_choice_is_a_usage_error_naming_the_choices(capsys, flag, choice) -> None:
+    flags = {"model": "llama-2-7b", "chip": "h200"}
     with pytest.raises(SystemExit) as stop:
-        cmd.main(["--model", "llama-2-7b", "--chip", "nope"])
+        cmd.main([f"--{k}={v}" for k, v in {**flags, flag: "nope"}.items()])
     err = capsys.readouterr().err
-    assert stop.value.code == 2 and "argument --chip: unknown chip 'nope'" in err
-    assert "h100" in err and len(err.strip().splitlines()) == 1
+    assert stop.value.code == 2 and f"argument --{flag}: unknown {flag} 'nope'" in err
+    assert choice in err and len(err.strip().splitlines()) == 1
+    # a choice is read whatever its case, and --help lists the choices
+    assert cmd.main([f"--{k}={v}" for k, v in {**flags, flag: choice.upper()}.items()]) == 0
+    assert choice in capsys.readouterr().out.lower()
+    assert choice in cmd.make_parser().format_help()
 
 
 def test_a_tiny_throughput_keeps_its_digits() -> None:

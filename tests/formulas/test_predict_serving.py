@@ -165,6 +165,27 @@ def test_ep_memory_holds_the_experts_split_and_the_rest_whole(capsys) -> None:
     need = float(err.split(" need ")[1].split(" GB")[0])  # plus one sequence's latent cache
     assert need == pytest.approx(2 * (rest + experts / 8) / 1e9, abs=0.2)
     assert "--ep 32 would hold it" in err
+    # On a 180 GB B200, --ep 8 needs (17.1 + 81.7) x 2 = 197.6 GB (the experts' split alone
+    # would fit: 671.0 x 2 / 8 = 167.8 GB); --ep 16 needs 116 GB.
+    assert 2 * (rest + experts / 8) > 180e9 > 2 * 671.03e9 / 8 and 2 * (rest + experts / 16) < 180e9
+    with pytest.raises(SystemExit):
+        cmd.main(["--model", "deepseek-v3", "--chip", "b200", "--ep", "4"])
+    assert "--ep 16 would hold it" in capsys.readouterr().err
+
+
+def test_ep_speculation_and_bound_keep_the_expert_parallel_layout(monkeypatch, capsys) -> None:
+    """Under --ep the verify pass crosses the same network as decode, and the request's
+    bound is its prefill's plus (new tokens - 1) decode steps', each on the EP layout."""
+    seen = []
+    real = cmd.speculate
+    monkeypatch.setattr(cmd, "speculate", lambda *a: seen.append(a[-1]) or real(*a))
+    flags = ["--model", "mixtral-8x7b", "--chip", "h100", "--batch", "8", "--json"]
+    assert cmd.main([*flags, "--ep", "8", "--speculate", "2", "--acceptance", "0.8"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [net.ep for net in seen] == [8]
+    steps = got["new_tokens"] - 1
+    by_parts = got["bound_prefill_s"] + steps * got["bound_decode_step_s"]
+    assert got["bound_total_s"] == pytest.approx(by_parts, rel=1e-12)
 
 
 def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys) -> None:
@@ -215,6 +236,33 @@ def test_the_help_names_the_serving_flags_and_their_defaults() -> None:
     assert "a100-80gb (a100-80gb)" in shown  # every flag with a default names it
     assert "int8, int4, nvfp4 (bf16;" in shown
     assert "launched from Python (vllm)" in shown
+    for action in parser._actions:  # every option says what it is, and its default if it has one
+        assert action.help, action.dest
+        if action.default not in (None, False, "==SUPPRESS=="):
+            assert f"({action.default}" in action.help, action.dest
+
+
+def test_a_draft_whose_heads_do_not_split_is_one_line(tmp_path, capsys) -> None:
+    draft = {**LLAMA, "hidden_size": 48, "num_attention_heads": 3, "num_key_value_heads": 1}
+    (tmp_path / "draft.json").write_text(json.dumps(draft))
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(LLAMA))
+    flags = ["--prompt", "4", "--new-tokens", "2", "--speculate", "1", "--acceptance", "0.5"]
+    with pytest.raises(SystemExit):  # 4 heads split over 2 GPUs; the draft's 3 do not
+        cmd.main(["--config", str(path), "--gpus", "2", *flags,
+                  "--draft-config", str(tmp_path / "draft.json")])  # fmt: skip
+    assert "2 GPUs cannot split the draft" in capsys.readouterr().err
+
+
+def test_fp8_weights_halve_the_decode_bound(capsys) -> None:
+    """Llama-2-7B at batch 1 decodes by reading its weights once a step: fp8 (and TensorRT-LLM's
+    fp8 cache) read half the bytes of bf16, so the bound halves (activations under 0.1%)."""
+    bounds = []
+    for precision in ("bf16", "fp8"):
+        flags = ["--model", "llama-2-7b", "--chip", "h100", "--engine", "trtllm", "--json"]
+        assert cmd.main([*flags, "--precision", precision]) == 0
+        bounds.append(json.loads(capsys.readouterr().out)["bound_decode_step_s"])
+    assert bounds[1] / bounds[0] == pytest.approx(0.5, rel=2e-3)
 
 
 def test_an_uneven_expert_split_names_the_experts(tmp_path, capsys) -> None:

@@ -29,3 +29,12 @@ def test_a_validation_case_never_informs_a_term() -> None:
     assert any(r.chip in ("h100", "h200") for r in validation)
     # the serving engines' pages enter as validation, every one of them
     assert not informed & {r.label for r in pub.SERVING_REQUESTS}
+
+
+def test_all_terms_holds_every_engine_figure_once() -> None:
+    terms = engines.all_terms()
+    assert len(terms) == len({id(t) for t in terms})
+    for e in engines.ENGINES.values():  # its per-step and per-launch costs, its all-reduce curve
+        own = [t for t in (e.step, e.launch) if t is not None]
+        own += [t for ts in (e.allreduce or {}).values() for t in ts]
+        assert all(any(t is u for u in terms) for t in own), e.what

@@ -232,3 +232,10 @@ def test_figures_and_chips_are_frozen_and_compare_without_their_key() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         H100.name = "H100 PCIe"  # type: ignore[misc]
     assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
+
+
+def test_a_bad_achievable_peak_names_the_chip_and_precision() -> None:
+    figure = dataclasses.replace(H100.achievable_flops_table["bf16"], value=-1.0)
+    chip = dataclasses.replace(H100, achievable_flops_table={"bf16": figure})
+    with pytest.raises(ValueError, match=r"^H100 SXM achievable bf16 FLOP/s must be"):
+        chip.achievable_flops("bf16")

@@ -24,14 +24,24 @@ Sources (read 2026-12-01):
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from types import SimpleNamespace
 
 import pytest
 
 from common.formulas.transformer import parameter_count
-from common.tables import measurements as pub
+from tests.tables.test_tables_rebuilt import rebuilt
 
 MS = 1e-3
+
+
+def fresh_table() -> SimpleNamespace:
+    """The table as its module builds it, run afresh by each test: a builder such as `_request`
+    runs only at import, so a slip in it (or mutmut's mutant of it, which is switched on after
+    import) must be seen in a table built inside the test (in its body, so that mutmut's time
+    limit, estimated from the tests' bodies, covers the build)."""
+    return SimpleNamespace(**rebuilt("common.tables.measurements"))
 
 
 @pytest.mark.parametrize(
@@ -39,6 +49,7 @@ MS = 1e-3
     [("prefill", 1, 63.17), ("decode", 1, 22.0), ("prefill", 2, 45.45), ("decode", 2, 13.5)],
 )
 def test_fastertransformer_13b_latencies(phase: str, gpus: int, ms: float) -> None:
+    pub = fresh_table()
     (run,) = [r for r in pub.FT_13B if r.phase == phase and r.gpus == gpus]
     assert math.isclose(run.measured.seconds, ms * MS, rel_tol=1e-12)
     assert run.tokens == 512
@@ -46,6 +57,7 @@ def test_fastertransformer_13b_latencies(phase: str, gpus: int, ms: float) -> No
 
 
 def test_the_blogs_profile_and_estimates() -> None:
+    pub = fresh_table()
     assert [m.seconds for m in pub.KIPPLY_COMMS_PER_LAYER] == pytest.approx([40e-6, 50e-6])
     assert pub.KIPPLY_MLP_FLOPS_EFFICIENCY == 0.72
     assert pub.KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY == 0.54
@@ -55,6 +67,7 @@ def test_the_blogs_profile_and_estimates() -> None:
 
 
 def test_the_13b_shape_is_the_benchmarks_config() -> None:
+    pub = fresh_table()
     m = pub.GPT_13B
     assert (m.n_layers, m.n_heads, m.d_model, m.d_ff, m.vocab_size) == (40, 40, 5120, 20480, 50272)
     assert m.max_context == 2048 and not m.gated_mlp
@@ -79,6 +92,7 @@ VIDUR = {
 
 
 def test_vidur_matmul_medians() -> None:
+    pub = fresh_table()
     got = {(r.name, r.n_tokens): r.measured.seconds for r in pub.VIDUR_A100_MATMULS}
     assert got.keys() == VIDUR.keys()
     for key, ms in VIDUR.items():
@@ -91,6 +105,7 @@ def test_vidur_matmul_medians() -> None:
 
 
 def test_small_kernels_and_the_allreduce_curve() -> None:
+    pub = fresh_table()
     assert [m.seconds for m in pub.VIDUR_A100_SMALL_KERNELS] == pytest.approx(
         [0.005 * MS, 0.002 * MS, 0.007 * MS, 0.005 * MS]
     )
@@ -109,6 +124,7 @@ def test_small_kernels_and_the_allreduce_curve() -> None:
 
 
 def test_published_requests_as_their_pages_print_them() -> None:
+    pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens): r.measured.seconds
            for r in pub.REQUESTS}  # fmt: skip
     assert len(got) == len(pub.REQUESTS) == 32
@@ -133,9 +149,11 @@ def test_published_requests_as_their_pages_print_them() -> None:
 
 
 def test_h100_requests_as_tensorrt_llms_page_prints_them() -> None:
+    pub = fresh_table()
     h100 = {(r.model.key, r.gpus, r.batch, r.prompt, r.new_tokens): r for r in pub.REQUESTS
             if r.chip == "h100"}  # fmt: skip
     assert all(r.precision == "fp8" for r in h100.values()) and len(h100) == 12
+    assert {r.engine_class for r in h100.values()} == {"trtllm"}  # all TensorRT-LLM's pages
     # v0.5 H100 FP8 first-token latency: 7 and 36 ms (7B), 26 and 109 ms (70B on 4).
     assert h100[("llama-2-7b", 1, 1, 128, 0)].measured.seconds == pytest.approx(7 * MS)
     assert h100[("llama-2-70b", 4, 1, 2048, 0)].measured.seconds == pytest.approx(109 * MS)
@@ -149,8 +167,21 @@ def test_h100_requests_as_tensorrt_llms_page_prints_them() -> None:
 
 
 def test_a_nonpositive_time_is_refused() -> None:
+    pub = fresh_table()
     with pytest.raises(ValueError, match="measured time"):
         pub.Measured("x", 0.0, "nowhere")
+
+
+def test_a_curve_row_typed_short_and_a_bad_fleet_figure_are_refused_by_name() -> None:
+    pub = fresh_table()
+    with pytest.raises(ValueError, match="shorter"):  # six sizes, five times: not cut silently
+        pub.dgx_curve({2: (46, 51, 57, 64, 139)})
+    with pytest.raises(ValueError, match="shorter"):  # vLLM's CI: three tests a GPU model
+        pub._vllm_ci("h100", "src", (997.542, 2444.47))
+    day = pub.DEEPSEEK_FLEET
+    for field, says in (("gpus_per_node", "GPUs per node"), ("hours", "hours")):
+        with pytest.raises(ValueError, match=f"^{day.what}: {says} must be a positive"):
+            dataclasses.replace(day, **{field: 0})
 
 
 # vidur's a100_dgx all_reduce.csv, the median over the 9 rows nearest each size (ms), and
@@ -178,10 +209,11 @@ PUBLISHED = [  # model, chip, GPUs, prompt, new tokens, ms, engine and publisher
 
 
 def test_every_curve_point_and_request_as_published() -> None:
+    pub = fresh_table()
     for g, ms in DGX_MS.items():
         points = pub.A100_DGX_ALLREDUCE[g]
         assert [m for m, _ in points] == [2**14, 2**17, 2**20, 2**22, 2**24, 2**26]
-        assert [t for _, t in points] == pytest.approx([x * MS for x in ms])
+        assert [t for _, t in points] == pytest.approx([x * MS for x in ms], rel=1e-12)
     a100 = [r for r in pub.REQUESTS if r.chip != "h100"]  # the H100 rows: the test above
     got = [(r.model.key, r.chip, r.gpus, r.prompt, r.new_tokens, r.measured.seconds / MS)
            for r in a100]  # fmt: skip
@@ -210,6 +242,7 @@ def test_every_curve_point_and_request_as_published() -> None:
 
 
 def test_serving_engines_requests_as_their_pages_print_them() -> None:
+    pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens, r.engine_class):
            r.measured.seconds for r in pub.SERVING_REQUESTS}  # fmt: skip
     assert len(got) == len(pub.SERVING_REQUESTS) == 31
@@ -229,6 +262,13 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     # NIM, Llama-3.3-70B fp8 on 2 H100s, 500 / 2000, concurrency 1: TTFT 47.77, ITL 18.91 ms.
     nim = [r for r in pub.SERVING_REQUESTS if r.model.key == "llama-3.3-70b"]
     assert [r.precision for r in nim] == ["fp8", "fp8"]
+    # every other row is 16-bit: vLLM's dtype auto, LMDeploy's fp16 (bf16's bytes and peak)
+    assert {r.precision for r in pub.SERVING_REQUESTS if r not in nim} == {"bf16"}
+    # each engine's own page is named with what it ran; the course's first sources are not
+    assert all(r.measured.what.endswith(f", {r.engine}") for r in pub.SERVING_REQUESTS)
+    assert not any(r.engine in r.measured.what for r in pub.REQUESTS)
+    lmdeploy = {r.measured.source for r in pub.SERVING_REQUESTS if r.engine.startswith("LMDeploy")}
+    assert len(lmdeploy) == 1 and "InternLM/lmdeploy" in lmdeploy.pop()
     assert [r.measured.seconds for r in nim] == pytest.approx([0.04777, 0.04777 + 1999 * 0.01891])
     # vLLM PR #2192: 14.57 s; rkooo567: 133.70 s (vLLM) and 70.19 s (Triton) for 32 x 1 + 2048.
     assert got[("llama-2-70b", "a100-80gb", 4, 64, 256, 256, "vllm")] == pytest.approx(14.57)

@@ -131,6 +131,12 @@ def test_model_rejects_bad_values(change: dict) -> None:
         dataclasses.replace(LLAMA_3_8B, **change)
 
 
+def test_a_shape_at_its_ceiling_is_kept_and_one_past_is_refused() -> None:
+    assert dataclasses.replace(LLAMA_3_8B, n_layers=1024).n_layers == 1024  # the most layers
+    with pytest.raises(ValueError, match="n_layers"):
+        dataclasses.replace(LLAMA_3_8B, n_layers=1025)
+
+
 def test_a_small_published_count_is_still_a_count() -> None:
     assert dataclasses.replace(LLAMA_3_8B, published_params=0.5).published_params == 0.5
 

@@ -13,7 +13,7 @@ import pytest
 from common.hw_specs import Figure
 from common.tables.configs import model_from_config, read_config
 from common.tables.models import dense_twin, get_model, shrunk
-from tests.published_configs import GEMMA_2_9B, GPT_OSS_20B, QWEN2_5_7B
+from tests.published_configs import DEEPSEEK_V3, GEMMA_2_9B, GPT_OSS_20B, QWEN2_5_7B
 
 
 @pytest.mark.parametrize(
@@ -82,3 +82,16 @@ def test_a_negative_window_layer_count_and_broken_json_are_one_line(tmp_path) ->
     broken.write_text('{"hidden_size": 4096,', encoding="utf-8")
     with pytest.raises(ValueError, match=r"config\.json is not valid JSON \(Expecting [^:]*\)$"):
         read_config(str(broken))
+
+
+def test_mistral_slides_every_layer_and_deepseek_reads_its_own_shapes() -> None:
+    # Mistral-7B v0.1's config: sliding_window 4096 on every layer (no layer pattern)
+    mistral = {**QWEN2_5_7B.config, "model_type": "mistral", "sliding_window": 4096}
+    m = model_from_config({**mistral, "architectures": ["MistralForCausalLM"]})
+    assert (m.sliding_window, m.sliding_layers) == (4096, m.n_layers)
+    # DeepSeek-V3: no dense layer is a valid choice, and latent attention sets its own head
+    # widths, so a hidden size that is no multiple of the 128 heads is accepted
+    assert model_from_config({**DEEPSEEK_V3.config, "first_k_dense_replace": 0}).dense_layers == 0
+    assert model_from_config({**DEEPSEEK_V3.config, "hidden_size": 7000}).d_model == 7000
+    gpt2 = {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100}
+    assert model_from_config(gpt2).key == model_from_config(QWEN2_5_7B.config).key == "config"
