@@ -168,14 +168,17 @@ def patched_hardware(table: Mapping[str, Chip]) -> Iterator[None]:
 @st.composite
 def models(draw: st.DrawFn) -> Model:
     """A decoder-only model as a student might type it into the model table: any layer
-    count, width and vocabulary, query heads a multiple of the KV heads, any window."""
+    count, width and vocabulary, query heads a multiple of the KV heads, any window, sliding
+    layers, norms and per-layer extras as the 2025-26 configs have them."""
     kv = draw(st.integers(1, 16), label="KV heads")
     heads = kv * draw(st.sampled_from([1, 2, 4, 8]), label="group size")
     d_head = draw(st.sampled_from([32, 64, 80, 128, 256]), label="head dim")
+    layers = draw(st.integers(1, 128), label="layers")
+    window = draw(st.integers(0, 8192), label="sliding window")  # Gemma 2's alternating layers
     return Model(
         name="Drawn model",
         key="drawn",
-        n_layers=draw(st.integers(1, 128), label="layers"),
+        n_layers=layers,
         d_model=draw(st.sampled_from([heads * d_head, 512, 4096, 12288]), label="d_model"),
         n_heads=heads,
         n_kv_heads=kv,
@@ -187,6 +190,11 @@ def models(draw: st.DrawFn) -> Model:
         max_context=draw(st.integers(1, 131072), label="window"),
         config_source="drawn by hypothesis",
         published_params=draw(st.none() | st.floats(1e6, 1e12), label="published"),
+        params_source=draw(st.sampled_from(["", "its model card"]), label="published where"),
+        sliding_window=window,
+        sliding_layers=draw(st.integers(0, layers), label="sliding layers") if window else 0,
+        norms_per_layer=draw(st.sampled_from([2, 4]), label="norms a layer"),  # Gemma: four
+        extra_layer_params=draw(st.sampled_from([0, 256, 1_000_000]), label="extra a layer"),
     )
 
 
