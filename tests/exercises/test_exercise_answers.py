@@ -385,3 +385,15 @@ def test_tiled_head_dim_answer() -> None:
         == "every head dim of the list reaches it"
     )
     assert ex._head_dims_reaching({64: (0, 0, 0, 1.0)}, 5.0).startswith("no head dim of the list")
+
+
+def test_the_efficiency_answers_start_from_one_gpus_spec_time() -> None:
+    """kipply's GPT-13B (40 layers of 12 x 5120^2 = 12.58 G weights) on one A100: at spec
+    roofs the prefill of 512 tokens takes at least 2 x 12.58e9 x 512 / 312e12 = 41.3 ms
+    and a decode step at least 2 x 12.58e9 B / 1.555e12 B/s = 16.2 ms; both stay under the
+    measured 63.17 ms and 22.0 ms, or no efficiency of at most 100% could match them."""
+    weights = 40 * 12 * 5120**2
+    prefill = get_exercise("prefill-efficiency").solve().values["at_spec_s"]
+    assert 2 * weights * 512 / 312e12 < prefill < 0.06317
+    decode = get_exercise("decode-bandwidth-efficiency").solve().values["at_spec_s"]
+    assert 2 * weights / 1.555e12 < decode < 0.0220
