@@ -397,3 +397,12 @@ def test_the_efficiency_answers_start_from_one_gpus_spec_time() -> None:
     assert 2 * weights * 512 / 312e12 < prefill < 0.06317
     decode = get_exercise("decode-bandwidth-efficiency").solve().values["at_spec_s"]
     assert 2 * weights / 1.555e12 < decode < 0.0220
+    # the steps print the e found, and say the run loses time when e sits below the
+    # published achievable share (kipply's prefill: e near 69% against 87%)
+    for key in ("prefill-efficiency", "decode-bandwidth-efficiency"):
+        answer = get_exercise(key).solve()
+        e, share = answer.values["efficiency"], answer.values["achievable_share"]
+        text = " ".join(answer.steps)
+        assert f"e = {e * 100:.1f}% of the spec" in text
+        loses = "the run loses time the best kernel would not" in text
+        assert loses == (e < share) and loses != ("the run does better" in text)
