@@ -94,7 +94,8 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
             cited.append((f"measured {what}", fig.source + (f" ({fig.note})" if fig.note else "")))
     headers = ("roof", "spec", "achievable (measured)", "of spec")
     below = sum(share < 1 for _, share in shares)
-    items = [f"{below} of {len(shares)} measured roofs sit below their datasheet figure."]
+    sit = "sits" if below == 1 else "sit"  # one of them sits; none or two of them sit
+    items = [f"{below} of {len(shares)} measured roofs {sit} below their datasheet figure."]
     items += [
         f"The measured {what} is {_pct(share)} of its spec figure: a measurement above the "
         "datasheet means one of the two figures was edited or measured another chip."
@@ -102,7 +103,8 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
         if share > 1
     ]
     if len(shares) < 3:
-        items.append(f"{3 - len(shares)} of 3 roofs have no published measurement; spec stands in.")
+        n, has = 3 - len(shares), "has" if len(shares) == 2 else "have"
+        items.append(f"{n} of 3 roofs {has} no published measurement; spec stands in.")
     table = Table(headers, rows, title=f"{chip.name}: the two sets of roofs")
     return Group(table, Observations(items), Facts(cited))
 

@@ -181,10 +181,10 @@ def test_roofs_table_rows_shares_and_sources() -> None:
         ["link, one way (L1)", "100.00 GB/s", "none published (spec used)", "-"],
     ]
     assert obs.items == [
-        "1 of 2 measured roofs sit below their datasheet figure.",
+        "1 of 2 measured roofs sits below their datasheet figure.",
         "The measured HBM bandwidth is 120.0% of its spec figure: a measurement above the "
         "datasheet means one of the two figures was edited or measured another chip.",
-        "1 of 3 roofs have no published measurement; spec stands in.",
+        "1 of 3 roofs has no published measurement; spec stands in.",
     ]
     assert facts.pairs == [
         ("measured dense bf16 matmul", "blog A (best shape)"),
@@ -200,7 +200,7 @@ def test_roofs_table_rows_shares_and_sources() -> None:
     full = dataclasses.replace(full, achievable_mem_bw_figure=bandwidth(1e12, "doc B"))
     obs = page.roofs_table(full, SPEC, ach, "bf16").items[1]
     # 80% below; HBM and link at 100%: neither below nor above; no roof left unmeasured.
-    assert obs.items == ["1 of 3 measured roofs sit below their datasheet figure."]
+    assert obs.items == ["1 of 3 measured roofs sits below their datasheet figure."]
 
 
 def test_cases_table_by_hand() -> None:
