@@ -119,8 +119,8 @@ def machines(m: Machines) -> Group:
     }[direction(a.ridge, h.ridge)]
     fp8 = f"{h.chip}'s fp8 peak is {than(h8.peak / h.peak)} its bf16 peak"
     if direction(h.peak, h8.peak, fmt_peak) > 0:  # the gain over bf16, and where it helps
-        fp8 += f" and {than(h8.peak / a.peak)} {a.chip}'s: it helps only kernels that are "
-        fp8 += "compute-bound (and can run in fp8)."
+        fp8 += f" and {than(h8.peak / a.peak)} {a.chip}'s {a.precision} peak: it helps only "
+        fp8 += "kernels that are compute-bound (and can run in fp8)."
     else:
         fp8 += " in this table, so it helps no kernel."
     grown = outgrew("bf16 compute", h.peak / a.peak, "bandwidth", h.bw / a.bw)

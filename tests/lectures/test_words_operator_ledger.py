@@ -45,8 +45,9 @@ def test_machines_by_hand() -> None:
         "memory-bound side." in text
     )
     assert (
-        "New's fp8 peak is x2.00 more than its bf16 peak and x6.00 more than Old's: it helps "
-        "only kernels that are compute-bound (and can run in fp8). Quoting the wrong "
+        # 'Old's' alone left open which of Old's peaks: the one compared is its bf16
+        "New's fp8 peak is x2.00 more than its bf16 peak and x6.00 more than Old's bf16 peak: "
+        "it helps only kernels that are compute-bound (and can run in fp8). Quoting the wrong "
         "precision's peak can flip the verdict of the ledger." in text
     )
     assert "This machine's ridge point is 5.0 FLOP/B, measured with numpy in fp32." in text
