@@ -30,9 +30,6 @@ from collections.abc import Iterator, Mapping
 Field = tuple[str, str]  # (chip key, field): ("a100", "peak bf16"), ("h100", "mem_bw_figure")
 
 
-# ---------------------------------------------------------------------------
-# The table's figures, found in the source
-# ---------------------------------------------------------------------------
 def _number(node: ast.AST) -> float | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return float(node.value)
@@ -79,9 +76,6 @@ def edited_source(source: str, edit: Mapping[Field, float]) -> str:
     return "".join(lines)
 
 
-# ---------------------------------------------------------------------------
-# The battery
-# ---------------------------------------------------------------------------
 def battery(figures: Mapping[Field, tuple[object, float]]) -> Iterator[tuple[str, dict]]:
     """(name, edit) for every edit a student would plausibly make to the table."""
     value = {f: v for f, (_, v) in figures.items()}
@@ -126,9 +120,6 @@ def battery(figures: Mapping[Field, tuple[object, float]]) -> Iterator[tuple[str
     )
 
 
-# ---------------------------------------------------------------------------
-# The reader: numbers and units back out of the text
-# ---------------------------------------------------------------------------
 _SCALE = {
     "": 1.0,
     "k": 1e3,

@@ -46,7 +46,6 @@ def _leftover_temp_files(folder: Path) -> list[Path]:
     return [p for p in folder.iterdir() if p.name.endswith(".tmp")]
 
 
-# --- Schema ------------------------------------------------------------------
 def test_saved_document_schema(results_file: Path, this_machine: dict) -> None:
     saved = results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
     assert saved == results_file and results_file.exists()
@@ -86,7 +85,6 @@ def test_save_section_keeps_other_sections(results_file: Path, this_machine: dic
     assert doc["created"] == first["created"]
 
 
-# --- Atomic replacement ------------------------------------------------------
 def _write_old_file(results_file: Path, this_machine: dict) -> bytes:
     results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
     return results_file.read_bytes()
@@ -130,7 +128,6 @@ def test_failed_rename_keeps_the_old_file(
     assert _leftover_temp_files(results_file.parent) == []
 
 
-# --- Bad files: Loaded(None, one-line reason), and callers fall back ---------
 def _make_bad_file(kind: str, path: Path, this_machine: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "missing":
@@ -233,7 +230,6 @@ def test_lecture_01_reads_a_corrupt_file_and_replaces_it(tmp_path: Path) -> None
     assert _leftover_temp_files(tmp_path) == []
 
 
-# --- Corrupt in odd ways: one-line reason, never an exception (issues 3, 11, 13) ---
 def _doc_text(this_machine: dict, **probe: object) -> str:
     doc = results.new_document(this_machine)
     doc["probe"] = {"calibration": dict(FAKE_CALIBRATION, **probe), "operations": []}
@@ -337,7 +333,6 @@ def test_a_name_too_long_is_an_unreadable_file(tmp_path: Path) -> None:
     assert loaded.data is None and loaded.reason.startswith("cannot read results file")
 
 
-# --- Saving keeps everything (issue 15) and follows symlinks -----------------
 @pytest.mark.parametrize("kind", ["other machine", "other version", "corrupt", "not an object"])
 def test_an_unusable_file_is_kept_beside_the_new_one(
     kind: str, results_file: Path, this_machine: dict, capsys: pytest.CaptureFixture[str]
@@ -420,7 +415,6 @@ def test_load_or_calibrate(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-# --- Malformed content anywhere, a held lock, a signal inside mkstemp --------
 GOOD_CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.6e11}
 
 

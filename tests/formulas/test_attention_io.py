@@ -21,7 +21,6 @@ from common.formulas.ledger import attention_counts
 BF16, FP32 = 2, 4
 
 
-# --- An independent model: the schedule's loops simulated block by block -----
 def simulated_traffic(n: int, d: int, br: int, bc: int, b: float) -> float:
     """Bytes FlashAttention-2's loops read and write, one block at a time.
 
@@ -120,7 +119,6 @@ def test_chip_blocks_at_the_article_size() -> None:
     assert io.tiled_traffic(4096, 128, 99, 99, BF16) == 2 * 2 * 4096 * 128 * 43
 
 
-# --- Limits ------------------------------------------------------------------
 def test_the_article_reference_values() -> None:
     flops, naive = attention_counts(4096, 128, BF16)
     ideal = attention_counts(4096, 128, BF16, materialized=False)[1]
@@ -197,7 +195,6 @@ def test_intensity_is_about_br_in_bf16() -> None:
     assert 0.95 * 128 < i < 1.05 * 128
 
 
-# --- An on-chip memory (a hardware-table figure) too small for any schedule: one line ---
 @pytest.mark.parametrize(
     ("call", "match"),
     [
@@ -211,7 +208,6 @@ def test_bad_input_is_a_one_line_value_error(call: object, match: str) -> None:
     assert "\n" not in str(info.value)
 
 
-# --- The hardware table's on-chip memories and the two exercises -------------
 def test_shared_memory_per_sm_figures() -> None:
     assert hw_specs.A100.smem_per_sm == 164 * 1024
     assert hw_specs.H100.smem_per_sm == 228 * 1024

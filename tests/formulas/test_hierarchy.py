@@ -31,7 +31,6 @@ def close(a: float, b: float, tol: float) -> bool:
     return abs(a / b - 1) <= tol
 
 
-# --- Plateaus with known cache sizes -----------------------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_plateaus_known_four_levels(seed: int) -> None:
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed)
@@ -95,7 +94,6 @@ def test_level_ranges() -> None:
     assert hierarchy.level_ranges([])[0] == hierarchy.LevelRange("DRAM", None, 0.0, math.inf)
 
 
-# --- The change-point detector (cache sizes unknown) -------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
 def test_detector_finds_four_levels(seed: int) -> None:
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed)
@@ -155,7 +153,6 @@ def test_running_median_and_median() -> None:
         hierarchy.median([])
 
 
-# --- The per-call cost correction --------------------------------------------
 def test_corrected_bandwidth_math() -> None:
     # D = 1200 B in t = 1 us with t_call = 0.4 us: the memory moved it in 0.6 us.
     assert hierarchy.corrected_bandwidth(1200, 1e-6, 4e-7) == pytest.approx(2e9)
@@ -196,7 +193,6 @@ def test_affine_fit_recovers_cost_and_bandwidth() -> None:
         hierarchy.affine_fit([1.0, 1.0], [2.0, 3.0])
 
 
-# --- Sweep sizes, levels and roofs -------------------------------------------
 def test_sweep_lengths_are_geometric() -> None:
     lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
     assert len(lengths) == 16 * 4 + 1
@@ -296,7 +292,6 @@ def test_stream_constants() -> None:
     assert all(quick[k] < full[k] for k in full)
 
 
-# --- Edges of the sizes, ranges and the detector, worked out by hand ---------
 def test_sweep_length_edges() -> None:
     # n = round(4096 x 2^i / 12) for i = 0..4 at one size per octave
     assert hierarchy.sweep_lengths(4096, 65536, 1) == [341, 683, 1365, 2731, 5461]
@@ -410,7 +405,6 @@ def test_known_plateaus_keep_positive_values_and_relax_to_the_boundary() -> None
     assert (edge.bytes_per_s, edge.margin) == (10.0, 1.0)
 
 
-# --- The helpers lecture 09 calls: matmul sizes, medians, chosen points, roofs ---
 def test_matmul_sides_fill_half_of_each_cache() -> None:
     # sqrt(2 MiB / 2 / 12) = 295.6 -> 256 (multiple of 64); sqrt(105 MiB / 24) = 2141.8 -> 2048
     assert hierarchy.matmul_sides(2 * MIB, 105 * MIB) == [256, 2048]
@@ -457,7 +451,6 @@ def test_roof_verdict() -> None:
     assert unknown["predicted_roof"] is None and unknown["fraction_of_predicted"] is None
 
 
-# --- The detector's accuracy target (see the module docstring) ---------------
 def detected_right(seed: int, noise: float) -> bool:
     levels, truth = random_machine(random.Random(1000 + seed))
     sizes, bws = synthetic_curve(levels, truth, seed, noise=noise)

@@ -35,7 +35,6 @@ def ratio_to_ridge(counts: tuple[float, float]) -> float:
     return flops / nbytes / A100_RIDGE
 
 
-# --- Speed ledger ------------------------------------------------------------
 def test_a100_ridge_point() -> None:
     assert round(A100_RIDGE, 1) == 200.6
 
@@ -133,7 +132,6 @@ def test_crossover_edges() -> None:
     assert crossover([1, 2, 4], [1.0, 10.0, 13.0], 10.0) == (1, 2)  # I = I* counts
 
 
-# --- Capacity ledger ---------------------------------------------------------
 def test_weights_and_kv_price() -> None:
     assert f"{ARTICLE_7B.n_params * ARTICLE_7B.weight_bytes / GIB:.1f}" == "13.0"
     per_token = kv_bytes_per_token(32, 4096, 2)
@@ -212,7 +210,6 @@ def test_decode_keeps_only_active_tokens() -> None:
     assert decode.kv_cache == prefill.kv_cache
 
 
-# --- Sweep anomalies ---------------------------------------------------------
 def test_a_roofline_sweep_has_no_anomalies() -> None:
     batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
     times = [lower_bound_time(*matmul_counts(b, 4096, 4096, 4, 4, 4), 1e11, 2e10) for b in batches]
@@ -233,7 +230,6 @@ def test_anomaly_tolerance() -> None:
     assert sweep_anomalies([1, 2], [1.0, 0.8]) == [ledger.Anomaly(1, "slower_than_larger", 2)]
 
 
-# --- Defaults (bf16, fused softmax, materialized attention) and edges, by hand ---
 def test_operator_defaults_by_hand() -> None:
     assert elementwise_counts(10) == (10.0, 2 * 3 * 10)  # bf16, read 2, write 1
     assert elementwise_counts(10, 4, reads=1) == (10.0, 4 * 2 * 10)

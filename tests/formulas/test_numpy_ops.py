@@ -11,7 +11,6 @@ MiB = 2**20
 GiB = 2**30
 
 
-# --- numpy_ops: sizes --------------------------------------------------------
 def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     ws = 256 * MiB
     n = numpy_ops.elementwise_n(ws)
@@ -48,7 +47,6 @@ def test_same_flops_matmul_size() -> None:
     assert numpy_ops.same_flops_matmul_size(10) == 16
 
 
-# --- numpy_ops: ledgers ------------------------------------------------------
 def test_elementwise_ledgers_count_passes() -> None:
     n = 1000
     assert numpy_ops.add_counts(n) == (n, 12 * n)
@@ -73,7 +71,6 @@ def test_gemm_ledger_is_fp32_gemm_counts() -> None:
     assert numpy_ops.gemm_fp32_counts(512, 4096, 4096) == roofline.gemm_counts(512, 4096, 4096, 4)
 
 
-# --- numpy_ops: rows and flags -----------------------------------------------
 def _row(t_meas: float, **kw: object) -> dict:
     args = {"working_set_bytes": 1e9, "threads": 1}
     args.update(kw)
@@ -115,7 +112,6 @@ def test_above_roof_reasons() -> None:
     assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
 
 
-# --- Sizes and constants, exactly --------------------------------------------
 def test_the_lectures_constants() -> None:
     # The article's shapes: LayerNorm width and GEMM K = N of 4096, head dimension 128,
     # the GEMM 512 x 4096 x 4096; the probe's rules of thumb below them.

@@ -34,7 +34,6 @@ from common.present.charts import ascii_roofline
 D = F = 8192
 
 
-# --- The lecture script's numbers (CS349E lecture 1, 02_roofline_basics.py, demos 1-6) ---
 def test_matmul_intensity_grows_like_b_then_saturates() -> None:
     assert f"{intensity(*matmul_counts(1, D, F)):.1f}" == "1.0"
     for B in (2, 4, 8, 16):
@@ -141,7 +140,6 @@ def test_network_verdict_does_not_depend_on_batch() -> None:
             assert r["comm_bytes"] == B * 8192 * 2
 
 
-# --- Properties over many valid inputs, then their edges by hand ---------------
 def _random_machine(rng: random.Random) -> tuple[float, float, float, float]:
     flops = 10 ** rng.uniform(0, 16)
     nbytes = 10 ** rng.uniform(0, 13)
@@ -256,7 +254,6 @@ def test_tiled_traffic_falls_as_tiles_grow_and_has_a_floor() -> None:
     assert len(sizes) == 1
 
 
-# --- Charts ------------------------------------------------------------------
 def test_ascii_roofline_marks_ridge_and_points() -> None:
     peak, bw = H100.peak_flops("bf16"), H100.mem_bw
     points = [("a", 1 / 6, None), ("h", 2048.0, None), ("z", 1e6, None)]  # z is off the chart

@@ -105,7 +105,6 @@ def test_tokens_per_s_per_gpu() -> None:
     assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
 
 
-# --- DeepEP: one latency calibrates, eleven check ----------------------------
 def test_deepep_latencies_it_did_not_take_from_are_within_16_percent() -> None:
     rows = predict.deepep_check()
     calibration = [r for r in rows if r[3]]
@@ -129,7 +128,6 @@ def test_deepep_normal_kernels_reach_the_nvlink_roof() -> None:
         assert 0.9 < bw / pub.H800_NVLINK.value <= 1.0
 
 
-# --- Lecture 14: a mixed step, chunked prefill, cost and node-hours ----------
 def test_cost_and_node_hours_by_hand() -> None:
     # $2 an hour over 1,850 tokens/s: 2 / 3600 / 1850 x 1e6 = $0.3003 per million
     assert serving.cost_per_million(1850, 2.0) == pytest.approx(0.30030, rel=1e-4)

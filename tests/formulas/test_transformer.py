@@ -53,7 +53,6 @@ def ids(m: Model) -> str:
     return m.key
 
 
-# --- Parameters --------------------------------------------------------------
 # Exact counts that model.num_parameters() reports for the released checkpoints.
 EXACT_PARAMS = {
     "llama-2-7b": 6_738_415_616,
@@ -94,7 +93,6 @@ def test_tied_and_ungated_variants() -> None:
     )
 
 
-# --- KV cache ----------------------------------------------------------------
 def test_kv_cache_per_token_reference_values() -> None:
     # 2 x layers x KV heads x head dim x bytes.
     assert kv_cache_bytes_per_token(LLAMA_2_7B, 2) == 512 * KIB  # the article's 512 KiB/token
@@ -125,7 +123,6 @@ def test_gqa_fits_more_sequences() -> None:
     )
 
 
-# --- FLOPs -------------------------------------------------------------------
 @pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
 @pytest.mark.parametrize("context", [1, 512, 4096])
 @pytest.mark.parametrize("batch", [1, 8])
@@ -181,7 +178,6 @@ def test_materialized_attention_adds_the_score_traffic() -> None:
     assert mat.flops == flash.flops
 
 
-# --- Time bounds -------------------------------------------------------------
 DTYPE_CASES = [DTypes(), DTypes(weights="int4", kv="fp8"), DTypes(weights="int8")]
 
 
@@ -265,7 +261,6 @@ def test_throughput_curve_rises_with_batch() -> None:
     assert max(tps) < ceiling
 
 
-# --- Capacity ledger ---------------------------------------------------------
 @pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
 def test_memory_ledger_terms(m: Model) -> None:
     B, S, dt = 8, 2048, DTypes(weights="int8", kv="fp8")
@@ -291,7 +286,6 @@ def test_70b_in_bf16_does_not_fit_one_h100() -> None:
     assert largest_batch(LLAMA_3_70B, H100, 4096, DTypes(weights="int4")) > 0
 
 
-# --- Critical batch ----------------------------------------------------------
 def weight_matmul_intensity(m: Model, batch: int, dt: DTypes) -> float:
     """All weight matmuls of one decode step, from the ledger's own rows."""
     dl = decode_ledger(m, batch, 128, dt)
@@ -328,7 +322,6 @@ def test_critical_batch_reference_values() -> None:
     assert decode_critical_batch(LLAMA_3_8B, 1e6) is None  # a ridge no batch can reach
 
 
-# --- Inputs ------------------------------------------------------------------
 def test_bad_inputs_raise_value_error() -> None:
     with pytest.raises(ValueError, match="has no 'nvfp4' peak"):
         tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "nvfp4"), 1, 128)

@@ -166,7 +166,6 @@ def test_weights_are_read_once_per_pass_at_any_batch() -> None:
     assert decode_ledger(m, 4, 100, MIXED).weight_bytes == weights * W
 
 
-# --- Time bounds, operator by operator ---------------------------------------
 def test_op_times_by_hand() -> None:
     dl = decode_ledger(LLAMA_3_8B, 8, 2048)
     peak, bw = 989e12, 3.35e12  # H100 bf16 and HBM3 (datasheet)
@@ -196,7 +195,6 @@ def test_ttft_is_the_prefill_pass_and_precision_picks_the_peak() -> None:
     assert Deployment(LLAMA_3_8B, H100).dtypes == DTypes("bf16", "bf16", "bf16")
 
 
-# --- Capacity: largest batch on every model and chip, by hand ----------------
 @pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
 @pytest.mark.parametrize("key", list(reference.HARDWARE))
 @pytest.mark.parametrize("phase", ["decode", "prefill"])
@@ -227,7 +225,6 @@ def test_llama_3_8b_on_an_h100_in_bf16() -> None:
     assert largest_batch(LLAMA_3_8B, H100, 4096) == 105
 
 
-# --- When decode's weight matmuls turn compute-bound -------------------------
 def test_weight_matmul_shapes_by_hand() -> None:
     m = LLAMA_3_70B
     shapes = {s.name: s for s in weight_matmul_shapes(m, MIXED)}

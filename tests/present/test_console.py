@@ -25,8 +25,6 @@ from common.present.console import (
     print_table,
 )
 
-# --- Numbers and units -------------------------------------------------------
-
 # The team's text width: headers and observations fit an 88-column terminal and the docs'
 # text column (the standard the console module implements; not imported from it).
 WIDTH = 88
@@ -151,9 +149,6 @@ def test_fmt_fraction_prints_the_articles_three_decimals_and_never_zero() -> Non
 def test_formatters_reject_non_finite(formatter, bad) -> None:
     with pytest.raises(ValueError, match="must be"):
         formatter(bad)
-
-
-# --- Tables, headers, observations -------------------------------------------
 
 
 def test_fmt_bytes_fixed_unit_and_three_significant_figures() -> None:

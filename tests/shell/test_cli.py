@@ -44,7 +44,6 @@ def _parser(*, png: bool = False, outdir: bool = False, results: bool | None = N
     return parser
 
 
-# --- Numbers: every numeric flag has a range (issues 1 and 12) ---------------
 @pytest.mark.parametrize(
     ("flag", "value"),
     [
@@ -105,7 +104,6 @@ def test_require_precision_is_one_usage_error_for_every_lecture(
     assert "argument --precision: Chip X has no 'fp8' peak; choose one of: bf16, int8" in line
 
 
-# --- Paths: empty is a usage error; --outdir only with --png (issues 8 and 18) ---
 @pytest.mark.parametrize("flag", ["--outdir", "--results"])
 @pytest.mark.parametrize("value", ["", "   "])
 def test_empty_paths_are_usage_errors(
@@ -195,7 +193,6 @@ def test_the_default_results_path_is_checked_too(
     assert "argument --results" in line and "is a folder" in line
 
 
-# --- The bootstrap, in a child Python: one-line errors, Ctrl-C, closed pipes ---
 def _run(script: Path) -> subprocess.CompletedProcess[str]:
     return run_python(str(script), timeout=60, preexec_fn=default_signals)
 

@@ -26,9 +26,6 @@ from common.hw_specs import (
 from common.present.console import fmt_ratio
 
 
-# ---------------------------------------------------------------------------
-# Every figure of the table, as its datasheet states it (tests/reference.py)
-# ---------------------------------------------------------------------------
 def test_the_table_has_exactly_the_reference_chips() -> None:
     assert list(CHIPS) == list(reference.HARDWARE)
     assert {key: chip.name for key, chip in CHIPS.items()} == reference.CHIP_NAMES
@@ -84,9 +81,6 @@ def test_bandwidth_capacity_and_link_are_marked_with_their_units() -> None:
     assert "link" in [label for label, _ in link_less.figures()][-2:]
 
 
-# ---------------------------------------------------------------------------
-# Ridge points, as the article (section 3.2) and the lecture script (demo 2) print them
-# ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("chip", "precision", "shown", "digits"),
     [
@@ -119,9 +113,6 @@ def test_h200_is_h100_compute_with_faster_memory() -> None:
     assert H200.ridge_point("bf16") < H100.ridge_point("bf16")
 
 
-# ---------------------------------------------------------------------------
-# Bytes per element
-# ---------------------------------------------------------------------------
 def test_bytes_per_element() -> None:
     assert BYTES_PER_ELEM == reference.BYTES_PER_ELEMENT
     for precision, nbytes in reference.BYTES_PER_ELEMENT.items():
@@ -153,9 +144,6 @@ def test_chip_without_a_precision_names_the_ones_it_has() -> None:
         B300.ridge_point("fp4")
 
 
-# ---------------------------------------------------------------------------
-# Looking chips up
-# ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("name", "chip"),
     [
@@ -183,9 +171,6 @@ def test_unknown_chip_names_the_valid_choices(name: str) -> None:
         assert key in message
 
 
-# ---------------------------------------------------------------------------
-# A bad figure typed into the table fails with a message naming it
-# ---------------------------------------------------------------------------
 BAD_VALUES = [0, 0.0, -989e12, math.nan, math.inf, -math.inf, True, False, "989e12", None]
 
 

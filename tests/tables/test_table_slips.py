@@ -202,9 +202,6 @@ def test_the_shipped_tables_pass_without_a_word(capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().err == ""
 
 
-# ---------------------------------------------------------------------------
-# A chip or model the code names, renamed or deleted in the table: run as a student does
-# ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("lost")
