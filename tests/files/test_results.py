@@ -24,12 +24,8 @@ from common.shell import paths
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 
-FAKE_CALIBRATION = {
-    "bandwidth_bytes_per_s": 2.0e10,
-    "matmul_flops_per_s": 1.6e11,
-    "ridge_point": 8.0,
-    "quick": True,
-}
+GOOD_CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.6e11}
+FAKE_CALIBRATION = {**GOOD_CALIBRATION, "ridge_point": 8.0, "quick": True}
 
 
 @pytest.fixture(scope="module")
@@ -110,17 +106,19 @@ def test_interrupted_write_keeps_the_old_file(
     assert _leftover_temp_files(results_file.parent) == []
 
 
-def test_failed_rename_keeps_the_old_file(
+def test_failed_rename_keeps_the_old_file_and_names_it_not_the_temporary(
     results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old = _write_old_file(results_file, this_machine)
 
-    def no_replace(src: str, dst: str) -> None:
-        raise OSError("disk full (simulated)")
+    def full_disk(src: str, dst: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device (simulated)", src)
 
-    monkeypatch.setattr(atomic.os, "replace", no_replace)
-    with pytest.raises(OSError, match="simulated"):
+    monkeypatch.setattr(atomic.os, "replace", full_disk)
+    with pytest.raises(OSError, match="simulated") as info:
         results.save_section("probe", {"calibration": {}}, results_file, this_machine=this_machine)
+    assert info.value.filename == str(results_file) and ".tmp" not in str(info.value)
+    assert info.value.errno == errno.ENOSPC
     monkeypatch.undo()
     assert results_file.read_bytes() == old
     loaded = results.load_results(results_file, this_machine=this_machine)
@@ -159,8 +157,8 @@ BAD_KINDS = {
 
 
 @pytest.mark.parametrize("kind", list(BAD_KINDS))
-def test_bad_file_gives_none_and_one_line_reason(
-    kind: str, results_file: Path, this_machine: dict
+def test_bad_file_gives_none_and_one_line_reason_and_load_or_calibrate_falls_back(
+    kind: str, results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _make_bad_file(kind, results_file, this_machine)
     loaded = results.load_results(results_file, this_machine=this_machine)
@@ -169,13 +167,6 @@ def test_bad_file_gives_none_and_one_line_reason(
     assert "\n" not in loaded.reason and str(results_file) in loaded.reason
     section, reason = results.get_section(loaded, "probe")
     assert section is None and reason == loaded.reason
-
-
-@pytest.mark.parametrize("kind", list(BAD_KINDS))
-def test_load_or_calibrate_falls_back(
-    kind: str, results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _make_bad_file(kind, results_file, this_machine)
     monkeypatch.setattr(roofs, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
     calib, note = calibration.load_or_calibrate(results_file)
     assert calib == FAKE_CALIBRATION
@@ -230,12 +221,6 @@ def test_lecture_01_reads_a_corrupt_file_and_replaces_it(tmp_path: Path) -> None
     assert _leftover_temp_files(tmp_path) == []
 
 
-def _doc_text(this_machine: dict, **probe: object) -> str:
-    doc = results.new_document(this_machine)
-    doc["probe"] = {"calibration": dict(FAKE_CALIBRATION, **probe), "operations": []}
-    return json.dumps(doc)
-
-
 IN_THE_CALIBRATION = '"bandwidth_bytes_per_s": 20000000000.0'  # a calibration number, as saved
 
 
@@ -270,12 +255,12 @@ def test_strange_json_is_corrupt(
 
 def test_a_byte_order_mark_is_read_as_it_is(results_file: Path, this_machine: dict) -> None:
     results_file.parent.mkdir(parents=True)
-    results_file.write_bytes(b"\xef\xbb\xbf" + _doc_text(this_machine).encode())
+    results_file.write_bytes(b"\xef\xbb\xbf" + json.dumps(_doc(this_machine)).encode())
     loaded = results.load_results(results_file, this_machine=this_machine)
     assert loaded, loaded.reason
     results.save_section("batch_sweep", {"rows": []}, results_file, this_machine=this_machine)
     doc = json.loads(results_file.read_text(encoding="utf-8"))
-    assert doc["probe"]["calibration"] == FAKE_CALIBRATION  # the other section was kept
+    assert doc["probe"]["calibration"] == GOOD_CALIBRATION  # the other section was kept
     assert sorted(p.name for p in results_file.parent.iterdir()) == ["machine.json"]
 
 
@@ -309,7 +294,7 @@ def test_a_nan_in_the_file_falls_back_instead_of_failing_at_save(
     # Lecture 03 fell back to a quick calibration, then failed to save the file's NaN again.
     results_file.parent.mkdir(parents=True)
     results_file.write_text(
-        _doc_text(this_machine).replace("1.6e+11", "NaN").replace("160000000000.0", "NaN"),
+        json.dumps(_doc(this_machine)).replace("1.6e+11", "NaN").replace("160000000000.0", "NaN"),
         encoding="utf-8",
     )
     assert "NaN" in results_file.read_text(encoding="utf-8")
@@ -326,10 +311,7 @@ def test_not_a_regular_file_is_reported_without_opening_it(tmp_path: Path) -> No
     loaded = results.load_results(fifo)
     assert loaded.data is None and "FIFO" in loaded.reason
     assert "folder" in results.load_results(tmp_path).reason
-
-
-def test_a_name_too_long_is_an_unreadable_file(tmp_path: Path) -> None:
-    loaded = results.load_results(tmp_path / ("n" * 300))
+    loaded = results.load_results(tmp_path / ("n" * 300))  # a name too long: unreadable
     assert loaded.data is None and loaded.reason.startswith("cannot read results file")
 
 
@@ -382,21 +364,6 @@ def test_save_section_refuses_a_folder_by_name(tmp_path: Path, this_machine: dic
         results.save_section("probe", {}, tmp_path, this_machine=this_machine)
 
 
-def test_a_failed_write_names_the_file_not_the_temporary(
-    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _write_old_file(results_file, this_machine)
-
-    def full_disk(src: str, dst: str) -> None:
-        raise OSError(errno.ENOSPC, "No space left on device", src)
-
-    monkeypatch.setattr(atomic.os, "replace", full_disk)
-    with pytest.raises(OSError) as info:
-        results.save_section("probe", {}, results_file, this_machine=this_machine)
-    assert info.value.filename == str(results_file) and ".tmp" not in str(info.value)
-    assert info.value.errno == errno.ENOSPC
-
-
 def test_load_or_calibrate(monkeypatch: pytest.MonkeyPatch) -> None:
     class Saved:
         def __init__(self, calibration, source="", reason="") -> None:
@@ -413,9 +380,6 @@ def test_load_or_calibrate(monkeypatch: pytest.MonkeyPatch) -> None:
         {"quick": True},
         "no file; measured a quick calibration instead",
     )
-
-
-GOOD_CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.6e11}
 
 
 def _doc(this_machine: dict, **machine_changes: object) -> dict:
@@ -458,21 +422,21 @@ def test_a_malformed_machine_record_is_unusable_and_kept_aside(
     assert results.load_results(path, this_machine=this_machine)  # a fresh, usable file
 
 
-@pytest.mark.parametrize("section", ["probe", "batch_sweep", "hierarchy", "attention"])
-def test_a_section_that_is_not_an_object_is_corrupt(
-    section: str, tmp_path: Path, this_machine: dict
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        *(({s: ["rows"]}, f"corrupt (section {s!r} is list, not an object)")
+          for s in ("probe", "batch_sweep", "hierarchy", "attention")),
+        ({"format_version": True}, "format version True"),  # True is not version 1
+    ],
+)  # fmt: skip
+def test_a_section_not_an_object_or_a_version_of_true_is_unusable(
+    change: dict, words: str, tmp_path: Path, this_machine: dict
 ) -> None:
     path = tmp_path / "machine.json"
-    path.write_text(json.dumps({**_doc(this_machine), section: ["rows"]}))
+    path.write_text(json.dumps({**_doc(this_machine), **change}))
     loaded = results.load_results(path, this_machine=this_machine)
-    assert loaded.data is None
-    assert f"corrupt (section {section!r} is list, not an object)" in loaded.reason
-
-
-def test_a_format_version_of_true_is_not_version_1(tmp_path: Path, this_machine: dict) -> None:
-    path = tmp_path / "machine.json"
-    path.write_text(json.dumps({**_doc(this_machine), "format_version": True}))
-    assert "format version True" in results.load_results(path, this_machine=this_machine).reason
+    assert loaded.data is None and words in loaded.reason
 
 
 class Ticks:
@@ -551,7 +515,7 @@ def test_a_machine_without_numpy_reads_no_results_and_says_why(
     """Bare python3 (no numpy, no threadpoolctl) cannot describe this machine, so it cannot
     trust a results file: one reason naming the missing package, no exception."""
     path = tmp_path / "machine.json"
-    path.write_text(_doc_text(this_machine), encoding="utf-8")
+    path.write_text(json.dumps(_doc(this_machine)), encoding="utf-8")
 
     def describe() -> dict:
         raise ModuleNotFoundError("No module named 'threadpoolctl'", name="threadpoolctl")
