@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import reference
 
 from common import hw_specs
 from common.formulas import ledger
@@ -35,38 +36,34 @@ def ratio_to_ridge(counts: tuple[float, float]) -> float:
     return flops / nbytes / A100_RIDGE
 
 
-def test_a100_ridge_point() -> None:
-    assert round(A100_RIDGE, 1) == 200.6
+# (counts, I as printed, its digits, I / I* on A100 as printed, the 2x speedups) (ART 3.3, 3.4)
+OPERATORS = [
+    (elementwise_counts(16_000_000, 2, reads=2), "0.17", 2, "0.001", (1.00, 2.00)),
+    (layernorm_counts(4096, 3072, 2), "1.50", 2, "0.007", (1.00, 2.00)),
+    (softmax_counts(4096, 4096, 2, fused=True), "1.25", 2, None, None),
+    (softmax_counts(4096, 4096, 2, fused=False), "0.50", 2, "0.002", (1.00, 2.00)),
+    (gemm_counts(512, 4096, 4096, 2), "409.6", 1, "2.041", (2.00, 1.00)),
+    (gemm_counts(4096, 4096, 4096, 2), "1365.3", 1, None, None),
+    (attention_counts(4096, 128, 2, materialized=True), "62.7", 1, "0.312", (1.00, 2.00)),
+    (attention_counts(4096, 128, 2, materialized=False), "2068.0", 1, "10.307", (2.00, 1.00)),
+]
 
 
-def test_elementwise_add() -> None:
-    flops, nbytes = elementwise_counts(16_000_000, 2, reads=2)
-    assert (flops, nbytes) == (16e6, 96e6)
-    assert round(flops / nbytes, 2) == 0.17
-    assert round(ratio_to_ridge((flops, nbytes)), 3) == 0.001
+@pytest.mark.parametrize(("counts", "shown", "digits", "ratio", "speedups"), OPERATORS)
+def test_the_articles_operators_and_their_2x_speedups(counts, shown, digits, ratio, speedups):
+    assert f"{counts[0] / counts[1]:.{digits}f}" == shown
+    if ratio is not None:
+        assert f"{ratio_to_ridge(counts):.3f}" == ratio
+    if speedups is not None:
+        compute, bandwidth = speedup_2x(*counts, A100_PEAK, A100_BW)
+        assert (round(compute, 2), round(bandwidth, 2)) == speedups
 
 
-def test_layernorm() -> None:
-    counts = layernorm_counts(4096, 3072, 2)
-    assert round(counts[0] / counts[1], 2) == 1.50
-    assert round(ratio_to_ridge(counts), 3) == 0.007
-
-
-def test_softmax_fused_and_naive() -> None:
+def test_operator_counts_as_the_article_states_them() -> None:
+    assert elementwise_counts(16_000_000, 2, reads=2) == (16e6, 96e6)
     fused = softmax_counts(4096, 4096, 2, fused=True)
     naive = softmax_counts(4096, 4096, 2, fused=False)
     assert fused[0] == naive[0] == 5 * 4096 * 4096  # 5 ops per element (the text's count)
-    assert round(fused[0] / fused[1], 2) == 1.25
-    assert round(naive[0] / naive[1], 2) == 0.50
-    assert round(ratio_to_ridge(naive), 3) == 0.002
-
-
-def test_gemms() -> None:
-    small = gemm_counts(512, 4096, 4096, 2)
-    assert round(small[0] / small[1], 1) == 409.6
-    assert round(ratio_to_ridge(small), 3) == 2.041
-    big = gemm_counts(4096, 4096, 4096, 2)
-    assert round(big[0] / big[1], 1) == 1365.3
 
 
 def test_attention_naive_and_ideal_minimum() -> None:
@@ -74,11 +71,7 @@ def test_attention_naive_and_ideal_minimum() -> None:
     flops_ideal, ideal_bytes = attention_counts(4096, 128, 2, materialized=False)
     assert round(flops / 1e9, 2) == 8.67
     assert round(naive_bytes / 1e6, 2) == 138.41
-    assert round(flops / naive_bytes, 1) == 62.7
-    assert round(ratio_to_ridge((flops, naive_bytes)), 3) == 0.312
     assert round(ideal_bytes / 1e6, 2) == 4.19
-    assert round(flops / ideal_bytes, 1) == 2068.0
-    assert round(ratio_to_ridge((flops, ideal_bytes)), 3) == 10.307
     # naive -> ideal minimum: same FLOPs, 33x fewer bytes, 0.089 ms -> 0.028 ms (x3.2)
     assert f"{flops_ideal / flops:.3f}" == "1.000"
     assert round(naive_bytes / ideal_bytes) == 33
@@ -87,22 +80,6 @@ def test_attention_naive_and_ideal_minimum() -> None:
     assert f"{t_naive * 1e3:.3f}" == "0.089"
     assert f"{t_ideal * 1e3:.3f}" == "0.028"
     assert round(t_naive / t_ideal, 1) == 3.2
-
-
-@pytest.mark.parametrize(
-    ("counts", "expected"),
-    [
-        (elementwise_counts(16_000_000, 2, reads=2), (1.00, 2.00)),
-        (layernorm_counts(4096, 3072, 2), (1.00, 2.00)),
-        (softmax_counts(4096, 4096, 2, fused=False), (1.00, 2.00)),
-        (gemm_counts(512, 4096, 4096, 2), (2.00, 1.00)),
-        (attention_counts(4096, 128, 2, materialized=True), (1.00, 2.00)),
-        (attention_counts(4096, 128, 2, materialized=False), (2.00, 1.00)),
-    ],
-)
-def test_the_six_2x_speedups(counts: tuple[float, float], expected: tuple[float, float]) -> None:
-    compute, bandwidth = speedup_2x(*counts, A100_PEAK, A100_BW)
-    assert (round(compute, 2), round(bandwidth, 2)) == expected
 
 
 M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
@@ -132,42 +109,25 @@ def test_crossover_edges() -> None:
     assert crossover([1, 2, 4], [1.0, 10.0, 13.0], 10.0) == (1, 2)  # I = I* counts
 
 
-def test_weights_and_kv_price() -> None:
-    assert f"{ARTICLE_7B.n_params * ARTICLE_7B.weight_bytes / GIB:.1f}" == "13.0"
-    per_token = kv_bytes_per_token(32, 4096, 2)
-    assert per_token == 512 * KIB
-    assert f"{per_token * 4096 / GIB:.2f}" == "2.00"
+def test_kv_price_per_token() -> None:
+    assert kv_bytes_per_token(32, 4096, 2) == 512 * KIB
 
 
-def test_ledger_rows_at_30_percent() -> None:
-    totals = {b: model_ledger(ARTICLE_7B, b, 0.30).total / GIB for b in (1, 8, 16, 24, 32)}
-    assert [f"{totals[b]:.2f}" for b in (1, 8, 16, 24, 32)] == [
-        "20.20",
-        "42.95",
-        "68.95",
-        "94.95",
-        "120.95",
-    ]
-    row = model_ledger(ARTICLE_7B, 1, 0.30)
-    assert f"{row.weights / GIB:.1f}" == "13.0"
-    assert [f"{x / GIB:.2f}" for x in (row.kv_cache, row.activations, row.overhead)] == [
-        "2.00",
-        "0.50",
-        "4.66",
-    ]
+@pytest.mark.parametrize("batch", list(reference.LEDGER_ROWS))
+def test_ledger_rows_at_30_percent(batch: int) -> None:
+    row = model_ledger(ARTICLE_7B, batch, 0.30)
+    rest = (row.kv_cache, row.activations, row.overhead, row.total)
+    assert (f"{row.weights / GIB:.1f}", *(f"{x / GIB:.2f}" for x in rest)) == (
+        reference.LEDGER_ROWS[batch]
+    )
     assert row.total == pytest.approx(sum(row))
+    assert row.fits(BUDGET) == reference.LEDGER_FITS_78[batch]
+    assert model_ledger(ARTICLE_7B, 4, 0.30).fits(BUDGET)  # the batch between the rows
 
 
 def test_ledger_matches_memory_ledger() -> None:
     direct = memory_ledger(7e9, 2, 32, 4096, 8, 4096, 128 * KIB, 0.30)
     assert model_ledger(ARTICLE_7B, 8, 0.30) == direct
-
-
-def test_fits_the_budget() -> None:
-    for b in (1, 4, 8, 16):
-        assert model_ledger(ARTICLE_7B, b, 0.30).fits(BUDGET)
-    for b in (24, 32):
-        assert not model_ledger(ARTICLE_7B, b, 0.30).fits(BUDGET)
 
 
 def test_low_overhead_rescues_batch_24() -> None:
@@ -178,7 +138,6 @@ def test_low_overhead_rescues_batch_24() -> None:
 
 def test_kv_cache_vs_weights_at_batch_16() -> None:
     m = model_ledger(ARTICLE_7B, 16, 0.30)
-    assert f"{m.kv_cache / GIB:.2f}" == "32.00"
     assert round(m.kv_cache / m.weights, 1) == 2.5
     # an fp8 cache: 2 x 16 x 4096 tokens x 32 layers x 4096 x 1 byte = 2^34 B
     assert model_ledger(ARTICLE_7B._replace(kv_bytes=1), 16, 0.30).kv_cache == 16 * GIB
