@@ -13,16 +13,19 @@ import math
 
 import pytest
 import reference
+from conftest import assert_frozen
 
 from common.formulas.transformer import (
     Deployment,
     DTypes,
+    activation_bytes_per_token,
     batch_grid,
     causal_pairs,
     decode_critical_batch,
     decode_ledger,
     decode_throughput_curve,
     decode_tokens_per_s,
+    kv_cache_bytes_per_token,
     largest_batch,
     layer_ops,
     matmul_critical_batches,
@@ -295,15 +298,8 @@ def test_batch_grid_by_hand() -> None:
 
 
 def test_ledger_records_are_frozen() -> None:
-    records = (
-        MIXED,
-        layer_ops(LLAMA_3_8B, 1, 1, 8)[0],
-        decode_ledger(LLAMA_3_8B, 1, 8),
-        Deployment(LLAMA_3_8B, H100),
-    )
-    for record in records:
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            record.materialized = True  # type: ignore[misc]
+    ops = layer_ops(LLAMA_3_8B, 1, 1, 8)[0]
+    assert_frozen(MIXED, ops, decode_ledger(LLAMA_3_8B, 1, 8), Deployment(LLAMA_3_8B, H100))
 
 
 def test_the_whole_context_window_is_allowed() -> None:
@@ -314,8 +310,6 @@ def test_the_whole_context_window_is_allowed() -> None:
 
 
 def test_capacity_defaults_bf16_decode_ten_percent() -> None:
-    from common.formulas.transformer import activation_bytes_per_token, kv_cache_bytes_per_token
-
     m = LLAMA_3_8B
     assert activation_bytes_per_token(m) == 16 * 4096 * 2  # article, section 3.5's rule
     assert activation_bytes_per_token(m, 4) == 16 * 4096 * 4
