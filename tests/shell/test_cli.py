@@ -19,15 +19,20 @@ from conftest import REPO, default_signals, demo_script, run_python, start_pytho
 from common.shell import boot, cli
 
 
-def _usage_error(capsys: pytest.CaptureFixture[str], fn, *args) -> str:
-    """Call fn(*args), expect a usage error (exit 2); return the one stderr line."""
-    with pytest.raises(SystemExit) as info:
-        fn(*args)
-    assert info.value.code == 2
-    err = capsys.readouterr().err
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
+@pytest.fixture
+def usage_error(capsys: pytest.CaptureFixture[str]):
+    """usage_error(fn, *args): call it, expect a usage error (exit 2), return its one line."""
+
+    def call(fn, *args) -> str:
+        with pytest.raises(SystemExit) as info:
+            fn(*args)
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        lines = err.splitlines()
+        assert len(lines) == 1, err
+        return lines[0]
+
+    return call
 
 
 def _parser(*, png: bool = False, outdir: bool = False, results: bool | None = None):
@@ -63,10 +68,8 @@ def _parser(*, png: bool = False, outdir: bool = False, results: bool | None = N
         ("--budget-gib", "0"),
     ],
 )
-def test_out_of_range_numbers_are_one_line_usage_errors(
-    flag: str, value: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    line = _usage_error(capsys, _parser().parse_args, [flag, value])
+def test_out_of_range_numbers_are_one_line_usage_errors(flag: str, value: str, usage_error) -> None:
+    line = usage_error(_parser().parse_args, [flag, value])
     assert line.startswith("demo.py: error: argument ") and flag in line
     assert len(line) < 200  # a 300-digit value is quoted short
 
@@ -78,12 +81,12 @@ def test_numbers_at_the_edges_of_their_ranges_pass() -> None:
     assert args.budget_gib == 0.5
 
 
-def test_messages_keep_the_words_the_lectures_promise(capsys: pytest.CaptureFixture[str]) -> None:
-    line = _usage_error(capsys, _parser().parse_args, ["--batch", str(10**18)])
+def test_messages_keep_the_words_the_lectures_promise(usage_error) -> None:
+    line = usage_error(_parser().parse_args, ["--batch", str(10**18)])
     assert "expected a positive integer from 1 to 1,048,576" in line
 
 
-def test_choices_are_case_insensitive(capsys: pytest.CaptureFixture[str]) -> None:
+def test_choices_are_case_insensitive() -> None:
     parse = cli.one_of(["bf16", "fp8"], "precision")
     assert parse("BF16") == "bf16" and parse(" fp8 ") == "fp8"
     with pytest.raises(argparse.ArgumentTypeError, match="choose one of: bf16, fp8"):
@@ -95,30 +98,24 @@ class FakeChip:
     precisions = ("bf16", "int8")
 
 
-def test_require_precision_is_one_usage_error_for_every_lecture(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_require_precision_is_one_usage_error_for_every_lecture(usage_error) -> None:
     parser = _parser()
     assert cli.require_precision(parser, FakeChip(), "int8") == "int8"
-    line = _usage_error(capsys, cli.require_precision, parser, FakeChip(), "fp8")
+    line = usage_error(cli.require_precision, parser, FakeChip(), "fp8")
     assert "argument --precision: Chip X has no 'fp8' peak; choose one of: bf16, int8" in line
 
 
 @pytest.mark.parametrize("flag", ["--outdir", "--results"])
 @pytest.mark.parametrize("value", ["", "   "])
-def test_empty_paths_are_usage_errors(
-    flag: str, value: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_empty_paths_are_usage_errors(flag: str, value: str, usage_error) -> None:
     parser = _parser(png=True, results=True)
-    line = _usage_error(capsys, cli.parse_args, parser, ["--png", flag, value])
+    line = usage_error(cli.parse_args, parser, ["--png", flag, value])
     assert f"argument {flag}: expected a path, got an empty string" in line
 
 
-def test_outdir_without_png_is_a_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_outdir_without_png_is_a_usage_error(tmp_path: Path, usage_error) -> None:
     parser = _parser(png=True)
-    line = _usage_error(capsys, cli.parse_args, parser, ["--outdir", str(tmp_path)])
+    line = usage_error(cli.parse_args, parser, ["--outdir", str(tmp_path)])
     assert "argument --outdir: only used with --png" in line
     args = cli.parse_args(_parser(png=True), ["--png", "--outdir", str(tmp_path / "new")])
     assert args.png and args.outdir == tmp_path / "new" and not hasattr(args, "_given")
@@ -126,18 +123,14 @@ def test_outdir_without_png_is_a_usage_error(
     assert not cli.parse_args(_parser(png=True), []).png  # the default outdir alone is fine
 
 
-def test_a_file_as_outdir_is_a_usage_error_before_any_work(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_file_as_outdir_is_a_usage_error_before_any_work(tmp_path: Path, usage_error) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x", encoding="utf-8")
     for outdir, words in ((blocker, "is a file, not a folder"), (blocker / "sub", "goes through")):
-        line = _usage_error(
-            capsys, cli.parse_args, _parser(png=True), ["--png", "--outdir", str(outdir)]
-        )
+        line = usage_error(cli.parse_args, _parser(png=True), ["--png", "--outdir", str(outdir)])
         assert "argument --outdir: the figure folder" in line and words in line
         # a lecture whose only job is figures (no --png) checks its --outdir always
-        line = _usage_error(capsys, cli.parse_args, _parser(outdir=True), ["--outdir", str(outdir)])
+        line = usage_error(cli.parse_args, _parser(outdir=True), ["--outdir", str(outdir)])
         assert words in line
 
 
@@ -165,31 +158,27 @@ def test_help_states_the_png_behaviour(capsys: pytest.CaptureFixture[str]) -> No
 
 @pytest.mark.parametrize("saves", [True, False])
 def test_results_that_is_a_folder_is_refused_for_readers_and_savers(
-    saves: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    saves: bool, tmp_path: Path, usage_error
 ) -> None:
-    line = _usage_error(
-        capsys, cli.parse_args, _parser(results=saves), ["--results", str(tmp_path)]
-    )
+    line = usage_error(cli.parse_args, _parser(results=saves), ["--results", str(tmp_path)])
     assert f"argument --results: the results file {tmp_path} is a folder" in line
 
 
 def test_a_too_long_results_name_is_refused_only_when_the_lecture_saves(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, usage_error
 ) -> None:
     long_name = tmp_path / ("r" * 300)
     args = cli.parse_args(_parser(results=False), ["--results", str(long_name)])
     assert args.results == long_name  # a reader reports it unreadable and falls back
-    line = _usage_error(
-        capsys, cli.parse_args, _parser(results=True), ["--results", str(long_name)]
-    )
+    line = usage_error(cli.parse_args, _parser(results=True), ["--results", str(long_name)])
     assert "is too long" in line
 
 
 def test_the_default_results_path_is_checked_too(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, usage_error, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ROOFLINE_RESULTS", str(tmp_path))  # a folder
-    line = _usage_error(capsys, cli.parse_args, _parser(results=True), [])
+    line = usage_error(cli.parse_args, _parser(results=True), [])
     assert "argument --results" in line and "is a folder" in line
 
 
