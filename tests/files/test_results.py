@@ -86,9 +86,7 @@ def _write_old_file(results_file: Path, this_machine: dict) -> bytes:
     return results_file.read_bytes()
 
 
-def test_interrupted_write_keeps_the_old_file(
-    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_interrupted_write_keeps_the_old_file(results_file, this_machine, monkeypatch) -> None:
     old = _write_old_file(results_file, this_machine)
 
     def half_then_ctrl_c(path: os.PathLike[str], text: str) -> Path:
@@ -193,9 +191,7 @@ def test_load_or_calibrate_rejects_a_bad_probe_section(
     assert "bad probe section" in note and "\n" not in note
 
 
-def test_load_or_calibrate_uses_a_good_file(
-    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_load_or_calibrate_uses_a_good_file(results_file, this_machine, monkeypatch) -> None:
     results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
 
     def must_not_measure(quick: bool = False) -> dict:
@@ -239,9 +235,7 @@ IN_THE_CALIBRATION = '"bandwidth_bytes_per_s": 20000000000.0'  # a calibration n
         ('"bandwidth_bytes_per_s": 1e400', "corrupt"),
     ],
 )
-def test_strange_json_is_corrupt(
-    text: str, words: str, results_file: Path, this_machine: dict
-) -> None:
+def test_strange_json_is_corrupt(text: str, words: str, results_file, this_machine) -> None:
     if text.startswith('"bandwidth'):
         text = json.dumps(_doc(this_machine)).replace(IN_THE_CALIBRATION, text)
     results_file.parent.mkdir(parents=True)
@@ -349,9 +343,7 @@ def test_saving_through_a_symlink_updates_its_target(tmp_path: Path, this_machin
     assert doc["batch_sweep"] == {"rows": [1]} and doc["probe"] == _probe_payload()
 
 
-def test_a_payload_with_nan_fails_before_touching_the_file(
-    results_file: Path, this_machine: dict
-) -> None:
+def test_a_payload_with_nan_fails_before_touching_the_file(results_file, this_machine) -> None:
     old = _write_old_file(results_file, this_machine)
     with pytest.raises(ValueError, match="cannot save section 'probe'"):
         results.save_section("probe", {"x": math.nan}, results_file, this_machine=this_machine)
@@ -464,9 +456,7 @@ def _held(folder: Path):
         os.close(fd)
 
 
-def test_a_held_lock_is_announced_then_given_up(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_held_lock_is_announced_then_given_up(tmp_path, capsys) -> None:
     ticks = Ticks()
     waiting = results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep)
     with _held(tmp_path), pytest.raises(ValueError, match="gave up saving after 30 s") as exc:
@@ -484,9 +474,7 @@ def test_a_free_lock_is_taken_at_once(tmp_path: Path, capsys: pytest.CaptureFixt
     assert ticks.slept == [] and capsys.readouterr().err == ""
 
 
-def test_a_signal_inside_mkstemp_leaves_no_temporary(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_signal_inside_mkstemp_leaves_no_temporary(tmp_path, monkeypatch) -> None:
     """Ctrl-C arriving while mkstemp creates the file: held until the name is known, then raised."""
     target = tmp_path / "machine.json"
     target.write_text("old")

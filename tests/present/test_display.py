@@ -8,9 +8,7 @@ from common.present import display
 from common.present.display import Facts, Group, Heading
 
 
-def test_table_prints_the_aligned_text_table(
-    capsys: pytest.CaptureFixture[str], monkeypatch
-) -> None:
+def test_table_prints_the_aligned_text_table(capsys, monkeypatch) -> None:
     monkeypatch.delenv(display.HTML_ENV, raising=False)
     table = display.Table(["chip", "ridge"], [["A100", "200.6"], ["H100", "295.2"]], title="Ridges")
     assert display.show(table) is None
@@ -63,9 +61,7 @@ def test_a_row_of_the_wrong_length_is_refused() -> None:
         display.Table(["a", "b", "c"], [["1", "2"]])
 
 
-def test_heading_is_underlined_in_the_terminal_and_a_line_on_the_page(
-    capsys: pytest.CaptureFixture[str], monkeypatch
-) -> None:
+def test_heading_is_underlined_in_the_terminal_and_a_line_on_the_page(capsys, monkeypatch) -> None:
     monkeypatch.delenv(display.HTML_ENV, raising=False)
     display.show(display.Heading("3. Prefill on ``H100``"))
     assert capsys.readouterr().out == "\n3. Prefill on H100\n" + "=" * 20 + "\n"

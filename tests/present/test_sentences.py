@@ -74,9 +74,7 @@ def course_text(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPa
 
 
 @pytest.mark.parametrize("name", list(EDITS))
-def test_no_sentence_contradicts_its_numbers(
-    name: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_sentence_contradicts_its_numbers(name: str, capsys, monkeypatch) -> None:
     edit_table(monkeypatch, EDITS[name])
     text = course_text(capsys, monkeypatch)
     found = contradictions(text)

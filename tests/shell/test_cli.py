@@ -174,9 +174,7 @@ def test_a_too_long_results_name_is_refused_only_when_the_lecture_saves(
     assert "is too long" in line
 
 
-def test_the_default_results_path_is_checked_too(
-    tmp_path: Path, usage_error, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_default_results_path_is_checked_too(tmp_path, usage_error, monkeypatch) -> None:
     monkeypatch.setenv("ROOFLINE_RESULTS", str(tmp_path))  # a folder
     line = usage_error(cli.parse_args, _parser(results=True), [])
     assert "argument --results" in line and "is a folder" in line
@@ -194,18 +192,14 @@ def _run(script: Path) -> subprocess.CompletedProcess[str]:
         ("import numpy_that_is_not_there", 1, "this lecture needs the course's packages"),
     ],
 )
-def test_errors_are_one_line_with_status_1(
-    tmp_path: Path, body: str, status: int, words: str
-) -> None:
+def test_errors_are_one_line_with_status_1(tmp_path, body: str, status: int, words: str) -> None:
     proc = _run(demo_script(tmp_path, body))
     assert proc.returncode == status
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("99_demo.py: error: ") and words in proc.stderr
 
 
-def test_a_keyboard_interrupt_that_breaks_an_import_still_reads_as_an_interrupt(
-    tmp_path: Path,
-) -> None:
+def test_a_keyboard_interrupt_that_breaks_an_import_still_reads_as_an_interrupt(tmp_path) -> None:
     # numpy re-raises some failures inside its import as ImportError (issue 5: a 42-line
     # message). The handler sees the Ctrl-C behind it: one line, and the run ends by SIGINT.
     body = """
@@ -240,9 +234,7 @@ def test_a_closed_pipe_is_quiet_and_the_script_finishes(tmp_path: Path) -> None:
     assert marker.read_text(encoding="utf-8") == "saved"  # the work after the pipe closed ran
 
 
-def test_the_bootstrap_does_nothing_when_not_run_as_a_script(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_bootstrap_does_nothing_when_not_run_as_a_script(monkeypatch) -> None:
     # Under sphinx-gallery the lecture runs inside the docs build: no signal or stream changes.
     before = (signal.getsignal(signal.SIGINT), sys.stdout, sys.stderr, sys.excepthook)
     monkeypatch.setattr(sys, "argv", [str(REPO / "lectures" / "02_roofline_basics.py")])

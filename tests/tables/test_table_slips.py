@@ -156,9 +156,7 @@ def test_the_record_line_is_the_start_of_the_record() -> None:
     assert line is not None and line.startswith(f"{M} line {line_of(text, 'LLAMA_2_7B = Model(')}:")
 
 
-def test_a_unit_slip_is_one_warning_and_the_table_still_loads(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_a_unit_slip_is_one_warning_and_the_table_still_loads(capsys) -> None:
     old = 'mem_bw_figure=bandwidth(3.35e12, H100_DATASHEET, note="HBM3")'
     line, _ = said(H, old, old.replace("3.35e12", "3.35e9"))
     assert line is None  # no error: the lecture goes on
@@ -172,9 +170,7 @@ def test_a_unit_slip_is_one_warning_and_the_table_still_loads(
     assert capsys.readouterr().err == ""
 
 
-def test_an_achievable_roof_above_its_datasheet_is_one_warning(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_an_achievable_roof_above_its_datasheet_is_one_warning(capsys) -> None:
     # a warning, not a refusal: lecture 11 words a datasheet set below the measured roofs
     old = "flops(794.5e12, MAMF_TABLE, note=\"row 'NVIDIA H100 SXM'\")"
     line, _ = said(H, old, old.replace("794.5e12", "3165e12"))
