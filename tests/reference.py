@@ -21,14 +21,6 @@ Sources:
 
 from __future__ import annotations
 
-ART_3_2 = "article, section 3.2 (arithmetic intensity and ridge point)"
-ART_3_3 = "article, section 3.3 (operator ledgers)"
-ART_3_4 = "article, section 3.4 (the 2x speedup table)"
-ART_3_5 = "article, section 3.5 (the capacity ledger)"
-ART_4_3 = "article, section 4.3 (memory ledger and batch sweep)"
-SCRIPT_DEMO = "CS349E lecture 1, 02_roofline_basics.py, demo {}"
-BOOK_ROOFLINE = "How to Scale Your Model, ch. 'All About Rooflines'"
-
 # --- Hardware, as each datasheet states it (dense peaks; links one way) ------
 # chip key: {figure label: (value, unit, estimate)}. Labels are Chip.figures()'s.
 # A100 SXM4 40GB datasheet: BF16 312 TFLOPS, INT8 624 TOPS (dense), 40GB HBM2 at
@@ -202,9 +194,7 @@ RIDGE_A100_EDITED = "1272.7"  # peak 1979e12 / 1555e9
 GEMM_CROSSOVER_EDITED = (1024, 4096)
 
 # --- The capacity ledger (ART 3.5, 4.3): 7B, fp16, 32 layers, d_kv 4096, S = 4096 ---
-WEIGHTS_GIB = "13.0"
 KV_PER_TOKEN_KIB = 512
-KV_PER_SEQUENCE_GIB = "2.00"
 ACT_PER_TOKEN_KIB = 128  # ART 3.5: 16 vectors x 4096 x 2 bytes
 # batch: (weights, KV cache, activations, overhead, total) in GiB, 30% overhead (ART 4.3)
 LEDGER_ROWS = {
@@ -229,7 +219,6 @@ LARGEST_BATCH[0.04, "decode"] = 30
 # Measured example machine (ART section 01 and 04: the laptop's probe).
 EXAMPLE_BANDWIDTH = 71.8e9
 EXAMPLE_MATMUL = 2003e9
-EXAMPLE_SWEEP_CROSSING = (32, 64)  # ART 4.3: "between B = 32 and 64"
 
 # --- Models (HF config.json; exact parameter counts of the released checkpoints) ---
 # key: layers, hidden, heads, KV heads, head dim, intermediate, gated, vocab, tied,

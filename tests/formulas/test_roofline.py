@@ -75,8 +75,8 @@ def test_critical_batches(chip, precision: str, formats, expected: int) -> None:
 
 def test_book_approximations_of_the_exercises() -> None:
     # For small B, I ~ 2B / w, so B ~ I* w / 2: the book's 240 and 120 on TPU v5e.
-    assert f"{TPU_V5E.ridge_point('int8') * 1 / 2:.0f}" == "240"
-    assert f"{TPU_V5E.ridge_point('bf16') * 1 / 2:.0f}" == "120"
+    assert round(TPU_V5E.ridge_point("int8") * 1 / 2) == reference.BOOK_V5E_INT8
+    assert round(TPU_V5E.ridge_point("bf16") * 1 / 2) == reference.BOOK_V5E_INT8_WEIGHTS
     assert abs(critical_batch(D, F, B300.ridge_point("nvfp4"), 0.5625, 0.5625, 2) - 750) < 5
 
 
@@ -90,7 +90,9 @@ def test_one_matrix_per_example_stays_near_one(B: int) -> None:
     assert intensity(*batched_matvec_counts(B, D, F)) == pytest.approx(1, abs=1e-3)
 
 
-@pytest.mark.parametrize(("kv_heads", "expected"), [(32, 1), (8, 4), (1, 32)])
+@pytest.mark.parametrize(
+    ("kv_heads", "expected"), list(reference.DECODE_ATTENTION_INTENSITY.items())
+)
 def test_decode_attention_intensity_is_query_heads_per_kv_head(kv_heads, expected) -> None:
     for context in (128, 4096, 32768):
         flops, nbytes = decode_attention_counts(32, kv_heads, 128, context)
