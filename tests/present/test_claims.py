@@ -42,24 +42,17 @@ def test_direction() -> None:
 
 @pytest.mark.parametrize(
     ("factor", "said"),
-    [
-        (1.5, "grew x1.50"),
-        (0.5, "shrank x2.00"),
-        (1.0, "stayed the same"),
-        (0.999, "stayed the same"),
-    ],
-)
+    [(1.5, "grew x1.50"), (0.5, "shrank x2.00"), (1.0, "stayed the same"),
+     (0.999, "stayed the same")],
+)  # fmt: skip
 def test_grew(factor, said) -> None:
     assert claims.grew(factor) == said
 
 
 @pytest.mark.parametrize(
     ("before", "after", "said"),
-    [
-        (4.18, 2.92, "x1.43 faster"),  # 4.18 / 2.92 = 1.4315
-        (2.92, 4.18, "x1.43 slower"),
-        (3.0, 3.0, "no faster"),
-    ],
+    # 4.18 / 2.92 = 1.4315
+    [(4.18, 2.92, "x1.43 faster"), (2.92, 4.18, "x1.43 slower"), (3.0, 3.0, "no faster")],
 )
 def test_speed(before, after, said) -> None:
     assert claims.speed(before, after) == said
@@ -84,13 +77,11 @@ def test_n_of_m(n, m, said) -> None:
     assert claims.n_of_m(n, m) == said
 
 
-def test_side_of_the_ridge() -> None:
+def test_side_of_the_ridge_and_above_below_or_at() -> None:
     assert claims.side(295.2, 295.2) == "compute-bound"  # at the ridge: compute-bound
     assert claims.side(295.1, 295.2) == "memory-bound"
     assert claims.side(300.0, 295.2) == "compute-bound"
-
-
-def test_above_below_or_at_as_printed() -> None:
+    # above, below or at, as printed
     whole = "{:.0f}".format
     assert claims.above(201.0, 295.2, whole) == "below"
     assert claims.above(1006.0, 295.2, whole) == "above"
@@ -138,12 +129,10 @@ def test_than_puts_the_factor_before_its_reference() -> None:
     assert claims.than(1.0) == "the same as"
 
 
-def test_at_least_says_when_a_search_stopped_at_its_bound() -> None:
+def test_at_least_says_when_a_search_stopped_and_binding_the_lowest_ceiling() -> None:
     assert claims.at_least(1024, 2**20) == "1,024"
     assert claims.at_least(2**20, 2**20) == "at least 1,048,576"
-
-
-def test_binding_names_the_lowest_ceiling() -> None:
+    # binding names the lowest ceiling
     # 1 / 15.2 µs = 65,789 tokens/s of compute against 199,676 of KV reads: compute binds
     assert claims.binding([("kv", 199_676.0), ("compute", 1 / 15.2e-6)]) == "compute"
     assert claims.binding([("kv", 6_240.0), ("compute", 65_789.0)]) == "kv"

@@ -32,15 +32,9 @@ WIDTH = 88
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [
-        (8.67e9, "8.67 G"),
-        (16, "16"),
-        (0.5, "0.50"),
-        (1e3, "1.00 K"),
-        (2.5e15, "2.50 P"),
-        (-4.2e6, "-4.20 M"),
-    ],
-)
+    [(8.67e9, "8.67 G"), (16, "16"), (0.5, "0.50"), (1e3, "1.00 K"), (2.5e15, "2.50 P"),
+     (-4.2e6, "-4.20 M")],
+)  # fmt: skip
 def test_fmt_num(value: float, expected: str) -> None:
     assert fmt_num(value) == expected
 
@@ -64,6 +58,15 @@ def test_fmt_bytes_keeps_decimal_and_binary_units_apart() -> None:
     assert fmt_bytes(13.0 * 2**30, binary=True) == "13.00 GiB"
     assert fmt_bytes(138.41e6) == "138.41 MB"
     assert fmt_bytes(512, binary=True) == "512 B"
+    # a fixed unit, and three significant figures
+    assert fmt_bytes(80e9, unit="GB") == "80.00 GB"  # 80e9 / 1e9
+    assert fmt_bytes(3 * 2**20, unit="MiB", digits=1) == "3.0 MiB"
+    assert fmt_bytes(228 * 1024, binary=True, digits=None) == "228 KiB"  # 233472 / 1024
+    assert fmt_bytes(1290, binary=True, digits=None) == "1.26 KiB"  # 1290 / 1024 = 1.2598
+    assert fmt_bytes(105 * 2**20 + 1, binary=True, digits=None) == "105 MiB"
+    assert fmt_bytes(12.5 * 1024, binary=True, digits=None) == "12.5 KiB"
+    with pytest.raises(ValueError, match="unknown byte unit"):
+        fmt_bytes(1.0, unit="kb")
 
 
 def test_fmt_bytes_never_mixes_unit_families() -> None:
@@ -88,22 +91,12 @@ def test_fmt_bytes_value_matches_unit() -> None:
 
 @pytest.mark.parametrize(
     ("seconds", "expected"),
-    [
-        (0, "0.00 ns"),
-        (5e-9, "5.00 ns"),
-        (123e-9, "123 ns"),
-        (2.5e-6, "2.50 µs"),
-        (30e-6, "30.0 µs"),
-        (139e-6, "139 µs"),
-        (0.089e-3, "89.0 µs"),
-        (1.40e-3, "1.40 ms"),
-        (0.5, "500 ms"),
-        (1.5, "1.50 s"),
-        (42.0, "42.0 s"),
-        (999.96e-6, "1.00 ms"),  # rounds up into the next unit, never "1000 µs"
-        (999.6e-9, "1.00 µs"),
-    ],
-)
+    [(0, "0.00 ns"), (5e-9, "5.00 ns"), (123e-9, "123 ns"), (2.5e-6, "2.50 µs"),
+     (30e-6, "30.0 µs"), (139e-6, "139 µs"), (0.089e-3, "89.0 µs"), (1.40e-3, "1.40 ms"),
+     (0.5, "500 ms"), (1.5, "1.50 s"), (42.0, "42.0 s"),
+     (999.96e-6, "1.00 ms"),  # rounds up into the next unit, never "1000 µs"
+     (999.6e-9, "1.00 µs")],
+)  # fmt: skip
 def test_fmt_time_from_ns_to_s(seconds: float, expected: str) -> None:
     assert fmt_time(seconds) == expected
 
@@ -130,12 +123,9 @@ def test_fmt_time_fixed_unit_and_digits() -> None:
         fmt_time(1.0, unit="hours")
 
 
-def test_fmt_ratio() -> None:
+def test_fmt_ratio_and_fmt_fraction_the_articles_three_decimals_never_zero() -> None:
     assert fmt_ratio(3.17) == "x3.17"
     assert fmt_ratio(2.0, digits=1) == "x2.0"
-
-
-def test_fmt_fraction_prints_the_articles_three_decimals_and_never_zero() -> None:
     assert fmt_fraction(2068 / 200.64) == "10.307"  # ART 3.3: 2068.0 / 200.6 = 10.307
     assert fmt_fraction((1 / 6) / 200.64) == "0.001"  # 0.000831 rounds to the article's 0.001
     assert fmt_fraction(0.00012) == "0.00012"  # not 0.000: two significant digits
@@ -149,17 +139,6 @@ def test_fmt_fraction_prints_the_articles_three_decimals_and_never_zero() -> Non
 def test_formatters_reject_non_finite(formatter, bad) -> None:
     with pytest.raises(ValueError, match="must be"):
         formatter(bad)
-
-
-def test_fmt_bytes_fixed_unit_and_three_significant_figures() -> None:
-    assert fmt_bytes(80e9, unit="GB") == "80.00 GB"  # 80e9 / 1e9
-    assert fmt_bytes(3 * 2**20, unit="MiB", digits=1) == "3.0 MiB"
-    assert fmt_bytes(228 * 1024, binary=True, digits=None) == "228 KiB"  # 233472 / 1024
-    assert fmt_bytes(1290, binary=True, digits=None) == "1.26 KiB"  # 1290 / 1024 = 1.2598
-    assert fmt_bytes(105 * 2**20 + 1, binary=True, digits=None) == "105 MiB"
-    assert fmt_bytes(12.5 * 1024, binary=True, digits=None) == "12.5 KiB"
-    with pytest.raises(ValueError, match="unknown byte unit"):
-        fmt_bytes(1.0, unit="kb")
 
 
 def test_the_named_shortcuts() -> None:
@@ -182,35 +161,26 @@ def test_fmt_intensity_and_fmt_batch() -> None:
     assert console.fmt_batch(None, "never") == "never" and console.fmt_batch(7, "never") == "7"
 
 
-def test_format_table_aligns_numbers_right_and_text_left() -> None:
+def test_format_table_aligns_numbers_right_text_left_and_refuses_ragged_rows() -> None:
     text = format_table(["chip", "ridge"], [["H100 SXM", "295"], ["TPU v5e", "1875"]])
     lines = text.splitlines()
     assert lines[0] == "chip      ridge"
     assert lines[1] == "--------  -----"
     assert lines[2] == "H100 SXM    295"
     assert lines[3] == "TPU v5e    1875"
-
-
-def test_format_table_numeric_detection() -> None:
+    # ratio and comma numbers are right-aligned, the 'D > ...' text is left-aligned
     text = format_table(
         ["a", "b", "c"], [["x2.15", "1,875", "D > 8,755.6"], ["x10.00", "12", "D > 1.0"]]
     )
     rows = text.splitlines()[2:]
-    # ratio and comma numbers are right-aligned, the 'D > ...' text is left-aligned
     assert rows[0].startswith(" x2.15")
     assert rows[1].split("  ")[-1] == "D > 1.0"
-
-
-def test_format_table_rejects_ragged_rows() -> None:
+    assert format_table(["a", "bb"], []) == "a  bb\n-  --"  # no rows
     with pytest.raises(ValueError, match="2 cells, header has 3"):
         format_table(["a", "b", "c"], [["1", "2"]])
 
 
-def test_format_table_with_no_rows() -> None:
-    assert format_table(["a", "bb"], []) == "a  bb\n-  --"
-
-
-def test_print_table_header_and_observations(capsys: pytest.CaptureFixture[str]) -> None:
+def test_print_table_header_underline_and_observations(capsys: pytest.CaptureFixture[str]) -> None:
     print_header("1. Basics")
     print_table(["x"], [[1]])
     print_observations(["first " * 40, "second"])
@@ -219,9 +189,7 @@ def test_print_table_header_and_observations(capsys: pytest.CaptureFixture[str])
     assert "What to observe:" in out
     assert "  1. first" in out and "  2. second" in out
     assert max(len(line) for line in out.splitlines()) <= WIDTH
-
-
-def test_header_underline_follows_title_up_to_width(capsys: pytest.CaptureFixture[str]) -> None:
+    # the underline follows the title, up to the width
     print_header("t" * 40)
     print_header("u" * 200)
     lines = capsys.readouterr().out.splitlines()
