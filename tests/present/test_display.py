@@ -15,6 +15,8 @@ def test_table_prints_the_aligned_text_table(capsys, monkeypatch) -> None:
     out = capsys.readouterr().out.splitlines()
     # title, header, rule, two rows; numbers right-aligned under their header
     assert out == ["Ridges", "chip  ridge", "----  -----", "A100  200.6", "H100  295.2"]
+    with pytest.raises(ValueError, match="2 cells"):  # a row of the wrong length
+        display.Table(["a", "b", "c"], [["1", "2"]])
 
 
 def test_table_html_right_aligns_numbers_and_scrolls(monkeypatch) -> None:
@@ -56,17 +58,15 @@ def test_figure_records_its_caption(tmp_path) -> None:
     assert display.CAPTIONS[str(path.resolve())] == "Look at the ridge."
 
 
-def test_a_row_of_the_wrong_length_is_refused() -> None:
-    with pytest.raises(ValueError, match="2 cells"):
-        display.Table(["a", "b", "c"], [["1", "2"]])
-
-
-def test_heading_is_underlined_in_the_terminal_and_a_line_on_the_page(capsys, monkeypatch) -> None:
+def test_heading_is_underlined_in_the_terminal_a_line_or_nothing_on_the_page(capsys, monkeypatch):
     monkeypatch.delenv(display.HTML_ENV, raising=False)
     display.show(display.Heading("3. Prefill on ``H100``"))
     assert capsys.readouterr().out == "\n3. Prefill on H100\n" + "=" * 20 + "\n"
     page = display.Heading("3. Prefill on ``H100``")._repr_html_()
     assert page == '<p class="rl-heading">Prefill on <code>H100</code></p>'  # number dropped
+    # a heading can stay off the page
+    assert display.Heading("Summary", page="")._repr_html_() == ""
+    assert str(display.Heading("Summary", page="")) == "\nSummary\n" + "=" * 20
 
 
 def test_preformatted_keeps_its_columns(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
@@ -74,11 +74,6 @@ def test_preformatted_keeps_its_columns(capsys: pytest.CaptureFixture[str], monk
     display.show(display.Preformatted("a  |\n<b>|"))
     assert capsys.readouterr().out == "a  |\n<b>|\n"
     assert display.Preformatted("a  |")._repr_html_() == '<pre class="rl-pre">a  |</pre>'
-
-
-def test_a_heading_can_stay_off_the_page() -> None:
-    assert display.Heading("Summary", page="")._repr_html_() == ""
-    assert str(display.Heading("Summary", page="")) == "\nSummary\n" + "=" * 20
 
 
 def test_a_table_marks_the_rows_its_section_names() -> None:
@@ -92,18 +87,13 @@ def test_a_table_marks_the_rows_its_section_names() -> None:
     assert str(marked) == str(display.Table(["x", "y"], rows))
 
 
-def test_facts_align_values_after_the_longest_name() -> None:
+def test_facts_align_values_after_the_longest_name_and_are_row_headers_on_the_page() -> None:
     facts = Facts([("CPU", "fast"), ("BLAS threads", 2), ("``x``", "y ``z``")])
     # longest name is 'BLAS threads' (12 characters) + ':' -> values start at column 14
     assert str(facts).splitlines() == ["CPU:          fast", "BLAS threads: 2", "x:            y z"]
-
-
-def test_facts_under_a_heading() -> None:
-    text = str(Group(Heading("Box"), Facts([("a", 1)])))
+    text = str(Group(Heading("Box"), Facts([("a", 1)])))  # under a heading
     assert text.splitlines() == ["", "Box", "=" * 20, "a: 1"]
-
-
-def test_facts_html_is_a_two_column_table_of_row_headers() -> None:
+    # on the page, a two-column table of row headers
     html = Facts([("a<b", "``code``")])._repr_html_()
     assert html.startswith('<div class="rl-table-scroll"><table class="rl-table rl-facts">')
     assert '<tr><th scope="row">a&lt;b</th><td><code>code</code></td></tr>' in html

@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import selected
+from conftest import REPO, selected
 from edit_battery import battery, contradictions, edited_source, table_figures
 
-REPO = Path(__file__).resolve().parents[2]
 TABLE = REPO / "common" / "hw_specs.py"
 SOURCE = TABLE.read_text(encoding="utf-8")
 EDITS = dict(battery(table_figures(SOURCE)))

@@ -11,15 +11,14 @@ from __future__ import annotations
 import dataclasses
 import runpy
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import REPO
 from edit_battery import contradictions
 
 from common import hw_specs
 from common.exercises import EXERCISES
 
-REPO = Path(__file__).resolve().parents[2]
 LECTURES = ("02", "05", "06", "07", "08")
 
 EDITS = {
@@ -61,16 +60,17 @@ def edit_table(monkeypatch: pytest.MonkeyPatch, edit: dict) -> None:
 
 def course_text(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> str:
     """Every table-reading lecture and every exercise, run here; what they printed."""
-    texts = []
-    for name in LECTURES:
-        (path,) = (REPO / "lectures").glob(f"{name}_*.py")
-        monkeypatch.setattr(sys, "argv", [str(path)])
-        runpy.run_path(str(path), run_name="lecture")  # not __main__: no boot policies
-        texts.append(capsys.readouterr().out)
-    for exercise in EXERCISES:
-        answer = exercise.solve()
-        texts.append("\n".join(answer.steps))
+    texts = [lecture_output(name, capsys, monkeypatch) for name in LECTURES]
+    texts += ["\n".join(exercise.solve().steps) for exercise in EXERCISES]
     return "\n".join(texts)
+
+
+def lecture_output(name: str, capsys, monkeypatch) -> str:
+    """What lecture `name` prints, run in this process."""
+    (path,) = (REPO / "lectures").glob(f"{name}_*.py")
+    monkeypatch.setattr(sys, "argv", [str(path)])
+    runpy.run_path(str(path), run_name="lecture")  # not __main__: no boot policies
+    return capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", list(EDITS))
@@ -81,15 +81,9 @@ def test_no_sentence_contradicts_its_numbers(name: str, capsys, monkeypatch) -> 
     assert not found, "\n".join(found)
 
 
-def prose(text: str) -> str:
-    return " ".join(text.split())
-
-
 def run(name: str, capsys, monkeypatch) -> str:
-    (path,) = (REPO / "lectures").glob(f"{name}_*.py")
-    monkeypatch.setattr(sys, "argv", [str(path)])
-    runpy.run_path(str(path), run_name="lecture")
-    return prose(capsys.readouterr().out)
+    """Lecture `name`'s output as one line of prose."""
+    return " ".join(lecture_output(name, capsys, monkeypatch).split())
 
 
 def test_lecture05_directions_by_hand(capsys, monkeypatch) -> None:
