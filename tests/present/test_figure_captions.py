@@ -59,7 +59,7 @@ def test_written_table_names_files_not_paths() -> None:
     assert "somewhere" not in str(group)
 
 
-def test_drawn_observations_quote_each_figure() -> None:
+def test_drawn_observations_quote_each_figure_and_count_no_operation_far_above_its_roof():
     points = [
         ("add", 1 / 12, 1.333e9, "memory"),  # 80% of its roof
         ("GEMM", 256.0, 5e10, "compute"),  # 50%: exactly half counts
@@ -87,11 +87,8 @@ def test_drawn_observations_quote_each_figure() -> None:
     empty = figures.drawn_observations(PEAK, BETA, [], None, TOY, BATCHES, (RATE, LOW), BUDGET)
     assert empty.items[0].startswith("The roofline shows the roofs only")
     assert len(empty.items) == 3  # no sweep sentence
-
-
-def test_an_operation_far_above_its_roof_is_not_explained_within_two() -> None:
-    """Lecture 04 on a busy machine counted GEMM M=512 at 263% of its bound among the
-    operations 'the two-roof model explains within a factor of two'."""
+    # Lecture 04 on a busy machine counted GEMM M=512 at 263% of its bound among the
+    # operations 'the two-roof model explains within a factor of two'.
     points = [
         ("add", 1 / 12, 1.333e9, "memory"),  # 80% of its 1.667 GFLOP/s roof
         ("GEMM", 256.0, 2.63e11, "compute"),  # 263% of P = 100 GFLOP/s: off by x2.63
