@@ -18,10 +18,9 @@ import types
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from common.tables import slips
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 class _Loader:
@@ -61,12 +60,8 @@ def said(table: str, old: str, new: str) -> tuple[str | None, set[int]]:
     return None, set()
 
 
-M, T, A, H = (
-    "common/tables/models.py",
-    "common/tables/measurements.py",
-    "common/tables/assumptions.py",
-    "common/hw_specs.py",
-)
+M, T, A, H = (f"common/{t}.py" for t in ("tables/models", "tables/measurements",
+                                          "tables/assumptions", "hw_specs"))  # fmt: skip
 L2 = "Llama-2-7B"
 GPT = "13B (kipply's FasterTransformer benchmark)"
 
