@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from common.shell import sink
 
-REPO = Path(__file__).resolve().parents[1]
 COURSE = sorted(
     p
     for d in ("common", "lectures")

@@ -20,19 +20,9 @@ PURE_PACKAGES = ("common.tables", "common.formulas")
 PURE_MODULES = ("common.hw_specs",)
 # The stack, ground floor first (as common/__init__.py states it): a role imports only
 # roles on floors below its own. The last floor is the course script's top-level names.
-FLOORS = (
-    ("tables",),
-    ("hw_specs",),
-    ("shell",),
-    ("formulas",),
-    ("measure",),
-    ("files",),
-    ("present",),
-    ("plots",),
-    ("exercises",),
-    ("predict",),
-    ("console", "roofline"),
-)
+FLOORS = (("tables",), ("hw_specs",), ("shell",), ("formulas",), ("measure",), ("files",),
+          ("present",), ("plots",), ("exercises",), ("predict",),
+          ("console", "roofline"))  # fmt: skip
 FLOOR_OF = {role: level for level, roles in enumerate(FLOORS) for role in roles}
 
 
