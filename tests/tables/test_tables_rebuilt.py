@@ -57,6 +57,7 @@ def test_the_measurement_table_rebuilt_holds_the_published_runs() -> None:
         what = ft.format(phase, gpus) + (" (tensor parallel)" if gpus == 2 else "")
         same(run, {"phase": phase, "gpus": gpus, "tokens": 512, "measured": {"what": what}})
         same(run.measured, {"seconds": ms * MS, "source": measurements.LLM_ANALYSIS_FT})
+        assert "kipply" in run.measured.source and "09819d4" in run.measured.source
     # test-13b.json: 40 layers, 40 heads of 128, hidden 5120, ffn 20480, vocab 50272, 2048
     gpt = t["GPT_13B"]
     same(gpt, {"n_layers": 40, "d_model": 5120, "n_heads": 40, "n_kv_heads": 40, "d_head": 128})
