@@ -26,18 +26,10 @@ T = 1e12
 
 @pytest.mark.parametrize(
     ("chip", "precision", "tflops"),
-    [
-        (A100, "bf16", 271.2),
-        (H100, "bf16", 794.5),
-        (H200, "bf16", 794.5),
-        (B200, "bf16", 1745.0),
-        (B300, "bf16", 1769.0),
-        (H100, "fp8", 1402.6),
-        (H200, "fp8", 1453.4),
-        (B200, "fp8", 3432.5),
-        (B300, "fp8", 3353.3),
-    ],
-)
+    [(A100, "bf16", 271.2), (H100, "bf16", 794.5), (H200, "bf16", 794.5),
+     (B200, "bf16", 1745.0), (B300, "bf16", 1769.0), (H100, "fp8", 1402.6),
+     (H200, "fp8", 1453.4), (B200, "fp8", 3432.5), (B300, "fp8", 3353.3)],
+)  # fmt: skip
 def test_mamf_table(chip, precision: str, tflops: float) -> None:
     assert chip.achievable_flops(precision) == pytest.approx(tflops * T)
     assert "Maximum Achievable Matmul FLOPS" in chip.achievable_flops_table[precision].source
@@ -85,11 +77,7 @@ def test_every_chip_validates_and_an_orphan_achievable_figure_does_not() -> None
 
 def test_achievable_figures_pair_each_roof_with_its_measurement() -> None:
     rows = list(A100.achievable_figures())
-    assert [label for label, _, _ in rows] == [
-        "peak bf16",
-        "peak int8",
-        "memory bandwidth",
-        "link (NVLink 3)",
-    ]
+    labels = ["peak bf16", "peak int8", "memory bandwidth", "link (NVLink 3)"]
+    assert [label for label, _, _ in rows] == labels
     assert rows[0][1].value == 312e12 and rows[0][2].value == 271.2e12
     assert rows[1][2] is None

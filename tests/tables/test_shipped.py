@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from conftest import REPO, run_python
 
 from common import hw_specs
 from common.exercises import shipped_chip, with_peak
 from common.tables import shipped
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def table_is_committed() -> bool:
@@ -30,13 +27,7 @@ def table_is_committed() -> bool:
 
 @pytest.mark.skipif(not table_is_committed(), reason="the table has uncommitted edits")
 def test_the_shipped_file_is_the_committed_table() -> None:
-    done = subprocess.run(
-        [sys.executable, "tools/shipped_table.py", "--check"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_python("tools/shipped_table.py", "--check")
     assert done.returncode == 0, done.stdout
 
 

@@ -35,6 +35,8 @@ def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size() -> None:
     assert shrunk(get_model("llama-2-7b"), 64).n_heads == 1  # 32 / 64 rounds up to one head
     with pytest.raises(ValueError, match=r"^layers must be a positive integer, got -1$"):
         shrunk(get_model("llama-2-7b"), 2, n_layers=-1)
+    with pytest.raises(ValueError, match=r"^shrink factor must be a positive integer, got 0$"):
+        shrunk(get_model("llama-2-7b"), 0)
 
 
 def test_sliding_layers_follow_each_familys_pattern() -> None:
@@ -67,11 +69,6 @@ def test_figures_keep_their_unit_and_note() -> None:
     assert flops(1e15, "src") == Figure(1e15, "FLOP/s", "src", False, "")
     assert flops(1e15, "src", True, "dense") == Figure(1e15, "FLOP/s", "src", True, "dense")
     assert capacity(8e10, "src", note="HBM3") == Figure(8e10, "B", "src", False, "HBM3")
-
-
-def test_a_shrink_factor_below_one_is_refused_by_name() -> None:
-    with pytest.raises(ValueError, match=r"^shrink factor must be a positive integer, got 0$"):
-        shrunk(get_model("llama-2-7b"), 0)
 
 
 def test_a_negative_window_layer_count_and_broken_json_are_one_line(tmp_path) -> None:
