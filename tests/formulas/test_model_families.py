@@ -44,56 +44,23 @@ TINY = {
     # qwen3, head_dim 32 (not 64 / 4), 2 layers, tied, d_ff 96, V 50: q 64*128, k, v
     # 2*64*64, o 128*64 = 24,576; q/k norms 2*32; MLP 3*64*96 = 18,432; norms 128:
     # 43,200 a layer, x2, + final norm 64 + embedding 50*64.
-    "qwen3": (
-        {
-            **BASE,
-            "model_type": "qwen3",
-            "num_hidden_layers": 2,
-            "head_dim": 32,
-            "intermediate_size": 96,
-            "vocab_size": 50,
-            "tie_word_embeddings": True,
-        },
-        2 * 43200 + 64 + 3200,
-        None,
-    ),
+    "qwen3": ({**BASE, "model_type": "qwen3", "num_hidden_layers": 2, "head_dim": 32,
+               "intermediate_size": 96, "vocab_size": 50, "tie_word_embeddings": True},
+              2 * 43200 + 64 + 3200, None),
     # phi3 with 4 KV heads: attention 4*64*64 = 16,384 (fused qkv holds the same counts).
-    "phi3": (
-        {**BASE, "model_type": "phi3", "num_key_value_heads": 4},
-        16384 + 24576 + 192 + 12800,
-        None,
-    ),
+    "phi3": ({**BASE, "model_type": "phi3", "num_key_value_heads": 4},
+             16384 + 24576 + 192 + 12800, None),
     # gemma2 with Gemma2Config's defaults: 4 KV heads, head_dim 256, tied. d 32, 8 heads:
     # q 32*2048, k, v 2*32*1024, o 2048*32 = 196,608; MLP 3*32*64 = 6,144; four norms 128:
     # 202,880 a layer, x2, + final 32 + embedding 10*32.
-    "gemma2": (
-        {
-            "model_type": "gemma2",
-            "hidden_size": 32,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 8,
-            "intermediate_size": 64,
-            "vocab_size": 10,
-        },
-        2 * 202880 + 32 + 320,
-        None,
-    ),
+    "gemma2": ({"model_type": "gemma2", "hidden_size": 32, "num_hidden_layers": 2,
+                "num_attention_heads": 8, "intermediate_size": 64, "vocab_size": 10},
+               2 * 202880 + 32 + 320, None),
     # gemma3 nested, with Gemma3TextConfig's 8 heads, 4 KV heads, head_dim 256: d 16:
     # q, k, v, o 4*32,768... = 98,304; q/k norms 512; MLP 3*16*32 = 1,536; norms 64:
     # 100,416 a layer, x6, + final 16 + embedding 20*16.
-    "gemma3": (
-        {
-            "model_type": "gemma3",
-            "text_config": {
-                "hidden_size": 16,
-                "intermediate_size": 32,
-                "num_hidden_layers": 6,
-                "vocab_size": 20,
-            },
-        },
-        6 * 100416 + 16 + 320,
-        None,
-    ),
+    "gemma3": ({"model_type": "gemma3", "text_config": {"hidden_size": 16, "vocab_size": 20,
+                "intermediate_size": 32, "num_hidden_layers": 6}}, 6 * 100416 + 16 + 320, None),
     # mixtral: d 16, 2 heads of 8, 1 KV head: attention 256 + 2*128 + 256 = 768; 4 experts
     # 4*3*16*24 = 4,608; router 4*16; norms 32: 5,472 a layer, x2, + 16 + 2*10*16.
     # Active: 2 of 4 experts, so 2 layers x 2 idle x 1,152 fewer.
@@ -101,62 +68,31 @@ TINY = {
     # qwen2_moe: d 16, 2 heads of 8 (MHA): attention 256 + 2*128 + 256... = 1,024, biases 48,
     # shared_expert_gate 16; experts 4*3*16*8 = 1,536; shared expert 3*16*12 = 576;
     # router 64; norms 32: 3,296 a layer, x2, + 16 + 320. Active: 2 x 2 idle x 384 fewer.
-    "qwen2_moe": (
-        {
-            "model_type": "qwen2_moe",
-            "hidden_size": 16,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 2,
-            "intermediate_size": 40,
-            "moe_intermediate_size": 8,
-            "shared_expert_intermediate_size": 12,
-            "num_experts": 4,
-            "num_experts_per_tok": 2,
-            "vocab_size": 10,
-            "max_position_embeddings": 64,
-        },
-        2 * 3296 + 336,
-        2 * 3296 + 336 - 2 * 2 * 384,
-    ),
+    "qwen2_moe": ({"model_type": "qwen2_moe", "hidden_size": 16, "num_hidden_layers": 2,
+                   "num_attention_heads": 2, "intermediate_size": 40, "moe_intermediate_size": 8,
+                   "shared_expert_intermediate_size": 12, "num_experts": 4,
+                   "num_experts_per_tok": 2, "vocab_size": 10, "max_position_embeddings": 64},
+                  2 * 3296 + 336, 2 * 3296 + 336 - 2 * 2 * 384),
     # deepseek_v3: queries 16*8 + 8 + 8*2*6 = 232; latent 16*(6 + 2) + 6 + 6*2*(4 + 4) = 230;
     # output 2*4*16 = 128: 590 a layer, x3. Layer 0 dense 3*16*32 = 1,536; layers 1-2:
     # experts 4*3*16*8 = 1,536, shared 3*16*8 = 384, router 4*16 + 4 biases: 1,988 each.
     # Norms 3*32 + 16; embedding and head 2*160. Active: 2 layers x 2 idle x 384 fewer.
-    "deepseek_v3": (
-        DEEPSEEK,
-        3 * 590 + 1536 + 2 * 1988 + 96 + 16 + 320,
-        3 * 590 + 1536 + 2 * 1988 + 96 + 16 + 320 - 2 * 2 * 384,
-    ),
+    "deepseek_v3": (DEEPSEEK, 3 * 590 + 1536 + 2 * 1988 + 96 + 16 + 320,
+                    3 * 590 + 1536 + 2 * 1988 + 96 + 16 + 320 - 2 * 2 * 384),
     # gpt_oss: d 16, 2 heads of 4, 1 KV head: q 16*8, k, v 2*16*4, o 8*16 = 384; biases
     # 8 + 4 + 4 + 16 = 32; sinks 2; experts 4*3*16*8 = 1,536 and their biases 4*(16 + 16);
     # router 64 + 4; norms 32: 2,182 a layer, x2, + 16 + 320. Active: 2 x 2 idle x 384 fewer.
-    "gpt_oss": (
-        {
-            "model_type": "gpt_oss",
-            "hidden_size": 16,
-            "num_hidden_layers": 2,
-            "num_attention_heads": 2,
-            "num_key_value_heads": 1,
-            "head_dim": 4,
-            "intermediate_size": 8,
-            "num_local_experts": 4,
-            "experts_per_token": 2,
-            "vocab_size": 10,
-            "max_position_embeddings": 64,
-            "sliding_window": 4,
-            "layer_types": ["sliding_attention", "full_attention"],
-        },
-        2 * 2182 + 336,
-        2 * 2182 + 336 - 2 * 2 * 384,
-    ),
+    "gpt_oss": ({"model_type": "gpt_oss", "hidden_size": 16, "num_hidden_layers": 2,
+                 "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,
+                 "intermediate_size": 8, "num_local_experts": 4, "experts_per_token": 2,
+                 "vocab_size": 10, "max_position_embeddings": 64, "sliding_window": 4,
+                 "layer_types": ["sliding_attention", "full_attention"]},
+                2 * 2182 + 336, 2 * 2182 + 336 - 2 * 2 * 384),
     # gpt2: d 64, 4 heads, n_inner 4*64: attention 4*64*64, MLP 2*64*256, norms 2*64 + 64
     # (biases left out), one tied embedding 100*64.
-    "gpt2": (
-        {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100},
-        16384 + 32768 + 192 + 6400,
-        None,
-    ),
-}
+    "gpt2": ({"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100},
+             16384 + 32768 + 192 + 6400, None),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("family", list(TINY))

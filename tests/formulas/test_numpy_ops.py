@@ -84,7 +84,6 @@ def test_roofline_row_is_consistent() -> None:
     assert row["fraction_of_bound"] == pytest.approx(0.5)
     assert row["achieved_flops_per_s"] == pytest.approx(1e9 / 0.8)
     assert row["flag"] is None and row["threads"] == 1
-    row = _row(0.8)
     assert row["achieved_bytes_per_s"] == 4e9 / 0.8
     assert row["t_compute_s"] == 1e9 / 1e11 and row["t_memory_s"] == 4e9 / 1e10
     assert (row["flops"], row["bytes"], row["t_meas_s"]) == (1e9, 4e9, 0.8)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 import math
-from pathlib import Path
 
 import pytest
+from conftest import REPO as ROOT
 
 from common import hw_specs
 from common.formulas import roofline
@@ -22,7 +22,6 @@ from common.formulas.predict import Roofs
 from common.plots import roofline as plots_roofline
 from lectures.words import predict_and_check
 
-ROOT = Path(__file__).resolve().parents[2]
 HOME = ROOT / "common" / "formulas" / "roofline.py"
 # The Run panel's adapter is leaving common/ (issue 32); it is not course code.
 SKIP = {HOME, ROOT / "common" / "present" / "live.py"}
