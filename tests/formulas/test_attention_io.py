@@ -73,13 +73,9 @@ GRID = [
 
 @pytest.mark.parametrize(("n", "d", "br", "bc"), GRID)
 @pytest.mark.parametrize("b", [BF16, FP32])
-def test_traffic_equals_the_simulated_loops(n: int, d: int, br: int, bc: int, b: float) -> None:
+def test_traffic_and_footprint_equal_the_simulated_loops(n, d, br, bc, b: float) -> None:
     assert io.tiled_traffic(n, d, br, bc, b) == simulated_traffic(n, d, br, bc, b)
-
-
-@pytest.mark.parametrize(("n", "d", "br", "bc"), GRID)
-def test_footprint_formula(n: int, d: int, br: int, bc: int) -> None:
-    assert io.on_chip_bytes(br, bc, d, BF16) == footprint(br, bc, d, BF16)
+    assert io.on_chip_bytes(br, bc, d, b) == footprint(br, bc, d, b)
 
 
 def test_footprint_by_hand() -> None:
@@ -92,15 +88,10 @@ def test_footprint_by_hand() -> None:
 
 @pytest.mark.parametrize(
     ("n", "d", "m", "b"),
-    [
-        (64, 16, 1000, BF16),
-        (64, 16, 3000, BF16),
-        (64, 16, 9000, BF16),
-        (64, 16, 20_000, BF16),  # K and V fit: Bc = N
-        (200, 8, 5000, FP32),
-        (50, 64, 60_000, FP32),
-    ],
-)
+    [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
+     (64, 16, 20_000, BF16),  # K and V fit: Bc = N
+     (200, 8, 5000, FP32), (50, 64, 60_000, FP32)],
+)  # fmt: skip
 def test_block_sizes_follow_the_rule(n: int, d: int, m: float, b: float) -> None:
     blocks = io.block_sizes(n, d, m, b)
     assert (blocks.rows, blocks.cols) == brute_force_blocks(n, d, m, b)
@@ -197,11 +188,9 @@ def test_intensity_is_about_br_in_bf16() -> None:
 
 @pytest.mark.parametrize(
     ("call", "match"),
-    [
-        (lambda: io.block_sizes(64, 16, 10), "smaller than one row"),
-        (lambda: io.block_sizes(64, 16, 0), "on-chip memory"),
-    ],
-)
+    [(lambda: io.block_sizes(64, 16, 10), "smaller than one row"),
+     (lambda: io.block_sizes(64, 16, 0), "on-chip memory")],
+)  # fmt: skip
 def test_bad_input_is_a_one_line_value_error(call: object, match: str) -> None:
     with pytest.raises(ValueError, match=match) as info:
         call()  # type: ignore[operator]
@@ -243,7 +232,7 @@ def test_exercise_head_dim() -> None:
     assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]
 
 
-def test_resident_footprint_at_four_bytes_and_bf16_by_default() -> None:
+def test_resident_footprint_at_four_bytes_bf16_by_default_and_sizes_at_their_limits() -> None:
     # U(1, N) at N = 10, d_h = 8, b = 4: b d + 2 b d N + 4 N + 4 d + 8 = 32 + 640 + 40 + 32 + 8
     assert io.resident_on_chip_bytes(10, 8, 4) == 752
     # the default element is bf16 (2 bytes): the same schedule as elem_bytes=2
@@ -253,9 +242,7 @@ def test_resident_footprint_at_four_bytes_and_bf16_by_default() -> None:
     assert io.tiled_traffic(64, 8, 16, 16) == 10240
     # all of K and V on chip (R = 1): D = b N d (2 + 2) = 2 x 64 x 8 x 4 bytes
     assert io.tiled_counts(64, 8, 10**6)[1] == 4096
-
-
-def test_sizes_at_their_limits_are_kept() -> None:
+    # sizes at their limits are kept
     # U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br at Br = 1, Bc = 2^32, d = 1, b = 1
     assert io.on_chip_bytes(1, 2**32, 1, 1) == 1 + 2 * 2**32 + 4 * 2**32 + 4 + 8
     assert io.tiled_traffic(8, 2**16, 8, 8, 8) == 8 * 8 * 2**16 * (2 + 2)  # R = 1
