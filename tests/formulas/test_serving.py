@@ -101,10 +101,6 @@ def test_acceptance_for_speedup_inverts_it() -> None:
     assert serving.speculative_speedup(0.8, 4, 0.05) == pytest.approx(3.3616 / 1.2)
 
 
-def test_tokens_per_s_per_gpu() -> None:
-    assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
-
-
 def test_deepep_latencies_it_did_not_take_from_are_within_16_percent() -> None:
     rows = predict.deepep_check()
     calibration = [r for r in rows if r[3]]
@@ -128,7 +124,7 @@ def test_deepep_normal_kernels_reach_the_nvlink_roof() -> None:
         assert 0.9 < bw / pub.H800_NVLINK.value <= 1.0
 
 
-def test_cost_and_node_hours_by_hand() -> None:
+def test_cost_node_hours_and_tokens_per_gpu_by_hand() -> None:
     # $2 an hour over 1,850 tokens/s: 2 / 3600 / 1850 x 1e6 = $0.3003 per million
     assert serving.cost_per_million(1850, 2.0) == pytest.approx(0.30030, rel=1e-4)
     # DeepSeek's decode: 14.8k tokens/s a node of 8 at $2 a GPU-hour: 16 / 3600 / 14.8e3 x 1e6
@@ -137,6 +133,7 @@ def test_cost_and_node_hours_by_hand() -> None:
     # 168e9 output tokens at 14.8k/s a node: 11,351,351 s = 3,153.2 node-hours
     assert serving.node_hours(168e9, 14.8e3) == pytest.approx(3153.15, rel=1e-5)
     assert serving.pd_ratio(3.0, 6.0) == 0.5
+    assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
 
 
 # half of Llama-3-8B's layers on a 1,024-token window; DeepSeek-V3 has three dense layers
@@ -186,7 +183,7 @@ def _holding(nbytes: float) -> Chip:
     return dataclasses.replace(H100, mem_capacity_figure=Figure(nbytes, "B", "test"))
 
 
-def test_gpus_to_hold_counts_a_ledger_that_just_fits() -> None:
+def test_gpus_to_hold_counts_a_ledger_that_just_fits_and_the_wall_by_hand() -> None:
     # one sequence's ledger exactly one GPU's memory: 1 GPU (<=); a 1,024th of it: all 1,024
     # (the last power of two tried); a 2,048th: none
     need = llm.model_memory_ledger(LLAMA_3_70B, 1, 4096).total
@@ -197,9 +194,6 @@ def test_gpus_to_hold_counts_a_ledger_that_just_fits() -> None:
     fp8 = llm.DTypes(weights="fp8")
     need = llm.model_memory_ledger(LLAMA_3_70B, 1, 4096, fp8).total
     assert serving.gpus_to_hold(LLAMA_3_70B, _holding(need), 4096, fp8) == 1
-
-
-def test_gpus_and_wall_by_hand() -> None:
     # Llama-3-8B: 16 GB of bf16 weights fit one 80 GB H100; Llama-3-70B's 141 GB need two
     assert serving.gpus_to_hold(LLAMA_3_8B, H100, 4096) == 1
     assert serving.gpus_to_hold(LLAMA_3_70B, H100, 4096) == 2
