@@ -309,22 +309,6 @@ def test_not_a_regular_file_is_reported_without_opening_it(tmp_path: Path) -> No
     assert loaded.data is None and loaded.reason.startswith("cannot read results file")
 
 
-@pytest.mark.parametrize("kind", ["other machine", "other version", "corrupt", "not an object"])
-def test_an_unusable_file_is_kept_beside_the_new_one(
-    kind: str, results_file: Path, this_machine: dict, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _make_bad_file(kind, results_file, this_machine)
-    old = results_file.read_bytes()
-    results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
-    backups = sorted(results_file.parent.glob("machine.backup-*.json"))
-    assert len(backups) == 1 and backups[0].read_bytes() == old  # byte for byte
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 1 and BAD_KINDS[kind] in lines[0] and backups[0].name in lines[0]
-    doc = results.load_results(results_file, this_machine=this_machine).data
-    assert doc is not None and doc["probe"] == _probe_payload()
-    assert _leftover_temp_files(results_file.parent) == []
-
-
 def test_two_backups_in_one_second_get_two_names(results_file: Path, this_machine: dict) -> None:
     for _ in range(2):
         _make_bad_file("corrupt", results_file, this_machine)
@@ -393,25 +377,34 @@ BAD_MACHINES = {
 }
 
 
-@pytest.mark.parametrize("case", list(BAD_MACHINES))
-def test_a_malformed_machine_record_is_unusable_and_kept_aside(
-    case: str, tmp_path: Path, this_machine: dict, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "machine.json"
-    path.write_text(json.dumps(_doc(this_machine, **BAD_MACHINES[case])))
-    old = path.read_bytes()
-    loaded = results.load_results(path, this_machine=this_machine)
-    assert loaded.data is None and "corrupt" in loaded.reason and "machine." in loaded.reason
-    saved = calibration.saved_calibration(path)
+# (what makes the file unusable, the words its one line says); None: _make_bad_file's kind
+UNUSABLE = {kind: (None, BAD_KINDS[kind]) for kind in list(BAD_KINDS)[1:]}  # all but missing
+UNUSABLE |= {case: (changes, "corrupt") for case, changes in BAD_MACHINES.items()}
+
+
+@pytest.mark.parametrize("case", list(UNUSABLE))
+def test_an_unusable_file_is_kept_beside_the_new_one(case, results_file, this_machine, capsys):
+    changes, words = UNUSABLE[case]
+    if changes is None:
+        _make_bad_file(case, results_file, this_machine)
+    else:  # a malformed machine record: its field is named
+        results_file.parent.mkdir(parents=True)
+        results_file.write_text(json.dumps(_doc(this_machine, **changes)))
+        assert "machine." in results.load_results(results_file, this_machine=this_machine).reason
+    old = results_file.read_bytes()
+    loaded = results.load_results(results_file, this_machine=this_machine)
+    assert loaded.data is None and words in loaded.reason
+    saved = calibration.saved_calibration(results_file)
     assert saved.calibration is None and "\n" not in saved.reason
-    results.save_section(
-        "probe", {"calibration": GOOD_CALIBRATION}, path, this_machine=this_machine
-    )
+    results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
+    backups = sorted(results_file.parent.glob("machine.backup-*.json"))
+    assert len(backups) == 1 and backups[0].read_bytes() == old  # byte for byte
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 1 and "kept it as" in lines[0]
-    backups = list(tmp_path.glob("machine.backup-*.json"))
-    assert len(backups) == 1 and backups[0].read_bytes() == old
-    assert results.load_results(path, this_machine=this_machine)  # a fresh, usable file
+    assert len(lines) == 1 and words in lines[0] and "kept it as" in lines[0]
+    assert backups[0].name in lines[0]
+    doc = results.load_results(results_file, this_machine=this_machine).data
+    assert doc is not None and doc["probe"] == _probe_payload()  # a fresh, usable file
+    assert _leftover_temp_files(results_file.parent) == []
 
 
 @pytest.mark.parametrize(
