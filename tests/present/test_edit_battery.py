@@ -65,20 +65,13 @@ for name in sys.argv[1:]:
 def run_course(root: Path, edit: dict) -> str:
     """Write `edit` into root's table, run the lectures and the exercises; their output."""
     (root / "common" / "hw_specs.py").write_text(edited_source(SOURCE, edit), encoding="utf-8")
+    # PYTHONDONTWRITEBYTECODE: an edit of the same length must not hit old bytecode
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": str(root),
+           "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER, *lectures_for(edit), "exercises"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "PYTHONPATH": str(root),
-            "HOME": str(root),
-            "PYTHONDONTWRITEBYTECODE": "1",  # an edit of the same length must not hit old bytecode
-        },
-    )
+        [sys.executable, "-c", RUNNER, *lectures_for(edit), "exercises"], cwd=root, env=env,
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
     return done.stdout + done.stderr
 
 
@@ -97,10 +90,8 @@ HALVES = (tuple(_ORDER[0::2]), tuple(_ORDER[1::2]))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if (
-        metafunc.cls is not None
-        and metafunc.function.__name__ == "test_no_sentence_contradicts_its_numbers"
-    ):
+    name = metafunc.function.__name__
+    if metafunc.cls is not None and name == "test_no_sentence_contradicts_its_numbers":
         metafunc.parametrize("name", metafunc.cls.NAMES)
 
 

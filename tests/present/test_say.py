@@ -52,16 +52,9 @@ def test_a_listing_reads_as_before(items: list[str]) -> None:
     )
 
 
-@given(
-    st.integers(1, 64),
-    st.integers(65, 4096),
-    st.floats(1.0, 50.0),
-    st.floats(1.0, 500.0),
-    st.booleans(),
-)
-def test_a_caption_fills_to_the_english_it_replaced(
-    b0: int, b1: int, growth: float, gain: float, band: bool
-) -> None:
+@given(st.integers(1, 64), st.integers(65, 4096), st.floats(1.0, 50.0), st.floats(1.0, 500.0),
+       st.booleans())  # fmt: skip
+def test_a_caption_fills_to_the_english_it_replaced(b0, b1, growth, gain, band: bool) -> None:
     rows = [
         {"B": b0, "latency_s": 1.0, "throughput_per_s": 1.0},
         {"B": b1, "latency_s": growth, "throughput_per_s": gain, "anomaly": True},
