@@ -238,16 +238,6 @@ def test_overlap_is_strict_on_every_side() -> None:
         assert not article._overlap(a, b)
 
 
-def test_log_tick_labels_are_plain_numbers() -> None:
-    ax = Figure().subplots()
-    ax.set_xscale("log")
-    article.log_ticks(ax, "x", 0.05, 20)  # under 3 decades: 1-2-5 steps
-    labels = [t.get_text() for t in ax.get_xticklabels()]
-    assert labels == ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"]
-    article.log_ticks(ax, "x", 1000, 2000)
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["1,000", "2,000"]
-
-
 def test_along_spaces_points_evenly_in_log_space() -> None:
     # from (1, 10) to (100, 1000) in two steps: the geometric midpoint (10, 100), then the end
     got = article._along([1, 100], [10, 1000], per_segment=2)

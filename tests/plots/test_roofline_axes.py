@@ -7,6 +7,8 @@ points, P / beta, TFLOP/s = FLOP/s / 1e12), never read from the module under tes
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -41,14 +43,8 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     # y: the roof at x = 0.1 (0.335 TFLOP/s) down to its decade; the roof's peak (989
     # TFLOP/s, above the point) doubled up to its decade: 0.1 to 10,000 TFLOP/s.
     assert ax.get_ylim() == pytest.approx((1e11, 1e16))
-    assert ticks_in_tera(ax) == [
-        (1e11, "0.1"),
-        (1e12, "1"),
-        (1e13, "10"),
-        (1e14, "100"),
-        (1e15, "1,000"),
-        (1e16, "10,000"),
-    ]
+    assert ticks_in_tera(ax) == [(1e11, "0.1"), (1e12, "1"), (1e13, "10"), (1e14, "100"),
+                                 (1e15, "1,000"), (1e16, "10,000")]  # fmt: skip
     assert "FLOP/byte" in ax.get_xlabel() and "TFLOP/s" in ax.get_ylabel()
     assert ax.get_title() == "One chip"
     (roof,) = roof_lines(ax)
@@ -59,6 +55,9 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     ridge = [xy(ln) for ln in ax.get_lines() if len(ln.get_xdata()) == 1]
     assert [(989e12 / 3.35e12, 989e12)] in ridge  # the ridge marker at (P / beta, P)
     assert roof.get_label() == "H100 (I* = 295)"
+    markers = [xy(ln)[0] for ln in ax.get_lines() if ln.get_marker() == "o"]
+    assert (989e12 / 3.35e12, 989e12) in markers and (1.0, 3.35e12) in markers
+    assert [t.get_text() for t in ax.texts] == ["matvec"]
 
 
 def test_the_roof_the_points_sit_on_is_bold_and_named(caught) -> None:
@@ -213,6 +212,9 @@ def test_save_roofline_png_checks_its_roofs_and_says_why_it_skipped(
     skipped = rplots.save_roofline_png(str(tmp_path / "y.png"), [H100], [])
     assert not skipped and skipped.path is None and "matplotlib" in skipped.reason
     assert not (tmp_path / "y.png").exists()
+    path = rplots.roofline_figure(tmp_path / "a.png", [("A", 1e12, 1e9)], [("p", 1.0, 1e9)])
+    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # written atomically:
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png", "r.png"]  # no temporary left
 
 
 def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
@@ -234,6 +236,7 @@ def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
     xs = style.log_range(0.01, 100.0, 5)
     assert xs == pytest.approx([0.01, 0.1, 1.0, 10.0, 100.0])
     assert len(style.log_range(1.0, 2.0)) == 400
+    assert style.log_range(1.0, 1000.0, 4) == pytest.approx([1.0, 10.0, 100.0, 1000.0])
     assert style.matplotlib_available()
     style.require_matplotlib()  # no error where matplotlib is installed
 
