@@ -16,8 +16,7 @@ from fakes import FakeClock
 
 from common.measure import caches, roofs
 
-MiB = 2**20
-GiB = 2**30
+MiB, GiB = 2**20, 2**30
 
 
 def _fake_machine(monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | None) -> None:
@@ -117,23 +116,11 @@ def test_full_calibration_alternates_rounds(fake_calibration) -> None:
 
 def test_budgets_as_documented() -> None:
     assert roofs.QUICK_BUDGET == {
-        "bandwidth_s": 0.25,
-        "bandwidth_min_repeat": 5,
-        "matmul_call_s": 0.025,
-        "matmul_s": 0.2,
-        "matmul_min_repeat": 2,
-        "one_thread_s": 0.0,
-        "rounds": 1,
-    }
+        "bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025, "matmul_s": 0.2,
+        "matmul_min_repeat": 2, "one_thread_s": 0.0, "rounds": 1}  # fmt: skip
     assert roofs.FULL_BUDGET == {
-        "bandwidth_s": 0.8,
-        "bandwidth_min_repeat": 20,
-        "matmul_call_s": 0.06,
-        "matmul_s": 0.6,
-        "matmul_min_repeat": 3,
-        "one_thread_s": 0.0,
-        "rounds": 3,
-    }
+        "bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06, "matmul_s": 0.6,
+        "matmul_min_repeat": 3, "one_thread_s": 0.0, "rounds": 3}  # fmt: skip
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
 
 
@@ -182,20 +169,16 @@ def test_a_real_quick_calibration_runs_its_kernels() -> None:
 
 
 # --- Working-set sizing (monkeypatched machine) ------------------------------
-@pytest.mark.parametrize(
-    ("llc", "free", "expected"),
-    [
-        # lecture 01's budget: 1 GiB - 160 MiB = 864 MiB of arrays, the stream 3/8 of it
-        (16 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC (128 MiB) < the 256 MiB floor
-        (32 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC
-        (64 * MiB, 100 * GiB, 324 * MiB),  # 8x = 512 MiB, capped by the budget at 324 MiB
-        (480 * MiB, 100 * GiB, 324 * MiB),
-        (None, 100 * GiB, 256 * MiB // 12 * 12),  # unknown LLC: the stated 32 MiB fallback
-        (64 * MiB, 1 * GiB, GiB // 4),  # capped at a quarter of free memory
-        (64 * MiB, None, 324 * MiB),  # unknown free memory: the budget alone
-        (64 * MiB, 4096, 3 * 4 * 1024),  # absurdly little memory: 1024 fp32 elements x 3
-    ],
-)
+@pytest.mark.parametrize(("llc", "free", "expected"), [
+    # lecture 01's budget: 1 GiB - 160 MiB = 864 MiB of arrays, the stream 3/8 of it
+    (16 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC (128 MiB) < the 256 MiB floor
+    (32 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC
+    (64 * MiB, 100 * GiB, 324 * MiB),  # 8x = 512 MiB, capped by the budget at 324 MiB
+    (480 * MiB, 100 * GiB, 324 * MiB),
+    (None, 100 * GiB, 256 * MiB // 12 * 12),  # unknown LLC: the stated 32 MiB fallback
+    (64 * MiB, 1 * GiB, GiB // 4),  # capped at a quarter of free memory
+    (64 * MiB, None, 324 * MiB),  # unknown free memory: the budget alone
+    (64 * MiB, 4096, 3 * 4 * 1024)])  # absurdly little memory: 1024 fp32 elements x 3  # fmt: skip
 def test_bandwidth_working_set_rules(
     monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | None, expected: int
 ) -> None:
