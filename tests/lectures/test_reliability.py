@@ -53,7 +53,6 @@ SAVES_EACH = 150  # saves per writer in the race
 CASE_TIMEOUT_S = 90  # a refused run takes well under a second; a reader that draws, seconds
 
 
-# --- The lectures and their flags, from --help -------------------------------
 @dataclasses.dataclass(frozen=True)
 class Lecture:
     path: Path
@@ -91,7 +90,6 @@ def _discover() -> list[Lecture]:
 ALL = _discover()
 
 
-# --- The cases ---------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One bad input for one lecture and what must come of it."""
@@ -110,11 +108,7 @@ class Case:
         return f"{self.lecture.name}-{self.label}"
 
 
-GOOD_CALIBRATION = {
-    "bandwidth_bytes_per_s": 2.0e10,
-    "matmul_flops_per_s": 1.6e11,
-    "ridge_point": 8.0,
-}
+GOOD_CALIBRATION = {"bandwidth_bytes_per_s": 2e10, "matmul_flops_per_s": 1.6e11, "ridge_point": 8.0}
 
 
 def _results_doc(here: dict, **probe: object) -> dict:
@@ -232,13 +226,11 @@ def _cases_for(lecture: Lecture) -> list[Case]:
         if metavar is None or metavar in PATH_METAVARS:
             continue
         for i, value in enumerate(BAD_VALUES):
-            cases.append(
-                Case(lecture, f"{flag[2:]}-bad{i}", lambda d, f=flag, v=value: [f, v], 2, flag)
-            )
+            bad = lambda d, f=flag, v=value: [f, v]  # noqa: E731
+            cases.append(Case(lecture, f"{flag[2:]}-bad{i}", bad, 2, flag))
     if lecture.has("--precision"):
-        cases.append(
-            Case(lecture, "precision-upper-case", lambda d: ["--precision", "BF16"], 0, "")
-        )
+        upper = lambda d: ["--precision", "BF16"]  # noqa: E731
+        cases.append(Case(lecture, "precision-upper-case", upper, 0, ""))
     if lecture.has("--results"):
         for label, (make, words) in RESULTS_PATHS.items():
             cases.append(Case(lecture, label, lambda d, m=make: ["--results", m(d)], 2, words))
@@ -246,57 +238,33 @@ def _cases_for(lecture: Lecture) -> list[Case]:
         if lecture.saves:  # it could not save: refused before measuring
             cases.append(Case(lecture, "results-name-too-long", long_name, 2, "is too long"))
         else:  # a reader falls back (lectures 04 and 05 exited 1)
-            cases.append(
-                Case(
-                    lecture,
-                    "results-name-too-long",
-                    lambda d: [*long_name(d), *_reader_extra(lecture, d)],
-                    0,
-                    "cannot read",
-                )
-            )
+            extra = lambda d: _reader_extra(lecture, d)  # noqa: E731
+            fallback = lambda d: [*long_name(d), *extra(d)]  # noqa: E731
+            cases.append(Case(lecture, "results-name-too-long", fallback, 0, "cannot read"))
             for label, (content, words) in BAD_CONTENTS.items():
                 if lecture.has("--outdir") and label not in CALIBRATION_LEVEL:
                     continue
-                cases.append(
-                    Case(
-                        lecture,
-                        label,
-                        lambda d, c=content: [
-                            "--results",
-                            str(_write(d, "bad.json", c())),
-                            *_reader_extra(lecture, d),
-                        ],
-                        0,
-                        words,
-                    )
-                )
+                bad = lambda d, c=content: ["--results", str(_write(d, "bad.json", c())), *extra(d)]  # noqa: E731
+                cases.append(Case(lecture, label, bad, 0, words))
+    png = ["--png"] if lecture.has("--png") else []
     if lecture.has("--outdir"):
-        png = ["--png"] if lecture.has("--png") else []
         for label, (make, words) in OUTDIR_PATHS.items():
             cases.append(Case(lecture, label, lambda d, m=make: [*png, "--outdir", m(d)], 2, words))
-    if lecture.has("--outdir") and not lecture.has("--png"):  # a lecture that always draws
-        # (04, 12): without matplotlib, one line, status 1 and no figure folder
-        cases.append(
-            Case(lecture, "without-matplotlib", lambda d: ["--outdir", _figures(d)], 1,
-                 "matplotlib is not installed", hide_matplotlib=True)
-        )  # fmt: skip
-    if lecture.has("--png"):
-        cases.append(
-            Case(lecture, "outdir-without-png", lambda d: ["--outdir", str(d)], 2, "only used with")
-        )
+    if lecture.has("--outdir") and not png:  # a lecture that always draws (04, 12): without
+        # matplotlib, one line, status 1 and no figure folder
+        figures = lambda d: ["--outdir", _figures(d)]  # noqa: E731
+        words = "matplotlib is not installed"
+        cases.append(Case(lecture, "without-matplotlib", figures, 1, words, hide_matplotlib=True))
+    if png:
+        here = lambda d: ["--outdir", str(d)]  # noqa: E731
+        cases.append(Case(lecture, "outdir-without-png", here, 2, "only used with"))
         # Without matplotlib: one line on stdout, and the run goes on. A lecture that
         # measures is stopped right after the check by a results path that is a folder.
-        stop = lambda d: ["--results", str(d)] if lecture.has("--results") else []  # noqa: E731
+        stops = lecture.has("--results")
+        args = lambda d: [*png, "--outdir", _figures(d), *(["--results", str(d)] if stops else [])]  # noqa: E731
+        status, words = (2, "is a folder") if stops else (0, "")
         cases.append(
-            Case(
-                lecture,
-                "png-without-matplotlib",
-                lambda d: ["--png", "--outdir", _figures(d), *stop(d)],
-                2 if lecture.has("--results") else 0,
-                "is a folder" if lecture.has("--results") else "",
-                hide_matplotlib=True,
-            )
+            Case(lecture, "png-without-matplotlib", args, status, words, hide_matplotlib=True)
         )
     return cases
 
@@ -304,7 +272,6 @@ def _cases_for(lecture: Lecture) -> list[Case]:
 CASES = [case for lecture in ALL for case in _cases_for(lecture)]
 
 
-# --- Running them (in parallel), then one test per case ----------------------
 def _hashes(folder: Path) -> dict[str, str]:
     """sha256 of every regular file under `folder`; the kind of every other entry."""
     found = {}
@@ -520,7 +487,6 @@ def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> No
     assert "wrong checkout" not in proc.stderr
 
 
-# --- Each lecture's own command line: --help, bad values, --png --------------
 #: Words a lecture's --help says beyond its flags; the flags each run it under.
 HELP_WORDS = {"02": ("Roofline basics",), "06": ("llama-3-70b",), "13": ("deepseek-v3",)}
 HELP_PYTHON_FLAGS = {"12": ("-S",)}  # lecture 12 explains itself without torch or numpy

@@ -74,7 +74,6 @@ def test_random_inputs_are_float32_and_scaled() -> None:
     assert np.allclose(q, 0.5 * q1) and np.array_equal(k, k1)
 
 
-# --- Bytes: the tiled kernel's reads counted slice by slice ------------------
 class Tracked(np.ndarray):
     """An array that adds the bytes of every row slice taken of it to a shared log."""
 
@@ -135,7 +134,6 @@ def test_relative_error() -> None:
     assert attention.relative_error(np.zeros(3), np.zeros(3)) == 0.0
 
 
-# --- Timing helpers, driven by a fake clock ----------------------------------
 def test_best_times_alternates_kernels_and_keeps_the_fastest() -> None:
     clock, calls = FakeClock(start=0.0), []
     durations = {"a": iter([2.0, 2.0]), "b": iter([5.0, 1.0])}
@@ -161,7 +159,6 @@ def test_the_fixed_cost_and_the_exponential_are_small_positive_times() -> None:
     assert 0 < exp < 1e-6
 
 
-# --- Bad input: one-line ValueErrors -----------------------------------------
 GOOD = attention.random_qkv(8, 4)
 
 

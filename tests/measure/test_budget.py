@@ -184,7 +184,6 @@ def test_flags_parse_and_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
             parser.parse_args(bad)
 
 
-# --- The one override of the reported cache ----------------------------------
 REAL = [caches.Cache(1, "Data", 32 * 1024), caches.Cache(2, "Unified", MiB)]
 
 

@@ -168,7 +168,6 @@ def test_a_real_quick_calibration_runs_its_kernels() -> None:
     assert expected - 3 * roofs.FP32 < ws <= expected  # 12 n bytes, n = expected // 12
 
 
-# --- Working-set sizing (monkeypatched machine) ------------------------------
 @pytest.mark.parametrize(("llc", "free", "expected"), [
     # lecture 01's budget: 1 GiB - 160 MiB = 864 MiB of arrays, the stream 3/8 of it
     (16 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC (128 MiB) < the 256 MiB floor

@@ -38,7 +38,6 @@ def test_stream_arrays_and_timers() -> None:
     assert single["all_thread_bytes_per_s"] is None
 
 
-# --- The arithmetic, with a fake clock and fake kernels of known cost --------
 T_CALL, GIL, PER_ELEMENT = 2.0**-21, 2.0**-24, 2.0**-32  # binary fractions: sums stay exact
 
 

@@ -35,7 +35,6 @@ def ticks(ax, axis: str) -> list[tuple[float, str]]:
     return [(float(v), t.get_text()) for v, t in zip(values, labels, strict=True)]
 
 
-# --- Ticks -------------------------------------------------------------------
 def test_log_ticks_step_1_2_5_over_short_ranges_and_by_decades_over_long() -> None:
     _, ax = style.new_figure()
     ax.set_xscale("log")
@@ -71,7 +70,6 @@ def test_log_ticks_count_decades_from_the_range_not_from_one() -> None:
     assert ticks(ax, "y")[-1][0] == pytest.approx(5e-15)
 
 
-# --- (a) the local roofline --------------------------------------------------
 POINTS = [
     article.MeasuredPoint("add", 1 / 12, 5e9, "memory"),
     article.MeasuredPoint("gemm", 300.0, 900e9, "compute"),
@@ -152,7 +150,6 @@ def test_a_point_on_an_earlier_one_is_a_ring_within_25_percent(caught, rate, rin
     assert marks["1  a"].get_markeredgecolor() == "white"
 
 
-# --- (b) the batch sweep -----------------------------------------------------
 ROWS = [
     {"B": 1, "latency_s": 2e-3, "t_pred_s": 1e-3, "throughput_per_s": 500.0},
     {"B": 4, "latency_s": 3e-3, "t_pred_s": 1.5e-3, "throughput_per_s": 4 / 3e-3},
@@ -201,7 +198,6 @@ def test_batch_sweep_without_a_crossing_has_no_band(caught, crossing) -> None:
     assert not any(ln.get_label() == "anomaly" for ln in lat.get_lines())
 
 
-# --- (c) the memory ledger, (d) the 2x speedups ------------------------------
 def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
     article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24), 0.30, 0.04, 78 * GIB, title="7B")
     fig = caught[0]
@@ -257,7 +253,6 @@ def test_speedup_axes_and_guides(caught) -> None:
     assert min(x for x, _ in xy(line(ax, "2x compute"))) == pytest.approx(0.05)
 
 
-# --- Lectures 07 and 08 ------------------------------------------------------
 def test_decode_throughput_axes_span_every_panel(caught) -> None:
     panels = [
         transformer.ThroughputPanel("H100", [(1, 100.0), (8, 700.0), (64, 3000.0)], 64, 32, 5e3),

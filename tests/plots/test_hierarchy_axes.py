@@ -336,7 +336,6 @@ def test_a_plateau_ending_exactly_1_percent_short_of_the_edge_counts_as_at_it(ca
     assert t.get_ha() == "right" and t.xy[0] == pytest.approx(hi / 1.01)
 
 
-# --- Each operation drawn where its numbers put it, labelled -----------------
 ROOFS = [("L1", 150 * GB), ("L2", 40 * GB), ("L3", 38 * GB), ("DRAM", 10 * GB)]
 # two adds whose rates differ by 5% (their markers overlap) and two matmuls
 OPS = [
