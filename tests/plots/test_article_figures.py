@@ -115,10 +115,8 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
         [(1 / 12, 5.0)], [(300.0, 900.0)], [(2.0, 50.0)]]  # fmt: skip
     (key,) = fig.legends
     assert [t.get_text() for t in key.get_texts()] == ["1  add", "2  gemm", "3  odd"]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        "memory-bound (predicted)",
-        "compute-bound (predicted)",
-    ]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["memory-bound (predicted)", "compute-bound (predicted)"]
     numbers = [t for t in ax.texts if t.get_text().isdigit()]
     assert [(t.get_text(), tuple(t.xy)) for t in numbers] == [
         ("1", pytest.approx((1 / 12, 5.0))),
@@ -175,11 +173,8 @@ def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
     assert lat.get_ylim() == pytest.approx((1.0 / 1.3, 8.0 * 1.3))
     assert tp.get_ylim() == pytest.approx((500.0 / 1.3, 4000.0 * 1.3))
     assert lat.get_ylabel() == "latency (ms)" and tp.get_ylabel() == "throughput (tokens/s)"
-    assert (lat.get_title(), tp.get_title(), fig.get_suptitle()) == (
-        "Latency",
-        "Throughput",
-        "Sweep",
-    )
+    titles = (lat.get_title(), tp.get_title(), fig.get_suptitle())
+    assert titles == ("Latency", "Throughput", "Sweep")
     assert "B=16" in [t.get_text() for t in lat.texts]
     assert xy(line(lat, "measured")) == [(1, 2.0), (4, 3.0), (16, 8.0)]  # ms
     assert xy(line(lat, "roofline")) == [(1, 1.0), (4, 1.5), (16, 4.0)]

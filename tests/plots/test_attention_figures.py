@@ -26,17 +26,9 @@ def traffic(caught):
     flops = 4e9
     # A100 ridge 200 FLOP/B is reached at D = F / 200 = 20 MB (first M below it: 256 KiB);
     # a ridge of 1000 (D = 4 MB) is never reached.
-    attention.traffic_figure(
-        "t.png",
-        m,
-        d,
-        400e6,
-        8e6,
-        flops,
-        [("A100", 164 * KIB), ("H100", 228 * KIB)],
-        [("A100", 200.0, 256 * KIB), ("X", 1000.0, None)],
-        "One head",
-    )
+    chips = [("A100", 164 * KIB), ("H100", 228 * KIB)]
+    ridges = [("A100", 200.0, 256 * KIB), ("X", 1000.0, None)]
+    attention.traffic_figure("t.png", m, d, 400e6, 8e6, flops, chips, ridges, "One head")
     return caught[-1], m, d
 
 
@@ -87,17 +79,9 @@ def test_traffic_ticks_every_factor_of_four_in_binary_units(traffic, caught) -> 
 
 def test_kernel_times_by_data(caught) -> None:
     ns = [256, 1024, 4096]
-    attention.kernel_times_figure(
-        "k.png",
-        ns,
-        [1e-3, 2e-2, 5e-1],
-        [2e-3, 1e-2, 1e-1],
-        [1e-4, 1e-3, 1e-2],
-        [5e-4, 1e-2, 2e-1],
-        [1e-4, 1e-3, 5e-3],
-        1500.0,
-        "Both kernels",
-    )
+    times = [[1e-3, 2e-2, 5e-1], [2e-3, 1e-2, 1e-1], [1e-4, 1e-3, 1e-2], [5e-4, 1e-2, 2e-1],
+             [1e-4, 1e-3, 5e-3]]  # naive, tiled, F / P, D / beta naive and tiled  # fmt: skip
+    attention.kernel_times_figure("k.png", ns, *times, 1500.0, "Both kernels")
     (fig,) = caught
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"

@@ -381,11 +381,6 @@ def test_labels_are_the_operations_and_do_not_overlap(figure: Any) -> None:
 
 def test_the_legend_holds_the_roofs_not_the_points(figure: Any) -> None:
     texts = [t.get_text() for t in figure.legends[0].get_texts()]
-    assert texts == [
-        "L1 roof, 1 thread: 150.0 GB/s",
-        "L2 roof, 1 thread: 40.0 GB/s",
-        "L3 roof, 1 thread: 38.0 GB/s",
-        "DRAM roof, 1 thread: 10.0 GB/s",
-        "DRAM, 2 threads: 12.0 GB/s",
-        "compute roof: 200 GFLOP/s",
-    ]
+    assert texts == ["L1 roof, 1 thread: 150.0 GB/s", "L2 roof, 1 thread: 40.0 GB/s",
+                     "L3 roof, 1 thread: 38.0 GB/s", "DRAM roof, 1 thread: 10.0 GB/s",
+                     "DRAM, 2 threads: 12.0 GB/s", "compute roof: 200 GFLOP/s"]  # fmt: skip

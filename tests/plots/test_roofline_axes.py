@@ -64,11 +64,8 @@ def test_the_roof_the_points_sit_on_is_bold_and_named(caught) -> None:
     rplots.roofline_figure("r.png", [H100, H200, A100], [("gemm", 500.0, 989e12)], placed_on=0)
     (ax,) = caught[0].axes
     roofs = {ln.get_label(): ln for ln in roof_lines(ax)}
-    assert set(roofs) == {
-        "H100 (I* = 295): points sit here",
-        "H200 (I* = 206), same peak as H100",
-        "A100 (I* = 201)",
-    }
+    assert set(roofs) == {"H100 (I* = 295): points sit here", "H200 (I* = 206), same peak as H100",
+                          "A100 (I* = 201)"}  # fmt: skip
     bold = roofs["H100 (I* = 295): points sit here"]
     thin = [roofs["H200 (I* = 206), same peak as H100"], roofs["A100 (I* = 201)"]]
     assert all(bold.get_linewidth() > ln.get_linewidth() for ln in thin)
@@ -89,10 +86,8 @@ def test_the_roof_the_points_sit_on_is_bold_and_named(caught) -> None:
     caught.clear()  # only the next figure
     rplots.roofline_figure("r.png", [H100, H200], [("p", 1.0, 3.35e12)], placed_on=0)
     (ax,) = caught[0].axes
-    assert [ln.get_label() for ln in roof_lines(ax)] == [
-        "H100 (I* = 295): points sit here",
-        "H200 (I* = 206), same peak as H100",
-    ]
+    labels = [ln.get_label() for ln in roof_lines(ax)]
+    assert labels == ["H100 (I* = 295): points sit here", "H200 (I* = 206), same peak as H100"]
 
 
 def test_panels_each_titled_with_their_own_chip_and_ridge(caught) -> None:
@@ -145,19 +140,14 @@ def test_a_long_key_takes_two_columns(caught) -> None:
 
 
 def test_coinciding_points_are_grouped_by_position_and_counted() -> None:
-    prefill = rplots.PointSeries(
-        "prefill operators",
-        [(1.0, 3e12), (1.004, 3e12), (1000.0, 9e14), (1.0, 3e12)],
-        ["norm", "norm", "matmul", "matmul"],
-    )
+    points = [(1.0, 3e12), (1.004, 3e12), (1000.0, 9e14), (1.0, 3e12)]
+    prefill = rplots.PointSeries("prefill operators", points, ["norm", "norm", "matmul", "matmul"])
     decode = rplots.PointSeries("decode operators", [(1.0, 3e12), (4.0, 1e13)], ["matmul"] * 2)
     groups = rplots.coinciding([prefill, decode])
     assert [(x, y) for x, y, _ in groups] == [(1.0, 3e12), (4.0, 1e13), (1000.0, 9e14)]
-    assert [text for _, _, text in groups] == [
-        "prefill norm x2, matmul x1; decode matmul x1",
-        "decode matmul x1",
-        "prefill matmul x1",
-    ]
+    texts = [text for _, _, text in groups]
+    assert texts == ["prefill norm x2, matmul x1; decode matmul x1", "decode matmul x1",
+                     "prefill matmul x1"]  # fmt: skip
 
 
 def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
@@ -184,10 +174,8 @@ def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
     assert all(y == pytest.approx(min(989e12, x * 3.35e12)) for x, y in xy(roof))
     assert [t.get_text() for t in ax.texts] == ["1", "2"]
     (key,) = fig.legends
-    assert [t.get_text() for t in key.get_texts()] == [
-        "1  I = 0.5: prefill a x1; decode a x1",
-        "2  I = 600: prefill b x1",
-    ]
+    keys = [t.get_text() for t in key.get_texts()]
+    assert keys == ["1  I = 0.5: prefill a x1; decode a x1", "2  I = 600: prefill b x1"]
     caught.clear()  # only the next figure
     curve = ("H100", 989e12, 3.35e12)
     rplots.roofline_series_figure("s.png", curve, [rplots.PointSeries("ops", [(1.0, 3e12)])], "t")
