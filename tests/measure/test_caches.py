@@ -97,20 +97,15 @@ def test_unparseable_and_odd_entries_are_skipped(tmp_path: Path) -> None:
     assert found[1].shared_cpus is None
 
 
-def test_unreadable_files_give_empty(x86_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("method", ["read_text", "iterdir"])
+def test_unreadable_files_or_folder_give_empty(
+    x86_tree: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
     # Permissions do not stop root, so unreadability is simulated at the read itself.
     def refuse(self: Path, *args: object, **kwargs: object) -> str:
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(Path, "read_text", refuse)
-    assert caches.read_sysfs(x86_tree) == []
-
-
-def test_unlistable_folder_gives_empty(x86_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: Path) -> object:
-        raise PermissionError(13, "Permission denied", str(self))
-
-    monkeypatch.setattr(Path, "iterdir", refuse)
+    monkeypatch.setattr(Path, method, refuse)
     assert caches.read_sysfs(x86_tree) == []
 
 

@@ -123,12 +123,17 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
         ("2", pytest.approx((300.0, 900.0))),
         ("3", pytest.approx((2.0, 50.0))),
     ]
-    caught.clear()  # only the next figure
+    caught.clear()  # only the next figure: no points, one note in the corner
     article.local_roofline_figure("l.png", 1000e9, 50e9, [])
     fig = caught[0]
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.texts][-1] == "no measured operations (run lecture 01)"
     assert not fig.legends and ax.get_legend() is None
+    note = annotation(ax, "no measured operations")
+    assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
+    assert (note.get_ha(), note.get_va()) == ("left", "top")
+    # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
+    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
 
 
 @pytest.mark.parametrize(
@@ -367,14 +372,6 @@ def test_local_roofline_annotations_stand_off_their_points(caught) -> None:
     assert [h.get_color() for h in handles] == [style.MEMORY_COLOR, style.COMPUTE_COLOR]
     numbers = [t for t in ax.texts if t.get_text().isdigit()]
     assert [t.get_text() for t in numbers] == ["1", "2", "3", "4", "5"]
-    caught.clear()  # only the next figure
-    article.local_roofline_figure("l.png", 1000e9, 50e9, [])
-    ax = caught[0].axes[0]
-    note = annotation(ax, "no measured operations")
-    assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
-    assert (note.get_ha(), note.get_va()) == ("left", "top")
-    # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
-    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
 
 
 @pytest.mark.parametrize(("intensity", "ring"), [(1.015, True), (0.985, True), (1.03, False)])
