@@ -217,8 +217,9 @@ def _reader_extra(lecture: Lecture, folder: Path) -> list[str]:
 
 
 def _cases_for(lecture: Lecture) -> list[Case]:
+    unknown = "error: unrecognized arguments: --no-such-flag"
     cases = [
-        Case(lecture, "unknown-flag", lambda d: ["--no-such-flag"], 2, "--no-such-flag"),
+        Case(lecture, "unknown-flag", lambda d: ["--no-such-flag"], 2, unknown),
         # No numpy: one line, status 1, or the lecture runs (02 and 06 need nothing).
         Case(lecture, "bare-python", lambda d: ["--help"], 0, "", ("-S",), statuses=(0, 1)),
     ]
@@ -509,8 +510,6 @@ def test_help_names_every_declared_flag(path: Path, tmp_path: Path) -> None:
 
 #: (lecture, arguments, exit status (None: any failure), words in the one line on stderr)
 BAD = [
-    ("01", ["--bogus"], 2, "error: unrecognized arguments: --bogus"),
-    ("02", ["--pngg"], 2, "error: unrecognized arguments: --pngg"),
     *[("03", ["--budget-gib", v, "--results", "{tmp}/r.json"], 2, "--budget-gib")
       for v in ("0", "-3", "nan", "lots")],
     ("04", ["--budget-gib", "0", "--outdir", "{tmp}/figs"], 2, "--budget-gib"),
@@ -534,12 +533,9 @@ BAD = [
     ("06", ["--model", "llama-2-7b", "--context", "4097"], None, "window of 4096 tokens"),
     ("06", ["--batch", "0"], None, "expected a positive integer"),
     ("06", ["--batch", "1.5"], None, "expected a positive integer"),
-    ("06", ["--frobnicate"], None, "unrecognized arguments"),
     ("06", ["--png", "--outdir", "{file}"], None, "figure folder"),
     ("07", ["--context", "9000"], None, "exceeds Llama-3-8B's window of 8192 tokens"),
     ("08", ["--weights", "fp7"], None, "unknown weight precision 'fp7'"),
-    ("09", ["--bogus"], 2, "error: unrecognized arguments: --bogus"),
-    ("10", ["--bogus"], 2, "error"),
     ("10", ["--quick", "extra"], 2, "error"),
     ("10", ["--outdir"], 2, "error"),
     ("10", ["--results"], 2, "error"),
@@ -555,7 +551,6 @@ BAD = [
     ("13", ["--model", "mixtral-8x7b", "--ep", "16"], None, "choose one of: 1, 2, 4, 8"),
     ("13", ["--context", "200000"], None, "exceeds DeepSeek-V3's window of 163840 tokens"),
     ("13", ["--batch", "0"], None, "expected a positive integer"),
-    ("13", ["--frobnicate"], None, "unrecognized arguments"),
     ("14", ["--price", "-1"], 2, "argument --price: expected a positive finite number"),
     ("14", ["--budget", "64"], 2, "--budget 64 must exceed --batch 64 (the decode tokens"),
     ("14", ["--prompt", "8192"], 2, "--prompt 8192 and --output 512 need 8703 positions"),
