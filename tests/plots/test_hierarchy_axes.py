@@ -146,10 +146,8 @@ def test_plateau_labels_centre_on_their_range_or_end_at_the_right_edge(caught) -
     caches = [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"]
     assert caches == pytest.approx([lo, hi])  # the range's own ends are inside it
     caught.clear()  # only the next figure
-    sizes = [4 * KIB, 64 * KIB]
-    hplots.bandwidth_sweep_figure(
-        "b.png", sizes, [10e9, 10e9], [None, None], [], [("DRAM", 8 * KIB, 1e12, 10e9)]
-    )
+    dram = [("DRAM", 8 * KIB, 1e12, 10e9)]
+    hplots.bandwidth_sweep_figure("b.png", sizes, [10e9, 10e9], [None, None], [], dram)
     (ax,) = caught[0].axes
     (label,) = [t for t in ax.texts if t.get_text() == "DRAM 10 GB/s"]
     assert label.xy[0] == pytest.approx(64 * KIB * 1.3) and label.get_ha() == "right"
@@ -324,7 +322,6 @@ def test_intensity_axis_takes_the_decades_around_half_and_twice_the_data(caught)
     assert ax.get_ylim() == pytest.approx((2.0, 400.0))
     caught.clear()  # only the next figure
     # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
-    roofs = [("L1", 640e9), ("DRAM", 40e9)]
     hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
     assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))
 

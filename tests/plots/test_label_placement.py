@@ -13,6 +13,7 @@ for a positive or zero dx and to its left for a negative dx.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -288,11 +289,8 @@ def test_each_candidate_is_taken_when_those_before_it_are_blocked(target: int) -
     later = boxes[target:]
     obstacles = []
     for b in boxes[:target]:
-        spots = [
-            (b[0] + (b[2] - b[0]) * i / 10, b[1] + (b[3] - b[1]) * j / 10)
-            for i in range(11)
-            for j in range(11)
-        ]
+        grid = itertools.product(range(11), repeat=2)
+        spots = [(b[0] + (b[2] - b[0]) * i / 10, b[1] + (b[3] - b[1]) * j / 10) for i, j in grid]
         clear = [
             (ox, oy)
             for ox, oy in spots
@@ -305,11 +303,7 @@ def test_each_candidate_is_taken_when_those_before_it_are_blocked(target: int) -
     want = check([(x, y)], [text], obstacles, size=size, pad=pad)
     assert want == [((near + far)[target], target >= 8)]
     if target >= 8:
-        (t,) = [t for t in check_axes_texts([(x, y)], [text], obstacles, size, pad)]
+        _, ax = pixel_axes()
+        article.place_labels(ax, [(x, y)], [text], fontsize=size, obstacles=obstacles, pad=pad)
+        (t,) = ax.texts
         assert (t.arrow_patch.shrinkA, t.arrow_patch.shrinkB) == (0, 3)
-
-
-def check_axes_texts(points, texts, obstacles, size, pad):
-    _, ax = pixel_axes()
-    article.place_labels(ax, points, texts, fontsize=size, obstacles=obstacles, pad=pad)
-    return ax.texts
