@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from plots.figure_parts import annotation, horizontal_at, line, vertical_at, xy
+from plots.figure_parts import annotation, horizontal_at, line, ticks, vertical_at, xy
 
 from common.formulas.ledger import MemoryLedger
 from common.plots import article, style, transformer
@@ -27,12 +27,6 @@ from common.plots.article import MeasuredPoint, measured_points
 from common.tables.assumptions import ARTICLE_7B
 
 GIB = 2**30
-
-
-def ticks(ax, axis: str) -> list[tuple[float, str]]:
-    values = ax.get_xticks() if axis == "x" else ax.get_yticks()
-    labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
-    return [(float(v), t.get_text()) for v, t in zip(values, labels, strict=True)]
 
 
 def test_log_ticks_step_1_2_5_over_short_ranges_and_by_decades_over_long() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from plots.figure_parts import horizontal_at, line, vertical_at, xy
+from plots.figure_parts import horizontal_at, line, ticks, vertical_at, xy
 
 from common.plots import attention, style
 
@@ -70,9 +70,8 @@ def test_traffic_figure_draws_naive_ideal_and_ridge_levels(traffic) -> None:
 def test_traffic_ticks_every_factor_of_four_in_binary_units(traffic, caught) -> None:
     fig, _, _ = traffic
     (ax,) = fig.axes
-    ticks = [float(t) for t in ax.get_xticks()]
-    assert ticks == [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["4 KiB", "16 KiB", "64 KiB", "256 KiB"]
+    assert ticks(ax, "x") == [(4 * KIB, "4 KiB"), (16 * KIB, "16 KiB"), (64 * KIB, "64 KiB"),
+                              (256 * KIB, "256 KiB")]  # fmt: skip
     attention.traffic_figure("n.png", [5 * KIB, 100 * KIB], [1e6, 1e6], 1e6, 1e6, 1e9, [], [], "t")
     assert [float(t) for t in caught[-1].axes[0].get_xticks()] == [16 * KIB, 64 * KIB]
 
@@ -93,8 +92,7 @@ def test_kernel_times_by_data(caught) -> None:
     assert line(ax, "naive, measured").get_color() == style.MEMORY_COLOR
     assert line(ax, "tiled, measured").get_color() == style.COMPUTE_COLOR
     assert vertical_at(ax) == [1500.0]
-    assert [float(t) for t in ax.get_xticks()] == [256, 1024, 4096]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["256", "1,024", "4,096"]
+    assert ticks(ax, "x") == [(256, "256"), (1024, "1,024"), (4096, "4,096")]
     assert "seconds" in ax.get_ylabel() and ax.get_xlabel() == "sequence length N"
     assert ax.get_title() == "Both kernels"
     (legend,) = fig.legends

@@ -20,7 +20,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from plots.figure_parts import line, xy
+from plots.figure_parts import line, ticks, xy
 
 from common.plots import hierarchy as hplots
 from common.plots import style
@@ -43,9 +43,8 @@ def test_bandwidth_sweep_axes_plateaus_and_caches(caught) -> None:
     # y from 0 to 18% above the largest of measured and corrected: 110 GB/s x 1.18.
     assert ax.get_ylim() == pytest.approx((0.0, 110 * 1.18))
     # Powers of 4 bytes inside the range: 4 KiB .. 1 MiB.
-    assert [float(t) for t in ax.get_xticks()] == [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB, MIB]
-    assert [t.get_text() for t in ax.get_xticklabels()] == [
-        "4 KiB", "16 KiB", "64 KiB", "256 KiB", "1 MiB"]  # fmt: skip
+    assert ticks(ax, "x") == [(4 * KIB, "4 KiB"), (16 * KIB, "16 KiB"), (64 * KIB, "64 KiB"),
+                              (256 * KIB, "256 KiB"), (MIB, "1 MiB")]  # fmt: skip
     assert "GB/s" in ax.get_ylabel()
     flats = [xy(ln) for ln in ax.get_lines() if ln.get_linewidth() == 4]
     # The L1 plateau clipped to the axes' left edge; X lies outside: not drawn.

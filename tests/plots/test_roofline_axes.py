@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from plots.figure_parts import xy
+from plots.figure_parts import ticks, xy
 
 from common.plots import roofline as rplots
 from common.plots import style
@@ -28,12 +28,6 @@ def roof_lines(ax) -> list:
     return [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2]
 
 
-def ticks_in_tera(ax) -> list[tuple[float, str]]:
-    return [
-        (float(v), t.get_text()) for v, t in zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
-    ]
-
-
 def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     rplots.roofline_figure("r.png", [H100], [("matvec", 1.0, 3.35e12)], title="One chip")
     (ax,) = caught[0].axes
@@ -43,8 +37,8 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     # y: the roof at x = 0.1 (0.335 TFLOP/s) down to its decade; the roof's peak (989
     # TFLOP/s, above the point) doubled up to its decade: 0.1 to 10,000 TFLOP/s.
     assert ax.get_ylim() == pytest.approx((1e11, 1e16))
-    assert ticks_in_tera(ax) == [(1e11, "0.1"), (1e12, "1"), (1e13, "10"), (1e14, "100"),
-                                 (1e15, "1,000"), (1e16, "10,000")]  # fmt: skip
+    assert ticks(ax, "y") == [(1e11, "0.1"), (1e12, "1"), (1e13, "10"), (1e14, "100"),
+                              (1e15, "1,000"), (1e16, "10,000")]  # TFLOP/s  # fmt: skip
     assert "FLOP/byte" in ax.get_xlabel() and "TFLOP/s" in ax.get_ylabel()
     assert ax.get_title() == "One chip"
     (roof,) = roof_lines(ax)
