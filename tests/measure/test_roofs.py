@@ -63,9 +63,9 @@ def fake_calibration(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(roofs, "blas_threads", blas_threads)
     kernels = roofs.Kernels(stream, STREAM_BYTES, matmul, N)
 
-    def run(quick: bool) -> dict:
+    def run(**quick: bool) -> dict:
         state["events"].clear()
-        return roofs.calibrate(quick=quick, clock=clock, kernels=kernels)
+        return roofs.calibrate(clock=clock, kernels=kernels, **quick)
 
     return run, state
 
@@ -87,14 +87,6 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert state["events"] == ["s"] * 17 + ["m8"] * 5 + ["m1"] * 2  # warm-ups included
 
 
-def test_calibration_is_full_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
-    clock = FakeClock()
-    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 8))
-    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
-    assert roofs.calibrate(clock=clock, kernels=kernels)["bandwidth_samples"] == 3 * 18
-
-
 def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
     monkeypatch.setattr(roofs, "best_time", lambda fn, **kw: seen.append(kw) or 1.0)
@@ -102,9 +94,9 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
     assert seen == [{"repeat": 2, "warmup": 0}]
 
 
-def test_full_calibration_alternates_rounds(fake_calibration) -> None:
+def test_full_calibration_unless_asked_alternates_rounds(fake_calibration) -> None:
     run, state = fake_calibration
-    c = run(quick=False)
+    c = run()  # no quick=: the full calibration
     # Full budget in 3 rounds: 0.8 / 3 = 0.27 s of streaming per round (18 x 1/64 s,
     # at least ceil(20 / 3) = 7) and 0.6 / 3 = 0.2 s of matmul per round (4 x 1/16 s).
     assert (c["bandwidth_samples"], c["matmul_samples"]) == (3 * 18, 3 * 4)
