@@ -123,13 +123,9 @@ def _results_doc(here: dict, **probe: object) -> dict:
 HERE = machine.describe()
 
 
-def _write(folder: Path, name: str, text: str | bytes) -> Path:
-    path = folder / name
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+def _write(folder: Path, name: str, text: str) -> Path:
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder / name
 
 
 def _fifo(folder: Path) -> Path:
@@ -177,7 +173,7 @@ RESULTS_PATHS: dict[str, tuple[Callable[[Path], str], str]] = {
 # others spoil the whole file, and a reader that draws (lecture 04) then measures a quick
 # calibration, seconds of work: those run against the readers that only print.
 CALIBRATION_LEVEL = ("1e308-calibration", "tiny-bandwidth")
-BAD_CONTENTS: dict[str, tuple[Callable[[], str | bytes], str]] = {
+BAD_CONTENTS: dict[str, tuple[Callable[[], str], str]] = {
     "nested-json": (lambda: "[" * 200_000, "nested too deeply"),
     "nan-calibration": (
         lambda: json.dumps(_results_doc(HERE, matmul_flops_per_s=float("nan"))),
