@@ -16,10 +16,11 @@ come the cases that need a process of their own: two writers saving sections of
 one results file, Ctrl-C during ``import numpy``, output piped into ``head``,
 symbolic links to a script or to ``lectures/`` (a broken hardware table: test_lecture02.py).
 
-Last, one table a kind of each lecture's own command line: --help names every flag
-its ``make_parser()`` declares (read unrun) and the words listed; each bad value of
-`BAD` is one line naming the fault (``{tmp}`` in a row is the run's folder, ``{file}`` a
-file there, in the way of a folder); --png writes the lecture's figure, and nothing else.
+The table also runs each lecture's --help: it names every flag its ``make_parser()``
+declares (read unrun) and the words listed. Last, each lecture's own command line: each
+bad value of `BAD` is one line naming the fault (``{tmp}`` in a row is the run's folder,
+``{file}`` a file there, in the way of a folder); --png writes the lecture's figure, and
+nothing else.
 """
 
 from __future__ import annotations
@@ -212,10 +213,17 @@ def _reader_extra(lecture: Lecture, folder: Path) -> list[str]:
     return ["--outdir", _figures(folder)]
 
 
+#: Words a lecture's --help says beyond its flags; the flags each run it under.
+HELP_WORDS = {"02": ("Roofline basics",), "06": ("llama-3-70b",), "13": ("deepseek-v3",)}
+HELP_PYTHON_FLAGS = {"12": ("-S",)}  # lecture 12 explains itself without torch or numpy
+
+
 def _cases_for(lecture: Lecture) -> list[Case]:
     unknown = "error: unrecognized arguments: --no-such-flag"
+    helps = HELP_PYTHON_FLAGS.get(lecture.name, ())
     cases = [
         Case(lecture, "unknown-flag", lambda d: ["--no-such-flag"], 2, unknown),
+        Case(lecture, "help", lambda d: ["--help"], 0, "", helps),  # not bad: checked below
         # No numpy: one line, status 1, or the lecture runs (02 and 06 need nothing).
         Case(lecture, "bare-python", lambda d: ["--help"], 0, "", ("-S",), statuses=(0, 1)),
     ]
@@ -362,6 +370,10 @@ def test_bad_input(case: Case, outcomes: dict[str, Outcome]) -> None:
         assert len(skipped) == case.lecture.has("--png") and all("matplotlib" in s for s in skipped)
     if case.label == "bare-python" and proc.returncode == 1:
         assert "No module named" in lines[0] and "needs the course's packages" in lines[0]
+    if case.label == "help":  # every flag its make_parser() declares (read unrun), and words
+        declared = interface.flag_actions(interface.declared_parser(case.lecture.path))
+        wanted = [*declared, *HELP_WORDS.get(case.lecture.name, ())]
+        assert [word for word in wanted if word not in proc.stdout] == []
     # Nothing written, nothing changed: the results file (and every other file) by sha256.
     assert outcome.after == outcome.before
 
@@ -482,26 +494,6 @@ def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> No
     link.symlink_to(lecture_path("02"))
     proc = run_lecture(link, timeout=60, check=True)
     assert "wrong checkout" not in proc.stderr
-
-
-#: Words a lecture's --help says beyond its flags; the flags each run it under.
-HELP_WORDS = {"02": ("Roofline basics",), "06": ("llama-3-70b",), "13": ("deepseek-v3",)}
-HELP_PYTHON_FLAGS = {"12": ("-S",)}  # lecture 12 explains itself without torch or numpy
-
-
-@pytest.mark.parametrize("path", [lec.path for lec in ALL], ids=[lec.name for lec in ALL])
-def test_help_names_every_declared_flag(path: Path, tmp_path: Path) -> None:
-    name = path.stem[:2]
-    proc = run_lecture(
-        path, "--help", cwd=tmp_path, timeout=60, python_flags=HELP_PYTHON_FLAGS.get(name, ())
-    )
-    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    for flag in (
-        *interface.flag_actions(interface.declared_parser(path)),
-        *HELP_WORDS.get(name, ()),
-    ):
-        assert flag in proc.stdout, f"{path.name} --help: {flag}"
-    assert list(tmp_path.iterdir()) == []  # nothing written
 
 
 #: (lecture, arguments, exit status (None: any failure), words in the one line on stderr)
