@@ -376,7 +376,7 @@ def visit(browser, base_url) -> Iterator[Visitor]:
         context.close()
 
 
-# --- Shared by the lecture tests of tests/lectures (testsC) -----------------------------
+# --- Lecture runs shared by tests/lectures ---------------------------------------
 @pytest.fixture(scope="module")
 def out(request: pytest.FixtureRequest) -> str:
     """The default run's stdout of the requesting module's LECTURE (one run per module)."""
