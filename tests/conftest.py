@@ -374,3 +374,21 @@ def visit(browser, base_url) -> Iterator[Visitor]:
         yield Visitor(context, base_url)
     finally:
         context.close()
+
+
+# --- Lecture runs shared by tests/lectures ---------------------------------------
+@pytest.fixture(scope="module")
+def out(request: pytest.FixtureRequest) -> str:
+    """The default run's stdout of the requesting module's LECTURE (one run per module)."""
+    return quiet_run(request.module.LECTURE)
+
+
+def assert_sections(
+    out: str, figure: str, headings: tuple[str, ...], observed: int, exact: bool
+) -> None:
+    """Every heading printed, "What to observe:" `observed` times (or at least that many, when
+    not `exact`), and the hint that --png saves `figure`."""
+    assert [heading for heading in headings if heading not in out] == []
+    count = out.count("What to observe:")
+    assert count == observed if exact else count >= observed
+    assert f"(add --png to save the figure {figure})" in out

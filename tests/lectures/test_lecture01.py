@@ -15,38 +15,14 @@ from common.files import results
 from common.formulas import numpy_ops
 from common.measure import machine
 
-OPERATIONS = [
-    "add",
-    "add+relu 2 passes",
-    "add+relu 1 expr",
-    "LayerNorm",
-    "attention naive",
-    f"GEMM M={numpy_ops.GEMM_SKINNY_M}",
-    f"GEMM M={numpy_ops.GEMM_WIDE_M}",
-    "GEMM square",
-]
-ROW_KEYS = {
-    "name",
-    "flops",
-    "bytes",
-    "intensity",
-    "bound",
-    "t_pred_s",
-    "t_meas_s",
-    "fraction_of_bound",
-    "achieved_flops_per_s",
-    "working_set_bytes",
-    "flag",
-}
-CALIBRATION_KEYS = {
-    "bandwidth_bytes_per_s",
-    "matmul_flops_per_s",
-    "ridge_point",
-    "bandwidth_threads",
-    "matmul_threads",
-    "bandwidth_working_set_bytes",
-    "matmul_n",
-}
+OPERATIONS = ["add", "add+relu 2 passes", "add+relu 1 expr", "LayerNorm", "attention naive",
+              f"GEMM M={numpy_ops.GEMM_SKINNY_M}", f"GEMM M={numpy_ops.GEMM_WIDE_M}",
+              "GEMM square"]  # fmt: skip
+ROW_KEYS = {"name", "flops", "bytes", "intensity", "bound", "t_pred_s", "t_meas_s",
+            "fraction_of_bound", "achieved_flops_per_s", "working_set_bytes", "flag"}  # fmt: skip
+CALIBRATION_KEYS = {"bandwidth_bytes_per_s", "matmul_flops_per_s", "ridge_point",
+                    "bandwidth_threads", "matmul_threads", "bandwidth_working_set_bytes",
+                    "matmul_n"}  # fmt: skip
 SI = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 FLAG_TEXT = "above roof (see note)"
 TIMING_TABLE = "The roofline's prediction next to the measurement"
@@ -295,15 +271,8 @@ def test_a_stop_mid_run_keeps_the_previous_file(signum: int, tmp_path: Path) -> 
 def test_a_480_mib_cache_stays_within_the_budget(tmp_path: Path) -> None:
     """A machine reporting 480 MiB (faked): sizes from the budget, sentences for the cache."""
     path = tmp_path / "machine.json"
-    proc = run_lecture(
-        "01",
-        "--quick",
-        "--results",
-        str(path),
-        timeout=300,
-        env={"ROOFLINE_FAKE_LLC": "480M"},
-        check=True,
-    )
+    env = {"ROOFLINE_FAKE_LLC": "480M"}
+    proc = run_lecture("01", "--quick", "--results", str(path), timeout=300, env=env, check=True)
     calib = json.loads(path.read_text())["probe"]["calibration"]
     assert calib["llc_bytes"] == 480 * 2**20
     assert calib["bandwidth_working_set_bytes"] <= (2**30 - 160 * 2**20) * 3 / 8

@@ -14,11 +14,8 @@ from common.files import results
 from common.formulas import ledger
 from common.tables import assumptions
 
-CALIBRATION = {  # a stated calibration, so predictions can be checked exactly
-    "bandwidth_bytes_per_s": 2.0e10,
-    "matmul_flops_per_s": 1.0e11,
-    "ridge_point": 5.0,
-}
+# a stated calibration, so predictions can be checked exactly
+CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.0e11, "ridge_point": 5.0}
 
 
 def table_rows(text: str, title_start: str) -> dict[str, list[str]]:
@@ -54,7 +51,6 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict, float]:
     return proc.stdout, loaded.data["batch_sweep"], wall
 
 
-# --- The capacity ledger -----------------------------------------------------
 def test_model_prices(run: tuple[str, dict, float]) -> None:
     out = run[0]
     assert "= 13.0 GiB of weights" in out
@@ -66,13 +62,8 @@ def test_prefill_ledger_rows(run: tuple[str, dict, float]) -> None:
     rows = table_rows(run[0], "Prefill ledger")
     assert rows["1"] == ["13.0", "2.00", "0.50", "4.66", "20.20", "fits"]
     totals = {b: rows[b][4] for b in ("1", "4", "8", "16", "24", "32")}
-    assert [totals[b] for b in ("1", "8", "16", "24", "32")] == [
-        "20.20",
-        "42.95",
-        "68.95",
-        "94.95",
-        "120.95",
-    ]
+    got = [totals[b] for b in ("1", "8", "16", "24", "32")]
+    assert got == ["20.20", "42.95", "68.95", "94.95", "120.95"]
     assert [rows[b][-1] for b in ("1", "4", "8", "16")] == ["fits"] * 4
     assert [rows[b][-1] for b in ("24", "32")] == ["OOM", "OOM"]
     assert "at batch 16 it holds 32.00 GiB, 2.5x the weights" in run[0]
@@ -99,7 +90,6 @@ def test_decode_ledger(run: tuple[str, dict, float]) -> None:
     assert rows["24"][-1] == "OOM"
 
 
-# --- The measured sweep ------------------------------------------------------
 def test_sweep_section_structure(run: tuple[str, dict, float]) -> None:
     sweep = run[1]
     d_in, d_out = sweep["weight_shape"]

@@ -21,29 +21,16 @@ def probe_section() -> dict:
     peak, bw = CALIBRATION["matmul_flops_per_s"], CALIBRATION["bandwidth_bytes_per_s"]
     ops = []
     for name, flops, nbytes, seconds in [
-        ("elementwise add", 32e6, 384e6, 0.02),
-        ("add+relu, two passes", 64e6, 640e6, 0.04),
-        ("LayerNorm [8192, 4096]", 2.0e8, 1.3e9, 0.09),
-        ("naive attention", 2.2e9, 1.7e8, 0.05),
-        ("GEMM 512x4096x4096", 1.7e10, 8.4e7, 0.13),
-        ("GEMM 4096x4096x4096", 1.4e11, 2.0e8, 1.0),
-    ]:
-        intensity = flops / nbytes
-        t_pred = max(flops / peak, nbytes / bw)
-        ops.append(
-            {
-                "name": name,
-                "flops": flops,
-                "bytes": nbytes,
-                "intensity": intensity,
-                "bound": "compute" if intensity >= CALIBRATION["ridge_point"] else "memory",
-                "t_pred_s": t_pred,
-                "t_meas_s": seconds,
-                "fraction_of_bound": t_pred / seconds,
-                "achieved_flops_per_s": flops / seconds,
-                "flag": "",
-            }
-        )
+        ("elementwise add", 32e6, 384e6, 0.02), ("add+relu, two passes", 64e6, 640e6, 0.04),
+        ("LayerNorm [8192, 4096]", 2.0e8, 1.3e9, 0.09), ("naive attention", 2.2e9, 1.7e8, 0.05),
+        ("GEMM 512x4096x4096", 1.7e10, 8.4e7, 0.13), ("GEMM 4096x4096x4096", 1.4e11, 2.0e8, 1.0),
+    ]:  # fmt: skip
+        intensity, t_pred = flops / nbytes, max(flops / peak, nbytes / bw)
+        bound = "compute" if intensity >= CALIBRATION["ridge_point"] else "memory"
+        ops.append({
+            "name": name, "flops": flops, "bytes": nbytes, "intensity": intensity, "bound": bound,
+            "t_pred_s": t_pred, "t_meas_s": seconds, "fraction_of_bound": t_pred / seconds,
+            "achieved_flops_per_s": flops / seconds, "flag": ""})  # fmt: skip
     return {"calibration": CALIBRATION, "operations": ops, "same_flops": {}}
 
 
@@ -56,29 +43,16 @@ def sweep_section() -> dict:
         flops, nbytes = matmul_counts(b, 4096, 4096, 4, 4, 4)
         t_pred = lower_bound_time(flops, nbytes, peak, bw)
         latency = t_pred * (3.0 if b == 2 else 1.2)
-        rows.append(
-            {
-                "B": b,
-                "flops": flops,
-                "bytes": nbytes,
-                "intensity": flops / nbytes,
-                "bound": "compute" if flops / nbytes >= CALIBRATION["ridge_point"] else "memory",
-                "latency_s": latency,
-                "throughput_per_s": b / latency,
-                "t_pred_s": t_pred,
-                "anomaly": None,
-            }
-        )
+        bound = "compute" if flops / nbytes >= CALIBRATION["ridge_point"] else "memory"
+        rows.append({
+            "B": b, "flops": flops, "bytes": nbytes, "intensity": flops / nbytes, "bound": bound,
+            "latency_s": latency, "throughput_per_s": b / latency, "t_pred_s": t_pred,
+            "anomaly": None})  # fmt: skip
     for a in ledger.sweep_anomalies(batches, [r["latency_s"] for r in rows]):
         rows[batches.index(a.batch)]["anomaly"] = f"{a.kind} vs B={a.other}"
-    return {
-        "weight_shape": [4096, 4096],
-        "weight_bytes": 4 * 4096 * 4096,
-        "rows": rows,
-        "calibration": CALIBRATION,
-        "calibration_source": "test",
-        "crossing": {"before": 8, "first": 16},
-    }
+    return {"weight_shape": [4096, 4096], "weight_bytes": 4 * 4096 * 4096, "rows": rows,
+            "calibration": CALIBRATION, "calibration_source": "test",
+            "crossing": {"before": 8, "first": 16}}  # fmt: skip
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -98,9 +72,8 @@ def make_results(path: Path, *, probe: bool = True, sweep: bool = True) -> Path:
 
 
 def saved_paths(stdout: str) -> list[Path]:
-    return [
-        Path(ln.split(": ", 1)[1]) for ln in stdout.splitlines() if ln.startswith("saved figure:")
-    ]
+    saved = [ln for ln in stdout.splitlines() if ln.startswith("saved figure:")]
+    return [Path(ln.split(": ", 1)[1]) for ln in saved]
 
 
 def test_four_figures(tmp_path: Path) -> None:
@@ -138,14 +111,13 @@ def test_missing_probe_uses_the_sweep_calibration(tmp_path: Path) -> None:
 
 def test_no_results_file(tmp_path: Path) -> None:
     outdir = tmp_path / "figs"
-    proc = run_lecture(
-        "04", "--outdir", str(outdir), "--results", str(tmp_path / "none.json"), check=True
-    )
+    none = tmp_path / "none.json"
+    proc = run_lecture("04", "--outdir", str(outdir), "--results", str(none), check=True)
     assert "Traceback" not in proc.stderr
     assert proc.stdout.splitlines()[0].startswith("results: no results file")
     assert "quick calibration" in proc.stdout
     assert len(saved_paths(proc.stdout)) == 3
-    assert not (tmp_path / "none.json").exists()  # drawing never writes results
+    assert not none.exists()  # drawing never writes results
 
 
 def test_malformed_sweep_is_one_line(tmp_path: Path) -> None:

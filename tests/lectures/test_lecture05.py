@@ -129,11 +129,7 @@ def test_gemm_crossover(output: str) -> None:
 
 
 def test_this_machine_from_the_results_file(results_file: Path) -> None:
-    calibration = {
-        "bandwidth_bytes_per_s": 2.0e10,
-        "matmul_flops_per_s": 1.0e11,
-        "ridge_point": 5.0,
-    }
+    calibration = {"bandwidth_bytes_per_s": 2e10, "matmul_flops_per_s": 1e11, "ridge_point": 5.0}
     results.save_section("probe", {"calibration": calibration, "operations": []}, results_file)
     proc = run_lecture("05", check=True)
     row = table_rows(section(proc.stdout, "Machines"))["this machine (numpy, fp32)"]
@@ -160,18 +156,16 @@ def test_exercise_3_moves_the_crossover(tmp_path: Path) -> None:
     original = '"bf16": flops(312e12, A100_DATASHEET)'
     assert text.count(original) == 1
     specs.write_text(text.replace(original, '"bf16": flops(1979e12, A100_DATASHEET)'), "utf-8")
-    proc = run_lecture(
-        Path(script), "--results", str(tmp_path / "none.json"), cwd=tmp_path, check=True
-    )
+    none = str(tmp_path / "none.json")
+    proc = run_lecture(Path(script), "--results", none, cwd=tmp_path, check=True)
     assert "ridge point: I* = 1272.7 FLOP/B" in proc.stdout
     assert "crossover: M in (1024, 4096]" in proc.stdout
     assert "(128, 256]" not in proc.stdout
 
 
 def test_other_chip_and_precision() -> None:
-    proc = run_lecture(
-        "05", "--chip", "H100", "--precision", "fp8", "--results", "/nonexistent/x", check=True
-    )
+    flags = ("--chip", "H100", "--precision", "fp8", "--results", "/nonexistent/x")
+    proc = run_lecture("05", *flags, check=True)
     assert "I* = 590.7 FLOP/B" in proc.stdout
     assert "elements of 1 bytes" in proc.stdout
 

@@ -146,17 +146,9 @@ def test_figures_and_files_written(quick_run: dict) -> None:
 def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
     """No cache sizes from the OS: the detector names the levels; a low probe roof is raised."""
     results_path = tmp_path / "machine.json"
-    results.save_section(
-        "probe",
-        {
-            "calibration": {
-                "bandwidth_bytes_per_s": 1e9,
-                "matmul_flops_per_s": 1e6,  # far below any real matmul: must be raised
-                "ridge_point": 1e-3,
-            }
-        },
-        results_path,
-    )
+    # a compute roof far below any real matmul: it must be raised
+    calibration = {"bandwidth_bytes_per_s": 1e9, "matmul_flops_per_s": 1e6, "ridge_point": 1e-3}
+    results.save_section("probe", {"calibration": calibration}, results_path)
     script = lecture_path("09")
     code = (
         "import runpy, sys\n"

@@ -22,7 +22,6 @@ from strategies import SHIPPED, patched_hardware, scale_chip
 from strategies import run_lecture as run_in_process
 
 from common.measure import caches
-from common.plots import attention as attention_plots
 
 BF16, FP32 = 2, 4
 
@@ -188,33 +187,6 @@ def test_figures_are_written(quick_run: dict) -> None:
         assert png.stat().st_size > 10_000
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"saved figure: {png}" in quick_run["out"]
-
-
-def test_figures_plot_their_data(caught) -> None:
-    attention_plots.traffic_figure(
-        "t.png",
-        [1.0, 2.0, 4.0],
-        [400.0, 200.0, 100.0],
-        300.0,
-        50.0,
-        1e4,
-        [("chip", 2.0)],
-        [("chip", 40.0, 2.5)],
-        "t",
-    )
-    ax = caught[0].axes[0]
-    lines = {line.get_label(): line for line in ax.get_lines()}
-    staircase = lines["tiled (FlashAttention-2 loops)"]
-    assert list(staircase.get_ydata()) == [400e-6, 200e-6, 100e-6]  # MB
-    assert list(lines["naive: S, P in HBM"].get_ydata()) == [300e-6, 300e-6]
-    attention_plots.kernel_times_figure(
-        "k.png", [256, 512], [1.0, 4.0], [2.0, 8.0], [0.5, 2.0], [0.3, 1.2], [0.01, 0.04], None, "t"
-    )
-    lines = {line.get_label(): line for line in caught[1].axes[0].get_lines()}
-    assert list(lines["naive, measured"].get_ydata()) == [1.0, 4.0]
-    assert list(lines["tiled, measured"].get_ydata()) == [2.0, 8.0]
-    assert list(lines["F / P (both kernels)"].get_ydata()) == [0.5, 2.0]
-    assert list(lines["D / beta, tiled"].get_ydata()) == [0.01, 0.04]
 
 
 def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(

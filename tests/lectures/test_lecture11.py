@@ -21,20 +21,19 @@ def out() -> str:
     return proc.stdout
 
 
-def case_row(text: str, case: str) -> list[str]:
-    line = next(ln for ln in text.splitlines() if ln.startswith(case + "  "))
+def row(text: str, start: str, contains: str = "") -> list[str]:
+    """The cells of the first line that starts with `start` and contains `contains`."""
+    line = next(ln for ln in text.splitlines() if ln.startswith(start) and contains in ln)
     return re.split(r"\s{2,}", line.strip())
 
 
-@pytest.mark.parametrize(
-    ("case", "measured_ms"),
-    [
-        ("prefill, 1 GPU", 63.17),
-        ("decode, 1 GPU", 22.0),
-        ("prefill, 2 GPUs", 45.45),
-        ("decode, 2 GPUs", 13.5),
-    ],
-)
+def case_row(text: str, case: str) -> list[str]:
+    return row(text, case + "  ")
+
+
+@pytest.mark.parametrize(("case", "measured_ms"), [
+    ("prefill, 1 GPU", 63.17), ("decode, 1 GPU", 22.0), ("prefill, 2 GPUs", 45.45),
+    ("decode, 2 GPUs", 13.5)])  # fmt: skip
 def test_each_case_prints_measured_both_predictions_and_their_ratios(
     out, case, measured_ms
 ) -> None:
@@ -62,8 +61,7 @@ def test_two_gpu_prefill_pays_the_allreduces(out) -> None:
     one = 64e-6 + 75e-6 * (5242880 - 4194304) / (16777216 - 4194304)
     # Beyond the ring's bytes 2 (1/2) M over the achievable 235 GB/s link, which the bound
     # already holds.
-    row = next(ln for ln in out.splitlines() if ln.startswith("all-reduce latency"))
-    cells = re.split(r"\s{2,}", row.strip())
+    cells = row(out, "all-reduce latency")
     ring = 5242880 / 235e9
     assert cells[1] == "0.00 ms" and cells[3] == f"{80 * (one - ring) * 1e3:.2f} ms"
     # decode: 10,240-byte messages, below the curve's first point (46 us): 80 x 46 us.
@@ -74,8 +72,8 @@ def test_gate_up_projection_at_one_token_is_the_weight_read(out) -> None:
     # vidur ran on an A100 80GB: 2 (4096 + 4096 x 22016 + 22016) bytes over its 2039 GB/s
     # = 88 us at spec; measured 116 us, above the bound.
     table = out.split(": gate+up projection\n")[1]
-    row = next(ln for ln in table.splitlines() if ln.strip().startswith("1 "))
-    cells = re.split(r"\s{2,}", row.strip())
+    line = next(ln for ln in table.splitlines() if ln.strip().startswith("1 "))
+    cells = re.split(r"\s{2,}", line.strip())
     hand_us = 2 * (4096 + 4096 * 22016 + 22016) / 2039e9 * 1e6
     assert cells[1] == "116 µs" and cells[2] == f"{hand_us:.0f} µs"
     ratios = [re.split(r"\s{2,}", ln.strip())[3] for ln in table.splitlines()[2:9]]
@@ -87,8 +85,7 @@ def test_gate_up_projection_at_one_token_is_the_weight_read(out) -> None:
 
 
 def test_mfu_of_decode_is_low_and_its_mbu_high(out) -> None:
-    row = next(ln for ln in out.splitlines() if ln.startswith("decode, 1 GPU") and "%" in ln)
-    mfu, mbu = (float(c.rstrip("%")) for c in re.split(r"\s{2,}", row.strip())[-2:])
+    mfu, mbu = (float(c.rstrip("%")) for c in row(out, "decode, 1 GPU", "%")[-2:])
     assert mfu < 1 < 50 < mbu
     flat = " ".join(out.split())
     assert "The lowest MFU is decode" in flat and "not that the kernels are bad" in flat
@@ -96,11 +93,6 @@ def test_mfu_of_decode_is_low_and_its_mbu_high(out) -> None:
 
 D, L, V = 5120, 40, 50272  # the 13B model
 DECODE_2GPU_SPEC = (L * 12 * D * D * 2 + V * D * 2 + 2 * L * 512 * D * 2) / 2 / 1555e9
-
-
-def term_row(text: str, term: str) -> list[str]:
-    line = next(ln for ln in text.splitlines() if ln.startswith(term))
-    return re.split(r"\s{2,}", line.strip())
 
 
 def ms(cell: str) -> float:
@@ -112,31 +104,31 @@ def test_every_two_gpu_decode_column_by_hand(out) -> None:
     # blog's 87% the same bytes take / 0.87; the curve gives 80 all-reduces x 46 us.
     # (the replicated norms, adds and activations add about 0.01 ms)
     ring = 80 * 10240 / 300e9  # the bound's all-reduces: ring bytes over NVLink 3's 300 GB/s
-    bound = term_row(out, "bound at spec roofs")[4]
+    bound = row(out, "bound at spec roofs")[4]
     assert ms(bound) == pytest.approx(DECODE_2GPU_SPEC + ring, 2e-3)
-    assert term_row(out, "compute efficiency")[4] == "0.00 ms"  # memory-bound throughout
+    assert row(out, "compute efficiency")[4] == "0.00 ms"  # memory-bound throughout
     extra = DECODE_2GPU_SPEC * (1 / 0.87 - 1)
-    assert ms(term_row(out, "memory efficiency")[4]) == pytest.approx(extra, abs=0.01e-3)
+    assert ms(row(out, "memory efficiency")[4]) == pytest.approx(extra, abs=0.01e-3)
     latency = 80 * (46e-6 - 10240 / 235e9)  # the curve beyond the ring at 235 GB/s
-    assert term_row(out, "all-reduce latency")[4] == f"{latency * 1e3:.2f} ms"
-    floor = float(term_row(out, "fixed cost per kernel")[4].split()[0])
+    assert row(out, "all-reduce latency")[4] == f"{latency * 1e3:.2f} ms"
+    floor = float(row(out, "fixed cost per kernel")[4].split()[0])
     assert 0 < floor < 40 * 8 * 4.75e-3 + 2 * 4.75e-3  # at most 8 small kernels a layer
     # the cases table: the same bounds, one value each (spec; achievable, link at 235 GB/s)
-    row = case_row(out, "decode, 2 GPUs")
-    assert row[2] == bound
+    case = case_row(out, "decode, 2 GPUs")
+    assert case[2] == bound
     achievable = DECODE_2GPU_SPEC / 0.87 + 80 * 10240 / 235e9
-    assert ms(row[4]) == pytest.approx(achievable, abs=0.021e-3)
+    assert ms(case[4]) == pytest.approx(achievable, abs=0.021e-3)
 
 
 def test_two_gpu_prefill_compute_terms_by_hand(out) -> None:
     # 512 tokens: the matmuls' 24 n d^2 FLOPs a layer, half on each GPU, at 312 then 271.2.
     matmul = L * 24 * 512 * D * D / 2
     ring = 80 * 5242880 / 300e9  # the bound's all-reduces: ring bytes over 300 GB/s
-    spec = ms(term_row(out, "bound at spec roofs")[3]) - ring
+    spec = ms(row(out, "bound at spec roofs")[3]) - ring
     assert matmul / 312e12 < spec < 1.2 * matmul / 312e12  # attention adds about 14%
-    assert spec < 0.55 * ms(term_row(out, "bound at spec roofs")[1])  # about half 1 GPU's
-    assert term_row(out, "bound at spec roofs")[3] == case_row(out, "prefill, 2 GPUs")[2]
-    gain = ms(term_row(out, "compute efficiency")[3])
+    assert spec < 0.55 * ms(row(out, "bound at spec roofs")[1])  # about half 1 GPU's
+    assert row(out, "bound at spec roofs")[3] == case_row(out, "prefill, 2 GPUs")[2]
+    gain = ms(row(out, "compute efficiency")[3])
     assert gain == pytest.approx(matmul * (1 / 271.2e12 - 1 / 312e12), rel=0.03)
 
 
@@ -150,11 +142,9 @@ def test_mfu_and_mbu_at_two_gpus_divide_by_both_gpus(out) -> None:
         + 4 * D
         + 2 * D * V  # final norm and LM head on the last token
     )
-    row = next(ln for ln in out.splitlines() if ln.startswith("prefill, 2 GPUs") and "%" in ln)
-    mfu = re.split(r"\s{2,}", row.strip())[-2]
+    mfu = row(out, "prefill, 2 GPUs", "%")[-2]
     assert mfu == f"{flops / (45.45e-3 * 2 * 312e12):.1%}"  # 45.8%, not 91.7%
-    row = next(ln for ln in out.splitlines() if ln.startswith("decode, 2 GPUs") and "%" in ln)
-    mbu = float(re.split(r"\s{2,}", row.strip())[-1].rstrip("%")) / 100
+    mbu = float(row(out, "decode, 2 GPUs", "%")[-1].rstrip("%")) / 100
     nbytes = 2 * DECODE_2GPU_SPEC * 1555e9  # weights and cache, both GPUs' halves
     assert mbu == pytest.approx(nbytes / (13.5e-3 * 2 * 1555e9), abs=0.002)  # 62%, not 124%
 
@@ -240,13 +230,9 @@ def bound_ms(text: str, label: str) -> float:
     return float(line[len(label) :].split()[0])
 
 
-@pytest.mark.parametrize(
-    ("chip", "words"),
-    [
-        ("a100", "measured compute and memory roofs"),
-        ("tpu-v5e", "compute and memory at spec: none published"),
-    ],
-)
+@pytest.mark.parametrize(("chip", "words"), [
+    ("a100", "measured compute and memory roofs"),
+    ("tpu-v5e", "compute and memory at spec: none published")])  # fmt: skip
 def test_lecture06_prints_achievable_bounds_beside_spec(chip: str, words: str) -> None:
     proc = run_lecture(
         "06", "--chip", chip, "--model", "llama-2-7b", python_flags=("-S",), check=True

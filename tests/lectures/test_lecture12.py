@@ -66,20 +66,12 @@ def test_without_torch_one_line_and_status_0() -> None:
 
 
 @needs_torch
-@pytest.mark.parametrize(
-    ("name", "flops", "nbytes"),
-    [
-        (
-            "Q projection",
-            2 * PROMPT * D * H * DH,
-            FP32 * (PROMPT * D + D * H * DH + PROMPT * H * DH),
-        ),
-        # 5 FLOP per kept (causal) score, T (T + 1) / 2 per head; read and write the T x T scores
-        ("softmax", 5 * H * PROMPT * (PROMPT + 1) // 2, 2 * FP32 * H * PROMPT * PROMPT),
-        ("LM head", 2 * D * V, FP32 * (D + D * V + V)),  # the last position only
-        ("embedding lookup", 0, 2 * FP32 * PROMPT * D),  # read 64 rows, write them
-    ],
-)
+@pytest.mark.parametrize(("name", "flops", "nbytes"), [
+    ("Q projection", 2 * PROMPT * D * H * DH, FP32 * (PROMPT * D + D * H * DH + PROMPT * H * DH)),
+    # 5 FLOP per kept (causal) score, T (T + 1) / 2 per head; read and write the T x T scores
+    ("softmax", 5 * H * PROMPT * (PROMPT + 1) // 2, 2 * FP32 * H * PROMPT * PROMPT),
+    ("LM head", 2 * D * V, FP32 * (D + D * V + V)),  # the last position only
+    ("embedding lookup", 0, 2 * FP32 * PROMPT * D)])  # read 64 rows, write them  # fmt: skip
 def test_ledger_rows_by_hand(run: tuple[str, Path], name: str, flops: int, nbytes: int) -> None:
     cells = row(run[0], name, after="fp32 prompt pass")
     assert si(cells[2]) == pytest.approx(flops, rel=5e-3, abs=1)
@@ -146,9 +138,8 @@ def test_trace_agrees_with_the_profilers_table(run: tuple[str, Path]) -> None:
             if e["name"] == name and str(e["args"].get("Input Dims", [])) == shapes
         ]  # fmt: skip
         assert len(same) == int(calls), line
-        assert sum(e["dur"] for e in same) / 1e6 == pytest.approx(
-            seconds(total), rel=0.01, abs=2e-5
-        )
+        took = sum(e["dur"] for e in same) / 1e6
+        assert took == pytest.approx(seconds(total), rel=0.01, abs=2e-5)
 
 
 @needs_torch

@@ -4,27 +4,22 @@ flags and their one-line errors."""
 from __future__ import annotations
 
 import pytest
-from conftest import quiet_run
+from conftest import assert_sections, quiet_run
 
-LECTURE = "14"
+LECTURE = "14"  # the `out` fixture (conftest) runs it once
 
 
 @pytest.fixture(scope="module")
-def default_run() -> str:
-    return " ".join(quiet_run(LECTURE).split())
+def default_run(out: str) -> str:
+    return " ".join(out.split())
 
 
 def test_prints_every_section(default_run: str) -> None:
-    for heading in (
-        "1. Continuous batching",
-        "2. Speculative decoding",
-        "3. Prefill/decode disaggregation",
-        "4. Cost per million tokens at $2 per GPU-hour",
-        "5. DeepSeek's published day: 226.75 nodes of 8 H800 on average, 278 at peak",
-    ):
-        assert heading in default_run
-    assert default_run.count("What to observe:") >= 6
-    assert "(add --png to save the figure 14_cost_per_token.png)" in default_run
+    headings = ("1. Continuous batching", "2. Speculative decoding",
+                "3. Prefill/decode disaggregation", "4. Cost per million tokens at $2 per GPU-hour",
+                "5. DeepSeek's published day: 226.75 nodes of 8 H800 on average, 278 at peak",
+                )  # fmt: skip
+    assert_sections(default_run, "14_cost_per_token.png", headings, 6, exact=False)
 
 
 def test_the_fleet_closes(default_run: str) -> None:
@@ -76,8 +71,7 @@ def test_a_reason_prints_only_with_the_verdict_it_explains() -> None:
     assert out.count("$/M out B=1") == 1
 
 
-def test_the_mixtures_reason_prints_when_it_is_cheaper() -> None:
-    out = " ".join(quiet_run(LECTURE).split())
-    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in out
-    assert "x" in out.split("for an output token at batch 64, ")[1].split(":")[0]
-    assert "prefill fills the matmuls in one pass" in out
+def test_the_mixtures_reason_prints_when_it_is_cheaper(default_run: str) -> None:
+    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in default_run
+    assert "x" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
+    assert "prefill fills the matmuls in one pass" in default_run

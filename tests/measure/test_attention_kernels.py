@@ -74,7 +74,6 @@ def test_random_inputs_are_float32_and_scaled() -> None:
     assert np.allclose(q, 0.5 * q1) and np.array_equal(k, k1)
 
 
-# --- Bytes: the tiled kernel's reads counted slice by slice ------------------
 class Tracked(np.ndarray):
     """An array that adds the bytes of every row slice taken of it to a shared log."""
 
@@ -135,7 +134,6 @@ def test_relative_error() -> None:
     assert attention.relative_error(np.zeros(3), np.zeros(3)) == 0.0
 
 
-# --- Timing helpers, driven by a fake clock ----------------------------------
 def test_best_times_alternates_kernels_and_keeps_the_fastest() -> None:
     clock, calls = FakeClock(start=0.0), []
     durations = {"a": iter([2.0, 2.0]), "b": iter([5.0, 1.0])}
@@ -161,20 +159,15 @@ def test_the_fixed_cost_and_the_exponential_are_small_positive_times() -> None:
     assert 0 < exp < 1e-6
 
 
-# --- Bad input: one-line ValueErrors -----------------------------------------
 GOOD = attention.random_qkv(8, 4)
 
 
-@pytest.mark.parametrize(
-    ("args", "match"),
-    [
-        ((GOOD[0], GOOD[1][:7], GOOD[2]), "one shape"),
-        ((GOOD[0].astype(np.float64), GOOD[1], GOOD[2]), "float32"),
-        ((GOOD[0][0], GOOD[1], GOOD[2]), "2-D"),
-        ((GOOD[0].tolist(), GOOD[1], GOOD[2]), "2-D numpy array"),
-        ((GOOD[0][:0], GOOD[1][:0], GOOD[2][:0]), "empty"),
-    ],
-)
+@pytest.mark.parametrize(("args", "match"), [
+    ((GOOD[0], GOOD[1][:7], GOOD[2]), "one shape"),
+    ((GOOD[0].astype(np.float64), GOOD[1], GOOD[2]), "float32"),
+    ((GOOD[0][0], GOOD[1], GOOD[2]), "2-D"),
+    ((GOOD[0].tolist(), GOOD[1], GOOD[2]), "2-D numpy array"),
+    ((GOOD[0][:0], GOOD[1][:0], GOOD[2][:0]), "empty")])  # fmt: skip
 def test_bad_arrays(args: tuple, match: str) -> None:
     for make in (attention.make_naive, lambda *a: attention.make_tiled(*a, 2, 2)):
         with pytest.raises(ValueError, match=match) as info:
@@ -182,15 +175,9 @@ def test_bad_arrays(args: tuple, match: str) -> None:
         assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize(
-    ("br", "bc", "match"),
-    [
-        (9, 2, "cannot exceed"),
-        (2, 9, "cannot exceed"),
-        (0, 2, "query block"),
-        (2, True, "key block"),
-    ],
-)
+@pytest.mark.parametrize(("br", "bc", "match"), [
+    (9, 2, "cannot exceed"), (2, 9, "cannot exceed"), (0, 2, "query block"),
+    (2, True, "key block")])  # fmt: skip
 def test_bad_blocks(br: object, bc: object, match: str) -> None:
     with pytest.raises(ValueError, match=match) as info:
         attention.make_tiled(*GOOD, br, bc)

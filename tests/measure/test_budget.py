@@ -13,13 +13,8 @@ from common.measure.budget import Budget
 
 MiB, GiB = 2**20, 2**30
 # The fake caches of the issue: two small ones, the 480 MiB cloud VM, a 1.1 GiB one, unknown.
-FAKE_LLCS = {
-    "32 MiB": 32 * MiB,
-    "105 MiB": 105 * MiB,
-    "480 MiB": 480 * MiB,
-    "1.1 GiB": int(1.1 * GiB),
-    "unknown": None,
-}
+FAKE_LLCS = {"32 MiB": 32 * MiB, "105 MiB": 105 * MiB, "480 MiB": 480 * MiB,
+             "1.1 GiB": int(1.1 * GiB), "unknown": None}  # fmt: skip
 L01, L03 = Budget(10.0, GiB), Budget(20.0, 3 * GiB // 2)
 # Roofs of a slow laptop and of a fast server: the time caps must hold for both.
 ROOFS = [(20e9, 5e9), (2e12, 100e9)]  # (P FLOP/s, beta B/s)
@@ -34,24 +29,19 @@ def test_defaults_are_the_issue_targets() -> None:
     assert Budget(10, 100 * MiB).arrays_bytes == 64 * MiB  # never below 64 MiB
 
 
-@pytest.mark.parametrize(
-    ("llc", "expected"),
-    [
-        (32 * MiB, 256 * MiB),  # 8 x 32 MiB = 256 MiB, within 864 / (8/3) = 324 MiB
-        (105 * MiB, 324 * MiB),  # 8 x 105 = 840 MiB, capped at 324 MiB
-        (480 * MiB, 324 * MiB),
-        (int(1.1 * GiB), 324 * MiB),
-        (None, 256 * MiB),  # the 32 MiB fallback: 8 x 32 MiB
-        (1 * MiB, 256 * MiB),  # the 256 MiB floor
-    ],
-)
+@pytest.mark.parametrize(("llc", "expected"), [
+    (32 * MiB, 256 * MiB),  # 8 x 32 MiB = 256 MiB, within 864 / (8/3) = 324 MiB
+    (105 * MiB, 324 * MiB),  # 8 x 105 = 840 MiB, capped at 324 MiB
+    (480 * MiB, 324 * MiB), (int(1.1 * GiB), 324 * MiB),
+    (None, 256 * MiB),  # the 32 MiB fallback: 8 x 32 MiB
+    (1 * MiB, 256 * MiB)])  # the 256 MiB floor  # fmt: skip
 def test_stream_bytes_by_hand(llc: int | None, expected: int) -> None:
     assert budget.stream_bytes(llc, L01) == expected // 12 * 12  # whole fp32 elements x 3
 
 
 @pytest.mark.parametrize("name", list(FAKE_LLCS))
 @pytest.mark.parametrize(("peak", "beta"), ROOFS)
-def test_lecture01_peak_memory_within_its_budget(name: str, peak: float, beta: float) -> None:
+def test_lecture01_fits_its_memory_budget_and_time_cap(name: str, peak: float, beta: float) -> None:
     """The stream (W), the matmul (3 n^2 fp32) and the largest operation stay in 1 GiB."""
     llc = FAKE_LLCS[name]
     matmul = 3 * 4 * 2048**2  # the largest matmul the 1/8 cap allows: 48 MiB < 864 / 8
@@ -69,12 +59,7 @@ def test_lecture01_peak_memory_within_its_budget(name: str, peak: float, beta: f
     # and as far past the cache as the budget allows
     if llc and 8 * llc <= (L01.arrays_bytes - matmul) * 3 / 8:
         assert w > 8 * llc - 12
-
-
-@pytest.mark.parametrize("name", list(FAKE_LLCS))
-@pytest.mark.parametrize(("peak", "beta"), ROOFS)
-def test_lecture01_calls_fit_the_time_cap(name: str, peak: float, beta: float) -> None:
-    llc = FAKE_LLCS[name]
+    # each call within the time cap, on the slow laptop and on the fast server
     n = budget.attention_seq(llc, GiB, peak, beta, HEAD, call_cap_s=0.15)
     call = max(4.0 * n * n * HEAD / peak, 10 * 4 * n * n / beta)
     assert n == budget.MIN_SEQ or call <= 0.15
@@ -106,17 +91,12 @@ def test_gemm_width_by_hand() -> None:
     assert budget.gemm_width(32 * MiB, 20 * MiB, 1e12) == 1024
 
 
-@pytest.mark.parametrize(
-    ("llc", "copies"),
-    [
-        (32 * MiB, 3),  # 1 + ceil(4 x 32 / 64) = 3
-        (105 * MiB, 8),  # 1 + ceil(420 / 64) = 1 + 7
-        (480 * MiB, 21),  # wants 1 + 30 = 31, the budget holds (1536 - 160 - 8) // 64 = 21
-        (int(1.1 * GiB), 21),  # wants 72, holds 21
-        (None, 3),  # the 32 MiB fallback
-        (8 * MiB, 1),  # 64 MiB alone is 8 x LLC
-    ],
-)
+@pytest.mark.parametrize(("llc", "copies"), [
+    (32 * MiB, 3),  # 1 + ceil(4 x 32 / 64) = 3
+    (105 * MiB, 8),  # 1 + ceil(420 / 64) = 1 + 7
+    (480 * MiB, 21),  # wants 1 + 30 = 31, the budget holds (1536 - 160 - 8) // 64 = 21
+    (int(1.1 * GiB), 21),  # wants 72, holds 21
+    (None, 3), (8 * MiB, 1)])  # the 32 MiB fallback; 64 MiB alone is 8 x LLC  # fmt: skip
 def test_weight_copies_by_hand(llc: int | None, copies: int) -> None:
     cap = L03.arrays_bytes - 8 * MiB  # X and Y of B = 256, K = 4096
     got = budget.weight_copies(64 * MiB, llc, cap)
@@ -160,16 +140,9 @@ def test_matmul_side_cap_by_hand() -> None:
 # fallback), ceil(sqrt(210 MiB / 4) / 512) = 15 steps = 7680 for 105 MiB, and more than
 # 12,800 for 480 MiB and 1.1 GiB. A cap read as bytes where it was a length kept every
 # case at 1024.
-@pytest.mark.parametrize(
-    ("name", "expected"),
-    [
-        ("32 MiB", 4096),
-        ("105 MiB", 7680),
-        ("480 MiB", 12800),
-        ("1.1 GiB", 12800),
-        ("unknown", 4096),
-    ],
-)
+@pytest.mark.parametrize(("name", "expected"), [
+    ("32 MiB", 4096), ("105 MiB", 7680), ("480 MiB", 12800), ("1.1 GiB", 12800),
+    ("unknown", 4096)])  # fmt: skip
 def test_lecture10_longest_length_by_hand(name: str, expected: int) -> None:
     plan = budget.DEFAULTS["10"]
     n = budget.attention_longest(FAKE_LLCS[name], plan, 1e15, 1e15, HEAD)
@@ -206,7 +179,6 @@ def test_flags_parse_and_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
             parser.parse_args(bad)
 
 
-# --- The one override of the reported cache ----------------------------------
 REAL = [caches.Cache(1, "Data", 32 * 1024), caches.Cache(2, "Unified", MiB)]
 
 

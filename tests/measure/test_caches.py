@@ -43,25 +43,15 @@ def x86_tree(tmp_path: Path) -> Path:
 
 
 def test_parse_size_units() -> None:
-    assert caches.parse_size("32K") == 32 * KIB
-    assert caches.parse_size("1M") == MIB
-    assert caches.parse_size("1024K") == MIB
-    assert caches.parse_size("32768K") == 32 * MIB
-    assert caches.parse_size("512") == 512
-    assert caches.parse_size(" 48KB\n") == 48 * KIB
-    assert caches.parse_size("1G") == 2**30
-    for bad in ("", "K", "lots", "-1K", "0K", "1.5M"):
-        assert caches.parse_size(bad) is None
+    sizes = {"32K": 32 * KIB, "1M": MIB, "1024K": MIB, "32768K": 32 * MIB, "512": 512,
+             " 48KB\n": 48 * KIB, "1G": 2**30, "": None, "K": None, "lots": None, "-1K": None,
+             "0K": None, "1.5M": None}  # fmt: skip
+    assert {text: caches.parse_size(text) for text in sizes} == sizes
 
 
 def test_parse_cpu_list() -> None:
-    assert caches.parse_cpu_list("0") == 1
-    assert caches.parse_cpu_list("0-7") == 8
-    assert caches.parse_cpu_list("0,8") == 2
-    assert caches.parse_cpu_list("0-3,8-11,16\n") == 9
-    assert caches.parse_cpu_list("") is None
-    assert caches.parse_cpu_list("a-b") is None
-    assert caches.parse_cpu_list("5-2") is None
+    counts = {"0": 1, "0-7": 8, "0,8": 2, "0-3,8-11,16\n": 9, "": None, "a-b": None, "5-2": None}
+    assert {text: caches.parse_cpu_list(text) for text in counts} == counts
 
 
 def test_typical_x86_tree(x86_tree: Path) -> None:
@@ -107,29 +97,21 @@ def test_unparseable_and_odd_entries_are_skipped(tmp_path: Path) -> None:
     assert found[1].shared_cpus is None
 
 
-def test_unreadable_files_give_empty(x86_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("method", ["read_text", "iterdir"])
+def test_unreadable_files_or_folder_give_empty(
+    x86_tree: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
     # Permissions do not stop root, so unreadability is simulated at the read itself.
     def refuse(self: Path, *args: object, **kwargs: object) -> str:
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(Path, "read_text", refuse)
-    assert caches.read_sysfs(x86_tree) == []
-
-
-def test_unlistable_folder_gives_empty(x86_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: Path) -> object:
-        raise PermissionError(13, "Permission denied", str(self))
-
-    monkeypatch.setattr(Path, "iterdir", refuse)
+    monkeypatch.setattr(Path, method, refuse)
     assert caches.read_sysfs(x86_tree) == []
 
 
 def test_levels_drop_a_level_no_larger_than_the_one_inside() -> None:
-    found = [
-        Cache(1, "Data", 48 * KIB),
-        Cache(2, "Unified", 2 * MIB),
-        Cache(3, "Unified", 2 * MIB),  # cannot be told apart from L2 by a sweep
-    ]
+    # an L3 of L2's size cannot be told apart from it by a sweep
+    found = [Cache(1, "Data", 48 * KIB), Cache(2, "Unified", 2 * MIB), Cache(3, "Unified", 2 * MIB)]
     assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 2 * MIB)]
 
 
@@ -156,28 +138,18 @@ class FakeRun:
 
 
 def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeRun(
-        {"hw.l1dcachesize": "32768", "hw.l2cachesize": "262144", "hw.l3cachesize": "8388608"}
-    )
-    monkeypatch.setattr(caches.subprocess, "run", fake)
+    sizes = {"hw.l1dcachesize": "32768", "hw.l2cachesize": "262144", "hw.l3cachesize": "8388608"}
+    monkeypatch.setattr(caches.subprocess, "run", fake := FakeRun(sizes))
     found = caches.read_sysctl()
     assert [(c.name, c.size_bytes) for c in found] == [
-        ("L1d", 32 * KIB),
-        ("L2", 256 * KIB),
-        ("L3", 8 * MIB),
-    ]
+        ("L1d", 32 * KIB), ("L2", 256 * KIB), ("L3", 8 * MIB)]  # fmt: skip
     assert all(call[:2] == ["sysctl", "-n"] for call in fake.calls)
 
 
 def test_macos_apple_silicon_prefers_performance_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeRun(
-        {
-            "hw.perflevel0.l1dcachesize": "131072",
-            "hw.perflevel0.l2cachesize": "12582912",
-            "hw.l1dcachesize": "65536",  # efficiency cores: ignored when perflevel0 answers
-            "hw.l2cachesize": "4194304",
-        }
-    )
+    fake = FakeRun({"hw.perflevel0.l1dcachesize": "131072", "hw.perflevel0.l2cachesize": "12582912",
+                    # efficiency cores: ignored when perflevel0 answers
+                    "hw.l1dcachesize": "65536", "hw.l2cachesize": "4194304"})  # fmt: skip
     monkeypatch.setattr(caches.subprocess, "run", fake)
     found = caches.read_sysctl()
     assert caches.data_levels(found) == [("L1", 128 * KIB), ("L2", 12 * MIB)]
@@ -200,16 +172,10 @@ def test_darwin_platform_uses_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_linux_falls_back_to_getconf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    listing = "\n".join(
-        [
-            "LEVEL1_ICACHE_SIZE                 32768",
-            "LEVEL1_ICACHE_ASSOC                ",
-            "LEVEL1_DCACHE_SIZE                 49152",
-            "LEVEL2_CACHE_SIZE                  1310720",
-            "LEVEL3_CACHE_SIZE                  0",
-            "PAGESIZE                           4096",
-        ]
-    )
+    pairs = [("LEVEL1_ICACHE_SIZE", "32768"), ("LEVEL1_ICACHE_ASSOC", ""),
+             ("LEVEL1_DCACHE_SIZE", "49152"), ("LEVEL2_CACHE_SIZE", "1310720"),
+             ("LEVEL3_CACHE_SIZE", "0"), ("PAGESIZE", "4096")]  # fmt: skip
+    listing = "\n".join(f"{name:<35}{value}" for name, value in pairs)  # getconf pads names
     monkeypatch.setattr(caches.sys, "platform", "linux")
     # sysfs without cache entries, as in some containers
     monkeypatch.setattr(caches, "read_sysfs", lambda: real_read_sysfs(tmp_path / "absent"))
@@ -264,25 +230,13 @@ def test_sysctl_and_getconf_edges(monkeypatch: pytest.MonkeyPatch) -> None:
     assert caches.read_sysctl() == []  # zero is no size
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "1"}))
     assert [c.size_bytes for c in caches.read_sysctl()] == [1]
-    listing = "\n".join(
-        [
-            "LEVEL1_ICACHE_SIZE 32768",
-            "LEVEL1_DCACHE_SIZE 49152",
-            "LEVEL2_CACHE_SIZE 1",
-            "LEVEL3_CACHE_SIZE 8388608",
-            "LEVEL4_CACHE_SIZE 134217728",
-        ]
-    )
-    fake = FakeRun({"-a": listing})
+    listing = "LEVEL1_ICACHE_SIZE 32768\nLEVEL1_DCACHE_SIZE 49152\nLEVEL2_CACHE_SIZE 1\n"
+    fake = FakeRun({"-a": listing + "LEVEL3_CACHE_SIZE 8388608\nLEVEL4_CACHE_SIZE 134217728"})
     monkeypatch.setattr(caches.subprocess, "run", fake)
     found = caches.read_getconf()
     assert [(c.level, c.kind, c.size_bytes) for c in found] == [
-        (1, "Data", 49152),
-        (1, "Instruction", 32768),
-        (2, "Unified", 1),
-        (3, "Unified", 8 * MIB),
-        (4, "Unified", 128 * MIB),
-    ]
+        (1, "Data", 49152), (1, "Instruction", 32768), (2, "Unified", 1), (3, "Unified", 8 * MIB),
+        (4, "Unified", 128 * MIB)]  # fmt: skip
     assert fake.kwargs == [{"capture_output": True, "text": True, "timeout": 5, "check": False}]
     with pytest.raises(dataclasses.FrozenInstanceError):
         found[0].size_bytes = 1  # type: ignore[misc]

@@ -48,46 +48,24 @@ def test_blas_env_reports_only_what_is_set(monkeypatch: pytest.MonkeyPatch) -> N
 def test_blas_info_reads_threadpoolctl(monkeypatch: pytest.MonkeyPatch) -> None:
     import threadpoolctl
 
-    pools = [
-        {"user_api": "openmp", "internal_api": "openmp", "num_threads": 9},
-        {
-            "user_api": "blas",
-            "internal_api": "openblas",
-            "version": "0.3.99",
-            "architecture": "Haswell",
-            "num_threads": 4,
-            "threading_layer": "pthreads",
-        },
-    ]
+    blas = {"user_api": "blas", "internal_api": "openblas", "version": "0.3.99",
+            "architecture": "Haswell", "num_threads": 4, "threading_layer": "pthreads"}  # fmt: skip
+    pools = [{"user_api": "openmp", "internal_api": "openmp", "num_threads": 9}, blas]
     monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: pools)
-    assert machine.blas_info() == {
-        "library": "openblas",
-        "version": "0.3.99",
-        "kernel": "Haswell",
-        "threads": 4,
-        "threading_layer": "pthreads",
-    }
+    assert machine.blas_info() == {"library": "openblas", "version": "0.3.99", "kernel": "Haswell",
+                                   "threads": 4, "threading_layer": "pthreads"}  # fmt: skip
     pools[1] = {"user_api": "blas", "num_threads": 2}
     info = machine.blas_info()
-    assert (info["library"], info["kernel"], info["version"], info["threads"]) == (
-        "unknown",
-        "n/a",
-        "",
-        2,
-    )
+    got = (info["library"], info["kernel"], info["version"], info["threads"])
+    assert got == ("unknown", "n/a", "", 2)
 
 
 def test_describe_and_the_one_line_forms() -> None:
     desc = machine.describe()
     assert set(desc) == {"cpu", "cores", "system", "python", "numpy", "blas", "blas_env"}
     assert desc["cores"] == machine.usable_cores()
-    fake = {
-        "cpu": "CPU X",
-        "cores": 8,
-        "system": "Linux x86_64",
-        "numpy": "2.0",
-        "blas": {"library": "openblas", "version": "0.3", "kernel": "Zen", "threads": 8},
-    }
+    blas = {"library": "openblas", "version": "0.3", "kernel": "Zen", "threads": 8}
+    fake = {"cpu": "CPU X", "cores": 8, "system": "Linux x86_64", "numpy": "2.0", "blas": blas}
     assert machine.fingerprint(fake) == "CPU X | 8 | Linux x86_64 | openblas | Zen | 8"
     assert machine.summary_line(fake) == (
         "CPU X, 8 cores; numpy 2.0 with openblas 0.3, kernel Zen, 8 BLAS threads"
@@ -110,12 +88,8 @@ def test_cpu_model_asks_sysctl_on_macos(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(machine.platform, "processor", lambda: "arm")
     monkeypatch.setattr(machine.sys, "platform", "darwin")
     assert machine.cpu_model(str(tmp_path / "absent")) == "Apple M9"
-    assert calls == [
-        (
-            ["sysctl", "-n", "machdep.cpu.brand_string"],
-            {"capture_output": True, "text": True, "timeout": 5, "check": False},
-        )
-    ]
+    kwargs = {"capture_output": True, "text": True, "timeout": 5, "check": False}
+    assert calls == [(["sysctl", "-n", "machdep.cpu.brand_string"], kwargs)]
     monkeypatch.setattr(machine.sys, "platform", "linux")
     assert machine.cpu_model(str(tmp_path / "absent")) == "arm"  # no sysctl off macOS
     assert len(calls) == 1

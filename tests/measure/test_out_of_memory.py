@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -108,15 +105,11 @@ def _under_one_gib() -> None:
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc for ulimit -v")
 def test_the_advised_limit_under_ulimit_v_runs(tmp_path: Path) -> None:
     """`ulimit -v 1048576`: the default 1.5 GiB is refused with a limit that, followed, runs."""
-    lecture = [sys.executable, str(REPO / "lectures" / "10_tiled_attention.py"), "--quick"]
-    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
-    run = functools.partial(
-        subprocess.run, cwd=REPO, capture_output=True, text=True, env=env, timeout=300,
-        check=False, preexec_fn=_under_one_gib,
-    )  # fmt: skip
-    refused = run([*lecture, "--results", str(tmp_path / "refused.json")])
+    lecture = [str(REPO / "lectures" / "10_tiled_attention.py"), "--quick"]
+    run = functools.partial(run_python, timeout=300, preexec_fn=_under_one_gib)
+    refused = run(*lecture, "--results", str(tmp_path / "refused.json"))
     advised = re.search(r"rerun with --memory-limit ([0-9.]+) ", refused.stderr)
     assert refused.returncode == 1 and advised, refused.stderr
     assert float(advised.group(1)) < 1.0  # under 1 GiB of address space
-    followed = run([*lecture, "--memory-limit", advised.group(1), "--results", str(tmp_path / "m")])
+    followed = run(*lecture, "--memory-limit", advised.group(1), "--results", str(tmp_path / "m"))
     assert (followed.returncode, followed.stderr) == (0, ""), followed.stderr

@@ -16,8 +16,7 @@ from fakes import FakeClock
 
 from common.measure import caches, roofs
 
-MiB = 2**20
-GiB = 2**30
+MiB, GiB = 2**20, 2**30
 
 
 def _fake_machine(monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | None) -> None:
@@ -64,9 +63,9 @@ def fake_calibration(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(roofs, "blas_threads", blas_threads)
     kernels = roofs.Kernels(stream, STREAM_BYTES, matmul, N)
 
-    def run(quick: bool) -> dict:
+    def run(**quick: bool) -> dict:
         state["events"].clear()
-        return roofs.calibrate(quick=quick, clock=clock, kernels=kernels)
+        return roofs.calibrate(clock=clock, kernels=kernels, **quick)
 
     return run, state
 
@@ -88,14 +87,6 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert state["events"] == ["s"] * 17 + ["m8"] * 5 + ["m1"] * 2  # warm-ups included
 
 
-def test_calibration_is_full_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    _fake_machine(monkeypatch, 32 * MiB, 16 * GiB)
-    clock = FakeClock()
-    monkeypatch.setattr(roofs, "blas_threads", lambda t: contextlib.nullcontext(t or 8))
-    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
-    assert roofs.calibrate(clock=clock, kernels=kernels)["bandwidth_samples"] == 3 * 18
-
-
 def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
     monkeypatch.setattr(roofs, "best_time", lambda fn, **kw: seen.append(kw) or 1.0)
@@ -103,9 +94,9 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
     assert seen == [{"repeat": 2, "warmup": 0}]
 
 
-def test_full_calibration_alternates_rounds(fake_calibration) -> None:
+def test_full_calibration_unless_asked_alternates_rounds(fake_calibration) -> None:
     run, state = fake_calibration
-    c = run(quick=False)
+    c = run()  # no quick=: the full calibration
     # Full budget in 3 rounds: 0.8 / 3 = 0.27 s of streaming per round (18 x 1/64 s,
     # at least ceil(20 / 3) = 7) and 0.6 / 3 = 0.2 s of matmul per round (4 x 1/16 s).
     assert (c["bandwidth_samples"], c["matmul_samples"]) == (3 * 18, 3 * 4)
@@ -117,23 +108,11 @@ def test_full_calibration_alternates_rounds(fake_calibration) -> None:
 
 def test_budgets_as_documented() -> None:
     assert roofs.QUICK_BUDGET == {
-        "bandwidth_s": 0.25,
-        "bandwidth_min_repeat": 5,
-        "matmul_call_s": 0.025,
-        "matmul_s": 0.2,
-        "matmul_min_repeat": 2,
-        "one_thread_s": 0.0,
-        "rounds": 1,
-    }
+        "bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025, "matmul_s": 0.2,
+        "matmul_min_repeat": 2, "one_thread_s": 0.0, "rounds": 1}  # fmt: skip
     assert roofs.FULL_BUDGET == {
-        "bandwidth_s": 0.8,
-        "bandwidth_min_repeat": 20,
-        "matmul_call_s": 0.06,
-        "matmul_s": 0.6,
-        "matmul_min_repeat": 3,
-        "one_thread_s": 0.0,
-        "rounds": 3,
-    }
+        "bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06, "matmul_s": 0.6,
+        "matmul_min_repeat": 3, "one_thread_s": 0.0, "rounds": 3}  # fmt: skip
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
 
 
@@ -181,21 +160,16 @@ def test_a_real_quick_calibration_runs_its_kernels() -> None:
     assert expected - 3 * roofs.FP32 < ws <= expected  # 12 n bytes, n = expected // 12
 
 
-# --- Working-set sizing (monkeypatched machine) ------------------------------
-@pytest.mark.parametrize(
-    ("llc", "free", "expected"),
-    [
-        # lecture 01's budget: 1 GiB - 160 MiB = 864 MiB of arrays, the stream 3/8 of it
-        (16 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC (128 MiB) < the 256 MiB floor
-        (32 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC
-        (64 * MiB, 100 * GiB, 324 * MiB),  # 8x = 512 MiB, capped by the budget at 324 MiB
-        (480 * MiB, 100 * GiB, 324 * MiB),
-        (None, 100 * GiB, 256 * MiB // 12 * 12),  # unknown LLC: the stated 32 MiB fallback
-        (64 * MiB, 1 * GiB, GiB // 4),  # capped at a quarter of free memory
-        (64 * MiB, None, 324 * MiB),  # unknown free memory: the budget alone
-        (64 * MiB, 4096, 3 * 4 * 1024),  # absurdly little memory: 1024 fp32 elements x 3
-    ],
-)
+@pytest.mark.parametrize(("llc", "free", "expected"), [
+    # lecture 01's budget: 1 GiB - 160 MiB = 864 MiB of arrays, the stream 3/8 of it
+    (16 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC (128 MiB) < the 256 MiB floor
+    (32 * MiB, 100 * GiB, 256 * MiB // 12 * 12),  # 8x the LLC
+    (64 * MiB, 100 * GiB, 324 * MiB),  # 8x = 512 MiB, capped by the budget at 324 MiB
+    (480 * MiB, 100 * GiB, 324 * MiB),
+    (None, 100 * GiB, 256 * MiB // 12 * 12),  # unknown LLC: the stated 32 MiB fallback
+    (64 * MiB, 1 * GiB, GiB // 4),  # capped at a quarter of free memory
+    (64 * MiB, None, 324 * MiB),  # unknown free memory: the budget alone
+    (64 * MiB, 4096, 3 * 4 * 1024)])  # absurdly little memory: 1024 fp32 elements x 3  # fmt: skip
 def test_bandwidth_working_set_rules(
     monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | None, expected: int
 ) -> None:

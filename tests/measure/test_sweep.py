@@ -10,7 +10,6 @@ from fakes import FakeClock
 from common.measure import hierarchy as sweep
 
 
-# --- Measuring half (tiny and quick: structure, not speed) -------------------
 def test_stream_arrays_and_timers() -> None:
     np = pytest.importorskip("numpy")
     arrays = sweep.StreamArrays(4096)
@@ -39,7 +38,6 @@ def test_stream_arrays_and_timers() -> None:
     assert single["all_thread_bytes_per_s"] is None
 
 
-# --- The arithmetic, with a fake clock and fake kernels of known cost --------
 T_CALL, GIL, PER_ELEMENT = 2.0**-21, 2.0**-24, 2.0**-32  # binary fractions: sums stay exact
 
 
@@ -173,12 +171,7 @@ def test_threads_split_the_work_and_really_overlap() -> None:
     main_calls, parts = [], []
 
     def add(x, y, z) -> None:
-        owners = [
-            np.shares_memory(x, arrays.x),
-            np.shares_memory(y, arrays.y),
-            np.shares_memory(z, arrays.z),
-        ]
-        assert owners == [True, True, True]
+        assert all(map(np.shares_memory, (x, y, z), (arrays.x, arrays.y, arrays.z)))
         if threading.current_thread() is threading.main_thread():
             main_calls.append(len(x))
             clock.advance(len(x) * 2.0**-30)

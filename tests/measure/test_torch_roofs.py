@@ -44,24 +44,18 @@ def mem(ts: float, total: int, device: int = 0) -> dict:
 def trace(tmp_path: Path) -> Trace:
     # A pass 100..200 us: two calls of "A" and one of "B"; cpu ops 110-130, 120-140, 170-180
     # (busy 30 + 10 = 40 us); a "decode" range after it. Memory: 50 before, peaks at 350.
+    user = "user_annotation"
     events = [
         {"ph": "M", "name": "process_name", "args": {}},
-        span("prefill", "user_annotation", 100, 100),
-        span("A", "user_annotation", 110, 30),
-        span("B", "user_annotation", 150, 20),
-        span("A", "user_annotation", 170, 10),
-        span("A", "user_annotation", 250, 5),  # outside the pass
-        span("aten::mm", "cpu_op", 110, 20),
-        span("aten::add", "cpu_op", 120, 20),
+        span("prefill", user, 100, 100), span("A", user, 110, 30), span("B", user, 150, 20),
+        span("A", user, 170, 10), span("A", user, 250, 5),  # the last outside the pass
+        span("aten::mm", "cpu_op", 110, 20), span("aten::add", "cpu_op", 120, 20),
         span("aten::mul", "cpu_op", 170, 10),
         span("aten::mul", "cpu_op", 195, 10),  # runs past the pass's end: not inside
-        span("decode", "user_annotation", 240, 20),
-        mem(90, 50),
-        mem(120, 350),
-        mem(130, 150),
+        span("decode", user, 240, 20),
+        mem(90, 50), mem(120, 350), mem(130, 150), mem(250, 80),
         mem(140, 900, device=1),  # another device: left out
-        mem(250, 80),
-    ]
+    ]  # fmt: skip
     spans, memory = read_trace(write_trace(tmp_path / "t.json", events))
     return Trace(spans, memory, "user_annotation")
 

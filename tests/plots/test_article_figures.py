@@ -1,79 +1,59 @@
 """Lecture 04's and lectures 07-08's figures by their axes: log scales, limits in whole
 decades, ticks written in the axis' unit, the ridge at P / beta, labels at the numbers
-they name, and the guides (budget, memory wall, knee) where the inputs put them.
+they name, the guides (budget, memory wall, knee) where the inputs put them, and the data
+each plots (the roof min(P, I beta), the ledger terms, the speedups); then lecture 04's
+details: where annotations stand off their points, legend columns, bar positions.
 
-Expected limits and ticks are worked out by hand in the comments (decades around the
-data with the margins each figure documents), never read from the code under test.
+Expected values are worked out by hand in the comments (decades around the data with the
+margins each figure documents; offsets in points, bar centres at x -+ 0.19 for bars 0.38
+wide, the figure's height 4.6 + 0.16 in per pair of points), never read from the code.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+from typing import Any
 
 import pytest
 
 pytest.importorskip("matplotlib")
 
-from plots.figure_parts import annotation, horizontal_at, vertical_at, xy
+from plots.figure_parts import annotation, horizontal_at, line, ticks, vertical_at, xy
 
 from common.formulas.ledger import MemoryLedger
 from common.plots import article, style, transformer
+from common.plots.article import MeasuredPoint, measured_points
 from common.tables.assumptions import ARTICLE_7B
 
 GIB = 2**30
 
 
-def ticks(ax, axis: str) -> list[tuple[float, str]]:
-    values = ax.get_xticks() if axis == "x" else ax.get_yticks()
-    labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
-    return [(float(v), t.get_text()) for v, t in zip(values, labels, strict=True)]
-
-
-# --- Ticks -------------------------------------------------------------------
 def test_log_ticks_step_1_2_5_over_short_ranges_and_by_decades_over_long() -> None:
     _, ax = style.new_figure()
     ax.set_xscale("log")
     ax.set_yscale("log")
     article.log_ticks(ax, "x", 0.05, 20.0)  # under three decades: 1-2-5
-    assert ticks(ax, "x") == [
-        (0.05, "0.05"),
-        (0.1, "0.1"),
-        (0.2, "0.2"),
-        (0.5, "0.5"),
-        (1.0, "1"),
-        (2.0, "2"),
-        (5.0, "5"),
-        (10.0, "10"),
-        (20.0, "20"),
-    ]
+    assert ticks(ax, "x") == [(0.05, "0.05"), (0.1, "0.1"), (0.2, "0.2"), (0.5, "0.5"), (1.0, "1"),
+                              (2.0, "2"), (5.0, "5"), (10.0, "10"), (20.0, "20")]  # fmt: skip
     article.log_ticks(ax, "y", 1.0, 1000.0)  # exactly three decades: still 1-2-5
     assert [v for v, _ in ticks(ax, "y")] == pytest.approx(
         [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
     )
     article.log_ticks(ax, "y", 0.1, 10_000.0)  # five decades: decades only, with commas
-    assert ticks(ax, "y") == [
-        (0.1, "0.1"),
-        (1.0, "1"),
-        (10.0, "10"),
-        (100.0, "100"),
-        (1000.0, "1,000"),
-        (10000.0, "10,000"),
-    ]
+    assert ticks(ax, "y") == [(0.1, "0.1"), (1.0, "1"), (10.0, "10"), (100.0, "100"),
+                              (1000.0, "1,000"), (10000.0, "10,000")]  # fmt: skip
     assert not list(ax.get_yticks(minor=True))
+    article.log_ticks(ax, "x", 1000, 2000)
+    assert [t for _, t in ticks(ax, "x")] == ["1,000", "2,000"]
 
 
 def test_log_ticks_count_decades_from_the_range_not_from_one() -> None:
     _, ax = style.new_figure()
     ax.set_yscale("log")
     article.log_ticks(ax, "y", 100.0, 5000.0)  # 1.7 decades (5,000 alone would be 3.7)
-    assert ticks(ax, "y") == [
-        (100.0, "100"),
-        (200.0, "200"),
-        (500.0, "500"),
-        (1000.0, "1,000"),
-        (2000.0, "2,000"),
-        (5000.0, "5,000"),
-    ]
+    assert ticks(ax, "y") == [(100.0, "100"), (200.0, "200"), (500.0, "500"),
+                              (1000.0, "1,000"), (2000.0, "2,000"), (5000.0, "5,000")]  # fmt: skip
     article.log_ticks(ax, "y", 0.1, 500.0)  # 3.7 decades: decades only
     assert ticks(ax, "y") == [(0.1, "0.1"), (1.0, "1"), (10.0, "10"), (100.0, "100")]
     # a bound on a tick counts though the product rounds past it: 5 x 10.0**-6 is a hair
@@ -84,7 +64,6 @@ def test_log_ticks_count_decades_from_the_range_not_from_one() -> None:
     assert ticks(ax, "y")[-1][0] == pytest.approx(5e-15)
 
 
-# --- (a) the local roofline --------------------------------------------------
 POINTS = [
     article.MeasuredPoint("add", 1 / 12, 5e9, "memory"),
     article.MeasuredPoint("gemm", 300.0, 900e9, "compute"),
@@ -109,7 +88,15 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
     (roof,) = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2]
     assert xy(roof)[0] == pytest.approx((0.01, 0.5)) and xy(roof)[-1][0] == pytest.approx(1e4)
     assert max(y for _, y in xy(roof)) == pytest.approx(1000.0)  # P in GFLOP/s
+    assert roof.get_color() == "black"
+    assert all(y == pytest.approx(min(1000e9, x * 50e9) / 1e9) for x, y in xy(roof))
     assert vertical_at(ax) == [pytest.approx(20.0)]  # the ridge P / beta
+    assert [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"] == [
+        20.0
+    ]
+    assert {"P = 1,000 GFLOP/s", "I* = 20.0", "beta = 50.0 GB/s"} <= {
+        t.get_text() for t in ax.texts
+    }
     assert annotation(ax, "P = ").xy == pytest.approx((20.0, 1000.0))
     assert annotation(ax, "I* = ").xy == pytest.approx((20.0, 0.1))
     slope = math.sqrt(0.01 * 20.0)  # midway along the bandwidth roof in log space
@@ -118,25 +105,29 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
     assert marks["1  add"].get_color() == style.MEMORY_COLOR
     assert marks["2  gemm"].get_color() == style.COMPUTE_COLOR
     assert marks["3  odd"].get_color() == style.NEUTRAL_COLOR
-    assert xy(marks["3  odd"]) == [(2.0, 50.0)]
+    assert [xy(marks[k]) for k in ("1  add", "2  gemm", "3  odd")] == [
+        [(1 / 12, 5.0)], [(300.0, 900.0)], [(2.0, 50.0)]]  # fmt: skip
     (key,) = fig.legends
     assert [t.get_text() for t in key.get_texts()] == ["1  add", "2  gemm", "3  odd"]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        "memory-bound (predicted)",
-        "compute-bound (predicted)",
-    ]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["memory-bound (predicted)", "compute-bound (predicted)"]
     numbers = [t for t in ax.texts if t.get_text().isdigit()]
     assert [(t.get_text(), tuple(t.xy)) for t in numbers] == [
         ("1", pytest.approx((1 / 12, 5.0))),
         ("2", pytest.approx((300.0, 900.0))),
         ("3", pytest.approx((2.0, 50.0))),
     ]
-    caught.clear()  # only the next figure
+    caught.clear()  # only the next figure: no points, one note in the corner
     article.local_roofline_figure("l.png", 1000e9, 50e9, [])
     fig = caught[0]
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.texts][-1] == "no measured operations (run lecture 01)"
     assert not fig.legends and ax.get_legend() is None
+    note = annotation(ax, "no measured operations")
+    assert note.get_position() == (0.03, 0.94) and note.get_transform() == ax.transAxes
+    assert (note.get_ha(), note.get_va()) == ("left", "top")
+    # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
+    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
 
 
 @pytest.mark.parametrize(
@@ -156,7 +147,6 @@ def test_a_point_on_an_earlier_one_is_a_ring_within_25_percent(caught, rate, rin
     assert marks["1  a"].get_markeredgecolor() == "white"
 
 
-# --- (b) the batch sweep -----------------------------------------------------
 ROWS = [
     {"B": 1, "latency_s": 2e-3, "t_pred_s": 1e-3, "throughput_per_s": 500.0},
     {"B": 4, "latency_s": 3e-3, "t_pred_s": 1.5e-3, "throughput_per_s": 4 / 3e-3},
@@ -182,12 +172,15 @@ def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
     assert lat.get_ylim() == pytest.approx((1.0 / 1.3, 8.0 * 1.3))
     assert tp.get_ylim() == pytest.approx((500.0 / 1.3, 4000.0 * 1.3))
     assert lat.get_ylabel() == "latency (ms)" and tp.get_ylabel() == "throughput (tokens/s)"
-    assert (lat.get_title(), tp.get_title(), fig.get_suptitle()) == (
-        "Latency",
-        "Throughput",
-        "Sweep",
-    )
+    titles = (lat.get_title(), tp.get_title(), fig.get_suptitle())
+    assert titles == ("Latency", "Throughput", "Sweep")
     assert "B=16" in [t.get_text() for t in lat.texts]
+    assert xy(line(lat, "measured")) == [(1, 2.0), (4, 3.0), (16, 8.0)]  # ms
+    assert xy(line(lat, "roofline")) == [(1, 1.0), (4, 1.5), (16, 4.0)]
+    assert xy(line(tp, "measured")) == [(1, 500.0), (4, pytest.approx(4 / 3e-3)), (16, 2000.0)]
+    predicted = [(1, 1 / 1e-3), (4, 4 / 1.5e-3), (16, 16 / 4e-3)]  # B / t_pred, not t / B
+    assert xy(line(tp, "roofline")) == [(b, pytest.approx(t)) for b, t in predicted]
+    assert xy(line(lat, "anomaly")) == [(16, 8.0)]
 
 
 @pytest.mark.parametrize("crossing", [None, (None, 4)])
@@ -199,7 +192,6 @@ def test_batch_sweep_without_a_crossing_has_no_band(caught, crossing) -> None:
     assert not any(ln.get_label() == "anomaly" for ln in lat.get_lines())
 
 
-# --- (c) the memory ledger, (d) the 2x speedups ------------------------------
 def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
     article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24), 0.30, 0.04, 78 * GIB, title="7B")
     fig = caught[0]
@@ -216,6 +208,24 @@ def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
     assert ax.get_title() == "Four terms, overhead 30%"
     (oom,) = [t for t in ax.texts if t.get_text() == "OOM"]
     assert tuple(oom.get_position()) == pytest.approx((1.0, top))
+    # Hand ledger (article, section 4.3): weights 14e9 B; KV 2 GiB per sequence; 0.5 GiB
+    # of activations per sequence; overhead = rate x the three.
+    w, kv, act = 14e9 / GIB, 2.0, 0.5
+    terms = {"weights": [w, w], "KV cache": [kv, 24 * kv], "activations": [act, 24 * act],
+             "overhead": [0.3 * (w + kv + act), 0.3 * (w + 24 * (kv + act))]}  # fmt: skip
+    bottoms = [0.0, 0.0]
+    for container in ax.containers:
+        heights = [bar.get_height() for bar in container]
+        assert heights == pytest.approx(terms[container.get_label()])
+        assert [bar.get_y() for bar in container] == pytest.approx(bottoms)
+        bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
+    assert [c.get_label() for c in ax.containers] == list(terms)
+    totals = {c.get_label(): [bar.get_height() for bar in c] for c in ax2.containers}
+    assert totals["overhead 30%"] == pytest.approx([1.3 * (w + 2.5), 1.3 * (w + 24 * 2.5)])
+    assert totals["overhead 4%"] == pytest.approx([1.04 * (w + 2.5), 1.04 * (w + 24 * 2.5)])
+    hatched = {c.get_label(): [bool(b.get_hatch()) for b in c] for c in ax2.containers}
+    assert hatched["overhead 30%"] == [False, True] and hatched["overhead 4%"] == [False, False]
+    assert [float(ln.get_ydata()[0]) for ln in ax.get_lines()] == [78.0]  # the budget line
 
 
 def test_speedup_axes_and_guides(caught) -> None:
@@ -229,9 +239,14 @@ def test_speedup_axes_and_guides(caught) -> None:
     assert spans == [pytest.approx((0.05, 1.0)), pytest.approx((1.0, 20.0))]
     assert ticks(ax, "x")[0] == (0.05, "0.05") and ticks(ax, "x")[-1] == (20.0, "20")
     assert ax.get_title() == "2x" and "I / I*" in ax.get_xlabel()
+    for label, which in (("2x compute", 0), ("2x bandwidth", 1)):
+        for r, s in xy(line(ax, label)):
+            t = max(r, 1.0)  # T = max(F / P, D / beta) with D = beta = P = 1, F = r
+            by_hand = t / max(r / 2, 1.0) if which == 0 else t / max(r, 0.5)
+            assert s == pytest.approx(by_hand), (label, r)
+    assert min(x for x, _ in xy(line(ax, "2x compute"))) == pytest.approx(0.05)
 
 
-# --- Lectures 07 and 08 ------------------------------------------------------
 def test_decode_throughput_axes_span_every_panel(caught) -> None:
     panels = [
         transformer.ThroughputPanel("H100", [(1, 100.0), (8, 700.0), (64, 3000.0)], 64, 32, 5e3),
@@ -250,6 +265,13 @@ def test_decode_throughput_axes_span_every_panel(caught) -> None:
     assert a.get_ylabel() and fig.get_suptitle() == "Llama"
     (legend,) = fig.legends
     assert len(legend.get_texts()) == 4
+    assert xy(a.get_lines()[0]) == [(1, 100.0), (8, 700.0), (64, 3000.0)]
+    assert xy(a.get_lines()[1]) == [(64, 3000.0)]  # the memory wall marker
+    # the guides: a vertical line at the wall and one at the knee, and a horizontal ceiling
+    assert sorted(vertical_at(a)) == [32, 64]
+    assert any(list(ln.get_ydata()) == [5e3, 5e3] for ln in a.get_lines())
+    with pytest.raises(ValueError, match="at least one panel"):
+        transformer.decode_throughput_figure("d.png", [], "t")
     caught.clear()  # only the next figure
     panels = [transformer.ThroughputPanel("H100", [(1, 100.0), (4, 300.0)], 4, None, 2e4)]
     transformer.decode_throughput_figure("d.png", panels, "t")
@@ -274,6 +296,7 @@ def test_decode_throughput_axes_span_every_panel(caught) -> None:
     assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
     (note,) = second.texts
     assert tuple(note.get_position()) == (0.5, 0.5)  # in the middle of its empty panel
+    assert note.get_text() == "weights do not fit" and not second.get_lines()
     assert fig.legends[0]._ncols == 2
 
 
@@ -292,21 +315,12 @@ def test_capacity_ledger_stack_in_gigabytes_with_wall_and_capacity(caught) -> No
     assert horizontal_at(ax) == [80.0] and vertical_at(ax) == [90.0]
     assert ax.get_ylabel() == "memory (GB)" and ax.get_title() == "Cap"
     texts = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert texts == [
-        "weights",
-        "KV cache",
-        "activations",
-        "overhead",
-        "capacity 80 GB",
-        "memory wall B = 90",
-    ]
+    assert texts == ["weights", "KV cache", "activations", "overhead", "capacity 80 GB",
+                     "memory wall B = 90"]  # fmt: skip
     with pytest.raises(ValueError, match="at least one batch"):
         transformer.memory_ledger_figure("c.png", [], 80e9, 0, "none")
     caught.clear()  # only the next figure
     from matplotlib.colors import to_hex
-
-    def led(b: int) -> MemoryLedger:
-        return MemoryLedger(16e9, b * 0.5e9, b * 0.1e9, 1e9)
 
     ledgers = [(1, led(1)), (50, led(50)), (100, led(100))]
     transformer.memory_ledger_figure("c.png", ledgers, 60e9, 70, "Cap")
@@ -331,3 +345,179 @@ def test_decode_throughput_batch_axis_leaves_half_again_past_the_wall(caught, wa
     panels = [transformer.ThroughputPanel("c", [(1, 10.0), (wall, 100.0)], wall, None)]
     transformer.decode_throughput_figure("d.png", panels, "t")
     assert caught[0].axes[0].get_xlim() == pytest.approx((1.0, x_hi))
+
+
+def test_local_roofline_annotations_stand_off_their_points(caught) -> None:
+    points = [article.MeasuredPoint(f"op{k}", 2.0**k, 1e9 * 2**k, "memory") for k in range(5)]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    fig = caught[0]
+    ax = fig.axes[0]
+    p, ridge, beta = annotation(ax, "P = "), annotation(ax, "I* = "), annotation(ax, "beta = ")
+    assert tuple(p.xyann) == (5, 4) and p.get_ha() == "left"
+    assert tuple(ridge.xyann) == (4, 4)
+    assert tuple(beta.xyann) == (-6, 6) and beta.get_ha() == "right" and beta.get_va() == "bottom"
+    assert ridge.get_color() == style.NEUTRAL_COLOR
+    # five points: 4.6 + 0.16 x ceil(5 / 2) = 5.08 inches tall
+    assert fig.get_size_inches()[1] == pytest.approx(4.6 + 0.16 * 3)
+    (key,) = fig.legends
+    assert key._ncols == 2
+    assert ax.get_legend()._loc == 2  # upper left
+    handles = ax.get_legend().legend_handles
+    assert [h.get_color() for h in handles] == [style.MEMORY_COLOR, style.COMPUTE_COLOR]
+    numbers = [t for t in ax.texts if t.get_text().isdigit()]
+    assert [t.get_text() for t in numbers] == ["1", "2", "3", "4", "5"]
+
+
+@pytest.mark.parametrize(("intensity", "ring"), [(1.015, True), (0.985, True), (1.03, False)])
+def test_a_ring_needs_the_same_intensity_within_2_percent(caught, intensity, ring) -> None:
+    points = [
+        article.MeasuredPoint("a", 1.0, 10e9, "memory"),
+        article.MeasuredPoint("b", intensity, 10e9, "memory"),
+        article.MeasuredPoint("c", 1.0, 10.5e9, "memory"),  # covers a: 11 pt, or 16 over b too
+    ]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    ax = caught[0].axes[0]
+    marks = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_label()[:1].isdigit()}
+    assert (marks["2  b"].get_markerfacecolor() == "none") is ring
+    assert marks["2  b"].get_markersize() == (11 if ring else 6)
+    assert marks["3  c"].get_markersize() == (16 if ring else 11)
+    assert marks["1  a"].get_markersize() == 6
+
+
+# the same sweep with its anomaly at B = 4
+ROWS_B4 = [{k: v for k, v in r.items() if k != "anomaly"} for r in ROWS]
+ROWS_B4[1]["anomaly"] = 1
+
+
+def test_batch_sweep_band_label_legend_and_anomaly_labels(caught) -> None:
+    article.batch_sweep_figure("b.png", ROWS_B4, (2, 8))
+    lat, tp = caught[0].axes[:2]
+    for ax in (lat, tp):
+        label = annotation(ax, "I = I*")
+        assert label.get_position() == pytest.approx((4.0, 0.97))
+        assert label.get_transform() == ax.get_xaxis_transform()
+        assert ax.get_legend()._loc == 4  # lower right
+        assert not list(ax.get_xticks(minor=True))
+    (b4,) = [t for t in lat.texts if t.get_text() == "B=4"]
+    assert b4.xy == pytest.approx((4, 3.0)) and b4.get_color() == style.MEMORY_COLOR
+    # pushed 3 pt out from the near offsets, or the far ring built from them
+    near = [(7, 6), (7, -14), (-7, 6), (-7, -14), (9, -7), (-9, -7), (0, 10), (0, -18)]
+    far = [(21, 12), (21, -22.4), (-21, 12), (-21, -22.4), (27, -11.2), (-27, -11.2)]
+    assert any(tuple(map(float, b4.xyann)) == pytest.approx(o) for o in near + far)
+    assert not [t for t in tp.texts if t.get_text().startswith("B=")]
+    # the label keeps clear of both curves: sample them along their log-log segments
+    fig = caught[0]
+    fig.draw_without_rendering()
+    box = b4.get_window_extent()
+    for ln in lat.get_lines():
+        if ln.get_label() in ("measured", "roofline"):
+            (x0, y0), (x1, y1) = ln.get_xydata()[1:3]
+            for k in range(9):
+                f = k / 8
+                px, py = lat.transData.transform((x0 * (x1 / x0) ** f, y0 * (y1 / y0) ** f))
+                assert not box.contains(px, py)
+
+
+def test_memory_ledger_bars_sit_either_side_of_their_batch(caught) -> None:
+    article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24, 48), 0.30, 0.04, 78 * GIB)
+    ax, ax2 = caught[0].axes[:2]
+    for c in ax.containers:
+        assert [b.get_x() + b.get_width() / 2 for b in c] == pytest.approx([0, 1, 2])
+        assert [b.get_width() for b in c] == pytest.approx([0.65] * 3)
+    centres = {c.get_label(): [b.get_x() + b.get_width() / 2 for b in c] for c in ax2.containers}
+    assert centres["overhead 30%"] == pytest.approx([-0.19, 0.81, 1.81])
+    assert centres["overhead 4%"] == pytest.approx([0.19, 1.19, 2.19])
+    assert centres["over budget"] == pytest.approx([0.0])
+    over = {c.get_label(): c for c in ax2.containers}
+    assert over["over budget"][0].get_height() == 0 and over["over budget"][0].get_hatch()
+    hatched = [b for c in ax2.containers for b in c if b.get_hatch()]
+    # 30%: 24 and 48 over 78 GiB; 4%: 1.04 x (13.04 + 24 x 2.5) = 75.9 fits, 48 does not
+    assert len(hatched) == 1 + 2 + 1
+    for axis in (ax, ax2):
+        budget = annotation(axis, "budget ")
+        assert budget.get_position() == pytest.approx((-0.45, 78.0))
+        assert budget.get_va() == "bottom"
+    ooms = [t for t in ax.texts if t.get_text() == "OOM"]
+    assert [t.get_position()[0] for t in ooms] == [1, 2]
+    assert all(t.get_ha() == "center" and t.get_va() == "bottom" for t in ooms)
+    caught.clear()  # only the next figure
+    article.memory_ledger_figure("m.png", ARTICLE_7B, (1,), 0.30, 0.04, 200 * GIB)
+    ax = caught[0].axes[0]
+    assert ax.get_ylim() == pytest.approx((0, 200 * 1.18))
+    assert not [t for t in ax.texts if t.get_text() == "OOM"]
+
+
+def test_speedup_region_labels_and_legend(caught) -> None:
+    article.speedup_figure("s.png", lo=0.1, hi=10.0)
+    (ax,) = caught[0].axes
+    assert annotation(ax, "memory-bound").get_position() == (0.07, 1.5)
+    compute = annotation(ax, "compute-bound")
+    assert compute.get_position() == (12, 1.5) and compute.get_ha() == "right"
+    assert annotation(ax, "I = I*").get_position() == (1.04, 0.93)
+    assert ax.get_xlim() == pytest.approx((0.1, 10.0))
+    spans = sorted((p.get_x(), p.get_x() + p.get_width()) for p in ax.patches)
+    assert spans == [pytest.approx((0.1, 1.0)), pytest.approx((1.0, 10.0))]
+    legend = ax.get_legend()
+    assert legend._loc == 6  # center left
+    assert tuple(legend.get_bbox_to_anchor().transformed(ax.transAxes.inverted()).p0) == (
+        pytest.approx((0.0, 0.3))
+    )
+    (curve,) = [ln for ln in ax.get_lines() if ln.get_label() == "2x compute"]
+    xs = list(map(float, curve.get_xdata()))
+    assert len(xs) == 300 and xs[0] == pytest.approx(0.1) and xs[-1] == pytest.approx(10.0)
+    assert all(math.isclose(b / a, xs[1] / xs[0]) for a, b in itertools.pairwise(xs))
+
+
+def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
+    # x from 10**floor(log10(0.2 / 1.5)) = 0.1, where the roof is 5 GFLOP/s; the point
+    # at 2 GFLOP/s is slower: 2 / 3 = 0.67 -> 0.1 (2 itself would give 1); 1000 x 3 -> 10,000
+    points = [article.MeasuredPoint("a", 1.0, 2e9, "memory")]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    assert caught[0].axes[0].get_ylim() == pytest.approx((0.1, 10_000.0))
+    # at 3.5 GFLOP/s a third is 1.17 -> 1 (a quarter, 0.875, would give 0.1)
+    points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    assert caught[1].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
+
+
+# Lecture 01's operations as points: none hidden, bad rows counted
+L01_POINTS = [
+    MeasuredPoint("add", 1 / 12, 0.83e9, "memory"),
+    MeasuredPoint("add+relu 1 expr", 1 / 12, 0.79e9, "memory"),  # would sit under "add"
+    MeasuredPoint("GEMM", 256.0, 2.0e11, "compute"),
+]
+
+
+@pytest.fixture
+def axes(caught) -> Any:
+    """The axes of the figure drawn for L01_POINTS."""
+    article.local_roofline_figure("roof.png", 2.35e11, 1.0e10, L01_POINTS)
+    return caught[-1].axes[0]
+
+
+def test_points_are_drawn_at_their_numbers_and_none_hides_another(axes: Any) -> None:
+    marks = [ln for ln in axes.lines if ln.get_label()[:1].isdigit()]
+    assert [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in marks] == [
+        (p.intensity, p.flops_per_s / 1e9) for p in L01_POINTS
+    ]
+    first, second, third = marks
+    assert second.get_markerfacecolor() == "none"  # a ring around the first point
+    assert second.get_markersize() > first.get_markersize()
+    assert third.get_markersize() == first.get_markersize()  # alone: a plain dot
+
+
+def test_good_rows_become_points_and_bad_rows_are_counted() -> None:
+    rows = [
+        {"name": "add", "intensity": 0.25, "achieved_flops_per_s": 2e9, "bound": "memory"},
+        {"name": "odd", "intensity": 4.0, "achieved_flops_per_s": 1e9, "bound": "sideways"},
+        {"name": "negative", "intensity": -1.0, "achieved_flops_per_s": 1e9},
+        {"name": "no rate", "intensity": 1.0},
+        "not a row",
+    ]
+    points, bad = measured_points(rows)
+    assert points == [
+        MeasuredPoint("add", 0.25, 2e9, "memory"),
+        MeasuredPoint("odd", 4.0, 1e9, "unknown"),
+    ]
+    assert bad == 3
+    assert measured_points([]) == ([], 0)

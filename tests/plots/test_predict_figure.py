@@ -18,14 +18,8 @@ def test_bars_and_curves_carry_the_given_times(monkeypatch, tmp_path: Path) -> N
     kept = capture_figures(monkeypatch)
     monkeypatch.setattr(pplots, "save_figure", style.save_figure)
     cases = [pplots.CaseBars("a", 0.063, 0.045, 0.051), pplots.CaseBars("b", 0.022, 0.017, 0.019)]
-    curve = pplots.OperatorCurve(
-        "mm",
-        [(1, 1e-4), (64, 1.2e-4)],
-        [(1, 1e-4), (512, 3e-4)],
-        [(1, 1.1e-4), (512, 3.4e-4)],
-        214,
-        None,
-    )
+    measured, spec = [(1, 1e-4), (64, 1.2e-4)], [(1, 1e-4), (512, 3e-4)]
+    curve = pplots.OperatorCurve("mm", measured, spec, [(1, 1.1e-4), (512, 3.4e-4)], 214, None)
     path = pplots.predict_figure(tmp_path / "f.png", cases, curve, "title")
     assert Path(path).is_file()
     top, bottom = kept[0].axes

@@ -7,11 +7,13 @@ points, P / beta, TFLOP/s = FLOP/s / 1e12), never read from the module under tes
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("matplotlib")
 
-from plots.figure_parts import xy
+from plots.figure_parts import ticks, xy
 
 from common.plots import roofline as rplots
 from common.plots import style
@@ -26,12 +28,6 @@ def roof_lines(ax) -> list:
     return [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2]
 
 
-def ticks_in_tera(ax) -> list[tuple[float, str]]:
-    return [
-        (float(v), t.get_text()) for v, t in zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
-    ]
-
-
 def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     rplots.roofline_figure("r.png", [H100], [("matvec", 1.0, 3.35e12)], title="One chip")
     (ax,) = caught[0].axes
@@ -41,14 +37,8 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     # y: the roof at x = 0.1 (0.335 TFLOP/s) down to its decade; the roof's peak (989
     # TFLOP/s, above the point) doubled up to its decade: 0.1 to 10,000 TFLOP/s.
     assert ax.get_ylim() == pytest.approx((1e11, 1e16))
-    assert ticks_in_tera(ax) == [
-        (1e11, "0.1"),
-        (1e12, "1"),
-        (1e13, "10"),
-        (1e14, "100"),
-        (1e15, "1,000"),
-        (1e16, "10,000"),
-    ]
+    assert ticks(ax, "y") == [(1e11, "0.1"), (1e12, "1"), (1e13, "10"), (1e14, "100"),
+                              (1e15, "1,000"), (1e16, "10,000")]  # TFLOP/s  # fmt: skip
     assert "FLOP/byte" in ax.get_xlabel() and "TFLOP/s" in ax.get_ylabel()
     assert ax.get_title() == "One chip"
     (roof,) = roof_lines(ax)
@@ -59,17 +49,17 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     ridge = [xy(ln) for ln in ax.get_lines() if len(ln.get_xdata()) == 1]
     assert [(989e12 / 3.35e12, 989e12)] in ridge  # the ridge marker at (P / beta, P)
     assert roof.get_label() == "H100 (I* = 295)"
+    markers = [xy(ln)[0] for ln in ax.get_lines() if ln.get_marker() == "o"]
+    assert (989e12 / 3.35e12, 989e12) in markers and (1.0, 3.35e12) in markers
+    assert [t.get_text() for t in ax.texts] == ["matvec"]
 
 
 def test_the_roof_the_points_sit_on_is_bold_and_named(caught) -> None:
     rplots.roofline_figure("r.png", [H100, H200, A100], [("gemm", 500.0, 989e12)], placed_on=0)
     (ax,) = caught[0].axes
     roofs = {ln.get_label(): ln for ln in roof_lines(ax)}
-    assert set(roofs) == {
-        "H100 (I* = 295): points sit here",
-        "H200 (I* = 206), same peak as H100",
-        "A100 (I* = 201)",
-    }
+    assert set(roofs) == {"H100 (I* = 295): points sit here", "H200 (I* = 206), same peak as H100",
+                          "A100 (I* = 201)"}  # fmt: skip
     bold = roofs["H100 (I* = 295): points sit here"]
     thin = [roofs["H200 (I* = 206), same peak as H100"], roofs["A100 (I* = 201)"]]
     assert all(bold.get_linewidth() > ln.get_linewidth() for ln in thin)
@@ -90,10 +80,8 @@ def test_the_roof_the_points_sit_on_is_bold_and_named(caught) -> None:
     caught.clear()  # only the next figure
     rplots.roofline_figure("r.png", [H100, H200], [("p", 1.0, 3.35e12)], placed_on=0)
     (ax,) = caught[0].axes
-    assert [ln.get_label() for ln in roof_lines(ax)] == [
-        "H100 (I* = 295): points sit here",
-        "H200 (I* = 206), same peak as H100",
-    ]
+    labels = [ln.get_label() for ln in roof_lines(ax)]
+    assert labels == ["H100 (I* = 295): points sit here", "H200 (I* = 206), same peak as H100"]
 
 
 def test_panels_each_titled_with_their_own_chip_and_ridge(caught) -> None:
@@ -146,19 +134,14 @@ def test_a_long_key_takes_two_columns(caught) -> None:
 
 
 def test_coinciding_points_are_grouped_by_position_and_counted() -> None:
-    prefill = rplots.PointSeries(
-        "prefill operators",
-        [(1.0, 3e12), (1.004, 3e12), (1000.0, 9e14), (1.0, 3e12)],
-        ["norm", "norm", "matmul", "matmul"],
-    )
+    points = [(1.0, 3e12), (1.004, 3e12), (1000.0, 9e14), (1.0, 3e12)]
+    prefill = rplots.PointSeries("prefill operators", points, ["norm", "norm", "matmul", "matmul"])
     decode = rplots.PointSeries("decode operators", [(1.0, 3e12), (4.0, 1e13)], ["matmul"] * 2)
     groups = rplots.coinciding([prefill, decode])
     assert [(x, y) for x, y, _ in groups] == [(1.0, 3e12), (4.0, 1e13), (1000.0, 9e14)]
-    assert [text for _, _, text in groups] == [
-        "prefill norm x2, matmul x1; decode matmul x1",
-        "decode matmul x1",
-        "prefill matmul x1",
-    ]
+    texts = [text for _, _, text in groups]
+    assert texts == ["prefill norm x2, matmul x1; decode matmul x1", "decode matmul x1",
+                     "prefill matmul x1"]  # fmt: skip
 
 
 def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
@@ -185,10 +168,8 @@ def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
     assert all(y == pytest.approx(min(989e12, x * 3.35e12)) for x, y in xy(roof))
     assert [t.get_text() for t in ax.texts] == ["1", "2"]
     (key,) = fig.legends
-    assert [t.get_text() for t in key.get_texts()] == [
-        "1  I = 0.5: prefill a x1; decode a x1",
-        "2  I = 600: prefill b x1",
-    ]
+    keys = [t.get_text() for t in key.get_texts()]
+    assert keys == ["1  I = 0.5: prefill a x1; decode a x1", "2  I = 600: prefill b x1"]
     caught.clear()  # only the next figure
     curve = ("H100", 989e12, 3.35e12)
     rplots.roofline_series_figure("s.png", curve, [rplots.PointSeries("ops", [(1.0, 3e12)])], "t")
@@ -213,6 +194,9 @@ def test_save_roofline_png_checks_its_roofs_and_says_why_it_skipped(
     skipped = rplots.save_roofline_png(str(tmp_path / "y.png"), [H100], [])
     assert not skipped and skipped.path is None and "matplotlib" in skipped.reason
     assert not (tmp_path / "y.png").exists()
+    path = rplots.roofline_figure(tmp_path / "a.png", [("A", 1e12, 1e9)], [("p", 1.0, 1e9)])
+    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # written atomically:
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png", "r.png"]  # no temporary left
 
 
 def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
@@ -234,6 +218,7 @@ def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
     xs = style.log_range(0.01, 100.0, 5)
     assert xs == pytest.approx([0.01, 0.1, 1.0, 10.0, 100.0])
     assert len(style.log_range(1.0, 2.0)) == 400
+    assert style.log_range(1.0, 1000.0, 4) == pytest.approx([1.0, 10.0, 100.0, 1000.0])
     assert style.matplotlib_available()
     style.require_matplotlib()  # no error where matplotlib is installed
 
