@@ -10,6 +10,7 @@ import itertools
 import math
 import statistics
 from collections.abc import Sequence
+from statistics import median  # StatisticsError (a ValueError) when empty
 from typing import Any, NamedTuple
 
 from common.formulas import roofline
@@ -101,11 +102,6 @@ def affine_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
     """Least-squares line y = a + b x through the points; returns (a, b)."""
     fit = statistics.linear_regression(xs, ys)  # StatisticsError (a ValueError) if degenerate
     return fit.intercept, fit.slope
-
-
-def median(values: Sequence[float]) -> float:
-    """The median of a non-empty sequence (ValueError when empty)."""
-    return statistics.median(values)
 
 
 def matmul_sides(l2_bytes: float, llc_bytes: float, max_side: int | None = None) -> list[int]:
