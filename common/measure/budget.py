@@ -175,8 +175,6 @@ WEIGHT_CLEAR = 4.0
 
 def weight_copies(weight_bytes: int, llc_bytes: int | None, cap_bytes: int) -> int:
     """How many copies of W the sweep rotates through so that W is never served from cache."""
-    if weight_bytes <= 0:
-        raise ValueError(f"weight bytes must be positive, got {weight_bytes!r}")
     llc = llc_or_fallback(llc_bytes)
     if weight_bytes >= WEIGHT_CLEAR * llc:
         return 1
