@@ -128,7 +128,7 @@ ROUTING_SKEW = Assumption(
     "experts a batch reaches are uneven; s = 1 is a strong skew, for illustration.",
 )
 
-#: Every assumption above, in the order the table lists them.
+# Every assumption above, in the order the table lists them.
 ASSUMPTIONS = tuple(v for v in list(globals().values()) if isinstance(v, Assumption))
 
 ACT_VECTORS_PER_TOKEN = int(ACTIVATIONS_PER_TOKEN.value)
