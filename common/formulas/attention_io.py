@@ -10,6 +10,7 @@ row (U(1, N) <= M_sm), else Bc = min(Br, d_h); Br the largest with U(Br, Bc) <= 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from typing import NamedTuple
 
 from common.formulas.ledger import attention_counts
@@ -50,18 +51,6 @@ class Blocks(NamedTuple):
     on_chip_bytes: float
 
 
-def _largest(fits: object, hi: int) -> int:
-    """Largest x in [1, hi] with fits(x), for fits true at 1 and monotone (true, then false)."""
-    lo = 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2  # pragma: no mutate (any mid in (lo, hi] finds the same x)
-        if fits(mid):  # type: ignore[operator]
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Blocks:
     """Br and Bc for M_sm bytes on chip by the module's rule; ValueError below U(1, 1)."""
     d, b = d_head, elem_bytes
@@ -72,9 +61,11 @@ def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Bloc
             f"({least:,.0f} B at d_h = {d}, {b:g} B per element)"
         )
     if on_chip_bytes(1, n, d, b) <= m_sm:  # rule 1: K and V stay on chip
-        br = _largest(lambda r: on_chip_bytes(r, n, d, b) <= m_sm, n)
+        br = bisect_left(range(1, n + 1), True, key=lambda r: on_chip_bytes(r, n, d, b) > m_sm)
         return Blocks(br, n, on_chip_bytes(br, n, d, b))
-    br = _largest(lambda r: on_chip_bytes(r, min(r, d, n), d, b) <= m_sm, n)  # rule 2
+    br = bisect_left(  # rule 2: Bc = min(Br, d_h)
+        range(1, n + 1), True, key=lambda r: on_chip_bytes(r, min(r, d, n), d, b) > m_sm
+    )
     bc = min(br, d, n)
     return Blocks(br, bc, on_chip_bytes(br, bc, d, b))
 
@@ -107,16 +98,10 @@ def smallest_on_chip_for(
     """Smallest whole M_sm in bytes whose schedule reaches I >= target (by bisection: I never
     falls as M_sm grows); None if R = 1 falls short."""
     d, b = d_head, elem_bytes
+
+    def reaches(m: int) -> bool:
+        return tiled_intensity(n, d, m, b) >= target_intensity
+
     hi = math.ceil(on_chip_bytes(1, n, d, b))  # from here on D is the ideal minimum
-    if tiled_intensity(n, d, hi, b) < target_intensity:
-        return None
     lo = math.ceil(on_chip_bytes(1, 1, d, b))
-    if tiled_intensity(n, d, lo, b) >= target_intensity:
-        return lo
-    while hi - lo > 1:  # invariant: lo falls short, hi reaches
-        mid = (lo + hi) // 2
-        if tiled_intensity(n, d, mid, b) >= target_intensity:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return lo + bisect_left(range(lo, hi), True, key=reaches) if reaches(hi) else None

@@ -10,6 +10,7 @@ import itertools
 import math
 import statistics
 from collections.abc import Sequence
+from statistics import median  # StatisticsError (a ValueError) when empty
 from typing import Any, NamedTuple
 
 from common.formulas import roofline
@@ -82,14 +83,9 @@ def corrected_bandwidth(nbytes: float, seconds: float, call_seconds: float) -> f
     return nbytes / (seconds - call_seconds)
 
 
-def fixed_call_seconds(
-    elements: int,
-    call_seconds: float,
-    gil_seconds: float,
-    gil_threshold: int = GIL_RELEASE_ELEMENTS,
-) -> float:
+def fixed_call_seconds(elements: int, call_seconds: float, gil_seconds: float) -> float:
     """Fixed cost of one call on n elements: t_call, plus the GIL release when n > threshold."""
-    return call_seconds + (max(0.0, gil_seconds) if elements > gil_threshold else 0.0)
+    return call_seconds + (max(0.0, gil_seconds) if elements > GIL_RELEASE_ELEMENTS else 0.0)
 
 
 def call_share(seconds: float, call_seconds: float) -> float:
@@ -101,11 +97,6 @@ def affine_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
     """Least-squares line y = a + b x through the points; returns (a, b)."""
     fit = statistics.linear_regression(xs, ys)  # StatisticsError (a ValueError) if degenerate
     return fit.intercept, fit.slope
-
-
-def median(values: Sequence[float]) -> float:
-    """The median of a non-empty sequence (ValueError when empty)."""
-    return statistics.median(values)
 
 
 def matmul_sides(l2_bytes: float, llc_bytes: float, max_side: int | None = None) -> list[int]:
@@ -202,17 +193,13 @@ def _inside(
 
 
 def plateaus_known(
-    sizes: Sequence[float],
-    bandwidths: Sequence[float | None],
-    levels: Sequence[tuple[str, int]],
-    margin: float = INSIDE_MARGIN,
-    dram_margin: float = DRAM_MARGIN,
+    sizes: Sequence[float], bandwidths: Sequence[float | None], levels: Sequence[tuple[str, int]]
 ) -> list[Plateau]:
     """One plateau per level (and DRAM): the median bandwidth of the points inside its range."""
+    margin = INSIDE_MARGIN
     plateaus = []
     for index in range(len(levels) + 1):
-        is_dram = index == len(levels)
-        first = dram_margin if is_dram else margin
+        first = DRAM_MARGIN if index == len(levels) else margin
         tried = [first] + [m for m in (margin, math.sqrt(margin), 1.0) if m < first]
         found = None
         for m in tried:
@@ -224,7 +211,7 @@ def plateaus_known(
                 )
                 break
         if found is None:
-            rng = level_ranges(levels, margin, dram_margin)[index]
+            rng = level_ranges(levels)[index]
             found = Plateau(rng.name, rng.lo_bytes, rng.hi_bytes, None, 0, None)
         plateaus.append(found)
     return plateaus
@@ -266,19 +253,12 @@ def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) 
     return sorted(cuts)
 
 
-def find_plateaus(
-    sizes: Sequence[float],
-    bandwidths: Sequence[float | None],
-    flat_slope: float = FLAT_SLOPE,
-    min_points: int = 3,
-    same_level: float = SAME_LEVEL_STEP,
-    min_octaves: float = 1.0,
-    noise_floor: float = NOISE_FLOOR,
-) -> list[Plateau]:
+def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) -> list[Plateau]:
     """Plateaus of a bandwidth curve, named 'plateau 1', ... outward, without the cache sizes:
     on log2 scales a 3-point median, then constant segments by penalised least squares
-    (penalty 6 sigma^2 ln n, sigma the neighbours' noise, at least `noise_floor`), kept when
-    flat enough and long enough, neighbours within the factor `same_level` merged."""
+    (penalty 6 sigma^2 ln n, sigma the neighbours' noise, at least `NOISE_FLOOR`), kept when
+    flat enough and long enough, neighbours within the factor `SAME_LEVEL_STEP` merged."""
+    min_points, min_octaves = 3, 1.0  # a plateau spans 3 points and an octave at least
     pts = sorted(
         (float(s), float(b)) for s, b in zip(sizes, bandwidths, strict=True) if b and b > 0
     )
@@ -290,10 +270,10 @@ def find_plateaus(
     # Noise of one point from neighbour differences of the raw curve (the median
     # ignores the few differences that straddle a step), with a floor.
     diffs = [abs(b - a) for a, b in itertools.pairwise(raw_all)]
-    sigma = max(noise_floor, 1.4826 * median(diffs) / math.sqrt(2)) if diffs else noise_floor
+    sigma = max(NOISE_FLOOR, 1.4826 * median(diffs) / math.sqrt(2)) if diffs else NOISE_FLOOR
     penalty = PENALTY_SIGMAS2 * sigma**2 * math.log(len(ys))
     cuts = [*segment_means(ys, penalty), len(ys)]
-    stray_limit = max(flat_slope, STRAY_SIGMAS * sigma)
+    stray_limit = max(FLAT_SLOPE, STRAY_SIGMAS * sigma)
     segments: list[list[int]] = []
     for a, b in itertools.pairwise(cuts):
         idx = list(range(a, b))
@@ -304,14 +284,14 @@ def find_plateaus(
         # segment's median by more than the allowed slope or the noise allows.
         raw = [raw_all[i] for i in idx]
         strays = sum(abs(r - median(raw)) > stray_limit for r in raw)
-        if abs(slope) <= flat_slope + SLOPE_SIGMAS * sigma and strays <= len(idx) // 4:
+        if abs(slope) <= FLAT_SLOPE + SLOPE_SIGMAS * sigma and strays <= len(idx) // 4:
             segments.append(idx)
     merged: list[list[int]] = []
     for seg in segments:
         if merged:
             a = median([pts[i][1] for i in merged[-1]])
             b = median([pts[i][1] for i in seg])
-            if max(a, b) / min(a, b) < same_level:
+            if max(a, b) / min(a, b) < SAME_LEVEL_STEP:
                 merged[-1] = merged[-1] + seg
                 continue
         merged.append(seg)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -91,19 +92,7 @@ def largest_batch_that_fits(
 ) -> int:
     """Largest batch B >= 0 with ledger_at(B).total <= budget (totals grow with B); 0 if none,
     `limit` meaning "at least `limit`"."""
-    if ledger_at(1).total > budget_bytes:
-        return 0
-    lo, hi = 1, 2
-    while hi <= limit and ledger_at(hi).total <= budget_bytes:
-        lo, hi = hi, hi * 2
-    hi = min(hi, limit + 1)
-    while hi - lo > 1:  # invariant: lo fits, hi does not (or is past the limit)
-        mid = (lo + hi) // 2
-        if ledger_at(mid).total <= budget_bytes:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return bisect_left(range(1, limit + 1), True, key=lambda b: ledger_at(b).total > budget_bytes)
 
 
 def kv_bytes_per_token(n_layers: int, d_kv: int, elem_bytes: float = 2) -> float:

@@ -176,12 +176,8 @@ def gpus_to_hold(model: Model, chip: Chip, context: int, dtypes: DTypes | None =
     """The fewest GPUs, a power of two up to MAX_GPUS, whose memory holds one sequence at
     S tokens: min g = 2^i with ledger(B = 1, S).total <= g x capacity; 0 when none does."""
     need = model_memory_ledger(model, 1, context, dtypes).total
-    g = 1
-    while g <= MAX_GPUS:
-        if need <= g * chip.mem_capacity:
-            return g
-        g *= 2
-    return 0
+    powers = (2**i for i in range(MAX_GPUS.bit_length()))
+    return next((g for g in powers if need <= g * chip.mem_capacity), 0)
 
 
 def largest_batch_on(

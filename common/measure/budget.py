@@ -10,24 +10,21 @@ import argparse
 import math
 from dataclasses import dataclass
 
+from common.formulas.numpy_ops import FP32, HIDDEN, SEQ_STEP, attention_seq_len
 from common.formulas.roofline import lower_bound_time, matmul_counts
 from common.formulas.transformer import parameter_breakdown
-from common.hw_specs import bytes_per_elem
 from common.shell import interface
 from common.shell.cli import number_in
 from common.shell.paths import REPO_ROOT
 from common.tables.models import Model, shrunk
 from common.tables.units import GIB, MIB
 
-FP32 = int(bytes_per_elem("fp32"))  # every measuring lecture runs in fp32
 FALLBACK_LLC_BYTES = 32 * MIB  # assumed when the OS reports no cache (said on the page)
 BASELINE_BYTES = 160 * MIB  # Python, numpy, BLAS buffers, matplotlib: resident before any array
 STREAM_LLC_MULTIPLE = 8  # a stream over 8x the LLC finds at most 1/8 of it cached
 STREAM_FLOOR_BYTES = 256 * MIB  # a small or unknown LLC still gets a long stream
 CLEAR = 2.0  # a swept set >= 2x the LLC is evicted between sweeps (LRU)
 MIXED = 1.0  # between 1x and 2x the LLC: part cache, part DRAM
-HIDDEN = 4096  # the article's model width: LayerNorm rows and the GEMMs' K = N
-SEQ_STEP = 512  # attention sequence lengths are multiples of this
 MIN_SEQ = 1024
 LECTURES = REPO_ROOT / "lectures"
 
@@ -130,8 +127,7 @@ def attention_seq(
 ) -> int:
     """N (a multiple of SEQ_STEP) with S = 4 N^2 >= 2 LLC, shrunk to fit cap_bytes and a call
     bound max(4 N^2 d_h / P, 10 x 4 N^2 / beta) within call_cap_s seconds."""
-    need = CLEAR * llc_or_fallback(llc_bytes)
-    n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
+    n = attention_seq_len(llc_or_fallback(llc_bytes))  # S >= 2 LLC, as lecture 01 sizes it
 
     def too_big(n: int) -> bool:
         call_s = lower_bound_time(4.0 * n * n * head_dim, 10 * FP32 * n * n, peak, beta)
@@ -175,8 +171,6 @@ WEIGHT_CLEAR = 4.0
 
 def weight_copies(weight_bytes: int, llc_bytes: int | None, cap_bytes: int) -> int:
     """How many copies of W the sweep rotates through so that W is never served from cache."""
-    if weight_bytes <= 0:
-        raise ValueError(f"weight bytes must be positive, got {weight_bytes!r}")
     llc = llc_or_fallback(llc_bytes)
     if weight_bytes >= WEIGHT_CLEAR * llc:
         return 1

@@ -43,10 +43,6 @@ def fmt_rate(flops_per_s: float, digits: int = 1) -> str:
     return fmt_num(flops_per_s, digits, "FLOP/s")
 
 
-def _byte_scales() -> dict[str, float]:
-    return {unit: scale for scale, unit in (*_DECIMAL_BYTES, *_BINARY_BYTES)} | {"B": 1.0}
-
-
 def fmt_bytes(
     n: float, binary: bool = False, digits: int | None = 2, unit: str | None = None
 ) -> str:
@@ -54,7 +50,7 @@ def fmt_bytes(
     digits=None keeps three significant figures (233472 B, binary: '228 KiB')."""
     n = finite(n, "byte count")
     if unit is not None:
-        scales = _byte_scales()
+        scales = {unit: scale for scale, unit in (*_DECIMAL_BYTES, *_BINARY_BYTES)} | {"B": 1.0}
         if unit not in scales:
             raise ValueError(f"unknown byte unit {unit!r}; use one of {', '.join(scales)}")
         return f"{n / scales[unit]:.{2 if digits is None else digits}f} {unit}"

@@ -57,10 +57,6 @@ class Table:
         self.keep = frozenset(keep)
         format_table(self.headers, self.rows)  # ValueError now if a row is the wrong length
 
-    def numeric_columns(self) -> list[bool]:
-        """For each column, whether every cell reads as a number (right-aligned)."""
-        return _numeric_columns(self.rows, len(self.headers))
-
     def __str__(self) -> str:
         lines = []
         if self.title:
@@ -71,7 +67,7 @@ class Table:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        numeric = self.numeric_columns()
+        numeric = _numeric_columns(self.rows, len(self.headers))
 
         def cell(tag: str, text: str, i: int) -> str:
             cls = ' class="num"' if numeric[i] else ""

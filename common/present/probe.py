@@ -7,13 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from common.present.console import fmt_bytes
-from common.present.display import Text
+from common.present.display import Text, html_mode
 
 
 def who_measured() -> str:
     """'this machine' in a terminal; on the site, 'the machine that built this page'."""
-    from common.present.display import html_mode
-
     return "the machine that built this page" if html_mode() else "this machine"
 
 

@@ -128,17 +128,8 @@ ROUTING_SKEW = Assumption(
     "experts a batch reaches are uneven; s = 1 is a strong skew, for illustration.",
 )
 
-ASSUMPTIONS: tuple[Assumption, ...] = (
-    ACTIVATIONS_PER_TOKEN,
-    ARTICLE_OVERHEAD,
-    LOW_OVERHEAD,
-    LLM_OVERHEAD,
-    ARTICLE_BUDGET,
-    SM_REGISTER_FILE,
-    EXAMPLE_BANDWIDTH,
-    EXAMPLE_MATMUL,
-    ROUTING_SKEW,
-)
+# Every assumption above, in the order the table lists them.
+ASSUMPTIONS = tuple(v for v in list(globals().values()) if isinstance(v, Assumption))
 
 ACT_VECTORS_PER_TOKEN = int(ACTIVATIONS_PER_TOKEN.value)
 ROUTING_ZIPF = ROUTING_SKEW.value
