@@ -238,6 +238,17 @@ ENGINES: dict[str, Engine] = {
         None,
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
     ),
+    "vllm-eager": Engine(
+        "vllm-eager",
+        "vLLM before CUDA graphs (v0.2.1 and older, 2023): every kernel launched from Python, "
+        "CPU scheduling and output processing each step, none of it amortised",
+        Term(
+            "vLLM CPU cost per step before multi-step scheduling (GPU bubble)",
+            4 * MS,
+            VLLM_RFC_6854,
+        ),
+        Term("vLLM launch cost per kernel without CUDA graphs", 0.15 / 100 / 483, VLLM_PR_1440),
+    ),
     "eager": Engine(
         "eager",
         "PyTorch eager (Hugging Face transformers): every kernel launched from Python",
