@@ -402,12 +402,9 @@ def forecast_terms(
     shares = spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw)
     t_kernels = sum(c * t for c, t in per_gpu_times(ledger, shares, gpus))
     # attention in the 16-bit network beside sub-16-bit GEMMs: its own peak, its own term
-    attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: 0.0}
-    if attention:
-        kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak)
-        attention[ATTENTION_TERM] = sum(c * t for c, t in kernels) - t_kernels
-    else:
-        kernels = per_gpu_times(ledger, shares, gpus)
+    kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak)
+    slower = sum(c * t for c, t in kernels) - t_kernels
+    attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: slower}
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
     m, ways = ledger.model, zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
