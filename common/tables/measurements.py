@@ -402,7 +402,7 @@ SERVING_REQUESTS: tuple[Request, ...] = (
     _request(LLAMA_3_3_70B, "h100", 2, 1, 500, 2000, (47.77 + 1999 * 18.91) * MS, NIM, NIM_70B,
             "trtllm", "fp8"),
     _request(LLAMA_2_70B, "a100-80gb", 4, 64, 256, 256, 14.57, "vLLM, its PR #2192", VLLM_PR_2192,
-            "vllm"),
+            "vllm-single-step"),
     _request(LLAMA_2_70B, "a100", 8, 32, 1, 2048, 133.70, "vLLM v0.1, rkooo567",
             RKOOO_LLM_BENCHMARK, "vllm-eager"),
     _request(LLAMA_2_70B, "a100", 8, 24, 1024, 1024, 76.12, "vLLM v0.1, rkooo567",
