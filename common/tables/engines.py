@@ -221,8 +221,8 @@ class Engine:
     allreduce_chips: tuple[str, ...] = ()  # chip keys `allreduce` holds for
 
 
-#: vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured
-#: on v0.5.x, no more than what older versions paid).
+# vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured
+# on v0.5.x, no more than what older versions paid).
 SINGLE_STEP = Term("vLLM CPU cost per step before multi-step scheduling (GPU bubble)", 4 * MS,
                    VLLM_RFC_6854)  # fmt: skip
 ENGINES: dict[str, Engine] = {
