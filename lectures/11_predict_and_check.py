@@ -189,7 +189,7 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # (vLLM's benchmark CI on H100, H200 and A100, LMDeploy's A100 table, NVIDIA NIM on two
 # H100s). Each is predicted twice: by the roofline *bound* alone, and by the *forecast*
 # of ``python3 -m common.predict --engine E``, E the class of its engine (``trtllm``,
-# ``vllm`` or ``eager``): the bound plus the engine terms of
+# ``vllm``, ``vllm-single-step`` or ``vllm-eager``): the bound plus the engine terms of
 # ``common/tables/engines.py`` (a GEMM's measured share of the peak at the request's
 # rows, a weight-bound GEMM's share of the bandwidth, both measured on one GPU's shard
 # under the request's tensor parallelism, the smallest kernel's time, the all-reduce

@@ -80,11 +80,18 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
     return Roofs("achievable", peak, bw, link, measured)
 
 
-def per_gpu_times(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> list[tuple[int, float]]:
-    """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says."""
+def per_gpu_times(
+    ledger: PassLedger, roofs: Roofs, gpus: int = 1, attention_peak: float | None = None
+) -> list[tuple[int, float]]:
+    """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says;
+    `attention_peak`: the FLOP/s of the attention operators where it differs from roofs.peak."""
     split = ((op, count, gpus if op.kind in SHARDED_KINDS else 1) for op, count in ledger.counted())
     bound = roofline.lower_bound_time
-    return [(c, bound(op.flops / g, op.nbytes / g, roofs.peak, roofs.mem_bw)) for op, c, g in split]
+
+    def peak(op: Op) -> float:
+        return roofs.peak if attention_peak is None or op.kind != "attention" else attention_peak
+
+    return [(c, bound(op.flops / g, op.nbytes / g, peak(op), roofs.mem_bw)) for op, c, g in split]
 
 
 def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
@@ -252,7 +259,9 @@ class EngineRoofs(NamedTuple):
     gemm: (rows M, fraction of the spec peak) points of a measured GEMM, rising M (empty:
     1.0); hbm_share: fraction of the spec HBM bandwidth; floor: seconds no kernel goes
     below (the GPU time of the smallest kernels); step: seconds per forward pass;
-    curve: measured all-reduce times (None: ring bytes over the link, no latency).
+    curve: measured all-reduce times (None: ring bytes over the link, no latency);
+    attention_share: the attention kernels' peak over the GEMMs' (below 1 where the GEMMs
+    run in FP8 and attention in the 16-bit network, ``engine_roofs``).
     """
 
     gemm: tuple[tuple[int, float], ...]
@@ -262,6 +271,7 @@ class EngineRoofs(NamedTuple):
     curve: Curves | None
     launch: float = 0.0  # seconds of CPU launch per kernel the GPU waits for (eager)
     notes: tuple[str, ...] = ()  # terms left out or carried from another chip, said plainly
+    attention_share: float = 1.0  # attention's peak / the GEMMs' (16-bit beside FP8 GEMMs)
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -274,6 +284,9 @@ def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
 
 
 EP_TERMS = ("EP dispatch", "EP combine")
+#: The forecast's term for attention kernels that run in the 16-bit network while the GEMMs
+#: run in FP8 (``engines.FP8_ENGINE_BUILD``): their time at the 16-bit peak less at the GEMMs'.
+ATTENTION_TERM = "attention at the 16-bit peak"
 
 
 class EPNetwork(NamedTuple):
@@ -386,8 +399,12 @@ def forecast_terms(
     # each kernel: max(F / (e(M) P), D / (s beta)) per GPU share, with e(M) the measured
     # GEMM share at the pass's rows and s the measured HBM share
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
-    kernels = per_gpu_times(ledger, spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), gpus)
-    t_kernels = sum(c * t for c, t in kernels)
+    shares = spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw)
+    t_kernels = sum(c * t for c, t in per_gpu_times(ledger, shares, gpus))
+    # attention in the 16-bit network beside sub-16-bit GEMMs: its own peak, its own term
+    kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak)
+    slower = sum(c * t for c, t in kernels) - t_kernels
+    attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: slower}
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
     m, ways = ledger.model, zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
@@ -398,6 +415,7 @@ def forecast_terms(
     return {
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
+        **attention,
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
         "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in kernels),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
@@ -537,15 +555,18 @@ def engine_dtypes(precision: str, engine: str = "trtllm") -> DTypes:
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
     """The measured terms of `engine` on `chip` over g = `gpus` GPUs (``tables.engines``), the
     GEMM and HBM shares at the largest measured shard degree <= g; a term nobody measured on
-    this chip is left out or falls back to the achievable roof, and `notes` says which."""
+    this chip is left out or falls back to the achievable roof, and `notes` says which.
+    Beside sub-16-bit GEMMs, attention runs at the 16-bit network's peak (attention_share)."""
     eng = engines.ENGINES[engine]
     terms = engines.CHIP_TERMS.get(chip.key)
     spec = spec_roofs(chip, precision)
+    act = engine_dtypes(precision, engine).activations  # attention runs in it (FP8_ENGINE_BUILD)
     notes = [] if terms is None or not terms.note else [terms.note]
     if terms is None:
         ach = achievable_roofs(chip, precision)
         gemm = ((1, ach.peak / spec.peak),)
         hbm, floor, curve = ach.mem_bw / spec.mem_bw, 0.0, None
+        attention = achievable_roofs(chip, act).peak / ach.peak
         notes.append(
             f"no per-shape GEMM or kernel-floor measurement on the {chip.name}: flat "
             "achievable roofs, no kernel floor, all-reduce as ring bytes (no latency)"
@@ -561,6 +582,8 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             scale = (mamf / home.peak_flops(precision)) / (mamf_bf16 / peak_bf16)
         elif precision != "bf16":
             notes.append(f"GEMM shares measured in bf16, used at {precision} unscaled")
+        # attention at the activations' peak, at the GEMM's measured bf16 share (unscaled)
+        attention = chip.peak_flops(act) / (scale * spec.peak)
         degree = max(d for d in terms.gemm if d <= max(1, gpus))
         if degree != gpus:
             notes.append(f"GEMM and HBM shares measured at {degree}-way shards, used at {gpus}")
@@ -594,4 +617,4 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
     ]
     launch, step = (0.0 if t is None else t.value for t in (eng.launch, eng.step))
-    return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes))
+    return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention)

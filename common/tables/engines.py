@@ -221,6 +221,10 @@ class Engine:
     allreduce_chips: tuple[str, ...] = ()  # chip keys `allreduce` holds for
 
 
+# vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured
+# on v0.5.x, no more than what older versions paid).
+SINGLE_STEP = Term("vLLM CPU cost per step before multi-step scheduling (GPU bubble)", 4 * MS,
+                   VLLM_RFC_6854)  # fmt: skip
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "vllm",
@@ -237,6 +241,20 @@ ENGINES: dict[str, Engine] = {
         None,
         None,
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
+    ),
+    "vllm-single-step": Engine(
+        "vllm-single-step",
+        "vLLM before multi-step scheduling (2023-24, before v0.6): CUDA graphs in decode, CPU "
+        "scheduling and output processing every step",
+        SINGLE_STEP,
+        None,
+    ),
+    "vllm-eager": Engine(
+        "vllm-eager",
+        "vLLM before CUDA graphs (before its PR #1440, 2023): every kernel launched from Python, "
+        "and CPU scheduling every step as vllm-single-step",
+        SINGLE_STEP,
+        Term("vLLM launch cost per kernel without CUDA graphs", 0.15 / 100 / 483, VLLM_PR_1440),
     ),
     "eager": Engine(
         "eager",

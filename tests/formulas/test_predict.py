@@ -374,3 +374,36 @@ def test_a_chip_without_a_link_figure_predicts_on_one_gpu() -> None:
     assert formulas.allreduce_time(1e6, 1, spec.link_bw) == 0.0  # one GPU: no all-reduce
     with pytest.raises(ValueError, match="over 2 GPUs needs a link bandwidth; the table has none"):
         formulas.allreduce_time(1e6, 2, spec.link_bw)
+
+
+def test_attention_beside_fp8_gemms_runs_at_the_16_bit_peak_by_hand() -> None:
+    # toy roofs at full share: the matmul 2e12 FLOP in 20 ms; an attention op of 1e12 FLOP
+    # and 1e9 bytes takes 10 ms at the GEMMs' peak, 20 ms at half of it (its 16-bit peak);
+    # the norm's 4 ms of bytes and the matmul keep their times
+    attn = Op("scores", "attention", 1e12, act_bytes=1e9)
+    eng = predict.EngineRoofs((), 1.0, 0.0, 0.0, None, attention_share=0.5)
+    terms = predict.forecast_terms(toy(MATMUL, attn, NORM), SPEC, eng, 1)
+    assert terms[predict.ATTENTION_TERM] == pytest.approx(20e-3 - 10e-3)
+    assert terms["measured GEMM and HBM shares"] == pytest.approx(0.0)
+    assert sum(terms.values()) == pytest.approx(20e-3 + 20e-3 + 4e-3)
+    # 16-bit GEMMs: no such term at all
+    assert predict.ATTENTION_TERM not in predict.forecast_terms(toy(attn), SPEC, BARE, 1)
+
+
+def test_fp8_engine_roofs_put_attention_at_the_bf16_share_by_hand() -> None:
+    from common.hw_specs import get_chip
+
+    # H100: GEMMs at fp8 take the bf16 share x (1402.6 / 1979) / (794.5 / 989) of 1979
+    # TFLOP/s; attention keeps the bf16 share of 989 TFLOP/s (FP8_ENGINE_BUILD's float16
+    # attention plugin): 989 / (scale x 1979) of the GEMMs' peak
+    scale = (1402.6 / 1979) / (794.5 / 989)
+    for engine in ("trtllm", "vllm"):
+        fp8 = predict.engine_roofs(get_chip("h100"), engine, "fp8")
+        assert fp8.attention_share == pytest.approx(989 / (scale * 1979))
+    assert predict.engine_roofs(get_chip("h100"), "trtllm", "bf16").attention_share == 1.0
+    # a chip without per-shape terms: the achievable (MAMF) bf16 over fp8 peaks of the B200
+    b200 = predict.engine_roofs(get_chip("b200"), "trtllm", "fp8")
+    chip = get_chip("b200")
+    assert b200.attention_share == pytest.approx(
+        chip.achievable_flops("bf16") / chip.achievable_flops("fp8")
+    )

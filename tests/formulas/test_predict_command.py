@@ -97,6 +97,12 @@ def test_each_engine_adds_its_cited_terms(tmp_path, capsys) -> None:
     assert vllm["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3 / 8)
     eager = run_json(tmp_path, LLAMA, *base, "--engine", "eager", capsys=capsys)
     assert eager["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * 0.15 / 100 / 483)
+    # vLLM before multi-step scheduling: the 4 ms bubble every step; before CUDA graphs too:
+    # the launches as well
+    single = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-single-step", capsys=capsys)
+    assert single["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3)
+    old = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-eager", capsys=capsys)
+    assert old["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * 0.15 / 100 / 483 + 4e-3)
 
 
 def test_h100_reads_its_own_curve_and_floor(tmp_path, capsys) -> None:

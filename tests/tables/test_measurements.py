@@ -239,8 +239,10 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     assert len(lmdeploy) == 1 and "InternLM/lmdeploy" in lmdeploy.pop()
     assert [r.measured.seconds for r in nim] == pytest.approx([0.04777, 0.04777 + 1999 * 0.01891])
     # vLLM PR #2192: 14.57 s; rkooo567: 133.70 s (vLLM) and 70.19 s (Triton) for 32 x 1 + 2048.
-    assert got[("llama-2-70b", "a100-80gb", 4, 64, 256, 256, "vllm")] == pytest.approx(14.57)
-    assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "eager")] == pytest.approx(133.70)
+    assert got[("llama-2-70b", "a100-80gb", 4, 64, 256, 256, "vllm-single-step")] == (
+        pytest.approx(14.57)
+    )
+    assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "vllm-eager")] == pytest.approx(133.70)
     assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "trtllm")] == pytest.approx(70.19)
     # Llama-2-13B's config.json: 40 layers, hidden 5120, 40 heads, intermediate 13824.
     m = pub.LLAMA_2_13B
