@@ -225,6 +225,8 @@ class Engine:
 # on v0.5.x, no more than what older versions paid).
 SINGLE_STEP = Term("vLLM CPU cost per step before multi-step scheduling (GPU bubble)", 4 * MS,
                    VLLM_RFC_6854)  # fmt: skip
+# CPU launch per kernel without CUDA graphs: PR #1440's 0.15 s over 100 steps of 483 kernels
+LAUNCH = Term("CPU launch cost per kernel without CUDA graphs", 0.15 / 100 / 483, VLLM_PR_1440)
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "vllm",
@@ -254,13 +256,13 @@ ENGINES: dict[str, Engine] = {
         "vLLM before CUDA graphs (before its PR #1440, 2023): every kernel launched from Python, "
         "and CPU scheduling every step as vllm-single-step",
         SINGLE_STEP,
-        Term("vLLM launch cost per kernel without CUDA graphs", 0.15 / 100 / 483, VLLM_PR_1440),
+        LAUNCH,
     ),
     "eager": Engine(
         "eager",
         "PyTorch eager (Hugging Face transformers): every kernel launched from Python",
         None,
-        Term("eager launch cost per kernel", 0.15 / 100 / 483, VLLM_PR_1440),
+        LAUNCH,
     ),
 }
 NO_STEP = "fixed cost per step: none published for this engine class (left out)"
