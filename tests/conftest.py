@@ -374,3 +374,17 @@ def visit(browser, base_url) -> Iterator[Visitor]:
         yield Visitor(context, base_url)
     finally:
         context.close()
+
+
+# --- tests/docs and tests/i18n: shared figures and helpers ---------------------
+#: NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): 989 TFLOPS dense BF16, 3.35 TB/s HBM3.
+H100_BF16_PEAK, H100_BANDWIDTH = 989e12, 3.35e12
+
+
+def critical_batch(ridge: float, bytes_per_value: float = 2, d: int = 8192) -> int:
+    """Smallest B with 2 B d^2 / (b (2 B d + d^2)) >= ridge (X[B, d] W[d, d], b bytes a
+    value), by trying every B."""
+    batch = 1
+    while 2 * batch * d * d / (bytes_per_value * (2 * batch * d + d * d)) < ridge:
+        batch += 1
+    return batch
