@@ -216,72 +216,22 @@ LEDGER_TABLE = [
     ],
 ]
 
+# fmt: off
 OPERATOR_TABLE = [  # article, section 3.3; times max(F / 312e12, D / 1555e9) by hand
     ["operator", "F", "D", "I (FLOP/byte)", "I / I^{\\ast}", "bound", "time bound"],
-    [
-        "elementwise add, 16,000,000 elements",
-        "16.00 MFLOP",
-        "96.00 MB",
-        "0.17",
-        "0.001",
-        "memory",
-        "61.7 µs",
-    ],
+    ["elementwise add, 16,000,000 elements", "16.00 MFLOP", "96.00 MB", "0.17", "0.001", "memory",
+     "61.7 µs"],
     ["LayerNorm [4096, 3072]", "75.50 MFLOP", "50.33 MB", "1.50", "0.007", "memory", "32.4 µs"],
-    [
-        "fused softmax [4096, 4096]",
-        "83.89 MFLOP",
-        "67.11 MB",
-        "1.25",
-        "0.006",
-        "memory",
-        "43.2 µs",
-    ],
-    [
-        "naive softmax [4096, 4096]",
-        "83.89 MFLOP",
-        "167.77 MB",
-        "0.50",
-        "0.002",
-        "memory",
-        "108 µs",
-    ],
-    [
-        "GEMM 512 \\times 4096 \\times 4096",
-        "17.18 GFLOP",
-        "41.94 MB",
-        "409.60",
-        "2.041",
-        "compute",
-        "55.1 µs",
-    ],
-    [
-        "GEMM 4096 \\times 4096 \\times 4096",
-        "137.44 GFLOP",
-        "100.66 MB",
-        "1365.33",
-        "6.805",
-        "compute",
-        "441 µs",
-    ],
-    [
-        "attention, S and P in memory",
-        "8.67 GFLOP",
-        "138.41 MB",
-        "62.67",
-        "0.312",
-        "memory",
-        "89.0 µs",
-    ],
-    [
-        "attention, minimum traffic",
-        "8.67 GFLOP",
-        "4.19 MB",
-        "2068.00",
-        "10.307",
-        "compute",
-        "27.8 µs",
-    ],
+    ["fused softmax [4096, 4096]", "83.89 MFLOP", "67.11 MB", "1.25", "0.006", "memory", "43.2 µs"],
+    ["naive softmax [4096, 4096]", "83.89 MFLOP", "167.77 MB", "0.50", "0.002", "memory", "108 µs"],
+    ["GEMM 512 \\times 4096 \\times 4096", "17.18 GFLOP", "41.94 MB", "409.60", "2.041", "compute",
+     "55.1 µs"],
+    ["GEMM 4096 \\times 4096 \\times 4096", "137.44 GFLOP", "100.66 MB", "1365.33", "6.805",
+     "compute", "441 µs"],
+    ["attention, S and P in memory", "8.67 GFLOP", "138.41 MB", "62.67", "0.312", "memory",
+     "89.0 µs"],
+    ["attention, minimum traffic", "8.67 GFLOP", "4.19 MB", "2068.00", "10.307", "compute",
+     "27.8 µs"],
 ]
 
 HEADROOM_RATIOS = [
@@ -292,23 +242,15 @@ HEADROOM_OPERATORS = [  # article, section 3.4's table
     ["operator", "I / I^{\\ast}", "compute \\times 2", "bandwidth \\times 2"],
     ["elementwise add, 16,000,000 elements", reference.ADD_RATIO, *reference.SPEEDUPS["add"]],
     ["LayerNorm [4096, 3072]", reference.LAYERNORM_RATIO, *reference.SPEEDUPS["layernorm"]],
-    [
-        "naive softmax [4096, 4096]",
-        reference.SOFTMAX_NAIVE_RATIO,
-        *reference.SPEEDUPS["softmax naive"],
-    ],
-    [
-        "GEMM 512 \\times 4096 \\times 4096",
-        reference.GEMM_512_RATIO,
-        *reference.SPEEDUPS["gemm 512"],
-    ],
-    [
-        "attention, scores in memory",
-        reference.ATTN_NAIVE_RATIO,
-        *reference.SPEEDUPS["attention naive"],
-    ],
+    ["naive softmax [4096, 4096]", reference.SOFTMAX_NAIVE_RATIO,
+     *reference.SPEEDUPS["softmax naive"]],
+    ["GEMM 512 \\times 4096 \\times 4096", reference.GEMM_512_RATIO,
+     *reference.SPEEDUPS["gemm 512"]],
+    ["attention, scores in memory", reference.ATTN_NAIVE_RATIO,
+     *reference.SPEEDUPS["attention naive"]],
     ["attention, minimum traffic", reference.ATTN_MIN_RATIO, *reference.SPEEDUPS["attention min"]],
 ]
+# fmt: on
 RIDGE_TABLE = [
     ["chip", "precision", "peak", "memory bandwidth", "ridge point I^{\\ast} (FLOP/byte)"],
     ["A100 40GB SXM", "bf16", "312 TFLOP/s", "1,555 GB/s", reference.RIDGE_A100_BF16],
@@ -387,9 +329,6 @@ def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
     assert found <= checked, f"pages with computed numbers not checked here: {found - checked}"
 
 
-# ---------------------------------------------------------------------------
-# The hardware page: every figure with its estimate flag, every ridge point
-# ---------------------------------------------------------------------------
 def _si(value: float, unit: str) -> str:
     """Four significant digits with an SI prefix, written here independently of the directive.
 
@@ -460,9 +399,6 @@ def test_the_hardware_directive_notes_its_dependency() -> None:
     assert any(path.endswith("hw_specs.py") for path in env.dependencies)
 
 
-# ---------------------------------------------------------------------------
-# The exercise directive: question, hidden worked answer, its table
-# ---------------------------------------------------------------------------
 def test_the_exercise_directive_renders_the_worked_answer() -> None:
     from docutils import nodes
 
