@@ -13,18 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import PNG_1PX, REPO, load_extension
 
 from common.shell import interface
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "docs" / "_ext"))
-import docs_hooks  # noqa: E402
+docs_hooks = load_extension("docs_hooks")
 
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
-PNG_BYTES = bytes.fromhex(  # a 1 x 1 RGBA PNG
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
-)
 
 
 def declaring(folder: Path, body: str, after: str = "", name: str = "99_toy.py") -> Path:
@@ -184,7 +179,7 @@ def _cell(tmp_path: Path, *earlier: str) -> tuple[Path, Callable[[], str], Path,
     images.mkdir(parents=True)
     for name in earlier:
         (outdir := docs_hooks.figure_dir(docs, lecture)).mkdir(parents=True, exist_ok=True)
-        (outdir / name).write_bytes(PNG_BYTES)
+        (outdir / name).write_bytes(PNG_1PX)
     iterator = ImagePathIterator(str(images / "sphx_glr_09_demo_{0:03}.png"))
     gallery_conf = {"src_dir": str(docs)}
     argv = docs_hooks.reset_argv(gallery_conf, {"src_file": str(lecture)})
@@ -198,16 +193,16 @@ def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
     outdir, scrape, images, iterator = _cell(tmp_path)
     assert scrape() == ""  # the cell drew nothing
 
-    _write_atomically(outdir / "first.png", PNG_BYTES)
+    _write_atomically(outdir / "first.png", PNG_1PX)
     rst = scrape()
     assert rst.count(".. figure::") == 1 and ":alt: first" in rst
     assert ".. figure:: /auto_lectures/images/sphx_glr_09_demo_001.png" in rst
-    assert (images / "sphx_glr_09_demo_001.png").read_bytes() == PNG_BYTES
+    assert (images / "sphx_glr_09_demo_001.png").read_bytes() == PNG_1PX
 
     assert scrape() == ""  # nothing new
 
-    _write_atomically(outdir / "second.png", PNG_BYTES)
-    _write_atomically(outdir / "first.png", PNG_BYTES)  # rewritten with identical bytes
+    _write_atomically(outdir / "second.png", PNG_1PX)
+    _write_atomically(outdir / "first.png", PNG_1PX)  # rewritten with identical bytes
     rst = scrape()
     assert re.findall(r":alt: (\w+)", rst) == ["second", "first"]
     assert len(iterator) == 3
@@ -231,7 +226,7 @@ def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
     # The lecture writes the PNG under a path of its own spelling (relative, with '..')
     # and records its caption; the scraper finds it under the resolved path.
     spelled = outdir / ".." / outdir.name / "roofline.png"
-    _write_atomically(outdir / "roofline.png", PNG_BYTES)
+    _write_atomically(outdir / "roofline.png", PNG_1PX)
     shown = display.figure(spelled, "The A100 roof: every ``add`` sits on the slope.")
     assert str(shown) == f"saved figure: {spelled}"
     rst = scrape()
@@ -243,7 +238,7 @@ def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
 
 def test_a_figure_without_a_caption_is_captioned_with_its_alt_text(tmp_path: Path) -> None:
     outdir, scrape, _, _ = _cell(tmp_path)
-    _write_atomically(outdir / "09_bandwidth_by_level.png", PNG_BYTES)
+    _write_atomically(outdir / "09_bandwidth_by_level.png", PNG_1PX)
     rst = scrape()
     assert _caption(rst) == "09 bandwidth by level"
 
@@ -253,7 +248,7 @@ def test_two_figures_of_one_cell_keep_their_own_captions(tmp_path: Path) -> None
 
     outdir, scrape, images, _ = _cell(tmp_path)
     for name, caption in (("a.png", "First: the slope."), ("b.png", "Second: the roof.")):
-        _write_atomically(outdir / name, PNG_BYTES)
+        _write_atomically(outdir / name, PNG_1PX)
         display.figure(outdir / name, caption)
     rst = scrape()
     parts = rst.split(".. figure::")[1:]
@@ -273,7 +268,7 @@ def test_a_caption_with_a_template_leaves_it_beside_the_image(tmp_path: Path) ->
     from common.present.say import say
 
     outdir, scrape, images, _ = _cell(tmp_path)
-    _write_atomically(outdir / "a.png", PNG_BYTES)
+    _write_atomically(outdir / "a.png", PNG_1PX)
     display.figure(outdir / "a.png", say("Peak {p}, {side}.", p="1.0 TB/s", side=say("left")))
     rst = scrape()
     assert _caption(rst) == "Peak 1.0 TB/s, left."

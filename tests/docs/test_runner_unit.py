@@ -20,12 +20,17 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import H100_BANDWIDTH, H100_BF16_PEAK, conf_value, critical_batch
+from conftest import (
+    H100_BANDWIDTH,
+    H100_BF16_PEAK,
+    REPO,
+    conf_value,
+    critical_batch,
+    load_extension,
+)
 from docutils import nodes
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "docs" / "_ext"))
-import runner  # noqa: E402
+runner = load_extension("runner")
 
 HARNESS = REPO / "docs" / "_static" / "runner" / "harness.py"
 TABLE = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8")
