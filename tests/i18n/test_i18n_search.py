@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SITE, built
 
-REPO = Path(__file__).resolve().parents[2]
-INDEX = REPO / "docs" / "_build" / "html" / "zh" / "searchindex.js"
+INDEX = SITE / "zh" / "searchindex.js"
 
 #: Sphinx's default weights (searchtools.js), which the course's scorer keeps.
 TITLE, PARTIAL_TITLE, TERM, PARTIAL_TERM = 15, 7, 5, 2
@@ -85,9 +84,7 @@ def ranking(index: dict[str, Any], query: str) -> list[tuple[str, int]]:
 
 @pytest.fixture(scope="module")
 def index() -> dict[str, Any]:
-    if not INDEX.is_file():
-        pytest.fail("the Chinese edition is not built: run make docs first")
-    text = INDEX.read_text(encoding="utf-8")
+    text = built(INDEX).read_text(encoding="utf-8")
     return json.loads(text[text.index("(") + 1 : text.rindex(")")])
 
 
