@@ -274,68 +274,53 @@ def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> 
         assert stream(result, "stderr") == proc.stderr == ""
 
 
-def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: Path) -> None:
+def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
+    course: Path, tmp_path: Path
+) -> None:
+    """Each bad table: on stderr the terminal's one line, and its exit status. A '(' opened on
+    one line and closed by '}' two lines on: panel and terminal both name the line of the '}'
+    (where Python stops), and the message keeps the line it opened on."""
     zero, _ = edit_chip(TABLE, "H100 SXM", "989e12", "0")
     typo, typo_line = edit_chip(TABLE, "H100 SXM", "989e12", "989e12x")
     name, name_line = edit_chip(TABLE, "H100 SXM", "H100_DATASHEET", "H100_DATASHET")
     gone, _ = edit_chip(
         TABLE, "H100 SXM", "mem_capacity_figure=capacity(80e9, H100_DATASHEET),", ""
     )
-    tables = (zero, typo, name, gone, TABLE)
-    # as the page asks: lecture 02 redraws its figure, whose adapter imports the table first
-    requests = [{"kind": "lecture", "target": "02_roofline_basics", "table": t, "chart": True}
-                for t in tables]  # fmt: skip
-    zero_run, typo_run, name_run, gone_run, good = harness_runs(course, *requests, tmp=tmp_path)
-
-    # A zero peak: exactly the terminal's one line and exit status.
-    proc = terminal(course, zero, ["lectures/02_roofline_basics.py"], tmp_path)
-    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
-    assert proc.stderr.startswith("02_roofline_basics.py: error: H100 SXM bf16 peak")
-    assert stream(zero_run, "stderr") == proc.stderr
-    assert zero_run["status"] == proc.returncode
-    # Typos in the table: the terminal's one line, naming the line of common/hw_specs.py.
-    for run, table, line in ((typo_run, typo, typo_line), (name_run, name, name_line)):
-        proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
-        assert stream(run, "stderr") == proc.stderr
-        assert proc.stderr.startswith(
-            f"02_roofline_basics.py: error: common/hw_specs.py line {line}:"
-        )
-    assert stream(typo_run, "stderr").endswith(": invalid decimal literal\n")
-    assert stream(name_run, "stderr").endswith(": name 'H100_DATASHET' is not defined\n")
-    # A deleted field: the table's own slip line, as the terminal says it, with no prefix.
-    proc = terminal(course, gone, ["lectures/02_roofline_basics.py"], tmp_path)
-    assert stream(gone_run, "stderr") == proc.stderr
-    assert re.fullmatch(
-        r"02_roofline_basics\.py: error: common/hw_specs\.py line \d+: chip h100 \(H100 SXM\) "
-        r"is missing its field mem_capacity_figure\n",
-        proc.stderr,
-    )
-    assert typo_run["status"] == name_run["status"] == gone_run["status"] == 1
-    assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
-
-
-def test_a_bracket_closed_by_the_wrong_one_names_the_terminals_line(
-    course: Path, tmp_path: Path
-) -> None:
-    """A '(' opened on one line and closed by '}' two lines on: panel and terminal both name
-    the line of the '}' (where Python stops), and the message keeps the line it opened on."""
     start = TABLE.index('name="H100 SXM"')
     opened = TABLE.rindex("(", 0, start)  # the call that builds the H100's chip
-    opened_line = TABLE.count("\n", 0, opened) + 1
     close = TABLE.index("\n", TABLE.index("\n", start) + 1)  # the end of the next line
-    broken = TABLE[:close] + " }" + TABLE[close:]
-    closed_line = TABLE.count("\n", 0, close) + 1
+    bracket = TABLE[:close] + " }" + TABLE[close:]
+    opened_line, closed_line = TABLE.count("\n", 0, opened) + 1, TABLE.count("\n", 0, close) + 1
     assert closed_line > opened_line
-    (run,) = harness_runs(
-        course, {"kind": "lecture", "target": "02_roofline_basics", "table": broken}, tmp=tmp_path
+    tables = (zero, typo, name, gone, bracket)
+    # as the page asks: lecture 02 redraws its figure, whose adapter imports the table first
+    # (the bracket's run draws none); the shipped table last: the next run works
+    requests = [{"kind": "lecture", "target": "02_roofline_basics", "table": t,
+                 "chart": t is not bracket} for t in (*tables, TABLE)]  # fmt: skip
+    *runs, good = harness_runs(course, *requests, tmp=tmp_path)
+    said = []
+    for table, run in zip(tables, runs, strict=True):
+        proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
+        assert stream(run, "stderr") == proc.stderr and proc.stderr.count("\n") == 1
+        assert run["status"] == proc.returncode == 1
+        said.append(proc.stderr.removeprefix("02_roofline_basics.py: error: "))
+    assert said[0].startswith("H100 SXM bf16 peak")  # a zero peak
+    # Typos in the table: the line of common/hw_specs.py, and Python's words.
+    assert said[1].startswith(f"common/hw_specs.py line {typo_line}:")
+    assert said[1].endswith(": invalid decimal literal\n")
+    assert said[2].startswith(f"common/hw_specs.py line {name_line}:")
+    assert said[2].endswith(": name 'H100_DATASHET' is not defined\n")
+    # A deleted field: the table's own slip line, with no prefix.
+    assert re.fullmatch(
+        r"common/hw_specs\.py line \d+: chip h100 \(H100 SXM\) is missing its field "
+        r"mem_capacity_figure\n",
+        said[3],
     )
-    proc = terminal(course, broken, ["lectures/02_roofline_basics.py"], tmp_path)
-    assert stream(run, "stderr") == proc.stderr
-    assert proc.stderr == (
-        f"02_roofline_basics.py: error: common/hw_specs.py line {closed_line}: closing "
-        f"parenthesis '}}' does not match opening parenthesis '(' on line {opened_line}\n"
+    assert said[4] == (
+        f"common/hw_specs.py line {closed_line}: closing parenthesis '}}' does not match "
+        f"opening parenthesis '(' on line {opened_line}\n"
     )
-    assert run["status"] == proc.returncode == 1
+    assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
 
 
 def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_path: Path) -> None:
