@@ -35,10 +35,6 @@ def _js_round(x: float) -> int:
     return math.floor(x + 0.5)
 
 
-def _files(value: int | list[int]) -> list[int]:
-    return value if isinstance(value, list) else [value]
-
-
 def _course_score(docname: str, score: int) -> int:
     """The course's scorer (docs/_static/search-snippets.js) on a page result."""
     if re.match(r"^(auto_lectures/\d\d_|concepts/)", docname):
@@ -75,7 +71,7 @@ def ranking(index: dict[str, Any], query: str) -> list[tuple[str, int]]:
         if len(q) > 2 and q not in words:
             records += [(files, partial) for word, files in words.items() if q in word]
         for files, score in records:
-            for file in _files(files):
+            for file in files if isinstance(files, list) else [files]:
                 per_file[file] = max(per_file.get(file, 0), score)
     for file, score in per_file.items():
         add(file, score)
