@@ -392,3 +392,39 @@ def assert_sections(
     count = out.count("What to observe:")
     assert count == observed if exact else count >= observed
     assert f"(add --png to save the figure {figure})" in out
+
+
+# --- tests/docs and tests/i18n: shared figures and helpers ---------------------
+#: NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): 989 TFLOPS dense BF16, 3.35 TB/s HBM3.
+H100_BF16_PEAK, H100_BANDWIDTH = 989e12, 3.35e12
+
+
+def critical_batch(ridge: float, bytes_per_value: float = 2, d: int = 8192) -> int:
+    """Smallest B with 2 B d^2 / (b (2 B d + d^2)) >= ridge (X[B, d] W[d, d], b bytes a
+    value), by trying every B."""
+    batch = 1
+    while 2 * batch * d * d / (bytes_per_value * (2 * batch * d + d * d)) < ridge:
+        batch += 1
+    return batch
+
+
+#: A 1 x 1 RGBA PNG, for a figure the source tree does not hold.
+PNG_1PX = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
+)
+
+
+def built(path: Path) -> Path:
+    """`path`, a file of the built site; the test fails when `make docs` has not made it."""
+    if not path.exists():
+        pytest.fail(f"{path} is not built: run make docs first")
+    return path
+
+
+def translations(po: Path) -> dict[str, str]:
+    """A gettext catalog's entries, English -> translation ("" for a fuzzy entry)."""
+    from babel.messages.pofile import read_po
+
+    with po.open("rb") as handle:
+        return {str(m.id): "" if m.fuzzy else str(m.string) for m in read_po(handle) if m.id}

@@ -8,22 +8,20 @@ import os
 import re
 import runpy
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import PNG_1PX, REPO, load_extension
 
 from common.shell import interface
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "docs" / "_ext"))
-import docs_hooks  # noqa: E402
+docs_hooks = load_extension("docs_hooks")
 
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
 
 
-# ---------------------------------------------------------------------------
-# Which flags a lecture accepts, read from the parser it declares
-# ---------------------------------------------------------------------------
 def declaring(folder: Path, body: str, after: str = "", name: str = "99_toy.py") -> Path:
     """A lecture file whose make_parser() runs `body` on `parser`; `after` follows it."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -89,9 +87,6 @@ def test_detected_flags_match_the_lectures_parser(lecture: Path) -> None:
         assert (name in declared) == (name in given), f"{lecture.name}: {name}"
 
 
-# ---------------------------------------------------------------------------
-# reset_argv: paths under docs/_build, nothing in the source tree
-# ---------------------------------------------------------------------------
 def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) -> None:
     body = "cli.add_png_flags(parser)\ncli.add_results_flag(parser)"
     lecture = declaring(tmp_path / "lectures", body, name="09_demo.py")
@@ -104,9 +99,6 @@ def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) ->
     assert sorted(p.name for p in lecture.parent.iterdir()) == ["09_demo.py"]
 
 
-# ---------------------------------------------------------------------------
-# The scraper: PNGs new or modified since the previous cell, in the order written
-# ---------------------------------------------------------------------------
 def test_changed_images_orders_by_write_time() -> None:
     before = {"a.png": (1, 100, 10), "b.png": (2, 100, 10)}
     after = {"a.png": (1, 100, 10), "b.png": (3, 300, 10), "c.png": (4, 200, 10)}
@@ -169,16 +161,6 @@ def test_build_folders_are_shown_as_a_student_run_prints_them() -> None:
     assert out == "saved results: results/machine.json; wrote 4 figure(s) to figures"
 
 
-PNG_BYTES = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
-)
-
-
-class _Block:
-    """Stands in for sphinx-gallery's code block (the scraper does not read it)."""
-
-
 def _write_atomically(path: Path, data: bytes) -> None:
     """Write like common.fileio does: a temporary file renamed over the target."""
     tmp = path.with_name(f".{path.name}.tmp")
@@ -186,67 +168,49 @@ def _write_atomically(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
+def _cell(tmp_path: Path, *earlier: str) -> tuple[Path, Callable[[], str], Path, Any]:
+    """A fake lecture run, with `earlier` figures left in its outdir by an earlier build:
+    (outdir, the scraper on the cell run so far, images folder, image path iterator)."""
     from sphinx_gallery.scrapers import ImagePathIterator
 
     docs = tmp_path / "docs"
     lecture = declaring(tmp_path / "lectures", "cli.add_png_flags(parser)", name="09_demo.py")
-    gallery_conf = {"src_dir": str(docs)}
     images = docs / "auto_lectures" / "images"
     images.mkdir(parents=True)
+    for name in earlier:
+        (outdir := docs_hooks.figure_dir(docs, lecture)).mkdir(parents=True, exist_ok=True)
+        (outdir / name).write_bytes(PNG_1PX)
     iterator = ImagePathIterator(str(images / "sphx_glr_09_demo_{0:03}.png"))
-    block_vars = {"src_file": str(lecture), "image_path_iterator": iterator}
-
+    gallery_conf = {"src_dir": str(docs)}
     argv = docs_hooks.reset_argv(gallery_conf, {"src_file": str(lecture)})
-    outdir = Path(argv[argv.index("--outdir") + 1])
-    assert docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf) == ""  # cell drew nothing
+    block_vars = {"src_file": str(lecture), "image_path_iterator": iterator}
+    # the code block (first argument) stands in for sphinx-gallery's: the scraper ignores it
+    scrape = lambda: docs_hooks.scrape_pngs(None, block_vars, gallery_conf)  # noqa: E731
+    return Path(argv[argv.index("--outdir") + 1]), scrape, images, iterator
 
-    _write_atomically(outdir / "first.png", PNG_BYTES)
-    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+
+def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
+    outdir, scrape, images, iterator = _cell(tmp_path)
+    assert scrape() == ""  # the cell drew nothing
+
+    _write_atomically(outdir / "first.png", PNG_1PX)
+    rst = scrape()
     assert rst.count(".. figure::") == 1 and ":alt: first" in rst
     assert ".. figure:: /auto_lectures/images/sphx_glr_09_demo_001.png" in rst
-    assert (images / "sphx_glr_09_demo_001.png").read_bytes() == PNG_BYTES
+    assert (images / "sphx_glr_09_demo_001.png").read_bytes() == PNG_1PX
 
-    assert docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf) == ""  # nothing new
+    assert scrape() == ""  # nothing new
 
-    _write_atomically(outdir / "second.png", PNG_BYTES)
-    _write_atomically(outdir / "first.png", PNG_BYTES)  # rewritten with identical bytes
-    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    _write_atomically(outdir / "second.png", PNG_1PX)
+    _write_atomically(outdir / "first.png", PNG_1PX)  # rewritten with identical bytes
+    rst = scrape()
     assert re.findall(r":alt: (\w+)", rst) == ["second", "first"]
     assert len(iterator) == 3
 
 
 def test_a_rerun_lecture_does_not_reembed_old_figures(tmp_path: Path) -> None:
     """Figures left in the outdir by an earlier build are not new to this one."""
-    from sphinx_gallery.scrapers import ImagePathIterator
-
-    docs = tmp_path / "docs"
-    lecture = declaring(tmp_path, "cli.add_outdir_flag(parser)", name="09_demo.py")
-    outdir = docs_hooks.figure_dir(docs, lecture)
-    outdir.mkdir(parents=True)
-    (outdir / "old.png").write_bytes(PNG_BYTES)
-    docs_hooks.reset_argv({"src_dir": str(docs)}, {"src_file": str(lecture)})
-    iterator = ImagePathIterator(str(tmp_path / "img_{0:03}.png"))
-    block_vars = {"src_file": str(lecture), "image_path_iterator": iterator}
-    assert docs_hooks.scrape_pngs(_Block(), block_vars, {"src_dir": str(docs)}) == ""
-
-
-# ---------------------------------------------------------------------------
-# Captions: the one a lecture gave display.figure, or the alt text
-# ---------------------------------------------------------------------------
-def _cell(tmp_path: Path) -> tuple[Path, dict, dict, Path]:
-    """A fake lecture run: (outdir, block_vars, gallery_conf, images folder)."""
-    from sphinx_gallery.scrapers import ImagePathIterator
-
-    docs = tmp_path / "docs"
-    lecture = declaring(tmp_path / "lectures", "cli.add_png_flags(parser)", name="09_demo.py")
-    images = docs / "auto_lectures" / "images"
-    images.mkdir(parents=True)
-    iterator = ImagePathIterator(str(images / "sphx_glr_09_demo_{0:03}.png"))
-    gallery_conf = {"src_dir": str(docs)}
-    argv = docs_hooks.reset_argv(gallery_conf, {"src_file": str(lecture)})
-    block_vars = {"src_file": str(lecture), "image_path_iterator": iterator}
-    return Path(argv[argv.index("--outdir") + 1]), block_vars, gallery_conf, images
+    assert _cell(tmp_path, "old.png")[1]() == ""
 
 
 def _caption(rst: str) -> str:
@@ -258,14 +222,14 @@ def _caption(rst: str) -> str:
 def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
     from common.present import display
 
-    outdir, block_vars, gallery_conf, _ = _cell(tmp_path)
+    outdir, scrape, _, _ = _cell(tmp_path)
     # The lecture writes the PNG under a path of its own spelling (relative, with '..')
     # and records its caption; the scraper finds it under the resolved path.
     spelled = outdir / ".." / outdir.name / "roofline.png"
-    _write_atomically(outdir / "roofline.png", PNG_BYTES)
+    _write_atomically(outdir / "roofline.png", PNG_1PX)
     shown = display.figure(spelled, "The A100 roof: every ``add`` sits on the slope.")
     assert str(shown) == f"saved figure: {spelled}"
-    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    rst = scrape()
     assert rst.count(".. figure::") == 1
     assert _caption(rst) == "The A100 roof: every ``add`` sits on the slope."
     assert ":alt: Figure roofline: The A100 roof: every add sits on the slope." in rst
@@ -273,20 +237,20 @@ def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
 
 
 def test_a_figure_without_a_caption_is_captioned_with_its_alt_text(tmp_path: Path) -> None:
-    outdir, block_vars, gallery_conf, _ = _cell(tmp_path)
-    _write_atomically(outdir / "09_bandwidth_by_level.png", PNG_BYTES)
-    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    outdir, scrape, _, _ = _cell(tmp_path)
+    _write_atomically(outdir / "09_bandwidth_by_level.png", PNG_1PX)
+    rst = scrape()
     assert _caption(rst) == "09 bandwidth by level"
 
 
 def test_two_figures_of_one_cell_keep_their_own_captions(tmp_path: Path) -> None:
     from common.present import display
 
-    outdir, block_vars, gallery_conf, images = _cell(tmp_path)
+    outdir, scrape, images, _ = _cell(tmp_path)
     for name, caption in (("a.png", "First: the slope."), ("b.png", "Second: the roof.")):
-        _write_atomically(outdir / name, PNG_BYTES)
+        _write_atomically(outdir / name, PNG_1PX)
         display.figure(outdir / name, caption)
-    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    rst = scrape()
     parts = rst.split(".. figure::")[1:]
     assert [_caption(".. figure::" + p) for p in parts] == [
         "First: the slope.",
@@ -303,10 +267,10 @@ def test_a_caption_with_a_template_leaves_it_beside_the_image(tmp_path: Path) ->
     from common.present import display
     from common.present.say import say
 
-    outdir, block_vars, gallery_conf, images = _cell(tmp_path)
-    _write_atomically(outdir / "a.png", PNG_BYTES)
+    outdir, scrape, images, _ = _cell(tmp_path)
+    _write_atomically(outdir / "a.png", PNG_1PX)
     display.figure(outdir / "a.png", say("Peak {p}, {side}.", p="1.0 TB/s", side=say("left")))
-    rst = docs_hooks.scrape_pngs(_Block(), block_vars, gallery_conf)
+    rst = scrape()
     assert _caption(rst) == "Peak 1.0 TB/s, left."
     sidecar = docs_hooks.caption_file(images / "sphx_glr_09_demo_001.png")
     assert json.loads(sidecar.read_text(encoding="utf-8")) == {
@@ -348,9 +312,6 @@ def test_an_escaped_caption_renders_as_the_text_it_came_from() -> None:
     assert [n.astext() for n in tree.findall(lambda n: n.tagname == "literal")] == ["a_b"]
 
 
-# ---------------------------------------------------------------------------
-# conf.py's gallery patterns
-# ---------------------------------------------------------------------------
 def _conf(monkeypatch: pytest.MonkeyPatch, run: str | None = None) -> dict:
     """Execute docs/conf.py with the environment and sys.path restored afterwards."""
     monkeypatch.setenv("ROOFLINE_RESULTS", "unchanged")  # conf.py sets it; restored at teardown

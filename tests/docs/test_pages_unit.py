@@ -24,27 +24,17 @@ def speedups(r: float) -> tuple[str, str]:
     return f"{t / max(r / 2, 1.0):.2f}x", f"{t / max(r, 0.5):.2f}x"
 
 
-A100_RIDGE = 312e12 / 1555e9  # 200.6 (article, section 3.2)
-
+# fmt: off
 SUBSTITUTIONS = {
     "concepts/memory-ledger": {  # article, sections 3.5 and 4.3
-        "n_layers": "32",
-        "d_kv": "4096",
-        "seq": "4096",
-        "act": "128 KiB",
-        "rate30": "30%",
-        "rate4": "4%",
-        "budget": "78 GiB",
-        "w": "13.0 GiB",
-        "kv_tok": "512 KiB",
-        "kv_seq": "2.00 GiB",
-        "kv16": reference.LEDGER_ROWS[16][1] + " GiB",
+        "n_layers": "32", "d_kv": "4096", "seq": "4096", "act": "128 KiB", "rate30": "30%",
+        "rate4": "4%", "budget": "78 GiB", "w": "13.0 GiB", "kv_tok": "512 KiB",
+        "kv_seq": "2.00 GiB", "kv16": reference.LEDGER_ROWS[16][1] + " GiB",
         "kv16_ratio": reference.KV_OVER_WEIGHTS_16,
         "b30": str(reference.LARGEST_BATCH[0.30, "prefill"]),
         "b4": str(reference.LARGEST_BATCH[0.04, "prefill"]),
         "t24_30": reference.LEDGER_ROWS[24][4] + " GiB",
-        "t24_4": reference.BATCH_24_AT_4_PERCENT + " GiB",
-        "t24_fits": "it fits",
+        "t24_4": reference.BATCH_24_AT_4_PERCENT + " GiB", "t24_fits": "it fits",
         "h100_gb": "80 GB",
         "h100_gib": f"{80e9 / 2**30:.1f} GiB",  # 74.5
         "act16_prefill": "8.00 GiB",  # 16 x 4096 tokens x 128 KiB
@@ -52,27 +42,19 @@ SUBSTITUTIONS = {
         "b30_decode": str(reference.LARGEST_BATCH[0.30, "decode"]),
     },
     "concepts/operator-ledgers": {  # article, section 3.3
-        "a100_ridge": reference.RIDGE_A100_BF16,
-        "g128_i": reference.GEMM_I_128,
+        "a100_ridge": reference.RIDGE_A100_BF16, "g128_i": reference.GEMM_I_128,
         "g256_i": reference.GEMM_I_256,
         # B 4096 / (2 B + 4096) >= 200.6  <=>  B >= 200.6 x 4096 / (4096 - 401.2) = 222.4
         "g_crit": "223",
         "ew32_i": "0.083",  # 1 / (3 x 4), section 3.3
-        "ew16_i": reference.ADD_I,
-        "ln_i": reference.LAYERNORM_I,
-        "ln_frac": "0.7%",
+        "ew16_i": reference.ADD_I, "ln_i": reference.LAYERNORM_I, "ln_frac": "0.7%",
         "ln_regime": "deep in the memory-bound regime",  # 1.5 / 200.6 = 0.7%, under a tenth
         "sm_ratio": "2.5",  # naive 10 n d bytes / fused 4 n d
-        "smf_i": reference.SOFTMAX_FUSED_I,
-        "smn_i": reference.SOFTMAX_NAIVE_I,
-        "att_f": reference.ATTN_FLOPS_G + " GFLOP",
-        "attn_d": reference.ATTN_NAIVE_MB + " MB",
-        "attn_i": reference.ATTN_NAIVE_I,
-        "attn_bound": "memory-bound",
-        "attm_d": reference.ATTN_MIN_MB + " MB",
-        "attm_i": reference.ATTN_MIN_I,
-        "attm_bound": "compute-bound",
-        "att_fratio": "1.000",
+        "smf_i": reference.SOFTMAX_FUSED_I, "smn_i": reference.SOFTMAX_NAIVE_I,
+        "att_f": reference.ATTN_FLOPS_G + " GFLOP", "attn_d": reference.ATTN_NAIVE_MB + " MB",
+        "attn_i": reference.ATTN_NAIVE_I, "attn_bound": "memory-bound",
+        "attm_d": reference.ATTN_MIN_MB + " MB", "attm_i": reference.ATTN_MIN_I,
+        "attm_bound": "compute-bound", "att_fratio": "1.000",
         "att_dratio": str(reference.ATTN_BYTES_FACTOR),
         # max(27.8 µs, 89.0 µs) -> max(27.8 µs, 0.6 µs): 27.80 / 89.01 = x0.31
         "att_t": f"falls from {reference.ATTN_NAIVE_MS} ms to {reference.ATTN_MIN_MS} ms (x0.31)",
@@ -81,12 +63,10 @@ SUBSTITUTIONS = {
         "roof.",
         # Tiled attention (FlashAttention-2's schedule), N = 4096, d_h = 128, bf16.
         # Shared memory per SM: Hopper and Ampere tuning guides, 228 KiB and 164 KiB.
-        "h100_smem": "228 KiB",
-        "a100_smem": "164 KiB",
+        "h100_smem": "228 KiB", "a100_smem": "164 KiB",
         # Block sizes from the footprint rule (checked against a loop simulation in
         # tests/formulas/test_attention_io.py); the traffic below follows by hand.
-        "h100_blocks": "130 x 128",
-        "a100_blocks": "99 x 99",
+        "h100_blocks": "130 x 128", "a100_blocks": "99 x 99",
         "h100_tr": "32",  # ceil(4096 / 130)
         # D = b N d_h (2 + 2 T_r): Q read and O written once, K and V once per query block
         "h100_d": "69.21 MB",  # 2 x 4096 x 128 x (2 + 64) = 69,206,016 B
@@ -98,8 +78,7 @@ SUBSTITUTIONS = {
         "h100_side": "below",  # 125.3 < 295.2
         # The smallest on-chip memory that reaches each ridge, and one row's footprint,
         # are the rule's (test_attention_io.py checks the rule); ratios by hand from them.
-        "h100_need": "461 KiB",
-        "a100_need": "336 KiB",
+        "h100_need": "461 KiB", "a100_need": "336 KiB",
         "h100_need_x": "x2.02 more than",  # 461 / 228
         "a100_need_x": "x2.05 more than",  # 336 / 164
         "least": "1.26 KiB",
@@ -108,13 +87,9 @@ SUBSTITUTIONS = {
         "resident": "2.02 MiB",  # K and V whole (2.00 MiB) plus one query row's state
     },
     "concepts/intensity-and-ridge": {  # article, section 3.2
-        "a100_p": "312 TFLOP/s",
-        "h100_p": "989 TFLOP/s",
-        "h100_p8": "1,979 TFLOP/s",
-        "fp8_vs_a100": "6.3",
-        "a100_ridge": reference.RIDGE_A100_BF16,
-        "h100_ridge": reference.RIDGE_H100_BF16,
-        "g512_i": reference.GEMM_512_I,
+        "a100_p": "312 TFLOP/s", "h100_p": "989 TFLOP/s", "h100_p8": "1,979 TFLOP/s",
+        "fp8_vs_a100": "6.3", "a100_ridge": reference.RIDGE_A100_BF16,
+        "h100_ridge": reference.RIDGE_H100_BF16, "g512_i": reference.GEMM_512_I,
         "g512_bf16": "compute-bound",  # 409.6 >= 295.2
         "g512_fp8": "memory-bound",  # 409.6 < 590.7
         "growth": f"bf16 compute grew {reference.A100_TO_H100_BF16} but memory bandwidth only "
@@ -129,8 +104,7 @@ SUBSTITUTIONS = {
     "concepts/time-bound": {  # naive attention on an A100 (article, section 3.3)
         "att_tc": "27.8 µs",  # 8.67 GFLOP / 312 TFLOP/s
         "att_tm": "89.0 µs",  # 138.41 MB / 1555 GB/s
-        "att_t": "89.0 µs",
-        "att_bound": "memory-bound",
+        "att_t": "89.0 µs", "att_bound": "memory-bound",
         "att_rate": "97.4 TFLOP/s",  # I beta = 62.67 x 1555e9
         "att_frac": "31%",  # 97.4 / 312
     },
@@ -141,9 +115,7 @@ SUBSTITUTIONS = {
         "e_f": "1.07 GFLOP",  # 2^30 elements
         "e_d": "6.44 GB",  # 6 x 2^30 bytes
         "e_t": "4.14 ms",  # 6.44e9 / 1555e9
-        "ratio": "1,204",
-        "ln_i": reference.LAYERNORM_I,
-        "a100_ridge": reference.RIDGE_A100_BF16,
+        "ratio": "1,204", "ln_i": reference.LAYERNORM_I, "a100_ridge": reference.RIDGE_A100_BF16,
         # memory-bound: a faster peak buys nothing, and the page says so
         "ln_fp8": "1.00, that is, not at all. The operation is limited by memory traffic; "
         "faster arithmetic cannot help it",
@@ -154,16 +126,9 @@ SUBSTITUTIONS = {
         "same, 2.00.",
     },
     "concepts/misconceptions": {
-        "same_f": "1.07 GFLOP",
-        "g_t": "3.44 µs",
-        "e_t": "4.14 ms",
-        "w": "13.0 GiB",
-        "seq": "4096",
-        "rate30": "30%",
-        "budget": "78 GiB",
-        "kv24": reference.LEDGER_ROWS[24][1] + " GiB",
-        "ov24": reference.LEDGER_ROWS[24][3] + " GiB",
-        "t24": reference.LEDGER_ROWS[24][4] + " GiB",
+        "same_f": "1.07 GFLOP", "g_t": "3.44 µs", "e_t": "4.14 ms", "w": "13.0 GiB", "seq": "4096",
+        "rate30": "30%", "budget": "78 GiB", "kv24": reference.LEDGER_ROWS[24][1] + " GiB",
+        "ov24": reference.LEDGER_ROWS[24][3] + " GiB", "t24": reference.LEDGER_ROWS[24][4] + " GiB",
         "kv_over": "7",  # 2 GiB x B > 14e9 B first at B = 7
         "fp8_vs_a100": "6.3",
         "dec_gain": "x2.15 faster",  # bandwidth ratio 3.35 / 1.555
@@ -207,6 +172,7 @@ SUBSTITUTIONS = {
         "out_usd": f"${2 / 3600 / (14.8e3 / 8) * 1e6:.3f}",
     },
 }
+# fmt: on
 
 LEDGER_TABLE = [
     ["batch", "weights", "KV cache", "activations", "overhead", "total", "within 78 GiB?"],
@@ -216,72 +182,22 @@ LEDGER_TABLE = [
     ],
 ]
 
+# fmt: off
 OPERATOR_TABLE = [  # article, section 3.3; times max(F / 312e12, D / 1555e9) by hand
     ["operator", "F", "D", "I (FLOP/byte)", "I / I^{\\ast}", "bound", "time bound"],
-    [
-        "elementwise add, 16,000,000 elements",
-        "16.00 MFLOP",
-        "96.00 MB",
-        "0.17",
-        "0.001",
-        "memory",
-        "61.7 µs",
-    ],
+    ["elementwise add, 16,000,000 elements", "16.00 MFLOP", "96.00 MB", "0.17", "0.001", "memory",
+     "61.7 µs"],
     ["LayerNorm [4096, 3072]", "75.50 MFLOP", "50.33 MB", "1.50", "0.007", "memory", "32.4 µs"],
-    [
-        "fused softmax [4096, 4096]",
-        "83.89 MFLOP",
-        "67.11 MB",
-        "1.25",
-        "0.006",
-        "memory",
-        "43.2 µs",
-    ],
-    [
-        "naive softmax [4096, 4096]",
-        "83.89 MFLOP",
-        "167.77 MB",
-        "0.50",
-        "0.002",
-        "memory",
-        "108 µs",
-    ],
-    [
-        "GEMM 512 \\times 4096 \\times 4096",
-        "17.18 GFLOP",
-        "41.94 MB",
-        "409.60",
-        "2.041",
-        "compute",
-        "55.1 µs",
-    ],
-    [
-        "GEMM 4096 \\times 4096 \\times 4096",
-        "137.44 GFLOP",
-        "100.66 MB",
-        "1365.33",
-        "6.805",
-        "compute",
-        "441 µs",
-    ],
-    [
-        "attention, S and P in memory",
-        "8.67 GFLOP",
-        "138.41 MB",
-        "62.67",
-        "0.312",
-        "memory",
-        "89.0 µs",
-    ],
-    [
-        "attention, minimum traffic",
-        "8.67 GFLOP",
-        "4.19 MB",
-        "2068.00",
-        "10.307",
-        "compute",
-        "27.8 µs",
-    ],
+    ["fused softmax [4096, 4096]", "83.89 MFLOP", "67.11 MB", "1.25", "0.006", "memory", "43.2 µs"],
+    ["naive softmax [4096, 4096]", "83.89 MFLOP", "167.77 MB", "0.50", "0.002", "memory", "108 µs"],
+    ["GEMM 512 \\times 4096 \\times 4096", "17.18 GFLOP", "41.94 MB", "409.60", "2.041", "compute",
+     "55.1 µs"],
+    ["GEMM 4096 \\times 4096 \\times 4096", "137.44 GFLOP", "100.66 MB", "1365.33", "6.805",
+     "compute", "441 µs"],
+    ["attention, S and P in memory", "8.67 GFLOP", "138.41 MB", "62.67", "0.312", "memory",
+     "89.0 µs"],
+    ["attention, minimum traffic", "8.67 GFLOP", "4.19 MB", "2068.00", "10.307", "compute",
+     "27.8 µs"],
 ]
 
 HEADROOM_RATIOS = [
@@ -292,23 +208,15 @@ HEADROOM_OPERATORS = [  # article, section 3.4's table
     ["operator", "I / I^{\\ast}", "compute \\times 2", "bandwidth \\times 2"],
     ["elementwise add, 16,000,000 elements", reference.ADD_RATIO, *reference.SPEEDUPS["add"]],
     ["LayerNorm [4096, 3072]", reference.LAYERNORM_RATIO, *reference.SPEEDUPS["layernorm"]],
-    [
-        "naive softmax [4096, 4096]",
-        reference.SOFTMAX_NAIVE_RATIO,
-        *reference.SPEEDUPS["softmax naive"],
-    ],
-    [
-        "GEMM 512 \\times 4096 \\times 4096",
-        reference.GEMM_512_RATIO,
-        *reference.SPEEDUPS["gemm 512"],
-    ],
-    [
-        "attention, scores in memory",
-        reference.ATTN_NAIVE_RATIO,
-        *reference.SPEEDUPS["attention naive"],
-    ],
+    ["naive softmax [4096, 4096]", reference.SOFTMAX_NAIVE_RATIO,
+     *reference.SPEEDUPS["softmax naive"]],
+    ["GEMM 512 \\times 4096 \\times 4096", reference.GEMM_512_RATIO,
+     *reference.SPEEDUPS["gemm 512"]],
+    ["attention, scores in memory", reference.ATTN_NAIVE_RATIO,
+     *reference.SPEEDUPS["attention naive"]],
     ["attention, minimum traffic", reference.ATTN_MIN_RATIO, *reference.SPEEDUPS["attention min"]],
 ]
+# fmt: on
 RIDGE_TABLE = [
     ["chip", "precision", "peak", "memory bandwidth", "ridge point I^{\\ast} (FLOP/byte)"],
     ["A100 40GB SXM", "bf16", "312 TFLOP/s", "1,555 GB/s", reference.RIDGE_A100_BF16],
@@ -387,9 +295,6 @@ def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
     assert found <= checked, f"pages with computed numbers not checked here: {found - checked}"
 
 
-# ---------------------------------------------------------------------------
-# The hardware page: every figure with its estimate flag, every ridge point
-# ---------------------------------------------------------------------------
 def _si(value: float, unit: str) -> str:
     """Four significant digits with an SI prefix, written here independently of the directive.
 
@@ -460,9 +365,6 @@ def test_the_hardware_directive_notes_its_dependency() -> None:
     assert any(path.endswith("hw_specs.py") for path in env.dependencies)
 
 
-# ---------------------------------------------------------------------------
-# The exercise directive: question, hidden worked answer, its table
-# ---------------------------------------------------------------------------
 def test_the_exercise_directive_renders_the_worked_answer() -> None:
     from docutils import nodes
 

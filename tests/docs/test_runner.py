@@ -14,10 +14,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import conf_value, run_python
+from conftest import (
+    H100_BANDWIDTH,
+    H100_BF16_PEAK,
+    REPO,
+    SERVED,
+    SITE,
+    conf_value,
+    critical_batch,
+    run_python,
+)
 
-REPO = Path(__file__).resolve().parents[2]
-SITE = REPO / "docs" / "_build" / "html"
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 LECTURE_02 = "auto_lectures/02_roofline_basics.html"
 LECTURE_11 = "auto_lectures/11_predict_and_check.html"
@@ -28,9 +35,6 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-# NVIDIA H100 Tensor Core GPU datasheet (H100 SXM): 989 TFLOPS dense BF16, 3.35 TB/s.
-H100_BF16_PEAK = 989e12
-H100_BANDWIDTH = 3.35e12
 # NVIDIA H200 Tensor Core GPU datasheet: 989 TFLOPS dense BF16 (1,979 with sparsity).
 H200_BF16_PEAK = 989e12
 # Google Cloud TPU v5e documentation: 394 TOPS int8, 819 GB/s (the table's 8.2e11 B/s).
@@ -46,14 +50,6 @@ def panel_lectures() -> dict[str, tuple[str, ...]]:
     return {s: a["flags"] for s, a in about.items() if "flags" in a}
 
 
-def critical_batch(ridge: float, bytes_per_value: float, d: int = 8192) -> int:
-    """Smallest B with 2B d^2 / (b (2 B d + d^2)) >= ridge for X[B,d] W[d,d], by trying each B."""
-    batch = 1
-    while 2 * batch * d * d / (bytes_per_value * (2 * batch * d + d * d)) < ridge:
-        batch += 1
-    return batch
-
-
 @pytest.fixture(autouse=True)
 def runtime_built() -> None:
     """The panels need the runtime the build installs with npm; without npm they are off."""
@@ -62,11 +58,6 @@ def runtime_built() -> None:
         if shutil.which("npm") is None:
             pytest.skip("npm is not installed, so the site was built with its panels off")
         pytest.fail("the site has no Pyodide runtime under _static/runner: run make docs")
-
-
-def check(visit: Visitor) -> None:
-    assert not visit.errors, "JavaScript errors:\n" + "\n".join(visit.errors)
-    assert not visit.external, "requests left 127.0.0.1:\n" + "\n".join(visit.external)
 
 
 class Panel:
@@ -163,15 +154,13 @@ class Panel:
 
 def fetched(since: int = 0, part: str = ".wasm") -> list[str]:
     """Paths containing `part` the test server answered after the first `since` requests."""
-    from conftest import SERVED
-
     return [p for p in SERVED[since:] if part in p]
 
 
-def served() -> int:
-    from conftest import SERVED
-
-    return len(SERVED)
+def shoot(locator, name: str) -> None:
+    """A screenshot of `locator` into docs/_build/screenshots/NAME.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    locator.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 
 def row(output: str, start: str) -> list[str]:
@@ -187,7 +176,7 @@ def line_of(text: str, needle: str, after: str) -> int:
 
 def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     """One page of lecture 02, used as a student would, checked at each step."""
-    start = served()
+    start = len(SERVED)
     page = visit.open(LECTURE_02)
     panel = Panel(page, ".rl-runner")
     # Only read: nothing of Python is fetched, and the panel says what using it costs.
@@ -226,8 +215,7 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     assert panel.status.startswith("Ran in")
     panel.wait_chart(1)
     assert panel.roof_top("H100 SXM bf16") == pytest.approx(2 * H100_BF16_PEAK / 1e12)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    panel.root.screenshot(path=str(SCREENSHOTS / "runner_02_edited.png"))
+    shoot(panel.root, "runner_02_edited")
     assert_fits_a_desktop_and_a_phone(page, panel, "02")
     page.evaluate("() => scrollTo(0, 0)")
 
@@ -295,7 +283,7 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     assert panel.status.startswith("Stopped after 3 s") and "\n" not in panel.status
 
     # Reloaded, the stopped table is offered, not loaded; the runtime comes from the cache.
-    before = served()
+    before = len(SERVED)
     page.reload(wait_until="load")
     panel = Panel(page, ".rl-runner")
     offer = panel.root.locator(".rl-runner-offer")
@@ -306,7 +294,7 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     offer.locator(".rl-runner-restore").click()
     assert panel.value() == loop and not offer.count()
     panel.root.locator(".rl-runner-reset").click()
-    check(visit)
+    visit.check()
 
 
 def terminal_error(table: str, tmp_path: Path) -> str:
@@ -331,7 +319,7 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
     assert panel.root.locator(".rl-runner-command").inner_text() == (
         "python3 -m common.exercises v5e-int8"
     )
-    start = served()
+    start = len(SERVED)
     for peak, literal in ((V5E_INT8_PEAK, ""), (2 * V5E_INT8_PEAK, "788e12")):
         if literal:
             panel.open_table()  # it opens at the chip the exercise is about
@@ -349,8 +337,7 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
     # Every panel on the page edits the one table: another exercise sees the edit too,
     other = Panel(page, ".rl-runner[data-target='v5e-int8-weights']")
     assert "788e12" in other.value()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    panel.root.screenshot(path=str(SCREENSHOTS / "runner_exercise.png"))
+    shoot(panel.root, "runner_exercise")
     fits = Panel(page, ".rl-runner[data-target='a100-peak-edit']")
     fits.open_table()
     fits.run()
@@ -363,7 +350,7 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
     lecture.locator(".rl-runner-reset").click()
     assert not lecture.locator(".rl-runner-edited").is_visible()
     assert page.evaluate("() => sessionStorage.length") == 0
-    check(visit)
+    visit.check()
 
 
 def test_a_lecture_offers_its_own_flags(visit: Visitor) -> None:
@@ -395,7 +382,7 @@ def test_a_lecture_offers_its_own_flags(visit: Visitor) -> None:
         out = panel.run()
         assert "\n" not in out.strip() and out.startswith(f"{stem}.py: error: ")
         assert "exit status 2" in panel.status
-    check(visit)
+    visit.check()
 
 
 def test_the_panel_runs_on_a_chinese_page(visit: Visitor) -> None:
@@ -412,7 +399,7 @@ def test_the_panel_runs_on_a_chinese_page(visit: Visitor) -> None:
     assert "A100 40GB SXM (bf16)" in out and "not measured" in out  # output as printed
     panel.wait_chart(1)
     assert panel.roof_top("H100 SXM") == pytest.approx(2 * H100_BF16_PEAK / 1e12)
-    check(visit)
+    visit.check()
 
 
 def assert_fits_a_desktop_and_a_phone(page, panel: Panel, name: str) -> None:
@@ -421,7 +408,6 @@ def assert_fits_a_desktop_and_a_phone(page, panel: Panel, name: str) -> None:
     Screenshots of the panel go to docs/_build/screenshots; the window is 1280 px after."""
     box = panel.root.locator(".rl-runner-output-box")
     assert box.get_attribute("aria-live") == "polite"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
@@ -432,7 +418,7 @@ def assert_fits_a_desktop_and_a_phone(page, panel: Panel, name: str) -> None:
         )
         assert scrolls, f"{name}: output lines are cut at {width}px"
         panel.root.scroll_into_view_if_needed()
-        panel.root.screenshot(path=str(SCREENSHOTS / f"runner_{name}_{width}.png"))
+        shoot(panel.root, f"runner_{name}_{width}")
     page.set_viewport_size({"width": 1280, "height": 900})
 
 
@@ -482,9 +468,8 @@ def test_the_serving_lectures_redraw_their_figure(
     for name in series:
         values = [r["value"] for r in sorted(rows, key=lambda r: r["batch"]) if r["series"] == name]
         assert values == sorted(values, reverse=not grows), name
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    panel.root.screenshot(path=str(SCREENSHOTS / f"runner_{stem[:2]}_chart.png"))
-    check(visit)
+    shoot(panel.root, f"runner_{stem[:2]}_chart")
+    visit.check()
 
 
 def test_lecture_11_reruns_with_a_slower_a100(visit: Visitor) -> None:
@@ -499,4 +484,4 @@ def test_lecture_11_reruns_with_a_slower_a100(visit: Visitor) -> None:
     out = " ".join(panel.run().split())
     assert "0 of 4 measurements take longer than the spec prediction" in out
     assert "utilisation above 100%" in out
-    check(visit)
+    visit.check()

@@ -20,21 +20,20 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import conf_value
+from conftest import (
+    H100_BANDWIDTH,
+    H100_BF16_PEAK,
+    REPO,
+    conf_value,
+    critical_batch,
+    load_extension,
+)
 from docutils import nodes
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "docs" / "_ext"))
-import runner  # noqa: E402
+runner = load_extension("runner")
 
 HARNESS = REPO / "docs" / "_static" / "runner" / "harness.py"
 TABLE = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8")
-
-# Datasheet figures the expected values are derived from (NVIDIA H100 Tensor Core GPU
-# datasheet, H100 SXM: 989 TFLOPS dense BF16, 3.35 TB/s HBM3).
-H100_BF16_PEAK = 989e12
-H100_BANDWIDTH = 3.35e12
-
 
 # The panels' configuration, from what each lecture declares (as docs/conf.py reads it).
 LECTURES, CHARTS, CHIPS = runner.declared_panels(runner.lecture_declarations(REPO / "lectures"))
@@ -52,12 +51,23 @@ def clean_env() -> dict[str, str]:
     return env
 
 
-def bare(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
-    """``python -S ARGS`` (no site-packages, as in the browser) in a clean environment."""
-    return subprocess.run(
+def bare(
+    *args: str, env: dict[str, str] | None = None, check: bool = False, **kwargs
+) -> subprocess.CompletedProcess:
+    """``python -S ARGS`` (no site-packages, as in the browser) in a clean environment (with
+    `check`, asserted to exit 0)."""
+    proc = subprocess.run(
         [sys.executable, "-S", *args], capture_output=True, text=True,
         env={**clean_env(), **(env or {})}, **{"timeout": 60, "check": False, **kwargs},
     )  # fmt: skip
+    assert proc.returncode == 0 or not check, proc.stderr
+    return proc
+
+
+def copy_of(course: Path, work: Path) -> Path:
+    """A fresh copy of the unpacked course at `work`."""
+    shutil.rmtree(work, ignore_errors=True)
+    return shutil.copytree(course, work)
 
 
 @pytest.fixture(scope="module")
@@ -85,13 +95,9 @@ for line in sys.stdin:
 
 def harness_runs(course: Path, *requests: dict, tmp: Path) -> list[dict]:
     """Run requests through the harness in one bare (-S) CPython, as the worker does."""
-    work = tmp / "harness-course"
-    if work.exists():
-        shutil.rmtree(work)
-    shutil.copytree(course, work)
+    work = copy_of(course, tmp / "harness-course")
     lines = "".join(json.dumps(r) + "\n" for r in requests)
-    proc = bare("-c", DRIVER, str(HARNESS), str(work), input=lines, timeout=180)
-    assert proc.returncode == 0, proc.stderr
+    proc = bare("-c", DRIVER, str(HARNESS), str(work), input=lines, timeout=180, check=True)
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
@@ -101,10 +107,7 @@ def stream(result: dict, name: str) -> str:
 
 def terminal(course: Path, table: str, argv: list[str], tmp: Path) -> subprocess.CompletedProcess:
     """The same command in a terminal: a copy of the course with `table` as its hardware table."""
-    work = tmp / "terminal-course"
-    if work.exists():
-        shutil.rmtree(work)
-    shutil.copytree(course, work)
+    work = copy_of(course, tmp / "terminal-course")
     (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
     command = ["-m", "common.exercises", *argv[1:]] if argv[0] == "common.exercises" else argv
     return bare(*command, cwd=work, timeout=120)
@@ -117,17 +120,11 @@ def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]
     return table[:at] + new + table[at + len(old) :], table.count("\n", 0, at) + 1
 
 
-def critical_batch_brute_force(ridge: float, d: int = 8192, f: int = 8192, b: float = 2) -> int:
-    """Smallest B with 2BDF / (b (BD + DF + BF)) >= ridge, by trying every B."""
-    batch = 1
-    while 2 * batch * d * f / (b * (batch * d + d * f + batch * f)) < ridge:
-        batch += 1
-    return batch
+def argv_of(kind: str, target: str, args: list[str]) -> list[str]:
+    """The terminal's command for a panel's run: a lecture with its flags, or an exercise."""
+    return [f"lectures/{target}.py", *args] if kind == "lecture" else ["common.exercises", target]
 
 
-# ---------------------------------------------------------------------------
-# What goes into the zip
-# ---------------------------------------------------------------------------
 def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
     course: Path,
 ) -> None:
@@ -150,8 +147,7 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
         "    importlib.import_module(name)\n"
         "print('numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
     )
-    proc = bare("-c", code, cwd=course)
-    assert proc.returncode == 0, proc.stderr
+    proc = bare("-c", code, cwd=course, check=True)
     assert proc.stdout.split() == ["False", "False"]
     for stem in LECTURES:
         assert runner.foreign_imports(lecture(stem)) == [], stem
@@ -196,9 +192,6 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
         assert archive.read("common/hw_specs.py") == (REPO / "common" / "hw_specs.py").read_bytes()
 
 
-# ---------------------------------------------------------------------------
-# Configuration: lectures, their flags, exercises
-# ---------------------------------------------------------------------------
 def help_default(stem: str, flag: str) -> str:
     """The default a lecture's --help states for a flag, e.g. '(default: h100)'."""
     proc = bare(str(lecture(stem)), "--help", env={"COLUMNS": "1000"}, check=True)
@@ -262,9 +255,6 @@ def test_every_exercise_computed_from_the_table_has_a_panel(course: Path, tmp_pa
     assert changed == set(EXERCISES)
 
 
-# ---------------------------------------------------------------------------
-# The harness: what the panel shows is what the terminal prints
-# ---------------------------------------------------------------------------
 def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> None:
     cases = [("lecture", stem, []) for stem in LECTURES]  # every panel, its defaults
     cases += [
@@ -275,9 +265,7 @@ def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> 
     requests = [{"kind": k, "target": t, "args": a, "table": TABLE} for k, t, a in cases]
     results = harness_runs(course, *requests, tmp=tmp_path)
     for (kind, target, args), result in zip(cases, results, strict=True):
-        argv = (
-            [f"lectures/{target}.py", *args] if kind == "lecture" else ["common.exercises", target]
-        )
+        argv = argv_of(kind, target, args)
         assert result["argv"] == argv
         proc = terminal(course, TABLE, argv, tmp_path)
         assert proc.returncode == 0, proc.stderr
@@ -286,68 +274,53 @@ def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> 
         assert stream(result, "stderr") == proc.stderr == ""
 
 
-def test_a_bad_table_is_one_line_and_the_next_run_works(course: Path, tmp_path: Path) -> None:
+def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
+    course: Path, tmp_path: Path
+) -> None:
+    """Each bad table: on stderr the terminal's one line, and its exit status. A '(' opened on
+    one line and closed by '}' two lines on: panel and terminal both name the line of the '}'
+    (where Python stops), and the message keeps the line it opened on."""
     zero, _ = edit_chip(TABLE, "H100 SXM", "989e12", "0")
     typo, typo_line = edit_chip(TABLE, "H100 SXM", "989e12", "989e12x")
     name, name_line = edit_chip(TABLE, "H100 SXM", "H100_DATASHEET", "H100_DATASHET")
     gone, _ = edit_chip(
         TABLE, "H100 SXM", "mem_capacity_figure=capacity(80e9, H100_DATASHEET),", ""
     )
-    tables = (zero, typo, name, gone, TABLE)
-    # as the page asks: lecture 02 redraws its figure, whose adapter imports the table first
-    requests = [{"kind": "lecture", "target": "02_roofline_basics", "table": t, "chart": True}
-                for t in tables]  # fmt: skip
-    zero_run, typo_run, name_run, gone_run, good = harness_runs(course, *requests, tmp=tmp_path)
-
-    # A zero peak: exactly the terminal's one line and exit status.
-    proc = terminal(course, zero, ["lectures/02_roofline_basics.py"], tmp_path)
-    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
-    assert proc.stderr.startswith("02_roofline_basics.py: error: H100 SXM bf16 peak")
-    assert stream(zero_run, "stderr") == proc.stderr
-    assert zero_run["status"] == proc.returncode
-    # Typos in the table: the terminal's one line, naming the line of common/hw_specs.py.
-    for run, table, line in ((typo_run, typo, typo_line), (name_run, name, name_line)):
-        proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
-        assert stream(run, "stderr") == proc.stderr
-        assert proc.stderr.startswith(
-            f"02_roofline_basics.py: error: common/hw_specs.py line {line}:"
-        )
-    assert stream(typo_run, "stderr").endswith(": invalid decimal literal\n")
-    assert stream(name_run, "stderr").endswith(": name 'H100_DATASHET' is not defined\n")
-    # A deleted field: the table's own slip line, as the terminal says it, with no prefix.
-    proc = terminal(course, gone, ["lectures/02_roofline_basics.py"], tmp_path)
-    assert stream(gone_run, "stderr") == proc.stderr
-    assert re.fullmatch(
-        r"02_roofline_basics\.py: error: common/hw_specs\.py line \d+: chip h100 \(H100 SXM\) "
-        r"is missing its field mem_capacity_figure\n",
-        proc.stderr,
-    )
-    assert typo_run["status"] == name_run["status"] == gone_run["status"] == 1
-    assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
-
-
-def test_a_bracket_closed_by_the_wrong_one_names_the_terminals_line(
-    course: Path, tmp_path: Path
-) -> None:
-    """A '(' opened on one line and closed by '}' two lines on: panel and terminal both name
-    the line of the '}' (where Python stops), and the message keeps the line it opened on."""
     start = TABLE.index('name="H100 SXM"')
     opened = TABLE.rindex("(", 0, start)  # the call that builds the H100's chip
-    opened_line = TABLE.count("\n", 0, opened) + 1
     close = TABLE.index("\n", TABLE.index("\n", start) + 1)  # the end of the next line
-    broken = TABLE[:close] + " }" + TABLE[close:]
-    closed_line = TABLE.count("\n", 0, close) + 1
+    bracket = TABLE[:close] + " }" + TABLE[close:]
+    opened_line, closed_line = TABLE.count("\n", 0, opened) + 1, TABLE.count("\n", 0, close) + 1
     assert closed_line > opened_line
-    (run,) = harness_runs(
-        course, {"kind": "lecture", "target": "02_roofline_basics", "table": broken}, tmp=tmp_path
+    tables = (zero, typo, name, gone, bracket)
+    # as the page asks: lecture 02 redraws its figure, whose adapter imports the table first
+    # (the bracket's run draws none); the shipped table last: the next run works
+    requests = [{"kind": "lecture", "target": "02_roofline_basics", "table": t,
+                 "chart": t is not bracket} for t in (*tables, TABLE)]  # fmt: skip
+    *runs, good = harness_runs(course, *requests, tmp=tmp_path)
+    said = []
+    for table, run in zip(tables, runs, strict=True):
+        proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
+        assert stream(run, "stderr") == proc.stderr and proc.stderr.count("\n") == 1
+        assert run["status"] == proc.returncode == 1
+        said.append(proc.stderr.removeprefix("02_roofline_basics.py: error: "))
+    assert said[0].startswith("H100 SXM bf16 peak")  # a zero peak
+    # Typos in the table: the line of common/hw_specs.py, and Python's words.
+    assert said[1].startswith(f"common/hw_specs.py line {typo_line}:")
+    assert said[1].endswith(": invalid decimal literal\n")
+    assert said[2].startswith(f"common/hw_specs.py line {name_line}:")
+    assert said[2].endswith(": name 'H100_DATASHET' is not defined\n")
+    # A deleted field: the table's own slip line, with no prefix.
+    assert re.fullmatch(
+        r"common/hw_specs\.py line \d+: chip h100 \(H100 SXM\) is missing its field "
+        r"mem_capacity_figure\n",
+        said[3],
     )
-    proc = terminal(course, broken, ["lectures/02_roofline_basics.py"], tmp_path)
-    assert stream(run, "stderr") == proc.stderr
-    assert proc.stderr == (
-        f"02_roofline_basics.py: error: common/hw_specs.py line {closed_line}: closing "
-        f"parenthesis '}}' does not match opening parenthesis '(' on line {opened_line}\n"
+    assert said[4] == (
+        f"common/hw_specs.py line {closed_line}: closing parenthesis '}}' does not match "
+        f"opening parenthesis '(' on line {opened_line}\n"
     )
-    assert run["status"] == proc.returncode == 1
+    assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
 
 
 def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_path: Path) -> None:
@@ -361,10 +334,7 @@ def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_
     requests = [{"kind": k, "target": t, "args": a, "table": tb} for k, t, a, tb in cases]
     results = harness_runs(course, *requests, tmp=tmp_path)
     for (kind, target, args, table), result in zip(cases, results, strict=True):
-        argv = (
-            [f"lectures/{target}.py", *args] if kind == "lecture" else ["common.exercises", target]
-        )
-        proc = terminal(course, table, argv, tmp_path)
+        proc = terminal(course, table, argv_of(kind, target, args), tmp_path)
         if kind == "lecture":  # the lecture's own handler: the same single line
             assert stream(result, "stderr") == proc.stderr
             assert proc.stderr.count("\n") == 1 and result["status"] == proc.returncode
@@ -381,14 +351,10 @@ def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:
         "harness.warm_up(['common.shell.cli', 'common.no_such_module', 'common.hw_specs'])\n"
         "print(sorted(m for m in sys.modules if m in ('common.shell.cli', 'common.hw_specs')))\n"
     )
-    proc = bare("-c", code, str(HARNESS), str(course))
-    assert proc.returncode == 0, proc.stderr
+    proc = bare("-c", code, str(HARNESS), str(course), check=True)
     assert proc.stdout.strip() == "['common.hw_specs', 'common.shell.cli']"
 
 
-# ---------------------------------------------------------------------------
-# The runtime: found or not, the standard library as bytecode
-# ---------------------------------------------------------------------------
 def test_find_runtime_says_what_is_missing(tmp_path: Path) -> None:
     missing = runner.find_runtime(tmp_path / "pyodide")
     assert not missing.available and "is missing" in missing.reason
@@ -428,8 +394,7 @@ def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> Non
         "import mod, pkg\n"
         "print(mod.f(), pkg.VALUE, mod.__file__.endswith('.pyc'))\n"
     )
-    proc = bare("-c", code, str(HARNESS), str(source), str(target))
-    assert proc.returncode == 0, proc.stderr
+    proc = bare("-c", code, str(HARNESS), str(source), str(target), check=True)
     assert proc.stdout.splitlines() == ["(3, 2)", "42 inner True"]
     with zipfile.ZipFile(target) as archive:
         assert sorted(n for n in archive.namelist() if not n.endswith("/")) == [
@@ -442,9 +407,6 @@ def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> Non
         assert archive.read("data.txt") == b"kept"
 
 
-# ---------------------------------------------------------------------------
-# The page: where panels go and what they say
-# ---------------------------------------------------------------------------
 def test_panel_html_names_why_it_is_unavailable() -> None:
     off = runner.Runtime(Path("node_modules/pyodide"), reason="node_modules/pyodide is missing")
     lecture_data = {"kind": "lecture", "target": "02_roofline_basics", "options": "[]"}
@@ -474,12 +436,8 @@ def test_panels_go_after_the_prose_and_after_the_answer() -> None:
     top += nodes.literal_block("", "import x")
     doc += top
     runner.insert_lecture_panel(doc, runner.panel_node("lecture", "02_roofline_basics"))
-    assert [type(c).__name__ for c in top.children] == [
-        "title",
-        "paragraph",
-        "runner_panel",
-        "literal_block",
-    ]
+    names = [type(c).__name__ for c in top.children]
+    assert names == ["title", "paragraph", "runner_panel", "literal_block"]
 
     page = nodes.document(None, None)
     for key in ("v5e-int8", "largest-batch"):
@@ -490,12 +448,7 @@ def test_panels_go_after_the_prose_and_after_the_answer() -> None:
         page += section
     assert runner.insert_exercise_panels(page, ["v5e-int8"]) == ["v5e-int8"]
     first, second = page.children
-    assert [type(c).__name__ for c in first.children] == [
-        "title",
-        "paragraph",
-        "container",
-        "runner_panel",
-    ]
+    assert [type(c).__name__ for c in first.children] == [*names[:2], "container", names[2]]
     assert first.children[3]["target"] == "v5e-int8"
     assert not list(second.findall(runner.runner_panel))
 
@@ -503,27 +456,17 @@ def test_panels_go_after_the_prose_and_after_the_answer() -> None:
 def test_make_without_npm_says_so_in_one_line_and_succeeds() -> None:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
+    runtime = runner.display(runner.REPO / "node_modules" / "pyodide" / "package.json")
     proc = subprocess.run(
-        [
-            "make",
-            "-s",
-            "-W",
-            "package-lock.json",
-            runner.display(runner.REPO / "node_modules" / "pyodide" / "package.json"),
-            "NPM=rl-no-such-npm",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=60,
-        check=False,
-    )
+        ["make", "-s", "-W", "package-lock.json", runtime, "NPM=rl-no-such-npm"],
+        capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("\n") == 1 and proc.stderr == ""
     assert "npm is not installed" in proc.stdout and "panels are off" in proc.stdout
 
 
-def test_the_compiled_standard_library_is_built_once_and_cached(
+def test_the_stdlib_is_compiled_once_and_cached_and_nothing_is_built_without_node(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runtime = runner.Runtime(tmp_path / "pyodide", version="9.9")
@@ -547,11 +490,9 @@ def test_the_compiled_standard_library_is_built_once_and_cached(
     monkeypatch.setattr(runner.shutil, "which", lambda name: None)
     assert runner.compiled_stdlib(runtime, tmp_path / "cache") == (first, "")  # cached: no node
     assert runner.compiled_stdlib(runtime, tmp_path / "new") == (None, "node is not installed")
+    assert runner.bundle_vendor(tmp_path / "vendor") == ("", "node is not installed")
 
 
-# ---------------------------------------------------------------------------
-# The figure redrawn in the panel: the run's chart data (docs/_static/runner/live.py)
-# ---------------------------------------------------------------------------
 def roof_top(spec: dict, roof: str) -> float:
     """The highest point (TFLOP/s) of one roof in a roofline specification."""
     return max(r["tflops"] for r in spec["datasets"]["roofs"] if r["roof"] == roof)
@@ -580,7 +521,7 @@ def test_an_edited_peak_moves_the_ridge_the_critical_batch_and_the_figure(
         out = stream(result, "stdout")
         assert f"H100 SXM (ridge {ridge:.0f} FLOP/B)" in out
         row = re.search(r"^H100 SXM\s+bf16\s+bf16/bf16/bf16 .*$", out, re.MULTILINE).group(0)
-        assert row.split()[-2:] == [f"{ridge:.0f}", str(critical_batch_brute_force(ridge))]
+        assert row.split()[-2:] == [f"{ridge:.0f}", str(critical_batch(ridge))]
         (spec,) = result["charts"]
         assert roof_top(spec, "H100 SXM bf16") == pytest.approx(peak / 1e12)  # 989, then 1978
         assert min(
@@ -592,16 +533,10 @@ def test_an_edited_peak_moves_the_ridge_the_critical_batch_and_the_figure(
     assert roof_top(after["charts"][0], "H200 bf16") == pytest.approx(989)
 
 
-@pytest.mark.parametrize(
-    "stem",
-    [
-        "05_operator_ledger",
-        "06_llm_speed",
-        "07_llm_capacity",
-        "13_mixture_of_experts",
-        "14_serving_a_fleet",
-    ],
-)
+CHARTED = ("05_operator_ledger", "06_llm_speed", "07_llm_capacity", "13_mixture_of_experts")
+
+
+@pytest.mark.parametrize("stem", [*CHARTED, "14_serving_a_fleet"])
 def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem: str) -> None:
     assert stem in CHARTS
     (result,) = harness_runs(
@@ -644,11 +579,8 @@ def load_live():
 def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
     live = load_live()
     rows = live.roof_rows("X", 100e12, 1e12, 1.0, 1000.0)  # ridge at 100 FLOP/B
-    assert [(r["intensity"], r["tflops"]) for r in rows] == [
-        (1.0, 1.0),
-        (100.0, 100.0),
-        (1000.0, 100.0),
-    ]
+    corners = [(r["intensity"], r["tflops"]) for r in rows]
+    assert corners == [(1.0, 1.0), (100.0, 100.0), (1000.0, 100.0)]
     points = [("a", 0.2, 0.0), ("b", 3000.0, 0.0)]  # the static figure's decades
     assert live.x_range([("X", 100e12, 1e12)], points) == (0.1, 10000.0)
 
@@ -700,9 +632,6 @@ def test_redrawn_points_are_numbered_with_a_key(
     assert [p["n"] for p in drawn["datasets"]["points"]] == ["1", "2"]
 
 
-# ---------------------------------------------------------------------------
-# Exercise formulas as plain text (common/present/plain_math.py)
-# ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("tex", "text"),
     [
@@ -725,16 +654,6 @@ def test_no_exercise_prints_tex() -> None:
     for exercise in ALL:
         out = format_exercise(exercise)
         assert not re.search(r"\\[A-Za-z]+|[{}]", out.split("Worked answer:")[1]), exercise.key
-
-
-# ---------------------------------------------------------------------------
-# Build: the bundles and the service worker
-# ---------------------------------------------------------------------------
-def test_without_node_there_is_no_bundle_and_it_says_why(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(runner.shutil, "which", lambda name: None)
-    assert runner.bundle_vendor(tmp_path / "vendor") == ("", "node is not installed")
 
 
 def test_the_service_worker_names_its_cache_after_the_runtime(tmp_path: Path) -> None:

@@ -10,12 +10,11 @@ would show English (or a raw ``{name}``) on a Chinese page.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "docs" / "_ext"))
-import runner  # noqa: E402
+from conftest import REPO, load_extension, translations
+
+runner = load_extension("runner")
 
 SOURCE = (REPO / "docs" / "_static" / "runner" / "runner.js").read_text(encoding="utf-8")
 STRING = r'"(?:[^"\\]|\\.)*"'
@@ -87,28 +86,21 @@ def test_no_label_bypasses_say() -> None:
 RUNNER_PO = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / f"{runner.MESSAGES_DOMAIN}.po"
 
 
-def _runner_catalog() -> dict[str, str]:
-    from babel.messages.pofile import read_po
-
-    with RUNNER_PO.open("rb") as handle:
-        return {str(m.id): "" if m.fuzzy else str(m.string) for m in read_po(handle) if m.id}
-
-
 def test_the_status_lines_are_the_runner_catalog() -> None:
     """make gettext writes runner.po from PANEL_WORDS; a changed English line not yet in it
     (make gettext not run) would stay English on Chinese pages."""
-    assert set(_runner_catalog()) == set(runner.PANEL_WORDS)
+    assert set(translations(RUNNER_PO)) == set(runner.PANEL_WORDS)
 
 
 def test_each_status_line_has_its_chinese_with_its_placeholders() -> None:
-    for english, chinese in _runner_catalog().items():
+    for english, chinese in translations(RUNNER_PO).items():
         assert CJK.search(chinese), f"{english!r} is not translated"
         assert sorted(PLACEHOLDER.findall(english)) == sorted(PLACEHOLDER.findall(chinese))
         assert re.findall(r"</?\w+>", english) == re.findall(r"</?\w+>", chinese), english
 
 
 def test_a_chinese_page_carries_the_chinese_title_and_status_line() -> None:
-    zh = _runner_catalog()
+    zh = translations(RUNNER_PO)
     on = runner.Runtime(Path("node_modules/pyodide"), version="1")
     data = {"kind": "exercise", "target": "v5e-int8", "options": "[]"}
     page = runner.panel_html(data, on, "", say=zh.__getitem__)

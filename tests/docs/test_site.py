@@ -39,11 +39,11 @@ from __future__ import annotations
 import functools
 import io
 import re
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import REPO, built, critical_batch, load_extension
 from site_pass import (
     CONTENT_VIEW,
     HEIGHT,
@@ -56,7 +56,6 @@ from site_pass import (
     run_pass,
 )
 
-REPO = Path(__file__).resolve().parents[2]
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
 CELL_LINE_LIMIT = 30  # visible code lines in one cell of a lecture page
 PAGE_LINE_LIMIT = 200  # visible code lines on one lecture page
@@ -68,8 +67,7 @@ AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 AXE_IMPACTS = ("serious", "critical")
 GALLERY = "auto_lectures/index.html"
 
-sys.path.insert(0, str(REPO / "docs" / "_ext"))
-import docs_hooks  # noqa: E402  (reads which lectures draw figures)
+docs_hooks = load_extension("docs_hooks")  # reads which lectures draw figures
 
 pytestmark = pytest.mark.browser
 
@@ -95,9 +93,6 @@ def site_pages() -> list[str]:
 PAGES = site_pages()
 
 
-# ---------------------------------------------------------------------------
-# The pass: every page, every view, every check below, one load each
-# ---------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def site_pass(base_url: str) -> dict[tuple[str, str], list[str]]:
     if not AXE.is_file():
@@ -114,9 +109,6 @@ def test_page(site_pass: dict, path: str, view: str) -> None:
     assert not problems, f"{path} at {view}:\n" + "\n".join(problems)
 
 
-# ---------------------------------------------------------------------------
-# Checks of every page in every view: layout, accessibility
-# ---------------------------------------------------------------------------
 @page_check()
 async def opens_at_its_top(page, visit: Visit) -> None:
     assert await page.evaluate("() => scrollY") == 0, f"{visit.where}: opens scrolled down"
@@ -357,9 +349,6 @@ def test_every_axe_rule_runs_in_a_view_and_the_colours_in_each_theme() -> None:
     assert set(THEME_RULES) <= set(rules[dark_laptop.name])
 
 
-# ---------------------------------------------------------------------------
-# Every page: its language switch
-# ---------------------------------------------------------------------------
 SWITCH_JS = """() => { const a = document.querySelector("a[hreflang]");
   return a && {lang: document.documentElement.lang, hreflang: a.hreflang,
     href: new URL(a.getAttribute("href"), location.href).pathname,
@@ -382,9 +371,6 @@ async def language_switch_opens_the_same_page(page, visit: Visit) -> None:
     assert (SITE / other).is_file(), f"{visit.where}: {other} is not built"
 
 
-# ---------------------------------------------------------------------------
-# Figures in the dark (issue 34): checked in the pass's views, both widths and themes
-# ---------------------------------------------------------------------------
 #: How far (per channel, 0-255) a figure's paper may be from the page around it in the dark.
 DARK_PAPER_TOLERANCE = 12
 
@@ -436,9 +422,7 @@ async def figures_take_the_page_colour(page, visit: Visit) -> None:
             assert apart <= DARK_PAPER_TOLERANCE, where
 
 
-# ---------------------------------------------------------------------------
-# Checks of what a page says (once, in CONTENT_VIEW)
-# ---------------------------------------------------------------------------
+# Checks of what a page says: once, in CONTENT_VIEW.
 async def images_not_loaded(page) -> list[str]:
     """The src of every <img> on the page that has not loaded (empty when all have)."""
     return await page.evaluate(
@@ -618,9 +602,7 @@ async def exercise_answer_opens_on_click(page, visit: Visit) -> None:
     assert re.search(r"\d", await body.inner_text()), "the revealed answer has no numbers"
 
 
-# ---------------------------------------------------------------------------
-# Long tables on a phone (issue 34); last, since these click, resize and open the page
-# ---------------------------------------------------------------------------
+# Long tables on a phone (issue 34): last, since these click, resize and open the page.
 PHONE_VIEW = "390-light"
 #: The longest a table of cards may be on a phone, in window heights (scroll-boxes.js folds
 #: a table taller than 1.25 of them down to its first three and last two rows).
@@ -760,27 +742,15 @@ def test_a_long_table_keeps_the_phone_page_short(site_pass: dict) -> None:
     assert phone <= MAX_PHONE_OVER_LAPTOP * laptop, (phone, laptop)
 
 
-# ---------------------------------------------------------------------------
-# The built files
-# ---------------------------------------------------------------------------
 def test_no_build_machine_path_in_the_site() -> None:
     """No page shows where the site was built (outputs, API defaults, tracebacks)."""
-    if not SITE.is_dir():
-        pytest.fail(f"the site is not built ({SITE} is missing): run make docs first")
+    built(SITE)
     found = [
         path
         for path in PAGES
         if str(REPO) in (SITE / path).read_text(encoding="utf-8", errors="replace")
     ]
     assert not found, f"pages that show the build folder {REPO}: {found}"
-
-
-# ---------------------------------------------------------------------------
-# Exercises that are still exercises
-# ---------------------------------------------------------------------------
-def _smallest_batch(k: int, ridge: float) -> int:
-    """Brute force: the first B whose bf16 matmul X[B,K] W[K,K] reaches `ridge` FLOP/byte."""
-    return next(b for b in range(1, 10**6) if 2 * b * k * k / (2 * (2 * b * k + k * k)) >= ridge)
 
 
 def _ledger_gib(batch: int, rate: float) -> float:
@@ -807,7 +777,7 @@ def exercise_answers() -> dict[str, list[str]]:
         # K = N = 2048 critical batches; an 8B bf16 model's decode step; the conclusion:
         # decode follows the bandwidth ratio 4.8 / 3.35 = x1.43
         "h200-vs-h100": [
-            *(str(_smallest_batch(2048, 989e12 / bw)) for bw in (3.35e12, 4.8e12)),
+            *(str(critical_batch(989e12 / bw, 2, d=2048)) for bw in (3.35e12, 4.8e12)),
             *(f"{16e9 / bw * 1e3:.2f} ms" for bw in (3.35e12, 4.8e12)),
             f"x{4.8 / 3.35:.2f} faster",
         ],
@@ -848,28 +818,6 @@ def _footprint(br: int, bc: int, d: int, b: float) -> float:
     return b * d * br + 2 * b * d * bc + 4 * br * bc + 4 * d * br + 8 * br
 
 
-def test_no_lecture_or_concept_source_answers_an_exercise() -> None:
-    """Without the site: the table-driven lectures (02, 05-08, run here) and the concept
-    pages (their computed values evaluated here) print none of the answers above."""
-    from conftest import run_lecture
-    from test_computed_pages import PAGES as COMPUTED
-    from test_computed_pages import rendered
-
-    lectures = ("02", "05", "06", "07", "08", "13", "14")
-    texts = {f"lecture {n}": run_lecture(n).stdout for n in lectures}
-    texts |= {p.name: rendered(p) for p in COMPUTED if p.parent.name == "concepts"}
-    found = []
-    for key, values in exercise_answers().items():
-        for value in values:
-            pattern = re.compile(rf"(?<![\d.,]){re.escape(value)}(?![\d])")
-            found += [
-                f"{key}: {value!r} in {n}"
-                for n, t in texts.items()
-                if pattern.search(" ".join(t.split()))
-            ]
-    assert not found, "exercise answers printed elsewhere:\n" + "\n".join(found)
-
-
 def page_text(path: str) -> str:
     """The visible words of a built page: tags dropped, whitespace collapsed."""
     html = (SITE / path).read_text(encoding="utf-8")
@@ -880,8 +828,7 @@ def page_text(path: str) -> str:
 def test_no_lecture_or_concept_page_answers_an_exercise() -> None:
     """No lecture or concept page prints an exercise's answer values, which the
     exercises page itself does print (so the values are written as the answer writes them)."""
-    if not (SITE / "exercises.html").is_file():
-        pytest.fail(f"the site is not built ({SITE}): run make docs first")
+    built(SITE / "exercises.html")
     answers_page = page_text("exercises.html")
     from common.shell.interface import declared
 

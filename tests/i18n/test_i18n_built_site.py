@@ -6,21 +6,17 @@ keeps the theme's English words."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from conftest import load_extension
+from conftest import SITE, built, load_extension
 
 i18n = load_extension("i18n")
-
-SITE = Path(__file__).resolve().parents[2] / "docs" / "_build" / "html"
 LIMIT = 45e6  # bytes, both editions
 
 
 @pytest.mark.site
 def test_both_editions_fit_in_45_mb() -> None:
-    if not (SITE / "zh" / "index.html").is_file():
-        pytest.fail("the Chinese edition is not built: run make docs first")
+    built(SITE / "zh" / "index.html")
     size = sum(p.stat().st_size for p in SITE.rglob("*") if p.is_file())
     assert size < LIMIT, f"the site holds {size / 1e6:.1f} MB, over {LIMIT / 1e6:.0f} MB"
     for shared in ("runner", "mathjax"):  # served once, from the English edition
@@ -30,9 +26,7 @@ def test_both_editions_fit_in_45_mb() -> None:
 
 @pytest.mark.site
 def test_chinese_pages_keep_none_of_the_themes_english_words() -> None:
-    pages = sorted((SITE / "zh").rglob("*.html"))
-    if not pages:
-        pytest.fail("the Chinese edition is not built: run make docs first")
+    pages = sorted(built(SITE / "zh" / "index.html").parent.rglob("*.html"))
     english = [*i18n.FIXED_CHROME, "Toggle navigation of", "Back to top", "On this page"]
     words = "|".join(map(re.escape, english))
     found = re.compile(rf'>\s*({words})\s*<|"({words})')

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-import struct
-import zlib
 from pathlib import Path
 
-from babel.messages.pofile import read_po
-from conftest import REPO, computed_project, load_extension, sphinx
+from conftest import PNG_1PX, REPO, computed_project, load_extension, sphinx, translations
 
 from lectures.words.hierarchical_roofline import roofline_caption
 
@@ -28,8 +25,7 @@ docs_hooks = load_extension("docs_hooks")
 
 
 def test_every_template_in_the_code_has_its_chinese_with_the_same_fields() -> None:
-    with CATALOG.open("rb") as handle:
-        chinese = {str(m.id): str(m.string) for m in read_po(handle) if m.id and not m.fuzzy}
+    chinese = translations(CATALOG)
     templates = {template for template, _, _ in i18n.caption_templates()}
     assert "{n} of the {m}" in templates  # claims.n_of_m: the scan reaches common/
     assert "sits on its roof" in templates and "reaches its roof" in templates  # both branches
@@ -55,22 +51,6 @@ PAGE = """
 """
 
 
-def _one_pixel_png() -> bytes:
-    """A valid 1x1 grey PNG (the source tree holds no figures)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\0\x80"))
-        + chunk(b"IEND", b"")
-    )
-
-
 def _project(tmp_path: Path, caption: str, tree: object) -> Path:
     """A page holding one lecture figure as the scraper writes it, its template beside it."""
     alt = docs_hooks.alt_text("fig.png", caption)
@@ -78,7 +58,7 @@ def _project(tmp_path: Path, caption: str, tree: object) -> Path:
     src = computed_project(tmp_path / "src", page, 'extensions = ["i18n"]')
     images = src / "auto_lectures" / "images"
     images.mkdir(parents=True)
-    (images / "fig.png").write_bytes(_one_pixel_png())
+    (images / "fig.png").write_bytes(PNG_1PX)
     sidecar = docs_hooks.caption_file(images / "fig.png")
     record = {"caption": tree, "name": "09_roofline.png"}
     sidecar.write_text(json.dumps(record), encoding="utf-8")

@@ -12,8 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from babel.messages.pofile import read_po
-from conftest import REPO, load_extension
+from conftest import REPO, load_extension, translations
 
 MESSAGES = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES"
 
@@ -58,15 +57,9 @@ def _entries() -> list[tuple[str, str, str]]:
     those kept as they are (a citation's title, a formula)."""
     found = []
     for path in sorted(MESSAGES.rglob("*.po")):
-        with path.open("rb") as handle:
-            for message in read_po(handle):
-                if message.string and message.string != message.id and not message.fuzzy:
-                    page = path.relative_to(MESSAGES).with_suffix("").as_posix()
-                    found.append((page, str(message.id), str(message.string)))
+        page = path.relative_to(MESSAGES).with_suffix("").as_posix()
+        found += [(page, en, zh) for en, zh in translations(path).items() if zh and zh != en]
     return found
-
-
-# --- The glossary itself -----------------------------------------------------
 
 
 def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
@@ -84,9 +77,6 @@ def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
     assert chinese["memory ledger"] == "显存账本"
     for kept in ("roofline", "ridge point", "KV cache"):
         assert chinese[kept] == kept, f"{kept} stays in English"
-
-
-# --- The checker, on entries written by hand ---------------------------------
 
 
 @pytest.mark.parametrize(
@@ -197,9 +187,6 @@ def test_every_translation_keeps_its_cross_references() -> None:
     assert references(":ref:`时间下界 <concepts-time-bound>`") == [("ref", "concepts-time-bound")]
 
 
-# --- Completeness ------------------------------------------------------------
-
-
 def test_every_page_has_a_complete_catalog() -> None:
     docs = REPO / "docs"
     pages = [p.relative_to(docs).with_suffix("").as_posix() for p in docs.rglob("*.rst")]
@@ -224,9 +211,6 @@ def test_missing_entries_finds_untranslated_and_fuzzy_ones(tmp_path: Path) -> No
     )
     assert i18n.missing_entries(po) == ["Not yet", "Changed"]
     assert i18n.missing_entries(tmp_path / "absent.po") != []
-
-
-# --- One copy of the figures and downloads for both editions -----------------
 
 
 def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: Path) -> None:
@@ -255,9 +239,6 @@ def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: P
     )
 
 
-# --- The theme's own words ---------------------------------------------------
-
-
 def test_furos_fixed_words_are_put_in_the_catalogs_words() -> None:
     page = (
         '<a class="skip-to-content muted-link" href="#main">\n  Skip to content\n</a>'
@@ -273,10 +254,7 @@ def test_furos_fixed_words_are_put_in_the_catalogs_words() -> None:
         '<input aria-label="<<Toggle navigation of 概念 &amp; 公式>>">'
         "<p>Menu and Expand stay English inside a sentence.</p>"
     )
-    from babel.messages.pofile import read_po
-
-    with (MESSAGES / "sphinx.po").open("rb") as handle:
-        words = {m.id: m.string for m in read_po(handle) if m.id}
+    words = translations(MESSAGES / "sphinx.po")
     for word in (*i18n.FIXED_CHROME, "Toggle navigation of %s", "Back to top", "Next"):
         assert words.get(word), f"sphinx.po has no Chinese for {word!r}"
     assert "%s" in words["Toggle navigation of %s"]

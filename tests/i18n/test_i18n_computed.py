@@ -16,8 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from babel.messages.pofile import read_po
-from conftest import REPO, computed_project, load_extension, sphinx
+from conftest import REPO, built, computed_project, load_extension, sphinx, translations
 
 DOCS = REPO / "docs"
 EXT = DOCS / "_ext"
@@ -87,26 +86,20 @@ def test_a_translated_result_holds_no_english_words(page: str, expressions: list
     assert not leaks, f"{page}: English left after translation:\n" + "\n".join(leaks)
 
 
-def _catalog(page: str) -> dict[str, tuple[str, bool]]:
-    with (MESSAGES / f"{page}.po").open("rb") as handle:
-        return {str(m.id): (str(m.string), m.fuzzy) for m in read_po(handle) if m.id}
-
-
 @pytest.mark.parametrize(("page", "expressions"), PAGES, ids=[p for p, _ in PAGES])
 def test_every_phrase_is_translated_in_its_page_catalog(page: str, expressions: list[str]) -> None:
-    entries = _catalog(page)
+    entries = translations(MESSAGES / f"{page}.po")
     wrong = []
     for expression in expressions:
         for phrase in computed.phrases(expression):
-            chinese, fuzzy = entries.get(phrase, ("", False))
-            if not chinese or fuzzy:
+            chinese = entries.get(phrase, "")
+            if not chinese:
                 wrong.append(f"no translation: {phrase!r}")
             elif sorted(PLACEHOLDER.findall(chinese)) != sorted(PLACEHOLDER.findall(phrase)):
                 wrong.append(f"placeholders differ: {phrase!r} -> {chinese!r}")
     assert not wrong, f"{page}:\n" + "\n".join(wrong)
 
 
-# --- What counts as a phrase -------------------------------------------------
 @pytest.mark.parametrize(
     ("expression", "expected"),
     [
@@ -141,7 +134,6 @@ def test_a_literal_return_type_is_translated_after_the_call() -> None:
     assert computed.evaluate("bound_of(300.0, 200.0)", translate=chinese.get) == "算力"
 
 
-# --- The whole route in a tiny Sphinx project --------------------------------
 PAGE = textwrap.dedent(
     """
     Test
@@ -183,17 +175,15 @@ def _project(tmp_path: Path, below: str) -> Path:
     return src
 
 
-def test_make_gettext_extracts_every_branch(tmp_path: Path) -> None:
+def test_gettext_extracts_every_branch_and_the_chinese_build_prints_its_phrase(
+    tmp_path: Path,
+) -> None:
     src = _project(tmp_path, "低于")
     run = sphinx(src, tmp_path / "pot", "-b", "gettext")
     assert run.returncode == 0, run.stderr
     pot = (tmp_path / "pot" / "index.pot").read_text(encoding="utf-8")
     assert 'msgid "below"' in pot
     assert 'msgid "at or past"' in pot  # the branch this build does not print
-
-
-def test_the_chinese_build_prints_the_catalog_phrase(tmp_path: Path) -> None:
-    src = _project(tmp_path, "低于")
     english = sphinx(src, tmp_path / "en", "-b", "html")
     chinese = sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
     assert english.returncode == 0, english.stderr
@@ -211,7 +201,6 @@ def test_a_missing_translation_fails_the_chinese_build(tmp_path: Path) -> None:
     assert "no translation of the phrase 'below'" in run.stderr
 
 
-# --- The built Chinese pages (after make docs) -------------------------------
 ZH_SITE = DOCS / "_build" / "html" / "zh"
 #: Not prose: code, math, program output, links (titles of cited works) and scripts.
 NOT_PROSE = {"code", "pre", "a", "script", "style", "kbd", "samp", "cite"}
@@ -267,8 +256,7 @@ CONCEPT_PAGES = [page for page, _ in PAGES if page.startswith("concepts/")]
 @pytest.mark.site
 @pytest.mark.parametrize("page", CONCEPT_PAGES)
 def test_a_built_chinese_concept_page_has_no_english_clause(page: str) -> None:
-    if not (ZH_SITE / f"{page}.html").is_file():
-        pytest.fail("the Chinese edition is not built: run make docs first")
+    built(ZH_SITE / f"{page}.html")
     runs = [run for run in ENGLISH_RUN.findall(prose_text(page)) if not KEPT_RUNS.search(run)]
     assert not runs, f"{page}: English in the Chinese page: {runs}"
 
@@ -289,9 +277,7 @@ def test_a_literal_return_type_lists_every_result(name: str) -> None:
 def test_the_chinese_hardware_tables_have_chinese_headers() -> None:
     """The hardware-table directive's headers come from the page's catalog (the figures'
     labels and sources are the table's own text, as written)."""
-    page = ZH_SITE / "hardware.html"
-    if not page.is_file():
-        pytest.fail("the Chinese edition is not built: run make docs first")
+    page = built(ZH_SITE / "hardware.html")
     headers = re.findall(r"<th[^>]*>(.*?)</th>", page.read_text(encoding="utf-8"), re.S)
     words = {re.sub(r"<[^>]+>", "", h).strip() for h in headers}
     assert {"参数", "数值", "出处与说明", "芯片", "标称值", "精度"} <= words

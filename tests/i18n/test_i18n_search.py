@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SITE, built
 
-REPO = Path(__file__).resolve().parents[2]
-INDEX = REPO / "docs" / "_build" / "html" / "zh" / "searchindex.js"
+INDEX = SITE / "zh" / "searchindex.js"
 
 #: Sphinx's default weights (searchtools.js), which the course's scorer keeps.
 TITLE, PARTIAL_TITLE, TERM, PARTIAL_TERM = 15, 7, 5, 2
@@ -34,10 +33,6 @@ TEACHING_PAGES = {
 
 def _js_round(x: float) -> int:
     return math.floor(x + 0.5)
-
-
-def _files(value: int | list[int]) -> list[int]:
-    return value if isinstance(value, list) else [value]
 
 
 def _course_score(docname: str, score: int) -> int:
@@ -76,7 +71,7 @@ def ranking(index: dict[str, Any], query: str) -> list[tuple[str, int]]:
         if len(q) > 2 and q not in words:
             records += [(files, partial) for word, files in words.items() if q in word]
         for files, score in records:
-            for file in _files(files):
+            for file in files if isinstance(files, list) else [files]:
                 per_file[file] = max(per_file.get(file, 0), score)
     for file, score in per_file.items():
         add(file, score)
@@ -85,9 +80,7 @@ def ranking(index: dict[str, Any], query: str) -> list[tuple[str, int]]:
 
 @pytest.fixture(scope="module")
 def index() -> dict[str, Any]:
-    if not INDEX.is_file():
-        pytest.fail("the Chinese edition is not built: run make docs first")
-    text = INDEX.read_text(encoding="utf-8")
+    text = built(INDEX).read_text(encoding="utf-8")
     return json.loads(text[text.index("(") + 1 : text.rindex(")")])
 
 
