@@ -218,8 +218,7 @@ def attention(led: Ledger) -> Group:
     table = Table(["", "naive (S, P in memory)", "ideal minimum traffic", "change"], rows)
     move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
     move = f"stays on the {n.bound}-bound side" if n.bound == i.bound else move
-    stays = ("rises", "falls", "stays at")
-    time = f"The time bound {change(n.time, i.time, _time, words=stays)}"
+    time = f"The time bound {change(n.time, i.time, _time)}"
     if direction(n.time, i.time, _time):
         time += f" ({speed(n.time, i.time, 1, _time)}). The whole gain comes from moving "
         time += "fewer bytes, not from computing less."
