@@ -341,6 +341,14 @@ def test_a_default_past_the_window_is_blamed_on_the_default() -> None:
         assert "Context 1,024 tokens" in run_lecture("06", "--model", "short", "--context", "1024")
 
 
+def says(text: str, *wanted: str, absent: tuple[str, ...] | list[str] = ()) -> None:
+    """Each of `wanted` is in `text` and none of `absent` is: one assertion a phrase."""
+    for phrase in wanted:
+        assert phrase in text, phrase
+    for phrase in absent:
+        assert phrase not in text, phrase
+
+
 def check_claims(text: str) -> None:
     """What no run may print: a contradiction, None, an empty list, a factor shown as x0."""
     assert not contradictions(text), contradictions(text)
