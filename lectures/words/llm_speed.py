@@ -1,5 +1,4 @@
-"""Lecture 06's words (standard library only): the model, its parameters, prefill and decode
-on one chip. ``Setup`` and ``png_hint`` serve lectures 07 and 08 too."""
+"""Lecture 06's words (standard library only); ``Setup`` and ``png_hint`` serve 07 and 08 too."""
 
 from __future__ import annotations
 

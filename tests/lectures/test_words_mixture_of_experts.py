@@ -129,11 +129,11 @@ def test_step_by_hand() -> None:
     assert "x5.0 the tokens (E/k = 4)" in past and "narrower than the twin's" in past
     twin = observed(page.step_section(setup(), STEPS, (None, 9)))[1]
     assert "only the twin's MLP reaches it" in twin
-    # x against y: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and 1 GB + 1 KB print
-    # the same (fmt_gb keeps two decimals), so they are as many
-    assert page._more(2e9, 1e9) == "more"
-    assert page._more(1e9, 2e9) == "fewer"
-    assert page._more(1e9, 1e9 + 1e3) == "as many"
+    # the mixture against the twin: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and
+    # 1 GB + 1 KB print the same (fmt_gb keeps two decimals), so they are as many
+    for moe, twin, bytes_ in ((2e9, 1e9, "more"), (1e9, 2e9, "fewer"), (1e9, 1e9 + 1e3, "as many")):
+        said = observed(page.step_section(setup(batch=1), steps(1, moe, twin), (400, 100)))[0]
+        assert f"about the same FLOPs per token, {bytes_} bytes" in said
     # at batch 1 the mixture reads 31 GB against the twin's 30 GB: the router's weights
     one = steps(1, 31e9, 30e9, (0.03, 0.03), (32e9, 31e9))
     said = observed(page.step_section(setup(batch=1), one, (400, 100)))[0]
