@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -50,10 +51,6 @@ class Phase:
     weights: float  # weight bytes / beta
 
 
-def _int(x: float) -> str:
-    return f"{x:.0f}"
-
-
 def model_section(s: Setup) -> Group:
     """The model's shapes from its config.json, the chip's figures and the storage."""
     m, c = s.model, s.chip
@@ -81,6 +78,8 @@ def model_section(s: Setup) -> Group:
 
 
 NEAR = 0.10  # a count this close to the published size is said to be "within" it
+_int = "{:.0f}".format
+_ms = functools.partial(fmt_time, unit="ms", digits=3)
 
 
 def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Group:
@@ -251,10 +250,6 @@ def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable:
         ["time per output token, achievable roofs >=", f"{_ms(achievable[1])} ({which})"],
     ]
     return section("Summary", Table(["quantity", "value"], rows), page="")
-
-
-def _ms(t: float) -> str:
-    return fmt_time(t, unit="ms", digits=3)
 
 
 def png_hint(name: str) -> Text:

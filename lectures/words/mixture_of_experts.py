@@ -95,8 +95,7 @@ class Skew:
     cost: float
 
 
-def _pct(x: float) -> str:
-    return f"{x:.1%}"
+_pct = "{:.1%}".format
 
 
 def _err(c: Check) -> float:
