@@ -154,8 +154,9 @@ def prefill_section(s: Setup, p: Phase) -> Group:
     small = sum(t.count * t.lower_s for t in fused)
     heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute" and t.op.nbytes)
     n, of = _compute(p)
-    busy = f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {_pct(heavy, p)} of"
-    busy = f"{busy} the time" if n else "No operator that moves bytes is compute-bound"
+    share = _pct(heavy, p)
+    busy = f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
+    busy = busy if n else "No operator that moves bytes is compute-bound"
     items = [
         f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
         f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
