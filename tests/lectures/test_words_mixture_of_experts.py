@@ -109,6 +109,11 @@ def test_routing_by_hand() -> None:
     assert "reaches fewer experts at 1 of the 3 batches listed" in said[1]
     short = page.routing_section(setup(), reach[:2], 1e9, 1.0)
     assert "Even at batch 8 uniform routing reaches 90.0% of the experts, not all." in prose(short)
+    # the last batch, not the second: 7.6 of 8 = 95.0% at batch 16
+    most = [*reach[:2], page.Reach(batch=16, uniform=7.6, skewed=7.0)]
+    assert "Even at batch 16 uniform routing reaches 95.0%" in prose(
+        page.routing_section(setup(), most, 1e9, 1.0)
+    )
 
 
 def test_step_by_hand() -> None:
@@ -153,6 +158,9 @@ def test_step_by_hand() -> None:
     same = steps(1, 73.041e9, 73.04e9)
     said = observed(page.step_section(setup(batch=1), same, (400, 100)))[0]
     assert "(x1.00): about the same FLOPs per token, as many bytes." in said
+    # 2000.01 GB against 2000.00 GB is more, x1.000003: the digits stop at five, x1.00000
+    said = observed(page.step_section(setup(batch=1), steps(1, 2e12 + 6e6, 2e12), (400, 100)))[0]
+    assert "twin's 2000.00 GB (x1.00000): about the same FLOPs per token, more bytes" in said
 
 
 def test_exchange_and_deepep_by_hand() -> None:
@@ -220,6 +228,9 @@ def test_imbalance_and_summary_by_hand() -> None:
     group = page.summary(setup(), count(), (400, 100), STEP, None)
     # 64 tokens / 0.1 s = 640 tokens/s per GPU, nothing added for the exchange
     assert ["tokens/s per GPU <=", "640 (without dispatch and combine)"] in rows(group)
+    # 0.1 s over 2 GPUs, nothing after it
+    step = ["decode step >= per GPU, EP 2", "50.0 ms (batch 64; dispatch and combine left out)"]
+    assert step in rows(group)
     heading = group.items[0]
     assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
     skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
@@ -298,4 +309,6 @@ def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
     assert "context 512" in cap and "at batch 64 the twin" in cap
     assert "on the Hop" in cap and "EP 2" not in alone and alone.endswith("(batch 400).")
     never = page.moe_png(path, setup(), (None, 100), pair).caption
+    inside = Path(__file__).resolve().parents[2] / "figs" / "moe.png"
+    assert page.moe_png(str(inside), setup(), (400, 100), pair).shown_path == "figs/moe.png"
     assert "compute-bound (at no batch the figure shows)" in never  # no knee: none named
