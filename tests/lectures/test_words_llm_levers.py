@@ -204,6 +204,8 @@ def test_chips_section_by_hand() -> None:
         "The throughput flattens because each sequence reads its own 0.13 GB of KV cache per "
         "step: no batch beats bandwidth / that, 7,629 tokens/s on H100x and 15,259 on B200x."
     )
+    # no matmul compute a token: no compute cap at all, so the KV reads bind
+    assert chips_said(h100=dataclasses.replace(RUNS["h100"], matmul=0.0))[2] == kv_bound
     # no sequence fits on H100x: it has no curve to flatten, so no sentence says why it does
     empty = dataclasses.replace(RUNS["h100"], wall=0, at_wall=0.0, knee=None)
     assert not any("flattens" in line for line in chips_said(h100=empty))
