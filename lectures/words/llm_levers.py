@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -76,14 +77,8 @@ class ChipRun:
 QUANT = ("weights", "size", "TTFT >=", "TPOT >=", "tok/s <=", "knee", "fits", "KV/token")
 SAME = ("grows", "shrinks", "stays at")
 CHIPS = ("TPOT (B=1) >=", "fits", "tok/s at the wall", "knee")
-
-
-def _kib(n: float) -> str:
-    return fmt_kib(n, 2)
-
-
-def _int(x: float) -> str:
-    return f"{x:,.0f}"
+_kib = functools.partial(fmt_kib, digits=2)
+_int = "{:,.0f}".format
 
 
 def _wall(n: int) -> str:

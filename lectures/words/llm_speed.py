@@ -1,8 +1,8 @@
-"""Lecture 06's words (standard library only): the model, its parameters, prefill and decode
-on one chip. ``Setup`` and ``png_hint`` serve lectures 07 and 08 too."""
+"""Lecture 06's words (standard library only); ``Setup`` and ``png_hint`` serve 07 and 08 too."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -51,10 +51,6 @@ class Phase:
     weights: float  # weight bytes / beta
 
 
-def _int(x: float) -> str:
-    return f"{x:.0f}"
-
-
 def model_section(s: Setup) -> Group:
     """The model's shapes from its config.json, the chip's figures and the storage."""
     m, c = s.model, s.chip
@@ -82,6 +78,8 @@ def model_section(s: Setup) -> Group:
 
 
 NEAR = 0.10  # a count this close to the published size is said to be "within" it
+_int = "{:.0f}".format
+_ms = functools.partial(fmt_time, unit="ms", digits=3)
 
 
 def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Group:
@@ -149,25 +147,20 @@ def _compute(p: Phase) -> tuple[int, int]:
     return moving.count("compute"), len(moving)
 
 
-def _heavy(p: Phase, heavy: float) -> str:
-    """The compute-bound operators that move bytes and their share of the pass's time."""
-    n, of = _compute(p)
-    if n == 0:
-        return "No operator that moves bytes is compute-bound"
-    share = _pct(heavy, p)
-    return f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
-
-
 def prefill_section(s: Setup, p: Phase) -> Group:
     """Prefill's ledger, the time to first token and what to observe."""
     pre, B, S, ai = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.flops / p.ledger.nbytes
     fused = [t for t in p.times if t.op.kind in ("norm", "elementwise")]
     small = sum(t.count * t.lower_s for t in fused)
     heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute" and t.op.nbytes)
+    n, of = _compute(p)
+    share = _pct(heavy, p)
+    busy = f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
+    busy = busy if n else "No operator that moves bytes is compute-bound"
     items = [
         f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
         f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
-        f"{s.ridge:.0f}. {_heavy(p, heavy)}, and the whole-pass compute time alone is "
+        f"{s.ridge:.0f}. {busy}, and the whole-pass compute time alone is "
         f"{fmt_time(p.compute)}.",
         f"Attention (scores, softmax, weighted sum) is "
         f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
@@ -237,8 +230,7 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
 
 
 def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable: tuple) -> Group:
-    """The lines for a plan: size and both time bounds at spec and (TTFT, TPOT, measured roofs)
-    achievable roofs."""
+    """The lines for a plan: size, both time bounds at spec and `achievable` (TTFT, TPOT, roofs)."""
     m, B, S = s.model, s.batch, s.context
     published = m.published_params or n_params
     got = [r for r in ("compute", "memory") if r in achievable[2]]
@@ -259,10 +251,6 @@ def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable:
         ["time per output token, achievable roofs >=", f"{_ms(achievable[1])} ({which})"],
     ]
     return section("Summary", Table(["quantity", "value"], rows), page="")
-
-
-def _ms(t: float) -> str:
-    return fmt_time(t, unit="ms", digits=3)
 
 
 def png_hint(name: str) -> Text:

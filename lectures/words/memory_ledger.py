@@ -1,5 +1,4 @@
-"""Lecture 03's words (standard library only): the capacity ledger's tables and the
-measured batch sweep's, from the ledgers, largest batches and rows the lecture computed."""
+"""Lecture 03's words (standard library only): the capacity ledger's and batch sweep's tables."""
 
 from __future__ import annotations
 
@@ -60,10 +59,6 @@ class Sweep:
 
 def _gib(x: float) -> str:
     return f"{x / GIB:.2f}"
-
-
-def _total(m: ledger.MemoryLedger, _: float) -> str:
-    return _gib(m.total)
 
 
 def _verdict(m: ledger.MemoryLedger, budget_bytes: float) -> str:
@@ -131,7 +126,7 @@ def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: fl
     """Totals and verdicts at two overhead rates, side by side; the batches it rescues."""
     rescued = [b for b in at if not at[b].fits(budget) and low[b].fits(budget)]
     rows = [
-        [b, *(f(x, budget) for x in (m, low[b]) for f in (_total, _verdict)), "OOM -> fits"]
+        [b, *(c for x in (m, low[b]) for c in (_gib(x.total), _verdict(x, budget))), "OOM -> fits"]
         for b, m in at.items()
     ]
     rows = [row if row[0] in rescued else [*row[:-1], ""] for row in rows]
@@ -145,10 +140,6 @@ def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: fl
     head = [x for r in (rate, low_rate) for x in (f"total at {r:.0%} (GiB)", "verdict")]
     heading = Heading(f"Overhead {rate:.0%} vs {low_rate:.0%}, budget {budget / GIB:g} GiB")
     return Group(heading, Table(["batch", *head, "change"], rows), Observations([said]))
-
-
-def _or_dash(x: float | None) -> str:
-    return "-" if x is None else _gib(x)
 
 
 def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
@@ -168,7 +159,10 @@ def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
         else:
             items.append(f"{at_rate} the largest batch, {r.batch}, is a table row.")
     head = ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"]
-    cells = [[f"{r.rate:.0%}", r.batch, *map(_or_dash, (r.total, r.one_more))] for r in rows]
+    cells = [
+        [f"{r.rate:.0%}", r.batch, *("-" if x is None else _gib(x) for x in (r.total, r.one_more))]
+        for r in rows
+    ]
     title = f"Largest prefill batch within {budget / GIB:g} GiB"
     return section(title, Table(head, cells), items=items)
 

@@ -1,7 +1,4 @@
-"""Lecture 13's words: a mixture of experts in both ledgers, expert parallelism, imbalance.
-
-Standard library only; every comparison a sentence states is decided by ``common.present.claims``.
-"""
+"""Lecture 13's words (standard library only): a mixture of experts in both ledgers."""
 
 from __future__ import annotations
 
@@ -98,13 +95,7 @@ class Skew:
     cost: float
 
 
-def _pct(x: float) -> str:
-    return f"{x:.1%}"
-
-
-def _more(x: float, y: float) -> str:
-    """'more', 'fewer' or 'as many' bytes, x against y at the digits fmt_gb shows."""
-    return {1: "more", -1: "fewer", 0: "as many"}[direction(y, x, fmt_gb)]
+_pct = "{:.1%}".format
 
 
 def _err(c: Check) -> float:
@@ -216,7 +207,7 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
         knees = f"At the ridge of {s.ridge:.0f} FLOP/B {which} it at any batch."
     columns = ["batch", "MoE weights read", "MoE step >=", "MoE tok/s/GPU", "twin weights"]
     columns += ["twin step >=", "twin tok/s/GPU"]
-    more = _more(a.weight_bytes, b.weight_bytes)
+    more = {1: "more", -1: "fewer", 0: "as many"}[direction(b.weight_bytes, a.weight_bytes, fmt_gb)]
     read = f"At batch {s.batch:,} the mixture reads {fmt_gb(a.weight_bytes)} of weights a "
     read += f"step against the twin's {fmt_gb(b.weight_bytes)} "
     x, digits = a.weight_bytes / b.weight_bytes, 2

@@ -138,10 +138,6 @@ def machines(m: Machines) -> Group:
     return section("Machines: peak compute, bandwidth and ridge point", table, note, items=items)
 
 
-def _first(ops: tuple[Op, ...], prefix: str) -> Op:
-    return next(o for o in ops if o.name.startswith(prefix))
-
-
 def _counts(o: Op) -> list[str]:
     return [fmt_flops(o.flops), fmt_bytes(o.nbytes)]
 
@@ -156,7 +152,9 @@ def ledger(led: Ledger) -> Group:
     r = led.roof
     rows = [[o.name, *_counts(o), f"{o.intensity:.2f}", *ratio(o, r)] for o in led.ops]
     memory = sum(o.bound == "memory" for o in led.ops)
-    add, norm, gemm = (_first(led.ops, p) for p in ("elem", "LayerNorm", "GEMM"))
+    add, norm, gemm = (
+        next(o for o in led.ops if o.name.startswith(p)) for p in ("elem", "LayerNorm", "GEMM")
+    )
     fast = [n for n, o in (("the add", add), ("LayerNorm", norm)) if o.bound == "compute"]
     reach = "reaches" if len(fast) == 1 else "reach"
     verdict = f"{listing(fast)} {reach} the compute roof here, so faster arithmetic helps."
@@ -218,8 +216,7 @@ def attention(led: Ledger) -> Group:
     table = Table(["", "naive (S, P in memory)", "ideal minimum traffic", "change"], rows)
     move = f"moves from the {n.bound}-bound to the {i.bound}-bound side"
     move = f"stays on the {n.bound}-bound side" if n.bound == i.bound else move
-    stays = ("rises", "falls", "stays at")
-    time = f"The time bound {change(n.time, i.time, _time, words=stays)}"
+    time = f"The time bound {change(n.time, i.time, _time)}"
     if direction(n.time, i.time, _time):
         time += f" ({speed(n.time, i.time, 1, _time)}). The whole gain comes from moving "
         time += "fewer bytes, not from computing less."

@@ -32,9 +32,9 @@ Q16 = page.Quant(16e9, 0.1, 0.008, 150, 40, 131072.0, 2e9, 7, 8)
 Q4 = page.Quant(4e9, 0.1, 0.004, 40, 60, 131072.0, 2e9, 8, 8)
 
 
-def quant_said(**int4: object) -> list[str]:
+def quant_said(q16: page.Quant = Q16, **int4: object) -> list[str]:
     q4 = dataclasses.replace(Q4, **int4)
-    return observed(page.quantization_section(setup(), {"bf16": Q16, "int4": q4}))
+    return observed(page.quantization_section(setup(), {"bf16": q16, "int4": q4}))
 
 
 def test_quantization_section_by_hand() -> None:
@@ -68,15 +68,10 @@ def test_quantization_section_by_hand() -> None:
     assert "The knee stays at 150. The freed" in quant_said(knee=150)[0]
     assert "The knee rises from 150 to 200. The freed" in quant_said(knee=200)[0]
     knee = dataclasses.replace(Q16, knee=None)
-    assert (
-        "int4 weights bring a knee, B = 40; bf16 weights reach the ridge at no batch."
-        in (observed(page.quantization_section(setup(), {"bf16": knee, "int4": Q4}))[0])
-    )
-    neither = {"bf16": knee, "int4": dataclasses.replace(Q4, knee=None)}
-    assert (
-        "Neither precision's weight matmuls reach the ridge at any batch: no knee."
-        in (observed(page.quantization_section(setup(), neither))[0])
-    )
+    brought = "int4 weights bring a knee, B = 40; bf16 weights reach the ridge at no batch."
+    assert brought in quant_said(knee)[0]
+    neither = "Neither precision's weight matmuls reach the ridge at any batch: no knee."
+    assert neither in quant_said(knee, knee=None)[0]
     assert "so the largest batch stays at 40." in quant_said(wall=40)[0]
     assert "so the largest batch shrinks from 40 to 30." in quant_said(wall=30)[0]
     # 100 / 50 ms = x2.00; none of the 8 then 3 of the 8 compute-bound
@@ -89,11 +84,23 @@ def test_quantization_section_by_hand() -> None:
         "The KV cache per token shrinks from 128.00 KiB to 64.00 KiB and the attention traffic "
         "per decode step shrinks from 2.00 GB to 1.00 GB"
     )
-
-    said_ = quant_said(kv_token=65536.0, attn_bytes=1e9)
-    assert said_[2].startswith(
-        "The KV cache per token shrinks from 128.00 KiB to 64.00 KiB and the attention traffic "
-        "per decode step shrinks from 2.00 GB to 1.00 GB"
+    # A drawn model (d_ff 211) at batch 1,048,576 printed 'Prefill gets no faster with int4 weights.
+    # None of the 8 weight matmuls are compute-bound ...; only the memory-bound ones gain from fewer
+    # bytes': all eight gain, so 'no faster' needs its own reason.
+    said_ = quant_said(dataclasses.replace(Q16, prefill_compute=0), prefill_compute=0)
+    # TTFT 100 ms both: no faster, with none of the 8 compute-bound in int4
+    assert said_[1] == (
+        "Prefill gets no faster with int4 weights. None of the 8 weight matmuls are "
+        "compute-bound with bf16 weights and none of the 8 with int4: a compute-bound matmul "
+        "computes at bf16 whatever the weights' storage; the memory-bound ones read fewer "
+        "weight bytes, but the time that saves is too small a part of the pass to show."
+    )
+    # all 8 compute-bound in int4: nothing can gain, the old reason stands
+    assert said_[1] != quant_said()[1]
+    assert quant_said()[1].endswith("only the memory-bound ones gain from fewer bytes.")
+    # 100 / 50 ms = x2.00 faster: the memory-bound ones' gain shows
+    assert quant_said(ttft=0.05, prefill_compute=3)[1].endswith(
+        "only the memory-bound ones gain from fewer bytes."
     )
 
 
@@ -127,6 +134,7 @@ def test_kv_heads_section_by_hand() -> None:
     assert observed(page.kv_heads_section(setup(), none))[0].endswith(
         "2.00 GiB per sequence against 512.00 MiB, though on Hop neither fits one sequence."
     )  # 4,096 tokens: 524288 x 4096 = 2 GiB, 131072 x 4096 = 512 MiB
+    assert_frozen(Q16, GQA, RUNS["h100"])
 
 
 C100, C200 = chip("H100x", 100e12, 1e12, key="h100"), chip("H200x", 100e12, 1.5e12, key="h200")
@@ -196,6 +204,8 @@ def test_chips_section_by_hand() -> None:
         "The throughput flattens because each sequence reads its own 0.13 GB of KV cache per "
         "step: no batch beats bandwidth / that, 7,629 tokens/s on H100x and 15,259 on B200x."
     )
+    # no matmul compute a token: no compute cap at all, so the KV reads bind
+    assert chips_said(h100=dataclasses.replace(RUNS["h100"], matmul=0.0))[2] == kv_bound
     # no sequence fits on H100x: it has no curve to flatten, so no sentence says why it does
     empty = dataclasses.replace(RUNS["h100"], wall=0, at_wall=0.0, knee=None)
     assert not any("flattens" in line for line in chips_said(h100=empty))
@@ -221,23 +231,15 @@ def test_chips_section_by_hand() -> None:
     assert "at the bandwidth ceiling of 7,629" in chips_said(h100=top)[3]
 
 
-def test_records_are_frozen() -> None:
-    assert_frozen(Q16, GQA, RUNS["h100"])
-
-
-# --- The lecture as a student runs it, after the edits the issue found false sentences in ---
-def test_a_short_context_gains_prefill_from_int4() -> None:
-    """--context 128 once printed 'Unchanged: prefill (x2.32 from int4), because its matmuls
-    are compute-bound'."""
+def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> None:
+    """Lecture 08 as a student runs it. --context 128 once printed 'Unchanged: prefill (x2.32
+    from int4), because its matmuls are compute-bound'."""
     text = prose(run_lecture("08", "--context", "128"))
     # 128 tokens: a weight matmul does 2 x 128 FLOP per weight read, 2 x 128 / 2 = 128 FLOP/B
     # with bf16 weights, below the ridge of 295: memory-bound, so int4 weights help
     assert "Prefill gets x2.32 faster with int4 weights. None of the 8 weight matmuls are" in text
     assert "compute-bound with bf16 weights and 7 of the 8 with int4" in text
-
-
-def test_a_slower_a100_80gb_says_slower() -> None:
-    """Lecture 08 compares the two A100s (the H100 and H200 are the h200-vs-h100 exercise)."""
+    # Lecture 08 compares the two A100s (the H100 and H200 are the h200-vs-h100 exercise).
     table = dict(SHIPPED, **{"a100-80gb": scale_chip(SHIPPED["a100-80gb"], {"mem_bw": 0.5})})
     with patched_hardware(table):
         text = prose(run_lecture("08"))
@@ -246,11 +248,8 @@ def test_a_slower_a100_80gb_says_slower() -> None:
         "A100 80GB SXM has the same compute and x1.53 less bandwidth: decode at batch 1 gets "
         "x1.53 slower" in text
     )
-
-
-def test_a_far_faster_a100_is_not_said_as_x0_00() -> None:
-    """Shrunk by hypothesis (then on the H100 and H200): one chip's bf16 x13, the other's
-    x0.0625 once printed 'H200 has x0.00 the compute of H100 SXM'."""
+    # Shrunk by hypothesis (then on the H100 and H200): one chip's bf16 x13, the other's x0.0625
+    # once printed 'H200 has x0.00 the compute of H100 SXM'.
     table = dict(SHIPPED, a100=scale_chip(SHIPPED["a100"], {"peak bf16": 13.0}))
     table["a100-80gb"] = scale_chip(SHIPPED["a100-80gb"], {"peak bf16": 0.0625})
     with patched_hardware(table):
@@ -258,9 +257,6 @@ def test_a_far_faster_a100_is_not_said_as_x0_00() -> None:
     # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: x208.00 less; 2,039 / 1,555
     assert "Against A100 40GB SXM, A100 80GB SXM has x208.00 less compute and x1.31 more" in text
     check_claims(text)
-
-
-def test_kv_heads_of_the_shipped_models() -> None:
     text = prose(run_lecture("08"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
     assert "Against H100 SXM, H200" not in text  # the h200-vs-h100 exercise's comparison
@@ -269,6 +265,15 @@ def test_kv_heads_of_the_shipped_models() -> None:
     # Llama 2 7B has full multi-head attention: its twin has 8 KV heads (group size 4)
     text = prose(run_lecture("08", "--model", "llama-2-7b"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
+    # Lecture 08 at context 1 on B300: every weight precision reaches the search's bound.
+    text = prose(
+        run_lecture(
+            "08", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
+        )
+    )
+    assert "the largest batch reaches the search's bound (1,048,576, --batch's maximum)" in text
+    assert "stays at 1,048,576" not in text
+    assert ">=1,048,576" in text
 
 
 @settings(max_examples=40, deadline=None)
@@ -281,41 +286,3 @@ def test_any_table_model_and_flags(run_: tuple) -> None:
     assert m, "the decode step's speed-up is said"
     m = re.search(r"([\d.]+) KV heads store x([\d.]+) the KV cache of ([\d.]+)", text)
     assert m and float(m.group(1)) >= float(m.group(3)) and float(m.group(2)) >= 1.0
-
-
-def test_walls_at_the_search_bound_say_so() -> None:
-    """Lecture 08 at context 1 on B300: every weight precision reaches the search's bound."""
-    text = prose(
-        run_lecture(
-            "08", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
-        )
-    )
-    assert "the largest batch reaches the search's bound (1,048,576, --batch's maximum)" in text
-    assert "stays at 1,048,576" not in text
-    assert ">=1,048,576" in text
-
-
-def test_prefill_no_faster_with_memory_bound_matmuls_says_why() -> None:
-    """A drawn model (d_ff 211) at batch 1,048,576 printed 'Prefill gets no faster with int4
-    weights. None of the 8 weight matmuls are compute-bound ...; only the memory-bound ones
-    gain from fewer bytes': all eight gain, so 'no faster' needs its own reason."""
-    q16 = dataclasses.replace(Q16, prefill_compute=0)
-    said_ = observed(
-        page.quantization_section(
-            setup(), {"bf16": q16, "int4": dataclasses.replace(Q4, prefill_compute=0)}
-        )
-    )
-    # TTFT 100 ms both: no faster, with none of the 8 compute-bound in int4
-    assert said_[1] == (
-        "Prefill gets no faster with int4 weights. None of the 8 weight matmuls are "
-        "compute-bound with bf16 weights and none of the 8 with int4: a compute-bound matmul "
-        "computes at bf16 whatever the weights' storage; the memory-bound ones read fewer "
-        "weight bytes, but the time that saves is too small a part of the pass to show."
-    )
-    # all 8 compute-bound in int4: nothing can gain, the old reason stands
-    assert said_[1] != quant_said()[1]
-    assert quant_said()[1].endswith("only the memory-bound ones gain from fewer bytes.")
-    # 100 / 50 ms = x2.00 faster: the memory-bound ones' gain shows
-    assert quant_said(ttft=0.05, prefill_compute=3)[1].endswith(
-        "only the memory-bound ones gain from fewer bytes."
-    )

@@ -62,6 +62,12 @@ N = Op("norm", "norm", 1e9, act_bytes=1e10)  # I = 0.1: 10 ms memory
 R = Op("residual add", "elementwise", 1e12, act_bytes=1e9)  # I = 1000: 10 ms compute
 HEAD = Op("lm head", "matmul", 1e12, weight_bytes=5e9)  # I = 200: 10 ms compute
 PRE = phase("prefill", (Q, A, N, R), (HEAD,), 2, 512)  # 2 x (20 + 1 + 10 + 10) + 10 = 92 ms
+PARTS = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
+
+
+def parameters_said(weights: str = "bf16", **changes: object) -> list[str]:
+    """The parameter section's sentences for Llama 3 8B with `changes` (its published size)."""
+    return observed(page.parameter_section(setup(model(**changes), weights=weights), PARTS, 10**9))
 
 
 def test_pass_table_by_hand() -> None:
@@ -190,9 +196,8 @@ def test_model_and_parameter_sections_by_hand() -> None:
     # a head_dim given in the config: 2,304 / 8 = 288, not 256 (issue 34)
     given_dim = model(d_model=2304, n_heads=8, n_kv_heads=4, d_head=256)
     assert ["head dim", "256", "head_dim"] in rows(page.model_section(setup(given_dim)))
-    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
     m = model(published_params=1e9, params_source="src")
-    group = page.parameter_section(setup(m), parts, 1_000_000_000)
+    group = page.parameter_section(setup(m), PARTS, 1_000_000_000)
     assert rows(group) == [
         ["part", "formula", "parameters", "share"],
         ["embedding", "V d", "100.00 M", "10.0%"],
@@ -209,11 +214,7 @@ def test_model_and_parameter_sections_by_hand() -> None:
         "The MLP holds 60.0% of the weights and attention 20.0%; the embedding and LM head "
         "together hold 19.9%. At bf16 the weights take 2.00 GB.",
     ]
-
-    def said(published: float | None, **dt: str) -> list[str]:
-        s = setup(model(published_params=published), **dt)
-        return observed(page.parameter_section(s, parts, 1_000_000_000))
-
+    said = lambda p, **dt: parameters_said(published_params=p, **dt)  # noqa: E731
     # 1e9 / 1.00004e9: a gap of 0.004% prints 0.00%: said as less than 0.01%
     assert "is less than 0.01% away from the published" in said(1e9 * 1.00004)[0]
     assert "is within 1.01% of the published 990.00 M." in said(0.99e9)[0]  # 1/0.99 - 1
@@ -224,15 +225,36 @@ def test_model_and_parameter_sections_by_hand() -> None:
         "The count from the config, 1.00 G, has no published size to be checked against: the "
         "model table gives none for this model."
     )
-    none = page.parameter_section(setup(model(published_params=None)), parts, 10**9)
+    none = page.parameter_section(setup(model(published_params=None)), PARTS, 10**9)
     assert "Published size: none in the model table." in prose(none)
     assert "()" not in prose(none)
     assert said(1e9, weights="int4")[1].endswith("At int4 the weights take 0.50 GB.")
     plain = page.parameter_section(
-        setup(model(gated_mlp=False, tied_embeddings=True)), parts, 10**9
+        setup(model(gated_mlp=False, tied_embeddings=True)), PARTS, 10**9
     )
     assert ["mlp", "L 2 d d_ff", "600.00 M", "60.0%"] in rows(plain)
     assert ["lm_head", "0 (tied)", "99.00 M", "9.9%"] in rows(plain)
+    # A drawn model with a published size of 1.00 M printed 'The count from the config, 24.67 K, is
+    # within 97.53% of the published 1.00 M': 'within' for a count x40 off.
+    said = lambda p: parameters_said(published_params=p, params_source="src")[0]  # noqa: E731
+    # 1e9 / 1e6 = 1,000; 1e9 / 40e9 = 1 / 40
+    assert "1.00 G, is x1000.00 more than the published 1.00 M." in said(1e6)
+    assert "1.00 G, is x40.00 less than the published 40.00 G." in said(40e9)
+    # 1e9 / 0.91e9 - 1 = 9.89%: still within; 1e9 / 0.9e9 - 1 = 11.1%: x1.11 more
+    assert "is within 9.89% of the published 910.00 M." in said(0.91e9)
+    assert "is x1.11 more than the published 900.00 M." in said(0.9e9)
+    # Qwen3-8B (q/k norms) added to the model table ended lecture 06 in KeyError 'biases, sinks, q/k
+    # norms'; Gemma 2 (four norms a layer) printed the formula '(2 L + 1) d'.
+    parts = {**PARTS, "biases, sinks, q/k norms": 9216, "lm_head": 99e6}
+    m = model(n_layers=36, extra_layer_params=256, norms_per_layer=4, published_params=None)
+    table = rows(page.parameter_section(setup(m), parts, 1_000_000_000))
+    assert ["norms", "(4 L + 1) d", "1.00 M", "0.1%"] in table
+    # 36 layers x 256 (q_norm and k_norm of 128 each) = 9,216
+    assert ["biases, sinks, q/k norms", "L x 256", "9.22 K", "0.0%"] in table
+    # A model added with published_params but no params_source printed 'Published size: 1.00 T ().'
+    s = setup(model(published_params=1e9, params_source=""))
+    text = prose(page.parameter_section(s, PARTS, 1_000_000_000))
+    assert "Published size: 1.00 G." in text and "()" not in text
 
 
 def test_figure_summary_and_hint_by_hand(tmp_path) -> None:
@@ -281,14 +303,10 @@ def test_figure_summary_and_hint_by_hand(tmp_path) -> None:
     )
     assert unpublished[3] == ["parameters (config / published)", "8.00 G / 8.00 G"]
     assert str(page.png_hint("x.png")).strip() == "(add --png to save the figure x.png)"
-
-
-def test_records_are_frozen() -> None:
     assert_frozen(setup(), PRE)
 
 
-# --- The lecture as a student runs it, after the edits the issue found false sentences in ---
-def test_a_short_prompt_is_below_the_ridge() -> None:
+def test_edits_that_once_printed_false_ridge_and_norm_claims() -> None:
     """--context 256 once printed '201 FLOP per byte overall, above the ridge of 295'."""
     out = run_lecture("06", "--context", "256")
     text = prose(out)
@@ -298,20 +316,14 @@ def test_a_short_prompt_is_below_the_ridge() -> None:
     assert "No operator that moves bytes is compute-bound, and the whole-pass" in text
     assert "Compute-bound operators" not in text  # no "(none of the 17 ...) take 0.0%"
     check_claims(out)
-
-
-def test_a_faster_h100_moves_the_ridge_past_prefill() -> None:
-    """An H100 bf16 peak of 3956e12 once printed '1006 ... above the ridge of 1181'."""
+    # An H100 bf16 peak of 3956e12 once printed '1006 ... above the ridge of 1181'.
     table = dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], {"peak bf16": 4.0}))
     with patched_hardware(table):
         text = prose(run_lecture("06"))
     # 4 x 989e12 / 3.35e12 = 1,180.9; the default prefill's 1006 FLOP/B is below it
     assert "1006 FLOP per byte overall, below the ridge of 1181." in text
     assert "the Q projection runs at 1.00 FLOP/byte, below the ridge of 1181." in text
-
-
-def test_norms_are_said_compute_bound_when_they_are() -> None:
-    """'Norms, SiLU and residual adds are memory-bound' once printed where they were not."""
+    # 'Norms, SiLU and residual adds are memory-bound' once printed where they were not.
     # peak x0.05 and bandwidth x20: ridge 49.45 / 67 = 0.738 FLOP/B. In prefill each norm
     # does 4 FLOP per element for 4 bytes (1.00 FLOP/B) and SiLU x up 5 FLOP per 6 bytes
     # (0.83): compute-bound. The residual adds (1 FLOP per 6 bytes, 0.17) and the final
@@ -339,6 +351,14 @@ def test_a_default_past_the_window_is_blamed_on_the_default() -> None:
         assert "give --context 1024 or less" in str(failed.value)
     with patched_models(short):
         assert "Context 1,024 tokens" in run_lecture("06", "--model", "short", "--context", "1024")
+
+
+def says(text: str, *wanted: str, absent: tuple[str, ...] | list[str] = ()) -> None:
+    """Each of `wanted` is in `text` and none of `absent` is: one assertion a phrase."""
+    for phrase in wanted:
+        assert phrase in text, phrase
+    for phrase in absent:
+        assert phrase not in text, phrase
 
 
 def check_claims(text: str) -> None:
@@ -432,41 +452,3 @@ def test_a_chip_without_a_link_figure_runs() -> None:
         text = run_lecture("06", "--chip", "a100-80gb")
     assert "time per output token, achievable roofs >=" in text
     check_claims(text)
-
-
-def test_a_count_far_from_the_published_size_is_not_said_to_be_within_it() -> None:
-    """A drawn model with a published size of 1.00 M printed 'The count from the config,
-    24.67 K, is within 97.53% of the published 1.00 M': 'within' for a count x40 off."""
-    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
-
-    def said(published: float) -> str:
-        s = setup(model(published_params=published, params_source="src"))
-        return observed(page.parameter_section(s, parts, 1_000_000_000))[0]
-
-    # 1e9 / 1e6 = 1,000; 1e9 / 40e9 = 1 / 40
-    assert "1.00 G, is x1000.00 more than the published 1.00 M." in said(1e6)
-    assert "1.00 G, is x40.00 less than the published 40.00 G." in said(40e9)
-    # 1e9 / 0.91e9 - 1 = 9.89%: still within; 1e9 / 0.9e9 - 1 = 11.1%: x1.11 more
-    assert "is within 9.89% of the published 910.00 M." in said(0.91e9)
-    assert "is x1.11 more than the published 900.00 M." in said(0.9e9)
-
-
-def test_parameter_rows_of_models_with_q_k_norms_and_four_norms_a_layer() -> None:
-    """Qwen3-8B (q/k norms) added to the model table ended lecture 06 in KeyError 'biases,
-    sinks, q/k norms'; Gemma 2 (four norms a layer) printed the formula '(2 L + 1) d'."""
-    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6}
-    parts |= {"biases, sinks, q/k norms": 9216, "lm_head": 99e6}
-    m = model(n_layers=36, extra_layer_params=256, norms_per_layer=4, published_params=None)
-    table = rows(page.parameter_section(setup(m), parts, 1_000_000_000))
-    assert ["norms", "(4 L + 1) d", "1.00 M", "0.1%"] in table
-    # 36 layers x 256 (q_norm and k_norm of 128 each) = 9,216
-    assert ["biases, sinks, q/k norms", "L x 256", "9.22 K", "0.0%"] in table
-
-
-def test_a_published_size_without_its_source_prints_no_empty_brackets() -> None:
-    """A model added with published_params but no params_source printed 'Published size:
-    1.00 T ().'"""
-    parts = {"embedding": 100e6, "attention": 200e6, "mlp": 600e6, "norms": 1e6, "lm_head": 99e6}
-    s = setup(model(published_params=1e9, params_source=""))
-    text = prose(page.parameter_section(s, parts, 1_000_000_000))
-    assert "Published size: 1.00 G." in text and "()" not in text

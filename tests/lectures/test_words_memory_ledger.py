@@ -33,15 +33,6 @@ def ledgers(rate: float, phase: str = "prefill") -> dict[int, object]:
     return {b: model_ledger(TOY, b, rate, phase) for b in BATCHES}
 
 
-def test_model_facts() -> None:
-    lines = str(page.model_facts(TOY, 2**30, 16 * KIB, GIB, BUDGET)).splitlines()
-    assert lines[:3] == ["", "The 0.536871B model", "=" * 20]
-    assert lines[3].endswith("= 1.0 GiB of weights; 4 layers, d_kv = 1024")
-    assert lines[4] == "KV cache:      16 KiB per token; 1.00 GiB per 65536-token sequence"
-    assert lines[5] == "activations:   4 KiB per active token"
-    assert lines[6] == "memory budget: 6.5 GiB"
-
-
 def test_ledger_table_rows_and_verdicts() -> None:
     group = page.ledger_table(ledgers(RATE), BUDGET, RATE)
     assert str(group).splitlines()[1] == "Prefill ledger in GiB, overhead 20%, budget 6.5 GiB"
@@ -56,6 +47,12 @@ def test_ledger_table_rows_and_verdicts() -> None:
     decode = page.ledger_table(ledgers(RATE, "decode"), BUDGET, RATE, "decode")
     assert str(decode).splitlines()[1].startswith("Decode ledger")
     assert table(decode).rows[0][3] == "0.00"  # 4 KiB of activations, not 0.25 GiB
+    lines = str(page.model_facts(TOY, 2**30, 16 * KIB, GIB, BUDGET)).splitlines()
+    assert lines[:3] == ["", "The 0.536871B model", "=" * 20]
+    assert lines[3].endswith("= 1.0 GiB of weights; 4 layers, d_kv = 1024")
+    assert lines[4] == "KV cache:      16 KiB per token; 1.00 GiB per 65536-token sequence"
+    assert lines[5] == "activations:   4 KiB per active token"
+    assert lines[6] == "memory budget: 6.5 GiB"
 
 
 def test_ledger_observations() -> None:
@@ -175,11 +172,22 @@ def test_sweep_facts_and_the_cache_note() -> None:
     assert "beta from 20.00 GB/s to 40.00 GB/s" in up and "P from" not in up
     both = str(page.raised_line(1e11, 2e10, 2e11, 4e10))
     assert "P from 100.0 GFLOP/s to 200.0 GFLOP/s" in both
+    assert_frozen(LARGEST[0], setup(0), sweep(ROWS, None, 1.0, 1.0))
+    one = Setup("x", 1.0, 1.0, 1.0, 8, 256.0, None)
+    assert (one.copies, one.cache_note) == (1, None)  # one W, no note unless given
 
 
 def sweep(rows, crossing, ridge, seconds, anomalies=(), calib=None) -> Sweep:
     """The sweep's record with a 64 MiB weight."""
     return Sweep(rows, crossing, ridge, list(anomalies), calib or {}, 64 * MIB, seconds)
+
+
+CALIB = {"bandwidth_threads": 1, "matmul_threads": 2}
+
+
+def sweep_said(rows, anomalies=(), calib=CALIB) -> list[str]:
+    """The observations of a sweep of `rows` with no crossing, ridge 1.5 FLOP/B, 1 s."""
+    return page.sweep_observations(sweep(rows, None, 1.5, 1.0, anomalies, calib)).items
 
 
 def test_sweep_table_and_lines() -> None:
@@ -211,9 +219,7 @@ def test_sweep_table_and_lines() -> None:
 
 def test_sweep_observations() -> None:
     anomalies = [Anomaly(2, "slower_than_larger", 4)]
-    calib = {"bandwidth_threads": 1, "matmul_threads": 2}
-    obs = page.sweep_observations(sweep(ROWS, Crossover(2, 4), 1.5, 3.25, anomalies, calib))
-    items = obs.items
+    items = page.sweep_observations(sweep(ROWS, Crossover(2, 4), 1.5, 3.25, anomalies, CALIB)).items
     # latency 4.5 / 4 = 1.1x; throughput (4 / 0.0045) / 250 = 3.6x; 64 MiB / 4 = 16 MiB
     assert items[0] == (
         "From B = 1 to B = 4, latency grew x1.1 while throughput grew x3.6. At B = 4 each "
@@ -229,11 +235,40 @@ def test_sweep_observations() -> None:
     )
     assert items[4].startswith("The roofline cannot see these")
     assert items[5].startswith("The whole sweep took 3.25 s.")
-    quiet = page.sweep_observations(sweep(ROWS[:1], None, 1.5, 1.0, [], calib)).items
+    quiet = sweep_said(ROWS[:1])
     assert quiet[1].startswith("No batch size broke the two rules by more than 10%")
+    # B = 1 memory-bound, predicted 5 ms, measured 4 ms: 125% of the bound
+    fast = [{**ROWS[0], "t_pred_s": 0.005}]
+    assert sweep_said(fast)[1] == (
+        "At B = 1 the measurement beat the roofline (125% of the bound). The bound comes from a "
+        "calibration, not from physics: the bandwidth roof was measured on 1 thread while BLAS "
+        "runs 2; and a cache holding part of W moves bytes faster than main memory."
+    )
+    both = sweep_said(fast, calib={"bandwidth_threads": 4, "matmul_threads": 2})[1]
+    assert "measured on 4 threads while BLAS runs 2;" in both
+    same = sweep_said(fast, calib={"bandwidth_threads": 2, "matmul_threads": 2})
+    assert same[1].endswith(
+        "not from physics: a cache holding part of W moves bytes faster than main memory."
+    )
+    assert sweep_said(fast, calib=None)[1].endswith("than main memory.")
+    # B = 2 took 5 ms against B = 1's 4 ms... made 9 ms: 9 / 4 = 2.2x as long for 2x the tokens
+    slow = [ROWS[0], {**ROWS[1], "latency_s": 0.009}]
+    text = sweep_said(slow, [Anomaly(2, "throughput_drop", 1)], None)
+    assert (
+        "B = 2 took 9.00 ms, 2.2x as long as B = 1 for 2x the tokens: throughput fell as the "
+        "batch grew." in text
+    )
+    # Lecture 03 under ROOFLINE_FAKE_LLC=32MiB raised its roofs to the sweep's best and then said
+    # 'At B = 64 the measurement beat the roofline (100% of the bound)'.
+    # 3.1300 / 3.1299 ms = 100.003%: prints 100%, the roof the row itself set
+    level = [{**ROWS[0], "latency_s": 0.0031299, "t_pred_s": 0.0031300}]
+    assert "beat the roofline" not in " ".join(sweep_said(level))
+    # 3.16 / 3.13 = 101%: beaten as printed
+    past = [{**ROWS[0], "latency_s": 0.00313, "t_pred_s": 0.00316}]
+    said = "At B = 1 the measurement beat the roofline (101% of the bound)."
+    assert said in " ".join(sweep_said(past))
 
 
-# --- Property tests: drawn budgets, overhead rates and sweeps (no measurement) ---
 def said(group: Group) -> str:
     return " ".join(" ".join(observed(group)).split())
 
@@ -287,8 +322,7 @@ def test_sweep_claims_hold(latencies: list[float], bounds: list[float], ridge: f
         for b, t, p in zip((1, 2, 4, 8), latencies, bounds, strict=True)
     ]  # fmt: skip
     cross = crossover([1, 2, 4, 8], [r["intensity"] for r in rows], ridge)
-    calib = {"bandwidth_threads": 1, "matmul_threads": 2}
-    text = " ".join(page.sweep_observations(sweep(rows, cross, ridge, 1.0, [], calib)).items)
+    text = " ".join(page.sweep_observations(sweep(rows, cross, ridge, 1.0, [], CALIB)).items)
     assert contradictions(text) == [], text
     assert ("beat the roofline" in text) == any(  # past 100% as the percentage prints
         p > t and f"{p / t:.0%}" != "100%" for p, t in zip(bounds, latencies, strict=True)
@@ -299,62 +333,3 @@ def test_sweep_claims_hold(latencies: list[float], bounds: list[float], ridge: f
         assert (before["bound"], first["bound"]) == ("memory", "compute")
     table_text = str(page.sweep_table(sweep(rows, cross, ridge, 1.0)))
     assert "None" not in table_text
-
-
-def test_why_a_memory_bound_point_beats_its_bound() -> None:
-    # B = 1 memory-bound, predicted 5 ms, measured 4 ms: 125% of the bound
-    fast = [{**ROWS[0], "t_pred_s": 0.005}]
-    mixed = page.sweep_observations(
-        sweep(fast, None, 1.5, 1.0, [], {"bandwidth_threads": 1, "matmul_threads": 2})
-    )
-    assert mixed.items[1] == (
-        "At B = 1 the measurement beat the roofline (125% of the bound). The bound comes from a "
-        "calibration, not from physics: the bandwidth roof was measured on 1 thread while BLAS "
-        "runs 2; and a cache holding part of W moves bytes faster than main memory."
-    )
-    both = {"bandwidth_threads": 4, "matmul_threads": 2}
-    assert (
-        "measured on 4 threads while BLAS runs 2;"
-        in page.sweep_observations(sweep(fast, None, 1.5, 1.0, [], both)).items[1]
-    )
-    same = page.sweep_observations(
-        sweep(fast, None, 1.5, 1.0, [], {"bandwidth_threads": 2, "matmul_threads": 2})
-    )
-    assert same.items[1].endswith(
-        "not from physics: a cache holding part of W moves bytes faster than main memory."
-    )
-    assert (
-        page.sweep_observations(sweep(fast, None, 1.5, 1.0)).items[1].endswith("than main memory.")
-    )
-
-
-def test_an_anomaly_where_throughput_fell() -> None:
-    # B = 2 took 5 ms against B = 1's 4 ms... made 9 ms: 9 / 4 = 2.2x as long for 2x the tokens
-    slow = [ROWS[0], {**ROWS[1], "latency_s": 0.009}]
-    text = page.sweep_observations(
-        sweep(slow, None, 1.5, 1.0, [Anomaly(2, "throughput_drop", 1)])
-    ).items
-    assert (
-        "B = 2 took 9.00 ms, 2.2x as long as B = 1 for 2x the tokens: throughput fell as the "
-        "batch grew." in text
-    )
-
-
-def test_records_are_frozen() -> None:
-    assert_frozen(LARGEST[0], setup(0), sweep(ROWS, None, 1.0, 1.0))
-    one = Setup("x", 1.0, 1.0, 1.0, 8, 256.0, None)
-    assert (one.copies, one.cache_note) == (1, None)  # one W, no note unless given
-
-
-def test_a_row_at_100_percent_of_its_bound_did_not_beat_it() -> None:
-    """Lecture 03 under ROOFLINE_FAKE_LLC=32MiB raised its roofs to the sweep's best and then
-    said 'At B = 64 the measurement beat the roofline (100% of the bound)'."""
-    calib = {"bandwidth_threads": 1, "matmul_threads": 2}
-    # 3.1300 / 3.1299 ms = 100.003%: prints 100%, the roof the row itself set
-    level = [{**ROWS[0], "latency_s": 0.0031299, "t_pred_s": 0.0031300}]
-    text = " ".join(page.sweep_observations(sweep(level, None, 1.5, 1.0, [], calib)).items)
-    assert "beat the roofline" not in text
-    # 3.16 / 3.13 = 101%: beaten as printed
-    past = [{**ROWS[0], "latency_s": 0.00313, "t_pred_s": 0.00316}]
-    text = " ".join(page.sweep_observations(sweep(past, None, 1.5, 1.0, [], calib)).items)
-    assert "At B = 1 the measurement beat the roofline (101% of the bound)." in text

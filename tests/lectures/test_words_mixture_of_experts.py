@@ -36,10 +36,34 @@ def setup(batch: int = 64, ep: int = 2) -> page.Setup:
                       context=512, batch=batch, ep=ep, peak=100e12, ridge=100.0)  # fmt: skip
 
 
+def count(total: float = 40e9, active: float = 10e9, twin: float = 10e9, m=MIXTRAL_8X7B):
+    return page.Count(model=m, total=total, active=active, twin=twin)
+
+
+def steps(batch: int, moe: float, twin: float, time=(0.01, 0.01), nbytes=(74e9, 74e9)) -> list:
+    """One (mixture, twin) pair of decode steps at `batch`, with their weight bytes."""
+    return [tuple(page.Step(batch=batch, weight_bytes=w, nbytes=n, time=t)
+                  for w, n, t in zip((moe, twin), nbytes, time, strict=True))]  # fmt: skip
+
+
+STEPS = steps(64, 90e9, 30e9, (0.1, 0.04), (95e9, 32e9))  # 64 / 0.1 = 640, 64 / 0.04 = 1,600
+STEP = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
+
+
+def exchange(ep: int, t: float, layer: float = 1e-4, node: float = 0.5) -> page.Exchange:
+    return page.Exchange(ep=ep, node_share=node, net_share=0.0, dispatch_bytes=4096,
+                         combine_bytes=8192, dispatch=t, combine=t, layer=layer)  # fmt: skip
+
+
+CHECKS = [
+    page.Check(label="dispatch, EP 8", predicted=77e-6, measured=77e-6, calibration=True),
+    page.Check(label="combine, EP 8", predicted=110e-6, measured=100e-6, calibration=False),
+    page.Check(label="combine, EP 16", predicted=150e-6, measured=200e-6, calibration=False),
+]
+
+
 def test_sizes_by_hand() -> None:
-    count = page.Count(model=MIXTRAL_8X7B, total=40_000_000_000, active=10_000_000_000,
-                       twin=10_100_000_000)  # fmt: skip
-    group = page.sizes_section(setup(), [count])
+    group = page.sizes_section(setup(), [count(twin=10_100_000_000)])
     # 40 G over 10 G = x4.0; published 46.7 G and 12.9 G from the model table
     assert rows(group)[1] == [
         "Mixtral-8x7B *", "2 of 8", "40.00 G", "46.70 G", "10.00 G", "12.90 G", "x4.0", "10.10 G",
@@ -55,19 +79,17 @@ def test_sizes_by_hand() -> None:
         "Hop's 80.00 GB."
     )
     assert "within 1.00% of the mixture's active count" in said[2]  # 10.1 / 10 - 1
-    one = page.sizes_section(setup(ep=1), [count])  # 80 GB on one 80 GB GPU: still fits
+    one = page.sizes_section(setup(ep=1), [count(twin=10.1e9)])  # 80 GB on one 80 GB GPU: fits
     assert "weights take 80.00 GB on one GPU: they fit in" in observed(one)[1]
-    big = page.Count(model=MIXTRAL_8X7B, total=40_000_000_001, active=1, twin=1)
+    big = count(total=40_000_000_001, active=1, twin=1)
     assert "they do not fit in" in observed(page.sizes_section(setup(ep=1), [big]))[1]
     # twin 10,000,400,000 / active 10 G - 1 = 0.004%: round(0.00004, 4) = 0, nothing to print
-    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10_000_400_000)
-    assert "less than 0.01% away from" in observed(page.sizes_section(setup(), [count]))[2]
+    near = count(twin=10_000_400_000)
+    assert "less than 0.01% away from" in observed(page.sizes_section(setup(), [near]))[2]
     bare = replace(MIXTRAL_8X7B, published_params=None, published_active=None)
-    count = page.Count(model=bare, total=40e9, active=10e9, twin=10e9)
-    row = rows(page.sizes_section(replace(setup(), model=bare), [count]))[1]
+    row = rows(page.sizes_section(replace(setup(), model=bare), [count(m=bare)]))[1]
     assert (row[3], row[5]) == ("-", "-")  # the two published columns
-    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
-    assert "Storage bf16; chip Hop." in prose(page.sizes_section(setup(), [count]))
+    assert "Storage bf16; chip Hop." in prose(page.sizes_section(setup(), [count()]))
 
 
 def test_routing_by_hand() -> None:
@@ -87,12 +109,15 @@ def test_routing_by_hand() -> None:
     assert "reaches fewer experts at 1 of the 3 batches listed" in said[1]
     short = page.routing_section(setup(), reach[:2], 1e9, 1.0)
     assert "Even at batch 8 uniform routing reaches 90.0% of the experts, not all." in prose(short)
+    # the last batch, not the second: 7.6 of 8 = 95.0% at batch 16
+    most = [*reach[:2], page.Reach(batch=16, uniform=7.6, skewed=7.0)]
+    assert "Even at batch 16 uniform routing reaches 95.0%" in prose(
+        page.routing_section(setup(), most, 1e9, 1.0)
+    )
 
 
 def test_step_by_hand() -> None:
-    steps = [(page.Step(batch=64, weight_bytes=90e9, nbytes=95e9, time=0.1),
-              page.Step(batch=64, weight_bytes=30e9, nbytes=32e9, time=0.04))]  # fmt: skip
-    group = page.step_section(setup(), steps, (400, 100))
+    group = page.step_section(setup(), STEPS, (400, 100))
     # 64 / 0.1 s = 640 tokens/s; 64 / 0.04 s = 1,600
     assert rows(group)[1] == ["64", "90.00 GB", "100 ms", "640", "30.00 GB", "40.0 ms", "1,600"]
     said = observed(group)
@@ -105,30 +130,41 @@ def test_step_by_hand() -> None:
         "The routed experts' matmuls reach the ridge of 100 FLOP/B at batch 400, the twin's "
         "MLP at 100: x4.0 the tokens (E/k = 4), because each expert meets only k/E of the batch."
     )
-    past = observed(page.step_section(setup(), steps, (500, 100)))[1]
+    past = observed(page.step_section(setup(), STEPS, (500, 100)))[1]
     assert "x5.0 the tokens (E/k = 4)" in past and "narrower than the twin's" in past
-    assert (
-        "only the twin's MLP reaches it"
-        in observed(page.step_section(setup(), steps, (None, 9)))[1]
-    )
-    # x against y: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and 1 GB + 1 KB print
-    # the same (fmt_gb keeps two decimals), so they are as many
-    assert page._more(2e9, 1e9) == "more"
-    assert page._more(1e9, 2e9) == "fewer"
-    assert page._more(1e9, 1e9 + 1e3) == "as many"
+    twin = observed(page.step_section(setup(), STEPS, (None, 9)))[1]
+    assert "only the twin's MLP reaches it" in twin
+    # the mixture against the twin: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and
+    # 1 GB + 1 KB print the same (fmt_gb keeps two decimals), so they are as many
+    for moe, twin, bytes_ in ((2e9, 1e9, "more"), (1e9, 2e9, "fewer"), (1e9, 1e9 + 1e3, "as many")):
+        said = observed(page.step_section(setup(batch=1), steps(1, moe, twin), (400, 100)))[0]
+        assert f"about the same FLOPs per token, {bytes_} bytes" in said
     # at batch 1 the mixture reads 31 GB against the twin's 30 GB: the router's weights
-    steps = [(page.Step(batch=1, weight_bytes=31e9, nbytes=32e9, time=0.03),
-              page.Step(batch=1, weight_bytes=30e9, nbytes=31e9, time=0.03))]  # fmt: skip
-    said = observed(page.step_section(setup(batch=1), steps, (400, 100)))[0]
+    one = steps(1, 31e9, 30e9, (0.03, 0.03), (32e9, 31e9))
+    said = observed(page.step_section(setup(batch=1), one, (400, 100)))[0]
     assert "more bytes: the router's weights" in said and "spread over" not in said
+    # 401 / 100 = x4.01, printed x4.0 like E/k: no second reason for a gap nobody sees
+    near = observed(page.step_section(setup(), STEPS, (401, 100)))[1]
+    assert "x4.0 the tokens (E/k = 4)" in near and "narrower" not in near
+    never = observed(page.step_section(setup(), STEPS, (None, None)))[1]
+    assert never == "At the ridge of 100 FLOP/B neither reaches it at any batch."
+    table = rows(page.summary(setup(), count(), (400, None), STEP, 0.01))
+    assert ["critical batch, experts / twin MLP", "400 / none"] in table
+    # DeepSeek-V3 at --batch 1 on B300 said '73.25 GB ... against the twin's 73.04 GB (x1.00): about
+    # the same FLOPs per token, more bytes'.
+    said = observed(page.step_section(setup(batch=1), steps(1, 73.25e9, 73.04e9), (400, 100)))[0]
+    # 73.25 / 73.04 = 1.00288: three digits show what 'more bytes' says
+    assert "against the twin's 73.04 GB (x1.003): about the same FLOPs per token, more" in said
+    same = steps(1, 73.041e9, 73.04e9)
+    said = observed(page.step_section(setup(batch=1), same, (400, 100)))[0]
+    assert "(x1.00): about the same FLOPs per token, as many bytes." in said
+    # 2000.01 GB against 2000.00 GB is more, x1.000003: the digits stop at five, x1.00000
+    said = observed(page.step_section(setup(batch=1), steps(1, 2e12 + 6e6, 2e12), (400, 100)))[0]
+    assert "twin's 2000.00 GB (x1.00000): about the same FLOPs per token, more bytes" in said
 
 
 def test_exchange_and_deepep_by_hand() -> None:
-    def x(ep: int, t: float, layer: float) -> page.Exchange:
-        return page.Exchange(ep=ep, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
-                             combine_bytes=8192, dispatch=t, combine=t, layer=layer)  # fmt: skip
-
-    group = page.ep_section(setup(), [x(2, 1e-5, 1e-3), x(4, 1e-4, 1e-4)], 1e11, 5e10)
+    group = page.ep_section(setup(), [exchange(2, 1e-5, 1e-3), exchange(4, 1e-4)], 1e11, 5e10)
     said = observed(group)
     # EP 2: 20 µs against 1 ms (x0.02); EP 4: 200 µs > 100 µs
     assert said[1] == (
@@ -136,19 +172,36 @@ def test_exchange_and_deepep_by_hand() -> None:
         "1.00 ms per GPU (x0.02); the exchange outlasts the layer at 1 of the 2 EP sizes "
         "listed (4): there, unless it overlaps with compute, it sets the step."
     )
-    quiet = observed(page.ep_section(setup(), [x(2, 1e-5, 1e-3)], 1e11, 5e10))[1]
+    quiet = observed(page.ep_section(setup(), [exchange(2, 1e-5, 1e-3)], 1e11, 5e10))[1]
     assert "at none of the 1 EP size listed: the layer's own bound is longer" in quiet
-    checks = [
-        page.Check(label="dispatch, EP 8", predicted=77e-6, measured=77e-6, calibration=True),
-        page.Check(label="combine, EP 8", predicted=110e-6, measured=100e-6, calibration=False),
-        page.Check(label="combine, EP 16", predicted=150e-6, measured=200e-6, calibration=False),
-    ]
-    group = page.deepep_section(checks, 128)
+    group = page.deepep_section(CHECKS, 128)
     assert rows(group)[2] == ["combine, EP 8", "110 µs", "100 µs", "+10%", "validation"]
     # |+10%| and |-25%|: mean 17.5% prints 18%, worst -25%
-    assert (
-        "the other 2 only check it: mean |error| 18%, worst -25% (combine, EP 16)."
-        in (observed(group)[0])
+    said = observed(group)[0]
+    assert "the other 2 only check it: mean |error| 18%, worst -25% (combine, EP 16)." in said
+    table = rows(page.ep_section(setup(), [exchange(2, 1e-5), exchange(4, 1e-4)], 1e11, 5e10))
+    # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
+    assert table[1][0] == "2 *"
+    assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
+    # dispatch + combine = 2 x 2^-11 s = 2^-10 s, the layer's bound exactly: not longer
+    said = observed(page.ep_section(setup(), [exchange(2, 2**-11, 2**-10)], 1e11, 5e10))[1]
+    assert "at none of the 1 EP size listed" in said
+    said = observed(page.ep_section(setup(), [exchange(2, 1e-5)], 1e11, 5e10))[0]
+    assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B
+    heading = page.ep_section(setup(), [exchange(2, 1e-5, 1e-3)], 1e11, 5e10).items[0]
+    assert "64 tokens a step" in heading.title
+    roles = [r[4] for r in rows(page.deepep_section(CHECKS[:2], 128))[1:]]
+    assert roles == ["calibration", "validation"]
+    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]
+    assert len(observed(page.imbalance_section(setup(ep=1), skews, 0.04))) == 1  # no waiting
+    # A drawn mixture whose expert count no power of two divides, at --ep 3, printed 'the exchange
+    # outlasts the layer at the one EP sizes listed (3)'.
+    one = replace(exchange(3, 5e-3, 2.4e-4, node=2 / 3), combine=9e-3)
+    said = observed(page.ep_section(setup(ep=3), [one], 1e11, 5e10))[1]
+    # 14 ms against 240 µs: x58.33
+    assert said.endswith(
+        "(x58.33); the exchange outlasts the layer at the one EP size listed (3): there, "
+        "unless it overlaps with compute, it sets the step."
     )
 
 
@@ -163,9 +216,7 @@ def test_imbalance_and_summary_by_hand() -> None:
     assert said[1].startswith("Every GPU waits for the busiest one: 10.0 ms more a step, 25.0%")
     one = observed(page.imbalance_section(setup(ep=1), skews, 0.04))[0]
     assert "on one GPU every expert shares the same GPU" in one
-    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
-    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
-    table = rows(page.summary(setup(), count, (400, 100), step, 0.01))
+    table = rows(page.summary(setup(), count(), (400, 100), STEP, 0.01))
     # 64 / (0.1 + 2 x 0.01) = 533 tokens/s per GPU
     assert ["tokens/s per GPU <=", "533 (with dispatch and combine)"] in table
     assert ["weights per GPU at EP", "40.00 GB (EP 2)"] in table
@@ -174,16 +225,23 @@ def test_imbalance_and_summary_by_hand() -> None:
         "decode step >= per GPU, EP 2",
         "50.0 ms + 10.0 ms dispatch and combine (batch 64)",
     ] in table
-    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
-    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
-    group = page.summary(setup(), count, (400, 100), step, None)
+    group = page.summary(setup(), count(), (400, 100), STEP, None)
     # 64 tokens / 0.1 s = 640 tokens/s per GPU, nothing added for the exchange
     assert ["tokens/s per GPU <=", "640 (without dispatch and combine)"] in rows(group)
+    # 0.1 s over 2 GPUs, nothing after it
+    step = ["decode step >= per GPU, EP 2", "50.0 ms (batch 64; dispatch and combine left out)"]
+    assert step in rows(group)
     heading = group.items[0]
     assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
+    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
+    # 10 ms of a 40 ms step: 25.0%
+    table = rows(page.imbalance_section(setup(), skews, 0.04))
+    assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
+    # the step of 0.04 s per GPU at the setup's batch 64
+    text = prose(page.imbalance_section(setup(), skews, 0.04))
+    assert "40.0 ms per GPU" in text and "batch 64" in text
 
 
-# --- Any table, mixture and flags --------------------------------------------
 NUM = r"([\d,]+(?:\.\d+)?)"
 
 
@@ -240,52 +298,8 @@ def test_a_chip_without_a_link_leaves_out_the_exchange_only() -> None:
     check_claims(text)
 
 
-def test_knees_at_the_edges_of_their_branches() -> None:
-    steps = [(page.Step(batch=64, weight_bytes=90e9, nbytes=95e9, time=0.1),
-              page.Step(batch=64, weight_bytes=30e9, nbytes=32e9, time=0.04))]  # fmt: skip
-    # 401 / 100 = x4.01, printed x4.0 like E/k: no second reason for a gap nobody sees
-    near = observed(page.step_section(setup(), steps, (401, 100)))[1]
-    assert "x4.0 the tokens (E/k = 4)" in near and "narrower" not in near
-    never = observed(page.step_section(setup(), steps, (None, None)))[1]
-    assert never == "At the ridge of 100 FLOP/B neither reaches it at any batch."
-    count = page.Count(model=MIXTRAL_8X7B, total=40e9, active=10e9, twin=10e9)
-    step = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
-    table = rows(page.summary(setup(), count, (400, None), step, 0.01))
-    assert ["critical batch, experts / twin MLP", "400 / none"] in table
-
-
-def test_the_imbalance_table_by_hand() -> None:
-    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
-    # 10 ms of a 40 ms step: 25.0%
-    table = rows(page.imbalance_section(setup(), skews, 0.04))
-    assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
-    # the step of 0.04 s per GPU at the setup's batch 64
-    text = prose(page.imbalance_section(setup(), skews, 0.04))
-    assert "40.0 ms per GPU" in text and "batch 64" in text
-
-
-def test_the_exchange_table_by_hand() -> None:
-    def x(ep: int, t: float) -> page.Exchange:
-        return page.Exchange(ep=ep, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
-                             combine_bytes=8192, dispatch=t, combine=t, layer=1e-4)  # fmt: skip
-
-    table = rows(page.ep_section(setup(), [x(2, 1e-5), x(4, 1e-4)], 1e11, 5e10))
-    # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
-    assert table[1][0] == "2 *"
-    assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
-    # dispatch + combine = 2 x 2^-11 s = 2^-10 s, the layer's bound exactly: not longer
-    edge = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
-                         combine_bytes=8192, dispatch=2**-11, combine=2**-11,
-                         layer=2**-10)  # fmt: skip
-    said = observed(page.ep_section(setup(), [edge], 1e11, 5e10))[1]
-    assert "at none of the 1 EP size listed" in said
-    said = observed(page.ep_section(setup(), [x(2, 1e-5)], 1e11, 5e10))[0]
-    assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B
-
-
 def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
-    pair = (page.Step(batch=64, weight_bytes=90e9, nbytes=95e9, time=0.1),
-            page.Step(batch=64, weight_bytes=30e9, nbytes=32e9, time=0.04))  # fmt: skip
+    pair = STEPS[0]
     path = str(tmp_path / "moe.png")
     # 64 / 0.1 = 640 tokens/s against the twin's 64 / 0.04 = 1,600: the twin serves x2.50
     cap = page.moe_png(path, setup(), (400, 100), pair).caption
@@ -295,48 +309,6 @@ def test_the_figure_caption_by_hand(tmp_path: Path) -> None:
     assert "context 512" in cap and "at batch 64 the twin" in cap
     assert "on the Hop" in cap and "EP 2" not in alone and alone.endswith("(batch 400).")
     never = page.moe_png(path, setup(), (None, 100), pair).caption
+    inside = Path(__file__).resolve().parents[2] / "figs" / "moe.png"
+    assert page.moe_png(str(inside), setup(), (400, 100), pair).shown_path == "figs/moe.png"
     assert "compute-bound (at no batch the figure shows)" in never  # no knee: none named
-
-
-def test_the_exchange_heading_the_calibration_row_and_one_gpu_waiting_for_none() -> None:
-    x = page.Exchange(ep=2, node_share=0.5, net_share=0.0, dispatch_bytes=4096,
-                      combine_bytes=8192, dispatch=1e-5, combine=1e-5, layer=1e-3)  # fmt: skip
-    heading = page.ep_section(setup(), [x], 1e11, 5e10).items[0]
-    assert "64 tokens a step" in heading.title
-    checks = [
-        page.Check(label="dispatch, EP 8", predicted=77e-6, measured=77e-6, calibration=True),
-        page.Check(label="combine, EP 8", predicted=110e-6, measured=100e-6, calibration=False),
-    ]
-    assert [r[4] for r in rows(page.deepep_section(checks, 128))[1:]] == [
-        "calibration",
-        "validation",
-    ]
-    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]
-    assert len(observed(page.imbalance_section(setup(ep=1), skews, 0.04))) == 1  # no waiting
-
-
-def test_one_ep_size_listed_is_said_in_the_singular() -> None:
-    """A drawn mixture whose expert count no power of two divides, at --ep 3, printed 'the
-    exchange outlasts the layer at the one EP sizes listed (3)'."""
-    one = page.Exchange(ep=3, node_share=2 / 3, net_share=0.0, dispatch_bytes=4096,
-                        combine_bytes=8192, dispatch=5e-3, combine=9e-3, layer=2.4e-4)  # fmt: skip
-    said = observed(page.ep_section(setup(ep=3), [one], 1e11, 5e10))[1]
-    # 14 ms against 240 µs: x58.33
-    assert said.endswith(
-        "(x58.33); the exchange outlasts the layer at the one EP size listed (3): there, "
-        "unless it overlaps with compute, it sets the step."
-    )
-
-
-def test_more_bytes_by_less_than_a_percent_shows_the_factor() -> None:
-    """DeepSeek-V3 at --batch 1 on B300 said '73.25 GB ... against the twin's 73.04 GB (x1.00):
-    about the same FLOPs per token, more bytes'."""
-    steps = [(page.Step(batch=1, weight_bytes=73.25e9, nbytes=74e9, time=0.01),
-              page.Step(batch=1, weight_bytes=73.04e9, nbytes=74e9, time=0.01))]  # fmt: skip
-    said = observed(page.step_section(setup(batch=1), steps, (400, 100)))[0]
-    # 73.25 / 73.04 = 1.00288: three digits show what 'more bytes' says
-    assert "against the twin's 73.04 GB (x1.003): about the same FLOPs per token, more" in said
-    same = [(page.Step(batch=1, weight_bytes=73.041e9, nbytes=74e9, time=0.01),
-             page.Step(batch=1, weight_bytes=73.04e9, nbytes=74e9, time=0.01))]  # fmt: skip
-    said = observed(page.step_section(setup(batch=1), same, (400, 100)))[0]
-    assert "(x1.00): about the same FLOPs per token, as many bytes." in said

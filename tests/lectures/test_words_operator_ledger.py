@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from present.fake_chips import observed, prose
 from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture
 from test_lecture05 import section, table_rows
+from test_words_llm_speed import says
 
 from common import hw_specs
 from common.files import results
@@ -33,25 +34,24 @@ NEW8 = Roof("New", "fp8", 600e12, 2e12, 300.0)
 HERE = Roof("this machine", "fp32", 2e11, 4e10, 5.0)  # 200 GFLOP/s / 40 GB/s
 
 
-def test_machines_by_hand() -> None:
+def test_machines_and_the_headings_of_every_section_by_hand() -> None:
     text = prose(page.machines(Machines((OLD, NEW, NEW8), HERE)))
-    assert "Old (bf16) | 100 TFLOP/s | 1.000 TB/s | 100.0" in text
-    assert "New (fp8) | 600 TFLOP/s | 2.000 TB/s | 300.0" in text
-    assert "this machine (numpy, fp32) | 200.0 GFLOP/s | 40.000 GB/s | 5.0" in text
-    # 300 / 100 = x3.00 compute, 2 / 1 = x2.00 bandwidth; 600 / 100 = x6.00
-    assert (
+    says(
+        text,
+        "Old (bf16) | 100 TFLOP/s | 1.000 TB/s | 100.0",
+        "New (fp8) | 600 TFLOP/s | 2.000 TB/s | 300.0",
+        "this machine (numpy, fp32) | 200.0 GFLOP/s | 40.000 GB/s | 5.0",
+        # 300 / 100 = x3.00 compute, 2 / 1 = x2.00 bandwidth; 600 / 100 = x6.00
         "From Old to New, bf16 compute grew x3.00 but bandwidth only x2.00, so the ridge point "
         "rose from 100.0 to 150.0 FLOP/B: on the newer chip more kernels fall on the "
-        "memory-bound side." in text
-    )
-    assert (
+        "memory-bound side.",
         # 'Old's' alone left open which of Old's peaks: the one compared is its bf16
         "New's fp8 peak is x2.00 more than its bf16 peak and x6.00 more than Old's bf16 peak: "
         "it helps only kernels that are compute-bound (and can run in fp8). Quoting the wrong "
-        "precision's peak can flip the verdict of the ledger." in text
+        "precision's peak can flip the verdict of the ledger.",
+        "This machine's ridge point is 5.0 FLOP/B, measured with numpy in fp32.",
+        absent=["not measured"],
     )
-    assert "This machine's ridge point is 5.0 FLOP/B, measured with numpy in fp32." in text
-    assert "not measured" not in text
     mine = Roof("Mine", "bf16", 50e12, 1e12, 50.0)
     text = prose(page.machines(Machines((OLD, NEW, NEW8, mine), HERE)))
     assert "Mine (bf16) | 50 TFLOP/s | 1.000 TB/s | 50.0" in text
@@ -62,17 +62,15 @@ def test_machines_by_hand() -> None:
     fast_bw = Roof("New", "bf16", 300e12, 6e12, 50.0)
     slow8 = Roof("New", "fp8", 50e12, 6e12, 300 / 6 / 6)  # 50 TFLOP/s: x2.00 below Old
     text = prose(page.machines(Machines((OLD, fast_bw, slow8), None, "no record yet")))
-    assert (
+    says(
+        text,
         "bandwidth grew x6.00 but bf16 compute only x3.00, so the ridge point fell from 100.0 "
-        "to 50.0 FLOP/B: on the newer chip more kernels reach the compute roof." in text
+        "to 50.0 FLOP/B: on the newer chip more kernels reach the compute roof.",
+        "New's fp8 peak is x6.00 less than its bf16 peak in this table, so it helps no kernel.",
+        "this machine (numpy, fp32) | not measured (run lecture 01) | - | -",
+        "note: this machine is not measured: no record yet",
+        absent=["This machine's ridge point"],
     )
-    assert (
-        "New's fp8 peak is x6.00 less than its bf16 peak in this table, so it helps no kernel."
-        in text
-    )
-    assert "this machine (numpy, fp32) | not measured (run lecture 01) | - | -" in text
-    assert "note: this machine is not measured: no record yet" in text
-    assert "This machine's ridge point" not in text
     same = Roof("New", "bf16", 200e12, 2e12, 100.0)
     same8 = Roof("New", "fp8", 200e12, 2e12, 100.0)  # prints as the bf16 peak: no faster
     text = prose(page.machines(Machines((OLD, same, same8), None)))
@@ -81,6 +79,43 @@ def test_machines_by_hand() -> None:
         "on the newer chip the same kernels are memory-bound on both." in text
     )
     assert "New's fp8 peak is the same as its bf16 peak in this table, so it helps no" in text
+    machines = page.machines(Machines((OLD, NEW, NEW8), HERE))
+    assert (
+        str(machines.items[0]).splitlines()[1]
+        == "Machines: peak compute, bandwidth and ridge point"
+    )
+    assert machines.items[1].headers == ["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"]
+    assert page.ledger(LEDGER).items[2].headers == [
+        "operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"
+    ]  # fmt: skip
+    att = page.attention(Ledger(R, 2, (NAIVE, IDEAL)))
+    assert str(att.items[0]).splitlines()[1] == (
+        "Attention: S and P in memory vs ideal minimum traffic"
+    )
+    assert att.items[1].headers == ["", "naive (S, P in memory)", "ideal minimum traffic", "change"]
+    assert observed(att)[2] == (
+        "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
+        "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, so they "
+        "move more bytes than this, and their speed must be measured."
+    )
+    fast = page.speedups(LEDGER)
+    assert fast.items[1].headers == ["operator", "I/I*", "2x compute", "2x bandwidth"]
+    # two memory-bound records that buy 1.00x and 1.25x: the sentence quotes the larger
+    odd = Op("odd", 1e9, 1e9, 1.0, "memory", 1e-3, (1.25, 2.0))
+    assert "twice the compute buys 1.25x" in observed(page.speedups(Ledger(R, 2, (ADD, odd))))[0]
+    group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
+    assert str(group.items[2]).splitlines()[1] == "ridge point: I* = 100.0 FLOP/B"
+    said = observed(group)
+    assert said[0].endswith(
+        "Small-batch decode is memory-bound, so quantizing the weights helps by moving fewer "
+        "bytes, not by faster math."
+    )
+    assert said[1].startswith("The sweep crosses the ridge") and said[2].startswith("I grows")
+    figure = Rooflines("x.png", "bf16", (), 0)
+    assert_frozen(
+        OLD, Machines((OLD,), None), ADD, LEDGER, Sweep(R, 1, {}, None, None, 1.0), figure
+    )
+    assert Op("x", 1.0, 1.0, 1.0, "memory", 1.0).speedups == (1.0, 1.0)
 
 
 R = Roof("Chip", "bf16", 100e12, 1e12, 100.0)
@@ -95,19 +130,18 @@ LEDGER = Ledger(R, 2, (ADD, NORM, GEMM, NAIVE, IDEAL))
 
 def test_ledger_by_hand() -> None:
     text = prose(page.ledger(LEDGER))
-    assert "I* = 100.0 FLOP/B; elements of 2 bytes" in text
-    # I / I* = (1/6) / 100 = 0.00167, printed with the article's three decimals: 0.002;
-    # 6e9 B at 1e12 B/s = 6 ms
-    assert "elementwise add [n] | 1.00 GFLOP | 6.00 GB | 0.17 | 0.002 | memory | 6.000 ms" in text
-    assert "GEMM 512x4096x4096 | 400.00 GFLOP | 1.00 GB | 400.00 | 4.000 | compute | 4.000 ms" in (
-        text
-    )
-    assert (
+    says(
+        text,
+        "I* = 100.0 FLOP/B; elements of 2 bytes",
+        # I / I* = (1/6) / 100 = 0.00167, printed with the article's three decimals: 0.002;
+        # 6e9 B at 1e12 B/s = 6 ms
+        "elementwise add [n] | 1.00 GFLOP | 6.00 GB | 0.17 | 0.002 | memory | 6.000 ms",
+        "GEMM 512x4096x4096 | 400.00 GFLOP | 1.00 GB | 400.00 | 4.000 | compute | 4.000 ms",
         "3 of the 5 operators are memory-bound on Chip at bf16. The elementwise add sits at "
         "I = 0.17 FLOP/B and LayerNorm at 1.50, against I* = 100.0: both are memory-bound, so "
-        "a faster arithmetic unit cannot shorten them at all." in text
+        "a faster arithmetic unit cannot shorten them at all.",
+        "A GEMM's does: at M = 512 it is already 400.0 FLOP/B",
     )
-    assert "A GEMM's does: at M = 512 it is already 400.0 FLOP/B" in text
     assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
     assert page._time(9e-6) == "9.00 µs"
     low = Roof("Chip", "bf16", 1e12, 1e12, 1.0)  # ridge 1: LayerNorm's 1.5 reaches it
@@ -123,21 +157,40 @@ def test_ledger_by_hand() -> None:
     text = prose(page.ledger(Ledger(R, 2, (ADD, NORM, slow))))
     assert "All 3 operators are memory-bound" in text
     assert "at M = 8 it is already 8.0 FLOP/B" in text
+    text = prose(page.ledger(LEDGER))
+    says(
+        text,
+        "chip: Chip, bf16: P = 100 TFLOP/s, beta = 1.000 TB/s, I* = 100.0 FLOP/B;",
+        "The add's intensity does not depend on its size: F and D both grow with the element "
+        "count. A GEMM's does: at M = 512 it is already 400.0 FLOP/B, because each weight byte "
+        "is reused by every row of the input.",
+    )
+    slower = Op("attention ideal", 1e11, 1e8, 1000.0, "compute", 2e-3)  # made slower by hand
+    said = prose(page.attention(Ledger(R, 2, (NAIVE, slower))))
+    assert "The time bound rises from 1.500 ms to 2.000 ms" in said
+    group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
+    assert group.items[1].headers == ["M", "F", "D", "I (FLOP/B)", "bound"]
+    assert observed(group)[1] == (
+        "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3. "
+        "Below it the weights' bandwidth sets the time, above it the arithmetic does."
+    )
+    # ridge 2: M = 1 (I = 1) memory-bound, M = 2 (I = 50) compute-bound
+    low = Roof("Chip", "bf16", 2e12, 1e12, 2.0)
+    decode = observed(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
+    assert "Small-batch decode is memory-bound" in decode[0]
 
 
 def test_speedups_by_hand() -> None:
     text = prose(page.speedups(LEDGER))
-    assert "Speedup from doubling one resource (Chip, bf16)" in text
-    assert "attention naive | 0.667 | 1.00x | 1.50x" in text  # (1e11 / 1.5e9) / 100
-    assert "GEMM 512x4096x4096 | 4.000 | 2.00x | 1.00x" in text
-    assert (
+    says(
+        text,
+        "Speedup from doubling one resource (Chip, bf16)",
+        "attention naive | 0.667 | 1.00x | 1.50x",  # (1e11 / 1.5e9) / 100
+        "GEMM 512x4096x4096 | 4.000 | 2.00x | 1.00x",
         "For 3 of the 5 operators, twice the compute buys 1.00x: they are memory-bound, and "
-        "only more bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."
-        in text
-    )
-    assert (
+        "only more bandwidth (or fewer bytes: fusion, smaller data types) makes them faster.",
         "Within a factor of 2 of the ridge (attention naive), the upgrade that helps pays less "
-        "than 2x: after doubling, the other resource becomes the limit." in text
+        "than 2x: after doubling, the other resource becomes the limit.",
     )
     whole = prose(page.speedups(Ledger(R, 2, (ADD, GEMM, IDEAL))))
     assert "For 1 of the 3 operators, twice the compute buys 1.00x" in whole
@@ -154,19 +207,18 @@ def test_speedups_by_hand() -> None:
 def test_attention_by_hand() -> None:
     text = prose(page.attention(Ledger(R, 2, (NAIVE, IDEAL))))
     # bytes 1e8 / 1.5e9: x15 less; intensity 1000 / 66.7 = x15.0; time 1.5 / 1.0 = x1.5
-    assert "FLOPs | 100.00 GFLOP | 100.00 GFLOP | x1.000" in text
-    assert "bytes | 1.50 GB | 100.00 MB | x15 less" in text
-    assert "intensity (FLOP/B) | 66.7 | 1000.0 | x15.0" in text
-    assert "roofline time | 1.500 ms | 1.000 ms | x1.5 faster" in text
-    assert (
+    says(
+        text,
+        "FLOPs | 100.00 GFLOP | 100.00 GFLOP | x1.000",
+        "bytes | 1.50 GB | 100.00 MB | x15 less",
+        "intensity (FLOP/B) | 66.7 | 1000.0 | x15.0",
+        "roofline time | 1.500 ms | 1.000 ms | x1.5 faster",
         "The FLOPs stay at 100.00 GFLOP (x1.000); the bytes fall from 1.50 GB to 100.00 MB, so "
         "the intensity jumps from 66.7 to 1000.0 FLOP/B and the kernel moves from the "
-        "memory-bound to the compute-bound side of I* = 100.0." in text
-    )
-    assert (
+        "memory-bound to the compute-bound side of I* = 100.0.",
         "The time bound falls from 1.500 ms to 1.000 ms (x1.5 faster). The whole gain comes "
         "from moving fewer bytes, not from computing less. The bytes fall x15 but the time "
-        "only x1.5: the ideal kernel is compute-bound, so the compute roof caps the gain." in text
+        "only x1.5: the ideal kernel is compute-bound, so the compute roof caps the gain.",
     )
     table = next(
         i for i in page.attention(Ledger(R, 2, (NAIVE, IDEAL))).items if isinstance(i, Table)
@@ -188,9 +240,6 @@ def test_attention_by_hand() -> None:
         "these digits." in text
     )
     assert "falls" not in text.split("The time bound")[1]
-
-
-def test_rooflines_caption_by_hand() -> None:
     figure = page.rooflines(Rooflines("figs/x.png", "bf16", (("A", (5, 6, 8)), ("H", ())), 8))
     assert (
         figure.caption
@@ -216,20 +265,19 @@ def gemm_rows(ridge: float) -> dict[int, Op]:
 
 def test_sweep_by_hand() -> None:
     text = prose(page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0)))
-    assert "GEMM [M, 64] x [64, 64] on Chip, bf16" in text
-    assert "4 | 150.00 MFLOP | 1.00 MB | 150.00 | compute" in text
-    assert "ridge point: I* = 100.0 FLOP/B" in text
-    assert "crossover: M in (2, 4]: I(2) = 50.00 < I* = 100.0 <= I(4) = 150.00" in text
-    assert "smallest integer M with I >= I*: 3" in text
-    assert (
+    says(
+        text,
+        "GEMM [M, 64] x [64, 64] on Chip, bf16",
+        "4 | 150.00 MFLOP | 1.00 MB | 150.00 | compute",
+        "ridge point: I* = 100.0 FLOP/B",
+        "crossover: M in (2, 4]: I(2) = 50.00 < I* = 100.0 <= I(4) = 150.00",
+        "smallest integer M with I >= I*: 3",
         "At M = 1 (one token, as in decode) the GEMM does 1.00 FLOP per byte: a matrix-vector "
         "product streams every weight once and uses it once. Small-batch decode is "
-        "memory-bound, so quantizing" in text
+        "memory-bound, so quantizing",
+        "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3.",
+        "it never exceeds 32.0 FLOP/B for these weights",
     )
-    assert (
-        "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3." in text
-    )
-    assert "it never exceeds 32.0 FLOP/B for these weights" in text
     low = Roof("Chip", "bf16", 1e12, 2e12, 0.5)
     text = prose(page.sweep(Sweep(low, 64, gemm_rows(0.5), Crossover(None, 1), 1, 32.0)))
     assert "crossover: none needed; already compute-bound at M = 1" in text
@@ -341,72 +389,6 @@ def test_a100_bandwidth_6000e9_keeps_the_attention_time() -> None:
     assert "The time bound stays at 0.028 ms: moving fewer bytes saves no time" in flat
     assert "stays on the compute-bound side of I* = 52.0" in flat
     assert claim_faults(text) == []
-
-
-def test_records_are_frozen_and_an_op_defaults_to_no_speedup() -> None:
-    figure = Rooflines("x.png", "bf16", (), 0)
-    assert_frozen(
-        OLD, Machines((OLD,), None), ADD, LEDGER, Sweep(R, 1, {}, None, None, 1.0), figure
-    )
-    assert Op("x", 1.0, 1.0, 1.0, "memory", 1.0).speedups == (1.0, 1.0)
-
-
-def test_headings_headers_and_the_order_of_the_observations() -> None:
-    machines = page.machines(Machines((OLD, NEW, NEW8), HERE))
-    assert (
-        str(machines.items[0]).splitlines()[1]
-        == "Machines: peak compute, bandwidth and ridge point"
-    )
-    assert machines.items[1].headers == ["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"]
-    assert page.ledger(LEDGER).items[2].headers == [
-        "operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"
-    ]  # fmt: skip
-    att = page.attention(Ledger(R, 2, (NAIVE, IDEAL)))
-    assert str(att.items[0]).splitlines()[1] == (
-        "Attention: S and P in memory vs ideal minimum traffic"
-    )
-    assert att.items[1].headers == ["", "naive (S, P in memory)", "ideal minimum traffic", "change"]
-    assert observed(att)[2] == (
-        "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
-        "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, so they "
-        "move more bytes than this, and their speed must be measured."
-    )
-    fast = page.speedups(LEDGER)
-    assert fast.items[1].headers == ["operator", "I/I*", "2x compute", "2x bandwidth"]
-    # two memory-bound records that buy 1.00x and 1.25x: the sentence quotes the larger
-    odd = Op("odd", 1e9, 1e9, 1.0, "memory", 1e-3, (1.25, 2.0))
-    assert "twice the compute buys 1.25x" in observed(page.speedups(Ledger(R, 2, (ADD, odd))))[0]
-    group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
-    assert str(group.items[2]).splitlines()[1] == "ridge point: I* = 100.0 FLOP/B"
-    said = observed(group)
-    assert said[0].endswith(
-        "Small-batch decode is memory-bound, so quantizing the weights helps by moving fewer "
-        "bytes, not by faster math."
-    )
-    assert said[1].startswith("The sweep crosses the ridge") and said[2].startswith("I grows")
-
-
-def test_fixed_lines_of_the_ledger_attention_and_sweep() -> None:
-    text = prose(page.ledger(LEDGER))
-    assert "chip: Chip, bf16: P = 100 TFLOP/s, beta = 1.000 TB/s, I* = 100.0 FLOP/B;" in text
-    assert (
-        "The add's intensity does not depend on its size: F and D both grow with the element "
-        "count. A GEMM's does: at M = 512 it is already 400.0 FLOP/B, because each weight byte "
-        "is reused by every row of the input." in text
-    )
-    slower = Op("attention ideal", 1e11, 1e8, 1000.0, "compute", 2e-3)  # made slower by hand
-    said = prose(page.attention(Ledger(R, 2, (NAIVE, slower))))
-    assert "The time bound rises from 1.500 ms to 2.000 ms" in said
-    group = page.sweep(Sweep(R, 64, gemm_rows(100.0), Crossover(2, 4), 3, 32.0))
-    assert group.items[1].headers == ["M", "F", "D", "I (FLOP/B)", "bound"]
-    assert observed(group)[1] == (
-        "The sweep crosses the ridge between M = 2 and M = 4; the exact threshold is M = 3. "
-        "Below it the weights' bandwidth sets the time, above it the arithmetic does."
-    )
-    # ridge 2: M = 1 (I = 1) memory-bound, M = 2 (I = 50) compute-bound
-    low = Roof("Chip", "bf16", 2e12, 1e12, 2.0)
-    decode = observed(page.sweep(Sweep(low, 64, gemm_rows(2.0), Crossover(1, 2), 2, 32.0)))
-    assert "Small-batch decode is memory-bound" in decode[0]
 
 
 def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
