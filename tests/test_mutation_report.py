@@ -52,7 +52,8 @@ def g(rows, peak, unit):
     second = Table(heads, rows)
     third = Table(headers=["n"], rows=rows)
     scale = 1e3 if unit == "ms" else 1.0
-    return first, second, third, [["GFLOP/s", peak * scale]]
+    fourth = _answer(["a step"], {}, "t=W/beta", ("model", "step"), rows)
+    return first, second, third, fourth, [["GFLOP/s", peak * scale]]
 """
 
 
@@ -68,6 +69,8 @@ def g(rows, peak, unit):
         (', note="bf16."', "", False),  # a dropped note
         ('unit == "ms"', 'unit == "MS"', False),  # a unit read by a comparison
         ('[["GFLOP/s"', '[["GFLOP/S"', False),  # a cell of a row, not of a header
+        ('"step")', '"STEP")', True),  # the exercises' _answer takes its headers 4th
+        ('"t=W/beta"', '"XXt=W/betaXX"', False),  # _answer's formula, not a header
     ],
 )
 def test_wording_mutants_change_only_a_header_cells_text(old: str, new: str, wording: bool) -> None:

@@ -23,6 +23,8 @@ from pathlib import Path
 
 THRESHOLD = 0.90
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
+# where a table builder takes its header cells positionally
+HEADERS_AT = {"Table": 0, "_answer": 3}
 NOT_RUN = {"not checked", "skipped", "check was interrupted by user"}
 
 
@@ -78,8 +80,9 @@ def is_phrase_mutant(original: ast.AST, mutant: ast.AST) -> bool:
 
 def is_header_mutant(original: ast.AST, mutant: ast.AST) -> bool:
     """True when `mutant` differs from `original` only in the text of one header cell of a
-    `Table(headers, ...)`: a string in the list or tuple given as its first argument or
-    `headers=`, directly or through a name assigned that literal in the same function."""
+    table: a string in the list or tuple given as `headers` (by keyword or at its position in
+    HEADERS_AT) to `Table` or the exercises' `_answer`, directly or through a name assigned
+    that literal in the same function."""
     found = _changed_string(original, mutant)
     if found is None or not isinstance(found[1], ast.List | ast.Tuple):
         return False
@@ -93,8 +96,11 @@ def is_header_mutant(original: ast.AST, mutant: ast.AST) -> bool:
     }
     for call in ast.walk(original):
         func = getattr(call, "func", None)
-        if isinstance(call, ast.Call) and "Table" in {getattr(func, a, "") for a in ("id", "attr")}:
-            given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "headers")]
+        name = getattr(func, "id", None) or getattr(func, "attr", "")
+        if isinstance(call, ast.Call) and name in HEADERS_AT:
+            at = HEADERS_AT[name]
+            keyed = [k.value for k in call.keywords if k.arg == "headers"]
+            given = [*call.args[at : at + 1], *keyed]
             if any((assigned.get(h.id) if isinstance(h, ast.Name) else h) is cells for h in given):
                 return True
     return False

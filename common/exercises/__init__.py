@@ -269,7 +269,7 @@ def _solve_sweep_crossing() -> Answer:
     calib = measured_calibration("batch_sweep", "this machine (lecture 03's sweep)")
     try:
         rows = sweep["rows"]  # type: ignore[index]
-        d = int(sweep["weight_shape"][0])  # type: ignore[index]
+        d = int(sweep["weight_shape"][0])  # type: ignore[index]  # pragma: no mutate (square)
         measured = d, [int(r["B"]) for r in rows], [float(r["throughput_per_s"]) for r in rows]
     except (KeyError, TypeError, ValueError, IndexError):
         calib = None

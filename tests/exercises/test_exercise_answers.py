@@ -250,6 +250,10 @@ def test_h200_answer_other_ways() -> None:
     with patched_hardware(higher):
         rows = get_exercise("h200-vs-h100").solve().table.rows
     assert [r[3] for r in rows] == ["never", "never"]
+    # H200 bf16 x5: 4,945 / 4.8 = 1,030 FLOP/byte, past 1,024; the H100 still reaches 295.2
+    h200_only = edited(h200={"peak bf16": 5})
+    b100 = critical(989e12 / 3.35e12, 2048)
+    assert f"layer went from {b100:,} to never (table)." in steps("h200-vs-h100", h200_only)[1]
 
 
 def test_gqa_answer() -> None:
@@ -349,6 +353,10 @@ def test_tiled_compute_bound_answer() -> None:
         "memory is enough for the schedule to reach the ridge."
     )
     # fp8 ridge x20 = 11,815, past K and V read once: F / (8192 x 128 x 4) = 8,273
+    with patched_hardware(SHIPPED):
+        values = get_exercise("tiled-compute-bound").solve().values
+    assert values["ridge"] == pytest.approx(1979e12 / 3.35e12)
+    assert values["m_needed"] == footprint and values["m_have"] == 233_472
     far = edited(h100={"peak fp8": 20})
     assert steps("tiled-compute-bound", far)[1] == (
         "Even reading K and V once falls short of the ridge: no M_sm is enough."
@@ -375,6 +383,11 @@ def test_tiled_head_dim_answer() -> None:
         answer = ex.tiled_head_dim_answer()
     assert answer.table.rows[-1] == ("256", "none fits", "-", "-", "-")
     assert "Here each doubling multiplies it by" in answer.steps[1]
+    # 2,988 B: B_r = 4, 2, 1 (B_c = B_r), T_r = 2,048, 4,096, 8,192; D = 2 x 8192 d_h (2 + 2 T_r)
+    # = 4.297, 17.18, 68.73 GB: x3.999 and x4.000, both 4.0 to one decimal
+    assert steps("tiled-head-dim", edited(h100={"smem": 0.0128}))[1].endswith(
+        "Here each doubling multiplies it by 4.0 and 4.0 (geometric mean 4.0)."
+    )
     with patched_hardware(edited(h100={"smem": 0.005})):  # 1,167 B: only d_h = 64 fits
         answer = ex.tiled_head_dim_answer()
     assert answer.steps[1].endswith(

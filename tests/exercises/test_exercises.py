@@ -14,6 +14,18 @@ from common.exercises import text as present_exercises
 from common.files import results
 
 GIB = 2**30
+# LaTeX's own commands, as MathJax renders them (a misspelt one prints raw)
+LATEX = (
+    r"\Rightarrow \approx \ast \beta \cdot \frac \ge \geq \iff \lceil \ldots \left \leq \le "
+    r"\max \min \propto \qquad \quad \rceil \rho \right \sum \text \times \alpha \lfloor "
+    r"\rfloor \mathrm \sqrt \log \to"
+)
+# the answers that print a table with no measured results on file (the others need them)
+TABULATED = {
+    "a100-peak-edit", "per-example-matrices", "h200-vs-h100", "gqa-decode", "largest-batch",
+    "bandwidth-2x", "sharded-matmul", "tiled-compute-bound", "tiled-head-dim", "profiler-flops",
+    "decode-context",
+}  # fmt: skip
 
 
 def reference_crit(precision: str) -> int:
@@ -41,6 +53,9 @@ def test_keys_are_unique_and_every_exercise_solves() -> None:
         assert exercise.title and exercise.question.endswith(("?", ".")), exercise.key
         assert answer.steps and all(step.strip() for step in answer.steps), exercise.key
         assert answer.formula, exercise.key
+        assert isinstance(answer.values, dict) and answer.values, exercise.key  # --json prints it
+        assert set(re.findall(r"\\[A-Za-z]+", answer.formula)) <= set(LATEX.split()), exercise.key
+        assert (answer.table is not None) is (exercise.key in TABULATED), exercise.key
         if answer.table is not None:
             assert all(len(row) == len(answer.table.headers) for row in answer.table.rows)
 
@@ -485,6 +500,19 @@ def test_prefill_efficiency_lies_between_the_mfu_and_the_full_peak() -> None:
     assert flops / (63.17e-3 * 312e12) < e < 1
     assert answer.values["achievable_share"] == pytest.approx(271.2 / 312)
     assert "below it" in " ".join(answer.steps)
+
+
+@pytest.mark.parametrize(
+    ("mlp", "attn", "place"),
+    [(0.72, 0.54, "between them."), (0.5, 0.4, "above both."), (0.9, 0.8, "below both.")],
+)
+def test_prefill_efficiency_places_e_against_the_blogs_profile(
+    monkeypatch, mlp: float, attn: float, place: str
+) -> None:
+    # e is about 69% (the test above bounds it): between 54% and 72%, above 40-50%, below 80-90%
+    monkeypatch.setattr(ex.pub, "KIPPLY_MLP_FLOPS_EFFICIENCY", mlp)
+    monkeypatch.setattr(ex.pub, "KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY", attn)
+    assert f"e lies {place}" in " ".join(ex.get_exercise("prefill-efficiency").solve().steps)
 
 
 def test_decode_bandwidth_efficiency_is_the_weight_read_over_the_time() -> None:

@@ -22,6 +22,7 @@ def test_mtp_acceptance_by_hand() -> None:
     assert f"= {a:.1%}, below the published 85% to 90%" in text  # 82.95%: under the range
     assert f"{v:.3f} decode steps" in text and f"{v - 1:.1%} more" in text
     assert f"x{two:.2f} against plain decoding" in text
+    assert f"2 modules at a = {a:.1%}: E = (1 - a^3) / (1 - a) = " in text
 
 
 def test_fleet_request_mix_by_hand() -> None:
