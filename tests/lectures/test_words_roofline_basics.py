@@ -61,7 +61,6 @@ def basics(top: float = 200.0, ridge: float = 100.0, low: float = 0.999) -> page
     )
 
 
-# --- 1. and 4. Basic operations and the roofline chart -----------------------
 def test_basics_table_by_hand() -> None:
     got = text(page.basics(basics())[0])
     assert got[0] == ("1. Basic operations in bf16 on Hop (ridge 100 FLOP/B)")
@@ -146,7 +145,6 @@ def test_roofline_png_caption_by_hand(tmp_path: Path) -> None:
     assert skipped.text == "\n02.png: needs matplotlib"
 
 
-# --- 2. Ridge points and the critical batch ----------------------------------
 def ridge(
     chip: str, precision: str, peak: float, bw: float, batch: int | None, w: float = 2
 ) -> page.Ridge:
@@ -486,7 +484,6 @@ def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
     assert len(table) == 2 and len(said) == 1 and "no network ridge" in said[0]
 
 
-# --- The lecture, in this process, with the shipped table and with edits -----
 def lecture(table: dict | None = None, *argv: str) -> str:
     with patched_hardware(table or SHIPPED):
         return prose(run_lecture("02", *argv))
