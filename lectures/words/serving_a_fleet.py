@@ -334,14 +334,13 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
     both = min(B, a.wall, b.wall)
     if a.at(1) and b.at(1) and both > 1:
         cheap = min((a, b), key=lambda c: c.at(both))
-        same = cheap is min((a, b), key=lambda c: c.at(1))
         order = f"At batch {both:,}, the largest both hold up to {B:,}, the prices are "
         order += f"{_usd(a.at(both))} and {_usd(b.at(both))}: "
         if _usd(a.at(both)) == _usd(b.at(both)):
             order += "the same at the digits shown."
         elif tie1:  # no order at batch 1 to keep or flip
             order += f"{cheap.model.name} is cheaper."
-        elif same:
+        elif cheap is cheap1:  # cheaper at batch 1 too
             order += f"{cheap.model.name} is still cheaper."
         else:
             order += f"the order flips and {cheap.model.name} is cheaper."
