@@ -207,7 +207,7 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
     return section(title, Table(columns, table), items=items)
 
 
-def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> Group:
+def speculation_section(s: Setup, rows: Sequence[Draft]) -> Group:
     """Tokens per verify step and net speed-up by draft length and acceptance rate."""
     head = [f"E (a={a:.1f})" for a in ACCEPTANCES] + [f"x (a={a:.1f})" for a in ACCEPTANCES]
     table = [

@@ -74,7 +74,7 @@ def test_chunking_by_hand() -> None:
     group = page.chunking_section(setup(), STEPS[:2], chunked)
     assert "filling the budget" not in observed(group)[0]  # the one chunk is the full one
     drafts = [page.Draft(1, 1.0, (1.6, 1.8, 1.9), (1.55, 1.75, 1.84))]
-    spec = page.speculation_section(setup(), drafts, 1 / 32)
+    spec = page.speculation_section(setup(), drafts)
     assert "batch 64" in spec.items[0].title and "c = 1/32" in spec.items[0].title  # 32 layers
 
 
@@ -306,7 +306,7 @@ def test_speculation_by_hand() -> None:
         page.Draft(3, 1.004, (2.176, 2.952, 3.439), (2.0, 2.6, 3.0)),
         page.Draft(5, 1.5, (2.5, 3.7, 4.7), (1.5, 1.9, 2.2)),
     ]
-    group = page.speculation_section(setup(), drafts, 1 / 32)
+    group = page.speculation_section(setup(), drafts)
     assert rows(group)[2][:5] == ["3", "1.004", "2.18", "2.95", "3.44"]
     peak, verify = observed(group)
     # at a = 0.8 the best is K = 3 (x2.60), and K = 5 is lower (x1.90): a peak, then a fall
@@ -314,7 +314,7 @@ def test_speculation_by_hand() -> None:
     # steps of K + 1 tokens: 2 to 6; v = 1.500 > 1.00 is past the weight reads
     assert "a step of 2 to 6 tokens a sequence adds FLOPs" in verify
     # up to K = 3 the best is the last one, and v = 1.004 prints as 1.00: still on the reads
-    peak, verify = observed(page.speculation_section(setup(), drafts[:2], 1 / 32))
+    peak, verify = observed(page.speculation_section(setup(), drafts[:2]))
     assert "still rises at K = 3 (x2.60)" in peak
     assert "a step of 2 to 4 tokens a sequence still rides on the weight reads" in verify
 
