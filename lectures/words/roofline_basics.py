@@ -267,12 +267,11 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     compute = f"{fmt_rate(h2.peak)} of bf16 compute (the {h1.chip} has {fmt_rate(h1.peak)})"
     if fmt_rate(h1.peak) == fmt_rate(h2.peak):
         compute = f"the {h1.chip}'s {fmt_rate(h1.peak)} of bf16 compute"
+    d = direction(h1.ridge, h2.ridge, r0)
     moral = {
         -1: " A lower ridge makes full speed easier to reach.",
         1: " A higher ridge makes full speed harder to reach.",
-    }.get(direction(h1.ridge, h2.ridge, r0), "") * (
-        h1.batch != h2.batch
-    )  # a batch that stays says the ridge moved too little
+    }.get(d, "") * (h1.batch != h2.batch)  # a batch that stays says the ridge moved too little
     n0, n1 = r.nvfp4
     busy = {
         1: ": the chip needs larger batches to stay busy",
