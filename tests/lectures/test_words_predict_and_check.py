@@ -126,6 +126,7 @@ def test_utilisation_words(rows: list[page.Util], index: int, said: str) -> None
 
 def test_utilisation_table_by_hand() -> None:
     t = page.utilisation_table([U("p", 2e12, 3e9, 0.01, 0.5, 0.25)], 100e12, 1e12)
+    assert list(t.headers) == ["case", "model FLOPs", "bytes moved", "measured", "MFU", "MBU"]
     assert list(t.rows[0]) == ["p", "2.00 TFLOP", "3.00 GB", "10.00 ms", "50.0%", "25.0%"]
     assert t.title and t.note == (
         "MFU = model FLOPs / (time x GPUs x 100.0 TFLOP/s); MBU = bytes / (time x GPUs x 1.00 TB/s)"
@@ -181,7 +182,10 @@ def test_decomposition_table_and_words_by_hand() -> None:
 def test_comms_sentences() -> None:
     low = [Measured("lo", 40e-6, "s"), Measured("hi", 50e-6, "s")]
     under = " ".join(page.comms_observation(20e-6, low).items)
-    assert "two all-reduces take 20.0 µs per layer for decode on two GPUs" in under
+    assert under.startswith(
+        "Read off the measured curve at the real message, two all-reduces take 20.0 µs per layer "
+        "for decode on two GPUs"
+    )
     assert "shows 40 µs to 50 µs per layer: the curve is x2.0 below the low end." in under
     assert "The curve was measured on another machine (a DGX A100 80GB)" in under
     above = " ".join(page.comms_observation(100e-6, low).items)
@@ -299,6 +303,7 @@ def test_roofs_table_rows_shares_and_sources() -> None:
 def test_cases_table_by_hand() -> None:
     t = page.cases_table([case("decode", 0.03, 0.02, 0.025)], "T")
     assert t.title == "T" and t.note.startswith("ratio = measured / predicted; at spec, at ")
+    assert list(t.headers) == ["case", "measured", "at spec", "ratio", "at achievable", "ratio"]
     assert list(t.rows[0]) == ["decode", "30.00 ms", "20.00 ms", "x1.50", "25.00 ms", "x1.20"]
     obs = page.cases_observations([case("a", 2.0, 1.0, 1.5), case("b", 0.8, 1.0, 0.9)], ["X"])
     assert obs.items == [
