@@ -118,12 +118,13 @@ def test_roofline_observations_by_hand() -> None:
     ]
 
 
-def test_roofline_png_caption_by_hand(tmp_path: Path) -> None:
-    png = PngResult(str(tmp_path / "02_roofline.png"), "")
+def test_roofline_png_caption_by_hand() -> None:
+    png = PngResult(str(Path(__file__).resolve().parents[2] / "figs" / "02_roofline.png"), "")
     same_left = page.Roof("Wide", PEAK, 50.0)  # same peak, twice the bandwidth: ridge 50
     same_right = page.Roof("Narrow", PEAK, 400.0)
     other = page.Roof("Fast", 2 * PEAK, 100.0)
     fig = page.roofline_png(png, "02_roofline.png", basics(), (same_left, other, same_right))
+    assert fig.shown_path == "figs/02_roofline.png"  # from the repository root
     assert fig.caption == (
         "Every operation of part 1 sits on the bold Hop roof. Follow them from the vector add "
         "at the bottom left up the bandwidth slope to the matmuls on the flat compute roof "
@@ -454,6 +455,11 @@ LONGER = tuple(replace(a, long_intensity=a.intensity * 1.01) for a in exercises(
         ("network", network(hop_link=1e10), 1, "==",
          "Hop link carries x10.00 less bandwidth than one Tee ICI link, and the Hop needs "
          "K > 40,000.0."),
+        # x1.50 against x1.46 (equal at one decimal): compute still grew faster
+        ("network", network(b300_link=5.84e11), 3, "==",
+         "From Hop to Bee, bf16 peak grew x1.50 but NVLink only x1.46: the network ridge rises "
+         "from 500 to 514 FLOP/B. Compute grows faster than communication, a trend that runs "
+         "through this course."),
         ("network", network(estimate=True), 3, "in",
          "From Hop to Bee, bf16 peak (an estimate) grew x1.50"),
     ],

@@ -116,6 +116,8 @@ def test_fleet_by_hand() -> None:
     group = page.fleet_section(check)
     # 5,444.7 node-hours needed against 200 x 24 = 4,800 had: +13.43%
     assert rows(group)[1][:4] == ["node-hours", "5,445", "4,800", "+13.43%"]
+    labels = ["node-hours", "daily cost", "revenue at R1 prices", "cache-hit share", "cost margin"]
+    assert [r[0] for r in rows(group)[1:]] == labels
     said = observed(group)
     assert said[0].startswith(
         "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 4,800"
@@ -175,7 +177,7 @@ D4, E4 = cost("D", 0, ((1, 1.0), (4, 0.4))), cost("E", 8, ((1, 2.0), (4, 0.9)))
 # --price 1e-9 printed 'Llama-3-8B costs $0.000 per million output tokens and Qwen3-30B-A3B
 # $0.000: Qwen3-30B-A3B is cheaper'; 2.4901 and 2.4949 both print $2.49: no cheaper model
 TINY = [cost("D", 0, ((1, 1.27e-9), (16, 5.14e-11))), cost("E", 8, ((1, 5.24e-10), (16, 1.15e-10)))]
-TIE1 = [cost("D", 0, ((1, 2.4949), (16, 0.1))), cost("E", 8, ((1, 2.4901), (16, 0.5)))]
+TIE1 = [cost("D", 0, ((1, 2.4949), (2, 1.0), (16, 0.1))), cost("E", 8, ((1, 2.4901), (16, 0.5)))]
 TIE16 = [cost("D", 0, ((1, 2.0), (16, 0.1))), cost("E", 8, ((1, 3.0), (16, 0.1004)))]
 
 
@@ -184,9 +186,10 @@ TIE16 = [cost("D", 0, ((1, 2.0), (16, 0.1))), cost("E", 8, ((1, 3.0), (16, 0.100
     [
         (64, [DENSE, MOE], 0, "in", "E is cheaper. A step for one token reads all"),
         # both fit up to batch 16: 0.2 against 0.5
-        (64, [DENSE, MOE], 1, "starts",
+        (64, [DENSE, MOE], 1, "==",
          "At batch 16, the largest both hold up to 64, the prices are $0.200 and $0.500: the "
-         "order flips and D is cheaper. A mixture's batch"),
+         "order flips and D is cheaper. A mixture's batch touches more of its experts the larger "
+         "it grows, while a dense model reads the same weights at any batch."),
         # both hold batch 16, but the flags ask for 8: the prices at 8 are those from 4 on
         (8, [DENSE, MOE], 1, "starts",
          "At batch 8, the largest both hold up to 8, the prices are $0.600"),
