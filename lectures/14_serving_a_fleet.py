@@ -123,7 +123,7 @@ for K in page.DRAFTS:
         serving.expected_tokens(a, K) for a in page.ACCEPTANCES), speedup=tuple(
         serving.speculative_speedup(a, K, draft_cost, v) for a in page.ACCEPTANCES)))  # fmt: skip
 
-show(page.speculation_section(setup, spec_rows, draft_cost))
+show(page.speculation_section(setup, spec_rows))
 
 # %%
 # A published speed-up read backwards: DeepSeek-V3's multi-token prediction. One MTP

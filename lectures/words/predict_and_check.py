@@ -10,7 +10,7 @@ from typing import NamedTuple
 from common.formulas.predict import Decomposition, Roofs
 from common.formulas.roofline import time_bounds
 from common.hw_specs import Chip, Figure
-from common.present.claims import n_of_m
+from common.present.claims import counted, n_of_m
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -63,9 +63,8 @@ class Case(NamedTuple):
 
 def left_out(labels: Sequence[str]) -> list[Text]:
     """One line naming the cases left out for want of a link figure (none: no line)."""
-    if not labels:
-        return []
-    return [Text(f"Left out, with no link figure in common/hw_specs.py: {'; '.join(labels)}.")]
+    said = f"Left out, with no link figure in common/hw_specs.py: {'; '.join(labels)}."
+    return [Text(said)] * bool(labels)
 
 
 # --- Roofs -------------------------------------------------------------------
@@ -140,9 +139,8 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
     ach_r = [c.measured.seconds / c.achievable for c in cases]
     longer = sum(r > 1 + MATCH for r in spec_r)
     closer = sum(abs(a - 1) < abs(s - 1) for s, a in zip(spec_r, ach_r, strict=True))
-    worst = max(range(len(cases)), key=lambda i: abs(spec_r[i] - 1))
-    best = min(range(len(cases)), key=lambda i: abs(ach_r[i] - 1))
-    far, near = cases[worst], cases[best]
+    far = max(cases, key=lambda c: abs(c.measured.seconds / c.spec - 1))
+    near = min(cases, key=lambda c: abs(c.measured.seconds / c.achievable - 1))
     return Observations(
         [
             f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
@@ -266,25 +264,23 @@ def knee_observations(
         knee = f"stays within {fmt_pct(tolerance)} of its time at n = {tokens[0]:,} up to "
         knee += f"n = {lo:,} and has left it by n = {hi:,}"
 
-    def where(ridge: int | None, which: str) -> str:
-        if ridge is None:
-            return f"the {which} roofs give no ridge"
+    def where(ridge: int) -> str:
         if hi is not None and lo < ridge <= hi:
-            pos = "inside that interval"
-        elif ridge <= lo:
-            pos = "at or below the flat part's end: it stays memory-bound longer than predicted"
-        else:
-            pos = "above that interval: the kernel leaves the memory roof before the "
-            pos += "prediction says"
-        return f"the {which} ridge is n = {ridge:,}, {pos}"
+            return "inside that interval"
+        if ridge <= lo:
+            return "at or below the flat part's end: it stays memory-bound longer than predicted"
+        return "above that interval: the kernel leaves the memory roof before the prediction says"
 
-    spec_said, ach_said = where(spec_ridge, "spec"), where(ach_ridge, "achievable")
-    spec_pos, ach_pos = spec_said.partition(", ")[2], ach_said.partition(", ")[2]
-    if spec_ridge and ach_ridge and spec_pos == ach_pos:  # one reason, said once
+    said = [
+        f"the {which} ridge is n = {ridge:,}, {where(ridge)}"
+        if ridge is not None
+        else f"the {which} roofs give no ridge"
+        for which, ridge in (("spec", spec_ridge), ("achievable", ach_ridge))
+    ]
+    predicted = "; ".join(said)
+    if spec_ridge and ach_ridge and where(spec_ridge) == where(ach_ridge):  # one reason, once
         predicted = f"the spec ridge is n = {spec_ridge:,} and the achievable ridge "
-        predicted += f"n = {ach_ridge:,}, both {spec_pos}"
-    else:
-        predicted = f"{spec_said}; {ach_said}"
+        predicted += f"n = {ach_ridge:,}, both {where(spec_ridge)}"
     return Observations([f"The measured {name} {knee}.", f"Predicted: {predicted}."])
 
 
@@ -389,23 +385,20 @@ def requests_table(rows: Sequence[RequestRow]) -> Table:
     return Table(headers, body, title="Published requests: calibration and validation", note=note)
 
 
-def _summary(rows: Sequence[RequestRow], what: str) -> str:
-    errs = [abs(_err(r, r.forecast)) for r in rows]
-    bound = [abs(_err(r, r.bound)) for r in rows]
-    within = sum(e <= WITHIN for e in errs)
-    said = f"{what} ({len(rows)} case{'s' if len(rows) > 1 else ''}): the forecast's median "
-    said += f"absolute error is {_pct(statistics.median(errs))}, {n_of_m(within, len(rows))} "
-    return said + f"within {fmt_pct(WITHIN)}; the bound alone {_pct(statistics.median(bound))}."
-
-
 def requests_observations(rows: Sequence[RequestRow]) -> Observations:
     """Calibration and validation errors apart, the worst case, the error by chip."""
     items = []
     for role in ("calibration", "validation"):
         picked = [r for r in rows if r.role == role]
-        items.append(
-            _summary(picked, role.capitalize()) if picked else f"No {role} case is listed."
-        )
+        if not picked:
+            items.append(f"No {role} case is listed.")
+            continue
+        errs = [abs(_err(r, r.forecast)) for r in picked]
+        within = n_of_m(sum(e <= WITHIN for e in errs), len(picked))
+        said = f"{role.capitalize()} ({counted(len(picked), 'case')}): the forecast's median "
+        said += f"absolute error is {_pct(statistics.median(errs))}, {within} within "
+        said += f"{fmt_pct(WITHIN)}; the bound alone "
+        items.append(said + f"{_pct(statistics.median(abs(_err(r, r.bound)) for r in picked))}.")
     below = sum(r.forecast < r.bound for r in rows)
     items.append(f"No forecast of the {len(rows)} falls below its bound, as none may.")
     if below:
@@ -416,7 +409,7 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
     items.append(f"The worst forecast is {rows[worst].label} at {fmt_pct(errs[worst], 1)}.")
     for what, key, name in (
         ("chip", lambda r: r.chip, str),
-        ("GPU count", lambda r: r.gpus, lambda g: f"{g} GPU" + ("s" if g > 1 else "")),
+        ("GPU count", lambda r: r.gpus, lambda g: counted(g, "GPU")),
         ("batch", lambda r: min(r.batch, 2), lambda g: "batch 1" if g == 1 else "batch 2 or more"),
         ("prompt", lambda r: r.prompt > SHORT,
          lambda g: f"prompt {'over' if g else 'up to'} {SHORT:,}"),

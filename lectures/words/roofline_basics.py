@@ -31,15 +31,8 @@ from common.present.say import say
 from common.shell.paths import display_path
 from lectures.words import section
 
-
-def r0(x: float) -> str:
-    """A ridge or an intensity as the tables print it: no decimals."""
-    return f"{x:.0f}"
-
-
-def comma0(x: float) -> str:
-    """A network ridge as its table prints it: 2,198."""
-    return f"{x:,.0f}"
+r0 = "{:.0f}".format  # a ridge or an intensity as the tables print it: no decimals
+comma0 = "{:,.0f}".format  # a network ridge as its table prints it: 2,198
 
 
 def never(b: int | None) -> str:
@@ -280,6 +273,10 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         1: " A higher ridge makes full speed harder to reach.",
     }.get(d, "") * (h1.batch != h2.batch)  # a batch that stays says the ridge moved too little
     n0, n1 = r.nvfp4
+    busy = {
+        1: ": the chip needs larger batches to stay busy",
+        -1: ": the chip stays busy with smaller batches",
+    }.get(direction(n0.batch, n1.batch) if None not in (n0.batch, n1.batch) else 0, "")
     gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
     only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
     items = [
@@ -294,7 +291,7 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         _fp8(*r.fp8),
         f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
         f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
-        f"batch {batch_change(n0.batch, n1.batch)}{_bigger_batches(n0.batch, n1.batch)}.",
+        f"batch {batch_change(n0.batch, n1.batch)}{busy}.",
         "Since the intensity stays below B, the critical batch sits above the ridge: in "
         f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
         "writing the output cost bytes too (part 1's last observation).",
@@ -309,14 +306,6 @@ def batch_change(before: int | None, after: int | None) -> str:
     if before is None or after is None:
         return f"goes from {never(before)} to {never(after)}"
     return change(before, after, str)
-
-
-def _bigger_batches(before: int | None, after: int | None) -> str:
-    if before is None or after is None or before == after:
-        return ""
-    if after > before:
-        return ": the chip needs larger batches to stay busy"
-    return ": the chip stays busy with smaller batches"
 
 
 def _fp8(bf16: Ridge, fp8: Ridge) -> str:
@@ -532,7 +521,7 @@ def network(r: Network) -> tuple[Group, Observations]:
     net = "net I* = bf16 peak / link bandwidth, in FLOP per byte sent; then the bound at each K."
     ici = f"\n{v5e.chip}, one ICI link: the batch does not change the verdict." if v5e else ""
     ici *= bool(steps)
-    missing = f"Left out: {listing(list(r.missing))}, with no link figure in common/hw_specs.py."
+    missing = f"Left out: {listing(r.missing)}, with no link figure in common/hw_specs.py."
     table = section(
         f"6. X[B,K] W[K,{r.N}] split along K over two chips, bf16",
         missing if r.missing else None,

@@ -1,7 +1,5 @@
-"""Lecture 14's words: continuous batching, speculation, disaggregation, cost and a fleet.
-
-Standard library only; every comparison a sentence states is decided by ``common.present.claims``.
-"""
+"""Lecture 14's words: continuous batching, speculation, disaggregation, cost and a fleet
+(standard library only; every comparison is decided by ``common.present.claims``)."""
 
 from __future__ import annotations
 
@@ -10,10 +8,10 @@ from dataclasses import dataclass
 
 from common.hw_specs import Chip
 from common.present.claims import (
-    above,
     at_least,
     change,
     counted,
+    direction,
     listing,
     ratio,
     regime,
@@ -33,7 +31,6 @@ from lectures.words.llm_speed import png_hint
 
 __all__ = ["MTP", "Balance", "Chunked", "Cost", "Draft", "FleetCheck", "Setup", "Step", "png_hint"]
 
-GROWS = ("grows", "shrinks", "stays at")
 #: Acceptance rates and draft lengths of the speculation table.
 ACCEPTANCES = (0.6, 0.8, 0.9)
 DRAFTS = (1, 2, 3, 4, 5)
@@ -141,29 +138,6 @@ class FleetCheck:
     output_usd: float  # $/M output tokens at the price and decode rate
     hit_share: float  # the published cache-hit share (checked against the token counts)
 
-    @property
-    def needed(self) -> float:
-        """Node-hours the day's tokens take at the published per-node rates."""
-        return self.prefill_hours + self.decode_hours
-
-    @property
-    def had(self) -> float:
-        """Node-hours the fleet ran: average nodes x hours."""
-        return self.fleet.nodes_average * self.fleet.hours
-
-    @property
-    def cost(self) -> float:
-        """$ of the needed node-hours at the price per GPU-hour."""
-        return self.needed * self.fleet.gpus_per_node * self.fleet.price_per_gpu_hour
-
-    @property
-    def revenue(self) -> float:
-        """$ of the day's tokens at the price list (cached input, uncached input, output)."""
-        f = self.fleet
-        hit, miss, out = f.prices
-        uncached = f.input_tokens - f.cached_input_tokens
-        return (f.cached_input_tokens * hit + uncached * miss + f.output_tokens * out) / 1e6
-
 
 def chunk_sizes(room: int) -> list[int]:
     """The chunks of the continuous-batching table: none, powers of two from 64, the room."""
@@ -183,13 +157,10 @@ def _usd(x: float) -> str:
     return f"${x:,.3f}" if x < 1 else f"${x:,.2f}"
 
 
-def _rate(x: float) -> str:
-    return f"{x:,.0f}"
-
-
-def _slower(before: float, after: float) -> str:
-    """How much longer a step got: 'x1.05 slower', or 'no slower' when it prints the same."""
-    return speed(before, after, shown=fmt_time).replace("no faster", "no slower")
+def _grows(before: float, after: float) -> str:
+    """How a step's time moved: 'grows from a to b (x1.05 slower)', 'stays at a (no slower)'."""
+    slower = speed(before, after, shown=fmt_time).replace("no faster", "no slower")
+    return f"{change(before, after, fmt_time, words=('grows', 'shrinks', 'stays at'))} ({slower})"
 
 
 def _on(s: Setup) -> str:
@@ -200,24 +171,20 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
     """Steps with growing prefill chunks beside the decode batch: TPOT and throughputs."""
     B = s.batch
     table = [
-        [f"{r.chunk:,}", f"{B:,}", fmt_time(r.seconds), _rate(r.chunk / r.seconds),
-         _rate(B / r.seconds), f"{r.intensity:,.0f}"]
+        [f"{r.chunk:,}", f"{B:,}", fmt_time(r.seconds), f"{r.chunk / r.seconds:,.0f}",
+         f"{B / r.seconds:,.0f}", f"{r.intensity:,.0f}"]
         for r in rows
     ]  # fmt: skip
     none, first, full = rows[0], rows[1], rows[-1]
     per_token = (full.seconds - none.seconds) / full.chunk  # what a prompt token adds
     alone = chunked.alone / s.prompt
-    stall = chunked.alone + none.seconds
     columns = ["prefill chunk", "decode", "step = TPOT >=", "prefill tok/s", "decode tok/s"]
     columns += ["FLOP/byte"]
     grows = f"A chunk of {counted(first.chunk, 'prompt token')} beside the "
-    grows += f"{counted(B, 'decode token')}: "
-    grows += f"the step {change(none.seconds, first.seconds, fmt_time, words=GROWS)} "
-    grows += f"({_slower(none.seconds, first.seconds)})"
+    grows += f"{counted(B, 'decode token')}: the step {_grows(none.seconds, first.seconds)}"
     if full is not first:
         grows += f"; filling the budget with {full.chunk:,}, it "
-        grows += f"{change(none.seconds, full.seconds, fmt_time, words=GROWS)} "
-        grows += f"({_slower(none.seconds, full.seconds)})"
+        grows += _grows(none.seconds, full.seconds)
     grows += ". Every decoding sequence waits for the whole step: that is its time per output "
     grows += "token."
     title = f"1. Continuous batching: {counted(B, 'decode token')} and a prefill chunk, budget "
@@ -230,9 +197,9 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
         f"prompt token adds {fmt_time(per_token)} to the step, "
         f"{than(per_token / alone, 'GPU time')} the {fmt_time(alone)} it takes in a "
         "prompt pass of its own.",
-        f"Unchunked, the {s.prompt:,}-token prompt is one pass of "
-        f"{fmt_time(chunked.alone)}, and the decoding sequences wait "
-        f"{fmt_time(stall)} for one token. In chunks of up to {chunked.chunk:,} it "
+        f"Unchunked, the {s.prompt:,}-token prompt is one pass of {fmt_time(chunked.alone)}, "
+        f"and the decoding sequences wait {fmt_time(chunked.alone + none.seconds)} for one "
+        f"token. In chunks of up to {chunked.chunk:,} it "
         f"takes {counted(chunked.steps, 'step')}, a time to first token of at least "
         f"{fmt_time(chunked.seconds)}, and no decode token waits more than "
         f"{fmt_time(chunked.longest)}.",
@@ -240,7 +207,7 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
     return section(title, Table(columns, table), items=items)
 
 
-def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> Group:
+def speculation_section(s: Setup, rows: Sequence[Draft]) -> Group:
     """Tokens per verify step and net speed-up by draft length and acceptance rate."""
     head = [f"E (a={a:.1f})" for a in ACCEPTANCES] + [f"x (a={a:.1f})" for a in ACCEPTANCES]
     table = [
@@ -249,8 +216,7 @@ def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> G
         for r in rows
     ]  # fmt: skip
     mid = ACCEPTANCES.index(0.8)
-    best = max(rows, key=lambda r: r.speedup[mid])
-    last = rows[-1]
+    best, first, last = max(rows, key=lambda r: r.speedup[mid]), rows[0], rows[-1]
     peak = f"At a = 0.8 the speed-up still rises at K = {last.draft} "
     peak += f"({ratio(last.speedup[mid])})."
     if best is not last:
@@ -258,11 +224,10 @@ def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> G
         peak += f"and falls to {ratio(last.speedup[mid])} at K = {last.draft}: all K drafts are "
         peak += "accepted only with probability a^K, while each costs c and widens the verify "
         peak += "pass."
-    first = rows[0]
     verify = f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
     verify += f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
     verify += f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
-    if above(last.verify, 1.0, "{:.2f}".format) == "at":
+    if direction(1.0, last.verify, "{:.2f}".format) == 0:
         verify += "still rides on the weight reads."
     else:
         verify += "adds FLOPs and attention the weight reads no longer hide."
@@ -271,35 +236,32 @@ def speculation_section(s: Setup, rows: Sequence[Draft], draft_cost: float) -> G
     return section(title, Table(["draft K", "verify v", *head], table), items=[peak, verify])
 
 
-def _where(x: float, lo: float, hi: float, fmt) -> str:
-    """'inside', 'below' or 'above' the range [lo, hi], at the digits `fmt` prints."""
-    if above(x, lo, fmt) == "below":
-        return "below"
-    return "above" if above(x, hi, fmt) == "above" else "inside"
-
-
 def mtp_observations(m: MTP) -> Observations:
     """What DeepSeek-V3's published speed-up implies for the acceptance, against its range."""
     lo, hi = m.published
-    mid = (lo + hi) / 2
+    mid, gain = (lo + hi) / 2, ratio(m.speedup, 1)
 
     def pct(x: float) -> str:
         return fmt_pct(x, 1)
 
-    gain = ratio(m.speedup, 1)
+    def implied(a: float, middle: str = "") -> str:
+        """'a = 80.0%, below the published range (against its middle: -7.5%).'"""
+        where = "below" if direction(lo, a, pct) < 0 else "inside"
+        where = "above" if direction(hi, a, pct) > 0 else where  # never both: lo <= hi
+        said = f"a = {pct(a)}, {where} the published range (against its middle{middle}: "
+        return said + f"{a - mid:+.1%})."
+
     plain = f"DeepSeek-V3's technical report gives {gain} tokens per second from one "
     plain += f"multi-token-prediction draft, with a second-token acceptance of {pct(lo)} to "
     plain += f"{pct(hi)}. With a free draft and a verify pass of one step, {gain} implies "
     if m.plain is None:
         plain += "no acceptance at all: one draft token gives at most x2.00."
     else:
-        plain += f"a = {pct(m.plain)}, {_where(m.plain, lo, hi, pct)} the published range "
-        plain += f"(against its middle, {pct(mid)}: {m.plain - mid:+.1%})."
+        plain += implied(m.plain, f", {pct(mid)}")
     costs = f"With the module's cost (c = {m.draft_cost:.4f}) and the verify pass the ledger "
     costs += f"gives at {m.batch:,} sequences a GPU ({m.verify:.3f} decode steps), "
     if m.implied is not None:
-        costs += f"it implies a = {pct(m.implied)}, {_where(m.implied, lo, hi, pct)} the "
-        costs += f"published range (against its middle: {m.implied - mid:+.1%})."
+        costs += f"it implies {implied(m.implied)}"
     else:
         costs += f"even a = 1 gives only {ratio(m.best)}, short of the published {gain}: "
         costs += "the bound's verify pass costs more than DeepSeek's engine paid."
@@ -314,9 +276,7 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
          f"{r.ratio:.3f}", fmt_pct(r.ratio / (1 + r.ratio), 1)]
         for r in rows
     ]  # fmt: skip
-    mine = rows[0]
-    hi = max(rows, key=lambda r: r.ratio)
-    lo = min(rows, key=lambda r: r.ratio)
+    mine, hi, lo = rows[0], max(rows, key=lambda r: r.ratio), min(rows, key=lambda r: r.ratio)
     token = (mine.prefill_s / mine.prompt) / (mine.decode_s / mine.output)
     title = f"3. Prefill/decode disaggregation ({_on(s)} per replica, decode batch {s.batch:,})"
     head = ["prompt", "output", "prefill GPU-s", "decode GPU-s", "P:D", "prefill share"]
@@ -374,14 +334,13 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
     both = min(B, a.wall, b.wall)
     if a.at(1) and b.at(1) and both > 1:
         cheap = min((a, b), key=lambda c: c.at(both))
-        same = cheap is min((a, b), key=lambda c: c.at(1))
         order = f"At batch {both:,}, the largest both hold up to {B:,}, the prices are "
         order += f"{_usd(a.at(both))} and {_usd(b.at(both))}: "
         if _usd(a.at(both)) == _usd(b.at(both)):
             order += "the same at the digits shown."
         elif tie1:  # no order at batch 1 to keep or flip
             order += f"{cheap.model.name} is cheaper."
-        elif same:
+        elif cheap is cheap1:  # cheaper at batch 1 too
             order += f"{cheap.model.name} is still cheaper."
         else:
             order += f"the order flips and {cheap.model.name} is cheaper."
@@ -412,21 +371,27 @@ def _err(course: float, published: float) -> str:
 def fleet_section(c: FleetCheck) -> Group:
     """The fleet's node-hours and cost from its token counts and rates, against its figures."""
     f = c.fleet
-    margin = c.revenue / c.cost - 1
+    hit, miss, out = f.prices
+    needed = c.prefill_hours + c.decode_hours  # node-hours at the published per-node rates
+    had = f.nodes_average * f.hours  # node-hours the fleet ran
+    cost = needed * f.gpus_per_node * f.price_per_gpu_hour
+    uncached = f.input_tokens - f.cached_input_tokens
+    revenue = (f.cached_input_tokens * hit + uncached * miss + f.output_tokens * out) / 1e6
+    margin = revenue / cost - 1
+    errors = [abs(needed / had - 1), abs(cost / f.daily_cost - 1)]
     rows = [
-        ["node-hours", f"{c.needed:,.0f}", f"{c.had:,.0f}", _err(c.needed, c.had),
+        ["node-hours", f"{needed:,.0f}", f"{had:,.0f}", _err(needed, had),
          f"{f.nodes_average:g} nodes x {f.hours:g} h"],
-        ["daily cost", f"${c.cost:,.0f}", f"${f.daily_cost:,.0f}", _err(c.cost, f.daily_cost),
+        ["daily cost", f"${cost:,.0f}", f"${f.daily_cost:,.0f}", _err(cost, f.daily_cost),
          "published cost"],
-        ["revenue at R1 prices", f"${c.revenue:,.0f}", f"${f.revenue:,.0f}",
-         _err(c.revenue, f.revenue), "published revenue"],
+        ["revenue at R1 prices", f"${revenue:,.0f}", f"${f.revenue:,.0f}",
+         _err(revenue, f.revenue), "published revenue"],
         ["cache-hit share", fmt_pct(f.cached_input_tokens / f.input_tokens, 2),
          fmt_pct(c.hit_share, 1), _err(f.cached_input_tokens / f.input_tokens, c.hit_share),
          "published share"],
         ["cost margin", fmt_pct(margin, 0), fmt_pct(f.margin, 0), _err(margin, f.margin),
          "published margin"],
     ]  # fmt: skip
-    errors = [abs(c.needed / c.had - 1), abs(c.cost / f.daily_cost - 1)]
     speed_mid = sum(f.output_speed) / 2
     per_node = f.decode_per_node / speed_mid
     built = [
@@ -436,14 +401,13 @@ def fleet_section(c: FleetCheck) -> Group:
     built += [f"{f.gpus_per_node} GPUs a node", f"${f.price_per_gpu_hour:g} per GPU-hour"]
     note = f"Built from (calibration): {listing([*built, 'the R1 price list'])}. Checked only "
     note += "(validation): the rows above."
-    hit, miss, out = f.prices
     title = f"5. DeepSeek's published day: {f.nodes_average:g} nodes of {f.gpus_per_node} "
     title += f"{f.chip} on average, {f.nodes_peak} at peak"
     items = [
         f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode "
-        f"{c.decode_hours:,.0f}: {c.needed:,.0f} together against the {c.had:,.0f} "
+        f"{c.decode_hours:,.0f}: {needed:,.0f} together against the {had:,.0f} "
         f"the fleet ran, and the cost at ${f.price_per_gpu_hour:g} per GPU-hour lands "
-        f"{_err(c.cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
+        f"{_err(cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
         f"budget closes within {max(errors):.2%}: the nodes did nothing else but serve "
         "at their average rates.",
         f"At those rates a million input tokens cost {_usd(c.input_usd)} and a million "
@@ -463,17 +427,8 @@ def fleet_section(c: FleetCheck) -> Group:
 
 def crossing(a: Cost, b: Cost) -> int | None:
     """The first batch of a's curve, both fitting, where the cheaper of the two changes."""
-    first = None
-    for batch, usd in a.curve:
-        other = b.at(batch)
-        if other is None:
-            break
-        cheaper = usd < other
-        if first is None:
-            first = cheaper
-        elif cheaper != first:
-            return batch
-    return None
+    both = [(batch, usd < b.at(batch)) for batch, usd in a.curve if b.at(batch) is not None]
+    return next((batch for batch, cheaper in both if cheaper != both[0][1]), None)
 
 
 def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:

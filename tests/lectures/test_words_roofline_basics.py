@@ -61,7 +61,6 @@ def basics(top: float = 200.0, ridge: float = 100.0, low: float = 0.999) -> page
     )
 
 
-# --- 1. and 4. Basic operations and the roofline chart -----------------------
 def test_basics_table_by_hand() -> None:
     got = text(page.basics(basics())[0])
     assert got[0] == ("1. Basic operations in bf16 on Hop (ridge 100 FLOP/B)")
@@ -95,26 +94,6 @@ def test_basics_observations_by_hand() -> None:
         "Here is the core tension of LLM inference: each decode step makes one token per "
         "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
     ]
-    # 200 < 300: none reaches; B = 256 gets 200 / 300 = 66.67%
-    assert text(page.basics(basics(ridge=300.0))[1])[2] == (
-        "No batch in the list reaches the ridge of 300 FLOP/B: even B = 256 gets 66.67% of peak."
-    )
-    # ridge 0.9: 0.999 >= 0.9 at B = 1 already; the dot product (0.5) is still memory-bound
-    got = text(page.basics(basics(ridge=0.9))[1])
-    assert got[2] == "Every batch in the list reaches the ridge of 1 FLOP/B."
-    assert got[0].endswith("of peak; only moving fewer bytes makes them faster.")
-    # ridge 0.4: the dot product (0.5) reaches it, the vector add (0.167) does not
-    got = text(page.basics(basics(ridge=0.4))[1])
-    assert got[0].endswith(
-        "reach 41.67% and 100.00% of peak; the vector add is memory-bound, the other already "
-        "compute-bound."
-    )
-    got = text(page.basics(basics(ridge=0.1))[1])  # both past the ridge
-    assert got[0].endswith(
-        "of peak; at this ridge both are compute-bound, so only more compute makes them faster."
-    )
-    # exactly at the ridge counts as reaching it: 60.0 >= 60
-    assert "is B = 64 (60.0 FLOP/B); at B = 16" in text(page.basics(basics(ridge=60))[1])[2]
 
 
 def test_roofline_chart_by_hand() -> None:
@@ -137,24 +116,15 @@ def test_roofline_observations_by_hand() -> None:
         "The matmuls climb the slope as B grows and reach the flat roof from B = 256. On the "
         "flat roof a larger batch adds latency per step but no throughput.",
     ]
-    got = text(page.roofline_observations(basics(ridge=300.0)))
-    assert got[2] == (
-        "The matmuls climb the slope as B grows. On the flat roof a larger batch adds latency "
-        "per step but no throughput."
-    )
-    got = text(page.roofline_observations(basics(ridge=0.4)))
-    assert got[1] == (
-        "Points a and b sit at the bottom left (41.67% and 100.00% of peak): the vector add is "
-        "memory-bound, the other already compute-bound."
-    )
 
 
-def test_roofline_png_caption_by_hand(tmp_path: Path) -> None:
-    png = PngResult(str(tmp_path / "02_roofline.png"), "")
+def test_roofline_png_caption_by_hand() -> None:
+    png = PngResult(str(Path(__file__).resolve().parents[2] / "figs" / "02_roofline.png"), "")
     same_left = page.Roof("Wide", PEAK, 50.0)  # same peak, twice the bandwidth: ridge 50
     same_right = page.Roof("Narrow", PEAK, 400.0)
     other = page.Roof("Fast", 2 * PEAK, 100.0)
     fig = page.roofline_png(png, "02_roofline.png", basics(), (same_left, other, same_right))
+    assert fig.shown_path == "figs/02_roofline.png"  # from the repository root
     assert fig.caption == (
         "Every operation of part 1 sits on the bold Hop roof. Follow them from the vector add "
         "at the bottom left up the bandwidth slope to the matmuls on the flat compute roof "
@@ -176,7 +146,6 @@ def test_roofline_png_caption_by_hand(tmp_path: Path) -> None:
     assert skipped.text == "\n02.png: needs matplotlib"
 
 
-# --- 2. Ridge points and the critical batch ----------------------------------
 def ridge(
     chip: str, precision: str, peak: float, bw: float, batch: int | None, w: float = 2
 ) -> page.Ridge:
@@ -191,8 +160,9 @@ def ridges(
     nvfp4: float = 3e15,
     nv: tuple[int | None, int | None] = (100, 200),
     h200_batch: int | None = 60,
+    hop: tuple[float, int | None] = (PEAK, 120),  # the Hop's bf16 peak and critical batch
 ) -> page.Ridges:
-    h1 = ridge("Hop", "bf16", PEAK, BW, 120)  # ridge 100
+    h1 = ridge("Hop", "bf16", hop[0], BW, hop[1])  # ridge 100
     h2 = ridge("Hop2", "bf16", PEAK, h200_bw, h200_batch)  # ridge 50 at 2 TB/s
     h8 = ridge("Hop", "fp8", fp8, BW, fp8_batch, 1)
     b8 = ridge("Bee", "fp8", 1e15, 5e12, nv[0], 1)  # ridge 200
@@ -233,77 +203,8 @@ def test_ridge_observations_by_hand() -> None:
         "Hop it is 120, not 100, because reading X and writing the output cost bytes too (part "
         "1's last observation).",
     ]
-    # H200 at 0.5 TB/s: x2.00 less bandwidth, ridge 100 -> 200, batch 120 -> 240
-    got = text(page.ridges(ridges(h200_bw=0.5e12, h200_batch=240))[1])
-    assert got[1] == (
-        "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with x2.00 less bandwidth than the "
-        "Hop (500.00 GB/s against 1.00 TB/s), so its ridge rises from 100 to 200 FLOP/B and its "
-        "critical batch rises from 120 to 240. A higher ridge makes full speed harder to reach."
-    )
-    got = text(page.ridges(ridges(h200_bw=1e12, h200_batch=120))[1])
-    assert got[1].endswith(
-        "with the same bandwidth as the Hop (1.00 TB/s against 1.00 TB/s), so its ridge stays at "
-        "100 FLOP/B and its critical batch stays at 120."
-    )
-    # nvfp4 at 0.5e15: x0.50 the compute for x2.00 fewer bytes, no 'only'; 200 -> 100
-    got = text(page.ridges(ridges(nvfp4=0.5e15, nv=(100, 60)))[1])
-    assert got[3] == (
-        "nvfp4 on Bee: x0.50 the fp8 compute for x2.00 fewer bytes. The ridge falls from 200 "
-        "to 100 FLOP/B and the critical batch falls from 100 to 60: the chip stays busy with "
-        "smaller batches."
-    )
-    # x2.00 against x2.00: the same factor, no 'only'; the batch stays at 100
-    got = text(page.ridges(ridges(nvfp4=2e15, nv=(100, 100)))[1])
-    assert got[3] == (
-        "nvfp4 on Bee: x2.00 the fp8 compute for x2.00 fewer bytes. The ridge rises from 200 "
-        "to 400 FLOP/B and the critical batch stays at 100."
-    )
-    got = text(page.ridges(ridges(nv=(None, 300)))[1])
-    assert "the critical batch goes from never to 300." in got[3]
-    got = text(page.ridges(ridges(nv=(100, None)))[1])
-    assert "the critical batch goes from 100 to never." in got[3]
 
 
-def test_fp8_sentence_by_hand() -> None:
-    # 400 / 100 = x4.00 peak, bytes x2: batch 120 -> 300 is x2.50, outside x1.25
-    got = text(page.ridges(ridges(fp8=400e12, fp8_batch=300))[1])[2]
-    assert got == (
-        "fp8 raises the peak x4.00 and cuts the bytes of X and W x2.00, so the critical batch "
-        "rises from 120 to 300 (x2.50): the peak and the bytes do not move together here, so "
-        "fp8 changes which side limits."
-    )
-    got = text(page.ridges(ridges(fp8=50e12, fp8_batch=60))[1])[2]
-    assert got.startswith("fp8 lowers the peak x2.00 and cuts the bytes of X and W x2.00, so ")
-    assert "falls from 120 to 60 (x0.50)" in got
-    got = text(page.ridges(ridges(fp8=100.2e12, fp8_batch=None))[1])[2]
-    assert got == (
-        "fp8 keeps the peak and cuts the bytes of X and W x2.00, so the critical batch goes from "
-        "120 to never (bf16 to fp8)."
-    )
-    # the x1.25 and x0.8 edges still 'barely move': 150 / 120 = 1.25, 96 / 120 = 0.8
-    for batch in (150, 96):
-        got = text(page.ridges(ridges(fp8_batch=batch))[1])[2]
-        assert f"barely moves: {batch} against 120" in got
-    got = text(page.ridges(ridges(fp8_batch=151))[1])[2]
-    assert "rises from 120 to 151 (x1.26)" in got
-    got = text(page.ridges(ridges(fp8_batch=95))[1])[2]
-    assert "falls from 120 to 95 (x0.79)" in got
-
-
-def test_critical_batch_above_the_ridge_never_reads_equal() -> None:
-    """Regression: 'in bf16 on H100 SXM it is 30, not 30' after a peak edit."""
-    h1 = ridge("Hop", "bf16", 29.6e12, BW, 30)  # ridge 29.6 prints '30'
-    r = ridges()
-    r = page.Ridges(r.K, r.N, (h1, *r.rows[1:]), (h1, r.bandwidth[1]), (h1, r.fp8[1]), r.nvfp4)
-    got = text(page.ridges(r)[1])[4]
-    assert "on Hop it is 30, just above the ridge of 29.60, because" in got
-    h1 = ridge("Hop", "bf16", PEAK, BW, None)
-    r = page.Ridges(r.K, r.N, (h1, *r.rows[1:]), (h1, r.bandwidth[1]), (h1, r.fp8[1]), r.nvfp4)
-    assert "on Hop it never reaches its ridge of 100, because" in text(page.ridges(r)[1])[4]
-    assert "goes from never to 60" in text(page.ridges(r)[1])[1]
-
-
-# --- 3. Low precision, one matrix per example, decode attention --------------
 def exercises(
     int8: int | None = 256, bf16: int | None = 256, weights: int | None = 128, ridge: float = 100
 ) -> page.Exercises:
@@ -353,26 +254,8 @@ def test_exercise_observations_by_hand() -> None:
         "MQA's 32.0 FLOP/B is below the Hop ridge of 100.0: fewer KV heads cut the bytes, which "
         "is what GQA and MQA are for.",
     ]
-    # int8 at 600 against bf16's 256: x2.34, outside x1.25
-    got = text(page.exercises(exercises(int8=600))[1])
-    assert "so the critical batch rises from 256 to 600 (bf16 to int8)." in got[0]
-    got = text(page.exercises(exercises(int8=None))[1])
-    assert "so the critical batch goes from 256 to never (bf16 to int8)." in got[0]
-    # MQA's 32.0 against a ridge of 32.0 (printed alike): not below
-    assert text(page.exercises(exercises(ridge=32.01))[1])[3] == (
-        "MQA's 32.0 FLOP/B is at or past the Hop ridge of 32.0: fewer KV heads cut the bytes, "
-        "which is what GQA and MQA are for."
-    )
-    r = exercises()
-    longer = tuple(
-        page.Attention(a.variant, a.kv_heads, a.flops, a.nbytes, a.intensity, a.intensity * 1.01)
-        for a in r.attention
-    )
-    r = replace(r, attention=longer)
-    assert "tokens it is now (1.0, 4.0, 32.3), and" in text(page.exercises(r)[1])[2]
 
 
-# --- 5. Tiling ---------------------------------------------------------------
 def tiling(side: float = 200.0, registers: int = 65536) -> page.Tiling:
     tiles = (("32x32x32", 2e9, 15.8, 16.0), ("256x64x256", 3e8, 120.5, 128.0))
     outputs = (("64x64", 16384.0, 32.0), ("256x256", 262144.0, 128.0))
@@ -410,29 +293,22 @@ def test_tiling_observations_by_hand() -> None:
         "adds Tensor Memory (TMEM) beside each SM to hold accumulators, and lets two SMs run one "
         "MMA on shared operands: both exist to make tiles bigger.",
     ]
-    got = text(page.tiling(tiling(registers=320000))[1])  # 160,000 / 320,000
-    assert got[1].endswith(
-        "takes 156.2 KiB: x2.00 less than its 312 KiB register file. One SM's registers can "
-        "hold it."
-    )
-    assert got[2].startswith("Real GPUs go further. A large L2 cache")
-    got = text(page.tiling(tiling(registers=160000))[1])  # exactly the same
-    assert "takes 156.2 KiB: the same as its 156 KiB register file. One SM's" in got[1]
 
 
-# --- 6. The network roofline -------------------------------------------------
 def link(chip: str, bw: float, peak: float, dims: tuple[int, ...] = (1000, 4000)) -> page.Link:
     crit = 2 * peak / bw  # K > b P / link in bf16
     bounds = tuple((k, "compute" if k > crit else "comms") for k in dims)
     return page.Link(chip, f"{chip} link", bw, peak, False, peak / bw, crit, bounds)
 
 
-def network(b300_peak: float = 300e12, b300_link: float = 2e11) -> page.Network:
+def network(
+    b300_peak: float = 300e12, b300_link: float = 2e11, hop_link: float = 4e11, estimate=False
+) -> page.Network:
     links = (
         link("Tee", 1e11, 100e12),  # net ridge 1,000; K > 2,000
         link("Tee2", 2e11, 400e12),  # x4.00 the compute, x2.00 the link: K > 4,000
-        link("Hop", 4e11, 200e12),  # x4.00 more bandwidth than Tee's; K > 1,000
-        link("Bee", b300_link, b300_peak),
+        link("Hop", hop_link, 200e12),  # x4.00 more bandwidth than Tee's; K > 1,000
+        replace(link("Bee", b300_link, b300_peak), estimate=estimate),
     )
     steps = ((1000, 8, 1e-6, 2e-6, 500.0, "comms"), (1000, 64, 8e-6, 1.6e-5, 500.0, "comms"))
     steps += ((4000, 8, 4e-6, 2e-6, 2000.0, "compute"),)
@@ -466,35 +342,133 @@ def test_network_observations_by_hand() -> None:
         "rises from 500 to 1,500 FLOP/B. Compute grows faster than communication, a trend that "
         "runs through this course.",
     ]
-    got = text(page.network(network(b300_peak=800e12, b300_link=1.2e12))[1])
-    # x4.00 the peak, x3.00 the link; ridge 800e12 / 1.2e12 = 667
-    assert got[3] == (
-        "From Hop to Bee, bf16 peak grew x4.00 but NVLink only x3.00: the network ridge rises "
-        "from 500 to 667 FLOP/B. Compute grows faster than communication, a trend that runs "
-        "through this course."
-    )
-    got = text(page.network(network(b300_peak=400e12, b300_link=1.2e12))[1])
-    assert got[3] == (
-        "From Hop to Bee, NVLink grew x3.00 but bf16 peak only x2.00: the network ridge falls "
-        "from 500 to 333 FLOP/B."
-    )
-    # both shrink, compute less (x0.50 against x0.25): the ridge rises, yet nothing grows
-    got = text(page.network(network(b300_peak=100e12, b300_link=1e11))[1])
-    assert got[3] == (
-        "From Hop to Bee, bf16 peak shrank x2.00 and NVLink shrank x4.00: the network ridge "
-        "rises from 500 to 1,000 FLOP/B."
-    )
-    slow = network()
-    slow_links = (*slow.links[:2], link("Hop", 1e10, 200e12), slow.links[3])
-    got = text(page.network(page.Network(512, slow_links, slow.steps))[1])
-    # 1e10 / 1e11 = x10.00 less; K > 2 x 200e12 / 1e10 = 40,000: no 'only'
-    assert got[1] == (
-        "Hop link carries x10.00 less bandwidth than one Tee ICI link, and the Hop needs "
-        "K > 40,000.0."
-    )
-    estimate = replace(link("Bee", 2e11, 300e12), estimate=True)
-    r = page.Network(512, (*slow.links[:3], estimate), slow.steps)
-    assert "From Hop to Bee, bf16 peak (an estimate) grew x1.50" in text(page.network(r)[1])[3]
+
+
+PARTS = {
+    "basics": lambda r: page.basics(r)[1],
+    "roofline": page.roofline_observations,
+    "ridges": lambda r: page.ridges(r)[1],
+    "exercises": lambda r: page.exercises(r)[1],
+    "tiling": lambda r: page.tiling(r)[1],
+    "network": lambda r: page.network(r)[1],
+}
+CHECKS = {"==": str.__eq__, "in": str.__contains__, "starts": str.startswith, "ends": str.endswith}
+LONGER = tuple(replace(a, long_intensity=a.intensity * 1.01) for a in exercises().attention)
+
+
+@pytest.mark.parametrize(
+    ("part", "record", "index", "check", "want"),
+    [
+        # 200 < 300: none reaches; B = 256 gets 200 / 300 = 66.67%
+        ("basics", basics(ridge=300.0), 2, "==",
+         "No batch in the list reaches the ridge of 300 FLOP/B: even B = 256 gets 66.67% of peak."),
+        # ridge 0.9: 0.999 >= 0.9 at B = 1 already; the dot product (0.5) is still memory-bound
+        ("basics", basics(ridge=0.9), 2, "==",
+         "Every batch in the list reaches the ridge of 1 FLOP/B."),
+        ("basics", basics(ridge=0.9), 0, "ends",
+         "of peak; only moving fewer bytes makes them faster."),
+        # ridge 0.4: the dot product (0.5) reaches it, the vector add (0.167) does not
+        ("basics", basics(ridge=0.4), 0, "ends",
+         "reach 41.67% and 100.00% of peak; the vector add is memory-bound, the other already "
+         "compute-bound."),
+        ("basics", basics(ridge=0.1), 0, "ends",  # both past the ridge
+         "of peak; at this ridge both are compute-bound, so only more compute makes them faster."),
+        # exactly at the ridge counts as reaching it: 60.0 >= 60
+        ("basics", basics(ridge=60), 2, "in", "is B = 64 (60.0 FLOP/B); at B = 16"),
+        ("roofline", basics(ridge=300.0), 2, "==",
+         "The matmuls climb the slope as B grows. On the flat roof a larger batch adds latency "
+         "per step but no throughput."),
+        ("roofline", basics(ridge=0.4), 1, "==",
+         "Points a and b sit at the bottom left (41.67% and 100.00% of peak): the vector add is "
+         "memory-bound, the other already compute-bound."),
+        # H200 at 0.5 TB/s: x2.00 less bandwidth, ridge 100 -> 200, batch 120 -> 240
+        ("ridges", ridges(h200_bw=0.5e12, h200_batch=240), 1, "==",
+         "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with x2.00 less bandwidth than the "
+         "Hop (500.00 GB/s against 1.00 TB/s), so its ridge rises from 100 to 200 FLOP/B and its "
+         "critical batch rises from 120 to 240. A higher ridge makes full speed harder to reach."),
+        ("ridges", ridges(h200_bw=1e12, h200_batch=120), 1, "ends",
+         "with the same bandwidth as the Hop (1.00 TB/s against 1.00 TB/s), so its ridge stays at "
+         "100 FLOP/B and its critical batch stays at 120."),
+        # nvfp4 at 0.5e15: x0.50 the compute for x2.00 fewer bytes, no 'only'; 200 -> 100
+        ("ridges", ridges(nvfp4=0.5e15, nv=(100, 60)), 3, "==",
+         "nvfp4 on Bee: x0.50 the fp8 compute for x2.00 fewer bytes. The ridge falls from 200 "
+         "to 100 FLOP/B and the critical batch falls from 100 to 60: the chip stays busy with "
+         "smaller batches."),
+        # x2.00 against x2.00: the same factor, no 'only'; the batch stays at 100
+        ("ridges", ridges(nvfp4=2e15, nv=(100, 100)), 3, "==",
+         "nvfp4 on Bee: x2.00 the fp8 compute for x2.00 fewer bytes. The ridge rises from 200 "
+         "to 400 FLOP/B and the critical batch stays at 100."),
+        ("ridges", ridges(nv=(None, 300)), 3, "in", "the critical batch goes from never to 300."),
+        ("ridges", ridges(nv=(100, None)), 3, "in", "the critical batch goes from 100 to never."),
+        # 400 / 100 = x4.00 peak, bytes x2: batch 120 -> 300 is x2.50, outside x1.25
+        ("ridges", ridges(fp8=400e12, fp8_batch=300), 2, "==",
+         "fp8 raises the peak x4.00 and cuts the bytes of X and W x2.00, so the critical batch "
+         "rises from 120 to 300 (x2.50): the peak and the bytes do not move together here, so "
+         "fp8 changes which side limits."),
+        ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "starts",
+         "fp8 lowers the peak x2.00 and cuts the bytes of X and W x2.00, so "),
+        ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "in", "falls from 120 to 60 (x0.50)"),
+        ("ridges", ridges(fp8=100.2e12, fp8_batch=None), 2, "==",
+         "fp8 keeps the peak and cuts the bytes of X and W x2.00, so the critical batch goes from "
+         "120 to never (bf16 to fp8)."),
+        # the x1.25 and x0.8 edges still 'barely move': 150 / 120 = 1.25, 96 / 120 = 0.8
+        ("ridges", ridges(fp8_batch=150), 2, "in", "barely moves: 150 against 120"),
+        ("ridges", ridges(fp8_batch=96), 2, "in", "barely moves: 96 against 120"),
+        ("ridges", ridges(fp8_batch=151), 2, "in", "rises from 120 to 151 (x1.26)"),
+        ("ridges", ridges(fp8_batch=95), 2, "in", "falls from 120 to 95 (x0.79)"),
+        # regression 'in bf16 on H100 SXM it is 30, not 30': a ridge of 29.6 prints '30'
+        ("ridges", ridges(hop=(29.6e12, 30)), 4, "in",
+         "on Hop it is 30, just above the ridge of 29.60, because"),
+        ("ridges", ridges(hop=(PEAK, None)), 4, "in",
+         "on Hop it never reaches its ridge of 100, because"),
+        ("ridges", ridges(hop=(PEAK, None)), 1, "in", "goes from never to 60"),
+        # int8 at 600 against bf16's 256: x2.34, outside x1.25
+        ("exercises", exercises(int8=600), 0, "in",
+         "so the critical batch rises from 256 to 600 (bf16 to int8)."),
+        ("exercises", exercises(int8=None), 0, "in",
+         "so the critical batch goes from 256 to never (bf16 to int8)."),
+        # MQA's 32.0 against a ridge of 32.0 (printed alike): not below
+        ("exercises", exercises(ridge=32.01), 3, "==",
+         "MQA's 32.0 FLOP/B is at or past the Hop ridge of 32.0: fewer KV heads cut the bytes, "
+         "which is what GQA and MQA are for."),
+        ("exercises", replace(exercises(), attention=LONGER), 2, "in",
+         "tokens it is now (1.0, 4.0, 32.3), and"),
+        ("tiling", tiling(registers=320000), 1, "ends",  # 160,000 / 320,000
+         "takes 156.2 KiB: x2.00 less than its 312 KiB register file. One SM's registers can "
+         "hold it."),
+        ("tiling", tiling(registers=320000), 2, "starts", "Real GPUs go further. A large L2 cache"),
+        ("tiling", tiling(registers=160000), 1, "in",  # exactly the same
+         "takes 156.2 KiB: the same as its 156 KiB register file. One SM's"),
+        # x4.00 the peak, x3.00 the link; ridge 800e12 / 1.2e12 = 667
+        ("network", network(b300_peak=800e12, b300_link=1.2e12), 3, "==",
+         "From Hop to Bee, bf16 peak grew x4.00 but NVLink only x3.00: the network ridge rises "
+         "from 500 to 667 FLOP/B. Compute grows faster than communication, a trend that runs "
+         "through this course."),
+        ("network", network(b300_peak=400e12, b300_link=1.2e12), 3, "==",
+         "From Hop to Bee, NVLink grew x3.00 but bf16 peak only x2.00: the network ridge falls "
+         "from 500 to 333 FLOP/B."),
+        # both shrink, compute less (x0.50 against x0.25): the ridge rises, yet nothing grows
+        ("network", network(b300_peak=100e12, b300_link=1e11), 3, "==",
+         "From Hop to Bee, bf16 peak shrank x2.00 and NVLink shrank x4.00: the network ridge "
+         "rises from 500 to 1,000 FLOP/B."),
+        # 1e10 / 1e11 = x10.00 less; K > 2 x 200e12 / 1e10 = 40,000: no 'only'
+        ("network", network(hop_link=1e10), 1, "==",
+         "Hop link carries x10.00 less bandwidth than one Tee ICI link, and the Hop needs "
+         "K > 40,000.0."),
+        # x1.50 against x1.46 (equal at one decimal): compute still grew faster
+        ("network", network(b300_link=5.84e11), 3, "==",
+         "From Hop to Bee, bf16 peak grew x1.50 but NVLink only x1.46: the network ridge rises "
+         "from 500 to 514 FLOP/B. Compute grows faster than communication, a trend that runs "
+         "through this course."),
+        ("network", network(estimate=True), 3, "in",
+         "From Hop to Bee, bf16 peak (an estimate) grew x1.50"),
+    ],
+)  # fmt: skip
+def test_each_branch_of_a_sentence_by_hand(
+    part: str, record: object, index: int, check: str, want: str
+) -> None:
+    got = text(PARTS[part](record))[index]
+    assert CHECKS[check](got, want), got
 
 
 def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
@@ -516,7 +490,6 @@ def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
     assert len(table) == 2 and len(said) == 1 and "no network ridge" in said[0]
 
 
-# --- The lecture, in this process, with the shipped table and with edits -----
 def lecture(table: dict | None = None, *argv: str) -> str:
     with patched_hardware(table or SHIPPED):
         return prose(run_lecture("02", *argv))
@@ -529,63 +502,65 @@ def edited(**changes: dict[str, float]) -> dict:
     return {k: scale_chip(c, changes.get(k.replace("-", "_"), {})) for k, c in SHIPPED.items()}
 
 
+LECTURE = [
+    # vector add: 1 FLOP per 6 bytes -> 0.1667 * 3.35e12 / 989e12 = 0.06%
+    "On the H100 SXM they reach 0.06% and 0.17% of peak; only moving fewer",
+    # I(B) = B K N / (B K + K N + B N): I(256) = 240.9 < 295.2 <= I(1024) = 819.2
+    "The first batch in the list to reach the ridge of 295 FLOP/B is B = 1024 (819.2 FLOP/B); "
+    "at B = 256 the matmul still gets only 81.61% of peak.",
+    "no batch can pass KN/(K+N) = 4096",  # 8192 * 8192 / 16384
+    # v5e int8 394e12 / 8.2e11 = 480.5 and bf16 240.2: 256 both; int8 weights: 128
+    "the critical batch barely moves: 256 against 256 (bf16 to int8)",
+    "the critical batch falls from 256 to 128 (estimate 120)",
+    "MQA's 32.0 FLOP/B is below the H100 SXM ridge of 295.2",  # 989 / 3.35
+    "reach the flat roof from B = 1024",
+    # tile side 2 * 295.2 = 590.4; 590.4^2 * 4 B = 1.39 MB = x5.32 the 256 KiB registers
+    "x5.32 more than its 256 KiB register file. No single SM gets there by itself.",
+    # K > 2 * peak / link: 2 * 989e12 / 450e9 = 4,395.6 < v5e's 2 * 197e12 / 4.5e10 = 8,755.6
+    "NVLink 4 carries x10.00 more bandwidth than one TPU v5e ICI link",
+    "and the H100 SXM needs only K > 4,395.6.",
+    "TPU v6e has x4.67 the TPU v5e's compute and x2.00 its link bandwidth, so one link "
+    "needs K > 20,444.4",
+    # H200 4.8 TB/s over H100 3.35 TB/s = x1.43; ridges 989/3.35 = 295, 989/4.8 = 206
+    "with x1.43 more bandwidth than the H100 SXM (4.80 TB/s against 3.35 TB/s)",
+    "so its ridge falls from 295 to 206 FLOP/B",
+    "A lower ridge makes full speed easier to reach.",
+    "nvfp4 on B300: x3.00 the fp8 compute for only x1.78 fewer bytes.",
+    # B300 2.5 PFLOP/s / H100 989 TFLOP/s = x2.53; NVLink 900 / 450 GB/s = x2.00
+    "From H100 SXM to B300, bf16 peak (an estimate) grew x2.53 but NVLink only x2.00: the "
+    "network ridge rises from 2,198 to 2,778 FLOP/B. Compute grows faster than",
+    "in bf16 on H100 SXM it is 319, not 295, because",
+]
+
+
 def test_lecture_numbers_by_hand() -> None:
     """Lecture 02's sentences, each number worked out here from K = N = 8192 and the table."""
     out = lecture()
-    # vector add: 1 FLOP per 6 bytes -> 0.1667 * 3.35e12 / 989e12 = 0.06%
-    assert "On the H100 SXM they reach 0.06% and 0.17% of peak; only moving fewer" in out
-    # I(B) = B K N / (B K + K N + B N): I(256) = 240.9 < 295.2 <= I(1024) = 819.2
-    assert (
-        "The first batch in the list to reach the ridge of 295 FLOP/B is B = 1024 (819.2 FLOP/B); "
-        "at B = 256 the matmul still gets only 81.61% of peak." in out
-    )
-    assert "no batch can pass KN/(K+N) = 4096" in out  # 8192 * 8192 / 16384
-    # v5e int8 394e12 / 8.2e11 = 480.5 and bf16 240.2: 256 both; int8 weights: 128
-    assert "the critical batch barely moves: 256 against 256 (bf16 to int8)" in out
-    assert "the critical batch falls from 256 to 128 (estimate 120)" in out
-    assert "MQA's 32.0 FLOP/B is below the H100 SXM ridge of 295.2" in out  # 989 / 3.35
-    assert "reach the flat roof from B = 1024" in out
-    # tile side 2 * 295.2 = 590.4; 590.4^2 * 4 B = 1.39 MB = x5.32 the 256 KiB registers
-    assert "x5.32 more than its 256 KiB register file. No single SM gets there by itself." in out
-    # K > 2 * peak / link: 2 * 989e12 / 450e9 = 4,395.6 < v5e's 2 * 197e12 / 4.5e10 = 8,755.6
-    assert "NVLink 4 carries x10.00 more bandwidth than one TPU v5e ICI link" in out
-    assert "and the H100 SXM needs only K > 4,395.6." in out
-    assert (
-        "TPU v6e has x4.67 the TPU v5e's compute and x2.00 its link bandwidth, so one link "
-        "needs K > 20,444.4" in out
-    )
-    # H200 4.8 TB/s over H100 3.35 TB/s = x1.43; ridges 989/3.35 = 295, 989/4.8 = 206
-    assert "with x1.43 more bandwidth than the H100 SXM (4.80 TB/s against 3.35 TB/s)" in out
-    assert "so its ridge falls from 295 to 206 FLOP/B" in out
-    assert "A lower ridge makes full speed easier to reach." in out
-    assert "nvfp4 on B300: x3.00 the fp8 compute for only x1.78 fewer bytes." in out
-    # B300 2.5 PFLOP/s / H100 989 TFLOP/s = x2.53; NVLink 900 / 450 GB/s = x2.00
-    assert (
-        "From H100 SXM to B300, bf16 peak (an estimate) grew x2.53 but NVLink only x2.00: the "
-        "network ridge rises from 2,198 to 2,778 FLOP/B. Compute grows faster than" in out
-    )
-    assert "in bf16 on H100 SXM it is 319, not 295, because" in out
+    assert [want for want in LECTURE if want not in out] == []
 
 
-def test_lecture_under_edits_by_hand() -> None:
-    out = lecture(edited(h200={"mem_bw": 0.5}))
-    # 2.4 / 3.35 = x1.40 less; ridge 989 / 2.4 = 412
-    assert "with x1.40 less bandwidth than the H100 SXM" in out
-    assert "so its ridge rises from 295 to 412 FLOP/B" in out
-    assert "A higher ridge makes full speed harder to reach." in out
-    out = lecture(edited(b300={"peak nvfp4": 1 / 6}))  # 15 / 6 = 2.5 PFLOP/s
-    # 2.5 / 5 = x0.50 the compute for x1.78 fewer bytes: no 'only'; ridge 625 -> 312
-    assert (
-        "nvfp4 on B300: x0.50 the fp8 compute for x1.78 fewer bytes. The ridge falls from " in out
-    )
-    assert "625 to 312 FLOP/B" in out and "the chip stays busy with smaller batches" in out
-    out = lecture(edited(tpu_v5e={"peak int8": 4}))  # int8 x4: ridge 1576e12 / 8.2e11 = 1922
-    assert "the critical batch rises from 256 to" in out
-    out = lecture(edited(h100={"link": 0.1}))  # as slow as one v5e link
-    assert "and the H100 SXM needs K > 43,955.6." in out  # 2 * 989e12 / 45e9; no 'only'
+@pytest.mark.parametrize(
+    ("edit", "wanted"),
+    [
+        # 2.4 / 3.35 = x1.40 less; ridge 989 / 2.4 = 412
+        ({"h200": {"mem_bw": 0.5}}, ["with x1.40 less bandwidth than the H100 SXM",
+                                     "so its ridge rises from 295 to 412 FLOP/B",
+                                     "A higher ridge makes full speed harder to reach."]),
+        # 15 / 6 = 2.5 PFLOP/s: x0.50 the compute for x1.78 fewer bytes, no 'only'; 625 -> 312
+        ({"b300": {"peak nvfp4": 1 / 6}}, [
+            "nvfp4 on B300: x0.50 the fp8 compute for x1.78 fewer bytes. The ridge falls from ",
+            "625 to 312 FLOP/B", "the chip stays busy with smaller batches"]),
+        # int8 x4: ridge 1576e12 / 8.2e11 = 1922
+        ({"tpu_v5e": {"peak int8": 4}}, ["the critical batch rises from 256 to"]),
+        # as slow as one v5e link: 2 * 989e12 / 45e9; no 'only'
+        ({"h100": {"link": 0.1}}, ["and the H100 SXM needs K > 43,955.6."]),
+    ],
+)  # fmt: skip
+def test_lecture_under_edits_by_hand(edit: dict, wanted: list[str]) -> None:
+    out = lecture(edited(**edit))
+    assert [want for want in wanted if want not in out] == []
 
 
-# --- Properties: drawn hardware tables, both modes of the lecture ------------
 def intensity_of_matmul(B: int, K: int = 8192, N: int = 8192) -> float:
     return 2 * B * K * N / (2 * (B * K + K * N + B * N))
 

@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from present.fake_chips import chip, observed, rows
@@ -73,7 +74,7 @@ def test_chunking_by_hand() -> None:
     group = page.chunking_section(setup(), STEPS[:2], chunked)
     assert "filling the budget" not in observed(group)[0]  # the one chunk is the full one
     drafts = [page.Draft(1, 1.0, (1.6, 1.8, 1.9), (1.55, 1.75, 1.84))]
-    spec = page.speculation_section(setup(), drafts, 1 / 32)
+    spec = page.speculation_section(setup(), drafts)
     assert "batch 64" in spec.items[0].title and "c = 1/32" in spec.items[0].title  # 32 layers
 
 
@@ -115,6 +116,8 @@ def test_fleet_by_hand() -> None:
     group = page.fleet_section(check)
     # 5,444.7 node-hours needed against 200 x 24 = 4,800 had: +13.43%
     assert rows(group)[1][:4] == ["node-hours", "5,445", "4,800", "+13.43%"]
+    labels = ["node-hours", "daily cost", "revenue at R1 prices", "cache-hit share", "cost margin"]
+    assert [r[0] for r in rows(group)[1:]] == labels
     said = observed(group)
     assert said[0].startswith(
         "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 4,800"
@@ -148,23 +151,89 @@ def cost(name: str, experts: int, curve: tuple[tuple[int, float], ...]) -> page.
     return page.Cost(m, 1, curve[-1][0], 2304, 0.01, curve)
 
 
+DENSE = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
+MOE = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
+
+
 def test_cost_crossing_by_hand() -> None:
-    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
-    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
-    assert page.crossing(dense, moe) == 4  # dense dearer at 1, cheaper from 4 on
-    said = observed(page.cost_section(setup(batch=64), [dense, moe]))
-    assert "E is cheaper. A step for one token reads all" in said[0]
-    # both fit up to batch 16: 0.2 against 0.5
-    assert said[1].startswith(
-        "At batch 16, the largest both hold up to 64, the prices are $0.200 and $0.500: the "
-        "order flips and D is cheaper. A mixture's batch"
-    )
-    assert page.crossing(dense, cost("E", 8, ((1, 3.0), (16, 0.5)))) is None
-    cap = page.cost_png("t.png", setup(), [dense, moe]).caption
+    assert page.crossing(DENSE, MOE) == 4  # dense dearer at 1, cheaper from 4 on
+    assert page.crossing(DENSE, cost("E", 8, ((1, 3.0), (16, 0.5)))) is None
+    cap = page.cost_png("t.png", setup(), [DENSE, MOE]).caption
     assert "Look at batch 4, where the cheaper model changes" in cap
     a = cost("A", 0, ((1, 1.0), (4, 1.0)))
     b = cost("B", 0, ((1, 2.0), (4, 1.0)))
     assert page.crossing(a, b) == 4  # A cheaper at 1; at 4 the same price: no longer cheaper
+    # E dearer at every batch: no crossing, so the caption names none
+    dearer = cost("E", 8, ((1, 3.0), (16, 0.5)))
+    assert "Look at batch" not in page.cost_png("t.png", setup(), [DENSE, dearer]).caption
+    cap = page.cost_png("t.png", setup(), [cost("D", 0, ((1, 2.0), (64, 0.1)))]).caption
+    assert "at $2 per GPU-hour" in cap and "for D (dense, 1 GPU)" in cap
+
+
+CHECKS = {"in": str.__contains__, "not in": lambda got, want: want not in got,
+          "==": str.__eq__, "starts": str.startswith, "ends": str.endswith}  # fmt: skip
+D2, E2 = cost("D", 0, ((1, 2.0), (2, 0.5), (4, 0.4))), cost("E", 8, ((1, 1.0), (2, 1.5), (4, 0.9)))
+D4, E4 = cost("D", 0, ((1, 1.0), (4, 0.4))), cost("E", 8, ((1, 2.0), (4, 0.9)))
+# --price 1e-9 printed 'Llama-3-8B costs $0.000 per million output tokens and Qwen3-30B-A3B
+# $0.000: Qwen3-30B-A3B is cheaper'; 2.4901 and 2.4949 both print $2.49: no cheaper model
+TINY = [cost("D", 0, ((1, 1.27e-9), (16, 5.14e-11))), cost("E", 8, ((1, 5.24e-10), (16, 1.15e-10)))]
+TIE1 = [cost("D", 0, ((1, 2.4949), (2, 1.0), (16, 0.1))), cost("E", 8, ((1, 2.4901), (16, 0.5)))]
+TIE16 = [cost("D", 0, ((1, 2.0), (16, 0.1))), cost("E", 8, ((1, 3.0), (16, 0.1004)))]
+
+
+@pytest.mark.parametrize(
+    ("batch", "costs", "index", "check", "want"),
+    [
+        (64, [DENSE, MOE], 0, "in", "E is cheaper. A step for one token reads all"),
+        # both fit up to batch 16: 0.2 against 0.5
+        (64, [DENSE, MOE], 1, "==",
+         "At batch 16, the largest both hold up to 64, the prices are $0.200 and $0.500: the "
+         "order flips and D is cheaper. A mixture's batch touches more of its experts the larger "
+         "it grows, while a dense model reads the same weights at any batch."),
+        # both hold batch 16, but the flags ask for 8: the prices at 8 are those from 4 on
+        (8, [DENSE, MOE], 1, "starts",
+         "At batch 8, the largest both hold up to 8, the prices are $0.600"),
+        # batch 1: E at $1.00 under D's $2.00; batch 2: D at $0.500 under E's $1.500
+        (2, [D2, E2], 0, "in", "and E $1.00: E is cheaper"),
+        (2, [D2, E2], 1, "in", "the order flips and D is cheaper"),
+        # a wall at batch 1 still has a price there
+        (2, [D2, cost("E", 8, ((1, 1.0),))], 0, "in", "E is cheaper"),
+        # batch 1 is the only batch: no sentence on a larger one
+        (1, [DENSE, MOE], None, "not in", "the largest both hold"),
+        # a prompt token at $0.01/M against $0.1/M out: x10.00 less, and the reason
+        (64, [DENSE, MOE], 2, "in", "x10.00 less: prefill fills the matmuls in one pass"),
+        # x5.00 more: no reason given
+        (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "in", "x5.00 more"),
+        (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "not in", "prefill fills"),
+        (4, [D4, E4], 1, "in", "D is still cheaper"),  # cheaper at batch 1 and at batch 4
+        # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
+        (64, [D4, E4], None, "not in", "A prompt token"),
+        (16, TINY, 0, "starts",
+         "At batch 1, D costs $1.27e-09 per million output tokens and E $5.24e-10: E is cheaper."),
+        (16, TIE1, 0, "==",
+         "At batch 1, D costs $2.49 per million output tokens and E $2.49: the same at the "
+         "digits shown."),
+        # at batch 16, $0.100 against $0.500: D is cheaper, with no order at batch 1 to flip
+        (16, TIE1, 1, "ends", "the prices are $0.100 and $0.500: D is cheaper."),
+        (16, TIE16, 1, "ends", "the prices are $0.100 and $0.100: the same at the digits shown."),
+    ],
+)  # fmt: skip
+def test_cost_sentences_by_hand(batch: int, costs: list, index: int | None, check: str,
+                                want: str) -> None:  # fmt: skip
+    said = observed(page.cost_section(setup(batch=batch), costs))
+    got = " ".join(said) if index is None else said[index]
+    assert CHECKS[check](got, want), got
+
+
+def test_cost_table_by_hand() -> None:
+    group = page.cost_section(setup(batch=2), [D2, E2])
+    # at batch 1, 2 and the wall (4): $2.00, $0.500, $0.400
+    assert rows(group)[1][4:] == ["$2.00", "$0.500", "$0.400"]
+    assert rows(page.cost_section(setup(batch=4), [D4, E4]))[1][3] == "$0.010"  # $0.01 per M
+    unheld = dataclasses.replace(D4, gpus=0)
+    assert rows(page.cost_section(setup(batch=4), [unheld, E4]))[1][1] == "none"
+    assert page._usd(1.27e-9) == "$1.27e-09" and page._usd(0.0005) == "$0.001"
+    assert page._usd(0.009) == "$0.009" and page._usd(0.0) == "$0.000"
 
 
 WHERE = re.compile(r"a = ([\d.]+)%, (inside|below|above) the published range")
@@ -190,7 +259,6 @@ def test_claims_hold_on_any_table(table, model, prompt, output, batch, extra, pr
             out = run_lecture("14", *argv)
         except AssertionError as stop:  # a batch the GPUs cannot hold is a usage error
             assert "argument --batch" in str(stop), stop
-            return
             return
     check_claims(out)
     text = " ".join(out.split())
@@ -241,7 +309,7 @@ def test_speculation_by_hand() -> None:
         page.Draft(3, 1.004, (2.176, 2.952, 3.439), (2.0, 2.6, 3.0)),
         page.Draft(5, 1.5, (2.5, 3.7, 4.7), (1.5, 1.9, 2.2)),
     ]
-    group = page.speculation_section(setup(), drafts, 1 / 32)
+    group = page.speculation_section(setup(), drafts)
     assert rows(group)[2][:5] == ["3", "1.004", "2.18", "2.95", "3.44"]
     peak, verify = observed(group)
     # at a = 0.8 the best is K = 3 (x2.60), and K = 5 is lower (x1.90): a peak, then a fall
@@ -249,60 +317,9 @@ def test_speculation_by_hand() -> None:
     # steps of K + 1 tokens: 2 to 6; v = 1.500 > 1.00 is past the weight reads
     assert "a step of 2 to 6 tokens a sequence adds FLOPs" in verify
     # up to K = 3 the best is the last one, and v = 1.004 prints as 1.00: still on the reads
-    peak, verify = observed(page.speculation_section(setup(), drafts[:2], 1 / 32))
+    peak, verify = observed(page.speculation_section(setup(), drafts[:2]))
     assert "still rises at K = 3 (x2.60)" in peak
     assert "a step of 2 to 4 tokens a sequence still rides on the weight reads" in verify
-
-
-def test_the_cost_comparison_stops_at_the_flags_batch_and_a_caption_without_a_crossing() -> None:
-    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
-    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
-    # both hold batch 16, but the flags ask for 8: the prices at 8 are those from 4 on
-    said = observed(page.cost_section(setup(batch=8), [dense, moe]))
-    assert said[1].startswith("At batch 8, the largest both hold up to 8, the prices are $0.600")
-    # E dearer at every batch: no crossing, so the caption names none
-    dearer = cost("E", 8, ((1, 3.0), (16, 0.5)))
-    assert "Look at batch" not in page.cost_png("t.png", setup(), [dense, dearer]).caption
-    dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
-    cap = page.cost_png("t.png", setup(), [dense]).caption
-    assert "at $2 per GPU-hour" in cap and "for D (dense, 1 GPU)" in cap
-
-
-def test_cost_table_and_batch_one_by_hand() -> None:
-    dense = cost("D", 0, ((1, 2.0), (2, 0.5), (4, 0.4)))
-    moe = cost("E", 8, ((1, 1.0), (2, 1.5), (4, 0.9)))
-    group = page.cost_section(setup(batch=2), [dense, moe])
-    # at batch 1, 2 and the wall (4): $2.00, $0.500, $0.400
-    assert rows(group)[1][4:] == ["$2.00", "$0.500", "$0.400"]
-    said = observed(group)
-    # batch 1: E at $1.00 under D's $2.00; batch 2: D at $0.500 under E's $1.500
-    assert "and E $1.00: E is cheaper" in said[0]
-    assert "the order flips and D is cheaper" in said[1]
-    alone = cost("E", 8, ((1, 1.0),))  # a wall at batch 1 still has a price there
-    assert "E is cheaper" in observed(page.cost_section(setup(batch=2), [dense, alone]))[0]
-    dense = cost("D", 0, ((1, 2.0), (4, 0.6), (16, 0.2), (64, 0.1)))
-    moe = cost("E", 8, ((1, 1.0), (4, 0.7), (16, 0.5)))
-    # batch 1 is the only batch: no sentence on a larger one
-    assert not any(
-        "the largest both hold" in i
-        for i in observed(page.cost_section(setup(batch=1), [dense, moe]))
-    )
-    # a prompt token at $0.01/M against $0.1/M out: x10.00 less, and the reason
-    said = observed(page.cost_section(setup(batch=64), [dense, moe]))[2]
-    assert "x10.00 less: prefill fills the matmuls in one pass" in said
-    dear = dataclasses.replace(dense, input_usd=0.5)  # x5.00 more: no reason given
-    said = observed(page.cost_section(setup(batch=64), [dear, moe]))[2]
-    assert "x5.00 more" in said and "prefill fills" not in said
-    dense = cost("D", 0, ((1, 1.0), (4, 0.4)))  # cheaper at batch 1 and at batch 4
-    moe = cost("E", 8, ((1, 2.0), (4, 0.9)))
-    group = page.cost_section(setup(batch=4), [dense, moe])
-    assert rows(group)[1][3] == "$0.010"  # the prompt's $0.01 per million
-    assert "D is still cheaper" in observed(group)[1]
-    unheld = dataclasses.replace(dense, gpus=0)
-    assert rows(page.cost_section(setup(batch=4), [unheld, moe]))[1][1] == "none"
-    # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
-    said = observed(page.cost_section(setup(batch=64), [dense, moe]))
-    assert not any("A prompt token" in i for i in said)
 
 
 def test_a_step_that_grows_by_less_than_a_percent_says_by_how_much() -> None:
@@ -317,29 +334,3 @@ def test_a_step_that_grows_by_less_than_a_percent_says_by_how_much() -> None:
     steps = [page.Step(0, 0.0010051, 1.0), page.Step(1, 0.0010149, 2.0)]
     said = observed(page.chunking_section(setup(), steps, chunked))
     assert "the step stays at 1.01 ms (no slower)." in said[0]
-
-
-def test_prices_too_small_for_cents_and_prices_that_print_the_same() -> None:
-    """--price 1e-9 printed 'Llama-3-8B costs $0.000 per million output tokens and
-    Qwen3-30B-A3B $0.000: Qwen3-30B-A3B is cheaper'."""
-    assert page._usd(1.27e-9) == "$1.27e-09" and page._usd(0.0005) == "$0.001"
-    assert page._usd(0.009) == "$0.009" and page._usd(0.0) == "$0.000"
-    dense = cost("D", 0, ((1, 1.27e-9), (16, 5.14e-11)))
-    moe = cost("E", 8, ((1, 5.24e-10), (16, 1.15e-10)))
-    said = observed(page.cost_section(setup(batch=16), [dense, moe]))
-    assert said[0].startswith(
-        "At batch 1, D costs $1.27e-09 per million output tokens and E $5.24e-10: E is cheaper."
-    )
-    # 2.4901 and 2.4949 both print $2.49: no cheaper model at those digits
-    dense = cost("D", 0, ((1, 2.4949), (16, 0.1)))
-    moe = cost("E", 8, ((1, 2.4901), (16, 0.5)))
-    said = observed(page.cost_section(setup(batch=16), [dense, moe]))
-    assert said[0] == (
-        "At batch 1, D costs $2.49 per million output tokens and E $2.49: the same at the "
-        "digits shown."
-    )
-    # at batch 16, $0.100 against $0.500: D is cheaper, with no order at batch 1 to flip
-    assert said[1].endswith("the prices are $0.100 and $0.500: D is cheaper.")
-    tie = cost("E", 8, ((1, 3.0), (16, 0.1004)))
-    said = observed(page.cost_section(setup(batch=16), [cost("D", 0, ((1, 2.0), (16, 0.1))), tie]))
-    assert said[1].endswith("the prices are $0.100 and $0.100: the same at the digits shown.")
