@@ -6,9 +6,10 @@ import contextlib
 import os
 import signal
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from common.shell.boot import STOP_SIGNALS
 from common.shell.paths import checked_text, denied, display_path
@@ -38,17 +39,17 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
     target = Path(path)
     writable_dir(target.parent)
     prefix = f".{target.name[:TEMP_PREFIX_CHARS]}."
-    _hold_signals(signal.SIG_BLOCK)  # a Ctrl-C inside mkstemp would leave a file nobody knows of
+    held = _hold_signals()  # a Ctrl-C inside mkstemp would leave a file nobody knows of
     try:
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        _hold_signals(signal.SIG_UNBLOCK)
+        _release_signals(held)
         raise _naming(exc, target) from None
     except BaseException:
-        _hold_signals(signal.SIG_UNBLOCK)
+        _release_signals(held)
         raise
     try:
-        _hold_signals(signal.SIG_UNBLOCK)  # one that came meanwhile is raised here, in the try
+        _release_signals(held)  # a signal that came meanwhile is raised here, inside the try
         os.umask(umask := os.umask(0))  # read the umask (by setting and restoring it)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
         owned, fd = fd, -1  # from here the file object owns (and closes) the descriptor
@@ -69,11 +70,29 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
         raise
 
 
-def _hold_signals(how: int) -> None:
-    """Block (SIG_BLOCK) or unblock (SIG_UNBLOCK) the stop signals; on unblocking, one that
-    arrived meanwhile is delivered, and Ctrl-C's handler raises KeyboardInterrupt there."""
-    if hasattr(signal, "pthread_sigmask"):  # POSIX; elsewhere nothing is held
-        signal.pthread_sigmask(how, {signal.SIGINT, *STOP_SIGNALS})
+def _hold_signals() -> object:
+    """Swap the stop signals' handlers for one that records them; returns what to restore."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    pending: list[tuple[int, Any]] = []
+    old: dict[int, Callable[[int, Any], Any]] = {}
+    for signum in (signal.SIGINT, *STOP_SIGNALS):  # those a lecture turns into a clean stop
+        previous = signal.getsignal(signum)
+        if callable(previous):  # SIG_DFL and SIG_IGN stay as they are
+            old[signum] = previous
+            signal.signal(signum, lambda num, frame: pending.append((num, frame)))
+    return old, pending
+
+
+def _release_signals(held: object) -> None:
+    """Put back the handlers _hold_signals replaced, then run them for what arrived meanwhile."""
+    if held is None:
+        return
+    old, pending = held  # type: ignore[misc]
+    for signum, handler in old.items():
+        signal.signal(signum, handler)
+    for signum, frame in pending:
+        old[signum](signum, frame)  # Ctrl-C's handler raises KeyboardInterrupt here
 
 
 def _naming(exc: OSError, target: Path) -> OSError:
