@@ -237,9 +237,8 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
         for n, (rest, tn, tt) in r.layer.items()
     ]
     head = ["N", "rest of layer", "attention naive", "attention tiled", "tiled attention's share"]
-    layer = Table(
-        head, rows, f"One {r.model} layer, batch {r.batch}, on the {gpu.name}: time bounds"
-    )
+    title = f"One {r.model} layer, batch {r.batch}, on the {gpu.name}: time bounds"
+    layer = Table(head, rows, title)
     largest = max(r.heads)
     h = r.heads[largest]
     tiled_side, naive_side = side(h.i_tiled, gpu.ridge), side(h.i_naive, gpu.ridge)
@@ -483,10 +482,10 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
             why += "saves do not lower its bound, while its many small matmuls run below the roof "
             why += "and every inner step pays a fixed cost."
         else:
-            why += ". By the roofline it should win, since the naive kernel is memory-bound here, "
             why += (
-                "but its small matmuls run below the roof and every inner step pays a fixed cost."
+                ". By the roofline it should win, since the naive kernel is memory-bound here, but "
             )
+            why += "its small matmuls run below the roof and every inner step pays a fixed cost."
     t_top = r.runs[top].seconds
     serial = naive["t_compute_s"] + naive["t_memory_s"]
     exps_s, steps_s = top**2 * r.exp_s, r.steps * r.step_s
@@ -528,10 +527,8 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
         score = f"Per score the naive kernel takes {per['naive'][0] * 1e9:.2f} ns at N = {a:,} "
         score += f"(S inside the last-level cache) and {per['naive'][1] * 1e9:.2f} ns at N = "
         score += f"{z:,} (S {r.runs[z].s_per_llc:.1f} times the cache), "
-        items.append(
-            score
-            + f"{fmt_ratio(growth['naive'])}; the tiled one {fmt_ratio(growth['tiled'])}. {seen}"
-        )
+        score += f"{fmt_ratio(growth['naive'])}; the tiled one {fmt_ratio(growth['tiled'])}. "
+        items.append(score + seen)
     memory = "Where the savings always show: memory. The naive kernel holds S, "
     memory += f"{fmt_kib(r.runs[top].memory['naive'])} at N = {top:,} and "
     memory += f"{fmt_kib(r.far_memory['naive'])} at {r.far:,} tokens; the tiled kernel needs "
