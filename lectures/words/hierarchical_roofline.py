@@ -106,12 +106,9 @@ def sweep(r: Sweep) -> Group:
     lo, hi, n = r.points[0]["working_set_bytes"], r.points[-1]["working_set_bytes"], len(rows)
     homes = [row[1] for row in rows]  # the levels the plateaus below are named after
     starts = [i for i, h in enumerate(homes) if i and h != homes[i - 1]]  # a level's first size
-    table = Table(
-        ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"],
-        rows,
-        note=f"sweep: {n} sizes from {fmt_kib(lo, 2)} to {fmt_kib(hi, 2)} in {r.seconds:.1f} s",
-        keep=[0, *starts] if starts else [],
-    )
+    head = ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"]
+    note = f"sweep: {n} sizes from {fmt_kib(lo, 2)} to {fmt_kib(hi, 2)} in {r.seconds:.1f} s"
+    table = Table(head, rows, note=note, keep=[0, *starts] if starts else [])
     note = [Text(f"note: {r.reach}; the DRAM plateau below is not DRAM alone")] if r.reach else []
     heading = Heading(f"Bandwidth of z = x + y against working set ({n} sizes)")
     return Group(line, heading, table, *note)

@@ -179,7 +179,7 @@ def traffic(r: Traffic) -> tuple[Table, str, Observations]:
     rows = [
         [name, fmt_kib(m), _blocks(b), fmt_bytes(d), f"{i:.1f}"] for name, m, b, d, i in r.landmarks
     ]
-    table = Table(["landmark", "M_sm", "Br x Bc", "D", "I"], rows, title="Landmarks on the curve")
+    table = Table(["landmark", "M_sm", "Br x Bc", "D", "I"], rows, "Landmarks on the curve")
     caption = say(
         "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
         "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
@@ -267,10 +267,11 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     return heads, layer, Observations(items)
 
 
-def agreement(
-    cases: Sequence[tuple[int, int, int, int, int, float]], tolerance: float
-) -> tuple[Table, Observations]:
-    """How closely the tiled kernel agrees with the naive one: (N, d_h, Br, Bc, steps, error)."""
+Case = tuple[int, int, int, int, int, float]  # N, d_h, Br, Bc, inner steps, relative error
+
+
+def agreement(cases: Sequence[Case], tolerance: float) -> tuple[Table, Observations]:
+    """How closely the tiled kernel agrees with the naive one, case by case."""
     head = ["N", "d_h", "Br x Bc", "blocks divide N", "inner steps", "relative error"]
     rows = [
         [f"{n:,}", d, f"{br} x {bc}", "no" if n % br or n % bc else "yes", f"{steps:,}", f"{e:.1e}"]
@@ -290,7 +291,7 @@ def agreement(
         "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
         "once per query block, at the end.",
     ]
-    return Table(head, rows, title=title, note=note), Observations(items)
+    return Table(head, rows, title, note), Observations(items)
 
 
 @dataclass(frozen=True)
@@ -313,19 +314,16 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
     """The caches and roofs tables, and what they imply for the two kernels."""
     rows = [[name, fmt_kib(size), source] for name, size, source in r.caches]
     caches = Table(["cache", "size", "source"], rows, title="Caches, as core 0 sees them")
-    roofs = Table(
-        ["roof", "value"],
-        [
-            ["memory bandwidth beta (1 thread)", fmt_bw(r.beta)],
-            ["matmul, all threads", fmt_rate(r.all_threads)],
-            ["matmul, 1 thread (calibration)", fmt_rate(r.saved_peak) if r.saved_peak else "-"],
-            ["matmul n = 1024, 1 thread (now)", fmt_rate(r.fresh_peak)],
-            ["ridge point P_1 / beta", f"{r.ridge:.1f} FLOP/byte"],
-            ["fixed cost of one inner step", fmt_time(r.step_s)],
-            ["one exponential (numpy, fp32)", fmt_time(r.exp_s)],
-        ],
-        title="Roofs of this machine",
-    )
+    rows = [
+        ["memory bandwidth beta (1 thread)", fmt_bw(r.beta)],
+        ["matmul, all threads", fmt_rate(r.all_threads)],
+        ["matmul, 1 thread (calibration)", fmt_rate(r.saved_peak) if r.saved_peak else "-"],
+        ["matmul n = 1024, 1 thread (now)", fmt_rate(r.fresh_peak)],
+        ["ridge point P_1 / beta", f"{r.ridge:.1f} FLOP/byte"],
+        ["fixed cost of one inner step", fmt_time(r.step_s)],
+        ["one exponential (numpy, fp32)", fmt_time(r.exp_s)],
+    ]
+    roofs = Table(["roof", "value"], rows, "Roofs of this machine")
     ridge = f"On one thread the ridge is {r.ridge:.1f} FLOP/byte. The naive kernel in fp32 does "
     ridge += f"{r.naive_intensity:.1f} FLOP per byte of its ten passes (about (4 d_h + 5) / 40 "
     ridge += "at any N): "
