@@ -92,11 +92,9 @@ class Sweep:  # section 4: the sweep, the fixed cost again, the cache note
 def sweep(r: Sweep) -> Group:
     """The second fixed-cost line, the table of the sweep and the note on its reach."""
     a, u = r.after, r.used
-    line = Text(
-        f"fixed cost measured again after the sweep: {fmt_time(a['call_seconds'])} "
-        f"(+{fmt_time(a['gil_seconds'])} above {GIL_RELEASE_ELEMENTS} elements); used: "
-        f"{fmt_time(u['call_seconds'])} (+{fmt_time(u['gil_seconds'])})"
-    )
+    line = f"fixed cost measured again after the sweep: {fmt_time(a['call_seconds'])} "
+    line += f"(+{fmt_time(a['gil_seconds'])} above {GIL_RELEASE_ELEMENTS} elements); used: "
+    line += f"{fmt_time(u['call_seconds'])} (+{fmt_time(u['gil_seconds'])})"
     rows = []
     for p, share in zip(r.points, r.shares, strict=True):
         size, corrected = p["working_set_bytes"], p["corrected_bytes_per_s"]
@@ -111,7 +109,7 @@ def sweep(r: Sweep) -> Group:
     table = Table(head, rows, note=note, keep=[0, *starts] if starts else [])
     note = [Text(f"note: {r.reach}; the DRAM plateau below is not DRAM alone")] if r.reach else []
     heading = Heading(f"Bandwidth of z = x + y against working set ({n} sizes)")
-    return Group(line, heading, table, *note)
+    return Group(Text(line), heading, table, *note)
 
 
 @dataclass(frozen=True)

@@ -122,12 +122,11 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
         text += "Another program was probably using the cores, so the compute roof is too low in "
         items.append(text + "this run; run the lecture again on a quiet machine.")
     if c.get("busy_reasons"):
-        items.append(
-            "This run was on a busy machine: " + "; ".join(c["busy_reasons"]) + ". The roofs "
-            "were timed between the operations, so neither is below what its own kernel (the "
-            "add, the square GEMM) reached in this run; but both are lower than a quiet machine "
-            "gives, and an operation that caught a quieter moment can still land above them."
-        )
+        text = f"This run was on a busy machine: {'; '.join(c['busy_reasons'])}. The roofs were "
+        text += "timed between the operations, so neither is below what its own kernel (the add, "
+        text += "the square GEMM) reached in this run; but both are lower than a quiet machine "
+        text += "gives, and an operation that caught a quieter moment can still land above them."
+        items.append(text)
     else:
         text = "The roofs were timed again between the operations below; each is the best call of "
         items.append(text + "the whole run, and the machine looked quiet throughout.")
