@@ -174,13 +174,9 @@ def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> 
         if r["flag"]
     ]
     head = ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"]
-    return section(
-        "The roofline's prediction next to the measurement",
-        Table(head, cells),
-        stamp,
-        *(Text(("\n" if i == 0 else "") + n) for i, n in enumerate(notes)),
-        page="",
-    )
+    notes = [Text(("\n" if i == 0 else "") + n) for i, n in enumerate(notes)]  # a blank line above
+    title = "The roofline's prediction next to the measurement"
+    return section(title, Table(head, cells), stamp, *notes, page="")
 
 
 def operation_observations(ops: Operations) -> Observations:
@@ -243,9 +239,9 @@ def same_flops(s: SameFlops, stamp: Text) -> Group:
     gemm, add = s.gemm, s.add
     cells = []
     for op, digits in ((gemm, ".1f"), (add, ".3f")):
-        f, i, t = op["flops"], f"{op['flops'] / op['bytes']:{digits}}", op["t_meas_s"]
-        cells.append([op["name"], fmt_flops(f), fmt_bytes(op["bytes"]), i, fmt_time(t)])
-        cells[-1].append(fmt_rate(f / t))
+        f, d, t = op["flops"], op["bytes"], op["t_meas_s"]
+        i = f"{f / d:{digits}}"
+        cells.append([op["name"], fmt_flops(f), fmt_bytes(d), i, fmt_time(t), fmt_rate(f / t)])
     flops, rate = add["flops"] / gemm["flops"], gemm["flops"] / gemm["t_meas_s"]
     times = f"time ratio = x{add['t_meas_s'] / gemm['t_meas_s']:.3g}"
     note = f"FLOP ratio add / GEMM = {flops:.3f}; {times}"
