@@ -1,8 +1,5 @@
-"""Lecture 09's words: the caches, the sweep, the plateaus, the threads, the roofs per level.
-
-Each section hands one record of what it measured; every comparison a sentence states is
-decided through ``common.present.claims`` from the two numbers it quotes, never assumed.
-"""
+"""Lecture 09's words: the caches, the sweep, the plateaus, the threads, the roofs per level,
+from one record per section; every comparison decided by ``common.present.claims``."""
 
 from __future__ import annotations
 
@@ -58,22 +55,16 @@ class ComputeRoof:  # section 2: the calibration, the matmuls timed here, the ro
 
 def compute_roof(r: ComputeRoof) -> Group:
     """The calibrated roof, the two matmuls, and the raise when one of them beat it."""
-    facts = Facts(
-        [("compute roof", f"{_flops(r.calibrated)} ({r.source})")]
-        + [
-            (
-                f"matmul n={m['side']}",
-                f"{_flops(m['flops_per_s'])} ({fmt_kib(m['bytes'], 2)} of matrices)",
-            )
-            for m in r.matmuls
-        ]
-    )
+    facts = [("compute roof", f"{_flops(r.calibrated)} ({r.source})")]
+    for m in r.matmuls:
+        matrices = f"({fmt_kib(m['bytes'], 2)} of matrices)"
+        facts.append((f"matmul n={m['side']}", f"{_flops(m['flops_per_s'])} {matrices}"))
     if direction(r.calibrated, r.peak, _flops) <= 0:
-        return Group(facts)
+        return Group(Facts(facts))
     side = max(r.matmuls, key=lambda m: m["flops_per_s"])["side"]
     raised = f"compute roof raised from {_flops(r.calibrated)} to {_flops(r.peak)}: the n={side} "
     raised += "matmul ran faster than the calibration, which other work probably slowed"
-    return Group(facts, Text(raised))
+    return Group(Facts(facts), Text(raised))
 
 
 def call_cost_table(costs: Mapping[str, float]) -> Group:
@@ -101,34 +92,24 @@ class Sweep:  # section 4: the sweep, the fixed cost again, the cache note
 def sweep(r: Sweep) -> Group:
     """The second fixed-cost line, the table of the sweep and the note on its reach."""
     a, u = r.after, r.used
-    line = Text(
-        f"fixed cost measured again after the sweep: {fmt_time(a['call_seconds'])} "
-        f"(+{fmt_time(a['gil_seconds'])} above {GIL_RELEASE_ELEMENTS} elements); used: "
-        f"{fmt_time(u['call_seconds'])} (+{fmt_time(u['gil_seconds'])})"
-    )
-    rows = [
-        [
-            fmt_kib(p["working_set_bytes"], 1),
-            fits_in(p["working_set_bytes"], r.levels),
-            fmt_time(p["seconds"]),
-            f"{share:.0%}",
-            fmt_bw(p["bytes_per_s"]),
-            "-" if p["corrected_bytes_per_s"] is None else fmt_bw(p["corrected_bytes_per_s"]),
-        ]
-        for p, share in zip(r.points, r.shares, strict=True)
-    ]
+    line = f"fixed cost measured again after the sweep: {fmt_time(a['call_seconds'])} "
+    line += f"(+{fmt_time(a['gil_seconds'])} above {GIL_RELEASE_ELEMENTS} elements); used: "
+    line += f"{fmt_time(u['call_seconds'])} (+{fmt_time(u['gil_seconds'])})"
+    rows = []
+    for p, share in zip(r.points, r.shares, strict=True):
+        size, corrected = p["working_set_bytes"], p["corrected_bytes_per_s"]
+        cells = [fmt_time(p["seconds"]), f"{share:.0%}", fmt_bw(p["bytes_per_s"])]
+        cells += ["-" if corrected is None else fmt_bw(corrected)]
+        rows.append([fmt_kib(size, 1), fits_in(size, r.levels), *cells])
     lo, hi, n = r.points[0]["working_set_bytes"], r.points[-1]["working_set_bytes"], len(rows)
     homes = [row[1] for row in rows]  # the levels the plateaus below are named after
     starts = [i for i, h in enumerate(homes) if i and h != homes[i - 1]]  # a level's first size
-    table = Table(
-        ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"],
-        rows,
-        note=f"sweep: {n} sizes from {fmt_kib(lo, 2)} to {fmt_kib(hi, 2)} in {r.seconds:.1f} s",
-        keep=[0, *starts] if starts else [],
-    )
+    head = ["working set", "fits in", "time/call", "call cost", "measured", "cost removed"]
+    note = f"sweep: {n} sizes from {fmt_kib(lo, 2)} to {fmt_kib(hi, 2)} in {r.seconds:.1f} s"
+    table = Table(head, rows, note=note, keep=[0, *starts] if starts else [])
     note = [Text(f"note: {r.reach}; the DRAM plateau below is not DRAM alone")] if r.reach else []
     heading = Heading(f"Bandwidth of z = x + y against working set ({n} sizes)")
-    return Group(line, heading, table, *note)
+    return Group(Text(line), heading, table, *note)
 
 
 @dataclass(frozen=True)
@@ -154,22 +135,17 @@ def plateau_tables(r: Plateaus) -> Group:
     """Per level: cache size, sizes used, the plateau, as measured, x DRAM; then the detector's."""
     size_of, lo, hi = dict(r.levels), r.sizes[0], r.sizes[-1]
     dram = next((p.bytes_per_s for p in r.found if p.name == "DRAM"), None)
-    rows = [
-        [p.name, fmt_kib(size_of[p.name], 0) if p.name in size_of else "-"]
-        + (
-            [
-                f"{fmt_kib(max(p.lo_bytes, lo), 0)} - {fmt_kib(min(p.hi_bytes, hi), 0)}",
-                p.points,
-                "-" if p.margin is None else f"{p.margin:.3g}",
-                fmt_bw(p.bytes_per_s),
-                fmt_bw(r.measured[p.name]),
-                fmt_ratio(p.bytes_per_s / dram, 1) if dram else "-",
-            ]
-            if p.bytes_per_s is not None
-            else ["-", p.points, "-", "no point inside", "-", "-"]
-        )
-        for p in r.plateaus
-    ]
+    rows = []
+    for p in r.plateaus:
+        size = fmt_kib(size_of[p.name], 0) if p.name in size_of else "-"
+        if p.bytes_per_s is None:
+            rows.append([p.name, size, "-", p.points, "-", "no point inside", "-", "-"])
+            continue
+        used = f"{fmt_kib(max(p.lo_bytes, lo), 0)} - {fmt_kib(min(p.hi_bytes, hi), 0)}"
+        margin = "-" if p.margin is None else f"{p.margin:.3g}"
+        x_dram = fmt_ratio(p.bytes_per_s / dram, 1) if dram else "-"
+        bws = [fmt_bw(p.bytes_per_s), fmt_bw(r.measured[p.name])]
+        rows.append([p.name, size, used, p.points, margin, *bws, x_dram])
     head = ["level", "cache size", "sizes used", "points", "margin", "plateau", "measured"]
     head += ["x DRAM"]
     title = "What the change-point detector finds without the cache sizes"

@@ -9,7 +9,7 @@ from typing import Any
 
 from common.files.calibration import SavedCalibration
 from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
-from common.present.claims import listing, speed, times
+from common.present.claims import listing, speed, than
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_rate, fmt_time
 from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.explain import above_roof_reasons
@@ -21,9 +21,7 @@ FLAG_TEXT = "above roof (see note)"  # printed instead of a percentage above the
 
 
 @dataclass(frozen=True)
-class Roofs:
-    """The calibration record, the previous run's, BLAS's threads, notes on working sets."""
-
+class Roofs:  # the calibration record, the previous run's, BLAS's threads, working-set notes
     calib: Mapping[str, Any]
     previous: Mapping[str, Any] | None
     blas_threads: object
@@ -31,9 +29,7 @@ class Roofs:
 
 
 @dataclass(frozen=True)
-class Operations:
-    """The rows, I*, attention's phases (name -> (t_meas, t_pred) s), a zero-fill, a fused LN."""
-
+class Operations:  # the rows, I*, attention's phases (name: (t_meas, t_pred) s), a fused LN
     rows: Sequence[Row]
     ridge: float
     phases: Mapping[str, tuple[float, float]]
@@ -42,9 +38,7 @@ class Operations:
 
 
 @dataclass(frozen=True)
-class SameFlops:
-    """A GEMM and the add of about the same F: name, flops, bytes, t_meas_s each; P (FLOP/s)."""
-
+class SameFlops:  # a GEMM and the add of about the same F (name, flops, bytes, t_meas_s); P
     gemm: Row
     add: Row
     peak: float
@@ -95,7 +89,7 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
     median = c["bandwidth_median_bytes_per_s"]
     ridge, one, ws = c["ridge_point"], c["ridge_point_one_thread"], c["bandwidth_working_set_bytes"]
     speedup = peak / c["matmul_one_thread_flops_per_s"]
-    gain, same = speed(speedup, 1.0), times(ridge / one)  # 'x10.82 faster', 'x10.82 more'
+    gain = speed(speedup, 1.0)  # 'x10.82 faster'
     stream = f"z = x + y over {fmt_bytes(ws, binary=True)} ({ws / llc_bytes:.1f}x LLC), best of "
     stream += str(c["bandwidth_samples"])
     matmul = f"C = A @ B, n = {c['matmul_n']}, best of {c['matmul_samples']}"
@@ -115,7 +109,7 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
         text = f"The roofs mix thread counts. The matmul ran on {threads[0]} BLAS threads, {gain} "
         text += f"than on one, but numpy streams memory on {threads[1]}. So the ridge point "
         text += f"{ridge:.2f} FLOP/byte divides an all-thread compute roof by a one-thread "
-        text += f"bandwidth roof: {same} {'as' if same == 'the same' else 'than'} the same-threads "
+        text += f"bandwidth roof: {than(ridge / one)} the same-threads "
         text += f"ridge ({one:.2f} FLOP/byte, one thread each). For numpy code the mixed ridge "
         text += "is the honest one, because it is what numpy can reach. A program that streamed "
         items.append(text + "memory on all cores would see a higher bandwidth and a lower ridge.")
@@ -128,12 +122,11 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
         text += "Another program was probably using the cores, so the compute roof is too low in "
         items.append(text + "this run; run the lecture again on a quiet machine.")
     if c.get("busy_reasons"):
-        items.append(
-            "This run was on a busy machine: " + "; ".join(c["busy_reasons"]) + ". The roofs "
-            "were timed between the operations, so neither is below what its own kernel (the "
-            "add, the square GEMM) reached in this run; but both are lower than a quiet machine "
-            "gives, and an operation that caught a quieter moment can still land above them."
-        )
+        text = f"This run was on a busy machine: {'; '.join(c['busy_reasons'])}. The roofs were "
+        text += "timed between the operations, so neither is below what its own kernel (the add, "
+        text += "the square GEMM) reached in this run; but both are lower than a quiet machine "
+        text += "gives, and an operation that caught a quieter moment can still land above them."
+        items.append(text)
     else:
         text = "The roofs were timed again between the operations below; each is the best call of "
         items.append(text + "the whole run, and the machine looked quiet throughout.")
@@ -166,19 +159,14 @@ def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     return section("The ledger: what each operation must do", table, page="")
 
 
-def _share(r: Row) -> list[str]:
-    """'87%' of the roofline's bound (a flag above the roof), and the achieved FLOP/s."""
-    share = FLAG_TEXT if r["flag"] else fmt_pct(r["fraction_of_bound"])
-    return [share, fmt_rate(r["achieved_flops_per_s"])]
-
-
 def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> Group:
     """F/P, D/beta, t_pred, t_meas and the share; a note per operation above its roof."""
     keys = ("t_compute_s", "t_memory_s", "bound", "t_pred_s", "t_meas_s")
-    cells = [
-        [r["name"], *(r[k] if k == "bound" else fmt_time(r[k]) for k in keys), *_share(r)]
-        for r in rows
-    ]
+    cells = []
+    for r in rows:  # a share of the bound, or a flag above the roof; the achieved FLOP/s
+        share = FLAG_TEXT if r["flag"] else fmt_pct(r["fraction_of_bound"])
+        times = [r[k] if k == "bound" else fmt_time(r[k]) for k in keys]
+        cells.append([r["name"], *times, share, fmt_rate(r["achieved_flops_per_s"])])
     notes = [
         f"note: {r['name']} ran at {r['fraction_of_bound'] * 100:.0f}% of its bound, which the "
         f"roofline forbids. Likely reasons: {'; '.join(above_roof_reasons(dict(r), llc, threads))}."
@@ -186,13 +174,9 @@ def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> 
         if r["flag"]
     ]
     head = ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"]
-    return section(
-        "The roofline's prediction next to the measurement",
-        Table(head, cells),
-        stamp,
-        *(Text(("\n" if i == 0 else "") + n) for i, n in enumerate(notes)),
-        page="",
-    )
+    notes = [Text(("\n" if i == 0 else "") + n) for i, n in enumerate(notes)]  # a blank line above
+    title = "The roofline's prediction next to the measurement"
+    return section(title, Table(head, cells), stamp, *notes, page="")
 
 
 def operation_observations(ops: Operations) -> Observations:
@@ -250,18 +234,14 @@ def operation_observations(ops: Operations) -> Observations:
     return Observations(items)
 
 
-def speed_of(op: Row) -> list[str]:
-    return [fmt_time(op["t_meas_s"]), fmt_rate(op["flops"] / op["t_meas_s"])]
-
-
 def same_flops(s: SameFlops, stamp: Text) -> Group:
     """Two operations of about the same F: bytes, intensity, time and rate."""
     gemm, add = s.gemm, s.add
-    cells = [
-        [op["name"], fmt_flops(op["flops"]), fmt_bytes(op["bytes"]), f"{i:{digits}}", *speed_of(op)]
-        for op, digits in ((gemm, ".1f"), (add, ".3f"))
-        for i in [op["flops"] / op["bytes"]]
-    ]
+    cells = []
+    for op, digits in ((gemm, ".1f"), (add, ".3f")):
+        f, d, t = op["flops"], op["bytes"], op["t_meas_s"]
+        i = f"{f / d:{digits}}"
+        cells.append([op["name"], fmt_flops(f), fmt_bytes(d), i, fmt_time(t), fmt_rate(f / t)])
     flops, rate = add["flops"] / gemm["flops"], gemm["flops"] / gemm["t_meas_s"]
     times = f"time ratio = x{add['t_meas_s'] / gemm['t_meas_s']:.3g}"
     note = f"FLOP ratio add / GEMM = {flops:.3f}; {times}"

@@ -23,8 +23,7 @@ NEEDS_TORCH = (
 
 def _against(value: float, ledger: float, fmt=fmt_bytes) -> str:
     """'x1.86 more than the ledger's 9.61 MB', or 'the same as the ledger's 9.61 MB'."""
-    word = claims.times(value / ledger)
-    return f"{word} {'as' if word == 'the same' else 'than'} the ledger's {fmt(ledger)}"
+    return f"{claims.than(value / ledger)} the ledger's {fmt(ledger)}"
 
 
 def _pct(share: float) -> str:
@@ -33,9 +32,7 @@ def _pct(share: float) -> str:
 
 
 @dataclass(frozen=True)
-class Setup:
-    """The profiled model, its workload and the roofs measured for each precision."""
-
+class Setup:  # the profiled model, its workload and the roofs measured for each precision
     model: Model
     prompt: int
     steps: int
@@ -77,9 +74,7 @@ def profiler_table(events: Sequence, device: bool, steps: int, limit: int = 10) 
 
 
 @dataclass(frozen=True)
-class Timeline:
-    """The saved trace, the prompt pass's length and the part of it an operator covered."""
-
+class Timeline:  # the saved trace, the prompt pass's length and the part of it an operator covered
     path: str | os.PathLike[str]
     pass_us: float
     busy_us: float
@@ -107,9 +102,7 @@ def timeline_text(t: Timeline) -> Text:
 
 
 @dataclass(frozen=True)
-class OpRow:
-    """One ledger operator of the prompt pass: the ledger's counts and bound, the trace's time."""
-
+class OpRow:  # one ledger operator of the prompt pass: its counts and bound, the trace's time
     name: str
     calls: int
     flops: float
@@ -158,9 +151,7 @@ def operator_observations(
 
 
 @dataclass(frozen=True)
-class FlopCount:
-    """The profiled run's FLOPs by the ledger and by with_flops, and the prompt pass's MFU."""
-
+class FlopCount:  # the run's FLOPs by the ledger and by with_flops, and the prompt pass's MFU
     ledger_flops: float
     profiler_flops: float
     profiler_mm_flops: float
@@ -196,9 +187,7 @@ def flops_observations(f: FlopCount) -> Observations:
 
 
 @dataclass(frozen=True)
-class Phase:
-    """One pass (prefill, or the last decode step) in one precision: ledger, time, memory."""
-
+class Phase:  # one pass (prefill, or the last decode step) in one precision: ledger, time, memory
     name: str
     precision: str
     tokens: int

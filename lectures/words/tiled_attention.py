@@ -1,8 +1,5 @@
-"""Lecture 10's words: the IO model of tiled attention (Part 1) and both kernels here (Part 2).
-
-Each section hands one record of what it computed or measured; every comparison a sentence
-states is decided through ``common.present.claims`` from the numbers it quotes.
-"""
+"""Lecture 10's words: the IO model of tiled attention (Part 1) and both kernels here (Part 2),
+from one record per section; every comparison decided by ``common.present.claims``."""
 
 from __future__ import annotations
 
@@ -74,10 +71,10 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
     ]
     title = f"One head, N = {r.n:,}, d_h = {r.d_head}, bf16: the bound and T >= max(F/P, D/beta)"
     (d_naive, i_naive, t_naive), (d_ideal, i_ideal, t_ideal) = r.kernels.values()
-    _ms = functools.partial(fmt_time, unit="ms")
-    falls = f"On the {r.gpus[0].name} the time bound {change(t_naive[0], t_ideal[0], _ms)}"
-    if direction(t_naive[0], t_ideal[0], _ms):
-        falls += f" ({speed(t_naive[0], t_ideal[0], 1, _ms)})"
+    ms = functools.partial(fmt_time, unit="ms")
+    t0, t1 = t_naive[0], t_ideal[0]
+    falls = f"On the {r.gpus[0].name} the time bound {change(t0, t1, ms)}"
+    falls += f" ({speed(t0, t1, 1, ms)})" if direction(t0, t1, ms) else ""
     items = [
         f"Naive attention moves {fmt_bytes(d_naive)} at I = {i_naive:.1f} FLOP/byte: "
         f"{_sides(i_naive, r.gpus)}. The ideal moves {fmt_bytes(d_ideal)} "
@@ -89,7 +86,7 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
         "shared memory is a few hundred KiB. The rest of Part 1 asks what a finite on-chip "
         "memory gives.",
     ]
-    return Table(head, rows, title=title), Observations(items)
+    return Table(head, rows, title), Observations(items)
 
 
 class Plan(NamedTuple):  # one chip's blocks from its shared memory, and what they move
@@ -133,39 +130,19 @@ def _reach(named: Sequence[Plan]) -> str:
 
 def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     """Each chip's blocks, their traffic and bound; the reach of each named chip."""
+    sizes, bounds = [], []
+    for p in r.plans:
+        g, i, on_chip = p.gpu, p.intensity, fmt_kib(p.blocks.on_chip_bytes)
+        sizes.append([g.name, fmt_kib(g.smem), _blocks(p.blocks), on_chip, p.query_blocks])
+        verdict, need = _verdict(i, g.ridge, p.seconds), fmt_kib(p.needed) if p.needed else "never"
+        bounds.append([g.name, fmt_bytes(p.traffic), f"{i:.1f}", f"{g.ridge:.1f}", verdict, need])
     title = f"FlashAttention-2's blocks in each chip's shared memory (N = {r.n:,}, "
     title += f"d_h = {r.d_head})"
-    blocks = Table(
-        ["chip", "M_sm", "Br x Bc", "U", "T_r"],
-        [
-            [
-                p.gpu.name,
-                fmt_kib(p.gpu.smem),
-                _blocks(p.blocks),
-                fmt_kib(p.blocks.on_chip_bytes),
-                p.query_blocks,
-            ]
-            for p in r.plans
-        ],
-        title=title,
-        note="bf16. U is the footprint of one inner step, T_r the number of query blocks.",
-    )
-    bounds = Table(
-        ["chip", "D", "I", "I*", "bound", "M_sm for I*"],
-        [
-            [
-                p.gpu.name,
-                fmt_bytes(p.traffic),
-                f"{p.intensity:.1f}",
-                f"{p.gpu.ridge:.1f}",
-                _verdict(p.intensity, p.gpu.ridge, p.seconds),
-                fmt_kib(p.needed) if p.needed else "never",
-            ]
-            for p in r.plans
-        ],
-        title="Their traffic, intensity and bound",
-        note="The last column is the smallest M_sm whose blocks reach the chip's ridge point I*.",
-    )
+    note = "bf16. U is the footprint of one inner step, T_r the number of query blocks."
+    blocks = Table(["chip", "M_sm", "Br x Bc", "U", "T_r"], sizes, title, note)
+    note = "The last column is the smallest M_sm whose blocks reach the chip's ridge point I*."
+    head = ["chip", "D", "I", "I*", "bound", "M_sm for I*"]
+    bounds = Table(head, bounds, "Their traffic, intensity and bound", note)
     h, a = r.named
     reads = "once, the ideal minimum" if h.reads == 1 else f"R = {h.reads} times each"
     items = [
@@ -202,7 +179,7 @@ def traffic(r: Traffic) -> tuple[Table, str, Observations]:
     rows = [
         [name, fmt_kib(m), _blocks(b), fmt_bytes(d), f"{i:.1f}"] for name, m, b, d, i in r.landmarks
     ]
-    table = Table(["landmark", "M_sm", "Br x Bc", "D", "I"], rows, title="Landmarks on the curve")
+    table = Table(["landmark", "M_sm", "Br x Bc", "D", "I"], rows, "Landmarks on the curve")
     caption = say(
         "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
         "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
@@ -245,30 +222,23 @@ class Lengths:  # section 4: one head against N on one GPU, then a whole layer
     takes_over: Mapping[str, Crossover | None]  # kernel -> where attention passes the rest
 
 
-def _t(h: Head) -> list[str]:
-    return [fmt_time(h.t_naive), fmt_time(h.t_tiled)]
-
-
 def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     """One head's traffic and bounds against N, then the layer's, and what to observe."""
     gpu = r.gpu
-    heads = Table(
-        ["N", "D naive", "D tiled", "D ideal", "I naive", "I tiled", "T naive", "T tiled"],
-        [
-            [f"{n:,}", *map(fmt_bytes, h[:3]), f"{h.i_naive:.1f}", f"{h.i_tiled:.1f}", *_t(h)]
-            for n, h in r.heads.items()
-        ],
-        title=f"One head on the {gpu.name} (M_sm = {fmt_kib(gpu.smem)}, d_h = {r.d_head}, bf16): "
-        "traffic, intensity and T >= max(F/P, D/beta)",
-    )
-    layer = Table(
-        ["N", "rest of layer", "attention naive", "attention tiled", "tiled attention's share"],
-        [
-            [f"{n:,}", *map(fmt_time, (rest, tn, tt)), f"{tt / (rest + tt):.0%}"]
-            for n, (rest, tn, tt) in r.layer.items()
-        ],
-        title=f"One {r.model} layer, batch {r.batch}, on the {gpu.name}: time bounds",
-    )
+    rows = [  # the Head's bytes, intensities and bounds, in its order
+        [f"{n:,}", *map(fmt_bytes, h[:3]), *(f"{i:.1f}" for i in h[3:5]), *map(fmt_time, h[5:])]
+        for n, h in r.heads.items()
+    ]
+    head = ["N", "D naive", "D tiled", "D ideal", "I naive", "I tiled", "T naive", "T tiled"]
+    title = f"One head on the {gpu.name} (M_sm = {fmt_kib(gpu.smem)}, d_h = {r.d_head}, bf16): "
+    heads = Table(head, rows, title + "traffic, intensity and T >= max(F/P, D/beta)")
+    rows = [
+        [f"{n:,}", *map(fmt_time, (rest, tn, tt)), f"{tt / (rest + tt):.0%}"]
+        for n, (rest, tn, tt) in r.layer.items()
+    ]
+    head = ["N", "rest of layer", "attention naive", "attention tiled", "tiled attention's share"]
+    title = f"One {r.model} layer, batch {r.batch}, on the {gpu.name}: time bounds"
+    layer = Table(head, rows, title)
     largest = max(r.heads)
     h = r.heads[largest]
     tiled_side, naive_side = side(h.i_tiled, gpu.ridge), side(h.i_naive, gpu.ridge)
@@ -297,10 +267,11 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     return heads, layer, Observations(items)
 
 
-def agreement(
-    cases: Sequence[tuple[int, int, int, int, int, float]], tolerance: float
-) -> tuple[Table, Observations]:
-    """How closely the tiled kernel agrees with the naive one: (N, d_h, Br, Bc, steps, error)."""
+Case = tuple[int, int, int, int, int, float]  # N, d_h, Br, Bc, inner steps, relative error
+
+
+def agreement(cases: Sequence[Case], tolerance: float) -> tuple[Table, Observations]:
+    """How closely the tiled kernel agrees with the naive one, case by case."""
     head = ["N", "d_h", "Br x Bc", "blocks divide N", "inner steps", "relative error"]
     rows = [
         [f"{n:,}", d, f"{br} x {bc}", "no" if n % br or n % bc else "yes", f"{steps:,}", f"{e:.1e}"]
@@ -320,7 +291,7 @@ def agreement(
         "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
         "once per query block, at the end.",
     ]
-    return Table(head, rows, title=title, note=note), Observations(items)
+    return Table(head, rows, title, note), Observations(items)
 
 
 @dataclass(frozen=True)
@@ -343,19 +314,16 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
     """The caches and roofs tables, and what they imply for the two kernels."""
     rows = [[name, fmt_kib(size), source] for name, size, source in r.caches]
     caches = Table(["cache", "size", "source"], rows, title="Caches, as core 0 sees them")
-    roofs = Table(
-        ["roof", "value"],
-        [
-            ["memory bandwidth beta (1 thread)", fmt_bw(r.beta)],
-            ["matmul, all threads", fmt_rate(r.all_threads)],
-            ["matmul, 1 thread (calibration)", fmt_rate(r.saved_peak) if r.saved_peak else "-"],
-            ["matmul n = 1024, 1 thread (now)", fmt_rate(r.fresh_peak)],
-            ["ridge point P_1 / beta", f"{r.ridge:.1f} FLOP/byte"],
-            ["fixed cost of one inner step", fmt_time(r.step_s)],
-            ["one exponential (numpy, fp32)", fmt_time(r.exp_s)],
-        ],
-        title="Roofs of this machine",
-    )
+    rows = [
+        ["memory bandwidth beta (1 thread)", fmt_bw(r.beta)],
+        ["matmul, all threads", fmt_rate(r.all_threads)],
+        ["matmul, 1 thread (calibration)", fmt_rate(r.saved_peak) if r.saved_peak else "-"],
+        ["matmul n = 1024, 1 thread (now)", fmt_rate(r.fresh_peak)],
+        ["ridge point P_1 / beta", f"{r.ridge:.1f} FLOP/byte"],
+        ["fixed cost of one inner step", fmt_time(r.step_s)],
+        ["one exponential (numpy, fp32)", fmt_time(r.exp_s)],
+    ]
+    roofs = Table(["roof", "value"], rows, "Roofs of this machine")
     ridge = f"On one thread the ridge is {r.ridge:.1f} FLOP/byte. The naive kernel in fp32 does "
     ridge += f"{r.naive_intensity:.1f} FLOP per byte of its ten passes (about (4 d_h + 5) / 40 "
     ridge += "at any N): "
@@ -408,30 +376,20 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     def fixed(s: Sized) -> float:
         return min(1.0, s.steps * r.step_s / s.seconds)
 
-    sizes = Table(
-        ["M_sm from", "M_sm", "Br x Bc", "steps", "D (model)", "touched"],
-        [
-            [
-                s.name,
-                fmt_kib(s.m_sm),
-                _blocks(s.blocks),
-                f"{s.steps:,}",
-                fmt_bytes(s.traffic),
-                fmt_kib(s.touched),
-            ]
-            for s in r.sized
-        ]
-        + [["naive", "-", "-", "-", fmt_bytes(d_naive), fmt_kib(held)]],
-        title=f"Blocks for tiled attention at N = {n:,}, d_h = {r.d_head}, fp32",
-        note="touched: the bytes one inner step works on (for naive: S, O and the row statistics).",
-    )
-    speeds = Table(
-        ["M_sm from", "time", "GFLOP/s", "of P_1", "fixed cost"],
-        [[s.name, fmt_time(s.seconds), *rate(s.seconds), f"{fixed(s):.0%}"] for s in r.sized]
-        + [["naive", fmt_time(t_naive), *rate(t_naive), "-"]],
-        title="Their speed on one thread",
-        note="fixed cost: the share of the time that the inner steps' fixed costs explain.",
-    )
+    sizes, speeds = [], []
+    for s in r.sized:
+        d, touched = fmt_bytes(s.traffic), fmt_kib(s.touched)
+        sizes.append([s.name, fmt_kib(s.m_sm), _blocks(s.blocks), f"{s.steps:,}", d, touched])
+        speeds.append([s.name, fmt_time(s.seconds), *rate(s.seconds), f"{fixed(s):.0%}"])
+    sizes.append(["naive", "-", "-", "-", fmt_bytes(d_naive), fmt_kib(held)])
+    speeds.append(["naive", fmt_time(t_naive), *rate(t_naive), "-"])
+    head = ["M_sm from", "M_sm", "Br x Bc", "steps", "D (model)", "touched"]
+    title = f"Blocks for tiled attention at N = {n:,}, d_h = {r.d_head}, fp32"
+    note = "touched: the bytes one inner step works on (for naive: S, O and the row statistics)."
+    sizes = Table(head, sizes, title, note)
+    note = "fixed cost: the share of the time that the inner steps' fixed costs explain."
+    head = ["M_sm from", "time", "GFLOP/s", "of P_1", "fixed cost"]
+    speeds = Table(head, speeds, "Their speed on one thread", note)
     fast = min(r.sized, key=lambda s: s.seconds)
     small = min(r.sized, key=lambda s: s.blocks.rows * s.blocks.cols)
     than_fast = "and is the fastest of them"
@@ -489,50 +447,27 @@ class Kernels:  # section 8: both kernels against N, the longest on the roofline
 
 def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
     """Both kernels' times, time per score and memory, the roofline rows; notes and caption."""
-    ns = list(r.runs)
-    times = Table(
-        ["N", "Br x Bc", "naive", "tiled", "tiled / naive"],
-        [
-            [
-                f"{n:,}",
-                _blocks(u.blocks),
-                *(fmt_time(u.seconds[k]) for k in KINDS),
-                fmt_ratio(u.seconds["tiled"] / u.seconds["naive"]),
-            ]
-            for n, u in r.runs.items()
-        ],
-        title=f"Seconds per call, d_h = {r.d_head}, fp32, one thread (fastest timed call)",
-    )
-    scores = Table(
-        ["N", "S / LLC", "ns/score naive", "ns/score tiled", "memory naive", "memory tiled"],
-        [
-            [f"{n:,}", f"{u.s_per_llc:.2g}", *(f"{u.seconds[k] / n**2 * 1e9:.2f}" for k in KINDS)]
-            + [fmt_kib(u.memory[k]) for k in KINDS]
-            for n, u in r.runs.items()
-        ],
-        title="Time per score and memory beside Q, K and V, with S against the last-level cache",
-    )
-    top = ns[-1]
-    naive, tiled = r.placed["naive"], r.placed["tiled"]
-    roof = Table(
-        ["kernel", "D", "I", "T bound", "measured", "of bound"],
-        [
-            [
-                k,
-                fmt_bytes(p["bytes"]),
-                f"{p['intensity']:.1f}",
-                f"{fmt_time(p['t_pred_s'])}, {p['bound']}",
-                fmt_time(p["t_meas_s"]),
-                p["flag"] or f"{p['fraction_of_bound']:.0%}",
-            ]
-            for k, p in r.placed.items()
-        ],
-        title=f"On this machine's one-thread roofline at N = {top:,} "
-        f"(ridge {r.ridge:.1f} FLOP/byte)",
-        note=f"Both kernels do F = {fmt_flops(naive['flops'])}; "
-        f"T bound = max(F / P_1, D / beta) with P_1 = {fmt_rate(r.peak)}.",
-    )
-    ratios = {n: u.seconds["tiled"] / u.seconds["naive"] for n, u in r.runs.items()}
+    ns, ratios, times, scores, roof = list(r.runs), {}, [], [], []
+    for n, u in r.runs.items():
+        t = [u.seconds[k] for k in KINDS]
+        ratios[n] = t[1] / t[0]  # tiled / naive
+        times.append([f"{n:,}", _blocks(u.blocks), *map(fmt_time, t), fmt_ratio(ratios[n])])
+        cells = [f"{x / n**2 * 1e9:.2f}" for x in t] + [fmt_kib(u.memory[k]) for k in KINDS]
+        scores.append([f"{n:,}", f"{u.s_per_llc:.2g}", *cells])
+    for k, p in r.placed.items():
+        bound, share = f"{fmt_time(p['t_pred_s'])}, {p['bound']}", f"{p['fraction_of_bound']:.0%}"
+        cells = [fmt_bytes(p["bytes"]), f"{p['intensity']:.1f}", bound, fmt_time(p["t_meas_s"])]
+        roof.append([k, *cells, p["flag"] or share])
+    title = f"Seconds per call, d_h = {r.d_head}, fp32, one thread (fastest timed call)"
+    times = Table(["N", "Br x Bc", "naive", "tiled", "tiled / naive"], times, title)
+    head = ["N", "S / LLC", "ns/score naive", "ns/score tiled", "memory naive", "memory tiled"]
+    title = "Time per score and memory beside Q, K and V, with S against the last-level cache"
+    scores = Table(head, scores, title)
+    top, naive, tiled = ns[-1], r.placed["naive"], r.placed["tiled"]
+    title = f"On this machine's one-thread roofline at N = {top:,} (ridge {r.ridge:.1f} FLOP/byte)"
+    note = f"Both kernels do F = {fmt_flops(naive['flops'])}; "
+    note += f"T bound = max(F / P_1, D / beta) with P_1 = {fmt_rate(r.peak)}."
+    roof = Table(["kernel", "D", "I", "T bound", "measured", "of bound"], roof, title, note)
     slower = [n for n, x in ratios.items() if x > 1]
     close = [n for n, x in ratios.items() if abs(x - 1) <= 0.1]
     why = "It is never slower: its blocks cost less here than the naive kernel's passes over S."
@@ -545,10 +480,10 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
             why += "saves do not lower its bound, while its many small matmuls run below the roof "
             why += "and every inner step pays a fixed cost."
         else:
-            why += ". By the roofline it should win, since the naive kernel is memory-bound here, "
             why += (
-                "but its small matmuls run below the roof and every inner step pays a fixed cost."
+                ". By the roofline it should win, since the naive kernel is memory-bound here, but "
             )
+            why += "its small matmuls run below the roof and every inner step pays a fixed cost."
     t_top = r.runs[top].seconds
     serial = naive["t_compute_s"] + naive["t_memory_s"]
     exps_s, steps_s = top**2 * r.exp_s, r.steps * r.step_s
@@ -590,10 +525,8 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
         score = f"Per score the naive kernel takes {per['naive'][0] * 1e9:.2f} ns at N = {a:,} "
         score += f"(S inside the last-level cache) and {per['naive'][1] * 1e9:.2f} ns at N = "
         score += f"{z:,} (S {r.runs[z].s_per_llc:.1f} times the cache), "
-        items.append(
-            score
-            + f"{fmt_ratio(growth['naive'])}; the tiled one {fmt_ratio(growth['tiled'])}. {seen}"
-        )
+        score += f"{fmt_ratio(growth['naive'])}; the tiled one {fmt_ratio(growth['tiled'])}. "
+        items.append(score + seen)
     memory = "Where the savings always show: memory. The naive kernel holds S, "
     memory += f"{fmt_kib(r.runs[top].memory['naive'])} at N = {top:,} and "
     memory += f"{fmt_kib(r.far_memory['naive'])} at {r.far:,} tokens; the tiled kernel needs "

@@ -25,11 +25,29 @@ L2 = Plateau("L2", 96 * KIB, MIB, 3.6e10, 14, 2.0)
 DRAM = Plateau("DRAM", 420 * MIB, math.inf, 5e9, 4, 4.0)
 LEVELS = [("L1", 48 * KIB), ("L2", 2 * MIB)]
 SIZES = [4 * KIB, 600 * MIB]
+COSTS = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
 
 
 def plateaus(found, detected=(), levels=LEVELS, call_limit=None, measured=None) -> page.Plateaus:
     measured = measured or {p.name: p.bytes_per_s for p in found if p.bytes_per_s}
     return page.Plateaus(found, detected, levels, "known cache sizes", measured, SIZES, call_limit)
+
+
+def point(size: float, seconds: float, bw: float, corrected: float | None = None) -> dict:
+    """One size of the sweep: its working set, time per call and bandwidths."""
+    keys = ("working_set_bytes", "seconds", "bytes_per_s", "corrected_bytes_per_s")
+    return dict(zip(keys, (size, seconds, bw, corrected), strict=True))
+
+
+def sweep(points, shares, levels=LEVELS, seconds=1.5, after=COSTS, used=COSTS, reach=None):
+    return page.sweep(page.Sweep(points, shares, levels, seconds, after, used, reach))
+
+
+def steps(inner: float, outer: float) -> str:
+    """The sentence on an L2 plateau of `inner` bytes/s against the DRAM's `outer`."""
+    l2 = Plateau("L2", MIB, 2 * MIB, inner, 5, 2.0)
+    dram = Plateau("DRAM", 8 * MIB, math.inf, outer, 5, 4.0)
+    return page.plateau_observations(plateaus([l2, dram])).items[1]
 
 
 def test_cache_table_or_the_unknown_line() -> None:
@@ -43,24 +61,23 @@ def test_cache_table_or_the_unknown_line() -> None:
 
 
 def test_compute_roof_and_the_raise() -> None:
-    matmuls = [{"side": 256, "bytes": 768 * KIB, "flops_per_s": 2e10}]
-    lines = str(page.compute_roof(page.ComputeRoof(1e10, "lecture 01", matmuls, 2e10)))
-    assert lines.splitlines() == [
+    n256 = {"side": 256, "bytes": 768 * KIB, "flops_per_s": 2e10}
+
+    def roof(calibrated: float, peak: float, matmuls=(n256,), source: str = "x") -> str:
+        return str(page.compute_roof(page.ComputeRoof(calibrated, source, list(matmuls), peak)))
+
+    assert roof(1e10, 2e10, source="lecture 01").splitlines() == [
         "compute roof: 10.0 GFLOP/s (lecture 01)",
         "matmul n=256: 20.0 GFLOP/s (768.00 KiB of matrices)",
         "compute roof raised from 10.0 GFLOP/s to 20.0 GFLOP/s: the n=256 matmul ran faster "
         "than the calibration, which other work probably slowed",
     ]
-    assert "raised" not in str(page.compute_roof(page.ComputeRoof(3e10, "x", matmuls, 3e10)))
+    assert "raised" not in roof(3e10, 3e10)
     # 10.02 and 10.04 GFLOP/s both print 10.0: no "raised from 10.0 to 10.0"
-    same = page.ComputeRoof(1.002e10, "x", matmuls, 1.004e10)
-    assert "raised" not in str(page.compute_roof(same))
-    matmuls = [
-        {"side": 128, "bytes": 192 * KIB, "flops_per_s": 1.5e10},
-        {"side": 256, "bytes": 768 * KIB, "flops_per_s": 2e10},
-        {"side": 64, "bytes": 48 * KIB, "flops_per_s": 1.2e10},
-    ]
-    text = str(page.compute_roof(page.ComputeRoof(1e10, "x", matmuls, 2e10)))
+    assert "raised" not in roof(1.002e10, 1.004e10)
+    n128 = {"side": 128, "bytes": 192 * KIB, "flops_per_s": 1.5e10}
+    n64 = {"side": 64, "bytes": 48 * KIB, "flops_per_s": 1.2e10}
+    text = roof(1e10, 2e10, [n128, n256, n64])
     assert "the n=256 matmul ran faster than the calibration" in text
 
 
@@ -68,18 +85,10 @@ def test_call_cost_table_and_the_second_measurement() -> None:
     table_ = table(page.call_cost_table({"call_seconds": 3e-7, "gil_seconds": 1.2e-7}))
     assert [r[1] for r in table_.rows] == ["300 ns", "120 ns", "420 ns"]
     # 4 KiB in 400 ns: 10.24 GB/s; 600 MiB in 50 ms: 12.58 GB/s
-    points = [
-        {"working_set_bytes": 4 * KIB, "seconds": 4e-7, "bytes_per_s": 4 * KIB / 4e-7,
-         "corrected_bytes_per_s": None},
-        {"working_set_bytes": 600 * MIB, "seconds": 0.05, "bytes_per_s": 600 * MIB / 0.05,
-         "corrected_bytes_per_s": 600 * MIB / 0.05},
-    ]  # fmt: skip
-    after, used = (
-        {"call_seconds": 3.5e-7, "gil_seconds": 9e-8},
-        {"call_seconds": 3e-7, "gil_seconds": 9e-8},
-    )
+    points = [point(4 * KIB, 4e-7, 4 * KIB / 4e-7), point(600 * MIB, 0.05, *[600 * MIB / 0.05] * 2)]
+    after, used = {"call_seconds": 3.5e-7, "gil_seconds": 9e-8}, {**COSTS, "gil_seconds": 9e-8}
     note = "The sweep's largest working set ran with the working set 1.2x the LLC"
-    group = page.sweep(page.Sweep(points, [0.75, 0.0], LEVELS, 1.5, after, used, note))
+    group = sweep(points, [0.75, 0.0], after=after, used=used, reach=note)
     lines = str(group).splitlines()
     assert lines[0] == (
         "fixed cost measured again after the sweep: 350 ns (+90.0 ns above 500 elements); "
@@ -92,8 +101,7 @@ def test_call_cost_table_and_the_second_measurement() -> None:
     ]
     assert table(group).note == "sweep: 2 sizes from 4.00 KiB to 600.00 MiB in 1.5 s"
     assert lines[-1] == f"note: {note}; the DRAM plateau below is not DRAM alone"
-    clear = page.sweep(page.Sweep(points, [0.75, 0.0], LEVELS, 1.5, after, used, None))
-    assert "note:" not in str(clear)
+    assert "note:" not in str(sweep(points, [0.75, 0.0], after=after, used=used))
 
 
 def test_plateau_table_compares_with_dram() -> None:
@@ -147,9 +155,8 @@ def test_plateau_observations() -> None:
 
 
 def test_fixed_cost_observations() -> None:
-    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
     small = [(1 * KIB * 4, 5e-7), (8 * KIB, 6e-7), (16 * KIB, 8e-7)]
-    record = page.FixedCost(costs, (4 * KIB, 0.8, 2e9), 64 * KIB, small, (3.8e-7, 1e-11), "L1")
+    record = page.FixedCost(COSTS, (4 * KIB, 0.8, 2e9), 64 * KIB, small, (3.8e-7, 1e-11), "L1")
     items = page.fixed_cost_observations(record).items
     assert items[0] == (
         "One call costs 300 ns before it moves a byte (400 ns above 500 elements). That is 80% "
@@ -165,10 +172,9 @@ def test_fixed_cost_observations() -> None:
         "bytes at 380 ns, against 400 ns measured directly; its slope gives 100.00 GB/s, a "
         "second estimate of the L1 roof."
     )
-    bare = page.FixedCost(costs, (4 * KIB, 0.8, 2e9), None, small, (3.8e-7, -1e-11), "L1")
+    bare = page.FixedCost(COSTS, (4 * KIB, 0.8, 2e9), None, small, (3.8e-7, -1e-11), "L1")
     assert len(page.fixed_cost_observations(bare).items) == 1
-    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
-    flat = page.FixedCost(costs, (4 * KIB, 0.8, 2e9), None, [(KIB, 1e-7)] * 3, (3e-7, 0.0), "L1")
+    flat = page.FixedCost(COSTS, (4 * KIB, 0.8, 2e9), None, [(KIB, 1e-7)] * 3, (3e-7, 0.0), "L1")
     assert len(page.fixed_cost_observations(flat).items) == 1
 
 
@@ -187,8 +193,15 @@ def test_threads_table_and_observations() -> None:
         ["4", "25.00 GB/s", "8.0 FLOP/byte"],
     ]
     items = page.threads_observations(threads()).items
-    assert "4 threads stream 25.00 GB/s from DRAM against 10.00 GB/s from one: x2.50" in items[0]
-    assert items[1].startswith("The ridge point drops from 20.0 to 8.0 FLOP/byte when")
+    assert items[0] == (
+        "4 threads stream 25.00 GB/s from DRAM against 10.00 GB/s from one: x2.50. One core cannot "
+        "keep enough requests in flight to use all the memory bandwidth."
+    )
+    assert items[1] == (
+        "The ridge point drops from 20.0 to 8.0 FLOP/byte when the bandwidth roof uses every "
+        "core, as the compute roof does. That is the fairer ridge point for a program that runs "
+        "on every core."
+    )
     # the sweep's 5 GB/s is half of the one-thread 10 GB/s: 50% less, not 100%
     assert "the sweep measured 5.00 GB/s at the same working set, 50% less" in items[2]
     flat = page.threads_observations(threads(every=1.0001e10)).items
@@ -204,6 +217,23 @@ def test_threads_table_and_observations() -> None:
     assert same[2].endswith("at the same working set, the same: the two agree.")
     big = dataclasses.replace(threads(), working_set_bytes=100 * MIB)
     assert "DRAM bandwidth at 100.00 MiB: 1 thread" in str(page.threads_table(big))
+    assert page.threads_observations(threads(every=1.05e10)).items[0] == (
+        "4 threads stream 10.50 GB/s from DRAM against 10.00 GB/s from one, less than x1.1: no "
+        "real gain this time. Either one core already saturates this memory system, or other "
+        "programs kept the other cores busy during the measurement (rerun when it is quiet)."
+    )
+    assert "no real gain" not in page.threads_observations(threads(every=1.1e10)).items[0]
+    assert (
+        page.threads_observations(threads(sweep_bw=2e10))
+        .items[2]
+        .endswith(
+            "100% more: a gap that size shows how much the machine's load moves a DRAM measurement "
+            "from one moment to the next."
+        )
+    )
+    # 200 GFLOP/s over 25 GB/s from one thread = 8.0; over 10 GB/s from every core = 20.0
+    items = page.threads_observations(threads(one=2.5e10, every=1e10)).items
+    assert any("The ridge point rises from 8.0 to 20.0 FLOP/byte" in i for i in items)
 
 
 OPS = [
@@ -231,7 +261,10 @@ def test_operations_table_observations_and_caption() -> None:
     unplaced = {**OPS[2], "level": "-", "predicted_roof": None, "fraction_of_predicted": None}
     assert table(page.operations_table([unplaced])).rows[0][4:6] == ["-", "-"]
     items = page.operations_observations(OPS, 2e11).items
-    assert items[0].endswith("closest to the L1 roof, as the model predicts.")
+    assert items[0] == (
+        "The add with a 23.00 KiB working set (data in L1) runs at 12.00 GFLOP/s, closest to the "
+        "L1 roof, as the model predicts."
+    )
     assert items[1].endswith("closest to the L3 roof, not the DRAM roof the model predicts.")
     # 3 GFLOP/s against 12: the fixed cost is 75% of the call
     assert items[2] == (
@@ -241,27 +274,22 @@ def test_operations_table_observations_and_caption() -> None:
     assert items[3].startswith("matmul n=256 (I = 43 FLOP/byte, data in L2) runs at 100.0")
     assert "50.0% of the compute roof" in items[3]
     light = [{**OPS[0], "flops_per_s_with_call_cost": 8e9}, OPS[1]]  # a third of the call
-    assert (
-        page.operations_observations(light, 2e11)
-        .items[2]
-        .endswith("without it: the fixed cost takes less than half of the call.")
-    )
+    said = page.operations_observations(light, 2e11).items[2]
+    assert said.endswith("without it: the fixed cost takes less than half of the call.")
     free = [{**OPS[0], "flops_per_s_with_call_cost": 1.2e10}]  # prints the same: no sentence
     assert len(page.operations_observations(free, 2e11).items) == 1
-    assert "data in" not in page.operations_observations([unplaced], 2e11).items[0]
+    said = page.operations_observations([unplaced], 2e11).items[0]
+    assert "data in" not in said and "matmul n=256 (I = 43 FLOP/byte) runs" in said
+    half = [{**OPS[0], "flops_per_s_with_call_cost": 6e9}]  # the fixed cost is half the call
+    assert page.operations_observations(half, 2e11).items[1].endswith("the fixed cost does.")
+    # 12.001 and 12.000 GFLOP/s both print 12.00: nothing to say
+    close = [{**OPS[0], "flops_per_s": 1.2001e10, "flops_per_s_with_call_cost": 1.2e10}]
+    assert len(page.operations_observations(close, 2e11).items) == 1
     caption = page.roofline_caption(OPS, 2e11)
     assert "compute roof of 200.0 GFLOP/s" in caption and "I = 0.0833 FLOP/byte," in caption
     assert "1 of the 2 sit closest to the roof of their own level" in caption
 
 
-def test_sweep_caption() -> None:
-    caption = page.sweep_caption(plateaus([L1, DRAM], call_limit=128 * KIB))
-    assert "(L1 150.00 GB/s, DRAM 5.00 GB/s)" in caption
-    assert "working sets up to 128.00 KiB) the fixed cost of a call is at least 10%" in caption
-    assert "grey band" not in page.sweep_caption(plateaus([L1]))
-
-
-# --- Property tests: drawn measurements, every sentence true to its numbers ---
 BW = st.floats(1e8, 1e12)
 
 
@@ -317,7 +345,6 @@ def test_operation_sentences_hold_for_drawn_rates(rate: float, paid: float, peak
         assert ("the fixed cost does" in call[0]) == (min(rate, paid) <= rate / 2)
 
 
-# --- Edges: each comparison at its boundary, every word of the fixed sentences ---
 def test_records_are_frozen() -> None:
     assert_frozen(
         page.ComputeRoof(1.0, "x", [], 1.0),
@@ -329,30 +356,12 @@ def test_records_are_frozen() -> None:
 
 
 def test_plateau_boundaries_and_the_detector() -> None:
-    # x1.05 exactly costs; 1 / 1.05 exactly is still "within 5%"
-    at = [
-        Plateau("L2", MIB, 2 * MIB, 1.05e10, 5, 2.0),
-        Plateau("DRAM", 8 * MIB, math.inf, 1e10, 5, 4.0),
-    ]
-    assert (
-        page.plateau_observations(plateaus(at))
-        .items[1]
-        .startswith("Leaving L2 for DRAM costs x1.05")
+    # x1.05 exactly costs; 1 / 1.05 exactly is below, not "within 5%"
+    assert steps(1.05e10, 1e10).startswith("Leaving L2 for DRAM costs x1.05")
+    assert steps(1e10, 1.05e10).startswith(
+        "The L2 plateau (10.00 GB/s) comes out below the DRAM plateau (10.50 GB/s)."
     )
-    under = [
-        Plateau("L2", MIB, 2 * MIB, 1e10, 5, 2.0),
-        Plateau("DRAM", 8 * MIB, math.inf, 1.05e10, 5, 4.0),
-    ]
-    assert (
-        page.plateau_observations(plateaus(under))
-        .items[1]
-        .startswith("The L2 plateau (10.00 GB/s) comes out below the DRAM plateau (10.50 GB/s).")
-    )  # 1 / 1.05 exactly is below, not within
-    near = [
-        Plateau("L2", MIB, 2 * MIB, 1.02e10, 5, 2.0),
-        Plateau("DRAM", 8 * MIB, math.inf, 1e10, 5, 4.0),
-    ]
-    assert page.plateau_observations(plateaus(near)).items[1] == (
+    assert steps(1.02e10, 1e10) == (
         "L2 (10.20 GB/s) and DRAM (10.00 GB/s) are within 5% of each other. When two "
         "neighbouring plateaus match, the limit is not that cache but the core: numpy's loop and "
         "the load/store units cannot use the faster level."
@@ -380,20 +389,9 @@ def test_three_sizes_clip_to_the_last() -> None:
     sizes = [4 * KIB, 64 * MIB, 600 * MIB]
     record = page.Plateaus([DRAM], [], LEVELS, "m", {"DRAM": 5e9}, sizes, None)
     assert table(page.plateau_tables(record)).rows[0][2] == "420 MiB - 600 MiB"
-    points = [
-        {"working_set_bytes": b, "seconds": 1e-3, "bytes_per_s": 1e9, "corrected_bytes_per_s": None}
-        for b in sizes
-    ]
-    group = page.sweep(
-        page.Sweep(
-            points,
-            [0.0] * 3,
-            LEVELS,
-            2.0,
-            {"call_seconds": 1e-7, "gil_seconds": 0.0},
-            {"call_seconds": 1e-7, "gil_seconds": 0.0},
-            None,
-        )
+    costs = {"call_seconds": 1e-7, "gil_seconds": 0.0}
+    group = sweep(
+        [point(b, 1e-3, 1e9) for b in sizes], [0.0] * 3, seconds=2.0, after=costs, used=costs
     )
     assert table(group).note == "sweep: 3 sizes from 4.00 KiB to 600.00 MiB in 2.0 s"
 
@@ -406,11 +404,8 @@ def test_captions_word_for_word() -> None:
         "band (working sets up to 128.00 KiB) the fixed cost of a call is at least 10% of its "
         "time, so the measured curve (grey) sits below the corrected one."
     )
-    adds = [
-        OPS[0],
-        OPS[1],
-        {**OPS[1], "label": "add in L2", "intensity": 0.5, "closest_roof": "DRAM"},
-    ]
+    assert "grey band" not in page.sweep_caption(plateaus([L1]))
+    adds = [*OPS[:2], {**OPS[1], "label": "add in L2", "intensity": 0.5, "closest_roof": "DRAM"}]
     assert page.roofline_caption([*adds, OPS[2]], 2e11) == (
         "One bandwidth roof per memory level (solid, one thread; dashed, DRAM from every core) "
         "under the compute roof of 200.0 GFLOP/s. Every add has the same intensity, I = 0.0833 "
@@ -430,85 +425,29 @@ def test_captions_word_for_word() -> None:
     assert "FLOP/byte," not in caption
 
 
-def test_thread_sentences_word_for_word_and_their_edges() -> None:
-    items = page.threads_observations(threads()).items
-    assert items[0] == (
-        "4 threads stream 25.00 GB/s from DRAM against 10.00 GB/s from one: x2.50. One core cannot "
-        "keep enough requests in flight to use all the memory bandwidth."
-    )
-    assert items[1] == (
-        "The ridge point drops from 20.0 to 8.0 FLOP/byte when the bandwidth roof uses every "
-        "core, as the compute roof does. That is the fairer ridge point for a program that runs "
-        "on every core."
-    )
-    flat = page.threads_observations(threads(every=1.05e10)).items[0]
-    assert flat == (
-        "4 threads stream 10.50 GB/s from DRAM against 10.00 GB/s from one, less than x1.1: no "
-        "real gain this time. Either one core already saturates this memory system, or other "
-        "programs kept the other cores busy during the measurement (rerun when it is quiet)."
-    )
-    assert "no real gain" not in page.threads_observations(threads(every=1.1e10)).items[0]
-    assert (
-        page.threads_observations(threads(sweep_bw=2e10))
-        .items[2]
-        .endswith(
-            "100% more: a gap that size shows how much the machine's load moves a DRAM measurement "
-            "from one moment to the next."
-        )
-    )
-    # 200 GFLOP/s over 25 GB/s from one thread = 8.0; over 10 GB/s from every core = 20.0
-    items = page.threads_observations(threads(one=2.5e10, every=1e10)).items
-    assert any("The ridge point rises from 8.0 to 20.0 FLOP/byte" in i for i in items)
-
-
-def test_operation_sentences_word_for_word_and_their_edges() -> None:
-    assert page.operations_observations(OPS, 2e11).items[0] == (
-        "The add with a 23.00 KiB working set (data in L1) runs at 12.00 GFLOP/s, closest to the "
-        "L1 roof, as the model predicts."
-    )
-    half = [{**OPS[0], "flops_per_s_with_call_cost": 6e9}]  # the fixed cost is half the call
-    assert page.operations_observations(half, 2e11).items[1].endswith("the fixed cost does.")
-    # 12.001 and 12.000 GFLOP/s both print 12.00: nothing to say
-    close = [{**OPS[0], "flops_per_s": 1.2001e10, "flops_per_s_with_call_cost": 1.2e10}]
-    assert len(page.operations_observations(close, 2e11).items) == 1
-    unplaced = {**OPS[2], "level": "-", "predicted_roof": None, "fraction_of_predicted": None}
-    said = page.operations_observations([unplaced], 2e11).items[0]
-    assert "matmul n=256 (I = 43 FLOP/byte) runs" in said
-
-
 def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
     """Issue 34: folded on a phone, the 65-row sweep shows the first size in each level the
     plateaus below are named after. LEVELS by hand: 4 and 40 KiB fit L1 (48 KiB), 64 KiB
     and 1 MiB fit L2 (2 MiB), 8 MiB and 600 MiB are DRAM: rows 0, 2 and 4 begin a level."""
     sizes = [4 * KIB, 40 * KIB, 64 * KIB, MIB, 8 * MIB, 600 * MIB]
-    points = [{"working_set_bytes": s, "seconds": s / 1e10, "bytes_per_s": 1e10,
-               "corrected_bytes_per_s": 1e10} for s in sizes]  # fmt: skip
+    points = [point(s, s / 1e10, 1e10, 1e10) for s in sizes]
     costs = {"call_seconds": 3e-7, "gil_seconds": 9e-8}
     shares = [0.0] * len(sizes)
-    swept = table(page.sweep(page.Sweep(points, shares, LEVELS, 1.0, costs, costs, None)))
+    swept = table(sweep(points, shares, seconds=1.0, after=costs, used=costs))
     assert [row[1] for row in swept.rows] == ["L1", "L1", "L2", "L2", "DRAM", "DRAM"]
     assert swept.keep == {0, 2, 4}
     html = swept._repr_html_()
     assert html.count('<tr class="rl-keep">') == 3
     # without cache sizes every row is '-': no level begins, nothing is marked
-    blind = table(page.sweep(page.Sweep(points, shares, [], 1.0, costs, costs, None)))
+    blind = table(sweep(points, shares, [], seconds=1.0, after=costs, used=costs))
     assert blind.keep == frozenset()
 
 
 def test_the_sweep_note_and_the_smallest_size_keep_two_decimals() -> None:
-    points = [
-        {"working_set_bytes": 100 * KIB, "seconds": 1e-5, "bytes_per_s": 1e10,
-         "corrected_bytes_per_s": None},
-    ]  # fmt: skip
-    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
-    sweep = page.sweep(page.Sweep(points, [0.5], LEVELS, 1.5, costs, costs, None))
-    assert table(sweep).note == "sweep: 1 sizes from 100.00 KiB to 100.00 KiB in 1.5 s"
-    record = page.FixedCost(costs, (100 * KIB, 0.8, 2e9), None, [], None, "L1")
-    assert (
-        "at the smallest working set, 100.00 KiB," in page.fixed_cost_observations(record).items[0]
-    )
-    point = {"working_set_bytes": 4 * KIB, "seconds": 4e-7, "bytes_per_s": 1e10,
-             "corrected_bytes_per_s": None}  # fmt: skip
-    costs = {"call_seconds": 3e-7, "gil_seconds": 1e-7}
+    note = table(sweep([point(100 * KIB, 1e-5, 1e10)], [0.5])).note
+    assert note == "sweep: 1 sizes from 100.00 KiB to 100.00 KiB in 1.5 s"
+    record = page.FixedCost(COSTS, (100 * KIB, 0.8, 2e9), None, [], None, "L1")
+    said = page.fixed_cost_observations(record).items[0]
+    assert "at the smallest working set, 100.00 KiB," in said
     with pytest.raises(ValueError, match="zip"):
-        page.sweep(page.Sweep([point], [0.5, 0.5], LEVELS, 1.5, costs, costs, None))
+        sweep([point(4 * KIB, 4e-7, 1e10)], [0.5, 0.5])

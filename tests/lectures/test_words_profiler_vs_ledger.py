@@ -56,10 +56,8 @@ def test_timeline_caption_and_text() -> None:
     said = text(page.timeline_text(t))
     assert said.startswith("The trace (1,234 events) is saved as out/trace.json: open it in")
     assert "ui.perfetto.dev or chrome://tracing" in said
-    assert (
-        page.timeline_title(MODEL, 64)
-        == "Tiny, fp32 prompt pass of 64 tokens, from the Chrome trace"
-    )
+    title = page.timeline_title(MODEL, 64)
+    assert title == "Tiny, fp32 prompt pass of 64 tokens, from the Chrome trace"
 
 
 def event(key, shapes, count, self_us, total_us, flops):
@@ -114,7 +112,7 @@ def test_operator_table_by_hand() -> None:
 
 
 def test_operator_observations_by_hand() -> None:
-    first, second, third = page.operator_observations(ROWS, STATS, 4).items
+    first, second, third = items = page.operator_observations(ROWS, STATS, 4).items
     assert first == (
         "Furthest from its bound: Q projection, which reached 25% of it (400 µs against "
         "100 µs); closest: softmax at 50%."
@@ -128,7 +126,7 @@ def test_operator_observations_by_hand() -> None:
         "for took 40% of the operators' own time, the largest ``aten::copy_`` 30.0% and "
         "``aten::cat`` 10.0%: layout copies"
     )
-    assert len(page.operator_observations(ROWS, STATS, 4).items) == 3  # none beat its bound
+    assert len(items) == 3  # none beat its bound
     fast = page.OpRow("K projection", 1, 1e3, 1e6, 2e-4, 1e-4)  # 200% of its bound
     items = page.operator_observations([*ROWS, fast], STATS, 4).items
     assert items[3] == (

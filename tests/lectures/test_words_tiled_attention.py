@@ -24,25 +24,23 @@ from common.tables.units import KIB, MIB
 from lectures.words import tiled_attention as page
 
 A, B = page.Gpu("A", 100.0, 200 * KIB), page.Gpu("B", 50.0, 100 * KIB)
+EXTREMES = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
 
 
 def prose(notes: Observations) -> str:
     return " ".join(notes.items)
 
 
-# --- Part 1, by hand ---------------------------------------------------------
+def extremes(kernels: dict, gpus: tuple = (A, B)) -> tuple:
+    """One head of N = 1,000, d_h = 100 and F = 4 GFLOP; K and V 2 MiB."""
+    return page.extremes(page.Extremes(1000, 100, 4e9, list(gpus), kernels, 2 * MIB))
+
+
 def test_extremes_by_hand() -> None:
-    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
-    table, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+    table, notes = extremes(EXTREMES)
     assert table.headers[-2:] == ["A, I* 100.0", "B, I* 50.0"]
-    assert table.rows[0] == [
-        "naive",
-        "4.00 GFLOP",
-        "100.00 MB",
-        "40.0",
-        "memory, 1.00 ms",
-        "memory, 500 µs",
-    ]
+    assert table.rows[0][:4] == ["naive", "4.00 GFLOP", "100.00 MB", "40.0"]
+    assert table.rows[0][4:] == ["memory, 1.00 ms", "memory, 500 µs"]
     assert table.rows[1][4:] == ["compute, 200 µs", "compute, 100 µs"]
     assert table.title.startswith("One head, N = 1,000, d_h = 100, bf16")
     assert notes.items[0] == (
@@ -55,20 +53,21 @@ def test_extremes_by_hand() -> None:
         "On the A the time bound falls from 1.000 ms to 0.200 ms (x5.0 faster): the comparison the "
         "article makes."
     )
-    assert "as if K and V (2.00 MiB at this size)" in notes.items[2]
+    assert notes.items[2] == (
+        "The ideal assumes that nothing is ever read twice, as if K and V (2.00 MiB at this "
+        "size) stayed on chip for every query. One SM's shared memory is a few hundred KiB. The "
+        "rest of Part 1 asks what a finite on-chip memory gives."
+    )
     # I = 75 sits between B's ridge (50) and A's (100): each chip is named
-    split = {"naive": (1e8, 75.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
-    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], split, 2 * MIB))
+    split = {**EXTREMES, "naive": (1e8, 75.0, [1e-3, 5e-4])}
+    _, notes = extremes(split)
     assert "75.0 FLOP/byte: memory-bound on the A, compute-bound on the B." in notes.items[0]
-    kernels = {k: (d, i, [*t, t[-1]]) for k, (d, i, t) in kernels.items()}
-    three = page.Extremes(1000, 100, 4e9, [A, B, B], kernels, 2 * MIB)
-    assert "memory-bound on every chip" in page.extremes(three)[1].items[0]
-    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
+    three = {k: (d, i, [*t, t[-1]]) for k, (d, i, t) in EXTREMES.items()}
+    assert "memory-bound on every chip" in extremes(three, (A, B, B))[1].items[0]
     with pytest.raises(ValueError, match="zip"):
-        page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+        extremes({**EXTREMES, "naive": (1e8, 40.0, [1e-3, 5e-4, 1e-4])})
     # 1 ms on the A for both kernels (the B's differ): no "x.. faster" to add
-    kernels = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [1e-3, 1e-4])}
-    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels, 2 * MIB))
+    _, notes = extremes({**EXTREMES, "ideal": (1e6, 4000.0, [1e-3, 1e-4])})
     assert notes.items[1].endswith(" ms: the comparison the article makes.")
 
 
@@ -77,15 +76,23 @@ def plan(gpu: page.Gpu, rows: int, i: float, needed: float | None, reads: int = 
     return page.Plan(gpu, blocks, 8, reads, 5e7, i, 2e-5, needed)
 
 
+def schedule(plans: list, naive: float = 1e8) -> tuple:
+    """N = 1,024, d_h = 64, the ideal 1 MB; both plans are the named ones."""
+    return page.schedule(page.Schedule(1024, 64, plans, plans, naive, 1e6))
+
+
+TWO_PLANS = [plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)]
+
+
 def test_schedule_by_hand() -> None:
-    a, b = plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)
-    schedule = page.Schedule(1024, 64, [a, b], [a, b], 1e8, 1e6)
-    blocks, bounds, notes = page.schedule(schedule)
+    blocks, bounds, notes = schedule(TWO_PLANS)
     assert blocks.rows[0] == ["A", "200 KiB", "128 x 64", "100 KiB", "8"]
     assert bounds.rows[0] == ["A", "50.00 MB", "60.0", "100.0", "memory, 20.0 µs", "400 KiB"]
-    assert bounds.rows[1][-1] == "never"
-    assert notes.items[0].endswith(
-        "The A's 200 KiB give B_r = 128 and I = 60.0; the B's 100 KiB give B_r = 64 and I = 30.0."
+    assert bounds.rows[1][-1] == "never" and bounds.title and bounds.note
+    assert notes.items[0] == (
+        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to 2 N / (b "
+        "T_r), about B_r, as T_r grows. The A's 200 KiB give B_r = 128 and I = 60.0; the B's "
+        "100 KiB give B_r = 64 and I = 30.0."
     )
     assert notes.items[1] == (
         "Neither reaches its ridge from shared memory alone: the ridge takes 400 KiB on the A "
@@ -96,14 +103,13 @@ def test_schedule_by_hand() -> None:
         "The A's blocks move 50.00 MB, x2.00 less than the naive kernel's 100.00 MB and x50.0 "
         "more than the ideal 1.00 MB: K and V are read R = 8 times each."
     )
-    reach = [plan(A, 128, 150.0, 100 * KIB), plan(B, 64, 30.0, 300 * KIB)]
-    one = prose(page.schedule(page.Schedule(1024, 64, reach, reach, 1e8, 1e6))[2])
+    one = prose(schedule([plan(A, 128, 150.0, 100 * KIB), plan(B, 64, 30.0, 300 * KIB)])[2])
     assert (
         "Only the A reaches its ridge from shared memory alone: the ridge takes 100 KiB on the A "
         "(it has 200 KiB) and 300 KiB on the B (it has 100 KiB)."
     ) in one
     both = [plan(A, 128, 150.0, 100 * KIB, reads=1), plan(B, 64, 50.0, 50 * KIB)]
-    text = prose(page.schedule(page.Schedule(1024, 64, both, both, 5e7, 1e6))[2])
+    text = prose(schedule(both, naive=5e7)[2])
     assert "Both reach their ridge from shared memory alone" in text
     assert "the same as the naive kernel's 50.00 MB and x50.0 more than" in text
     assert "K and V are read once, the ideal minimum." in text
@@ -111,21 +117,33 @@ def test_schedule_by_hand() -> None:
     assert said.endswith("from shared memory alone.") and "takes" not in said
 
 
+def traffic(marks: list) -> tuple:
+    """One row of each block (1,292 B) moves 8.59 GB; the naive 138 MB, the ideal 4.19 MB."""
+    values = (1292.0, 8.59e9, 98_816.0, -0.91, 2 * MIB, 4.19e6, 1.38e8, 4.19e6, 2 * MIB)
+    return page.traffic(page.Traffic(marks, *values))
+
+
 def test_traffic_by_hand() -> None:
-    marks = [("one row", 1292.0, Blocks(1, 1, 1292.0), 8.59e9, 1.01)]
-    record = page.Traffic(
-        marks, 1292.0, 8.59e9, 98_816.0, -0.91, 2 * MIB, 4.19e6, 1.38e8, 4.19e6, 2 * MIB
-    )
-    table, caption, notes = page.traffic(record)
+    table, caption, notes = traffic([("one row", 1292.0, Blocks(1, 1, 1292.0), 8.59e9, 1.01)])
     assert table.rows == [["one row", "1.26 KiB", "1 x 1", "8.59 GB", "1.0"]]
-    assert "(A100, H100)" in caption
+    assert table.headers == ["landmark", "M_sm", "Br x Bc", "D", "I"]
+    assert caption == (
+        "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
+        "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
+        "line is the traffic F / I* at which the head's intensity reaches a chip's ridge point "
+        "(A100, H100), with a dot where the staircase first gets below it; the vertical lines "
+        "mark the chips' shared memory per SM."
+    )
     # 8.59 GB / 138 MB = 62.2
     assert notes.items[0] == (
         "With 1.26 KiB on chip (one row of each block) K and V are read N times: 8.59 GB, x62 "
         "more than the naive kernel's traffic. Tiling moves no more than naive only from 96.5 KiB "
         "on."
     )
-    assert "log-log slope of -0.91: doubling" in notes.items[1]
+    assert notes.items[1] == (
+        "Between 16 KiB and 128 KiB the staircase falls with a log-log slope of -0.91: doubling "
+        "the on-chip memory about halves the traffic, the theorem's 1 / M."
+    )
     assert notes.items[2] == (
         "From 2.00 MiB, K and V whole (2.00 MiB) plus one query row, the traffic drops to the "
         "ideal 4.19 MB; the lowest point of the curve is 4.19 MB."
@@ -143,16 +161,8 @@ def lengths(takes_over: dict) -> page.Lengths:
 
 def test_lengths_by_hand() -> None:
     heads, layer, notes = page.lengths(lengths({"naive": Crossover(512, 1024), "tiled": None}))
-    assert heads.rows[1] == [
-        "1,024",
-        "8.00 MB",
-        "4.00 MB",
-        "1.00 MB",
-        "60.0",
-        "120.0",
-        "4.00 µs",
-        "2.00 µs",
-    ]
+    assert heads.rows[1][:4] == ["1,024", "8.00 MB", "4.00 MB", "1.00 MB"]
+    assert heads.rows[1][4:] == ["60.0", "120.0", "4.00 µs", "2.00 µs"]
     assert heads.title.startswith("One head on the B (M_sm = 100 KiB, d_h = 64, bf16)")
     # share 0.25 / (0.4 + 0.25) = 38%
     assert layer.rows[1] == ["1,024", "400 µs", "500 µs", "250 µs", "38%"]
@@ -161,12 +171,9 @@ def test_lengths_by_hand() -> None:
         "At N = 1,024 the tiled traffic is x2.00 less than the naive kernel's (2 B_r / d_h in the "
         "limit) and x4 more than the ideal minimum."
     )
-    assert (
-        notes.items[1].endswith(
-            "against the B's ridge of 50.0 the tiled kernel is compute-bound and the naive one "
-            "compute-bound there."
-        )
-        is False
+    assert not notes.items[1].endswith(
+        "against the B's ridge of 50.0 the tiled kernel is compute-bound and the naive one "
+        "compute-bound there."
     )
     assert notes.items[1].endswith("ridge of 50.0 both kernels are compute-bound at that length.")
     assert notes.items[2] == (
@@ -174,22 +181,22 @@ def test_lengths_by_hand() -> None:
         "tiled kernel and at N = 1,024 with the naive one. Below N = 1,024 the projections and "
         "the MLP take longer than attention with either kernel."
     )
-    none = page.lengths(lengths({"naive": None, "tiled": None}))[2].items[2]
-    assert none.endswith(
-        "Up to N = 1,024 the projections and the MLP take longer than attention with either kernel."
+    none = lengths({"naive": None, "tiled": None})
+    assert (
+        page.lengths(none)[2]
+        .items[2]
+        .endswith(
+            "Up to N = 1,024 the projections and the MLP take longer than attention with either "
+            "kernel."
+        )
     )
-    split = lengths({"naive": None, "tiled": None})
-    split = page.Lengths(page.Gpu("C", 110.0, 1.0), *list(vars(split).values())[1:])
-    assert "the tiled kernel is compute-bound and the naive one memory-bound there." in prose(
-        page.lengths(split)[2]
-    )
+    split = page.lengths(dataclasses.replace(none, gpu=page.Gpu("C", 110.0, 1.0)))[2]
+    assert "the tiled kernel is compute-bound and the naive one memory-bound there." in prose(split)
 
 
-# --- Part 2, by hand ---------------------------------------------------------
 def test_agreement_by_hand() -> None:
-    table, notes = page.agreement(
-        [(300, 16, 300, 300, 1, 7.6e-7), (257, 64, 31, 47, 54, 2e-6)], 1e-4
-    )
+    cases = [(300, 16, 300, 300, 1, 7.6e-7), (257, 64, 31, 47, 54, 2e-6)]
+    table, notes = page.agreement(cases, 1e-4)
     assert table.rows == [
         ["300", "16", "300 x 300", "yes", "1", "7.6e-07"],
         ["257", "64", "31 x 47", "no", "54", "2.0e-06"],
@@ -202,24 +209,22 @@ def test_agreement_by_hand() -> None:
     assert page.agreement([(64, 8, 32, 64, 2, 0.0)], 1e-4)[0].rows[0][3] == "yes"
     assert page.agreement([(64, 8, 64, 32, 2, 0.0)], 1e-4)[0].rows[0][3] == "yes"
     assert page.agreement([(64, 8, 64, 30, 3, 0.0)], 1e-4)[0].rows[0][3] == "no"
+    assert page.agreement(cases[:1], 1e-4)[1].items == [
+        "The largest relative error is 7.6e-07, inside the tolerance of 1e-04. The two kernels "
+        "add the same terms in a different order and subtract a different running maximum before "
+        "each exponential, so they agree to fp32 rounding, not bit for bit.",
+        "The online softmax needs no second pass: a block that raises a row's maximum rescales "
+        "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
+        "once per query block, at the end.",
+    ]
+    at = page.agreement([(64, 8, 32, 32, 4, 1e-4)], 1e-4)[1].items[0]  # the tolerance itself
+    assert "1.0e-04, inside the tolerance" in at
 
 
 def machine(naive_i: float = 12.8, saved: float = 2.5e10) -> page.Machine:
     caches = [("L1", 32 * KIB, "sysfs"), ("L2", MIB, "sysfs")]
-    return page.Machine(
-        caches,
-        1.6e10,
-        1.7e10,
-        saved,
-        2.6e10,
-        2.6e10,
-        1.625,
-        naive_i,
-        7e-5,
-        14,
-        5.5e-10,
-        "the calibration",
-    )
+    roofs = (1.6e10, 1.7e10, saved, 2.6e10, 2.6e10, 1.625)  # beta, matmuls, P_1, P_1 / beta
+    return page.Machine(caches, *roofs, naive_i, 7e-5, 14, 5.5e-10, "the calibration")
 
 
 def test_machine_by_hand() -> None:
@@ -233,14 +238,17 @@ def test_machine_by_hand() -> None:
         notes.items[0] == "The roofs: the calibration; P_1 = 26.0 GFLOP/s, the faster one-thread "
         "matmul of the two."
     )
-    assert (
-        "12.8 FLOP per byte of its ten passes (about (4 d_h + 5) / 40 at any "
-        "N): at or above the ridge" in notes.items[1]
+    assert notes.items[1] == (
+        "On one thread the ridge is 1.6 FLOP/byte. The naive kernel in fp32 does 12.8 FLOP per "
+        "byte of its ten passes (about (4 d_h + 5) / 40 at any N): at or above the ridge, so by "
+        "the roofline it is compute-bound here, and fewer bytes do not lower its bound."
     )
+    assert page.machine(machine(naive_i=1.625))[2].items[1].count("at or above the ridge") == 1
     # 70 µs / 14 calls = 5 µs; 70 µs x 26 GFLOP/s = 1.82 MFLOP
-    assert notes.items[2].startswith(
-        "An inner step costs 70.0 µs before any arithmetic, about 5.00 µs per "
-        "numpy call. In that time one core does 1.82 MFLOP"
+    assert notes.items[2] == (
+        "An inner step costs 70.0 µs before any arithmetic, about 5.00 µs per numpy call. In "
+        "that time one core does 1.82 MFLOP of matmul: a block must do much more work than that "
+        "for the fixed cost to vanish."
     )
     low = page.machine(machine(naive_i=1.0, saved=0.0))
     assert (
@@ -256,15 +264,24 @@ def sized(name: str, rows: int, seconds: float, steps: int, traffic: float = 1e7
     )
 
 
+def block_sizes(*choices: page.Sized, naive_t: float = 0.1, held: float = 4 * MIB, step_s=1e-5):
+    """N = 1,024, d_h = 128, F = 1 GFLOP, P_1 = 40 GFLOP/s; the naive kernel moves 40 MB."""
+    return page.block_sizes(
+        page.BlockSizes(1024, 128, 1e9, list(choices), (4e7, held, naive_t), 4e10, step_s)
+    )
+
+
+SMALL, BIG = sized("L1 data", 16, 0.2, 4096, traffic=2e8), sized("L2", 64, 0.05, 256)
+
+
 def test_block_sizes_by_hand() -> None:
-    small, big = sized("L1 data", 16, 0.2, 4096, traffic=2e8), sized("L2", 64, 0.05, 256)
-    record = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    sizes, speeds, notes = page.block_sizes(record)
+    sizes, speeds, notes = block_sizes(SMALL, BIG)
     assert sizes.rows[0] == ["L1 data", "32.0 KiB", "16 x 16", "4,096", "200.00 MB", "40.0 KiB"]
     assert sizes.rows[-1] == ["naive", "-", "-", "-", "40.00 MB", "4.00 MiB"]
     # 1 GFLOP in 0.2 s: 5.0 GFLOP/s, 12% of 40; 4096 x 10 µs = 41 ms of 200 ms: 20%
     assert speeds.rows[0] == ["L1 data", "200 ms", "5.0", "12%", "20%"]
     assert speeds.rows[-1] == ["naive", "100 ms", "10.0", "25%", "-"]
+    assert sizes.title and sizes.note and speeds.title
     assert notes.items[0].startswith(
         "With L1 data-sized blocks (16 x 16) the kernel makes 4,096 inner steps and runs x4.00 "
         "slower than the fastest blocks; the fixed costs alone explain 20% of its time."
@@ -277,49 +294,35 @@ def test_block_sizes_by_hand() -> None:
         "Those small blocks even move more than the naive kernel by the model's count, 200.00 MB "
         "against 40.00 MB: K and V are read 64 times"
     )
-    alone = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    items = page.block_sizes(alone)[2].items
+    items = block_sizes(BIG)[2].items
     assert "inner steps and is the fastest of them;" in items[0] and len(items) == 2
-    whole = page.Sized("LLC / 2", 8 * MIB, Blocks(1024, 1024, 6 * MIB), 1, 1, 1e6, 6 * MIB, 0.08)
-    items = page.block_sizes(
-        page.BlockSizes(1024, 128, 1e9, [big, whole], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    )[2].items
-    assert items[-1].endswith(
-        "(1024 x 1024): a single block, the naive computation with S kept in "
-        "cache, which passes over S five times instead of ten."
-    )
-    half = page.Sized("LLC / 2", 4 * MIB, Blocks(512, 1024, 3 * MIB), 2, 1, 1e6, 3 * MIB, 0.08)
-    items = page.block_sizes(
-        page.BlockSizes(1024, 128, 1e9, [big, half], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    )[2].items
-    assert items[-1].endswith("(512 x 1024): K and V are read once, the ideal minimum.")
-    other = page.Sized("L2 / 2", 4 * MIB, Blocks(512, 1024, 3 * MIB), 2, 1, 1e6, 3 * MIB, 0.08)
-    assert (
-        len(
-            page.block_sizes(
-                page.BlockSizes(1024, 128, 1e9, [big, other], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-            )[2].items
-        )
-        == 2
-    )
+    # the small blocks moving exactly the naive kernel's bytes move no more
+    assert len(block_sizes(sized("L1 data", 16, 0.2, 4096, traffic=4e7), BIG)[2].items) == 2
+    # fixed costs beyond the time are capped at 100%
+    _, speeds, notes = block_sizes(BIG, step_s=1.0)
+    assert speeds.rows[0][4] == "100%" and "explain 100% of its time" in notes.items[0]
     # 32 x 128 = 4,096 elements against 16 x 16 = 256: the 16 x 16 blocks are the smaller,
     # though 32 / 128 is the smaller aspect ratio
     wide = page.Sized("L2", 64 * KIB, Blocks(32, 128, 60 * KIB), 32, 8, 1e7, 60 * KIB, 0.05)
     square = sized("L1 data", 16, 0.2, 4096)
-    record = page.BlockSizes(1024, 128, 1e9, [wide, square], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    assert page.block_sizes(record)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
-    big = sized("L2", 64, 0.05, 256)
-    # fixed costs beyond the time are capped at 100%
-    capped = page.BlockSizes(1024, 128, 1e9, [big], (4e7, 4 * MIB, 0.1), 4e10, 1.0)
-    assert page.block_sizes(capped)[1].rows[0][4] == "100%"
-    assert "explain 100% of its time" in page.block_sizes(capped)[2].items[0]
-    # the small blocks moving exactly the naive kernel's bytes move no more
-    small = sized("L1 data", 16, 0.2, 4096, traffic=4e7)
-    even = page.BlockSizes(1024, 128, 1e9, [small, big], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    assert len(page.block_sizes(even)[2].items) == 2
+    assert block_sizes(wide, square)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
+    # half the LLC holds K and V whole, so B_c = N: one block, or K and V read once
+    whole = page.Sized("LLC / 2", 8 * MIB, Blocks(1024, 1024, 6 * MIB), 1, 1, 1e6, 6 * MIB, 0.08)
+    assert (
+        block_sizes(BIG, whole)[2]
+        .items[-1]
+        .endswith(
+            "(1024 x 1024): a single block, the naive computation with S kept in "
+            "cache, which passes over S five times instead of ten."
+        )
+    )
+    half = page.Sized("LLC / 2", 4 * MIB, Blocks(512, 1024, 3 * MIB), 2, 1, 1e6, 3 * MIB, 0.08)
+    said = block_sizes(BIG, half)[2].items[-1]
+    assert said.endswith("(512 x 1024): K and V are read once, the ideal minimum.")
+    assert len(block_sizes(BIG, half._replace(name="L2 / 2"))[2].items) == 2  # not the LLC
 
 
-def row(kind: str, nbytes: float, t_c: float, t_m: float, t: float) -> dict:
+def row(nbytes: float, t_c: float, t_m: float, t: float) -> dict:
     return {
         "bytes": nbytes, "intensity": 1e9 / nbytes, "flops": 1e9, "t_compute_s": t_c,
         "t_memory_s": t_m, "t_pred_s": max(t_c, t_m), "t_meas_s": t, "flag": None,
@@ -335,13 +338,15 @@ def kernels(times: dict, naive_t: float = 0.1, compute_bound: bool = True) -> pa
         )
         for n, t in times.items()
     }
-    placed = {
-        "naive": row("naive", 4e8, 0.04, 0.05, naive_t),
-        "tiled": row("tiled", 1e8, 0.04, 0.0125, 0.12),
-    }
+    placed = {"naive": row(4e8, 0.04, 0.05, naive_t), "tiled": row(1e8, 0.04, 0.0125, 0.12)}
     return page.Kernels(
         128, runs, placed, 2.5, 2.5e10, 1e10, compute_bound, 256, 1e-5, 5e-10, 131072, memory
     )
+
+
+def kernel_notes(times: dict, **record: object) -> list[str]:
+    """What to observe under the kernels' tables, for these (naive, tiled) times at each N."""
+    return page.kernels(kernels(times, **record))[3].items
 
 
 def test_kernels_by_hand() -> None:
@@ -357,7 +362,13 @@ def test_kernels_by_hand() -> None:
         roof.note == "Both kernels do F = 1.00 GFLOP; T bound = max(F / P_1, D / beta) with "
         "P_1 = 25.0 GFLOP/s."
     )
-    assert "vertical line" in caption
+    assert times.title and scores.title
+    assert caption == (
+        "Seconds per call of both kernels against N (log-log): measured (markers), and the two "
+        "parts of the roofline bound with this machine's one-thread roofs, F / P_1 (the same for "
+        "both) and each kernel's D / beta. A kernel's bound is the higher of its two lines. The "
+        "vertical line is where the naive kernel's N x N scores fill the last-level cache."
+    )
     assert notes.items[0] == (
         "The tiled kernel takes x1.25 at N = 2,048, x1.05 at N = 4,096, x0.96 at N = 8,192 the "
         "naive kernel's time. It is slower at 2 of the 3 lengths and within 10% of the naive "
@@ -392,59 +403,39 @@ def test_kernels_by_hand() -> None:
         "its blocks."
     )
     # tiled 0.05 s -> 1.5 s: x30 for x16 the scores, x1.88 per score
-    flat = page.kernels(kernels({2048: (0.04, 0.05), 8192: (1.0, 1.5)}))[3].items[3]
-    assert flat.endswith(
+    assert kernel_notes({2048: (0.04, 0.05), 8192: (1.0, 1.5)})[3].endswith(
         "x1.56; the tiled one x1.88. Here the passes over S cost about the "
         "same whether S sits in the cache or in DRAM: the savings do not show in time."
     )
-    faster = page.kernels(kernels({2048: (0.04, 0.02), 4096: (0.055, 0.03)}, compute_bound=False))[
-        3
-    ]
-    assert "the naive kernel's time. It is never slower: its blocks cost less" in faster.items[0]
-    assert (
-        "closer to the roofline's max, 50.0 ms, than to their sum, 90.0 ms: here" in faster.items[1]
-    )
-    assert len(faster.items) == 4  # no length with S past twice the cache
-    slow = page.kernels(kernels({2048: (0.04, 0.08)}, compute_bound=False))[3].items[0]
+    faster = kernel_notes({2048: (0.04, 0.02), 4096: (0.055, 0.03)}, compute_bound=False)
+    assert "the naive kernel's time. It is never slower: its blocks cost less" in faster[0]
+    assert "closer to the roofline's max, 50.0 ms, than to their sum, 90.0 ms: here" in faster[1]
+    assert len(faster) == 4  # no length with S past twice the cache
     assert (
         "It is slower at the one length. By the roofline it should win, since "
-        "the naive kernel is memory-bound here" in slow
+        "the naive kernel is memory-bound here"
+        in kernel_notes({2048: (0.04, 0.08)}, compute_bound=False)[0]
     )
-    # equal times: not slower
-    assert "It is never slower" in page.kernels(kernels({1024: (0.1, 0.1)}))[3].items[0]
+    assert "It is never slower" in kernel_notes({1024: (0.1, 0.1)})[0]  # equal times: not slower
     # per score, 2048 -> 8192 (2^22 and 2^26 scores): naive 1/16 s -> 1.1 s grows x1.1, tiled
     # 1/16 s -> 1 s grows x1.0: exactly 1.1 times, which does not count as showing
-    same = page.kernels(kernels({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)}))[3].items[3]
+    same = kernel_notes({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)})[3]
     assert same.endswith("the savings do not show in time.")
     # S exactly the cache counts as inside it
     runs = {
-        2896: page.Run(
-            Blocks(64, 64, 1.0), {"naive": 0.1, "tiled": 0.1}, 1.0, {"naive": 1.0, "tiled": 1.0}
-        ),
-        8192: page.Run(
-            Blocks(64, 64, 1.0), {"naive": 1.0, "tiled": 1.0}, 8.0, {"naive": 1.0, "tiled": 1.0}
-        ),
+        n: page.Run(Blocks(64, 64, 1.0), {"naive": t, "tiled": t}, x, {"naive": 1.0, "tiled": 1.0})
+        for n, t, x in ((2896, 0.1, 1.0), (8192, 1.0, 8.0))
     }
     record = dataclasses.replace(kernels({1024: (1.0, 1.0)}), runs=runs)
     assert "at N = 2,896 (S inside the last-level cache)" in page.kernels(record)[3].items[3]
     # a measured time exactly between the sum (0.75 s) and the max (0.5 s): not closer to the sum
-    tie = dataclasses.replace(
-        kernels({1024: (0.625, 1.0)}),
-        placed={
-            "naive": row("naive", 4e8, 0.25, 0.5, 0.625),
-            "tiled": row("tiled", 1e8, 0.25, 0.1, 1.0),
-        },
-    )
-    assert (
-        "closer to the roofline's max, 500 ms, than to their sum, 750 ms"
-        in page.kernels(tie)[3].items[1]
-    )
+    tie = {"naive": row(4e8, 0.25, 0.5, 0.625), "tiled": row(1e8, 0.25, 0.1, 1.0)}
+    tie = page.kernels(dataclasses.replace(kernels({1024: (0.625, 1.0)}), placed=tie))[3].items
+    assert "closer to the roofline's max, 500 ms, than to their sum, 750 ms" in tie[1]
     # a tiled time below its parts leaves nothing, not a negative remainder
-    quick = page.kernels(kernels({8192: (1.0, 0.05)}))[3].items[2]
-    assert "and the remaining 0.00 ns its small matmuls" in quick
+    assert "and the remaining 0.00 ns its small matmuls" in kernel_notes({8192: (1.0, 0.05)})[2]
 
 
-# --- Property tests: Part 1 from drawn hardware tables, Part 2 from drawn measurements ---
 N, D_HEAD, BF16 = 4096, 128, 2
 
 
@@ -568,92 +559,15 @@ def test_kernel_words_hold_for_drawn_times(times: list, naive_t: float, bound: b
 )
 def test_block_words_hold_for_drawn_times(choices: list, naive_t: float) -> None:
     rows = [sized(f"M{i}", r, t, 1024 // r) for i, (r, t) in enumerate(choices)]
-    items = page.block_sizes(
-        page.BlockSizes(1024, 128, 1e9, rows, (4e7, MIB, naive_t), 4e10, 1e-5)
-    )[2].items
+    items = block_sizes(*rows, naive_t=naive_t, held=MIB)[2].items
     assert not contradictions(" ".join(items))
     fastest = min(rows, key=lambda s: s.seconds)
     assert f"The fastest blocks came from {fastest.name} " in items[1]
 
 
-# --- Edges: each comparison at its boundary, every word of the fixed sentences ---
 def test_records_are_frozen() -> None:
     ext = page.Extremes(1, 1, 1.0, [A], {}, 1.0)
     sch = page.Schedule(1, 1, [], [], 1.0, 1.0)
     tra = page.Traffic([], 1.0, 1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
     blk = page.BlockSizes(1, 1, 1.0, [], (1.0, 1.0, 1.0), 1.0, 1.0)
     assert_frozen(A, ext, sch, tra, lengths({}), machine(), blk, kernels({1024: (1.0, 1.0)}))
-
-
-def test_fixed_sentences_word_for_word() -> None:
-    kernels_ = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
-    _, notes = page.extremes(page.Extremes(1000, 100, 4e9, [A, B], kernels_, 2 * MIB))
-    assert notes.items[2] == (
-        "The ideal assumes that nothing is ever read twice, as if K and V (2.00 MiB at this "
-        "size) stayed on chip for every query. One SM's shared memory is a few hundred KiB. The "
-        "rest of Part 1 asks what a finite on-chip memory gives."
-    )
-    a, b = plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)
-    assert page.schedule(page.Schedule(1024, 64, [a, b], [a, b], 1e8, 1e6))[2].items[0] == (
-        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to 2 N / (b "
-        "T_r), about B_r, as T_r grows. The A's 200 KiB give B_r = 128 and I = 60.0; the B's "
-        "100 KiB give B_r = 64 and I = 30.0."
-    )
-    record = page.Traffic(
-        [], 1292.0, 8.59e9, 98_816.0, -0.91, 2 * MIB, 4.19e6, 1.38e8, 4.19e6, 2 * MIB
-    )
-    table, caption, notes = page.traffic(record)
-    assert caption == (
-        "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
-        "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
-        "line is the traffic F / I* at which the head's intensity reaches a chip's ridge point "
-        "(A100, H100), with a dot where the staircase first gets below it; the vertical lines "
-        "mark the chips' shared memory per SM."
-    )
-    assert notes.items[1] == (
-        "Between 16 KiB and 128 KiB the staircase falls with a log-log slope of -0.91: doubling "
-        "the on-chip memory about halves the traffic, the theorem's 1 / M."
-    )
-    assert table.headers == ["landmark", "M_sm", "Br x Bc", "D", "I"]
-    _, notes = page.agreement([(300, 16, 300, 300, 1, 7.6e-7)], 1e-4)
-    assert notes.items == [
-        "The largest relative error is 7.6e-07, inside the tolerance of 1e-04. The two kernels "
-        "add the same terms in a different order and subtract a different running maximum before "
-        "each exponential, so they agree to fp32 rounding, not bit for bit.",
-        "The online softmax needs no second pass: a block that raises a row's maximum rescales "
-        "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
-        "once per query block, at the end.",
-    ]
-    at = page.agreement([(64, 8, 32, 32, 4, 1e-4)], 1e-4)[1].items[0]  # the tolerance itself
-    assert "1.0e-04, inside the tolerance" in at
-    assert page.machine(machine())[2].items[1] == (
-        "On one thread the ridge is 1.6 FLOP/byte. The naive kernel in fp32 does 12.8 FLOP per "
-        "byte of its ten passes (about (4 d_h + 5) / 40 at any N): at or above the ridge, so by "
-        "the roofline it is compute-bound here, and fewer bytes do not lower its bound."
-    )
-    assert page.machine(machine(naive_i=1.625))[2].items[1].count("at or above the ridge") == 1
-    assert page.machine(machine())[2].items[2] == (
-        "An inner step costs 70.0 µs before any arithmetic, about 5.00 µs per numpy call. In "
-        "that time one core does 1.82 MFLOP of matmul: a block must do much more work than that "
-        "for the fixed cost to vanish."
-    )
-    *_, caption = page.kernels(kernels({1024: (1.0, 1.0)}))
-    assert caption == (
-        "Seconds per call of both kernels against N (log-log): measured (markers), and the two "
-        "parts of the roofline bound with this machine's one-thread roofs, F / P_1 (the same for "
-        "both) and each kernel's D / beta. A kernel's bound is the higher of its two lines. The "
-        "vertical line is where the naive kernel's N x N scores fill the last-level cache."
-    )
-
-
-def test_every_table_keeps_its_title_and_note() -> None:
-    a, b = plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)
-    _, bounds, _ = page.schedule(page.Schedule(1024, 64, [a, b], [a, b], 1e8, 1e6))
-    assert bounds.title and bounds.note
-    times, scores, roof, _, _ = page.kernels(kernels({2048: (0.04, 0.05)}))
-    assert times.title and scores.title and roof.title
-    one = sized("L2", 64, 0.05, 256)
-    sizes, speeds, _ = page.block_sizes(
-        page.BlockSizes(1024, 128, 1e9, [one], (4e7, 4 * MIB, 0.1), 4e10, 1e-5)
-    )
-    assert sizes.title and sizes.note and speeds.title
