@@ -98,6 +98,9 @@ def fmt_time(seconds: float, unit: str | None = None, digits: int | None = None)
     if index > 0 and round(abs(value), places(value)) >= 1000:  # 999.96 µs prints as 1.00 ms
         index -= 1
         value = seconds / units[index][1]
+    if seconds and abs(seconds) < 0.1e-9:  # 160 FLOP at 989 TFLOP/s: 0.16 ps, not 0.00 ns
+        ps = seconds / 1e-12
+        return f"{ps:.{places(ps)}f} ps" if abs(ps) >= 1 else f"{ps:.2g} ps"
     return f"{value:.{places(value)}f} {units[index][0]}"
 
 
