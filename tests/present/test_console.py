@@ -163,6 +163,10 @@ def test_the_named_shortcuts() -> None:
     assert console.fmt_kib(233472) == "228 KiB" and console.fmt_kib(131072, 2) == "128.00 KiB"
     assert console.fmt_pct(0.873) == "87%" and console.fmt_pct(0.5, 1) == "50.0%"
     assert console.fmt_peak(312e12) == "312 TFLOP/s" and console.fmt_peak(1979e12) == "1979 TFLOP/s"
+    # the H100's fp8 peak x1000 (lecture 05 after the edit) once printed '1.979e+06 TFLOP/s'
+    assert console.fmt_peak(1979e12 * 1000) == "1979000 TFLOP/s"
+    assert console.fmt_peak(989e12 * 1000) == "989000 TFLOP/s"
+    assert console.fmt_peak(197e12 * 1e-7) == "0.0000197 TFLOP/s"  # 19.7 MFLOP/s, no e-05
     assert (
         console.fmt_si(1555e9, "B/s") == "1.555 TB/s" and console.fmt_si(45e9, "B/s") == "45 GB/s"
     )
