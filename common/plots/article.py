@@ -6,6 +6,7 @@ import itertools
 import math
 import os
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any, NamedTuple
 
 from common.files.results import positive_number
@@ -57,8 +58,11 @@ def _overlap(a: tuple, b: tuple) -> bool:
 
 
 def _plain(v: float) -> str:
-    """A tick label as a plain number: 0.05, 1, 1,000, 1,000,000 (never 1e+06)."""
-    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+    """A tick label as a plain number: 0.00001, 0.05, 1, 1,000, 1,000,000 (never 1e+06)."""
+    if v >= 1:
+        return f"{v:,.0f}"
+    text = f"{v:g}"
+    return f"{Decimal(text):f}" if "e" in text else text
 
 
 def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
