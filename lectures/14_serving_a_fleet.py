@@ -64,10 +64,13 @@ dtypes, roofs = llm.DTypes(), spec_roofs(chip, "bf16")
 gpus = serving.gpus_to_hold(model, chip, S, dtypes)  # the fewest GPUs that hold the model
 wall = serving.largest_batch_on(model, chip, gpus, S, dtypes) if gpus else 0
 # sphinx_gallery_start_ignore
+if not gpus:  # no batch fits: a smaller --batch would not help
+    parser.error(f"one sequence of {S:,} tokens of {model.name} does not fit even "
+                 f"{serving.MAX_GPUS} x {chip.name}; shorten --prompt or --output, or raise "
+                 "the chip's memory capacity in common/hw_specs.py")  # fmt: skip
 if wall < B:
-    where = f"{gpus} x {chip.name}" if gpus else f"{serving.MAX_GPUS} x {chip.name}"
-    parser.error(f"argument --batch: {B} sequences of {S:,} tokens do not fit {where} "
-                 f"(at most {wall:,}); give --batch {max(wall, 1)} or less")  # fmt: skip
+    parser.error(f"argument --batch: {B} sequences of {S:,} tokens do not fit {gpus} x "
+                 f"{chip.name} (at most {wall:,}); give --batch {wall} or less")  # fmt: skip
 # sphinx_gallery_end_ignore
 
 seconds = partial(roofline_time, roofs=roofs, gpus=gpus)  # a pass's bound on the model's GPUs

@@ -122,10 +122,11 @@ def battery(figures: Mapping[Field, tuple[object, float]]) -> Iterator[tuple[str
 
 _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15, "e": 1e18,
           "ki": 2.0**10, "mi": 2.0**20, "gi": 2.0**30, "ti": 2.0**40}  # fmt: skip
-_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "min": 60.0, "h": 3600.0}
+_TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12, "min": 60.0,
+         "h": 3600.0}  # fmt: skip
 NUM = (
     r"(?P<{0}>-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)"
-    r"(?:\s?(?P<{0}u>[kmgtpe]i?(?=b|flop|op)|(?:ms|us|µs|ns|min|s|h)\b))?"
+    r"(?:\s?(?P<{0}u>[kmgtpe]i?(?=b|flop|op)|(?:ms|us|µs|ns|ps|min|s|h)\b))?"
 )
 
 

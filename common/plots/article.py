@@ -6,6 +6,7 @@ import itertools
 import math
 import os
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any, NamedTuple
 
 from common.files.results import positive_number
@@ -56,6 +57,14 @@ def _overlap(a: tuple, b: tuple) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _plain(v: float) -> str:
+    """A tick label as a plain number: 0.00001, 0.05, 1, 1,000, 1,000,000 (never 1e+06)."""
+    if v >= 1:
+        return f"{v:,.0f}"
+    text = f"{v:g}"
+    return f"{Decimal(text):f}" if "e" in text else text
+
+
 def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
     """Plain-number ticks on a log axis: 1-2-5 steps over short ranges, decades over long."""
     decades = math.log10(hi / lo)
@@ -67,7 +76,7 @@ def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
         if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)
     ]
     setter = ax.set_xticks if axis == "x" else ax.set_yticks
-    setter(values, [f"{v:,.0f}" if v >= 1 else f"{v:g}" for v in values])  # 0.05, 1, 1,000
+    setter(values, [_plain(v) for v in values])
     setter([], minor=True)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from common.formulas.roofline import attainable_flops, ridge_point
-from common.plots.article import log_ticks, place_labels
+from common.plots.article import _plain, log_ticks, place_labels
 from common.plots.style import (
     NEUTRAL_COLOR,
     SERIES_COLORS,
@@ -99,7 +99,7 @@ def _frame(ax: Any, lo: float, hi: float, curves: Sequence[Curve], rates: Sequen
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(y_lo, y_hi))
     log_ticks(ax, "x", lo, hi)
     tera = [10.0**e for e in range(math.ceil(math.log10(y_lo)), math.floor(math.log10(y_hi)) + 1)]
-    ax.set_yticks(tera, [f"{v / 1e12:,g}" for v in tera])
+    ax.set_yticks(tera, [_plain(v / 1e12) for v in tera])
     ax.set_yticks([], minor=True)
     ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="attainable TFLOP/s")
 

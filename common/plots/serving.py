@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from common.plots.article import _plain
 from common.plots.style import NEUTRAL_COLOR, SERIES_COLORS, figure, new_figure, save_figure
 
 
@@ -35,8 +36,8 @@ def cost_figure(
             fontsize=8.5, color=color,
         )  # fmt: skip
     ax.axvline(batch, color=NEUTRAL_COLOR, linewidth=1, linestyle="--", label=f"batch {batch:,}")
-    ax.xaxis.set_major_formatter("{x:,g}")  # plain numbers on both log axes, dollars on y
-    ax.yaxis.set_major_formatter("${x:,g}")
+    ax.xaxis.set_major_formatter(lambda x, _: _plain(x))  # plain numbers, never 1e+06
+    ax.yaxis.set_major_formatter(lambda y, _: f"${_plain(y)}")  # $0.00001, not $1e-05
     ax.set_xlabel("decode batch (sequences)", fontsize=9.5)
     ax.set_ylabel("$ per million output tokens (lower bound)", fontsize=9.5)
     ax.tick_params(labelsize=8.5)

@@ -8,6 +8,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 
 from common.tables.validate import finite
 
@@ -98,6 +99,9 @@ def fmt_time(seconds: float, unit: str | None = None, digits: int | None = None)
     if index > 0 and round(abs(value), places(value)) >= 1000:  # 999.96 µs prints as 1.00 ms
         index -= 1
         value = seconds / units[index][1]
+    if seconds and abs(seconds) < 0.1e-9:  # 160 FLOP at 989 TFLOP/s: 0.16 ps, not 0.00 ns
+        ps = seconds / 1e-12
+        return f"{ps:.{places(ps)}f} ps" if abs(ps) >= 1 else f"{ps:.2g} ps"
     return f"{value:.{places(value)}f} {units[index][0]}"
 
 
@@ -135,7 +139,8 @@ def fmt_batch(b: int | None, none: str = "-") -> str:
 
 def fmt_peak(flops_per_s: float) -> str:
     """A datasheet peak in TFLOP/s, as vendors quote it: fmt_peak(312e12) == '312 TFLOP/s'."""
-    return f"{flops_per_s / 1e12:g} TFLOP/s"
+    text = f"{finite(flops_per_s, 'peak') / 1e12:g}"  # x1000 of 1979 is 1979000, not 1.979e+06
+    return f"{Decimal(text):f} TFLOP/s" if "e" in text else f"{text} TFLOP/s"
 
 
 def fmt_si(value: float, unit: str, significant: int = 4) -> str:

@@ -3,8 +3,15 @@ flags and their one-line errors."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import io
+import runpy
+import sys
+
 import pytest
-from conftest import assert_sections, quiet_run
+import strategies
+from conftest import assert_sections, lecture_path, quiet_run
 
 LECTURE = "14"  # the `out` fixture (conftest) runs it once
 
@@ -75,3 +82,45 @@ def test_the_mixtures_reason_prints_when_it_is_cheaper(default_run: str) -> None
     assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in default_run
     assert "x" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
     assert "prefill fills the matmuls in one pass" in default_run
+
+
+def _refusal(table: dict, *flags: str) -> str:
+    """Lecture 14 run in this process on `table`: its exit must be 2; its last stderr line."""
+    err = io.StringIO()
+    saved = sys.argv
+    sys.argv = ["14_serving_a_fleet.py", *flags]
+    try:
+        with (
+            strategies.patched_hardware(strategies.SHIPPED | table),
+            contextlib.redirect_stderr(err),
+            pytest.raises(SystemExit) as stop,
+        ):
+            runpy.run_path(str(lecture_path(LECTURE)), run_name="__main__")
+    finally:
+        sys.argv = saved
+    assert stop.value.code == 2, err.getvalue()[-800:]
+    return err.getvalue().strip().splitlines()[-1]
+
+
+def test_a_chip_without_a_bf16_peak_is_one_line() -> None:
+    # a student's chip with fp8 alone (the H100's fp8 figure): the lecture computes in bf16,
+    # and it once stopped with a MissingFigureError traceback
+    h100 = strategies.SHIPPED["h100"]
+    fp8_only = dataclasses.replace(
+        h100,
+        peak_flops_table={"fp8": h100.peak_flops_table["fp8"]},
+        achievable_flops_table={},
+    )
+    message = _refusal({"h100": fp8_only}, "--chip", "h100")
+    assert "argument --chip: H100 SXM has no 'bf16' peak" in message, message
+
+
+def test_a_model_no_gpu_count_holds_is_not_told_a_smaller_batch() -> None:
+    # DeepSeek-V3's 671e9 bf16 weights, 1.34 TB, over an H100 cut to 80 MB: 16,775 GPUs,
+    # past the 1,024 the lecture tries, so not even one sequence fits; it once said
+    # "(at most 0); give --batch 1 or less", which fails again at --batch 1
+    h100 = strategies.scale_chip(strategies.SHIPPED["h100"], {"capacity": 0.001})
+    assert h100.mem_capacity == pytest.approx(80e6)
+    message = _refusal({"h100": h100}, "--model", "deepseek-v3", "--batch", "1")
+    assert "does not fit even 1024 x H100 SXM" in message, message
+    assert "--batch 1 or less" not in message

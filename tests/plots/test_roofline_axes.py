@@ -54,6 +54,16 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     assert [t.get_text() for t in ax.texts] == ["matvec"]
 
 
+def test_rate_ticks_stay_plain_numbers_past_a_million_tflops(caught) -> None:
+    # lecture 05 with every figure x1000: the H100's 989e15 FLOP/s roof put '1e+06' and
+    # '1e+07' above '100,000' on the rate axis; 1e18 FLOP/s is 1,000,000 TFLOP/s
+    rplots.roofline_figure("r.png", [("H100 x1000", 989e15, 3.35e15)], [], title="x1000")
+    (ax,) = caught[0].axes
+    labels = dict(ticks(ax, "y"))
+    assert labels[1e18] == "1,000,000" and labels[1e19] == "10,000,000"
+    assert not [t for t in labels.values() if "e" in t]
+
+
 def test_the_roof_the_points_sit_on_is_bold_and_named(caught) -> None:
     rplots.roofline_figure("r.png", [H100, H200, A100], [("gemm", 500.0, 989e12)], placed_on=0)
     (ax,) = caught[0].axes

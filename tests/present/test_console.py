@@ -114,6 +114,23 @@ def test_fmt_time_three_significant_figures_below_1000() -> None:
         assert digits == 3, fmt_time(t)
 
 
+def test_fmt_time_never_prints_a_time_that_is_not_zero_as_zero() -> None:
+    # lecture 06 --batch 1 --context 1: softmax's 160 FLOP at the H100's 989 TFLOP/s take
+    # 160 / 989e12 = 1.62e-13 s, once printed "0.00 ns"
+    assert fmt_time(160 / 989e12) == "0.16 ps"
+    assert fmt_time(5e-10) == "0.50 ns"  # 0.5 ns prints in ns, as before
+    assert fmt_time(4e-12) == "4.00 ps"  # 0.004 ns would print 0.00 ns
+    assert fmt_time(72e-12) == "72.0 ps"  # 0.072 ns would print one digit, 0.07 ns
+    assert fmt_time(3e-15) == "0.003 ps"
+    rng = random.Random(7)
+    for _ in range(300):
+        t = 10 ** rng.uniform(-17, -8)
+        number = float(fmt_time(t).split()[0])
+        assert number > 0, fmt_time(t)
+        scale = {"ps": 1e-12, "ns": 1e-9}[fmt_time(t).split()[1]]
+        assert number * scale == pytest.approx(t, rel=0.05), fmt_time(t)  # 2 digits or more
+
+
 def test_fmt_time_fixed_unit_and_digits() -> None:
     assert fmt_time(0.028e-3, unit="ms") == "0.028 ms"
     assert fmt_time(1e-3, unit="µs", digits=1) == "1000.0 µs"
@@ -146,6 +163,10 @@ def test_the_named_shortcuts() -> None:
     assert console.fmt_kib(233472) == "228 KiB" and console.fmt_kib(131072, 2) == "128.00 KiB"
     assert console.fmt_pct(0.873) == "87%" and console.fmt_pct(0.5, 1) == "50.0%"
     assert console.fmt_peak(312e12) == "312 TFLOP/s" and console.fmt_peak(1979e12) == "1979 TFLOP/s"
+    # the H100's fp8 peak x1000 (lecture 05 after the edit) once printed '1.979e+06 TFLOP/s'
+    assert console.fmt_peak(1979e12 * 1000) == "1979000 TFLOP/s"
+    assert console.fmt_peak(989e12 * 1000) == "989000 TFLOP/s"
+    assert console.fmt_peak(197e12 * 1e-7) == "0.0000197 TFLOP/s"  # 19.7 MFLOP/s, no e-05
     assert (
         console.fmt_si(1555e9, "B/s") == "1.555 TB/s" and console.fmt_si(45e9, "B/s") == "45 GB/s"
     )

@@ -124,6 +124,7 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "332 against 690 in bf16 (x0.48).",
         "the network ridge rises from 4,396 to 2,778 FLOP/B.",
         "The time bound falls from 1.2 ms to 3.4 ms.",
+        "The time bound falls from 450 ps to 1.20 ns.",  # ps: below a nanosecond
         "decode gets x0.90 faster.",
         "9 of the 8 operators are memory-bound.",
         "Neither reaches its ridge from shared memory alone: the ridge takes the H100 SXM "
@@ -159,6 +160,7 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "the ridge point rose from 295.2 to 1272.7 FLOP/B.",
         "the network ridge rises from 2 to 2,778 FLOP/B.",  # a drawn table's (2 is not 2,778)
         "The time bound falls from 1.2 ms to 450 us.",
+        "The time bound falls from 1.20 ns to 450 ps.",
         "compute grew x3.17 but bandwidth only x2.15.",
         "the critical batch barely moves: 690 against 680.",
         "8 of the 8 operators are memory-bound.",
