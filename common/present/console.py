@@ -119,8 +119,10 @@ def fmt_fraction(x: float, digits: int = 3) -> str:
 
 
 def fmt_pct(fraction: float, digits: int = 0) -> str:
-    """A fraction as a percentage: fmt_pct(0.873) == '87%'."""
-    return f"{finite(fraction, 'fraction') * 100:.{digits}f}%"
+    """A fraction as a percentage: fmt_pct(0.873) == '87%'; a non-zero one that would print
+    as zero says so: fmt_pct(0.0004, 1) == 'under 0.1%'."""
+    text = f"{finite(fraction, 'fraction') * 100:.{digits}f}"
+    return f"under {10.0**-digits:.{digits}f}%" if fraction > 0 and float(text) == 0 else text + "%"
 
 
 def fmt_intensity(flops: float, nbytes: float = 1.0, small: int = 3, large: int = 1) -> str:

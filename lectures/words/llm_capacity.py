@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from common.formulas.ledger import BATCH_SEARCH_LIMIT, MemoryLedger
 from common.formulas.transformer import MatmulShape
 from common.present.claims import at_least, direction, times
-from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib
+from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib, fmt_pct
 from common.present.display import Figure, Group, Table, figure
 from common.present.say import say
 from common.shell.paths import display_path
@@ -58,7 +58,7 @@ def memory_section(s: Setup, c: Capacity) -> Group:
             f"{fmt_kib(c.kv_token * S, 2)} of KV cache, so after weights and overhead the chip "
             f"holds {wall} sequences. At that batch the KV cache is "
             f"{fmt_gb(top.kv_cache)}, {times(top.kv_cache / top.weights)} than the weights.",
-            f"Activations stay small in decode ({fmt_bytes(top.activations)}, {act:.1%} of "
+            f"Activations stay small in decode ({fmt_bytes(top.activations)}, {fmt_pct(act, 1)} of "
             f"the total at batch {c.wall:,}) because only one token per sequence is in flight."
             if round(act, 3) < 0.05
             else f"Activations are {act:.1%} of the total at batch {c.wall:,}: the one token "

@@ -16,6 +16,7 @@ from common.present.console import (
     fmt_gb,
     fmt_intensity,
     fmt_num,
+    fmt_pct,
     fmt_rate,
     fmt_time,
 )
@@ -120,8 +121,7 @@ def _row(name: str, f: float, d: float, bound: str, t: float, share: str) -> lis
 
 def _pct(t: float, p: Phase) -> str:
     """t's share of the pass; a share that is not zero never prints as 0.0%."""
-    share = t / p.time
-    return "under 0.1%" if 0 < share < 0.0005 else f"{share:.1%}"
+    return fmt_pct(t / p.time, 1)
 
 
 def pass_table(p: Phase) -> Table:

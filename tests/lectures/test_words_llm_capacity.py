@@ -58,13 +58,14 @@ def test_memory_section_by_hand() -> None:
     assert got[3][0] == "500" and got[3][-1] == "OOM"
     assert "\n\nLargest batch that fits: 400 sequences at context 1,000." in str(group)
     # 1,000 tokens x 131,072 B = 131,072,000 B = 125.00 MiB, in the KiB/MiB of the lines
-    # above it; 52.43 / 16 = x3.28; activations 400 x 4096 B = 1.64 MB of 76.43 GB = 0.0%
+    # above it; 52.43 / 16 = x3.28; activations 400 x 4096 B = 1.64 MB of 76.43 GB = 0.002%:
+    # not zero, so not "0.0%"
     assert observed(group) == [
         "The weights are fixed at 16.00 GB; each sequence adds 125.00 MiB of KV cache, so after "
         "weights and overhead the chip holds 400 sequences. At that batch the KV cache is "
         "52.43 GB, x3.28 more than the weights.",
-        "Activations stay small in decode (1.64 MB, 0.0% of the total at batch 400) because "
-        "only one token per sequence is in flight.",
+        "Activations stay small in decode (1.64 MB, under 0.1% of the total at batch 400) "
+        "because only one token per sequence is in flight.",
     ]
     # activations 1 GB of 10 GB: the sentence that says the assumption matters
     heavy = {1: MemoryLedger(1e9, 1e9, 1e9, 0.0), 4: MemoryLedger(6e9, 1e9, 1e9, 2e9)}

@@ -162,6 +162,9 @@ def test_the_named_shortcuts() -> None:
     assert console.fmt_gb(141e9) == "141.00 GB"
     assert console.fmt_kib(233472) == "228 KiB" and console.fmt_kib(131072, 2) == "128.00 KiB"
     assert console.fmt_pct(0.873) == "87%" and console.fmt_pct(0.5, 1) == "50.0%"
+    # 0.04% and 0.4%: not zero, so never "0.0%" or "0%"; zero itself prints as zero
+    assert console.fmt_pct(0.0004, 1) == "under 0.1%" and console.fmt_pct(0.004) == "under 1%"
+    assert console.fmt_pct(0.0, 1) == "0.0%" and console.fmt_pct(0.0006, 1) == "0.1%"
     assert console.fmt_peak(312e12) == "312 TFLOP/s" and console.fmt_peak(1979e12) == "1979 TFLOP/s"
     # the H100's fp8 peak x1000 (lecture 05 after the edit) once printed '1.979e+06 TFLOP/s'
     assert console.fmt_peak(1979e12 * 1000) == "1979000 TFLOP/s"
