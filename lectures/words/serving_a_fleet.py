@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -151,9 +152,10 @@ def request_shapes(prompt: int, output: int, window: int) -> list[tuple[int, int
 
 
 def _usd(x: float) -> str:
-    """Dollars: '$0.123', '$12.35'; below half a tenth of a cent three digits ('$2.49e-06')."""
+    """Dollars: '$0.123', '$12.35'; below half a tenth of a cent three significant digits
+    ('$0.00000249')."""
     if 0 < x < 0.0005:  # --price 1e-9 printed every price as $0.000
-        return f"${x:.3g}"
+        return f"${x:.{2 - math.floor(math.log10(x))}f}"
     return f"${x:,.3f}" if x < 1 else f"${x:,.2f}"
 
 

@@ -209,7 +209,8 @@ TIE16 = [cost("D", 0, ((1, 2.0), (16, 0.1))), cost("E", 8, ((1, 3.0), (16, 0.100
         # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
         (64, [D4, E4], None, "not in", "A prompt token"),
         (16, TINY, 0, "starts",
-         "At batch 1, D costs $1.27e-09 per million output tokens and E $5.24e-10: E is cheaper."),
+         "At batch 1, D costs $0.00000000127 per million output tokens and E $0.000000000524: E "
+         "is cheaper."),
         (16, TIE1, 0, "==",
          "At batch 1, D costs $2.49 per million output tokens and E $2.49: the same at the "
          "digits shown."),
@@ -232,7 +233,9 @@ def test_cost_table_by_hand() -> None:
     assert rows(page.cost_section(setup(batch=4), [D4, E4]))[1][3] == "$0.010"  # $0.01 per M
     unheld = dataclasses.replace(D4, gpus=0)
     assert rows(page.cost_section(setup(batch=4), [unheld, E4]))[1][1] == "none"
-    assert page._usd(1.27e-9) == "$1.27e-09" and page._usd(0.0005) == "$0.001"
+    # three significant digits, never in e-notation beside a column of plain dollars
+    assert page._usd(1.27e-9) == "$0.00000000127" and page._usd(4.56e-5) == "$0.0000456"
+    assert page._usd(0.0005) == "$0.001"
     assert page._usd(0.009) == "$0.009" and page._usd(0.0) == "$0.000"
 
 
