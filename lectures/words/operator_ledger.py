@@ -161,7 +161,8 @@ def ledger(led: Ledger) -> Group:
     if not fast:
         verdict = "both are memory-bound, so a faster arithmetic unit cannot shorten them at all."
     items = [
-        f"{n_of_m(memory, len(led.ops)).capitalize()} operators are memory-bound on "
+        f"{n_of_m(memory, len(led.ops)).capitalize()} operators "
+        f"{'is' if memory == 1 else 'are'} memory-bound on "
         f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
         f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: " + verdict,
         "The add's intensity does not depend on its size: F and D both grow with the "
@@ -240,9 +241,10 @@ def speedups(led: Ledger) -> Group:
     rows = [[o.name, ratio(o, r)[0], *(f"{s:.2f}x" for s in o.speedups)] for o in ops]
     memory = [o for o in ops if o.bound == "memory"]
     if memory:
+        they, them = ("it is", "it") if len(memory) == 1 else ("they are", "them")
         first = f"For {n_of_m(len(memory), len(ops))} operators, twice the compute buys "
-        first += f"{max(o.speedups[0] for o in memory):.2f}x: they are memory-bound, and only "
-        first += "more bandwidth (or fewer bytes: fusion, smaller data types) makes them faster."
+        first += f"{max(o.speedups[0] for o in memory):.2f}x: {they} memory-bound, and only "
+        first += f"more bandwidth (or fewer bytes: fusion, smaller data types) makes {them} faster."
     else:
         first = f"None of the {len(ops)} operators is memory-bound here: the compute term sets "
         first += "every time bound, so twice the compute pays for each, in full or in part."

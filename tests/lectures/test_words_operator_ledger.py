@@ -147,7 +147,7 @@ def test_ledger_by_hand() -> None:
     low = Roof("Chip", "bf16", 1e12, 1e12, 1.0)  # ridge 1: LayerNorm's 1.5 reaches it
     norm = Op("LayerNorm [a, b]", 3e9, 2e9, 1.5, "compute", 3e-3)
     text = prose(page.ledger(Ledger(low, 2, (ADD, norm, GEMM))))
-    assert "1 of the 3 operators are memory-bound" in text
+    assert "1 of the 3 operators is memory-bound" in text  # one: the verb agrees
     assert "against I* = 1.0: LayerNorm reaches the compute roof here, so faster" in text
     add = Op("elementwise add [n]", 1e9, 6e9, 1 / 6, "compute", 6e-3)
     text = prose(page.ledger(Ledger(low, 2, (add, norm, GEMM))))
@@ -193,7 +193,10 @@ def test_speedups_by_hand() -> None:
         "than 2x: after doubling, the other resource becomes the limit.",
     )
     whole = prose(page.speedups(Ledger(R, 2, (ADD, GEMM, IDEAL))))
-    assert "For 1 of the 3 operators, twice the compute buys 1.00x" in whole
+    assert (
+        "For 1 of the 3 operators, twice the compute buys 1.00x: it is memory-bound, and only "
+        "more bandwidth (or fewer bytes: fusion, smaller data types) makes it faster." in whole
+    )
     assert "Every row reads 1.00x or 2.00x because every operator lies more than" in whole
     near = Op("near", 1.2e11, 1e9, 120.0, "compute", 1.2e-3, (1.2, 1.0))
     compute = prose(page.speedups(Ledger(R, 2, (GEMM, near))))
@@ -323,7 +326,8 @@ def claim_faults(text: str) -> list[str]:
     count = (
         f"all {n}" if memory == n else f"none of the {n}" if memory == 0 else f"{memory} of the {n}"
     )
-    if f"{count[0].upper()}{count[1:]} operators are memory-bound" not in flat:
+    verb = "is" if memory == 1 and n > 1 else "are"
+    if f"{count[0].upper()}{count[1:]} operators {verb} memory-bound" not in flat:
         faults.append("memory-bound count")
     add, norm = ledger["elementwise add [16M]"][4], ledger["LayerNorm [4096, 3072]"][4]
     if ("both are memory-bound" in flat) != (add == norm == "memory"):
