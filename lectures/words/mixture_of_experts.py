@@ -355,6 +355,9 @@ def summary(s: Setup, me: Count, crit: tuple, step: Step, comm: float | None) ->
     if comm is None:
         step_s += f" (batch {s.batch:,}; dispatch and combine left out)"
         per_s = per_s.replace("with", "without")
+    elif comm == 0:  # EP 1: every expert on the one GPU, nothing to exchange
+        step_s += f" (batch {s.batch:,}; at EP 1 no dispatch or combine)"
+        per_s = f"{per_gpu:,.0f}"
     else:
         step_s += f" + {fmt_time(comm)} dispatch and combine (batch {s.batch:,})"
     rows = [

@@ -231,6 +231,13 @@ def test_imbalance_and_summary_by_hand() -> None:
     # 0.1 s over 2 GPUs, nothing after it
     step = ["decode step >= per GPU, EP 2", "50.0 ms (batch 64; dispatch and combine left out)"]
     assert step in rows(group)
+    # EP 1: every expert on one GPU, no exchange at all (not "+ 0.00 ns dispatch and combine")
+    alone = rows(page.summary(setup(ep=1), count(), (400, 100), STEP, 0.0))
+    assert [
+        "decode step >= per GPU, EP 1",
+        "100 ms (batch 64; at EP 1 no dispatch or combine)",
+    ] in alone
+    assert ["tokens/s per GPU <=", "640"] in alone  # 64 tokens / 0.1 s
     heading = group.items[0]
     assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
     skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
