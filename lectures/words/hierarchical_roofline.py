@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.formulas.hierarchy import CALL_COST_MATTERS, GIL_RELEASE_ELEMENTS, Plateau, fits_in
-from common.present.claims import change, direction, n_of_m, speed
+from common.present.claims import change, counted, direction, n_of_m, speed
 from common.present.console import fmt_bw, fmt_kib, fmt_num, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.say import say
@@ -190,9 +190,9 @@ def plateau_observations(r: Plateaus) -> Observations:
             f"{fmt_bw(d.bytes_per_s)} in {h}" for d, h in zip(r.detected, homes, strict=True)
         )
         crowded = sorted({h for h in homes if homes.count(h) > 1})
-        text = f"Without the sizes, the change-point detector finds {len(r.detected)} "
-        text += f"plateau(s) ({named or 'none'}) where the operating system names "
-        text += f"{len(found)} levels."
+        plateaus = f"{counted(len(r.detected), 'plateau')} ({named})" if named else "no plateau"
+        text = f"Without the sizes, the change-point detector finds {plateaus} where the "
+        text += f"operating system names {counted(len(found), 'level')}."
         if crowded:
             text += f" More than one lies inside {', '.join(crowded)}: a gradual transition, a "
             text += "step in numpy's own loop or a change in the machine's load, rather than a "

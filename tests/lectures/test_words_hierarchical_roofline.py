@@ -128,7 +128,7 @@ def test_detected_table_or_its_absence() -> None:
     headings = [i for i in group.items if isinstance(i, Heading)]
     assert len(headings) == 2 and "change-point detector" in headings[1].title
     said = page.plateau_observations(plateaus([L1, DRAM])).items[-1]
-    assert "finds 0 plateau(s) (none) where the operating system names 2 levels" in said
+    assert "finds no plateau where the operating system names 2 levels" in said
 
 
 def test_plateau_observations() -> None:
@@ -138,7 +138,7 @@ def test_plateau_observations() -> None:
     assert items[0].endswith("streams x30.0 faster when its data fits in L1.")  # 150 / 5
     assert items[1] == "Leaving L1 for L2 costs x4.17 in bandwidth (150.00 GB/s to 36.00 GB/s)."
     assert items[3].startswith("L3 (5.10 GB/s) and DRAM (5.00 GB/s) are within 5% of each other.")
-    assert items[4].startswith("Without the sizes, the change-point detector finds 0 plateau(s)")
+    assert items[4].startswith("Without the sizes, the change-point detector finds no plateau")
     assert items[4].endswith("merge or vanish for it.")  # 0 found against 4 levels
     below = page.plateau_observations(plateaus([low, DRAM], levels=[])).items
     assert below[0].endswith("streams x1.7 slower when its data fits in L2.")  # 5 / 3
@@ -150,7 +150,7 @@ def test_plateau_observations() -> None:
         Plateau("b", 512 * KIB, 2 * MIB, 3e10, 5, None),
     ]
     text = page.plateau_observations(plateaus([L1, L2], twins)).items[-1]
-    assert "finds 2 plateau(s) (40.00 GB/s in L2, 30.00 GB/s in L2) where" in text
+    assert "finds 2 plateaus (40.00 GB/s in L2, 30.00 GB/s in L2) where" in text
     assert "More than one lies inside L2:" in text
 
 
@@ -380,7 +380,7 @@ def test_plateau_boundaries_and_the_detector() -> None:
     ]
     text = page.plateau_observations(plateaus([L1, L2], apart)).items[-1]
     assert text == (
-        "Without the sizes, the change-point detector finds 2 plateau(s) (90.00 GB/s in L1, "
+        "Without the sizes, the change-point detector finds 2 plateaus (90.00 GB/s in L1, "
         "30.00 GB/s in L2) where the operating system names 2 levels."
     )
 
