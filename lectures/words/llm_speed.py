@@ -119,6 +119,12 @@ def _row(name: str, f: float, d: float, bound: str, t: float, share: str) -> lis
     return [name, fmt_flops(f), fmt_bytes(d), fmt_intensity(f, d, 2, 0), bound, fmt_time(t), share]
 
 
+def _per_s(rate: float) -> str:
+    """A rate bound: one decimal from 1 up, three significant digits below ('0.216', not
+    '0.2', which would state a lower ceiling than the bound)."""
+    return f"{rate:,.1f}" if rate >= 1 else f"{rate:.3g}"
+
+
 def _pct(t: float, p: Phase) -> str:
     """t's share of the pass; a share that is not zero never prints as 0.0%."""
     return fmt_pct(t / p.time, 1)
@@ -201,7 +207,7 @@ def decode_section(s: Setup, p: Phase) -> Group:
         items.append(text + "still reads its own cache.")
     title = f"4. Decode: {B:,} x 1 new token, context {S:,}, on {s.chip.name} ({s.precision})"
     tpot = f"\nTime per output token >= {fmt_time(p.time)}; decode throughput <= "
-    return section(title, pass_table(p), tpot + f"{B / p.time:,.1f} tokens/s.", items=items)
+    return section(title, pass_table(p), tpot + f"{_per_s(B / p.time)} tokens/s.", items=items)
 
 
 def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
@@ -246,7 +252,7 @@ def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable:
         ["weights", fmt_gb(n_params * s.dtypes.w_bytes)],
         ["time to first token >=", f"{_ms(ttft)} (batch {B:,}, {S:,}-token prompts)"],
         ["time per output token >=", f"{_ms(tpot)} (batch {B:,}, context {S:,})"],
-        ["decode throughput <=", f"{B / tpot:,.1f} tokens/s"],
+        ["decode throughput <=", f"{_per_s(B / tpot)} tokens/s"],
         ["time to first token, achievable roofs >=", f"{_ms(achievable[0])} ({which})"],
         ["time per output token, achievable roofs >=", f"{_ms(achievable[1])} ({which})"],
     ]

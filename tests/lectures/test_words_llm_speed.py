@@ -145,6 +145,8 @@ def test_decode_section_by_hand() -> None:
     assert "4. Decode: 4 x 1 new token, context 1,000, on Hop (bf16)" in str(group)
     # 10.00002 ms; 4 / 10.00002 ms = 400.0 tokens/s
     assert "Time per output token >= 10.0 ms; decode throughput <= 400.0 tokens/s." in prose(group)
+    # under one token a second: 3 significant digits (0.216, not 0.2 below the bound)
+    assert page._per_s(0.2156) == "0.216" and page._per_s(1234.56) == "1,234.6"
     said = observed(group)
     assert said[0] == (
         "Each 2-byte weight is read once per step and used in 4 multiply-adds (8 FLOP), so the "
