@@ -31,6 +31,7 @@ from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_
 from common.plots.roofline import save_roofline_png
 from common.present.display import show
 from common.shell.cli import LectureParser, parse_args, png_parser
+from common.tables import assumptions
 from lectures.words import roofline_basics as page
 
 ABOUT = {
@@ -228,8 +229,8 @@ show(page.roofline_observations(part1))
 SIZE = 4096
 TILES = ((32, 32, 32), (64, 64, 64), (128, 64, 128), (128, 64, 256), (256, 64, 256))
 FP32 = bytes_per_elem("fp32")
-# One H100 SM holds 65,536 32-bit registers (NVIDIA H100 architecture whitepaper).
-SM_REGISTERS = 65536 * 4  # bytes
+# One H100 SM's register file in bytes: 64K 32-bit registers (the table keeps its source).
+SM_REGISTERS = assumptions.SM_REGISTER_FILE_BYTES
 
 
 def tile_intensity(bm: int, bn: int) -> float:
