@@ -112,9 +112,11 @@ def machines(m: Machines) -> Group:
     here = ["this machine (numpy, fp32)", "not measured (run lecture 01)", "-", "-"]
     rows.append([here[0], fmt_rate(m.local.peak), *_roof(m.local)] if m.local else here)
     a, h, h8 = m.roofs[:3]
+    lo, hi = sorted((a.ridge, h.ridge))  # a kernel between the ridges changes side
+    band = f"a kernel between {lo:,.1f} and {hi:,.1f} FLOP/B"
     who = {
-        1: "more kernels fall on the memory-bound side",
-        -1: "more kernels reach the compute roof",
+        1: f"{band} falls to the memory-bound side",
+        -1: f"{band} reaches the compute roof it misses on the older",
         0: "the same kernels are memory-bound on both",
     }[direction(a.ridge, h.ridge)]
     fp8 = f"{h.chip}'s fp8 peak is {than(h8.peak / h.peak)} its bf16 peak"

@@ -91,15 +91,16 @@ def test_lecture05_directions_by_hand(capsys, monkeypatch) -> None:
     text = run("05", capsys, monkeypatch)
     assert (
         "From A100 40GB SXM to H100 SXM, bf16 compute grew x3.17 but bandwidth only x2.15, so "
-        "the ridge point rose from 200.6 to 295.2 FLOP/B: on the newer chip more kernels fall "
-        "on the memory-bound side." in text
+        "the ridge point rose from 200.6 to 295.2 FLOP/B: on the newer chip a kernel between "
+        "200.6 and 295.2 FLOP/B falls to the memory-bound side." in text
     )
     edit_table(monkeypatch, EDITS["README: A100 bf16 1979e12"])
     text = run("05", capsys, monkeypatch)
     # 989 / 1979 = 0.4997: compute shrank x2.00; ridge 1979 / 1.555 = 1,272.7
     assert (
         "bandwidth grew x2.15 and bf16 compute shrank x2.00, so the ridge point fell from "
-        "1,272.7 to 295.2 FLOP/B: on the newer chip more kernels reach the compute roof." in text
+        "1,272.7 to 295.2 FLOP/B: on the newer chip a kernel between 295.2 and 1,272.7 FLOP/B "
+        "reaches the compute roof it misses on the older." in text
     )
 
 
