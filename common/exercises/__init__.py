@@ -298,7 +298,7 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     )
     moral = {
         1: " A higher ridge raises the bar every kernel must clear to use the compute unit.",
-        -1: " A lower ridge lets more kernels use the compute unit.",
+        -1: " A lower ridge lowers the bar every kernel must clear to use the compute unit.",
     }.get(direction(r0, r1, _f1), "")
     moves = (
         f"{_crossing(c0)} both before and after the edit"

@@ -158,7 +158,9 @@ def test_a100_peak_edit_regressions() -> None:
     )
     low = ex.a100_peak_edit_answer(100e12).steps  # 100e12 / 1555e9 = 64.3: ridge falls
     assert low[1].startswith("The ridge fell from 200.6 to 64.3 FLOP/byte")
-    assert low[3].endswith(". A lower ridge lets more kernels use the compute unit.")
+    # a principle, not a count: it holds when no operator of the list changes side
+    assert low[3].endswith(". A lower ridge lowers the bar every kernel must clear to use the "
+                           "compute unit.")  # fmt: skip
     assert "at M = " not in low[2] and ex.a100_peak_edit_answer(1e12).steps[2].endswith(
         "before the edit and at M = 1 after it."
     )  # 1e12 / 1555e9 = 0.64 <= I(1) = 1.0
