@@ -169,7 +169,7 @@ def prefill_section(s: Setup, p: Phase) -> Group:
         f"{s.ridge:.0f}. {busy}, and the whole-pass compute time alone is "
         f"{fmt_time(p.compute)}.",
         f"Attention (scores, softmax, weighted sum) is "
-        f"{pre.kind_total('attention') / pre.flops:.1%} of the FLOPs at {S:,} tokens; "
+        f"{fmt_pct(pre.kind_total('attention') / pre.flops, 1)} of the FLOPs at {S:,} tokens; "
         "its share grows with the prompt, since its FLOPs grow as S² and the "
         "matmuls' as S.",
         "Of the norms, SiLU and residual adds, "

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from common.formulas.transformer import DTypes
 from common.hw_specs import Chip
 from common.present.claims import counted, direction, listing, n_of_m, ratio
-from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_time
+from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_pct, fmt_time
 from common.present.display import Figure, Group, Table, Text, figure
 from common.present.say import say
 from common.shell.paths import display_path
@@ -95,7 +95,8 @@ class Skew:
     cost: float
 
 
-_pct = "{:.1%}".format
+def _pct(x: float) -> str:
+    return fmt_pct(x, 1)  # a non-zero share never prints as 0.0%
 
 
 def _err(c: Check) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import assert_sections, run_lecture, summary_value
+from conftest import assert_sections, quiet_run, run_lecture, summary_value
 
 from common.hw_specs import H100
 from common.tables.models import LLAMA_3_8B
@@ -57,3 +57,10 @@ def test_quantized_weights_and_fp8_cache() -> None:
     proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16", check=True)
     assert summary_value(proc.stdout, "storage") == ("int4 weights, fp8 KV cache, bf16 activations")
     assert summary_value(proc.stdout, "weights") == f"{8_030_261_248 * 0.5 / 1e9:.2f} GB"
+
+
+def test_a_tiny_attention_share_is_not_printed_as_zero() -> None:
+    # 3 x 16 tokens: attention about 4 S^2 d L = 4 x 256 x 4096 x 32 = 134 MFLOP a sequence,
+    # 403 MFLOP of about 674 GFLOP (0.06%): not zero, and under 0.1%
+    text = " ".join(quiet_run("06", "--context", "16", "--batch", "3").split())
+    assert "weighted sum) is under 0.1% of the FLOPs at 16 tokens" in text
