@@ -68,10 +68,8 @@ def test_sources_name_the_article_and_its_sections() -> None:
     assert sources.ARTICLE_TITLE == "性能建模与 Profiling：算力、带宽与显存账本"
     assert sources.ARTICLE_TITLE in sources.ARTICLE
     for text, section in (
-        (sources.ARTICLE_OPERATORS, "3.3"),
         (sources.ARTICLE_MEMORY, "3.5"),
         (sources.ARTICLE_LEDGER_RUN, "4.3"),
     ):
         assert text.startswith(sources.ARTICLE) and f"section {section}" in text
     assert sources.SCALING_BOOK_ROOFLINE.endswith("part 1, 'All About Rooflines'")
-    assert "02_roofline_basics.py" in sources.LECTURE_SCRIPT
