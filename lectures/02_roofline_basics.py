@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
+from functools import partial
+
 from common.formulas import roofline
 from common.hw_specs import B200, B300, H100, H200, TPU_V5E, TPU_V6E, bytes_per_elem
 from common.plots.roofline import save_roofline_png
 from common.present.display import show
-from common.shell.cli import LectureParser, parse_args, png_parser
+from common.shell.cli import parse_args, png_parser
 from common.tables import assumptions
 from lectures.words import roofline_basics as page
 
@@ -42,12 +44,7 @@ ABOUT = {
     "terms": ("roofline", "critical batch", "ridge point"),
 }
 
-
-def make_parser() -> LectureParser:
-    """The command line: --png and --outdir."""
-    return png_parser(__doc__)
-
-
+make_parser = partial(png_parser, __doc__)  # the command line: --png and --outdir
 args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here
 
 # %%
@@ -78,8 +75,7 @@ basic_ops = [  # (name, FLOPs, bytes)
     # x . y: a multiply per element and one addition fewer; read x and y, write one number.
     ("dot product", 2.0 * VECTOR_LEN - 1, (2 * VECTOR_LEN + 1) * BF16),
 ]
-for B in BATCHES:
-    basic_ops.append((page.matmul_name(B), *roofline.matmul_counts(B, K, N)))
+basic_ops += [(page.matmul_name(B), *roofline.matmul_counts(B, K, N)) for B in BATCHES]
 op_intensity = {name: roofline.intensity(f, d) for name, f, d in basic_ops}
 
 peak, bw, h100_ridge = H100.peak_flops("bf16"), H100.mem_bw, H100.ridge_point("bf16")
@@ -163,22 +159,19 @@ for case, precision, formats in V5E_CASES:
 Q_HEADS, HEAD_DIM, CONTEXT = 32, 128, 4096
 ATTENTION = (("MHA", Q_HEADS), ("GQA", 8), ("MQA", 1))  # (variant, KV heads)
 LONG = 8 * CONTEXT  # the same at 8x the context
-
-
-def decode_attention(variant: str, kv: int) -> page.Attention:
-    """One variant's decode attention for one layer and sequence: F, D and I, also at LONG."""
+attention = []  # each variant's decode attention, one layer and sequence: F, D, I, I at LONG
+for variant, kv in ATTENTION:
     f, d = roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, CONTEXT)
+    i = roofline.intensity(f, d)
     long_i = roofline.intensity(*roofline.decode_attention_counts(Q_HEADS, kv, HEAD_DIM, LONG))
-    return page.Attention(variant=variant, kv_heads=kv, flops=f, nbytes=d,
-                          intensity=roofline.intensity(f, d), long_intensity=long_i)  # fmt: skip
+    attention.append(page.Attention(variant=variant, kv_heads=kv, flops=f, nbytes=d, intensity=i,
+                                    long_intensity=long_i))  # fmt: skip
 
-
-attention_records = tuple(decode_attention(v, kv) for v, kv in ATTENTION)
 part3 = page.Exercises(
     chip=TPU_V5E.name, K=K, N=N, v5e=tuple(v5e),
     int8_gain=TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
     q_heads=Q_HEADS, head_dim=HEAD_DIM, context=CONTEXT, long_context=LONG,
-    attention=attention_records, ridge_chip=H100.name, ridge=h100_ridge,
+    attention=tuple(attention), ridge_chip=H100.name, ridge=h100_ridge,
 )  # fmt: skip
 show(*page.exercises(part3))
 
@@ -197,16 +190,14 @@ show(*page.exercises(part3))
 png = None
 if args.png:
     others = (H200, B200, TPU_V5E)
-    roofs = (H100, *others)  # the points go on the first
-    curves = [(f"{c.name} bf16", c.peak_flops("bf16"), c.mem_bw) for c in roofs]
+    curves = [(f"{c.name} bf16", c.peak_flops("bf16"), c.mem_bw) for c in (H100, *others)]
     points = [
         (name.split(", ")[-1], i, roofline.attainable_flops(i, peak, bw))
         for name, i in op_intensity.items()
     ]
+    out = str(args.outdir / "02_roofline.png")
     title = f"bf16 rooflines; points placed on {H100.name}"
-    png = save_roofline_png(
-        str(args.outdir / "02_roofline.png"), curves, points, title=title, placed_on=0
-    )
+    png = save_roofline_png(out, curves, points, title, placed_on=0)  # on the first curve
     roofs = tuple(page.Roof(c.name, c.peak_flops("bf16"), c.ridge_point("bf16")) for c in others)
     show(page.roofline_png(png, "02_roofline.png", part1, roofs))
 if not png:  # a terminal, or no matplotlib: the chart in text
@@ -247,14 +238,13 @@ for bm, bk, bn in TILES:
 OUT_TILES = ((64, 64), (128, 128), (128, 256), (256, 256), (512, 512))
 # A square s x s tile reaches s / 2 FLOP/B in bf16: it needs s = 2 I*.
 side = BF16 * H100.ridge_point("bf16")
-accumulator = side**2 * FP32  # that tile's fp32 accumulator, in bytes
 
 part5 = page.Tiling(
     size=SIZE,
     tiles=tuple(tiled),
     outputs=tuple((f"{m}x{n}", m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TILES),
     register_file=SM_REGISTERS, chip=H100.name, ridge=h100_ridge, side=side,
-    accumulator=accumulator,
+    accumulator=side**2 * FP32,  # that tile's fp32 accumulator, in bytes
 )  # fmt: skip
 show(*page.tiling(part5))
 
