@@ -40,10 +40,12 @@ from common.formulas.transformer import layer_ops
 from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
 from common.measure import attention, caches, machine, roofs
 from common.measure import budget as measure_budget
+from common.plots import attention as attention_plots
 from common.plots.style import log_range
 from common.present import probe
-from common.present.display import Text, show
+from common.present.display import Text, figure, show
 from common.shell import cli
+from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 from lectures.words import tiled_attention as page
 
@@ -62,19 +64,6 @@ QUICK = args.quick
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
 TIME_BUDGET_S *= measure_budget.time_scale(measure_budget.from_args(args), "10")  # --time-limit
 lecture_start = time.perf_counter()
-
-# sphinx_gallery_start_ignore
-from common.plots import attention as attention_plots
-from common.present.display import figure
-from common.shell.paths import display_path
-
-
-def saved_figure(drawn: str, caption: str) -> object:
-    """The display object of a figure just written (None when --png is off)."""
-    return figure(drawn, caption, display_path(drawn)) if drawn else None
-
-
-# sphinx_gallery_end_ignore
 
 # %%
 # 1. The two extremes of the article
@@ -172,26 +161,19 @@ show(*page.extremes(both))
 # SM, the most one kernel may use.
 
 SM_CHIPS = [chip for chip in CHIPS.values() if chip.smem_per_sm_figure is not None]
-
-
-def chip_plan(chip: object) -> page.Plan:
-    """One chip's blocks, how often they read K and V, their traffic and bound; needed: the
-    smallest M_sm whose blocks reach the chip's ridge point."""
-    blocks = attention_io.block_sizes(N, D_HEAD, chip.smem_per_sm, BF16)
-    d = attention_io.tiled_traffic(N, D_HEAD, blocks.rows, blocks.cols, BF16)
+plans = {}  # each chip's blocks, how often they read K and V, their traffic and bound; needed:
+for chip in SM_CHIPS:  # the smallest M_sm whose blocks reach the chip's ridge point
+    b = attention_io.block_sizes(N, D_HEAD, chip.smem_per_sm, BF16)
+    d = attention_io.tiled_traffic(N, D_HEAD, b.rows, b.cols, BF16)
     needed = attention_io.smallest_on_chip_for(N, D_HEAD, chip.ridge_point("bf16"), BF16)
-    reads = attention_io.kv_reads(N, blocks.rows, blocks.cols)
-    return page.Plan(gpu=gpu(chip), blocks=blocks, query_blocks=math.ceil(N / blocks.rows),
-                     reads=reads, traffic=d, intensity=intensity(F, d), seconds=bound(F, d, chip),
-                     needed=needed)  # fmt: skip
+    plans[chip.key] = page.Plan(gpu=gpu(chip), blocks=b, query_blocks=math.ceil(N / b.rows),
+                                reads=attention_io.kv_reads(N, b.rows, b.cols), traffic=d,
+                                intensity=intensity(F, d), seconds=bound(F, d, chip),
+                                needed=needed)  # fmt: skip
 
-
-plans = {c.key: chip_plan(c) for c in SM_CHIPS}
-# sphinx_gallery_start_ignore
 plan_all = page.Schedule(n=N, d_head=D_HEAD, plans=list(plans.values()),
                          named=[plans[H100.key], plans[A100.key]], naive_bytes=naive_bytes,
                          ideal_bytes=ideal_bytes)  # fmt: skip
-# sphinx_gallery_end_ignore
 show(*page.schedule(plan_all))
 
 # %%
@@ -223,22 +205,17 @@ slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
 # sphinx_gallery_start_ignore
 same_sm = sorted({c.smem_per_sm for c in SM_CHIPS})
 drawn = args.png and attention_plots.traffic_figure(
-    args.outdir / "10_traffic_vs_on_chip_memory.png",
-    m_grid,
-    curve,
-    naive_bytes,
-    ideal_bytes,
-    F,
+    args.outdir / "10_traffic_vs_on_chip_memory.png", m_grid, curve, naive_bytes, ideal_bytes, F,
     [(" / ".join(c.name for c in SM_CHIPS if c.smem_per_sm == m), m) for m in same_sm],
     [(c.name, c.ridge_point("bf16"), plans[c.key].needed) for c in GPUS],
     f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops",
-)
+)  # fmt: skip
 traffic = page.Traffic(landmarks=marks, least=least, least_bytes=curve[0], as_naive=as_naive,
                        slope=slope, resident=resident, lowest=min(curve), naive_bytes=naive_bytes,
                        ideal_bytes=ideal_bytes, kv_bytes=kv_bytes)  # fmt: skip
 table, caption, notes = page.traffic(traffic)
 # sphinx_gallery_end_ignore
-show(table, saved_figure(drawn, caption), notes)
+show(table, figure(drawn, caption, display_path(drawn)) if drawn else None, notes)
 
 # %%
 # 4. Longer sequences: one head, then a whole layer
@@ -273,16 +250,12 @@ for n in SEQS:
 # alike). Each operator gets its own bound :math:`\max(F/P, D/\beta)`, summed
 # over the layer.
 
-
-def rest_of_layer_s(n: int) -> float:
-    """The layer's other operators for BATCH x n tokens (they see only that count)."""
-    ops = [o for o in layer_ops(MODEL, BATCH * n, new_tokens=1, context=1) if o.kind != "attention"]
-    return sum(bound(o.flops, o.nbytes, H100) for o in ops)
-
-
 heads, layer = BATCH * MODEL.n_heads, {}  # layer: N -> [rest, naive, tiled attention] in s
 for n, (f, dn, dt) in per_head.items():
-    layer[n] = [rest_of_layer_s(n), *(bound(heads * f, heads * d, H100) for d in (dn, dt))]
+    # the layer's other operators for BATCH x n tokens (they see only that count)
+    ops = [o for o in layer_ops(MODEL, BATCH * n, new_tokens=1, context=1) if o.kind != "attention"]
+    rest = sum(bound(o.flops, o.nbytes, H100) for o in ops)
+    layer[n] = [rest, *(bound(heads * f, heads * d, H100) for d in (dn, dt))]
 takes_over = {kind: crossover(SEQS, [t[k] / t[0] for t in layer.values()], 1.0)
               for k, kind in ((1, "naive"), (2, "tiled"))}  # fmt: skip
 
@@ -400,22 +373,18 @@ del kernels, q, k, v
 # The model's traffic counts what crosses into the block store; the speed table's
 # last column is the share of the time that the inner steps' fixed costs explain.
 
-
-def sized_row(name: str, b: object) -> page.Sized:
-    """One cache-sized choice: its blocks, steps, reads, traffic, bytes touched and time."""
-    return page.Sized(name=name, m_sm=budgets[name], blocks=b,
-                      steps=attention.block_count(BLOCK_N, b.rows, b.cols),
-                      reads=attention_io.kv_reads(BLOCK_N, b.rows, b.cols),
-                      traffic=attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1],
-                      touched=attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols),
-                      seconds=block_times[name])  # fmt: skip
-
-
+rows = [  # each cache-sized choice: its blocks, steps, reads, traffic, bytes touched and time
+    page.Sized(name=name, m_sm=budgets[name], blocks=b, seconds=block_times[name],
+               steps=attention.block_count(BLOCK_N, b.rows, b.cols),
+               reads=attention_io.kv_reads(BLOCK_N, b.rows, b.cols),
+               traffic=attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1],
+               touched=attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols))
+    for name, b in sized.items()
+]  # fmt: skip
 block_f, naive_d = attention.naive_counts(BLOCK_N, D_HEAD)
 naive_row = (naive_d, attention.naive_memory_bytes(BLOCK_N, D_HEAD), block_times["naive"])
 blocked = page.BlockSizes(n=BLOCK_N, d_head=D_HEAD, flops=block_f, naive=naive_row, peak=peak_1,
-                          sized=[sized_row(name, b) for name, b in sized.items()],
-                          step_s=step_s)  # fmt: skip
+                          sized=rows, step_s=step_s)  # fmt: skip
 size_table, table, notes = page.block_sizes(blocked)
 stamp = probe.measured_on(machine.describe(), reported_llc)  # whose numbers, and when
 show(size_table, table, stamp, notes)
@@ -476,21 +445,21 @@ timed = page.Kernels(d_head=D_HEAD, runs=runs, placed=placed, ridge=ridge_1, pea
                      compute_bound=naive_i >= ridge_1, steps=steps_top, step_s=step_s, exp_s=exp_s,
                      far=FAR, far_memory=memory_of(FAR, b_top))  # fmt: skip
 drawn = args.png and attention_plots.kernel_times_figure(
-    args.outdir / "10_kernel_times.png",
-    N_LIST,
+    args.outdir / "10_kernel_times.png", N_LIST,
     *([measured[n][1][kind] for n in N_LIST] for kind in KINDS),
     [counts[n]["naive"][0] / peak_1 for n in N_LIST],
     *([counts[n][kind][1] / beta for n in N_LIST] for kind in KINDS),
     math.sqrt(llc / FP32),
     f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
     "sequence length N (fp32, one thread)",
-)
+)  # fmt: skip
 # sphinx_gallery_end_ignore
 
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)
 reach = measure_budget.cache_note(f"N = {top:,}", FP32 * top**2, llc)  # S kept near the cache?
 reach_line = [Text(f"note: {reach}, so no length here shows S in DRAM")] if reach else []
-show(times_table, score_table, roof_table, stamp, *reach_line, saved_figure(drawn, caption), notes)
+shown = figure(drawn, caption, display_path(drawn)) if drawn else None
+show(times_table, score_table, roof_table, stamp, *reach_line, shown, notes)
 
 # %%
 # The times and their byte counts go into the results file's ``attention``
@@ -521,8 +490,8 @@ payload = {
 # sphinx_gallery_end_ignore
 payload["lecture_seconds"] = time.perf_counter() - lecture_start
 written = results.save_section("attention", payload, args.results)
-shown = f"saved results: {display_path(written)} (section 'attention')"
-show(Text(f"{shown}; the lecture took {payload['lecture_seconds']:.1f} s"))
+saved = f"saved results: {display_path(written)} (section 'attention')"
+show(Text(f"{saved}; the lecture took {payload['lecture_seconds']:.1f} s"))
 
 # %%
 # What the model leaves out
