@@ -34,6 +34,7 @@ from common.formulas import hierarchy, roofline
 from common.measure import budget as measure_budget
 from common.measure import caches, machine, roofs, timing
 from common.measure import hierarchy as sweep
+from common.plots.hierarchy import bandwidth_sweep_figure, hierarchical_roofline_figure
 from common.present import console, display, probe
 from common.present.console import fmt_bytes
 from common.present.display import show
@@ -54,10 +55,9 @@ def make_parser() -> cli.LectureParser:
 args = cli.parse_args(make_parser())
 
 QUICK = args.quick
-mode = "quick" if QUICK else "full"
 plan = measure_budget.from_args(args)  # the memory and time this run may take
 scale = measure_budget.time_scale(plan, "09")  # --time-limit against its default, 20 s
-budget = measure_budget.scaled_times(hierarchy.LECTURE_BUDGETS[mode], scale)  # seconds, sizes
+budget = measure_budget.scaled_times(hierarchy.LECTURE_BUDGETS["quick" if QUICK else "full"], scale)
 lecture_start = time.perf_counter()
 
 # %%
@@ -230,17 +230,11 @@ show(page.plateau_tables(here))
 
 shown = []
 if args.png:
-    from common.plots import hierarchy as hierarchy_plots
-
-    path = hierarchy_plots.bandwidth_sweep_figure(
-        args.outdir / "09_bandwidth_by_working_set.png",
-        sizes,
-        measured_bw,
-        corrected_bw,
+    path = bandwidth_sweep_figure(
+        args.outdir / "09_bandwidth_by_working_set.png", sizes, measured_bw, corrected_bw,
         [(c.name, c.size_bytes) for c in caches.data_caches(cache_list)],
-        [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found],
-        call_limit,
-    )
+        [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found], call_limit,
+    )  # fmt: skip
     shown.append(display.figure(path, page.sweep_caption(here), display_path(path)))
 show(*shown, page.plateau_observations(here))
 
@@ -321,8 +315,7 @@ chosen = hierarchy.representative_points(found, sizes, corrected_bw)
 add_seconds = {i: math.inf for _, i in chosen}
 for _ in range(2):
     for _, i in chosen:
-        add = arrays.add_call(points[i]["elements"])
-        t = timing.time_per_call(add, budget["add_s"]).seconds
+        t = timing.time_per_call(arrays.add_call(points[i]["elements"]), budget["add_s"]).seconds
         add_seconds[i] = min(add_seconds[i], t)
 operations = []  # one dict per operation placed on the chart
 for p, i in chosen:
@@ -360,8 +353,6 @@ show(page.operations_table(operations), stamp)
 
 shown = []
 if args.png:
-    from common.plots.hierarchy import hierarchical_roofline_figure
-
     out = args.outdir / "09_hierarchical_roofline.png"
     marks = [  # the adds in the colour of their level, the matmuls in black
         (o["label"], o["intensity"], o["flops_per_s"], o["level"] if "add" in o["label"] else "")
