@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
-from pathlib import Path
 from typing import Any
 
 from common.files import results
@@ -40,13 +39,6 @@ from common.shell import cli
 from common.shell.paths import display_path
 from common.tables import assumptions
 from common.tables.units import GIB
-
-FIGURE_NAMES = {
-    "roofline": "local_roofline.png",
-    "batch": "batch_sweep.png",
-    "ledger": "memory_ledger.png",
-    "speedup": "speedup_2x.png",
-}
 
 
 def make_parser() -> cli.LectureParser:
@@ -87,11 +79,6 @@ def why(reason: str) -> str:
 written: list[tuple[str, str]] = []  # (file, what it was drawn from)
 
 
-def out(key: str) -> Path:
-    """Where figure `key` goes."""
-    return OUTDIR / FIGURE_NAMES[key]
-
-
 def drawn(path: str, caption: str, source: str) -> display.Figure:
     """Remember a written figure and its data; its display object carries the caption."""
     written.append((path, source))
@@ -130,7 +117,8 @@ else:
         source = "a quick calibration, no points"
     print(f"roofline: {why(saved.reason)}; roofs from {source}")
     title = "This machine's roofs (no measured points)"
-path = article.local_roofline_figure(out("roofline"), *calibration, points, title=title)
+out = OUTDIR / "local_roofline.png"
+path = article.local_roofline_figure(out, *calibration, points, title=title)
 show(drawn(path, figures.roofline_caption(*calibration, points), source))
 
 # %%
@@ -161,9 +149,9 @@ if sweep is not None:
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         rows, sweep_reason = None, f"the batch_sweep section is malformed ({exc})"
 if rows is None:
-    print(f"skipped {FIGURE_NAMES['batch']}: {why(sweep_reason)} (run lecture 03)")
+    print(f"skipped batch_sweep.png: {why(sweep_reason)} (run lecture 03)")
 else:
-    path = article.batch_sweep_figure(out("batch"), rows, cross, title=sweep_title)
+    path = article.batch_sweep_figure(OUTDIR / "batch_sweep.png", rows, cross, title=sweep_title)
     show(drawn(path, figures.sweep_caption(rows, cross), "lecture 03's batch sweep"))
 
 # %%
@@ -179,8 +167,8 @@ else:
 model, batches = assumptions.ARTICLE_7B, assumptions.ARTICLE_BATCHES
 rates = (assumptions.ARTICLE_OVERHEAD_RATE, assumptions.LOW_OVERHEAD_RATE)
 budget = args.budget_gib * GIB
-title = f"Memory ledger of a {model.name} model"
-path = article.memory_ledger_figure(out("ledger"), model, batches, *rates, budget, title)
+out, title = OUTDIR / "memory_ledger.png", f"Memory ledger of a {model.name} model"
+path = article.memory_ledger_figure(out, model, batches, *rates, budget, title)
 caption = figures.ledger_caption(model, batches, *rates, budget)
 show(drawn(path, caption, "the capacity ledger's formulas"))
 
@@ -193,7 +181,7 @@ show(drawn(path, caption, "the capacity ledger's formulas"))
 # bandwidth buys nothing. The full 2x only arrives beyond the dotted lines at 1/2
 # and 2.
 
-path = article.speedup_figure(out("speedup"))
+path = article.speedup_figure(OUTDIR / "speedup_2x.png")
 show(drawn(path, figures.speedup_caption(), "the roofline formula"))
 
 # %%
