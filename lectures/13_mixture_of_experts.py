@@ -26,6 +26,8 @@ sequence), ``--batch`` (tokens a decode step serves over all its GPUs) and ``--e
 
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
+from functools import partial
+
 from common.shell.llm_flags import moe_parser, parse_moe_args
 
 # What this lecture is, read without running it (common/shell/interface.py).
@@ -36,12 +38,8 @@ ABOUT = {
     "terms": ("mixture of experts", "expert parallelism"),
 }
 
-
-def make_parser():
-    """Lecture 13's flags (--help): a mixture of experts, chip, precision, batch, EP size."""
-    return moe_parser(__doc__)
-
-
+#: Lecture 13's flags (--help): a mixture of experts, chip, precision, batch, EP size.
+make_parser = partial(moe_parser, __doc__)
 args, model, chip, precision = parse_moe_args(make_parser())  # checked: one-line errors
 
 from common.formulas import predict, serving
@@ -142,21 +140,17 @@ layer = llm.layer_ops(model, B, 1, S, dtypes)  # one MoE layer, the whole step's
 op_s = [(op.name, lower_bound_time(op.flops, op.nbytes, peak, bw)) for op in layer]  # bounds
 layer_s = sum(t for _, t in op_s)
 sizes = sorted({n for n in (2, 4, 8, 16, 32, 64, 128, 256) if E % n == 0} | {N})
-
-
-def exchange(n):
+linked = chip.link_bw_figure is not None  # without a link figure this part sits out
+ep_rows = []
+for n in sizes if linked else []:
     net = predict.ep_network(chip, n, pub.DEEPEP_DISPATCH_BYTES)  # FP8 out, BF16 back
     t = [predict.ep_call(B / n, net, which, d, k) if n > 1 else 0.0  # one GPU: no exchange
          for which in ("dispatch", "combine")]  # fmt: skip
     sent = serving.dispatch_bytes_per_token(d, k, n, pub.DEEPEP_DISPATCH_BYTES)
     node, remote = serving.link_fractions(n, pub.DEEPEP_NODE_GPUS)
-    return page.Exchange(ep=n, node_share=node, net_share=remote, dispatch_bytes=sent,
-                         combine_bytes=serving.combine_bytes_per_token(d, k, n),
-                         dispatch=t[0], combine=t[1], layer=layer_s / n)  # fmt: skip
-
-
-linked = chip.link_bw_figure is not None  # without a link figure this part sits out
-ep_rows = [exchange(n) for n in sizes] if linked else []
+    ep_rows.append(page.Exchange(ep=n, node_share=node, net_share=remote, dispatch_bytes=sent,
+                                 combine_bytes=serving.combine_bytes_per_token(d, k, n),
+                                 dispatch=t[0], combine=t[1], layer=layer_s / n))  # fmt: skip
 show(
     page.ep_section(setup, ep_rows, chip.link_bw, pub.CX7_IB.value)
     if linked

@@ -39,13 +39,8 @@ ABOUT = {
     "bare": True,
     "terms": ("speculative decoding", "disaggregation", "cost per token", "continuous batching"),
 }
-
-
-def make_parser():
-    """The lecture's flags (--help): model, chip, price, request lengths, batch, budget."""
-    return serving_parser(__doc__)
-
-
+#: The lecture's flags (--help): model, chip, price, request lengths, batch, budget.
+make_parser = partial(serving_parser, __doc__)
 # sphinx_gallery_end_ignore
 parser = make_parser()
 args, model, chip = parse_serving_args(parser)  # the flags (--help): a bad value is one line
@@ -143,15 +138,12 @@ K1, ctx = published.MTP_DRAFT_TOKENS, round(fleet.kv_length)
 v3_verify = v3_seconds(llm.verify_ledger(v3, per_gpu, K1 + 1, ctx + K1, dtypes))
 v3_verify /= v3_seconds(llm.decode_ledger(v3, per_gpu, ctx, dtypes))
 mtp = page.MTP(
-    batch=per_gpu,
-    draft_cost=1 / v3.n_layers,
-    verify=v3_verify,
+    batch=per_gpu, draft_cost=1 / v3.n_layers, verify=v3_verify,
     implied=serving.acceptance_for_speedup(published.MTP_SPEEDUP, K1, 1 / v3.n_layers, v3_verify),
     plain=serving.acceptance_for_speedup(published.MTP_SPEEDUP, K1, 0.0, 1.0),
     best=serving.speculative_speedup(1.0, K1, 1 / v3.n_layers, v3_verify),
-    published=published.MTP_ACCEPTANCE,
-    speedup=published.MTP_SPEEDUP,
-)
+    published=published.MTP_ACCEPTANCE, speedup=published.MTP_SPEEDUP,
+)  # fmt: skip
 
 show(page.mtp_observations(mtp))
 
@@ -243,12 +235,8 @@ if args.png:
     from common.plots.serving import CostCurve, cost_figure
 
     curves = [CostCurve(page.cost_label(c), c.curve) for c in costs if c.curve]
-    path = cost_figure(
-        args.outdir / "14_cost_per_token.png",
-        curves,
-        B,
-        f"Decode cost on {chip.name} at ${args.price:g}/GPU-hour, cache at {S:,} tokens",
-    )
+    title = f"Decode cost on {chip.name} at ${args.price:g}/GPU-hour, cache at {S:,} tokens"
+    path = cost_figure(args.outdir / "14_cost_per_token.png", curves, B, title)
     show(page.cost_png(path, setup, costs))
 else:
     show(page.png_hint("14_cost_per_token.png"))
