@@ -67,9 +67,7 @@ args = cli.parse_args(parser)
 
 chip = hw_specs.CHIPS[args.chip]
 PRECISION = cli.require_precision(parser, chip, args.precision)
-PEAK = chip.peak_flops(PRECISION)  # ValueError naming the chip's precisions if it lacks this one
-BW = chip.mem_bw
-RIDGE = chip.ridge_point(PRECISION)
+PEAK, BW, RIDGE = chip.peak_flops(PRECISION), chip.mem_bw, chip.ridge_point(PRECISION)
 e = hw_specs.bytes_per_elem(PRECISION)  # bytes per stored element
 
 # %%
@@ -153,10 +151,10 @@ show(page.ledger(operators))
 if args.png:
     compared = {c.key: c for c in (A100, H100, chip)}.values()  # each chip once
     chips = [c for c in compared if PRECISION in c.precisions]
+    at = dict(enumerate((roofline.intensity(f, d) for _, f, d in ops), 1))  # key number: I
     panels, flat = [], []
     for c in chips:
         peak, ridge = c.peak_flops(PRECISION), c.ridge_point(PRECISION)
-        at = dict(enumerate((roofline.intensity(f, d) for _, f, d in ops), 1))  # key number: I
         points = [(str(n), i, roofline.attainable_flops(i, peak, c.mem_bw)) for n, i in at.items()]
         panels.append(RooflinePanel(f"{c.name} {PRECISION}", (c.name, peak, c.mem_bw), points))
         on_roof = tuple(n for n, i in at.items() if roofline.bound_of(i, ridge) == "compute")

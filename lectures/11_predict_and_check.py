@@ -25,27 +25,21 @@ matplotlib) into ``--outdir DIR`` (default: ``figures/``).
 
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
+from functools import partial
+
 from common.formulas import predict
 from common.formulas.roofline import matmul_counts
 from common.formulas.transformer import batch_grid, decode_ledger, prefill_ledger
 from common.hw_specs import A100, A100_80GB, get_chip
 from common.present.display import show
-from common.shell.cli import LectureParser, parse_args, png_parser
+from common.shell.cli import parse_args, png_parser
 from common.tables import engines
 from common.tables import measurements as pub
 from lectures.words import predict_and_check as page
 
 # sphinx_gallery_start_ignore
-
-
 ABOUT = {"flags": (), "bare": True}
-
-
-def make_parser() -> LectureParser:
-    """The command line: --png and --outdir."""
-    return png_parser(__doc__)
-
-
+make_parser = partial(png_parser, __doc__)  # the command line: --png and --outdir
 args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here
 # sphinx_gallery_end_ignore
 
