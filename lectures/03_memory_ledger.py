@@ -39,6 +39,7 @@ from common.formulas import ledger, roofline, thresholds
 from common.formulas.roofline import bound_of, intensity, lower_bound_time, matmul_counts
 from common.hw_specs import bytes_per_elem
 from common.measure import budget, caches, machine, roofs, timing
+from common.plots import article
 from common.present import console, display, figures, probe
 from common.present.display import show
 from common.shell import cli
@@ -120,8 +121,6 @@ show(page.overhead(at, low, BUDGET, RATE, LOW))
 # stacked at 30% overhead, and the totals at both rates.
 
 if args.png:
-    from common.plots import article
-
     out = args.outdir / "03_memory_ledger.png"
     title = f"Memory ledger of a {model.name} model"
     path = article.memory_ledger_figure(out, model, BATCHES, RATE, LOW, BUDGET, title)
@@ -188,7 +187,6 @@ FP32 = int(bytes_per_elem("fp32"))
 calib, calib_note = load_or_calibrate(args.results)
 P, BETA = float(calib["matmul_flops_per_s"]), float(calib["bandwidth_bytes_per_s"])
 RIDGE = roofline.ridge_point(P, BETA)
-
 
 K = budget.sweep_weight_dim(SWEEP_BATCHES, P, BETA, SWEEP_BUDGET_S)  # 4096, or less if slow
 W_BYTES = FP32 * K**2
@@ -285,8 +283,6 @@ show(display.Text(f"saved results: {display_path(saved)}"))
 
 shown = []
 if args.png:
-    from common.plots import article
-
     crossing = None if cross is None else (cross.before, cross.first)
     title = f"Batch sweep, W[{K}, {K}] fp32"
     out = args.outdir / "03_batch_sweep.png"

@@ -144,14 +144,11 @@ show(page.decode_section(setup, decode))
 if args.png:
     from common.plots.roofline import PointSeries, roofline_series_figure
 
-    def on_roof(name, times):
-        """Each operator that does work and moves bytes at (I, attainable FLOP/s), by kind."""
-        ops = [t.op for t in times if t.op.flops and t.op.nbytes]
+    phases, series = {"prefill": prefill, "decode": decode}, []
+    for name, p in phases.items():  # each operator that does work and moves bytes, by kind
+        ops = [t.op for t in p.times if t.op.flops and t.op.nbytes]
         points = [(op.intensity, attainable_flops(op.intensity, peak, bw)) for op in ops]
-        return PointSeries(f"{name} operators", points, [op.kind for op in ops])
-
-    phases = {"prefill": prefill, "decode": decode}
-    series = [on_roof(name, p.times) for name, p in phases.items()]
+        series.append(PointSeries(f"{name} operators", points, [op.kind for op in ops]))
     title = f"{model.name} on {chip.name}, batch {B:,}, context {S:,}"
     out = args.outdir / "06_prefill_decode_roofline.png"
     path = roofline_series_figure(out, (f"{chip.name} {precision}", peak, bw), series, title)

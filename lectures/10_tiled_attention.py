@@ -60,9 +60,9 @@ def make_parser() -> cli.LectureParser:
 
 
 args = cli.parse_args(make_parser())  # bad paths, and --png without matplotlib, are said here
-QUICK = args.quick
+QUICK, plan = args.quick, measure_budget.from_args(args)  # plan: the memory and time to spend
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
-TIME_BUDGET_S *= measure_budget.time_scale(measure_budget.from_args(args), "10")  # --time-limit
+TIME_BUDGET_S *= measure_budget.time_scale(plan, "10")  # --time-limit against its default
 lecture_start = time.perf_counter()
 
 # %%
@@ -92,18 +92,14 @@ def bound(flops: float, nbytes: float, chip: object) -> float:
     return lower_bound_time(flops, nbytes, chip.peak_flops("bf16"), chip.mem_bw)
 
 
-kernels = {  # name -> (D, I, its bound on each chip)
-    name: (d, intensity(F, d), [bound(F, d, c) for c in GPUS]) for name, d in extremes.items()
-}
-
-
-# sphinx_gallery_start_ignore
 def gpu(chip: object) -> page.Gpu:
     """A chip as Part 1 uses it: its name, bf16 ridge point and shared memory per SM."""
     return page.Gpu(chip.name, chip.ridge_point("bf16"), chip.smem_per_sm)
 
 
-# sphinx_gallery_end_ignore
+kernels = {  # name -> (D, I, its bound on each chip)
+    name: (d, intensity(F, d), [bound(F, d, c) for c in GPUS]) for name, d in extremes.items()
+}
 both = page.Extremes(n=N, d_head=D_HEAD, flops=F, gpus=[gpu(c) for c in GPUS], kernels=kernels,
                      kv_bytes=kv_bytes)  # fmt: skip
 show(*page.extremes(both))
@@ -402,7 +398,6 @@ show(size_table, table, stamp, notes)
 # :math:`4 (10 N^2 + 4 N d_h)` bytes, the tiled one the IO model's
 # :math:`4 N d_h (2 + 2R)`.
 
-plan = measure_budget.from_args(args)
 n_llc = measure_budget.attention_longest(reported_llc, plan, peak_1, beta, D_HEAD)
 N_LIST = (
     [256, 512, 1024] if QUICK else sorted({n for n in (1024, 2048, 4096) if n < n_llc} | {n_llc})

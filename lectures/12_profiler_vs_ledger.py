@@ -39,14 +39,13 @@ from common.formulas.transformer import (
 from common.measure import budget, torch_roofs
 from common.measure.timing import best_time
 from common.plots import style
+from common.plots.timeline import timeline_figure
 from common.present.display import figure, show
 from common.shell import cli
 from common.tables.models import LLAMA_3_8B, shrunk
 from lectures.words import profiler_vs_ledger as page
 
 # sphinx_gallery_start_ignore
-
-
 ABOUT = {"budget": (30, 2), "needs": ("torch",)}
 
 
@@ -282,9 +281,6 @@ trace = traces["fp32"]
 prefill_span = trace.phase("prefill")[0]
 ledger_fp32 = prefill_ledger(model, 1, prompt, DTypes("fp32", "fp32", "fp32"), materialized=True)
 rows = trace.rows([op.name for op, _ in ledger_fp32.counted()], prefill_span)
-
-from common.plots.timeline import timeline_figure
-
 path = timeline_figure(args.outdir / "12_profiler_vs_ledger.png", rows,
                        page.timeline_title(model, prompt))  # fmt: skip
 timeline = page.Timeline(trace_path, prefill_span.dur_us, trace.busy_us(prefill_span),
