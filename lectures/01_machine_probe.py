@@ -40,6 +40,7 @@ from common.files import results
 from common.files.calibration import saved_calibration
 from common.formulas import numpy_ops, roofline
 from common.measure import attention, budget, caches, machine, roofs
+from common.plots import article
 from common.present import console, display, figures, probe
 from common.present.display import show
 from common.shell import cli
@@ -51,10 +52,8 @@ ABOUT = {"budget": (10, 1)}
 
 def make_parser() -> cli.LectureParser:
     """The command line: --results, --quick, --png, --outdir and the budget flags."""
-    parser = cli.lecture_parser(__doc__)
-    cli.add_results_flag(parser, saves=True)
-    cli.add_quick_flag(parser, "fewer timed repeats (same sizes; noisier numbers, shorter run)")
-    cli.add_png_flags(parser)
+    quick = "fewer timed repeats (same sizes; noisier numbers, shorter run)"
+    parser = cli.measuring_parser(__doc__, quick)  # as lectures 09 and 10
     budget.add_flags(parser, "01")
     return parser
 
@@ -285,8 +284,7 @@ swept = ("LayerNorm", "attention naive", f"GEMM M={numpy_ops.GEMM_SKINNY_M}")
 near += [(r["name"], r["working_set_bytes"]) for r in rows if r["name"] in swept]
 near_llc = tuple(filter(None, (budget.cache_note(n, ws, reported_llc) for n, ws in near)))
 stamp = probe.measured_on(desc, llc_bytes)  # under every measured table: whose numbers
-roof_record = page.Roofs(calib, previous.calibration, blas_threads, near_llc)
-show(page.roofs(roof_record, llc_bytes, stamp))
+show(page.roofs(page.Roofs(calib, previous.calibration, blas_threads, near_llc), llc_bytes, stamp))
 # %%
 # The ledger: what each operation must do
 # ---------------------------------------
@@ -324,8 +322,6 @@ show(page.operation_observations(page.Operations(rows, ridge, phases, zero_fill_
 # FLOP/s, under the roof :math:`\min(P,\ I \beta)`. With ``--png`` (the site passes it) the lecture
 # draws it.
 if args.png:
-    from common.plots import article
-
     points, _ = article.measured_points(rows)
     out = args.outdir / "01_machine_roofline.png"
     path = article.local_roofline_figure(out, peak, beta, points)

@@ -279,10 +279,9 @@ threaded = sweep.measure_threads(arrays, lengths[-1], thread_count, int(budget["
 one_bw, all_bw = threaded["one_thread_bytes_per_s"], threaded["all_thread_bytes_per_s"]
 ridge_one = roofline.ridge_point(peak_flops, one_bw)
 ridge_all = roofline.ridge_point(peak_flops, all_bw) if all_bw else None
-blas = machine.blas_info().get("threads")
-at = threaded["working_set_bytes"]
-both = page.Threads(threads=thread_count, working_set_bytes=at, one_bw=one_bw, all_bw=all_bw,
-                    ridge_one=ridge_one, ridge_all=ridge_all, peak=peak_flops, blas_threads=blas,
+both = page.Threads(threads=thread_count, working_set_bytes=threaded["working_set_bytes"],
+                    one_bw=one_bw, all_bw=all_bw, ridge_one=ridge_one, ridge_all=ridge_all,
+                    peak=peak_flops, blas_threads=machine.blas_info().get("threads"),
                     sweep_bw=measured_bw[-1])  # fmt: skip
 show(page.threads_table(both), stamp, page.threads_observations(both))
 

@@ -198,7 +198,6 @@ for name, m in landmarks.items():
 lo, hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (16 * 1024, 128 * 1024))
 slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
 
-# sphinx_gallery_start_ignore
 same_sm = sorted({c.smem_per_sm for c in SM_CHIPS})
 drawn = args.png and attention_plots.traffic_figure(
     args.outdir / "10_traffic_vs_on_chip_memory.png", m_grid, curve, naive_bytes, ideal_bytes, F,
@@ -210,7 +209,6 @@ traffic = page.Traffic(landmarks=marks, least=least, least_bytes=curve[0], as_na
                        slope=slope, resident=resident, lowest=min(curve), naive_bytes=naive_bytes,
                        ideal_bytes=ideal_bytes, kv_bytes=kv_bytes)  # fmt: skip
 table, caption, notes = page.traffic(traffic)
-# sphinx_gallery_end_ignore
 show(table, figure(drawn, caption, display_path(drawn)) if drawn else None, notes)
 
 # %%
@@ -332,7 +330,6 @@ exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 ridge_1 = ridge_point(peak_1, beta)
 naive_i = intensity(*attention.naive_counts(N, D_HEAD))
 
-# sphinx_gallery_start_ignore
 found = [(name, size, cache_source) for name, size in levels.items()]
 assumed = [("L2 (assumed)", l2, "not reported"), ("LLC (assumed)", llc, "-")]
 here = page.Machine(caches=found or assumed, beta=beta,
@@ -340,7 +337,6 @@ here = page.Machine(caches=found or assumed, beta=beta,
                     fresh_peak=fresh["flops_per_s"], peak=peak_1, ridge=ridge_1,
                     naive_intensity=naive_i, step_s=step_s, calls=attention.CALLS_PER_BLOCK,
                     exp_s=exp_s, source=calibration_source)  # fmt: skip
-# sphinx_gallery_end_ignore
 built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
 show(built, *page.machine(here))  # the caches, the roofs and the notes on them
 
@@ -434,7 +430,6 @@ def memory_of(n: int, b: object) -> dict[str, float]:
 runs = {n: page.Run(b, t, FP32 * n * n / llc, memory_of(n, b)) for n, (b, t) in measured.items()}
 FAR = 131072  # a long context, for the memory each kernel needs
 
-# sphinx_gallery_start_ignore
 steps_top = attention.block_count(top, b_top.rows, b_top.cols)
 timed = page.Kernels(d_head=D_HEAD, runs=runs, placed=placed, ridge=ridge_1, peak=peak_1, beta=beta,
                      compute_bound=naive_i >= ridge_1, steps=steps_top, step_s=step_s, exp_s=exp_s,
@@ -448,7 +443,6 @@ drawn = args.png and attention_plots.kernel_times_figure(
     f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
     "sequence length N (fp32, one thread)",
 )  # fmt: skip
-# sphinx_gallery_end_ignore
 
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)
 reach = measure_budget.cache_note(f"N = {top:,}", FP32 * top**2, llc)  # S kept near the cache?

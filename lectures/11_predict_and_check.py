@@ -164,11 +164,10 @@ show(table, knee, page.beats_roof_observations(op_rows))
 
 utils = []
 for label, led, run in ledgers:
-    t, g = run.measured.seconds, run.gpus
-    mfu = predict.mfu(led.flops, t * g, spec.peak)  # g GPUs share the work
-    mbu = predict.mbu(led.nbytes, t * g, spec.mem_bw)
-    util = page.Util(label=label, flops=led.flops, nbytes=led.nbytes, seconds=t, mfu=mfu, mbu=mbu)
-    utils.append(util)
+    t, g = run.measured.seconds, run.gpus  # g GPUs share the work
+    utils.append(page.Util(label=label, flops=led.flops, nbytes=led.nbytes, seconds=t,
+                           mfu=predict.mfu(led.flops, t * g, spec.peak),
+                           mbu=predict.mbu(led.nbytes, t * g, spec.mem_bw)))  # fmt: skip
 
 show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_observations(utils))
 

@@ -152,17 +152,6 @@ def attention(m, w, h, layer_cache, pos):
 # (the residual adds), and the last position's logits pick the next token.
 
 
-def mlp(w, h):
-    with step("gate projection"):
-        g = h @ w["wg"]
-    with step("up projection"):
-        u = h @ w["wu"]
-    with step("SiLU x up"):
-        a = silu(g) * u
-    with step("down projection"):
-        return a @ w["wd"]
-
-
 def forward(m, p, cache, tokens, pos):
     """One pass over T new tokens per sequence; returns the last position's logits."""
     with step("embedding lookup"):
@@ -175,7 +164,14 @@ def forward(m, p, cache, tokens, pos):
             x = x + o
         with step("MLP norm"):
             h = rmsnorm(x, w["n2"])
-        f = mlp(w, h)
+        with step("gate projection"):
+            g = h @ w["wg"]
+        with step("up projection"):
+            u = h @ w["wu"]
+        with step("SiLU x up"):
+            a = silu(g) * u
+        with step("down projection"):
+            f = a @ w["wd"]
         with step("residual add"):
             x = x + f
     with step("final norm"):
