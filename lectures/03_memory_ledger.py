@@ -174,7 +174,6 @@ show(page.decode(at, decode, BUDGET, [largest_of(r, "decode") for r in (RATE, LO
 # between two reads of one copy the others stream several times the cache's size through it (the
 # facts below give the bytes, or say where the memory budget allows fewer copies).
 
-
 import numpy as np  # only the sweep needs numpy
 
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)

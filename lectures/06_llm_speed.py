@@ -39,7 +39,6 @@ ABOUT = {
     "terms": ("prefill", "decode"),
 }
 
-
 #: The LLM lectures' flags (--help): the same in lectures 06, 07 and 08.
 make_parser = partial(llm_parser, __doc__)
 args, model, chip, precision = parse_llm_args(make_parser())  # checked: one-line errors

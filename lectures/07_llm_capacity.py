@@ -37,7 +37,6 @@ ABOUT = {
     "terms": ("KV cache", "memory wall"),
 }
 
-
 #: The LLM lectures' flags (--help): the same in lectures 06, 07 and 08.
 make_parser = partial(llm_parser, __doc__)
 args, model, chip, precision = parse_llm_args(make_parser())  # checked: one-line errors
@@ -53,7 +52,6 @@ ridge = chip.ridge_point(precision)
 S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S, batch=B,
                    peak=chip.peak_flops(precision), ridge=ridge)  # fmt: skip
-
 
 # %%
 # 1. The capacity ledger: how many sequences fit

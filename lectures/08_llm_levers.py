@@ -30,7 +30,6 @@ from common.shell.llm_flags import llm_parser, parse_llm_args
 
 ABOUT = {"flags": ("--model", "--chip", "--batch", "--context"), "bare": True}
 
-
 #: The LLM lectures' flags (--help): the same in lectures 06, 07 and 08.
 make_parser = partial(llm_parser, __doc__)
 args, model, chip, precision = parse_llm_args(make_parser())  # checked: one-line errors
