@@ -340,11 +340,11 @@ f_same, d_same = numpy_ops.gemm_fp32_counts(m_same, m_same, m_same)
 t_same = roofs.best_time(make_gemm(m_same, m_same, m_same), repeat=5, budget_s=budget_s)
 t_add = rows[0]["t_meas_s"]  # the add timed above
 same = {
-    "matmul": dict(name=f"GEMM {m_same}^3", shape=f"{m_same}x{m_same}x{m_same}", flops=f_same,
-                   bytes=d_same, t_meas_s=t_same),
-    "elementwise": dict(name=f"add [{n}]", shape=f"[{n}]", flops=f_add, bytes=d_add,
-                        t_meas_s=t_add),
-}  # fmt: skip
+    "matmul": dict(name=f"GEMM {m_same}^3", shape=f"{m_same}x{m_same}x{m_same}", flops=f_same),
+    "elementwise": dict(name=f"add [{n}]", shape=f"[{n}]", flops=f_add),
+}
+same["matmul"].update(bytes=d_same, t_meas_s=t_same)
+same["elementwise"].update(bytes=d_add, t_meas_s=t_add)
 show(page.same_flops(page.SameFlops(same["matmul"], same["elementwise"], peak, 3 * vec), stamp))
 
 # %%
