@@ -102,6 +102,9 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str], monkeypatch) -> Non
     lines = capsys.readouterr().out.splitlines()
     title = "Decode attention with MHA, GQA and MQA"
     assert lines[:4] == [title, "=" * len(title), "(from this course)", ""]
+    assert any("MQA (1 KV head)" in line for line in lines)  # the answer's table
+    assert text.main(["nope"]) == 2
+    assert "unknown exercise" in capsys.readouterr().err
 
 
 def test_format_exercise_drops_the_code_marks() -> None:

@@ -208,18 +208,6 @@ def test_shared_memory_per_sm_figures() -> None:
         _ = hw_specs.TPU_V5E.smem_per_sm
 
 
-def test_exercise_compute_bound_on_chip_memory() -> None:
-    answer = exercises.get_exercise("tiled-compute-bound").solve()  # in fp8: 1 byte
-    # U(304, 128) at b = 1: 38,912 + 32,768 + 155,648 + 155,648 + 2,432 = 385,408
-    assert answer.values["m_needed"] == 385_408
-    assert answer.values["blocks"] == (304, 128)
-    assert answer.values["m_have"] == 228 * 1024
-    assert "385,408 bytes" in " ".join(answer.steps)
-    assert "x1.65 more than" in " ".join(answer.steps)  # 385,408 / 233,472
-    bf16 = exercises.tiled_compute_bound_answer(precision="bf16")
-    assert bf16.values["m_needed"] == 457_088  # derived by hand above
-
-
 def test_exercise_head_dim() -> None:
     values = exercises.get_exercise("tiled-head-dim").solve().values
     # d = 64: Bc = 64 and 648 Br + 16,384 <= 233,472 gives Br = 335; T_r = 25.
