@@ -1,4 +1,10 @@
-"""Predictions against hand arithmetic: toy ledgers worked out here, and the 13B cases."""
+"""Predictions against hand arithmetic: toy ledgers worked out here, the 13B cases, the
+prediction command's memory check and speculative decoding.
+
+Parameter counts from the published configs (Llama-2-7B: 6,738,415,616, as Hugging Face
+reports it; Mixtral-8x7B: 46,702,792,704, of which the 32 x 8 experts' three 4096 x 14336
+matrices are 45,097,156,608) and cache sizes from 2 L Hkv dh elements a token.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,18 @@ from hypothesis import strategies as st
 
 from common.formulas import predict
 from common.formulas.predict import Request
-from common.formulas.transformer import DTypes, Op, PassLedger, decode_ledger, prefill_ledger
-from common.hw_specs import A100
+from common.formulas.transformer import (
+    DTypes,
+    Op,
+    PassLedger,
+    decode_ledger,
+    prefill_ledger,
+    verify_ledger,
+)
+from common.hw_specs import A100, H100, get_chip
+from common.predict import check_fits, memory_per_gpu
 from common.tables import measurements as pub
+from common.tables.models import get_model
 
 P, BW, LINK = 100e12, 1e12, 100e9  # toy roofs: 100 TFLOP/s, 1 TB/s, 100 GB/s
 SPEC = predict.Roofs("spec", P, BW, LINK)
@@ -165,6 +180,9 @@ def test_ridge_tokens_by_brute_force() -> None:
 def test_matmul_time_small_n_is_the_weight_read() -> None:
     t = predict.matmul_time(1, 4096, 22016, predict.spec_roofs(A100, "bf16"))
     assert t == pytest.approx(2 * (4096 + 4096 * 22016 + 22016) / 1555e9)
+    roofs = predict.Roofs("toy", 1e30, 1.0, 1.0)  # bandwidth-bound: time = bytes
+    # X[3, 5] @ W[5, 7] in fp32: all three operands, 4 (15 + 35 + 21) = 284 bytes
+    assert predict.matmul_time(3, 5, 7, roofs, 4) == 284
 
 
 def test_efficiency_to_match_by_hand() -> None:
@@ -177,6 +195,9 @@ def test_efficiency_to_match_by_hand() -> None:
 def test_flat_until() -> None:
     assert predict.flat_until([1, 2, 4, 8], [1.0, 1.1, 1.2, 2.0], 0.25) == 2
     assert predict.flat_until([1, 2], [1.0, 1.0]) == 1
+    # measured from the first time: within 1.25 x 1.0 s, 1.2 yes, 1.3 no (1.25 x the second
+    # time, 1.5, would take it)
+    assert predict.flat_until([1, 2, 3, 4], [1.0, 1.2, 1.3, 2.0]) == 1
 
 
 TINY = dataclasses.replace(pub.GPT_13B, n_layers=2, d_model=256, n_heads=4, n_kv_heads=4,
@@ -234,8 +255,6 @@ def test_gemm_share_reads_the_measured_points() -> None:
 
 
 def test_engine_terms_from_their_cited_figures_by_hand() -> None:
-    from common.hw_specs import get_chip
-
     h100 = predict.engine_roofs(get_chip("h100"), "vllm", "bf16")
     # vidur's H100 gate+up GEMM: 2 x 4096 x 4096 x 22016 FLOP in 0.987 ms at 4,096 rows,
     # of 989 TFLOP/s; 180.4 MB at one row in 0.064 ms, of 3.35 TB/s
@@ -261,8 +280,6 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
 
 
 def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> None:
-    from common.hw_specs import get_chip
-
     # sglang PR #2904, rows 'vllm': 32,768 float32 elements (131,072 B) in 0.0092 ms on 4
     # H100s, 1,048,576 elements (4 MiB) in 0.0402 ms; above that vidur's NCCL points, 16 MiB
     # in 93 us and 64 MiB in 315 us
@@ -295,8 +312,6 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> Non
 
 
 def test_tensor_parallel_shares_are_the_sharded_gemms_by_hand() -> None:
-    from common.hw_specs import get_chip
-
     a100, h100 = get_chip("a100-80gb"), get_chip("h100")
     # vidur, num_tensor_parallel_workers = 8: [1, 4096] x [4096, 2752] in 0.020 ms on an A100
     # 80GB (2.039 TB/s), 0.012 ms on an H100 (3.35 TB/s); [4096, 4096] x [4096, 2752] in
@@ -348,9 +363,6 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     new=st.integers(0, 64),
 )
 def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch, prompt, new):
-    from common.hw_specs import get_chip
-    from common.tables.models import get_model
-
     c, m = get_chip(chip), get_model(model)
     spec = predict.spec_roofs(c, "bf16")
     req = Request(model=m, gpus=gpus, batch=batch, prompt=prompt, new_tokens=new)
@@ -363,8 +375,6 @@ def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch,
 
 def test_a_chip_without_a_link_figure_predicts_on_one_gpu() -> None:
     """Issue 34: a chip added with no link figure ended lecture 06 and predict in a traceback."""
-    from common.hw_specs import H100
-
     formulas = predict
     bare = dataclasses.replace(H100, link_bw_figure=None, achievable_link_bw_figure=None)
     with pytest.raises(ValueError, match="H100 SXM has no link bandwidth figure in the table"):
@@ -391,8 +401,6 @@ def test_attention_beside_fp8_gemms_runs_at_the_16_bit_peak_by_hand() -> None:
 
 
 def test_fp8_engine_roofs_put_attention_at_the_bf16_share_by_hand() -> None:
-    from common.hw_specs import get_chip
-
     # H100: GEMMs at fp8 take the bf16 share x (1402.6 / 1979) / (794.5 / 989) of 1979
     # TFLOP/s; attention keeps the bf16 share of 989 TFLOP/s (FP8_ENGINE_BUILD's float16
     # attention plugin): 989 / (scale x 1979) of the GEMMs' peak
@@ -407,3 +415,113 @@ def test_fp8_engine_roofs_put_attention_at_the_bf16_share_by_hand() -> None:
     assert b200.attention_share == pytest.approx(
         chip.achievable_flops("bf16") / chip.achievable_flops("fp8")
     )
+
+
+LLAMA_N, LLAMA_KV = 6_738_415_616, 2 * 32 * 4096  # parameters; KV elements a token
+MIXTRAL_EXPERTS, MIXTRAL_REST = 45_097_156_608, 46_702_792_704 - 45_097_156_608
+MIXTRAL_KV = 2 * 32 * 8 * 128  # KV elements a token: 8 KV heads of 128
+
+
+@pytest.mark.parametrize(
+    ("gpus", "kv", "by_hand"),
+    [
+        (1, "bf16", 2 * LLAMA_N + 8 * 4096 * LLAMA_KV * 2),
+        (2, "bf16", LLAMA_N + 8 * 4096 * LLAMA_KV),  # weights and KV heads halved
+        (2, "fp8", LLAMA_N + 8 * 4096 * LLAMA_KV / 2),  # one byte a cached element
+    ],
+)
+def test_memory_per_gpu_is_weights_plus_cache_by_hand(gpus, kv, by_hand) -> None:
+    model = get_model("llama-2-7b")
+    assert memory_per_gpu(model, DTypes("bf16", kv), gpus, 8, 4096) == pytest.approx(by_hand)
+
+
+def test_weights_and_cache_that_fill_the_memory_exactly_fit() -> None:
+    model = get_model("llama-2-7b")
+    need = memory_per_gpu(model, DTypes(), 1, 8, 4096)  # by hand in the test above
+    full = dataclasses.replace(A100.mem_capacity_figure, value=need)
+    check_fits(model, dataclasses.replace(A100, mem_capacity_figure=full), DTypes(), 1, 8, 4096)
+
+
+def test_expert_parallel_memory_and_the_advice_count_experts_not_heads() -> None:
+    model, chip = get_model("mixtral-8x7b"), get_chip("a100")
+    # --ep 8: the other weights whole, 1/8 of the experts, ceil(64 / 8) = 8 sequences' cache
+    need = 2 * (MIXTRAL_REST + MIXTRAL_EXPERTS / 8) + 8 * 32768 * MIXTRAL_KV * 2
+    assert memory_per_gpu(model, DTypes(), 8, 64, 32768, ep=True) == pytest.approx(need)
+    assert need > 48e9  # over 40 GB at 8, the most GPUs 8 experts can spread over
+    with pytest.raises(ValueError) as caught:
+        check_fits(model, chip, DTypes(), 8, 64, 32768, ep=True)
+    assert str(caught.value).endswith(
+        f"need {need / 1e9:.1f} GB per GPU on 8 x {chip.name} (40 GB each); "
+        "no split of its 8 experts would"
+    )
+
+
+@pytest.mark.parametrize("new_tokens", [1, 9])
+def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
+    roofs, K, a, prompt = predict.spec_roofs(A100, "bf16"), 3, 0.8, 100
+    req = Request(model=TINY, batch=2, prompt=prompt, new_tokens=new_tokens)
+    got = predict.speculate(req, roofs, BARE, K, a)
+
+    def bound(led) -> float:
+        return predict.bound_time(led, roofs, 1)
+
+    prefill = predict.forecast(req, roofs, BARE).prefill_s
+    # the draft head: one of the target's 2 layers, its mean decode step (caches prompt + 1
+    # to prompt + n - 1; at prompt + 1 when there is none)
+    caches = range(prompt + 1, prompt + max(2, new_tokens))
+    step = sum(bound(decode_ledger(TINY, 2, c)) for c in caches) / len(caches)
+    assert got.draft_step_s == pytest.approx(step / 2)
+    # the verify pass: K + 1 tokens a sequence, at the mean cache prompt + n // 2 (at least
+    # 1), plus the K drafted
+    ctx = prompt + max(1, new_tokens // 2)
+    assert got.verify_step_s == pytest.approx(bound(verify_ledger(TINY, 2, K + 1, ctx + K)))
+    e = (1 - a ** (K + 1)) / (1 - a)  # 2.952 tokens a verify step
+    assert got.tokens_per_step == pytest.approx(2.952)
+    steps = (new_tokens - 1) / e * (K * got.draft_step_s + got.verify_step_s)
+    assert got.total_s == pytest.approx(prefill + steps) and got.draft_prefill_s == 0.0
+    if new_tokens == 1:  # the prompt pass yields the only token: nothing to speculate on
+        assert (got.total_s, got.speedup) == (pytest.approx(prefill), 1.0)
+
+
+def test_the_busiest_expert_parallel_gpu_by_hand() -> None:
+    def ledger_at(b: int):  # toy pass: attention per sequence, one routed expert matmul
+        layer = (
+            Op("attention", "attention", b * 1e9, act_bytes=b * 1e6),
+            Op("expert up", "matmul", b * 2e9, 8e6, b * 1e3, 0.0),
+        )
+        return PassLedger("decode", TINY, b, 1, 100, DTypes(), False, layer, (), ((layer, 1),))
+
+    busiest = predict.ep_pass(ledger_at, 10, 4)
+    for attn, expert in (busiest.layer, busiest.variants[0][0]):
+        # attention for its ceil(10 / 4) = 3 sequences; 1/4 of the experts over all 10
+        assert (attn.flops, attn.act_bytes) == (3e9, 3e6)
+        assert (expert.flops, expert.weight_bytes, expert.act_bytes) == (5e9, 2e6, 2500.0)
+
+
+def test_the_advice_names_the_fewest_gpus_that_split_the_heads_and_hold_it() -> None:
+    model, chip = get_model("llama-2-7b"), get_chip("a100")
+    # batch 40 at 4,096 tokens: 2 N + 40 x 4096 x 2 L Hkv dh x 2 B = 99.4 GB on one GPU;
+    # on 2, 49.7 GB; on 4, 24.8 GB (32 heads split 1, 2, 4, 8, ... ways)
+    need = 2 * LLAMA_N + 40 * 4096 * LLAMA_KV * 2
+    with pytest.raises(ValueError) as caught:
+        check_fits(model, chip, DTypes(), 1, 40, 4096)
+    assert str(caught.value) == (
+        f"Llama-2-7B's weights and KV cache need {need / 1e9:.1f} GB per GPU on 1 x "
+        f"{chip.name} (40 GB each); 4 GPUs would hold it"
+    )
+
+
+def test_one_gpu_unless_told_and_tensor_parallel_halves_a_matmul() -> None:
+    roofs = predict.Roofs("toy", 100e12, 1e12, 100e9)
+    mm = Op("mm", "matmul", 2e12, weight_bytes=1e9)  # 20 ms of FLOPs, 1 ms of bytes
+    led = PassLedger("prefill", dataclasses.replace(TINY, n_layers=1), 1, 10, 10, DTypes(),
+                     False, (mm,), ())  # fmt: skip
+    assert predict.bound_time(led, roofs) == pytest.approx(20e-3)
+    ring = predict.comm_time(led, 2, roofs.link_bw, None)  # the all-reduces, tested apart
+    assert predict.bound_time(led, roofs, 2) - ring == pytest.approx(10e-3)
+
+
+def test_a_chip_without_gemm_profiles_takes_its_achievable_share_of_the_peak() -> None:
+    # B200: 1,745 TFLOP/s measured (MAMF, ml-engineering) of the datasheet's 2,250 in bf16
+    eng = predict.engine_roofs(get_chip("b200"), "vllm", "bf16")
+    assert eng.gemm == ((1, pytest.approx(1745 / 2250)),)
