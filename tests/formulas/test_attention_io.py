@@ -84,22 +84,6 @@ def test_footprint_by_hand() -> None:
     assert io.smallest_on_chip_bytes(128, 2) == 256 + 512 + 4 + 512 + 8
     # U(1, 4096): Q row 256 + K and V 2,097,152 + S row 16,384 + O row 512 + statistics 8.
     assert io.resident_on_chip_bytes(4096, 128, 2) == 2_114_312
-
-
-@pytest.mark.parametrize(
-    ("n", "d", "m", "b"),
-    [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
-     (64, 16, 20_000, BF16),  # K and V fit: Bc = N
-     (200, 8, 5000, FP32), (50, 64, 60_000, FP32)],
-)  # fmt: skip
-def test_block_sizes_follow_the_rule(n: int, d: int, m: float, b: float) -> None:
-    blocks = io.block_sizes(n, d, m, b)
-    assert (blocks.rows, blocks.cols) == brute_force_blocks(n, d, m, b)
-    assert blocks.on_chip_bytes == footprint(blocks.rows, blocks.cols, d, b) <= m
-
-
-def test_chip_blocks_at_the_article_size() -> None:
-    # H100: U(130, 128) = 232,976 <= 233,472 < U(131, 128) = 234,264.
     h100 = io.block_sizes(4096, 128, 228 * 1024, BF16)
     assert (h100.rows, h100.cols) == (130, 128)
     # A100: square blocks, 4 B^2 + 1288 B <= 167,936 holds at B = 99, not at 100.
@@ -108,9 +92,6 @@ def test_chip_blocks_at_the_article_size() -> None:
     # 2 B N d_h (1 + T_r): H100 T_r = 32, A100 T_r = 42.
     assert io.tiled_traffic(4096, 128, 130, 128, BF16) == 2 * 2 * 4096 * 128 * 33
     assert io.tiled_traffic(4096, 128, 99, 99, BF16) == 2 * 2 * 4096 * 128 * 43
-
-
-def test_the_article_reference_values() -> None:
     flops, naive = attention_counts(4096, 128, BF16)
     ideal = attention_counts(4096, 128, BF16, materialized=False)[1]
     assert f"{naive / 1e6:.2f} MB" == "138.41 MB"
@@ -123,6 +104,18 @@ def test_the_article_reference_values() -> None:
     least = io.tiled_counts(4096, 128, io.smallest_on_chip_bytes(128), BF16)[1]
     assert least == 2 * 2 * 4096 * 128 * (1 + 4096)
     assert least > naive
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "m", "b"),
+    [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
+     (64, 16, 20_000, BF16),  # K and V fit: Bc = N
+     (200, 8, 5000, FP32), (50, 64, 60_000, FP32)],
+)  # fmt: skip
+def test_block_sizes_follow_the_rule(n: int, d: int, m: float, b: float) -> None:
+    blocks = io.block_sizes(n, d, m, b)
+    assert (blocks.rows, blocks.cols) == brute_force_blocks(n, d, m, b)
+    assert blocks.on_chip_bytes == footprint(blocks.rows, blocks.cols, d, b) <= m
 
 
 @pytest.mark.parametrize(("n", "d", "b"), [(64, 16, BF16), (100, 32, FP32), (48, 128, BF16)])
@@ -154,11 +147,6 @@ def test_traffic_falls_as_one_over_m_in_the_theorem_regime() -> None:
     d64 = io.tiled_counts(4096, 128, 64 * 1024, BF16)[1]
     d128 = io.tiled_counts(4096, 128, 128 * 1024, BF16)[1]
     assert 1.8 < d64 / d128 < 2.2
-
-
-def test_smallest_memory_for_an_intensity_is_exact() -> None:
-    # H100 at N = 8192: I >= 295.22 needs 1 + T_r <= 28, so B_r >= ceil(8192 / 27) = 304,
-    # and U(304, 128) = 304 * 1288 + 65,536 = 457,088 bytes.
     ridge = hw_specs.H100.ridge_point("bf16")
     m = io.smallest_on_chip_for(8192, 128, ridge, BF16)
     assert m == 457_088
@@ -169,6 +157,8 @@ def test_smallest_memory_for_an_intensity_is_exact() -> None:
     assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
     # Reachable at the very smallest footprint: that footprint is the answer.
     assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
+    i = io.tiled_intensity(8192, 128, io.on_chip_bytes(128, 128, 128, BF16), BF16)
+    assert 0.95 * 128 < i < 1.05 * 128
 
 
 def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, int]:
@@ -178,12 +168,6 @@ def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, in
     while footprint(br, min(br, d), d, b) > m:
         br -= 1
     return br, min(br, d)
-
-
-def test_intensity_is_about_br_in_bf16() -> None:
-    # 4 N^2 d / (2 b N d (1 + T_r)) -> 2 Br / b = Br when Br divides N.
-    i = io.tiled_intensity(8192, 128, io.on_chip_bytes(128, 128, 128, BF16), BF16)
-    assert 0.95 * 128 < i < 1.05 * 128
 
 
 @pytest.mark.parametrize(
@@ -234,9 +218,6 @@ def test_resident_footprint_at_four_bytes_bf16_by_default_and_sizes_at_their_lim
     # U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br at Br = 1, Bc = 2^32, d = 1, b = 1
     assert io.on_chip_bytes(1, 2**32, 1, 1) == 1 + 2 * 2**32 + 4 * 2**32 + 4 + 8
     assert io.tiled_traffic(8, 2**16, 8, 8, 8) == 8 * 8 * 2**16 * (2 + 2)  # R = 1
-
-
-def test_the_smallest_on_chip_memory_in_fp32_matches_a_brute_force_loop() -> None:
     n, d, b = 64, 8, 4
     least = 4 * 8 + 2 * 4 * 8 + 4 + 4 * 8 + 8  # U(1, 1): one row of each block, 140 B
     whole = 4 * 8 + 2 * 4 * 8 * 64 + 4 * 64 + 4 * 8 + 8  # U(1, N): K and V read once, 4,424 B

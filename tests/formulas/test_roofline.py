@@ -43,9 +43,6 @@ def test_matmul_intensity_grows_like_b_then_saturates() -> None:
     assert limit == 4096
     assert intensity(*matmul_counts(10**9, D, F)) == pytest.approx(limit, rel=1e-5)
     assert intensity(*matmul_counts(10**9, D, F)) < limit
-
-
-def test_matmul_counts_by_definition() -> None:
     flops, nbytes = matmul_counts(3, 5, 7, 1, 0.5, 4)
     assert flops == 2 * 3 * 5 * 7
     assert nbytes == 3 * 5 * 1 + 5 * 7 * 0.5 + 3 * 7 * 4
@@ -78,10 +75,6 @@ def test_book_approximations_of_the_exercises() -> None:
     assert round(TPU_V5E.ridge_point("int8") * 1 / 2) == reference.BOOK_V5E_INT8
     assert round(TPU_V5E.ridge_point("bf16") * 1 / 2) == reference.BOOK_V5E_INT8_WEIGHTS
     assert abs(critical_batch(D, F, B300.ridge_point("nvfp4"), 0.5625, 0.5625, 2) - 750) < 5
-
-
-def test_ridge_point_is_peak_over_bandwidth() -> None:
-    # the lecture's ridges (295, 206, 1875, 240) are pinned in test_hw_specs.test_ridge_points
     assert ridge_point(989e12, 3.35e12) == H100.ridge_point("bf16")
 
 
@@ -166,9 +159,6 @@ def test_lower_bound_is_the_larger_time() -> None:
     # T_math = B (D/2) F 2 / P = 1 x 2 x 3 x 2 / 12 = 1 s; T_comms = B F 2 / link = 6 / 6 = 1 s
     assert sharded_matmul_two_chips(1, 4, 3, 12.0, 6.0)["bound"] == "compute"
     assert sharded_matmul_two_chips(1, 2, 3, 12.0, 6.0)["bound"] == "comms"
-
-
-def test_attainable_never_exceeds_peak() -> None:
     rng = random.Random(21)
     for _ in range(1000):
         _, _, peak, bw = _random_machine(rng)
