@@ -11,9 +11,6 @@ CASES_13B = {"prefill, 1 GPU", "decode, 1 GPU", "prefill, 2 GPUs", "decode, 2 GP
 def test_every_term_has_a_source_and_a_positive_value() -> None:
     for term in engines.all_terms():
         assert term.source and term.value > 0, term.what
-
-
-def test_each_calibration_figure_names_cases_that_exist() -> None:
     labels = {r.label for r in pub.ALL_REQUESTS} | CASES_13B
     for term in engines.all_terms():
         assert set(term.informs) <= labels, (term.what, set(term.informs) - labels)
@@ -29,9 +26,6 @@ def test_a_validation_case_never_informs_a_term() -> None:
     assert any(r.chip in ("h100", "h200") for r in validation)
     # the serving engines' pages enter as validation, every one of them
     assert not informed & {r.label for r in pub.SERVING_REQUESTS}
-
-
-def test_all_terms_holds_every_engine_figure_once() -> None:
     terms = engines.all_terms()
     assert len(terms) == len({id(t) for t in terms})
     for e in engines.ENGINES.values():  # its per-step and per-launch costs, its all-reduce curve

@@ -80,6 +80,9 @@ def test_bandwidth_capacity_and_link_are_marked_with_their_units() -> None:
     assert flops(2.0, "s").unit == "FLOP/s" and not flops(2.0, "s").estimate
     link_less = dataclasses.replace(H100, link_name="")
     assert "link" in [label for label, _ in link_less.figures()][-2:]
+    assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
+    assert_frozen(H100.mem_bw_figure, H100)
+    assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
 
 
 @pytest.mark.parametrize(
@@ -105,9 +108,6 @@ def test_a100_to_h100_ratios() -> None:
     )
     ratio = H100.peak_flops("fp8") / A100.peak_flops("bf16")
     assert f"{ratio:.1f}x" == reference.H100_FP8_OVER_A100_BF16
-
-
-def test_h200_is_h100_compute_with_faster_memory() -> None:
     for precision in ("bf16", "fp8"):
         assert H200.peak_flops(precision) == H100.peak_flops(precision)
     assert H200.mem_bw > H100.mem_bw
@@ -120,6 +120,13 @@ def test_bytes_per_element() -> None:
         assert bytes_per_elem(precision) == nbytes
     assert bytes_per_elem("nvfp4") == (16 * 4 + 8) / 16 / 8 == 0.5625
     assert f"{bytes_per_elem('fp8') / bytes_per_elem('nvfp4'):.2f}" == "1.78"
+    message = refusal(bytes_per_elem, "fp7")
+    assert "'fp7'" in message and all(name in message for name in BYTES_PER_ELEM)
+    message = refusal(TPU_V5E.peak_flops, "fp8")
+    assert TPU_V5E.name in message and "'fp8'" in message
+    assert all(precision in message for precision in TPU_V5E.precisions)
+    with pytest.raises(ValueError, match="bf16, fp8, nvfp4"):
+        B300.ridge_point("fp4")
 
 
 def refusal(call, *args) -> str:
@@ -127,19 +134,6 @@ def refusal(call, *args) -> str:
     with pytest.raises(ValueError) as info:
         call(*args)
     return str(info.value)
-
-
-def test_unknown_precision_lists_the_known_ones() -> None:
-    message = refusal(bytes_per_elem, "fp7")
-    assert "'fp7'" in message and all(name in message for name in BYTES_PER_ELEM)
-
-
-def test_chip_without_a_precision_names_the_ones_it_has() -> None:
-    message = refusal(TPU_V5E.peak_flops, "fp8")
-    assert TPU_V5E.name in message and "'fp8'" in message
-    assert all(precision in message for precision in TPU_V5E.precisions)
-    with pytest.raises(ValueError, match="bf16, fp8, nvfp4"):
-        B300.ridge_point("fp4")
 
 
 @pytest.mark.parametrize(
@@ -194,12 +188,6 @@ def test_bad_bandwidth_or_size_raises_value_error(bad: object, field: str, prop:
     chip = dataclasses.replace(H100, **{field: figure})
     with pytest.raises(ValueError, match=f"H100 SXM {what} must be"):
         getattr(chip, prop)
-
-
-def test_figures_and_chips_are_frozen_and_compare_without_their_key() -> None:
-    assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
-    assert_frozen(H100.mem_bw_figure, H100)
-    assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
 
 
 def test_a_bad_achievable_peak_names_the_chip_and_precision() -> None:

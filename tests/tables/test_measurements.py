@@ -52,9 +52,6 @@ def test_the_blogs_profile_and_estimates() -> None:
     assert pub.KIPPLY_HBM_SHARE == {2: 0.87}  # 'it doesn't quite get to 90, more like 87'
     # The decode times agree with the benchmark's totals: (283.60 - 63.17) / 10 tokens = 22.04.
     assert round((283.60 - 63.17) / 10, 1) == 22.0 and round((180.86 - 45.45) / 10, 1) == 13.5
-
-
-def test_the_13b_shape_is_the_benchmarks_config() -> None:
     pub = fresh_table()
     m = pub.GPT_13B  # its shape: test_tables_rebuilt, from the same config
     # 40 layers x (4 d^2 + 2 d d_ff) + V d (tied) + norms: about 12.84e9, a "13B" model.
@@ -88,9 +85,6 @@ def test_vidur_matmul_medians() -> None:
         assert r.K == 4096
         assert r.N == expected_n  # noqa: SIM300 (N is a width, not a constant)
         assert "7d47513" in r.measured.source
-
-
-def test_small_kernels_and_the_allreduce_curve() -> None:
     pub = fresh_table()
     assert [m.seconds for m in pub.VIDUR_A100_SMALL_KERNELS] == pytest.approx(
         [0.005 * MS, 0.002 * MS, 0.007 * MS, 0.005 * MS]
@@ -114,9 +108,6 @@ def test_published_requests_as_their_pages_print_them() -> None:
     # Llama-2-70B: 64 heads, 8 KV heads, d_ff 28672 (GPT-20B's shape: test_tables_rebuilt).
     assert (pub.LLAMA_2_70B.n_kv_heads, pub.LLAMA_2_70B.d_ff) == (8, 28672)
     assert pub.REQUESTS[0].label == "13B, 1 x a100, 512 + 10"
-
-
-def test_h100_requests_as_tensorrt_llms_page_prints_them() -> None:
     pub = fresh_table()
     h100 = {(r.model.key, r.gpus, r.batch, r.prompt, r.new_tokens): r for r in pub.REQUESTS
             if r.chip == "h100"}  # fmt: skip
@@ -138,9 +129,6 @@ def test_a_nonpositive_time_is_refused() -> None:
     pub = fresh_table()
     with pytest.raises(ValueError, match="measured time"):
         pub.Measured("x", 0.0, "nowhere")
-
-
-def test_a_curve_row_typed_short_and_a_bad_fleet_figure_are_refused_by_name() -> None:
     pub = fresh_table()
     with pytest.raises(ValueError, match="shorter"):  # six sizes, five times: not cut silently
         pub.dgx_curve({2: (46, 51, 57, 64, 139)})

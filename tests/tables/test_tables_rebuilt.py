@@ -91,9 +91,6 @@ def test_the_measurement_table_rebuilt_holds_the_published_runs() -> None:
     same(ep.combine, {"what": f"DeepEP low-latency combine (BF16), {conditions}"})
     same(ep.dispatch, {"seconds": 118 * US})
     same(ep.combine, {"seconds": 195 * US})
-
-
-def test_the_engine_table_rebuilt_holds_vidurs_profiles() -> None:
     t = rebuilt("common.tables.engines")
     a100, h100 = t["A100_TERMS"], t["H100_TERMS"]
     assert sorted(a100.gemm) == sorted(h100.gemm) == [1, 2, 4, 8]
@@ -171,20 +168,6 @@ def test_the_hardware_table_rebuilt_holds_the_a100_datasheet() -> None:
     assert labels[-2:] == ["memory bandwidth", "link (NVLink 3)"]
     unnamed = dataclasses.replace(a100, link_name="")
     assert [label for label, _, _ in unnamed.achievable_figures()][-1] == "link"
-
-
-@pytest.mark.parametrize(
-    ("table", "key", "short"),
-    [("VIDUR_GEMM_MS", ("a100", 2), (0.1,) * 7), ("VIDUR_SMALL_S", "a100", (1e-6,) * 3)],
-)
-def test_a_profile_row_of_the_wrong_length_is_refused(monkeypatch, table, key, short) -> None:
-    """8 GEMM rows and 4 small kernels a generation: a row typed short is not cut silently."""
-    monkeypatch.setitem(getattr(engines, table), key, short)
-    with pytest.raises(ValueError, match="shorter"):
-        engines._vidur("a100", None, "src", "a100")
-
-
-def test_the_measurement_sources_are_listed_once_each_in_the_lectures_order() -> None:
     listed = measurements.sources()
     assert len(listed) == len(set(listed)) and listed[0] == measurements.LLM_ANALYSIS_FT
     for source in (measurements.VIDUR_MLP_A100, measurements.VIDUR_ALLREDUCE_DGX):
@@ -197,3 +180,14 @@ def test_the_measurement_sources_are_listed_once_each_in_the_lectures_order() ->
     # every serving engine's page is listed too, after the course's first sources
     for source in (measurements.VLLM_CI_H100, measurements.LMDEPLOY_A100, measurements.NIM_70B):
         assert listed.index(source) > listed.index(measurements.TRT_LLM_V061_H100)
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "short"),
+    [("VIDUR_GEMM_MS", ("a100", 2), (0.1,) * 7), ("VIDUR_SMALL_S", "a100", (1e-6,) * 3)],
+)
+def test_a_profile_row_of_the_wrong_length_is_refused(monkeypatch, table, key, short) -> None:
+    """8 GEMM rows and 4 small kernels a generation: a row typed short is not cut silently."""
+    monkeypatch.setitem(getattr(engines, table), key, short)
+    with pytest.raises(ValueError, match="shorter"):
+        engines._vidur("a100", None, "src", "a100")

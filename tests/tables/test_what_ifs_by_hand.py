@@ -37,18 +37,12 @@ def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size() -> None:
         shrunk(get_model("llama-2-7b"), 2, n_layers=-1)
     with pytest.raises(ValueError, match=r"^shrink factor must be a positive integer, got 0$"):
         shrunk(get_model("llama-2-7b"), 0)
-
-
-def test_sliding_layers_follow_each_familys_pattern() -> None:
     gemma = model_from_config(GEMMA_2_9B.config)
     assert (gemma.sliding_window, gemma.sliding_layers) == (4096, 21)  # every other of 42
     # Qwen2 with its sliding window on: the layers from index max_window_layers on slide
     on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
     qwen = model_from_config({**on, "max_window_layers": 21})
     assert (qwen.sliding_window, qwen.sliding_layers) == (4096, 28 - 21)
-
-
-def test_gpt_oss_layers_from_layer_types_or_its_alternating_pattern() -> None:
     gpt_oss = {k: v for k, v in GPT_OSS_20B.config.items() if k != "layer_types"}
     # the model card: banded-window and dense layers alternate, so 12 of 24 slide on 128 tokens
     assert model_from_config(gpt_oss).sliding_layers == 12
@@ -63,15 +57,12 @@ def test_a_config_without_an_architecture_name_is_named_after_its_file(arch) -> 
     assert model_from_config(config, "/tmp/my-model.json").name == "my-model"
 
 
-def test_figures_keep_their_unit_and_note() -> None:
+def test_figures_keep_their_unit_and_note(tmp_path) -> None:
     from common.hw_specs import capacity, flops
 
     assert flops(1e15, "src") == Figure(1e15, "FLOP/s", "src", False, "")
     assert flops(1e15, "src", True, "dense") == Figure(1e15, "FLOP/s", "src", True, "dense")
     assert capacity(8e10, "src", note="HBM3") == Figure(8e10, "B", "src", False, "HBM3")
-
-
-def test_a_negative_window_layer_count_and_broken_json_are_one_line(tmp_path) -> None:
     on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
     with pytest.raises(ValueError, match="key 'max_window_layers' must be a whole integer up to"):
         model_from_config({**on, "max_window_layers": -1})
@@ -79,10 +70,6 @@ def test_a_negative_window_layer_count_and_broken_json_are_one_line(tmp_path) ->
     broken.write_text('{"hidden_size": 4096,', encoding="utf-8")
     with pytest.raises(ValueError, match=r"config\.json is not valid JSON \(Expecting [^:]*\)$"):
         read_config(str(broken))
-
-
-def test_mistral_slides_every_layer_and_deepseek_reads_its_own_shapes() -> None:
-    # Mistral-7B v0.1's config: sliding_window 4096 on every layer (no layer pattern)
     mistral = {**QWEN2_5_7B.config, "model_type": "mistral", "sliding_window": 4096}
     m = model_from_config({**mistral, "architectures": ["MistralForCausalLM"]})
     assert (m.sliding_window, m.sliding_layers) == (4096, m.n_layers)
