@@ -77,19 +77,21 @@ def test_the_layout_has_every_role() -> None:
     assert (COMMON / "exercises" / "__init__.py").is_file()
     for fixed in ("hw_specs.py", "console.py", "roofline.py"):
         assert (COMMON / fixed).is_file(), fixed
-
-
-def test_every_role_has_a_floor() -> None:
     roles = {role(name) for name in MODULES if name != "common"}
     assert roles == set(FLOOR_OF), "add the role to FLOORS (and to common/__init__.py)"
-
-
-def test_the_package_docstring_states_the_stack() -> None:
     import common
 
     doc = " ".join((common.__doc__ or "").split())
     order = ", ".join(f"``{r}``" for roles in FLOORS[:-1] for r in roles)
     assert f"The stack, ground floor first: {order}." in doc
+    import common
+
+    doc = common.__doc__ or ""
+    for name in MODULES:
+        if name == "common" or name.endswith("__main__"):
+            continue
+        short = name.removeprefix("common.")
+        assert f"``{short}``" in doc, f"common/__init__.py does not map {short}"
 
 
 @pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != "common"])
@@ -160,7 +162,7 @@ sys.meta_path.insert(0, Block())
 """
 
 
-def test_pure_layers_import_with_numpy_and_matplotlib_blocked() -> None:
+def test_pure_layers_import_with_numpy_and_matplotlib_blocked(tmp_path: Path) -> None:
     names = [n for n in MODULES if in_layer(n, PURE_PACKAGES) or n in PURE_MODULES]
     code = BLOCK_NUMPY_AND_MATPLOTLIB + (
         f"for name in {sorted(names)!r}:\n"
@@ -172,10 +174,7 @@ def test_pure_layers_import_with_numpy_and_matplotlib_blocked() -> None:
     proc = python("-c", code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "loaded []"
-
-
-def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -> None:
-    """What lectures 02 and 06-08 need imports on ``python3 -S`` (no numpy, no matplotlib)."""
+    # What lectures 02 and 06-08 need imports on ``python3 -S`` (no numpy, no matplotlib).
     code = (
         "import sys; sys.path.insert(0, " + repr(str(REPO)) + ")\n"
         "import common.console, common.roofline, common.hw_specs, common.exercises\n"
@@ -256,14 +255,3 @@ def test_the_course_script_runs_through_one_line_shims(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     # H100's bf16 ridge: 989e12 / 3.35e12 = 295.2; H200's: 989e12 / 4.8e12 = 206.0.
     assert "295.2" in proc.stdout and "206.0" in proc.stdout
-
-
-def test_package_docstring_maps_every_subpackage_and_module() -> None:
-    import common
-
-    doc = common.__doc__ or ""
-    for name in MODULES:
-        if name == "common" or name.endswith("__main__"):
-            continue
-        short = name.removeprefix("common.")
-        assert f"``{short}``" in doc, f"common/__init__.py does not map {short}"

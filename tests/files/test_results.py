@@ -309,14 +309,13 @@ def test_not_a_regular_file_is_reported_without_opening_it(tmp_path: Path) -> No
     assert loaded.data is None and loaded.reason.startswith("cannot read results file")
 
 
-def test_two_backups_in_one_second_get_two_names(results_file: Path, this_machine: dict) -> None:
+def test_two_backups_in_one_second_get_two_names(
+    results_file: Path, this_machine: dict, tmp_path: Path
+) -> None:
     for _ in range(2):
         _make_bad_file("corrupt", results_file, this_machine)
         results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
     assert len(list(results_file.parent.glob("machine.backup-*.json"))) == 2
-
-
-def test_saving_through_a_symlink_updates_its_target(tmp_path: Path, this_machine: dict) -> None:
     real = tmp_path / "real" / "machine.json"
     results.save_section("batch_sweep", {"rows": [1]}, real, this_machine=this_machine)
     link = tmp_path / "link.json"
@@ -327,15 +326,14 @@ def test_saving_through_a_symlink_updates_its_target(tmp_path: Path, this_machin
     assert doc["batch_sweep"] == {"rows": [1]} and doc["probe"] == _probe_payload()
 
 
-def test_a_payload_with_nan_fails_before_touching_the_file(results_file, this_machine) -> None:
+def test_a_payload_with_nan_fails_before_touching_the_file(
+    results_file, this_machine, tmp_path: Path
+) -> None:
     old = _write_old_file(results_file, this_machine)
     with pytest.raises(ValueError, match="cannot save section 'probe'"):
         results.save_section("probe", {"x": math.nan}, results_file, this_machine=this_machine)
     assert results_file.read_bytes() == old
     assert sorted(p.name for p in results_file.parent.iterdir()) == ["machine.json"]
-
-
-def test_save_section_refuses_a_folder_by_name(tmp_path: Path, this_machine: dict) -> None:
     with pytest.raises(paths.UnusablePath, match=f"results file {tmp_path} is a folder"):
         results.save_section("probe", {}, tmp_path, this_machine=this_machine)
 
@@ -458,9 +456,6 @@ def test_a_held_lock_is_announced_then_given_up(tmp_path, capsys) -> None:
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("waiting for another run to finish saving")
     assert len(ticks.slept) == 29  # one poll per second of the fake clock, 1 s .. 29 s
-
-
-def test_a_free_lock_is_taken_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ticks = Ticks()
     with results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep):
         pass

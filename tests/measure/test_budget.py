@@ -77,9 +77,6 @@ def test_attention_seq_by_hand() -> None:
     assert budget.attention_seq(480 * MiB, GiB, 1e15, 5e9) == 4096
     # never below 1024
     assert budget.attention_seq(480 * MiB, 1, 1.0, 1.0) == budget.MIN_SEQ
-
-
-def test_gemm_width_by_hand() -> None:
     assert budget.gemm_width(32 * MiB, GiB, 1e12) == 4096  # 64 MiB weight = 2 x LLC
     # 480 MiB wants 8192 (256 MiB < 960 MiB) and 16384; 2 x 512 x 8192^2 / 1 TFLOP/s
     # = 69 ms <= 150 ms, 16384: 275 ms > 150 ms -> 8192
@@ -132,6 +129,15 @@ def test_matmul_side_cap_by_hand() -> None:
     assert budget.matmul_side_cap(budget.DEFAULTS["09"], 100e9, 0.075) == 1536
     # memory: 12 n^2 <= 1376 MiB / 4 -> n <= 5482 -> 5376
     assert budget.matmul_side_cap(budget.DEFAULTS["09"], 1e18, 1.0) == 5376
+    llc = FAKE_LLCS["480 MiB"]
+    assert budget.attention_longest(llc, budget.DEFAULTS["10"], 1e15, 7e9) == 7168
+    assert budget.attention_longest(llc, Budget(40.0, 3 * GiB // 2), 1e15, 7e9) == 10240
+    assert budget.cache_note("x", 64 * MiB, 32 * MiB) is None  # 2x: clear
+    mixed = budget.cache_note("The bandwidth roof", 1.6 * 480 * MiB, 480 * MiB)
+    assert mixed and "1.6x the LLC" in mixed and "mix of LLC and DRAM" in mixed
+    inside = budget.cache_note("GEMM", 64 * MiB, 480 * MiB)
+    assert inside and "0.13x" in inside and "mostly the LLC" in inside
+    assert budget.cache_note("x", 1, None) is None  # unknown cache: nothing to claim
 
 
 # Half of lecture 10's 1,376 MiB arrays budget is 688 MiB = 721,420,288 B, and
@@ -148,23 +154,6 @@ def test_lecture10_longest_length_by_hand(name: str, expected: int) -> None:
     n = budget.attention_longest(FAKE_LLCS[name], plan, 1e15, 1e15, HEAD)
     assert n == expected
     assert 4 * (n * n + 4 * n * HEAD) <= plan.arrays_bytes / 2
-
-
-def test_lecture10_longest_length_within_its_call_cap() -> None:
-    # 480 MiB at 7 GB/s: 10 passes of 4 N^2 bytes in the 0.3 s call cap of a 20 s run
-    # (0.15 s per 10 s) need 40 N^2 <= 2.1e9, N <= 7245 -> 7168; twice the time, 10,240.
-    llc = FAKE_LLCS["480 MiB"]
-    assert budget.attention_longest(llc, budget.DEFAULTS["10"], 1e15, 7e9) == 7168
-    assert budget.attention_longest(llc, Budget(40.0, 3 * GiB // 2), 1e15, 7e9) == 10240
-
-
-def test_cache_note_words() -> None:
-    assert budget.cache_note("x", 64 * MiB, 32 * MiB) is None  # 2x: clear
-    mixed = budget.cache_note("The bandwidth roof", 1.6 * 480 * MiB, 480 * MiB)
-    assert mixed and "1.6x the LLC" in mixed and "mix of LLC and DRAM" in mixed
-    inside = budget.cache_note("GEMM", 64 * MiB, 480 * MiB)
-    assert inside and "0.13x" in inside and "mostly the LLC" in inside
-    assert budget.cache_note("x", 1, None) is None  # unknown cache: nothing to claim
 
 
 def test_flags_parse_and_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -208,11 +197,6 @@ def test_op_seconds_and_call_cap_scale_with_the_budget() -> None:
     times = {"sweep_s": 9.0, "sizes_per_octave": 4, "add_s": 0.06}
     assert budget.scaled_times(times, 0.5) == {"sweep_s": 4.5, "sizes_per_octave": 4, "add_s": 0.03}
 
-
-def test_sweep_weight_dim_halves_only_while_the_sweep_overruns() -> None:
-    # One batch B=1 of fp32 W[K, K] at P = 1 TFLOP/s, beta = 1 GB/s: memory-bound, so a
-    # warm-up plus a timed call take 2 * 4 (K^2 + 2K) / 1e9 s: K=4096 -> 0.13428 s,
-    # K=2048 -> 0.03359 s, K=1024 -> 0.00840 s (worked by hand).
     def dim(budget_s: float) -> int:
         return budget.sweep_weight_dim((1,), 1e12, 1e9, budget_s)
 

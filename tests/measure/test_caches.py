@@ -47,9 +47,6 @@ def test_parse_size_units() -> None:
              " 48KB\n": 48 * KIB, "1G": 2**30, "": None, "K": None, "lots": None, "-1K": None,
              "0K": None, "1.5M": None}  # fmt: skip
     assert {text: caches.parse_size(text) for text in sizes} == sizes
-
-
-def test_parse_cpu_list() -> None:
     counts = {"0": 1, "0-7": 8, "0,8": 2, "0-3,8-11,16\n": 9, "": None, "a-b": None, "5-2": None}
     assert {text: caches.parse_cpu_list(text) for text in counts} == counts
 
@@ -78,6 +75,8 @@ def test_missing_folder_gives_empty(tmp_path: Path) -> None:
     assert caches.read_sysfs(tmp_path / "no-such-folder") == []
     assert caches.last_level_cache_bytes([]) is None
     assert caches.data_levels([]) == []
+    found = [Cache(1, "Data", 48 * KIB), Cache(2, "Unified", 2 * MIB), Cache(3, "Unified", 2 * MIB)]
+    assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 2 * MIB)]
 
 
 def test_unparseable_and_odd_entries_are_skipped(tmp_path: Path) -> None:
@@ -109,12 +108,6 @@ def test_unreadable_files_or_folder_give_empty(
     assert caches.read_sysfs(x86_tree) == []
 
 
-def test_levels_drop_a_level_no_larger_than_the_one_inside() -> None:
-    # an L3 of L2's size cannot be told apart from it by a sweep
-    found = [Cache(1, "Data", 48 * KIB), Cache(2, "Unified", 2 * MIB), Cache(3, "Unified", 2 * MIB)]
-    assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 2 * MIB)]
-
-
 class FakeRun:
     """Stands in for subprocess.run: answers sysctl/getconf from a table."""
 
@@ -144,34 +137,43 @@ def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [(c.name, c.size_bytes) for c in found] == [
         ("L1d", 32 * KIB), ("L2", 256 * KIB), ("L3", 8 * MIB)]  # fmt: skip
     assert all(call[:2] == ["sysctl", "-n"] for call in fake.calls)
-
-
-def test_macos_apple_silicon_prefers_performance_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeRun({"hw.perflevel0.l1dcachesize": "131072", "hw.perflevel0.l2cachesize": "12582912",
                     # efficiency cores: ignored when perflevel0 answers
                     "hw.l1dcachesize": "65536", "hw.l2cachesize": "4194304"})  # fmt: skip
     monkeypatch.setattr(caches.subprocess, "run", fake)
     found = caches.read_sysctl()
     assert caches.data_levels(found) == [("L1", 128 * KIB), ("L2", 12 * MIB)]
-
-
-def test_sysctl_missing_or_garbage(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({}, fail=True))
     assert caches.read_sysctl() == []
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "n/a"}))
     assert caches.read_sysctl() == []
+    import dataclasses
+
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "0"}))
+    assert caches.read_sysctl() == []  # zero is no size
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "1"}))
+    assert [c.size_bytes for c in caches.read_sysctl()] == [1]
+    listing = "LEVEL1_ICACHE_SIZE 32768\nLEVEL1_DCACHE_SIZE 49152\nLEVEL2_CACHE_SIZE 1\n"
+    fake = FakeRun({"-a": listing + "LEVEL3_CACHE_SIZE 8388608\nLEVEL4_CACHE_SIZE 134217728"})
+    monkeypatch.setattr(caches.subprocess, "run", fake)
+    found = caches.read_getconf()
+    assert [(c.level, c.kind, c.size_bytes) for c in found] == [
+        (1, "Data", 49152), (1, "Instruction", 32768), (2, "Unified", 1), (3, "Unified", 8 * MIB),
+        (4, "Unified", 128 * MIB)]  # fmt: skip
+    assert fake.kwargs == [{"capture_output": True, "text": True, "timeout": 5, "check": False}]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found[0].size_bytes = 1  # type: ignore[misc]
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": "LEVEL3_CACHE_SIZE 0\n"}))
+    assert caches.read_getconf() == []
 
 
-def test_darwin_platform_uses_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_darwin_platform_uses_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(caches.sys, "platform", "darwin")
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l2cachesize": "4194304"}))
     found, source = caches.read_caches_with_source()
     assert [(c.name, c.size_bytes) for c in found] == [("L2", 4 * MIB)]
     assert "sysctl" in source
     assert caches.read_caches() == found
-
-
-def test_linux_falls_back_to_getconf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pairs = [("LEVEL1_ICACHE_SIZE", "32768"), ("LEVEL1_ICACHE_ASSOC", ""),
              ("LEVEL1_DCACHE_SIZE", "49152"), ("LEVEL2_CACHE_SIZE", "1310720"),
              ("LEVEL3_CACHE_SIZE", "0"), ("PAGESIZE", "4096")]  # fmt: skip
@@ -183,9 +185,6 @@ def test_linux_falls_back_to_getconf(tmp_path: Path, monkeypatch: pytest.MonkeyP
     found, source = caches.read_caches_with_source()
     assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 1280 * KIB)]
     assert "getconf" in source
-
-
-def test_unknown_platform_says_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(caches.sys, "platform", "win32")
     assert caches.read_caches_with_source() == ([], "")
 
@@ -221,27 +220,3 @@ def test_a_level_zero_entry_and_the_largest_level_wins(tmp_path: Path) -> None:
     assert caches.data_levels(found) == [("L2", 2 * MIB)]  # the larger at its level
     assert caches.last_level_cache_bytes(found) == 2 * MIB
     assert Cache(3, "Unified", 1).name == "L3" and Cache(1, "Instruction", 1).name == "L1i"
-
-
-def test_sysctl_and_getconf_edges(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dataclasses
-
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "0"}))
-    assert caches.read_sysctl() == []  # zero is no size
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "1"}))
-    assert [c.size_bytes for c in caches.read_sysctl()] == [1]
-    listing = "LEVEL1_ICACHE_SIZE 32768\nLEVEL1_DCACHE_SIZE 49152\nLEVEL2_CACHE_SIZE 1\n"
-    fake = FakeRun({"-a": listing + "LEVEL3_CACHE_SIZE 8388608\nLEVEL4_CACHE_SIZE 134217728"})
-    monkeypatch.setattr(caches.subprocess, "run", fake)
-    found = caches.read_getconf()
-    assert [(c.level, c.kind, c.size_bytes) for c in found] == [
-        (1, "Data", 49152), (1, "Instruction", 32768), (2, "Unified", 1), (3, "Unified", 8 * MIB),
-        (4, "Unified", 128 * MIB)]  # fmt: skip
-    assert fake.kwargs == [{"capture_output": True, "text": True, "timeout": 5, "check": False}]
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        found[0].size_bytes = 1  # type: ignore[misc]
-
-
-def test_getconf_skips_zero_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": "LEVEL3_CACHE_SIZE 0\n"}))
-    assert caches.read_getconf() == []

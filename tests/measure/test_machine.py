@@ -10,7 +10,7 @@ import pytest
 from common.measure import machine
 
 
-def test_cpu_model_from_cpuinfo(tmp_path: Path) -> None:
+def test_cpu_model_from_cpuinfo(tmp_path: Path, monkeypatch) -> None:
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nvendor_id\t: X\nmodel name\t: Test CPU @ 3.0GHz\n")
     assert machine.cpu_model(str(info)) == "Test CPU @ 3.0GHz"
@@ -20,20 +20,41 @@ def test_cpu_model_from_cpuinfo(tmp_path: Path) -> None:
     assert machine.cpu_model(str(info)) == "MIPS thing"
     info.write_text("model name\t: Vendor CPU: rev 2\n")  # a colon in the name is kept
     assert machine.cpu_model(str(info)) == "Vendor CPU: rev 2"
-
-
-def test_cpu_model_falls_back_to_platform(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(machine.sys, "platform", "linux")
     monkeypatch.setattr(machine.platform, "processor", lambda: "")
     monkeypatch.setattr(machine.platform, "machine", lambda: "riscv64")
     assert machine.cpu_model(str(tmp_path / "absent")) == "riscv64"
     monkeypatch.setattr(machine.platform, "machine", lambda: "")
     assert machine.cpu_model(str(tmp_path / "absent")) == "unknown CPU"
+    import subprocess
+
+    calls = []
+
+    def run(args, **kwargs):
+        calls.append((args, kwargs))
+        return subprocess.CompletedProcess(args, 0, "Apple M9\n", "")
+
+    monkeypatch.setattr(machine.subprocess, "run", run)
+    monkeypatch.setattr(machine.platform, "processor", lambda: "arm")
+    monkeypatch.setattr(machine.sys, "platform", "darwin")
+    assert machine.cpu_model(str(tmp_path / "absent")) == "Apple M9"
+    kwargs = {"capture_output": True, "text": True, "timeout": 5, "check": False}
+    assert calls == [(["sysctl", "-n", "machdep.cpu.brand_string"], kwargs)]
+    monkeypatch.setattr(machine.sys, "platform", "linux")
+    assert machine.cpu_model(str(tmp_path / "absent")) == "arm"  # no sysctl off macOS
+    assert len(calls) == 1
 
 
-def test_usable_cores_respects_affinity() -> None:
+def test_usable_cores_respects_affinity(monkeypatch) -> None:
     expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     assert machine.usable_cores() == expected
+    monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: {0, 1, 2} if pid == 0 else {0})
+    assert machine.usable_cores() == 3  # this process (pid 0), not another
+    monkeypatch.delattr(machine.os, "sched_getaffinity")
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: None)
+    assert machine.usable_cores() == 1
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: 6)
+    assert machine.usable_cores() == 6
 
 
 def test_blas_env_reports_only_what_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,9 +64,6 @@ def test_blas_env_reports_only_what_is_set(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("UNRELATED", "1")
     assert machine.blas_env() == {"OMP_NUM_THREADS": "3"}
     assert "OPENBLAS_NUM_THREADS" in machine.BLAS_ENV_VARS and len(machine.BLAS_ENV_VARS) == 6
-
-
-def test_blas_info_reads_threadpoolctl(monkeypatch: pytest.MonkeyPatch) -> None:
     import threadpoolctl
 
     blas = {"user_api": "blas", "internal_api": "openblas", "version": "0.3.99",
@@ -73,33 +91,3 @@ def test_describe_and_the_one_line_forms() -> None:
     fake["blas"]["version"] = ""
     assert "with openblas, kernel" in machine.summary_line(fake)
     assert machine.fingerprint({}) == "None | None | None | None | None | None"
-
-
-def test_cpu_model_asks_sysctl_on_macos(tmp_path: Path, monkeypatch) -> None:
-    import subprocess
-
-    calls = []
-
-    def run(args, **kwargs):
-        calls.append((args, kwargs))
-        return subprocess.CompletedProcess(args, 0, "Apple M9\n", "")
-
-    monkeypatch.setattr(machine.subprocess, "run", run)
-    monkeypatch.setattr(machine.platform, "processor", lambda: "arm")
-    monkeypatch.setattr(machine.sys, "platform", "darwin")
-    assert machine.cpu_model(str(tmp_path / "absent")) == "Apple M9"
-    kwargs = {"capture_output": True, "text": True, "timeout": 5, "check": False}
-    assert calls == [(["sysctl", "-n", "machdep.cpu.brand_string"], kwargs)]
-    monkeypatch.setattr(machine.sys, "platform", "linux")
-    assert machine.cpu_model(str(tmp_path / "absent")) == "arm"  # no sysctl off macOS
-    assert len(calls) == 1
-
-
-def test_usable_cores_without_affinity(monkeypatch) -> None:
-    monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: {0, 1, 2} if pid == 0 else {0})
-    assert machine.usable_cores() == 3  # this process (pid 0), not another
-    monkeypatch.delattr(machine.os, "sched_getaffinity")
-    monkeypatch.setattr(machine.os, "cpu_count", lambda: None)
-    assert machine.usable_cores() == 1
-    monkeypatch.setattr(machine.os, "cpu_count", lambda: 6)
-    assert machine.usable_cores() == 6

@@ -92,6 +92,20 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(roofs, "best_time", lambda fn, **kw: seen.append(kw) or 1.0)
     assert roofs._time_square_matmul(8) == 1.0
     assert seen == [{"repeat": 2, "warmup": 0}]
+    assert roofs.QUICK_BUDGET == {
+        "bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025, "matmul_s": 0.2,
+        "matmul_min_repeat": 2, "one_thread_s": 0.0, "rounds": 1}  # fmt: skip
+    assert roofs.FULL_BUDGET == {
+        "bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06, "matmul_s": 0.6,
+        "matmul_min_repeat": 3, "one_thread_s": 0.0, "rounds": 3}  # fmt: skip
+    assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
+    summary = roofs._bandwidth_summary([1 / 4, 1 / 8, 1 / 2, 1.0, 1 / 4], 1000)
+    assert summary["bytes_per_s"] == 8000 and summary["seconds"] == 1 / 8
+    assert summary["median_bytes_per_s"] == 4000  # median 1/4 s: not the worst, not the best
+    assert summary["samples"] == 5 and summary["working_set_bytes"] == 1000
+    summary = roofs._matmul_summary([1 / 2, 1 / 4, 1.0], 100, 3)
+    best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
+    assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
 
 
 def test_full_calibration_unless_asked_alternates_rounds(fake_calibration) -> None:
@@ -106,26 +120,6 @@ def test_full_calibration_unless_asked_alternates_rounds(fake_calibration) -> No
     assert c["quick"] is False
 
 
-def test_budgets_as_documented() -> None:
-    assert roofs.QUICK_BUDGET == {
-        "bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025, "matmul_s": 0.2,
-        "matmul_min_repeat": 2, "one_thread_s": 0.0, "rounds": 1}  # fmt: skip
-    assert roofs.FULL_BUDGET == {
-        "bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06, "matmul_s": 0.6,
-        "matmul_min_repeat": 3, "one_thread_s": 0.0, "rounds": 3}  # fmt: skip
-    assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
-
-
-def test_bandwidth_and_matmul_summaries() -> None:
-    summary = roofs._bandwidth_summary([1 / 4, 1 / 8, 1 / 2, 1.0, 1 / 4], 1000)
-    assert summary["bytes_per_s"] == 8000 and summary["seconds"] == 1 / 8
-    assert summary["median_bytes_per_s"] == 4000  # median 1/4 s: not the worst, not the best
-    assert summary["samples"] == 5 and summary["working_set_bytes"] == 1000
-    summary = roofs._matmul_summary([1 / 2, 1 / 4, 1.0], 100, 3)
-    best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
-    assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
-
-
 def test_matmul_size_is_the_first_slow_enough() -> None:
     def time_call(n: int) -> float:  # a 1024^3 matmul takes 1/20 s, time grows as n^3
         return 0.05 * (n / 1024) ** 3
@@ -137,9 +131,6 @@ def test_matmul_size_is_the_first_slow_enough() -> None:
     capped = roofs.matmul_size_for(0.06, max_bytes=3 * 4 * 1024**2, time_call=time_call)
     assert capped == 1024  # 1536 would need 3 x 4 x 1536^2 bytes
     assert roofs.matmul_size_for(1e9, max_bytes=1, time_call=time_call) == 512
-
-
-def test_stream_and_matmul_with_a_ticking_clock() -> None:
     assert roofs._stream_add(12 * MiB)[1] == 12 * MiB  # x, y, z: 12 bytes per element
     assert roofs._stream_add(100)[1] == 3 * 1024 * 4  # at least 1024 elements per array
     mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=TickingClock())
@@ -183,9 +174,6 @@ def test_working_set_is_8x_llc_when_the_budget_allows(monkeypatch: pytest.Monkey
         ws = roofs.bandwidth_working_set_bytes()
         assert ws > min(8 * llc_mib * MiB, 324 * MiB) - 12
         assert ws <= 324 * MiB  # 3/8 of lecture 01's 864 MiB of arrays
-
-
-def test_llc_fallback_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_machine(monkeypatch, None, GiB)
     assert roofs.llc_bytes() == (32 * MiB, False)
     _fake_machine(monkeypatch, 16 * MiB, GiB)
@@ -263,9 +251,6 @@ def test_busy_reasons() -> None:
     loaded = roofs.busy_reasons(quiet, quiet, 1.5, 2)  # 1.5 >= max(1, 2 / 2)
     assert loaded == ["the load average was 1.50 on 2 cores before it began"]
     assert roofs.busy_reasons(quiet, quiet, 1.5, 4) == []  # 1.5 < 2 on 4 cores
-
-
-def test_raised_roofs_leave_no_point_above() -> None:
     points = [(100.0, 10.0, 1.0), (10.0, 100.0, 2.0)]  # (F, D, t)
     peak, beta = roofs.raised_roofs(50.0, 20.0, points)
     assert (peak, beta) == (100.0, 50.0)
