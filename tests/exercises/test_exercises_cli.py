@@ -33,9 +33,6 @@ def test_help_lists_the_keys() -> None:
     assert done.returncode == 0
     assert done.stdout.startswith("usage: python3 -m common.exercises [KEY ...]")
     assert "a100-peak-edit" in done.stdout
-
-
-def test_an_unknown_key_is_one_line_and_status_2() -> None:
     done = run("nope")
     assert done.returncode == 2
     assert done.stderr.splitlines() == [done.stderr.strip()]
@@ -105,14 +102,15 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str], monkeypatch) -> Non
     assert any("MQA (1 KV head)" in line for line in lines)  # the answer's table
     assert text.main(["nope"]) == 2
     assert "unknown exercise" in capsys.readouterr().err
-
-
-def test_format_exercise_drops_the_code_marks() -> None:
     from common.exercises import get_exercise, text
 
     shown = text.format_exercise(get_exercise("a100-peak-edit"))
     assert "``" not in shown
     assert "In common/hw_specs.py set the A100's bf16 peak_flops to 1979e12" in shown
+    from common.exercises import text
+
+    assert text.main(["-h"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python3 -m common.exercises [KEY ...]\n")
 
 
 def test_a_figure_the_table_lacks_removes_only_the_exercises_that_need_it(capsys) -> None:
@@ -165,10 +163,3 @@ def test_an_exercise_in_a_terminal_is_laid_out_line_by_line(monkeypatch, capsys)
     printed = capsys.readouterr().out
     assert printed.startswith("Title\n=====\n") and "\n\nOther\n=====\n" in printed
     assert "\n\n\nOther" not in printed
-
-
-def test_short_help_in_process(capsys) -> None:
-    from common.exercises import text
-
-    assert text.main(["-h"]) == 0
-    assert capsys.readouterr().out.startswith("usage: python3 -m common.exercises [KEY ...]\n")

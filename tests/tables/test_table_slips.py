@@ -159,13 +159,21 @@ def test_each_slip_is_one_line_naming_file_and_line(
     assert rest.startswith(words), line
 
 
-def test_the_record_line_is_the_start_of_the_record() -> None:
+def test_the_record_line_is_the_start_of_the_record(capsys: pytest.CaptureFixture[str]) -> None:
     line, _ = said(M, "    d_ff=11008,\n", "")
     text = (REPO / M).read_text(encoding="utf-8").replace("    d_ff=11008,\n", "", 1)
     assert line is not None and line.startswith(f"{M} line {line_of(text, 'LLAMA_2_7B = Model(')}:")
+    huge = hw_specs.Chip(**{**vars(hw_specs.H100), "peak_flops_table": {"bf16": hw_specs.flops(
+        10**400, "s")}})  # fmt: skip
+    with pytest.raises(ValueError) as info:
+        huge.peak_flops("bf16")
+    assert str(info.value) == "H100 SXM bf16 peak FLOP/s must be finite, got a 401-digit number"
+    for table in (M, T, A, H):
+        assert said(table, "\n", "\n") == (None, set())
+    assert capsys.readouterr().err == ""
 
 
-def test_a_unit_slip_is_one_warning_and_the_table_still_loads(capsys) -> None:
+def test_a_unit_slip_or_an_achievable_roof_above_its_datasheet_is_one_warning(capsys) -> None:
     old = 'mem_bw_figure=bandwidth(3.35e12, H100_DATASHEET, note="HBM3")'
     line, _ = said(H, old, old.replace("3.35e12", "3.35e9"))
     assert line is None  # no error: the lecture goes on
@@ -177,10 +185,6 @@ def test_a_unit_slip_is_one_warning_and_the_table_still_loads(capsys) -> None:
     )  # 3.35e12 / 3.35e9 = 1000
     line, _ = said(H, "capacity(80e9, H100_DATASHEET)", "capacity(0.8e9, H100_DATASHEET)")  # x100
     assert capsys.readouterr().err == ""
-
-
-def test_an_achievable_roof_above_its_datasheet_is_one_warning(capsys) -> None:
-    # a warning, not a refusal: lecture 11 words a datasheet set below the measured roofs
     old = "flops(794.5e12, MAMF_TABLE, note=\"row 'NVIDIA H100 SXM'\")"
     line, _ = said(H, old, old.replace("794.5e12", "3165e12"))
     assert line is None
@@ -189,20 +193,6 @@ def test_an_achievable_roof_above_its_datasheet_is_one_warning(capsys) -> None:
         f"warning: common/hw_specs.py line {at}: H100 SXM achievable peak bf16 is 320% of its "
         "datasheet figure: an achievable roof cannot beat it\n"
     )  # 3165 / 989 = 3.20
-
-
-def test_an_overflowing_figure_is_named_where_it_is_read() -> None:
-    huge = hw_specs.Chip(**{**vars(hw_specs.H100), "peak_flops_table": {"bf16": hw_specs.flops(
-        10**400, "s")}})  # fmt: skip
-    with pytest.raises(ValueError) as info:
-        huge.peak_flops("bf16")
-    assert str(info.value) == "H100 SXM bf16 peak FLOP/s must be finite, got a 401-digit number"
-
-
-def test_the_shipped_tables_pass_without_a_word(capsys: pytest.CaptureFixture[str]) -> None:
-    for table in (M, T, A, H):
-        assert said(table, "\n", "\n") == (None, set())
-    assert capsys.readouterr().err == ""
 
 
 # The shipped hardware table's checks, in process: the exact line, record and lines named.
@@ -285,7 +275,7 @@ def _raised_in(path: str, code: str, namespace: dict | None = None) -> BaseExcep
     raise AssertionError(f"{code!r} raised nothing")
 
 
-def test_only_errors_of_the_table_module_itself_are_slips() -> None:
+def test_only_errors_of_the_table_module_itself_are_slips(tmp_path: Path) -> None:
     assert slips.describe(ValueError("x")) is None
     assert slips.describe(SyntaxError("bad", ("lectures/x.py", 1, 1, "x"))) is None
     assert slips.describe(SyntaxError("bad", ("/x/common/not_hw_specs.py", 1, 1, "x"))) is None
@@ -298,6 +288,17 @@ def test_only_errors_of_the_table_module_itself_are_slips() -> None:
     said = slips.describe(_raised_in("/x/common/hw_specs.py", "missing\n"))
     assert said == "common/hw_specs.py line 1: name 'missing' is not defined"
     assert slips.describe(NameError("raised here, not in the table")) is None
+
+    class Loader:  # knows one module; any other name has no source here
+        def get_source(self, name: str) -> str | None:
+            return "X = 1\n" if name == "tables.mine" else None
+
+    file = tmp_path / "mine.py"
+    file.write_text("X = 2\n", encoding="utf-8")
+    found = {"__loader__": Loader(), "__name__": "tables.mine", "__file__": str(file)}
+    assert slips.source_of(found) == "X = 1\n"  # the loader's text, not the file's
+    assert slips.source_of({**found, "__name__": "other"}) == "X = 2\n"  # then the file's
+    assert slips.source_of({"__name__": "gone", "__file__": str(tmp_path / "no.py")}) == ""
 
 
 @pytest.mark.parametrize(
@@ -322,7 +323,9 @@ def test_shown_starts_at_the_last_course_folder(path, seen) -> None:
 LOST_TAIL = " (renamed or deleted there?)"
 
 
-def test_a_name_a_table_lost_names_the_line_that_imports_or_reads_it() -> None:
+def test_a_name_a_table_lost_names_the_line_that_imports_or_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     exc = _raised_in("/x/lectures/fake.py", "import math\nfrom common.hw_specs import H100X\n")
     assert isinstance(exc, ImportError)
     said = slips.describe(exc)
@@ -338,10 +341,6 @@ def test_a_name_a_table_lost_names_the_line_that_imports_or_reads_it() -> None:
     # an attribute missing from something that is not a table is no slip of a table
     assert slips.describe(_raised_in("/x/lectures/f.py", "math.nothing", {"math": math})) is None
 
-
-def test_a_chip_key_the_table_lost_is_named_only_when_it_was_shipped(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
     def lookup(key: str) -> BaseException:
         return _raised_in("/x/common/exercises/fake.py", f"\nchips[{key!r}]\n", {"chips": {}})
 
@@ -353,19 +352,6 @@ def test_a_chip_key_the_table_lost_is_named_only_when_it_was_shipped(
     assert slips.describe(lookup("a100")) is None  # still in the table: a bug elsewhere
     assert slips.describe(lookup("never-shipped")) is None  # not a chip the course shipped
     assert slips.describe(KeyError(3)) is None  # not a key by name
-
-
-def test_source_of_asks_the_loader_for_the_module_by_its_name(tmp_path: Path) -> None:
-    class Loader:  # knows one module; any other name has no source here
-        def get_source(self, name: str) -> str | None:
-            return "X = 1\n" if name == "tables.mine" else None
-
-    file = tmp_path / "mine.py"
-    file.write_text("X = 2\n", encoding="utf-8")
-    found = {"__loader__": Loader(), "__name__": "tables.mine", "__file__": str(file)}
-    assert slips.source_of(found) == "X = 1\n"  # the loader's text, not the file's
-    assert slips.source_of({**found, "__name__": "other"}) == "X = 2\n"  # then the file's
-    assert slips.source_of({"__name__": "gone", "__file__": str(tmp_path / "no.py")}) == ""
 
 
 def test_a_figure_that_is_not_a_number_does_not_hide_a_later_unit_slip() -> None:
