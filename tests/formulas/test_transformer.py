@@ -64,9 +64,21 @@ def ids(m: Model) -> str:
 
 
 @pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
-def test_parameter_count_matches_the_checkpoint_and_the_published_size(m: Model) -> None:
+def test_each_models_parameters_flops_and_attention(m: Model) -> None:
     assert parameter_count(m) == EXACT_PARAMS[m.key]
     assert parameter_count(m) == pytest.approx(m.published_params, rel=0.02)
+    norms = (2 * m.n_layers + 1) * m.d_model
+    weights_in_matmuls = EXACT_PARAMS[m.key] - m.vocab_size * m.d_model - norms
+    assert decode_ledger(m, 3, 100).kind_total("matmul") == 2 * 3 * weights_in_matmuls
+    B, S, kvb = 4, 3000, 1
+    f_one, kv_one = roofline.decode_attention_counts(m.n_heads, m.n_kv_heads, m.d_head, S, kvb)
+    dl = decode_ledger(m, B, S, DTypes(kv="fp8"))
+    qk_pv = sum(op.flops for op in dl.layer if op.name in ("scores Q K^T", "weighted sum P V"))
+    assert qk_pv == B * f_one
+    assert dl.kind_total("attention", "kv_bytes") == m.n_layers * B * kv_one
+    # The K and V projections write the new token's K and V into the cache as well.
+    writes = m.n_layers * B * 2 * m.kv_dim * kvb
+    assert dl.kv_bytes == m.n_layers * B * kv_one + writes
 
 
 def test_parameter_count_by_hand_llama_3_8b() -> None:
@@ -148,26 +160,6 @@ def test_decode_flops_per_token(m: Model, context: int, batch: int) -> None:
     assert per_token == pytest.approx(expected, rel=0.01)
 
 
-@pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
-def test_matmul_flops_are_exactly_two_per_weight(m: Model) -> None:
-    norms = (2 * m.n_layers + 1) * m.d_model
-    weights_in_matmuls = EXACT_PARAMS[m.key] - m.vocab_size * m.d_model - norms
-    assert decode_ledger(m, 3, 100).kind_total("matmul") == 2 * 3 * weights_in_matmuls
-
-
-@pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
-def test_decode_attention_agrees_with_roofline(m: Model) -> None:
-    B, S, kvb = 4, 3000, 1
-    f_one, kv_one = roofline.decode_attention_counts(m.n_heads, m.n_kv_heads, m.d_head, S, kvb)
-    dl = decode_ledger(m, B, S, DTypes(kv="fp8"))
-    qk_pv = sum(op.flops for op in dl.layer if op.name in ("scores Q K^T", "weighted sum P V"))
-    assert qk_pv == B * f_one
-    assert dl.kind_total("attention", "kv_bytes") == m.n_layers * B * kv_one
-    # The K and V projections write the new token's K and V into the cache as well.
-    writes = m.n_layers * B * 2 * m.kv_dim * kvb
-    assert dl.kv_bytes == m.n_layers * B * kv_one + writes
-
-
 def test_prefill_counts_the_causal_half() -> None:
     m, B, S = LLAMA_3_8B, 2, 1024
     pl = prefill_ledger(m, B, S)
@@ -202,6 +194,14 @@ def test_decode_at_batch_1_is_weight_reads(m: Model, chip, dt: DTypes) -> None:
     act = (m.n_layers * 12 * (m.d_model + m.d_ff) + 2 * m.vocab_size) * dt.act_bytes
     t = tpot_lower_bound(Deployment(m, chip, "bf16", dt), 1, S)
     assert w / chip.mem_bw <= t <= (w + kv + act) / chip.mem_bw
+    ridge = chip.ridge_point("bf16")
+    knee = decode_critical_batch(m, ridge, dt)
+    assert knee is not None
+    assert weight_matmul_intensity(m, knee, dt) >= ridge
+    if knee > 1:
+        assert weight_matmul_intensity(m, knee - 1, dt) < ridge
+    per_matmul = [cb for _, cb in matmul_critical_batches(m, ridge, dt)]
+    assert min(per_matmul) <= knee <= max(per_matmul)
 
 
 def test_h200_speeds_decode_by_its_bandwidth_but_not_prefill() -> None:
@@ -230,7 +230,7 @@ def test_h200_speeds_decode_by_its_bandwidth_but_not_prefill() -> None:
 
 
 @pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
-def test_memory_ledger_terms(m: Model) -> None:
+def test_each_models_memory_ledger_and_pass_totals_by_hand(m: Model) -> None:
     B, S, dt = 8, 2048, DTypes(weights="int8", kv="fp8")
     led = model_memory_ledger(m, B, S, dt, overhead_rate=0.25)
     assert led.weights == EXACT_PARAMS[m.key] * 1
@@ -239,26 +239,36 @@ def test_memory_ledger_terms(m: Model) -> None:
     assert led.overhead == pytest.approx(0.25 * (led.weights + led.kv_cache + led.activations))
     prefill = model_memory_ledger(m, B, S, dt, overhead_rate=0.25, phase="prefill")
     assert prefill.activations == B * S * 16 * m.d_model * 2
+    B, T, d, V = 3, 5, m.d_model, m.vocab_size
+    ops = model_ops(m, B, T, MIXED)
+    assert [op.name for op in ops] == ["embedding lookup", "final norm", "LM head"]
+    embed, norm, head = ops
+    assert as_tuple(embed) == (0, B * T * d * W, B * T * d * A, 0)  # read B T rows, write them
+    assert embed.kind == "lookup"
+    assert as_tuple(norm) == (4 * B * d, d * W, 2 * B * d * A, 0)  # last position only
+    assert as_tuple(head) == (2 * B * d * V, d * V * W, B * d * A + B * V * A, 0)
+    B, S = 2, 300
+    dl = decode_ledger(m, B, S, MIXED)
+    layer, once = layer_ops(m, B, 1, S, MIXED), model_ops(m, B, 1, MIXED)
+    L = m.n_layers
+    for attr in ("flops", "weight_bytes", "act_bytes", "kv_bytes", "nbytes"):
+        want = L * sum(getattr(op, attr) for op in layer) + sum(getattr(op, attr) for op in once)
+        assert getattr(dl, attr) == want, attr
+    assert dl.tokens == B and dl.phase == "decode" and (dl.batch, dl.context) == (B, S)
+    assert [c for _, c in dl.counted()] == [L] * len(layer) + [1, 1, 1]
+    norm = 4 * B * m.d_model
+    assert dl.kind_total("norm") == 2 * L * norm + norm
+    assert dl.kind_total("norm", "weight_bytes") == (2 * L + 1) * m.d_model * W
+    pl = prefill_ledger(m, B, 64, MIXED)
+    assert pl.tokens == B * 64 and pl.phase == "prefill" and pl.new_tokens == pl.context == 64
+    assert pl.layer == layer_ops(m, B, 64, 64, MIXED) and pl.once == model_ops(m, B, 64, MIXED)
+    assert pl.dtypes is MIXED and pl.materialized is False
 
 
 def weight_matmul_intensity(m: Model, batch: int, dt: DTypes) -> float:
     """All weight matmuls of one decode step, from the ledger's own rows."""
     dl = decode_ledger(m, batch, 128, dt)
     return dl.kind_total("matmul") / dl.kind_total("matmul", "nbytes")
-
-
-@pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
-@pytest.mark.parametrize("chip", [H100, H200, B200], ids=lambda c: c.key)
-@pytest.mark.parametrize("dt", DTYPE_CASES, ids=lambda d: d.describe())
-def test_decode_critical_batch_is_where_the_ledger_crosses_the_ridge(m, chip, dt) -> None:
-    ridge = chip.ridge_point("bf16")
-    knee = decode_critical_batch(m, ridge, dt)
-    assert knee is not None
-    assert weight_matmul_intensity(m, knee, dt) >= ridge
-    if knee > 1:
-        assert weight_matmul_intensity(m, knee - 1, dt) < ridge
-    per_matmul = [cb for _, cb in matmul_critical_batches(m, ridge, dt)]
-    assert min(per_matmul) <= knee <= max(per_matmul)
 
 
 def test_critical_batch_reference_values() -> None:
@@ -384,38 +394,6 @@ def test_llama_3_8b_materialized_prefill_sizes_scores_by_query_heads() -> None:
     assert as_tuple(ops["activation"]) == (4 * n * ff, 0, 2 * n * ff * A, 0)
     assert ops["activation"].kind == "elementwise"
     assert as_tuple(ops["up projection"]) == (2 * n * d * ff, d * ff * W, n * d * A + n * ff * A, 0)
-
-
-@pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
-def test_once_per_model_operators_by_hand(m: Model) -> None:
-    B, T, d, V = 3, 5, m.d_model, m.vocab_size
-    ops = model_ops(m, B, T, MIXED)
-    assert [op.name for op in ops] == ["embedding lookup", "final norm", "LM head"]
-    embed, norm, head = ops
-    assert as_tuple(embed) == (0, B * T * d * W, B * T * d * A, 0)  # read B T rows, write them
-    assert embed.kind == "lookup"
-    assert as_tuple(norm) == (4 * B * d, d * W, 2 * B * d * A, 0)  # last position only
-    assert as_tuple(head) == (2 * B * d * V, d * V * W, B * d * A + B * V * A, 0)
-
-
-@pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
-def test_pass_totals_are_layers_times_layer_plus_once(m: Model) -> None:
-    B, S = 2, 300
-    dl = decode_ledger(m, B, S, MIXED)
-    layer, once = layer_ops(m, B, 1, S, MIXED), model_ops(m, B, 1, MIXED)
-    L = m.n_layers
-    for attr in ("flops", "weight_bytes", "act_bytes", "kv_bytes", "nbytes"):
-        want = L * sum(getattr(op, attr) for op in layer) + sum(getattr(op, attr) for op in once)
-        assert getattr(dl, attr) == want, attr
-    assert dl.tokens == B and dl.phase == "decode" and (dl.batch, dl.context) == (B, S)
-    assert [c for _, c in dl.counted()] == [L] * len(layer) + [1, 1, 1]
-    norm = 4 * B * m.d_model
-    assert dl.kind_total("norm") == 2 * L * norm + norm
-    assert dl.kind_total("norm", "weight_bytes") == (2 * L + 1) * m.d_model * W
-    pl = prefill_ledger(m, B, 64, MIXED)
-    assert pl.tokens == B * 64 and pl.phase == "prefill" and pl.new_tokens == pl.context == 64
-    assert pl.layer == layer_ops(m, B, 64, 64, MIXED) and pl.once == model_ops(m, B, 64, MIXED)
-    assert pl.dtypes is MIXED and pl.materialized is False
 
 
 def test_causal_pairs_by_brute_force() -> None:

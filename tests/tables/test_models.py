@@ -29,6 +29,12 @@ def test_table_matches_published_config(key: str) -> None:
     fields += "tied_embeddings max_context published_params"
     assert tuple(getattr(m, f) for f in fields.split()) == reference.MODEL_CONFIGS[key]
     assert m.d_head * m.n_heads == m.d_model  # Llama: head_dim = hidden_size / heads
+    _, _, heads, kv_heads, dh, *_ = reference.MODEL_CONFIGS[key]
+    m = MODELS[key]
+    assert m.q_dim == heads * dh
+    assert m.kv_dim == kv_heads * dh
+    kind = "MHA" if kv_heads == heads else ("MQA" if kv_heads == 1 else "GQA")
+    assert m.attention_kind == kind
 
 
 def test_the_table_holds_the_three_models() -> None:
@@ -46,16 +52,6 @@ def test_the_table_holds_the_three_models() -> None:
     # DeepSeek-V3 caches 512 + 64 elements per token and layer (not 2 x 128 x 192).
     assert models.DEEPSEEK_V3.cache_width == 576 and models.DEEPSEEK_V3.v_dim == 128 * 128
     assert models.MIXTRAL_8X7B.moe_layers == 32 and models.DEEPSEEK_V3.moe_layers == 61 - 3
-
-
-@pytest.mark.parametrize("key", list(reference.MODEL_CONFIGS))
-def test_derived_shapes_by_hand(key: str) -> None:
-    _, _, heads, kv_heads, dh, *_ = reference.MODEL_CONFIGS[key]
-    m = MODELS[key]
-    assert m.q_dim == heads * dh
-    assert m.kv_dim == kv_heads * dh
-    kind = "MHA" if kv_heads == heads else ("MQA" if kv_heads == 1 else "GQA")
-    assert m.attention_kind == kind
 
 
 @pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
