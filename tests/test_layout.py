@@ -220,6 +220,15 @@ def test_bare_python_runs_beside_a_results_file(tmp_path: Path) -> None:
         proc = run_python("-S", *args, cwd=tmp_path, env=env, timeout=60, check=True)
     proc = run_python("-S", "-m", "common.exercises", "decode-context", env=env, timeout=60)
     assert proc.returncode == 0 and "example laptop" in proc.stdout, proc.stderr
+    # The CS349E lecture script imports console, hw_specs and roofline: shims suffice.
+    for name in ("console", "hw_specs", "roofline"):
+        (tmp_path / f"{name}.py").write_text(f"from common.{name} import *  # noqa: F403\n")
+    script = tmp_path / "course_script_calls.py"
+    script.write_text(textwrap.dedent(COURSE_SCRIPT_CALLS), encoding="utf-8")
+    proc = python("-S", str(script), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # H100's bf16 ridge: 989e12 / 3.35e12 = 295.2; H200's: 989e12 / 4.8e12 = 206.0.
+    assert "295.2" in proc.stdout and "206.0" in proc.stdout
 
 
 # The names the CS349E lecture script (02_roofline_basics.py) imports from its three
@@ -243,15 +252,3 @@ print(sharded_matmul_two_chips(B=512, D=8192, F=8192, peak=1e15, link_bw=4.5e10)
 print("\\n".join(ascii_roofline([("x", 1.0, 1e12)], 1e15, 3e12, xmin=0.1, xmax=1e4)))
 print(BYTES_PER_ELEM["bf16"], B200.name, B300.name, TPU_V5E.name, TPU_V6E.name, save_roofline_png)
 """
-
-
-def test_the_course_script_runs_through_one_line_shims(tmp_path: Path) -> None:
-    """The CS349E lecture script imports console, hw_specs and roofline: shims suffice."""
-    for name in ("console", "hw_specs", "roofline"):
-        (tmp_path / f"{name}.py").write_text(f"from common.{name} import *  # noqa: F403\n")
-    script = tmp_path / "course_script_calls.py"
-    script.write_text(textwrap.dedent(COURSE_SCRIPT_CALLS), encoding="utf-8")
-    proc = python("-S", str(script), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    # H100's bf16 ridge: 989e12 / 3.35e12 = 295.2; H200's: 989e12 / 4.8e12 = 206.0.
-    assert "295.2" in proc.stdout and "206.0" in proc.stdout

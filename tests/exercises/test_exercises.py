@@ -288,7 +288,7 @@ def test_a100_peak_edit_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def test_a100_peak_edit_regressions() -> None:
+def test_a100_peak_edit_regressions(tmp_path) -> None:
     """The README's edit with the A100 bandwidth x0.5, and edits that undo or reverse it."""
     # 1979e12 / 777.5e9 = 2,545.3: past I(4096) = 1,365.3, so no M of the sweep reaches it
     both = edited(a100={"peak bf16": 1979 / 312, "mem_bw": 0.5})
@@ -324,10 +324,7 @@ def test_a100_peak_edit_regressions() -> None:
     assert "at M = " not in low[2] and ex.a100_peak_edit_answer(1e12).steps[2].endswith(
         "before the edit and at M = 1 after it."
     )  # 1e12 / 1555e9 = 0.64 <= I(1) = 1.0
-
-
-def test_a100_peak_edit_in_an_edited_copy(tmp_path) -> None:
-    """The README's edit, typed into a copy of the table, then the exercise as a student runs it."""
+    # The README's edit, typed into a copy of the table, then the exercise as a student runs it.
     shutil.copytree(REPO / "common", tmp_path / "common", ignore=shutil.ignore_patterns("__py*"))
     table = tmp_path / "common" / "hw_specs.py"
     text = table.read_text(encoding="utf-8")
@@ -439,6 +436,25 @@ def test_h200_answer() -> None:
         f"{t100 * 1e3:.2f} ms on H100 and {t200 * 1e3:.2f} ms on H200, x{t100 / t200:.2f} "
         "faster: decode follows the bandwidth ratio, not the compute ratio.",
     ]
+    low = edited(h100={"peak bf16": 0.002}, h200={"peak bf16": 0.002})
+    got = steps("h200-vs-h100", low)
+    assert got[1].endswith("ridge fell from 0.6 to 0.4 FLOP/byte, and the critical batch of a K = "
+                           "N = 2,048 layer stayed at 1 (table).")  # fmt: skip
+    assert got[2].startswith("Decode at batch 1 does 1 FLOP per byte, no longer below both ")
+    assert got[2].endswith("ms on H200, x1.43 faster.")
+    # bf16 x4 on both: 1,181 and 824 FLOP/byte, past KN / (K + N) = 1024 for the H100 only
+    high = edited(h100={"peak bf16": 4}, h200={"peak bf16": 4})
+    b200 = critical(4 * 989e12 / 4.8e12, 2048)
+    assert f"layer went from never to {b200:,} (table)." in steps("h200-vs-h100", high)[1]
+    higher = edited(h100={"peak bf16": 20}, h200={"peak bf16": 20, "mem_bw": 0.5})
+    assert "layer is never reached on either chip (table)." in steps("h200-vs-h100", higher)[1]
+    with patched_hardware(higher):
+        rows = get_exercise("h200-vs-h100").solve().table.rows
+    assert [r[3] for r in rows] == ["never", "never"]
+    # H200 bf16 x5: 4,945 / 4.8 = 1,030 FLOP/byte, past 1,024; the H100 still reaches 295.2
+    h200_only = edited(h200={"peak bf16": 5})
+    b100 = critical(989e12 / 3.35e12, 2048)
+    assert f"layer went from {b100:,} to never (table)." in steps("h200-vs-h100", h200_only)[1]
 
 
 def test_gqa_answer() -> None:
@@ -569,29 +585,6 @@ def test_sharded_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def test_h200_answer_other_ways() -> None:
-    # bf16 x0.002 on both: ridges 0.59 and 0.41, under decode's 1 FLOP/byte
-    low = edited(h100={"peak bf16": 0.002}, h200={"peak bf16": 0.002})
-    got = steps("h200-vs-h100", low)
-    assert got[1].endswith("ridge fell from 0.6 to 0.4 FLOP/byte, and the critical batch of a K = "
-                           "N = 2,048 layer stayed at 1 (table).")  # fmt: skip
-    assert got[2].startswith("Decode at batch 1 does 1 FLOP per byte, no longer below both ")
-    assert got[2].endswith("ms on H200, x1.43 faster.")
-    # bf16 x4 on both: 1,181 and 824 FLOP/byte, past KN / (K + N) = 1024 for the H100 only
-    high = edited(h100={"peak bf16": 4}, h200={"peak bf16": 4})
-    b200 = critical(4 * 989e12 / 4.8e12, 2048)
-    assert f"layer went from never to {b200:,} (table)." in steps("h200-vs-h100", high)[1]
-    higher = edited(h100={"peak bf16": 20}, h200={"peak bf16": 20, "mem_bw": 0.5})
-    assert "layer is never reached on either chip (table)." in steps("h200-vs-h100", higher)[1]
-    with patched_hardware(higher):
-        rows = get_exercise("h200-vs-h100").solve().table.rows
-    assert [r[3] for r in rows] == ["never", "never"]
-    # H200 bf16 x5: 4,945 / 4.8 = 1,030 FLOP/byte, past 1,024; the H100 still reaches 295.2
-    h200_only = edited(h200={"peak bf16": 5})
-    b100 = critical(989e12 / 3.35e12, 2048)
-    assert f"layer went from {b100:,} to never (table)." in steps("h200-vs-h100", h200_only)[1]
-
-
 def test_tiled_compute_bound_answer() -> None:
     # fp8 (1 byte an element), so the answer is none of lecture 10's bf16 figures.
     # F = 4 N^2 d + 5 N^2 at N = 8192, d = 128: 4 x 67,108,864 x 128 + 5 x 67,108,864
@@ -672,7 +665,7 @@ def test_tiled_head_dim_answer() -> None:
     assert ex._head_dims_reaching({64: (0, 0, 0, 1.0)}, 5.0).startswith("no head dim of the list")
 
 
-def test_prefill_efficiency_lies_between_the_mfu_and_the_full_peak() -> None:
+def test_the_efficiency_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     # The 13B prefill does about 1.3e13 FLOP in 63.17 ms: MFU 1.3e13 / (63.17 ms x 312e12) =
     # 66%. The compute efficiency that meets the time must exceed that (the other terms take
     # time too) and stay below 1; it is below the MAMF table's 86.9% for the A100.
@@ -682,32 +675,11 @@ def test_prefill_efficiency_lies_between_the_mfu_and_the_full_peak() -> None:
     assert flops / (63.17e-3 * 312e12) < e < 1
     assert answer.values["achievable_share"] == pytest.approx(271.2 / 312)
     assert "below it" in " ".join(answer.steps)
-
-
-@pytest.mark.parametrize(
-    ("mlp", "attn", "place"),
-    [(0.72, 0.54, "between them."), (0.5, 0.4, "above both."), (0.9, 0.8, "below both.")],
-)
-def test_prefill_efficiency_places_e_against_the_blogs_profile(
-    monkeypatch, mlp: float, attn: float, place: str
-) -> None:
-    # e is about 69% (the test above bounds it): between 54% and 72%, above 40-50%, below 80-90%
-    monkeypatch.setattr(ex.pub, "KIPPLY_MLP_FLOPS_EFFICIENCY", mlp)
-    monkeypatch.setattr(ex.pub, "KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY", attn)
-    assert f"e lies {place}" in " ".join(ex.get_exercise("prefill-efficiency").solve().steps)
-
-
-def test_decode_bandwidth_efficiency_is_the_weight_read_over_the_time() -> None:
-    # Decode reads about 26.1 GB (weights + 512-token cache) in 22.0 ms: 1.19 TB/s, 76% of
-    # 1555 GB/s; the fixed cost per kernel takes some time, so the bandwidth must be higher.
     answer = ex.get_exercise("decode-bandwidth-efficiency").solve()
     e = answer.values["efficiency"]
     d = 5120
     nbytes = 40 * 12 * d * d * 2 + 50272 * d * 2 + 2 * 40 * 512 * d * 2
     assert nbytes / (22e-3 * 1555e9) < e < 0.9
-
-
-def test_the_efficiency_words_follow_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses
 
     from common import hw_specs
@@ -719,13 +691,10 @@ def test_the_efficiency_words_follow_the_table(monkeypatch: pytest.MonkeyPatch) 
     answer = ex.get_exercise("prefill-efficiency").solve()
     assert answer.values["achievable_share"] == pytest.approx(0.5)
     assert "above it" in " ".join(answer.steps)
-
-
-def test_the_efficiency_answers_start_from_one_gpus_spec_time() -> None:
-    """kipply's GPT-13B (40 layers of 12 x 5120^2 = 12.58 G weights) on one A100: at spec
-    roofs the prefill of 512 tokens takes at least 2 x 12.58e9 x 512 / 312e12 = 41.3 ms
-    and a decode step at least 2 x 12.58e9 B / 1.555e12 B/s = 16.2 ms; both stay under the
-    measured 63.17 ms and 22.0 ms, or no efficiency of at most 100% could match them."""
+    # kipply's GPT-13B (40 layers of 12 x 5120^2 = 12.58 G weights) on one A100: at spec roofs the
+    # prefill of 512 tokens takes at least 2 x 12.58e9 x 512 / 312e12 = 41.3 ms and a decode step
+    # at least 2 x 12.58e9 B / 1.555e12 B/s = 16.2 ms; both stay under the measured 63.17 ms and
+    # 22.0 ms, or no efficiency of at most 100% could match them.
     weights = 40 * 12 * 5120**2
     prefill = get_exercise("prefill-efficiency").solve().values["at_spec_s"]
     assert 2 * weights * 512 / 312e12 < prefill < 0.06317
@@ -740,6 +709,19 @@ def test_the_efficiency_answers_start_from_one_gpus_spec_time() -> None:
         assert f"e = {e * 100:.1f}% of the spec" in text
         loses = "the run loses time the best kernel would not" in text
         assert loses == (e < share) and loses != ("the run does better" in text)
+
+
+@pytest.mark.parametrize(
+    ("mlp", "attn", "place"),
+    [(0.72, 0.54, "between them."), (0.5, 0.4, "above both."), (0.9, 0.8, "below both.")],
+)
+def test_prefill_efficiency_places_e_against_the_blogs_profile(
+    monkeypatch, mlp: float, attn: float, place: str
+) -> None:
+    # e is about 69% (the test above bounds it): between 54% and 72%, above 40-50%, below 80-90%
+    monkeypatch.setattr(ex.pub, "KIPPLY_MLP_FLOPS_EFFICIENCY", mlp)
+    monkeypatch.setattr(ex.pub, "KIPPLY_ATTN_PROJ_FLOPS_EFFICIENCY", attn)
+    assert f"e lies {place}" in " ".join(ex.get_exercise("prefill-efficiency").solve().steps)
 
 
 def test_the_question_text_is_read_into_key_title_origin_and_question() -> None:

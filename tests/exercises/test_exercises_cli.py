@@ -46,9 +46,6 @@ def test_a_full_disk_is_one_line_and_status_1() -> None:
         )
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["common.exercises: error: No space left on device"]
-
-
-def test_a_closed_pipe_ends_quietly() -> None:
     with subprocess.Popen(
         CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
     ) as proc:

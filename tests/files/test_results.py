@@ -66,9 +66,6 @@ def test_default_path_comes_from_the_environment(results_file: Path, this_machin
     results.save_section("probe", _probe_payload(), this_machine=this_machine)
     assert results_file.exists()
     assert results.load_results(this_machine=this_machine).path == results_file
-
-
-def test_save_section_keeps_other_sections(results_file: Path, this_machine: dict) -> None:
     sweep = {"rows": [1, 2, 3]}
     results.save_section("batch_sweep", sweep, results_file, this_machine=this_machine)
     results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
@@ -248,7 +245,9 @@ def test_strange_json_is_corrupt(text: str, words: str, results_file, this_machi
     assert saved.calibration is None and "corrupt" in saved.reason
 
 
-def test_a_byte_order_mark_is_read_as_it_is(results_file: Path, this_machine: dict) -> None:
+def test_a_byte_order_mark_is_read_as_it_is(
+    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     results_file.parent.mkdir(parents=True)
     results_file.write_bytes(b"\xef\xbb\xbf" + json.dumps(_doc(this_machine)).encode())
     loaded = results.load_results(results_file, this_machine=this_machine)
@@ -257,6 +256,24 @@ def test_a_byte_order_mark_is_read_as_it_is(results_file: Path, this_machine: di
     doc = json.loads(results_file.read_text(encoding="utf-8"))
     assert doc["probe"]["calibration"] == GOOD_CALIBRATION  # the other section was kept
     assert sorted(p.name for p in results_file.parent.iterdir()) == ["machine.json"]
+    results_file.parent.mkdir(parents=True, exist_ok=True)
+    results_file.write_text(
+        json.dumps(_doc(this_machine)).replace("1.6e+11", "NaN").replace("160000000000.0", "NaN"),
+        encoding="utf-8",
+    )
+    assert "NaN" in results_file.read_text(encoding="utf-8")
+    monkeypatch.setattr(roofs, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
+    calib, note = calibration.load_or_calibrate(results_file)
+    assert calib == FAKE_CALIBRATION and "corrupt" in note
+    results.save_section("batch_sweep", {"rows": []}, results_file, this_machine=this_machine)
+    assert results.load_results(results_file, this_machine=this_machine)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opening it for reading would block forever (issue 9, lecture 05)
+    loaded = results.load_results(fifo)
+    assert loaded.data is None and "FIFO" in loaded.reason
+    assert "folder" in results.load_results(tmp_path).reason
+    loaded = results.load_results(tmp_path / ("n" * 300))  # a name too long: unreadable
+    assert loaded.data is None and loaded.reason.startswith("cannot read results file")
 
 
 @pytest.mark.parametrize(
@@ -281,33 +298,6 @@ def test_implausible_calibration_values_are_named_and_refused(
     )
     assert saved.calibration is None
     assert "bad probe section" in saved.reason and words in saved.reason
-
-
-def test_a_nan_in_the_file_falls_back_instead_of_failing_at_save(
-    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Lecture 03 fell back to a quick calibration, then failed to save the file's NaN again.
-    results_file.parent.mkdir(parents=True)
-    results_file.write_text(
-        json.dumps(_doc(this_machine)).replace("1.6e+11", "NaN").replace("160000000000.0", "NaN"),
-        encoding="utf-8",
-    )
-    assert "NaN" in results_file.read_text(encoding="utf-8")
-    monkeypatch.setattr(roofs, "calibrate", lambda quick=False: dict(FAKE_CALIBRATION))
-    calib, note = calibration.load_or_calibrate(results_file)
-    assert calib == FAKE_CALIBRATION and "corrupt" in note
-    results.save_section("batch_sweep", {"rows": []}, results_file, this_machine=this_machine)
-    assert results.load_results(results_file, this_machine=this_machine)
-
-
-def test_not_a_regular_file_is_reported_without_opening_it(tmp_path: Path) -> None:
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)  # opening it for reading would block forever (issue 9, lecture 05)
-    loaded = results.load_results(fifo)
-    assert loaded.data is None and "FIFO" in loaded.reason
-    assert "folder" in results.load_results(tmp_path).reason
-    loaded = results.load_results(tmp_path / ("n" * 300))  # a name too long: unreadable
-    assert loaded.data is None and loaded.reason.startswith("cannot read results file")
 
 
 def test_two_backups_in_one_second_get_two_names(

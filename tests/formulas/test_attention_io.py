@@ -190,9 +190,6 @@ def test_shared_memory_per_sm_figures() -> None:
         assert dict(chip.figures())["shared memory per SM"] is chip.smem_per_sm_figure
     with pytest.raises(ValueError, match="no shared-memory-per-SM figure"):
         _ = hw_specs.TPU_V5E.smem_per_sm
-
-
-def test_exercise_head_dim() -> None:
     values = exercises.get_exercise("tiled-head-dim").solve().values
     # d = 64: Bc = 64 and 648 Br + 16,384 <= 233,472 gives Br = 335; T_r = 25.
     # d = 128: the H100's 130 x 128; T_r = 64 (130 * 63 = 8,190 < 8,192).

@@ -66,9 +66,6 @@ def test_plateau_is_median_of_points_inside() -> None:
     # the only L1 point sits at 15.5 KiB: found only at the bare boundary (margin 1)
     edge = hierarchy.plateaus_known([15.5 * KIB, 1 * MIB], [10.0, 5.0], levels)[0]
     assert (edge.bytes_per_s, edge.margin) == (10.0, 1.0)
-
-
-def test_margin_relaxes_when_levels_are_close() -> None:
     levels = [("L1", 32 * KIB), ("L2", 64 * KIB), ("L3", 8 * MIB)]  # no size 2x from both ends
     sizes, bws = synthetic_curve(
         levels, {"L1": 200 * GB, "L2": 150 * GB, "L3": 60 * GB, "DRAM": 20 * GB}, seed=5
@@ -77,9 +74,6 @@ def test_margin_relaxes_when_levels_are_close() -> None:
     assert found["L2"].bytes_per_s is not None
     assert found["L2"].margin is not None and found["L2"].margin < 2.0
     assert found["L1"].margin == 2.0
-
-
-def test_sweep_short_of_dram_gives_no_dram_plateau() -> None:
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=3, hi_bytes=16 * MIB)
     found = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)
     assert found[-1].name == "DRAM"
@@ -381,9 +375,6 @@ def test_matmul_sides_fill_half_of_each_cache() -> None:
     assert hierarchy.matmul_sides(KIB, KIB) == [64, 256]  # the floors
     one = 2 * 12 * 256**2  # both caches give n = 256 exactly: one matmul
     assert hierarchy.matmul_sides(one, one) == [256]
-
-
-def test_representative_points() -> None:
     sizes = [1, 2, 5, 10, 20, 40, 80, 160, 320, 640]
     values = [1.0] * 10
     values[5] = None  # 40: no corrected value

@@ -102,25 +102,21 @@ def test_no_second_home() -> None:
     assert not found, "call common.formulas.roofline instead:\n" + "\n".join(found)
 
 
-def test_the_chip_table_ridge_is_the_formula() -> None:
+def test_the_chip_table_figures_and_words_follow_the_formula(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The chip table sits below formulas (tests/test_layout.py), so Chip.ridge_point cannot
     call roofline.ridge_point: the two must agree on every chip and precision."""
     for chip in hw_specs.CHIPS.values():
         for p in chip.precisions:
             expected = roofline.ridge_point(chip.peak_flops(p), chip.mem_bw)
             assert chip.ridge_point(p) == expected, (chip.key, p)
-
-
-def test_plots_follow_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The figures take the ridge and the roof from the one function (lecture 09's too)."""
+    # The figures take the ridge and the roof from the one function (lecture 09's too).
     monkeypatch.setattr(plots_roofline, "ridge_point", lambda peak, bw: 7.0)
     assert plots_roofline.x_range([("chip", 1e12, 1e12)], [])[1] == 10 ** math.ceil(
         math.log10(7.0 * 3)
     )
-
-
-def test_words_bound_follows_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lecture 11's words take compute- or memory-bound from roofline.time_bounds."""
+    # Lecture 11's words take compute- or memory-bound from roofline.time_bounds.
     row = predict_and_check.OpRow(
         name="mm", n=1, flops=1e12, nbytes=1e6, measured=1.0, spec=1.0, achievable=1.0
     )

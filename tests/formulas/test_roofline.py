@@ -168,9 +168,6 @@ def test_lower_bound_is_the_larger_time() -> None:
         assert a == min(peak, i * bw)
         assert a == pytest.approx(intensity(i, 1) * bw if i < peak / bw else peak)
     assert attainable_flops(0, 1e12, 1e9) == 0
-
-
-def test_speedups_from_doubling() -> None:
     assert speedup_2x_at_ratio(0.001) == (1.0, 2.0)  # memory-bound: only bandwidth helps
     assert speedup_2x_at_ratio(10.0) == (2.0, 1.0)  # compute-bound: only compute helps
     rng = random.Random(22)

@@ -21,12 +21,21 @@ ROOFS = [(20e9, 5e9), (2e12, 100e9)]  # (P FLOP/s, beta B/s)
 HEAD = 128
 
 
-def test_defaults_are_the_issue_targets() -> None:
+def test_defaults_are_the_issue_targets(monkeypatch: pytest.MonkeyPatch) -> None:
     assert budget.DEFAULTS["01"] == Budget(10.0, GiB)
     for lecture in ("03", "09", "10"):
         assert budget.DEFAULTS[lecture] == Budget(20.0, 1.5 * GiB)
     assert Budget(10, GiB).arrays_bytes == GiB - 160 * MiB  # 864 MiB
     assert Budget(10, 100 * MiB).arrays_bytes == 64 * MiB  # never below 64 MiB
+    monkeypatch.setattr(budget, "headroom", lambda: (None, ""))  # any machine: room unknown
+    parser = argparse.ArgumentParser()
+    budget.add_flags(parser, "01")
+    assert budget.from_args(parser.parse_args([])) == Budget(10.0, GiB)
+    args = parser.parse_args(["--memory-limit", "0.5", "--time-limit", "30"])
+    assert budget.from_args(args) == Budget(30.0, GiB // 2)
+    for bad in (["--memory-limit", "0"], ["--time-limit", "nan"], ["--memory-limit", "x"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(bad)
 
 
 @pytest.mark.parametrize(("llc", "expected"), [
@@ -150,18 +159,6 @@ def test_lecture10_longest_length_by_hand(name: str, expected: int) -> None:
     n = budget.attention_longest(FAKE_LLCS[name], plan, 1e15, 1e15, HEAD)
     assert n == expected
     assert 4 * (n * n + 4 * n * HEAD) <= plan.arrays_bytes / 2
-
-
-def test_flags_parse_and_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(budget, "headroom", lambda: (None, ""))  # any machine: room unknown
-    parser = argparse.ArgumentParser()
-    budget.add_flags(parser, "01")
-    assert budget.from_args(parser.parse_args([])) == Budget(10.0, GiB)
-    args = parser.parse_args(["--memory-limit", "0.5", "--time-limit", "30"])
-    assert budget.from_args(args) == Budget(30.0, GiB // 2)
-    for bad in (["--memory-limit", "0"], ["--time-limit", "nan"], ["--memory-limit", "x"]):
-        with pytest.raises(SystemExit):
-            parser.parse_args(bad)
 
 
 REAL = [caches.Cache(1, "Data", 32 * 1024), caches.Cache(2, "Unified", MiB)]

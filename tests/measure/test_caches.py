@@ -189,7 +189,7 @@ def test_darwin_platform_uses_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert caches.read_caches_with_source() == ([], "")
 
 
-def test_this_machine_never_raises() -> None:
+def test_this_machine_never_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found, source = caches.read_caches_with_source()
     assert isinstance(found, list)
     assert bool(found) == bool(source)
@@ -197,9 +197,6 @@ def test_this_machine_never_raises() -> None:
         assert c.size_bytes > 0 and c.level >= 1
     free = caches.available_memory_bytes()
     assert free is None or free > 0
-
-
-def test_available_memory_from_meminfo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     info = tmp_path / "meminfo"
     info.write_text("MemTotal:  16000000 kB\nMemFree: 100 kB\nMemAvailable:   8000000 kB\n")
     assert caches.available_memory_bytes(str(info)) == 8000000 * 1024

@@ -85,6 +85,15 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert (c["llc_bytes"], c["llc_known"], c["quick"]) == (32 * MiB, True, True)
     assert c["available_memory_bytes"] == 16 * GiB
     assert state["events"] == ["s"] * 17 + ["m8"] * 5 + ["m1"] * 2  # warm-ups included
+    run, state = fake_calibration
+    c = run()  # no quick=: the full calibration
+    # Full budget in 3 rounds: 0.8 / 3 = 0.27 s of streaming per round (18 x 1/64 s,
+    # at least ceil(20 / 3) = 7) and 0.6 / 3 = 0.2 s of matmul per round (4 x 1/16 s).
+    assert (c["bandwidth_samples"], c["matmul_samples"]) == (3 * 18, 3 * 4)
+    first = ["s"] * 19 + ["m8"] * 5
+    later = ["s"] * 18 + ["m8"] * 4
+    assert state["events"] == first + later + later + ["m1"] * 2
+    assert c["quick"] is False
 
 
 def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,18 +115,6 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
     summary = roofs._matmul_summary([1 / 2, 1 / 4, 1.0], 100, 3)
     best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
     assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
-
-
-def test_full_calibration_unless_asked_alternates_rounds(fake_calibration) -> None:
-    run, state = fake_calibration
-    c = run()  # no quick=: the full calibration
-    # Full budget in 3 rounds: 0.8 / 3 = 0.27 s of streaming per round (18 x 1/64 s,
-    # at least ceil(20 / 3) = 7) and 0.6 / 3 = 0.2 s of matmul per round (4 x 1/16 s).
-    assert (c["bandwidth_samples"], c["matmul_samples"]) == (3 * 18, 3 * 4)
-    first = ["s"] * 19 + ["m8"] * 5
-    later = ["s"] * 18 + ["m8"] * 4
-    assert state["events"] == first + later + later + ["m1"] * 2
-    assert c["quick"] is False
 
 
 def test_matmul_size_is_the_first_slow_enough() -> None:
@@ -240,6 +237,13 @@ def test_an_operation_of_the_roofs_kernel_raises_the_roof(monkeypatch: pytest.Mo
     c = run.calibration()
     assert c["matmul_flops_per_s"] == 2 * 8**3 * 32
     assert c["bandwidth_bytes_per_s"] == 64 * 128
+    clock = _two_thread_machine(monkeypatch)
+    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
+    # a 1 s budget: the deadline is 0.6 s after the start, long past after the calibration
+    run = roofs.RoofRun(kernels, quick=True, clock=clock, seconds=1.0).start()
+    calls = []
+    run.time_op(lambda: calls.append(clock.advance(0.001)), repeat=2, budget_s=5.0, rounds=2)
+    assert len(calls) == 3  # one warm-up and one call per round, not 5 s of calls
 
 
 def test_busy_reasons() -> None:
@@ -256,15 +260,3 @@ def test_busy_reasons() -> None:
     assert (peak, beta) == (100.0, 50.0)
     assert all(t >= max(f / peak, d / beta) for f, d, t in points)
     assert roofs.raised_roofs(1e3, 1e3, points) == (1e3, 1e3)  # nothing faster: unchanged
-
-
-def test_past_the_deadline_an_operation_gets_its_minimum_calls(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    clock = _two_thread_machine(monkeypatch)
-    kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
-    # a 1 s budget: the deadline is 0.6 s after the start, long past after the calibration
-    run = roofs.RoofRun(kernels, quick=True, clock=clock, seconds=1.0).start()
-    calls = []
-    run.time_op(lambda: calls.append(clock.advance(0.001)), repeat=2, budget_s=5.0, rounds=2)
-    assert len(calls) == 3  # one warm-up and one call per round, not 5 s of calls

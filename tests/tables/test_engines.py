@@ -14,9 +14,6 @@ def test_every_term_has_a_source_and_a_positive_value() -> None:
     labels = {r.label for r in pub.ALL_REQUESTS} | CASES_13B
     for term in engines.all_terms():
         assert set(term.informs) <= labels, (term.what, set(term.informs) - labels)
-
-
-def test_a_validation_case_never_informs_a_term() -> None:
     informed = {label for t in engines.all_terms() for label in t.informs}
     # every source but the blog's own benchmark only checks: it enters as validation
     validation = [r for r in pub.ALL_REQUESTS if r.measured.source != pub.LLM_ANALYSIS_FT]

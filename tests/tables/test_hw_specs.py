@@ -30,6 +30,28 @@ from common.present.console import fmt_ratio
 def test_the_table_has_exactly_the_reference_chips() -> None:
     assert list(CHIPS) == list(reference.HARDWARE)
     assert {key: chip.name for key, chip in CHIPS.items()} == reference.CHIP_NAMES
+    assert fmt_ratio(H100.mem_bw / A100.mem_bw) == reference.A100_TO_H100_BW
+    assert fmt_ratio(H100.peak_flops("bf16") / A100.peak_flops("bf16")) == (
+        reference.A100_TO_H100_BF16
+    )
+    ratio = H100.peak_flops("fp8") / A100.peak_flops("bf16")
+    assert f"{ratio:.1f}x" == reference.H100_FP8_OVER_A100_BF16
+    for precision in ("bf16", "fp8"):
+        assert H200.peak_flops(precision) == H100.peak_flops(precision)
+    assert H200.mem_bw > H100.mem_bw
+    assert H200.ridge_point("bf16") < H100.ridge_point("bf16")
+    assert BYTES_PER_ELEM == reference.BYTES_PER_ELEMENT
+    for precision, nbytes in reference.BYTES_PER_ELEMENT.items():  # fp32 4, bf16 2, fp8 1, ...
+        assert bytes_per_elem(precision) == nbytes
+    assert bytes_per_elem("nvfp4") == (16 * 4 + 8) / 16 / 8 == 0.5625
+    assert f"{bytes_per_elem('fp8') / bytes_per_elem('nvfp4'):.2f}" == "1.78"
+    message = refusal(bytes_per_elem, "fp7")
+    assert "'fp7'" in message and all(name in message for name in BYTES_PER_ELEM)
+    message = refusal(TPU_V5E.peak_flops, "fp8")
+    assert TPU_V5E.name in message and "'fp8'" in message
+    assert all(precision in message for precision in TPU_V5E.precisions)
+    with pytest.raises(ValueError, match="bf16, fp8, nvfp4"):
+        B300.ridge_point("fp4")
 
 
 @pytest.mark.parametrize("key", list(reference.HARDWARE))
@@ -79,6 +101,10 @@ def test_bandwidth_capacity_and_link_are_marked_with_their_units() -> None:
     assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
     assert_frozen(H100.mem_bw_figure, H100)
     assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
+    figure = dataclasses.replace(H100.achievable_flops_table["bf16"], value=-1.0)
+    chip = dataclasses.replace(H100, achievable_flops_table={"bf16": figure})
+    with pytest.raises(ValueError, match=r"^H100 SXM achievable bf16 FLOP/s must be"):
+        chip.achievable_flops("bf16")
 
 
 @pytest.mark.parametrize(
@@ -95,34 +121,6 @@ def test_bandwidth_capacity_and_link_are_marked_with_their_units() -> None:
 )
 def test_ridge_points(chip: Chip, precision: str, shown: str, digits: int) -> None:
     assert f"{chip.ridge_point(precision):.{digits}f}" == shown
-
-
-def test_a100_to_h100_ratios() -> None:
-    assert fmt_ratio(H100.mem_bw / A100.mem_bw) == reference.A100_TO_H100_BW
-    assert fmt_ratio(H100.peak_flops("bf16") / A100.peak_flops("bf16")) == (
-        reference.A100_TO_H100_BF16
-    )
-    ratio = H100.peak_flops("fp8") / A100.peak_flops("bf16")
-    assert f"{ratio:.1f}x" == reference.H100_FP8_OVER_A100_BF16
-    for precision in ("bf16", "fp8"):
-        assert H200.peak_flops(precision) == H100.peak_flops(precision)
-    assert H200.mem_bw > H100.mem_bw
-    assert H200.ridge_point("bf16") < H100.ridge_point("bf16")
-
-
-def test_bytes_per_element() -> None:
-    assert BYTES_PER_ELEM == reference.BYTES_PER_ELEMENT
-    for precision, nbytes in reference.BYTES_PER_ELEMENT.items():  # fp32 4, bf16 2, fp8 1, ...
-        assert bytes_per_elem(precision) == nbytes
-    assert bytes_per_elem("nvfp4") == (16 * 4 + 8) / 16 / 8 == 0.5625
-    assert f"{bytes_per_elem('fp8') / bytes_per_elem('nvfp4'):.2f}" == "1.78"
-    message = refusal(bytes_per_elem, "fp7")
-    assert "'fp7'" in message and all(name in message for name in BYTES_PER_ELEM)
-    message = refusal(TPU_V5E.peak_flops, "fp8")
-    assert TPU_V5E.name in message and "'fp8'" in message
-    assert all(precision in message for precision in TPU_V5E.precisions)
-    with pytest.raises(ValueError, match="bf16, fp8, nvfp4"):
-        B300.ridge_point("fp4")
 
 
 def refusal(call, *args) -> str:
@@ -184,10 +182,3 @@ def test_bad_bandwidth_or_size_raises_value_error(bad: object, field: str, prop:
     chip = dataclasses.replace(H100, **{field: figure})
     with pytest.raises(ValueError, match=f"H100 SXM {what} must be"):
         getattr(chip, prop)
-
-
-def test_a_bad_achievable_peak_names_the_chip_and_precision() -> None:
-    figure = dataclasses.replace(H100.achievable_flops_table["bf16"], value=-1.0)
-    chip = dataclasses.replace(H100, achievable_flops_table={"bf16": figure})
-    with pytest.raises(ValueError, match=r"^H100 SXM achievable bf16 FLOP/s must be"):
-        chip.achievable_flops("bf16")

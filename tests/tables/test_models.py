@@ -52,6 +52,11 @@ def test_the_table_holds_the_three_models() -> None:
     # DeepSeek-V3 caches 512 + 64 elements per token and layer (not 2 x 128 x 192).
     assert models.DEEPSEEK_V3.cache_width == 576 and models.DEEPSEEK_V3.v_dim == 128 * 128
     assert models.MIXTRAL_8X7B.moe_layers == 32 and models.DEEPSEEK_V3.moe_layers == 61 - 3
+    assert dataclasses.replace(LLAMA_3_8B, n_layers=1024).n_layers == 1024  # the most layers
+    with pytest.raises(ValueError, match="n_layers"):
+        dataclasses.replace(LLAMA_3_8B, n_layers=1025)
+    assert dataclasses.replace(LLAMA_3_8B, published_params=0.5).published_params == 0.5
+    assert_frozen(LLAMA_3_8B)
 
 
 @pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
@@ -98,14 +103,6 @@ def test_full_mha_twin() -> None:
 def test_model_rejects_bad_values(change: dict) -> None:
     with pytest.raises(ValueError):
         dataclasses.replace(LLAMA_3_8B, **change)
-
-
-def test_a_shape_at_its_ceiling_is_kept_and_one_past_is_refused() -> None:
-    assert dataclasses.replace(LLAMA_3_8B, n_layers=1024).n_layers == 1024  # the most layers
-    with pytest.raises(ValueError, match="n_layers"):
-        dataclasses.replace(LLAMA_3_8B, n_layers=1025)
-    assert dataclasses.replace(LLAMA_3_8B, published_params=0.5).published_params == 0.5
-    assert_frozen(LLAMA_3_8B)
 
 
 @pytest.mark.parametrize(

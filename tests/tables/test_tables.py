@@ -13,7 +13,7 @@ from common.tables.assumptions import ARTICLE_7B
 from common.tables.models import ModelSpec
 
 
-def test_units_are_powers_of_1000_and_1024() -> None:
+def test_units_counts_assumptions_and_sources_as_stated() -> None:
     assert (units.KB, units.MB, units.GB, units.TB, units.PB) == (1e3, 1e6, 1e9, 1e12, 1e15)
     assert units.KIB == 1024 and units.MIB == 1024 * 1024
     assert units.GIB == 1024**3 and units.TIB == 1024**4 and units.PIB == 1024**5
@@ -25,9 +25,6 @@ def test_units_are_powers_of_1000_and_1024() -> None:
     assert op_counts.SILU_FLOPS_PER_ELEM == 4
     assert op_counts.GATE_FLOPS_PER_ELEM == 1
     assert op_counts.FLOPS_PER_MULTIPLY_ADD == 2  # the article, section 3.1
-
-
-def test_teaching_assumptions_as_their_sources_state_them() -> None:
     assert assumptions.ACT_VECTORS_PER_TOKEN == 16  # section 3.5: 128 KiB/token at 4096, fp16
     assert reference.ACT_PER_TOKEN_KIB * 1024 == 16 * 4096 * 2
     assert assumptions.ARTICLE_OVERHEAD_RATE == 0.30  # section 4.3

@@ -27,7 +27,7 @@ def test_a_dense_twin_is_as_wide_as_a_tokens_experts_and_routes_nothing(key, nam
     assert (twin.dense_layers, twin.router_bias) == (0, False)
 
 
-def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size() -> None:
+def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size(tmp_path) -> None:
     small = shrunk(get_model("llama-2-7b"), 4)
     assert (small.name, small.key) == ("Llama-2-7B / 4", "llama-2-7b-div4")
     assert (small.d_model, small.n_heads, small.n_kv_heads, small.d_head) == (1024, 8, 8, 128)
@@ -49,15 +49,6 @@ def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size() -> None:
     assert model_from_config({**gpt_oss, "num_hidden_layers": 25}).sliding_layers == 13
     three = ["sliding_attention"] * 3 + ["full_attention"] * 21  # layer_types wins over it
     assert model_from_config({**gpt_oss, "layer_types": three}).sliding_layers == 3
-
-
-@pytest.mark.parametrize("arch", [[], [""], [7], "LlamaForCausalLM"])
-def test_a_config_without_an_architecture_name_is_named_after_its_file(arch) -> None:
-    config = {**QWEN2_5_7B.config, "architectures": arch}
-    assert model_from_config(config, "/tmp/my-model.json").name == "my-model"
-
-
-def test_figures_keep_their_unit_and_note(tmp_path) -> None:
     from common.hw_specs import capacity, flops
 
     assert flops(1e15, "src") == Figure(1e15, "FLOP/s", "src", False, "")
@@ -79,3 +70,9 @@ def test_figures_keep_their_unit_and_note(tmp_path) -> None:
     assert model_from_config({**DEEPSEEK_V3.config, "hidden_size": 7000}).d_model == 7000
     gpt2 = {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100}
     assert model_from_config(gpt2).key == model_from_config(QWEN2_5_7B.config).key == "config"
+
+
+@pytest.mark.parametrize("arch", [[], [""], [7], "LlamaForCausalLM"])
+def test_a_config_without_an_architecture_name_is_named_after_its_file(arch) -> None:
+    config = {**QWEN2_5_7B.config, "architectures": arch}
+    assert model_from_config(config, "/tmp/my-model.json").name == "my-model"
