@@ -92,20 +92,6 @@ def test_the_layout_has_every_role() -> None:
             continue
         short = name.removeprefix("common.")
         assert f"``{short}``" in doc, f"common/__init__.py does not map {short}"
-
-
-@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != "common"])
-def test_imports_go_down_the_stack(name: str) -> None:
-    """A role imports only roles below its floor, so no two roles import each other."""
-    mine = FLOOR_OF[role(name)]
-    for dep in imported(name):
-        if dep == "common" or not dep.startswith("common.") or dep not in MODULES:
-            continue
-        if role(dep) != role(name):
-            assert FLOOR_OF[role(dep)] < mine, f"{name} imports {dep}, which is not below it"
-
-
-def test_no_import_cycles() -> None:
     graph = {name: common_imports(name) for name in MODULES}
     state: dict[str, int] = {}  # 1: on the current path, 2: finished
     path: list[str] = []
@@ -125,6 +111,17 @@ def test_no_import_cycles() -> None:
     for name in sorted(graph):
         if name not in state:
             visit(name)
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != "common"])
+def test_imports_go_down_the_stack(name: str) -> None:
+    """A role imports only roles below its floor, so no two roles import each other."""
+    mine = FLOOR_OF[role(name)]
+    for dep in imported(name):
+        if dep == "common" or not dep.startswith("common.") or dep not in MODULES:
+            continue
+        if role(dep) != role(name):
+            assert FLOOR_OF[role(dep)] < mine, f"{name} imports {dep}, which is not below it"
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -185,29 +182,9 @@ def test_pure_layers_import_with_numpy_and_matplotlib_blocked(tmp_path: Path) ->
     proc = python("-S", "-c", code, cwd=tmp_path, pythonpath=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok False False"
-
-
-def bare_lectures() -> list[str]:
-    """The lectures that declare they run on a bare python3 (ABOUT["bare"])."""
-    from common.shell import interface
-
-    found = interface.lectures(REPO / "lectures").values()
-    return [p.name for p in found if interface.declared(p).get("bare")]
-
-
-@pytest.mark.parametrize("lecture", bare_lectures())
-def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_path: Path) -> None:
-    """...from any folder, writing nothing there (their speed is benchmarks/bench_lectures.py's)."""
-    proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
-    assert proc.returncode == 0, proc.stderr
-    assert "ridge" in proc.stdout.lower()
-    assert list(tmp_path.iterdir()) == []  # nothing written where it ran
-
-
-def test_bare_python_runs_beside_a_results_file(tmp_path: Path) -> None:
-    """Once lecture 01 has saved this machine's roofs, the bare lectures and the exercises
-    still run on python3 alone: they cannot check the file's machine without numpy, so
-    they say so and use the example machine."""
+    # Once lecture 01 has saved this machine's roofs, the bare lectures and the exercises still
+    # run on python3 alone: they cannot check the file's machine without numpy, so they say so and
+    # use the example machine.
     from common.files import results
     from common.measure import machine
 
@@ -229,6 +206,23 @@ def test_bare_python_runs_beside_a_results_file(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     # H100's bf16 ridge: 989e12 / 3.35e12 = 295.2; H200's: 989e12 / 4.8e12 = 206.0.
     assert "295.2" in proc.stdout and "206.0" in proc.stdout
+
+
+def bare_lectures() -> list[str]:
+    """The lectures that declare they run on a bare python3 (ABOUT["bare"])."""
+    from common.shell import interface
+
+    found = interface.lectures(REPO / "lectures").values()
+    return [p.name for p in found if interface.declared(p).get("bare")]
+
+
+@pytest.mark.parametrize("lecture", bare_lectures())
+def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_path: Path) -> None:
+    """...from any folder, writing nothing there (their speed is benchmarks/bench_lectures.py's)."""
+    proc = python("-S", str(REPO / "lectures" / lecture), cwd=tmp_path, pythonpath=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "ridge" in proc.stdout.lower()
+    assert list(tmp_path.iterdir()) == []  # nothing written where it ran
 
 
 # The names the CS349E lecture script (02_roofline_basics.py) imports from its three

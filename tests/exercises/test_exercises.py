@@ -127,10 +127,6 @@ def test_percent_of_bound_reads_the_measured_rows() -> None:
     assert ex.NOISY_BELOW == 0.85
     bare = ex.percent_of_bound_answer(CALIB, None, None)
     assert bare.table is None and bare.values["percent"] == {}
-
-
-def test_percent_of_bound_answer() -> None:
-    # the article's laptop: 2,003 GFLOP/s / 71.8 GB/s = 27.9 FLOP/byte
     assert ex.percent_of_bound_answer(ex.EXAMPLE_CALIBRATION, None, 32 * 2**20).steps == (
         "The percentage is the roofline's lower bound divided by the measured time, t_pred / "
         "t_meas: 100% means the operation ran as fast as the two roofs allow, 50% means it "
@@ -163,7 +159,7 @@ def test_percent_of_bound_answer() -> None:
     )
 
 
-def test_sweep_crossing_answer() -> None:
+def test_sweep_crossing_answer(results_file) -> None:
     ridge = 2003e9 / 71.8e9  # 27.9
     b = critical(ridge, 4096, 4, 4, 4)  # 58
     answer = ex.sweep_crossing_answer(ex.EXAMPLE_CALIBRATION)
@@ -200,9 +196,6 @@ def test_sweep_crossing_answer() -> None:
     assert answer.values["crossing"] is None and answer.values["critical_batch"] is None
     assert answer.values["measured_b90"] == 4  # 350 >= 0.9 x 360
     assert any("extend the list" in step for step in answer.steps)
-
-
-def test_without_a_results_file_the_example_machine_is_used(results_file) -> None:
     assert not results_file.exists()
     answer = get_exercise("sweep-crossing").solve()
     assert answer.values["ridge"] == pytest.approx(ex.EXAMPLE_CALIBRATION.ridge)
@@ -585,7 +578,7 @@ def test_sharded_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
-def test_tiled_compute_bound_answer() -> None:
+def test_tiled_attention_answers() -> None:
     # fp8 (1 byte an element), so the answer is none of lecture 10's bf16 figures.
     # F = 4 N^2 d + 5 N^2 at N = 8192, d = 128: 4 x 67,108,864 x 128 + 5 x 67,108,864
     flops = 4 * 8192**2 * 128 + 5 * 8192**2
@@ -626,9 +619,6 @@ def test_tiled_compute_bound_answer() -> None:
     assert steps("tiled-compute-bound", far)[1] == (
         "Even reading K and V once falls short of the ridge: no M_sm is enough."
     )
-
-
-def test_tiled_head_dim_answer() -> None:
     assert steps("tiled-head-dim") == [
         "With M_sm fixed (228 KiB, the H100 SXM's shared memory), a larger head dim makes "
         "every block row bigger, so fewer rows fit: B_r falls about as 1 / d_h and T_r grows "

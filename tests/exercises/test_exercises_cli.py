@@ -108,10 +108,7 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str], monkeypatch) -> Non
 
     assert text.main(["-h"]) == 0
     assert capsys.readouterr().out.startswith("usage: python3 -m common.exercises [KEY ...]\n")
-
-
-def test_a_figure_the_table_lacks_removes_only_the_exercises_that_need_it(capsys) -> None:
-    """Issue 34: a deleted shared-memory figure stopped all 17 exercises with one line."""
+    # Issue 34: a deleted shared-memory figure stopped all 17 exercises with one line.
     import dataclasses
 
     from strategies import SHIPPED, patched_hardware
@@ -133,11 +130,8 @@ def test_a_figure_the_table_lacks_removes_only_the_exercises_that_need_it(capsys
             "common.exercises: error: tiled-compute-bound: H100 SXM has no shared-memory-per-SM "
             "figure in the table"
         ]
-
-
-def test_an_exercise_in_a_terminal_is_laid_out_line_by_line(monkeypatch, capsys) -> None:
-    """Title, rule, origin, question, a blank line, the answer (or why there is none);
-    code marks dropped; exercises apart by one blank line."""
+    # Title, rule, origin, question, a blank line, the answer (or why there is none); code marks
+    # dropped; exercises apart by one blank line.
     from common.exercises import Answer, Exercise, Table, text
 
     def solve() -> Answer:

@@ -59,10 +59,6 @@ def test_saved_document_schema(results_file: Path, this_machine: dict) -> None:
     assert doc["probe"] == _probe_payload()
     loaded = results.load_results(results_file, this_machine=this_machine)
     assert loaded and loaded.reason == "" and loaded.data == doc
-
-
-def test_default_path_comes_from_the_environment(results_file: Path, this_machine: dict) -> None:
-    # the results_file fixture exports $ROOFLINE_RESULTS; no path means that file
     results.save_section("probe", _probe_payload(), this_machine=this_machine)
     assert results_file.exists()
     assert results.load_results(this_machine=this_machine).path == results_file
@@ -189,7 +185,9 @@ def test_load_or_calibrate_rejects_a_bad_probe_section(
     assert "bad probe section" in note and "\n" not in note
 
 
-def test_load_or_calibrate_uses_a_good_file(results_file, this_machine, monkeypatch) -> None:
+def test_load_or_calibrate_uses_a_good_file(
+    results_file, this_machine, monkeypatch, tmp_path: Path
+) -> None:
     results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
 
     def must_not_measure(quick: bool = False) -> dict:
@@ -199,9 +197,6 @@ def test_load_or_calibrate_uses_a_good_file(results_file, this_machine, monkeypa
     calib, note = calibration.load_or_calibrate(results_file)
     assert calib == _probe_payload()["calibration"]
     assert "lecture 01" in note and str(results_file) in note
-
-
-def test_lecture_01_reads_a_corrupt_file_and_replaces_it(tmp_path: Path) -> None:
     path = tmp_path / "machine.json"
     path.write_text("{ this is not json", encoding="utf-8")
     proc = run_lecture("01", "--quick", "--results", str(path), timeout=120, check=True)
@@ -315,16 +310,12 @@ def test_two_backups_in_one_second_get_two_names(
     assert link.is_symlink()  # the link stays a link
     doc = json.loads(real.read_text(encoding="utf-8"))
     assert doc["batch_sweep"] == {"rows": [1]} and doc["probe"] == _probe_payload()
-
-
-def test_a_payload_with_nan_fails_before_touching_the_file(
-    results_file, this_machine, tmp_path: Path
-) -> None:
     old = _write_old_file(results_file, this_machine)
+    before = sorted(results_file.parent.iterdir())  # the file and the two backups
     with pytest.raises(ValueError, match="cannot save section 'probe'"):
         results.save_section("probe", {"x": math.nan}, results_file, this_machine=this_machine)
     assert results_file.read_bytes() == old
-    assert sorted(p.name for p in results_file.parent.iterdir()) == ["machine.json"]
+    assert sorted(results_file.parent.iterdir()) == before  # no temporary left behind
     with pytest.raises(paths.UnusablePath, match=f"results file {tmp_path} is a folder"):
         results.save_section("probe", {}, tmp_path, this_machine=this_machine)
 
@@ -420,7 +411,9 @@ def _held(folder: Path):
         os.close(fd)
 
 
-def test_a_held_lock_is_announced_then_given_up(tmp_path, capsys) -> None:
+def test_a_held_lock_is_announced_then_given_up(
+    tmp_path, capsys, monkeypatch, this_machine: dict
+) -> None:
     ticks = Ticks()
     waiting = results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep)
     with _held(tmp_path), pytest.raises(ValueError, match="gave up saving after 30 s") as exc:
@@ -433,10 +426,7 @@ def test_a_held_lock_is_announced_then_given_up(tmp_path, capsys) -> None:
     with results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep):
         pass
     assert ticks.slept == [] and capsys.readouterr().err == ""
-
-
-def test_a_signal_inside_mkstemp_leaves_no_temporary(tmp_path, monkeypatch) -> None:
-    """Ctrl-C arriving while mkstemp creates the file: held until the name is known, then raised."""
+    # Ctrl-C arriving while mkstemp creates the file: held until the name is known, then raised.
     target = tmp_path / "machine.json"
     target.write_text("old")
     real = tempfile.mkstemp
@@ -456,13 +446,8 @@ def test_a_signal_inside_mkstemp_leaves_no_temporary(tmp_path, monkeypatch) -> N
         signal.signal(signal.SIGINT, previous)
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["machine.json"]
-
-
-def test_a_machine_without_numpy_reads_no_results_and_says_why(
-    tmp_path: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Bare python3 (no numpy, no threadpoolctl) cannot describe this machine, so it cannot
-    trust a results file: one reason naming the missing package, no exception."""
+    # Bare python3 (no numpy, no threadpoolctl) cannot describe this machine, so it cannot trust a
+    # results file: one reason naming the missing package, no exception.
     path = tmp_path / "machine.json"
     path.write_text(json.dumps(_doc(this_machine)), encoding="utf-8")
 

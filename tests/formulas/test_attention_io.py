@@ -159,6 +159,28 @@ def test_traffic_falls_as_one_over_m_in_the_theorem_regime() -> None:
     assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
     i = io.tiled_intensity(8192, 128, io.on_chip_bytes(128, 128, 128, BF16), BF16)
     assert 0.95 * 128 < i < 1.05 * 128
+    assert io.resident_on_chip_bytes(10, 8, 4) == 752
+    # the default element is bf16 (2 bytes): the same schedule as elem_bytes=2
+    assert io.tiled_intensity(1024, 64, 64 * 1024) == io.tiled_intensity(1024, 64, 64 * 1024, 2)
+    assert io.tiled_intensity(1024, 64, 64 * 1024) != io.tiled_intensity(1024, 64, 64 * 1024, 3)
+    # D = b N d (2 + 2 R), R = ceil(64 / 16) = 4: 2 x 64 x 8 x 10 bytes
+    assert io.tiled_traffic(64, 8, 16, 16) == 10240
+    # all of K and V on chip (R = 1): D = b N d (2 + 2) = 2 x 64 x 8 x 4 bytes
+    assert io.tiled_counts(64, 8, 10**6)[1] == 4096
+    # sizes at their limits are kept
+    # U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br at Br = 1, Bc = 2^32, d = 1, b = 1
+    assert io.on_chip_bytes(1, 2**32, 1, 1) == 1 + 2 * 2**32 + 4 * 2**32 + 4 + 8
+    assert io.tiled_traffic(8, 2**16, 8, 8, 8) == 8 * 8 * 2**16 * (2 + 2)  # R = 1
+    n, d, b = 64, 8, 4
+    least = 4 * 8 + 2 * 4 * 8 + 4 + 4 * 8 + 8  # U(1, 1): one row of each block, 140 B
+    whole = 4 * 8 + 2 * 4 * 8 * 64 + 4 * 64 + 4 * 8 + 8  # U(1, N): K and V read once, 4,424 B
+    first: dict[float, int] = {}  # each intensity the schedule reaches, at its smallest M_sm
+    for m in range(least, whole + 1):
+        first.setdefault(io.tiled_intensity(n, d, m, b), m)
+    assert len(first) > 10
+    for target, m in first.items():
+        assert io.smallest_on_chip_for(n, d, target, b) == m
+    assert io.smallest_on_chip_for(n, d, 1.01 * max(first), b) is None
 
 
 def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, int]:
@@ -199,29 +221,3 @@ def test_shared_memory_per_sm_figures() -> None:
         assert values[d][:2] == (br, bc)
         assert values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
     assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]
-
-
-def test_resident_footprint_at_four_bytes_bf16_by_default_and_sizes_at_their_limits() -> None:
-    # U(1, N) at N = 10, d_h = 8, b = 4: b d + 2 b d N + 4 N + 4 d + 8 = 32 + 640 + 40 + 32 + 8
-    assert io.resident_on_chip_bytes(10, 8, 4) == 752
-    # the default element is bf16 (2 bytes): the same schedule as elem_bytes=2
-    assert io.tiled_intensity(1024, 64, 64 * 1024) == io.tiled_intensity(1024, 64, 64 * 1024, 2)
-    assert io.tiled_intensity(1024, 64, 64 * 1024) != io.tiled_intensity(1024, 64, 64 * 1024, 3)
-    # D = b N d (2 + 2 R), R = ceil(64 / 16) = 4: 2 x 64 x 8 x 10 bytes
-    assert io.tiled_traffic(64, 8, 16, 16) == 10240
-    # all of K and V on chip (R = 1): D = b N d (2 + 2) = 2 x 64 x 8 x 4 bytes
-    assert io.tiled_counts(64, 8, 10**6)[1] == 4096
-    # sizes at their limits are kept
-    # U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br at Br = 1, Bc = 2^32, d = 1, b = 1
-    assert io.on_chip_bytes(1, 2**32, 1, 1) == 1 + 2 * 2**32 + 4 * 2**32 + 4 + 8
-    assert io.tiled_traffic(8, 2**16, 8, 8, 8) == 8 * 8 * 2**16 * (2 + 2)  # R = 1
-    n, d, b = 64, 8, 4
-    least = 4 * 8 + 2 * 4 * 8 + 4 + 4 * 8 + 8  # U(1, 1): one row of each block, 140 B
-    whole = 4 * 8 + 2 * 4 * 8 * 64 + 4 * 64 + 4 * 8 + 8  # U(1, N): K and V read once, 4,424 B
-    first: dict[float, int] = {}  # each intensity the schedule reaches, at its smallest M_sm
-    for m in range(least, whole + 1):
-        first.setdefault(io.tiled_intensity(n, d, m, b), m)
-    assert len(first) > 10
-    for target, m in first.items():
-        assert io.smallest_on_chip_for(n, d, target, b) == m
-    assert io.smallest_on_chip_for(n, d, 1.01 * max(first), b) is None

@@ -180,6 +180,15 @@ def test_running_median_and_median() -> None:
     assert hierarchy.median([4, 1, 2, 3]) == 2.5
     with pytest.raises(ValueError):
         hierarchy.median([])
+    nbytes = [8 * KIB, 12 * KIB, 16 * KIB, 24 * KIB]
+    times = [450e-9 + d / (110 * GB) for d in nbytes]
+    intercept, slope = hierarchy.affine_fit(nbytes, times)
+    assert intercept == pytest.approx(450e-9)
+    assert 1 / slope == pytest.approx(110 * GB)
+    with pytest.raises(ValueError):
+        hierarchy.affine_fit([1.0], [2.0])
+    with pytest.raises(ValueError):
+        hierarchy.affine_fit([1.0, 1.0], [2.0, 3.0])
 
 
 def test_corrected_bandwidth_math() -> None:
@@ -224,18 +233,6 @@ def test_corrected_bandwidth_math() -> None:
     assert merged["gil_seconds"] == pytest.approx(0.5e-7)
     only = hierarchy.merge_call_costs(hierarchy.call_costs(5e-7, None, None))
     assert only["below_threshold_seconds"] is None and only["gil_seconds"] == 0.0
-
-
-def test_affine_fit_recovers_cost_and_bandwidth() -> None:
-    nbytes = [8 * KIB, 12 * KIB, 16 * KIB, 24 * KIB]
-    times = [450e-9 + d / (110 * GB) for d in nbytes]
-    intercept, slope = hierarchy.affine_fit(nbytes, times)
-    assert intercept == pytest.approx(450e-9)
-    assert 1 / slope == pytest.approx(110 * GB)
-    with pytest.raises(ValueError):
-        hierarchy.affine_fit([1.0], [2.0])
-    with pytest.raises(ValueError):
-        hierarchy.affine_fit([1.0, 1.0], [2.0, 3.0])
 
 
 def test_sweep_lengths_are_geometric_and_their_edges_by_hand() -> None:

@@ -133,6 +133,11 @@ def test_kv_price_per_token() -> None:
     assert led.fits(291.0) and not led.fits(290.9)
     decode = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.0, kv_bytes=1, active_tokens=2)
     assert decode == ledger.MemoryLedger(20.0, 72.0, 10.0, 0.0)
+    assert largest_batch_that_fits(GIB, lambda b: model_ledger(ARTICLE_7B, b, 0.30)) == 0
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=100) == 100
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=96) == 96
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b)) == 2**20
+    assert largest_batch_that_fits(10, lambda b: _Row(10 * b)) == 1  # exactly on the budget
 
 
 @pytest.mark.parametrize("batch", list(reference.LEDGER_ROWS))
@@ -159,14 +164,6 @@ def test_largest_batch_that_fits(rate: float, phase: str, expected: int) -> None
     assert best == expected
     assert at(best).fits(BUDGET)
     assert not at(best + 1).fits(BUDGET)
-
-
-def test_largest_batch_when_nothing_fits() -> None:
-    assert largest_batch_that_fits(GIB, lambda b: model_ledger(ARTICLE_7B, b, 0.30)) == 0
-    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=100) == 100
-    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=96) == 96
-    assert largest_batch_that_fits(1e30, lambda b: _Row(b)) == 2**20
-    assert largest_batch_that_fits(10, lambda b: _Row(10 * b)) == 1  # exactly on the budget
 
 
 def test_a_roofline_sweep_has_no_anomalies() -> None:

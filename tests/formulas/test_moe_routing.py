@@ -70,17 +70,6 @@ def test_dense_twin_of_mixtral() -> None:
     # 2 x (d + f) bf16 activations in and out, at d = 4096, f = 14336
     got = expert_intensity(MIXTRAL_8X7B, 1, DTypes(weights="fp8"))
     assert got == pytest.approx(234_881_024 / (117_440_512 + 73_728))
-
-
-@pytest.mark.parametrize("n", [1, 7, 64, 1000])
-def test_reaching_the_ridge_exactly_counts(n: int) -> None:
-    # a ridge equal to the intensity at n tokens: n reaches it, as at the dense ridge (>=)
-    assert expert_critical_batch(MIXTRAL_8X7B, expert_intensity(MIXTRAL_8X7B, n)) == n
-
-
-def test_expert_matmuls_by_hand() -> None:
-    # Mixtral, 3 tokens x k = 2 = 6 rows; gate and up read d = 4096 and write f = 14336 per
-    # row, down the reverse: 6 x (4096 + 14336) activations at 2 (bf16) or 1 byte (fp8)
     for dt, a in ((DTypes(), 2), (DTypes(activations="fp8"), 1)):
         ops = {op.name: op for op in layer_ops(MIXTRAL_8X7B, 3, 1, 64, dt)}
         for name in ("expert gate projection", "expert up projection", "expert down projection"):
@@ -106,3 +95,9 @@ def test_expert_matmuls_by_hand() -> None:
     dense = critical_batch(4096, 14336, 295.0)
     assert 4 * (dense - 1) < expert_critical_batch(MIXTRAL_8X7B, 295.0) <= 4 * dense
     assert expert_critical_batch(MIXTRAL_8X7B, 1e9) is None  # no batch reaches it
+
+
+@pytest.mark.parametrize("n", [1, 7, 64, 1000])
+def test_reaching_the_ridge_exactly_counts(n: int) -> None:
+    # a ridge equal to the intensity at n tokens: n reaches it, as at the dense ridge (>=)
+    assert expert_critical_batch(MIXTRAL_8X7B, expert_intensity(MIXTRAL_8X7B, n)) == n

@@ -33,6 +33,18 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     # (1e9 / 2)^(1/3) = 793.7 -> 50 x 16 = 800
     assert numpy_ops.same_flops_matmul_size(1e9) == 800
     assert numpy_ops.same_flops_matmul_size(10) == 16
+    assert (numpy_ops.HIDDEN, numpy_ops.HEAD_DIM, numpy_ops.GEMM_WIDE_M) == (4096, 128, 512)
+    assert (numpy_ops.SEQ_STEP, numpy_ops.ROW_STEP, numpy_ops.SAME_FLOPS_STEP) == (512, 64, 16)
+    assert (numpy_ops.GEMM_SKINNY_M, numpy_ops.CACHE_MARGIN, numpy_ops.FP32) == (8, 2, 4)
+    assert numpy_ops.OP_BUDGET_S == {"full": 0.2, "quick": 0.05} and numpy_ops.MIN_REPEAT == 2
+    assert numpy_ops.ABOVE_ROOF == 1.10
+    assert numpy_ops.attention_seq_len(256 * MiB) == 11776
+    assert numpy_ops.attention_seq_len(1024) == 512  # the smallest step
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2) == 4096  # = cap fits
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2 - 1) == 3584
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=1) == 512  # never below one step
+    assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
+    assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
 
 
 @pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
@@ -94,20 +106,3 @@ def test_roofline_row_is_consistent() -> None:
     assert not any("calibration" in r for r in reasons)
     twin = _row(0.1, working_set_bytes=1e9, threads=1, same_as_calibration=True)
     assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
-
-
-def test_the_lectures_constants() -> None:
-    # The article's shapes: LayerNorm width and GEMM K = N of 4096, head dimension 128,
-    # the GEMM 512 x 4096 x 4096; the probe's rules of thumb below them.
-    assert (numpy_ops.HIDDEN, numpy_ops.HEAD_DIM, numpy_ops.GEMM_WIDE_M) == (4096, 128, 512)
-    assert (numpy_ops.SEQ_STEP, numpy_ops.ROW_STEP, numpy_ops.SAME_FLOPS_STEP) == (512, 64, 16)
-    assert (numpy_ops.GEMM_SKINNY_M, numpy_ops.CACHE_MARGIN, numpy_ops.FP32) == (8, 2, 4)
-    assert numpy_ops.OP_BUDGET_S == {"full": 0.2, "quick": 0.05} and numpy_ops.MIN_REPEAT == 2
-    assert numpy_ops.ABOVE_ROOF == 1.10
-    assert numpy_ops.attention_seq_len(256 * MiB) == 11776
-    assert numpy_ops.attention_seq_len(1024) == 512  # the smallest step
-    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2) == 4096  # = cap fits
-    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2 - 1) == 3584
-    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=1) == 512  # never below one step
-    assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
-    assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB

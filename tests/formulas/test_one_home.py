@@ -88,10 +88,7 @@ def test_the_scan_finds_each_shape() -> None:
         "ok = ridge_point(peak, bw) + attainable_flops(i, peak, bw)\n"
     )
     assert [line for line, _ in copies(ast.parse(source))] == [1, 2, 3]
-
-
-def test_no_second_home() -> None:
-    """No module of common/ or lectures/ writes the ridge, the roof or the bound itself."""
+    # No module of common/ or lectures/ writes the ridge, the roof or the bound itself.
     modules = sorted((ROOT / "common").rglob("*.py")) + sorted((ROOT / "lectures").rglob("*.py"))
     found = [
         f"{path.relative_to(ROOT)}:{line}: {what}"

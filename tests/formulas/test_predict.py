@@ -129,7 +129,7 @@ def test_fixed_cost_fills_each_kernel_up_to_the_floor() -> None:
     assert d.unexplained == pytest.approx(60e-3 - 28e-3 - 2 * one)
 
 
-def test_mfu_and_mbu() -> None:
+def test_mfu_mbu_achievable_roofs_ridge_tokens_and_flat_until() -> None:
     # 13B prefill on one GPU: about 1.3e13 FLOP in 63.17 ms on 312 TFLOP/s -> 66%.
     assert predict.mfu(1.3e13, 63.17e-3, 312e12) == pytest.approx(1.3e13 / (63.17e-3 * 312e12))
     assert predict.mbu(25.7e9, 22e-3, 1555e9) == pytest.approx(25.7e9 / (22e-3 * 1555e9))
@@ -137,9 +137,6 @@ def test_mfu_and_mbu() -> None:
     e = predict.efficiency_to_match(led, SPEC, 40e-3, "peak")
     assert e == pytest.approx(0.5, rel=1e-9)
     assert predict.efficiency_to_match(led, SPEC, 10e-3, "peak") is None  # faster than the roof
-
-
-def test_achievable_roofs_fall_back_to_spec_where_nothing_is_published() -> None:
     from common.hw_specs import TPU_V5E
 
     r = predict.achievable_roofs(TPU_V5E, "bf16")
@@ -147,9 +144,6 @@ def test_achievable_roofs_fall_back_to_spec_where_nothing_is_published() -> None
     a = predict.achievable_roofs(A100, "bf16")
     assert a.measured == ("compute", "memory", "link")
     assert (a.peak, a.mem_bw, a.link_bw) == (271.2e12, 1399.5e9, 235e9)
-
-
-def test_ridge_tokens_by_brute_force() -> None:
     K, N = 4096, 22016
     ridge = 312e12 / 1555e9
     brute = next(n for n in range(1, 10_000) if n * K * N / (n * K + K * N + n * N) >= ridge)
@@ -159,9 +153,6 @@ def test_ridge_tokens_by_brute_force() -> None:
     roofs = predict.Roofs("toy", 1e30, 1.0, 1.0)  # bandwidth-bound: time = bytes
     # X[3, 5] @ W[5, 7] in fp32: all three operands, 4 (15 + 35 + 21) = 284 bytes
     assert predict.matmul_time(3, 5, 7, roofs, 4) == 284
-
-
-def test_flat_until() -> None:
     assert predict.flat_until([1, 2, 4, 8], [1.0, 1.1, 1.2, 2.0], 0.25) == 2
     assert predict.flat_until([1, 2], [1.0, 1.0]) == 1
     # measured from the first time: within 1.25 x 1.0 s, 1.2 yes, 1.3 no (1.25 x the second

@@ -70,12 +70,25 @@ def test_critical_batches(chip, precision: str, formats, expected: int) -> None:
     assert critical_batch(D, F, chip.ridge_point(precision), *sizes) == expected
 
 
-def test_book_approximations_of_the_exercises() -> None:
+def test_the_lecture_scripts_approximations_tiles_and_network_verdict() -> None:
     # For small B, I ~ 2B / w, so B ~ I* w / 2: the book's 240 and 120 on TPU v5e.
     assert round(TPU_V5E.ridge_point("int8") * 1 / 2) == reference.BOOK_V5E_INT8
     assert round(TPU_V5E.ridge_point("bf16") * 1 / 2) == reference.BOOK_V5E_INT8_WEIGHTS
     assert abs(critical_batch(D, F, B300.ridge_point("nvfp4"), 0.5625, 0.5625, 2) - 750) < 5
     assert ridge_point(989e12, 3.35e12) == H100.ridge_point("bf16")
+    side = 2 * H100.ridge_point("bf16")  # an s x s bf16 tile reaches s / 2 FLOP/B
+    assert f"{side:.0f}" == reference.TILE_SIDE_H100
+    accumulator = side**2 * 4
+    assert f"{accumulator / 2**20:.1f}" == reference.TILE_ACCUMULATOR_MIB
+    assert accumulator > reference.SM_REGISTER_FILE_BYTES
+    peak, link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
+    for dim, verdict in ((4096, "comms"), (8192, "comms"), (16384, "compute")):
+        for B in (1, 8, 128, 2048, 65536):
+            r = sharded_matmul_two_chips(B, dim, 8192, peak, link)
+            assert r["bound"] == verdict
+            assert r["intensity"] == dim / 2
+            assert r["flops"] == B * dim * 8192
+            assert r["comm_bytes"] == B * 8192 * 2
 
 
 @pytest.mark.parametrize("B", [1, 16, 256, 4096, 65536])
@@ -104,14 +117,6 @@ def test_tiled_intensity_exact_and_approximate(tile, exact: str, approx: str) ->
     assert f"{bm * bn / (bm + bn):.1f}" == approx
 
 
-def test_tile_needed_for_the_h100_ridge() -> None:
-    side = 2 * H100.ridge_point("bf16")  # an s x s bf16 tile reaches s / 2 FLOP/B
-    assert f"{side:.0f}" == reference.TILE_SIDE_H100
-    accumulator = side**2 * 4
-    assert f"{accumulator / 2**20:.1f}" == reference.TILE_ACCUMULATOR_MIB
-    assert accumulator > reference.SM_REGISTER_FILE_BYTES
-
-
 @pytest.mark.parametrize(
     ("chip", "threshold"), [(get_chip(k), d) for k, d in reference.NETWORK_D.items()]
 )
@@ -119,17 +124,6 @@ def test_network_critical_dimension(chip, threshold: int) -> None:
     dim = network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
     assert abs(dim - threshold) < 1
     assert dim == pytest.approx(2 * chip.peak_flops("bf16") / chip.link_bw)
-
-
-def test_network_verdict_does_not_depend_on_batch() -> None:
-    peak, link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
-    for dim, verdict in ((4096, "comms"), (8192, "comms"), (16384, "compute")):
-        for B in (1, 8, 128, 2048, 65536):
-            r = sharded_matmul_two_chips(B, dim, 8192, peak, link)
-            assert r["bound"] == verdict
-            assert r["intensity"] == dim / 2
-            assert r["flops"] == B * dim * 8192
-            assert r["comm_bytes"] == B * 8192 * 2
 
 
 def _random_machine(rng: random.Random) -> tuple[float, float, float, float]:

@@ -90,6 +90,14 @@ def test_acceptance_for_speedup_inverts_it() -> None:
     # a = 0.8, K = 4: (1 - 0.32768) / 0.2 = 3.3616; draft 5% of a step: 3.3616 / 1.2
     assert serving.expected_tokens(0.8, 4) == pytest.approx(3.3616)
     assert serving.speculative_speedup(0.8, 4, 0.05) == pytest.approx(3.3616 / 1.2)
+    assert serving.cost_per_million(1850, 2.0) == pytest.approx(0.30030, rel=1e-4)
+    # DeepSeek's decode: 14.8k tokens/s a node of 8 at $2 a GPU-hour: 16 / 3600 / 14.8e3 x 1e6
+    assert serving.cost_per_million(14.8e3 / 8, 2.0) == pytest.approx(0.3003, rel=1e-3)
+    assert serving.node_hours(3.6e6, 1000) == pytest.approx(1.0)
+    # 168e9 output tokens at 14.8k/s a node: 11,351,351 s = 3,153.2 node-hours
+    assert serving.node_hours(168e9, 14.8e3) == pytest.approx(3153.15, rel=1e-5)
+    assert serving.pd_ratio(3.0, 6.0) == 0.5
+    assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
 
 
 def test_deepep_latencies_it_did_not_take_from_are_within_16_percent() -> None:
@@ -109,18 +117,6 @@ def test_deepep_latencies_it_did_not_take_from_are_within_16_percent() -> None:
     assert predict.deepep_latency() == pytest.approx(77e-6 - 41.3952e-6)
     for bw in pub.DEEPEP_NORMAL_BW[8]:
         assert 0.9 < bw / pub.H800_NVLINK.value <= 1.0
-
-
-def test_cost_node_hours_and_tokens_per_gpu_by_hand() -> None:
-    # $2 an hour over 1,850 tokens/s: 2 / 3600 / 1850 x 1e6 = $0.3003 per million
-    assert serving.cost_per_million(1850, 2.0) == pytest.approx(0.30030, rel=1e-4)
-    # DeepSeek's decode: 14.8k tokens/s a node of 8 at $2 a GPU-hour: 16 / 3600 / 14.8e3 x 1e6
-    assert serving.cost_per_million(14.8e3 / 8, 2.0) == pytest.approx(0.3003, rel=1e-3)
-    assert serving.node_hours(3.6e6, 1000) == pytest.approx(1.0)
-    # 168e9 output tokens at 14.8k/s a node: 11,351,351 s = 3,153.2 node-hours
-    assert serving.node_hours(168e9, 14.8e3) == pytest.approx(3153.15, rel=1e-5)
-    assert serving.pd_ratio(3.0, 6.0) == 0.5
-    assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
 
 
 # half of Llama-3-8B's layers on a 1,024-token window; DeepSeek-V3 has three dense layers

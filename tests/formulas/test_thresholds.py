@@ -38,6 +38,11 @@ def test_linear_threshold_closed_form_and_predicate() -> None:
         fixed = rng.uniform(0, 5000)
         r = rng.uniform(0.01, 0.999) * gain / cost  # always reachable
         assert solve(gain, cost, fixed, r) == brute(gain, cost, fixed, r)
+    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.0) == Crossover(2, 4)
+    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 1.9) == Crossover(2, 4)
+    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.1) == Crossover(4, 8)
+    assert crossover([3, 5], [9.0, 9.0], 1.0) == Crossover(None, 3)
+    assert crossover([3, 5], [0.0, 0.5], 1.0) is None
 
 
 def test_smallest_integer_corrects_a_rough_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,11 +75,3 @@ def test_smallest_integer_corrects_a_rough_estimate(monkeypatch: pytest.MonkeyPa
     asked.clear()  # one above: it steps down once, then checks the one below
     assert thresholds.smallest_integer_reaching(reaches, 1e6 + 0.5) == 10**6
     assert sorted(asked) == [999_999, 1_000_000, 1_000_000]
-
-
-def test_crossover() -> None:
-    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.0) == Crossover(2, 4)
-    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 1.9) == Crossover(2, 4)
-    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.1) == Crossover(4, 8)
-    assert crossover([3, 5], [9.0, 9.0], 1.0) == Crossover(None, 3)
-    assert crossover([3, 5], [0.0, 0.5], 1.0) is None

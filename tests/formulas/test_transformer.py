@@ -96,10 +96,6 @@ def test_parameter_count_by_hand_llama_3_8b() -> None:
     assert (
         decode_ledger(tied, 1, 128).weight_bytes == decode_ledger(LLAMA_3_8B, 1, 128).weight_bytes
     )
-
-
-def test_kv_cache_per_token_reference_values() -> None:
-    # 2 x layers x KV heads x head dim x bytes.
     assert kv_cache_bytes_per_token(LLAMA_2_7B, 2) == 512 * KIB  # the article's 512 KiB/token
     assert kv_cache_bytes_per_token(LLAMA_3_8B, 2) == 128 * KIB
     assert kv_cache_bytes_per_token(LLAMA_3_70B, 2) == 2 * 80 * 8 * 128 * 2
@@ -285,6 +281,24 @@ def test_critical_batch_reference_values() -> None:
         approx = ridge * DTypes(weights=w).w_bytes / 2
         assert approx <= knee <= 1.15 * approx
     assert decode_critical_batch(LLAMA_3_8B, 1e6) is None  # a ridge no batch can reach
+    m = LLAMA_3_70B
+    shapes = {s.name: s for s in weight_matmul_shapes(m, MIXED)}
+    d, q, kv, ff, V, L = 8192, 64 * 128, 8 * 128, 28672, 128256, 80
+    assert {n: (s.K, s.N, s.count) for n, s in shapes.items()} == {
+        "Q projection": (d, q, L),
+        "K projection": (d, kv, L),
+        "V projection": (d, kv, L),
+        "output projection": (q, d, L),
+        "gate projection": (d, ff, L),
+        "up projection": (d, ff, L),
+        "down projection": (ff, d, L),
+        "LM head": (d, V, 1),
+    }
+    k = shapes["K projection"]
+    assert (k.x_bytes, k.w_bytes, k.out_bytes) == (A, W, KV)  # K lands in the cache
+    assert (shapes["LM head"].x_bytes, shapes["LM head"].out_bytes) == (A, A)
+    ungated = dataclasses.replace(m, gated_mlp=False)
+    assert "gate projection" not in [s.name for s in weight_matmul_shapes(ungated)]
 
 
 def test_bad_inputs_raise_value_error() -> None:
@@ -293,6 +307,12 @@ def test_bad_inputs_raise_value_error() -> None:
     assert Op("softmax", "attention", 10.0).intensity == math.inf
     assert Op("nothing", "lookup", 0.0).intensity == 0.0
     assert Op("mm", "matmul", 8.0, 2.0, 1.0, 1.0).intensity == 2.0
+    v = verify_ledger(LLAMA_3_8B, 2, 4, 1024, DTypes(weights="fp8"))
+    ops = {op.name: op for op in v.once}
+    assert ops["LM head"].flops == 2 * 8 * 4096 * 128256
+    assert ops["LM head"].weight_bytes == 4096 * 128256
+    assert ops["embedding lookup"].weight_bytes == 8 * 4096
+    assert (v.batch, v.new_tokens, v.context, v.tokens) == (2, 4, 1024, 8)
 
 
 @pytest.mark.parametrize("model", [LLAMA_3_8B, DEEPSEEK_V3])  # DeepSeek: 3 dense layers
@@ -301,17 +321,6 @@ def test_a_verify_pass_of_one_token_is_a_decode_step(model) -> None:
     one, dec = verify_ledger(model, 3, 1, 1024, fp8), decode_ledger(model, 3, 1024, fp8)
     assert (one.phase, dec.phase) == ("verify", "decode")
     assert dataclasses.replace(one, phase="decode") == dec
-
-
-def test_a_verify_pass_checks_every_drafted_token() -> None:
-    # B = 2 sequences x T = 4 tokens: the LM head runs on 8 rows, 2 x 8 x 4096 x 128,256 FLOP,
-    # and reads its 4096 x 128,256 fp8 weights once; the embedding reads 8 rows
-    v = verify_ledger(LLAMA_3_8B, 2, 4, 1024, DTypes(weights="fp8"))
-    ops = {op.name: op for op in v.once}
-    assert ops["LM head"].flops == 2 * 8 * 4096 * 128256
-    assert ops["LM head"].weight_bytes == 4096 * 128256
-    assert ops["embedding lookup"].weight_bytes == 8 * 4096
-    assert (v.batch, v.new_tokens, v.context, v.tokens) == (2, 4, 1024, 8)
 
 
 # ---------------------------------------------------------------------------
@@ -408,6 +417,18 @@ def test_causal_pairs_by_brute_force() -> None:
     embed_rows = 4  # decode at batch 4 reads 4 embedding rows
     weights = reference.EXACT_PARAMS[m.key] - m.vocab_size * m.d_model + embed_rows * m.d_model
     assert decode_ledger(m, 4, 100, MIXED).weight_bytes == weights * W
+    assert batch_grid(100, per_decade=2) == [1, 3, 10, 32, 100]
+    assert batch_grid(2, per_decade=1) == [1, 2]
+    assert batch_grid(1000, per_decade=1) == [1, 10, 100, 1000]
+    assert batch_grid(8, per_decade=3) == [1, 2, 4, 8]  # 10 ** (0.903 i / 3), i = 1, 2
+    assert batch_grid(1) == [1]
+    assert batch_grid(3, per_decade=1) == [1, 3]  # one step per decade: nothing in between
+    # 24 points per decade: 10 ** (3 i / 72) for i < 72, rounded, with 1 and 1000
+    expected = sorted({1, 1000} | {round(10 ** (3 * i / 72)) for i in range(1, 72)})
+    assert batch_grid(1000) == expected
+    assert batch_grid(10) == list(range(1, 11))
+    ops = layer_ops(LLAMA_3_8B, 1, 1, 8)[0]
+    assert_frozen(MIXED, ops, decode_ledger(LLAMA_3_8B, 1, 8), Deployment(LLAMA_3_8B, H100))
 
 
 def test_op_times_by_hand() -> None:
@@ -479,27 +500,6 @@ def test_llama_3_8b_on_an_h100_in_bf16() -> None:
     assert led.overhead == pytest.approx(0.10 * (weights + kv + 3 * 16 * 4096 * 2))
 
 
-def test_weight_matmul_shapes_by_hand() -> None:
-    m = LLAMA_3_70B
-    shapes = {s.name: s for s in weight_matmul_shapes(m, MIXED)}
-    d, q, kv, ff, V, L = 8192, 64 * 128, 8 * 128, 28672, 128256, 80
-    assert {n: (s.K, s.N, s.count) for n, s in shapes.items()} == {
-        "Q projection": (d, q, L),
-        "K projection": (d, kv, L),
-        "V projection": (d, kv, L),
-        "output projection": (q, d, L),
-        "gate projection": (d, ff, L),
-        "up projection": (d, ff, L),
-        "down projection": (ff, d, L),
-        "LM head": (d, V, 1),
-    }
-    k = shapes["K projection"]
-    assert (k.x_bytes, k.w_bytes, k.out_bytes) == (A, W, KV)  # K lands in the cache
-    assert (shapes["LM head"].x_bytes, shapes["LM head"].out_bytes) == (A, A)
-    ungated = dataclasses.replace(m, gated_mlp=False)
-    assert "gate projection" not in [s.name for s in weight_matmul_shapes(ungated)]
-
-
 def brute_critical_batch(shapes, ridge: float) -> int | None:
     """Smallest B with sum 2BDF / sum (B (D x + F out) + D F w) >= ridge (doubling, bisecting)."""
 
@@ -532,19 +532,3 @@ def test_decode_critical_batch_by_brute_force(m: Model, dt: DTypes) -> None:
     per = dict((s.name, b) for s, b in matmul_critical_batches(m, 300.0, dt))
     for s in shapes:
         assert per[s.name] == brute_critical_batch([s._replace(count=1)], 300.0), s.name
-
-
-def test_batch_grid_by_hand() -> None:
-    # 10 ** (log10(100) i / 4) for i = 1..3 is 3.16, 10, 31.6: rounded 3, 10, 32.
-    assert batch_grid(100, per_decade=2) == [1, 3, 10, 32, 100]
-    assert batch_grid(2, per_decade=1) == [1, 2]
-    assert batch_grid(1000, per_decade=1) == [1, 10, 100, 1000]
-    assert batch_grid(8, per_decade=3) == [1, 2, 4, 8]  # 10 ** (0.903 i / 3), i = 1, 2
-    assert batch_grid(1) == [1]
-    assert batch_grid(3, per_decade=1) == [1, 3]  # one step per decade: nothing in between
-    # 24 points per decade: 10 ** (3 i / 72) for i < 72, rounded, with 1 and 1000
-    expected = sorted({1, 1000} | {round(10 ** (3 * i / 72)) for i in range(1, 72)})
-    assert batch_grid(1000) == expected
-    assert batch_grid(10) == list(range(1, 11))
-    ops = layer_ops(LLAMA_3_8B, 1, 1, 8)[0]
-    assert_frozen(MIXED, ops, decode_ledger(LLAMA_3_8B, 1, 8), Deployment(LLAMA_3_8B, H100))

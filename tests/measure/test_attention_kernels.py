@@ -69,6 +69,16 @@ def test_a_kernel_can_be_called_again_and_gives_the_same_result() -> None:
     q1, k1, _ = attention.random_qkv(10, 3, seed=1)
     assert q.dtype == k.dtype == v.dtype == np.float32
     assert np.allclose(q, 0.5 * q1) and np.array_equal(k, k1)
+    assert attention.naive_counts(4, 2) == (208.0, 768.0)
+    assert attention.block_count(100, 7, 13) == 15 * 8
+    assert attention.block_count(64, 64, 64) == 1
+    # O (100 x 8) + S (7 x 13) + tail S (7 x 9) + accumulator and P V (2 x 7 x 8) + 5 x 7.
+    assert attention.tiled_memory_bytes(100, 8, 7, 13) == 4 * (800 + 91 + 63 + 112 + 35)
+    assert attention.naive_memory_bytes(100, 8) == 4 * (10_000 + 800 + 200)
+    # U(7, 13) in fp32 at d = 8 = 224 + 832 + 364 + 224 + 56, plus P V 224 and 3 x 7 x 4.
+    assert attention.tiled_cache_bytes(8, 7, 13) == 1700 + 224 + 84
+    assert attention.relative_error(np.array([1.0, 2.5]), np.array([1.0, 2.0])) == 0.25
+    assert attention.relative_error(np.zeros(3), np.zeros(3)) == 0.0
 
 
 class Tracked(np.ndarray):
@@ -109,20 +119,6 @@ def test_tiled_reads_match_the_byte_count(n: int, d: int, br: int, bc: int) -> N
     else:
         assert nbytes == read + written
     assert flops == 4 * n * n * d + 5 * n * n
-
-
-def test_naive_counts_by_hand() -> None:
-    # N = 4, d = 2: F = 4 * 16 * 2 + 5 * 16 = 208; D = 4 (10 * 16 + 4 * 4 * 2) = 768.
-    assert attention.naive_counts(4, 2) == (208.0, 768.0)
-    assert attention.block_count(100, 7, 13) == 15 * 8
-    assert attention.block_count(64, 64, 64) == 1
-    # O (100 x 8) + S (7 x 13) + tail S (7 x 9) + accumulator and P V (2 x 7 x 8) + 5 x 7.
-    assert attention.tiled_memory_bytes(100, 8, 7, 13) == 4 * (800 + 91 + 63 + 112 + 35)
-    assert attention.naive_memory_bytes(100, 8) == 4 * (10_000 + 800 + 200)
-    # U(7, 13) in fp32 at d = 8 = 224 + 832 + 364 + 224 + 56, plus P V 224 and 3 x 7 x 4.
-    assert attention.tiled_cache_bytes(8, 7, 13) == 1700 + 224 + 84
-    assert attention.relative_error(np.array([1.0, 2.5]), np.array([1.0, 2.0])) == 0.25
-    assert attention.relative_error(np.zeros(3), np.zeros(3)) == 0.0
 
 
 def test_best_times_alternates_kernels_and_keeps_the_fastest() -> None:

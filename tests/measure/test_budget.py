@@ -95,6 +95,33 @@ def test_attention_seq_by_hand() -> None:
     # 4 (K^2 + 1024 K): 4096 needs 80 MiB, 2048 needs 24 MiB
     assert budget.gemm_width(32 * MiB, 30 * MiB, 1e12) == 2048
     assert budget.gemm_width(32 * MiB, 20 * MiB, 1e12) == 1024
+    assert budget.matmul_side_cap(budget.DEFAULTS["09"], 100e9, 0.075) == 1536
+    # memory: 12 n^2 <= 1376 MiB / 4 -> n <= 5482 -> 5376
+    assert budget.matmul_side_cap(budget.DEFAULTS["09"], 1e18, 1.0) == 5376
+    llc = FAKE_LLCS["480 MiB"]
+    assert budget.attention_longest(llc, budget.DEFAULTS["10"], 1e15, 7e9) == 7168
+    assert budget.attention_longest(llc, Budget(40.0, 3 * GiB // 2), 1e15, 7e9) == 10240
+    assert budget.cache_note("x", 64 * MiB, 32 * MiB) is None  # 2x: clear
+    mixed = budget.cache_note("The bandwidth roof", 1.6 * 480 * MiB, 480 * MiB)
+    assert mixed and "1.6x the LLC" in mixed and "mix of LLC and DRAM" in mixed
+    inside = budget.cache_note("GEMM", 64 * MiB, 480 * MiB)
+    assert inside and "0.13x" in inside and "mostly the LLC" in inside
+    assert budget.cache_note("x", 1, None) is None  # unknown cache: nothing to claim
+    assert budget.op_seconds(Budget(10.0, GiB)) == pytest.approx(0.12)
+    assert budget.op_seconds(Budget(20.0, GiB)) == pytest.approx(0.24)
+    assert budget.call_cap(Budget(10.0, GiB)) == pytest.approx(0.15)
+    assert budget.time_scale(Budget(40.0, GiB), "09") == 2.0
+    assert budget.time_scale(Budget(5.0, GiB), "01") == 0.5
+    times = {"sweep_s": 9.0, "sizes_per_octave": 4, "add_s": 0.06}
+    assert budget.scaled_times(times, 0.5) == {"sweep_s": 4.5, "sizes_per_octave": 4, "add_s": 0.03}
+
+    def dim(budget_s: float) -> int:
+        return budget.sweep_weight_dim((1,), 1e12, 1e9, budget_s)
+
+    assert dim(0.2) == 4096
+    assert dim(0.1) == 2048
+    assert dim(0.0336) == 2048 and dim(0.0335) == 1024
+    assert dim(1e-6) == 1024  # never below 1024, even when that overruns too
 
 
 @pytest.mark.parametrize(("llc", "copies"), [
@@ -127,22 +154,6 @@ def test_lecture03_never_reads_a_cached_copy_when_the_budget_allows(name: str) -
     want = max(8 * budget.llc_or_fallback(llc), 256 * MiB)
     assert limit == min(want, int(0.75 * (1.5 * GiB - 160 * MiB)))
     assert budget.sweep_limit_bytes(llc, budget.DEFAULTS["09"], GiB) <= GiB // 4
-
-
-def test_matmul_side_cap_by_hand() -> None:
-    # 0.075 s at 100 GFLOP/s: 2 n^3 <= 7.5e9 -> n <= 1553 -> 1536
-    assert budget.matmul_side_cap(budget.DEFAULTS["09"], 100e9, 0.075) == 1536
-    # memory: 12 n^2 <= 1376 MiB / 4 -> n <= 5482 -> 5376
-    assert budget.matmul_side_cap(budget.DEFAULTS["09"], 1e18, 1.0) == 5376
-    llc = FAKE_LLCS["480 MiB"]
-    assert budget.attention_longest(llc, budget.DEFAULTS["10"], 1e15, 7e9) == 7168
-    assert budget.attention_longest(llc, Budget(40.0, 3 * GiB // 2), 1e15, 7e9) == 10240
-    assert budget.cache_note("x", 64 * MiB, 32 * MiB) is None  # 2x: clear
-    mixed = budget.cache_note("The bandwidth roof", 1.6 * 480 * MiB, 480 * MiB)
-    assert mixed and "1.6x the LLC" in mixed and "mix of LLC and DRAM" in mixed
-    inside = budget.cache_note("GEMM", 64 * MiB, 480 * MiB)
-    assert inside and "0.13x" in inside and "mostly the LLC" in inside
-    assert budget.cache_note("x", 1, None) is None  # unknown cache: nothing to claim
 
 
 # Half of lecture 10's 1,376 MiB arrays budget is 688 MiB = 721,420,288 B, and
@@ -179,21 +190,3 @@ def test_fake_llc_reaches_every_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     assert caches.faked(REAL, "sysfs", "none") == ([], "")
     with pytest.raises(ValueError, match="ROOFLINE_FAKE_LLC"):
         caches.faked(REAL, "sysfs", "lots")
-
-
-def test_op_seconds_and_call_cap_scale_with_the_budget() -> None:
-    assert budget.op_seconds(Budget(10.0, GiB)) == pytest.approx(0.12)
-    assert budget.op_seconds(Budget(20.0, GiB)) == pytest.approx(0.24)
-    assert budget.call_cap(Budget(10.0, GiB)) == pytest.approx(0.15)
-    assert budget.time_scale(Budget(40.0, GiB), "09") == 2.0
-    assert budget.time_scale(Budget(5.0, GiB), "01") == 0.5
-    times = {"sweep_s": 9.0, "sizes_per_octave": 4, "add_s": 0.06}
-    assert budget.scaled_times(times, 0.5) == {"sweep_s": 4.5, "sizes_per_octave": 4, "add_s": 0.03}
-
-    def dim(budget_s: float) -> int:
-        return budget.sweep_weight_dim((1,), 1e12, 1e9, budget_s)
-
-    assert dim(0.2) == 4096
-    assert dim(0.1) == 2048
-    assert dim(0.0336) == 2048 and dim(0.0335) == 1024
-    assert dim(1e-6) == 1024  # never below 1024, even when that overruns too

@@ -77,6 +77,15 @@ def test_missing_folder_gives_empty(tmp_path: Path) -> None:
     assert caches.data_levels([]) == []
     found = [Cache(1, "Data", 48 * KIB), Cache(2, "Unified", 2 * MIB), Cache(3, "Unified", 2 * MIB)]
     assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 2 * MIB)]
+    root = tmp_path / "cache"
+    make_index(root, 0, "0", "Data", "32K")  # level 0 is not a cache level
+    make_index(root, 1, "2", "Unified", "2M")
+    make_index(root, 2, "2", "Data", "1M")
+    found = caches.read_sysfs(root)
+    assert [(c.level, c.size_bytes) for c in found] == [(2, 1 * MIB), (2, 2 * MIB)]
+    assert caches.data_levels(found) == [("L2", 2 * MIB)]  # the larger at its level
+    assert caches.last_level_cache_bytes(found) == 2 * MIB
+    assert Cache(3, "Unified", 1).name == "L3" and Cache(1, "Instruction", 1).name == "L1i"
 
 
 def test_unparseable_and_odd_entries_are_skipped(tmp_path: Path) -> None:
@@ -205,15 +214,3 @@ def test_this_machine_never_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert caches.available_memory_bytes(str(info)) == 3 * 4096  # the fallback: free pages
     monkeypatch.delattr(caches.os, "sysconf")
     assert caches.available_memory_bytes(str(tmp_path / "absent")) is None
-
-
-def test_a_level_zero_entry_and_the_largest_level_wins(tmp_path: Path) -> None:
-    root = tmp_path / "cache"
-    make_index(root, 0, "0", "Data", "32K")  # level 0 is not a cache level
-    make_index(root, 1, "2", "Unified", "2M")
-    make_index(root, 2, "2", "Data", "1M")
-    found = caches.read_sysfs(root)
-    assert [(c.level, c.size_bytes) for c in found] == [(2, 1 * MIB), (2, 2 * MIB)]
-    assert caches.data_levels(found) == [("L2", 2 * MIB)]  # the larger at its level
-    assert caches.last_level_cache_bytes(found) == 2 * MIB
-    assert Cache(3, "Unified", 1).name == "L3" and Cache(1, "Instruction", 1).name == "L1i"

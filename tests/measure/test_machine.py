@@ -55,6 +55,18 @@ def test_usable_cores_respects_affinity(monkeypatch) -> None:
     assert machine.usable_cores() == 1
     monkeypatch.setattr(machine.os, "cpu_count", lambda: 6)
     assert machine.usable_cores() == 6
+    desc = machine.describe()
+    assert set(desc) == {"cpu", "cores", "system", "python", "numpy", "blas", "blas_env"}
+    assert desc["cores"] == machine.usable_cores()
+    blas = {"library": "openblas", "version": "0.3", "kernel": "Zen", "threads": 8}
+    fake = {"cpu": "CPU X", "cores": 8, "system": "Linux x86_64", "numpy": "2.0", "blas": blas}
+    assert machine.fingerprint(fake) == "CPU X | 8 | Linux x86_64 | openblas | Zen | 8"
+    assert machine.summary_line(fake) == (
+        "CPU X, 8 cores; numpy 2.0 with openblas 0.3, kernel Zen, 8 BLAS threads"
+    )
+    fake["blas"]["version"] = ""
+    assert "with openblas, kernel" in machine.summary_line(fake)
+    assert machine.fingerprint({}) == "None | None | None | None | None | None"
 
 
 def test_blas_env_reports_only_what_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,18 +88,3 @@ def test_blas_env_reports_only_what_is_set(monkeypatch: pytest.MonkeyPatch) -> N
     info = machine.blas_info()
     got = (info["library"], info["kernel"], info["version"], info["threads"])
     assert got == ("unknown", "n/a", "", 2)
-
-
-def test_describe_and_the_one_line_forms() -> None:
-    desc = machine.describe()
-    assert set(desc) == {"cpu", "cores", "system", "python", "numpy", "blas", "blas_env"}
-    assert desc["cores"] == machine.usable_cores()
-    blas = {"library": "openblas", "version": "0.3", "kernel": "Zen", "threads": 8}
-    fake = {"cpu": "CPU X", "cores": 8, "system": "Linux x86_64", "numpy": "2.0", "blas": blas}
-    assert machine.fingerprint(fake) == "CPU X | 8 | Linux x86_64 | openblas | Zen | 8"
-    assert machine.summary_line(fake) == (
-        "CPU X, 8 cores; numpy 2.0 with openblas 0.3, kernel Zen, 8 BLAS threads"
-    )
-    fake["blas"]["version"] = ""
-    assert "with openblas, kernel" in machine.summary_line(fake)
-    assert machine.fingerprint({}) == "None | None | None | None | None | None"

@@ -116,8 +116,6 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
     best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
     assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
 
-
-def test_matmul_size_is_the_first_slow_enough() -> None:
     def time_call(n: int) -> float:  # a 1024^3 matmul takes 1/20 s, time grows as n^3
         return 0.05 * (n / 1024) ** 3
 
@@ -226,9 +224,6 @@ def test_roofs_taken_between_operations_catch_a_quieter_moment(
     assert quiet["bandwidth_bytes_per_s"] == STREAM_BYTES * 64
     assert quiet["matmul_samples"] == busy["matmul_samples"] + 2  # one per round
     assert quiet["bandwidth_samples"] == busy["bandwidth_samples"] + 2
-
-
-def test_an_operation_of_the_roofs_kernel_raises_the_roof(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = _two_thread_machine(monkeypatch)
     kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
     run = roofs.RoofRun(kernels, quick=True, clock=clock).start()

@@ -33,9 +33,6 @@ def test_time_samples_records_each_calls_duration() -> None:
     assert durations == [1 / 4, 1 / 2]  # (1/4 + 1/4) / 2 and (1/2 + 1/2) / 2
     assert fn.calls == 4
     assert timing.time_samples(fn, repeat=1, warmup=0, calls=0, clock=clock) == [1 / 8]
-
-
-def test_best_time_is_the_fastest_sample() -> None:
     clock = FakeClock()
     fn = kernel(clock, 1.0, 3 / 8, 1 / 8, 1 / 4, 1 / 2)
     assert timing.best_time(fn, repeat=4, warmup=1, clock=clock) == 1 / 8
@@ -70,9 +67,6 @@ def test_calls_per_batch_doubles_until_the_batch_is_long_enough(
     monkeypatch.setattr(timing, "MAX_CALLS_PER_BATCH", 8)
     assert timing.calls_per_batch(kernel(clock, 0.0), 1.0, clock=clock) == (8, 0.0)
     assert timing.MAX_CALLS_PER_BATCH == 8
-
-
-def test_time_per_call_reports_the_fastest_batch() -> None:
     clock = FakeClock()
     # warm-up 1/8; calls_per_batch: 1 call of 1/1024 is < 1/512, 2 calls = 1/512: k = 2;
     # then two more batches of 2 calls: the second one faster (1/2048 per call).

@@ -52,6 +52,19 @@ def test_the_table_has_exactly_the_reference_chips() -> None:
     assert all(precision in message for precision in TPU_V5E.precisions)
     with pytest.raises(ValueError, match="bf16, fp8, nvfp4"):
         B300.ridge_point("fp4")
+    fig = hw_specs.capacity(1.0, "s")
+    assert (fig.unit, fig.estimate, fig.note) == ("B", False, "")
+    assert hw_specs.bandwidth(1.0, "s", True, "n") == hw_specs.Figure(1.0, "B/s", "s", True, "n")
+    assert flops(2.0, "s").unit == "FLOP/s" and not flops(2.0, "s").estimate
+    link_less = dataclasses.replace(H100, link_name="")
+    assert "link" in [label for label, _ in link_less.figures()][-2:]
+    assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
+    assert_frozen(H100.mem_bw_figure, H100)
+    assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
+    figure = dataclasses.replace(H100.achievable_flops_table["bf16"], value=-1.0)
+    chip = dataclasses.replace(H100, achievable_flops_table={"bf16": figure})
+    with pytest.raises(ValueError, match=r"^H100 SXM achievable bf16 FLOP/s must be"):
+        chip.achievable_flops("bf16")
 
 
 @pytest.mark.parametrize("key", list(reference.HARDWARE))
@@ -89,22 +102,6 @@ def test_every_figure_cites_the_chips_own_document(chip: Chip) -> None:
             assert any(n in figure.source for n in names.get(chip.key, (chip.key.upper(),)))
     labels = [label for label, _ in chip.figures()]
     assert f"link ({chip.link_name})" in labels[-2:]
-
-
-def test_bandwidth_capacity_and_link_are_marked_with_their_units() -> None:
-    fig = hw_specs.capacity(1.0, "s")
-    assert (fig.unit, fig.estimate, fig.note) == ("B", False, "")
-    assert hw_specs.bandwidth(1.0, "s", True, "n") == hw_specs.Figure(1.0, "B/s", "s", True, "n")
-    assert flops(2.0, "s").unit == "FLOP/s" and not flops(2.0, "s").estimate
-    link_less = dataclasses.replace(H100, link_name="")
-    assert "link" in [label for label, _ in link_less.figures()][-2:]
-    assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
-    assert_frozen(H100.mem_bw_figure, H100)
-    assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
-    figure = dataclasses.replace(H100.achievable_flops_table["bf16"], value=-1.0)
-    chip = dataclasses.replace(H100, achievable_flops_table={"bf16": figure})
-    with pytest.raises(ValueError, match=r"^H100 SXM achievable bf16 FLOP/s must be"):
-        chip.achievable_flops("bf16")
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,11 @@ from tests.tables.test_tables_rebuilt import rebuilt
 MS = 1e-3
 
 
+def fields(record: object, names: str) -> tuple:
+    """The named fields of a record, in order."""
+    return tuple(getattr(record, name) for name in names.split())
+
+
 def fresh_table() -> SimpleNamespace:
     """The table as its module builds it, run afresh by each test: a builder such as `_request`
     runs only at import, so a slip in it (or mutmut's mutant of it, which is switched on after
@@ -177,23 +182,12 @@ def test_every_curve_point_and_request_as_published() -> None:
     for r, row in zip(a100, PUBLISHED, strict=True):
         assert r.batch == 1 and row[6] in r.engine
     # GPT-6.7B: 32 heads of 128 (d 4096), 32 layers; the GPT models' vocabulary 51200.
-    m = pub.GPT_6_7B
-    assert (m.d_model, m.n_layers, m.d_ff, m.vocab_size, m.max_context) == (
-        4096,
-        32,
-        16384,
-        51200,
-        2048,
-    )
+    shape = fields(pub.GPT_6_7B, "d_model n_layers d_ff vocab_size max_context")
+    assert shape == (4096, 32, 16384, 51200, 2048)
     assert (pub.GPT_20B.n_heads, pub.GPT_20B.d_head, pub.GPT_20B.vocab_size) == (48, 128, 51200)
     big = pub.LLAMA_2_70B
-    assert (big.n_layers, big.d_model, big.n_heads, big.vocab_size, big.max_context) == (
-        80,
-        8192,
-        64,
-        32000,
-        4096,
-    )
+    shape = fields(big, "n_layers d_model n_heads vocab_size max_context")
+    assert shape == (80, 8192, 64, 32000, 4096)
     assert big.gated_mlp and not big.tied_embeddings and not pub.GPT_20B.gated_mlp
 
 
@@ -233,12 +227,6 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "vllm-eager")] == pytest.approx(133.70)
     assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "trtllm")] == pytest.approx(70.19)
     # Llama-2-13B's config.json: 40 layers, hidden 5120, 40 heads, intermediate 13824.
-    m = pub.LLAMA_2_13B
-    assert (m.n_layers, m.d_model, m.n_kv_heads, m.d_ff, m.vocab_size) == (
-        40,
-        5120,
-        40,
-        13824,
-        32000,
-    )
+    shape = fields(pub.LLAMA_2_13B, "n_layers d_model n_kv_heads d_ff vocab_size")
+    assert shape == (40, 5120, 40, 13824, 32000)
     assert (*pub.REQUESTS, *pub.SERVING_REQUESTS) == pub.ALL_REQUESTS

@@ -57,21 +57,6 @@ def test_the_table_holds_the_three_models() -> None:
         dataclasses.replace(LLAMA_3_8B, n_layers=1025)
     assert dataclasses.replace(LLAMA_3_8B, published_params=0.5).published_params == 0.5
     assert_frozen(LLAMA_3_8B)
-
-
-@pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
-def test_every_model_cites_its_sources(m: Model) -> None:
-    assert "config.json" in m.config_source and "meta-llama/" in m.config_source
-    assert re.search(r"checked \d{4}-\d{2}-\d{2}", m.config_source)
-    assert m.params_source and "Hugging Face" in m.params_source
-
-
-@pytest.mark.parametrize("name", ["llama-3-8b", "Llama-3-8B", "LLAMA_3_8B", " llama 3 8b "])
-def test_get_model_is_forgiving(name: str) -> None:
-    assert get_model(name) is LLAMA_3_8B
-
-
-def test_full_mha_twin() -> None:
     twin = with_full_mha(LLAMA_3_70B)
     assert twin.n_kv_heads == twin.n_heads == 64
     assert twin.published_params is None
@@ -93,6 +78,18 @@ def test_full_mha_twin() -> None:
         with_kv_heads(LLAMA_3_8B, 0)
     with pytest.raises(ValueError, match="expected a Model"):
         with_kv_heads("llama-3-8b", 8)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
+def test_every_model_cites_its_sources(m: Model) -> None:
+    assert "config.json" in m.config_source and "meta-llama/" in m.config_source
+    assert re.search(r"checked \d{4}-\d{2}-\d{2}", m.config_source)
+    assert m.params_source and "Hugging Face" in m.params_source
+
+
+@pytest.mark.parametrize("name", ["llama-3-8b", "Llama-3-8B", "LLAMA_3_8B", " llama 3 8b "])
+def test_get_model_is_forgiving(name: str) -> None:
+    assert get_model(name) is LLAMA_3_8B
 
 
 @pytest.mark.parametrize(

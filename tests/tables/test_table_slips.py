@@ -171,9 +171,6 @@ def test_the_record_line_is_the_start_of_the_record(capsys: pytest.CaptureFixtur
     for table in (M, T, A, H):
         assert said(table, "\n", "\n") == (None, set())
     assert capsys.readouterr().err == ""
-
-
-def test_a_unit_slip_or_an_achievable_roof_above_its_datasheet_is_one_warning(capsys) -> None:
     old = 'mem_bw_figure=bandwidth(3.35e12, H100_DATASHEET, note="HBM3")'
     line, _ = said(H, old, old.replace("3.35e12", "3.35e9"))
     assert line is None  # no error: the lecture goes on
@@ -251,7 +248,9 @@ def check(source: str) -> None:
     slips.check_table_source(source, "/x/common/hw_specs.py", hw_specs.Chip)
 
 
-def test_small_tables_a_table_by_name_a_chip_without_key_or_name_and_a_dict_key_twice() -> None:
+def test_small_tables_a_table_by_name_a_chip_without_key_or_name_and_a_dict_key_twice(
+    tmp_path: Path,
+) -> None:
     check("MINE = " + CHIP)
     by_name = CHIP.replace('peak_flops_table={"bf16": flops(1e12, "s")}', "peak_flops_table=T")
     check("T = dict(bf16=1)\nMINE = " + by_name)  # a table given by name is not read
@@ -265,17 +264,6 @@ def test_small_tables_a_table_by_name_a_chip_without_key_or_name_and_a_dict_key_
         "common/hw_specs.py line 3: SIZES[...] entry 'a' is listed twice (lines 2 and 3); a "
         "dict keeps only the last, so delete one"
     )
-
-
-def _raised_in(path: str, code: str, namespace: dict | None = None) -> BaseException:
-    try:
-        exec(compile(code, path, "exec"), {} if namespace is None else namespace)
-    except BaseException as exc:
-        return exc
-    raise AssertionError(f"{code!r} raised nothing")
-
-
-def test_only_errors_of_the_table_module_itself_are_slips(tmp_path: Path) -> None:
     assert slips.describe(ValueError("x")) is None
     assert slips.describe(SyntaxError("bad", ("lectures/x.py", 1, 1, "x"))) is None
     assert slips.describe(SyntaxError("bad", ("/x/common/not_hw_specs.py", 1, 1, "x"))) is None
@@ -299,6 +287,14 @@ def test_only_errors_of_the_table_module_itself_are_slips(tmp_path: Path) -> Non
     assert slips.source_of(found) == "X = 1\n"  # the loader's text, not the file's
     assert slips.source_of({**found, "__name__": "other"}) == "X = 2\n"  # then the file's
     assert slips.source_of({"__name__": "gone", "__file__": str(tmp_path / "no.py")}) == ""
+
+
+def _raised_in(path: str, code: str, namespace: dict | None = None) -> BaseException:
+    try:
+        exec(compile(code, path, "exec"), {} if namespace is None else namespace)
+    except BaseException as exc:
+        return exc
+    raise AssertionError(f"{code!r} raised nothing")
 
 
 @pytest.mark.parametrize(
@@ -352,9 +348,6 @@ def test_a_name_a_table_lost_names_the_line_that_imports_or_reads_it(
     assert slips.describe(lookup("a100")) is None  # still in the table: a bug elsewhere
     assert slips.describe(lookup("never-shipped")) is None  # not a chip the course shipped
     assert slips.describe(KeyError(3)) is None  # not a key by name
-
-
-def test_a_figure_that_is_not_a_number_does_not_hide_a_later_unit_slip() -> None:
     from types import SimpleNamespace as Fake
 
     # the h100's shipped figures in their order: the bf16 peak, ..., the memory bandwidth

@@ -48,9 +48,6 @@ def test_a_tiny_peak_in_the_hardware_table_is_named_where_it_is_read() -> None:
         chip.peak_flops("bf16")
     with pytest.raises(ValueError, match="H100 SXM peak bf16 must be between"):
         chip.validate()
-
-
-def test_positive_accepts_and_converts() -> None:
     assert validate.positive(3, "x") == 3.0 and isinstance(validate.positive(3, "x"), float)
     assert validate.positive(1e-300, "x") == 1e-300
     assert validate.positive_int(1, "n") == 1
