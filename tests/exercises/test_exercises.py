@@ -374,9 +374,6 @@ def test_critical_batch_other_ways() -> None:
     assert ex.critical_batch_answer(far, "int8", 1, 1, 1, 4096).steps[2] == (
         "With K = N = 4,096 no batch reaches the ridge: the intensity never climbs that high."
     )
-
-
-def test_per_example_answer() -> None:
     answer = get_exercise("per-example-matrices").solve()
     assert set(answer.values) == {1, 8, 64, 512}  # not lecture 02's 1, 16, 256, 4096
     assert all(abs(i - 1) < 1e-3 for i in answer.values.values())
@@ -474,9 +471,6 @@ def test_gqa_answer() -> None:
         "The H100's bf16 ridge of 14.8 FLOP/byte is low enough in your table that 1 of the 3 "
         "variants reach it, and fewer KV heads"
     )
-
-
-def test_largest_batch_answer() -> None:
     answer = get_exercise("largest-batch").solve()
 
     def total_gib(batch: int, rate: float) -> float:  # the ledger written out independently
@@ -545,10 +539,7 @@ def test_bandwidth_2x_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     assert steps("bandwidth-2x", high)[2] == "Gain more from 2x compute: none of them."
     monkeypatch.setattr(hw_specs, "TPU_V6E", ex.with_peak(hw_specs.TPU_V6E, "bf16", 197e12))
     assert "GEMM 512 x 4096 x 4096" in get_exercise("bandwidth-2x").solve().values["compute"]
-
-
-def test_sharded_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A100 and B200 (lecture 02 works v5e, v6e, H100 and B300): K* = 2 P / link."""
+    # A100 and B200 (lecture 02 works v5e, v6e, H100 and B300): K* = 2 P / link.
     answer = get_exercise("sharded-matmul").solve()
     assert answer.values["a100"] == pytest.approx(2 * 312e12 / 300e9)  # 2,080
     assert answer.values["b200"] == pytest.approx(2 * 2250e12 / 900e9)  # 5,000

@@ -104,46 +104,6 @@ def test_footprint_by_hand() -> None:
     least = io.tiled_counts(4096, 128, io.smallest_on_chip_bytes(128), BF16)[1]
     assert least == 2 * 2 * 4096 * 128 * (1 + 4096)
     assert least > naive
-
-
-@pytest.mark.parametrize(
-    ("n", "d", "m", "b"),
-    [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
-     (64, 16, 20_000, BF16),  # K and V fit: Bc = N
-     (200, 8, 5000, FP32), (50, 64, 60_000, FP32)],
-)  # fmt: skip
-def test_block_sizes_follow_the_rule(n: int, d: int, m: float, b: float) -> None:
-    blocks = io.block_sizes(n, d, m, b)
-    assert (blocks.rows, blocks.cols) == brute_force_blocks(n, d, m, b)
-    assert blocks.on_chip_bytes == footprint(blocks.rows, blocks.cols, d, b) <= m
-
-
-@pytest.mark.parametrize(("n", "d", "b"), [(64, 16, BF16), (100, 32, FP32), (48, 128, BF16)])
-def test_traffic_never_grows_with_memory_and_never_beats_the_ideal(
-    n: int, d: int, b: float
-) -> None:
-    ideal = 4 * b * n * d
-    lo = math.ceil(footprint(1, 1, d, b))
-    hi = math.ceil(footprint(1, n, d, b)) + 5000
-    previous = math.inf
-    for m in range(lo, hi, 37):
-        traffic = io.tiled_counts(n, d, m, b)[1]
-        assert traffic <= previous
-        assert traffic >= ideal
-        previous = traffic
-    assert previous == ideal
-
-
-@pytest.mark.parametrize(("n", "d"), [(64, 16), (4096, 128)])
-def test_kv_fitting_whole_gives_the_ideal(n: int, d: int) -> None:
-    at = io.resident_on_chip_bytes(n, d, BF16)
-    assert io.block_sizes(n, d, at, BF16).cols == n
-    assert io.tiled_counts(n, d, at, BF16)[1] == 4 * BF16 * n * d
-    assert io.tiled_counts(n, d, at - 1, BF16)[1] > 4 * BF16 * n * d
-
-
-def test_traffic_falls_as_one_over_m_in_the_theorem_regime() -> None:
-    # Theta(N^2 d^2 / M): doubling M from 64 KiB to 128 KiB should roughly halve D.
     d64 = io.tiled_counts(4096, 128, 64 * 1024, BF16)[1]
     d128 = io.tiled_counts(4096, 128, 128 * 1024, BF16)[1]
     assert 1.8 < d64 / d128 < 2.2
@@ -181,6 +141,42 @@ def test_traffic_falls_as_one_over_m_in_the_theorem_regime() -> None:
     for target, m in first.items():
         assert io.smallest_on_chip_for(n, d, target, b) == m
     assert io.smallest_on_chip_for(n, d, 1.01 * max(first), b) is None
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "m", "b"),
+    [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
+     (64, 16, 20_000, BF16),  # K and V fit: Bc = N
+     (200, 8, 5000, FP32), (50, 64, 60_000, FP32)],
+)  # fmt: skip
+def test_block_sizes_follow_the_rule(n: int, d: int, m: float, b: float) -> None:
+    blocks = io.block_sizes(n, d, m, b)
+    assert (blocks.rows, blocks.cols) == brute_force_blocks(n, d, m, b)
+    assert blocks.on_chip_bytes == footprint(blocks.rows, blocks.cols, d, b) <= m
+
+
+@pytest.mark.parametrize(("n", "d", "b"), [(64, 16, BF16), (100, 32, FP32), (48, 128, BF16)])
+def test_traffic_never_grows_with_memory_and_never_beats_the_ideal(
+    n: int, d: int, b: float
+) -> None:
+    ideal = 4 * b * n * d
+    lo = math.ceil(footprint(1, 1, d, b))
+    hi = math.ceil(footprint(1, n, d, b)) + 5000
+    previous = math.inf
+    for m in range(lo, hi, 37):
+        traffic = io.tiled_counts(n, d, m, b)[1]
+        assert traffic <= previous
+        assert traffic >= ideal
+        previous = traffic
+    assert previous == ideal
+
+
+@pytest.mark.parametrize(("n", "d"), [(64, 16), (4096, 128)])
+def test_kv_fitting_whole_gives_the_ideal(n: int, d: int) -> None:
+    at = io.resident_on_chip_bytes(n, d, BF16)
+    assert io.block_sizes(n, d, at, BF16).cols == n
+    assert io.tiled_counts(n, d, at, BF16)[1] == 4 * BF16 * n * d
+    assert io.tiled_counts(n, d, at - 1, BF16)[1] > 4 * BF16 * n * d
 
 
 def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, int]:

@@ -100,6 +100,21 @@ def test_level_ranges() -> None:
     assert hierarchy.fits_in(32 * KIB, FOUR_LEVELS) == "L1"
     assert hierarchy.fits_in(33 * KIB, FOUR_LEVELS) == "L2"
     assert hierarchy.fits_in(1 * 2**30, FOUR_LEVELS) == "DRAM"
+    lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
+    assert len(lengths) == 16 * 4 + 1
+    assert lengths == sorted(set(lengths))
+    ws = [n * hierarchy.BYTES_PER_ELEMENT for n in lengths]
+    assert close(ws[0], 4 * KIB, 0.01) and close(ws[-1], 256 * MIB, 0.01)
+    ratios = [b / a for a, b in itertools.pairwise(ws)]
+    assert all(close(r, 2**0.25, 0.02) for r in ratios[5:])
+    assert len(hierarchy.sweep_lengths(4 * KIB, 64 * KIB, 2)) == 9
+    # the edges: n = round(4096 x 2^i / 12) for i = 0..4 at one size per octave
+    assert hierarchy.sweep_lengths(4096, 65536, 1) == [341, 683, 1365, 2731, 5461]
+    assert hierarchy.sweep_lengths(4096, 4096, 4) == [341]  # lo = hi is one size
+    assert hierarchy.sweep_lengths(1, 12, 1) == [1]  # never below one element
+    assert hierarchy.sweep_lengths(12, 48, 4) == [1, 2, 3, 4]  # repeats dropped
+    # log2(2^(1/4)) x 4 is 0.9999999999999998 in floating point: still two sizes
+    assert len(hierarchy.sweep_lengths(4096, 4096 * 2 ** (1 / 4), 4)) == 2
 
 
 BLIND = [(FOUR_LEVELS, FOUR_PLATEAUS, seed) for seed in (0, 1, 2, 3, 4)]
@@ -235,24 +250,6 @@ def test_corrected_bandwidth_math() -> None:
     assert only["below_threshold_seconds"] is None and only["gil_seconds"] == 0.0
 
 
-def test_sweep_lengths_are_geometric_and_their_edges_by_hand() -> None:
-    lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
-    assert len(lengths) == 16 * 4 + 1
-    assert lengths == sorted(set(lengths))
-    ws = [n * hierarchy.BYTES_PER_ELEMENT for n in lengths]
-    assert close(ws[0], 4 * KIB, 0.01) and close(ws[-1], 256 * MIB, 0.01)
-    ratios = [b / a for a, b in itertools.pairwise(ws)]
-    assert all(close(r, 2**0.25, 0.02) for r in ratios[5:])
-    assert len(hierarchy.sweep_lengths(4 * KIB, 64 * KIB, 2)) == 9
-    # the edges: n = round(4096 x 2^i / 12) for i = 0..4 at one size per octave
-    assert hierarchy.sweep_lengths(4096, 65536, 1) == [341, 683, 1365, 2731, 5461]
-    assert hierarchy.sweep_lengths(4096, 4096, 4) == [341]  # lo = hi is one size
-    assert hierarchy.sweep_lengths(1, 12, 1) == [1]  # never below one element
-    assert hierarchy.sweep_lengths(12, 48, 4) == [1, 2, 3, 4]  # repeats dropped
-    # log2(2^(1/4)) x 4 is 0.9999999999999998 in floating point: still two sizes
-    assert len(hierarchy.sweep_lengths(4096, 4096 * 2 ** (1 / 4), 4)) == 2
-
-
 def test_roofs_for_operations() -> None:
     roofs = [("L1", 200 * GB), ("L2", 100 * GB), ("DRAM", 20 * GB)]
     peak = 100 * GB  # FLOP/s
@@ -331,6 +328,23 @@ def test_stream_constants() -> None:
     assert hierarchy.in_range(99.0, 100, 200) and not hierarchy.in_range(98.9, 100, 200)
     assert hierarchy.in_range(202.0, 100, 200) and not hierarchy.in_range(202.1, 100, 200)
     assert hierarchy.in_range(100, 100, 200) and hierarchy.in_range(200, 100, 200)
+    assert hierarchy.matmul_sides(2 * MIB, 105 * MIB) == [256, 2048]
+    assert hierarchy.matmul_sides(KIB, KIB) == [64, 256]  # the floors
+    one = 2 * 12 * 256**2  # both caches give n = 256 exactly: one matmul
+    assert hierarchy.matmul_sides(one, one) == [256]
+    sizes = [1, 2, 5, 10, 20, 40, 80, 160, 320, 640]
+    values = [1.0] * 10
+    values[5] = None  # 40: no corrected value
+    plateaus = [
+        Plateau("L1", 0, 10, 1.0, 4, 2.0),
+        Plateau("L2", 20, 100, 1.0, 2, 2.0),
+        Plateau("L3", 1000, 2000, None, 0, None),  # past the sweep: left out
+        Plateau("DRAM", 200, math.inf, 1.0, 2, 4.0),
+    ]
+    chosen = hierarchy.representative_points(plateaus, sizes, values)
+    # L1: the largest size inside (10, index 3); L2: range 20..100, middle sqrt(2000) = 44.7,
+    # nearest of 20 and 80 in log scale is 80 (index 6); DRAM: 200..640, middle 357.8 -> 320
+    assert [(p.name, i) for p, i in chosen] == [("L1", 3), ("L2", 6), ("DRAM", 8)]
 
 
 def _brute_segments(values: list[float], penalty: float, min_length: int) -> list[int]:
@@ -364,27 +378,6 @@ def _with(indices: list[int], factor: float, n: int = 24) -> list[float]:
     for i in indices:
         values[i] = 100.0 * factor
     return values
-
-
-def test_matmul_sides_fill_half_of_each_cache() -> None:
-    # sqrt(2 MiB / 2 / 12) = 295.6 -> 256 (multiple of 64); sqrt(105 MiB / 24) = 2141.8 -> 2048
-    assert hierarchy.matmul_sides(2 * MIB, 105 * MIB) == [256, 2048]
-    assert hierarchy.matmul_sides(KIB, KIB) == [64, 256]  # the floors
-    one = 2 * 12 * 256**2  # both caches give n = 256 exactly: one matmul
-    assert hierarchy.matmul_sides(one, one) == [256]
-    sizes = [1, 2, 5, 10, 20, 40, 80, 160, 320, 640]
-    values = [1.0] * 10
-    values[5] = None  # 40: no corrected value
-    plateaus = [
-        Plateau("L1", 0, 10, 1.0, 4, 2.0),
-        Plateau("L2", 20, 100, 1.0, 2, 2.0),
-        Plateau("L3", 1000, 2000, None, 0, None),  # past the sweep: left out
-        Plateau("DRAM", 200, math.inf, 1.0, 2, 4.0),
-    ]
-    chosen = hierarchy.representative_points(plateaus, sizes, values)
-    # L1: the largest size inside (10, index 3); L2: range 20..100, middle sqrt(2000) = 44.7,
-    # nearest of 20 and 80 in log scale is 80 (index 6); DRAM: 200..640, middle 357.8 -> 320
-    assert [(p.name, i) for p, i in chosen] == [("L1", 3), ("L2", 6), ("DRAM", 8)]
 
 
 def detected_right(seed: int, noise: float) -> bool:

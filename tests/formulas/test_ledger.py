@@ -88,16 +88,6 @@ def test_operator_counts_as_the_article_states_them() -> None:
     assert ledger.kv_cache_bytes(3, 2, 5) == 2 * 3 * 2 * 5 * 2
     assert kv_bytes_per_token(2, 5) == 2 * 2 * 5 * 2
     assert kv_bytes_per_token(2, 5, 1) == 2 * 2 * 5
-
-
-M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
-
-
-def gemm_intensities() -> list[float]:
-    return [f / d for f, d in (gemm_counts(m, 4096, 4096, 2) for m in M_SWEEP)]
-
-
-def test_gemm_crossover_on_a100() -> None:
     intensities = gemm_intensities()
     assert crossover(M_SWEEP, intensities, A100_RIDGE) == (128, 256)
     by_m = dict(zip(M_SWEEP, intensities, strict=True))
@@ -109,6 +99,13 @@ def test_gemm_crossover_on_a100() -> None:
     assert crossover([1, 2, 4], [1.0, 2.0, 3.0], 10.0) is None
     assert crossover([1, 2, 4], [11.0, 12.0, 13.0], 10.0) == (None, 1)
     assert crossover([1, 2, 4], [1.0, 10.0, 13.0], 10.0) == (1, 2)  # I = I* counts
+
+
+M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
+
+
+def gemm_intensities() -> list[float]:
+    return [f / d for f, d in (gemm_counts(m, 4096, 4096, 2) for m in M_SWEEP)]
 
 
 def test_kv_price_per_token() -> None:

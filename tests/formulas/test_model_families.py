@@ -198,10 +198,6 @@ def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
     assert (m.dense_layers, m.moe_layers, m.d_ff_shared) == (3, 1, 0)
     with pytest.raises(ValueError, match="'mlp_only_layers' must be a list of layer indices"):
         model_from_config({**config, "mlp_only_layers": [4]})
-
-
-def test_latent_attention_caches_the_latent_and_windows_cap_the_cache() -> None:
-    # DeepSeek-V3: 61 layers x (512 + 64) elements a token: 70,272 bytes at bf16.
     assert kv_cache_elements(DEEPSEEK_V3, 1000) == 1000 * 61 * 576
     ledger = model_memory_ledger(DEEPSEEK_V3, 2, 1000)
     assert ledger.kv_cache == 2 * 1000 * 61 * 576 * 2

@@ -37,21 +37,6 @@ def test_uniform_reach_by_enumeration() -> None:
     assert q == pytest.approx([12 / 25, 6 / 25, 4 / 25, 3 / 25])
     assert serving.gpu_loads(q, 2) == pytest.approx([16 / 25, 9 / 25])
     assert serving.imbalance_factor(serving.gpu_loads(q, 2)) == pytest.approx(32 / 25)
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(1, 512), st.data(), st.floats(0, 3))
-def test_skewed_shares_sum_to_k_capped_and_falling(experts: int, data, s: float) -> None:
-    k = data.draw(st.integers(1, experts))
-    q = serving.skewed_shares(experts, k, s)
-    assert sum(q) == pytest.approx(k, rel=1e-9)
-    assert all(0 < x <= 1 for x in q) and q == sorted(q, reverse=True)
-    n = data.draw(st.integers(1, 10_000))
-    # skew never reaches more experts than uniform routing (1 - (1 - q)^n is concave)
-    assert serving.experts_touched_by_shares(n, q) <= experts_touched(n, k, experts) * (1 + 1e-9)
-
-
-def test_dense_twin_of_mixtral() -> None:
     twin = dense_twin(MIXTRAL_8X7B)
     assert twin.d_ff == 2 * 14336 and not twin.n_experts
     # the twin is the active count less the router: 32 layers x 8 experts x 4096
@@ -95,6 +80,18 @@ def test_dense_twin_of_mixtral() -> None:
     dense = critical_batch(4096, 14336, 295.0)
     assert 4 * (dense - 1) < expert_critical_batch(MIXTRAL_8X7B, 295.0) <= 4 * dense
     assert expert_critical_batch(MIXTRAL_8X7B, 1e9) is None  # no batch reaches it
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 512), st.data(), st.floats(0, 3))
+def test_skewed_shares_sum_to_k_capped_and_falling(experts: int, data, s: float) -> None:
+    k = data.draw(st.integers(1, experts))
+    q = serving.skewed_shares(experts, k, s)
+    assert sum(q) == pytest.approx(k, rel=1e-9)
+    assert all(0 < x <= 1 for x in q) and q == sorted(q, reverse=True)
+    n = data.draw(st.integers(1, 10_000))
+    # skew never reaches more experts than uniform routing (1 - (1 - q)^n is concave)
+    assert serving.experts_touched_by_shares(n, q) <= experts_touched(n, k, experts) * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("n", [1, 7, 64, 1000])

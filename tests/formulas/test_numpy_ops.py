@@ -72,15 +72,6 @@ def test_elementwise_ledgers_count_passes() -> None:
     f_sm, d_sm = numpy_ops.attention_softmax_counts(4096)
     assert f_mm + f_sm == f and d_mm + d_sm == d  # the two phases make up the whole
     assert numpy_ops.gemm_fp32_counts(512, 4096, 4096) == roofline.gemm_counts(512, 4096, 4096, 4)
-
-
-def _row(t_meas: float, **kw: object) -> dict:
-    args = {"working_set_bytes": 1e9, "threads": 1}
-    args.update(kw)
-    return numpy_ops.roofline_row("op", 1e9, 4e9, t_meas, 1e11, 1e10, **args)
-
-
-def test_roofline_row_is_consistent() -> None:
     row = _row(0.8)
     assert row["t_pred_s"] == max(1e9 / 1e11, 4e9 / 1e10) == 0.4
     assert row["bound"] == "memory" and row["intensity"] == 0.25
@@ -106,3 +97,9 @@ def test_roofline_row_is_consistent() -> None:
     assert not any("calibration" in r for r in reasons)
     twin = _row(0.1, working_set_bytes=1e9, threads=1, same_as_calibration=True)
     assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
+
+
+def _row(t_meas: float, **kw: object) -> dict:
+    args = {"working_set_bytes": 1e9, "threads": 1}
+    args.update(kw)
+    return numpy_ops.roofline_row("op", 1e9, 4e9, t_meas, 1e11, 1e10, **args)

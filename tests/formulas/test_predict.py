@@ -58,13 +58,6 @@ def test_roofline_time_is_the_sum_of_each_ops_max() -> None:
     assert predict.bound_time(led, roofs) == pytest.approx(20e-3)
     ring = predict.comm_time(led, 2, roofs.link_bw, None)  # the all-reduces, tested apart
     assert predict.bound_time(led, roofs, 2) - ring == pytest.approx(10e-3)
-
-
-CURVE = {2: ((1e3, 10e-6), (1e5, 30e-6), (1e6, 120e-6)), 4: ((1e3, 20e-6), (1e6, 200e-6))}
-
-
-def test_allreduce_read_off_the_curve() -> None:
-    # below the first point: its time; between points: linear; above the last: x M / M_last.
     assert predict.allreduce_time(10, 2, LINK, CURVE) == pytest.approx(10e-6)
     assert predict.allreduce_time(5.05e4, 2, LINK, CURVE) == pytest.approx(20e-6)  # half-way
     assert predict.allreduce_time(5.5e5, 2, LINK, CURVE) == pytest.approx(75e-6)
@@ -79,6 +72,9 @@ def test_allreduce_read_off_the_curve() -> None:
     one = 10e-6 + 20e-6 * 19e3 / 99e3
     assert predict.comm_time(led, 2, LINK, CURVE) == pytest.approx(2 * one)
     assert predict.comm_time(led, 2, LINK) == pytest.approx(2 * 2e4 / 1e11)
+
+
+CURVE = {2: ((1e3, 10e-6), (1e5, 30e-6), (1e6, 120e-6)), 4: ((1e3, 20e-6), (1e6, 200e-6))}
 
 
 def test_13b_on_one_and_two_a100s_by_hand() -> None:
@@ -357,6 +353,19 @@ def test_a_chip_without_a_link_figure_predicts_on_one_gpu() -> None:
     with pytest.raises(ValueError, match="over 2 GPUs needs a link bandwidth; the table has none"):
         formulas.allreduce_time(1e6, 2, spec.link_bw)
 
+    def ledger_at(b: int):  # toy pass: attention per sequence, one routed expert matmul
+        layer = (
+            Op("attention", "attention", b * 1e9, act_bytes=b * 1e6),
+            Op("expert up", "matmul", b * 2e9, 8e6, b * 1e3, 0.0),
+        )
+        return PassLedger("decode", TINY, b, 1, 100, DTypes(), False, layer, (), ((layer, 1),))
+
+    busiest = predict.ep_pass(ledger_at, 10, 4)
+    for attn, expert in (busiest.layer, busiest.variants[0][0]):
+        # attention for its ceil(10 / 4) = 3 sequences; 1/4 of the experts over all 10
+        assert (attn.flops, attn.act_bytes) == (3e9, 3e6)
+        assert (expert.flops, expert.weight_bytes, expert.act_bytes) == (5e9, 2e6, 2500.0)
+
 
 LLAMA_N, LLAMA_KV = 6_738_415_616, 2 * 32 * 4096  # parameters; KV elements a token
 MIXTRAL_EXPERTS, MIXTRAL_REST = 45_097_156_608, 46_702_792_704 - 45_097_156_608
@@ -429,18 +438,3 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
     assert got.total_s == pytest.approx(prefill + steps) and got.draft_prefill_s == 0.0
     if new_tokens == 1:  # the prompt pass yields the only token: nothing to speculate on
         assert (got.total_s, got.speedup) == (pytest.approx(prefill), 1.0)
-
-
-def test_the_busiest_expert_parallel_gpu_by_hand() -> None:
-    def ledger_at(b: int):  # toy pass: attention per sequence, one routed expert matmul
-        layer = (
-            Op("attention", "attention", b * 1e9, act_bytes=b * 1e6),
-            Op("expert up", "matmul", b * 2e9, 8e6, b * 1e3, 0.0),
-        )
-        return PassLedger("decode", TINY, b, 1, 100, DTypes(), False, layer, (), ((layer, 1),))
-
-    busiest = predict.ep_pass(ledger_at, 10, 4)
-    for attn, expert in (busiest.layer, busiest.variants[0][0]):
-        # attention for its ceil(10 / 4) = 3 sequences; 1/4 of the experts over all 10
-        assert (attn.flops, attn.act_bytes) == (3e9, 3e6)
-        assert (expert.flops, expert.weight_bytes, expert.act_bytes) == (5e9, 2e6, 2500.0)

@@ -50,9 +50,6 @@ def test_ep_dispatch_and_combine_per_decode_step(tmp_path, capsys) -> None:
     got = run(tmp_path, capsys, MIXTRAL, "--prompt", "4", "--new-tokens", "2")
     assert "dispatch_s" not in got and "EP dispatch" not in got["terms"]["decode_step"]
     assert got["tokens_per_s_per_gpu"] == pytest.approx(2 / got["total_s"])
-
-
-def test_speculation_with_a_draft_head(tmp_path, capsys) -> None:
     flags = ("--prompt", "4", "--new-tokens", "8", "--speculate", "2", "--acceptance", "0.5")
     got = run(tmp_path, capsys, LLAMA, *flags)
     sp = got["speculation"]
@@ -153,12 +150,9 @@ def test_ep_runs_attention_data_parallel_without_all_reduces(capsys, monkeypatch
     steps = got["new_tokens"] - 1
     by_parts = got["bound_prefill_s"] + steps * got["bound_decode_step_s"]
     assert got["bound_total_s"] == pytest.approx(by_parts, rel=1e-12)
-
-
-def test_ep_memory_holds_the_experts_split_and_the_rest_whole(capsys) -> None:
-    """DeepSeek-V3 in bf16: 58 MoE layers x 256 experts x 3 x 7,168 x 2,048 = 653.9 B expert
-    parameters of 671.0 B. Each GPU holds the other 17.1 B whole: at --ep 16 that is
-    (17.1 + 40.9) x 2 B = 116 GB, past an H100's 80; at --ep 32, 75 GB fits."""
+    # DeepSeek-V3 in bf16: 58 MoE layers x 256 experts x 3 x 7,168 x 2,048 = 653.9 B expert
+    # parameters of 671.0 B. Each GPU holds the other 17.1 B whole: at --ep 16 that is (17.1 +
+    # 40.9) x 2 B = 116 GB, past an H100's 80; at --ep 32, 75 GB fits.
     experts = 58 * 256 * 3 * 7168 * 2048
     rest = 671.03e9 - experts
     assert [g for g in (8, 16, 32) if 2 * (rest + experts / g) <= 80e9] == [32]
@@ -210,9 +204,6 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
     assert cmd.main(["--config", str(tmp_path / "mixtral.json"), "--engine", "trtllm", *ep]) == 0
     out = capsys.readouterr().out
     assert "(2 x 2 tokens over the request's time on 2 GPUs)" in out
-
-
-def test_the_help_names_the_serving_flags_and_their_defaults() -> None:
     parser = cmd.make_parser()
     # the docstring's reST quotes stay out of the terminal
     assert parser.description.startswith("python3 -m common.predict: predict a model's")
@@ -245,11 +236,8 @@ def test_a_draft_whose_heads_do_not_split_is_one_line(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         cmd.main(["--config", str(path), "--prompt", "4", "--new-tokens", "2", "--ep", "3"])
     assert "--ep 3 does not divide config's 4 experts" in capsys.readouterr().err
-
-
-def test_fp8_weights_halve_the_decode_bound(capsys) -> None:
-    """Llama-2-7B at batch 1 decodes by reading its weights once a step: fp8 (and TensorRT-LLM's
-    fp8 cache) read half the bytes of bf16, so the bound halves (activations under 0.1%)."""
+    # Llama-2-7B at batch 1 decodes by reading its weights once a step: fp8 (and TensorRT-LLM's
+    # fp8 cache) read half the bytes of bf16, so the bound halves (activations under 0.1%).
     bounds = []
     for precision in ("bf16", "fp8"):
         flags = ["--model", "llama-2-7b", "--chip", "h100", "--engine", "trtllm", "--json"]

@@ -209,9 +209,6 @@ def test_critical_batch_is_the_smallest_batch_reaching_the_ridge() -> None:
     assert critical_batch(D, F, 4096) is None  # the limit DF/(D+F) only approaches 4096
     assert critical_batch(D, F, 4095) is not None
     assert critical_batch(D, F, 0.5) == 1
-
-
-def test_tiled_traffic_falls_as_tiles_grow_and_has_a_floor() -> None:
     rng = random.Random(24)
     for _ in range(200):
         m, k, n = (rng.randint(1, 3000) for _ in range(3))
@@ -234,7 +231,7 @@ def test_tiled_traffic_falls_as_tiles_grow_and_has_a_floor() -> None:
     assert len(sizes) == 1
 
 
-def test_ascii_roofline_marks_ridge_and_points() -> None:
+def test_ascii_roofline_marks_ridge_and_points(tmp_path, monkeypatch) -> None:
     peak, bw = H100.peak_flops("bf16"), H100.mem_bw
     points = [("a", 1 / 6, None), ("h", 2048.0, None), ("z", 1e6, None)]  # z is off the chart
     lines = ascii_roofline(points, peak, bw)
@@ -265,9 +262,6 @@ def test_ascii_roofline_marks_ridge_and_points() -> None:
         ascii_roofline([], 1e12, 1e9, xmin=10, xmax=1)
     with pytest.raises(ValueError, match="peak FLOP/s must be"):
         ascii_roofline([], 0, 1e9)
-
-
-def test_png_validates_curves_first_then_is_skipped_or_written(tmp_path, monkeypatch) -> None:
     with pytest.raises(ValueError, match="H100 peak FLOP/s"):
         save_roofline_png(str(tmp_path / "r.png"), [("H100", 0, 1)], [])
     curves, points = [("H100 bf16", 989e12, 3.35e12)], [("matvec", 1.0, 3.35e12)]

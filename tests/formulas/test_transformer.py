@@ -142,6 +142,28 @@ def test_gqa_and_weight_only_quantization_fit_more_sequences() -> None:
     assert largest_batch(m, H100, S, int4) > largest_batch(m, H100, S, bf16)
     assert largest_batch(LLAMA_3_70B, H100, 4096) == 0
     assert largest_batch(LLAMA_3_70B, H100, 4096, DTypes(weights="int4")) > 0
+    bw_ratio = H200.mem_bw / H100.mem_bw
+    decode = tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "bf16"), 1, 4096) / tpot_lower_bound(
+        Deployment(LLAMA_3_8B, H200, "bf16"), 1, 4096
+    )
+    pre = prefill_ledger(LLAMA_3_8B, 1, 4096)
+    prefill = pass_time(pre, H100, "bf16") / pass_time(pre, H200, "bf16")
+    assert decode == pytest.approx(bw_ratio, rel=1e-4)  # softmax moves no bytes
+    assert prefill < 1.1
+    pre = op_times(prefill_ledger(LLAMA_3_8B, 1, 4096), H100, "bf16")
+    dec = op_times(decode_ledger(LLAMA_3_8B, 1, 4096), H100, "bf16")
+    layer_matmuls = [t for t in pre if t.op.kind == "matmul" and t.count > 1]
+    assert layer_matmuls and all(t.bound == "compute" for t in layer_matmuls)
+    assert all(t.bound == "memory" for t in dec if t.op.nbytes)
+    curve = decode_throughput_curve(Deployment(LLAMA_3_8B, H100, "bf16"), 4096, [1, 2, 8, 32, 105])
+    tps = [t for _, t in curve]
+    assert all(b > a for a, b in itertools.pairwise(tps))
+    assert tps[0] == pytest.approx(
+        1 / tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "bf16"), 1, 4096)
+    )
+    # Never above bandwidth / KV bytes per sequence per step.
+    ceiling = H100.mem_bw / (kv_cache_bytes_per_token(LLAMA_3_8B, 2) * 4096)
+    assert max(tps) < ceiling
 
 
 @pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
@@ -173,6 +195,19 @@ def test_prefill_counts_the_causal_half() -> None:
     flash = prefill_ledger(m, B, S)
     assert mat.nbytes - flash.nbytes == m.n_layers * B * m.n_heads * per_head_extra
     assert mat.flops == flash.flops
+    extra = 4 * 32 * 32 * 4096**2 * 2
+    assert f"{extra / 1e9:.1f}" == "137.4"
+    mat = prefill_ledger(LLAMA_3_8B, 1, 4096, materialized=True)
+    flash = prefill_ledger(LLAMA_3_8B, 1, 4096)
+    assert mat.nbytes - flash.nbytes == extra
+    assert mat.act_bytes - flash.act_bytes == extra and mat.kv_bytes == flash.kv_bytes
+    m = dataclasses.replace(LLAMA_3_8B, gated_mlp=False)
+    ops = {op.name: op for op in layer_ops(m, 2, 1, 10, MIXED)}
+    n, d, ff = 2, m.d_model, m.d_ff
+    assert "gate projection" not in ops and "SiLU x up" not in ops
+    assert as_tuple(ops["activation"]) == (4 * n * ff, 0, 2 * n * ff * A, 0)
+    assert ops["activation"].kind == "elementwise"
+    assert as_tuple(ops["up projection"]) == (2 * n * d * ff, d * ff * W, n * d * A + n * ff * A, 0)
 
 
 DTYPE_CASES = [DTypes(), DTypes(weights="int4", kv="fp8"), DTypes(weights="int8")]
@@ -198,31 +233,6 @@ def test_decode_at_batch_1_is_weight_reads(m: Model, chip, dt: DTypes) -> None:
         assert weight_matmul_intensity(m, knee - 1, dt) < ridge
     per_matmul = [cb for _, cb in matmul_critical_batches(m, ridge, dt)]
     assert min(per_matmul) <= knee <= max(per_matmul)
-
-
-def test_h200_speeds_decode_by_its_bandwidth_but_not_prefill() -> None:
-    bw_ratio = H200.mem_bw / H100.mem_bw
-    decode = tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "bf16"), 1, 4096) / tpot_lower_bound(
-        Deployment(LLAMA_3_8B, H200, "bf16"), 1, 4096
-    )
-    pre = prefill_ledger(LLAMA_3_8B, 1, 4096)
-    prefill = pass_time(pre, H100, "bf16") / pass_time(pre, H200, "bf16")
-    assert decode == pytest.approx(bw_ratio, rel=1e-4)  # softmax moves no bytes
-    assert prefill < 1.1
-    pre = op_times(prefill_ledger(LLAMA_3_8B, 1, 4096), H100, "bf16")
-    dec = op_times(decode_ledger(LLAMA_3_8B, 1, 4096), H100, "bf16")
-    layer_matmuls = [t for t in pre if t.op.kind == "matmul" and t.count > 1]
-    assert layer_matmuls and all(t.bound == "compute" for t in layer_matmuls)
-    assert all(t.bound == "memory" for t in dec if t.op.nbytes)
-    curve = decode_throughput_curve(Deployment(LLAMA_3_8B, H100, "bf16"), 4096, [1, 2, 8, 32, 105])
-    tps = [t for _, t in curve]
-    assert all(b > a for a, b in itertools.pairwise(tps))
-    assert tps[0] == pytest.approx(
-        1 / tpot_lower_bound(Deployment(LLAMA_3_8B, H100, "bf16"), 1, 4096)
-    )
-    # Never above bandwidth / KV bytes per sequence per step.
-    ceiling = H100.mem_bw / (kv_cache_bytes_per_token(LLAMA_3_8B, 2) * 4096)
-    assert max(tps) < ceiling
 
 
 @pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
@@ -384,25 +394,6 @@ def test_every_layer_operator_by_hand(m: Model, B: int, T: int, S: int, material
     assert kinds["softmax"] == kinds["scores Q K^T"] == "attention"
     assert kinds["attention norm"] == "norm" and kinds["SiLU x up"] == "elementwise"
     assert kinds["Q projection"] == "matmul" and kinds["residual add"] == "elementwise"
-
-
-def test_llama_3_8b_materialized_prefill_sizes_scores_by_query_heads() -> None:
-    # Prefill of one 4096-token prompt: the score and probability matrices hold
-    # 32 query heads x 4096 x 4096 entries per layer, written and read back once
-    # each (4 passes) at 2 bytes: 4 x 32 layers x 32 heads x 4096^2 x 2 = 137.4 GB.
-    extra = 4 * 32 * 32 * 4096**2 * 2
-    assert f"{extra / 1e9:.1f}" == "137.4"
-    mat = prefill_ledger(LLAMA_3_8B, 1, 4096, materialized=True)
-    flash = prefill_ledger(LLAMA_3_8B, 1, 4096)
-    assert mat.nbytes - flash.nbytes == extra
-    assert mat.act_bytes - flash.act_bytes == extra and mat.kv_bytes == flash.kv_bytes
-    m = dataclasses.replace(LLAMA_3_8B, gated_mlp=False)
-    ops = {op.name: op for op in layer_ops(m, 2, 1, 10, MIXED)}
-    n, d, ff = 2, m.d_model, m.d_ff
-    assert "gate projection" not in ops and "SiLU x up" not in ops
-    assert as_tuple(ops["activation"]) == (4 * n * ff, 0, 2 * n * ff * A, 0)
-    assert ops["activation"].kind == "elementwise"
-    assert as_tuple(ops["up projection"]) == (2 * n * d * ff, d * ff * W, n * d * A + n * ff * A, 0)
 
 
 def test_causal_pairs_by_brute_force() -> None:

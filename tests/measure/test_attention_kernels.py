@@ -79,6 +79,25 @@ def test_a_kernel_can_be_called_again_and_gives_the_same_result() -> None:
     assert attention.tiled_cache_bytes(8, 7, 13) == 1700 + 224 + 84
     assert attention.relative_error(np.array([1.0, 2.5]), np.array([1.0, 2.0])) == 0.25
     assert attention.relative_error(np.zeros(3), np.zeros(3)) == 0.0
+    clock, calls = FakeClock(start=0.0), []
+    durations = {"a": iter([2.0, 2.0]), "b": iter([5.0, 1.0])}
+
+    def kernel(name: str):
+        def run() -> None:
+            calls.append(name)
+            clock.now += next(durations[name])
+
+        return run
+
+    best = attention.best_times(
+        {"a": kernel("a"), "b": kernel("b")}, 0.0, rounds=2, warmup=0, clock=clock
+    )
+    assert best == {"a": 2.0, "b": 1.0}
+    assert calls == ["a", "b", "a", "b"]
+    step = attention.fixed_cost_per_block(0.02, rows=4)
+    exp = attention.exp_seconds_per_element(16, 16, 0.01)
+    assert 0 < step < 0.01  # one step of 1 x 1 blocks: microseconds, not milliseconds
+    assert 0 < exp < 1e-6
 
 
 class Tracked(np.ndarray):
@@ -119,28 +138,6 @@ def test_tiled_reads_match_the_byte_count(n: int, d: int, br: int, bc: int) -> N
     else:
         assert nbytes == read + written
     assert flops == 4 * n * n * d + 5 * n * n
-
-
-def test_best_times_alternates_kernels_and_keeps_the_fastest() -> None:
-    clock, calls = FakeClock(start=0.0), []
-    durations = {"a": iter([2.0, 2.0]), "b": iter([5.0, 1.0])}
-
-    def kernel(name: str):
-        def run() -> None:
-            calls.append(name)
-            clock.now += next(durations[name])
-
-        return run
-
-    best = attention.best_times(
-        {"a": kernel("a"), "b": kernel("b")}, 0.0, rounds=2, warmup=0, clock=clock
-    )
-    assert best == {"a": 2.0, "b": 1.0}
-    assert calls == ["a", "b", "a", "b"]
-    step = attention.fixed_cost_per_block(0.02, rows=4)
-    exp = attention.exp_seconds_per_element(16, 16, 0.01)
-    assert 0 < step < 0.01  # one step of 1 x 1 blocks: microseconds, not milliseconds
-    assert 0 < exp < 1e-6
 
 
 GOOD = attention.random_qkv(8, 4)

@@ -139,7 +139,7 @@ class FakeRun:
         return subprocess.CompletedProcess(args, 1, "", f"sysctl: unknown oid '{key}'")
 
 
-def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     sizes = {"hw.l1dcachesize": "32768", "hw.l2cachesize": "262144", "hw.l3cachesize": "8388608"}
     monkeypatch.setattr(caches.subprocess, "run", fake := FakeRun(sizes))
     found = caches.read_sysctl()
@@ -174,9 +174,6 @@ def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
         found[0].size_bytes = 1  # type: ignore[misc]
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": "LEVEL3_CACHE_SIZE 0\n"}))
     assert caches.read_getconf() == []
-
-
-def test_darwin_platform_uses_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(caches.sys, "platform", "darwin")
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l2cachesize": "4194304"}))
     found, source = caches.read_caches_with_source()

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from common.measure import machine
 
 
@@ -43,6 +41,24 @@ def test_cpu_model_from_cpuinfo(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(machine.sys, "platform", "linux")
     assert machine.cpu_model(str(tmp_path / "absent")) == "arm"  # no sysctl off macOS
     assert len(calls) == 1
+    for name in machine.BLAS_ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    monkeypatch.setenv("UNRELATED", "1")
+    assert machine.blas_env() == {"OMP_NUM_THREADS": "3"}
+    assert "OPENBLAS_NUM_THREADS" in machine.BLAS_ENV_VARS and len(machine.BLAS_ENV_VARS) == 6
+    import threadpoolctl
+
+    blas = {"user_api": "blas", "internal_api": "openblas", "version": "0.3.99",
+            "architecture": "Haswell", "num_threads": 4, "threading_layer": "pthreads"}  # fmt: skip
+    pools = [{"user_api": "openmp", "internal_api": "openmp", "num_threads": 9}, blas]
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: pools)
+    assert machine.blas_info() == {"library": "openblas", "version": "0.3.99", "kernel": "Haswell",
+                                   "threads": 4, "threading_layer": "pthreads"}  # fmt: skip
+    pools[1] = {"user_api": "blas", "num_threads": 2}
+    info = machine.blas_info()
+    got = (info["library"], info["kernel"], info["version"], info["threads"])
+    assert got == ("unknown", "n/a", "", 2)
 
 
 def test_usable_cores_respects_affinity(monkeypatch) -> None:
@@ -67,24 +83,3 @@ def test_usable_cores_respects_affinity(monkeypatch) -> None:
     fake["blas"]["version"] = ""
     assert "with openblas, kernel" in machine.summary_line(fake)
     assert machine.fingerprint({}) == "None | None | None | None | None | None"
-
-
-def test_blas_env_reports_only_what_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in machine.BLAS_ENV_VARS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    monkeypatch.setenv("UNRELATED", "1")
-    assert machine.blas_env() == {"OMP_NUM_THREADS": "3"}
-    assert "OPENBLAS_NUM_THREADS" in machine.BLAS_ENV_VARS and len(machine.BLAS_ENV_VARS) == 6
-    import threadpoolctl
-
-    blas = {"user_api": "blas", "internal_api": "openblas", "version": "0.3.99",
-            "architecture": "Haswell", "num_threads": 4, "threading_layer": "pthreads"}  # fmt: skip
-    pools = [{"user_api": "openmp", "internal_api": "openmp", "num_threads": 9}, blas]
-    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: pools)
-    assert machine.blas_info() == {"library": "openblas", "version": "0.3.99", "kernel": "Haswell",
-                                   "threads": 4, "threading_layer": "pthreads"}  # fmt: skip
-    pools[1] = {"user_api": "blas", "num_threads": 2}
-    info = machine.blas_info()
-    got = (info["library"], info["kernel"], info["version"], info["threads"])
-    assert got == ("unknown", "n/a", "", 2)

@@ -174,9 +174,6 @@ def test_working_set_is_8x_llc_when_the_budget_allows(monkeypatch: pytest.Monkey
     _fake_machine(monkeypatch, 16 * MiB, GiB)
     assert roofs.llc_bytes() == (16 * MiB, True)
     assert roofs.memory_cap_bytes() == GiB // 4
-
-
-def test_blas_threads_limits_and_reports(monkeypatch: pytest.MonkeyPatch) -> None:
     from common.measure import machine
 
     monkeypatch.setattr(machine, "blas_info", lambda: {"threads": 6})

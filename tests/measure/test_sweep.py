@@ -81,9 +81,6 @@ def test_call_costs_are_the_one_element_time_and_the_gil_step() -> None:
     assert 0.3 <= spent <= 0.3 + 3 * 5e-4
     spent = _elapsed(clock, lambda: sweep.measure_call_costs(arrays, 0.03, clock=clock))
     assert 0.03 <= spent <= 0.03 + 3 * 5e-4
-
-
-def test_sweep_keeps_each_sizes_fastest_pass() -> None:
     clock = FakeClock()
     # up (16, 256, 4096), then down (4096, 256, 16): the second 256 runs twice as fast
     arrays = FakeArrays(clock, factors=[1, 1, 1, 1, 0.5, 1])

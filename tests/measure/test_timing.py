@@ -12,7 +12,7 @@ from fakes import FakeClock, kernel
 from common.measure import timing
 
 
-def test_time_samples_records_each_calls_duration() -> None:
+def test_time_samples_records_each_calls_duration(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = FakeClock()
     fn = kernel(clock, 1 / 8, 1 / 4, 1 / 2, 1 / 16, 1 / 32)
     durations = timing.time_samples(fn, repeat=3, warmup=2, clock=clock)
@@ -49,11 +49,6 @@ def test_time_samples_records_each_calls_duration() -> None:
     clock = FakeClock()
     fn = kernel(clock, 1 / 64)
     assert timing.best_time(fn, clock=clock) == 1 / 64 and fn.calls == 6
-
-
-def test_calls_per_batch_doubles_until_the_batch_is_long_enough(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
     clock = FakeClock()
     fn = kernel(clock, 1 / 1024)
     # 1, 2, 4, 8 calls last 1/1024 ... 8/1024; 16 calls = 1/64 s >= 1/100 s

@@ -62,24 +62,6 @@ def test_the_blogs_profile_and_estimates() -> None:
     # 40 layers x (4 d^2 + 2 d d_ff) + V d (tied) + norms: about 12.84e9, a "13B" model.
     hand = 40 * (4 * 5120**2 + 2 * 5120 * 20480) + 50272 * 5120
     assert abs(parameter_count(m) - hand) / hand < 1e-3
-
-
-VIDUR = {
-    ("gate+up projection", 1): 0.116,
-    ("gate+up projection", 16): 0.111,
-    ("gate+up projection", 64): 0.116,
-    ("gate+up projection", 128): 0.157,
-    ("gate+up projection", 256): 0.229,
-    ("gate+up projection", 512): 0.402,
-    ("gate+up projection", 1024): 0.877,
-    ("QKV projection", 1): 0.065,
-    ("QKV projection", 64): 0.067,
-    ("QKV projection", 256): 0.112,
-    ("QKV projection", 1024): 0.475,
-}
-
-
-def test_vidur_matmul_medians() -> None:
     pub = fresh_table()
     got = {(r.name, r.n_tokens): r.measured.seconds for r in pub.VIDUR_A100_MATMULS}
     assert got.keys() == VIDUR.keys()
@@ -100,6 +82,21 @@ def test_vidur_matmul_medians() -> None:
     curve = pub.A100_DGX_ALLREDUCE  # its every point: test_every_curve_point_and_request_...
     assert sorted(curve) == [2, 4, 8]
     assert pub.ALLREDUCE_CURVES["a100-80gb"] is curve and pub.ALLREDUCE_CURVES["a100"] is curve
+
+
+VIDUR = {
+    ("gate+up projection", 1): 0.116,
+    ("gate+up projection", 16): 0.111,
+    ("gate+up projection", 64): 0.116,
+    ("gate+up projection", 128): 0.157,
+    ("gate+up projection", 256): 0.229,
+    ("gate+up projection", 512): 0.402,
+    ("gate+up projection", 1024): 0.877,
+    ("QKV projection", 1): 0.065,
+    ("QKV projection", 64): 0.067,
+    ("QKV projection", 256): 0.112,
+    ("QKV projection", 1024): 0.475,
+}
 
 
 def test_published_requests_as_their_pages_print_them() -> None:
@@ -128,9 +125,6 @@ def test_published_requests_as_their_pages_print_them() -> None:
     r = h100[("llama-2-70b", 4, 480, 128, 2048)]
     assert r.measured.seconds == pytest.approx(480 * 2048 / (1486 * 4))
     assert r.label == "Llama-2-70B, 4 x h100, batch 480, 128 + 2048"
-
-
-def test_a_nonpositive_time_is_refused() -> None:
     pub = fresh_table()
     with pytest.raises(ValueError, match="measured time"):
         pub.Measured("x", 0.0, "nowhere")
