@@ -81,9 +81,6 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
     assert got["prefill_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
     assert got["total_s"] == pytest.approx(3 * (17 * FLOOR + 2 * AR_SMALL))
     assert got["gpus"] == 2 and got["allreduce"] == "measured curve"
-
-
-def test_each_engine_adds_its_cited_terms(tmp_path, capsys) -> None:
     base = ("--prompt", "4", "--new-tokens", "2")
     # vLLM: 4 ms of GPU bubble once per 8 steps (its RFC #6854); eager: 0.15 s over 100 steps of
     # 483 kernels (vLLM PR #1440), for each of the 18 kernels of a step.
@@ -132,6 +129,28 @@ def test_table_output_names_each_term(capsys, tmp_path) -> None:
     assert "parameters: 46.70 B total, 12.88 B active per token" in out
     assert cmd._rate(0.00312) == "0.0031"
     assert cmd._rate(0.05) == "0.1" and cmd._rate(12_345.67) == "12,345.7"
+    llama = cmd.model_from_config({k: v for k, v in LLAMA.items() if k != "model_type"})
+    assert (llama.n_layers, llama.d_model, llama.n_heads, llama.n_kv_heads) == (1, 64, 4, 2)
+    assert (llama.d_head, llama.d_ff, llama.vocab_size, llama.max_context) == (16, 128, 100, 64)
+    assert llama.gated_mlp and not llama.tied_embeddings
+    lean = {
+        k: v
+        for k, v in LLAMA.items()
+        if k not in ("num_key_value_heads", "max_position_embeddings")
+    }
+    mha = cmd.model_from_config(
+        {**lean, "head_dim": 32, "tie_word_embeddings": True, "max_position_embeddings": 9}
+    )
+    assert (mha.n_kv_heads, mha.d_head, mha.max_context) == (4, 32, 9) and mha.tied_embeddings
+    gpt = cmd.model_from_config({k: v for k, v in GPT2.items() if k != "model_type"})
+    assert (gpt.n_layers, gpt.d_model, gpt.n_heads, gpt.n_kv_heads, gpt.d_head) == (1, 64, 4, 4, 16)
+    # n_inner: 4 x 64; n_positions: GPT2Config's default, 1,024
+    assert (gpt.d_ff, gpt.vocab_size, gpt.max_context) == (256, 100, 1024)
+    assert gpt.tied_embeddings and not gpt.gated_mlp
+    sized = cmd.model_from_config({**GPT2, "n_inner": 100, "n_positions": 32}, "x.json")
+    assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x")  # the file's stem
+    named = cmd.model_from_config({**LLAMA, "architectures": ["LlamaForCausalLM"]}, "a/b.json")
+    assert named.name == "LlamaForCausalLM"
 
 
 @pytest.mark.parametrize(
@@ -217,31 +236,6 @@ def test_a_missing_file_and_an_uneven_split_are_one_line(tmp_path, capsys) -> No
     line = refused(["--config", str(path), "--prompt", "4", "--new-tokens", "1"], capsys)
     assert "config key 'num_hidden_layers' must be at most 1,024, got 2.15e+09" in line
     assert time.perf_counter() - start < 5
-
-
-def test_config_keys_map_to_the_model_by_hand() -> None:
-    llama = cmd.model_from_config({k: v for k, v in LLAMA.items() if k != "model_type"})
-    assert (llama.n_layers, llama.d_model, llama.n_heads, llama.n_kv_heads) == (1, 64, 4, 2)
-    assert (llama.d_head, llama.d_ff, llama.vocab_size, llama.max_context) == (16, 128, 100, 64)
-    assert llama.gated_mlp and not llama.tied_embeddings
-    lean = {
-        k: v
-        for k, v in LLAMA.items()
-        if k not in ("num_key_value_heads", "max_position_embeddings")
-    }
-    mha = cmd.model_from_config(
-        {**lean, "head_dim": 32, "tie_word_embeddings": True, "max_position_embeddings": 9}
-    )
-    assert (mha.n_kv_heads, mha.d_head, mha.max_context) == (4, 32, 9) and mha.tied_embeddings
-    gpt = cmd.model_from_config({k: v for k, v in GPT2.items() if k != "model_type"})
-    assert (gpt.n_layers, gpt.d_model, gpt.n_heads, gpt.n_kv_heads, gpt.d_head) == (1, 64, 4, 4, 16)
-    # n_inner: 4 x 64; n_positions: GPT2Config's default, 1,024
-    assert (gpt.d_ff, gpt.vocab_size, gpt.max_context) == (256, 100, 1024)
-    assert gpt.tied_embeddings and not gpt.gated_mlp
-    sized = cmd.model_from_config({**GPT2, "n_inner": 100, "n_positions": 32}, "x.json")
-    assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x")  # the file's stem
-    named = cmd.model_from_config({**LLAMA, "architectures": ["LlamaForCausalLM"]}, "a/b.json")
-    assert named.name == "LlamaForCausalLM"
 
 
 def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None:
