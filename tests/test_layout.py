@@ -71,7 +71,7 @@ def role(name: str) -> str:
     return name.split(".")[1]
 
 
-def test_the_layout_has_every_role() -> None:
+def test_the_layout_has_every_role(tmp_path: Path) -> None:
     for package in ("tables", "shell", "formulas", "measure", "files", "present", "plots"):
         assert (COMMON / package / "__init__.py").is_file(), package
     assert (COMMON / "exercises" / "__init__.py").is_file()
@@ -111,55 +111,6 @@ def test_the_layout_has_every_role() -> None:
     for name in sorted(graph):
         if name not in state:
             visit(name)
-
-
-@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != "common"])
-def test_imports_go_down_the_stack(name: str) -> None:
-    """A role imports only roles below its floor, so no two roles import each other."""
-    mine = FLOOR_OF[role(name)]
-    for dep in imported(name):
-        if dep == "common" or not dep.startswith("common.") or dep not in MODULES:
-            continue
-        if role(dep) != role(name):
-            assert FLOOR_OF[role(dep)] < mine, f"{name} imports {dep}, which is not below it"
-
-
-@pytest.mark.parametrize("name", sorted(MODULES))
-def test_third_party_imports_stay_in_their_layer(name: str) -> None:
-    third_party = {m.split(".")[0] for m in imported(name)} & {"numpy", "matplotlib"}
-    if "numpy" in third_party:
-        assert in_layer(name, ("common.measure",)), f"{name} imports numpy"
-    if "matplotlib" in third_party:
-        assert in_layer(name, ("common.plots",)), f"{name} imports matplotlib"
-
-
-@pytest.mark.parametrize(
-    "name", [n for n in sorted(MODULES) if in_layer(n, PURE_PACKAGES) or n in PURE_MODULES]
-)
-def test_formulas_and_tables_import_only_formulas_and_tables(name: str) -> None:
-    allowed = (*PURE_PACKAGES, *PURE_MODULES)
-    for dep in common_imports(name):
-        assert in_layer(dep, allowed), f"{name} imports {dep}"
-
-
-def python(*args: str, cwd: Path = REPO, pythonpath: bool = True) -> CompletedProcess[str]:
-    """Run this interpreter with `args`; PYTHONPATH is the repository unless told otherwise."""
-    return run_python(
-        *args, cwd=cwd, timeout=60, env={"PYTHONPATH": str(REPO) if pythonpath else None}
-    )
-
-
-BLOCK_NUMPY_AND_MATPLOTLIB = """
-import importlib, sys
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("numpy", "matplotlib"):
-            raise ImportError(f"{name} is blocked in this test")
-sys.meta_path.insert(0, Block())
-"""
-
-
-def test_pure_layers_import_with_numpy_and_matplotlib_blocked(tmp_path: Path) -> None:
     names = [n for n in MODULES if in_layer(n, PURE_PACKAGES) or n in PURE_MODULES]
     code = BLOCK_NUMPY_AND_MATPLOTLIB + (
         f"for name in {sorted(names)!r}:\n"
@@ -206,6 +157,52 @@ def test_pure_layers_import_with_numpy_and_matplotlib_blocked(tmp_path: Path) ->
     assert proc.returncode == 0, proc.stderr[-2000:]
     # H100's bf16 ridge: 989e12 / 3.35e12 = 295.2; H200's: 989e12 / 4.8e12 = 206.0.
     assert "295.2" in proc.stdout and "206.0" in proc.stdout
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != "common"])
+def test_imports_go_down_the_stack(name: str) -> None:
+    """A role imports only roles below its floor, so no two roles import each other."""
+    mine = FLOOR_OF[role(name)]
+    for dep in imported(name):
+        if dep == "common" or not dep.startswith("common.") or dep not in MODULES:
+            continue
+        if role(dep) != role(name):
+            assert FLOOR_OF[role(dep)] < mine, f"{name} imports {dep}, which is not below it"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_third_party_imports_stay_in_their_layer(name: str) -> None:
+    third_party = {m.split(".")[0] for m in imported(name)} & {"numpy", "matplotlib"}
+    if "numpy" in third_party:
+        assert in_layer(name, ("common.measure",)), f"{name} imports numpy"
+    if "matplotlib" in third_party:
+        assert in_layer(name, ("common.plots",)), f"{name} imports matplotlib"
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in sorted(MODULES) if in_layer(n, PURE_PACKAGES) or n in PURE_MODULES]
+)
+def test_formulas_and_tables_import_only_formulas_and_tables(name: str) -> None:
+    allowed = (*PURE_PACKAGES, *PURE_MODULES)
+    for dep in common_imports(name):
+        assert in_layer(dep, allowed), f"{name} imports {dep}"
+
+
+def python(*args: str, cwd: Path = REPO, pythonpath: bool = True) -> CompletedProcess[str]:
+    """Run this interpreter with `args`; PYTHONPATH is the repository unless told otherwise."""
+    return run_python(
+        *args, cwd=cwd, timeout=60, env={"PYTHONPATH": str(REPO) if pythonpath else None}
+    )
+
+
+BLOCK_NUMPY_AND_MATPLOTLIB = """
+import importlib, sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("numpy", "matplotlib"):
+            raise ImportError(f"{name} is blocked in this test")
+sys.meta_path.insert(0, Block())
+"""
 
 
 def bare_lectures() -> list[str]:

@@ -28,7 +28,7 @@ def run(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_help_lists_the_keys() -> None:
+def test_help_lists_the_keys(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
     done = run("--help")
     assert done.returncode == 0
     assert done.stdout.startswith("usage: python3 -m common.exercises [KEY ...]")
@@ -52,34 +52,6 @@ def test_help_lists_the_keys() -> None:
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 0
     assert err == ""
-
-
-@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs /proc to see the wait")
-def test_ctrl_c_is_one_line_and_ends_by_sigint() -> None:
-    """Interrupted while it writes into a full pipe: one line, then the SIGINT status."""
-    with subprocess.Popen(
-        CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
-        preexec_fn=default_signals,
-    ) as proc:  # fmt: skip
-        assert proc.stdout is not None and proc.stderr is not None
-        fcntl.fcntl(proc.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: the output cannot fit
-        wchan = Path(f"/proc/{proc.pid}/wchan")
-        deadline = time.monotonic() + 60
-        while "pipe" not in wchan.read_text() and time.monotonic() < deadline:
-            time.sleep(0.01)  # blocked writing its answers
-        proc.send_signal(signal.SIGINT)
-        time.sleep(0.5)
-        proc.stdout.close()
-        err = proc.stderr.read().decode()
-        status = proc.wait(timeout=60)
-    assert status == -signal.SIGINT  # a shell shows 130
-    assert err.splitlines() == ["common.exercises: interrupted; nothing half-written was kept"]
-
-
-# ---------------------------------------------------------------------------
-# The same entry point in this process (what the mutation tests can see)
-# ---------------------------------------------------------------------------
-def test_main_in_process(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
     from common.exercises import EXERCISES, text
 
     assert text.main(["--help"]) == 0
@@ -151,3 +123,30 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str], monkeypatch) -> Non
     printed = capsys.readouterr().out
     assert printed.startswith("Title\n=====\n") and "\n\nOther\n=====\n" in printed
     assert "\n\n\nOther" not in printed
+
+
+@pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs /proc to see the wait")
+def test_ctrl_c_is_one_line_and_ends_by_sigint() -> None:
+    """Interrupted while it writes into a full pipe: one line, then the SIGINT status."""
+    with subprocess.Popen(
+        CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+        preexec_fn=default_signals,
+    ) as proc:  # fmt: skip
+        assert proc.stdout is not None and proc.stderr is not None
+        fcntl.fcntl(proc.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: the output cannot fit
+        wchan = Path(f"/proc/{proc.pid}/wchan")
+        deadline = time.monotonic() + 60
+        while "pipe" not in wchan.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)  # blocked writing its answers
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        status = proc.wait(timeout=60)
+    assert status == -signal.SIGINT  # a shell shows 130
+    assert err.splitlines() == ["common.exercises: interrupted; nothing half-written was kept"]
+
+
+# ---------------------------------------------------------------------------
+# The same entry point in this process (what the mutation tests can see)
+# ---------------------------------------------------------------------------

@@ -141,6 +141,23 @@ def test_footprint_by_hand() -> None:
     for target, m in first.items():
         assert io.smallest_on_chip_for(n, d, target, b) == m
     assert io.smallest_on_chip_for(n, d, 1.01 * max(first), b) is None
+    assert hw_specs.A100.smem_per_sm == 164 * 1024
+    assert hw_specs.H100.smem_per_sm == 228 * 1024
+    assert hw_specs.H200.smem_per_sm == hw_specs.H100.smem_per_sm  # the same GH100 SMs
+    for chip in (hw_specs.A100, hw_specs.H100, hw_specs.H200):
+        assert "Tuning Guide" in chip.smem_per_sm_figure.source
+        assert dict(chip.figures())["shared memory per SM"] is chip.smem_per_sm_figure
+    with pytest.raises(ValueError, match="no shared-memory-per-SM figure"):
+        _ = hw_specs.TPU_V5E.smem_per_sm
+    values = exercises.get_exercise("tiled-head-dim").solve().values
+    # d = 64: Bc = 64 and 648 Br + 16,384 <= 233,472 gives Br = 335; T_r = 25.
+    # d = 128: the H100's 130 x 128; T_r = 64 (130 * 63 = 8,190 < 8,192).
+    # d = 256: square blocks, 4 B^2 + 2568 B <= 233,472 gives B = 80; T_r = 103.
+    expected = {64: (335, 64, 25), 128: (130, 128, 64), 256: (80, 80, 103)}
+    for d, (br, bc, t_r) in expected.items():
+        assert values[d][:2] == (br, bc)
+        assert values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
+    assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]
 
 
 @pytest.mark.parametrize(
@@ -197,23 +214,3 @@ def test_bad_input_is_a_one_line_value_error(call: object, match: str) -> None:
     with pytest.raises(ValueError, match=match) as info:
         call()  # type: ignore[operator]
     assert "\n" not in str(info.value)
-
-
-def test_shared_memory_per_sm_figures() -> None:
-    assert hw_specs.A100.smem_per_sm == 164 * 1024
-    assert hw_specs.H100.smem_per_sm == 228 * 1024
-    assert hw_specs.H200.smem_per_sm == hw_specs.H100.smem_per_sm  # the same GH100 SMs
-    for chip in (hw_specs.A100, hw_specs.H100, hw_specs.H200):
-        assert "Tuning Guide" in chip.smem_per_sm_figure.source
-        assert dict(chip.figures())["shared memory per SM"] is chip.smem_per_sm_figure
-    with pytest.raises(ValueError, match="no shared-memory-per-SM figure"):
-        _ = hw_specs.TPU_V5E.smem_per_sm
-    values = exercises.get_exercise("tiled-head-dim").solve().values
-    # d = 64: Bc = 64 and 648 Br + 16,384 <= 233,472 gives Br = 335; T_r = 25.
-    # d = 128: the H100's 130 x 128; T_r = 64 (130 * 63 = 8,190 < 8,192).
-    # d = 256: square blocks, 4 B^2 + 2568 B <= 233,472 gives B = 80; T_r = 103.
-    expected = {64: (335, 64, 25), 128: (130, 128, 64), 256: (80, 80, 103)}
-    for d, (br, bc, t_r) in expected.items():
-        assert values[d][:2] == (br, bc)
-        assert values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
-    assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]

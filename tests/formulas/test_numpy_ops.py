@@ -45,18 +45,6 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=1) == 512  # never below one step
     assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
     assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
-
-
-@pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
-def test_attention_scores_exceed_twice_the_llc(llc_mib: int) -> None:
-    llc = llc_mib * MiB
-    seq = numpy_ops.attention_seq_len(llc)
-    assert seq % numpy_ops.SEQ_STEP == 0
-    assert 4 * seq * seq >= 2 * llc
-    assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
-
-
-def test_elementwise_ledgers_count_passes() -> None:
     n = 1000
     assert numpy_ops.add_counts(n) == (n, 12 * n)
     assert numpy_ops.add_relu_two_pass_counts(n) == (2 * n, 20 * n)
@@ -97,6 +85,15 @@ def test_elementwise_ledgers_count_passes() -> None:
     assert not any("calibration" in r for r in reasons)
     twin = _row(0.1, working_set_bytes=1e9, threads=1, same_as_calibration=True)
     assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
+
+
+@pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
+def test_attention_scores_exceed_twice_the_llc(llc_mib: int) -> None:
+    llc = llc_mib * MiB
+    seq = numpy_ops.attention_seq_len(llc)
+    assert seq % numpy_ops.SEQ_STEP == 0
+    assert 4 * seq * seq >= 2 * llc
+    assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
 
 
 def _row(t_meas: float, **kw: object) -> dict:

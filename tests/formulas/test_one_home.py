@@ -79,7 +79,7 @@ def copies(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def test_the_scan_finds_each_shape() -> None:
+def test_the_scan_finds_each_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     """The scan itself: each formula written out by hand is caught, its call is not."""
     source = (
         "r = chip.peak / chip.mem_bw\n"
@@ -97,13 +97,8 @@ def test_the_scan_finds_each_shape() -> None:
         for line, what in copies(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert not found, "call common.formulas.roofline instead:\n" + "\n".join(found)
-
-
-def test_the_chip_table_figures_and_words_follow_the_formula(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The chip table sits below formulas (tests/test_layout.py), so Chip.ridge_point cannot
-    call roofline.ridge_point: the two must agree on every chip and precision."""
+    # The chip table sits below formulas (tests/test_layout.py), so Chip.ridge_point cannot call
+    # roofline.ridge_point: the two must agree on every chip and precision.
     for chip in hw_specs.CHIPS.values():
         for p in chip.precisions:
             expected = roofline.ridge_point(chip.peak_flops(p), chip.mem_bw)

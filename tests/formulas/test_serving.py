@@ -114,6 +114,18 @@ def test_acceptance_for_speedup_inverts_it() -> None:
     assert serving.node_hours(168e9, 14.8e3) == pytest.approx(3153.15, rel=1e-5)
     assert serving.pd_ratio(3.0, 6.0) == 0.5
     assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
+    # Dense: FLOPs add up (every operator is linear in its rows); the KV traffic adds up; the
+    # weights are read once, not once for the chunk and once for the decode tokens.
+    mixed = serving.mixed_step_ledger(LLAMA_3_8B, 512, 512, 64, 4096)
+    pre, dec = llm.prefill_ledger(LLAMA_3_8B, 1, 512), llm.decode_ledger(LLAMA_3_8B, 64, 4096)
+    assert mixed.flops == pytest.approx(pre.flops + dec.flops)
+    assert mixed.kv_bytes == pytest.approx(pre.kv_bytes + dec.kv_bytes)
+    # 8.03e9 parameters x 2 bytes, less the embedding table (128,256 x 4,096), of which only
+    # the 512 + 64 rows looked up are read
+    m = LLAMA_3_8B
+    weights = (llm.parameter_count(m) - m.vocab_size * m.d_model) * 2
+    assert mixed.weight_bytes == pytest.approx(weights + 576 * m.d_model * 2)
+    assert mixed.weight_bytes < pre.weight_bytes + dec.weight_bytes - 0.9 * weights
 
 
 # half of Llama-3-8B's layers on a 1,024-token window; DeepSeek-V3 has three dense layers
@@ -130,21 +142,6 @@ def test_a_mixed_step_without_a_chunk_is_a_decode_step(model, dt) -> None:
     alone = serving.mixed_step_ledger(model, 512, 512, 0, 1, dt)
     pre = llm.prefill_ledger(model, 1, 512, dt)
     assert (alone.flops, alone.nbytes) == pytest.approx((pre.flops, pre.nbytes))
-
-
-def test_a_mixed_step_reads_the_weights_once() -> None:
-    """Dense: FLOPs add up (every operator is linear in its rows); the KV traffic adds up;
-    the weights are read once, not once for the chunk and once for the decode tokens."""
-    mixed = serving.mixed_step_ledger(LLAMA_3_8B, 512, 512, 64, 4096)
-    pre, dec = llm.prefill_ledger(LLAMA_3_8B, 1, 512), llm.decode_ledger(LLAMA_3_8B, 64, 4096)
-    assert mixed.flops == pytest.approx(pre.flops + dec.flops)
-    assert mixed.kv_bytes == pytest.approx(pre.kv_bytes + dec.kv_bytes)
-    # 8.03e9 parameters x 2 bytes, less the embedding table (128,256 x 4,096), of which only
-    # the 512 + 64 rows looked up are read
-    m = LLAMA_3_8B
-    weights = (llm.parameter_count(m) - m.vocab_size * m.d_model) * 2
-    assert mixed.weight_bytes == pytest.approx(weights + 576 * m.d_model * 2)
-    assert mixed.weight_bytes < pre.weight_bytes + dec.weight_bytes - 0.9 * weights
 
 
 @given(st.integers(1, 2048), st.integers(1, 256))

@@ -24,7 +24,7 @@ def solve(gain: float, cost: float, fixed: float, r: float) -> int | None:
     return None if found is None else thresholds.smallest_integer_reaching(found[1], found[0])
 
 
-def test_linear_threshold_closed_form_and_predicate() -> None:
+def test_linear_threshold_closed_form_and_predicate(monkeypatch: pytest.MonkeyPatch) -> None:
     estimate, reaches = linear_threshold(10.0, 1.0, 100.0, 5.0)
     # 10 b / (b + 100) >= 5  <=>  5 b >= 500  <=>  b >= 100
     assert estimate == 100.0
@@ -44,8 +44,6 @@ def test_linear_threshold_closed_form_and_predicate() -> None:
     assert crossover([3, 5], [9.0, 9.0], 1.0) == Crossover(None, 3)
     assert crossover([3, 5], [0.0, 0.5], 1.0) is None
 
-
-def test_smallest_integer_corrects_a_rough_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
     def reaches(b: int) -> bool:
         return b >= 37
 

@@ -323,6 +323,29 @@ def test_bad_inputs_raise_value_error() -> None:
     assert ops["LM head"].weight_bytes == 4096 * 128256
     assert ops["embedding lookup"].weight_bytes == 8 * 4096
     assert (v.batch, v.new_tokens, v.context, v.tokens) == (2, 4, 1024, 8)
+    for T, S in ((1, 1), (1, 9), (3, 3), (4, 10), (7, 7), (5, 6)):
+        brute = sum(1 for t in range(T) for k in range(S) if k <= S - T + t)
+        assert causal_pairs(T, S) == brute
+        assert isinstance(causal_pairs(T, S), int)
+    assert causal_pairs(1, 4096) == 4096  # decode: the new token sees the whole cache
+    assert causal_pairs(4, 4) == 10  # 1 + 2 + 3 + 4
+    assert causal_pairs(2, 5) == 4 + 5  # two new tokens after three cached ones
+    m = LLAMA_3_8B
+    embed_rows = 4  # decode at batch 4 reads 4 embedding rows
+    weights = reference.EXACT_PARAMS[m.key] - m.vocab_size * m.d_model + embed_rows * m.d_model
+    assert decode_ledger(m, 4, 100, MIXED).weight_bytes == weights * W
+    assert batch_grid(100, per_decade=2) == [1, 3, 10, 32, 100]
+    assert batch_grid(2, per_decade=1) == [1, 2]
+    assert batch_grid(1000, per_decade=1) == [1, 10, 100, 1000]
+    assert batch_grid(8, per_decade=3) == [1, 2, 4, 8]  # 10 ** (0.903 i / 3), i = 1, 2
+    assert batch_grid(1) == [1]
+    assert batch_grid(3, per_decade=1) == [1, 3]  # one step per decade: nothing in between
+    # 24 points per decade: 10 ** (3 i / 72) for i < 72, rounded, with 1 and 1000
+    expected = sorted({1, 1000} | {round(10 ** (3 * i / 72)) for i in range(1, 72)})
+    assert batch_grid(1000) == expected
+    assert batch_grid(10) == list(range(1, 11))
+    ops = layer_ops(LLAMA_3_8B, 1, 1, 8)[0]
+    assert_frozen(MIXED, ops, decode_ledger(LLAMA_3_8B, 1, 8), Deployment(LLAMA_3_8B, H100))
 
 
 @pytest.mark.parametrize("model", [LLAMA_3_8B, DEEPSEEK_V3])  # DeepSeek: 3 dense layers
@@ -394,32 +417,6 @@ def test_every_layer_operator_by_hand(m: Model, B: int, T: int, S: int, material
     assert kinds["softmax"] == kinds["scores Q K^T"] == "attention"
     assert kinds["attention norm"] == "norm" and kinds["SiLU x up"] == "elementwise"
     assert kinds["Q projection"] == "matmul" and kinds["residual add"] == "elementwise"
-
-
-def test_causal_pairs_by_brute_force() -> None:
-    for T, S in ((1, 1), (1, 9), (3, 3), (4, 10), (7, 7), (5, 6)):
-        brute = sum(1 for t in range(T) for k in range(S) if k <= S - T + t)
-        assert causal_pairs(T, S) == brute
-        assert isinstance(causal_pairs(T, S), int)
-    assert causal_pairs(1, 4096) == 4096  # decode: the new token sees the whole cache
-    assert causal_pairs(4, 4) == 10  # 1 + 2 + 3 + 4
-    assert causal_pairs(2, 5) == 4 + 5  # two new tokens after three cached ones
-    m = LLAMA_3_8B
-    embed_rows = 4  # decode at batch 4 reads 4 embedding rows
-    weights = reference.EXACT_PARAMS[m.key] - m.vocab_size * m.d_model + embed_rows * m.d_model
-    assert decode_ledger(m, 4, 100, MIXED).weight_bytes == weights * W
-    assert batch_grid(100, per_decade=2) == [1, 3, 10, 32, 100]
-    assert batch_grid(2, per_decade=1) == [1, 2]
-    assert batch_grid(1000, per_decade=1) == [1, 10, 100, 1000]
-    assert batch_grid(8, per_decade=3) == [1, 2, 4, 8]  # 10 ** (0.903 i / 3), i = 1, 2
-    assert batch_grid(1) == [1]
-    assert batch_grid(3, per_decade=1) == [1, 3]  # one step per decade: nothing in between
-    # 24 points per decade: 10 ** (3 i / 72) for i < 72, rounded, with 1 and 1000
-    expected = sorted({1, 1000} | {round(10 ** (3 * i / 72)) for i in range(1, 72)})
-    assert batch_grid(1000) == expected
-    assert batch_grid(10) == list(range(1, 11))
-    ops = layer_ops(LLAMA_3_8B, 1, 1, 8)[0]
-    assert_frozen(MIXED, ops, decode_ledger(LLAMA_3_8B, 1, 8), Deployment(LLAMA_3_8B, H100))
 
 
 def test_op_times_by_hand() -> None:

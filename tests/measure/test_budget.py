@@ -36,48 +36,6 @@ def test_defaults_are_the_issue_targets(monkeypatch: pytest.MonkeyPatch) -> None
     for bad in (["--memory-limit", "0"], ["--time-limit", "nan"], ["--memory-limit", "x"]):
         with pytest.raises(SystemExit):
             parser.parse_args(bad)
-
-
-@pytest.mark.parametrize(("llc", "expected"), [
-    (32 * MiB, 256 * MiB),  # 8 x 32 MiB = 256 MiB, within 864 / (8/3) = 324 MiB
-    (105 * MiB, 324 * MiB),  # 8 x 105 = 840 MiB, capped at 324 MiB
-    (480 * MiB, 324 * MiB), (int(1.1 * GiB), 324 * MiB),
-    (None, 256 * MiB),  # the 32 MiB fallback: 8 x 32 MiB
-    (1 * MiB, 256 * MiB)])  # the 256 MiB floor  # fmt: skip
-def test_stream_bytes_by_hand(llc: int | None, expected: int) -> None:
-    assert budget.stream_bytes(llc, L01) == expected // 12 * 12  # whole fp32 elements x 3
-
-
-@pytest.mark.parametrize("name", list(FAKE_LLCS))
-@pytest.mark.parametrize(("peak", "beta"), ROOFS)
-def test_lecture01_fits_its_memory_budget_and_time_cap(name: str, peak: float, beta: float) -> None:
-    """The stream (W), the matmul (3 n^2 fp32) and the largest operation stay in 1 GiB."""
-    llc = FAKE_LLCS[name]
-    matmul = 3 * 4 * 2048**2  # the largest matmul the 1/8 cap allows: 48 MiB < 864 / 8
-    w = budget.stream_bytes(llc, L01, matmul)
-    cap = L01.arrays_bytes - w - matmul
-    n = budget.attention_seq(llc, cap, peak, beta, HEAD)
-    k = budget.gemm_width(llc, cap, peak)
-    elementwise = w * 5 / 3  # a, b, out, tmp and numpy's temporary: 5 vectors of W / 3
-    layernorm = w  # x, xc, sq
-    attention = 4 * (n * n + 4 * n * HEAD)
-    gemm = 4 * (k * k + 2 * 512 * k)
-    largest = max(elementwise, layernorm, attention, gemm)
-    assert w + matmul + largest <= L01.arrays_bytes
-    assert budget.BASELINE_BYTES + w + matmul + largest <= GiB
-    # and as far past the cache as the budget allows
-    if llc and 8 * llc <= (L01.arrays_bytes - matmul) * 3 / 8:
-        assert w > 8 * llc - 12
-    # each call within the time cap, on the slow laptop and on the fast server
-    n = budget.attention_seq(llc, GiB, peak, beta, HEAD, call_cap_s=0.15)
-    call = max(4.0 * n * n * HEAD / peak, 10 * 4 * n * n / beta)
-    assert n == budget.MIN_SEQ or call <= 0.15
-    k = budget.gemm_width(llc, GiB, peak, 512, call_cap_s=0.15)
-    assert k <= budget.HIDDEN or 2.0 * 512 * k * k / peak <= 0.15
-
-
-def test_attention_seq_by_hand() -> None:
-    # 2 x 32 MiB = 64 MiB = 4 N^2 -> N = 4096; fast roofs, room: 4096.
     assert budget.attention_seq(32 * MiB, GiB, 2e12, 100e9) == 4096
     # 2 x 480 MiB: N = ceil(sqrt(960 MiB / 4) / 512) * 512 = 15872; 400 MiB caps S:
     # 4 N^2 + 16 N 128 <= 400 MiB -> N <= 10240 (10240: 400 MiB + 20 MiB > cap) -> 9728.
@@ -122,6 +80,44 @@ def test_attention_seq_by_hand() -> None:
     assert dim(0.1) == 2048
     assert dim(0.0336) == 2048 and dim(0.0335) == 1024
     assert dim(1e-6) == 1024  # never below 1024, even when that overruns too
+
+
+@pytest.mark.parametrize(("llc", "expected"), [
+    (32 * MiB, 256 * MiB),  # 8 x 32 MiB = 256 MiB, within 864 / (8/3) = 324 MiB
+    (105 * MiB, 324 * MiB),  # 8 x 105 = 840 MiB, capped at 324 MiB
+    (480 * MiB, 324 * MiB), (int(1.1 * GiB), 324 * MiB),
+    (None, 256 * MiB),  # the 32 MiB fallback: 8 x 32 MiB
+    (1 * MiB, 256 * MiB)])  # the 256 MiB floor  # fmt: skip
+def test_stream_bytes_by_hand(llc: int | None, expected: int) -> None:
+    assert budget.stream_bytes(llc, L01) == expected // 12 * 12  # whole fp32 elements x 3
+
+
+@pytest.mark.parametrize("name", list(FAKE_LLCS))
+@pytest.mark.parametrize(("peak", "beta"), ROOFS)
+def test_lecture01_fits_its_memory_budget_and_time_cap(name: str, peak: float, beta: float) -> None:
+    """The stream (W), the matmul (3 n^2 fp32) and the largest operation stay in 1 GiB."""
+    llc = FAKE_LLCS[name]
+    matmul = 3 * 4 * 2048**2  # the largest matmul the 1/8 cap allows: 48 MiB < 864 / 8
+    w = budget.stream_bytes(llc, L01, matmul)
+    cap = L01.arrays_bytes - w - matmul
+    n = budget.attention_seq(llc, cap, peak, beta, HEAD)
+    k = budget.gemm_width(llc, cap, peak)
+    elementwise = w * 5 / 3  # a, b, out, tmp and numpy's temporary: 5 vectors of W / 3
+    layernorm = w  # x, xc, sq
+    attention = 4 * (n * n + 4 * n * HEAD)
+    gemm = 4 * (k * k + 2 * 512 * k)
+    largest = max(elementwise, layernorm, attention, gemm)
+    assert w + matmul + largest <= L01.arrays_bytes
+    assert budget.BASELINE_BYTES + w + matmul + largest <= GiB
+    # and as far past the cache as the budget allows
+    if llc and 8 * llc <= (L01.arrays_bytes - matmul) * 3 / 8:
+        assert w > 8 * llc - 12
+    # each call within the time cap, on the slow laptop and on the fast server
+    n = budget.attention_seq(llc, GiB, peak, beta, HEAD, call_cap_s=0.15)
+    call = max(4.0 * n * n * HEAD / peak, 10 * 4 * n * n / beta)
+    assert n == budget.MIN_SEQ or call <= 0.15
+    k = budget.gemm_width(llc, GiB, peak, 512, call_cap_s=0.15)
+    assert k <= budget.HIDDEN or 2.0 * 512 * k * k / peak <= 0.15
 
 
 @pytest.mark.parametrize(("llc", "copies"), [

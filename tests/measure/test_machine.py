@@ -59,9 +59,6 @@ def test_cpu_model_from_cpuinfo(tmp_path: Path, monkeypatch) -> None:
     info = machine.blas_info()
     got = (info["library"], info["kernel"], info["version"], info["threads"])
     assert got == ("unknown", "n/a", "", 2)
-
-
-def test_usable_cores_respects_affinity(monkeypatch) -> None:
     expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     assert machine.usable_cores() == expected
     monkeypatch.setattr(machine.os, "sched_getaffinity", lambda pid: {0, 1, 2} if pid == 0 else {0})

@@ -94,6 +94,19 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     later = ["s"] * 18 + ["m8"] * 4
     assert state["events"] == first + later + later + ["m1"] * 2
     assert c["quick"] is False
+    quiet = [1.0, 1.05, 1.1]
+    assert roofs.busy_reasons(quiet, quiet, 0.2, 2) == []
+    spread = [1.0, 2.0, 2.0]  # the median call at 50% of the best
+    reasons = roofs.busy_reasons(spread, quiet, None, 2)
+    assert reasons == ["the median streaming add ran at 50% of its best call"]
+    loaded = roofs.busy_reasons(quiet, quiet, 1.5, 2)  # 1.5 >= max(1, 2 / 2)
+    assert loaded == ["the load average was 1.50 on 2 cores before it began"]
+    assert roofs.busy_reasons(quiet, quiet, 1.5, 4) == []  # 1.5 < 2 on 4 cores
+    points = [(100.0, 10.0, 1.0), (10.0, 100.0, 2.0)]  # (F, D, t)
+    peak, beta = roofs.raised_roofs(50.0, 20.0, points)
+    assert (peak, beta) == (100.0, 50.0)
+    assert all(t >= max(f / peak, d / beta) for f, d, t in points)
+    assert roofs.raised_roofs(1e3, 1e3, points) == (1e3, 1e3)  # nothing faster: unchanged
 
 
 def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,19 +249,3 @@ def test_roofs_taken_between_operations_catch_a_quieter_moment(
     calls = []
     run.time_op(lambda: calls.append(clock.advance(0.001)), repeat=2, budget_s=5.0, rounds=2)
     assert len(calls) == 3  # one warm-up and one call per round, not 5 s of calls
-
-
-def test_busy_reasons() -> None:
-    quiet = [1.0, 1.05, 1.1]
-    assert roofs.busy_reasons(quiet, quiet, 0.2, 2) == []
-    spread = [1.0, 2.0, 2.0]  # the median call at 50% of the best
-    reasons = roofs.busy_reasons(spread, quiet, None, 2)
-    assert reasons == ["the median streaming add ran at 50% of its best call"]
-    loaded = roofs.busy_reasons(quiet, quiet, 1.5, 2)  # 1.5 >= max(1, 2 / 2)
-    assert loaded == ["the load average was 1.50 on 2 cores before it began"]
-    assert roofs.busy_reasons(quiet, quiet, 1.5, 4) == []  # 1.5 < 2 on 4 cores
-    points = [(100.0, 10.0, 1.0), (10.0, 100.0, 2.0)]  # (F, D, t)
-    peak, beta = roofs.raised_roofs(50.0, 20.0, points)
-    assert (peak, beta) == (100.0, 50.0)
-    assert all(t >= max(f / peak, d / beta) for f, d, t in points)
-    assert roofs.raised_roofs(1e3, 1e3, points) == (1e3, 1e3)  # nothing faster: unchanged

@@ -78,16 +78,6 @@ def test_the_table_holds_the_three_models() -> None:
         with_kv_heads(LLAMA_3_8B, 0)
     with pytest.raises(ValueError, match="expected a Model"):
         with_kv_heads("llama-3-8b", 8)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
-def test_every_model_cites_its_sources(m: Model) -> None:
-    assert "config.json" in m.config_source and "meta-llama/" in m.config_source
-    assert re.search(r"checked \d{4}-\d{2}-\d{2}", m.config_source)
-    assert m.params_source and "Hugging Face" in m.params_source
-
-
-def test_get_model_is_forgiving_and_a_model_rejects_bad_values() -> None:
     for name in ("llama-3-8b", "Llama-3-8B", "LLAMA_3_8B", " llama 3 8b "):
         assert get_model(name) is LLAMA_3_8B
     bad = ({"n_layers": 0}, {"d_model": -1}, {"d_ff": 1.5}, {"vocab_size": True},
@@ -95,6 +85,13 @@ def test_get_model_is_forgiving_and_a_model_rejects_bad_values() -> None:
     for change in bad:
         with pytest.raises(ValueError):
             dataclasses.replace(LLAMA_3_8B, **change)
+
+
+@pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
+def test_every_model_cites_its_sources(m: Model) -> None:
+    assert "config.json" in m.config_source and "meta-llama/" in m.config_source
+    assert re.search(r"checked \d{4}-\d{2}-\d{2}", m.config_source)
+    assert m.params_source and "Hugging Face" in m.params_source
 
 
 @pytest.mark.parametrize(
