@@ -118,7 +118,7 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_the_site_and_the_budget_find_the_new_lecture(copy: Path) -> None:
+def test_the_site_the_budget_the_layout_and_its_own_tests_find_the_new_lecture(copy: Path) -> None:
     proc = run_python("-c", textwrap.dedent(PROBE), cwd=copy, env=clean_env())
     assert proc.returncode == 0, proc.stderr[-2000:]
     found = json.loads(proc.stdout.splitlines()[-1])
@@ -127,9 +127,6 @@ def test_the_site_and_the_budget_find_the_new_lecture(copy: Path) -> None:
     assert found["chart"] and found["chip"] == "h200"
     assert found["terms"] == ["throwaway ridge"]
     assert found["budget"] == [7.0, 3 * 2**30 // 4]  # 0.75 GiB
-
-
-def test_the_layout_and_its_own_tests_run_the_new_lecture(copy: Path) -> None:
     proc = run_python(
         "-m", "pytest", "-q", "-p", "no:cacheprovider",
         "tests/test_layout.py::test_formula_lectures_run_on_bare_python_from_elsewhere",

@@ -68,16 +68,13 @@ def figure_functions() -> list[tuple[str, object]]:
     return found
 
 
-def test_every_figure_function_routes_through_the_sink() -> None:
+def test_every_figure_function_routes_through_the_sink(tmp_path: Path) -> None:
     functions = figure_functions()
     assert len(functions) >= 10  # roofline, article, hierarchy, attention, ... figures
     unrouted = [name for name, fn in functions if not hasattr(fn, "__wrapped__")]
     assert unrouted == [], "decorate with common.plots.style.figure"
     assert not (REPO / "common" / "present" / "live.py").exists()
     assert (REPO / "docs" / "_static" / "runner" / "live.py").is_file()
-
-
-def test_a_diverted_figure_hands_its_arguments_and_draws_nothing(tmp_path: Path) -> None:
     from common.plots.roofline import roofline_figure
     from common.present.display import figure
 

@@ -71,39 +71,27 @@ def role(name: str) -> str:
     return name.split(".")[1]
 
 
-def test_the_layout_has_every_role() -> None:
+def test_the_layout_has_every_role(tmp_path: Path) -> None:
     for package in ("tables", "shell", "formulas", "measure", "files", "present", "plots"):
         assert (COMMON / package / "__init__.py").is_file(), package
     assert (COMMON / "exercises" / "__init__.py").is_file()
     for fixed in ("hw_specs.py", "console.py", "roofline.py"):
         assert (COMMON / fixed).is_file(), fixed
-
-
-def test_every_role_has_a_floor() -> None:
     roles = {role(name) for name in MODULES if name != "common"}
     assert roles == set(FLOOR_OF), "add the role to FLOORS (and to common/__init__.py)"
-
-
-def test_the_package_docstring_states_the_stack() -> None:
     import common
 
     doc = " ".join((common.__doc__ or "").split())
     order = ", ".join(f"``{r}``" for roles in FLOORS[:-1] for r in roles)
     assert f"The stack, ground floor first: {order}." in doc
+    import common
 
-
-@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != "common"])
-def test_imports_go_down_the_stack(name: str) -> None:
-    """A role imports only roles below its floor, so no two roles import each other."""
-    mine = FLOOR_OF[role(name)]
-    for dep in imported(name):
-        if dep == "common" or not dep.startswith("common.") or dep not in MODULES:
+    doc = common.__doc__ or ""
+    for name in MODULES:
+        if name == "common" or name.endswith("__main__"):
             continue
-        if role(dep) != role(name):
-            assert FLOOR_OF[role(dep)] < mine, f"{name} imports {dep}, which is not below it"
-
-
-def test_no_import_cycles() -> None:
+        short = name.removeprefix("common.")
+        assert f"``{short}``" in doc, f"common/__init__.py does not map {short}"
     graph = {name: common_imports(name) for name in MODULES}
     state: dict[str, int] = {}  # 1: on the current path, 2: finished
     path: list[str] = []
@@ -123,6 +111,63 @@ def test_no_import_cycles() -> None:
     for name in sorted(graph):
         if name not in state:
             visit(name)
+    names = [n for n in MODULES if in_layer(n, PURE_PACKAGES) or n in PURE_MODULES]
+    code = BLOCK_NUMPY_AND_MATPLOTLIB + (
+        f"for name in {sorted(names)!r}:\n"
+        "    importlib.import_module(name)\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('common.present', 'common.plots',"
+        " 'common.measure', 'common.files', 'common.shell', 'common.exercises')))\n"
+        "print('loaded', bad)\n"
+    )
+    proc = python("-c", code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "loaded []"
+    # What lectures 02 and 06-08 need imports on ``python3 -S`` (no numpy, no matplotlib).
+    code = (
+        "import sys; sys.path.insert(0, " + repr(str(REPO)) + ")\n"
+        "import common.console, common.roofline, common.hw_specs, common.exercises\n"
+        "import common.formulas.transformer, common.shell.cli, common.present.display\n"
+        "import common.shell.llm_flags, lectures.words.llm_speed, lectures.words.roofline_basics\n"
+        "print('ok', 'numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
+    )
+    proc = python("-S", "-c", code, cwd=tmp_path, pythonpath=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok False False"
+    # Once lecture 01 has saved this machine's roofs, the bare lectures and the exercises still
+    # run on python3 alone: they cannot check the file's machine without numpy, so they say so and
+    # use the example machine.
+    from common.files import results
+    from common.measure import machine
+
+    doc = results.new_document(machine.describe())
+    doc["probe"] = {"calibration": {"bandwidth_bytes_per_s": 2e10, "matmul_flops_per_s": 1.6e11}}
+    saved = tmp_path / "machine.json"
+    saved.write_text(json.dumps(doc), encoding="utf-8")
+    env = {"PYTHONPATH": None, "ROOFLINE_RESULTS": str(saved)}
+    for args in ([str(REPO / "lectures" / lecture)] for lecture in bare_lectures()):
+        proc = run_python("-S", *args, cwd=tmp_path, env=env, timeout=60, check=True)
+    proc = run_python("-S", "-m", "common.exercises", "decode-context", env=env, timeout=60)
+    assert proc.returncode == 0 and "example laptop" in proc.stdout, proc.stderr
+    # The CS349E lecture script imports console, hw_specs and roofline: shims suffice.
+    for name in ("console", "hw_specs", "roofline"):
+        (tmp_path / f"{name}.py").write_text(f"from common.{name} import *  # noqa: F403\n")
+    script = tmp_path / "course_script_calls.py"
+    script.write_text(textwrap.dedent(COURSE_SCRIPT_CALLS), encoding="utf-8")
+    proc = python("-S", str(script), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # H100's bf16 ridge: 989e12 / 3.35e12 = 295.2; H200's: 989e12 / 4.8e12 = 206.0.
+    assert "295.2" in proc.stdout and "206.0" in proc.stdout
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n != "common"])
+def test_imports_go_down_the_stack(name: str) -> None:
+    """A role imports only roles below its floor, so no two roles import each other."""
+    mine = FLOOR_OF[role(name)]
+    for dep in imported(name):
+        if dep == "common" or not dep.startswith("common.") or dep not in MODULES:
+            continue
+        if role(dep) != role(name):
+            assert FLOOR_OF[role(dep)] < mine, f"{name} imports {dep}, which is not below it"
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
@@ -160,34 +205,6 @@ sys.meta_path.insert(0, Block())
 """
 
 
-def test_pure_layers_import_with_numpy_and_matplotlib_blocked() -> None:
-    names = [n for n in MODULES if in_layer(n, PURE_PACKAGES) or n in PURE_MODULES]
-    code = BLOCK_NUMPY_AND_MATPLOTLIB + (
-        f"for name in {sorted(names)!r}:\n"
-        "    importlib.import_module(name)\n"
-        "bad = sorted(m for m in sys.modules if m.startswith(('common.present', 'common.plots',"
-        " 'common.measure', 'common.files', 'common.shell', 'common.exercises')))\n"
-        "print('loaded', bad)\n"
-    )
-    proc = python("-c", code)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "loaded []"
-
-
-def test_standard_library_modules_import_without_site_packages(tmp_path: Path) -> None:
-    """What lectures 02 and 06-08 need imports on ``python3 -S`` (no numpy, no matplotlib)."""
-    code = (
-        "import sys; sys.path.insert(0, " + repr(str(REPO)) + ")\n"
-        "import common.console, common.roofline, common.hw_specs, common.exercises\n"
-        "import common.formulas.transformer, common.shell.cli, common.present.display\n"
-        "import common.shell.llm_flags, lectures.words.llm_speed, lectures.words.roofline_basics\n"
-        "print('ok', 'numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
-    )
-    proc = python("-S", "-c", code, cwd=tmp_path, pythonpath=False)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "ok False False"
-
-
 def bare_lectures() -> list[str]:
     """The lectures that declare they run on a bare python3 (ABOUT["bare"])."""
     from common.shell import interface
@@ -203,24 +220,6 @@ def test_formula_lectures_run_on_bare_python_from_elsewhere(lecture: str, tmp_pa
     assert proc.returncode == 0, proc.stderr
     assert "ridge" in proc.stdout.lower()
     assert list(tmp_path.iterdir()) == []  # nothing written where it ran
-
-
-def test_bare_python_runs_beside_a_results_file(tmp_path: Path) -> None:
-    """Once lecture 01 has saved this machine's roofs, the bare lectures and the exercises
-    still run on python3 alone: they cannot check the file's machine without numpy, so
-    they say so and use the example machine."""
-    from common.files import results
-    from common.measure import machine
-
-    doc = results.new_document(machine.describe())
-    doc["probe"] = {"calibration": {"bandwidth_bytes_per_s": 2e10, "matmul_flops_per_s": 1.6e11}}
-    saved = tmp_path / "machine.json"
-    saved.write_text(json.dumps(doc), encoding="utf-8")
-    env = {"PYTHONPATH": None, "ROOFLINE_RESULTS": str(saved)}
-    for args in ([str(REPO / "lectures" / lecture)] for lecture in bare_lectures()):
-        proc = run_python("-S", *args, cwd=tmp_path, env=env, timeout=60, check=True)
-    proc = run_python("-S", "-m", "common.exercises", "decode-context", env=env, timeout=60)
-    assert proc.returncode == 0 and "example laptop" in proc.stdout, proc.stderr
 
 
 # The names the CS349E lecture script (02_roofline_basics.py) imports from its three
@@ -244,26 +243,3 @@ print(sharded_matmul_two_chips(B=512, D=8192, F=8192, peak=1e15, link_bw=4.5e10)
 print("\\n".join(ascii_roofline([("x", 1.0, 1e12)], 1e15, 3e12, xmin=0.1, xmax=1e4)))
 print(BYTES_PER_ELEM["bf16"], B200.name, B300.name, TPU_V5E.name, TPU_V6E.name, save_roofline_png)
 """
-
-
-def test_the_course_script_runs_through_one_line_shims(tmp_path: Path) -> None:
-    """The CS349E lecture script imports console, hw_specs and roofline: shims suffice."""
-    for name in ("console", "hw_specs", "roofline"):
-        (tmp_path / f"{name}.py").write_text(f"from common.{name} import *  # noqa: F403\n")
-    script = tmp_path / "course_script_calls.py"
-    script.write_text(textwrap.dedent(COURSE_SCRIPT_CALLS), encoding="utf-8")
-    proc = python("-S", str(script), cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    # H100's bf16 ridge: 989e12 / 3.35e12 = 295.2; H200's: 989e12 / 4.8e12 = 206.0.
-    assert "295.2" in proc.stdout and "206.0" in proc.stdout
-
-
-def test_package_docstring_maps_every_subpackage_and_module() -> None:
-    import common
-
-    doc = common.__doc__ or ""
-    for name in MODULES:
-        if name == "common" or name.endswith("__main__"):
-            continue
-        short = name.removeprefix("common.")
-        assert f"``{short}``" in doc, f"common/__init__.py does not map {short}"

@@ -40,9 +40,23 @@ def test_phrase_mutants_are_one_changed_phrase(old: str, new: str, phrase: bool)
     assert report.is_phrase_mutant(ast.parse(ORIGINAL), mutant) is phrase
 
 
-def test_two_changed_phrases_are_not_one() -> None:
+def test_two_changed_phrases_are_not_one(tmp_path: Path) -> None:
     mutant = ORIGINAL.replace('"the time is "', '"XXthe time isXX "').replace("at most", "AT MOST")
     assert not report.is_phrase_mutant(ast.parse(ORIGINAL), ast.parse(mutant))
+    orig = 'def x_g__mutmut_orig(r):\n    return Table(["chip", "time"], r, title="the times")\n'
+    versions = {
+        1: orig.replace('"chip"', '"CHIP"'),  # a header cell: wording
+        2: orig.replace("the times", "THE TIMES"),  # a title's text: phrase
+        3: orig.replace(', title="the times"', ""),  # a dropped title: counted
+    }
+    source = tmp_path / "m.py"
+    text = orig + "".join(v.replace("mutmut_orig", f"mutmut_{n}") for n, v in versions.items())
+    source.write_text(text, encoding="utf-8")
+    names = [f"m.x_g__mutmut_{n}" for n in versions]
+    assert report.left_out(tmp_path / "m.py.meta", names) == {
+        "m.x_g__mutmut_1": "wording",
+        "m.x_g__mutmut_2": "phrase",
+    }
 
 
 TABLES = """
@@ -78,20 +92,3 @@ def test_wording_mutants_change_only_a_header_cells_text(old: str, new: str, wor
     mutant = ast.parse(TABLES.replace(old, new))
     assert report.is_header_mutant(ast.parse(TABLES), mutant) is wording
     assert not report.is_phrase_mutant(ast.parse(TABLES), mutant)
-
-
-def test_left_out_names_each_kind_by_the_mutant_name(tmp_path: Path) -> None:
-    orig = 'def x_g__mutmut_orig(r):\n    return Table(["chip", "time"], r, title="the times")\n'
-    versions = {
-        1: orig.replace('"chip"', '"CHIP"'),  # a header cell: wording
-        2: orig.replace("the times", "THE TIMES"),  # a title's text: phrase
-        3: orig.replace(', title="the times"', ""),  # a dropped title: counted
-    }
-    source = tmp_path / "m.py"
-    text = orig + "".join(v.replace("mutmut_orig", f"mutmut_{n}") for n, v in versions.items())
-    source.write_text(text, encoding="utf-8")
-    names = [f"m.x_g__mutmut_{n}" for n in versions]
-    assert report.left_out(tmp_path / "m.py.meta", names) == {
-        "m.x_g__mutmut_1": "wording",
-        "m.x_g__mutmut_2": "phrase",
-    }

@@ -28,30 +28,21 @@ def run(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_help_lists_the_keys() -> None:
+def test_help_lists_the_keys(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
     done = run("--help")
     assert done.returncode == 0
     assert done.stdout.startswith("usage: python3 -m common.exercises [KEY ...]")
     assert "a100-peak-edit" in done.stdout
-
-
-def test_an_unknown_key_is_one_line_and_status_2() -> None:
     done = run("nope")
     assert done.returncode == 2
     assert done.stderr.splitlines() == [done.stderr.strip()]
     assert done.stderr.startswith("common.exercises: error: unknown exercise 'nope'; choose one")
-
-
-def test_a_full_disk_is_one_line_and_status_1() -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run(
             CMD, cwd=REPO, stdout=full, stderr=subprocess.PIPE, text=True, env=ENV, check=False
         )
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["common.exercises: error: No space left on device"]
-
-
-def test_a_closed_pipe_ends_quietly() -> None:
     with subprocess.Popen(
         CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
     ) as proc:
@@ -61,6 +52,77 @@ def test_a_closed_pipe_ends_quietly() -> None:
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 0
     assert err == ""
+    from common.exercises import EXERCISES, text
+
+    assert text.main(["--help"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "usage: python3 -m common.exercises [KEY ...]",
+        "keys: " + ", ".join(e.key for e in EXERCISES),
+    ]
+    monkeypatch.setattr(sys, "argv", ["common.exercises", "gqa-decode"])
+    assert text.main() == 0  # the keys come from sys.argv[1:]
+    lines = capsys.readouterr().out.splitlines()
+    title = "Decode attention with MHA, GQA and MQA"
+    assert lines[:4] == [title, "=" * len(title), "(from this course)", ""]
+    assert any("MQA (1 KV head)" in line for line in lines)  # the answer's table
+    assert text.main(["nope"]) == 2
+    assert "unknown exercise" in capsys.readouterr().err
+    from common.exercises import get_exercise, text
+
+    shown = text.format_exercise(get_exercise("a100-peak-edit"))
+    assert "``" not in shown
+    assert "In common/hw_specs.py set the A100's bf16 peak_flops to 1979e12" in shown
+    from common.exercises import text
+
+    assert text.main(["-h"]) == 0
+    assert capsys.readouterr().out.startswith("usage: python3 -m common.exercises [KEY ...]\n")
+    # Issue 34: a deleted shared-memory figure stopped all 17 exercises with one line.
+    import dataclasses
+
+    from strategies import SHIPPED, patched_hardware
+
+    from common.exercises import EXERCISES
+    from common.exercises.text import main
+
+    table = dict(SHIPPED, h100=dataclasses.replace(SHIPPED["h100"], smem_per_sm_figure=None))
+    with patched_hardware(table):
+        assert main([]) == 0
+        out = capsys.readouterr().out
+        why = "No worked answer with this table: H100 SXM has no shared-memory-per-SM figure"
+        # the two tiled-attention exercises read the H100's shared memory; the rest answer
+        assert out.count(why) == 2
+        assert out.count("Worked answer:") == len(EXERCISES) - 2
+        assert main(["tiled-compute-bound"]) == 1
+        err = capsys.readouterr().err
+        assert err.splitlines() == [
+            "common.exercises: error: tiled-compute-bound: H100 SXM has no shared-memory-per-SM "
+            "figure in the table"
+        ]
+    # Title, rule, origin, question, a blank line, the answer (or why there is none); code marks
+    # dropped; exercises apart by one blank line.
+    from common.exercises import Answer, Exercise, Table, text
+
+    def solve() -> Answer:
+        return Answer(("one ``step``",), {}, r"F = 2\,M", Table(("a", "b"), (("1", "2"),)))
+
+    def fail() -> Answer:
+        raise ValueError("no ``B300`` link")
+
+    ok = Exercise("ok", "Title", "here", "Is ``x`` big?", solve)
+    bad = Exercise("bad", "Other", "there", "And ``y``?", fail)
+    head = ["Title", "=====", "(from here)", "", "Is x big?", "", "Worked answer:"]
+    shown = text.format_exercise(ok).splitlines()
+    assert shown[:7] == head and shown[8:10] == ["- one step", ""]
+    assert shown[7].startswith("  F = 2") and shown[10].split() == ["a", "b"]
+    why = ["Other", "=====", "(from there)", "", "And y?", ""]
+    why.append("No worked answer with this table: no B300 link.")
+    assert text.unanswered(bad, ValueError("no ``B300`` link")).splitlines() == why
+    monkeypatch.setattr(text, "EXERCISES", (ok, bad))
+    assert text.main([]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("Title\n=====\n") and "\n\nOther\n=====\n" in printed
+    assert "\n\n\nOther" not in printed
 
 
 @pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs /proc to see the wait")
@@ -88,84 +150,3 @@ def test_ctrl_c_is_one_line_and_ends_by_sigint() -> None:
 # ---------------------------------------------------------------------------
 # The same entry point in this process (what the mutation tests can see)
 # ---------------------------------------------------------------------------
-def test_main_in_process(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
-    from common.exercises import EXERCISES, text
-
-    assert text.main(["--help"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    assert out == [
-        "usage: python3 -m common.exercises [KEY ...]",
-        "keys: " + ", ".join(e.key for e in EXERCISES),
-    ]
-    monkeypatch.setattr(sys, "argv", ["common.exercises", "gqa-decode"])
-    assert text.main() == 0  # the keys come from sys.argv[1:]
-    lines = capsys.readouterr().out.splitlines()
-    title = "Decode attention with MHA, GQA and MQA"
-    assert lines[:4] == [title, "=" * len(title), "(from this course)", ""]
-
-
-def test_format_exercise_drops_the_code_marks() -> None:
-    from common.exercises import get_exercise, text
-
-    shown = text.format_exercise(get_exercise("a100-peak-edit"))
-    assert "``" not in shown
-    assert "In common/hw_specs.py set the A100's bf16 peak_flops to 1979e12" in shown
-
-
-def test_a_figure_the_table_lacks_removes_only_the_exercises_that_need_it(capsys) -> None:
-    """Issue 34: a deleted shared-memory figure stopped all 17 exercises with one line."""
-    import dataclasses
-
-    from strategies import SHIPPED, patched_hardware
-
-    from common.exercises import EXERCISES
-    from common.exercises.text import main
-
-    table = dict(SHIPPED, h100=dataclasses.replace(SHIPPED["h100"], smem_per_sm_figure=None))
-    with patched_hardware(table):
-        assert main([]) == 0
-        out = capsys.readouterr().out
-        why = "No worked answer with this table: H100 SXM has no shared-memory-per-SM figure"
-        # the two tiled-attention exercises read the H100's shared memory; the rest answer
-        assert out.count(why) == 2
-        assert out.count("Worked answer:") == len(EXERCISES) - 2
-        assert main(["tiled-compute-bound"]) == 1
-        err = capsys.readouterr().err
-        assert err.splitlines() == [
-            "common.exercises: error: tiled-compute-bound: H100 SXM has no shared-memory-per-SM "
-            "figure in the table"
-        ]
-
-
-def test_an_exercise_in_a_terminal_is_laid_out_line_by_line(monkeypatch, capsys) -> None:
-    """Title, rule, origin, question, a blank line, the answer (or why there is none);
-    code marks dropped; exercises apart by one blank line."""
-    from common.exercises import Answer, Exercise, Table, text
-
-    def solve() -> Answer:
-        return Answer(("one ``step``",), {}, r"F = 2\,M", Table(("a", "b"), (("1", "2"),)))
-
-    def fail() -> Answer:
-        raise ValueError("no ``B300`` link")
-
-    ok = Exercise("ok", "Title", "here", "Is ``x`` big?", solve)
-    bad = Exercise("bad", "Other", "there", "And ``y``?", fail)
-    head = ["Title", "=====", "(from here)", "", "Is x big?", "", "Worked answer:"]
-    shown = text.format_exercise(ok).splitlines()
-    assert shown[:7] == head and shown[8:10] == ["- one step", ""]
-    assert shown[7].startswith("  F = 2") and shown[10].split() == ["a", "b"]
-    why = ["Other", "=====", "(from there)", "", "And y?", ""]
-    why.append("No worked answer with this table: no B300 link.")
-    assert text.unanswered(bad, ValueError("no ``B300`` link")).splitlines() == why
-    monkeypatch.setattr(text, "EXERCISES", (ok, bad))
-    assert text.main([]) == 0
-    printed = capsys.readouterr().out
-    assert printed.startswith("Title\n=====\n") and "\n\nOther\n=====\n" in printed
-    assert "\n\n\nOther" not in printed
-
-
-def test_short_help_in_process(capsys) -> None:
-    from common.exercises import text
-
-    assert text.main(["-h"]) == 0
-    assert capsys.readouterr().out.startswith("usage: python3 -m common.exercises [KEY ...]\n")

@@ -10,7 +10,7 @@ import common.exercises as ex
 from common.hw_specs import H100
 
 
-def test_moe_critical_batch_by_brute_force() -> None:
+def test_moe_exercises_by_hand() -> None:
     ridge = H100.peak_flops("fp8") / H100.mem_bw
     d, f, E, k = 4096, 14336, 8, 2  # Mixtral: hidden, expert width, 2 of 8
 
@@ -28,19 +28,6 @@ def test_moe_critical_batch_by_brute_force() -> None:
     assert (answer.values["twin"], answer.values["experts"]) == (want_twin, want_moe)
     assert want_moe / want_twin > E / k  # narrower matrices: more activation bytes per FLOP
     assert f"the smallest B past the ridge is {want_moe:,}" in " ".join(answer.steps)
-
-
-def zipf_shares(E: int, k: int, s: float) -> list[float]:
-    """q_i = min(1, c i^-s) summing to k: cap the first j experts, spread the rest."""
-    w = [(i + 1) ** -s for i in range(E)]
-    for j in range(E):  # j experts capped at 1; the others share k - j in proportion to w
-        c = (k - j) / sum(w[j:])
-        if c * w[j] <= 1:
-            return [1.0] * j + [c * x for x in w[j:]]
-    raise AssertionError("unreachable")
-
-
-def test_moe_skew_by_hand() -> None:
     answer = ex.get_exercise("moe-skew").solve()
     E, k, B, gpus = 128, 8, 32, 8
     uniform = E * (1 - (1 - k / E) ** B)
@@ -51,3 +38,13 @@ def test_moe_skew_by_hand() -> None:
     assert answer.values["skewed"] == pytest.approx(skewed, rel=1e-9)
     assert answer.values["saved"] == pytest.approx(1 - skewed / uniform, rel=1e-9)
     assert answer.values["gpu_factor"] == pytest.approx(max(loads) / (k / gpus), rel=1e-9)
+
+
+def zipf_shares(E: int, k: int, s: float) -> list[float]:
+    """q_i = min(1, c i^-s) summing to k: cap the first j experts, spread the rest."""
+    w = [(i + 1) ** -s for i in range(E)]
+    for j in range(E):  # j experts capped at 1; the others share k - j in proportion to w
+        c = (k - j) / sum(w[j:])
+        if c * w[j] <= 1:
+            return [1.0] * j + [c * x for x in w[j:]]
+    raise AssertionError("unreachable")

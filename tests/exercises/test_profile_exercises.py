@@ -13,7 +13,7 @@ D, L, H, HKV, DH, FF, V, B = 1024, 8, 8, 2, 128, 3584, 32064, 4
 PER_TOKEN_LAYER = 2 * (D * H * DH + 2 * D * HKV * DH + H * DH * D + 3 * D * FF)  # matmul FLOPs
 
 
-def test_profiler_flops_by_hand() -> None:
+def test_profile_exercises_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     answer = ex.get_exercise("profiler-flops").solve()
     for S in (256, 1024, 4096):
         full = 2 * L * H * 2 * S * S * DH  # Q K^T and P V over every entry of S x S
@@ -28,9 +28,6 @@ def test_profiler_flops_by_hand() -> None:
     assert answer.values[256]["profiler"] == 2_147_483_648
     assert answer.table.rows[0] == ("256", "1.1 GFLOP", "2.1 GFLOP", "1.9%")
     assert r"\frac{S(S+1)}{2}" in answer.formula
-
-
-def test_decode_context_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     calib = ex.Calibration(1e10, 1e11, "a test machine")  # 10 GB/s, 100 GFLOP/s: ridge 10
     monkeypatch.setattr(ex, "measured_calibration", lambda section, source: calib)
     answer = ex.get_exercise("decode-context").solve()

@@ -9,7 +9,7 @@ import pytest
 import common.exercises as ex
 
 
-def test_mtp_acceptance_by_hand() -> None:
+def test_serving_exercises_by_hand() -> None:
     answer = ex.get_exercise("mtp-acceptance").solve()
     c = 1 / 61  # one MTP module beside DeepSeek-V3's 61 layers
     a = 1.8 * (1 + c) - 1  # (1 + a) / (1 + c) = 1.8 for one draft token, v = 1
@@ -23,9 +23,6 @@ def test_mtp_acceptance_by_hand() -> None:
     assert f"{v:.3f} decode steps" in text and f"{v - 1:.1%} more" in text
     assert f"x{two:.2f} against plain decoding" in text
     assert f"2 modules at a = {a:.1%}: E = (1 - a^3) / (1 - a) = " in text
-
-
-def test_fleet_request_mix_by_hand() -> None:
     answer = ex.get_exercise("fleet-request-mix").solve()
     t_p, t_d = 32768 / 73.7e3, 1024 / 14.8e3  # node-seconds at DeepSeek's published rates
     usd = (t_p + t_d) * 8 * 3.0 / 3600  # 8 H800 a node at $3 per GPU-hour

@@ -84,22 +84,6 @@ def test_footprint_by_hand() -> None:
     assert io.smallest_on_chip_bytes(128, 2) == 256 + 512 + 4 + 512 + 8
     # U(1, 4096): Q row 256 + K and V 2,097,152 + S row 16,384 + O row 512 + statistics 8.
     assert io.resident_on_chip_bytes(4096, 128, 2) == 2_114_312
-
-
-@pytest.mark.parametrize(
-    ("n", "d", "m", "b"),
-    [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
-     (64, 16, 20_000, BF16),  # K and V fit: Bc = N
-     (200, 8, 5000, FP32), (50, 64, 60_000, FP32)],
-)  # fmt: skip
-def test_block_sizes_follow_the_rule(n: int, d: int, m: float, b: float) -> None:
-    blocks = io.block_sizes(n, d, m, b)
-    assert (blocks.rows, blocks.cols) == brute_force_blocks(n, d, m, b)
-    assert blocks.on_chip_bytes == footprint(blocks.rows, blocks.cols, d, b) <= m
-
-
-def test_chip_blocks_at_the_article_size() -> None:
-    # H100: U(130, 128) = 232,976 <= 233,472 < U(131, 128) = 234,264.
     h100 = io.block_sizes(4096, 128, 228 * 1024, BF16)
     assert (h100.rows, h100.cols) == (130, 128)
     # A100: square blocks, 4 B^2 + 1288 B <= 167,936 holds at B = 99, not at 100.
@@ -108,9 +92,6 @@ def test_chip_blocks_at_the_article_size() -> None:
     # 2 B N d_h (1 + T_r): H100 T_r = 32, A100 T_r = 42.
     assert io.tiled_traffic(4096, 128, 130, 128, BF16) == 2 * 2 * 4096 * 128 * 33
     assert io.tiled_traffic(4096, 128, 99, 99, BF16) == 2 * 2 * 4096 * 128 * 43
-
-
-def test_the_article_reference_values() -> None:
     flops, naive = attention_counts(4096, 128, BF16)
     ideal = attention_counts(4096, 128, BF16, materialized=False)[1]
     assert f"{naive / 1e6:.2f} MB" == "138.41 MB"
@@ -123,6 +104,72 @@ def test_the_article_reference_values() -> None:
     least = io.tiled_counts(4096, 128, io.smallest_on_chip_bytes(128), BF16)[1]
     assert least == 2 * 2 * 4096 * 128 * (1 + 4096)
     assert least > naive
+    d64 = io.tiled_counts(4096, 128, 64 * 1024, BF16)[1]
+    d128 = io.tiled_counts(4096, 128, 128 * 1024, BF16)[1]
+    assert 1.8 < d64 / d128 < 2.2
+    ridge = hw_specs.H100.ridge_point("bf16")
+    m = io.smallest_on_chip_for(8192, 128, ridge, BF16)
+    assert m == 457_088
+    flops = attention_counts(8192, 128, BF16)[0]
+    for memory, reaches in ((m, True), (m - 1, False)):
+        br, bc = brute_force_blocks_fast(8192, 128, memory, BF16)
+        assert (flops / simulated_traffic(8192, 128, br, bc, BF16) >= ridge) is reaches
+    assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
+    # Reachable at the very smallest footprint: that footprint is the answer.
+    assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
+    i = io.tiled_intensity(8192, 128, io.on_chip_bytes(128, 128, 128, BF16), BF16)
+    assert 0.95 * 128 < i < 1.05 * 128
+    assert io.resident_on_chip_bytes(10, 8, 4) == 752
+    # the default element is bf16 (2 bytes): the same schedule as elem_bytes=2
+    assert io.tiled_intensity(1024, 64, 64 * 1024) == io.tiled_intensity(1024, 64, 64 * 1024, 2)
+    assert io.tiled_intensity(1024, 64, 64 * 1024) != io.tiled_intensity(1024, 64, 64 * 1024, 3)
+    # D = b N d (2 + 2 R), R = ceil(64 / 16) = 4: 2 x 64 x 8 x 10 bytes
+    assert io.tiled_traffic(64, 8, 16, 16) == 10240
+    # all of K and V on chip (R = 1): D = b N d (2 + 2) = 2 x 64 x 8 x 4 bytes
+    assert io.tiled_counts(64, 8, 10**6)[1] == 4096
+    # sizes at their limits are kept
+    # U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br at Br = 1, Bc = 2^32, d = 1, b = 1
+    assert io.on_chip_bytes(1, 2**32, 1, 1) == 1 + 2 * 2**32 + 4 * 2**32 + 4 + 8
+    assert io.tiled_traffic(8, 2**16, 8, 8, 8) == 8 * 8 * 2**16 * (2 + 2)  # R = 1
+    n, d, b = 64, 8, 4
+    least = 4 * 8 + 2 * 4 * 8 + 4 + 4 * 8 + 8  # U(1, 1): one row of each block, 140 B
+    whole = 4 * 8 + 2 * 4 * 8 * 64 + 4 * 64 + 4 * 8 + 8  # U(1, N): K and V read once, 4,424 B
+    first: dict[float, int] = {}  # each intensity the schedule reaches, at its smallest M_sm
+    for m in range(least, whole + 1):
+        first.setdefault(io.tiled_intensity(n, d, m, b), m)
+    assert len(first) > 10
+    for target, m in first.items():
+        assert io.smallest_on_chip_for(n, d, target, b) == m
+    assert io.smallest_on_chip_for(n, d, 1.01 * max(first), b) is None
+    assert hw_specs.A100.smem_per_sm == 164 * 1024
+    assert hw_specs.H100.smem_per_sm == 228 * 1024
+    assert hw_specs.H200.smem_per_sm == hw_specs.H100.smem_per_sm  # the same GH100 SMs
+    for chip in (hw_specs.A100, hw_specs.H100, hw_specs.H200):
+        assert "Tuning Guide" in chip.smem_per_sm_figure.source
+        assert dict(chip.figures())["shared memory per SM"] is chip.smem_per_sm_figure
+    with pytest.raises(ValueError, match="no shared-memory-per-SM figure"):
+        _ = hw_specs.TPU_V5E.smem_per_sm
+    values = exercises.get_exercise("tiled-head-dim").solve().values
+    # d = 64: Bc = 64 and 648 Br + 16,384 <= 233,472 gives Br = 335; T_r = 25.
+    # d = 128: the H100's 130 x 128; T_r = 64 (130 * 63 = 8,190 < 8,192).
+    # d = 256: square blocks, 4 B^2 + 2568 B <= 233,472 gives B = 80; T_r = 103.
+    expected = {64: (335, 64, 25), 128: (130, 128, 64), 256: (80, 80, 103)}
+    for d, (br, bc, t_r) in expected.items():
+        assert values[d][:2] == (br, bc)
+        assert values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
+    assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "m", "b"),
+    [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
+     (64, 16, 20_000, BF16),  # K and V fit: Bc = N
+     (200, 8, 5000, FP32), (50, 64, 60_000, FP32)],
+)  # fmt: skip
+def test_block_sizes_follow_the_rule(n: int, d: int, m: float, b: float) -> None:
+    blocks = io.block_sizes(n, d, m, b)
+    assert (blocks.rows, blocks.cols) == brute_force_blocks(n, d, m, b)
+    assert blocks.on_chip_bytes == footprint(blocks.rows, blocks.cols, d, b) <= m
 
 
 @pytest.mark.parametrize(("n", "d", "b"), [(64, 16, BF16), (100, 32, FP32), (48, 128, BF16)])
@@ -149,28 +196,6 @@ def test_kv_fitting_whole_gives_the_ideal(n: int, d: int) -> None:
     assert io.tiled_counts(n, d, at - 1, BF16)[1] > 4 * BF16 * n * d
 
 
-def test_traffic_falls_as_one_over_m_in_the_theorem_regime() -> None:
-    # Theta(N^2 d^2 / M): doubling M from 64 KiB to 128 KiB should roughly halve D.
-    d64 = io.tiled_counts(4096, 128, 64 * 1024, BF16)[1]
-    d128 = io.tiled_counts(4096, 128, 128 * 1024, BF16)[1]
-    assert 1.8 < d64 / d128 < 2.2
-
-
-def test_smallest_memory_for_an_intensity_is_exact() -> None:
-    # H100 at N = 8192: I >= 295.22 needs 1 + T_r <= 28, so B_r >= ceil(8192 / 27) = 304,
-    # and U(304, 128) = 304 * 1288 + 65,536 = 457,088 bytes.
-    ridge = hw_specs.H100.ridge_point("bf16")
-    m = io.smallest_on_chip_for(8192, 128, ridge, BF16)
-    assert m == 457_088
-    flops = attention_counts(8192, 128, BF16)[0]
-    for memory, reaches in ((m, True), (m - 1, False)):
-        br, bc = brute_force_blocks_fast(8192, 128, memory, BF16)
-        assert (flops / simulated_traffic(8192, 128, br, bc, BF16) >= ridge) is reaches
-    assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
-    # Reachable at the very smallest footprint: that footprint is the answer.
-    assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
-
-
 def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, int]:
     """The rule's blocks by a downward scan (regime 2 only, as at N = 8192 here)."""
     assert footprint(1, n, d, b) > m
@@ -178,12 +203,6 @@ def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, in
     while footprint(br, min(br, d), d, b) > m:
         br -= 1
     return br, min(br, d)
-
-
-def test_intensity_is_about_br_in_bf16() -> None:
-    # 4 N^2 d / (2 b N d (1 + T_r)) -> 2 Br / b = Br when Br divides N.
-    i = io.tiled_intensity(8192, 128, io.on_chip_bytes(128, 128, 128, BF16), BF16)
-    assert 0.95 * 128 < i < 1.05 * 128
 
 
 @pytest.mark.parametrize(
@@ -195,67 +214,3 @@ def test_bad_input_is_a_one_line_value_error(call: object, match: str) -> None:
     with pytest.raises(ValueError, match=match) as info:
         call()  # type: ignore[operator]
     assert "\n" not in str(info.value)
-
-
-def test_shared_memory_per_sm_figures() -> None:
-    assert hw_specs.A100.smem_per_sm == 164 * 1024
-    assert hw_specs.H100.smem_per_sm == 228 * 1024
-    assert hw_specs.H200.smem_per_sm == hw_specs.H100.smem_per_sm  # the same GH100 SMs
-    for chip in (hw_specs.A100, hw_specs.H100, hw_specs.H200):
-        assert "Tuning Guide" in chip.smem_per_sm_figure.source
-        assert dict(chip.figures())["shared memory per SM"] is chip.smem_per_sm_figure
-    with pytest.raises(ValueError, match="no shared-memory-per-SM figure"):
-        _ = hw_specs.TPU_V5E.smem_per_sm
-
-
-def test_exercise_compute_bound_on_chip_memory() -> None:
-    answer = exercises.get_exercise("tiled-compute-bound").solve()  # in fp8: 1 byte
-    # U(304, 128) at b = 1: 38,912 + 32,768 + 155,648 + 155,648 + 2,432 = 385,408
-    assert answer.values["m_needed"] == 385_408
-    assert answer.values["blocks"] == (304, 128)
-    assert answer.values["m_have"] == 228 * 1024
-    assert "385,408 bytes" in " ".join(answer.steps)
-    assert "x1.65 more than" in " ".join(answer.steps)  # 385,408 / 233,472
-    bf16 = exercises.tiled_compute_bound_answer(precision="bf16")
-    assert bf16.values["m_needed"] == 457_088  # derived by hand above
-
-
-def test_exercise_head_dim() -> None:
-    values = exercises.get_exercise("tiled-head-dim").solve().values
-    # d = 64: Bc = 64 and 648 Br + 16,384 <= 233,472 gives Br = 335; T_r = 25.
-    # d = 128: the H100's 130 x 128; T_r = 64 (130 * 63 = 8,190 < 8,192).
-    # d = 256: square blocks, 4 B^2 + 2568 B <= 233,472 gives B = 80; T_r = 103.
-    expected = {64: (335, 64, 25), 128: (130, 128, 64), 256: (80, 80, 103)}
-    for d, (br, bc, t_r) in expected.items():
-        assert values[d][:2] == (br, bc)
-        assert values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
-    assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]
-
-
-def test_resident_footprint_at_four_bytes_bf16_by_default_and_sizes_at_their_limits() -> None:
-    # U(1, N) at N = 10, d_h = 8, b = 4: b d + 2 b d N + 4 N + 4 d + 8 = 32 + 640 + 40 + 32 + 8
-    assert io.resident_on_chip_bytes(10, 8, 4) == 752
-    # the default element is bf16 (2 bytes): the same schedule as elem_bytes=2
-    assert io.tiled_intensity(1024, 64, 64 * 1024) == io.tiled_intensity(1024, 64, 64 * 1024, 2)
-    assert io.tiled_intensity(1024, 64, 64 * 1024) != io.tiled_intensity(1024, 64, 64 * 1024, 3)
-    # D = b N d (2 + 2 R), R = ceil(64 / 16) = 4: 2 x 64 x 8 x 10 bytes
-    assert io.tiled_traffic(64, 8, 16, 16) == 10240
-    # all of K and V on chip (R = 1): D = b N d (2 + 2) = 2 x 64 x 8 x 4 bytes
-    assert io.tiled_counts(64, 8, 10**6)[1] == 4096
-    # sizes at their limits are kept
-    # U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br at Br = 1, Bc = 2^32, d = 1, b = 1
-    assert io.on_chip_bytes(1, 2**32, 1, 1) == 1 + 2 * 2**32 + 4 * 2**32 + 4 + 8
-    assert io.tiled_traffic(8, 2**16, 8, 8, 8) == 8 * 8 * 2**16 * (2 + 2)  # R = 1
-
-
-def test_the_smallest_on_chip_memory_in_fp32_matches_a_brute_force_loop() -> None:
-    n, d, b = 64, 8, 4
-    least = 4 * 8 + 2 * 4 * 8 + 4 + 4 * 8 + 8  # U(1, 1): one row of each block, 140 B
-    whole = 4 * 8 + 2 * 4 * 8 * 64 + 4 * 64 + 4 * 8 + 8  # U(1, N): K and V read once, 4,424 B
-    first: dict[float, int] = {}  # each intensity the schedule reaches, at its smallest M_sm
-    for m in range(least, whole + 1):
-        first.setdefault(io.tiled_intensity(n, d, m, b), m)
-    assert len(first) > 10
-    for target, m in first.items():
-        assert io.smallest_on_chip_for(n, d, target, b) == m
-    assert io.smallest_on_chip_for(n, d, 1.01 * max(first), b) is None

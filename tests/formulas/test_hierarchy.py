@@ -56,9 +56,16 @@ def test_plateau_is_median_of_points_inside() -> None:
     sizes = [1 * KIB, 2 * KIB, 4 * KIB, 64 * KIB]
     found = hierarchy.plateaus_known(sizes, [None, 30.0, None, 5.0], [("L1", 16 * KIB)])
     assert (found[0].bytes_per_s, found[0].points) == (30.0, 1)
-
-
-def test_margin_relaxes_when_levels_are_close() -> None:
+    plateau = Plateau("L2", 2, 4, None, 0, None)
+    assert hierarchy.plateau_median(plateau, [1, 2, 3, 4], [10, None, 30, 40]) == 35
+    with pytest.raises(ValueError):
+        hierarchy.plateau_median(plateau._replace(lo_bytes=10, hi_bytes=20), [1, 2], [1.0, 2.0])
+    levels = [("L1", 16 * KIB)]
+    found = hierarchy.plateaus_known([1 * KIB, 2 * KIB, 3 * KIB], [0.0, 0.5, 0.7], levels)
+    assert found[0].bytes_per_s == pytest.approx(0.6)  # the zero is no measurement
+    # the only L1 point sits at 15.5 KiB: found only at the bare boundary (margin 1)
+    edge = hierarchy.plateaus_known([15.5 * KIB, 1 * MIB], [10.0, 5.0], levels)[0]
+    assert (edge.bytes_per_s, edge.margin) == (10.0, 1.0)
     levels = [("L1", 32 * KIB), ("L2", 64 * KIB), ("L3", 8 * MIB)]  # no size 2x from both ends
     sizes, bws = synthetic_curve(
         levels, {"L1": 200 * GB, "L2": 150 * GB, "L3": 60 * GB, "DRAM": 20 * GB}, seed=5
@@ -67,9 +74,6 @@ def test_margin_relaxes_when_levels_are_close() -> None:
     assert found["L2"].bytes_per_s is not None
     assert found["L2"].margin is not None and found["L2"].margin < 2.0
     assert found["L1"].margin == 2.0
-
-
-def test_sweep_short_of_dram_gives_no_dram_plateau() -> None:
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=3, hi_bytes=16 * MIB)
     found = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)
     assert found[-1].name == "DRAM"
@@ -87,6 +91,30 @@ def test_level_ranges() -> None:
     assert ranges[1].lo_bytes == 64 * KIB and ranges[1].hi_bytes == 512 * KIB
     assert ranges[3].lo_bytes == 128 * MIB and ranges[3].size_bytes is None
     assert hierarchy.level_ranges([])[0] == hierarchy.LevelRange("DRAM", None, 0.0, math.inf)
+    levels = [("L1", 1000), ("L2", 8000)]
+    assert hierarchy.fits_in(1000, levels) == "L1"
+    assert hierarchy.fits_in(1001, levels) == "L2"
+    assert hierarchy.fits_in(9000, levels) == "DRAM"
+    assert hierarchy.fits_in(5, []) == "-"
+    assert hierarchy.fits_in(16 * KIB, FOUR_LEVELS) == "L1"
+    assert hierarchy.fits_in(32 * KIB, FOUR_LEVELS) == "L1"
+    assert hierarchy.fits_in(33 * KIB, FOUR_LEVELS) == "L2"
+    assert hierarchy.fits_in(1 * 2**30, FOUR_LEVELS) == "DRAM"
+    lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
+    assert len(lengths) == 16 * 4 + 1
+    assert lengths == sorted(set(lengths))
+    ws = [n * hierarchy.BYTES_PER_ELEMENT for n in lengths]
+    assert close(ws[0], 4 * KIB, 0.01) and close(ws[-1], 256 * MIB, 0.01)
+    ratios = [b / a for a, b in itertools.pairwise(ws)]
+    assert all(close(r, 2**0.25, 0.02) for r in ratios[5:])
+    assert len(hierarchy.sweep_lengths(4 * KIB, 64 * KIB, 2)) == 9
+    # the edges: n = round(4096 x 2^i / 12) for i = 0..4 at one size per octave
+    assert hierarchy.sweep_lengths(4096, 65536, 1) == [341, 683, 1365, 2731, 5461]
+    assert hierarchy.sweep_lengths(4096, 4096, 4) == [341]  # lo = hi is one size
+    assert hierarchy.sweep_lengths(1, 12, 1) == [1]  # never below one element
+    assert hierarchy.sweep_lengths(12, 48, 4) == [1, 2, 3, 4]  # repeats dropped
+    # log2(2^(1/4)) x 4 is 0.9999999999999998 in floating point: still two sizes
+    assert len(hierarchy.sweep_lengths(4096, 4096 * 2 ** (1 / 4), 4)) == 2
 
 
 BLIND = [(FOUR_LEVELS, FOUR_PLATEAUS, seed) for seed in (0, 1, 2, 3, 4)]
@@ -113,9 +141,6 @@ def test_detector_agrees_with_known_sizes() -> None:
     blind = hierarchy.find_plateaus(sizes, bws)
     for k, b in zip(known, blind, strict=True):
         assert close(k.bytes_per_s, b.bytes_per_s, 0.08)
-
-
-def test_detector_merges_levels_with_the_same_bandwidth() -> None:
     same = {"L1": 100 * GB, "L2": 97 * GB, "L3": 60 * GB, "DRAM": 20 * GB}
     sizes, bws = synthetic_curve(FOUR_LEVELS, same, seed=2, noise=0.01)
     found = hierarchy.find_plateaus(sizes, bws)
@@ -130,6 +155,36 @@ def test_detector_on_a_flat_curve_and_on_too_few_points() -> None:
     assert hierarchy.find_plateaus(sizes[:2], [50.0, 50.0]) == []
     assert hierarchy.find_plateaus(sizes[:4], [None, None, 50.0, None]) == []
     assert hierarchy.name_detected([]) == []
+    three = hierarchy.find_plateaus([4096, 8192, 16384], [50.0] * 3)
+    assert [(p.points, p.bytes_per_s) for p in three] == [(3, 50.0)]  # three points suffice
+    assert hierarchy.find_plateaus([2**12, 2**12.48, 2**12.96], [50.0] * 3)  # 0.96 octave
+    assert hierarchy.find_plateaus([2**12, 2**12.25, 2**12.5], [50.0] * 3) == []  # too short
+    # a two-point bump survives the 3-point median and is cut out: 22 of 24 points remain
+    (bump,) = hierarchy.find_plateaus(SIZES_24, _with([10, 11], 2.0))
+    assert bump.points == 22
+    # eight of 24 points 15% high (in pairs, so the noise estimate stays at its floor):
+    # more than a quarter stray, so no plateau; six are within the allowance
+    assert hierarchy.find_plateaus(SIZES_24, _with([2, 3, 8, 9, 14, 15, 20, 21], 2**0.2)) == []
+    assert len(hierarchy.find_plateaus(SIZES_24, _with([2, 3, 9, 10, 16, 17], 2**0.2))) == 1
+    # a clean tilt of 0.3 per octave over one octave is not flat, though no point strays
+    tilt = [100 * 2 ** (0.3 * i / 4) for i in range(5)]
+    assert hierarchy.find_plateaus(SIZES_24[:5], tilt) == []
+    # medians exactly 12% apart are two levels (the merge needs less than 12%)
+    assert len(hierarchy.find_plateaus(SIZES_24, [100.0] * 12 + [112.0] * 12)) == 2
+    # detected plateaus span their points
+    sizes = [4 * KIB * 2**i for i in range(12)]
+    (flat,) = hierarchy.find_plateaus(sizes, [50.0] * 12)
+    assert (flat.name, flat.lo_bytes, flat.hi_bytes) == ("plateau 1", sizes[0], sizes[-1])
+    slow = hierarchy.find_plateaus(sizes, [0.5] * 12)  # bandwidth below 1 B/s still counts
+    assert [p.bytes_per_s for p in slow] == [0.5]
+    # a range just one octave short of the 0.95-octave minimum (0.947) is too short
+    assert hierarchy.find_plateaus([2**12, 2**12.47, 2**12.947], [50.0] * 3) == []
+    with pytest.raises(ValueError):
+        hierarchy.find_plateaus([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(ValueError):
+        hierarchy.plateaus_known([1.0, 2.0], [1.0], [("L1", 16 * KIB)])
+    with pytest.raises(ValueError):
+        hierarchy.call_cost_limit_bytes([1.0, 2.0], [1.0], [1.0])
 
 
 def test_running_median_and_median() -> None:
@@ -140,37 +195,6 @@ def test_running_median_and_median() -> None:
     assert hierarchy.median([4, 1, 2, 3]) == 2.5
     with pytest.raises(ValueError):
         hierarchy.median([])
-
-
-def test_corrected_bandwidth_math() -> None:
-    # D = 1200 B in t = 1 us with t_call = 0.4 us: the memory moved it in 0.6 us.
-    assert hierarchy.corrected_bandwidth(1200, 1e-6, 4e-7) == pytest.approx(2e9)
-    assert hierarchy.corrected_bandwidth(1200, 1e-6, 0.0) == pytest.approx(1.2e9)
-    assert hierarchy.corrected_bandwidth(1200, 4e-7, 4e-7) is None
-    assert hierarchy.corrected_bandwidth(1200, 3e-7, 4e-7) is None
-
-
-def test_correction_recovers_the_true_bandwidth() -> None:
-    t_call, gil, beta = 400e-9, 60e-9, 120 * GB
-    for n in (16, 500, 501, 4096, 10**6):
-        d = n * hierarchy.BYTES_PER_ELEMENT
-        t0 = hierarchy.fixed_call_seconds(n, t_call, gil)
-        assert t0 == pytest.approx(t_call + (gil if n > 500 else 0.0))
-        assert hierarchy.corrected_bandwidth(d, t0 + d / beta, t0) == pytest.approx(beta)
-    assert hierarchy.fixed_call_seconds(10**6, t_call, -5e-9) == t_call  # noise never lowers t0
-
-
-def test_call_share_and_where_the_cost_matters() -> None:
-    assert hierarchy.call_share(1e-6, 4e-7) == pytest.approx(0.4)
-    assert hierarchy.call_share(1e-6, 2e-6) == 1.0
-    sizes = [4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB]
-    seconds = [5e-7, 1.5e-6, 1.2e-5, 2e-4]
-    fixed = [4e-7] * 4
-    assert hierarchy.call_cost_limit_bytes(sizes, seconds, fixed) == 64 * KIB
-    assert hierarchy.call_cost_limit_bytes(sizes[2:], seconds[2:], fixed[2:]) is None
-
-
-def test_affine_fit_recovers_cost_and_bandwidth() -> None:
     nbytes = [8 * KIB, 12 * KIB, 16 * KIB, 24 * KIB]
     times = [450e-9 + d / (110 * GB) for d in nbytes]
     intercept, slope = hierarchy.affine_fit(nbytes, times)
@@ -182,71 +206,26 @@ def test_affine_fit_recovers_cost_and_bandwidth() -> None:
         hierarchy.affine_fit([1.0, 1.0], [2.0, 3.0])
 
 
-def test_sweep_lengths_are_geometric_and_their_edges_by_hand() -> None:
-    lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
-    assert len(lengths) == 16 * 4 + 1
-    assert lengths == sorted(set(lengths))
-    ws = [n * hierarchy.BYTES_PER_ELEMENT for n in lengths]
-    assert close(ws[0], 4 * KIB, 0.01) and close(ws[-1], 256 * MIB, 0.01)
-    ratios = [b / a for a, b in itertools.pairwise(ws)]
-    assert all(close(r, 2**0.25, 0.02) for r in ratios[5:])
-    assert len(hierarchy.sweep_lengths(4 * KIB, 64 * KIB, 2)) == 9
-    # the edges: n = round(4096 x 2^i / 12) for i = 0..4 at one size per octave
-    assert hierarchy.sweep_lengths(4096, 65536, 1) == [341, 683, 1365, 2731, 5461]
-    assert hierarchy.sweep_lengths(4096, 4096, 4) == [341]  # lo = hi is one size
-    assert hierarchy.sweep_lengths(1, 12, 1) == [1]  # never below one element
-    assert hierarchy.sweep_lengths(12, 48, 4) == [1, 2, 3, 4]  # repeats dropped
-    # log2(2^(1/4)) x 4 is 0.9999999999999998 in floating point: still two sizes
-    assert len(hierarchy.sweep_lengths(4096, 4096 * 2 ** (1 / 4), 4)) == 2
-
-
-def test_the_innermost_level_a_working_set_fits_in() -> None:
-    levels = [("L1", 1000), ("L2", 8000)]
-    assert hierarchy.fits_in(1000, levels) == "L1"
-    assert hierarchy.fits_in(1001, levels) == "L2"
-    assert hierarchy.fits_in(9000, levels) == "DRAM"
-    assert hierarchy.fits_in(5, []) == "-"
-    assert hierarchy.fits_in(16 * KIB, FOUR_LEVELS) == "L1"
-    assert hierarchy.fits_in(32 * KIB, FOUR_LEVELS) == "L1"
-    assert hierarchy.fits_in(33 * KIB, FOUR_LEVELS) == "L2"
-    assert hierarchy.fits_in(1 * 2**30, FOUR_LEVELS) == "DRAM"
-
-
-def test_roofs_for_operations() -> None:
-    roofs = [("L1", 200 * GB), ("L2", 100 * GB), ("DRAM", 20 * GB)]
-    peak = 100 * GB  # FLOP/s
-    i_add = 1 / 12
-    # An add running just under the L2 roof is closest to it.
-    name, fraction = hierarchy.closest_roof(i_add, 0.95 * i_add * 100 * GB, roofs, peak)
-    assert name == "L2" and fraction == pytest.approx(0.95)
-    assert hierarchy.closest_roof(i_add, i_add * 19 * GB, roofs, peak)[0] == "DRAM"
-    # At high intensity every memory roof is above the compute roof.
-    assert hierarchy.closest_roof(200.0, 60 * GB, roofs, peak) == ("compute", 0.6)
-    assert hierarchy.predicted_bound(i_add, "L1", roofs, peak) == (
-        "L1",
-        pytest.approx(i_add * 200 * GB),
-    )
-    assert hierarchy.predicted_bound(10.0, "DRAM", roofs, peak) == ("compute", peak)
-    roofs = [("L1", 5.0)]
-    assert hierarchy.closest_roof(0.1, 0.5, roofs, 0.8) == ("L1", 1.0)  # small numbers work
-    assert hierarchy.predicted_bound(1.0, "L1", roofs, 5.0) == ("compute", 5.0)  # tie
-    assert hierarchy.call_cost_limit_bytes([100], [10.0], [1.0]) == 100  # exactly 10%
-    # the L1 roof (I beta = 160) lies above the compute roof (100): it is not a candidate
-    assert hierarchy.closest_roof(1.0, 150.0, [("L1", 160.0)], 100.0) == ("compute", 1.5)
-
-
-def test_segment_means_finds_steps() -> None:
-    values = [5.0] * 6 + [3.0] * 5 + [1.0] * 7
-    assert hierarchy.segment_means(values, penalty=0.5) == [0, 6, 11]
-    assert hierarchy.segment_means(values, penalty=1e6) == [0]  # steps never pay for themselves
-    assert hierarchy.segment_means([1.0, 9.0, 1.0], penalty=0.0) == [0]  # too short to split
-    assert hierarchy.segment_means([], penalty=1.0) == []
-    # every segment keeps at least min_length values, even with a free split
-    cuts = hierarchy.segment_means([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], penalty=0.0, min_length=2)
-    assert all(b - a >= 2 for a, b in itertools.pairwise([*cuts, 6]))
-
-
-def test_call_cost_records() -> None:
+def test_corrected_bandwidth_math() -> None:
+    # D = 1200 B in t = 1 us with t_call = 0.4 us: the memory moved it in 0.6 us.
+    assert hierarchy.corrected_bandwidth(1200, 1e-6, 4e-7) == pytest.approx(2e9)
+    assert hierarchy.corrected_bandwidth(1200, 1e-6, 0.0) == pytest.approx(1.2e9)
+    assert hierarchy.corrected_bandwidth(1200, 4e-7, 4e-7) is None
+    assert hierarchy.corrected_bandwidth(1200, 3e-7, 4e-7) is None
+    t_call, gil, beta = 400e-9, 60e-9, 120 * GB
+    for n in (16, 500, 501, 4096, 10**6):
+        d = n * hierarchy.BYTES_PER_ELEMENT
+        t0 = hierarchy.fixed_call_seconds(n, t_call, gil)
+        assert t0 == pytest.approx(t_call + (gil if n > 500 else 0.0))
+        assert hierarchy.corrected_bandwidth(d, t0 + d / beta, t0) == pytest.approx(beta)
+    assert hierarchy.fixed_call_seconds(10**6, t_call, -5e-9) == t_call  # noise never lowers t0
+    assert hierarchy.call_share(1e-6, 4e-7) == pytest.approx(0.4)
+    assert hierarchy.call_share(1e-6, 2e-6) == 1.0
+    sizes = [4 * KIB, 64 * KIB, 1 * MIB, 16 * MIB]
+    seconds = [5e-7, 1.5e-6, 1.2e-5, 2e-4]
+    fixed = [4e-7] * 4
+    assert hierarchy.call_cost_limit_bytes(sizes, seconds, fixed) == 64 * KIB
+    assert hierarchy.call_cost_limit_bytes(sizes[2:], seconds[2:], fixed[2:]) is None
     record = hierarchy.call_costs(4e-7, 6e-7, 6.5e-7)
     assert record == {
         "call_seconds": 4e-7,
@@ -271,6 +250,65 @@ def test_call_cost_records() -> None:
     assert only["below_threshold_seconds"] is None and only["gil_seconds"] == 0.0
 
 
+def test_roofs_for_operations() -> None:
+    roofs = [("L1", 200 * GB), ("L2", 100 * GB), ("DRAM", 20 * GB)]
+    peak = 100 * GB  # FLOP/s
+    i_add = 1 / 12
+    # An add running just under the L2 roof is closest to it.
+    name, fraction = hierarchy.closest_roof(i_add, 0.95 * i_add * 100 * GB, roofs, peak)
+    assert name == "L2" and fraction == pytest.approx(0.95)
+    assert hierarchy.closest_roof(i_add, i_add * 19 * GB, roofs, peak)[0] == "DRAM"
+    # At high intensity every memory roof is above the compute roof.
+    assert hierarchy.closest_roof(200.0, 60 * GB, roofs, peak) == ("compute", 0.6)
+    assert hierarchy.predicted_bound(i_add, "L1", roofs, peak) == (
+        "L1",
+        pytest.approx(i_add * 200 * GB),
+    )
+    assert hierarchy.predicted_bound(10.0, "DRAM", roofs, peak) == ("compute", peak)
+    roofs = [("L1", 5.0)]
+    assert hierarchy.closest_roof(0.1, 0.5, roofs, 0.8) == ("L1", 1.0)  # small numbers work
+    assert hierarchy.predicted_bound(1.0, "L1", roofs, 5.0) == ("compute", 5.0)  # tie
+    assert hierarchy.call_cost_limit_bytes([100], [10.0], [1.0]) == 100  # exactly 10%
+    # the L1 roof (I beta = 160) lies above the compute roof (100): it is not a candidate
+    assert hierarchy.closest_roof(1.0, 150.0, [("L1", 160.0)], 100.0) == ("compute", 1.5)
+    roofs = [("L1", 1e11), ("L2", 2e10)]
+    # I = 0.1: L1 roof 10 GFLOP/s, L2 roof 2 GFLOP/s; 1.9 GFLOP/s is 95% of L2's
+    near = hierarchy.roof_verdict(0.1, 1.9e9, "L2", roofs, 1e12)
+    assert near["closest_roof"] == "L2" and near["predicted_roof"] == "L2"
+    assert near["fraction_of_closest"] == pytest.approx(0.95)
+    assert near["fraction_of_predicted"] == pytest.approx(0.95)
+    # I = 100: both memory roofs are above P = 1 TFLOP/s, so compute bounds; 0.5 TFLOP/s is 50%
+    high = hierarchy.roof_verdict(100, 5e11, "L2", roofs, 1e12)
+    assert high["closest_roof"] == "compute" and high["predicted_roof"] == "compute"
+    assert high["fraction_of_predicted"] == pytest.approx(0.5)
+    unknown = hierarchy.roof_verdict(0.1, 1.9e9, "-", roofs, 1e12)
+    assert unknown["predicted_roof"] is None and unknown["fraction_of_predicted"] is None
+
+
+def test_segment_means_finds_steps() -> None:
+    values = [5.0] * 6 + [3.0] * 5 + [1.0] * 7
+    assert hierarchy.segment_means(values, penalty=0.5) == [0, 6, 11]
+    assert hierarchy.segment_means(values, penalty=1e6) == [0]  # steps never pay for themselves
+    assert hierarchy.segment_means([1.0, 9.0, 1.0], penalty=0.0) == [0]  # too short to split
+    assert hierarchy.segment_means([], penalty=1.0) == []
+    # every segment keeps at least min_length values, even with a free split
+    cuts = hierarchy.segment_means([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], penalty=0.0, min_length=2)
+    assert all(b - a >= 2 for a, b in itertools.pairwise([*cuts, 6]))
+    rng = random.Random(3)
+    for _ in range(40):
+        n = rng.randint(4, 9)
+        values = [rng.choice([0.0, 1.0, 3.0]) + rng.gauss(0, 0.2) for _ in range(n)]
+        penalty, min_length = rng.uniform(0.05, 1.5), rng.choice([1, 2, 3])
+        if n < 2 * min_length:
+            continue
+        assert hierarchy.segment_means(values, penalty, min_length) == _brute_segments(
+            values, penalty, min_length
+        )
+    assert hierarchy.segment_means([0.0, 0.0, 9.0, 9.0], 0.1) == [0, 2]  # min length 2
+    assert hierarchy.segment_means([1.0, 5.0, 9.0], 0.0, min_length=1) == [0, 1, 2]
+    assert hierarchy.segment_means([2.0] * 6, penalty=0.0) == [0]  # ties keep one segment
+
+
 def test_stream_constants() -> None:
     # z = x + y in fp32: read 8 bytes, write 4 per element; numpy's GIL threshold of 500
     assert (hierarchy.BYTES_PER_ELEMENT, hierarchy.FLOPS_PER_ELEMENT) == (12, 1)
@@ -287,12 +325,26 @@ def test_stream_constants() -> None:
     full, quick = hierarchy.LECTURE_BUDGETS["full"], hierarchy.LECTURE_BUDGETS["quick"]
     assert set(full) == set(quick)
     assert all(quick[k] < full[k] for k in full)
-
-
-def test_in_range_allows_one_percent() -> None:
     assert hierarchy.in_range(99.0, 100, 200) and not hierarchy.in_range(98.9, 100, 200)
     assert hierarchy.in_range(202.0, 100, 200) and not hierarchy.in_range(202.1, 100, 200)
     assert hierarchy.in_range(100, 100, 200) and hierarchy.in_range(200, 100, 200)
+    assert hierarchy.matmul_sides(2 * MIB, 105 * MIB) == [256, 2048]
+    assert hierarchy.matmul_sides(KIB, KIB) == [64, 256]  # the floors
+    one = 2 * 12 * 256**2  # both caches give n = 256 exactly: one matmul
+    assert hierarchy.matmul_sides(one, one) == [256]
+    sizes = [1, 2, 5, 10, 20, 40, 80, 160, 320, 640]
+    values = [1.0] * 10
+    values[5] = None  # 40: no corrected value
+    plateaus = [
+        Plateau("L1", 0, 10, 1.0, 4, 2.0),
+        Plateau("L2", 20, 100, 1.0, 2, 2.0),
+        Plateau("L3", 1000, 2000, None, 0, None),  # past the sweep: left out
+        Plateau("DRAM", 200, math.inf, 1.0, 2, 4.0),
+    ]
+    chosen = hierarchy.representative_points(plateaus, sizes, values)
+    # L1: the largest size inside (10, index 3); L2: range 20..100, middle sqrt(2000) = 44.7,
+    # nearest of 20 and 80 in log scale is 80 (index 6); DRAM: 200..640, middle 357.8 -> 320
+    assert [(p.name, i) for p, i in chosen] == [("L1", 3), ("L2", 6), ("DRAM", 8)]
 
 
 def _brute_segments(values: list[float], penalty: float, min_length: int) -> list[int]:
@@ -318,22 +370,6 @@ def _brute_segments(values: list[float], penalty: float, min_length: int) -> lis
     return best
 
 
-def test_segment_means_is_the_optimal_split() -> None:
-    rng = random.Random(3)
-    for _ in range(40):
-        n = rng.randint(4, 9)
-        values = [rng.choice([0.0, 1.0, 3.0]) + rng.gauss(0, 0.2) for _ in range(n)]
-        penalty, min_length = rng.uniform(0.05, 1.5), rng.choice([1, 2, 3])
-        if n < 2 * min_length:
-            continue
-        assert hierarchy.segment_means(values, penalty, min_length) == _brute_segments(
-            values, penalty, min_length
-        )
-    assert hierarchy.segment_means([0.0, 0.0, 9.0, 9.0], 0.1) == [0, 2]  # min length 2
-    assert hierarchy.segment_means([1.0, 5.0, 9.0], 0.0, min_length=1) == [0, 1, 2]
-    assert hierarchy.segment_means([2.0] * 6, penalty=0.0) == [0]  # ties keep one segment
-
-
 SIZES_24 = [4096 * 2 ** (i / 4) for i in range(24)]
 
 
@@ -342,97 +378,6 @@ def _with(indices: list[int], factor: float, n: int = 24) -> list[float]:
     for i in indices:
         values[i] = 100.0 * factor
     return values
-
-
-def test_detector_edges_and_the_span_of_a_plateau() -> None:
-    three = hierarchy.find_plateaus([4096, 8192, 16384], [50.0] * 3)
-    assert [(p.points, p.bytes_per_s) for p in three] == [(3, 50.0)]  # three points suffice
-    assert hierarchy.find_plateaus([2**12, 2**12.48, 2**12.96], [50.0] * 3)  # 0.96 octave
-    assert hierarchy.find_plateaus([2**12, 2**12.25, 2**12.5], [50.0] * 3) == []  # too short
-    # a two-point bump survives the 3-point median and is cut out: 22 of 24 points remain
-    (bump,) = hierarchy.find_plateaus(SIZES_24, _with([10, 11], 2.0))
-    assert bump.points == 22
-    # eight of 24 points 15% high (in pairs, so the noise estimate stays at its floor):
-    # more than a quarter stray, so no plateau; six are within the allowance
-    assert hierarchy.find_plateaus(SIZES_24, _with([2, 3, 8, 9, 14, 15, 20, 21], 2**0.2)) == []
-    assert len(hierarchy.find_plateaus(SIZES_24, _with([2, 3, 9, 10, 16, 17], 2**0.2))) == 1
-    # a clean tilt of 0.3 per octave over one octave is not flat, though no point strays
-    tilt = [100 * 2 ** (0.3 * i / 4) for i in range(5)]
-    assert hierarchy.find_plateaus(SIZES_24[:5], tilt) == []
-    # medians exactly 12% apart are two levels (the merge needs less than 12%)
-    assert len(hierarchy.find_plateaus(SIZES_24, [100.0] * 12 + [112.0] * 12)) == 2
-    # detected plateaus span their points
-    sizes = [4 * KIB * 2**i for i in range(12)]
-    (flat,) = hierarchy.find_plateaus(sizes, [50.0] * 12)
-    assert (flat.name, flat.lo_bytes, flat.hi_bytes) == ("plateau 1", sizes[0], sizes[-1])
-    slow = hierarchy.find_plateaus(sizes, [0.5] * 12)  # bandwidth below 1 B/s still counts
-    assert [p.bytes_per_s for p in slow] == [0.5]
-    # a range just one octave short of the 0.95-octave minimum (0.947) is too short
-    assert hierarchy.find_plateaus([2**12, 2**12.47, 2**12.947], [50.0] * 3) == []
-
-
-def test_plateau_inputs_must_match() -> None:
-    with pytest.raises(ValueError):
-        hierarchy.find_plateaus([1.0, 2.0, 3.0], [1.0, 2.0])
-    with pytest.raises(ValueError):
-        hierarchy.plateaus_known([1.0, 2.0], [1.0], [("L1", 16 * KIB)])
-    with pytest.raises(ValueError):
-        hierarchy.call_cost_limit_bytes([1.0, 2.0], [1.0], [1.0])
-
-
-def test_known_plateaus_keep_positive_values_and_relax_to_the_boundary() -> None:
-    levels = [("L1", 16 * KIB)]
-    found = hierarchy.plateaus_known([1 * KIB, 2 * KIB, 3 * KIB], [0.0, 0.5, 0.7], levels)
-    assert found[0].bytes_per_s == pytest.approx(0.6)  # the zero is no measurement
-    # the only L1 point sits at 15.5 KiB: found only at the bare boundary (margin 1)
-    edge = hierarchy.plateaus_known([15.5 * KIB, 1 * MIB], [10.0, 5.0], levels)[0]
-    assert (edge.bytes_per_s, edge.margin) == (10.0, 1.0)
-
-
-def test_matmul_sides_fill_half_of_each_cache() -> None:
-    # sqrt(2 MiB / 2 / 12) = 295.6 -> 256 (multiple of 64); sqrt(105 MiB / 24) = 2141.8 -> 2048
-    assert hierarchy.matmul_sides(2 * MIB, 105 * MIB) == [256, 2048]
-    assert hierarchy.matmul_sides(KIB, KIB) == [64, 256]  # the floors
-    one = 2 * 12 * 256**2  # both caches give n = 256 exactly: one matmul
-    assert hierarchy.matmul_sides(one, one) == [256]
-
-
-def test_plateau_median_skips_missing_values() -> None:
-    plateau = Plateau("L2", 2, 4, None, 0, None)
-    assert hierarchy.plateau_median(plateau, [1, 2, 3, 4], [10, None, 30, 40]) == 35
-    with pytest.raises(ValueError):
-        hierarchy.plateau_median(plateau._replace(lo_bytes=10, hi_bytes=20), [1, 2], [1.0, 2.0])
-
-
-def test_representative_points() -> None:
-    sizes = [1, 2, 5, 10, 20, 40, 80, 160, 320, 640]
-    values = [1.0] * 10
-    values[5] = None  # 40: no corrected value
-    plateaus = [
-        Plateau("L1", 0, 10, 1.0, 4, 2.0),
-        Plateau("L2", 20, 100, 1.0, 2, 2.0),
-        Plateau("L3", 1000, 2000, None, 0, None),  # past the sweep: left out
-        Plateau("DRAM", 200, math.inf, 1.0, 2, 4.0),
-    ]
-    chosen = hierarchy.representative_points(plateaus, sizes, values)
-    # L1: the largest size inside (10, index 3); L2: range 20..100, middle sqrt(2000) = 44.7,
-    # nearest of 20 and 80 in log scale is 80 (index 6); DRAM: 200..640, middle 357.8 -> 320
-    assert [(p.name, i) for p, i in chosen] == [("L1", 3), ("L2", 6), ("DRAM", 8)]
-
-
-def test_roof_verdict() -> None:
-    roofs = [("L1", 1e11), ("L2", 2e10)]
-    # I = 0.1: L1 roof 10 GFLOP/s, L2 roof 2 GFLOP/s; 1.9 GFLOP/s is 95% of L2's
-    near = hierarchy.roof_verdict(0.1, 1.9e9, "L2", roofs, 1e12)
-    assert near["closest_roof"] == "L2" and near["predicted_roof"] == "L2"
-    assert near["fraction_of_closest"] == pytest.approx(0.95)
-    assert near["fraction_of_predicted"] == pytest.approx(0.95)
-    # I = 100: both memory roofs are above P = 1 TFLOP/s, so compute bounds; 0.5 TFLOP/s is 50%
-    high = hierarchy.roof_verdict(100, 5e11, "L2", roofs, 1e12)
-    assert high["closest_roof"] == "compute" and high["predicted_roof"] == "compute"
-    assert high["fraction_of_predicted"] == pytest.approx(0.5)
-    unknown = hierarchy.roof_verdict(0.1, 1.9e9, "-", roofs, 1e12)
-    assert unknown["predicted_roof"] is None and unknown["fraction_of_predicted"] is None
 
 
 def detected_right(seed: int, noise: float) -> bool:

@@ -64,9 +64,6 @@ def test_operator_counts_as_the_article_states_them() -> None:
     fused = softmax_counts(4096, 4096, 2, fused=True)
     naive = softmax_counts(4096, 4096, 2, fused=False)
     assert fused[0] == naive[0] == 5 * 4096 * 4096  # 5 ops per element (the text's count)
-
-
-def test_attention_naive_and_ideal_minimum() -> None:
     flops, naive_bytes = attention_counts(4096, 128, 2, materialized=True)
     flops_ideal, ideal_bytes = attention_counts(4096, 128, 2, materialized=False)
     assert round(flops / 1e9, 2) == 8.67
@@ -80,6 +77,28 @@ def test_attention_naive_and_ideal_minimum() -> None:
     assert f"{t_naive * 1e3:.3f}" == "0.089"
     assert f"{t_ideal * 1e3:.3f}" == "0.028"
     assert round(t_naive / t_ideal, 1) == 3.2
+    assert elementwise_counts(10) == (10.0, 2 * 3 * 10)  # bf16, read 2, write 1
+    assert elementwise_counts(10, 4, reads=1) == (10.0, 4 * 2 * 10)
+    assert layernorm_counts(2, 3) == (6 * 6, 2 * 2 * 6)  # read x, write y
+    assert softmax_counts(2, 3) == (5 * 6, 2 * 2 * 6)  # fused: 1 read, 1 write
+    assert softmax_counts(2, 3, fused=False) == (5 * 6, 2 * 5 * 6)  # 3 reads, 2 writes
+    # N = 4, d = 2: F = 4 N^2 d + 5 N^2 = 128 + 80; D = 2 (4 N^2 + 4 N d) = 2 (64 + 32)
+    assert attention_counts(4, 2) == (208.0, 192.0)
+    assert attention_counts(4, 2, materialized=False) == (208.0, 2 * 4 * 4 * 2)
+    assert ledger.kv_cache_bytes(3, 2, 5) == 2 * 3 * 2 * 5 * 2
+    assert kv_bytes_per_token(2, 5) == 2 * 2 * 5 * 2
+    assert kv_bytes_per_token(2, 5, 1) == 2 * 2 * 5
+    intensities = gemm_intensities()
+    assert crossover(M_SWEEP, intensities, A100_RIDGE) == (128, 256)
+    by_m = dict(zip(M_SWEEP, intensities, strict=True))
+    assert round(by_m[128], 2) == 120.47
+    assert round(by_m[256], 2) == 227.56
+    ridge = 1979e12 / A100_BW
+    assert f"{ridge:.1f}" == reference.RIDGE_A100_EDITED
+    assert crossover(M_SWEEP, gemm_intensities(), ridge) == reference.GEMM_CROSSOVER_EDITED
+    assert crossover([1, 2, 4], [1.0, 2.0, 3.0], 10.0) is None
+    assert crossover([1, 2, 4], [11.0, 12.0, 13.0], 10.0) == (None, 1)
+    assert crossover([1, 2, 4], [1.0, 10.0, 13.0], 10.0) == (1, 2)  # I = I* counts
 
 
 M_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096)
@@ -89,28 +108,33 @@ def gemm_intensities() -> list[float]:
     return [f / d for f, d in (gemm_counts(m, 4096, 4096, 2) for m in M_SWEEP)]
 
 
-def test_gemm_crossover_on_a100() -> None:
-    intensities = gemm_intensities()
-    assert crossover(M_SWEEP, intensities, A100_RIDGE) == (128, 256)
-    by_m = dict(zip(M_SWEEP, intensities, strict=True))
-    assert round(by_m[128], 2) == 120.47
-    assert round(by_m[256], 2) == 227.56
-
-
-def test_gemm_crossover_after_exercise_3() -> None:
-    ridge = 1979e12 / A100_BW
-    assert f"{ridge:.1f}" == reference.RIDGE_A100_EDITED
-    assert crossover(M_SWEEP, gemm_intensities(), ridge) == reference.GEMM_CROSSOVER_EDITED
-
-
-def test_crossover_edges() -> None:
-    assert crossover([1, 2, 4], [1.0, 2.0, 3.0], 10.0) is None
-    assert crossover([1, 2, 4], [11.0, 12.0, 13.0], 10.0) == (None, 1)
-    assert crossover([1, 2, 4], [1.0, 10.0, 13.0], 10.0) == (1, 2)  # I = I* counts
-
-
 def test_kv_price_per_token() -> None:
     assert kv_bytes_per_token(32, 4096, 2) == reference.KV_PER_TOKEN_KIB * KIB
+    direct = memory_ledger(7e9, 2, 32, 4096, 8, 4096, 128 * KIB, 0.30)
+    assert model_ledger(ARTICLE_7B, 8, 0.30) == direct
+    low = model_ledger(ARTICLE_7B, 24, 0.04)
+    assert f"{low.total / GIB:.2f}" == "75.96"
+    assert low.fits(BUDGET)
+    m = model_ledger(ARTICLE_7B, 16, 0.30)
+    assert round(m.kv_cache / m.weights, 1) == 2.5
+    # an fp8 cache: 2 x 16 x 4096 tokens x 32 layers x 4096 x 1 byte = 2^34 B
+    assert model_ledger(ARTICLE_7B._replace(kv_bytes=1), 16, 0.30).kv_cache == 16 * GIB
+    prefill = model_ledger(ARTICLE_7B, 16, 0.30)
+    decode = model_ledger(ARTICLE_7B, 16, 0.30, "decode")
+    assert decode.activations == 16 * 128 * KIB
+    assert prefill.activations == 16 * 4096 * 128 * KIB
+    assert decode.kv_cache == prefill.kv_cache
+    led = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.5)
+    assert led == ledger.MemoryLedger(20.0, 144.0, 30.0, 0.5 * 194)
+    assert led.total == 291.0
+    assert led.fits(291.0) and not led.fits(290.9)
+    decode = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.0, kv_bytes=1, active_tokens=2)
+    assert decode == ledger.MemoryLedger(20.0, 72.0, 10.0, 0.0)
+    assert largest_batch_that_fits(GIB, lambda b: model_ledger(ARTICLE_7B, b, 0.30)) == 0
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=100) == 100
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=96) == 96
+    assert largest_batch_that_fits(1e30, lambda b: _Row(b)) == 2**20
+    assert largest_batch_that_fits(10, lambda b: _Row(10 * b)) == 1  # exactly on the budget
 
 
 @pytest.mark.parametrize("batch", list(reference.LEDGER_ROWS))
@@ -123,24 +147,6 @@ def test_ledger_rows_at_30_percent(batch: int) -> None:
     assert row.total == pytest.approx(sum(row))
     assert row.fits(BUDGET) == reference.LEDGER_FITS_78[batch]
     assert model_ledger(ARTICLE_7B, 4, 0.30).fits(BUDGET)  # the batch between the rows
-
-
-def test_ledger_matches_memory_ledger() -> None:
-    direct = memory_ledger(7e9, 2, 32, 4096, 8, 4096, 128 * KIB, 0.30)
-    assert model_ledger(ARTICLE_7B, 8, 0.30) == direct
-
-
-def test_low_overhead_rescues_batch_24() -> None:
-    low = model_ledger(ARTICLE_7B, 24, 0.04)
-    assert f"{low.total / GIB:.2f}" == "75.96"
-    assert low.fits(BUDGET)
-
-
-def test_kv_cache_vs_weights_at_batch_16() -> None:
-    m = model_ledger(ARTICLE_7B, 16, 0.30)
-    assert round(m.kv_cache / m.weights, 1) == 2.5
-    # an fp8 cache: 2 x 16 x 4096 tokens x 32 layers x 4096 x 1 byte = 2^34 B
-    assert model_ledger(ARTICLE_7B._replace(kv_bytes=1), 16, 0.30).kv_cache == 16 * GIB
 
 
 @pytest.mark.parametrize(
@@ -157,60 +163,25 @@ def test_largest_batch_that_fits(rate: float, phase: str, expected: int) -> None
     assert not at(best + 1).fits(BUDGET)
 
 
-def test_largest_batch_when_nothing_fits() -> None:
-    assert largest_batch_that_fits(GIB, lambda b: model_ledger(ARTICLE_7B, b, 0.30)) == 0
-
-
-def test_decode_keeps_only_active_tokens() -> None:
-    prefill = model_ledger(ARTICLE_7B, 16, 0.30)
-    decode = model_ledger(ARTICLE_7B, 16, 0.30, "decode")
-    assert decode.activations == 16 * 128 * KIB
-    assert prefill.activations == 16 * 4096 * 128 * KIB
-    assert decode.kv_cache == prefill.kv_cache
-
-
 def test_a_roofline_sweep_has_no_anomalies() -> None:
     batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
     times = [lower_bound_time(*matmul_counts(b, 4096, 4096, 4, 4, 4), 1e11, 2e10) for b in batches]
     assert sweep_anomalies(batches, times) == []
-
-
-def test_anomalies_found() -> None:
     batches = [1, 2, 4, 8]
     times = [1.0, 3.0, 3.2, 2.0]  # B=2 loses throughput; B=4 is slower than B=8
     found = sweep_anomalies(batches, times)
     assert ledger.Anomaly(2, "throughput_drop", 1) in found
     assert ledger.Anomaly(4, "slower_than_larger", 8) in found
     assert all(a.batch != 1 for a in found)
-
-
-def test_anomaly_tolerance() -> None:
     assert sweep_anomalies([1, 2], [1.0, 0.95]) == []  # 5% faster: within the 10% noise
     assert sweep_anomalies([1, 2], [1.0, 0.8]) == [ledger.Anomaly(1, "slower_than_larger", 2)]
-
-
-def test_operator_defaults_by_hand() -> None:
-    assert elementwise_counts(10) == (10.0, 2 * 3 * 10)  # bf16, read 2, write 1
-    assert elementwise_counts(10, 4, reads=1) == (10.0, 4 * 2 * 10)
-    assert layernorm_counts(2, 3) == (6 * 6, 2 * 2 * 6)  # read x, write y
-    assert softmax_counts(2, 3) == (5 * 6, 2 * 2 * 6)  # fused: 1 read, 1 write
-    assert softmax_counts(2, 3, fused=False) == (5 * 6, 2 * 5 * 6)  # 3 reads, 2 writes
-    # N = 4, d = 2: F = 4 N^2 d + 5 N^2 = 128 + 80; D = 2 (4 N^2 + 4 N d) = 2 (64 + 32)
-    assert attention_counts(4, 2) == (208.0, 192.0)
-    assert attention_counts(4, 2, materialized=False) == (208.0, 2 * 4 * 4 * 2)
-    assert ledger.kv_cache_bytes(3, 2, 5) == 2 * 3 * 2 * 5 * 2
-    assert kv_bytes_per_token(2, 5) == 2 * 2 * 5 * 2
-    assert kv_bytes_per_token(2, 5, 1) == 2 * 2 * 5
-
-
-def test_memory_ledger_terms_by_hand() -> None:
-    # 10 params x 2 B; KV 2 x (B S = 6) x 2 layers x 3 x 2 B (default); 6 tokens x 5 B
-    led = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.5)
-    assert led == ledger.MemoryLedger(20.0, 144.0, 30.0, 0.5 * 194)
-    assert led.total == 291.0
-    assert led.fits(291.0) and not led.fits(290.9)
-    decode = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.0, kv_bytes=1, active_tokens=2)
-    assert decode == ledger.MemoryLedger(20.0, 72.0, 10.0, 0.0)
+    assert sweep_anomalies([2, 8], [1.0, 4.3]) == []
+    assert sweep_anomalies([2, 8], [1.0, 4.5]) == [ledger.Anomaly(8, "throughput_drop", 2)]
+    assert sweep_anomalies([2, 8], [2.0, 8.6]) == []  # the limit scales with T(2): 8.8
+    # Exactly on a limit is no anomaly: 1 x 2 x 1.5 = 3 and 1 x 1.5 = 1.5.
+    assert sweep_anomalies([1, 2], [1.0, 3.0], tolerance=0.5) == []
+    assert sweep_anomalies([1, 2], [1.5, 1.0], tolerance=0.5) == []
+    assert ledger.ANOMALY_TOLERANCE == 0.10
 
 
 class _Row:
@@ -225,21 +196,3 @@ def test_largest_batch_that_fits_by_counting(budget: float) -> None:
 
     expected = max([0, *[b for b in range(1, 5000) if 3 + 7 * b <= budget]])
     assert largest_batch_that_fits(budget, at) == expected
-
-
-def test_largest_batch_that_fits_stops_at_the_limit() -> None:
-    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=100) == 100
-    assert largest_batch_that_fits(1e30, lambda b: _Row(b), limit=96) == 96
-    assert largest_batch_that_fits(1e30, lambda b: _Row(b)) == 2**20
-    assert largest_batch_that_fits(10, lambda b: _Row(10 * b)) == 1  # exactly on the budget
-
-
-def test_anomaly_boundaries_by_hand() -> None:
-    # Throughput: T(8) may be up to (8 / 2) x (1 + 10%) = 4.4 times T(2).
-    assert sweep_anomalies([2, 8], [1.0, 4.3]) == []
-    assert sweep_anomalies([2, 8], [1.0, 4.5]) == [ledger.Anomaly(8, "throughput_drop", 2)]
-    assert sweep_anomalies([2, 8], [2.0, 8.6]) == []  # the limit scales with T(2): 8.8
-    # Exactly on a limit is no anomaly: 1 x 2 x 1.5 = 3 and 1 x 1.5 = 1.5.
-    assert sweep_anomalies([1, 2], [1.0, 3.0], tolerance=0.5) == []
-    assert sweep_anomalies([1, 2], [1.5, 1.0], tolerance=0.5) == []
-    assert ledger.ANOMALY_TOLERANCE == 0.10

@@ -115,7 +115,7 @@ def test_released_models_match_their_published_counts(key: str) -> None:
         assert active_parameter_count(m) - embedding == pytest.approx(p.active, abs=p.digits)
 
 
-def test_gemma3_nested_text_config_takes_the_library_defaults() -> None:
+def test_configs_read_the_library_defaults_and_the_family_their_architectures_name() -> None:
     m = model_from_config(GEMMA_3_4B.config, "gemma-3-4b.json")
     assert (m.n_heads, m.n_kv_heads, m.d_head, m.vocab_size) == (8, 4, 256, 262208)
     assert (m.max_context, m.sliding_window, m.sliding_layers) == (131072, 1024, 34 - 34 // 6)
@@ -123,6 +123,29 @@ def test_gemma3_nested_text_config_takes_the_library_defaults() -> None:
     body = parameter_count(m) - parts["embedding"] - parts["lm_head"]
     assert body == pytest.approx(GEMMA_3_4B.total, abs=GEMMA_3_4B.digits)
     assert m.tied_embeddings and m.name == "Gemma3ForConditionalGeneration"
+    # Kimi K2 ships model_type "kimi_k2" with DeepSeek-V3's model class: read as deepseek_v3
+    # (DeepSeek-V3's published config pinned above gives 671B); an unknown class is refused.
+    from published_configs import DEEPSEEK_V3 as PUBLISHED
+
+    own = model_from_config(PUBLISHED.config | {"model_type": "kimi_k2"}, "kimi.json")
+    assert parameter_count(own) == pytest.approx(PUBLISHED.total, abs=PUBLISHED.digits)
+    assert own.kv_lora_rank == PUBLISHED.config["kv_lora_rank"]
+    unknown = PUBLISHED.config | {"model_type": "kimi_k2", "architectures": ["KimiForCausalLM"]}
+    with pytest.raises(ValueError, match="unsupported model_type 'kimi_k2'"):
+        model_from_config(unknown, "kimi.json")
+    # transformers' GptOssConfig defaults sliding_window to 128, and its layer_types alternate
+    # sliding and full from layer 0: 24 layers slide on 12.
+    keys = ("sliding_window", "layer_types")
+    config = {k: v for k, v in ALL["gpt-oss-20b"].config.items() if k not in keys}
+    m = model_from_config(config, "gpt-oss.json")
+    assert (m.sliding_window, m.sliding_layers) == (128, 12)
+    m = model_from_config(config | {"sliding_window": 64}, "gpt-oss.json")  # a stated window
+    assert (m.sliding_window, m.sliding_layers) == (64, 12)
+    # DeepSeek-V2-Lite's config says q_lora_rank null (queries projected in full): the same config
+    # as DEEPSEEK above with the key absent or null has no q compression.
+    for rank in ({}, {"q_lora_rank": None}):
+        config = {k: v for k, v in DEEPSEEK.items() if k != "q_lora_rank"} | rank
+        assert model_from_config(config, "lite.json").q_lora_rank == 0
 
 
 @pytest.mark.parametrize("model", list(MOE_MODELS.values()), ids=lambda m: m.key)
@@ -145,9 +168,6 @@ def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
     mean = sum(len({*x, *y}) for x in choices for y in choices) / len(choices) ** 2
     assert experts_touched(2, 2, 4) == pytest.approx(mean)  # 3.0 + 1/6 ... = 3.25
     assert experts_touched(10**6, 8, 256) == pytest.approx(256)
-
-
-def test_a_moe_decode_step_reads_the_experts_the_batch_routes_to() -> None:
     m = model_from_config(MIXTRAL)
     # Per layer: norms 2*16, q 256, k 128, v 128, o 256, router 4*16 = 864 weights, and
     # each touched expert 3*16*24 = 1,152; once: embedding rows B*16, final norm 16, head 160.
@@ -159,20 +179,25 @@ def test_a_moe_decode_step_reads_the_experts_the_batch_routes_to() -> None:
         flops_by_hand = 2 * (3 * 2 * batch * 2 * 16 * 24)  # 2 layers x 3 matmuls x 2 B k d f
         silu_x_up = 2 * batch * 2 * 24 * 5  # SiLU (4 FLOP) and the product (1) on B k f
         assert experts == pytest.approx(flops_by_hand + silu_x_up)
-
-
-def test_mixtral_8x7b_decode_weights_at_batch_1_and_256() -> None:
-    # Batch 1 reads 2 of 8 experts per layer; batch 256 reads all 8 (1 - 0.75^256 ~ 1).
     d, f, L, V = 4096, 14336, 32, 32000
     dense = L * (2 * d + 2 * d * 4096 + 2 * d * 1024 + 8 * d) + d + V * d  # norms..router
     for batch, touched in ((1, 2), (256, 8)):
         step = decode_ledger(MIXTRAL_8X7B, batch, 512)
         by_hand = 2 * (dense + L * touched * 3 * d * f + batch * d)
         assert step.weight_bytes == pytest.approx(by_hand, rel=1e-9)
-
-
-def test_latent_attention_caches_the_latent_and_windows_cap_the_cache() -> None:
-    # DeepSeek-V3: 61 layers x (512 + 64) elements a token: 70,272 bytes at bf16.
+    step = decode_ledger(QWEN3_30B_A3B, 1, 100)
+    held = parameter_count(QWEN3_30B_A3B) * 2
+    # Active weights only (the embedding as one row, not the table; the q/k norm gains,
+    # 48 x 256, are memory the ledger's operators leave out): about 3.04B x 2 bytes.
+    active = active_parameter_count(QWEN3_30B_A3B) - 151936 * 2048 + 2048 - 48 * 256
+    assert step.weight_bytes == pytest.approx(2 * active)
+    assert step.weight_bytes < held / 9
+    config = {**TINY["qwen2_moe"][0], "model_type": "qwen3_moe", "num_hidden_layers": 4,
+              "decoder_sparse_step": 2, "mlp_only_layers": [3]}  # fmt: skip
+    m = model_from_config(config)
+    assert (m.dense_layers, m.moe_layers, m.d_ff_shared) == (3, 1, 0)
+    with pytest.raises(ValueError, match="'mlp_only_layers' must be a list of layer indices"):
+        model_from_config({**config, "mlp_only_layers": [4]})
     assert kv_cache_elements(DEEPSEEK_V3, 1000) == 1000 * 61 * 576
     ledger = model_memory_ledger(DEEPSEEK_V3, 2, 1000)
     assert ledger.kv_cache == 2 * 1000 * 61 * 576 * 2
@@ -191,55 +216,3 @@ def test_windowed_causal_pairs_by_brute_force(T: int, S: int, W: int) -> None:
     loop = sum(min(p + 1, W) for p in range(S - T, S))
     assert causal_pairs(T, S, W) == loop
     assert causal_pairs(T, S) == sum(p + 1 for p in range(S - T, S))
-
-
-def test_qwen3_moe_reads_fewer_weights_than_it_holds_at_batch_1() -> None:
-    step = decode_ledger(QWEN3_30B_A3B, 1, 100)
-    held = parameter_count(QWEN3_30B_A3B) * 2
-    # Active weights only (the embedding as one row, not the table; the q/k norm gains,
-    # 48 x 256, are memory the ledger's operators leave out): about 3.04B x 2 bytes.
-    active = active_parameter_count(QWEN3_30B_A3B) - 151936 * 2048 + 2048 - 48 * 256
-    assert step.weight_bytes == pytest.approx(2 * active)
-    assert step.weight_bytes < held / 9
-
-
-def test_qwen_moe_dense_layers_from_the_sparse_step_and_the_listed_layers() -> None:
-    # 4 layers, every 2nd routed (layers 1 and 3), layer 3 listed dense: 1 routed, 3 dense.
-    config = {**TINY["qwen2_moe"][0], "model_type": "qwen3_moe", "num_hidden_layers": 4,
-              "decoder_sparse_step": 2, "mlp_only_layers": [3]}  # fmt: skip
-    m = model_from_config(config)
-    assert (m.dense_layers, m.moe_layers, m.d_ff_shared) == (3, 1, 0)
-    with pytest.raises(ValueError, match="'mlp_only_layers' must be a list of layer indices"):
-        model_from_config({**config, "mlp_only_layers": [4]})
-
-
-def test_a_model_type_of_its_own_is_read_by_the_family_its_architectures_names() -> None:
-    """Kimi K2 ships model_type "kimi_k2" with DeepSeek-V3's model class: read as deepseek_v3
-    (DeepSeek-V3's published config pinned above gives 671B); an unknown class is refused."""
-    from published_configs import DEEPSEEK_V3 as PUBLISHED
-
-    own = model_from_config(PUBLISHED.config | {"model_type": "kimi_k2"}, "kimi.json")
-    assert parameter_count(own) == pytest.approx(PUBLISHED.total, abs=PUBLISHED.digits)
-    assert own.kv_lora_rank == PUBLISHED.config["kv_lora_rank"]
-    unknown = PUBLISHED.config | {"model_type": "kimi_k2", "architectures": ["KimiForCausalLM"]}
-    with pytest.raises(ValueError, match="unsupported model_type 'kimi_k2'"):
-        model_from_config(unknown, "kimi.json")
-
-
-def test_gpt_oss_without_its_window_keys_takes_the_librarys_128() -> None:
-    """transformers' GptOssConfig defaults sliding_window to 128, and its layer_types
-    alternate sliding and full from layer 0: 24 layers slide on 12."""
-    keys = ("sliding_window", "layer_types")
-    config = {k: v for k, v in ALL["gpt-oss-20b"].config.items() if k not in keys}
-    m = model_from_config(config, "gpt-oss.json")
-    assert (m.sliding_window, m.sliding_layers) == (128, 12)
-    m = model_from_config(config | {"sliding_window": 64}, "gpt-oss.json")  # a stated window
-    assert (m.sliding_window, m.sliding_layers) == (64, 12)
-
-
-def test_deepseek_without_query_compression_reads_q_lora_rank_none_as_zero() -> None:
-    """DeepSeek-V2-Lite's config says q_lora_rank null (queries projected in full): the same
-    config as DEEPSEEK above with the key absent or null has no q compression."""
-    for rank in ({}, {"q_lora_rank": None}):
-        config = {k: v for k, v in DEEPSEEK.items() if k != "q_lora_rank"} | rank
-        assert model_from_config(config, "lite.json").q_lora_rank == 0

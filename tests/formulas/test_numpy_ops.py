@@ -26,18 +26,6 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     assert isinstance(numpy_ops.layernorm_shape(200 * MiB)[0], int)
     assert numpy_ops.layernorm_shape(1000) == (64, 4096)  # at least one step of rows
     assert numpy_ops.layernorm_shape(3 * 4 * 64 * 100 * 10, d=100) == (640, 100)
-
-
-@pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
-def test_attention_scores_exceed_twice_the_llc(llc_mib: int) -> None:
-    llc = llc_mib * MiB
-    seq = numpy_ops.attention_seq_len(llc)
-    assert seq % numpy_ops.SEQ_STEP == 0
-    assert 4 * seq * seq >= 2 * llc
-    assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
-
-
-def test_same_flops_matmul_size() -> None:
     n = numpy_ops.elementwise_n(256 * MiB)
     m = numpy_ops.same_flops_matmul_size(n)
     assert m % numpy_ops.SAME_FLOPS_STEP == 0
@@ -45,18 +33,24 @@ def test_same_flops_matmul_size() -> None:
     # (1e9 / 2)^(1/3) = 793.7 -> 50 x 16 = 800
     assert numpy_ops.same_flops_matmul_size(1e9) == 800
     assert numpy_ops.same_flops_matmul_size(10) == 16
-
-
-def test_elementwise_ledgers_count_passes() -> None:
+    assert (numpy_ops.HIDDEN, numpy_ops.HEAD_DIM, numpy_ops.GEMM_WIDE_M) == (4096, 128, 512)
+    assert (numpy_ops.SEQ_STEP, numpy_ops.ROW_STEP, numpy_ops.SAME_FLOPS_STEP) == (512, 64, 16)
+    assert (numpy_ops.GEMM_SKINNY_M, numpy_ops.CACHE_MARGIN, numpy_ops.FP32) == (8, 2, 4)
+    assert numpy_ops.OP_BUDGET_S == {"full": 0.2, "quick": 0.05} and numpy_ops.MIN_REPEAT == 2
+    assert numpy_ops.ABOVE_ROOF == 1.10
+    assert numpy_ops.attention_seq_len(256 * MiB) == 11776
+    assert numpy_ops.attention_seq_len(1024) == 512  # the smallest step
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2) == 4096  # = cap fits
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2 - 1) == 3584
+    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=1) == 512  # never below one step
+    assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
+    assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
     n = 1000
     assert numpy_ops.add_counts(n) == (n, 12 * n)
     assert numpy_ops.add_relu_two_pass_counts(n) == (2 * n, 20 * n)
     assert numpy_ops.add_relu_one_expr_counts(n) == (2 * n, 24 * n)
     f, d = numpy_ops.add_counts(n)
     assert f / d == pytest.approx(1 / 12)  # I = 1 / (3 b) with b = 4
-
-
-def test_layernorm_and_attention_ledgers_match_the_article() -> None:
     f, d = numpy_ops.layernorm_numpy_counts(4096, 3072)
     assert f == 6 * 4096 * 3072 and d == 10 * 4 * 4096 * 3072
     f, d = numpy_ops.attention_naive_counts(4096, 128)
@@ -65,19 +59,7 @@ def test_layernorm_and_attention_ledgers_match_the_article() -> None:
     f_mm, d_mm = numpy_ops.attention_matmul_counts(4096, 128)
     f_sm, d_sm = numpy_ops.attention_softmax_counts(4096)
     assert f_mm + f_sm == f and d_mm + d_sm == d  # the two phases make up the whole
-
-
-def test_gemm_ledger_is_fp32_gemm_counts() -> None:
     assert numpy_ops.gemm_fp32_counts(512, 4096, 4096) == roofline.gemm_counts(512, 4096, 4096, 4)
-
-
-def _row(t_meas: float, **kw: object) -> dict:
-    args = {"working_set_bytes": 1e9, "threads": 1}
-    args.update(kw)
-    return numpy_ops.roofline_row("op", 1e9, 4e9, t_meas, 1e11, 1e10, **args)
-
-
-def test_roofline_row_is_consistent() -> None:
     row = _row(0.8)
     assert row["t_pred_s"] == max(1e9 / 1e11, 4e9 / 1e10) == 0.4
     assert row["bound"] == "memory" and row["intensity"] == 0.25
@@ -88,14 +70,8 @@ def test_roofline_row_is_consistent() -> None:
     assert row["t_compute_s"] == 1e9 / 1e11 and row["t_memory_s"] == 4e9 / 1e10
     assert (row["flops"], row["bytes"], row["t_meas_s"]) == (1e9, 4e9, 0.8)
     assert row["working_set_bytes"] == 1e9 and row["name"] == "op"
-
-
-def test_flag_only_above_110_percent() -> None:
     assert _row(0.4 / 1.10)["flag"] is None  # exactly 110%: not flagged
     assert _row(0.4 / 1.11)["flag"] == "above roof"
-
-
-def test_above_roof_reasons() -> None:
     llc = 32 * MiB
     cached = _row(0.1, working_set_bytes=16 * MiB, threads=2)
     reasons = explain.above_roof_reasons(cached, llc, 1)
@@ -111,22 +87,16 @@ def test_above_roof_reasons() -> None:
     assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
 
 
-def test_the_lectures_constants() -> None:
-    # The article's shapes: LayerNorm width and GEMM K = N of 4096, head dimension 128,
-    # the GEMM 512 x 4096 x 4096; the probe's rules of thumb below them.
-    assert (numpy_ops.HIDDEN, numpy_ops.HEAD_DIM, numpy_ops.GEMM_WIDE_M) == (4096, 128, 512)
-    assert (numpy_ops.SEQ_STEP, numpy_ops.ROW_STEP, numpy_ops.SAME_FLOPS_STEP) == (512, 64, 16)
-    assert (numpy_ops.GEMM_SKINNY_M, numpy_ops.CACHE_MARGIN, numpy_ops.FP32) == (8, 2, 4)
-    assert numpy_ops.OP_BUDGET_S == {"full": 0.2, "quick": 0.05} and numpy_ops.MIN_REPEAT == 2
-    assert numpy_ops.ABOVE_ROOF == 1.10
+@pytest.mark.parametrize("llc_mib", [1, 8, 32, 40, 96, 256])
+def test_attention_scores_exceed_twice_the_llc(llc_mib: int) -> None:
+    llc = llc_mib * MiB
+    seq = numpy_ops.attention_seq_len(llc)
+    assert seq % numpy_ops.SEQ_STEP == 0
+    assert 4 * seq * seq >= 2 * llc
+    assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
 
 
-def test_attention_length_by_hand() -> None:
-    # 2 x 256 MiB of fp32 scores: N >= sqrt(2^27) = 11,585 -> 23 x 512 = 11,776
-    assert numpy_ops.attention_seq_len(256 * MiB) == 11776
-    assert numpy_ops.attention_seq_len(1024) == 512  # the smallest step
-    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2) == 4096  # = cap fits
-    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2 - 1) == 3584
-    assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=1) == 512  # never below one step
-    assert numpy_ops.attention_seq_len(32 * MiB) == 4096  # the article's N
-    assert 4 * numpy_ops.attention_seq_len(256 * MiB, cap_bytes=64 * MiB) ** 2 <= 64 * MiB
+def _row(t_meas: float, **kw: object) -> dict:
+    args = {"working_set_bytes": 1e9, "threads": 1}
+    args.update(kw)
+    return numpy_ops.roofline_row("op", 1e9, 4e9, t_meas, 1e11, 1e10, **args)

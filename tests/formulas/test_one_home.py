@@ -79,7 +79,7 @@ def copies(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def test_the_scan_finds_each_shape() -> None:
+def test_the_scan_finds_each_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     """The scan itself: each formula written out by hand is caught, its call is not."""
     source = (
         "r = chip.peak / chip.mem_bw\n"
@@ -88,10 +88,7 @@ def test_the_scan_finds_each_shape() -> None:
         "ok = ridge_point(peak, bw) + attainable_flops(i, peak, bw)\n"
     )
     assert [line for line, _ in copies(ast.parse(source))] == [1, 2, 3]
-
-
-def test_no_second_home() -> None:
-    """No module of common/ or lectures/ writes the ridge, the roof or the bound itself."""
+    # No module of common/ or lectures/ writes the ridge, the roof or the bound itself.
     modules = sorted((ROOT / "common").rglob("*.py")) + sorted((ROOT / "lectures").rglob("*.py"))
     found = [
         f"{path.relative_to(ROOT)}:{line}: {what}"
@@ -100,27 +97,18 @@ def test_no_second_home() -> None:
         for line, what in copies(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert not found, "call common.formulas.roofline instead:\n" + "\n".join(found)
-
-
-def test_the_chip_table_ridge_is_the_formula() -> None:
-    """The chip table sits below formulas (tests/test_layout.py), so Chip.ridge_point cannot
-    call roofline.ridge_point: the two must agree on every chip and precision."""
+    # The chip table sits below formulas (tests/test_layout.py), so Chip.ridge_point cannot call
+    # roofline.ridge_point: the two must agree on every chip and precision.
     for chip in hw_specs.CHIPS.values():
         for p in chip.precisions:
             expected = roofline.ridge_point(chip.peak_flops(p), chip.mem_bw)
             assert chip.ridge_point(p) == expected, (chip.key, p)
-
-
-def test_plots_follow_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The figures take the ridge and the roof from the one function (lecture 09's too)."""
+    # The figures take the ridge and the roof from the one function (lecture 09's too).
     monkeypatch.setattr(plots_roofline, "ridge_point", lambda peak, bw: 7.0)
     assert plots_roofline.x_range([("chip", 1e12, 1e12)], [])[1] == 10 ** math.ceil(
         math.log10(7.0 * 3)
     )
-
-
-def test_words_bound_follows_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lecture 11's words take compute- or memory-bound from roofline.time_bounds."""
+    # Lecture 11's words take compute- or memory-bound from roofline.time_bounds.
     row = predict_and_check.OpRow(
         name="mm", n=1, flops=1e12, nbytes=1e6, measured=1.0, spec=1.0, achievable=1.0
     )

@@ -1,4 +1,10 @@
-"""Predictions against hand arithmetic: toy ledgers worked out here, and the 13B cases."""
+"""Predictions against hand arithmetic: toy ledgers worked out here, the 13B cases, the
+prediction command's memory check and speculative decoding.
+
+Parameter counts from the published configs (Llama-2-7B: 6,738,415,616, as Hugging Face
+reports it; Mixtral-8x7B: 46,702,792,704, of which the 32 x 8 experts' three 4096 x 14336
+matrices are 45,097,156,608) and cache sizes from 2 L Hkv dh elements a token.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,18 @@ from hypothesis import strategies as st
 
 from common.formulas import predict
 from common.formulas.predict import Request
-from common.formulas.transformer import DTypes, Op, PassLedger, decode_ledger, prefill_ledger
-from common.hw_specs import A100
+from common.formulas.transformer import (
+    DTypes,
+    Op,
+    PassLedger,
+    decode_ledger,
+    prefill_ledger,
+    verify_ledger,
+)
+from common.hw_specs import A100, H100, get_chip
+from common.predict import check_fits, memory_per_gpu
 from common.tables import measurements as pub
+from common.tables.models import get_model
 
 P, BW, LINK = 100e12, 1e12, 100e9  # toy roofs: 100 TFLOP/s, 1 TB/s, 100 GB/s
 SPEC = predict.Roofs("spec", P, BW, LINK)
@@ -29,18 +44,20 @@ NORM = Op("norm", "norm", 1e6, act_bytes=4e9)  # 4 ms of bytes, replicated under
 
 def test_roofline_time_is_the_sum_of_each_ops_max() -> None:
     assert predict.roofline_time(toy(MATMUL, NORM), SPEC) == pytest.approx(20e-3 + 4e-3)
-
-
-def test_tensor_parallel_splits_matmuls_not_norms() -> None:
-    # g = 2: the matmul's 2e12 FLOP halve to 10 ms; the norm stays 4 ms.
     assert predict.roofline_time(toy(MATMUL, NORM), SPEC, gpus=2) == pytest.approx(14e-3)
-
-
-CURVE = {2: ((1e3, 10e-6), (1e5, 30e-6), (1e6, 120e-6)), 4: ((1e3, 20e-6), (1e6, 200e-6))}
-
-
-def test_allreduce_read_off_the_curve() -> None:
-    # below the first point: its time; between points: linear; above the last: x M / M_last.
+    weights = Op("mv", "matmul", 2e9, weight_bytes=1e9)
+    for g in (2, 4, 8):
+        assert predict.roofline_time(toy(weights), SPEC, gpus=g) == pytest.approx(1e-3 / g)
+        assert predict.roofline_time(toy(weights, NORM), SPEC, g) == pytest.approx(1e-3 / g + 4e-3)
+    attn = Op("scores", "attention", 1e6, act_bytes=1e6, kv_bytes=3e9)  # 3 ms of cache
+    assert predict.roofline_time(toy(attn), SPEC, gpus=2) == pytest.approx((1e6 + 3e9) / 2e12)
+    roofs = predict.Roofs("toy", 100e12, 1e12, 100e9)
+    mm = Op("mm", "matmul", 2e12, weight_bytes=1e9)  # 20 ms of FLOPs, 1 ms of bytes
+    led = PassLedger("prefill", dataclasses.replace(TINY, n_layers=1), 1, 10, 10, DTypes(),
+                     False, (mm,), ())  # fmt: skip
+    assert predict.bound_time(led, roofs) == pytest.approx(20e-3)
+    ring = predict.comm_time(led, 2, roofs.link_bw, None)  # the all-reduces, tested apart
+    assert predict.bound_time(led, roofs, 2) - ring == pytest.approx(10e-3)
     assert predict.allreduce_time(10, 2, LINK, CURVE) == pytest.approx(10e-6)
     assert predict.allreduce_time(5.05e4, 2, LINK, CURVE) == pytest.approx(20e-6)  # half-way
     assert predict.allreduce_time(5.5e5, 2, LINK, CURVE) == pytest.approx(75e-6)
@@ -48,15 +65,8 @@ def test_allreduce_read_off_the_curve() -> None:
     assert predict.allreduce_time(3e6, 2, LINK, CURVE) == pytest.approx(360e-6)
     assert predict.allreduce_time(1e6, 4, LINK, CURVE) == pytest.approx(200e-6)
     assert predict.allreduce_time(1e6, 1, LINK, CURVE) == 0.0
-
-
-def test_allreduce_without_a_curve_is_the_ring_bytes_only() -> None:
-    # 2 (g - 1) / g * M / beta: g = 2 -> 1e6 / 1e11 = 10 us; g = 8 (no curve) -> 17.5 us.
     assert predict.allreduce_time(1e6, 2, LINK) == pytest.approx(10e-6)
     assert predict.allreduce_time(1e6, 8, LINK, CURVE) == pytest.approx(17.5e-6)
-
-
-def test_comm_time_is_two_allreduces_per_layer() -> None:
     led = toy(MATMUL, tokens=10)  # message: 10 tokens x 1000 x 2 bytes = 20 kB
     # on the curve between 1e3 (10 us) and 1e5 (30 us): 10 + 20 x 19e3 / 99e3 us
     one = 10e-6 + 20e-6 * 19e3 / 99e3
@@ -64,17 +74,10 @@ def test_comm_time_is_two_allreduces_per_layer() -> None:
     assert predict.comm_time(led, 2, LINK) == pytest.approx(2 * 2e4 / 1e11)
 
 
-def test_memory_bound_operators_split_their_bytes_over_gpus() -> None:
-    # A 1 GB weight read (1 ms at 1 TB/s) on g GPUs: 1 / g ms; the norm's 4 GB stay 4 ms.
-    weights = Op("mv", "matmul", 2e9, weight_bytes=1e9)
-    for g in (2, 4, 8):
-        assert predict.roofline_time(toy(weights), SPEC, gpus=g) == pytest.approx(1e-3 / g)
-        assert predict.roofline_time(toy(weights, NORM), SPEC, g) == pytest.approx(1e-3 / g + 4e-3)
-    attn = Op("scores", "attention", 1e6, act_bytes=1e6, kv_bytes=3e9)  # 3 ms of cache
-    assert predict.roofline_time(toy(attn), SPEC, gpus=2) == pytest.approx((1e6 + 3e9) / 2e12)
+CURVE = {2: ((1e3, 10e-6), (1e5, 30e-6), (1e6, 120e-6)), 4: ((1e3, 20e-6), (1e6, 200e-6))}
 
 
-def test_13b_decode_on_two_a100s_by_hand() -> None:
+def test_13b_on_one_and_two_a100s_by_hand() -> None:
     # Each GPU reads half the matmul weights and half the cache: (40 x 12 d^2 + V d) x 2 B / 2
     # + 2 x 40 x 512 x d x 2 B / 2 over 1555 GB/s, plus the replicated small operators.
     spec = predict.spec_roofs(A100, "bf16")
@@ -86,46 +89,6 @@ def test_13b_decode_on_two_a100s_by_hand() -> None:
     assert two == pytest.approx(sharded, rel=0.01)
     assert one / two == pytest.approx(2, rel=0.01)  # not x1 (bytes kept whole) nor x4
     assert two == pytest.approx(8.40e-3, abs=0.01e-3)  # the blog's own 2-GPU estimate
-
-
-def test_fixed_cost_fills_each_kernel_up_to_the_floor() -> None:
-    tiny = Op("tiny", "elementwise", 0.0, act_bytes=1e6)  # 1 us of bytes
-    led = toy(tiny, MATMUL)
-    assert predict.fixed_cost(led, SPEC, floor=5e-6) == pytest.approx(4e-6)  # matmul > floor
-
-
-def test_decomposition_terms_by_hand() -> None:
-    ach = predict.Roofs("achievable", P / 2, BW / 2, LINK / 2)
-    led = toy(MATMUL, NORM)
-    d = predict.decompose(led, SPEC, ach, 60e-3, gpus=1, curve=None, floor=0.0)
-    got = {t.name.split(" (")[0]: t.seconds for t in d.terms}
-    assert got["bound at spec roofs"] == pytest.approx(24e-3)  # one GPU: no all-reduce
-    assert got["compute efficiency"] == pytest.approx(20e-3)  # matmul 20 -> 40 ms
-    assert got["memory efficiency"] == pytest.approx(4e-3)  # norm 4 -> 8 ms
-    assert d.explained == pytest.approx(48e-3) and d.unexplained == pytest.approx(12e-3)
-
-
-def test_decomposition_on_two_gpus_by_hand() -> None:
-    # g = 2: the matmul's FLOPs and the norm's bytes... the matmul halves (10 ms), the norm
-    # stays 4 ms; at half the peak the matmul takes 20 ms, at half the bandwidth the norm
-    # 8 ms; two all-reduces of 20 kB: ring bytes 2 (1/2) 20 kB over 100 GB/s (0.2 us each)
-    # at spec, over 50 GB/s (0.4 us) at achievable; the curve's time beyond those 0.4 us is
-    # the latency term; both kernels are above the floor.
-    ach = predict.Roofs("achievable", P / 2, BW / 2, LINK / 2)
-    d = predict.decompose(toy(MATMUL, NORM), SPEC, ach, 60e-3, 2, CURVE, floor=5e-6)
-    got = [t.seconds for t in d.terms]
-    ring, one = 20e3 / LINK, 10e-6 + 20e-6 * 19e3 / 99e3
-    assert got == pytest.approx([14e-3 + 2 * ring, 10e-3, 4e-3, 2 * ring, 2 * (one - 2 * ring), 0])
-    assert d.unexplained == pytest.approx(60e-3 - 28e-3 - 2 * one)
-
-
-def test_mfu_and_mbu() -> None:
-    # 13B prefill on one GPU: about 1.3e13 FLOP in 63.17 ms on 312 TFLOP/s -> 66%.
-    assert predict.mfu(1.3e13, 63.17e-3, 312e12) == pytest.approx(1.3e13 / (63.17e-3 * 312e12))
-    assert predict.mbu(25.7e9, 22e-3, 1555e9) == pytest.approx(25.7e9 / (22e-3 * 1555e9))
-
-
-def test_13b_decode_on_one_a100_is_weights_plus_cache_over_bandwidth() -> None:
     spec = predict.spec_roofs(A100, "bf16")
     led = decode_ledger(pub.GPT_13B, 1, 512)
     # weights: 40 x 12 d^2 x 2 B + LM head V d x 2 B; cache: 2 x 40 x 512 x 5120 x 2 B.
@@ -134,9 +97,6 @@ def test_13b_decode_on_one_a100_is_weights_plus_cache_over_bandwidth() -> None:
     cache = 2 * 40 * 512 * d * 2
     hand = (weights + cache) / 1555e9
     assert predict.roofline_time(led, spec) == pytest.approx(hand, rel=0.01)
-
-
-def test_13b_prefill_on_one_a100_is_at_least_its_matmul_flops_over_peak() -> None:
     spec = predict.spec_roofs(A100, "bf16")
     led = prefill_ledger(pub.GPT_13B, 1, 512)
     matmul_flops = 2 * 512 * 40 * 12 * 5120**2  # 2 n N_layer-params
@@ -145,7 +105,34 @@ def test_13b_prefill_on_one_a100_is_at_least_its_matmul_flops_over_peak() -> Non
     assert t < 1.1 * matmul_flops / 312e12  # norms, adds and attention add a few percent
 
 
-def test_achievable_roofs_fall_back_to_spec_where_nothing_is_published() -> None:
+def test_fixed_cost_fills_each_kernel_up_to_the_floor() -> None:
+    tiny = Op("tiny", "elementwise", 0.0, act_bytes=1e6)  # 1 us of bytes
+    led = toy(tiny, MATMUL)
+    assert predict.fixed_cost(led, SPEC, floor=5e-6) == pytest.approx(4e-6)  # matmul > floor
+    ach = predict.Roofs("achievable", P / 2, BW / 2, LINK / 2)
+    led = toy(MATMUL, NORM)
+    d = predict.decompose(led, SPEC, ach, 60e-3, gpus=1, curve=None, floor=0.0)
+    got = {t.name.split(" (")[0]: t.seconds for t in d.terms}
+    assert got["bound at spec roofs"] == pytest.approx(24e-3)  # one GPU: no all-reduce
+    assert got["compute efficiency"] == pytest.approx(20e-3)  # matmul 20 -> 40 ms
+    assert got["memory efficiency"] == pytest.approx(4e-3)  # norm 4 -> 8 ms
+    assert d.explained == pytest.approx(48e-3) and d.unexplained == pytest.approx(12e-3)
+    ach = predict.Roofs("achievable", P / 2, BW / 2, LINK / 2)
+    d = predict.decompose(toy(MATMUL, NORM), SPEC, ach, 60e-3, 2, CURVE, floor=5e-6)
+    got = [t.seconds for t in d.terms]
+    ring, one = 20e3 / LINK, 10e-6 + 20e-6 * 19e3 / 99e3
+    assert got == pytest.approx([14e-3 + 2 * ring, 10e-3, 4e-3, 2 * ring, 2 * (one - 2 * ring), 0])
+    assert d.unexplained == pytest.approx(60e-3 - 28e-3 - 2 * one)
+
+
+def test_mfu_mbu_achievable_roofs_ridge_tokens_and_flat_until() -> None:
+    # 13B prefill on one GPU: about 1.3e13 FLOP in 63.17 ms on 312 TFLOP/s -> 66%.
+    assert predict.mfu(1.3e13, 63.17e-3, 312e12) == pytest.approx(1.3e13 / (63.17e-3 * 312e12))
+    assert predict.mbu(25.7e9, 22e-3, 1555e9) == pytest.approx(25.7e9 / (22e-3 * 1555e9))
+    led = toy(MATMUL)  # compute-bound: 20 ms at full peak
+    e = predict.efficiency_to_match(led, SPEC, 40e-3, "peak")
+    assert e == pytest.approx(0.5, rel=1e-9)
+    assert predict.efficiency_to_match(led, SPEC, 10e-3, "peak") is None  # faster than the roof
     from common.hw_specs import TPU_V5E
 
     r = predict.achievable_roofs(TPU_V5E, "bf16")
@@ -153,30 +140,24 @@ def test_achievable_roofs_fall_back_to_spec_where_nothing_is_published() -> None
     a = predict.achievable_roofs(A100, "bf16")
     assert a.measured == ("compute", "memory", "link")
     assert (a.peak, a.mem_bw, a.link_bw) == (271.2e12, 1399.5e9, 235e9)
-
-
-def test_ridge_tokens_by_brute_force() -> None:
     K, N = 4096, 22016
     ridge = 312e12 / 1555e9
     brute = next(n for n in range(1, 10_000) if n * K * N / (n * K + K * N + n * N) >= ridge)
     assert predict.ridge_tokens(K, N, predict.spec_roofs(A100, "bf16")) == brute
-
-
-def test_matmul_time_small_n_is_the_weight_read() -> None:
     t = predict.matmul_time(1, 4096, 22016, predict.spec_roofs(A100, "bf16"))
     assert t == pytest.approx(2 * (4096 + 4096 * 22016 + 22016) / 1555e9)
-
-
-def test_efficiency_to_match_by_hand() -> None:
-    led = toy(MATMUL)  # compute-bound: 20 ms at full peak
-    e = predict.efficiency_to_match(led, SPEC, 40e-3, "peak")
-    assert e == pytest.approx(0.5, rel=1e-9)
-    assert predict.efficiency_to_match(led, SPEC, 10e-3, "peak") is None  # faster than the roof
-
-
-def test_flat_until() -> None:
+    roofs = predict.Roofs("toy", 1e30, 1.0, 1.0)  # bandwidth-bound: time = bytes
+    # X[3, 5] @ W[5, 7] in fp32: all three operands, 4 (15 + 35 + 21) = 284 bytes
+    assert predict.matmul_time(3, 5, 7, roofs, 4) == 284
     assert predict.flat_until([1, 2, 4, 8], [1.0, 1.1, 1.2, 2.0], 0.25) == 2
     assert predict.flat_until([1, 2], [1.0, 1.0]) == 1
+    # measured from the first time: within 1.25 x 1.0 s, 1.2 yes, 1.3 no (1.25 x the second
+    # time, 1.5, would take it)
+    assert predict.flat_until([1, 2, 3, 4], [1.0, 1.2, 1.3, 2.0]) == 1
+    pts = ((256, 0.4), (512, 0.7), (1024, 0.8))
+    assert predict.gemm_share(1, pts) == 0.4 and predict.gemm_share(4096, pts) == 0.8
+    assert predict.gemm_share(384, pts) == pytest.approx(0.55)  # halfway from 256 to 512
+    assert predict.gemm_share(10, ()) == 1.0 and predict.gemm_share(10, ((1, 1.3),)) == 1.0
 
 
 TINY = dataclasses.replace(pub.GPT_13B, n_layers=2, d_model=256, n_heads=4, n_kv_heads=4,
@@ -207,12 +188,6 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
     assert f.total_s == pytest.approx(sum(pre) + 7 * sum(mean))
     assert f.bound_prefill_s == pytest.approx(pre[0])
     assert f.bound_decode_step_s == pytest.approx(mean[0])
-
-
-BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
-
-
-def test_forecast_of_many_tokens_samples_the_middle_of_16_bins() -> None:
     roofs = predict.spec_roofs(A100, "bf16")
     f = predict.forecast(Request(model=TINY, prompt=10, new_tokens=65), roofs, BARE)
     # 65 new tokens: 64 decode steps in 16 bins of 4, middle caches 10 + 1 + 2, 6, 10, ..., 62
@@ -226,16 +201,10 @@ def test_forecast_of_many_tokens_samples_the_middle_of_16_bins() -> None:
         assert alone.decode_step_s == 0.0 and alone.total_s == alone.prefill_s == f.prefill_s
 
 
-def test_gemm_share_reads_the_measured_points() -> None:
-    pts = ((256, 0.4), (512, 0.7), (1024, 0.8))
-    assert predict.gemm_share(1, pts) == 0.4 and predict.gemm_share(4096, pts) == 0.8
-    assert predict.gemm_share(384, pts) == pytest.approx(0.55)  # halfway from 256 to 512
-    assert predict.gemm_share(10, ()) == 1.0 and predict.gemm_share(10, ((1, 1.3),)) == 1.0
+BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 
 
 def test_engine_terms_from_their_cited_figures_by_hand() -> None:
-    from common.hw_specs import get_chip
-
     h100 = predict.engine_roofs(get_chip("h100"), "vllm", "bf16")
     # vidur's H100 gate+up GEMM: 2 x 4096 x 4096 x 22016 FLOP in 0.987 ms at 4,096 rows,
     # of 989 TFLOP/s; 180.4 MB at one row in 0.064 ms, of 3.35 TB/s
@@ -258,11 +227,31 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     # the knee rows: 64 rows still at the one-row time (0.116 ms), 128 rows past it (0.157 ms)
     assert a100.gemm[0] == (64, pytest.approx(2 * 64 * 4096 * 22016 / 0.116e-3 / 312e12))
     assert a100.gemm[1] == (128, pytest.approx(2 * 128 * 4096 * 22016 / 0.157e-3 / 312e12))
+    a100, h100 = get_chip("a100-80gb"), get_chip("h100")
+    # vidur, num_tensor_parallel_workers = 8: [1, 4096] x [4096, 2752] in 0.020 ms on an A100
+    # 80GB (2.039 TB/s), 0.012 ms on an H100 (3.35 TB/s); [4096, 4096] x [4096, 2752] in
+    # 0.410 ms and 0.132 ms
+    shard = 2 * (4096 + 4096 * 2752 + 2752)
+    a8, h8 = (predict.engine_roofs(c, "trtllm", "bf16", 8) for c in (a100, h100))
+    assert a8.hbm_share == pytest.approx(shard / 0.020e-3 / 2.039e12)  # 0.553
+    assert h8.hbm_share == pytest.approx(shard / 0.012e-3 / 3.35e12)  # 0.561
+    assert a8.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 2752 / 0.410e-3 / 312e12))
+    assert h8.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 2752 / 0.132e-3 / 989e12))
+    # at 4 GPUs: 0.031 ms on the A100 for [1, 4096] x [4096, 5504]
+    a4 = predict.engine_roofs(a100, "trtllm", "bf16", 4)
+    assert a4.hbm_share == pytest.approx(2 * (4096 + 4096 * 5504 + 5504) / 0.031e-3 / 2.039e12)
+    # 16 GPUs: none measured, the 8-way shard stands in and the notes say so
+    a16 = predict.engine_roofs(a100, "trtllm", "bf16", 16)
+    assert a16.hbm_share == a8.hbm_share and any("8-way" in n for n in a16.notes)
+    # the A100 40GB: kipply's 0.90 on one GPU, times the measured 8-way loss
+    one = 2 * (4096 + 4096 * 22016 + 22016) / 0.116e-3
+    forty = predict.engine_roofs(get_chip("a100"), "trtllm", "bf16", 8)
+    assert forty.hbm_share == pytest.approx(0.90 * (shard / 0.020e-3) / one)
+    eng = predict.engine_roofs(get_chip("b200"), "vllm", "bf16")
+    assert eng.gemm == ((1, pytest.approx(1745 / 2250)),)
 
 
 def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> None:
-    from common.hw_specs import get_chip
-
     # sglang PR #2904, rows 'vllm': 32,768 float32 elements (131,072 B) in 0.0092 ms on 4
     # H100s, 1,048,576 elements (4 MiB) in 0.0402 ms; above that vidur's NCCL points, 16 MiB
     # in 93 us and 64 MiB in 315 us
@@ -294,31 +283,6 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> Non
     assert terms["all-reduce beyond ring bytes"] == pytest.approx(160 * (9.2e-6 - ring))
 
 
-def test_tensor_parallel_shares_are_the_sharded_gemms_by_hand() -> None:
-    from common.hw_specs import get_chip
-
-    a100, h100 = get_chip("a100-80gb"), get_chip("h100")
-    # vidur, num_tensor_parallel_workers = 8: [1, 4096] x [4096, 2752] in 0.020 ms on an A100
-    # 80GB (2.039 TB/s), 0.012 ms on an H100 (3.35 TB/s); [4096, 4096] x [4096, 2752] in
-    # 0.410 ms and 0.132 ms
-    shard = 2 * (4096 + 4096 * 2752 + 2752)
-    a8, h8 = (predict.engine_roofs(c, "trtllm", "bf16", 8) for c in (a100, h100))
-    assert a8.hbm_share == pytest.approx(shard / 0.020e-3 / 2.039e12)  # 0.553
-    assert h8.hbm_share == pytest.approx(shard / 0.012e-3 / 3.35e12)  # 0.561
-    assert a8.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 2752 / 0.410e-3 / 312e12))
-    assert h8.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 2752 / 0.132e-3 / 989e12))
-    # at 4 GPUs: 0.031 ms on the A100 for [1, 4096] x [4096, 5504]
-    a4 = predict.engine_roofs(a100, "trtllm", "bf16", 4)
-    assert a4.hbm_share == pytest.approx(2 * (4096 + 4096 * 5504 + 5504) / 0.031e-3 / 2.039e12)
-    # 16 GPUs: none measured, the 8-way shard stands in and the notes say so
-    a16 = predict.engine_roofs(a100, "trtllm", "bf16", 16)
-    assert a16.hbm_share == a8.hbm_share and any("8-way" in n for n in a16.notes)
-    # the A100 40GB: kipply's 0.90 on one GPU, times the measured 8-way loss
-    one = 2 * (4096 + 4096 * 22016 + 22016) / 0.116e-3
-    forty = predict.engine_roofs(get_chip("a100"), "trtllm", "bf16", 8)
-    assert forty.hbm_share == pytest.approx(0.90 * (shard / 0.020e-3) / one)
-
-
 def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> None:
     # TensorRT-LLM's FP8 engines run a float16 network: weights and cache 1 byte, the
     # activations 2, so each all-reduce of Llama-2-70B's 128-token prefill on 4 GPUs moves
@@ -335,6 +299,25 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     curve = {4: ((2**20, 40e-6), (2**22, 70e-6))}  # 40 us at 1 MiB, 70 us at 4 MiB
     at_2mib = 40e-6 + 30e-6 * (2**21 - 2**20) / (2**22 - 2**20)  # 50 us
     assert predict.comm_time(led, 4, None, curve) == pytest.approx(2 * 80 * at_2mib)
+    attn = Op("scores", "attention", 1e12, act_bytes=1e9)
+    eng = predict.EngineRoofs((), 1.0, 0.0, 0.0, None, attention_share=0.5)
+    terms = predict.forecast_terms(toy(MATMUL, attn, NORM), SPEC, eng, 1)
+    assert terms[predict.ATTENTION_TERM] == pytest.approx(20e-3 - 10e-3)
+    assert terms["measured GEMM and HBM shares"] == pytest.approx(0.0)
+    assert sum(terms.values()) == pytest.approx(20e-3 + 20e-3 + 4e-3)
+    # 16-bit GEMMs: no such term at all
+    assert predict.ATTENTION_TERM not in predict.forecast_terms(toy(attn), SPEC, BARE, 1)
+    scale = (1402.6 / 1979) / (794.5 / 989)
+    for engine in ("trtllm", "vllm"):
+        fp8 = predict.engine_roofs(get_chip("h100"), engine, "fp8")
+        assert fp8.attention_share == pytest.approx(989 / (scale * 1979))
+    assert predict.engine_roofs(get_chip("h100"), "trtllm", "bf16").attention_share == 1.0
+    # a chip without per-shape terms: the achievable (MAMF) bf16 over fp8 peaks of the B200
+    b200 = predict.engine_roofs(get_chip("b200"), "trtllm", "fp8")
+    chip = get_chip("b200")
+    assert b200.attention_share == pytest.approx(
+        chip.achievable_flops("bf16") / chip.achievable_flops("fp8")
+    )
 
 
 @settings(max_examples=40, deadline=None)
@@ -348,9 +331,6 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     new=st.integers(0, 64),
 )
 def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch, prompt, new):
-    from common.hw_specs import get_chip
-    from common.tables.models import get_model
-
     c, m = get_chip(chip), get_model(model)
     spec = predict.spec_roofs(c, "bf16")
     req = Request(model=m, gpus=gpus, batch=batch, prompt=prompt, new_tokens=new)
@@ -363,8 +343,6 @@ def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch,
 
 def test_a_chip_without_a_link_figure_predicts_on_one_gpu() -> None:
     """Issue 34: a chip added with no link figure ended lecture 06 and predict in a traceback."""
-    from common.hw_specs import H100
-
     formulas = predict
     bare = dataclasses.replace(H100, link_bw_figure=None, achievable_link_bw_figure=None)
     with pytest.raises(ValueError, match="H100 SXM has no link bandwidth figure in the table"):
@@ -375,35 +353,88 @@ def test_a_chip_without_a_link_figure_predicts_on_one_gpu() -> None:
     with pytest.raises(ValueError, match="over 2 GPUs needs a link bandwidth; the table has none"):
         formulas.allreduce_time(1e6, 2, spec.link_bw)
 
+    def ledger_at(b: int):  # toy pass: attention per sequence, one routed expert matmul
+        layer = (
+            Op("attention", "attention", b * 1e9, act_bytes=b * 1e6),
+            Op("expert up", "matmul", b * 2e9, 8e6, b * 1e3, 0.0),
+        )
+        return PassLedger("decode", TINY, b, 1, 100, DTypes(), False, layer, (), ((layer, 1),))
 
-def test_attention_beside_fp8_gemms_runs_at_the_16_bit_peak_by_hand() -> None:
-    # toy roofs at full share: the matmul 2e12 FLOP in 20 ms; an attention op of 1e12 FLOP
-    # and 1e9 bytes takes 10 ms at the GEMMs' peak, 20 ms at half of it (its 16-bit peak);
-    # the norm's 4 ms of bytes and the matmul keep their times
-    attn = Op("scores", "attention", 1e12, act_bytes=1e9)
-    eng = predict.EngineRoofs((), 1.0, 0.0, 0.0, None, attention_share=0.5)
-    terms = predict.forecast_terms(toy(MATMUL, attn, NORM), SPEC, eng, 1)
-    assert terms[predict.ATTENTION_TERM] == pytest.approx(20e-3 - 10e-3)
-    assert terms["measured GEMM and HBM shares"] == pytest.approx(0.0)
-    assert sum(terms.values()) == pytest.approx(20e-3 + 20e-3 + 4e-3)
-    # 16-bit GEMMs: no such term at all
-    assert predict.ATTENTION_TERM not in predict.forecast_terms(toy(attn), SPEC, BARE, 1)
+    busiest = predict.ep_pass(ledger_at, 10, 4)
+    for attn, expert in (busiest.layer, busiest.variants[0][0]):
+        # attention for its ceil(10 / 4) = 3 sequences; 1/4 of the experts over all 10
+        assert (attn.flops, attn.act_bytes) == (3e9, 3e6)
+        assert (expert.flops, expert.weight_bytes, expert.act_bytes) == (5e9, 2e6, 2500.0)
 
 
-def test_fp8_engine_roofs_put_attention_at_the_bf16_share_by_hand() -> None:
-    from common.hw_specs import get_chip
+LLAMA_N, LLAMA_KV = 6_738_415_616, 2 * 32 * 4096  # parameters; KV elements a token
+MIXTRAL_EXPERTS, MIXTRAL_REST = 45_097_156_608, 46_702_792_704 - 45_097_156_608
+MIXTRAL_KV = 2 * 32 * 8 * 128  # KV elements a token: 8 KV heads of 128
 
-    # H100: GEMMs at fp8 take the bf16 share x (1402.6 / 1979) / (794.5 / 989) of 1979
-    # TFLOP/s; attention keeps the bf16 share of 989 TFLOP/s (FP8_ENGINE_BUILD's float16
-    # attention plugin): 989 / (scale x 1979) of the GEMMs' peak
-    scale = (1402.6 / 1979) / (794.5 / 989)
-    for engine in ("trtllm", "vllm"):
-        fp8 = predict.engine_roofs(get_chip("h100"), engine, "fp8")
-        assert fp8.attention_share == pytest.approx(989 / (scale * 1979))
-    assert predict.engine_roofs(get_chip("h100"), "trtllm", "bf16").attention_share == 1.0
-    # a chip without per-shape terms: the achievable (MAMF) bf16 over fp8 peaks of the B200
-    b200 = predict.engine_roofs(get_chip("b200"), "trtllm", "fp8")
-    chip = get_chip("b200")
-    assert b200.attention_share == pytest.approx(
-        chip.achievable_flops("bf16") / chip.achievable_flops("fp8")
+
+@pytest.mark.parametrize(
+    ("gpus", "kv", "by_hand"),
+    [
+        (1, "bf16", 2 * LLAMA_N + 8 * 4096 * LLAMA_KV * 2),
+        (2, "bf16", LLAMA_N + 8 * 4096 * LLAMA_KV),  # weights and KV heads halved
+        (2, "fp8", LLAMA_N + 8 * 4096 * LLAMA_KV / 2),  # one byte a cached element
+    ],
+)
+def test_memory_per_gpu_is_weights_plus_cache_by_hand(gpus, kv, by_hand) -> None:
+    model = get_model("llama-2-7b")
+    assert memory_per_gpu(model, DTypes("bf16", kv), gpus, 8, 4096) == pytest.approx(by_hand)
+
+
+def test_weights_and_cache_that_fill_the_memory_exactly_fit() -> None:
+    model = get_model("llama-2-7b")
+    need = memory_per_gpu(model, DTypes(), 1, 8, 4096)  # by hand in the test above
+    full = dataclasses.replace(A100.mem_capacity_figure, value=need)
+    check_fits(model, dataclasses.replace(A100, mem_capacity_figure=full), DTypes(), 1, 8, 4096)
+    model, chip = get_model("mixtral-8x7b"), get_chip("a100")
+    # --ep 8: the other weights whole, 1/8 of the experts, ceil(64 / 8) = 8 sequences' cache
+    need = 2 * (MIXTRAL_REST + MIXTRAL_EXPERTS / 8) + 8 * 32768 * MIXTRAL_KV * 2
+    assert memory_per_gpu(model, DTypes(), 8, 64, 32768, ep=True) == pytest.approx(need)
+    assert need > 48e9  # over 40 GB at 8, the most GPUs 8 experts can spread over
+    with pytest.raises(ValueError) as caught:
+        check_fits(model, chip, DTypes(), 8, 64, 32768, ep=True)
+    assert str(caught.value).endswith(
+        f"need {need / 1e9:.1f} GB per GPU on 8 x {chip.name} (40 GB each); "
+        "no split of its 8 experts would"
     )
+    model, chip = get_model("llama-2-7b"), get_chip("a100")
+    # batch 40 at 4,096 tokens: 2 N + 40 x 4096 x 2 L Hkv dh x 2 B = 99.4 GB on one GPU;
+    # on 2, 49.7 GB; on 4, 24.8 GB (32 heads split 1, 2, 4, 8, ... ways)
+    need = 2 * LLAMA_N + 40 * 4096 * LLAMA_KV * 2
+    with pytest.raises(ValueError) as caught:
+        check_fits(model, chip, DTypes(), 1, 40, 4096)
+    assert str(caught.value) == (
+        f"Llama-2-7B's weights and KV cache need {need / 1e9:.1f} GB per GPU on 1 x "
+        f"{chip.name} (40 GB each); 4 GPUs would hold it"
+    )
+
+
+@pytest.mark.parametrize("new_tokens", [1, 9])
+def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
+    roofs, K, a, prompt = predict.spec_roofs(A100, "bf16"), 3, 0.8, 100
+    req = Request(model=TINY, batch=2, prompt=prompt, new_tokens=new_tokens)
+    got = predict.speculate(req, roofs, BARE, K, a)
+
+    def bound(led) -> float:
+        return predict.bound_time(led, roofs, 1)
+
+    prefill = predict.forecast(req, roofs, BARE).prefill_s
+    # the draft head: one of the target's 2 layers, its mean decode step (caches prompt + 1
+    # to prompt + n - 1; at prompt + 1 when there is none)
+    caches = range(prompt + 1, prompt + max(2, new_tokens))
+    step = sum(bound(decode_ledger(TINY, 2, c)) for c in caches) / len(caches)
+    assert got.draft_step_s == pytest.approx(step / 2)
+    # the verify pass: K + 1 tokens a sequence, at the mean cache prompt + n // 2 (at least
+    # 1), plus the K drafted
+    ctx = prompt + max(1, new_tokens // 2)
+    assert got.verify_step_s == pytest.approx(bound(verify_ledger(TINY, 2, K + 1, ctx + K)))
+    e = (1 - a ** (K + 1)) / (1 - a)  # 2.952 tokens a verify step
+    assert got.tokens_per_step == pytest.approx(2.952)
+    steps = (new_tokens - 1) / e * (K * got.draft_step_s + got.verify_step_s)
+    assert got.total_s == pytest.approx(prefill + steps) and got.draft_prefill_s == 0.0
+    if new_tokens == 1:  # the prompt pass yields the only token: nothing to speculate on
+        assert (got.total_s, got.speedup) == (pytest.approx(prefill), 1.0)

@@ -72,12 +72,6 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
     # every kernel sits below the floor: 15 a layer and 3 once, each takes the floor
     assert got["decode_step_s"] == pytest.approx(18 * FLOOR)
     assert got["decode_step_s"] >= got["bound_decode_step_s"]
-
-
-def test_gpt2_config_on_two_gpus_pays_floors_and_allreduces(tmp_path, capsys) -> None:
-    # 14 kernels a layer (norm, Q, K, V, scores, softmax, P V, O, add, norm, up, GELU, down,
-    # add) and 3 once (embedding, final norm, LM head), each far below the floor; two
-    # all-reduces of 128 bytes (decode) or 512 bytes (prefill), both below the curve's first.
     flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3", "--engine", "trtllm")  # 2 steps
     got = run_json(tmp_path, GPT2, *flags, capsys=capsys)
     step = got["terms"]["decode_step"]
@@ -87,9 +81,6 @@ def test_gpt2_config_on_two_gpus_pays_floors_and_allreduces(tmp_path, capsys) ->
     assert got["prefill_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
     assert got["total_s"] == pytest.approx(3 * (17 * FLOOR + 2 * AR_SMALL))
     assert got["gpus"] == 2 and got["allreduce"] == "measured curve"
-
-
-def test_each_engine_adds_its_cited_terms(tmp_path, capsys) -> None:
     base = ("--prompt", "4", "--new-tokens", "2")
     # vLLM: 4 ms of GPU bubble once per 8 steps (its RFC #6854); eager: 0.15 s over 100 steps of
     # 483 kernels (vLLM PR #1440), for each of the 18 kernels of a step.
@@ -103,9 +94,6 @@ def test_each_engine_adds_its_cited_terms(tmp_path, capsys) -> None:
     assert single["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3)
     old = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-eager", capsys=capsys)
     assert old["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * 0.15 / 100 / 483 + 4e-3)
-
-
-def test_h100_reads_its_own_curve_and_floor(tmp_path, capsys) -> None:
     flags = ("--chip", "h100", "--gpus", "2", "--prompt", "4", "--new-tokens", "2")
     got = run_json(tmp_path, GPT2, *flags, "--engine", "trtllm", capsys=capsys)
     # vidur's H100 kernels: (4 + 1 + 6 + 4) / 4 us; its DGX H100 curve: 31 us below 16 KiB
@@ -119,13 +107,50 @@ def test_h100_reads_its_own_curve_and_floor(tmp_path, capsys) -> None:
     assert any("no per-shape GEMM" in note for note in tpu["left_out"])
 
 
-def test_table_output_names_each_term(capsys) -> None:
+def test_table_output_names_each_term(capsys, tmp_path) -> None:
     assert cmd.main(["--model", "llama-3-8b", "--new-tokens", "4"]) == 0
     out = capsys.readouterr().out
     words = ("prefill", "decode step (mean)", "bound (spec roofs)", "all-reduce", "kernel floor")
     for word in (*words, "fixed cost per step", "bound (what no engine beats)"):
         assert word in out
     assert "throughput" in out and "3 decode steps" in out  # 4 new tokens: prefill + 3 steps
+    # The prefill gives the first token: with one new token no decode step runs, so the table's
+    # decode column says '-', not a step of 0.000 ms; with two it has a time.
+    for new, dash in (("1", True), ("2", False)):
+        assert cmd.main(["--model", "llama-2-7b", "--new-tokens", new]) == 0
+        rows = [ln.split() for ln in capsys.readouterr().out.splitlines()]
+        forecast = next(row for row in rows if row[:2] == ["forecast", "(sum)"])
+        assert (forecast[-1] == "-") is dash and forecast[3] == "ms"  # the prefill
+    got = run_json(tmp_path, LLAMA, "--prompt", "4", "--new-tokens", "1", capsys=capsys)
+    assert got["params_total"] == got["params_active"] == 49856
+    assert cmd.main(["--model", "mixtral-8x7b", "--chip", "h100", "--gpus", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Mixtral-8x7B on 2 x ")
+    assert "parameters: 46.70 B total, 12.88 B active per token" in out
+    assert cmd._rate(0.00312) == "0.0031"
+    assert cmd._rate(0.05) == "0.1" and cmd._rate(12_345.67) == "12,345.7"
+    llama = cmd.model_from_config({k: v for k, v in LLAMA.items() if k != "model_type"})
+    assert (llama.n_layers, llama.d_model, llama.n_heads, llama.n_kv_heads) == (1, 64, 4, 2)
+    assert (llama.d_head, llama.d_ff, llama.vocab_size, llama.max_context) == (16, 128, 100, 64)
+    assert llama.gated_mlp and not llama.tied_embeddings
+    lean = {
+        k: v
+        for k, v in LLAMA.items()
+        if k not in ("num_key_value_heads", "max_position_embeddings")
+    }
+    mha = cmd.model_from_config(
+        {**lean, "head_dim": 32, "tie_word_embeddings": True, "max_position_embeddings": 9}
+    )
+    assert (mha.n_kv_heads, mha.d_head, mha.max_context) == (4, 32, 9) and mha.tied_embeddings
+    gpt = cmd.model_from_config({k: v for k, v in GPT2.items() if k != "model_type"})
+    assert (gpt.n_layers, gpt.d_model, gpt.n_heads, gpt.n_kv_heads, gpt.d_head) == (1, 64, 4, 4, 16)
+    # n_inner: 4 x 64; n_positions: GPT2Config's default, 1,024
+    assert (gpt.d_ff, gpt.vocab_size, gpt.max_context) == (256, 100, 1024)
+    assert gpt.tied_embeddings and not gpt.gated_mlp
+    sized = cmd.model_from_config({**GPT2, "n_inner": 100, "n_positions": 32}, "x.json")
+    assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x")  # the file's stem
+    named = cmd.model_from_config({**LLAMA, "architectures": ["LlamaForCausalLM"]}, "a/b.json")
+    assert named.name == "LlamaForCausalLM"
 
 
 @pytest.mark.parametrize(
@@ -181,37 +206,36 @@ def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
     assert good.returncode == 0 and json.loads(good.stdout)["new_tokens"] == 1
 
 
-def test_a_missing_file_and_an_uneven_split_are_one_line(tmp_path) -> None:
-    with pytest.raises(SystemExit) as stop:
-        cmd.main(["--config", str(tmp_path / "none.json")])
-    assert stop.value.code == 2
-    with pytest.raises(SystemExit):
-        cmd.main(["--model", "llama-3-8b", "--gpus", "3"])
-
-
-def test_config_keys_map_to_the_model_by_hand() -> None:
-    llama = cmd.model_from_config({k: v for k, v in LLAMA.items() if k != "model_type"})
-    assert (llama.n_layers, llama.d_model, llama.n_heads, llama.n_kv_heads) == (1, 64, 4, 2)
-    assert (llama.d_head, llama.d_ff, llama.vocab_size, llama.max_context) == (16, 128, 100, 64)
-    assert llama.gated_mlp and not llama.tied_embeddings
-    lean = {
-        k: v
-        for k, v in LLAMA.items()
-        if k not in ("num_key_value_heads", "max_position_embeddings")
-    }
-    mha = cmd.model_from_config(
-        {**lean, "head_dim": 32, "tie_word_embeddings": True, "max_position_embeddings": 9}
-    )
-    assert (mha.n_kv_heads, mha.d_head, mha.max_context) == (4, 32, 9) and mha.tied_embeddings
-    gpt = cmd.model_from_config({k: v for k, v in GPT2.items() if k != "model_type"})
-    assert (gpt.n_layers, gpt.d_model, gpt.n_heads, gpt.n_kv_heads, gpt.d_head) == (1, 64, 4, 4, 16)
-    # n_inner: 4 x 64; n_positions: GPT2Config's default, 1,024
-    assert (gpt.d_ff, gpt.vocab_size, gpt.max_context) == (256, 100, 1024)
-    assert gpt.tied_embeddings and not gpt.gated_mlp
-    sized = cmd.model_from_config({**GPT2, "n_inner": 100, "n_positions": 32}, "x.json")
-    assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x")  # the file's stem
-    named = cmd.model_from_config({**LLAMA, "architectures": ["LlamaForCausalLM"]}, "a/b.json")
-    assert named.name == "LlamaForCausalLM"
+def test_a_missing_file_and_an_uneven_split_are_one_line(tmp_path, capsys) -> None:
+    assert "none.json" in refused(["--config", str(tmp_path / "none.json")], capsys)
+    refused(["--model", "llama-3-8b", "--gpus", "3"], capsys)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)  # opening it would block until a writer came
+    assert "is not a regular file" in refused(["--config", str(fifo)], capsys)
+    assert "/dev/zero is not a regular file" in refused(["--config", "/dev/zero"], capsys)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(cmd_configs.MAX_BYTES + 1)  # sparse: 1 MiB and a byte of nothing
+    assert "under 1 MiB" in refused(["--config", str(big)], capsys)
+    line = refused(["--config", ""], capsys)
+    assert line.startswith("common.predict: error: ") and "expected a path, got an empty" in line
+    path = "/" + "x" * 5000 + "/config.json"
+    line = refused(["--config", path], capsys)
+    assert len(line) < 300 and "..." in line and line.count("x") < 200
+    config = {**LLAMA, "architectures": ["Evil\nName"], "num_key_value_heads": 3}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    assert "must be a multiple of" in refused(["--config", str(path)], capsys)
+    assert cmd.model_from_config({**LLAMA, "architectures": ["A\nB"]}).name == "A?B"
+    top = 2**31 - 1
+    config = {**LLAMA, "hidden_size": top, "num_hidden_layers": top,
+              "num_attention_heads": top - 1, "num_key_value_heads": 1, "head_dim": 1}  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    start = time.perf_counter()
+    line = refused(["--config", str(path), "--prompt", "4", "--new-tokens", "1"], capsys)
+    assert "config key 'num_hidden_layers' must be at most 1,024, got 2.15e+09" in line
+    assert time.perf_counter() - start < 5
 
 
 def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None:
@@ -242,9 +266,6 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
         text := capsys.readouterr().out
     )
     assert "roofs measured: none (spec roofs)" in text and text.startswith("Llama-2-7B on 1 x ")
-
-
-def test_defaults_help_and_a_missing_model(capsys) -> None:
     assert cmd.main(["--model", "llama-2-7b", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert (got["prompt"], got["new_tokens"], got["gpus"], got["batch"]) == (512, 128, 1, 1)
@@ -259,42 +280,6 @@ def test_defaults_help_and_a_missing_model(capsys) -> None:
     assert stop.value.code == 2 and "--config --model is required" in capsys.readouterr().err
     untied = {k: v for k, v in LLAMA.items() if k != "tie_word_embeddings"}
     assert not cmd.model_from_config(untied).tied_embeddings
-
-
-def refused(argv: list[str], capsys: pytest.CaptureFixture) -> str:
-    """The one line a refused command prints (status 2, nothing on stdout)."""
-    with pytest.raises(SystemExit) as stop:
-        cmd.main(argv)
-    err = capsys.readouterr()
-    assert stop.value.code == 2 and err.out == "" and err.err.count("\n") == 1
-    return err.err
-
-
-def test_a_fifo_a_device_and_a_huge_file_are_refused_unread(tmp_path, capsys) -> None:
-    fifo = tmp_path / "config.json"
-    os.mkfifo(fifo)  # opening it would block until a writer came
-    assert "is not a regular file" in refused(["--config", str(fifo)], capsys)
-    assert "/dev/zero is not a regular file" in refused(["--config", "/dev/zero"], capsys)
-    big = tmp_path / "big.json"
-    with open(big, "wb") as f:
-        f.truncate(cmd_configs.MAX_BYTES + 1)  # sparse: 1 MiB and a byte of nothing
-    assert "under 1 MiB" in refused(["--config", str(big)], capsys)
-
-
-def test_an_empty_config_path_is_one_line(capsys) -> None:
-    line = refused(["--config", ""], capsys)
-    assert line.startswith("common.predict: error: ") and "expected a path, got an empty" in line
-
-
-def test_a_long_path_is_cut_short_in_the_message(tmp_path, capsys) -> None:
-    path = "/" + "x" * 5000 + "/config.json"
-    line = refused(["--config", path], capsys)
-    assert len(line) < 300 and "..." in line and line.count("x") < 200
-
-
-def test_a_request_at_the_window_fits_and_one_past_it_is_refused(tmp_path, capsys) -> None:
-    # Window 64: 64 prompt tokens and 1 new token use 64 positions (the new one is never
-    # fed back); 60 + 6 use 65.
     got = run_json(tmp_path, LLAMA, "--prompt", "64", "--new-tokens", "1", capsys=capsys)
     assert got["prompt"] == 64
     got = run_json(tmp_path, LLAMA, "--prompt", "60", "--new-tokens", "5", capsys=capsys)
@@ -307,14 +292,13 @@ def test_a_request_at_the_window_fits_and_one_past_it_is_refused(tmp_path, capsy
     assert "need 65 positions" in line and "window of 64 (max_position_embeddings)" in line
 
 
-def test_one_new_token_shows_no_decode_step(capsys) -> None:
-    """The prefill gives the first token: with one new token no decode step runs, so the
-    table's decode column says '-', not a step of 0.000 ms; with two it has a time."""
-    for new, dash in (("1", True), ("2", False)):
-        assert cmd.main(["--model", "llama-2-7b", "--new-tokens", new]) == 0
-        rows = [ln.split() for ln in capsys.readouterr().out.splitlines()]
-        forecast = next(row for row in rows if row[:2] == ["forecast", "(sum)"])
-        assert (forecast[-1] == "-") is dash and forecast[3] == "ms"  # the prefill
+def refused(argv: list[str], capsys: pytest.CaptureFixture) -> str:
+    """The one line a refused command prints (status 2, nothing on stdout)."""
+    with pytest.raises(SystemExit) as stop:
+        cmd.main(argv)
+    err = capsys.readouterr()
+    assert stop.value.code == 2 and err.out == "" and err.err.count("\n") == 1
+    return err.err
 
 
 @pytest.mark.parametrize(
@@ -337,16 +321,6 @@ def test_a_request_that_cannot_fit_says_how_many_gpus_would(flags, words, capsys
     assert "weights and KV cache need" in line and words in line
 
 
-def test_json_and_table_carry_total_and_active_parameters(tmp_path, capsys) -> None:
-    # The tiny Llama: 12,288 attention + 24,576 MLP + 192 norms + 2 x 6,400 = 49,856.
-    got = run_json(tmp_path, LLAMA, "--prompt", "4", "--new-tokens", "1", capsys=capsys)
-    assert got["params_total"] == got["params_active"] == 49856
-    assert cmd.main(["--model", "mixtral-8x7b", "--chip", "h100", "--gpus", "2"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("Mixtral-8x7B on 2 x ")
-    assert "parameters: 46.70 B total, 12.88 B active per token" in out
-
-
 def test_every_family_answers_on_bare_python3_in_under_a_second(tmp_path) -> None:
     from published_configs import ALL
 
@@ -363,27 +337,6 @@ def test_every_family_answers_on_bare_python3_in_under_a_second(tmp_path) -> Non
         got = json.loads(done.stdout)
         assert got["model"] == published.config["architectures"][0]
         assert took < 3  # well under a second on a quiet machine; loaded CI gets slack
-
-
-def test_a_name_with_a_line_break_stays_one_line(tmp_path, capsys) -> None:
-    config = {**LLAMA, "architectures": ["Evil\nName"], "num_key_value_heads": 3}
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(config))
-    assert "must be a multiple of" in refused(["--config", str(path)], capsys)
-    assert cmd.model_from_config({**LLAMA, "architectures": ["A\nB"]}).name == "A?B"
-
-
-def test_the_largest_keys_are_refused_at_once(tmp_path, capsys) -> None:
-    # 2^31 - 1 layers, width and heads: no loop over layers or GPU counts, one line.
-    top = 2**31 - 1
-    config = {**LLAMA, "hidden_size": top, "num_hidden_layers": top,
-              "num_attention_heads": top - 1, "num_key_value_heads": 1, "head_dim": 1}  # fmt: skip
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(config))
-    start = time.perf_counter()
-    line = refused(["--config", str(path), "--prompt", "4", "--new-tokens", "1"], capsys)
-    assert "config key 'num_hidden_layers' must be at most 1,024, got 2.15e+09" in line
-    assert time.perf_counter() - start < 5
 
 
 @pytest.mark.parametrize(
@@ -412,9 +365,3 @@ def test_an_unknown_choice_is_a_usage_error_naming_the_choices(capsys, flag, cho
     assert cmd.main([f"--{k}={v}" for k, v in {**flags, flag: choice.upper()}.items()]) == 0
     assert choice in capsys.readouterr().out.lower()
     assert choice in cmd.make_parser().format_help()
-
-
-def test_a_tiny_throughput_keeps_its_digits() -> None:
-    # DeepSeek-V3 over a 163,840-token prompt on one EP group made ~0.003 tokens/s print 0.0
-    assert cmd._rate(0.00312) == "0.0031"
-    assert cmd._rate(0.05) == "0.1" and cmd._rate(12_345.67) == "12,345.7"

@@ -47,15 +47,9 @@ def test_ep_dispatch_and_combine_per_decode_step(tmp_path, capsys) -> None:
     assert got["terms"]["prefill"]["EP combine"] == pytest.approx(LATENCY + 512 / NVLINK_A100)
     assert got["tokens_per_s_per_gpu"] == pytest.approx(2 * 2 / (got["total_s"] * 2))
     assert any("DeepEP" in note for note in got["left_out"])
-
-
-def test_no_ep_terms_without_ep(tmp_path, capsys) -> None:
     got = run(tmp_path, capsys, MIXTRAL, "--prompt", "4", "--new-tokens", "2")
     assert "dispatch_s" not in got and "EP dispatch" not in got["terms"]["decode_step"]
     assert got["tokens_per_s_per_gpu"] == pytest.approx(2 / got["total_s"])
-
-
-def test_speculation_with_a_draft_head(tmp_path, capsys) -> None:
     flags = ("--prompt", "4", "--new-tokens", "8", "--speculate", "2", "--acceptance", "0.5")
     got = run(tmp_path, capsys, LLAMA, *flags)
     sp = got["speculation"]
@@ -76,9 +70,6 @@ def test_speculation_with_a_draft_head(tmp_path, capsys) -> None:
     assert sp["tokens_per_verify_step"] == 7
     assert sp["total_s"] == pytest.approx((18 + 20 * 18 + 18) * FLOOR)
     assert sp["decode_speedup"] == pytest.approx(7 * 18 / (21 * 18))
-
-
-def test_speculation_with_a_draft_model(tmp_path, capsys) -> None:
     flags = ("--prompt", "4", "--new-tokens", "8", "--speculate", "2", "--acceptance", "0.5")
     got = run(tmp_path, capsys, LLAMA, *flags, draft=GPT2)
     sp = got["speculation"]
@@ -113,7 +104,7 @@ def test_unsupported_combinations_are_one_line(tmp_path, capsys, config, flags, 
     assert said in err and "\n" not in err and "Traceback" not in err
 
 
-def test_ep_runs_attention_data_parallel_without_all_reduces(capsys) -> None:
+def test_ep_runs_attention_data_parallel_without_all_reduces(capsys, monkeypatch) -> None:
     """Mixtral-8x7B at --ep 8 (DeepSeek-V3's and DeepEP's layout): each H100 reads the
     attention, router, embedding and LM head whole for its 8 / 8 = 1 sequence, and 1/8 of
     the experts the 8 tokens reach; nothing is all-reduced. Hand count of the decode step's
@@ -138,11 +129,8 @@ def test_ep_runs_attention_data_parallel_without_all_reduces(capsys) -> None:
     tp = json.loads(capsys.readouterr().out)
     assert tp["terms"]["decode_step"]["all-reduce beyond ring bytes"] > 0
     assert tp["bound_decode_step_s"] < 0.9 * by_hand  # the attention weights read 1/8 each
-
-
-def test_ep_reads_the_engine_terms_of_an_unsplit_gpu(monkeypatch, capsys) -> None:
-    """Under --ep the attention runs data-parallel, each GPU's GEMMs whole: the engine's
-    measured shares are those of one GPU's shard (g = 1), not of an 8-way split."""
+    # Under --ep the attention runs data-parallel, each GPU's GEMMs whole: the engine's measured
+    # shares are those of one GPU's shard (g = 1), not of an 8-way split.
     seen = []
     real = cmd.engine_roofs
     monkeypatch.setattr(cmd, "engine_roofs", lambda *a: seen.append(a[-1]) or real(*a))
@@ -150,12 +138,21 @@ def test_ep_reads_the_engine_terms_of_an_unsplit_gpu(monkeypatch, capsys) -> Non
     assert cmd.main([*flags, "--ep", "8"]) == 0 and cmd.main([*flags, "--gpus", "8"]) == 0
     capsys.readouterr()
     assert seen == [1, 8]
-
-
-def test_ep_memory_holds_the_experts_split_and_the_rest_whole(capsys) -> None:
-    """DeepSeek-V3 in bf16: 58 MoE layers x 256 experts x 3 x 7,168 x 2,048 = 653.9 B expert
-    parameters of 671.0 B. Each GPU holds the other 17.1 B whole: at --ep 16 that is
-    (17.1 + 40.9) x 2 B = 116 GB, past an H100's 80; at --ep 32, 75 GB fits."""
+    # Under --ep the verify pass crosses the same network as decode, and the request's bound is
+    # its prefill's plus (new tokens - 1) decode steps', each on the EP layout.
+    nets = []
+    speculate = cmd.speculate
+    monkeypatch.setattr(cmd, "speculate", lambda *a: nets.append(a[-1]) or speculate(*a))
+    flags = ["--model", "mixtral-8x7b", "--chip", "h100", "--batch", "8", "--json"]
+    assert cmd.main([*flags, "--ep", "8", "--speculate", "2", "--acceptance", "0.8"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [net.ep for net in nets] == [8]
+    steps = got["new_tokens"] - 1
+    by_parts = got["bound_prefill_s"] + steps * got["bound_decode_step_s"]
+    assert got["bound_total_s"] == pytest.approx(by_parts, rel=1e-12)
+    # DeepSeek-V3 in bf16: 58 MoE layers x 256 experts x 3 x 7,168 x 2,048 = 653.9 B expert
+    # parameters of 671.0 B. Each GPU holds the other 17.1 B whole: at --ep 16 that is (17.1 +
+    # 40.9) x 2 B = 116 GB, past an H100's 80; at --ep 32, 75 GB fits.
     experts = 58 * 256 * 3 * 7168 * 2048
     rest = 671.03e9 - experts
     assert [g for g in (8, 16, 32) if 2 * (rest + experts / g) <= 80e9] == [32]
@@ -171,21 +168,6 @@ def test_ep_memory_holds_the_experts_split_and_the_rest_whole(capsys) -> None:
     with pytest.raises(SystemExit):
         cmd.main(["--model", "deepseek-v3", "--chip", "b200", "--ep", "4"])
     assert "--ep 16 would hold it" in capsys.readouterr().err
-
-
-def test_ep_speculation_and_bound_keep_the_expert_parallel_layout(monkeypatch, capsys) -> None:
-    """Under --ep the verify pass crosses the same network as decode, and the request's
-    bound is its prefill's plus (new tokens - 1) decode steps', each on the EP layout."""
-    seen = []
-    real = cmd.speculate
-    monkeypatch.setattr(cmd, "speculate", lambda *a: seen.append(a[-1]) or real(*a))
-    flags = ["--model", "mixtral-8x7b", "--chip", "h100", "--batch", "8", "--json"]
-    assert cmd.main([*flags, "--ep", "8", "--speculate", "2", "--acceptance", "0.8"]) == 0
-    got = json.loads(capsys.readouterr().out)
-    assert [net.ep for net in seen] == [8]
-    steps = got["new_tokens"] - 1
-    by_parts = got["bound_prefill_s"] + steps * got["bound_decode_step_s"]
-    assert got["bound_total_s"] == pytest.approx(by_parts, rel=1e-12)
 
 
 def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys) -> None:
@@ -222,9 +204,6 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
     assert cmd.main(["--config", str(tmp_path / "mixtral.json"), "--engine", "trtllm", *ep]) == 0
     out = capsys.readouterr().out
     assert "(2 x 2 tokens over the request's time on 2 GPUs)" in out
-
-
-def test_the_help_names_the_serving_flags_and_their_defaults() -> None:
     parser = cmd.make_parser()
     # the docstring's reST quotes stay out of the terminal
     assert parser.description.startswith("python3 -m common.predict: predict a model's")
@@ -252,22 +231,16 @@ def test_a_draft_whose_heads_do_not_split_is_one_line(tmp_path, capsys) -> None:
         cmd.main(["--config", str(path), "--gpus", "2", *flags,
                   "--draft-config", str(tmp_path / "draft.json")])  # fmt: skip
     assert "2 GPUs cannot split the draft" in capsys.readouterr().err
-
-
-def test_fp8_weights_halve_the_decode_bound(capsys) -> None:
-    """Llama-2-7B at batch 1 decodes by reading its weights once a step: fp8 (and TensorRT-LLM's
-    fp8 cache) read half the bytes of bf16, so the bound halves (activations under 0.1%)."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(MIXTRAL))
+    with pytest.raises(SystemExit):
+        cmd.main(["--config", str(path), "--prompt", "4", "--new-tokens", "2", "--ep", "3"])
+    assert "--ep 3 does not divide config's 4 experts" in capsys.readouterr().err
+    # Llama-2-7B at batch 1 decodes by reading its weights once a step: fp8 (and TensorRT-LLM's
+    # fp8 cache) read half the bytes of bf16, so the bound halves (activations under 0.1%).
     bounds = []
     for precision in ("bf16", "fp8"):
         flags = ["--model", "llama-2-7b", "--chip", "h100", "--engine", "trtllm", "--json"]
         assert cmd.main([*flags, "--precision", precision]) == 0
         bounds.append(json.loads(capsys.readouterr().out)["bound_decode_step_s"])
     assert bounds[1] / bounds[0] == pytest.approx(0.5, rel=2e-3)
-
-
-def test_an_uneven_expert_split_names_the_experts(tmp_path, capsys) -> None:
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(MIXTRAL))
-    with pytest.raises(SystemExit):
-        cmd.main(["--config", str(path), "--prompt", "4", "--new-tokens", "2", "--ep", "3"])
-    assert "--ep 3 does not divide config's 4 experts" in capsys.readouterr().err

@@ -43,9 +43,6 @@ def test_matmul_intensity_grows_like_b_then_saturates() -> None:
     assert limit == 4096
     assert intensity(*matmul_counts(10**9, D, F)) == pytest.approx(limit, rel=1e-5)
     assert intensity(*matmul_counts(10**9, D, F)) < limit
-
-
-def test_matmul_counts_by_definition() -> None:
     flops, nbytes = matmul_counts(3, 5, 7, 1, 0.5, 4)
     assert flops == 2 * 3 * 5 * 7
     assert nbytes == 3 * 5 * 1 + 5 * 7 * 0.5 + 3 * 7 * 4
@@ -73,16 +70,25 @@ def test_critical_batches(chip, precision: str, formats, expected: int) -> None:
     assert critical_batch(D, F, chip.ridge_point(precision), *sizes) == expected
 
 
-def test_book_approximations_of_the_exercises() -> None:
+def test_the_lecture_scripts_approximations_tiles_and_network_verdict() -> None:
     # For small B, I ~ 2B / w, so B ~ I* w / 2: the book's 240 and 120 on TPU v5e.
     assert round(TPU_V5E.ridge_point("int8") * 1 / 2) == reference.BOOK_V5E_INT8
     assert round(TPU_V5E.ridge_point("bf16") * 1 / 2) == reference.BOOK_V5E_INT8_WEIGHTS
     assert abs(critical_batch(D, F, B300.ridge_point("nvfp4"), 0.5625, 0.5625, 2) - 750) < 5
-
-
-def test_ridge_point_is_peak_over_bandwidth() -> None:
-    # the lecture's ridges (295, 206, 1875, 240) are pinned in test_hw_specs.test_ridge_points
     assert ridge_point(989e12, 3.35e12) == H100.ridge_point("bf16")
+    side = 2 * H100.ridge_point("bf16")  # an s x s bf16 tile reaches s / 2 FLOP/B
+    assert f"{side:.0f}" == reference.TILE_SIDE_H100
+    accumulator = side**2 * 4
+    assert f"{accumulator / 2**20:.1f}" == reference.TILE_ACCUMULATOR_MIB
+    assert accumulator > reference.SM_REGISTER_FILE_BYTES
+    peak, link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
+    for dim, verdict in ((4096, "comms"), (8192, "comms"), (16384, "compute")):
+        for B in (1, 8, 128, 2048, 65536):
+            r = sharded_matmul_two_chips(B, dim, 8192, peak, link)
+            assert r["bound"] == verdict
+            assert r["intensity"] == dim / 2
+            assert r["flops"] == B * dim * 8192
+            assert r["comm_bytes"] == B * 8192 * 2
 
 
 @pytest.mark.parametrize("B", [1, 16, 256, 4096, 65536])
@@ -111,14 +117,6 @@ def test_tiled_intensity_exact_and_approximate(tile, exact: str, approx: str) ->
     assert f"{bm * bn / (bm + bn):.1f}" == approx
 
 
-def test_tile_needed_for_the_h100_ridge() -> None:
-    side = 2 * H100.ridge_point("bf16")  # an s x s bf16 tile reaches s / 2 FLOP/B
-    assert f"{side:.0f}" == reference.TILE_SIDE_H100
-    accumulator = side**2 * 4
-    assert f"{accumulator / 2**20:.1f}" == reference.TILE_ACCUMULATOR_MIB
-    assert accumulator > reference.SM_REGISTER_FILE_BYTES
-
-
 @pytest.mark.parametrize(
     ("chip", "threshold"), [(get_chip(k), d) for k, d in reference.NETWORK_D.items()]
 )
@@ -126,17 +124,6 @@ def test_network_critical_dimension(chip, threshold: int) -> None:
     dim = network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
     assert abs(dim - threshold) < 1
     assert dim == pytest.approx(2 * chip.peak_flops("bf16") / chip.link_bw)
-
-
-def test_network_verdict_does_not_depend_on_batch() -> None:
-    peak, link = TPU_V5E.peak_flops("bf16"), TPU_V5E.link_bw
-    for dim, verdict in ((4096, "comms"), (8192, "comms"), (16384, "compute")):
-        for B in (1, 8, 128, 2048, 65536):
-            r = sharded_matmul_two_chips(B, dim, 8192, peak, link)
-            assert r["bound"] == verdict
-            assert r["intensity"] == dim / 2
-            assert r["flops"] == B * dim * 8192
-            assert r["comm_bytes"] == B * 8192 * 2
 
 
 def _random_machine(rng: random.Random) -> tuple[float, float, float, float]:
@@ -166,9 +153,6 @@ def test_lower_bound_is_the_larger_time() -> None:
     # T_math = B (D/2) F 2 / P = 1 x 2 x 3 x 2 / 12 = 1 s; T_comms = B F 2 / link = 6 / 6 = 1 s
     assert sharded_matmul_two_chips(1, 4, 3, 12.0, 6.0)["bound"] == "compute"
     assert sharded_matmul_two_chips(1, 2, 3, 12.0, 6.0)["bound"] == "comms"
-
-
-def test_attainable_never_exceeds_peak() -> None:
     rng = random.Random(21)
     for _ in range(1000):
         _, _, peak, bw = _random_machine(rng)
@@ -178,9 +162,6 @@ def test_attainable_never_exceeds_peak() -> None:
         assert a == min(peak, i * bw)
         assert a == pytest.approx(intensity(i, 1) * bw if i < peak / bw else peak)
     assert attainable_flops(0, 1e12, 1e9) == 0
-
-
-def test_speedups_from_doubling() -> None:
     assert speedup_2x_at_ratio(0.001) == (1.0, 2.0)  # memory-bound: only bandwidth helps
     assert speedup_2x_at_ratio(10.0) == (2.0, 1.0)  # compute-bound: only compute helps
     rng = random.Random(22)
@@ -228,9 +209,6 @@ def test_critical_batch_is_the_smallest_batch_reaching_the_ridge() -> None:
     assert critical_batch(D, F, 4096) is None  # the limit DF/(D+F) only approaches 4096
     assert critical_batch(D, F, 4095) is not None
     assert critical_batch(D, F, 0.5) == 1
-
-
-def test_tiled_traffic_falls_as_tiles_grow_and_has_a_floor() -> None:
     rng = random.Random(24)
     for _ in range(200):
         m, k, n = (rng.randint(1, 3000) for _ in range(3))
@@ -253,7 +231,7 @@ def test_tiled_traffic_falls_as_tiles_grow_and_has_a_floor() -> None:
     assert len(sizes) == 1
 
 
-def test_ascii_roofline_marks_ridge_and_points() -> None:
+def test_ascii_roofline_marks_ridge_and_points(tmp_path, monkeypatch) -> None:
     peak, bw = H100.peak_flops("bf16"), H100.mem_bw
     points = [("a", 1 / 6, None), ("h", 2048.0, None), ("z", 1e6, None)]  # z is off the chart
     lines = ascii_roofline(points, peak, bw)
@@ -284,9 +262,6 @@ def test_ascii_roofline_marks_ridge_and_points() -> None:
         ascii_roofline([], 1e12, 1e9, xmin=10, xmax=1)
     with pytest.raises(ValueError, match="peak FLOP/s must be"):
         ascii_roofline([], 0, 1e9)
-
-
-def test_png_validates_curves_first_then_is_skipped_or_written(tmp_path, monkeypatch) -> None:
     with pytest.raises(ValueError, match="H100 peak FLOP/s"):
         save_roofline_png(str(tmp_path / "r.png"), [("H100", 0, 1)], [])
     curves, points = [("H100 bf16", 989e12, 3.35e12)], [("matvec", 1.0, 3.35e12)]

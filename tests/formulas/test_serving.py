@@ -50,25 +50,32 @@ def test_dispatch_and_combine_bytes_by_hand() -> None:
     assert serving.dispatch_bytes_per_token(7168, 8, 1, 1) == 0.0  # one GPU: nothing leaves
     # FP8 with one fp32 scale per 128 elements: 50,176 x (1 + 4/128) = 50,176 + 1,568 B
     assert serving.dispatch_bytes_per_token(7168, 8, 8, 1 + 4 / 128) == pytest.approx(51744)
-
-
-def test_all_to_all_time_takes_the_slower_link_plus_latency() -> None:
-    # 128 tokens x 8 copies x 7,392 B = 7,569,408 B; EP 16 in nodes of 8: 7/16 over NVLink
-    # (3,311,616 B / 160 GB/s = 20.6976 us), 8/16 over the card (3,784,704 B / 50 GB/s =
-    # 75.69408 us, the slower), plus 10 us
     t = serving.all_to_all_time(128, 7392, 8, 16, 8, 160e9, 50e9, 10e-6)
     assert t == pytest.approx(85.69408e-6)
     # EP 8 stays in the node: 6,623,232 B / 160 GB/s = 41.3952 us
     assert serving.all_to_all_time(128, 7392, 8, 8, 8, 160e9, 50e9, 0.0) == pytest.approx(
         41.3952e-6
     )
-
-
-def test_imbalance_factor_and_its_cost() -> None:
     assert serving.imbalance_factor([4, 2, 1, 1]) == 2.0  # 4 against a fair share of 2
     assert serving.imbalance_factor([3, 3, 3]) == 1.0
     assert serving.imbalance_cost(1e-3, 2.0) == pytest.approx(1e-3)
     assert serving.imbalance_cost(1e-3, 1.0) == 0.0
+    rows = predict.deepep_check()
+    calibration = [r for r in rows if r[3]]
+    assert [r[0] for r in calibration] == ["dispatch, EP 8"]
+    assert calibration[0][1] == pytest.approx(calibration[0][2])
+    errors = [p / m - 1 for _, p, m, calib in rows if not calib]
+    assert len(errors) == 11
+    assert statistics.median(abs(e) for e in errors) < 0.08  # 6.3% when written
+    assert all(abs(e) < 0.16 for e in errors)  # worst: combine at EP 128, -15.8%
+    # combine by hand at EP 16: 128 x 8 x 7,168 x 2 B = 14,680,064 B, half over the card:
+    # 146.80064 us at 50 GB/s, + 35.6048 us = 182.40544 us against 195 us
+    ep16 = next(p for label, p, _, _ in rows if label == "combine, EP 16")
+    assert ep16 == pytest.approx(182.40544e-6)
+    # 128 x 8 x 7/8 x 7,168 x (1 + 4/128) B = 6,623,232 B over 160 GB/s = 41.3952 us
+    assert predict.deepep_latency() == pytest.approx(77e-6 - 41.3952e-6)
+    for bw in pub.DEEPEP_NORMAL_BW[8]:
+        assert 0.9 < bw / pub.H800_NVLINK.value <= 1.0
 
 
 def brute_expected_tokens(a: float, K: int) -> float:
@@ -99,33 +106,6 @@ def test_acceptance_for_speedup_inverts_it() -> None:
     # a = 0.8, K = 4: (1 - 0.32768) / 0.2 = 3.3616; draft 5% of a step: 3.3616 / 1.2
     assert serving.expected_tokens(0.8, 4) == pytest.approx(3.3616)
     assert serving.speculative_speedup(0.8, 4, 0.05) == pytest.approx(3.3616 / 1.2)
-
-
-def test_deepep_latencies_it_did_not_take_from_are_within_16_percent() -> None:
-    rows = predict.deepep_check()
-    calibration = [r for r in rows if r[3]]
-    assert [r[0] for r in calibration] == ["dispatch, EP 8"]
-    assert calibration[0][1] == pytest.approx(calibration[0][2])
-    errors = [p / m - 1 for _, p, m, calib in rows if not calib]
-    assert len(errors) == 11
-    assert statistics.median(abs(e) for e in errors) < 0.08  # 6.3% when written
-    assert all(abs(e) < 0.16 for e in errors)  # worst: combine at EP 128, -15.8%
-    # combine by hand at EP 16: 128 x 8 x 7,168 x 2 B = 14,680,064 B, half over the card:
-    # 146.80064 us at 50 GB/s, + 35.6048 us = 182.40544 us against 195 us
-    ep16 = next(p for label, p, _, _ in rows if label == "combine, EP 16")
-    assert ep16 == pytest.approx(182.40544e-6)
-    # 128 x 8 x 7/8 x 7,168 x (1 + 4/128) B = 6,623,232 B over 160 GB/s = 41.3952 us
-    assert predict.deepep_latency() == pytest.approx(77e-6 - 41.3952e-6)
-
-
-def test_deepep_normal_kernels_reach_the_nvlink_roof() -> None:
-    # the stated ~160 GB/s NVLink: the normal kernels measured 153 and 158 GB/s at EP 8
-    for bw in pub.DEEPEP_NORMAL_BW[8]:
-        assert 0.9 < bw / pub.H800_NVLINK.value <= 1.0
-
-
-def test_cost_node_hours_and_tokens_per_gpu_by_hand() -> None:
-    # $2 an hour over 1,850 tokens/s: 2 / 3600 / 1850 x 1e6 = $0.3003 per million
     assert serving.cost_per_million(1850, 2.0) == pytest.approx(0.30030, rel=1e-4)
     # DeepSeek's decode: 14.8k tokens/s a node of 8 at $2 a GPU-hour: 16 / 3600 / 14.8e3 x 1e6
     assert serving.cost_per_million(14.8e3 / 8, 2.0) == pytest.approx(0.3003, rel=1e-3)
@@ -134,6 +114,18 @@ def test_cost_node_hours_and_tokens_per_gpu_by_hand() -> None:
     assert serving.node_hours(168e9, 14.8e3) == pytest.approx(3153.15, rel=1e-5)
     assert serving.pd_ratio(3.0, 6.0) == 0.5
     assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
+    # Dense: FLOPs add up (every operator is linear in its rows); the KV traffic adds up; the
+    # weights are read once, not once for the chunk and once for the decode tokens.
+    mixed = serving.mixed_step_ledger(LLAMA_3_8B, 512, 512, 64, 4096)
+    pre, dec = llm.prefill_ledger(LLAMA_3_8B, 1, 512), llm.decode_ledger(LLAMA_3_8B, 64, 4096)
+    assert mixed.flops == pytest.approx(pre.flops + dec.flops)
+    assert mixed.kv_bytes == pytest.approx(pre.kv_bytes + dec.kv_bytes)
+    # 8.03e9 parameters x 2 bytes, less the embedding table (128,256 x 4,096), of which only
+    # the 512 + 64 rows looked up are read
+    m = LLAMA_3_8B
+    weights = (llm.parameter_count(m) - m.vocab_size * m.d_model) * 2
+    assert mixed.weight_bytes == pytest.approx(weights + 576 * m.d_model * 2)
+    assert mixed.weight_bytes < pre.weight_bytes + dec.weight_bytes - 0.9 * weights
 
 
 # half of Llama-3-8B's layers on a 1,024-token window; DeepSeek-V3 has three dense layers
@@ -150,21 +142,6 @@ def test_a_mixed_step_without_a_chunk_is_a_decode_step(model, dt) -> None:
     alone = serving.mixed_step_ledger(model, 512, 512, 0, 1, dt)
     pre = llm.prefill_ledger(model, 1, 512, dt)
     assert (alone.flops, alone.nbytes) == pytest.approx((pre.flops, pre.nbytes))
-
-
-def test_a_mixed_step_reads_the_weights_once() -> None:
-    """Dense: FLOPs add up (every operator is linear in its rows); the KV traffic adds up;
-    the weights are read once, not once for the chunk and once for the decode tokens."""
-    mixed = serving.mixed_step_ledger(LLAMA_3_8B, 512, 512, 64, 4096)
-    pre, dec = llm.prefill_ledger(LLAMA_3_8B, 1, 512), llm.decode_ledger(LLAMA_3_8B, 64, 4096)
-    assert mixed.flops == pytest.approx(pre.flops + dec.flops)
-    assert mixed.kv_bytes == pytest.approx(pre.kv_bytes + dec.kv_bytes)
-    # 8.03e9 parameters x 2 bytes, less the embedding table (128,256 x 4,096), of which only
-    # the 512 + 64 rows looked up are read
-    m = LLAMA_3_8B
-    weights = (llm.parameter_count(m) - m.vocab_size * m.d_model) * 2
-    assert mixed.weight_bytes == pytest.approx(weights + 576 * m.d_model * 2)
-    assert mixed.weight_bytes < pre.weight_bytes + dec.weight_bytes - 0.9 * weights
 
 
 @given(st.integers(1, 2048), st.integers(1, 256))

@@ -24,16 +24,13 @@ def solve(gain: float, cost: float, fixed: float, r: float) -> int | None:
     return None if found is None else thresholds.smallest_integer_reaching(found[1], found[0])
 
 
-def test_linear_threshold_closed_form_and_predicate() -> None:
+def test_linear_threshold_closed_form_and_predicate(monkeypatch: pytest.MonkeyPatch) -> None:
     estimate, reaches = linear_threshold(10.0, 1.0, 100.0, 5.0)
     # 10 b / (b + 100) >= 5  <=>  5 b >= 500  <=>  b >= 100
     assert estimate == 100.0
     assert reaches(100) and not reaches(99)
     assert linear_threshold(10.0, 2.0, 1.0, 5.0) is None  # the limit 10 / 2 only approaches 5
     assert linear_threshold(10.0, 2.1, 1.0, 5.0) is None
-
-
-def test_solver_matches_counting() -> None:
     rng = random.Random(5)
     for _ in range(300):
         gain = rng.uniform(1, 100)
@@ -41,9 +38,12 @@ def test_solver_matches_counting() -> None:
         fixed = rng.uniform(0, 5000)
         r = rng.uniform(0.01, 0.999) * gain / cost  # always reachable
         assert solve(gain, cost, fixed, r) == brute(gain, cost, fixed, r)
+    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.0) == Crossover(2, 4)
+    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 1.9) == Crossover(2, 4)
+    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.1) == Crossover(4, 8)
+    assert crossover([3, 5], [9.0, 9.0], 1.0) == Crossover(None, 3)
+    assert crossover([3, 5], [0.0, 0.5], 1.0) is None
 
-
-def test_smallest_integer_corrects_a_rough_estimate() -> None:
     def reaches(b: int) -> bool:
         return b >= 37
 
@@ -57,23 +57,10 @@ def test_smallest_integer_corrects_a_rough_estimate() -> None:
     assert big == 2**40
     assert thresholds.smallest_integer_reaching(lambda b: b >= big, float(big)) == big
     assert thresholds.smallest_integer_reaching(lambda b: True, big + 1.0) is None
-
-
-def test_search_gives_up_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(thresholds, "MAX_SEARCH", 100)
     assert thresholds.smallest_integer_reaching(lambda b: b >= 100, 90.0) == 100
     assert thresholds.smallest_integer_reaching(lambda b: b >= 101, 90.0) is None
-
-
-def test_crossover() -> None:
-    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.0) == Crossover(2, 4)
-    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 1.9) == Crossover(2, 4)
-    assert crossover([1, 2, 4, 8], [0.5, 1.0, 2.0, 4.0], 2.1) == Crossover(4, 8)
-    assert crossover([3, 5], [9.0, 9.0], 1.0) == Crossover(None, 3)
-    assert crossover([3, 5], [0.0, 0.5], 1.0) is None
-
-
-def test_an_exact_estimate_checks_only_its_neighbour() -> None:
+    monkeypatch.undo()
     asked: list[int] = []
 
     def reaches(b: int) -> bool:

@@ -65,13 +65,39 @@ def test_a_kernel_can_be_called_again_and_gives_the_same_result() -> None:
     naive = attention.make_naive(q, k, v)
     once = naive().copy()
     assert np.array_equal(naive(), once)
-
-
-def test_random_inputs_are_float32_and_scaled() -> None:
     q, k, v = attention.random_qkv(10, 3, seed=1, scale=0.5)
     q1, k1, _ = attention.random_qkv(10, 3, seed=1)
     assert q.dtype == k.dtype == v.dtype == np.float32
     assert np.allclose(q, 0.5 * q1) and np.array_equal(k, k1)
+    assert attention.naive_counts(4, 2) == (208.0, 768.0)
+    assert attention.block_count(100, 7, 13) == 15 * 8
+    assert attention.block_count(64, 64, 64) == 1
+    # O (100 x 8) + S (7 x 13) + tail S (7 x 9) + accumulator and P V (2 x 7 x 8) + 5 x 7.
+    assert attention.tiled_memory_bytes(100, 8, 7, 13) == 4 * (800 + 91 + 63 + 112 + 35)
+    assert attention.naive_memory_bytes(100, 8) == 4 * (10_000 + 800 + 200)
+    # U(7, 13) in fp32 at d = 8 = 224 + 832 + 364 + 224 + 56, plus P V 224 and 3 x 7 x 4.
+    assert attention.tiled_cache_bytes(8, 7, 13) == 1700 + 224 + 84
+    assert attention.relative_error(np.array([1.0, 2.5]), np.array([1.0, 2.0])) == 0.25
+    assert attention.relative_error(np.zeros(3), np.zeros(3)) == 0.0
+    clock, calls = FakeClock(start=0.0), []
+    durations = {"a": iter([2.0, 2.0]), "b": iter([5.0, 1.0])}
+
+    def kernel(name: str):
+        def run() -> None:
+            calls.append(name)
+            clock.now += next(durations[name])
+
+        return run
+
+    best = attention.best_times(
+        {"a": kernel("a"), "b": kernel("b")}, 0.0, rounds=2, warmup=0, clock=clock
+    )
+    assert best == {"a": 2.0, "b": 1.0}
+    assert calls == ["a", "b", "a", "b"]
+    step = attention.fixed_cost_per_block(0.02, rows=4)
+    exp = attention.exp_seconds_per_element(16, 16, 0.01)
+    assert 0 < step < 0.01  # one step of 1 x 1 blocks: microseconds, not milliseconds
+    assert 0 < exp < 1e-6
 
 
 class Tracked(np.ndarray):
@@ -112,51 +138,6 @@ def test_tiled_reads_match_the_byte_count(n: int, d: int, br: int, bc: int) -> N
     else:
         assert nbytes == read + written
     assert flops == 4 * n * n * d + 5 * n * n
-
-
-def test_naive_counts_by_hand() -> None:
-    # N = 4, d = 2: F = 4 * 16 * 2 + 5 * 16 = 208; D = 4 (10 * 16 + 4 * 4 * 2) = 768.
-    assert attention.naive_counts(4, 2) == (208.0, 768.0)
-
-
-def test_sizes_by_hand() -> None:
-    assert attention.block_count(100, 7, 13) == 15 * 8
-    assert attention.block_count(64, 64, 64) == 1
-    # O (100 x 8) + S (7 x 13) + tail S (7 x 9) + accumulator and P V (2 x 7 x 8) + 5 x 7.
-    assert attention.tiled_memory_bytes(100, 8, 7, 13) == 4 * (800 + 91 + 63 + 112 + 35)
-    assert attention.naive_memory_bytes(100, 8) == 4 * (10_000 + 800 + 200)
-    # U(7, 13) in fp32 at d = 8 = 224 + 832 + 364 + 224 + 56, plus P V 224 and 3 x 7 x 4.
-    assert attention.tiled_cache_bytes(8, 7, 13) == 1700 + 224 + 84
-
-
-def test_relative_error() -> None:
-    assert attention.relative_error(np.array([1.0, 2.5]), np.array([1.0, 2.0])) == 0.25
-    assert attention.relative_error(np.zeros(3), np.zeros(3)) == 0.0
-
-
-def test_best_times_alternates_kernels_and_keeps_the_fastest() -> None:
-    clock, calls = FakeClock(start=0.0), []
-    durations = {"a": iter([2.0, 2.0]), "b": iter([5.0, 1.0])}
-
-    def kernel(name: str):
-        def run() -> None:
-            calls.append(name)
-            clock.now += next(durations[name])
-
-        return run
-
-    best = attention.best_times(
-        {"a": kernel("a"), "b": kernel("b")}, 0.0, rounds=2, warmup=0, clock=clock
-    )
-    assert best == {"a": 2.0, "b": 1.0}
-    assert calls == ["a", "b", "a", "b"]
-
-
-def test_the_fixed_cost_and_the_exponential_are_small_positive_times() -> None:
-    step = attention.fixed_cost_per_block(0.02, rows=4)
-    exp = attention.exp_seconds_per_element(16, 16, 0.01)
-    assert 0 < step < 0.01  # one step of 1 x 1 blocks: microseconds, not milliseconds
-    assert 0 < exp < 1e-6
 
 
 GOOD = attention.random_qkv(8, 4)

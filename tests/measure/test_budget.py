@@ -21,12 +21,65 @@ ROOFS = [(20e9, 5e9), (2e12, 100e9)]  # (P FLOP/s, beta B/s)
 HEAD = 128
 
 
-def test_defaults_are_the_issue_targets() -> None:
+def test_defaults_are_the_issue_targets(monkeypatch: pytest.MonkeyPatch) -> None:
     assert budget.DEFAULTS["01"] == Budget(10.0, GiB)
     for lecture in ("03", "09", "10"):
         assert budget.DEFAULTS[lecture] == Budget(20.0, 1.5 * GiB)
     assert Budget(10, GiB).arrays_bytes == GiB - 160 * MiB  # 864 MiB
     assert Budget(10, 100 * MiB).arrays_bytes == 64 * MiB  # never below 64 MiB
+    monkeypatch.setattr(budget, "headroom", lambda: (None, ""))  # any machine: room unknown
+    parser = argparse.ArgumentParser()
+    budget.add_flags(parser, "01")
+    assert budget.from_args(parser.parse_args([])) == Budget(10.0, GiB)
+    args = parser.parse_args(["--memory-limit", "0.5", "--time-limit", "30"])
+    assert budget.from_args(args) == Budget(30.0, GiB // 2)
+    for bad in (["--memory-limit", "0"], ["--time-limit", "nan"], ["--memory-limit", "x"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(bad)
+    assert budget.attention_seq(32 * MiB, GiB, 2e12, 100e9) == 4096
+    # 2 x 480 MiB: N = ceil(sqrt(960 MiB / 4) / 512) * 512 = 15872; 400 MiB caps S:
+    # 4 N^2 + 16 N 128 <= 400 MiB -> N <= 10240 (10240: 400 MiB + 20 MiB > cap) -> 9728.
+    assert budget.attention_seq(480 * MiB, 400 * MiB, 1e15, 1e15) == 9728
+    # time: 10 passes x 4 N^2 / 5 GB/s <= 0.15 s -> N <= 4330 -> 4096
+    assert budget.attention_seq(480 * MiB, GiB, 1e15, 5e9) == 4096
+    # never below 1024
+    assert budget.attention_seq(480 * MiB, 1, 1.0, 1.0) == budget.MIN_SEQ
+    assert budget.gemm_width(32 * MiB, GiB, 1e12) == 4096  # 64 MiB weight = 2 x LLC
+    # 480 MiB wants 8192 (256 MiB < 960 MiB) and 16384; 2 x 512 x 8192^2 / 1 TFLOP/s
+    # = 69 ms <= 150 ms, 16384: 275 ms > 150 ms -> 8192
+    assert budget.gemm_width(480 * MiB, GiB, 1e12) == 8192
+    assert budget.gemm_width(480 * MiB, GiB, 100e9) == 4096  # 8192 would take 0.69 s
+    assert budget.gemm_width(None, GiB, 1e12) == 4096  # fallback 32 MiB
+    # 4 (K^2 + 1024 K): 4096 needs 80 MiB, 2048 needs 24 MiB
+    assert budget.gemm_width(32 * MiB, 30 * MiB, 1e12) == 2048
+    assert budget.gemm_width(32 * MiB, 20 * MiB, 1e12) == 1024
+    assert budget.matmul_side_cap(budget.DEFAULTS["09"], 100e9, 0.075) == 1536
+    # memory: 12 n^2 <= 1376 MiB / 4 -> n <= 5482 -> 5376
+    assert budget.matmul_side_cap(budget.DEFAULTS["09"], 1e18, 1.0) == 5376
+    llc = FAKE_LLCS["480 MiB"]
+    assert budget.attention_longest(llc, budget.DEFAULTS["10"], 1e15, 7e9) == 7168
+    assert budget.attention_longest(llc, Budget(40.0, 3 * GiB // 2), 1e15, 7e9) == 10240
+    assert budget.cache_note("x", 64 * MiB, 32 * MiB) is None  # 2x: clear
+    mixed = budget.cache_note("The bandwidth roof", 1.6 * 480 * MiB, 480 * MiB)
+    assert mixed and "1.6x the LLC" in mixed and "mix of LLC and DRAM" in mixed
+    inside = budget.cache_note("GEMM", 64 * MiB, 480 * MiB)
+    assert inside and "0.13x" in inside and "mostly the LLC" in inside
+    assert budget.cache_note("x", 1, None) is None  # unknown cache: nothing to claim
+    assert budget.op_seconds(Budget(10.0, GiB)) == pytest.approx(0.12)
+    assert budget.op_seconds(Budget(20.0, GiB)) == pytest.approx(0.24)
+    assert budget.call_cap(Budget(10.0, GiB)) == pytest.approx(0.15)
+    assert budget.time_scale(Budget(40.0, GiB), "09") == 2.0
+    assert budget.time_scale(Budget(5.0, GiB), "01") == 0.5
+    times = {"sweep_s": 9.0, "sizes_per_octave": 4, "add_s": 0.06}
+    assert budget.scaled_times(times, 0.5) == {"sweep_s": 4.5, "sizes_per_octave": 4, "add_s": 0.03}
+
+    def dim(budget_s: float) -> int:
+        return budget.sweep_weight_dim((1,), 1e12, 1e9, budget_s)
+
+    assert dim(0.2) == 4096
+    assert dim(0.1) == 2048
+    assert dim(0.0336) == 2048 and dim(0.0335) == 1024
+    assert dim(1e-6) == 1024  # never below 1024, even when that overruns too
 
 
 @pytest.mark.parametrize(("llc", "expected"), [
@@ -67,30 +120,6 @@ def test_lecture01_fits_its_memory_budget_and_time_cap(name: str, peak: float, b
     assert k <= budget.HIDDEN or 2.0 * 512 * k * k / peak <= 0.15
 
 
-def test_attention_seq_by_hand() -> None:
-    # 2 x 32 MiB = 64 MiB = 4 N^2 -> N = 4096; fast roofs, room: 4096.
-    assert budget.attention_seq(32 * MiB, GiB, 2e12, 100e9) == 4096
-    # 2 x 480 MiB: N = ceil(sqrt(960 MiB / 4) / 512) * 512 = 15872; 400 MiB caps S:
-    # 4 N^2 + 16 N 128 <= 400 MiB -> N <= 10240 (10240: 400 MiB + 20 MiB > cap) -> 9728.
-    assert budget.attention_seq(480 * MiB, 400 * MiB, 1e15, 1e15) == 9728
-    # time: 10 passes x 4 N^2 / 5 GB/s <= 0.15 s -> N <= 4330 -> 4096
-    assert budget.attention_seq(480 * MiB, GiB, 1e15, 5e9) == 4096
-    # never below 1024
-    assert budget.attention_seq(480 * MiB, 1, 1.0, 1.0) == budget.MIN_SEQ
-
-
-def test_gemm_width_by_hand() -> None:
-    assert budget.gemm_width(32 * MiB, GiB, 1e12) == 4096  # 64 MiB weight = 2 x LLC
-    # 480 MiB wants 8192 (256 MiB < 960 MiB) and 16384; 2 x 512 x 8192^2 / 1 TFLOP/s
-    # = 69 ms <= 150 ms, 16384: 275 ms > 150 ms -> 8192
-    assert budget.gemm_width(480 * MiB, GiB, 1e12) == 8192
-    assert budget.gemm_width(480 * MiB, GiB, 100e9) == 4096  # 8192 would take 0.69 s
-    assert budget.gemm_width(None, GiB, 1e12) == 4096  # fallback 32 MiB
-    # 4 (K^2 + 1024 K): 4096 needs 80 MiB, 2048 needs 24 MiB
-    assert budget.gemm_width(32 * MiB, 30 * MiB, 1e12) == 2048
-    assert budget.gemm_width(32 * MiB, 20 * MiB, 1e12) == 1024
-
-
 @pytest.mark.parametrize(("llc", "copies"), [
     (32 * MiB, 3),  # 1 + ceil(4 x 32 / 64) = 3
     (105 * MiB, 8),  # 1 + ceil(420 / 64) = 1 + 7
@@ -115,23 +144,12 @@ def test_lecture03_never_reads_a_cached_copy_when_the_budget_allows(name: str) -
         assert note is None
     else:  # the 1.1 GiB cache: the page must say it
         assert name == "1.1 GiB" and note and "mix of LLC and DRAM" in note
-
-
-@pytest.mark.parametrize("name", list(FAKE_LLCS))
-def test_lecture09_sweep_within_budget(name: str) -> None:
     llc = FAKE_LLCS[name]
     limit = budget.sweep_limit_bytes(llc, budget.DEFAULTS["09"], 64 * GiB)
     assert limit <= 0.75 * (1.5 * GiB - 160 * MiB)
     want = max(8 * budget.llc_or_fallback(llc), 256 * MiB)
     assert limit == min(want, int(0.75 * (1.5 * GiB - 160 * MiB)))
     assert budget.sweep_limit_bytes(llc, budget.DEFAULTS["09"], GiB) <= GiB // 4
-
-
-def test_matmul_side_cap_by_hand() -> None:
-    # 0.075 s at 100 GFLOP/s: 2 n^3 <= 7.5e9 -> n <= 1553 -> 1536
-    assert budget.matmul_side_cap(budget.DEFAULTS["09"], 100e9, 0.075) == 1536
-    # memory: 12 n^2 <= 1376 MiB / 4 -> n <= 5482 -> 5376
-    assert budget.matmul_side_cap(budget.DEFAULTS["09"], 1e18, 1.0) == 5376
 
 
 # Half of lecture 10's 1,376 MiB arrays budget is 688 MiB = 721,420,288 B, and
@@ -148,35 +166,6 @@ def test_lecture10_longest_length_by_hand(name: str, expected: int) -> None:
     n = budget.attention_longest(FAKE_LLCS[name], plan, 1e15, 1e15, HEAD)
     assert n == expected
     assert 4 * (n * n + 4 * n * HEAD) <= plan.arrays_bytes / 2
-
-
-def test_lecture10_longest_length_within_its_call_cap() -> None:
-    # 480 MiB at 7 GB/s: 10 passes of 4 N^2 bytes in the 0.3 s call cap of a 20 s run
-    # (0.15 s per 10 s) need 40 N^2 <= 2.1e9, N <= 7245 -> 7168; twice the time, 10,240.
-    llc = FAKE_LLCS["480 MiB"]
-    assert budget.attention_longest(llc, budget.DEFAULTS["10"], 1e15, 7e9) == 7168
-    assert budget.attention_longest(llc, Budget(40.0, 3 * GiB // 2), 1e15, 7e9) == 10240
-
-
-def test_cache_note_words() -> None:
-    assert budget.cache_note("x", 64 * MiB, 32 * MiB) is None  # 2x: clear
-    mixed = budget.cache_note("The bandwidth roof", 1.6 * 480 * MiB, 480 * MiB)
-    assert mixed and "1.6x the LLC" in mixed and "mix of LLC and DRAM" in mixed
-    inside = budget.cache_note("GEMM", 64 * MiB, 480 * MiB)
-    assert inside and "0.13x" in inside and "mostly the LLC" in inside
-    assert budget.cache_note("x", 1, None) is None  # unknown cache: nothing to claim
-
-
-def test_flags_parse_and_refuse(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(budget, "headroom", lambda: (None, ""))  # any machine: room unknown
-    parser = argparse.ArgumentParser()
-    budget.add_flags(parser, "01")
-    assert budget.from_args(parser.parse_args([])) == Budget(10.0, GiB)
-    args = parser.parse_args(["--memory-limit", "0.5", "--time-limit", "30"])
-    assert budget.from_args(args) == Budget(30.0, GiB // 2)
-    for bad in (["--memory-limit", "0"], ["--time-limit", "nan"], ["--memory-limit", "x"]):
-        with pytest.raises(SystemExit):
-            parser.parse_args(bad)
 
 
 REAL = [caches.Cache(1, "Data", 32 * 1024), caches.Cache(2, "Unified", MiB)]
@@ -197,26 +186,3 @@ def test_fake_llc_reaches_every_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     assert caches.faked(REAL, "sysfs", "none") == ([], "")
     with pytest.raises(ValueError, match="ROOFLINE_FAKE_LLC"):
         caches.faked(REAL, "sysfs", "lots")
-
-
-def test_op_seconds_and_call_cap_scale_with_the_budget() -> None:
-    assert budget.op_seconds(Budget(10.0, GiB)) == pytest.approx(0.12)
-    assert budget.op_seconds(Budget(20.0, GiB)) == pytest.approx(0.24)
-    assert budget.call_cap(Budget(10.0, GiB)) == pytest.approx(0.15)
-    assert budget.time_scale(Budget(40.0, GiB), "09") == 2.0
-    assert budget.time_scale(Budget(5.0, GiB), "01") == 0.5
-    times = {"sweep_s": 9.0, "sizes_per_octave": 4, "add_s": 0.06}
-    assert budget.scaled_times(times, 0.5) == {"sweep_s": 4.5, "sizes_per_octave": 4, "add_s": 0.03}
-
-
-def test_sweep_weight_dim_halves_only_while_the_sweep_overruns() -> None:
-    # One batch B=1 of fp32 W[K, K] at P = 1 TFLOP/s, beta = 1 GB/s: memory-bound, so a
-    # warm-up plus a timed call take 2 * 4 (K^2 + 2K) / 1e9 s: K=4096 -> 0.13428 s,
-    # K=2048 -> 0.03359 s, K=1024 -> 0.00840 s (worked by hand).
-    def dim(budget_s: float) -> int:
-        return budget.sweep_weight_dim((1,), 1e12, 1e9, budget_s)
-
-    assert dim(0.2) == 4096
-    assert dim(0.1) == 2048
-    assert dim(0.0336) == 2048 and dim(0.0335) == 1024
-    assert dim(1e-6) == 1024  # never below 1024, even when that overruns too

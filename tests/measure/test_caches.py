@@ -47,9 +47,6 @@ def test_parse_size_units() -> None:
              " 48KB\n": 48 * KIB, "1G": 2**30, "": None, "K": None, "lots": None, "-1K": None,
              "0K": None, "1.5M": None}  # fmt: skip
     assert {text: caches.parse_size(text) for text in sizes} == sizes
-
-
-def test_parse_cpu_list() -> None:
     counts = {"0": 1, "0-7": 8, "0,8": 2, "0-3,8-11,16\n": 9, "": None, "a-b": None, "5-2": None}
     assert {text: caches.parse_cpu_list(text) for text in counts} == counts
 
@@ -78,6 +75,17 @@ def test_missing_folder_gives_empty(tmp_path: Path) -> None:
     assert caches.read_sysfs(tmp_path / "no-such-folder") == []
     assert caches.last_level_cache_bytes([]) is None
     assert caches.data_levels([]) == []
+    found = [Cache(1, "Data", 48 * KIB), Cache(2, "Unified", 2 * MIB), Cache(3, "Unified", 2 * MIB)]
+    assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 2 * MIB)]
+    root = tmp_path / "cache"
+    make_index(root, 0, "0", "Data", "32K")  # level 0 is not a cache level
+    make_index(root, 1, "2", "Unified", "2M")
+    make_index(root, 2, "2", "Data", "1M")
+    found = caches.read_sysfs(root)
+    assert [(c.level, c.size_bytes) for c in found] == [(2, 1 * MIB), (2, 2 * MIB)]
+    assert caches.data_levels(found) == [("L2", 2 * MIB)]  # the larger at its level
+    assert caches.last_level_cache_bytes(found) == 2 * MIB
+    assert Cache(3, "Unified", 1).name == "L3" and Cache(1, "Instruction", 1).name == "L1i"
 
 
 def test_unparseable_and_odd_entries_are_skipped(tmp_path: Path) -> None:
@@ -109,12 +117,6 @@ def test_unreadable_files_or_folder_give_empty(
     assert caches.read_sysfs(x86_tree) == []
 
 
-def test_levels_drop_a_level_no_larger_than_the_one_inside() -> None:
-    # an L3 of L2's size cannot be told apart from it by a sweep
-    found = [Cache(1, "Data", 48 * KIB), Cache(2, "Unified", 2 * MIB), Cache(3, "Unified", 2 * MIB)]
-    assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 2 * MIB)]
-
-
 class FakeRun:
     """Stands in for subprocess.run: answers sysctl/getconf from a table."""
 
@@ -137,93 +139,23 @@ class FakeRun:
         return subprocess.CompletedProcess(args, 1, "", f"sysctl: unknown oid '{key}'")
 
 
-def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     sizes = {"hw.l1dcachesize": "32768", "hw.l2cachesize": "262144", "hw.l3cachesize": "8388608"}
     monkeypatch.setattr(caches.subprocess, "run", fake := FakeRun(sizes))
     found = caches.read_sysctl()
     assert [(c.name, c.size_bytes) for c in found] == [
         ("L1d", 32 * KIB), ("L2", 256 * KIB), ("L3", 8 * MIB)]  # fmt: skip
     assert all(call[:2] == ["sysctl", "-n"] for call in fake.calls)
-
-
-def test_macos_apple_silicon_prefers_performance_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = FakeRun({"hw.perflevel0.l1dcachesize": "131072", "hw.perflevel0.l2cachesize": "12582912",
                     # efficiency cores: ignored when perflevel0 answers
                     "hw.l1dcachesize": "65536", "hw.l2cachesize": "4194304"})  # fmt: skip
     monkeypatch.setattr(caches.subprocess, "run", fake)
     found = caches.read_sysctl()
     assert caches.data_levels(found) == [("L1", 128 * KIB), ("L2", 12 * MIB)]
-
-
-def test_sysctl_missing_or_garbage(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({}, fail=True))
     assert caches.read_sysctl() == []
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "n/a"}))
     assert caches.read_sysctl() == []
-
-
-def test_darwin_platform_uses_sysctl(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(caches.sys, "platform", "darwin")
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l2cachesize": "4194304"}))
-    found, source = caches.read_caches_with_source()
-    assert [(c.name, c.size_bytes) for c in found] == [("L2", 4 * MIB)]
-    assert "sysctl" in source
-    assert caches.read_caches() == found
-
-
-def test_linux_falls_back_to_getconf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pairs = [("LEVEL1_ICACHE_SIZE", "32768"), ("LEVEL1_ICACHE_ASSOC", ""),
-             ("LEVEL1_DCACHE_SIZE", "49152"), ("LEVEL2_CACHE_SIZE", "1310720"),
-             ("LEVEL3_CACHE_SIZE", "0"), ("PAGESIZE", "4096")]  # fmt: skip
-    listing = "\n".join(f"{name:<35}{value}" for name, value in pairs)  # getconf pads names
-    monkeypatch.setattr(caches.sys, "platform", "linux")
-    # sysfs without cache entries, as in some containers
-    monkeypatch.setattr(caches, "read_sysfs", lambda: real_read_sysfs(tmp_path / "absent"))
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": listing}))
-    found, source = caches.read_caches_with_source()
-    assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 1280 * KIB)]
-    assert "getconf" in source
-
-
-def test_unknown_platform_says_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(caches.sys, "platform", "win32")
-    assert caches.read_caches_with_source() == ([], "")
-
-
-def test_this_machine_never_raises() -> None:
-    found, source = caches.read_caches_with_source()
-    assert isinstance(found, list)
-    assert bool(found) == bool(source)
-    for c in found:
-        assert c.size_bytes > 0 and c.level >= 1
-    free = caches.available_memory_bytes()
-    assert free is None or free > 0
-
-
-def test_available_memory_from_meminfo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    info = tmp_path / "meminfo"
-    info.write_text("MemTotal:  16000000 kB\nMemFree: 100 kB\nMemAvailable:   8000000 kB\n")
-    assert caches.available_memory_bytes(str(info)) == 8000000 * 1024
-    info.write_text("MemTotal:  16000000 kB\nMemAvailable: lots\n")
-    monkeypatch.setattr(caches.os, "sysconf", lambda name: {"SC_AVPHYS_PAGES": 3}.get(name, 4096))
-    assert caches.available_memory_bytes(str(info)) == 3 * 4096  # the fallback: free pages
-    monkeypatch.delattr(caches.os, "sysconf")
-    assert caches.available_memory_bytes(str(tmp_path / "absent")) is None
-
-
-def test_a_level_zero_entry_and_the_largest_level_wins(tmp_path: Path) -> None:
-    root = tmp_path / "cache"
-    make_index(root, 0, "0", "Data", "32K")  # level 0 is not a cache level
-    make_index(root, 1, "2", "Unified", "2M")
-    make_index(root, 2, "2", "Data", "1M")
-    found = caches.read_sysfs(root)
-    assert [(c.level, c.size_bytes) for c in found] == [(2, 1 * MIB), (2, 2 * MIB)]
-    assert caches.data_levels(found) == [("L2", 2 * MIB)]  # the larger at its level
-    assert caches.last_level_cache_bytes(found) == 2 * MIB
-    assert Cache(3, "Unified", 1).name == "L3" and Cache(1, "Instruction", 1).name == "L1i"
-
-
-def test_sysctl_and_getconf_edges(monkeypatch: pytest.MonkeyPatch) -> None:
     import dataclasses
 
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "0"}))
@@ -240,8 +172,42 @@ def test_sysctl_and_getconf_edges(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fake.kwargs == [{"capture_output": True, "text": True, "timeout": 5, "check": False}]
     with pytest.raises(dataclasses.FrozenInstanceError):
         found[0].size_bytes = 1  # type: ignore[misc]
-
-
-def test_getconf_skips_zero_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": "LEVEL3_CACHE_SIZE 0\n"}))
     assert caches.read_getconf() == []
+    monkeypatch.setattr(caches.sys, "platform", "darwin")
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l2cachesize": "4194304"}))
+    found, source = caches.read_caches_with_source()
+    assert [(c.name, c.size_bytes) for c in found] == [("L2", 4 * MIB)]
+    assert "sysctl" in source
+    assert caches.read_caches() == found
+    pairs = [("LEVEL1_ICACHE_SIZE", "32768"), ("LEVEL1_ICACHE_ASSOC", ""),
+             ("LEVEL1_DCACHE_SIZE", "49152"), ("LEVEL2_CACHE_SIZE", "1310720"),
+             ("LEVEL3_CACHE_SIZE", "0"), ("PAGESIZE", "4096")]  # fmt: skip
+    listing = "\n".join(f"{name:<35}{value}" for name, value in pairs)  # getconf pads names
+    monkeypatch.setattr(caches.sys, "platform", "linux")
+    # sysfs without cache entries, as in some containers
+    monkeypatch.setattr(caches, "read_sysfs", lambda: real_read_sysfs(tmp_path / "absent"))
+    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": listing}))
+    found, source = caches.read_caches_with_source()
+    assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 1280 * KIB)]
+    assert "getconf" in source
+    monkeypatch.setattr(caches.sys, "platform", "win32")
+    assert caches.read_caches_with_source() == ([], "")
+
+
+def test_this_machine_never_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    found, source = caches.read_caches_with_source()
+    assert isinstance(found, list)
+    assert bool(found) == bool(source)
+    for c in found:
+        assert c.size_bytes > 0 and c.level >= 1
+    free = caches.available_memory_bytes()
+    assert free is None or free > 0
+    info = tmp_path / "meminfo"
+    info.write_text("MemTotal:  16000000 kB\nMemFree: 100 kB\nMemAvailable:   8000000 kB\n")
+    assert caches.available_memory_bytes(str(info)) == 8000000 * 1024
+    info.write_text("MemTotal:  16000000 kB\nMemAvailable: lots\n")
+    monkeypatch.setattr(caches.os, "sysconf", lambda name: {"SC_AVPHYS_PAGES": 3}.get(name, 4096))
+    assert caches.available_memory_bytes(str(info)) == 3 * 4096  # the fallback: free pages
+    monkeypatch.delattr(caches.os, "sysconf")
+    assert caches.available_memory_bytes(str(tmp_path / "absent")) is None

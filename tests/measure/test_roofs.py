@@ -85,16 +85,6 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert (c["llc_bytes"], c["llc_known"], c["quick"]) == (32 * MiB, True, True)
     assert c["available_memory_bytes"] == 16 * GiB
     assert state["events"] == ["s"] * 17 + ["m8"] * 5 + ["m1"] * 2  # warm-ups included
-
-
-def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = []
-    monkeypatch.setattr(roofs, "best_time", lambda fn, **kw: seen.append(kw) or 1.0)
-    assert roofs._time_square_matmul(8) == 1.0
-    assert seen == [{"repeat": 2, "warmup": 0}]
-
-
-def test_full_calibration_unless_asked_alternates_rounds(fake_calibration) -> None:
     run, state = fake_calibration
     c = run()  # no quick=: the full calibration
     # Full budget in 3 rounds: 0.8 / 3 = 0.27 s of streaming per round (18 x 1/64 s,
@@ -104,9 +94,26 @@ def test_full_calibration_unless_asked_alternates_rounds(fake_calibration) -> No
     later = ["s"] * 18 + ["m8"] * 4
     assert state["events"] == first + later + later + ["m1"] * 2
     assert c["quick"] is False
+    quiet = [1.0, 1.05, 1.1]
+    assert roofs.busy_reasons(quiet, quiet, 0.2, 2) == []
+    spread = [1.0, 2.0, 2.0]  # the median call at 50% of the best
+    reasons = roofs.busy_reasons(spread, quiet, None, 2)
+    assert reasons == ["the median streaming add ran at 50% of its best call"]
+    loaded = roofs.busy_reasons(quiet, quiet, 1.5, 2)  # 1.5 >= max(1, 2 / 2)
+    assert loaded == ["the load average was 1.50 on 2 cores before it began"]
+    assert roofs.busy_reasons(quiet, quiet, 1.5, 4) == []  # 1.5 < 2 on 4 cores
+    points = [(100.0, 10.0, 1.0), (10.0, 100.0, 2.0)]  # (F, D, t)
+    peak, beta = roofs.raised_roofs(50.0, 20.0, points)
+    assert (peak, beta) == (100.0, 50.0)
+    assert all(t >= max(f / peak, d / beta) for f, d, t in points)
+    assert roofs.raised_roofs(1e3, 1e3, points) == (1e3, 1e3)  # nothing faster: unchanged
 
 
-def test_budgets_as_documented() -> None:
+def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+    monkeypatch.setattr(roofs, "best_time", lambda fn, **kw: seen.append(kw) or 1.0)
+    assert roofs._time_square_matmul(8) == 1.0
+    assert seen == [{"repeat": 2, "warmup": 0}]
     assert roofs.QUICK_BUDGET == {
         "bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025, "matmul_s": 0.2,
         "matmul_min_repeat": 2, "one_thread_s": 0.0, "rounds": 1}  # fmt: skip
@@ -114,9 +121,6 @@ def test_budgets_as_documented() -> None:
         "bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06, "matmul_s": 0.6,
         "matmul_min_repeat": 3, "one_thread_s": 0.0, "rounds": 3}  # fmt: skip
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
-
-
-def test_bandwidth_and_matmul_summaries() -> None:
     summary = roofs._bandwidth_summary([1 / 4, 1 / 8, 1 / 2, 1.0, 1 / 4], 1000)
     assert summary["bytes_per_s"] == 8000 and summary["seconds"] == 1 / 8
     assert summary["median_bytes_per_s"] == 4000  # median 1/4 s: not the worst, not the best
@@ -125,8 +129,6 @@ def test_bandwidth_and_matmul_summaries() -> None:
     best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
     assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
 
-
-def test_matmul_size_is_the_first_slow_enough() -> None:
     def time_call(n: int) -> float:  # a 1024^3 matmul takes 1/20 s, time grows as n^3
         return 0.05 * (n / 1024) ** 3
 
@@ -137,9 +139,6 @@ def test_matmul_size_is_the_first_slow_enough() -> None:
     capped = roofs.matmul_size_for(0.06, max_bytes=3 * 4 * 1024**2, time_call=time_call)
     assert capped == 1024  # 1536 would need 3 x 4 x 1536^2 bytes
     assert roofs.matmul_size_for(1e9, max_bytes=1, time_call=time_call) == 512
-
-
-def test_stream_and_matmul_with_a_ticking_clock() -> None:
     assert roofs._stream_add(12 * MiB)[1] == 12 * MiB  # x, y, z: 12 bytes per element
     assert roofs._stream_add(100)[1] == 3 * 1024 * 4  # at least 1024 elements per array
     mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=TickingClock())
@@ -183,17 +182,11 @@ def test_working_set_is_8x_llc_when_the_budget_allows(monkeypatch: pytest.Monkey
         ws = roofs.bandwidth_working_set_bytes()
         assert ws > min(8 * llc_mib * MiB, 324 * MiB) - 12
         assert ws <= 324 * MiB  # 3/8 of lecture 01's 864 MiB of arrays
-
-
-def test_llc_fallback_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_machine(monkeypatch, None, GiB)
     assert roofs.llc_bytes() == (32 * MiB, False)
     _fake_machine(monkeypatch, 16 * MiB, GiB)
     assert roofs.llc_bytes() == (16 * MiB, True)
     assert roofs.memory_cap_bytes() == GiB // 4
-
-
-def test_blas_threads_limits_and_reports(monkeypatch: pytest.MonkeyPatch) -> None:
     from common.measure import machine
 
     monkeypatch.setattr(machine, "blas_info", lambda: {"threads": 6})
@@ -241,9 +234,6 @@ def test_roofs_taken_between_operations_catch_a_quieter_moment(
     assert quiet["bandwidth_bytes_per_s"] == STREAM_BYTES * 64
     assert quiet["matmul_samples"] == busy["matmul_samples"] + 2  # one per round
     assert quiet["bandwidth_samples"] == busy["bandwidth_samples"] + 2
-
-
-def test_an_operation_of_the_roofs_kernel_raises_the_roof(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = _two_thread_machine(monkeypatch)
     kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
     run = roofs.RoofRun(kernels, quick=True, clock=clock).start()
@@ -252,30 +242,6 @@ def test_an_operation_of_the_roofs_kernel_raises_the_roof(monkeypatch: pytest.Mo
     c = run.calibration()
     assert c["matmul_flops_per_s"] == 2 * 8**3 * 32
     assert c["bandwidth_bytes_per_s"] == 64 * 128
-
-
-def test_busy_reasons() -> None:
-    quiet = [1.0, 1.05, 1.1]
-    assert roofs.busy_reasons(quiet, quiet, 0.2, 2) == []
-    spread = [1.0, 2.0, 2.0]  # the median call at 50% of the best
-    reasons = roofs.busy_reasons(spread, quiet, None, 2)
-    assert reasons == ["the median streaming add ran at 50% of its best call"]
-    loaded = roofs.busy_reasons(quiet, quiet, 1.5, 2)  # 1.5 >= max(1, 2 / 2)
-    assert loaded == ["the load average was 1.50 on 2 cores before it began"]
-    assert roofs.busy_reasons(quiet, quiet, 1.5, 4) == []  # 1.5 < 2 on 4 cores
-
-
-def test_raised_roofs_leave_no_point_above() -> None:
-    points = [(100.0, 10.0, 1.0), (10.0, 100.0, 2.0)]  # (F, D, t)
-    peak, beta = roofs.raised_roofs(50.0, 20.0, points)
-    assert (peak, beta) == (100.0, 50.0)
-    assert all(t >= max(f / peak, d / beta) for f, d, t in points)
-    assert roofs.raised_roofs(1e3, 1e3, points) == (1e3, 1e3)  # nothing faster: unchanged
-
-
-def test_past_the_deadline_an_operation_gets_its_minimum_calls(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
     clock = _two_thread_machine(monkeypatch)
     kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
     # a 1 s budget: the deadline is 0.6 s after the start, long past after the calibration

@@ -36,6 +36,12 @@ def test_stream_arrays_and_timers() -> None:
     assert threads["one_thread_bytes_per_s"] > 0 and threads["all_thread_bytes_per_s"] > 0
     single = sweep.measure_threads(arrays, 4096, threads=1, repeat=2)
     assert single["all_thread_bytes_per_s"] is None
+    arrays = sweep.StreamArrays(1)
+    assert arrays.x.shape == arrays.y.shape == arrays.z.shape == (1,)
+    big = sweep.StreamArrays(4096)
+    assert big.z.shape == (4096,) and big.buffer.shape == (3 * (4096 + 256),)  # +1 KiB each
+    with pytest.raises(ValueError, match="at least one element"):
+        sweep.StreamArrays(0)
 
 
 T_CALL, GIL, PER_ELEMENT = 2.0**-21, 2.0**-24, 2.0**-32  # binary fractions: sums stay exact
@@ -67,9 +73,14 @@ def test_call_costs_are_the_one_element_time_and_the_gil_step() -> None:
     assert costs["gil_seconds"] == GIL + PER_ELEMENT  # one element apart: streaming cancels
     small = sweep.measure_call_costs(FakeArrays(clock, max_elements=500), 0.003, clock=clock)
     assert small["gil_seconds"] == 0.0 and small["below_threshold_seconds"] is None
-
-
-def test_sweep_keeps_each_sizes_fastest_pass() -> None:
+    clock = FakeClock()
+    arrays = FakeArrays(clock)
+    # three timings of a third of the budget each: each overshoots by at most one batch
+    # (2e-4 s of calls doubled) plus its warm-up call
+    spent = _elapsed(clock, lambda: sweep.measure_call_costs(arrays, clock=clock))
+    assert 0.3 <= spent <= 0.3 + 3 * 5e-4
+    spent = _elapsed(clock, lambda: sweep.measure_call_costs(arrays, 0.03, clock=clock))
+    assert 0.03 <= spent <= 0.03 + 3 * 5e-4
     clock = FakeClock()
     # up (16, 256, 4096), then down (4096, 256, 16): the second 256 runs twice as fast
     arrays = FakeArrays(clock, factors=[1, 1, 1, 1, 0.5, 1])
@@ -93,6 +104,18 @@ def test_sweep_keeps_each_sizes_fastest_pass() -> None:
         assert p["batches"] >= 2 * 3 and p["calls_per_batch"] in (k, 2 * k)
     one_pass = sweep.run_sweep(FakeArrays(clock), [16], budget_s=0.0, passes=1, clock=clock)
     assert one_pass[0]["batches"] == 3 and one_pass[0]["calls_per_batch"] == 512
+    clock = FakeClock()
+    arrays = FakeArrays(clock)
+    lengths = [16, 256, 4096]
+    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, lengths, 0.06, clock=clock))
+    assert 0.06 <= spent <= 0.06 + 6 * 5e-4  # 6 points of 1/100 s each
+    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, lengths, 0.06, passes=3, clock=clock))
+    assert 0.06 <= spent <= 0.06 + 9 * 5e-4
+    assert arrays.made[-9:] == [16, 256, 4096, 4096, 256, 16, 16, 256, 4096]  # up, down, up
+    clock = FakeClock()
+    arrays = FakeArrays(clock)
+    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, [16], 0.01, passes=1, clock=clock))
+    assert 0.01 <= spent <= 0.01 + 5e-4
 
 
 def test_threads_bandwidth_from_each_ways_own_time() -> None:
@@ -116,51 +139,6 @@ def test_threads_bandwidth_from_each_ways_own_time() -> None:
     single = sweep.measure_threads(arrays, 4096, 1, repeat=0, clock=clock, add=add)
     assert single["all_thread_seconds"] is None and single["repeats"] == 1
     assert single["one_thread_bytes_per_s"] == 4096 * 12 / one
-
-
-def _elapsed(clock: FakeClock, fn) -> float:
-    start = clock.now
-    fn()
-    return clock.now - start
-
-
-def test_call_costs_spend_their_budget() -> None:
-    clock = FakeClock()
-    arrays = FakeArrays(clock)
-    # three timings of a third of the budget each: each overshoots by at most one batch
-    # (2e-4 s of calls doubled) plus its warm-up call
-    spent = _elapsed(clock, lambda: sweep.measure_call_costs(arrays, clock=clock))
-    assert 0.3 <= spent <= 0.3 + 3 * 5e-4
-    spent = _elapsed(clock, lambda: sweep.measure_call_costs(arrays, 0.03, clock=clock))
-    assert 0.03 <= spent <= 0.03 + 3 * 5e-4
-
-
-def test_sweep_spends_its_budget_evenly() -> None:
-    clock = FakeClock()
-    arrays = FakeArrays(clock)
-    lengths = [16, 256, 4096]
-    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, lengths, 0.06, clock=clock))
-    assert 0.06 <= spent <= 0.06 + 6 * 5e-4  # 6 points of 1/100 s each
-    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, lengths, 0.06, passes=3, clock=clock))
-    assert 0.06 <= spent <= 0.06 + 9 * 5e-4
-    assert arrays.made[-9:] == [16, 256, 4096, 4096, 256, 16, 16, 256, 4096]  # up, down, up
-    clock = FakeClock()
-    arrays = FakeArrays(clock)
-    spent = _elapsed(clock, lambda: sweep.run_sweep(arrays, [16], 0.01, passes=1, clock=clock))
-    assert 0.01 <= spent <= 0.01 + 5e-4
-
-
-def test_stream_arrays_edges() -> None:
-    arrays = sweep.StreamArrays(1)
-    assert arrays.x.shape == arrays.y.shape == arrays.z.shape == (1,)
-    big = sweep.StreamArrays(4096)
-    assert big.z.shape == (4096,) and big.buffer.shape == (3 * (4096 + 256),)  # +1 KiB each
-    with pytest.raises(ValueError, match="at least one element"):
-        sweep.StreamArrays(0)
-
-
-def test_threads_split_the_work_and_really_overlap() -> None:
-    import threading
 
     import numpy as np
 
@@ -194,3 +172,9 @@ def test_threads_split_the_work_and_really_overlap() -> None:
     assert single["all_thread_seconds"] is None and single["repeats"] == 1
     assert calls == [True, False, True]  # warm-up, the pool's one-part warm-up, one timing
     assert sweep.measure_threads(arrays, 64, 2, clock=clock, add=add)["repeats"] == 5  # default
+
+
+def _elapsed(clock: FakeClock, fn) -> float:
+    start = clock.now
+    fn()
+    return clock.now - start

@@ -107,7 +107,7 @@ def test_lecture05_directions_by_hand(capsys, monkeypatch) -> None:
 def test_h200_exercise_words_by_hand(monkeypatch) -> None:
     from common.exercises import get_exercise
 
-    # the shipped table's words: tests/exercises/test_exercise_answers.py::test_h200_answer
+    # the shipped table's words: tests/exercises/test_exercises.py::test_h200_answer
     edit_table(monkeypatch, EDITS["H200 bandwidth x0.5"])
     steps = get_exercise("h200-vs-h100").solve().steps
     # ridge 989 / 2.4 = 412.1; step 14 GB / 2.4 TB/s = 5.83 ms against 4.18 ms

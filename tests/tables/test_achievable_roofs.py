@@ -40,31 +40,19 @@ def test_mamf_efficiencies_match_the_books_column() -> None:
     assert round(100 * A100.achievable_flops("bf16") / A100.peak_flops("bf16"), 1) == 86.9
     assert round(100 * H100.achievable_flops("bf16") / H100.peak_flops("bf16"), 1) == 80.3
     assert round(100 * H100.achievable_flops("fp8") / H100.peak_flops("fp8"), 1) == 70.9
-
-
-def test_links_and_memory() -> None:
     assert H200.achievable_link_bw == pytest.approx(396.40e9)
     assert "nvbandwidth" in H200.achievable_link_bw_figure.source
     assert A100.achievable_link_bw == pytest.approx(235e9)
     assert H100.achievable_link_bw == pytest.approx(380e9)
     assert A100.achievable_mem_bw == pytest.approx(0.9 * 1555e9)
-
-
-def test_unpublished_roofs_are_none_not_guesses() -> None:
     for chip in (H100, H200, B200, B300, TPU_V5E, TPU_V6E):
         assert chip.achievable_mem_bw is None
     for chip in (TPU_V5E, TPU_V6E):
         assert chip.achievable_link_bw is None
         assert all(chip.achievable_flops(p) is None for p in chip.precisions)
     assert A100.achievable_flops("int8") is None
-
-
-def test_an_unknown_precision_is_still_an_error() -> None:
     with pytest.raises(ValueError, match="no 'fp8' peak"):
         A100.achievable_flops("fp8")
-
-
-def test_every_chip_validates_and_an_orphan_achievable_figure_does_not() -> None:
     for chip in hw_specs.CHIPS.values():
         chip.validate()
     bad = dataclasses.replace(A100, achievable_flops_table={"fp8": hw_specs.flops(1e14, "test")})
@@ -73,9 +61,6 @@ def test_every_chip_validates_and_an_orphan_achievable_figure_does_not() -> None
     broken = dataclasses.replace(A100, achievable_mem_bw_figure=hw_specs.bandwidth(-1.0, "test"))
     with pytest.raises(ValueError):
         broken.validate()
-
-
-def test_achievable_figures_pair_each_roof_with_its_measurement() -> None:
     rows = list(A100.achievable_figures())
     labels = ["peak bf16", "peak int8", "memory bandwidth", "link (NVLink 3)"]
     assert [label for label, _, _ in rows] == labels

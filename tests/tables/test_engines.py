@@ -11,15 +11,9 @@ CASES_13B = {"prefill, 1 GPU", "decode, 1 GPU", "prefill, 2 GPUs", "decode, 2 GP
 def test_every_term_has_a_source_and_a_positive_value() -> None:
     for term in engines.all_terms():
         assert term.source and term.value > 0, term.what
-
-
-def test_each_calibration_figure_names_cases_that_exist() -> None:
     labels = {r.label for r in pub.ALL_REQUESTS} | CASES_13B
     for term in engines.all_terms():
         assert set(term.informs) <= labels, (term.what, set(term.informs) - labels)
-
-
-def test_a_validation_case_never_informs_a_term() -> None:
     informed = {label for t in engines.all_terms() for label in t.informs}
     # every source but the blog's own benchmark only checks: it enters as validation
     validation = [r for r in pub.ALL_REQUESTS if r.measured.source != pub.LLM_ANALYSIS_FT]
@@ -29,9 +23,6 @@ def test_a_validation_case_never_informs_a_term() -> None:
     assert any(r.chip in ("h100", "h200") for r in validation)
     # the serving engines' pages enter as validation, every one of them
     assert not informed & {r.label for r in pub.SERVING_REQUESTS}
-
-
-def test_all_terms_holds_every_engine_figure_once() -> None:
     terms = engines.all_terms()
     assert len(terms) == len({id(t) for t in terms})
     for e in engines.ENGINES.values():  # its per-step and per-launch costs, its all-reduce curve

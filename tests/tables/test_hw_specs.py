@@ -30,6 +30,48 @@ from common.present.console import fmt_ratio
 def test_the_table_has_exactly_the_reference_chips() -> None:
     assert list(CHIPS) == list(reference.HARDWARE)
     assert {key: chip.name for key, chip in CHIPS.items()} == reference.CHIP_NAMES
+    assert fmt_ratio(H100.mem_bw / A100.mem_bw) == reference.A100_TO_H100_BW
+    assert fmt_ratio(H100.peak_flops("bf16") / A100.peak_flops("bf16")) == (
+        reference.A100_TO_H100_BF16
+    )
+    ratio = H100.peak_flops("fp8") / A100.peak_flops("bf16")
+    assert f"{ratio:.1f}x" == reference.H100_FP8_OVER_A100_BF16
+    for precision in ("bf16", "fp8"):
+        assert H200.peak_flops(precision) == H100.peak_flops(precision)
+    assert H200.mem_bw > H100.mem_bw
+    assert H200.ridge_point("bf16") < H100.ridge_point("bf16")
+    assert BYTES_PER_ELEM == reference.BYTES_PER_ELEMENT
+    for precision, nbytes in reference.BYTES_PER_ELEMENT.items():  # fp32 4, bf16 2, fp8 1, ...
+        assert bytes_per_elem(precision) == nbytes
+    assert bytes_per_elem("nvfp4") == (16 * 4 + 8) / 16 / 8 == 0.5625
+    assert f"{bytes_per_elem('fp8') / bytes_per_elem('nvfp4'):.2f}" == "1.78"
+    message = refusal(bytes_per_elem, "fp7")
+    assert "'fp7'" in message and all(name in message for name in BYTES_PER_ELEM)
+    message = refusal(TPU_V5E.peak_flops, "fp8")
+    assert TPU_V5E.name in message and "'fp8'" in message
+    assert all(precision in message for precision in TPU_V5E.precisions)
+    with pytest.raises(ValueError, match="bf16, fp8, nvfp4"):
+        B300.ridge_point("fp4")
+    fig = hw_specs.capacity(1.0, "s")
+    assert (fig.unit, fig.estimate, fig.note) == ("B", False, "")
+    assert hw_specs.bandwidth(1.0, "s", True, "n") == hw_specs.Figure(1.0, "B/s", "s", True, "n")
+    assert flops(2.0, "s").unit == "FLOP/s" and not flops(2.0, "s").estimate
+    link_less = dataclasses.replace(H100, link_name="")
+    assert "link" in [label for label, _ in link_less.figures()][-2:]
+    assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
+    assert_frozen(H100.mem_bw_figure, H100)
+    assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
+    figure = dataclasses.replace(H100.achievable_flops_table["bf16"], value=-1.0)
+    chip = dataclasses.replace(H100, achievable_flops_table={"bf16": figure})
+    with pytest.raises(ValueError, match=r"^H100 SXM achievable bf16 FLOP/s must be"):
+        chip.achievable_flops("bf16")
+    for name, chip in [("h100", H100), ("H100", H100), ("H100 SXM", H100), ("tpu-v5e", TPU_V5E),
+                       ("TPU v5e", TPU_V5E), ("tpu_v6e", TPU_V6E), ("A100 40GB SXM", A100),
+                       (" b300 ", B300)]:  # fmt: skip
+        assert get_chip(name) is chip, name
+    for name in ["h300", "", "tpu v4", "H100 PCIe"]:
+        message = refusal(get_chip, name)
+        assert "unknown chip" in message and all(key in message for key in CHIPS)
 
 
 @pytest.mark.parametrize("key", list(reference.HARDWARE))
@@ -37,10 +79,6 @@ def test_every_figure_value_unit_and_estimate_flag(key: str) -> None:
     chip = CHIPS[key]
     got = {label: (fig.value, fig.unit, fig.estimate) for label, fig in chip.figures()}
     assert got == reference.HARDWARE[key]
-
-
-@pytest.mark.parametrize("key", list(reference.HARDWARE))
-def test_properties_read_the_right_figure(key: str) -> None:
     chip, want = CHIPS[key], reference.HARDWARE[key]
     assert chip.mem_bw == want["memory bandwidth"][0]
     assert chip.mem_capacity == want["memory capacity"][0]
@@ -73,15 +111,6 @@ def test_every_figure_cites_the_chips_own_document(chip: Chip) -> None:
     assert f"link ({chip.link_name})" in labels[-2:]
 
 
-def test_bandwidth_capacity_and_link_are_marked_with_their_units() -> None:
-    fig = hw_specs.capacity(1.0, "s")
-    assert (fig.unit, fig.estimate, fig.note) == ("B", False, "")
-    assert hw_specs.bandwidth(1.0, "s", True, "n") == hw_specs.Figure(1.0, "B/s", "s", True, "n")
-    assert flops(2.0, "s").unit == "FLOP/s" and not flops(2.0, "s").estimate
-    link_less = dataclasses.replace(H100, link_name="")
-    assert "link" in [label for label, _ in link_less.figures()][-2:]
-
-
 @pytest.mark.parametrize(
     ("chip", "precision", "shown", "digits"),
     [
@@ -98,63 +127,11 @@ def test_ridge_points(chip: Chip, precision: str, shown: str, digits: int) -> No
     assert f"{chip.ridge_point(precision):.{digits}f}" == shown
 
 
-def test_a100_to_h100_ratios() -> None:
-    assert fmt_ratio(H100.mem_bw / A100.mem_bw) == reference.A100_TO_H100_BW
-    assert fmt_ratio(H100.peak_flops("bf16") / A100.peak_flops("bf16")) == (
-        reference.A100_TO_H100_BF16
-    )
-    ratio = H100.peak_flops("fp8") / A100.peak_flops("bf16")
-    assert f"{ratio:.1f}x" == reference.H100_FP8_OVER_A100_BF16
-
-
-def test_h200_is_h100_compute_with_faster_memory() -> None:
-    for precision in ("bf16", "fp8"):
-        assert H200.peak_flops(precision) == H100.peak_flops(precision)
-    assert H200.mem_bw > H100.mem_bw
-    assert H200.ridge_point("bf16") < H100.ridge_point("bf16")
-
-
-def test_bytes_per_element() -> None:
-    assert BYTES_PER_ELEM == reference.BYTES_PER_ELEMENT
-    for precision, nbytes in reference.BYTES_PER_ELEMENT.items():  # fp32 4, bf16 2, fp8 1, ...
-        assert bytes_per_elem(precision) == nbytes
-    assert bytes_per_elem("nvfp4") == (16 * 4 + 8) / 16 / 8 == 0.5625
-    assert f"{bytes_per_elem('fp8') / bytes_per_elem('nvfp4'):.2f}" == "1.78"
-
-
 def refusal(call, *args) -> str:
     """The message of the ValueError that call(*args) raises."""
     with pytest.raises(ValueError) as info:
         call(*args)
     return str(info.value)
-
-
-def test_unknown_precision_lists_the_known_ones() -> None:
-    message = refusal(bytes_per_elem, "fp7")
-    assert "'fp7'" in message and all(name in message for name in BYTES_PER_ELEM)
-
-
-def test_chip_without_a_precision_names_the_ones_it_has() -> None:
-    message = refusal(TPU_V5E.peak_flops, "fp8")
-    assert TPU_V5E.name in message and "'fp8'" in message
-    assert all(precision in message for precision in TPU_V5E.precisions)
-    with pytest.raises(ValueError, match="bf16, fp8, nvfp4"):
-        B300.ridge_point("fp4")
-
-
-@pytest.mark.parametrize(
-    ("name", "chip"),
-    [("h100", H100), ("H100", H100), ("H100 SXM", H100), ("tpu-v5e", TPU_V5E),
-     ("TPU v5e", TPU_V5E), ("tpu_v6e", TPU_V6E), ("A100 40GB SXM", A100), (" b300 ", B300)],
-)  # fmt: skip
-def test_get_chip(name: str, chip: Chip) -> None:
-    assert get_chip(name) is chip
-
-
-@pytest.mark.parametrize("name", ["h300", "", "tpu v4", "H100 PCIe"])
-def test_unknown_chip_names_the_valid_choices(name: str) -> None:
-    message = refusal(get_chip, name)
-    assert "unknown chip" in message and all(key in message for key in CHIPS)
 
 
 BAD_VALUES = [0, 0.0, -989e12, math.nan, math.inf, -math.inf, True, False, "989e12", None]
@@ -194,16 +171,3 @@ def test_bad_bandwidth_or_size_raises_value_error(bad: object, field: str, prop:
     chip = dataclasses.replace(H100, **{field: figure})
     with pytest.raises(ValueError, match=f"H100 SXM {what} must be"):
         getattr(chip, prop)
-
-
-def test_figures_and_chips_are_frozen_and_compare_without_their_key() -> None:
-    assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
-    assert_frozen(H100.mem_bw_figure, H100)
-    assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
-
-
-def test_a_bad_achievable_peak_names_the_chip_and_precision() -> None:
-    figure = dataclasses.replace(H100.achievable_flops_table["bf16"], value=-1.0)
-    chip = dataclasses.replace(H100, achievable_flops_table={"bf16": figure})
-    with pytest.raises(ValueError, match=r"^H100 SXM achievable bf16 FLOP/s must be"):
-        chip.achievable_flops("bf16")

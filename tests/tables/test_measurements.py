@@ -36,6 +36,11 @@ from tests.tables.test_tables_rebuilt import rebuilt
 MS = 1e-3
 
 
+def fields(record: object, names: str) -> tuple:
+    """The named fields of a record, in order."""
+    return tuple(getattr(record, name) for name in names.split())
+
+
 def fresh_table() -> SimpleNamespace:
     """The table as its module builds it, run afresh by each test: a builder such as `_request`
     runs only at import, so a slip in it (or mutmut's mutant of it, which is switched on after
@@ -52,14 +57,31 @@ def test_the_blogs_profile_and_estimates() -> None:
     assert pub.KIPPLY_HBM_SHARE == {2: 0.87}  # 'it doesn't quite get to 90, more like 87'
     # The decode times agree with the benchmark's totals: (283.60 - 63.17) / 10 tokens = 22.04.
     assert round((283.60 - 63.17) / 10, 1) == 22.0 and round((180.86 - 45.45) / 10, 1) == 13.5
-
-
-def test_the_13b_shape_is_the_benchmarks_config() -> None:
     pub = fresh_table()
     m = pub.GPT_13B  # its shape: test_tables_rebuilt, from the same config
     # 40 layers x (4 d^2 + 2 d d_ff) + V d (tied) + norms: about 12.84e9, a "13B" model.
     hand = 40 * (4 * 5120**2 + 2 * 5120 * 20480) + 50272 * 5120
     assert abs(parameter_count(m) - hand) / hand < 1e-3
+    pub = fresh_table()
+    got = {(r.name, r.n_tokens): r.measured.seconds for r in pub.VIDUR_A100_MATMULS}
+    assert got.keys() == VIDUR.keys()
+    for key, ms in VIDUR.items():
+        assert math.isclose(got[key], ms * MS, rel_tol=1e-12), key
+    for r in pub.VIDUR_A100_MATMULS:  # Llama-2-7B: d 4096; fused QKV 3 x 4096; gate+up 2 x 11008
+        expected_n = 22016 if r.name.startswith("gate") else 12288
+        assert r.K == 4096
+        assert r.N == expected_n  # noqa: SIM300 (N is a width, not a constant)
+        assert "7d47513" in r.measured.source
+    pub = fresh_table()
+    assert [m.seconds for m in pub.VIDUR_A100_SMALL_KERNELS] == pytest.approx(
+        [0.005 * MS, 0.002 * MS, 0.007 * MS, 0.005 * MS]
+    )
+    assert pub.small_kernel_floor() == pytest.approx((0.005 + 0.002 + 0.007 + 0.005) / 4 * MS)
+    # vidur's a100_dgx all_reduce.csv, median over the 9 rows nearest each size (ms):
+    # 2 GPUs 0.046 at 16 KiB and 0.427 at 64 MiB; 8 GPUs 0.098 at 4 MiB.
+    curve = pub.A100_DGX_ALLREDUCE  # its every point: test_every_curve_point_and_request_...
+    assert sorted(curve) == [2, 4, 8]
+    assert pub.ALLREDUCE_CURVES["a100-80gb"] is curve and pub.ALLREDUCE_CURVES["a100"] is curve
 
 
 VIDUR = {
@@ -77,32 +99,6 @@ VIDUR = {
 }
 
 
-def test_vidur_matmul_medians() -> None:
-    pub = fresh_table()
-    got = {(r.name, r.n_tokens): r.measured.seconds for r in pub.VIDUR_A100_MATMULS}
-    assert got.keys() == VIDUR.keys()
-    for key, ms in VIDUR.items():
-        assert math.isclose(got[key], ms * MS, rel_tol=1e-12), key
-    for r in pub.VIDUR_A100_MATMULS:  # Llama-2-7B: d 4096; fused QKV 3 x 4096; gate+up 2 x 11008
-        expected_n = 22016 if r.name.startswith("gate") else 12288
-        assert r.K == 4096
-        assert r.N == expected_n  # noqa: SIM300 (N is a width, not a constant)
-        assert "7d47513" in r.measured.source
-
-
-def test_small_kernels_and_the_allreduce_curve() -> None:
-    pub = fresh_table()
-    assert [m.seconds for m in pub.VIDUR_A100_SMALL_KERNELS] == pytest.approx(
-        [0.005 * MS, 0.002 * MS, 0.007 * MS, 0.005 * MS]
-    )
-    assert pub.small_kernel_floor() == pytest.approx((0.005 + 0.002 + 0.007 + 0.005) / 4 * MS)
-    # vidur's a100_dgx all_reduce.csv, median over the 9 rows nearest each size (ms):
-    # 2 GPUs 0.046 at 16 KiB and 0.427 at 64 MiB; 8 GPUs 0.098 at 4 MiB.
-    curve = pub.A100_DGX_ALLREDUCE  # its every point: test_every_curve_point_and_request_...
-    assert sorted(curve) == [2, 4, 8]
-    assert pub.ALLREDUCE_CURVES["a100-80gb"] is curve and pub.ALLREDUCE_CURVES["a100"] is curve
-
-
 def test_published_requests_as_their_pages_print_them() -> None:
     pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens): r.measured.seconds
@@ -114,9 +110,6 @@ def test_published_requests_as_their_pages_print_them() -> None:
     # Llama-2-70B: 64 heads, 8 KV heads, d_ff 28672 (GPT-20B's shape: test_tables_rebuilt).
     assert (pub.LLAMA_2_70B.n_kv_heads, pub.LLAMA_2_70B.d_ff) == (8, 28672)
     assert pub.REQUESTS[0].label == "13B, 1 x a100, 512 + 10"
-
-
-def test_h100_requests_as_tensorrt_llms_page_prints_them() -> None:
     pub = fresh_table()
     h100 = {(r.model.key, r.gpus, r.batch, r.prompt, r.new_tokens): r for r in pub.REQUESTS
             if r.chip == "h100"}  # fmt: skip
@@ -132,15 +125,9 @@ def test_h100_requests_as_tensorrt_llms_page_prints_them() -> None:
     r = h100[("llama-2-70b", 4, 480, 128, 2048)]
     assert r.measured.seconds == pytest.approx(480 * 2048 / (1486 * 4))
     assert r.label == "Llama-2-70B, 4 x h100, batch 480, 128 + 2048"
-
-
-def test_a_nonpositive_time_is_refused() -> None:
     pub = fresh_table()
     with pytest.raises(ValueError, match="measured time"):
         pub.Measured("x", 0.0, "nowhere")
-
-
-def test_a_curve_row_typed_short_and_a_bad_fleet_figure_are_refused_by_name() -> None:
     pub = fresh_table()
     with pytest.raises(ValueError, match="shorter"):  # six sizes, five times: not cut silently
         pub.dgx_curve({2: (46, 51, 57, 64, 139)})
@@ -189,23 +176,12 @@ def test_every_curve_point_and_request_as_published() -> None:
     for r, row in zip(a100, PUBLISHED, strict=True):
         assert r.batch == 1 and row[6] in r.engine
     # GPT-6.7B: 32 heads of 128 (d 4096), 32 layers; the GPT models' vocabulary 51200.
-    m = pub.GPT_6_7B
-    assert (m.d_model, m.n_layers, m.d_ff, m.vocab_size, m.max_context) == (
-        4096,
-        32,
-        16384,
-        51200,
-        2048,
-    )
+    shape = fields(pub.GPT_6_7B, "d_model n_layers d_ff vocab_size max_context")
+    assert shape == (4096, 32, 16384, 51200, 2048)
     assert (pub.GPT_20B.n_heads, pub.GPT_20B.d_head, pub.GPT_20B.vocab_size) == (48, 128, 51200)
     big = pub.LLAMA_2_70B
-    assert (big.n_layers, big.d_model, big.n_heads, big.vocab_size, big.max_context) == (
-        80,
-        8192,
-        64,
-        32000,
-        4096,
-    )
+    shape = fields(big, "n_layers d_model n_heads vocab_size max_context")
+    assert shape == (80, 8192, 64, 32000, 4096)
     assert big.gated_mlp and not big.tied_embeddings and not pub.GPT_20B.gated_mlp
 
 
@@ -245,12 +221,6 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "vllm-eager")] == pytest.approx(133.70)
     assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "trtllm")] == pytest.approx(70.19)
     # Llama-2-13B's config.json: 40 layers, hidden 5120, 40 heads, intermediate 13824.
-    m = pub.LLAMA_2_13B
-    assert (m.n_layers, m.d_model, m.n_kv_heads, m.d_ff, m.vocab_size) == (
-        40,
-        5120,
-        40,
-        13824,
-        32000,
-    )
+    shape = fields(pub.LLAMA_2_13B, "n_layers d_model n_kv_heads d_ff vocab_size")
+    assert shape == (40, 5120, 40, 13824, 32000)
     assert (*pub.REQUESTS, *pub.SERVING_REQUESTS) == pub.ALL_REQUESTS

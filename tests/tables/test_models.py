@@ -29,16 +29,6 @@ def test_table_matches_published_config(key: str) -> None:
     fields += "tied_embeddings max_context published_params"
     assert tuple(getattr(m, f) for f in fields.split()) == reference.MODEL_CONFIGS[key]
     assert m.d_head * m.n_heads == m.d_model  # Llama: head_dim = hidden_size / heads
-
-
-def test_the_table_holds_the_three_models() -> None:
-    assert list(MODELS) == list(reference.MODEL_CONFIGS)
-    assert [m.name for m in MODELS.values()] == ["Llama-2-7B", "Llama-3-8B", "Llama-3-70B"]
-    assert "meta-llama/Meta-Llama-3-8B, file config.json" in LLAMA_3_8B.config_source
-
-
-@pytest.mark.parametrize("key", list(reference.MODEL_CONFIGS))
-def test_derived_shapes_by_hand(key: str) -> None:
     _, _, heads, kv_heads, dh, *_ = reference.MODEL_CONFIGS[key]
     m = MODELS[key]
     assert m.q_dim == heads * dh
@@ -47,30 +37,26 @@ def test_derived_shapes_by_hand(key: str) -> None:
     assert m.attention_kind == kind
 
 
-@pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
-def test_every_model_cites_its_sources(m: Model) -> None:
-    assert "config.json" in m.config_source and "meta-llama/" in m.config_source
-    assert re.search(r"checked \d{4}-\d{2}-\d{2}", m.config_source)
-    assert m.params_source and "Hugging Face" in m.params_source
-
-
-def test_attention_kinds() -> None:
+def test_the_table_holds_the_three_models() -> None:
+    assert list(MODELS) == list(reference.MODEL_CONFIGS)
+    assert [m.name for m in MODELS.values()] == ["Llama-2-7B", "Llama-3-8B", "Llama-3-70B"]
+    assert "meta-llama/Meta-Llama-3-8B, file config.json" in LLAMA_3_8B.config_source
     assert with_kv_heads(LLAMA_3_70B, 2).attention_kind == "GQA"
     assert with_kv_heads(LLAMA_3_70B, 64).attention_kind == "MHA"
     assert with_kv_heads(LLAMA_3_8B, 1).attention_kind == "MQA"  # the table's: by hand above
-
-
-@pytest.mark.parametrize("name", ["llama-3-8b", "Llama-3-8B", "LLAMA_3_8B", " llama 3 8b "])
-def test_get_model_is_forgiving(name: str) -> None:
-    assert get_model(name) is LLAMA_3_8B
-
-
-def test_get_model_lists_valid_names() -> None:
     with pytest.raises(ValueError, match="llama-2-7b, llama-3-8b, llama-3-70b"):
         get_model("gpt-5")
-
-
-def test_full_mha_twin() -> None:
+    assert get_model("Mixtral-8x7B") is models.MIXTRAL_8X7B
+    assert get_model("deepseek-v3").attention_kind == "MLA"
+    assert not set(models.MOE_MODELS) & set(MODELS)
+    # DeepSeek-V3 caches 512 + 64 elements per token and layer (not 2 x 128 x 192).
+    assert models.DEEPSEEK_V3.cache_width == 576 and models.DEEPSEEK_V3.v_dim == 128 * 128
+    assert models.MIXTRAL_8X7B.moe_layers == 32 and models.DEEPSEEK_V3.moe_layers == 61 - 3
+    assert dataclasses.replace(LLAMA_3_8B, n_layers=1024).n_layers == 1024  # the most layers
+    with pytest.raises(ValueError, match="n_layers"):
+        dataclasses.replace(LLAMA_3_8B, n_layers=1025)
+    assert dataclasses.replace(LLAMA_3_8B, published_params=0.5).published_params == 0.5
+    assert_frozen(LLAMA_3_8B)
     twin = with_full_mha(LLAMA_3_70B)
     assert twin.n_kv_heads == twin.n_heads == 64
     assert twin.published_params is None
@@ -86,39 +72,26 @@ def test_full_mha_twin() -> None:
     assert four.n_kv_heads == 4
     assert "what-if" in four.note and four.params_source == ""
     assert LLAMA_3_70B.n_kv_heads == 8  # the table itself is untouched (frozen)
-
-
-def test_with_kv_heads_validates() -> None:
     with pytest.raises(ValueError, match="multiple of KV heads"):
         with_kv_heads(LLAMA_3_8B, 5)
     with pytest.raises(ValueError, match="positive integer"):
         with_kv_heads(LLAMA_3_8B, 0)
     with pytest.raises(ValueError, match="expected a Model"):
         with_kv_heads("llama-3-8b", 8)  # type: ignore[arg-type]
+    for name in ("llama-3-8b", "Llama-3-8B", "LLAMA_3_8B", " llama 3 8b "):
+        assert get_model(name) is LLAMA_3_8B
+    bad = ({"n_layers": 0}, {"d_model": -1}, {"d_ff": 1.5}, {"vocab_size": True},
+           {"published_params": 0})  # fmt: skip
+    for change in bad:
+        with pytest.raises(ValueError):
+            dataclasses.replace(LLAMA_3_8B, **change)
 
 
-@pytest.mark.parametrize(
-    "change",
-    [{"n_layers": 0}, {"d_model": -1}, {"d_ff": 1.5}, {"vocab_size": True},
-     {"published_params": 0}],
-)  # fmt: skip
-def test_model_rejects_bad_values(change: dict) -> None:
-    with pytest.raises(ValueError):
-        dataclasses.replace(LLAMA_3_8B, **change)
-
-
-def test_a_shape_at_its_ceiling_is_kept_and_one_past_is_refused() -> None:
-    assert dataclasses.replace(LLAMA_3_8B, n_layers=1024).n_layers == 1024  # the most layers
-    with pytest.raises(ValueError, match="n_layers"):
-        dataclasses.replace(LLAMA_3_8B, n_layers=1025)
-
-
-def test_a_small_published_count_is_still_a_count() -> None:
-    assert dataclasses.replace(LLAMA_3_8B, published_params=0.5).published_params == 0.5
-
-
-def test_models_are_frozen() -> None:
-    assert_frozen(LLAMA_3_8B)
+@pytest.mark.parametrize("m", list(MODELS.values()), ids=lambda m: m.key)
+def test_every_model_cites_its_sources(m: Model) -> None:
+    assert "config.json" in m.config_source and "meta-llama/" in m.config_source
+    assert re.search(r"checked \d{4}-\d{2}-\d{2}", m.config_source)
+    assert m.params_source and "Hugging Face" in m.params_source
 
 
 @pytest.mark.parametrize(
@@ -136,12 +109,3 @@ def test_models_are_frozen() -> None:
 def test_a_mixture_or_latent_record_out_of_shape_is_one_line(fields, words) -> None:
     with pytest.raises(ValueError, match=words):
         dataclasses.replace(LLAMA_3_8B, **fields)
-
-
-def test_the_mixtures_are_found_by_name_but_kept_off_the_dense_lectures() -> None:
-    assert get_model("Mixtral-8x7B") is models.MIXTRAL_8X7B
-    assert get_model("deepseek-v3").attention_kind == "MLA"
-    assert not set(models.MOE_MODELS) & set(MODELS)
-    # DeepSeek-V3 caches 512 + 64 elements per token and layer (not 2 x 128 x 192).
-    assert models.DEEPSEEK_V3.cache_width == 576 and models.DEEPSEEK_V3.v_dim == 128 * 128
-    assert models.MIXTRAL_8X7B.moe_layers == 32 and models.DEEPSEEK_V3.moe_layers == 61 - 3

@@ -48,7 +48,7 @@ def same(record, expected: dict) -> None:
             assert got == want, name
 
 
-def test_the_measurement_table_rebuilt_holds_the_published_runs() -> None:
+def test_the_tables_rebuilt_hold_the_published_figures() -> None:
     t = rebuilt("common.tables.measurements")
     ft = "13B {}, batch 1, {} x A100 40GB"
     kipply = [("prefill", 1, 63.17), ("decode", 1, 22.0), ("prefill", 2, 45.45)]
@@ -91,9 +91,6 @@ def test_the_measurement_table_rebuilt_holds_the_published_runs() -> None:
     same(ep.combine, {"what": f"DeepEP low-latency combine (BF16), {conditions}"})
     same(ep.dispatch, {"seconds": 118 * US})
     same(ep.combine, {"seconds": 195 * US})
-
-
-def test_the_engine_table_rebuilt_holds_vidurs_profiles() -> None:
     t = rebuilt("common.tables.engines")
     a100, h100 = t["A100_TERMS"], t["H100_TERMS"]
     assert sorted(a100.gemm) == sorted(h100.gemm) == [1, 2, 4, 8]
@@ -113,6 +110,30 @@ def test_the_engine_table_rebuilt_holds_vidurs_profiles() -> None:
     assert "40GB part has the same SMs" in a100.note
     assert h100.allreduce_source == t["VIDUR_ALLREDUCE_H100"]
     assert h100.allreduce[8][0] == pytest.approx((2**14, 33 * US))
+    hw = rebuilt("common.hw_specs")
+    a100 = hw["A100"]  # the A100 40GB SXM: 1,555 GB/s HBM2, 40 GB
+    v5e = hw["CHIPS"]["tpu-v5e"].mem_bw_figure  # 8.2e11 B/s (TPU v5e docs), a plain figure
+    assert (v5e.value, v5e.unit, v5e.note, v5e.estimate) == (8.2e11, "B/s", "", False)
+    assert (a100.mem_bw_figure.value, a100.mem_bw_figure.unit) == (1555e9, "B/s")
+    assert (a100.mem_capacity_figure.value, a100.mem_capacity_figure.unit) == (40e9, "B")
+    assert (a100.mem_capacity_figure.note, a100.mem_capacity_figure.estimate) == ("", False)
+    assert "A100 40GB SXM" in a100.mem_bw_figure.source
+    labels = [label for label, _, _ in a100.achievable_figures()]
+    assert labels[-2:] == ["memory bandwidth", "link (NVLink 3)"]
+    unnamed = dataclasses.replace(a100, link_name="")
+    assert [label for label, _, _ in unnamed.achievable_figures()][-1] == "link"
+    listed = measurements.sources()
+    assert len(listed) == len(set(listed)) and listed[0] == measurements.LLM_ANALYSIS_FT
+    for source in (measurements.VIDUR_MLP_A100, measurements.VIDUR_ALLREDUCE_DGX):
+        assert source in listed
+    assert listed[-3:] == [
+        measurements.GPT_20B.config_source,
+        measurements.LLAMA_2_70B.config_source,
+        measurements.LLAMA_2_13B.config_source,
+    ]
+    # every serving engine's page is listed too, after the course's first sources
+    for source in (measurements.VLLM_CI_H100, measurements.LMDEPLOY_A100, measurements.NIM_70B):
+        assert listed.index(source) > listed.index(measurements.TRT_LLM_V061_H100)
 
 
 FRACTION = "fraction of the weights"
@@ -158,21 +179,6 @@ def test_a_measurement_record_with_an_impossible_value_is_refused(make, says) ->
         make(Measured("x", 1.0, "src"))
 
 
-def test_the_hardware_table_rebuilt_holds_the_a100_datasheet() -> None:
-    hw = rebuilt("common.hw_specs")
-    a100 = hw["A100"]  # the A100 40GB SXM: 1,555 GB/s HBM2, 40 GB
-    v5e = hw["CHIPS"]["tpu-v5e"].mem_bw_figure  # 8.2e11 B/s (TPU v5e docs), a plain figure
-    assert (v5e.value, v5e.unit, v5e.note, v5e.estimate) == (8.2e11, "B/s", "", False)
-    assert (a100.mem_bw_figure.value, a100.mem_bw_figure.unit) == (1555e9, "B/s")
-    assert (a100.mem_capacity_figure.value, a100.mem_capacity_figure.unit) == (40e9, "B")
-    assert (a100.mem_capacity_figure.note, a100.mem_capacity_figure.estimate) == ("", False)
-    assert "A100 40GB SXM" in a100.mem_bw_figure.source
-    labels = [label for label, _, _ in a100.achievable_figures()]
-    assert labels[-2:] == ["memory bandwidth", "link (NVLink 3)"]
-    unnamed = dataclasses.replace(a100, link_name="")
-    assert [label for label, _, _ in unnamed.achievable_figures()][-1] == "link"
-
-
 @pytest.mark.parametrize(
     ("table", "key", "short"),
     [("VIDUR_GEMM_MS", ("a100", 2), (0.1,) * 7), ("VIDUR_SMALL_S", "a100", (1e-6,) * 3)],
@@ -182,18 +188,3 @@ def test_a_profile_row_of_the_wrong_length_is_refused(monkeypatch, table, key, s
     monkeypatch.setitem(getattr(engines, table), key, short)
     with pytest.raises(ValueError, match="shorter"):
         engines._vidur("a100", None, "src", "a100")
-
-
-def test_the_measurement_sources_are_listed_once_each_in_the_lectures_order() -> None:
-    listed = measurements.sources()
-    assert len(listed) == len(set(listed)) and listed[0] == measurements.LLM_ANALYSIS_FT
-    for source in (measurements.VIDUR_MLP_A100, measurements.VIDUR_ALLREDUCE_DGX):
-        assert source in listed
-    assert listed[-3:] == [
-        measurements.GPT_20B.config_source,
-        measurements.LLAMA_2_70B.config_source,
-        measurements.LLAMA_2_13B.config_source,
-    ]
-    # every serving engine's page is listed too, after the course's first sources
-    for source in (measurements.VLLM_CI_H100, measurements.LMDEPLOY_A100, measurements.NIM_70B):
-        assert listed.index(source) > listed.index(measurements.TRT_LLM_V061_H100)

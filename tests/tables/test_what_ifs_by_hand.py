@@ -27,7 +27,7 @@ def test_a_dense_twin_is_as_wide_as_a_tokens_experts_and_routes_nothing(key, nam
     assert (twin.dense_layers, twin.router_bias) == (0, False)
 
 
-def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size() -> None:
+def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size(tmp_path) -> None:
     small = shrunk(get_model("llama-2-7b"), 4)
     assert (small.name, small.key) == ("Llama-2-7B / 4", "llama-2-7b-div4")
     assert (small.d_model, small.n_heads, small.n_kv_heads, small.d_head) == (1024, 8, 8, 128)
@@ -37,41 +37,23 @@ def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size() -> None:
         shrunk(get_model("llama-2-7b"), 2, n_layers=-1)
     with pytest.raises(ValueError, match=r"^shrink factor must be a positive integer, got 0$"):
         shrunk(get_model("llama-2-7b"), 0)
-
-
-def test_sliding_layers_follow_each_familys_pattern() -> None:
     gemma = model_from_config(GEMMA_2_9B.config)
     assert (gemma.sliding_window, gemma.sliding_layers) == (4096, 21)  # every other of 42
     # Qwen2 with its sliding window on: the layers from index max_window_layers on slide
     on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
     qwen = model_from_config({**on, "max_window_layers": 21})
     assert (qwen.sliding_window, qwen.sliding_layers) == (4096, 28 - 21)
-
-
-def test_gpt_oss_layers_from_layer_types_or_its_alternating_pattern() -> None:
     gpt_oss = {k: v for k, v in GPT_OSS_20B.config.items() if k != "layer_types"}
     # the model card: banded-window and dense layers alternate, so 12 of 24 slide on 128 tokens
     assert model_from_config(gpt_oss).sliding_layers == 12
     assert model_from_config({**gpt_oss, "num_hidden_layers": 25}).sliding_layers == 13
     three = ["sliding_attention"] * 3 + ["full_attention"] * 21  # layer_types wins over it
     assert model_from_config({**gpt_oss, "layer_types": three}).sliding_layers == 3
-
-
-@pytest.mark.parametrize("arch", [[], [""], [7], "LlamaForCausalLM"])
-def test_a_config_without_an_architecture_name_is_named_after_its_file(arch) -> None:
-    config = {**QWEN2_5_7B.config, "architectures": arch}
-    assert model_from_config(config, "/tmp/my-model.json").name == "my-model"
-
-
-def test_figures_keep_their_unit_and_note() -> None:
     from common.hw_specs import capacity, flops
 
     assert flops(1e15, "src") == Figure(1e15, "FLOP/s", "src", False, "")
     assert flops(1e15, "src", True, "dense") == Figure(1e15, "FLOP/s", "src", True, "dense")
     assert capacity(8e10, "src", note="HBM3") == Figure(8e10, "B", "src", False, "HBM3")
-
-
-def test_a_negative_window_layer_count_and_broken_json_are_one_line(tmp_path) -> None:
     on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
     with pytest.raises(ValueError, match="key 'max_window_layers' must be a whole integer up to"):
         model_from_config({**on, "max_window_layers": -1})
@@ -79,10 +61,6 @@ def test_a_negative_window_layer_count_and_broken_json_are_one_line(tmp_path) ->
     broken.write_text('{"hidden_size": 4096,', encoding="utf-8")
     with pytest.raises(ValueError, match=r"config\.json is not valid JSON \(Expecting [^:]*\)$"):
         read_config(str(broken))
-
-
-def test_mistral_slides_every_layer_and_deepseek_reads_its_own_shapes() -> None:
-    # Mistral-7B v0.1's config: sliding_window 4096 on every layer (no layer pattern)
     mistral = {**QWEN2_5_7B.config, "model_type": "mistral", "sliding_window": 4096}
     m = model_from_config({**mistral, "architectures": ["MistralForCausalLM"]})
     assert (m.sliding_window, m.sliding_layers) == (4096, m.n_layers)
@@ -92,3 +70,9 @@ def test_mistral_slides_every_layer_and_deepseek_reads_its_own_shapes() -> None:
     assert model_from_config({**DEEPSEEK_V3.config, "hidden_size": 7000}).d_model == 7000
     gpt2 = {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100}
     assert model_from_config(gpt2).key == model_from_config(QWEN2_5_7B.config).key == "config"
+
+
+@pytest.mark.parametrize("arch", [[], [""], [7], "LlamaForCausalLM"])
+def test_a_config_without_an_architecture_name_is_named_after_its_file(arch) -> None:
+    config = {**QWEN2_5_7B.config, "architectures": arch}
+    assert model_from_config(config, "/tmp/my-model.json").name == "my-model"
