@@ -9,7 +9,6 @@ import math
 from types import SimpleNamespace
 
 import pytest
-from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -343,16 +342,6 @@ def test_operation_sentences_hold_for_drawn_rates(rate: float, paid: float, peak
     call = [i for i in items if i.startswith("With its call cost")]
     if call:
         assert ("the fixed cost does" in call[0]) == (min(rate, paid) <= rate / 2)
-
-
-def test_records_are_frozen() -> None:
-    assert_frozen(
-        page.ComputeRoof(1.0, "x", [], 1.0),
-        page.Sweep([], [], [], 1.0, {}, {}, None),
-        plateaus([L1]),
-        page.FixedCost({}, (1.0, 0.1, 1.0), None, [], None, "L1"),
-        threads(),
-    )
 
 
 def test_plateau_boundaries_and_the_detector() -> None:

@@ -11,7 +11,6 @@ import dataclasses
 import re
 from pathlib import Path
 
-from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -112,10 +111,6 @@ def test_machines_and_the_headings_of_every_section_by_hand() -> None:
         "bytes, not by faster math."
     )
     assert said[1].startswith("The sweep crosses the ridge") and said[2].startswith("I grows")
-    figure = Rooflines("x.png", "bf16", (), 0)
-    assert_frozen(
-        OLD, Machines((OLD,), None), ADD, LEDGER, Sweep(R, 1, {}, None, None, 1.0), figure
-    )
     assert Op("x", 1.0, 1.0, 1.0, "memory", 1.0).speedups == (1.0, 1.0)
 
 

@@ -8,7 +8,6 @@ import math
 import re
 
 import pytest
-from conftest import assert_frozen
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -563,11 +562,3 @@ def test_block_words_hold_for_drawn_times(choices: list, naive_t: float) -> None
     assert not contradictions(" ".join(items))
     fastest = min(rows, key=lambda s: s.seconds)
     assert f"The fastest blocks came from {fastest.name} " in items[1]
-
-
-def test_records_are_frozen() -> None:
-    ext = page.Extremes(1, 1, 1.0, [A], {}, 1.0)
-    sch = page.Schedule(1, 1, [], [], 1.0, 1.0)
-    tra = page.Traffic([], 1.0, 1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
-    blk = page.BlockSizes(1, 1, 1.0, [], (1.0, 1.0, 1.0), 1.0, 1.0)
-    assert_frozen(A, ext, sch, tra, lengths({}), machine(), blk, kernels({1024: (1.0, 1.0)}))
