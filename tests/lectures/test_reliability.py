@@ -499,10 +499,9 @@ def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> No
 #: (lecture, arguments, exit status (None: any failure), words in the one line on stderr)
 BAD = [
     *[("03", ["--budget-gib", v, "--results", "{tmp}/r.json"], 2, "--budget-gib")
-      for v in ("0", "-3", "nan", "lots")],
+      for v in ("0", "-3", "lots")],  # nan: CASES
     ("04", ["--budget-gib", "0", "--outdir", "{tmp}/figs"], 2, "--budget-gib"),
     ("04", ["--colour", "red", "--outdir", "{tmp}/figs"], 2, "--colour"),
-    ("04", ["--outdir", "{file}/figs", "--results", "{tmp}/r"], None, "figure folder"),
     ("05", ["--chip", "x100"], None, "unknown chip 'x100'; choose one of: a100, h100"),
     ("05", ["--precision", "fp8"], None,
      "A100 40GB SXM has no 'fp8' peak; choose one of: bf16, int8"),
@@ -521,13 +520,11 @@ BAD = [
     ("06", ["--model", "llama-2-7b", "--context", "4097"], None, "window of 4096 tokens"),
     ("06", ["--batch", "0"], None, "expected a positive integer"),
     ("06", ["--batch", "1.5"], None, "expected a positive integer"),
-    ("06", ["--png", "--outdir", "{file}"], None, "figure folder"),
     ("07", ["--context", "9000"], None, "exceeds Llama-3-8B's window of 8192 tokens"),
     ("08", ["--weights", "fp7"], None, "unknown weight precision 'fp7'"),
     ("10", ["--quick", "extra"], 2, "error"),
     ("10", ["--outdir"], 2, "error"),
     ("10", ["--results"], 2, "error"),
-    ("10", ["--png", "--outdir", "{file}"], None, "figure folder"),
     ("10", ["--memory-limit", "0", "--results", "{tmp}/r.json"], 2, "memory-limit"),
     ("13", ["--model", "llama-3-8b"], None,
      "choose one of: mixtral-8x7b, qwen3-30b-a3b, deepseek-v3"),
