@@ -393,7 +393,7 @@ def test_a100_bandwidth_6000e9_keeps_the_attention_time() -> None:
 
 
 def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
-    """The README's edit (A100 bf16 peak 1979e12): ideal attention takes 8.674 GFLOP /
+    """The README's edit, exercise 3 (A100 bf16 peak 1979e12): ideal attention takes 8.674 GFLOP /
     1979 TFLOP/s = 4.38 µs, naive 138.41 MB / 1.555 TB/s = 0.089 ms; 89.0 / 4.38 = 20.3, the
     printed ratio; 0.089 ms is the article's string (issue 34: '0.004 ms' beside x20.3
     read as x22)."""
@@ -405,4 +405,6 @@ def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
     flat = unwrapped(text)
     assert "roofline time 0.089 ms 4.38 µs x20.3 faster" in flat
     assert "The time bound falls from 0.089 ms to 4.38 µs (x20.3 faster)." in flat
+    # exercise 3: the ridge 1979e12 / 1.555e12 = 1272.7 moves the GEMM crossover past M = 1024
+    assert "ridge point: I* = 1272.7 FLOP/B" in flat and "crossover: M in (1024, 4096]" in flat
     assert claim_faults(text) == []
