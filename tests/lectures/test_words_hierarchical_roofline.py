@@ -222,13 +222,10 @@ def test_threads_table_and_observations() -> None:
         "programs kept the other cores busy during the measurement (rerun when it is quiet)."
     )
     assert "no real gain" not in page.threads_observations(threads(every=1.1e10)).items[0]
-    assert (
-        page.threads_observations(threads(sweep_bw=2e10))
-        .items[2]
-        .endswith(
-            "100% more: a gap that size shows how much the machine's load moves a DRAM measurement "
-            "from one moment to the next."
-        )
+    said = page.threads_observations(threads(sweep_bw=2e10)).items[2]
+    assert said.endswith(
+        "100% more: a gap that size shows how much the machine's load moves a DRAM measurement "
+        "from one moment to the next."
     )
     # 200 GFLOP/s over 25 GB/s from one thread = 8.0; over 10 GB/s from every core = 20.0
     items = page.threads_observations(threads(one=2.5e10, every=1e10)).items

@@ -225,9 +225,8 @@ def test_machine_by_hand() -> None:
         "16.00 GB/s", "17.0 GFLOP/s", "25.0 GFLOP/s", "26.0 GFLOP/s", "1.6 FLOP/byte",
         "70.0 µs", "0.55 ns",
     ]  # fmt: skip
-    assert (
-        notes.items[0] == "The roofs: the calibration; P_1 = 26.0 GFLOP/s, the faster one-thread "
-        "matmul of the two."
+    assert notes.items[0] == (
+        "The roofs: the calibration; P_1 = 26.0 GFLOP/s, the faster one-thread matmul of the two."
     )
     assert notes.items[1] == (
         "On one thread the ridge is 1.6 FLOP/byte. The naive kernel in fp32 does 12.8 FLOP per "
@@ -242,9 +241,8 @@ def test_machine_by_hand() -> None:
         "for the fixed cost to vanish."
     )
     low = page.machine(machine(naive_i=1.0, saved=0.0))
-    assert (
-        "below the ridge, so by the roofline fewer bytes would make it faster." in low[2].items[1]
-    )
+    said = low[2].items[1]
+    assert "below the ridge, so by the roofline fewer bytes would make it faster." in said
     assert low[1].rows[2][1] == "-"
     assert caches.title and roofs.title
 
@@ -343,9 +341,8 @@ def test_kernels_by_hand() -> None:
     assert scores.rows[0] == ["2,048", "0.5", "9.54", "11.92", "4.00 MiB", "1.00 MiB"]
     assert roof.rows[0] == ["naive", "400.00 MB", "2.5", "50.0 ms, memory", "100 ms", "50%"]
     assert roof.title == "On this machine's one-thread roofline at N = 8,192 (ridge 2.5 FLOP/byte)"
-    assert (
-        roof.note == "Both kernels do F = 1.00 GFLOP; T bound = max(F / P_1, D / beta) with "
-        "P_1 = 25.0 GFLOP/s."
+    assert roof.note == (
+        "Both kernels do F = 1.00 GFLOP; T bound = max(F / P_1, D / beta) with P_1 = 25.0 GFLOP/s."
     )
     assert times.title and scores.title
     assert caption == (
