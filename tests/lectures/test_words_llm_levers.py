@@ -240,8 +240,10 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     with patched_hardware(table):
         text = prose(run_lecture("08"))
     # 2,039 / 2 = 1,019.5 GB/s against 1,555: x1.53 less; decode at batch 1 follows bandwidth
-    said = "has the same compute and x1.53 less bandwidth: decode at batch 1 gets x1.53 slower"
-    assert f"A100 80GB SXM {said}" in text
+    assert (
+        "A100 80GB SXM has the same compute and x1.53 less bandwidth: decode at batch 1 gets "
+        "x1.53 slower" in text
+    )
     # Shrunk by hypothesis (then on the H100 and H200): one chip's bf16 x13, the other's x0.0625
     # once printed 'H200 has x0.00 the compute of H100 SXM'.
     table = dict(SHIPPED, a100=scale_chip(SHIPPED["a100"], {"peak bf16": 13.0}))
@@ -254,6 +256,12 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     text = prose(run_lecture("08"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
     assert "Against H100 SXM, H200" not in text  # the h200-vs-h100 exercise's comparison
+    # 2,039 GB/s / 1,555 GB/s = x1.31 (datasheets), the same 312 TFLOP/s bf16 peak on both
+    assert (
+        "A100 80GB SXM has the same compute and x1.31 more bandwidth: decode at batch 1 gets "
+        "x1.31 faster, prefill" in text
+    )
+    assert "B200" in text  # a chip of the figure
     text = prose(run_lecture("08", "--model", "llama-3-70b"))
     assert "64 KV heads store x8.00 the KV cache of 8, for the same 64 query heads." in text
     # Llama 2 7B has full multi-head attention: its twin has 8 KV heads (group size 4)
