@@ -3,15 +3,11 @@ flags and their one-line errors."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
-import runpy
-import sys
 
 import pytest
 import strategies
-from conftest import assert_sections, lecture_path, quiet_run
+from conftest import assert_sections, quiet_run
 
 LECTURE = "14"  # the `out` fixture (conftest) runs it once
 
@@ -84,20 +80,12 @@ def test_the_mixtures_reason_prints_when_it_is_cheaper(default_run: str) -> None
 
 def _refusal(table: dict, *flags: str) -> str:
     """Lecture 14 run in this process on `table`: its exit must be 2; its last stderr line."""
-    err = io.StringIO()
-    saved = sys.argv
-    sys.argv = ["14_serving_a_fleet.py", *flags]
-    try:
-        with (
-            strategies.patched_hardware(strategies.SHIPPED | table),
-            contextlib.redirect_stderr(err),
-            pytest.raises(SystemExit) as stop,
-        ):
-            runpy.run_path(str(lecture_path(LECTURE)), run_name="__main__")
-    finally:
-        sys.argv = saved
-    assert stop.value.code == 2, err.getvalue()[-800:]
-    return err.getvalue().strip().splitlines()[-1]
+    with (
+        strategies.patched_hardware(strategies.SHIPPED | table),
+        pytest.raises(AssertionError, match="exited 2: ") as stop,
+    ):
+        strategies.run_lecture(LECTURE, *flags)  # raises with its stderr's tail
+    return str(stop.value).strip().splitlines()[-1]
 
 
 def test_a_chip_without_a_bf16_peak_is_one_line() -> None:
