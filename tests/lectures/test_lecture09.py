@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import lecture_path, quick_measuring_run, run_python
+from conftest import quick_measuring_run
+from strategies import run_lecture as run_in_process
 
 from common.files import results
 from common.measure import caches, machine
@@ -143,23 +144,14 @@ def test_figures_and_files_written(quick_run: dict) -> None:
     assert not (quick_run["tmp"] / "elsewhere.json").exists()  # --results wins over the env
 
 
-def test_unknown_caches_and_low_probe_roof(tmp_path: Path) -> None:
+def test_unknown_caches_and_low_probe_roof(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No cache sizes from the OS: the detector names the levels; a low probe roof is raised."""
     results_path = tmp_path / "machine.json"
     # a compute roof far below any real matmul: it must be raised
     calibration = {"bandwidth_bytes_per_s": 1e9, "matmul_flops_per_s": 1e6, "ridge_point": 1e-3}
     results.save_section("probe", {"calibration": calibration}, results_path)
-    script = lecture_path("09")
-    code = (
-        "import runpy, sys\n"
-        f"sys.path.insert(0, {str(script.parent)!r})  # the script's folder, as python3 does\n"
-        "from common.measure import caches\n"
-        "caches.read_caches_with_source = lambda: ([], '')\n"
-        f"sys.argv = [{str(script)!r}, '--quick', '--results', {str(results_path)!r}]\n"
-        f"runpy.run_path({str(script)!r}, run_name='__main__')\n"
-    )
-    proc = run_python("-c", code, timeout=240, check=True)
-    out = proc.stdout
+    monkeypatch.setattr(caches, "read_caches_with_source", lambda: ([], ""))
+    out = run_in_process("09", "--quick", "--results", str(results_path))
     assert "cache sizes: unknown" in out
     assert "change-point detector (cache sizes unknown)" in out
     assert "compute roof raised" in out

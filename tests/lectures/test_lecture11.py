@@ -109,8 +109,6 @@ def test_every_two_gpu_decode_column_by_hand(out) -> None:
     assert row(out, "compute efficiency")[4] == "0.00 ms"  # memory-bound throughout
     extra = DECODE_2GPU_SPEC * (1 / 0.87 - 1)
     assert ms(row(out, "memory efficiency")[4]) == pytest.approx(extra, abs=0.01e-3)
-    latency = 80 * (46e-6 - 10240 / 235e9)  # the curve beyond the ring at 235 GB/s
-    assert row(out, "all-reduce latency")[4] == f"{latency * 1e3:.2f} ms"
     floor = float(row(out, "fixed cost per kernel")[4].split()[0])
     assert 0 < floor < 40 * 8 * 4.75e-3 + 2 * 4.75e-3  # at most 8 small kernels a layer
     # the cases table: the same bounds, one value each (spec; achievable, link at 235 GB/s)

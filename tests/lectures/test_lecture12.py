@@ -85,7 +85,11 @@ def test_percent_of_bound_is_bound_over_measured(run: tuple[str, Path]) -> None:
     for line in table.splitlines()[3:-1]:
         cells = re.split(r"\s{2,}", line.strip())
         bound, measured, pct = seconds(cells[5]), seconds(cells[6]), float(cells[7][:-1])
-        assert pct == pytest.approx(100 * bound / measured, rel=0.02, abs=0.6), line
+        # the share rounds to its last digit (0.5 of a whole percent at 10% and up), and the
+        # two times to three figures each (up to 1% of their ratio): 14.9 µs / 102 µs is
+        # 14.6% as printed, but as little as 14.49% (printed 14%) as measured
+        half = 0.05 if "." in cells[7] else 0.5
+        assert abs(pct - 100 * bound / measured) <= half + 0.011 * pct, line
 
 
 @needs_torch

@@ -496,50 +496,30 @@ def test_a_symlink_from_another_checkout_uses_the_real_one(tmp_path: Path) -> No
     assert "wrong checkout" not in proc.stderr
 
 
-#: (lecture, arguments, exit status (None: any failure), words in the one line on stderr)
+#: (lecture, arguments, exit status (None: any failure), words in the one line on stderr):
+#: what CASES cannot make (each valued flag's refusal of a huge and a nan value is there, and
+#: each validator's own edges are tests/shell/test_cli.py's): a flag checked against another
+#: (a chip's precisions, a model's window, EP against the experts) and the choices listed.
 BAD = [
-    *[("03", ["--budget-gib", v, "--results", "{tmp}/r.json"], 2, "--budget-gib")
-      for v in ("0", "-3", "nan", "lots")],
-    ("04", ["--budget-gib", "0", "--outdir", "{tmp}/figs"], 2, "--budget-gib"),
     ("04", ["--colour", "red", "--outdir", "{tmp}/figs"], 2, "--colour"),
-    ("04", ["--outdir", "{file}/figs", "--results", "{tmp}/r"], None, "figure folder"),
     ("05", ["--chip", "x100"], None, "unknown chip 'x100'; choose one of: a100, h100"),
     ("05", ["--precision", "fp8"], None,
      "A100 40GB SXM has no 'fp8' peak; choose one of: bf16, int8"),
-    ("05", ["--chip", "tpu-v5e", "--precision", "nvfp4"], None, "choose one of: bf16, int8"),
     ("06", ["--model", "gpt-5"], None, "choose one of: llama-2-7b, llama-3-8b, llama-3-70b"),
     ("06", ["--chip", "tpu"], None, "choose one of: a100, h100"),
     ("06", ["--precision", "nvfp4"], None,
      "H100 SXM has no 'nvfp4' peak; choose one of: bf16, fp8, int8"),
-    ("06", ["--chip", "a100", "--precision", "fp8"], None, "no 'fp8' peak"),
-    ("06", ["--precision", "fp64"], None, "unknown precision 'fp64'"),
     ("06", ["--weights", "fp7"], None, "unknown weight precision 'fp7'; choose one of: bf16"),
     ("06", ["--kv", "int3"], None, "unknown KV-cache precision 'int3'; choose one of: bf16"),
-    ("06", ["--context", "0"], None, "expected a positive integer"),
-    ("06", ["--context", "lots"], None, "expected a positive integer"),
     ("06", ["--context", "9000"], None, "exceeds Llama-3-8B's window of 8192 tokens"),
     ("06", ["--model", "llama-2-7b", "--context", "4097"], None, "window of 4096 tokens"),
-    ("06", ["--batch", "0"], None, "expected a positive integer"),
-    ("06", ["--batch", "1.5"], None, "expected a positive integer"),
-    ("06", ["--png", "--outdir", "{file}"], None, "figure folder"),
     ("07", ["--context", "9000"], None, "exceeds Llama-3-8B's window of 8192 tokens"),
-    ("08", ["--weights", "fp7"], None, "unknown weight precision 'fp7'"),
-    ("10", ["--quick", "extra"], 2, "error"),
-    ("10", ["--outdir"], 2, "error"),
-    ("10", ["--results"], 2, "error"),
-    ("10", ["--png", "--outdir", "{file}"], None, "figure folder"),
-    ("10", ["--memory-limit", "0", "--results", "{tmp}/r.json"], 2, "memory-limit"),
     ("13", ["--model", "llama-3-8b"], None,
      "choose one of: mixtral-8x7b, qwen3-30b-a3b, deepseek-v3"),
-    ("13", ["--chip", "tpu"], None, "unknown chip 'tpu'"),
-    ("13", ["--precision", "fp64"], None, "unknown precision 'fp64'"),
     ("13", ["--chip", "a100", "--precision", "fp8"], None, "no 'fp8' peak"),
-    ("13", ["--ep", "0"], None, "expected a positive integer"),
     ("13", ["--ep", "3"], None, "3 GPUs cannot share DeepSeek-V3's 256 experts evenly"),
     ("13", ["--model", "mixtral-8x7b", "--ep", "16"], None, "choose one of: 1, 2, 4, 8"),
     ("13", ["--context", "200000"], None, "exceeds DeepSeek-V3's window of 163840 tokens"),
-    ("13", ["--batch", "0"], None, "expected a positive integer"),
-    ("14", ["--price", "-1"], 2, "argument --price: expected a positive finite number"),
     ("14", ["--budget", "64"], 2, "--budget 64 must exceed --batch 64 (the decode tokens"),
     ("14", ["--prompt", "8192"], 2, "--prompt 8192 and --output 512 need 8703 positions"),
     ("14", ["--batch", "100000"], 2, "--budget 2048 must exceed --batch 100000"),

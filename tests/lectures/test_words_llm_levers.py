@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from conftest import assert_frozen
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import SHIPPED, llm_runs, patched_hardware, run_lecture, run_llm, scale_chip
@@ -61,10 +60,8 @@ def test_quantization_section_by_hand() -> None:
     ]
     # 8 / 2.02 ms = x3.96: not the x4.00 the bytes shrank; 8 / 2 ms = x4.00: the full ratio
     assert "x3.96 faster at batch 8, less than the byte ratio" in quant_said(tpot=0.00202)[0]
-    assert (
-        "x4.00 faster at batch 8, the full byte ratio: weight reads set the step time. The"
-        in (quant_said(tpot=0.002)[0])
-    )
+    said_ = quant_said(tpot=0.002)[0]
+    assert "x4.00 faster at batch 8, the full byte ratio: weight reads set the step time." in said_
     assert "The knee stays at 150. The freed" in quant_said(knee=150)[0]
     assert "The knee rises from 150 to 200. The freed" in quant_said(knee=200)[0]
     knee = dataclasses.replace(Q16, knee=None)
@@ -134,7 +131,6 @@ def test_kv_heads_section_by_hand() -> None:
     assert observed(page.kv_heads_section(setup(), none))[0].endswith(
         "2.00 GiB per sequence against 512.00 MiB, though on Hop neither fits one sequence."
     )  # 4,096 tokens: 524288 x 4096 = 2 GiB, 131072 x 4096 = 512 MiB
-    assert_frozen(Q16, GQA, RUNS["h100"])
 
 
 C100, C200 = chip("H100x", 100e12, 1e12, key="h100"), chip("H200x", 100e12, 1.5e12, key="h200")
@@ -260,6 +256,12 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     text = prose(run_lecture("08"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
     assert "Against H100 SXM, H200" not in text  # the h200-vs-h100 exercise's comparison
+    # 2,039 GB/s / 1,555 GB/s = x1.31 (datasheets), the same 312 TFLOP/s bf16 peak on both
+    assert (
+        "A100 80GB SXM has the same compute and x1.31 more bandwidth: decode at batch 1 gets "
+        "x1.31 faster, prefill" in text
+    )
+    assert "B200" in text  # a chip of the figure
     text = prose(run_lecture("08", "--model", "llama-3-70b"))
     assert "64 KV heads store x8.00 the KV cache of 8, for the same 64 query heads." in text
     # Llama 2 7B has full multi-head attention: its twin has 8 KV heads (group size 4)

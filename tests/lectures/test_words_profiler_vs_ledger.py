@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import types
 
-from conftest import assert_frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -200,13 +199,3 @@ def test_phase_observations_by_hand() -> None:
         "In bf16 the prompt pass went x2.00 faster than in fp32; its bound went x2.50 faster."
     )
     assert len(page.phase_observations([PRE, DEC]).items) == 3  # one precision: no comparison
-
-
-def test_records_are_frozen() -> None:
-    assert_frozen(
-        page.Setup(MODEL, 64, 4, "cpu", 2, [FP32]),
-        page.Timeline("t.json", 1.0, 1.0, 1),
-        ROWS[0],
-        page.FlopCount(1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
-        PRE,
-    )

@@ -73,6 +73,8 @@ def test_basics_table_by_hand() -> None:
     assert page.matmul_name(1) == "matvec, B=1"
     assert page.matmul_name(2) == "matmul, B=2"
     assert page.r0(1874.6) == "1875" and page.never(None) == "never" and page.never(2048) == "2,048"
+    assert page._pct(0.00056) == "0.06%" and page._pct(0.0) == "0.00%"
+    assert page.batch_change(None, None) == "is never reached, before or after"
 
 
 def test_basics_observations_by_hand() -> None:
@@ -525,7 +527,11 @@ LECTURE = [
     "with x1.43 more bandwidth than the H100 SXM (4.80 TB/s against 3.35 TB/s)",
     "so its ridge falls from 295 to 206 FLOP/B",
     "A lower ridge makes full speed easier to reach.",
-    "nvfp4 on B300: x3.00 the fp8 compute for only x1.78 fewer bytes.",
+    # 15e15 / 5e15 = x3.00 the compute; 1 / 0.5625 = x1.78 fewer bytes (4.5-bit nvfp4);
+    # ridges 5e15 / 8e12 = 625 and 15e15 / 8e12 = 1875
+    "nvfp4 on B300: x3.00 the fp8 compute for only x1.78 fewer bytes. The ridge rises from 625 "
+    "to 1875 FLOP/B",
+    "332 against 319 in bf16 (x1.04)",  # critical batches, fp8 against bf16 on the H100
     # B300 2.5 PFLOP/s / H100 989 TFLOP/s = x2.53; NVLink 900 / 450 GB/s = x2.00
     "From H100 SXM to B300, bf16 peak (an estimate) grew x2.53 but NVLink only x2.00: the "
     "network ridge rises from 2,198 to 2,778 FLOP/B. Compute grows faster than",
@@ -554,11 +560,27 @@ def test_lecture_numbers_by_hand() -> None:
         ({"tpu_v5e": {"peak int8": 4}}, ["the critical batch rises from 256 to"]),
         # as slow as one v5e link: 2 * 989e12 / 45e9; no 'only'
         ({"h100": {"link": 0.1}}, ["and the H100 SXM needs K > 43,955.6."]),
+        # Regressions, shrunk by hypothesis. 98.9e12 / 3.35e12 = 29.52; the smallest B with
+        # I(B) >= 29.52 is 30 (I(29) = 28.9), not a critical batch 'of 30, not 30'
+        ({"h100": {"peak bf16": 0.1}}, [
+            "on H100 SXM it is 30, just above the ridge of 29.52, because"]),
+        # 22.5 GB/s against 900 GB/s: x40.00 less, once printed as 'x0 the bandwidth'
+        ({"h100": {"link": 0.05}, "tpu_v5e": {"link": 20}}, [
+            "NVLink 4 carries x40.00 less bandwidth than one TPU v5e ICI link"]),
+        # ridge 18 x 197e12 / 8.2e11 = 4,324 > KN / (K + N) = 4,096: no batch reaches it in
+        # bf16, once 'the critical batch goes from never to never'
+        ({"tpu_v5e": {"peak bf16": 18}}, [
+            "the critical batch is never reached, before or after (estimate 2162)"]),
+        # 98.9 PFLOP/s (the edit the battery draws) once printed 'they reach 0.00% and 0.00%
+        # of peak': add 3.35e12 x (1 / 6) / 98.9e15 = 0.000565%; dot x 0.5: 0.00169%
+        ({"h100": {"peak bf16": 100}}, ["they reach 0.00056% and 0.0017% of peak"]),
     ],
 )  # fmt: skip
 def test_lecture_under_edits_by_hand(edit: dict, wanted: list[str]) -> None:
-    out = lecture(edited(**edit))
+    table = edited(**edit)
+    out = lecture(table)
     assert [want for want in wanted if want not in out] == []
+    check_claims(out, table)
 
 
 def intensity_of_matmul(B: int, K: int = 8192, N: int = 8192) -> float:
@@ -631,41 +653,3 @@ def test_no_claim_contradicts_its_numbers_on_drawn_tables(
 ) -> None:
     argv = ("--png", "--outdir", str(tmp_path_factory.mktemp("png"))) if png else ()
     check_claims(lecture(table, *argv), table)
-
-
-def test_regression_critical_batch_equal_to_the_rounded_ridge() -> None:
-    """Shrunk: H100 bf16 peak x0.1 gives a ridge of 29.5, whose critical batch is 30."""
-    out = lecture(edited(h100={"peak bf16": 0.1}))
-    # 98.9e12 / 3.35e12 = 29.52; smallest B with I(B) >= 29.52 is 30 (I(29) = 28.9)
-    assert "on H100 SXM it is 30, just above the ridge of 29.52, because" in out
-    check_claims(out, edited(h100={"peak bf16": 0.1}))
-
-
-def test_regression_tiny_link_ratio_never_prints_x0() -> None:
-    """Shrunk: the H100's link x0.05 against the v5e's x20 printed 'x0 the bandwidth'."""
-    table = edited(h100={"link": 0.05}, tpu_v5e={"link": 20})
-    out = lecture(table)
-    # 22.5 GB/s against 900 GB/s: x40.00 less
-    assert "NVLink 4 carries x40.00 less bandwidth than one TPU v5e ICI link" in out
-    check_claims(out, table)
-
-
-def test_regression_no_batch_reaches_the_ridge_before_or_after() -> None:
-    """Shrunk: the v5e's bf16 peak x18 printed 'the critical batch goes from never to never'."""
-    table = edited(tpu_v5e={"peak bf16": 18})
-    out = lecture(table)
-    # ridge 18 x 197e12 / 8.2e11 = 4,324 > KN / (K + N) = 4,096: no batch reaches it in bf16
-    assert "the critical batch is never reached, before or after (estimate 2162)" in out
-    check_claims(out, table)
-    assert page.batch_change(None, None) == "is never reached, before or after"
-
-
-def test_a_share_of_peak_too_small_for_two_decimals_is_not_said_as_zero() -> None:
-    """Every bf16 peak x1000 printed 'On the H100 SXM they reach 0.00% and 0.00% of peak':
-    an add attains bandwidth x intensity, never nothing."""
-    table = edited(h100={"peak bf16": 100})  # 98.9 PFLOP/s, the edit the battery draws
-    out = " ".join(lecture(table).split())
-    # add: 3.35e12 x (1 / 6) / 98.9e15 = 5.65e-6 = 0.000565%; dot: x 0.5: 0.00169%
-    assert "they reach 0.00056% and 0.0017% of peak" in out
-    assert page._pct(0.00056) == "0.06%" and page._pct(0.0) == "0.00%"
-    check_claims(out, table)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from common.present.display import Table
+from lectures import words
 from lectures.words import section
 
 
@@ -23,3 +27,16 @@ def test_on_the_page_the_heading_drops_its_number_or_is_left_out() -> None:
     numbered = section("2. Decode", "x")._repr_html_()
     assert numbered == '<p class="rl-heading">Decode</p><p class="rl-text">x</p>'
     assert section("Summary", "x", page="")._repr_html_() == '<p class="rl-text">x</p>'
+
+
+def test_every_record_of_the_words_is_frozen() -> None:
+    """A lecture hands its numbers over in records no sentence can change: each class of
+    lectures/words is a frozen dataclass or a named tuple."""
+    records = [
+        c
+        for info in pkgutil.iter_modules(words.__path__)
+        for c in vars(importlib.import_module(f"{words.__name__}.{info.name}")).values()
+        if isinstance(c, type) and c.__module__.endswith(f".{info.name}")
+    ]
+    frozen = [issubclass(c, tuple) or c.__dataclass_params__.frozen for c in records]
+    assert len(records) > 40 and all(frozen), records

@@ -92,8 +92,7 @@ def test_mtp_by_hand() -> None:
     )
     assert "(c = 0.0164)" in said[1] and "a = 83.0%, below the published range" in said[1]
     assert (
-        "a = 87.0%, inside the published range (against its middle: -0.5%)"
-        in (mtp(implied=0.87)[1])
+        "a = 87.0%, inside the published range (against its middle: -0.5%)" in mtp(implied=0.87)[1]
     )
     assert "a = 91.0%, above" in mtp(implied=0.91)[1]
     # a = 1 at c = 1/61, v = 1: 2 / 1.0164 = x1.97
