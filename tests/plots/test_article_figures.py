@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
-
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -478,32 +476,6 @@ def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
     points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
     article.local_roofline_figure("l.png", 1000e9, 50e9, points)
     assert caught[1].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
-
-
-# Lecture 01's operations as points: none hidden, bad rows counted
-L01_POINTS = [
-    MeasuredPoint("add", 1 / 12, 0.83e9, "memory"),
-    MeasuredPoint("add+relu 1 expr", 1 / 12, 0.79e9, "memory"),  # would sit under "add"
-    MeasuredPoint("GEMM", 256.0, 2.0e11, "compute"),
-]
-
-
-@pytest.fixture
-def axes(caught) -> Any:
-    """The axes of the figure drawn for L01_POINTS."""
-    article.local_roofline_figure("roof.png", 2.35e11, 1.0e10, L01_POINTS)
-    return caught[-1].axes[0]
-
-
-def test_points_are_drawn_at_their_numbers_and_none_hides_another(axes: Any) -> None:
-    marks = [ln for ln in axes.lines if ln.get_label()[:1].isdigit()]
-    assert [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in marks] == [
-        (p.intensity, p.flops_per_s / 1e9) for p in L01_POINTS
-    ]
-    first, second, third = marks
-    assert second.get_markerfacecolor() == "none"  # a ring around the first point
-    assert second.get_markersize() > first.get_markersize()
-    assert third.get_markersize() == first.get_markersize()  # alone: a plain dot
 
 
 def test_good_rows_become_points_and_bad_rows_are_counted() -> None:
