@@ -25,7 +25,6 @@ from conftest import (
 
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 LECTURE_02 = "auto_lectures/02_roofline_basics.html"
-LECTURE_11 = "auto_lectures/11_predict_and_check.html"
 READY_MS = 120_000  # generous: the 5 s target is benchmarks/bench_runner.py's job
 
 if TYPE_CHECKING:
@@ -428,14 +427,14 @@ def test_opened_from_a_file_the_panel_says_to_serve_it(browser) -> None:
 
 
 @pytest.mark.parametrize(
-    ("stem", "flag", "value", "grows"),
-    [("13_mixture_of_experts", "--ep", "16", True), ("14_serving_a_fleet", "--price", "4", False)],
+    ("stem", "flag", "value"),
+    [("13_mixture_of_experts", "--ep", "16"), ("14_serving_a_fleet", "--price", "4")],
 )
 def test_the_serving_lectures_redraw_their_figure(
-    visit: Visitor, stem: str, flag: str, value: str, grows: bool
+    visit: Visitor, stem: str, flag: str, value: str
 ) -> None:
-    """Lectures 13 and 14 in the panel: a run with a flag chosen prints the lecture and
-    redraws its figure, each line rising (tokens/s per GPU) or falling ($/M) with the batch."""
+    """Lectures 13 and 14 in the panel: a run with a flag typed in prints the lecture and
+    redraws its figure (its lines rise or fall with the batch: test_runner_unit.py)."""
     if stem not in panel_lectures():
         pytest.skip(f"lecture {stem[:2]} declares no panel flags")
     page = visit.open(f"auto_lectures/{stem}.html")
@@ -447,25 +446,6 @@ def test_the_serving_lectures_redraw_their_figure(
     rows = panel.root.evaluate(
         "el => el.querySelector('.rl-runner-chart-area').rlView.data('lines')"
     )
-    series = {r["series"] for r in rows}
-    assert len(series) >= 2, series
-    for name in series:
-        values = [r["value"] for r in sorted(rows, key=lambda r: r["batch"]) if r["series"] == name]
-        assert values == sorted(values, reverse=not grows), name
+    assert len({r["series"] for r in rows}) >= 2, rows
     shoot(panel.root, f"runner_{stem[:2]}_chart")
-    visit.check()
-
-
-def test_lecture_11_reruns_with_a_slower_a100(visit: Visitor) -> None:
-    page = visit.open(LECTURE_11)
-    panel = Panel(page, ".rl-runner")
-    out = " ".join(panel.run().split())
-    # The published 63.17 ms prefill against the spec prediction, and all four cases longer.
-    assert "4 of 4 measurements take longer than the spec prediction" in out
-    assert "63.17 ms" in out
-    panel.edit("A100 40GB SXM", "312e12", "31.2e12")  # ten times slower compute
-    panel.edit("A100 40GB SXM", "1555e9", "155.5e9")  # and memory
-    out = " ".join(panel.run().split())
-    assert "0 of 4 measurements take longer than the spec prediction" in out
-    assert "utilisation above 100%" in out
     visit.check()

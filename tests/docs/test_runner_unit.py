@@ -27,6 +27,7 @@ from conftest import (
     conf_value,
     critical_batch,
     load_extension,
+    run_python,
 )
 from docutils import nodes
 
@@ -44,24 +45,12 @@ def lecture(stem: str) -> Path:
     return REPO / "lectures" / f"{stem}.py"
 
 
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOFLINE_")}
-    for key in ("COLUMNS", "LINES", "PYTHONPATH"):
-        env.pop(key, None)
-    return env
-
-
-def bare(
-    *args: str, env: dict[str, str] | None = None, check: bool = False, **kwargs
-) -> subprocess.CompletedProcess:
+def bare(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
     """``python -S ARGS`` (no site-packages, as in the browser) in a clean environment (with
     `check`, asserted to exit 0)."""
-    proc = subprocess.run(
-        [sys.executable, "-S", *args], capture_output=True, text=True,
-        env={**clean_env(), **(env or {})}, **{"timeout": 60, "check": False, **kwargs},
-    )  # fmt: skip
-    assert proc.returncode == 0 or not check, proc.stderr
-    return proc
+    unset = ("COLUMNS", "LINES", "PYTHONPATH")
+    clean = {k: None for k in os.environ if k.startswith("ROOFLINE_") or k in unset}
+    return run_python("-S", *args, env={**clean, **(env or {})}, **{"timeout": 60, **kwargs})
 
 
 def copy_of(course: Path, work: Path) -> Path:
