@@ -15,8 +15,6 @@ from typing import Any
 import pytest
 from conftest import PNG_1PX, REPO, load_extension
 
-from common.shell import interface
-
 docs_hooks = load_extension("docs_hooks")
 
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
@@ -76,15 +74,6 @@ def test_a_lecture_that_declares_no_parser_is_named(tmp_path: Path) -> None:
     lecture.write_text("print('--png --outdir')\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"99_toy.py declares no make_parser\(\)"):
         flags(lecture)
-
-
-@pytest.mark.parametrize("lecture", LECTURES, ids=[p.stem for p in LECTURES])
-def test_detected_flags_match_the_lectures_parser(lecture: Path) -> None:
-    """What the hook reads is what the lecture's parser declares (and its --help offers:
-    test_reliability.py)."""
-    declared, given = interface.flag_actions(interface.declared_parser(lecture)), flags(lecture)
-    for name in ("--png", "--outdir", "--results"):
-        assert (name in declared) == (name in given), f"{lecture.name}: {name}"
 
 
 def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) -> None:
