@@ -109,11 +109,6 @@ def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]
     return table[:at] + new + table[at + len(old) :], table.count("\n", 0, at) + 1
 
 
-def argv_of(kind: str, target: str, args: list[str]) -> list[str]:
-    """The terminal's command for a panel's run: a lecture with its flags, or an exercise."""
-    return [f"lectures/{target}.py", *args] if kind == "lecture" else ["common.exercises", target]
-
-
 def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
     course: Path,
 ) -> None:
@@ -259,7 +254,8 @@ def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> 
     requests = [{"kind": k, "target": t, "args": a, "table": TABLE} for k, t, a in cases]
     results = harness_runs(course, *requests, tmp=tmp_path)
     for (kind, target, args), result in zip(cases, results, strict=True):
-        argv = argv_of(kind, target, args)
+        exercise = ["common.exercises", target]
+        argv = [f"lectures/{target}.py", *args] if kind == "lecture" else exercise
         assert result["argv"] == argv
         proc = terminal(course, TABLE, argv, tmp_path)
         assert result["status"] == proc.returncode
