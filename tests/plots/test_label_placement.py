@@ -248,6 +248,7 @@ def test_along_spaces_points_evenly_in_log_space() -> None:
 @pytest.mark.parametrize("target", range(1, 14))
 def test_each_candidate_is_taken_when_those_before_it_are_blocked(target: int) -> None:
     """Obstacles inside each earlier candidate's box, clear of the target's and later ones."""
+    assert padded(0) == (NEAR, FAR)  # the rule's rings, as written out above
     x, y, text, size, pad = 150.0, 150.0, "ab", 10.0, 3
     near, far = padded(pad)
     boxes = [box(x, y, dx, dy, text, size) for dx, dy in near + far]
