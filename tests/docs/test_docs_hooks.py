@@ -182,6 +182,12 @@ def _cell(tmp_path: Path, *earlier: str) -> tuple[Path, Callable[[], str], Path,
     return Path(argv[argv.index("--outdir") + 1]), scrape, images, iterator
 
 
+def _caption(rst: str) -> str:
+    """The caption paragraph of the one figure directive in `rst`."""
+    body = rst.split(".. figure::", 1)[1].split("\n\n", 1)[1]
+    return " ".join(line.strip() for line in body.strip().splitlines())
+
+
 def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
     outdir, scrape, images, iterator = _cell(tmp_path)
     assert scrape() == ""  # the cell drew nothing
@@ -189,6 +195,7 @@ def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
     _write_atomically(outdir / "first.png", PNG_1PX)
     rst = scrape()
     assert rst.count(".. figure::") == 1 and ":alt: first" in rst
+    assert _caption(rst) == "first"  # no caption given: its alt text
     assert ".. figure:: /auto_lectures/images/sphx_glr_09_demo_001.png" in rst
     assert (images / "sphx_glr_09_demo_001.png").read_bytes() == PNG_1PX
 
@@ -206,12 +213,6 @@ def test_a_rerun_lecture_does_not_reembed_old_figures(tmp_path: Path) -> None:
     assert _cell(tmp_path, "old.png")[1]() == ""
 
 
-def _caption(rst: str) -> str:
-    """The caption paragraph of the one figure directive in `rst`."""
-    body = rst.split(".. figure::", 1)[1].split("\n\n", 1)[1]
-    return " ".join(line.strip() for line in body.strip().splitlines())
-
-
 def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
     from common.present import display
 
@@ -227,13 +228,6 @@ def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
     assert _caption(rst) == "The A100 roof: every ``add`` sits on the slope."
     assert ":alt: Figure roofline: The A100 roof: every add sits on the slope." in rst
     assert ":width: 100%" in rst  # Sphinx then links the image to its full-size file
-
-
-def test_a_figure_without_a_caption_is_captioned_with_its_alt_text(tmp_path: Path) -> None:
-    outdir, scrape, _, _ = _cell(tmp_path)
-    _write_atomically(outdir / "09_bandwidth_by_level.png", PNG_1PX)
-    rst = scrape()
-    assert _caption(rst) == "09 bandwidth by level"
 
 
 def test_two_figures_of_one_cell_keep_their_own_captions(tmp_path: Path) -> None:
