@@ -160,12 +160,6 @@ def shoot(locator, name: str) -> None:
     locator.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 
-def row(output: str, start: str) -> list[str]:
-    line = re.search(rf"^{re.escape(start)}.*$", output, re.MULTILINE)
-    assert line, f"no line starting {start!r} in:\n{output}"
-    return line.group(0).split()
-
-
 def line_of(text: str, needle: str, after: str) -> int:
     """1-based number of the line of `text` holding `needle`, first after `after`."""
     return text[: text.index(needle, text.index(after))].count("\n") + 1
@@ -207,8 +201,7 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor) -> None:
     doubled = 2 * H100_BF16_PEAK / H100_BANDWIDTH  # 590.4 FLOP/byte
     out = panel.run()
     assert fetched(start), "using the panel fetches the runtime"
-    assert f"H100 SXM (ridge {doubled:.0f} FLOP/B)" in out
-    assert row(out, "H100 SXM  bf16")[-2:] == [f"{doubled:.0f}", str(critical_batch(doubled, 2))]
+    assert f"H100 SXM (ridge {doubled:.0f} FLOP/B)" in out  # its rows: test_runner_unit.py
     assert panel.status.startswith("Ran in")
     panel.wait_chart(1)
     assert panel.roof_top("H100 SXM bf16") == pytest.approx(2 * H100_BF16_PEAK / 1e12)
@@ -221,7 +214,6 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor) -> None:
     ridge = H100_BF16_PEAK / H100_BANDWIDTH  # 295.2 FLOP/byte
     out = panel.run()
     assert f"H100 SXM (ridge {ridge:.0f} FLOP/B)" in out
-    assert row(out, "H100 SXM  bf16")[-2:] == [f"{ridge:.0f}", str(critical_batch(ridge, 2))]
     panel.wait_chart(2)
     assert panel.roof_top("H100 SXM bf16") == pytest.approx(H100_BF16_PEAK / 1e12)
 
