@@ -9,6 +9,7 @@ parses in milliseconds without a Sphinx build.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from conftest import REPO, load_extension
@@ -62,13 +63,8 @@ class _FakeEnv:
         self.dependencies.append(str(path))
 
 
-_registered = False
-
-
+@functools.cache
 def _register() -> None:
-    global _registered
-    if _registered:
-        return
     computed = load_extension("computed")
     course = load_extension("course")
     roles.register_local_role("computed", computed.computed_role)
@@ -79,7 +75,6 @@ def _register() -> None:
     directives.register_directive("course-figure", _SkipFigure)
     directives.register_directive("hardware-table", course.HardwareTableDirective)
     directives.register_directive("exercise", course.ExerciseDirective)
-    _registered = True
 
 
 def doctree(source: str, source_path: str = "page.rst") -> Any:
@@ -133,6 +128,4 @@ def tables(tree: Any) -> list[tuple[str, list[list[str]]]]:
 
 def computed_expressions(text: str) -> list[str]:
     """Every :computed:`...` expression in an rst source, in order."""
-    import re
-
     return re.findall(r":computed:`([^`]*)`", text)

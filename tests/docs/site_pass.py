@@ -110,15 +110,6 @@ def page_check(
     return register
 
 
-def checks_for(path: str, view: View) -> list[Check]:
-    return [c for c in CHECKS if c.pages(path) and (c.views is None or view.name in c.views)]
-
-
-def screenshot_name(path: str, view: View) -> str:
-    """<page>-<width>-<setup>.png, e.g. concepts_headroom-390-light.png."""
-    return f"{path.removesuffix('.html').replace('/', '_')}-{view.width}-{view.setup}.png"
-
-
 async def settle(page) -> None:
     """Wait until fonts are in and MathJax (on pages that load it) has typeset: widths final."""
     await page.evaluate("() => document.fonts.ready.then(() => true)")
@@ -165,7 +156,9 @@ async def _one_view(browser, base_url: str, view: View, paths: list[str], result
             response = await page.goto(base_url + path, wait_until="load")
             assert response is not None and response.ok, f"HTTP {response and response.status}"
             await settle(page)
-            for check in checks_for(path, view):
+            for check in CHECKS:
+                if not check.pages(path) or (check.views and view.name not in check.views):
+                    continue
                 try:
                     await check.run(page, visit)
                 except AssertionError as exc:
@@ -177,7 +170,9 @@ async def _one_view(browser, base_url: str, view: View, paths: list[str], result
         problems += noted
         if problems or save_all:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            target = SCREENSHOTS / screenshot_name(path, view)
+            # <page>-<width>-<setup>.png, e.g. concepts_headroom-390-light.png
+            name = f"{path.removesuffix('.html').replace('/', '_')}-{view.name}.png"
+            target = SCREENSHOTS / name
             try:
                 await page.screenshot(path=str(target), full_page=True)
             except Exception as exc:

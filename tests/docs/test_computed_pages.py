@@ -65,7 +65,6 @@ def prose(text: str) -> str:
 def test_the_shipped_pages_evaluate_and_contradict_nothing() -> None:
     """Their computed values, by hand: test_pages_unit.py's SUBSTITUTIONS."""
     for name, text in check(SHIPPED).items():
-        assert "None" not in text, name
         assert "(not computed" not in text, name  # every figure a page names is in the table
 
 

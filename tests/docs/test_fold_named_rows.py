@@ -36,35 +36,35 @@ SHOWN_JS = """() => { const t = document.querySelector("table");
     button: (t.querySelector("button.rl-fold-button") || {}).textContent || null}; }"""
 
 
-@pytest.mark.parametrize("named", [NAMED, ()])
-def test_a_folded_table_shows_the_rows_its_section_names(browser, named) -> None:
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    try:
-        page.set_content(page_html(named))
-        page.add_style_tag(path=str(STATIC / "course.css"))
-        page.add_script_tag(path=str(STATIC / "scroll-boxes.js"))
-        got = page.evaluate(SHOWN_JS)
-        # by hand: first and last with the named rows; else the first three and last two
-        want = [0, *named, ROWS - 1] if named else [0, 1, 2, ROWS - 2, ROWS - 1]
-        assert got["cards"] and got["shown"] == want
-        assert got["button"] == f"Show the {ROWS - len(want)} rows between (all {ROWS})"
-        page.locator("button.rl-fold-button").click()
-        assert page.evaluate(SHOWN_JS)["shown"] == list(range(ROWS))
-    finally:
-        page.close()
+#: The fold button's words before and after a tap, by the page's language.
+SAYS = {
+    "en": ("Show the {n} rows between (all {all})",
+           "Show only the first, the last and the rows the text names",
+           "Show only the first 3 and last 2 rows"),
+    "zh-CN": ("显示中间的 {n} 行（共 {all} 行）", "只显示首行、末行和正文提到的行",
+              "只显示前 3 行和后 2 行"),
+}  # fmt: skip
 
 
-def test_a_chinese_page_says_its_fold_and_box_names_in_chinese(browser) -> None:
-    """The Chinese edition (lang="zh-CN"): the button and a scroll box's name are Chinese."""
+@pytest.mark.parametrize(("named", "lang"), [(NAMED, "en"), ((), "en"), (NAMED, "zh-CN")])
+def test_a_folded_table_shows_the_rows_its_section_names(browser, named, lang) -> None:
+    """The first and last rows with the named ones (else the first three and the last two),
+    a button saying how many wait between, all of them after a tap; in the Chinese edition
+    (lang="zh-CN") the button speaks Chinese."""
     page = browser.new_page(viewport={"width": 390, "height": 844})
     try:
         # a CJK font's Latin is narrower: more columns keep the table wider than the phone
-        page.set_content(page_html((), lang="zh-CN", columns=12))
+        page.set_content(page_html(named, lang, columns=6 if lang == "en" else 12))
         page.add_style_tag(path=str(STATIC / "course.css"))
         page.add_script_tag(path=str(STATIC / "scroll-boxes.js"))
-        hidden = ROWS - 5  # the first three and the last two show
-        assert page.evaluate(SHOWN_JS)["button"] == f"显示中间的 {hidden} 行（共 {ROWS} 行）"
+        got = page.evaluate(SHOWN_JS)
+        want = [0, *named, ROWS - 1] if named else [0, 1, 2, ROWS - 2, ROWS - 1]  # by hand
+        between, fold_named, fold_ends = SAYS[lang]
+        assert got["cards"] and got["shown"] == want
+        assert got["button"] == between.format(n=ROWS - len(want), all=ROWS)
         page.locator("button.rl-fold-button").click()
-        assert page.evaluate(SHOWN_JS)["button"] == "只显示前 3 行和后 2 行"
+        got = page.evaluate(SHOWN_JS)
+        assert got["shown"] == list(range(ROWS))
+        assert got["button"] == (fold_named if named else fold_ends)
     finally:
         page.close()

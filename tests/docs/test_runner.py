@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -22,12 +21,10 @@ from conftest import (
     SITE,
     conf_value,
     critical_batch,
-    run_python,
 )
 
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 LECTURE_02 = "auto_lectures/02_roofline_basics.html"
-LECTURE_11 = "auto_lectures/11_predict_and_check.html"
 READY_MS = 120_000  # generous: the 5 s target is benchmarks/bench_runner.py's job
 
 if TYPE_CHECKING:
@@ -163,18 +160,12 @@ def shoot(locator, name: str) -> None:
     locator.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 
-def row(output: str, start: str) -> list[str]:
-    line = re.search(rf"^{re.escape(start)}.*$", output, re.MULTILINE)
-    assert line, f"no line starting {start!r} in:\n{output}"
-    return line.group(0).split()
-
-
 def line_of(text: str, needle: str, after: str) -> int:
     """1-based number of the line of `text` holding `needle`, first after `after`."""
     return text[: text.index(needle, text.index(after))].count("\n") + 1
 
 
-def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
+def test_lecture_02_as_a_lab_bench(visit: Visitor) -> None:
     """One page of lecture 02, used as a student would, checked at each step."""
     start = len(SERVED)
     page = visit.open(LECTURE_02)
@@ -210,8 +201,7 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     doubled = 2 * H100_BF16_PEAK / H100_BANDWIDTH  # 590.4 FLOP/byte
     out = panel.run()
     assert fetched(start), "using the panel fetches the runtime"
-    assert f"H100 SXM (ridge {doubled:.0f} FLOP/B)" in out
-    assert row(out, "H100 SXM  bf16")[-2:] == [f"{doubled:.0f}", str(critical_batch(doubled, 2))]
+    assert f"H100 SXM (ridge {doubled:.0f} FLOP/B)" in out  # its rows: test_runner_unit.py
     assert panel.status.startswith("Ran in")
     panel.wait_chart(1)
     assert panel.roof_top("H100 SXM bf16") == pytest.approx(2 * H100_BF16_PEAK / 1e12)
@@ -224,27 +214,26 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     ridge = H100_BF16_PEAK / H100_BANDWIDTH  # 295.2 FLOP/byte
     out = panel.run()
     assert f"H100 SXM (ridge {ridge:.0f} FLOP/B)" in out
-    assert row(out, "H100 SXM  bf16")[-2:] == [f"{ridge:.0f}", str(critical_batch(ridge, 2))]
     panel.wait_chart(2)
     assert panel.roof_top("H100 SXM bf16") == pytest.approx(H100_BF16_PEAK / 1e12)
 
-    # A zero peak: the terminal's one line, and the panel still works afterwards.
+    # A zero peak: the terminal's one line (the same as the terminal's for the same table:
+    # test_runner_unit.py), and the panel still works afterwards.
     panel.edit("H100 SXM", "989e12", "0")
-    out = panel.run()
-    expected = terminal_error(panel.value(), tmp_path)
-    assert expected.count("\n") == 1 and out.strip() == expected.strip()
+    out = panel.run().strip()
+    assert out.startswith("02_roofline_basics.py: error: H100 SXM bf16 peak") and "\n" not in out
     assert "Traceback" not in page.locator("article").inner_text()
     assert "exit status 1" in panel.status
 
-    # An unclosed bracket: the terminal's line, naming the line where Python noticed, its
-    # message the line that opened the bracket; shown whole.
+    # An unclosed bracket: one line, naming the line where Python noticed, its message the
+    # line that opened the bracket; shown whole.
     opened = '"bf16": flops(989e12, H100_DATASHEET),'
     assert opened in original
     panel.set_table(original.replace(opened, opened.replace("H100_DATASHEET)", "H100_DATASHEET")))
     bad = line_of(original, "989e12", 'name="H100 SXM"')
-    out = panel.run()
-    assert out.strip() == terminal_error(panel.value(), tmp_path).strip()
-    assert f"opening parenthesis '(' on line {bad}" in out
+    out = panel.run().strip()
+    assert out.startswith("02_roofline_basics.py: error: common/hw_specs.py line ")
+    assert f"opening parenthesis '(' on line {bad}" in out and "\n" not in out
     stderr = panel.root.locator(".rl-runner-stderr").first
     assert stderr.evaluate("el => el.scrollWidth <= el.closest('pre').clientWidth + 1")
 
@@ -295,20 +284,6 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor, tmp_path: Path) -> None:
     assert panel.value() == loop and not offer.count()
     panel.root.locator(".rl-runner-reset").click()
     visit.check()
-
-
-def terminal_error(table: str, tmp_path: Path) -> str:
-    """What `python3 lectures/02_roofline_basics.py` prints on stderr with this table."""
-    work = tmp_path / "repo"
-    skip = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(REPO / "common", work / "common", ignore=skip, dirs_exist_ok=True)
-    shutil.copytree(REPO / "lectures" / "words", work / "lectures" / "words", dirs_exist_ok=True)
-    shutil.copy(REPO / "lectures" / "02_roofline_basics.py", work / "lectures")
-    shutil.copy(REPO / "lectures" / "_course.py", work / "lectures")  # its first line
-    (work / "common" / "hw_specs.py").write_text(table, encoding="utf-8")
-    proc = run_python("-S", "lectures/02_roofline_basics.py", cwd=work, timeout=60)
-    assert proc.returncode == 1
-    return proc.stderr
 
 
 def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
@@ -444,14 +419,14 @@ def test_opened_from_a_file_the_panel_says_to_serve_it(browser) -> None:
 
 
 @pytest.mark.parametrize(
-    ("stem", "flag", "value", "grows"),
-    [("13_mixture_of_experts", "--ep", "16", True), ("14_serving_a_fleet", "--price", "4", False)],
+    ("stem", "flag", "value"),
+    [("13_mixture_of_experts", "--ep", "16"), ("14_serving_a_fleet", "--price", "4")],
 )
 def test_the_serving_lectures_redraw_their_figure(
-    visit: Visitor, stem: str, flag: str, value: str, grows: bool
+    visit: Visitor, stem: str, flag: str, value: str
 ) -> None:
-    """Lectures 13 and 14 in the panel: a run with a flag chosen prints the lecture and
-    redraws its figure, each line rising (tokens/s per GPU) or falling ($/M) with the batch."""
+    """Lectures 13 and 14 in the panel: a run with a flag typed in prints the lecture and
+    redraws its figure (its lines rise or fall with the batch: test_runner_unit.py)."""
     if stem not in panel_lectures():
         pytest.skip(f"lecture {stem[:2]} declares no panel flags")
     page = visit.open(f"auto_lectures/{stem}.html")
@@ -463,25 +438,6 @@ def test_the_serving_lectures_redraw_their_figure(
     rows = panel.root.evaluate(
         "el => el.querySelector('.rl-runner-chart-area').rlView.data('lines')"
     )
-    series = {r["series"] for r in rows}
-    assert len(series) >= 2, series
-    for name in series:
-        values = [r["value"] for r in sorted(rows, key=lambda r: r["batch"]) if r["series"] == name]
-        assert values == sorted(values, reverse=not grows), name
+    assert len({r["series"] for r in rows}) >= 2, rows
     shoot(panel.root, f"runner_{stem[:2]}_chart")
-    visit.check()
-
-
-def test_lecture_11_reruns_with_a_slower_a100(visit: Visitor) -> None:
-    page = visit.open(LECTURE_11)
-    panel = Panel(page, ".rl-runner")
-    out = " ".join(panel.run().split())
-    # The published 63.17 ms prefill against the spec prediction, and all four cases longer.
-    assert "4 of 4 measurements take longer than the spec prediction" in out
-    assert "63.17 ms" in out
-    panel.edit("A100 40GB SXM", "312e12", "31.2e12")  # ten times slower compute
-    panel.edit("A100 40GB SXM", "1555e9", "155.5e9")  # and memory
-    out = " ".join(panel.run().split())
-    assert "0 of 4 measurements take longer than the spec prediction" in out
-    assert "utilisation above 100%" in out
     visit.check()

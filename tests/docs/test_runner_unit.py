@@ -27,6 +27,7 @@ from conftest import (
     conf_value,
     critical_batch,
     load_extension,
+    run_python,
 )
 from docutils import nodes
 
@@ -44,24 +45,12 @@ def lecture(stem: str) -> Path:
     return REPO / "lectures" / f"{stem}.py"
 
 
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOFLINE_")}
-    for key in ("COLUMNS", "LINES", "PYTHONPATH"):
-        env.pop(key, None)
-    return env
-
-
-def bare(
-    *args: str, env: dict[str, str] | None = None, check: bool = False, **kwargs
-) -> subprocess.CompletedProcess:
+def bare(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
     """``python -S ARGS`` (no site-packages, as in the browser) in a clean environment (with
     `check`, asserted to exit 0)."""
-    proc = subprocess.run(
-        [sys.executable, "-S", *args], capture_output=True, text=True,
-        env={**clean_env(), **(env or {})}, **{"timeout": 60, "check": False, **kwargs},
-    )  # fmt: skip
-    assert proc.returncode == 0 or not check, proc.stderr
-    return proc
+    unset = ("COLUMNS", "LINES", "PYTHONPATH")
+    clean = {k: None for k in os.environ if k.startswith("ROOFLINE_") or k in unset}
+    return run_python("-S", *args, env={**clean, **(env or {})}, **{"timeout": 60, **kwargs})
 
 
 def copy_of(course: Path, work: Path) -> Path:
@@ -118,11 +107,6 @@ def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]
     start = table.index(f'name="{chip_name}"')
     at = table.index(old, start)
     return table[:at] + new + table[at + len(old) :], table.count("\n", 0, at) + 1
-
-
-def argv_of(kind: str, target: str, args: list[str]) -> list[str]:
-    """The terminal's command for a panel's run: a lecture with its flags, or an exercise."""
-    return [f"lectures/{target}.py", *args] if kind == "lecture" else ["common.exercises", target]
 
 
 def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
@@ -256,22 +240,29 @@ def test_every_exercise_computed_from_the_table_has_a_panel(course: Path, tmp_pa
 
 
 def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> None:
+    """Every panel with its defaults, and chosen flags, as the terminal prints them; a bad
+    flag, a lecture's own single line and exit status."""
+    llm = with_flag("--chip", "--precision")
     cases = [("lecture", stem, []) for stem in LECTURES]  # every panel, its defaults
     cases += [
         ("lecture", with_flag("--model", "--chip"), ["--model", "llama-2-7b", "--chip", "h200"]),
-        ("lecture", with_flag("--chip", "--precision"), ["--chip", "h100", "--precision", "fp8"]),
+        ("lecture", llm, ["--chip", "h100", "--precision", "fp8"]),
         ("exercise", "v5e-int8", []),
+        ("lecture", llm, ["--chip", "nope"]),
+        ("lecture", llm, ["--chip", "tpu-v5e", "--precision", "fp8"]),
     ]
     requests = [{"kind": k, "target": t, "args": a, "table": TABLE} for k, t, a in cases]
     results = harness_runs(course, *requests, tmp=tmp_path)
     for (kind, target, args), result in zip(cases, results, strict=True):
-        argv = argv_of(kind, target, args)
+        exercise = ["common.exercises", target]
+        argv = [f"lectures/{target}.py", *args] if kind == "lecture" else exercise
         assert result["argv"] == argv
         proc = terminal(course, TABLE, argv, tmp_path)
-        assert proc.returncode == 0, proc.stderr
-        assert result["status"] == 0
+        assert result["status"] == proc.returncode
         assert stream(result, "stdout") == proc.stdout, target
-        assert stream(result, "stderr") == proc.stderr == ""
+        assert stream(result, "stderr") == proc.stderr
+        assert proc.stderr.count("\n") == (proc.returncode != 0), proc.stderr
+    assert [r["status"] for r in results[-2:]] == [2, 2]
 
 
 def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
@@ -323,27 +314,17 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
 
 
-def test_bad_flags_and_exercise_errors_are_the_terminal_lines(course: Path, tmp_path: Path) -> None:
+def test_an_exercise_error_is_one_line(course: Path, tmp_path: Path) -> None:
+    """`python3 -m common.exercises` installs no handler: the panel gives one line."""
     zero_v5e, _ = edit_chip(TABLE, "TPU v5e", "394e12", "0")
-    llm = with_flag("--chip", "--precision")
-    cases = [
-        ("lecture", llm, ["--chip", "nope"], TABLE),
-        ("lecture", llm, ["--chip", "tpu-v5e", "--precision", "fp8"], TABLE),
-        ("exercise", "v5e-int8", [], zero_v5e),
-    ]
-    requests = [{"kind": k, "target": t, "args": a, "table": tb} for k, t, a, tb in cases]
-    results = harness_runs(course, *requests, tmp=tmp_path)
-    for (kind, target, args, table), result in zip(cases, results, strict=True):
-        proc = terminal(course, table, argv_of(kind, target, args), tmp_path)
-        if kind == "lecture":  # the lecture's own handler: the same single line
-            assert stream(result, "stderr") == proc.stderr
-            assert proc.stderr.count("\n") == 1 and result["status"] == proc.returncode
-        else:  # `python3 -m common.exercises` installs no handler: the panel gives one line
-            assert stream(result, "stderr") == (
-                "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
-                "finite number, got 0\n"
-            )
-            assert result["status"] == 1
+    (result,) = harness_runs(
+        course, {"kind": "exercise", "target": "v5e-int8", "table": zero_v5e}, tmp=tmp_path
+    )
+    assert stream(result, "stderr") == (
+        "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
+        "finite number, got 0\n"
+    )
+    assert result["status"] == 1
 
 
 def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:

@@ -42,26 +42,19 @@ def said() -> set[str]:
     return {"".join(_unquote(s) for s in re.findall(STRING, call)) for call in calls}
 
 
-def test_the_reader_finds_say_calls_and_the_table() -> None:
-    assert {"Run", "Stop", "Ran in {seconds} s."} <= said()
-    zh = table("zh")
-    assert zh["Run"] == "运行" and zh["Stop"] == "停止"
+def test_every_label_of_the_panel_has_chinese_with_its_placeholders() -> None:
+    zh, labels = table("zh"), said()
+    # the reader finds the calls (literals joined by + too) and the table
+    assert {"Run", "Stop", "Ran in {seconds} s."} <= labels and zh["Stop"] == "停止"
     assert (
         "Edit the hardware table, then press Run: your browser works this answer out again "
-        "with the course's own code." in said()
+        "with the course's own code." in labels
     )
-
-
-def test_every_label_of_the_panel_has_chinese() -> None:
-    zh = table("zh")
-    missing = sorted(said() - set(zh))
+    missing = sorted(labels - set(zh))
     assert not missing, "labels with no Chinese in runner.js's WORDS:\n" + "\n".join(missing)
-    unused = sorted(set(zh) - said())
+    unused = sorted(set(zh) - labels)
     assert not unused, "Chinese for labels runner.js no longer has:\n" + "\n".join(unused)
-
-
-def test_each_translation_keeps_its_placeholders_and_is_chinese() -> None:
-    for english, chinese in table("zh").items():
+    for english, chinese in zh.items():
         assert sorted(PLACEHOLDER.findall(english)) == sorted(PLACEHOLDER.findall(chinese)), english
         assert CJK.search(chinese), f"{english!r} is not translated: {chinese!r}"
 
@@ -86,14 +79,12 @@ def test_no_label_bypasses_say() -> None:
 RUNNER_PO = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / f"{runner.MESSAGES_DOMAIN}.po"
 
 
-def test_the_status_lines_are_the_runner_catalog() -> None:
+def test_each_status_line_has_its_chinese_with_its_placeholders() -> None:
     """make gettext writes runner.po from PANEL_WORDS; a changed English line not yet in it
     (make gettext not run) would stay English on Chinese pages."""
-    assert set(translations(RUNNER_PO)) == set(runner.PANEL_WORDS)
-
-
-def test_each_status_line_has_its_chinese_with_its_placeholders() -> None:
-    for english, chinese in translations(RUNNER_PO).items():
+    entries = translations(RUNNER_PO)
+    assert set(entries) == set(runner.PANEL_WORDS)
+    for english, chinese in entries.items():
         assert CJK.search(chinese), f"{english!r} is not translated"
         assert sorted(PLACEHOLDER.findall(english)) == sorted(PLACEHOLDER.findall(chinese))
         assert re.findall(r"</?\w+>", english) == re.findall(r"</?\w+>", chinese), english

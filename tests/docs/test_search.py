@@ -1,4 +1,5 @@
-"""Browser test of the built site's search: a term finds the page about it first, with snippets.
+"""Browser test of the built site's search: a term finds the page about it first, with snippets;
+in the Chinese edition a glossary term (which jieba must keep whole) the page that teaches it.
 
 Needs ``make docs`` first and Debian's Chromium (the fixtures are in ``tests/conftest.py``).
 A module of its own, so under ``pytest -n`` it runs beside the site pass of ``test_site.py``.
@@ -14,14 +15,14 @@ from conftest import TIMEOUT_MS, Visitor
 pytestmark = pytest.mark.browser
 
 
-def search_results(visit: Visitor, query: str) -> list[tuple[str, str, str]]:
+def search_results(visit: Visitor, query: str, edition: str = "") -> list[tuple[str, str, str]]:
     """(kind, page, snippet) of each result of a search in the order shown, once every
-    snippet has come."""
-    page = visit.open(f"search.html?q={query}")
+    snippet has come; `edition` "zh/" searches the Chinese one."""
+    page = visit.open(f"{edition}search.html?q={query}")
     page.wait_for_selector("#search-results ul.search li", timeout=TIMEOUT_MS)
-    page.wait_for_function(
-        "() => (document.querySelector('#search-results .search-summary') || {})"
-        ".innerText?.startsWith('Search finished')"
+    page.wait_for_function(  # "Search finished", in English or in Chinese
+        "() => /^(Search finished|搜索完成)/.test((document.querySelector("
+        "'#search-results .search-summary') || {}).innerText || '')"
     )
     # Page results get their snippet from a fetch of the page; objects have a description.
     page.wait_for_function(
@@ -104,4 +105,22 @@ def test_search(visit: Visitor, exercise_answers_text: str, query: str) -> None:
             assert not re.search(r"\bimport \w|print\(|\w+\(\)|>>>|^\s*#", snippet), (
                 f"code in a snippet: {snippet!r}"
             )
+    visit.check()
+
+
+#: A glossary term and the Chinese page that teaches it.
+TEACHING_PAGES = {
+    "算术强度": "concepts/intensity-and-ridge.html",
+    "带宽受限": "concepts/intensity-and-ridge.html",
+    "算力受限": "concepts/intensity-and-ridge.html",
+    "显存账本": "concepts/memory-ledger.html",
+}
+
+
+@pytest.mark.parametrize(("term", "page"), sorted(TEACHING_PAGES.items()))
+def test_a_chinese_term_lands_on_its_teaching_page_first(
+    visit: Visitor, term: str, page: str
+) -> None:
+    results = search_results(visit, term, edition="zh/")
+    assert results[0][1] == page, f"{term}: {results[:4]}"
     visit.check()

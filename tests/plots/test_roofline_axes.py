@@ -190,23 +190,13 @@ def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
     assert caught[1].get_figheight() > fig.get_figheight()  # room for the key below
 
 
-def test_save_roofline_png_checks_its_roofs_and_says_why_it_skipped(
-    tmp_path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    result = rplots.save_roofline_png(str(tmp_path / "r.png"), [H100], [("p", 1.0, 1e12)])
-    assert result and result.path == str(tmp_path / "r.png") and result.reason == "saved"
-    assert (tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
-    with pytest.raises(ValueError, match="peak"):
-        rplots.save_roofline_png(str(tmp_path / "x.png"), [("bad", 0.0, 1e9)], [])
+def test_save_roofline_png_checks_its_bandwidths_and_writes_atomically(tmp_path) -> None:
+    # its peaks and the skip without matplotlib: tests/formulas/test_roofline.py
     with pytest.raises(ValueError, match="bandwidth"):
         rplots.save_roofline_png(str(tmp_path / "x.png"), [("bad", 1e12, -1.0)], [])
-    monkeypatch.setattr(rplots, "matplotlib_available", lambda: False)
-    skipped = rplots.save_roofline_png(str(tmp_path / "y.png"), [H100], [])
-    assert not skipped and skipped.path is None and "matplotlib" in skipped.reason
-    assert not (tmp_path / "y.png").exists()
     path = rplots.roofline_figure(tmp_path / "a.png", [("A", 1e12, 1e9)], [("p", 1.0, 1e9)])
     assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # written atomically:
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png", "r.png"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png"]  # no temporary left
 
 
 def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:

@@ -218,7 +218,3 @@ class TestFirstHalf(_Half):
 
 class TestSecondHalf(_Half):
     NAMES = HALVES[1]
-
-
-def test_the_halves_hold_every_edit_once() -> None:
-    assert sorted(HALVES[0] + HALVES[1]) == sorted(EDITS)

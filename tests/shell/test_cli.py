@@ -35,12 +35,10 @@ def usage_error(capsys: pytest.CaptureFixture[str]):
     return call
 
 
-def _parser(*, png: bool = False, outdir: bool = False, results: bool | None = None):
+def _parser(*, png: bool = False, results: bool | None = None):
     parser = cli.lecture_parser("Demo\n====\n\nA demo lecture.", prog="demo.py")
     if png:
         cli.add_png_flags(parser)
-    elif outdir:
-        cli.add_outdir_flag(parser)
     if results is not None:
         cli.add_results_flag(parser, saves=results)
     cli.add_budget_flag(parser)
@@ -93,59 +91,11 @@ def test_choices_are_case_insensitive() -> None:
         parse("fp64")
 
 
-class FakeChip:
-    name = "Chip X"
-    precisions = ("bf16", "int8")
-
-
-def test_require_precision_is_one_usage_error_for_every_lecture(usage_error) -> None:
-    parser = _parser()
-    assert cli.require_precision(parser, FakeChip(), "int8") == "int8"
-    line = usage_error(cli.require_precision, parser, FakeChip(), "fp8")
-    assert "argument --precision: Chip X has no 'fp8' peak; choose one of: bf16, int8" in line
-
-
-@pytest.mark.parametrize("flag", ["--outdir", "--results"])
-@pytest.mark.parametrize("value", ["", "   "])
-def test_empty_paths_are_usage_errors(flag: str, value: str, usage_error) -> None:
-    parser = _parser(png=True, results=True)
-    line = usage_error(cli.parse_args, parser, ["--png", flag, value])
-    assert f"argument {flag}: expected a path, got an empty string" in line
-
-
-def test_outdir_without_png_is_a_usage_error(tmp_path: Path, usage_error) -> None:
-    parser = _parser(png=True)
-    line = usage_error(cli.parse_args, parser, ["--outdir", str(tmp_path)])
-    assert "argument --outdir: only used with --png" in line
+def test_outdir_is_checked_not_created(tmp_path: Path) -> None:
     args = cli.parse_args(_parser(png=True), ["--png", "--outdir", str(tmp_path / "new")])
     assert args.png and args.outdir == tmp_path / "new" and not hasattr(args, "_given")
     assert not (tmp_path / "new").exists()  # checked, not created: the figure creates it
     assert not cli.parse_args(_parser(png=True), []).png  # the default outdir alone is fine
-
-
-def test_a_file_as_outdir_is_a_usage_error_before_any_work(tmp_path: Path, usage_error) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("x", encoding="utf-8")
-    for outdir, words in ((blocker, "is a file, not a folder"), (blocker / "sub", "goes through")):
-        line = usage_error(cli.parse_args, _parser(png=True), ["--png", "--outdir", str(outdir)])
-        assert "argument --outdir: the figure folder" in line and words in line
-        # a lecture whose only job is figures (no --png) checks its --outdir always
-        line = usage_error(cli.parse_args, _parser(outdir=True), ["--outdir", str(outdir)])
-        assert words in line
-
-
-def test_png_without_matplotlib_is_one_line_and_the_run_goes_on(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(cli, "matplotlib_available", lambda: False)
-    args = cli.parse_args(_parser(png=True), ["--png", "--outdir", str(tmp_path)])
-    assert args.png is False  # the lecture runs on without figures
-    out, err = capsys.readouterr()
-    assert err == ""
-    assert out.splitlines() == [
-        "demo.py: --png: matplotlib is not installed, so no figure is saved "
-        "(PNG skipped; run with .venv/bin/python)"
-    ]
 
 
 def test_help_states_the_png_behaviour(capsys: pytest.CaptureFixture[str]) -> None:
@@ -154,24 +104,6 @@ def test_help_states_the_png_behaviour(capsys: pytest.CaptureFixture[str]) -> No
     text = " ".join(capsys.readouterr().out.split())
     assert "needs matplotlib (without it, one line says so and the lecture runs on" in text
     assert "results file that this lecture adds its section to" in text
-
-
-@pytest.mark.parametrize("saves", [True, False])
-def test_results_that_is_a_folder_is_refused_for_readers_and_savers(
-    saves: bool, tmp_path: Path, usage_error
-) -> None:
-    line = usage_error(cli.parse_args, _parser(results=saves), ["--results", str(tmp_path)])
-    assert f"argument --results: the results file {tmp_path} is a folder" in line
-
-
-def test_a_too_long_results_name_is_refused_only_when_the_lecture_saves(
-    tmp_path: Path, usage_error
-) -> None:
-    long_name = tmp_path / ("r" * 300)
-    args = cli.parse_args(_parser(results=False), ["--results", str(long_name)])
-    assert args.results == long_name  # a reader reports it unreadable and falls back
-    line = usage_error(cli.parse_args, _parser(results=True), ["--results", str(long_name)])
-    assert "is too long" in line
 
 
 def test_the_default_results_path_is_checked_too(tmp_path, usage_error, monkeypatch) -> None:
@@ -184,17 +116,17 @@ def _run(script: Path) -> subprocess.CompletedProcess[str]:
     return run_python(str(script), timeout=60, preexec_fn=default_signals)
 
 
+# An OSError's one line: test_robust.py (a newline in the name).
 @pytest.mark.parametrize(
-    ("body", "status", "words"),
+    ("body", "words"),
     [
-        ("raise ValueError('H100 peak must be positive\\nsecond line')", 1, "H100 peak must be"),
-        ("open('/nonexistent/x/y')", 1, "/nonexistent/x/y: No such file or directory"),
-        ("import numpy_that_is_not_there", 1, "this lecture needs the course's packages"),
+        ("raise ValueError('H100 peak must be positive\\nsecond line')", "H100 peak must be"),
+        ("import numpy_that_is_not_there", "this lecture needs the course's packages"),
     ],
 )
-def test_errors_are_one_line_with_status_1(tmp_path, body: str, status: int, words: str) -> None:
+def test_errors_are_one_line_with_status_1(tmp_path, body: str, words: str) -> None:
     proc = _run(demo_script(tmp_path, body))
-    assert proc.returncode == status
+    assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("99_demo.py: error: ") and words in proc.stderr
 

@@ -1,8 +1,4 @@
-"""Path checks (common.shell.paths): what a results file or figure folder may be.
-
-Each kind of bad path is made for real in a temporary folder (a FIFO, a symlink
-loop, a file in the way) and must be refused by name, without being opened.
-"""
+"""Path checks (common.shell.paths): what a results file or figure folder may be."""
 
 from __future__ import annotations
 
@@ -15,46 +11,9 @@ from common.files import atomic
 from common.shell import paths
 
 
-@pytest.fixture
-def bad(tmp_path: Path) -> dict[str, Path]:
-    """One path of every kind the checks must refuse, made in tmp_path."""
-    (tmp_path / "folder").mkdir()
-    (tmp_path / "a-file").write_text("x", encoding="utf-8")
-    os.mkfifo(tmp_path / "fifo")
-    (tmp_path / "loop-a").symlink_to(tmp_path / "loop-b")
-    (tmp_path / "loop-b").symlink_to(tmp_path / "loop-a")
-    return {
-        "folder": tmp_path / "folder",
-        "through a file": tmp_path / "a-file" / "machine.json",
-        "fifo": tmp_path / "fifo",
-        "device": Path(os.devnull),
-        "symlink loop": tmp_path / "loop-a",
-        "proc": Path("/proc/self/status"),
-    }
-
-
-WORDS = {
-    "folder": "is a folder, not a regular file",
-    "through a file": "goes through a file",
-    "fifo": "is a FIFO (named pipe), not a regular file",
-    "device": "is a device, not a regular file",
-    "symlink loop": "is a symbolic link loop",
-    "proc": "is in a kernel file system",
-}
-
-
-@pytest.mark.parametrize("kind", list(WORDS))
-@pytest.mark.parametrize("check", [paths.check_input_file, paths.check_output_file])
-def test_anything_but_a_regular_file_is_refused(kind: str, check, bad: dict[str, Path]) -> None:
-    if kind == "proc" and not Path("/proc/self/status").exists():
-        pytest.skip("no /proc on this system")
-    with pytest.raises(paths.UnusablePath) as info:
-        check(bad[kind], "results file")
-    message = str(info.value)
-    assert WORDS[kind] in message and "\n" not in message
-    assert ".tmp" not in message  # the path the user gave, never a temporary file
-
-
+# Each kind of path that is not a regular file (a folder, a FIFO, a device, a symlink loop,
+# /proc, one through a file) refused by name: tests/lectures/test_reliability.py, through
+# every lecture that reads or saves a results file.
 def test_absent_and_regular_files_pass(tmp_path: Path) -> None:
     absent = tmp_path / "new" / "machine.json"
     assert paths.check_input_file(absent) == absent
