@@ -7,9 +7,11 @@ The build writes the Pyodide runtime, ``course.zip`` and the editor and chart bu
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import html
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -224,7 +226,7 @@ def panel_node(
     return runner_panel(kind=kind, target=target, options=options_json, chip=chip, chart=chart)
 
 
-#: The panel's words in the page, translated from the catalog runner.po (runner.js: WORDS).
+#: The panel's words in the page, translated from the catalog runner.po with runner.js's.
 MESSAGES_DOMAIN = "runner"
 TITLE = "Run it here"
 STATUS_READY = (
@@ -236,6 +238,15 @@ STATUS_OFF = (
     "installed ({reason}). Install Node.js and npm, then run <code>make docs</code> again."
 )
 PANEL_WORDS = (TITLE, STATUS_READY, STATUS_OFF)
+_STRING = r'"(?:[^"\\]|\\.)*"'
+
+
+def script_words() -> list[str]:
+    """The English of every say("...") in runner.js (literals joined by + read as one)."""
+    source = (STATIC_SOURCE / "runner.js").read_text(encoding="utf-8")
+    calls = re.findall(rf"say\(\s*((?:{_STRING}\s*\+?\s*)+)", source)
+    said = ("".join(json.loads(s) for s in re.findall(_STRING, call)) for call in calls)
+    return list(dict.fromkeys(said))
 
 
 def panel_words(app: Sphinx) -> Callable[[str], str]:
@@ -253,13 +264,14 @@ def add_messages(app: Sphinx) -> None:
     """builder-inited, in ``make gettext``: the panel's words become the catalog ``runner``."""
     import computed
 
-    computed.add_messages(app, MESSAGES_DOMAIN, lambda: ((m, __file__, 0) for m in PANEL_WORDS))
+    found = [(m, __file__, 0) for m in PANEL_WORDS]
+    found += [(m, STATIC_SOURCE / "runner.js", 0) for m in script_words()]
+    computed.add_messages(app, MESSAGES_DOMAIN, lambda: found)
 
 
-def _runtime_of(app: Sphinx) -> Runtime:
-    if not hasattr(app, "_runner_runtime"):
-        app._runner_runtime = find_runtime(RUNTIME)  # type: ignore[attr-defined]
-    return app._runner_runtime  # type: ignore[attr-defined]
+@functools.cache
+def _runtime() -> Runtime:
+    return find_runtime(RUNTIME)
 
 
 def panel_html(
@@ -293,7 +305,7 @@ def visit_panel_html(self: Any, node: runner_panel) -> None:
     table = (COURSE / "hw_specs.py").read_text(encoding="utf-8") if first else ""
     data = {key: node[key] for key in ("kind", "target", "options", "chip")}
     data["chart"] = "1" if node["chart"] else ""
-    self.body.append(panel_html(data, _runtime_of(app), table, panel_words(app)))
+    self.body.append(panel_html(data, _runtime(), table, panel_words(app)))
     raise nodes.SkipNode
 
 
@@ -367,7 +379,7 @@ def page_assets(
     """html-page-context: the panel's script and style, on pages that have a panel only."""
     if doctree is None or doctree.next_node(runner_panel) is None:
         return
-    runtime = _runtime_of(app)
+    runtime, say = _runtime(), panel_words(app)
     app.add_css_file("runner/runner.css")
     if not runtime.available:
         return
@@ -387,6 +399,8 @@ def page_assets(
             "data-vendor": getattr(app, "_runner_vendor", ""),
             "data-download": str(getattr(app, "_runner_download", 0)),
             "data-service-worker": SERVICE_WORKER,
+            # runner.js's words in the page's language (an English page: its own)
+            "data-words": None if say is str else json.dumps({w: say(w) for w in script_words()}),
         },
     )
 
@@ -395,7 +409,7 @@ def write_static(app: Sphinx) -> None:
     """builder-inited: pack the course now, so the pages can name the zip's digest."""
     if app.builder.format != "html":
         return
-    runtime = _runtime_of(app)
+    runtime = _runtime()
     if not runtime.available:
         logger.verbose("runner: Run-it-here panels are off: %s", runtime.reason)
         return
@@ -441,7 +455,7 @@ def copy_files(app: Sphinx, exception: Exception | None) -> None:
     """build-finished: the runtime files beside the panel's scripts."""
     if exception is not None or app.builder.format != "html":
         return
-    runtime = _runtime_of(app)
+    runtime = _runtime()
     if runtime.available:
         stdlib = getattr(app, "_runner_stdlib", None)
         folder = copy_runtime(runtime, Path(app.outdir) / STATIC_SUBDIR, stdlib)
