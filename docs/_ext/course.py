@@ -151,37 +151,6 @@ class HardwareTableDirective(SphinxDirective):
         raise self.error(f"unknown hardware table {kind!r}; use one of: {', '.join(self.KINDS)}")
 
 
-def answer_nodes(answer: Any, docname: str) -> list[nodes.Node]:
-    """Formula (display math), steps (paragraphs) and table of a worked answer."""
-    out: list[nodes.Node] = []
-    if answer.formula:
-        f = answer.formula
-        out.append(nodes.math_block(f, f, docname=docname, number=None, label=None, nowrap=False))
-    out.extend(paragraph(step) for step in answer.steps)
-    if answer.table is not None:
-        out.append(build_table(answer.table.headers, answer.table.rows))
-    return out
-
-
-def origin_paragraph(state: Any, origin: str) -> list[nodes.Node]:
-    """'From <origin>.', the origin linked to the statement it names in the sources."""
-    from common import exercises
-
-    links = {
-        exercises.ARTICLE: ":ref:`the article, section 09 <sources-article-09>`",
-        exercises.SCRIPT: (
-            ":ref:`the lecture script <sources-script>`'s exercises from "
-            ":ref:`How to Scale Your Model <sources-book>`"
-        ),
-    }
-    text = f"From {links.get(origin, origin)}."
-    parsed = nested_parse_to_nodes(state, text, source="exercise origin")
-    for node in parsed:
-        if isinstance(node, nodes.paragraph):
-            node["classes"].append("exercise-origin")
-    return parsed
-
-
 class ExerciseDirective(SphinxDirective):
     """``.. exercise:: KEY``: title, question and a hidden worked answer, computed now."""
 
@@ -211,24 +180,36 @@ class ExerciseDirective(SphinxDirective):
         parsed = nested_parse_to_nodes(self.state, heading, source=f"exercise {exercise.key}")
         section = next(n for n in parsed if isinstance(n, nodes.section))
         section["classes"].append("exercise")
-        section.extend(origin_paragraph(self.state, exercise.origin))
+        links = {  # the origin linked to the statement it names in the sources
+            exercises.ARTICLE: ":ref:`the article, section 09 <sources-article-09>`",
+            exercises.SCRIPT: (
+                ":ref:`the lecture script <sources-script>`'s exercises from "
+                ":ref:`How to Scale Your Model <sources-book>`"
+            ),
+        }
+        origin = f"From {links.get(exercise.origin, exercise.origin)}."
+        for node in nested_parse_to_nodes(self.state, origin, source="exercise origin"):
+            node["classes"].append("exercise-origin")
+            section += node
         section += paragraph(exercise.question)
         if answer is None:
             section += paragraph(missing)
-        else:
-            section += answer_dropdown(answer_nodes(answer, self.env.docname))
+            return parsed
+        body: list[nodes.Node] = []  # formula (display math), steps and table
+        if f := answer.formula:
+            body.append(nodes.math_block(f, f, docname=self.env.docname, number=None, label=None))
+        body += [paragraph(step) for step in answer.steps]
+        if answer.table is not None:
+            body.append(build_table(answer.table.headers, answer.table.rows))
+        section += answer_dropdown(body)
         return parsed
-
-
-#: "no-search": out of Sphinx's search index and of the snippets (search-snippets.js).
-ANSWER_CLASSES = ("exercise-answer", "no-search")
 
 
 def answer_dropdown(body: Sequence[nodes.Node]) -> nodes.container:
     """A sphinx-design dropdown titled "Worked answer", closed until clicked (``<details>``)."""
     from sphinx_design.shared import create_component
 
-    classes = list(ANSWER_CLASSES)
+    classes = ["exercise-answer", "no-search"]  # no-search: out of the index and snippets
     title = nodes.rubric("Worked answer", "Worked answer")
     return create_component(
         "dropdown",
