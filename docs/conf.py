@@ -42,8 +42,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "docs_hooks",  # names a lecture that ends the build with SystemExit
     "computed",  # :computed:`expr` role (docs/_ext/computed.py)
-    "course",  # hardware table, exercises, API pages (docs/_ext/course.py)
-    "concept_figures",  # figures drawn by common.plots at build time (docs/_ext/concept_figures.py)
+    "course",  # hardware table, exercises, API pages, concept figures (docs/_ext/course.py)
     "runner",  # "Run it here" panels: lectures and exercises in the browser (docs/_ext/runner.py)
     "i18n",  # the Chinese edition: catalogs, language switch, shared runtime (docs/_ext/i18n.py)
 ]

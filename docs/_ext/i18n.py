@@ -299,15 +299,10 @@ def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
     shared = share_outputs(outdir, outdir.parent)
     for page in outdir.rglob("*.html"):
         rewrite_page(page, shared, sphinx_gettext)
-    fix_stemmer(outdir / "_static" / "language_data.js")
-
-
-def fix_stemmer(language_data: Path) -> None:
-    """Sphinx 9.0's Chinese search names an undefined ``ChineseStemmer``: use the English one."""
-    if language_data.is_file():
-        text = language_data.read_text(encoding="utf-8")
-        text = text.replace("window.Stemmer = ChineseStemmer;", "window.Stemmer = EnglishStemmer;")
-        language_data.write_text(text, encoding="utf-8")
+    # Sphinx 9.0's Chinese search names an undefined ChineseStemmer: use the English one.
+    language_data = outdir / "_static" / "language_data.js"
+    text = language_data.read_text(encoding="utf-8")
+    language_data.write_text(text.replace("= ChineseStemmer;", "= EnglishStemmer;"), "utf-8")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
