@@ -249,15 +249,14 @@ def script_words() -> list[str]:
     return list(dict.fromkeys(said))
 
 
+@functools.cache
 def panel_words(app: Sphinx) -> Callable[[str], str]:
     """The panel's words in the build's language, from the catalog ``runner``."""
     import computed  # docs/_ext, on the build's path (conf.py)
 
-    if not hasattr(app, "_runner_words"):
-        english = (app.config.language or "en").split("_")[0] == "en"
-        words = str if english else computed.catalog_words(app.env, MESSAGES_DOMAIN, "panel words")
-        app._runner_words = words  # type: ignore[attr-defined]
-    return app._runner_words  # type: ignore[attr-defined]
+    if (app.config.language or "en").split("_")[0] == "en":
+        return str
+    return computed.catalog_words(app.env, MESSAGES_DOMAIN, "panel words")
 
 
 def add_messages(app: Sphinx) -> None:
