@@ -362,9 +362,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     saveTable(outcome);
     const stopHadFocus = document.activeElement === panel.querySelector(".rl-runner-stop");
     setButtons();
-    if (stopHadFocus) {
-      panel.querySelector(".rl-runner-run").focus(); // a keyboard user stays in the panel
-    }
+    if (stopHadFocus) panel.querySelector(".rl-runner-run").focus(); // a keyboard user stays
     setStatus(panel, status, kind);
     panel.dataset.runs = String(Number(panel.dataset.runs || 0) + 1);
   }
@@ -384,9 +382,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     state.busy = { panel, timer: setTimeout(() => restart("limit", limit), limit * 1000) };
     const runHadFocus = document.activeElement === panel.querySelector(".rl-runner-run");
     setButtons();
-    if (runHadFocus) {
-      panel.querySelector(".rl-runner-stop").focus(); // Run is disabled: Enter now stops
-    }
+    if (runHadFocus) panel.querySelector(".rl-runner-stop").focus(); // Enter now stops
     saveTable("running");
     setStatus(panel, say("Running… (Stop ends the run)"), "busy");
     stale(panel, say("Output of the previous run: a new run is going."));
@@ -534,15 +530,14 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     }
     document.addEventListener("click", (event) => {
       const button = event.target.closest(".rl-runner-restore, .rl-runner-discard");
-      if (button) {
-        if (button.matches(".rl-runner-restore")) {
-          setTable(saved.table, null);
-          saveTable("edited");
-        } else {
-          sessionStorage.removeItem(STORE);
-        }
-        document.querySelectorAll(".rl-runner-offer").forEach((box) => box.remove());
+      if (!button) return;
+      if (button.matches(".rl-runner-restore")) {
+        setTable(saved.table, null);
+        saveTable("edited");
+      } else {
+        sessionStorage.removeItem(STORE);
       }
+      document.querySelectorAll(".rl-runner-offer").forEach((box) => box.remove());
     });
   }
   setButtons();
