@@ -16,7 +16,7 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
-from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
+from sphinx.builders.html._assets import _JavaScript
 from sphinx.config import Config
 from sphinx.locale import _ as sphinx_gettext
 from sphinx.util import logging
@@ -216,15 +216,15 @@ def page_context(
     context["lang_switch"] = {"href": href, "hreflang": lang, "text": text, "label": label}
     if not zh:
         return
-    # The English edition's copy of each "Run it here" file, seen from the Chinese root.
-    for key, kind in (("script_files", _JavaScript), ("css_files", _CascadingStyleSheet)):
-        assets = context.get(key) or []
-        for i, asset in enumerate(assets):
-            if isinstance(asset, kind) and str(asset.filename).startswith(SHARED_STATIC):
-                attributes = dict(asset.attributes)
-                if attributes.get("data-service-worker") in SHARED_ROOT_FILES:
-                    attributes["data-service-worker"] = "../" + attributes["data-service-worker"]
-                assets[i] = kind(f"../{asset.filename}", priority=asset.priority, **attributes)
+    # The English edition's copy of each "Run it here" and MathJax script, seen from the
+    # Chinese root.
+    assets = context.get("script_files") or []
+    for i, asset in enumerate(assets):
+        if isinstance(asset, _JavaScript) and str(asset.filename).startswith(SHARED_STATIC):
+            attributes = dict(asset.attributes)
+            if attributes.get("data-service-worker") in SHARED_ROOT_FILES:
+                attributes["data-service-worker"] = "../" + attributes["data-service-worker"]
+            assets[i] = _JavaScript(f"../{asset.filename}", priority=asset.priority, **attributes)
 
 
 #: Build outputs the Chinese pages take from the English edition where the bytes match.

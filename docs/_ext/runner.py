@@ -375,12 +375,9 @@ def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:
 def page_assets(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """html-page-context: the panel's script and style, on pages that have a panel only."""
-    if doctree is None or doctree.next_node(runner_panel) is None:
-        return
+    """html-page-context: the panel's script, on pages that have a panel only."""
     runtime, say = _runtime(), panel_words(app)
-    app.add_css_file("runner/runner.css")
-    if not runtime.available:
+    if doctree is None or doctree.next_node(runner_panel) is None or not runtime.available:
         return
     if getattr(app, "_runner_vendor", ""):
         # The editor loads with the page (deferred, before runner.js builds the panels);
