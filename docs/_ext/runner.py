@@ -144,17 +144,13 @@ def compiled_stdlib(runtime: Runtime, cache_dir: Path) -> tuple[Path | None, str
     return target, ""
 
 
-def runtime_files(runtime: Runtime, stdlib: Path | None = None) -> dict[str, Path]:
-    """The runtime files a page loads, by name; `stdlib` serves as ``python_stdlib.zip``."""
-    files = {name: runtime.folder / name for name in RUNTIME_FILES}
-    return files | ({"python_stdlib.zip": stdlib} if stdlib is not None else {})
-
-
 def copy_runtime(runtime: Runtime, static_dir: Path, stdlib: Path | None = None) -> Path:
-    """Copy the runtime files into ``static_dir/pyodide-VERSION/``; returns that folder."""
+    """Copy the runtime files a page loads into ``static_dir/pyodide-VERSION/`` (`stdlib`,
+    when given, as ``python_stdlib.zip``); returns that folder."""
     target = static_dir / runtime.subdir
     target.mkdir(parents=True, exist_ok=True)
-    for name, source in runtime_files(runtime, stdlib).items():
+    for name in RUNTIME_FILES:
+        source = stdlib if stdlib and name == "python_stdlib.zip" else runtime.folder / name
         shutil.copyfile(source, target / name)
     return target
 
@@ -411,16 +407,18 @@ def write_static(app: Sphinx) -> None:
         return
     lectures = [_lecture_path(app, stem) for stem in app.config.runner_lectures]
     staging = Path(app.outdir) / STATIC_SUBDIR
-    digest, _ = pack_course(lectures, staging / "course.zip")
-    app._runner_digest = digest  # type: ignore[attr-defined]
+    course, _ = pack_course(lectures, staging / "course.zip")
+    app._runner_digest = course  # type: ignore[attr-defined]
     cache = runtime.folder.parent / ".cache" / "roofline-runner"
     stdlib, why = compiled_stdlib(runtime, cache)
     if stdlib is None:
         logger.verbose("runner: serving the standard library as source: %s", why)
-    app._runner_stdlib = stdlib  # type: ignore[attr-defined]
+    folder = copy_runtime(runtime, staging, stdlib)
+    runtime_files = [folder / name for name in RUNTIME_FILES]
     # what a reader's browser fetches to start Python once: the runtime files and the course
-    fetched = [staging / "course.zip", *runtime_files(runtime, stdlib).values()]
+    fetched = [staging / "course.zip", *runtime_files]
     app._runner_download = sum(p.stat().st_size for p in fetched)  # type: ignore[attr-defined]
+    write_service_worker(Path(app.outdir), f"{runtime.version}-{digest(*runtime_files)}")
     vendor, why = bundle_vendor(staging / "vendor")
     if not vendor:
         logger.warning("runner: no editor or chart bundle (%s): the panels are off", why)
@@ -447,18 +445,6 @@ def write_service_worker(outdir: Path, token: str) -> Path:
     return target
 
 
-def copy_files(app: Sphinx, exception: Exception | None) -> None:
-    """build-finished: the runtime files beside the panel's scripts."""
-    if exception is not None or app.builder.format != "html":
-        return
-    runtime = _runtime()
-    if runtime.available:
-        stdlib = getattr(app, "_runner_stdlib", None)
-        folder = copy_runtime(runtime, Path(app.outdir) / STATIC_SUBDIR, stdlib)
-        token = digest(*(folder / name for name in RUNTIME_FILES))
-        write_service_worker(Path(app.outdir), f"{runtime.version}-{token}")
-
-
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the configuration, the panel node and the build steps."""
     app.add_config_value("runner_lectures", {}, "env", types=[dict])
@@ -471,5 +457,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", add_messages)
     app.connect("doctree-read", add_panels)
     app.connect("html-page-context", page_assets)
-    app.connect("build-finished", copy_files)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
