@@ -307,9 +307,7 @@ def skip_field_aliases(
     app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any
 ) -> bool | None:
     """Leave out a NamedTuple's field accessors ("Alias for field number N")."""
-    if (getattr(obj, "__doc__", None) or "").startswith("Alias for field number"):
-        return True
-    return None
+    return True if (getattr(obj, "__doc__", None) or "").startswith("Alias for field") else None
 
 
 #: The top-level MathJax files a page loads; the other bundles (``latest.js``: a CDN) go.
