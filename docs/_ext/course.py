@@ -86,19 +86,6 @@ def achievable_rows(
     return rows, sources
 
 
-def ridge_rows(chips: Sequence[Any]) -> tuple[list[str], list[list[str]]]:
-    """Headers and rows of the ridge-point table: I* = peak / bandwidth per precision."""
-    precisions = list(dict.fromkeys(p for chip in chips for p in chip.precisions))
-    headers = ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
-    rows = []
-    for chip in chips:
-        cells = [chip.name, fmt_si(chip.mem_bw, "B/s")]
-        for p in precisions:
-            cells.append(f"{chip.ridge_point(p):,.1f}" if p in chip.precisions else "—")
-        rows.append(cells)
-    return headers, rows
-
-
 class HardwareTableDirective(SphinxDirective):
     """``.. hardware-table:: figures | ridge-points | bytes-per-element``."""
 
@@ -140,9 +127,18 @@ class HardwareTableDirective(SphinxDirective):
             for source in sources:
                 listed += nodes.list_item("", paragraph(source))
             return [build_table(headers, rows, classes=["hw-achievable"]), listed]
-        if kind == "ridge-points":
-            headers, rows = ridge_rows(chips)
-            headers = [say(h) if h in ("chip", "memory bandwidth") else h for h in headers]
+        if kind == "ridge-points":  # I* = peak / bandwidth per precision
+            precisions = list(dict.fromkeys(p for chip in chips for p in chip.precisions))
+            headers = [say("chip"), say("memory bandwidth")]
+            headers += [f"I* {p} (FLOP/B)" for p in precisions]
+            rows = [
+                [chip.name, fmt_si(chip.mem_bw, "B/s")]
+                + [
+                    f"{chip.ridge_point(p):,.1f}" if p in chip.precisions else "—"
+                    for p in precisions
+                ]
+                for chip in chips
+            ]
             return [build_table(headers, rows, classes=["ridge-table"])]
         if kind == "bytes-per-element":
             rows = [
