@@ -64,28 +64,6 @@ def build_table(
     return table
 
 
-def achievable_rows(
-    chips: Iterable[Any],
-) -> tuple[list[tuple[str, str, str, str, str, str]], list[str]]:
-    """Rows (chip, roof, spec, achievable, share, '[k] note') and the numbered sources [k]."""
-    rows, sources = [], []
-    for chip in chips:
-        for label, spec, achieved in chip.achievable_figures():
-            spec_text = fmt_si(spec.value, spec.unit)
-            if achieved is None:
-                rows.append((chip.name, label, spec_text, "none published", "—", "—"))
-                continue
-            if achieved.source not in sources:
-                sources.append(achieved.source)
-            ref = f"[{sources.index(achieved.source) + 1}]"
-            share = fmt_pct(achieved.value / spec.value, 1)
-            note = f"{ref} {achieved.note}" if achieved.note else ref
-            rows.append(
-                (chip.name, label, spec_text, fmt_si(achieved.value, achieved.unit), share, note)
-            )
-    return rows, sources
-
-
 class HardwareTableDirective(SphinxDirective):
     """``.. hardware-table:: figures | ridge-points | bytes-per-element``."""
 
@@ -122,7 +100,20 @@ class HardwareTableDirective(SphinxDirective):
         if kind == "achievable":
             named = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
             headers = tuple(map(say, named))
-            rows, sources = achievable_rows(chips)
+            rows, sources = [], []  # (chip, roof, spec, achievable, share, '[k] note'), [k]
+            for chip in chips:
+                for label, spec, achieved in chip.achievable_figures():
+                    spec_text = fmt_si(spec.value, spec.unit)
+                    if achieved is None:
+                        rows.append((chip.name, label, spec_text, "none published", "—", "—"))
+                        continue
+                    if achieved.source not in sources:
+                        sources.append(achieved.source)
+                    ref = f"[{sources.index(achieved.source) + 1}]"
+                    note = f"{ref} {achieved.note}" if achieved.note else ref
+                    got = fmt_si(achieved.value, achieved.unit)
+                    share = fmt_pct(achieved.value / spec.value, 1)
+                    rows.append((chip.name, label, spec_text, got, share, note))
             listed = nodes.enumerated_list(enumtype="arabic", prefix="[", suffix="]")
             for source in sources:
                 listed += nodes.list_item("", paragraph(source))
