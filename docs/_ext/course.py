@@ -145,7 +145,6 @@ class ExerciseDirective(SphinxDirective):
     """``.. exercise:: KEY``: title, question and a hidden worked answer, computed now."""
 
     required_arguments = 1
-    option_spec: ClassVar[dict[str, Any]] = {"underline": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         from common import exercises
@@ -163,10 +162,7 @@ class ExerciseDirective(SphinxDirective):
         except ValueError as exc:
             raise self.error(str(exc)) from None
         self.env.note_dependency(exercises.__file__)
-        char = (self.options.get("underline") or "~")[:1]
-        heading = (
-            f".. _exercise-{exercise.key}:\n\n{exercise.title}\n{char * len(exercise.title)}\n"
-        )
+        heading = f".. _exercise-{exercise.key}:\n\n{exercise.title}\n{'~' * len(exercise.title)}\n"
         parsed = nested_parse_to_nodes(self.state, heading, source=f"exercise {exercise.key}")
         section = next(n for n in parsed if isinstance(n, nodes.section))
         section["classes"].append("exercise")
