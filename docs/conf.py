@@ -42,13 +42,11 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "docs_hooks",  # names a lecture that ends the build with SystemExit
     "computed",  # :computed:`expr` role (docs/_ext/computed.py)
-    "course",  # hardware table, exercises, API pages (docs/_ext/course.py)
-    "concept_figures",  # figures drawn by common.plots at build time (docs/_ext/concept_figures.py)
+    "course",  # hardware table, exercises, API pages, concept figures (docs/_ext/course.py)
     "runner",  # "Run it here" panels: lectures and exercises in the browser (docs/_ext/runner.py)
     "i18n",  # the Chinese edition: catalogs, language switch, shared runtime (docs/_ext/i18n.py)
 ]
 
-root_doc = "index"
 # The Chinese edition's catalogs (docs/_ext/i18n.py), named here because Sphinx loads the
 # theme's words (locale/zh_CN/LC_MESSAGES/sphinx.po) before any extension is set up.
 locale_dirs = ["locale"]
@@ -83,7 +81,6 @@ runner_exercises = (
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_typehints_description_target = "documented"
-autodoc_typehints_format = "short"
 # Fields without a docstring (a NamedTuple's, a dataclass's) are listed too.
 autodoc_default_options = {"undoc-members": True}
 autodoc_inherit_docstrings = False  # argparse's own docstrings are not the course's

@@ -1,6 +1,9 @@
 """Directives that build the reference pages from the code: ``hardware-table``,
-``exercise`` (its worked answer in a closed, unsearched dropdown) and ``common-api``
-(autodoc of a part of ``common``; a module on no page fails the build)."""
+``exercise`` (its worked answer in a closed, unsearched dropdown), ``common-api``
+(autodoc of a part of ``common``; a module on no page fails the build) and
+``course-figure`` (``:draw: EXPR`` writing ``PATH``, ``:alt:``, a caption: a figure drawn
+by ``common.plots`` at build time, with the names of the ``:computed:`` role, the
+`PLOT_MODULES` and the helpers `chip_roofs` and `on_roof`)."""
 
 from __future__ import annotations
 
@@ -61,41 +64,6 @@ def build_table(
     return table
 
 
-def achievable_rows(
-    chips: Iterable[Any],
-) -> tuple[list[tuple[str, str, str, str, str, str]], list[str]]:
-    """Rows (chip, roof, spec, achievable, share, '[k] note') and the numbered sources [k]."""
-    rows, sources = [], []
-    for chip in chips:
-        for label, spec, achieved in chip.achievable_figures():
-            spec_text = fmt_si(spec.value, spec.unit)
-            if achieved is None:
-                rows.append((chip.name, label, spec_text, "none published", "—", "—"))
-                continue
-            if achieved.source not in sources:
-                sources.append(achieved.source)
-            ref = f"[{sources.index(achieved.source) + 1}]"
-            share = fmt_pct(achieved.value / spec.value, 1)
-            note = f"{ref} {achieved.note}" if achieved.note else ref
-            rows.append(
-                (chip.name, label, spec_text, fmt_si(achieved.value, achieved.unit), share, note)
-            )
-    return rows, sources
-
-
-def ridge_rows(chips: Sequence[Any]) -> tuple[list[str], list[list[str]]]:
-    """Headers and rows of the ridge-point table: I* = peak / bandwidth per precision."""
-    precisions = list(dict.fromkeys(p for chip in chips for p in chip.precisions))
-    headers = ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
-    rows = []
-    for chip in chips:
-        cells = [chip.name, fmt_si(chip.mem_bw, "B/s")]
-        for p in precisions:
-            cells.append(f"{chip.ridge_point(p):,.1f}" if p in chip.precisions else "—")
-        rows.append(cells)
-    return headers, rows
-
-
 class HardwareTableDirective(SphinxDirective):
     """``.. hardware-table:: figures | ridge-points | bytes-per-element``."""
 
@@ -132,14 +100,36 @@ class HardwareTableDirective(SphinxDirective):
         if kind == "achievable":
             named = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
             headers = tuple(map(say, named))
-            rows, sources = achievable_rows(chips)
+            rows, sources = [], []  # (chip, roof, spec, achievable, share, '[k] note'), [k]
+            for chip in chips:
+                for label, spec, achieved in chip.achievable_figures():
+                    spec_text = fmt_si(spec.value, spec.unit)
+                    if achieved is None:
+                        rows.append((chip.name, label, spec_text, "none published", "—", "—"))
+                        continue
+                    if achieved.source not in sources:
+                        sources.append(achieved.source)
+                    ref = f"[{sources.index(achieved.source) + 1}]"
+                    note = f"{ref} {achieved.note}" if achieved.note else ref
+                    got = fmt_si(achieved.value, achieved.unit)
+                    share = fmt_pct(achieved.value / spec.value, 1)
+                    rows.append((chip.name, label, spec_text, got, share, note))
             listed = nodes.enumerated_list(enumtype="arabic", prefix="[", suffix="]")
             for source in sources:
                 listed += nodes.list_item("", paragraph(source))
             return [build_table(headers, rows, classes=["hw-achievable"]), listed]
-        if kind == "ridge-points":
-            headers, rows = ridge_rows(chips)
-            headers = [say(h) if h in ("chip", "memory bandwidth") else h for h in headers]
+        if kind == "ridge-points":  # I* = peak / bandwidth per precision
+            precisions = list(dict.fromkeys(p for chip in chips for p in chip.precisions))
+            headers = [say("chip"), say("memory bandwidth")]
+            headers += [f"I* {p} (FLOP/B)" for p in precisions]
+            rows = [
+                [chip.name, fmt_si(chip.mem_bw, "B/s")]
+                + [
+                    f"{chip.ridge_point(p):,.1f}" if p in chip.precisions else "—"
+                    for p in precisions
+                ]
+                for chip in chips
+            ]
             return [build_table(headers, rows, classes=["ridge-table"])]
         if kind == "bytes-per-element":
             rows = [
@@ -151,42 +141,10 @@ class HardwareTableDirective(SphinxDirective):
         raise self.error(f"unknown hardware table {kind!r}; use one of: {', '.join(self.KINDS)}")
 
 
-def answer_nodes(answer: Any, docname: str) -> list[nodes.Node]:
-    """Formula (display math), steps (paragraphs) and table of a worked answer."""
-    out: list[nodes.Node] = []
-    if answer.formula:
-        f = answer.formula
-        out.append(nodes.math_block(f, f, docname=docname, number=None, label=None, nowrap=False))
-    out.extend(paragraph(step) for step in answer.steps)
-    if answer.table is not None:
-        out.append(build_table(answer.table.headers, answer.table.rows))
-    return out
-
-
-def origin_paragraph(state: Any, origin: str) -> list[nodes.Node]:
-    """'From <origin>.', the origin linked to the statement it names in the sources."""
-    from common import exercises
-
-    links = {
-        exercises.ARTICLE: ":ref:`the article, section 09 <sources-article-09>`",
-        exercises.SCRIPT: (
-            ":ref:`the lecture script <sources-script>`'s exercises from "
-            ":ref:`How to Scale Your Model <sources-book>`"
-        ),
-    }
-    text = f"From {links.get(origin, origin)}."
-    parsed = nested_parse_to_nodes(state, text, source="exercise origin")
-    for node in parsed:
-        if isinstance(node, nodes.paragraph):
-            node["classes"].append("exercise-origin")
-    return parsed
-
-
 class ExerciseDirective(SphinxDirective):
     """``.. exercise:: KEY``: title, question and a hidden worked answer, computed now."""
 
     required_arguments = 1
-    option_spec: ClassVar[dict[str, Any]] = {"underline": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         from common import exercises
@@ -204,31 +162,40 @@ class ExerciseDirective(SphinxDirective):
         except ValueError as exc:
             raise self.error(str(exc)) from None
         self.env.note_dependency(exercises.__file__)
-        char = (self.options.get("underline") or "~")[:1]
-        heading = (
-            f".. _exercise-{exercise.key}:\n\n{exercise.title}\n{char * len(exercise.title)}\n"
-        )
+        heading = f".. _exercise-{exercise.key}:\n\n{exercise.title}\n{'~' * len(exercise.title)}\n"
         parsed = nested_parse_to_nodes(self.state, heading, source=f"exercise {exercise.key}")
         section = next(n for n in parsed if isinstance(n, nodes.section))
         section["classes"].append("exercise")
-        section.extend(origin_paragraph(self.state, exercise.origin))
+        links = {  # the origin linked to the statement it names in the sources
+            exercises.ARTICLE: ":ref:`the article, section 09 <sources-article-09>`",
+            exercises.SCRIPT: (
+                ":ref:`the lecture script <sources-script>`'s exercises from "
+                ":ref:`How to Scale Your Model <sources-book>`"
+            ),
+        }
+        origin = f"From {links.get(exercise.origin, exercise.origin)}."
+        for node in nested_parse_to_nodes(self.state, origin, source="exercise origin"):
+            node["classes"].append("exercise-origin")
+            section += node
         section += paragraph(exercise.question)
         if answer is None:
             section += paragraph(missing)
-        else:
-            section += answer_dropdown(answer_nodes(answer, self.env.docname))
+            return parsed
+        body: list[nodes.Node] = []  # formula (display math), steps and table
+        if f := answer.formula:
+            body.append(nodes.math_block(f, f, docname=self.env.docname, number=None, label=None))
+        body += [paragraph(step) for step in answer.steps]
+        if answer.table is not None:
+            body.append(build_table(answer.table.headers, answer.table.rows))
+        section += answer_dropdown(body)
         return parsed
-
-
-#: "no-search": out of Sphinx's search index and of the snippets (search-snippets.js).
-ANSWER_CLASSES = ("exercise-answer", "no-search")
 
 
 def answer_dropdown(body: Sequence[nodes.Node]) -> nodes.container:
     """A sphinx-design dropdown titled "Worked answer", closed until clicked (``<details>``)."""
     from sphinx_design.shared import create_component
 
-    classes = list(ANSWER_CLASSES)
+    classes = ["exercise-answer", "no-search"]  # no-search: out of the index and snippets
     title = nodes.rubric("Worked answer", "Worked answer")
     return create_component(
         "dropdown",
@@ -323,9 +290,7 @@ def skip_field_aliases(
     app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any
 ) -> bool | None:
     """Leave out a NamedTuple's field accessors ("Alias for field number N")."""
-    if (getattr(obj, "__doc__", None) or "").startswith("Alias for field number"):
-        return True
-    return None
+    return True if (getattr(obj, "__doc__", None) or "").startswith("Alias for field") else None
 
 
 #: The top-level MathJax files a page loads; the other bundles (``latest.js``: a CDN) go.
@@ -354,12 +319,90 @@ def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
 
 
+FIGURES_SUBDIR = Path("_build") / "concept_figures"  # relative to the docs folder
+PLOT_MODULES = ("roofline", "article", "hierarchy", "transformer")
+
+
+def chip_roofs(chips: Iterable[Any], precision: str) -> list[tuple[str, float, float]]:
+    """(label, peak FLOP/s, bandwidth B/s) of each chip at one precision, for roofline_figure."""
+    return [(f"{c.name}, {precision}", c.peak_flops(precision), c.mem_bw) for c in chips]
+
+
+def on_roof(
+    chip: Any, precision: str, ops: Sequence[tuple[str, float, float]]
+) -> list[tuple[str, float, float]]:
+    """Operators (label, F FLOP, D bytes) as points on a chip's roof: (label, I, min(P, I beta))."""
+    from common.formulas.roofline import attainable_flops, intensity
+
+    peak = chip.peak_flops(precision)
+    points = []
+    for label, flop, nbytes in ops:
+        i = intensity(flop, nbytes)
+        points.append((label, i, attainable_flops(i, peak, chip.mem_bw)))
+    return points
+
+
+def draw(expression: str, path: Path) -> Path:
+    """Evaluate a figure expression that writes `path` over the :computed: names, the plot
+    modules, PATH and the helpers above; ValueError with a one-line reason."""
+    import computed
+
+    namespace = computed.build_namespace()  # a fresh dict per figure
+    namespace |= {name: importlib.import_module(f"common.plots.{name}") for name in PLOT_MODULES}
+    namespace.update(PATH=str(path), chip_roofs=chip_roofs, on_roof=on_roof)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        eval(compile(expression.strip(), "<course-figure>", "eval"), namespace)
+    except Exception as exc:
+        raise ValueError(f"cannot draw {path.name}: {type(exc).__name__}: {exc}") from exc
+    if not path.is_file():
+        raise ValueError(f"the :draw: expression did not write {path.name} (pass it PATH)")
+    return path
+
+
+class CourseFigureDirective(SphinxDirective):
+    """``.. course-figure:: NAME`` with ``:draw: EXPR``, ``:alt: TEXT`` and a caption."""
+
+    required_arguments = 1
+    has_content = True
+    option_spec: ClassVar[dict[str, Any]] = {
+        "draw": directives.unchanged_required,
+        "alt": directives.unchanged_required,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0].strip()
+        if not name.replace("-", "").isalnum():
+            raise self.error(f"figure name {name!r}: use letters, digits and dashes")
+        if "draw" not in self.options or "alt" not in self.options:
+            raise self.error("course-figure needs :draw: and :alt:")
+        if not "".join(self.content).strip():
+            raise self.error(f"figure {name}: write a caption that says what to look at")
+        path = Path(self.env.srcdir) / FIGURES_SUBDIR / f"{name}.png"
+        try:
+            draw(self.options["draw"], path)
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
+        import computed
+        import docs_hooks
+
+        for dependency in computed.module_files():
+            self.env.note_dependency(dependency)
+        for module in (*PLOT_MODULES, "style"):
+            self.env.note_dependency(importlib.import_module(f"common.plots.{module}").__file__)
+        uri = "/" + (FIGURES_SUBDIR / path.name).as_posix()
+        alt = self.options["alt"]
+        rst = docs_hooks.figure_block(uri, alt, self.content, "rl-figure-img", f"figure-{name}")
+        return nested_parse_to_nodes(self.state, rst, source=f"course-figure {name}")
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the nodes, directives and the MathJax pruning."""
     app.connect("build-finished", prune_mathjax, priority=900)  # after the copy (500)
     app.add_directive("hardware-table", HardwareTableDirective)
     app.add_directive("exercise", ExerciseDirective)
     app.add_directive("common-api", CommonApiDirective)
+    app.add_directive("course-figure", CourseFigureDirective)
     app.connect("autodoc-skip-member", skip_field_aliases)
     app.connect("doctree-read", hide_build_machine_values)
     app.connect("env-check-consistency", check_api_pages)

@@ -16,7 +16,7 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
-from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
+from sphinx.builders.html._assets import _JavaScript
 from sphinx.config import Config
 from sphinx.locale import _ as sphinx_gettext
 from sphinx.util import logging
@@ -216,15 +216,15 @@ def page_context(
     context["lang_switch"] = {"href": href, "hreflang": lang, "text": text, "label": label}
     if not zh:
         return
-    # The English edition's copy of each "Run it here" file, seen from the Chinese root.
-    for key, kind in (("script_files", _JavaScript), ("css_files", _CascadingStyleSheet)):
-        assets = context.get(key) or []
-        for i, asset in enumerate(assets):
-            if isinstance(asset, kind) and str(asset.filename).startswith(SHARED_STATIC):
-                attributes = dict(asset.attributes)
-                if attributes.get("data-service-worker") in SHARED_ROOT_FILES:
-                    attributes["data-service-worker"] = "../" + attributes["data-service-worker"]
-                assets[i] = kind(f"../{asset.filename}", priority=asset.priority, **attributes)
+    # The English edition's copy of each "Run it here" and MathJax script, seen from the
+    # Chinese root.
+    assets = context.get("script_files") or []
+    for i, asset in enumerate(assets):
+        if isinstance(asset, _JavaScript) and str(asset.filename).startswith(SHARED_STATIC):
+            attributes = dict(asset.attributes)
+            if attributes.get("data-service-worker") in SHARED_ROOT_FILES:
+                attributes["data-service-worker"] = "../" + attributes["data-service-worker"]
+            assets[i] = _JavaScript(f"../{asset.filename}", priority=asset.priority, **attributes)
 
 
 #: Build outputs the Chinese pages take from the English edition where the bytes match.
@@ -299,15 +299,10 @@ def drop_shared_copies(app: Sphinx, exception: Exception | None) -> None:
     shared = share_outputs(outdir, outdir.parent)
     for page in outdir.rglob("*.html"):
         rewrite_page(page, shared, sphinx_gettext)
-    fix_stemmer(outdir / "_static" / "language_data.js")
-
-
-def fix_stemmer(language_data: Path) -> None:
-    """Sphinx 9.0's Chinese search names an undefined ``ChineseStemmer``: use the English one."""
-    if language_data.is_file():
-        text = language_data.read_text(encoding="utf-8")
-        text = text.replace("window.Stemmer = ChineseStemmer;", "window.Stemmer = EnglishStemmer;")
-        language_data.write_text(text, encoding="utf-8")
+    # Sphinx 9.0's Chinese search names an undefined ChineseStemmer: use the English one.
+    language_data = outdir / "_static" / "language_data.js"
+    text = language_data.read_text(encoding="utf-8")
+    language_data.write_text(text.replace("= ChineseStemmer;", "= EnglishStemmer;"), "utf-8")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

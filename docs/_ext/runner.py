@@ -7,9 +7,11 @@ The build writes the Pyodide runtime, ``course.zip`` and the editor and chart bu
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import html
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -142,17 +144,13 @@ def compiled_stdlib(runtime: Runtime, cache_dir: Path) -> tuple[Path | None, str
     return target, ""
 
 
-def runtime_files(runtime: Runtime, stdlib: Path | None = None) -> dict[str, Path]:
-    """The runtime files a page loads, by name; `stdlib` serves as ``python_stdlib.zip``."""
-    files = {name: runtime.folder / name for name in RUNTIME_FILES}
-    return files | ({"python_stdlib.zip": stdlib} if stdlib is not None else {})
-
-
 def copy_runtime(runtime: Runtime, static_dir: Path, stdlib: Path | None = None) -> Path:
-    """Copy the runtime files into ``static_dir/pyodide-VERSION/``; returns that folder."""
+    """Copy the runtime files a page loads into ``static_dir/pyodide-VERSION/`` (`stdlib`,
+    when given, as ``python_stdlib.zip``); returns that folder."""
     target = static_dir / runtime.subdir
     target.mkdir(parents=True, exist_ok=True)
-    for name, source in runtime_files(runtime, stdlib).items():
+    for name in RUNTIME_FILES:
+        source = stdlib if stdlib and name == "python_stdlib.zip" else runtime.folder / name
         shutil.copyfile(source, target / name)
     return target
 
@@ -224,7 +222,7 @@ def panel_node(
     return runner_panel(kind=kind, target=target, options=options_json, chip=chip, chart=chart)
 
 
-#: The panel's words in the page, translated from the catalog runner.po (runner.js: WORDS).
+#: The panel's words in the page, translated from the catalog runner.po with runner.js's.
 MESSAGES_DOMAIN = "runner"
 TITLE = "Run it here"
 STATUS_READY = (
@@ -236,30 +234,39 @@ STATUS_OFF = (
     "installed ({reason}). Install Node.js and npm, then run <code>make docs</code> again."
 )
 PANEL_WORDS = (TITLE, STATUS_READY, STATUS_OFF)
+_STRING = r'"(?:[^"\\]|\\.)*"'
 
 
+def script_words() -> list[str]:
+    """The English of every say("...") in runner.js (literals joined by + read as one)."""
+    source = (STATIC_SOURCE / "runner.js").read_text(encoding="utf-8")
+    calls = re.findall(rf"say\(\s*((?:{_STRING}\s*\+?\s*)+)", source)
+    said = ("".join(json.loads(s) for s in re.findall(_STRING, call)) for call in calls)
+    return list(dict.fromkeys(said))
+
+
+@functools.cache
 def panel_words(app: Sphinx) -> Callable[[str], str]:
     """The panel's words in the build's language, from the catalog ``runner``."""
     import computed  # docs/_ext, on the build's path (conf.py)
 
-    if not hasattr(app, "_runner_words"):
-        english = (app.config.language or "en").split("_")[0] == "en"
-        words = str if english else computed.catalog_words(app.env, MESSAGES_DOMAIN, "panel words")
-        app._runner_words = words  # type: ignore[attr-defined]
-    return app._runner_words  # type: ignore[attr-defined]
+    if (app.config.language or "en").split("_")[0] == "en":
+        return str
+    return computed.catalog_words(app.env, MESSAGES_DOMAIN, "panel words")
 
 
 def add_messages(app: Sphinx) -> None:
     """builder-inited, in ``make gettext``: the panel's words become the catalog ``runner``."""
     import computed
 
-    computed.add_messages(app, MESSAGES_DOMAIN, lambda: ((m, __file__, 0) for m in PANEL_WORDS))
+    found = [(m, __file__, 0) for m in PANEL_WORDS]
+    found += [(m, STATIC_SOURCE / "runner.js", 0) for m in script_words()]
+    computed.add_messages(app, MESSAGES_DOMAIN, lambda: found)
 
 
-def _runtime_of(app: Sphinx) -> Runtime:
-    if not hasattr(app, "_runner_runtime"):
-        app._runner_runtime = find_runtime(RUNTIME)  # type: ignore[attr-defined]
-    return app._runner_runtime  # type: ignore[attr-defined]
+@functools.cache
+def _runtime() -> Runtime:
+    return find_runtime(RUNTIME)
 
 
 def panel_html(
@@ -293,7 +300,7 @@ def visit_panel_html(self: Any, node: runner_panel) -> None:
     table = (COURSE / "hw_specs.py").read_text(encoding="utf-8") if first else ""
     data = {key: node[key] for key in ("kind", "target", "options", "chip")}
     data["chart"] = "1" if node["chart"] else ""
-    self.body.append(panel_html(data, _runtime_of(app), table, panel_words(app)))
+    self.body.append(panel_html(data, _runtime(), table, panel_words(app)))
     raise nodes.SkipNode
 
 
@@ -364,12 +371,9 @@ def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:
 def page_assets(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """html-page-context: the panel's script and style, on pages that have a panel only."""
-    if doctree is None or doctree.next_node(runner_panel) is None:
-        return
-    runtime = _runtime_of(app)
-    app.add_css_file("runner/runner.css")
-    if not runtime.available:
+    """html-page-context: the panel's script, on pages that have a panel only."""
+    runtime, say = _runtime(), panel_words(app)
+    if doctree is None or doctree.next_node(runner_panel) is None or not runtime.available:
         return
     if getattr(app, "_runner_vendor", ""):
         # The editor loads with the page (deferred, before runner.js builds the panels);
@@ -387,6 +391,8 @@ def page_assets(
             "data-vendor": getattr(app, "_runner_vendor", ""),
             "data-download": str(getattr(app, "_runner_download", 0)),
             "data-service-worker": SERVICE_WORKER,
+            # runner.js's words in the page's language (an English page: its own)
+            "data-words": None if say is str else json.dumps({w: say(w) for w in script_words()}),
         },
     )
 
@@ -395,22 +401,24 @@ def write_static(app: Sphinx) -> None:
     """builder-inited: pack the course now, so the pages can name the zip's digest."""
     if app.builder.format != "html":
         return
-    runtime = _runtime_of(app)
+    runtime = _runtime()
     if not runtime.available:
         logger.verbose("runner: Run-it-here panels are off: %s", runtime.reason)
         return
     lectures = [_lecture_path(app, stem) for stem in app.config.runner_lectures]
     staging = Path(app.outdir) / STATIC_SUBDIR
-    digest, _ = pack_course(lectures, staging / "course.zip")
-    app._runner_digest = digest  # type: ignore[attr-defined]
+    course, _ = pack_course(lectures, staging / "course.zip")
+    app._runner_digest = course  # type: ignore[attr-defined]
     cache = runtime.folder.parent / ".cache" / "roofline-runner"
     stdlib, why = compiled_stdlib(runtime, cache)
     if stdlib is None:
         logger.verbose("runner: serving the standard library as source: %s", why)
-    app._runner_stdlib = stdlib  # type: ignore[attr-defined]
+    folder = copy_runtime(runtime, staging, stdlib)
+    runtime_files = [folder / name for name in RUNTIME_FILES]
     # what a reader's browser fetches to start Python once: the runtime files and the course
-    fetched = [staging / "course.zip", *runtime_files(runtime, stdlib).values()]
+    fetched = [staging / "course.zip", *runtime_files]
     app._runner_download = sum(p.stat().st_size for p in fetched)  # type: ignore[attr-defined]
+    write_service_worker(Path(app.outdir), f"{runtime.version}-{digest(*runtime_files)}")
     vendor, why = bundle_vendor(staging / "vendor")
     if not vendor:
         logger.warning("runner: no editor or chart bundle (%s): the panels are off", why)
@@ -437,18 +445,6 @@ def write_service_worker(outdir: Path, token: str) -> Path:
     return target
 
 
-def copy_files(app: Sphinx, exception: Exception | None) -> None:
-    """build-finished: the runtime files beside the panel's scripts."""
-    if exception is not None or app.builder.format != "html":
-        return
-    runtime = _runtime_of(app)
-    if runtime.available:
-        stdlib = getattr(app, "_runner_stdlib", None)
-        folder = copy_runtime(runtime, Path(app.outdir) / STATIC_SUBDIR, stdlib)
-        token = digest(*(folder / name for name in RUNTIME_FILES))
-        write_service_worker(Path(app.outdir), f"{runtime.version}-{token}")
-
-
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the configuration, the panel node and the build steps."""
     app.add_config_value("runner_lectures", {}, "env", types=[dict])
@@ -461,5 +457,4 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", add_messages)
     app.connect("doctree-read", add_panels)
     app.connect("html-page-context", page_assets)
-    app.connect("build-finished", copy_files)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -71,27 +71,16 @@
     if (!hidden.length) return;
     const open = table.dataset.rlUnfolded === "1";
     if (!open) hidden.forEach((tr) => tr.classList.add("rl-folded"));
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "rl-fold-button";
-    button.setAttribute("aria-expanded", String(open));
-    button.textContent = open
-      ? named
-        ? SAY.named
-        : SAY.ends(KEEP_HEAD, KEEP_TAIL)
-      : SAY.between(hidden.length, rows.length);
-    button.addEventListener("click", () => {
+    const shrink = named ? SAY.named : SAY.ends(KEEP_HEAD, KEEP_TAIL);
+    const label = open ? shrink : SAY.between(hidden.length, rows.length);
+    const row = `<tr class="rl-fold"><td colspan="${rows[0].cells.length}"><button type="button"`;
+    hidden[0].insertAdjacentHTML("beforebegin",
+      `${row} class="rl-fold-button" aria-expanded="${open}">${label}</button></td></tr>`);
+    hidden[0].previousElementSibling.querySelector("button").addEventListener("click", () => {
       table.dataset.rlUnfolded = open ? "0" : "1";
       fold(table, true);
       table.querySelector(".rl-fold-button").focus();
     });
-    const cell = document.createElement("td");
-    cell.colSpan = rows[0].cells.length;
-    cell.append(button);
-    const tr = document.createElement("tr");
-    tr.className = "rl-fold";
-    tr.append(cell);
-    hidden[0].before(tr);
   }
 
   // Result tables (table.rl-table) and the reference pages' tables with one header row.
@@ -138,7 +127,9 @@
           box.setAttribute("aria-label", name);
           box.dataset.rlScrollBox = "1";
         } else if (!overflows && ours) {
-          ["tabindex", "role", "aria-label", "data-rl-scroll-box"].forEach((a) => box.removeAttribute(a));
+          for (const a of ["tabindex", "role", "aria-label", "data-rl-scroll-box"]) {
+            box.removeAttribute(a);
+          }
         }
       }
     }

@@ -14,20 +14,9 @@
     return score;
   };
 
-  const LEAVE_OUT = [
-    ".no-search",
-    "div.highlight",
-    "pre",
-    "div.math",
-    "table",
-    "dt.sig",
-    ".sphx-glr-script-out",
-    ".sphx-glr-download-link-note",
-    ".sphx-glr-footer",
-    ".sphx-glr-signature",
-    "figure",
-    "nav",
-  ].join(", ");
+  const LEAVE_OUT = [".no-search", "div.highlight", "pre", "div.math", "table", "dt.sig",
+    ".sphx-glr-script-out", ".sphx-glr-download-link-note", ".sphx-glr-footer",
+    ".sphx-glr-signature", "figure", "nav"].join(", ");
 
   const SYMBOLS = {
     alpha: "α", beta: "β", gamma: "γ", delta: "δ", epsilon: "ε", lambda: "λ", mu: "μ",

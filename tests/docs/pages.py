@@ -46,7 +46,7 @@ class _AnyOptions(dict):
 
 
 class _SkipFigure(_Skip):
-    """``course-figure`` draws at build time (docs/_ext/concept_figures.py): no numbers."""
+    """``course-figure`` draws at build time (docs/_ext/course.py): no numbers."""
 
     option_spec = _AnyOptions()
 

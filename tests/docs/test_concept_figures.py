@@ -9,7 +9,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "docs" / "_ext"))
-import concept_figures  # noqa: E402
+import course  # noqa: E402
 
 
 class _Chip:
@@ -26,11 +26,11 @@ class _Chip:
 def test_points_sit_on_the_roof_min_of_peak_and_i_beta() -> None:
     # (label, F, D): I = 2 (on the slope: 2 x 10 B/s = 20 FLOP/s), I = 10 (the ridge),
     # I = 50 (under the flat roof: 100 FLOP/s).
-    points = concept_figures.on_roof(
+    points = course.on_roof(
         _Chip(), "bf16", [("slope", 20, 10), ("ridge", 100, 10), ("roof", 500, 10)]
     )
     assert points == [("slope", 2.0, 20.0), ("ridge", 10.0, 100.0), ("roof", 50.0, 100.0)]
-    assert concept_figures.chip_roofs([_Chip()], "bf16") == [("Toy, bf16", 100.0, 10.0)]
+    assert course.chip_roofs([_Chip()], "bf16") == [("Toy, bf16", 100.0, 10.0)]
 
 
 def test_draw_runs_the_expression_with_path_and_the_computed_names(tmp_path: Path) -> None:
@@ -40,15 +40,15 @@ def test_draw_runs_the_expression_with_path_and_the_computed_names(tmp_path: Pat
         'roofline.roofline_figure(PATH, chip_roofs([A100], "bf16"), '
         'on_roof(A100, "bf16", [("add", *elementwise_counts(1000))]))'
     )
-    assert concept_figures.draw(expression, target) == target
+    assert course.draw(expression, target) == target
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_draw_says_in_one_line_what_went_wrong(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"cannot draw x\.png: NameError"):
-        concept_figures.draw("no_such_function(PATH)", tmp_path / "x.png")
+        course.draw("no_such_function(PATH)", tmp_path / "x.png")
     with pytest.raises(ValueError, match="did not write"):
-        concept_figures.draw("None", tmp_path / "y.png")
+        course.draw("None", tmp_path / "y.png")
 
 
 def test_the_figure_rest_links_the_image_and_keeps_the_caption() -> None:

@@ -1,10 +1,10 @@
-"""The Run-it-here panel's own words in Chinese, read from runner.js without a browser.
+"""The Run-it-here panel's words in Chinese, without a browser.
 
 ``docs/_static/runner/runner.js`` writes its English where it uses it, through
-``say("...")``, and keeps one table, ``WORDS``, of the other languages; a page's
-``<html lang>`` picks one. A label added without a Chinese entry, an entry whose
-placeholders differ from its English, or an English label not passed through ``say``
-would show English (or a raw ``{name}``) on a Chinese page.
+``say("...")``; the catalog runner.po holds their Chinese with the page's own status
+lines, and the build hands a Chinese page its entries. A label added without a Chinese
+entry, an entry whose placeholders differ from its English, or an English label not
+passed through ``say`` would show English (or a raw ``{name}``) on a Chinese page.
 """
 
 from __future__ import annotations
@@ -17,46 +17,17 @@ from conftest import REPO, load_extension, translations
 runner = load_extension("runner")
 
 SOURCE = (REPO / "docs" / "_static" / "runner" / "runner.js").read_text(encoding="utf-8")
-STRING = r'"(?:[^"\\]|\\.)*"'
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 CJK = re.compile(r"[\u4e00-\u9fff]")
+RUNNER_PO = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / f"{runner.MESSAGES_DOMAIN}.po"
 
 
-def _unquote(literal: str) -> str:
-    return re.sub(r"\\(.)", r"\1", literal[1:-1])
-
-
-def table(language: str) -> dict[str, str]:
-    """One language's entries of WORDS: English -> translation."""
-    block = re.search(r"const WORDS = \{\n(.*?)\n  \};", SOURCE, re.DOTALL)
-    assert block, "runner.js has no WORDS table"
-    part = re.search(rf"\n    {language}: \{{\n(.*?)\n    \}},", "\n" + block.group(1), re.DOTALL)
-    assert part, f"WORDS has no {language!r}"
-    entries = re.findall(rf"({STRING}|\w+):\s*({STRING}),", part.group(1))
-    return {(_unquote(k) if k.startswith('"') else k): _unquote(v) for k, v in entries}
-
-
-def said() -> set[str]:
-    """The English of every say("...") in runner.js (literals joined by + read as one)."""
-    calls = re.findall(rf"say\(\s*((?:{STRING}\s*\+?\s*)+)", SOURCE)
-    return {"".join(_unquote(s) for s in re.findall(STRING, call)) for call in calls}
-
-
-def test_every_label_of_the_panel_has_chinese_with_its_placeholders() -> None:
-    zh, labels = table("zh"), said()
-    # the reader finds the calls (literals joined by + too) and the table
-    assert {"Run", "Stop", "Ran in {seconds} s."} <= labels and zh["Stop"] == "停止"
+def test_the_reader_finds_say_calls() -> None:
+    assert {"Run", "Stop", "Ran in {seconds} s."} <= set(runner.script_words())
     assert (
         "Edit the hardware table, then press Run: your browser works this answer out again "
-        "with the course's own code." in labels
+        "with the course's own code." in runner.script_words()
     )
-    missing = sorted(labels - set(zh))
-    assert not missing, "labels with no Chinese in runner.js's WORDS:\n" + "\n".join(missing)
-    unused = sorted(set(zh) - labels)
-    assert not unused, "Chinese for labels runner.js no longer has:\n" + "\n".join(unused)
-    for english, chinese in zh.items():
-        assert sorted(PLACEHOLDER.findall(english)) == sorted(PLACEHOLDER.findall(chinese)), english
-        assert CJK.search(chinese), f"{english!r} is not translated: {chinese!r}"
 
 
 def test_no_label_bypasses_say() -> None:
@@ -73,18 +44,14 @@ def test_no_label_bypasses_say() -> None:
     assert not html, "HTML text not passed through say():\n" + "\n".join(html)
 
 
-# ---------------------------------------------------------------------------
-# The status line the page itself carries (a reader without JavaScript sees it)
-# ---------------------------------------------------------------------------
-RUNNER_PO = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / f"{runner.MESSAGES_DOMAIN}.po"
+def test_the_panel_words_are_the_runner_catalog() -> None:
+    """make gettext writes runner.po from PANEL_WORDS and runner.js's say()s; a changed
+    English line not yet in it (make gettext not run) would stay English on Chinese pages."""
+    assert set(translations(RUNNER_PO)) == {*runner.PANEL_WORDS, *runner.script_words()}
 
 
-def test_each_status_line_has_its_chinese_with_its_placeholders() -> None:
-    """make gettext writes runner.po from PANEL_WORDS; a changed English line not yet in it
-    (make gettext not run) would stay English on Chinese pages."""
-    entries = translations(RUNNER_PO)
-    assert set(entries) == set(runner.PANEL_WORDS)
-    for english, chinese in entries.items():
+def test_each_panel_word_has_its_chinese_with_its_placeholders() -> None:
+    for english, chinese in translations(RUNNER_PO).items():
         assert CJK.search(chinese), f"{english!r} is not translated"
         assert sorted(PLACEHOLDER.findall(english)) == sorted(PLACEHOLDER.findall(chinese))
         assert re.findall(r"</?\w+>", english) == re.findall(r"</?\w+>", chinese), english

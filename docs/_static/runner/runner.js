@@ -8,71 +8,8 @@
   const here = new URL(".", script.src);
   const root = document.documentElement;
   const panels = Array.from(document.querySelectorAll(".rl-runner"));
-  // The panel's words on a page in another language (<html lang>); say() fills each {name}.
-  const WORDS = {
-    zh: {
-      "Edit the hardware table, then press Run: your browser reruns lecture {target}.py with the course's own code and shows what the terminal prints.":
-        "改动硬件参数表，再按“运行”：浏览器会用课程自己的代码重跑这一讲（{target}.py），显示终端会打印的内容。",
-      "Edit the hardware table, then press Run: your browser works this answer out again with the course's own code.":
-        "改动硬件参数表，再按“运行”：浏览器会用课程自己的代码把这道题的答案重算一遍。",
-      "Run it here needs the site served over HTTP, because browsers do not run WebAssembly from file:// pages: run `{serve}` in the repository and open http://127.0.0.1:8000/{rest}":
-        "“在这里运行”需要通过 HTTP 访问本站，因为浏览器不在 file:// 页面里运行 WebAssembly：请在仓库中运行 `{serve}`，再打开 http://127.0.0.1:8000/{rest}",
-      "Python loads when you use this panel: the first time it downloads {mb} MB (kept by your browser for the next page), and the first run waits a few seconds while Python starts; later runs take under a second.":
-        "用到这个面板时才加载 Python：第一次要下载 {mb} MB（浏览器会缓存，换一页不用再下），第一次运行要等几秒让 Python 启动；之后每次运行不到一秒。",
-      "Python is not loaded yet.": "Python 尚未加载。",
-      "(default)": "（默认）",
-      "{path}, editable": "{path}，可编辑",
-      "Jump to a chip": "跳到某块芯片",
-      "Jump to a chip…": "跳到某块芯片…",
-      " Tab leaves the editor; line numbers on the left.": "按 Tab 离开编辑器；左侧是行号。",
-      "Change a literal of the chip shown, then Run (Ctrl+Enter).":
-        "改动所显示芯片的某个数值，然后运行（Ctrl+Enter）。",
-      "Hardware table ": "硬件参数表 ",
-      edited: "已改动",
-      Run: "运行",
-      Stop: "停止",
-      "End this run; Python restarts and your table stays as it is":
-        "结束本次运行；Python 会重启，你的参数表保持不变",
-      "Reset table": "还原参数表",
-      "Put {path} back as it is in the repository": "把 {path} 恢复成仓库里的样子",
-      "Output of the run": "运行输出",
-      "Show line {line} in the table editor": "在参数表编辑器中显示第 {line} 行",
-      "Python traceback": "Python 回溯（traceback）",
-      ": {y} against {x}": "：{y} 随 {x} 的变化",
-      "colour: {color}": "颜色：{color}",
-      "marker: {shape}": "标记：{shape}",
-      " Numbered points: {numbered}.": "编号点：{numbered}。",
-      "Redrawn from this run, {title}{axes} ({key}).": "按本次运行重绘：{title}{axes} ({key})。",
-      "The figure cannot be redrawn here: {message}": "这里无法重绘这张图：{message}",
-      "The figure could not be drawn: {error}": "这张图没能画出来：{error}",
-      "vendor/{name} did not load": "vendor/{name} 没能加载",
-      "{status} The run starts as soon as Python is ready.": "{status}Python 一就绪就开始运行。",
-      "Running… (Stop ends the run)": "运行中…（按“停止”可结束）",
-      "Output of the previous run: a new run is going.": "上一次运行的输出：新的运行正在进行。",
-      "Output of an earlier run: the last run was stopped.": "之前运行的输出：上一次运行被停止了。",
-      "Output of an earlier run: the last run failed.": "之前运行的输出：上一次运行失败了。",
-      "The run failed inside the browser: {error}": "运行在浏览器内部失败：{error}",
-      "Ran in {seconds} s.": "运行完毕，用时 {seconds} 秒。",
-      "Stopped with exit status {status} ({seconds} s).":
-        "已结束，退出状态 {status}（用时 {seconds} 秒）。",
-      "Ready: Python {python} runs in this page, offline.": "就绪：Python {python} 在本页离线运行。",
-      "Python could not start in this browser: {message}": "Python 无法在这个浏览器中启动：{message}",
-      error: "错误",
-      "Starting Python in your browser…": "正在浏览器中启动 Python…",
-      "Stopped after {limit} s: the run did not finish (a loop that never ends?). Python restarted; your table is kept.":
-        "{limit} 秒后已停止：运行没有结束（是不是死循环？）。Python 已重启，你的参数表保留不变。",
-      "Stopped. Python restarted; your table is kept.": "已停止。Python 已重启，你的参数表保留不变。",
-      "ended with an error": "出错结束",
-      "was stopped": "被停止",
-      "never finished": "没有跑完",
-      "Use it": "使用它",
-      Discard: "丢弃",
-      "Edited table from earlier": "之前改过的参数表",
-      "Your edited table from earlier in this tab {how} when it last ran, so it is not loaded; the repository's table is.":
-        "这个标签页里你之前改过的参数表，上次运行时{how}，所以没有加载它，加载的是仓库里的参数表。",
-    },
-  };
-  const words = WORDS[(root.lang || "").slice(0, 2)] || {};
+  // The panel's words on a page in another language: the catalog runner.po (runner.py).
+  const words = JSON.parse(script.dataset.words || "{}");
   const say = (english, values = {}) =>
     (words[english] || english).replace(/\{(\w+)\}/g, (all, name) => values[name] ?? all);
   const esc = (text) => String(text).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -425,9 +362,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     saveTable(outcome);
     const stopHadFocus = document.activeElement === panel.querySelector(".rl-runner-stop");
     setButtons();
-    if (stopHadFocus) {
-      panel.querySelector(".rl-runner-run").focus(); // a keyboard user stays in the panel
-    }
+    if (stopHadFocus) panel.querySelector(".rl-runner-run").focus(); // a keyboard user stays
     setStatus(panel, status, kind);
     panel.dataset.runs = String(Number(panel.dataset.runs || 0) + 1);
   }
@@ -447,9 +382,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     state.busy = { panel, timer: setTimeout(() => restart("limit", limit), limit * 1000) };
     const runHadFocus = document.activeElement === panel.querySelector(".rl-runner-run");
     setButtons();
-    if (runHadFocus) {
-      panel.querySelector(".rl-runner-stop").focus(); // Run is disabled: Enter now stops
-    }
+    if (runHadFocus) panel.querySelector(".rl-runner-stop").focus(); // Enter now stops
     saveTable("running");
     setStatus(panel, say("Running… (Stop ends the run)"), "busy");
     stale(panel, say("Output of the previous run: a new run is going."));
@@ -597,15 +530,14 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     }
     document.addEventListener("click", (event) => {
       const button = event.target.closest(".rl-runner-restore, .rl-runner-discard");
-      if (button) {
-        if (button.matches(".rl-runner-restore")) {
-          setTable(saved.table, null);
-          saveTable("edited");
-        } else {
-          sessionStorage.removeItem(STORE);
-        }
-        document.querySelectorAll(".rl-runner-offer").forEach((box) => box.remove());
+      if (!button) return;
+      if (button.matches(".rl-runner-restore")) {
+        setTable(saved.table, null);
+        saveTable("edited");
+      } else {
+        sessionStorage.removeItem(STORE);
       }
+      document.querySelectorAll(".rl-runner-offer").forEach((box) => box.remove());
     });
   }
   setButtons();
