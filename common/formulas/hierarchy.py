@@ -114,15 +114,6 @@ def fits_in(size: float, levels: Sequence[tuple[str, int]]) -> str:
     return next((name for name, s in levels if size <= s), "DRAM") if levels else "-"
 
 
-class LevelRange(NamedTuple):
-    """The working sets that live in one level: lo < size <= hi bytes (size None: DRAM)."""
-
-    name: str
-    size_bytes: int | None
-    lo_bytes: float
-    hi_bytes: float
-
-
 class Plateau(NamedTuple):
     """A level's sustained bandwidth: the median over the sweep points inside its range."""
 
@@ -132,21 +123,6 @@ class Plateau(NamedTuple):
     bytes_per_s: float | None  # None: no sweep point inside the range
     points: int
     margin: float | None  # the margin that was used (None: found by the detector)
-
-
-def level_ranges(
-    levels: Sequence[tuple[str, int]],
-    margin: float = INSIDE_MARGIN,
-    dram_margin: float = DRAM_MARGIN,
-) -> list[LevelRange]:
-    """Each level's comfortable range, [S_(k-1) m, S_k / m], then DRAM past dram_margin x LLC."""
-    ranges = []
-    previous = 0.0
-    for name, size in levels:
-        ranges.append(LevelRange(name, size, previous * margin, size / margin))
-        previous = float(size)
-    ranges.append(LevelRange("DRAM", None, previous * dram_margin, math.inf))
-    return ranges
 
 
 def in_range(size: float, lo: float, hi: float) -> bool:
@@ -195,32 +171,21 @@ def _inside(
 def plateaus_known(
     sizes: Sequence[float], bandwidths: Sequence[float | None], levels: Sequence[tuple[str, int]]
 ) -> list[Plateau]:
-    """One plateau per level (and DRAM): the median bandwidth of the points inside its range."""
-    margin = INSIDE_MARGIN
+    """One plateau per level (and DRAM): the median bandwidth of the points inside its range
+    [S_(k-1) m, S_k / m] (DRAM: past m x LLC), m the first margin that holds a point."""
+    edges = [0.0, *(float(size) for _, size in levels), math.inf]
     plateaus = []
-    for index in range(len(levels) + 1):
-        first = DRAM_MARGIN if index == len(levels) else margin
-        tried = [first] + [m for m in (margin, math.sqrt(margin), 1.0) if m < first]
-        found = None
-        for m in tried:
-            rng = level_ranges(levels, m, m)[index]  # only this level's own margin matters
-            values = _inside(sizes, bandwidths, rng.lo_bytes, rng.hi_bytes)
-            if values:
-                found = Plateau(
-                    rng.name, rng.lo_bytes, rng.hi_bytes, median(values), len(values), m
-                )
-                break
-        if found is None:
-            rng = level_ranges(levels)[index]
-            found = Plateau(rng.name, rng.lo_bytes, rng.hi_bytes, None, 0, None)
-        plateaus.append(found)
+    for k, name in enumerate([*(name for name, _ in levels), "DRAM"]):
+        first = DRAM_MARGIN if k == len(levels) else INSIDE_MARGIN
+        tried = [first] + [m for m in (INSIDE_MARGIN, math.sqrt(INSIDE_MARGIN), 1.0) if m < first]
+        spans = [(edges[k] * m, edges[k + 1] / m, m) for m in tried]
+        hits = [(lo, hi, m, v) for lo, hi, m in spans if (v := _inside(sizes, bandwidths, lo, hi))]
+        if hits:
+            lo, hi, m, values = hits[0]
+            plateaus.append(Plateau(name, lo, hi, median(values), len(values), m))
+        else:
+            plateaus.append(Plateau(name, *spans[0][:2], None, 0, None))
     return plateaus
-
-
-def running_median(values: Sequence[float], window: int = 5) -> list[float]:
-    """Median of each value's neighbourhood (window clipped at the ends)."""
-    half = max(0, window // 2)
-    return [median(values[max(0, i - half) : i + half + 1]) for i in range(len(values))]
 
 
 def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) -> list[int]:
@@ -266,7 +231,7 @@ def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) ->
         return []
     xs = [math.log2(s) for s, _ in pts]
     raw_all = [math.log2(b) for _, b in pts]
-    ys = running_median(raw_all, 3)
+    ys = [median(raw_all[max(0, i - 1) : i + 2]) for i in range(len(raw_all))]  # 3-point
     # Noise of one point from neighbour differences of the raw curve (the median
     # ignores the few differences that straddle a step), with a floor.
     diffs = [abs(b - a) for a, b in itertools.pairwise(raw_all)]
@@ -326,14 +291,6 @@ def closest_roof(
     return name, flops_per_s / value
 
 
-def predicted_bound(
-    intensity: float, level: str, roofs: Sequence[tuple[str, float]], peak: float
-) -> tuple[str, float]:
-    """The model's bound for data living in `level`: (level or 'compute', min(P, I beta))."""
-    rate = roofline.attainable_flops(intensity, peak, dict(roofs)[level])
-    return (level, rate) if rate < peak else ("compute", peak)
-
-
 def roof_verdict(
     intensity: float,
     flops_per_s: float,
@@ -346,7 +303,8 @@ def roof_verdict(
     closest, fraction = closest_roof(intensity, flops_per_s, roofs, peak)
     verdict: dict[str, Any] = {"closest_roof": closest, "fraction_of_closest": fraction}
     if level in dict(roofs):
-        predicted, value = predicted_bound(intensity, level, roofs, peak)
+        rate = roofline.attainable_flops(intensity, peak, dict(roofs)[level])
+        predicted, value = (level, rate) if rate < peak else ("compute", peak)
         verdict.update(predicted_roof=predicted, fraction_of_predicted=flops_per_s / value)
     else:
         verdict.update(predicted_roof=None, fraction_of_predicted=None)
