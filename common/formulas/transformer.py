@@ -170,26 +170,14 @@ def _matmul(name: str, n: int, K: int, N: int, dt: DTypes, to_cache: bool = Fals
     """X[n, K] @ W[K, N] via roofline.matmul_counts; the output goes to the KV cache if asked."""
     out_b = dt.kv_bytes if to_cache else dt.act_bytes
     flops, nbytes = roofline.matmul_counts(n, K, N, dt.act_bytes, dt.w_bytes, out_b)
-    w = K * N * dt.w_bytes
-    out = n * N * out_b
-    return Op(
-        name,
-        "matmul",
-        flops,
-        weight_bytes=w,
-        act_bytes=nbytes - w - (out if to_cache else 0.0),
-        kv_bytes=out if to_cache else 0.0,
-    )
+    w, kv = K * N * dt.w_bytes, n * N * out_b if to_cache else 0.0
+    return Op(name, "matmul", flops, w, nbytes - w - kv, kv)
 
 
 def _rmsnorm(name: str, n: int, d: int, dt: DTypes) -> Op:
     """RMSNorm over [n, d]: 4 n d FLOP; read x, write y (activations), read the gain (weights)."""
     return Op(
-        name,
-        "norm",
-        RMSNORM_FLOPS_PER_ELEM * n * d,
-        weight_bytes=d * dt.w_bytes,
-        act_bytes=2 * n * d * dt.act_bytes,
+        name, "norm", RMSNORM_FLOPS_PER_ELEM * n * d, d * dt.w_bytes, 2 * n * d * dt.act_bytes
     )
 
 
@@ -201,9 +189,8 @@ def causal_pairs(new_tokens: int, context: int, window: int = 0) -> int:
         return T * (S - T) + T * (T + 1) // 2
 
     def f(n: int) -> int:
-        return (
-            n * (n + 1) // 2 if n <= window else window * (window + 1) // 2 + (n - window) * window
-        )
+        m = min(n, window)
+        return m * (m + 1) // 2 + (n - m) * window
 
     return f(S) - f(S - T)
 
@@ -504,9 +491,8 @@ def largest_batch(
     phase: str = "decode",
 ) -> int:
     """Largest B whose memory ledger (LLM overhead rate) fits the chip at context S; 0 if none."""
-    dt = dtypes or DTypes()
     return ledger.largest_batch_that_fits(
-        chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dt, phase=phase)
+        chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dtypes, phase=phase)
     )
 
 
