@@ -171,8 +171,9 @@ def _inside(
 def plateaus_known(
     sizes: Sequence[float], bandwidths: Sequence[float | None], levels: Sequence[tuple[str, int]]
 ) -> list[Plateau]:
-    """One plateau per level (and DRAM): the median bandwidth of the points inside its range
-    [S_(k-1) m, S_k / m] (DRAM: past m x LLC), m the first margin that holds a point."""
+    """One plateau per level (and DRAM): the median bandwidth of the points inside its range."""
+    # level k's range is [S_(k-1) m, S_k / m] (DRAM's: past m x LLC), m the first margin tried
+    # that holds a point
     edges = [0.0, *(float(size) for _, size in levels), math.inf]
     plateaus = []
     for k, name in enumerate([*(name for name, _ in levels), "DRAM"]):
