@@ -232,6 +232,10 @@ def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) ->
         return []
     xs = [math.log2(s) for s, _ in pts]
     raw_all = [math.log2(b) for _, b in pts]
+
+    def level(seg: list[int]) -> float:  # a segment's median bandwidth
+        return median([pts[i][1] for i in seg])
+
     ys = [median(raw_all[max(0, i - 1) : i + 2]) for i in range(len(raw_all))]  # 3-point
     # Noise of one point from neighbour differences of the raw curve (the median
     # ignores the few differences that straddle a step), with a floor.
@@ -255,21 +259,13 @@ def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) ->
     merged: list[list[int]] = []
     for seg in segments:
         if merged:
-            a = median([pts[i][1] for i in merged[-1]])
-            b = median([pts[i][1] for i in seg])
+            a, b = level(merged[-1]), level(seg)
             if max(a, b) / min(a, b) < SAME_LEVEL_STEP:
                 merged[-1] = merged[-1] + seg
                 continue
         merged.append(seg)
     return [
-        Plateau(
-            f"plateau {k}",
-            pts[seg[0]][0],
-            pts[seg[-1]][0],
-            median([pts[i][1] for i in seg]),
-            len(seg),
-            None,
-        )
+        Plateau(f"plateau {k}", pts[seg[0]][0], pts[seg[-1]][0], level(seg), len(seg), None)
         for k, seg in enumerate(merged, 1)
     ]
 

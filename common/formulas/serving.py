@@ -25,11 +25,6 @@ MAX_GPUS = 1024  # the most GPUs gpus_to_hold tries
 
 
 # --- Expert parallelism ------------------------------------------------------
-def remote_fraction(ep: int) -> float:
-    """Share of a token's routed experts on other GPUs under uniform routing: (N - 1) / N."""
-    return (ep - 1) / ep
-
-
 def link_fractions(ep: int, node_gpus: int) -> tuple[float, float]:
     """(share in the own node but another GPU, share in other nodes) of a token's experts:
     ((min(N, G) - 1) / N, (N - min(N, G)) / N) for N EP ranks in nodes of G GPUs."""
@@ -40,12 +35,12 @@ def link_fractions(ep: int, node_gpus: int) -> tuple[float, float]:
 def dispatch_bytes_per_token(d_model: int, k: int, ep: int, elem_bytes: float) -> float:
     """Bytes one token sends per MoE layer: k (N - 1) / N x d x b, b the dispatch bytes per
     element with its scales (1 + 4 / 128 for FP8 with an fp32 scale per 128 elements)."""
-    return k * remote_fraction(ep) * d_model * elem_bytes
+    return k * ((ep - 1) / ep) * d_model * elem_bytes
 
 
 def combine_bytes_per_token(d_model: int, k: int, ep: int, elem_bytes: float = 2) -> float:
     """Bytes one token gets back per MoE layer: k (N - 1) / N x d x b (bf16: b = 2)."""
-    return k * remote_fraction(ep) * d_model * elem_bytes
+    return dispatch_bytes_per_token(d_model, k, ep, elem_bytes)
 
 
 def all_to_all_time(

@@ -454,11 +454,6 @@ def tpot_lower_bound(setup: Deployment, batch: int, context: int) -> float:
     return pass_time(decode, setup.chip, setup.precision)
 
 
-def decode_tokens_per_s(setup: Deployment, batch: int, context: int) -> float:
-    """Decode throughput bound = B / TPOT, in tokens/s (every sequence gains one token a step)."""
-    return batch / tpot_lower_bound(setup, batch, context)
-
-
 # --- Capacity ledger ---------------------------------------------------------
 def activation_bytes_per_token(model: Model, act_bytes: float = 2) -> float:
     """Peak live activations per active token: 16 x d_model x bytes (the article's rule)."""
@@ -560,7 +555,7 @@ def decode_throughput_curve(
     setup: Deployment, context: int, batches: Iterable[int]
 ) -> list[tuple[int, float]]:
     """(B, tokens/s bound) for each batch B: B / TPOT(B) on the chip."""
-    return [(b, decode_tokens_per_s(setup, b, context)) for b in batches]
+    return [(b, b / tpot_lower_bound(setup, b, context)) for b in batches]
 
 
 def expert_intensity(model: Model, tokens: int, dtypes: DTypes | None = None) -> float:

@@ -78,13 +78,12 @@ class Model:
     published_active: float | None = None  # parameters a token uses, where published
 
     def __post_init__(self) -> None:
-        sizes = "n_layers d_model n_heads n_kv_heads d_head d_ff vocab_size max_context"
         counts = (
             "n_experts experts_per_token d_ff_expert d_ff_shared dense_layers kv_lora_rank "
             "q_lora_rank rope_head_dim v_head_dim sliding_window sliding_layers "
             "norms_per_layer extra_layer_params"
         )
-        for field in sizes.split():
+        for field in MOST:
             value = getattr(self, field)
             if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
@@ -312,8 +311,6 @@ def get_model(name: str) -> Model:
 
 def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
     """The same model with another number of KV heads (a what-if; n_heads must divide evenly)."""
-    if not isinstance(model, Model):
-        raise ValueError(f"expected a Model, got {model!r}")
     if n_kv_heads == model.n_kv_heads:
         return model
     kind = "MHA" if n_kv_heads == model.n_heads else f"{n_kv_heads} KV heads"
