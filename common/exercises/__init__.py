@@ -331,7 +331,6 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
 
 
 BOOK_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
-H200_BUDGET_GIB = 130  # an H200's 141 GB (131 GiB) less a reserve: lecture 03 works 78 GiB
 
 
 def _ridge_of(chip: Chip, precision: str) -> str:
