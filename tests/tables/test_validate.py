@@ -46,8 +46,6 @@ def test_a_tiny_peak_in_the_hardware_table_is_named_where_it_is_read() -> None:
     chip = dataclasses.replace(hw_specs.H100, peak_flops_table=table)
     with pytest.raises(ValueError, match=r"H100 SXM bf16 peak FLOP/s must be between .* 1e-300"):
         chip.peak_flops("bf16")
-    with pytest.raises(ValueError, match="H100 SXM peak bf16 must be between"):
-        chip.validate()
 
 
 def test_positive_accepts_and_converts() -> None:
