@@ -78,9 +78,7 @@ def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int
 
 def corrected_bandwidth(nbytes: float, seconds: float, call_seconds: float) -> float | None:
     """beta = D / (t - t_call): bandwidth without the fixed per-call cost; None if t <= t_call."""
-    if seconds <= call_seconds:
-        return None
-    return nbytes / (seconds - call_seconds)
+    return None if seconds <= call_seconds else nbytes / (seconds - call_seconds)
 
 
 def fixed_call_seconds(elements: int, call_seconds: float, gil_seconds: float) -> float:
@@ -192,8 +190,8 @@ def plateaus_known(
 def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) -> list[int]:
     """Optimal piecewise-constant split: start indices minimising SSE + penalty per segment."""
     n = len(values)
-    if n == 0:
-        return []
+    if n < 2 * min_length:  # too short to split
+        return [0] if n else []
     s1, s2 = [0.0], [0.0]  # prefix sums of values and squares: O(1) segment costs
     for v in values:
         s1.append(s1[-1] + v)
@@ -203,8 +201,6 @@ def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) 
         total = s1[b] - s1[a]
         return s2[b] - s2[a] - total * total / (b - a)
 
-    if n < 2 * min_length:
-        return [0]
     best = [0.0] + [math.inf] * n  # best[b]: cheapest split of values[:b]; inf if impossible
     start = [0] * (n + 1)
     for b in range(min_length, n + 1):

@@ -139,9 +139,7 @@ class Model:
     def cache_width(self) -> int:
         """Elements cached per token and layer: 2 n_kv_heads d_head (K and V), or
         kv_lora_rank + qk_rope_head_dim for latent attention (one latent for K and V)."""
-        if self.kv_lora_rank:
-            return self.kv_lora_rank + self.rope_head_dim
-        return 2 * self.kv_dim
+        return self.kv_lora_rank + self.rope_head_dim if self.kv_lora_rank else 2 * self.kv_dim
 
     @property
     def attention_kind(self) -> str:
