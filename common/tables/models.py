@@ -83,14 +83,12 @@ class Model:
             "q_lora_rank rope_head_dim v_head_dim sliding_window sliding_layers "
             "norms_per_layer extra_layer_params"
         )
-        for field in MOST:
+        for field, most in MOST.items():
             value = getattr(self, field)
             if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
-            if positive_int(value, f"{self.name}: {field}") > MOST[field]:
-                raise ValueError(
-                    f"{self.name}: {field} must be at most {MOST[field]:,}, got {value:.3g}"
-                )
+            if positive_int(value, f"{self.name}: {field}") > most:
+                raise ValueError(f"{self.name}: {field} must be at most {most:,}, got {value:.3g}")
         for field in counts.split():
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
