@@ -80,12 +80,7 @@ def gemm_counts(M: int, K: int, N: int, elem_bytes: float = 2) -> tuple[float, f
 
 
 def critical_batch(
-    K: int,
-    N: int,
-    ridge: float,
-    x_bytes: float = 2,
-    w_bytes: float = 2,
-    out_bytes: float = 2,
+    K: int, N: int, ridge: float, x_bytes: float = 2, w_bytes: float = 2, out_bytes: float = 2
 ) -> int | None:
     """Smallest integer B with 2BKN / (B K x + K N w + B N out) >= I*; None if no B reaches it."""
     # I(B) = 2KN B / ((K x + N out) B + K N w) rises towards 2KN / (K x + N out).

@@ -479,11 +479,7 @@ def model_memory_ledger(
 
 
 def largest_batch(
-    model: Model,
-    chip: Chip,
-    context: int,
-    dtypes: DTypes | None = None,
-    phase: str = "decode",
+    model: Model, chip: Chip, context: int, dtypes: DTypes | None = None, phase: str = "decode"
 ) -> int:
     """Largest B whose memory ledger (LLM overhead rate) fits the chip at context S; 0 if none."""
     return ledger.largest_batch_that_fits(
