@@ -139,14 +139,10 @@ def representative_points(
     plateaus: Sequence[Plateau], sizes: Sequence[float], values: Sequence[float | None]
 ) -> list[tuple[Plateau, int]]:
     """One sweep point per plateau, inside its range: (plateau, index into the sweep)."""
-    chosen = []
+    chosen, points = [], list(enumerate(zip(sizes, values, strict=True)))
     for k, p in enumerate(plateaus):
         lo, hi = max(p.lo_bytes, sizes[0]), min(p.hi_bytes, sizes[-1])
-        inside = [
-            i
-            for i, (s, v) in enumerate(zip(sizes, values, strict=True))
-            if v is not None and in_range(s, lo, hi)
-        ]
+        inside = [i for i, (s, v) in points if v is not None and in_range(s, lo, hi)]
         if not inside:
             continue
         centre = math.sqrt(lo * hi)
@@ -159,11 +155,7 @@ def _inside(
     sizes: Sequence[float], values: Sequence[float | None], lo: float, hi: float
 ) -> list[float]:
     """The positive values whose size is in range [lo, hi]."""
-    return [
-        v
-        for s, v in zip(sizes, values, strict=True)
-        if v is not None and v > 0 and in_range(s, lo, hi)
-    ]
+    return [v for s, v in zip(sizes, values, strict=True) if v and v > 0 and in_range(s, lo, hi)]
 
 
 def plateaus_known(

@@ -541,10 +541,7 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
 def batch_grid(hi: int, per_decade: int = 24) -> list[int]:
     """Distinct integers from 1 to hi, spaced evenly in log10 (hi itself included)."""
     steps = max(1, math.ceil(math.log10(hi) * per_decade))
-    grid = {1, hi}
-    for i in range(1, steps):
-        grid.add(round(10 ** (math.log10(hi) * i / steps)))
-    return sorted(grid)
+    return sorted({1, hi, *(round(10 ** (math.log10(hi) * i / steps)) for i in range(1, steps))})
 
 
 def decode_throughput_curve(
