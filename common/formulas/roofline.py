@@ -52,8 +52,6 @@ def bound_of(intensity: float, ridge: float) -> Literal["compute", "memory"]:
 def speedup_2x(flops: float, nbytes: float, peak: float, bw: float) -> tuple[float, float]:
     """What doubling compute or bandwidth buys: (T(P, b) / T(2P, b), T(P, b) / T(P, 2b))."""
     t0 = lower_bound_time(flops, nbytes, peak, bw)
-    if t0 == 0:
-        return 1.0, 1.0
     return (
         t0 / lower_bound_time(flops, nbytes, 2 * peak, bw),
         t0 / lower_bound_time(flops, nbytes, peak, 2 * bw),
