@@ -66,14 +66,9 @@ LECTURE_BUDGETS: dict[str, dict[str, float]] = {
 
 def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int]:
     """Array lengths n whose working sets 12 n grow geometrically from lo to hi bytes."""
-    octaves = math.log2(hi_bytes / lo_bytes)
-    steps = math.floor(octaves * per_octave + 1e-9)
-    lengths = []
-    for i in range(steps + 1):
-        n = max(1, round(lo_bytes * 2 ** (i / per_octave) / BYTES_PER_ELEMENT))
-        if not lengths or n > lengths[-1]:
-            lengths.append(n)
-    return lengths
+    steps = math.floor(math.log2(hi_bytes / lo_bytes) * per_octave + 1e-9)
+    sizes = (lo_bytes * 2 ** (i / per_octave) for i in range(steps + 1))
+    return sorted({max(1, round(size / BYTES_PER_ELEMENT)) for size in sizes})  # rounding repeats
 
 
 def corrected_bandwidth(nbytes: float, seconds: float, call_seconds: float) -> float | None:
@@ -300,11 +295,8 @@ def call_cost_limit_bytes(
     sizes: Sequence[float], seconds: Sequence[float], fixed_seconds: Sequence[float]
 ) -> float | None:
     """The largest working set whose fixed cost is >= CALL_COST_MATTERS of its call; or None."""
-    limit = None
-    for s, t, f in zip(sizes, seconds, fixed_seconds, strict=True):
-        if call_share(t, f) >= CALL_COST_MATTERS:
-            limit = s if limit is None else max(limit, s)
-    return limit
+    timed = zip(sizes, seconds, fixed_seconds, strict=True)
+    return max((s for s, t, f in timed if call_share(t, f) >= CALL_COST_MATTERS), default=None)
 
 
 def call_costs(
