@@ -78,18 +78,16 @@ class Model:
     published_active: float | None = None  # parameters a token uses, where published
 
     def __post_init__(self) -> None:
-        counts = (
-            "n_experts experts_per_token d_ff_expert d_ff_shared dense_layers kv_lora_rank "
-            "q_lora_rank rope_head_dim v_head_dim sliding_window sliding_layers "
-            "norms_per_layer extra_layer_params"
-        )
+        counts = [
+            f.name for f in dataclasses.fields(self) if f.type == "int" and f.name not in MOST
+        ]
         for field, most in MOST.items():
             value = getattr(self, field)
             if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
             if positive_int(value, f"{self.name}: {field}") > most:
                 raise ValueError(f"{self.name}: {field} must be at most {most:,}, got {value:.3g}")
-        for field in counts.split():
+        for field in counts:  # the optional sizes, 0 when unused
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{self.name}: {field} must be a whole number >= 0, got {value!r}")
