@@ -317,8 +317,7 @@ def merge_call_costs(*records: dict[str, Any]) -> dict[str, Any]:
     """Combine call-cost measurements from several moments: the fastest of each timing."""
 
     def fastest(key: str) -> float | None:
-        values = [r[key] for r in records if r.get(key) is not None]
-        return min(values) if values else None
+        return min((r[key] for r in records if r.get(key) is not None), default=None)
 
     return call_costs(
         min(r["call_seconds"] for r in records),
