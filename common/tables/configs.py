@@ -37,11 +37,8 @@ ARCHITECTURES = {
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
 # src/transformers/models/<family>/configuration_<family>.py, __init__ keyword defaults):
-# Gemma2Config: num_key_value_heads=4, head_dim=256, max_position_embeddings=8192,
-#   tie_word_embeddings=True, sliding_window=4096 (every other layer, the even ones);
-# Gemma3TextConfig: vocab_size=262208, num_attention_heads=8, num_key_value_heads=4,
-#   head_dim=256, max_position_embeddings=131072, tie_word_embeddings=True,
-#   sliding_window=4096, sliding_window_pattern=6 (layer i is global when (i + 1) % 6 == 0);
+# Gemma2Config's and Gemma3TextConfig's below (Gemma 2 slides on every other layer, the even
+# ones; in Gemma 3 layer i is global when (i + 1) % sliding_window_pattern == 0);
 # GptOssConfig: sliding_window=128, layer_types alternating sliding and full, sliding first;
 # GPT2Config: n_positions=1024, n_inner=None (4 x n_embd);
 # LlamaConfig and the others: num_key_value_heads = num_attention_heads,
