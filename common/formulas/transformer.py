@@ -531,7 +531,6 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
     W = sum(s.count * s.K * s.N for s in shapes)  # multiply-adds per token
     A = sum(s.count * (s.K * s.x_bytes + s.N * s.out_bytes) for s in shapes)  # bytes per token
     Wb = sum(s.count * s.K * s.N * s.w_bytes for s in shapes)  # weight bytes, once per step
-
     # Intensity 2BW / (BA + Wb) rises towards 2W / A as B grows.
     solved = linear_threshold(2.0 * W, A, Wb, ridge)
     return None if solved is None else smallest_integer_reaching(solved[1], solved[0])

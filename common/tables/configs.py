@@ -121,12 +121,10 @@ def _gpt2(k: _Keys, name: str) -> Model:
     d, heads = k.int("n_embd"), k.int("n_head")
     if d % heads:
         raise ValueError(f"{k.name}: n_embd {d} is not a multiple of n_head {heads}")
-    inner = k.int("n_inner", 4 * d)
-    L = k.int("n_layer")
+    inner, L = k.int("n_inner", 4 * d), k.int("n_layer")
     V, window = k.int("vocab_size"), k.int("n_positions", 1024)
-    source = f"{shown(k.name)} (gpt2 family)"
     return Model(name, "config", L, d, heads, heads, d // heads, inner, False, V, True, window,
-                 source)  # fmt: skip
+                 f"{shown(k.name)} (gpt2 family)")  # fmt: skip
 
 
 #: The model record's fields as the configs name them (the Llama keys; GPT-2's after them).
