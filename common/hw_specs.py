@@ -222,19 +222,6 @@ class Chip:
         if self.smem_per_sm_figure is not None:
             yield "shared memory per SM", self.smem_per_sm_figure
 
-    def validate(self) -> None:
-        """Raise ValueError if any figure is not a positive finite number."""
-        for label, fig in self.figures():
-            self._check(fig, label)
-        for label, _, achieved in self.achievable_figures():
-            if achieved is not None:
-                self._check(achieved, f"achievable {label}")
-        unknown = set(self.achievable_flops_table) - set(self.peak_flops_table)
-        if unknown:
-            raise ValueError(
-                f"{self.name} has an achievable figure for {sorted(unknown)} but no peak"
-            )
-
 
 # A field deleted or misspelt, a key or precision twice: refused in one line naming them.
 slips.check_table_source(slips.source_of(globals()), __file__, Chip)

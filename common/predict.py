@@ -44,14 +44,7 @@ from common.formulas.transformer import (
 )
 from common.hw_specs import BYTES_PER_ELEM, CHIPS, Chip, get_chip
 from common.present.console import fmt_fraction, fmt_time, format_table
-from common.shell.cli import (
-    LectureParser,
-    batch_size,
-    number_in,
-    one_of,
-    path_text,
-    positive_int,
-)
+from common.shell.cli import LectureParser, batch_size, number_in, one_of, path_text, positive_int
 from common.tables.configs import model_from_config, read_config
 from common.tables.engines import ENGINES
 from common.tables.models import MODELS, MOE_MODELS, Model, get_model

@@ -331,7 +331,6 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
 
 
 BOOK_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 case itself
-H200_BUDGET_GIB = 130  # an H200's 141 GB (131 GiB) less a reserve: lecture 03 works 78 GiB
 
 
 def _ridge_of(chip: Chip, precision: str) -> str:
@@ -555,9 +554,8 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
 def _tiled(n: int, d_head: int, m: float, b: float) -> tuple[Any, int, float, float]:
     """FlashAttention-2's blocks in M_sm = `m` bytes, T_r, the traffic D (bytes) and F / D."""
     blocks = attention_io.block_sizes(n, d_head, m, b)
+    flops, traffic = attention_io.tiled_counts(n, d_head, m, b)
     reads = attention_io.kv_reads(n, blocks.rows, blocks.cols)
-    traffic = attention_io.tiled_traffic(n, d_head, blocks.rows, blocks.cols, b)
-    flops = ledger.attention_counts(n, d_head, b)[0]
     return blocks, reads, traffic, roofline.intensity(flops, traffic)
 
 

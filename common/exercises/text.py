@@ -13,21 +13,17 @@ from common.present.plain_math import plain
 def format_exercise(exercise: Exercise) -> str:
     """An exercise and its worked answer as plain text, for a terminal."""
     answer = exercise.solve()
-    lines = [exercise.title, "=" * len(exercise.title), f"(from {exercise.origin})", ""]
-    lines += [exercise.question, "", "Worked answer:"]
-    if answer.formula:
-        lines.append(f"  {plain(answer.formula)}")
+    lines = ["Worked answer:", *([f"  {plain(answer.formula)}"] if answer.formula else [])]
     lines += [f"- {step}" for step in answer.steps]
     if answer.table is not None:
         lines += ["", format_table(answer.table.headers, answer.table.rows)]
-    return "\n".join(line.replace("``", "") for line in lines)
+    return _shown(exercise, lines)
 
 
-def unanswered(exercise: Exercise, reason: Exception) -> str:
-    """An exercise the edited table cannot answer: its question and why, instead of a stop."""
+def _shown(exercise: Exercise, after: list[str]) -> str:
+    """Title, rule, origin and question, then `after`, without the code marks."""
     lines = [exercise.title, "=" * len(exercise.title), f"(from {exercise.origin})", ""]
-    lines += [exercise.question, "", f"No worked answer with this table: {reason}."]
-    return "\n".join(line.replace("``", "") for line in lines)
+    return "\n".join(line.replace("``", "") for line in [*lines, exercise.question, "", *after])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             texts.append(format_exercise(exercise))
         except ValueError as exc:
-            texts.append(unanswered(exercise, exc))
+            texts.append(_shown(exercise, [f"No worked answer with this table: {exc}."]))
             failed.append(f"{exercise.key}: {exc}")
     print("\n\n".join(texts))
     if failed and keys:  # an answer asked for by name and not given is an error

@@ -24,13 +24,7 @@ STATS_PER_ROW = 2  # m_i and l_i: one running max and one running sum per query 
 def on_chip_bytes(br: int, bc: int, d_head: int, elem_bytes: float = 2) -> float:
     """U = b d Br + 2 b d Bc + 4 Br Bc + 4 d Br + 8 Br bytes: one inner step's blocks on chip."""
     d, b = d_head, elem_bytes
-    return (
-        b * d * br
-        + 2 * b * d * bc
-        + ACC_BYTES * br * bc
-        + ACC_BYTES * d * br
-        + ACC_BYTES * STATS_PER_ROW * br
-    )
+    return b * d * (br + 2 * bc) + ACC_BYTES * (br * bc + d * br + STATS_PER_ROW * br)
 
 
 def smallest_on_chip_bytes(d_head: int, elem_bytes: float = 2) -> float:
@@ -60,14 +54,13 @@ def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Bloc
             f"on-chip memory M_sm = {m_sm:,.0f} B is smaller than one row of each block "
             f"({least:,.0f} B at d_h = {d}, {b:g} B per element)"
         )
-    if on_chip_bytes(1, n, d, b) <= m_sm:  # rule 1: K and V stay on chip
-        br = bisect_left(range(1, n + 1), True, key=lambda r: on_chip_bytes(r, n, d, b) > m_sm)
-        return Blocks(br, n, on_chip_bytes(br, n, d, b))
-    br = bisect_left(  # rule 2: Bc = min(Br, d_h)
-        range(1, n + 1), True, key=lambda r: on_chip_bytes(r, min(r, d, n), d, b) > m_sm
-    )
-    bc = min(br, d, n)
-    return Blocks(br, bc, on_chip_bytes(br, bc, d, b))
+    resident = on_chip_bytes(1, n, d, b) <= m_sm  # rule 1: K and V stay on chip
+
+    def cols(r: int) -> int:  # rule 2 otherwise: Bc = min(Br, d_h)
+        return n if resident else min(r, d, n)
+
+    br = bisect_left(range(1, n + 1), True, key=lambda r: on_chip_bytes(r, cols(r), d, b) > m_sm)
+    return Blocks(br, cols(br), on_chip_bytes(br, cols(br), d, b))
 
 
 def kv_reads(n: int, br: int, bc: int) -> int:

@@ -66,21 +66,14 @@ LECTURE_BUDGETS: dict[str, dict[str, float]] = {
 
 def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int]:
     """Array lengths n whose working sets 12 n grow geometrically from lo to hi bytes."""
-    octaves = math.log2(hi_bytes / lo_bytes)
-    steps = math.floor(octaves * per_octave + 1e-9)
-    lengths = []
-    for i in range(steps + 1):
-        n = max(1, round(lo_bytes * 2 ** (i / per_octave) / BYTES_PER_ELEMENT))
-        if not lengths or n > lengths[-1]:
-            lengths.append(n)
-    return lengths
+    steps = math.floor(math.log2(hi_bytes / lo_bytes) * per_octave + 1e-9)
+    sizes = (lo_bytes * 2 ** (i / per_octave) for i in range(steps + 1))
+    return sorted({max(1, round(size / BYTES_PER_ELEMENT)) for size in sizes})  # rounding repeats
 
 
 def corrected_bandwidth(nbytes: float, seconds: float, call_seconds: float) -> float | None:
     """beta = D / (t - t_call): bandwidth without the fixed per-call cost; None if t <= t_call."""
-    if seconds <= call_seconds:
-        return None
-    return nbytes / (seconds - call_seconds)
+    return None if seconds <= call_seconds else nbytes / (seconds - call_seconds)
 
 
 def fixed_call_seconds(elements: int, call_seconds: float, gil_seconds: float) -> float:
@@ -114,15 +107,6 @@ def fits_in(size: float, levels: Sequence[tuple[str, int]]) -> str:
     return next((name for name, s in levels if size <= s), "DRAM") if levels else "-"
 
 
-class LevelRange(NamedTuple):
-    """The working sets that live in one level: lo < size <= hi bytes (size None: DRAM)."""
-
-    name: str
-    size_bytes: int | None
-    lo_bytes: float
-    hi_bytes: float
-
-
 class Plateau(NamedTuple):
     """A level's sustained bandwidth: the median over the sweep points inside its range."""
 
@@ -132,21 +116,6 @@ class Plateau(NamedTuple):
     bytes_per_s: float | None  # None: no sweep point inside the range
     points: int
     margin: float | None  # the margin that was used (None: found by the detector)
-
-
-def level_ranges(
-    levels: Sequence[tuple[str, int]],
-    margin: float = INSIDE_MARGIN,
-    dram_margin: float = DRAM_MARGIN,
-) -> list[LevelRange]:
-    """Each level's comfortable range, [S_(k-1) m, S_k / m], then DRAM past dram_margin x LLC."""
-    ranges = []
-    previous = 0.0
-    for name, size in levels:
-        ranges.append(LevelRange(name, size, previous * margin, size / margin))
-        previous = float(size)
-    ranges.append(LevelRange("DRAM", None, previous * dram_margin, math.inf))
-    return ranges
 
 
 def in_range(size: float, lo: float, hi: float) -> bool:
@@ -165,14 +134,10 @@ def representative_points(
     plateaus: Sequence[Plateau], sizes: Sequence[float], values: Sequence[float | None]
 ) -> list[tuple[Plateau, int]]:
     """One sweep point per plateau, inside its range: (plateau, index into the sweep)."""
-    chosen = []
+    chosen, points = [], list(enumerate(zip(sizes, values, strict=True)))
     for k, p in enumerate(plateaus):
         lo, hi = max(p.lo_bytes, sizes[0]), min(p.hi_bytes, sizes[-1])
-        inside = [
-            i
-            for i, (s, v) in enumerate(zip(sizes, values, strict=True))
-            if v is not None and in_range(s, lo, hi)
-        ]
+        inside = [i for i, (s, v) in points if v is not None and in_range(s, lo, hi)]
         if not inside:
             continue
         centre = math.sqrt(lo * hi)
@@ -185,49 +150,35 @@ def _inside(
     sizes: Sequence[float], values: Sequence[float | None], lo: float, hi: float
 ) -> list[float]:
     """The positive values whose size is in range [lo, hi]."""
-    return [
-        v
-        for s, v in zip(sizes, values, strict=True)
-        if v is not None and v > 0 and in_range(s, lo, hi)
-    ]
+    return [v for s, v in zip(sizes, values, strict=True) if v and v > 0 and in_range(s, lo, hi)]
 
 
 def plateaus_known(
     sizes: Sequence[float], bandwidths: Sequence[float | None], levels: Sequence[tuple[str, int]]
 ) -> list[Plateau]:
     """One plateau per level (and DRAM): the median bandwidth of the points inside its range."""
-    margin = INSIDE_MARGIN
+    # level k's range is [S_(k-1) m, S_k / m] (DRAM's: past m x LLC), m the first margin tried
+    # that holds a point
+    edges = [0.0, *(float(size) for _, size in levels), math.inf]
     plateaus = []
-    for index in range(len(levels) + 1):
-        first = DRAM_MARGIN if index == len(levels) else margin
-        tried = [first] + [m for m in (margin, math.sqrt(margin), 1.0) if m < first]
-        found = None
-        for m in tried:
-            rng = level_ranges(levels, m, m)[index]  # only this level's own margin matters
-            values = _inside(sizes, bandwidths, rng.lo_bytes, rng.hi_bytes)
-            if values:
-                found = Plateau(
-                    rng.name, rng.lo_bytes, rng.hi_bytes, median(values), len(values), m
-                )
-                break
-        if found is None:
-            rng = level_ranges(levels)[index]
-            found = Plateau(rng.name, rng.lo_bytes, rng.hi_bytes, None, 0, None)
-        plateaus.append(found)
+    for k, name in enumerate([*(name for name, _ in levels), "DRAM"]):
+        first = DRAM_MARGIN if k == len(levels) else INSIDE_MARGIN
+        tried = [first] + [m for m in (INSIDE_MARGIN, math.sqrt(INSIDE_MARGIN), 1.0) if m < first]
+        spans = [(edges[k] * m, edges[k + 1] / m, m) for m in tried]
+        hits = [(lo, hi, m, v) for lo, hi, m in spans if (v := _inside(sizes, bandwidths, lo, hi))]
+        if hits:
+            lo, hi, m, values = hits[0]
+            plateaus.append(Plateau(name, lo, hi, median(values), len(values), m))
+        else:
+            plateaus.append(Plateau(name, *spans[0][:2], None, 0, None))
     return plateaus
-
-
-def running_median(values: Sequence[float], window: int = 5) -> list[float]:
-    """Median of each value's neighbourhood (window clipped at the ends)."""
-    half = max(0, window // 2)
-    return [median(values[max(0, i - half) : i + half + 1]) for i in range(len(values))]
 
 
 def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) -> list[int]:
     """Optimal piecewise-constant split: start indices minimising SSE + penalty per segment."""
     n = len(values)
-    if n == 0:
-        return []
+    if n < 2 * min_length:  # too short to split
+        return [0] if n else []
     s1, s2 = [0.0], [0.0]  # prefix sums of values and squares: O(1) segment costs
     for v in values:
         s1.append(s1[-1] + v)
@@ -237,8 +188,6 @@ def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) 
         total = s1[b] - s1[a]
         return s2[b] - s2[a] - total * total / (b - a)
 
-    if n < 2 * min_length:
-        return [0]
     best = [0.0] + [math.inf] * n  # best[b]: cheapest split of values[:b]; inf if impossible
     start = [0] * (n + 1)
     for b in range(min_length, n + 1):
@@ -266,7 +215,11 @@ def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) ->
         return []
     xs = [math.log2(s) for s, _ in pts]
     raw_all = [math.log2(b) for _, b in pts]
-    ys = running_median(raw_all, 3)
+
+    def level(seg: list[int]) -> float:  # a segment's median bandwidth
+        return median([pts[i][1] for i in seg])
+
+    ys = [median(raw_all[max(0, i - 1) : i + 2]) for i in range(len(raw_all))]  # 3-point
     # Noise of one point from neighbour differences of the raw curve (the median
     # ignores the few differences that straddle a step), with a floor.
     diffs = [abs(b - a) for a, b in itertools.pairwise(raw_all)]
@@ -289,21 +242,13 @@ def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) ->
     merged: list[list[int]] = []
     for seg in segments:
         if merged:
-            a = median([pts[i][1] for i in merged[-1]])
-            b = median([pts[i][1] for i in seg])
+            a, b = level(merged[-1]), level(seg)
             if max(a, b) / min(a, b) < SAME_LEVEL_STEP:
                 merged[-1] = merged[-1] + seg
                 continue
         merged.append(seg)
     return [
-        Plateau(
-            f"plateau {k}",
-            pts[seg[0]][0],
-            pts[seg[-1]][0],
-            median([pts[i][1] for i in seg]),
-            len(seg),
-            None,
-        )
+        Plateau(f"plateau {k}", pts[seg[0]][0], pts[seg[-1]][0], level(seg), len(seg), None)
         for k, seg in enumerate(merged, 1)
     ]
 
@@ -326,14 +271,6 @@ def closest_roof(
     return name, flops_per_s / value
 
 
-def predicted_bound(
-    intensity: float, level: str, roofs: Sequence[tuple[str, float]], peak: float
-) -> tuple[str, float]:
-    """The model's bound for data living in `level`: (level or 'compute', min(P, I beta))."""
-    rate = roofline.attainable_flops(intensity, peak, dict(roofs)[level])
-    return (level, rate) if rate < peak else ("compute", peak)
-
-
 def roof_verdict(
     intensity: float,
     flops_per_s: float,
@@ -346,7 +283,8 @@ def roof_verdict(
     closest, fraction = closest_roof(intensity, flops_per_s, roofs, peak)
     verdict: dict[str, Any] = {"closest_roof": closest, "fraction_of_closest": fraction}
     if level in dict(roofs):
-        predicted, value = predicted_bound(intensity, level, roofs, peak)
+        rate = roofline.attainable_flops(intensity, peak, dict(roofs)[level])
+        predicted, value = (level, rate) if rate < peak else ("compute", peak)
         verdict.update(predicted_roof=predicted, fraction_of_predicted=flops_per_s / value)
     else:
         verdict.update(predicted_roof=None, fraction_of_predicted=None)
@@ -357,11 +295,8 @@ def call_cost_limit_bytes(
     sizes: Sequence[float], seconds: Sequence[float], fixed_seconds: Sequence[float]
 ) -> float | None:
     """The largest working set whose fixed cost is >= CALL_COST_MATTERS of its call; or None."""
-    limit = None
-    for s, t, f in zip(sizes, seconds, fixed_seconds, strict=True):
-        if call_share(t, f) >= CALL_COST_MATTERS:
-            limit = s if limit is None else max(limit, s)
-    return limit
+    timed = zip(sizes, seconds, fixed_seconds, strict=True)
+    return max((s for s, t, f in timed if call_share(t, f) >= CALL_COST_MATTERS), default=None)
 
 
 def call_costs(
@@ -382,8 +317,7 @@ def merge_call_costs(*records: dict[str, Any]) -> dict[str, Any]:
     """Combine call-cost measurements from several moments: the fastest of each timing."""
 
     def fastest(key: str) -> float | None:
-        values = [r[key] for r in records if r.get(key) is not None]
-        return min(values) if values else None
+        return min((r[key] for r in records if r.get(key) is not None), default=None)
 
     return call_costs(
         min(r["call_seconds"] for r in records),

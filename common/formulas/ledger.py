@@ -105,18 +105,9 @@ def model_ledger(
     spec: ModelSpec, batch: int, overhead_rate: float, phase: str = "prefill"
 ) -> MemoryLedger:
     """memory_ledger for `spec`; prefill keeps B S tokens' activations alive, decode only B."""
-    return memory_ledger(
-        spec.n_params,
-        spec.weight_bytes,
-        spec.n_layers,
-        spec.d_kv,
-        batch,
-        spec.seq,
-        spec.act_bytes_per_token,
-        overhead_rate,
-        kv_bytes=spec.kv_bytes,
-        active_tokens=None if phase == "prefill" else batch,
-    )
+    sizes = {k: v for k, v in spec._asdict().items() if k != "name"}  # memory_ledger's names
+    active = None if phase == "prefill" else batch
+    return memory_ledger(batch=batch, overhead_rate=overhead_rate, active_tokens=active, **sizes)
 
 
 # --- Sweeps: what a roofline cannot explain ----------------------------------

@@ -52,8 +52,6 @@ def bound_of(intensity: float, ridge: float) -> Literal["compute", "memory"]:
 def speedup_2x(flops: float, nbytes: float, peak: float, bw: float) -> tuple[float, float]:
     """What doubling compute or bandwidth buys: (T(P, b) / T(2P, b), T(P, b) / T(P, 2b))."""
     t0 = lower_bound_time(flops, nbytes, peak, bw)
-    if t0 == 0:
-        return 1.0, 1.0
     return (
         t0 / lower_bound_time(flops, nbytes, 2 * peak, bw),
         t0 / lower_bound_time(flops, nbytes, peak, 2 * bw),
@@ -80,12 +78,7 @@ def gemm_counts(M: int, K: int, N: int, elem_bytes: float = 2) -> tuple[float, f
 
 
 def critical_batch(
-    K: int,
-    N: int,
-    ridge: float,
-    x_bytes: float = 2,
-    w_bytes: float = 2,
-    out_bytes: float = 2,
+    K: int, N: int, ridge: float, x_bytes: float = 2, w_bytes: float = 2, out_bytes: float = 2
 ) -> int | None:
     """Smallest integer B with 2BKN / (B K x + K N w + B N out) >= I*; None if no B reaches it."""
     # I(B) = 2KN B / ((K x + N out) B + K N w) rises towards 2KN / (K x + N out).

@@ -25,11 +25,6 @@ MAX_GPUS = 1024  # the most GPUs gpus_to_hold tries
 
 
 # --- Expert parallelism ------------------------------------------------------
-def remote_fraction(ep: int) -> float:
-    """Share of a token's routed experts on other GPUs under uniform routing: (N - 1) / N."""
-    return (ep - 1) / ep
-
-
 def link_fractions(ep: int, node_gpus: int) -> tuple[float, float]:
     """(share in the own node but another GPU, share in other nodes) of a token's experts:
     ((min(N, G) - 1) / N, (N - min(N, G)) / N) for N EP ranks in nodes of G GPUs."""
@@ -40,12 +35,12 @@ def link_fractions(ep: int, node_gpus: int) -> tuple[float, float]:
 def dispatch_bytes_per_token(d_model: int, k: int, ep: int, elem_bytes: float) -> float:
     """Bytes one token sends per MoE layer: k (N - 1) / N x d x b, b the dispatch bytes per
     element with its scales (1 + 4 / 128 for FP8 with an fp32 scale per 128 elements)."""
-    return k * remote_fraction(ep) * d_model * elem_bytes
+    return k * ((ep - 1) / ep) * d_model * elem_bytes
 
 
 def combine_bytes_per_token(d_model: int, k: int, ep: int, elem_bytes: float = 2) -> float:
     """Bytes one token gets back per MoE layer: k (N - 1) / N x d x b (bf16: b = 2)."""
-    return k * remote_fraction(ep) * d_model * elem_bytes
+    return dispatch_bytes_per_token(d_model, k, ep, elem_bytes)
 
 
 def all_to_all_time(
@@ -132,28 +127,23 @@ def mixed_step_ledger(
     parts = [(1, chunk, chunk_context)] * bool(chunk) + [(m, 1, decode_context)] * bool(m)
     groups = []
     for window, dense, count in layer_groups(model):
-        attn = [
-            op
-            for b, t, s in parts
-            for op in layer_ops(model, b, t, s, dt, False, window, dense)
-            if op.kind == "attention"
-        ]
-        ops = []
-        for op in layer_ops(model, 1, n, n, dt, False, window, dense):
-            if op.kind != "attention":
-                ops.append(op)
-                continue
-            same = [a for a in attn if a.name == op.name]
-            ops.append(
-                Op(op.name, "attention", sum(a.flops for a in same), 0.0,
-                   sum(a.act_bytes for a in same), sum(a.kv_bytes for a in same))
-            )  # fmt: skip
-        groups.append((tuple(ops), count))
+        own = [layer_ops(model, b, t, s, dt, False, window, dense) for b, t, s in parts]
+        ops = tuple(_summed(op, own) for op in layer_ops(model, 1, n, n, dt, False, window, dense))
+        groups.append((ops, count))
     embed = model_ops(model, 1, n, dt)[0]
     head = model_ops(model, m + bool(chunk), 1, dt)[1:]
     layer, variants = groups[0][0], tuple(groups[1:])
     return PassLedger("mixed", model, 1, n, max(chunk_context, decode_context), dt, False,
                       layer, (embed, *head), variants)  # fmt: skip
+
+
+def _summed(op: Op, parts: Sequence[Sequence[Op]]) -> Op:
+    """`op` unless it is attention, else the parts' operators of its name added up."""
+    if op.kind != "attention":
+        return op
+    same = [a for ops in parts for a in ops if a.name == op.name]
+    fields = ("flops", "weight_bytes", "act_bytes", "kv_bytes")
+    return Op(op.name, op.kind, *(sum(getattr(a, f) for a in same) for f in fields))
 
 
 def pd_ratio(prefill_gpu_s: float, decode_gpu_s: float) -> float:

@@ -47,7 +47,5 @@ class Crossover(NamedTuple):
 
 def crossover(sizes: Sequence[int], values: Sequence[float], threshold: float) -> Crossover | None:
     """First size with value >= threshold in an increasing sweep, with its predecessor."""
-    for i, value in enumerate(values):
-        if value >= threshold:
-            return Crossover(sizes[i - 1] if i else None, sizes[i])
-    return None
+    i = next((i for i, value in enumerate(values) if value >= threshold), None)
+    return None if i is None else Crossover(sizes[i - 1] if i else None, sizes[i])

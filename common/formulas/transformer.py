@@ -170,26 +170,14 @@ def _matmul(name: str, n: int, K: int, N: int, dt: DTypes, to_cache: bool = Fals
     """X[n, K] @ W[K, N] via roofline.matmul_counts; the output goes to the KV cache if asked."""
     out_b = dt.kv_bytes if to_cache else dt.act_bytes
     flops, nbytes = roofline.matmul_counts(n, K, N, dt.act_bytes, dt.w_bytes, out_b)
-    w = K * N * dt.w_bytes
-    out = n * N * out_b
-    return Op(
-        name,
-        "matmul",
-        flops,
-        weight_bytes=w,
-        act_bytes=nbytes - w - (out if to_cache else 0.0),
-        kv_bytes=out if to_cache else 0.0,
-    )
+    w, kv = K * N * dt.w_bytes, n * N * out_b if to_cache else 0.0
+    return Op(name, "matmul", flops, w, nbytes - w - kv, kv)
 
 
 def _rmsnorm(name: str, n: int, d: int, dt: DTypes) -> Op:
     """RMSNorm over [n, d]: 4 n d FLOP; read x, write y (activations), read the gain (weights)."""
     return Op(
-        name,
-        "norm",
-        RMSNORM_FLOPS_PER_ELEM * n * d,
-        weight_bytes=d * dt.w_bytes,
-        act_bytes=2 * n * d * dt.act_bytes,
+        name, "norm", RMSNORM_FLOPS_PER_ELEM * n * d, d * dt.w_bytes, 2 * n * d * dt.act_bytes
     )
 
 
@@ -201,9 +189,8 @@ def causal_pairs(new_tokens: int, context: int, window: int = 0) -> int:
         return T * (S - T) + T * (T + 1) // 2
 
     def f(n: int) -> int:
-        return (
-            n * (n + 1) // 2 if n <= window else window * (window + 1) // 2 + (n - window) * window
-        )
+        m = min(n, window)
+        return m * (m + 1) // 2 + (n - m) * window
 
     return f(S) - f(S - T)
 
@@ -467,11 +454,6 @@ def tpot_lower_bound(setup: Deployment, batch: int, context: int) -> float:
     return pass_time(decode, setup.chip, setup.precision)
 
 
-def decode_tokens_per_s(setup: Deployment, batch: int, context: int) -> float:
-    """Decode throughput bound = B / TPOT, in tokens/s (every sequence gains one token a step)."""
-    return batch / tpot_lower_bound(setup, batch, context)
-
-
 # --- Capacity ledger ---------------------------------------------------------
 def activation_bytes_per_token(model: Model, act_bytes: float = 2) -> float:
     """Peak live activations per active token: 16 x d_model x bytes (the article's rule)."""
@@ -497,16 +479,11 @@ def model_memory_ledger(
 
 
 def largest_batch(
-    model: Model,
-    chip: Chip,
-    context: int,
-    dtypes: DTypes | None = None,
-    phase: str = "decode",
+    model: Model, chip: Chip, context: int, dtypes: DTypes | None = None, phase: str = "decode"
 ) -> int:
     """Largest B whose memory ledger (LLM overhead rate) fits the chip at context S; 0 if none."""
-    dt = dtypes or DTypes()
     return ledger.largest_batch_that_fits(
-        chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dt, phase=phase)
+        chip.mem_capacity, lambda b: model_memory_ledger(model, b, context, dtypes, phase=phase)
     )
 
 
@@ -554,7 +531,6 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
     W = sum(s.count * s.K * s.N for s in shapes)  # multiply-adds per token
     A = sum(s.count * (s.K * s.x_bytes + s.N * s.out_bytes) for s in shapes)  # bytes per token
     Wb = sum(s.count * s.K * s.N * s.w_bytes for s in shapes)  # weight bytes, once per step
-
     # Intensity 2BW / (BA + Wb) rises towards 2W / A as B grows.
     solved = linear_threshold(2.0 * W, A, Wb, ridge)
     return None if solved is None else smallest_integer_reaching(solved[1], solved[0])
@@ -564,17 +540,14 @@ def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = No
 def batch_grid(hi: int, per_decade: int = 24) -> list[int]:
     """Distinct integers from 1 to hi, spaced evenly in log10 (hi itself included)."""
     steps = max(1, math.ceil(math.log10(hi) * per_decade))
-    grid = {1, hi}
-    for i in range(1, steps):
-        grid.add(round(10 ** (math.log10(hi) * i / steps)))
-    return sorted(grid)
+    return sorted({1, hi, *(round(10 ** (math.log10(hi) * i / steps)) for i in range(1, steps))})
 
 
 def decode_throughput_curve(
     setup: Deployment, context: int, batches: Iterable[int]
 ) -> list[tuple[int, float]]:
     """(B, tokens/s bound) for each batch B: B / TPOT(B) on the chip."""
-    return [(b, decode_tokens_per_s(setup, b, context)) for b in batches]
+    return [(b, b / tpot_lower_bound(setup, b, context)) for b in batches]
 
 
 def expert_intensity(model: Model, tokens: int, dtypes: DTypes | None = None) -> float:

@@ -213,8 +213,8 @@ class Engine:
 
     key: str
     what: str
-    step: Term | None  # fixed cost per forward pass (CPU scheduling, input preparation)
-    launch: Term | None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
+    step: Term | None = None  # fixed cost per forward pass (CPU scheduling, input preparation)
+    launch: Term | None = None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
     low_precision_cache: bool = False  # the KV cache in sub-16-bit weights' format (else 16-bit)
     allreduce: Mapping[int, tuple[Term, ...]] | None = None  # GPUs -> its time at each size
     allreduce_sizes: tuple[int, ...] = ()  # bytes of each point of `allreduce`
@@ -232,7 +232,6 @@ ENGINES: dict[str, Engine] = {
         "vllm",
         "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
         Term("vLLM CPU cost per step (GPU bubble, amortised over 8)", 4 * MS / 8, VLLM_RFC_6854),
-        None,
         allreduce=VLLM_ALLREDUCE,
         allreduce_sizes=VLLM_ALLREDUCE_BYTES,
         allreduce_chips=VLLM_ALLREDUCE_CHIPS,
@@ -240,8 +239,6 @@ ENGINES: dict[str, Engine] = {
     "trtllm": Engine(
         "trtllm",
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM, FasterTransformer)",
-        None,
-        None,
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
     ),
     "vllm-single-step": Engine(
@@ -249,7 +246,6 @@ ENGINES: dict[str, Engine] = {
         "vLLM before multi-step scheduling (2023-24, before v0.6): CUDA graphs in decode, CPU "
         "scheduling and output processing every step",
         SINGLE_STEP,
-        None,
     ),
     "vllm-eager": Engine(
         "vllm-eager",
@@ -261,8 +257,7 @@ ENGINES: dict[str, Engine] = {
     "eager": Engine(
         "eager",
         "PyTorch eager (Hugging Face transformers): every kernel launched from Python",
-        None,
-        LAUNCH,
+        launch=LAUNCH,
     ),
 }
 NO_STEP = "fixed cost per step: none published for this engine class (left out)"

@@ -28,9 +28,7 @@ from common.tables.validate import positive, positive_int
 CHECKED = "checked 2026-12-01"  # when the course last compared these values with the pages
 MS = 1e-3
 
-# ---------------------------------------------------------------------------
-# Sources
-# ---------------------------------------------------------------------------
+# --- Sources -----------------------------------------------------------------
 KIPPLY_TITLE = "'Transformer Inference Arithmetic'"
 KIPPLY = (
     f"kipply, {KIPPLY_TITLE} (2022-03-30), section 'comparing against real "
@@ -91,9 +89,7 @@ FT_GPT_CONFIG = (
 )
 
 
-# ---------------------------------------------------------------------------
-# Records
-# ---------------------------------------------------------------------------
+# --- Records -----------------------------------------------------------------
 @dataclass(frozen=True)
 class Measured:
     """One published time: what was run, seconds, and where the number stands."""
@@ -309,9 +305,7 @@ REQUESTS: tuple[Request, ...] = (
 )  # fmt: skip
 
 
-# ---------------------------------------------------------------------------
-# Serving engines' own published requests (vLLM, LMDeploy, NVIDIA NIM): validation only
-# ---------------------------------------------------------------------------
+# --- Serving engines' own published requests (vLLM, LMDeploy, NVIDIA NIM): validation only ---
 VLLM_CI = (
     "vLLM's performance benchmark (buildkite.com/vllm/performance-benchmark, build {build}, "
     "page as stored), 'Latency tests': benchmark_latency.py, batch 8, 32 input and 128 output "
@@ -416,9 +410,7 @@ SERVING_REQUESTS: tuple[Request, ...] = (
 ALL_REQUESTS: tuple[Request, ...] = (*REQUESTS, *SERVING_REQUESTS)
 
 
-# ---------------------------------------------------------------------------
-# Expert-parallel dispatch and combine (DeepEP), the network roofs of a mixture's layers
-# ---------------------------------------------------------------------------
+# --- Expert-parallel dispatch and combine (DeepEP), the network roofs of a mixture's layers ---
 US = 1e-6
 DEEPEP = (
     "deepseek-ai/DeepEP README.md (commit 0aaa674, the V1 tables, after the 2025-04-22 "
@@ -494,9 +486,7 @@ DEEPEP_CALIBRATION_EP = 8
 DEEPEP_NORMAL_BW = {8: (153e9, 158e9), 16: (43e9, 43e9), 32: (58e9, 57e9), 64: (51e9, 50e9)}
 
 
-# ---------------------------------------------------------------------------
-# A fleet's published day: DeepSeek's inference service (lecture 14's end-to-end check)
-# ---------------------------------------------------------------------------
+# --- A fleet's published day: DeepSeek's inference service (lecture 14's end-to-end check) ---
 DEEPSEEK_DAY6 = (
     "deepseek-ai/open-infra-index, 202502OpenSourceWeek/"
     "day_6_one_more_thing_deepseekV3R1_inference_system_overview.md (commit 3122a25, "

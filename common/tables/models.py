@@ -78,21 +78,16 @@ class Model:
     published_active: float | None = None  # parameters a token uses, where published
 
     def __post_init__(self) -> None:
-        sizes = "n_layers d_model n_heads n_kv_heads d_head d_ff vocab_size max_context"
-        counts = (
-            "n_experts experts_per_token d_ff_expert d_ff_shared dense_layers kv_lora_rank "
-            "q_lora_rank rope_head_dim v_head_dim sliding_window sliding_layers "
-            "norms_per_layer extra_layer_params"
-        )
-        for field in sizes.split():
+        counts = [
+            f.name for f in dataclasses.fields(self) if f.type == "int" and f.name not in MOST
+        ]
+        for field, most in MOST.items():
             value = getattr(self, field)
             if isinstance(value, float):  # a config value is an integer, never 4096.0
                 raise ValueError(f"{self.name}: {field} must be a positive integer, got {value!r}")
-            if positive_int(value, f"{self.name}: {field}") > MOST[field]:
-                raise ValueError(
-                    f"{self.name}: {field} must be at most {MOST[field]:,}, got {value:.3g}"
-                )
-        for field in counts.split():
+            if positive_int(value, f"{self.name}: {field}") > most:
+                raise ValueError(f"{self.name}: {field} must be at most {most:,}, got {value:.3g}")
+        for field in counts:  # the optional sizes, 0 when unused
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{self.name}: {field} must be a whole number >= 0, got {value!r}")
@@ -140,9 +135,7 @@ class Model:
     def cache_width(self) -> int:
         """Elements cached per token and layer: 2 n_kv_heads d_head (K and V), or
         kv_lora_rank + qk_rope_head_dim for latent attention (one latent for K and V)."""
-        if self.kv_lora_rank:
-            return self.kv_lora_rank + self.rope_head_dim
-        return 2 * self.kv_dim
+        return self.kv_lora_rank + self.rope_head_dim if self.kv_lora_rank else 2 * self.kv_dim
 
     @property
     def attention_kind(self) -> str:
@@ -312,8 +305,6 @@ def get_model(name: str) -> Model:
 
 def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
     """The same model with another number of KV heads (a what-if; n_heads must divide evenly)."""
-    if not isinstance(model, Model):
-        raise ValueError(f"expected a Model, got {model!r}")
     if n_kv_heads == model.n_kv_heads:
         return model
     kind = "MHA" if n_kv_heads == model.n_heads else f"{n_kv_heads} KV heads"

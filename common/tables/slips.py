@@ -91,8 +91,7 @@ def check_table_source(source: str, path: str, *classes: type) -> None:
         kw = {k.arg: k for k in node.keywords if k.arg is not None}
         if node.args and not kw:
             continue  # given by position: Python itself names a missing one
-        label = _constant(kw["name"].value) if "name" in kw else None
-        key = _constant(kw["key"].value) if "key" in kw else None
+        label, key = (_constant(kw[k].value) if k in kw else None for k in ("name", "key"))
         rec = f"{noun} {key or label or '?'!s}" + (f" ({label})" if key and label else "")
         for name, k in kw.items():
             if name not in fields:

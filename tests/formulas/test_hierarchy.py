@@ -85,12 +85,13 @@ def test_plateau_is_median_of_points_inside() -> None:
 
 
 def test_level_ranges() -> None:
-    ranges = hierarchy.level_ranges(FOUR_LEVELS)
+    found = hierarchy.plateaus_known([], [], FOUR_LEVELS)  # no points: the first margins' ranges
+    assert [(p.name, p.lo_bytes, p.hi_bytes) for p in found] == [
+        ("L1", 0, 16 * KIB), ("L2", 64 * KIB, 512 * KIB), ("L3", 2 * MIB, 16 * MIB),
+        ("DRAM", 128 * MIB, math.inf),
+    ]  # fmt: skip
+    assert hierarchy.plateaus_known([], [], [])[0] == Plateau("DRAM", 0.0, math.inf, None, 0, None)
     assert [r.name for r in ranges] == ["L1", "L2", "L3", "DRAM"]
-    assert ranges[0].lo_bytes == 0 and ranges[0].hi_bytes == 16 * KIB
-    assert ranges[1].lo_bytes == 64 * KIB and ranges[1].hi_bytes == 512 * KIB
-    assert ranges[3].lo_bytes == 128 * MIB and ranges[3].size_bytes is None
-    assert hierarchy.level_ranges([])[0] == hierarchy.LevelRange("DRAM", None, 0.0, math.inf)
     levels = [("L1", 1000), ("L2", 8000)]
     assert hierarchy.fits_in(1000, levels) == "L1"
     assert hierarchy.fits_in(1001, levels) == "L2"
@@ -187,10 +188,7 @@ def test_detector_on_a_flat_curve_and_on_too_few_points() -> None:
         hierarchy.call_cost_limit_bytes([1.0, 2.0], [1.0], [1.0])
 
 
-def test_running_median_and_median() -> None:
-    assert hierarchy.running_median([1, 9, 2, 8, 3], window=3) == [5.0, 2, 8, 3, 5.5]
-    assert hierarchy.running_median([1, 9, 2, 8, 3]) == [2, 5, 3, 5.5, 3]  # window 5
-    assert hierarchy.running_median([1, 9, 2], window=1) == [1, 9, 2]
+def test_median() -> None:
     assert hierarchy.median([3, 1, 2]) == 2
     assert hierarchy.median([4, 1, 2, 3]) == 2.5
     with pytest.raises(ValueError):
@@ -260,14 +258,14 @@ def test_roofs_for_operations() -> None:
     assert hierarchy.closest_roof(i_add, i_add * 19 * GB, roofs, peak)[0] == "DRAM"
     # At high intensity every memory roof is above the compute roof.
     assert hierarchy.closest_roof(200.0, 60 * GB, roofs, peak) == ("compute", 0.6)
-    assert hierarchy.predicted_bound(i_add, "L1", roofs, peak) == (
-        "L1",
-        pytest.approx(i_add * 200 * GB),
-    )
-    assert hierarchy.predicted_bound(10.0, "DRAM", roofs, peak) == ("compute", peak)
+    verdict = hierarchy.roof_verdict(i_add, i_add * 100 * GB, "L1", roofs, peak)
+    assert verdict["predicted_roof"] == "L1"
+    assert verdict["fraction_of_predicted"] == pytest.approx(0.5)
+    verdict = hierarchy.roof_verdict(10.0, 50 * GB, "DRAM", roofs, peak)
+    assert verdict["predicted_roof"] == "compute" and verdict["fraction_of_predicted"] == 0.5
     roofs = [("L1", 5.0)]
     assert hierarchy.closest_roof(0.1, 0.5, roofs, 0.8) == ("L1", 1.0)  # small numbers work
-    assert hierarchy.predicted_bound(1.0, "L1", roofs, 5.0) == ("compute", 5.0)  # tie
+    assert hierarchy.roof_verdict(1.0, 5.0, "L1", roofs, 5.0)["predicted_roof"] == "compute"  # tie
     assert hierarchy.call_cost_limit_bytes([100], [10.0], [1.0]) == 100  # exactly 10%
     # the L1 roof (I beta = 160) lies above the compute roof (100): it is not a candidate
     assert hierarchy.closest_roof(1.0, 150.0, [("L1", 160.0)], 100.0) == ("compute", 1.5)

@@ -26,7 +26,6 @@ from common.formulas.transformer import (
     decode_critical_batch,
     decode_ledger,
     decode_throughput_curve,
-    decode_tokens_per_s,
     kv_cache_bytes_per_token,
     largest_batch,
     layer_ops,
@@ -433,7 +432,6 @@ def test_op_times_by_hand() -> None:
         total += count * max(compute, memory)
     assert pass_time(dl, H100, "bf16") == pytest.approx(total, rel=1e-12)
     assert tpot_lower_bound(Deployment(LLAMA_3_8B, H100), 8, 2048) == pytest.approx(total)
-    assert decode_tokens_per_s(Deployment(LLAMA_3_8B, H100), 8, 2048) == pytest.approx(8 / total)
     curve = decode_throughput_curve(Deployment(LLAMA_3_8B, H100), 2048, [8, 1])
     assert curve[0] == (8, pytest.approx(8 / total)) and curve[1][0] == 1
     setup = Deployment(LLAMA_3_8B, H100, "fp8", MIXED, materialized=True)

@@ -42,8 +42,6 @@ def test_plausible_and_positive_refuse_and_name_what_they_refuse() -> None:
     chip = dataclasses.replace(hw_specs.H100, peak_flops_table=table)
     with pytest.raises(ValueError, match=r"H100 SXM bf16 peak FLOP/s must be between .* 1e-300"):
         chip.peak_flops("bf16")
-    with pytest.raises(ValueError, match="H100 SXM peak bf16 must be between"):
-        chip.validate()
     assert validate.positive(3, "x") == 3.0 and isinstance(validate.positive(3, "x"), float)
     assert validate.positive(1e-300, "x") == 1e-300
     assert validate.positive_int(1, "n") == 1
