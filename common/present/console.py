@@ -223,19 +223,15 @@ def print_observations(items: Sequence[str], title: str = "What to observe") -> 
     print(format_observations(items, title))
 
 
-def progress(message: str) -> None:
+def progress(message: str, end: str = "") -> None:
     """Progress line on stderr, only when stderr is a terminal (captured output stays clean)."""
     stream = sys.stderr
     if stream is not None and hasattr(stream, "isatty") and stream.isatty():
         cols = shutil.get_terminal_size((80, 20)).columns
-        stream.write("\r" + message[: cols - 1].ljust(cols - 1))
+        stream.write("\r" + message[: cols - 1].ljust(cols - 1) + end)
         stream.flush()
 
 
 def progress_done() -> None:
     """Clear the progress line (no-op when stderr is not a terminal)."""
-    stream = sys.stderr
-    if stream is not None and hasattr(stream, "isatty") and stream.isatty():
-        cols = shutil.get_terminal_size((80, 20)).columns
-        stream.write("\r" + " " * (cols - 1) + "\r")
-        stream.flush()
+    progress("", "\r")
