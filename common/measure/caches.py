@@ -88,7 +88,7 @@ def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
     return sorted(caches, key=lambda c: (c.level, c.kind))
 
 
-def _run_quiet(args: list[str]) -> str | None:
+def run_quiet(args: list[str]) -> str | None:
     """stdout of a short command, or None when it cannot run or fails."""
     try:
         out = subprocess.run(args, capture_output=True, text=True, timeout=5, check=False)
@@ -109,7 +109,7 @@ def read_sysctl() -> list[Cache]:
     caches = []
     for names, level, kind in keys:
         for name in names:
-            value = (_run_quiet(["sysctl", "-n", name]) or "").strip()
+            value = (run_quiet(["sysctl", "-n", name]) or "").strip()
             if value.isdecimal() and int(value) > 0:  # a positive integer, else the next key
                 caches.append(Cache(level, kind, int(value)))
                 break
@@ -118,7 +118,7 @@ def read_sysctl() -> list[Cache]:
 
 def read_getconf() -> list[Cache]:
     """Caches reported by glibc's `getconf -a` (LEVEL1_DCACHE_SIZE, LEVEL2_CACHE_SIZE, ...)."""
-    text = _run_quiet(["getconf", "-a"])
+    text = run_quiet(["getconf", "-a"])
     if not text:
         return []
     wanted = {

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import platform
-import subprocess
 import sys
 from typing import Any
+
+from common.measure.caches import run_quiet
 
 # Environment variables that steer BLAS; reported, never set.
 BLAS_ENV_VARS = (
@@ -29,13 +29,8 @@ def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    brand = ""
-    if sys.platform == "darwin":
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            command = ["sysctl", "-n", "machdep.cpu.brand_string"]
-            out = subprocess.run(command, capture_output=True, text=True, timeout=5, check=False)
-            brand = out.stdout
-    return brand.strip() or platform.processor() or platform.machine() or "unknown CPU"
+    brand = sys.platform == "darwin" and run_quiet(["sysctl", "-n", "machdep.cpu.brand_string"])
+    return (brand or "").strip() or platform.processor() or platform.machine() or "unknown CPU"
 
 
 def usable_cores() -> int:

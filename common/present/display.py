@@ -119,11 +119,8 @@ class Text:
         return f'<p class="rl-text">{_inline(self.text)}</p>'
 
 
-class Preformatted:
+class Preformatted(Text):
     """Monospace text whose columns matter (an ASCII chart): as is in a terminal, a <pre> box."""
-
-    def __init__(self, text: str) -> None:
-        self.text = str(text)
 
     def __str__(self) -> str:
         return self.text
