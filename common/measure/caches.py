@@ -50,19 +50,12 @@ def parse_size(text: str) -> int | None:
 
 def parse_cpu_list(text: str) -> int | None:
     """Number of CPUs in a sysfs CPU list: '0-3,8' -> 5; None when unparseable."""
-    count = 0
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        lo, _, hi = part.partition("-")
-        try:
-            first, last = int(lo), int(hi) if hi else int(lo)
-        except ValueError:
-            return None
-        if last < first:
-            return None
-        count += last - first + 1
-    return count or None
+    parts = [part.partition("-") for part in text.strip().split(",") if part]
+    try:
+        spans = [range(int(lo), int(hi or lo) + 1) for lo, _, hi in parts]
+    except ValueError:
+        return None
+    return sum(map(len, spans)) if spans and all(spans) else None
 
 
 def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:

@@ -38,7 +38,6 @@ FULL_BUDGET = {
     "matmul_call_s": 0.06,
     "matmul_s": 0.6,
     "matmul_min_repeat": 3,
-    "one_thread_s": 0.0,  # two calls: only to compare thread counts
     "rounds": 3,
 }
 QUICK_BUDGET = {
@@ -47,7 +46,6 @@ QUICK_BUDGET = {
     "matmul_call_s": 0.025,
     "matmul_s": 0.2,
     "matmul_min_repeat": 2,
-    "one_thread_s": 0.0,
     "rounds": 1,
 }
 
@@ -158,17 +156,16 @@ def _matmul_summary(durations: list[float], n: int, threads: int | None) -> dict
 
 
 def measure_matmul(
-    n: int | None = None,
+    n: int,
     repeat: int = 3,
     budget_s: float = 0.0,
     threads: int | None = None,
-    call_s: float = FULL_BUDGET["matmul_call_s"],
     clock: Clock = time.perf_counter,
 ) -> dict[str, Any]:
-    """Square fp32 matmul C = A @ B of size n: FLOP/s = 2 n^3 / t (n chosen by speed if None)."""
+    """Square fp32 matmul C = A @ B of size n: FLOP/s = 2 n^3 / t."""
     import numpy as np
 
-    a, b, c = _square_operands(n if n is not None else matmul_size_for(call_s, memory_cap_bytes()))
+    a, b, c = _square_operands(n)
     with blas_threads(threads) as used:
         durations = time_samples(
             partial(np.matmul, a, b, out=c), repeat=repeat, budget_s=budget_s, clock=clock
@@ -256,11 +253,10 @@ class RoofRun:
                 self.mm_times += self._round(
                     matmul, r, rounds, budget["matmul_min_repeat"], budget["matmul_s"]
                 )
-        # The operands are already hot; the best of two calls absorbs the thread change.
+        # Two calls, only to compare thread counts: the operands are already hot, the best of
+        # two absorbs the thread change.
         with blas_threads(1):
-            self.one_times += time_samples(
-                matmul, repeat=2, warmup=0, budget_s=budget["one_thread_s"], clock=self.clock
-            )
+            self.one_times += time_samples(matmul, repeat=2, warmup=0, clock=self.clock)
         return self
 
     def _round(

@@ -124,6 +124,7 @@ def place_labels(
     frame = ax.get_window_extent()
     # A second ring further out, joined to its point by a thin leader line.
     far = [(dx * 3, dy * 2 if dy > 0 else dy * 1.6) for dx, dy in offsets if dx]
+    look = {"fontsize": fontsize, "color": color}
     for k, ((x, y), (px, py), text) in enumerate(zip(anchors, points, texts, strict=True)):
         others = markers[:k] + markers[k + 1 :]
         best = None
@@ -138,20 +139,10 @@ def place_labels(
                 break
         _, (dx, dy), box = best
         taken.append(box)
-        leader = (dx, dy) not in offsets
-        ax.annotate(
-            text,
-            (px, py),
-            textcoords="offset points",
-            xytext=(dx, dy),
-            ha="left" if dx >= 0 else "right",
-            va="bottom",
-            fontsize=fontsize,
-            color=color,
-            arrowprops={"arrowstyle": "-", "color": color, "lw": 0.5, "shrinkA": 0, "shrinkB": 3}
-            if leader
-            else None,
-        )
+        leader = {"arrowstyle": "-", "color": color, "lw": 0.5, "shrinkA": 0, "shrinkB": 3}
+        at = {"xytext": (dx, dy), "ha": "left" if dx >= 0 else "right", "va": "bottom"}
+        arrow = None if (dx, dy) in offsets else leader
+        ax.annotate(text, (px, py), textcoords="offset points", **at, arrowprops=arrow, **look)
 
 
 # --- (a) The local roofline with lecture 01's measured operations ------------

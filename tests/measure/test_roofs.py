@@ -109,10 +109,10 @@ def test_full_calibration_unless_asked_alternates_rounds(fake_calibration) -> No
 def test_budgets_as_documented() -> None:
     assert roofs.QUICK_BUDGET == {
         "bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025, "matmul_s": 0.2,
-        "matmul_min_repeat": 2, "one_thread_s": 0.0, "rounds": 1}  # fmt: skip
+        "matmul_min_repeat": 2, "rounds": 1}  # fmt: skip
     assert roofs.FULL_BUDGET == {
         "bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06, "matmul_s": 0.6,
-        "matmul_min_repeat": 3, "one_thread_s": 0.0, "rounds": 3}  # fmt: skip
+        "matmul_min_repeat": 3, "rounds": 3}  # fmt: skip
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
 
 
