@@ -197,9 +197,7 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Non
 
 def print_header(title: str) -> None:
     """Print a section title underlined with '='."""
-    print()
-    print(title)
-    print("=" * min(max(len(title), 20), WIDTH))
+    print(f"\n{title}\n" + "=" * min(max(len(title), 20), WIDTH))
 
 
 def format_observations(items: Sequence[str], title: str = "What to observe") -> str:
@@ -207,20 +205,14 @@ def format_observations(items: Sequence[str], title: str = "What to observe") ->
     lines = [f"{title}:"]
     for i, item in enumerate(items, 1):
         prefix = f"  {i}. "
-        wrapped = textwrap.wrap(
-            " ".join(item.split()),
-            width=WIDTH,
-            initial_indent=prefix,
-            subsequent_indent=" " * len(prefix),
-        )
-        lines.extend(wrapped)
+        indents = {"initial_indent": prefix, "subsequent_indent": " " * len(prefix)}
+        lines += textwrap.wrap(" ".join(item.split()), WIDTH, **indents)
     return "\n".join(lines)
 
 
 def print_observations(items: Sequence[str], title: str = "What to observe") -> None:
     """Print observations after the numbers they discuss."""
-    print()
-    print(format_observations(items, title))
+    print("\n" + format_observations(items, title))
 
 
 def progress(message: str, end: str = "") -> None:
