@@ -184,7 +184,6 @@ def streamed_between_bytes(weight_bytes: int, copies: int) -> int:
 
 
 # --- Lectures 09 and 10: the sweep's ceiling, the attention lengths ----------
-SWEEP_LLC_MULTIPLE = 8
 SWEEP_ARRAYS_SHARE = 0.75  # the sweep's one buffer; the rest is the matmuls and the threads test
 
 
@@ -207,7 +206,7 @@ def sweep_weight_dim(
 
 def sweep_limit_bytes(llc_bytes: int | None, budget: Budget, available: int | None) -> int:
     """Largest working set of lecture 09's sweep: max(8 LLC, 256 MiB), within the budget."""
-    want = max(SWEEP_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
+    want = max(STREAM_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
     cap = int(budget.arrays_bytes * SWEEP_ARRAYS_SHARE)
     if available:
         cap = min(cap, available // 4)

@@ -5,6 +5,7 @@ Reading never raises: a missing or unreadable source gives an empty list.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -195,13 +196,10 @@ def last_level_cache_bytes(caches: list[Cache] | None = None) -> int | None:
 
 def available_memory_bytes(meminfo: str = "/proc/meminfo") -> int | None:
     """Memory the system can give without swapping (MemAvailable), or None when unknown."""
-    try:
-        with open(meminfo, encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
+    with contextlib.suppress(OSError, ValueError, IndexError), open(meminfo, encoding="ascii") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, OSError, ValueError):  # no sysconf (Windows) or no such name

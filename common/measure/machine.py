@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
@@ -22,13 +23,10 @@ BLAS_ENV_VARS = (
 
 def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
     """The CPU's model name, from /proc/cpuinfo, sysctl (macOS) or platform."""
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open(cpuinfo, encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                return line.split(":", 1)[1].strip()
     brand = sys.platform == "darwin" and run_quiet(["sysctl", "-n", "machdep.cpu.brand_string"])
     return (brand or "").strip() or platform.processor() or platform.machine() or "unknown CPU"
 

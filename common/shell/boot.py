@@ -82,8 +82,7 @@ def _undecoded_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
 
 def _on_sigint(signum: int, frame: Any) -> None:
     """Ctrl-C, SIGTERM or SIGHUP: remember it, then raise KeyboardInterrupt (clean-ups run)."""
-    _state["interrupted"] = True
-    _state["signal"] = signum
+    _state.update(interrupted=True, signal=signum)
     raise KeyboardInterrupt
 
 
