@@ -69,14 +69,9 @@ def run_json(code: str, *args: str) -> dict:
     """Run `code` in a fresh interpreter; its JSON line plus `other_load` (busy cores not ours)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     busy0, own0, wall0 = busy_cpu_seconds(), children_cpu_seconds(), time.perf_counter()
+    command = [sys.executable, "-c", code, *args]
     out = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        check=True,
-        timeout=300,
+        command, capture_output=True, text=True, cwd=REPO, env=env, check=True, timeout=300
     )
     data = json.loads(out.stdout.strip().splitlines()[-1])
     busy1, own1, wall = busy_cpu_seconds(), children_cpu_seconds(), time.perf_counter() - wall0

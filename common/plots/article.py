@@ -208,12 +208,9 @@ def local_roofline_figure(
     if points:
         style.legend_below(fig, ncols=2, fontsize=7.5, handletextpad=0.3, columnspacing=1.2)
         key = [ax.plot([], [], marker="o", linestyle="", color=c)[0] for c in colors.values()]
-        ax.legend(
-            key,
-            ["memory-bound (predicted)", "compute-bound (predicted)"],
-            loc="upper left",  # above the bandwidth roof: no point, line or ridge label there
-            fontsize=7.5,
-        )
+        names = ["memory-bound (predicted)", "compute-bound (predicted)"]
+        # upper left: above the bandwidth roof, where no point, line or ridge label is
+        ax.legend(key, names, loc="upper left", fontsize=7.5)
         place_labels(
             ax,
             [(p.intensity, p.flops_per_s / giga) for p in points],

@@ -115,12 +115,5 @@ def labelled_band(
 ) -> None:
     """Shade lo <= x <= hi in grey with `text` at its top, centred on a log x axis."""
     ax.axvspan(lo, hi, color=NEUTRAL_COLOR, alpha=alpha, lw=0)
-    ax.text(
-        math.sqrt(lo * hi),
-        y,
-        text,
-        transform=ax.get_xaxis_transform(),
-        ha="center",
-        va="top",
-        **style,
-    )
+    middle = math.sqrt(lo * hi)
+    ax.text(middle, y, text, transform=ax.get_xaxis_transform(), ha="center", va="top", **style)

@@ -181,10 +181,8 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> st
     numeric = _numeric_columns(text_rows, ncol)
 
     def line(cells: Sequence[str]) -> str:
-        out = []
-        for i, cell in enumerate(cells):
-            out.append(cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i]))
-        return "  ".join(out).rstrip()
+        padded = zip(cells, widths, numeric, strict=True)
+        return "  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in padded).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(headers), rule, *(line(r) for r in text_rows)])

@@ -30,9 +30,8 @@ _state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None
 
 def prog() -> str:
     """The script's file name (or the name `start` was given), for the start of an error line."""
-    if _state["prog"]:
-        return str(_state["prog"])
-    return os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "lecture")
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else "lecture"
+    return str(_state["prog"]) or os.path.basename(argv0)
 
 
 def start(name: str = "") -> None:
