@@ -66,10 +66,7 @@ def bandwidth_working_set_bytes(plan: Budget | None = None, matmul_bytes: int = 
     """Bytes a bandwidth test streams: budget.stream_bytes, at most 1/4 of available memory."""
     reported = caches.last_level_cache_bytes()
     want = budget.stream_bytes(reported, plan or budget.DEFAULTS["01"], matmul_bytes)
-    cap = memory_cap_bytes()
-    if cap is not None:
-        want = min(want, cap)
-    return max(want, MIN_WORKING_SET_BYTES)
+    return max(min(want, memory_cap_bytes() or want), MIN_WORKING_SET_BYTES)
 
 
 @contextlib.contextmanager
@@ -112,8 +109,7 @@ def _time_square_matmul(n: int) -> float:
     """Seconds of one fp32 n x n matmul: the faster of two calls (a hiccup cannot stop a search)."""
     import numpy as np
 
-    a = np.ones((n, n), dtype=np.float32)
-    c = np.empty((n, n), dtype=np.float32)
+    a, c = np.ones((n, n), dtype=np.float32), np.empty((n, n), dtype=np.float32)
     return best_time(partial(np.matmul, a, a, out=c), repeat=2, warmup=0)
 
 
@@ -138,21 +134,14 @@ def _square_operands(n: int) -> tuple[Any, Any, Any]:
     import numpy as np
 
     rng = np.random.default_rng(0)
-    a = rng.random((n, n), dtype=np.float32)
-    b = rng.random((n, n), dtype=np.float32)
+    a, b = (rng.random((n, n), dtype=np.float32) for _ in range(2))
     return a, b, np.empty((n, n), dtype=np.float32)
 
 
 def _matmul_summary(durations: list[float], n: int, threads: int | None) -> dict[str, Any]:
     """Best FLOP/s (2 n^3 / t) of square-matmul durations."""
     t = min(durations)
-    return {
-        "flops_per_s": 2.0 * n**3 / t,
-        "n": n,
-        "seconds": t,
-        "threads": threads,
-        "samples": len(durations),
-    }
+    return dict(flops_per_s=2.0 * n**3 / t, n=n, seconds=t, threads=threads, samples=len(durations))
 
 
 def measure_matmul(
