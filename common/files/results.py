@@ -70,8 +70,6 @@ MACHINE_FIELDS: dict[str, tuple[type, ...]] = {
     "blas_env": (dict,),
 }
 BLAS_VALUE_TYPES = (str, int, float, type(None))
-
-
 SECTIONS = ("probe", "batch_sweep", "hierarchy", "attention")  # the lectures' sections
 
 

@@ -94,8 +94,6 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
 # operation, add+relu in one expression, holds 5/3 W: the peak is W + 5/3 W + the matmul.
 CALL_CAP_S = 0.15  # one call of an operation: at most this long at the roofline's bound
 CALL_SHARE = CALL_CAP_S / 10.0  # ... for a 10 s budget: the cap grows with the budget
-
-
 OP_SHARE = 0.012  # seconds of timed calls per operation: 0.12 s of a 10 s budget
 OPS_DEADLINE_SHARE = 0.6  # past 60% of the budget, operations get their minimum calls only
 
@@ -265,8 +263,6 @@ def from_args(args: argparse.Namespace) -> Budget:
 
 
 _checked: list[Budget] = []  # the budgets `from_args` has checked in this run
-
-
 _advice = [""]  # set by `check_memory`: what a MemoryError's one line advises
 
 

@@ -95,17 +95,12 @@ def run_quiet(args: list[str]) -> str | None:
 
 def read_sysctl() -> list[Cache]:
     """Caches reported by macOS sysctl (performance-core keys first, then hw.l*cachesize)."""
-    keys = (
-        (("hw.perflevel0.l1dcachesize", "hw.l1dcachesize"), 1, "Data"),
-        (("hw.perflevel0.l2cachesize", "hw.l2cachesize"), 2, "Unified"),
-        (("hw.perflevel0.l3cachesize", "hw.l3cachesize"), 3, "Unified"),
-    )
     caches = []
-    for names, level, kind in keys:
-        for name in names:
+    for level, key in enumerate(("l1dcachesize", "l2cachesize", "l3cachesize"), 1):
+        for name in (f"hw.perflevel0.{key}", f"hw.{key}"):
             value = (run_quiet(["sysctl", "-n", name]) or "").strip()
             if value.isdecimal() and int(value) > 0:  # a positive integer, else the next key
-                caches.append(Cache(level, kind, int(value)))
+                caches.append(Cache(level, "Data" if level == 1 else "Unified", int(value)))
                 break
     return caches
 
@@ -115,13 +110,8 @@ def read_getconf() -> list[Cache]:
     text = run_quiet(["getconf", "-a"])
     if not text:
         return []
-    wanted = {
-        "LEVEL1_DCACHE_SIZE": (1, "Data"),
-        "LEVEL1_ICACHE_SIZE": (1, "Instruction"),
-        "LEVEL2_CACHE_SIZE": (2, "Unified"),
-        "LEVEL3_CACHE_SIZE": (3, "Unified"),
-        "LEVEL4_CACHE_SIZE": (4, "Unified"),
-    }
+    wanted = {f"LEVEL{n}_CACHE_SIZE": (n, "Unified") for n in (2, 3, 4)}
+    wanted |= {"LEVEL1_DCACHE_SIZE": (1, "Data"), "LEVEL1_ICACHE_SIZE": (1, "Instruction")}
     caches = []
     for line in text.splitlines():
         fields = line.split()
