@@ -44,11 +44,6 @@ def load() -> str:
     return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "n/a"
 
 
-def busy_core() -> subprocess.Popen:
-    """A process that keeps one core busy until it is ended."""
-    return subprocess.Popen([sys.executable, "-c", "while 1: pass"])
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("lectures", nargs="*", help="lecture numbers (default: all)")
@@ -62,7 +57,8 @@ def main() -> int:
     if args.lectures:
         scripts = [s for s in scripts if s.name[:2] in args.lectures]
     failed = 0
-    hog = busy_core() if args.busy else None
+    busy = [sys.executable, "-c", "while 1: pass"]  # keeps one core busy until it is ended
+    hog = subprocess.Popen(busy) if args.busy else None
     try:
         with tempfile.TemporaryDirectory() as tmp:
             print(f"{'lecture':28} {'LLC':>5} {'wall':>8} {'max RSS':>9}  target           load")

@@ -91,11 +91,9 @@ def one_round(playwright, url: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as profile:
 
         def launch():
+            size = {"width": 1280, "height": 900}
             return playwright.chromium.launch_persistent_context(
-                profile,
-                executable_path=str(CHROMIUM),
-                args=CHROMIUM_ARGS,
-                viewport={"width": 1280, "height": 900},
+                profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, viewport=size
             )
 
         context = launch()

@@ -252,12 +252,9 @@ class RoofRun:
         self, fn: Callable[[], object], r: int, rounds: int, repeat: int, budget_s: float
     ) -> list[float]:
         """Round `r` of `rounds`: its share of `repeat` calls and `budget_s` seconds of `fn`."""
+        share = -(-repeat // rounds)  # calls, rounded up; the first round warms up
         return time_samples(
-            fn,
-            repeat=-(-repeat // rounds),
-            warmup=1 if r == 0 else 0,
-            budget_s=budget_s / rounds,
-            clock=self.clock,
+            fn, repeat=share, warmup=int(r == 0), budget_s=budget_s / rounds, clock=self.clock
         )
 
     def time_op(

@@ -51,8 +51,7 @@ class Table:
     ) -> None:
         self.headers = [str(h) for h in headers]
         self.rows = [[str(c) for c in row] for row in rows]
-        self.title = title
-        self.note = note
+        self.title, self.note = title, note
         # rows the section's prose names: a long table folded on a phone still shows them
         self.keep = frozenset(keep)
         format_table(self.headers, self.rows)  # ValueError now if a row is the wrong length

@@ -201,8 +201,7 @@ def measuring_parser(doc: str | None, quick: str) -> LectureParser:
 def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:
     """--results FILE: the shared results file (default: results/machine.json); saves=True
     checks, before any measuring, that its folder is writable."""
-    if isinstance(parser, LectureParser):
-        parser.results_saved = saves
+    parser.results_saved = saves  # type: ignore[attr-defined]  # parse_args checks the path
     role = "that this lecture adds its section to" if saves else "to read measurements from"
     parser.add_argument(
         "--results",
