@@ -94,14 +94,16 @@ def _along(xs: Sequence[float], ys: Sequence[float], per_segment: int = 8) -> li
 def place_labels(
     ax: Any,
     points: Sequence[tuple[float, float]],
-    texts: Sequence[str],
+    texts: Sequence[str] = (),
     fontsize: float = 8,
     color: str = "black",
     obstacles: Sequence[tuple[float, float]] = (),
     pad: float = 0.0,
 ) -> None:
-    """Annotate points, each label at the first offset whose box stays inside the axes and
-    clear of markers, texts, the legend and `obstacles`; `pad` (points) pushes it out."""
+    """Annotate points (numbered 1, 2, ... without `texts`), each label at the first offset whose
+    box stays inside the axes and clear of markers, texts, the legend and `obstacles`; `pad`
+    (points) pushes it out."""
+    texts = texts or [str(k) for k in range(1, len(points) + 1)]
     fig = ax.figure
     fig.draw_without_rendering()  # apply the layout so data -> pixel transforms are final
     px_per_pt = fig.dpi / 72
@@ -211,12 +213,8 @@ def local_roofline_figure(
         names = ["memory-bound (predicted)", "compute-bound (predicted)"]
         # upper left: above the bandwidth roof, where no point, line or ridge label is
         ax.legend(key, names, loc="upper left", fontsize=7.5)
-        place_labels(
-            ax,
-            [(p.intensity, p.flops_per_s / giga) for p in points],
-            [str(k) for k in range(1, len(points) + 1)],
-            obstacles=list(zip(xs, roof, strict=True)),
-        )
+        placed = [(p.intensity, p.flops_per_s / giga) for p in points]
+        place_labels(ax, placed, obstacles=list(zip(xs, roof, strict=True)))
     else:
         none = "no measured operations (run lecture 01)"
         muted = {"ha": "left", "va": "top", "fontsize": 9, "color": style.NEUTRAL_COLOR}
@@ -266,31 +264,17 @@ def batch_sweep_figure(
         log_ticks(ax, "y", lo, hi)
         ax.set_xlabel("batch B (tokens per call)")
         if band:
-            style.labelled_band(  # at the top: small batches have low latency and low throughput
-                ax,
-                *crossing,
-                "I = I*",
-                0.15,
-                0.97,
-                fontsize=7.5,
-                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9},
-                zorder=6,  # a curve that reaches the top passes behind the label
-            )
+            # at the top: small batches have low latency and low throughput
+            style.labelled_band(ax, *crossing, "I = I*", 0.15, 0.97, fontsize=7.5, **style.OVER)
         ax.legend(loc="lower right", fontsize=7.5)
     for ax, name, unit in ((ax_lat, "Latency", "ms"), (ax_tp, "Throughput", "tokens/s")):
         ax.set_ylabel(f"{name.lower()} ({unit})")
         ax.set_title(name, fontsize=9.5)
     fig.suptitle(title, fontsize=10)
     if flagged:
-        place_labels(
-            ax_lat,
-            flagged,
-            [f"B={b}" for b, _ in flagged],
-            fontsize=7.5,
-            color=style.MEMORY_COLOR,
-            obstacles=_along(bs, latency_ms) + _along(bs, predicted_ms),
-            pad=3,
-        )
+        lines = _along(bs, latency_ms) + _along(bs, predicted_ms)
+        texts = [f"B={b}" for b, _ in flagged]
+        place_labels(ax_lat, flagged, texts, 7.5, style.MEMORY_COLOR, obstacles=lines, pad=3)
     return style.save_figure(fig, path)
 
 

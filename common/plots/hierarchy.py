@@ -144,15 +144,8 @@ def hierarchical_roofline_figure(
     style.legend_below(fig, ncols=3, fontsize=7)
     lines = [(x, attainable_flops(x, peak, bw) / GB) for bw in bws for x in xs[::8]]
     before = len(ax.texts)
-    place_labels(
-        ax,
-        [(x, flops / GB) for _, x, flops, _ in operations],
-        [label for label, *_ in operations],
-        fontsize=7,
-        obstacles=lines,
-        pad=2,
-    )
+    placed, texts = [(x, flops / GB) for _, x, flops, _ in operations], [op[0] for op in operations]
+    place_labels(ax, placed, texts, fontsize=7, obstacles=lines, pad=2)
     for text in ax.texts[before:]:  # where a roof must cross a label, it passes behind it
-        text.set_bbox({"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9})
-        text.set_zorder(6)
+        text.set(**style.OVER)
     return style.save_figure(fig, path)
