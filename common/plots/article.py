@@ -193,19 +193,9 @@ def local_roofline_figure(
             and 0.8 < p.flops_per_s / q.flops_per_s < 1.25
             for q in points[: k - 1]
         )
-        ax.plot(
-            [p.intensity],
-            [p.flops_per_s / giga],
-            marker="o",
-            linestyle="",
-            color=color,
-            markersize=6 + 5 * under,
-            markerfacecolor=color if not under else "none",
-            markeredgecolor="white" if not under else color,
-            markeredgewidth=1.0 if not under else 1.5,
-            zorder=5,
-            label=f"{k}  {p.name}",
-        )
+        look = {"mfc": "none", "mec": color, "mew": 1.5} if under else {"mec": "white", "mew": 1.0}
+        look |= {"marker": "o", "ls": "", "ms": 6 + 5 * under, "zorder": 5}
+        ax.plot([p.intensity], [p.flops_per_s / giga], color=color, label=f"{k}  {p.name}", **look)
     ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="GFLOP/s (measured)", title=title)
     if points:
         style.legend_below(fig, ncols=2, fontsize=7.5, handletextpad=0.3, columnspacing=1.2)
@@ -244,17 +234,9 @@ def batch_sweep_figure(
     ax_tp.plot(bs, throughput, marker="s", color=style.ACCENT_COLOR, label="measured")
     ax_tp.plot(bs, predicted_tp, linestyle="--", color=style.NEUTRAL_COLOR, label="roofline")
     if flagged:
-        ax_lat.plot(
-            [b for b, _ in flagged],
-            [t for _, t in flagged],
-            marker="o",
-            markersize=11,
-            markerfacecolor="none",
-            markeredgecolor=style.MEMORY_COLOR,
-            linestyle="",
-            zorder=6,
-            label="anomaly",
-        )
+        ring = {"marker": "o", "ms": 11, "mfc": "none", "mec": style.MEMORY_COLOR, "ls": ""}
+        xs, ys = [b for b, _ in flagged], [t for _, t in flagged]
+        ax_lat.plot(xs, ys, zorder=6, label="anomaly", **ring)
     for ax, values in ((ax_lat, latency_ms + predicted_ms), (ax_tp, throughput + predicted_tp)):
         ax.set(xscale="log", yscale="log", xlim=(bs[0] / 1.4, bs[-1] * 1.4))
         ax.set_xticks(bs, [str(b) for b in bs], fontsize=7.5)

@@ -127,17 +127,8 @@ def hierarchical_roofline_figure(
     for i, (_, x, flops, level) in enumerate(operations):
         color = level_color(level, order) if level else "black"
         covered = sum(1 for _, x0, f0, _ in operations[:i] if x0 == x and 0.8 < flops / f0 < 1.25)
-        ax.plot(
-            [x],
-            [flops / GB],
-            marker=markers[i % len(markers)],
-            markerfacecolor="none",
-            markeredgecolor=color,
-            markeredgewidth=1.6,
-            markersize=8 + 5 * covered,
-            ls="none",
-            zorder=5,
-        )
+        ring = {"mfc": "none", "mec": color, "mew": 1.6, "ms": 8 + 5 * covered, "ls": "none"}
+        ax.plot([x], [flops / GB], marker=markers[i % len(markers)], zorder=5, **ring)
     ys = [op[2] / GB for op in operations] + [xlo * min(bws) / GB]
     ax.set(xscale="log", yscale="log", xlim=(xlo, xhi), ylim=(min(ys) / 2, peak / GB * 2.5))
     ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="attainable GFLOP/s", title=title)

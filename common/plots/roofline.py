@@ -200,22 +200,13 @@ def roofline_series_figure(
     ax.axvline(ridge_point(peak, bw), color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
     # The first group hollow and large, the next filled and smaller: coinciding points of
     # two groups stay visible, one inside the other.
-    styles = ({"marker": "s", "markersize": 10}, {"marker": "o", "markersize": 5.5})
+    hollow = {"marker": "s", "ms": 10, "mfc": "white", "mew": 1.6}
     for index, ((name, points, _), color) in enumerate(
         zip(series, SERIES_COLORS[1:], strict=False)
     ):
-        hollow = index % 2 == 0
-        ax.plot(
-            [x for x, _ in points],
-            [y for _, y in points],
-            linestyle="none",
-            markerfacecolor="white" if hollow else color,
-            markeredgecolor=color,
-            markeredgewidth=1.6 if hollow else 0.8,
-            zorder=5 + index,
-            label=name,
-            **styles[index % 2],
-        )
+        look = hollow if index % 2 == 0 else {"marker": "o", "ms": 5.5, "mfc": color, "mew": 0.8}
+        xs, ys = [x for x, _ in points], [y for _, y in points]
+        ax.plot(xs, ys, ls="none", mec=color, zorder=5 + index, label=name, **look)
     ax.set_title(title, fontsize=11)
     ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
     # Named points: each position numbered once on the axes, what sits there in the key
