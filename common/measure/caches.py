@@ -88,9 +88,7 @@ def run_quiet(args: list[str]) -> str | None:
         out = subprocess.run(args, capture_output=True, text=True, timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    if out.returncode != 0:
-        return None
-    return out.stdout
+    return out.stdout if out.returncode == 0 else None
 
 
 def read_sysctl() -> list[Cache]:

@@ -33,9 +33,8 @@ def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
 
 def usable_cores() -> int:
     """CPU cores this process may run on (affinity-aware)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux only
+    return len(affinity(0)) if affinity else os.cpu_count() or 1
 
 
 def blas_env() -> dict[str, str]:

@@ -163,9 +163,8 @@ class Figure:
         self.shown_path = shown_path or (str(path) if path is not None else "")
 
     def __str__(self) -> str:
-        if sink.diverted():  # the host that took the figure shows it
-            return ""
-        return f"saved figure: {self.shown_path}" if self.path else ""
+        shown = self.path and not sink.diverted()  # a host that took the figure shows it
+        return f"saved figure: {self.shown_path}" if shown else ""
 
     def _repr_html_(self) -> str:
         # The docs' image scraper puts the image and its caption (CAPTIONS) on the page.
