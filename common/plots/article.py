@@ -277,14 +277,9 @@ def memory_ledger_figure(
     budget = budget_bytes / GIB
     fig, (ax, ax2) = style.new_figure(height=3.9, ncols=2)
     xs = list(range(len(batches)))
-    terms = (
-        ("weights", style.COMPUTE_COLOR),
-        ("kv_cache", style.MEMORY_COLOR),
-        ("activations", "#E69F00"),
-        ("overhead", style.NEUTRAL_COLOR),
-    )
+    colors = (style.COMPUTE_COLOR, style.MEMORY_COLOR, "#E69F00", style.NEUTRAL_COLOR)
     bottom = [0.0] * len(batches)
-    for name, color in terms:
+    for name, color in zip(("weights", "kv_cache", "activations", "overhead"), colors, strict=True):
         values = [getattr(m, name) / GIB for m in at]
         label = name.replace("_", " ").replace("kv", "KV")
         ax.bar(xs, values, bottom=bottom, color=color, width=0.65, label=label)

@@ -12,6 +12,7 @@ from common.plots.article import place_labels
 from common.present.console import fmt_bytes
 
 GB = 1e9  # figures show decimal GB/s and GFLOP/s, like the console
+WHITE = {"fc": "white", "ec": "none", "alpha": 0.85}  # a label's box, over the lines it crosses
 
 
 def level_color(name: str, order: Sequence[str]) -> str:
@@ -55,34 +56,19 @@ def bandwidth_sweep_figure(
             continue
         color = level_color(name, order)
         ax.plot([a, b], [bw / GB, bw / GB], color=color, lw=4, alpha=0.75, solid_capstyle="butt")
-        at_edge = b >= hi / 1.01  # a label centred there would run off the axes
-        ax.annotate(
-            f"{name} {bw / GB:.0f} GB/s",
-            (b if at_edge else math.sqrt(a * b), bw / GB),
-            textcoords="offset points",
-            xytext=(0, 7),
-            ha="right" if at_edge else "center",
-            fontsize=7.5,
-            color=color,
-            fontweight="bold",
-            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
-            zorder=6,
-        )
+        # a label centred at the right edge would run off the axes
+        x, ha = (b, "right") if b >= hi / 1.01 else (math.sqrt(a * b), "center")
+        box = {"bbox": {**WHITE, "boxstyle": "round,pad=0.15"}, "zorder": 6}
+        look = {"fontsize": 7.5, "color": color, "fontweight": "bold", "ha": ha, **box}
+        look |= {"xytext": (0, 7), "textcoords": "offset points"}
+        ax.annotate(f"{name} {bw / GB:.0f} GB/s", (x, bw / GB), **look)
     for label, size in caches:
         if lo <= size <= hi:
             ax.axvline(size, color="black", lw=0.8, ls="--", alpha=0.6)
-            ax.text(
-                size,
-                0.015,
-                f"{label} {fmt_bytes(size, binary=True, digits=0)} ",
-                transform=ax.get_xaxis_transform(),
-                rotation=90,
-                va="bottom",
-                ha="right",
-                fontsize=7,
-                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85},
-                zorder=6,
-            )
+            text = f"{label} {fmt_bytes(size, binary=True, digits=0)} "
+            box = {"bbox": {**WHITE, "boxstyle": "round,pad=0.1"}, "zorder": 6}
+            up = {"rotation": 90, "va": "bottom", "ha": "right", "fontsize": 7, **box}
+            ax.text(size, 0.015, text, transform=ax.get_xaxis_transform(), **up)
     top = max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18
     ax.set(ylim=(0, top), xlim=(lo, hi))
     style.binary_ticks(ax, lo, hi)
