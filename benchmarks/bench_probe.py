@@ -113,8 +113,7 @@ def main() -> int:
     ridges = [c["ridge_point"] for c in cals]
     ridge_spread = (max(ridges) - min(ridges)) / statistics.median(ridges)
     bw_error = bw_median / ref_median - 1
-    print()
-    print("other load: CPU cores busy with other programs during the run (0 = quiet machine)")
+    print("\nother load: CPU cores busy with other programs during the run (0 = quiet machine)")
     print(
         f"reference (best of {REFERENCE_REPEAT}, {REFERENCE_BYTES // 2**20} MiB): "
         f"median {ref_median / 1e9:.2f} GB/s, range {min(refs) / 1e9:.2f}-{max(refs) / 1e9:.2f}"

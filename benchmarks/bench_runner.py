@@ -174,8 +174,7 @@ def main() -> int:
 
     ready = median("ready")
     run = statistics.median(max(r["run1"], r["run2"]) for r in rounds)
-    print()
-    print(f"load average {os.getloadavg()[0]:.1f} at the end; busy cores: all programs")
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end; busy cores: all programs")
     print(
         f"cold (fresh profile): ready {ready:.2f} s after the first press of Run "
         f"({'ok' if ready <= READY_TARGET_S else 'OVER'} the {READY_TARGET_S:g} s target), "
