@@ -82,7 +82,7 @@ def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
     return sorted(caches, key=lambda c: (c.level, c.kind))
 
 
-def run_quiet(args: list[str]) -> str | None:
+def _run_quiet(args: list[str]) -> str | None:
     """stdout of a short command, or None when it cannot run or fails."""
     try:
         out = subprocess.run(args, capture_output=True, text=True, timeout=5, check=False)
@@ -96,7 +96,7 @@ def read_sysctl() -> list[Cache]:
     caches = []
     for level, key in enumerate(("l1dcachesize", "l2cachesize", "l3cachesize"), 1):
         for name in (f"hw.perflevel0.{key}", f"hw.{key}"):
-            value = (run_quiet(["sysctl", "-n", name]) or "").strip()
+            value = (_run_quiet(["sysctl", "-n", name]) or "").strip()
             if value.isdecimal() and int(value) > 0:  # a positive integer, else the next key
                 caches.append(Cache(level, "Data" if level == 1 else "Unified", int(value)))
                 break
@@ -105,7 +105,7 @@ def read_sysctl() -> list[Cache]:
 
 def read_getconf() -> list[Cache]:
     """Caches reported by glibc's `getconf -a` (LEVEL1_DCACHE_SIZE, LEVEL2_CACHE_SIZE, ...)."""
-    text = run_quiet(["getconf", "-a"])
+    text = _run_quiet(["getconf", "-a"])
     if not text:
         return []
     wanted = {f"LEVEL{n}_CACHE_SIZE": (n, "Unified") for n in (2, 3, 4)}

@@ -8,7 +8,7 @@ import platform
 import sys
 from typing import Any
 
-from common.measure.caches import run_quiet
+from common.measure.caches import _run_quiet
 
 # Environment variables that steer BLAS; reported, never set.
 BLAS_ENV_VARS = (
@@ -27,7 +27,7 @@ def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
         for line in lines:
             if line.lower().startswith(("model name", "hardware", "cpu model")):
                 return line.split(":", 1)[1].strip()
-    brand = sys.platform == "darwin" and run_quiet(["sysctl", "-n", "machdep.cpu.brand_string"])
+    brand = sys.platform == "darwin" and _run_quiet(["sysctl", "-n", "machdep.cpu.brand_string"])
     return (brand or "").strip() or platform.processor() or platform.machine() or "unknown CPU"
 
 

@@ -40,8 +40,7 @@ def time_samples(
 
 
 def best_time(fn: Callable[[], object], **samples: Any) -> float:
-    """Fastest of the timed calls (`time_samples`' keywords: at least `repeat`, more while
-    `budget_s` lasts), in seconds."""
+    """Fastest of the timed calls (at least `repeat`, more while `budget_s` lasts), in seconds."""
     return min(time_samples(fn, **samples))
 
 

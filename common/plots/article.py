@@ -100,10 +100,9 @@ def place_labels(
     obstacles: Sequence[tuple[float, float]] = (),
     pad: float = 0.0,
 ) -> None:
-    """Annotate points (numbered 1, 2, ... without `texts`), each label at the first offset whose
-    box stays inside the axes and clear of markers, texts, the legend and `obstacles`; `pad`
-    (points) pushes it out."""
-    texts = texts or [str(k) for k in range(1, len(points) + 1)]
+    """Annotate points, each label at the first offset whose box stays inside the axes and
+    clear of markers, texts, the legend and `obstacles`; `pad` (points) pushes it out."""
+    texts = texts or [str(k) for k in range(1, len(points) + 1)]  # no texts: numbered 1, 2, ...
     fig = ax.figure
     fig.draw_without_rendering()  # apply the layout so data -> pixel transforms are final
     px_per_pt = fig.dpi / 72

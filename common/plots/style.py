@@ -24,7 +24,7 @@ ACCENT_COLOR = "#009E73"  # a good outcome, a second series
 NEUTRAL_COLOR = "#7F7F7F"  # guides: ridge lines, budgets
 SERIES_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
-#: A label's white box, drawn over the lines: a curve that must cross the label passes behind it.
+# A label's white box, drawn over the lines: a curve that must cross the label passes behind it.
 OVER = {
     "bbox": {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9},
     "zorder": 6,

@@ -165,7 +165,7 @@ def add_png_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_outdir_flag(parser: argparse.ArgumentParser, what: str = "folder for PNG figures") -> None:
-    """--outdir DIR: where PNG figures go (default figures/)."""
+    """--outdir DIR: where PNG figures go."""
     parser.add_argument(
         "--outdir",
         type=path_text,
