@@ -20,8 +20,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from common.measure.budget import DEFAULTS  # noqa: E402 (after the path)
+from common.shell.interface import declared  # noqa: E402
 
 GIB = 2**30
+LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
+# DEFAULTS reads a lecture's budget when first asked for it: ask for every declared one.
+BUDGETS = [DEFAULTS[p.name[:2]] for p in LECTURES if "budget" in declared(p)]
 TARGETS = {n: (b.seconds, b.memory_bytes) for n, b in DEFAULTS.items()}  # seconds, bytes
 DOCS_TARGET_S = 60.0
 
@@ -40,11 +44,6 @@ def load() -> str:
     return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "n/a"
 
 
-def busy_core() -> subprocess.Popen:
-    """A process that keeps one core busy until it is ended."""
-    return subprocess.Popen([sys.executable, "-c", "while 1: pass"])
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("lectures", nargs="*", help="lecture numbers (default: all)")
@@ -54,11 +53,12 @@ def main() -> int:
         "--fake-llc", action="append", default=[], help="reported LLC to size for (repeatable)"
     )
     args = parser.parse_args()
-    scripts = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
+    scripts = LECTURES
     if args.lectures:
         scripts = [s for s in scripts if s.name[:2] in args.lectures]
     failed = 0
-    hog = busy_core() if args.busy else None
+    busy = [sys.executable, "-c", "while 1: pass"]  # keeps one core busy until it is ended
+    hog = subprocess.Popen(busy) if args.busy else None
     try:
         with tempfile.TemporaryDirectory() as tmp:
             print(f"{'lecture':28} {'LLC':>5} {'wall':>8} {'max RSS':>9}  target           load")

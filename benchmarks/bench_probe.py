@@ -69,14 +69,9 @@ def run_json(code: str, *args: str) -> dict:
     """Run `code` in a fresh interpreter; its JSON line plus `other_load` (busy cores not ours)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     busy0, own0, wall0 = busy_cpu_seconds(), children_cpu_seconds(), time.perf_counter()
+    command = [sys.executable, "-c", code, *args]
     out = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        check=True,
-        timeout=300,
+        command, capture_output=True, text=True, cwd=REPO, env=env, check=True, timeout=300
     )
     data = json.loads(out.stdout.strip().splitlines()[-1])
     busy1, own1, wall = busy_cpu_seconds(), children_cpu_seconds(), time.perf_counter() - wall0
@@ -118,8 +113,7 @@ def main() -> int:
     ridges = [c["ridge_point"] for c in cals]
     ridge_spread = (max(ridges) - min(ridges)) / statistics.median(ridges)
     bw_error = bw_median / ref_median - 1
-    print()
-    print("other load: CPU cores busy with other programs during the run (0 = quiet machine)")
+    print("\nother load: CPU cores busy with other programs during the run (0 = quiet machine)")
     print(
         f"reference (best of {REFERENCE_REPEAT}, {REFERENCE_BYTES // 2**20} MiB): "
         f"median {ref_median / 1e9:.2f} GB/s, range {min(refs) / 1e9:.2f}-{max(refs) / 1e9:.2f}"

@@ -67,13 +67,6 @@ def bytes_since(mark: int) -> int:
     return sum(file.stat().st_size for file in files if file.is_file())
 
 
-def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = functools.partial(_Counting, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
-
-
 def press_run(panel: Panel, first: bool = False) -> tuple[float, float]:
     """Press Run and wait for the output: (ready s from the press or 0, run s)."""
     t0 = panel.page.evaluate("() => performance.now()")
@@ -83,12 +76,6 @@ def press_run(panel: Panel, first: bool = False) -> tuple[float, float]:
     ready = panel.page.evaluate("() => document.documentElement.dataset.rlRunnerReadyMs")
     run = float(panel.root.get_attribute("data-run-ms")) / 1000
     return (float(ready) - t0) / 1000 if first else 0.0, run
-
-
-def timed_chart(panel: Panel, charts: int) -> float:
-    t0 = time.perf_counter()
-    panel.wait_chart(charts)
-    return time.perf_counter() - t0
 
 
 def open_panel(context, url: str) -> Panel:
@@ -104,11 +91,9 @@ def one_round(playwright, url: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as profile:
 
         def launch():
+            size = {"width": 1280, "height": 900}
             return playwright.chromium.launch_persistent_context(
-                profile,
-                executable_path=str(CHROMIUM),
-                args=CHROMIUM_ARGS,
-                viewport={"width": 1280, "height": 900},
+                profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, viewport=size
             )
 
         context = launch()
@@ -116,10 +101,12 @@ def one_round(playwright, url: str) -> dict[str, float]:
             panel = open_panel(context, url)
             mark = len(SERVED)
             r["ready"], r["run1"] = press_run(panel, first=True)
-            timed_chart(panel, 1)
+            panel.wait_chart(1)
             panel.edit("H100 SXM", "989e12", "1978e12")
             _, r["run2"] = press_run(panel)
-            r["chart"] = timed_chart(panel, 2)
+            t0 = time.perf_counter()
+            panel.wait_chart(2)
+            r["chart"] = time.perf_counter() - t0
             if "ridge 590 FLOP/B" not in panel.output:
                 raise RuntimeError("the edited run does not show the doubled ridge")
             r["cold_mb"] = bytes_since(mark) / 1e6
@@ -158,7 +145,10 @@ def main() -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
-    server, url = serve(SITE)
+    handler = functools.partial(_Counting, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
     rounds = []
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     columns = {"ready": "ready s", "run1": "run 1 s", "run2": "run 2 s", "chart": "chart s",
@@ -184,8 +174,7 @@ def main() -> int:
 
     ready = median("ready")
     run = statistics.median(max(r["run1"], r["run2"]) for r in rounds)
-    print()
-    print(f"load average {os.getloadavg()[0]:.1f} at the end; busy cores: all programs")
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end; busy cores: all programs")
     print(
         f"cold (fresh profile): ready {ready:.2f} s after the first press of Run "
         f"({'ok' if ready <= READY_TARGET_S else 'OVER'} the {READY_TARGET_S:g} s target), "

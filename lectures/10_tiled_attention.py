@@ -285,8 +285,8 @@ TOLERANCE, errors = 1e-4, {}
 with roofs.blas_threads(1):
     for n, d, br, bc in CASES:
         q, k, v = attention.random_qkv(n, d, seed=n)
-        reference = attention.naive_attention(q, k, v)
-        tiled = attention.tiled_attention(q, k, v, br, bc)
+        reference = attention.make_naive(q, k, v)()
+        tiled = attention.make_tiled(q, k, v, br, bc)()
         errors[(n, d, br, bc)] = attention.relative_error(tiled, reference)
 
 cases = [(*c, attention.block_count(c[0], *c[2:]), e) for c, e in errors.items()]  # with steps
@@ -328,7 +328,7 @@ with roofs.blas_threads(1):
 exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 
 ridge_1 = ridge_point(peak_1, beta)
-naive_i = intensity(*attention.naive_counts(N, D_HEAD))
+naive_i = intensity(*numpy_ops.attention_naive_counts(N, D_HEAD))
 
 found = [(name, size, cache_source) for name, size in levels.items()]
 assumed = [("L2 (assumed)", l2, "not reported"), ("LLC (assumed)", llc, "-")]
@@ -373,7 +373,7 @@ rows = [  # each cache-sized choice: its blocks, steps, reads, traffic, bytes to
                touched=attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols))
     for name, b in sized.items()
 ]  # fmt: skip
-block_f, naive_d = attention.naive_counts(BLOCK_N, D_HEAD)
+block_f, naive_d = numpy_ops.attention_naive_counts(BLOCK_N, D_HEAD)
 naive_row = (naive_d, attention.naive_memory_bytes(BLOCK_N, D_HEAD), block_times["naive"])
 blocked = page.BlockSizes(n=BLOCK_N, d_head=D_HEAD, flops=block_f, naive=naive_row, peak=peak_1,
                           sized=rows, step_s=step_s)  # fmt: skip
@@ -412,7 +412,7 @@ with roofs.blas_threads(1):
 # Each kernel's bound uses the one-thread roofs above, at the longest :math:`N`;
 # the memory each one allocates beside Q, K and V is counted out to a long context.
 
-counts = {n: {"naive": attention.naive_counts(n, D_HEAD),
+counts = {n: {"naive": numpy_ops.attention_naive_counts(n, D_HEAD),
               "tiled": attention.tiled_counts(n, D_HEAD, b.rows, b.cols)}
           for n, (b, _) in measured.items()}  # fmt: skip
 KINDS = ("naive", "tiled")

@@ -37,14 +37,9 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def _functions(source: Path) -> dict[str, ast.AST]:
-    """The top-level functions and methods of a mutated file, by their generated name."""
-    tree = ast.parse(source.read_text(encoding="utf-8"))
-    found: dict[str, ast.AST] = {}
-    for node in tree.body:
-        for f in [node, *getattr(node, "body", [])] if isinstance(node, ast.ClassDef) else [node]:
-            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
-                found[f.name] = f
-    return found
+    """The functions and methods of a mutated file, by their generated name."""
+    nodes = ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+    return {f.name: f for f in nodes if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
 
 
 def _changed_string(original: ast.AST, mutant: ast.AST) -> tuple[ast.Constant, ast.AST] | None:

@@ -70,8 +70,6 @@ MACHINE_FIELDS: dict[str, tuple[type, ...]] = {
     "blas_env": (dict,),
 }
 BLAS_VALUE_TYPES = (str, int, float, type(None))
-
-
 SECTIONS = ("probe", "batch_sweep", "hierarchy", "attention")  # the lectures' sections
 
 
@@ -194,12 +192,8 @@ def locked_folder(
                 )
             if not noticed and waited >= notice_s:
                 noticed = True
-                print(
-                    f"waiting for another run to finish saving in {display_path(folder)} "
-                    f"(giving up after {timeout_s:.0f} s) ...",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                wait = f"waiting for another run to finish saving in {display_path(folder)}"
+                print(wait, f"(giving up after {timeout_s:.0f} s) ...", file=sys.stderr, flush=True)
             sleep(LOCK_POLL_S)
         yield
     finally:

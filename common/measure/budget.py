@@ -94,8 +94,6 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
 # operation, add+relu in one expression, holds 5/3 W: the peak is W + 5/3 W + the matmul.
 CALL_CAP_S = 0.15  # one call of an operation: at most this long at the roofline's bound
 CALL_SHARE = CALL_CAP_S / 10.0  # ... for a 10 s budget: the cap grows with the budget
-
-
 OP_SHARE = 0.012  # seconds of timed calls per operation: 0.12 s of a 10 s budget
 OPS_DEADLINE_SHARE = 0.6  # past 60% of the budget, operations get their minimum calls only
 
@@ -184,7 +182,6 @@ def streamed_between_bytes(weight_bytes: int, copies: int) -> int:
 
 
 # --- Lectures 09 and 10: the sweep's ceiling, the attention lengths ----------
-SWEEP_LLC_MULTIPLE = 8
 SWEEP_ARRAYS_SHARE = 0.75  # the sweep's one buffer; the rest is the matmuls and the threads test
 
 
@@ -207,7 +204,7 @@ def sweep_weight_dim(
 
 def sweep_limit_bytes(llc_bytes: int | None, budget: Budget, available: int | None) -> int:
     """Largest working set of lecture 09's sweep: max(8 LLC, 256 MiB), within the budget."""
-    want = max(SWEEP_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
+    want = max(STREAM_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
     cap = int(budget.arrays_bytes * SWEEP_ARRAYS_SHARE)
     if available:
         cap = min(cap, available // 4)
@@ -266,8 +263,6 @@ def from_args(args: argparse.Namespace) -> Budget:
 
 
 _checked: list[Budget] = []  # the budgets `from_args` has checked in this run
-
-
 _advice = [""]  # set by `check_memory`: what a MemoryError's one line advises
 
 

@@ -5,6 +5,7 @@ Reading never raises: a missing or unreadable source gives an empty list.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -50,19 +51,12 @@ def parse_size(text: str) -> int | None:
 
 def parse_cpu_list(text: str) -> int | None:
     """Number of CPUs in a sysfs CPU list: '0-3,8' -> 5; None when unparseable."""
-    count = 0
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        lo, _, hi = part.partition("-")
-        try:
-            first, last = int(lo), int(hi) if hi else int(lo)
-        except ValueError:
-            return None
-        if last < first:
-            return None
-        count += last - first + 1
-    return count or None
+    parts = [part.partition("-") for part in text.strip().split(",") if part]
+    try:
+        spans = [range(int(lo), int(hi or lo) + 1) for lo, _, hi in parts]
+    except ValueError:
+        return None
+    return sum(map(len, spans)) if spans and all(spans) else None
 
 
 def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
@@ -94,24 +88,17 @@ def _run_quiet(args: list[str]) -> str | None:
         out = subprocess.run(args, capture_output=True, text=True, timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    if out.returncode != 0:
-        return None
-    return out.stdout
+    return out.stdout if out.returncode == 0 else None
 
 
 def read_sysctl() -> list[Cache]:
     """Caches reported by macOS sysctl (performance-core keys first, then hw.l*cachesize)."""
-    keys = (
-        (("hw.perflevel0.l1dcachesize", "hw.l1dcachesize"), 1, "Data"),
-        (("hw.perflevel0.l2cachesize", "hw.l2cachesize"), 2, "Unified"),
-        (("hw.perflevel0.l3cachesize", "hw.l3cachesize"), 3, "Unified"),
-    )
     caches = []
-    for names, level, kind in keys:
-        for name in names:
+    for level, key in enumerate(("l1dcachesize", "l2cachesize", "l3cachesize"), 1):
+        for name in (f"hw.perflevel0.{key}", f"hw.{key}"):
             value = (_run_quiet(["sysctl", "-n", name]) or "").strip()
             if value.isdecimal() and int(value) > 0:  # a positive integer, else the next key
-                caches.append(Cache(level, kind, int(value)))
+                caches.append(Cache(level, "Data" if level == 1 else "Unified", int(value)))
                 break
     return caches
 
@@ -121,13 +108,8 @@ def read_getconf() -> list[Cache]:
     text = _run_quiet(["getconf", "-a"])
     if not text:
         return []
-    wanted = {
-        "LEVEL1_DCACHE_SIZE": (1, "Data"),
-        "LEVEL1_ICACHE_SIZE": (1, "Instruction"),
-        "LEVEL2_CACHE_SIZE": (2, "Unified"),
-        "LEVEL3_CACHE_SIZE": (3, "Unified"),
-        "LEVEL4_CACHE_SIZE": (4, "Unified"),
-    }
+    wanted = {f"LEVEL{n}_CACHE_SIZE": (n, "Unified") for n in (2, 3, 4)}
+    wanted |= {"LEVEL1_DCACHE_SIZE": (1, "Data"), "LEVEL1_ICACHE_SIZE": (1, "Instruction")}
     caches = []
     for line in text.splitlines():
         fields = line.split()
@@ -202,13 +184,10 @@ def last_level_cache_bytes(caches: list[Cache] | None = None) -> int | None:
 
 def available_memory_bytes(meminfo: str = "/proc/meminfo") -> int | None:
     """Memory the system can give without swapping (MemAvailable), or None when unknown."""
-    try:
-        with open(meminfo, encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
+    with contextlib.suppress(OSError, ValueError, IndexError), open(meminfo, encoding="ascii") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, OSError, ValueError):  # no sysconf (Windows) or no such name

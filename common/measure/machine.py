@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
-import subprocess
 import sys
 from typing import Any
+
+from common.measure.caches import _run_quiet
 
 # Environment variables that steer BLAS; reported, never set.
 BLAS_ENV_VARS = (
@@ -22,27 +23,18 @@ BLAS_ENV_VARS = (
 
 def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
     """The CPU's model name, from /proc/cpuinfo, sysctl (macOS) or platform."""
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    brand = ""
-    if sys.platform == "darwin":
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            command = ["sysctl", "-n", "machdep.cpu.brand_string"]
-            out = subprocess.run(command, capture_output=True, text=True, timeout=5, check=False)
-            brand = out.stdout
-    return brand.strip() or platform.processor() or platform.machine() or "unknown CPU"
+    with contextlib.suppress(OSError), open(cpuinfo, encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                return line.split(":", 1)[1].strip()
+    brand = sys.platform == "darwin" and _run_quiet(["sysctl", "-n", "machdep.cpu.brand_string"])
+    return (brand or "").strip() or platform.processor() or platform.machine() or "unknown CPU"
 
 
 def usable_cores() -> int:
     """CPU cores this process may run on (affinity-aware)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    affinity = getattr(os, "sched_getaffinity", None)  # Linux only
+    return len(affinity(0)) if affinity else os.cpu_count() or 1
 
 
 def blas_env() -> dict[str, str]:

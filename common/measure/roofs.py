@@ -38,7 +38,6 @@ FULL_BUDGET = {
     "matmul_call_s": 0.06,
     "matmul_s": 0.6,
     "matmul_min_repeat": 3,
-    "one_thread_s": 0.0,  # two calls: only to compare thread counts
     "rounds": 3,
 }
 QUICK_BUDGET = {
@@ -47,7 +46,6 @@ QUICK_BUDGET = {
     "matmul_call_s": 0.025,
     "matmul_s": 0.2,
     "matmul_min_repeat": 2,
-    "one_thread_s": 0.0,
     "rounds": 1,
 }
 
@@ -68,10 +66,7 @@ def bandwidth_working_set_bytes(plan: Budget | None = None, matmul_bytes: int = 
     """Bytes a bandwidth test streams: budget.stream_bytes, at most 1/4 of available memory."""
     reported = caches.last_level_cache_bytes()
     want = budget.stream_bytes(reported, plan or budget.DEFAULTS["01"], matmul_bytes)
-    cap = memory_cap_bytes()
-    if cap is not None:
-        want = min(want, cap)
-    return max(want, MIN_WORKING_SET_BYTES)
+    return max(min(want, memory_cap_bytes() or want), MIN_WORKING_SET_BYTES)
 
 
 @contextlib.contextmanager
@@ -114,8 +109,7 @@ def _time_square_matmul(n: int) -> float:
     """Seconds of one fp32 n x n matmul: the faster of two calls (a hiccup cannot stop a search)."""
     import numpy as np
 
-    a = np.ones((n, n), dtype=np.float32)
-    c = np.empty((n, n), dtype=np.float32)
+    a, c = np.ones((n, n), dtype=np.float32), np.empty((n, n), dtype=np.float32)
     return best_time(partial(np.matmul, a, a, out=c), repeat=2, warmup=0)
 
 
@@ -140,35 +134,27 @@ def _square_operands(n: int) -> tuple[Any, Any, Any]:
     import numpy as np
 
     rng = np.random.default_rng(0)
-    a = rng.random((n, n), dtype=np.float32)
-    b = rng.random((n, n), dtype=np.float32)
+    a, b = (rng.random((n, n), dtype=np.float32) for _ in range(2))
     return a, b, np.empty((n, n), dtype=np.float32)
 
 
 def _matmul_summary(durations: list[float], n: int, threads: int | None) -> dict[str, Any]:
     """Best FLOP/s (2 n^3 / t) of square-matmul durations."""
     t = min(durations)
-    return {
-        "flops_per_s": 2.0 * n**3 / t,
-        "n": n,
-        "seconds": t,
-        "threads": threads,
-        "samples": len(durations),
-    }
+    return dict(flops_per_s=2.0 * n**3 / t, n=n, seconds=t, threads=threads, samples=len(durations))
 
 
 def measure_matmul(
-    n: int | None = None,
+    n: int,
     repeat: int = 3,
     budget_s: float = 0.0,
     threads: int | None = None,
-    call_s: float = FULL_BUDGET["matmul_call_s"],
     clock: Clock = time.perf_counter,
 ) -> dict[str, Any]:
-    """Square fp32 matmul C = A @ B of size n: FLOP/s = 2 n^3 / t (n chosen by speed if None)."""
+    """Square fp32 matmul C = A @ B of size n: FLOP/s = 2 n^3 / t."""
     import numpy as np
 
-    a, b, c = _square_operands(n if n is not None else matmul_size_for(call_s, memory_cap_bytes()))
+    a, b, c = _square_operands(n)
     with blas_threads(threads) as used:
         durations = time_samples(
             partial(np.matmul, a, b, out=c), repeat=repeat, budget_s=budget_s, clock=clock
@@ -256,23 +242,19 @@ class RoofRun:
                 self.mm_times += self._round(
                     matmul, r, rounds, budget["matmul_min_repeat"], budget["matmul_s"]
                 )
-        # The operands are already hot; the best of two calls absorbs the thread change.
+        # Two calls, only to compare thread counts: the operands are already hot, the best of
+        # two absorbs the thread change.
         with blas_threads(1):
-            self.one_times += time_samples(
-                matmul, repeat=2, warmup=0, budget_s=budget["one_thread_s"], clock=self.clock
-            )
+            self.one_times += time_samples(matmul, repeat=2, warmup=0, clock=self.clock)
         return self
 
     def _round(
         self, fn: Callable[[], object], r: int, rounds: int, repeat: int, budget_s: float
     ) -> list[float]:
         """Round `r` of `rounds`: its share of `repeat` calls and `budget_s` seconds of `fn`."""
+        share = -(-repeat // rounds)  # calls, rounded up; the first round warms up
         return time_samples(
-            fn,
-            repeat=-(-repeat // rounds),
-            warmup=1 if r == 0 else 0,
-            budget_s=budget_s / rounds,
-            clock=self.clock,
+            fn, repeat=share, warmup=int(r == 0), budget_s=budget_s / rounds, clock=self.clock
         )
 
     def time_op(

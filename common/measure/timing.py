@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 Clock = Callable[[], float]
 
@@ -39,15 +39,9 @@ def time_samples(
     return durations
 
 
-def best_time(
-    fn: Callable[[], object],
-    repeat: int = 5,
-    warmup: int = 1,
-    budget_s: float = 0.0,
-    clock: Clock = time.perf_counter,
-) -> float:
+def best_time(fn: Callable[[], object], **samples: Any) -> float:
     """Fastest of the timed calls (at least `repeat`, more while `budget_s` lasts), in seconds."""
-    return min(time_samples(fn, repeat=repeat, warmup=warmup, budget_s=budget_s, clock=clock))
+    return min(time_samples(fn, **samples))
 
 
 class CallTiming(NamedTuple):

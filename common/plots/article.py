@@ -94,7 +94,7 @@ def _along(xs: Sequence[float], ys: Sequence[float], per_segment: int = 8) -> li
 def place_labels(
     ax: Any,
     points: Sequence[tuple[float, float]],
-    texts: Sequence[str],
+    texts: Sequence[str] = (),
     fontsize: float = 8,
     color: str = "black",
     obstacles: Sequence[tuple[float, float]] = (),
@@ -102,6 +102,7 @@ def place_labels(
 ) -> None:
     """Annotate points, each label at the first offset whose box stays inside the axes and
     clear of markers, texts, the legend and `obstacles`; `pad` (points) pushes it out."""
+    texts = texts or [str(k) for k in range(1, len(points) + 1)]  # no texts: numbered 1, 2, ...
     fig = ax.figure
     fig.draw_without_rendering()  # apply the layout so data -> pixel transforms are final
     px_per_pt = fig.dpi / 72
@@ -124,6 +125,7 @@ def place_labels(
     frame = ax.get_window_extent()
     # A second ring further out, joined to its point by a thin leader line.
     far = [(dx * 3, dy * 2 if dy > 0 else dy * 1.6) for dx, dy in offsets if dx]
+    look = {"fontsize": fontsize, "color": color}
     for k, ((x, y), (px, py), text) in enumerate(zip(anchors, points, texts, strict=True)):
         others = markers[:k] + markers[k + 1 :]
         best = None
@@ -138,20 +140,10 @@ def place_labels(
                 break
         _, (dx, dy), box = best
         taken.append(box)
-        leader = (dx, dy) not in offsets
-        ax.annotate(
-            text,
-            (px, py),
-            textcoords="offset points",
-            xytext=(dx, dy),
-            ha="left" if dx >= 0 else "right",
-            va="bottom",
-            fontsize=fontsize,
-            color=color,
-            arrowprops={"arrowstyle": "-", "color": color, "lw": 0.5, "shrinkA": 0, "shrinkB": 3}
-            if leader
-            else None,
-        )
+        leader = {"arrowstyle": "-", "color": color, "lw": 0.5, "shrinkA": 0, "shrinkB": 3}
+        at = {"xytext": (dx, dy), "ha": "left" if dx >= 0 else "right", "va": "bottom"}
+        arrow = None if (dx, dy) in offsets else leader
+        ax.annotate(text, (px, py), textcoords="offset points", **at, arrowprops=arrow, **look)
 
 
 # --- (a) The local roofline with lecture 01's measured operations ------------
@@ -200,35 +192,18 @@ def local_roofline_figure(
             and 0.8 < p.flops_per_s / q.flops_per_s < 1.25
             for q in points[: k - 1]
         )
-        ax.plot(
-            [p.intensity],
-            [p.flops_per_s / giga],
-            marker="o",
-            linestyle="",
-            color=color,
-            markersize=6 + 5 * under,
-            markerfacecolor=color if not under else "none",
-            markeredgecolor="white" if not under else color,
-            markeredgewidth=1.0 if not under else 1.5,
-            zorder=5,
-            label=f"{k}  {p.name}",
-        )
+        look = {"mfc": "none", "mec": color, "mew": 1.5} if under else {"mec": "white", "mew": 1.0}
+        look |= {"marker": "o", "ls": "", "ms": 6 + 5 * under, "zorder": 5}
+        ax.plot([p.intensity], [p.flops_per_s / giga], color=color, label=f"{k}  {p.name}", **look)
     ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="GFLOP/s (measured)", title=title)
     if points:
         style.legend_below(fig, ncols=2, fontsize=7.5, handletextpad=0.3, columnspacing=1.2)
         key = [ax.plot([], [], marker="o", linestyle="", color=c)[0] for c in colors.values()]
-        ax.legend(
-            key,
-            ["memory-bound (predicted)", "compute-bound (predicted)"],
-            loc="upper left",  # above the bandwidth roof: no point, line or ridge label there
-            fontsize=7.5,
-        )
-        place_labels(
-            ax,
-            [(p.intensity, p.flops_per_s / giga) for p in points],
-            [str(k) for k in range(1, len(points) + 1)],
-            obstacles=list(zip(xs, roof, strict=True)),
-        )
+        names = ["memory-bound (predicted)", "compute-bound (predicted)"]
+        # upper left: above the bandwidth roof, where no point, line or ridge label is
+        ax.legend(key, names, loc="upper left", fontsize=7.5)
+        placed = [(p.intensity, p.flops_per_s / giga) for p in points]
+        place_labels(ax, placed, obstacles=list(zip(xs, roof, strict=True)))
     else:
         none = "no measured operations (run lecture 01)"
         muted = {"ha": "left", "va": "top", "fontsize": 9, "color": style.NEUTRAL_COLOR}
@@ -258,17 +233,9 @@ def batch_sweep_figure(
     ax_tp.plot(bs, throughput, marker="s", color=style.ACCENT_COLOR, label="measured")
     ax_tp.plot(bs, predicted_tp, linestyle="--", color=style.NEUTRAL_COLOR, label="roofline")
     if flagged:
-        ax_lat.plot(
-            [b for b, _ in flagged],
-            [t for _, t in flagged],
-            marker="o",
-            markersize=11,
-            markerfacecolor="none",
-            markeredgecolor=style.MEMORY_COLOR,
-            linestyle="",
-            zorder=6,
-            label="anomaly",
-        )
+        ring = {"marker": "o", "ms": 11, "mfc": "none", "mec": style.MEMORY_COLOR, "ls": ""}
+        xs, ys = [b for b, _ in flagged], [t for _, t in flagged]
+        ax_lat.plot(xs, ys, zorder=6, label="anomaly", **ring)
     for ax, values in ((ax_lat, latency_ms + predicted_ms), (ax_tp, throughput + predicted_tp)):
         ax.set(xscale="log", yscale="log", xlim=(bs[0] / 1.4, bs[-1] * 1.4))
         ax.set_xticks(bs, [str(b) for b in bs], fontsize=7.5)
@@ -278,31 +245,17 @@ def batch_sweep_figure(
         log_ticks(ax, "y", lo, hi)
         ax.set_xlabel("batch B (tokens per call)")
         if band:
-            style.labelled_band(  # at the top: small batches have low latency and low throughput
-                ax,
-                *crossing,
-                "I = I*",
-                0.15,
-                0.97,
-                fontsize=7.5,
-                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9},
-                zorder=6,  # a curve that reaches the top passes behind the label
-            )
+            # at the top: small batches have low latency and low throughput
+            style.labelled_band(ax, *crossing, "I = I*", 0.15, 0.97, fontsize=7.5, **style.OVER)
         ax.legend(loc="lower right", fontsize=7.5)
     for ax, name, unit in ((ax_lat, "Latency", "ms"), (ax_tp, "Throughput", "tokens/s")):
         ax.set_ylabel(f"{name.lower()} ({unit})")
         ax.set_title(name, fontsize=9.5)
     fig.suptitle(title, fontsize=10)
     if flagged:
-        place_labels(
-            ax_lat,
-            flagged,
-            [f"B={b}" for b, _ in flagged],
-            fontsize=7.5,
-            color=style.MEMORY_COLOR,
-            obstacles=_along(bs, latency_ms) + _along(bs, predicted_ms),
-            pad=3,
-        )
+        lines = _along(bs, latency_ms) + _along(bs, predicted_ms)
+        texts = [f"B={b}" for b, _ in flagged]
+        place_labels(ax_lat, flagged, texts, 7.5, style.MEMORY_COLOR, obstacles=lines, pad=3)
     return style.save_figure(fig, path)
 
 
@@ -323,14 +276,9 @@ def memory_ledger_figure(
     budget = budget_bytes / GIB
     fig, (ax, ax2) = style.new_figure(height=3.9, ncols=2)
     xs = list(range(len(batches)))
-    terms = (
-        ("weights", style.COMPUTE_COLOR),
-        ("kv_cache", style.MEMORY_COLOR),
-        ("activations", "#E69F00"),
-        ("overhead", style.NEUTRAL_COLOR),
-    )
+    colors = (style.COMPUTE_COLOR, style.MEMORY_COLOR, "#E69F00", style.NEUTRAL_COLOR)
     bottom = [0.0] * len(batches)
-    for name, color in terms:
+    for name, color in zip(("weights", "kv_cache", "activations", "overhead"), colors, strict=True):
         values = [getattr(m, name) / GIB for m in at]
         label = name.replace("_", " ").replace("kv", "KV")
         ax.bar(xs, values, bottom=bottom, color=color, width=0.65, label=label)

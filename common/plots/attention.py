@@ -46,14 +46,9 @@ def traffic_figure(
     for i, (label, m_sm) in enumerate(chips):
         color = style.SERIES_COLORS[(3 + i) % len(style.SERIES_COLORS)]
         ax.axvline(m_sm, color=color, lw=1.0)
+        text, y = f" {label}\n {fmt_bytes(m_sm, binary=True, digits=0)}", 0.68 - 0.09 * i
         ax.text(
-            m_sm,
-            0.68 - 0.09 * i,
-            f" {label}\n {fmt_bytes(m_sm, binary=True, digits=0)}",
-            transform=ax.get_xaxis_transform(),
-            fontsize=8,
-            color=color,
-            va="top",
+            m_sm, y, text, transform=ax.get_xaxis_transform(), fontsize=8, color=color, va="top"
         )
     style.binary_ticks(ax, lo, hi)
     ax.set_xlim(lo, hi)
@@ -88,15 +83,8 @@ def kernel_times_figure(
     ax.plot(ns, tiled_memory_s, color=style.COMPUTE_COLOR, lw=1, ls=":", label="D / beta, tiled")
     if llc_tokens is not None and min(ns) <= llc_tokens <= max(ns):
         ax.axvline(llc_tokens, color=style.NEUTRAL_COLOR, lw=1)
-        ax.text(
-            llc_tokens,
-            0.03,
-            " S fills the\n last-level cache",
-            transform=ax.get_xaxis_transform(),
-            fontsize=8,
-            va="bottom",
-            color="#444444",
-        )
+        text, where = " S fills the\n last-level cache", ax.get_xaxis_transform()
+        ax.text(llc_tokens, 0.03, text, transform=where, fontsize=8, va="bottom", color="#444444")
     ax.set_xticks(list(ns), [f"{n:,}" for n in ns])
     ax.minorticks_off()
     ax.set(xlabel=xlabel, ylabel="seconds per call")

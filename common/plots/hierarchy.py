@@ -12,6 +12,7 @@ from common.plots.article import place_labels
 from common.present.console import fmt_bytes
 
 GB = 1e9  # figures show decimal GB/s and GFLOP/s, like the console
+WHITE = {"fc": "white", "ec": "none", "alpha": 0.85}  # a label's box, over the lines it crosses
 
 
 def level_color(name: str, order: Sequence[str]) -> str:
@@ -55,34 +56,19 @@ def bandwidth_sweep_figure(
             continue
         color = level_color(name, order)
         ax.plot([a, b], [bw / GB, bw / GB], color=color, lw=4, alpha=0.75, solid_capstyle="butt")
-        at_edge = b >= hi / 1.01  # a label centred there would run off the axes
-        ax.annotate(
-            f"{name} {bw / GB:.0f} GB/s",
-            (b if at_edge else math.sqrt(a * b), bw / GB),
-            textcoords="offset points",
-            xytext=(0, 7),
-            ha="right" if at_edge else "center",
-            fontsize=7.5,
-            color=color,
-            fontweight="bold",
-            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
-            zorder=6,
-        )
+        # a label centred at the right edge would run off the axes
+        x, ha = (b, "right") if b >= hi / 1.01 else (math.sqrt(a * b), "center")
+        box = {"bbox": {**WHITE, "boxstyle": "round,pad=0.15"}, "zorder": 6}
+        look = {"fontsize": 7.5, "color": color, "fontweight": "bold", "ha": ha, **box}
+        look |= {"xytext": (0, 7), "textcoords": "offset points"}
+        ax.annotate(f"{name} {bw / GB:.0f} GB/s", (x, bw / GB), **look)
     for label, size in caches:
         if lo <= size <= hi:
             ax.axvline(size, color="black", lw=0.8, ls="--", alpha=0.6)
-            ax.text(
-                size,
-                0.015,
-                f"{label} {fmt_bytes(size, binary=True, digits=0)} ",
-                transform=ax.get_xaxis_transform(),
-                rotation=90,
-                va="bottom",
-                ha="right",
-                fontsize=7,
-                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.85},
-                zorder=6,
-            )
+            text = f"{label} {fmt_bytes(size, binary=True, digits=0)} "
+            box = {"bbox": {**WHITE, "boxstyle": "round,pad=0.1"}, "zorder": 6}
+            up = {"rotation": 90, "va": "bottom", "ha": "right", "fontsize": 7, **box}
+            ax.text(size, 0.015, text, transform=ax.get_xaxis_transform(), **up)
     top = max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18
     ax.set(ylim=(0, top), xlim=(lo, hi))
     style.binary_ticks(ax, lo, hi)
@@ -127,32 +113,16 @@ def hierarchical_roofline_figure(
     for i, (_, x, flops, level) in enumerate(operations):
         color = level_color(level, order) if level else "black"
         covered = sum(1 for _, x0, f0, _ in operations[:i] if x0 == x and 0.8 < flops / f0 < 1.25)
-        ax.plot(
-            [x],
-            [flops / GB],
-            marker=markers[i % len(markers)],
-            markerfacecolor="none",
-            markeredgecolor=color,
-            markeredgewidth=1.6,
-            markersize=8 + 5 * covered,
-            ls="none",
-            zorder=5,
-        )
+        ring = {"mfc": "none", "mec": color, "mew": 1.6, "ms": 8 + 5 * covered, "ls": "none"}
+        ax.plot([x], [flops / GB], marker=markers[i % len(markers)], zorder=5, **ring)
     ys = [op[2] / GB for op in operations] + [xlo * min(bws) / GB]
     ax.set(xscale="log", yscale="log", xlim=(xlo, xhi), ylim=(min(ys) / 2, peak / GB * 2.5))
     ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="attainable GFLOP/s", title=title)
     style.legend_below(fig, ncols=3, fontsize=7)
     lines = [(x, attainable_flops(x, peak, bw) / GB) for bw in bws for x in xs[::8]]
     before = len(ax.texts)
-    place_labels(
-        ax,
-        [(x, flops / GB) for _, x, flops, _ in operations],
-        [label for label, *_ in operations],
-        fontsize=7,
-        obstacles=lines,
-        pad=2,
-    )
+    placed, texts = [(x, flops / GB) for _, x, flops, _ in operations], [op[0] for op in operations]
+    place_labels(ax, placed, texts, fontsize=7, obstacles=lines, pad=2)
     for text in ax.texts[before:]:  # where a roof must cross a label, it passes behind it
-        text.set_bbox({"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9})
-        text.set_zorder(6)
+        text.set(**style.OVER)
     return style.save_figure(fig, path)

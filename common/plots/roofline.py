@@ -47,25 +47,18 @@ def _draw_roofs(
     xs = log_range(lo, hi, 60)
     samples = []
     placed = curves[placed_on] if placed_on is not None else None
+    several = placed is not None and len(curves) > 1  # say which roof the points sit on
     for index, ((label, peak, bw), color) in enumerate(zip(curves, SERIES_COLORS, strict=False)):
         ys = [attainable_flops(x, peak, bw) for x in xs]
         bold = placed_on is None or index == placed_on
         text = f"{label} (I* = {ridge_point(peak, bw):.0f})"
-        if placed is None or len(curves) == 1:
-            pass
-        elif index == placed_on:
+        if several and index == placed_on:
             text += ": points sit here"
-        elif math.isclose(peak, placed[1]):
+        elif several and math.isclose(peak, placed[1]):
             text += f", same peak as {placed[0].split()[0]}"
-        ax.plot(
-            xs,
-            ys,
-            color=color,
-            linewidth=2.6 if bold else 1.3,
-            linestyle="-" if bold else (0, (4, 2)),
-            zorder=3 if index == placed_on else 2,
-            label=text,
-        )
+        width, dash = (2.6, "-") if bold else (1.3, (0, (4, 2)))
+        z = 3 if index == placed_on else 2
+        ax.plot(xs, ys, color=color, linewidth=width, linestyle=dash, zorder=z, label=text)
         ax.plot([ridge_point(peak, bw)], [peak], marker="o", color=color, markersize=4, zorder=4)
         samples += list(zip(xs, ys, strict=True))
     return samples
@@ -79,14 +72,8 @@ def _draw_points(
         ax.plot(
             [x], [y], marker="o", color="black", markeredgecolor="white", markersize=6, zorder=5
         )
-    place_labels(
-        ax,
-        [(x, y) for _, x, y in points],
-        [label for label, _, _ in points],
-        fontsize=fontsize,
-        obstacles=obstacles,
-        pad=1.0,
-    )
+    placed, texts = [(x, y) for _, x, y in points], [label for label, _, _ in points]
+    place_labels(ax, placed, texts, fontsize=fontsize, obstacles=obstacles, pad=1.0)
 
 
 def _frame(ax: Any, lo: float, hi: float, curves: Sequence[Curve], rates: Sequence[float]) -> None:
@@ -213,36 +200,20 @@ def roofline_series_figure(
     ax.axvline(ridge_point(peak, bw), color=NEUTRAL_COLOR, linestyle=":", linewidth=1, zorder=1)
     # The first group hollow and large, the next filled and smaller: coinciding points of
     # two groups stay visible, one inside the other.
-    styles = ({"marker": "s", "markersize": 10}, {"marker": "o", "markersize": 5.5})
+    hollow = {"marker": "s", "ms": 10, "mfc": "white", "mew": 1.6}
     for index, ((name, points, _), color) in enumerate(
         zip(series, SERIES_COLORS[1:], strict=False)
     ):
-        hollow = index % 2 == 0
-        ax.plot(
-            [x for x, _ in points],
-            [y for _, y in points],
-            linestyle="none",
-            markerfacecolor="white" if hollow else color,
-            markeredgecolor=color,
-            markeredgewidth=1.6 if hollow else 0.8,
-            zorder=5 + index,
-            label=name,
-            **styles[index % 2],
-        )
+        look = hollow if index % 2 == 0 else {"marker": "o", "ms": 5.5, "mfc": color, "mew": 0.8}
+        xs, ys = [x for x, _ in points], [y for _, y in points]
+        ax.plot(xs, ys, ls="none", mec=color, zorder=5 + index, label=name, **look)
     ax.set_title(title, fontsize=11)
     ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
     # Named points: each position numbered once on the axes, what sits there in the key
     # below (16 operators of a phase land on a handful of positions).
     groups = coinciding([s for s in series if s.names])
     if groups:
-        place_labels(
-            ax,
-            [(x, y) for x, y, _ in groups],
-            [str(k) for k in range(1, len(groups) + 1)],
-            fontsize=10,
-            obstacles=samples,
-            pad=3.0,
-        )
+        place_labels(ax, [(x, y) for x, y, _ in groups], fontsize=10, obstacles=samples, pad=3.0)
         key = [
             f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"
             for k, (x, _, text) in enumerate(groups, 1)

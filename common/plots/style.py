@@ -24,6 +24,12 @@ ACCENT_COLOR = "#009E73"  # a good outcome, a second series
 NEUTRAL_COLOR = "#7F7F7F"  # guides: ridge lines, budgets
 SERIES_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
+# A label's white box, drawn over the lines: a curve that must cross the label passes behind it.
+OVER = {
+    "bbox": {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9},
+    "zorder": 6,
+}
+
 MAX_WIDTH_IN = 7.2  # figures no wider than the docs' text column
 DPI = 150
 
@@ -62,8 +68,7 @@ def new_figure(
     axes = fig.subplots(nrows, ncols)
     for ax in fig.get_axes():
         ax.grid(True, which="major", alpha=0.3, linestyle=":")
-        ax.spines["top"].set_visible(False)
-        ax.spines["right"].set_visible(False)
+        ax.spines[["top", "right"]].set_visible(False)
     return fig, axes
 
 
@@ -115,12 +120,5 @@ def labelled_band(
 ) -> None:
     """Shade lo <= x <= hi in grey with `text` at its top, centred on a log x axis."""
     ax.axvspan(lo, hi, color=NEUTRAL_COLOR, alpha=alpha, lw=0)
-    ax.text(
-        math.sqrt(lo * hi),
-        y,
-        text,
-        transform=ax.get_xaxis_transform(),
-        ha="center",
-        va="top",
-        **style,
-    )
+    middle = math.sqrt(lo * hi)
+    ax.text(middle, y, text, transform=ax.get_xaxis_transform(), ha="center", va="top", **style)

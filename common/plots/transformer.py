@@ -60,16 +60,9 @@ def decode_throughput_figure(
             ax.plot([wall_b], [wall_t], marker="s", color=MEMORY_COLOR, markersize=6, zorder=5)
             ax.axvline(wall_b, color=MEMORY_COLOR, linewidth=1, alpha=0.7)
         else:
+            look = {"ha": "center", "va": "center", "fontsize": 9.5, "color": MEMORY_COLOR}
             ax.text(
-                0.5,
-                0.5,
-                panel.note or "does not fit",
-                transform=ax.transAxes,
-                ha="center",
-                va="center",
-                fontsize=9.5,
-                color=MEMORY_COLOR,
-                wrap=True,
+                0.5, 0.5, panel.note or "does not fit", transform=ax.transAxes, wrap=True, **look
             )
         if panel.knee is not None:
             ax.axvline(panel.knee, color=COMPUTE_COLOR, linewidth=1, linestyle="--")

@@ -181,10 +181,8 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> st
     numeric = _numeric_columns(text_rows, ncol)
 
     def line(cells: Sequence[str]) -> str:
-        out = []
-        for i, cell in enumerate(cells):
-            out.append(cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i]))
-        return "  ".join(out).rstrip()
+        padded = zip(cells, widths, numeric, strict=True)
+        return "  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in padded).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(headers), rule, *(line(r) for r in text_rows)])
@@ -197,9 +195,7 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> Non
 
 def print_header(title: str) -> None:
     """Print a section title underlined with '='."""
-    print()
-    print(title)
-    print("=" * min(max(len(title), 20), WIDTH))
+    print(f"\n{title}\n" + "=" * min(max(len(title), 20), WIDTH))
 
 
 def format_observations(items: Sequence[str], title: str = "What to observe") -> str:
@@ -207,35 +203,25 @@ def format_observations(items: Sequence[str], title: str = "What to observe") ->
     lines = [f"{title}:"]
     for i, item in enumerate(items, 1):
         prefix = f"  {i}. "
-        wrapped = textwrap.wrap(
-            " ".join(item.split()),
-            width=WIDTH,
-            initial_indent=prefix,
-            subsequent_indent=" " * len(prefix),
-        )
-        lines.extend(wrapped)
+        indents = {"initial_indent": prefix, "subsequent_indent": " " * len(prefix)}
+        lines += textwrap.wrap(" ".join(item.split()), WIDTH, **indents)
     return "\n".join(lines)
 
 
 def print_observations(items: Sequence[str], title: str = "What to observe") -> None:
     """Print observations after the numbers they discuss."""
-    print()
-    print(format_observations(items, title))
+    print("\n" + format_observations(items, title))
 
 
-def progress(message: str) -> None:
+def progress(message: str, end: str = "") -> None:
     """Progress line on stderr, only when stderr is a terminal (captured output stays clean)."""
     stream = sys.stderr
     if stream is not None and hasattr(stream, "isatty") and stream.isatty():
         cols = shutil.get_terminal_size((80, 20)).columns
-        stream.write("\r" + message[: cols - 1].ljust(cols - 1))
+        stream.write("\r" + message[: cols - 1].ljust(cols - 1) + end)
         stream.flush()
 
 
 def progress_done() -> None:
     """Clear the progress line (no-op when stderr is not a terminal)."""
-    stream = sys.stderr
-    if stream is not None and hasattr(stream, "isatty") and stream.isatty():
-        cols = shutil.get_terminal_size((80, 20)).columns
-        stream.write("\r" + " " * (cols - 1) + "\r")
-        stream.flush()
+    progress("", "\r")

@@ -51,8 +51,7 @@ class Table:
     ) -> None:
         self.headers = [str(h) for h in headers]
         self.rows = [[str(c) for c in row] for row in rows]
-        self.title = title
-        self.note = note
+        self.title, self.note = title, note
         # rows the section's prose names: a long table folded on a phone still shows them
         self.keep = frozenset(keep)
         format_table(self.headers, self.rows)  # ValueError now if a row is the wrong length
@@ -119,11 +118,8 @@ class Text:
         return f'<p class="rl-text">{_inline(self.text)}</p>'
 
 
-class Preformatted:
+class Preformatted(Text):
     """Monospace text whose columns matter (an ASCII chart): as is in a terminal, a <pre> box."""
-
-    def __init__(self, text: str) -> None:
-        self.text = str(text)
 
     def __str__(self) -> str:
         return self.text
@@ -167,9 +163,8 @@ class Figure:
         self.shown_path = shown_path or (str(path) if path is not None else "")
 
     def __str__(self) -> str:
-        if sink.diverted():  # the host that took the figure shows it
-            return ""
-        return f"saved figure: {self.shown_path}" if self.path else ""
+        shown = self.path and not sink.diverted()  # a host that took the figure shows it
+        return f"saved figure: {self.shown_path}" if shown else ""
 
     def _repr_html_(self) -> str:
         # The docs' image scraper puts the image and its caption (CAPTIONS) on the page.

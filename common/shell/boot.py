@@ -30,9 +30,8 @@ _state: dict[str, Any] = {"started": False, "interrupted": False, "signal": None
 
 def prog() -> str:
     """The script's file name (or the name `start` was given), for the start of an error line."""
-    if _state["prog"]:
-        return str(_state["prog"])
-    return os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "lecture")
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else "lecture"
+    return str(_state["prog"]) or os.path.basename(argv0)
 
 
 def start(name: str = "") -> None:
@@ -82,8 +81,7 @@ def _undecoded_bytes(err: UnicodeError) -> tuple[str | bytes, int]:
 
 def _on_sigint(signum: int, frame: Any) -> None:
     """Ctrl-C, SIGTERM or SIGHUP: remember it, then raise KeyboardInterrupt (clean-ups run)."""
-    _state["interrupted"] = True
-    _state["signal"] = signum
+    _state.update(interrupted=True, signal=signum)
     raise KeyboardInterrupt
 
 

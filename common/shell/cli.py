@@ -150,11 +150,10 @@ class _StoreGiven(argparse.Action):
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
         setattr(namespace, self.dest, values)
-        given = set(getattr(namespace, "_given", ()))
-        namespace._given = given | {self.dest}
+        namespace._given = {*getattr(namespace, "_given", ()), self.dest}
 
 
-def add_png_flags(parser: argparse.ArgumentParser, default_outdir: Path = FIGURES_DIR) -> None:
+def add_png_flags(parser: argparse.ArgumentParser) -> None:
     """--png (save figures) and --outdir DIR (where, only with --png; default figures/)."""
     parser.add_argument(
         "--png",
@@ -162,22 +161,18 @@ def add_png_flags(parser: argparse.ArgumentParser, default_outdir: Path = FIGURE
         help="also save the lecture's figure(s) as PNG; needs matplotlib (without it, one "
         "line says so and the lecture runs on without figures)",
     )
-    add_outdir_flag(parser, default_outdir, "folder for the --png figures")
+    add_outdir_flag(parser, "folder for the --png figures")
 
 
-def add_outdir_flag(
-    parser: argparse.ArgumentParser,
-    default_outdir: Path = FIGURES_DIR,
-    what: str = "folder for PNG figures",
-) -> None:
+def add_outdir_flag(parser: argparse.ArgumentParser, what: str = "folder for PNG figures") -> None:
     """--outdir DIR: where PNG figures go."""
     parser.add_argument(
         "--outdir",
         type=path_text,
         action=_StoreGiven,
-        default=Path(default_outdir),
+        default=FIGURES_DIR,
         metavar="DIR",
-        help=f"{what} (default: {default_outdir})",
+        help=f"{what} (default: {FIGURES_DIR})",
     )
 
 
@@ -206,8 +201,7 @@ def measuring_parser(doc: str | None, quick: str) -> LectureParser:
 def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:
     """--results FILE: the shared results file (default: results/machine.json); saves=True
     checks, before any measuring, that its folder is writable."""
-    if isinstance(parser, LectureParser):
-        parser.results_saved = saves
+    parser.results_saved = saves  # type: ignore[attr-defined]  # parse_args checks the path
     role = "that this lecture adds its section to" if saves else "to read measurements from"
     parser.add_argument(
         "--results",

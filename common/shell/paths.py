@@ -153,14 +153,6 @@ def denied(path: str | os.PathLike[str]) -> str:
     return "permission denied"
 
 
-def name_max(folder: Path) -> int:
-    """The longest file name the file system of `folder` allows (255 when unknown)."""
-    try:
-        return int(os.pathconf(folder, "PC_NAME_MAX"))
-    except (OSError, ValueError, AttributeError):
-        return 255
-
-
 TEMP_NAME_EXTRA = 16  # characters a temporary or backup name adds to a file's name
 
 
@@ -175,6 +167,9 @@ def check_output_file(path: str | os.PathLike[str], what: str = "results file") 
         raise ValueError(f"cannot read and replace the {what} {shown}: {denied(p)}")
     folder = check_output_folder(real.parent, f"folder of the {what}")
     existing, _ = _nearest_existing(Path(os.path.abspath(folder)), what, shown)
-    if len(real.name) + TEMP_NAME_EXTRA > name_max(existing):
+    name_max = 255  # where the file system does not say
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        name_max = int(os.pathconf(existing, "PC_NAME_MAX"))
+    if len(real.name) + TEMP_NAME_EXTRA > name_max:
         raise NameTooLong(f"the {what} name {real.name[:40]}... is too long ({len(real.name)})")
     return p

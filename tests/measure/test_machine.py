@@ -32,7 +32,7 @@ def test_cpu_model_from_cpuinfo(tmp_path: Path, monkeypatch) -> None:
         calls.append((args, kwargs))
         return subprocess.CompletedProcess(args, 0, "Apple M9\n", "")
 
-    monkeypatch.setattr(machine.subprocess, "run", run)
+    monkeypatch.setattr(subprocess, "run", run)
     monkeypatch.setattr(machine.platform, "processor", lambda: "arm")
     monkeypatch.setattr(machine.sys, "platform", "darwin")
     assert machine.cpu_model(str(tmp_path / "absent")) == "Apple M9"

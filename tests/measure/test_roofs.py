@@ -116,10 +116,10 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
     assert seen == [{"repeat": 2, "warmup": 0}]
     assert roofs.QUICK_BUDGET == {
         "bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025, "matmul_s": 0.2,
-        "matmul_min_repeat": 2, "one_thread_s": 0.0, "rounds": 1}  # fmt: skip
+        "matmul_min_repeat": 2, "rounds": 1}  # fmt: skip
     assert roofs.FULL_BUDGET == {
         "bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06, "matmul_s": 0.6,
-        "matmul_min_repeat": 3, "one_thread_s": 0.0, "rounds": 3}  # fmt: skip
+        "matmul_min_repeat": 3, "rounds": 3}  # fmt: skip
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
     summary = roofs._bandwidth_summary([1 / 4, 1 / 8, 1 / 2, 1.0, 1 / 4], 1000)
     assert summary["bytes_per_s"] == 8000 and summary["seconds"] == 1 / 8

@@ -21,10 +21,6 @@ def test_stream_arrays_and_timers() -> None:
     assert {(b - a) % 4096 for a, b in itertools.pairwise(starts)} == {1024}
     arrays.add_call(1000)()
     assert float(z[0]) == 2.0
-    with pytest.raises(ValueError):
-        arrays.views(0)
-    with pytest.raises(ValueError):
-        arrays.views(4097)
 
     costs = sweep.measure_call_costs(arrays, budget_s=0.01)
     assert costs["call_seconds"] > 0 and costs["gil_threshold_elements"] == 500
@@ -40,8 +36,6 @@ def test_stream_arrays_and_timers() -> None:
     assert arrays.x.shape == arrays.y.shape == arrays.z.shape == (1,)
     big = sweep.StreamArrays(4096)
     assert big.z.shape == (4096,) and big.buffer.shape == (3 * (4096 + 256),)  # +1 KiB each
-    with pytest.raises(ValueError, match="at least one element"):
-        sweep.StreamArrays(0)
 
 
 T_CALL, GIL, PER_ELEMENT = 2.0**-21, 2.0**-24, 2.0**-32  # binary fractions: sums stay exact
