@@ -18,17 +18,15 @@ from lectures.words import section
 
 @dataclass(frozen=True)
 class Setup:
-    """The flags' choice: mixture, dense twin, chip, peak (FLOP/s), ridge (FLOP/byte)."""
+    """The flags' choice: mixture, chip, precision, storage, EP and the ridge (FLOP/byte)."""
 
     model: Model
-    twin: Model
     chip: Chip
     precision: str
     dtypes: DTypes
     context: int
     batch: int
     ep: int
-    peak: float
     ridge: float
 
 
@@ -57,7 +55,6 @@ class Step:
 
     batch: int
     weight_bytes: float
-    nbytes: float
     time: float
 
 
@@ -105,19 +102,14 @@ def _err(c: Check) -> float:
 
 def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
     """Total against active parameters for every mixture of the table, and the twin."""
-    rows = []
-    for c in counts:
-        m = c.model
-        rows.append([
-            m.name + " *" * (m == s.model),
-            f"{m.experts_per_token} of {m.n_experts}",
-            fmt_num(c.total),
-            fmt_num(m.published_params) if m.published_params else "-",
-            fmt_num(c.active),
-            fmt_num(m.published_active) if m.published_active else "-",
-            ratio(c.total / c.active, 1),
-            fmt_num(c.twin),
-        ])  # fmt: skip
+    rows = [
+        [m.name + " *" * (m == s.model), f"{m.experts_per_token} of {m.n_experts}",
+         fmt_num(c.total), fmt_num(m.published_params) if m.published_params else "-",
+         fmt_num(c.active), fmt_num(m.published_active) if m.published_active else "-",
+         ratio(c.total / c.active, 1), fmt_num(c.twin)]
+        for c in counts
+        for m in [c.model]
+    ]  # fmt: skip
     me = next(c for c in counts if c.model == s.model)
     weights, cap = me.total * s.dtypes.w_bytes, s.chip.mem_capacity
     per_gpu = weights / s.ep

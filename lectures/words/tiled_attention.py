@@ -112,14 +112,11 @@ class Schedule:  # section 2: every chip's plan; the sentences name two of them
 
 def _reach(named: Sequence[Plan]) -> str:
     """Which of the named chips reach their ridge from shared memory alone, and what it takes."""
-    short = [p.gpu.name for p in named if side(p.intensity, p.gpu.ridge) == "memory-bound"]
-    if len(short) == len(named):
-        head = "Neither reaches its ridge from shared memory alone"
-    elif not short:
-        head = "Both reach their ridge from shared memory alone"
-    else:
-        reach = [p.gpu.name for p in named if p.gpu.name not in short]
-        head = f"Only the {listing(reach)} reaches its ridge from shared memory alone"
+    reach = [p.gpu.name for p in named if side(p.intensity, p.gpu.ridge) == "compute-bound"]
+    head = {0: "Neither reaches its ridge", len(named): "Both reach their ridge"}.get(
+        len(reach), f"Only the {listing(reach)} reaches its ridge"
+    )
+    head += " from shared memory alone"
     need = [
         f"{fmt_kib(p.needed)} on the {p.gpu.name} (it has {fmt_kib(p.gpu.smem)})"
         for p in named
@@ -480,10 +477,9 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
             why += "saves do not lower its bound, while its many small matmuls run below the roof "
             why += "and every inner step pays a fixed cost."
         else:
-            why += (
-                ". By the roofline it should win, since the naive kernel is memory-bound here, but "
-            )
-            why += "its small matmuls run below the roof and every inner step pays a fixed cost."
+            why += ". By the roofline it should win, since the naive kernel is memory-bound here, "
+            why += "but its small matmuls run below the roof and every inner step pays a fixed "
+            why += "cost."
     t_top = r.runs[top].seconds
     serial = naive["t_compute_s"] + naive["t_memory_s"]
     exps_s, steps_s = top**2 * r.exp_s, r.steps * r.step_s
