@@ -9,14 +9,12 @@ from common.formulas.ledger import BATCH_SEARCH_LIMIT, MemoryLedger
 from common.formulas.transformer import MatmulShape
 from common.present.claims import at_least, direction, times
 from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib, fmt_pct
-from common.present.display import Figure, Group, Table, figure
+from common.present.display import Figure, Group, Table
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
-from lectures.words import section
-from lectures.words.llm_speed import Setup, png_hint
-
-__all__ = ["Capacity", "Knee", "Setup", "png_hint"]
+from lectures.words import figure_shown, section
+from lectures.words.llm_speed import Setup as Setup
+from lectures.words.llm_speed import png_hint as png_hint
 
 
 @dataclass(frozen=True)
@@ -146,4 +144,4 @@ def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
         capacity=fmt_gb(s.chip.mem_capacity),
         where=where,
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)

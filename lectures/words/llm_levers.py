@@ -20,14 +20,12 @@ from common.present.claims import (
     times,
 )
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
-from common.present.display import Figure, Group, Observations, Table, figure
+from common.present.display import Figure, Group, Observations, Table
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.models import Model
-from lectures.words import section
-from lectures.words.llm_speed import Setup, png_hint
-
-__all__ = ["ChipRun", "Quant", "Setup", "Variant", "png_hint"]
+from lectures.words import figure_shown, section
+from lectures.words.llm_speed import Setup as Setup
+from lectures.words.llm_speed import png_hint as png_hint
 
 
 @dataclass(frozen=True)
@@ -204,7 +202,7 @@ def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
         context=f"{s.context:,}",
         chips=", ".join(chips),
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)
 
 
 def _flattens(h1: ChipRun, b2: ChipRun, kv_seq: float) -> str:

@@ -20,11 +20,10 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import Figure, Group, Table, Text, figure
+from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.models import Model
-from lectures.words import section
+from lectures.words import figure_shown, section
 
 
 @dataclass(frozen=True)
@@ -232,7 +231,7 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
         ridge=f"{s.ridge:.0f}",
         flat=listing(flat),
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)
 
 
 def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable: tuple) -> Group:

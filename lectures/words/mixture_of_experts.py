@@ -9,11 +9,10 @@ from common.formulas.transformer import DTypes
 from common.hw_specs import Chip
 from common.present.claims import counted, direction, listing, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_pct, fmt_time
-from common.present.display import Figure, Group, Table, Text, figure
+from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.models import Model
-from lectures.words import section
+from lectures.words import figure_shown, section
 
 
 @dataclass(frozen=True)
@@ -332,7 +331,7 @@ def moe_png(
         if linked
         else say("."),
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)
 
 
 def no_link(chip: Chip) -> Text:

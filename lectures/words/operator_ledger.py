@@ -26,11 +26,10 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import Figure, Group, Table, figure
+from common.present.display import Figure, Group, Table
 from common.present.explain import crossover_line
 from common.present.say import say
-from common.shell.paths import display_path
-from lectures.words import section
+from lectures.words import figure_shown, section
 
 
 @dataclass(frozen=True)
@@ -197,7 +196,7 @@ def rooflines(r: Rooflines) -> Figure:
             "{caption} The others sit on the slope and run at the speed of memory.",
             caption=caption,
         )
-    return figure(r.path, caption, display_path(r.path))
+    return figure_shown(r.path, caption)
 
 
 def attention(led: Ledger) -> Group:

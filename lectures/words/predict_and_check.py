@@ -20,11 +20,10 @@ from common.present.console import (
     fmt_ratio,
     fmt_time,
 )
-from common.present.display import Facts, Group, Observations, Table, Text, figure
-from common.present.display import Figure as DisplayFigure
+from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.measurements import Measured
+from lectures.words import figure_shown as figure_shown
 from lectures.words.llm_speed import png_hint as png_hint  # lecture 11 shows it as page.png_hint
 
 MATCH = 0.005  # a ratio within 0.5% of 1 "matches"
@@ -446,8 +445,3 @@ def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: in
 def sources_text(sources: Sequence[str]) -> Group:
     """The distinct sources of the numbers on the page, one paragraph each."""
     return Group(*(Text(source) for source in dict.fromkeys(sources)))
-
-
-def figure_shown(path: str, caption: str) -> DisplayFigure:
-    """The saved figure with its caption (the site shows it, the terminal says where it is)."""
-    return figure(path, caption, display_path(path))

@@ -17,19 +17,9 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import (
-    Figure,
-    Group,
-    Observations,
-    PngResult,
-    Preformatted,
-    Table,
-    Text,
-    figure,
-)
+from common.present.display import Figure, Group, Observations, PngResult, Preformatted, Table, Text
 from common.present.say import say
-from common.shell.paths import display_path
-from lectures.words import section
+from lectures.words import figure_shown, section
 
 r0 = "{:.0f}".format  # a ridge or an intensity as the tables print it: no decimals
 comma0 = "{:,.0f}".format  # a network ridge as its table prints it: 2,198
@@ -199,7 +189,7 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
         "would climb there.",
         caption=caption,
     )
-    return figure(png.path, caption, display_path(png.path))
+    return figure_shown(png.path, caption)
 
 
 def roofline_observations(r: Basics) -> Observations:

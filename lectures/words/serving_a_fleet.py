@@ -21,16 +21,13 @@ from common.present.claims import (
     times,
 )
 from common.present.console import fmt_pct, fmt_time
-from common.present.display import Figure, Group, Observations, Table, figure
+from common.present.display import Figure, Group, Observations, Table
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.assumptions import BATCH_SEARCH_LIMIT
 from common.tables.measurements import Fleet
 from common.tables.models import Model
-from lectures.words import section
-from lectures.words.llm_speed import png_hint
-
-__all__ = ["MTP", "Balance", "Chunked", "Cost", "Draft", "FleetCheck", "Setup", "Step", "png_hint"]
+from lectures.words import figure_shown, section
+from lectures.words.llm_speed import png_hint as png_hint
 
 #: Acceptance rates and draft lengths of the speculation table.
 ACCEPTANCES = (0.6, 0.8, 0.9)
@@ -458,4 +455,4 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
         batch=f"{s.batch:,}",
         look=look,
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)
