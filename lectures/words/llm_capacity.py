@@ -18,9 +18,7 @@ from lectures.words.llm_speed import png_hint as png_hint
 
 
 @dataclass(frozen=True)
-class Capacity:
-    """The memory ledger at a few batches (1 among them), per-token sizes and the wall."""
-
+class Capacity:  # the memory ledger at a few batches (1 among them), per-token sizes and the wall
     ledgers: Mapping[int, MemoryLedger]
     kv_token: float  # bytes of KV cache per token
     act_token: float  # bytes of activations per token in flight
@@ -29,9 +27,7 @@ class Capacity:
 
 
 @dataclass(frozen=True)
-class Knee:
-    """Each weight matmul's critical batch, decode's as a whole, and the small-B estimate."""
-
+class Knee:  # each weight matmul's critical batch, decode's as a whole, and the small-B estimate
     shapes: Sequence[tuple[MatmulShape, int | None]]
     knee: int | None
     estimate: float  # ridge x bytes per weight / 2: where 2B / w meets the ridge

@@ -29,9 +29,7 @@ from lectures.words.llm_speed import png_hint as png_hint
 
 
 @dataclass(frozen=True)
-class Quant:
-    """Lectures 06 and 07 redone with one weight precision (times in s, sizes in bytes)."""
-
+class Quant:  # lectures 06 and 07 redone with one weight precision (times in s, sizes in bytes)
     weights: float
     ttft: float
     tpot: float
@@ -44,9 +42,7 @@ class Quant:
 
 
 @dataclass(frozen=True)
-class Variant:
-    """The model or its twin with other KV heads, at the lecture's batch and context."""
-
+class Variant:  # the model or its twin with other KV heads, at the lecture's batch and context
     model: Model
     kv: float  # KV-cache bytes per token
     wall: int
@@ -56,9 +52,7 @@ class Variant:
 
 
 @dataclass(frozen=True)
-class ChipRun:
-    """The model on one chip: its roofs, bounds, wall, knee and (figure chips) its curve."""
-
+class ChipRun:  # the model on one chip: its roofs, bounds, wall, knee and (figure chips) its curve
     chip: Chip
     peak: float  # FLOP/s at the section's precision
     ridge: float

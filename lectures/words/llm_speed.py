@@ -27,9 +27,7 @@ from lectures.words import figure_shown, section
 
 
 @dataclass(frozen=True)
-class Setup:
-    """What the flags chose, with the chip's peak (FLOP/s) and ridge (FLOP/byte)."""
-
+class Setup:  # what the flags chose, with the chip's peak (FLOP/s) and ridge (FLOP/byte)
     model: Model
     chip: Chip
     precision: str
@@ -41,9 +39,7 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Phase:
-    """One pass: its ledger, operator times, bound, compute time and weight-read time (s)."""
-
+class Phase:  # one pass: its ledger, operator times, bound, compute time and weight-read time (s)
     ledger: PassLedger
     times: Sequence[OpTime]
     time: float  # sum of max(F / P_peak, D / beta)

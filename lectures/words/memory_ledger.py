@@ -20,9 +20,7 @@ Row = Mapping[str, Any]  # one batch of the sweep, as the lecture saves it
 
 
 @dataclass(frozen=True)
-class Largest:
-    """The largest batch that fits at an overhead rate, its total and one more's (B)."""
-
+class Largest:  # the largest batch that fits at an overhead rate, its total and one more's (B)
     rate: float
     batch: int
     total: float | None  # None when not even one sequence fits
@@ -30,9 +28,7 @@ class Largest:
 
 
 @dataclass(frozen=True)
-class Setup:
-    """The sweep's set-up: roofs P (FLOP/s), beta (B/s), I* = P / beta, W[K, K] and copies."""
-
+class Setup:  # the sweep's set-up: roofs P (FLOP/s), beta (B/s), I* = P / beta, W[K, K] and copies
     source: str  # where the roofs came from
     peak: float
     beta: float
@@ -45,9 +41,7 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Sweep:
-    """The sweep's rows, its ridge crossing, anomalies, calibration, bytes of W and seconds."""
-
+class Sweep:  # the sweep's rows, ridge crossing, anomalies, calibration, bytes of W, seconds
     rows: Sequence[Row]
     crossing: Crossover | None
     ridge: float

@@ -16,9 +16,7 @@ from lectures.words import figure_shown, section
 
 
 @dataclass(frozen=True)
-class Setup:
-    """The flags' choice: mixture, chip, precision, storage, EP and the ridge (FLOP/byte)."""
-
+class Setup:  # the flags' choice: mixture, chip, precision, storage, EP and the ridge (FLOP/byte)
     model: Model
     chip: Chip
     precision: str
@@ -30,9 +28,7 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Count:
-    """One mixture's parameters from its config: total, active per token, its dense twin's."""
-
+class Count:  # one mixture's parameters from its config: total, active per token, its dense twin's
     model: Model
     total: int
     active: int
@@ -40,27 +36,21 @@ class Count:
 
 
 @dataclass(frozen=True)
-class Reach:
-    """Expected distinct experts per MoE layer that `batch` tokens route to."""
-
+class Reach:  # expected distinct experts per MoE layer that `batch` tokens route to
     batch: int
     uniform: float  # E (1 - (1 - k / E)^B)
     skewed: float  # sum_i 1 - (1 - q_i)^B under the skew
 
 
 @dataclass(frozen=True)
-class Step:
-    """One decode step of `batch` tokens on one chip's roofs: bytes read and the bound (s)."""
-
+class Step:  # one decode step of `batch` tokens on one chip's roofs: bytes read and the bound (s)
     batch: int
     weight_bytes: float
     time: float
 
 
 @dataclass(frozen=True)
-class Exchange:
-    """Dispatch and combine at one EP size: bytes per token and layer, times of one call (s)."""
-
+class Exchange:  # dispatch and combine at one EP size: bytes per token and layer, call times (s)
     ep: int
     node_share: float  # a token's experts in its node, on another GPU
     net_share: float  # ... in other nodes
@@ -72,9 +62,7 @@ class Exchange:
 
 
 @dataclass(frozen=True)
-class Check:
-    """One published DeepEP latency beside the model's (s), and whether it calibrated it."""
-
+class Check:  # one published DeepEP latency beside the model's (s), and whether it calibrated it
     label: str
     predicted: float
     measured: float
@@ -82,9 +70,7 @@ class Check:
 
 
 @dataclass(frozen=True)
-class Skew:
-    """At one Zipf exponent: busiest expert's and GPU's load over fair, the wait (s)."""
-
+class Skew:  # at one Zipf exponent: busiest expert's and GPU's load over fair, the wait (s)
     exponent: float
     expert_factor: float
     gpu_factor: float

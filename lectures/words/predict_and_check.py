@@ -51,9 +51,7 @@ def versus(measured: float, predicted: float) -> str:
     return f"takes {fmt_ratio(r)} the predicted time (shorter: faster than the bound)"
 
 
-class Case(NamedTuple):
-    """One predicted measurement: its label, the measurement and the two predictions."""
-
+class Case(NamedTuple):  # one predicted measurement: label, measurement, two predictions
     label: str
     measured: Measured
     spec: float
@@ -211,9 +209,7 @@ def decomposition_observations(
 
 
 # --- Single operators --------------------------------------------------------
-class OpRow(NamedTuple):
-    """One timed matmul with its predictions and counts."""
-
+class OpRow(NamedTuple):  # one timed matmul with its predictions and counts
     name: str
     n: int
     flops: float
@@ -299,9 +295,7 @@ def beats_roof_observations(rows: Sequence[OpRow]) -> Observations:
 
 
 # --- Utilisation -------------------------------------------------------------
-class Util(NamedTuple):
-    """MFU and MBU of one measurement, with the numerators."""
-
+class Util(NamedTuple):  # MFU and MBU of one measurement, with the numerators
     label: str
     flops: float
     nbytes: float
@@ -344,9 +338,7 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
 
 
 # --- Published requests, out of sample ---------------------------------------
-class RequestRow(NamedTuple):
-    """One published request: measured, the bound at spec roofs and the forecast."""
-
+class RequestRow(NamedTuple):  # one published request: measured, spec bound, forecast
     label: str
     engine: str
     gpus: int

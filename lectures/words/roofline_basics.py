@@ -37,9 +37,7 @@ def matmul_name(B: int) -> str:
 
 # --- 1. Intensity of basic operations, and 4. the roofline chart -------------
 @dataclass(frozen=True)
-class Op:
-    """One operation on the chip: its counts, I = F / D, bound, attainable FLOP/s, T >=."""
-
+class Op:  # one operation on the chip: its counts, I = F / D, bound, attainable FLOP/s, T >=
     name: str
     flops: float
     nbytes: float
@@ -50,9 +48,7 @@ class Op:
 
 
 @dataclass(frozen=True)
-class Basics:
-    """Part 1: a vector add, a dot product, then X[B, K] · W[K, N] for each batch, in bf16."""
-
+class Basics:  # part 1: a vector add, a dot product, X[B, K] · W[K, N] per batch, bf16
     chip: str
     peak: float
     bw: float
@@ -146,9 +142,7 @@ def roofline_chart(r: Basics) -> Group:
 
 
 @dataclass(frozen=True)
-class Roof:
-    """Another chip's bf16 roof drawn beside the bold one: its name, peak and ridge."""
-
+class Roof:  # another chip's bf16 roof drawn beside the bold one: its name, peak and ridge
     chip: str
     peak: float
     ridge: float
@@ -214,9 +208,7 @@ def roofline_observations(r: Basics) -> Observations:
 
 # --- 2. Ridge points and the critical batch ----------------------------------
 @dataclass(frozen=True)
-class Ridge:
-    """A chip at a precision: its peak and bandwidth, ridge, critical batch of X[B,K] W[K,N]."""
-
+class Ridge:  # a chip at a precision: peak, bandwidth, ridge, critical batch of X W
     chip: str
     precision: str
     formats: tuple[str, str, str]  # element formats of X, W and the output
@@ -229,9 +221,7 @@ class Ridge:
 
 
 @dataclass(frozen=True)
-class Ridges:
-    """Part 2's rows, and the three pairs its observations compare (before, after)."""
-
+class Ridges:  # part 2's rows, and the three pairs its observations compare (before, after)
     K: int
     N: int
     rows: tuple[Ridge, ...]
@@ -325,9 +315,7 @@ def _above_ridge(x: Ridge) -> str:
 
 # --- 3. Low precision, one matrix per example, decode attention --------------
 @dataclass(frozen=True)
-class V5e:
-    """One low-precision case on the TPU v5e: the book's B ~ I* w / 2 and the exact B."""
-
+class V5e:  # one low-precision case on the TPU v5e: the book's B ~ I* w / 2 and the exact B
     case: str
     precision: str
     ridge: float
@@ -337,9 +325,7 @@ class V5e:
 
 
 @dataclass(frozen=True)
-class Attention:
-    """Decode attention of one variant: KV heads, FLOPs, KV bytes, I, and I at the long context."""
-
+class Attention:  # decode attention of one variant: KV heads, F, KV bytes, I, I at long context
     variant: str
     kv_heads: int
     flops: float
@@ -349,9 +335,7 @@ class Attention:
 
 
 @dataclass(frozen=True)
-class Exercises:
-    """Part 3: the v5e cases (int8, int8 weights, bf16) and decode attention."""
-
+class Exercises:  # part 3: the v5e cases (int8, int8 weights, bf16) and decode attention
     chip: str
     K: int
     N: int
@@ -419,9 +403,7 @@ def _barely(before: int | None, after: int | None) -> str:
 
 # --- 5. Tiling ---------------------------------------------------------------
 @dataclass(frozen=True)
-class Tiling:
-    """Part 5: tile traffic, output tiles against the register file, the tile the ridge needs."""
-
+class Tiling:  # part 5: tile traffic, output tiles against registers, the ridge's tile
     size: int
     tiles: tuple[tuple[str, float, float, float], ...]  # (bm x bk x bn, bytes, exact I, approx I)
     outputs: tuple[tuple[str, float, float], ...]  # (bm x bn, fp32 accumulator bytes, I)
@@ -472,9 +454,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
 
 # --- 6. The network roofline -------------------------------------------------
 @dataclass(frozen=True)
-class Link:
-    """A chip's bf16 peak against one link: network ridge, critical K, bound at each K."""
-
+class Link:  # a chip's bf16 peak against one link: network ridge, critical K, bound at each K
     chip: str
     link: str
     link_bw: float
@@ -486,9 +466,7 @@ class Link:
 
 
 @dataclass(frozen=True)
-class Network:
-    """Part 6: the links of v5e, v6e, H100, B300 (None: no link figure), the v5e's steps."""
-
+class Network:  # part 6: the links of v5e, v6e, H100, B300 (None: no link figure), the v5e's steps
     N: int
     links: tuple[Link | None, Link | None, Link | None, Link | None]
     # (K, B, T_math, T_comms, I, bound); none without the v5e's link

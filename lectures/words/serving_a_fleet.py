@@ -37,9 +37,7 @@ SHAPES = ((512, 2048), (1024, 1024), (4096, 256), (8192, 512))
 
 
 @dataclass(frozen=True)
-class Setup:
-    """The flags, and what they fix: the GPUs that hold the model and a decoding cache."""
-
+class Setup:  # the flags, and what they fix: the GPUs that hold the model and a decoding cache
     model: Model
     chip: Chip
     gpus: int  # the fewest (a power of two) whose memory holds the model
@@ -53,18 +51,14 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Step:
-    """One continuous-batching step: a prefill chunk of `chunk` tokens beside the batch."""
-
+class Step:  # one continuous-batching step: a prefill chunk of `chunk` tokens beside the batch
     chunk: int
     seconds: float  # its time bound: every decoding sequence's time per output token
     intensity: float  # its FLOP/byte
 
 
 @dataclass(frozen=True)
-class Chunked:
-    """The prompt in chunks of up to the table's largest chunk, against it in one pass."""
-
+class Chunked:  # the prompt in chunks of up to the table's largest chunk, against it in one pass
     chunk: int  # the largest chunk a step takes
     steps: int  # steps the prompt takes in chunks
     seconds: float  # those steps' bounds summed: the time to first token, chunked
@@ -73,9 +67,7 @@ class Chunked:
 
 
 @dataclass(frozen=True)
-class Draft:
-    """K draft tokens: verify cost (decode steps); per ACCEPTANCES, tokens a step, speed-up."""
-
+class Draft:  # K draft tokens: verify cost (steps); per ACCEPTANCES tokens a step, speed-up
     draft: int
     verify: float
     tokens: tuple[float, ...]
@@ -83,9 +75,7 @@ class Draft:
 
 
 @dataclass(frozen=True)
-class MTP:
-    """DeepSeek-V3's multi-token prediction: the acceptance its published speed-up implies."""
-
+class MTP:  # DeepSeek-V3's multi-token prediction: the acceptance its published speed-up implies
     batch: int  # decode sequences per GPU the verify cost is taken at
     draft_cost: float  # decode steps per draft token (one block of the model's layers)
     verify: float  # decode steps per verify pass of two tokens
@@ -97,9 +87,7 @@ class MTP:
 
 
 @dataclass(frozen=True)
-class Balance:
-    """A request shape's GPU-seconds in prefill and in decode, and the P:D that balances them."""
-
+class Balance:  # a request's GPU-seconds in prefill and decode, the P:D balancing them
     prompt: int
     output: int
     prefill_s: float
@@ -108,9 +96,7 @@ class Balance:
 
 
 @dataclass(frozen=True)
-class Cost:
-    """A model on the GPUs that hold it: $/M input (prefill) and $/M output against batch."""
-
+class Cost:  # a model on the GPUs that hold it: $/M input (prefill) and $/M output against batch
     model: Model
     gpus: int  # 0: no count up to serving.MAX_GPUS holds it
     wall: int
@@ -126,9 +112,7 @@ class Cost:
 
 
 @dataclass(frozen=True)
-class FleetCheck:
-    """A fleet's published day against the node-hours and cost its rates imply."""
-
+class FleetCheck:  # a fleet's published day against the node-hours and cost its rates imply
     fleet: Fleet
     prefill_hours: float  # node-hours: input tokens / prefill rate per node
     decode_hours: float  # node-hours: output tokens / decode rate per node
