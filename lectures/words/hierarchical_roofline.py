@@ -171,10 +171,9 @@ def plateau_observations(r: Plateaus) -> Observations:
             step = f"Leaving {inner.name} for {outer.name} costs {fmt_ratio(x)} in bandwidth "
             step += f"({a} to {b})."
         elif x > 1 / MATCH:
-            step = f"{inner.name} ({a}) and {outer.name} ({b}) are within {MATCH - 1:.0%} of "
-            step += "each other. When two neighbouring plateaus match, the limit is not that "
-            step += "cache but the core: numpy's loop and the load/store units cannot use the "
-            step += "faster level."
+            step = f"{inner.name} ({a}) and {outer.name} ({b}) are within {MATCH - 1:.0%} of each "
+            step += "other. When two neighbouring plateaus match, the limit is not that cache but "
+            step += "the core: numpy's loop and the load/store units cannot use the faster level."
         else:
             step = f"The {inner.name} plateau ({a}) comes out below the {outer.name} plateau "
             step += f"({b}). No cache is slower than the one outside it: at {inner.name} sizes "
@@ -212,9 +211,8 @@ def sweep_caption(r: Plateaus) -> str:
     if r.call_limit is None:
         return caption
     return say(
-        "{caption} In the grey band (working sets up to {size}) the fixed cost of a "
-        "call is at least {share} of its time, so the measured curve (grey) "
-        "sits below the corrected one.",
+        "{caption} In the grey band (working sets up to {size}) the fixed cost of a call is at "
+        "least {share} of its time, so the measured curve (grey) sits below the corrected one.",
         caption=caption,
         size=fmt_kib(r.call_limit, 2),
         share=f"{CALL_COST_MATTERS:.0%}",
@@ -236,10 +234,9 @@ def fixed_cost_observations(r: FixedCost) -> Observations:
     call_s, gil_s = r.costs["call_seconds"], r.costs["gil_seconds"]
     size, share, bw = r.smallest
     items = [
-        f"One call costs {fmt_time(call_s)} before it moves a byte "
-        f"({fmt_time(call_s + gil_s)} above {GIL_RELEASE_ELEMENTS} elements). That is "
-        f"{share:.0%} of the time at the smallest working set, {fmt_kib(size, 2)}, where "
-        f"the measured bandwidth is {fmt_bw(bw)}."
+        f"One call costs {fmt_time(call_s)} before it moves a byte ({fmt_time(call_s + gil_s)} "
+        f"above {GIL_RELEASE_ELEMENTS} elements). That is {share:.0%} of the time at the smallest "
+        f"working set, {fmt_kib(size, 2)}, where the measured bandwidth is {fmt_bw(bw)}."
     ]
     if r.call_limit is not None:
         reach = f"The fixed cost is at least {CALL_COST_MATTERS:.0%} of a call up to a working "

@@ -117,14 +117,12 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         gain = "the memory-bound ones read fewer weight bytes, but the time that saves is too "
         gain += "small a part of the pass to show."
     items = [
-        f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
-        f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
-        f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
-        f"{_walls(a.wall, b.wall)}.",
-        f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
-        f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
-        f"and {compute[1]} with int4: a compute-bound matmul computes at "
-        f"{s.precision} whatever the weights' storage; {gain}",
+        f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the decode step "
+        f"gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. {_knee(a.knee, b.knee)} The freed "
+        f"memory holds KV cache, so the largest {_walls(a.wall, b.wall)}.",
+        f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. {compute[0].capitalize()} weight "
+        f"matmuls are compute-bound with bf16 weights and {compute[1]} with int4: a compute-bound "
+        f"matmul computes at {s.precision} whatever the weights' storage; {gain}",
         f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
         "the attention traffic per decode step "
         f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
@@ -151,16 +149,14 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
         fits += f"{at_least(few.wall, BATCH_SEARCH_LIMIT)}."
     head = ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="]
     items = [
-        f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
-        f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
-        f"{counted(S, 'token')} that is {_kib(many.kv * S)} per sequence against "
-        f"{_kib(few.kv * S)}, {fits}",
-        "Decode reads the whole cache every step, so attention moves "
-        f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
-        f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
-        f"runs at {many.attn_intensity:.2f} FLOP/byte against "
-        f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
-        "group.",
+        f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of {few.model.n_kv_heads}, for "
+        f"the same {many.model.n_heads} query heads. At {counted(S, 'token')} that is "
+        f"{_kib(many.kv * S)} per sequence against {_kib(few.kv * S)}, {fits}",
+        f"Decode reads the whole cache every step, so attention moves {fmt_bytes(many.attn_bytes)} "
+        f"against {fmt_bytes(few.attn_bytes)} per step at batch {B:,} "
+        f"({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention runs at "
+        f"{many.attn_intensity:.2f} FLOP/byte against {few.attn_intensity:.2f}: each KV head read "
+        "serves the query heads of its group.",
     ]
     title = f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})"
     return section(title, Table(head, rows), items=items)
@@ -185,13 +181,12 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
 def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
     """The saved throughput figure, with a caption that says what to look at."""
     caption = say(
-        "Decode throughput bound of {model} against batch at a context of "
-        "{context} tokens, one panel per chip ({chips}). "
-        "Each curve stops at its memory wall (solid line); the dashed line is the batch where "
-        "the weight matmuls turn compute-bound, the dotted one the bandwidth divided by one "
-        "sequence's KV cache. Look at how each curve bends: a bigger batch shares the "
-        "weights, but every sequence reads its own cache, so the curve flattens towards the "
-        "dotted ceiling.",
+        "Decode throughput bound of {model} against batch at a context of {context} tokens, one "
+        "panel per chip ({chips}). Each curve stops at its memory wall (solid line); the dashed "
+        "line is the batch where the weight matmuls turn compute-bound, the dotted one the "
+        "bandwidth divided by one sequence's KV cache. Look at how each curve bends: a bigger "
+        "batch shares the weights, but every sequence reads its own cache, so the curve flattens "
+        "towards the dotted ceiling.",
         model=s.model.name,
         context=f"{s.context:,}",
         chips=", ".join(chips),

@@ -159,19 +159,16 @@ def prefill_section(s: Setup, p: Phase) -> Group:
     busy = f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
     busy = busy if n else "No operator that moves bytes is compute-bound"
     items = [
-        f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
-        f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
-        f"{s.ridge:.0f}. {busy}, and the whole-pass compute time alone is "
-        f"{fmt_time(p.compute)}.",
-        f"Attention (scores, softmax, weighted sum) is "
-        f"{fmt_pct(pre.kind_total('attention') / pre.flops, 1)} of the FLOPs at {S:,} tokens; "
-        "its share grows with the prompt, since its FLOPs grow as S² and the "
-        "matmuls' as S.",
+        f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: {ai:.0f} FLOP per "
+        f"byte overall, {above(ai, s.ridge, _int)} the ridge of {s.ridge:.0f}. {busy}, and the "
+        f"whole-pass compute time alone is {fmt_time(p.compute)}.",
+        "Attention (scores, softmax, weighted sum) is "
+        f"{fmt_pct(pre.kind_total('attention') / pre.flops, 1)} of the FLOPs at {S:,} tokens; its "
+        "share grows with the prompt, since its FLOPs grow as S² and the matmuls' as S.",
         "Of the norms, SiLU and residual adds, "
-        f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
-        f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
-        "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
-        "matmuls.",
+        f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are memory-bound; together "
+        f"they cost {fmt_time(small)} ({_pct(small, p)} of the pass) in this unfused ledger. Real "
+        "engines fuse them into the neighbouring matmuls.",
     ]
     title = f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"
     ttft = f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens)."

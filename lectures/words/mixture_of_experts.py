@@ -106,9 +106,8 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
     title = f"1. {s.model.name}: total against active parameters"
     items = [
         f"{s.model.name} holds {fmt_num(me.total)} parameters but a token uses "
-        f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory "
-        f"ledger pays for {ratio(me.total / me.active, 1)} the weights the speed ledger "
-        "computes with.",
+        f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory ledger pays for "
+        f"{ratio(me.total / me.active, 1)} the weights the speed ledger computes with.",
         f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}"
         + (f", {fmt_gb(per_gpu)} on each of {s.ep} GPUs" if s.ep > 1 else " on one GPU")
         + f": they {fits} the {s.chip.name}'s "
@@ -151,9 +150,8 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
         f"independently) reaches E (1 - (1 - k/E)^B) experts: {first.uniform:.1f} at batch "
         f"{first.batch:,}. " + all_at,
         f"Skew (popularity falling as i^-{skew:g}) reaches fewer experts at "
-        f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular "
-        "experts, so a step reads fewer bytes, but the busiest expert does more of the "
-        "work (section 6).",
+        f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular experts, so a "
+        "step reads fewer bytes, but the busiest expert does more of the work (section 6).",
     ]
     return section(title, Table(columns, rows), note, items=items)
 
@@ -259,10 +257,9 @@ def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
     worst = max(val, key=lambda c: abs(_err(c)))
     mean = sum(abs(_err(c)) for c in val) / len(val)
     items = [
-        f"One latency calibrates the fixed cost a call "
-        f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
-        f"the other {len(val)} only check it: mean |error| "
-        f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
+        "One latency calibrates the fixed cost a call "
+        f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); the other {len(val)} "
+        f"only check it: mean |error| {mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
         "The model counts bytes over the slower link and one latency; it knows nothing of "
         "the kernels' queues, so what it misses shows where the latency is not bytes.",
     ]

@@ -199,10 +199,9 @@ def decomposition_observations(
         if d.unexplained >= 0:
             rest = f"{_pct(share)} of the measured time ({_ms(d.unexplained)}) stays unexplained"
         else:
-            rest = f"the named terms overshoot the measurement by {_ms(-d.unexplained)}: the "
-            rest += f"bound at achievable roofs ({_ms(bound)}) stays below it, so the terms "
-            rest += "measured elsewhere (the all-reduce curve, the kernel floor) are too large "
-            rest += "for this run"
+            rest = f"the named terms overshoot the measurement by {_ms(-d.unexplained)}: the bound "
+            rest += f"at achievable roofs ({_ms(bound)}) stays below it, so the terms measured "
+            rest += "elsewhere (the all-reduce curve, the kernel floor) are too large for this run"
         text = f"{label}: beyond the bound at spec, the largest named term is {extra.name}, "
         items.append(text + f"{_ms(extra.seconds)}; {rest}.")
     return Observations(items)
@@ -422,10 +421,9 @@ def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: in
     ridge = f"n = {ridge:,}" if ridge else say("no n (no ridge)")
     return say(
         "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
-        "achievable roofs; {above} of {cases} measured bars stand above even the "
-        "achievable prediction. Bottom: the measured {op} (dots) stays flat up to "
-        "n = {flat_end}, while the weights dominate its bytes, then rises with n; the "
-        "spec ridge sits at {ridge}.",
+        "achievable roofs; {above} of {cases} measured bars stand above even the achievable "
+        "prediction. Bottom: the measured {op} (dots) stays flat up to n = {flat_end}, while the "
+        "weights dominate its bytes, then rises with n; the spec ridge sits at {ridge}.",
         above=above,
         cases=len(cases),
         op=op_name,

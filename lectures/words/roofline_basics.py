@@ -103,14 +103,12 @@ def basics(r: Basics) -> tuple[Group, Observations]:
         crossing += f"still gets only {_pct(r.share(mm[before]))} of peak."
     items = [
         f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
-        f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
-        f"{r.chip} they reach {_pct(r.share(add))} and {_pct(r.share(dot))} of peak; "
-        f"{_vectors_faster(r)}.",
-        f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at "
-        f"B = {b1}, {mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by "
-        f"every row of X. At B = {b0} it is {mm[b0].intensity:.3f}, "
-        f"{ratio(mm[b0].intensity / dot.intensity)} the dot product's: each weight is used "
-        "once.",
+        f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the {r.chip} "
+        f"they reach {_pct(r.share(add))} and {_pct(r.share(dot))} of peak; {_vectors_faster(r)}.",
+        f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at B = {b1}, "
+        f"{mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by every row of X. At B = "
+        f"{b0} it is {mm[b0].intensity:.3f}, {ratio(mm[b0].intensity / dot.intensity)} the dot "
+        "product's: each weight is used once.",
         crossing,
         f"For large B the bytes of X and of the output count too: B = {last} gives "
         f"{r0(mm[last].intensity)} FLOP/B, not {last}, and no batch can pass "
@@ -260,10 +258,9 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
     only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
     items = [
-        f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
-        f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
-        "every byte it reads that many times, which at small batch takes about that many "
-        "tokens at a time.",
+        f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to {r0(high.ridge)} "
+        f"FLOP/B ({high.chip}): to use its compute, a matmul must reuse every byte it reads that "
+        "many times, which at small batch takes about that many tokens at a time.",
         f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
         f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
         f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
@@ -379,10 +376,9 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         f"Exercise 1: int8 gives {ratio(r.int8_gain)} the v5e's bf16 peak and halves the "
         f"size of every number, so the critical batch {_barely(bf16.exact, int8.exact)} "
         f"(bf16 to int8). The small-B estimate gives {r0(int8.book)}.",
-        "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
-        f"and the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
-        f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
-        "decode.",
+        "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, and "
+        f"the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
+        f"{r0(weights.book)}). This is why weight-only quantization pays off so well in decode.",
         "Decode attention is a batch that shares no data: every sequence reads its own KV "
         f"cache, and the intensity equals the number of query heads per KV head: {now} FLOP/B. "
         f"At a context of {r.long_context:,} tokens it is {'the same' if same else 'now'} "

@@ -176,15 +176,13 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
         grows,
         f"The decode-only step runs at {none.intensity:,.0f} FLOP/byte, "
         f"{regime(none.intensity, s.ridge)} (ridge {s.ridge:,.0f}); the full step at "
-        f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a "
-        f"prompt token adds {fmt_time(per_token)} to the step, "
-        f"{than(per_token / alone, 'GPU time')} the {fmt_time(alone)} it takes in a "
-        "prompt pass of its own.",
-        f"Unchunked, the {s.prompt:,}-token prompt is one pass of {fmt_time(chunked.alone)}, "
-        f"and the decoding sequences wait {fmt_time(chunked.alone + none.seconds)} for one "
-        f"token. In chunks of up to {chunked.chunk:,} it "
-        f"takes {counted(chunked.steps, 'step')}, a time to first token of at least "
-        f"{fmt_time(chunked.seconds)}, and no decode token waits more than "
+        f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a prompt token adds "
+        f"{fmt_time(per_token)} to the step, {than(per_token / alone, 'GPU time')} the "
+        f"{fmt_time(alone)} it takes in a prompt pass of its own.",
+        f"Unchunked, the {s.prompt:,}-token prompt is one pass of {fmt_time(chunked.alone)}, and "
+        f"the decoding sequences wait {fmt_time(chunked.alone + none.seconds)} for one token. In "
+        f"chunks of up to {chunked.chunk:,} it takes {counted(chunked.steps, 'step')}, a time to "
+        f"first token of at least {fmt_time(chunked.seconds)}, and no decode token waits more than "
         f"{fmt_time(chunked.longest)}.",
     ]
     return section(title, Table(columns, table), items=items)
@@ -200,13 +198,11 @@ def speculation_section(s: Setup, rows: Sequence[Draft]) -> Group:
     ]  # fmt: skip
     mid = ACCEPTANCES.index(0.8)
     best, first, last = max(rows, key=lambda r: r.speedup[mid]), rows[0], rows[-1]
-    peak = f"At a = 0.8 the speed-up still rises at K = {last.draft} "
-    peak += f"({ratio(last.speedup[mid])})."
+    peak = f"At a = 0.8 the speed-up still rises at K = {last.draft} ({ratio(last.speedup[mid])})."
     if best is not last:
         peak = f"At a = 0.8 the speed-up peaks at K = {best.draft} ({ratio(best.speedup[mid])}) "
         peak += f"and falls to {ratio(last.speedup[mid])} at K = {last.draft}: all K drafts are "
-        peak += "accepted only with probability a^K, while each costs c and widens the verify "
-        peak += "pass."
+        peak += "accepted only with probability a^K, while each costs c and widens the verify pass."
     verify = f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
     verify += f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
     verify += f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
@@ -268,11 +264,10 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
         f"{hi.ratio:.3f} prefill GPUs per decode GPU; a {lo.prompt:,}-token prompt "
         f"with {lo.output:,} needs {lo.ratio:.3f}. The ratio follows the prompt over "
         "the output, scaled by what a token costs in each phase.",
-        "For the flags' request a prompt token takes "
-        f"{fmt_time(mine.prefill_s / mine.prompt)} of GPU time and an output token "
-        f"{fmt_time(mine.decode_s / mine.output)} at "
-        f"batch {s.batch:,}: a prompt token costs {times(token)}. A bigger decode "
-        "batch makes output tokens cheaper and moves GPUs to prefill.",
+        f"For the flags' request a prompt token takes {fmt_time(mine.prefill_s / mine.prompt)} of "
+        f"GPU time and an output token {fmt_time(mine.decode_s / mine.output)} at batch "
+        f"{s.batch:,}: a prompt token costs {times(token)}. A bigger decode batch makes output "
+        "tokens cheaper and moves GPUs to prefill.",
     ]
     return section(title, Table(head, table), items=items)
 
@@ -387,22 +382,20 @@ def fleet_section(c: FleetCheck) -> Group:
     title = f"5. DeepSeek's published day: {f.nodes_average:g} nodes of {f.gpus_per_node} "
     title += f"{f.chip} on average, {f.nodes_peak} at peak"
     items = [
-        f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode "
-        f"{c.decode_hours:,.0f}: {needed:,.0f} together against the {had:,.0f} "
-        f"the fleet ran, and the cost at ${f.price_per_gpu_hour:g} per GPU-hour lands "
-        f"{_err(cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
-        f"budget closes within {max(errors):.2%}: the nodes did nothing else but serve "
-        "at their average rates.",
+        f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode {c.decode_hours:,.0f}: "
+        f"{needed:,.0f} together against the {had:,.0f} the fleet ran, and the cost at "
+        f"${f.price_per_gpu_hour:g} per GPU-hour lands {_err(cost, f.daily_cost)} off the "
+        f"published ${f.daily_cost:,.0f}. The budget closes within {max(errors):.2%}: the nodes "
+        "did nothing else but serve at their average rates.",
         f"At those rates a million input tokens cost {_usd(c.input_usd)} and a million "
         f"output tokens {_usd(c.output_usd)}, against list prices of {_usd(miss)} "
         f"(uncached input; {_usd(hit)} cached) and {_usd(out)}: an output token costs "
         f"{than(c.output_usd / c.input_usd, 'to serve')} an input token.",
-        f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request "
-        f"seeing about {speed_mid:g} tokens/s means about {per_node:,.0f} sequences "
-        f"decode at once on a node, {per_node / f.gpus_per_node:,.0f} a GPU, each "
-        f"with {f.kv_length:,.0f} tokens of cache. The fleet's own P:D is "
-        f"{c.prefill_hours / c.decode_hours:.2f} prefill node-hours per decode "
-        "node-hour.",
+        f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request seeing about "
+        f"{speed_mid:g} tokens/s means about {per_node:,.0f} sequences decode at once on a node, "
+        f"{per_node / f.gpus_per_node:,.0f} a GPU, each with {f.kv_length:,.0f} tokens of cache. "
+        f"The fleet's own P:D is {c.prefill_hours / c.decode_hours:.2f} prefill node-hours per "
+        "decode node-hour.",
     ]
     head = ["figure", "course", "published", "error", "checks"]
     return section(title, Table(head, rows), note, items=items)

@@ -81,10 +81,9 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
         f"({fmt_ratio(d_naive / d_ideal, 1)} fewer bytes, the same F) at I = {i_ideal:.0f}: "
         f"{_sides(i_ideal, r.gpus)}.",
         falls + ": the comparison the article makes.",
-        "The ideal assumes that nothing is ever read twice, as if K and V "
-        f"({fmt_kib(r.kv_bytes)} at this size) stayed on chip for every query. One SM's "
-        "shared memory is a few hundred KiB. The rest of Part 1 asks what a finite on-chip "
-        "memory gives.",
+        f"The ideal assumes that nothing is ever read twice, as if K and V ({fmt_kib(r.kv_bytes)} "
+        "at this size) stayed on chip for every query. One SM's shared memory is a few hundred "
+        "KiB. The rest of Part 1 asks what a finite on-chip memory gives.",
     ]
     return Table(head, rows, title), Observations(items)
 
@@ -143,11 +142,10 @@ def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     h, a = r.named
     reads = "once, the ideal minimum" if h.reads == 1 else f"R = {h.reads} times each"
     items = [
-        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to "
-        f"2 N / (b T_r), about B_r, as T_r grows. The {h.gpu.name}'s "
-        f"{fmt_kib(h.gpu.smem)} give B_r = {h.blocks.rows} and I = {h.intensity:.1f}; the "
-        f"{a.gpu.name}'s {fmt_kib(a.gpu.smem)} give B_r = {a.blocks.rows} and I = "
-        f"{a.intensity:.1f}.",
+        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to 2 N / (b "
+        f"T_r), about B_r, as T_r grows. The {h.gpu.name}'s {fmt_kib(h.gpu.smem)} give B_r = "
+        f"{h.blocks.rows} and I = {h.intensity:.1f}; the {a.gpu.name}'s {fmt_kib(a.gpu.smem)} give "
+        f"B_r = {a.blocks.rows} and I = {a.intensity:.1f}.",
         _reach(r.named),
         f"The {h.gpu.name}'s blocks move {fmt_bytes(h.traffic)}, "
         f"{than(h.traffic / r.naive_bytes)} the naive kernel's {fmt_bytes(r.naive_bytes)} "
@@ -188,9 +186,8 @@ def traffic(r: Traffic) -> tuple[Table, str, Observations]:
         f"With {fmt_kib(r.least)} on chip (one row of each block) K and V are read N times: "
         f"{fmt_bytes(r.least_bytes)}, {than(r.least_bytes / r.naive_bytes, digits=0)} the naive "
         f"kernel's traffic. Tiling moves no more than naive only from {fmt_kib(r.as_naive)} on.",
-        f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of "
-        f"{r.slope:.2f}: doubling the on-chip memory about halves the traffic, the theorem's "
-        "1 / M.",
+        f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of {r.slope:.2f}: "
+        "doubling the on-chip memory about halves the traffic, the theorem's 1 / M.",
         f"From {fmt_kib(r.resident)}, K and V whole ({fmt_kib(r.kv_bytes)}) plus one query "
         f"row, the traffic drops to the ideal {fmt_bytes(r.ideal_bytes)}; the lowest point of "
         f"the curve is {fmt_bytes(r.lowest)}.",
@@ -253,9 +250,8 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     else:
         levels += f"the tiled kernel is {tiled_side} and the naive one {naive_side} there."
     items = [
-        f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive "
-        f"kernel's (2 B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the "
-        "ideal minimum.",
+        f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive kernel's (2 "
+        f"B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the ideal minimum.",
         levels,
         f"In the layer, attention's bound passes everything else at {over('tiled')} with the "
         f"tiled kernel and at {over('naive')} with the naive one. {below} the projections "
