@@ -65,21 +65,22 @@ def left_out(labels: Sequence[str]) -> list[Text]:
 
 
 # --- Roofs -------------------------------------------------------------------
+def _figures(chip: Chip, precision: str) -> tuple[Figure | None, ...]:
+    """The chip's achievable compute, memory and link figures (None: none published)."""
+    peak = chip.achievable_flops_table.get(precision)
+    return peak, chip.achievable_mem_bw_figure, chip.achievable_link_bw_figure
+
+
 def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> Group:
     """Spec and achievable roofs side by side, each achievable one with its source."""
-    figs: dict[str, Figure | None] = {
-        "compute": chip.achievable_flops_table.get(precision),
-        "memory": chip.achievable_mem_bw_figure,
-        "link": chip.achievable_link_bw_figure,
-    }
     rows, shares, cited = [], [], []
     link = "link, one way" + f" ({chip.link_name})" * bool(chip.link_name)  # none: no '()'
-    for key, what, s, a, fmt in (
-        ("compute", f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
-        ("memory", "HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
-        ("link", link, spec.link_bw, achievable.link_bw, fmt_bw),
-    ):
-        fig = figs[key]
+    roofs = (
+        (f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
+        ("HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
+        (link, spec.link_bw, achievable.link_bw, fmt_bw),
+    )
+    for (what, s, a, fmt), fig in zip(roofs, _figures(chip, precision), strict=True):
         if s is None:  # a link figure left out of the table: what needs it sits out
             rows.append((what, "none in the table", "-", "-"))
         elif fig is None:
@@ -122,12 +123,9 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
 
 def shared_roofs(chip: Chip, precision: str, document: str) -> list[str]:
     """The chip's achievable roofs whose source is `document` (the measurement's own page)."""
-    figs = {
-        f"{precision} matmul peak": chip.achievable_flops_table.get(precision),
-        "HBM bandwidth": chip.achievable_mem_bw_figure,
-        "link bandwidth": chip.achievable_link_bw_figure,
-    }
-    return [what for what, fig in figs.items() if fig is not None and document in fig.source]
+    roofs = zip((f"{precision} matmul peak", "HBM bandwidth", "link bandwidth"),
+                _figures(chip, precision), strict=True)  # fmt: skip
+    return [what for what, fig in roofs if fig is not None and document in fig.source]
 
 
 def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Observations:
