@@ -123,8 +123,8 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
 
 def shared_roofs(chip: Chip, precision: str, document: str) -> list[str]:
     """The chip's achievable roofs whose source is `document` (the measurement's own page)."""
-    roofs = zip((f"{precision} matmul peak", "HBM bandwidth", "link bandwidth"),
-                _figures(chip, precision), strict=True)  # fmt: skip
+    names = (f"{precision} matmul peak", "HBM bandwidth", "link bandwidth")
+    roofs = zip(names, _figures(chip, precision), strict=True)
     return [what for what, fig in roofs if fig is not None and document in fig.source]
 
 
