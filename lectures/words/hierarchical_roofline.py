@@ -308,10 +308,6 @@ def threads_observations(r: Threads) -> Observations:
     return Observations([*items, sweep])
 
 
-def _adds(operations: Sequence[Row]) -> list[Row]:
-    return [op for op in operations if op["label"].startswith("add")]
-
-
 def operations_table(operations: Sequence[Row]) -> Group:
     """Each operation: where its data lives, I, GFLOP/s, the model's roof, the closest roof."""
     rows = [
@@ -329,7 +325,7 @@ def operations_table(operations: Sequence[Row]) -> Group:
 
 def operations_observations(operations: Sequence[Row], peak: float) -> Observations:
     """Whether each add sits on the roof of its level, and how far the matmuls reach."""
-    items, adds = [], _adds(operations)
+    items, adds = [], [op for op in operations if op["label"].startswith("add")]
     for op in adds:
         verdict = "as the model predicts"
         if op["closest_roof"] != op["predicted_roof"]:
@@ -358,7 +354,7 @@ def operations_observations(operations: Sequence[Row], peak: float) -> Observati
 
 def roofline_caption(operations: Sequence[Row], peak: float) -> str:
     """What to look at in the hierarchical roofline."""
-    adds = _adds(operations)
+    adds = [op for op in operations if op["label"].startswith("add")]
     on_own = sum(op["closest_roof"] == op["predicted_roof"] for op in adds)
     i = f"{adds[0]['intensity']:.3g}" if adds else ""
     look = ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from lectures.words import section
 
 Ledgers = Mapping[int, ledger.MemoryLedger]  # batch -> its four-term ledger
 Row = Mapping[str, Any]  # one batch of the sweep, as the lecture saves it
+_ms = functools.partial(fmt_time, unit="ms", digits=3)
 
 
 @dataclass(frozen=True)
@@ -211,10 +213,6 @@ def raised_line(peak: float, beta: float, peak_up: float, beta_up: float) -> Tex
     return Text("roofs raised to what the sweep itself reached: " + "; ".join(raised))
 
 
-def _ms(t: float, digits: int = 3) -> str:
-    return fmt_time(t, unit="ms", digits=digits)
-
-
 def _cells(r: Row) -> list[object]:
     model = [r["B"], f"{r['flops'] / 1e9:.3f}", f"{r['bytes'] / 1e6:.2f}", f"{r['intensity']:.2f}"]
     meas = [r["bound"], _ms(r["latency_s"]), f"{r['throughput_per_s']:,.0f}", _ms(r["t_pred_s"])]
@@ -270,7 +268,7 @@ def sweep_observations(s: Sweep) -> Observations:
         items.append(text + f"from a calibration, not from physics: {_why_faster(worst, s.calib)}")
     for a in sorted(anomalies, key=lambda a: a.batch):
         t, other = by_b[a.batch]["latency_s"], by_b[a.other]["latency_s"]
-        took = f"B = {a.batch} took {_ms(t, 2)}, "
+        took = f"B = {a.batch} took {fmt_time(t, 'ms', 2)}, "
         if a.kind == "throughput_drop":
             took += f"{t / other:.1f}x as long as B = {a.other} for {a.batch // a.other}x the "
             items.append(took + "tokens: throughput fell as the batch grew.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,6 +14,8 @@ from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
 from common.tables.models import Model
 from lectures.words import figure_shown, section
+
+_pct = functools.partial(fmt_pct, digits=1)  # a non-zero share never prints as 0.0%
 
 
 @dataclass(frozen=True)
@@ -75,10 +78,6 @@ class Skew:  # at one Zipf exponent: busiest expert's and GPU's load over fair, 
     expert_factor: float
     gpu_factor: float
     cost: float
-
-
-def _pct(x: float) -> str:
-    return fmt_pct(x, 1)  # a non-zero share never prints as 0.0%
 
 
 def _err(c: Check) -> float:

@@ -3,6 +3,7 @@ above, n of m) is computed from the numbers it describes."""
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -27,18 +28,9 @@ from lectures.words import figure_shown as figure_shown
 from lectures.words.llm_speed import png_hint as png_hint  # lecture 11 shows it as page.png_hint
 
 MATCH = 0.005  # a ratio within 0.5% of 1 "matches"
-
-
-def _ms(seconds: float) -> str:
-    return fmt_time(seconds, "ms", 2)
-
-
-def _pct(fraction: float) -> str:
-    return fmt_pct(fraction, 1)
-
-
-def us(seconds: float) -> str:
-    return fmt_time(seconds, "µs", 0)
+_ms = functools.partial(fmt_time, unit="ms", digits=2)
+_pct = functools.partial(fmt_pct, digits=1)
+us = functools.partial(fmt_time, unit="µs", digits=0)
 
 
 def versus(measured: float, predicted: float) -> str:
