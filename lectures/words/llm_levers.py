@@ -78,27 +78,6 @@ def _wall(n: int) -> str:
     return f">={n:,}" if n >= BATCH_SEARCH_LIMIT else f"{n:,}"
 
 
-def _walls(a: int, b: int) -> str:
-    """How the largest batch moved from `a` to `b`, or that the search's bound hides it."""
-    if max(a, b) < BATCH_SEARCH_LIMIT:
-        return f"batch {change(a, b, _int, words=SAME)}"
-    if min(a, b) >= BATCH_SEARCH_LIMIT:
-        bound = f"{BATCH_SEARCH_LIMIT:,}, --batch's maximum"
-        return f"batch reaches the search's bound ({bound}) either way"
-    said = f"batch goes from {at_least(a, BATCH_SEARCH_LIMIT)} to {at_least(b, BATCH_SEARCH_LIMIT)}"
-    return said + " (the search stops at --batch's maximum)"
-
-
-def _knee(a: int | None, b: int | None) -> str:
-    """How the knee moves from bf16 weights (a) to int4 (b); None: no batch reaches it."""
-    if a and b:
-        why = ": fewer bytes per weight means fewer rows earn the ridge." if b < a else "."
-        return f"The knee {change(a, b, _int, words=('rises', 'drops', 'stays at'))}{why}"
-    if b:
-        return f"int4 weights bring a knee, B = {b:,}; bf16 weights reach the ridge at no batch."
-    return "Neither precision's weight matmuls reach the ridge at any batch: no knee."
-
-
 def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     """Weight-only quantization: what each weight precision changes, and what it does not."""
     B, a, b = s.batch, quant["bf16"], quant["int4"]
@@ -116,10 +95,23 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     if speed(a.ttft, b.ttft) == "no faster" and b.prefill_compute < b.prefill_matmuls:
         gain = "the memory-bound ones read fewer weight bytes, but the time that saves is too "
         gain += "small a part of the pass to show."
+    top, (k0, k1) = BATCH_SEARCH_LIMIT, (a.knee, b.knee)  # a knee None: no batch reaches it
+    walls = f"batch {change(a.wall, b.wall, _int, words=SAME)}"
+    if min(a.wall, b.wall) >= top:
+        walls = f"batch reaches the search's bound ({top:,}, --batch's maximum) either way"
+    elif max(a.wall, b.wall) >= top:
+        walls = f"batch goes from {at_least(a.wall, top)} to {at_least(b.wall, top)} (the search "
+        walls += "stops at --batch's maximum)"
+    knee = "Neither precision's weight matmuls reach the ridge at any batch: no knee."
+    if k0 and k1:
+        fewer = ": fewer bytes per weight means fewer rows earn the ridge." if k1 < k0 else "."
+        knee = f"The knee {change(k0, k1, _int, words=('rises', 'drops', 'stays at'))}{fewer}"
+    elif k1:
+        knee = f"int4 weights bring a knee, B = {k1:,}; bf16 weights reach the ridge at no batch."
     items = [
         f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the decode step "
-        f"gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. {_knee(a.knee, b.knee)} The freed "
-        f"memory holds KV cache, so the largest {_walls(a.wall, b.wall)}.",
+        f"gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. {knee} The freed "
+        f"memory holds KV cache, so the largest {walls}.",
         f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. {compute[0].capitalize()} weight "
         f"matmuls are compute-bound with bf16 weights and {compute[1]} with int4: a compute-bound "
         f"matmul computes at {s.precision} whatever the weights' storage; {gain}",
@@ -194,26 +186,8 @@ def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
     return figure_shown(path, caption)
 
 
-def _flattens(h1: ChipRun, b2: ChipRun, kv_seq: float) -> str:
-    """Why H100's curve flattens: the lower ceiling, KV reads or weight-matmul compute."""
-    kv = f"each sequence reads its own {fmt_gb(kv_seq)} of KV cache per step"
-    compute = 1 / h1.matmul if h1.matmul else float("inf")
-    if binding([("kv", h1.ceiling), ("compute", compute)]) == "kv":
-        said = f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
-        said += f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
-        return said + f"{b2.chip.name}."
-    said = f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
-    said += f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
-    said += f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads alone "
-    return said + f"would allow ({kv})."
-
-
 def chips_observations(
-    s: Setup,
-    runs: Mapping[str, ChipRun],
-    b1_intensity: float,
-    kv_seq: float,
-    pair: tuple[str, str] = ("h100", "h200"),
+    runs: Mapping[str, ChipRun], b1_intensity: float, kv_seq: float, pair=("h100", "h200")
 ) -> Observations:
     """What the chips show, `pair` (old, new) compared: bandwidth sets decode, compute prefill."""
     h1, h2, b2 = runs["h100"], runs["h200"], runs["b200"]
@@ -233,7 +207,18 @@ def chips_observations(
         text = f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
         text += f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
         items.append(text + f"{decode}, prefill {only}{prefill}.")
-    items += [_flattens(h1, b2, kv_seq)] * bool(h1.wall)  # no sequence fits: no curve
+    if h1.wall:  # why H100's curve flattens (no sequence fits: no curve): KV reads or compute
+        kv = f"each sequence reads its own {fmt_gb(kv_seq)} of KV cache per step"
+        compute = 1 / h1.matmul if h1.matmul else float("inf")
+        said = f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
+        said += f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
+        said += f"{b2.chip.name}."
+        if binding([("kv", h1.ceiling), ("compute", compute)]) == "compute":
+            said = f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
+            said += f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
+            said += f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads "
+            said += f"alone would allow ({kv})."
+        items.append(said)
     past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
     if past:
         r = past[0]
