@@ -229,20 +229,6 @@ def sweep_table(s: Sweep) -> Group:
     return Group(Table([*head, "roofline", "of bound", ""], list(map(_cells, s.rows))), lines)
 
 
-def _why_faster(worst: Row, calib: Mapping[str, Any]) -> str:
-    """Why a measured point can beat a bound that comes from a calibration."""
-    if worst["bound"] != "memory":
-        said = "the compute roof is the rate of one calibration matmul, and BLAS runs other "
-        said += "shapes faster or slower; on a shared machine both timings also vary from run "
-        return said + "to run."
-    bw, mm = calib.get("bandwidth_threads"), calib.get("matmul_threads")
-    cache = "a cache holding part of W moves bytes faster than main memory."
-    if bw and mm and bw != mm:
-        threads = f"{bw} {'thread' if bw == 1 else 'threads'} while BLAS runs {mm}"
-        return f"the bandwidth roof was measured on {threads}; and {cache}"
-    return cache
-
-
 def sweep_observations(s: Sweep) -> Observations:
     """Latency against throughput, the ridge crossing, points beating the bound, anomalies."""
     rows, crossing, anomalies, weight_bytes = s.rows, s.crossing, s.anomalies, s.weight_bytes
@@ -265,7 +251,17 @@ def sweep_observations(s: Sweep) -> Observations:
         worst = max(over, key=lambda r: r["t_pred_s"] / r["latency_s"])
         text = f"At B = {worst['B']} the measurement beat the roofline "
         text += f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes "
-        items.append(text + f"from a calibration, not from physics: {_why_faster(worst, s.calib)}")
+        text += "from a calibration, not from physics: "  # then why a point can beat it
+        bw, mm = s.calib.get("bandwidth_threads"), s.calib.get("matmul_threads")
+        last = "a cache holding part of W moves bytes faster than main memory."
+        if worst["bound"] != "memory":
+            text += "the compute roof is the rate of one calibration matmul, and BLAS runs other "
+            text += "shapes faster or slower; on a shared machine both timings also vary from run "
+            last = "to run."
+        elif bw and mm and bw != mm:
+            text += f"the bandwidth roof was measured on {bw} {'thread' if bw == 1 else 'threads'} "
+            text += f"while BLAS runs {mm}; and "
+        items.append(text + last)
     for a in sorted(anomalies, key=lambda a: a.batch):
         t, other = by_b[a.batch]["latency_s"], by_b[a.other]["latency_s"]
         took = f"B = {a.batch} took {fmt_time(t, 'ms', 2)}, "

@@ -109,21 +109,6 @@ class Schedule:  # section 2: every chip's plan; the sentences name two of them
     ideal_bytes: float
 
 
-def _reach(named: Sequence[Plan]) -> str:
-    """Which of the named chips reach their ridge from shared memory alone, and what it takes."""
-    reach = [p.gpu.name for p in named if side(p.intensity, p.gpu.ridge) == "compute-bound"]
-    head = {0: "Neither reaches its ridge", len(named): "Both reach their ridge"}.get(
-        len(reach), f"Only the {listing(reach)} reaches its ridge"
-    )
-    head += " from shared memory alone"
-    need = [
-        f"{fmt_kib(p.needed)} on the {p.gpu.name} (it has {fmt_kib(p.gpu.smem)})"
-        for p in named
-        if p.needed is not None
-    ]
-    return f"{head}: the ridge takes {listing(need)}." if need else f"{head}."
-
-
 def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     """Each chip's blocks, their traffic and bound; the reach of each named chip."""
     sizes, bounds = [], []
@@ -141,12 +126,21 @@ def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     bounds = Table(head, bounds, "Their traffic, intensity and bound", note)
     h, a = r.named
     reads = "once, the ideal minimum" if h.reads == 1 else f"R = {h.reads} times each"
+    # which of the named chips reach their ridge from shared memory alone, and what it takes
+    reach = [p.gpu.name for p in r.named if side(p.intensity, p.gpu.ridge) == "compute-bound"]
+    alone = {0: "Neither reaches its ridge", len(r.named): "Both reach their ridge"}.get(
+        len(reach), f"Only the {listing(reach)} reaches its ridge"
+    )
+    alone += " from shared memory alone"
+    need = [f"{fmt_kib(p.needed)} on the {p.gpu.name} (it has {fmt_kib(p.gpu.smem)})"
+            for p in r.named if p.needed is not None]  # fmt: skip
+    alone += f": the ridge takes {listing(need)}." if need else "."
     items = [
         "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to 2 N / (b "
         f"T_r), about B_r, as T_r grows. The {h.gpu.name}'s {fmt_kib(h.gpu.smem)} give B_r = "
         f"{h.blocks.rows} and I = {h.intensity:.1f}; the {a.gpu.name}'s {fmt_kib(a.gpu.smem)} give "
         f"B_r = {a.blocks.rows} and I = {a.intensity:.1f}.",
-        _reach(r.named),
+        alone,
         f"The {h.gpu.name}'s blocks move {fmt_bytes(h.traffic)}, "
         f"{than(h.traffic / r.naive_bytes)} the naive kernel's {fmt_bytes(r.naive_bytes)} "
         f"and {than(h.traffic / r.ideal_bytes, digits=1)} the ideal "
