@@ -257,6 +257,12 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     }.get(direction(n0.batch, n1.batch) if None not in (n0.batch, n1.batch) else 0, "")
     gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
     only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
+    x = r.fp8[0]  # its critical batch against the ridge it exceeds (B > I* always: I(B) < B)
+    above = f"never reaches its ridge of {r0(x.ridge)}"
+    if x.batch is not None:
+        above = f"is {x.batch:,}, not {r0(x.ridge)}"
+    if str(x.batch) == r0(x.ridge):
+        above = f"is {x.batch}, just above the ridge of {x.ridge:.2f}"
     items = [
         f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to {r0(high.ridge)} "
         f"FLOP/B ({high.chip}): to use its compute, a matmul must reuse every byte it reads that "
@@ -270,7 +276,7 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
         f"batch {batch_change(n0.batch, n1.batch)}{busy}.",
         "Since the intensity stays below B, the critical batch sits above the ridge: in "
-        f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
+        f"bf16 on {x.chip} it {above}, because reading X and "
         "writing the output cost bytes too (part 1's last observation).",
     ]
     return table, Observations(items)
@@ -299,15 +305,6 @@ def _fp8(bf16: Ridge, fp8: Ridge) -> str:
         return head + "by itself it does not change which side limits."
     head += f" ({ratio(moved)}): the peak and the bytes do not move together here, so fp8 "
     return head + "changes which side limits."
-
-
-def _above_ridge(x: Ridge) -> str:
-    """The critical batch against the ridge it exceeds (B > I* always: I(B) < B)."""
-    if x.batch is None:
-        return f"never reaches its ridge of {r0(x.ridge)}"
-    if str(x.batch) == r0(x.ridge):
-        return f"is {x.batch}, just above the ridge of {x.ridge:.2f}"
-    return f"is {x.batch:,}, not {r0(x.ridge)}"
 
 
 # --- 3. Low precision, one matrix per example, decode attention --------------
