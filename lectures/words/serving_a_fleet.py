@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ ACCEPTANCES = (0.6, 0.8, 0.9)
 DRAFTS = (1, 2, 3, 4, 5)
 #: Request shapes of the disaggregation table besides the flags' (prompt, output).
 SHAPES = ((512, 2048), (1024, 1024), (4096, 256), (8192, 512))
+#: The largest batch that fits, or 'at least' it where the search stopped at its bound.
+_wall = functools.partial(at_least, limit=BATCH_SEARCH_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -280,11 +283,6 @@ def cost_label(c: Cost) -> str:
     return say("{model} ({kind}, {gpus} GPU)", model=c.model.name, kind=kind, gpus=c.gpus)
 
 
-def _wall(c: Cost) -> str:
-    """The largest batch that fits, or 'at least' it where the search stopped at its bound."""
-    return at_least(c.wall, BATCH_SEARCH_LIMIT)
-
-
 def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
     """$/M input and output tokens for the model and its partner on the GPUs that hold them."""
     B = s.batch
@@ -293,7 +291,7 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         return _usd(x) if x else "-"
 
     table = [
-        [c.model.name, f"{c.gpus:,}" if c.gpus else "none", _wall(c), cell(c.input_usd),
+        [c.model.name, f"{c.gpus:,}" if c.gpus else "none", _wall(c.wall), cell(c.input_usd),
          cell(c.at(1)), *[cell(c.at(B))] * (B > 1), cell(c.at(c.wall))]
         for c in costs
     ]  # fmt: skip
@@ -332,9 +330,8 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         prompt += f"against {_usd(a.at(B))} for an output token at batch {B:,}, {cheaper}"
         if cheaper.endswith("less"):
             prompt += ": prefill fills the matmuls in one pass"
-        items.append(
-            prompt + f". At its wall ({_wall(a)}) an output token costs {_usd(a.at(a.wall))}."
-        )
+        prompt += f". At its wall ({_wall(a.wall)}) an output token costs {_usd(a.at(a.wall))}."
+        items.append(prompt)
     columns = ["model", "GPUs", "wall", "$/M in", "$/M out B=1"]
     columns += [f"$/M out B={B:,}"] * (B > 1)  # the flags' batch, unless it is the column before
     columns += ["$/M out at wall"]
