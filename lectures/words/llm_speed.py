@@ -142,20 +142,14 @@ def pass_table(p: Phase) -> Table:
     return Table(["operator", "FLOPs", "bytes", "FLOP/B", "bound", "time >=", "of pass"], rows)
 
 
-def _compute(p: Phase) -> tuple[int, int]:
-    """How many of the pass's operators that move bytes are compute-bound, and of how many."""
-    moving = [t.bound for t in p.times if t.op.nbytes]
-    return moving.count("compute"), len(moving)
-
-
 def prefill_section(s: Setup, p: Phase) -> Group:
     """Prefill's ledger, the time to first token and what to observe."""
     pre, B, S, ai = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.flops / p.ledger.nbytes
     fused = [t for t in p.times if t.op.kind in ("norm", "elementwise")]
     small = sum(t.count * t.lower_s for t in fused)
     heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute" and t.op.nbytes)
-    n, of = _compute(p)
-    share = _pct(heavy, p)
+    moving = [t.bound for t in p.times if t.op.nbytes]  # n of them compute-bound
+    n, of, share = moving.count("compute"), len(moving), _pct(heavy, p)
     busy = f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
     busy = busy if n else "No operator that moves bytes is compute-bound"
     items = [
@@ -179,7 +173,8 @@ def decode_section(s: Setup, p: Phase) -> Group:
     """Decode's ledger, the time per output token, the throughput and what to observe."""
     dec, B, S, w = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.dtypes.w_bytes
     q = next(t.op.intensity for t in p.times if t.op.name == "Q projection")
-    n, of = _compute(p)
+    moving = [t.bound for t in p.times if t.op.nbytes]  # n of them compute-bound
+    n, of = moving.count("compute"), len(moving)
     bound = "Every operator that moves bytes is memory-bound."
     if n:
         bound = f"{n_of_m(n, of).capitalize()} operators that move bytes are compute-bound at "
