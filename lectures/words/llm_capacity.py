@@ -62,9 +62,8 @@ def memory_section(s: Setup, c: Capacity) -> Group:
     else:
         alone = one.weights > cap
         need = fmt_gb(one.weights if alone else one.total)
-        result = "Largest batch that fits: 0 (" + (
-            f"the weights alone need {need})." if alone else f"one sequence already needs {need})."
-        )
+        needs = "the weights alone need" if alone else "one sequence already needs"
+        result = f"Largest batch that fits: 0 ({needs} {need})."
         what = "The weights alone" if alone else "One sequence with its weights and overhead"
         text = f"{what} ({need}) exceed{'' if alone else 's'} the chip's {fmt_gb(cap)}: this model "
         text += f"needs at least {c.chips} chips (tensor parallelism) or smaller weights. The "

@@ -128,21 +128,20 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
     closer = sum(abs(a - 1) < abs(s - 1) for s, a in zip(spec_r, ach_r, strict=True))
     far = max(cases, key=lambda c: abs(c.measured.seconds / c.spec - 1))
     near = min(cases, key=lambda c: abs(c.measured.seconds / c.achievable - 1))
-    return Observations(
-        [
-            f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
-            f"ratios run from {fmt_ratio(min(spec_r))} to {fmt_ratio(max(spec_r))}.",
-            f"The widest gap is {far.label}: it {versus(far.measured.seconds, far.spec)}.",
-            f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the closest "
-            f"is {near.label}, which {versus(near.measured.seconds, near.achievable)} at "
-            "achievable roofs.",
-            *(
-                f"The achievable {what} was itself measured on this benchmark: these cases are "
-                "calibration, not independent checks of the figures taken from them."
-                for what in shared
-            ),
-        ]
-    )
+    items = [
+        f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
+        f"ratios run from {fmt_ratio(min(spec_r))} to {fmt_ratio(max(spec_r))}.",
+        f"The widest gap is {far.label}: it {versus(far.measured.seconds, far.spec)}.",
+        f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the closest "
+        f"is {near.label}, which {versus(near.measured.seconds, near.achievable)} at "
+        "achievable roofs.",
+    ]
+    items += [
+        f"The achievable {what} was itself measured on this benchmark: these cases are "
+        "calibration, not independent checks of the figures taken from them."
+        for what in shared
+    ]
+    return Observations(items)
 
 
 def bound_note() -> Text:

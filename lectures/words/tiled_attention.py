@@ -464,12 +464,11 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
             why += f" and within 10% of the naive kernel at {len(close)}"
         if r.compute_bound:
             why += ". Both kernels are compute-bound on one core here, so the bytes the tiled one "
-            why += "saves do not lower its bound, while its many small matmuls run below the roof "
-            why += "and every inner step pays a fixed cost."
+            why += "saves do not lower its bound, while its many"
         else:
             why += ". By the roofline it should win, since the naive kernel is memory-bound here, "
-            why += "but its small matmuls run below the roof and every inner step pays a fixed "
-            why += "cost."
+            why += "but its"
+        why += " small matmuls run below the roof and every inner step pays a fixed cost."
     t_top = r.runs[top].seconds
     serial = naive["t_compute_s"] + naive["t_memory_s"]
     exps_s, steps_s = top**2 * r.exp_s, r.steps * r.step_s
