@@ -172,11 +172,9 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
             if ratio(r, 1) != ratio(E_k, 1) and r > E_k
             else ""
         )
-        knees = (
-            f"The routed experts' matmuls reach the ridge of {s.ridge:.0f} FLOP/B at batch "
-            f"{moe_knee:,}, the twin's MLP at {twin_knee:,}: {ratio(r, 1)} the tokens "
-            f"(E/k = {E_k:g}), because each expert meets only k/E of the batch{wider}."
-        )
+        knees = f"The routed experts' matmuls reach the ridge of {s.ridge:.0f} FLOP/B at batch "
+        knees += f"{moe_knee:,}, the twin's MLP at {twin_knee:,}: {ratio(r, 1)} the tokens "
+        knees += f"(E/k = {E_k:g}), because each expert meets only k/E of the batch{wider}."
     else:
         which = "only the twin's MLP reaches" if twin_knee else "neither reaches"
         knees = f"At the ridge of {s.ridge:.0f} FLOP/B {which} it at any batch."
@@ -188,8 +186,7 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     x, digits = a.weight_bytes / b.weight_bytes, 2
     while more != "as many" and digits < 5 and ratio(x, digits) == ratio(1.0, digits):
         digits += 1  # 73.25 against 73.04 GB is 'more', so not x1.00: x1.003
-    read += f"({ratio(x, digits)}): about the same FLOPs per token, "
-    read += f"{more} bytes"
+    read += f"({ratio(x, digits)}): about the same FLOPs per token, {more} bytes"
     if more != "more":
         read += "."
     elif s.batch > 1:
