@@ -213,16 +213,12 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
     slower = [x.ep for x in rows if x.dispatch + x.combine > x.layer]
     k = s.model.experts_per_token
     if s.ep > 1:
-        sent = (
-            f"Each token sends its hidden vector to the {k} experts it chose: "
-            f"{fmt_bytes(me.dispatch_bytes)} out (FP8 with scales) and "
-            f"{fmt_bytes(me.combine_bytes)} back (BF16) per MoE layer at EP {s.ep}, the share "
-            "(N - 1) / N of its copies that leave its GPU."
-        )
-        against = (
-            f"At EP {s.ep} dispatch and combine take {fmt_time(comm)} a layer against the "
-            f"layer's own bound of {fmt_time(me.layer)} per GPU ({ratio(comm / me.layer)}); "
-        )
+        sent = f"Each token sends its hidden vector to the {k} experts it chose: "
+        sent += f"{fmt_bytes(me.dispatch_bytes)} out (FP8 with scales) and "
+        sent += f"{fmt_bytes(me.combine_bytes)} back (BF16) per MoE layer at EP {s.ep}, the share "
+        sent += "(N - 1) / N of its copies that leave its GPU."
+        against = f"At EP {s.ep} dispatch and combine take {fmt_time(comm)} a layer against the "
+        against += f"layer's own bound of {fmt_time(me.layer)} per GPU ({ratio(comm / me.layer)}); "
     else:
         sent = "At EP 1 every expert sits on the token's own GPU: nothing is sent or returned."
         against = "With more GPUs, "
