@@ -132,13 +132,11 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
     fewer = sum(f"{r.skewed:.1f}" != f"{r.uniform:.1f}" and r.skewed < r.uniform for r in reach)
     whole = [r.batch for r in reach if f"{r.uniform / E:.1%}" == "100.0%"]
     first = reach[0]
-    all_at = (
-        f"By batch {whole[0]:,} uniform routing reaches every expert (100.0% to the digit "
-        "shown): from there a step reads the whole mixture, as a dense model would."
-        if whole
-        else f"Even at batch {reach[-1].batch:,} uniform routing reaches "
-        f"{_pct(reach[-1].uniform / E)} of the experts, not all."
-    )
+    all_at = f"Even at batch {reach[-1].batch:,} uniform routing reaches "
+    all_at += f"{_pct(reach[-1].uniform / E)} of the experts, not all."
+    if whole:
+        all_at = f"By batch {whole[0]:,} uniform routing reaches every expert (100.0% to the digit "
+        all_at += "shown): from there a step reads the whole mixture, as a dense model would."
     columns = ["batch", "experts (uniform)", "of E", "expert bytes"]
     columns += [f"experts (skew s={skew:g})", "expert bytes"]
     note = f"\nPer MoE layer, B tokens each choosing {k} of {E} experts; expert bytes are "

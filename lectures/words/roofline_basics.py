@@ -151,14 +151,12 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
     if not png:
         return Text(f"\n{name}: {png.reason}")
     first = r.first_compute()
-    climb = (
-        say(
+    climb = say("up the bandwidth slope; no matmul of the list reaches the flat compute roof")
+    if first is not None:
+        climb = say(
             "up the bandwidth slope to the matmuls on the flat compute roof from B = {first}",
             first=first,
         )
-        if first is not None
-        else say("up the bandwidth slope; no matmul of the list reaches the flat compute roof")
-    )
     caption = say(
         "Every operation of part 1 sits on the bold {chip} roof. Follow them from the "
         "vector add at the bottom left {climb}.",
