@@ -118,18 +118,15 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
 
 def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
     """The saved memory-ledger figure, with a caption that says what to look at."""
-    alone = c.ledgers[1].weights > s.chip.mem_capacity
-    where = (
-        say("the total crosses it at B = {wall}, the memory wall", wall=f"{c.wall:,}")
-        if c.wall and c.wall < BATCH_SEARCH_LIMIT
-        else say(
+    where = say("one sequence already passes it, so no batch fits")
+    if c.ledgers[1].weights > s.chip.mem_capacity:
+        where = say("the weights alone already pass it, so no batch fits")
+    if c.wall:
+        where = say(
             "the total stays under it up to B = {wall}, where the search stops", wall=f"{c.wall:,}"
         )
-        if c.wall
-        else say("the weights alone already pass it, so no batch fits")
-        if alone
-        else say("one sequence already passes it, so no batch fits")
-    )
+    if c.wall and c.wall < BATCH_SEARCH_LIMIT:
+        where = say("the total crosses it at B = {wall}, the memory wall", wall=f"{c.wall:,}")
     caption = say(
         "The four terms of the capacity ledger against batch at a context of {context} "
         "tokens, stacked, under the {chip}'s {capacity} (dashed). "

@@ -221,19 +221,18 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
         sent = "At EP 1 every expert sits on the token's own GPU: nothing is sent or returned."
         against = "With more GPUs, "
     sizes = "EP sizes" if len(rows) > 1 else "EP size"  # an odd E has one: '--ep 3' of 27
-    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} {sizes} " + (
-        f"listed ({listing([str(n) for n in slower])}): there, unless it overlaps with "
-        "compute, it sets the step."
-        if slower
-        else "listed: the layer's own bound is longer at every size listed."
-    )
+    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} {sizes} "
+    listed = "listed: the layer's own bound is longer at every size listed."
+    if slower:
+        listed = f"listed ({listing([str(n) for n in slower])}): there, unless it overlaps with "
+        listed += "compute, it sets the step."
     columns = ["EP", "in node", "other nodes", "dispatch B/token", "combine B/token"]
     columns += ["dispatch", "combine", "layer >="]
     note = f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
     note += f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
     note += "latency a call (section 5). * chosen with --ep."
     title = f"4. Expert parallelism: dispatch and combine, {counted(s.batch, 'token')} a step"
-    return section(title, Table(columns, table), note, items=[sent, against + at_sizes])
+    return section(title, Table(columns, table), note, items=[sent, against + at_sizes + listed])
 
 
 def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
