@@ -99,6 +99,8 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
     per_gpu = weights / s.ep
     fits = "fit in" if per_gpu <= cap else "do not fit in"
     gap = abs(me.twin / me.active - 1)
+    near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
+    on = f", {fmt_gb(per_gpu)} on each of {s.ep} GPUs" if s.ep > 1 else " on one GPU"
     columns = ["model", "experts/token", "total", "published", "active", "published"]
     columns += ["total/active", "dense twin"]
     note = f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}."
@@ -107,15 +109,11 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
         f"{s.model.name} holds {fmt_num(me.total)} parameters but a token uses "
         f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory ledger pays for "
         f"{ratio(me.total / me.active, 1)} the weights the speed ledger computes with.",
-        f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}"
-        + (f", {fmt_gb(per_gpu)} on each of {s.ep} GPUs" if s.ep > 1 else " on one GPU")
-        + f": they {fits} the {s.chip.name}'s "
-        f"{fmt_gb(cap)}.",
+        f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}{on}: they {fits} the "
+        f"{s.chip.name}'s {fmt_gb(cap)}.",
         f"The dense twin (every MLP as wide as the experts one token uses, the router "
-        f"gone) has {fmt_num(me.twin)} parameters, "
-        + (f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from")
-        + " the mixture's active count: it computes the same per token and stores only "
-        "that.",
+        f"gone) has {fmt_num(me.twin)} parameters, {near} the mixture's active count: it "
+        "computes the same per token and stores only that.",
     ]
     return section(title, Table(columns, rows), note, items=items)
 
