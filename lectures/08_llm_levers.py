@@ -139,7 +139,7 @@ for c in CHIPS.values():
 q_one = next(op.intensity for op in one.layer if op.name == "Q projection")
 show(
     page.chips_section(setup, runs, fig_precision),
-    page.chips_observations(setup, runs, q_one, kv_seq, pair=("a100", "a100-80gb")),
+    page.chips_observations(runs, q_one, kv_seq, pair=("a100", "a100-80gb")),
 )
 
 # %%

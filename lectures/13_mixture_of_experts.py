@@ -56,8 +56,8 @@ S, B, N, dtypes = args.context, args.batch, args.ep, llm.DTypes(precision)
 E, k, d = model.n_experts, model.experts_per_token, model.d_model
 peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
 twin = dense_twin(model)  # one MLP as wide as the experts a token uses
-setup = page.Setup(model=model, twin=twin, chip=chip, precision=precision, dtypes=dtypes,
-                   context=S, batch=B, ep=N, peak=peak, ridge=ridge)  # fmt: skip
+setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S,
+                   batch=B, ep=N, ridge=ridge)  # fmt: skip
 batches = sorted({1, 8, 64, 512, 4096, B})
 
 # %%
@@ -112,10 +112,10 @@ show(page.routing_section(setup, reach, per_expert, ROUTING_ZIPF))
 
 
 def step(m, b):
-    """One decode step of b tokens on one chip's roofs: weight bytes, all bytes, bound."""
+    """One decode step of b tokens on one chip's roofs: its weight bytes and bound."""
     ledger = llm.decode_ledger(m, b, S, dtypes)
     t = llm.pass_time(ledger, chip, precision)
-    return page.Step(batch=b, weight_bytes=ledger.weight_bytes, nbytes=ledger.nbytes, time=t)
+    return page.Step(batch=b, weight_bytes=ledger.weight_bytes, time=t)
 
 
 steps = [(step(model, b), step(twin, b)) for b in batches]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from common.present.display import Group, Heading, Observations, Text
+from common.present.display import Figure, Group, Heading, Observations, Text, figure
+from common.shell.paths import display_path
 
 
 def section(
@@ -15,3 +16,8 @@ def section(
     what to observe, when there is something."""
     shown = (Text(p) if isinstance(p, str) else p for p in parts)
     return Group(Heading(title, page), *shown, Observations(items) if items else None)
+
+
+def figure_shown(path: str, caption: str) -> Figure:
+    """The saved figure with its caption (the site shows it, the terminal says where it is)."""
+    return figure(path, caption, display_path(path))

@@ -11,7 +11,7 @@ from typing import Any
 
 from common.formulas.hierarchy import CALL_COST_MATTERS, GIL_RELEASE_ELEMENTS, Plateau, fits_in
 from common.present.claims import change, counted, direction, n_of_m, speed
-from common.present.console import fmt_bw, fmt_kib, fmt_num, fmt_ratio, fmt_time
+from common.present.console import fmt_bw, fmt_kib, fmt_rate, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Heading, Observations, Table, Text
 from common.present.say import say
 from lectures.words import section
@@ -23,12 +23,7 @@ GAIN = 1.1  # every core streams at least 10% more than one: a real gain
 AGREE = 0.1  # two DRAM measurements within 10% agree
 
 
-def _flops(x: float, digits: int = 1) -> str:
-    return fmt_num(x, digits, "FLOP/s")
-
-
-def _ridge(x: float) -> str:
-    return f"{x:.1f}"
+_ridge = "{:.1f}".format
 
 
 def cache_table(caches: Sequence[Any], source: str) -> Group | Text:
@@ -55,15 +50,15 @@ class ComputeRoof:  # section 2: the calibration, the matmuls timed here, the ro
 
 def compute_roof(r: ComputeRoof) -> Group:
     """The calibrated roof, the two matmuls, and the raise when one of them beat it."""
-    facts = [("compute roof", f"{_flops(r.calibrated)} ({r.source})")]
+    facts = [("compute roof", f"{fmt_rate(r.calibrated)} ({r.source})")]
     for m in r.matmuls:
         matrices = f"({fmt_kib(m['bytes'], 2)} of matrices)"
-        facts.append((f"matmul n={m['side']}", f"{_flops(m['flops_per_s'])} {matrices}"))
-    if direction(r.calibrated, r.peak, _flops) <= 0:
+        facts.append((f"matmul n={m['side']}", f"{fmt_rate(m['flops_per_s'])} {matrices}"))
+    if direction(r.calibrated, r.peak, fmt_rate) <= 0:
         return Group(Facts(facts))
     side = max(r.matmuls, key=lambda m: m["flops_per_s"])["side"]
-    raised = f"compute roof raised from {_flops(r.calibrated)} to {_flops(r.peak)}: the n={side} "
-    raised += "matmul ran faster than the calibration, which other work probably slowed"
+    raised = f"compute roof raised from {fmt_rate(r.calibrated)} to {fmt_rate(r.peak)}: the "
+    raised += f"n={side} matmul ran faster than the calibration, which other work probably slowed"
     return Group(Facts(facts), Text(raised))
 
 
@@ -149,9 +144,11 @@ def plateau_tables(r: Plateaus) -> Group:
     head = ["level", "cache size", "sizes used", "points", "margin", "plateau", "measured"]
     head += ["x DRAM"]
     title = "What the change-point detector finds without the cache sizes"
-    found = [[d.name, fmt_kib(d.lo_bytes, 0), fmt_kib(d.hi_bytes, 0), d.points] for d in r.detected]
-    for row, d in zip(found, r.detected, strict=True):
-        row += [fmt_bw(d.bytes_per_s), _home(d, r.levels)]
+    found = [
+        [d.name, fmt_kib(d.lo_bytes, 0), fmt_kib(d.hi_bytes, 0), d.points, fmt_bw(d.bytes_per_s),
+         _home(d, r.levels)]
+        for d in r.detected
+    ]  # fmt: skip
     detected = Table(["plateau", "from", "to", "points", "bandwidth", "fits in"], found)
     none = Text("the detector found no run of flat points (too few sizes or too much noise)")
     shown = detected if r.detected else none
@@ -174,10 +171,9 @@ def plateau_observations(r: Plateaus) -> Observations:
             step = f"Leaving {inner.name} for {outer.name} costs {fmt_ratio(x)} in bandwidth "
             step += f"({a} to {b})."
         elif x > 1 / MATCH:
-            step = f"{inner.name} ({a}) and {outer.name} ({b}) are within {MATCH - 1:.0%} of "
-            step += "each other. When two neighbouring plateaus match, the limit is not that "
-            step += "cache but the core: numpy's loop and the load/store units cannot use the "
-            step += "faster level."
+            step = f"{inner.name} ({a}) and {outer.name} ({b}) are within {MATCH - 1:.0%} of each "
+            step += "other. When two neighbouring plateaus match, the limit is not that cache but "
+            step += "the core: numpy's loop and the load/store units cannot use the faster level."
         else:
             step = f"The {inner.name} plateau ({a}) comes out below the {outer.name} plateau "
             step += f"({b}). No cache is slower than the one outside it: at {inner.name} sizes "
@@ -215,9 +211,8 @@ def sweep_caption(r: Plateaus) -> str:
     if r.call_limit is None:
         return caption
     return say(
-        "{caption} In the grey band (working sets up to {size}) the fixed cost of a "
-        "call is at least {share} of its time, so the measured curve (grey) "
-        "sits below the corrected one.",
+        "{caption} In the grey band (working sets up to {size}) the fixed cost of a call is at "
+        "least {share} of its time, so the measured curve (grey) sits below the corrected one.",
         caption=caption,
         size=fmt_kib(r.call_limit, 2),
         share=f"{CALL_COST_MATTERS:.0%}",
@@ -239,10 +234,9 @@ def fixed_cost_observations(r: FixedCost) -> Observations:
     call_s, gil_s = r.costs["call_seconds"], r.costs["gil_seconds"]
     size, share, bw = r.smallest
     items = [
-        f"One call costs {fmt_time(call_s)} before it moves a byte "
-        f"({fmt_time(call_s + gil_s)} above {GIL_RELEASE_ELEMENTS} elements). That is "
-        f"{share:.0%} of the time at the smallest working set, {fmt_kib(size, 2)}, where "
-        f"the measured bandwidth is {fmt_bw(bw)}."
+        f"One call costs {fmt_time(call_s)} before it moves a byte ({fmt_time(call_s + gil_s)} "
+        f"above {GIL_RELEASE_ELEMENTS} elements). That is {share:.0%} of the time at the smallest "
+        f"working set, {fmt_kib(size, 2)}, where the measured bandwidth is {fmt_bw(bw)}."
     ]
     if r.call_limit is not None:
         reach = f"The fixed cost is at least {CALL_COST_MATTERS:.0%} of a call up to a working "
@@ -278,7 +272,7 @@ def threads_table(r: Threads) -> Group:
     title = f"DRAM bandwidth at {fmt_kib(r.working_set_bytes, 2)}: 1 thread against {r.threads}"
     word = "thread" if r.blas_threads == 1 else "threads"
     table = Table(["threads", "bandwidth", "ridge point P / beta"], rows)
-    return section(title, table, f"P = {_flops(r.peak)} (matmul on {r.blas_threads} BLAS {word})")
+    return section(title, table, f"P = {fmt_rate(r.peak)} (matmul on {r.blas_threads} BLAS {word})")
 
 
 def threads_observations(r: Threads) -> Observations:
@@ -306,27 +300,22 @@ def threads_observations(r: Threads) -> Observations:
     gap = r.sweep_bw / r.one_bw - 1  # the sweep's point against this one
     than = "less" if gap < 0 else "more"
     said = "the same" if f"{abs(gap):.0%}" == "0%" else f"{abs(gap):.0%} {than}"
-    if abs(gap) <= AGREE:
-        agreement = "the two agree"
-    else:
-        agreement = "a gap that size shows how much the machine's load moves a DRAM measurement "
-        agreement += "from one moment to the next"
+    agreement = "a gap that size shows how much the machine's load moves a DRAM measurement "
+    agreement += "from one moment to the next"
+    agreement = "the two agree" if abs(gap) <= AGREE else agreement
     sweep = f"One thread here streams {fmt_bw(r.one_bw)}; the sweep measured "
     sweep += f"{fmt_bw(r.sweep_bw)} at the same working set, {said}: {agreement}."
     return Observations([*items, sweep])
 
 
-def _adds(operations: Sequence[Row]) -> list[Row]:
-    return [op for op in operations if op["label"].startswith("add")]
-
-
 def operations_table(operations: Sequence[Row]) -> Group:
     """Each operation: where its data lives, I, GFLOP/s, the model's roof, the closest roof."""
-    rows = [[op["label"], op["level"], f"{op['intensity']:.3g}"] for op in operations]
-    for row, op in zip(rows, operations, strict=True):
-        share = op["fraction_of_predicted"]
-        row += [f"{op['flops_per_s'] / 1e9:.2f}", op["predicted_roof"] or "-"]
-        row += ["-" if share is None else f"{share:.0%}", op["closest_roof"]]
+    rows = [
+        [op["label"], op["level"], f"{op['intensity']:.3g}", f"{op['flops_per_s'] / 1e9:.2f}",
+         op["predicted_roof"] or "-", "-" if share is None else f"{share:.0%}", op["closest_roof"]]
+        for op in operations
+        for share in [op["fraction_of_predicted"]]
+    ]  # fmt: skip
     head = ["operation", "data in", "I (FLOP/B)", "GFLOP/s", "model's roof", "of it"]
     head += ["closest roof"]
     note = "The adds were timed again for this table and their GFLOP/s have the fixed call "
@@ -336,36 +325,36 @@ def operations_table(operations: Sequence[Row]) -> Group:
 
 def operations_observations(operations: Sequence[Row], peak: float) -> Observations:
     """Whether each add sits on the roof of its level, and how far the matmuls reach."""
-    items, adds = [], _adds(operations)
+    items, adds = [], [op for op in operations if op["label"].startswith("add")]
     for op in adds:
         verdict = "as the model predicts"
         if op["closest_roof"] != op["predicted_roof"]:
             verdict = f"not the {op['predicted_roof']} roof the model predicts"
         add = f"The add with a {fmt_kib(op['working_set_bytes'], 2)} working set (data in "
-        add += f"{op['level']}) runs at {_flops(op['flops_per_s'], 2)}, closest to the "
+        add += f"{op['level']}) runs at {fmt_rate(op['flops_per_s'], 2)}, closest to the "
         items.append(add + f"{op['closest_roof']} roof, {verdict}.")
     if adds:
         first, paid = adds[0], adds[0]["flops_per_s_with_call_cost"]
         share = 1 - paid / first["flops_per_s"]  # of the call's time, the fixed cost's share
-        if direction(first["flops_per_s"], paid, lambda x: _flops(x, 2)) < 0:
+        if direction(first["flops_per_s"], paid, lambda x: fmt_rate(x, 2)) < 0:
             cause = "the fixed cost takes less than half of the call"
             if share >= 0.5:
                 cause = "at that size no memory roof bounds a numpy call, the fixed cost does"
             paying = f"With its call cost, the {first['level']}-sized add reaches "
-            paying += f"{_flops(paid, 2)} against {_flops(first['flops_per_s'], 2)} without it"
+            paying += f"{fmt_rate(paid, 2)} against {fmt_rate(first['flops_per_s'], 2)} without it"
             items.append(paying + f": {cause}.")
     for op in operations:
         if op["label"].startswith("matmul"):
             where = f", data in {op['level']}" if op["level"] != "-" else ""
             matmul = f"{op['label']} (I = {op['intensity']:.0f} FLOP/byte{where}) runs at "
-            matmul += f"{_flops(op['flops_per_s'])}, {op['flops_per_s'] / peak:.1%} of the "
+            matmul += f"{fmt_rate(op['flops_per_s'])}, {op['flops_per_s'] / peak:.1%} of the "
             items.append(matmul + f"compute roof; its closest roof is {op['closest_roof']}.")
     return Observations(items)
 
 
 def roofline_caption(operations: Sequence[Row], peak: float) -> str:
     """What to look at in the hierarchical roofline."""
-    adds = _adds(operations)
+    adds = [op for op in operations if op["label"].startswith("add")]
     on_own = sum(op["closest_roof"] == op["predicted_roof"] for op in adds)
     i = f"{adds[0]['intensity']:.3g}" if adds else ""
     look = ""
@@ -388,6 +377,6 @@ def roofline_caption(operations: Sequence[Row], peak: float) -> str:
         "One bandwidth roof per memory level (solid, one thread; dashed, DRAM from every "
         "core) under the compute roof of {peak}. {look}The matmuls sit far to the right, "
         "under the compute roof.",
-        peak=_flops(peak),
+        peak=fmt_rate(peak),
         look=look,
     )

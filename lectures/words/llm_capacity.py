@@ -9,20 +9,16 @@ from common.formulas.ledger import BATCH_SEARCH_LIMIT, MemoryLedger
 from common.formulas.transformer import MatmulShape
 from common.present.claims import at_least, direction, times
 from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib, fmt_pct
-from common.present.display import Figure, Group, Table, figure
+from common.present.display import Figure, Group, Table
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
-from lectures.words import section
-from lectures.words.llm_speed import Setup, png_hint
-
-__all__ = ["Capacity", "Knee", "Setup", "png_hint"]
+from lectures.words import figure_shown, section
+from lectures.words.llm_speed import Setup as Setup
+from lectures.words.llm_speed import png_hint as png_hint
 
 
 @dataclass(frozen=True)
-class Capacity:
-    """The memory ledger at a few batches (1 among them), per-token sizes and the wall."""
-
+class Capacity:  # the memory ledger at a few batches (1 among them), per-token sizes and the wall
     ledgers: Mapping[int, MemoryLedger]
     kv_token: float  # bytes of KV cache per token
     act_token: float  # bytes of activations per token in flight
@@ -31,9 +27,7 @@ class Capacity:
 
 
 @dataclass(frozen=True)
-class Knee:
-    """Each weight matmul's critical batch, decode's as a whole, and the small-B estimate."""
-
+class Knee:  # each weight matmul's critical batch, decode's as a whole, and the small-B estimate
     shapes: Sequence[tuple[MatmulShape, int | None]]
     knee: int | None
     estimate: float  # ridge x bytes per weight / 2: where 2B / w meets the ridge
@@ -68,9 +62,8 @@ def memory_section(s: Setup, c: Capacity) -> Group:
     else:
         alone = one.weights > cap
         need = fmt_gb(one.weights if alone else one.total)
-        result = "Largest batch that fits: 0 (" + (
-            f"the weights alone need {need})." if alone else f"one sequence already needs {need})."
-        )
+        needs = "the weights alone need" if alone else "one sequence already needs"
+        result = f"Largest batch that fits: 0 ({needs} {need})."
         what = "The weights alone" if alone else "One sequence with its weights and overhead"
         text = f"{what} ({need}) exceed{'' if alone else 's'} the chip's {fmt_gb(cap)}: this model "
         text += f"needs at least {c.chips} chips (tensor parallelism) or smaller weights. The "
@@ -125,18 +118,15 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
 
 def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
     """The saved memory-ledger figure, with a caption that says what to look at."""
-    alone = c.ledgers[1].weights > s.chip.mem_capacity
-    where = (
-        say("the total crosses it at B = {wall}, the memory wall", wall=f"{c.wall:,}")
-        if c.wall and c.wall < BATCH_SEARCH_LIMIT
-        else say(
+    where = say("one sequence already passes it, so no batch fits")
+    if c.ledgers[1].weights > s.chip.mem_capacity:
+        where = say("the weights alone already pass it, so no batch fits")
+    if c.wall:
+        where = say(
             "the total stays under it up to B = {wall}, where the search stops", wall=f"{c.wall:,}"
         )
-        if c.wall
-        else say("the weights alone already pass it, so no batch fits")
-        if alone
-        else say("one sequence already passes it, so no batch fits")
-    )
+    if c.wall and c.wall < BATCH_SEARCH_LIMIT:
+        where = say("the total crosses it at B = {wall}, the memory wall", wall=f"{c.wall:,}")
     caption = say(
         "The four terms of the capacity ledger against batch at a context of {context} "
         "tokens, stacked, under the {chip}'s {capacity} (dashed). "
@@ -146,4 +136,4 @@ def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
         capacity=fmt_gb(s.chip.mem_capacity),
         where=where,
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)

@@ -20,20 +20,16 @@ from common.present.claims import (
     times,
 )
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
-from common.present.display import Figure, Group, Observations, Table, figure
+from common.present.display import Figure, Group, Observations, Table
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.models import Model
-from lectures.words import section
-from lectures.words.llm_speed import Setup, png_hint
-
-__all__ = ["ChipRun", "Quant", "Setup", "Variant", "png_hint"]
+from lectures.words import figure_shown, section
+from lectures.words.llm_speed import Setup as Setup
+from lectures.words.llm_speed import png_hint as png_hint
 
 
 @dataclass(frozen=True)
-class Quant:
-    """Lectures 06 and 07 redone with one weight precision (times in s, sizes in bytes)."""
-
+class Quant:  # lectures 06 and 07 redone with one weight precision (times in s, sizes in bytes)
     weights: float
     ttft: float
     tpot: float
@@ -46,9 +42,7 @@ class Quant:
 
 
 @dataclass(frozen=True)
-class Variant:
-    """The model or its twin with other KV heads, at the lecture's batch and context."""
-
+class Variant:  # the model or its twin with other KV heads, at the lecture's batch and context
     model: Model
     kv: float  # KV-cache bytes per token
     wall: int
@@ -58,9 +52,7 @@ class Variant:
 
 
 @dataclass(frozen=True)
-class ChipRun:
-    """The model on one chip: its roofs, bounds, wall, knee and (figure chips) its curve."""
-
+class ChipRun:  # the model on one chip: its roofs, bounds, wall, knee and (figure chips) its curve
     chip: Chip
     peak: float  # FLOP/s at the section's precision
     ridge: float
@@ -86,27 +78,6 @@ def _wall(n: int) -> str:
     return f">={n:,}" if n >= BATCH_SEARCH_LIMIT else f"{n:,}"
 
 
-def _walls(a: int, b: int) -> str:
-    """How the largest batch moved from `a` to `b`, or that the search's bound hides it."""
-    if max(a, b) < BATCH_SEARCH_LIMIT:
-        return f"batch {change(a, b, _int, words=SAME)}"
-    if min(a, b) >= BATCH_SEARCH_LIMIT:
-        bound = f"{BATCH_SEARCH_LIMIT:,}, --batch's maximum"
-        return f"batch reaches the search's bound ({bound}) either way"
-    said = f"batch goes from {at_least(a, BATCH_SEARCH_LIMIT)} to {at_least(b, BATCH_SEARCH_LIMIT)}"
-    return said + " (the search stops at --batch's maximum)"
-
-
-def _knee(a: int | None, b: int | None) -> str:
-    """How the knee moves from bf16 weights (a) to int4 (b); None: no batch reaches it."""
-    if a and b:
-        why = ": fewer bytes per weight means fewer rows earn the ridge." if b < a else "."
-        return f"The knee {change(a, b, _int, words=('rises', 'drops', 'stays at'))}{why}"
-    if b:
-        return f"int4 weights bring a knee, B = {b:,}; bf16 weights reach the ridge at no batch."
-    return "Neither precision's weight matmuls reach the ridge at any batch: no knee."
-
-
 def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     """Weight-only quantization: what each weight precision changes, and what it does not."""
     B, a, b = s.batch, quant["bf16"], quant["int4"]
@@ -124,15 +95,26 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     if speed(a.ttft, b.ttft) == "no faster" and b.prefill_compute < b.prefill_matmuls:
         gain = "the memory-bound ones read fewer weight bytes, but the time that saves is too "
         gain += "small a part of the pass to show."
+    top, (k0, k1) = BATCH_SEARCH_LIMIT, (a.knee, b.knee)  # a knee None: no batch reaches it
+    walls = f"batch {change(a.wall, b.wall, _int, words=SAME)}"
+    if min(a.wall, b.wall) >= top:
+        walls = f"batch reaches the search's bound ({top:,}, --batch's maximum) either way"
+    elif max(a.wall, b.wall) >= top:
+        walls = f"batch goes from {at_least(a.wall, top)} to {at_least(b.wall, top)} (the search "
+        walls += "stops at --batch's maximum)"
+    knee = "Neither precision's weight matmuls reach the ridge at any batch: no knee."
+    if k0 and k1:
+        fewer = ": fewer bytes per weight means fewer rows earn the ridge." if k1 < k0 else "."
+        knee = f"The knee {change(k0, k1, _int, words=('rises', 'drops', 'stays at'))}{fewer}"
+    elif k1:
+        knee = f"int4 weights bring a knee, B = {k1:,}; bf16 weights reach the ridge at no batch."
     items = [
-        f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the "
-        f"decode step gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. "
-        f"{_knee(a.knee, b.knee)} The freed memory holds KV cache, so the largest "
-        f"{_walls(a.wall, b.wall)}.",
-        f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. "
-        f"{compute[0].capitalize()} weight matmuls are compute-bound with bf16 weights "
-        f"and {compute[1]} with int4: a compute-bound matmul computes at "
-        f"{s.precision} whatever the weights' storage; {gain}",
+        f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the decode step "
+        f"gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. {knee} The freed "
+        f"memory holds KV cache, so the largest {walls}.",
+        f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. {compute[0].capitalize()} weight "
+        f"matmuls are compute-bound with bf16 weights and {compute[1]} with int4: a compute-bound "
+        f"matmul computes at {s.precision} whatever the weights' storage; {gain}",
         f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
         "the attention traffic per decode step "
         f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
@@ -159,16 +141,14 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
         fits += f"{at_least(few.wall, BATCH_SEARCH_LIMIT)}."
     head = ["model", "KV heads", "KV/token", "KV/sequence", "fits", "attn bytes", "TPOT >="]
     items = [
-        f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of "
-        f"{few.model.n_kv_heads}, for the same {many.model.n_heads} query heads. At "
-        f"{counted(S, 'token')} that is {_kib(many.kv * S)} per sequence against "
-        f"{_kib(few.kv * S)}, {fits}",
-        "Decode reads the whole cache every step, so attention moves "
-        f"{fmt_bytes(many.attn_bytes)} against {fmt_bytes(few.attn_bytes)} per step at "
-        f"batch {B:,} ({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention "
-        f"runs at {many.attn_intensity:.2f} FLOP/byte against "
-        f"{few.attn_intensity:.2f}: each KV head read serves the query heads of its "
-        "group.",
+        f"{many.model.n_kv_heads} KV heads store {kv} the KV cache of {few.model.n_kv_heads}, for "
+        f"the same {many.model.n_heads} query heads. At {counted(S, 'token')} that is "
+        f"{_kib(many.kv * S)} per sequence against {_kib(few.kv * S)}, {fits}",
+        f"Decode reads the whole cache every step, so attention moves {fmt_bytes(many.attn_bytes)} "
+        f"against {fmt_bytes(few.attn_bytes)} per step at batch {B:,} "
+        f"({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention runs at "
+        f"{many.attn_intensity:.2f} FLOP/byte against {few.attn_intensity:.2f}: each KV head read "
+        "serves the query heads of its group.",
     ]
     title = f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})"
     return section(title, Table(head, rows), items=items)
@@ -193,40 +173,21 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
 def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
     """The saved throughput figure, with a caption that says what to look at."""
     caption = say(
-        "Decode throughput bound of {model} against batch at a context of "
-        "{context} tokens, one panel per chip ({chips}). "
-        "Each curve stops at its memory wall (solid line); the dashed line is the batch where "
-        "the weight matmuls turn compute-bound, the dotted one the bandwidth divided by one "
-        "sequence's KV cache. Look at how each curve bends: a bigger batch shares the "
-        "weights, but every sequence reads its own cache, so the curve flattens towards the "
-        "dotted ceiling.",
+        "Decode throughput bound of {model} against batch at a context of {context} tokens, one "
+        "panel per chip ({chips}). Each curve stops at its memory wall (solid line); the dashed "
+        "line is the batch where the weight matmuls turn compute-bound, the dotted one the "
+        "bandwidth divided by one sequence's KV cache. Look at how each curve bends: a bigger "
+        "batch shares the weights, but every sequence reads its own cache, so the curve flattens "
+        "towards the dotted ceiling.",
         model=s.model.name,
         context=f"{s.context:,}",
         chips=", ".join(chips),
     )
-    return figure(path, caption, display_path(path))
-
-
-def _flattens(h1: ChipRun, b2: ChipRun, kv_seq: float) -> str:
-    """Why H100's curve flattens: the lower ceiling, KV reads or weight-matmul compute."""
-    kv = f"each sequence reads its own {fmt_gb(kv_seq)} of KV cache per step"
-    compute = 1 / h1.matmul if h1.matmul else float("inf")
-    if binding([("kv", h1.ceiling), ("compute", compute)]) == "kv":
-        said = f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
-        said += f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
-        return said + f"{b2.chip.name}."
-    said = f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
-    said += f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
-    said += f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads alone "
-    return said + f"would allow ({kv})."
+    return figure_shown(path, caption)
 
 
 def chips_observations(
-    s: Setup,
-    runs: Mapping[str, ChipRun],
-    b1_intensity: float,
-    kv_seq: float,
-    pair: tuple[str, str] = ("h100", "h200"),
+    runs: Mapping[str, ChipRun], b1_intensity: float, kv_seq: float, pair=("h100", "h200")
 ) -> Observations:
     """What the chips show, `pair` (old, new) compared: bandwidth sets decode, compute prefill."""
     h1, h2, b2 = runs["h100"], runs["h200"], runs["b200"]
@@ -246,7 +207,18 @@ def chips_observations(
         text = f"Against {o.chip.name}, {n.chip.name} has {times(n.peak / o.peak)} compute and "
         text += f"{times(n.chip.mem_bw / o.chip.mem_bw)} bandwidth: decode at batch 1 gets "
         items.append(text + f"{decode}, prefill {only}{prefill}.")
-    items += [_flattens(h1, b2, kv_seq)] * bool(h1.wall)  # no sequence fits: no curve
+    if h1.wall:  # why H100's curve flattens (no sequence fits: no curve): KV reads or compute
+        kv = f"each sequence reads its own {fmt_gb(kv_seq)} of KV cache per step"
+        compute = 1 / h1.matmul if h1.matmul else float("inf")
+        said = f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
+        said += f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
+        said += f"{b2.chip.name}."
+        if binding([("kv", h1.ceiling), ("compute", compute)]) == "compute":
+            said = f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
+            said += f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
+            said += f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads "
+            said += f"alone would allow ({kv})."
+        items.append(said)
     past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
     if past:
         r = past[0]

@@ -20,17 +20,14 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import Figure, Group, Table, Text, figure
+from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.models import Model
-from lectures.words import section
+from lectures.words import figure_shown, section
 
 
 @dataclass(frozen=True)
-class Setup:
-    """What the flags chose, with the chip's peak (FLOP/s) and ridge (FLOP/byte)."""
-
+class Setup:  # what the flags chose, with the chip's peak (FLOP/s) and ridge (FLOP/byte)
     model: Model
     chip: Chip
     precision: str
@@ -42,9 +39,7 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Phase:
-    """One pass: its ledger, operator times, bound, compute time and weight-read time (s)."""
-
+class Phase:  # one pass: its ledger, operator times, bound, compute time and weight-read time (s)
     ledger: PassLedger
     times: Sequence[OpTime]
     time: float  # sum of max(F / P_peak, D / beta)
@@ -147,36 +142,27 @@ def pass_table(p: Phase) -> Table:
     return Table(["operator", "FLOPs", "bytes", "FLOP/B", "bound", "time >=", "of pass"], rows)
 
 
-def _compute(p: Phase) -> tuple[int, int]:
-    """How many of the pass's operators that move bytes are compute-bound, and of how many."""
-    moving = [t.bound for t in p.times if t.op.nbytes]
-    return moving.count("compute"), len(moving)
-
-
 def prefill_section(s: Setup, p: Phase) -> Group:
     """Prefill's ledger, the time to first token and what to observe."""
     pre, B, S, ai = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.flops / p.ledger.nbytes
     fused = [t for t in p.times if t.op.kind in ("norm", "elementwise")]
     small = sum(t.count * t.lower_s for t in fused)
     heavy = sum(t.count * t.lower_s for t in p.times if t.bound == "compute" and t.op.nbytes)
-    n, of = _compute(p)
-    share = _pct(heavy, p)
+    moving = [t.bound for t in p.times if t.op.nbytes]  # n of them compute-bound
+    n, of, share = moving.count("compute"), len(moving), _pct(heavy, p)
     busy = f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
     busy = busy if n else "No operator that moves bytes is compute-bound"
     items = [
-        f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: "
-        f"{ai:.0f} FLOP per byte overall, {above(ai, s.ridge, _int)} the ridge of "
-        f"{s.ridge:.0f}. {busy}, and the whole-pass compute time alone is "
-        f"{fmt_time(p.compute)}.",
-        f"Attention (scores, softmax, weighted sum) is "
-        f"{fmt_pct(pre.kind_total('attention') / pre.flops, 1)} of the FLOPs at {S:,} tokens; "
-        "its share grows with the prompt, since its FLOPs grow as S² and the "
-        "matmuls' as S.",
+        f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: {ai:.0f} FLOP per "
+        f"byte overall, {above(ai, s.ridge, _int)} the ridge of {s.ridge:.0f}. {busy}, and the "
+        f"whole-pass compute time alone is {fmt_time(p.compute)}.",
+        "Attention (scores, softmax, weighted sum) is "
+        f"{fmt_pct(pre.kind_total('attention') / pre.flops, 1)} of the FLOPs at {S:,} tokens; its "
+        "share grows with the prompt, since its FLOPs grow as S² and the matmuls' as S.",
         "Of the norms, SiLU and residual adds, "
-        f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are "
-        f"memory-bound; together they cost {fmt_time(small)} ({_pct(small, p)} of the "
-        "pass) in this unfused ledger. Real engines fuse them into the neighbouring "
-        "matmuls.",
+        f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are memory-bound; together "
+        f"they cost {fmt_time(small)} ({_pct(small, p)} of the pass) in this unfused ledger. Real "
+        "engines fuse them into the neighbouring matmuls.",
     ]
     title = f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"
     ttft = f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens)."
@@ -187,7 +173,8 @@ def decode_section(s: Setup, p: Phase) -> Group:
     """Decode's ledger, the time per output token, the throughput and what to observe."""
     dec, B, S, w = p.ledger, p.ledger.batch, p.ledger.context, p.ledger.dtypes.w_bytes
     q = next(t.op.intensity for t in p.times if t.op.name == "Q projection")
-    n, of = _compute(p)
+    moving = [t.bound for t in p.times if t.op.nbytes]  # n of them compute-bound
+    n, of = moving.count("compute"), len(moving)
     bound = "Every operator that moves bytes is memory-bound."
     if n:
         bound = f"{n_of_m(n, of).capitalize()} operators that move bytes are compute-bound at "
@@ -232,7 +219,7 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
         ridge=f"{s.ridge:.0f}",
         flat=listing(flat),
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)
 
 
 def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable: tuple) -> Group:

@@ -206,30 +206,27 @@ def operation_observations(ops: Operations) -> Observations:
         "pattern, so it should sit near 100%; far from it, the machine changed speed "
         "between the two measurements.",
         f"The elementwise rows and LayerNorm have I <= {max_i:.2f} FLOP/byte, {side}",
-        f"add+relu in two passes took {fmt_time(two['t_meas_s'])}; written as one "
-        f"expression it took {fmt_time(one['t_meas_s'])}, "
-        f"x{one['t_meas_s'] / two['t_meas_s']:.2f} as long. The one line is not fused: its "
-        f"temporary costs a zero-fill pass ({fmt_time(ops.zero_fill_s)} at the bandwidth "
-        f"roof) plus page faults. Charged six passes, it reaches {pct(one)} of its bound; "
-        "the page faults are the part no byte count captures.",
+        f"add+relu in two passes took {fmt_time(two['t_meas_s'])}; written as one expression it "
+        f"took {fmt_time(one['t_meas_s'])}, x{one['t_meas_s'] / two['t_meas_s']:.2f} as long. The "
+        f"one line is not fused: its temporary costs a zero-fill pass ({fmt_time(ops.zero_fill_s)} "
+        f"at the bandwidth roof) plus page faults. Charged six passes, it reaches {pct(one)} of "
+        "its bound; the page faults are the part no byte count captures.",
         f"LayerNorm reached {pct(ln)}. Its ten passes move {fmt_bytes(ln['bytes'])} for six "
         "operations per element; a fused kernel that reads x once and writes y once would "
         f"move {fmt_bytes(ops.fused_layernorm_bytes)}.",
-        f"Naive attention reached {pct(att)} of its bound ({att['bound']}-bound, "
-        f"I = {att['intensity']:.1f} FLOP/byte). Timed alone, its two matmuls took "
-        f"{fmt_time(mm_meas)} (their bound: {fmt_time(mm_pred)}) and its softmax "
-        f"{fmt_time(sm_meas)} (bound: {fmt_time(sm_pred)}). The roofline assumes the phases "
-        "overlap, so it charges only the larger one; numpy runs them one after the other, "
-        "so the times add, and even perfect phases would reach only "
-        f"{fmt_pct(max(mm_pred, sm_pred) / (mm_pred + sm_pred))}. On their own, the matmuls "
-        f"reached {mm} of their bound and the softmax {sm}{why}.",
-        f"GEMM M={GEMM_SKINNY_M} reads its whole weight for {GEMM_SKINNY_M} rows only "
-        "(like decoding one token for a few sequences): "
-        f"I = {skinny['intensity']:.2f} FLOP/byte, {skinny['bound']}-bound, {pct(skinny)} "
-        f"of its bound. GEMM M={GEMM_WIDE_M} reuses the same weight {GEMM_WIDE_M} times: "
-        f"I = {wide['intensity']:.0f}, {wide['bound']}-bound, {pct(wide)}. The square GEMM "
-        "repeats the calibration's own matmul, so it should sit near 100%: "
-        f"{pct(by_name['GEMM square'])}.",
+        f"Naive attention reached {pct(att)} of its bound ({att['bound']}-bound, I = "
+        f"{att['intensity']:.1f} FLOP/byte). Timed alone, its two matmuls took {fmt_time(mm_meas)} "
+        f"(their bound: {fmt_time(mm_pred)}) and its softmax {fmt_time(sm_meas)} (bound: "
+        f"{fmt_time(sm_pred)}). The roofline assumes the phases overlap, so it charges only the "
+        "larger one; numpy runs them one after the other, so the times add, and even perfect "
+        f"phases would reach only {fmt_pct(max(mm_pred, sm_pred) / (mm_pred + sm_pred))}. On their "
+        f"own, the matmuls reached {mm} of their bound and the softmax {sm}{why}.",
+        f"GEMM M={GEMM_SKINNY_M} reads its whole weight for {GEMM_SKINNY_M} rows only (like "
+        f"decoding one token for a few sequences): I = {skinny['intensity']:.2f} FLOP/byte, "
+        f"{skinny['bound']}-bound, {pct(skinny)} of its bound. GEMM M={GEMM_WIDE_M} reuses the "
+        f"same weight {GEMM_WIDE_M} times: I = {wide['intensity']:.0f}, {wide['bound']}-bound, "
+        f"{pct(wide)}. The square GEMM repeats the calibration's own matmul, so it should sit near "
+        f"100%: {pct(by_name['GEMM square'])}.",
     ]
     return Observations(items)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +18,11 @@ from lectures.words import section
 
 Ledgers = Mapping[int, ledger.MemoryLedger]  # batch -> its four-term ledger
 Row = Mapping[str, Any]  # one batch of the sweep, as the lecture saves it
+_ms = functools.partial(fmt_time, unit="ms", digits=3)
 
 
 @dataclass(frozen=True)
-class Largest:
-    """The largest batch that fits at an overhead rate, its total and one more's (B)."""
-
+class Largest:  # the largest batch that fits at an overhead rate, its total and one more's (B)
     rate: float
     batch: int
     total: float | None  # None when not even one sequence fits
@@ -30,9 +30,7 @@ class Largest:
 
 
 @dataclass(frozen=True)
-class Setup:
-    """The sweep's set-up: roofs P (FLOP/s), beta (B/s), I* = P / beta, W[K, K] and copies."""
-
+class Setup:  # the sweep's set-up: roofs P (FLOP/s), beta (B/s), I* = P / beta, W[K, K] and copies
     source: str  # where the roofs came from
     peak: float
     beta: float
@@ -45,9 +43,7 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Sweep:
-    """The sweep's rows, its ridge crossing, anomalies, calibration, bytes of W and seconds."""
-
+class Sweep:  # the sweep's rows, ridge crossing, anomalies, calibration, bytes of W, seconds
     rows: Sequence[Row]
     crossing: Crossover | None
     ridge: float
@@ -217,10 +213,6 @@ def raised_line(peak: float, beta: float, peak_up: float, beta_up: float) -> Tex
     return Text("roofs raised to what the sweep itself reached: " + "; ".join(raised))
 
 
-def _ms(t: float, digits: int = 3) -> str:
-    return fmt_time(t, unit="ms", digits=digits)
-
-
 def _cells(r: Row) -> list[object]:
     model = [r["B"], f"{r['flops'] / 1e9:.3f}", f"{r['bytes'] / 1e6:.2f}", f"{r['intensity']:.2f}"]
     meas = [r["bound"], _ms(r["latency_s"]), f"{r['throughput_per_s']:,.0f}", _ms(r["t_pred_s"])]
@@ -235,20 +227,6 @@ def sweep_table(s: Sweep) -> Group:
     flagged = [Text(f"! B={r['B']}: {r['anomaly']}") for r in s.rows if r["anomaly"]]
     lines = Group(Text("\n" + cross), *flagged, Text(f"sweep time: {s.seconds:.2f} s"))
     return Group(Table([*head, "roofline", "of bound", ""], list(map(_cells, s.rows))), lines)
-
-
-def _why_faster(worst: Row, calib: Mapping[str, Any]) -> str:
-    """Why a measured point can beat a bound that comes from a calibration."""
-    if worst["bound"] != "memory":
-        said = "the compute roof is the rate of one calibration matmul, and BLAS runs other "
-        said += "shapes faster or slower; on a shared machine both timings also vary from run "
-        return said + "to run."
-    bw, mm = calib.get("bandwidth_threads"), calib.get("matmul_threads")
-    cache = "a cache holding part of W moves bytes faster than main memory."
-    if bw and mm and bw != mm:
-        threads = f"{bw} {'thread' if bw == 1 else 'threads'} while BLAS runs {mm}"
-        return f"the bandwidth roof was measured on {threads}; and {cache}"
-    return cache
 
 
 def sweep_observations(s: Sweep) -> Observations:
@@ -273,10 +251,20 @@ def sweep_observations(s: Sweep) -> Observations:
         worst = max(over, key=lambda r: r["t_pred_s"] / r["latency_s"])
         text = f"At B = {worst['B']} the measurement beat the roofline "
         text += f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes "
-        items.append(text + f"from a calibration, not from physics: {_why_faster(worst, s.calib)}")
+        text += "from a calibration, not from physics: "  # then why a point can beat it
+        bw, mm = s.calib.get("bandwidth_threads"), s.calib.get("matmul_threads")
+        last = "a cache holding part of W moves bytes faster than main memory."
+        if worst["bound"] != "memory":
+            text += "the compute roof is the rate of one calibration matmul, and BLAS runs other "
+            text += "shapes faster or slower; on a shared machine both timings also vary from run "
+            last = "to run."
+        elif bw and mm and bw != mm:
+            text += f"the bandwidth roof was measured on {bw} {'thread' if bw == 1 else 'threads'} "
+            text += f"while BLAS runs {mm}; and "
+        items.append(text + last)
     for a in sorted(anomalies, key=lambda a: a.batch):
         t, other = by_b[a.batch]["latency_s"], by_b[a.other]["latency_s"]
-        took = f"B = {a.batch} took {_ms(t, 2)}, "
+        took = f"B = {a.batch} took {fmt_time(t, 'ms', 2)}, "
         if a.kind == "throughput_drop":
             took += f"{t / other:.1f}x as long as B = {a.other} for {a.batch // a.other}x the "
             items.append(took + "tokens: throughput fell as the batch grew.")

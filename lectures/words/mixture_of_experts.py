@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -9,33 +10,28 @@ from common.formulas.transformer import DTypes
 from common.hw_specs import Chip
 from common.present.claims import counted, direction, listing, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_pct, fmt_time
-from common.present.display import Figure, Group, Table, Text, figure
+from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.models import Model
-from lectures.words import section
+from lectures.words import figure_shown, section
+
+_pct = functools.partial(fmt_pct, digits=1)  # a non-zero share never prints as 0.0%
 
 
 @dataclass(frozen=True)
-class Setup:
-    """The flags' choice: mixture, dense twin, chip, peak (FLOP/s), ridge (FLOP/byte)."""
-
+class Setup:  # the flags' choice: mixture, chip, precision, storage, EP and the ridge (FLOP/byte)
     model: Model
-    twin: Model
     chip: Chip
     precision: str
     dtypes: DTypes
     context: int
     batch: int
     ep: int
-    peak: float
     ridge: float
 
 
 @dataclass(frozen=True)
-class Count:
-    """One mixture's parameters from its config: total, active per token, its dense twin's."""
-
+class Count:  # one mixture's parameters from its config: total, active per token, its dense twin's
     model: Model
     total: int
     active: int
@@ -43,28 +39,21 @@ class Count:
 
 
 @dataclass(frozen=True)
-class Reach:
-    """Expected distinct experts per MoE layer that `batch` tokens route to."""
-
+class Reach:  # expected distinct experts per MoE layer that `batch` tokens route to
     batch: int
     uniform: float  # E (1 - (1 - k / E)^B)
     skewed: float  # sum_i 1 - (1 - q_i)^B under the skew
 
 
 @dataclass(frozen=True)
-class Step:
-    """One decode step of `batch` tokens on one chip's roofs: bytes read and the bound (s)."""
-
+class Step:  # one decode step of `batch` tokens on one chip's roofs: bytes read and the bound (s)
     batch: int
     weight_bytes: float
-    nbytes: float
     time: float
 
 
 @dataclass(frozen=True)
-class Exchange:
-    """Dispatch and combine at one EP size: bytes per token and layer, times of one call (s)."""
-
+class Exchange:  # dispatch and combine at one EP size: bytes per token and layer, call times (s)
     ep: int
     node_share: float  # a token's experts in its node, on another GPU
     net_share: float  # ... in other nodes
@@ -76,9 +65,7 @@ class Exchange:
 
 
 @dataclass(frozen=True)
-class Check:
-    """One published DeepEP latency beside the model's (s), and whether it calibrated it."""
-
+class Check:  # one published DeepEP latency beside the model's (s), and whether it calibrated it
     label: str
     predicted: float
     measured: float
@@ -86,17 +73,11 @@ class Check:
 
 
 @dataclass(frozen=True)
-class Skew:
-    """At one Zipf exponent: busiest expert's and GPU's load over fair, the wait (s)."""
-
+class Skew:  # at one Zipf exponent: busiest expert's and GPU's load over fair, the wait (s)
     exponent: float
     expert_factor: float
     gpu_factor: float
     cost: float
-
-
-def _pct(x: float) -> str:
-    return fmt_pct(x, 1)  # a non-zero share never prints as 0.0%
 
 
 def _err(c: Check) -> float:
@@ -105,42 +86,34 @@ def _err(c: Check) -> float:
 
 def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
     """Total against active parameters for every mixture of the table, and the twin."""
-    rows = []
-    for c in counts:
-        m = c.model
-        rows.append([
-            m.name + " *" * (m == s.model),
-            f"{m.experts_per_token} of {m.n_experts}",
-            fmt_num(c.total),
-            fmt_num(m.published_params) if m.published_params else "-",
-            fmt_num(c.active),
-            fmt_num(m.published_active) if m.published_active else "-",
-            ratio(c.total / c.active, 1),
-            fmt_num(c.twin),
-        ])  # fmt: skip
+    rows = [
+        [m.name + " *" * (m == s.model), f"{m.experts_per_token} of {m.n_experts}",
+         fmt_num(c.total), fmt_num(m.published_params) if m.published_params else "-",
+         fmt_num(c.active), fmt_num(m.published_active) if m.published_active else "-",
+         ratio(c.total / c.active, 1), fmt_num(c.twin)]
+        for c in counts
+        for m in [c.model]
+    ]  # fmt: skip
     me = next(c for c in counts if c.model == s.model)
     weights, cap = me.total * s.dtypes.w_bytes, s.chip.mem_capacity
     per_gpu = weights / s.ep
     fits = "fit in" if per_gpu <= cap else "do not fit in"
     gap = abs(me.twin / me.active - 1)
+    near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
+    on = f", {fmt_gb(per_gpu)} on each of {s.ep} GPUs" if s.ep > 1 else " on one GPU"
     columns = ["model", "experts/token", "total", "published", "active", "published"]
     columns += ["total/active", "dense twin"]
     note = f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}."
     title = f"1. {s.model.name}: total against active parameters"
     items = [
         f"{s.model.name} holds {fmt_num(me.total)} parameters but a token uses "
-        f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory "
-        f"ledger pays for {ratio(me.total / me.active, 1)} the weights the speed ledger "
-        "computes with.",
-        f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}"
-        + (f", {fmt_gb(per_gpu)} on each of {s.ep} GPUs" if s.ep > 1 else " on one GPU")
-        + f": they {fits} the {s.chip.name}'s "
-        f"{fmt_gb(cap)}.",
+        f"{fmt_num(me.active)} of them ({_pct(me.active / me.total)}): the memory ledger pays for "
+        f"{ratio(me.total / me.active, 1)} the weights the speed ledger computes with.",
+        f"At {s.dtypes.weights} its weights take {fmt_gb(weights)}{on}: they {fits} the "
+        f"{s.chip.name}'s {fmt_gb(cap)}.",
         f"The dense twin (every MLP as wide as the experts one token uses, the router "
-        f"gone) has {fmt_num(me.twin)} parameters, "
-        + (f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from")
-        + " the mixture's active count: it computes the same per token and stores only "
-        "that.",
+        f"gone) has {fmt_num(me.twin)} parameters, {near} the mixture's active count: it "
+        "computes the same per token and stores only that.",
     ]
     return section(title, Table(columns, rows), note, items=items)
 
@@ -157,13 +130,11 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
     fewer = sum(f"{r.skewed:.1f}" != f"{r.uniform:.1f}" and r.skewed < r.uniform for r in reach)
     whole = [r.batch for r in reach if f"{r.uniform / E:.1%}" == "100.0%"]
     first = reach[0]
-    all_at = (
-        f"By batch {whole[0]:,} uniform routing reaches every expert (100.0% to the digit "
-        "shown): from there a step reads the whole mixture, as a dense model would."
-        if whole
-        else f"Even at batch {reach[-1].batch:,} uniform routing reaches "
-        f"{_pct(reach[-1].uniform / E)} of the experts, not all."
-    )
+    all_at = f"Even at batch {reach[-1].batch:,} uniform routing reaches "
+    all_at += f"{_pct(reach[-1].uniform / E)} of the experts, not all."
+    if whole:
+        all_at = f"By batch {whole[0]:,} uniform routing reaches every expert (100.0% to the digit "
+        all_at += "shown): from there a step reads the whole mixture, as a dense model would."
     columns = ["batch", "experts (uniform)", "of E", "expert bytes"]
     columns += [f"experts (skew s={skew:g})", "expert bytes"]
     note = f"\nPer MoE layer, B tokens each choosing {k} of {E} experts; expert bytes are "
@@ -174,9 +145,8 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
         f"independently) reaches E (1 - (1 - k/E)^B) experts: {first.uniform:.1f} at batch "
         f"{first.batch:,}. " + all_at,
         f"Skew (popularity falling as i^-{skew:g}) reaches fewer experts at "
-        f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular "
-        "experts, so a step reads fewer bytes, but the busiest expert does more of the "
-        "work (section 6).",
+        f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular experts, so a "
+        "step reads fewer bytes, but the busiest expert does more of the work (section 6).",
     ]
     return section(title, Table(columns, rows), note, items=items)
 
@@ -198,11 +168,9 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
             if ratio(r, 1) != ratio(E_k, 1) and r > E_k
             else ""
         )
-        knees = (
-            f"The routed experts' matmuls reach the ridge of {s.ridge:.0f} FLOP/B at batch "
-            f"{moe_knee:,}, the twin's MLP at {twin_knee:,}: {ratio(r, 1)} the tokens "
-            f"(E/k = {E_k:g}), because each expert meets only k/E of the batch{wider}."
-        )
+        knees = f"The routed experts' matmuls reach the ridge of {s.ridge:.0f} FLOP/B at batch "
+        knees += f"{moe_knee:,}, the twin's MLP at {twin_knee:,}: {ratio(r, 1)} the tokens "
+        knees += f"(E/k = {E_k:g}), because each expert meets only k/E of the batch{wider}."
     else:
         which = "only the twin's MLP reaches" if twin_knee else "neither reaches"
         knees = f"At the ridge of {s.ridge:.0f} FLOP/B {which} it at any batch."
@@ -214,8 +182,7 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     x, digits = a.weight_bytes / b.weight_bytes, 2
     while more != "as many" and digits < 5 and ratio(x, digits) == ratio(1.0, digits):
         digits += 1  # 73.25 against 73.04 GB is 'more', so not x1.00: x1.003
-    read += f"({ratio(x, digits)}): about the same FLOPs per token, "
-    read += f"{more} bytes"
+    read += f"({ratio(x, digits)}): about the same FLOPs per token, {more} bytes"
     if more != "more":
         read += "."
     elif s.batch > 1:
@@ -242,33 +209,28 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
     slower = [x.ep for x in rows if x.dispatch + x.combine > x.layer]
     k = s.model.experts_per_token
     if s.ep > 1:
-        sent = (
-            f"Each token sends its hidden vector to the {k} experts it chose: "
-            f"{fmt_bytes(me.dispatch_bytes)} out (FP8 with scales) and "
-            f"{fmt_bytes(me.combine_bytes)} back (BF16) per MoE layer at EP {s.ep}, the share "
-            "(N - 1) / N of its copies that leave its GPU."
-        )
-        against = (
-            f"At EP {s.ep} dispatch and combine take {fmt_time(comm)} a layer against the "
-            f"layer's own bound of {fmt_time(me.layer)} per GPU ({ratio(comm / me.layer)}); "
-        )
+        sent = f"Each token sends its hidden vector to the {k} experts it chose: "
+        sent += f"{fmt_bytes(me.dispatch_bytes)} out (FP8 with scales) and "
+        sent += f"{fmt_bytes(me.combine_bytes)} back (BF16) per MoE layer at EP {s.ep}, the share "
+        sent += "(N - 1) / N of its copies that leave its GPU."
+        against = f"At EP {s.ep} dispatch and combine take {fmt_time(comm)} a layer against the "
+        against += f"layer's own bound of {fmt_time(me.layer)} per GPU ({ratio(comm / me.layer)}); "
     else:
         sent = "At EP 1 every expert sits on the token's own GPU: nothing is sent or returned."
         against = "With more GPUs, "
     sizes = "EP sizes" if len(rows) > 1 else "EP size"  # an odd E has one: '--ep 3' of 27
-    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} {sizes} " + (
-        f"listed ({listing([str(n) for n in slower])}): there, unless it overlaps with "
-        "compute, it sets the step."
-        if slower
-        else "listed: the layer's own bound is longer at every size listed."
-    )
+    at_sizes = f"the exchange outlasts the layer at {n_of_m(len(slower), len(rows))} {sizes} "
+    listed = "listed: the layer's own bound is longer at every size listed."
+    if slower:
+        listed = f"listed ({listing([str(n) for n in slower])}): there, unless it overlaps with "
+        listed += "compute, it sets the step."
     columns = ["EP", "in node", "other nodes", "dispatch B/token", "combine B/token"]
     columns += ["dispatch", "combine", "layer >="]
     note = f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
     note += f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
     note += "latency a call (section 5). * chosen with --ep."
     title = f"4. Expert parallelism: dispatch and combine, {counted(s.batch, 'token')} a step"
-    return section(title, Table(columns, table), note, items=[sent, against + at_sizes])
+    return section(title, Table(columns, table), note, items=[sent, against + at_sizes + listed])
 
 
 def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
@@ -282,10 +244,9 @@ def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
     worst = max(val, key=lambda c: abs(_err(c)))
     mean = sum(abs(_err(c)) for c in val) / len(val)
     items = [
-        f"One latency calibrates the fixed cost a call "
-        f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); "
-        f"the other {len(val)} only check it: mean |error| "
-        f"{mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
+        "One latency calibrates the fixed cost a call "
+        f"({n_of_m(len(checks) - len(val), len(checks))} marked calibration); the other {len(val)} "
+        f"only check it: mean |error| {mean:.0%}, worst {_err(worst):+.0%} ({worst.label}).",
         "The model counts bytes over the slower link and one latency; it knows nothing of "
         "the kernels' queues, so what it misses shows where the latency is not bytes.",
     ]
@@ -340,7 +301,7 @@ def moe_png(
         if linked
         else say("."),
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)
 
 
 def no_link(chip: Chip) -> Text:

@@ -26,17 +26,14 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import Figure, Group, Table, figure
+from common.present.display import Figure, Group, Table
 from common.present.explain import crossover_line
 from common.present.say import say
-from common.shell.paths import display_path
-from lectures.words import section
+from lectures.words import figure_shown, section
 
 
 @dataclass(frozen=True)
-class Roof:
-    """A machine at one precision: peak P (FLOP/s), bandwidth beta (B/s), I* = P / beta."""
-
+class Roof:  # a machine at one precision: peak P (FLOP/s), bandwidth beta (B/s), I* = P / beta
     chip: str
     precision: str
     peak: float
@@ -45,18 +42,14 @@ class Roof:
 
 
 @dataclass(frozen=True)
-class Machines:
-    """Section 1: A100 bf16, H100 bf16, H100 fp8 (then the lecture's chip), this machine."""
-
+class Machines:  # section 1: A100 bf16, H100 bf16, H100 fp8 (then the lecture's chip), here
     roofs: tuple[Roof, ...]
     local: Roof | None  # lecture 01's numpy fp32 roofs, when saved
     reason: str = ""  # why there are none
 
 
 @dataclass(frozen=True)
-class Op:
-    """An operator: F, D (B), I = F / D, bound, T = max(F/P, D/beta) (s), speedups at 2P, 2 beta."""
-
+class Op:  # an operator: F, D (B), I, bound, T = max(F/P, D/beta) (s), speedups at 2P, 2 beta
     name: str
     flops: float
     nbytes: float
@@ -67,18 +60,14 @@ class Op:
 
 
 @dataclass(frozen=True)
-class Ledger:
-    """Sections 2, 4 and 5: the operators (the last two: naive and ideal attention) on a roof."""
-
+class Ledger:  # sections 2, 4, 5: the operators (the last two: naive, ideal attention)
     roof: Roof
     elem_bytes: float
     ops: tuple[Op, ...]
 
 
 @dataclass(frozen=True)
-class Rooflines:
-    """Section 3: the saved figure and, per chip, the key numbers on its flat roof."""
-
+class Rooflines:  # section 3: the saved figure and, per chip, the key numbers on its flat roof
     path: str
     precision: str
     flat: tuple[tuple[str, tuple[int, ...]], ...]
@@ -86,9 +75,7 @@ class Rooflines:
 
 
 @dataclass(frozen=True)
-class Sweep:
-    """Section 6: GEMM [M, width] x [width, width] per M (from M = 1); the first M with I >= I*."""
-
+class Sweep:  # section 6: GEMM [M, width] x [width, width] per M from 1; first M with I >= I*
     roof: Roof
     width: int
     rows: dict[int, Op]
@@ -197,7 +184,7 @@ def rooflines(r: Rooflines) -> Figure:
             "{caption} The others sit on the slope and run at the speed of memory.",
             caption=caption,
         )
-    return figure(r.path, caption, display_path(r.path))
+    return figure_shown(r.path, caption)
 
 
 def attention(led: Ledger) -> Group:

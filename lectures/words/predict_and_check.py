@@ -3,6 +3,7 @@ above, n of m) is computed from the numbers it describes."""
 
 from __future__ import annotations
 
+import functools
 import statistics
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -20,26 +21,16 @@ from common.present.console import (
     fmt_ratio,
     fmt_time,
 )
-from common.present.display import Facts, Group, Observations, Table, Text, figure
-from common.present.display import Figure as DisplayFigure
+from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.measurements import Measured
+from lectures.words import figure_shown as figure_shown
 from lectures.words.llm_speed import png_hint as png_hint  # lecture 11 shows it as page.png_hint
 
 MATCH = 0.005  # a ratio within 0.5% of 1 "matches"
-
-
-def _ms(seconds: float) -> str:
-    return fmt_time(seconds, "ms", 2)
-
-
-def _pct(fraction: float) -> str:
-    return fmt_pct(fraction, 1)
-
-
-def us(seconds: float) -> str:
-    return fmt_time(seconds, "µs", 0)
+_ms = functools.partial(fmt_time, unit="ms", digits=2)
+_pct = functools.partial(fmt_pct, digits=1)
+us = functools.partial(fmt_time, unit="µs", digits=0)
 
 
 def versus(measured: float, predicted: float) -> str:
@@ -52,9 +43,7 @@ def versus(measured: float, predicted: float) -> str:
     return f"takes {fmt_ratio(r)} the predicted time (shorter: faster than the bound)"
 
 
-class Case(NamedTuple):
-    """One predicted measurement: its label, the measurement and the two predictions."""
-
+class Case(NamedTuple):  # one predicted measurement: label, measurement, two predictions
     label: str
     measured: Measured
     spec: float
@@ -68,21 +57,22 @@ def left_out(labels: Sequence[str]) -> list[Text]:
 
 
 # --- Roofs -------------------------------------------------------------------
+def _figures(chip: Chip, precision: str) -> tuple[Figure | None, ...]:
+    """The chip's achievable compute, memory and link figures (None: none published)."""
+    peak = chip.achievable_flops_table.get(precision)
+    return peak, chip.achievable_mem_bw_figure, chip.achievable_link_bw_figure
+
+
 def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> Group:
     """Spec and achievable roofs side by side, each achievable one with its source."""
-    figs: dict[str, Figure | None] = {
-        "compute": chip.achievable_flops_table.get(precision),
-        "memory": chip.achievable_mem_bw_figure,
-        "link": chip.achievable_link_bw_figure,
-    }
     rows, shares, cited = [], [], []
     link = "link, one way" + f" ({chip.link_name})" * bool(chip.link_name)  # none: no '()'
-    for key, what, s, a, fmt in (
-        ("compute", f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
-        ("memory", "HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
-        ("link", link, spec.link_bw, achievable.link_bw, fmt_bw),
-    ):
-        fig = figs[key]
+    roofs = (
+        (f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
+        ("HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
+        (link, spec.link_bw, achievable.link_bw, fmt_bw),
+    )
+    for (what, s, a, fmt), fig in zip(roofs, _figures(chip, precision), strict=True):
         if s is None:  # a link figure left out of the table: what needs it sits out
             rows.append((what, "none in the table", "-", "-"))
         elif fig is None:
@@ -125,12 +115,9 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
 
 def shared_roofs(chip: Chip, precision: str, document: str) -> list[str]:
     """The chip's achievable roofs whose source is `document` (the measurement's own page)."""
-    figs = {
-        f"{precision} matmul peak": chip.achievable_flops_table.get(precision),
-        "HBM bandwidth": chip.achievable_mem_bw_figure,
-        "link bandwidth": chip.achievable_link_bw_figure,
-    }
-    return [what for what, fig in figs.items() if fig is not None and document in fig.source]
+    names = (f"{precision} matmul peak", "HBM bandwidth", "link bandwidth")
+    roofs = zip(names, _figures(chip, precision), strict=True)
+    return [what for what, fig in roofs if fig is not None and document in fig.source]
 
 
 def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Observations:
@@ -141,21 +128,20 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
     closer = sum(abs(a - 1) < abs(s - 1) for s, a in zip(spec_r, ach_r, strict=True))
     far = max(cases, key=lambda c: abs(c.measured.seconds / c.spec - 1))
     near = min(cases, key=lambda c: abs(c.measured.seconds / c.achievable - 1))
-    return Observations(
-        [
-            f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
-            f"ratios run from {fmt_ratio(min(spec_r))} to {fmt_ratio(max(spec_r))}.",
-            f"The widest gap is {far.label}: it {versus(far.measured.seconds, far.spec)}.",
-            f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the closest "
-            f"is {near.label}, which {versus(near.measured.seconds, near.achievable)} at "
-            "achievable roofs.",
-            *(
-                f"The achievable {what} was itself measured on this benchmark: these cases are "
-                "calibration, not independent checks of the figures taken from them."
-                for what in shared
-            ),
-        ]
-    )
+    items = [
+        f"{longer} of {len(cases)} measurements take longer than the spec prediction; the "
+        f"ratios run from {fmt_ratio(min(spec_r))} to {fmt_ratio(max(spec_r))}.",
+        f"The widest gap is {far.label}: it {versus(far.measured.seconds, far.spec)}.",
+        f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the closest "
+        f"is {near.label}, which {versus(near.measured.seconds, near.achievable)} at "
+        "achievable roofs.",
+    ]
+    items += [
+        f"The achievable {what} was itself measured on this benchmark: these cases are "
+        "calibration, not independent checks of the figures taken from them."
+        for what in shared
+    ]
+    return Observations(items)
 
 
 def bound_note() -> Text:
@@ -202,19 +188,16 @@ def decomposition_observations(
         if d.unexplained >= 0:
             rest = f"{_pct(share)} of the measured time ({_ms(d.unexplained)}) stays unexplained"
         else:
-            rest = f"the named terms overshoot the measurement by {_ms(-d.unexplained)}: the "
-            rest += f"bound at achievable roofs ({_ms(bound)}) stays below it, so the terms "
-            rest += "measured elsewhere (the all-reduce curve, the kernel floor) are too large "
-            rest += "for this run"
+            rest = f"the named terms overshoot the measurement by {_ms(-d.unexplained)}: the bound "
+            rest += f"at achievable roofs ({_ms(bound)}) stays below it, so the terms measured "
+            rest += "elsewhere (the all-reduce curve, the kernel floor) are too large for this run"
         text = f"{label}: beyond the bound at spec, the largest named term is {extra.name}, "
         items.append(text + f"{_ms(extra.seconds)}; {rest}.")
     return Observations(items)
 
 
 # --- Single operators --------------------------------------------------------
-class OpRow(NamedTuple):
-    """One timed matmul with its predictions and counts."""
-
+class OpRow(NamedTuple):  # one timed matmul with its predictions and counts
     name: str
     n: int
     flops: float
@@ -300,9 +283,7 @@ def beats_roof_observations(rows: Sequence[OpRow]) -> Observations:
 
 
 # --- Utilisation -------------------------------------------------------------
-class Util(NamedTuple):
-    """MFU and MBU of one measurement, with the numerators."""
-
+class Util(NamedTuple):  # MFU and MBU of one measurement, with the numerators
     label: str
     flops: float
     nbytes: float
@@ -345,9 +326,7 @@ def utilisation_observations(rows: Sequence[Util]) -> Observations:
 
 
 # --- Published requests, out of sample ---------------------------------------
-class RequestRow(NamedTuple):
-    """One published request: measured, the bound at spec roofs and the forecast."""
-
+class RequestRow(NamedTuple):  # one published request: measured, spec bound, forecast
     label: str
     engine: str
     gpus: int
@@ -431,10 +410,9 @@ def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: in
     ridge = f"n = {ridge:,}" if ridge else say("no n (no ridge)")
     return say(
         "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
-        "achievable roofs; {above} of {cases} measured bars stand above even the "
-        "achievable prediction. Bottom: the measured {op} (dots) stays flat up to "
-        "n = {flat_end}, while the weights dominate its bytes, then rises with n; the "
-        "spec ridge sits at {ridge}.",
+        "achievable roofs; {above} of {cases} measured bars stand above even the achievable "
+        "prediction. Bottom: the measured {op} (dots) stays flat up to n = {flat_end}, while the "
+        "weights dominate its bytes, then rises with n; the spec ridge sits at {ridge}.",
         above=above,
         cases=len(cases),
         op=op_name,
@@ -446,8 +424,3 @@ def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: in
 def sources_text(sources: Sequence[str]) -> Group:
     """The distinct sources of the numbers on the page, one paragraph each."""
     return Group(*(Text(source) for source in dict.fromkeys(sources)))
-
-
-def figure_shown(path: str, caption: str) -> DisplayFigure:
-    """The saved figure with its caption (the site shows it, the terminal says where it is)."""
-    return figure(path, caption, display_path(path))

@@ -178,11 +178,10 @@ def flops_observations(f: FlopCount) -> Observations:
             f"{_against(f.profiler_bmm_flops, f.ledger_attention_flops, fmt_flops)}, which "
             "counts only the query-key pairs the causal mask keeps.",
             f"MFU of the prompt pass: the ledger's {fmt_flops(f.prefill_flops)} for the prompt "
-            f"pass alone in "
-            f"{fmt_time(f.prefill_s)} is {fmt_rate(rate)}, {fmt_pct(rate / f.peak, 1)} of the "
-            "matmul roof. A count that includes masked work, or misses the softmax and the "
-            "norms, would give another MFU for the same model: take the model's FLOPs and the "
-            "wall time.",
+            f"pass alone in {fmt_time(f.prefill_s)} is {fmt_rate(rate)}, "
+            f"{fmt_pct(rate / f.peak, 1)} of the matmul roof. A count that includes masked work, "
+            "or misses the softmax and the norms, would give another MFU for the same model: take "
+            "the model's FLOPs and the wall time.",
     ])  # fmt: skip
 
 

@@ -17,19 +17,9 @@ from common.present.console import (
     fmt_rate,
     fmt_time,
 )
-from common.present.display import (
-    Figure,
-    Group,
-    Observations,
-    PngResult,
-    Preformatted,
-    Table,
-    Text,
-    figure,
-)
+from common.present.display import Figure, Group, Observations, PngResult, Preformatted, Table, Text
 from common.present.say import say
-from common.shell.paths import display_path
-from lectures.words import section
+from lectures.words import figure_shown, section
 
 r0 = "{:.0f}".format  # a ridge or an intensity as the tables print it: no decimals
 comma0 = "{:,.0f}".format  # a network ridge as its table prints it: 2,198
@@ -47,9 +37,7 @@ def matmul_name(B: int) -> str:
 
 # --- 1. Intensity of basic operations, and 4. the roofline chart -------------
 @dataclass(frozen=True)
-class Op:
-    """One operation on the chip: its counts, I = F / D, bound, attainable FLOP/s, T >=."""
-
+class Op:  # one operation on the chip: its counts, I = F / D, bound, attainable FLOP/s, T >=
     name: str
     flops: float
     nbytes: float
@@ -60,9 +48,7 @@ class Op:
 
 
 @dataclass(frozen=True)
-class Basics:
-    """Part 1: a vector add, a dot product, then X[B, K] · W[K, N] for each batch, in bf16."""
-
+class Basics:  # part 1: a vector add, a dot product, X[B, K] · W[K, N] per batch, bf16
     chip: str
     peak: float
     bw: float
@@ -117,14 +103,12 @@ def basics(r: Basics) -> tuple[Group, Observations]:
         crossing += f"still gets only {_pct(r.share(mm[before]))} of peak."
     items = [
         f"A vector add does {add.intensity:.3f} FLOP per byte and a dot product "
-        f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the "
-        f"{r.chip} they reach {_pct(r.share(add))} and {_pct(r.share(dot))} of peak; "
-        f"{_vectors_faster(r)}.",
-        f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at "
-        f"B = {b1}, {mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by "
-        f"every row of X. At B = {b0} it is {mm[b0].intensity:.3f}, "
-        f"{ratio(mm[b0].intensity / dot.intensity)} the dot product's: each weight is used "
-        "once.",
+        f"{dot.intensity:.3f}, however long the vectors: each number is used once. On the {r.chip} "
+        f"they reach {_pct(r.share(add))} and {_pct(r.share(dot))} of peak; {_vectors_faster(r)}.",
+        f"While B is small the matmul's intensity is about B ({mm[b1].intensity:.1f} at B = {b1}, "
+        f"{mm[b2].intensity:.1f} at B = {b2}): W is read once and reused by every row of X. At B = "
+        f"{b0} it is {mm[b0].intensity:.3f}, {ratio(mm[b0].intensity / dot.intensity)} the dot "
+        "product's: each weight is used once.",
         crossing,
         f"For large B the bytes of X and of the output count too: B = {last} gives "
         f"{r0(mm[last].intensity)} FLOP/B, not {last}, and no batch can pass "
@@ -156,9 +140,7 @@ def roofline_chart(r: Basics) -> Group:
 
 
 @dataclass(frozen=True)
-class Roof:
-    """Another chip's bf16 roof drawn beside the bold one: its name, peak and ridge."""
-
+class Roof:  # another chip's bf16 roof drawn beside the bold one: its name, peak and ridge
     chip: str
     peak: float
     ridge: float
@@ -169,14 +151,12 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
     if not png:
         return Text(f"\n{name}: {png.reason}")
     first = r.first_compute()
-    climb = (
-        say(
+    climb = say("up the bandwidth slope; no matmul of the list reaches the flat compute roof")
+    if first is not None:
+        climb = say(
             "up the bandwidth slope to the matmuls on the flat compute roof from B = {first}",
             first=first,
         )
-        if first is not None
-        else say("up the bandwidth slope; no matmul of the list reaches the flat compute roof")
-    )
     caption = say(
         "Every operation of part 1 sits on the bold {chip} roof. Follow them from the "
         "vector add at the bottom left {climb}.",
@@ -199,7 +179,7 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
         "would climb there.",
         caption=caption,
     )
-    return figure(png.path, caption, display_path(png.path))
+    return figure_shown(png.path, caption)
 
 
 def roofline_observations(r: Basics) -> Observations:
@@ -224,9 +204,7 @@ def roofline_observations(r: Basics) -> Observations:
 
 # --- 2. Ridge points and the critical batch ----------------------------------
 @dataclass(frozen=True)
-class Ridge:
-    """A chip at a precision: its peak and bandwidth, ridge, critical batch of X[B,K] W[K,N]."""
-
+class Ridge:  # a chip at a precision: peak, bandwidth, ridge, critical batch of X W
     chip: str
     precision: str
     formats: tuple[str, str, str]  # element formats of X, W and the output
@@ -239,9 +217,7 @@ class Ridge:
 
 
 @dataclass(frozen=True)
-class Ridges:
-    """Part 2's rows, and the three pairs its observations compare (before, after)."""
-
+class Ridges:  # part 2's rows, and the three pairs its observations compare (before, after)
     K: int
     N: int
     rows: tuple[Ridge, ...]
@@ -279,11 +255,16 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     }.get(direction(n0.batch, n1.batch) if None not in (n0.batch, n1.batch) else 0, "")
     gain, cut = n1.peak / n0.peak, n0.w_bytes / n1.w_bytes
     only = "only " if direction(cut, gain, lambda x: ratio(x)) > 0 else ""
+    x = r.fp8[0]  # its critical batch against the ridge it exceeds (B > I* always: I(B) < B)
+    above = f"never reaches its ridge of {r0(x.ridge)}"
+    if x.batch is not None:
+        above = f"is {x.batch:,}, not {r0(x.ridge)}"
+    if str(x.batch) == r0(x.ridge):
+        above = f"is {x.batch}, just above the ridge of {x.ridge:.2f}"
     items = [
-        f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to "
-        f"{r0(high.ridge)} FLOP/B ({high.chip}): to use its compute, a matmul must reuse "
-        "every byte it reads that many times, which at small batch takes about that many "
-        "tokens at a time.",
+        f"In bf16 the ridge points run from {r0(low.ridge)} ({low.chip}) to {r0(high.ridge)} "
+        f"FLOP/B ({high.chip}): to use its compute, a matmul must reuse every byte it reads that "
+        "many times, which at small batch takes about that many tokens at a time.",
         f"{h2.chip} pairs {compute} with {than(h2.bw / h1.bw, 'bandwidth')} the "
         f"{h1.chip} ({fmt_bw(h2.bw)} against {fmt_bw(h1.bw)}), so its ridge "
         f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
@@ -293,7 +274,7 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
         f"batch {batch_change(n0.batch, n1.batch)}{busy}.",
         "Since the intensity stays below B, the critical batch sits above the ridge: in "
-        f"bf16 on {r.fp8[0].chip} it {_above_ridge(r.fp8[0])}, because reading X and "
+        f"bf16 on {x.chip} it {above}, because reading X and "
         "writing the output cost bytes too (part 1's last observation).",
     ]
     return table, Observations(items)
@@ -324,20 +305,9 @@ def _fp8(bf16: Ridge, fp8: Ridge) -> str:
     return head + "changes which side limits."
 
 
-def _above_ridge(x: Ridge) -> str:
-    """The critical batch against the ridge it exceeds (B > I* always: I(B) < B)."""
-    if x.batch is None:
-        return f"never reaches its ridge of {r0(x.ridge)}"
-    if str(x.batch) == r0(x.ridge):
-        return f"is {x.batch}, just above the ridge of {x.ridge:.2f}"
-    return f"is {x.batch:,}, not {r0(x.ridge)}"
-
-
 # --- 3. Low precision, one matrix per example, decode attention --------------
 @dataclass(frozen=True)
-class V5e:
-    """One low-precision case on the TPU v5e: the book's B ~ I* w / 2 and the exact B."""
-
+class V5e:  # one low-precision case on the TPU v5e: the book's B ~ I* w / 2 and the exact B
     case: str
     precision: str
     ridge: float
@@ -347,9 +317,7 @@ class V5e:
 
 
 @dataclass(frozen=True)
-class Attention:
-    """Decode attention of one variant: KV heads, FLOPs, KV bytes, I, and I at the long context."""
-
+class Attention:  # decode attention of one variant: KV heads, F, KV bytes, I, I at long context
     variant: str
     kv_heads: int
     flops: float
@@ -359,9 +327,7 @@ class Attention:
 
 
 @dataclass(frozen=True)
-class Exercises:
-    """Part 3: the v5e cases (int8, int8 weights, bf16) and decode attention."""
-
+class Exercises:  # part 3: the v5e cases (int8, int8 weights, bf16) and decode attention
     chip: str
     K: int
     N: int
@@ -405,10 +371,9 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         f"Exercise 1: int8 gives {ratio(r.int8_gain)} the v5e's bf16 peak and halves the "
         f"size of every number, so the critical batch {_barely(bf16.exact, int8.exact)} "
         f"(bf16 to int8). The small-B estimate gives {r0(int8.book)}.",
-        "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, "
-        f"and the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
-        f"{r0(weights.book)}). This is why weight-only quantization pays off so well in "
-        "decode.",
+        "Exercise 2: int8 weights with bf16 compute halve the bytes of W at the same peak, and "
+        f"the critical batch {batch_change(bf16.exact, weights.exact)} (estimate "
+        f"{r0(weights.book)}). This is why weight-only quantization pays off so well in decode.",
         "Decode attention is a batch that shares no data: every sequence reads its own KV "
         f"cache, and the intensity equals the number of query heads per KV head: {now} FLOP/B. "
         f"At a context of {r.long_context:,} tokens it is {'the same' if same else 'now'} "
@@ -429,9 +394,7 @@ def _barely(before: int | None, after: int | None) -> str:
 
 # --- 5. Tiling ---------------------------------------------------------------
 @dataclass(frozen=True)
-class Tiling:
-    """Part 5: tile traffic, output tiles against the register file, the tile the ridge needs."""
-
+class Tiling:  # part 5: tile traffic, output tiles against registers, the ridge's tile
     size: int
     tiles: tuple[tuple[str, float, float, float], ...]  # (bm x bk x bn, bytes, exact I, approx I)
     outputs: tuple[tuple[str, float, float], ...]  # (bm x bn, fp32 accumulator bytes, I)
@@ -482,9 +445,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
 
 # --- 6. The network roofline -------------------------------------------------
 @dataclass(frozen=True)
-class Link:
-    """A chip's bf16 peak against one link: network ridge, critical K, bound at each K."""
-
+class Link:  # a chip's bf16 peak against one link: network ridge, critical K, bound at each K
     chip: str
     link: str
     link_bw: float
@@ -496,9 +457,7 @@ class Link:
 
 
 @dataclass(frozen=True)
-class Network:
-    """Part 6: the links of v5e, v6e, H100, B300 (None: no link figure), the v5e's steps."""
-
+class Network:  # part 6: the links of v5e, v6e, H100, B300 (None: no link figure), the v5e's steps
     N: int
     links: tuple[Link | None, Link | None, Link | None, Link | None]
     # (K, B, T_math, T_comms, I, bound); none without the v5e's link

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,28 +22,25 @@ from common.present.claims import (
     times,
 )
 from common.present.console import fmt_pct, fmt_time
-from common.present.display import Figure, Group, Observations, Table, figure
+from common.present.display import Figure, Group, Observations, Table
 from common.present.say import say
-from common.shell.paths import display_path
 from common.tables.assumptions import BATCH_SEARCH_LIMIT
 from common.tables.measurements import Fleet
 from common.tables.models import Model
-from lectures.words import section
-from lectures.words.llm_speed import png_hint
-
-__all__ = ["MTP", "Balance", "Chunked", "Cost", "Draft", "FleetCheck", "Setup", "Step", "png_hint"]
+from lectures.words import figure_shown, section
+from lectures.words.llm_speed import png_hint as png_hint
 
 #: Acceptance rates and draft lengths of the speculation table.
 ACCEPTANCES = (0.6, 0.8, 0.9)
 DRAFTS = (1, 2, 3, 4, 5)
 #: Request shapes of the disaggregation table besides the flags' (prompt, output).
 SHAPES = ((512, 2048), (1024, 1024), (4096, 256), (8192, 512))
+#: The largest batch that fits, or 'at least' it where the search stopped at its bound.
+_wall = functools.partial(at_least, limit=BATCH_SEARCH_LIMIT)
 
 
 @dataclass(frozen=True)
-class Setup:
-    """The flags, and what they fix: the GPUs that hold the model and a decoding cache."""
-
+class Setup:  # the flags, and what they fix: the GPUs that hold the model and a decoding cache
     model: Model
     chip: Chip
     gpus: int  # the fewest (a power of two) whose memory holds the model
@@ -56,18 +54,14 @@ class Setup:
 
 
 @dataclass(frozen=True)
-class Step:
-    """One continuous-batching step: a prefill chunk of `chunk` tokens beside the batch."""
-
+class Step:  # one continuous-batching step: a prefill chunk of `chunk` tokens beside the batch
     chunk: int
     seconds: float  # its time bound: every decoding sequence's time per output token
     intensity: float  # its FLOP/byte
 
 
 @dataclass(frozen=True)
-class Chunked:
-    """The prompt in chunks of up to the table's largest chunk, against it in one pass."""
-
+class Chunked:  # the prompt in chunks of up to the table's largest chunk, against it in one pass
     chunk: int  # the largest chunk a step takes
     steps: int  # steps the prompt takes in chunks
     seconds: float  # those steps' bounds summed: the time to first token, chunked
@@ -76,9 +70,7 @@ class Chunked:
 
 
 @dataclass(frozen=True)
-class Draft:
-    """K draft tokens: verify cost (decode steps); per ACCEPTANCES, tokens a step, speed-up."""
-
+class Draft:  # K draft tokens: verify cost (steps); per ACCEPTANCES tokens a step, speed-up
     draft: int
     verify: float
     tokens: tuple[float, ...]
@@ -86,9 +78,7 @@ class Draft:
 
 
 @dataclass(frozen=True)
-class MTP:
-    """DeepSeek-V3's multi-token prediction: the acceptance its published speed-up implies."""
-
+class MTP:  # DeepSeek-V3's multi-token prediction: the acceptance its published speed-up implies
     batch: int  # decode sequences per GPU the verify cost is taken at
     draft_cost: float  # decode steps per draft token (one block of the model's layers)
     verify: float  # decode steps per verify pass of two tokens
@@ -100,9 +90,7 @@ class MTP:
 
 
 @dataclass(frozen=True)
-class Balance:
-    """A request shape's GPU-seconds in prefill and in decode, and the P:D that balances them."""
-
+class Balance:  # a request's GPU-seconds in prefill and decode, the P:D balancing them
     prompt: int
     output: int
     prefill_s: float
@@ -111,9 +99,7 @@ class Balance:
 
 
 @dataclass(frozen=True)
-class Cost:
-    """A model on the GPUs that hold it: $/M input (prefill) and $/M output against batch."""
-
+class Cost:  # a model on the GPUs that hold it: $/M input (prefill) and $/M output against batch
     model: Model
     gpus: int  # 0: no count up to serving.MAX_GPUS holds it
     wall: int
@@ -129,9 +115,7 @@ class Cost:
 
 
 @dataclass(frozen=True)
-class FleetCheck:
-    """A fleet's published day against the node-hours and cost its rates imply."""
-
+class FleetCheck:  # a fleet's published day against the node-hours and cost its rates imply
     fleet: Fleet
     prefill_hours: float  # node-hours: input tokens / prefill rate per node
     decode_hours: float  # node-hours: output tokens / decode rate per node
@@ -195,15 +179,13 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
         grows,
         f"The decode-only step runs at {none.intensity:,.0f} FLOP/byte, "
         f"{regime(none.intensity, s.ridge)} (ridge {s.ridge:,.0f}); the full step at "
-        f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a "
-        f"prompt token adds {fmt_time(per_token)} to the step, "
-        f"{than(per_token / alone, 'GPU time')} the {fmt_time(alone)} it takes in a "
-        "prompt pass of its own.",
-        f"Unchunked, the {s.prompt:,}-token prompt is one pass of {fmt_time(chunked.alone)}, "
-        f"and the decoding sequences wait {fmt_time(chunked.alone + none.seconds)} for one "
-        f"token. In chunks of up to {chunked.chunk:,} it "
-        f"takes {counted(chunked.steps, 'step')}, a time to first token of at least "
-        f"{fmt_time(chunked.seconds)}, and no decode token waits more than "
+        f"{full.intensity:,.0f}, {regime(full.intensity, s.ridge)}. Mixed in, a prompt token adds "
+        f"{fmt_time(per_token)} to the step, {than(per_token / alone, 'GPU time')} the "
+        f"{fmt_time(alone)} it takes in a prompt pass of its own.",
+        f"Unchunked, the {s.prompt:,}-token prompt is one pass of {fmt_time(chunked.alone)}, and "
+        f"the decoding sequences wait {fmt_time(chunked.alone + none.seconds)} for one token. In "
+        f"chunks of up to {chunked.chunk:,} it takes {counted(chunked.steps, 'step')}, a time to "
+        f"first token of at least {fmt_time(chunked.seconds)}, and no decode token waits more than "
         f"{fmt_time(chunked.longest)}.",
     ]
     return section(title, Table(columns, table), items=items)
@@ -219,13 +201,11 @@ def speculation_section(s: Setup, rows: Sequence[Draft]) -> Group:
     ]  # fmt: skip
     mid = ACCEPTANCES.index(0.8)
     best, first, last = max(rows, key=lambda r: r.speedup[mid]), rows[0], rows[-1]
-    peak = f"At a = 0.8 the speed-up still rises at K = {last.draft} "
-    peak += f"({ratio(last.speedup[mid])})."
+    peak = f"At a = 0.8 the speed-up still rises at K = {last.draft} ({ratio(last.speedup[mid])})."
     if best is not last:
         peak = f"At a = 0.8 the speed-up peaks at K = {best.draft} ({ratio(best.speedup[mid])}) "
         peak += f"and falls to {ratio(last.speedup[mid])} at K = {last.draft}: all K drafts are "
-        peak += "accepted only with probability a^K, while each costs c and widens the verify "
-        peak += "pass."
+        peak += "accepted only with probability a^K, while each costs c and widens the verify pass."
     verify = f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
     verify += f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
     verify += f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
@@ -287,11 +267,10 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
         f"{hi.ratio:.3f} prefill GPUs per decode GPU; a {lo.prompt:,}-token prompt "
         f"with {lo.output:,} needs {lo.ratio:.3f}. The ratio follows the prompt over "
         "the output, scaled by what a token costs in each phase.",
-        "For the flags' request a prompt token takes "
-        f"{fmt_time(mine.prefill_s / mine.prompt)} of GPU time and an output token "
-        f"{fmt_time(mine.decode_s / mine.output)} at "
-        f"batch {s.batch:,}: a prompt token costs {times(token)}. A bigger decode "
-        "batch makes output tokens cheaper and moves GPUs to prefill.",
+        f"For the flags' request a prompt token takes {fmt_time(mine.prefill_s / mine.prompt)} of "
+        f"GPU time and an output token {fmt_time(mine.decode_s / mine.output)} at batch "
+        f"{s.batch:,}: a prompt token costs {times(token)}. A bigger decode batch makes output "
+        "tokens cheaper and moves GPUs to prefill.",
     ]
     return section(title, Table(head, table), items=items)
 
@@ -304,11 +283,6 @@ def cost_label(c: Cost) -> str:
     return say("{model} ({kind}, {gpus} GPU)", model=c.model.name, kind=kind, gpus=c.gpus)
 
 
-def _wall(c: Cost) -> str:
-    """The largest batch that fits, or 'at least' it where the search stopped at its bound."""
-    return at_least(c.wall, BATCH_SEARCH_LIMIT)
-
-
 def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
     """$/M input and output tokens for the model and its partner on the GPUs that hold them."""
     B = s.batch
@@ -317,7 +291,7 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         return _usd(x) if x else "-"
 
     table = [
-        [c.model.name, f"{c.gpus:,}" if c.gpus else "none", _wall(c), cell(c.input_usd),
+        [c.model.name, f"{c.gpus:,}" if c.gpus else "none", _wall(c.wall), cell(c.input_usd),
          cell(c.at(1)), *[cell(c.at(B))] * (B > 1), cell(c.at(c.wall))]
         for c in costs
     ]  # fmt: skip
@@ -356,9 +330,8 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         prompt += f"against {_usd(a.at(B))} for an output token at batch {B:,}, {cheaper}"
         if cheaper.endswith("less"):
             prompt += ": prefill fills the matmuls in one pass"
-        items.append(
-            prompt + f". At its wall ({_wall(a)}) an output token costs {_usd(a.at(a.wall))}."
-        )
+        prompt += f". At its wall ({_wall(a.wall)}) an output token costs {_usd(a.at(a.wall))}."
+        items.append(prompt)
     columns = ["model", "GPUs", "wall", "$/M in", "$/M out B=1"]
     columns += [f"$/M out B={B:,}"] * (B > 1)  # the flags' batch, unless it is the column before
     columns += ["$/M out at wall"]
@@ -406,22 +379,20 @@ def fleet_section(c: FleetCheck) -> Group:
     title = f"5. DeepSeek's published day: {f.nodes_average:g} nodes of {f.gpus_per_node} "
     title += f"{f.chip} on average, {f.nodes_peak} at peak"
     items = [
-        f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode "
-        f"{c.decode_hours:,.0f}: {needed:,.0f} together against the {had:,.0f} "
-        f"the fleet ran, and the cost at ${f.price_per_gpu_hour:g} per GPU-hour lands "
-        f"{_err(cost, f.daily_cost)} off the published ${f.daily_cost:,.0f}. The "
-        f"budget closes within {max(errors):.2%}: the nodes did nothing else but serve "
-        "at their average rates.",
+        f"Prefill takes {c.prefill_hours:,.0f} node-hours and decode {c.decode_hours:,.0f}: "
+        f"{needed:,.0f} together against the {had:,.0f} the fleet ran, and the cost at "
+        f"${f.price_per_gpu_hour:g} per GPU-hour lands {_err(cost, f.daily_cost)} off the "
+        f"published ${f.daily_cost:,.0f}. The budget closes within {max(errors):.2%}: the nodes "
+        "did nothing else but serve at their average rates.",
         f"At those rates a million input tokens cost {_usd(c.input_usd)} and a million "
         f"output tokens {_usd(c.output_usd)}, against list prices of {_usd(miss)} "
         f"(uncached input; {_usd(hit)} cached) and {_usd(out)}: an output token costs "
         f"{than(c.output_usd / c.input_usd, 'to serve')} an input token.",
-        f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request "
-        f"seeing about {speed_mid:g} tokens/s means about {per_node:,.0f} sequences "
-        f"decode at once on a node, {per_node / f.gpus_per_node:,.0f} a GPU, each "
-        f"with {f.kv_length:,.0f} tokens of cache. The fleet's own P:D is "
-        f"{c.prefill_hours / c.decode_hours:.2f} prefill node-hours per decode "
-        "node-hour.",
+        f"Decode at {f.decode_per_node / 1e3:g}k tokens/s a node with each request seeing about "
+        f"{speed_mid:g} tokens/s means about {per_node:,.0f} sequences decode at once on a node, "
+        f"{per_node / f.gpus_per_node:,.0f} a GPU, each with {f.kv_length:,.0f} tokens of cache. "
+        f"The fleet's own P:D is {c.prefill_hours / c.decode_hours:.2f} prefill node-hours per "
+        "decode node-hour.",
     ]
     head = ["figure", "course", "published", "error", "checks"]
     return section(title, Table(head, rows), note, items=items)
@@ -458,4 +429,4 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
         batch=f"{s.batch:,}",
         look=look,
     )
-    return figure(path, caption, display_path(path))
+    return figure_shown(path, caption)

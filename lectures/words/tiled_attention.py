@@ -81,10 +81,9 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
         f"({fmt_ratio(d_naive / d_ideal, 1)} fewer bytes, the same F) at I = {i_ideal:.0f}: "
         f"{_sides(i_ideal, r.gpus)}.",
         falls + ": the comparison the article makes.",
-        "The ideal assumes that nothing is ever read twice, as if K and V "
-        f"({fmt_kib(r.kv_bytes)} at this size) stayed on chip for every query. One SM's "
-        "shared memory is a few hundred KiB. The rest of Part 1 asks what a finite on-chip "
-        "memory gives.",
+        f"The ideal assumes that nothing is ever read twice, as if K and V ({fmt_kib(r.kv_bytes)} "
+        "at this size) stayed on chip for every query. One SM's shared memory is a few hundred "
+        "KiB. The rest of Part 1 asks what a finite on-chip memory gives.",
     ]
     return Table(head, rows, title), Observations(items)
 
@@ -110,24 +109,6 @@ class Schedule:  # section 2: every chip's plan; the sentences name two of them
     ideal_bytes: float
 
 
-def _reach(named: Sequence[Plan]) -> str:
-    """Which of the named chips reach their ridge from shared memory alone, and what it takes."""
-    short = [p.gpu.name for p in named if side(p.intensity, p.gpu.ridge) == "memory-bound"]
-    if len(short) == len(named):
-        head = "Neither reaches its ridge from shared memory alone"
-    elif not short:
-        head = "Both reach their ridge from shared memory alone"
-    else:
-        reach = [p.gpu.name for p in named if p.gpu.name not in short]
-        head = f"Only the {listing(reach)} reaches its ridge from shared memory alone"
-    need = [
-        f"{fmt_kib(p.needed)} on the {p.gpu.name} (it has {fmt_kib(p.gpu.smem)})"
-        for p in named
-        if p.needed is not None
-    ]
-    return f"{head}: the ridge takes {listing(need)}." if need else f"{head}."
-
-
 def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     """Each chip's blocks, their traffic and bound; the reach of each named chip."""
     sizes, bounds = [], []
@@ -145,13 +126,21 @@ def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     bounds = Table(head, bounds, "Their traffic, intensity and bound", note)
     h, a = r.named
     reads = "once, the ideal minimum" if h.reads == 1 else f"R = {h.reads} times each"
+    # which of the named chips reach their ridge from shared memory alone, and what it takes
+    reach = [p.gpu.name for p in r.named if side(p.intensity, p.gpu.ridge) == "compute-bound"]
+    alone = {0: "Neither reaches its ridge", len(r.named): "Both reach their ridge"}.get(
+        len(reach), f"Only the {listing(reach)} reaches its ridge"
+    )
+    alone += " from shared memory alone"
+    need = [f"{fmt_kib(p.needed)} on the {p.gpu.name} (it has {fmt_kib(p.gpu.smem)})"
+            for p in r.named if p.needed is not None]  # fmt: skip
+    alone += f": the ridge takes {listing(need)}." if need else "."
     items = [
-        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to "
-        f"2 N / (b T_r), about B_r, as T_r grows. The {h.gpu.name}'s "
-        f"{fmt_kib(h.gpu.smem)} give B_r = {h.blocks.rows} and I = {h.intensity:.1f}; the "
-        f"{a.gpu.name}'s {fmt_kib(a.gpu.smem)} give B_r = {a.blocks.rows} and I = "
-        f"{a.intensity:.1f}.",
-        _reach(r.named),
+        "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to 2 N / (b "
+        f"T_r), about B_r, as T_r grows. The {h.gpu.name}'s {fmt_kib(h.gpu.smem)} give B_r = "
+        f"{h.blocks.rows} and I = {h.intensity:.1f}; the {a.gpu.name}'s {fmt_kib(a.gpu.smem)} give "
+        f"B_r = {a.blocks.rows} and I = {a.intensity:.1f}.",
+        alone,
         f"The {h.gpu.name}'s blocks move {fmt_bytes(h.traffic)}, "
         f"{than(h.traffic / r.naive_bytes)} the naive kernel's {fmt_bytes(r.naive_bytes)} "
         f"and {than(h.traffic / r.ideal_bytes, digits=1)} the ideal "
@@ -191,9 +180,8 @@ def traffic(r: Traffic) -> tuple[Table, str, Observations]:
         f"With {fmt_kib(r.least)} on chip (one row of each block) K and V are read N times: "
         f"{fmt_bytes(r.least_bytes)}, {than(r.least_bytes / r.naive_bytes, digits=0)} the naive "
         f"kernel's traffic. Tiling moves no more than naive only from {fmt_kib(r.as_naive)} on.",
-        f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of "
-        f"{r.slope:.2f}: doubling the on-chip memory about halves the traffic, the theorem's "
-        "1 / M.",
+        f"Between 16 KiB and 128 KiB the staircase falls with a log-log slope of {r.slope:.2f}: "
+        "doubling the on-chip memory about halves the traffic, the theorem's 1 / M.",
         f"From {fmt_kib(r.resident)}, K and V whole ({fmt_kib(r.kv_bytes)}) plus one query "
         f"row, the traffic drops to the ideal {fmt_bytes(r.ideal_bytes)}; the lowest point of "
         f"the curve is {fmt_bytes(r.lowest)}.",
@@ -256,9 +244,8 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     else:
         levels += f"the tiled kernel is {tiled_side} and the naive one {naive_side} there."
     items = [
-        f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive "
-        f"kernel's (2 B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the "
-        "ideal minimum.",
+        f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive kernel's (2 "
+        f"B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the ideal minimum.",
         levels,
         f"In the layer, attention's bound passes everything else at {over('tiled')} with the "
         f"tiled kernel and at {over('naive')} with the naive one. {below} the projections "
@@ -477,13 +464,11 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
             why += f" and within 10% of the naive kernel at {len(close)}"
         if r.compute_bound:
             why += ". Both kernels are compute-bound on one core here, so the bytes the tiled one "
-            why += "saves do not lower its bound, while its many small matmuls run below the roof "
-            why += "and every inner step pays a fixed cost."
+            why += "saves do not lower its bound, while its many"
         else:
-            why += (
-                ". By the roofline it should win, since the naive kernel is memory-bound here, but "
-            )
-            why += "its small matmuls run below the roof and every inner step pays a fixed cost."
+            why += ". By the roofline it should win, since the naive kernel is memory-bound here, "
+            why += "but its"
+        why += " small matmuls run below the roof and every inner step pays a fixed cost."
     t_top = r.runs[top].seconds
     serial = naive["t_compute_s"] + naive["t_memory_s"]
     exps_s, steps_s = top**2 * r.exp_s, r.steps * r.step_s

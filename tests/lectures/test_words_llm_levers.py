@@ -153,7 +153,7 @@ RUNS = {
 
 
 def chips_said(**changes: page.ChipRun) -> list[str]:
-    return page.chips_observations(setup(context=1000), RUNS | changes, 1.0, KV_SEQ).items
+    return page.chips_observations(RUNS | changes, 1.0, KV_SEQ).items
 
 
 def test_chips_section_by_hand() -> None:

@@ -24,7 +24,7 @@ from strategies import (
 )
 
 from common.formulas.transformer import DTypes
-from common.tables.models import MIXTRAL_8X7B, dense_twin
+from common.tables.models import MIXTRAL_8X7B
 from lectures.words import mixture_of_experts as page
 
 H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B, 80 GB
@@ -32,22 +32,22 @@ H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B, 80 GB
 
 def setup(batch: int = 64, ep: int = 2) -> page.Setup:
     m = MIXTRAL_8X7B  # 2 of 8 experts
-    return page.Setup(model=m, twin=dense_twin(m), chip=H, precision="bf16", dtypes=DTypes(),
-                      context=512, batch=batch, ep=ep, peak=100e12, ridge=100.0)  # fmt: skip
+    return page.Setup(model=m, chip=H, precision="bf16", dtypes=DTypes(), context=512,
+                      batch=batch, ep=ep, ridge=100.0)  # fmt: skip
 
 
 def count(total: float = 40e9, active: float = 10e9, twin: float = 10e9, m=MIXTRAL_8X7B):
     return page.Count(model=m, total=total, active=active, twin=twin)
 
 
-def steps(batch: int, moe: float, twin: float, time=(0.01, 0.01), nbytes=(74e9, 74e9)) -> list:
+def steps(batch: int, moe: float, twin: float, time=(0.01, 0.01)) -> list:
     """One (mixture, twin) pair of decode steps at `batch`, with their weight bytes."""
-    return [tuple(page.Step(batch=batch, weight_bytes=w, nbytes=n, time=t)
-                  for w, n, t in zip((moe, twin), nbytes, time, strict=True))]  # fmt: skip
+    return [tuple(page.Step(batch=batch, weight_bytes=w, time=t)
+                  for w, t in zip((moe, twin), time, strict=True))]  # fmt: skip
 
 
-STEPS = steps(64, 90e9, 30e9, (0.1, 0.04), (95e9, 32e9))  # 64 / 0.1 = 640, 64 / 0.04 = 1,600
-STEP = page.Step(batch=64, weight_bytes=1.0, nbytes=1.0, time=0.1)
+STEPS = steps(64, 90e9, 30e9, (0.1, 0.04))  # 64 / 0.1 = 640, 64 / 0.04 = 1,600
+STEP = page.Step(batch=64, weight_bytes=1.0, time=0.1)
 
 
 def exchange(ep: int, t: float, layer: float = 1e-4, node: float = 0.5) -> page.Exchange:
@@ -140,7 +140,7 @@ def test_step_by_hand() -> None:
         said = observed(page.step_section(setup(batch=1), steps(1, moe, twin), (400, 100)))[0]
         assert f"about the same FLOPs per token, {bytes_} bytes" in said
     # at batch 1 the mixture reads 31 GB against the twin's 30 GB: the router's weights
-    one = steps(1, 31e9, 30e9, (0.03, 0.03), (32e9, 31e9))
+    one = steps(1, 31e9, 30e9, (0.03, 0.03))
     said = observed(page.step_section(setup(batch=1), one, (400, 100)))[0]
     assert "more bytes: the router's weights" in said and "spread over" not in said
     # 401 / 100 = x4.01, printed x4.0 like E/k: no second reason for a gap nobody sees

@@ -112,7 +112,7 @@ def test_schedule_by_hand() -> None:
     assert "Both reach their ridge from shared memory alone" in text
     assert "the same as the naive kernel's 50.00 MB and x50.0 more than" in text
     assert "K and V are read once, the ideal minimum." in text
-    said = page._reach([plan(B, 64, 30.0, None)])  # never reaches: nothing it would take
+    said = schedule([plan(B, 64, 30.0, None)] * 2)[2].items[1]  # never: nothing it would take
     assert said.endswith("from shared memory alone.") and "takes" not in said
 
 
