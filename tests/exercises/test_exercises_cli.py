@@ -144,4 +144,3 @@ def test_ctrl_c_is_one_line_and_ends_by_sigint() -> None:
         status = proc.wait(timeout=60)
     assert status == -signal.SIGINT  # a shell shows 130
     assert err.splitlines() == ["common.exercises: interrupted; nothing half-written was kept"]
-
