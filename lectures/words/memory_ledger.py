@@ -105,7 +105,8 @@ def ledger_observations(at: Ledgers, budget: float, kv_per_sequence: float) -> O
     fitting = [b for b, m in at.items() if m.fits(budget)]
     failing = [b for b in at if b not in fitting]
     if fitting and failing:
-        says = f"{_fit(fitting, 'fit')}; {_fit(failing, 'run')} out of memory.".capitalize()
+        says = f"{_fit(fitting, 'fit')}; {_fit(failing, 'run')} out of memory."
+        says = says[0].upper() + says[1:]
     else:
         says = "Every batch in the table fits." if fitting else "No batch in the table fits."
     m = at[b := example_batch(at, budget)]

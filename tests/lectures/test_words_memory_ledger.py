@@ -75,6 +75,7 @@ def test_ledger_observations() -> None:
 def test_overhead_table_and_the_rescued_batch() -> None:
     group = page.overhead(ledgers(RATE), ledgers(LOW), BUDGET, RATE, LOW)
     table_ = table(group)
+    assert group.items[0].title == "Overhead 20% vs 0%, budget 6.5 GiB"
     assert table_.headers[1] == "total at 20% (GiB)" and table_.headers[3] == "total at 0% (GiB)"
     # at 0%: 1 + 1.25 B = 2.25, 3.50, 6.00
     assert table_.rows[-1] == ["4", "7.20", "OOM", "6.00", "fits", "OOM -> fits"]
@@ -113,6 +114,7 @@ def test_largest_batch_table_and_observations() -> None:
     # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
     # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
     group = page.largest(LARGEST, ledgers(RATE), BUDGET)
+    assert group.items[0].title == "Largest prefill batch within 6.5 GiB"
     assert table(group).rows == [["20%", "3", "5.70", "7.20"], ["0%", "4", "6.00", "7.25"]]
     items = observed(group)
     assert items[0] == (
@@ -233,6 +235,11 @@ def test_sweep_observations() -> None:
     )
     assert items[4].startswith("The roofline cannot see these")
     assert items[5].startswith("The whole sweep took 3.25 s.")
+    # two anomalies given out of order are said in batch order
+    slow_one = [{**ROWS[0], "latency_s": 0.005}, *ROWS[1:]]
+    pair = [Anomaly(2, "slower_than_larger", 4), Anomaly(1, "slower_than_larger", 4)]
+    took = [line[:13] for line in sweep_said(slow_one, pair) if line.startswith("B = ")]
+    assert took == ["B = 1 took 5.", "B = 2 took 5."]
     quiet = sweep_said(ROWS[:1])
     assert quiet[1].startswith("No batch size broke the two rules by more than 10%")
     # B = 1 memory-bound, predicted 5 ms, measured 4 ms: 125% of the bound
