@@ -8,6 +8,7 @@ capacities are the vendor's decimal bytes, but on-chip memory per SM is in KB of
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -183,19 +184,27 @@ class Chip:
         """Measured achievable dense FLOP/s at `precision` (best matmul), or None if unpublished."""
         self.peak_flops(precision)  # ValueError for a precision the chip does not have
         fig = self.achievable_flops_table.get(precision)
-        return None if fig is None else self._check(fig, f"achievable {precision} FLOP/s")
+        if fig is None:
+            return None
+        # an edited datasheet figure below the measured one caps it (slips warns)
+        return min(self._check(fig, f"achievable {precision} FLOP/s"), self.peak_flops(precision))
 
     @property
     def achievable_mem_bw(self) -> float | None:
         """Measured achievable HBM bandwidth in bytes/s (a streaming kernel), or None."""
         fig = self.achievable_mem_bw_figure
-        return None if fig is None else self._check(fig, "achievable memory bandwidth")
+        if fig is None:
+            return None
+        return min(self._check(fig, "achievable memory bandwidth"), self.mem_bw)
 
     @property
     def achievable_link_bw(self) -> float | None:
         """Measured achievable one-way link bandwidth in bytes/s, or None."""
         fig = self.achievable_link_bw_figure
-        return None if fig is None else self._check(fig, "achievable link bandwidth")
+        if fig is None:
+            return None
+        spec = self.link_bw if self.link_bw_figure is not None else math.inf
+        return min(self._check(fig, "achievable link bandwidth"), spec)
 
     def achievable_figures(self) -> Iterator[tuple[str, Figure, Figure | None]]:
         """(label, datasheet figure, measured achievable figure or None) for each roof."""

@@ -169,7 +169,8 @@ def _warnings(chip: Any) -> Iterator[str]:
         with contextlib.suppress(TypeError, AttributeError, ValueError):  # a bad figure: its own
             if got is not None and got.value > plausible(spec.value, spec.unit, ""):  # check says
                 yield (f"{chip.name} achievable {label} is {got.value / spec.value:.0%} of its "
-                       "datasheet figure: an achievable roof cannot beat it")  # fmt: skip
+                       "datasheet figure: an achievable roof cannot beat it, so the datasheet's "
+                       "stands in")  # fmt: skip
 
 
 def describe(exc: BaseException) -> str | None:

@@ -188,7 +188,7 @@ def test_the_record_line_is_the_start_of_the_record(capsys: pytest.CaptureFixtur
     at = line_of((REPO / H).read_text(encoding="utf-8"), "H100 = Chip(")
     assert capsys.readouterr().err == (
         f"warning: common/hw_specs.py line {at}: H100 SXM achievable peak bf16 is 320% of its "
-        "datasheet figure: an achievable roof cannot beat it\n"
+        "datasheet figure: an achievable roof cannot beat it, so the datasheet's stands in\n"
     )  # 3165 / 989 = 3.20
 
 
