@@ -40,12 +40,10 @@ from common.formulas.transformer import layer_ops
 from common.hw_specs import A100, CHIPS, H100, bytes_per_elem
 from common.measure import attention, caches, machine, roofs
 from common.measure import budget as measure_budget
-from common.plots import attention as attention_plots
 from common.plots.style import log_range
 from common.present import probe
-from common.present.display import Text, figure, show
+from common.present.display import Text, show
 from common.shell import cli
-from common.shell.paths import display_path
 from common.tables.models import LLAMA_3_8B
 from lectures.words import tiled_attention as page
 
@@ -64,6 +62,13 @@ QUICK, plan = args.quick, measure_budget.from_args(args)  # plan: the memory and
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together
 TIME_BUDGET_S *= measure_budget.time_scale(plan, "10")  # --time-limit against its default
 lecture_start = time.perf_counter()
+
+# sphinx_gallery_start_ignore
+from common.plots import attention as attention_plots  # the figures (drawn with --png)
+from common.present.display import figure
+from common.shell.paths import display_path
+
+# sphinx_gallery_end_ignore
 
 # %%
 # 1. The two extremes of the article
@@ -434,6 +439,7 @@ steps_top = attention.block_count(top, b_top.rows, b_top.cols)
 timed = page.Kernels(d_head=D_HEAD, runs=runs, placed=placed, ridge=ridge_1, peak=peak_1, beta=beta,
                      compute_bound=naive_i >= ridge_1, steps=steps_top, step_s=step_s, exp_s=exp_s,
                      far=FAR, far_memory=memory_of(FAR, b_top))  # fmt: skip
+# sphinx_gallery_start_ignore
 drawn = args.png and attention_plots.kernel_times_figure(
     args.outdir / "10_kernel_times.png", N_LIST,
     *([measured[n][1][kind] for n in N_LIST] for kind in KINDS),
@@ -443,6 +449,7 @@ drawn = args.png and attention_plots.kernel_times_figure(
     f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
     "sequence length N (fp32, one thread)",
 )  # fmt: skip
+# sphinx_gallery_end_ignore
 
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)
 reach = measure_budget.cache_note(f"N = {top:,}", FP32 * top**2, llc)  # S kept near the cache?
