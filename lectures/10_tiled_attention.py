@@ -203,6 +203,7 @@ for name, m in landmarks.items():
 lo, hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (16 * 1024, 128 * 1024))
 slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
 
+# sphinx_gallery_start_ignore
 same_sm = sorted({c.smem_per_sm for c in SM_CHIPS})
 drawn = args.png and attention_plots.traffic_figure(
     args.outdir / "10_traffic_vs_on_chip_memory.png", m_grid, curve, naive_bytes, ideal_bytes, F,
@@ -210,6 +211,7 @@ drawn = args.png and attention_plots.traffic_figure(
     [(c.name, c.ridge_point("bf16"), plans[c.key].needed) for c in GPUS],
     f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops",
 )  # fmt: skip
+# sphinx_gallery_end_ignore
 traffic = page.Traffic(landmarks=marks, least=least, least_bytes=curve[0], as_naive=as_naive,
                        slope=slope, resident=resident, lowest=min(curve), naive_bytes=naive_bytes,
                        ideal_bytes=ideal_bytes, kv_bytes=kv_bytes)  # fmt: skip
@@ -335,6 +337,7 @@ exp_s = attention.exp_seconds_per_element(512, 128)  # one exponential, in cache
 ridge_1 = ridge_point(peak_1, beta)
 naive_i = intensity(*numpy_ops.attention_naive_counts(N, D_HEAD))
 
+# sphinx_gallery_start_ignore
 found = [(name, size, cache_source) for name, size in levels.items()]
 assumed = [("L2 (assumed)", l2, "not reported"), ("LLC (assumed)", llc, "-")]
 here = page.Machine(caches=found or assumed, beta=beta,
@@ -343,6 +346,7 @@ here = page.Machine(caches=found or assumed, beta=beta,
                     naive_intensity=naive_i, step_s=step_s, calls=attention.CALLS_PER_BLOCK,
                     exp_s=exp_s, source=calibration_source)  # fmt: skip
 built = probe.built_here(machine.describe(), reported_llc, "10_tiled_attention.py")
+# sphinx_gallery_end_ignore
 show(built, *page.machine(here))  # the caches, the roofs and the notes on them
 
 # %%
