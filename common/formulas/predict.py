@@ -70,12 +70,12 @@ def spec_roofs(chip: Chip, precision: str) -> Roofs:
 
 
 def achievable_roofs(chip: Chip, precision: str) -> Roofs:
-    """The measured achievable roofs; each one without a published figure falls back to spec."""
+    """The measured achievable roofs; each one without a published figure, or capped by an
+    edited datasheet figure below it, is the spec's (and is not named in `measured`)."""
     found = (chip.achievable_flops(precision), chip.achievable_mem_bw, chip.achievable_link_bw)
-    measured = tuple(
-        k for k, v in zip(("compute", "memory", "link"), found, strict=True) if v is not None
-    )
     spec = spec_roofs(chip, precision)
+    pairs = zip(("compute", "memory", "link"), found, spec[1:4], strict=True)
+    measured = tuple(k for k, v, s in pairs if v is not None and v < s)
     peak, bw, link = (v or s for v, s in zip(found, spec[1:4], strict=True))
     return Roofs("achievable", peak, bw, link, measured)
 

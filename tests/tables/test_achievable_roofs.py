@@ -19,6 +19,7 @@ import dataclasses
 import pytest
 
 from common import hw_specs
+from common.formulas import predict
 from common.hw_specs import A100, B200, B300, H100, H200, TPU_V5E, TPU_V6E
 
 T = 1e12
@@ -66,6 +67,8 @@ def test_mamf_efficiencies_match_the_books_column() -> None:
     )
     assert (low.achievable_flops("bf16"), low.achievable_mem_bw) == (31.2e12, 155.5e9)
     assert low.achievable_link_bw == 30e9  # measured 235 GB/s, datasheet now 30
+    # ... and the achievable roofs name no capped one as measured: each is the datasheet's
+    assert predict.achievable_roofs(low, "bf16").measured == ()
     broken = dataclasses.replace(A100, achievable_mem_bw_figure=hw_specs.bandwidth(-1.0, "test"))
     with pytest.raises(ValueError, match="achievable memory bandwidth"):
         broken.achievable_mem_bw  # noqa: B018
