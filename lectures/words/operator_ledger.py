@@ -181,8 +181,7 @@ def rooflines(r: Rooflines) -> Figure:
     )
     if any(len(ns) < r.count for _, ns in r.flat):
         caption = say(
-            "{caption} The others sit on the slope and run at the speed of memory.",
-            caption=caption,
+            "{caption} The others sit on the slope and run at the speed of memory.", caption=caption
         )
     return figure(r.path, caption)
 
