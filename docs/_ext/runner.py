@@ -325,8 +325,7 @@ def _lecture_path(app: Sphinx, stem: str) -> Path:
 def check_config(app: Sphinx, config: Any) -> None:
     """Every lecture with a panel can run in a browser (no numpy at start-up)."""
     for stem in config.runner_lectures:
-        foreign = foreign_imports(path := _lecture_path(app, stem))
-        if foreign:
+        if foreign := foreign_imports(path := _lecture_path(app, stem)):
             raise ExtensionError(
                 f"runner: {path.name} cannot run in the browser: it imports "
                 f"{', '.join(foreign)} at start-up"
@@ -344,9 +343,8 @@ def add_panels(app: Sphinx, doctree: nodes.document) -> None:
         app.env.note_dependency(str(path))
     if docname == "exercises":
         placed = insert_exercise_panels(doctree, config.runner_exercises)
-        if missing := [k for k in config.runner_exercises if k not in placed]:
-            missing_text = ", ".join(missing)
-            logger.warning("runner: no exercise section for %s", missing_text, location=docname)
+        if missing := ", ".join(k for k in config.runner_exercises if k not in placed):
+            logger.warning("runner: no exercise section for %s", missing, location=docname)
 
 
 def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:
