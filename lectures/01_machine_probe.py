@@ -326,7 +326,7 @@ if args.png:
     out = args.outdir / "01_machine_roofline.png"
     path = article.local_roofline_figure(out, peak, beta, points)
     caption = figures.roofline_caption(peak, beta, points)
-    show(display.figure(path, caption, display_path(path)))
+    show(display.figure(path, caption))
 
 # %%
 # Same FLOPs, different times

@@ -125,7 +125,7 @@ if args.png:
     title = f"Memory ledger of a {model.name} model"
     path = article.memory_ledger_figure(out, model, BATCHES, RATE, LOW, BUDGET, title)
     caption = figures.ledger_caption(model, BATCHES, RATE, LOW, BUDGET)
-    show(display.figure(path, caption, display_path(path)))
+    show(display.figure(path, caption))
 
 # %%
 # The largest batch that fits
@@ -287,5 +287,5 @@ if args.png:
     out = args.outdir / "03_batch_sweep.png"
     path = article.batch_sweep_figure(out, sweep_rows, crossing, title)
     caption = figures.sweep_caption(sweep_rows, crossing)
-    shown.append(display.figure(path, caption, display_path(path)))
+    shown.append(display.figure(path, caption))
 show(*shown, page.sweep_observations(sweep))

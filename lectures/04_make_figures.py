@@ -82,7 +82,7 @@ written: list[tuple[str, str]] = []  # (file, what it was drawn from)
 def drawn(path: str, caption: str, source: str) -> display.Figure:
     """Remember a written figure and its data; its display object carries the caption."""
     written.append((path, source))
-    return display.figure(path, caption, display_path(path))
+    return display.figure(path, caption)
 
 
 # %%

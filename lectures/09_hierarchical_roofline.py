@@ -235,7 +235,7 @@ if args.png:
         [(c.name, c.size_bytes) for c in caches.data_caches(cache_list)],
         [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found], call_limit,
     )  # fmt: skip
-    shown.append(display.figure(path, page.sweep_caption(here), display_path(path)))
+    shown.append(display.figure(path, page.sweep_caption(here)))
 show(*shown, page.plateau_observations(here))
 
 # %%
@@ -360,7 +360,7 @@ if args.png:
     dram_all = [(f"DRAM, {thread_count} threads", all_bw)] if all_bw else []
     path = hierarchical_roofline_figure(out, level_roofs, peak_flops, marks, dram_all)
     caption = page.roofline_caption(operations, peak_flops)
-    shown.append(display.figure(path, caption, display_path(path)))
+    shown.append(display.figure(path, caption))
 show(*shown, page.operations_observations(operations, peak_flops))
 
 # %%

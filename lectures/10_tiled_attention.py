@@ -216,7 +216,7 @@ traffic = page.Traffic(landmarks=marks, least=least, least_bytes=curve[0], as_na
                        slope=slope, resident=resident, lowest=min(curve), naive_bytes=naive_bytes,
                        ideal_bytes=ideal_bytes, kv_bytes=kv_bytes)  # fmt: skip
 table, caption, notes = page.traffic(traffic)
-show(table, figure(drawn, caption, display_path(drawn)) if drawn else None, notes)
+show(table, figure(drawn, caption) if drawn else None, notes)
 
 # %%
 # 4. Longer sequences: one head, then a whole layer
@@ -458,7 +458,7 @@ drawn = args.png and attention_plots.kernel_times_figure(
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)
 reach = measure_budget.cache_note(f"N = {top:,}", FP32 * top**2, llc)  # S kept near the cache?
 reach_line = [Text(f"note: {reach}, so no length here shows S in DRAM")] if reach else []
-shown = figure(drawn, caption, display_path(drawn)) if drawn else None
+shown = figure(drawn, caption) if drawn else None
 show(times_table, score_table, roof_table, stamp, *reach_line, shown, notes)
 
 # %%

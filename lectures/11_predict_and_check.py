@@ -235,7 +235,7 @@ if args.png:
     bars = [CaseBars(c.label, c.measured.seconds, c.spec, c.achievable) for c in cases]
     out = args.outdir / "11_predict_and_check.png"
     path = predict_figure(out, bars, curve, f"{pub.GPT_13B.name}, A100 40GB")
-    show(page.figure_shown(path, page.figure_caption(cases, up[0].name, tokens[flat], ridges[0])))
+    show(page.figure(path, page.figure_caption(cases, up[0].name, tokens[flat], ridges[0])))
 else:
     show(page.png_hint("11_predict_and_check.png"))
 

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from common.present.console import WIDTH, _numeric_columns, format_observations, format_table
 from common.shell import sink
+from common.shell.paths import display_path
 
 HTML_ENV = "ROOFLINE_HTML"  # set to 1 by the docs build
 
@@ -157,13 +158,11 @@ class PngResult(NamedTuple):
 class Figure:
     """A figure file with its caption: the site shows the image, the terminal the path."""
 
-    def __init__(self, path: str | os.PathLike[str] | None, caption: str, shown_path: str = ""):
-        self.path = None if path is None else Path(path)
-        self.caption = caption
-        self.shown_path = shown_path or (str(path) if path is not None else "")
+    def __init__(self, path: str | os.PathLike[str], caption: str):
+        self.path, self.caption, self.shown_path = Path(path), caption, display_path(path)
 
     def __str__(self) -> str:
-        shown = self.path and not sink.diverted()  # a host that took the figure shows it
+        shown = not sink.diverted()  # a host that took the figure shows it
         return f"saved figure: {self.shown_path}" if shown else ""
 
     def _repr_html_(self) -> str:
@@ -175,11 +174,11 @@ class Figure:
 CAPTIONS: dict[str, str] = {}
 
 
-def figure(path: str | os.PathLike[str], caption: str, shown_path: str = "") -> Figure:
+def figure(path: str | os.PathLike[str], caption: str) -> Figure:
     """Record the caption of a figure just written and return its display object."""
     CAPTIONS[str(Path(path).resolve())] = caption
     sink.hand("caption", {"path": path, "caption": caption})
-    return Figure(path, caption, shown_path)
+    return Figure(path, caption)
 
 
 class Group:

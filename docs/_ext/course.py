@@ -298,17 +298,15 @@ KEPT_MATHJAX = ("tex-chtml.js", "core.js", "loader.js", "startup.js")
 #: Components no page loads (SVG output, other inputs, speech rules of other languages).
 UNUSED_MATHJAX = (
     "output/svg.js", "output/svg", "input/mml.js", "input/mml", "input/asciimath.js",
-    "input/tex-full.js",
-    *(f"sre/mathmaps/{lang}.json" for lang in ("ca", "da", "de", "es", "fr", "hi", "it")),
-    *(f"sre/mathmaps/{lang}.json" for lang in ("nb", "nn", "sv")),
+    "input/tex-full.js", *(f"sre/mathmaps/{x}.json" for x in ("ca", "da", "de", "es", "fr")),
+    *(f"sre/mathmaps/{x}.json" for x in ("hi", "it", "nb", "nn", "sv")),
 )  # fmt: skip
 
 
 def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:
     """Delete the MathJax bundles and components no page loads from the built site."""
-    if exception is not None or app.builder.format != "html":
-        return
-    if app.config.mathjax_path != "mathjax/tex-chtml.js":
+    html = exception is None and app.builder.format == "html"
+    if not html or app.config.mathjax_path != "mathjax/tex-chtml.js":
         return
     root = Path(app.outdir) / "_static" / "mathjax"
     for bundle in root.glob("*.js"):
@@ -334,12 +332,8 @@ def on_roof(
     """Operators (label, F FLOP, D bytes) as points on a chip's roof: (label, I, min(P, I beta))."""
     from common.formulas.roofline import attainable_flops, intensity
 
-    peak = chip.peak_flops(precision)
-    points = []
-    for label, flop, nbytes in ops:
-        i = intensity(flop, nbytes)
-        points.append((label, i, attainable_flops(i, peak, chip.mem_bw)))
-    return points
+    peak, placed = chip.peak_flops(precision), [(label, intensity(f, d)) for label, f, d in ops]
+    return [(label, i, attainable_flops(i, peak, chip.mem_bw)) for label, i in placed]
 
 
 def draw(expression: str, path: Path) -> Path:

@@ -81,7 +81,11 @@ def configure(app: Sphinx, config: Config) -> None:
         config.templates_path = [*config.templates_path, templates]
     if is_zh(config):
         config.html_search_language = "zh"
-        words = write_search_words(Path(app.doctreedir) / "jieba-glossary.txt")
+        # a jieba dictionary of the glossary's Chinese terms, so search keeps each one whole
+        terms = sorted({row["chinese"] for row in glossary() if CJK_WORD.fullmatch(row["chinese"])})
+        words = Path(app.doctreedir) / "jieba-glossary.txt"
+        words.parent.mkdir(parents=True, exist_ok=True)
+        words.write_text("".join(f"{word} 100000 n\n" for word in terms), "utf-8")
         config.html_search_options = {**config.html_search_options, "dict": str(words)}
         config.html_title = ZH_TITLE
 
@@ -191,14 +195,6 @@ def glossary() -> list[dict[str, str]]:
     """The glossary's rows: english (alternatives joined by |), chinese, definition."""
     with GLOSSARY.open(encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
-
-
-def write_search_words(path: Path) -> Path:
-    """A jieba dictionary of the glossary's Chinese terms, so search keeps each one whole."""
-    words = sorted({row["chinese"] for row in glossary() if CJK_WORD.fullmatch(row["chinese"])})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"{word} 100000 n\n" for word in words), "utf-8")
-    return path
 
 
 def page_context(

@@ -27,6 +27,7 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 from common.shell import interface
+from common.shell.paths import display_path
 
 logger = logging.getLogger(__name__)
 
@@ -100,10 +101,10 @@ def find_runtime(folder: Path) -> Runtime:
     """The pyodide package in `folder` (``node_modules/pyodide``) if it has every runtime file."""
     manifest = folder / "package.json"
     if not manifest.is_file():
-        return Runtime(folder, reason=f"{display(folder)} is missing")
+        return Runtime(folder, reason=f"{display_path(folder)} is missing")
     missing = [name for name in RUNTIME_FILES if not (folder / name).is_file()]
     if missing:
-        return Runtime(folder, reason=f"{display(folder)} lacks {', '.join(missing)}")
+        return Runtime(folder, reason=f"{display_path(folder)} lacks {', '.join(missing)}")
     version = str(json.loads(manifest.read_text(encoding="utf-8")).get("version", ""))
     return Runtime(folder, version=version or "unknown")
 
@@ -153,14 +154,6 @@ def copy_runtime(runtime: Runtime, static_dir: Path, stdlib: Path | None = None)
         source = stdlib if stdlib and name == "python_stdlib.zip" else runtime.folder / name
         shutil.copyfile(source, target / name)
     return target
-
-
-def display(path: Path) -> str:
-    """A path relative to the repository when it is inside it."""
-    try:
-        return path.resolve().relative_to(REPO).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def declared_panels(
@@ -332,8 +325,7 @@ def _lecture_path(app: Sphinx, stem: str) -> Path:
 def check_config(app: Sphinx, config: Any) -> None:
     """Every lecture with a panel can run in a browser (no numpy at start-up)."""
     for stem in config.runner_lectures:
-        foreign = foreign_imports(path := _lecture_path(app, stem))
-        if foreign:
+        if foreign := foreign_imports(path := _lecture_path(app, stem)):
             raise ExtensionError(
                 f"runner: {path.name} cannot run in the browser: it imports "
                 f"{', '.join(foreign)} at start-up"
@@ -351,9 +343,8 @@ def add_panels(app: Sphinx, doctree: nodes.document) -> None:
         app.env.note_dependency(str(path))
     if docname == "exercises":
         placed = insert_exercise_panels(doctree, config.runner_exercises)
-        if missing := [k for k in config.runner_exercises if k not in placed]:
-            missing_text = ", ".join(missing)
-            logger.warning("runner: no exercise section for %s", missing_text, location=docname)
+        if missing := ", ".join(k for k in config.runner_exercises if k not in placed):
+            logger.warning("runner: no exercise section for %s", missing, location=docname)
 
 
 def warm_modules(app: Sphinx, doctree: nodes.document) -> list[str]:

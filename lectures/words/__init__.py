@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from common.present.display import Figure, Group, Heading, Observations, Text, figure
-from common.shell.paths import display_path
+from common.present.display import Group, Heading, Observations, Text
+from common.present.display import figure as figure  # the words' figures: page.figure
 
 
 def section(
@@ -16,8 +16,3 @@ def section(
     what to observe, when there is something."""
     shown = (Text(p) if isinstance(p, str) else p for p in parts)
     return Group(Heading(title, page), *shown, Observations(items) if items else None)
-
-
-def figure_shown(path: str, caption: str) -> Figure:
-    """The saved figure with its caption (the site shows it, the terminal says where it is)."""
-    return figure(path, caption, display_path(path))

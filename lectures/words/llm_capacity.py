@@ -12,7 +12,7 @@ from common.present.console import fmt_batch, fmt_bytes, fmt_gb, fmt_kib, fmt_pc
 from common.present.display import Figure, Group, Table
 from common.present.say import say
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
-from lectures.words import figure_shown, section
+from lectures.words import figure, section
 from lectures.words.llm_speed import Setup as Setup
 from lectures.words.llm_speed import png_hint as png_hint
 
@@ -136,4 +136,4 @@ def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
         capacity=fmt_gb(s.chip.mem_capacity),
         where=where,
     )
-    return figure_shown(path, caption)
+    return figure(path, caption)

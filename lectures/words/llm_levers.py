@@ -23,7 +23,7 @@ from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib
 from common.present.display import Figure, Group, Observations, Table
 from common.present.say import say
 from common.tables.models import Model
-from lectures.words import figure_shown, section
+from lectures.words import figure, section
 from lectures.words.llm_speed import Setup as Setup
 from lectures.words.llm_speed import png_hint as png_hint
 
@@ -183,7 +183,7 @@ def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
         context=f"{s.context:,}",
         chips=", ".join(chips),
     )
-    return figure_shown(path, caption)
+    return figure(path, caption)
 
 
 def chips_observations(

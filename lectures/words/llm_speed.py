@@ -23,7 +23,7 @@ from common.present.console import (
 from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
 from common.tables.models import Model
-from lectures.words import figure_shown, section
+from lectures.words import figure, section
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
         ridge=f"{s.ridge:.0f}",
         flat=listing(flat),
     )
-    return figure_shown(path, caption)
+    return figure(path, caption)
 
 
 def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable: tuple) -> Group:

@@ -13,7 +13,7 @@ from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_pct, 
 from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
 from common.tables.models import Model
-from lectures.words import figure_shown, section
+from lectures.words import figure, section
 
 _pct = functools.partial(fmt_pct, digits=1)  # a non-zero share never prints as 0.0%
 
@@ -301,7 +301,7 @@ def moe_png(
         if linked
         else say("."),
     )
-    return figure_shown(path, caption)
+    return figure(path, caption)
 
 
 def no_link(chip: Chip) -> Text:

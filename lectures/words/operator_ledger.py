@@ -29,7 +29,7 @@ from common.present.console import (
 from common.present.display import Figure, Group, Table
 from common.present.explain import crossover_line
 from common.present.say import say
-from lectures.words import figure_shown, section
+from lectures.words import figure, section
 
 
 @dataclass(frozen=True)
@@ -181,10 +181,9 @@ def rooflines(r: Rooflines) -> Figure:
     )
     if any(len(ns) < r.count for _, ns in r.flat):
         caption = say(
-            "{caption} The others sit on the slope and run at the speed of memory.",
-            caption=caption,
+            "{caption} The others sit on the slope and run at the speed of memory.", caption=caption
         )
-    return figure_shown(r.path, caption)
+    return figure(r.path, caption)
 
 
 def attention(led: Ledger) -> Group:

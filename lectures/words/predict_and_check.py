@@ -24,7 +24,7 @@ from common.present.console import (
 from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.say import say
 from common.tables.measurements import Measured
-from lectures.words import figure_shown as figure_shown
+from lectures.words import figure as figure
 from lectures.words.llm_speed import png_hint as png_hint  # lecture 11 shows it as page.png_hint
 
 MATCH = 0.005  # a ratio within 0.5% of 1 "matches"

@@ -19,7 +19,7 @@ from common.present.console import (
 )
 from common.present.display import Figure, Group, Observations, PngResult, Preformatted, Table, Text
 from common.present.say import say
-from lectures.words import figure_shown, section
+from lectures.words import figure, section
 
 r0 = "{:.0f}".format  # a ridge or an intensity as the tables print it: no decimals
 comma0 = "{:,.0f}".format  # a network ridge as its table prints it: 2,198
@@ -179,7 +179,7 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
         "would climb there.",
         caption=caption,
     )
-    return figure_shown(png.path, caption)
+    return figure(png.path, caption)
 
 
 def roofline_observations(r: Basics) -> Observations:

@@ -27,7 +27,7 @@ from common.present.say import say
 from common.tables.assumptions import BATCH_SEARCH_LIMIT
 from common.tables.measurements import Fleet
 from common.tables.models import Model
-from lectures.words import figure_shown, section
+from lectures.words import figure, section
 from lectures.words.llm_speed import png_hint as png_hint
 
 #: Acceptance rates and draft lengths of the speculation table.
@@ -429,4 +429,4 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
         batch=f"{s.batch:,}",
         look=look,
     )
-    return figure_shown(path, caption)
+    return figure(path, caption)

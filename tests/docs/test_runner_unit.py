@@ -437,7 +437,7 @@ def test_panels_go_after_the_prose_and_after_the_answer() -> None:
 def test_make_without_npm_says_so_in_one_line_and_succeeds() -> None:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    runtime = runner.display(runner.REPO / "node_modules" / "pyodide" / "package.json")
+    runtime = runner.display_path(runner.REPO / "node_modules" / "pyodide" / "package.json")
     proc = subprocess.run(
         ["make", "-s", "-W", "package-lock.json", runtime, "NPM=rl-no-such-npm"],
         capture_output=True, text=True, cwd=REPO, timeout=60, check=False,

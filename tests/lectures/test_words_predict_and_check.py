@@ -361,10 +361,10 @@ def test_caption_sources_and_hints_by_hand(tmp_path: Path) -> None:
     assert [t.text for t in page.sources_text(["s1", "s2", "s1"]).items] == ["s1", "s2"]
     assert page.png_hint("f.png").text == "\n(add --png to save the figure f.png)"
     path = tmp_path / "f.png"
-    shown = page.figure_shown(str(path), "what to look at")
+    shown = page.figure(str(path), "what to look at")
     assert (shown.path, shown.caption) == (path, "what to look at")
     inside = Path(__file__).resolve().parents[2] / "figs" / "f.png"
-    assert page.figure_shown(str(inside), "c").shown_path == "figs/f.png"  # from the repo root
+    assert page.figure(str(inside), "c").shown_path == "figs/f.png"  # from the repo root
 
 
 def test_a_kernel_beating_its_achievable_roof_gets_a_word() -> None:
