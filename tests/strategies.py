@@ -61,6 +61,11 @@ def scale_chip(chip: Chip, factors: Mapping[str, float]) -> Chip:
     )
 
 
+def edited(**changes: dict[str, float]) -> dict[str, Chip]:
+    """The shipped table with some figures scaled: edited(h100={'mem_bw': 2})."""
+    return {k: scale_chip(c, changes.get(k.replace("-", "_"), {})) for k, c in SHIPPED.items()}
+
+
 def _field_keys(chip: Chip) -> list[str]:
     keys = [f"peak {p}" for p in chip.peak_flops_table] + ["mem_bw", "capacity", "link"]
     return keys + (["smem"] if chip.smem_per_sm_figure is not None else [])

@@ -54,7 +54,6 @@ def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size(tmp_path) -> 
     assert flops(1e15, "src") == Figure(1e15, "FLOP/s", "src", False, "")
     assert flops(1e15, "src", True, "dense") == Figure(1e15, "FLOP/s", "src", True, "dense")
     assert capacity(8e10, "src", note="HBM3") == Figure(8e10, "B", "src", False, "HBM3")
-    on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
     with pytest.raises(ValueError, match="key 'max_window_layers' must be a whole integer up to"):
         model_from_config({**on, "max_window_layers": -1})
     broken = tmp_path / "config.json"
