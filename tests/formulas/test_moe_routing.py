@@ -67,7 +67,6 @@ def test_uniform_reach_by_enumeration() -> None:
     # DeepSeek-V3's shared expert, d_ff 2048, on all 3 tokens: 2 x 3 x 7168 x 2048 FLOP
     ops = {op.name: op for op in layer_ops(DEEPSEEK_V3, 3, 1, 64)}
     assert ops["shared up projection"].flops == 2 * 3 * 7168 * 2048
-    plain = dataclasses.replace(MIXTRAL_8X7B, gated_mlp=False)
     ops = {op.name: op for op in layer_ops(plain, 3, 1, 64)}
     assert "expert gate projection" not in ops and ops["router"].flops == 2 * 3 * 4096 * 8
     up, act = ops["expert up projection"], ops["expert activation"]
