@@ -101,20 +101,12 @@ def test_the_layout_has_every_role(tmp_path: Path) -> None:
     for name in sorted(graph):
         if name not in state:
             visit(name)
+    # What lectures 02 and 06-08 need, and every pure module (tables, formulas, hw_specs),
+    # imports on ``python3 -S`` (no numpy, no matplotlib).
     names = [n for n in MODULES if in_layer(n, PURE_PACKAGES) or n in PURE_MODULES]
-    code = BLOCK_NUMPY_AND_MATPLOTLIB + (
-        f"for name in {sorted(names)!r}:\n"
-        "    importlib.import_module(name)\n"
-        "bad = sorted(m for m in sys.modules if m.startswith(('common.present', 'common.plots',"
-        " 'common.measure', 'common.files', 'common.shell', 'common.exercises')))\n"
-        "print('loaded', bad)\n"
-    )
-    proc = python("-c", code)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "loaded []"
-    # What lectures 02 and 06-08 need imports on ``python3 -S`` (no numpy, no matplotlib).
     code = (
         "import sys; sys.path.insert(0, " + repr(str(REPO)) + ")\n"
+        f"for name in {sorted(names)!r}:\n    __import__(name)\n"
         "import common.console, common.roofline, common.hw_specs, common.exercises\n"
         "import common.formulas.transformer, common.shell.cli, common.present.display\n"
         "import common.shell.llm_flags, lectures.words.llm_speed, lectures.words.roofline_basics\n"
@@ -183,16 +175,6 @@ def python(*args: str, cwd: Path = REPO, pythonpath: bool = True) -> CompletedPr
     return run_python(
         *args, cwd=cwd, timeout=60, env={"PYTHONPATH": str(REPO) if pythonpath else None}
     )
-
-
-BLOCK_NUMPY_AND_MATPLOTLIB = """
-import importlib, sys
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("numpy", "matplotlib"):
-            raise ImportError(f"{name} is blocked in this test")
-sys.meta_path.insert(0, Block())
-"""
 
 
 def bare_lectures() -> list[str]:
