@@ -233,7 +233,6 @@ def test_a_missing_file_and_an_uneven_split_are_one_line(tmp_path, capsys) -> No
     top = 2**31 - 1
     config = {**LLAMA, "hidden_size": top, "num_hidden_layers": top,
               "num_attention_heads": top - 1, "num_key_value_heads": 1, "head_dim": 1}  # fmt: skip
-    path = tmp_path / "config.json"
     path.write_text(json.dumps(config))
     start = time.perf_counter()
     line = refused(["--config", str(path), "--prompt", "4", "--new-tokens", "1"], capsys)

@@ -85,7 +85,6 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert (c["llc_bytes"], c["llc_known"], c["quick"]) == (32 * MiB, True, True)
     assert c["available_memory_bytes"] == 16 * GiB
     assert state["events"] == ["s"] * 17 + ["m8"] * 5 + ["m1"] * 2  # warm-ups included
-    run, state = fake_calibration
     c = run()  # no quick=: the full calibration
     # Full budget in 3 rounds: 0.8 / 3 = 0.27 s of streaming per round (18 x 1/64 s,
     # at least ceil(20 / 3) = 7) and 0.6 / 3 = 0.2 s of matmul per round (4 x 1/16 s).
