@@ -1,11 +1,6 @@
-"""The fence: the course (``common/``, ``lectures/``) knows nothing of the site's Run panel.
-
-The panel's chart adapter (``docs/_static/runner/live.py``) gets a lecture's figures
-through the course's one figure interface, ``common.shell.sink``: every figure function
-of ``common.plots`` hands its arguments there when a host has taken the figures, and
-draws with matplotlib otherwise. No module of the course imports, names or branches on
-the panel.
-"""
+"""The fence: the course (``common/``, ``lectures/``) never imports, names or branches on the
+site's Run panel; its chart adapter gets the figures through ``common.shell.sink``, where every
+figure function of ``common.plots`` hands its arguments when a host has taken the figures."""
 
 from __future__ import annotations
 

@@ -22,12 +22,8 @@ BF16, FP32 = 2, 4
 
 
 def simulated_traffic(n: int, d: int, br: int, bc: int, b: float) -> float:
-    """Bytes FlashAttention-2's loops read and write, one block at a time.
-
-    The chip holds one K, V block; a block is read from memory unless it is the
-    one already held. Q_i is read at the start of its outer step, O_i written at
-    its end.
-    """
+    """Bytes FlashAttention-2's loops move: Q_i read and O_i written once an outer step; a K, V
+    block read unless it is the one the chip already holds."""
     held = None
     moved = 0.0
     for i0 in range(0, n, br):

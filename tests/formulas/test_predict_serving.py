@@ -1,10 +1,6 @@
-"""``python3 -m common.predict --ep / --speculate``: the serving terms against hand arithmetic,
-and every combination the command cannot serve refused in one line (exit 2).
-
-The tiny configs of ``test_predict_command`` keep every kernel far below the A100's kernel
-floor, so a pass of any width costs its kernel count x the floor (engine trtllm: no step
-or launch cost).
-"""
+"""``python3 -m common.predict --ep / --speculate`` against hand arithmetic (the tiny configs of
+test_predict_command: each kernel costs the A100's floor, no step or launch cost with trtllm),
+and every combination the command cannot serve refused in one line (exit 2)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Whole-model ledgers: parameter counts, FLOPs, bytes, time bounds, memory and critical batch.
-
-Each test checks the code against an independent route to the same number: a
-published figure, a textbook formula written out here, or another helper in
-common/ (roofline, ledger) that the transformer ledger does not call for it.
-"""
+"""Whole-model ledgers (parameters, FLOPs, bytes, time bounds, memory, critical batch), each
+against an independent route: a published figure, a textbook formula written out here, or a
+helper of common/ (roofline, ledger) the transformer ledger does not call for it."""
 
 from __future__ import annotations
 

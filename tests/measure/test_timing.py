@@ -1,8 +1,5 @@
-"""The timer against a fake clock: sample counts, budgets, batching and the best time, exactly.
-
-Durations are binary fractions (1/64 s, 1/1024 s ...) so that sums and differences
-of fake times are exact in floating point.
-"""
+"""The timer against a fake clock: sample counts, budgets, batching and the best time, exactly
+(durations are binary fractions, so sums and differences of fake times are exact)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Slips in the tables a student edits: each is one line naming the file, line and record.
-
-Each slip is typed into the text of a table (models, measurements, assumptions and the
-hardware table), the text runs as that module would, and what the student reads is
-one line naming the file and the line of the slip. Lines are found in the edited text
-here, by the slip's own words. Then a few slips are typed into a copy of the repository
-and a lecture and ``python3 -m common.exercises`` are run the way a student runs them.
-"""
+"""Slips in the tables a student edits: each is one line naming the file, line and record. Each
+slip is typed into a table's text, run as its module would be, and the line it says is found in
+the edited text by the slip's own words; a few then run in a copy, as a student runs them."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The tables as their modules build them, and their records' checks, called from a test.
-
-A table is built once, at import, by small helpers (`_ft`, `_vidur`, `_batch`, ...): a test
-that reads the imported table never runs them again, so a slip in a helper (or a mutant of
-it) goes unseen there. Here each table module runs afresh and a few records from each
-helper are compared with the published figures (sources in test_measurements.py and
-tables/engines.py) and hand arithmetic; the records' own checks get bad values directly.
-"""
+"""The tables rebuilt in the test (their helpers `_ft`, `_vidur`, ... run only at import, so a
+slip or a mutant of one goes unseen in the imported table), a few records of each helper
+against the published figures and hand arithmetic; the records' own checks, with bad values."""
 
 from __future__ import annotations
 
