@@ -96,16 +96,11 @@ def lecture_path(name: str) -> Path:
     return matches[0]
 
 
-STOP_SIGNALS = tuple(
-    getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
-)
-
-
 def default_signals() -> None:
     """A child's `preexec_fn`: every stop signal at its default, so a test can signal it even
     when the test run itself ignores one (``trap '' INT; make test``, ``nohup``)."""
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, signal.SIG_DFL)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
 def run_python(

@@ -79,14 +79,8 @@ def battery(figures: Mapping[Field, tuple[object, float]]) -> Iterator[tuple[str
         for (lo_v, lo_f), (hi_v, hi_f) in itertools.pairwise(peaks):
             if hi_v > lo_v and hi_f != "peak int8":  # a low precision set below a higher one
                 yield f"{chip} {hi_f} below {lo_f}", {(chip, hi_f): lo_v / 2}
-    yield (
-        "every capacity halved",
-        {f: v / 2 for f, v in value.items() if f[1] == "mem_capacity_figure"},
-    )
-    yield (
-        "every shared memory per SM halved",
-        {f: v / 2 for f, v in value.items() if f[1] == "smem_per_sm_figure"},
-    )
+    for what, field in (("capacity", "mem_capacity_figure"), ("shared memory per SM", "smem")):
+        yield f"every {what} halved", {f: v / 2 for f, v in value.items() if f[1].startswith(field)}
     # several chips and figures at once, at the ends of the drawn factors (0.01 to 100)
     bf16 = [f for f in value if f[1] == "peak bf16"]
     bw = [f for f in value if f[1] == "mem_bw_figure"]
