@@ -62,27 +62,13 @@ HARDWARE = {
     # A100 80GB SXM column: the same peaks, 80GB HBM2e at 2,039 GB/s
     "a100-80gb": _chip({"bf16": 312e12, "int8": 624e12}, 2039e9, 80e9, ("NVLink 3", 300e9)),
 }  # fmt: skip
-CHIP_NAMES = {
-    "a100": "A100 40GB SXM",
-    "h100": "H100 SXM",
-    "h200": "H200",
-    "b200": "B200",
-    "b300": "B300",
-    "tpu-v5e": "TPU v5e",
-    "tpu-v6e": "TPU v6e",
-    "a100-80gb": "A100 80GB SXM",
-}
+CHIP_NAMES = {"a100": "A100 40GB SXM", "h100": "H100 SXM", "h200": "H200", "b200": "B200",
+              "b300": "B300", "tpu-v5e": "TPU v5e", "tpu-v6e": "TPU v6e",
+              "a100-80gb": "A100 80GB SXM"}  # fmt: skip
 # Bytes per element (SCRIPT demo 3; nvfp4: 4-bit values plus one 8-bit scale per 16
 # values, (16 x 4 + 8) / 16 = 4.5 bits, NVIDIA's NVFP4 format description).
-BYTES_PER_ELEMENT = {
-    "fp32": 4,
-    "bf16": 2,
-    "fp16": 2,
-    "fp8": 1,
-    "int8": 1,
-    "int4": 0.5,
-    "nvfp4": 0.5625,
-}
+BYTES_PER_ELEMENT = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5,
+                     "nvfp4": 0.5625}  # fmt: skip
 
 # Ridge points as the sources print them.
 RIDGE_A100_BF16 = "200.6"  # ART 3.2: 312e12 / 1555e9

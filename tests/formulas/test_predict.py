@@ -254,10 +254,8 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> Non
     a100 = predict.engine_roofs(get_chip("a100-80gb"), "vllm", "bf16", 4)
     assert a100.curve[4][1] == (131072, 60e-6) and any("H100" in n for n in a100.notes)
     # trtllm keeps NCCL's curve on the H100 (41 us at 2^17 B on 4 GPUs)
-    assert predict.engine_roofs(get_chip("h100"), "trtllm", "bf16", 4).curve[4][1] == (
-        131072,
-        41e-6,
-    )
+    trtllm = predict.engine_roofs(get_chip("h100"), "trtllm", "bf16", 4).curve
+    assert trtllm[4][1] == (131072, 41e-6)
     # a decode step of Llama-3-70B at batch 8 on 4 H100s: 2 x 80 all-reduces of
     # 8 x 8192 x 2 B = 131,072 B, each 9.2 us against the ring's 2 x 3/4 x 131,072 B / link
     from common.tables.models import LLAMA_3_70B
