@@ -232,16 +232,9 @@ LOCAL_HOSTS = {"127.0.0.1"}
 TIMEOUT_MS = 30_000
 #: Every name but the test server's resolves to nothing: no request can leave the machine
 #: (each one that tries is still recorded, and fails the page).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]  # fmt: skip
 
 
 def launch_chromium(chromium_type: Any) -> Any:

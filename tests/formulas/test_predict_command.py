@@ -25,17 +25,9 @@ BW = 2 * (4096 + 4096 * 22016 + 22016) / 0.116e-3  # vidur's A100 GEMM at one ro
 SPEC_BW = 2.039e12  # the A100 80GB's datasheet HBM bandwidth
 FLOOR = (5 + 2 + 7 + 5) / 4 * 1e-6  # vidur's four smallest kernels at one token, mean
 AR_SMALL = 46e-6  # the 2-GPU DGX A100 curve below its first point (16 KiB)
-LLAMA = {
-    "model_type": "llama",
-    "hidden_size": 64,
-    "num_hidden_layers": 1,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "intermediate_size": 128,
-    "vocab_size": 100,
-    "tie_word_embeddings": False,
-    "max_position_embeddings": 64,
-}
+LLAMA = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100,
+         "tie_word_embeddings": False, "max_position_embeddings": 64}  # fmt: skip
 GPT2 = {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100}
 
 # Llama, bf16, d = 64, 4 heads of 16, 2 KV heads (32 wide), d_ff = 128, V = 100.
