@@ -79,7 +79,9 @@ def _write_old_file(results_file: Path, this_machine: dict) -> bytes:
     return results_file.read_bytes()
 
 
-def test_interrupted_write_keeps_the_old_file(results_file, this_machine, monkeypatch) -> None:
+def test_a_failed_save_keeps_the_old_file_and_leaves_no_temporary(
+    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old = _write_old_file(results_file, this_machine)
 
     def half_then_ctrl_c(path: os.PathLike[str], text: str) -> Path:
@@ -89,32 +91,25 @@ def test_interrupted_write_keeps_the_old_file(results_file, this_machine, monkey
             raise KeyboardInterrupt  # as if the student pressed Ctrl-C mid-write
         return Path(path)  # pragma: no cover
 
-    monkeypatch.setattr(results, "atomic_write_text", half_then_ctrl_c)
-    with pytest.raises(KeyboardInterrupt):
-        results.save_section("probe", {"calibration": {}}, results_file, this_machine=this_machine)
-    assert results_file.read_bytes() == old
-    assert results.load_results(results_file, this_machine=this_machine)
-    assert _leftover_temp_files(results_file.parent) == []
-
-
-def test_failed_rename_keeps_the_old_file_and_names_it_not_the_temporary(
-    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    old = _write_old_file(results_file, this_machine)
-
     def full_disk(src: str, dst: str) -> None:
         raise OSError(errno.ENOSPC, "No space left on device (simulated)", src)
 
-    monkeypatch.setattr(atomic.os, "replace", full_disk)
-    with pytest.raises(OSError, match="simulated") as info:
-        results.save_section("probe", {"calibration": {}}, results_file, this_machine=this_machine)
+    failures = [(results, "atomic_write_text", half_then_ctrl_c, KeyboardInterrupt),
+                (atomic.os, "replace", full_disk, OSError)]  # fmt: skip
+    for where, name, fake, error in failures:
+        monkeypatch.setattr(where, name, fake)
+        with pytest.raises(error) as info:
+            results.save_section(
+                "probe", {"calibration": {}}, results_file, this_machine=this_machine
+            )
+        monkeypatch.undo()
+        assert results_file.read_bytes() == old
+        loaded = results.load_results(results_file, this_machine=this_machine)
+        assert loaded.data is not None and loaded.data["probe"] == _probe_payload()
+        assert _leftover_temp_files(results_file.parent) == []
+    # the failed rename names the results file, not the temporary
+    assert isinstance(info.value, OSError) and info.value.errno == errno.ENOSPC
     assert info.value.filename == str(results_file) and ".tmp" not in str(info.value)
-    assert info.value.errno == errno.ENOSPC
-    monkeypatch.undo()
-    assert results_file.read_bytes() == old
-    loaded = results.load_results(results_file, this_machine=this_machine)
-    assert loaded.data is not None and loaded.data["probe"] == _probe_payload()
-    assert _leftover_temp_files(results_file.parent) == []
 
 
 def _make_bad_file(kind: str, path: Path, this_machine: dict) -> None:
