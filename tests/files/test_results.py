@@ -21,6 +21,7 @@ from conftest import run_lecture
 from common.files import atomic, calibration, results
 from common.measure import machine, roofs
 from common.shell import paths
+from tests.measure.fakes import FakeClock
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 
@@ -365,20 +366,6 @@ def test_a_section_not_an_object_or_a_version_of_true_is_unusable(
     assert loaded.data is None and words in loaded.reason
 
 
-class Ticks:
-    """A clock that moves one second per reading; a sleep that records and returns."""
-
-    def __init__(self) -> None:
-        self.now, self.slept = 0.0, []
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-
-
 @contextlib.contextmanager
 def _held(folder: Path):
     """Hold the results lock on `folder` as another run would (flock on its own descriptor)."""
@@ -393,7 +380,7 @@ def _held(folder: Path):
 def test_a_held_lock_is_announced_then_given_up(
     tmp_path, capsys, monkeypatch, this_machine: dict
 ) -> None:
-    ticks = Ticks()
+    ticks = FakeClock(0.0, 1.0)  # one second a reading
     waiting = results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep)
     with _held(tmp_path), pytest.raises(ValueError, match="gave up saving after 30 s") as exc:
         waiting.__enter__()  # the lock is another run's: this gives up
@@ -401,7 +388,7 @@ def test_a_held_lock_is_announced_then_given_up(
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("waiting for another run to finish saving")
     assert len(ticks.slept) == 29  # one poll per second of the fake clock, 1 s .. 29 s
-    ticks = Ticks()
+    ticks = FakeClock(0.0, 1.0)
     with results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep):
         pass
     assert ticks.slept == [] and capsys.readouterr().err == ""

@@ -23,17 +23,6 @@ def _fake_machine(monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | 
     monkeypatch.setattr(caches, "available_memory_bytes", lambda: free)
 
 
-class TickingClock:
-    """A clock that moves 1/256 s each time it is read: every timed call lasts 1/256 s."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1 / 256
-        return self.now
-
-
 # --- calibrate with fake kernels: a streaming add of 12 MiB in 1/64 s, a 1024^3
 # matmul in 1/16 s on all 8 BLAS threads and 1/2 s on one
 STREAM_BYTES, N = 12 * MiB, 1024
@@ -139,9 +128,10 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
     assert roofs.matmul_size_for(1e9, max_bytes=1, time_call=time_call) == 512
     assert roofs._stream_add(12 * MiB)[1] == 12 * MiB  # x, y, z: 12 bytes per element
     assert roofs._stream_add(100)[1] == 3 * 1024 * 4  # at least 1024 elements per array
-    mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=TickingClock())
+    # a clock moving 1/256 s at each reading: every timed call lasts 1/256 s
+    mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=FakeClock(0.0, 1 / 256))
     assert mm["flops_per_s"] == 2 * 64**3 * 256 and mm["threads"] == 1 and mm["samples"] == 2
-    assert roofs.measure_matmul(n=64, threads=1, clock=TickingClock())["samples"] == 3
+    assert roofs.measure_matmul(n=64, threads=1, clock=FakeClock(0.0, 1 / 256))["samples"] == 3
 
 
 @pytest.mark.parametrize(("llc", "free", "expected"), [
