@@ -1,11 +1,7 @@
-"""The hierarchy sweep's pure half on synthetic curves, its measuring half, the helpers
-lecture 09 calls, and the plateau detector's accuracy target at realistic noise.
-
-Target: on 100 random four-level machines (three caches and DRAM, each level 1.5-3x
-faster than the next) swept at 4 points per octave with 8% log-normal noise per
-point, at least 95% of curves give exactly four plateaus, each within 10% of the
-true bandwidth. (The detector before this test found four levels on about 43%.)
-"""
+"""The hierarchy sweep's pure half on synthetic curves, the helpers lecture 09 calls, and the
+plateau detector's target: on 100 random four-level machines (each level 1.5-3x faster than the
+next) swept at 4 points an octave with 8% log-normal noise, at least 95% of curves give exactly
+four plateaus, each within 10% of the true bandwidth (the detector before it: about 43%)."""
 
 from __future__ import annotations
 
