@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import textwrap
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from subprocess import CompletedProcess
 
@@ -83,24 +84,10 @@ def test_the_layout_has_every_role(tmp_path: Path) -> None:
         skip = name == "common" or short.endswith("__main__")
         assert skip or f"``{short}``" in doc, f"common/__init__.py does not map {short}"
     graph = {name: common_imports(name) for name in MODULES}
-    state: dict[str, int] = {}  # 1: on the current path, 2: finished
-    path: list[str] = []
-
-    def visit(node: str) -> None:
-        state[node] = 1
-        path.append(node)
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == 1:
-                cycle = [*path[path.index(nxt) :], nxt]
-                pytest.fail("import cycle: " + " -> ".join(cycle))
-            if nxt not in state:
-                visit(nxt)
-        path.pop()
-        state[node] = 2
-
-    for name in sorted(graph):
-        if name not in state:
-            visit(name)
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as cycle:
+        pytest.fail("import cycle: " + " -> ".join(reversed(cycle.args[1])))
     # What lectures 02 and 06-08 need, and every pure module (tables, formulas, hw_specs),
     # imports on ``python3 -S`` (no numpy, no matplotlib).
     names = [n for n in MODULES if in_layer(n, PURE_PACKAGES) or n in PURE_MODULES]
