@@ -15,15 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.formulas import predict
+from common.formulas import transformer as tf
 from common.formulas.predict import Request
-from common.formulas.transformer import (
-    DTypes,
-    Op,
-    PassLedger,
-    decode_ledger,
-    prefill_ledger,
-    verify_ledger,
-)
+from common.formulas.transformer import DTypes, Op, PassLedger
 from common.hw_specs import A100, H100, get_chip
 from common.predict import check_fits, memory_per_gpu
 from common.tables import measurements as pub
@@ -77,7 +71,7 @@ def test_13b_on_one_and_two_a100s_by_hand() -> None:
     # Each GPU reads half the matmul weights and half the cache: (40 x 12 d^2 + V d) x 2 B / 2
     # + 2 x 40 x 512 x d x 2 B / 2 over 1555 GB/s, plus the replicated small operators.
     spec = predict.spec_roofs(A100, "bf16")
-    led = decode_ledger(pub.GPT_13B, 1, 512)
+    led = tf.decode_ledger(pub.GPT_13B, 1, 512)
     d = 5120
     sharded = (40 * 12 * d * d * 2 + 50272 * d * 2 + 2 * 40 * 512 * d * 2) / 2 / 1555e9
     one = predict.roofline_time(led, spec, 1)
@@ -86,7 +80,7 @@ def test_13b_on_one_and_two_a100s_by_hand() -> None:
     assert one / two == pytest.approx(2, rel=0.01)  # not x1 (bytes kept whole) nor x4
     assert two == pytest.approx(8.40e-3, abs=0.01e-3)  # the blog's own 2-GPU estimate
     assert one == pytest.approx(2 * sharded, rel=0.01)  # one GPU reads it all
-    led = prefill_ledger(pub.GPT_13B, 1, 512)
+    led = tf.prefill_ledger(pub.GPT_13B, 1, 512)
     matmul_flops = 2 * 512 * 40 * 12 * 5120**2  # 2 n N_layer-params
     t = predict.roofline_time(led, spec)
     assert t > matmul_flops / 312e12
@@ -165,9 +159,9 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
                 max(0.0, predict.comm_time(led, 2, 0, CURVE) - ring),
                 predict.fixed_cost(led, slow, floor, 2), n * 2e-6, 1e-3]  # fmt: skip
 
-    pre = terms(prefill_ledger(TINY, 3, 100))
+    pre = terms(tf.prefill_ledger(TINY, 3, 100))
     # 8 new tokens: the prefill yields the first, 7 decode steps the rest, caches 101 .. 107
-    steps = [terms(decode_ledger(TINY, 3, c)) for c in range(101, 108)]  # every one of 7
+    steps = [terms(tf.decode_ledger(TINY, 3, c)) for c in range(101, 108)]  # every one of 7
     mean = [sum(s[i] for s in steps) / 7 for i in range(6)]
     assert list(f.prefill.values()) == pytest.approx(pre)
     assert list(f.decode_step.values()) == pytest.approx(mean)
@@ -178,9 +172,11 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
     roofs = predict.spec_roofs(A100, "bf16")
     f = predict.forecast(Request(model=TINY, prompt=10, new_tokens=65), roofs, BARE)
     # 65 new tokens: 64 decode steps in 16 bins of 4, middle caches 10 + 1 + 2, 6, 10, ..., 62
-    sampled = [predict.roofline_time(decode_ledger(TINY, 1, 13 + 4 * i), roofs) for i in range(16)]
+    sampled = [
+        predict.roofline_time(tf.decode_ledger(TINY, 1, 13 + 4 * i), roofs) for i in range(16)
+    ]
     assert f.decode_step_s == pytest.approx(sum(sampled) / 16)
-    exact = [predict.roofline_time(decode_ledger(TINY, 1, c), roofs) for c in range(11, 75)]
+    exact = [predict.roofline_time(tf.decode_ledger(TINY, 1, c), roofs) for c in range(11, 75)]
     assert f.decode_step_s == pytest.approx(sum(exact) / 64, rel=1e-3)  # linear in the cache
     assert f.total_s == pytest.approx(f.prefill_s + 64 * f.decode_step_s)
     for n in (0, 1):  # the prompt pass alone yields the first token: no decode step
@@ -263,7 +259,7 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> Non
     c = get_chip("h100")
     eng = predict.engine_roofs(c, "vllm", "bf16", 4)
     spec = predict.spec_roofs(c, "bf16")
-    terms = predict.forecast_terms(decode_ledger(LLAMA_3_70B, 8, 100), spec, eng, 4)
+    terms = predict.forecast_terms(tf.decode_ledger(LLAMA_3_70B, 8, 100), spec, eng, 4)
     ring = 2 * 3 / 4 * 131072 / c.link_bw
     assert terms["all-reduce beyond ring bytes"] == pytest.approx(160 * (9.2e-6 - ring))
 
@@ -280,7 +276,7 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
         low = predict.engine_dtypes("fp8", engine)
         assert (low.w_bytes, low.kv_bytes, low.act_bytes) == (1, 2, 2)
     assert predict.engine_dtypes("int4", "trtllm").kv_bytes == 0.5
-    led = prefill_ledger(pub.LLAMA_2_70B, 1, 128, fp8)
+    led = tf.prefill_ledger(pub.LLAMA_2_70B, 1, 128, fp8)
     curve = {4: ((2**20, 40e-6), (2**22, 70e-6))}  # 40 us at 1 MiB, 70 us at 4 MiB
     at_2mib = 40e-6 + 30e-6 * (2**21 - 2**20) / (2**22 - 2**20)  # 50 us
     assert predict.comm_time(led, 4, None, curve) == pytest.approx(2 * 80 * at_2mib)
@@ -410,12 +406,12 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
     # the draft head: one of the target's 2 layers, its mean decode step (caches prompt + 1
     # to prompt + n - 1; at prompt + 1 when there is none)
     caches = range(prompt + 1, prompt + max(2, new_tokens))
-    step = sum(bound(decode_ledger(TINY, 2, c)) for c in caches) / len(caches)
+    step = sum(bound(tf.decode_ledger(TINY, 2, c)) for c in caches) / len(caches)
     assert got.draft_step_s == pytest.approx(step / 2)
     # the verify pass: K + 1 tokens a sequence, at the mean cache prompt + n // 2 (at least
     # 1), plus the K drafted
     ctx = prompt + max(1, new_tokens // 2)
-    assert got.verify_step_s == pytest.approx(bound(verify_ledger(TINY, 2, K + 1, ctx + K)))
+    assert got.verify_step_s == pytest.approx(bound(tf.verify_ledger(TINY, 2, K + 1, ctx + K)))
     e = (1 - a ** (K + 1)) / (1 - a)  # 2.952 tokens a verify step
     assert got.tokens_per_step == pytest.approx(2.952)
     steps = (new_tokens - 1) / e * (K * got.draft_step_s + got.verify_step_s)
