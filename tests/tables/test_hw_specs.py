@@ -52,10 +52,10 @@ def test_the_table_has_exactly_the_reference_chips() -> None:
     assert all(precision in message for precision in TPU_V5E.precisions)
     with pytest.raises(ValueError, match="bf16, fp8, nvfp4"):
         B300.ridge_point("fp4")
-    fig = hw_specs.capacity(1.0, "s")
-    assert (fig.unit, fig.estimate, fig.note) == ("B", False, "")
+    assert hw_specs.capacity(1.0, "s") == hw_specs.Figure(1.0, "B", "s", False, "")
     assert hw_specs.bandwidth(1.0, "s", True, "n") == hw_specs.Figure(1.0, "B/s", "s", True, "n")
-    assert flops(2.0, "s").unit == "FLOP/s" and not flops(2.0, "s").estimate
+    assert flops(2.0, "s") == hw_specs.Figure(2.0, "FLOP/s", "s", False, "")
+    assert flops(2.0, "s", True, "dense") == hw_specs.Figure(2.0, "FLOP/s", "s", True, "dense")
     link_less = dataclasses.replace(H100, link_name="")
     assert "link" in [label for label, _ in link_less.figures()][-2:]
     assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
