@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from published_configs import ALL, GEMMA_3_4B
+from published_configs import DEEPSEEK_V3 as PUBLISHED
 
 from common.formulas import transformer as tf
 from common.tables.configs import model_from_config
@@ -116,8 +117,6 @@ def test_configs_read_the_library_defaults_and_the_family_their_architectures_na
     assert m.tied_embeddings and m.name == "Gemma3ForConditionalGeneration"
     # Kimi K2 ships model_type "kimi_k2" with DeepSeek-V3's model class: read as deepseek_v3
     # (DeepSeek-V3's published config pinned above gives 671B); an unknown class is refused.
-    from published_configs import DEEPSEEK_V3 as PUBLISHED
-
     own = model_from_config(PUBLISHED.config | {"model_type": "kimi_k2"}, "kimi.json")
     assert tf.parameter_count(own) == pytest.approx(PUBLISHED.total, abs=PUBLISHED.digits)
     assert own.kv_lora_rank == PUBLISHED.config["kv_lora_rank"]

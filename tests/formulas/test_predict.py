@@ -18,10 +18,10 @@ from common.formulas import predict
 from common.formulas import transformer as tf
 from common.formulas.predict import Request
 from common.formulas.transformer import DTypes, Op, PassLedger
-from common.hw_specs import A100, H100, get_chip
+from common.hw_specs import A100, H100, TPU_V5E, get_chip
 from common.predict import check_fits, memory_per_gpu
 from common.tables import measurements as pub
-from common.tables.models import get_model
+from common.tables.models import LLAMA_3_70B, get_model
 
 P, BW, LINK = 100e12, 1e12, 100e9  # toy roofs: 100 TFLOP/s, 1 TB/s, 100 GB/s
 SPEC = predict.Roofs("spec", P, BW, LINK)
@@ -114,8 +114,6 @@ def test_mfu_mbu_achievable_roofs_ridge_tokens_and_flat_until() -> None:
     e = predict.efficiency_to_match(led, SPEC, 40e-3, "peak")
     assert e == pytest.approx(0.5, rel=1e-9)
     assert predict.efficiency_to_match(led, SPEC, 10e-3, "peak") is None  # faster than the roof
-    from common.hw_specs import TPU_V5E
-
     r = predict.achievable_roofs(TPU_V5E, "bf16")
     assert (r.peak, r.mem_bw, r.link_bw) == (197e12, 8.2e11, 4.5e10) and r.measured == ()
     a = predict.achievable_roofs(A100, "bf16")
@@ -254,8 +252,6 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> Non
     assert trtllm[4][1] == (131072, 41e-6)
     # a decode step of Llama-3-70B at batch 8 on 4 H100s: 2 x 80 all-reduces of
     # 8 x 8192 x 2 B = 131,072 B, each 9.2 us against the ring's 2 x 3/4 x 131,072 B / link
-    from common.tables.models import LLAMA_3_70B
-
     c = get_chip("h100")
     eng = predict.engine_roofs(c, "vllm", "bf16", 4)
     spec = predict.spec_roofs(c, "bf16")

@@ -13,7 +13,7 @@ import contextlib
 import pytest
 from fakes import FakeClock
 
-from common.measure import caches, roofs
+from common.measure import caches, machine, roofs
 
 MiB, GiB = 2**20, 2**30
 
@@ -162,8 +162,6 @@ def test_working_set_is_8x_llc_when_the_budget_allows(monkeypatch: pytest.Monkey
     _fake_machine(monkeypatch, 16 * MiB, GiB)
     assert roofs.llc_bytes() == (16 * MiB, True)
     assert roofs.memory_cap_bytes() == GiB // 4
-    from common.measure import machine
-
     monkeypatch.setattr(machine, "blas_info", lambda: {"threads": 6})
     with roofs.blas_threads(None) as used:
         assert used == 6

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import threading
 
-import pytest
+import numpy as np
 from fakes import FakeClock
 
 from common.measure import hierarchy as sweep
 
 
 def test_stream_arrays_and_timers() -> None:
-    np = pytest.importorskip("numpy")
     arrays = sweep.StreamArrays(4096)
     x, y, z = arrays.views(1000)
     assert x.shape == y.shape == z.shape == (1000,) and x.dtype == np.float32
@@ -102,8 +102,6 @@ def test_call_costs_are_the_one_element_time_and_the_gil_step() -> None:
 
 
 def test_threads_bandwidth_from_each_ways_own_time() -> None:
-    import threading
-
     clock = FakeClock()
     arrays = sweep.StreamArrays(4096)
     per_element = 2.0**-30
@@ -122,8 +120,6 @@ def test_threads_bandwidth_from_each_ways_own_time() -> None:
     single = sweep.measure_threads(arrays, 4096, 1, repeat=0, clock=clock, add=add)
     assert single["all_thread_seconds"] is None and single["repeats"] == 1
     assert single["one_thread_bytes_per_s"] == 4096 * 12 / one
-
-    import numpy as np
 
     clock = FakeClock()
     arrays = sweep.StreamArrays(4096)

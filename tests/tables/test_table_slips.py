@@ -13,6 +13,7 @@ import sys
 import tempfile
 import types
 from pathlib import Path
+from types import SimpleNamespace as Fake
 
 import pytest
 from conftest import REPO
@@ -343,7 +344,6 @@ def test_a_name_a_table_lost_names_the_line_that_imports_or_reads_it(
     assert slips.describe(lookup("a100")) is None  # still in the table: a bug elsewhere
     assert slips.describe(lookup("never-shipped")) is None  # not a chip the course shipped
     assert slips.describe(KeyError(3)) is None  # not a key by name
-    from types import SimpleNamespace as Fake
 
     # the h100's shipped figures in their order: the bf16 peak, ..., the memory bandwidth
     # (3.35 TB/s); here the peak is a word and the bandwidth typed x1000 too high or low
