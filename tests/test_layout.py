@@ -13,6 +13,11 @@ from subprocess import CompletedProcess
 import pytest
 from conftest import REPO, run_python
 
+import common
+from common.files import results
+from common.measure import machine
+from common.shell import interface
+
 COMMON = REPO / "common"
 PURE_PACKAGES = ("common.tables", "common.formulas")
 PURE_MODULES = ("common.hw_specs",)
@@ -74,8 +79,6 @@ def test_the_layout_has_every_role(tmp_path: Path) -> None:
         assert (COMMON / r / "__init__.py").is_file() or (COMMON / f"{r}.py").is_file(), r
     roles = {role(name) for name in MODULES if name != "common"}
     assert roles == set(FLOOR_OF), "add the role to FLOORS (and to common/__init__.py)"
-    import common
-
     doc = " ".join((common.__doc__ or "").split())
     order = ", ".join(f"``{r}``" for roles in FLOORS[:-1] for r in roles)
     assert f"The stack, ground floor first: {order}." in doc
@@ -105,9 +108,6 @@ def test_the_layout_has_every_role(tmp_path: Path) -> None:
     # Once lecture 01 has saved this machine's roofs, the bare lectures and the exercises still
     # run on python3 alone: they cannot check the file's machine without numpy, so they say so and
     # use the example machine.
-    from common.files import results
-    from common.measure import machine
-
     doc = results.new_document(machine.describe())
     doc["probe"] = {"calibration": {"bandwidth_bytes_per_s": 2e10, "matmul_flops_per_s": 1.6e11}}
     saved = tmp_path / "machine.json"
@@ -166,8 +166,6 @@ def python(*args: str, cwd: Path = REPO, pythonpath: bool = True) -> CompletedPr
 
 def bare_lectures() -> list[str]:
     """The lectures that declare they run on a bare python3 (ABOUT["bare"])."""
-    from common.shell import interface
-
     found = interface.lectures(REPO / "lectures").values()
     return [p.name for p in found if interface.declared(p).get("bare")]
 
