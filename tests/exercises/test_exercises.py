@@ -55,9 +55,7 @@ def critical(ridge: float, dim: int, x: float = 2, w: float = 2, o: float = 2) -
     return b
 
 
-# ---------------------------------------------------------------------------
-# The list itself
-# ---------------------------------------------------------------------------
+# --- The list itself
 def test_keys_are_unique_and_every_exercise_solves() -> None:
     keys = [e.key for e in ex.EXERCISES]
     assert len(keys) == len(set(keys)) and keys == list(ex._SOLVERS)  # a question per solver
@@ -83,9 +81,7 @@ def test_keys_are_unique_and_every_exercise_solves() -> None:
         get_exercise("no-such-exercise")
 
 
-# ---------------------------------------------------------------------------
-# The article's three exercises
-# ---------------------------------------------------------------------------
+# --- The article's three exercises
 CALIB = Calibration(25e9, 200e9, "a test machine")  # I* = 8 FLOP/byte
 
 
@@ -319,9 +315,7 @@ def test_a100_peak_edit_regressions(tmp_path) -> None:
     assert "GEMM 512 x 4096 x 4096 (compute to memory)" in done.stdout
 
 
-# ---------------------------------------------------------------------------
-# The lecture script's book exercises
-# ---------------------------------------------------------------------------
+# --- The lecture script's book exercises
 @pytest.mark.parametrize(
     ("key", "precision", "peak", "nbytes", "exact", "book"),
     [
@@ -385,9 +379,7 @@ def test_critical_batch_other_ways() -> None:
     )
 
 
-# ---------------------------------------------------------------------------
-# The course's own exercises
-# ---------------------------------------------------------------------------
+# --- The course's own exercises
 def test_h200_answer() -> None:
     """A K = N = 2048 layer and an 8B model (lecture 02 works 8192 and the 7B model)."""
     r100, r200 = 989e12 / 3.35e12, 989e12 / 4.8e12  # 295.2, 206.0

@@ -329,11 +329,9 @@ def test_a_verify_pass_of_one_token_is_a_decode_step(model) -> None:
     assert dataclasses.replace(one, phase="decode") == dec
 
 
-# ---------------------------------------------------------------------------
-# Operator by operator, against hand counts: every FLOP and byte written out from the
+# --- Operator by operator, against hand counts: every FLOP and byte written out from the
 # definitions, weights, KV cache and activations at three different sizes so that a byte
 # counted at the wrong size, or in the wrong column, shows.
-# ---------------------------------------------------------------------------
 W, KV, A = 0.5, 2.0, 4.0  # int4 weights, bf16 KV cache, fp32 activations: none is 1 byte
 MIXED = DTypes(weights="int4", kv="bf16", activations="fp32")
 

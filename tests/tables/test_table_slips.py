@@ -358,9 +358,7 @@ def test_a_name_a_table_lost_names_the_line_that_imports_or_reads_it(
     assert list(slips._warnings(chip(3.35e12 * 99))) == []  # x99: within the x100 allowed
 
 
-# ---------------------------------------------------------------------------
-# As a student meets them: a lecture and the exercises in an edited copy
-# ---------------------------------------------------------------------------
+# --- As a student meets them: a lecture and the exercises in an edited copy
 @pytest.fixture(scope="module")
 def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("slips")
