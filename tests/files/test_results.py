@@ -51,12 +51,7 @@ def test_saved_document_schema(results_file: Path, this_machine: dict) -> None:
     for key in ("created", "updated"):
         stamp = datetime.strptime(doc[key], TIME_FORMAT)
         assert abs((datetime.now(stamp.tzinfo) - stamp).total_seconds()) < 3600
-    m = doc["machine"]
-    assert isinstance(m["cpu"], str) and m["cpu"]
-    assert isinstance(m["cores"], int) and m["cores"] >= 1
-    for key in ("library", "kernel", "threads"):
-        assert key in m["blas"]
-    assert m["blas"]["library"] == this_machine["blas"]["library"]
+    assert doc["machine"] == json.loads(json.dumps(this_machine))  # as machine.describe() said
     assert doc["probe"] == _probe_payload()
     loaded = results.load_results(results_file, this_machine=this_machine)
     assert loaded and loaded.reason == "" and loaded.data == doc
