@@ -1,10 +1,5 @@
-"""Shared test helpers: run a lecture the way a student does, and the browser fixtures.
-
-The browser fixtures drive Debian's Chromium at /usr/bin/chromium through playwright
-(which installs nothing); without it the browser tests are skipped. The site is served
-from ``docs/_build/html`` on 127.0.0.1 by a thread of the test process, and a `Visitor`
-records every JavaScript error and every request that leaves 127.0.0.1.
-"""
+"""Shared test helpers: run a lecture the way a student does, and the browser fixtures (Debian's
+Chromium through playwright, skipped without it; the built site served on 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -101,16 +96,11 @@ def lecture_path(name: str) -> Path:
     return matches[0]
 
 
-STOP_SIGNALS = tuple(
-    getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
-)
-
-
 def default_signals() -> None:
     """A child's `preexec_fn`: every stop signal at its default, so a test can signal it even
     when the test run itself ignores one (``trap '' INT; make test``, ``nohup``)."""
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, signal.SIG_DFL)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
 def run_python(
@@ -122,10 +112,8 @@ def run_python(
     check: bool = False,
     **popen: Any,
 ) -> subprocess.CompletedProcess:
-    """``python ARGS`` with the test's interpreter, finished, its output captured (with
-    `check`, asserted to exit 0). The environment is the test's with `env` (a None value
-    unsets), less $ROOFLINE_TRACEBACK and $ROOFLINE_HTML unless `env` sets them: a child run
-    by a test is a terminal run."""
+    """``python ARGS`` with the test's interpreter and `child_env(env)`, finished, its output
+    captured (with `check`, asserted to exit 0)."""
     proc = subprocess.run(
         [sys.executable, *args], capture_output=True, text=text, cwd=cwd or REPO,
         env=child_env(env), timeout=timeout, check=False, **popen,
@@ -136,7 +124,7 @@ def run_python(
 
 def child_env(env: dict[str, str | None] | None = None) -> dict[str, str]:
     """The test's environment with `env` (a None value unsets), less $ROOFLINE_TRACEBACK and
-    $ROOFLINE_HTML unless `env` sets them."""
+    $ROOFLINE_HTML unless `env` sets them: a child run by a test is a terminal run."""
     full = {**os.environ, "ROOFLINE_TRACEBACK": None, "ROOFLINE_HTML": None, **(env or {})}
     return {k: v for k, v in full.items() if v is not None}
 
@@ -178,11 +166,8 @@ def quiet_run(name: str, *args: str) -> str:
 
 
 def quick_measuring_run(tmp: Path, name: str, timeout: float) -> dict[str, Any]:
-    """One ``--quick --png`` run of a measuring lecture into a fresh results file under `tmp`.
-
-    $ROOFLINE_RESULTS names another file, so the run shows that --results wins. Returns
-    the process, its stdout, the results file, the figure folder and `tmp`.
-    """
+    """One ``--quick --png`` run of a measuring lecture into a fresh results file under `tmp`
+    ($ROOFLINE_RESULTS names another: --results wins): the run, its files and `tmp`."""
     results_path, outdir = tmp / "results" / "machine.json", tmp / "figures"
     proc = run_lecture(
         name, "--quick", "--png", "--outdir", str(outdir), "--results", str(results_path),
@@ -247,16 +232,9 @@ LOCAL_HOSTS = {"127.0.0.1"}
 TIMEOUT_MS = 30_000
 #: Every name but the test server's resolves to nothing: no request can leave the machine
 #: (each one that tries is still recorded, and fails the page).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]  # fmt: skip
 
 
 def launch_chromium(chromium_type: Any) -> Any:

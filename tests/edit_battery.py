@@ -1,29 +1,12 @@
-"""The edit battery: the hardware-table edits a student makes, and a reader of what follows.
-
-Three parts, used by ``tests/present/test_edit_battery.py``:
-
-- ``table_figures(source)``: every numeric figure of ``common/hw_specs.py``, found with
-  ``ast`` (so new fields are edited too), as ``(chip key, field) -> literal``;
-- ``battery(figures)``: the edits (each peak and bandwidth scaled up and down, two
-  chips' figures swapped, a lower-precision peak below the higher one, capacities and
-  shared memory halved, the README's exercise, several chips' figures at once at the ends
-  of the factors drawn elsewhere), each a name and ``{(chip, field): value}``;
-- ``contradictions(text)``: the sentences whose direction word (rose, fell, grew,
-  faster, "only", "barely moves", "n of m", above / below / at the ridge, "comes
-  before"), regime ("deep in the memory-bound regime") or reason ("not at all", "the
-  bandwidth ratio", "flattens because ... KV cache") disagrees with the numbers quoted,
-  that say "A, not A" or "from A to A", or that print None, [], () or a factor of x0
-  (or an operation at 0.00% of peak).
-
-The reader is independent of the course's own wording helpers: it parses numbers and
-units back out of the printed text.
-"""
+"""The edit battery (tests/present/test_edit_battery.py): the hardware-table edits a student
+makes (``table_figures``, ``edited_source``, ``battery``), and ``contradictions``, a reader of
+the words that follow which parses numbers back out of the text, independently of the course's
+own wording helpers."""
 
 from __future__ import annotations
 
 import ast
 import itertools
-import math
 import re
 from collections.abc import Iterator, Mapping
 
@@ -96,14 +79,8 @@ def battery(figures: Mapping[Field, tuple[object, float]]) -> Iterator[tuple[str
         for (lo_v, lo_f), (hi_v, hi_f) in itertools.pairwise(peaks):
             if hi_v > lo_v and hi_f != "peak int8":  # a low precision set below a higher one
                 yield f"{chip} {hi_f} below {lo_f}", {(chip, hi_f): lo_v / 2}
-    yield (
-        "every capacity halved",
-        {f: v / 2 for f, v in value.items() if f[1] == "mem_capacity_figure"},
-    )
-    yield (
-        "every shared memory per SM halved",
-        {f: v / 2 for f, v in value.items() if f[1] == "smem_per_sm_figure"},
-    )
+    for what, field in (("capacity", "mem_capacity_figure"), ("shared memory per SM", "smem")):
+        yield f"every {what} halved", {f: v / 2 for f, v in value.items() if f[1].startswith(field)}
     # several chips and figures at once, at the ends of the drawn factors (0.01 to 100)
     bf16 = [f for f in value if f[1] == "peak bf16"]
     bw = [f for f in value if f[1] == "mem_bw_figure"]
@@ -162,10 +139,6 @@ def _unwrap(text: str) -> str:
 def sentences(text: str) -> list[str]:
     """The text cut into sentences and lines (wrapped lines joined first)."""
     return [s.strip() for s in _SENTENCES.split(_unwrap(text)) if s.strip()]
-
-
-def _close(a: float, b: float, rel: float = 0.005) -> bool:
-    return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
 
 
 def contradictions(text: str) -> list[str]:

@@ -21,6 +21,15 @@ Sources:
 
 from __future__ import annotations
 
+
+def _chip(peaks: dict, bw: float, cap: float, link: tuple, smem: int = 0, est: tuple = ()) -> dict:
+    """Chip.figures()'s labels -> (value, unit, estimate); `est`: the peaks that are estimates."""
+    figures = {f"peak {p}": (v, "FLOP/s", p in est) for p, v in peaks.items()}
+    figures |= {"memory bandwidth": (bw, "B/s", False), "memory capacity": (cap, "B", False)}
+    figures[f"link ({link[0]})"] = (link[1], "B/s", False)
+    return figures | ({"shared memory per SM": (smem, "B", False)} if smem else {})
+
+
 # --- Hardware, as each datasheet states it (dense peaks; links one way) ------
 # chip key: {figure label: (value, unit, estimate)}. Labels are Chip.figures()'s.
 # A100 SXM4 40GB datasheet: BF16 312 TFLOPS, INT8 624 TOPS (dense), 40GB HBM2 at
@@ -39,93 +48,27 @@ from __future__ import annotations
 #   one ICI link 4.5e10 B/s one way (BOOK).
 # TPU v6e docs and BOOK: bf16 920 TFLOPS, int8 1,840 TOPS, 32 GB at 1.64e12 B/s;
 #   one ICI link 9e10 B/s one way (BOOK).
-HARDWARE: dict[str, dict[str, tuple[float, str, bool]]] = {
-    "a100": {
-        "peak bf16": (312e12, "FLOP/s", False),
-        "peak int8": (624e12, "FLOP/s", False),
-        "memory bandwidth": (1555e9, "B/s", False),
-        "memory capacity": (40e9, "B", False),
-        "link (NVLink 3)": (300e9, "B/s", False),
-        "shared memory per SM": (167936, "B", False),
-    },
-    "h100": {
-        "peak bf16": (989e12, "FLOP/s", False),
-        "peak fp8": (1979e12, "FLOP/s", False),
-        "peak int8": (1979e12, "FLOP/s", False),
-        "memory bandwidth": (3.35e12, "B/s", False),
-        "memory capacity": (80e9, "B", False),
-        "link (NVLink 4)": (450e9, "B/s", False),
-        "shared memory per SM": (233472, "B", False),
-    },
-    "h200": {
-        "peak bf16": (989e12, "FLOP/s", False),
-        "peak fp8": (1979e12, "FLOP/s", False),
-        "peak int8": (1979e12, "FLOP/s", False),
-        "memory bandwidth": (4.8e12, "B/s", False),
-        "memory capacity": (141e9, "B", False),
-        "link (NVLink 4)": (450e9, "B/s", False),
-        "shared memory per SM": (233472, "B", False),
-    },
-    "b200": {
-        "peak bf16": (2.25e15, "FLOP/s", True),
-        "peak fp8": (4.5e15, "FLOP/s", True),
-        "peak int8": (4.5e15, "FLOP/s", True),
-        "peak nvfp4": (9e15, "FLOP/s", True),
-        "memory bandwidth": (8e12, "B/s", False),
-        "memory capacity": (180e9, "B", False),
-        "link (NVLink 5)": (900e9, "B/s", False),
-    },
-    "b300": {
-        "peak bf16": (2.5e15, "FLOP/s", True),
-        "peak fp8": (5e15, "FLOP/s", False),
-        "peak nvfp4": (15e15, "FLOP/s", False),
-        "memory bandwidth": (8e12, "B/s", False),
-        "memory capacity": (288e9, "B", False),
-        "link (NVLink 5)": (900e9, "B/s", False),
-    },
-    "tpu-v5e": {
-        "peak bf16": (197e12, "FLOP/s", False),
-        "peak int8": (394e12, "FLOP/s", False),
-        "memory bandwidth": (8.2e11, "B/s", False),
-        "memory capacity": (16e9, "B", False),
-        "link (ICI, one link)": (4.5e10, "B/s", False),
-    },
-    "tpu-v6e": {
-        "peak bf16": (920e12, "FLOP/s", False),
-        "peak int8": (1840e12, "FLOP/s", False),
-        "memory bandwidth": (1.64e12, "B/s", False),
-        "memory capacity": (32e9, "B", False),
-        "link (ICI, one link)": (9e10, "B/s", False),
-    },
-    "a100-80gb": {  # A100 80GB SXM column: the same peaks, 80GB HBM2e at 2,039 GB/s
-        "peak bf16": (312e12, "FLOP/s", False),
-        "peak int8": (624e12, "FLOP/s", False),
-        "memory bandwidth": (2039e9, "B/s", False),
-        "memory capacity": (80e9, "B", False),
-        "link (NVLink 3)": (300e9, "B/s", False),
-    },
-}
-CHIP_NAMES = {
-    "a100": "A100 40GB SXM",
-    "h100": "H100 SXM",
-    "h200": "H200",
-    "b200": "B200",
-    "b300": "B300",
-    "tpu-v5e": "TPU v5e",
-    "tpu-v6e": "TPU v6e",
-    "a100-80gb": "A100 80GB SXM",
-}
+HOPPER = {"bf16": 989e12, "fp8": 1979e12, "int8": 1979e12}
+HARDWARE = {
+    "a100": _chip({"bf16": 312e12, "int8": 624e12}, 1555e9, 40e9, ("NVLink 3", 300e9), 167936),
+    "h100": _chip(HOPPER, 3.35e12, 80e9, ("NVLink 4", 450e9), 233472),
+    "h200": _chip(HOPPER, 4.8e12, 141e9, ("NVLink 4", 450e9), 233472),
+    "b200": _chip({"bf16": 2.25e15, "fp8": 4.5e15, "int8": 4.5e15, "nvfp4": 9e15}, 8e12, 180e9,
+                  ("NVLink 5", 900e9), est=("bf16", "fp8", "int8", "nvfp4")),
+    "b300": _chip({"bf16": 2.5e15, "fp8": 5e15, "nvfp4": 15e15}, 8e12, 288e9, ("NVLink 5", 900e9),
+                  est=("bf16",)),
+    "tpu-v5e": _chip({"bf16": 197e12, "int8": 394e12}, 8.2e11, 16e9, ("ICI, one link", 4.5e10)),
+    "tpu-v6e": _chip({"bf16": 920e12, "int8": 1840e12}, 1.64e12, 32e9, ("ICI, one link", 9e10)),
+    # A100 80GB SXM column: the same peaks, 80GB HBM2e at 2,039 GB/s
+    "a100-80gb": _chip({"bf16": 312e12, "int8": 624e12}, 2039e9, 80e9, ("NVLink 3", 300e9)),
+}  # fmt: skip
+CHIP_NAMES = {"a100": "A100 40GB SXM", "h100": "H100 SXM", "h200": "H200", "b200": "B200",
+              "b300": "B300", "tpu-v5e": "TPU v5e", "tpu-v6e": "TPU v6e",
+              "a100-80gb": "A100 80GB SXM"}  # fmt: skip
 # Bytes per element (SCRIPT demo 3; nvfp4: 4-bit values plus one 8-bit scale per 16
 # values, (16 x 4 + 8) / 16 = 4.5 bits, NVIDIA's NVFP4 format description).
-BYTES_PER_ELEMENT = {
-    "fp32": 4,
-    "bf16": 2,
-    "fp16": 2,
-    "fp8": 1,
-    "int8": 1,
-    "int4": 0.5,
-    "nvfp4": 0.5625,
-}
+BYTES_PER_ELEMENT = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5,
+                     "nvfp4": 0.5625}  # fmt: skip
 
 # Ridge points as the sources print them.
 RIDGE_A100_BF16 = "200.6"  # ART 3.2: 312e12 / 1555e9

@@ -1,24 +1,7 @@
-"""Hypothesis strategies for the tables a student edits, and an in-process lecture run.
-
-Shared by the property tests of every lecture's words (``tests/lectures/test_words_*``):
-
-- ``hardware_tables()`` draws a whole edited hardware table: every figure of every chip
-  scaled by a factor from 0.01 to 100 (the ends drawn often), two chips' figures swapped,
-  a new chip copied from another, a lower precision made faster than a higher one. It yields
-  ``{chip key: Chip}`` in the table's order.
-- ``patched_hardware(table)`` puts such a table in place of ``common.hw_specs``' chips
-  (the module attributes ``A100``, ``H100``... and ``CHIPS``) for the duration of a
-  ``with`` block, so a lecture or a words module run inside it sees the edit.
-- ``models()`` draws a model table row within the validation of ``common/tables/models.py``
-  (layers, widths, query and KV heads, MLP width, vocabulary, context window), and
-  ``patched_models(model)`` adds it to ``common.tables.models.MODELS`` inside a block.
-- ``run_lecture(name, *argv)`` runs ``lectures/NN_name.py`` in this process with
-  ``runpy`` (its ``from common.hw_specs import ...`` reads the patched attributes) and
-  returns what it printed; ``SystemExit`` with a non-zero code fails the caller's test
-  with the lecture's one-line message.
-
-Draws are kept small (``settings`` in each test), since a lecture run takes 0.1-1 s.
-"""
+"""Hypothesis strategies for the tables a student edits (``hardware_tables``, ``models``,
+``moe_models``), blocks that put them in place (``patched_hardware``, ``patched_models``) and an
+in-process lecture run (``run_lecture``) for the words' property tests (tests/lectures). Draws
+are kept small (``settings`` in each test), since a lecture run takes 0.1-1 s."""
 
 from __future__ import annotations
 
@@ -76,6 +59,11 @@ def scale_chip(chip: Chip, factors: Mapping[str, float]) -> Chip:
         achievable_mem_bw_figure=_scaled(chip.achievable_mem_bw_figure, f("mem_bw")),
         achievable_link_bw_figure=_scaled(chip.achievable_link_bw_figure, f("link")),
     )
+
+
+def edited(**changes: dict[str, float]) -> dict[str, Chip]:
+    """The shipped table with some figures scaled: edited(h100={'mem_bw': 2})."""
+    return {k: scale_chip(c, changes.get(k.replace("-", "_"), {})) for k, c in SHIPPED.items()}
 
 
 def _field_keys(chip: Chip) -> list[str]:

@@ -1,10 +1,6 @@
-"""A new lecture is its script, its words and its tests: nothing else names it.
-
-A copy of the repository gets a throwaway lecture (``lectures/99_throwaway.py``, its
-words and its test) and nothing else. The site's gallery pattern, the panel and search
-configuration, the measuring budget and the bare-python layout test all find it from
-what the script declares beside its ``make_parser()`` (its ``ABOUT``).
-"""
+"""A new lecture is its script, its words and its tests: nothing else names it. A copy of the
+repository gets a throwaway lecture, and the site, the budget and the layout test find it from
+the ``ABOUT`` its script declares beside ``make_parser()``."""
 
 from __future__ import annotations
 

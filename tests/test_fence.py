@@ -1,22 +1,22 @@
-"""The fence: the course (``common/``, ``lectures/``) knows nothing of the site's Run panel.
-
-The panel's chart adapter (``docs/_static/runner/live.py``) gets a lecture's figures
-through the course's one figure interface, ``common.shell.sink``: every figure function
-of ``common.plots`` hands its arguments there when a host has taken the figures, and
-draws with matplotlib otherwise. No module of the course imports, names or branches on
-the panel.
-"""
+"""The fence: the course (``common/``, ``lectures/``) never imports, names or branches on the
+site's Run panel; its chart adapter gets the figures through ``common.shell.sink``, where every
+figure function of ``common.plots`` hands its arguments when a host has taken the figures."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 from conftest import REPO
 
+import common.plots
+from common.plots.roofline import roofline_figure
+from common.present.display import figure
 from common.shell import sink
 
 COURSE = sorted(
@@ -49,11 +49,6 @@ def test_the_course_never_names_the_panel(path: Path) -> None:
 
 def figure_functions() -> list[tuple[str, object]]:
     """Every public function of common.plots whose first argument is the PNG's path."""
-    import importlib
-    import pkgutil
-
-    import common.plots
-
     found = []
     for info in pkgutil.iter_modules(common.plots.__path__):
         module = importlib.import_module(f"common.plots.{info.name}")
@@ -75,9 +70,6 @@ def test_every_figure_function_routes_through_the_sink(tmp_path: Path) -> None:
     assert unrouted == [], "decorate with common.plots.style.figure"
     assert not (REPO / "common" / "present" / "live.py").exists()
     assert (REPO / "docs" / "_static" / "runner" / "live.py").is_file()
-    from common.plots.roofline import roofline_figure
-    from common.present.display import figure
-
     taken: list[tuple[str, dict]] = []
     target = tmp_path / "roof.png"
     sink.divert(lambda name, data: taken.append((name, data)))

@@ -11,16 +11,8 @@ from __future__ import annotations
 from common.tables.models import ModelSpec
 from common.tables.units import GIB, KIB
 
-TOY = ModelSpec(
-    name="toy",
-    n_params=2**29,
-    weight_bytes=2,
-    n_layers=4,
-    d_kv=1024,
-    kv_bytes=2,
-    seq=65536,
-    act_bytes_per_token=4 * KIB,
-)
+# name, parameters, weight bytes, layers, d_kv, KV bytes, sequence, activation bytes a token
+TOY = ModelSpec("toy", 2**29, 2, 4, 1024, 2, 65536, 4 * KIB)
 BATCHES = (1, 2, 4)
 RATE, LOW = 0.2, 0.0
 BUDGET = 6.5 * GIB  # at 20%: 2.7, 4.2 fit, 7.2 does not; at 0% batch 4 (6.0) fits

@@ -1,10 +1,5 @@
-"""Every exercise under drawn hardware tables: it solves, and no sentence contradicts its numbers.
-
-The tables come from ``strategies.hardware_tables`` (every figure scaled by 0.05 to 20,
-chips swapped, a chip copied, a lower precision made slower); each claim an answer states
-is checked against the numbers it quotes (``edit_battery.contradictions``) and against
-conditions worked out here from the drawn table.
-"""
+"""Every exercise under drawn hardware tables (``strategies.hardware_tables``): it solves, and no
+claim contradicts the numbers it quotes (``edit_battery.contradictions``) or the drawn table."""
 
 from __future__ import annotations
 
@@ -12,7 +7,7 @@ import re
 
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
-from strategies import SHIPPED, hardware_tables, patched_hardware, scale_chip
+from strategies import SHIPPED, edited, hardware_tables, patched_hardware, scale_chip
 
 from common.exercises import EXERCISES
 
@@ -48,10 +43,6 @@ def check(table: dict) -> None:
 @given(table=hardware_tables())
 def test_every_exercise_solves_and_holds_its_claims_on_drawn_tables(table: dict) -> None:
     check(table)
-
-
-def edited(**changes: dict[str, float]) -> dict:
-    return {k: scale_chip(c, changes.get(k.replace("-", "_"), {})) for k, c in SHIPPED.items()}
 
 
 def test_a_small_memory_figure_breaks_no_exercise() -> None:

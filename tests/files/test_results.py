@@ -21,6 +21,7 @@ from conftest import run_lecture
 from common.files import atomic, calibration, results
 from common.measure import machine, roofs
 from common.shell import paths
+from tests.measure.fakes import FakeClock
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 
@@ -50,12 +51,7 @@ def test_saved_document_schema(results_file: Path, this_machine: dict) -> None:
     for key in ("created", "updated"):
         stamp = datetime.strptime(doc[key], TIME_FORMAT)
         assert abs((datetime.now(stamp.tzinfo) - stamp).total_seconds()) < 3600
-    m = doc["machine"]
-    assert isinstance(m["cpu"], str) and m["cpu"]
-    assert isinstance(m["cores"], int) and m["cores"] >= 1
-    for key in ("library", "kernel", "threads"):
-        assert key in m["blas"]
-    assert m["blas"]["library"] == this_machine["blas"]["library"]
+    assert doc["machine"] == json.loads(json.dumps(this_machine))  # as machine.describe() said
     assert doc["probe"] == _probe_payload()
     loaded = results.load_results(results_file, this_machine=this_machine)
     assert loaded and loaded.reason == "" and loaded.data == doc
@@ -79,7 +75,9 @@ def _write_old_file(results_file: Path, this_machine: dict) -> bytes:
     return results_file.read_bytes()
 
 
-def test_interrupted_write_keeps_the_old_file(results_file, this_machine, monkeypatch) -> None:
+def test_a_failed_save_keeps_the_old_file_and_leaves_no_temporary(
+    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old = _write_old_file(results_file, this_machine)
 
     def half_then_ctrl_c(path: os.PathLike[str], text: str) -> Path:
@@ -89,32 +87,25 @@ def test_interrupted_write_keeps_the_old_file(results_file, this_machine, monkey
             raise KeyboardInterrupt  # as if the student pressed Ctrl-C mid-write
         return Path(path)  # pragma: no cover
 
-    monkeypatch.setattr(results, "atomic_write_text", half_then_ctrl_c)
-    with pytest.raises(KeyboardInterrupt):
-        results.save_section("probe", {"calibration": {}}, results_file, this_machine=this_machine)
-    assert results_file.read_bytes() == old
-    assert results.load_results(results_file, this_machine=this_machine)
-    assert _leftover_temp_files(results_file.parent) == []
-
-
-def test_failed_rename_keeps_the_old_file_and_names_it_not_the_temporary(
-    results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    old = _write_old_file(results_file, this_machine)
-
     def full_disk(src: str, dst: str) -> None:
         raise OSError(errno.ENOSPC, "No space left on device (simulated)", src)
 
-    monkeypatch.setattr(atomic.os, "replace", full_disk)
-    with pytest.raises(OSError, match="simulated") as info:
-        results.save_section("probe", {"calibration": {}}, results_file, this_machine=this_machine)
+    failures = [(results, "atomic_write_text", half_then_ctrl_c, KeyboardInterrupt),
+                (atomic.os, "replace", full_disk, OSError)]  # fmt: skip
+    for where, name, fake, error in failures:
+        monkeypatch.setattr(where, name, fake)
+        with pytest.raises(error) as info:
+            results.save_section(
+                "probe", {"calibration": {}}, results_file, this_machine=this_machine
+            )
+        monkeypatch.undo()
+        assert results_file.read_bytes() == old
+        loaded = results.load_results(results_file, this_machine=this_machine)
+        assert loaded.data is not None and loaded.data["probe"] == _probe_payload()
+        assert _leftover_temp_files(results_file.parent) == []
+    # the failed rename names the results file, not the temporary
+    assert isinstance(info.value, OSError) and info.value.errno == errno.ENOSPC
     assert info.value.filename == str(results_file) and ".tmp" not in str(info.value)
-    assert info.value.errno == errno.ENOSPC
-    monkeypatch.undo()
-    assert results_file.read_bytes() == old
-    loaded = results.load_results(results_file, this_machine=this_machine)
-    assert loaded.data is not None and loaded.data["probe"] == _probe_payload()
-    assert _leftover_temp_files(results_file.parent) == []
 
 
 def _make_bad_file(kind: str, path: Path, this_machine: dict) -> None:
@@ -147,38 +138,38 @@ BAD_KINDS = {
 }
 
 
-@pytest.mark.parametrize("kind", list(BAD_KINDS))
-def test_bad_file_gives_none_and_one_line_reason_and_load_or_calibrate_falls_back(
-    kind: str, results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _make_bad_file(kind, results_file, this_machine)
-    loaded = results.load_results(results_file, this_machine=this_machine)
-    assert loaded.data is None and not loaded
-    assert BAD_KINDS[kind] in loaded.reason
-    assert "\n" not in loaded.reason and str(results_file) in loaded.reason
-    section, reason = results.get_section(loaded, "probe")
-    assert section is None and reason == loaded.reason
-    monkeypatch.setattr(roofs, "calibrate", lambda quick=False: {"quick": quick})
-    calib, note = calibration.load_or_calibrate(results_file)
-    assert calib == {"quick": True}  # a quick calibration, not the full one
-    assert BAD_KINDS[kind] in note and "\n" not in note
-    assert note.endswith("; measured a quick calibration instead")
+def _ridged(**changes: float) -> dict:
+    """A probe section whose calibration has `changes` and the ridge they make."""
+    calib = dict(FAKE_CALIBRATION, **changes)
+    calib["ridge_point"] = calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"]
+    return {"calibration": calib, "operations": []}
+
+
+BETWEEN = "must be between"
 
 
 @pytest.mark.parametrize(
-    "probe",
+    ("probe", "words"),
     [
-        {"operations": []},  # no calibration
-        {"calibration": [1, 2]},  # not an object
-        {"calibration": dict(FAKE_CALIBRATION, bandwidth_bytes_per_s=-1.0)},
-        {"calibration": dict(FAKE_CALIBRATION, matmul_flops_per_s="fast")},
-        {"calibration": dict(FAKE_CALIBRATION, ridge_point=99.0)},  # not P / beta
+        ({"operations": []}, ""),  # no calibration
+        ({"calibration": [1, 2]}, ""),  # not an object
+        ({"calibration": dict(FAKE_CALIBRATION, bandwidth_bytes_per_s=-1.0)}, ""),
+        ({"calibration": dict(FAKE_CALIBRATION, matmul_flops_per_s="fast")}, ""),
+        ({"calibration": dict(FAKE_CALIBRATION, ridge_point=99.0)}, ""),  # not P / beta
+        (_ridged(matmul_flops_per_s=1e308), f"'matmul_flops_per_s' {BETWEEN}"),
+        (_ridged(matmul_flops_per_s=1e-300), f"'matmul_flops_per_s' {BETWEEN}"),
+        (_ridged(bandwidth_bytes_per_s=1e300), f"'bandwidth_bytes_per_s' {BETWEEN}"),
+        (_ridged(bandwidth_bytes_per_s=3.0), f"'bandwidth_bytes_per_s' {BETWEEN}"),
     ],
 )
-def test_load_or_calibrate_rejects_a_bad_probe_section(
-    probe: dict, results_file: Path, this_machine: dict, monkeypatch: pytest.MonkeyPatch
+def test_a_bad_probe_section_is_named_and_measured_afresh(
+    probe: dict, words: str, results_file: Path, this_machine: dict, monkeypatch
 ) -> None:
     results.save_section("probe", probe, results_file, this_machine=this_machine)
+    loaded = results.load_results(results_file, this_machine=this_machine)
+    saved = calibration.saved_calibration(loaded=loaded)
+    assert saved.calibration is None
+    assert "bad probe section" in saved.reason and words in saved.reason
     monkeypatch.setattr(roofs, "calibrate", lambda quick=False: {"fresh": True})
     calib, note = calibration.load_or_calibrate(results_file)
     assert calib == {"fresh": True}
@@ -271,30 +262,6 @@ def test_a_byte_order_mark_is_read_as_it_is(
     assert loaded.data is None and loaded.reason.startswith("cannot read results file")
 
 
-@pytest.mark.parametrize(
-    ("entry", "value", "words"),
-    [
-        ("matmul_flops_per_s", 1e308, "'matmul_flops_per_s' must be between"),
-        ("matmul_flops_per_s", 1e-300, "'matmul_flops_per_s' must be between"),
-        ("bandwidth_bytes_per_s", 1e300, "'bandwidth_bytes_per_s' must be between"),
-        ("bandwidth_bytes_per_s", 3.0, "'bandwidth_bytes_per_s' must be between"),
-    ],
-)
-def test_implausible_calibration_values_are_named_and_refused(
-    entry: str, value: float, words: str, results_file: Path, this_machine: dict
-) -> None:
-    calib = dict(FAKE_CALIBRATION, **{entry: value})
-    calib["ridge_point"] = calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"]
-    results.save_section(
-        "probe", {"calibration": calib, "operations": []}, results_file, this_machine=this_machine
-    )
-    saved = calibration.saved_calibration(
-        loaded=results.load_results(results_file, this_machine=this_machine)
-    )
-    assert saved.calibration is None
-    assert "bad probe section" in saved.reason and words in saved.reason
-
-
 def test_two_backups_in_one_second_get_two_names(
     results_file: Path, this_machine: dict, tmp_path: Path
 ) -> None:
@@ -340,12 +307,14 @@ BAD_MACHINES = {
 
 
 # (what makes the file unusable, the words its one line says); None: _make_bad_file's kind
-UNUSABLE = {kind: (None, BAD_KINDS[kind]) for kind in list(BAD_KINDS)[1:]}  # all but missing
+UNUSABLE = {kind: (None, words) for kind, words in BAD_KINDS.items()}
 UNUSABLE |= {case: (changes, "corrupt") for case, changes in BAD_MACHINES.items()}
 
 
 @pytest.mark.parametrize("case", list(UNUSABLE))
-def test_an_unusable_file_is_kept_beside_the_new_one(case, results_file, this_machine, capsys):
+def test_an_unusable_file_is_one_line_a_quick_calibration_and_kept_beside_the_new_one(
+    case, results_file, this_machine, capsys, monkeypatch
+):
     changes, words = UNUSABLE[case]
     if changes is None:
         _make_bad_file(case, results_file, this_machine)
@@ -353,11 +322,17 @@ def test_an_unusable_file_is_kept_beside_the_new_one(case, results_file, this_ma
         results_file.parent.mkdir(parents=True)
         results_file.write_text(json.dumps(_doc(this_machine, **changes)))
         assert "machine." in results.load_results(results_file, this_machine=this_machine).reason
-    old = results_file.read_bytes()
     loaded = results.load_results(results_file, this_machine=this_machine)
-    assert loaded.data is None and words in loaded.reason
-    saved = calibration.saved_calibration(results_file)
-    assert saved.calibration is None and "\n" not in saved.reason
+    assert loaded.data is None and not loaded and words in loaded.reason
+    assert "\n" not in loaded.reason and str(results_file) in loaded.reason
+    assert results.get_section(loaded, "probe") == (None, loaded.reason)
+    monkeypatch.setattr(roofs, "calibrate", lambda quick=False: {"quick": quick})
+    calib, note = calibration.load_or_calibrate(results_file)
+    assert calib == {"quick": True}  # a quick calibration, not the full one
+    assert words in note and note.endswith("; measured a quick calibration instead")
+    if case == "missing":
+        return
+    old = results_file.read_bytes()
     results.save_section("probe", _probe_payload(), results_file, this_machine=this_machine)
     backups = sorted(results_file.parent.glob("machine.backup-*.json"))
     assert len(backups) == 1 and backups[0].read_bytes() == old  # byte for byte
@@ -386,20 +361,6 @@ def test_a_section_not_an_object_or_a_version_of_true_is_unusable(
     assert loaded.data is None and words in loaded.reason
 
 
-class Ticks:
-    """A clock that moves one second per reading; a sleep that records and returns."""
-
-    def __init__(self) -> None:
-        self.now, self.slept = 0.0, []
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-
-
 @contextlib.contextmanager
 def _held(folder: Path):
     """Hold the results lock on `folder` as another run would (flock on its own descriptor)."""
@@ -414,7 +375,7 @@ def _held(folder: Path):
 def test_a_held_lock_is_announced_then_given_up(
     tmp_path, capsys, monkeypatch, this_machine: dict
 ) -> None:
-    ticks = Ticks()
+    ticks = FakeClock(0.0, 1.0)  # one second a reading
     waiting = results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep)
     with _held(tmp_path), pytest.raises(ValueError, match="gave up saving after 30 s") as exc:
         waiting.__enter__()  # the lock is another run's: this gives up
@@ -422,7 +383,7 @@ def test_a_held_lock_is_announced_then_given_up(
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("waiting for another run to finish saving")
     assert len(ticks.slept) == 29  # one poll per second of the fake clock, 1 s .. 29 s
-    ticks = Ticks()
+    ticks = FakeClock(0.0, 1.0)
     with results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep):
         pass
     assert ticks.slept == [] and capsys.readouterr().err == ""

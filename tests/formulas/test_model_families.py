@@ -5,17 +5,9 @@ from __future__ import annotations
 
 import pytest
 from published_configs import ALL, GEMMA_3_4B
+from published_configs import DEEPSEEK_V3 as PUBLISHED
 
-from common.formulas.transformer import (
-    active_parameter_count,
-    causal_pairs,
-    decode_ledger,
-    experts_touched,
-    kv_cache_elements,
-    model_memory_ledger,
-    parameter_breakdown,
-    parameter_count,
-)
+from common.formulas import transformer as tf
 from common.tables.configs import model_from_config
 from common.tables.models import DEEPSEEK_V3, MIXTRAL_8X7B, MOE_MODELS, QWEN3_30B_A3B
 
@@ -99,8 +91,8 @@ TINY = {
 def test_each_family_counts_its_parameters_by_hand(family: str) -> None:
     config, total, active = TINY[family]
     m = model_from_config(config, f"{family}.json")
-    assert parameter_count(m) == total
-    assert active_parameter_count(m) == (total if active is None else active)
+    assert tf.parameter_count(m) == total
+    assert tf.active_parameter_count(m) == (total if active is None else active)
 
 
 @pytest.mark.parametrize("key", list(ALL))
@@ -109,26 +101,24 @@ def test_released_models_match_their_published_counts(key: str) -> None:
     p = ALL[key]
     m = model_from_config(p.config, f"{key}.json")
     assert m.name == p.config["architectures"][0]
-    assert parameter_count(m) == pytest.approx(p.total, abs=p.digits)
+    assert tf.parameter_count(m) == pytest.approx(p.total, abs=p.digits)
     if p.active is not None:
         embedding = m.vocab_size * m.d_model if p.active_excludes_embedding else 0
-        assert active_parameter_count(m) - embedding == pytest.approx(p.active, abs=p.digits)
+        assert tf.active_parameter_count(m) - embedding == pytest.approx(p.active, abs=p.digits)
 
 
 def test_configs_read_the_library_defaults_and_the_family_their_architectures_name() -> None:
     m = model_from_config(GEMMA_3_4B.config, "gemma-3-4b.json")
     assert (m.n_heads, m.n_kv_heads, m.d_head, m.vocab_size) == (8, 4, 256, 262208)
     assert (m.max_context, m.sliding_window, m.sliding_layers) == (131072, 1024, 34 - 34 // 6)
-    parts = parameter_breakdown(m)
-    body = parameter_count(m) - parts["embedding"] - parts["lm_head"]
+    parts = tf.parameter_breakdown(m)
+    body = tf.parameter_count(m) - parts["embedding"] - parts["lm_head"]
     assert body == pytest.approx(GEMMA_3_4B.total, abs=GEMMA_3_4B.digits)
     assert m.tied_embeddings and m.name == "Gemma3ForConditionalGeneration"
     # Kimi K2 ships model_type "kimi_k2" with DeepSeek-V3's model class: read as deepseek_v3
     # (DeepSeek-V3's published config pinned above gives 671B); an unknown class is refused.
-    from published_configs import DEEPSEEK_V3 as PUBLISHED
-
     own = model_from_config(PUBLISHED.config | {"model_type": "kimi_k2"}, "kimi.json")
-    assert parameter_count(own) == pytest.approx(PUBLISHED.total, abs=PUBLISHED.digits)
+    assert tf.parameter_count(own) == pytest.approx(PUBLISHED.total, abs=PUBLISHED.digits)
     assert own.kv_lora_rank == PUBLISHED.config["kv_lora_rank"]
     unknown = PUBLISHED.config | {"model_type": "kimi_k2", "architectures": ["KimiForCausalLM"]}
     with pytest.raises(ValueError, match="unsupported model_type 'kimi_k2'"):
@@ -156,23 +146,20 @@ def test_the_tables_mixtures_are_their_published_configs(model) -> None:
         | {"name": "", "key": "config", "config_source": "", "published_params": None}
         | {"params_source": "", "published_active": None}
     )
-    assert parameter_count(model) == pytest.approx(model.published_params, abs=p.digits)
-    assert active_parameter_count(model) == pytest.approx(model.published_active, abs=p.digits)
+    assert tf.parameter_count(model) == pytest.approx(model.published_params, abs=p.digits)
+    assert tf.active_parameter_count(model) == pytest.approx(model.published_active, abs=p.digits)
 
 
 def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
-    assert experts_touched(1, 2, 8) == pytest.approx(2)  # one token: exactly its k
-    assert experts_touched(2, 2, 8) == pytest.approx(8 * (1 - 0.75**2))  # 3.5
-    # Enumerate every pair of choices of 2 tokens from 4 experts, k = 2: 6 x 6 pairs.
-    choices = [(a, b) for a in range(4) for b in range(a + 1, 4)]
-    mean = sum(len({*x, *y}) for x in choices for y in choices) / len(choices) ** 2
-    assert experts_touched(2, 2, 4) == pytest.approx(mean)  # 3.0 + 1/6 ... = 3.25
-    assert experts_touched(10**6, 8, 256) == pytest.approx(256)
+    assert tf.experts_touched(1, 2, 8) == pytest.approx(2)  # one token: exactly its k
+    assert tf.experts_touched(2, 2, 8) == pytest.approx(8 * (1 - 0.75**2))  # 3.5
+    # every choice of 2 of 4 experts for 2 tokens, enumerated: test_moe_routing
+    assert tf.experts_touched(10**6, 8, 256) == pytest.approx(256)
     m = model_from_config(MIXTRAL)
     # Per layer: norms 2*16, q 256, k 128, v 128, o 256, router 4*16 = 864 weights, and
     # each touched expert 3*16*24 = 1,152; once: embedding rows B*16, final norm 16, head 160.
     for batch, touched in ((1, 2.0), (64, 4 * (1 - 0.5**64))):
-        step = decode_ledger(m, batch, 10)
+        step = tf.decode_ledger(m, batch, 10)
         by_hand = 2 * (864 + touched * 1152) + batch * 16 + 16 + 160
         assert step.weight_bytes == pytest.approx(2 * by_hand)  # bf16: 2 bytes each
         experts = sum(op.flops * c for op, c in step.counted() if op.name.startswith("expert "))
@@ -182,14 +169,14 @@ def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
     d, f, L, V = 4096, 14336, 32, 32000
     dense = L * (2 * d + 2 * d * 4096 + 2 * d * 1024 + 8 * d) + d + V * d  # norms..router
     for batch, touched in ((1, 2), (256, 8)):
-        step = decode_ledger(MIXTRAL_8X7B, batch, 512)
+        step = tf.decode_ledger(MIXTRAL_8X7B, batch, 512)
         by_hand = 2 * (dense + L * touched * 3 * d * f + batch * d)
         assert step.weight_bytes == pytest.approx(by_hand, rel=1e-9)
-    step = decode_ledger(QWEN3_30B_A3B, 1, 100)
-    held = parameter_count(QWEN3_30B_A3B) * 2
+    step = tf.decode_ledger(QWEN3_30B_A3B, 1, 100)
+    held = tf.parameter_count(QWEN3_30B_A3B) * 2
     # Active weights only (the embedding as one row, not the table; the q/k norm gains,
     # 48 x 256, are memory the ledger's operators leave out): about 3.04B x 2 bytes.
-    active = active_parameter_count(QWEN3_30B_A3B) - 151936 * 2048 + 2048 - 48 * 256
+    active = tf.active_parameter_count(QWEN3_30B_A3B) - 151936 * 2048 + 2048 - 48 * 256
     assert step.weight_bytes == pytest.approx(2 * active)
     assert step.weight_bytes < held / 9
     config = {**TINY["qwen2_moe"][0], "model_type": "qwen3_moe", "num_hidden_layers": 4,
@@ -198,15 +185,15 @@ def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
     assert (m.dense_layers, m.moe_layers, m.d_ff_shared) == (3, 1, 0)
     with pytest.raises(ValueError, match="'mlp_only_layers' must be a list of layer indices"):
         model_from_config({**config, "mlp_only_layers": [4]})
-    assert kv_cache_elements(DEEPSEEK_V3, 1000) == 1000 * 61 * 576
-    ledger = model_memory_ledger(DEEPSEEK_V3, 2, 1000)
+    assert tf.kv_cache_elements(DEEPSEEK_V3, 1000) == 1000 * 61 * 576
+    ledger = tf.model_memory_ledger(DEEPSEEK_V3, 2, 1000)
     assert ledger.kv_cache == 2 * 1000 * 61 * 576 * 2
     # gpt_oss tiny: one sliding layer (window 4) and one full; 1 KV head of 4: K and V 8.
     gpt = model_from_config(TINY["gpt_oss"][0])
-    assert kv_cache_elements(gpt, 20) == (4 + 20) * 8
-    assert kv_cache_elements(gpt, 3) == (3 + 3) * 8
+    assert tf.kv_cache_elements(gpt, 20) == (4 + 20) * 8
+    assert tf.kv_cache_elements(gpt, 3) == (3 + 3) * 8
     # The cache a decode step reads: the sliding layer only its window.
-    step = decode_ledger(gpt, 1, 20)
+    step = tf.decode_ledger(gpt, 1, 20)
     reads = sum(op.kv_bytes * c for op, c in step.counted() if op.kind == "attention")
     assert reads == 2 * (4 + 20) * 8  # bf16, K and V of 4 + 20 tokens
 
@@ -214,5 +201,5 @@ def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
 @pytest.mark.parametrize(("T", "S", "W"), [(1, 1, 3), (1, 9, 3), (9, 9, 3), (4, 9, 3), (5, 5, 8)])
 def test_windowed_causal_pairs_by_brute_force(T: int, S: int, W: int) -> None:
     loop = sum(min(p + 1, W) for p in range(S - T, S))
-    assert causal_pairs(T, S, W) == loop
-    assert causal_pairs(T, S) == sum(p + 1 for p in range(S - T, S))
+    assert tf.causal_pairs(T, S, W) == loop
+    assert tf.causal_pairs(T, S) == sum(p + 1 for p in range(S - T, S))

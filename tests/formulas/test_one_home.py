@@ -1,12 +1,6 @@
-"""One home per roofline formula: the ridge P / beta, the attainable rate min(P, I beta) and
-the time bound max(F / P, D / beta) are written once, in common/formulas/roofline.py.
-
-The scan reads every module of common/ and lectures/ and flags an expression of one of
-those three shapes written anywhere else, so a figure or a sentence cannot drift onto a
-private copy of a formula (lecture 09's figure once drew min(P, I beta) itself). The
-monkeypatch tests check that the chip table, the figures and the words follow the one
-function when it changes.
-"""
+"""One home per roofline formula: the ridge P / beta, the attainable rate min(P, I beta) and the
+time bound max(F / P, D / beta) are written only in common/formulas/roofline.py, so no figure
+or sentence drifts onto a private copy (lecture 09's figure once drew min(P, I beta) itself)."""
 
 from __future__ import annotations
 
@@ -80,7 +74,6 @@ def copies(tree: ast.AST) -> list[tuple[int, str]]:
 
 
 def test_the_scan_finds_each_shape(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The scan itself: each formula written out by hand is caught, its call is not."""
     source = (
         "r = chip.peak / chip.mem_bw\n"
         "a = min(peak, i * bw)\n"

@@ -15,19 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.formulas import predict
+from common.formulas import transformer as tf
 from common.formulas.predict import Request
-from common.formulas.transformer import (
-    DTypes,
-    Op,
-    PassLedger,
-    decode_ledger,
-    prefill_ledger,
-    verify_ledger,
-)
-from common.hw_specs import A100, H100, get_chip
+from common.formulas.transformer import DTypes, Op, PassLedger
+from common.hw_specs import A100, H100, TPU_V5E, get_chip
 from common.predict import check_fits, memory_per_gpu
 from common.tables import measurements as pub
-from common.tables.models import get_model
+from common.tables.models import LLAMA_3_70B, get_model
 
 P, BW, LINK = 100e12, 1e12, 100e9  # toy roofs: 100 TFLOP/s, 1 TB/s, 100 GB/s
 SPEC = predict.Roofs("spec", P, BW, LINK)
@@ -51,13 +45,10 @@ def test_roofline_time_is_the_sum_of_each_ops_max() -> None:
         assert predict.roofline_time(toy(weights, NORM), SPEC, g) == pytest.approx(1e-3 / g + 4e-3)
     attn = Op("scores", "attention", 1e6, act_bytes=1e6, kv_bytes=3e9)  # 3 ms of cache
     assert predict.roofline_time(toy(attn), SPEC, gpus=2) == pytest.approx((1e6 + 3e9) / 2e12)
-    roofs = predict.Roofs("toy", 100e12, 1e12, 100e9)
-    mm = Op("mm", "matmul", 2e12, weight_bytes=1e9)  # 20 ms of FLOPs, 1 ms of bytes
-    led = PassLedger("prefill", dataclasses.replace(TINY, n_layers=1), 1, 10, 10, DTypes(),
-                     False, (mm,), ())  # fmt: skip
-    assert predict.bound_time(led, roofs) == pytest.approx(20e-3)
-    ring = predict.comm_time(led, 2, roofs.link_bw, None)  # the all-reduces, tested apart
-    assert predict.bound_time(led, roofs, 2) - ring == pytest.approx(10e-3)
+    led = toy(MATMUL)  # message: 10 tokens x 1000 x 2 bytes = 20 kB
+    assert predict.bound_time(led, SPEC) == pytest.approx(20e-3)
+    ring = predict.comm_time(led, 2, LINK, None)  # the all-reduces, tested apart
+    assert predict.bound_time(led, SPEC, 2) - ring == pytest.approx(10e-3)
     assert predict.allreduce_time(10, 2, LINK, CURVE) == pytest.approx(10e-6)
     assert predict.allreduce_time(5.05e4, 2, LINK, CURVE) == pytest.approx(20e-6)  # half-way
     assert predict.allreduce_time(5.5e5, 2, LINK, CURVE) == pytest.approx(75e-6)
@@ -67,7 +58,6 @@ def test_roofline_time_is_the_sum_of_each_ops_max() -> None:
     assert predict.allreduce_time(1e6, 1, LINK, CURVE) == 0.0
     assert predict.allreduce_time(1e6, 2, LINK) == pytest.approx(10e-6)
     assert predict.allreduce_time(1e6, 8, LINK, CURVE) == pytest.approx(17.5e-6)
-    led = toy(MATMUL, tokens=10)  # message: 10 tokens x 1000 x 2 bytes = 20 kB
     # on the curve between 1e3 (10 us) and 1e5 (30 us): 10 + 20 x 19e3 / 99e3 us
     one = 10e-6 + 20e-6 * 19e3 / 99e3
     assert predict.comm_time(led, 2, LINK, CURVE) == pytest.approx(2 * one)
@@ -81,7 +71,7 @@ def test_13b_on_one_and_two_a100s_by_hand() -> None:
     # Each GPU reads half the matmul weights and half the cache: (40 x 12 d^2 + V d) x 2 B / 2
     # + 2 x 40 x 512 x d x 2 B / 2 over 1555 GB/s, plus the replicated small operators.
     spec = predict.spec_roofs(A100, "bf16")
-    led = decode_ledger(pub.GPT_13B, 1, 512)
+    led = tf.decode_ledger(pub.GPT_13B, 1, 512)
     d = 5120
     sharded = (40 * 12 * d * d * 2 + 50272 * d * 2 + 2 * 40 * 512 * d * 2) / 2 / 1555e9
     one = predict.roofline_time(led, spec, 1)
@@ -89,16 +79,8 @@ def test_13b_on_one_and_two_a100s_by_hand() -> None:
     assert two == pytest.approx(sharded, rel=0.01)
     assert one / two == pytest.approx(2, rel=0.01)  # not x1 (bytes kept whole) nor x4
     assert two == pytest.approx(8.40e-3, abs=0.01e-3)  # the blog's own 2-GPU estimate
-    spec = predict.spec_roofs(A100, "bf16")
-    led = decode_ledger(pub.GPT_13B, 1, 512)
-    # weights: 40 x 12 d^2 x 2 B + LM head V d x 2 B; cache: 2 x 40 x 512 x 5120 x 2 B.
-    d = 5120
-    weights = 40 * 12 * d * d * 2 + 50272 * d * 2
-    cache = 2 * 40 * 512 * d * 2
-    hand = (weights + cache) / 1555e9
-    assert predict.roofline_time(led, spec) == pytest.approx(hand, rel=0.01)
-    spec = predict.spec_roofs(A100, "bf16")
-    led = prefill_ledger(pub.GPT_13B, 1, 512)
+    assert one == pytest.approx(2 * sharded, rel=0.01)  # one GPU reads it all
+    led = tf.prefill_ledger(pub.GPT_13B, 1, 512)
     matmul_flops = 2 * 512 * 40 * 12 * 5120**2  # 2 n N_layer-params
     t = predict.roofline_time(led, spec)
     assert t > matmul_flops / 312e12
@@ -117,7 +99,6 @@ def test_fixed_cost_fills_each_kernel_up_to_the_floor() -> None:
     assert got["compute efficiency"] == pytest.approx(20e-3)  # matmul 20 -> 40 ms
     assert got["memory efficiency"] == pytest.approx(4e-3)  # norm 4 -> 8 ms
     assert d.explained == pytest.approx(48e-3) and d.unexplained == pytest.approx(12e-3)
-    ach = predict.Roofs("achievable", P / 2, BW / 2, LINK / 2)
     d = predict.decompose(toy(MATMUL, NORM), SPEC, ach, 60e-3, 2, CURVE, floor=5e-6)
     got = [t.seconds for t in d.terms]
     ring, one = 20e3 / LINK, 10e-6 + 20e-6 * 19e3 / 99e3
@@ -133,8 +114,6 @@ def test_mfu_mbu_achievable_roofs_ridge_tokens_and_flat_until() -> None:
     e = predict.efficiency_to_match(led, SPEC, 40e-3, "peak")
     assert e == pytest.approx(0.5, rel=1e-9)
     assert predict.efficiency_to_match(led, SPEC, 10e-3, "peak") is None  # faster than the roof
-    from common.hw_specs import TPU_V5E
-
     r = predict.achievable_roofs(TPU_V5E, "bf16")
     assert (r.peak, r.mem_bw, r.link_bw) == (197e12, 8.2e11, 4.5e10) and r.measured == ()
     a = predict.achievable_roofs(A100, "bf16")
@@ -178,9 +157,9 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
                 max(0.0, predict.comm_time(led, 2, 0, CURVE) - ring),
                 predict.fixed_cost(led, slow, floor, 2), n * 2e-6, 1e-3]  # fmt: skip
 
-    pre = terms(prefill_ledger(TINY, 3, 100))
+    pre = terms(tf.prefill_ledger(TINY, 3, 100))
     # 8 new tokens: the prefill yields the first, 7 decode steps the rest, caches 101 .. 107
-    steps = [terms(decode_ledger(TINY, 3, c)) for c in range(101, 108)]  # every one of 7
+    steps = [terms(tf.decode_ledger(TINY, 3, c)) for c in range(101, 108)]  # every one of 7
     mean = [sum(s[i] for s in steps) / 7 for i in range(6)]
     assert list(f.prefill.values()) == pytest.approx(pre)
     assert list(f.decode_step.values()) == pytest.approx(mean)
@@ -191,9 +170,11 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
     roofs = predict.spec_roofs(A100, "bf16")
     f = predict.forecast(Request(model=TINY, prompt=10, new_tokens=65), roofs, BARE)
     # 65 new tokens: 64 decode steps in 16 bins of 4, middle caches 10 + 1 + 2, 6, 10, ..., 62
-    sampled = [predict.roofline_time(decode_ledger(TINY, 1, 13 + 4 * i), roofs) for i in range(16)]
+    sampled = [
+        predict.roofline_time(tf.decode_ledger(TINY, 1, 13 + 4 * i), roofs) for i in range(16)
+    ]
     assert f.decode_step_s == pytest.approx(sum(sampled) / 16)
-    exact = [predict.roofline_time(decode_ledger(TINY, 1, c), roofs) for c in range(11, 75)]
+    exact = [predict.roofline_time(tf.decode_ledger(TINY, 1, c), roofs) for c in range(11, 75)]
     assert f.decode_step_s == pytest.approx(sum(exact) / 64, rel=1e-3)  # linear in the cache
     assert f.total_s == pytest.approx(f.prefill_s + 64 * f.decode_step_s)
     for n in (0, 1):  # the prompt pass alone yields the first token: no decode step
@@ -267,18 +248,14 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> Non
     a100 = predict.engine_roofs(get_chip("a100-80gb"), "vllm", "bf16", 4)
     assert a100.curve[4][1] == (131072, 60e-6) and any("H100" in n for n in a100.notes)
     # trtllm keeps NCCL's curve on the H100 (41 us at 2^17 B on 4 GPUs)
-    assert predict.engine_roofs(get_chip("h100"), "trtllm", "bf16", 4).curve[4][1] == (
-        131072,
-        41e-6,
-    )
+    trtllm = predict.engine_roofs(get_chip("h100"), "trtllm", "bf16", 4).curve
+    assert trtllm[4][1] == (131072, 41e-6)
     # a decode step of Llama-3-70B at batch 8 on 4 H100s: 2 x 80 all-reduces of
     # 8 x 8192 x 2 B = 131,072 B, each 9.2 us against the ring's 2 x 3/4 x 131,072 B / link
-    from common.tables.models import LLAMA_3_70B
-
     c = get_chip("h100")
     eng = predict.engine_roofs(c, "vllm", "bf16", 4)
     spec = predict.spec_roofs(c, "bf16")
-    terms = predict.forecast_terms(decode_ledger(LLAMA_3_70B, 8, 100), spec, eng, 4)
+    terms = predict.forecast_terms(tf.decode_ledger(LLAMA_3_70B, 8, 100), spec, eng, 4)
     ring = 2 * 3 / 4 * 131072 / c.link_bw
     assert terms["all-reduce beyond ring bytes"] == pytest.approx(160 * (9.2e-6 - ring))
 
@@ -295,7 +272,7 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
         low = predict.engine_dtypes("fp8", engine)
         assert (low.w_bytes, low.kv_bytes, low.act_bytes) == (1, 2, 2)
     assert predict.engine_dtypes("int4", "trtllm").kv_bytes == 0.5
-    led = prefill_ledger(pub.LLAMA_2_70B, 1, 128, fp8)
+    led = tf.prefill_ledger(pub.LLAMA_2_70B, 1, 128, fp8)
     curve = {4: ((2**20, 40e-6), (2**22, 70e-6))}  # 40 us at 1 MiB, 70 us at 4 MiB
     at_2mib = 40e-6 + 30e-6 * (2**21 - 2**20) / (2**22 - 2**20)  # 50 us
     assert predict.comm_time(led, 4, None, curve) == pytest.approx(2 * 80 * at_2mib)
@@ -343,15 +320,14 @@ def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch,
 
 def test_a_chip_without_a_link_figure_predicts_on_one_gpu() -> None:
     """Issue 34: a chip added with no link figure ended lecture 06 and predict in a traceback."""
-    formulas = predict
     bare = dataclasses.replace(H100, link_bw_figure=None, achievable_link_bw_figure=None)
     with pytest.raises(ValueError, match="H100 SXM has no link bandwidth figure in the table"):
         _ = bare.link_bw
-    spec = formulas.spec_roofs(bare, "bf16")
+    spec = predict.spec_roofs(bare, "bf16")
     assert spec.link_bw is None and spec.mem_bw == 3.35e12  # H100 datasheet
-    assert formulas.allreduce_time(1e6, 1, spec.link_bw) == 0.0  # one GPU: no all-reduce
+    assert predict.allreduce_time(1e6, 1, spec.link_bw) == 0.0  # one GPU: no all-reduce
     with pytest.raises(ValueError, match="over 2 GPUs needs a link bandwidth; the table has none"):
-        formulas.allreduce_time(1e6, 2, spec.link_bw)
+        predict.allreduce_time(1e6, 2, spec.link_bw)
 
     def ledger_at(b: int):  # toy pass: attention per sequence, one routed expert matmul
         layer = (
@@ -426,12 +402,12 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
     # the draft head: one of the target's 2 layers, its mean decode step (caches prompt + 1
     # to prompt + n - 1; at prompt + 1 when there is none)
     caches = range(prompt + 1, prompt + max(2, new_tokens))
-    step = sum(bound(decode_ledger(TINY, 2, c)) for c in caches) / len(caches)
+    step = sum(bound(tf.decode_ledger(TINY, 2, c)) for c in caches) / len(caches)
     assert got.draft_step_s == pytest.approx(step / 2)
     # the verify pass: K + 1 tokens a sequence, at the mean cache prompt + n // 2 (at least
     # 1), plus the K drafted
     ctx = prompt + max(1, new_tokens // 2)
-    assert got.verify_step_s == pytest.approx(bound(verify_ledger(TINY, 2, K + 1, ctx + K)))
+    assert got.verify_step_s == pytest.approx(bound(tf.verify_ledger(TINY, 2, K + 1, ctx + K)))
     e = (1 - a ** (K + 1)) / (1 - a)  # 2.952 tokens a verify step
     assert got.tokens_per_step == pytest.approx(2.952)
     steps = (new_tokens - 1) / e * (K * got.draft_step_s + got.verify_step_s)

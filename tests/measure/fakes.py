@@ -7,17 +7,21 @@ from collections.abc import Callable
 
 
 class FakeClock:
-    """A clock whose time moves only when a fake kernel says so (thread-safe)."""
+    """A clock whose time moves when a fake kernel says so, and by `tick` at each reading
+    (thread-safe); its `sleep` records what it was asked and returns."""
 
-    def __init__(self, start: float = 1000.0) -> None:
-        self.now = start
-        self.reads = 0
+    def __init__(self, start: float = 1000.0, tick: float = 0.0) -> None:
+        self.now, self.tick, self.reads, self.slept = start, tick, 0, []
         self._lock = threading.Lock()
 
     def __call__(self) -> float:
         with self._lock:
             self.reads += 1
+            self.now += self.tick
             return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
 
     def advance(self, seconds: float) -> None:
         with self._lock:

@@ -1,9 +1,5 @@
-"""The numpy attention kernels: both agree with a float64 softmax, bytes counted honestly.
-
-The reference is written here, independently of the kernels: O = softmax(Q K^T) V in
-float64 with the row maximum subtracted. The tiled kernel's reads are counted by
-arrays that record every slice the kernel takes of Q, K and V.
-"""
+"""The numpy attention kernels agree with a float64 softmax(Q K^T) V written here, and the tiled
+kernel's reads, counted by arrays that log every slice taken, are its byte count."""
 
 from __future__ import annotations
 

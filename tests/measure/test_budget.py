@@ -144,7 +144,6 @@ def test_lecture03_never_reads_a_cached_copy_when_the_budget_allows(name: str) -
         assert note is None
     else:  # the 1.1 GiB cache: the page must say it
         assert name == "1.1 GiB" and note and "mix of LLC and DRAM" in note
-    llc = FAKE_LLCS[name]
     limit = budget.sweep_limit_bytes(llc, budget.DEFAULTS["09"], 64 * GiB)
     assert limit <= 0.75 * (1.5 * GiB - 160 * MiB)
     want = max(8 * budget.llc_or_fallback(llc), 256 * MiB)

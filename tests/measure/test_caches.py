@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import assert_frozen
 
 from common.measure import caches
 from common.measure.caches import Cache
@@ -140,28 +141,22 @@ class FakeRun:
 
 
 def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def sysctl(values: dict[str, str], fail: bool = False) -> list[Cache]:
+        monkeypatch.setattr(caches.subprocess, "run", fake := FakeRun(values, fail))
+        found = caches.read_sysctl()
+        assert all(call[:2] == ["sysctl", "-n"] for call in fake.calls)
+        return found
+
     sizes = {"hw.l1dcachesize": "32768", "hw.l2cachesize": "262144", "hw.l3cachesize": "8388608"}
-    monkeypatch.setattr(caches.subprocess, "run", fake := FakeRun(sizes))
-    found = caches.read_sysctl()
-    assert [(c.name, c.size_bytes) for c in found] == [
+    assert [(c.name, c.size_bytes) for c in sysctl(sizes)] == [
         ("L1d", 32 * KIB), ("L2", 256 * KIB), ("L3", 8 * MIB)]  # fmt: skip
-    assert all(call[:2] == ["sysctl", "-n"] for call in fake.calls)
-    fake = FakeRun({"hw.perflevel0.l1dcachesize": "131072", "hw.perflevel0.l2cachesize": "12582912",
+    found = sysctl({"hw.perflevel0.l1dcachesize": "131072", "hw.perflevel0.l2cachesize": "12582912",
                     # efficiency cores: ignored when perflevel0 answers
                     "hw.l1dcachesize": "65536", "hw.l2cachesize": "4194304"})  # fmt: skip
-    monkeypatch.setattr(caches.subprocess, "run", fake)
-    found = caches.read_sysctl()
     assert caches.data_levels(found) == [("L1", 128 * KIB), ("L2", 12 * MIB)]
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({}, fail=True))
-    assert caches.read_sysctl() == []
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "n/a"}))
-    assert caches.read_sysctl() == []
-    import dataclasses
-
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "0"}))
-    assert caches.read_sysctl() == []  # zero is no size
-    monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l1dcachesize": "1"}))
-    assert [c.size_bytes for c in caches.read_sysctl()] == [1]
+    assert sysctl({}, fail=True) == sysctl({"hw.l1dcachesize": "n/a"}) == []
+    assert sysctl({"hw.l1dcachesize": "0"}) == []  # zero is no size
+    assert [c.size_bytes for c in sysctl({"hw.l1dcachesize": "1"})] == [1]
     listing = "LEVEL1_ICACHE_SIZE 32768\nLEVEL1_DCACHE_SIZE 49152\nLEVEL2_CACHE_SIZE 1\n"
     fake = FakeRun({"-a": listing + "LEVEL3_CACHE_SIZE 8388608\nLEVEL4_CACHE_SIZE 134217728"})
     monkeypatch.setattr(caches.subprocess, "run", fake)
@@ -170,8 +165,7 @@ def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
         (1, "Data", 49152), (1, "Instruction", 32768), (2, "Unified", 1), (3, "Unified", 8 * MIB),
         (4, "Unified", 128 * MIB)]  # fmt: skip
     assert fake.kwargs == [{"capture_output": True, "text": True, "timeout": 5, "check": False}]
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        found[0].size_bytes = 1  # type: ignore[misc]
+    assert_frozen(found[0])
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"-a": "LEVEL3_CACHE_SIZE 0\n"}))
     assert caches.read_getconf() == []
     monkeypatch.setattr(caches.sys, "platform", "darwin")

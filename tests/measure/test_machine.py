@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
+
+import threadpoolctl
 
 from common.measure import machine
 
@@ -24,8 +27,6 @@ def test_cpu_model_from_cpuinfo(tmp_path: Path, monkeypatch) -> None:
     assert machine.cpu_model(str(tmp_path / "absent")) == "riscv64"
     monkeypatch.setattr(machine.platform, "machine", lambda: "")
     assert machine.cpu_model(str(tmp_path / "absent")) == "unknown CPU"
-    import subprocess
-
     calls = []
 
     def run(args, **kwargs):
@@ -47,8 +48,6 @@ def test_cpu_model_from_cpuinfo(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("UNRELATED", "1")
     assert machine.blas_env() == {"OMP_NUM_THREADS": "3"}
     assert "OPENBLAS_NUM_THREADS" in machine.BLAS_ENV_VARS and len(machine.BLAS_ENV_VARS) == 6
-    import threadpoolctl
-
     blas = {"user_api": "blas", "internal_api": "openblas", "version": "0.3.99",
             "architecture": "Haswell", "num_threads": 4, "threading_layer": "pthreads"}  # fmt: skip
     pools = [{"user_api": "openmp", "internal_api": "openmp", "num_threads": 9}, blas]

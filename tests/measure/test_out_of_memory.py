@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import functools
 import re
+import resource
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,6 @@ GiB, MiB = 2**30, 2**20
 
 
 def test_the_tightest_limit_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import resource
-
     status = tmp_path / "status"
     status.write_text("Name:\tpython\nVmSize:\t  204800 kB\nVmData:\t  102400 kB\n")
     limits = {resource.RLIMIT_AS: 1 * GiB, resource.RLIMIT_DATA: resource.RLIM_INFINITY}
@@ -93,8 +92,6 @@ def test_the_budget_is_checked_once_per_run(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def _under_one_gib() -> None:
-    import resource
-
     resource.setrlimit(resource.RLIMIT_AS, (GiB, resource.getrlimit(resource.RLIMIT_AS)[1]))
 
 

@@ -2,19 +2,18 @@
 
 Timings are never compared with fixed values. The arithmetic (bytes / time, 2 n^3 / t,
 best and median, thread counts, sample budgets) is checked exactly with a fake clock
-and fake kernels; sizing rules with monkeypatched cache and memory sizes; one real quick
-calibration checks that the real kernels run and report what they measured.
+and fake kernels; sizing rules with monkeypatched cache and memory sizes (the real kernels:
+tests/lectures/test_lecture01, whose run calibrates).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 
 import pytest
 from fakes import FakeClock
 
-from common.measure import caches, roofs
+from common.measure import caches, machine, roofs
 
 MiB, GiB = 2**20, 2**30
 
@@ -22,17 +21,6 @@ MiB, GiB = 2**20, 2**30
 def _fake_machine(monkeypatch: pytest.MonkeyPatch, llc: int | None, free: int | None) -> None:
     monkeypatch.setattr(caches, "last_level_cache_bytes", lambda caches=None: llc)
     monkeypatch.setattr(caches, "available_memory_bytes", lambda: free)
-
-
-class TickingClock:
-    """A clock that moves 1/256 s each time it is read: every timed call lasts 1/256 s."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1 / 256
-        return self.now
 
 
 # --- calibrate with fake kernels: a streaming add of 12 MiB in 1/64 s, a 1024^3
@@ -85,7 +73,6 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert (c["llc_bytes"], c["llc_known"], c["quick"]) == (32 * MiB, True, True)
     assert c["available_memory_bytes"] == 16 * GiB
     assert state["events"] == ["s"] * 17 + ["m8"] * 5 + ["m1"] * 2  # warm-ups included
-    run, state = fake_calibration
     c = run()  # no quick=: the full calibration
     # Full budget in 3 rounds: 0.8 / 3 = 0.27 s of streaming per round (18 x 1/64 s,
     # at least ceil(20 / 3) = 7) and 0.6 / 3 = 0.2 s of matmul per round (4 x 1/16 s).
@@ -141,22 +128,10 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
     assert roofs.matmul_size_for(1e9, max_bytes=1, time_call=time_call) == 512
     assert roofs._stream_add(12 * MiB)[1] == 12 * MiB  # x, y, z: 12 bytes per element
     assert roofs._stream_add(100)[1] == 3 * 1024 * 4  # at least 1024 elements per array
-    mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=TickingClock())
+    # a clock moving 1/256 s at each reading: every timed call lasts 1/256 s
+    mm = roofs.measure_matmul(n=64, repeat=2, threads=1, clock=FakeClock(0.0, 1 / 256))
     assert mm["flops_per_s"] == 2 * 64**3 * 256 and mm["threads"] == 1 and mm["samples"] == 2
-    assert roofs.measure_matmul(n=64, threads=1, clock=TickingClock())["samples"] == 3
-
-
-def test_a_real_quick_calibration_runs_its_kernels() -> None:
-    c = roofs.calibrate(quick=True)
-    for key in ("bandwidth_bytes_per_s", "matmul_flops_per_s", "matmul_one_thread_flops_per_s"):
-        assert isinstance(c[key], float) and math.isfinite(c[key]) and c[key] > 0, key
-    assert c["matmul_n"] in roofs.MATMUL_SIZES
-    assert c["bandwidth_samples"] >= roofs.QUICK_BUDGET["bandwidth_min_repeat"]
-    assert c["bandwidth_bytes_per_s"] >= c["bandwidth_median_bytes_per_s"]
-    ws = c["bandwidth_working_set_bytes"]
-    # the budget rule: the stream gets what the three n x n fp32 matmul operands leave
-    expected = roofs.bandwidth_working_set_bytes(matmul_bytes=3 * c["matmul_n"] ** 2 * 4)
-    assert expected - 3 * roofs.FP32 < ws <= expected  # 12 n bytes, n = expected // 12
+    assert roofs.measure_matmul(n=64, threads=1, clock=FakeClock(0.0, 1 / 256))["samples"] == 3
 
 
 @pytest.mark.parametrize(("llc", "free", "expected"), [
@@ -187,8 +162,6 @@ def test_working_set_is_8x_llc_when_the_budget_allows(monkeypatch: pytest.Monkey
     _fake_machine(monkeypatch, 16 * MiB, GiB)
     assert roofs.llc_bytes() == (16 * MiB, True)
     assert roofs.memory_cap_bytes() == GiB // 4
-    from common.measure import machine
-
     monkeypatch.setattr(machine, "blas_info", lambda: {"threads": 6})
     with roofs.blas_threads(None) as used:
         assert used == 6

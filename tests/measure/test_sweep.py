@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import threading
 
-import pytest
+import numpy as np
 from fakes import FakeClock
 
 from common.measure import hierarchy as sweep
 
 
 def test_stream_arrays_and_timers() -> None:
-    np = pytest.importorskip("numpy")
     arrays = sweep.StreamArrays(4096)
     x, y, z = arrays.views(1000)
     assert x.shape == y.shape == z.shape == (1000,) and x.dtype == np.float32
@@ -19,19 +19,8 @@ def test_stream_arrays_and_timers() -> None:
     # the arrays start 1 KiB apart modulo 4 KiB (no 4K aliasing)
     starts = [a.__array_interface__["data"][0] for a in (x, y, z)]
     assert {(b - a) % 4096 for a, b in itertools.pairwise(starts)} == {1024}
-    arrays.add_call(1000)()
+    arrays.add_call(1000)()  # the real sweep, timers and threads: tests/lectures/test_lecture09
     assert float(z[0]) == 2.0
-
-    costs = sweep.measure_call_costs(arrays, budget_s=0.01)
-    assert costs["call_seconds"] > 0 and costs["gil_threshold_elements"] == 500
-    points = sweep.run_sweep(arrays, [16, 256, 4096], budget_s=0.01)
-    assert [p["working_set_bytes"] for p in points] == [192, 3072, 49152]
-    assert all(p["seconds"] > 0 and p["batches"] >= 3 for p in points)
-    threads = sweep.measure_threads(arrays, 4096, threads=2, repeat=2)
-    assert threads["threads"] == 2
-    assert threads["one_thread_bytes_per_s"] > 0 and threads["all_thread_bytes_per_s"] > 0
-    single = sweep.measure_threads(arrays, 4096, threads=1, repeat=2)
-    assert single["all_thread_bytes_per_s"] is None
     arrays = sweep.StreamArrays(1)
     assert arrays.x.shape == arrays.y.shape == arrays.z.shape == (1,)
     big = sweep.StreamArrays(4096)
@@ -113,8 +102,6 @@ def test_call_costs_are_the_one_element_time_and_the_gil_step() -> None:
 
 
 def test_threads_bandwidth_from_each_ways_own_time() -> None:
-    import threading
-
     clock = FakeClock()
     arrays = sweep.StreamArrays(4096)
     per_element = 2.0**-30
@@ -133,8 +120,6 @@ def test_threads_bandwidth_from_each_ways_own_time() -> None:
     single = sweep.measure_threads(arrays, 4096, 1, repeat=0, clock=clock, add=add)
     assert single["all_thread_seconds"] is None and single["repeats"] == 1
     assert single["one_thread_bytes_per_s"] == 4096 * 12 / one
-
-    import numpy as np
 
     clock = FakeClock()
     arrays = sweep.StreamArrays(4096)

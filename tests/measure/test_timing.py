@@ -1,8 +1,5 @@
-"""The timer against a fake clock: sample counts, budgets, batching and the best time, exactly.
-
-Durations are binary fractions (1/64 s, 1/1024 s ...) so that sums and differences
-of fake times are exact in floating point.
-"""
+"""The timer against a fake clock: sample counts, budgets, batching and the best time, exactly
+(durations are binary fractions, so sums and differences of fake times are exact)."""
 
 from __future__ import annotations
 
@@ -61,7 +58,6 @@ def test_time_samples_records_each_calls_duration(monkeypatch: pytest.MonkeyPatc
     clock = FakeClock()
     monkeypatch.setattr(timing, "MAX_CALLS_PER_BATCH", 8)
     assert timing.calls_per_batch(kernel(clock, 0.0), 1.0, clock=clock) == (8, 0.0)
-    assert timing.MAX_CALLS_PER_BATCH == 8
     clock = FakeClock()
     # warm-up 1/8; calls_per_batch: 1 call of 1/1024 is < 1/512, 2 calls = 1/512: k = 2;
     # then two more batches of 2 calls: the second one faster (1/2048 per call).

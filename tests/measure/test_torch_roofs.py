@@ -1,8 +1,5 @@
-"""Lecture 12's measuring helpers: a trace of known answer, key_averages fakes, the layer count.
-
-The trace tests need no torch: a Chrome trace is JSON written here by hand. The roof test
-runs torch's kernels and is skipped where torch is not installed (the profile extra).
-"""
+"""Lecture 12's measuring helpers: a Chrome trace written here by hand, key_averages fakes, the
+layer count (no torch needed); the roofs' own kernels where torch is installed."""
 
 from __future__ import annotations
 

@@ -9,12 +9,13 @@ CASES_13B = {"prefill, 1 GPU", "decode, 1 GPU", "prefill, 2 GPUs", "decode, 2 GP
 
 
 def test_every_term_has_a_source_and_a_positive_value() -> None:
-    for term in engines.all_terms():
-        assert term.source and term.value > 0, term.what
+    terms = engines.all_terms()
+    assert len(terms) == len({id(t) for t in terms})
     labels = {r.label for r in pub.ALL_REQUESTS} | CASES_13B
-    for term in engines.all_terms():
+    for term in terms:
+        assert term.source and term.value > 0, term.what
         assert set(term.informs) <= labels, (term.what, set(term.informs) - labels)
-    informed = {label for t in engines.all_terms() for label in t.informs}
+    informed = {label for t in terms for label in t.informs}
     # every source but the blog's own benchmark only checks: it enters as validation
     validation = [r for r in pub.ALL_REQUESTS if r.measured.source != pub.LLM_ANALYSIS_FT]
     assert validation and not informed & {r.label for r in validation}
@@ -23,8 +24,6 @@ def test_every_term_has_a_source_and_a_positive_value() -> None:
     assert any(r.chip in ("h100", "h200") for r in validation)
     # the serving engines' pages enter as validation, every one of them
     assert not informed & {r.label for r in pub.SERVING_REQUESTS}
-    terms = engines.all_terms()
-    assert len(terms) == len({id(t) for t in terms})
     for e in engines.ENGINES.values():  # its per-step and per-launch costs, its all-reduce curve
         own = [t for t in (e.step, e.launch) if t is not None]
         own += [t for ts in (e.allreduce or {}).values() for t in ts]

@@ -42,10 +42,8 @@ def fields(record: object, names: str) -> tuple:
 
 
 def fresh_table() -> SimpleNamespace:
-    """The table as its module builds it, run afresh by each test: a builder such as `_request`
-    runs only at import, so a slip in it (or mutmut's mutant of it, which is switched on after
-    import) must be seen in a table built inside the test (in its body, so that mutmut's time
-    limit, estimated from the tests' bodies, covers the build)."""
+    """The table built afresh in the test's body (which mutmut times): its builders run only
+    at import, before mutmut switches a mutant of them on."""
     return SimpleNamespace(**rebuilt("common.tables.measurements"))
 
 
@@ -57,12 +55,10 @@ def test_the_blogs_profile_and_estimates() -> None:
     assert pub.KIPPLY_HBM_SHARE == {2: 0.87}  # 'it doesn't quite get to 90, more like 87'
     # The decode times agree with the benchmark's totals: (283.60 - 63.17) / 10 tokens = 22.04.
     assert round((283.60 - 63.17) / 10, 1) == 22.0 and round((180.86 - 45.45) / 10, 1) == 13.5
-    pub = fresh_table()
     m = pub.GPT_13B  # its shape: test_tables_rebuilt, from the same config
     # 40 layers x (4 d^2 + 2 d d_ff) + V d (tied) + norms: about 12.84e9, a "13B" model.
     hand = 40 * (4 * 5120**2 + 2 * 5120 * 20480) + 50272 * 5120
     assert abs(parameter_count(m) - hand) / hand < 1e-3
-    pub = fresh_table()
     got = {(r.name, r.n_tokens): r.measured.seconds for r in pub.VIDUR_A100_MATMULS}
     assert got.keys() == VIDUR.keys()
     for key, ms in VIDUR.items():
@@ -72,7 +68,6 @@ def test_the_blogs_profile_and_estimates() -> None:
         assert r.K == 4096
         assert r.N == expected_n  # noqa: SIM300 (N is a width, not a constant)
         assert "7d47513" in r.measured.source
-    pub = fresh_table()
     assert [m.seconds for m in pub.VIDUR_A100_SMALL_KERNELS] == pytest.approx(
         [0.005 * MS, 0.002 * MS, 0.007 * MS, 0.005 * MS]
     )
@@ -84,19 +79,10 @@ def test_the_blogs_profile_and_estimates() -> None:
     assert pub.ALLREDUCE_CURVES["a100-80gb"] is curve and pub.ALLREDUCE_CURVES["a100"] is curve
 
 
-VIDUR = {
-    ("gate+up projection", 1): 0.116,
-    ("gate+up projection", 16): 0.111,
-    ("gate+up projection", 64): 0.116,
-    ("gate+up projection", 128): 0.157,
-    ("gate+up projection", 256): 0.229,
-    ("gate+up projection", 512): 0.402,
-    ("gate+up projection", 1024): 0.877,
-    ("QKV projection", 1): 0.065,
-    ("QKV projection", 64): 0.067,
-    ("QKV projection", 256): 0.112,
-    ("QKV projection", 1024): 0.475,
-}
+UP = {1: 0.116, 16: 0.111, 64: 0.116, 128: 0.157, 256: 0.229, 512: 0.402, 1024: 0.877}
+QKV = {1: 0.065, 64: 0.067, 256: 0.112, 1024: 0.475}
+VIDUR = {**{("gate+up projection", n): ms for n, ms in UP.items()},
+         **{("QKV projection", n): ms for n, ms in QKV.items()}}  # fmt: skip
 
 
 def test_published_requests_as_their_pages_print_them() -> None:
@@ -110,7 +96,6 @@ def test_published_requests_as_their_pages_print_them() -> None:
     # Llama-2-70B: 64 heads, 8 KV heads, d_ff 28672 (GPT-20B's shape: test_tables_rebuilt).
     assert (pub.LLAMA_2_70B.n_kv_heads, pub.LLAMA_2_70B.d_ff) == (8, 28672)
     assert pub.REQUESTS[0].label == "13B, 1 x a100, 512 + 10"
-    pub = fresh_table()
     h100 = {(r.model.key, r.gpus, r.batch, r.prompt, r.new_tokens): r for r in pub.REQUESTS
             if r.chip == "h100"}  # fmt: skip
     assert all(r.precision == "fp8" for r in h100.values()) and len(h100) == 12
@@ -125,10 +110,8 @@ def test_published_requests_as_their_pages_print_them() -> None:
     r = h100[("llama-2-70b", 4, 480, 128, 2048)]
     assert r.measured.seconds == pytest.approx(480 * 2048 / (1486 * 4))
     assert r.label == "Llama-2-70B, 4 x h100, batch 480, 128 + 2048"
-    pub = fresh_table()
     with pytest.raises(ValueError, match="measured time"):
         pub.Measured("x", 0.0, "nowhere")
-    pub = fresh_table()
     with pytest.raises(ValueError, match="shorter"):  # six sizes, five times: not cut silently
         pub.dgx_curve({2: (46, 51, 57, 64, 139)})
     with pytest.raises(ValueError, match="shorter"):  # vLLM's CI: three tests a GPU model

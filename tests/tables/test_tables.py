@@ -1,8 +1,5 @@
-"""The small tables: teaching assumptions, per-element operation counts, units and sources.
-
-Every value is checked against the document it comes from (cited next to it) or
-against its definition written out here.
-"""
+"""The small tables (assumptions, per-element operation counts, units, sources) against the
+documents cited next to each value or the definitions written out here."""
 
 from __future__ import annotations
 

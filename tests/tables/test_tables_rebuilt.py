@@ -1,11 +1,6 @@
-"""The tables as their modules build them, and their records' checks, called from a test.
-
-A table is built once, at import, by small helpers (`_ft`, `_vidur`, `_batch`, ...): a test
-that reads the imported table never runs them again, so a slip in a helper (or a mutant of
-it) goes unseen there. Here each table module runs afresh and a few records from each
-helper are compared with the published figures (sources in test_measurements.py and
-tables/engines.py) and hand arithmetic; the records' own checks get bad values directly.
-"""
+"""The tables rebuilt in the test (their helpers `_ft`, `_vidur`, ... run only at import, so a
+slip or a mutant of one goes unseen in the imported table), a few records of each helper
+against the published figures and hand arithmetic; the records' own checks, with bad values."""
 
 from __future__ import annotations
 
@@ -65,19 +60,17 @@ def test_the_tables_rebuilt_hold_the_published_figures() -> None:
     assert (gpt.gated_mlp, gpt.tied_embeddings) == (False, True)
     # FasterTransformer's GPT guide: the 20B model has 44 layers of 48 heads of 128, vocab 51200
     same(t["GPT_20B"], {"n_layers": 44, "d_model": 6144, "d_ff": 24576, "vocab_size": 51200})
-    up = t["VIDUR_A100_MATMULS"][6]  # vidur mlp.csv: mlp_up_proj 0.877 ms at n = 1024
-    same(up, {"name": "gate+up projection", "n_tokens": 1024, "K": 4096, "N": 22016})
+    # vidur's rows and the requests' figures, all of them: test_measurements (rebuilt too)
+    up = t["VIDUR_A100_MATMULS"][6]  # vidur mlp.csv: mlp_up_proj at n = 1024
     what = "Llama-2-7B gate+up projection, 1,024 tokens, 1 x A100"
-    same(up.measured, {"what": what, "seconds": 0.877 * MS, "source": t["VIDUR_MLP_A100"]})
-    first = t["REQUESTS"][0]  # kipply: 283.60 ms for 512 + 10 tokens on one A100 40GB
-    same(first, {"chip": "a100", "gpus": 1, "batch": 1, "prompt": 512, "new_tokens": 10})
-    same(first.measured, {"seconds": 283.60 * MS, "source": measurements.LLM_ANALYSIS_FT})
+    same(up.measured, {"what": what, "source": t["VIDUR_MLP_A100"]})
+    first = t["REQUESTS"][0]  # kipply: 512 + 10 tokens on one A100 40GB
+    assert first.measured.source == measurements.LLM_ANALYSIS_FT
     assert (first.model.name, first.engine) == (gpt.name, "FasterTransformer, kipply")
     assert gpt.name == "13B (kipply's FasterTransformer benchmark)"
     assert gpt.config_source == measurements.LLM_ANALYSIS_13B_CONFIG
     assert first.measured.what.endswith(", batch 1, 512 + 10 tokens, 1 x a100")
-    h100 = [r for r in t["REQUESTS"] if r.chip == "h100" and r.batch == 1]
-    assert [r.precision for r in h100] == ["fp8"] * 4 and first.precision == "bf16"
+    assert first.precision == "bf16"
     # TensorRT-LLM v0.6.1: 2,657 tokens/s per GPU on 2 H100s, batch 1024, 128 + 128 tokens
     big = next(r for r in t["REQUESTS"] if r.batch == 1024)
     same(big, {"chip": "h100", "gpus": 2, "prompt": 128, "new_tokens": 128, "precision": "fp8"})
