@@ -223,7 +223,7 @@ def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) ->
     # Noise of one point from neighbour differences of the raw curve (the median
     # ignores the few differences that straddle a step), with a floor.
     diffs = [abs(b - a) for a, b in itertools.pairwise(raw_all)]
-    sigma = max(NOISE_FLOOR, 1.4826 * median(diffs) / math.sqrt(2)) if diffs else NOISE_FLOOR
+    sigma = max(NOISE_FLOOR, 1.4826 * median(diffs) / math.sqrt(2))  # 3 points or more
     penalty = PENALTY_SIGMAS2 * sigma**2 * math.log(len(ys))
     cuts = [*segment_means(ys, penalty), len(ys)]
     stray_limit = max(FLAT_SLOPE, STRAY_SIGMAS * sigma)

@@ -358,6 +358,9 @@ def test_stream_constants() -> None:
     assert hierarchy.in_range(100, 100, 200) and hierarchy.in_range(200, 100, 200)
     assert hierarchy.matmul_sides(2 * MIB, 105 * MIB) == [256, 2048]
     assert hierarchy.matmul_sides(KIB, KIB) == [64, 256]  # the floors
+    # a side cap of 1,024 (then 128) cuts the larger side (then both) to it
+    assert hierarchy.matmul_sides(2 * MIB, 105 * MIB, 1024) == [256, 1024]
+    assert hierarchy.matmul_sides(2 * MIB, 105 * MIB, 128) == [128]
     one = 2 * 12 * 256**2  # both caches give n = 256 exactly: one matmul
     assert hierarchy.matmul_sides(one, one) == [256]
     sizes = [1, 2, 5, 10, 20, 40, 80, 160, 320, 640]

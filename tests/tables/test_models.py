@@ -72,8 +72,14 @@ def test_the_table_holds_the_three_models() -> None:
     bad = ({"n_layers": 0}, {"d_model": -1}, {"d_ff": 1.5}, {"vocab_size": True},
            {"published_params": 0})  # fmt: skip
     for change in bad:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="Llama-3-8B: "):
             dataclasses.replace(models.LLAMA_3_8B, **change)
+    with pytest.raises(
+        ValueError, match=r"Llama-3-8B: n_heads must be a positive integer, got 8\.0"
+    ):
+        dataclasses.replace(models.LLAMA_3_8B, n_heads=8.0)
+    with pytest.raises(ValueError, match="Llama-3-8B: vocab_size must be at most 16,777,216"):
+        dataclasses.replace(models.LLAMA_3_8B, vocab_size=2**24 + 1)
 
 
 @pytest.mark.parametrize(
