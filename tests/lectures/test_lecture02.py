@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import stat
 from pathlib import Path
 
 import pytest
-from conftest import (
-    H100_BANDWIDTH,
-    H100_BF16_PEAK,
-    REPO,
-    critical_batch,
-    lecture_path,
-    quiet_run,
-    run_lecture,
-)
+from conftest import lecture_path, quiet_run, run_lecture
 from strategies import SHIPPED, patched_hardware, unlinked
 from strategies import run_lecture as run_here
 
@@ -112,15 +101,6 @@ def test_part2_ridge_points_and_critical_batches(tables) -> None:
         assert int(r["critical B"]) >= number(r["ridge"]) * w / 2 - 1
 
 
-def test_part3_exercises(tables) -> None:
-    t = table_with(tables, "case", "book's B", "exact B")
-    assert len(t) == 3
-    ex1, ex2, bf16 = t
-    assert ex1["case"].startswith("ex. 1") and ex2["case"].startswith("ex. 2")
-    assert (ex1["exact B"], ex2["exact B"], bf16["exact B"]) == ("256", "128", "256")
-    assert (ex1["book's B"], ex2["book's B"]) == ("240", "120")
-
-
 def test_part3_decode_attention_and_no_exercise_4(output: str, tables) -> None:
     # the book's exercise 4 (one matrix per example) is the per-example-matrices exercise:
     # the lecture leaves it to the exercise instead of printing its answer
@@ -167,8 +147,6 @@ def test_part6_network(output: str, tables) -> None:
     assert abs(thresholds["TPU v5e"] - 8755) < 1
     assert abs(thresholds["H100 SXM"] - 4396) < 1
     assert abs(thresholds["TPU v6e"] - 20444) < 1
-    for condition in ("K > 8,755.6", "K > 4,395.6", "K > 20,444.4"):
-        assert condition in output
     for r in t:
         for dim in (4096, 8192, 16384):
             expected = "compute" if dim >= thresholds[r["chip"]] else "comms"
@@ -200,97 +178,6 @@ def test_runs_on_a_bare_interpreter(tmp_path: Path, output: str) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == output  # same numbers without site-packages or the repo as cwd
     assert list(tmp_path.iterdir()) == []  # wrote nothing
-
-
-def _one_line_error(proc, status: int | None = None) -> str:
-    assert proc.returncode != 0
-    if status is not None:
-        assert proc.returncode == status
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    return lines[0]
-
-
-def test_unwritable_outdir_is_a_one_line_error(tmp_path: Path) -> None:
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o500)
-    try:
-        outdir = locked
-        if os.access(locked, os.W_OK):  # root writes anywhere: use a path under a file
-            blocker = tmp_path / "a_file"
-            blocker.write_text("not a folder\n")
-            outdir = blocker / "sub"
-        proc = run_lecture(LECTURE, "--png", "--outdir", str(outdir), cwd=tmp_path)
-        line = _one_line_error(proc)
-        assert "figure folder" in line and str(outdir) in line
-    finally:
-        locked.chmod(stat.S_IRWXU)
-
-
-# --- Editing a figure in the copied hardware table moves every dependent number ---
-H100_PEAK_RE = re.compile(r'(H100 = Chip\(.*?"bf16": flops\()([^,]+)(,)', re.DOTALL)
-
-
-def _copy_course(tmp_path: Path) -> tuple[Path, Path]:
-    root = tmp_path / "course"
-    shutil.copytree(REPO / "common", root / "common", ignore=shutil.ignore_patterns("__pycache__"))
-    words = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(REPO / "lectures" / "words", root / "lectures" / "words", ignore=words)
-    script = root / "lectures" / lecture_path(LECTURE).name
-    shutil.copy2(lecture_path(LECTURE), script)
-    shutil.copy2(REPO / "lectures" / "_course.py", script.parent)  # its first line
-    return root / "common" / "hw_specs.py", script
-
-
-def _set_h100_bf16_peak(hw_specs: Path, literal: str) -> str:
-    """Replace the H100 bf16 peak literal; return the one that was there."""
-    text = hw_specs.read_text()
-    match = H100_PEAK_RE.search(text)
-    assert match, "H100 bf16 peak not found in hw_specs.py"
-    hw_specs.write_text(text[: match.start(2)] + literal + text[match.end(2) :])
-    return match.group(2)
-
-
-def _h100_row(stdout: str) -> dict[str, str]:
-    t = table_with(parse_tables(stdout), "chip", "compute", "ridge", "critical B")
-    return row(t, chip="H100 SXM", compute="bf16")
-
-
-def test_editing_the_h100_peak_moves_ridge_and_critical_batch(tmp_path: Path, output) -> None:
-    hw_specs, script = _copy_course(tmp_path)
-    original = _set_h100_bf16_peak(hw_specs, repr(2 * H100_BF16_PEAK))
-    assert float(original) == H100_BF16_PEAK
-
-    proc = run_lecture(script, cwd=tmp_path, check=True)
-    edited = _h100_row(proc.stdout)
-
-    ridge = 2 * H100_BF16_PEAK / H100_BANDWIDTH
-    assert edited["ridge"] == f"{ridge:.0f}"
-    assert int(edited["critical B"]) == critical_batch(ridge)
-    assert f"ridge {ridge:.0f} FLOP/B" in proc.stdout  # part 1 follows too
-
-    before = _h100_row(output)
-    assert edited["ridge"] != before["ridge"]
-    assert edited["critical B"] != before["critical B"]
-    assert int(before["critical B"]) == critical_batch(H100_BF16_PEAK / H100_BANDWIDTH)
-
-
-#: A bad peak literal and how the one line shows it (an absurd one, by value: issue 14)
-BAD_PEAKS = [('"lots"', ()), ("0", ()), ("-989e12", ()), ('float("nan")', ())]
-BAD_PEAKS += [("1e-300", ("between", "1e-300")), ("1e300", ("between", "1e+300"))]
-
-
-@pytest.mark.parametrize(("literal", "shown"), BAD_PEAKS)
-def test_a_bad_peak_in_the_table_is_a_one_line_error(
-    tmp_path: Path, literal: str, shown: tuple[str, ...]
-) -> None:
-    hw_specs, script = _copy_course(tmp_path)
-    _set_h100_bf16_peak(hw_specs, literal)
-    proc = run_lecture(script, cwd=tmp_path)
-    line = _one_line_error(proc, status=1)
-    assert all(w in line for w in ("H100 SXM bf16 peak FLOP/s must be", *shown)), line
 
 
 @pytest.mark.parametrize("key", ["b300", "tpu-v5e"])

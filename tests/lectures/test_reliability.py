@@ -1,26 +1,11 @@
 """Every lecture against every bad input: one line, the documented status, nothing lost.
 
-The lectures are found by glob and their flags read from their ``--help``, so a
-new or renamed lecture is covered without editing this file. Each bad input that
-applies to a lecture (it has the flag) is one test case. Every case runs in a
-folder of its own, holding a valid results file (also exported as
-``$ROOFLINE_RESULTS``) and whatever bad path the case needs, and asserts:
-
-- no traceback, and exactly one line on stderr (none when the run succeeds);
-- the exit status the README documents (2 usage, 1 failure, 0 done);
-- every file in the folder byte for byte as before (sha256), nothing added:
-  none of these runs is meant to save.
-
-The cases run in parallel, before the first of them is checked. After the table
-come the cases that need a process of their own: two writers saving sections of
-one results file, Ctrl-C during ``import numpy``, output piped into ``head``,
-symbolic links to a script or to ``lectures/`` (a broken hardware table: test_lecture02.py).
-
-The table also runs each lecture's --help: it names every flag its ``make_parser()``
-declares (read unrun) and the words listed. Last, each lecture's own command line: each
-bad value of `BAD` is one line naming the fault (``{tmp}`` in a row is the run's folder,
-``{file}`` a file there, in the way of a folder); --png writes the lecture's figure, and
-nothing else.
+The lectures and their flags are read from ``--help`` (a new lecture is covered unedited);
+each bad input a lecture's flags admit is one case, run in a folder of its own beside a
+valid results file (also ``$ROOFLINE_RESULTS``): no traceback, one line on stderr, the
+README's status (2 usage, 1 failure, 0 done), every file kept byte for byte. Then the cases
+that need a process of their own (two writers, Ctrl-C in ``import numpy``, ``| head``,
+symbolic links), each lecture's own bad values (`BAD`) and --png's figures (`PNG`).
 """
 
 from __future__ import annotations
@@ -440,32 +425,18 @@ def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path
     assert path.read_bytes() == old
 
 
-# --- Output piped into head (issue 7), and a foreign results file kept (issue 15) ---
-def _head(args: list[str], lines: int = 5, **kwargs) -> tuple[int, str]:
-    """Run a lecture with stdout read for `lines` lines and then closed, like `| head`."""
-    with start_python(*args, **kwargs) as proc:
-        assert proc.stdout is not None and proc.stderr is not None
-        for _ in range(lines):
-            proc.stdout.readline()
-        proc.stdout.close()
-        err = proc.stderr.read().decode()
-        return proc.wait(timeout=300), err
-
-
-@pytest.mark.parametrize("name", ["02", "06"])
-def test_a_closed_pipe_ends_quietly(name: str, tmp_path: Path) -> None:
-    status, err = _head([str(lecture_path(name))], cwd=tmp_path)
-    assert (status, err) == (0, "")
-
-
+# --- Output piped into head (issue 7), a foreign results file kept (issue 15) ---
 def test_a_measuring_lecture_under_head_still_saves_and_keeps_the_old_file(tmp_path: Path) -> None:
-    """Lecture 03 piped into head, over a results file from another machine: it exits 0
-    without a word on stderr, saves its sweep, and keeps the foreign file as a backup."""
+    """Lecture 03 into `| head -5` over another machine's file: it exits 0 without a word
+    on stderr, saves its sweep, and keeps the foreign file as a backup."""
     path = tmp_path / "machine.json"
     path.write_text(json.dumps(_results_doc(dict(HERE, cpu="Another CPU"))), encoding="utf-8")
     old = hashlib.sha256(path.read_bytes()).hexdigest()
-    status, err = _head([str(lecture_path("03")), "--results", str(path)], cwd=tmp_path)
-    assert (status, err) == (0, "")
+    with start_python(str(lecture_path("03")), "--results", str(path), cwd=tmp_path) as proc:
+        for _ in range(5):
+            proc.stdout.readline()
+        proc.stdout.close()
+        assert (proc.stderr.read(), proc.wait(timeout=300)) == (b"", 0)
     loaded = results.load_results(path)
     assert loaded, loaded.reason
     assert len(loaded.data["batch_sweep"]["rows"]) > 0  # the measurement after head left

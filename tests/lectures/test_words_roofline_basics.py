@@ -558,6 +558,8 @@ def test_lecture_numbers_by_hand() -> None:
             "625 to 312 FLOP/B", "the chip stays busy with smaller batches"]),
         # int8 x4: ridge 1576e12 / 8.2e11 = 1922
         ({"tpu_v5e": {"peak int8": 4}}, ["the critical batch rises from 256 to"]),
+        # 2 x 989 / 3.35 = 590.4; the smallest B with I(B) >= 590.4 is 690 (conftest.critical_batch)
+        ({"h100": {"peak bf16": 2}}, ["(ridge 590 FLOP/B)", "on H100 SXM it is 690, not 590,"]),
         # as slow as one v5e link: 2 * 989e12 / 45e9; no 'only'
         ({"h100": {"link": 0.1}}, ["and the H100 SXM needs K > 43,955.6."]),
         # Regressions, shrunk by hypothesis. 98.9e12 / 3.35e12 = 29.52; the smallest B with
