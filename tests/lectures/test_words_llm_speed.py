@@ -90,23 +90,19 @@ def test_prefill_section_by_hand() -> None:
     assert "3. Prefill: 2 x 512 prompt tokens on Hop (bf16)" in str(group)
     assert "Time to first token >= 92.0 ms (prefill of 1,024 tokens)." in prose(group)
     said = observed(group)
-    # compute-bound: Q, scores (at the ridge), residual, head: 40 + 2 + 20 + 10 = 72 of 92 ms
-    assert said[0] == (
+    assert said == [
+        # compute-bound: Q, scores (at the ridge), residual, head: 40 + 2 + 20 + 10 = 72 of 92 ms
         "Prefill does 7.20 TFLOP and moves 31.00 GB: 232 FLOP per byte overall, above the "
         "ridge of 100. Compute-bound operators (4 of the 5 that move bytes) take 78.3% of the "
-        "time, and the whole-pass compute time alone is 72.0 ms."
-    )
-    # attention 2e11 of 7.202e12 FLOPs = 2.8%
-    assert said[1] == (
+        "time, and the whole-pass compute time alone is 72.0 ms.",
+        # attention 2e11 of 7.202e12 FLOPs = 2.8%
         "Attention (scores, softmax, weighted sum) is 2.8% of the FLOPs at 512 tokens; its share "
-        "grows with the prompt, since its FLOPs grow as S² and the matmuls' as S."
-    )
-    # the norm (memory) and the residual add (compute): 2 x (10 + 10) = 40 of 92 ms = 43.5%
-    assert said[2] == (
+        "grows with the prompt, since its FLOPs grow as S² and the matmuls' as S.",
+        # the norm (memory) and the residual add (compute): 2 x (10 + 10) = 40 of 92 ms = 43.5%
         "Of the norms, SiLU and residual adds, 1 of the 2 are memory-bound; together they cost "
         "40.0 ms (43.5% of the pass) in this unfused ledger. Real engines fuse them into the "
-        "neighbouring matmuls."
-    )
+        "neighbouring matmuls.",
+    ]
     # 25 TB/s: ridge 4; everything memory-bound at a low peak: 1 GFLOP of the norm is 1 s
     slow = phase("prefill", (N, N), (), 1, 64)  # 2 x 2 x 10 ms = 40 ms, all memory
     said = observed(page.prefill_section(setup(), slow))
@@ -143,20 +139,16 @@ def test_decode_section_by_hand() -> None:
     # under one token a second: 3 significant digits (0.216, not 0.2 below the bound)
     assert page._per_s(0.2156) == "0.216" and page._per_s(1234.56) == "1,234.6"
     said = observed(group)
-    assert said[0] == (
+    assert said == [
         "Each 2-byte weight is read once per step and used in 4 multiply-adds (8 FLOP), so the "
         "Q projection runs at 8.00 FLOP/byte, below the ridge of 100. Every operator that moves "
-        "bytes is memory-bound."
-    )
-    # weights 2 x 1 + 2 = 4 GB: 4 ms of 10 = 40.0%; FLOPs 20.202 GFLOP: 202 µs at peak
-    assert said[1] == (
+        "bytes is memory-bound.",
+        # weights 2 x 1 + 2 = 4 GB: 4 ms of 10 = 40.0%; FLOPs 20.202 GFLOP: 202 µs at peak
         "The step reads 4.00 GB of weights and 6.00 GB of KV cache: weights alone need 4.00 ms "
-        "at 1.00 TB/s, 40.0% of the bound. The FLOPs (20.20 GFLOP) would take 202 µs at peak."
-    )
-    assert said[2] == (
+        "at 1.00 TB/s, 40.0% of the bound. The FLOPs (20.20 GFLOP) would take 202 µs at peak.",
         "At batch 4 the KV cache read per step (6.00 GB) outweighs the weights: a bigger batch "
-        "shares the weights among more tokens, but every sequence still reads its own cache."
-    )
+        "shares the weights among more tokens, but every sequence still reads its own cache.",
+    ]
     small_kv = Op("attention", "attention", 1e8, kv_bytes=2e9)  # 4 GB of cache, as the weights
     mix = Op("mix", "matmul", 1e12, act_bytes=1e9)  # I = 1000: compute-bound
     one = phase("decode", (DQ, small_kv), (DHEAD, mix), 1, 1000)

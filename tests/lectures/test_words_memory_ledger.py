@@ -117,11 +117,11 @@ def test_largest_batch_table_and_observations() -> None:
     assert group.items[0].title == "Largest prefill batch within 6.5 GiB"
     assert table(group).rows == [["20%", "3", "5.70", "7.20"], ["0%", "4", "6.00", "7.25"]]
     items = observed(group)
-    assert items[0] == (
+    assert items == [
         "At 20% overhead the table's largest fitting row is batch 2, but every batch up to 3 "
-        "fits: the table only samples some batch sizes."
-    )
-    assert items[1] == "At 0% overhead the largest batch is 4."
+        "fits: the table only samples some batch sizes.",
+        "At 0% overhead the largest batch is 4.",
+    ]
     nothing = [Largest(RATE, 0, None, 2.7 * GIB), Largest(LOW, 0, None, 2.25 * GIB)]
     group = page.largest(nothing, ledgers(RATE), GIB)
     assert table(group).rows[0] == ["20%", "0", "-", "2.70"]
