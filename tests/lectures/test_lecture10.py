@@ -1,11 +1,5 @@
-"""Lecture 10 run as a student runs it: its numbers against hand arithmetic, its flags.
-
-The Part 1 numbers are pure formulas, so the printed values are checked against
-arithmetic written out here (the article's 138.41 MB and 4.19 MB at N = 4096,
-d_h = 128, bf16, section 3.3 of the article). Part 2 measures this machine, so
-its tables are checked for structure and for consistency with the byte counts,
-never for a timing.
-"""
+"""Lecture 10 as a student runs it: Part 1's formulas against hand arithmetic (the article's
+138.41 MB and 4.19 MB, section 3.3); Part 2's measurements for structure and consistency."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Lecture 12 run as a student runs it: the ledger's rows, with_flops and the trace by hand.
-
-The quick run profiles Llama 3 8B's shapes divided by 4 (d_model 1024, 8 query heads,
-2 KV heads of 128, d_ff 3584, vocabulary 32064), one layer, a 64-token prompt and 4
-decode steps. Every count below is worked from those shapes here, never read from the
-course's formulas. Where torch is not installed the runs are skipped (CI installs it).
-"""
+"""Lecture 12 as a student runs it: a quick run profiles Llama 3 8B's shapes / 4 (d 1024, 8
+query and 2 KV heads of 128, d_ff 3584, vocabulary 32064), one layer, a 64-token prompt and 4
+decode steps; every count is worked here from those shapes (skipped without torch)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Lecture 13 (mixture of experts) as a student runs it: its tables and flags by hand (its
-errors, figure and wall time: test_reliability.py and test_layout.py).
-
-Expected values are worked here from the published configs and DeepEP's conditions
-(hand arithmetic and brute-force loops), never read back from the lecture's formulas.
-"""
+"""Lecture 13 (mixture of experts) as a student runs it: tables and flags worked by hand and
+by brute force from the published configs and DeepEP's conditions."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Lecture 07's words (lectures/words/llm_capacity.py): sentences worked by hand, and claims
-that hold on any hardware table, model table and flag (hypothesis).
-
-Inputs are round numbers chosen here on a chip of 100 TFLOP/s, 1 TB/s and 80 GB (ridge
-100 FLOP/byte); every expected cell and sentence is worked out in the comments.
-"""
+"""Lecture 07's words: sentences worked by hand on a chip of 100 TFLOP/s, 1 TB/s and 80 GB
+(ridge 100 FLOP/byte), and claims that hold on any table, model and flag (hypothesis)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Lecture 08's words (lectures/words/llm_levers.py): sentences worked by hand, and claims
-that hold on any hardware table, model table and flag (hypothesis).
-
-Inputs are round numbers chosen here; every expected cell and sentence is worked out in
-the comments (fmt_time prints three significant figures: 0.1 s is '100 ms').
-"""
+"""Lecture 08's words: sentences worked by hand from round numbers (fmt_time: 0.1 s is
+'100 ms'), and claims that hold on any table, model and flag (hypothesis)."""
 
 from __future__ import annotations
 

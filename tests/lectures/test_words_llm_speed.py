@@ -1,10 +1,5 @@
-"""Lecture 06's words (lectures/words/llm_speed.py): sentences worked by hand, and claims
-that hold on any hardware table, model table and flag (hypothesis).
-
-The hand-worked inputs are round numbers chosen here on a chip of 100 TFLOP/s and
-1 TB/s (ridge 100 FLOP/byte, 80 GB); every expected cell and sentence is worked out in
-the comments (fmt_time prints three significant figures: 0.092 s is '92.0 ms').
-"""
+"""Lecture 06's words: sentences worked by hand on a chip of 100 TFLOP/s and 1 TB/s (ridge
+100 FLOP/byte, 80 GB), and claims that hold on any table, model and flag (hypothesis)."""
 
 from __future__ import annotations
 

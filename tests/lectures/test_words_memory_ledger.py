@@ -1,10 +1,6 @@
-"""Lecture 03's words (lectures/words/memory_ledger.py), on a toy model of easy arithmetic.
-
-The toy model: 2**29 fp16 parameters (1 GiB of weights); 4 layers x d_kv 1024 x 2 bytes x
-K and V = 16 KiB of KV cache per token, 1 GiB per 65536-token sequence; 4 KiB of
-activations per token, 0.25 GiB per sequence in prefill. At overhead rate rho the prefill
-total of B sequences is (1 + 1.25 B) (1 + rho) GiB: at 20%, 1.2 + 1.5 B; at 0%, 1 + 1.25 B.
-"""
+"""Lecture 03's words on a toy model: 1 GiB of weights, 16 KiB of KV cache a token (1 GiB a
+65536-token sequence), 4 KiB of activations a token (0.25 GiB a sequence in prefill): the
+prefill total of B sequences at overhead rho is (1 + 1.25 B) (1 + rho) GiB."""
 
 from __future__ import annotations
 

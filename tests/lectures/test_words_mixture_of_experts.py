@@ -1,9 +1,5 @@
-"""Lecture 13's words (lectures/words/mixture_of_experts.py): sentences worked by hand from
-records, and claims that hold on any hardware table, mixture and flag (hypothesis).
-
-The hand-worked records use round numbers on a chip of 100 TFLOP/s, 1 TB/s and 80 GB
-(ridge 100 FLOP/byte); every expected cell and sentence is worked out in the comments.
-"""
+"""Lecture 13's words: sentences worked by hand on a chip of 100 TFLOP/s, 1 TB/s and 80 GB
+(ridge 100 FLOP/byte), and claims that hold on any table, mixture and flag (hypothesis)."""
 
 from __future__ import annotations
 

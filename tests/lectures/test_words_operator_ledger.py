@@ -1,9 +1,5 @@
-"""Lecture 05's words (lectures/words/operator_ledger.py): hand-worked records, and
-property tests over edited hardware tables and every documented flag.
-
-The records use round numbers (peak 100 TFLOP/s, 1 TB/s: ridge 100 FLOP/B), so every
-expected sentence is hand arithmetic; no expected text comes from the module itself.
-"""
+"""Lecture 05's words: sentences worked by hand on a peak of 100 TFLOP/s and 1 TB/s (ridge
+100 FLOP/B), and claims that hold on edited tables and every flag (hypothesis)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Lecture 11's sentences: every direction word follows the numbers it describes.
-
-Records are round numbers chosen here; each expected sentence is worked out by hand."""
+"""Lecture 11's words: each sentence worked by hand from round numbers."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Lecture 02's words (``lectures/words/roofline_basics.py``): by hand, in the lecture, by property.
-
-The records of the unit tests are round numbers chosen here (a chip of 100 TFLOP/s and
-1 TB/s has a ridge of 100 FLOP/B); each expected sentence is worked out by hand in the
-comments. The lecture tests run ``lectures/02_roofline_basics.py`` in this process with
-the shipped table and with edits, and the property tests draw whole hardware tables
-(``strategies.hardware_tables``) and both of the lecture's documented modes (text chart
-and ``--png``), then check every claim against numbers worked out here.
-"""
+"""Lecture 02's words: by hand on a chip of 100 TFLOP/s and 1 TB/s (ridge 100 FLOP/B), in the
+lecture (shipped and edited tables), and by property on drawn tables, text chart or --png."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Lecture 14's words (lectures/words/serving_a_fleet.py): sentences worked by hand from
-records, and claims that hold on any hardware table and flags (hypothesis).
-
-Inputs are round numbers chosen here; every expected sentence is worked in the comments
-(fmt_time prints three significant figures).
-"""
+"""Lecture 14's words: sentences worked by hand from round numbers (fmt_time prints three
+figures), and claims that hold on any hardware table and flags (hypothesis)."""
 
 from __future__ import annotations
 
