@@ -59,7 +59,6 @@ class Run:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """Run the lecture once for this module, results into a temporary file."""
     path = tmp_path_factory.mktemp("lecture01") / "results" / "machine.json"
     proc = run_lecture("01", "--results", str(path), timeout=300, check=True)
     assert proc.stderr == ""  # progress goes to stderr only on a terminal
@@ -74,13 +73,16 @@ def test_machine_and_blas_lines(run: Run) -> None:
     assert re.search(rf"^BLAS kernel: +{re.escape(str(blas['kernel']))}", out, re.M)
     assert re.search(rf"^BLAS threads: +{blas['threads']} ", out, re.M)
     assert re.search(r"^numpy elementwise threads: +1 ", out, re.M)
-    env = machine.blas_env()
-    line = re.search(r"^BLAS environment variables: (.*)$", out, re.M)
-    assert line
-    if env:
-        assert all(f"{k}={v}" in line.group(1) for k, v in env.items())
-    else:
-        assert line.group(1) == "none set"
+    said = re.search(r"^BLAS environment variables: (.*)$", out, re.M)[1]
+    env = [f"{k}={v}" for k, v in machine.blas_env().items()] or ["none set"]
+    assert all(v in said for v in env)
+    line = next(x for x in out.splitlines() if x.startswith("Measured on this machine: "))
+    assert f"{machine.describe()['cores']} cores" in line
+    assert "run python3 lectures/01_machine_probe.py" in line
+    # 32.00 MiB, 480.00 MiB or 1.10 GiB: the cache the run was sized by, in its own unit
+    size = re.search(r"LLC ([\d.]+) (MiB|GiB)", line)
+    said = float(size[1]) * 2 ** {"MiB": 20, "GiB": 30}[size[2]]
+    assert said == pytest.approx(run.probe["calibration"]["llc_bytes"], rel=0.005)
 
 
 def test_roofs_table_shows_thread_counts(run: Run) -> None:
@@ -126,6 +128,8 @@ def test_every_operation_is_printed_and_saved(run: Run) -> None:
     ledger = [r["operation"] for r in run.table("The ledger: what each operation must do")]
     timing = [r["operation"] for r in run.table(TIMING_TABLE)]
     assert ledger == OPERATIONS and timing == OPERATIONS
+    assert run.out.count("What to observe:") >= 3
+    assert "Naive attention reached " in run.out
 
 
 def test_saved_rows_are_consistent(run: Run) -> None:
@@ -145,16 +149,12 @@ def test_saved_rows_are_consistent(run: Run) -> None:
         assert row["t_memory_s"] == pytest.approx(t_memory, rel=1e-12)
 
 
-def test_printed_prediction_is_the_larger_time(run: Run) -> None:
-    for printed in run.table(TIMING_TABLE):
-        bound_col = "F/P" if printed["bound"] == "compute" else "D/beta"
-        assert printed["t_pred"] == printed[bound_col], printed["operation"]
-
-
 def test_flags_are_exactly_the_rows_above_110_percent(run: Run) -> None:
     rows = run.probe["operations"]
     flagged = {r["name"] for r in rows if r["flag"] is not None}
     assert flagged == {r["name"] for r in rows if r["fraction_of_bound"] > numpy_ops.ABOVE_ROOF}
+    for r in run.table(TIMING_TABLE):  # the prediction is the larger time
+        assert r["t_pred"] == r["F/P" if r["bound"] == "compute" else "D/beta"], r["operation"]
     printed = {r["operation"]: r["% of bound"] for r in run.table(TIMING_TABLE)}
     for r in rows:
         if r["name"] in flagged:
@@ -197,18 +197,6 @@ def test_no_operation_beats_a_roof_it_shares_a_kernel_with(run: Run) -> None:
     assert said == calib["busy"]
 
 
-def test_the_machine_is_named_with_the_run(run: Run) -> None:
-    calib = run.probe["calibration"]
-    line = next(x for x in run.out.splitlines() if x.startswith("Measured on this machine: "))
-    assert f"{machine.describe()['cores']} cores" in line
-    assert "run python3 lectures/01_machine_probe.py" in line
-    # 32.00 MiB, 480.00 MiB or 1.10 GiB: the cache the run was sized by, in its own unit
-    size = re.search(r"LLC ([\d.]+) (MiB|GiB)", line)
-    assert size, line
-    said = float(size.group(1)) * 2 ** {"MiB": 20, "GiB": 30}[size.group(2)]
-    assert said == pytest.approx(calib["llc_bytes"], rel=0.005)
-
-
 def test_same_flops_section(run: Run) -> None:
     same = run.probe["same_flops"]
     mm, ew = same["matmul"], same["elementwise"]
@@ -230,11 +218,6 @@ def test_results_file_schema(run: Run) -> None:
     assert results.load_results(run.path), "the saved file must be readable on this machine"
     assert f"saved results: {run.path}" in run.out
     assert not [p for p in run.path.parent.iterdir() if p.name.endswith(".tmp")]
-
-
-def test_observations_are_printed(run: Run) -> None:
-    assert run.out.count("What to observe:") >= 3
-    assert "Naive attention reached " in run.out
 
 
 STOPS = {  # the signal, and the one line the lecture ends with (README: 130, 143, 129)

@@ -136,14 +136,6 @@ def test_this_machine_from_the_results_file(results_file: Path) -> None:
     assert "note: this machine" not in proc.stdout
 
 
-def test_corrupt_results_file_is_one_line(results_file: Path) -> None:
-    results_file.parent.mkdir(parents=True, exist_ok=True)
-    results_file.write_text("{not json", encoding="utf-8")
-    proc = run_lecture("05", check=True)
-    notes = [ln for ln in proc.stdout.splitlines() if ln.startswith("note: this machine")]
-    assert len(notes) == 1 and "corrupt" in notes[0]
-
-
 def test_other_chip_and_precision() -> None:
     flags = ("--chip", "H100", "--precision", "fp8", "--results", "/nonexistent/x")
     proc = run_lecture("05", *flags, check=True)

@@ -44,15 +44,8 @@ def row(rows: list[list[str]], first: str) -> list[str]:
     return next(r for r in rows if r[0] == first)
 
 
-def test_runs_cleanly(quick_run: dict) -> None:
-    assert quick_run["proc"].stderr == ""
-    out = quick_run["out"]
-    for heading in ("One head, N = 4,096", "Landmarks on the curve", "Tiled against naive"):
-        assert heading in out
-    assert "What to observe:" in out
-
-
 def test_the_two_extremes_are_the_articles(quick_run: dict) -> None:
+    assert quick_run["proc"].stderr == "" and "What to observe:" in quick_run["out"]
     rows = rows_under(quick_run["out"], "One head, N = 4,096, d_h = 128, bf16: the bound")
     naive, ideal = row(rows, "naive: S and P in memory"), row(rows, "ideal: Q, K, V and O once")
     # F = 4 N^2 d + 5 N^2 = 8,673,820,672; D = 2 (4 N^2 + 4 N d) and 2 * 4 N d.
@@ -80,7 +73,7 @@ def test_chip_blocks_and_traffic(quick_run: dict) -> None:
     assert h100[5] == f"{472_544 / 1024:.0f} KiB"
 
 
-def test_landmarks(quick_run: dict) -> None:
+def test_landmarks_and_the_sweep_per_head(quick_run: dict) -> None:
     rows = rows_under(quick_run["out"], "Landmarks on the curve")
     least = row(rows, "one row of each block")
     # U(1, 1) = 256 + 512 + 4 + 512 + 8 = 1,292 B; K and V read N times.
@@ -89,9 +82,6 @@ def test_landmarks(quick_run: dict) -> None:
     whole = row(rows, "K and V whole")
     assert whole[1] == f"{2_114_312 / 1024**2:.2f} MiB"
     assert whole[2] == "1 x 4096" and whole[3] == "4.19 MB" and whole[4] == "2068.0"
-
-
-def test_sequence_sweep_per_head(quick_run: dict) -> None:
     rows = rows_under(quick_run["out"], "One head on the H100 SXM")
     assert [r[0] for r in rows] == [f"{512 * 2**k:,}" for k in range(9)]
     n, d = 131_072, 128
@@ -161,7 +151,7 @@ def attention_memory_text(nbytes: float) -> str:
     return f"{value:.{digits}f} {unit}"
 
 
-def test_results_section(quick_run: dict) -> None:
+def test_results_section_and_figures(quick_run: dict) -> None:
     doc = json.loads(Path(quick_run["results"]).read_text())
     section = doc["attention"]
     assert section["quick"] is True and section["threads"] == 1
@@ -172,9 +162,6 @@ def test_results_section(quick_run: dict) -> None:
         assert s["naive_seconds"] > 0 and s["tiled_seconds"] > 0
     assert section["fixed_cost_per_step_s"] > 0
     assert section["lecture_seconds"] > 0
-
-
-def test_figures_are_written(quick_run: dict) -> None:
     outdir = Path(quick_run["outdir"])
     for name in ("10_traffic_vs_on_chip_memory.png", "10_kernel_times.png"):
         png = outdir / name

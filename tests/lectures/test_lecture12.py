@@ -33,11 +33,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
 
 
 def row(text: str, name: str, after: str = "") -> list[str]:
-    """The cells of the first line that starts with `name`, below the line that starts with `after`.
-
-    The profiler's table above the ledger may hold a ledger name too (each operator runs
-    inside a range named after its row, and on a slow machine one can rank in the top 10).
-    """
+    """The cells of the first line starting `name` below the line starting `after` (the
+    profiler's top 10 above the ledger may hold a ledger row's name: its range's)."""
     lines = text.splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith(after))
     line = next(ln for ln in lines[start:] if ln.startswith(name + "  "))

@@ -25,7 +25,7 @@ def test_prints_every_section(default_run: str) -> None:
     assert_sections(default_run, "14_cost_per_token.png", headings, 6, exact=False)
 
 
-def test_the_fleet_closes(default_run: str) -> None:
+def test_the_fleet_and_the_speculation_close(default_run: str) -> None:
     # 608e9 / 73.7e3 / 3600 = 2,291.6 and 168e9 / 14.8e3 / 3600 = 3,153.2 node-hours: 5,444.8
     # against 226.75 x 24 = 5,442 (+0.05%); x 8 GPUs x $2 = $87,116 against $87,072 (+0.05%)
     assert "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in (
@@ -37,9 +37,6 @@ def test_the_fleet_closes(default_run: str) -> None:
     assert "revenue at R1 prices $562,100 $562,027 +0.01%" in default_run
     # $16 a node-hour: 16 / 3600 / 73.7e3 x 1e6 = $0.060, / 14.8e3 x 1e6 = $0.300
     assert "a million input tokens cost $0.060 and a million output tokens $0.300" in default_run
-
-
-def test_the_speculation_check(default_run: str) -> None:
     # one draft, free, verify one step: (1 + a) / 1 = 1.8 gives a = 80.0%, 7.5 points below
     # the middle of 85-90%
     assert "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)" in (

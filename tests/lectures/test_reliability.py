@@ -188,11 +188,8 @@ OUTDIR_PATHS: dict[str, tuple[Callable[[Path], str], str]] = {
 
 
 def _reader_extra(lecture: Lecture, folder: Path) -> list[str]:
-    """Arguments that keep a reader that runs to the end from writing into the case folder.
-
-    A lecture with --png writes no figure without it; one that always draws (04) gets
-    an --outdir of its own.
-    """
+    """Keep a reader that runs to its end from writing into the case folder: a lecture that
+    always draws (04) gets an --outdir of its own; one with --png writes nothing without it."""
     if lecture.has("--png") or not lecture.has("--outdir"):
         return []
     return ["--outdir", _figures(folder)]

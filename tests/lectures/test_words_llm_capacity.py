@@ -192,7 +192,6 @@ def test_default_run_by_hand() -> None:
 @settings(max_examples=40, deadline=None)
 @given(llm_runs())
 def test_any_table_model_and_flags(run: tuple) -> None:
-    """Lecture 07 on a drawn table, model and flags: it runs, and every claim holds."""
     text = prose(run_llm("07", *run))
     check_claims(text)
     found = re.search(r"Largest batch that fits: (at least )?([\d,]+)", text)

@@ -277,7 +277,6 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
 @settings(max_examples=40, deadline=None)
 @given(llm_runs())
 def test_any_table_model_and_flags(run_: tuple) -> None:
-    """Lecture 08 on a drawn table, model and flags: it runs, and every claim holds."""
     text = prose(run_llm("08", *run_))
     check_claims(text)
     m = re.search(r"decode step gets (x([\d.]+) faster|no faster)", text)

@@ -362,7 +362,6 @@ def ridge_claims(text: str) -> list[tuple[float, str, float]]:
 @settings(max_examples=40, deadline=None)
 @given(llm_runs())
 def test_any_table_model_and_flags(run: tuple) -> None:
-    """Lecture 06 on a drawn table, model and flags: it runs, and every claim holds."""
     _, model_row, argv = run
     text = run_llm("06", *run)
     check_claims(text)

@@ -276,7 +276,6 @@ def check_claims(text: str) -> None:
 @settings(max_examples=25, deadline=None)
 @given(moe_runs())
 def test_any_table_mixture_and_flags(run: tuple) -> None:
-    """Lecture 13 on a drawn hardware table, mixture and flags: it runs, every claim holds."""
     table, model, argv = run
     with patched_hardware(table), patched_moe_models(model):
         text = run_lecture("13", *argv)
