@@ -27,9 +27,6 @@ def test_prints_every_section(out: str) -> None:
     # three observations: parameters, prefill, decode
     assert_sections(out, "06_prefill_decode_roofline.png", headings, 3, exact=True)
     assert "Time to first token >=" in out and "Time per output token >=" in out
-
-
-def test_summary_parameters(out: str) -> None:
     assert summary_value(out, "parameters (config / published)") == "8.03 G / 8.03 G"
     assert summary_value(out, "model / chip") == "Llama-3-8B on H100 SXM, bf16 compute"
 

@@ -72,25 +72,22 @@ def test_ledger_rows_by_hand(run: tuple[str, Path], name: str, flops: int, nbyte
 
 
 @needs_torch
-def test_percent_of_bound_is_bound_over_measured(run: tuple[str, Path]) -> None:
+def test_percent_of_bound_and_the_ridges(run: tuple[str, Path]) -> None:
     text = run[0]
     table = text[text.index("fp32 prompt pass at the torch roofs") :].split("\n\n")[0]
     for line in table.splitlines()[3:-1]:
         cells = re.split(r"\s{2,}", line.strip())
-        bound, measured, pct = seconds(cells[5]), seconds(cells[6]), float(cells[7][:-1])
+        share, under = cells[7].removeprefix("under "), cells[7].startswith("under ")
+        bound, measured, pct = seconds(cells[5]), seconds(cells[6]), float(share[:-1])
         # the share rounds to its last digit (0.5 of a whole percent at 10% and up), and the
         # two times to three figures each (up to 1% of their ratio): 14.9 µs / 102 µs is
-        # 14.6% as printed, but as little as 14.49% (printed 14%) as measured
-        half = 0.05 if "." in cells[7] else 0.5
-        assert abs(pct - 100 * bound / measured) <= half + 0.011 * pct, line
-
-
-@needs_torch
-def test_roofs_ridge_is_peak_over_bandwidth(run: tuple[str, Path]) -> None:
-    for precision in ("fp32", "bf16"):
-        if precision + "  " not in run[0]:
-            continue
-        cells = row(run[0], precision)
+        # 14.6% as printed, but as little as 14.49% (printed 14%) as measured; a busy
+        # machine's share below 0.1% is said "under 0.1%"
+        half = 0.05 if "." in share else 0.5
+        off = 100 * bound / measured - pct
+        assert off < 0.011 * pct if under else abs(off) <= half + 0.011 * pct, line
+    for precision in [p for p in ("fp32", "bf16") if p + "  " in text]:  # the roofs' ridges
+        cells = row(text, precision)
         peak, bw, ridge = si(cells[1]), si(cells[3]), float(cells[5])
         assert ridge == pytest.approx(peak / bw, rel=0.06, abs=0.06)
 
@@ -149,7 +146,7 @@ def test_the_ledger_names_are_the_traces_annotations(run: tuple[str, Path]) -> N
 
 
 # --- Bad input and budgets (issue 34): one line each, and the memory budget holds ---
-def test_the_shrink_follows_the_memory_limit() -> None:
+def test_the_shrink_and_the_quick_sizes_follow_the_budget() -> None:
     from common.measure import budget
     from common.tables.models import LLAMA_3_8B
 
@@ -169,11 +166,6 @@ def test_the_shrink_follows_the_memory_limit() -> None:
         "allows; use --shrink 3 or more"
     )
     assert budget.profiled_shrink(LLAMA_3_8B, plan(2), 3) == 3
-
-
-def test_a_short_time_limit_takes_the_quick_sizes() -> None:
-    from common.measure import budget
-
     assert budget.short_run(budget.Budget(1.01, 2**31), False)  # under a third of 30 s
     assert not budget.short_run(budget.Budget(10.0, 2**31), False)
     assert budget.short_run(budget.Budget(30.0, 2**31), True)

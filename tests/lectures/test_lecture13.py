@@ -36,7 +36,7 @@ def test_prints_every_section(out: str) -> None:
     assert_sections(out, "13_moe_throughput.png", headings, 6, exact=True)
 
 
-def test_counts_match_the_published_totals(out: str) -> None:
+def test_counts_and_expected_experts_by_hand(out: str) -> None:
     published = {"Mixtral-8x7B": (46.7e9, 12.9e9), "Qwen3-30B-A3B": (30.5e9, 3.3e9)}
     published["DeepSeek-V3"] = (671e9, 37e9)
     for name, (total, active) in published.items():
@@ -44,9 +44,6 @@ def test_counts_match_the_published_totals(out: str) -> None:
         got_total, got_active = (float(cells[i].rstrip(" G")) * 1e9 for i in (2, 4))
         assert got_total == pytest.approx(total, rel=0.002)
         assert got_active == pytest.approx(active, rel=0.02)  # 37.55 G against '37B'
-
-
-def test_expected_experts_worked_by_hand(out: str) -> None:
     text = section(out, "2")
     # batch 8: 256 (1 - (248/256)^8) = 57.4; batch 1: k = 8
     assert row(text, "8 ")[1] == f"{E * (1 - (1 - K / E) ** 8):.1f}" == "57.4"
@@ -74,16 +71,13 @@ def test_critical_batches_by_brute_force(out: str) -> None:
     assert 25 < moe / twin < 45  # about E / k = 32 times the dense batch
 
 
-def test_dispatch_and_combine_bytes_by_hand(out: str) -> None:
+def test_dispatch_combine_and_deepep_by_hand(out: str) -> None:
     cells = row(section(out, "4"), "8 *")
     # 8 experts x 7/8 remote x 7168 x (1 + 4/128) bytes = 51,744; BF16 back: 100,352
     assert cells[3] == "51.74 KB" and cells[4] == "100.35 KB"
     # nodes of 8: at EP 8 every remote copy stays in the node; at EP 16 half go out
     assert cells[1:3] == ["87.5%", "0.0%"]
     assert row(section(out, "4"), "16 ")[1:3] == ["43.8%", "50.0%"]
-
-
-def test_deepep_rows_carry_the_published_latencies(out: str) -> None:
     text = section(out, "5")
     # DeepEP README, low-latency kernels: EP 8 dispatch 77 us (calibrates), EP 256 combine 360
     assert row(text, "dispatch, EP 8")[1:] == ["77.0 µs", "77.0 µs", "+0%", "calibration"]

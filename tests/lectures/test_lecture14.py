@@ -25,7 +25,7 @@ def test_prints_every_section(default_run: str) -> None:
     assert_sections(default_run, "14_cost_per_token.png", headings, 6, exact=False)
 
 
-def test_the_fleet_and_the_speculation_close(default_run: str) -> None:
+def test_the_default_run_by_hand(default_run: str) -> None:
     # 608e9 / 73.7e3 / 3600 = 2,291.6 and 168e9 / 14.8e3 / 3600 = 3,153.2 node-hours: 5,444.8
     # against 226.75 x 24 = 5,442 (+0.05%); x 8 GPUs x $2 = $87,116 against $87,072 (+0.05%)
     assert "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in (
@@ -44,6 +44,9 @@ def test_the_fleet_and_the_speculation_close(default_run: str) -> None:
     )
     # K = 1 at a = 0.8: E = 1 + 0.8 = 1.80 tokens a verify step
     assert "1.80" in default_run
+    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in default_run
+    assert "x" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
+    assert "prefill fills the matmuls in one pass" in default_run
 
 
 def test_other_models_run() -> None:
@@ -67,12 +70,6 @@ def test_a_reason_prints_only_with_the_verdict_it_explains() -> None:
     assert "at least 1,048,576" in out
     # at batch 1 the flags' batch column would repeat the B=1 column
     assert out.count("$/M out B=1") == 1
-
-
-def test_the_mixtures_reason_prints_when_it_is_cheaper(default_run: str) -> None:
-    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in default_run
-    assert "x" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
-    assert "prefill fills the matmuls in one pass" in default_run
 
 
 def _refusal(table: dict, *flags: str) -> str:
