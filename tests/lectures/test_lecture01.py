@@ -85,26 +85,13 @@ def test_machine_and_blas_lines(run: Run) -> None:
     assert said == pytest.approx(run.probe["calibration"]["llc_bytes"], rel=0.005)
 
 
-def test_roofs_table_shows_thread_counts(run: Run) -> None:
+def test_the_roofs_threads_and_ridge(run: Run) -> None:
     calib = run.probe["calibration"]
     rows = {r["roof"]: r for r in run.table("The two roofs of this machine (numpy, fp32)")}
     assert rows["bandwidth beta"]["threads"] == str(calib["bandwidth_threads"]) == "1"
     assert rows["compute P"]["threads"] == str(calib["matmul_threads"])
     assert rows["compute, 1 thread"]["threads"] == "1"
     assert f"n = {calib['matmul_n']}" in rows["compute P"]["measured with"]
-
-
-def _si(number: str, prefix: str) -> float:
-    return float(number) * SI[prefix]
-
-
-def _half_digit(number: str) -> float:
-    """Half a unit in the last printed digit: the largest rounding error of `number`."""
-    decimals = len(number.split(".")[1]) if "." in number else 0
-    return 0.5 * 10.0**-decimals
-
-
-def test_printed_ridge_is_peak_over_bandwidth(run: Run) -> None:
     m = re.search(
         r"ridge point I\* = P / beta = ([\d.]+) ([KMGTP]?)FLOP/s / ([\d.]+) ([KMGTP]?)B/s "
         r"= ([\d.]+) FLOP/byte",
@@ -116,10 +103,19 @@ def test_printed_ridge_is_peak_over_bandwidth(run: Run) -> None:
     # printed values are rounded: their relative rounding errors add up
     rounding = sum(_half_digit(m.group(i)) / float(m.group(i)) for i in (1, 3, 5))
     assert ridge == pytest.approx(peak / beta, rel=rounding * 1.01)
-    calib = run.probe["calibration"]
     assert calib["ridge_point"] == pytest.approx(
         calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"], rel=1e-12
     )
+
+
+def _si(number: str, prefix: str) -> float:
+    return float(number) * SI[prefix]
+
+
+def _half_digit(number: str) -> float:
+    """Half a unit in the last printed digit: the largest rounding error of `number`."""
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    return 0.5 * 10.0**-decimals
 
 
 def test_every_operation_is_printed_and_saved(run: Run) -> None:
@@ -183,12 +179,7 @@ def test_working_sets_are_sized_within_the_budget(run: Run) -> None:
     for name in ("add", "LayerNorm", "attention naive", "GEMM M=8"):
         ratio = rows[name]["working_set_bytes"] / llc
         assert ratio >= 2 or f"ran with the working set {ratio:.2g}x the LLC" in run.out, name
-
-
-def test_no_operation_beats_a_roof_it_shares_a_kernel_with(run: Run) -> None:
-    """The roofs were re-timed between the operations: their own kernels cannot beat them."""
-    calib = run.probe["calibration"]
-    rows = {r["name"]: r for r in run.probe["operations"]}
+    # the roofs were timed again between the operations: their own kernels cannot beat them
     add, square = rows["add"], rows["GEMM square"]
     assert add["bytes"] / add["t_meas_s"] <= calib["bandwidth_bytes_per_s"] * (1 + 1e-12)
     assert square["flops"] / square["t_meas_s"] <= calib["matmul_flops_per_s"] * (1 + 1e-12)
@@ -197,7 +188,7 @@ def test_no_operation_beats_a_roof_it_shares_a_kernel_with(run: Run) -> None:
     assert said == calib["busy"]
 
 
-def test_same_flops_section(run: Run) -> None:
+def test_same_flops_section_and_the_results_file(run: Run) -> None:
     same = run.probe["same_flops"]
     mm, ew = same["matmul"], same["elementwise"]
     assert same["flop_ratio"] == pytest.approx(ew["flops"] / mm["flops"])
@@ -208,9 +199,6 @@ def test_same_flops_section(run: Run) -> None:
     assert float(m.group(2)) == pytest.approx(same["time_ratio"], rel=0.006)  # 3 digits shown
     # sized to the run's memory budget (1 GiB by default), unlike the article's 12 GB
     assert 3 * 4 * int(ew["shape"].strip("[]")) <= 2**30
-
-
-def test_results_file_schema(run: Run) -> None:
     doc = run.doc
     assert doc is not None and doc["format_version"] == results.FORMAT_VERSION
     assert {"created", "updated", "machine", "probe"} <= set(doc)

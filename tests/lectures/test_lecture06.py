@@ -31,7 +31,7 @@ def test_prints_every_section(out: str) -> None:
     assert summary_value(out, "model / chip") == "Llama-3-8B on H100 SXM, bf16 compute"
 
 
-def test_summary_decode_bound_sits_between_weights_and_everything(out: str) -> None:
+def test_the_summary_bounds_by_hand(out: str) -> None:
     m, S = LLAMA_3_8B, 4096
     tpot = ms(summary_value(out, "time per output token >="))
     weights = (8_030_261_248 - m.vocab_size * m.d_model) * 2  # every matmul weight, bf16
@@ -41,22 +41,16 @@ def test_summary_decode_bound_sits_between_weights_and_everything(out: str) -> N
     assert lo * 0.999 <= tpot <= hi * 1.001  # the summary prints four significant figures
     tokens_per_s = float(summary_value(out, "decode throughput <=").split()[0].replace(",", ""))
     assert tokens_per_s == pytest.approx(1 / tpot, rel=1e-3)
-
-
-def test_summary_prefill_is_compute_bound(out: str) -> None:
     ttft = ms(summary_value(out, "time to first token >="))
     # At least 2 FLOP per matmul weight per prompt token at peak; at most 20% more.
     flops = 2 * (8_030_261_248 - LLAMA_3_8B.vocab_size * LLAMA_3_8B.d_model) * 4096
     assert flops / H100.peak_flops("bf16") < ttft < 1.2 * flops / H100.peak_flops("bf16")
 
 
-def test_quantized_weights_and_fp8_cache() -> None:
+def test_flags_and_a_tiny_attention_share() -> None:
     proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16", check=True)
     assert summary_value(proc.stdout, "storage") == ("int4 weights, fp8 KV cache, bf16 activations")
     assert summary_value(proc.stdout, "weights") == f"{8_030_261_248 * 0.5 / 1e9:.2f} GB"
-
-
-def test_a_tiny_attention_share_is_not_printed_as_zero() -> None:
     # 3 x 16 tokens: attention about 4 S^2 d L = 4 x 256 x 4096 x 32 = 134 MFLOP a sequence,
     # 403 MFLOP of about 674 GFLOP (0.06%): not zero, and under 0.1%
     text = " ".join(quiet_run("06", "--context", "16", "--batch", "3").split())

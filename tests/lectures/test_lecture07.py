@@ -22,17 +22,11 @@ def printed(out: str, label: str) -> str:
     return re.search(rf"{re.escape(label)} ([\d.,]+ ?\w*)", out).group(1).strip()
 
 
-def test_llama_2_7b_kv_cache_matches_the_article() -> None:
+def test_other_models_and_caches() -> None:
     proc = run_lecture(LECTURE, "--model", "llama-2-7b", "--kv", "fp16", check=True)
     assert printed(proc.stdout, "KV cache per token:") == "512.00 KiB"
     assert "per 4,096-token sequence: 2.00 GiB" in proc.stdout
-
-
-def test_70b_on_h100_does_not_fit() -> None:
     proc = run_lecture(LECTURE, "--model", LLAMA_3_70B.key, check=True)
     assert "Largest batch that fits: 0 (the weights alone need 141.11 GB)" in proc.stdout
-
-
-def test_fp8_cache_halves_the_kv_per_token() -> None:
     proc = run_lecture(LECTURE, "--weights", "int4", "--kv", "fp8", "--batch", "16", check=True)
     assert printed(proc.stdout, "KV cache per token:") == "64.00 KiB"

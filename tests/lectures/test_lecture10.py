@@ -73,7 +73,7 @@ def test_chip_blocks_and_traffic(quick_run: dict) -> None:
     assert h100[5] == f"{472_544 / 1024:.0f} KiB"
 
 
-def test_landmarks_and_the_sweep_per_head(quick_run: dict) -> None:
+def test_landmarks_the_sweep_per_head_and_the_layer_crossing(quick_run: dict) -> None:
     rows = rows_under(quick_run["out"], "Landmarks on the curve")
     least = row(rows, "one row of each block")
     # U(1, 1) = 256 + 512 + 4 + 512 + 8 = 1,292 B; K and V read N times.
@@ -89,14 +89,6 @@ def test_landmarks_and_the_sweep_per_head(quick_run: dict) -> None:
     assert last[1] == f"{2 * (4 * n * n + 4 * n * d) / 1e9:.2f} GB"  # naive
     assert last[2] == f"{2 * 2 * n * d * (1 + math.ceil(n / 130)) / 1e9:.2f} GB"  # tiled
     assert last[3] == f"{2 * 4 * n * d / 1e6:.2f} MB"  # ideal
-
-
-def seconds(text: str) -> float:
-    value, unit = text.split()
-    return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
-
-
-def test_layer_crossing_is_where_the_table_crosses(quick_run: dict) -> None:
     out = quick_run["out"]
     text = " ".join(out.split())
     rows = rows_under(out, "One Llama-3-8B layer")
@@ -105,13 +97,15 @@ def test_layer_crossing_is_where_the_table_crosses(quick_run: dict) -> None:
         assert f"at N = {first} {words}" in text
 
 
-def test_kernels_agree(quick_run: dict) -> None:
+def seconds(text: str) -> float:
+    value, unit = text.split()
+    return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+
+
+def test_the_kernels_agree_and_the_measured_tables_are_consistent(quick_run: dict) -> None:
     rows = rows_under(quick_run["out"], "Tiled against naive attention on random inputs")
     assert len(rows) == 5
     assert all(float(r[-1]) <= 1e-4 for r in rows)
-
-
-def test_measured_tables_are_consistent(quick_run: dict) -> None:
     out = quick_run["out"]
     levels = dict(caches.data_levels(caches.read_caches()))
     l2 = levels.get("L2", 512 * 1024)

@@ -85,7 +85,7 @@ def test_dispatch_combine_and_deepep_by_hand(out: str) -> None:
     assert text.count("validation") == 11 and text.count("calibration") == 2  # row + prose
 
 
-def test_other_models_and_flags() -> None:
+def test_other_models_flags_and_batch_one() -> None:
     out = quiet_run(LECTURE, "--model", "mixtral-8x7b", "--ep", "4", "--batch", "16")
     assert "1. Mixtral-8x7B: total against active parameters" in out
     assert summary_value(out, "weights per GPU at EP").endswith("(EP 4)")
@@ -93,9 +93,6 @@ def test_other_models_and_flags() -> None:
     assert row(section(out, "2"), "1 ")[1:3] == ["2.0", "25.0%"]
     out = quiet_run(LECTURE, "--model", "qwen3-30b-a3b", "--chip", "h200", "--precision", "fp8")
     assert summary_value(out, "model / chip") == "Qwen3-30B-A3B on H200, fp8"
-
-
-def test_batch_one_gives_the_reason_that_holds_at_batch_one() -> None:
     # At batch 1 a token reaches exactly its k experts, as the twin's one MLP: the extra
     # bytes DeepSeek-V3 reads are its routers', 58 MoE layers x 7,168 x 256 x 2 B = 0.21 GB
     # (73.25 - 73.04 GB), not tokens spreading over more experts.

@@ -49,13 +49,10 @@ def test_the_default_run_by_hand(default_run: str) -> None:
     assert "prefill fills the matmuls in one pass" in default_run
 
 
-def test_other_models_run() -> None:
+def test_other_models_and_the_reasons() -> None:
     for model in ("deepseek-v3", "qwen3-30b-a3b", "llama-3-70b"):
         out = quiet_run(LECTURE, "--model", model, "--batch", "4", "--prompt", "1024")
         assert "5. DeepSeek's published day" in out
-
-
-def test_a_reason_prints_only_with_the_verdict_it_explains() -> None:
     # DeepSeek-V3 on 128 TPU v5e at batch 1 costs more per output token than Llama-3-8B on 2:
     # the mixture's reason (it reads only the chosen experts) would explain the other verdict.
     # A 1-token prompt costs what an output token costs: no "prefill fills the matmuls".
@@ -82,7 +79,7 @@ def _refusal(table: dict, *flags: str) -> str:
     return str(stop.value).strip().splitlines()[-1]
 
 
-def test_a_chip_without_a_bf16_peak_is_one_line() -> None:
+def test_a_chip_or_model_the_fleet_cannot_serve_is_one_line() -> None:
     # a student's chip with fp8 alone (the H100's fp8 figure): the lecture computes in bf16,
     # and it once stopped with a MissingFigureError traceback
     h100 = strategies.SHIPPED["h100"]
@@ -93,9 +90,6 @@ def test_a_chip_without_a_bf16_peak_is_one_line() -> None:
     )
     message = _refusal({"h100": fp8_only}, "--chip", "h100")
     assert "argument --chip: H100 SXM has no 'bf16' peak" in message, message
-
-
-def test_a_model_no_gpu_count_holds_is_not_told_a_smaller_batch() -> None:
     # DeepSeek-V3's 671e9 bf16 weights, 1.34 TB, over an H100 cut to 80 MB: 16,775 GPUs,
     # past the 1,024 the lecture tries, so not even one sequence fits; it once said
     # "(at most 0); give --batch 1 or less", which fails again at --batch 1
