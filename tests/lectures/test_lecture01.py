@@ -128,21 +128,16 @@ def test_every_operation_is_printed_and_saved(run: Run) -> None:
     assert "Naive attention reached " in run.out
 
 
-def test_saved_rows_are_consistent(run: Run) -> None:
+def test_saved_rows_are_timed_against_the_saved_roofs(run: Run) -> None:
+    # each row's own arithmetic is roofline_row's (tests/formulas/test_numpy_ops.py); here:
+    # the roofs it was given are the calibration the file saves beside it
     calib = run.probe["calibration"]
     peak, beta = calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"]
     for row in run.probe["operations"]:
-        assert set(row) >= ROW_KEYS, row["name"]
-        t_compute, t_memory = row["flops"] / peak, row["bytes"] / beta
-        assert row["t_pred_s"] == pytest.approx(max(t_compute, t_memory), rel=1e-12)
-        assert row["fraction_of_bound"] == pytest.approx(row["t_pred_s"] / row["t_meas_s"])
-        assert row["intensity"] == pytest.approx(row["flops"] / row["bytes"])
-        assert row["achieved_flops_per_s"] == pytest.approx(row["flops"] / row["t_meas_s"])
-        assert row["bound"] == ("compute" if t_compute >= t_memory else "memory")
+        assert set(row) >= ROW_KEYS and row["t_meas_s"] > 0, row["name"]
+        assert row["t_compute_s"] == pytest.approx(row["flops"] / peak, rel=1e-12)
+        assert row["t_memory_s"] == pytest.approx(row["bytes"] / beta, rel=1e-12)
         assert row["bound"] == ("compute" if row["intensity"] >= calib["ridge_point"] else "memory")
-        assert row["t_meas_s"] > 0 and row["working_set_bytes"] > 0
-        assert row["t_compute_s"] == pytest.approx(t_compute, rel=1e-12)
-        assert row["t_memory_s"] == pytest.approx(t_memory, rel=1e-12)
 
 
 def test_flags_are_exactly_the_rows_above_110_percent(run: Run) -> None:
