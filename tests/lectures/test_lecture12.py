@@ -116,7 +116,7 @@ def test_with_flops_matmuls_and_their_share_by_hand(run: tuple[str, Path]) -> No
 
 
 @needs_torch
-def test_trace_agrees_with_the_profilers_table(run: tuple[str, Path]) -> None:
+def test_the_trace_agrees_with_the_profilers_table_and_the_ledger(run: tuple[str, Path]) -> None:
     text, outdir = run
     trace = outdir / "12_profiler_vs_ledger_trace.json"
     assert str(trace) in " ".join(text.split()) or trace.name in text
@@ -134,15 +134,11 @@ def test_trace_agrees_with_the_profilers_table(run: tuple[str, Path]) -> None:
         assert len(same) == int(calls), line
         took = sum(e["dur"] for e in same) / 1e6
         assert took == pytest.approx(seconds(total), rel=0.01, abs=2e-5)
-
-
-@needs_torch
-def test_the_ledger_names_are_the_traces_annotations(run: tuple[str, Path]) -> None:
-    events = json.loads((run[1] / "12_profiler_vs_ledger_trace.json").read_text())["traceEvents"]
-    names = {e["name"] for e in events if e.get("cat") == "user_annotation"}
-    expected = {"prefill", "decode", "Q projection", "softmax", "SiLU x up", "LM head"}
-    assert expected <= names
-    assert sum(e["name"] == "decode" for e in events if e.get("ph") == "X") == STEPS
+    # the ledger's names are the trace's annotations
+    every = json.loads(trace.read_text())["traceEvents"]
+    names = {e["name"] for e in every if e.get("cat") == "user_annotation"}
+    assert {"prefill", "decode", "Q projection", "softmax", "SiLU x up", "LM head"} <= names
+    assert sum(e["name"] == "decode" for e in events) == STEPS
 
 
 # --- Bad input and budgets (issue 34): one line each, and the memory budget holds ---
