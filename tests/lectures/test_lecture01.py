@@ -118,7 +118,7 @@ def _half_digit(number: str) -> float:
     return 0.5 * 10.0**-decimals
 
 
-def test_every_operation_is_printed_and_saved(run: Run) -> None:
+def test_every_operation_is_printed_and_saved_against_the_roofs(run: Run) -> None:
     saved = [r["name"] for r in run.probe["operations"]]
     assert saved == OPERATIONS
     ledger = [r["operation"] for r in run.table("The ledger: what each operation must do")]
@@ -126,9 +126,6 @@ def test_every_operation_is_printed_and_saved(run: Run) -> None:
     assert ledger == OPERATIONS and timing == OPERATIONS
     assert run.out.count("What to observe:") >= 3
     assert "Naive attention reached " in run.out
-
-
-def test_saved_rows_are_timed_against_the_saved_roofs(run: Run) -> None:
     # each row's own arithmetic is roofline_row's (tests/formulas/test_numpy_ops.py); here:
     # the roofs it was given are the calibration the file saves beside it
     calib = run.probe["calibration"]

@@ -66,9 +66,6 @@ def test_the_ledgers_print_the_articles_numbers(run: tuple[str, dict, float]) ->
     rows = table_rows(run[0], "Decode ledger")
     assert rows["1"][:3] == ["13.0", "2.00", "0.00"]  # 128 KiB of activations, not 512 MiB
     assert rows["24"][-1] == "OOM"
-
-
-def test_largest_batches_are_derived(run: tuple[str, dict, float]) -> None:
     rows = table_rows(run[0], "Largest prefill batch")
     assert rows["30%"][0] == "18"
     assert rows["4%"][0] == "24"
@@ -78,7 +75,7 @@ def test_largest_batches_are_derived(run: tuple[str, dict, float]) -> None:
     assert "largest decode batch: 23 at 30% overhead, 30 at 4% (prefill: 18 and 24)" in run[0]
 
 
-def test_sweep_section_structure(run: tuple[str, dict, float]) -> None:
+def test_the_sweep_section_and_its_rows(run: tuple[str, dict, float]) -> None:
     sweep = run[1]
     d_in, d_out = sweep["weight_shape"]
     assert d_in == d_out and d_in >= 1024
@@ -92,9 +89,6 @@ def test_sweep_section_structure(run: tuple[str, dict, float]) -> None:
     # sizes it for x10 the copies of a 32 MiB one, and a busy machine stretches both)
     assert 0 < sweep["sweep_seconds"] < run[2]
     assert f"sweep time: {sweep['sweep_seconds']:.2f} s" in run[0]
-
-
-def test_sweep_rows_are_consistent(run: tuple[str, dict, float]) -> None:
     sweep = run[1]
     d = sweep["weight_shape"][0]
     peak = sweep["calibration"]["matmul_flops_per_s"]
@@ -143,7 +137,7 @@ def test_without_a_probe_it_calibrates_quickly(tmp_path: Path) -> None:
     assert len(sweep["rows"]) == 9
 
 
-def test_no_batch_beats_its_bound(run: tuple[str, dict, float]) -> None:
+def test_no_batch_beats_its_bound_and_the_weights_rotate(run: tuple[str, dict, float]) -> None:
     """The roofs are raised to what the sweep reached: no row is above 100% of its bound."""
     out, sweep, _ = run
     calib, measured = sweep["calibration"], sweep["calibration_measured"]
@@ -153,9 +147,6 @@ def test_no_batch_beats_its_bound(run: tuple[str, dict, float]) -> None:
         assert r["latency_s"] >= max(r["flops"] / peak, r["bytes"] / beta) * (1 - 1e-12), r["B"]
     raised = beta > measured["bandwidth_bytes_per_s"] or peak > measured["matmul_flops_per_s"]
     assert ("roofs raised to what the sweep itself reached" in out) == raised
-
-
-def test_weights_rotate_out_of_the_reported_cache(run: tuple[str, dict, float]) -> None:
     _, sweep, _ = run
     w, copies, llc = sweep["weight_bytes"], sweep["weight_copies"], sweep["llc_bytes"]
     assert sweep["streamed_between_reads_bytes"] == w * max(1, copies - 1)

@@ -44,7 +44,7 @@ def row(rows: list[list[str]], first: str) -> list[str]:
     return next(r for r in rows if r[0] == first)
 
 
-def test_the_two_extremes_are_the_articles(quick_run: dict) -> None:
+def test_the_extremes_and_each_chips_blocks_by_hand(quick_run: dict) -> None:
     assert quick_run["proc"].stderr == "" and "What to observe:" in quick_run["out"]
     rows = rows_under(quick_run["out"], "One head, N = 4,096, d_h = 128, bf16: the bound")
     naive, ideal = row(rows, "naive: S and P in memory"), row(rows, "ideal: Q, K, V and O once")
@@ -54,9 +54,6 @@ def test_the_two_extremes_are_the_articles(quick_run: dict) -> None:
     assert naive[3] == "62.7" and ideal[3] == "2068.0"
     # A100: 138,412,032 B / 1.555 TB/s = 89.0 us; 8.674 GFLOP / 312 TFLOP/s = 27.8 us.
     assert naive[4] == "memory, 89.0 µs" and ideal[4] == "compute, 27.8 µs"
-
-
-def test_chip_blocks_and_traffic(quick_run: dict) -> None:
     out = quick_run["out"]
     blocks = rows_under(out, "FlashAttention-2's blocks in each chip's shared memory")
     bounds = rows_under(out, "Their traffic, intensity and bound")
