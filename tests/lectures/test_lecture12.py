@@ -92,19 +92,14 @@ def test_percent_of_bound_and_the_ridges(run: tuple[str, Path]) -> None:
         assert ridge == pytest.approx(peak / bw, rel=0.06, abs=0.06)
 
 
-def matmul_flops() -> tuple[int, int]:
-    """Weight-matmul and attention-product FLOPs of the quick run, the full score rectangle."""
+@needs_torch
+def test_with_flops_matmuls_and_their_share_by_hand(run: tuple[str, Path]) -> None:
+    text = " ".join(run[0].split())
+    # weight matmuls and attention products of the quick run, the full score rectangle
     per_token = sum(2 * k * n for k, n in WEIGHT_KN)
     mm = PROMPT * per_token + STEPS * per_token + (1 + STEPS) * 2 * D * V
     bmm = 2 * 2 * H * PROMPT * PROMPT * DH  # Q K^T and P V over 64 x 64 scores
     bmm += sum(2 * 2 * H * (PROMPT + j + 1) * DH for j in range(STEPS))
-    return mm, bmm
-
-
-@needs_torch
-def test_with_flops_matmuls_and_their_share_by_hand(run: tuple[str, Path]) -> None:
-    text = " ".join(run[0].split())
-    mm, bmm = matmul_flops()
     assert mm == 2_182_217_728 and bmm == 17_866_752  # worked once more on paper
     got = re.search(r"matmuls \(aten::mm\) come to ([\d.]+ \w+),", text)
     assert si(got.group(1)) == pytest.approx(mm, rel=5e-3)
