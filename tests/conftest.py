@@ -355,12 +355,6 @@ def visit(browser, base_url) -> Iterator[Visitor]:
 
 
 # --- Lecture runs shared by tests/lectures ---------------------------------------
-@pytest.fixture(scope="module")
-def out(request: pytest.FixtureRequest) -> str:
-    """The default run's stdout of the requesting module's LECTURE (one run per module)."""
-    return quiet_run(request.module.LECTURE)
-
-
 def assert_sections(
     out: str, figure: str, headings: tuple[str, ...], observed: int, exact: bool
 ) -> None:

@@ -1,10 +1,5 @@
-"""Lectures build their words' records by keyword (issue 32).
-
-A call from a lecture into its words (``page.X(...)``) that passes six or more
-values by position, or unpacks a tuple into them, silently shifts every value
-when a field is added or reordered. The scan reads each lecture and names any
-such call; the fixture lines show it catches both shapes.
-"""
+"""Lectures build their words' records by keyword (issue 32): a page.X(...) call with six or
+more values by position, or a tuple unpacked into it, shifts every value when a field moves."""
 
 from __future__ import annotations
 

@@ -59,7 +59,6 @@ class Run:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """Run the lecture once for this module, results into a temporary file."""
     path = tmp_path_factory.mktemp("lecture01") / "results" / "machine.json"
     proc = run_lecture("01", "--results", str(path), timeout=300, check=True)
     assert proc.stderr == ""  # progress goes to stderr only on a terminal
@@ -74,22 +73,39 @@ def test_machine_and_blas_lines(run: Run) -> None:
     assert re.search(rf"^BLAS kernel: +{re.escape(str(blas['kernel']))}", out, re.M)
     assert re.search(rf"^BLAS threads: +{blas['threads']} ", out, re.M)
     assert re.search(r"^numpy elementwise threads: +1 ", out, re.M)
-    env = machine.blas_env()
-    line = re.search(r"^BLAS environment variables: (.*)$", out, re.M)
-    assert line
-    if env:
-        assert all(f"{k}={v}" in line.group(1) for k, v in env.items())
-    else:
-        assert line.group(1) == "none set"
+    said = re.search(r"^BLAS environment variables: (.*)$", out, re.M)[1]
+    env = [f"{k}={v}" for k, v in machine.blas_env().items()] or ["none set"]
+    assert all(v in said for v in env)
+    line = next(x for x in out.splitlines() if x.startswith("Measured on this machine: "))
+    assert f"{machine.describe()['cores']} cores" in line
+    assert "run python3 lectures/01_machine_probe.py" in line
+    # 32.00 MiB, 480.00 MiB or 1.10 GiB: the cache the run was sized by, in its own unit
+    size = re.search(r"LLC ([\d.]+) (MiB|GiB)", line)
+    said = float(size[1]) * 2 ** {"MiB": 20, "GiB": 30}[size[2]]
+    assert said == pytest.approx(run.probe["calibration"]["llc_bytes"], rel=0.005)
 
 
-def test_roofs_table_shows_thread_counts(run: Run) -> None:
+def test_the_roofs_threads_and_ridge(run: Run) -> None:
     calib = run.probe["calibration"]
     rows = {r["roof"]: r for r in run.table("The two roofs of this machine (numpy, fp32)")}
     assert rows["bandwidth beta"]["threads"] == str(calib["bandwidth_threads"]) == "1"
     assert rows["compute P"]["threads"] == str(calib["matmul_threads"])
     assert rows["compute, 1 thread"]["threads"] == "1"
     assert f"n = {calib['matmul_n']}" in rows["compute P"]["measured with"]
+    m = re.search(
+        r"ridge point I\* = P / beta = ([\d.]+) ([KMGTP]?)FLOP/s / ([\d.]+) ([KMGTP]?)B/s "
+        r"= ([\d.]+) FLOP/byte",
+        run.out,
+    )
+    assert m, "ridge point line not found"
+    peak, beta = _si(m.group(1), m.group(2)), _si(m.group(3), m.group(4))
+    ridge = float(m.group(5))
+    # printed values are rounded: their relative rounding errors add up
+    rounding = sum(_half_digit(m.group(i)) / float(m.group(i)) for i in (1, 3, 5))
+    assert ridge == pytest.approx(peak / beta, rel=rounding * 1.01)
+    assert calib["ridge_point"] == pytest.approx(
+        calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"], rel=1e-12
+    )
 
 
 def _si(number: str, prefix: str) -> float:
@@ -102,59 +118,31 @@ def _half_digit(number: str) -> float:
     return 0.5 * 10.0**-decimals
 
 
-def test_printed_ridge_is_peak_over_bandwidth(run: Run) -> None:
-    m = re.search(
-        r"ridge point I\* = P / beta = ([\d.]+) ([KMGTP]?)FLOP/s / ([\d.]+) ([KMGTP]?)B/s "
-        r"= ([\d.]+) FLOP/byte",
-        run.out,
-    )
-    assert m, "ridge point line not found"
-    peak, beta = _si(m.group(1), m.group(2)), _si(m.group(3), m.group(4))
-    ridge = float(m.group(5))
-    # printed values are rounded: their relative rounding errors add up
-    rounding = sum(_half_digit(m.group(i)) / float(m.group(i)) for i in (1, 3, 5))
-    assert ridge == pytest.approx(peak / beta, rel=rounding * 1.01)
-    calib = run.probe["calibration"]
-    assert calib["ridge_point"] == pytest.approx(
-        calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"], rel=1e-12
-    )
-
-
-def test_every_operation_is_printed_and_saved(run: Run) -> None:
+def test_every_operation_is_printed_and_saved_against_the_roofs(run: Run) -> None:
     saved = [r["name"] for r in run.probe["operations"]]
     assert saved == OPERATIONS
     ledger = [r["operation"] for r in run.table("The ledger: what each operation must do")]
     timing = [r["operation"] for r in run.table(TIMING_TABLE)]
     assert ledger == OPERATIONS and timing == OPERATIONS
-
-
-def test_saved_rows_are_consistent(run: Run) -> None:
+    assert run.out.count("What to observe:") >= 3
+    assert "Naive attention reached " in run.out
+    # each row's own arithmetic is roofline_row's (tests/formulas/test_numpy_ops.py); here:
+    # the roofs it was given are the calibration the file saves beside it
     calib = run.probe["calibration"]
     peak, beta = calib["matmul_flops_per_s"], calib["bandwidth_bytes_per_s"]
     for row in run.probe["operations"]:
-        assert set(row) >= ROW_KEYS, row["name"]
-        t_compute, t_memory = row["flops"] / peak, row["bytes"] / beta
-        assert row["t_pred_s"] == pytest.approx(max(t_compute, t_memory), rel=1e-12)
-        assert row["fraction_of_bound"] == pytest.approx(row["t_pred_s"] / row["t_meas_s"])
-        assert row["intensity"] == pytest.approx(row["flops"] / row["bytes"])
-        assert row["achieved_flops_per_s"] == pytest.approx(row["flops"] / row["t_meas_s"])
-        assert row["bound"] == ("compute" if t_compute >= t_memory else "memory")
+        assert set(row) >= ROW_KEYS and row["t_meas_s"] > 0, row["name"]
+        assert row["t_compute_s"] == pytest.approx(row["flops"] / peak, rel=1e-12)
+        assert row["t_memory_s"] == pytest.approx(row["bytes"] / beta, rel=1e-12)
         assert row["bound"] == ("compute" if row["intensity"] >= calib["ridge_point"] else "memory")
-        assert row["t_meas_s"] > 0 and row["working_set_bytes"] > 0
-        assert row["t_compute_s"] == pytest.approx(t_compute, rel=1e-12)
-        assert row["t_memory_s"] == pytest.approx(t_memory, rel=1e-12)
-
-
-def test_printed_prediction_is_the_larger_time(run: Run) -> None:
-    for printed in run.table(TIMING_TABLE):
-        bound_col = "F/P" if printed["bound"] == "compute" else "D/beta"
-        assert printed["t_pred"] == printed[bound_col], printed["operation"]
 
 
 def test_flags_are_exactly_the_rows_above_110_percent(run: Run) -> None:
     rows = run.probe["operations"]
     flagged = {r["name"] for r in rows if r["flag"] is not None}
     assert flagged == {r["name"] for r in rows if r["fraction_of_bound"] > numpy_ops.ABOVE_ROOF}
+    for r in run.table(TIMING_TABLE):  # the prediction is the larger time
+        assert r["t_pred"] == r["F/P" if r["bound"] == "compute" else "D/beta"], r["operation"]
     printed = {r["operation"]: r["% of bound"] for r in run.table(TIMING_TABLE)}
     for r in rows:
         if r["name"] in flagged:
@@ -183,12 +171,7 @@ def test_working_sets_are_sized_within_the_budget(run: Run) -> None:
     for name in ("add", "LayerNorm", "attention naive", "GEMM M=8"):
         ratio = rows[name]["working_set_bytes"] / llc
         assert ratio >= 2 or f"ran with the working set {ratio:.2g}x the LLC" in run.out, name
-
-
-def test_no_operation_beats_a_roof_it_shares_a_kernel_with(run: Run) -> None:
-    """The roofs were re-timed between the operations: their own kernels cannot beat them."""
-    calib = run.probe["calibration"]
-    rows = {r["name"]: r for r in run.probe["operations"]}
+    # the roofs were timed again between the operations: their own kernels cannot beat them
     add, square = rows["add"], rows["GEMM square"]
     assert add["bytes"] / add["t_meas_s"] <= calib["bandwidth_bytes_per_s"] * (1 + 1e-12)
     assert square["flops"] / square["t_meas_s"] <= calib["matmul_flops_per_s"] * (1 + 1e-12)
@@ -197,19 +180,7 @@ def test_no_operation_beats_a_roof_it_shares_a_kernel_with(run: Run) -> None:
     assert said == calib["busy"]
 
 
-def test_the_machine_is_named_with_the_run(run: Run) -> None:
-    calib = run.probe["calibration"]
-    line = next(x for x in run.out.splitlines() if x.startswith("Measured on this machine: "))
-    assert f"{machine.describe()['cores']} cores" in line
-    assert "run python3 lectures/01_machine_probe.py" in line
-    # 32.00 MiB, 480.00 MiB or 1.10 GiB: the cache the run was sized by, in its own unit
-    size = re.search(r"LLC ([\d.]+) (MiB|GiB)", line)
-    assert size, line
-    said = float(size.group(1)) * 2 ** {"MiB": 20, "GiB": 30}[size.group(2)]
-    assert said == pytest.approx(calib["llc_bytes"], rel=0.005)
-
-
-def test_same_flops_section(run: Run) -> None:
+def test_same_flops_section_and_the_results_file(run: Run) -> None:
     same = run.probe["same_flops"]
     mm, ew = same["matmul"], same["elementwise"]
     assert same["flop_ratio"] == pytest.approx(ew["flops"] / mm["flops"])
@@ -220,9 +191,6 @@ def test_same_flops_section(run: Run) -> None:
     assert float(m.group(2)) == pytest.approx(same["time_ratio"], rel=0.006)  # 3 digits shown
     # sized to the run's memory budget (1 GiB by default), unlike the article's 12 GB
     assert 3 * 4 * int(ew["shape"].strip("[]")) <= 2**30
-
-
-def test_results_file_schema(run: Run) -> None:
     doc = run.doc
     assert doc is not None and doc["format_version"] == results.FORMAT_VERSION
     assert {"created", "updated", "machine", "probe"} <= set(doc)
@@ -230,11 +198,6 @@ def test_results_file_schema(run: Run) -> None:
     assert results.load_results(run.path), "the saved file must be readable on this machine"
     assert f"saved results: {run.path}" in run.out
     assert not [p for p in run.path.parent.iterdir() if p.name.endswith(".tmp")]
-
-
-def test_observations_are_printed(run: Run) -> None:
-    assert run.out.count("What to observe:") >= 3
-    assert "Naive attention reached " in run.out
 
 
 STOPS = {  # the signal, and the one line the lecture ends with (README: 130, 143, 129)

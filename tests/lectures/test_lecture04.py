@@ -90,7 +90,7 @@ def test_four_figures(tmp_path: Path) -> None:
     assert "skipped" not in proc.stdout
 
 
-def test_missing_sweep_is_one_line(tmp_path: Path) -> None:
+def test_a_missing_or_malformed_sweep_is_one_line(tmp_path: Path) -> None:
     res = make_results(tmp_path / "machine.json", sweep=False)
     outdir = tmp_path / "figs"
     proc = run_lecture("04", "--outdir", str(outdir), "--results", str(res), check=True)
@@ -99,17 +99,21 @@ def test_missing_sweep_is_one_line(tmp_path: Path) -> None:
     assert len(skipped) == 1
     assert "batch_sweep" in skipped[0] and "lecture 03" in skipped[0]
     assert sorted(p.name for p in outdir.iterdir()) == sorted(set(NAMES) - {"batch_sweep.png"})
+    res = make_results(tmp_path / "machine.json", sweep=False)
+    bad = sweep_section()
+    bad["rows"][3]["latency_s"] = -1.0
+    results.save_section("batch_sweep", bad, res)
+    proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res), check=True)
+    skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
+    assert len(skipped) == 1 and "malformed" in skipped[0]
 
 
-def test_missing_probe_uses_the_sweep_calibration(tmp_path: Path) -> None:
+def test_without_a_probe_or_a_file(tmp_path: Path) -> None:
     res = make_results(tmp_path / "machine.json", probe=False)
     proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res), check=True)
     notes = [ln for ln in proc.stdout.splitlines() if ln.startswith("roofline:")]
     assert len(notes) == 1 and "no 'probe' section" in notes[0]
     assert len(saved_paths(proc.stdout)) == 4
-
-
-def test_no_results_file(tmp_path: Path) -> None:
     outdir = tmp_path / "figs"
     none = tmp_path / "none.json"
     proc = run_lecture("04", "--outdir", str(outdir), "--results", str(none), check=True)
@@ -118,13 +122,3 @@ def test_no_results_file(tmp_path: Path) -> None:
     assert "quick calibration" in proc.stdout
     assert len(saved_paths(proc.stdout)) == 3
     assert not none.exists()  # drawing never writes results
-
-
-def test_malformed_sweep_is_one_line(tmp_path: Path) -> None:
-    res = make_results(tmp_path / "machine.json", sweep=False)
-    bad = sweep_section()
-    bad["rows"][3]["latency_s"] = -1.0
-    results.save_section("batch_sweep", bad, res)
-    proc = run_lecture("04", "--outdir", str(tmp_path / "figs"), "--results", str(res), check=True)
-    skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
-    assert len(skipped) == 1 and "malformed" in skipped[0]

@@ -35,7 +35,7 @@ def table_rows(output: str, header: str) -> list[str]:
     return rows
 
 
-def test_output_names_every_level(quick_run: dict) -> None:
+def test_output_names_every_level_and_the_figures(quick_run: dict) -> None:
     out = quick_run["proc"].stdout
     assert quick_run["proc"].stderr == ""  # no progress when stderr is not a terminal
     rows = table_rows(out, "Plateaus")
@@ -51,6 +51,21 @@ def test_output_names_every_level(quick_run: dict) -> None:
     assert "Operations on the hierarchical roofline" in out
     assert "What to observe:" in out
     assert "quick calibration" in out  # no probe section in this results file
+    cores = machine.usable_cores()
+    assert f"1 thread against {cores}" in out
+    rows = table_rows(out, "DRAM bandwidth at")
+    assert rows[0].split()[0] == "1" and "GB/s" in rows[0]
+    if cores >= 2:
+        assert rows[1].split()[0] == str(cores) and "GB/s" in rows[1] and "FLOP/byte" in rows[1]
+    out, outdir = quick_run["proc"].stdout, quick_run["outdir"]
+    written = sorted(p.name for p in outdir.iterdir())
+    assert written == ["09_bandwidth_by_working_set.png", "09_hierarchical_roofline.png"]
+    for name in written:
+        data = (outdir / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+        assert f"saved figure: {outdir / name}" in out
+    assert "saved results:" in out
+    assert not (quick_run["tmp"] / "elsewhere.json").exists()  # --results wins over the env
 
 
 def test_results_section_schema(quick_run: dict) -> None:
@@ -119,29 +134,6 @@ def test_results_section_schema(quick_run: dict) -> None:
     if t["threads"] >= 2:
         assert t["all_thread_bytes_per_s"] > 0
         assert t["ridge_all_threads"] == pytest.approx(roof / t["all_thread_bytes_per_s"])
-
-
-def test_thread_comparison_is_reported(quick_run: dict) -> None:
-    out = quick_run["proc"].stdout
-    cores = machine.usable_cores()
-    assert f"1 thread against {cores}" in out
-    rows = table_rows(out, "DRAM bandwidth at")
-    assert rows[0].split()[0] == "1" and "GB/s" in rows[0]
-    if cores >= 2:
-        assert rows[1].split()[0] == str(cores) and "GB/s" in rows[1]
-        assert "FLOP/byte" in rows[1]
-
-
-def test_figures_and_files_written(quick_run: dict) -> None:
-    out, outdir = quick_run["proc"].stdout, quick_run["outdir"]
-    written = sorted(p.name for p in outdir.iterdir())
-    assert written == ["09_bandwidth_by_working_set.png", "09_hierarchical_roofline.png"]
-    for name in written:
-        data = (outdir / name).read_bytes()
-        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
-        assert f"saved figure: {outdir / name}" in out
-    assert "saved results:" in out
-    assert not (quick_run["tmp"] / "elsewhere.json").exists()  # --results wins over the env
 
 
 def test_unknown_caches_and_low_probe_roof(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,11 +1,5 @@
-"""Lecture 10 run as a student runs it: its numbers against hand arithmetic, its flags.
-
-The Part 1 numbers are pure formulas, so the printed values are checked against
-arithmetic written out here (the article's 138.41 MB and 4.19 MB at N = 4096,
-d_h = 128, bf16, section 3.3 of the article). Part 2 measures this machine, so
-its tables are checked for structure and for consistency with the byte counts,
-never for a timing.
-"""
+"""Lecture 10 as a student runs it: Part 1's formulas against hand arithmetic (the article's
+138.41 MB and 4.19 MB, section 3.3); Part 2's measurements for structure and consistency."""
 
 from __future__ import annotations
 
@@ -50,15 +44,8 @@ def row(rows: list[list[str]], first: str) -> list[str]:
     return next(r for r in rows if r[0] == first)
 
 
-def test_runs_cleanly(quick_run: dict) -> None:
-    assert quick_run["proc"].stderr == ""
-    out = quick_run["out"]
-    for heading in ("One head, N = 4,096", "Landmarks on the curve", "Tiled against naive"):
-        assert heading in out
-    assert "What to observe:" in out
-
-
-def test_the_two_extremes_are_the_articles(quick_run: dict) -> None:
+def test_the_extremes_and_each_chips_blocks_by_hand(quick_run: dict) -> None:
+    assert quick_run["proc"].stderr == "" and "What to observe:" in quick_run["out"]
     rows = rows_under(quick_run["out"], "One head, N = 4,096, d_h = 128, bf16: the bound")
     naive, ideal = row(rows, "naive: S and P in memory"), row(rows, "ideal: Q, K, V and O once")
     # F = 4 N^2 d + 5 N^2 = 8,673,820,672; D = 2 (4 N^2 + 4 N d) and 2 * 4 N d.
@@ -67,9 +54,6 @@ def test_the_two_extremes_are_the_articles(quick_run: dict) -> None:
     assert naive[3] == "62.7" and ideal[3] == "2068.0"
     # A100: 138,412,032 B / 1.555 TB/s = 89.0 us; 8.674 GFLOP / 312 TFLOP/s = 27.8 us.
     assert naive[4] == "memory, 89.0 µs" and ideal[4] == "compute, 27.8 µs"
-
-
-def test_chip_blocks_and_traffic(quick_run: dict) -> None:
     out = quick_run["out"]
     blocks = rows_under(out, "FlashAttention-2's blocks in each chip's shared memory")
     bounds = rows_under(out, "Their traffic, intensity and bound")
@@ -86,7 +70,7 @@ def test_chip_blocks_and_traffic(quick_run: dict) -> None:
     assert h100[5] == f"{472_544 / 1024:.0f} KiB"
 
 
-def test_landmarks(quick_run: dict) -> None:
+def test_landmarks_the_sweep_per_head_and_the_layer_crossing(quick_run: dict) -> None:
     rows = rows_under(quick_run["out"], "Landmarks on the curve")
     least = row(rows, "one row of each block")
     # U(1, 1) = 256 + 512 + 4 + 512 + 8 = 1,292 B; K and V read N times.
@@ -95,9 +79,6 @@ def test_landmarks(quick_run: dict) -> None:
     whole = row(rows, "K and V whole")
     assert whole[1] == f"{2_114_312 / 1024**2:.2f} MiB"
     assert whole[2] == "1 x 4096" and whole[3] == "4.19 MB" and whole[4] == "2068.0"
-
-
-def test_sequence_sweep_per_head(quick_run: dict) -> None:
     rows = rows_under(quick_run["out"], "One head on the H100 SXM")
     assert [r[0] for r in rows] == [f"{512 * 2**k:,}" for k in range(9)]
     n, d = 131_072, 128
@@ -105,14 +86,6 @@ def test_sequence_sweep_per_head(quick_run: dict) -> None:
     assert last[1] == f"{2 * (4 * n * n + 4 * n * d) / 1e9:.2f} GB"  # naive
     assert last[2] == f"{2 * 2 * n * d * (1 + math.ceil(n / 130)) / 1e9:.2f} GB"  # tiled
     assert last[3] == f"{2 * 4 * n * d / 1e6:.2f} MB"  # ideal
-
-
-def seconds(text: str) -> float:
-    value, unit = text.split()
-    return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
-
-
-def test_layer_crossing_is_where_the_table_crosses(quick_run: dict) -> None:
     out = quick_run["out"]
     text = " ".join(out.split())
     rows = rows_under(out, "One Llama-3-8B layer")
@@ -121,13 +94,15 @@ def test_layer_crossing_is_where_the_table_crosses(quick_run: dict) -> None:
         assert f"at N = {first} {words}" in text
 
 
-def test_kernels_agree(quick_run: dict) -> None:
+def seconds(text: str) -> float:
+    value, unit = text.split()
+    return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+
+
+def test_the_kernels_agree_and_the_measured_tables_are_consistent(quick_run: dict) -> None:
     rows = rows_under(quick_run["out"], "Tiled against naive attention on random inputs")
     assert len(rows) == 5
     assert all(float(r[-1]) <= 1e-4 for r in rows)
-
-
-def test_measured_tables_are_consistent(quick_run: dict) -> None:
     out = quick_run["out"]
     levels = dict(caches.data_levels(caches.read_caches()))
     l2 = levels.get("L2", 512 * 1024)
@@ -167,7 +142,7 @@ def attention_memory_text(nbytes: float) -> str:
     return f"{value:.{digits}f} {unit}"
 
 
-def test_results_section(quick_run: dict) -> None:
+def test_results_section_and_figures(quick_run: dict) -> None:
     doc = json.loads(Path(quick_run["results"]).read_text())
     section = doc["attention"]
     assert section["quick"] is True and section["threads"] == 1
@@ -178,9 +153,6 @@ def test_results_section(quick_run: dict) -> None:
         assert s["naive_seconds"] > 0 and s["tiled_seconds"] > 0
     assert section["fixed_cost_per_step_s"] > 0
     assert section["lecture_seconds"] > 0
-
-
-def test_figures_are_written(quick_run: dict) -> None:
     outdir = Path(quick_run["outdir"])
     for name in ("10_traffic_vs_on_chip_memory.png", "10_kernel_times.png"):
         png = outdir / name

@@ -192,15 +192,13 @@ def test_threads_table_and_observations() -> None:
         ["4", "25.00 GB/s", "8.0 FLOP/byte"],
     ]
     items = page.threads_observations(threads()).items
-    assert items[0] == (
+    assert items[:2] == [
         "4 threads stream 25.00 GB/s from DRAM against 10.00 GB/s from one: x2.50. One core cannot "
-        "keep enough requests in flight to use all the memory bandwidth."
-    )
-    assert items[1] == (
+        "keep enough requests in flight to use all the memory bandwidth.",
         "The ridge point drops from 20.0 to 8.0 FLOP/byte when the bandwidth roof uses every "
         "core, as the compute roof does. That is the fairer ridge point for a program that runs "
-        "on every core."
-    )
+        "on every core.",
+    ]
     # the sweep's 5 GB/s is half of the one-thread 10 GB/s: 50% less, not 100%
     assert "the sweep measured 5.00 GB/s at the same working set, 50% less" in items[2]
     flat = page.threads_observations(threads(every=1.0001e10)).items

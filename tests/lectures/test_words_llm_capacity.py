@@ -1,15 +1,12 @@
-"""Lecture 07's words (lectures/words/llm_capacity.py): sentences worked by hand, and claims
-that hold on any hardware table, model table and flag (hypothesis).
-
-Inputs are round numbers chosen here on a chip of 100 TFLOP/s, 1 TB/s and 80 GB (ridge
-100 FLOP/byte); every expected cell and sentence is worked out in the comments.
-"""
+"""Lecture 07's words: sentences worked by hand on a chip of 100 TFLOP/s, 1 TB/s and 80 GB
+(ridge 100 FLOP/byte), and claims that hold on any table, model and flag (hypothesis)."""
 
 from __future__ import annotations
 
 import re
 from types import SimpleNamespace
 
+from conftest import assert_sections
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import llm_runs, run_lecture, run_llm
@@ -175,7 +172,10 @@ def test_critical_batch_section_by_hand() -> None:
 
 
 def test_default_run_by_hand() -> None:
-    text = prose(run_lecture("07"))
+    raw = run_lecture("07")
+    headings = ("1. Memory ledger", "2. Critical batch of decode's weight matmuls")
+    assert_sections(raw, "07_memory_ledger.png", headings, 2, exact=False)
+    text = prose(raw)
     # Llama 3 8B: 2 x 32 x 8 x 128 x 2 B = 131,072 B = 128.00 KiB a token, 512.00 MiB at 4,096
     assert "KV cache per token: 128.00 KiB (2 x 32 layers x 8 KV heads x 128 x 2 B)" in text
     assert "per 4,096-token sequence: 512.00 MiB." in text
@@ -191,12 +191,20 @@ def test_default_run_by_hand() -> None:
     assert "Largest batch that fits: at least 1,048,576 sequences at context 1." in text
     assert "The search stops at --batch's maximum: a larger batch may fit too." in text
     assert "the memory wall (at least 1,048,576)" in text
+    # Llama 2 7B's fp16 cache, 2 x 32 layers x 32 KV heads x 128 x 2 B: the article's 512 KiB
+    text = prose(run_lecture("07", "--model", "llama-2-7b", "--kv", "fp16"))
+    assert "KV cache per token: 512.00 KiB" in text and "4,096-token sequence: 2.00 GiB" in text
+    # Llama 3 70B's 70.55 G bf16 weights pass the H100's 80 GB alone
+    text = prose(run_lecture("07", "--model", "llama-3-70b"))
+    assert "Largest batch that fits: 0 (the weights alone need 141.11 GB)" in text
+    # an fp8 cache: 2 x 32 x 8 x 128 x 1 B = 64 KiB a token
+    text = prose(run_lecture("07", "--weights", "int4", "--kv", "fp8", "--batch", "16"))
+    assert "KV cache per token: 64.00 KiB" in text
 
 
 @settings(max_examples=40, deadline=None)
 @given(llm_runs())
 def test_any_table_model_and_flags(run: tuple) -> None:
-    """Lecture 07 on a drawn table, model and flags: it runs, and every claim holds."""
     text = prose(run_llm("07", *run))
     check_claims(text)
     found = re.search(r"Largest batch that fits: (at least )?([\d,]+)", text)

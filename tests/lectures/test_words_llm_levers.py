@@ -1,15 +1,12 @@
-"""Lecture 08's words (lectures/words/llm_levers.py): sentences worked by hand, and claims
-that hold on any hardware table, model table and flag (hypothesis).
-
-Inputs are round numbers chosen here; every expected cell and sentence is worked out in
-the comments (fmt_time prints three significant figures: 0.1 s is '100 ms').
-"""
+"""Lecture 08's words: sentences worked by hand from round numbers (fmt_time: 0.1 s is
+'100 ms'), and claims that hold on any table, model and flag (hypothesis)."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
 
+from conftest import assert_sections
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import SHIPPED, llm_runs, patched_hardware, run_lecture, run_llm, scale_chip
@@ -253,7 +250,11 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: x208.00 less; 2,039 / 1,555
     assert "Against A100 40GB SXM, A100 80GB SXM has x208.00 less compute and x1.31 more" in text
     check_claims(text)
-    text = prose(run_lecture("08"))
+    raw = run_lecture("08")
+    headings = ("1. Weight-only quantization", "2. KV heads and the KV cache",
+                "3. Llama-3-8B across chips")  # fmt: skip
+    assert_sections(raw, "08_decode_throughput.png", headings, 3, exact=False)
+    text = prose(raw)
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
     assert "Against H100 SXM, H200" not in text  # the h200-vs-h100 exercise's comparison
     # 2,039 GB/s / 1,555 GB/s = x1.31 (datasheets), the same 312 TFLOP/s bf16 peak on both
@@ -276,12 +277,17 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     assert "the largest batch reaches the search's bound (1,048,576, --batch's maximum)" in text
     assert "stays at 1,048,576" not in text
     assert ">=1,048,576" in text
+    # Llama-3-8B's cache at one token: 2 x 32 x 8 x 128 x 2 B = 131,072 B, which "0.00 GB"
+    # hid; "At 1 tokens" took the plural
+    text = prose(run_lecture("08", "--chip", "b300", "--context", "1", "--batch", "1"))
+    assert "each sequence reads its own 131.07 KB of KV cache" in text
+    assert "At 1 token that is" in text
+    assert not re.search(r"(?<![\d.])0\.00 GB(?!/s)", text)  # 820.00 GB/s is a bandwidth
 
 
 @settings(max_examples=40, deadline=None)
 @given(llm_runs())
 def test_any_table_model_and_flags(run_: tuple) -> None:
-    """Lecture 08 on a drawn table, model and flags: it runs, and every claim holds."""
     text = prose(run_llm("08", *run_))
     check_claims(text)
     m = re.search(r"decode step gets (x([\d.]+) faster|no faster)", text)

@@ -1,10 +1,6 @@
-"""Lecture 03's words (lectures/words/memory_ledger.py), on a toy model of easy arithmetic.
-
-The toy model: 2**29 fp16 parameters (1 GiB of weights); 4 layers x d_kv 1024 x 2 bytes x
-K and V = 16 KiB of KV cache per token, 1 GiB per 65536-token sequence; 4 KiB of
-activations per token, 0.25 GiB per sequence in prefill. At overhead rate rho the prefill
-total of B sequences is (1 + 1.25 B) (1 + rho) GiB: at 20%, 1.2 + 1.5 B; at 0%, 1 + 1.25 B.
-"""
+"""Lecture 03's words on a toy model: 1 GiB of weights, 16 KiB of KV cache a token (1 GiB a
+65536-token sequence), 4 KiB of activations a token (0.25 GiB a sequence in prefill): the
+prefill total of B sequences at overhead rho is (1 + 1.25 B) (1 + rho) GiB."""
 
 from __future__ import annotations
 
@@ -117,11 +113,11 @@ def test_largest_batch_table_and_observations() -> None:
     assert group.items[0].title == "Largest prefill batch within 6.5 GiB"
     assert table(group).rows == [["20%", "3", "5.70", "7.20"], ["0%", "4", "6.00", "7.25"]]
     items = observed(group)
-    assert items[0] == (
+    assert items == [
         "At 20% overhead the table's largest fitting row is batch 2, but every batch up to 3 "
-        "fits: the table only samples some batch sizes."
-    )
-    assert items[1] == "At 0% overhead the largest batch is 4."
+        "fits: the table only samples some batch sizes.",
+        "At 0% overhead the largest batch is 4.",
+    ]
     nothing = [Largest(RATE, 0, None, 2.7 * GIB), Largest(LOW, 0, None, 2.25 * GIB)]
     group = page.largest(nothing, ledgers(RATE), GIB)
     assert table(group).rows[0] == ["20%", "0", "-", "2.70"]

@@ -1,12 +1,5 @@
-"""Lecture 02's words (``lectures/words/roofline_basics.py``): by hand, in the lecture, by property.
-
-The records of the unit tests are round numbers chosen here (a chip of 100 TFLOP/s and
-1 TB/s has a ridge of 100 FLOP/B); each expected sentence is worked out by hand in the
-comments. The lecture tests run ``lectures/02_roofline_basics.py`` in this process with
-the shipped table and with edits, and the property tests draw whole hardware tables
-(``strategies.hardware_tables``) and both of the lecture's documented modes (text chart
-and ``--png``), then check every claim against numbers worked out here.
-"""
+"""Lecture 02's words: by hand on a chip of 100 TFLOP/s and 1 TB/s (ridge 100 FLOP/B), in the
+lecture (shipped and edited tables), and by property on drawn tables, text chart or --png."""
 
 from __future__ import annotations
 
@@ -558,6 +551,8 @@ def test_lecture_numbers_by_hand() -> None:
             "625 to 312 FLOP/B", "the chip stays busy with smaller batches"]),
         # int8 x4: ridge 1576e12 / 8.2e11 = 1922
         ({"tpu_v5e": {"peak int8": 4}}, ["the critical batch rises from 256 to"]),
+        # 2 x 989 / 3.35 = 590.4; the smallest B with I(B) >= 590.4 is 690 (conftest.critical_batch)
+        ({"h100": {"peak bf16": 2}}, ["(ridge 590 FLOP/B)", "on H100 SXM it is 690, not 590,"]),
         # as slow as one v5e link: 2 * 989e12 / 45e9; no 'only'
         ({"h100": {"link": 0.1}}, ["and the H100 SXM needs K > 43,955.6."]),
         # Regressions, shrunk by hypothesis. 98.9e12 / 3.35e12 = 29.52; the smallest B with

@@ -1,22 +1,17 @@
-"""Lecture 14's words (lectures/words/serving_a_fleet.py): sentences worked by hand from
-records, and claims that hold on any hardware table and flags (hypothesis).
-
-Inputs are round numbers chosen here; every expected sentence is worked in the comments
-(fmt_time prints three significant figures).
-"""
+"""Lecture 14's words: sentences worked by hand from round numbers (fmt_time prints three
+figures), and claims that hold on any hardware table and flags (hypothesis)."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-import sys
-from pathlib import Path
 
 import pytest
+from conftest import assert_sections
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from present.fake_chips import chip, observed, rows
-from strategies import hardware_tables, patched_hardware, run_lecture
+from present.fake_chips import chip, observed, prose, rows
+from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture, scale_chip
 from test_words_llm_speed import check_claims
 
 from common.tables.measurements import DEEPSEEK_FLEET
@@ -24,10 +19,6 @@ from common.tables.models import LLAMA_3_8B, MODELS, get_model
 from lectures.words import serving_a_fleet as page
 
 H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B
-# An in-process run finds `import _course` where python3 would: in the script's folder.
-LECTURES = str(Path(__file__).resolve().parents[2] / "lectures")
-if LECTURES not in sys.path:
-    sys.path.append(LECTURES)
 
 
 def setup(batch: int = 64) -> page.Setup:
@@ -336,3 +327,84 @@ def test_a_step_that_grows_by_less_than_a_percent_says_by_how_much() -> None:
     steps = [page.Step(0, 0.0010051, 1.0), page.Step(1, 0.0010149, 2.0)]
     said = observed(page.chunking_section(setup(), steps, chunked))
     assert "the step stays at 1.01 ms (no slower)." in said[0]
+
+
+def test_the_default_run_by_hand() -> None:
+    default_run = prose(run_lecture("14"))
+    headings = ("1. Continuous batching", "2. Speculative decoding",
+                "3. Prefill/decode disaggregation", "4. Cost per million tokens at $2 per GPU-hour",
+                "5. DeepSeek's published day: 226.75 nodes of 8 H800 on average, 278 at peak",
+                )  # fmt: skip
+    assert_sections(default_run, "14_cost_per_token.png", headings, 6, exact=False)
+    # 608e9 / 73.7e3 / 3600 = 2,291.6 and 168e9 / 14.8e3 / 3600 = 3,153.2 node-hours: 5,444.8
+    # against 226.75 x 24 = 5,442 (+0.05%); x 8 GPUs x $2 = $87,116 against $87,072 (+0.05%)
+    assert "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in (
+        default_run
+    )
+    assert "node-hours 5,445 5,442 +0.05%" in default_run
+    assert "daily cost $87,116 $87,072 +0.05%" in default_run
+    # 342e9 x 0.14 + 266e9 x 0.55 + 168e9 x 2.19 = $562,100 against $562,027 (+0.01%)
+    assert "revenue at R1 prices $562,100 $562,027 +0.01%" in default_run
+    # $16 a node-hour: 16 / 3600 / 73.7e3 x 1e6 = $0.060, / 14.8e3 x 1e6 = $0.300
+    assert "a million input tokens cost $0.060 and a million output tokens $0.300" in default_run
+    # one draft, free, verify one step: (1 + a) / 1 = 1.8 gives a = 80.0%, 7.5 points below
+    # the middle of 85-90%
+    assert "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)" in (
+        default_run
+    )
+    # K = 1 at a = 0.8: E = 1 + 0.8 = 1.80 tokens a verify step
+    assert "1.80" in default_run
+    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in default_run
+    assert "x" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
+    assert "prefill fills the matmuls in one pass" in default_run
+
+
+def test_other_models_and_the_reasons() -> None:
+    for model in ("deepseek-v3", "qwen3-30b-a3b", "llama-3-70b"):
+        out = run_lecture("14", "--model", model, "--batch", "4", "--prompt", "1024")
+        assert "5. DeepSeek's published day" in out
+    # DeepSeek-V3 on 128 TPU v5e at batch 1 costs more per output token than Llama-3-8B on 2:
+    # the mixture's reason (it reads only the chosen experts) would explain the other verdict.
+    # A 1-token prompt costs what an output token costs: no "prefill fills the matmuls".
+    flags = ("--model", "deepseek-v3", "--chip", "tpu-v5e", "--prompt", "1", "--output", "1")
+    out = prose(run_lecture("14", *flags, "--batch", "1", "--budget", "2"))
+    assert "Llama-3-8B is cheaper." in out
+    assert "only the chosen experts" not in out
+    assert "for an output token at batch 1, the same." in out
+    assert "fills the matmuls" not in out
+    assert "with 1 output token needs" in out  # one token, not "1 output tokens"
+    # 128 chips of 16 GB hold batch 2**20 (the search's bound): the wall is "at least" it
+    assert "at least 1,048,576" in out
+    # at batch 1 the flags' batch column would repeat the B=1 column
+    assert out.count("$/M out B=1") == 1
+
+
+def _refusal(table: dict, *flags: str) -> str:
+    """Lecture 14 run in this process on `table`: its exit must be 2; its last stderr line."""
+    with (
+        patched_hardware(SHIPPED | table),
+        pytest.raises(AssertionError, match="exited 2: ") as stop,
+    ):
+        run_lecture("14", *flags)  # raises with its stderr's tail
+    return str(stop.value).strip().splitlines()[-1]
+
+
+def test_a_chip_or_model_the_fleet_cannot_serve_is_one_line() -> None:
+    # a student's chip with fp8 alone (the H100's fp8 figure): the lecture computes in bf16,
+    # and it once stopped with a MissingFigureError traceback
+    h100 = SHIPPED["h100"]
+    fp8_only = dataclasses.replace(
+        h100,
+        peak_flops_table={"fp8": h100.peak_flops_table["fp8"]},
+        achievable_flops_table={},
+    )
+    message = _refusal({"h100": fp8_only}, "--chip", "h100")
+    assert "argument --chip: H100 SXM has no 'bf16' peak" in message, message
+    # DeepSeek-V3's 671e9 bf16 weights, 1.34 TB, over an H100 cut to 80 MB: 16,775 GPUs,
+    # past the 1,024 the lecture tries, so not even one sequence fits; it once said
+    # "(at most 0); give --batch 1 or less", which fails again at --batch 1
+    h100 = scale_chip(SHIPPED["h100"], {"capacity": 0.001})
+    assert h100.mem_capacity == pytest.approx(80e6)
+    message = _refusal({"h100": h100}, "--model", "deepseek-v3", "--batch", "1")
+    assert "does not fit even 1024 x H100 SXM" in message, message
+    assert "--batch 1 or less" not in message

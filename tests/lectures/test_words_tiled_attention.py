@@ -42,21 +42,17 @@ def test_extremes_by_hand() -> None:
     assert table.rows[0][4:] == ["memory, 1.00 ms", "memory, 500 µs"]
     assert table.rows[1][4:] == ["compute, 200 µs", "compute, 100 µs"]
     assert table.title.startswith("One head, N = 1,000, d_h = 100, bf16")
-    assert notes.items[0] == (
+    assert notes.items == [
         "Naive attention moves 100.00 MB at I = 40.0 FLOP/byte: memory-bound on both chips. The "
         "ideal moves 1.00 MB (x100.0 fewer bytes, the same F) at I = 4000: compute-bound on both "
-        "chips."
-    )
-    # 1 ms / 0.2 ms: x5.0 faster
-    assert notes.items[1] == (
+        "chips.",
+        # 1 ms / 0.2 ms: x5.0 faster
         "On the A the time bound falls from 1.000 ms to 0.200 ms (x5.0 faster): the comparison the "
-        "article makes."
-    )
-    assert notes.items[2] == (
+        "article makes.",
         "The ideal assumes that nothing is ever read twice, as if K and V (2.00 MiB at this "
         "size) stayed on chip for every query. One SM's shared memory is a few hundred KiB. The "
-        "rest of Part 1 asks what a finite on-chip memory gives."
-    )
+        "rest of Part 1 asks what a finite on-chip memory gives.",
+    ]
     # I = 75 sits between B's ridge (50) and A's (100): each chip is named
     split = {**EXTREMES, "naive": (1e8, 75.0, [1e-3, 5e-4])}
     _, notes = extremes(split)
@@ -88,20 +84,16 @@ def test_schedule_by_hand() -> None:
     assert blocks.rows[0] == ["A", "200 KiB", "128 x 64", "100 KiB", "8"]
     assert bounds.rows[0] == ["A", "50.00 MB", "60.0", "100.0", "memory, 20.0 µs", "400 KiB"]
     assert bounds.rows[1][-1] == "never" and bounds.title and bounds.note
-    assert notes.items[0] == (
+    assert notes.items == [
         "In bf16 the intensity F / D = (4 N^2 d_h) / (2 b N d_h (1 + T_r)) tends to 2 N / (b "
         "T_r), about B_r, as T_r grows. The A's 200 KiB give B_r = 128 and I = 60.0; the B's "
-        "100 KiB give B_r = 64 and I = 30.0."
-    )
-    assert notes.items[1] == (
+        "100 KiB give B_r = 64 and I = 30.0.",
         "Neither reaches its ridge from shared memory alone: the ridge takes 400 KiB on the A "
-        "(it has 200 KiB)."
-    )
-    # 5e7 against 1e8 (half) and 1e6 (x50)
-    assert notes.items[2] == (
+        "(it has 200 KiB).",
+        # 5e7 against 1e8 (half) and 1e6 (x50)
         "The A's blocks move 50.00 MB, x2.00 less than the naive kernel's 100.00 MB and x50.0 "
-        "more than the ideal 1.00 MB: K and V are read R = 8 times each."
-    )
+        "more than the ideal 1.00 MB: K and V are read R = 8 times each.",
+    ]
     one = prose(schedule([plan(A, 128, 150.0, 100 * KIB), plan(B, 64, 30.0, 300 * KIB)])[2])
     assert (
         "Only the A reaches its ridge from shared memory alone: the ridge takes 100 KiB on the A "
@@ -133,20 +125,16 @@ def test_traffic_by_hand() -> None:
         "(A100, H100), with a dot where the staircase first gets below it; the vertical lines "
         "mark the chips' shared memory per SM."
     )
-    # 8.59 GB / 138 MB = 62.2
-    assert notes.items[0] == (
+    assert notes.items == [
+        # 8.59 GB / 138 MB = 62.2
         "With 1.26 KiB on chip (one row of each block) K and V are read N times: 8.59 GB, x62 "
         "more than the naive kernel's traffic. Tiling moves no more than naive only from 96.5 KiB "
-        "on."
-    )
-    assert notes.items[1] == (
+        "on.",
         "Between 16 KiB and 128 KiB the staircase falls with a log-log slope of -0.91: doubling "
-        "the on-chip memory about halves the traffic, the theorem's 1 / M."
-    )
-    assert notes.items[2] == (
+        "the on-chip memory about halves the traffic, the theorem's 1 / M.",
         "From 2.00 MiB, K and V whole (2.00 MiB) plus one query row, the traffic drops to the "
-        "ideal 4.19 MB; the lowest point of the curve is 4.19 MB."
-    )
+        "ideal 4.19 MB; the lowest point of the curve is 4.19 MB.",
+    ]
 
 
 def lengths(takes_over: dict) -> page.Lengths:
@@ -225,21 +213,17 @@ def test_machine_by_hand() -> None:
         "16.00 GB/s", "17.0 GFLOP/s", "25.0 GFLOP/s", "26.0 GFLOP/s", "1.6 FLOP/byte",
         "70.0 µs", "0.55 ns",
     ]  # fmt: skip
-    assert notes.items[0] == (
-        "The roofs: the calibration; P_1 = 26.0 GFLOP/s, the faster one-thread matmul of the two."
-    )
-    assert notes.items[1] == (
+    assert notes.items == [
+        "The roofs: the calibration; P_1 = 26.0 GFLOP/s, the faster one-thread matmul of the two.",
         "On one thread the ridge is 1.6 FLOP/byte. The naive kernel in fp32 does 12.8 FLOP per "
         "byte of its ten passes (about (4 d_h + 5) / 40 at any N): at or above the ridge, so by "
-        "the roofline it is compute-bound here, and fewer bytes do not lower its bound."
-    )
-    assert page.machine(machine(naive_i=1.625))[2].items[1].count("at or above the ridge") == 1
-    # 70 µs / 14 calls = 5 µs; 70 µs x 26 GFLOP/s = 1.82 MFLOP
-    assert notes.items[2] == (
+        "the roofline it is compute-bound here, and fewer bytes do not lower its bound.",
+        # 70 µs / 14 calls = 5 µs; 70 µs x 26 GFLOP/s = 1.82 MFLOP
         "An inner step costs 70.0 µs before any arithmetic, about 5.00 µs per numpy call. In "
         "that time one core does 1.82 MFLOP of matmul: a block must do much more work than that "
-        "for the fixed cost to vanish."
-    )
+        "for the fixed cost to vanish.",
+    ]
+    assert page.machine(machine(naive_i=1.625))[2].items[1].count("at or above the ridge") == 1
     low = page.machine(machine(naive_i=1.0, saved=0.0))
     said = low[2].items[1]
     assert "below the ridge, so by the roofline fewer bytes would make it faster." in said
@@ -351,39 +335,31 @@ def test_kernels_by_hand() -> None:
         "both) and each kernel's D / beta. A kernel's bound is the higher of its two lines. The "
         "vertical line is where the naive kernel's N x N scores fill the last-level cache."
     )
-    assert notes.items[0] == (
+    assert notes.items == [
         "The tiled kernel takes x1.25 at N = 2,048, x1.05 at N = 4,096, x0.96 at N = 8,192 the "
         "naive kernel's time. It is slower at 2 of the 3 lengths and within 10% of the naive "
         "kernel at 2. Both kernels are compute-bound on one core here, so the bytes the tiled one "
         "saves do not lower its bound, while its many small matmuls run below the roof and every "
-        "inner step pays a fixed cost."
-    )
-    # 1 s against the sum 90 ms (0.91 away) and the max 50 ms (0.95 away): closer to the sum
-    assert notes.items[1] == (
+        "inner step pays a fixed cost.",
+        # 1 s against the sum 90 ms (0.91 away) and the max 50 ms (0.95 away): closer to the sum
         "numpy runs the naive kernel's phases one after the other: the matmuls at F / P_1 = "
         "40.0 ms, then ten passes over S at D / beta = 50.0 ms (10.00 GB/s). It took 1.00 s at "
         "N = 8,192, closer to their sum, 90.0 ms, than to the roofline's max, 50.0 ms, which "
-        "assumes the two overlap."
-    )
-    # 0.96 s - 0.04 - 8192^2 x 0.5 ns (33.6 ms) - 256 x 10 µs (2.56 ms) = 884 ms
-    assert notes.items[2] == (
+        "assumes the two overlap.",
+        # 0.96 s - 0.04 - 8192^2 x 0.5 ns (33.6 ms) - 256 x 10 µs (2.56 ms) = 884 ms
         "The tiled kernel moves x4.0 less than the naive kernel's bytes (100.00 MB, 12.5 ms at "
         "that bandwidth), so its time goes elsewhere: of its 960 ms, 40.0 ms is F at the matmul "
         "roof, 33.6 ms the N^2 exponentials at 0.50 ns each, 2.56 ms the fixed costs of 256 "
         "steps, and the remaining 884 ms its small matmuls running below the roof and its other "
-        "passes over the blocks. The naive kernel pays for the same exponentials."
-    )
-    # per score, 2048 -> 8192: naive 9.54 -> 14.90 ns (x1.56), tiled 11.92 -> 14.31 ns (x1.20)
-    assert notes.items[3] == (
+        "passes over the blocks. The naive kernel pays for the same exponentials.",
+        # per score, 2048 -> 8192: naive 9.54 -> 14.90 ns (x1.56), tiled 11.92 -> 14.31 ns (x1.20)
         "Per score the naive kernel takes 9.54 ns at N = 2,048 (S inside the last-level cache) "
         "and 14.90 ns at N = 8,192 (S 8.0 times the cache), x1.56; the tiled one x1.20. Here the "
-        "savings show in time: the tiled kernel's blocks stay in the L2."
-    )
-    assert notes.items[4] == (
+        "savings show in time: the tiled kernel's blocks stay in the L2.",
         "Where the savings always show: memory. The naive kernel holds S, 4.00 MiB at N = 8,192 "
         "and 4.00 MiB at 131,072 tokens; the tiled kernel needs 1.00 MiB there, its output and "
-        "its blocks."
-    )
+        "its blocks.",
+    ]
     # tiled 0.05 s -> 1.5 s: x30 for x16 the scores, x1.88 per score
     assert kernel_notes({2048: (0.04, 0.05), 8192: (1.0, 1.5)})[3].endswith(
         "x1.56; the tiled one x1.88. Here the passes over S cost about the "
