@@ -1,10 +1,5 @@
-"""Read the course's rst pages with docutils alone: computed text, substitutions and tables.
-
-The ``:computed:`` role and the ``hardware-table`` directive are the docs' own code
-(docs/_ext); the few Sphinx-only roles and directives the pages use (``:ref:``,
-``:doc:``, ``toctree``, ``literalinclude``, ``index``) are stood in for by plain text, so a page
-parses in milliseconds without a Sphinx build.
-"""
+"""Read the course's rst pages with docutils alone (the docs' own :computed: role and
+directives; Sphinx-only roles and directives stood in for by plain text): no Sphinx build."""
 
 from __future__ import annotations
 

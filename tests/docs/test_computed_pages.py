@@ -1,10 +1,5 @@
-"""The docs pages' computed paragraphs (overview, exercises, concepts) under drawn tables.
-
-Each page's ``:computed:`` expressions and ``|name|`` substitutions are evaluated here as
-the role evaluates them (``docs/_ext/computed.py``) against an edited hardware table, and
-the page text that results is read back: no expression may fail (a failure fails
-``make docs -W``), and no sentence may contradict the numbers it quotes.
-"""
+"""The docs pages' :computed: paragraphs evaluated under edited hardware tables: no expression
+fails (that fails ``make docs -W``) and no sentence contradicts the numbers it quotes."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The concept pages' computed numbers and the hardware page's tables, without a Sphinx build.
-
-Each page is parsed with docutils and the docs' own :computed: role and hardware-table
-directive (tests/docs/pages.py); every substitution and every table cell that carries a
-computed number is compared with the value its source prints (the article, the lecture
-script, the datasheets: tests/reference.py) or with hand arithmetic written out here.
-A new or renamed number on a page fails the coverage test until it is added here.
-"""
+"""Every computed number of the concept pages and the hardware page's tables (pages.py, no
+Sphinx build) against its source (tests/reference.py) or hand arithmetic written out here;
+a new or renamed number on a page fails the coverage test until it is added here."""
 
 from __future__ import annotations
 

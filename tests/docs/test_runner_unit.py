@@ -1,10 +1,6 @@
-"""The Run-it-here panels without a browser: packing, configuration, and the harness on CPython.
-
-The harness (``docs/_static/runner/harness.py``) is the code Pyodide runs in the page;
-here it runs on this CPython with ``-S`` (no site-packages, so no numpy or matplotlib,
-as in the browser) over the very zip the build packs. What it captures must be what
-a terminal prints for the same command and the same hardware table, byte for byte.
-"""
+"""The Run-it-here panels without a browser: packing, configuration, and the harness
+(``docs/_static/runner/harness.py``) run on a bare ``python -S`` (no numpy or matplotlib, as
+in Pyodide) over the zip the build packs, printing what a terminal prints, byte for byte."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""The Run-it-here panel's words in Chinese, without a browser.
-
-``docs/_static/runner/runner.js`` writes its English where it uses it, through
-``say("...")``; the catalog runner.po holds their Chinese with the page's own status
-lines, and the build hands a Chinese page its entries. A label added without a Chinese
-entry, an entry whose placeholders differ from its English, or an English label not
-passed through ``say`` would show English (or a raw ``{name}``) on a Chinese page.
-"""
+"""The Run-it-here panel's words in Chinese, without a browser: every ``say("...")`` of
+runner.js has its Chinese in runner.po (placeholders kept), and no label bypasses say()."""
 
 from __future__ import annotations
 

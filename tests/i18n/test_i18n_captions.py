@@ -1,11 +1,5 @@
-"""The lecture figures' captions in the Chinese edition: the same numbers and the same
-branch of every choice as the English caption, the words from the catalog of captions.
-
-A caption is a ``say(...)`` (common/present/say.py); the gallery's scraper leaves its
-template and fields beside the image (docs/_ext/docs_hooks.py), ``make gettext`` puts
-every template in ``captions.po`` and the Chinese build fills the translated templates
-(docs/_ext/i18n.py). A tiny Sphinx project walks that route with a real caption.
-"""
+"""The lecture figures' captions in the Chinese edition: the same numbers and branch of every
+``say(...)`` choice, the words from captions.po; a tiny Sphinx project walks the route."""
 
 from __future__ import annotations
 

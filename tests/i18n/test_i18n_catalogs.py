@@ -1,10 +1,5 @@
-"""The Chinese edition's catalogs: complete where they claim to be, and true to the glossary.
-
-The catalogs are ``docs/locale/zh_CN/LC_MESSAGES/<page>.po`` (``make gettext`` refreshes
-them); the glossary is ``docs/locale/glossary.csv``. A translated entry whose English
-names a glossary term must use the glossary's Chinese term (or keep the English one
-where the glossary keeps it), so a reader meets one word for one idea on every page.
-"""
+"""The Chinese catalogs (docs/locale/zh_CN) are complete, and every translated entry uses the
+glossary's Chinese term for each term its English names (one word for one idea)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The Chinese edition's computed text: numbers from the expression, words from the catalog.
-
-A ``:computed:`` expression's phrases (docs/_ext/computed.py) are the words a reader
-reads; ``make gettext`` puts them in the page's catalog and the Chinese build looks them
-up. Checked here: every expression on every page gives, with its phrases translated,
-nothing English but numbers, units and names; every phrase has its Chinese in its page's
-catalog, with the same placeholders; and a tiny Sphinx project walks the whole route
-(gettext extracts the phrases, the Chinese build prints their translation, a deleted
-translation fails the build under -W).
-"""
+"""The Chinese edition's :computed: text: with its phrases translated an expression leaves no
+English but numbers, units and names; every phrase is in its page's catalog with the same
+placeholders; a tiny Sphinx project extracts, translates and fails on a missing one."""
 
 from __future__ import annotations
 

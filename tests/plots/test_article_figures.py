@@ -1,13 +1,6 @@
-"""Lecture 04's and lectures 07-08's figures by their axes: log scales, limits in whole
-decades, ticks written in the axis' unit, the ridge at P / beta, labels at the numbers
-they name, the guides (budget, memory wall, knee) where the inputs put them, and the data
-each plots (the roof min(P, I beta), the ledger terms, the speedups); then lecture 04's
-details: rings for covered points, where an anomaly's label goes, bar positions.
-
-Expected values are worked out by hand in the comments (decades around the data with the
-margins each figure documents; offsets in points, bar centres at x -+ 0.19 for bars 0.38
-wide), never read from the code.
-"""
+"""Lectures 04, 07 and 08's figures by their axes and data: log scales, limits in decades,
+ticks in the axis' unit, guides and labels where the inputs put them, the plotted terms;
+expected values by hand in the comments, never read from the code."""
 
 from __future__ import annotations
 

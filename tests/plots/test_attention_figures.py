@@ -1,10 +1,5 @@
-"""Lecture 10's figures by the data and axes matplotlib holds: traffic in MB against the
-on-chip memory on log axes, the ridge levels at F / I*, the chips' memories, and the
-measured kernel times with the roofline's parts.
-
-Expected values are worked out here: MB = bytes / 1e6, a ridge I* sits at traffic
-F / I*, ticks every factor of 4 from 4 KiB.
-"""
+"""Lecture 10's figures by the data matplotlib holds: traffic in MB (bytes / 1e6) on log axes,
+ridge levels at F / I*, the chips' memories, ticks every factor of 4, the kernel times."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""Lecture 09's figures by their axes: binary working-set ticks on a log2 axis, GB/s from
-bytes/s, the plateaus over their own sizes, the cache lines inside the range, and the
-hierarchical roofline's decades, roofs min(P, I beta) and ring for a covered point; then
-where a plateau's label sits, which marker each operation gets, how much larger a covering
-marker is, and that the roofline's labels are pushed out by their pad and stay inside the
-axes, clear of each other and of the roofs.
-
-Expected values are worked out here (powers of 4 bytes, bytes / 1e9, decades around the
-data; sqrt(lo x hi) for a centred label, 8 + 5 points per covered marker, offsets (4, 3) pt
-pushed 2 pt out), never read from the module.
-"""
+"""Lecture 09's figures by their axes and data: binary ticks, GB/s, plateaus, cache lines,
+the hierarchical roofline's decades, roofs min(P, I beta), markers and labels; expected
+values worked out here (powers of 4 bytes, sqrt(lo x hi), 8 + 5 pt a covered marker)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The roofline figures by their axes: scales, limits, ticks in the axis' unit, the ridge
-where P / beta puts it, the roof at P, panel titles with their own chip, and the key.
-
-Every expected value is worked out here by hand from the inputs (decades around the
-points, P / beta, TFLOP/s = FLOP/s / 1e12), never read from the module under test.
-"""
+"""The roofline figures by their axes: scales, limits, ticks, the ridge at P / beta, the roof
+at P, panel titles and the key; expected values by hand, never read from the module."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Lecture 14's cost figure by its axes: plain numbers at any batch and any price.
-
-The expected labels are written out by hand for decades of batches and dollars."""
+"""Lecture 14's cost figure: plain tick labels at any batch and any price, written by hand."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Edit the hardware table as a student would and rerun: no sentence contradicts its numbers.
-
-Each edit of the battery (``tests/edit_battery.py``) is written into a copy of
-``common/hw_specs.py``; every lecture that reads the table and ``python3 -m
-common.exercises`` then run there, in one child process per edit, and every sentence
-they print is read back for a direction word that disagrees with its numbers.
-"""
+"""Each edit of the battery (tests/edit_battery.py) written into a copy of common/hw_specs.py;
+the table's lectures and the exercises run there, one child process an edit, and no
+sentence they print may contradict its numbers."""
 
 from __future__ import annotations
 

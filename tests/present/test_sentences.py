@@ -1,10 +1,5 @@
-"""The lectures' sentences under edited tables, run in this process (fast; mutation-testable).
-
-``test_edit_battery.py`` edits the file and runs the course as a student does; here the
-same kind of edit is made to the imported table (monkeypatched chips), the lectures
-run in-process and their sentences are read back, and a few sentences are pinned with
-numbers worked out by hand from the datasheet figures.
-"""
+"""The lectures' sentences under edited tables, run in this process (fast; mutation-testable):
+test_edit_battery.py's edits made to the imported table, and a few sentences by hand."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The command line (common.shell.cli) and the lectures' bootstrap (common.shell.boot).
-
-Flag types and the up-front checks run in this process against a small parser;
-the error handler, Ctrl-C and closed pipes run in a child Python, the way a
-lecture runs, because they change process-wide state.
-"""
+"""The command line (common.shell.cli) and the bootstrap (common.shell.boot): flags against a
+small parser here; the error handler, Ctrl-C and closed pipes in a child Python."""
 
 from __future__ import annotations
 
