@@ -33,7 +33,14 @@ def test_reference_numbers_from_every_namespace_module(expression: str, expected
     assert computed.evaluate(expression) == expected
 
 
-def test_expression_follows_the_hardware_table() -> None:
+def test_the_namespace_holds_public_names_and_follows_the_table() -> None:
+    namespace = computed.build_namespace()
+    public = "A100 H100 CHIPS get_chip ridge_point lower_bound_time gemm_counts memory_ledger"
+    public += " largest_batch_that_fits GIB fmt_bytes fmt_time fmt_ratio math"
+    assert [name for name in public.split() if name not in namespace] == []
+    assert not [name for name in namespace if name.startswith("_")]
+    for imported in ("dataclass", "field", "NamedTuple", "Sequence", "annotations"):
+        assert imported not in namespace, imported
     bigger = hw_specs.Chip(
         name="A100 edited",
         peak_flops_table={"bf16": hw_specs.flops(1979e12, "exercise 3")},
@@ -41,19 +48,12 @@ def test_expression_follows_the_hardware_table() -> None:
         mem_capacity_figure=hw_specs.A100.mem_capacity_figure,
         link_bw_figure=hw_specs.A100.link_bw_figure,
     )
-    namespace = {**computed.build_namespace(), "A100": bigger}
-    assert computed.evaluate("f\"{A100.ridge_point('bf16'):.1f}\"", namespace) == "1272.7"
-
-
-def test_namespace_holds_public_names_only() -> None:
-    namespace = computed.build_namespace()
-    public = "A100 H100 CHIPS get_chip ridge_point lower_bound_time gemm_counts memory_ledger"
-    public += " largest_batch_that_fits GIB fmt_bytes fmt_time fmt_ratio math"
-    for name in public.split():
-        assert name in namespace, name
-    assert not [name for name in namespace if name.startswith("_")]
-    for imported in ("dataclass", "field", "NamedTuple", "Sequence", "annotations"):
-        assert imported not in namespace, imported
+    edited = {**namespace, "A100": bigger}
+    assert computed.evaluate("f\"{A100.ridge_point('bf16'):.1f}\"", edited) == "1272.7"
+    # each evaluation gets a fresh namespace
+    assert computed.evaluate("(leak := 3)") == "3"
+    with pytest.raises(computed.ComputedError, match="NameError"):
+        computed.evaluate("leak")
 
 
 @pytest.fixture
@@ -86,12 +86,6 @@ def test_modules_sharing_a_constant_are_fine_but_a_real_clash_is_an_error(
         computed.evaluate("1")
 
 
-def test_each_evaluation_gets_a_fresh_namespace() -> None:
-    assert computed.evaluate("(leak := 3)") == "3"
-    with pytest.raises(computed.ComputedError, match="NameError"):
-        computed.evaluate("leak")
-
-
 @pytest.mark.parametrize(
     ("expression", "reason"),
     [
@@ -116,7 +110,6 @@ def test_bad_expressions_raise_an_error_naming_the_expression(expression: str, r
 
 
 def _sphinx_build(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
-    """Build one page with the extension under -W; returns the finished process."""
     return sphinx(computed_project(tmp_path / "src", page), tmp_path / "out", "-b", "html")
 
 
