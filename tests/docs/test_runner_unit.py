@@ -284,7 +284,15 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     # (the bracket's run draws none); the shipped table last: the next run works
     requests = [{"kind": "lecture", "target": "02_roofline_basics", "table": t,
                  "chart": t is not bracket} for t in (*tables, TABLE)]  # fmt: skip
-    *runs, good = harness_runs(course, *requests, tmp=tmp_path)
+    # an exercise too: `python3 -m common.exercises` installs no handler, the panel gives one line
+    zero_v5e, _ = edit_chip(TABLE, "TPU v5e", "394e12", "0")
+    requests.append({"kind": "exercise", "target": "v5e-int8", "table": zero_v5e})
+    *runs, good, exercise = harness_runs(course, *requests, tmp=tmp_path)
+    assert (exercise["status"], stream(exercise, "stderr")) == (
+        1,
+        "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
+        "finite number, got 0\n",
+    )
     said = []
     for table, run in zip(tables, runs, strict=True):
         proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
@@ -308,19 +316,6 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
         f"opening parenthesis '(' on line {opened_line}\n"
     )
     assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
-
-
-def test_an_exercise_error_is_one_line(course: Path, tmp_path: Path) -> None:
-    """`python3 -m common.exercises` installs no handler: the panel gives one line."""
-    zero_v5e, _ = edit_chip(TABLE, "TPU v5e", "394e12", "0")
-    (result,) = harness_runs(
-        course, {"kind": "exercise", "target": "v5e-int8", "table": zero_v5e}, tmp=tmp_path
-    )
-    assert stream(result, "stderr") == (
-        "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
-        "finite number, got 0\n"
-    )
-    assert result["status"] == 1
 
 
 def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:
@@ -553,19 +548,15 @@ def load_live():
     return live
 
 
-def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
+def test_live_roofs_are_the_corners_of_min_p_i_beta_under_a_title_a_phone_holds() -> None:
     live = load_live()
     rows = live.roof_rows("X", 100e12, 1e12, 1.0, 1000.0)  # ridge at 100 FLOP/B
     corners = [(r["intensity"], r["tflops"]) for r in rows]
     assert corners == [(1.0, 1.0), (100.0, 100.0), (1000.0, 100.0)]
     points = [("a", 0.2, 0.0), ("b", 3000.0, 0.0)]  # the static figure's decades
     assert live.x_range([("X", 100e12, 1e12)], points) == (0.1, 10000.0)
-
-
-def test_a_long_chart_title_breaks_into_lines_a_phone_holds() -> None:
-    """Lecture 02's title ran off both edges of the redrawn chart at 390 px: it breaks at
-    spaces into lines vega draws one under the other (issue 34)."""
-    live = load_live()
+    # Lecture 02's title ran off both edges of the redrawn chart at 390 px: it breaks at
+    # spaces into lines vega draws one under the other (issue 34)
     drawn = live.roofline("bf16 rooflines; points placed on H100 SXM", [("X", 1e14, 1e12)], [])
     assert drawn["title"] == ["bf16 rooflines; points placed", "on H100 SXM"]  # 29 + 11
     assert live.roofline("Operators", [("X", 1e14, 1e12)], [])["title"] == ["Operators"]
