@@ -173,15 +173,6 @@ def test_by_hand(case: str) -> None:
     assert want is None or got[: len(want)] == want
 
 
-def test_blocked_near_ring_takes_the_far_ring_with_a_leader() -> None:
-    # obstacles on the left halves of the eight near boxes, and at the point's sides
-    x, y = 150.0, 150.0
-    near_blocks = [(105.0 + 50, 108 + 50), (105 + 50, 94 + 50), (143.0, 158.0), (143.0, 144.0)]
-    near_blocks += [(157.0, 148.0), (143.0, 148.0), (151.0, 162.0), (151.0, 140.0)]
-    want = check([(x, y)], ["ab"], obstacles=near_blocks)
-    assert want[0][1] is True  # far ring, with a leader line
-
-
 def test_nowhere_clear_takes_the_fewest_clashes_first_among_equals() -> None:
     # a dense grid of obstacles: every candidate clashes; the count decides
     grid = [(100.0 + 3 * i, 100.0 + 3 * j) for i in range(-12, 13) for j in range(-12, 13)]
