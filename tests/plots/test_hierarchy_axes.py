@@ -160,7 +160,7 @@ def roofline(caught, ops, roofs=(("L1", 200e9), ("DRAM", 20e9)), extra=()):
     return fig, ax, points
 
 
-def test_markers_cycle_through_eight_shapes_and_black_without_a_level(caught) -> None:
+def test_markers_cycle_through_eight_shapes_black_without_a_level_and_grow_covered(caught) -> None:
     ops = [(f"op{k}", 2.0**k, 1e9 * 1.5**k, "L1" if k else "") for k in range(9)]
     _, _, points = roofline(caught, ops)
     assert [p.get_marker() for p in points] == ["o", "D", "s", "^", "v", "<", ">", "P", "o"]
@@ -174,9 +174,7 @@ def test_markers_cycle_through_eight_shapes_and_black_without_a_level(caught) ->
     assert hplots.level_color("L1", order) == style.SERIES_COLORS[1]
     assert hplots.level_color("L2", ["L1", "L2"]) == style.SERIES_COLORS[1]
     assert hplots.level_color("L9", ["L1"]) == style.SERIES_COLORS[1]
-
-
-def test_each_covered_marker_grows_by_5_points(caught) -> None:
+    # each covered marker grows by 5 points
     ops = [
         ("a", 0.5, 4e9, "L1"),
         ("b", 0.5, 4.2e9, "L1"),  # covers a
@@ -190,7 +188,7 @@ def test_each_covered_marker_grows_by_5_points(caught) -> None:
     assert [p.get_markerfacecolor() for p in points] == ["none"] * 6
 
 
-def test_roofs_span_the_whole_intensity_axis(caught) -> None:
+def test_roofs_span_the_intensity_axis_of_the_decades_around_the_data(caught) -> None:
     _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("8 threads", 60e9)])
     lo, hi = ax.get_xlim()
     seen = 0
@@ -207,6 +205,19 @@ def test_roofs_span_the_whole_intensity_axis(caught) -> None:
     _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("1 thread", 1e9)])
     assert ax.get_xlim() == pytest.approx((0.01, 1000.0))
     assert ax.get_ylim() == pytest.approx((0.005, 375.0))
+    caught.clear()  # only the next: the intensity axis spans half to twice the data, in decades
+    # ridges 160 / 640 = 0.25 and 160 / 40 = 4; an add at 0.3: 0.25 / 2 = 0.125 -> 0.1,
+    # 4 x 2 = 8 -> 10 (a third and three times would give 0.01 and 100)
+    roofs = [("L1", 640e9), ("DRAM", 40e9)]
+    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.3, 10e9, "DRAM")])
+    ax = caught[0].axes[0]
+    assert ax.get_xlim() == pytest.approx((0.1, 10.0))
+    # y: the add at 10 GFLOP/s and the DRAM roof at 0.1 (4) halved: 2; 160 x 2.5 on top
+    assert ax.get_ylim() == pytest.approx((2.0, 400.0))
+    caught.clear()  # only the next figure
+    # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
+    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
+    assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))
 
 
 def test_roofline_labels_are_pushed_2_points_out_and_stay_inside(caught) -> None:
@@ -270,18 +281,3 @@ def test_labels_keep_clear_of_every_roof(caught, ops) -> None:
         for ox, oy in samples:
             r = 2.5 * s
             assert not (b[0] < ox + r and ox - r < b[2] and b[1] < oy + r and oy - r < b[3])
-
-
-def test_intensity_axis_takes_the_decades_around_half_and_twice_the_data(caught) -> None:
-    # ridges 160 / 640 = 0.25 and 160 / 40 = 4; an add at 0.3: 0.25 / 2 = 0.125 -> 0.1,
-    # 4 x 2 = 8 -> 10 (a third and three times would give 0.01 and 100)
-    roofs = [("L1", 640e9), ("DRAM", 40e9)]
-    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.3, 10e9, "DRAM")])
-    ax = caught[-1].axes[0]
-    assert ax.get_xlim() == pytest.approx((0.1, 10.0))
-    # y: the add at 10 GFLOP/s and the DRAM roof at 0.1 (4) halved: 2; 160 x 2.5 on top
-    assert ax.get_ylim() == pytest.approx((2.0, 400.0))
-    caught.clear()  # only the next figure
-    # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
-    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
-    assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))

@@ -120,6 +120,9 @@ def test_panels_each_titled_with_their_own_chip_and_ridge(caught) -> None:
     (legend,) = fig.legends
     assert [t.get_text() for t in legend.get_texts()] == key
     assert legend._ncols == 1
+    panel = rplots.RooflinePanel("H100", H100, [(str(k), 10.0 * k, 1e13) for k in range(1, 6)])
+    rplots.roofline_panels_figure("p.png", [panel], [f"{k}  op" for k in range(1, 6)], "t")
+    assert len(caught[1].axes) == 1 and caught[1].legends[0]._ncols == 2  # a long key
     with pytest.raises(ValueError, match="at least one panel"):
         rplots.roofline_panels_figure("p.png", [], [], "none")
     caught.clear()  # only the next figure
@@ -128,15 +131,6 @@ def test_panels_each_titled_with_their_own_chip_and_ridge(caught) -> None:
     first, second = caught[0].axes
     assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
     assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
-
-
-def test_a_long_key_takes_two_columns(caught) -> None:
-    panel = rplots.RooflinePanel("H100", H100, [(str(k), 10.0 * k, 1e13) for k in range(1, 6)])
-    rplots.roofline_panels_figure("p.png", [panel], [f"{k}  op" for k in range(1, 6)], "t")
-    fig = caught[0]
-    assert len(fig.axes) == 1 and fig.legends[0]._ncols == 2
-    rplots.roofline_panels_figure("p.png", [panel], [f"{k}  op" for k in range(1, 5)], "t")
-    assert caught[1].legends[0]._ncols == 1
 
 
 def test_coinciding_points_are_grouped_by_position_and_counted() -> None:
@@ -219,7 +213,7 @@ def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
     style.require_matplotlib()  # no error where matplotlib is installed
 
 
-def test_ranges_leave_out_empty_values_and_keep_small_ones(caught) -> None:
+def test_ranges_leave_out_empty_values_reach_slow_points_and_keep_small_ones(caught) -> None:
     """A point with no FLOP/s still widens the intensity range but not the rate axis; a toy
     machine of a few FLOP/s keeps its sub-1 rates; 1 / 1.5 margin below the lowest I."""
     rplots.roofline_figure("r.png", [H100], [("idle", 5000.0, 0.0), ("low", 0.155, 5e11)])
@@ -242,6 +236,24 @@ def test_ranges_leave_out_empty_values_and_keep_small_ones(caught) -> None:
     series = rplots.PointSeries("ops", [(0.05, 0.05)])
     rplots.roofline_series_figure("s.png", ("toy", 10.0, 1.0), [series], "t")
     assert caught[3].axes[0].get_ylim() == pytest.approx((0.01, 100.0))
+    # A point below every roof widens the rate axis down; a point at intensity 0 or rate 0 is
+    # left out of the log ranges; the top is the peak doubled, up to its decade.
+    points = [("slow", 1.0, 1e9), ("nothing", 0.0, 1e10)]
+    rplots.roofline_figure("r.png", [H100], points)
+    (ax,) = caught[4].axes
+    # x: 1.0 / 1.5 -> 0.1 (the point at 0 is left out), 295 x 3 -> 1,000; y: 1e9 -> 1e9.
+    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
+    assert ax.get_ylim() == pytest.approx((1e9, 1e16))
+    panel = rplots.RooflinePanel("H100", H100, [("1", 1.0, 1e9), ("2", 2.0, 0.0)])
+    rplots.roofline_panels_figure("p.png", [panel], ["1  slow", "2  idle"], "t")
+    assert caught[5].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
+    series = rplots.PointSeries("ops", [(1.0, 1e9), (2.0, 0.0)])
+    rplots.roofline_series_figure("s.png", H100, [series], "t")
+    assert caught[6].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
+    # A peak of 4 FLOP/s: 4 x 2 = 8 -> 10 (a margin of x 3 would give 12 -> 100); the
+    # bottom is the roof at 1 / 1.5 -> 0.1: 0.1 FLOP/s.
+    rplots.roofline_figure("t.png", [("toy", 4.0, 1.0)], [("p", 1.0, 1.0)])
+    assert caught[7].axes[0].get_ylim() == pytest.approx((0.1, 10.0))
 
 
 def test_series_figure_range_colours_and_a_third_group(caught) -> None:
@@ -281,24 +293,3 @@ def test_key_prints_whole_intensities_from_ten(caught) -> None:
     tie = rplots.PointSeries("b ops", [(4.0, 1e12), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
     # Sorted by intensity (not by rate), names of equal count in alphabetical order.
     assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e12, "b z x1")]
-
-
-def test_rate_axes_reach_down_to_slow_points_and_up_past_the_peak(caught) -> None:
-    """A point below every roof widens the rate axis down; a point at intensity 0 or rate
-    0 is left out of the log ranges; the top is the peak doubled, up to its decade."""
-    points = [("slow", 1.0, 1e9), ("nothing", 0.0, 1e10)]
-    rplots.roofline_figure("r.png", [H100], points)
-    (ax,) = caught[0].axes
-    # x: 1.0 / 1.5 -> 0.1 (the point at 0 is left out), 295 x 3 -> 1,000; y: 1e9 -> 1e9.
-    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
-    assert ax.get_ylim() == pytest.approx((1e9, 1e16))
-    panel = rplots.RooflinePanel("H100", H100, [("1", 1.0, 1e9), ("2", 2.0, 0.0)])
-    rplots.roofline_panels_figure("p.png", [panel], ["1  slow", "2  idle"], "t")
-    assert caught[1].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
-    series = rplots.PointSeries("ops", [(1.0, 1e9), (2.0, 0.0)])
-    rplots.roofline_series_figure("s.png", H100, [series], "t")
-    assert caught[2].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
-    # A peak of 4 FLOP/s: 4 x 2 = 8 -> 10 (a margin of x 3 would give 12 -> 100); the
-    # bottom is the roof at 1 / 1.5 -> 0.1: 0.1 FLOP/s.
-    rplots.roofline_figure("t.png", [("toy", 4.0, 1.0)], [("p", 1.0, 1.0)])
-    assert caught[3].axes[0].get_ylim() == pytest.approx((0.1, 10.0))
