@@ -33,7 +33,7 @@ def test_points_sit_on_the_roof_min_of_peak_and_i_beta() -> None:
     assert course.chip_roofs([_Chip()], "bf16") == [("Toy, bf16", 100.0, 10.0)]
 
 
-def test_draw_runs_the_expression_with_path_and_the_computed_names(tmp_path: Path) -> None:
+def test_draw_runs_the_expression_with_path_and_the_computed_names_or_says_why_not(tmp_path):
     pytest.importorskip("matplotlib")
     target = tmp_path / "figs" / "roof.png"
     expression = (
@@ -42,9 +42,7 @@ def test_draw_runs_the_expression_with_path_and_the_computed_names(tmp_path: Pat
     )
     assert course.draw(expression, target) == target
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def test_draw_says_in_one_line_what_went_wrong(tmp_path: Path) -> None:
+    # or says in one line what went wrong
     with pytest.raises(ValueError, match=r"cannot draw x\.png: NameError"):
         course.draw("no_such_function(PATH)", tmp_path / "x.png")
     with pytest.raises(ValueError, match="did not write"):

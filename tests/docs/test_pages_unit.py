@@ -301,7 +301,7 @@ def _si(value: float, unit: str) -> str:
     return f"{value:.4g} {unit}"
 
 
-def test_hardware_page_figures_and_estimate_flags() -> None:
+def test_hardware_page_figures_achievable_roofs_ridges_and_bytes() -> None:
     found = pages.tables(pages.page("hardware"))
     figures = {title: rows for title, rows in found if title}
     assert list(figures) == [f"{reference.CHIP_NAMES[k]} (key {k})" for k in reference.HARDWARE]
@@ -316,12 +316,9 @@ def test_hardware_page_figures_and_estimate_flags() -> None:
         assert all(row[2] for row in rows[1:])  # every figure names its source
     assert figures["A100 40GB SXM (key a100)"][3][1] == "1.555 TB/s"
     assert figures["B300 (key b300)"][1][1].endswith("(estimate)")  # bf16 "about 2.5x H100"
-
-
-def test_hardware_page_shows_spec_and_achievable_columns() -> None:
-    # Typed from the sources (see tests/tables/test_achievable_roofs.py): MAMF A100 271.2 and
-    # H100 794.5 TFLOP/s; H200 nvbandwidth 396.40 GB/s; no TPU measurement published.
-    untitled = [rows for title, rows in pages.tables(pages.page("hardware")) if not title]
+    # Spec and achievable columns, typed from the sources (tests/tables/test_achievable_roofs.py):
+    # MAMF A100 271.2 and H100 794.5 TFLOP/s; H200 nvbandwidth 396.40 GB/s; no TPU measured.
+    untitled = [rows for title, rows in found if not title]
     (table,) = [rows for rows in untitled if "achievable (measured)" in rows[0]]
     assert table[0] == ["chip", "roof", "spec", "achievable (measured)", "of spec", "measured by"]
     cells = {(r[0], r[1]): r[2:] for r in table[1:]}
@@ -335,10 +332,7 @@ def test_hardware_page_shows_spec_and_achievable_columns() -> None:
     first = listed.children[0].astext()
     assert "Maximum Achievable Matmul FLOPS comparison table" in first and "744d01e" in first
     assert cells["TPU v5e", "memory bandwidth"][1] == "none published"
-
-
-def test_hardware_page_ridge_points_and_bytes() -> None:
-    untitled = [rows for title, rows in pages.tables(pages.page("hardware")) if not title]
+    # ridge points and bytes per element
     ridge, nbytes = [rows for rows in untitled if "achievable (measured)" not in rows[0]]
     precisions = ["bf16", "int8", "fp8", "nvfp4"]
     assert ridge[0] == ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
