@@ -16,21 +16,8 @@ from common import hw_specs
 computed = load_extension("computed")
 
 
-@pytest.mark.parametrize(
-    ("expression", "expected"),
-    [
-        ("f\"{A100.ridge_point('bf16'):.1f}\"", "200.6"),
-        ("f\"{H100.ridge_point('fp8'):.1f}\"", "590.7"),
-        ("fmt_bytes(7e9 * 2, binary=True, digits=1)", "13.0 GiB"),
-        ("fmt_bytes(kv_cache_bytes(1, 32, 4096), binary=True, digits=0)", "512 KiB"),
-        ('f"{intensity(*attention_counts(4096, 128, materialized=False)):.1f}"', "2068.0"),
-        ('f"{math.log2(4096):.0f}"', "12"),
-        # B 4096 / (2 B + 4096) >= 200.6 first at B = 223 (222.4 by hand): an int, as text
-        ("critical_batch(4096, 4096, A100.ridge_point('bf16'))", "223"),
-    ],
-)
-def test_reference_numbers_from_every_namespace_module(expression: str, expected: str) -> None:
-    assert computed.evaluate(expression) == expected
+# Reference numbers from every namespace module (ridges, bytes, intensities, the critical
+# batch), each as the role evaluates it on a page: test_pages_unit.py's SUBSTITUTIONS.
 
 
 def test_the_namespace_holds_public_names_and_follows_the_table() -> None:
