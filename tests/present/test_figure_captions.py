@@ -48,12 +48,10 @@ def test_ledger_caption_points_at_the_first_bar_over_budget() -> None:
     assert "every bar stays under it" in roomy and "fits as well" not in roomy
 
 
-def test_speedup_caption_says_where_each_upgrade_pays() -> None:
-    caption = figures.speedup_caption()
+def test_the_speedup_caption_and_the_written_table() -> None:
+    caption = figures.speedup_caption()  # where each upgrade pays
     assert "left of it only bandwidth helps, right of it only compute" in caption
-
-
-def test_written_table_names_files_not_paths() -> None:
+    # the table of figures written names files, not paths
     group = figures.written_table([("/somewhere/figs/a.png", "lecture 01"), ("b.png", "a formula")])
     assert group.items[1].rows == [["a.png", "lecture 01"], ["b.png", "a formula"]]
     assert "somewhere" not in str(group)

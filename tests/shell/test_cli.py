@@ -66,6 +66,8 @@ def test_out_of_range_numbers_are_one_line_usage_errors(flag: str, value: str, u
     line = usage_error(_parser().parse_args, [flag, value])
     assert line.startswith("demo.py: error: argument ") and flag in line
     assert len(line) < 200  # a 300-digit value is quoted short
+    if flag == "--batch" and value.isdigit():  # the words the lectures promise
+        assert "expected a positive integer from 1 to 1,048,576" in line
 
 
 def test_numbers_at_the_edges_of_their_ranges_pass() -> None:
@@ -73,11 +75,6 @@ def test_numbers_at_the_edges_of_their_ranges_pass() -> None:
     assert (args.batch, args.context, args.budget_gib) == (2**20, 1, 1e5)
     args = _parser().parse_args(["--budget-gib", "0.5"])
     assert args.budget_gib == 0.5
-
-
-def test_messages_keep_the_words_the_lectures_promise(usage_error) -> None:
-    line = usage_error(_parser().parse_args, ["--batch", str(10**18)])
-    assert "expected a positive integer from 1 to 1,048,576" in line
 
 
 def test_choices_are_case_insensitive() -> None:
