@@ -1,16 +1,94 @@
-"""Every computed number of the concept pages and the hardware page's tables (pages.py, no
-Sphinx build) against its source (tests/reference.py) or hand arithmetic written out here;
-a new or renamed number on a page fails the coverage test until it is added here."""
+"""Every computed number of the concept pages and the hardware page's tables against its
+source (tests/reference.py) or hand arithmetic written out here; a new or renamed number on a
+page fails the coverage test until it is added here. The pages are parsed with docutils and
+the docs' own :computed: role and directives; the Sphinx-only roles and directives they use
+stand in as plain text (or nothing), so a page parses in milliseconds without a build."""
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
-import pages
 import pytest
 import reference
+from conftest import REPO, load_extension
+from docutils import nodes
+from docutils.core import publish_doctree
+from docutils.parsers.rst import Directive, directives, roles
 
-MS, US = 1e-3, 1e-6
+DOCS = REPO / "docs"
+
+
+def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    return [nodes.Text(text.split("<")[0].strip() if "<" in text else text)], []
+
+
+class _Skip(Directive):
+    """A directive left out (course-figure draws at build time: no numbers)."""
+
+    has_content = True
+    optional_arguments = 10
+    final_argument_whitespace = True
+
+    def run(self) -> list:
+        return []
+
+
+class _FakeEnv:
+    """What SphinxDirective.env needs here: a place to note dependencies."""
+
+    docname = "page"
+
+    def __init__(self) -> None:
+        self.dependencies: list[str] = []
+
+    def note_dependency(self, path: str) -> None:
+        self.dependencies.append(str(path))
+
+
+@functools.cache
+def _register() -> None:
+    course = load_extension("course")
+    roles.register_local_role("computed", load_extension("computed").computed_role)
+    for name in ("ref", "doc", "numref", "term"):
+        roles.register_local_role(name, _text_role)
+    for name in ("toctree", "literalinclude", "index", "course-figure"):
+        directives.register_directive(name, _Skip)
+    directives.register_directive("hardware-table", course.HardwareTableDirective)
+    directives.register_directive("exercise", course.ExerciseDirective)
+
+
+def doctree(source: str, source_path: str = "page.rst") -> Any:
+    """The parsed page, substitutions applied; a system message of level >= 2 is an error."""
+    _register()
+    overrides = {"report_level": 5, "halt_level": 2, "env": _FakeEnv(), "warning_stream": False}
+    return publish_doctree(source, source_path=source_path, settings_overrides=overrides)
+
+
+@functools.cache
+def page(name: str) -> Any:
+    """docs/NAME.rst parsed (once per test run)."""
+    path = DOCS / f"{name}.rst"
+    return doctree(path.read_text(encoding="utf-8"), str(path))
+
+
+def plain(text: str) -> str:
+    """Page text with the computed role's no-break spaces (number and unit) as spaces."""
+    return text.replace("\xa0", " ")
+
+
+def tables(tree: Any) -> list[tuple[str, list[list[str]]]]:
+    """Every table: (title, rows of cell texts, header row first)."""
+    found = []
+    for table in tree.findall(nodes.table):
+        titles = [t.astext() for t in table.children if isinstance(t, nodes.title)]
+        rows = [
+            [plain(entry.astext()) for entry in row.findall(nodes.entry)]
+            for row in table.findall(nodes.row)
+        ]
+        found.append((titles[0] if titles else "", rows))
+    return found
 
 
 def speedups(r: float) -> tuple[str, str]:
@@ -247,19 +325,25 @@ INLINE = {
 
 @pytest.mark.parametrize("name", sorted(INLINE))
 def test_inline_numbers(name: str) -> None:
-    text = " ".join(pages.page(name).astext().split())
+    text = " ".join(page(name).astext().split())
     for fragment in INLINE[name][1]:
         assert fragment in text
 
 
 @pytest.mark.parametrize("name", sorted(SUBSTITUTIONS))
 def test_every_computed_substitution(name: str) -> None:
-    assert pages.substitutions(pages.page(name)) == SUBSTITUTIONS[name]
+    tree = page(name)  # |name| -> the text it stands for
+    found = {
+        n: plain(d.astext())
+        for d in tree.findall(nodes.substitution_definition)
+        for n in d["names"]
+    }
+    assert found == SUBSTITUTIONS[name]
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_every_computed_table(name: str) -> None:
-    assert [rows for _, rows in pages.tables(pages.page(name))] == TABLES[name]
+    assert [rows for _, rows in tables(page(name))] == TABLES[name]
 
 
 def _computed_outside_substitutions(source: str) -> tuple[int, int]:
@@ -273,7 +357,7 @@ def _computed_outside_substitutions(source: str) -> tuple[int, int]:
             in_table = False
         if line.startswith(".. |"):
             continue
-        count = len(pages.computed_expressions(line))
+        count = len(re.findall(r":computed:`([^`]*)`", line))
         outside += count
         inside_tables += count if in_table else 0
     return outside, inside_tables
@@ -281,12 +365,12 @@ def _computed_outside_substitutions(source: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("name", sorted(SUBSTITUTIONS))
 def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
-    source = (pages.DOCS / f"{name}.rst").read_text(encoding="utf-8")
+    source = (DOCS / f"{name}.rst").read_text(encoding="utf-8")
     outside, in_tables = _computed_outside_substitutions(source)
     inline = INLINE.get(name, (0, []))[0]
     assert outside == in_tables + inline, f"{name}: a :computed: number that no test checks"
-    found = {p for p in pages.DOCS.rglob("*.rst") if ":computed:" in p.read_text("utf-8")}
-    checked = {pages.DOCS / f"{n}.rst" for n in SUBSTITUTIONS}
+    found = {p for p in DOCS.rglob("*.rst") if ":computed:" in p.read_text("utf-8")}
+    checked = {DOCS / f"{n}.rst" for n in SUBSTITUTIONS}
     assert found <= checked, f"pages with computed numbers not checked here: {found - checked}"
 
 
@@ -302,7 +386,7 @@ def _si(value: float, unit: str) -> str:
 
 
 def test_hardware_page_figures_achievable_roofs_ridges_and_bytes() -> None:
-    found = pages.tables(pages.page("hardware"))
+    found = tables(page("hardware"))
     figures = {title: rows for title, rows in found if title}
     assert list(figures) == [f"{reference.CHIP_NAMES[k]} (key {k})" for k in reference.HARDWARE]
     for key, want in reference.HARDWARE.items():
@@ -326,9 +410,7 @@ def test_hardware_page_figures_achievable_roofs_ridges_and_bytes() -> None:
     assert cells["H100 SXM", "peak bf16"][:3] == ["989 TFLOP/s", "794.5 TFLOP/s", "80.3%"]
     assert cells["H200", "link (NVLink 4)"][:3] == ["450 GB/s", "396.4 GB/s", "88.1%"]
     assert cells["A100 40GB SXM", "peak bf16"][3].startswith("[1] ")  # numbered sources below
-    from docutils import nodes
-
-    (listed,) = list(pages.page("hardware").findall(nodes.enumerated_list))
+    (listed,) = list(page("hardware").findall(nodes.enumerated_list))
     first = listed.children[0].astext()
     assert "Maximum Achievable Matmul FLOPS comparison table" in first and "744d01e" in first
     assert cells["TPU v5e", "memory bandwidth"][1] == "none published"
@@ -349,16 +431,13 @@ def test_hardware_page_figures_achievable_roofs_ridges_and_bytes() -> None:
 
 
 def test_the_hardware_directive_notes_its_dependency() -> None:
-    tree = pages.doctree(".. hardware-table:: bytes-per-element\n")
+    tree = doctree(".. hardware-table:: bytes-per-element\n")
     env = tree.settings.env
     assert any(path.endswith("hw_specs.py") for path in env.dependencies)
 
 
 def test_the_exercise_directive_renders_the_worked_answer() -> None:
-    from docutils import nodes
-
-    pages.load_extension("course")
-    tree = pages.doctree(".. exercise:: gqa-decode\n")
+    tree = doctree(".. exercise:: gqa-decode\n")
     assert tree["title"] == "Decode attention with MHA, GQA and MQA"
     text = tree.astext()
     assert "From this course." in text and "Is any of them compute-bound on an H100?" in text
@@ -371,7 +450,7 @@ def test_the_exercise_directive_renders_the_worked_answer() -> None:
     # the exercise's 64 query heads (lecture 02 works the script's 32): intensity = query
     # heads / KV heads (64/64, 64/8, 64/1); KV per token and layer = 2 (K and V) x KV heads
     # x 128 x 2 bytes (32 KiB, 4 KiB, 512 B)
-    assert [rows for _, rows in pages.tables(tree)] == [
+    assert [rows for _, rows in tables(tree)] == [
         [
             ["attention", "I (FLOP/B)", "KV bytes per token and layer"],
             ["MHA (64 KV heads)", "1", "32.00 KiB"],
@@ -384,7 +463,7 @@ def test_the_exercise_directive_renders_the_worked_answer() -> None:
 def test_the_exercises_page_shows_every_exercise() -> None:
     from common.exercises import EXERCISES
 
-    source = (pages.DOCS / "exercises.rst").read_text(encoding="utf-8")
+    source = (DOCS / "exercises.rst").read_text(encoding="utf-8")
     shown = re.findall(r"^\.\. exercise:: (\S+)", source, re.M)
     assert sorted(shown) == sorted(e.key for e in EXERCISES)
 
@@ -400,6 +479,5 @@ def test_the_exercises_page_shows_every_exercise() -> None:
 def test_a_bad_directive_or_expression_is_an_error(source: str, says: str) -> None:
     from docutils.utils import SystemMessage
 
-    pages.load_extension("course")  # the exercise directive's
     with pytest.raises(SystemMessage, match=re.escape(says)):
-        pages.doctree(source)
+        doctree(source)
