@@ -163,7 +163,7 @@ def test_format_table_aligns_numbers_right_text_left_and_refuses_ragged_rows() -
         format_table(["a", "b", "c"], [["1", "2"]])
 
 
-def test_print_table_header_underline_and_observations(capsys: pytest.CaptureFixture[str]) -> None:
+def test_headers_tables_and_observations_fit_the_width_and_progress_is_quiet(capsys) -> None:
     print_header("1. Basics")
     print_table(["x"], [[1]])
     print_observations(["first " * 40, "second"])
@@ -178,19 +178,10 @@ def test_print_table_header_underline_and_observations(capsys: pytest.CaptureFix
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == "=" * 40
     assert lines[5] == "=" * WIDTH
-
-
-def test_observations_wrap_with_hanging_indent() -> None:
-    text = format_observations(["word " * 60], title="Notes")
-    lines = text.splitlines()
-    assert lines[0] == "Notes:"
-    assert lines[1].startswith("  1. word")
-    assert all(line.startswith("     word") for line in lines[2:])
-    assert all(len(line) <= WIDTH for line in lines)
-
-
-def test_progress_is_silent_when_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
-    console.progress("working")
+    # observations wrap with a hanging indent
+    lines = format_observations(["word " * 60], title="Notes").splitlines()
+    assert lines[0] == "Notes:" and lines[1].startswith("  1. word")
+    assert all(line.startswith("     word") and len(line) <= WIDTH for line in lines[2:])
+    console.progress("working")  # silent when not a terminal
     console.progress_done()
-    captured = capsys.readouterr()
-    assert captured.err == "" and captured.out == ""
+    assert capsys.readouterr() == ("", "")

@@ -27,6 +27,11 @@ def test_each_object_as_terminal_text(capsys, monkeypatch) -> None:
     assert str(display.figure("f.png", "Look.", "figures/f.png")) == "saved figure: figures/f.png"
     with pytest.raises(ValueError, match="2 cells"):  # a row of the wrong length, when made
         display.Table(["a", "b", "c"], [["1", "2"]])
+    facts = Facts([("CPU", "fast"), ("BLAS threads", 2), ("``x``", "y ``z``")])
+    # longest name is 'BLAS threads' (12 characters) + ':' -> values start at column 14
+    assert str(facts).splitlines() == ["CPU:          fast", "BLAS threads: 2", "x:            y z"]
+    text = str(Group(Heading("Box"), Facts([("a", 1)])))  # under a heading
+    assert text.splitlines() == ["", "Box", "=" * 20, "a: 1"]
 
 
 def test_each_object_as_page_html(monkeypatch) -> None:
@@ -45,25 +50,15 @@ def test_each_object_as_page_html(monkeypatch) -> None:
     assert heading == '<p class="rl-heading">Prefill on <code>H100</code></p>'  # number dropped
     assert display.Heading("Summary", page="")._repr_html_() == ""  # off the page
     assert display.Preformatted("a  |")._repr_html_() == '<pre class="rl-pre">a  |</pre>'
-
-
-def test_a_table_marks_the_rows_its_section_names() -> None:
-    # rl-keep: scroll-boxes.js shows them when it folds the table on a phone
+    # on the page, facts are a two-column table of row headers
+    html = Facts([("a<b", "``code``")])._repr_html_()
+    assert html.startswith('<div class="rl-table-scroll"><table class="rl-table rl-facts">')
+    assert '<tr><th scope="row">a&lt;b</th><td><code>code</code></td></tr>' in html
+    # the rows a section names carry rl-keep (scroll-boxes.js shows them when it folds the
+    # table on a phone); the terminal table is unchanged
     rows = [["a", "1"], ["b", "2"], ["c", "3"]]
     marked = display.Table(["x", "y"], rows, keep=[1])
     body = marked._repr_html_().split("<tbody>")[1]
     assert body.startswith('<tr><td>a</td><td class="num">1</td></tr><tr class="rl-keep">')
     assert body.count("rl-keep") == 1
     assert str(marked) == str(display.Table(["x", "y"], rows))
-
-
-def test_facts_align_values_after_the_longest_name_and_are_row_headers_on_the_page() -> None:
-    facts = Facts([("CPU", "fast"), ("BLAS threads", 2), ("``x``", "y ``z``")])
-    # longest name is 'BLAS threads' (12 characters) + ':' -> values start at column 14
-    assert str(facts).splitlines() == ["CPU:          fast", "BLAS threads: 2", "x:            y z"]
-    text = str(Group(Heading("Box"), Facts([("a", 1)])))  # under a heading
-    assert text.splitlines() == ["", "Box", "=" * 20, "a: 1"]
-    # on the page, a two-column table of row headers
-    html = Facts([("a<b", "``code``")])._repr_html_()
-    assert html.startswith('<div class="rl-table-scroll"><table class="rl-table rl-facts">')
-    assert '<tr><th scope="row">a&lt;b</th><td><code>code</code></td></tr>' in html
