@@ -1,8 +1,11 @@
-"""The claims vocabulary: each direction word follows the two numbers it is given."""
+"""The claims vocabulary (each direction word follows the two numbers it is given) and the
+crossover line of a sweep (common.present.explain)."""
 
 from __future__ import annotations
 
+from common.formulas.thresholds import Crossover
 from common.present import claims
+from common.present.explain import crossover_line
 
 
 def one(x: float) -> str:
@@ -100,3 +103,14 @@ def test_outgrew_names_the_larger_growth_first() -> None:
         (3.17, 1.5): "compute grew x3.17 but bandwidth only x1.50",  # both grew, one < 2
     }
     assert {(a, b): claims.outgrew("compute", a, "bandwidth", b) for a, b in said} == said
+
+
+def test_crossover_line_names_the_interval_and_both_intensities_or_none() -> None:
+    # I(128) = 120.47 and I(256) = 227.56 for [M, 4096] x [4096, 4096] in bf16, A100 I* 200.6
+    line = crossover_line(Crossover(128, 256), {128: 120.471, 256: 227.555}, 200.64, "M", 4096)
+    assert line == "crossover: M in (128, 256]: I(128) = 120.47 < I* = 200.64 <= I(256) = 227.56"
+    # when nothing or everything crosses
+    none = crossover_line(None, {}, 5.0, "B", 256, label="ridge crossing")
+    assert none == "ridge crossing: none; every B up to 256 stays below I* = 5.00"
+    first = crossover_line(Crossover(None, 1), {1: 9.0}, 5.0, "B", 256, ridge_digits=1)
+    assert first == "crossover: none needed; already compute-bound at B = 1"
