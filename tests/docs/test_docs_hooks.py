@@ -100,6 +100,17 @@ def test_alt_text_says_what_the_figure_shows(path: str, caption: str, alt: str) 
     assert docs_hooks.alt_text(path, *([caption] if caption else [])) == alt
 
 
+def test_the_figure_rest_links_the_image_and_keeps_the_caption() -> None:
+    caption = ["First line,", "second."]
+    rst = docs_hooks.figure_block("/_build/f.png", "alt\n text", caption, "rl-figure-img", "f")
+    assert rst.splitlines()[1:4] == [
+        ".. figure:: /_build/f.png",
+        "   :alt: alt text",
+        "   :width: 100%",
+    ]
+    assert rst.rstrip().splitlines()[-2:] == ["   First line,", "   second."]
+
+
 def test_the_page_rewrites() -> None:
     # changed images, in write order
     before = {"a.png": (1, 100, 10), "b.png": (2, 100, 10)}

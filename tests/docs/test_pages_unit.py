@@ -18,6 +18,7 @@ from docutils.core import publish_doctree
 from docutils.parsers.rst import Directive, directives, roles
 
 DOCS = REPO / "docs"
+course = load_extension("course")
 
 
 def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None):
@@ -49,7 +50,6 @@ class _FakeEnv:
 
 @functools.cache
 def _register() -> None:
-    course = load_extension("course")
     roles.register_local_role("computed", load_extension("computed").computed_role)
     for name in ("ref", "doc", "numref", "term"):
         roles.register_local_role(name, _text_role)
@@ -481,3 +481,41 @@ def test_a_bad_directive_or_expression_is_an_error(source: str, says: str) -> No
 
     with pytest.raises(SystemMessage, match=re.escape(says)):
         doctree(source)
+
+
+# The course-figure directive's helpers: what the concept pages' figures plot.
+class _Chip:
+    """A chip of known roofs: 100 FLOP/s peak, 10 B/s bandwidth, so I* = 10 FLOP/byte."""
+
+    name = "Toy"
+    mem_bw = 10.0
+
+    def peak_flops(self, precision: str) -> float:
+        assert precision == "bf16"
+        return 100.0
+
+
+def test_points_sit_on_the_roof_min_of_peak_and_i_beta() -> None:
+    # (label, F, D): I = 2 (on the slope: 2 x 10 B/s = 20 FLOP/s), I = 10 (the ridge),
+    # I = 50 (under the flat roof: 100 FLOP/s).
+    points = course.on_roof(
+        _Chip(), "bf16", [("slope", 20, 10), ("ridge", 100, 10), ("roof", 500, 10)]
+    )
+    assert points == [("slope", 2.0, 20.0), ("ridge", 10.0, 100.0), ("roof", 50.0, 100.0)]
+    assert course.chip_roofs([_Chip()], "bf16") == [("Toy, bf16", 100.0, 10.0)]
+
+
+def test_draw_runs_the_expression_with_path_and_the_computed_names_or_says_why_not(tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "figs" / "roof.png"
+    expression = (
+        'roofline.roofline_figure(PATH, chip_roofs([A100], "bf16"), '
+        'on_roof(A100, "bf16", [("add", *elementwise_counts(1000))]))'
+    )
+    assert course.draw(expression, target) == target
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # or says in one line what went wrong
+    with pytest.raises(ValueError, match=r"cannot draw x\.png: NameError"):
+        course.draw("no_such_function(PATH)", tmp_path / "x.png")
+    with pytest.raises(ValueError, match="did not write"):
+        course.draw("None", tmp_path / "y.png")
