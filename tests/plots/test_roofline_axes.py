@@ -48,14 +48,10 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     markers = [xy(ln)[0] for ln in ax.get_lines() if ln.get_marker() == "o"]
     assert (989e12 / 3.35e12, 989e12) in markers and (1.0, 3.35e12) in markers
     assert [t.get_text() for t in ax.texts] == ["matvec"]
-
-
-def test_rate_ticks_stay_plain_numbers_past_a_million_tflops(caught) -> None:
-    # lecture 05 with every figure x1000: the H100's 989e15 FLOP/s roof put '1e+06' and
-    # '1e+07' above '100,000' on the rate axis; 1e18 FLOP/s is 1,000,000 TFLOP/s
+    # rate ticks stay plain past a million TFLOP/s: lecture 05 with every figure x1000 (the
+    # H100's 989e15 FLOP/s) put '1e+06' above '100,000'; 1e18 FLOP/s is 1,000,000 TFLOP/s
     rplots.roofline_figure("r.png", [("H100 x1000", 989e15, 3.35e15)], [], title="x1000")
-    (ax,) = caught[0].axes
-    labels = dict(ticks(ax, "y"))
+    labels = dict(ticks(caught[1].axes[0], "y"))
     assert labels[1e18] == "1,000,000" and labels[1e19] == "10,000,000"
     assert not [t for t in labels.values() if "e" in t]
 
@@ -142,6 +138,12 @@ def test_coinciding_points_are_grouped_by_position_and_counted() -> None:
     texts = [text for _, _, text in groups]
     assert texts == ["prefill norm x2, matmul x1; decode matmul x1", "decode matmul x1",
                      "prefill matmul x1"]  # fmt: skip
+    a = rplots.PointSeries("a ops", [(1.0, 1.0), (1.0105, 1.0), (10.6, 50.0)], ["n", "m", "k"])
+    groups = rplots.coinciding([a])
+    assert [x for x, _, _ in groups] == [1.0, 1.0105, 10.6]  # 1.05% apart: two positions
+    tie = rplots.PointSeries("b ops", [(4.0, 1e12), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
+    # Sorted by intensity (not by rate), names of equal count in alphabetical order.
+    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e12, "b z x1")]
 
 
 def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
@@ -256,7 +258,7 @@ def test_ranges_leave_out_empty_values_reach_slow_points_and_keep_small_ones(cau
     assert caught[7].axes[0].get_ylim() == pytest.approx((0.1, 10.0))
 
 
-def test_series_figure_range_colours_and_a_third_group(caught) -> None:
+def test_series_figure_range_colours_a_third_group_and_whole_intensities(caught) -> None:
     curve = ("H100 SXM bf16", 989e12, 3.35e12)
     series = [
         rplots.PointSeries("prefill operators", [(0.5, 1.675e12), (600.0, 989e12)]),
@@ -276,20 +278,12 @@ def test_series_figure_range_colours_and_a_third_group(caught) -> None:
     assert roof.get_color() not in colours and len(set(colours)) == 3
     assert colours[0] == style.MEMORY_COLOR  # prefill in the memory colour, as captioned
     assert groups["third operators"].get_markerfacecolor() == "white"
-
-
-def test_key_prints_whole_intensities_from_ten(caught) -> None:
+    # the key prints whole intensities from ten
     s = rplots.PointSeries("ops", [(10.6, 1e13), (2.25, 5e12)], ["big", "small"])
     rplots.roofline_series_figure("s.png", ("H100", 989e12, 3.35e12), [s], "t")
-    (key,) = caught[0].legends
+    (key,) = caught[1].legends
     assert [t.get_text() for t in key.get_texts()] == [
         "1  I = 2.25: ops small x1",
         "2  I = 11: ops big x1",
     ]
     assert key._ncols == 1
-    a = rplots.PointSeries("a ops", [(1.0, 1.0), (1.0105, 1.0), (10.6, 50.0)], ["n", "m", "k"])
-    groups = rplots.coinciding([a])
-    assert [x for x, _, _ in groups] == [1.0, 1.0105, 10.6]  # 1.05% apart: two positions
-    tie = rplots.PointSeries("b ops", [(4.0, 1e12), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
-    # Sorted by intensity (not by rate), names of equal count in alphabetical order.
-    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e12, "b z x1")]
