@@ -119,6 +119,16 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
     assert (note.get_ha(), note.get_va()) == ("left", "top")
     # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
     assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
+    # the rate axis starts a decade under a third of the slowest point
+    # x from 10**floor(log10(0.2 / 1.5)) = 0.1, where the roof is 5 GFLOP/s; the point
+    # at 2 GFLOP/s is slower: 2 / 3 = 0.67 -> 0.1 (2 itself would give 1); 1000 x 3 -> 10,000
+    points = [article.MeasuredPoint("a", 1.0, 2e9, "memory")]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    assert caught[1].axes[0].get_ylim() == pytest.approx((0.1, 10_000.0))
+    # at 3.5 GFLOP/s a third is 1.17 -> 1 (a quarter, 0.875, would give 0.1)
+    points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    assert caught[2].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
 
 
 @pytest.mark.parametrize(
@@ -143,6 +153,9 @@ ROWS = [
     {"B": 4, "latency_s": 3e-3, "t_pred_s": 1.5e-3, "throughput_per_s": 4 / 3e-3},
     {"B": 16, "latency_s": 8e-3, "t_pred_s": 4e-3, "throughput_per_s": 2000.0, "anomaly": 1},
 ]
+# the same sweep with its anomaly at B = 4
+ROWS_B4 = [{k: v for k, v in r.items() if k != "anomaly"} for r in ROWS]
+ROWS_B4[1]["anomaly"] = 1
 
 
 def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
@@ -172,6 +185,27 @@ def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
     predicted = [(1, 1 / 1e-3), (4, 4 / 1.5e-3), (16, 16 / 4e-3)]  # B / t_pred, not t / B
     assert xy(line(tp, "roofline")) == [(b, pytest.approx(t)) for b, t in predicted]
     assert xy(line(lat, "anomaly")) == [(16, 8.0)]
+    # an anomaly at B = 4: its label sits on its point, clear of both curves
+    article.batch_sweep_figure("b.png", ROWS_B4, (2, 8))
+    lat, tp = caught[1].axes[:2]
+    (b4,) = [t for t in lat.texts if t.get_text() == "B=4"]
+    assert b4.xy == pytest.approx((4, 3.0)) and b4.get_color() == style.MEMORY_COLOR
+    # pushed 3 pt out from the near offsets, or the far ring built from them
+    near = [(7, 6), (7, -14), (-7, 6), (-7, -14), (9, -7), (-9, -7), (0, 10), (0, -18)]
+    far = [(21, 12), (21, -22.4), (-21, 12), (-21, -22.4), (27, -11.2), (-27, -11.2)]
+    assert any(tuple(map(float, b4.xyann)) == pytest.approx(o) for o in near + far)
+    assert not [t for t in tp.texts if t.get_text().startswith("B=")]
+    # the label keeps clear of both curves: sample them along their log-log segments
+    fig = caught[1]
+    fig.draw_without_rendering()
+    box = b4.get_window_extent()
+    for ln in lat.get_lines():
+        if ln.get_label() in ("measured", "roofline"):
+            (x0, y0), (x1, y1) = ln.get_xydata()[1:3]
+            for k in range(9):
+                f = k / 8
+                px, py = lat.transData.transform((x0 * (x1 / x0) ** f, y0 * (y1 / y0) ** f))
+                assert not box.contains(px, py)
 
 
 @pytest.mark.parametrize("crossing", [None, (None, 4)])
@@ -217,6 +251,33 @@ def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
     hatched = {c.get_label(): [bool(b.get_hatch()) for b in c] for c in ax2.containers}
     assert hatched["overhead 30%"] == [False, True] and hatched["overhead 4%"] == [False, False]
     assert [float(ln.get_ydata()[0]) for ln in ax.get_lines()] == [78.0]  # the budget line
+    # the bars sit either side of their batch
+    article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24, 48), 0.30, 0.04, 78 * GIB)
+    ax, ax2 = caught[1].axes[:2]
+    for c in ax.containers:
+        assert [b.get_x() + b.get_width() / 2 for b in c] == pytest.approx([0, 1, 2])
+        assert [b.get_width() for b in c] == pytest.approx([0.65] * 3)
+    centres = {c.get_label(): [b.get_x() + b.get_width() / 2 for b in c] for c in ax2.containers}
+    assert centres["overhead 30%"] == pytest.approx([-0.19, 0.81, 1.81])
+    assert centres["overhead 4%"] == pytest.approx([0.19, 1.19, 2.19])
+    assert centres["over budget"] == pytest.approx([0.0])
+    over = {c.get_label(): c for c in ax2.containers}
+    assert over["over budget"][0].get_height() == 0 and over["over budget"][0].get_hatch()
+    hatched = [b for c in ax2.containers for b in c if b.get_hatch()]
+    # 30%: 24 and 48 over 78 GiB; 4%: 1.04 x (13.04 + 24 x 2.5) = 75.9 fits, 48 does not
+    assert len(hatched) == 1 + 2 + 1
+    for axis in (ax, ax2):
+        budget = annotation(axis, "budget ")
+        assert budget.get_position() == pytest.approx((-0.45, 78.0))
+        assert budget.get_va() == "bottom"
+    ooms = [t for t in ax.texts if t.get_text() == "OOM"]
+    assert [t.get_position()[0] for t in ooms] == [1, 2]
+    assert all(t.get_ha() == "center" and t.get_va() == "bottom" for t in ooms)
+    caught.clear()  # only the next figure
+    article.memory_ledger_figure("m.png", ARTICLE_7B, (1,), 0.30, 0.04, 200 * GIB)
+    ax = caught[0].axes[0]
+    assert ax.get_ylim() == pytest.approx((0, 200 * 1.18))
+    assert not [t for t in ax.texts if t.get_text() == "OOM"]
 
 
 def test_speedup_axes_and_guides(caught) -> None:
@@ -359,75 +420,6 @@ def test_a_ring_needs_the_same_intensity_within_2_percent(caught, intensity, rin
     assert marks["2  b"].get_markersize() == (11 if ring else 6)
     assert marks["3  c"].get_markersize() == (16 if ring else 11)
     assert marks["1  a"].get_markersize() == 6
-
-
-# the same sweep with its anomaly at B = 4
-ROWS_B4 = [{k: v for k, v in r.items() if k != "anomaly"} for r in ROWS]
-ROWS_B4[1]["anomaly"] = 1
-
-
-def test_batch_sweep_anomaly_label_sits_on_its_point_clear_of_both_curves(caught) -> None:
-    article.batch_sweep_figure("b.png", ROWS_B4, (2, 8))
-    lat, tp = caught[0].axes[:2]
-    (b4,) = [t for t in lat.texts if t.get_text() == "B=4"]
-    assert b4.xy == pytest.approx((4, 3.0)) and b4.get_color() == style.MEMORY_COLOR
-    # pushed 3 pt out from the near offsets, or the far ring built from them
-    near = [(7, 6), (7, -14), (-7, 6), (-7, -14), (9, -7), (-9, -7), (0, 10), (0, -18)]
-    far = [(21, 12), (21, -22.4), (-21, 12), (-21, -22.4), (27, -11.2), (-27, -11.2)]
-    assert any(tuple(map(float, b4.xyann)) == pytest.approx(o) for o in near + far)
-    assert not [t for t in tp.texts if t.get_text().startswith("B=")]
-    # the label keeps clear of both curves: sample them along their log-log segments
-    fig = caught[0]
-    fig.draw_without_rendering()
-    box = b4.get_window_extent()
-    for ln in lat.get_lines():
-        if ln.get_label() in ("measured", "roofline"):
-            (x0, y0), (x1, y1) = ln.get_xydata()[1:3]
-            for k in range(9):
-                f = k / 8
-                px, py = lat.transData.transform((x0 * (x1 / x0) ** f, y0 * (y1 / y0) ** f))
-                assert not box.contains(px, py)
-
-
-def test_memory_ledger_bars_sit_either_side_of_their_batch(caught) -> None:
-    article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24, 48), 0.30, 0.04, 78 * GIB)
-    ax, ax2 = caught[0].axes[:2]
-    for c in ax.containers:
-        assert [b.get_x() + b.get_width() / 2 for b in c] == pytest.approx([0, 1, 2])
-        assert [b.get_width() for b in c] == pytest.approx([0.65] * 3)
-    centres = {c.get_label(): [b.get_x() + b.get_width() / 2 for b in c] for c in ax2.containers}
-    assert centres["overhead 30%"] == pytest.approx([-0.19, 0.81, 1.81])
-    assert centres["overhead 4%"] == pytest.approx([0.19, 1.19, 2.19])
-    assert centres["over budget"] == pytest.approx([0.0])
-    over = {c.get_label(): c for c in ax2.containers}
-    assert over["over budget"][0].get_height() == 0 and over["over budget"][0].get_hatch()
-    hatched = [b for c in ax2.containers for b in c if b.get_hatch()]
-    # 30%: 24 and 48 over 78 GiB; 4%: 1.04 x (13.04 + 24 x 2.5) = 75.9 fits, 48 does not
-    assert len(hatched) == 1 + 2 + 1
-    for axis in (ax, ax2):
-        budget = annotation(axis, "budget ")
-        assert budget.get_position() == pytest.approx((-0.45, 78.0))
-        assert budget.get_va() == "bottom"
-    ooms = [t for t in ax.texts if t.get_text() == "OOM"]
-    assert [t.get_position()[0] for t in ooms] == [1, 2]
-    assert all(t.get_ha() == "center" and t.get_va() == "bottom" for t in ooms)
-    caught.clear()  # only the next figure
-    article.memory_ledger_figure("m.png", ARTICLE_7B, (1,), 0.30, 0.04, 200 * GIB)
-    ax = caught[0].axes[0]
-    assert ax.get_ylim() == pytest.approx((0, 200 * 1.18))
-    assert not [t for t in ax.texts if t.get_text() == "OOM"]
-
-
-def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
-    # x from 10**floor(log10(0.2 / 1.5)) = 0.1, where the roof is 5 GFLOP/s; the point
-    # at 2 GFLOP/s is slower: 2 / 3 = 0.67 -> 0.1 (2 itself would give 1); 1000 x 3 -> 10,000
-    points = [article.MeasuredPoint("a", 1.0, 2e9, "memory")]
-    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
-    assert caught[0].axes[0].get_ylim() == pytest.approx((0.1, 10_000.0))
-    # at 3.5 GFLOP/s a third is 1.17 -> 1 (a quarter, 0.875, would give 0.1)
-    points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
-    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
-    assert caught[1].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
 
 
 def test_good_rows_become_points_and_bad_rows_are_counted() -> None:
