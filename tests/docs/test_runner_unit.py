@@ -333,7 +333,7 @@ def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:
     assert proc.stdout.strip() == "['common.hw_specs', 'common.shell.cli']"
 
 
-def test_find_runtime_says_what_is_missing(tmp_path: Path) -> None:
+def test_find_runtime_says_what_is_missing_and_the_cache_is_named_after_it(tmp_path: Path):
     missing = runner.find_runtime(tmp_path / "pyodide")
     assert not missing.available and "is missing" in missing.reason
     folder = tmp_path / "pyodide"
@@ -352,6 +352,11 @@ def test_find_runtime_says_what_is_missing(tmp_path: Path) -> None:
     assert sorted(p.name for p in copied.iterdir()) == sorted(runner.RUNTIME_FILES)
     assert (copied / "python_stdlib.zip").read_text(encoding="utf-8") == "bytecode"
     assert (copied / "pyodide.mjs").read_text(encoding="utf-8") == "pyodide.mjs"
+    # the service worker names its cache after the runtime
+    target = runner.write_service_worker(tmp_path, "314.0.7-abc")
+    text = target.read_text(encoding="utf-8")
+    assert target == tmp_path / "runner-sw.js"
+    assert 'const CACHE = "rl-runner-314.0.7-abc";' in text and "RUNTIME_TOKEN" not in text
 
 
 def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> None:
@@ -637,13 +642,6 @@ def test_no_exercise_prints_tex() -> None:
     for exercise in ALL:
         out = format_exercise(exercise)
         assert not re.search(r"\\[A-Za-z]+|[{}]", out.split("Worked answer:")[1]), exercise.key
-
-
-def test_the_service_worker_names_its_cache_after_the_runtime(tmp_path: Path) -> None:
-    target = runner.write_service_worker(tmp_path, "314.0.7-abc")
-    text = target.read_text(encoding="utf-8")
-    assert target == tmp_path / "runner-sw.js"
-    assert 'const CACHE = "rl-runner-314.0.7-abc";' in text and "RUNTIME_TOKEN" not in text
 
 
 # --- The panel's words in Chinese: every say("...") has its Chinese, placeholders kept ---

@@ -214,7 +214,7 @@ def test_random_scenes_match_the_rule(seed: int) -> None:
     check(points, texts, obstacles, size=size, pad=pad, dpi=dpi)
 
 
-def test_overlap_is_strict_on_every_side() -> None:
+def test_overlap_is_strict_on_every_side_and_along_is_even_in_log_space() -> None:
     a = (0, 0, 10, 10)
     assert article._overlap(a, (5, 5, 15, 15))
     assert article._overlap(a, (-5, -5, 5, 5))
@@ -223,9 +223,7 @@ def test_overlap_is_strict_on_every_side() -> None:
         assert not article._overlap(a, b)  # touching edges
     for b in [(11, 0, 20, 10), (-10, 0, -1, 10), (0, 11, 10, 20), (0, -10, 10, -1)]:
         assert not article._overlap(a, b)
-
-
-def test_along_spaces_points_evenly_in_log_space() -> None:
+    # _along spaces points evenly in log space
     # from (1, 10) to (100, 1000) in two steps: the geometric midpoint (10, 100), then the end
     got = article._along([1, 100], [10, 1000], per_segment=2)
     assert got == [pytest.approx((1, 10)), pytest.approx((10, 100)), (100, 1000)]
