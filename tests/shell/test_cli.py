@@ -84,11 +84,15 @@ def test_choices_are_case_insensitive() -> None:
         parse("fp64")
 
 
-def test_outdir_is_checked_not_created(tmp_path: Path) -> None:
+def test_outdir_and_default_results_are_checked_not_created(tmp_path, usage_error, monkeypatch):
     args = cli.parse_args(_parser(png=True), ["--png", "--outdir", str(tmp_path / "new")])
     assert args.png and args.outdir == tmp_path / "new" and not hasattr(args, "_given")
     assert not (tmp_path / "new").exists()  # checked, not created: the figure creates it
     assert not cli.parse_args(_parser(png=True), []).png  # the default outdir alone is fine
+    # the default results path is checked too
+    monkeypatch.setenv("ROOFLINE_RESULTS", str(tmp_path))  # a folder
+    line = usage_error(cli.parse_args, _parser(results=True), [])
+    assert "argument --results" in line and "is a folder" in line
 
 
 def test_help_states_the_png_behaviour(capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,12 +101,6 @@ def test_help_states_the_png_behaviour(capsys: pytest.CaptureFixture[str]) -> No
     text = " ".join(capsys.readouterr().out.split())
     assert "needs matplotlib (without it, one line says so and the lecture runs on" in text
     assert "results file that this lecture adds its section to" in text
-
-
-def test_the_default_results_path_is_checked_too(tmp_path, usage_error, monkeypatch) -> None:
-    monkeypatch.setenv("ROOFLINE_RESULTS", str(tmp_path))  # a folder
-    line = usage_error(cli.parse_args, _parser(results=True), [])
-    assert "argument --results" in line and "is a folder" in line
 
 
 def _run(script: Path) -> subprocess.CompletedProcess[str]:

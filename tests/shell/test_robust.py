@@ -36,9 +36,17 @@ def test_traceback_off_words_keep_one_line_and_on_shows_it(tmp_path: Path, off: 
         assert done.returncode == 1 and done.stderr == "99_demo.py: error: bad figure\n"
 
 
-def test_a_usage_error_with_stderr_closed_still_exits_2() -> None:
+def test_a_usage_error_with_stderr_closed_exits_2_and_a_deleted_folder_is_named(tmp_path):
     done = _sh(f'"{sys.executable}" "{LECTURE_02}" --bogus 2>&-')
     assert done.returncode == 2
+    # a deleted working folder is named
+    gone = tmp_path / "gone"
+    cd = f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && '
+    done = _sh(cd + f'"{sys.executable}" "{LECTURE_02}" --png --outdir figs')
+    assert done.returncode == 1
+    assert done.stderr == (
+        "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
+    )
 
 
 def test_a_newline_in_a_path_stays_in_the_one_line(tmp_path: Path) -> None:
@@ -124,16 +132,6 @@ def test_a_non_ascii_results_name_is_checked_before_measuring() -> None:
     said = "the results file /proc/é.json is in a kernel file system, not a regular file"
     expected = f"10_tiled_attention.py: error: argument --results: {said} (see --help)\n"
     assert done.stderr == expected.encode()
-
-
-def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
-    gone = tmp_path / "gone"
-    cd = f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && '
-    done = _sh(cd + f'"{sys.executable}" "{LECTURE_02}" --png --outdir figs')
-    assert done.returncode == 1
-    assert done.stderr == (
-        "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
-    )
 
 
 @pytest.mark.parametrize("name", ["SIGHUP", "SIGINT", "SIGQUIT"])
