@@ -81,6 +81,14 @@ def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) ->
     assert argv == ["--png", "--outdir", str(outdir), "--results", str(results)]
     assert outdir.is_dir() and results.parent.is_dir()
     assert sorted(p.name for p in lecture.parent.iterdir()) == ["09_demo.py"]
+    # a lecture that exits is named, unless the gallery ran to its end
+    lecture = declaring(
+        tmp_path / "exits", "", after="import sys\nsys.exit(2)\n", name="09_demo.py"
+    )
+    docs_hooks.reset_argv({"src_dir": str(tmp_path / "exits")}, {"src_file": str(lecture)})
+    assert "09_demo.py" in docs_hooks.exit_message()
+    docs_hooks._gallery_finished()  # the gallery ran to the end: nothing to report
+    assert docs_hooks.exit_message() == ""
 
 
 @pytest.mark.parametrize(
@@ -320,11 +328,3 @@ def test_lecture_12_runs_only_where_torch_is_installed(
     assert re.search(run, "/r/lectures/03_memory_ledger.py")
     assert not re.search(run, "/r/lectures/01_machine_probe.py")
     assert not re.search(run, "/r/03_x/lectures/01_machine_probe.py")  # a folder name is no match
-
-
-def test_a_lecture_that_exits_is_named(tmp_path: Path) -> None:
-    lecture = declaring(tmp_path, "", after="import sys\nsys.exit(2)\n", name="09_demo.py")
-    docs_hooks.reset_argv({"src_dir": str(tmp_path)}, {"src_file": str(lecture)})
-    assert "09_demo.py" in docs_hooks.exit_message()
-    docs_hooks._gallery_finished()  # the gallery ran to the end: nothing to report
-    assert docs_hooks.exit_message() == ""

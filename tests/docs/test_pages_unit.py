@@ -428,15 +428,13 @@ def test_hardware_page_figures_achievable_roofs_ridges_and_bytes() -> None:
     assert nbytes[1:] == [
         [p, f"{b:g}", f"{8 * b:g}"] for p, b in reference.BYTES_PER_ELEMENT.items()
     ]
-
-
-def test_the_hardware_directive_notes_its_dependency() -> None:
+    # the directive notes its dependency on the table
     tree = doctree(".. hardware-table:: bytes-per-element\n")
     env = tree.settings.env
     assert any(path.endswith("hw_specs.py") for path in env.dependencies)
 
 
-def test_the_exercise_directive_renders_the_worked_answer() -> None:
+def test_the_exercise_directive_renders_the_worked_answer_of_every_exercise() -> None:
     tree = doctree(".. exercise:: gqa-decode\n")
     assert tree["title"] == "Decode attention with MHA, GQA and MQA"
     text = tree.astext()
@@ -458,9 +456,7 @@ def test_the_exercise_directive_renders_the_worked_answer() -> None:
             ["MQA (1 KV head)", "64", "512 B"],
         ]
     ]
-
-
-def test_the_exercises_page_shows_every_exercise() -> None:
+    # the exercises page shows every exercise
     from common.exercises import EXERCISES
 
     source = (DOCS / "exercises.rst").read_text(encoding="utf-8")
