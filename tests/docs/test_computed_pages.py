@@ -57,15 +57,12 @@ def prose(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_the_shipped_pages_evaluate_and_contradict_nothing() -> None:
-    """Their computed values, by hand: test_pages_unit.py's SUBSTITUTIONS."""
-    for name, text in check(SHIPPED).items():
-        assert "(not computed" not in text, name  # every figure a page names is in the table
-
-
-def test_the_readme_edit_and_a_halved_bandwidth() -> None:
+def test_the_shipped_pages_the_readme_edit_and_a_halved_bandwidth() -> None:
     """Regressions: the README's own edit said 'climbs from 1272.7 to 1272.7' and 'moves from
     M in (1024, 4096] to M in (1024, 4096]'; the A100's bandwidth x0.5 failed a formula."""
+    # the shipped pages (their values by hand: test_pages_unit.py's SUBSTITUTIONS)
+    for name, text in check(SHIPPED).items():
+        assert "(not computed" not in text, name  # every figure a page names is in the table
     readme = {k: prose(v) for k, v in check(edited(a100={"peak bf16": 1979 / 312})).items()}
     assert "The ridge rose from 200.6 to 1,272.7 FLOP/byte" in readme["overview.rst"]
     # 1979 / 312 x 312e12 over 777.5e9: 2,545.3, past the sweep's largest I(4096) = 1,365.3

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -96,11 +95,7 @@ def test_bad_expressions_raise_an_error_naming_the_expression(expression: str, r
     assert isinstance(info.value, SphinxError)  # so the build reports it as its own
 
 
-def _sphinx_build(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
-    return sphinx(computed_project(tmp_path / "src", page), tmp_path / "out", "-b", "html")
-
-
-def test_sphinx_build_inserts_the_computed_text(tmp_path: Path) -> None:
+def test_sphinx_build_inserts_the_computed_text_and_fails_under_w_on_a_bad_one(tmp_path: Path):
     page = textwrap.dedent(
         """
         Ridge
@@ -113,18 +108,16 @@ def test_sphinx_build_inserts_the_computed_text(tmp_path: Path) -> None:
         The KV cache costs |kv| per token.
         """
     )
-    done = _sphinx_build(tmp_path, page)
+    done = sphinx(computed_project(tmp_path / "src", page), tmp_path / "out", "-b", "html")
     assert done.returncode == 0, done.stderr
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert "The ridge point is 200.6 FLOP/byte." in html
     # The number keeps its unit on one line: a no-break space, however it is written.
     text = html.replace("&nbsp;", "\u00a0").replace("&#160;", "\u00a0")
     assert "The KV cache costs 512\u00a0KiB per token." in text
-
-
-def test_sphinx_build_fails_under_w_on_a_bad_expression(tmp_path: Path) -> None:
+    # a bad expression fails the build under -W, naming its line
     page = "Broken\n======\n\nA number: :computed:`A100.ridge_point('bf16') + 1`.\n"
-    done = _sphinx_build(tmp_path, page)
+    done = sphinx(computed_project(tmp_path / "bad", page), tmp_path / "bad-out", "-b", "html")
     assert done.returncode != 0
     assert "A100.ridge_point('bf16') + 1" in done.stderr
     assert "index.rst:4" in done.stderr
