@@ -1,11 +1,22 @@
-"""The claims vocabulary (each direction word follows the two numbers it is given) and the
-crossover line of a sweep (common.present.explain)."""
+"""The sentences of common.present: the claims vocabulary (each direction word follows the
+two numbers it is given), templates with say() (the English as before, and a tree another
+language fills with the same numbers and branch), the crossover line of a sweep, and what
+the article figures' captions tell the reader to look at, from known data."""
 
 from __future__ import annotations
 
+import copy
+import pickle
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+from toy_ledger import BATCHES, BUDGET, LOW, RATE, ROWS, TOY
+
 from common.formulas.thresholds import Crossover
-from common.present import claims
+from common.present import claims, figures
 from common.present.explain import crossover_line
+from common.present.say import Say, filled, say
 
 
 def one(x: float) -> str:
@@ -16,7 +27,7 @@ whole, ms = "{:.0f}".format, "{:.2f} ms".format
 
 
 def test_each_word_follows_its_numbers() -> None:
-    # n_of_m and listing, against their definitions by hand: test_say.py.
+    # n_of_m and listing, against their definitions by hand: below, with say()'s.
     said = [
         (claims.change(200.6, 295.2, one, " FLOP/B"), "rises from 200.6 to 295.2 FLOP/B"),
         (claims.change(295.2, 200.6, one, " FLOP/B"), "falls from 295.2 to 200.6 FLOP/B"),
@@ -114,3 +125,173 @@ def test_crossover_line_names_the_interval_and_both_intensities_or_none() -> Non
     assert none == "ridge crossing: none; every B up to 256 stays below I* = 5.00"
     first = crossover_line(Crossover(None, 1), {1: 9.0}, 5.0, "B", 256, ridge_digits=1)
     assert first == "crossover: none needed; already compute-bound at B = 1"
+
+
+# --- Templates: say() ---
+COUNTS = st.integers(min_value=0, max_value=10_000)
+NAMES = st.lists(st.from_regex(r"[A-Za-z0-9-]{1,8}", fullmatch=True), max_size=6)
+
+
+def _hand_n_of_m(n: int, m: int) -> str:
+    """'a count of a whole', said by hand from the definition."""
+    if n == m:
+        return "the one" if m == 1 else f"all {m}"
+    return f"none of the {m}" if n == 0 else f"{n} of the {m}"
+
+
+@given(COUNTS, COUNTS)
+def test_n_of_m_reads_as_before_and_keeps_its_branch(n: int, m: int) -> None:
+    said = claims.n_of_m(n, m)
+    assert said == _hand_n_of_m(n, m)
+    assert isinstance(said, Say)
+    assert filled(said.tree(), str) == said  # untranslated, the tree fills to the English
+    # a stand-in language: the branch taken, the numbers kept
+    marked = filled(said.tree(), lambda t: f"<{t}>")
+    assert marked.startswith("<") and re.findall(r"\d+", marked) == re.findall(r"\d+", said)
+
+
+@given(NAMES)
+def test_a_listing_reads_as_before(items: list[str]) -> None:
+    if not items:
+        expected = "none"
+    elif len(items) == 1:
+        expected = items[0]
+    else:
+        expected = ", ".join(items[:-1]) + " and " + items[-1]
+    said = claims.listing(items)
+    assert said == expected
+    # every joint is a template: a language with its own "and" says it
+    said_tree = said.tree() if isinstance(said, Say) else said
+    assert filled(said_tree, lambda t: t.replace(" and ", " 和 ").replace(", ", "、")) == (
+        "、".join(items[:-1]) + " 和 " + items[-1] if len(items) > 1 else expected
+    )
+
+
+@given(st.integers(1, 64), st.integers(65, 4096), st.floats(1.0, 50.0), st.floats(1.0, 500.0),
+       st.booleans())  # fmt: skip
+def test_a_caption_fills_to_the_english_it_replaced(b0, b1, growth, gain, band: bool) -> None:
+    rows = [
+        {"B": b0, "latency_s": 1.0, "throughput_per_s": 1.0},
+        {"B": b1, "latency_s": growth, "throughput_per_s": gain, "anomaly": True},
+    ]
+    crossing = (b0, b1) if band else None
+    caption = figures.sweep_caption(rows, crossing)
+    # the sentence as written before templates, from the same numbers
+    expected = (
+        f"Left, the fastest measured call (solid) and the roofline's max(F/P, D/β) (dashed) "
+        f"for B = {b0} to {b1}; right, tokens per second. Look at how little "
+        f"the latency grows (x{growth:.1f}) while the throughput grows x{gain:.1f}."
+    )
+    if band:
+        expected += (
+            f" The grey band between B = {b0} and B = {b1} is where the model's "
+            "intensity crosses the ridge point: left of it the weights' bytes set the time."
+        )
+    expected += f" Circled: B = {b1}, which break a rule no roofline can break."
+    assert caption == expected
+    assert filled(caption.tree(), str) == expected
+
+
+def test_a_field_is_text_or_a_phrase_and_copies_keep_the_tree() -> None:
+    said = say("{n} {what}", n=3, what=say("left"))
+    assert said == "3 left"
+    assert said.tree() == {
+        "say": "{n} {what}",
+        "fields": {"n": "3", "what": {"say": "left", "fields": {}}},
+    }
+    assert filled(said.tree(), {"{n} {what}": "{what}{n}", "left": "左"}.get) == "左3"
+    for twin in (copy.deepcopy(said), pickle.loads(pickle.dumps(said))):
+        assert twin == said and twin.tree() == said.tree()
+
+
+# --- The article figures' captions ---
+# P = 100 GFLOP/s, beta = 20 GB/s: ridge 5 FLOP/byte.
+PEAK, BETA = 1e11, 2e10
+
+
+def test_roofline_caption_names_the_roofs_and_the_gaps() -> None:
+    points = [
+        ("add", 1 / 12, 1.333e9 * 1.0, "memory"),  # roof 1/12 x 20 GB/s = 1.667 GFLOP/s: 80%
+        ("GEMM", 256.0, 5e10, "compute"),  # roof P = 100 GFLOP/s: 50%
+        ("fast", 0.1, 5e9, "memory"),  # roof 2 GFLOP/s: 250%, above it, so not quoted
+    ]
+    caption = figures.roofline_caption(PEAK, BETA, points)
+    assert "β = 20.00 GB/s" in caption and "P = 100.0 GFLOP/s" in caption
+    assert "I* = P/β = 5.00 FLOP/byte" in caption
+    assert caption.endswith("add reaches its roof (80%), GEMM only 50% of it.")
+    near = [("add", 1 / 12, 1.7e9, "memory"), *points[1:]]  # 102%: on the roof, within noise
+    assert "add sits on its roof (102%)" in figures.roofline_caption(PEAK, BETA, near)
+    empty = figures.roofline_caption(PEAK, BETA, [])
+    assert empty.endswith("No operation is placed yet: run lecture 01 to measure them.")
+
+
+def test_sweep_caption_quotes_the_growth_and_the_band() -> None:
+    caption = figures.sweep_caption(ROWS, (2, 4))
+    # latency 4.5 / 4.0 = x1.1; throughput (4 / 0.0045) / 250 = x3.6
+    assert "the latency grows (x1.1) while the throughput grows x3.6" in caption
+    assert "between B = 2 and B = 4" in caption
+    assert "Circled: B = 2" in caption
+    plain = figures.sweep_caption(ROWS[:1], None)
+    assert "grey band" not in plain and "Circled" not in plain
+
+
+def test_ledger_caption_points_at_the_first_bar_over_budget() -> None:
+    caption = figures.ledger_caption(TOY, BATCHES, RATE, LOW, BUDGET)
+    # totals at 20%: 2.70, 4.20, 7.20 GiB against 6.5; at 0% batch 4 is 6.00 and fits
+    assert "the weights, 1.0 GiB at every batch" in caption
+    assert "against the 6.5 GiB budget (dashed) the first bar over it is batch 4 (7.20 GiB)" in (
+        caption
+    )
+    assert "at 0% overhead batch 4 fits as well" in caption
+    roomy = figures.ledger_caption(TOY, BATCHES, RATE, LOW, 100 * 2**30)
+    assert "every bar stays under it" in roomy and "fits as well" not in roomy
+
+
+def test_the_speedup_caption_and_the_written_table() -> None:
+    caption = figures.speedup_caption()  # where each upgrade pays
+    assert "left of it only bandwidth helps, right of it only compute" in caption
+    # the table of figures written names files, not paths
+    group = figures.written_table([("/somewhere/figs/a.png", "lecture 01"), ("b.png", "a formula")])
+    assert group.items[1].rows == [["a.png", "lecture 01"], ["b.png", "a formula"]]
+    assert "somewhere" not in str(group)
+
+
+def test_drawn_observations_quote_each_figure_and_count_no_operation_far_above_its_roof():
+    points = [
+        ("add", 1 / 12, 1.333e9, "memory"),  # 80% of its roof
+        ("GEMM", 256.0, 5e10, "compute"),  # 50%: exactly half counts
+        ("slow", 1.0, 1e9, "memory"),  # roof 20 GFLOP/s: 5%
+    ]
+    items = figures.drawn_observations(
+        PEAK, BETA, points, ROWS, TOY, BATCHES, (RATE, LOW), BUDGET
+    ).items
+    assert items[0].startswith("2 of the 3 operations on the roofline reach at least half")
+    # B = 4 vs B = 1: latency 4.5 / 4.0 = x1.1, throughput x3.6, x4 the tokens
+    assert (
+        "B = 4 takes x1.1 the time of B = 1 and delivers x3.6 the tokens per second, for x4"
+        in (items[1])
+    )
+    # at 20%: 2.70 and 4.20 fit 6.5 GiB, 7.20 does not; at 0% all three fit
+    assert items[2] == (
+        "In the ledger, the largest batch of the figure that fits 6.5 GiB is 2 at 20% overhead "
+        "and 4 at 0%."
+    )
+    # at the ridge max(F/2P, D/b) = max(0.5, 1) = 1: no gain; at I/I* = 0.25 memory binds
+    assert items[3] == (
+        "At the ridge itself (I/I* = 1) 2x compute buys x1.00 and 2x bandwidth x1.00; at "
+        "I/I* = 0.25, 2x bandwidth buys x2.00 and 2x compute x1.00."
+    )
+    empty = figures.drawn_observations(PEAK, BETA, [], None, TOY, BATCHES, (RATE, LOW), BUDGET)
+    assert empty.items[0].startswith("The roofline shows the roofs only")
+    assert len(empty.items) == 3  # no sweep sentence
+    # Lecture 04 on a busy machine counted GEMM M=512 at 263% of its bound among the
+    # operations 'the two-roof model explains within a factor of two'.
+    points = [
+        ("add", 1 / 12, 1.333e9, "memory"),  # 80% of its 1.667 GFLOP/s roof
+        ("GEMM", 256.0, 2.63e11, "compute"),  # 263% of P = 100 GFLOP/s: off by x2.63
+        ("near", 256.0, 2e11, "compute"),  # 200%: within a factor of two, just
+    ]
+    items = figures.drawn_observations(
+        PEAK, BETA, points, None, TOY, BATCHES, (RATE, LOW), BUDGET
+    ).items
+    assert items[0].startswith("2 of the 3 operations on the roofline reach at least half")
