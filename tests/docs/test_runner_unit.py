@@ -620,25 +620,18 @@ def test_redrawn_points_are_numbered_with_a_key(
     assert [p["n"] for p in drawn["datasets"]["points"]] == ["1", "2"]
 
 
-@pytest.mark.parametrize(
-    ("tex", "text"),
-    [
-        (r"I^* = \frac{P_{\text{peak}}}{\beta}", "I^* = P_peak / beta"),
-        (r"T = \max\!\left(\frac{F}{P},\; \frac{D}{\beta}\right)", "T = max(F / P, D / beta)"),
-        (r"\frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*", "(2 B d^2) / (4 (d^2 + 2 B d)) >= I^*"),
-        (r"2BSLd_{kv}b_{kv} \leq \text{budget}", "2BSLd_kv b_kv <= budget"),
-    ],
-)
-def test_plain_math_writes_tex_without_markup(tex: str, text: str) -> None:
-    from common.present.plain_math import plain
-
-    assert plain(tex) == text
-
-
-def test_no_exercise_prints_tex() -> None:
+def test_plain_math_writes_tex_without_markup_and_no_exercise_prints_tex() -> None:
     from common.exercises import EXERCISES as ALL
     from common.exercises.text import format_exercise
+    from common.present.plain_math import plain
 
+    said = {
+        r"I^* = \frac{P_{\text{peak}}}{\beta}": "I^* = P_peak / beta",
+        r"T = \max\!\left(\frac{F}{P},\; \frac{D}{\beta}\right)": "T = max(F / P, D / beta)",
+        r"\frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*": "(2 B d^2) / (4 (d^2 + 2 B d)) >= I^*",
+        r"2BSLd_{kv}b_{kv} \leq \text{budget}": "2BSLd_kv b_kv <= budget",
+    }
+    assert {tex: plain(tex) for tex in said} == said
     for exercise in ALL:
         out = format_exercise(exercise)
         assert not re.search(r"\\[A-Za-z]+|[{}]", out.split("Worked answer:")[1]), exercise.key

@@ -19,7 +19,7 @@ from common.plots import style
 KIB, MIB, GB = 1024.0, 1024.0**2, 1e9
 
 
-def test_bandwidth_sweep_axes_plateaus_and_caches(caught) -> None:
+def test_bandwidth_sweep_axes_plateaus_their_labels_and_caches(caught) -> None:
     sizes = [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB, 1 * MIB]
     measured = [100e9, 100e9, 50e9, 50e9, 20e9]
     corrected = [None, 110e9, 55e9, 52e9, 21e9]
@@ -64,6 +64,41 @@ def test_bandwidth_sweep_axes_plateaus_and_caches(caught) -> None:
     assert flats == [[(4096.0, 100.0), (32768.0, 100.0)], [(2**17, 20.0), (hi, 20.0)]]
     labels = [t.get_text() for t in ax.texts]
     assert "L1 100 GB/s" in labels and "DRAM 20 GB/s" in labels
+    caught.clear()  # only the next figure: plateau labels centre on their range or end at the edge
+    sizes = [4 * KIB, 64 * KIB]
+    lo, hi = 4 * KIB / 1.3, 64 * KIB * 1.3
+    plateaus = [
+        ("L2", 8 * KIB, 32 * KIB, 30e9),  # centred at sqrt(8 x 32) KiB = 16 KiB
+        ("E", 40 * KIB, hi / 1.005, 20e9),  # within 1% of the edge: ends there
+        ("F", 40 * KIB, hi / 1.05, 10e9),  # 5% short of it: centred
+        ("G", 20 * KIB, hi / 1.01, 15e9),  # exactly 1% short: at the edge
+        ("Z", 50 * KIB, 50 * KIB, 5e9),  # an empty range: not drawn
+    ]
+    hplots.bandwidth_sweep_figure(
+        "b.png", sizes, [40e9, 40e9], [None, None], [("lo", lo), ("hi", hi)], plateaus
+    )
+    (ax,) = caught[0].axes
+    labels = {t.get_text(): t for t in ax.texts}
+    assert labels["L2 30 GB/s"].xy == pytest.approx((16 * KIB, 30.0))
+    assert labels["L2 30 GB/s"].get_ha() == "center"
+    assert labels["E 20 GB/s"].get_ha() == "right" and labels["F 10 GB/s"].get_ha() == "center"
+    assert labels["G 15 GB/s"].get_ha() == "right" and labels["G 15 GB/s"].xy[0] == pytest.approx(
+        hi / 1.01
+    )
+    assert "Z 5 GB/s" not in labels
+    flats = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
+    assert len(flats) == 4
+    caches = [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert caches == pytest.approx([lo, hi])  # the range's own ends are inside it
+    caught.clear()  # only the next figure
+    dram = [("DRAM", 8 * KIB, 1e12, 10e9)]
+    hplots.bandwidth_sweep_figure("b.png", sizes, [10e9, 10e9], [None, None], [], dram)
+    (ax,) = caught[0].axes
+    (label,) = [t for t in ax.texts if t.get_text() == "DRAM 10 GB/s"]
+    assert label.xy[0] == pytest.approx(64 * KIB * 1.3) and label.get_ha() == "right"
+    assert not ax.patches  # no call-cost band without its limit
+    assert ax.get_lines()[0].get_label() == "measured per call"
+    assert not any(ln.get_label() == "per-call cost removed" for ln in ax.get_lines())
 
 
 def test_hierarchical_roofline_axes_and_roofs(caught) -> None:
@@ -113,43 +148,6 @@ def test_hierarchical_roofline_axes_and_roofs(caught) -> None:
         assert all(y == pytest.approx(min(150e9, x * bw) / GB) for x, y in xy(line(ax, label)))
     assert all(y <= 150 for _, y in xy(line(ax, "DRAM roof, 1 thread: 20.0 GB/s")))
     assert [t.get_text() for t in ax.texts] == ["slow"]  # labelled in place
-
-
-def test_plateau_labels_centre_on_their_range_or_end_at_the_right_edge(caught) -> None:
-    sizes = [4 * KIB, 64 * KIB]
-    lo, hi = 4 * KIB / 1.3, 64 * KIB * 1.3
-    plateaus = [
-        ("L2", 8 * KIB, 32 * KIB, 30e9),  # centred at sqrt(8 x 32) KiB = 16 KiB
-        ("E", 40 * KIB, hi / 1.005, 20e9),  # within 1% of the edge: ends there
-        ("F", 40 * KIB, hi / 1.05, 10e9),  # 5% short of it: centred
-        ("G", 20 * KIB, hi / 1.01, 15e9),  # exactly 1% short: at the edge
-        ("Z", 50 * KIB, 50 * KIB, 5e9),  # an empty range: not drawn
-    ]
-    hplots.bandwidth_sweep_figure(
-        "b.png", sizes, [40e9, 40e9], [None, None], [("lo", lo), ("hi", hi)], plateaus
-    )
-    (ax,) = caught[0].axes
-    labels = {t.get_text(): t for t in ax.texts}
-    assert labels["L2 30 GB/s"].xy == pytest.approx((16 * KIB, 30.0))
-    assert labels["L2 30 GB/s"].get_ha() == "center"
-    assert labels["E 20 GB/s"].get_ha() == "right" and labels["F 10 GB/s"].get_ha() == "center"
-    assert labels["G 15 GB/s"].get_ha() == "right" and labels["G 15 GB/s"].xy[0] == pytest.approx(
-        hi / 1.01
-    )
-    assert "Z 5 GB/s" not in labels
-    flats = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
-    assert len(flats) == 4
-    caches = [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"]
-    assert caches == pytest.approx([lo, hi])  # the range's own ends are inside it
-    caught.clear()  # only the next figure
-    dram = [("DRAM", 8 * KIB, 1e12, 10e9)]
-    hplots.bandwidth_sweep_figure("b.png", sizes, [10e9, 10e9], [None, None], [], dram)
-    (ax,) = caught[0].axes
-    (label,) = [t for t in ax.texts if t.get_text() == "DRAM 10 GB/s"]
-    assert label.xy[0] == pytest.approx(64 * KIB * 1.3) and label.get_ha() == "right"
-    assert not ax.patches  # no call-cost band without its limit
-    assert ax.get_lines()[0].get_label() == "measured per call"
-    assert not any(ln.get_label() == "per-call cost removed" for ln in ax.get_lines())
 
 
 def roofline(caught, ops, roofs=(("L1", 200e9), ("DRAM", 20e9)), extra=()):
