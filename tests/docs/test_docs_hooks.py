@@ -64,13 +64,6 @@ def test_lecture_flags_from_its_declared_parser(
     assert flags(declaring(tmp_path, body, after="raise SystemExit(3)\n")) == expected
 
 
-def test_a_lecture_that_declares_no_parser_is_named(tmp_path: Path) -> None:
-    lecture = tmp_path / "99_toy.py"
-    lecture.write_text("print('--png --outdir')\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"99_toy.py declares no make_parser\(\)"):
-        flags(lecture)
-
-
 def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) -> None:
     body = "cli.add_png_flags(parser)\ncli.add_results_flag(parser)"
     lecture = declaring(tmp_path / "lectures", body, name="09_demo.py")
@@ -81,6 +74,11 @@ def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) ->
     assert argv == ["--png", "--outdir", str(outdir), "--results", str(results)]
     assert outdir.is_dir() and results.parent.is_dir()
     assert sorted(p.name for p in lecture.parent.iterdir()) == ["09_demo.py"]
+    # a lecture that declares no parser is named
+    lecture = tmp_path / "99_toy.py"
+    lecture.write_text("print('--png --outdir')\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"99_toy.py declares no make_parser\(\)"):
+        flags(lecture)
     # a lecture that exits is named, unless the gallery ran to its end
     lecture = declaring(
         tmp_path / "exits", "", after="import sys\nsys.exit(2)\n", name="09_demo.py"

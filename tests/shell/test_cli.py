@@ -70,14 +70,12 @@ def test_out_of_range_numbers_are_one_line_usage_errors(flag: str, value: str, u
         assert "expected a positive integer from 1 to 1,048,576" in line
 
 
-def test_numbers_at_the_edges_of_their_ranges_pass() -> None:
+def test_numbers_at_the_edges_of_their_ranges_and_choices_in_any_case_pass() -> None:
     args = _parser().parse_args(["--batch", str(2**20), "--context", "1", "--budget-gib", "1e5"])
     assert (args.batch, args.context, args.budget_gib) == (2**20, 1, 1e5)
     args = _parser().parse_args(["--budget-gib", "0.5"])
     assert args.budget_gib == 0.5
-
-
-def test_choices_are_case_insensitive() -> None:
+    # choices are case-insensitive
     parse = cli.one_of(["bf16", "fp8"], "precision")
     assert parse("BF16") == "bf16" and parse(" fp8 ") == "fp8"
     with pytest.raises(argparse.ArgumentTypeError, match="choose one of: bf16, fp8"):
