@@ -174,7 +174,7 @@ def test_every_page_has_a_complete_catalog(tmp_path: Path) -> None:
     assert i18n.missing_entries(tmp_path / "absent.po") != []
 
 
-def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: Path) -> None:
+def test_chinese_pages_link_to_identical_english_outputs_and_say_furos_words(tmp_path: Path):
     english, chinese = tmp_path, tmp_path / "zh"
     for root in (english, chinese):
         (root / "_images").mkdir(parents=True)
@@ -198,9 +198,7 @@ def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: P
         '<img src="../../_images/same.png" srcset="../../_images/same.png, '
         '../_images/other.png 2x"><a href="../_images/only-zh.png">'
     )
-
-
-def test_furos_fixed_words_are_put_in_the_catalogs_words() -> None:
+    # Furo's fixed words are put in the catalog's words
     page = (
         '<a class="skip-to-content muted-link" href="#main">\n  Skip to content\n</a>'
         '<label aria-label="Toggle site navigation sidebar"></label>'

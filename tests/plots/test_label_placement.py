@@ -173,7 +173,7 @@ def test_by_hand(case: str) -> None:
     assert want is None or got[: len(want)] == want
 
 
-def test_nowhere_clear_takes_the_fewest_clashes_first_among_equals() -> None:
+def test_nowhere_clear_takes_the_fewest_clashes_first_and_the_legend_is_avoided() -> None:
     # a dense grid of obstacles: every candidate clashes; the count decides
     grid = [(100.0 + 3 * i, 100.0 + 3 * j) for i in range(-12, 13) for j in range(-12, 13)]
     check([(100.0, 100.0)], ["abc"], obstacles=grid)
@@ -183,9 +183,7 @@ def test_nowhere_clear_takes_the_fewest_clashes_first_among_equals() -> None:
     before = len(ax.texts)
     article.place_labels(ax, [(100.0, 100.0)], ["ab"], fontsize=10)
     assert placed(ax, before)[0][:2] == ((4.0, 3.0), False)
-
-
-def test_the_legend_is_avoided() -> None:
+    # the legend is avoided
     fig, ax = pixel_axes()
     ax.plot([0, 1], [0, 1], label="a long legend entry")
     legend = ax.legend(loc="upper right")

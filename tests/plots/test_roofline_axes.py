@@ -182,16 +182,7 @@ def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
     assert caught[1].get_figheight() > fig.get_figheight()  # room for the key below
 
 
-def test_save_roofline_png_checks_its_bandwidths_and_writes_atomically(tmp_path) -> None:
-    # its peaks and the skip without matplotlib: tests/formulas/test_roofline.py
-    with pytest.raises(ValueError, match="bandwidth"):
-        rplots.save_roofline_png(str(tmp_path / "x.png"), [("bad", 1e12, -1.0)], [])
-    path = rplots.roofline_figure(tmp_path / "a.png", [("A", 1e12, 1e9)], [("p", 1.0, 1e9)])
-    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # written atomically:
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png"]  # no temporary left
-
-
-def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
+def test_house_style_figure_log_range_and_atomic_saves(tmp_path) -> None:
     fig, ax = style.new_figure()
     assert tuple(fig.get_size_inches()) == pytest.approx((7.2, 4.5))  # the docs' column
     assert fig.dpi == 150
@@ -213,6 +204,13 @@ def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
     assert style.log_range(1.0, 1000.0, 4) == pytest.approx([1.0, 10.0, 100.0, 1000.0])
     assert style.matplotlib_available()
     style.require_matplotlib()  # no error where matplotlib is installed
+    # save_roofline_png checks its bandwidths; a figure is written atomically
+    # its peaks and the skip without matplotlib: tests/formulas/test_roofline.py
+    with pytest.raises(ValueError, match="bandwidth"):
+        rplots.save_roofline_png(str(tmp_path / "x.png"), [("bad", 1e12, -1.0)], [])
+    path = rplots.roofline_figure(tmp_path / "a.png", [("A", 1e12, 1e9)], [("p", 1.0, 1e9)])
+    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # written atomically:
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png", "f.png"]  # no temporary left
 
 
 def test_ranges_leave_out_empty_values_reach_slow_points_and_keep_small_ones(caught) -> None:

@@ -104,7 +104,7 @@ def test_each_formatter_prints_its_unit_and_digits() -> None:
         fmt_time(1.0, unit="hours")
 
 
-def test_fmt_bytes_value_matches_its_unit_of_one_family() -> None:
+def test_random_values_print_in_their_unit_at_their_digits() -> None:
     rng = random.Random(3)
     scales = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15}
     scales.update({"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50})
@@ -114,9 +114,7 @@ def test_fmt_bytes_value_matches_its_unit_of_one_family() -> None:
             number, unit = fmt_bytes(n, binary=binary).split()
             assert float(number) * scales[unit] == pytest.approx(n, rel=0.01)
             assert ("i" in unit) == (binary and unit != "B"), unit  # never KB beside KiB
-
-
-def test_fmt_time_three_significant_figures_and_never_zero() -> None:
+    # fmt_time: three significant figures, and never zero
     rng = random.Random(4)
     scales = {"ps": 1e-12, "ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
     for _ in range(500):

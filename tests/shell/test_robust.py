@@ -49,15 +49,13 @@ def test_a_usage_error_with_stderr_closed_exits_2_and_a_deleted_folder_is_named(
     )
 
 
-def test_a_newline_in_a_path_stays_in_the_one_line(tmp_path: Path) -> None:
+def test_a_newline_in_a_path_and_a_long_number_stay_in_the_one_line(tmp_path: Path) -> None:
     folder = "/proc/a\nb"
     done = run_python(LECTURE_02, "--png", "--outdir", folder, timeout=60)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "/proc/a\\nb is in a kernel file system" in done.stderr
     assert paths.display_path("/x/a\nb.json") == "/x/a\\nb.json"
-
-
-def test_a_long_number_is_not_echoed_in_full() -> None:
+    # a long number is not echoed in full
     done = run_lecture("01", "--time-limit", "9" * 5000, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert len(done.stderr) < 300 and "above 1 and up to 3600" in done.stderr
