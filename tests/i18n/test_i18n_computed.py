@@ -166,7 +166,7 @@ def _project(tmp_path: Path, below: str) -> Path:
     return src
 
 
-def test_gettext_extracts_every_branch_and_the_chinese_build_prints_its_phrase(
+def test_gettext_extracts_every_branch_and_the_chinese_build_prints_or_misses_its_phrase(
     tmp_path: Path,
 ) -> None:
     src = _project(tmp_path, "低于")
@@ -183,11 +183,9 @@ def test_gettext_extracts_every_branch_and_the_chinese_build_prints_its_phrase(
     html = (tmp_path / "zh" / "index.html").read_text(encoding="utf-8")
     assert "这个 kernel 低于 ridge。" in html
     assert "below" not in html
-
-
-def test_a_missing_translation_fails_the_chinese_build(tmp_path: Path) -> None:
-    src = _project(tmp_path, "")  # the msgstr deleted
-    run = sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
+    # a missing translation fails the Chinese build
+    src = _project(tmp_path / "missing", "")  # the msgstr deleted
+    run = sphinx(src, tmp_path / "missing" / "zh", "-b", "html", "-D", "language=zh_CN")
     assert run.returncode != 0
     assert "no translation of the phrase 'below'" in run.stderr
 
@@ -296,7 +294,7 @@ def _caption_project(tmp_path: Path, caption: str, tree: object) -> Path:
     return src
 
 
-def test_a_caption_comes_out_chinese_with_its_numbers_and_its_branch(tmp_path: Path) -> None:
+def test_a_caption_comes_out_chinese_with_its_numbers_and_branch_or_fails(tmp_path: Path) -> None:
     caption = roofline_caption(OPERATIONS, 1.2e11)
     assert "2 of the 3 sit closest" in caption  # by hand: L1 and L2 touch their own roof
     src = _caption_project(tmp_path, caption, caption.tree())
@@ -311,18 +309,14 @@ def test_a_caption_comes_out_chinese_with_its_numbers_and_its_branch(tmp_path: P
     assert peak in text and f"I = {intensity} FLOP/byte" in text  # the numbers computed
     assert "sit closest" not in text and "离自己那一级带宽上限最近" in text
     assert 'alt="图 09 roofline：每一级存储' in text  # the alt text follows the caption
-
-
-def test_a_template_missing_from_the_catalog_fails_the_chinese_build(tmp_path: Path) -> None:
+    # a template missing from the catalog fails the Chinese build
     tree = {"say": "A caption nobody {verb}", "fields": {"verb": "translated"}}
-    src = _caption_project(tmp_path, "A caption nobody translated", tree)
-    run = sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
+    src = _caption_project(tmp_path / "missing", "A caption nobody translated", tree)
+    run = sphinx(src, tmp_path / "missing" / "zh", "-b", "html", "-D", "language=zh_CN")
     assert run.returncode != 0
     assert "no translation of the caption template 'A caption nobody {verb}'" in run.stderr
-
-
-def test_make_gettext_puts_every_template_in_the_catalog_of_captions(tmp_path: Path) -> None:
-    src = computed_project(tmp_path / "src", "Text.\n", 'extensions = ["i18n"]')
+    # make gettext puts every template in the catalog of captions
+    src = computed_project(tmp_path / "pot-src", "Text.\n", 'extensions = ["i18n"]')
     run = sphinx(src, tmp_path / "pot", "-b", "gettext")
     assert run.returncode == 0, run.stderr
     pot = (tmp_path / "pot" / "captions.pot").read_text(encoding="utf-8")
