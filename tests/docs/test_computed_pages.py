@@ -82,7 +82,7 @@ def test_the_shipped_pages_the_readme_edit_and_a_halved_bandwidth() -> None:
     )
 
 
-def test_the_corner_of_the_drawn_ranges_keeps_reasons_and_regimes() -> None:
+def test_the_corner_of_the_drawn_ranges_and_a_missing_peak() -> None:
     """Issue 34: at bf16 peaks x0.05 and bandwidths x20 the pages said 'the bandwidth ratio'
     of the compute ratio, 'deep in the memory-bound regime' at 299% of the ridge, 'by a factor
     of 2.03, that is, not at all' and 'stays at 0.556 ms. The time improves'."""
@@ -102,16 +102,7 @@ def test_the_corner_of_the_drawn_ranges_keeps_reasons_and_regimes() -> None:
         "stays at 0.556 ms. Both versions sit on the compute roof here"
         in (texts["operator-ledgers.rst"])
     )
-
-
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(table=hardware_tables())
-def test_no_computed_paragraph_fails_or_contradicts_itself(table: dict) -> None:
-    check(table)
-
-
-def test_a_figure_the_table_lacks_leaves_a_note_not_a_failed_build() -> None:
-    """Issue 34: removing a chip's fp8 peak failed make docs with 8 computed-paragraph errors."""
+    # Issue 34: removing a chip's fp8 peak failed make docs with 8 computed-paragraph errors
     import dataclasses
 
     h100 = SHIPPED["h100"]
@@ -125,3 +116,9 @@ def test_a_figure_the_table_lacks_leaves_a_note_not_a_failed_build() -> None:
     assert note in texts["why-it-matters.rst"] and note in texts["misconceptions.rst"]
     with pytest.raises(computed.ComputedError, match="AttributeError"):  # a typo still fails
         computed.evaluate("H100.peak_flop('bf16')")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=hardware_tables())
+def test_no_computed_paragraph_fails_or_contradicts_itself(table: dict) -> None:
+    check(table)

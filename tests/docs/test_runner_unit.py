@@ -112,7 +112,7 @@ def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]
 
 
 def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
-    course: Path,
+    course: Path, tmp_path: Path
 ) -> None:
     """The zip holds every module of common/ and the lectures' words, and each imports on
     a bare (-S) Python: numpy and matplotlib are imported inside functions only."""
@@ -144,9 +144,7 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
     )
     proc = bare("-c", code, str(HARNESS), str(course), check=True)
     assert proc.stdout.strip() == "['common.hw_specs', 'common.shell.cli']"
-
-
-def test_a_lecture_that_imports_numpy_cannot_have_a_panel(tmp_path: Path) -> None:
+    # and a lecture that imports numpy cannot have a panel
     fake = tmp_path / "99_fake.py"
     fake.write_text(
         "import _course\nimport numpy as np\nfrom common.hw_specs import H100\n"

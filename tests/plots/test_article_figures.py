@@ -129,6 +129,21 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
     points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
     article.local_roofline_figure("l.png", 1000e9, 50e9, points)
     assert caught[2].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
+    # its points: good rows become points and bad rows are counted
+    rows = [
+        {"name": "add", "intensity": 0.25, "achieved_flops_per_s": 2e9, "bound": "memory"},
+        {"name": "odd", "intensity": 4.0, "achieved_flops_per_s": 1e9, "bound": "sideways"},
+        {"name": "negative", "intensity": -1.0, "achieved_flops_per_s": 1e9},
+        {"name": "no rate", "intensity": 1.0},
+        "not a row",
+    ]
+    points, bad = measured_points(rows)
+    assert points == [
+        MeasuredPoint("add", 0.25, 2e9, "memory"),
+        MeasuredPoint("odd", 4.0, 1e9, "unknown"),
+    ]
+    assert bad == 3
+    assert measured_points([]) == ([], 0)
 
 
 @pytest.mark.parametrize(
@@ -420,23 +435,6 @@ def test_a_ring_needs_the_same_intensity_within_2_percent(caught, intensity, rin
     assert marks["2  b"].get_markersize() == (11 if ring else 6)
     assert marks["3  c"].get_markersize() == (16 if ring else 11)
     assert marks["1  a"].get_markersize() == 6
-
-
-def test_good_rows_become_points_and_bad_rows_are_counted() -> None:
-    rows = [
-        {"name": "add", "intensity": 0.25, "achieved_flops_per_s": 2e9, "bound": "memory"},
-        {"name": "odd", "intensity": 4.0, "achieved_flops_per_s": 1e9, "bound": "sideways"},
-        {"name": "negative", "intensity": -1.0, "achieved_flops_per_s": 1e9},
-        {"name": "no rate", "intensity": 1.0},
-        "not a row",
-    ]
-    points, bad = measured_points(rows)
-    assert points == [
-        MeasuredPoint("add", 0.25, 2e9, "memory"),
-        MeasuredPoint("odd", 4.0, 1e9, "unknown"),
-    ]
-    assert bad == 3
-    assert measured_points([]) == ([], 0)
 
 
 def test_the_figure_is_written_and_draws_no_ridge_it_lacks(monkeypatch, tmp_path: Path) -> None:
