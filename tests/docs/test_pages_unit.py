@@ -375,10 +375,8 @@ def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
 
 
 def _si(value: float, unit: str) -> str:
-    """Four significant digits with an SI prefix, written here independently of the directive.
-
-    K (not k) for 1e3, as the course writes KB everywhere (powers of 1000).
-    """
+    """Four significant digits with an SI prefix (K for 1e3, as the course writes KB), written
+    here independently of the directive."""
     for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
         if value >= scale:
             return f"{value / scale:.4g} {prefix}{unit}"

@@ -101,9 +101,7 @@ def test_each_word_follows_its_numbers() -> None:
     assert [got for got, _ in said] == [want for _, want in said]
     directions = [(1.0, 2.0), (2.0, 1.0), (1.0, 1.0), (1.0, 1.04), (1.0, 1.06)]
     assert [claims.direction(a, b) for a, b in directions] == [1, -1, 0, 0, 1]  # 1.04: '1.0'
-
-
-def test_outgrew_names_the_larger_growth_first() -> None:
+    # outgrew names the larger growth first
     said = {
         (3.17, 2.15): "compute grew x3.17 but bandwidth only x2.15",
         (2.15, 3.17): "bandwidth grew x3.17 but compute only x2.15",
