@@ -227,28 +227,14 @@ def test_flag_choices_and_defaults_come_from_the_lecture_parser() -> None:
         runner.lecture_options(lecture(llm), ["--nope"])
 
 
-def test_every_exercise_computed_from_the_table_has_a_panel(course: Path, tmp_path: Path) -> None:
-    """An exercise has a panel exactly when doubling every peak in the table changes its answer."""
+def test_a_run_prints_what_the_terminal_prints_and_table_driven_exercises_have_panels(
+    course: Path, tmp_path: Path
+) -> None:
+    """Every panel with its defaults, and chosen flags, as the terminal prints them; a bad
+    flag, a lecture's own single line and exit status. An exercise has a panel exactly when
+    doubling every peak in the table changes its answer."""
     from common.exercises import EXERCISES as ALL
 
-    doubled = re.sub(r"flops\(([0-9.e]+)", lambda m: f"flops({2 * float(m.group(1))!r}", TABLE)
-    assert doubled != TABLE
-    requests = []
-    for exercise in ALL:
-        for table in (TABLE, doubled):
-            requests.append({"kind": "exercise", "target": exercise.key, "table": table})
-    results = harness_runs(course, *requests, tmp=tmp_path)
-    changed = set()
-    for exercise, before, after in zip(ALL, results[::2], results[1::2], strict=True):
-        assert before["status"] == 0 and after["status"] == 0, exercise.key
-        if stream(before, "stdout") != stream(after, "stdout"):
-            changed.add(exercise.key)
-    assert changed == set(EXERCISES)
-
-
-def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> None:
-    """Every panel with its defaults, and chosen flags, as the terminal prints them; a bad
-    flag, a lecture's own single line and exit status."""
     llm = with_flag("--chip", "--precision")
     cases = [("lecture", stem, []) for stem in LECTURES]  # every panel, its defaults
     cases += [
@@ -259,7 +245,13 @@ def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> 
         ("lecture", llm, ["--chip", "tpu-v5e", "--precision", "fp8"]),
     ]
     requests = [{"kind": k, "target": t, "args": a, "table": TABLE} for k, t, a in cases]
+    doubled = re.sub(r"flops\(([0-9.e]+)", lambda m: f"flops({2 * float(m.group(1))!r}", TABLE)
+    assert doubled != TABLE
+    for exercise in ALL:
+        for table in (TABLE, doubled):
+            requests.append({"kind": "exercise", "target": exercise.key, "table": table})
     results = harness_runs(course, *requests, tmp=tmp_path)
+    results, answers = results[: len(cases)], results[len(cases) :]
     for (kind, target, args), result in zip(cases, results, strict=True):
         exercise = ["common.exercises", target]
         argv = [f"lectures/{target}.py", *args] if kind == "lecture" else exercise
@@ -270,6 +262,12 @@ def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> 
         assert stream(result, "stderr") == proc.stderr
         assert proc.stderr.count("\n") == (proc.returncode != 0), proc.stderr
     assert [r["status"] for r in results[-2:]] == [2, 2]
+    changed = set()
+    for exercise, before, after in zip(ALL, answers[::2], answers[1::2], strict=True):
+        assert before["status"] == 0 and after["status"] == 0, exercise.key
+        if stream(before, "stdout") != stream(after, "stdout"):
+            changed.add(exercise.key)
+    assert changed == set(EXERCISES)
 
 
 def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
