@@ -82,7 +82,9 @@ def test_numbers_at_the_edges_of_their_ranges_and_choices_in_any_case_pass() -> 
         parse("fp64")
 
 
-def test_outdir_and_default_results_are_checked_not_created(tmp_path, usage_error, monkeypatch):
+def test_outdir_and_default_results_are_checked_and_explained(
+    tmp_path, usage_error, capsys, monkeypatch
+):
     args = cli.parse_args(_parser(png=True), ["--png", "--outdir", str(tmp_path / "new")])
     assert args.png and args.outdir == tmp_path / "new" and not hasattr(args, "_given")
     assert not (tmp_path / "new").exists()  # checked, not created: the figure creates it
@@ -91,9 +93,7 @@ def test_outdir_and_default_results_are_checked_not_created(tmp_path, usage_erro
     monkeypatch.setenv("ROOFLINE_RESULTS", str(tmp_path))  # a folder
     line = usage_error(cli.parse_args, _parser(results=True), [])
     assert "argument --results" in line and "is a folder" in line
-
-
-def test_help_states_the_png_behaviour(capsys: pytest.CaptureFixture[str]) -> None:
+    # --help states the --png behaviour and the results file
     with pytest.raises(SystemExit):
         _parser(png=True, results=True).parse_args(["--help"])
     text = " ".join(capsys.readouterr().out.split())

@@ -16,6 +16,7 @@ from common.files import atomic
 from common.shell import boot, paths
 
 LECTURE_02 = str(REPO / "lectures" / "02_roofline_basics.py")
+ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
 
 
 def _sh(command: str) -> subprocess.CompletedProcess[str]:
@@ -59,6 +60,12 @@ def test_a_newline_in_a_path_and_a_long_number_stay_in_the_one_line(tmp_path: Pa
     done = run_lecture("01", "--time-limit", "9" * 5000, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert len(done.stderr) < 300 and "above 1 and up to 3600" in done.stderr
+    # a non-ASCII results name in an ASCII locale is checked before measuring
+    done = run_lecture("10", "--results", "/proc/é.json", text=False, timeout=60, env=ASCII_LOCALE)
+    assert done.returncode == 2 and done.stdout == b""
+    said = "the results file /proc/é.json is in a kernel file system, not a regular file"
+    expected = f"10_tiled_attention.py: error: argument --results: {said} (see --help)\n"
+    assert done.stderr == expected.encode()
 
 
 @pytest.mark.parametrize("name", ["SIGQUIT", "SIGUSR1"])
@@ -96,9 +103,6 @@ def test_a_read_only_mount_is_named_so(tmp_path: Path, monkeypatch: pytest.Monke
         atomic.writable_dir(tmp_path)
 
 
-ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
-
-
 @pytest.mark.parametrize("lecture", ["02", "10"])
 def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Path) -> None:
     saved = tmp_path / "résultats" / "é.json"  # a name the locale cannot decode: saved as typed
@@ -122,14 +126,6 @@ def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Pat
 def test_an_odd_name_is_one_escaped_line(tmp_path: Path, body, args, env, said: str) -> None:
     done = run_python(str(demo_script(tmp_path, body)), *args, text=False, timeout=60, env=env)
     assert (done.returncode, done.stderr) == (1, f"99_demo.py: error: {said}\n".encode())
-
-
-def test_a_non_ascii_results_name_is_checked_before_measuring() -> None:
-    done = run_lecture("10", "--results", "/proc/é.json", text=False, timeout=60, env=ASCII_LOCALE)
-    assert done.returncode == 2 and done.stdout == b""
-    said = "the results file /proc/é.json is in a kernel file system, not a regular file"
-    expected = f"10_tiled_attention.py: error: argument --results: {said} (see --help)\n"
-    assert done.stderr == expected.encode()
 
 
 @pytest.mark.parametrize("name", ["SIGHUP", "SIGINT", "SIGQUIT"])
