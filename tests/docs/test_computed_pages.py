@@ -1,10 +1,5 @@
-"""The docs pages' computed paragraphs (overview, exercises, concepts) under drawn tables.
-
-Each page's ``:computed:`` expressions and ``|name|`` substitutions are evaluated here as
-the role evaluates them (``docs/_ext/computed.py``) against an edited hardware table, and
-the page text that results is read back: no expression may fail (a failure fails
-``make docs -W``), and no sentence may contradict the numbers it quotes.
-"""
+"""The docs pages' :computed: paragraphs evaluated under edited hardware tables: no expression
+fails (that fails ``make docs -W``) and no sentence contradicts the numbers it quotes."""
 
 from __future__ import annotations
 
@@ -62,15 +57,12 @@ def prose(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_the_shipped_pages_evaluate_and_contradict_nothing() -> None:
-    """Their computed values, by hand: test_pages_unit.py's SUBSTITUTIONS."""
-    for name, text in check(SHIPPED).items():
-        assert "(not computed" not in text, name  # every figure a page names is in the table
-
-
-def test_the_readme_edit_and_a_halved_bandwidth() -> None:
+def test_the_shipped_pages_the_readme_edit_and_a_halved_bandwidth() -> None:
     """Regressions: the README's own edit said 'climbs from 1272.7 to 1272.7' and 'moves from
     M in (1024, 4096] to M in (1024, 4096]'; the A100's bandwidth x0.5 failed a formula."""
+    # the shipped pages (their values by hand: test_pages_unit.py's SUBSTITUTIONS)
+    for name, text in check(SHIPPED).items():
+        assert "(not computed" not in text, name  # every figure a page names is in the table
     readme = {k: prose(v) for k, v in check(edited(a100={"peak bf16": 1979 / 312})).items()}
     assert "The ridge rose from 200.6 to 1,272.7 FLOP/byte" in readme["overview.rst"]
     # 1979 / 312 x 312e12 over 777.5e9: 2,545.3, past the sweep's largest I(4096) = 1,365.3
@@ -90,7 +82,7 @@ def test_the_readme_edit_and_a_halved_bandwidth() -> None:
     )
 
 
-def test_the_corner_of_the_drawn_ranges_keeps_reasons_and_regimes() -> None:
+def test_the_corner_of_the_drawn_ranges_and_a_missing_peak() -> None:
     """Issue 34: at bf16 peaks x0.05 and bandwidths x20 the pages said 'the bandwidth ratio'
     of the compute ratio, 'deep in the memory-bound regime' at 299% of the ridge, 'by a factor
     of 2.03, that is, not at all' and 'stays at 0.556 ms. The time improves'."""
@@ -110,16 +102,7 @@ def test_the_corner_of_the_drawn_ranges_keeps_reasons_and_regimes() -> None:
         "stays at 0.556 ms. Both versions sit on the compute roof here"
         in (texts["operator-ledgers.rst"])
     )
-
-
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(table=hardware_tables())
-def test_no_computed_paragraph_fails_or_contradicts_itself(table: dict) -> None:
-    check(table)
-
-
-def test_a_figure_the_table_lacks_leaves_a_note_not_a_failed_build() -> None:
-    """Issue 34: removing a chip's fp8 peak failed make docs with 8 computed-paragraph errors."""
+    # Issue 34: removing a chip's fp8 peak failed make docs with 8 computed-paragraph errors
     import dataclasses
 
     h100 = SHIPPED["h100"]
@@ -133,3 +116,9 @@ def test_a_figure_the_table_lacks_leaves_a_note_not_a_failed_build() -> None:
     assert note in texts["why-it-matters.rst"] and note in texts["misconceptions.rst"]
     with pytest.raises(computed.ComputedError, match="AttributeError"):  # a typo still fails
         computed.evaluate("H100.peak_flop('bf16')")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=hardware_tables())
+def test_no_computed_paragraph_fails_or_contradicts_itself(table: dict) -> None:
+    check(table)

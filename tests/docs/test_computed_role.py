@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -16,24 +15,18 @@ from common import hw_specs
 computed = load_extension("computed")
 
 
-@pytest.mark.parametrize(
-    ("expression", "expected"),
-    [
-        ("f\"{A100.ridge_point('bf16'):.1f}\"", "200.6"),
-        ("f\"{H100.ridge_point('fp8'):.1f}\"", "590.7"),
-        ("fmt_bytes(7e9 * 2, binary=True, digits=1)", "13.0 GiB"),
-        ("fmt_bytes(kv_cache_bytes(1, 32, 4096), binary=True, digits=0)", "512 KiB"),
-        ('f"{intensity(*attention_counts(4096, 128, materialized=False)):.1f}"', "2068.0"),
-        ('f"{math.log2(4096):.0f}"', "12"),
-        # B 4096 / (2 B + 4096) >= 200.6 first at B = 223 (222.4 by hand): an int, as text
-        ("critical_batch(4096, 4096, A100.ridge_point('bf16'))", "223"),
-    ],
-)
-def test_reference_numbers_from_every_namespace_module(expression: str, expected: str) -> None:
-    assert computed.evaluate(expression) == expected
+# Reference numbers from every namespace module (ridges, bytes, intensities, the critical
+# batch), each as the role evaluates it on a page: test_pages_unit.py's SUBSTITUTIONS.
 
 
-def test_expression_follows_the_hardware_table() -> None:
+def test_the_namespace_holds_public_names_and_follows_the_table() -> None:
+    namespace = computed.build_namespace()
+    public = "A100 H100 CHIPS get_chip ridge_point lower_bound_time gemm_counts memory_ledger"
+    public += " largest_batch_that_fits GIB fmt_bytes fmt_time fmt_ratio math"
+    assert [name for name in public.split() if name not in namespace] == []
+    assert not [name for name in namespace if name.startswith("_")]
+    for imported in ("dataclass", "field", "NamedTuple", "Sequence", "annotations"):
+        assert imported not in namespace, imported
     bigger = hw_specs.Chip(
         name="A100 edited",
         peak_flops_table={"bf16": hw_specs.flops(1979e12, "exercise 3")},
@@ -41,19 +34,17 @@ def test_expression_follows_the_hardware_table() -> None:
         mem_capacity_figure=hw_specs.A100.mem_capacity_figure,
         link_bw_figure=hw_specs.A100.link_bw_figure,
     )
-    namespace = {**computed.build_namespace(), "A100": bigger}
-    assert computed.evaluate("f\"{A100.ridge_point('bf16'):.1f}\"", namespace) == "1272.7"
-
-
-def test_namespace_holds_public_names_only() -> None:
-    namespace = computed.build_namespace()
-    public = "A100 H100 CHIPS get_chip ridge_point lower_bound_time gemm_counts memory_ledger"
-    public += " largest_batch_that_fits GIB fmt_bytes fmt_time fmt_ratio math"
-    for name in public.split():
-        assert name in namespace, name
-    assert not [name for name in namespace if name.startswith("_")]
-    for imported in ("dataclass", "field", "NamedTuple", "Sequence", "annotations"):
-        assert imported not in namespace, imported
+    edited = {**namespace, "A100": bigger}
+    assert computed.evaluate("f\"{A100.ridge_point('bf16'):.1f}\"", edited) == "1272.7"
+    # each evaluation gets a fresh namespace
+    assert computed.evaluate("(leak := 3)") == "3"
+    with pytest.raises(computed.ComputedError, match="NameError"):
+        computed.evaluate("leak")
+    # a number and its unit are never split across lines
+    nbsp = "\u00a0"
+    assert computed.keep_units("138.41 MB") == f"138.41{nbsp}MB"
+    assert computed.keep_units("1.55 TB/s or 0.089 ms") == f"1.55{nbsp}TB/s or 0.089{nbsp}ms"
+    assert computed.keep_units("(128, 256]") == "(128, 256]"  # no unit: unchanged
 
 
 @pytest.fixture
@@ -86,12 +77,6 @@ def test_modules_sharing_a_constant_are_fine_but_a_real_clash_is_an_error(
         computed.evaluate("1")
 
 
-def test_each_evaluation_gets_a_fresh_namespace() -> None:
-    assert computed.evaluate("(leak := 3)") == "3"
-    with pytest.raises(computed.ComputedError, match="NameError"):
-        computed.evaluate("leak")
-
-
 @pytest.mark.parametrize(
     ("expression", "reason"),
     [
@@ -115,12 +100,7 @@ def test_bad_expressions_raise_an_error_naming_the_expression(expression: str, r
     assert isinstance(info.value, SphinxError)  # so the build reports it as its own
 
 
-def _sphinx_build(tmp_path: Path, page: str) -> subprocess.CompletedProcess[str]:
-    """Build one page with the extension under -W; returns the finished process."""
-    return sphinx(computed_project(tmp_path / "src", page), tmp_path / "out", "-b", "html")
-
-
-def test_sphinx_build_inserts_the_computed_text(tmp_path: Path) -> None:
+def test_sphinx_build_inserts_the_computed_text_and_fails_under_w_on_a_bad_one(tmp_path: Path):
     page = textwrap.dedent(
         """
         Ridge
@@ -133,25 +113,16 @@ def test_sphinx_build_inserts_the_computed_text(tmp_path: Path) -> None:
         The KV cache costs |kv| per token.
         """
     )
-    done = _sphinx_build(tmp_path, page)
+    done = sphinx(computed_project(tmp_path / "src", page), tmp_path / "out", "-b", "html")
     assert done.returncode == 0, done.stderr
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert "The ridge point is 200.6 FLOP/byte." in html
     # The number keeps its unit on one line: a no-break space, however it is written.
     text = html.replace("&nbsp;", "\u00a0").replace("&#160;", "\u00a0")
     assert "The KV cache costs 512\u00a0KiB per token." in text
-
-
-def test_sphinx_build_fails_under_w_on_a_bad_expression(tmp_path: Path) -> None:
+    # a bad expression fails the build under -W, naming its line
     page = "Broken\n======\n\nA number: :computed:`A100.ridge_point('bf16') + 1`.\n"
-    done = _sphinx_build(tmp_path, page)
+    done = sphinx(computed_project(tmp_path / "bad", page), tmp_path / "bad-out", "-b", "html")
     assert done.returncode != 0
     assert "A100.ridge_point('bf16') + 1" in done.stderr
     assert "index.rst:4" in done.stderr
-
-
-def test_a_number_and_its_unit_are_never_split_across_lines() -> None:
-    nbsp = "\u00a0"
-    assert computed.keep_units("138.41 MB") == f"138.41{nbsp}MB"
-    assert computed.keep_units("1.55 TB/s or 0.089 ms") == f"1.55{nbsp}TB/s or 0.089{nbsp}ms"
-    assert computed.keep_units("(128, 256]") == "(128, 256]"  # no unit: unchanged

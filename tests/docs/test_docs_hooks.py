@@ -60,20 +60,8 @@ def flags(lecture: Path) -> list[str]:
 def test_lecture_flags_from_its_declared_parser(
     tmp_path: Path, body: str, expected: list[str]
 ) -> None:
-    assert flags(declaring(tmp_path, body)) == expected
-
-
-def test_reading_the_flags_does_not_run_the_lecture(tmp_path: Path) -> None:
-    """Only the imports and make_parser() run: the lecture's work (here: a crash) does not."""
-    lecture = declaring(tmp_path, "cli.add_png_flags(parser)", after="raise SystemExit(3)\n")
-    assert flags(lecture) == ["--png", "--outdir"]
-
-
-def test_a_lecture_that_declares_no_parser_is_named(tmp_path: Path) -> None:
-    lecture = tmp_path / "99_toy.py"
-    lecture.write_text("print('--png --outdir')\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"99_toy.py declares no make_parser\(\)"):
-        flags(lecture)
+    # only the imports and make_parser() run: the lecture's work (here: a crash) does not
+    assert flags(declaring(tmp_path, body, after="raise SystemExit(3)\n")) == expected
 
 
 def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) -> None:
@@ -86,13 +74,19 @@ def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) ->
     assert argv == ["--png", "--outdir", str(outdir), "--results", str(results)]
     assert outdir.is_dir() and results.parent.is_dir()
     assert sorted(p.name for p in lecture.parent.iterdir()) == ["09_demo.py"]
-
-
-def test_changed_images_orders_by_write_time() -> None:
-    before = {"a.png": (1, 100, 10), "b.png": (2, 100, 10)}
-    after = {"a.png": (1, 100, 10), "b.png": (3, 300, 10), "c.png": (4, 200, 10)}
-    assert docs_hooks.changed_images(before, after) == ["c.png", "b.png"]
-    assert docs_hooks.changed_images(after, after) == []
+    # a lecture that declares no parser is named
+    lecture = tmp_path / "99_toy.py"
+    lecture.write_text("print('--png --outdir')\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"99_toy.py declares no make_parser\(\)"):
+        flags(lecture)
+    # a lecture that exits is named, unless the gallery ran to its end
+    lecture = declaring(
+        tmp_path / "exits", "", after="import sys\nsys.exit(2)\n", name="09_demo.py"
+    )
+    docs_hooks.reset_argv({"src_dir": str(tmp_path / "exits")}, {"src_file": str(lecture)})
+    assert "09_demo.py" in docs_hooks.exit_message()
+    docs_hooks._gallery_finished()  # the gallery ran to the end: nothing to report
+    assert docs_hooks.exit_message() == ""
 
 
 @pytest.mark.parametrize(
@@ -112,7 +106,24 @@ def test_alt_text_says_what_the_figure_shows(path: str, caption: str, alt: str) 
     assert docs_hooks.alt_text(path, *([caption] if caption else [])) == alt
 
 
-def test_gallery_cards_are_numbered_with_their_question() -> None:
+def test_the_figure_rest_links_the_image_and_keeps_the_caption() -> None:
+    caption = ["First line,", "second."]
+    rst = docs_hooks.figure_block("/_build/f.png", "alt\n text", caption, "rl-figure-img", "f")
+    assert rst.splitlines()[1:4] == [
+        ".. figure:: /_build/f.png",
+        "   :alt: alt text",
+        "   :width: 100%",
+    ]
+    assert rst.rstrip().splitlines()[-2:] == ["   First line,", "   second."]
+
+
+def test_the_page_rewrites() -> None:
+    # changed images, in write order
+    before = {"a.png": (1, 100, 10), "b.png": (2, 100, 10)}
+    after = {"a.png": (1, 100, 10), "b.png": (3, 300, 10), "c.png": (4, 200, 10)}
+    assert docs_hooks.changed_images(before, after) == ["c.png", "b.png"]
+    assert docs_hooks.changed_images(after, after) == []
+    # gallery cards numbered, with their question
     index = (
         '<div class="sphx-glr-thumbcontainer" tooltip="How fast is it? It measures.">\n'
         "  :doc:`/auto_lectures/07_llm_capacity`\n"
@@ -128,25 +139,19 @@ def test_gallery_cards_are_numbered_with_their_question() -> None:
     ) in out
     assert '<span class="rl-card-number">Lecture 08</span>Levers' in out
     assert '<span class="rl-card-question">No question here.</span>' in out
-
-
-def test_navigation_captions_get_a_heading_level() -> None:
+    # navigation captions get a heading level
     html = '<p class="caption" role="heading"><span class="caption-text">Contents</span></p>'
     assert docs_hooks.heading_levels(html) == (
         '<p class="caption" role="heading" aria-level="2">'
         '<span class="caption-text">Contents</span></p>'
     )
-
-
-def test_index_terms_go_under_the_page_title() -> None:
+    # index terms go under the page title
     page = ".. _label:\n\n\nA title\n=======\n\nText.\n"
     out = docs_hooks.with_index_terms(page, ["KV cache", "  "])
     assert out == ".. _label:\n\n\nA title\n=======\n\n.. index::\n   ! KV cache\n\n\nText.\n"
     assert docs_hooks.with_index_terms(page, []) == page
     assert docs_hooks.with_index_terms("no title\n", ["x"]) == "no title\n"
-
-
-def test_build_folders_are_shown_as_a_student_run_prints_them() -> None:
+    # build folders shown as a student's run prints them
     out = docs_hooks.as_a_student_runs_it(
         "saved results: docs/_build/lecture_outputs/results/machine.json; "
         "wrote 4 figure(s) to docs/_build/lecture_outputs/figures/04_make_figures"
@@ -208,15 +213,12 @@ def test_scraper_embeds_each_new_or_rewritten_png_once(tmp_path: Path) -> None:
     assert len(iterator) == 3
 
 
-def test_a_rerun_lecture_does_not_reembed_old_figures(tmp_path: Path) -> None:
-    """Figures left in the outdir by an earlier build are not new to this one."""
-    assert _cell(tmp_path, "old.png")[1]() == ""
-
-
-def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
+def test_each_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
     from common.present import display
+    from common.present.say import say
 
-    outdir, scrape, _, _ = _cell(tmp_path)
+    assert _cell(tmp_path / "rerun", "old.png")[1]() == ""  # left by an earlier build: not new
+    outdir, scrape, images, _ = _cell(tmp_path)
     # The lecture writes the PNG under a path of its own spelling (relative, with '..')
     # and records its caption; the scraper finds it under the resolved path.
     spelled = outdir / ".." / outdir.name / "roofline.png"
@@ -228,44 +230,27 @@ def test_a_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> None:
     assert _caption(rst) == "The A100 roof: every ``add`` sits on the slope."
     assert ":alt: Figure roofline: The A100 roof: every add sits on the slope." in rst
     assert ":width: 100%" in rst  # Sphinx then links the image to its full-size file
-
-
-def test_two_figures_of_one_cell_keep_their_own_captions(tmp_path: Path) -> None:
-    from common.present import display
-
-    outdir, scrape, images, _ = _cell(tmp_path)
-    for name, caption in (("a.png", "First: the slope."), ("b.png", "Second: the roof.")):
+    # two figures of one cell keep their own captions; a template is left beside its image
+    # (the Chinese edition reads the template and fields there: docs/_ext/i18n.py)
+    captions = ("First: the slope.", say("Peak {p}, {side}.", p="1.0 TB/s", side=say("left")))
+    for name, caption in zip(("a.png", "b.png"), captions, strict=True):
         _write_atomically(outdir / name, PNG_1PX)
         display.figure(outdir / name, caption)
-    rst = scrape()
-    parts = rst.split(".. figure::")[1:]
+    parts = scrape().split(".. figure::")[1:]
     assert [_caption(".. figure::" + p) for p in parts] == [
         "First: the slope.",
-        "Second: the roof.",
+        "Peak 1.0 TB/s, left.",
     ]
     assert sorted(p.name for p in images.glob("*.png")) == [
-        "sphx_glr_09_demo_001.png",
-        "sphx_glr_09_demo_002.png",
+        f"sphx_glr_09_demo_00{k}.png" for k in (1, 2, 3)
     ]
-
-
-def test_a_caption_with_a_template_leaves_it_beside_the_image(tmp_path: Path) -> None:
-    """The Chinese edition reads the template and fields there (docs/_ext/i18n.py)."""
-    from common.present import display
-    from common.present.say import say
-
-    outdir, scrape, images, _ = _cell(tmp_path)
-    _write_atomically(outdir / "a.png", PNG_1PX)
-    display.figure(outdir / "a.png", say("Peak {p}, {side}.", p="1.0 TB/s", side=say("left")))
-    rst = scrape()
-    assert _caption(rst) == "Peak 1.0 TB/s, left."
-    sidecar = docs_hooks.caption_file(images / "sphx_glr_09_demo_001.png")
+    sidecar = docs_hooks.caption_file(images / "sphx_glr_09_demo_003.png")
     assert json.loads(sidecar.read_text(encoding="utf-8")) == {
         "caption": {
             "say": "Peak {p}, {side}.",
             "fields": {"p": "1.0 TB/s", "side": {"say": "left", "fields": {}}},
         },
-        "name": "a.png",
+        "name": "b.png",
     }
 
 
@@ -336,18 +321,8 @@ def test_lecture_12_runs_only_where_torch_is_installed(
     run = _conf(monkeypatch)["filename_pattern"]
     assert bool(re.search(run, "/r/lectures/12_profiler_vs_ledger.py")) is installed
     assert re.search(run, "/r/lectures/11_predict_and_check.py")
-
-
-def test_roofline_docs_run_narrows_the_executed_lectures(monkeypatch: pytest.MonkeyPatch) -> None:
+    # $ROOFLINE_DOCS_RUN narrows the executed lectures
     run = _conf(monkeypatch, "03_")["filename_pattern"]
     assert re.search(run, "/r/lectures/03_memory_ledger.py")
     assert not re.search(run, "/r/lectures/01_machine_probe.py")
     assert not re.search(run, "/r/03_x/lectures/01_machine_probe.py")  # a folder name is no match
-
-
-def test_a_lecture_that_exits_is_named(tmp_path: Path) -> None:
-    lecture = declaring(tmp_path, "", after="import sys\nsys.exit(2)\n", name="09_demo.py")
-    docs_hooks.reset_argv({"src_dir": str(tmp_path)}, {"src_file": str(lecture)})
-    assert "09_demo.py" in docs_hooks.exit_message()
-    docs_hooks._gallery_finished()  # the gallery ran to the end: nothing to report
-    assert docs_hooks.exit_message() == ""

@@ -1,21 +1,94 @@
-"""The concept pages' computed numbers and the hardware page's tables, without a Sphinx build.
-
-Each page is parsed with docutils and the docs' own :computed: role and hardware-table
-directive (tests/docs/pages.py); every substitution and every table cell that carries a
-computed number is compared with the value its source prints (the article, the lecture
-script, the datasheets: tests/reference.py) or with hand arithmetic written out here.
-A new or renamed number on a page fails the coverage test until it is added here.
-"""
+"""Every computed number of the concept pages and the hardware page's tables against its
+source (tests/reference.py) or hand arithmetic written out here; a new or renamed number on a
+page fails the coverage test until it is added here. The pages are parsed with docutils and
+the docs' own :computed: role and directives; the Sphinx-only roles and directives they use
+stand in as plain text (or nothing), so a page parses in milliseconds without a build."""
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
-import pages
 import pytest
 import reference
+from conftest import REPO, load_extension
+from docutils import nodes
+from docutils.core import publish_doctree
+from docutils.parsers.rst import Directive, directives, roles
 
-MS, US = 1e-3, 1e-6
+DOCS = REPO / "docs"
+course = load_extension("course")
+
+
+def _text_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    return [nodes.Text(text.split("<")[0].strip() if "<" in text else text)], []
+
+
+class _Skip(Directive):
+    """A directive left out (course-figure draws at build time: no numbers)."""
+
+    has_content = True
+    optional_arguments = 10
+    final_argument_whitespace = True
+
+    def run(self) -> list:
+        return []
+
+
+class _FakeEnv:
+    """What SphinxDirective.env needs here: a place to note dependencies."""
+
+    docname = "page"
+
+    def __init__(self) -> None:
+        self.dependencies: list[str] = []
+
+    def note_dependency(self, path: str) -> None:
+        self.dependencies.append(str(path))
+
+
+@functools.cache
+def _register() -> None:
+    roles.register_local_role("computed", load_extension("computed").computed_role)
+    for name in ("ref", "doc", "numref", "term"):
+        roles.register_local_role(name, _text_role)
+    for name in ("toctree", "literalinclude", "index", "course-figure"):
+        directives.register_directive(name, _Skip)
+    directives.register_directive("hardware-table", course.HardwareTableDirective)
+    directives.register_directive("exercise", course.ExerciseDirective)
+
+
+def doctree(source: str, source_path: str = "page.rst") -> Any:
+    """The parsed page, substitutions applied; a system message of level >= 2 is an error."""
+    _register()
+    overrides = {"report_level": 5, "halt_level": 2, "env": _FakeEnv(), "warning_stream": False}
+    return publish_doctree(source, source_path=source_path, settings_overrides=overrides)
+
+
+@functools.cache
+def page(name: str) -> Any:
+    """docs/NAME.rst parsed (once per test run)."""
+    path = DOCS / f"{name}.rst"
+    return doctree(path.read_text(encoding="utf-8"), str(path))
+
+
+def plain(text: str) -> str:
+    """Page text with the computed role's no-break spaces (number and unit) as spaces."""
+    return text.replace("\xa0", " ")
+
+
+def tables(tree: Any) -> list[tuple[str, list[list[str]]]]:
+    """Every table: (title, rows of cell texts, header row first)."""
+    found = []
+    for table in tree.findall(nodes.table):
+        titles = [t.astext() for t in table.children if isinstance(t, nodes.title)]
+        rows = [
+            [plain(entry.astext()) for entry in row.findall(nodes.entry)]
+            for row in table.findall(nodes.row)
+        ]
+        found.append((titles[0] if titles else "", rows))
+    return found
 
 
 def speedups(r: float) -> tuple[str, str]:
@@ -252,19 +325,25 @@ INLINE = {
 
 @pytest.mark.parametrize("name", sorted(INLINE))
 def test_inline_numbers(name: str) -> None:
-    text = " ".join(pages.page(name).astext().split())
+    text = " ".join(page(name).astext().split())
     for fragment in INLINE[name][1]:
         assert fragment in text
 
 
 @pytest.mark.parametrize("name", sorted(SUBSTITUTIONS))
 def test_every_computed_substitution(name: str) -> None:
-    assert pages.substitutions(pages.page(name)) == SUBSTITUTIONS[name]
+    tree = page(name)  # |name| -> the text it stands for
+    found = {
+        n: plain(d.astext())
+        for d in tree.findall(nodes.substitution_definition)
+        for n in d["names"]
+    }
+    assert found == SUBSTITUTIONS[name]
 
 
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_every_computed_table(name: str) -> None:
-    assert [rows for _, rows in pages.tables(pages.page(name))] == TABLES[name]
+    assert [rows for _, rows in tables(page(name))] == TABLES[name]
 
 
 def _computed_outside_substitutions(source: str) -> tuple[int, int]:
@@ -278,7 +357,7 @@ def _computed_outside_substitutions(source: str) -> tuple[int, int]:
             in_table = False
         if line.startswith(".. |"):
             continue
-        count = len(pages.computed_expressions(line))
+        count = len(re.findall(r":computed:`([^`]*)`", line))
         outside += count
         inside_tables += count if in_table else 0
     return outside, inside_tables
@@ -286,28 +365,26 @@ def _computed_outside_substitutions(source: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("name", sorted(SUBSTITUTIONS))
 def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
-    source = (pages.DOCS / f"{name}.rst").read_text(encoding="utf-8")
+    source = (DOCS / f"{name}.rst").read_text(encoding="utf-8")
     outside, in_tables = _computed_outside_substitutions(source)
     inline = INLINE.get(name, (0, []))[0]
     assert outside == in_tables + inline, f"{name}: a :computed: number that no test checks"
-    found = {p for p in pages.DOCS.rglob("*.rst") if ":computed:" in p.read_text("utf-8")}
-    checked = {pages.DOCS / f"{n}.rst" for n in SUBSTITUTIONS}
+    found = {p for p in DOCS.rglob("*.rst") if ":computed:" in p.read_text("utf-8")}
+    checked = {DOCS / f"{n}.rst" for n in SUBSTITUTIONS}
     assert found <= checked, f"pages with computed numbers not checked here: {found - checked}"
 
 
 def _si(value: float, unit: str) -> str:
-    """Four significant digits with an SI prefix, written here independently of the directive.
-
-    K (not k) for 1e3, as the course writes KB everywhere (powers of 1000).
-    """
+    """Four significant digits with an SI prefix (K for 1e3, as the course writes KB), written
+    here independently of the directive."""
     for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
         if value >= scale:
             return f"{value / scale:.4g} {prefix}{unit}"
     return f"{value:.4g} {unit}"
 
 
-def test_hardware_page_figures_and_estimate_flags() -> None:
-    found = pages.tables(pages.page("hardware"))
+def test_hardware_page_figures_achievable_roofs_ridges_and_bytes() -> None:
+    found = tables(page("hardware"))
     figures = {title: rows for title, rows in found if title}
     assert list(figures) == [f"{reference.CHIP_NAMES[k]} (key {k})" for k in reference.HARDWARE]
     for key, want in reference.HARDWARE.items():
@@ -321,12 +398,9 @@ def test_hardware_page_figures_and_estimate_flags() -> None:
         assert all(row[2] for row in rows[1:])  # every figure names its source
     assert figures["A100 40GB SXM (key a100)"][3][1] == "1.555 TB/s"
     assert figures["B300 (key b300)"][1][1].endswith("(estimate)")  # bf16 "about 2.5x H100"
-
-
-def test_hardware_page_shows_spec_and_achievable_columns() -> None:
-    # Typed from the sources (see tests/tables/test_achievable_roofs.py): MAMF A100 271.2 and
-    # H100 794.5 TFLOP/s; H200 nvbandwidth 396.40 GB/s; no TPU measurement published.
-    untitled = [rows for title, rows in pages.tables(pages.page("hardware")) if not title]
+    # Spec and achievable columns, typed from the sources (tests/tables/test_achievable_roofs.py):
+    # MAMF A100 271.2 and H100 794.5 TFLOP/s; H200 nvbandwidth 396.40 GB/s; no TPU measured.
+    untitled = [rows for title, rows in found if not title]
     (table,) = [rows for rows in untitled if "achievable (measured)" in rows[0]]
     assert table[0] == ["chip", "roof", "spec", "achievable (measured)", "of spec", "measured by"]
     cells = {(r[0], r[1]): r[2:] for r in table[1:]}
@@ -334,16 +408,11 @@ def test_hardware_page_shows_spec_and_achievable_columns() -> None:
     assert cells["H100 SXM", "peak bf16"][:3] == ["989 TFLOP/s", "794.5 TFLOP/s", "80.3%"]
     assert cells["H200", "link (NVLink 4)"][:3] == ["450 GB/s", "396.4 GB/s", "88.1%"]
     assert cells["A100 40GB SXM", "peak bf16"][3].startswith("[1] ")  # numbered sources below
-    from docutils import nodes
-
-    (listed,) = list(pages.page("hardware").findall(nodes.enumerated_list))
+    (listed,) = list(page("hardware").findall(nodes.enumerated_list))
     first = listed.children[0].astext()
     assert "Maximum Achievable Matmul FLOPS comparison table" in first and "744d01e" in first
     assert cells["TPU v5e", "memory bandwidth"][1] == "none published"
-
-
-def test_hardware_page_ridge_points_and_bytes() -> None:
-    untitled = [rows for title, rows in pages.tables(pages.page("hardware")) if not title]
+    # ridge points and bytes per element
     ridge, nbytes = [rows for rows in untitled if "achievable (measured)" not in rows[0]]
     precisions = ["bf16", "int8", "fp8", "nvfp4"]
     assert ridge[0] == ["chip", "memory bandwidth", *[f"I* {p} (FLOP/B)" for p in precisions]]
@@ -357,19 +426,14 @@ def test_hardware_page_ridge_points_and_bytes() -> None:
     assert nbytes[1:] == [
         [p, f"{b:g}", f"{8 * b:g}"] for p, b in reference.BYTES_PER_ELEMENT.items()
     ]
-
-
-def test_the_hardware_directive_notes_its_dependency() -> None:
-    tree = pages.doctree(".. hardware-table:: bytes-per-element\n")
+    # the directive notes its dependency on the table
+    tree = doctree(".. hardware-table:: bytes-per-element\n")
     env = tree.settings.env
     assert any(path.endswith("hw_specs.py") for path in env.dependencies)
 
 
-def test_the_exercise_directive_renders_the_worked_answer() -> None:
-    from docutils import nodes
-
-    pages.load_extension("course")
-    tree = pages.doctree(".. exercise:: gqa-decode\n")
+def test_the_exercise_directive_renders_the_worked_answer_of_every_exercise() -> None:
+    tree = doctree(".. exercise:: gqa-decode\n")
     assert tree["title"] == "Decode attention with MHA, GQA and MQA"
     text = tree.astext()
     assert "From this course." in text and "Is any of them compute-bound on an H100?" in text
@@ -382,7 +446,7 @@ def test_the_exercise_directive_renders_the_worked_answer() -> None:
     # the exercise's 64 query heads (lecture 02 works the script's 32): intensity = query
     # heads / KV heads (64/64, 64/8, 64/1); KV per token and layer = 2 (K and V) x KV heads
     # x 128 x 2 bytes (32 KiB, 4 KiB, 512 B)
-    assert [rows for _, rows in pages.tables(tree)] == [
+    assert [rows for _, rows in tables(tree)] == [
         [
             ["attention", "I (FLOP/B)", "KV bytes per token and layer"],
             ["MHA (64 KV heads)", "1", "32.00 KiB"],
@@ -390,12 +454,10 @@ def test_the_exercise_directive_renders_the_worked_answer() -> None:
             ["MQA (1 KV head)", "64", "512 B"],
         ]
     ]
-
-
-def test_the_exercises_page_shows_every_exercise() -> None:
+    # the exercises page shows every exercise
     from common.exercises import EXERCISES
 
-    source = (pages.DOCS / "exercises.rst").read_text(encoding="utf-8")
+    source = (DOCS / "exercises.rst").read_text(encoding="utf-8")
     shown = re.findall(r"^\.\. exercise:: (\S+)", source, re.M)
     assert sorted(shown) == sorted(e.key for e in EXERCISES)
 
@@ -411,6 +473,43 @@ def test_the_exercises_page_shows_every_exercise() -> None:
 def test_a_bad_directive_or_expression_is_an_error(source: str, says: str) -> None:
     from docutils.utils import SystemMessage
 
-    pages.load_extension("course")  # the exercise directive's
     with pytest.raises(SystemMessage, match=re.escape(says)):
-        pages.doctree(source)
+        doctree(source)
+
+
+# The course-figure directive's helpers: what the concept pages' figures plot.
+class _Chip:
+    """A chip of known roofs: 100 FLOP/s peak, 10 B/s bandwidth, so I* = 10 FLOP/byte."""
+
+    name = "Toy"
+    mem_bw = 10.0
+
+    def peak_flops(self, precision: str) -> float:
+        assert precision == "bf16"
+        return 100.0
+
+
+def test_points_sit_on_the_roof_min_of_peak_and_i_beta() -> None:
+    # (label, F, D): I = 2 (on the slope: 2 x 10 B/s = 20 FLOP/s), I = 10 (the ridge),
+    # I = 50 (under the flat roof: 100 FLOP/s).
+    points = course.on_roof(
+        _Chip(), "bf16", [("slope", 20, 10), ("ridge", 100, 10), ("roof", 500, 10)]
+    )
+    assert points == [("slope", 2.0, 20.0), ("ridge", 10.0, 100.0), ("roof", 50.0, 100.0)]
+    assert course.chip_roofs([_Chip()], "bf16") == [("Toy, bf16", 100.0, 10.0)]
+
+
+def test_draw_runs_the_expression_with_path_and_the_computed_names_or_says_why_not(tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "figs" / "roof.png"
+    expression = (
+        'roofline.roofline_figure(PATH, chip_roofs([A100], "bf16"), '
+        'on_roof(A100, "bf16", [("add", *elementwise_counts(1000))]))'
+    )
+    assert course.draw(expression, target) == target
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # or says in one line what went wrong
+    with pytest.raises(ValueError, match=r"cannot draw x\.png: NameError"):
+        course.draw("no_such_function(PATH)", tmp_path / "x.png")
+    with pytest.raises(ValueError, match="did not write"):
+        course.draw("None", tmp_path / "y.png")

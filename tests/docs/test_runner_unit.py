@@ -1,10 +1,6 @@
-"""The Run-it-here panels without a browser: packing, configuration, and the harness on CPython.
-
-The harness (``docs/_static/runner/harness.py``) is the code Pyodide runs in the page;
-here it runs on this CPython with ``-S`` (no site-packages, so no numpy or matplotlib,
-as in the browser) over the very zip the build packs. What it captures must be what
-a terminal prints for the same command and the same hardware table, byte for byte.
-"""
+"""The Run-it-here panels without a browser: packing, configuration, their words in Chinese,
+and the harness (``docs/_static/runner/harness.py``) run on a bare ``python -S`` (no numpy or
+matplotlib, as in Pyodide) over the zip the build packs, printing what a terminal prints."""
 
 from __future__ import annotations
 
@@ -28,6 +24,7 @@ from conftest import (
     critical_batch,
     load_extension,
     run_python,
+    translations,
 )
 from docutils import nodes
 
@@ -39,6 +36,11 @@ TABLE = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8")
 # The panels' configuration, from what each lecture declares (as docs/conf.py reads it).
 LECTURES, CHARTS, CHIPS = runner.declared_panels(runner.lecture_declarations(REPO / "lectures"))
 EXERCISES = conf_value("runner_exercises")
+# The panel's words: its say("...") calls in runner.js, their Chinese in runner.po.
+SOURCE = (REPO / "docs" / "_static" / "runner" / "runner.js").read_text(encoding="utf-8")
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+RUNNER_PO = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / f"{runner.MESSAGES_DOMAIN}.po"
 
 
 def lecture(stem: str) -> Path:
@@ -110,7 +112,7 @@ def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]
 
 
 def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
-    course: Path,
+    course: Path, tmp_path: Path
 ) -> None:
     """The zip holds every module of common/ and the lectures' words, and each imports on
     a bare (-S) Python: numpy and matplotlib are imported inside functions only."""
@@ -135,9 +137,14 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
     assert proc.stdout.split() == ["False", "False"]
     for stem in LECTURES:
         assert runner.foreign_imports(lecture(stem)) == [], stem
-
-
-def test_a_lecture_that_imports_numpy_cannot_have_a_panel(tmp_path: Path) -> None:
+    # the harness warms up its imports quietly, passing over a module that is not there
+    code = DRIVER.split("for line")[0] + (
+        "harness.warm_up(['common.shell.cli', 'common.no_such_module', 'common.hw_specs'])\n"
+        "print(sorted(m for m in sys.modules if m in ('common.shell.cli', 'common.hw_specs')))\n"
+    )
+    proc = bare("-c", code, str(HARNESS), str(course), check=True)
+    assert proc.stdout.strip() == "['common.hw_specs', 'common.shell.cli']"
+    # and a lecture that imports numpy cannot have a panel
     fake = tmp_path / "99_fake.py"
     fake.write_text(
         "import _course\nimport numpy as np\nfrom common.hw_specs import H100\n"
@@ -220,28 +227,14 @@ def test_flag_choices_and_defaults_come_from_the_lecture_parser() -> None:
         runner.lecture_options(lecture(llm), ["--nope"])
 
 
-def test_every_exercise_computed_from_the_table_has_a_panel(course: Path, tmp_path: Path) -> None:
-    """An exercise has a panel exactly when doubling every peak in the table changes its answer."""
+def test_a_run_prints_what_the_terminal_prints_and_table_driven_exercises_have_panels(
+    course: Path, tmp_path: Path
+) -> None:
+    """Every panel with its defaults, and chosen flags, as the terminal prints them; a bad
+    flag, a lecture's own single line and exit status. An exercise has a panel exactly when
+    doubling every peak in the table changes its answer."""
     from common.exercises import EXERCISES as ALL
 
-    doubled = re.sub(r"flops\(([0-9.e]+)", lambda m: f"flops({2 * float(m.group(1))!r}", TABLE)
-    assert doubled != TABLE
-    requests = []
-    for exercise in ALL:
-        for table in (TABLE, doubled):
-            requests.append({"kind": "exercise", "target": exercise.key, "table": table})
-    results = harness_runs(course, *requests, tmp=tmp_path)
-    changed = set()
-    for exercise, before, after in zip(ALL, results[::2], results[1::2], strict=True):
-        assert before["status"] == 0 and after["status"] == 0, exercise.key
-        if stream(before, "stdout") != stream(after, "stdout"):
-            changed.add(exercise.key)
-    assert changed == set(EXERCISES)
-
-
-def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> None:
-    """Every panel with its defaults, and chosen flags, as the terminal prints them; a bad
-    flag, a lecture's own single line and exit status."""
     llm = with_flag("--chip", "--precision")
     cases = [("lecture", stem, []) for stem in LECTURES]  # every panel, its defaults
     cases += [
@@ -252,7 +245,13 @@ def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> 
         ("lecture", llm, ["--chip", "tpu-v5e", "--precision", "fp8"]),
     ]
     requests = [{"kind": k, "target": t, "args": a, "table": TABLE} for k, t, a in cases]
+    doubled = re.sub(r"flops\(([0-9.e]+)", lambda m: f"flops({2 * float(m.group(1))!r}", TABLE)
+    assert doubled != TABLE
+    for exercise in ALL:
+        for table in (TABLE, doubled):
+            requests.append({"kind": "exercise", "target": exercise.key, "table": table})
     results = harness_runs(course, *requests, tmp=tmp_path)
+    results, answers = results[: len(cases)], results[len(cases) :]
     for (kind, target, args), result in zip(cases, results, strict=True):
         exercise = ["common.exercises", target]
         argv = [f"lectures/{target}.py", *args] if kind == "lecture" else exercise
@@ -263,6 +262,12 @@ def test_a_run_prints_what_the_terminal_prints(course: Path, tmp_path: Path) -> 
         assert stream(result, "stderr") == proc.stderr
         assert proc.stderr.count("\n") == (proc.returncode != 0), proc.stderr
     assert [r["status"] for r in results[-2:]] == [2, 2]
+    changed = set()
+    for exercise, before, after in zip(ALL, answers[::2], answers[1::2], strict=True):
+        assert before["status"] == 0 and after["status"] == 0, exercise.key
+        if stream(before, "stdout") != stream(after, "stdout"):
+            changed.add(exercise.key)
+    assert changed == set(EXERCISES)
 
 
 def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
@@ -288,7 +293,15 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     # (the bracket's run draws none); the shipped table last: the next run works
     requests = [{"kind": "lecture", "target": "02_roofline_basics", "table": t,
                  "chart": t is not bracket} for t in (*tables, TABLE)]  # fmt: skip
-    *runs, good = harness_runs(course, *requests, tmp=tmp_path)
+    # an exercise too: `python3 -m common.exercises` installs no handler, the panel gives one line
+    zero_v5e, _ = edit_chip(TABLE, "TPU v5e", "394e12", "0")
+    requests.append({"kind": "exercise", "target": "v5e-int8", "table": zero_v5e})
+    *runs, good, exercise = harness_runs(course, *requests, tmp=tmp_path)
+    assert (exercise["status"], stream(exercise, "stderr")) == (
+        1,
+        "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
+        "finite number, got 0\n",
+    )
     said = []
     for table, run in zip(tables, runs, strict=True):
         proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
@@ -314,29 +327,7 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
 
 
-def test_an_exercise_error_is_one_line(course: Path, tmp_path: Path) -> None:
-    """`python3 -m common.exercises` installs no handler: the panel gives one line."""
-    zero_v5e, _ = edit_chip(TABLE, "TPU v5e", "394e12", "0")
-    (result,) = harness_runs(
-        course, {"kind": "exercise", "target": "v5e-int8", "table": zero_v5e}, tmp=tmp_path
-    )
-    assert stream(result, "stderr") == (
-        "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
-        "finite number, got 0\n"
-    )
-    assert result["status"] == 1
-
-
-def test_warm_up_imports_quietly(course: Path, tmp_path: Path) -> None:
-    code = DRIVER.split("for line")[0] + (
-        "harness.warm_up(['common.shell.cli', 'common.no_such_module', 'common.hw_specs'])\n"
-        "print(sorted(m for m in sys.modules if m in ('common.shell.cli', 'common.hw_specs')))\n"
-    )
-    proc = bare("-c", code, str(HARNESS), str(course), check=True)
-    assert proc.stdout.strip() == "['common.hw_specs', 'common.shell.cli']"
-
-
-def test_find_runtime_says_what_is_missing(tmp_path: Path) -> None:
+def test_find_runtime_says_what_is_missing_and_the_cache_is_named_after_it(tmp_path: Path):
     missing = runner.find_runtime(tmp_path / "pyodide")
     assert not missing.available and "is missing" in missing.reason
     folder = tmp_path / "pyodide"
@@ -355,6 +346,11 @@ def test_find_runtime_says_what_is_missing(tmp_path: Path) -> None:
     assert sorted(p.name for p in copied.iterdir()) == sorted(runner.RUNTIME_FILES)
     assert (copied / "python_stdlib.zip").read_text(encoding="utf-8") == "bytecode"
     assert (copied / "pyodide.mjs").read_text(encoding="utf-8") == "pyodide.mjs"
+    # the service worker names its cache after the runtime
+    target = runner.write_service_worker(tmp_path, "314.0.7-abc")
+    text = target.read_text(encoding="utf-8")
+    assert target == tmp_path / "runner-sw.js"
+    assert 'const CACHE = "rl-runner-314.0.7-abc";' in text and "RUNTIME_TOKEN" not in text
 
 
 def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> None:
@@ -388,12 +384,12 @@ def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> Non
         assert archive.read("data.txt") == b"kept"
 
 
-def test_panel_html_names_why_it_is_unavailable() -> None:
-    off = runner.Runtime(Path("node_modules/pyodide"), reason="node_modules/pyodide is missing")
+def test_panel_html_names_why_it_is_unavailable_in_either_language() -> None:
+    off = runner.Runtime(Path("node_modules/pyodide"), reason="npm is <missing>")
     lecture_data = {"kind": "lecture", "target": "02_roofline_basics", "options": "[]"}
     text = runner.panel_html(lecture_data, off, "x")
     assert 'data-unavailable="1"' in text and "rl-runner-table" not in text
-    assert "unavailable in this build" in text and "node_modules/pyodide is missing" in text
+    assert "unavailable in this build" in text and "npm is &lt;missing&gt;" in text  # escaped
     on = runner.Runtime(Path("node_modules/pyodide"), version="1")
     data = {"kind": "exercise", "target": "v5e-int8", "options": "[]", "chip": ""}
     text = runner.panel_html(data, on, "s = '</script>'\n")
@@ -407,6 +403,15 @@ def test_panel_html_names_why_it_is_unavailable() -> None:
     assert "rl-runner-table" not in again  # one copy of the table per page
     charted = runner.panel_html({**lecture_data, "chip": "h100", "chart": "1"}, on)
     assert 'data-chip="h100"' in charted and 'data-chart="1"' in charted
+    # a Chinese page carries the Chinese title and status line
+    zh = translations(RUNNER_PO)
+    page = runner.panel_html(data, on, "", say=zh.__getitem__)
+    assert zh[runner.STATUS_READY] in page and "needs JavaScript" not in page
+    assert zh[runner.TITLE] in page and "Run it here" not in page
+    page = runner.panel_html(data, off, "", say=zh.get)
+    status = re.search(r'class="rl-runner-status" role="status">(.*?)</span>', page).group(1)
+    assert CJK.search(status) and "npm is &lt;missing&gt;" in status  # the reason escaped
+    assert "unavailable in this build" not in status
 
 
 def test_panels_go_after_the_prose_and_after_the_answer() -> None:
@@ -434,19 +439,6 @@ def test_panels_go_after_the_prose_and_after_the_answer() -> None:
     assert not list(second.findall(runner.runner_panel))
 
 
-def test_make_without_npm_says_so_in_one_line_and_succeeds() -> None:
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
-    runtime = runner.display_path(runner.REPO / "node_modules" / "pyodide" / "package.json")
-    proc = subprocess.run(
-        ["make", "-s", "-W", "package-lock.json", runtime, "NPM=rl-no-such-npm"],
-        capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.count("\n") == 1 and proc.stderr == ""
-    assert "npm is not installed" in proc.stdout and "panels are off" in proc.stdout
-
-
 def test_the_stdlib_is_compiled_once_and_cached_and_nothing_is_built_without_node(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -472,6 +464,17 @@ def test_the_stdlib_is_compiled_once_and_cached_and_nothing_is_built_without_nod
     assert runner.compiled_stdlib(runtime, tmp_path / "cache") == (first, "")  # cached: no node
     assert runner.compiled_stdlib(runtime, tmp_path / "new") == (None, "node is not installed")
     assert runner.bundle_vendor(tmp_path / "vendor") == ("", "node is not installed")
+    # make without npm says so in one line and succeeds
+    if shutil.which("make") is None:
+        return  # make is not installed
+    runtime = runner.display_path(runner.REPO / "node_modules" / "pyodide" / "package.json")
+    proc = subprocess.run(
+        ["make", "-s", "-W", "package-lock.json", runtime, "NPM=rl-no-such-npm"],
+        capture_output=True, text=True, cwd=REPO, timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("\n") == 1 and proc.stderr == ""
+    assert "npm is not installed" in proc.stdout and "panels are off" in proc.stdout
 
 
 def roof_top(spec: dict, roof: str) -> float:
@@ -557,19 +560,15 @@ def load_live():
     return live
 
 
-def test_live_roof_rows_are_the_corners_of_min_p_i_beta() -> None:
+def test_live_roofs_are_the_corners_of_min_p_i_beta_under_a_title_a_phone_holds() -> None:
     live = load_live()
     rows = live.roof_rows("X", 100e12, 1e12, 1.0, 1000.0)  # ridge at 100 FLOP/B
     corners = [(r["intensity"], r["tflops"]) for r in rows]
     assert corners == [(1.0, 1.0), (100.0, 100.0), (1000.0, 100.0)]
     points = [("a", 0.2, 0.0), ("b", 3000.0, 0.0)]  # the static figure's decades
     assert live.x_range([("X", 100e12, 1e12)], points) == (0.1, 10000.0)
-
-
-def test_a_long_chart_title_breaks_into_lines_a_phone_holds() -> None:
-    """Lecture 02's title ran off both edges of the redrawn chart at 390 px: it breaks at
-    spaces into lines vega draws one under the other (issue 34)."""
-    live = load_live()
+    # Lecture 02's title ran off both edges of the redrawn chart at 390 px: it breaks at
+    # spaces into lines vega draws one under the other (issue 34)
     drawn = live.roofline("bf16 rooflines; points placed on H100 SXM", [("X", 1e14, 1e12)], [])
     assert drawn["title"] == ["bf16 rooflines; points placed", "on H100 SXM"]  # 29 + 11
     assert live.roofline("Operators", [("X", 1e14, 1e12)], [])["title"] == ["Operators"]
@@ -613,32 +612,50 @@ def test_redrawn_points_are_numbered_with_a_key(
     assert [p["n"] for p in drawn["datasets"]["points"]] == ["1", "2"]
 
 
-@pytest.mark.parametrize(
-    ("tex", "text"),
-    [
-        (r"I^* = \frac{P_{\text{peak}}}{\beta}", "I^* = P_peak / beta"),
-        (r"T = \max\!\left(\frac{F}{P},\; \frac{D}{\beta}\right)", "T = max(F / P, D / beta)"),
-        (r"\frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*", "(2 B d^2) / (4 (d^2 + 2 B d)) >= I^*"),
-        (r"2BSLd_{kv}b_{kv} \leq \text{budget}", "2BSLd_kv b_kv <= budget"),
-    ],
-)
-def test_plain_math_writes_tex_without_markup(tex: str, text: str) -> None:
-    from common.present.plain_math import plain
-
-    assert plain(tex) == text
-
-
-def test_no_exercise_prints_tex() -> None:
+def test_plain_math_writes_tex_without_markup_and_no_exercise_prints_tex() -> None:
     from common.exercises import EXERCISES as ALL
     from common.exercises.text import format_exercise
+    from common.present.plain_math import plain
 
+    said = {
+        r"I^* = \frac{P_{\text{peak}}}{\beta}": "I^* = P_peak / beta",
+        r"T = \max\!\left(\frac{F}{P},\; \frac{D}{\beta}\right)": "T = max(F / P, D / beta)",
+        r"\frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*": "(2 B d^2) / (4 (d^2 + 2 B d)) >= I^*",
+        r"2BSLd_{kv}b_{kv} \leq \text{budget}": "2BSLd_kv b_kv <= budget",
+    }
+    assert {tex: plain(tex) for tex in said} == said
     for exercise in ALL:
         out = format_exercise(exercise)
         assert not re.search(r"\\[A-Za-z]+|[{}]", out.split("Worked answer:")[1]), exercise.key
 
 
-def test_the_service_worker_names_its_cache_after_the_runtime(tmp_path: Path) -> None:
-    target = runner.write_service_worker(tmp_path, "314.0.7-abc")
-    text = target.read_text(encoding="utf-8")
-    assert target == tmp_path / "runner-sw.js"
-    assert 'const CACHE = "rl-runner-314.0.7-abc";' in text and "RUNTIME_TOKEN" not in text
+# --- The panel's words in Chinese: every say("...") has its Chinese, placeholders kept ---
+def test_no_label_bypasses_say() -> None:
+    """A label, title or status given as a bare literal would stay English on a Chinese
+    page (a template starting with ${...}, such as a line link, is program output)."""
+    bare_literals = re.findall(
+        r'(?:\b(?:text|title|label)|"aria-label"):\s*(?:"[^"]|`(?!\$\{))[^\n]*'
+        r'|\b(?:setStatus\(panel|stale\(view|announce\(|boot\()\s*,?\s*(?:"[^"]|`)[^\n]*',
+        SOURCE,
+    )
+    assert not bare_literals, "labels not passed through say():\n" + "\n".join(bare_literals)
+    # nor as text or a label written into the panel's HTML template
+    html = re.findall(r'>[A-Za-z][^<$`]*<|(?:title|aria-label)="[A-Za-z][^"]*"', SOURCE)
+    assert not html, "HTML text not passed through say():\n" + "\n".join(html)
+
+
+def test_the_panel_words_are_the_runner_catalog() -> None:
+    """make gettext writes runner.po from PANEL_WORDS and runner.js's say()s; a changed
+    English line not yet in it (make gettext not run) would stay English on Chinese pages."""
+    words = runner.script_words()
+    assert {"Run", "Stop", "Ran in {seconds} s."} <= set(words)  # the reader finds say()s
+    assert (
+        "Edit the hardware table, then press Run: your browser works this answer out again "
+        "with the course's own code." in words
+    )
+    catalog = translations(RUNNER_PO)
+    assert set(catalog) == {*runner.PANEL_WORDS, *words}
+    for english, chinese in catalog.items():  # each has its Chinese, placeholders and tags kept
+        assert CJK.search(chinese), f"{english!r} is not translated"
+        assert sorted(PLACEHOLDER.findall(english)) == sorted(PLACEHOLDER.findall(chinese))
+        assert re.findall(r"</?\w+>", english) == re.findall(r"</?\w+>", chinese), english

@@ -1,10 +1,5 @@
-"""The Chinese edition's catalogs: complete where they claim to be, and true to the glossary.
-
-The catalogs are ``docs/locale/zh_CN/LC_MESSAGES/<page>.po`` (``make gettext`` refreshes
-them); the glossary is ``docs/locale/glossary.csv``. A translated entry whose English
-names a glossary term must use the glossary's Chinese term (or keep the English one
-where the glossary keeps it), so a reader meets one word for one idea on every page.
-"""
+"""The Chinese catalogs (docs/locale/zh_CN) are complete, and every translated entry uses the
+glossary's Chinese term for each term its English names (one word for one idea)."""
 
 from __future__ import annotations
 
@@ -100,17 +95,6 @@ def test_checker_finds_a_term_the_translation_dropped(
     assert glossary_misses(english, chinese) == misses
 
 
-def test_every_translated_entry_follows_the_glossary() -> None:
-    entries = _entries()
-    assert entries, "no translated entry at all"
-    wrong = [
-        f"{page}: {english[:60]!r}: {', '.join(misses)}"
-        for page, english, chinese in entries
-        if (misses := glossary_misses(english, chinese))
-    ]
-    assert not wrong, "\n".join(wrong)
-
-
 #: Inline markup in reStructuredText: a role, literal, strong, emphasis, substitution.
 SPAN = re.compile(
     r"(?::[\w:+-]+:)?`[^`]+`_{0,2}|``.+?``|\*\*[^*]+\*\*|(?<![*\\])\*[^*\s][^*]*\*(?!\*)|\|\w+\|"
@@ -148,11 +132,16 @@ def test_glued_markup_is_found(text: str, glued: list[str]) -> None:
     assert glued_markup(text) == glued
 
 
-def test_no_translated_entry_glues_markup_to_chinese() -> None:
+def test_every_translated_entry_follows_the_glossary_and_glues_no_markup() -> None:
+    entries = _entries()
+    assert entries, "no translated entry at all"
     wrong = [
-        f"{page}: {snippet!r}"
-        for page, _english, chinese in _entries()
-        for snippet in glued_markup(chinese)
+        f"{page}: {english[:60]!r}: {', '.join(misses)}"
+        for page, english, chinese in entries
+        if (misses := glossary_misses(english, chinese))
+    ]
+    wrong += [
+        f"{page}: {glued!r}" for page, _, chinese in entries for glued in glued_markup(chinese)
     ]
     assert not wrong, "\n".join(wrong)
 
@@ -161,7 +150,7 @@ def test_no_translated_entry_glues_markup_to_chinese() -> None:
 # references in translated message") and make docs, under -W, fails.
 
 
-def test_every_page_has_a_complete_catalog() -> None:
+def test_every_page_has_a_complete_catalog(tmp_path: Path) -> None:
     docs = REPO / "docs"
     pages = [p.relative_to(docs).with_suffix("").as_posix() for p in docs.rglob("*.rst")]
     pages = [p for p in pages if not p.startswith(("_", "auto_lectures/", "gen_modules/"))]
@@ -171,9 +160,7 @@ def test_every_page_has_a_complete_catalog() -> None:
         assert i18n.catalog(page) in i18n.catalogs(), f"{page}: no catalog"
     for path in i18n.catalogs():
         assert i18n.missing_entries(path) == [], path
-
-
-def test_missing_entries_finds_untranslated_and_fuzzy_ones(tmp_path: Path) -> None:
+    # missing_entries finds the untranslated and the fuzzy entries
     po = tmp_path / "page.po"
     po.write_text(
         'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
@@ -187,7 +174,7 @@ def test_missing_entries_finds_untranslated_and_fuzzy_ones(tmp_path: Path) -> No
     assert i18n.missing_entries(tmp_path / "absent.po") != []
 
 
-def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: Path) -> None:
+def test_chinese_pages_link_to_identical_english_outputs_and_say_furos_words(tmp_path: Path):
     english, chinese = tmp_path, tmp_path / "zh"
     for root in (english, chinese):
         (root / "_images").mkdir(parents=True)
@@ -211,9 +198,7 @@ def test_chinese_pages_link_to_the_english_copy_of_identical_outputs(tmp_path: P
         '<img src="../../_images/same.png" srcset="../../_images/same.png, '
         '../_images/other.png 2x"><a href="../_images/only-zh.png">'
     )
-
-
-def test_furos_fixed_words_are_put_in_the_catalogs_words() -> None:
+    # Furo's fixed words are put in the catalog's words
     page = (
         '<a class="skip-to-content muted-link" href="#main">\n  Skip to content\n</a>'
         '<label aria-label="Toggle site navigation sidebar"></label>'

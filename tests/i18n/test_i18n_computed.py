@@ -1,31 +1,38 @@
-"""The Chinese edition's computed text: numbers from the expression, words from the catalog.
-
-A ``:computed:`` expression's phrases (docs/_ext/computed.py) are the words a reader
-reads; ``make gettext`` puts them in the page's catalog and the Chinese build looks them
-up. Checked here: every expression on every page gives, with its phrases translated,
-nothing English but numbers, units and names; every phrase has its Chinese in its page's
-catalog, with the same placeholders; and a tiny Sphinx project walks the whole route
-(gettext extracts the phrases, the Chinese build prints their translation, a deleted
-translation fails the build under -W).
-"""
+"""The Chinese edition's computed text: a :computed: expression with its phrases translated
+leaves no English but numbers, units and names, and a figure's caption keeps its numbers and
+branch (``say(...)``); every phrase and template has its Chinese in its catalog with the same
+placeholders; tiny Sphinx projects extract, translate and fail on a missing one."""
 
 from __future__ import annotations
 
 import html
+import json
 import re
 import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import REPO, built, computed_project, load_extension, sphinx, translations
+from conftest import (
+    PNG_1PX,
+    REPO,
+    built,
+    computed_project,
+    load_extension,
+    sphinx,
+    translations,
+)
+
+from lectures.words.hierarchical_roofline import roofline_caption
 
 DOCS = REPO / "docs"
-EXT = DOCS / "_ext"
 MESSAGES = DOCS / "locale" / "zh_CN" / "LC_MESSAGES"
+CAPTIONS_PO = MESSAGES / "captions.po"
 ROLE = re.compile(r":computed:`((?:[^`\\]|\\.)+)`")
 
 
 computed = load_extension("computed")
+i18n = load_extension("i18n")
+docs_hooks = load_extension("docs_hooks")
 
 
 def _pages() -> list[tuple[str, list[str]]]:
@@ -68,28 +75,9 @@ def _chip_names() -> re.Pattern[str]:
 ENGLISH_BY_DESIGN = {"sources.ARTICLE_TITLE", "sources.ARTICLE_TITLE_EN"}
 
 
-def test_the_scan_finds_the_pages_with_phrases() -> None:
-    names = {page for page, _ in PAGES}
-    assert {"concepts/operator-ledgers", "concepts/intensity-and-ridge", "overview"} <= names
-
-
 @pytest.mark.parametrize(("page", "expressions"), PAGES, ids=[p for p, _ in PAGES])
-def test_a_translated_result_holds_no_english_words(page: str, expressions: list[str]) -> None:
-    chips = _chip_names()
-    leaks = []
-    for expression in expressions:
-        if expression.strip() in ENGLISH_BY_DESIGN:
-            continue
-        text = computed.evaluate(expression, translate=_marked)
-        rest = UNITS.sub(" ", chips.sub(" ", text))
-        if re.search(r"[A-Za-z]{2,}", rest):
-            leaks.append(f"{text!r} from {expression[:70]!r}")
-    assert not leaks, f"{page}: English left after translation:\n" + "\n".join(leaks)
-
-
-@pytest.mark.parametrize(("page", "expressions"), PAGES, ids=[p for p, _ in PAGES])
-def test_every_phrase_is_translated_in_its_page_catalog(page: str, expressions: list[str]) -> None:
-    entries = translations(MESSAGES / f"{page}.po")
+def test_every_phrase_is_translated_and_leaves_no_english(page: str, expressions: list[str]):
+    chips, entries = _chip_names(), translations(MESSAGES / f"{page}.po")
     wrong = []
     for expression in expressions:
         for phrase in computed.phrases(expression):
@@ -98,6 +86,11 @@ def test_every_phrase_is_translated_in_its_page_catalog(page: str, expressions: 
                 wrong.append(f"no translation: {phrase!r}")
             elif sorted(PLACEHOLDER.findall(chinese)) != sorted(PLACEHOLDER.findall(phrase)):
                 wrong.append(f"placeholders differ: {phrase!r} -> {chinese!r}")
+        if expression.strip() in ENGLISH_BY_DESIGN:
+            continue
+        text = computed.evaluate(expression, translate=_marked)
+        if re.search(r"[A-Za-z]{2,}", UNITS.sub(" ", chips.sub(" ", text))):
+            wrong.append(f"English left after translation: {text!r} from {expression[:70]!r}")
     assert not wrong, f"{page}:\n" + "\n".join(wrong)
 
 
@@ -122,15 +115,12 @@ def test_phrases_are_the_literals_a_result_can_be(expression: str, expected: lis
     assert computed.phrases(expression) == expected
 
 
-def test_the_translation_is_used_before_the_template_is_filled() -> None:
+def test_the_translation_is_used_before_the_template_is_filled_or_after_the_call() -> None:
     expression = '{1: "rises from {a} to {b}", 0: "stays at {a}"}[1].format(a="1.0", b="2.0")'
-    chinese = {"rises from {a} to {b}": "从 {a} 升到 {b}"}
+    chinese = {"rises from {a} to {b}": "从 {a} 升到 {b}", "memory": "带宽", "compute": "算力"}
     assert computed.evaluate(expression) == "rises from 1.0 to 2.0"
     assert computed.evaluate(expression, translate=chinese.get) == "从 1.0 升到 2.0"
-
-
-def test_a_literal_return_type_is_translated_after_the_call() -> None:
-    chinese = {"memory": "带宽", "compute": "算力"}
+    # a Literal[...] return type is translated after the call
     assert computed.evaluate("bound_of(1.0, 200.0)", translate=chinese.get) == "带宽"
     assert computed.evaluate("bound_of(300.0, 200.0)", translate=chinese.get) == "算力"
 
@@ -176,7 +166,7 @@ def _project(tmp_path: Path, below: str) -> Path:
     return src
 
 
-def test_gettext_extracts_every_branch_and_the_chinese_build_prints_its_phrase(
+def test_gettext_extracts_every_branch_and_the_chinese_build_prints_or_misses_its_phrase(
     tmp_path: Path,
 ) -> None:
     src = _project(tmp_path, "低于")
@@ -193,11 +183,9 @@ def test_gettext_extracts_every_branch_and_the_chinese_build_prints_its_phrase(
     html = (tmp_path / "zh" / "index.html").read_text(encoding="utf-8")
     assert "这个 kernel 低于 ridge。" in html
     assert "below" not in html
-
-
-def test_a_missing_translation_fails_the_chinese_build(tmp_path: Path) -> None:
-    src = _project(tmp_path, "")  # the msgstr deleted
-    run = sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
+    # a missing translation fails the Chinese build
+    src = _project(tmp_path / "missing", "")  # the msgstr deleted
+    run = sphinx(src, tmp_path / "missing" / "zh", "-b", "html", "-D", "language=zh_CN")
     assert run.returncode != 0
     assert "no translation of the phrase 'below'" in run.stderr
 
@@ -221,10 +209,13 @@ def prose_text(page: str) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
 
 
-def test_the_reader_finds_english_runs_but_not_code_or_math() -> None:
+def test_the_scans_find_pages_with_phrases_and_english_runs_but_not_code_or_math() -> None:
     text = "这个运算是 memory bound here，见 ``x``。"
     assert ENGLISH_RUN.findall(text) == ["memory bound here"]
     assert not ENGLISH_RUN.findall("带宽受限，A100 SXM 上 1.5 TB/s")
+    # the scan finds the pages with phrases
+    names = {page for page, _ in PAGES}
+    assert {"concepts/operator-ledgers", "concepts/intensity-and-ridge", "overview"} <= names
 
 
 CONCEPT_PAGES = [page for page, _ in PAGES if page.startswith("concepts/")]
@@ -259,3 +250,75 @@ def test_the_chinese_hardware_tables_have_chinese_headers() -> None:
     words = {re.sub(r"<[^>]+>", "", h).strip() for h in headers}
     assert {"参数", "数值", "出处与说明", "芯片", "标称值", "精度"} <= words
     assert not words & {"figure", "value", "source and note", "chip", "spec", "precision"}
+
+
+# --- Figure captions: said with say(...), their templates in captions.po ---
+def test_every_template_in_the_code_has_its_chinese_with_the_same_fields() -> None:
+    chinese = translations(CAPTIONS_PO)
+    templates = {template for template, _, _ in i18n.caption_templates()}
+    assert "{n} of the {m}" in templates  # claims.n_of_m: the scan reaches common/
+    assert "sits on its roof" in templates and "reaches its roof" in templates  # both branches
+    for template in templates:
+        assert chinese.get(template), f"untranslated caption template: {template!r}"
+        said = chinese[template]
+        assert sorted(PLACEHOLDER.findall(said)) == sorted(PLACEHOLDER.findall(template))
+
+
+# Three adds on three levels' roofs: two touch their own level's roof, one does not.
+OPERATIONS = [
+    {"label": f"add {level}", "intensity": 1 / 12, "closest_roof": closest, "predicted_roof": level}
+    for level, closest in (("L1", "L1"), ("L2", "L2"), ("DRAM", "L2"))
+]
+CAPTION_PAGE = """
+.. figure:: /auto_lectures/images/fig.png
+   :alt: {alt}
+   :width: 100%
+   :class: sphx-glr-single-img rl-figure-img
+   :figclass: rl-figure
+
+   {caption}
+"""
+
+
+def _caption_project(tmp_path: Path, caption: str, tree: object) -> Path:
+    """A page holding one lecture figure as the scraper writes it, its template beside it."""
+    alt = docs_hooks.alt_text("fig.png", caption)
+    page = CAPTION_PAGE.format(alt=alt, caption=docs_hooks.rst_text(caption))
+    src = computed_project(tmp_path / "src", page, 'extensions = ["i18n"]')
+    images = src / "auto_lectures" / "images"
+    images.mkdir(parents=True)
+    (images / "fig.png").write_bytes(PNG_1PX)
+    sidecar = docs_hooks.caption_file(images / "fig.png")
+    record = {"caption": tree, "name": "09_roofline.png"}
+    sidecar.write_text(json.dumps(record), encoding="utf-8")
+    return src
+
+
+def test_a_caption_comes_out_chinese_with_its_numbers_and_branch_or_fails(tmp_path: Path) -> None:
+    caption = roofline_caption(OPERATIONS, 1.2e11)
+    assert "2 of the 3 sit closest" in caption  # by hand: L1 and L2 touch their own roof
+    src = _caption_project(tmp_path, caption, caption.tree())
+    run = sphinx(src, tmp_path / "zh", "-b", "html", "-D", "language=zh_CN")
+    assert run.returncode == 0, run.stderr
+    html = (tmp_path / "zh" / "index.html").read_text(encoding="utf-8")
+    figure = re.search(r'<figure class="[^"]*rl-figure.*?</figure>', html, re.DOTALL)
+    assert figure is not None
+    text = figure.group(0)
+    assert "3 个中有 2 个" in text  # the branch n_of_m took, its numbers
+    peak, intensity = re.search(r"of (\S+ \S+)\. .* I = (\S+) FLOP/byte", caption).groups()
+    assert peak in text and f"I = {intensity} FLOP/byte" in text  # the numbers computed
+    assert "sit closest" not in text and "离自己那一级带宽上限最近" in text
+    assert 'alt="图 09 roofline：每一级存储' in text  # the alt text follows the caption
+    # a template missing from the catalog fails the Chinese build
+    tree = {"say": "A caption nobody {verb}", "fields": {"verb": "translated"}}
+    src = _caption_project(tmp_path / "missing", "A caption nobody translated", tree)
+    run = sphinx(src, tmp_path / "missing" / "zh", "-b", "html", "-D", "language=zh_CN")
+    assert run.returncode != 0
+    assert "no translation of the caption template 'A caption nobody {verb}'" in run.stderr
+    # make gettext puts every template in the catalog of captions
+    src = computed_project(tmp_path / "pot-src", "Text.\n", 'extensions = ["i18n"]')
+    run = sphinx(src, tmp_path / "pot", "-b", "gettext")
+    assert run.returncode == 0, run.stderr
+    pot = (tmp_path / "pot" / "captions.pot").read_text(encoding="utf-8")
+    assert 'msgid "every bar stays under it"' in pot  # a branch no run may take
+    assert "common/present/figures.py" in pot

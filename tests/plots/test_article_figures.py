@@ -1,27 +1,23 @@
-"""Lecture 04's and lectures 07-08's figures by their axes: log scales, limits in whole
-decades, ticks written in the axis' unit, the ridge at P / beta, labels at the numbers
-they name, the guides (budget, memory wall, knee) where the inputs put them, and the data
-each plots (the roof min(P, I beta), the ledger terms, the speedups); then lecture 04's
-details: rings for covered points, where an anomaly's label goes, bar positions.
-
-Expected values are worked out by hand in the comments (decades around the data with the
-margins each figure documents; offsets in points, bar centres at x -+ 0.19 for bars 0.38
-wide), never read from the code.
-"""
+"""Lectures 04, 07, 08, 11 and 14's figures by their axes and data: log scales, limits in decades,
+ticks in the axis' unit, guides and labels where the inputs put them, the plotted terms;
+expected values by hand in the comments, never read from the code."""
 
 from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("matplotlib")
 
+from conftest import capture_figures
 from plots.figure_parts import annotation, horizontal_at, line, ticks, vertical_at, xy
 
 from common.formulas.ledger import MemoryLedger
-from common.plots import article, style, transformer
+from common.plots import article, serving, style, transformer
+from common.plots import predict as pplots
 from common.plots.article import MeasuredPoint, measured_points
 from common.tables.assumptions import ARTICLE_7B
 
@@ -45,11 +41,7 @@ def test_log_ticks_step_1_2_5_over_short_ranges_and_by_decades_over_long() -> No
     assert not list(ax.get_yticks(minor=True))
     article.log_ticks(ax, "x", 1000, 2000)
     assert [t for _, t in ticks(ax, "x")] == ["1,000", "2,000"]
-
-
-def test_log_ticks_count_decades_from_the_range_not_from_one() -> None:
-    _, ax = style.new_figure()
-    ax.set_yscale("log")
+    # decades counted from the range, not from one
     article.log_ticks(ax, "y", 100.0, 5000.0)  # 1.7 decades (5,000 alone would be 3.7)
     assert ticks(ax, "y") == [(100.0, "100"), (200.0, "200"), (500.0, "500"),
                               (1000.0, "1,000"), (2000.0, "2,000"), (5000.0, "5,000")]  # fmt: skip
@@ -127,6 +119,31 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
     assert (note.get_ha(), note.get_va()) == ("left", "top")
     # x still spans the ridge 20: 20 / 100 / 1.5 = 0.13 -> 0.1; 20 x 10 x 4 = 800 -> 1,000
     assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
+    # the rate axis starts a decade under a third of the slowest point
+    # x from 10**floor(log10(0.2 / 1.5)) = 0.1, where the roof is 5 GFLOP/s; the point
+    # at 2 GFLOP/s is slower: 2 / 3 = 0.67 -> 0.1 (2 itself would give 1); 1000 x 3 -> 10,000
+    points = [article.MeasuredPoint("a", 1.0, 2e9, "memory")]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    assert caught[1].axes[0].get_ylim() == pytest.approx((0.1, 10_000.0))
+    # at 3.5 GFLOP/s a third is 1.17 -> 1 (a quarter, 0.875, would give 0.1)
+    points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
+    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
+    assert caught[2].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
+    # its points: good rows become points and bad rows are counted
+    rows = [
+        {"name": "add", "intensity": 0.25, "achieved_flops_per_s": 2e9, "bound": "memory"},
+        {"name": "odd", "intensity": 4.0, "achieved_flops_per_s": 1e9, "bound": "sideways"},
+        {"name": "negative", "intensity": -1.0, "achieved_flops_per_s": 1e9},
+        {"name": "no rate", "intensity": 1.0},
+        "not a row",
+    ]
+    points, bad = measured_points(rows)
+    assert points == [
+        MeasuredPoint("add", 0.25, 2e9, "memory"),
+        MeasuredPoint("odd", 4.0, 1e9, "unknown"),
+    ]
+    assert bad == 3
+    assert measured_points([]) == ([], 0)
 
 
 @pytest.mark.parametrize(
@@ -151,6 +168,9 @@ ROWS = [
     {"B": 4, "latency_s": 3e-3, "t_pred_s": 1.5e-3, "throughput_per_s": 4 / 3e-3},
     {"B": 16, "latency_s": 8e-3, "t_pred_s": 4e-3, "throughput_per_s": 2000.0, "anomaly": 1},
 ]
+# the same sweep with its anomaly at B = 4
+ROWS_B4 = [{k: v for k, v in r.items() if k != "anomaly"} for r in ROWS]
+ROWS_B4[1]["anomaly"] = 1
 
 
 def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
@@ -180,6 +200,27 @@ def test_batch_sweep_axes_and_the_crossing_band(caught) -> None:
     predicted = [(1, 1 / 1e-3), (4, 4 / 1.5e-3), (16, 16 / 4e-3)]  # B / t_pred, not t / B
     assert xy(line(tp, "roofline")) == [(b, pytest.approx(t)) for b, t in predicted]
     assert xy(line(lat, "anomaly")) == [(16, 8.0)]
+    # an anomaly at B = 4: its label sits on its point, clear of both curves
+    article.batch_sweep_figure("b.png", ROWS_B4, (2, 8))
+    lat, tp = caught[1].axes[:2]
+    (b4,) = [t for t in lat.texts if t.get_text() == "B=4"]
+    assert b4.xy == pytest.approx((4, 3.0)) and b4.get_color() == style.MEMORY_COLOR
+    # pushed 3 pt out from the near offsets, or the far ring built from them
+    near = [(7, 6), (7, -14), (-7, 6), (-7, -14), (9, -7), (-9, -7), (0, 10), (0, -18)]
+    far = [(21, 12), (21, -22.4), (-21, 12), (-21, -22.4), (27, -11.2), (-27, -11.2)]
+    assert any(tuple(map(float, b4.xyann)) == pytest.approx(o) for o in near + far)
+    assert not [t for t in tp.texts if t.get_text().startswith("B=")]
+    # the label keeps clear of both curves: sample them along their log-log segments
+    fig = caught[1]
+    fig.draw_without_rendering()
+    box = b4.get_window_extent()
+    for ln in lat.get_lines():
+        if ln.get_label() in ("measured", "roofline"):
+            (x0, y0), (x1, y1) = ln.get_xydata()[1:3]
+            for k in range(9):
+                f = k / 8
+                px, py = lat.transData.transform((x0 * (x1 / x0) ** f, y0 * (y1 / y0) ** f))
+                assert not box.contains(px, py)
 
 
 @pytest.mark.parametrize("crossing", [None, (None, 4)])
@@ -225,6 +266,33 @@ def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
     hatched = {c.get_label(): [bool(b.get_hatch()) for b in c] for c in ax2.containers}
     assert hatched["overhead 30%"] == [False, True] and hatched["overhead 4%"] == [False, False]
     assert [float(ln.get_ydata()[0]) for ln in ax.get_lines()] == [78.0]  # the budget line
+    # the bars sit either side of their batch
+    article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24, 48), 0.30, 0.04, 78 * GIB)
+    ax, ax2 = caught[1].axes[:2]
+    for c in ax.containers:
+        assert [b.get_x() + b.get_width() / 2 for b in c] == pytest.approx([0, 1, 2])
+        assert [b.get_width() for b in c] == pytest.approx([0.65] * 3)
+    centres = {c.get_label(): [b.get_x() + b.get_width() / 2 for b in c] for c in ax2.containers}
+    assert centres["overhead 30%"] == pytest.approx([-0.19, 0.81, 1.81])
+    assert centres["overhead 4%"] == pytest.approx([0.19, 1.19, 2.19])
+    assert centres["over budget"] == pytest.approx([0.0])
+    over = {c.get_label(): c for c in ax2.containers}
+    assert over["over budget"][0].get_height() == 0 and over["over budget"][0].get_hatch()
+    hatched = [b for c in ax2.containers for b in c if b.get_hatch()]
+    # 30%: 24 and 48 over 78 GiB; 4%: 1.04 x (13.04 + 24 x 2.5) = 75.9 fits, 48 does not
+    assert len(hatched) == 1 + 2 + 1
+    for axis in (ax, ax2):
+        budget = annotation(axis, "budget ")
+        assert budget.get_position() == pytest.approx((-0.45, 78.0))
+        assert budget.get_va() == "bottom"
+    ooms = [t for t in ax.texts if t.get_text() == "OOM"]
+    assert [t.get_position()[0] for t in ooms] == [1, 2]
+    assert all(t.get_ha() == "center" and t.get_va() == "bottom" for t in ooms)
+    caught.clear()  # only the next figure
+    article.memory_ledger_figure("m.png", ARTICLE_7B, (1,), 0.30, 0.04, 200 * GIB)
+    ax = caught[0].axes[0]
+    assert ax.get_ylim() == pytest.approx((0, 200 * 1.18))
+    assert not [t for t in ax.texts if t.get_text() == "OOM"]
 
 
 def test_speedup_axes_and_guides(caught) -> None:
@@ -243,7 +311,14 @@ def test_speedup_axes_and_guides(caught) -> None:
             t = max(r, 1.0)  # T = max(F / P, D / beta) with D = beta = P = 1, F = r
             by_hand = t / max(r / 2, 1.0) if which == 0 else t / max(r, 0.5)
             assert s == pytest.approx(by_hand), (label, r)
-    assert min(x for x, _ in xy(line(ax, "2x compute"))) == pytest.approx(0.05)
+    xs = [x for x, _ in xy(line(ax, "2x compute"))]  # 300 points, evenly in log space
+    assert len(xs) == 300 and xs[0] == pytest.approx(0.05) and xs[-1] == pytest.approx(20.0)
+    assert all(math.isclose(b / a, xs[1] / xs[0]) for a, b in itertools.pairwise(xs))
+    article.speedup_figure("s.png", lo=0.1, hi=10.0)
+    (ax,) = caught[1].axes
+    assert ax.get_xlim() == pytest.approx((0.1, 10.0))
+    spans = sorted((p.get_x(), p.get_x() + p.get_width()) for p in ax.patches)
+    assert spans == [pytest.approx((0.1, 1.0)), pytest.approx((1.0, 10.0))]
 
 
 def test_decode_throughput_axes_span_every_panel(caught) -> None:
@@ -362,99 +437,56 @@ def test_a_ring_needs_the_same_intensity_within_2_percent(caught, intensity, rin
     assert marks["1  a"].get_markersize() == 6
 
 
-# the same sweep with its anomaly at B = 4
-ROWS_B4 = [{k: v for k, v in r.items() if k != "anomaly"} for r in ROWS]
-ROWS_B4[1]["anomaly"] = 1
+def test_the_figure_is_written_and_draws_no_ridge_it_lacks(monkeypatch, tmp_path: Path) -> None:
+    kept = capture_figures(monkeypatch)
+    monkeypatch.setattr(pplots, "save_figure", style.save_figure)
+    cases = [pplots.CaseBars("a", 0.063, 0.045, 0.051)]
+    measured, spec = [(1, 1e-4), (64, 1.2e-4)], [(1, 1e-4), (512, 3e-4)]
+    curve = pplots.OperatorCurve("mm", measured, spec, [(1, 1.1e-4), (512, 3.4e-4)], 214, None)
+    assert Path(pplots.predict_figure(tmp_path / "f.png", cases, curve, "title")).is_file()
+    lines = {ln.get_label() for ln in kept[0].axes[1].get_lines()}
+    assert "spec ridge n = 214" in lines and not any("achievable ridge" in k for k in lines)
 
 
-def test_batch_sweep_anomaly_label_sits_on_its_point_clear_of_both_curves(caught) -> None:
-    article.batch_sweep_figure("b.png", ROWS_B4, (2, 8))
-    lat, tp = caught[0].axes[:2]
-    (b4,) = [t for t in lat.texts if t.get_text() == "B=4"]
-    assert b4.xy == pytest.approx((4, 3.0)) and b4.get_color() == style.MEMORY_COLOR
-    # pushed 3 pt out from the near offsets, or the far ring built from them
-    near = [(7, 6), (7, -14), (-7, 6), (-7, -14), (9, -7), (-9, -7), (0, 10), (0, -18)]
-    far = [(21, 12), (21, -22.4), (-21, 12), (-21, -22.4), (27, -11.2), (-27, -11.2)]
-    assert any(tuple(map(float, b4.xyann)) == pytest.approx(o) for o in near + far)
-    assert not [t for t in tp.texts if t.get_text().startswith("B=")]
-    # the label keeps clear of both curves: sample them along their log-log segments
-    fig = caught[0]
-    fig.draw_without_rendering()
-    box = b4.get_window_extent()
-    for ln in lat.get_lines():
-        if ln.get_label() in ("measured", "roofline"):
-            (x0, y0), (x1, y1) = ln.get_xydata()[1:3]
-            for k in range(9):
-                f = k / 8
-                px, py = lat.transData.transform((x0 * (x1 / x0) ** f, y0 * (y1 / y0) ** f))
-                assert not box.contains(px, py)
+def test_bars_sit_around_their_case_and_the_curve_is_in_ms_on_log_axes(caught) -> None:
+    cases = [pplots.CaseBars("a", 0.063, 0.045, 0.051), pplots.CaseBars("b", 0.022, 0.017, 0.019)]
+    curve = pplots.OperatorCurve(
+        "mm", [(1, 2e-4), (64, 3e-4)], [(1, 1e-4), (512, 3e-4)], [(1, 1.1e-4), (512, 4e-4)], 8, 16
+    )
+    pplots.predict_figure("f.png", cases, curve, "title")
+    top, bottom = caught[0].axes
+    bars = top.patches
+    width = bars[0].get_width()
+    # Three bars per case (measured, spec, achievable), side by side centred on the case.
+    centres = [round(b.get_x() + b.get_width() / 2, 9) for b in bars]
+    expected = [round(i + (j - 1) * width, 9) for j in range(3) for i in range(2)]
+    assert centres == expected
+    heights = [round(b.get_height(), 9) for b in bars]
+    assert heights == [63.0, 22.0, 45.0, 17.0, 51.0, 19.0]  # measured, spec, achievable; ms
+    assert [t.get_text() for t in top.get_xticklabels()] == ["a", "b"]
+    assert top.get_ylabel() == "time (ms)" and top.get_title() == "title"
+    assert bottom.get_xscale() == "log" and bottom.get_yscale() == "log"
+    lines = {ln.get_label(): ln for ln in bottom.get_lines()}
+    assert list(lines["predicted at spec peaks"].get_ydata()) == pytest.approx([0.1, 0.3])
+    assert list(lines["predicted at achievable roofs"].get_ydata()) == pytest.approx([0.11, 0.4])
+    assert list(lines["measured"].get_ydata()) == pytest.approx([0.2, 0.3])
+    ridges = {k: float(ln.get_xdata()[0]) for k, ln in lines.items() if "ridge" in k}
+    assert ridges == {"spec ridge n = 8": 8.0, "achievable ridge n = 16": 16.0}
+    assert bottom.get_ylabel() == "time (ms)" and bottom.get_title() == "mm"
+    for ax in (top, bottom):
+        assert not ax.spines["top"].get_visible() and not ax.spines["right"].get_visible()
 
 
-def test_memory_ledger_bars_sit_either_side_of_their_batch(caught) -> None:
-    article.memory_ledger_figure("m.png", ARTICLE_7B, (1, 24, 48), 0.30, 0.04, 78 * GIB)
-    ax, ax2 = caught[0].axes[:2]
-    for c in ax.containers:
-        assert [b.get_x() + b.get_width() / 2 for b in c] == pytest.approx([0, 1, 2])
-        assert [b.get_width() for b in c] == pytest.approx([0.65] * 3)
-    centres = {c.get_label(): [b.get_x() + b.get_width() / 2 for b in c] for c in ax2.containers}
-    assert centres["overhead 30%"] == pytest.approx([-0.19, 0.81, 1.81])
-    assert centres["overhead 4%"] == pytest.approx([0.19, 1.19, 2.19])
-    assert centres["over budget"] == pytest.approx([0.0])
-    over = {c.get_label(): c for c in ax2.containers}
-    assert over["over budget"][0].get_height() == 0 and over["over budget"][0].get_hatch()
-    hatched = [b for c in ax2.containers for b in c if b.get_hatch()]
-    # 30%: 24 and 48 over 78 GiB; 4%: 1.04 x (13.04 + 24 x 2.5) = 75.9 fits, 48 does not
-    assert len(hatched) == 1 + 2 + 1
-    for axis in (ax, ax2):
-        budget = annotation(axis, "budget ")
-        assert budget.get_position() == pytest.approx((-0.45, 78.0))
-        assert budget.get_va() == "bottom"
-    ooms = [t for t in ax.texts if t.get_text() == "OOM"]
-    assert [t.get_position()[0] for t in ooms] == [1, 2]
-    assert all(t.get_ha() == "center" and t.get_va() == "bottom" for t in ooms)
-    caught.clear()  # only the next figure
-    article.memory_ledger_figure("m.png", ARTICLE_7B, (1,), 0.30, 0.04, 200 * GIB)
-    ax = caught[0].axes[0]
-    assert ax.get_ylim() == pytest.approx((0, 200 * 1.18))
-    assert not [t for t in ax.texts if t.get_text() == "OOM"]
-
-
-def test_speedup_regions_and_curve(caught) -> None:
-    article.speedup_figure("s.png", lo=0.1, hi=10.0)
+def test_ticks_stay_plain_at_a_million_sequences_and_a_hundred_thousandth_of_a_dollar(
+    caught,
+) -> None:
+    # lecture 14 --price 0.01 with an H100 x1000: walls past 10**5 sequences and costs
+    # below $0.0001 once labelled '1e+06' and '$1e-05'
+    points = [(1, 2e-3), (10**3, 3e-5), (2**20, 2e-6)]
+    serving.cost_figure("c.png", [serving.CostCurve("model", points)], 64, "cost")
     (ax,) = caught[0].axes
-    assert ax.get_xlim() == pytest.approx((0.1, 10.0))
-    spans = sorted((p.get_x(), p.get_x() + p.get_width()) for p in ax.patches)
-    assert spans == [pytest.approx((0.1, 1.0)), pytest.approx((1.0, 10.0))]
-    (curve,) = [ln for ln in ax.get_lines() if ln.get_label() == "2x compute"]
-    xs = list(map(float, curve.get_xdata()))
-    assert len(xs) == 300 and xs[0] == pytest.approx(0.1) and xs[-1] == pytest.approx(10.0)
-    assert all(math.isclose(b / a, xs[1] / xs[0]) for a, b in itertools.pairwise(xs))
-
-
-def test_rate_axis_starts_a_decade_under_a_third_of_the_slowest(caught) -> None:
-    # x from 10**floor(log10(0.2 / 1.5)) = 0.1, where the roof is 5 GFLOP/s; the point
-    # at 2 GFLOP/s is slower: 2 / 3 = 0.67 -> 0.1 (2 itself would give 1); 1000 x 3 -> 10,000
-    points = [article.MeasuredPoint("a", 1.0, 2e9, "memory")]
-    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
-    assert caught[0].axes[0].get_ylim() == pytest.approx((0.1, 10_000.0))
-    # at 3.5 GFLOP/s a third is 1.17 -> 1 (a quarter, 0.875, would give 0.1)
-    points = [article.MeasuredPoint("a", 1.0, 3.5e9, "memory")]
-    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
-    assert caught[1].axes[0].get_ylim() == pytest.approx((1.0, 10_000.0))
-
-
-def test_good_rows_become_points_and_bad_rows_are_counted() -> None:
-    rows = [
-        {"name": "add", "intensity": 0.25, "achieved_flops_per_s": 2e9, "bound": "memory"},
-        {"name": "odd", "intensity": 4.0, "achieved_flops_per_s": 1e9, "bound": "sideways"},
-        {"name": "negative", "intensity": -1.0, "achieved_flops_per_s": 1e9},
-        {"name": "no rate", "intensity": 1.0},
-        "not a row",
-    ]
-    points, bad = measured_points(rows)
-    assert points == [
-        MeasuredPoint("add", 0.25, 2e9, "memory"),
-        MeasuredPoint("odd", 4.0, 1e9, "unknown"),
-    ]
-    assert bad == 3
-    assert measured_points([]) == ([], 0)
+    ax.figure.canvas.draw()  # the tick labels are made when the figure is drawn
+    xs, ys = ({float(f"{v:.6g}"): t for v, t in ticks(ax, axis)} for axis in "xy")
+    assert xs[1e6] == "1,000,000" and xs[1e3] == "1,000" and xs[1.0] == "1"
+    assert ys[1e-5] == "$0.00001" and ys[1e-3] == "$0.001"
+    assert not [t for t in [*xs.values(), *ys.values()] if "e" in t]

@@ -1,10 +1,5 @@
-"""Lecture 10's figures by the data and axes matplotlib holds: traffic in MB against the
-on-chip memory on log axes, the ridge levels at F / I*, the chips' memories, and the
-measured kernel times with the roofline's parts.
-
-Expected values are worked out here: MB = bytes / 1e6, a ridge I* sits at traffic
-F / I*, ticks every factor of 4 from 4 KiB.
-"""
+"""Lecture 10's figures by the data matplotlib holds: traffic in MB (bytes / 1e6) on log axes,
+ridge levels at F / I*, the chips' memories, ticks every factor of 4, the kernel times."""
 
 from __future__ import annotations
 
@@ -19,21 +14,15 @@ from common.plots import attention, style
 KIB = 1024.0
 
 
-@pytest.fixture
-def traffic(caught):
+def test_traffic_figure_by_its_data_and_axes(caught) -> None:
     m = [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB]
     d = [800e6, 200e6, 50e6, 10e6]  # bytes, falling as M grows
-    flops = 4e9
     # A100 ridge 200 FLOP/B is reached at D = F / 200 = 20 MB (first M below it: 256 KiB);
     # a ridge of 1000 (D = 4 MB) is never reached.
     chips = [("A100", 164 * KIB), ("H100", 228 * KIB)]
     ridges = [("A100", 200.0, 256 * KIB), ("X", 1000.0, None)]
-    attention.traffic_figure("t.png", m, d, 400e6, 8e6, flops, chips, ridges, "One head")
-    return caught[-1], m, d
-
-
-def test_traffic_is_in_megabytes_on_log_axes_that_run_upwards(traffic) -> None:
-    fig, m, d = traffic
+    attention.traffic_figure("t.png", m, d, 400e6, 8e6, 4e9, chips, ridges, "One head")
+    (fig,) = caught
     assert len(fig.axes) == 1, "no second axis: intensity F / D would run downwards"
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
@@ -43,11 +32,7 @@ def test_traffic_is_in_megabytes_on_log_axes_that_run_upwards(traffic) -> None:
     assert tiled.get_drawstyle() == "steps-post"
     assert "MB" in ax.get_ylabel() and "M_sm" in ax.get_xlabel()
     assert ax.get_title() == "One head"
-
-
-def test_traffic_figure_draws_naive_ideal_and_ridge_levels(traffic) -> None:
-    fig, _, _ = traffic
-    (ax,) = fig.axes
+    # the naive and ideal levels, and the ridges
     assert float(line(ax, "naive: S, P in HBM").get_ydata()[0]) == pytest.approx(400.0)
     assert float(line(ax, "ideal minimum").get_ydata()[0]) == pytest.approx(8.0)
     # Ridges at F / I* in MB: 4e9 / 200 = 20 MB and 4e9 / 1000 = 4 MB.
@@ -65,11 +50,7 @@ def test_traffic_figure_draws_naive_ideal_and_ridge_levels(traffic) -> None:
     assert [ln.get_color() for ln in chips] == [style.SERIES_COLORS[3], style.SERIES_COLORS[4]]
     assert [t.get_color() for t in chip_labels] == [ln.get_color() for ln in chips]
     assert [t.get_position()[1] for t in chip_labels] == pytest.approx([0.68, 0.59])
-
-
-def test_traffic_ticks_every_factor_of_four_in_binary_units(traffic, caught) -> None:
-    fig, _, _ = traffic
-    (ax,) = fig.axes
+    # ticks every factor of four in binary units
     assert ticks(ax, "x") == [(4 * KIB, "4 KiB"), (16 * KIB, "16 KiB"), (64 * KIB, "64 KiB"),
                               (256 * KIB, "256 KiB")]  # fmt: skip
     attention.traffic_figure("n.png", [5 * KIB, 100 * KIB], [1e6, 1e6], 1e6, 1e6, 1e9, [], [], "t")

@@ -1,14 +1,6 @@
-"""Lecture 09's figures by their axes: binary working-set ticks on a log2 axis, GB/s from
-bytes/s, the plateaus over their own sizes, the cache lines inside the range, and the
-hierarchical roofline's decades, roofs min(P, I beta) and ring for a covered point; then
-where a plateau's label sits, which marker each operation gets, how much larger a covering
-marker is, and that the roofline's labels are pushed out by their pad and stay inside the
-axes, clear of each other and of the roofs.
-
-Expected values are worked out here (powers of 4 bytes, bytes / 1e9, decades around the
-data; sqrt(lo x hi) for a centred label, 8 + 5 points per covered marker, offsets (4, 3) pt
-pushed 2 pt out), never read from the module.
-"""
+"""Lecture 09's figures by their axes and data: binary ticks, GB/s, plateaus, cache lines,
+the hierarchical roofline's decades, roofs min(P, I beta), markers and labels; expected
+values worked out here (powers of 4 bytes, sqrt(lo x hi), 8 + 5 pt a covered marker)."""
 
 from __future__ import annotations
 
@@ -27,7 +19,7 @@ from common.plots import style
 KIB, MIB, GB = 1024.0, 1024.0**2, 1e9
 
 
-def test_bandwidth_sweep_axes_plateaus_and_caches(caught) -> None:
+def test_bandwidth_sweep_axes_plateaus_their_labels_and_caches(caught) -> None:
     sizes = [4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB, 1 * MIB]
     measured = [100e9, 100e9, 50e9, 50e9, 20e9]
     corrected = [None, 110e9, 55e9, 52e9, 21e9]
@@ -72,6 +64,41 @@ def test_bandwidth_sweep_axes_plateaus_and_caches(caught) -> None:
     assert flats == [[(4096.0, 100.0), (32768.0, 100.0)], [(2**17, 20.0), (hi, 20.0)]]
     labels = [t.get_text() for t in ax.texts]
     assert "L1 100 GB/s" in labels and "DRAM 20 GB/s" in labels
+    caught.clear()  # only the next figure: plateau labels centre on their range or end at the edge
+    sizes = [4 * KIB, 64 * KIB]
+    lo, hi = 4 * KIB / 1.3, 64 * KIB * 1.3
+    plateaus = [
+        ("L2", 8 * KIB, 32 * KIB, 30e9),  # centred at sqrt(8 x 32) KiB = 16 KiB
+        ("E", 40 * KIB, hi / 1.005, 20e9),  # within 1% of the edge: ends there
+        ("F", 40 * KIB, hi / 1.05, 10e9),  # 5% short of it: centred
+        ("G", 20 * KIB, hi / 1.01, 15e9),  # exactly 1% short: at the edge
+        ("Z", 50 * KIB, 50 * KIB, 5e9),  # an empty range: not drawn
+    ]
+    hplots.bandwidth_sweep_figure(
+        "b.png", sizes, [40e9, 40e9], [None, None], [("lo", lo), ("hi", hi)], plateaus
+    )
+    (ax,) = caught[0].axes
+    labels = {t.get_text(): t for t in ax.texts}
+    assert labels["L2 30 GB/s"].xy == pytest.approx((16 * KIB, 30.0))
+    assert labels["L2 30 GB/s"].get_ha() == "center"
+    assert labels["E 20 GB/s"].get_ha() == "right" and labels["F 10 GB/s"].get_ha() == "center"
+    assert labels["G 15 GB/s"].get_ha() == "right" and labels["G 15 GB/s"].xy[0] == pytest.approx(
+        hi / 1.01
+    )
+    assert "Z 5 GB/s" not in labels
+    flats = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
+    assert len(flats) == 4
+    caches = [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert caches == pytest.approx([lo, hi])  # the range's own ends are inside it
+    caught.clear()  # only the next figure
+    dram = [("DRAM", 8 * KIB, 1e12, 10e9)]
+    hplots.bandwidth_sweep_figure("b.png", sizes, [10e9, 10e9], [None, None], [], dram)
+    (ax,) = caught[0].axes
+    (label,) = [t for t in ax.texts if t.get_text() == "DRAM 10 GB/s"]
+    assert label.xy[0] == pytest.approx(64 * KIB * 1.3) and label.get_ha() == "right"
+    assert not ax.patches  # no call-cost band without its limit
+    assert ax.get_lines()[0].get_label() == "measured per call"
+    assert not any(ln.get_label() == "per-call cost removed" for ln in ax.get_lines())
 
 
 def test_hierarchical_roofline_axes_and_roofs(caught) -> None:
@@ -123,43 +150,6 @@ def test_hierarchical_roofline_axes_and_roofs(caught) -> None:
     assert [t.get_text() for t in ax.texts] == ["slow"]  # labelled in place
 
 
-def test_plateau_labels_centre_on_their_range_or_end_at_the_right_edge(caught) -> None:
-    sizes = [4 * KIB, 64 * KIB]
-    lo, hi = 4 * KIB / 1.3, 64 * KIB * 1.3
-    plateaus = [
-        ("L2", 8 * KIB, 32 * KIB, 30e9),  # centred at sqrt(8 x 32) KiB = 16 KiB
-        ("E", 40 * KIB, hi / 1.005, 20e9),  # within 1% of the edge: ends there
-        ("F", 40 * KIB, hi / 1.05, 10e9),  # 5% short of it: centred
-        ("G", 20 * KIB, hi / 1.01, 15e9),  # exactly 1% short: at the edge
-        ("Z", 50 * KIB, 50 * KIB, 5e9),  # an empty range: not drawn
-    ]
-    hplots.bandwidth_sweep_figure(
-        "b.png", sizes, [40e9, 40e9], [None, None], [("lo", lo), ("hi", hi)], plateaus
-    )
-    (ax,) = caught[0].axes
-    labels = {t.get_text(): t for t in ax.texts}
-    assert labels["L2 30 GB/s"].xy == pytest.approx((16 * KIB, 30.0))
-    assert labels["L2 30 GB/s"].get_ha() == "center"
-    assert labels["E 20 GB/s"].get_ha() == "right" and labels["F 10 GB/s"].get_ha() == "center"
-    assert labels["G 15 GB/s"].get_ha() == "right" and labels["G 15 GB/s"].xy[0] == pytest.approx(
-        hi / 1.01
-    )
-    assert "Z 5 GB/s" not in labels
-    flats = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
-    assert len(flats) == 4
-    caches = [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"]
-    assert caches == pytest.approx([lo, hi])  # the range's own ends are inside it
-    caught.clear()  # only the next figure
-    dram = [("DRAM", 8 * KIB, 1e12, 10e9)]
-    hplots.bandwidth_sweep_figure("b.png", sizes, [10e9, 10e9], [None, None], [], dram)
-    (ax,) = caught[0].axes
-    (label,) = [t for t in ax.texts if t.get_text() == "DRAM 10 GB/s"]
-    assert label.xy[0] == pytest.approx(64 * KIB * 1.3) and label.get_ha() == "right"
-    assert not ax.patches  # no call-cost band without its limit
-    assert ax.get_lines()[0].get_label() == "measured per call"
-    assert not any(ln.get_label() == "per-call cost removed" for ln in ax.get_lines())
-
-
 def roofline(caught, ops, roofs=(("L1", 200e9), ("DRAM", 20e9)), extra=()):
     hplots.hierarchical_roofline_figure("h.png", list(roofs), 150e9, ops, list(extra))
     fig = caught[-1]
@@ -168,7 +158,7 @@ def roofline(caught, ops, roofs=(("L1", 200e9), ("DRAM", 20e9)), extra=()):
     return fig, ax, points
 
 
-def test_markers_cycle_through_eight_shapes_and_black_without_a_level(caught) -> None:
+def test_markers_cycle_through_eight_shapes_black_without_a_level_and_grow_covered(caught) -> None:
     ops = [(f"op{k}", 2.0**k, 1e9 * 1.5**k, "L1" if k else "") for k in range(9)]
     _, _, points = roofline(caught, ops)
     assert [p.get_marker() for p in points] == ["o", "D", "s", "^", "v", "<", ">", "P", "o"]
@@ -182,9 +172,7 @@ def test_markers_cycle_through_eight_shapes_and_black_without_a_level(caught) ->
     assert hplots.level_color("L1", order) == style.SERIES_COLORS[1]
     assert hplots.level_color("L2", ["L1", "L2"]) == style.SERIES_COLORS[1]
     assert hplots.level_color("L9", ["L1"]) == style.SERIES_COLORS[1]
-
-
-def test_each_covered_marker_grows_by_5_points(caught) -> None:
+    # each covered marker grows by 5 points
     ops = [
         ("a", 0.5, 4e9, "L1"),
         ("b", 0.5, 4.2e9, "L1"),  # covers a
@@ -198,7 +186,7 @@ def test_each_covered_marker_grows_by_5_points(caught) -> None:
     assert [p.get_markerfacecolor() for p in points] == ["none"] * 6
 
 
-def test_roofs_span_the_whole_intensity_axis(caught) -> None:
+def test_roofs_span_the_intensity_axis_of_the_decades_around_the_data(caught) -> None:
     _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("8 threads", 60e9)])
     lo, hi = ax.get_xlim()
     seen = 0
@@ -215,6 +203,19 @@ def test_roofs_span_the_whole_intensity_axis(caught) -> None:
     _, ax, _ = roofline(caught, [("a", 1 / 12, 15e9, "L1")], extra=[("1 thread", 1e9)])
     assert ax.get_xlim() == pytest.approx((0.01, 1000.0))
     assert ax.get_ylim() == pytest.approx((0.005, 375.0))
+    caught.clear()  # only the next: the intensity axis spans half to twice the data, in decades
+    # ridges 160 / 640 = 0.25 and 160 / 40 = 4; an add at 0.3: 0.25 / 2 = 0.125 -> 0.1,
+    # 4 x 2 = 8 -> 10 (a third and three times would give 0.01 and 100)
+    roofs = [("L1", 640e9), ("DRAM", 40e9)]
+    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.3, 10e9, "DRAM")])
+    ax = caught[0].axes[0]
+    assert ax.get_xlim() == pytest.approx((0.1, 10.0))
+    # y: the add at 10 GFLOP/s and the DRAM roof at 0.1 (4) halved: 2; 160 x 2.5 on top
+    assert ax.get_ylim() == pytest.approx((2.0, 400.0))
+    caught.clear()  # only the next figure
+    # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
+    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
+    assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))
 
 
 def test_roofline_labels_are_pushed_2_points_out_and_stay_inside(caught) -> None:
@@ -278,18 +279,3 @@ def test_labels_keep_clear_of_every_roof(caught, ops) -> None:
         for ox, oy in samples:
             r = 2.5 * s
             assert not (b[0] < ox + r and ox - r < b[2] and b[1] < oy + r and oy - r < b[3])
-
-
-def test_intensity_axis_takes_the_decades_around_half_and_twice_the_data(caught) -> None:
-    # ridges 160 / 640 = 0.25 and 160 / 40 = 4; an add at 0.3: 0.25 / 2 = 0.125 -> 0.1,
-    # 4 x 2 = 8 -> 10 (a third and three times would give 0.01 and 100)
-    roofs = [("L1", 640e9), ("DRAM", 40e9)]
-    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.3, 10e9, "DRAM")])
-    ax = caught[-1].axes[0]
-    assert ax.get_xlim() == pytest.approx((0.1, 10.0))
-    # y: the add at 10 GFLOP/s and the DRAM roof at 0.1 (4) halved: 2; 160 x 2.5 on top
-    assert ax.get_ylim() == pytest.approx((2.0, 400.0))
-    caught.clear()  # only the next figure
-    # an add at 0.15: half is 0.075, so the axis starts at 0.01, not 0.1
-    hplots.hierarchical_roofline_figure("h.png", roofs, 160e9, [("a", 0.15, 5e9, "DRAM")])
-    assert caught[-1].axes[0].get_xlim() == pytest.approx((0.01, 10.0))

@@ -173,16 +173,7 @@ def test_by_hand(case: str) -> None:
     assert want is None or got[: len(want)] == want
 
 
-def test_blocked_near_ring_takes_the_far_ring_with_a_leader() -> None:
-    # obstacles on the left halves of the eight near boxes, and at the point's sides
-    x, y = 150.0, 150.0
-    near_blocks = [(105.0 + 50, 108 + 50), (105 + 50, 94 + 50), (143.0, 158.0), (143.0, 144.0)]
-    near_blocks += [(157.0, 148.0), (143.0, 148.0), (151.0, 162.0), (151.0, 140.0)]
-    want = check([(x, y)], ["ab"], obstacles=near_blocks)
-    assert want[0][1] is True  # far ring, with a leader line
-
-
-def test_nowhere_clear_takes_the_fewest_clashes_first_among_equals() -> None:
+def test_nowhere_clear_takes_the_fewest_clashes_first_and_the_legend_is_avoided() -> None:
     # a dense grid of obstacles: every candidate clashes; the count decides
     grid = [(100.0 + 3 * i, 100.0 + 3 * j) for i in range(-12, 13) for j in range(-12, 13)]
     check([(100.0, 100.0)], ["abc"], obstacles=grid)
@@ -192,9 +183,7 @@ def test_nowhere_clear_takes_the_fewest_clashes_first_among_equals() -> None:
     before = len(ax.texts)
     article.place_labels(ax, [(100.0, 100.0)], ["ab"], fontsize=10)
     assert placed(ax, before)[0][:2] == ((4.0, 3.0), False)
-
-
-def test_the_legend_is_avoided() -> None:
+    # the legend is avoided
     fig, ax = pixel_axes()
     ax.plot([0, 1], [0, 1], label="a long legend entry")
     legend = ax.legend(loc="upper right")
@@ -223,7 +212,7 @@ def test_random_scenes_match_the_rule(seed: int) -> None:
     check(points, texts, obstacles, size=size, pad=pad, dpi=dpi)
 
 
-def test_overlap_is_strict_on_every_side() -> None:
+def test_overlap_is_strict_on_every_side_and_along_is_even_in_log_space() -> None:
     a = (0, 0, 10, 10)
     assert article._overlap(a, (5, 5, 15, 15))
     assert article._overlap(a, (-5, -5, 5, 5))
@@ -232,9 +221,7 @@ def test_overlap_is_strict_on_every_side() -> None:
         assert not article._overlap(a, b)  # touching edges
     for b in [(11, 0, 20, 10), (-10, 0, -1, 10), (0, 11, 10, 20), (0, -10, 10, -1)]:
         assert not article._overlap(a, b)
-
-
-def test_along_spaces_points_evenly_in_log_space() -> None:
+    # _along spaces points evenly in log space
     # from (1, 10) to (100, 1000) in two steps: the geometric midpoint (10, 100), then the end
     got = article._along([1, 100], [10, 1000], per_segment=2)
     assert got == [pytest.approx((1, 10)), pytest.approx((10, 100)), (100, 1000)]

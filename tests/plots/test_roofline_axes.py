@@ -1,9 +1,5 @@
-"""The roofline figures by their axes: scales, limits, ticks in the axis' unit, the ridge
-where P / beta puts it, the roof at P, panel titles with their own chip, and the key.
-
-Every expected value is worked out here by hand from the inputs (decades around the
-points, P / beta, TFLOP/s = FLOP/s / 1e12), never read from the module under test.
-"""
+"""The roofline figures by their axes: scales, limits, ticks, the ridge at P / beta, the roof
+at P, panel titles and the key; expected values by hand, never read from the module."""
 
 from __future__ import annotations
 
@@ -52,14 +48,10 @@ def test_single_roofline_axes_scales_limits_and_units(caught) -> None:
     markers = [xy(ln)[0] for ln in ax.get_lines() if ln.get_marker() == "o"]
     assert (989e12 / 3.35e12, 989e12) in markers and (1.0, 3.35e12) in markers
     assert [t.get_text() for t in ax.texts] == ["matvec"]
-
-
-def test_rate_ticks_stay_plain_numbers_past_a_million_tflops(caught) -> None:
-    # lecture 05 with every figure x1000: the H100's 989e15 FLOP/s roof put '1e+06' and
-    # '1e+07' above '100,000' on the rate axis; 1e18 FLOP/s is 1,000,000 TFLOP/s
+    # rate ticks stay plain past a million TFLOP/s: lecture 05 with every figure x1000 (the
+    # H100's 989e15 FLOP/s) put '1e+06' above '100,000'; 1e18 FLOP/s is 1,000,000 TFLOP/s
     rplots.roofline_figure("r.png", [("H100 x1000", 989e15, 3.35e15)], [], title="x1000")
-    (ax,) = caught[0].axes
-    labels = dict(ticks(ax, "y"))
+    labels = dict(ticks(caught[1].axes[0], "y"))
     assert labels[1e18] == "1,000,000" and labels[1e19] == "10,000,000"
     assert not [t for t in labels.values() if "e" in t]
 
@@ -124,6 +116,9 @@ def test_panels_each_titled_with_their_own_chip_and_ridge(caught) -> None:
     (legend,) = fig.legends
     assert [t.get_text() for t in legend.get_texts()] == key
     assert legend._ncols == 1
+    panel = rplots.RooflinePanel("H100", H100, [(str(k), 10.0 * k, 1e13) for k in range(1, 6)])
+    rplots.roofline_panels_figure("p.png", [panel], [f"{k}  op" for k in range(1, 6)], "t")
+    assert len(caught[1].axes) == 1 and caught[1].legends[0]._ncols == 2  # a long key
     with pytest.raises(ValueError, match="at least one panel"):
         rplots.roofline_panels_figure("p.png", [], [], "none")
     caught.clear()  # only the next figure
@@ -132,15 +127,6 @@ def test_panels_each_titled_with_their_own_chip_and_ridge(caught) -> None:
     first, second = caught[0].axes
     assert first.yaxis.get_tick_params(which="major").get("labelleft", True)
     assert second.yaxis.get_tick_params(which="major")["labelleft"] is False
-
-
-def test_a_long_key_takes_two_columns(caught) -> None:
-    panel = rplots.RooflinePanel("H100", H100, [(str(k), 10.0 * k, 1e13) for k in range(1, 6)])
-    rplots.roofline_panels_figure("p.png", [panel], [f"{k}  op" for k in range(1, 6)], "t")
-    fig = caught[0]
-    assert len(fig.axes) == 1 and fig.legends[0]._ncols == 2
-    rplots.roofline_panels_figure("p.png", [panel], [f"{k}  op" for k in range(1, 5)], "t")
-    assert caught[1].legends[0]._ncols == 1
 
 
 def test_coinciding_points_are_grouped_by_position_and_counted() -> None:
@@ -152,6 +138,12 @@ def test_coinciding_points_are_grouped_by_position_and_counted() -> None:
     texts = [text for _, _, text in groups]
     assert texts == ["prefill norm x2, matmul x1; decode matmul x1", "decode matmul x1",
                      "prefill matmul x1"]  # fmt: skip
+    a = rplots.PointSeries("a ops", [(1.0, 1.0), (1.0105, 1.0), (10.6, 50.0)], ["n", "m", "k"])
+    groups = rplots.coinciding([a])
+    assert [x for x, _, _ in groups] == [1.0, 1.0105, 10.6]  # 1.05% apart: two positions
+    tie = rplots.PointSeries("b ops", [(4.0, 1e12), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
+    # Sorted by intensity (not by rate), names of equal count in alphabetical order.
+    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e12, "b z x1")]
 
 
 def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
@@ -190,16 +182,7 @@ def test_series_figure_marks_each_group_and_keys_the_positions(caught) -> None:
     assert caught[1].get_figheight() > fig.get_figheight()  # room for the key below
 
 
-def test_save_roofline_png_checks_its_bandwidths_and_writes_atomically(tmp_path) -> None:
-    # its peaks and the skip without matplotlib: tests/formulas/test_roofline.py
-    with pytest.raises(ValueError, match="bandwidth"):
-        rplots.save_roofline_png(str(tmp_path / "x.png"), [("bad", 1e12, -1.0)], [])
-    path = rplots.roofline_figure(tmp_path / "a.png", [("A", 1e12, 1e9)], [("p", 1.0, 1e9)])
-    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # written atomically:
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png"]  # no temporary left
-
-
-def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
+def test_house_style_figure_log_range_and_atomic_saves(tmp_path) -> None:
     fig, ax = style.new_figure()
     assert tuple(fig.get_size_inches()) == pytest.approx((7.2, 4.5))  # the docs' column
     assert fig.dpi == 150
@@ -221,9 +204,16 @@ def test_house_style_figure_size_axes_and_log_range(tmp_path) -> None:
     assert style.log_range(1.0, 1000.0, 4) == pytest.approx([1.0, 10.0, 100.0, 1000.0])
     assert style.matplotlib_available()
     style.require_matplotlib()  # no error where matplotlib is installed
+    # save_roofline_png checks its bandwidths; a figure is written atomically
+    # its peaks and the skip without matplotlib: tests/formulas/test_roofline.py
+    with pytest.raises(ValueError, match="bandwidth"):
+        rplots.save_roofline_png(str(tmp_path / "x.png"), [("bad", 1e12, -1.0)], [])
+    path = rplots.roofline_figure(tmp_path / "a.png", [("A", 1e12, 1e9)], [("p", 1.0, 1e9)])
+    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # written atomically:
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.png", "f.png"]  # no temporary left
 
 
-def test_ranges_leave_out_empty_values_and_keep_small_ones(caught) -> None:
+def test_ranges_leave_out_empty_values_reach_slow_points_and_keep_small_ones(caught) -> None:
     """A point with no FLOP/s still widens the intensity range but not the rate axis; a toy
     machine of a few FLOP/s keeps its sub-1 rates; 1 / 1.5 margin below the lowest I."""
     rplots.roofline_figure("r.png", [H100], [("idle", 5000.0, 0.0), ("low", 0.155, 5e11)])
@@ -246,9 +236,27 @@ def test_ranges_leave_out_empty_values_and_keep_small_ones(caught) -> None:
     series = rplots.PointSeries("ops", [(0.05, 0.05)])
     rplots.roofline_series_figure("s.png", ("toy", 10.0, 1.0), [series], "t")
     assert caught[3].axes[0].get_ylim() == pytest.approx((0.01, 100.0))
+    # A point below every roof widens the rate axis down; a point at intensity 0 or rate 0 is
+    # left out of the log ranges; the top is the peak doubled, up to its decade.
+    points = [("slow", 1.0, 1e9), ("nothing", 0.0, 1e10)]
+    rplots.roofline_figure("r.png", [H100], points)
+    (ax,) = caught[4].axes
+    # x: 1.0 / 1.5 -> 0.1 (the point at 0 is left out), 295 x 3 -> 1,000; y: 1e9 -> 1e9.
+    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
+    assert ax.get_ylim() == pytest.approx((1e9, 1e16))
+    panel = rplots.RooflinePanel("H100", H100, [("1", 1.0, 1e9), ("2", 2.0, 0.0)])
+    rplots.roofline_panels_figure("p.png", [panel], ["1  slow", "2  idle"], "t")
+    assert caught[5].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
+    series = rplots.PointSeries("ops", [(1.0, 1e9), (2.0, 0.0)])
+    rplots.roofline_series_figure("s.png", H100, [series], "t")
+    assert caught[6].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
+    # A peak of 4 FLOP/s: 4 x 2 = 8 -> 10 (a margin of x 3 would give 12 -> 100); the
+    # bottom is the roof at 1 / 1.5 -> 0.1: 0.1 FLOP/s.
+    rplots.roofline_figure("t.png", [("toy", 4.0, 1.0)], [("p", 1.0, 1.0)])
+    assert caught[7].axes[0].get_ylim() == pytest.approx((0.1, 10.0))
 
 
-def test_series_figure_range_colours_and_a_third_group(caught) -> None:
+def test_series_figure_range_colours_a_third_group_and_whole_intensities(caught) -> None:
     curve = ("H100 SXM bf16", 989e12, 3.35e12)
     series = [
         rplots.PointSeries("prefill operators", [(0.5, 1.675e12), (600.0, 989e12)]),
@@ -268,41 +276,12 @@ def test_series_figure_range_colours_and_a_third_group(caught) -> None:
     assert roof.get_color() not in colours and len(set(colours)) == 3
     assert colours[0] == style.MEMORY_COLOR  # prefill in the memory colour, as captioned
     assert groups["third operators"].get_markerfacecolor() == "white"
-
-
-def test_key_prints_whole_intensities_from_ten(caught) -> None:
+    # the key prints whole intensities from ten
     s = rplots.PointSeries("ops", [(10.6, 1e13), (2.25, 5e12)], ["big", "small"])
     rplots.roofline_series_figure("s.png", ("H100", 989e12, 3.35e12), [s], "t")
-    (key,) = caught[0].legends
+    (key,) = caught[1].legends
     assert [t.get_text() for t in key.get_texts()] == [
         "1  I = 2.25: ops small x1",
         "2  I = 11: ops big x1",
     ]
     assert key._ncols == 1
-    a = rplots.PointSeries("a ops", [(1.0, 1.0), (1.0105, 1.0), (10.6, 50.0)], ["n", "m", "k"])
-    groups = rplots.coinciding([a])
-    assert [x for x, _, _ in groups] == [1.0, 1.0105, 10.6]  # 1.05% apart: two positions
-    tie = rplots.PointSeries("b ops", [(4.0, 1e12), (1.0, 3e12), (1.0, 3e12)], ["z", "y", "x"])
-    # Sorted by intensity (not by rate), names of equal count in alphabetical order.
-    assert rplots.coinciding([tie]) == [(1.0, 3e12, "b x x1, y x1"), (4.0, 1e12, "b z x1")]
-
-
-def test_rate_axes_reach_down_to_slow_points_and_up_past_the_peak(caught) -> None:
-    """A point below every roof widens the rate axis down; a point at intensity 0 or rate
-    0 is left out of the log ranges; the top is the peak doubled, up to its decade."""
-    points = [("slow", 1.0, 1e9), ("nothing", 0.0, 1e10)]
-    rplots.roofline_figure("r.png", [H100], points)
-    (ax,) = caught[0].axes
-    # x: 1.0 / 1.5 -> 0.1 (the point at 0 is left out), 295 x 3 -> 1,000; y: 1e9 -> 1e9.
-    assert ax.get_xlim() == pytest.approx((0.1, 1000.0))
-    assert ax.get_ylim() == pytest.approx((1e9, 1e16))
-    panel = rplots.RooflinePanel("H100", H100, [("1", 1.0, 1e9), ("2", 2.0, 0.0)])
-    rplots.roofline_panels_figure("p.png", [panel], ["1  slow", "2  idle"], "t")
-    assert caught[1].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
-    series = rplots.PointSeries("ops", [(1.0, 1e9), (2.0, 0.0)])
-    rplots.roofline_series_figure("s.png", H100, [series], "t")
-    assert caught[2].axes[0].get_ylim() == pytest.approx((1e9, 1e16))
-    # A peak of 4 FLOP/s: 4 x 2 = 8 -> 10 (a margin of x 3 would give 12 -> 100); the
-    # bottom is the roof at 1 / 1.5 -> 0.1: 0.1 FLOP/s.
-    rplots.roofline_figure("t.png", [("toy", 4.0, 1.0)], [("p", 1.0, 1.0)])
-    assert caught[3].axes[0].get_ylim() == pytest.approx((0.1, 10.0))

@@ -1,10 +1,6 @@
-"""Edit the hardware table as a student would and rerun: no sentence contradicts its numbers.
-
-Each edit of the battery (``tests/edit_battery.py``) is written into a copy of
-``common/hw_specs.py``; every lecture that reads the table and ``python3 -m
-common.exercises`` then run there, in one child process per edit, and every sentence
-they print is read back for a direction word that disagrees with its numbers.
-"""
+"""Each edit of the battery (tests/edit_battery.py) written into a copy of common/hw_specs.py;
+the table's lectures and the exercises run there, one child process an edit, and no
+sentence they print may contradict its numbers."""
 
 from __future__ import annotations
 
@@ -95,7 +91,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("name", metafunc.cls.NAMES)
 
 
-def test_the_battery_has_the_edits_the_issue_lists() -> None:
+def test_the_battery_has_the_edits_the_issue_lists_each_of_one_literal() -> None:
     names = " | ".join(EDITS)
     assert "README: A100 bf16 peak 312e12 -> 1979e12" in EDITS
     for wanted in ("h100 peak bf16 x2", "h100 peak bf16 x0.5", "h200 mem_bw_figure x2"):
@@ -105,9 +101,7 @@ def test_the_battery_has_the_edits_the_issue_lists() -> None:
     assert "b300 peak nvfp4 below peak fp8" in EDITS
     assert "every capacity halved" in EDITS and "every shared memory per SM halved" in EDITS
     assert names.count("x0.5") >= 30  # every peak and bandwidth of seven chips
-
-
-def test_edited_source_changes_only_the_named_literal() -> None:
+    # an edit changes only the named literal
     edit = {("a100", "peak bf16"): 1979e12}
     new = edited_source(SOURCE, edit)
     assert "flops(1979000000000000.0, A100_DATASHEET)" in new

@@ -1,10 +1,5 @@
-"""The lectures' sentences under edited tables, run in this process (fast; mutation-testable).
-
-``test_edit_battery.py`` edits the file and runs the course as a student does; here the
-same kind of edit is made to the imported table (monkeypatched chips), the lectures
-run in-process and their sentences are read back, and a few sentences are pinned with
-numbers worked out by hand from the datasheet figures.
-"""
+"""The lectures' sentences under edited tables, run in this process (fast; mutation-testable):
+test_edit_battery.py's edits made to the imported table, and a few sentences by hand."""
 
 from __future__ import annotations
 
@@ -17,7 +12,7 @@ from conftest import REPO
 from edit_battery import contradictions
 
 from common import hw_specs
-from common.exercises import EXERCISES
+from common.exercises import EXERCISES, get_exercise
 
 LECTURES = ("02", "05", "06", "07", "08")
 
@@ -86,7 +81,7 @@ def run(name: str, capsys, monkeypatch) -> str:
     return " ".join(lecture_output(name, capsys, monkeypatch).split())
 
 
-def test_lecture05_directions_by_hand(capsys, monkeypatch) -> None:
+def test_lecture05_and_the_h200_exercise_by_hand(capsys, monkeypatch) -> None:
     # A100 312 TFLOP/s, 1,555 GB/s; H100 989 TFLOP/s, 3.35 TB/s (datasheets)
     text = run("05", capsys, monkeypatch)
     assert (
@@ -102,12 +97,7 @@ def test_lecture05_directions_by_hand(capsys, monkeypatch) -> None:
         "1,272.7 to 295.2 FLOP/B: on the newer chip a kernel between 295.2 and 1,272.7 FLOP/B "
         "reaches the compute roof it misses on the older." in text
     )
-
-
-def test_h200_exercise_words_by_hand(monkeypatch) -> None:
-    from common.exercises import get_exercise
-
-    # the shipped table's words: tests/exercises/test_exercises.py::test_h200_answer
+    # the H200 exercise (the shipped table's words: test_exercises.py::test_h200_answer)
     edit_table(monkeypatch, EDITS["H200 bandwidth x0.5"])
     steps = get_exercise("h200-vs-h100").solve().steps
     # ridge 989 / 2.4 = 412.1; step 14 GB / 2.4 TB/s = 5.83 ms against 4.18 ms

@@ -1,4 +1,5 @@
-"""The smaller slips of issue 27, each run the way a student meets it."""
+"""The smaller slips of issue 27, each run the way a student meets it, and the path checks
+(common.shell.paths): what a results file or figure folder may be."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from common.files import atomic
 from common.shell import boot, paths
 
 LECTURE_02 = str(REPO / "lectures" / "02_roofline_basics.py")
+ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
 
 
 def _sh(command: str) -> subprocess.CompletedProcess[str]:
@@ -35,28 +37,35 @@ def test_traceback_off_words_keep_one_line_and_on_shows_it(tmp_path: Path, off: 
         assert done.returncode == 1 and done.stderr == "99_demo.py: error: bad figure\n"
 
 
-def test_a_usage_error_with_stderr_closed_still_exits_2() -> None:
+def test_a_usage_error_with_stderr_closed_exits_2_and_a_deleted_folder_is_named(tmp_path):
     done = _sh(f'"{sys.executable}" "{LECTURE_02}" --bogus 2>&-')
     assert done.returncode == 2
+    # a deleted working folder is named
+    gone = tmp_path / "gone"
+    cd = f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && '
+    done = _sh(cd + f'"{sys.executable}" "{LECTURE_02}" --png --outdir figs')
+    assert done.returncode == 1
+    assert done.stderr == (
+        "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
+    )
 
 
-def test_a_newline_in_a_path_stays_in_the_one_line(tmp_path: Path) -> None:
+def test_a_newline_in_a_path_and_a_long_number_stay_in_the_one_line(tmp_path: Path) -> None:
     folder = "/proc/a\nb"
     done = run_python(LECTURE_02, "--png", "--outdir", folder, timeout=60)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "/proc/a\\nb is in a kernel file system" in done.stderr
     assert paths.display_path("/x/a\nb.json") == "/x/a\\nb.json"
-
-
-def test_an_os_error_naming_a_newline_file_is_one_line(tmp_path: Path) -> None:
-    done = run_python(str(demo_script(tmp_path, "open('/nonexistent/a\\nb')")), timeout=60)
-    assert done.stderr == "99_demo.py: error: /nonexistent/a\\nb: No such file or directory\n"
-
-
-def test_a_long_number_is_not_echoed_in_full() -> None:
+    # a long number is not echoed in full
     done = run_lecture("01", "--time-limit", "9" * 5000, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert len(done.stderr) < 300 and "above 1 and up to 3600" in done.stderr
+    # a non-ASCII results name in an ASCII locale is checked before measuring
+    done = run_lecture("10", "--results", "/proc/é.json", text=False, timeout=60, env=ASCII_LOCALE)
+    assert done.returncode == 2 and done.stdout == b""
+    said = "the results file /proc/é.json is in a kernel file system, not a regular file"
+    expected = f"10_tiled_attention.py: error: argument --results: {said} (see --help)\n"
+    assert done.stderr == expected.encode()
 
 
 @pytest.mark.parametrize("name", ["SIGQUIT", "SIGUSR1"])
@@ -94,9 +103,6 @@ def test_a_read_only_mount_is_named_so(tmp_path: Path, monkeypatch: pytest.Monke
         atomic.writable_dir(tmp_path)
 
 
-ASCII_LOCALE = {"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
-
-
 @pytest.mark.parametrize("lecture", ["02", "10"])
 def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Path) -> None:
     saved = tmp_path / "résultats" / "é.json"  # a name the locale cannot decode: saved as typed
@@ -107,36 +113,19 @@ def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Pat
         assert f"saved results: {saved}".encode() in done.stdout and saved.is_file()
 
 
-def test_a_non_ascii_path_in_an_ascii_locale_is_one_line(tmp_path: Path) -> None:
-    """The name is printed as the bytes it came as (not "Error in sys.excepthook")."""
-    script = demo_script(tmp_path, "open(sys.argv[1])")
-    done = run_python(str(script), "/nonexistent/é", text=False, timeout=60, env=ASCII_LOCALE)
-    assert done.returncode == 1
-    assert done.stderr == "99_demo.py: error: /nonexistent/é: No such file or directory\n".encode()
-
-
-def test_a_lone_surrogate_in_an_ascii_locale_is_escaped(tmp_path: Path) -> None:
-    script = demo_script(tmp_path, "raise ValueError('no chip a\\udfffb')")
-    done = run_python(str(script), text=False, timeout=60, env=ASCII_LOCALE)
-    assert (done.returncode, done.stderr) == (1, b"99_demo.py: error: no chip a\\udfffb\n")
-
-
-def test_a_non_ascii_results_name_is_checked_before_measuring() -> None:
-    done = run_lecture("10", "--results", "/proc/é.json", text=False, timeout=60, env=ASCII_LOCALE)
-    assert done.returncode == 2 and done.stdout == b""
-    said = "the results file /proc/é.json is in a kernel file system, not a regular file"
-    expected = f"10_tiled_attention.py: error: argument --results: {said} (see --help)\n"
-    assert done.stderr == expected.encode()
-
-
-def test_a_deleted_working_folder_is_named(tmp_path: Path) -> None:
-    gone = tmp_path / "gone"
-    cd = f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && '
-    done = _sh(cd + f'"{sys.executable}" "{LECTURE_02}" --png --outdir figs')
-    assert done.returncode == 1
-    assert done.stderr == (
-        "02_roofline_basics.py: error: the current folder was deleted: cd into an existing folder\n"
-    )
+@pytest.mark.parametrize(
+    ("body", "args", "env", "said"),
+    [
+        ("open('/nonexistent/a\\nb')", [], {}, "/nonexistent/a\\nb: No such file or directory"),
+        # the name printed as the bytes it came as (not "Error in sys.excepthook")
+        ("open(sys.argv[1])", ["/nonexistent/é"], ASCII_LOCALE,
+         "/nonexistent/é: No such file or directory"),
+        ("raise ValueError('no chip a\\udfffb')", [], ASCII_LOCALE, "no chip a\\udfffb"),
+    ],
+)  # fmt: skip
+def test_an_odd_name_is_one_escaped_line(tmp_path: Path, body, args, env, said: str) -> None:
+    done = run_python(str(demo_script(tmp_path, body)), *args, text=False, timeout=60, env=env)
+    assert (done.returncode, done.stderr) == (1, f"99_demo.py: error: {said}\n".encode())
 
 
 @pytest.mark.parametrize("name", ["SIGHUP", "SIGINT", "SIGQUIT"])
@@ -157,3 +146,57 @@ def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path, name: str) -> N
     done = run_python(str(demo_script(tmp_path, body)), timeout=60, preexec_fn=ignored)
     assert (done.returncode, done.stderr) == (0, "")
     assert marker.read_text(encoding="utf-8") == "done"
+
+
+# Each kind of path that is not a regular file or folder (a folder, a file, a FIFO, a device,
+# a symlink loop, /proc, one through a file) refused by name: tests/lectures/test_reliability.py,
+# through every lecture that reads or saves a results file or writes figures.
+def test_absent_and_regular_files_and_folders_pass_and_nothing_is_created(tmp_path: Path):
+    absent = tmp_path / "new" / "machine.json"
+    assert paths.check_input_file(absent) == absent
+    assert paths.check_output_file(absent) == absent
+    assert not absent.parent.exists()  # checking creates nothing
+    present = tmp_path / "machine.json"
+    present.write_text("{}", encoding="utf-8")
+    assert paths.check_output_file(present) == present
+    assert paths.check_output_folder(tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
+    assert paths.check_output_folder(tmp_path) == tmp_path
+    assert [p.name for p in tmp_path.iterdir()] == ["machine.json"]  # the write probe left nothing
+
+
+@pytest.mark.parametrize("text", ["", "  ", "a\0b"])
+def test_empty_or_nul_paths_are_refused(text: str) -> None:
+    for check in (paths.check_input_file, paths.check_output_file, paths.check_output_folder):
+        with pytest.raises(paths.UnusablePath):
+            check(text)
+    with pytest.raises(paths.UnusablePath):
+        atomic.writable_dir(text)  # "" used to mean the current folder
+
+
+def test_a_name_that_leaves_no_room_for_the_temporary_file_is_too_long(tmp_path: Path) -> None:
+    # a name over the limit, through every lecture: tests/lectures/test_reliability.py
+    almost = tmp_path / ("z" * (os.pathconf(tmp_path, "PC_NAME_MAX") - 4))
+    with pytest.raises(paths.NameTooLong):
+        paths.check_output_file(almost)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into a read-only folder")
+def test_a_folder_one_may_not_write_is_a_plain_error(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(ValueError) as info:
+            paths.check_output_file(locked / "machine.json")
+        assert not isinstance(info.value, paths.UnusablePath)  # status 1, not a usage error
+        assert "locked" in str(info.value)
+    finally:
+        locked.chmod(0o700)
+
+
+def test_display_path_survives_a_symlink_loop(tmp_path: Path) -> None:
+    # Path.resolve() raises RuntimeError on a loop (issue 2: a traceback from --results)
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert paths.display_path(tmp_path / "a") == str(tmp_path / "a")
+    assert paths.display_path(paths.RESULTS_DIR / "machine.json") == "results/machine.json"
