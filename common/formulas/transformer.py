@@ -280,13 +280,6 @@ def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[
     ]
 
 
-def _expert_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
-    """Router (d -> E), the k chosen experts of each token, then any shared experts."""
-    ops = [_matmul("router", n, m.d_model, m.n_experts, dt)]
-    ops += _mlp_ops(m, n, m.d_ff_expert, dt, "expert ")
-    return ops + (_mlp_ops(m, n, m.d_ff_shared, dt, "shared ") if m.d_ff_shared else [])
-
-
 def layer_ops(
     model: Model,
     batch: int,
@@ -310,8 +303,12 @@ def layer_ops(
         Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a),  # read 2, write 1
         _rmsnorm("MLP norm", n, d, dt),
     ]
-    experts = model.n_experts and not dense
-    ops += _expert_ops(model, n, dt) if experts else _mlp_ops(model, n, model.d_ff, dt)
+    if model.n_experts and not dense:  # the router (d -> E), each token's k experts, shared ones
+        ops.append(_matmul("router", n, d, model.n_experts, dt))
+        ops += _mlp_ops(model, n, model.d_ff_expert, dt, "expert ")
+        ops += _mlp_ops(model, n, model.d_ff_shared, dt, "shared ") if model.d_ff_shared else []
+    else:
+        ops += _mlp_ops(model, n, model.d_ff, dt)
     ops.append(Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a))
     return tuple(ops)
 
