@@ -33,6 +33,11 @@ from common.tables.op_counts import (
 
 
 # --- Element sizes -----------------------------------------------------------
+def _bytes_of(field: str, doc: str) -> property:  # pragma: no mutate block (called at import)
+    """Bytes per element of the precision a DTypes names in `field` (hw_specs.bytes_per_elem)."""
+    return property(lambda dt: bytes_per_elem(getattr(dt, field)), doc=doc)
+
+
 @dataclass(frozen=True)
 class DTypes:
     """Storage precisions: weights, KV cache and activations (names from hw_specs)."""
@@ -41,20 +46,9 @@ class DTypes:
     kv: str = "bf16"
     activations: str = "bf16"
 
-    @property
-    def w_bytes(self) -> float:
-        """Bytes per weight element."""
-        return bytes_per_elem(self.weights)
-
-    @property
-    def kv_bytes(self) -> float:
-        """Bytes per KV-cache element."""
-        return bytes_per_elem(self.kv)
-
-    @property
-    def act_bytes(self) -> float:
-        """Bytes per activation element."""
-        return bytes_per_elem(self.activations)
+    w_bytes = _bytes_of("weights", "Bytes per weight element.")
+    kv_bytes = _bytes_of("kv", "Bytes per KV-cache element.")
+    act_bytes = _bytes_of("activations", "Bytes per activation element.")
 
     def describe(self) -> str:
         """One line: 'bf16 weights, fp8 KV cache, bf16 activations'."""
