@@ -35,7 +35,11 @@ from common.tables.op_counts import (
 # --- Element sizes -----------------------------------------------------------
 def _bytes_of(field: str, doc: str) -> property:  # pragma: no mutate block (called at import)
     """Bytes per element of the precision a DTypes names in `field` (hw_specs.bytes_per_elem)."""
-    return property(lambda dt: bytes_per_elem(getattr(dt, field)), doc=doc)
+
+    def get(dtypes: DTypes) -> float:  # annotated: the API page gives the property's type
+        return bytes_per_elem(getattr(dtypes, field))
+
+    return property(get, doc=doc)
 
 
 @dataclass(frozen=True)
