@@ -186,6 +186,16 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> st
     return "\n".join([line(headers), rule, *(line(r) for r in text_rows)])
 
 
+def print_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """Print an aligned table (see format_table)."""
+    print(format_table(headers, rows))
+
+
+def print_header(title: str) -> None:
+    """Print a section title underlined with '='."""
+    print(f"\n{title}\n" + "=" * min(max(len(title), 20), WIDTH))
+
+
 def format_observations(items: Sequence[str], title: str = "What to observe") -> str:
     """Numbered, wrapped list of observations under a short title."""
     lines = [f"{title}:"]
@@ -194,6 +204,11 @@ def format_observations(items: Sequence[str], title: str = "What to observe") ->
         indents = {"initial_indent": prefix, "subsequent_indent": " " * len(prefix)}
         lines += textwrap.wrap(" ".join(item.split()), WIDTH, **indents)
     return "\n".join(lines)
+
+
+def print_observations(items: Sequence[str], title: str = "What to observe") -> None:
+    """Print observations after the numbers they discuss."""
+    print("\n" + format_observations(items, title))
 
 
 def progress(message: str, end: str = "") -> None:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from common.present import console, display
+from common.present import console
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -20,6 +20,9 @@ from common.present.console import (
     fmt_time,
     format_observations,
     format_table,
+    print_header,
+    print_observations,
+    print_table,
 )
 
 # The team's text width: headers and observations fit an 88-column terminal and the docs'
@@ -193,14 +196,21 @@ def test_format_table_aligns_numbers_right_text_left_and_refuses_ragged_rows() -
         format_table(["a", "b", "c"], [["1", "2"]])
 
 
-def test_observations_wrap_and_headings_underline_up_to_the_width() -> None:
-    out = format_observations(["first " * 40, "second"])
+def test_print_table_header_underline_and_observations(capsys: pytest.CaptureFixture[str]) -> None:
+    print_header("1. Basics")
+    print_table(["x"], [[1]])
+    print_observations(["first " * 40, "second"])
+    out = capsys.readouterr().out
+    assert "\n1. Basics\n====================\n" in out  # underline at least 20 wide
     assert "What to observe:" in out
     assert "  1. first" in out and "  2. second" in out
     assert max(len(line) for line in out.splitlines()) <= WIDTH
-    # the underline follows the title, at least 20 wide, up to the width
-    for title, rule in (("1. Basics", 20), ("t" * 40, 40), ("u" * 200, WIDTH)):
-        assert str(display.Heading(title, page="")).splitlines()[2] == "=" * rule
+    # the underline follows the title, up to the width
+    print_header("t" * 40)
+    print_header("u" * 200)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "=" * 40
+    assert lines[5] == "=" * WIDTH
 
 
 def test_observations_wrap_with_hanging_indent() -> None:
