@@ -9,7 +9,7 @@ capacities are the vendor's decimal bytes, but on-chip memory per SM is in KB of
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from common.tables import slips, sources
@@ -180,31 +180,28 @@ class Chip:
             raise MissingFigureError(f"{self.name} has no shared-memory-per-SM figure in the table")
         return self._check(self.smem_per_sm_figure, "shared memory per SM")
 
+    def _capped(self, fig: Figure | None, what: str, spec: Callable[[], float]) -> float | None:
+        """A measured achievable figure, capped at its datasheet figure (one edited below it;
+        slips warns); None where nobody published one."""
+        return None if fig is None else min(self._check(fig, f"achievable {what}"), spec())
+
     def achievable_flops(self, precision: str) -> float | None:
         """Measured achievable dense FLOP/s at `precision` (best matmul), or None if unpublished."""
-        self.peak_flops(precision)  # ValueError for a precision the chip does not have
+        peak = self.peak_flops(precision)  # ValueError for a precision the chip does not have
         fig = self.achievable_flops_table.get(precision)
-        if fig is None:
-            return None
-        # an edited datasheet figure below the measured one caps it (slips warns)
-        return min(self._check(fig, f"achievable {precision} FLOP/s"), self.peak_flops(precision))
+        return self._capped(fig, f"{precision} FLOP/s", lambda: peak)
 
     @property
     def achievable_mem_bw(self) -> float | None:
         """Measured achievable HBM bandwidth in bytes/s (a streaming kernel), or None."""
-        fig = self.achievable_mem_bw_figure
-        if fig is None:
-            return None
-        return min(self._check(fig, "achievable memory bandwidth"), self.mem_bw)
+        return self._capped(self.achievable_mem_bw_figure, "memory bandwidth", lambda: self.mem_bw)
 
     @property
     def achievable_link_bw(self) -> float | None:
         """Measured achievable one-way link bandwidth in bytes/s, or None."""
-        fig = self.achievable_link_bw_figure
-        if fig is None:
-            return None
-        spec = self.link_bw if self.link_bw_figure is not None else math.inf
-        return min(self._check(fig, "achievable link bandwidth"), spec)
+        link = self.link_bw_figure is not None  # else no datasheet figure caps it
+        spec = (lambda: self.link_bw) if link else (lambda: math.inf)
+        return self._capped(self.achievable_link_bw_figure, "link bandwidth", spec)
 
     def achievable_figures(self) -> Iterator[tuple[str, Figure, Figure | None]]:
         """(label, datasheet figure, measured achievable figure or None) for each roof."""

@@ -42,17 +42,13 @@ def figures() -> dict[str, dict[str, float]]:
     return table
 
 
-def _number(value: float) -> str:
-    """A float as ruff formats it: 1.5e16, not 1.5e+16."""
-    return repr(value).replace("e+", "e")
-
-
 def source(table: dict[str, dict[str, float]]) -> str:
     """The module's text for `table`."""
     lines = [HEADER]
     for key, row in table.items():
         lines.append(f'    "{key}": {{\n')
-        lines += [f'        "{name}": {_number(value)},\n' for name, value in row.items()]
+        # a float as ruff formats it: 1.5e16, not 1.5e+16
+        lines += [f'        "{n}": {v!r},\n'.replace("e+", "e") for n, v in row.items()]
         lines.append("    },\n")
     lines.append("}\n")
     return "".join(lines)

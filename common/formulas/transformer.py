@@ -33,6 +33,15 @@ from common.tables.op_counts import (
 
 
 # --- Element sizes -----------------------------------------------------------
+def _bytes_of(field: str, doc: str) -> property:  # pragma: no mutate block (called at import)
+    """Bytes per element of the precision a DTypes names in `field` (hw_specs.bytes_per_elem)."""
+
+    def get(dtypes: DTypes) -> float:  # annotated: the API page gives the property's type
+        return bytes_per_elem(getattr(dtypes, field))
+
+    return property(get, doc=doc)
+
+
 @dataclass(frozen=True)
 class DTypes:
     """Storage precisions: weights, KV cache and activations (names from hw_specs)."""
@@ -41,20 +50,9 @@ class DTypes:
     kv: str = "bf16"
     activations: str = "bf16"
 
-    @property
-    def w_bytes(self) -> float:
-        """Bytes per weight element."""
-        return bytes_per_elem(self.weights)
-
-    @property
-    def kv_bytes(self) -> float:
-        """Bytes per KV-cache element."""
-        return bytes_per_elem(self.kv)
-
-    @property
-    def act_bytes(self) -> float:
-        """Bytes per activation element."""
-        return bytes_per_elem(self.activations)
+    w_bytes = _bytes_of("weights", "Bytes per weight element.")
+    kv_bytes = _bytes_of("kv", "Bytes per KV-cache element.")
+    act_bytes = _bytes_of("activations", "Bytes per activation element.")
 
     def describe(self) -> str:
         """One line: 'bf16 weights, fp8 KV cache, bf16 activations'."""
@@ -280,13 +278,6 @@ def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[
     ]
 
 
-def _expert_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
-    """Router (d -> E), the k chosen experts of each token, then any shared experts."""
-    ops = [_matmul("router", n, m.d_model, m.n_experts, dt)]
-    ops += _mlp_ops(m, n, m.d_ff_expert, dt, "expert ")
-    return ops + (_mlp_ops(m, n, m.d_ff_shared, dt, "shared ") if m.d_ff_shared else [])
-
-
 def layer_ops(
     model: Model,
     batch: int,
@@ -310,8 +301,12 @@ def layer_ops(
         Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a),  # read 2, write 1
         _rmsnorm("MLP norm", n, d, dt),
     ]
-    experts = model.n_experts and not dense
-    ops += _expert_ops(model, n, dt) if experts else _mlp_ops(model, n, model.d_ff, dt)
+    if model.n_experts and not dense:  # the router (d -> E), each token's k experts, shared ones
+        ops.append(_matmul("router", n, d, model.n_experts, dt))
+        ops += _mlp_ops(model, n, model.d_ff_expert, dt, "expert ")
+        ops += _mlp_ops(model, n, model.d_ff_shared, dt, "shared ") if model.d_ff_shared else []
+    else:
+        ops += _mlp_ops(model, n, model.d_ff, dt)
     ops.append(Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a))
     return tuple(ops)
 

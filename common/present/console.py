@@ -154,20 +154,18 @@ def fmt_si(value: float, unit: str, significant: int = 4) -> str:
     return f"{value:.{significant}g} {unit}"
 
 
-def _is_numeric(cell: str) -> bool:
-    """True when a cell reads as a number (right-aligned in tables)."""
-    stripped = cell.strip().lstrip("x~<>=+-").replace(",", "").replace("%", "").split(" ")[0]
-    try:
-        float(stripped)
-    except ValueError:
-        return False
-    return True
-
-
 def _numeric_columns(rows: Sequence[Sequence[str]], ncol: int) -> list[bool]:
-    """For each column, whether every cell reads as a number (right-aligned)."""
-    return [bool(rows) and all(_is_numeric(r[i]) or r[i] in ("", "-") for r in rows)
-            for i in range(ncol)]  # fmt: skip
+    """For each column, whether every cell reads as a number or is '' or '-' (right-aligned)."""
+
+    def numeric(cell: str) -> bool:
+        text = cell.strip().lstrip("x~<>=+-").replace(",", "").replace("%", "").split(" ")[0]
+        try:
+            float(text)
+        except ValueError:
+            return cell in ("", "-")
+        return True
+
+    return [bool(rows) and all(numeric(r[i]) for r in rows) for i in range(ncol)]
 
 
 def format_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

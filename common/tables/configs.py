@@ -117,16 +117,6 @@ def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
     return 0, 0
 
 
-def _gpt2(k: _Keys, name: str) -> Model:
-    d, heads = k.int("n_embd"), k.int("n_head")
-    if d % heads:
-        raise ValueError(f"{k.name}: n_embd {d} is not a multiple of n_head {heads}")
-    inner, L = k.int("n_inner", 4 * d), k.int("n_layer")
-    V, window = k.int("vocab_size"), k.int("n_positions", 1024)
-    return Model(name, "config", L, d, heads, heads, d // heads, inner, False, V, True, window,
-                 f"{shown(k.name)} (gpt2 family)")  # fmt: skip
-
-
 #: The model record's fields as the configs name them (the Llama keys; GPT-2's after them).
 CONFIG_KEYS = {
     "n_layers": ("num_hidden_layers", "n_layer"), "d_model": ("hidden_size", "n_embd"),
@@ -171,8 +161,14 @@ def _model(config: object, path: str) -> Model:
     defaults = {"gemma2": GEMMA2_DEFAULTS, "gemma3": GEMMA3_DEFAULTS,
                 "gemma3_text": GEMMA3_DEFAULTS}.get(kind, {})  # fmt: skip
     k = _Keys(config, where, kind, defaults)
-    if kind == "gpt2":
-        return _gpt2(k, name)
+    if kind == "gpt2":  # GPT-2's own keys: heads of n_embd / n_head, an ungated MLP, tied
+        d, heads = k.int("n_embd"), k.int("n_head")
+        if d % heads:
+            raise ValueError(f"{where}: n_embd {d} is not a multiple of n_head {heads}")
+        inner, L = k.int("n_inner", 4 * d), k.int("n_layer")
+        V, window = k.int("vocab_size"), k.int("n_positions", 1024)
+        return Model(name, "config", L, d, heads, heads, d // heads, inner, False, V, True,
+                     window, f"{where} (gpt2 family)")  # fmt: skip
     d, L, heads = k.int("hidden_size"), k.int("num_hidden_layers"), k.int("num_attention_heads")
     kv = k.int("num_key_value_heads", heads)
     if not k.has("head_dim") and d % heads and kind != "deepseek_v3":

@@ -467,11 +467,8 @@ CX7_IB = Term("CX7 InfiniBand 400 Gb/s card, '~50 GB/s maximum'", 50e9, DEEPEP_N
 
 def _ll(ep: int, dispatch_us: float, combine_us: float) -> EPRun:
     what = f"DeepEP low-latency {{}}, EP {ep}, 128 tokens, hidden 7168, top-8, H800"
-    return EPRun(
-        ep,
-        Measured(what.format("dispatch (FP8)"), dispatch_us * US, DEEPEP_LL),
-        Measured(what.format("combine (BF16)"), combine_us * US, DEEPEP_LL),
-    )
+    calls = (("dispatch (FP8)", dispatch_us), ("combine (BF16)", combine_us))
+    return EPRun(ep, *(Measured(what.format(call), us * US, DEEPEP_LL) for call, us in calls))
 
 
 #: Latency of one call by EP size (DEEPEP_LL).

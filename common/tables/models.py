@@ -319,16 +319,8 @@ def with_kv_heads(model: Model, n_kv_heads: int) -> Model:
 
 def what_if(model: Model, name: str, key: str, note: str, **changes: Any) -> Model:
     """`model` with `changes` under a new name and key, its published counts dropped."""
-    return dataclasses.replace(
-        model,
-        name=name,
-        key=key,
-        published_params=None,
-        published_active=None,
-        params_source="",
-        note=note,
-        **changes,
-    )
+    dropped = {"published_params": None, "published_active": None, "params_source": ""}
+    return dataclasses.replace(model, name=name, key=key, note=note, **dropped, **changes)
 
 
 def with_full_mha(model: Model) -> Model:
@@ -379,10 +371,7 @@ def dense_twin(model: Model) -> Model:
         f"{model.key}-dense",
         f"{model.name} with one dense MLP as wide as a token's experts (a what-if)",
         d_ff=model.experts_per_token * model.d_ff_expert + model.d_ff_shared,
-        n_experts=0,
-        experts_per_token=0,
-        d_ff_expert=0,
-        d_ff_shared=0,
-        dense_layers=0,
         router_bias=False,
+        **dict.fromkeys(("n_experts", "experts_per_token", "d_ff_expert", "d_ff_shared"), 0),
+        dense_layers=0,
     )
