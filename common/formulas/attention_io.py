@@ -57,7 +57,7 @@ def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Bloc
     resident = on_chip_bytes(1, n, d, b) <= m_sm  # rule 1: K and V stay on chip
 
     def cols(r: int) -> int:  # rule 2 otherwise: Bc = min(Br, d_h)
-        return n if resident else min(r, d, n)
+        return n if resident else min(r, d)  # r <= n: bisect's range
 
     br = bisect_left(range(1, n + 1), True, key=lambda r: on_chip_bytes(r, cols(r), d, b) > m_sm)
     return Blocks(br, cols(br), on_chip_bytes(br, cols(br), d, b))
@@ -76,7 +76,7 @@ def tiled_traffic(n: int, d_head: int, br: int, bc: int, elem_bytes: float = 2) 
 def tiled_counts(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> tuple[float, float]:
     """(F, D) of the schedule with the rule's blocks for M_sm: the article's F, the traffic D."""
     blocks = block_sizes(n, d_head, m_sm, elem_bytes)
-    flops = attention_counts(n, d_head, elem_bytes)[0]
+    flops = attention_counts(n, d_head)[0]  # F does not depend on b
     return flops, tiled_traffic(n, d_head, blocks.rows, blocks.cols, elem_bytes)
 
 

@@ -78,6 +78,10 @@ def test_footprint_by_hand() -> None:
     # U(130, 128) at d = 128, bf16: 33,280 + 65,536 + 66,560 + 66,560 + 1,040.
     assert io.on_chip_bytes(130, 128, 128, 2) == 232_976
     assert io.smallest_on_chip_bytes(128, 2) == 256 + 512 + 4 + 512 + 8
+    assert io.smallest_on_chip_bytes(128) == 1292  # bf16 unless told
+    # fp32 (b = 4), N = 16, d = 64: U(1, 16) = 8,776 B > 6,000, so Bc = min(Br, d); U(r, r) =
+    # 256 r + 512 r + 4 r^2 + 256 r + 8 r = 1,032 r + 4 r^2: 5,260 B at r = 5, 6,336 at 6
+    assert io.block_sizes(16, 64, 6000, 4) == (5, 5, 5260)
     # U(1, 4096): Q row 256 + K and V 2,097,152 + S row 16,384 + O row 512 + statistics 8.
     assert io.resident_on_chip_bytes(4096, 128, 2) == 2_114_312
     h100 = io.block_sizes(4096, 128, 228 * 1024, BF16)

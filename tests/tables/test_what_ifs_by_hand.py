@@ -12,7 +12,7 @@ import pytest
 
 from common.tables.configs import model_from_config, read_config
 from common.tables.models import dense_twin, get_model, shrunk
-from tests.published_configs import DEEPSEEK_V3, GEMMA_2_9B, GPT_OSS_20B, QWEN2_5_7B
+from tests.published_configs import DEEPSEEK_V3, GEMMA_2_9B, GPT_OSS_20B, QWEN1_5_MOE, QWEN2_5_7B
 
 
 @pytest.mark.parametrize(
@@ -42,6 +42,8 @@ def test_a_shrunk_model_divides_its_widths_and_keeps_its_head_size(tmp_path) -> 
     on = {**QWEN2_5_7B.config, "use_sliding_window": True, "sliding_window": 4096}
     qwen = model_from_config({**on, "max_window_layers": 21})
     assert (qwen.sliding_window, qwen.sliding_layers) == (4096, 28 - 21)
+    moe = {**QWEN1_5_MOE.config, "use_sliding_window": True, "sliding_window": 4096}
+    assert model_from_config({**moe, "max_window_layers": 20}).sliding_layers == 24 - 20
     gpt_oss = {k: v for k, v in GPT_OSS_20B.config.items() if k != "layer_types"}
     # the model card: banded-window and dense layers alternate, so 12 of 24 slide on 128 tokens
     assert model_from_config(gpt_oss).sliding_layers == 12
