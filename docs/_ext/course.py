@@ -286,6 +286,14 @@ def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
                 annotation.parent.remove(annotation)
 
 
+def keep_flags_whole(app: Sphinx, doctree: nodes.document) -> None:
+    """Mark literals that are command-line flags (``--model``): CSS keeps them off the line
+    break a browser would otherwise take at their hyphens."""
+    for literal in doctree.findall(nodes.literal):
+        if literal.astext().startswith("-"):
+            literal["classes"].append("rl-flag")
+
+
 def skip_field_aliases(
     app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any
 ) -> bool | None:
@@ -399,6 +407,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("course-figure", CourseFigureDirective)
     app.connect("autodoc-skip-member", skip_field_aliases)
     app.connect("doctree-read", hide_build_machine_values)
+    app.connect("doctree-read", keep_flags_whole)
     app.connect("env-check-consistency", check_api_pages)
     # Search results quote prose only (no answers, code or TeX): docs/_static/search-snippets.js.
     app.add_js_file("search-snippets.js", defer="defer")
