@@ -287,10 +287,10 @@ def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def keep_flags_whole(app: Sphinx, doctree: nodes.document) -> None:
-    """Mark literals that are command-line flags (``--model``): CSS keeps them off the line
-    break a browser would otherwise take at their hyphens."""
+    """Mark literals that hold command-line flags (``--model``, ``python3 -m x``): CSS keeps
+    their words off the line break a browser would otherwise take at a hyphen."""
     for literal in doctree.findall(nodes.literal):
-        if literal.astext().startswith("-"):
+        if any(word.startswith("-") for word in literal.astext().split()):
             literal["classes"].append("rl-flag")
 
 
