@@ -3,11 +3,15 @@ their published totals, and the mixtures' and latent attention's ledgers by hand
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from published_configs import ALL, GEMMA_3_4B
 from published_configs import DEEPSEEK_V3 as PUBLISHED
 
 from common.formulas import transformer as tf
+from common.tables import configs
 from common.tables.configs import model_from_config
 from common.tables.models import DEEPSEEK_V3, MIXTRAL_8X7B, MOE_MODELS, QWEN3_30B_A3B
 
@@ -105,6 +109,31 @@ def test_released_models_match_their_published_counts(key: str) -> None:
     if p.active is not None:
         embedding = m.vocab_size * m.d_model if p.active_excludes_embedding else 0
         assert tf.active_parameter_count(m) - embedding == pytest.approx(p.active, abs=p.digits)
+
+
+def test_a_config_may_have_no_shared_expert_and_its_refusals_name_file_key_and_value(
+    tmp_path,
+) -> None:
+    # DeepSeek-V3 with n_shared_experts 0: the tiny count less its 2 MoE layers' shared 384.
+    m = model_from_config({**DEEPSEEK, "n_shared_experts": 0})
+    total, active = TINY["deepseek_v3"][1:]
+    assert (tf.parameter_count(m), tf.active_parameter_count(m)) == (total - 768, active - 768)
+    with pytest.raises(ValueError, match=r"^my\.json lacks 'hidden_size' \(llama family\)$"):
+        model_from_config({k: v for k, v in BASE.items() if k != "hidden_size"}, "my.json")
+    with pytest.raises(ValueError, match=r"'num_hidden_layers' must .*, got 'two'$"):
+        model_from_config({**BASE, "num_hidden_layers": "two"})
+    # A file of exactly MAX_BYTES is read; its path names a refusal of what it holds.
+    path = tmp_path / "exact.json"
+    text = json.dumps({**BASE, "architectures": ["Exact"]})
+    path.write_text(text + " " * (configs.MAX_BYTES - len(text)))
+    assert configs.read_config(path).name == "Exact"
+    path.write_text(json.dumps({**BASE, "model_type": "qwen2", "num_hidden_layers": None}))
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))} lacks 'num_hidden_layers'"):
+        configs.read_config(path)
+    # Qwen2-MoE honours use_sliding_window as Qwen2 does: both layers slide on a window of 4.
+    qwen = {**TINY["qwen2_moe"][0], "use_sliding_window": True, "sliding_window": 4}
+    m = model_from_config(qwen | {"max_window_layers": 0})
+    assert (m.sliding_window, m.sliding_layers) == (4, 2)
 
 
 def test_configs_read_the_library_defaults_and_the_family_their_architectures_name() -> None:
