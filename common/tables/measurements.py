@@ -563,8 +563,8 @@ def sources() -> list[str]:
         *VIDUR_A100_SMALL_KERNELS,
         *(r.measured for r in ALL_REQUESTS),
     ]
-    models = [GPT_20B.config_source, LLAMA_2_70B.config_source, LLAMA_2_13B.config_source]
-    return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *models]))
+    configs = [GPT_20B.config_source, LLAMA_2_70B.config_source, LLAMA_2_13B.config_source]
+    return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *configs]))
 
 
 slips.check_records(globals())
