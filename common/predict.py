@@ -22,6 +22,7 @@ from common.shell import boot
 if __name__ == "__main__":
     boot.start("common.predict")
 
+from common.formulas import transformer as llm
 from common.formulas.predict import (
     EP_TERMS,
     Request,
@@ -35,13 +36,7 @@ from common.formulas.predict import (
     speculate,
 )
 from common.formulas.serving import tokens_per_s_per_gpu
-from common.formulas.transformer import (
-    DTypes,
-    active_parameter_count,
-    kv_cache_elements,
-    parameter_breakdown,
-    parameter_count,
-)
+from common.formulas.transformer import DTypes, parameter_breakdown, parameter_count
 from common.hw_specs import BYTES_PER_ELEM, CHIPS, Chip, get_chip
 from common.present.console import fmt_fraction, fmt_time, format_table
 from common.shell.cli import LectureParser, batch_size, number_in, one_of, path_text, positive_int
@@ -99,7 +94,7 @@ def memory_per_gpu(
 ) -> float:
     """Bytes a GPU holds: N b_w / g + B x cache elements x b_kv / min(g, Hkv) (a latent cache
     on every GPU); under `ep`, N_e b_w / g + the rest whole + the cache of ceil(B / g)."""
-    per_seq = kv_cache_elements(model, context) * dtypes.kv_bytes
+    per_seq = llm.kv_cache_elements(model, context) * dtypes.kv_bytes
     if ep:
         experts = parameter_breakdown(model)["experts"]
         weights = (parameter_count(model) - experts + experts / gpus) * dtypes.w_bytes
@@ -193,7 +188,7 @@ def predict_request(args: Any) -> dict[str, Any]:
         "model": model.name, "chip": chip.name, "gpus": gpus, "batch": args.batch,
         "prompt": args.prompt, "new_tokens": args.new_tokens, "precision": args.precision,
         "stored": dtypes.describe(), "engine": args.engine, "ep": args.ep,
-        "params_total": parameter_count(model), "params_active": active_parameter_count(model),
+        "params_total": parameter_count(model), "params_active": llm.active_parameter_count(model),
         "prefill_s": f.prefill_s, "decode_step_s": f.decode_step_s, "total_s": f.total_s,
         "tokens_per_s": tokens / f.total_s,
         "tokens_per_s_per_gpu": tokens_per_s_per_gpu(tokens, total, gpus),

@@ -35,14 +35,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from common.formulas import roofline, serving
-from common.formulas.transformer import (
-    DTypes,
-    Op,
-    PassLedger,
-    decode_ledger,
-    prefill_ledger,
-    verify_ledger,
-)
+from common.formulas import transformer as llm
+from common.formulas.transformer import DTypes, Op, PassLedger, decode_ledger, prefill_ledger
 from common.hw_specs import Chip, bytes_per_elem, get_chip
 from common.tables import engines
 from common.tables import measurements as pub
@@ -512,7 +506,7 @@ def speculate(
     def seconds(at: Callable[[int], PassLedger]) -> float:
         return sum(_laid_out(at, req, spec, eng, ep).values())
 
-    verify_s = seconds(lambda b: verify_ledger(model, b, draft_len + 1, ctx + draft_len, dt))
+    verify_s = seconds(lambda b: llm.verify_ledger(model, b, draft_len + 1, ctx + draft_len, dt))
     if draft is None:
         draft_s, draft_pre, what = plain.decode_step_s / model.n_layers, 0.0, EAGLE_HEAD
         if not plain.decode_step_s:  # one new token: no decode step to take 1 / L of

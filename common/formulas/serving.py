@@ -8,16 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from common.formulas import transformer as llm
 from common.formulas.ledger import largest_batch_that_fits
-from common.formulas.transformer import (
-    DTypes,
-    Op,
-    PassLedger,
-    layer_groups,
-    layer_ops,
-    model_memory_ledger,
-    model_ops,
-)
+from common.formulas.transformer import DTypes, layer_ops, model_memory_ledger, model_ops
 from common.hw_specs import Chip
 from common.tables.models import Model
 
@@ -119,31 +112,31 @@ def mixed_step_ledger(
     decode_batch: int,
     decode_context: int,
     dtypes: DTypes | None = None,
-) -> PassLedger:
+) -> llm.PassLedger:
     """One continuous-batching step: a prefill chunk of c tokens (cache at S_c) beside m
     decode tokens (caches at S_d), weights read once, c + m at most the window."""
     dt = dtypes or DTypes()
     n, m = chunk + decode_batch, decode_batch
     parts = [(1, chunk, chunk_context)] * bool(chunk) + [(m, 1, decode_context)] * bool(m)
     groups = []
-    for window, dense, count in layer_groups(model):
+    for window, dense, count in llm.layer_groups(model):
         own = [layer_ops(model, b, t, s, dt, False, window, dense) for b, t, s in parts]
         ops = tuple(_summed(op, own) for op in layer_ops(model, 1, n, n, dt, False, window, dense))
         groups.append((ops, count))
     embed = model_ops(model, 1, n, dt)[0]
     head = model_ops(model, m + bool(chunk), 1, dt)[1:]
     layer, variants = groups[0][0], tuple(groups[1:])
-    return PassLedger("mixed", model, 1, n, max(chunk_context, decode_context), dt, False,
+    return llm.PassLedger("mixed", model, 1, n, max(chunk_context, decode_context), dt, False,
                       layer, (embed, *head), variants)  # fmt: skip
 
 
-def _summed(op: Op, parts: Sequence[Sequence[Op]]) -> Op:
+def _summed(op: llm.Op, parts: Sequence[Sequence[llm.Op]]) -> llm.Op:
     """`op` unless it is attention, else the parts' operators of its name added up."""
     if op.kind != "attention":
         return op
     same = [a for ops in parts for a in ops if a.name == op.name]
     fields = ("flops", "weight_bytes", "act_bytes", "kv_bytes")
-    return Op(op.name, op.kind, *(sum(getattr(a, f) for a in same) for f in fields))
+    return llm.Op(op.name, op.kind, *(sum(getattr(a, f) for a in same) for f in fields))
 
 
 def pd_ratio(prefill_gpu_s: float, decode_gpu_s: float) -> float:

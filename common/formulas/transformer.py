@@ -22,14 +22,10 @@ from typing import NamedTuple
 from common.formulas import ledger, roofline
 from common.formulas.thresholds import linear_threshold, smallest_integer_reaching
 from common.hw_specs import Chip, bytes_per_elem
+from common.tables import op_counts
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
 from common.tables.models import Model
-from common.tables.op_counts import (
-    GATE_FLOPS_PER_ELEM,
-    RMSNORM_FLOPS_PER_ELEM,
-    SILU_FLOPS_PER_ELEM,
-    SOFTMAX_FLOPS_PER_ELEM,
-)
+from common.tables.op_counts import RMSNORM_FLOPS_PER_ELEM, SILU_FLOPS_PER_ELEM
 
 
 # --- Element sizes -----------------------------------------------------------
@@ -219,7 +215,7 @@ def _attention_ops(
         # S = Q K^T: one multiply-add per (pair, head-dim element).
         Op("scores Q K^T", "attention", 2.0 * pairs * score_dim, 0.0, q_in + scores_io, k_read),
         # softmax over kept pairs; materialized: read S, write P (fused, one pass each).
-        Op("softmax", "attention", SOFTMAX_FLOPS_PER_ELEM * pairs, 0.0, 2 * scores_io),
+        Op("softmax", "attention", op_counts.SOFTMAX_FLOPS_PER_ELEM * pairs, 0.0, 2 * scores_io),
         # O = P V: one multiply-add per (pair, head-dim element).
         Op(
             "weighted sum P V", "attention", 2.0 * pairs * value_dim, 0.0, o_out + scores_io, v_read
@@ -263,7 +259,7 @@ def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[
         w = touched * K * N * dt.w_bytes
         return Op(prefix + name, "matmul", 2.0 * rows * K * N, w, rows * (K + N) * a)
 
-    act = SILU_FLOPS_PER_ELEM + GATE_FLOPS_PER_ELEM if gated else SILU_FLOPS_PER_ELEM
+    act = SILU_FLOPS_PER_ELEM + op_counts.GATE_FLOPS_PER_ELEM if gated else SILU_FLOPS_PER_ELEM
     return [
         *([mm("gate projection", d, d_ff)] if gated else []),
         mm("up projection", d, d_ff),

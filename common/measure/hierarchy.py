@@ -7,12 +7,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from common.formulas.hierarchy import (
-    BYTES_PER_ELEMENT,
-    GIL_RELEASE_ELEMENTS,
-    STREAM_ARRAYS,
-    call_costs,
-)
+from common.formulas import hierarchy
+from common.formulas.hierarchy import BYTES_PER_ELEMENT, GIL_RELEASE_ELEMENTS, STREAM_ARRAYS
 from common.measure.timing import CallTiming, Clock, time_per_call, time_samples
 
 
@@ -55,7 +51,7 @@ def measure_call_costs(
     if arrays.max_elements > GIL_RELEASE_ELEMENTS:
         below = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS), share, clock=clock).seconds
         above = time_per_call(arrays.add_call(GIL_RELEASE_ELEMENTS + 1), share, clock=clock).seconds
-    return call_costs(one.seconds, below, above)
+    return hierarchy.call_costs(one.seconds, below, above)
 
 
 def run_sweep(

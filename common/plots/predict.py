@@ -6,15 +6,8 @@ import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from common.plots.style import (
-    ACCENT_COLOR,
-    COMPUTE_COLOR,
-    MEMORY_COLOR,
-    NEUTRAL_COLOR,
-    figure,
-    new_figure,
-    save_figure,
-)
+from common.plots import style
+from common.plots.style import ACCENT_COLOR, COMPUTE_COLOR, figure, new_figure, save_figure
 
 
 class CaseBars(NamedTuple):
@@ -45,7 +38,7 @@ def predict_figure(
     fig, (top, bottom) = new_figure(height=7.4, nrows=2)
     width = 0.26
     series = (
-        ("measured", "measured", NEUTRAL_COLOR, ""),
+        ("measured", "measured", style.NEUTRAL_COLOR, ""),
         ("spec", "predicted at spec peaks", COMPUTE_COLOR, "//"),
         ("achievable", "predicted at achievable roofs", ACCENT_COLOR, ".."),
     )
@@ -58,20 +51,20 @@ def predict_figure(
     top.set_title(title, fontsize=10)
     top.legend(fontsize=8, frameon=False, loc="upper right")
 
-    for pts, label, color, style in (
+    for pts, label, color, dash in (
         (curve.spec, "predicted at spec peaks", COMPUTE_COLOR, "-"),
         (curve.achievable, "predicted at achievable roofs", ACCENT_COLOR, "--"),
     ):
-        bottom.plot([n for n, _ in pts], [t * 1e3 for _, t in pts], style, color=color, label=label)
+        bottom.plot([n for n, _ in pts], [t * 1e3 for _, t in pts], dash, color=color, label=label)
     ns, ms = [n for n, _ in curve.measured], [t * 1e3 for _, t in curve.measured]
-    bottom.plot(ns, ms, "o", color=MEMORY_COLOR, label="measured")
-    for ridge, color, style, what in (
+    bottom.plot(ns, ms, "o", color=style.MEMORY_COLOR, label="measured")
+    for ridge, color, dash, what in (
         (curve.spec_ridge, COMPUTE_COLOR, ":", "spec ridge"),
         (curve.achievable_ridge, ACCENT_COLOR, "-.", "achievable ridge"),
     ):
         if ridge is not None:
             bottom.axvline(
-                ridge, color=color, linestyle=style, linewidth=1, label=f"{what} n = {ridge:,}"
+                ridge, color=color, linestyle=dash, linewidth=1, label=f"{what} n = {ridge:,}"
             )
     bottom.set_xscale("log", base=2)
     bottom.set_yscale("log")

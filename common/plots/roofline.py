@@ -12,18 +12,9 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from common.formulas.roofline import attainable_flops, ridge_point
+from common.plots import style
 from common.plots.article import _plain, log_ticks, place_labels
-from common.plots.style import (
-    NEUTRAL_COLOR,
-    SERIES_COLORS,
-    figure,
-    legend_below,
-    line_handle,
-    log_range,
-    matplotlib_available,
-    new_figure,
-    save_figure,
-)
+from common.plots.style import NEUTRAL_COLOR, SERIES_COLORS, matplotlib_available, new_figure
 from common.present.display import PngResult
 from common.shell import sink
 from common.tables.validate import positive
@@ -44,7 +35,7 @@ def _draw_roofs(
     ax: Any, curves: Sequence[Curve], lo: float, hi: float, placed_on: int | None
 ) -> list[tuple[float, float]]:
     """Draw each roof min(P, I beta); the one at `placed_on` bold and on top. Returns samples."""
-    xs = log_range(lo, hi, 60)
+    xs = style.log_range(lo, hi, 60)
     samples = []
     placed = curves[placed_on] if placed_on is not None else None
     several = placed is not None and len(curves) > 1  # say which roof the points sit on
@@ -91,7 +82,7 @@ def _frame(ax: Any, lo: float, hi: float, curves: Sequence[Curve], rates: Sequen
     ax.set(xlabel="arithmetic intensity I (FLOP/byte)", ylabel="attainable TFLOP/s")
 
 
-@figure
+@style.figure
 def roofline_figure(
     path: str | os.PathLike[str],
     curves: Sequence[Curve],
@@ -107,7 +98,7 @@ def roofline_figure(
     ax.set_title(title, fontsize=11)
     ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
     _draw_points(ax, points, samples, fontsize=9)
-    return save_figure(fig, path)
+    return style.save_figure(fig, path)
 
 
 class RooflinePanel(NamedTuple):
@@ -118,7 +109,7 @@ class RooflinePanel(NamedTuple):
     points: Sequence[Point]
 
 
-@figure
+@style.figure
 def roofline_panels_figure(
     path: str | os.PathLike[str], panels: Sequence[RooflinePanel], key: Sequence[str], title: str
 ) -> str:
@@ -145,13 +136,13 @@ def roofline_panels_figure(
     fig.suptitle(title, fontsize=11)
     fig.get_layout_engine().set(wspace=0.08)  # room between the panels' outer tick labels
     _key_below(fig, key, ncols=2 if len(key) > 4 else 1, fontsize=9.5)
-    return save_figure(fig, path)
+    return style.save_figure(fig, path)
 
 
 def _key_below(fig: Any, key: Sequence[str], ncols: int, fontsize: float) -> None:
     """The figure's key under the axes: 'number  name' lines, with no marker drawn."""
-    handles = [line_handle(None, "none", text) for text in key]
-    legend_below(fig, handles, ncols, fontsize, handlelength=0, handletextpad=0)
+    handles = [style.line_handle(None, "none", text) for text in key]
+    style.legend_below(fig, handles, ncols, fontsize, handlelength=0, handletextpad=0)
 
 
 class PointSeries(NamedTuple):
@@ -185,7 +176,7 @@ def coinciding(series: Sequence[PointSeries]) -> list[tuple[float, float, str]]:
     return out
 
 
-@figure
+@style.figure
 def roofline_series_figure(
     path: str | os.PathLike[str], curve: Curve, series: Sequence[PointSeries], title: str
 ) -> str:
@@ -219,7 +210,7 @@ def roofline_series_figure(
             for k, (x, _, text) in enumerate(groups, 1)
         ]
         _key_below(fig, key, ncols=1, fontsize=9)
-    return save_figure(fig, path)
+    return style.save_figure(fig, path)
 
 
 def save_roofline_png(

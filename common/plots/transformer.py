@@ -8,18 +8,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from common.formulas.ledger import MemoryLedger
-from common.plots.style import (
-    ACCENT_COLOR,
-    COMPUTE_COLOR,
-    MEMORY_COLOR,
-    NEUTRAL_COLOR,
-    SERIES_COLORS,
-    figure,
-    legend_below,
-    line_handle,
-    new_figure,
-    save_figure,
-)
+from common.plots import style
+from common.plots.style import MEMORY_COLOR, NEUTRAL_COLOR, SERIES_COLORS, line_handle, save_figure
 
 
 class ThroughputPanel(NamedTuple):
@@ -33,14 +23,14 @@ class ThroughputPanel(NamedTuple):
     note: str = ""  # shown in the panel when there is no curve
 
 
-@figure
+@style.figure
 def decode_throughput_figure(
     path: str | os.PathLike[str], panels: Sequence[ThroughputPanel], title: str
 ) -> str:
     """Log-log tokens/s against batch per chip, memory wall and compute knee marked; PNG path."""
     if not panels:
         raise ValueError("need at least one panel to draw")
-    fig, axes = new_figure(height=4.4, ncols=len(panels))
+    fig, axes = style.new_figure(height=4.4, ncols=len(panels))
     axes = [axes] if len(panels) == 1 else list(axes)
     ys = [y for p in panels for _, y in p.points] + [p.ceiling for p in panels if p.ceiling]
     xs_max = [max([p.memory_wall, p.knee or 0, 2]) for p in panels]
@@ -55,7 +45,7 @@ def decode_throughput_figure(
         ax.set_xlabel("batch (sequences)", fontsize=9.5)
         ax.tick_params(labelsize=8.5)
         if panel.points:
-            ax.plot(*zip(*panel.points, strict=True), color=ACCENT_COLOR, linewidth=2)
+            ax.plot(*zip(*panel.points, strict=True), color=style.ACCENT_COLOR, linewidth=2)
             wall_b, wall_t = panel.points[-1]
             ax.plot([wall_b], [wall_t], marker="s", color=MEMORY_COLOR, markersize=6, zorder=5)
             ax.axvline(wall_b, color=MEMORY_COLOR, linewidth=1, alpha=0.7)
@@ -65,7 +55,7 @@ def decode_throughput_figure(
                 0.5, 0.5, panel.note or "does not fit", transform=ax.transAxes, wrap=True, **look
             )
         if panel.knee is not None:
-            ax.axvline(panel.knee, color=COMPUTE_COLOR, linewidth=1, linestyle="--")
+            ax.axvline(panel.knee, color=style.COMPUTE_COLOR, linewidth=1, linestyle="--")
         if panel.ceiling:
             ax.axhline(panel.ceiling, color=NEUTRAL_COLOR, linewidth=1, linestyle=":")
         ax.grid(True, which="major", alpha=0.3, linestyle=":", color=NEUTRAL_COLOR)
@@ -73,12 +63,12 @@ def decode_throughput_figure(
     for ax in axes[1:]:
         ax.tick_params(labelleft=False)
     fig.suptitle(title, fontsize=10.5)
-    legend_below(
+    style.legend_below(
         fig,
         [
-            line_handle(ACCENT_COLOR, "-", "tokens/s bound"),
+            line_handle(style.ACCENT_COLOR, "-", "tokens/s bound"),
             line_handle(MEMORY_COLOR, "-", "memory wall (largest batch that fits)", marker="s"),
-            line_handle(COMPUTE_COLOR, "--", "compute knee (weight matmuls compute-bound)"),
+            line_handle(style.COMPUTE_COLOR, "--", "compute knee (weight matmuls compute-bound)"),
             line_handle(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence"),
         ],
         ncols=2,
@@ -87,7 +77,7 @@ def decode_throughput_figure(
     return save_figure(fig, path)
 
 
-@figure
+@style.figure
 def memory_ledger_figure(
     path: str | os.PathLike[str],
     ledgers: Sequence[tuple[int, MemoryLedger]],
@@ -98,7 +88,7 @@ def memory_ledger_figure(
     """The four ledger terms stacked against batch (GB), the chip's capacity and the wall."""
     if not ledgers:
         raise ValueError("need at least one batch to draw")
-    fig, ax = new_figure(height=4.0)
+    fig, ax = style.new_figure(height=4.0)
     xs = [b for b, _ in ledgers]
     terms = ("weights", "kv_cache", "activations", "overhead")
     names = ("weights", "KV cache", "activations", "overhead")
@@ -117,11 +107,11 @@ def memory_ledger_figure(
     ax.set(xlim=(xs[0], xs[-1]), ylim=(0, top * 1.08))
     ax.set(xlabel="batch (sequences)", ylabel="memory (GB)")
     ax.set_title(title, fontsize=10.5)
-    legend_below(fig, handles, ncols=3, handlelength=2.2)
+    style.legend_below(fig, handles, ncols=3, handlelength=2.2)
     return save_figure(fig, path)
 
 
-@figure
+@style.figure
 def moe_throughput_figure(
     path: str | os.PathLike[str],
     curves: dict[str, Sequence[tuple[int, float]]],
@@ -132,9 +122,9 @@ def moe_throughput_figure(
     """Tokens/s per GPU against batch (log-log), critical and chosen batches marked; PNG path."""
     from common.plots.article import log_ticks
 
-    fig, ax = new_figure(height=4.2)
+    fig, ax = style.new_figure(height=4.2)
     ax.set(xscale="log", yscale="log")
-    styles = [(COMPUTE_COLOR, "-"), (ACCENT_COLOR, "-"), (MEMORY_COLOR, "--")]
+    styles = [(style.COMPUTE_COLOR, "-"), (style.ACCENT_COLOR, "-"), (MEMORY_COLOR, "--")]
     handles = []
     for (label, points), (color, ls) in zip(curves.items(), styles, strict=False):
         ax.plot(*zip(*points, strict=True), color=color, ls=ls, lw=2)
@@ -155,5 +145,5 @@ def moe_throughput_figure(
     ax.set_ylabel("decode tokens/s per GPU (upper bound)", fontsize=9.5)
     ax.tick_params(labelsize=8.5)
     ax.set_title(title, fontsize=10.5)
-    legend_below(fig, handles, ncols=2, handlelength=2.2)
+    style.legend_below(fig, handles, ncols=2, handlelength=2.2)
     return save_figure(fig, path)

@@ -13,16 +13,8 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from common.tables.measurements import (
-    A100_DGX_ALLREDUCE,
-    CHECKED,
-    KIPPLY_HBM_SHARE,
-    MS,
-    TRT_PAGE,
-    VIDUR_A100_SMALL_KERNELS,
-    Term,
-    dgx_curve,
-)
+from common.tables import measurements as pub
+from common.tables.measurements import CHECKED, MS, VIDUR_A100_SMALL_KERNELS, Term, dgx_curve
 
 US = 1e-6
 
@@ -66,7 +58,7 @@ SGLANG_PR_2904 = (
 )
 
 FP8_ENGINE_BUILD = (
-    f"{TRT_PAGE}, section 'Benchmarking per Model': every H100 engine of its tables is built "
+    f"{pub.TRT_PAGE}, section 'Benchmarking per Model': every H100 engine of its tables is built "
     "with '--dtype float16 --use_gpt_attention_plugin float16 --enable_fp8 --fp8_kv_cache' "
     "(FP8 GEMMs and KV cache in a float16 network); and vLLM's FP8 W8A8 (docs "
     "quantization/fp8, v0.5.4: FP8 weights, activations given a dynamic per-tensor scale at "
@@ -154,7 +146,7 @@ H100_DGX_ALLREDUCE = dgx_curve(
 
 A100_TERMS = _vidur(
     "a100",
-    A100_DGX_ALLREDUCE,
+    pub.A100_DGX_ALLREDUCE,
     "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)",
     "a100-80gb",
     "measured on an A100 80GB; the 40GB part has the same SMs",
@@ -187,7 +179,7 @@ HBM_SHARE_CALIBRATION = {
     ),
 }
 KIPPLY_TWO_GPU_SHARE = Term(
-    "HBM share on two GPUs (kipply)", KIPPLY_HBM_SHARE[2], "measurements.KIPPLY_HBM_SHARE",
+    "HBM share on two GPUs (kipply)", pub.KIPPLY_HBM_SHARE[2], "measurements.KIPPLY_HBM_SHARE",
     KIPPLY_CASES,
 )  # fmt: skip
 

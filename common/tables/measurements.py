@@ -13,16 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.tables import slips
-from common.tables.models import (
-    LLAMA_2_7B,
-    LLAMA_3_8B,
-    LLAMA_3_70B,
-    LLAMA_3_70B_CONFIG,
-    MIXTRAL_8X7B,
-    Model,
-    what_if,
-)
+from common.tables import models, slips
+from common.tables.models import LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B, MIXTRAL_8X7B, Model, what_if
 from common.tables.validate import positive, positive_int
 
 CHECKED = "checked 2026-12-01"  # when the course last compared these values with the pages
@@ -361,7 +353,7 @@ LLAMA_3_1_8B = what_if(
     max_context=131072,
 )
 LLAMA_3_3_70B = what_if(LLAMA_3_70B, "Llama-3.3-70B", "llama-3.3-70b",
-                        f"Llama-3-70B's shapes ({LLAMA_3_70B_CONFIG}) with a 131,072-token "
+                        f"Llama-3-70B's shapes ({models.LLAMA_3_70B_CONFIG}) with a 131,072-token "
                         "window", max_context=131072)  # fmt: skip
 VLLM, LMDEPLOY, NIM = "vLLM, its CI", "LMDeploy, its docs", "NVIDIA NIM, its docs"
 
@@ -571,8 +563,8 @@ def sources() -> list[str]:
         *VIDUR_A100_SMALL_KERNELS,
         *(r.measured for r in ALL_REQUESTS),
     ]
-    models = [GPT_20B.config_source, LLAMA_2_70B.config_source, LLAMA_2_13B.config_source]
-    return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *models]))
+    configs = [GPT_20B.config_source, LLAMA_2_70B.config_source, LLAMA_2_13B.config_source]
+    return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *configs]))
 
 
 slips.check_records(globals())

@@ -8,17 +8,8 @@ from dataclasses import dataclass
 
 from common.formulas.ledger import BATCH_SEARCH_LIMIT
 from common.hw_specs import Chip
-from common.present.claims import (
-    above,
-    at_least,
-    binding,
-    change,
-    counted,
-    n_of_m,
-    ratio,
-    speed,
-    times,
-)
+from common.present import claims
+from common.present.claims import above, at_least, change, counted, n_of_m, ratio, speed, times
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_gb, fmt_kib, fmt_time
 from common.present.display import Figure, Group, Observations, Table
 from common.present.say import say
@@ -213,7 +204,7 @@ def chips_observations(
         said = f"The throughput flattens because {kv}: no batch beats bandwidth / that, "
         said += f"{h1.ceiling:,.0f} tokens/s on {h1.chip.name} and {b2.ceiling:,.0f} on "
         said += f"{b2.chip.name}."
-        if binding([("kv", h1.ceiling), ("compute", compute)]) == "compute":
+        if claims.binding([("kv", h1.ceiling), ("compute", compute)]) == "compute":
             said = f"On {h1.chip.name} the throughput flattens because the weight matmuls turn "
             said += f"compute-bound: {fmt_time(h1.matmul)} of compute per token caps it at "
             said += f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads "

@@ -6,26 +6,9 @@ import functools
 from dataclasses import dataclass
 
 from common.formulas.thresholds import Crossover
-from common.present.claims import (
-    change,
-    direction,
-    listing,
-    n_of_m,
-    outgrew,
-    rose,
-    speed,
-    than,
-    times,
-)
-from common.present.console import (
-    fmt_bw,
-    fmt_bytes,
-    fmt_flops,
-    fmt_fraction,
-    fmt_peak,
-    fmt_rate,
-    fmt_time,
-)
+from common.present import claims, console
+from common.present.claims import change, direction, listing, n_of_m, rose, speed, than, times
+from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_peak, fmt_rate, fmt_time
 from common.present.display import Figure, Group, Table
 from common.present.explain import crossover_line
 from common.present.say import say
@@ -112,7 +95,7 @@ def machines(m: Machines) -> Group:
         fp8 += "kernels that are compute-bound (and can run in fp8)."
     else:
         fp8 += " in this table, so it helps no kernel."
-    grown = outgrew("bf16 compute", h.peak / a.peak, "bandwidth", h.bw / a.bw)
+    grown = claims.outgrew("bf16 compute", h.peak / a.peak, "bandwidth", h.bw / a.bw)
     items = [
         f"From {a.chip} to {h.chip}, {grown}, so the ridge point "
         f"{rose(a.ridge, h.ridge, unit=' FLOP/B')}: on the newer chip {who}.",
@@ -133,7 +116,7 @@ def _counts(o: Op) -> list[str]:
 
 def ratio(o: Op, r: Roof) -> list[str]:
     """I / I*, the bound and the time bound: the ledger table's last columns."""
-    return [fmt_fraction(o.intensity / r.ridge), o.bound, _time(o.time)]
+    return [console.fmt_fraction(o.intensity / r.ridge), o.bound, _time(o.time)]
 
 
 def ledger(led: Ledger) -> Group:

@@ -11,16 +11,9 @@ from typing import NamedTuple
 from common.formulas.predict import Decomposition, Roofs
 from common.formulas.roofline import time_bounds
 from common.hw_specs import Chip, Figure
+from common.present import console
 from common.present.claims import counted, n_of_m
-from common.present.console import (
-    fmt_bw,
-    fmt_bytes,
-    fmt_flops,
-    fmt_pct,
-    fmt_rate,
-    fmt_ratio,
-    fmt_time,
-)
+from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.say import say
 from common.tables.measurements import Measured
@@ -68,7 +61,7 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
     rows, shares, cited = [], [], []
     link = "link, one way" + f" ({chip.link_name})" * bool(chip.link_name)  # none: no '()'
     roofs = (
-        (f"dense {precision} matmul", spec.peak, achievable.peak, fmt_rate),
+        (f"dense {precision} matmul", spec.peak, achievable.peak, console.fmt_rate),
         ("HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
         (link, spec.link_bw, achievable.link_bw, fmt_bw),
     )
@@ -210,7 +203,7 @@ class OpRow(NamedTuple):  # one timed matmul with its predictions and counts
 def _achieved(r: OpRow, spec: Roofs) -> str:
     """The measured rate on the binding roof: FLOP/s if compute-bound at spec, else B/s."""
     if time_bounds(r.flops, r.nbytes, spec.peak, spec.mem_bw)["bound"] == "compute":
-        return fmt_rate(r.flops / r.measured)
+        return console.fmt_rate(r.flops / r.measured)
     return fmt_bw(r.nbytes / r.measured)
 
 
@@ -299,7 +292,7 @@ def utilisation_table(rows: Sequence[Util], peak: float, bw: float) -> Table:
         (u.label, fmt_flops(u.flops), fmt_bytes(u.nbytes), _ms(u.seconds), _pct(u.mfu), _pct(u.mbu))
         for u in rows
     ]
-    note = f"MFU = model FLOPs / (time x GPUs x {fmt_rate(peak)}); "
+    note = f"MFU = model FLOPs / (time x GPUs x {console.fmt_rate(peak)}); "
     note += f"MBU = bytes / (time x GPUs x {fmt_bw(bw)})"
     return Table(headers, body, title="Utilisation of the measured runs", note=note)
 

@@ -5,18 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.present import console
 from common.present.charts import ascii_roofline
 from common.present.claims import change, direction, listing, outgrew, ratio, than
-from common.present.console import (
-    fmt_batch,
-    fmt_bw,
-    fmt_bytes,
-    fmt_flops,
-    fmt_intensity,
-    fmt_kib,
-    fmt_rate,
-    fmt_time,
-)
+from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_intensity, fmt_rate, fmt_time
 from common.present.display import Figure, Group, Observations, PngResult, Preformatted, Table, Text
 from common.present.say import say
 from lectures.words import figure, section
@@ -27,7 +19,7 @@ comma0 = "{:,.0f}".format  # a network ridge as its table prints it: 2,198
 
 def never(b: int | None) -> str:
     """A critical batch, or 'never' when no batch reaches the ridge."""
-    return fmt_batch(b, "never")
+    return console.fmt_batch(b, "never")
 
 
 def matmul_name(B: int) -> str:
@@ -407,11 +399,11 @@ class Tiling:  # part 5: tile traffic, output tiles against registers, the ridge
 
 def tiling(r: Tiling) -> tuple[Group, Observations]:
     """Part 5's tables (tile traffic, output tiles) and what they show."""
-    reg = fmt_kib(r.register_file, 0)
+    reg = console.fmt_kib(r.register_file, 0)
     traffic = [[t, fmt_bytes(d), f"{e:.1f}", f"{a:.1f}"] for t, d, e, a in r.tiles]
     yes = {True: "yes", False: "no"}
     fits = [
-        [t, fmt_kib(acc, 0), yes[acc <= r.register_file], r0(i), yes[i >= r.ridge]]
+        [t, console.fmt_kib(acc, 0), yes[acc <= r.register_file], r0(i), yes[i >= r.ridge]]
         for t, acc, i in r.outputs
     ]
     head = ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"]
@@ -421,7 +413,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
         f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:",
         Table(["output tile", "fp32 accumulator", f"fits {reg}", "FLOP/B", "reaches ridge"], fits),
         f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
-        f"{r.side:.0f}; fp32 accumulator {fmt_kib(r.accumulator, 1)}.",
+        f"{r.side:.0f}; fp32 accumulator {console.fmt_kib(r.accumulator, 1)}.",
     )
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
@@ -432,7 +424,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
         f"{l_approx:.1f} for {large}. The inner size bk does not change the traffic.",
         f"To reach the {r.chip} ridge of {r0(r.ridge)} FLOP/B on its own, an SM would need "
         f"an output tile of about {r.side:.0f} x {r.side:.0f}, whose fp32 accumulator "
-        f"takes {fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
+        f"takes {console.fmt_kib(r.accumulator, 1)}: {than(r.accumulator / r.register_file)} its "
         f"{reg} register file. {verdict}",
         ("Real GPUs close that gap in two ways. " if gap else "Real GPUs go further. ")
         + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "

@@ -9,18 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from common.hw_specs import Chip
-from common.present.claims import (
-    at_least,
-    change,
-    counted,
-    direction,
-    listing,
-    ratio,
-    regime,
-    speed,
-    than,
-    times,
-)
+from common.present import claims
+from common.present.claims import change, counted, listing, ratio, regime, speed, than, times
 from common.present.console import fmt_pct, fmt_time
 from common.present.display import Figure, Group, Observations, Table
 from common.present.say import say
@@ -36,7 +26,7 @@ DRAFTS = (1, 2, 3, 4, 5)
 #: Request shapes of the disaggregation table besides the flags' (prompt, output).
 SHAPES = ((512, 2048), (1024, 1024), (4096, 256), (8192, 512))
 #: The largest batch that fits, or 'at least' it where the search stopped at its bound.
-_wall = functools.partial(at_least, limit=BATCH_SEARCH_LIMIT)
+_wall = functools.partial(claims.at_least, limit=BATCH_SEARCH_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -209,7 +199,7 @@ def speculation_section(s: Setup, rows: Sequence[Draft]) -> Group:
     verify = f"The verify pass costs {first.verify:.3f} decode steps at K = {first.draft} "
     verify += f"and {last.verify:.3f} at K = {last.draft}: at batch {s.batch:,} a step of "
     verify += f"{first.draft + 1} to {last.draft + 1} tokens a sequence "
-    if direction(1.0, last.verify, "{:.2f}".format) == 0:
+    if claims.direction(1.0, last.verify, "{:.2f}".format) == 0:
         verify += "still rides on the weight reads."
     else:
         verify += "adds FLOPs and attention the weight reads no longer hide."
@@ -228,8 +218,8 @@ def mtp_observations(m: MTP) -> Observations:
 
     def implied(a: float, middle: str = "") -> str:
         """'a = 80.0%, below the published range (against its middle: -7.5%).'"""
-        where = "below" if direction(lo, a, pct) < 0 else "inside"
-        where = "above" if direction(hi, a, pct) > 0 else where  # never both: lo <= hi
+        where = "below" if claims.direction(lo, a, pct) < 0 else "inside"
+        where = "above" if claims.direction(hi, a, pct) > 0 else where  # never both: lo <= hi
         said = f"a = {pct(a)}, {where} the published range (against its middle{middle}: "
         return said + f"{a - mid:+.1%})."
 

@@ -10,17 +10,9 @@ from typing import Any, NamedTuple
 
 from common.formulas.attention_io import Blocks
 from common.formulas.thresholds import Crossover
+from common.present import console
 from common.present.claims import change, direction, listing, n_of_m, side, speed, than
-from common.present.console import (
-    fmt_bw,
-    fmt_bytes,
-    fmt_flops,
-    fmt_kib,
-    fmt_num,
-    fmt_rate,
-    fmt_ratio,
-    fmt_time,
-)
+from common.present.console import fmt_bytes, fmt_kib, fmt_num, fmt_rate, fmt_ratio, fmt_time
 from common.present.display import Observations, Table
 from common.present.say import say
 
@@ -65,7 +57,7 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
     """The two extremes' F, D, I and bound on each GPU, and what they say."""
     head = ["kernel", "F", "D", "I (FLOP/B)", *(f"{g.name}, I* {g.ridge:.1f}" for g in r.gpus)]
     rows = [
-        [name, fmt_flops(r.flops), fmt_bytes(d), f"{i:.1f}"]
+        [name, console.fmt_flops(r.flops), fmt_bytes(d), f"{i:.1f}"]
         + [_verdict(i, g.ridge, t) for g, t in zip(r.gpus, bounds, strict=True)]
         for name, (d, i, bounds) in r.kernels.items()
     ]
@@ -302,7 +294,7 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
     rows = [[name, fmt_kib(size), source] for name, size, source in r.caches]
     caches = Table(["cache", "size", "source"], rows, title="Caches, as core 0 sees them")
     rows = [
-        ["memory bandwidth beta (1 thread)", fmt_bw(r.beta)],
+        ["memory bandwidth beta (1 thread)", console.fmt_bw(r.beta)],
         ["matmul, all threads", fmt_rate(r.all_threads)],
         ["matmul, 1 thread (calibration)", fmt_rate(r.saved_peak) if r.saved_peak else "-"],
         ["matmul n = 1024, 1 thread (now)", fmt_rate(r.fresh_peak)],
@@ -452,7 +444,7 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
     scores = Table(head, scores, title)
     top, naive, tiled = ns[-1], r.placed["naive"], r.placed["tiled"]
     title = f"On this machine's one-thread roofline at N = {top:,} (ridge {r.ridge:.1f} FLOP/byte)"
-    note = f"Both kernels do F = {fmt_flops(naive['flops'])}; "
+    note = f"Both kernels do F = {console.fmt_flops(naive['flops'])}; "
     note += f"T bound = max(F / P_1, D / beta) with P_1 = {fmt_rate(r.peak)}."
     roof = Table(["kernel", "D", "I", "T bound", "measured", "of bound"], roof, title, note)
     slower = [n for n, x in ratios.items() if x > 1]
@@ -475,7 +467,7 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
     rest_s = t_top["tiled"] - tiled["t_compute_s"] - exps_s - steps_s
     phases = "numpy runs the naive kernel's phases one after the other: the matmuls at "
     phases += f"F / P_1 = {fmt_time(naive['t_compute_s'])}, then ten passes over S at "
-    phases += f"D / beta = {fmt_time(naive['t_memory_s'])} ({fmt_bw(r.beta)}). It took "
+    phases += f"D / beta = {fmt_time(naive['t_memory_s'])} ({console.fmt_bw(r.beta)}). It took "
     phases += f"{fmt_time(t_top['naive'])} at N = {top:,}, "
     if abs(t_top["naive"] - serial) < abs(t_top["naive"] - naive["t_pred_s"]):
         phases += f"closer to their sum, {fmt_time(serial)}, than to the roofline's max, "
