@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import reference
-from conftest import run_lecture
+from conftest import printed_table, run_lecture
 
 from common.files import results
 from common.formulas import ledger
@@ -19,21 +19,9 @@ from common.tables import assumptions
 CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.0e11, "ridge_point": 5.0}
 
 
-def table_rows(text: str, title_start: str) -> dict[str, list[str]]:
-    """Rows (first cell -> other cells) of the table printed under the title `title_start`."""
-    lines = text.splitlines()
-    start = next(i for i, ln in enumerate(lines) if ln.startswith(title_start))
-    rows: dict[str, list[str]] = {}
-    for line in lines[start + 2 :]:
-        if not line.strip():
-            if rows:
-                break
-            continue
-        cells = re.split(r"\s{2,}", line.strip())
-        if set(cells[0]) <= {"-"}:
-            continue
-        rows[cells[0]] = cells[1:]
-    return rows
+def table_rows(text: str, title: str) -> dict[str, list[str]]:
+    """Rows (first cell -> other cells) of the table printed under `title`."""
+    return {cells[0]: cells[1:] for cells in printed_table(text, title)}
 
 
 @pytest.fixture(scope="module")
