@@ -65,9 +65,9 @@ def test_the_ledgers_print_the_articles_numbers(run: tuple[str, dict, float]) ->
 
 def test_the_sweep_section_and_its_rows(run: tuple[str, dict, float]) -> None:
     sweep = run[1]
-    d_in, d_out = sweep["weight_shape"]
-    assert d_in == d_out and d_in >= 1024
-    assert sweep["weight_bytes"] == 4 * d_in * d_out
+    d, d_out = sweep["weight_shape"]
+    assert d == d_out and d >= 1024
+    assert sweep["weight_bytes"] == 4 * d * d_out
     assert [r["B"] for r in sweep["rows"]] == [1, 2, 4, 8, 16, 32, 64, 128, 256]
     measured = sweep["calibration_measured"]  # lecture 01's, before the sweep raised them
     assert measured["bandwidth_bytes_per_s"] == CALIBRATION["bandwidth_bytes_per_s"]
@@ -77,8 +77,6 @@ def test_the_sweep_section_and_its_rows(run: tuple[str, dict, float]) -> None:
     # sizes it for x10 the copies of a 32 MiB one, and a busy machine stretches both)
     assert 0 < sweep["sweep_seconds"] < run[2]
     assert f"sweep time: {sweep['sweep_seconds']:.2f} s" in run[0]
-    sweep = run[1]
-    d = sweep["weight_shape"][0]
     peak = sweep["calibration"]["matmul_flops_per_s"]
     bw = sweep["calibration"]["bandwidth_bytes_per_s"]
     ridge = peak / bw
@@ -135,7 +133,6 @@ def test_no_batch_beats_its_bound_and_the_weights_rotate(run: tuple[str, dict, f
         assert r["latency_s"] >= max(r["flops"] / peak, r["bytes"] / beta) * (1 - 1e-12), r["B"]
     raised = beta > measured["bandwidth_bytes_per_s"] or peak > measured["matmul_flops_per_s"]
     assert ("roofs raised to what the sweep itself reached" in out) == raised
-    _, sweep, _ = run
     w, copies, llc = sweep["weight_bytes"], sweep["weight_copies"], sweep["llc_bytes"]
     assert sweep["streamed_between_reads_bytes"] == w * max(1, copies - 1)
     if llc:  # 4x the LLC between two reads of one copy, or as many copies as 1.5 GiB holds
