@@ -114,15 +114,6 @@ def test_sweep_crossing(run: tuple[str, dict, float]) -> None:
     assert printed == flagged
 
 
-def test_without_a_probe_it_calibrates_quickly(tmp_path: Path) -> None:
-    path = tmp_path / "fresh.json"
-    proc = run_lecture("03", "--results", str(path), check=True)
-    assert "measured a quick calibration instead" in proc.stdout
-    sweep = results.load_results(path).data["batch_sweep"]
-    assert "quick calibration" in sweep["calibration_source"]
-    assert len(sweep["rows"]) == 9
-
-
 def test_no_batch_beats_its_bound_and_the_weights_rotate(run: tuple[str, dict, float]) -> None:
     """The roofs are raised to what the sweep reached: no row is above 100% of its bound."""
     out, sweep, _ = run
@@ -139,10 +130,12 @@ def test_no_batch_beats_its_bound_and_the_weights_rotate(run: tuple[str, dict, f
         assert w * max(1, copies - 1) >= 4 * llc or (copies + 1) * w > 1.5 * 2**30 - 160 * 2**20
 
 
-def test_a_480_mib_cache_gets_copies_within_the_budget(tmp_path: Path) -> None:
-    path = tmp_path / "r.json"
+def test_without_a_probe_a_480_mib_cache_gets_copies_within_the_budget(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.json"  # no probe section: a quick calibration stands in
     proc = run_lecture("03", "--results", str(path), env={"ROOFLINE_FAKE_LLC": "480M"}, check=True)
+    assert "measured a quick calibration instead" in proc.stdout
     sweep = results.load_results(path).data["batch_sweep"]
+    assert "quick calibration" in sweep["calibration_source"] and len(sweep["rows"]) == 9
     # K = 4096 (64 MiB) unless the machine is too slow: 1 + ceil(4 x 480 MiB / W) copies
     # wanted; the 1.5 GiB budget holds (1536 - 160 MiB - X and Y of B = 256) // W of them
     k, w = sweep["weight_shape"][0], sweep["weight_bytes"]
