@@ -191,6 +191,21 @@ def results_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+def printed_table(text: str, title: str) -> list[list[str]]:
+    """The cells (split at 2+ spaces) of each line of the table printed under the first line
+    starting `title`, rule lines left out: its column names (unless `title` is them), then
+    its rows, up to a blank line or a note in brackets."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    rows: list[list[str]] = []
+    for line in (line.strip() for line in lines[start + 1 :]):
+        if rows and (not line or line.startswith("(")):
+            break
+        if line and not set(line) <= {"=", "-", " "}:
+            rows.append(re.split(r"\s{2,}", line))
+    return rows
+
+
 def summary_value(out: str, label: str) -> str:
     """The value printed after `label` in a lecture's Summary table (lecture 06)."""
     summary = out[out.index("\nSummary\n") :]

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, load_extension
 from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
-from strategies import SHIPPED, hardware_tables, patched_hardware, scale_chip
+from strategies import SHIPPED, edited, hardware_tables, patched_hardware, scale_chip
 
 PAGES = [REPO / "docs" / "overview.rst", REPO / "docs" / "exercises.rst"]
 PAGES += sorted((REPO / "docs" / "concepts").glob("*.rst"))
@@ -47,10 +47,6 @@ def check(table: dict) -> dict[str, str]:
         assert not faults, f"{name}: " + "\n".join(faults)
         assert not re.search(r"\bNone\b|\bnan\b", text), name
     return texts
-
-
-def edited(**changes: dict[str, float]) -> dict:
-    return {k: scale_chip(c, changes.get(k.replace("-", "_"), {})) for k, c in SHIPPED.items()}
 
 
 def prose(text: str) -> str:

@@ -10,8 +10,6 @@ import math
 import pytest
 from conftest import REPO as ROOT
 
-from common import hw_specs
-from common.formulas import roofline
 from common.formulas.predict import Roofs
 from common.plots import roofline as plots_roofline
 from lectures.words import predict_and_check
@@ -90,12 +88,8 @@ def test_the_scan_finds_each_shape(monkeypatch: pytest.MonkeyPatch) -> None:
         for line, what in copies(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert not found, "call common.formulas.roofline instead:\n" + "\n".join(found)
-    # The chip table sits below formulas (tests/test_layout.py), so Chip.ridge_point cannot call
-    # roofline.ridge_point: the two must agree on every chip and precision.
-    for chip in hw_specs.CHIPS.values():
-        for p in chip.precisions:
-            expected = roofline.ridge_point(chip.peak_flops(p), chip.mem_bw)
-            assert chip.ridge_point(p) == expected, (chip.key, p)
+    # Chip.ridge_point, below formulas (tests/test_layout.py), is P / beta by hand for every
+    # chip and precision: tests/tables/test_hw_specs.py
     # The figures take the ridge and the roof from the one function (lecture 09's too).
     monkeypatch.setattr(plots_roofline, "ridge_point", lambda peak, bw: 7.0)
     assert plots_roofline.x_range([("chip", 1e12, 1e12)], [])[1] == 10 ** math.ceil(

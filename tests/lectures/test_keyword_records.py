@@ -23,12 +23,9 @@ def positional_calls(tree: ast.AST) -> list[int]:
     ]
 
 
-def test_the_scan_finds_both_shapes() -> None:
+def test_the_scan_finds_both_shapes_and_lectures_build_records_by_keyword() -> None:
     source = "page.Setup(a, b, c, d, e, f)\npage.Run(*row)\npage.Op(name=n, flops=f)\n"
     assert positional_calls(ast.parse(source)) == [1, 2]
-
-
-def test_lectures_build_records_by_keyword() -> None:
     assert LECTURES, "no lecture found"
     found = [
         f"{path.name}:{line}"

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import lecture_path, run_lecture, start_python
+from conftest import lecture_path, printed_table, run_lecture, start_python
 
 from common.files import results
 from common.formulas import numpy_ops
@@ -43,18 +43,9 @@ class Run:
         return self.doc["probe"]
 
     def table(self, title: str) -> list[dict[str, str]]:
-        """Rows of the table printed under `title`, as {header: cell} (cells split at 2+ spaces)."""
-        lines = self.out.splitlines()
-        start = lines.index(title)
-        header = re.split(r"\s{2,}", lines[start + 2].strip())
-        rows = []
-        for line in lines[start + 4 :]:  # title, ===, header, ---
-            if not line.strip() or line.startswith("("):
-                break
-            cells = re.split(r"\s{2,}", line.strip())
-            assert len(cells) == len(header), line
-            rows.append(dict(zip(header, cells, strict=True)))
-        return rows
+        """Rows of the table printed under `title`, as {column name: cell}."""
+        header, *rows = printed_table(self.out, title)
+        return [dict(zip(header, cells, strict=True)) for cells in rows]
 
 
 @pytest.fixture(scope="module")

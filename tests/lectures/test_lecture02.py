@@ -70,10 +70,7 @@ def test_every_part_prints_the_numbers_worked_by_hand(output: str) -> None:
     chart = output.split("4. Roofline of H100 SXM, bf16")[1].split("point  operation")[0]
     plot = [line.split("|", 1)[1] for line in chart.splitlines() if "|" in line]
     assert all(any(c in line for line in plot) for c in "abcdefgh+")  # points and the ridge
-
-
-def test_every_line_fits_88_columns(output: str) -> None:
-    long = [line for line in output.splitlines() if len(line) > WIDTH]
+    long = [line for line in output.splitlines() if len(line) > WIDTH]  # 88 columns
     assert not long, long
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import reference
-from conftest import run_lecture
+from conftest import printed_table, run_lecture
 
 from common.files import results
 from common.formulas import ledger
@@ -19,21 +19,9 @@ from common.tables import assumptions
 CALIBRATION = {"bandwidth_bytes_per_s": 2.0e10, "matmul_flops_per_s": 1.0e11, "ridge_point": 5.0}
 
 
-def table_rows(text: str, title_start: str) -> dict[str, list[str]]:
-    """Rows (first cell -> other cells) of the table printed under the title `title_start`."""
-    lines = text.splitlines()
-    start = next(i for i, ln in enumerate(lines) if ln.startswith(title_start))
-    rows: dict[str, list[str]] = {}
-    for line in lines[start + 2 :]:
-        if not line.strip():
-            if rows:
-                break
-            continue
-        cells = re.split(r"\s{2,}", line.strip())
-        if set(cells[0]) <= {"-"}:
-            continue
-        rows[cells[0]] = cells[1:]
-    return rows
+def table_rows(text: str, title: str) -> dict[str, list[str]]:
+    """Rows (first cell -> other cells) of the table printed under `title`."""
+    return {cells[0]: cells[1:] for cells in printed_table(text, title)}
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +65,9 @@ def test_the_ledgers_print_the_articles_numbers(run: tuple[str, dict, float]) ->
 
 def test_the_sweep_section_and_its_rows(run: tuple[str, dict, float]) -> None:
     sweep = run[1]
-    d_in, d_out = sweep["weight_shape"]
-    assert d_in == d_out and d_in >= 1024
-    assert sweep["weight_bytes"] == 4 * d_in * d_out
+    d, d_out = sweep["weight_shape"]
+    assert d == d_out and d >= 1024
+    assert sweep["weight_bytes"] == 4 * d * d_out
     assert [r["B"] for r in sweep["rows"]] == [1, 2, 4, 8, 16, 32, 64, 128, 256]
     measured = sweep["calibration_measured"]  # lecture 01's, before the sweep raised them
     assert measured["bandwidth_bytes_per_s"] == CALIBRATION["bandwidth_bytes_per_s"]
@@ -89,8 +77,6 @@ def test_the_sweep_section_and_its_rows(run: tuple[str, dict, float]) -> None:
     # sizes it for x10 the copies of a 32 MiB one, and a busy machine stretches both)
     assert 0 < sweep["sweep_seconds"] < run[2]
     assert f"sweep time: {sweep['sweep_seconds']:.2f} s" in run[0]
-    sweep = run[1]
-    d = sweep["weight_shape"][0]
     peak = sweep["calibration"]["matmul_flops_per_s"]
     bw = sweep["calibration"]["bandwidth_bytes_per_s"]
     ridge = peak / bw
@@ -128,15 +114,6 @@ def test_sweep_crossing(run: tuple[str, dict, float]) -> None:
     assert printed == flagged
 
 
-def test_without_a_probe_it_calibrates_quickly(tmp_path: Path) -> None:
-    path = tmp_path / "fresh.json"
-    proc = run_lecture("03", "--results", str(path), check=True)
-    assert "measured a quick calibration instead" in proc.stdout
-    sweep = results.load_results(path).data["batch_sweep"]
-    assert "quick calibration" in sweep["calibration_source"]
-    assert len(sweep["rows"]) == 9
-
-
 def test_no_batch_beats_its_bound_and_the_weights_rotate(run: tuple[str, dict, float]) -> None:
     """The roofs are raised to what the sweep reached: no row is above 100% of its bound."""
     out, sweep, _ = run
@@ -147,17 +124,18 @@ def test_no_batch_beats_its_bound_and_the_weights_rotate(run: tuple[str, dict, f
         assert r["latency_s"] >= max(r["flops"] / peak, r["bytes"] / beta) * (1 - 1e-12), r["B"]
     raised = beta > measured["bandwidth_bytes_per_s"] or peak > measured["matmul_flops_per_s"]
     assert ("roofs raised to what the sweep itself reached" in out) == raised
-    _, sweep, _ = run
     w, copies, llc = sweep["weight_bytes"], sweep["weight_copies"], sweep["llc_bytes"]
     assert sweep["streamed_between_reads_bytes"] == w * max(1, copies - 1)
     if llc:  # 4x the LLC between two reads of one copy, or as many copies as 1.5 GiB holds
         assert w * max(1, copies - 1) >= 4 * llc or (copies + 1) * w > 1.5 * 2**30 - 160 * 2**20
 
 
-def test_a_480_mib_cache_gets_copies_within_the_budget(tmp_path: Path) -> None:
-    path = tmp_path / "r.json"
+def test_without_a_probe_a_480_mib_cache_gets_copies_within_the_budget(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.json"  # no probe section: a quick calibration stands in
     proc = run_lecture("03", "--results", str(path), env={"ROOFLINE_FAKE_LLC": "480M"}, check=True)
+    assert "measured a quick calibration instead" in proc.stdout
     sweep = results.load_results(path).data["batch_sweep"]
+    assert "quick calibration" in sweep["calibration_source"] and len(sweep["rows"]) == 9
     # K = 4096 (64 MiB) unless the machine is too slow: 1 + ceil(4 x 480 MiB / W) copies
     # wanted; the 1.5 GiB budget holds (1536 - 160 MiB - X and Y of B = 256) // W of them
     k, w = sweep["weight_shape"][0], sweep["weight_bytes"]

@@ -99,7 +99,6 @@ def test_a_missing_or_malformed_sweep_is_one_line(tmp_path: Path) -> None:
     assert len(skipped) == 1
     assert "batch_sweep" in skipped[0] and "lecture 03" in skipped[0]
     assert sorted(p.name for p in outdir.iterdir()) == sorted(set(NAMES) - {"batch_sweep.png"})
-    res = make_results(tmp_path / "machine.json", sweep=False)
     bad = sweep_section()
     bad["rows"][3]["latency_s"] = -1.0
     results.save_section("batch_sweep", bad, res)

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import quick_measuring_run
+from conftest import printed_table, quick_measuring_run
 from strategies import run_lecture as run_in_process
 
 from common.files import results
@@ -23,23 +23,11 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     return {**run, "doc": json.loads(run["results"].read_text())}
 
 
-def table_rows(output: str, header: str) -> list[str]:
-    """The data rows of the table printed under a header line (until a blank line)."""
-    lines = output.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 4 :]:  # header, ====, column names, ----
-        if not line.strip():
-            break
-        rows.append(line)
-    return rows
-
-
 def test_output_names_every_level_and_the_figures(quick_run: dict) -> None:
     out = quick_run["proc"].stdout
     assert quick_run["proc"].stderr == ""  # no progress when stderr is not a terminal
-    rows = table_rows(out, "Plateaus")
-    names = [row.split()[0] for row in rows]
+    rows = printed_table(out, "Plateaus")[1:]
+    names = [row[0].split()[0] for row in rows]
     if LEVELS_HERE:
         assert names == [*LEVELS_HERE, "DRAM"]
     else:
@@ -53,7 +41,7 @@ def test_output_names_every_level_and_the_figures(quick_run: dict) -> None:
     assert "quick calibration" in out  # no probe section in this results file
     cores = machine.usable_cores()
     assert f"1 thread against {cores}" in out
-    rows = table_rows(out, "DRAM bandwidth at")
+    rows = [" ".join(row) for row in printed_table(out, "DRAM bandwidth at")[1:]]
     assert rows[0].split()[0] == "1" and "GB/s" in rows[0]
     if cores >= 2:
         assert rows[1].split()[0] == str(cores) and "GB/s" in rows[1] and "FLOP/byte" in rows[1]

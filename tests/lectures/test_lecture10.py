@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
-import re
 from pathlib import Path
 
 import pytest
-from conftest import quick_measuring_run
+from conftest import printed_table, quick_measuring_run
 from edit_battery import contradictions
 from formulas.test_attention_io import brute_force_blocks  # the footprint rule, searched
 from strategies import SHIPPED, patched_hardware, scale_chip
@@ -27,17 +27,9 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
 
 def rows_under(out: str, title: str) -> list[list[str]]:
-    """The cells of the table printed under a title line: rows as wide as its header."""
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(title))
-    width = len(re.split(r"\s{2,}", lines[start + 1].strip()))
-    rows = []
-    for line in lines[start + 3 :]:  # title, column names, dashes
-        cells = re.split(r"\s{2,}", line.strip())
-        if len(cells) != width:
-            break
-        rows.append(cells)
-    return rows
+    """The rows below the column names, as wide as they are (a title follows some tables)."""
+    header, *rows = printed_table(out, title)
+    return list(itertools.takewhile(lambda row: len(row) == len(header), rows))
 
 
 def row(rows: list[list[str]], first: str) -> list[str]:

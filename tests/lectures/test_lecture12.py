@@ -51,13 +51,6 @@ def si(cell: str) -> float:
     return float(value) * {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}.get(unit[0], 1.0)
 
 
-def test_without_torch_one_line_and_status_0() -> None:
-    proc = run_lecture(LECTURE, python_flags=("-S",))  # no site-packages: no torch
-    assert (proc.returncode, proc.stderr) == (0, "")
-    assert proc.stdout.count("\n") == 1
-    assert "needs PyTorch" in proc.stdout and 'pip install -e ".[profile]"' in proc.stdout
-
-
 @needs_torch
 @pytest.mark.parametrize(("name", "flops", "nbytes"), [
     ("Q projection", 2 * PROMPT * D * H * DH, FP32 * (PROMPT * D + D * H * DH + PROMPT * H * DH)),
@@ -176,7 +169,11 @@ def test_a_trace_the_profiler_could_not_write_names_its_folder(tmp_path: Path) -
     assert said.value.strerror.startswith("the profiler could not write its trace there (")
 
 
-def test_a_broken_torch_is_one_line(tmp_path: Path) -> None:
+def test_without_torch_one_line_and_status_0_and_a_broken_torch_is_one_line(tmp_path) -> None:
+    proc = run_lecture(LECTURE, python_flags=("-S",))  # no site-packages: no torch
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.count("\n") == 1
+    assert "needs PyTorch" in proc.stdout and 'pip install -e ".[profile]"' in proc.stdout
     fake = tmp_path / "torch"
     fake.mkdir()
     (fake / "__init__.py").write_text("raise OSError('libtorch_cpu.so: undefined symbol: x')\n")

@@ -80,7 +80,7 @@ def test_busy_time_is_the_union_of_the_intervals(calls: list[tuple[float, float]
     assert exact == pytest.approx(covered, abs=0.5 * len(calls) + 1e-9)  # a cell per edge
 
 
-def test_op_stats_reads_cpu_or_device_times() -> None:
+def test_op_stats_reads_cpu_or_device_times_and_kineto_quiet_silences_fd_2(capfd) -> None:
     event = SimpleNamespace(
         key="aten::mm", count=3, flops=48, self_cpu_time_total=7.0, cpu_time_total=9.0,
         self_device_time_total=1.0, device_time_total=2.0,
@@ -91,10 +91,7 @@ def test_op_stats_reads_cpu_or_device_times() -> None:
     assert (gpu.self_us, gpu.total_us) == (1.0, 2.0)
     (bare,) = op_stats([SimpleNamespace(**{**vars(event), "flops": None})])
     assert bare.flops == 0.0
-
-
-def test_kineto_quiet_silences_file_descriptor_2_only_for_the_block(capfd) -> None:
-    with kineto_quiet():
+    with kineto_quiet():  # file descriptor 2 silenced for the block only
         os.write(2, b"USDT: profiler_start\n")
     os.write(2, b"after\n")
     assert capfd.readouterr().err == "after\n"

@@ -146,21 +146,30 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
     assert measured_points([]) == ([], 0)
 
 
+# b against a: the same intensity within 2% and a rate within 25% (a ratio of 0.8 or 1.25 is
+# clear); c, at a's place plus 5%, covers a and any b whose rate is within 25% of its own
 @pytest.mark.parametrize(
-    ("rate", "ring"), [(10e9, True), (12.4e9, True), (12.5e9, False), (8e9, False), (8.1e9, True)]
-)
-def test_a_point_on_an_earlier_one_is_a_ring_within_25_percent(caught, rate, ring) -> None:
+    ("intensity", "rate", "ring", "c_covers"),
+    [(1.0, 10e9, True, 2), (1.0, 12.4e9, True, 2), (1.0, 12.5e9, False, 2), (1.0, 8e9, False, 1),
+     (1.0, 8.1e9, True, 1), (1.015, 10e9, True, 2), (0.985, 10e9, True, 2), (1.03, 10e9, False, 1)],
+)  # fmt: skip
+def test_a_point_on_an_earlier_one_is_a_ring_grown_5_points_a_point_covered(
+    caught, intensity, rate, ring, c_covers
+) -> None:
     points = [
         article.MeasuredPoint("a", 1.0, 10e9, "memory"),
-        article.MeasuredPoint("b", 1.0, rate, "memory"),
+        article.MeasuredPoint("b", intensity, rate, "memory"),
+        article.MeasuredPoint("c", 1.0, 10.5e9, "memory"),
         article.MeasuredPoint("far", 1.5, 10e9, "memory"),
     ]
     article.local_roofline_figure("l.png", 1000e9, 50e9, points)
     ax = caught[0].axes[0]
     marks = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_label()[:1].isdigit()}
     assert (marks["2  b"].get_markerfacecolor() == "none") is ring
-    assert marks["3  far"].get_markerfacecolor() != "none"  # another intensity: a dot
-    assert marks["1  a"].get_markeredgecolor() == "white"
+    assert marks["2  b"].get_markersize() == (11 if ring else 6)
+    assert marks["3  c"].get_markersize() == 6 + 5 * c_covers
+    assert marks["4  far"].get_markerfacecolor() != "none"  # another intensity: a dot
+    assert marks["1  a"].get_markeredgecolor() == "white" and marks["1  a"].get_markersize() == 6
 
 
 ROWS = [
@@ -419,22 +428,6 @@ def test_decode_throughput_batch_axis_leaves_half_again_past_the_wall(caught, wa
     panels = [transformer.ThroughputPanel("c", [(1, 10.0), (wall, 100.0)], wall, None)]
     transformer.decode_throughput_figure("d.png", panels, "t")
     assert caught[0].axes[0].get_xlim() == pytest.approx((1.0, x_hi))
-
-
-@pytest.mark.parametrize(("intensity", "ring"), [(1.015, True), (0.985, True), (1.03, False)])
-def test_a_ring_needs_the_same_intensity_within_2_percent(caught, intensity, ring) -> None:
-    points = [
-        article.MeasuredPoint("a", 1.0, 10e9, "memory"),
-        article.MeasuredPoint("b", intensity, 10e9, "memory"),
-        article.MeasuredPoint("c", 1.0, 10.5e9, "memory"),  # covers a: 11 pt, or 16 over b too
-    ]
-    article.local_roofline_figure("l.png", 1000e9, 50e9, points)
-    ax = caught[0].axes[0]
-    marks = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_label()[:1].isdigit()}
-    assert (marks["2  b"].get_markerfacecolor() == "none") is ring
-    assert marks["2  b"].get_markersize() == (11 if ring else 6)
-    assert marks["3  c"].get_markersize() == (16 if ring else 11)
-    assert marks["1  a"].get_markersize() == 6
 
 
 def test_the_figure_is_written_and_draws_no_ridge_it_lacks(monkeypatch, tmp_path: Path) -> None:

@@ -162,6 +162,10 @@ def test_absent_and_regular_files_and_folders_pass_and_nothing_is_created(tmp_pa
     assert paths.check_output_folder(tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
     assert paths.check_output_folder(tmp_path) == tmp_path
     assert [p.name for p in tmp_path.iterdir()] == ["machine.json"]  # the write probe left nothing
+    # a name with no room left for the temporary file (over the limit: test_reliability)
+    almost = tmp_path / ("z" * (os.pathconf(tmp_path, "PC_NAME_MAX") - 4))
+    with pytest.raises(paths.NameTooLong):
+        paths.check_output_file(almost)
 
 
 @pytest.mark.parametrize("text", ["", "  ", "a\0b"])
@@ -171,13 +175,6 @@ def test_empty_or_nul_paths_are_refused(text: str) -> None:
             check(text)
     with pytest.raises(paths.UnusablePath):
         atomic.writable_dir(text)  # "" used to mean the current folder
-
-
-def test_a_name_that_leaves_no_room_for_the_temporary_file_is_too_long(tmp_path: Path) -> None:
-    # a name over the limit, through every lecture: tests/lectures/test_reliability.py
-    almost = tmp_path / ("z" * (os.pathconf(tmp_path, "PC_NAME_MAX") - 4))
-    with pytest.raises(paths.NameTooLong):
-        paths.check_output_file(almost)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write into a read-only folder")

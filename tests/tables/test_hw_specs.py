@@ -75,7 +75,7 @@ def test_the_table_has_exactly_the_reference_chips() -> None:
 
 
 @pytest.mark.parametrize("key", list(reference.HARDWARE))
-def test_every_figure_value_unit_and_estimate_flag(key: str) -> None:
+def test_every_figure_value_unit_estimate_flag_and_source(key: str) -> None:
     chip = CHIPS[key]
     got = {label: (fig.value, fig.unit, fig.estimate) for label, fig in chip.figures()}
     want = reference.HARDWARE[key]
@@ -91,11 +91,8 @@ def test_every_figure_value_unit_and_estimate_flag(key: str) -> None:
         ridge = peak / want["memory bandwidth"][0]  # I* = P / beta by hand
         assert chip.ridge_point(precision) == ridge
         assert chip.critical_intensity(precision) == ridge
-
-
-@pytest.mark.parametrize("chip", list(CHIPS.values()), ids=list(CHIPS))
-def test_every_figure_cites_the_chips_own_document(chip: Chip) -> None:
-    # TPUs cite their Google documentation except the ICI link (the book's chapter).
+    # each figure cites the chip's own document; TPUs their Google documentation except the
+    # ICI link (the book's chapter)
     names = {"tpu-v5e": ("v5e",), "tpu-v6e": ("v6e",), "b300": ("B300", "Blackwell Ultra")}
     names["a100-80gb"] = ("A100 80GB",)
     for label, figure in chip.figures():
