@@ -213,6 +213,10 @@ def _sentence_faults(s: str) -> Iterator[str]:
         r = _value(m, "r") if m.group("r") else _value(m, "q")
         if not r > 1.0:
             yield "a comparative factor that is not above 1"
+    # 3b. "x2.00 as much", "1/4.00 as much", "shrank to 1/2.00": a factor past 1 either way.
+    for m in re.finditer(rf"\bx{NUM.format('r')}\s+as much\b|\b1/{NUM.format('q')}", s):
+        if not (_value(m, "r") if m.group("r") else _value(m, "q")) > 1.0:
+            yield "an 'as much' factor that is not past 1"
     # 4. "x A ... but/for only x B": the factor nearest before "only" must exceed B.
     for m in re.finditer(rf"\bonly x{NUM.format('b')}", s):
         earlier = list(re.finditer(rf"\bx{NUM.format('a')}", s[: m.start()]))

@@ -53,12 +53,12 @@ def rose(before: float, after: float, fmt: Fmt = _plain, unit: str = "") -> str:
 
 
 def grew(factor: float, digits: int = 2) -> str:
-    """A factor new / old in words: 'grew x1.50', 'shrank x2.00' (for 0.5, as the course says
-    'x3.2 fewer'), 'stayed the same'."""
-    d = direction(1.0, factor, lambda x: f"{x:.{digits}f}")
-    if d == 0:
+    """A factor new / old in words: 'grew x1.50', 'shrank to 1/2.00' (for 0.5), 'stayed the
+    same'."""
+    word = times(factor, digits).removesuffix(" as much")
+    if word == "the same":
         return "stayed the same"
-    return f"grew {ratio(factor, digits)}" if d > 0 else f"shrank {ratio(1 / factor, digits)}"
+    return f"grew {word}" if word[0] == "x" else f"shrank to {word}"
 
 
 def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = None) -> str:
@@ -78,17 +78,17 @@ def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = 
 
 
 def times(x: float, digits: int = 2) -> str:
-    """A comparison factor: 'x2.15 more' / 'x2.15 less' / 'the same'; x is new / old."""
+    """A comparison factor: 'x2.15 as much' / '1/4.00 as much' / 'the same'; x is new / old."""
     d = direction(1.0, x, lambda v: f"{v:.{digits}f}")
     if d == 0:
         return "the same"
-    return f"{ratio(x, digits)} more" if d > 0 else f"{ratio(1 / x, digits)} less"
+    part = ratio(x, digits) if d > 0 else f"1/{1 / x:,.{digits}f}"  # the reciprocal below 1
+    return f"{part} as much"
 
 
 def than(x: float, noun: str = "", digits: int = 2) -> str:
-    """`times` before its reference: 'x2.15 more bandwidth than', 'the same bandwidth as'."""
-    word = times(x, digits)
-    return f"{word} {noun} {'as' if word == 'the same' else 'than'}".replace("  ", " ")
+    """`times` before its reference: 'x2.15 as much bandwidth as', 'the same bandwidth as'."""
+    return f"{times(x, digits)} {noun} as".replace("  ", " ")
 
 
 def more_or_fewer(n: float, than: float, noun: str = "") -> str:

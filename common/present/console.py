@@ -158,7 +158,14 @@ def _numeric_columns(rows: Sequence[Sequence[str]], ncol: int) -> list[bool]:
     """For each column, whether every cell reads as a number or is '' or '-' (right-aligned)."""
 
     def numeric(cell: str) -> bool:
-        text = cell.strip().lstrip("x~<>=+-").replace(",", "").replace("%", "").split(" ")[0]
+        text = (
+            cell.strip()
+            .removeprefix("1/")
+            .lstrip("x~<>=+-")
+            .replace(",", "")
+            .replace("%", "")
+            .split(" ")[0]
+        )
         try:
             float(text)
         except ValueError:

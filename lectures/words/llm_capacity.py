@@ -51,7 +51,7 @@ def memory_section(s: Setup, c: Capacity) -> Group:
             f"The weights are fixed at {fmt_gb(one.weights)}; each sequence adds "
             f"{fmt_kib(c.kv_token * S, 2)} of KV cache, so after weights and overhead the chip "
             f"holds {wall} sequences. At that batch the KV cache is "
-            f"{fmt_gb(top.kv_cache)}, {times(top.kv_cache / top.weights)} than the weights.",
+            f"{fmt_gb(top.kv_cache)}, {times(top.kv_cache / top.weights)} as the weights.",
             f"Activations stay small in decode ({fmt_bytes(top.activations)}, {fmt_pct(act, 1)} of "
             f"the total at batch {c.wall:,}) because only one token per sequence is in flight."
             if round(act, 3) < 0.05

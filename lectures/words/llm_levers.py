@@ -100,7 +100,7 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     elif k1:
         knee = f"int4 weights bring a knee, B = {k1:,}; bf16 weights reach the ridge at no batch."
     items = [
-        f"int4 weights take {times(b.weights / a.weights)} memory than bf16, and the decode step "
+        f"int4 weights take {times(b.weights / a.weights)} memory as bf16, and the decode step "
         f"gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. {knee} The freed "
         f"memory holds KV cache, so the largest {walls}.",
         f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. {compute[0].capitalize()} weight "

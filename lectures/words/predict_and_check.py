@@ -149,9 +149,9 @@ def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observa
     why = " The curve was measured on another machine (a DGX A100 80GB), and a tiny all-reduce's "
     why += "time is mostly synchronisation, which varies from node to node."
     if per_layer < lo:
-        where = f"x{lo / per_layer:.1f} below the low end"
+        where = f"at 1/{lo / per_layer:.1f} of the low end"
     elif per_layer > hi:
-        where = f"x{per_layer / hi:.1f} above the high end"
+        where = f"at x{per_layer / hi:.1f} the high end"
     else:
         where, why = "inside that range", ""
     said = "Read off the measured curve at the real message, two all-reduces take "

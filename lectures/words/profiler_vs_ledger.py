@@ -22,7 +22,7 @@ NEEDS_TORCH = (
 
 
 def _against(value: float, ledger: float, fmt=fmt_bytes) -> str:
-    """'x1.86 more than the ledger's 9.61 MB', or 'the same as the ledger's 9.61 MB'."""
+    """'x1.86 as much as the ledger's 9.61 MB', or 'the same as the ledger's 9.61 MB'."""
     return f"{claims.than(value / ledger)} the ledger's {fmt(ledger)}"
 
 
@@ -220,7 +220,7 @@ def phase_observations(phases: Sequence[Phase]) -> Observations:
         f"a ridge of {dec.ridge:.1f} it is {claims.side(i_dec, dec.ridge)}.",
         f"Per token, a decode step took {fmt_time(dec.measured_s)} and the prompt pass "
         f"{fmt_time(pre.measured_s / pre.tokens)}: "
-        f"{claims.times(dec.measured_s * pre.tokens / pre.measured_s)} for a token decoded "
+        f"{claims.times(dec.measured_s * pre.tokens / pre.measured_s)} time for a token decoded "
         "alone, which reads every weight for itself.",
         f"The KV cache the run allocated, {fmt_bytes(dec.kv_allocated)}, is "
         f"{_against(dec.kv_allocated, dec.kv_cache)} (capacity ledger); during the prompt pass "

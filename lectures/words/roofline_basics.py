@@ -262,8 +262,8 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
         f"{batch_change(h1.batch, h2.batch)}.{moral}",
         _fp8(*r.fp8),
-        f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute for {only}{ratio(cut)} fewer "
-        f"bytes. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
+        f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute with the bytes cut {only}to "
+        f"1/{cut:.2f}. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
         f"batch {batch_change(n0.batch, n1.batch)}{busy}.",
         "Since the intensity stays below B, the critical batch sits above the ridge: in "
         f"bf16 on {x.chip} it {above}, because reading X and "
@@ -286,8 +286,8 @@ def _fp8(bf16: Ridge, fp8: Ridge) -> str:
     gain, cut = fp8.peak / bf16.peak, bf16.w_bytes / fp8.w_bytes
     d = direction(1.0, gain, lambda x: f"{x:.2f}")
     peak = {0: "keeps the peak", 1: f"raises the peak {ratio(gain)}"}
-    head = f"fp8 {peak.get(d, f'lowers the peak {ratio(1 / gain)}')} and cuts the bytes of X and "
-    head += f"W {ratio(cut)}, so the critical batch {_barely(bf16.batch, fp8.batch)}"
+    head = f"fp8 {peak.get(d, f'lowers the peak to 1/{1 / gain:.2f}')} and cuts the bytes of X "
+    head += f"and W to 1/{cut:.2f}, so the critical batch {_barely(bf16.batch, fp8.batch)}"
     if fp8.batch is None or bf16.batch is None:
         return head + " (bf16 to fp8)."
     if 0.8 <= (moved := fp8.batch / bf16.batch) <= 1.25:

@@ -318,7 +318,7 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
         cheaper = times(a.input_usd / a.at(B))
         prompt = f"A prompt token of {a.model.name} costs {_usd(a.input_usd)} per million "
         prompt += f"against {_usd(a.at(B))} for an output token at batch {B:,}, {cheaper}"
-        if cheaper.endswith("less"):
+        if cheaper.startswith("1/"):
             prompt += ": prefill fills the matmuls in one pass"
         prompt += f". At its wall ({_wall(a.wall)}) an output token costs {_usd(a.at(a.wall))}."
         items.append(prompt)

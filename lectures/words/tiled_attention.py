@@ -70,7 +70,7 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
     items = [
         f"Naive attention moves {fmt_bytes(d_naive)} at I = {i_naive:.1f} FLOP/byte: "
         f"{_sides(i_naive, r.gpus)}. The ideal moves {fmt_bytes(d_ideal)} "
-        f"({fmt_ratio(d_naive / d_ideal, 1)} fewer bytes, the same F) at I = {i_ideal:.0f}: "
+        f"(1/{d_naive / d_ideal:,.1f} of the bytes, the same F) at I = {i_ideal:.0f}: "
         f"{_sides(i_ideal, r.gpus)}.",
         falls + ": the comparison the article makes.",
         f"The ideal assumes that nothing is ever read twice, as if K and V ({fmt_kib(r.kv_bytes)} "

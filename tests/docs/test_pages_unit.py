@@ -152,8 +152,8 @@ SUBSTITUTIONS = {
         # The smallest on-chip memory that reaches each ridge, and one row's footprint,
         # are the rule's (test_attention_io.py checks the rule); ratios by hand from them.
         "h100_need": "461 KiB", "a100_need": "336 KiB",
-        "h100_need_x": "x2.02 more than",  # 461 / 228
-        "a100_need_x": "x2.05 more than",  # 336 / 164
+        "h100_need_x": "x2.02 as much as",  # 461 / 228
+        "a100_need_x": "x2.05 as much as",  # 336 / 164
         "least": "1.26 KiB",
         "least_d": "8.59 GB",  # one query row per block: 2 x 4096 x 128 x (2 + 8192) B
         "least_ratio": "62",  # 8.592e9 / 138.41e6 (the article's naive 138.41 MB)
@@ -171,7 +171,7 @@ SUBSTITUTIONS = {
         "FLOP/byte",
         "moral": "on the newer chip more kernels fall on the memory-bound side.",
         "h200_pk": "the same bf16 compute as the H100",  # 989 TFLOP/s on both datasheets
-        "h200_bw": "x1.43 more memory bandwidth than it",  # 4.8 / 3.35
+        "h200_bw": "x1.43 as much memory bandwidth as it",  # 4.8 / 3.35
         "h100_h200": f"falls from {reference.RIDGE_H100_BF16} to {989e12 / 4.8e12:.1f} FLOP/byte",
     },
     "concepts/time-bound": {  # naive attention on an A100 (article, section 3.3)

@@ -745,7 +745,7 @@ def exercise_answers() -> dict[str, list[str]]:
         # the verdict's ratio against 228 KiB of shared memory
         "tiled-compute-bound": [
             f"{_footprint(304, 128, 128, 1) / 1024:.0f} KiB",
-            f"x{_footprint(304, 128, 128, 1) / (228 * 1024):.2f} more than",
+            f"x{_footprint(304, 128, 128, 1) / (228 * 1024):.2f} as much as",
         ],
         # one W[4096, 4096] per example in bf16: I = KN / (K + KN + N) whatever B is, and the
         # verdict that says so

@@ -570,13 +570,13 @@ def test_tiled_attention_answers() -> None:
         f"B_r = 303, T_r rises from 27 to 28 and the intensity {i28:.1f} FLOP/byte, under the "
         "ridge.",
         # 385,408 / 233,472 = 1.65
-        "That is x1.65 more than the 228 KiB of shared memory one SM offers: from shared memory "
+        "That is x1.65 as much as the 228 KiB of shared memory one SM offers: from shared memory "
         "alone the schedule stays memory-bound. Real kernels also keep S and the accumulator "
         "in registers, and the L2 cache serves rereads.",
     ]
     big = edited(h100={"smem": 4})  # 912 KiB > 376 KiB: 933,888 / 385,408 = x2.42
     assert steps("tiled-compute-bound", big)[2].startswith(
-        "That is x2.42 less than the 912 KiB of shared memory one SM offers: one SM's shared "
+        "That is 1/2.42 as much as the 912 KiB of shared memory one SM offers: one SM's shared "
         "memory is enough for the schedule to reach the ridge."
     )
     # fp8 ridge x20 = 11,815, past K and V read once: F / (8192 x 128 x 4) = 8,273

@@ -34,7 +34,7 @@ def test_serving_exercises_by_hand() -> None:
     assert answer.values["usd_per_m"] == pytest.approx(usd / 33792 * 1e6, rel=1e-12)
     text = " ".join(answer.steps)
     assert f"{t_p / t_d:.2f} prefill nodes per decode node" in text
-    assert f"x{t_p / t_d / day:.2f} more than the {day:.2f}" in text
+    assert f"x{t_p / t_d / day:.2f} as much as the {day:.2f}" in text
     assert (
         f"/ 3600 s = ${usd * 1000:.2f};" in text
         and f"a request) cost ${usd / 33792 * 1e6:.3f}." in text

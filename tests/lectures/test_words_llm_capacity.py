@@ -59,14 +59,14 @@ def test_memory_section_by_hand() -> None:
     assert observed(group) == [
         "The weights are fixed at 16.00 GB; each sequence adds 125.00 MiB of KV cache, so after "
         "weights and overhead the chip holds 400 sequences. At that batch the KV cache is "
-        "52.43 GB, x3.28 more than the weights.",
+        "52.43 GB, x3.28 as much as the weights.",
         "Activations stay small in decode (1.64 MB, under 0.1% of the total at batch 400) "
         "because only one token per sequence is in flight.",
     ]
     # activations 1 GB of 10 GB: the sentence that says the assumption matters
     heavy = {1: MemoryLedger(1e9, 1e9, 1e9, 0.0), 4: MemoryLedger(6e9, 1e9, 1e9, 2e9)}
     said_ = observed(page.memory_section(setup(2), capacity(heavy, 4, kv=1024.0, act=2048.0)))
-    assert said_[0].endswith("the KV cache is 1.00 GB, x6.00 less than the weights.")  # 1 / 6
+    assert said_[0].endswith("the KV cache is 1.00 GB, 1/6.00 as much as the weights.")  # 1 / 6
     assert said_[1] == (
         "Activations are 10.0% of the total at batch 4: the one token in flight per sequence "
         "weighs 2.00 KiB against its cache's 2.00 KiB, so the activation assumption matters."

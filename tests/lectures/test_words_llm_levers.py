@@ -42,9 +42,9 @@ def test_quantization_section_by_hand() -> None:
         ["bf16", "16.00 GB", "100 ms", "8.00 ms", "1,000", "150", "40", "128.00 KiB", "2.00 GB"],
         ["int4", "4.00 GB", "100 ms", "4.00 ms", "2,000", "40", "60", "128.00 KiB", "2.00 GB"],
     ]
-    # weights 4 / 16 = x4.00 less; step 8 / 4 ms = x2.00, short of the x4.00 byte ratio
+    # weights 4 / 16 = 1/4.00 as much; step 8 / 4 ms = x2.00, short of the x4.00 byte ratio
     assert observed(group) == [
-        "int4 weights take x4.00 less memory than bf16, and the decode step gets x2.00 faster at "
+        "int4 weights take 1/4.00 as much memory as bf16, and the decode step gets x2.00 faster at "
         "batch 8, less than the byte ratio, since int4 shrinks only the weight reads, not the KV "
         "cache, the activations or the FLOPs. The knee drops from 150 to 40: fewer bytes per "
         "weight means fewer rows earn the ridge. The freed memory holds KV cache, so the largest "
@@ -169,7 +169,7 @@ def test_chips_section_by_hand() -> None:
     assert chips_said() == [
         "At batch 1 the Q projection runs at 1.00 FLOP/byte while the ridges above run from 67 "
         "to 100: every weight matmul of decode is memory-bound on every chip.",
-        "Against H100x, H200x has the same compute and x1.50 more bandwidth: decode at batch 1 "
+        "Against H100x, H200x has the same compute and x1.50 as much bandwidth: decode at batch 1 "
         "gets x1.50 faster, prefill only x1.20 faster.",
         # 150 µs of matmul compute a token caps H100x at 1 / 150e-6 = 6,667 tokens/s, below
         # its KV ceiling of 7,629: compute, not the KV reads, is why the curve flattens.
@@ -236,9 +236,9 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     table = dict(SHIPPED, **{"a100-80gb": scale_chip(SHIPPED["a100-80gb"], {"mem_bw": 0.5})})
     with patched_hardware(table):
         text = prose(run_lecture("08"))
-    # 2,039 / 2 = 1,019.5 GB/s against 1,555: x1.53 less; decode at batch 1 follows bandwidth
+    # 2,039 / 2 = 1,019.5 GB/s against 1,555: 1/1.53 as much; decode at batch 1 follows bandwidth
     assert (
-        "A100 80GB SXM has the same compute and x1.53 less bandwidth: decode at batch 1 gets "
+        "A100 80GB SXM has the same compute and 1/1.53 as much bandwidth: decode at batch 1 gets "
         "x1.53 slower" in text
     )
     # Shrunk by hypothesis (then on the H100 and H200): one chip's bf16 x13, the other's x0.0625
@@ -247,8 +247,11 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     table["a100-80gb"] = scale_chip(SHIPPED["a100-80gb"], {"peak bf16": 0.0625})
     with patched_hardware(table):
         text = prose(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
-    # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: x208.00 less; 2,039 / 1,555
-    assert "Against A100 40GB SXM, A100 80GB SXM has x208.00 less compute and x1.31 more" in text
+    # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: 1/208.00 as much; 2,039 / 1,555
+    assert (
+        "Against A100 40GB SXM, A100 80GB SXM has 1/208.00 as much compute and x1.31 as much"
+        in text
+    )
     check_claims(text)
     raw = run_lecture("08")
     headings = ("1. Weight-only quantization", "2. KV heads and the KV cache",
@@ -259,7 +262,7 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     assert "Against H100 SXM, H200" not in text  # the h200-vs-h100 exercise's comparison
     # 2,039 GB/s / 1,555 GB/s = x1.31 (datasheets), the same 312 TFLOP/s bf16 peak on both
     assert (
-        "A100 80GB SXM has the same compute and x1.31 more bandwidth: decode at batch 1 gets "
+        "A100 80GB SXM has the same compute and x1.31 as much bandwidth: decode at batch 1 gets "
         "x1.31 faster, prefill" in text
     )
     assert "B200" in text  # a chip of the figure

@@ -223,11 +223,11 @@ def test_model_and_parameter_sections_by_hand() -> None:
     # within 97.53% of the published 1.00 M': 'within' for a count x40 off.
     said = lambda p: parameters_said(published_params=p, params_source="src")[0]  # noqa: E731
     # 1e9 / 1e6 = 1,000; 1e9 / 40e9 = 1 / 40
-    assert "1.00 G, is x1000.00 more than the published 1.00 M." in said(1e6)
-    assert "1.00 G, is x40.00 less than the published 40.00 G." in said(40e9)
-    # 1e9 / 0.91e9 - 1 = 9.89%: still within; 1e9 / 0.9e9 - 1 = 11.1%: x1.11 more
+    assert "1.00 G, is x1000.00 as much as the published 1.00 M." in said(1e6)
+    assert "1.00 G, is 1/40.00 as much as the published 40.00 G." in said(40e9)
+    # 1e9 / 0.91e9 - 1 = 9.89%: still within; 1e9 / 0.9e9 - 1 = 11.1%: x1.11 as much
     assert "is within 9.89% of the published 910.00 M." in said(0.91e9)
-    assert "is x1.11 more than the published 900.00 M." in said(0.9e9)
+    assert "is x1.11 as much as the published 900.00 M." in said(0.9e9)
     # Qwen3-8B (q/k norms) added to the model table ended lecture 06 in KeyError 'biases, sinks, q/k
     # norms'; Gemma 2 (four norms a layer) printed the formula '(2 L + 1) d'.
     parts = {**PARTS, "biases, sinks, q/k norms": 9216, "lm_head": 99e6}

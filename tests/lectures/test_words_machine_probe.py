@@ -114,9 +114,9 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     # 4 threads, x2.00 over one: below 0.6 x 4 = 2.4, so the warning appears
     items = observed(roofs(CALIB))
     assert "the median call moved 15.00 GB/s, 25% less" in items[0]
-    # 100 / 50 GFLOP/s: x2.00 faster on 4 threads; ridge 5 against 2.5: x2.00 more
+    # 100 / 50 GFLOP/s: x2.00 faster on 4 threads; ridge 5 against 2.5: x2.00 as much
     assert "The matmul ran on 4 BLAS threads, x2.00 faster than on one, but numpy" in items[1]
-    assert "x2.00 more than the same-threads ridge (2.50 FLOP/byte" in items[1]
+    assert "x2.00 as much as the same-threads ridge (2.50 FLOP/byte" in items[1]
     assert items[2].startswith(
         "Warning: on 4 threads the matmul ran x2.00 faster than on one, far from x4."
     )
@@ -125,7 +125,7 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     )
     # 100 / 200 GFLOP/s: x2.00 slower on 4 threads than on one; ridge 5 against 10
     assert "4 BLAS threads, x2.00 slower than on one" in slow[1]
-    assert "x2.00 less than the same-threads ridge" in slow[1]
+    assert "1/2.00 as much as the same-threads ridge" in slow[1]
     level = observed(roofs({**CALIB, "ridge_point_one_thread": 5.0}))
     assert "the same as the same-threads ridge" in level[1]
     # 2 threads, x2.00: no warning; a previous run 25 GB/s and 80 GFLOP/s: -20.0%, +25.0%
@@ -196,7 +196,7 @@ def test_ledger_and_timing_tables() -> None:
 def test_operation_observations_quote_the_rows() -> None:
     items = page.operation_observations(operations(5.0)).items
     assert items[0].startswith("The add reached 80% of its bound.")
-    assert "I <= 0.15 FLOP/byte, x33.3 or more below I* = 5.00: memory-bound" in items[1]
+    assert "I <= 0.15 FLOP/byte, at most 1/33.3 of I* = 5.00: memory-bound" in items[1]
     assert "took 100 ms; written as one expression it took 125 ms, x1.25 as long" in items[2]
     assert "zero-fill pass (20.0 ms at the bandwidth roof)" in items[2]
     assert "it reaches 90% of its bound" in items[2]
@@ -316,7 +316,7 @@ def test_shrunk_all_threads_slower_than_one() -> None:
     calib |= {"bandwidth_bytes_per_s": 1e8, "ridge_point": 1.0, "ridge_point_one_thread": 200.0}
     calib |= {"matmul_threads": 1, "bandwidth_threads": 2}
     said = observed(roofs(calib, None, 1))[1]
-    # 2e10 / 1e8 = 200: x200.00 slower; ridge 1 against 200: x200.00 less
+    # 2e10 / 1e8 = 200: x200.00 slower; ridge 1 against 200: 1/200.00 as much
     assert "The matmul ran on 1 BLAS threads, x200.00 slower than on one" in said
-    assert "x200.00 less than the same-threads ridge (200.00 FLOP/byte" in said
+    assert "1/200.00 as much as the same-threads ridge (200.00 FLOP/byte" in said
     assert "x0" not in said

@@ -41,7 +41,7 @@ def test_machines_and_the_headings_of_every_section_by_hand() -> None:
         "rose from 100.0 to 150.0 FLOP/B: on the newer chip a kernel between 100.0 and 150.0 "
         "FLOP/B falls to the memory-bound side.",
         # 'Old's' alone left open which of Old's peaks: the one compared is its bf16
-        "New's fp8 peak is x2.00 more than its bf16 peak and x6.00 more than Old's bf16 peak: "
+        "New's fp8 peak is x2.00 as much as its bf16 peak and x6.00 as much as Old's bf16 peak: "
         "it helps only kernels that are compute-bound (and can run in fp8). Quoting the wrong "
         "precision's peak can flip the verdict of the ledger.",
         "This machine's ridge point is 5.0 FLOP/B, measured with numpy in fp32.",
@@ -62,7 +62,7 @@ def test_machines_and_the_headings_of_every_section_by_hand() -> None:
         "bandwidth grew x6.00 but bf16 compute only x3.00, so the ridge point fell from 100.0 "
         "to 50.0 FLOP/B: on the newer chip a kernel between 50.0 and 100.0 FLOP/B reaches the "
         "compute roof it misses on the older.",
-        "New's fp8 peak is x6.00 less than its bf16 peak in this table, so it helps no kernel.",
+        "New's fp8 peak is 1/6.00 as much as its bf16 peak in this table, so it helps no kernel.",
         "this machine (numpy, fp32) | not measured (run lecture 01) | - | -",
         "note: this machine is not measured: no record yet",
         absent=["This machine's ridge point"],
@@ -187,19 +187,19 @@ def test_speedups_by_hand() -> None:
 
 def test_attention_by_hand() -> None:
     text = prose(page.attention(Ledger(R, 2, (NAIVE, IDEAL))))
-    # bytes 1e8 / 1.5e9: x15 less; intensity 1000 / 66.7 = x15.0; time 1.5 / 1.0 = x1.5
+    # bytes 1e8 / 1.5e9: 1/15 as much; intensity 1000 / 66.7 = x15.0; time 1.5 / 1.0 = x1.5
     says(
         text,
         "FLOPs | 100.00 GFLOP | 100.00 GFLOP | x1.000",
-        "bytes | 1.50 GB | 100.00 MB | x15 less",
+        "bytes | 1.50 GB | 100.00 MB | 1/15 as much",
         "intensity (FLOP/B) | 66.7 | 1000.0 | x15.0",
         "roofline time | 1.500 ms | 1.000 ms | x1.5 faster",
         "The FLOPs stay at 100.00 GFLOP (x1.000); the bytes fall from 1.50 GB to 100.00 MB, so "
         "the intensity jumps from 66.7 to 1000.0 FLOP/B and the kernel moves from the "
         "memory-bound to the compute-bound side of I* = 100.0.",
         "The time bound falls from 1.500 ms to 1.000 ms (x1.5 faster). The whole gain comes "
-        "from moving fewer bytes, not from computing less. The bytes fall x15 but the time "
-        "only x1.5: the ideal kernel is compute-bound, so the compute roof caps the gain.",
+        "from moving fewer bytes, not from computing less. The bytes fall to 1/15 but the time "
+        "only to 1/1.5: the ideal kernel is compute-bound, so the compute roof caps the gain.",
     )
     table = next(
         i for i in page.attention(Ledger(R, 2, (NAIVE, IDEAL))).items if isinstance(i, Table)
@@ -333,7 +333,7 @@ ROWS = [
     f"attention ideal-min [N=4096, d_h=128] 8.67 GFLOP 4.19 MB 2068.00 {ART.ATTN_MIN_RATIO} "
     "compute 0.028 ms",
     # the attention table: naive against ideal (ART 3.3: 33x fewer bytes, x3.2 faster)
-    "FLOPs 8.67 GFLOP 8.67 GFLOP x1.000 bytes 138.41 MB 4.19 MB x33 less intensity (FLOP/B) "
+    "FLOPs 8.67 GFLOP 8.67 GFLOP x1.000 bytes 138.41 MB 4.19 MB 1/33 as much intensity (FLOP/B) "
     "62.7 2068.0 x33.0 bound memory compute roofline time 0.089 ms 0.028 ms x3.2 faster",
     # ART 3.4: twice the compute or twice the bandwidth, beside I/I*
     f"elementwise add [16M] {ART.ADD_RATIO} 1.00x 2.00x",
@@ -346,7 +346,7 @@ ROWS = [
     "128 4.29 GFLOP 35.65 MB 120.47 memory 256 8.59 GFLOP 37.75 MB 227.56 compute",
     "crossover: M in (128, 256]: I(128) = 120.47 < I* = 200.6 <= I(256) = 227.56",
     # 1979 / 989 = 2.00 and 1979 / 312 = 6.34 (datasheets)
-    "H100 SXM's fp8 peak is x2.00 more than its bf16 peak and x6.34 more than A100",
+    "H100 SXM's fp8 peak is x2.00 as much as its bf16 peak and x6.34 as much as A100",
 ]
 
 

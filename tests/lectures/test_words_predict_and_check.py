@@ -175,10 +175,10 @@ def test_comms_sentences() -> None:
         "Read off the measured curve at the real message, two all-reduces take 20.0 µs per layer "
         "for decode on two GPUs"
     )
-    assert "shows 40 µs to 50 µs per layer: the curve is x2.0 below the low end." in under
+    assert "shows 40 µs to 50 µs per layer: the curve is at 1/2.0 of the low end." in under
     assert "The curve was measured on another machine (a DGX A100 80GB)" in under
     above = " ".join(page.comms_observation(100e-6, low).items)
-    assert "x2.0 above the high end. The curve was measured" in above
+    assert "at x2.0 the high end. The curve was measured" in above
     for per_layer in (40e-6, 45e-6, 50e-6):  # the edges are inside
         said = page.comms_observation(per_layer, low).items[0]
         assert said.endswith("the curve is inside that range.")

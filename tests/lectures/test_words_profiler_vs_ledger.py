@@ -153,7 +153,7 @@ def test_flops_observations_by_hand() -> None:
     )
     assert second.startswith(
         "Its weight matmuls (``aten::mm``) come to 1.00 GFLOP, the same as the ledger's 1.00 "
-        "GFLOP; its attention products (``aten::bmm``), 50.00 MFLOP, are x2.00 more than the "
+        "GFLOP; its attention products (``aten::bmm``), 50.00 MFLOP, are x2.00 as much as the "
         "ledger's 25.00 MFLOP, which counts only"
     )
     assert third.startswith(
@@ -162,7 +162,7 @@ def test_flops_observations_by_hand() -> None:
     )
     fewer = dataclasses.replace(f, profiler_mm_flops=5e8)
     said = page.flops_observations(fewer).items[1]
-    assert "500.00 MFLOP, x2.00 less than the ledger's 1.00 GFLOP" in said
+    assert "500.00 MFLOP, 1/2.00 as much as the ledger's 1.00 GFLOP" in said
 
 
 PRE = page.Phase("prefill", "fp32", 64, 1e9, 1e8, 0.005, 0.02, 20.0, 3000, 1500.0, 4096.0, 4096)
@@ -187,13 +187,13 @@ def test_phase_observations_by_hand() -> None:
         "0.4 FLOP/B against a ridge of 20.0 it is memory-bound."
     )
     assert items[1].startswith(
-        "Per token, a decode step took 10.0 ms and the prompt pass 312 µs: x32.00 more for a "
-        "token decoded alone"
+        "Per token, a decode step took 10.0 ms and the prompt pass 312 µs: x32.00 as much time for "
+        "a token decoded alone"
     )
     assert items[2] == (
         "The KV cache the run allocated, 4.10 KB, is the same as the ledger's 4.10 KB (capacity "
         "ledger); during the prompt pass the profiler saw allocations peak 3.00 KB above its "
-        "start, x2.00 more than the ledger's 1.50 KB for activations (16 d_model values a token)."
+        "start, x2.00 as much as the ledger's 1.50 KB for activations (16 d_model values a token)."
     )
     assert items[3] == (
         "In bf16 the prompt pass went x2.00 faster than in fp32; its bound went x2.50 faster."

@@ -182,18 +182,18 @@ def test_ridge_observations_by_hand() -> None:
         "In bf16 the ridge points run from 50 (Hop2) to 100 FLOP/B (Hop): to use its compute, "
         "a matmul must reuse every byte it reads that many times, which at small batch takes "
         "about that many tokens at a time.",
-        # 2 TB/s / 1 TB/s = x2.00 more; ridge 100 -> 50; batch 120 -> 60
-        "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with x2.00 more bandwidth than the "
+        # 2 TB/s / 1 TB/s = x2.00 as much; ridge 100 -> 50; batch 120 -> 60
+        "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with x2.00 as much bandwidth as the "
         "Hop (2.00 TB/s against 1.00 TB/s), so its ridge falls from 100 to 50 FLOP/B and its "
         "critical batch falls from 120 to 60. A lower ridge makes full speed easier to reach.",
         # 200 / 100 = x2.00 the peak; 2 / 1 bytes = x2.00; 110 / 120 = 0.92 within x1.25
-        "fp8 raises the peak x2.00 and cuts the bytes of X and W x2.00, so the critical batch "
+        "fp8 raises the peak x2.00 and cuts the bytes of X and W to 1/2.00, so the critical batch "
         "barely moves: 110 against 120 in bf16 (x0.92). Low precision speeds up both sides of "
         "the ledger; by itself it does not change which side limits.",
-        # 3e15 / 1e15 = x3.00 the compute for 1 / 0.5 = x2.00 fewer bytes: 'only'
-        "nvfp4 on Bee: x3.00 the fp8 compute for only x2.00 fewer bytes. The ridge rises from "
-        "200 to 600 FLOP/B and the critical batch rises from 100 to 200: the chip needs larger "
-        "batches to stay busy.",
+        # 3e15 / 1e15 = x3.00 the compute, bytes 0.5 / 1 = 1/2.00: 'only'
+        "nvfp4 on Bee: x3.00 the fp8 compute with the bytes cut only to 1/2.00. The ridge rises "
+        "from 200 to 600 FLOP/B and the critical batch rises from 100 to 200: the chip needs "
+        "larger batches to stay busy.",
         "Since the intensity stays below B, the critical batch sits above the ridge: in bf16 on "
         "Hop it is 120, not 100, because reading X and writing the output cost bytes too (part "
         "1's last observation).",
@@ -281,7 +281,7 @@ def test_tiling_observations_by_hand() -> None:
         "change the traffic.",
         # 160,000 / 65,536 = 2.44
         "To reach the Hop ridge of 100 FLOP/B on its own, an SM would need an output tile of "
-        "about 200 x 200, whose fp32 accumulator takes 156.2 KiB: x2.44 more than its 64 KiB "
+        "about 200 x 200, whose fp32 accumulator takes 156.2 KiB: x2.44 as much as its 64 KiB "
         "register file. No single SM gets there by itself.",
         "Real GPUs close that gap in two ways. A large L2 cache lets many SMs share the panels "
         "they fetch, so HBM sees far less traffic than every SM fetching alone. And Blackwell "
@@ -302,7 +302,7 @@ def network(
     links = (
         link("Tee", 1e11, 100e12),  # net ridge 1,000; K > 2,000
         link("Tee2", 2e11, 400e12),  # x4.00 the compute, x2.00 the link: K > 4,000
-        link("Hop", hop_link, 200e12),  # x4.00 more bandwidth than Tee's; K > 1,000
+        link("Hop", hop_link, 200e12),  # x4.00 as much bandwidth as Tee's; K > 1,000
         replace(link("Bee", b300_link, b300_peak), estimate=estimate),
     )
     steps = ((1000, 8, 1e-6, 2e-6, 500.0, "comms"), (1000, 64, 8e-6, 1.6e-5, 500.0, "comms"))
@@ -328,12 +328,12 @@ def test_network_observations_by_hand() -> None:
         "Network intensity is K/2 FLOP per byte, so on Tee the split pays off only for "
         "K > 2,000.0. Of the batches from 8 to 64, at K = 1,000 every one is comms-bound and "
         "at K = 4,000 every one is compute-bound.",
-        "Hop link carries x4.00 more bandwidth than one Tee ICI link, and the Hop needs only "
+        "Hop link carries x4.00 as much bandwidth as one Tee ICI link, and the Hop needs only "
         "K > 1,000.0.",
         "Tee2 has x4.00 the Tee's compute and x2.00 its link bandwidth, so one link needs "
         "K > 4,000.0; real systems use several links at once.",
-        # Bee / Hop: 300 / 200 = x1.50 the peak, 2e11 / 4e11 = x2.00 less link: ridge 500 -> 1,500
-        "From Hop to Bee, bf16 peak grew x1.50 and NVLink shrank x2.00: the network ridge "
+        # Bee / Hop: 300 / 200 = x1.50 the peak, 2e11 / 4e11 = 1/2.00 the link: ridge 500 -> 1,500
+        "From Hop to Bee, bf16 peak grew x1.50 and NVLink shrank to 1/2.00: the network ridge "
         "rises from 500 to 1,500 FLOP/B. Compute grows faster than communication, a trend that "
         "runs through this course.",
     ]
@@ -376,36 +376,36 @@ LONGER = tuple(replace(a, long_intensity=a.intensity * 1.01) for a in exercises(
         ("roofline", basics(ridge=0.4), 1, "==",
          "Points a and b sit at the bottom left (41.67% and 100.00% of peak): the vector add is "
          "memory-bound, the other already compute-bound."),
-        # H200 at 0.5 TB/s: x2.00 less bandwidth, ridge 100 -> 200, batch 120 -> 240
+        # H200 at 0.5 TB/s: 1/2.00 as much bandwidth, ridge 100 -> 200, batch 120 -> 240
         ("ridges", ridges(h200_bw=0.5e12, h200_batch=240), 1, "==",
-         "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with x2.00 less bandwidth than the "
+         "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with 1/2.00 as much bandwidth as the "
          "Hop (500.00 GB/s against 1.00 TB/s), so its ridge rises from 100 to 200 FLOP/B and its "
          "critical batch rises from 120 to 240. A higher ridge makes full speed harder to reach."),
         ("ridges", ridges(h200_bw=1e12, h200_batch=120), 1, "ends",
          "with the same bandwidth as the Hop (1.00 TB/s against 1.00 TB/s), so its ridge stays at "
          "100 FLOP/B and its critical batch stays at 120."),
-        # nvfp4 at 0.5e15: x0.50 the compute for x2.00 fewer bytes, no 'only'; 200 -> 100
+        # nvfp4 at 0.5e15: x0.50 the compute, bytes cut to 1/2.00, no 'only'; 200 -> 100
         ("ridges", ridges(nvfp4=0.5e15, nv=(100, 60)), 3, "==",
-         "nvfp4 on Bee: x0.50 the fp8 compute for x2.00 fewer bytes. The ridge falls from 200 "
-         "to 100 FLOP/B and the critical batch falls from 100 to 60: the chip stays busy with "
+         "nvfp4 on Bee: x0.50 the fp8 compute with the bytes cut to 1/2.00. The ridge falls from "
+         "200 to 100 FLOP/B and the critical batch falls from 100 to 60: the chip stays busy with "
          "smaller batches."),
         # x2.00 against x2.00: the same factor, no 'only'; the batch stays at 100
         ("ridges", ridges(nvfp4=2e15, nv=(100, 100)), 3, "==",
-         "nvfp4 on Bee: x2.00 the fp8 compute for x2.00 fewer bytes. The ridge rises from 200 "
-         "to 400 FLOP/B and the critical batch stays at 100."),
+         "nvfp4 on Bee: x2.00 the fp8 compute with the bytes cut to 1/2.00. The ridge rises from "
+         "200 to 400 FLOP/B and the critical batch stays at 100."),
         ("ridges", ridges(nv=(None, 300)), 3, "in", "the critical batch goes from never to 300."),
         ("ridges", ridges(nv=(100, None)), 3, "in", "the critical batch goes from 100 to never."),
         # 400 / 100 = x4.00 peak, bytes x2: batch 120 -> 300 is x2.50, outside x1.25
         ("ridges", ridges(fp8=400e12, fp8_batch=300), 2, "==",
-         "fp8 raises the peak x4.00 and cuts the bytes of X and W x2.00, so the critical batch "
+         "fp8 raises the peak x4.00 and cuts the bytes of X and W to 1/2.00, so the critical batch "
          "rises from 120 to 300 (x2.50): the peak and the bytes do not move together here, so "
          "fp8 changes which side limits."),
         ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "starts",
-         "fp8 lowers the peak x2.00 and cuts the bytes of X and W x2.00, so "),
+         "fp8 lowers the peak to 1/2.00 and cuts the bytes of X and W to 1/2.00, so "),
         ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "in", "falls from 120 to 60 (x0.50)"),
         ("ridges", ridges(fp8=100.2e12, fp8_batch=None), 2, "==",
-         "fp8 keeps the peak and cuts the bytes of X and W x2.00, so the critical batch goes from "
-         "120 to never (bf16 to fp8)."),
+         "fp8 keeps the peak and cuts the bytes of X and W to 1/2.00, so the critical batch goes "
+         "from 120 to never (bf16 to fp8)."),
         # the x1.25 and x0.8 edges still 'barely move': 150 / 120 = 1.25, 96 / 120 = 0.8
         ("ridges", ridges(fp8_batch=150), 2, "in", "barely moves: 150 against 120"),
         ("ridges", ridges(fp8_batch=96), 2, "in", "barely moves: 96 against 120"),
@@ -429,7 +429,7 @@ LONGER = tuple(replace(a, long_intensity=a.intensity * 1.01) for a in exercises(
         ("exercises", replace(exercises(), attention=LONGER), 2, "in",
          "tokens it is now (1.0, 4.0, 32.3), and"),
         ("tiling", tiling(registers=320000), 1, "ends",  # 160,000 / 320,000
-         "takes 156.2 KiB: x2.00 less than its 312 KiB register file. One SM's registers can "
+         "takes 156.2 KiB: 1/2.00 as much as its 312 KiB register file. One SM's registers can "
          "hold it."),
         ("tiling", tiling(registers=320000), 2, "starts", "Real GPUs go further. A large L2 cache"),
         ("tiling", tiling(registers=160000), 1, "in",  # exactly the same
@@ -444,11 +444,11 @@ LONGER = tuple(replace(a, long_intensity=a.intensity * 1.01) for a in exercises(
          "from 500 to 333 FLOP/B."),
         # both shrink, compute less (x0.50 against x0.25): the ridge rises, yet nothing grows
         ("network", network(b300_peak=100e12, b300_link=1e11), 3, "==",
-         "From Hop to Bee, bf16 peak shrank x2.00 and NVLink shrank x4.00: the network ridge "
-         "rises from 500 to 1,000 FLOP/B."),
-        # 1e10 / 1e11 = x10.00 less; K > 2 x 200e12 / 1e10 = 40,000: no 'only'
+         "From Hop to Bee, bf16 peak shrank to 1/2.00 and NVLink shrank to 1/4.00: the network "
+         "ridge rises from 500 to 1,000 FLOP/B."),
+        # 1e10 / 1e11 = 1/10.00 as much; K > 2 x 200e12 / 1e10 = 40,000: no 'only'
         ("network", network(hop_link=1e10), 1, "==",
-         "Hop link carries x10.00 less bandwidth than one Tee ICI link, and the Hop needs "
+         "Hop link carries 1/10.00 as much bandwidth as one Tee ICI link, and the Hop needs "
          "K > 40,000.0."),
         # x1.50 against x1.46 (equal at one decimal): compute still grew faster
         ("network", network(b300_link=5.84e11), 3, "==",
@@ -510,20 +510,20 @@ LECTURE = [
     "MQA's 32.0 FLOP/B is below the H100 SXM ridge of 295.2",  # 989 / 3.35
     "reach the flat roof from B = 1024",
     # tile side 2 * 295.2 = 590.4; 590.4^2 * 4 B = 1.39 MB = x5.32 the 256 KiB registers
-    "x5.32 more than its 256 KiB register file. No single SM gets there by itself.",
+    "x5.32 as much as its 256 KiB register file. No single SM gets there by itself.",
     # K > 2 * peak / link: 2 * 989e12 / 450e9 = 4,395.6 < v5e's 2 * 197e12 / 4.5e10 = 8,755.6
-    "NVLink 4 carries x10.00 more bandwidth than one TPU v5e ICI link",
+    "NVLink 4 carries x10.00 as much bandwidth as one TPU v5e ICI link",
     "and the H100 SXM needs only K > 4,395.6.",
     "TPU v6e has x4.67 the TPU v5e's compute and x2.00 its link bandwidth, so one link "
     "needs K > 20,444.4",
     # H200 4.8 TB/s over H100 3.35 TB/s = x1.43; ridges 989/3.35 = 295, 989/4.8 = 206
-    "with x1.43 more bandwidth than the H100 SXM (4.80 TB/s against 3.35 TB/s)",
+    "with x1.43 as much bandwidth as the H100 SXM (4.80 TB/s against 3.35 TB/s)",
     "so its ridge falls from 295 to 206 FLOP/B",
     "A lower ridge makes full speed easier to reach.",
-    # 15e15 / 5e15 = x3.00 the compute; 1 / 0.5625 = x1.78 fewer bytes (4.5-bit nvfp4);
+    # 15e15 / 5e15 = x3.00 the compute; bytes 0.5625 = 1/1.78 (4.5-bit nvfp4);
     # ridges 5e15 / 8e12 = 625 and 15e15 / 8e12 = 1875
-    "nvfp4 on B300: x3.00 the fp8 compute for only x1.78 fewer bytes. The ridge rises from 625 "
-    "to 1875 FLOP/B",
+    "nvfp4 on B300: x3.00 the fp8 compute with the bytes cut only to 1/1.78. The ridge rises from "
+    "625 to 1875 FLOP/B",
     "332 against 319 in bf16 (x1.04)",  # critical batches, fp8 against bf16 on the H100
     # B300 2.5 PFLOP/s / H100 989 TFLOP/s = x2.53; NVLink 900 / 450 GB/s = x2.00
     "From H100 SXM to B300, bf16 peak (an estimate) grew x2.53 but NVLink only x2.00: the "
@@ -541,14 +541,14 @@ def test_lecture_numbers_by_hand() -> None:
 @pytest.mark.parametrize(
     ("edit", "wanted"),
     [
-        # 2.4 / 3.35 = x1.40 less; ridge 989 / 2.4 = 412
-        ({"h200": {"mem_bw": 0.5}}, ["with x1.40 less bandwidth than the H100 SXM",
+        # 2.4 / 3.35 = 1/1.40 as much; ridge 989 / 2.4 = 412
+        ({"h200": {"mem_bw": 0.5}}, ["with 1/1.40 as much bandwidth as the H100 SXM",
                                      "so its ridge rises from 295 to 412 FLOP/B",
                                      "A higher ridge makes full speed harder to reach."]),
-        # 15 / 6 = 2.5 PFLOP/s: x0.50 the compute for x1.78 fewer bytes, no 'only'; 625 -> 312
+        # 15 / 6 = 2.5 PFLOP/s: x0.50 the compute, bytes cut to 1/1.78, no 'only'; 625 -> 312
         ({"b300": {"peak nvfp4": 1 / 6}}, [
-            "nvfp4 on B300: x0.50 the fp8 compute for x1.78 fewer bytes. The ridge falls from ",
-            "625 to 312 FLOP/B", "the chip stays busy with smaller batches"]),
+            "nvfp4 on B300: x0.50 the fp8 compute with the bytes cut to 1/1.78. The ridge falls ",
+            "from 625 to 312 FLOP/B", "the chip stays busy with smaller batches"]),
         # int8 x4: ridge 1576e12 / 8.2e11 = 1922
         ({"tpu_v5e": {"peak int8": 4}}, ["the critical batch rises from 256 to"]),
         # 2 x 989 / 3.35 = 590.4; the smallest B with I(B) >= 590.4 is 690 (conftest.critical_batch)
@@ -559,9 +559,9 @@ def test_lecture_numbers_by_hand() -> None:
         # I(B) >= 29.52 is 30 (I(29) = 28.9), not a critical batch 'of 30, not 30'
         ({"h100": {"peak bf16": 0.1}}, [
             "on H100 SXM it is 30, just above the ridge of 29.52, because"]),
-        # 22.5 GB/s against 900 GB/s: x40.00 less, once printed as 'x0 the bandwidth'
+        # 22.5 GB/s against 900 GB/s: 1/40.00 as much, once printed as 'x0 the bandwidth'
         ({"h100": {"link": 0.05}, "tpu_v5e": {"link": 20}}, [
-            "NVLink 4 carries x40.00 less bandwidth than one TPU v5e ICI link"]),
+            "NVLink 4 carries 1/40.00 as much bandwidth as one TPU v5e ICI link"]),
         # ridge 18 x 197e12 / 8.2e11 = 4,324 > KN / (K + N) = 4,096: no batch reaches it in
         # bf16, once 'the critical batch goes from never to never'
         ({"tpu_v5e": {"peak bf16": 18}}, [
@@ -606,8 +606,8 @@ def check_claims(out: str, table: dict) -> None:
         assert int(m.group(1)) > ridge and m.group(1) != m.group(2)
     bw_ratio = h200.mem_bw / h100.mem_bw
     if f"{bw_ratio:.2f}" != "1.00":
-        word = "more" if bw_ratio > 1 else "less"
-        assert f"x{max(bw_ratio, 1 / bw_ratio):.2f} {word} bandwidth than the H100 SXM" in out
+        factor = f"x{bw_ratio:.2f}" if bw_ratio > 1 else f"1/{1 / bw_ratio:,.2f}"
+        assert f"{factor} as much bandwidth as the H100 SXM" in out
     mqa = 32.0  # 32 query heads on one KV head: I = H_q / H_kv
     assert ("MQA's 32.0 FLOP/B is below" in out) == (f"{ridge:.1f}" != "32.0" and ridge > mqa)
     side, registers = 2 * ridge, 65536 * 4

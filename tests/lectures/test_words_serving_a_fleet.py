@@ -44,11 +44,11 @@ def test_chunking_by_hand() -> None:
         "40.0 ms (x4.00 slower)."
     )
     # 30 / 100 = 0.3 of the ridge; 500 / 100 = 5; (40 - 10) ms / 1,984 = 15.1 µs a prompt
-    # token against 30 ms / 2,048 = 14.6 µs alone: 15.12 / 14.65 = x1.03 more
+    # token against 30 ms / 2,048 = 14.6 µs alone: 15.12 / 14.65 = x1.03 as much
     assert said[1] == (
         "The decode-only step runs at 30 FLOP/byte, in the memory-bound regime (ridge 100); "
         "the full step at 500, in the compute-bound regime. Mixed in, a prompt token adds "
-        "15.1 µs to the step, x1.03 more GPU time than the 14.6 µs it takes in a prompt pass "
+        "15.1 µs to the step, x1.03 as much GPU time as the 14.6 µs it takes in a prompt pass "
         "of its own."
     )
     # 30 + 10 ms stall; a full chunk of 40 ms and the last 64 tokens' 10 ms: 50 ms
@@ -114,7 +114,7 @@ def test_fleet_by_hand() -> None:
     )
     assert "The budget closes within 13.43%" in said[0]  # the larger of the two errors
     # 0.3003 / 0.0603 = x4.98
-    assert "an output token costs x4.98 more to serve than an input token." in said[1]
+    assert "an output token costs x4.98 as much to serve as an input token." in said[1]
     check = page.FleetCheck(DEEPSEEK_FLEET, 2000.0, 3000.0, 0.06, 0.3, hit_share=0.563)
     group = page.fleet_section(check)
     share = next(r for r in rows(group) if r[0] == "cache-hit share")
@@ -190,10 +190,10 @@ TIE16 = [cost("D", 0, ((1, 2.0), (16, 0.1))), cost("E", 8, ((1, 3.0), (16, 0.100
         (2, [D2, cost("E", 8, ((1, 1.0),))], 0, "in", "E is cheaper"),
         # batch 1 is the only batch: no sentence on a larger one
         (1, [DENSE, MOE], None, "not in", "the largest both hold"),
-        # a prompt token at $0.01/M against $0.1/M out: x10.00 less, and the reason
-        (64, [DENSE, MOE], 2, "in", "x10.00 less: prefill fills the matmuls in one pass"),
-        # x5.00 more: no reason given
-        (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "in", "x5.00 more"),
+        # a prompt token at $0.01/M against $0.1/M out: 1/10.00 as much, and the reason
+        (64, [DENSE, MOE], 2, "in", "1/10.00 as much: prefill fills the matmuls in one pass"),
+        # x5.00 as much: no reason given
+        (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "in", "x5.00 as much"),
         (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "not in", "prefill fills"),
         (4, [D4, E4], 1, "in", "D is still cheaper"),  # cheaper at batch 1 and at batch 4
         # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
@@ -275,7 +275,7 @@ def test_disaggregation_by_hand() -> None:
     # 100 µs / 2 ms = 1/20
     assert said[1].startswith(
         "For the flags' request a prompt token takes 100 µs of GPU time and an output token "
-        "2.00 ms at batch 64: a prompt token costs x20.00 less."
+        "2.00 ms at batch 64: a prompt token costs 1/20.00 as much."
     )
     balance = [page.Balance(2048, 512, 0.2048, 1.024, 0.25)]
     # P:D 0.25: a quarter of a prefill GPU per decode GPU, 0.25 / 1.25 = 20.0% of the GPUs
@@ -355,7 +355,7 @@ def test_the_default_run_by_hand() -> None:
     # K = 1 at a = 0.8: E = 1 + 0.8 = 1.80 tokens a verify step
     assert "1.80" in default_run
     assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in default_run
-    assert "x" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
+    assert "1/" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
     assert "prefill fills the matmuls in one pass" in default_run
 
 

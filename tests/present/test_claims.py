@@ -39,21 +39,24 @@ def test_each_word_follows_its_numbers() -> None:
         (claims.rose(2.0, 2.0, one, " ms"), "stayed at 2.0 ms"),
         (claims.rose(2.0, 3.0, str), "rose from 2.0 to 3.0"),
         (claims.grew(1.5), "grew x1.50"),
-        (claims.grew(0.5), "shrank x2.00"),
+        (claims.grew(0.5), "shrank to 1/2.00"),
         (claims.grew(1.0), "stayed the same"),
         (claims.grew(0.999), "stayed the same"),
         (claims.speed(4.18, 2.92), "x1.43 faster"),  # 4.18 / 2.92 = 1.4315
         (claims.speed(2.92, 4.18), "x1.43 slower"),
         (claims.speed(3.0, 3.0), "no faster"),
-        (claims.times(2.0), "x2.00 more"),
-        (claims.times(0.5), "x2.00 less"),
+        (claims.times(2.0), "x2.00 as much"),
+        (claims.times(0.5), "1/2.00 as much"),
         (claims.times(1.0), "the same"),
-        (claims.than(2.0), "x2.00 more than"),
-        (claims.than(0.25, digits=1), "x4.0 less than"),
+        (claims.times(1 / 1024, 0), "1/1,024 as much"),  # the reciprocal, comma-grouped
+        (claims.times(0.45, 0), "1/2 as much"),  # 0.45 prints 0: 1 / 0.45 = 2.2, never 1/1
+        (claims.times(0.6, 0), "the same"),  # 0.6 prints 1
+        (claims.than(2.0), "x2.00 as much as"),
+        (claims.than(0.25, digits=1), "1/4.0 as much as"),
         (claims.than(1.0), "the same as"),
         (claims.than(1.004), "the same as"),  # x1.00: prints the same
-        (claims.than(1.43, "bandwidth"), "x1.43 more bandwidth than"),
-        (claims.than(0.5, "bandwidth"), "x2.00 less bandwidth than"),
+        (claims.than(1.43, "bandwidth"), "x1.43 as much bandwidth as"),
+        (claims.than(0.5, "bandwidth"), "1/2.00 as much bandwidth as"),
         (claims.than(1.001, "bandwidth"), "the same bandwidth as"),
         (claims.more_or_fewer(3, 2, "sequences"), "more sequences"),
         (claims.more_or_fewer(2, 3, "sequences"), "fewer sequences"),
@@ -105,13 +108,26 @@ def test_each_word_follows_its_numbers() -> None:
     said = {
         (3.17, 2.15): "compute grew x3.17 but bandwidth only x2.15",
         (2.15, 3.17): "bandwidth grew x3.17 but compute only x2.15",
-        (0.5, 2.15): "bandwidth grew x2.15 and compute shrank x2.00",
-        (0.32, 0.46): "bandwidth shrank x2.17 and compute shrank x3.12",
+        (0.5, 2.15): "bandwidth grew x2.15 and compute shrank to 1/2.00",
+        (0.32, 0.46): "bandwidth shrank to 1/2.17 and compute shrank to 1/3.12",
         (2.0, 2.0): "compute and bandwidth both grew x2.00",
         (1.0, 2.0): "bandwidth grew x2.00 and compute stayed the same",
         (3.17, 1.5): "compute grew x3.17 but bandwidth only x1.50",  # both grew, one < 2
     }
     assert {(a, b): claims.outgrew("compute", a, "bandwidth", b) for a, b in said} == said
+
+
+@given(st.floats(min_value=1e-6, max_value=1e6), st.integers(min_value=0, max_value=6))
+def test_a_factor_prints_on_the_side_of_1_its_value_is(x: float, digits: int) -> None:
+    # 'x2 as much' only for x > 1, '1/2 as much' only for x < 1 (never 1/1 or 1/0), 'the
+    # same' only when x prints as 1 at these digits; grew says the same factor
+    said = claims.times(x, digits)
+    assert claims.grew(x, digits).endswith(said.removesuffix(" as much"))
+    if said == "the same":
+        assert f"{x:.{digits}f}" == f"{1:.{digits}f}"
+    else:
+        sign, number = re.fullmatch(r"(x|1/)([\d,.]+) as much", said).groups()
+        assert float(number.replace(",", "")) > 1 and (x > 1) == (sign == "x")
 
 
 def test_crossover_line_names_the_interval_and_both_intensities_or_none() -> None:

@@ -149,12 +149,10 @@ def test_format_table_aligns_numbers_right_text_left_and_refuses_ragged_rows() -
     assert lines[1] == "--------  -----"
     assert lines[2] == "H100 SXM    295"
     assert lines[3] == "TPU v5e    1875"
-    # ratio and comma numbers are right-aligned, the 'D > ...' text is left-aligned
-    text = format_table(
-        ["a", "b", "c"], [["x2.15", "1,875", "D > 8,755.6"], ["x10.00", "12", "D > 1.0"]]
-    )
-    rows = text.splitlines()[2:]
-    assert rows[0].startswith(" x2.15")
+    # ratio (also '1/33 as much') and comma numbers are right-aligned, 'D > ...' text left
+    cells = [["x2.15", "1,875", "D > 8,755.6"], ["1/33 as much", "12", "D > 1.0"]]
+    rows = format_table(["a", "b", "c"], cells).splitlines()[2:]
+    assert rows[0].startswith(" " * 7 + "x2.15")
     assert rows[1].split("  ")[-1] == "D > 1.0"
     assert format_table(["a", "bb"], []) == "a  bb\n-  --"  # no rows
     with pytest.raises(ValueError, match="2 cells, header has 3"):

@@ -120,6 +120,8 @@ def test_the_reader_catches_a_wrong_direction() -> None:
         "The time bound falls from 1.2 ms to 3.4 ms.",
         "The time bound falls from 450 ps to 1.20 ns.",  # ps: below a nanosecond
         "decode gets x0.90 faster.",
+        "int4 weights take 1/0.25 as much memory as bf16, and NVLink shrank to 1/1.00.",
+        "H200 pairs its compute with x0.70 as much bandwidth as the H100 SXM.",
         "9 of the 8 operators are memory-bound.",
         "Neither reaches its ridge from shared memory alone: the ridge takes the H100 SXM "
         "149 KiB (x0.65 what it has).",

@@ -91,9 +91,9 @@ def test_lecture05_and_the_h200_exercise_by_hand(capsys, monkeypatch) -> None:
     )
     edit_table(monkeypatch, EDITS["README: A100 bf16 1979e12"])
     text = run("05", capsys, monkeypatch)
-    # 989 / 1979 = 0.4997: compute shrank x2.00; ridge 1979 / 1.555 = 1,272.7
+    # 989 / 1979 = 0.4997: compute shrank to 1/2.00; ridge 1979 / 1.555 = 1,272.7
     assert (
-        "bandwidth grew x2.15 and bf16 compute shrank x2.00, so the ridge point fell from "
+        "bandwidth grew x2.15 and bf16 compute shrank to 1/2.00, so the ridge point fell from "
         "1,272.7 to 295.2 FLOP/B: on the newer chip a kernel between 295.2 and 1,272.7 FLOP/B "
         "reaches the compute roof it misses on the older." in text
     )
