@@ -123,6 +123,11 @@ def test_mfu_mbu_achievable_roofs_ridge_tokens_and_flat_until() -> None:
     ridge = 312e12 / 1555e9
     brute = next(n for n in range(1, 10_000) if n * K * N / (n * K + K * N + n * N) >= ridge)
     assert predict.ridge_tokens(K, N, predict.spec_roofs(A100, "bf16")) == brute
+    for e in (1, 4):  # fp8 and fp32 operands: every one of X, W and Y at e bytes
+        brute = next(
+            n for n in range(1, 10**5) if 2 * n * K * N / (e * (n * K + K * N + n * N)) >= ridge
+        )
+        assert predict.ridge_tokens(K, N, predict.spec_roofs(A100, "bf16"), e) == brute
     t = predict.matmul_time(1, 4096, 22016, predict.spec_roofs(A100, "bf16"))
     assert t == pytest.approx(2 * (4096 + 4096 * 22016 + 22016) / 1555e9)
     roofs = predict.Roofs("toy", 1e30, 1.0, 1.0)  # bandwidth-bound: time = bytes
