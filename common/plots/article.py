@@ -45,14 +45,6 @@ def measured_points(operations: Sequence[Any]) -> tuple[list[MeasuredPoint], int
 _OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (6, -4), (-6, -4), (0, 7), (0, -15))
 
 
-def _text_box(x: float, y: float, dx: float, dy: float, text: str, size_px: float) -> tuple:
-    """Approximate pixel box of `text` anchored at (x + dx, y + dy): left-aligned if dx >= 0."""
-    width = 0.62 * size_px * max(len(text), 1)
-    left = x + dx if dx >= 0 else x + dx - width
-    bottom = y + dy
-    return left, bottom, left + width, bottom + size_px
-
-
 def _overlap(a: tuple, b: tuple) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
@@ -128,9 +120,10 @@ def place_labels(
     look = {"fontsize": fontsize, "color": color}
     for k, ((x, y), (px, py), text) in enumerate(zip(anchors, points, texts, strict=True)):
         others = markers[:k] + markers[k + 1 :]
-        best = None
+        best, width = None, 0.62 * size_px * max(len(text), 1)  # the label's approximate box
         for dx, dy in [*offsets, *far]:
-            box = _text_box(x, y, dx * px_per_pt, dy * px_per_pt, text, size_px)
+            left = x + dx * px_per_pt if dx >= 0 else x + dx * px_per_pt - width  # left-aligned
+            box = (left, y + dy * px_per_pt, left + width, y + dy * px_per_pt + size_px)
             inside = frame.x0 <= box[0] and box[2] <= frame.x1
             inside = inside and frame.y0 <= box[1] and box[3] <= frame.y1
             clashes = sum(_overlap(box, o) for o in taken + others) + (0 if inside else 100)
