@@ -171,22 +171,22 @@ class Kernels(NamedTuple):
     matmul_n: int
 
 
-def _numpy_kernels(times: dict[str, Any], plan: Budget | None = None) -> Kernels:
+def _numpy_kernels(quick: bool, plan: Budget | None = None) -> Kernels:
     """The real kernels: a matmul sized by speed, a streaming add over the rest of the budget."""
     import numpy as np
 
     cap = memory_cap_bytes()
     if plan is not None:
         cap = min(cap or plan.arrays_bytes, plan.arrays_bytes // 8)
-    a, b, c = _square_operands(matmul_size_for(times["matmul_call_s"], cap))
+    call_s = (QUICK_BUDGET if quick else FULL_BUDGET)["matmul_call_s"]
+    a, b, c = _square_operands(matmul_size_for(call_s, cap))
     stream, stream_bytes = _stream_add(bandwidth_working_set_bytes(plan, 3 * a.nbytes))
     return Kernels(stream, stream_bytes, partial(np.matmul, a, b, out=c), a.shape[0])
 
 
 def roof_run(quick: bool, plan: Budget) -> RoofRun:
     """A started RoofRun on the real kernels, sized within `plan` (lecture 01's budget)."""
-    times = QUICK_BUDGET if quick else FULL_BUDGET
-    return RoofRun(_numpy_kernels(times, plan), quick, seconds=plan.seconds).start()
+    return RoofRun(_numpy_kernels(quick, plan), quick, seconds=plan.seconds).start()
 
 
 BUSY_MEDIAN_SHARE = 0.8  # a roof whose median call is below 80% of its best: a busy run
@@ -316,8 +316,7 @@ def calibrate(
     quick: bool = False, clock: Clock = time.perf_counter, kernels: Kernels | None = None
 ) -> dict[str, Any]:
     """Measure this machine's bandwidth and matmul roofs and their ridge point I* = P / beta."""
-    times = QUICK_BUDGET if quick else FULL_BUDGET
-    run = RoofRun(kernels or _numpy_kernels(times), quick, clock).start()
+    run = RoofRun(kernels or _numpy_kernels(quick), quick, clock).start()
     return run.calibration(machine.usable_cores())
 
 
