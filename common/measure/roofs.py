@@ -81,12 +81,11 @@ def blas_threads(threads: int | None) -> Iterator[int | None]:
         yield threads
 
 
-def _stream_add(working_set_bytes: int | None = None) -> tuple[Callable[[], object], int]:
+def _stream_add(working_set_bytes: int) -> tuple[Callable[[], object], int]:
     """A streaming add z = x + y over the working set, and the bytes one call moves (12 n)."""
     import numpy as np
 
-    total = working_set_bytes or bandwidth_working_set_bytes()
-    n = max(1024, total // (3 * FP32))
+    n = max(1024, working_set_bytes // (3 * FP32))
     x, y = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
     z = np.empty(n, dtype=np.float32)  # the first (warm-up) call touches its pages
     return partial(np.add, x, y, out=z), 3 * n * FP32
@@ -262,9 +261,7 @@ class RoofRun:
     ) -> float:
         """Best seconds of `fn` over `rounds` rounds, each followed by one call of both roofs."""
         stream, _, matmul, _ = self.kernels
-        best = math.inf
-        if self.clock() > self.deadline:
-            budget_s = 0.0
+        best, budget_s = math.inf, 0.0 if self.clock() > self.deadline else budget_s
         for r in range(rounds):
             times = self._round(fn, r, rounds, repeat, budget_s)
             best = min(best, *times)
