@@ -107,13 +107,10 @@ def place_labels(
     ]
     anchors = [tuple(ax.transData.transform(p)) for p in points]
     markers = [(x - marker_px, y - marker_px, x + marker_px, y + marker_px) for x, y in anchors]
-    taken = []
-    for ox, oy in (tuple(ax.transData.transform(p)) for p in obstacles):
-        taken.append((ox - line_px, oy - line_px, ox + line_px, oy + line_px))
-    for artist in [*ax.texts, ax.get_legend()]:  # existing annotations and the legend
-        if artist is not None:
-            box = artist.get_window_extent()
-            taken.append((box.x0, box.y0, box.x1, box.y1))
+    lines = (ax.transData.transform(p) for p in obstacles)
+    taken = [(ox - line_px, oy - line_px, ox + line_px, oy + line_px) for ox, oy in lines]
+    artists = [a for a in [*ax.texts, ax.get_legend()] if a is not None]  # annotations, legend
+    taken += [tuple(a.get_window_extent().extents) for a in artists]
     frame = ax.get_window_extent()
     # A second ring further out, joined to its point by a thin leader line.
     far = [(dx * 3, dy * 2 if dy > 0 else dy * 1.6) for dx, dy in offsets if dx]
