@@ -34,10 +34,9 @@ def measured_points(operations: Sequence[Any]) -> tuple[list[MeasuredPoint], int
             i = positive_number(op, "intensity")
             achieved = positive_number(op, "achieved_flops_per_s")
             bound = op.get("bound") if op.get("bound") in ("memory", "compute") else "unknown"
+            points.append(MeasuredPoint(name, i, achieved, bound))
         except (KeyError, TypeError, ValueError, AttributeError):
             bad += 1
-            continue
-        points.append(MeasuredPoint(name, i, achieved, bound))
     return points, bad
 
 
