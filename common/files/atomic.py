@@ -42,12 +42,9 @@ def atomic_output(path: str | os.PathLike[str], mode: str = "wb") -> Iterator[IO
     held = _hold_signals()  # a Ctrl-C inside mkstemp would leave a file nobody knows of
     try:
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
-    except OSError as exc:
+    except BaseException as exc:
         _release_signals(held)
-        raise _naming(exc, target) from None
-    except BaseException:
-        _release_signals(held)
-        raise
+        raise (_naming(exc, target) if isinstance(exc, OSError) else exc) from None
     try:
         _release_signals(held)  # a signal that came meanwhile is raised here, inside the try
         os.umask(umask := os.umask(0))  # read the umask (by setting and restoring it)

@@ -51,9 +51,8 @@ def blas_info() -> dict[str, Any]:
     info.update(threads=None, threading_layer="")
     from threadpoolctl import threadpool_info  # a dependency of the course (pyproject.toml)
 
-    blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
-    if blas:
-        first = blas[0]
+    first = next((p for p in threadpool_info() if p.get("user_api") == "blas"), None)
+    if first:
         info.update(
             library=first.get("internal_api", "unknown"),
             version=str(first.get("version") or ""),
@@ -62,12 +61,10 @@ def blas_info() -> dict[str, Any]:
             threading_layer=str(first.get("threading_layer") or ""),
         )
         return info
-    try:  # numpy >= 1.25 describes its build
+    with contextlib.suppress(TypeError, AttributeError):  # numpy >= 1.25 describes its build
         config = np.show_config(mode="dicts")
         blas_cfg = config.get("Build Dependencies", {}).get("blas", {})
         info.update(library=blas_cfg.get("name", "unknown"), version=blas_cfg.get("version", ""))
-    except (TypeError, AttributeError):
-        pass
     return info
 
 

@@ -81,12 +81,11 @@ def blas_threads(threads: int | None) -> Iterator[int | None]:
         yield threads
 
 
-def _stream_add(working_set_bytes: int | None = None) -> tuple[Callable[[], object], int]:
+def _stream_add(working_set_bytes: int) -> tuple[Callable[[], object], int]:
     """A streaming add z = x + y over the working set, and the bytes one call moves (12 n)."""
     import numpy as np
 
-    total = working_set_bytes or bandwidth_working_set_bytes()
-    n = max(1024, total // (3 * FP32))
+    n = max(1024, working_set_bytes // (3 * FP32))
     x, y = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
     z = np.empty(n, dtype=np.float32)  # the first (warm-up) call touches its pages
     return partial(np.add, x, y, out=z), 3 * n * FP32
@@ -171,22 +170,22 @@ class Kernels(NamedTuple):
     matmul_n: int
 
 
-def _numpy_kernels(times: dict[str, Any], plan: Budget | None = None) -> Kernels:
+def _numpy_kernels(quick: bool, plan: Budget | None = None) -> Kernels:
     """The real kernels: a matmul sized by speed, a streaming add over the rest of the budget."""
     import numpy as np
 
     cap = memory_cap_bytes()
     if plan is not None:
         cap = min(cap or plan.arrays_bytes, plan.arrays_bytes // 8)
-    a, b, c = _square_operands(matmul_size_for(times["matmul_call_s"], cap))
+    call_s = (QUICK_BUDGET if quick else FULL_BUDGET)["matmul_call_s"]
+    a, b, c = _square_operands(matmul_size_for(call_s, cap))
     stream, stream_bytes = _stream_add(bandwidth_working_set_bytes(plan, 3 * a.nbytes))
     return Kernels(stream, stream_bytes, partial(np.matmul, a, b, out=c), a.shape[0])
 
 
 def roof_run(quick: bool, plan: Budget) -> RoofRun:
     """A started RoofRun on the real kernels, sized within `plan` (lecture 01's budget)."""
-    times = QUICK_BUDGET if quick else FULL_BUDGET
-    return RoofRun(_numpy_kernels(times, plan), quick, seconds=plan.seconds).start()
+    return RoofRun(_numpy_kernels(quick, plan), quick, seconds=plan.seconds).start()
 
 
 BUSY_MEDIAN_SHARE = 0.8  # a roof whose median call is below 80% of its best: a busy run
@@ -262,9 +261,7 @@ class RoofRun:
     ) -> float:
         """Best seconds of `fn` over `rounds` rounds, each followed by one call of both roofs."""
         stream, _, matmul, _ = self.kernels
-        best = math.inf
-        if self.clock() > self.deadline:
-            budget_s = 0.0
+        best, budget_s = math.inf, 0.0 if self.clock() > self.deadline else budget_s
         for r in range(rounds):
             times = self._round(fn, r, rounds, repeat, budget_s)
             best = min(best, *times)
@@ -316,8 +313,7 @@ def calibrate(
     quick: bool = False, clock: Clock = time.perf_counter, kernels: Kernels | None = None
 ) -> dict[str, Any]:
     """Measure this machine's bandwidth and matmul roofs and their ridge point I* = P / beta."""
-    times = QUICK_BUDGET if quick else FULL_BUDGET
-    run = RoofRun(kernels or _numpy_kernels(times), quick, clock).start()
+    run = RoofRun(kernels or _numpy_kernels(quick), quick, clock).start()
     return run.calibration(machine.usable_cores())
 
 

@@ -90,8 +90,4 @@ def rotating(
 ) -> Callable[[], object]:
     """A call fn(x, operands[k], out=out) whose k moves on by one each call (cycling)."""
     turn = itertools.cycle(operands)
-
-    def call() -> object:
-        return fn(x, next(turn), out=out)
-
-    return call
+    return lambda: fn(x, next(turn), out=out)

@@ -34,23 +34,14 @@ def measured_points(operations: Sequence[Any]) -> tuple[list[MeasuredPoint], int
             i = positive_number(op, "intensity")
             achieved = positive_number(op, "achieved_flops_per_s")
             bound = op.get("bound") if op.get("bound") in ("memory", "compute") else "unknown"
+            points.append(MeasuredPoint(name, i, achieved, bound))
         except (KeyError, TypeError, ValueError, AttributeError):
             bad += 1
-            continue
-        points.append(MeasuredPoint(name, i, achieved, bound))
     return points, bad
 
 
 # --- Label placement ---------------------------------------------------------
 _OFFSETS = ((4, 3), (4, -11), (-4, 3), (-4, -11), (6, -4), (-6, -4), (0, 7), (0, -15))
-
-
-def _text_box(x: float, y: float, dx: float, dy: float, text: str, size_px: float) -> tuple:
-    """Approximate pixel box of `text` anchored at (x + dx, y + dy): left-aligned if dx >= 0."""
-    width = 0.62 * size_px * max(len(text), 1)
-    left = x + dx if dx >= 0 else x + dx - width
-    bottom = y + dy
-    return left, bottom, left + width, bottom + size_px
 
 
 def _overlap(a: tuple, b: tuple) -> bool:
@@ -115,22 +106,20 @@ def place_labels(
     ]
     anchors = [tuple(ax.transData.transform(p)) for p in points]
     markers = [(x - marker_px, y - marker_px, x + marker_px, y + marker_px) for x, y in anchors]
-    taken = []
-    for ox, oy in (tuple(ax.transData.transform(p)) for p in obstacles):
-        taken.append((ox - line_px, oy - line_px, ox + line_px, oy + line_px))
-    for artist in [*ax.texts, ax.get_legend()]:  # existing annotations and the legend
-        if artist is not None:
-            box = artist.get_window_extent()
-            taken.append((box.x0, box.y0, box.x1, box.y1))
+    lines = (ax.transData.transform(p) for p in obstacles)
+    taken = [(ox - line_px, oy - line_px, ox + line_px, oy + line_px) for ox, oy in lines]
+    artists = [a for a in [*ax.texts, ax.get_legend()] if a is not None]  # annotations, legend
+    taken += [tuple(a.get_window_extent().extents) for a in artists]
     frame = ax.get_window_extent()
     # A second ring further out, joined to its point by a thin leader line.
     far = [(dx * 3, dy * 2 if dy > 0 else dy * 1.6) for dx, dy in offsets if dx]
     look = {"fontsize": fontsize, "color": color}
     for k, ((x, y), (px, py), text) in enumerate(zip(anchors, points, texts, strict=True)):
         others = markers[:k] + markers[k + 1 :]
-        best = None
+        best, width = None, 0.62 * size_px * max(len(text), 1)  # the label's approximate box
         for dx, dy in [*offsets, *far]:
-            box = _text_box(x, y, dx * px_per_pt, dy * px_per_pt, text, size_px)
+            left = x + dx * px_per_pt if dx >= 0 else x + dx * px_per_pt - width  # left-aligned
+            box = (left, y + dy * px_per_pt, left + width, y + dy * px_per_pt + size_px)
             inside = frame.x0 <= box[0] and box[2] <= frame.x1
             inside = inside and frame.y0 <= box[1] and box[3] <= frame.y1
             clashes = sum(_overlap(box, o) for o in taken + others) + (0 if inside else 100)

@@ -37,10 +37,8 @@ def bandwidth_sweep_figure(
     lo, hi = min(sizes) / 1.3, max(sizes) * 1.3
     ax.set_xscale("log", base=2)
     if call_cost_limit is not None:
-        label = "fixed call cost ≥ 10% of the time"
-        style.labelled_band(
-            ax, lo, call_cost_limit, label, 0.12, 0.975, fontsize=7, color="#555555"
-        )
+        label, look = "fixed call cost ≥ 10% of the time", {"fontsize": 7, "color": "#555555"}
+        style.labelled_band(ax, lo, call_cost_limit, label, 0.12, 0.975, **look)
     pairs = [(s, c / GB) for s, c in zip(sizes, corrected, strict=True) if c is not None]
     for points, color, lw, label in (
         ([(s, m / GB) for s, m in zip(sizes, measured, strict=True)], style.NEUTRAL_COLOR, 1,

@@ -139,10 +139,10 @@ def roofline_panels_figure(
     return style.save_figure(fig, path)
 
 
-def _key_below(fig: Any, key: Sequence[str], ncols: int, fontsize: float) -> None:
+def _key_below(fig: Any, key: Sequence[str], **look: Any) -> None:
     """The figure's key under the axes: 'number  name' lines, with no marker drawn."""
     handles = [style.line_handle(None, "none", text) for text in key]
-    style.legend_below(fig, handles, ncols, fontsize, handlelength=0, handletextpad=0)
+    style.legend_below(fig, handles, handlelength=0, handletextpad=0, **look)
 
 
 class PointSeries(NamedTuple):

@@ -72,18 +72,11 @@ def new_figure(
     return fig, axes
 
 
-def legend_below(
-    fig: Any,
-    handles: Sequence[Any] | None = None,
-    ncols: int = 1,
-    fontsize: float = 9,
-    **style: Any,
-) -> None:
+def legend_below(fig: Any, handles: Sequence[Any] | None = None, **style: Any) -> None:
     """One frameless legend under the axes: `handles`, or every labelled artist's."""
     given = {} if handles is None else {"handles": list(handles)}
-    fig.legend(
-        **given, loc="outside lower center", ncols=ncols, fontsize=fontsize, frameon=False, **style
-    )
+    look = {"ncols": 1, "fontsize": 9, "frameon": False} | style  # one column, 9 pt by default
+    fig.legend(**given, loc="outside lower center", **look)
 
 
 def line_handle(color: str | None, linestyle: str, label: str, marker: str = "") -> Any:

@@ -27,11 +27,8 @@ def html_mode() -> bool:
 
 def _inline(text: str) -> str:
     """Escape text for HTML; a span between double backquotes becomes code."""
-    parts = re.split(r"``(.+?)``", str(text))
-    out = []
-    for i, part in enumerate(parts):
-        out.append(f"<code>{html.escape(part)}</code>" if i % 2 else html.escape(part))
-    return "".join(out)
+    parts = enumerate(re.split(r"``(.+?)``", str(text)))
+    return "".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in parts)
 
 
 def _plain(text: str) -> str:
@@ -58,13 +55,8 @@ class Table:
         format_table(self.headers, self.rows)  # ValueError now if a row is the wrong length
 
     def __str__(self) -> str:
-        lines = []
-        if self.title:
-            lines.append(_plain(self.title))
-        lines.append(format_table(self.headers, self.rows))
-        if self.note:
-            lines.append(_plain(self.note))
-        return "\n".join(lines)
+        lines = [_plain(self.title), format_table(self.headers, self.rows), _plain(self.note)]
+        return "\n".join(line for line in lines if line)
 
     def _repr_html_(self) -> str:
         numeric = _numeric_columns(self.rows, len(self.headers))
@@ -191,11 +183,10 @@ class Group:
         return "\n".join(str(i) for i in self.items if str(i))
 
     def _repr_html_(self) -> str:
-        parts = []
-        for item in self.items:
-            method = getattr(item, "_repr_html_", None)
-            parts.append(method() if method else f"<pre>{html.escape(str(item))}</pre>")
-        return "".join(parts)
+        return "".join(
+            i._repr_html_() if hasattr(i, "_repr_html_") else f"<pre>{html.escape(str(i))}</pre>"
+            for i in self.items
+        )
 
 
 def show(*items: object) -> Group | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-#: Commands replaced by a symbol or by nothing (spacing).
+#: Commands replaced by a symbol or by nothing (spacing); any other prints as its name.
 SYMBOLS = {
     "geq": ">=",
     "ge": ">=",
@@ -18,14 +18,8 @@ SYMBOLS = {
     "iff": "<=>",
     "ldots": "...",
     "ast": "*",
-    "beta": "beta",
-    "rho": "rho",
-    "alpha": "alpha",
-    "gamma": "gamma",
     "lceil": "ceil(",
     "rceil": ")",
-    "max": "max",
-    "min": "min",
     "left": "",
     "right": "",
     "qquad": " ",
