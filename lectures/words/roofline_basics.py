@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from common.present import console
+from common.present import claims, console
 from common.present.charts import ascii_roofline
 from common.present.claims import change, direction, listing, outgrew, ratio, than
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_intensity, fmt_rate, fmt_time
@@ -262,8 +262,8 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         f"{change(h1.ridge, h2.ridge, r0, ' FLOP/B')} and its critical batch "
         f"{batch_change(h1.batch, h2.batch)}.{moral}",
         _fp8(*r.fp8),
-        f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute with the bytes cut {only}to "
-        f"1/{cut:.2f}. The ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
+        f"nvfp4 on {n1.chip}: {ratio(gain)} the fp8 compute with {_bytes(cut, only)}. The "
+        f"ridge {change(n0.ridge, n1.ridge, r0, ' FLOP/B')} and the critical "
         f"batch {batch_change(n0.batch, n1.batch)}{busy}.",
         "Since the intensity stays below B, the critical batch sits above the ridge: in "
         f"bf16 on {x.chip} it {above}, because reading X and "
@@ -281,13 +281,25 @@ def batch_change(before: int | None, after: int | None) -> str:
     return change(before, after, str)
 
 
+def _bytes(cut: float, only: str = "", of: str = "") -> str:
+    """Bytes old / new in words: 'the bytes cut (only) to 1/2.00', 'the bytes raised x1.50'
+    or 'the same bytes' (an edited table may make low precision no smaller); `of`: whose."""
+    factor = claims.times(1 / cut).removesuffix(" as much")
+    if factor == "the same":
+        return f"the same bytes{of}"
+    if factor[0] == "1":
+        return f"the bytes{of} cut {only}to {factor}"
+    return f"the bytes{of} raised {factor}"
+
+
 def _fp8(bf16: Ridge, fp8: Ridge) -> str:
     """fp8 against bf16: the peak's factor, the bytes' factor, and what the batch did."""
     gain, cut = fp8.peak / bf16.peak, bf16.w_bytes / fp8.w_bytes
     d = direction(1.0, gain, lambda x: f"{x:.2f}")
     peak = {0: "keeps the peak", 1: f"raises the peak {ratio(gain)}"}
-    head = f"fp8 {peak.get(d, f'lowers the peak to 1/{1 / gain:.2f}')} and cuts the bytes of X "
-    head += f"and W to 1/{cut:.2f}, so the critical batch {_barely(bf16.batch, fp8.batch)}"
+    head = f"fp8 {peak.get(d, f'lowers the peak to 1/{1 / gain:.2f}')} with "
+    head += f"{_bytes(cut, of=' of X and W')}, so the critical batch "
+    head += _barely(bf16.batch, fp8.batch)
     if fp8.batch is None or bf16.batch is None:
         return head + " (bf16 to fp8)."
     if 0.8 <= (moved := fp8.batch / bf16.batch) <= 1.25:

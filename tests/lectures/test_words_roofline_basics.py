@@ -165,6 +165,15 @@ def ridges(
     return page.Ridges(100, 400, (h1, h8, h2, b8, b4), (h1, h2), (h1, h8), (b8, b4))
 
 
+def test_low_precision_bytes_are_said_as_the_edited_table_has_them() -> None:
+    # Bytes old / new: 2 -> 1 is 1/2.00; an edited fp8 of 2 bytes keeps them, of 4 doubles them.
+    assert page._bytes(2 / 1.125, "only ") == "the bytes cut only to 1/1.78"
+    bf16, fp8 = ridges().fp8
+    said = [page._fp8(bf16, replace(fp8, w_bytes=b)) for b in (2, 4)]
+    assert said[0].startswith("fp8 raises the peak x2.00 with the same bytes of X and W, so")
+    assert said[1].startswith("fp8 raises the peak x2.00 with the bytes of X and W raised x2.00")
+
+
 def test_ridge_table_by_hand() -> None:
     r = ridges(nv=(100, None))
     r = replace(r, rows=(replace(r.rows[0], estimate=True), *r.rows[1:]))
@@ -187,7 +196,7 @@ def test_ridge_observations_by_hand() -> None:
         "Hop (2.00 TB/s against 1.00 TB/s), so its ridge falls from 100 to 50 FLOP/B and its "
         "critical batch falls from 120 to 60. A lower ridge makes full speed easier to reach.",
         # 200 / 100 = x2.00 the peak; 2 / 1 bytes = x2.00; 110 / 120 = 0.92 within x1.25
-        "fp8 raises the peak x2.00 and cuts the bytes of X and W to 1/2.00, so the critical batch "
+        "fp8 raises the peak x2.00 with the bytes of X and W cut to 1/2.00, so the critical batch "
         "barely moves: 110 against 120 in bf16 (x0.92). Low precision speeds up both sides of "
         "the ledger; by itself it does not change which side limits.",
         # 3e15 / 1e15 = x3.00 the compute, bytes 0.5 / 1 = 1/2.00: 'only'
@@ -397,14 +406,14 @@ LONGER = tuple(replace(a, long_intensity=a.intensity * 1.01) for a in exercises(
         ("ridges", ridges(nv=(100, None)), 3, "in", "the critical batch goes from 100 to never."),
         # 400 / 100 = x4.00 peak, bytes x2: batch 120 -> 300 is x2.50, outside x1.25
         ("ridges", ridges(fp8=400e12, fp8_batch=300), 2, "==",
-         "fp8 raises the peak x4.00 and cuts the bytes of X and W to 1/2.00, so the critical batch "
+         "fp8 raises the peak x4.00 with the bytes of X and W cut to 1/2.00, so the critical batch "
          "rises from 120 to 300 (x2.50): the peak and the bytes do not move together here, so "
          "fp8 changes which side limits."),
         ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "starts",
-         "fp8 lowers the peak to 1/2.00 and cuts the bytes of X and W to 1/2.00, so "),
+         "fp8 lowers the peak to 1/2.00 with the bytes of X and W cut to 1/2.00, so "),
         ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "in", "falls from 120 to 60 (x0.50)"),
         ("ridges", ridges(fp8=100.2e12, fp8_batch=None), 2, "==",
-         "fp8 keeps the peak and cuts the bytes of X and W to 1/2.00, so the critical batch goes "
+         "fp8 keeps the peak with the bytes of X and W cut to 1/2.00, so the critical batch goes "
          "from 120 to never (bf16 to fp8)."),
         # the x1.25 and x0.8 edges still 'barely move': 150 / 120 = 1.25, 96 / 120 = 0.8
         ("ridges", ridges(fp8_batch=150), 2, "in", "barely moves: 150 against 120"),
