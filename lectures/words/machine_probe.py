@@ -192,7 +192,10 @@ def operation_observations(ops: Operations) -> Observations:
         reach = "reaches" if len(fast) == 1 else "reach"
         side = f"against I* = {ridge:.2f}: {listing(fast)} {reach} the compute roof here."
     else:
-        side = f"at most 1/{ridge / max_i:.3g} of I* = {ridge:.2f}: memory-bound, so a faster "
+        side = f"at most 1/{ridge / max_i:.3g} of I* = {ridge:.2f}".replace(
+            "at most 1/1 of", "below"
+        )
+        side += ": memory-bound, so a faster "
         side += "compute roof would not change their times at all."
     (mm_meas, mm_pred), (sm_meas, sm_pred) = ops.phases["matmuls"], ops.phases["softmax"]
     mm, sm = fmt_pct(mm_pred / mm_meas), fmt_pct(sm_pred / sm_meas)

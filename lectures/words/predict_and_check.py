@@ -148,10 +148,10 @@ def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observa
     lo, hi = min(m.seconds for m in profiled), max(m.seconds for m in profiled)
     why = " The curve was measured on another machine (a DGX A100 80GB), and a tiny all-reduce's "
     why += "time is mostly synchronisation, which varies from node to node."
-    if per_layer < lo:
-        where = f"at 1/{lo / per_layer:.1f} of the low end"
+    if per_layer < lo:  # a factor that prints as 1.0 is 'just below', not 'at 1/1.0'
+        where = f"at 1/{lo / per_layer:.1f} of the low end".replace("at 1/1.0 of", "just below")
     elif per_layer > hi:
-        where = f"at x{per_layer / hi:.1f} the high end"
+        where = f"at x{per_layer / hi:.1f} the high end".replace("at x1.0 the", "just above the")
     else:
         where, why = "inside that range", ""
     said = "Read off the measured curve at the real message, two all-reduces take "

@@ -197,6 +197,8 @@ def test_operation_observations_quote_the_rows() -> None:
     items = page.operation_observations(operations(5.0)).items
     assert items[0].startswith("The add reached 80% of its bound.")
     assert "I <= 0.15 FLOP/byte, at most 1/33.3 of I* = 5.00: memory-bound" in items[1]
+    near = page.operation_observations(operations(0.1502)).items[1]  # 0.1502 / 0.15 prints 1
+    assert "I <= 0.15 FLOP/byte, below I* = 0.15: memory-bound" in near
     assert "took 100 ms; written as one expression it took 125 ms, x1.25 as long" in items[2]
     assert "zero-fill pass (20.0 ms at the bandwidth roof)" in items[2]
     assert "it reaches 90% of its bound" in items[2]

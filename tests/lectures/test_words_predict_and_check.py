@@ -179,6 +179,9 @@ def test_comms_sentences() -> None:
     assert "The curve was measured on another machine (a DGX A100 80GB)" in under
     above = " ".join(page.comms_observation(100e-6, low).items)
     assert "at x2.0 the high end. The curve was measured" in above
+    # 39.9 and 50.1 µs: x1.0 off at one decimal, said as just below and just above
+    assert "the curve is just below the low end." in page.comms_observation(39.9e-6, low).items[0]
+    assert "the curve is just above the high end." in page.comms_observation(50.1e-6, low).items[0]
     for per_layer in (40e-6, 45e-6, 50e-6):  # the edges are inside
         said = page.comms_observation(per_layer, low).items[0]
         assert said.endswith("the curve is inside that range.")
