@@ -55,7 +55,7 @@ def rose(before: float, after: float, fmt: Fmt = _plain, unit: str = "") -> str:
 def grew(factor: float, digits: int = 2) -> str:
     """A factor new / old in words: 'grew x1.50', 'shrank to 1/2.00' (for 0.5), 'stayed the
     same'."""
-    word = times(factor, digits).removesuffix(" as much")
+    word = multiple(factor, digits)
     if word == "the same":
         return "stayed the same"
     return f"grew {word}" if word[0] == "x" else f"shrank to {word}"
@@ -77,13 +77,19 @@ def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = 
     return f"{ratio(r, digits)} faster" if d > 0 else f"{ratio(1 / r, digits)} slower"
 
 
-def times(x: float, digits: int = 2) -> str:
-    """A comparison factor: 'x2.15 as much' / '1/4.00 as much' / 'the same'; x is new / old."""
+def multiple(x: float, digits: int = 2) -> str:
+    """A factor x = new / old as printed: 'x2.15', '1/4.00' (the reciprocal below 1) or 'the
+    same' when it prints as 1."""
     d = direction(1.0, x, lambda v: f"{v:.{digits}f}")
     if d == 0:
         return "the same"
-    part = ratio(x, digits) if d > 0 else f"1/{1 / x:,.{digits}f}"  # the reciprocal below 1
-    return f"{part} as much"
+    return ratio(x, digits) if d > 0 else f"1/{1 / x:,.{digits}f}"
+
+
+def times(x: float, digits: int = 2) -> str:
+    """A comparison factor: 'x2.15 as much' / '1/4.00 as much' / 'the same'; x is new / old."""
+    word = multiple(x, digits)
+    return word if word == "the same" else f"{word} as much"
 
 
 def than(x: float, noun: str = "", digits: int = 2) -> str:

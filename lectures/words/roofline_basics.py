@@ -284,7 +284,7 @@ def batch_change(before: int | None, after: int | None) -> str:
 def _bytes(cut: float, only: str = "", of: str = "") -> str:
     """Bytes old / new in words: 'the bytes cut (only) to 1/2.00', 'the bytes raised x1.50'
     or 'the same bytes' (an edited table may make low precision no smaller); `of`: whose."""
-    factor = claims.times(1 / cut).removesuffix(" as much")
+    factor = claims.multiple(1 / cut)
     if factor == "the same":
         return f"the same bytes{of}"
     if factor[0] == "1":
