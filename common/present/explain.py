@@ -50,13 +50,13 @@ def crossover_line(
     ridge_digits: int = 2,
 ) -> str:
     """Where a sweep's intensity reaches I*: '{label}: M in (a, b]: I(a) < I* <= I(b)'."""
-    r = f"{ridge:.{ridge_digits}f}"
+    r = f"{ridge:,.{ridge_digits}f}"
     if cross is None:
         return f"{label}: none; every {size} up to {last} stays below I* = {r}"
     if cross.before is None:
         return f"{label}: none needed; already compute-bound at {size} = {cross.first}"
     a, b = cross.before, cross.first
     return (
-        f"{label}: {size} in ({a}, {b}]: I({a}) = {intensity_at[a]:.2f} < I* = {r} "
-        f"<= I({b}) = {intensity_at[b]:.2f}"
+        f"{label}: {size} in ({a}, {b}]: I({a}) = {intensity_at[a]:,.2f} < I* = {r} "
+        f"<= I({b}) = {intensity_at[b]:,.2f}"
     )

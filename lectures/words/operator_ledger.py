@@ -73,7 +73,7 @@ def _time(t: float) -> str:
 
 
 def _roof(r: Roof) -> list[str]:
-    return [fmt_bw(r.bw, 3), f"{r.ridge:.1f}"]
+    return [fmt_bw(r.bw, 3), f"{r.ridge:,.1f}"]
 
 
 def machines(m: Machines) -> Group:
@@ -102,7 +102,7 @@ def machines(m: Machines) -> Group:
         fp8 + " Quoting the wrong precision's peak can flip the verdict of the ledger.",
     ]
     if m.local:
-        text = f"This machine's ridge point is {m.local.ridge:.1f} FLOP/B, measured with numpy in "
+        text = f"This machine's ridge point is {m.local.ridge:,.1f} FLOP/B, measured with numpy in "
         text += "fp32. It is what numpy can reach, not a datasheet figure: another BLAS library or "
         items.append(text + "thread count moves it.")
     table = Table(["machine", "peak P", "bandwidth beta", "ridge I* (FLOP/B)"], rows)
@@ -136,14 +136,14 @@ def ledger(led: Ledger) -> Group:
         f"{n_of_m(memory, len(led.ops)).capitalize()} operators "
         f"{'is' if memory == 1 else 'are'} memory-bound on "
         f"{r.chip} at {r.precision}. The elementwise add sits at I = {add.intensity:.2f} "
-        f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:.1f}: " + verdict,
+        f"FLOP/B and LayerNorm at {norm.intensity:.2f}, against I* = {r.ridge:,.1f}: " + verdict,
         "The add's intensity does not depend on its size: F and D both grow with the "
         f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
         f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
         "every row of the input.",
     ]
     chip = f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
-    chip += f"I* = {r.ridge:.1f} FLOP/B; elements of {led.elem_bytes:g} bytes"
+    chip += f"I* = {r.ridge:,.1f} FLOP/B; elements of {led.elem_bytes:g} bytes"
     table = Table(["operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"], rows)
     return section(f"Operator ledger on {r.chip}, {r.precision}", chip, table, items=items)
 
@@ -201,7 +201,7 @@ def attention(led: Ledger) -> Group:
     caveat = "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
     caveat += "FlashAttention kernel. Real tiled kernels reread K and V (or Q) block by block, "
     caveat += "so they move more bytes than this, and their speed must be measured."
-    moved += f" and the kernel {move} of I* = {led.roof.ridge:.1f}."
+    moved += f" and the kernel {move} of I* = {led.roof.ridge:,.1f}."
     title = "Attention: S and P in memory vs ideal minimum traffic"
     return section(title, table, items=[moved, time, caveat])
 
@@ -235,10 +235,10 @@ def sweep(s: Sweep) -> Group:
     r, rows = s.roof, s.rows
     i_at = {m: o.intensity for m, o in rows.items()}
     cross = crossover_line(s.cross, i_at, r.ridge, "M", max(rows), ridge_digits=1)
-    lines = [f"\nridge point: I* = {r.ridge:.1f} FLOP/B", cross]
+    lines = [f"\nridge point: I* = {r.ridge:,.1f} FLOP/B", cross]
     if s.exact_m is not None:
         lines.append(f"smallest integer M with I >= I*: {s.exact_m}")
-    decode = f"That already reaches I* = {r.ridge:.1f}: on this roof even decode is compute-bound."
+    decode = f"That already reaches I* = {r.ridge:,.1f}: on this roof even decode is compute-bound."
     if rows[1].bound == "memory":
         decode = "Small-batch decode is memory-bound, so quantizing the weights helps by moving "
         decode += "fewer bytes, not by faster math."
@@ -246,7 +246,7 @@ def sweep(s: Sweep) -> Group:
         f"At M = 1 (one token, as in decode) the GEMM does {rows[1].intensity:.2f} FLOP "
         f"per byte: a matrix-vector product streams every weight once and uses it once. {decode}",
         f"I grows almost in proportion to M at first, then saturates: it never exceeds "
-        f"{s.limit:.1f} FLOP/B for these weights, however large M gets.",
+        f"{s.limit:,.1f} FLOP/B for these weights, however large M gets.",
     ]
     if s.cross is not None and s.cross.before is not None:
         crossed = f"The sweep crosses the ridge between M = {s.cross.before} and M = "

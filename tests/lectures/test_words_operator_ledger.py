@@ -273,7 +273,7 @@ def test_sweep_by_hand() -> None:
     assert "The sweep crosses" not in text
     high = Roof("Chip", "bf16", 1e15, 1e12, 1000.0)
     text = prose(page.sweep(Sweep(high, 64, gemm_rows(1000.0), None, None, 32.0)))
-    assert "crossover: none; every M up to 4 stays below I* = 1000.0" in text
+    assert "crossover: none; every M up to 4 stays below I* = 1,000.0" in text
     assert "smallest integer M" not in text and "The sweep crosses" not in text
 
 
@@ -490,6 +490,6 @@ def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:
     flat = unwrapped(text)
     assert "roofline time 0.089 ms 4.38 µs x20.3 faster" in flat
     assert "The time bound falls from 0.089 ms to 4.38 µs (x20.3 faster)." in flat
-    # exercise 3: the ridge 1979e12 / 1.555e12 = 1272.7 moves the GEMM crossover past M = 1024
-    assert "ridge point: I* = 1272.7 FLOP/B" in flat and "crossover: M in (1024, 4096]" in flat
+    # exercise 3: the ridge 1979e12 / 1.555e12 = 1,272.7 moves the GEMM crossover past M = 1024
+    assert "ridge point: I* = 1,272.7 FLOP/B" in flat and "crossover: M in (1024, 4096]" in flat
     assert claim_faults(text) == []
