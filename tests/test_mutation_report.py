@@ -64,10 +64,12 @@ def g(rows, peak, unit):
     heads = ("chip", "time")
     first = Table(["kernel", "bound"], rows, title="The bound of each kernel", note="bf16.")
     second = Table(heads, rows)
+    heads = ["ops", "bytes"]  # the name reassigned: both literals are headers
+    fifth = Table(heads, rows)
     third = Table(headers=["n"], rows=rows)
     scale = 1e3 if unit == "ms" else 1.0
     fourth = _answer(["a step"], {}, "t=W/beta", ("model", "step"), rows)
-    return first, second, third, fourth, [["GFLOP/s", peak * scale]]
+    return first, second, third, fourth, fifth, [["GFLOP/s", peak * scale]]
 """
 
 
@@ -77,6 +79,7 @@ def g(rows, peak, unit):
         ('"bound"]', '"BOUND"]', True),  # a header cell's text: printed wording
         ('"kernel"', '"XXkernelXX"', True),
         ('"time")', '"TIME")', True),  # a header tuple named, then passed
+        ('"bytes"]', '"BYTES"]', True),  # and the name's second literal
         ('["n"]', '["N"]', True),  # the headers keyword
         ('"bound"]', "None]", False),  # not text any more
         (', title="The bound of each kernel"', "", False),  # a dropped title

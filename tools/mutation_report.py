@@ -82,10 +82,10 @@ def is_header_mutant(original: ast.AST, mutant: ast.AST) -> bool:
     if found is None or not isinstance(found[1], ast.List | ast.Tuple):
         return False
     cells = found[1]
-    assigned = {
-        t.id: node.value
+    owners = {  # the names this literal is assigned to (a name may be reassigned)
+        t.id
         for node in ast.walk(original)
-        if isinstance(node, ast.Assign)
+        if isinstance(node, ast.Assign) and node.value is cells
         for t in node.targets
         if isinstance(t, ast.Name)
     }
@@ -96,7 +96,7 @@ def is_header_mutant(original: ast.AST, mutant: ast.AST) -> bool:
             at = HEADERS_AT[name]
             keyed = [k.value for k in call.keywords if k.arg == "headers"]
             given = [*call.args[at : at + 1], *keyed]
-            if any((assigned.get(h.id) if isinstance(h, ast.Name) else h) is cells for h in given):
+            if any(h is cells or (isinstance(h, ast.Name) and h.id in owners) for h in given):
                 return True
     return False
 
