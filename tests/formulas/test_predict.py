@@ -20,6 +20,7 @@ from common.formulas.predict import Request
 from common.formulas.transformer import DTypes, Op, PassLedger
 from common.hw_specs import A100, H100, TPU_V5E, get_chip
 from common.predict import check_fits, memory_per_gpu
+from common.tables import engines
 from common.tables import measurements as pub
 from common.tables.models import LLAMA_3_70B, get_model
 
@@ -166,6 +167,9 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
     # 8 new tokens: the prefill yields the first, 7 decode steps the rest, caches 101 .. 107
     steps = [terms(tf.decode_ledger(TINY, 3, c)) for c in range(101, 108)]  # every one of 7
     mean = [sum(s[i] for s in steps) / 7 for i in range(6)]
+    assert list(f.prefill) == ["bound (spec roofs)", "measured GEMM and HBM shares",
+        "all-reduce beyond ring bytes", "kernel floor", "CPU launch per kernel",
+        "fixed cost per step"]  # fmt: skip
     assert list(f.prefill.values()) == pytest.approx(pre)
     assert list(f.decode_step.values()) == pytest.approx(mean)
     assert f.prefill_s == pytest.approx(sum(pre)) and f.decode_step_s == pytest.approx(sum(mean))
@@ -237,7 +241,7 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     assert eng.gemm == ((1, pytest.approx(1745 / 2250)),)
 
 
-def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> None:
+def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand(monkeypatch) -> None:
     # sglang PR #2904, rows 'vllm': 32,768 float32 elements (131,072 B) in 0.0092 ms on 4
     # H100s, 1,048,576 elements (4 MiB) in 0.0402 ms; above that vidur's NCCL points, 16 MiB
     # in 93 us and 64 MiB in 315 us
@@ -263,6 +267,11 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand() -> Non
     terms = predict.forecast_terms(tf.decode_ledger(LLAMA_3_70B, 8, 100), spec, eng, 4)
     ring = 2 * 3 / 4 * 131072 / c.link_bw
     assert terms["all-reduce beyond ring bytes"] == pytest.approx(160 * (9.2e-6 - ring))
+    # a node with no NCCL curve: vLLM's own points alone, up to its 4 MiB
+    bare = dataclasses.replace(engines.H100_TERMS, allreduce=None)
+    monkeypatch.setitem(engines.CHIP_TERMS, "h100", bare)
+    alone = predict.engine_roofs(get_chip("h100"), "vllm", "bf16", 4).curve
+    assert alone[4][-1] == (4194304, pytest.approx(40.2e-6)) and len(alone[4]) == 6
 
 
 def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> None:
@@ -396,8 +405,8 @@ def test_weights_and_cache_that_fill_the_memory_exactly_fit() -> None:
 
 @pytest.mark.parametrize("new_tokens", [1, 9])
 def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
-    roofs, K, a, prompt = predict.spec_roofs(A100, "bf16"), 3, 0.8, 100
-    req = Request(model=TINY, batch=2, prompt=prompt, new_tokens=new_tokens)
+    roofs, K, a, prompt, dt = predict.spec_roofs(A100, "bf16"), 3, 0.8, 100, DTypes("fp8", "fp8")
+    req = Request(model=TINY, batch=2, prompt=prompt, new_tokens=new_tokens, dtypes=dt)
     got = predict.speculate(req, roofs, BARE, K, a)
 
     def bound(led) -> float:
@@ -407,12 +416,13 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
     # the draft head: one of the target's 2 layers, its mean decode step (caches prompt + 1
     # to prompt + n - 1; at prompt + 1 when there is none)
     caches = range(prompt + 1, prompt + max(2, new_tokens))
-    step = sum(bound(tf.decode_ledger(TINY, 2, c)) for c in caches) / len(caches)
+    step = sum(bound(tf.decode_ledger(TINY, 2, c, dt)) for c in caches) / len(caches)
     assert got.draft_step_s == pytest.approx(step / 2)
     # the verify pass: K + 1 tokens a sequence, at the mean cache prompt + n // 2 (at least
     # 1), plus the K drafted
     ctx = prompt + max(1, new_tokens // 2)
-    assert got.verify_step_s == pytest.approx(bound(tf.verify_ledger(TINY, 2, K + 1, ctx + K)))
+    verify = bound(tf.verify_ledger(TINY, 2, K + 1, ctx + K, dt))
+    assert got.verify_step_s == pytest.approx(verify)
     e = (1 - a ** (K + 1)) / (1 - a)  # 2.952 tokens a verify step
     assert got.tokens_per_step == pytest.approx(2.952)
     steps = (new_tokens - 1) / e * (K * got.draft_step_s + got.verify_step_s)

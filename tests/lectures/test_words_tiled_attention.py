@@ -118,6 +118,7 @@ def test_traffic_by_hand() -> None:
     table, caption, notes = traffic([("one row", 1292.0, Blocks(1, 1, 1292.0), 8.59e9, 1.01)])
     assert table.rows == [["one row", "1.26 KiB", "1 x 1", "8.59 GB", "1.0"]]
     assert table.headers == ["landmark", "M_sm", "Br x Bc", "D", "I"]
+    assert table.title == "Landmarks on the curve"
     assert caption == (
         "HBM traffic of one head against the on-chip memory per SM (log-log). The staircase is "
         "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
@@ -181,6 +182,7 @@ def test_agreement_by_hand() -> None:
         ["300", "16", "300 x 300", "yes", "1", "7.6e-07"],
         ["257", "64", "31 x 47", "no", "54", "2.0e-06"],
     ]
+    assert table.note == "relative error = max |O_tiled - O_naive| / max |O_naive|"
     assert notes.items[0].startswith(
         "The largest relative error is 2.0e-06, inside the tolerance of 1e-04."
     )
@@ -276,9 +278,10 @@ def test_block_sizes_by_hand() -> None:
     assert speeds.rows[0][4] == "100%" and "explain 100% of its time" in notes.items[0]
     # 32 x 128 = 4,096 elements against 16 x 16 = 256: the 16 x 16 blocks are the smaller,
     # though 32 / 128 is the smaller aspect ratio
-    wide = page.Sized("L2", 64 * KIB, Blocks(32, 128, 60 * KIB), 32, 8, 1e7, 60 * KIB, 0.05)
-    square = sized("L1 data", 16, 0.2, 4096)
-    assert block_sizes(wide, square)[2].items[0].startswith("With L1 data-sized blocks (16 x 16)")
+    # (named so that the first name alphabetically is the wide one)
+    wide = page.Sized("L1 data", 64 * KIB, Blocks(32, 128, 60 * KIB), 32, 8, 1e7, 60 * KIB, 0.05)
+    square = sized("L2", 16, 0.2, 4096)
+    assert block_sizes(wide, square)[2].items[0].startswith("With L2-sized blocks (16 x 16)")
     # half the LLC holds K and V whole, so B_c = N: one block, or K and V read once
     whole = page.Sized("LLC / 2", 8 * MIB, Blocks(1024, 1024, 6 * MIB), 1, 1, 1e6, 6 * MIB, 0.08)
     said = block_sizes(BIG, whole)[2].items[-1]
@@ -375,6 +378,7 @@ def test_kernels_by_hand() -> None:
         in kernel_notes({2048: (0.04, 0.08)}, compute_bound=False)[0]
     )
     assert "It is never slower" in kernel_notes({1024: (0.1, 0.1)})[0]  # equal times: not slower
+    assert "It is slower at 1 of the 2 lengths and" in kernel_notes({1: (1, 2), 2: (1, 1)})[0]
     # per score, 2048 -> 8192 (2^22 and 2^26 scores): naive 1/16 s -> 1.1 s grows x1.1, tiled
     # 1/16 s -> 1 s grows x1.0: exactly 1.1 times, which does not count as showing
     same = kernel_notes({2048: (0.0625, 0.0625), 8192: (1.1, 1.0)})[3]
