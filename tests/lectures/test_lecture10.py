@@ -12,7 +12,7 @@ import pytest
 from conftest import printed_table, quick_measuring_run
 from edit_battery import contradictions
 from formulas.test_attention_io import brute_force_blocks  # the footprint rule, searched
-from strategies import SHIPPED, patched_hardware, scale_chip
+from strategies import edited, patched_hardware
 from strategies import run_lecture as run_in_process
 
 from common.measure import caches
@@ -158,10 +158,8 @@ def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(
 ) -> None:
     """The H100's bf16 peak x10 put None where a byte count was expected: a traceback. With
     no cache reported, the stamps name none (they named the assumed 32 MiB as this LLC)."""
-    table = dict(SHIPPED)
-    table["h100"] = scale_chip(table["h100"], {"peak bf16": 10.0})
     monkeypatch.setenv("ROOFLINE_FAKE_LLC", "none")
-    with patched_hardware(table):
+    with patched_hardware(edited(h100={"peak bf16": 10.0})):
         out = run_in_process("10", "--quick", "--results", str(tmp_path / "r.json"))
     assert "LLC not reported" in out and "LLC 32.00 MiB" not in out
     assert "H100 SXM ridge" not in out and "A100 40GB SXM ridge" in out

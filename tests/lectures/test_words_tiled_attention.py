@@ -11,7 +11,7 @@ import pytest
 from edit_battery import contradictions
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import SHIPPED, hardware_tables, scale_chip
+from strategies import edited, hardware_tables
 
 from common.formulas import attention_io
 from common.formulas.attention_io import Blocks
@@ -491,10 +491,7 @@ def test_part1_words_hold_for_drawn_hardware(table: dict) -> None:
     ],
 )
 def test_part1_words_hold_for_edits_that_broke_them(edit: dict) -> None:
-    table = dict(SHIPPED)
-    for key, factors in edit.items():
-        table[key] = scale_chip(table[key], factors)
-    check_part1(table)
+    check_part1(edited(**edit))
 
 
 SECONDS = st.floats(1e-4, 10.0)
