@@ -38,7 +38,7 @@ FITS = {
 }
 
 
-def test_memory_section_by_hand() -> None:
+def test_memory_section_and_nothing_fits_by_hand(tmp_path) -> None:
     group = page.memory_section(setup(), capacity(FITS, 400))
     assert "1. Memory ledger at context 1,000 on Hop (80.00 GB)" in str(group)
     text = prose(group)
@@ -81,9 +81,6 @@ def test_memory_section_by_hand() -> None:
         text = observed(page.memory_section(setup(2), capacity(edge, 4)))[1]
         assert text.startswith("Activations stay small" if small else f"Activations are {shown}")
         assert shown in text
-
-
-def test_nothing_fits_by_hand(tmp_path) -> None:
     big = {1: MemoryLedger(150e9, 1e9, 1e9, 18e9)}  # 170 GB: ceil(170 / 80) = 3 chips
     group = page.memory_section(setup(), capacity(big, 0, chips=3))
     assert "Largest batch that fits: 0 (the weights alone need 150.00 GB)." in prose(group)

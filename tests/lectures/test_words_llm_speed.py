@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import (
     SHIPPED,
+    edited,
     llm_runs,
     patched_hardware,
     patched_models,
     run_lecture,
     run_llm,
-    scale_chip,
+    unlinked,
 )
 
 from common.formulas.transformer import DTypes, Op, OpTime, PassLedger
@@ -65,7 +66,7 @@ def parameters_said(weights: str = "bf16", **changes: object) -> list[str]:
     return observed(page.parameter_section(setup(model(**changes), weights=weights), PARTS, 10**9))
 
 
-def test_pass_table_by_hand() -> None:
+def test_pass_table_and_prefill_section_by_hand() -> None:
     table = page.pass_table(PRE)
     # one layer: 3.101 TFLOP over 13 GB = 238.5 FLOP/B in 41 ms; the pass 7.202 TFLOP / 31 GB
     assert [table.headers, *table.rows] == [
@@ -79,9 +80,6 @@ def test_pass_table_by_hand() -> None:
         ["lm head", "1.00 TFLOP", "5.00 GB", "200", "compute", "10.0 ms", "10.9%"],
         ["= whole pass", "7.20 TFLOP", "31.00 GB", "232", "", "92.0 ms", "100.0%"],
     ]
-
-
-def test_prefill_section_by_hand() -> None:
     group = page.prefill_section(setup(), PRE)
     assert "3. Prefill: 2 x 512 prompt tokens on Hop (bf16)" in str(group)
     assert "Time to first token >= 92.0 ms (prefill of 1,024 tokens)." in prose(group)
@@ -301,8 +299,7 @@ def test_edits_that_once_printed_false_ridge_and_norm_claims() -> None:
     assert "Compute-bound operators" not in text  # no "(none of the 17 ...) take 0.0%"
     check_claims(out)
     # An H100 bf16 peak of 3956e12 once printed '1006 ... above the ridge of 1181'.
-    table = dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], {"peak bf16": 4.0}))
-    with patched_hardware(table):
+    with patched_hardware(edited(h100={"peak bf16": 4.0})):
         text = prose(run_lecture("06"))
     # 4 x 989e12 / 3.35e12 = 1,180.9; the default prefill's 1006 FLOP/B is below it
     assert "1006 FLOP per byte overall, below the ridge of 1181." in text
@@ -314,7 +311,7 @@ def test_edits_that_once_printed_false_ridge_and_norm_claims() -> None:
     # norm, on the last token only with its 8 KB of weights (16.38 KFLOP / 24.58 KB = 0.67),
     # stay memory-bound: 3 of the 6
     edit = {"peak bf16": 0.05, "mem_bw": 20.0}
-    with patched_hardware(dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], edit))):
+    with patched_hardware(edited(h100=edit)):
         text = prose(run_lecture("06"))
     assert "Of the norms, SiLU and residual adds, 3 of the 6 are memory-bound;" in text
 
@@ -388,8 +385,7 @@ def test_any_table_model_and_flags(run: tuple) -> None:
 @settings(max_examples=30, deadline=None)
 @given(llm_runs())
 def test_claims_hold_on_the_records(run: tuple) -> None:
-    """The words of prefill and decode, from records built here with the formulas, say
-    what the records hold: which side of the ridge, how many operators are compute-bound."""
+    """The words of prefill and decode against records built here with the formulas."""
     from common.formulas import transformer as llm
 
     table, m, argv = run
@@ -426,12 +422,8 @@ def test_claims_hold_on_the_records(run: tuple) -> None:
 
 
 def test_a_chip_without_a_link_figure_runs() -> None:
-    """Issue 34: a chip added with no link figure ended lecture 06 in a traceback; one GPU
-    needs no link, so the lecture runs (and the summary still gives both bounds)."""
-    bare = dataclasses.replace(
-        SHIPPED["a100-80gb"], link_bw_figure=None, achievable_link_bw_figure=None
-    )
-    with patched_hardware(dict(SHIPPED, **{"a100-80gb": bare})):
+    """Issue 34: one GPU needs no link figure; the summary still gives both bounds."""
+    with patched_hardware(dict(SHIPPED, **{"a100-80gb": unlinked(SHIPPED["a100-80gb"])})):
         text = run_lecture("06", "--chip", "a100-80gb")
     assert "time per output token, achievable roofs >=" in text
     check_claims(text)

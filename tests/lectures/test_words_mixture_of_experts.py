@@ -204,12 +204,16 @@ def test_exchange_and_deepep_by_hand() -> None:
 def test_imbalance_and_summary_by_hand() -> None:
     skews = [page.Skew(exponent=0.0, expert_factor=1.0, gpu_factor=1.0, cost=0.0),
              page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]  # fmt: skip
-    said = observed(page.imbalance_section(setup(), skews, 0.04))
+    group = page.imbalance_section(setup(), skews, 0.04)
+    said = observed(group)
     assert said[0] == (
         "At skew 1 the busiest expert gets x3.00 its fair share of tokens; dealing experts "
         "round-robin over 2 GPUs brings the busiest GPU's load to x1.50 the fair share."
     )
     assert said[1].startswith("Every GPU waits for the busiest one: 10.0 ms more a step, 25.0%")
+    # 10 ms of a 40 ms step: 25.0%; the step of 0.04 s per GPU at the setup's batch 64
+    assert rows(group)[2] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
+    assert "40.0 ms per GPU" in prose(group) and "batch 64" in prose(group)
     one = observed(page.imbalance_section(setup(ep=1), skews, 0.04))[0]
     assert "on one GPU every expert shares the same GPU" in one
     table = rows(page.summary(setup(), count(), (400, 100), STEP, 0.01))
@@ -236,13 +240,6 @@ def test_imbalance_and_summary_by_hand() -> None:
     assert ["tokens/s per GPU <=", "640"] in alone  # 64 tokens / 0.1 s
     heading = group.items[0]
     assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
-    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
-    # 10 ms of a 40 ms step: 25.0%
-    table = rows(page.imbalance_section(setup(), skews, 0.04))
-    assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
-    # the step of 0.04 s per GPU at the setup's batch 64
-    text = prose(page.imbalance_section(setup(), skews, 0.04))
-    assert "40.0 ms per GPU" in text and "batch 64" in text
 
 
 NUM = r"([\d,]+(?:\.\d+)?)"
@@ -285,8 +282,7 @@ def test_any_table_mixture_and_flags(run: tuple) -> None:
 
 
 def test_a_chip_without_a_link_leaves_out_the_exchange_only() -> None:
-    """Issue 34: the default H100 listed without a link figure stopped lecture 13 at its
-    flags; now only what needs the link (section 4, the summary's exchange) sits out."""
+    """Issue 34: the H100 without a link figure once stopped lecture 13 at its flags."""
     table = dict(SHIPPED, h100=unlinked(SHIPPED["h100"]))
     with patched_hardware(table):
         text = run_lecture("13")

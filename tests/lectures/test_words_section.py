@@ -17,9 +17,7 @@ def test_a_section_prints_heading_parts_and_observations_in_order() -> None:
         "\n1. Ridges\n" + "=" * 20 + "\nrows in FLOP/B\nchip\n----\nA100\n"
         "\nWhat to observe:\n  1. Low."
     )
-
-
-def test_without_observations_nothing_follows_the_parts() -> None:
+    # without observations nothing follows the parts
     assert str(section("Summary", "one line")) == "\nSummary\n" + "=" * 20 + "\none line"
 
 
@@ -30,8 +28,7 @@ def test_on_the_page_the_heading_drops_its_number_or_is_left_out() -> None:
 
 
 def test_every_record_of_the_words_is_frozen() -> None:
-    """A lecture hands its numbers over in records no sentence can change: each class of
-    lectures/words is a frozen dataclass or a named tuple."""
+    """A lecture hands its numbers over in records no sentence can change."""
     records = [
         c
         for info in pkgutil.iter_modules(words.__path__)

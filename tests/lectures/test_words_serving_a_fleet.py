@@ -67,6 +67,17 @@ def test_chunking_by_hand() -> None:
     drafts = [page.Draft(1, 1.0, (1.6, 1.8, 1.9), (1.55, 1.75, 1.84))]
     spec = page.speculation_section(setup(), drafts)
     assert "batch 64" in spec.items[0].title and "c = 1/32" in spec.items[0].title  # 32 layers
+    # Seen at --prompt 1 --output 1 --batch 1 --budget 2: 'the step grows from 4.48 ms to
+    # 4.49 ms (no slower)', a change said and denied in one breath.
+    steps = [page.Step(0, 0.00448, 1.0), page.Step(1, 0.00449, 2.0)]
+    chunked = page.Chunked(chunk=1, steps=1, seconds=0.00449, longest=0.00449, alone=0.00448)
+    said = observed(page.chunking_section(setup(), steps, chunked))
+    # 4.49 / 4.48 = 1.00223: three digits show the change the two times show
+    assert "the step grows from 4.48 ms to 4.49 ms (x1.002 slower)." in said[0]
+    # 1.0149 / 1.0051 = 1.0098 would print x1.01, but both steps print 1.01 ms
+    steps = [page.Step(0, 0.0010051, 1.0), page.Step(1, 0.0010149, 2.0)]
+    said = observed(page.chunking_section(setup(), steps, chunked))
+    assert "the step stays at 1.01 ms (no slower)." in said[0]
 
 
 def mtp(**changes: object) -> list[str]:
@@ -216,7 +227,7 @@ def test_cost_sentences_by_hand(batch: int, costs: list, index: int | None, chec
     assert CHECKS[check](got, want), got
 
 
-def test_cost_table_by_hand() -> None:
+def test_cost_table_and_curve_labels_by_hand() -> None:
     group = page.cost_section(setup(batch=2), [D2, E2])
     # at batch 1, 2 and the wall (4): $2.00, $0.500, $0.400
     assert rows(group)[1][4:] == ["$2.00", "$0.500", "$0.400"]
@@ -224,9 +235,13 @@ def test_cost_table_by_hand() -> None:
     unheld = dataclasses.replace(D4, gpus=0)
     assert rows(page.cost_section(setup(batch=4), [unheld, E4]))[1][1] == "none"
     # three significant digits, never in e-notation beside a column of plain dollars
-    assert page._usd(1.27e-9) == "$0.00000000127" and page._usd(4.56e-5) == "$0.0000456"
-    assert page._usd(0.0005) == "$0.001"
-    assert page._usd(0.009) == "$0.009" and page._usd(0.0) == "$0.000"
+    usd = {1.27e-9: "$0.00000000127", 4.56e-5: "$0.0000456", 0.0005: "$0.001", 0.009: "$0.009",
+           0.0: "$0.000", 0.12345: "$0.123", 12.345: "$12.35", 1234.5: "$1,234.50"}  # fmt: skip
+    assert {x: page._usd(x) for x in usd} == usd
+    dense = page.Cost(LLAMA_3_8B, 1, 64, 2048, 0.1, ())
+    moe = page.Cost(get_model("mixtral-8x7b"), 2, 64, 2048, 0.1, ())
+    assert page.cost_label(dense) == "Llama-3-8B (dense, 1 GPU)"
+    assert page.cost_label(moe) == "Mixtral-8x7B (mixture of experts, 2 GPUs)"
 
 
 WHERE = re.compile(r"a = ([\d.]+)%, (inside|below|above) the published range")
@@ -284,16 +299,6 @@ def test_disaggregation_by_hand() -> None:
     assert "decode batch 64" in group.items[0].title
 
 
-def test_prices_and_curve_labels() -> None:
-    assert (page._usd(0.12345), page._usd(12.345), page._usd(1234.5)) == (
-        "$0.123", "$12.35", "$1,234.50"
-    )  # fmt: skip
-    dense = page.Cost(LLAMA_3_8B, 1, 64, 2048, 0.1, ())
-    moe = page.Cost(get_model("mixtral-8x7b"), 2, 64, 2048, 0.1, ())
-    assert page.cost_label(dense) == "Llama-3-8B (dense, 1 GPU)"
-    assert page.cost_label(moe) == "Mixtral-8x7B (mixture of experts, 2 GPUs)"
-
-
 def test_speculation_by_hand() -> None:
     # K, verify cost v (decode steps), E(a) = (1 - a^(K+1)) / (1 - a) for a = 0.6, 0.8, 0.9
     # (K = 1: 1 + a), and the speed-ups the lecture would compute from them
@@ -313,20 +318,6 @@ def test_speculation_by_hand() -> None:
     peak, verify = observed(page.speculation_section(setup(), drafts[:2]))
     assert "still rises at K = 3 (x2.60)" in peak
     assert "a step of 2 to 4 tokens a sequence still rides on the weight reads" in verify
-
-
-def test_a_step_that_grows_by_less_than_a_percent_says_by_how_much() -> None:
-    """Seen at --prompt 1 --output 1 --batch 1 --budget 2: 'the step grows from 4.48 ms to
-    4.49 ms (no slower)', a change said and denied in one breath."""
-    steps = [page.Step(0, 0.00448, 1.0), page.Step(1, 0.00449, 2.0)]
-    chunked = page.Chunked(chunk=1, steps=1, seconds=0.00449, longest=0.00449, alone=0.00448)
-    said = observed(page.chunking_section(setup(), steps, chunked))
-    # 4.49 / 4.48 = 1.00223: three digits show the change the two times show
-    assert "the step grows from 4.48 ms to 4.49 ms (x1.002 slower)." in said[0]
-    # 1.0149 / 1.0051 = 1.0098 would print x1.01, but both steps print 1.01 ms
-    steps = [page.Step(0, 0.0010051, 1.0), page.Step(1, 0.0010149, 2.0)]
-    said = observed(page.chunking_section(setup(), steps, chunked))
-    assert "the step stays at 1.01 ms (no slower)." in said[0]
 
 
 def test_the_default_run_by_hand() -> None:
