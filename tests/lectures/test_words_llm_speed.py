@@ -8,7 +8,7 @@ import re
 
 import pytest
 from conftest import assert_sections, summary_value
-from edit_battery import contradictions
+from edit_battery import contradictions, quantity
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import (
@@ -429,11 +429,6 @@ def test_a_chip_without_a_link_figure_runs() -> None:
     check_claims(text)
 
 
-def ms(text: str) -> float:
-    """'4.644 ms (batch 1, ...)' -> 4.644e-3 seconds."""
-    return float(re.match(r"([\d,.]+) ms", text)[1].replace(",", "")) * 1e-3
-
-
 def test_default_run_and_flags_by_hand() -> None:
     out = run_lecture("06")
     headings = ("1. Llama-3-8B on H100 SXM", "2. Parameters from the config", "3. Prefill:",
@@ -444,7 +439,7 @@ def test_default_run_and_flags_by_hand() -> None:
     assert summary_value(out, "parameters (config / published)") == "8.03 G / 8.03 G"
     assert summary_value(out, "model / chip") == "Llama-3-8B on H100 SXM, bf16 compute"
     m, S, h100 = LLAMA_3_8B, 4096, SHIPPED["h100"]
-    tpot = ms(summary_value(out, "time per output token >="))
+    tpot = quantity(summary_value(out, "time per output token >="))
     weights = (8_030_261_248 - m.vocab_size * m.d_model) * 2  # every matmul weight, bf16
     kv = 2 * m.n_layers * m.n_kv_heads * m.d_head * 2 * S
     act_allowance = m.n_layers * 12 * (m.d_model + m.d_ff) * 2 + 2 * m.vocab_size * 2
@@ -452,7 +447,7 @@ def test_default_run_and_flags_by_hand() -> None:
     assert lo * 0.999 <= tpot <= hi * 1.001  # the summary prints four significant figures
     tokens_per_s = float(summary_value(out, "decode throughput <=").split()[0].replace(",", ""))
     assert tokens_per_s == pytest.approx(1 / tpot, rel=1e-3)
-    ttft = ms(summary_value(out, "time to first token >="))
+    ttft = quantity(summary_value(out, "time to first token >="))
     # At least 2 FLOP per matmul weight per prompt token at peak; at most 20% more.
     flops = 2 * (weights / 2) * S  # 2 FLOP per 2-byte weight per token
     assert flops / h100.peak_flops("bf16") < ttft < 1.2 * flops / h100.peak_flops("bf16")
@@ -471,8 +466,8 @@ def test_default_run_and_flags_by_hand() -> None:
 def test_achievable_bounds_beside_spec(chip: str, words: str) -> None:
     out = run_lecture("06", "--chip", chip, "--model", "llama-2-7b")
     for bound in ("time to first token", "time per output token"):
-        spec = ms(summary_value(out, f"{bound} >="))
-        ach = ms(summary_value(out, f"{bound}, achievable roofs >="))
+        spec = quantity(summary_value(out, f"{bound} >="))
+        ach = quantity(summary_value(out, f"{bound}, achievable roofs >="))
         # nothing measured on the v5e: the achievable bound is the spec bound; lower roofs
         # elsewhere make it longer
         assert ach == spec if chip == "tpu-v5e" else ach > spec

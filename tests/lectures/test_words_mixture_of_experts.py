@@ -16,13 +16,13 @@ from strategies import (
     SHIPPED,
     moe_runs,
     patched_hardware,
-    patched_moe_models,
+    patched_models,
     run_lecture,
     unlinked,
 )
 
 from common.formulas.transformer import DTypes
-from common.tables.models import MIXTRAL_8X7B
+from common.tables.models import MIXTRAL_8X7B, MOE_MODELS
 from lectures.words import mixture_of_experts as page
 
 H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B, 80 GB
@@ -276,7 +276,7 @@ def check_claims(text: str) -> None:
 @given(moe_runs())
 def test_any_table_mixture_and_flags(run: tuple) -> None:
     table, model, argv = run
-    with patched_hardware(table), patched_moe_models(model):
+    with patched_hardware(table), patched_models(model, table=MOE_MODELS):
         text = run_lecture("13", *argv)
     check_claims(text)
 
