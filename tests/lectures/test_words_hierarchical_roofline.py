@@ -122,8 +122,8 @@ def test_detected_table_or_its_absence() -> None:
     assert table(page.plateau_tables(plateaus([L1], detected)), 1).rows == [
         ["plateau 1", "64 KiB", "1 MiB", "12", "36.00 GB/s", "L2"]
     ]
-    assert "the detector found no run" in str(page.plateau_tables(plateaus([L1])))
     group = page.plateau_tables(plateaus([L1]))
+    assert "the detector found no run" in str(group)
     headings = [i for i in group.items if isinstance(i, Heading)]
     assert len(headings) == 2 and "change-point detector" in headings[1].title
     said = page.plateau_observations(plateaus([L1, DRAM])).items[-1]
@@ -210,10 +210,10 @@ def threads(one=1e10, every=2.5e10, n=4, sweep_bw=5e9) -> page.Threads:
 
 
 def test_threads_table_and_observations() -> None:
-    lines = str(page.threads_table(threads())).splitlines()
-    assert lines[1] == "DRAM bandwidth at 1.00 GiB: 1 thread against 4"
-    assert lines[-1] == "P = 200.0 GFLOP/s (matmul on 4 BLAS threads)"
-    assert table(page.threads_table(threads())).rows == [
+    group = page.threads_table(threads())
+    assert str(group).splitlines()[1] == "DRAM bandwidth at 1.00 GiB: 1 thread against 4"
+    assert str(group).splitlines()[-1] == "P = 200.0 GFLOP/s (matmul on 4 BLAS threads)"
+    assert table(group).rows == [
         ["1", "10.00 GB/s", "20.0 FLOP/byte"],
         ["4", "25.00 GB/s", "8.0 FLOP/byte"],
     ]
@@ -400,14 +400,14 @@ def test_captions_word_for_word() -> None:
         "touches: 2 of the 3 sit closest to the roof of their own level. The matmuls sit far to "
         "the right, under the compute roof."
     )
-    assert table(page.operations_table(OPS)).headers[2] == "I (FLOP/B)"
+    ops = table(page.operations_table(OPS))
+    assert ops.headers[2] == "I (FLOP/B)" and ops.note
     caption = page.roofline_caption([OPS[0], OPS[2]], 2e11)  # 1/12 = 0.0833 FLOP/byte
     assert "The add, at I = 0.0833 FLOP/byte, is labelled" in caption
     assert "Every add" not in caption and "sit closest" not in caption  # no count of many
     assert "its own level's is the closest" in caption  # OPS[0] sits on its own roof
     other = page.roofline_caption([OPS[1], OPS[2]], 2e11)  # the DRAM add sits closest to L3
     assert "its own level's is not the closest" in other
-    assert table(page.operations_table(OPS)).note
     caption = page.roofline_caption([OPS[2]], 2e11)  # the matmul alone: no add's intensity
     assert "FLOP/byte," not in caption
 

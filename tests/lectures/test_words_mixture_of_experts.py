@@ -161,7 +161,12 @@ def test_step_by_hand() -> None:
 
 def test_exchange_and_deepep_by_hand() -> None:
     group = page.ep_section(setup(), [exchange(2, 1e-5, 1e-3), exchange(4, 1e-4)], 1e11, 5e10)
-    said = observed(group)
+    said, table = observed(group), rows(group)
+    assert "64 tokens a step" in group.items[0].title
+    assert "to the 2 experts it chose: 4.10 KB out" in said[0]  # Mixtral: 2 of 8; 4,096 B
+    # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
+    assert table[1][0] == "2 *"
+    assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
     # EP 2: 20 µs against 1 ms (x0.02); EP 4: 200 µs > 100 µs
     assert said[1] == (
         "At EP 2 dispatch and combine take 20.0 µs a layer against the layer's own bound of "
@@ -175,17 +180,9 @@ def test_exchange_and_deepep_by_hand() -> None:
     # |+10%| and |-25%|: mean 17.5% prints 18%, worst -25%
     said = observed(group)[0]
     assert "the other 2 only check it: mean |error| 18%, worst -25% (combine, EP 16)." in said
-    table = rows(page.ep_section(setup(), [exchange(2, 1e-5), exchange(4, 1e-4)], 1e11, 5e10))
-    # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
-    assert table[1][0] == "2 *"
-    assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
     # dispatch + combine = 2 x 2^-11 s = 2^-10 s, the layer's bound exactly: not longer
     said = observed(page.ep_section(setup(), [exchange(2, 2**-11, 2**-10)], 1e11, 5e10))[1]
     assert "at none of the 1 EP size listed" in said
-    said = observed(page.ep_section(setup(), [exchange(2, 1e-5)], 1e11, 5e10))[0]
-    assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B
-    heading = page.ep_section(setup(), [exchange(2, 1e-5, 1e-3)], 1e11, 5e10).items[0]
-    assert "64 tokens a step" in heading.title
     roles = [r[4] for r in rows(page.deepep_section(CHECKS[:2], 128))[1:]]
     assert roles == ["calibration", "validation"]
     skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]

@@ -10,7 +10,7 @@ from lectures import words
 from lectures.words import section
 
 
-def test_a_section_prints_heading_parts_and_observations_in_order() -> None:
+def test_a_section_in_order_as_text_and_on_the_page() -> None:
     got = section("1. Ridges", "rows in FLOP/B", Table(["chip"], [["A100"]]), None, items=["Low."])
     # the heading underlined to at least 20 characters, the text, the table, the list
     assert str(got) == (
@@ -19,9 +19,7 @@ def test_a_section_prints_heading_parts_and_observations_in_order() -> None:
     )
     # without observations nothing follows the parts
     assert str(section("Summary", "one line")) == "\nSummary\n" + "=" * 20 + "\none line"
-
-
-def test_on_the_page_the_heading_drops_its_number_or_is_left_out() -> None:
+    # on the page the heading drops its number or is left out
     numbered = section("2. Decode", "x")._repr_html_()
     assert numbered == '<p class="rl-heading">Decode</p><p class="rl-text">x</p>'
     assert section("Summary", "x", page="")._repr_html_() == '<p class="rl-text">x</p>'
