@@ -180,11 +180,8 @@ def test_default_run_by_hand() -> None:
     assert "Largest batch that fits: 105 sequences at context 4,096." in text
     assert "the memory wall (105) comes before the knee (332)" in text
     # At context 1 with nvfp4 on B300 the search stops at --batch's maximum, 2**20.
-    text = prose(
-        run_lecture(
-            "07", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
-        )
-    )
+    nvfp4 = ("--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1")
+    text = prose(run_lecture("07", *nvfp4))
     assert "Largest batch that fits: at least 1,048,576 sequences at context 1." in text
     assert "The search stops at --batch's maximum: a larger batch may fit too." in text
     assert "the memory wall (at least 1,048,576)" in text

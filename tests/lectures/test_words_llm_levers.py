@@ -264,11 +264,8 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     text = prose(run_lecture("08", "--model", "llama-2-7b"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
     # Lecture 08 at context 1 on B300: every weight precision reaches the search's bound.
-    text = prose(
-        run_lecture(
-            "08", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
-        )
-    )
+    nvfp4 = ("--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1")
+    text = prose(run_lecture("08", *nvfp4))
     assert "the largest batch reaches the search's bound (1,048,576, --batch's maximum)" in text
     assert "stays at 1,048,576" not in text
     assert ">=1,048,576" in text

@@ -88,14 +88,11 @@ def mtp(**changes: object) -> list[str]:
 def test_mtp_by_hand() -> None:
     said = mtp()
     # (1 + a) / 1 = 1.8: a = 80.0%, 7.5 points under the middle of 85% and 90%
-    assert (
-        "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)"
-        in (said[0])
-    )
+    implied = "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)"
+    assert implied in said[0]
     assert "(c = 0.0164)" in said[1] and "a = 83.0%, below the published range" in said[1]
-    assert (
-        "a = 87.0%, inside the published range (against its middle: -0.5%)" in mtp(implied=0.87)[1]
-    )
+    inside = mtp(implied=0.87)[1]
+    assert "a = 87.0%, inside the published range (against its middle: -0.5%)" in inside
     assert "a = 91.0%, above" in mtp(implied=0.91)[1]
     # a = 1 at c = 1/61, v = 1: 2 / 1.0164 = x1.97
     assert "even a = 1 gives only x1.97, short of the published x1.8" in mtp(implied=None)[1]

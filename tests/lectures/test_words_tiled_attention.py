@@ -76,11 +76,8 @@ def schedule(plans: list, naive: float = 1e8) -> tuple:
     return page.schedule(page.Schedule(1024, 64, plans, plans, naive, 1e6))
 
 
-TWO_PLANS = [plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)]
-
-
 def test_schedule_by_hand() -> None:
-    blocks, bounds, notes = schedule(TWO_PLANS)
+    blocks, bounds, notes = schedule([plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)])
     assert blocks.rows[0] == ["A", "200 KiB", "128 x 64", "100 KiB", "8"]
     assert bounds.rows[0] == ["A", "50.00 MB", "60.0", "100.0", "memory, 20.0 µs", "400 KiB"]
     assert bounds.rows[1][-1] == "never" and bounds.title and bounds.note
@@ -171,9 +168,6 @@ def test_lengths_by_hand() -> None:
     assert "the tiled kernel is compute-bound and the naive one memory-bound there." in prose(split)
 
 
-SHAPES = ((32, 64), (64, 32), (64, 30))
-
-
 def test_agreement_by_hand() -> None:
     cases = [(300, 16, 300, 300, 1, 7.6e-7), (257, 64, 31, 47, 54, 2e-6)]
     table, notes = page.agreement(cases, 1e-4)
@@ -186,7 +180,8 @@ def test_agreement_by_hand() -> None:
     )
     bad = page.agreement([(96, 128, 1, 1, 9216, 3e-3)], 1e-4)[1].items[0]
     assert bad.startswith("The largest relative error is 3.0e-03, OUTSIDE the tolerance of 1e-04")
-    fits = [page.agreement([(64, 8, r, c, 2, 0.0)], 1e-4)[0].rows[0][3] for r, c in SHAPES]
+    shapes = ((32, 64), (64, 32), (64, 30))
+    fits = [page.agreement([(64, 8, r, c, 2, 0.0)], 1e-4)[0].rows[0][3] for r, c in shapes]
     assert fits == ["yes", "yes", "no"]  # 32 x 64 and 64 x 32 tile 64 x 64; 64 x 30 does not
     assert page.agreement(cases[:1], 1e-4)[1].items == [
         "The largest relative error is 7.6e-07, inside the tolerance of 1e-04. The two kernels "
