@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.measure.torch_roofs import OpStat, Roofs
-from common.present.display import html_mode
 from common.tables.models import LLAMA_3_8B
 from lectures.words import profiler_vs_ledger as page
 
@@ -19,11 +18,6 @@ MODEL = dataclasses.replace(
     LLAMA_3_8B, name="Tiny", n_layers=2, d_model=512, n_heads=4, n_kv_heads=1, d_ff=1792,
     vocab_size=16032,
 )  # fmt: skip
-
-
-def text(obj: object) -> str:
-    assert not html_mode()
-    return " ".join(str(obj).split())
 
 
 def test_the_line_without_torch_names_both_commands() -> None:
@@ -52,7 +46,7 @@ def test_timeline_caption_and_text() -> None:
         "Each bar is one call of a ledger operator during the 2.00 ms prompt pass. No operator "
         "ran for 25% of it: look for the white gaps between bars."
     )
-    said = text(page.timeline_text(t))
+    said = " ".join(str(page.timeline_text(t)).split())
     assert said.startswith("The trace (1,234 events) is saved as out/trace.json: open it in")
     assert "ui.perfetto.dev or chrome://tracing" in said
     title = page.timeline_title(MODEL, 64)
