@@ -71,11 +71,8 @@ def test_memory_section_and_nothing_fits_by_hand(tmp_path) -> None:
         "Activations are 10.0% of the total at batch 4: the one token in flight per sequence "
         "weighs 2.00 KiB against its cache's 2.00 KiB, so the activation assumption matters."
     )
-    for weights, shown, small in (
-        (17e9, "5.0%", False),
-        (17.16e9, "5.0%", False),
-        (17.4e9, "4.9%", True),
-    ):
+    edges = ((17e9, "5.0%", False), (17.16e9, "5.0%", False), (17.4e9, "4.9%", True))
+    for weights, shown, small in edges:
         # 1 GB of activations in 20, 20.16 and 20.4 GB: 5.00%, 4.96% (prints 5.0%) and 4.90%
         edge = {1: MemoryLedger(1e9, 1e9, 1e9, 0.0), 4: MemoryLedger(weights, 1e9, 1e9, 1e9)}
         text = observed(page.memory_section(setup(2), capacity(edge, 4)))[1]

@@ -318,33 +318,31 @@ def test_speculation_by_hand() -> None:
 
 
 def test_the_default_run_by_hand() -> None:
-    default_run = prose(run_lecture("14"))
+    out = prose(run_lecture("14"))
     headings = ("1. Continuous batching", "2. Speculative decoding",
                 "3. Prefill/decode disaggregation", "4. Cost per million tokens at $2 per GPU-hour",
                 "5. DeepSeek's published day: 226.75 nodes of 8 H800 on average, 278 at peak",
                 )  # fmt: skip
-    assert_sections(default_run, "14_cost_per_token.png", headings, 6, exact=False)
+    assert_sections(out, "14_cost_per_token.png", headings, 6, exact=False)
     # 608e9 / 73.7e3 / 3600 = 2,291.6 and 168e9 / 14.8e3 / 3600 = 3,153.2 node-hours: 5,444.8
     # against 226.75 x 24 = 5,442 (+0.05%); x 8 GPUs x $2 = $87,116 against $87,072 (+0.05%)
-    assert "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in (
-        default_run
+    assert (
+        "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in out
     )
-    assert "node-hours 5,445 5,442 +0.05%" in default_run
-    assert "daily cost $87,116 $87,072 +0.05%" in default_run
+    assert "node-hours 5,445 5,442 +0.05%" in out
+    assert "daily cost $87,116 $87,072 +0.05%" in out
     # 342e9 x 0.14 + 266e9 x 0.55 + 168e9 x 2.19 = $562,100 against $562,027 (+0.01%)
-    assert "revenue at R1 prices $562,100 $562,027 +0.01%" in default_run
+    assert "revenue at R1 prices $562,100 $562,027 +0.01%" in out
     # $16 a node-hour: 16 / 3600 / 73.7e3 x 1e6 = $0.060, / 14.8e3 x 1e6 = $0.300
-    assert "a million input tokens cost $0.060 and a million output tokens $0.300" in default_run
+    assert "a million input tokens cost $0.060 and a million output tokens $0.300" in out
     # one draft, free, verify one step: (1 + a) / 1 = 1.8 gives a = 80.0%, 7.5 points below
     # the middle of 85-90%
-    assert "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)" in (
-        default_run
-    )
+    assert "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)" in out
     # K = 1 at a = 0.8: E = 1 + 0.8 = 1.80 tokens a verify step
-    assert "1.80" in default_run
-    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in default_run
-    assert "1/" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
-    assert "prefill fills the matmuls in one pass" in default_run
+    assert "1.80" in out
+    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in out
+    assert "1/" in out.split("for an output token at batch 64, ")[1].split(":")[0]
+    assert "prefill fills the matmuls in one pass" in out
 
 
 def test_other_models_and_the_reasons() -> None:
