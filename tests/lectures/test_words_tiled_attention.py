@@ -11,6 +11,7 @@ import pytest
 from edit_battery import contradictions
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from present.fake_chips import prose
 from strategies import edited, hardware_tables
 
 from common.formulas import attention_io
@@ -18,16 +19,11 @@ from common.formulas.attention_io import Blocks
 from common.formulas.ledger import attention_counts
 from common.formulas.roofline import intensity, lower_bound_time
 from common.formulas.thresholds import Crossover
-from common.present.display import Observations
 from common.tables.units import KIB, MIB
 from lectures.words import tiled_attention as page
 
 A, B = page.Gpu("A", 100.0, 200 * KIB), page.Gpu("B", 50.0, 100 * KIB)
 EXTREMES = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
-
-
-def prose(notes: Observations) -> str:
-    return " ".join(notes.items)
 
 
 def extremes(kernels: dict, gpus: tuple = (A, B)) -> tuple:
