@@ -38,9 +38,8 @@ TABULATED = {
 }  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _no_results(results_file) -> None:
-    """No results file: the measured exercises use the article's example laptop."""
+# No results file: the measured exercises use the article's example laptop.
+pytestmark = pytest.mark.usefixtures("results_file")
 
 
 def steps(key: str, table: dict | None = None) -> list[str]:
