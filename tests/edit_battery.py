@@ -116,6 +116,11 @@ def _value(match: re.Match, group: str) -> float:
     return x * _SCALE.get(unit, 1.0)
 
 
+def quantity(text: str) -> float:
+    """The number `text` starts with, in base units: '4.00 µs' -> 4e-6, '2.15 GFLOP' -> 2.15e9."""
+    return _value(re.match(NUM.format("v"), text.lower()), "v")
+
+
 UP = r"rises|rose|risen|rise|grows|grew|grow|jumps|jumped|climbs|climbed|increases|increased"
 DOWN = r"falls|fell|fall|drops|dropped|decreases|decreased|shrinks|shrank|shrink|lowers|lowered"
 # A sentence ends at a period followed by a space (decimals have none), or at ';'.

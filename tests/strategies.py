@@ -252,11 +252,6 @@ def run_lecture(name: str, *argv: str) -> str:
     return out.getvalue()
 
 
-def patched_moe_models(*extra: Model) -> contextlib.AbstractContextManager[None]:
-    """Add `extra` mixtures to ``common.tables.models.MOE_MODELS`` inside the block."""
-    return patched_models(*extra, table=model_table.MOE_MODELS)
-
-
 @st.composite
 def moe_models(draw: st.DrawFn) -> Model:
     """A shipped mixture with its routing edited as a student might: any number of experts

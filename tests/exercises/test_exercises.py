@@ -9,13 +9,14 @@ each claim down its other branch are made to the imported table (``patched_hardw
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import shutil
 
 import pytest
 import reference
 from conftest import REPO, run_python
-from strategies import SHIPPED, edited, patched_hardware, scale_chip
+from strategies import SHIPPED, edited, patched_hardware, scale_chip, unlinked
 
 from common import exercises as ex
 from common import hw_specs
@@ -37,9 +38,8 @@ TABULATED = {
 }  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _no_results(results_file) -> None:
-    """No results file: the measured exercises use the article's example laptop."""
+# No results file: the measured exercises use the article's example laptop.
+pytestmark = pytest.mark.usefixtures("results_file")
 
 
 def steps(key: str, table: dict | None = None) -> list[str]:
@@ -424,7 +424,6 @@ def test_h200_answer() -> None:
     assert [r[3] for r in rows] == ["never", "never"]
     # H200 bf16 x5: 4,945 / 4.8 = 1,030 FLOP/byte, past 1,024; the H100 still reaches 295.2
     h200_only = edited(h200={"peak bf16": 5})
-    b100 = critical(989e12 / 3.35e12, 2048)
     assert f"layer went from {b100:,} to never (table)." in steps("h200-vs-h100", h200_only)[1]
 
 
@@ -541,8 +540,7 @@ def test_bandwidth_2x_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     # Issue 34: the A100 listed with no link figure stopped the exercise; now the B200's
     # row stays (K* = 2 x 2,250e12 / 900e9) and one step names the chip left out.
-    bare = dataclasses.replace(hw_specs.A100, link_bw_figure=None, achievable_link_bw_figure=None)
-    monkeypatch.setattr(hw_specs, "A100", bare)
+    monkeypatch.setattr(hw_specs, "A100", unlinked(hw_specs.A100))
     answer = get_exercise("sharded-matmul").solve()
     assert answer.values == {"b200": pytest.approx(2 * 2250e12 / 900e9)}
     assert answer.steps[-1] == (
@@ -697,3 +695,123 @@ def test_the_question_text_is_read_into_key_title_origin_and_question() -> None:
         "Why?",
     )
     assert first.solve is ex._SOLVERS["v5e-int8"]
+
+
+# Lecture 12's two exercises, worked by hand for Llama 3 8B / 4 (d 1024, 8 layers, 8 query
+# heads and 2 KV heads of 128, d_ff 3584, vocabulary 32064, untied embeddings) in fp32.
+D, L, H, HKV, DH, FF, V, B = 1024, 8, 8, 2, 128, 3584, 32064, 4
+PER_TOKEN_LAYER = 2 * (D * H * DH + 2 * D * HKV * DH + H * DH * D + 3 * D * FF)  # matmul FLOPs
+
+
+def test_profile_exercises_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    answer = ex.get_exercise("profiler-flops").solve()
+    for S in (256, 1024, 4096):
+        full = 2 * L * H * 2 * S * S * DH  # Q K^T and P V over every entry of S x S
+        causal = 2 * L * H * 2 * S * (S + 1) // 2 * DH  # only the kept pairs
+        v = answer.values[S]
+        assert (v["profiler"], v["ledger"]) == (full, causal)
+        # the pass: weight matmuls, the LM head on the last token, the attention products;
+        # norms, softmax and the MLP's elementwise work add well under 1% more
+        matmuls = S * L * PER_TOKEN_LAYER + 2 * D * V + causal
+        assert v["extra_share"] == pytest.approx((full - causal) / matmuls, rel=5e-3)
+        assert v["extra_share"] < (full - causal) / matmuls
+    assert answer.values[256]["profiler"] == 2_147_483_648
+    assert answer.table.rows[0] == ("256", "1.1 GFLOP", "2.1 GFLOP", "1.9%")
+    assert r"\frac{S(S+1)}{2}" in answer.formula
+    calib = ex.Calibration(1e10, 1e11, "a test machine")  # 10 GB/s, 100 GFLOP/s: ridge 10
+    monkeypatch.setattr(ex, "measured_calibration", lambda section, source: calib)
+    answer = ex.get_exercise("decode-context").solve()
+    # every weight once: the layers' matrices, 2L + 1 norms, one embedding row, the LM head
+    weights = B * (L * PER_TOKEN_LAYER // 2 + (2 * L + 1) * D + D + V * D)
+    assert weights == 567_615_488
+    kv_per_token = 2 * L * HKV * DH * B
+    assert answer.values["even_context"] == math.ceil(weights / kv_per_token) == 34_645
+    for S in (256, 1024, 4096, 8192):
+        v = answer.values[S]
+        # + about 1.5 MB of activations read and written (under 0.3% of the step)
+        assert v["bytes"] == pytest.approx(weights + S * kv_per_token, rel=3e-3)
+        assert v["seconds"] == pytest.approx(v["bytes"] / 1e10)  # memory-bound: D / beta
+        # read S tokens of K and V, write the new token's: (S + 1) tokens of cache
+        assert v["kv_share"] == pytest.approx((S + 1) * kv_per_token / v["bytes"], rel=1e-9)
+    said = " ".join(answer.steps)
+    assert "memory-bound at every context, so its bound is bytes / bandwidth" in said
+    assert "rose from 57.3 ms to 70.3 ms" in said
+    assert "beyond the model's 8,192-token window" in said
+
+
+# Lecture 13's two exercises, worked by hand: Mixtral-8x7B's critical batches in fp8 on the
+# H100 (brute-force loops over the batch) and Qwen3-30B-A3B's experts under skew (the Zipf
+# shares capped at 1 by a closed-form water level, not a bisection).
+def test_moe_exercises_by_hand() -> None:
+    ridge = hw_specs.H100.peak_flops("fp8") / hw_specs.H100.mem_bw
+    d, f, E, k = 4096, 14336, 8, 2  # Mixtral: hidden, expert width, 2 of 8
+
+    def twin(b: int) -> float:  # fp8 weights (1 byte), bf16 activations in and out
+        n = 2 * f
+        return 2 * b * d * n / (2 * b * d + d * n + 2 * b * n)
+
+    def experts(b: int) -> float:
+        touched = E * (1 - (1 - k / E) ** b)
+        return 2 * b * k * d * f / (touched * d * f + 2 * b * k * (d + f))
+
+    answer = ex.get_exercise("moe-critical-batch").solve()
+    want_twin = next(b for b in range(1, 10**6) if twin(b) >= ridge)
+    want_moe = next(b for b in range(1, 10**6) if experts(b) >= ridge)
+    assert (answer.values["twin"], answer.values["experts"]) == (want_twin, want_moe)
+    assert want_moe / want_twin > E / k  # narrower matrices: more activation bytes per FLOP
+    assert f"the smallest B past the ridge is {want_moe:,}" in " ".join(answer.steps)
+    answer = ex.get_exercise("moe-skew").solve()
+    E, k, B, gpus = 128, 8, 32, 8
+    uniform = E * (1 - (1 - k / E) ** B)
+    q = zipf_shares(E, k, 1.0)
+    skewed = sum(1 - (1 - x) ** B for x in q)
+    loads = [sum(q[g] for g in range(E) if g % gpus == i) for i in range(gpus)]
+    assert answer.values["uniform"] == pytest.approx(uniform) == pytest.approx(111.8, abs=0.05)
+    assert answer.values["skewed"] == pytest.approx(skewed, rel=1e-9)
+    assert answer.values["saved"] == pytest.approx(1 - skewed / uniform, rel=1e-9)
+    assert answer.values["gpu_factor"] == pytest.approx(max(loads) / (k / gpus), rel=1e-9)
+
+
+def zipf_shares(E: int, k: int, s: float) -> list[float]:
+    """q_i = min(1, c i^-s) summing to k: cap the first j experts, spread the rest."""
+    w = [(i + 1) ** -s for i in range(E)]
+    for j in range(E):  # j experts capped at 1; the others share k - j in proportion to w
+        c = (k - j) / sum(w[j:])
+        if c * w[j] <= 1:
+            return [1.0] * j + [c * x for x in w[j:]]
+    raise AssertionError("unreachable")
+
+
+# Lecture 14's two exercises, worked by hand from the published figures: DeepSeek-V3's
+# x1.8 from one MTP module read backwards with a costed draft (closed form for K = 1), and
+# DeepSeek's per-node rates applied to a long-prompt request (plain division).
+def test_serving_exercises_by_hand() -> None:
+    answer = ex.get_exercise("mtp-acceptance").solve()
+    c = 1 / 61  # one MTP module beside DeepSeek-V3's 61 layers
+    a = 1.8 * (1 + c) - 1  # (1 + a) / (1 + c) = 1.8 for one draft token, v = 1
+    v = (1 + 0.85) / 1.8 - c  # the verify pass the published low end allows
+    two = (1 + a + a * a) / (2 * c + 1)  # two modules: E = 1 + a + a^2 over 2c + 1 steps
+    assert answer.values["acceptance"] == pytest.approx(a, abs=1e-9)
+    assert answer.values["verify"] == pytest.approx(v, rel=1e-12)
+    assert answer.values["speedup"] == pytest.approx(two, rel=1e-9)
+    text = " ".join(answer.steps)
+    assert f"= {a:.1%}, below the published 85% to 90%" in text  # 82.95%: under the range
+    assert f"{v:.3f} decode steps" in text and f"{v - 1:.1%} more" in text
+    assert f"x{two:.2f} against plain decoding" in text
+    assert f"2 modules at a = {a:.1%}: E = (1 - a^3) / (1 - a) = " in text
+    answer = ex.get_exercise("fleet-request-mix").solve()
+    t_p, t_d = 32768 / 73.7e3, 1024 / 14.8e3  # node-seconds at DeepSeek's published rates
+    usd = (t_p + t_d) * 8 * 3.0 / 3600  # 8 H800 a node at $3 per GPU-hour
+    day = (608e9 / 73.7e3) / (168e9 / 14.8e3)  # the published day's prefill : decode hours
+    assert (
+        answer.values["pd"] == pytest.approx(t_p / t_d, rel=1e-12) == pytest.approx(6.43, abs=0.005)
+    )
+    assert answer.values["request_usd"] == pytest.approx(usd, rel=1e-12)
+    assert answer.values["usd_per_m"] == pytest.approx(usd / 33792 * 1e6, rel=1e-12)
+    text = " ".join(answer.steps)
+    assert f"{t_p / t_d:.2f} prefill nodes per decode node" in text
+    assert f"x{t_p / t_d / day:.2f} as much as the {day:.2f}" in text
+    assert (
+        f"/ 3600 s = ${usd * 1000:.2f};" in text
+        and f"a request) cost ${usd / 33792 * 1e6:.3f}." in text
+    )

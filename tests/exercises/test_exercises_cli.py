@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
-import os
 import signal
 import subprocess
 import sys
@@ -13,36 +12,27 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import default_signals
+from conftest import REPO, child_env, run_python, start_python
 from strategies import SHIPPED, patched_hardware
 
 from common.exercises import EXERCISES, Answer, Exercise, Table, get_exercise, text
 
-REPO = Path(__file__).resolve().parents[2]
-ENV = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
-CMD = [sys.executable, "-m", "common.exercises"]
-
-
-def run(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CMD, *args], cwd=REPO, capture_output=True, text=True, env=ENV, check=False, **kwargs
-    )
+CMD = ("-m", "common.exercises")
 
 
 def test_help_lists_the_keys(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
-    done = run("nope")
+    done = run_python(*CMD, "nope")
     assert done.returncode == 2
     assert done.stderr.splitlines() == [done.stderr.strip()]
     assert done.stderr.startswith("common.exercises: error: unknown exercise 'nope'; choose one")
     with open("/dev/full", "w") as full:
         done = subprocess.run(
-            CMD, cwd=REPO, stdout=full, stderr=subprocess.PIPE, text=True, env=ENV, check=False
-        )
+            [sys.executable, *CMD], cwd=REPO, stdout=full, stderr=subprocess.PIPE, text=True,
+            env=child_env(), check=False,
+        )  # fmt: skip
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["common.exercises: error: No space left on device"]
-    with subprocess.Popen(
-        CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
-    ) as proc:
+    with start_python(*CMD, cwd=REPO) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         proc.stdout.readline()
         proc.stdout.close()  # like `| head -1`
@@ -107,10 +97,7 @@ def test_help_lists_the_keys(capsys: pytest.CaptureFixture[str], monkeypatch) ->
 @pytest.mark.skipif(not Path("/proc/self/wchan").exists(), reason="needs /proc to see the wait")
 def test_ctrl_c_is_one_line_and_ends_by_sigint() -> None:
     """Interrupted while it writes into a full pipe: one line, then the SIGINT status."""
-    with subprocess.Popen(
-        CMD, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
-        preexec_fn=default_signals,
-    ) as proc:  # fmt: skip
+    with start_python(*CMD, cwd=REPO) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         fcntl.fcntl(proc.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: the output cannot fit
         wchan = Path(f"/proc/{proc.pid}/wchan")

@@ -32,7 +32,6 @@ class Run:
     """One finished run of the lecture and the results file it wrote."""
 
     def __init__(self, proc: subprocess.CompletedProcess[str], path: Path) -> None:
-        self.proc = proc
         self.out = proc.stdout
         self.path = path
         self.doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
@@ -89,7 +88,7 @@ def test_the_roofs_threads_and_ridge(run: Run) -> None:
         run.out,
     )
     assert m, "ridge point line not found"
-    peak, beta = _si(m.group(1), m.group(2)), _si(m.group(3), m.group(4))
+    peak, beta = (float(m.group(i)) * SI[m.group(i + 1)] for i in (1, 3))
     ridge = float(m.group(5))
     # printed values are rounded: their relative rounding errors add up
     rounding = sum(_half_digit(m.group(i)) / float(m.group(i)) for i in (1, 3, 5))
@@ -97,10 +96,6 @@ def test_the_roofs_threads_and_ridge(run: Run) -> None:
     assert calib["ridge_point"] == pytest.approx(
         calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"], rel=1e-12
     )
-
-
-def _si(number: str, prefix: str) -> float:
-    return float(number) * SI[prefix]
 
 
 def _half_digit(number: str) -> float:

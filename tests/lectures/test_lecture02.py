@@ -92,9 +92,7 @@ def test_runs_on_a_bare_interpreter(tmp_path: Path, output: str) -> None:
 
 @pytest.mark.parametrize("key", ["b300", "tpu-v5e"])
 def test_a_chip_without_its_link_leaves_part_6_only(key: str) -> None:
-    """A chip listed without a link figure (optional in the table) sits out part 6 only:
-    one line names it, the other chips' rows and the sentences about them stay, and the
-    lecture still runs to its end (issue 34)."""
+    """Issue 34: one line names it; the other chips' rows and sentences stay."""
     with patched_hardware(dict(SHIPPED, **{key: unlinked(SHIPPED[key])})):
         out = run_here(LECTURE)
     name = SHIPPED[key].name

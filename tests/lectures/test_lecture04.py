@@ -55,13 +55,6 @@ def sweep_section() -> dict:
             "crossing": {"before": 8, "first": 16}}  # fmt: skip
 
 
-def png_size(path: Path) -> tuple[int, int]:
-    """Width and height in pixels from a PNG's IHDR chunk."""
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    return struct.unpack(">II", data[16:24])
-
-
 def make_results(path: Path, *, probe: bool = True, sweep: bool = True) -> Path:
     """A results file for this machine with the chosen sections."""
     if probe:
@@ -84,7 +77,9 @@ def test_four_figures(tmp_path: Path) -> None:
     assert saved_paths(proc.stdout) == [outdir / n for n in NAMES]
     assert sorted(p.name for p in outdir.iterdir()) == sorted(NAMES)  # no temporary files left
     for name in NAMES:
-        width, height = png_size(outdir / name)
+        data = (outdir / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", data[16:24])  # from the IHDR chunk, in pixels
         assert 0 < width <= style.MAX_WIDTH_IN * style.DPI + 1, name
         assert height > 100
     assert "skipped" not in proc.stdout

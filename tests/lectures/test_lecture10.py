@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from conftest import printed_table, quick_measuring_run
-from edit_battery import contradictions
+from edit_battery import contradictions, quantity
 from formulas.test_attention_io import brute_force_blocks  # the footprint rule, searched
-from strategies import SHIPPED, patched_hardware, scale_chip
+from strategies import edited, patched_hardware
 from strategies import run_lecture as run_in_process
 
 from common.measure import caches
@@ -82,13 +82,8 @@ def test_landmarks_the_sweep_per_head_and_the_layer_crossing(quick_run: dict) ->
     text = " ".join(out.split())
     rows = rows_under(out, "One Llama-3-8B layer")
     for words, column in (("with the tiled kernel", 3), ("with the naive one", 2)):
-        first = next(r[0] for r in rows if seconds(r[column]) >= seconds(r[1]))
+        first = next(r[0] for r in rows if quantity(r[column]) >= quantity(r[1]))
         assert f"at N = {first} {words}" in text
-
-
-def seconds(text: str) -> float:
-    value, unit = text.split()
-    return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
 
 
 def test_the_kernels_agree_and_the_measured_tables_are_consistent(quick_run: dict) -> None:
@@ -104,7 +99,7 @@ def test_the_kernels_agree_and_the_measured_tables_are_consistent(quick_run: dic
         n = int(r[0].replace(",", ""))
         br, bc = brute_force_blocks(n, 128, l2 / 2, FP32)
         assert r[1] == f"{br} x {bc}"
-        naive, tiled = seconds(r[2]), seconds(r[3])
+        naive, tiled = quantity(r[2]), quantity(r[3])
         assert naive > 0 and tiled > 0
         assert float(r[4].lstrip("x")) == pytest.approx(tiled / naive, rel=0.02, abs=0.01)
     for r in rows_under(out, "Time per score"):
@@ -158,10 +153,8 @@ def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(
 ) -> None:
     """The H100's bf16 peak x10 put None where a byte count was expected: a traceback. With
     no cache reported, the stamps name none (they named the assumed 32 MiB as this LLC)."""
-    table = dict(SHIPPED)
-    table["h100"] = scale_chip(table["h100"], {"peak bf16": 10.0})
     monkeypatch.setenv("ROOFLINE_FAKE_LLC", "none")
-    with patched_hardware(table):
+    with patched_hardware(edited(h100={"peak bf16": 10.0})):
         out = run_in_process("10", "--quick", "--results", str(tmp_path / "r.json"))
     assert "LLC not reported" in out and "LLC 32.00 MiB" not in out
     assert "H100 SXM ridge" not in out and "A100 40GB SXM ridge" in out

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import lecture_path, run_lecture
+from conftest import child_env, lecture_path, run_lecture
+from edit_battery import quantity
 
 LECTURE = "12"
 D, H, HKV, DH, FF, V = 1024, 8, 2, 128, 3584, 32064
@@ -41,16 +42,6 @@ def row(text: str, name: str, after: str = "") -> list[str]:
     return re.split(r"\s{2,}", line.strip())
 
 
-def seconds(cell: str) -> float:
-    value, unit = cell.split()
-    return float(value) * {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "ns": 1e-9}[unit]
-
-
-def si(cell: str) -> float:
-    value, unit = cell.split()
-    return float(value) * {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}.get(unit[0], 1.0)
-
-
 @needs_torch
 @pytest.mark.parametrize(("name", "flops", "nbytes"), [
     ("Q projection", 2 * PROMPT * D * H * DH, FP32 * (PROMPT * D + D * H * DH + PROMPT * H * DH)),
@@ -60,8 +51,8 @@ def si(cell: str) -> float:
     ("embedding lookup", 0, 2 * FP32 * PROMPT * D)])  # read 64 rows, write them  # fmt: skip
 def test_ledger_rows_by_hand(run: tuple[str, Path], name: str, flops: int, nbytes: int) -> None:
     cells = row(run[0], name, after="fp32 prompt pass")
-    assert si(cells[2]) == pytest.approx(flops, rel=5e-3, abs=1)
-    assert si(cells[3]) == pytest.approx(nbytes, rel=5e-3)
+    assert quantity(cells[2]) == pytest.approx(flops, rel=5e-3, abs=1)
+    assert quantity(cells[3]) == pytest.approx(nbytes, rel=5e-3)
 
 
 @needs_torch
@@ -71,7 +62,7 @@ def test_percent_of_bound_and_the_ridges(run: tuple[str, Path]) -> None:
     for line in table.splitlines()[3:-1]:
         cells = re.split(r"\s{2,}", line.strip())
         share, under = cells[7].removeprefix("under "), cells[7].startswith("under ")
-        bound, measured, pct = seconds(cells[5]), seconds(cells[6]), float(share[:-1])
+        bound, measured, pct = quantity(cells[5]), quantity(cells[6]), float(share[:-1])
         # the share rounds to its last digit (0.5 of a whole percent at 10% and up), and the
         # two times to three figures each (up to 1% of their ratio): 14.9 µs / 102 µs is
         # 14.6% as printed, but as little as 14.49% (printed 14%) as measured; a busy
@@ -81,7 +72,7 @@ def test_percent_of_bound_and_the_ridges(run: tuple[str, Path]) -> None:
         assert off < 0.011 * pct if under else abs(off) <= half + 0.011 * pct, line
     for precision in [p for p in ("fp32", "bf16") if p + "  " in text]:  # the roofs' ridges
         cells = row(text, precision)
-        peak, bw, ridge = si(cells[1]), si(cells[3]), float(cells[5])
+        peak, bw, ridge = quantity(cells[1]), quantity(cells[3]), float(cells[5])
         assert ridge == pytest.approx(peak / bw, rel=0.06, abs=0.06)
 
 
@@ -95,10 +86,10 @@ def test_with_flops_matmuls_and_their_share_by_hand(run: tuple[str, Path]) -> No
     bmm += sum(2 * 2 * H * (PROMPT + j + 1) * DH for j in range(STEPS))
     assert mm == 2_182_217_728 and bmm == 17_866_752  # worked once more on paper
     got = re.search(r"matmuls \(aten::mm\) come to ([\d.]+ \w+),", text)
-    assert si(got.group(1)) == pytest.approx(mm, rel=5e-3)
+    assert quantity(got.group(1)) == pytest.approx(mm, rel=5e-3)
     got = re.search(r"products \(aten::bmm\), ([\d.]+ \w+),", text)
-    assert si(got.group(1)) == pytest.approx(bmm, rel=5e-3)
-    total = si(re.search(r"with_flops counted ([\d.]+ \w+),", text).group(1))
+    assert quantity(got.group(1)) == pytest.approx(bmm, rel=5e-3)
+    total = quantity(re.search(r"with_flops counted ([\d.]+ \w+),", text).group(1))
     share = float(re.search(r"matrix products are ([\d.]+)%", text).group(1))
     assert share == pytest.approx(100 * (mm + bmm) / total, abs=0.1 + 100 * 5e-3)
 
@@ -121,7 +112,7 @@ def test_the_trace_agrees_with_the_profilers_table_and_the_ledger(run: tuple[str
         ]  # fmt: skip
         assert len(same) == int(calls), line
         took = sum(e["dur"] for e in same) / 1e6
-        assert took == pytest.approx(seconds(total), rel=0.01, abs=2e-5)
+        assert took == pytest.approx(quantity(total), rel=0.01, abs=2e-5)
     # the ledger's names are the trace's annotations
     every = json.loads(trace.read_text())["traceEvents"]
     names = {e["name"] for e in every if e.get("cat") == "user_annotation"}
@@ -217,9 +208,8 @@ def test_torch_out_of_memory_is_one_line(tmp_path: Path) -> None:
 
 def _peak_rss(command: list[str], tmp_path: Path) -> int:
     """The peak resident set (VmHWM) of `command` run to its end, in bytes."""
-    env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_TRACEBACK"}
     with open(tmp_path / "stderr", "w+") as err:
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, env=child_env())
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)

@@ -423,8 +423,7 @@ def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path
 
 # --- Output piped into head (issue 7), a foreign results file kept (issue 15) ---
 def test_a_measuring_lecture_under_head_still_saves_and_keeps_the_old_file(tmp_path: Path) -> None:
-    """Lecture 03 into `| head -5` over another machine's file: it exits 0 without a word
-    on stderr, saves its sweep, and keeps the foreign file as a backup."""
+    """Lecture 03 into `| head -5` over another machine's file, kept as a backup."""
     path = tmp_path / "machine.json"
     path.write_text(json.dumps(_results_doc(dict(HERE, cpu="Another CPU"))), encoding="utf-8")
     old = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -493,45 +492,37 @@ BAD = [
 ]  # fmt: skip
 
 
-def _fill(text: str, tmp: Path) -> str:
-    return text.format(tmp=tmp, file=tmp / "a-file")
-
-
 @pytest.mark.parametrize(("name", "args", "status", "says"), BAD, ids=lambda v: str(v))
 def test_a_bad_value_is_one_line(
     name: str, args: list[str], status: int | None, says: str, tmp_path: Path
 ) -> None:
-    (tmp_path / "a-file").write_text("not a folder\n", encoding="utf-8")
-    proc = run_lecture(name, *(_fill(a, tmp_path) for a in args), cwd=tmp_path, timeout=60)
+    proc = run_lecture(name, *(a.format(tmp=tmp_path) for a in args), cwd=tmp_path, timeout=60)
     assert proc.returncode == status if status else proc.returncode != 0
     assert proc.stdout == "" and "Traceback" not in proc.stderr, proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and _fill(says, tmp_path) in lines[0], proc.stderr
-    assert [p.name for p in tmp_path.iterdir()] == ["a-file"]  # nothing written
+    assert len(lines) == 1 and says in lines[0], proc.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written
 
 
-#: (lecture, arguments beside --png --outdir, the figures it writes)
+#: (lecture, arguments beside --png --outdir, the figure it writes)
 PNG = [
-    ("02", [], ["02_roofline.png"]),
-    ("05", ["--results", "{tmp}/x"], ["05_operator_rooflines.png"]),
-    ("06", ["--chip", "b200"], ["06_prefill_decode_roofline.png"]),
-    ("07", ["--model", "llama-3-70b"], ["07_memory_ledger.png"]),  # nothing fits: still drawn
-    ("08", ["--chip", "b200"], ["08_decode_throughput.png"]),
-    ("13", [], ["13_moe_throughput.png"]),
-    ("14", ["--batch", "16"], ["14_cost_per_token.png"]),
+    ("02", [], "02_roofline.png"),
+    ("05", ["--results", "{tmp}/x"], "05_operator_rooflines.png"),
+    ("06", ["--chip", "b200"], "06_prefill_decode_roofline.png"),
+    ("07", ["--model", "llama-3-70b"], "07_memory_ledger.png"),  # nothing fits: still drawn
+    ("08", ["--chip", "b200"], "08_decode_throughput.png"),
+    ("13", [], "13_moe_throughput.png"),
+    ("14", ["--batch", "16"], "14_cost_per_token.png"),
 ]
 
 
-@pytest.mark.parametrize(("name", "args", "figures"), PNG, ids=[r[0] for r in PNG])
-def test_png_is_written_into_outdir(
-    name: str, args: list[str], figures: list[str], tmp_path: Path
-) -> None:
+@pytest.mark.parametrize(("name", "args", "figure"), PNG, ids=[r[0] for r in PNG])
+def test_png_is_written_into_outdir(name: str, args: list, figure: str, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     outdir = tmp_path / "figs"
-    args = [_fill(a, tmp_path) for a in args]
+    args = [a.format(tmp=tmp_path) for a in args]
     proc = run_lecture(name, "--png", "--outdir", str(outdir), *args, cwd=tmp_path, check=True)
-    for figure in figures:
-        png = outdir / figure
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
-        assert f"saved figure: {png}" in proc.stdout
-    assert sorted(p.name for p in outdir.iterdir()) == figures
+    png = outdir / figure
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert f"saved figure: {png}" in proc.stdout
+    assert [p.name for p in outdir.iterdir()] == [figure]

@@ -122,8 +122,8 @@ def test_detected_table_or_its_absence() -> None:
     assert table(page.plateau_tables(plateaus([L1], detected)), 1).rows == [
         ["plateau 1", "64 KiB", "1 MiB", "12", "36.00 GB/s", "L2"]
     ]
-    assert "the detector found no run" in str(page.plateau_tables(plateaus([L1])))
     group = page.plateau_tables(plateaus([L1]))
+    assert "the detector found no run" in str(group)
     headings = [i for i in group.items if isinstance(i, Heading)]
     assert len(headings) == 2 and "change-point detector" in headings[1].title
     said = page.plateau_observations(plateaus([L1, DRAM])).items[-1]
@@ -151,6 +151,32 @@ def test_plateau_observations() -> None:
     text = page.plateau_observations(plateaus([L1, L2], twins)).items[-1]
     assert "finds 2 plateaus (40.00 GB/s in L2, 30.00 GB/s in L2) where" in text
     assert "More than one lies inside L2:" in text
+    # x1.05 exactly costs; 1 / 1.05 exactly is below, not "within 5%"
+    assert steps(1.05e10, 1e10).startswith("Leaving L2 for DRAM costs x1.05")
+    assert steps(1e10, 1.05e10).startswith(
+        "The L2 plateau (10.00 GB/s) comes out below the DRAM plateau (10.50 GB/s)."
+    )
+    assert steps(1.02e10, 1e10) == (
+        "L2 (10.20 GB/s) and DRAM (10.00 GB/s) are within 5% of each other. When two "
+        "neighbouring plateaus match, the limit is not that cache but the core: numpy's loop and "
+        "the load/store units cannot use the faster level."
+    )
+    low = [Plateau("L1", 0, KIB, 1e10, 5, 2.0), Plateau("L2", MIB, 2 * MIB, 2e10, 5, 2.0)]
+    assert page.plateau_observations(plateaus(low)).items[1] == (
+        "The L1 plateau (10.00 GB/s) comes out below the L2 plateau (20.00 GB/s). No cache is "
+        "slower than the one outside it: at L1 sizes the fixed call cost is most of the time, so "
+        "the corrected bandwidth there is the least certain number of the sweep (rerun when the "
+        "machine is quiet)."
+    )
+    # one detected plateau in each of two levels: as many as the levels, none crowded
+    apart = [
+        Plateau("a", 4 * KIB, 16 * KIB, 9e10, 5, None),
+        Plateau("b", 128 * KIB, 512 * KIB, 3e10, 5, None),
+    ]
+    assert page.plateau_observations(plateaus([L1, L2], apart)).items[-1] == (
+        "Without the sizes, the change-point detector finds 2 plateaus (90.00 GB/s in L1, "
+        "30.00 GB/s in L2) where the operating system names 2 levels."
+    )
 
 
 def test_fixed_cost_observations() -> None:
@@ -184,10 +210,10 @@ def threads(one=1e10, every=2.5e10, n=4, sweep_bw=5e9) -> page.Threads:
 
 
 def test_threads_table_and_observations() -> None:
-    lines = str(page.threads_table(threads())).splitlines()
-    assert lines[1] == "DRAM bandwidth at 1.00 GiB: 1 thread against 4"
-    assert lines[-1] == "P = 200.0 GFLOP/s (matmul on 4 BLAS threads)"
-    assert table(page.threads_table(threads())).rows == [
+    group = page.threads_table(threads())
+    assert str(group).splitlines()[1] == "DRAM bandwidth at 1.00 GiB: 1 thread against 4"
+    assert str(group).splitlines()[-1] == "P = 200.0 GFLOP/s (matmul on 4 BLAS threads)"
+    assert table(group).rows == [
         ["1", "10.00 GB/s", "20.0 FLOP/byte"],
         ["4", "25.00 GB/s", "8.0 FLOP/byte"],
     ]
@@ -339,37 +365,7 @@ def test_operation_sentences_hold_for_drawn_rates(rate: float, paid: float, peak
         assert ("the fixed cost does" in call[0]) == (min(rate, paid) <= rate / 2)
 
 
-def test_plateau_boundaries_and_the_detector() -> None:
-    # x1.05 exactly costs; 1 / 1.05 exactly is below, not "within 5%"
-    assert steps(1.05e10, 1e10).startswith("Leaving L2 for DRAM costs x1.05")
-    assert steps(1e10, 1.05e10).startswith(
-        "The L2 plateau (10.00 GB/s) comes out below the DRAM plateau (10.50 GB/s)."
-    )
-    assert steps(1.02e10, 1e10) == (
-        "L2 (10.20 GB/s) and DRAM (10.00 GB/s) are within 5% of each other. When two "
-        "neighbouring plateaus match, the limit is not that cache but the core: numpy's loop and "
-        "the load/store units cannot use the faster level."
-    )
-    low = [Plateau("L1", 0, KIB, 1e10, 5, 2.0), Plateau("L2", MIB, 2 * MIB, 2e10, 5, 2.0)]
-    assert page.plateau_observations(plateaus(low)).items[1] == (
-        "The L1 plateau (10.00 GB/s) comes out below the L2 plateau (20.00 GB/s). No cache is "
-        "slower than the one outside it: at L1 sizes the fixed call cost is most of the time, so "
-        "the corrected bandwidth there is the least certain number of the sweep (rerun when the "
-        "machine is quiet)."
-    )
-    # one detected plateau in each of two levels: as many as the levels, none crowded
-    apart = [
-        Plateau("a", 4 * KIB, 16 * KIB, 9e10, 5, None),
-        Plateau("b", 128 * KIB, 512 * KIB, 3e10, 5, None),
-    ]
-    text = page.plateau_observations(plateaus([L1, L2], apart)).items[-1]
-    assert text == (
-        "Without the sizes, the change-point detector finds 2 plateaus (90.00 GB/s in L1, "
-        "30.00 GB/s in L2) where the operating system names 2 levels."
-    )
-
-
-def test_three_sizes_clip_to_the_last() -> None:
+def test_three_sizes_clip_to_the_last_and_notes_keep_two_decimals() -> None:
     sizes = [4 * KIB, 64 * MIB, 600 * MIB]
     record = page.Plateaus([DRAM], [], LEVELS, "m", {"DRAM": 5e9}, sizes, None)
     assert table(page.plateau_tables(record)).rows[0][2] == "420 MiB - 600 MiB"
@@ -378,6 +374,13 @@ def test_three_sizes_clip_to_the_last() -> None:
         [point(b, 1e-3, 1e9) for b in sizes], [0.0] * 3, seconds=2.0, after=costs, used=costs
     )
     assert table(group).note == "sweep: 3 sizes from 4.00 KiB to 600.00 MiB in 2.0 s"
+    note = table(sweep([point(100 * KIB, 1e-5, 1e10)], [0.5])).note
+    assert note == "sweep: 1 sizes from 100.00 KiB to 100.00 KiB in 1.5 s"
+    record = page.FixedCost(COSTS, (100 * KIB, 0.8, 2e9), None, [], None, "L1")
+    said = page.fixed_cost_observations(record).items[0]
+    assert "at the smallest working set, 100.00 KiB," in said
+    with pytest.raises(ValueError, match="zip"):
+        sweep([point(4 * KIB, 4e-7, 1e10)], [0.5, 0.5])
 
 
 def test_captions_word_for_word() -> None:
@@ -397,14 +400,14 @@ def test_captions_word_for_word() -> None:
         "touches: 2 of the 3 sit closest to the roof of their own level. The matmuls sit far to "
         "the right, under the compute roof."
     )
-    assert table(page.operations_table(OPS)).headers[2] == "I (FLOP/B)"
+    ops = table(page.operations_table(OPS))
+    assert ops.headers[2] == "I (FLOP/B)" and ops.note
     caption = page.roofline_caption([OPS[0], OPS[2]], 2e11)  # 1/12 = 0.0833 FLOP/byte
     assert "The add, at I = 0.0833 FLOP/byte, is labelled" in caption
     assert "Every add" not in caption and "sit closest" not in caption  # no count of many
     assert "its own level's is the closest" in caption  # OPS[0] sits on its own roof
     other = page.roofline_caption([OPS[1], OPS[2]], 2e11)  # the DRAM add sits closest to L3
     assert "its own level's is not the closest" in other
-    assert table(page.operations_table(OPS)).note
     caption = page.roofline_caption([OPS[2]], 2e11)  # the matmul alone: no add's intensity
     assert "FLOP/byte," not in caption
 
@@ -425,13 +428,3 @@ def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
     # without cache sizes every row is '-': no level begins, nothing is marked
     blind = table(sweep(points, shares, [], seconds=1.0, after=costs, used=costs))
     assert blind.keep == frozenset()
-
-
-def test_the_sweep_note_and_the_smallest_size_keep_two_decimals() -> None:
-    note = table(sweep([point(100 * KIB, 1e-5, 1e10)], [0.5])).note
-    assert note == "sweep: 1 sizes from 100.00 KiB to 100.00 KiB in 1.5 s"
-    record = page.FixedCost(COSTS, (100 * KIB, 0.8, 2e9), None, [], None, "L1")
-    said = page.fixed_cost_observations(record).items[0]
-    assert "at the smallest working set, 100.00 KiB," in said
-    with pytest.raises(ValueError, match="zip"):
-        sweep([point(4 * KIB, 4e-7, 1e10)], [0.5, 0.5])

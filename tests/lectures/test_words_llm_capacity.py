@@ -38,7 +38,7 @@ FITS = {
 }
 
 
-def test_memory_section_by_hand() -> None:
+def test_memory_section_and_nothing_fits_by_hand(tmp_path) -> None:
     group = page.memory_section(setup(), capacity(FITS, 400))
     assert "1. Memory ledger at context 1,000 on Hop (80.00 GB)" in str(group)
     text = prose(group)
@@ -71,19 +71,13 @@ def test_memory_section_by_hand() -> None:
         "Activations are 10.0% of the total at batch 4: the one token in flight per sequence "
         "weighs 2.00 KiB against its cache's 2.00 KiB, so the activation assumption matters."
     )
-    for weights, shown, small in (
-        (17e9, "5.0%", False),
-        (17.16e9, "5.0%", False),
-        (17.4e9, "4.9%", True),
-    ):
+    edges = ((17e9, "5.0%", False), (17.16e9, "5.0%", False), (17.4e9, "4.9%", True))
+    for weights, shown, small in edges:
         # 1 GB of activations in 20, 20.16 and 20.4 GB: 5.00%, 4.96% (prints 5.0%) and 4.90%
         edge = {1: MemoryLedger(1e9, 1e9, 1e9, 0.0), 4: MemoryLedger(weights, 1e9, 1e9, 1e9)}
         text = observed(page.memory_section(setup(2), capacity(edge, 4)))[1]
         assert text.startswith("Activations stay small" if small else f"Activations are {shown}")
         assert shown in text
-
-
-def test_nothing_fits_by_hand(tmp_path) -> None:
     big = {1: MemoryLedger(150e9, 1e9, 1e9, 18e9)}  # 170 GB: ceil(170 / 80) = 3 chips
     group = page.memory_section(setup(), capacity(big, 0, chips=3))
     assert "Largest batch that fits: 0 (the weights alone need 150.00 GB)." in prose(group)
@@ -183,11 +177,8 @@ def test_default_run_by_hand() -> None:
     assert "Largest batch that fits: 105 sequences at context 4,096." in text
     assert "the memory wall (105) comes before the knee (332)" in text
     # At context 1 with nvfp4 on B300 the search stops at --batch's maximum, 2**20.
-    text = prose(
-        run_lecture(
-            "07", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
-        )
-    )
+    nvfp4 = ("--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1")
+    text = prose(run_lecture("07", *nvfp4))
     assert "Largest batch that fits: at least 1,048,576 sequences at context 1." in text
     assert "The search stops at --batch's maximum: a larger batch may fit too." in text
     assert "the memory wall (at least 1,048,576)" in text

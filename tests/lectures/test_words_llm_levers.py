@@ -9,7 +9,7 @@ import re
 from conftest import assert_sections
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
-from strategies import SHIPPED, llm_runs, patched_hardware, run_lecture, run_llm, scale_chip
+from strategies import edited, llm_runs, patched_hardware, run_lecture, run_llm
 from test_words_llm_speed import check_claims
 
 from common.formulas.transformer import DTypes
@@ -72,6 +72,8 @@ def test_quantization_section_by_hand() -> None:
     said_ = quant_said(ttft=0.05, prefill_compute=3)
     assert said_[1].startswith("Prefill gets x2.00 faster with int4 weights. 7 of the 8")
     assert "and 3 of the 8 with int4" in said_[1]
+    # the memory-bound ones' gain shows
+    assert said_[1].endswith("only the memory-bound ones gain from fewer bytes.")
     # a KV edit (not a weight edit) is said as what it is
     said_ = quant_said(kv_token=65536.0, attn_bytes=1e9)
     assert said_[2].startswith(
@@ -88,13 +90,6 @@ def test_quantization_section_by_hand() -> None:
         "compute-bound with bf16 weights and none of the 8 with int4: a compute-bound matmul "
         "computes at bf16 whatever the weights' storage; the memory-bound ones read fewer "
         "weight bytes, but the time that saves is too small a part of the pass to show."
-    )
-    # all 8 compute-bound in int4: nothing can gain, the old reason stands
-    assert said_[1] != quant_said()[1]
-    assert quant_said()[1].endswith("only the memory-bound ones gain from fewer bytes.")
-    # 100 / 50 ms = x2.00 faster: the memory-bound ones' gain shows
-    assert quant_said(ttft=0.05, prefill_compute=3)[1].endswith(
-        "only the memory-bound ones gain from fewer bytes."
     )
 
 
@@ -233,8 +228,7 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     assert "Prefill gets x2.32 faster with int4 weights. None of the 8 weight matmuls are" in text
     assert "compute-bound with bf16 weights and 7 of the 8 with int4" in text
     # Lecture 08 compares the two A100s (the H100 and H200 are the h200-vs-h100 exercise).
-    table = dict(SHIPPED, **{"a100-80gb": scale_chip(SHIPPED["a100-80gb"], {"mem_bw": 0.5})})
-    with patched_hardware(table):
+    with patched_hardware(edited(a100_80gb={"mem_bw": 0.5})):
         text = prose(run_lecture("08"))
     # 2,039 / 2 = 1,019.5 GB/s against 1,555: 1/1.53 as much; decode at batch 1 follows bandwidth
     assert (
@@ -243,9 +237,7 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     )
     # Shrunk by hypothesis (then on the H100 and H200): one chip's bf16 x13, the other's x0.0625
     # once printed 'H200 has x0.00 the compute of H100 SXM'.
-    table = dict(SHIPPED, a100=scale_chip(SHIPPED["a100"], {"peak bf16": 13.0}))
-    table["a100-80gb"] = scale_chip(SHIPPED["a100-80gb"], {"peak bf16": 0.0625})
-    with patched_hardware(table):
+    with patched_hardware(edited(a100={"peak bf16": 13.0}, a100_80gb={"peak bf16": 0.0625})):
         text = prose(run_lecture("08", "--model", "llama-2-7b", "--chip", "a100", "--context", "1"))
     # 312 x 13 = 4,056 TFLOP/s against 312 / 16 = 19.5 TFLOP/s: 1/208.00 as much; 2,039 / 1,555
     assert (
@@ -272,11 +264,8 @@ def test_lecture_runs_after_the_edits_that_once_printed_false_sentences() -> Non
     text = prose(run_lecture("08", "--model", "llama-2-7b"))
     assert "32 KV heads store x4.00 the KV cache of 8, for the same 32 query heads." in text
     # Lecture 08 at context 1 on B300: every weight precision reaches the search's bound.
-    text = prose(
-        run_lecture(
-            "08", "--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1"
-        )
-    )
+    nvfp4 = ("--chip", "b300", "--precision", "nvfp4", "--kv", "nvfp4", "--context", "1")
+    text = prose(run_lecture("08", *nvfp4))
     assert "the largest batch reaches the search's bound (1,048,576, --batch's maximum)" in text
     assert "stays at 1,048,576" not in text
     assert ">=1,048,576" in text

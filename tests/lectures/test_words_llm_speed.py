@@ -8,17 +8,18 @@ import re
 
 import pytest
 from conftest import assert_sections, summary_value
-from edit_battery import contradictions
+from edit_battery import contradictions, quantity
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
 from strategies import (
     SHIPPED,
+    edited,
     llm_runs,
     patched_hardware,
     patched_models,
     run_lecture,
     run_llm,
-    scale_chip,
+    unlinked,
 )
 
 from common.formulas.transformer import DTypes, Op, OpTime, PassLedger
@@ -65,7 +66,7 @@ def parameters_said(weights: str = "bf16", **changes: object) -> list[str]:
     return observed(page.parameter_section(setup(model(**changes), weights=weights), PARTS, 10**9))
 
 
-def test_pass_table_by_hand() -> None:
+def test_pass_table_and_prefill_section_by_hand() -> None:
     table = page.pass_table(PRE)
     # one layer: 3.101 TFLOP over 13 GB = 238.5 FLOP/B in 41 ms; the pass 7.202 TFLOP / 31 GB
     assert [table.headers, *table.rows] == [
@@ -79,9 +80,6 @@ def test_pass_table_by_hand() -> None:
         ["lm head", "1.00 TFLOP", "5.00 GB", "200", "compute", "10.0 ms", "10.9%"],
         ["= whole pass", "7.20 TFLOP", "31.00 GB", "232", "", "92.0 ms", "100.0%"],
     ]
-
-
-def test_prefill_section_by_hand() -> None:
     group = page.prefill_section(setup(), PRE)
     assert "3. Prefill: 2 x 512 prompt tokens on Hop (bf16)" in str(group)
     assert "Time to first token >= 92.0 ms (prefill of 1,024 tokens)." in prose(group)
@@ -301,8 +299,7 @@ def test_edits_that_once_printed_false_ridge_and_norm_claims() -> None:
     assert "Compute-bound operators" not in text  # no "(none of the 17 ...) take 0.0%"
     check_claims(out)
     # An H100 bf16 peak of 3956e12 once printed '1006 ... above the ridge of 1181'.
-    table = dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], {"peak bf16": 4.0}))
-    with patched_hardware(table):
+    with patched_hardware(edited(h100={"peak bf16": 4.0})):
         text = prose(run_lecture("06"))
     # 4 x 989e12 / 3.35e12 = 1,180.9; the default prefill's 1006 FLOP/B is below it
     assert "1006 FLOP per byte overall, below the ridge of 1181." in text
@@ -314,7 +311,7 @@ def test_edits_that_once_printed_false_ridge_and_norm_claims() -> None:
     # norm, on the last token only with its 8 KB of weights (16.38 KFLOP / 24.58 KB = 0.67),
     # stay memory-bound: 3 of the 6
     edit = {"peak bf16": 0.05, "mem_bw": 20.0}
-    with patched_hardware(dict(SHIPPED, h100=scale_chip(SHIPPED["h100"], edit))):
+    with patched_hardware(edited(h100=edit)):
         text = prose(run_lecture("06"))
     assert "Of the norms, SiLU and residual adds, 3 of the 6 are memory-bound;" in text
 
@@ -323,16 +320,13 @@ def test_a_default_past_the_window_is_blamed_on_the_default() -> None:
     """A model table's max_context = 1024 once made the lecture blame a --context 4096
     nobody typed: the error says the default, the window and what to type."""
     short = dataclasses.replace(LLAMA_3_8B, key="short", name="Short", max_context=1024)
-    for argv, asked in (
-        ([], "not given, its default of 4096 tokens"),
-        (["--context", "2048"], "2048"),
-    ):
+    default = "not given, its default of 4096 tokens"
+    for argv, asked in (([], default), (["--context", "2048"], "2048")):
         with patched_models(short), pytest.raises(AssertionError) as failed:
             run_lecture("06", "--model", "short", *argv)
-        assert f"argument --context: {asked} exceeds Short's window of 1024 tokens" in str(
-            failed.value
-        )
-        assert "give --context 1024 or less" in str(failed.value)
+        said = str(failed.value)
+        assert f"argument --context: {asked} exceeds Short's window of 1024 tokens" in said
+        assert "give --context 1024 or less" in said
     with patched_models(short):
         assert "Context 1,024 tokens" in run_lecture("06", "--model", "short", "--context", "1024")
 
@@ -388,8 +382,7 @@ def test_any_table_model_and_flags(run: tuple) -> None:
 @settings(max_examples=30, deadline=None)
 @given(llm_runs())
 def test_claims_hold_on_the_records(run: tuple) -> None:
-    """The words of prefill and decode, from records built here with the formulas, say
-    what the records hold: which side of the ridge, how many operators are compute-bound."""
+    """The words of prefill and decode against records built here with the formulas."""
     from common.formulas import transformer as llm
 
     table, m, argv = run
@@ -426,20 +419,11 @@ def test_claims_hold_on_the_records(run: tuple) -> None:
 
 
 def test_a_chip_without_a_link_figure_runs() -> None:
-    """Issue 34: a chip added with no link figure ended lecture 06 in a traceback; one GPU
-    needs no link, so the lecture runs (and the summary still gives both bounds)."""
-    bare = dataclasses.replace(
-        SHIPPED["a100-80gb"], link_bw_figure=None, achievable_link_bw_figure=None
-    )
-    with patched_hardware(dict(SHIPPED, **{"a100-80gb": bare})):
+    """Issue 34: one GPU needs no link figure; the summary still gives both bounds."""
+    with patched_hardware(dict(SHIPPED, **{"a100-80gb": unlinked(SHIPPED["a100-80gb"])})):
         text = run_lecture("06", "--chip", "a100-80gb")
     assert "time per output token, achievable roofs >=" in text
     check_claims(text)
-
-
-def ms(text: str) -> float:
-    """'4.644 ms (batch 1, ...)' -> 4.644e-3 seconds."""
-    return float(re.match(r"([\d,.]+) ms", text)[1].replace(",", "")) * 1e-3
 
 
 def test_default_run_and_flags_by_hand() -> None:
@@ -452,7 +436,7 @@ def test_default_run_and_flags_by_hand() -> None:
     assert summary_value(out, "parameters (config / published)") == "8.03 G / 8.03 G"
     assert summary_value(out, "model / chip") == "Llama-3-8B on H100 SXM, bf16 compute"
     m, S, h100 = LLAMA_3_8B, 4096, SHIPPED["h100"]
-    tpot = ms(summary_value(out, "time per output token >="))
+    tpot = quantity(summary_value(out, "time per output token >="))
     weights = (8_030_261_248 - m.vocab_size * m.d_model) * 2  # every matmul weight, bf16
     kv = 2 * m.n_layers * m.n_kv_heads * m.d_head * 2 * S
     act_allowance = m.n_layers * 12 * (m.d_model + m.d_ff) * 2 + 2 * m.vocab_size * 2
@@ -460,7 +444,7 @@ def test_default_run_and_flags_by_hand() -> None:
     assert lo * 0.999 <= tpot <= hi * 1.001  # the summary prints four significant figures
     tokens_per_s = float(summary_value(out, "decode throughput <=").split()[0].replace(",", ""))
     assert tokens_per_s == pytest.approx(1 / tpot, rel=1e-3)
-    ttft = ms(summary_value(out, "time to first token >="))
+    ttft = quantity(summary_value(out, "time to first token >="))
     # At least 2 FLOP per matmul weight per prompt token at peak; at most 20% more.
     flops = 2 * (weights / 2) * S  # 2 FLOP per 2-byte weight per token
     assert flops / h100.peak_flops("bf16") < ttft < 1.2 * flops / h100.peak_flops("bf16")
@@ -479,8 +463,8 @@ def test_default_run_and_flags_by_hand() -> None:
 def test_achievable_bounds_beside_spec(chip: str, words: str) -> None:
     out = run_lecture("06", "--chip", chip, "--model", "llama-2-7b")
     for bound in ("time to first token", "time per output token"):
-        spec = ms(summary_value(out, f"{bound} >="))
-        ach = ms(summary_value(out, f"{bound}, achievable roofs >="))
+        spec = quantity(summary_value(out, f"{bound} >="))
+        ach = quantity(summary_value(out, f"{bound}, achievable roofs >="))
         # nothing measured on the v5e: the achievable bound is the spec bound; lower roofs
         # elsewhere make it longer
         assert ach == spec if chip == "tpu-v5e" else ach > spec

@@ -94,7 +94,7 @@ def roofs(calib: dict, previous: dict | None = None, blas: object = 4, notes=())
     return page.roofs(Roofs(calib, previous, blas, tuple(notes)), LLC, STAMP)
 
 
-def test_roofs_table_and_ridge() -> None:
+def test_roofs_table_ridge_and_the_thread_speedup() -> None:
     assert Roofs(CALIB, None, 1).cache_notes == ()  # no note unless the lecture gives one
     group = roofs(CALIB)
     assert table(group).rows == [
@@ -108,9 +108,6 @@ def test_roofs_table_and_ridge() -> None:
         "ridge point I* = P / beta = 100.0 GFLOP/s / 20.00 GB/s = 5.00 FLOP/byte",
         "same-threads ridge (1-thread matmul / 1-thread bandwidth) = 2.50 FLOP/byte",
     ]
-
-
-def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     # 4 threads, x2.00 over one: below 0.6 x 4 = 2.4, so the warning appears
     items = observed(roofs(CALIB))
     assert "the median call moved 15.00 GB/s, 25% less" in items[0]
@@ -146,6 +143,15 @@ def test_roof_observations_warn_on_a_poor_thread_speedup() -> None:
     assert "mix thread counts" not in " ".join(items)
     two = observed(roofs({**CALIB, "matmul_threads": 2, "bandwidth_threads": 2}, None, 2))
     assert two[1].startswith("Both roofs ran on 2 threads, so the ridge point 5.00")
+    # Shrunk by hypothesis: 100 MFLOP/s on 1 BLAS thread against 20 GFLOP/s on one printed
+    # 'x0.00 as fast as on one' and 'x0.00 the same-threads ridge'.
+    calib = {**CALIB, "matmul_flops_per_s": 1e8, "matmul_one_thread_flops_per_s": 2e10}
+    calib |= {"bandwidth_bytes_per_s": 1e8, "ridge_point": 1.0, "ridge_point_one_thread": 200.0}
+    said = observed(roofs(calib | {"matmul_threads": 1, "bandwidth_threads": 2}, None, 1))[1]
+    # 2e10 / 1e8 = 200: x200.00 slower; ridge 1 against 200: 1/200.00 as much
+    assert "The matmul ran on 1 BLAS threads, x200.00 slower than on one" in said
+    assert "1/200.00 as much as the same-threads ridge (200.00 FLOP/byte" in said
+    assert "x0" not in said
 
 
 def test_roof_observations_say_a_busy_run_and_the_cache_notes() -> None:
@@ -286,8 +292,6 @@ TIMES = st.floats(1e-6, 10.0)
 def test_no_claim_contradicts_its_numbers(
     beta, share, peak, single, threads, ridge, softmax, times
 ) -> None:
-    """Roofs of 0.1 GB/s-10 TB/s and 0.1 GFLOP/s-10 TFLOP/s, a median at 0-100% of the best,
-    1-64 threads each, a ridge of 0.01-1000 FLOP/B, any phase and pair timings."""
     calib = {**CALIB, "bandwidth_bytes_per_s": beta, "bandwidth_median_bytes_per_s": beta * share}
     calib |= {"matmul_flops_per_s": peak, "matmul_one_thread_flops_per_s": single}
     calib |= {"ridge_point": peak / beta, "ridge_point_one_thread": single / beta}
@@ -309,16 +313,3 @@ def test_no_claim_contradicts_its_numbers(
     assert not re.search(r"\bNone\b|\bx0(?:\.0+)?(?![\d.])", text), text
     slower = re.search(r"the add is x([\d.]+) slower", text)
     assert not slower or times[1] > times[0]
-
-
-def test_shrunk_all_threads_slower_than_one() -> None:
-    """Shrunk by hypothesis: 100 MFLOP/s on 1 BLAS thread against 20 GFLOP/s on one printed
-    'x0.00 as fast as on one' and 'x0.00 the same-threads ridge'."""
-    calib = {**CALIB, "matmul_flops_per_s": 1e8, "matmul_one_thread_flops_per_s": 2e10}
-    calib |= {"bandwidth_bytes_per_s": 1e8, "ridge_point": 1.0, "ridge_point_one_thread": 200.0}
-    calib |= {"matmul_threads": 1, "bandwidth_threads": 2}
-    said = observed(roofs(calib, None, 1))[1]
-    # 2e10 / 1e8 = 200: x200.00 slower; ridge 1 against 200: 1/200.00 as much
-    assert "The matmul ran on 1 BLAS threads, x200.00 slower than on one" in said
-    assert "1/200.00 as much as the same-threads ridge (200.00 FLOP/byte" in said
-    assert "x0" not in said

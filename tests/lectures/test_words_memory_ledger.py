@@ -28,7 +28,7 @@ def ledgers(rate: float, phase: str = "prefill") -> dict[int, object]:
     return {b: model_ledger(TOY, b, rate, phase) for b in BATCHES}
 
 
-def test_ledger_table_rows_and_verdicts() -> None:
+def test_ledger_table_and_observations() -> None:
     group = page.ledger_table(ledgers(RATE), BUDGET, RATE)
     assert str(group).splitlines()[1] == "Prefill ledger in GiB, overhead 20%, budget 6.5 GiB"
     table_ = table(group)
@@ -48,9 +48,6 @@ def test_ledger_table_rows_and_verdicts() -> None:
     assert lines[4] == "KV cache:      16 KiB per token; 1.00 GiB per 65536-token sequence"
     assert lines[5] == "activations:   4 KiB per active token"
     assert lines[6] == "memory budget: 6.5 GiB"
-
-
-def test_ledger_observations() -> None:
     items = page.ledger_observations(ledgers(RATE), BUDGET, GIB).items
     # the example batch is the largest table row that fits: 2, holding 2 GiB of KV cache
     assert items[0] == (
@@ -107,13 +104,10 @@ def test_overhead_table_and_the_rescued_batch() -> None:
 
 
 def test_largest_batch_table_and_observations() -> None:
-    # 1.2 + 1.5 B <= 6.5 -> B <= 3.53: 3 (5.70 GiB; 4 would be 7.20);
-    # 1 + 1.25 B <= 6.5 -> B <= 4.4: 4 (6.00 GiB; 5 would be 7.25)
-    group = page.largest(LARGEST, ledgers(RATE), BUDGET)
+    group = page.largest(LARGEST, ledgers(RATE), BUDGET)  # by hand at LARGEST
     assert group.items[0].title == "Largest prefill batch within 6.5 GiB"
     assert table(group).rows == [["20%", "3", "5.70", "7.20"], ["0%", "4", "6.00", "7.25"]]
-    items = observed(group)
-    assert items == [
+    assert observed(group) == [
         "At 20% overhead the table's largest fitting row is batch 2, but every batch up to 3 "
         "fits: the table only samples some batch sizes.",
         "At 0% overhead the largest batch is 4.",
@@ -186,7 +180,7 @@ def sweep_said(rows, anomalies=(), calib=CALIB) -> list[str]:
     return page.sweep_observations(sweep(rows, None, 1.5, 1.0, anomalies, calib)).items
 
 
-def test_sweep_table_and_lines() -> None:
+def test_sweep_table_lines_and_observations() -> None:
     group = page.sweep_table(sweep(ROWS, Crossover(2, 4), 1.5, 3.25))
     assert table(group).rows[0] == [
         "1",
@@ -211,9 +205,6 @@ def test_sweep_table_and_lines() -> None:
     assert "every B up to 4 stays below I* = 9.00" in str(page.sweep_table(sweep(ROWS, None, 9, 1)))
     first = str(page.sweep_table(sweep(ROWS, Crossover(None, 1), 0.1, 1)))
     assert "ridge crossing: none needed; already compute-bound at B = 1" in first
-
-
-def test_sweep_observations() -> None:
     anomalies = [Anomaly(2, "slower_than_larger", 4)]
     items = page.sweep_observations(sweep(ROWS, Crossover(2, 4), 1.5, 3.25, anomalies, CALIB)).items
     # latency 4.5 / 4 = 1.1x; throughput (4 / 0.0045) / 250 = 3.6x; 64 MiB / 4 = 16 MiB

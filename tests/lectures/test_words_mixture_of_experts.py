@@ -16,13 +16,13 @@ from strategies import (
     SHIPPED,
     moe_runs,
     patched_hardware,
-    patched_moe_models,
+    patched_models,
     run_lecture,
     unlinked,
 )
 
 from common.formulas.transformer import DTypes
-from common.tables.models import MIXTRAL_8X7B
+from common.tables.models import MIXTRAL_8X7B, MOE_MODELS
 from lectures.words import mixture_of_experts as page
 
 H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B, 80 GB
@@ -161,7 +161,12 @@ def test_step_by_hand() -> None:
 
 def test_exchange_and_deepep_by_hand() -> None:
     group = page.ep_section(setup(), [exchange(2, 1e-5, 1e-3), exchange(4, 1e-4)], 1e11, 5e10)
-    said = observed(group)
+    said, table = observed(group), rows(group)
+    assert "64 tokens a step" in group.items[0].title
+    assert "to the 2 experts it chose: 4.10 KB out" in said[0]  # Mixtral: 2 of 8; 4,096 B
+    # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
+    assert table[1][0] == "2 *"
+    assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
     # EP 2: 20 µs against 1 ms (x0.02); EP 4: 200 µs > 100 µs
     assert said[1] == (
         "At EP 2 dispatch and combine take 20.0 µs a layer against the layer's own bound of "
@@ -175,17 +180,9 @@ def test_exchange_and_deepep_by_hand() -> None:
     # |+10%| and |-25%|: mean 17.5% prints 18%, worst -25%
     said = observed(group)[0]
     assert "the other 2 only check it: mean |error| 18%, worst -25% (combine, EP 16)." in said
-    table = rows(page.ep_section(setup(), [exchange(2, 1e-5), exchange(4, 1e-4)], 1e11, 5e10))
-    # the setup's EP (2) is starred; 4,096 B = 4.10 KB and 8,192 B = 8.19 KB; 1e-4 s = 100 µs
-    assert table[1][0] == "2 *"
-    assert table[2] == ["4", "50.0%", "0.0%", "4.10 KB", "8.19 KB", "100 µs", "100 µs", "100 µs"]
     # dispatch + combine = 2 x 2^-11 s = 2^-10 s, the layer's bound exactly: not longer
     said = observed(page.ep_section(setup(), [exchange(2, 2**-11, 2**-10)], 1e11, 5e10))[1]
     assert "at none of the 1 EP size listed" in said
-    said = observed(page.ep_section(setup(), [exchange(2, 1e-5)], 1e11, 5e10))[0]
-    assert "to the 2 experts it chose: 4.10 KB out" in said  # Mixtral: 2 of 8; 4,096 B
-    heading = page.ep_section(setup(), [exchange(2, 1e-5, 1e-3)], 1e11, 5e10).items[0]
-    assert "64 tokens a step" in heading.title
     roles = [r[4] for r in rows(page.deepep_section(CHECKS[:2], 128))[1:]]
     assert roles == ["calibration", "validation"]
     skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.0, cost=0.0)]
@@ -204,12 +201,16 @@ def test_exchange_and_deepep_by_hand() -> None:
 def test_imbalance_and_summary_by_hand() -> None:
     skews = [page.Skew(exponent=0.0, expert_factor=1.0, gpu_factor=1.0, cost=0.0),
              page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]  # fmt: skip
-    said = observed(page.imbalance_section(setup(), skews, 0.04))
+    group = page.imbalance_section(setup(), skews, 0.04)
+    said = observed(group)
     assert said[0] == (
         "At skew 1 the busiest expert gets x3.00 its fair share of tokens; dealing experts "
         "round-robin over 2 GPUs brings the busiest GPU's load to x1.50 the fair share."
     )
     assert said[1].startswith("Every GPU waits for the busiest one: 10.0 ms more a step, 25.0%")
+    # 10 ms of a 40 ms step: 25.0%; the step of 0.04 s per GPU at the setup's batch 64
+    assert rows(group)[2] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
+    assert "40.0 ms per GPU" in prose(group) and "batch 64" in prose(group)
     one = observed(page.imbalance_section(setup(ep=1), skews, 0.04))[0]
     assert "on one GPU every expert shares the same GPU" in one
     table = rows(page.summary(setup(), count(), (400, 100), STEP, 0.01))
@@ -236,13 +237,6 @@ def test_imbalance_and_summary_by_hand() -> None:
     assert ["tokens/s per GPU <=", "640"] in alone  # 64 tokens / 0.1 s
     heading = group.items[0]
     assert heading.title == "Summary" and heading.page == ""  # the page's own heading says it
-    skews = [page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]
-    # 10 ms of a 40 ms step: 25.0%
-    table = rows(page.imbalance_section(setup(), skews, 0.04))
-    assert table[1] == ["1", "x3.00", "x1.50", "10.0 ms", "25.0%"]
-    # the step of 0.04 s per GPU at the setup's batch 64
-    text = prose(page.imbalance_section(setup(), skews, 0.04))
-    assert "40.0 ms per GPU" in text and "batch 64" in text
 
 
 NUM = r"([\d,]+(?:\.\d+)?)"
@@ -279,14 +273,13 @@ def check_claims(text: str) -> None:
 @given(moe_runs())
 def test_any_table_mixture_and_flags(run: tuple) -> None:
     table, model, argv = run
-    with patched_hardware(table), patched_moe_models(model):
+    with patched_hardware(table), patched_models(model, table=MOE_MODELS):
         text = run_lecture("13", *argv)
     check_claims(text)
 
 
 def test_a_chip_without_a_link_leaves_out_the_exchange_only() -> None:
-    """Issue 34: the default H100 listed without a link figure stopped lecture 13 at its
-    flags; now only what needs the link (section 4, the summary's exchange) sits out."""
+    """Issue 34: the H100 without a link figure once stopped lecture 13 at its flags."""
     table = dict(SHIPPED, h100=unlinked(SHIPPED["h100"]))
     with patched_hardware(table):
         text = run_lecture("13")
@@ -294,9 +287,8 @@ def test_a_chip_without_a_link_leaves_out_the_exchange_only() -> None:
     assert "dispatch B/token" not in text  # section 4's table needs the link
     assert "EP 128" in text and "busiest expert" in text  # DeepEP's check (H800) and skew stay
     summary = text.split("\nSummary")[-1]
-    assert (
-        "dispatch and combine left out" in summary and "(without dispatch and combine)" in summary
-    )
+    assert "dispatch and combine left out" in summary
+    assert "(without dispatch and combine)" in summary
     check_claims(text)
 
 

@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from common.measure.torch_roofs import OpStat, Roofs
-from common.present.display import html_mode
 from common.tables.models import LLAMA_3_8B
 from lectures.words import profiler_vs_ledger as page
 
@@ -19,11 +18,6 @@ MODEL = dataclasses.replace(
     LLAMA_3_8B, name="Tiny", n_layers=2, d_model=512, n_heads=4, n_kv_heads=1, d_ff=1792,
     vocab_size=16032,
 )  # fmt: skip
-
-
-def text(obj: object) -> str:
-    assert not html_mode()
-    return " ".join(str(obj).split())
 
 
 def test_the_line_without_torch_names_both_commands() -> None:
@@ -52,7 +46,7 @@ def test_timeline_caption_and_text() -> None:
         "Each bar is one call of a ledger operator during the 2.00 ms prompt pass. No operator "
         "ran for 25% of it: look for the white gaps between bars."
     )
-    said = text(page.timeline_text(t))
+    said = " ".join(str(page.timeline_text(t)).split())
     assert said.startswith("The trace (1,234 events) is saved as out/trace.json: open it in")
     assert "ui.perfetto.dev or chrome://tracing" in said
     title = page.timeline_title(MODEL, 64)
@@ -97,7 +91,7 @@ STATS = [
 ]
 
 
-def test_operator_table_by_hand() -> None:
+def test_operator_table_and_observations_by_hand() -> None:
     table = page.operator_table(ROWS, FP32)
     assert table.rows == [
         ["Q projection", "2", "40.00 MFLOP", "1.00 MB", "compute-bound", "100 µs", "400 µs", "25%"],
@@ -108,9 +102,6 @@ def test_operator_table_by_hand() -> None:
     assert page.operator_table([row], FP32).rows[0][-1] == "0.4%"
     assert "reached 0.4% of it" in page.operator_observations([row], STATS, 4).items[0]
     assert page.operator_table([dataclasses.replace(row, bound_s=1e-5)], FP32).rows[0][-1] == "10%"
-
-
-def test_operator_observations_by_hand() -> None:
     first, second, third = items = page.operator_observations(ROWS, STATS, 4).items
     assert first == (
         "Furthest from its bound: Q projection, which reached 25% of it (400 µs against "
@@ -170,7 +161,7 @@ DEC = page.Phase("decode", "fp32", 1, 2e7, 5e7, 0.0025, 0.01, 20.0, 100, 50.0, 4
 PRE_BF16 = dataclasses.replace(PRE, precision="bf16", bound_s=0.002, measured_s=0.01)
 
 
-def test_phase_table_by_hand() -> None:
+def test_phase_table_and_observations_by_hand() -> None:
     table = page.phase_table([PRE, DEC])
     pre = ["prefill", "fp32", "10.0", "memory-bound", "5.00 ms", "20.0 ms", "25%"]
     dec = ["decode", "fp32", "0.4", "memory-bound", "2.50 ms", "10.0 ms", "25%"]
@@ -178,9 +169,6 @@ def test_phase_table_by_hand() -> None:
     assert table.headers[2:5] == ["FLOP/B", "side", "bound"]
     ridge_below = dataclasses.replace(PRE, ridge=10.0)  # at the ridge: compute-bound
     assert page.phase_table([ridge_below]).rows[0][3] == "compute-bound"
-
-
-def test_phase_observations_by_hand() -> None:
     items = page.phase_observations([PRE, DEC, PRE_BF16]).items
     assert items[0] == (
         "A decode step does 2.00% of the prompt pass's FLOPs but moves 50% of its bytes: at "

@@ -13,7 +13,7 @@ from edit_battery import contradictions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from present.fake_chips import prose
-from strategies import SHIPPED, hardware_tables, patched_hardware, run_lecture
+from strategies import SHIPPED, edited, hardware_tables, patched_hardware, run_lecture
 
 from common.present.display import Group, Observations, PngResult, Preformatted, Table
 from lectures.words import roofline_basics as page
@@ -54,7 +54,7 @@ def basics(top: float = 200.0, ridge: float = 100.0, low: float = 0.999) -> page
     )
 
 
-def test_basics_table_by_hand() -> None:
+def test_basics_by_hand() -> None:
     got = text(page.basics(basics())[0])
     assert got[0] == ("1. Basic operations in bf16 on Hop (ridge 100 FLOP/B)")
     assert got[1] == "Vectors of 1,000 numbers; matmul X[B,1000] W[1000,4000]."
@@ -63,16 +63,11 @@ def test_basics_table_by_hand() -> None:
     assert got[3] == "vector add | 166.67 MFLOP | 1.00 GB | 0.167 | memory | 0.17% | 1.00 ms"
     # 200 GFLOP at 100 TFLOP/s = 2 ms > 1 ms of bytes: compute, 100% of peak
     assert got[-1] == "matmul, B=256 | 200.00 GFLOP | 1.00 GB | 200.0 | compute | 100.00% | 2.00 ms"
-    assert page.matmul_name(1) == "matvec, B=1"
-    assert page.matmul_name(2) == "matmul, B=2"
+    assert (page.matmul_name(1), page.matmul_name(2)) == ("matvec, B=1", "matmul, B=2")
     assert page.r0(1874.6) == "1875" and page.never(None) == "never" and page.never(2048) == "2,048"
     assert page._pct(0.00056) == "0.06%" and page._pct(0.0) == "0.00%"
     assert page.batch_change(None, None) == "is never reached, before or after"
-
-
-def test_basics_observations_by_hand() -> None:
-    got = text(page.basics(basics())[1])
-    assert got == [
+    assert text(page.basics(basics())[1]) == [
         # shares: 1/6 * 1 TB/s / 100 TFLOP/s = 0.17%; 0.5 / 100 = 0.50%; both below 100
         "A vector add does 0.167 FLOP per byte and a dot product 0.500, however long the "
         "vectors: each number is used once. On the Hop they reach 0.17% and 0.50% of peak; "
@@ -100,9 +95,6 @@ def test_roofline_chart_by_hand() -> None:
     # a: 1/6 FLOP/B x 1 TB/s = 166.7 GFLOP/s; f: capped at the 100 TFLOP/s peak
     assert got[3] == "a | vector add | 0.167 | 166.7 GFLOP/s"
     assert got[-1] == "f | matmul, B=256 | 200.0 | 100.0 TFLOP/s"
-
-
-def test_roofline_observations_by_hand() -> None:
     assert text(page.roofline_observations(basics())) == [
         "The bandwidth roof rises one decade per decade of intensity until the ridge (100 "
         "FLOP/B, 100.0 TFLOP/s); past it the compute roof is flat.",
@@ -165,16 +157,13 @@ def ridges(
     return page.Ridges(100, 400, (h1, h8, h2, b8, b4), (h1, h2), (h1, h8), (b8, b4))
 
 
-def test_low_precision_bytes_are_said_as_the_edited_table_has_them() -> None:
+def test_ridges_by_hand() -> None:
     # Bytes old / new: 2 -> 1 is 1/2.00; an edited fp8 of 2 bytes keeps them, of 4 doubles them.
     assert page._bytes(2 / 1.125, "only ") == "the bytes cut only to 1/1.78"
     bf16, fp8 = ridges().fp8
     said = [page._fp8(bf16, replace(fp8, w_bytes=b)) for b in (2, 4)]
     assert said[0].startswith("fp8 raises the peak x2.00 with the same bytes of X and W, so")
     assert said[1].startswith("fp8 raises the peak x2.00 with the bytes of X and W raised x2.00")
-
-
-def test_ridge_table_by_hand() -> None:
     r = ridges(nv=(100, None))
     r = replace(r, rows=(replace(r.rows[0], estimate=True), *r.rows[1:]))
     got = text(page.ridges(r)[0])
@@ -183,9 +172,6 @@ def test_ridge_table_by_hand() -> None:
     assert got[2] == "chip | compute | X/W/out | peak | HBM | ridge | critical B"
     assert got[3] == "Hop | bf16 | bf16/bf16/bf16 | 100.00 TFLOP/s* | 1.00 TB/s | 100 | 120"
     assert got[-1] == "Bee | nvfp4 | nvfp4/nvfp4/bf16 | 3.00 PFLOP/s | 5.00 TB/s | 600 | never"
-
-
-def test_ridge_observations_by_hand() -> None:
     assert text(page.ridges(ridges())[1]) == [
         # bf16 ridges: Hop 100, Hop2 50
         "In bf16 the ridge points run from 50 (Hop2) to 100 FLOP/B (Hop): to use its compute, "
@@ -225,7 +211,7 @@ def exercises(
     return page.Exercises("Tee", 100, 400, v5e, 2.0, 32, 128, 4096, 32768, attention, "Hop", ridge)
 
 
-def test_exercise_tables_by_hand() -> None:
+def test_exercises_by_hand() -> None:
     got = text(page.exercises(exercises(weights=None))[0])
     assert got[0] == ("3. Low precision on Tee, X[B,100] W[100,400]")
     assert got[1] == "book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte."
@@ -241,9 +227,6 @@ def test_exercise_tables_by_hand() -> None:
     )
     assert got[7] == "variant | KV heads | q per KV | FLOPs | KV bytes | FLOP/B"
     assert got[9] == "GQA | 8 | 4 | 1.00 GFLOP | 250.00 MB | 4.0"  # 32 / 8 query heads per KV
-
-
-def test_exercise_observations_by_hand() -> None:
     assert text(page.exercises(exercises())[1]) == [
         "Exercise 1: int8 gives x2.00 the v5e's bf16 peak and halves the size of every number, "
         "so the critical batch barely moves: 256 against 256 (bf16 to int8). The small-B "
@@ -267,7 +250,7 @@ def tiling(side: float = 200.0, registers: int = 65536) -> page.Tiling:
     return page.Tiling(1024, tiles, outputs, registers, "Hop", 100.0, side, side**2 * 4)
 
 
-def test_tiling_tables_by_hand() -> None:
+def test_tiling_by_hand() -> None:
     got = text(page.tiling(tiling())[0])
     assert got[0] == ("5. Tiling a (1024x1024) @ (1024x1024) bf16 matmul")
     assert got[1] == "tile bm x bk x bn | main-memory traffic | FLOP/B exact | bm*bn/(bm+bn)"
@@ -281,9 +264,6 @@ def test_tiling_tables_by_hand() -> None:
     )
     edge = replace(tiling(), outputs=(("8x8", 65536.0, 100.0),))  # 64 KiB, at the ridge
     assert text(page.tiling(edge)[0])[6] == "8x8 | 64 KiB | yes | 100 | yes"  # both edges
-
-
-def test_tiling_observations_by_hand() -> None:
     assert text(page.tiling(tiling())[1]) == [
         "Exact and approximate intensities differ only by the output write: 15.8 against 16.0 "
         "for 32x32x32 tiles, 120.5 against 128.0 for 256x64x256. The inner size bk does not "
@@ -319,7 +299,7 @@ def network(
     return page.Network(512, links, steps)
 
 
-def test_network_tables_by_hand() -> None:
+def test_network_by_hand() -> None:
     got = text(page.network(network())[0])
     assert got[0] == ("6. X[B,K] W[K,512] split along K over two chips, bf16")
     assert got[1] == (
@@ -330,9 +310,6 @@ def test_network_tables_by_hand() -> None:
     assert got[7] == "\nTee, one ICI link: the batch does not change the verdict."
     assert got[8] == "K | B | T_math | T_comms | FLOP/B sent | bound"
     assert got[9] == "1000 | 8 | 1.00 µs | 2.00 µs | 500 | comms"
-
-
-def test_network_observations_by_hand() -> None:
     assert text(page.network(network())[1]) == [
         "Network intensity is K/2 FLOP per byte, so on Tee the split pays off only for "
         "K > 2,000.0. Of the batches from 8 to 64, at K = 1,000 every one is comms-bound and "
@@ -476,8 +453,7 @@ def test_each_branch_of_a_sentence_by_hand(
 
 
 def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
-    """A chip the table lists without a link figure: one line names it, its row and every
-    sentence that compares it go, the rest stays; with none left, one sentence says so."""
+    """One line names it, its row and sentences go; with no chip left, one sentence says so."""
     full = network()
     r = page.Network(512, (None, *full.links[1:]), (), missing=("Tee",))
     table, said = (text(part) for part in page.network(r))
@@ -497,13 +473,6 @@ def test_a_chip_without_a_link_sits_out_part_6_by_hand() -> None:
 def lecture(table: dict | None = None, *argv: str) -> str:
     with patched_hardware(table or SHIPPED):
         return prose(run_lecture("02", *argv))
-
-
-def edited(**changes: dict[str, float]) -> dict:
-    """The shipped table with some figures scaled: edited(h100={'mem_bw': 2})."""
-    from strategies import scale_chip
-
-    return {k: scale_chip(c, changes.get(k.replace("-", "_"), {})) for k, c in SHIPPED.items()}
 
 
 LECTURE = [
@@ -541,15 +510,10 @@ LECTURE = [
 ]
 
 
-def test_lecture_numbers_by_hand() -> None:
-    """Lecture 02's sentences, each number worked out here from K = N = 8192 and the table."""
-    out = lecture()
-    assert [want for want in LECTURE if want not in out] == []
-
-
 @pytest.mark.parametrize(
     ("edit", "wanted"),
     [
+        ({}, LECTURE),  # the shipped table: each number worked out above from K = N = 8192
         # 2.4 / 3.35 = 1/1.40 as much; ridge 989 / 2.4 = 412
         ({"h200": {"mem_bw": 0.5}}, ["with 1/1.40 as much bandwidth as the H100 SXM",
                                      "so its ridge rises from 295 to 412 FLOP/B",
@@ -644,13 +608,11 @@ def check_claims(out: str, table: dict) -> None:
 
 
 # mutmut (make mutation) runs these tests once per mutant: a few drawn tables there, 30 here
-MUTATING = "MUTANT_UNDER_TEST" in os.environ
-PROPERTY = settings(
-    max_examples=3 if MUTATING else 30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+@settings(
+    max_examples=3 if "MUTANT_UNDER_TEST" in os.environ else 30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
-
-
-@PROPERTY
 @given(table=hardware_tables(), png=st.booleans())
 def test_no_claim_contradicts_its_numbers_on_drawn_tables(
     table: dict, png: bool, tmp_path_factory: pytest.TempPathFactory

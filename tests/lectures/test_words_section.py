@@ -10,28 +10,23 @@ from lectures import words
 from lectures.words import section
 
 
-def test_a_section_prints_heading_parts_and_observations_in_order() -> None:
+def test_a_section_in_order_as_text_and_on_the_page() -> None:
     got = section("1. Ridges", "rows in FLOP/B", Table(["chip"], [["A100"]]), None, items=["Low."])
     # the heading underlined to at least 20 characters, the text, the table, the list
     assert str(got) == (
         "\n1. Ridges\n" + "=" * 20 + "\nrows in FLOP/B\nchip\n----\nA100\n"
         "\nWhat to observe:\n  1. Low."
     )
-
-
-def test_without_observations_nothing_follows_the_parts() -> None:
+    # without observations nothing follows the parts
     assert str(section("Summary", "one line")) == "\nSummary\n" + "=" * 20 + "\none line"
-
-
-def test_on_the_page_the_heading_drops_its_number_or_is_left_out() -> None:
+    # on the page the heading drops its number or is left out
     numbered = section("2. Decode", "x")._repr_html_()
     assert numbered == '<p class="rl-heading">Decode</p><p class="rl-text">x</p>'
     assert section("Summary", "x", page="")._repr_html_() == '<p class="rl-text">x</p>'
 
 
 def test_every_record_of_the_words_is_frozen() -> None:
-    """A lecture hands its numbers over in records no sentence can change: each class of
-    lectures/words is a frozen dataclass or a named tuple."""
+    """A lecture hands its numbers over in records no sentence can change."""
     records = [
         c
         for info in pkgutil.iter_modules(words.__path__)

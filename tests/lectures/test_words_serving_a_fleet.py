@@ -67,6 +67,17 @@ def test_chunking_by_hand() -> None:
     drafts = [page.Draft(1, 1.0, (1.6, 1.8, 1.9), (1.55, 1.75, 1.84))]
     spec = page.speculation_section(setup(), drafts)
     assert "batch 64" in spec.items[0].title and "c = 1/32" in spec.items[0].title  # 32 layers
+    # Seen at --prompt 1 --output 1 --batch 1 --budget 2: 'the step grows from 4.48 ms to
+    # 4.49 ms (no slower)', a change said and denied in one breath.
+    steps = [page.Step(0, 0.00448, 1.0), page.Step(1, 0.00449, 2.0)]
+    chunked = page.Chunked(chunk=1, steps=1, seconds=0.00449, longest=0.00449, alone=0.00448)
+    said = observed(page.chunking_section(setup(), steps, chunked))
+    # 4.49 / 4.48 = 1.00223: three digits show the change the two times show
+    assert "the step grows from 4.48 ms to 4.49 ms (x1.002 slower)." in said[0]
+    # 1.0149 / 1.0051 = 1.0098 would print x1.01, but both steps print 1.01 ms
+    steps = [page.Step(0, 0.0010051, 1.0), page.Step(1, 0.0010149, 2.0)]
+    said = observed(page.chunking_section(setup(), steps, chunked))
+    assert "the step stays at 1.01 ms (no slower)." in said[0]
 
 
 def mtp(**changes: object) -> list[str]:
@@ -77,14 +88,11 @@ def mtp(**changes: object) -> list[str]:
 def test_mtp_by_hand() -> None:
     said = mtp()
     # (1 + a) / 1 = 1.8: a = 80.0%, 7.5 points under the middle of 85% and 90%
-    assert (
-        "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)"
-        in (said[0])
-    )
+    implied = "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)"
+    assert implied in said[0]
     assert "(c = 0.0164)" in said[1] and "a = 83.0%, below the published range" in said[1]
-    assert (
-        "a = 87.0%, inside the published range (against its middle: -0.5%)" in mtp(implied=0.87)[1]
-    )
+    inside = mtp(implied=0.87)[1]
+    assert "a = 87.0%, inside the published range (against its middle: -0.5%)" in inside
     assert "a = 91.0%, above" in mtp(implied=0.91)[1]
     # a = 1 at c = 1/61, v = 1: 2 / 1.0164 = x1.97
     assert "even a = 1 gives only x1.97, short of the published x1.8" in mtp(implied=None)[1]
@@ -216,7 +224,7 @@ def test_cost_sentences_by_hand(batch: int, costs: list, index: int | None, chec
     assert CHECKS[check](got, want), got
 
 
-def test_cost_table_by_hand() -> None:
+def test_cost_table_and_curve_labels_by_hand() -> None:
     group = page.cost_section(setup(batch=2), [D2, E2])
     # at batch 1, 2 and the wall (4): $2.00, $0.500, $0.400
     assert rows(group)[1][4:] == ["$2.00", "$0.500", "$0.400"]
@@ -224,9 +232,13 @@ def test_cost_table_by_hand() -> None:
     unheld = dataclasses.replace(D4, gpus=0)
     assert rows(page.cost_section(setup(batch=4), [unheld, E4]))[1][1] == "none"
     # three significant digits, never in e-notation beside a column of plain dollars
-    assert page._usd(1.27e-9) == "$0.00000000127" and page._usd(4.56e-5) == "$0.0000456"
-    assert page._usd(0.0005) == "$0.001"
-    assert page._usd(0.009) == "$0.009" and page._usd(0.0) == "$0.000"
+    usd = {1.27e-9: "$0.00000000127", 4.56e-5: "$0.0000456", 0.0005: "$0.001", 0.009: "$0.009",
+           0.0: "$0.000", 0.12345: "$0.123", 12.345: "$12.35", 1234.5: "$1,234.50"}  # fmt: skip
+    assert {x: page._usd(x) for x in usd} == usd
+    dense = page.Cost(LLAMA_3_8B, 1, 64, 2048, 0.1, ())
+    moe = page.Cost(get_model("mixtral-8x7b"), 2, 64, 2048, 0.1, ())
+    assert page.cost_label(dense) == "Llama-3-8B (dense, 1 GPU)"
+    assert page.cost_label(moe) == "Mixtral-8x7B (mixture of experts, 2 GPUs)"
 
 
 WHERE = re.compile(r"a = ([\d.]+)%, (inside|below|above) the published range")
@@ -284,16 +296,6 @@ def test_disaggregation_by_hand() -> None:
     assert "decode batch 64" in group.items[0].title
 
 
-def test_prices_and_curve_labels() -> None:
-    assert (page._usd(0.12345), page._usd(12.345), page._usd(1234.5)) == (
-        "$0.123", "$12.35", "$1,234.50"
-    )  # fmt: skip
-    dense = page.Cost(LLAMA_3_8B, 1, 64, 2048, 0.1, ())
-    moe = page.Cost(get_model("mixtral-8x7b"), 2, 64, 2048, 0.1, ())
-    assert page.cost_label(dense) == "Llama-3-8B (dense, 1 GPU)"
-    assert page.cost_label(moe) == "Mixtral-8x7B (mixture of experts, 2 GPUs)"
-
-
 def test_speculation_by_hand() -> None:
     # K, verify cost v (decode steps), E(a) = (1 - a^(K+1)) / (1 - a) for a = 0.6, 0.8, 0.9
     # (K = 1: 1 + a), and the speed-ups the lecture would compute from them
@@ -315,48 +317,32 @@ def test_speculation_by_hand() -> None:
     assert "a step of 2 to 4 tokens a sequence still rides on the weight reads" in verify
 
 
-def test_a_step_that_grows_by_less_than_a_percent_says_by_how_much() -> None:
-    """Seen at --prompt 1 --output 1 --batch 1 --budget 2: 'the step grows from 4.48 ms to
-    4.49 ms (no slower)', a change said and denied in one breath."""
-    steps = [page.Step(0, 0.00448, 1.0), page.Step(1, 0.00449, 2.0)]
-    chunked = page.Chunked(chunk=1, steps=1, seconds=0.00449, longest=0.00449, alone=0.00448)
-    said = observed(page.chunking_section(setup(), steps, chunked))
-    # 4.49 / 4.48 = 1.00223: three digits show the change the two times show
-    assert "the step grows from 4.48 ms to 4.49 ms (x1.002 slower)." in said[0]
-    # 1.0149 / 1.0051 = 1.0098 would print x1.01, but both steps print 1.01 ms
-    steps = [page.Step(0, 0.0010051, 1.0), page.Step(1, 0.0010149, 2.0)]
-    said = observed(page.chunking_section(setup(), steps, chunked))
-    assert "the step stays at 1.01 ms (no slower)." in said[0]
-
-
 def test_the_default_run_by_hand() -> None:
-    default_run = prose(run_lecture("14"))
+    out = prose(run_lecture("14"))
     headings = ("1. Continuous batching", "2. Speculative decoding",
                 "3. Prefill/decode disaggregation", "4. Cost per million tokens at $2 per GPU-hour",
                 "5. DeepSeek's published day: 226.75 nodes of 8 H800 on average, 278 at peak",
                 )  # fmt: skip
-    assert_sections(default_run, "14_cost_per_token.png", headings, 6, exact=False)
+    assert_sections(out, "14_cost_per_token.png", headings, 6, exact=False)
     # 608e9 / 73.7e3 / 3600 = 2,291.6 and 168e9 / 14.8e3 / 3600 = 3,153.2 node-hours: 5,444.8
     # against 226.75 x 24 = 5,442 (+0.05%); x 8 GPUs x $2 = $87,116 against $87,072 (+0.05%)
-    assert "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in (
-        default_run
+    assert (
+        "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in out
     )
-    assert "node-hours 5,445 5,442 +0.05%" in default_run
-    assert "daily cost $87,116 $87,072 +0.05%" in default_run
+    assert "node-hours 5,445 5,442 +0.05%" in out
+    assert "daily cost $87,116 $87,072 +0.05%" in out
     # 342e9 x 0.14 + 266e9 x 0.55 + 168e9 x 2.19 = $562,100 against $562,027 (+0.01%)
-    assert "revenue at R1 prices $562,100 $562,027 +0.01%" in default_run
+    assert "revenue at R1 prices $562,100 $562,027 +0.01%" in out
     # $16 a node-hour: 16 / 3600 / 73.7e3 x 1e6 = $0.060, / 14.8e3 x 1e6 = $0.300
-    assert "a million input tokens cost $0.060 and a million output tokens $0.300" in default_run
+    assert "a million input tokens cost $0.060 and a million output tokens $0.300" in out
     # one draft, free, verify one step: (1 + a) / 1 = 1.8 gives a = 80.0%, 7.5 points below
     # the middle of 85-90%
-    assert "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)" in (
-        default_run
-    )
+    assert "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)" in out
     # K = 1 at a = 0.8: E = 1 + 0.8 = 1.80 tokens a verify step
-    assert "1.80" in default_run
-    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in default_run
-    assert "1/" in default_run.split("for an output token at batch 64, ")[1].split(":")[0]
-    assert "prefill fills the matmuls in one pass" in default_run
+    assert "1.80" in out
+    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in out
+    assert "1/" in out.split("for an output token at batch 64, ")[1].split(":")[0]
+    assert "prefill fills the matmuls in one pass" in out
 
 
 def test_other_models_and_the_reasons() -> None:

@@ -9,25 +9,21 @@ import re
 
 import pytest
 from edit_battery import contradictions
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from strategies import SHIPPED, hardware_tables, scale_chip
+from present.fake_chips import prose
+from strategies import edited, hardware_tables
 
 from common.formulas import attention_io
 from common.formulas.attention_io import Blocks
 from common.formulas.ledger import attention_counts
 from common.formulas.roofline import intensity, lower_bound_time
 from common.formulas.thresholds import Crossover
-from common.present.display import Observations
 from common.tables.units import KIB, MIB
 from lectures.words import tiled_attention as page
 
 A, B = page.Gpu("A", 100.0, 200 * KIB), page.Gpu("B", 50.0, 100 * KIB)
 EXTREMES = {"naive": (1e8, 40.0, [1e-3, 5e-4]), "ideal": (1e6, 4000.0, [2e-4, 1e-4])}
-
-
-def prose(notes: Observations) -> str:
-    return " ".join(notes.items)
 
 
 def extremes(kernels: dict, gpus: tuple = (A, B)) -> tuple:
@@ -76,11 +72,8 @@ def schedule(plans: list, naive: float = 1e8) -> tuple:
     return page.schedule(page.Schedule(1024, 64, plans, plans, naive, 1e6))
 
 
-TWO_PLANS = [plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)]
-
-
 def test_schedule_by_hand() -> None:
-    blocks, bounds, notes = schedule(TWO_PLANS)
+    blocks, bounds, notes = schedule([plan(A, 128, 60.0, 400 * KIB), plan(B, 64, 30.0, None)])
     assert blocks.rows[0] == ["A", "200 KiB", "128 x 64", "100 KiB", "8"]
     assert bounds.rows[0] == ["A", "50.00 MB", "60.0", "100.0", "memory, 20.0 µs", "400 KiB"]
     assert bounds.rows[1][-1] == "never" and bounds.title and bounds.note
@@ -172,9 +165,6 @@ def test_lengths_by_hand() -> None:
     assert "the tiled kernel is compute-bound and the naive one memory-bound there." in prose(split)
 
 
-SHAPES = ((32, 64), (64, 32), (64, 30))
-
-
 def test_agreement_by_hand() -> None:
     cases = [(300, 16, 300, 300, 1, 7.6e-7), (257, 64, 31, 47, 54, 2e-6)]
     table, notes = page.agreement(cases, 1e-4)
@@ -188,7 +178,8 @@ def test_agreement_by_hand() -> None:
     )
     bad = page.agreement([(96, 128, 1, 1, 9216, 3e-3)], 1e-4)[1].items[0]
     assert bad.startswith("The largest relative error is 3.0e-03, OUTSIDE the tolerance of 1e-04")
-    fits = [page.agreement([(64, 8, r, c, 2, 0.0)], 1e-4)[0].rows[0][3] for r, c in SHAPES]
+    shapes = ((32, 64), (64, 32), (64, 30))
+    fits = [page.agreement([(64, 8, r, c, 2, 0.0)], 1e-4)[0].rows[0][3] for r, c in shapes]
     assert fits == ["yes", "yes", "no"]  # 32 x 64 and 64 x 32 tile 64 x 64; 64 x 30 does not
     assert page.agreement(cases[:1], 1e-4)[1].items == [
         "The largest relative error is 7.6e-07, inside the tolerance of 1e-04. The two kernels "
@@ -481,23 +472,11 @@ def check_part1(table: dict) -> None:
 
 @settings(max_examples=30, deadline=None)
 @given(hardware_tables())
-def test_part1_words_hold_for_drawn_hardware(table: dict) -> None:
-    check_part1(table)
-
-
-@pytest.mark.parametrize(
-    "edit",
-    [
-        {"h100": {"peak bf16": 10.0}},  # no shared memory reaches the ridge: lecture 10 stopped
-        {"h100": {"smem": 20.0}, "a100": {"smem": 0.05}},  # one chip reaches, the other not
-        {"h100": {"peak bf16": 0.05, "mem_bw": 20.0}},  # the ridge below one row of each block
-        {"a100": {"mem_bw": 0.05}},  # the ideal memory-bound on one chip only
-    ],
-)
-def test_part1_words_hold_for_edits_that_broke_them(edit: dict) -> None:
-    table = dict(SHIPPED)
-    for key, factors in edit.items():
-        table[key] = scale_chip(table[key], factors)
+@example(edited(h100={"peak bf16": 10.0}))  # no shared memory reaches the ridge: 10 stopped
+@example(edited(h100={"smem": 20.0}, a100={"smem": 0.05}))  # one chip reaches, the other not
+@example(edited(h100={"peak bf16": 0.05, "mem_bw": 20.0}))  # the ridge below one row a block
+@example(edited(a100={"mem_bw": 0.05}))  # the ideal memory-bound on one chip only
+def test_part1_words_hold_for_drawn_hardware_and_edits_that_broke_them(table: dict) -> None:
     check_part1(table)
 
 

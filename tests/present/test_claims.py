@@ -18,12 +18,7 @@ from common.present import claims, figures
 from common.present.explain import crossover_line
 from common.present.say import Say, filled, say
 
-
-def one(x: float) -> str:
-    return f"{x:.1f}"
-
-
-whole, ms = "{:.0f}".format, "{:.2f} ms".format
+one, whole, ms = "{:.1f}".format, "{:.0f}".format, "{:.2f} ms".format
 
 
 def test_each_word_follows_its_numbers() -> None:
