@@ -381,41 +381,28 @@ def run_edited(copy: Path, table: str, edits: list[tuple[str, str]], args: list[
 # one slip of each way a table fails: Python's parse, the table's own check at import, a
 # figure's check where it is used, an import (the messages of the others: the tests above)
 SLIPS = {
-    "syntax error": (
-        "flops(312e12, A100_DATASHEET),",
-        "flops(312e12, A100_DATASHEET)),",
-        "common/hw_specs.py line {line}: closing parenthesis",
-    ),
-    "deleted field": (
-        "    mem_capacity_figure=capacity(80e9, H100_DATASHEET),\n",
-        "",
-        "chip h100 (H100 SXM) is missing its field mem_capacity_figure",
-    ),
-    "figure typed as a string": (
-        '"bf16": flops(989e12, H100_DATASHEET)',
-        '"bf16": flops("989e12", H100_DATASHEET)',
-        "H100 SXM bf16 peak FLOP/s must be a number, got '989e12'",
-    ),
-    "broken import": (
-        "from common.tables import slips, sources",
-        "from common.tables import slips, source",
-        "cannot import name 'source' from 'common.tables'",
-    ),
-}
+    "syntax error": ("flops(312e12, A100_DATASHEET),", "flops(312e12, A100_DATASHEET)),",
+                     "common/hw_specs.py line {line}: closing parenthesis"),
+    "deleted field": ("    mem_capacity_figure=capacity(80e9, H100_DATASHEET),\n", "",
+                      "chip h100 (H100 SXM) is missing its field mem_capacity_figure"),
+    "figure typed as a string": ('"bf16": flops(989e12, H100_DATASHEET)',
+                                 '"bf16": flops("989e12", H100_DATASHEET)',
+                                 "H100 SXM bf16 peak FLOP/s must be a number, got '989e12'"),
+    "broken import": ("from common.tables import slips, sources",
+                      "from common.tables import slips, source",
+                      "cannot import name 'source' from 'common.tables'"),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("slip", list(SLIPS))
-@pytest.mark.parametrize("command", ["lecture", "exercises"])
-def test_each_slip_is_one_line_and_status_1(copy: Path, slip: str, command: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "prog"),
+    [(["lectures/02_roofline_basics.py"], "02_roofline_basics.py"),
+     (["-m", "common.exercises", "h200-vs-h100"], "common.exercises")],
+)  # fmt: skip
+def test_each_slip_is_one_line_and_status_1(copy: Path, slip: str, args: list, prog: str) -> None:
     old, new, words = SLIPS[slip]
-    lecture = command == "lecture"
-    args = (
-        ["lectures/02_roofline_basics.py"]
-        if lecture
-        else ["-m", "common.exercises", "h200-vs-h100"]
-    )
     done, text = run_edited(copy, H, [(old, new)], args)
-    prog = "02_roofline_basics.py" if lecture else "common.exercises"
     assert done.stderr.startswith(f"{prog}: error: "), done.stderr
     assert words.format(line=line_of(text, new) if new else 0) in done.stderr
     if slip == "broken import":
