@@ -79,16 +79,10 @@ def test_modules_sharing_a_constant_are_fine_but_a_real_clash_is_an_error(
 
 @pytest.mark.parametrize(
     ("expression", "reason"),
-    [
-        ("A100.ridge_point('bf16')", "float"),
-        ("speedup_2x_at_ratio(0.5)", "tuple"),
-        ("True", "bool"),
-        ("A100.ridge_point(", "SyntaxError"),
-        ("no_such_name + 1", "NameError"),
-        ("get_chip('not-a-chip')", "unknown chip"),
-        ("   ", "empty"),
-    ],
-)
+    [("A100.ridge_point('bf16')", "float"), ("speedup_2x_at_ratio(0.5)", "tuple"),
+     ("True", "bool"), ("A100.ridge_point(", "SyntaxError"), ("no_such_name + 1", "NameError"),
+     ("get_chip('not-a-chip')", "unknown chip"), ("   ", "empty")],
+)  # fmt: skip
 def test_bad_expressions_raise_an_error_naming_the_expression(expression: str, reason: str) -> None:
     from sphinx.errors import SphinxError
 

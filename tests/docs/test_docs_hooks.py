@@ -42,24 +42,16 @@ def flags(lecture: Path) -> list[str]:
 
 @pytest.mark.parametrize(
     ("body", "expected"),
-    [
-        ("cli.add_png_flags(parser)", ["--png", "--outdir"]),
-        (
-            "cli.add_png_flags(parser)\ncli.add_results_flag(parser)",
-            ["--png", "--outdir", "--results"],
-        ),
-        ("cli.add_outdir_flag(parser)", ["--outdir"]),
-        ("parser.add_argument('--results', type=str)", ["--results"]),
-        (
-            "parser.add_argument('--png', action='store_true')\nparser.add_argument('--outdir')",
-            ["--png", "--outdir"],
-        ),
-        ("parser.add_argument('--quick', action='store_true')", []),
-    ],
-)
-def test_lecture_flags_from_its_declared_parser(
-    tmp_path: Path, body: str, expected: list[str]
-) -> None:
+    [("cli.add_png_flags(parser)", ["--png", "--outdir"]),
+     ("cli.add_png_flags(parser)\ncli.add_results_flag(parser)",
+      ["--png", "--outdir", "--results"]),
+     ("cli.add_outdir_flag(parser)", ["--outdir"]),
+     ("parser.add_argument('--results', type=str)", ["--results"]),
+     ("parser.add_argument('--png', action='store_true')\nparser.add_argument('--outdir')",
+      ["--png", "--outdir"]),
+     ("parser.add_argument('--quick', action='store_true')", [])],
+)  # fmt: skip
+def test_lecture_flags_from_its_declared_parser(tmp_path: Path, body: str, expected: list) -> None:
     # only the imports and make_parser() run: the lecture's work (here: a crash) does not
     assert flags(declaring(tmp_path, body, after="raise SystemExit(3)\n")) == expected
 
