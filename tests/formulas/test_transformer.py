@@ -297,10 +297,7 @@ def test_bad_inputs_raise_value_error() -> None:
     assert ops["LM head"].weight_bytes == 4096 * 128256
     assert ops["embedding lookup"].weight_bytes == 8 * 4096
     assert (v.batch, v.new_tokens, v.context, v.tokens) == (2, 4, 1024, 8)
-    for T, S in ((1, 1), (1, 9), (3, 3), (4, 10), (7, 7), (5, 6)):
-        brute = sum(1 for t in range(T) for k in range(S) if k <= S - T + t)
-        assert tf.causal_pairs(T, S) == brute
-        assert isinstance(tf.causal_pairs(T, S), int)
+    # against a brute-force count: test_model_families' test_windowed_causal_pairs_by_brute_force
     assert tf.causal_pairs(1, 4096) == 4096  # decode: the new token sees the whole cache
     assert tf.causal_pairs(4, 4) == 10  # 1 + 2 + 3 + 4
     assert tf.causal_pairs(2, 5) == 4 + 5  # two new tokens after three cached ones
