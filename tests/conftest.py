@@ -28,11 +28,11 @@ LECTURES = REPO / "lectures"
 SITE = REPO / "docs" / "_build" / "html"
 
 
-def load_extension(name: str) -> ModuleType:
-    """Import docs/_ext/NAME.py (once) without changing sys.path."""
+def load_extension(name: str, folder: str = "docs/_ext") -> ModuleType:
+    """Import FOLDER/NAME.py (a docs extension unless told; once) without changing sys.path."""
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO / "docs" / "_ext" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, REPO / folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

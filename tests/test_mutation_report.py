@@ -1,16 +1,12 @@
 """tools/mutation_report.py leaves out only mutants that change a printed phrase's wording."""
 
 import ast
-import importlib.util
 from pathlib import Path
 
 import pytest
+from conftest import load_extension
 
-_spec = importlib.util.spec_from_file_location(
-    "mutation_report", Path(__file__).resolve().parents[1] / "tools" / "mutation_report.py"
-)
-report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(report)
+report = load_extension("mutation_report", "tools")
 
 ORIGINAL = """
 def f(x, bound):
