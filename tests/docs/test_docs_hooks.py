@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from conftest import PNG_1PX, REPO, load_extension
 
+from common.files import atomic
+
 docs_hooks = load_extension("docs_hooks")
 
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
@@ -151,11 +153,8 @@ def test_the_page_rewrites() -> None:
     assert out == "saved results: results/machine.json; wrote 4 figure(s) to figures"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write like common.fileio does: a temporary file renamed over the target."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+def _write_atomically(path: Path, data: bytes) -> None:  # a temporary renamed over the target
+    atomic.atomic_write_with(path, lambda handle: handle.write(data))
 
 
 def _cell(tmp_path: Path, *earlier: str) -> tuple[Path, Callable[[], str], Path, Any]:
