@@ -12,15 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import (
-    PNG_1PX,
-    REPO,
-    built,
-    computed_project,
-    load_extension,
-    sphinx,
-    translations,
-)
+from conftest import PNG_1PX, REPO, built, computed_project, load_extension, sphinx, translations
 
 from common import hw_specs
 from lectures.words.hierarchical_roofline import roofline_caption
