@@ -103,11 +103,8 @@ def test_alt_text_says_what_the_figure_shows(path: str, caption: str, alt: str) 
 def test_the_figure_rest_links_the_image_and_keeps_the_caption() -> None:
     caption = ["First line,", "second."]
     rst = docs_hooks.figure_block("/_build/f.png", "alt\n text", caption, "rl-figure-img", "f")
-    assert rst.splitlines()[1:4] == [
-        ".. figure:: /_build/f.png",
-        "   :alt: alt text",
-        "   :width: 100%",
-    ]
+    head = [".. figure:: /_build/f.png", "   :alt: alt text", "   :width: 100%"]
+    assert rst.splitlines()[1:4] == head
     assert rst.rstrip().splitlines()[-2:] == ["   First line,", "   second."]
 
 
@@ -228,13 +225,10 @@ def test_each_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> Non
         _write_atomically(outdir / name, PNG_1PX)
         display.figure(outdir / name, caption)
     parts = scrape().split(".. figure::")[1:]
-    assert [_caption(".. figure::" + p) for p in parts] == [
-        "First: the slope.",
-        "Peak 1.0 TB/s, left.",
-    ]
-    assert sorted(p.name for p in images.glob("*.png")) == [
-        f"sphx_glr_09_demo_00{k}.png" for k in (1, 2, 3)
-    ]
+    got = [_caption(".. figure::" + p) for p in parts]
+    assert got == ["First: the slope.", "Peak 1.0 TB/s, left."]
+    names = sorted(p.name for p in images.glob("*.png"))
+    assert names == [f"sphx_glr_09_demo_00{k}.png" for k in (1, 2, 3)]
     sidecar = docs_hooks.caption_file(images / "sphx_glr_09_demo_003.png")
     assert json.loads(sidecar.read_text(encoding="utf-8")) == {
         "caption": {
