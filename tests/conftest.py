@@ -28,11 +28,11 @@ LECTURES = REPO / "lectures"
 SITE = REPO / "docs" / "_build" / "html"
 
 
-def load_extension(name: str) -> ModuleType:
-    """Import docs/_ext/NAME.py (once) without changing sys.path."""
+def load_extension(name: str, folder: str = "docs/_ext") -> ModuleType:
+    """Import FOLDER/NAME.py (a docs extension unless told; once) without changing sys.path."""
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, REPO / "docs" / "_ext" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, REPO / folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -297,12 +297,6 @@ def base_url(browser) -> Iterator[str]:
     thread.join()
 
 
-def _where(msg) -> str:
-    """The URL a console message is about (for a failed load: the resource)."""
-    location = msg.location or {}
-    return str(location.get("url") or "")
-
-
 class Visitor:
     """Opens pages in one browser context and records errors and off-machine requests."""
 
@@ -332,14 +326,13 @@ class Visitor:
         page.set_default_timeout(TIMEOUT_MS)
         page.on("request", self._on_request)
         page.on("pageerror", lambda exc: self.errors.append(f"{path}: page error: {exc}"))
-        page.on(
-            "console",
-            lambda msg: (
-                self.errors.append(f"{path}: console error: {msg.text} ({_where(msg)})")
-                if msg.type == "error"
-                else None
-            ),
-        )
+
+        def console(msg) -> None:  # an error names its URL (for a failed load: the resource)
+            if msg.type == "error":
+                where = (msg.location or {}).get("url") or ""
+                self.errors.append(f"{path}: console error: {msg.text} ({where})")
+
+        page.on("console", console)
         response = page.goto(self.base_url + path, wait_until="load")
         assert response is not None and response.ok, f"{path}: HTTP {response and response.status}"
         page.wait_for_load_state("networkidle")

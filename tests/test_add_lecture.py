@@ -8,9 +8,7 @@ import json
 import os
 import shutil
 import textwrap
-from pathlib import Path
 
-import pytest
 from conftest import REPO, run_python
 
 SKIP = shutil.ignore_patterns("__pycache__", "_build", "auto_lectures", "gen_modules", "*.pyc")
@@ -101,20 +99,15 @@ def clean_env() -> dict[str, None]:
     return {k: None for k in os.environ if k.startswith("ROOFLINE_") or k == "PYTHONPATH"}
 
 
-@pytest.fixture(scope="module")
-def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's course, site configuration and tests, plus a throwaway lecture."""
-    root = tmp_path_factory.mktemp("added")
+def test_the_site_the_budget_the_layout_and_its_own_tests_find_the_new_lecture(tmp_path) -> None:
+    # the repository's course, site configuration and tests, plus a throwaway lecture
+    copy = tmp_path
     for part in ("common", "lectures", "tests", "docs"):
-        shutil.copytree(REPO / part, root / part, ignore=SKIP)
-    shutil.copy2(REPO / "pyproject.toml", root)
-    (root / "lectures" / "99_throwaway.py").write_text(SCRIPT, encoding="utf-8")
-    (root / "lectures" / "words" / "throwaway.py").write_text(WORDS, encoding="utf-8")
-    (root / "tests" / "lectures" / "test_lecture99.py").write_text(TEST, encoding="utf-8")
-    return root
-
-
-def test_the_site_the_budget_the_layout_and_its_own_tests_find_the_new_lecture(copy: Path) -> None:
+        shutil.copytree(REPO / part, copy / part, ignore=SKIP)
+    shutil.copy2(REPO / "pyproject.toml", copy)
+    (copy / "lectures" / "99_throwaway.py").write_text(SCRIPT, encoding="utf-8")
+    (copy / "lectures" / "words" / "throwaway.py").write_text(WORDS, encoding="utf-8")
+    (copy / "tests" / "lectures" / "test_lecture99.py").write_text(TEST, encoding="utf-8")
     proc = run_python("-c", textwrap.dedent(PROBE), cwd=copy, env=clean_env())
     assert proc.returncode == 0, proc.stderr[-2000:]
     found = json.loads(proc.stdout.splitlines()[-1])

@@ -47,24 +47,16 @@ def test_the_course_never_names_the_panel(path: Path) -> None:
     assert not {m for m in imports if m.split(".")[0] in ("docs", "runner", "rl_harness")}
 
 
-def figure_functions() -> list[tuple[str, object]]:
-    """Every public function of common.plots whose first argument is the PNG's path."""
-    found = []
-    for info in pkgutil.iter_modules(common.plots.__path__):
-        module = importlib.import_module(f"common.plots.{info.name}")
-        for name, fn in vars(module).items():
-            if name.startswith("_") or not inspect.isfunction(fn):
-                continue
-            if getattr(fn, "__module__", "") != module.__name__:
-                continue
-            params = list(inspect.signature(fn).parameters)
-            if params[:1] == ["path"] and name.endswith("_figure"):
-                found.append((f"{module.__name__}.{name}", fn))
-    return found
-
-
 def test_every_figure_function_routes_through_the_sink(tmp_path: Path) -> None:
-    functions = figure_functions()
+    plots = [f"common.plots.{m.name}" for m in pkgutil.iter_modules(common.plots.__path__)]
+    # every public function of common.plots whose first argument is the PNG's path
+    functions = [
+        (f"{module}.{name}", fn)
+        for module in plots
+        for name, fn in vars(importlib.import_module(module)).items()
+        if inspect.isfunction(fn) and fn.__module__ == module and name.endswith("_figure")
+        if not name.startswith("_") and list(inspect.signature(fn).parameters)[:1] == ["path"]
+    ]
     assert len(functions) >= 10  # roofline, article, hierarchy, attention, ... figures
     unrouted = [name for name, fn in functions if not hasattr(fn, "__wrapped__")]
     assert unrouted == [], "decorate with common.plots.style.figure"

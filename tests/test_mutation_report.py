@@ -1,16 +1,12 @@
 """tools/mutation_report.py leaves out only mutants that change a printed phrase's wording."""
 
 import ast
-import importlib.util
 from pathlib import Path
 
 import pytest
+from conftest import load_extension
 
-_spec = importlib.util.spec_from_file_location(
-    "mutation_report", Path(__file__).resolve().parents[1] / "tools" / "mutation_report.py"
-)
-report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(report)
+report = load_extension("mutation_report", "tools")
 
 ORIGINAL = """
 def f(x, bound):
@@ -53,10 +49,8 @@ def test_two_changed_phrases_are_not_one(tmp_path: Path) -> None:
     text = orig + "".join(v.replace("mutmut_orig", f"mutmut_{n}") for n, v in versions.items())
     source.write_text(text, encoding="utf-8")
     names = [f"m.x_g__mutmut_{n}" for n in versions]
-    assert report.left_out(tmp_path / "m.py.meta", names) == {
-        "m.x_g__mutmut_1": "wording",
-        "m.x_g__mutmut_2": "phrase",
-    }
+    kinds = {"m.x_g__mutmut_1": "wording", "m.x_g__mutmut_2": "phrase"}
+    assert report.left_out(tmp_path / "m.py.meta", names) == kinds
 
 
 TABLES = """

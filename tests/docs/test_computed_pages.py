@@ -68,14 +68,9 @@ def test_the_shipped_pages_the_readme_edit_and_a_halved_bandwidth() -> None:
     assert "at M in (128, 256] before the edit and at no M up to 4096 after it." in overview
     # the A100's bandwidth x0.5 alone: its ridge 401.3 is past the H100's 295.2
     texts = {k: prose(v) for k, v in check(edited(a100={"mem_bw": 0.5})).items()}
-    assert (
-        "so the ridge point fell from 401.3 to 295.2 FLOP/byte: on the newer chip more "
-        in (texts["intensity-and-ridge.rst"])
-    )
-    assert (
-        "so a kernel that was memory-bound on the old chip can be compute-bound"
-        in (texts["assumptions.rst"])
-    )
+    ridge, assumptions = texts["intensity-and-ridge.rst"], texts["assumptions.rst"]
+    assert "so the ridge point fell from 401.3 to 295.2 FLOP/byte: on the newer chip more " in ridge
+    assert "so a kernel that was memory-bound on the old chip can be compute-bound" in assumptions
 
 
 def test_the_corner_of_the_drawn_ranges_and_a_missing_peak() -> None:
@@ -91,13 +86,11 @@ def test_the_corner_of_the_drawn_ranges_and_a_missing_peak() -> None:
         "ratio (x2.15)." in texts["misconceptions.rst"]
     )
     # LayerNorm at I = 1.5 against I* = 0.50: 300% of the ridge, compute-bound, not deep
-    assert "ridge point: in the compute-bound regime." in texts["operator-ledgers.rst"]
+    operators = texts["operator-ledgers.rst"]
+    assert "ridge point: in the compute-bound regime." in operators
     assert "that is, not at all" not in texts["why-it-matters.rst"]
-    assert "The time improves" not in texts["operator-ledgers.rst"]
-    assert (
-        "stays at 0.556 ms. Both versions sit on the compute roof here"
-        in (texts["operator-ledgers.rst"])
-    )
+    assert "The time improves" not in operators
+    assert "stays at 0.556 ms. Both versions sit on the compute roof here" in operators
     # Issue 34: removing a chip's fp8 peak failed make docs with 8 computed-paragraph errors
     import dataclasses
 

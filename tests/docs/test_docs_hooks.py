@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from conftest import PNG_1PX, REPO, load_extension
 
+from common.files import atomic
+
 docs_hooks = load_extension("docs_hooks")
 
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
@@ -42,24 +44,16 @@ def flags(lecture: Path) -> list[str]:
 
 @pytest.mark.parametrize(
     ("body", "expected"),
-    [
-        ("cli.add_png_flags(parser)", ["--png", "--outdir"]),
-        (
-            "cli.add_png_flags(parser)\ncli.add_results_flag(parser)",
-            ["--png", "--outdir", "--results"],
-        ),
-        ("cli.add_outdir_flag(parser)", ["--outdir"]),
-        ("parser.add_argument('--results', type=str)", ["--results"]),
-        (
-            "parser.add_argument('--png', action='store_true')\nparser.add_argument('--outdir')",
-            ["--png", "--outdir"],
-        ),
-        ("parser.add_argument('--quick', action='store_true')", []),
-    ],
-)
-def test_lecture_flags_from_its_declared_parser(
-    tmp_path: Path, body: str, expected: list[str]
-) -> None:
+    [("cli.add_png_flags(parser)", ["--png", "--outdir"]),
+     ("cli.add_png_flags(parser)\ncli.add_results_flag(parser)",
+      ["--png", "--outdir", "--results"]),
+     ("cli.add_outdir_flag(parser)", ["--outdir"]),
+     ("parser.add_argument('--results', type=str)", ["--results"]),
+     ("parser.add_argument('--png', action='store_true')\nparser.add_argument('--outdir')",
+      ["--png", "--outdir"]),
+     ("parser.add_argument('--quick', action='store_true')", [])],
+)  # fmt: skip
+def test_lecture_flags_from_its_declared_parser(tmp_path: Path, body: str, expected: list) -> None:
     # only the imports and make_parser() run: the lecture's work (here: a crash) does not
     assert flags(declaring(tmp_path, body, after="raise SystemExit(3)\n")) == expected
 
@@ -109,11 +103,8 @@ def test_alt_text_says_what_the_figure_shows(path: str, caption: str, alt: str) 
 def test_the_figure_rest_links_the_image_and_keeps_the_caption() -> None:
     caption = ["First line,", "second."]
     rst = docs_hooks.figure_block("/_build/f.png", "alt\n text", caption, "rl-figure-img", "f")
-    assert rst.splitlines()[1:4] == [
-        ".. figure:: /_build/f.png",
-        "   :alt: alt text",
-        "   :width: 100%",
-    ]
+    head = [".. figure:: /_build/f.png", "   :alt: alt text", "   :width: 100%"]
+    assert rst.splitlines()[1:4] == head
     assert rst.rstrip().splitlines()[-2:] == ["   First line,", "   second."]
 
 
@@ -159,11 +150,8 @@ def test_the_page_rewrites() -> None:
     assert out == "saved results: results/machine.json; wrote 4 figure(s) to figures"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write like common.fileio does: a temporary file renamed over the target."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+def _write_atomically(path: Path, data: bytes) -> None:  # a temporary renamed over the target
+    atomic.atomic_write_with(path, lambda handle: handle.write(data))
 
 
 def _cell(tmp_path: Path, *earlier: str) -> tuple[Path, Callable[[], str], Path, Any]:
@@ -237,13 +225,10 @@ def test_each_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> Non
         _write_atomically(outdir / name, PNG_1PX)
         display.figure(outdir / name, caption)
     parts = scrape().split(".. figure::")[1:]
-    assert [_caption(".. figure::" + p) for p in parts] == [
-        "First: the slope.",
-        "Peak 1.0 TB/s, left.",
-    ]
-    assert sorted(p.name for p in images.glob("*.png")) == [
-        f"sphx_glr_09_demo_00{k}.png" for k in (1, 2, 3)
-    ]
+    got = [_caption(".. figure::" + p) for p in parts]
+    assert got == ["First: the slope.", "Peak 1.0 TB/s, left."]
+    names = sorted(p.name for p in images.glob("*.png"))
+    assert names == [f"sphx_glr_09_demo_00{k}.png" for k in (1, 2, 3)]
     sidecar = docs_hooks.caption_file(images / "sphx_glr_09_demo_003.png")
     assert json.loads(sidecar.read_text(encoding="utf-8")) == {
         "caption": {
@@ -256,15 +241,9 @@ def test_each_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize(
     "text",
-    [
-        "plain words",
-        "I* = P_peak / beta; |x| and *stars* [1]_ stay as typed, a_b_",
-        "keep ``code_like *this*`` as code",
-        "- not a list",
-        "2. not a list either",
-        "two\n  lines",
-    ],
-)
+    ["plain words", "I* = P_peak / beta; |x| and *stars* [1]_ stay as typed, a_b_",
+     "keep ``code_like *this*`` as code", "- not a list", "2. not a list either", "two\n  lines"],
+)  # fmt: skip
 def test_an_escaped_caption_renders_as_the_text_it_came_from(text: str) -> None:
     """What docutils makes of the escaped caption is the caption, markup characters and
     all (one line; ``code`` stays code)."""

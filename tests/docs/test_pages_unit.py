@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -36,18 +37,6 @@ class _Skip(Directive):
         return []
 
 
-class _FakeEnv:
-    """What SphinxDirective.env needs here: a place to note dependencies."""
-
-    docname = "page"
-
-    def __init__(self) -> None:
-        self.dependencies: list[str] = []
-
-    def note_dependency(self, path: str) -> None:
-        self.dependencies.append(str(path))
-
-
 @functools.cache
 def _register() -> None:
     roles.register_local_role("computed", load_extension("computed").computed_role)
@@ -62,7 +51,9 @@ def _register() -> None:
 def doctree(source: str, source_path: str = "page.rst") -> Any:
     """The parsed page, substitutions applied; a system message of level >= 2 is an error."""
     _register()
-    overrides = {"report_level": 5, "halt_level": 2, "env": _FakeEnv(), "warning_stream": False}
+    noted: list[str] = []  # what SphinxDirective.env needs here: a place to note dependencies
+    env = SimpleNamespace(docname="page", dependencies=noted, note_dependency=noted.append)
+    overrides = {"report_level": 5, "halt_level": 2, "env": env, "warning_stream": False}
     return publish_doctree(source, source_path=source_path, settings_overrides=overrides)
 
 
@@ -346,27 +337,17 @@ def test_every_computed_table(name: str) -> None:
     assert [rows for _, rows in tables(page(name))] == TABLES[name]
 
 
-def _computed_outside_substitutions(source: str) -> tuple[int, int]:
-    """(computed roles outside substitution definitions, those inside list-table blocks)."""
-    outside = inside_tables = 0
-    in_table = False
-    for line in source.splitlines():
-        if line.startswith(".. list-table::"):
-            in_table = True
-        elif line and not line.startswith(" "):
-            in_table = False
-        if line.startswith(".. |"):
-            continue
-        count = len(re.findall(r":computed:`([^`]*)`", line))
-        outside += count
-        inside_tables += count if in_table else 0
-    return outside, inside_tables
-
-
 @pytest.mark.parametrize("name", sorted(SUBSTITUTIONS))
 def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
-    source = (DOCS / f"{name}.rst").read_text(encoding="utf-8")
-    outside, in_tables = _computed_outside_substitutions(source)
+    outside = in_tables = 0  # computed roles outside substitution definitions, in list-tables
+    in_table = False
+    for line in (DOCS / f"{name}.rst").read_text(encoding="utf-8").splitlines():
+        in_table = line.startswith(".. list-table::") or (
+            in_table and (not line or line.startswith(" "))
+        )
+        count = 0 if line.startswith(".. |") else len(re.findall(r":computed:`([^`]*)`", line))
+        outside += count
+        in_tables += count if in_table else 0
     inline = INLINE.get(name, (0, []))[0]
     assert outside == in_tables + inline, f"{name}: a :computed: number that no test checks"
     found = {p for p in DOCS.rglob("*.rst") if ":computed:" in p.read_text("utf-8")}
@@ -429,7 +410,7 @@ def test_hardware_page_figures_achievable_roofs_ridges_and_bytes() -> None:
     # the directive notes its dependency on the table
     tree = doctree(".. hardware-table:: bytes-per-element\n")
     env = tree.settings.env
-    assert any(path.endswith("hw_specs.py") for path in env.dependencies)
+    assert any(str(path).endswith("hw_specs.py") for path in env.dependencies)
 
 
 def test_the_exercise_directive_renders_the_worked_answer_of_every_exercise() -> None:
@@ -478,25 +459,16 @@ def test_a_bad_directive_or_expression_is_an_error(source: str, says: str) -> No
 
 
 # The course-figure directive's helpers: what the concept pages' figures plot.
-class _Chip:
-    """A chip of known roofs: 100 FLOP/s peak, 10 B/s bandwidth, so I* = 10 FLOP/byte."""
-
-    name = "Toy"
-    mem_bw = 10.0
-
-    def peak_flops(self, precision: str) -> float:
-        assert precision == "bf16"
-        return 100.0
+# A chip of known roofs: 100 FLOP/s peak (bf16 only), 10 B/s bandwidth, so I* = 10 FLOP/byte.
+TOY = SimpleNamespace(name="Toy", mem_bw=10.0, peak_flops={"bf16": 100.0}.__getitem__)
 
 
 def test_points_sit_on_the_roof_min_of_peak_and_i_beta() -> None:
     # (label, F, D): I = 2 (on the slope: 2 x 10 B/s = 20 FLOP/s), I = 10 (the ridge),
     # I = 50 (under the flat roof: 100 FLOP/s).
-    points = course.on_roof(
-        _Chip(), "bf16", [("slope", 20, 10), ("ridge", 100, 10), ("roof", 500, 10)]
-    )
+    points = course.on_roof(TOY, "bf16", [("slope", 20, 10), ("ridge", 100, 10), ("roof", 500, 10)])
     assert points == [("slope", 2.0, 20.0), ("ridge", 10.0, 100.0), ("roof", 50.0, 100.0)]
-    assert course.chip_roofs([_Chip()], "bf16") == [("Toy, bf16", 100.0, 10.0)]
+    assert course.chip_roofs([TOY], "bf16") == [("Toy, bf16", 100.0, 10.0)]
 
 
 def test_draw_runs_the_expression_with_path_and_the_computed_names_or_says_why_not(tmp_path):

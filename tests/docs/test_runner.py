@@ -13,15 +13,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import (
-    H100_BANDWIDTH,
-    H100_BF16_PEAK,
-    REPO,
-    SERVED,
-    SITE,
-    conf_value,
-    critical_batch,
-)
+from conftest import H100_BANDWIDTH, H100_BF16_PEAK, REPO, SERVED, SITE, conf_value, critical_batch
 
 SCREENSHOTS = REPO / "docs" / "_build" / "screenshots"
 LECTURE_02 = "auto_lectures/02_roofline_basics.html"

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -217,10 +218,9 @@ def test_flag_choices_and_defaults_come_from_the_lecture_parser() -> None:
                 assert option.default == help_default(stem, option.flag), (stem, option.flag)
     assert (sys.argv, sys.excepthook, sys.path) == saved  # the capture leaves no trace
     llm = with_flag("--model", "--chip")
-    batch = (
-        runner.lecture_options(lecture(llm), ["--batch"])[0] if "--batch" in LECTURES[llm] else None
-    )
-    assert batch is None or (batch.choices == () and batch.default == help_default(llm, "--batch"))
+    if "--batch" in LECTURES[llm]:
+        (batch,) = runner.lecture_options(lecture(llm), ["--batch"])
+        assert batch.choices == () and batch.default == help_default(llm, "--batch")
     with pytest.raises(runner.ExtensionError, match="set by the build"):
         runner.lecture_options(lecture(llm), ["--png"])
     with pytest.raises(runner.ExtensionError, match=r"has no flag --nope; it has: .*--model"):
@@ -374,13 +374,8 @@ def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> Non
     proc = bare("-c", code, str(HARNESS), str(source), str(target), check=True)
     assert proc.stdout.splitlines() == ["(3, 2)", "42 inner True"]
     with zipfile.ZipFile(target) as archive:
-        assert sorted(n for n in archive.namelist() if not n.endswith("/")) == [
-            "broken.py",
-            "data.txt",
-            "mod.pyc",
-            "pkg/__init__.pyc",
-            "pkg/inner.pyc",
-        ]
+        names = sorted(n for n in archive.namelist() if not n.endswith("/"))
+        assert names == ["broken.py", "data.txt", "mod.pyc", "pkg/__init__.pyc", "pkg/inner.pyc"]
         assert archive.read("data.txt") == b"kept"
 
 
@@ -396,9 +391,8 @@ def test_panel_html_names_why_it_is_unavailable_in_either_language() -> None:
     assert "data-unavailable" not in text and "data-chip" not in text  # empty: left out
     assert 'data-target="v5e-int8"' in text and "Run it here" in text
     embedded = re.search(r'class="rl-runner-table">(.*)</script>', text).group(1)
-    assert (
-        "</" not in embedded and json.loads(embedded.replace("<\\/", "</")) == "s = '</script>'\n"
-    )
+    assert "</" not in embedded
+    assert json.loads(embedded.replace("<\\/", "</")) == "s = '</script>'\n"
     again = runner.panel_html(data, on, "")
     assert "rl-runner-table" not in again  # one copy of the table per page
     charted = runner.panel_html({**lecture_data, "chip": "h100", "chart": "1"}, on)
@@ -532,10 +526,7 @@ def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem
     if stem == "07_llm_capacity":
         # Stacked terms: at each batch the four add up; the capacity line is the H100's 80 GB.
         assert spec["datasets"]["limits"][0]["gb"] == pytest.approx(80)
-        batches = {r["batch"] for r in spec["datasets"]["ledger"]}
-        assert all(
-            len([r for r in spec["datasets"]["ledger"] if r["batch"] == b]) == 4 for b in batches
-        )
+        assert set(Counter(r["batch"] for r in spec["datasets"]["ledger"]).values()) == {4}
     if stem in ("13_mixture_of_experts", "14_serving_a_fleet"):
         # A memory-bound decode step costs about the same at any small batch: tokens/s per
         # GPU rise with the batch (13) and dollars per token fall (14), series by series.

@@ -4,7 +4,6 @@ file), a held lock is waited for with a word and then given up, signals leave no
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import json
@@ -361,24 +360,16 @@ def test_a_section_not_an_object_or_a_version_of_true_is_unusable(
     assert loaded.data is None and words in loaded.reason
 
 
-@contextlib.contextmanager
-def _held(folder: Path):
-    """Hold the results lock on `folder` as another run would (flock on its own descriptor)."""
-    fd = os.open(folder, os.O_RDONLY)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    try:
-        yield
-    finally:
-        os.close(fd)
-
-
 def test_a_held_lock_is_announced_then_given_up(
     tmp_path, capsys, monkeypatch, this_machine: dict
 ) -> None:
     ticks = FakeClock(0.0, 1.0)  # one second a reading
     waiting = results.locked_folder(tmp_path, 3.0, 30.0, ticks, ticks.sleep)
-    with _held(tmp_path), pytest.raises(ValueError, match="gave up saving after 30 s") as exc:
-        waiting.__enter__()  # the lock is another run's: this gives up
+    held = os.open(tmp_path, os.O_RDONLY)  # another run's lock: flock on its own descriptor
+    fcntl.flock(held, fcntl.LOCK_EX)
+    with pytest.raises(ValueError, match="gave up saving after 30 s") as exc:
+        waiting.__enter__()  # this gives up
+    os.close(held)
     assert "\n" not in str(exc.value) and "Ctrl-Z" in str(exc.value)
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("waiting for another run to finish saving")

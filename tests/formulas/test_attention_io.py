@@ -110,7 +110,7 @@ def test_footprint_by_hand() -> None:
     assert m == 457_088
     flops = attention_counts(8192, 128, BF16)[0]
     for memory, reaches in ((m, True), (m - 1, False)):
-        br, bc = brute_force_blocks_fast(8192, 128, memory, BF16)
+        br, bc = brute_force_blocks(8192, 128, memory, BF16)
         assert (flops / simulated_traffic(8192, 128, br, bc, BF16) >= ridge) is reaches
     assert io.smallest_on_chip_for(64, 16, 1e9, BF16) is None
     # Reachable at the very smallest footprint: that footprint is the answer.
@@ -188,15 +188,6 @@ def test_kv_fitting_whole_gives_the_ideal(n: int, d: int) -> None:
     assert io.block_sizes(n, d, at, BF16).cols == n
     assert io.tiled_counts(n, d, at, BF16)[1] == 4 * BF16 * n * d
     assert io.tiled_counts(n, d, at - 1, BF16)[1] > 4 * BF16 * n * d
-
-
-def brute_force_blocks_fast(n: int, d: int, m: float, b: float) -> tuple[int, int]:
-    """The rule's blocks by a downward scan (regime 2 only, as at N = 8192 here)."""
-    assert footprint(1, n, d, b) > m
-    br = n
-    while footprint(br, min(br, d), d, b) > m:
-        br -= 1
-    return br, min(br, d)
 
 
 @pytest.mark.parametrize(

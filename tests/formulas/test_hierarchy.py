@@ -127,14 +127,10 @@ def test_level_ranges() -> None:
     ]  # fmt: skip
     assert hierarchy.plateaus_known([], [], [])[0] == Plateau("DRAM", 0.0, math.inf, None, 0, None)
     levels = [("L1", 1000), ("L2", 8000)]
-    assert hierarchy.fits_in(1000, levels) == "L1"
-    assert hierarchy.fits_in(1001, levels) == "L2"
-    assert hierarchy.fits_in(9000, levels) == "DRAM"
+    assert [hierarchy.fits_in(n, levels) for n in (1000, 1001, 9000)] == ["L1", "L2", "DRAM"]
     assert hierarchy.fits_in(5, []) == "-"
-    assert hierarchy.fits_in(16 * KIB, FOUR_LEVELS) == "L1"
-    assert hierarchy.fits_in(32 * KIB, FOUR_LEVELS) == "L1"
-    assert hierarchy.fits_in(33 * KIB, FOUR_LEVELS) == "L2"
-    assert hierarchy.fits_in(1 * 2**30, FOUR_LEVELS) == "DRAM"
+    sizes = (16 * KIB, 32 * KIB, 33 * KIB, 2**30)
+    assert [hierarchy.fits_in(n, FOUR_LEVELS) for n in sizes] == ["L1", "L1", "L2", "DRAM"]
     lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
     assert len(lengths) == 16 * 4 + 1
     assert lengths == sorted(set(lengths))
@@ -210,28 +206,24 @@ def test_detector_on_a_flat_curve_and_on_too_few_points() -> None:
     assert [p.bytes_per_s for p in slow] == [0.5]
     # a range just one octave short of the 0.95-octave minimum (0.947) is too short
     assert hierarchy.find_plateaus([2**12, 2**12.47, 2**12.947], [50.0] * 3) == []
-    with pytest.raises(ValueError):
-        hierarchy.find_plateaus([1.0, 2.0, 3.0], [1.0, 2.0])
-    with pytest.raises(ValueError):
-        hierarchy.plateaus_known([1.0, 2.0], [1.0], [("L1", 16 * KIB)])
-    with pytest.raises(ValueError):
-        hierarchy.call_cost_limit_bytes([1.0, 2.0], [1.0], [1.0])
 
 
 def test_median() -> None:
     assert hierarchy.median([3, 1, 2]) == 2
     assert hierarchy.median([4, 1, 2, 3]) == 2.5
-    with pytest.raises(ValueError):
-        hierarchy.median([])
     nbytes = [8 * KIB, 12 * KIB, 16 * KIB, 24 * KIB]
     times = [450e-9 + d / (110 * GB) for d in nbytes]
     intercept, slope = hierarchy.affine_fit(nbytes, times)
     assert intercept == pytest.approx(450e-9)
     assert 1 / slope == pytest.approx(110 * GB)
-    with pytest.raises(ValueError):
-        hierarchy.affine_fit([1.0], [2.0])
-    with pytest.raises(ValueError):
-        hierarchy.affine_fit([1.0, 1.0], [2.0, 3.0])
+    bad = [(hierarchy.find_plateaus, [1.0, 2.0, 3.0], [1.0, 2.0]), (hierarchy.median, []),
+           (hierarchy.plateaus_known, [1.0, 2.0], [1.0], [("L1", 16 * KIB)]),
+           (hierarchy.call_cost_limit_bytes, [1.0, 2.0], [1.0], [1.0]),
+           (hierarchy.affine_fit, [1.0], [2.0]),
+           (hierarchy.affine_fit, [1.0, 1.0], [2.0, 3.0])]  # fmt: skip
+    for call, *args in bad:  # lengths that differ, too few points
+        with pytest.raises(ValueError):
+            call(*args)
 
 
 def test_corrected_bandwidth_math() -> None:
@@ -270,9 +262,8 @@ def test_corrected_bandwidth_math() -> None:
         hierarchy.call_costs(4e-7, 9e-7, None),
         hierarchy.call_costs(6e-7, None, 7.5e-7),
     )
-    assert merged["call_seconds"] == 4e-7  # the fastest of each timing
-    assert merged["below_threshold_seconds"] == 7e-7
-    assert merged["above_threshold_seconds"] == 7.5e-7
+    fastest = [merged[f"{k}_seconds"] for k in ("call", "below_threshold", "above_threshold")]
+    assert fastest == [4e-7, 7e-7, 7.5e-7]  # the fastest of each timing
     assert merged["gil_seconds"] == pytest.approx(0.5e-7)
     only = hierarchy.merge_call_costs(hierarchy.call_costs(5e-7, None, None))
     assert only["below_threshold_seconds"] is None and only["gil_seconds"] == 0.0
@@ -344,11 +335,9 @@ def test_stream_constants() -> None:
     assert hierarchy.MIN_WORKING_SET_BYTES == 4096 and hierarchy.ASSUMED_L2_BYTES == 512 * 1024
     assert (hierarchy.INSIDE_MARGIN, hierarchy.DRAM_MARGIN) == (2.0, 4.0)
     assert (hierarchy.RELIABLE_CALL_SHARE, hierarchy.CALL_COST_MATTERS) == (0.9, 0.10)
-    assert hierarchy.PENALTY_SIGMAS2 == 6.0
-    assert hierarchy.STRAY_SIGMAS == 3.0
-    assert hierarchy.SLOPE_SIGMAS == 1.0
-    assert hierarchy.FLAT_SLOPE == 0.15 and hierarchy.NOISE_FLOOR == 0.05
-    assert hierarchy.SAME_LEVEL_STEP == 1.12
+    assert (hierarchy.PENALTY_SIGMAS2, hierarchy.STRAY_SIGMAS, hierarchy.SLOPE_SIGMAS) == (6, 3, 1)
+    assert (hierarchy.FLAT_SLOPE, hierarchy.NOISE_FLOOR, hierarchy.SAME_LEVEL_STEP) == (
+        0.15, 0.05, 1.12)  # fmt: skip
     assert hierarchy.ASSUMED_LLC_BYTES == 32 * MIB
     full, quick = hierarchy.LECTURE_BUDGETS["full"], hierarchy.LECTURE_BUDGETS["quick"]
     assert set(full) == set(quick)

@@ -232,3 +232,4 @@ def test_windowed_causal_pairs_by_brute_force(T: int, S: int, W: int) -> None:
     loop = sum(min(p + 1, W) for p in range(S - T, S))
     assert tf.causal_pairs(T, S, W) == loop
     assert tf.causal_pairs(T, S) == sum(p + 1 for p in range(S - T, S))
+    assert isinstance(tf.causal_pairs(T, S), int)

@@ -32,10 +32,8 @@ def test_uniform_reach_by_enumeration() -> None:
     assert serving.imbalance_factor(serving.gpu_loads(q, 2)) == pytest.approx(32 / 25)
     # the dense twin (its shape: test_what_ifs_by_hand) is the active count less the router:
     # 32 layers x 8 experts x 4096
-    assert (
-        tf.parameter_count(dense_twin(MIXTRAL_8X7B))
-        == tf.active_parameter_count(MIXTRAL_8X7B) - 32 * 8 * 4096
-    )
+    twin = tf.parameter_count(dense_twin(MIXTRAL_8X7B))
+    assert twin == tf.active_parameter_count(MIXTRAL_8X7B) - 32 * 8 * 4096
     assert dense_twin(LLAMA_3_8B) is LLAMA_3_8B
     # up and down only: 32 layers x (8 - 2) idle experts x 2 x 4096 x 14336
     plain = dataclasses.replace(MIXTRAL_8X7B, gated_mlp=False)

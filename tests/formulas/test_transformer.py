@@ -66,10 +66,8 @@ def test_parameter_count_by_hand_llama_3_8b() -> None:
     ungated = dataclasses.replace(LLAMA_2_7B, gated_mlp=False)
     assert tf.parameter_count(LLAMA_2_7B) - tf.parameter_count(ungated) == 32 * 4096 * 11008
     # A tied LM head is still read in full every decode step.
-    assert (
-        tf.decode_ledger(tied, 1, 128).weight_bytes
-        == tf.decode_ledger(LLAMA_3_8B, 1, 128).weight_bytes
-    )
+    read = tf.decode_ledger(tied, 1, 128).weight_bytes
+    assert read == tf.decode_ledger(LLAMA_3_8B, 1, 128).weight_bytes
     assert tf.kv_cache_bytes_per_token(LLAMA_2_7B, 2) == 512 * KIB  # the article's 512 KiB/token
     assert tf.kv_cache_bytes_per_token(LLAMA_3_70B, 2) == 2 * 80 * 8 * 128 * 2
     assert tf.kv_cache_bytes_per_token(LLAMA_3_8B, 1) == 64 * KIB  # fp8 cache halves it
@@ -297,10 +295,7 @@ def test_bad_inputs_raise_value_error() -> None:
     assert ops["LM head"].weight_bytes == 4096 * 128256
     assert ops["embedding lookup"].weight_bytes == 8 * 4096
     assert (v.batch, v.new_tokens, v.context, v.tokens) == (2, 4, 1024, 8)
-    for T, S in ((1, 1), (1, 9), (3, 3), (4, 10), (7, 7), (5, 6)):
-        brute = sum(1 for t in range(T) for k in range(S) if k <= S - T + t)
-        assert tf.causal_pairs(T, S) == brute
-        assert isinstance(tf.causal_pairs(T, S), int)
+    # against a brute-force count: test_model_families' test_windowed_causal_pairs_by_brute_force
     assert tf.causal_pairs(1, 4096) == 4096  # decode: the new token sees the whole cache
     assert tf.causal_pairs(4, 4) == 10  # 1 + 2 + 3 + 4
     assert tf.causal_pairs(2, 5) == 4 + 5  # two new tokens after three cached ones

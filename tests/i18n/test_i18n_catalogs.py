@@ -47,16 +47,6 @@ def glossary_misses(english: str, chinese: str) -> list[str]:
     return misses
 
 
-def _entries() -> list[tuple[str, str, str]]:
-    """(page, English, Chinese) of every translated, non-fuzzy entry in the catalogs, less
-    those kept as they are (a citation's title, a formula)."""
-    found = []
-    for path in sorted(MESSAGES.rglob("*.po")):
-        page = path.relative_to(MESSAGES).with_suffix("").as_posix()
-        found += [(page, en, zh) for en, zh in translations(path).items() if zh and zh != en]
-    return found
-
-
 def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
     assert 40 <= len(GLOSSARY) <= 80
     english = [form.lower() for row in GLOSSARY for form in row["english"].split("|")]
@@ -120,20 +110,23 @@ def glued_markup(text: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("text", "glued"),
-    [
-        ("先读 :doc:`overview`\\ （其中）", []),
-        ("先读 :doc:`overview`（其中）", [" :doc:`overview`（"]),
-        ("某个*实现*和", ["个*实现*和"]),
-        ("某个\\ *实现*\\ 和", []),
-        ("**带宽受限**，:math:`I < I^{\\ast}`。", []),
-    ],
-)
+    [("先读 :doc:`overview`\\ （其中）", []), ("某个*实现*和", ["个*实现*和"]),
+     ("先读 :doc:`overview`（其中）", [" :doc:`overview`（"]), ("某个\\ *实现*\\ 和", []),
+     ("**带宽受限**，:math:`I < I^{\\ast}`。", [])],
+)  # fmt: skip
 def test_glued_markup_is_found(text: str, glued: list[str]) -> None:
     assert glued_markup(text) == glued
 
 
 def test_every_translated_entry_follows_the_glossary_and_glues_no_markup() -> None:
-    entries = _entries()
+    # (page, English, Chinese) of every translated entry, less those kept as they are (a
+    # citation's title, a formula)
+    entries = [
+        (path.relative_to(MESSAGES).with_suffix("").as_posix(), en, zh)
+        for path in sorted(MESSAGES.rglob("*.po"))
+        for en, zh in translations(path).items()
+        if zh and zh != en
+    ]
     assert entries, "no translated entry at all"
     wrong = [
         f"{page}: {english[:60]!r}: {', '.join(misses)}"

@@ -12,16 +12,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import (
-    PNG_1PX,
-    REPO,
-    built,
-    computed_project,
-    load_extension,
-    sphinx,
-    translations,
-)
+from conftest import PNG_1PX, REPO, built, computed_project, load_extension, sphinx, translations
 
+from common import hw_specs
 from lectures.words.hierarchical_roofline import roofline_caption
 
 DOCS = REPO / "docs"
@@ -64,20 +57,15 @@ UNITS = re.compile(
 )
 
 
-def _chip_names() -> re.Pattern[str]:
-    from common import hw_specs
-
-    names = sorted((chip.name for chip in hw_specs.CHIPS.values()), key=len, reverse=True)
-    return re.compile("|".join(re.escape(name) for name in names))
-
-
 #: Titles quoted as published: the article's (Chinese, with "Profiling") and its English one.
 ENGLISH_BY_DESIGN = {"sources.ARTICLE_TITLE", "sources.ARTICLE_TITLE_EN"}
 
 
 @pytest.mark.parametrize(("page", "expressions"), PAGES, ids=[p for p, _ in PAGES])
 def test_every_phrase_is_translated_and_leaves_no_english(page: str, expressions: list[str]):
-    chips, entries = _chip_names(), translations(MESSAGES / f"{page}.po")
+    names = sorted((chip.name for chip in hw_specs.CHIPS.values()), key=len, reverse=True)
+    chips = re.compile("|".join(map(re.escape, names)))  # the longest name first
+    entries = translations(MESSAGES / f"{page}.po")
     wrong = []
     for expression in expressions:
         for phrase in computed.phrases(expression):
@@ -202,13 +190,6 @@ ENGLISH_RUN = re.compile(r"\b[A-Za-z][A-Za-z'-]*(?:[ ,]+[A-Za-z][A-Za-z'-]*){2,}
 KEPT_RUNS = re.compile(r"\bet al\b")
 
 
-def prose_text(page: str) -> str:
-    """The text of a built page's article, less code, math, output and links."""
-    text = (ZH_SITE / f"{page}.html").read_text(encoding="utf-8")
-    text = NOT_PROSE.sub(" ", text[text.index("<article") : text.rindex("</article>")])
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
-
-
 def test_the_scans_find_pages_with_phrases_and_english_runs_but_not_code_or_math() -> None:
     text = "这个运算是 memory bound here，见 ``x``。"
     assert ENGLISH_RUN.findall(text) == ["memory bound here"]
@@ -224,8 +205,11 @@ CONCEPT_PAGES = [page for page, _ in PAGES if page.startswith("concepts/")]
 @pytest.mark.site
 @pytest.mark.parametrize("page", CONCEPT_PAGES)
 def test_a_built_chinese_concept_page_has_no_english_clause(page: str) -> None:
-    built(ZH_SITE / f"{page}.html")
-    runs = [run for run in ENGLISH_RUN.findall(prose_text(page)) if not KEPT_RUNS.search(run)]
+    text = built(ZH_SITE / f"{page}.html").read_text(encoding="utf-8")
+    # the article's text, less code, math, output and links
+    text = NOT_PROSE.sub(" ", text[text.index("<article") : text.rindex("</article>")])
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+    runs = [run for run in ENGLISH_RUN.findall(text) if not KEPT_RUNS.search(run)]
     assert not runs, f"{page}: English in the Chinese page: {runs}"
 
 

@@ -122,8 +122,7 @@ class FakeRun:
     """Stands in for subprocess.run: answers sysctl/getconf from a table."""
 
     def __init__(self, values: dict[str, str], fail: bool = False) -> None:
-        self.values = values
-        self.fail = fail
+        self.values, self.fail = values, fail
         self.calls: list[list[str]] = []
         self.kwargs: list[dict] = []
 

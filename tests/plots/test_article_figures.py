@@ -82,12 +82,10 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
     assert roof.get_color() == "black"
     assert all(y == pytest.approx(min(1000e9, x * 50e9) / 1e9) for x, y in xy(roof))
     assert vertical_at(ax) == [pytest.approx(20.0)]  # the ridge P / beta
-    assert [float(ln.get_xdata()[0]) for ln in ax.get_lines() if ln.get_linestyle() == "--"] == [
-        20.0
-    ]
-    assert {"P = 1,000 GFLOP/s", "I* = 20.0", "beta = 50.0 GB/s"} <= {
-        t.get_text() for t in ax.texts
-    }
+    (dashed,) = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert float(dashed.get_xdata()[0]) == 20.0
+    texts = {t.get_text() for t in ax.texts}
+    assert {"P = 1,000 GFLOP/s", "I* = 20.0", "beta = 50.0 GB/s"} <= texts
     assert annotation(ax, "P = ").xy == pytest.approx((20.0, 1000.0))
     assert annotation(ax, "I* = ").xy == pytest.approx((20.0, 0.1))
     slope = math.sqrt(0.01 * 20.0)  # midway along the bandwidth roof in log space

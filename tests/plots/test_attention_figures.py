@@ -91,13 +91,3 @@ def test_the_cache_line_is_drawn_only_inside_the_measured_range(llc, caught) -> 
     inside = llc is not None and 256 <= llc <= 4096
     assert vertical_at(ax) == ([llc] if inside else [])
     assert bool(ax.texts) == inside and ax.get_xlabel() == "N"
-
-
-def test_figures_are_saved_as_png(tmp_path) -> None:
-    path = attention.traffic_figure(
-        tmp_path / "t.png", [4 * KIB, 8 * KIB], [2e6, 1e6], 3e6, 1e6, 1e9, [], [], "t"
-    )
-    assert path == str(tmp_path / "t.png") and (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
-    t = [1e-3, 1e-2]
-    path = attention.kernel_times_figure(tmp_path / "k.png", [1, 2], t, t, t, t, t, None, "k")
-    assert (tmp_path / "k.png").read_bytes()[:4] == b"\x89PNG"

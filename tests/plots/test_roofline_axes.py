@@ -280,8 +280,6 @@ def test_series_figure_range_colours_a_third_group_and_whole_intensities(caught)
     s = rplots.PointSeries("ops", [(10.6, 1e13), (2.25, 5e12)], ["big", "small"])
     rplots.roofline_series_figure("s.png", ("H100", 989e12, 3.35e12), [s], "t")
     (key,) = caught[1].legends
-    assert [t.get_text() for t in key.get_texts()] == [
-        "1  I = 2.25: ops small x1",
-        "2  I = 11: ops big x1",
-    ]
+    texts = [t.get_text() for t in key.get_texts()]
+    assert texts == ["1  I = 2.25: ops small x1", "2  I = 11: ops big x1"]
     assert key._ncols == 1

@@ -31,9 +31,8 @@ def test_the_table_has_exactly_the_reference_chips() -> None:
     assert list(CHIPS) == list(reference.HARDWARE)
     assert {key: chip.name for key, chip in CHIPS.items()} == reference.CHIP_NAMES
     assert fmt_ratio(H100.mem_bw / A100.mem_bw) == reference.A100_TO_H100_BW
-    assert fmt_ratio(H100.peak_flops("bf16") / A100.peak_flops("bf16")) == (
-        reference.A100_TO_H100_BF16
-    )
+    bf16 = H100.peak_flops("bf16") / A100.peak_flops("bf16")
+    assert fmt_ratio(bf16) == reference.A100_TO_H100_BF16
     ratio = H100.peak_flops("fp8") / A100.peak_flops("bf16")
     assert f"{ratio:.1f}x" == reference.H100_FP8_OVER_A100_BF16
     for precision in ("bf16", "fp8"):

@@ -49,5 +49,5 @@ def test_every_model_names_its_file_and_date(model) -> None:
 
 @pytest.mark.parametrize("record", assumptions.ASSUMPTIONS, ids=lambda a: a.name)
 def test_every_assumption_has_a_source_and_says_when_it_applies(record) -> None:
-    assert record.source and len(record.applies.split()) >= 8
+    assert record.name and record.source and len(record.applies.split()) >= 8
     assert record.value > 0 and record.unit

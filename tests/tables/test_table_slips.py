@@ -25,14 +25,6 @@ TABLE = REPO / "common" / "hw_specs.py"
 SOURCE = TABLE.read_text(encoding="utf-8")
 
 
-class _Loader:
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def get_source(self, name: str) -> str:
-        return self.text
-
-
 def line_of(text: str, needle: str, nth: int = 1) -> int:
     """1-based line of the nth occurrence of needle in text."""
     start = -1
@@ -55,7 +47,7 @@ def said(table: str, old: str, new: str) -> tuple[str | None, set[int]]:
     path.parent.mkdir(parents=True)
     path.write_text(text, encoding="utf-8")
     module = types.ModuleType("edited_table")
-    module.__file__, module.__loader__ = str(path), _Loader(text)
+    module.__file__, module.__loader__ = str(path), Fake(get_source=lambda name: text)
     sys.modules["edited_table"] = module  # dataclasses look their module up
     try:
         exec(compile(text, module.__file__, "exec"), module.__dict__)
@@ -71,7 +63,8 @@ M, T, A, H = (f"common/{t}.py" for t in ("tables/models", "tables/measurements",
 L2 = "Llama-2-7B"
 GPT = "13B (kipply's FasterTransformer benchmark)"
 
-# table, slip, old, new, what the line says after "<table> line <n>: "
+# table, slip, old, new, what the line says after "<table> line <n>: " (an assumption's other
+# unit ranges and a renamed unit: test_tables_rebuilt, the same check in process)
 MATRIX = [
     (M, "syntax error", "    n_layers=32,\n", "    n_layers=32,,\n", "invalid syntax"),
     (M, "'==' for '='", "    n_layers=32,\n", "    n_layers==32,\n", "'==' typed for '='"),
@@ -116,16 +109,8 @@ MATRIX = [
     (A, "division by zero", "    0.10,\n", "    1 / 0,\n", "division by zero"),
     (A, "a percent for a rate", "    0.30,\n", "    30,\n", "overhead rate, the article's "
      "ledger must be a fraction in (0, 1] (0.3 for 30%), got 30"),
-    (A, "a rate of 100%", "    0.10,\n", "    1.0001,\n", "overhead rate, whole-model "
-     "ledgers must be a fraction in (0, 1]"),
-    (A, "bytes for GiB", "    78.0,\n", "    78e9,\n", "usable memory on an 80 GB card must be "
-     "in (0, 102400] GiB, got 7.8e+10"),
-    (A, "thousands of vectors", "    16,\n", "    16000,\n", "live activation vectors per "
-     "token must be in (0, 1024] vectors, got 1.6e+04"),
     (A, "a bandwidth in GB/s", "    71.8e9,\n", "    71.8,\n", "example machine: measured "
      "bandwidth must be in (1e+06, 1e+16] bytes/s, got 71.8"),
-    (A, "a unit renamed", '    "GiB",\n', '    "gigabytes",\n', "usable memory on an 80 GB "
-     "card: unit 'gigabytes' must start with one of"),
     (M, "a vocabulary of 10**30", "    vocab_size=32000,\n", "    vocab_size=10**30,\n",
      f"{L2}: vocab_size must be at most 16,777,216, got 1e+30"),
     (M, "a thousand-fold width", "    d_model=4096,\n", "    d_model=4096000,\n",
@@ -351,10 +336,8 @@ def test_a_name_a_table_lost_names_the_line_that_imports_or_reads_it(
         fig = Fake(value=bandwidth, unit="B/s")
         return Fake(key="h100", name="Mine", peak_flops_table={"bf16": "fast"}, mem_bw_figure=fig)
 
-    high = list(slips._warnings(chip(3.35e15)))
+    high = list(slips._warnings(chip(3.35e15)))  # x1,000 below: test_the_record_line_is_...
     assert len(high) == 1 and "mem bw is x1,000 above the shipped 3.35 TB/s" in high[0]
-    low = list(slips._warnings(chip(3.35e9)))
-    assert len(low) == 1 and "x1,000 below" in low[0]
     assert list(slips._warnings(chip(3.35e12 * 99))) == []  # x99: within the x100 allowed
 
 
@@ -391,41 +374,28 @@ def run_edited(copy: Path, table: str, edits: list[tuple[str, str]], args: list[
 # one slip of each way a table fails: Python's parse, the table's own check at import, a
 # figure's check where it is used, an import (the messages of the others: the tests above)
 SLIPS = {
-    "syntax error": (
-        "flops(312e12, A100_DATASHEET),",
-        "flops(312e12, A100_DATASHEET)),",
-        "common/hw_specs.py line {line}: closing parenthesis",
-    ),
-    "deleted field": (
-        "    mem_capacity_figure=capacity(80e9, H100_DATASHEET),\n",
-        "",
-        "chip h100 (H100 SXM) is missing its field mem_capacity_figure",
-    ),
-    "figure typed as a string": (
-        '"bf16": flops(989e12, H100_DATASHEET)',
-        '"bf16": flops("989e12", H100_DATASHEET)',
-        "H100 SXM bf16 peak FLOP/s must be a number, got '989e12'",
-    ),
-    "broken import": (
-        "from common.tables import slips, sources",
-        "from common.tables import slips, source",
-        "cannot import name 'source' from 'common.tables'",
-    ),
-}
+    "syntax error": ("flops(312e12, A100_DATASHEET),", "flops(312e12, A100_DATASHEET)),",
+                     "common/hw_specs.py line {line}: closing parenthesis"),
+    "deleted field": ("    mem_capacity_figure=capacity(80e9, H100_DATASHEET),\n", "",
+                      "chip h100 (H100 SXM) is missing its field mem_capacity_figure"),
+    "figure typed as a string": ('"bf16": flops(989e12, H100_DATASHEET)',
+                                 '"bf16": flops("989e12", H100_DATASHEET)',
+                                 "H100 SXM bf16 peak FLOP/s must be a number, got '989e12'"),
+    "broken import": ("from common.tables import slips, sources",
+                      "from common.tables import slips, source",
+                      "cannot import name 'source' from 'common.tables'"),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("slip", list(SLIPS))
-@pytest.mark.parametrize("command", ["lecture", "exercises"])
-def test_each_slip_is_one_line_and_status_1(copy: Path, slip: str, command: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "prog"),
+    [(["lectures/02_roofline_basics.py"], "02_roofline_basics.py"),
+     (["-m", "common.exercises", "h200-vs-h100"], "common.exercises")],
+)  # fmt: skip
+def test_each_slip_is_one_line_and_status_1(copy: Path, slip: str, args: list, prog: str) -> None:
     old, new, words = SLIPS[slip]
-    lecture = command == "lecture"
-    args = (
-        ["lectures/02_roofline_basics.py"]
-        if lecture
-        else ["-m", "common.exercises", "h200-vs-h100"]
-    )
     done, text = run_edited(copy, H, [(old, new)], args)
-    prog = "02_roofline_basics.py" if lecture else "common.exercises"
     assert done.stderr.startswith(f"{prog}: error: "), done.stderr
     assert words.format(line=line_of(text, new) if new else 0) in done.stderr
     if slip == "broken import":

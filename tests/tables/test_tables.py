@@ -18,8 +18,7 @@ def test_units_counts_assumptions_and_sources_as_stated() -> None:
     assert op_counts.LAYERNORM_FLOPS_PER_ELEM == 6  # the article, section 3.3: "about 6"
     # RMSNorm: square, accumulate, scale by 1/rms, gain = 4; SiLU: exp, add, divide,
     # multiply = 4; the gate product silu(g) * u is one multiply.
-    assert op_counts.RMSNORM_FLOPS_PER_ELEM == 4
-    assert op_counts.SILU_FLOPS_PER_ELEM == 4
+    assert (op_counts.RMSNORM_FLOPS_PER_ELEM, op_counts.SILU_FLOPS_PER_ELEM) == (4, 4)
     assert op_counts.GATE_FLOPS_PER_ELEM == 1
     assert op_counts.FLOPS_PER_MULTIPLY_ADD == 2  # the article, section 3.1
     assert assumptions.ACT_VECTORS_PER_TOKEN == 16  # section 3.5: 128 KiB/token at 4096, fp16
@@ -34,22 +33,15 @@ def test_units_counts_assumptions_and_sources_as_stated() -> None:
     assert assumptions.ARTICLE_BATCHES == (1, 4, 8, 16, 24, 32)  # section 4.3's rows (and 4)
     listed = assumptions.ASSUMPTIONS
     records = [v for v in vars(assumptions).values() if isinstance(v, assumptions.Assumption)]
-    assert set(listed) == set(records) and len(listed) == len(records) == 9
-    for a in listed:
-        assert a.name and a.unit and a.source and a.applies, a
+    assert set(listed) == set(records) and len(listed) == len(records) == 9  # each: test_sources
     assert assumptions.ARTICLE_OVERHEAD.source.startswith(sources.ARTICLE_LEDGER_RUN)
     assert "section 3.5" in assumptions.ACTIVATIONS_PER_TOKEN.source
     assert assumptions.SM_REGISTER_FILE.source == sources.H100_WHITEPAPER
     assert assumptions.EXAMPLE_MATMUL.applies == assumptions.EXAMPLE_BANDWIDTH.applies
-    assert (
-        # name, parameters, weight bytes, layers, d_kv, KV bytes, sequence, activation bytes
-        ModelSpec("7B, fp16", 7e9, 2, 32, 4096, 2, 4096, 128 * 1024) == ARTICLE_7B
-    )
+    # name, parameters, weight bytes, layers, d_kv, KV bytes, sequence, activation bytes
+    assert ModelSpec("7B, fp16", 7e9, 2, 32, 4096, 2, 4096, 128 * 1024) == ARTICLE_7B
     assert sources.ARTICLE_TITLE == "性能建模与 Profiling：算力、带宽与显存账本"
     assert sources.ARTICLE_TITLE in sources.ARTICLE
-    for text, section in (
-        (sources.ARTICLE_MEMORY, "3.5"),
-        (sources.ARTICLE_LEDGER_RUN, "4.3"),
-    ):
+    for text, section in ((sources.ARTICLE_MEMORY, "3.5"), (sources.ARTICLE_LEDGER_RUN, "4.3")):
         assert text.startswith(sources.ARTICLE) and f"section {section}" in text
     assert sources.SCALING_BOOK_ROOFLINE.endswith("part 1, 'All About Rooflines'")
