@@ -296,10 +296,8 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         else f"the bandwidth moved too ({ratio(chip.mem_bw / start.mem_bw)}), so the ridge "
         "moves with peak / bandwidth"
     )
-    moral = {
-        1: " A higher ridge raises the bar every kernel must clear to use the compute unit.",
-        -1: " A lower ridge lowers the bar every kernel must clear to use the compute unit.",
-    }.get(direction(r0, r1, _f1), "")
+    moral = {1: " A higher ridge raises", -1: " A lower ridge lowers"}.get(direction(r0, r1, _f1))
+    moral = f"{moral} the bar every kernel must clear to use the compute unit." if moral else ""
     moves = (
         f"{_crossing(c0)} both before and after the edit"
         if c0 == c1
@@ -349,6 +347,7 @@ def critical_batch_answer(
     exact = roofline.critical_batch(dim, dim, ridge, *io)
     approx = ridge * w_bytes / 2  # B << K, N: I ~ 2BKN / (K N w) = 2B / w
     at_exact = roofline.intensity(*roofline.matmul_counts(exact or 1, dim, dim, *io))
+    ignored = "push the answer up" if direction(approx, exact or 0, "{:,.0f}".format) > 0 else ""
     steps = (
         f"{_ridge_of(chip, precision)}.",
         f"Bytes per element: x {x_bytes:g}, W {w_bytes:g}, output {out_bytes:g}. For a "
@@ -356,11 +355,7 @@ def critical_batch_answer(
         f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
         f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
         f"(I = {at_exact:.1f} FLOP/byte there): the activation and output bytes the estimate "
-        + (
-            "ignores push the answer up."
-            if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
-            else "ignores barely count here."
-        )
+        f"ignores {ignored or 'barely count here'}."
         if exact is not None
         else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
         "climbs that high.",
